@@ -1,0 +1,77 @@
+# svc: the trust directory service. `make run` serves on the embedded SQLite default;
+# `make test` runs everything the project checks.
+
+SHELL        := bash
+.SHELLFLAGS  := -eu -o pipefail -c
+GO           ?= go
+SHARED       ?= ../shared
+CACHE        := .cache
+CONFORMANCE  := $(CACHE)/conformance
+BIN          := bin/svc
+export SVC_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+export SVC_CONFORMANCE_DIR   ?= $(abspath $(CONFORMANCE))
+
+.PHONY: all build run test gotest generate check-generate lint lint-spec bench conformance node-tools fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/svc
+
+## run: build and serve on the embedded SQLite file (sqlite://svc.db) at :8080
+run: build
+	./$(BIN) serve
+
+## test: everything the project checks
+test: check-generate lint lint-spec gotest
+
+gotest: conformance
+	$(GO) test -race -count=1 ./...
+
+## generate: regenerate gen/ from openapi.yaml
+generate:
+	$(GO) generate ./gen/...
+
+## check-generate: fail when gen/ is not what openapi.yaml gives
+check-generate:
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	(cd gen && $(GO) tool oapi-codegen -config config.yaml -o "$$tmp/api.gen.go" ../openapi.yaml); \
+	if ! diff -u gen/api.gen.go "$$tmp/api.gen.go" >/dev/null; then \
+		echo "gen/api.gen.go is stale: run 'make generate' and commit"; diff -u gen/api.gen.go "$$tmp/api.gen.go" | head -40; exit 1; fi; \
+	echo "gen/ is up to date"
+
+lint:
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt wants changes in:"; echo "$$out"; exit 1; fi
+
+node-tools: node_modules/.package-lock.json
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+## lint-spec: Redocly's recommended rules over openapi.yaml
+lint-spec: node-tools
+	npx --no-install redocly lint --format=stylish openapi.yaml
+
+## conformance: a writable copy of the JavaScript reference digest with its dependencies
+conformance: $(CONFORMANCE)/node_modules/.package-lock.json
+$(CONFORMANCE)/node_modules/.package-lock.json: $(SHARED)/conformance/package-lock.json
+	rm -rf $(CONFORMANCE) && mkdir -p $(CACHE)
+	cp -r $(SHARED)/conformance $(CONFORMANCE) && chmod -R u+w $(CONFORMANCE)
+	cd $(CONFORMANCE) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+## bench: the benchmarks (figures for the issues' performance targets)
+bench: conformance
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 -timeout=60m ./...
+
+## fuzz: a short run of every fuzz target
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list='^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=20s $$pkg; done; done
+
+clean:
+	rm -rf bin $(CACHE) node_modules svc.db svc.db-wal svc.db-shm

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// Config is every setting of `svc serve` (DECISIONS §9): each comes from its environment
+// variable and can be overridden by the flag of the same name.
+type Config struct {
+	Addr             string
+	DatabaseURL      string
+	DIDHost          string
+	DNSServer        string
+	VerifyHTTPPort   int
+	VerifyInsecure   bool
+	ReverifyInterval time.Duration
+	ReverifyGrace    time.Duration
+	ReverifySweep    time.Duration
+	ShutdownTimeout  time.Duration
+	LogLevel         string
+}
+
+// envOr returns the variable's value, or def when unset or empty.
+func envOr(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+// registerDatabaseFlag is shared by every command that opens the database.
+func registerDatabaseFlag(fs *flag.FlagSet, dst *string) {
+	fs.StringVar(dst, "database-url", envOr("SVC_DATABASE_URL", "sqlite://svc.db"), "sqlite://PATH (embedded) or postgres://... [SVC_DATABASE_URL]")
+}
+
+// parseServeConfig reads the environment, then the flags.
+func parseServeConfig(args []string) (Config, error) {
+	var c Config
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.StringVar(&c.Addr, "addr", envOr("SVC_ADDR", ":8080"), "listen address [SVC_ADDR]")
+	registerDatabaseFlag(fs, &c.DatabaseURL)
+	fs.StringVar(&c.DIDHost, "did-host", envOr("SVC_DID_HOST", "localhost%3A8080"), "host part of did:web identifiers [SVC_DID_HOST]")
+	fs.StringVar(&c.DNSServer, "dns-server", envOr("SVC_DNS_SERVER", ""), "host:port of the DNS server used for domain verification; empty = system resolver [SVC_DNS_SERVER]")
+	fs.StringVar(&c.LogLevel, "log-level", envOr("SVC_LOG_LEVEL", "info"), "debug, info, warn or error [SVC_LOG_LEVEL]")
+	port, err := envInt("SVC_VERIFY_HTTP_PORT", 443)
+	if err != nil {
+		return c, err
+	}
+	fs.IntVar(&c.VerifyHTTPPort, "verify-http-port", port, "port for .well-known fetches [SVC_VERIFY_HTTP_PORT]")
+	insecure, err := envBool("SVC_VERIFY_INSECURE", false)
+	if err != nil {
+		return c, err
+	}
+	fs.BoolVar(&c.VerifyInsecure, "verify-insecure", insecure, "TESTS ONLY: plain HTTP and loopback targets for verification [SVC_VERIFY_INSECURE]")
+	for _, d := range []struct {
+		dst  *time.Duration
+		flag string
+		env  string
+		def  time.Duration
+		help string
+	}{
+		{&c.ReverifyInterval, "reverify-interval", "SVC_REVERIFY_INTERVAL", 8760 * time.Hour, "how often a verified domain source is checked again"},
+		{&c.ReverifyGrace, "reverify-grace", "SVC_REVERIFY_GRACE", 168 * time.Hour, "how long a failing source stays in its grace period"},
+		{&c.ReverifySweep, "reverify-sweep", "SVC_REVERIFY_SWEEP", time.Minute, "how often the re-verification sweep looks for due sources"},
+		{&c.ShutdownTimeout, "shutdown-timeout", "SVC_SHUTDOWN_TIMEOUT", 15 * time.Second, "how long in-flight requests get to finish on SIGTERM"},
+	} {
+		v, err := envDuration(d.env, d.def)
+		if err != nil {
+			return c, err
+		}
+		fs.DurationVar(d.dst, d.flag, v, d.help+" ["+d.env+"]")
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("serve: unexpected arguments %q", fs.Args())
+	}
+	if c.ReverifyInterval <= 0 || c.ReverifyGrace < 0 || c.ReverifySweep <= 0 || c.ShutdownTimeout <= 0 {
+		return c, fmt.Errorf("serve: durations must be positive")
+	}
+	return c, nil
+}
+
+func envInt(name string, def int) (int, error) {
+	v := envOr(name, "")
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q: not a whole number", name, v)
+	}
+	return n, nil
+}
+
+func envBool(name string, def bool) (bool, error) {
+	v := envOr(name, "")
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q: not a boolean", name, v)
+	}
+	return b, nil
+}
+
+func envDuration(name string, def time.Duration) (time.Duration, error) {
+	v := envOr(name, "")
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q: not a duration (e.g. 8760h, 1m)", name, v)
+	}
+	return d, nil
+}

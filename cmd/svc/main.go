@@ -1,0 +1,111 @@
+// Command svc runs the trust directory service and its operator commands.
+//
+//	svc serve                       run the service (migrates first)
+//	svc migrate                     apply migrations and exit
+//	svc key create --email E        create the user if new; print a new API key alone on stdout
+//	svc key revoke --key K          revoke an API key
+//	svc user disable --email E      disable a user (its keys stop working)
+//	svc user add-key --email E --multibase z6Mk...
+//	                                register an Ed25519 public key on the user's profile
+//	svc domain allow D              add D (or *.D) to the global registry of verifiable domains
+//	svc domain disallow D           remove it
+//
+// Every command reads SVC_DATABASE_URL (default sqlite://svc.db) or --database-url.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `usage: svc <command> [flags]
+
+commands:
+  serve                                   run the service (applies migrations first)
+  migrate                                 apply migrations and exit
+  key create --email E                    print a new API key for E (user created if new)
+  key revoke --key K                      revoke an API key
+  user disable --email E                  disable a user
+  user add-key --email E --multibase Z    register an Ed25519 public key (multibase z6Mk...)
+  domain allow D                          allow D (or *.D) in the global registry
+  domain disallow D                       remove D from the global registry
+
+Run "svc <command> -h" for the flags of a command.
+`
+
+// errUsage marks mistakes in the command line (exit status 2).
+var errUsage = errors.New("usage")
+
+// run is main without the process: it returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := dispatch(ctx, args, stdout, stderr)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(stderr, err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "svc:", err)
+		return 1
+	}
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("%w: a command is required", errUsage)
+	}
+	cmd, rest := args[0], args[1:]
+	sub := ""
+	if len(rest) > 0 {
+		sub = rest[0]
+	}
+	switch {
+	case cmd == "serve":
+		return cmdServe(ctx, rest, stderr)
+	case cmd == "migrate":
+		return cmdMigrate(ctx, rest, stdout, stderr)
+	case cmd == "key" && sub == "create":
+		return cmdKeyCreate(ctx, rest[1:], stdout, stderr)
+	case cmd == "key" && sub == "revoke":
+		return cmdKeyRevoke(ctx, rest[1:], stdout, stderr)
+	case cmd == "user" && sub == "disable":
+		return cmdUserDisable(ctx, rest[1:], stdout, stderr)
+	case cmd == "user" && sub == "add-key":
+		return cmdUserAddKey(ctx, rest[1:], stdout, stderr)
+	case cmd == "domain" && (sub == "allow" || sub == "disallow"):
+		return cmdDomain(ctx, sub, rest[1:], stdout, stderr)
+	case cmd == "help" || cmd == "-h" || cmd == "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("%w: unknown command %q", errUsage, joinArgs(args, 2))
+}
+
+func joinArgs(args []string, n int) string {
+	if len(args) < n {
+		n = len(args)
+	}
+	s := ""
+	for i, a := range args[:n] {
+		if i > 0 {
+			s += " "
+		}
+		s += a
+	}
+	return s
+}

@@ -1,0 +1,293 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/labstack/echo/v4"
+
+	"svc/proof"
+	"svc/store"
+)
+
+// Body limits (DECISIONS §7).
+const (
+	maxBody        = 1 << 20
+	maxBulkBody    = 8 << 20
+	maxJSONDepth   = 64
+	bulkOperation  = "addRecords"
+	verificationTg = "verification"
+)
+
+// authMode is an operation's security as the contract declares it.
+type authMode int
+
+const (
+	authNone     authMode = iota // security: []
+	authOptional                 // security: [{}, {bearerAuth: []}]
+	authRequired                 // security: [{bearerAuth: []}]
+)
+
+// operation is what the middleware knows of one contract operation.
+type operation struct {
+	route        *routers.Route
+	id           string
+	auth         authMode
+	verification bool // the verification endpoints answer "Authentication failed" / "User not found"
+	bodyLimit    int64
+}
+
+// loadOperations indexes the contract by echo route ("GET /svc/lookup/:namespace").
+func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
+	ops := map[string]*operation{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			o := &operation{
+				route:     &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op},
+				id:        op.OperationID,
+				bodyLimit: maxBody,
+			}
+			if o.id == bulkOperation {
+				o.bodyLimit = maxBulkBody
+			}
+			for _, t := range op.Tags {
+				if t == verificationTg {
+					o.verification = true
+				}
+			}
+			sec := doc.Security
+			if op.Security != nil {
+				sec = *op.Security
+			}
+			switch {
+			case len(sec) == 0:
+				o.auth = authNone
+			default:
+				o.auth = authRequired
+				for _, req := range sec {
+					if len(req) == 0 {
+						o.auth = authOptional
+					}
+				}
+			}
+			ops[method+" "+echoPath(path)] = o
+		}
+	}
+	if len(ops) == 0 {
+		return nil, errors.New("server: the contract has no operations")
+	}
+	return ops, nil
+}
+
+var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
+
+// echoPath turns /svc/lookup/{namespace} into echo's /svc/lookup/:namespace.
+func echoPath(p string) string { return pathParam.ReplaceAllString(p, ":$1") }
+
+// reqInfo travels in the request context from the middleware to the handlers.
+type reqInfo struct {
+	OperationID string
+	User        *store.User // nil when anonymous
+	Query       url.Values  // the raw query (search reads its free-form parameters here)
+	Body        []byte      // the raw body, already checked to be strict JSON
+}
+
+type ctxKey struct{}
+
+func withInfo(ctx context.Context, ri *reqInfo) context.Context {
+	return context.WithValue(ctx, ctxKey{}, ri)
+}
+
+// info returns the request's reqInfo (never nil).
+func info(ctx context.Context) *reqInfo {
+	if ri, ok := ctx.Value(ctxKey{}).(*reqInfo); ok {
+		return ri
+	}
+	return &reqInfo{}
+}
+
+// contract authenticates the caller as the operation's security says, checks that a JSON body
+// is strict JSON (no NUL characters, no lone surrogates, no duplicate keys, bounded depth), and
+// validates the request against the contract. Requests to paths outside the contract pass.
+func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		op := s.ops[req.Method+" "+c.Path()]
+		if op == nil {
+			return next(c)
+		}
+		ri := &reqInfo{OperationID: op.id, Query: req.URL.Query()}
+		user, err := s.authenticate(req.Context(), req.Header.Get(echo.HeaderAuthorization), op)
+		if err != nil {
+			return err
+		}
+		ri.User = user
+
+		if req.Body != nil && req.Body != http.NoBody {
+			data, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, op.bodyLimit))
+			if err != nil {
+				var mbe *http.MaxBytesError
+				if errors.As(err, &mbe) {
+					return newAPIError(http.StatusRequestEntityTooLarge, "Request body too large (limit %d MiB)", op.bodyLimit>>20)
+				}
+				return newAPIError(http.StatusBadRequest, "Invalid input: could not read the request body")
+			}
+			if len(bytes.TrimSpace(data)) > 0 {
+				if _, err := proof.ParseJSON(data, maxJSONDepth); err != nil {
+					return newAPIError(http.StatusBadRequest, "Invalid input: %s", err)
+				}
+				ri.Body = data
+			} else {
+				data = nil
+			}
+			req.Body = io.NopCloser(bytes.NewReader(data))
+			req.ContentLength = int64(len(data))
+		}
+
+		params := make(map[string]string, len(c.ParamNames()))
+		for i, name := range c.ParamNames() {
+			v, err := url.PathUnescape(c.ParamValues()[i])
+			if err != nil {
+				return newAPIError(http.StatusBadRequest, "Invalid input: path parameter %q is not properly escaped", name)
+			}
+			params[name] = v
+		}
+		in := &openapi3filter.RequestValidationInput{
+			Request:    req,
+			PathParams: params,
+			Route:      op.route,
+			Options: &openapi3filter.Options{
+				AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+				MultiError:         false,
+			},
+		}
+		if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
+			return newAPIError(http.StatusBadRequest, "Invalid input: %s", describeValidation(err, op))
+		}
+		c.SetRequest(req.WithContext(withInfo(req.Context(), ri)))
+		return next(c)
+	}
+}
+
+// authenticate applies DECISIONS §5. It returns the user (nil when anonymous) or the
+// client-facing error.
+func (s *Server) authenticate(ctx context.Context, header string, op *operation) (*store.User, error) {
+	if op.auth == authNone {
+		return nil, nil
+	}
+	unauthorized := newAPIError(http.StatusUnauthorized, msgUnauthorized)
+	if op.verification {
+		unauthorized = newAPIError(http.StatusUnauthorized, msgAuthFailed)
+	}
+	if strings.TrimSpace(header) == "" {
+		if op.auth == authOptional {
+			return nil, nil
+		}
+		return nil, unauthorized
+	}
+	scheme, key, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return nil, unauthorized
+	}
+	u, err := s.store.Authenticate(ctx, strings.TrimSpace(key))
+	switch {
+	case errors.Is(err, store.ErrMalformedKey), errors.Is(err, store.ErrNotFound):
+		return nil, unauthorized
+	case err != nil:
+		return nil, err
+	case u.Disabled && op.verification:
+		return nil, newAPIError(http.StatusNotFound, msgUserNotFound)
+	case u.Disabled:
+		return nil, unauthorized
+	}
+	return &u, nil
+}
+
+// describeValidation turns a kin-openapi error into the "<what>" of "Invalid input: <what>",
+// naming the parameter or the body field and never echoing the value.
+func describeValidation(err error, op *operation) string {
+	var re *openapi3filter.RequestError
+	if !errors.As(err, &re) {
+		return "request does not match the contract"
+	}
+	var se *openapi3.SchemaError
+	hasSchemaErr := errors.As(re.Err, &se)
+	switch {
+	case re.Parameter != nil:
+		what := fmt.Sprintf("%s parameter %s", re.Parameter.In, re.Parameter.Name)
+		if hasSchemaErr {
+			return what + ": " + se.Reason
+		}
+		if errors.Is(re.Err, openapi3filter.ErrInvalidRequired) {
+			return what + " is required"
+		}
+		var pe *openapi3filter.ParseError
+		if errors.As(re.Err, &pe) {
+			return what + ": " + pe.Reason
+		}
+		return what + " is invalid"
+	case re.RequestBody != nil:
+		if errors.Is(re.Err, openapi3filter.ErrInvalidRequired) || strings.Contains(re.Reason, "required but missing") {
+			// An absent body of an operation whose body has one required field reads as that field missing
+			// ("Invalid input: namespace_lookup_response is missing").
+			if only := soleRequiredProperty(op); only != "" {
+				return only + " is missing"
+			}
+			return "request body is missing"
+		}
+		if hasSchemaErr {
+			ptr := se.JSONPointer()
+			if m := missingProperty.FindStringSubmatch(se.Reason); m != nil {
+				return strings.Join(append(ptr, m[1]), ".") + " is missing"
+			}
+			if m := unsupportedProperty.FindStringSubmatch(se.Reason); m != nil {
+				return strings.Join(append(ptr, m[1]), ".") + " is not a known field"
+			}
+			if len(ptr) == 0 {
+				return "request body: " + se.Reason
+			}
+			return strings.Join(ptr, ".") + ": " + se.Reason
+		}
+		if re.Reason != "" {
+			return "request body: " + re.Reason
+		}
+		return "request body is invalid"
+	}
+	if re.Reason != "" {
+		return re.Reason
+	}
+	return "request does not match the contract"
+}
+
+var (
+	missingProperty     = regexp.MustCompile(`^property "([^"]+)" is missing$`)
+	unsupportedProperty = regexp.MustCompile(`^property "([^"]+)" is unsupported$`)
+)
+
+func soleRequiredProperty(op *operation) string {
+	rb := op.route.Operation.RequestBody
+	if rb == nil || rb.Value == nil {
+		return ""
+	}
+	mt := rb.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+		return ""
+	}
+	req := append([]string(nil), mt.Schema.Value.Required...)
+	sort.Strings(req)
+	if len(req) == 1 {
+		return req[0]
+	}
+	return ""
+}

@@ -1,0 +1,17 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// jsonMarshal encodes without HTML escaping.
+func jsonMarshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}

@@ -1,0 +1,126 @@
+// Package server builds the HTTP service: the echo instance with the generated strict server,
+// the contract middleware (authentication, strict JSON, kin-openapi validation) and the
+// hand-written handlers, which turn a request into a domain call and its result into a typed
+// response. Handlers return expected outcomes as generated response types and anything
+// unexpected as an error, which the one error handler answers with 500.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"svc/gen"
+	"svc/store"
+)
+
+// Config is what the server needs; the binary fills it from its own configuration.
+type Config struct {
+	Store   *store.Store
+	Logger  *slog.Logger
+	DIDHost string // host part of did:web identifiers, e.g. localhost%3A8080
+	Now     func() time.Time
+}
+
+// Server implements the generated strict server interface.
+type Server struct {
+	store   *store.Store
+	log     *slog.Logger
+	didHost string
+	now     func() time.Time
+	ops     map[string]*operation
+	spec    []byte
+}
+
+var _ gen.StrictServerInterface = (*Server)(nil)
+
+// New builds the echo instance serving the whole contract plus /openapi.yaml.
+func New(cfg Config) (*echo.Echo, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("server: a store is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	doc, err := gen.GetSwagger()
+	if err != nil {
+		return nil, err
+	}
+	// Validation matches by the echo route, not by the document's servers.
+	doc.Servers = openapi3.Servers{}
+	ops, err := loadOperations(doc)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := gen.RawSpec()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: spec}
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(middleware.RequestID())
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		DisableStackAll:   true,
+		DisablePrintStack: true,
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			s.log.ErrorContext(c.Request().Context(), "panic", "request_id", requestID(c), "error", err, "stack", string(stack))
+			return err // answered 500 by the error handler
+		},
+	}))
+	e.Use(s.contract)
+
+	strict := gen.NewStrictHandlerWithOptions(s, nil, gen.StrictHTTPServerOptions{
+		RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
+			writeJSON(w, http.StatusBadRequest, "Invalid input: "+err.Error())
+		},
+		ResponseErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
+			// Not reached for echo's strict handler (errors return through echo's error handler);
+			// kept so that nothing is ever written without a message.
+			writeJSON(w, http.StatusInternalServerError, msgUnexpected)
+		},
+	})
+	gen.RegisterHandlers(e, strict)
+	e.GET("/openapi.yaml", func(c echo.Context) error {
+		return c.Blob(http.StatusOK, "application/yaml", s.spec)
+	})
+	return e, nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(`{"message":` + quoteJSON(msg) + "}\n"))
+}
+
+func quoteJSON(s string) string {
+	b, _ := jsonMarshal(s)
+	return string(b)
+}
+
+// Healthz answers while the process runs.
+func (s *Server) Healthz(ctx context.Context, _ gen.HealthzRequestObject) (gen.HealthzResponseObject, error) {
+	return gen.Healthz200JSONResponse{Message: "ok"}, nil
+}
+
+// Readyz answers 200 when the database answers, 503 otherwise.
+func (s *Server) Readyz(ctx context.Context, _ gen.ReadyzRequestObject) (gen.ReadyzResponseObject, error) {
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := s.store.Ping(pctx); err != nil {
+		s.log.WarnContext(ctx, "not ready", "error", err)
+		return gen.Readyz503JSONResponse{Message: "database unavailable"}, nil
+	}
+	return gen.Readyz200JSONResponse{Message: "ready"}, nil
+}

@@ -1,0 +1,24 @@
+package store
+
+import (
+	"context"
+	"testing"
+
+	"svc/store/internal/testdb"
+)
+
+// openForTest is storetest.Open for the package's internal tests, which cannot import storetest
+// (it imports this package).
+func openForTest(t *testing.T, dialect string) *Store {
+	t.Helper()
+	ctx := context.Background()
+	s, err := Open(ctx, testdb.URL(t, dialect), nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,348 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"svc/proof"
+)
+
+// MaxBatch is the most records one add-records call may carry.
+const MaxBatch = 1000
+
+// RecordInput is one add-record body (details already validated against the registry schema).
+type RecordInput struct {
+	RecordName  string
+	Description string
+	Details     map[string]any
+	Meta        map[string]any
+	TTL         *int64
+	ValidTill   *time.Time
+	State       string // "" means live
+}
+
+// RecordPatch is the body of update-record; State is set by publish-record.
+type RecordPatch struct {
+	Details      map[string]any
+	Description  *string
+	Meta         map[string]any
+	TTL          *int64
+	ValidTill    *time.Time
+	ClearValidTo bool // valid_till: null
+	State        *string
+}
+
+// AddedRecord is what add-records answers per record.
+type AddedRecord struct {
+	RecordName string
+	RecordID   string
+	Digest     string
+	Version    string
+}
+
+// recRow holds the columns shared by the records head and record_versions.
+type recRow struct {
+	RecordID     string `gorm:"column:record_id"`
+	RegistryID   string `gorm:"column:registry_id"`
+	NamespaceID  string `gorm:"column:namespace_id"`
+	RegistryName string `gorm:"column:registry_name"`
+	RecordName   string `gorm:"column:record_name"`
+	CreatedBy    string `gorm:"column:created_by"`
+	Genesis      string `gorm:"column:genesis"`
+	Version      string `gorm:"column:version"`
+	VersionCount int64  `gorm:"column:version_count"`
+	Description  string `gorm:"column:description"`
+	Details      string `gorm:"column:details"`
+	Meta         string `gorm:"column:meta"`
+	TTL          int64  `gorm:"column:ttl"`
+	State        string `gorm:"column:state"`
+	ValidTill    *int64 `gorm:"column:valid_till"`
+	Digest       string `gorm:"column:digest"`
+	ProofType    string `gorm:"column:proof_type"`
+}
+
+type recHeadRow struct {
+	recRow    `gorm:"embedded"`
+	CreatedAt int64 `gorm:"column:created_at"`
+	UpdatedAt int64 `gorm:"column:updated_at"`
+}
+
+func (recHeadRow) TableName() string { return "records" }
+
+type recVersionRow struct {
+	recRow    `gorm:"embedded"`
+	CreatedAt int64 `gorm:"column:created_at"`
+}
+
+func (recVersionRow) TableName() string { return "record_versions" }
+
+type recRead struct {
+	recRow
+	VersionCreatedAt int64  `gorm:"column:v_created_at"`
+	HeadCreatedAt    int64  `gorm:"column:head_created_at"`
+	RegistryState    string `gorm:"column:registry_state"`
+	Schema           string `gorm:"column:schema"`
+	NamespaceName    string `gorm:"column:namespace_name"`
+}
+
+func (r recRead) record() (Record, error) {
+	details, err := decodeObject(r.Details)
+	if err != nil {
+		return Record{}, err
+	}
+	meta, err := decodeObject(r.Meta)
+	if err != nil {
+		return Record{}, err
+	}
+	schema, err := decodeObject(r.Schema)
+	if err != nil {
+		return Record{}, err
+	}
+	return Record{
+		RecordID: r.RecordID, RegistryID: r.RegistryID, NamespaceID: r.NamespaceID, NamespaceName: r.NamespaceName,
+		RegistryName: r.RegistryName, RegistryState: r.RegistryState, Schema: schema, RecordName: r.RecordName,
+		Description: r.Description, Details: details, Meta: meta, TTL: r.TTL, State: r.State,
+		ValidTill: msTimePtr(r.ValidTill), CreatedBy: r.CreatedBy, Genesis: r.Genesis, CreatedAt: msTime(r.HeadCreatedAt),
+		UpdatedAt: msTime(r.VersionCreatedAt), Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest,
+		ProofType: r.ProofType,
+	}, nil
+}
+
+// sealRecord gives the row a new version, digest and proof type. details and meta are the
+// decoded forms of r.Details and r.Meta (passed to spare a decode on the bulk path).
+func sealRecord(r *recRow, details, meta map[string]any, st stamp) error {
+	r.Version = newVersion()
+	r.ProofType = proof.ProofType(proof.KindRecord, st.year)
+	var err error
+	r.Digest, err = proof.RecordFields{NamespaceID: r.NamespaceID, RegistryID: r.RegistryID, RegistryName: r.RegistryName,
+		RecordName: r.RecordName, Description: r.Description, Details: details, Version: r.Version,
+		VersionCount: r.VersionCount, State: r.State, Genesis: r.Genesis, CreatedBy: r.CreatedBy, Meta: meta, TTL: r.TTL}.Digest()
+	return err
+}
+
+// registryForWrite locks a registry head for a record write and checks it is live.
+func (s *Store) registryForWrite(tx *gorm.DB, namespaceID, registryName string) (regHeadRow, error) {
+	var g regHeadRow
+	if err := tx.Raw(`SELECT * FROM registries WHERE namespace_id = ? AND registry_name = ?`+s.forUpdate(), namespaceID, registryName).Take(&g).Error; err != nil {
+		return g, translate(err, "registry")
+	}
+	if g.State != StateLive {
+		return g, ErrRegistryInactive
+	}
+	return g, nil
+}
+
+// AddRecords adds up to MaxBatch records to a live registry in one transaction: all or none.
+// A name already in the registry, or twice in the batch, is ErrNameTaken naming it.
+func (s *Store) AddRecords(ctx context.Context, namespaceID, registryName, creatorDID string, in []RecordInput) ([]AddedRecord, error) {
+	if len(in) == 0 || len(in) > MaxBatch {
+		return nil, fmt.Errorf("%w: a batch holds 1 to %d records, got %d", ErrInvalid, MaxBatch, len(in))
+	}
+	seen := make(map[string]struct{}, len(in))
+	names := make([]string, len(in))
+	for i, r := range in {
+		if _, dup := seen[r.RecordName]; dup {
+			return nil, fmt.Errorf("%w: record %q appears twice in the batch", ErrNameTaken, r.RecordName)
+		}
+		seen[r.RecordName] = struct{}{}
+		names[i] = r.RecordName
+	}
+	st := s.stamp()
+	heads := make([]recHeadRow, len(in))
+	out := make([]AddedRecord, len(in))
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		g, err := s.registryForWrite(tx, namespaceID, registryName)
+		if err != nil {
+			return err
+		}
+		var taken []string
+		if err := tx.Model(&recHeadRow{}).Where("registry_id = ? AND record_name IN ?", g.RegistryID, names).Limit(1).Pluck("record_name", &taken).Error; err != nil {
+			return translate(err, "record names")
+		}
+		if len(taken) > 0 {
+			return fmt.Errorf("%w: record %q already exists in the registry", ErrNameTaken, taken[0])
+		}
+		for i, r := range in {
+			details, err := canonicalText(r.Details)
+			if err != nil {
+				return err
+			}
+			meta, err := canonicalText(r.Meta)
+			if err != nil {
+				return err
+			}
+			state := r.State
+			if state == "" {
+				state = StateLive
+			}
+			h := &heads[i]
+			*h = recHeadRow{recRow: recRow{
+				RecordID: newUUID(), RegistryID: g.RegistryID, NamespaceID: namespaceID, RegistryName: registryName,
+				RecordName: r.RecordName, CreatedBy: creatorDID, Genesis: st.text, VersionCount: 1,
+				Description: r.Description, Details: details, Meta: meta, TTL: ttlOr(r.TTL, DefaultTTL), State: state,
+				ValidTill: timeMSPtr(r.ValidTill),
+			}, CreatedAt: st.ms, UpdatedAt: st.ms}
+			if err := sealRecord(&h.recRow, nonNil(r.Details), nonNil(r.Meta), st); err != nil {
+				return err
+			}
+			out[i] = AddedRecord{RecordName: r.RecordName, RecordID: h.RecordID, Digest: h.Digest, Version: h.Version}
+		}
+		if err := tx.CreateInBatches(heads, 500).Error; err != nil {
+			if err = translate(err, "add records"); IsConflict(err) {
+				return fmt.Errorf("%w: a record of the batch was added concurrently", ErrNameTaken)
+			}
+			return err
+		}
+		versions := make([]recVersionRow, len(heads))
+		for i := range heads {
+			versions[i] = recVersionRow{recRow: heads[i].recRow, CreatedAt: st.ms}
+		}
+		if err := tx.CreateInBatches(versions, 500).Error; err != nil {
+			return translate(err, "record versions")
+		}
+		return translate(tx.Exec(`UPDATE registries SET record_count = record_count + ? WHERE registry_id = ?`, len(in), g.RegistryID).Error, "count records")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func nonNil(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// UpdateRecord makes a new version of a record of a live registry (ifMatch as for
+// UpdateNamespace). A patch that changes nothing returns the current version. Publishing
+// (State) is allowed only from draft (ErrNotDraft).
+func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, recordName, ifMatch string, p RecordPatch) (Record, error) {
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		g, err := s.registryForWrite(tx, namespaceID, registryName)
+		if err != nil {
+			return err
+		}
+		var h recHeadRow
+		if err := tx.Raw(`SELECT * FROM records WHERE registry_id = ? AND record_name = ?`+s.forUpdate(), g.RegistryID, recordName).Take(&h).Error; err != nil {
+			return translate(err, "record")
+		}
+		if ifMatch != "" && ifMatch != h.Version {
+			return ErrStaleVersion
+		}
+		next := h.recRow
+		if p.Details != nil {
+			d, err := canonicalText(p.Details)
+			if err != nil {
+				return err
+			}
+			next.Details = d
+		}
+		if p.Description != nil {
+			next.Description = *p.Description
+		}
+		if p.Meta != nil {
+			m, err := canonicalText(p.Meta)
+			if err != nil {
+				return err
+			}
+			next.Meta = m
+		}
+		if p.TTL != nil {
+			next.TTL = *p.TTL
+		}
+		if p.ClearValidTo {
+			next.ValidTill = nil
+		} else if p.ValidTill != nil {
+			next.ValidTill = timeMSPtr(p.ValidTill)
+		}
+		if p.State != nil {
+			if h.State != StateDraft {
+				return ErrNotDraft
+			}
+			next.State = *p.State
+		}
+		if sameRecord(next, h.recRow) {
+			return nil
+		}
+		details, err := decodeObject(next.Details)
+		if err != nil {
+			return err
+		}
+		meta, err := decodeObject(next.Meta)
+		if err != nil {
+			return err
+		}
+		st := s.stamp()
+		next.VersionCount = h.VersionCount + 1
+		if err := sealRecord(&next, details, meta, st); err != nil {
+			return err
+		}
+		res := tx.Model(&recHeadRow{}).Where("record_id = ? AND version = ?", h.RecordID, h.Version).Updates(map[string]any{
+			"version": next.Version, "version_count": next.VersionCount, "description": next.Description,
+			"details": next.Details, "meta": next.Meta, "ttl": next.TTL, "state": next.State, "valid_till": next.ValidTill,
+			"digest": next.Digest, "proof_type": next.ProofType, "updated_at": st.ms,
+		})
+		if res.Error != nil {
+			return translate(res.Error, "update record")
+		}
+		if res.RowsAffected != 1 {
+			return ErrStaleVersion
+		}
+		v := recVersionRow{recRow: next, CreatedAt: st.ms}
+		return translate(tx.Create(&v).Error, "record version")
+	})
+	if err != nil {
+		return Record{}, err
+	}
+	return s.GetRecord(ctx, namespaceID, registryName, recordName, VersionSel{})
+}
+
+func sameRecord(a, b recRow) bool {
+	eqTill := (a.ValidTill == nil) == (b.ValidTill == nil) && (a.ValidTill == nil || *a.ValidTill == *b.ValidTill)
+	return eqTill && a.Details == b.Details && a.Description == b.Description && a.Meta == b.Meta && a.TTL == b.TTL && a.State == b.State
+}
+
+// GetRecord reads a record at the selected version.
+func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName string, sel VersionSel) (Record, error) {
+	cond, arg := namespaceRefClause(nsRef)
+	q := `SELECT v.record_id, v.registry_id, v.namespace_id, v.registry_name, v.record_name, v.created_by, v.genesis,
+			v.version, v.version_count, v.description, v.details, v.meta, v.ttl, v.state, v.valid_till, v.digest,
+			v.proof_type, v.created_at AS v_created_at, r.created_at AS head_created_at, g.state AS registry_state,
+			g.schema, n.name AS namespace_name
+		FROM namespaces n
+		JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?
+		JOIN records r ON r.registry_id = g.registry_id AND r.record_name = ?
+		JOIN record_versions v ON v.record_id = r.record_id
+		WHERE ` + cond
+	var rows []recRead
+	var err error
+	db := s.db.WithContext(ctx)
+	switch {
+	case sel.latest():
+		err = db.Raw(q+` AND v.version = r.version`, registryName, recordName, arg).Scan(&rows).Error
+	case sel.VersionID != "":
+		err = db.Raw(q+` AND v.version = ?`, registryName, recordName, arg, sel.VersionID).Scan(&rows).Error
+	default:
+		err = db.Raw(q+` AND v.created_at < ? ORDER BY v.version_count DESC LIMIT 1`, registryName, recordName, arg, sel.Before.UnixMilli()).Scan(&rows).Error
+	}
+	if err != nil {
+		return Record{}, translate(err, "record")
+	}
+	if len(rows) == 0 {
+		return Record{}, fmt.Errorf("record %q: %w", recordName, ErrNotFound)
+	}
+	return rows[0].record()
+}
+
+// RecordVersions lists a record's version ids, newest first.
+func (s *Store) RecordVersions(ctx context.Context, recordID string) ([]string, error) {
+	var out []string
+	err := s.db.WithContext(ctx).Model(&recVersionRow{}).Where("record_id = ?", recordID).
+		Order("version_count DESC").Pluck("version", &out).Error
+	return out, translate(err, "record versions")
+}

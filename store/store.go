@@ -1,0 +1,166 @@
+// Package store keeps the directory's data: entries with their immutable versions, identities,
+// verification logs and domain verification state. It speaks to SQLite (embedded, pure Go, the
+// default) or Postgres through GORM; nothing outside this package imports gorm. Callers get plain
+// Go values and the sentinel errors below.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Sentinel errors. Wrapped errors carry detail; test with errors.Is.
+var (
+	// ErrNotFound: the entry, user, key or other row does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: a uniqueness rule or a state rule refused the write (name taken, domain in use).
+	ErrConflict = errors.New("conflict")
+	// ErrPrecondition: an optimistic-concurrency check (If-Match) failed; nothing was written.
+	ErrPrecondition = errors.New("precondition failed")
+	// ErrInvalid: the database refused a value as malformed (for example a NUL character in text).
+	ErrInvalid = errors.New("invalid value")
+)
+
+// Dialect names.
+const (
+	DialectSQLite   = "sqlite"
+	DialectPostgres = "postgres"
+)
+
+// Store is the handle on the database. It is safe for concurrent use.
+type Store struct {
+	db      *gorm.DB
+	sqlDB   *sql.DB
+	dialect string
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// Options tune Open. The zero value is fine.
+type Options struct {
+	// MaxOpenConns bounds the Postgres pool (default 20).
+	MaxOpenConns int
+	// Now replaces the clock (tests).
+	Now func() time.Time
+}
+
+// Open connects to databaseURL: "sqlite://PATH" (PATH relative to the working directory, or
+// absolute as sqlite:///abs/path; "sqlite://:memory:" is refused because each pooled connection
+// would see its own database) or "postgres://..." / "postgresql://...". It does not migrate.
+func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Options) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	gcfg := &gorm.Config{
+		Logger:                 logger.Discard,
+		SkipDefaultTransaction: true,
+		PrepareStmt:            false,
+		TranslateError:         false,
+	}
+	s := &Store{log: log, now: time.Now}
+	if opts.Now != nil {
+		s.now = opts.Now
+	}
+	var dialector gorm.Dialector
+	switch {
+	case strings.HasPrefix(databaseURL, "sqlite://"):
+		path := strings.TrimPrefix(databaseURL, "sqlite://")
+		if path == "" || strings.HasPrefix(path, ":memory:") {
+			return nil, fmt.Errorf("store: sqlite needs a file path, got %q", databaseURL)
+		}
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			path = path[:i]
+		}
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("store: sqlite directory: %w", err)
+			}
+		}
+		q := url.Values{}
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "busy_timeout(10000)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Set("_txlock", "immediate")
+		dialector = sqlite.Open("file:" + path + "?" + q.Encode())
+		s.dialect = DialectSQLite
+	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
+		dialector = postgres.New(postgres.Config{DSN: databaseURL})
+		s.dialect = DialectPostgres
+	default:
+		return nil, fmt.Errorf("store: unsupported database URL %q (want sqlite://PATH or postgres://...)", redact(databaseURL))
+	}
+	db, err := gorm.Open(dialector, gcfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", s.dialect, err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	if s.dialect == DialectSQLite {
+		// One writer at a time is SQLite's rule; a small pool keeps readers concurrent under WAL
+		// while immediate transactions queue on busy_timeout.
+		sqlDB.SetMaxOpenConns(8)
+	} else {
+		n := opts.MaxOpenConns
+		if n <= 0 {
+			n = 20
+		}
+		sqlDB.SetMaxOpenConns(n)
+		sqlDB.SetMaxIdleConns(n)
+		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	}
+	s.db, s.sqlDB = db, sqlDB
+	if err := s.Ping(ctx); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Dialect reports "sqlite" or "postgres".
+func (s *Store) Dialect() string { return s.dialect }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.sqlDB.PingContext(ctx); err != nil {
+		return fmt.Errorf("store: ping: %w", err)
+	}
+	return nil
+}
+
+// Close releases the connections.
+func (s *Store) Close() error { return s.sqlDB.Close() }
+
+// Stats exposes the connection pool figures (metrics).
+func (s *Store) Stats() sql.DBStats { return s.sqlDB.Stats() }
+
+// nowMS is the store's clock in Unix milliseconds, the unit of every time column.
+func (s *Store) nowMS() int64 { return s.now().UTC().UnixMilli() }
+
+// tx runs fn in one transaction: everything it writes lands, or nothing does.
+func (s *Store) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	return s.db.WithContext(ctx).Transaction(fn)
+}
+
+func redact(u string) string {
+	if p, err := url.Parse(u); err == nil && p.User != nil {
+		p.User = url.User(p.User.Username())
+		return p.String()
+	}
+	return u
+}

@@ -1,0 +1,239 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// APIKeyPrefix starts every API key: "svc_" + 43 base64url characters (32 random bytes).
+const APIKeyPrefix = "svc_"
+
+// ErrMalformedKey: the presented key is not of the svc_ form.
+var ErrMalformedKey = errors.New("malformed API key")
+
+// User is an identity that holds API keys and a did:web profile.
+type User struct {
+	ID        string
+	Email     string
+	ProfileID string
+	Disabled  bool
+	CreatedAt time.Time
+}
+
+type userRow struct {
+	ID        string `gorm:"column:id;primaryKey"`
+	Email     string `gorm:"column:email"`
+	ProfileID string `gorm:"column:profile_id"`
+	Disabled  bool   `gorm:"column:disabled"`
+	CreatedAt int64  `gorm:"column:created_at"`
+}
+
+func (userRow) TableName() string { return "users" }
+
+func (r userRow) user() User {
+	return User{ID: r.ID, Email: r.Email, ProfileID: r.ProfileID, Disabled: r.Disabled, CreatedAt: time.UnixMilli(r.CreatedAt).UTC()}
+}
+
+type apiKeyRow struct {
+	ID        string `gorm:"column:id;primaryKey"`
+	UserID    string `gorm:"column:user_id"`
+	KeyHash   []byte `gorm:"column:key_hash"`
+	CreatedAt int64  `gorm:"column:created_at"`
+	RevokedAt *int64 `gorm:"column:revoked_at"`
+}
+
+func (apiKeyRow) TableName() string { return "api_keys" }
+
+type profileKeyRow struct {
+	ID                 string `gorm:"column:id;primaryKey"`
+	UserID             string `gorm:"column:user_id"`
+	PublicKeyMultibase string `gorm:"column:public_key_multibase"`
+	CreatedAt          int64  `gorm:"column:created_at"`
+}
+
+func (profileKeyRow) TableName() string { return "profile_keys" }
+
+// NormalizeEmail lowercases and trims an email address and checks its rough shape
+// (one @, non-empty local part and domain, no spaces or control characters).
+func NormalizeEmail(email string) (string, error) {
+	e := strings.ToLower(strings.TrimSpace(email))
+	local, domain, ok := strings.Cut(e, "@")
+	if !ok || local == "" || domain == "" || strings.Contains(domain, "@") || len(e) > 254 {
+		return "", fmt.Errorf("%w: email %q is not an address", ErrInvalid, email)
+	}
+	for _, r := range e {
+		if r <= ' ' || r == 0x7f {
+			return "", fmt.Errorf("%w: email %q has spaces or control characters", ErrInvalid, email)
+		}
+	}
+	return e, nil
+}
+
+// EnsureUser returns the user with this email, creating it (with a new profile) when new.
+func (s *Store) EnsureUser(ctx context.Context, email string) (User, error) {
+	var u User
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		var err error
+		u, err = s.ensureUserTx(tx, email)
+		return err
+	})
+	return u, err
+}
+
+func (s *Store) ensureUserTx(tx *gorm.DB, email string) (User, error) {
+	e, err := NormalizeEmail(email)
+	if err != nil {
+		return User{}, err
+	}
+	row := userRow{ID: newUUID(), Email: e, ProfileID: newProfileID(), CreatedAt: s.nowMS()}
+	if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "email"}}, DoNothing: true}).Create(&row).Error; err != nil {
+		return User{}, translate(err, "create user")
+	}
+	var got userRow
+	if err := tx.Where("email = ?", e).Take(&got).Error; err != nil {
+		return User{}, translate(err, "user")
+	}
+	return got.user(), nil
+}
+
+// UserByEmail finds a user.
+func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
+	e, err := NormalizeEmail(email)
+	if err != nil {
+		return User{}, err
+	}
+	var row userRow
+	if err := s.db.WithContext(ctx).Where("email = ?", e).Take(&row).Error; err != nil {
+		return User{}, translate(err, "user "+e)
+	}
+	return row.user(), nil
+}
+
+// UserByProfileID finds a user by its profile id (DID documents).
+func (s *Store) UserByProfileID(ctx context.Context, profileID string) (User, error) {
+	var row userRow
+	if err := s.db.WithContext(ctx).Where("profile_id = ?", profileID).Take(&row).Error; err != nil {
+		return User{}, translate(err, "profile")
+	}
+	return row.user(), nil
+}
+
+// CreateAPIKey makes a new key for the user with this email (created when new) and returns the
+// key. Only its SHA-256 hash is stored; the key cannot be shown again.
+func (s *Store) CreateAPIKey(ctx context.Context, email string) (string, User, error) {
+	key := APIKeyPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
+	sum := sha256.Sum256([]byte(key))
+	var u User
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		var err error
+		if u, err = s.ensureUserTx(tx, email); err != nil {
+			return err
+		}
+		row := apiKeyRow{ID: newUUID(), UserID: u.ID, KeyHash: sum[:], CreatedAt: s.nowMS()}
+		return translate(tx.Create(&row).Error, "create key")
+	})
+	if err != nil {
+		return "", User{}, err
+	}
+	return key, u, nil
+}
+
+// ParseAPIKey checks the form of a presented key: svc_ + 43 base64url characters.
+func ParseAPIKey(key string) error {
+	rest, ok := strings.CutPrefix(key, APIKeyPrefix)
+	if !ok || len(rest) != 43 {
+		return ErrMalformedKey
+	}
+	if _, err := base64.RawURLEncoding.DecodeString(rest); err != nil {
+		return ErrMalformedKey
+	}
+	return nil
+}
+
+// Authenticate returns the user owning a live (unrevoked) key. It returns ErrMalformedKey for a
+// key of the wrong form and ErrNotFound for an unknown or revoked key. The caller decides what a
+// disabled user means (User.Disabled).
+func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
+	if err := ParseAPIKey(key); err != nil {
+		return User{}, err
+	}
+	sum := sha256.Sum256([]byte(key))
+	var rows []struct {
+		apiKeyRow
+		Email     string `gorm:"column:email"`
+		ProfileID string `gorm:"column:profile_id"`
+		Disabled  bool   `gorm:"column:disabled"`
+		UCreated  int64  `gorm:"column:u_created_at"`
+	}
+	err := s.db.WithContext(ctx).Raw(`SELECT k.id, k.user_id, k.key_hash, k.created_at, k.revoked_at,
+			u.email, u.profile_id, u.disabled, u.created_at AS u_created_at
+		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`, sum[:]).Scan(&rows).Error
+	if err != nil {
+		return User{}, translate(err, "authenticate")
+	}
+	if len(rows) != 1 || rows[0].RevokedAt != nil || subtle.ConstantTimeCompare(rows[0].KeyHash, sum[:]) != 1 {
+		return User{}, fmt.Errorf("api key: %w", ErrNotFound)
+	}
+	r := rows[0]
+	return User{ID: r.UserID, Email: r.Email, ProfileID: r.ProfileID, Disabled: r.Disabled, CreatedAt: time.UnixMilli(r.UCreated).UTC()}, nil
+}
+
+// RevokeAPIKey revokes a key; revoking twice is ErrNotFound the second time.
+func (s *Store) RevokeAPIKey(ctx context.Context, key string) error {
+	if err := ParseAPIKey(key); err != nil {
+		return err
+	}
+	sum := sha256.Sum256([]byte(key))
+	res := s.db.WithContext(ctx).Model(&apiKeyRow{}).Where("key_hash = ? AND revoked_at IS NULL", sum[:]).Update("revoked_at", s.nowMS())
+	if res.Error != nil {
+		return translate(res.Error, "revoke key")
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("api key: %w", ErrNotFound)
+	}
+	return nil
+}
+
+// SetUserDisabled disables (or re-enables) a user. A disabled user's keys stop working for
+// every operation that needs a key.
+func (s *Store) SetUserDisabled(ctx context.Context, email string, disabled bool) error {
+	e, err := NormalizeEmail(email)
+	if err != nil {
+		return err
+	}
+	res := s.db.WithContext(ctx).Model(&userRow{}).Where("email = ?", e).Update("disabled", disabled)
+	if res.Error != nil {
+		return translate(res.Error, "disable user")
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("user %s: %w", e, ErrNotFound)
+	}
+	return nil
+}
+
+// AddProfileKey registers an Ed25519 public key (multibase, already validated by the caller)
+// on the user's profile. Registering the same key twice is ErrConflict.
+func (s *Store) AddProfileKey(ctx context.Context, email, multibase string) error {
+	u, err := s.UserByEmail(ctx, email)
+	if err != nil {
+		return err
+	}
+	row := profileKeyRow{ID: newUUID(), UserID: u.ID, PublicKeyMultibase: multibase, CreatedAt: s.nowMS()}
+	return translate(s.db.WithContext(ctx).Create(&row).Error, "add profile key")
+}
+
+// ProfileKeys lists a user's registered public keys, oldest first.
+func (s *Store) ProfileKeys(ctx context.Context, userID string) ([]string, error) {
+	var keys []string
+	err := s.db.WithContext(ctx).Model(&profileKeyRow{}).Where("user_id = ?", userID).Order("created_at, id").Pluck("public_key_multibase", &keys).Error
+	return keys, translate(err, "profile keys")
+}
