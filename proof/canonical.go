@@ -88,9 +88,9 @@ func AppendCanonical(dst []byte, v any) ([]byte, error) {
 }
 
 type member struct {
-	key  string
-	u16  []uint16
-	val  any
+	key string
+	u16 []uint16
+	val any
 }
 
 func appendObject(dst []byte, n int, each func(func(string, any) bool)) ([]byte, error) {

@@ -12,7 +12,7 @@ import (
 // NamespaceFields are the digest fields of a namespace (spec, "Resources").
 type NamespaceFields struct {
 	NamespaceID, Description, Genesis, CreatedBy, Version string
-	VersionCount                                         int64
+	VersionCount                                          int64
 }
 
 // RegistryFields are the digest fields of a registry.
