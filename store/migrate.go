@@ -62,20 +62,23 @@ func (s *Store) Migrate(ctx context.Context) (applied int, err error) {
 		return 0, err
 	}
 	db := s.db.WithContext(ctx)
-	if err := db.Exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    BIGINT PRIMARY KEY,
-		name       TEXT NOT NULL,
-		applied_at BIGINT NOT NULL)`).Error; err != nil {
+	err = db.Transaction(func(tx *gorm.DB) error {
+		if err := s.migrationLock(tx); err != nil {
+			return err
+		}
+		return tx.Exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+			version    BIGINT PRIMARY KEY,
+			name       TEXT NOT NULL,
+			applied_at BIGINT NOT NULL)`).Error
+	})
+	if err != nil {
 		return 0, fmt.Errorf("store: schema_migrations: %w", err)
 	}
 	for _, m := range migs {
 		done := false
 		err := db.Transaction(func(tx *gorm.DB) error {
-			if s.dialect == DialectPostgres {
-				// One migrator at a time across processes; released at commit.
-				if err := tx.Exec(`SELECT pg_advisory_xact_lock(7347001)`).Error; err != nil {
-					return err
-				}
+			if err := s.migrationLock(tx); err != nil {
+				return err
 			}
 			var n int64
 			if err := tx.Raw(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n).Error; err != nil {
@@ -102,6 +105,15 @@ func (s *Store) Migrate(ctx context.Context) (applied int, err error) {
 		return applied, err
 	}
 	return applied, nil
+}
+
+// migrationLock makes one migrator at a time run across processes on Postgres (released at
+// commit). SQLite's immediate transactions already serialize writers.
+func (s *Store) migrationLock(tx *gorm.DB) error {
+	if s.dialect != DialectPostgres {
+		return nil
+	}
+	return tx.Exec(`SELECT pg_advisory_xact_lock(7347001)`).Error
 }
 
 // SchemaVersion reports the highest applied migration (0 when none).

@@ -30,7 +30,10 @@ type NamespacePatch struct {
 const nsVersionCols = `v.version, v.namespace_id, v.version_count, v.created_by, v.genesis, v.name, v.description,
 	v.meta, v.ttl, v.digest, v.proof_type, v.created_at`
 
-type nsVersionRow struct {
+// RowNamespaceVersion is a namespace_versions row.
+// Database rows are exported only because GORM fills embedded structs through exported types;
+// callers use the entry types (Namespace, Registry, Record, User).
+type RowNamespaceVersion struct {
 	Version      string `gorm:"column:version;primaryKey"`
 	NamespaceID  string `gorm:"column:namespace_id"`
 	VersionCount int64  `gorm:"column:version_count"`
@@ -45,7 +48,7 @@ type nsVersionRow struct {
 	CreatedAt    int64  `gorm:"column:created_at"`
 }
 
-func (nsVersionRow) TableName() string { return "namespace_versions" }
+func (RowNamespaceVersion) TableName() string { return "namespace_versions" }
 
 type nsHeadRow struct {
 	NamespaceID   string  `gorm:"column:namespace_id;primaryKey"`
@@ -70,11 +73,11 @@ func (nsHeadRow) TableName() string { return "namespaces" }
 
 // nsRead is a version row joined with the head's identity and derived fields.
 type nsRead struct {
-	nsVersionRow
-	OwnerID       string  `gorm:"column:owner_id"`
-	HeadCreatedAt int64   `gorm:"column:head_created_at"`
-	Domain        *string `gorm:"column:domain"`
-	RegistryCount int64   `gorm:"column:registry_count"`
+	RowNamespaceVersion `gorm:"embedded"`
+	OwnerID             string  `gorm:"column:owner_id"`
+	HeadCreatedAt       int64   `gorm:"column:head_created_at"`
+	Domain              *string `gorm:"column:domain"`
+	RegistryCount       int64   `gorm:"column:registry_count"`
 }
 
 func (r nsRead) namespace() (Namespace, error) {
@@ -94,8 +97,8 @@ func (r nsRead) namespace() (Namespace, error) {
 	return n, nil
 }
 
-func (r nsHeadRow) versionRow() nsVersionRow {
-	return nsVersionRow{Version: r.Version, NamespaceID: r.NamespaceID, VersionCount: r.VersionCount,
+func (r nsHeadRow) versionRow() RowNamespaceVersion {
+	return RowNamespaceVersion{Version: r.Version, NamespaceID: r.NamespaceID, VersionCount: r.VersionCount,
 		CreatedBy: r.CreatedBy, Genesis: r.Genesis, Name: r.Name, Description: r.Description, Meta: r.Meta,
 		TTL: r.TTL, Digest: r.Digest, ProofType: r.ProofType, CreatedAt: r.UpdatedAt}
 }
@@ -260,7 +263,7 @@ func (s *Store) GetNamespace(ctx context.Context, ref string, sel VersionSel) (N
 // NamespaceVersions lists a namespace's version ids, newest first.
 func (s *Store) NamespaceVersions(ctx context.Context, namespaceID string) ([]string, error) {
 	var out []string
-	err := s.db.WithContext(ctx).Model(&nsVersionRow{}).Where("namespace_id = ?", namespaceID).
+	err := s.db.WithContext(ctx).Model(&RowNamespaceVersion{}).Where("namespace_id = ?", namespaceID).
 		Order("version_count DESC").Pluck("version", &out).Error
 	return out, translate(err, "namespace versions")
 }

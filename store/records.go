@@ -43,8 +43,10 @@ type AddedRecord struct {
 	Version    string
 }
 
-// recRow holds the columns shared by the records head and record_versions.
-type recRow struct {
+// RowRecord holds the columns shared by the records head and record_versions.
+// Database rows are exported only because GORM fills embedded structs through exported types;
+// callers use the entry types (Namespace, Registry, Record, User).
+type RowRecord struct {
 	RecordID     string `gorm:"column:record_id"`
 	RegistryID   string `gorm:"column:registry_id"`
 	NamespaceID  string `gorm:"column:namespace_id"`
@@ -65,7 +67,7 @@ type recRow struct {
 }
 
 type recHeadRow struct {
-	recRow    `gorm:"embedded"`
+	RowRecord `gorm:"embedded"`
 	CreatedAt int64 `gorm:"column:created_at"`
 	UpdatedAt int64 `gorm:"column:updated_at"`
 }
@@ -73,14 +75,14 @@ type recHeadRow struct {
 func (recHeadRow) TableName() string { return "records" }
 
 type recVersionRow struct {
-	recRow    `gorm:"embedded"`
+	RowRecord `gorm:"embedded"`
 	CreatedAt int64 `gorm:"column:created_at"`
 }
 
 func (recVersionRow) TableName() string { return "record_versions" }
 
 type recRead struct {
-	recRow
+	RowRecord        `gorm:"embedded"`
 	VersionCreatedAt int64  `gorm:"column:v_created_at"`
 	HeadCreatedAt    int64  `gorm:"column:head_created_at"`
 	RegistryState    string `gorm:"column:registry_state"`
@@ -113,7 +115,7 @@ func (r recRead) record() (Record, error) {
 
 // sealRecord gives the row a new version, digest and proof type. details and meta are the
 // decoded forms of r.Details and r.Meta (passed to spare a decode on the bulk path).
-func sealRecord(r *recRow, details, meta map[string]any, st stamp) error {
+func sealRecord(r *RowRecord, details, meta map[string]any, st stamp) error {
 	r.Version = newVersion()
 	r.ProofType = proof.ProofType(proof.KindRecord, st.year)
 	var err error
@@ -179,13 +181,13 @@ func (s *Store) AddRecords(ctx context.Context, namespaceID, registryName, creat
 				state = StateLive
 			}
 			h := &heads[i]
-			*h = recHeadRow{recRow: recRow{
+			*h = recHeadRow{RowRecord: RowRecord{
 				RecordID: newUUID(), RegistryID: g.RegistryID, NamespaceID: namespaceID, RegistryName: registryName,
 				RecordName: r.RecordName, CreatedBy: creatorDID, Genesis: st.text, VersionCount: 1,
 				Description: r.Description, Details: details, Meta: meta, TTL: ttlOr(r.TTL, DefaultTTL), State: state,
 				ValidTill: timeMSPtr(r.ValidTill),
 			}, CreatedAt: st.ms, UpdatedAt: st.ms}
-			if err := sealRecord(&h.recRow, nonNil(r.Details), nonNil(r.Meta), st); err != nil {
+			if err := sealRecord(&h.RowRecord, nonNil(r.Details), nonNil(r.Meta), st); err != nil {
 				return err
 			}
 			out[i] = AddedRecord{RecordName: r.RecordName, RecordID: h.RecordID, Digest: h.Digest, Version: h.Version}
@@ -198,7 +200,7 @@ func (s *Store) AddRecords(ctx context.Context, namespaceID, registryName, creat
 		}
 		versions := make([]recVersionRow, len(heads))
 		for i := range heads {
-			versions[i] = recVersionRow{recRow: heads[i].recRow, CreatedAt: st.ms}
+			versions[i] = recVersionRow{RowRecord: heads[i].RowRecord, CreatedAt: st.ms}
 		}
 		if err := tx.CreateInBatches(versions, 500).Error; err != nil {
 			return translate(err, "record versions")
@@ -234,7 +236,7 @@ func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, rec
 		if ifMatch != "" && ifMatch != h.Version {
 			return ErrStaleVersion
 		}
-		next := h.recRow
+		next := h.RowRecord
 		if p.Details != nil {
 			d, err := canonicalText(p.Details)
 			if err != nil {
@@ -266,7 +268,7 @@ func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, rec
 			}
 			next.State = *p.State
 		}
-		if sameRecord(next, h.recRow) {
+		if sameRecord(next, h.RowRecord) {
 			return nil
 		}
 		details, err := decodeObject(next.Details)
@@ -293,7 +295,7 @@ func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, rec
 		if res.RowsAffected != 1 {
 			return ErrStaleVersion
 		}
-		v := recVersionRow{recRow: next, CreatedAt: st.ms}
+		v := recVersionRow{RowRecord: next, CreatedAt: st.ms}
 		return translate(tx.Create(&v).Error, "record version")
 	})
 	if err != nil {
@@ -302,7 +304,7 @@ func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, rec
 	return s.GetRecord(ctx, namespaceID, registryName, recordName, VersionSel{})
 }
 
-func sameRecord(a, b recRow) bool {
+func sameRecord(a, b RowRecord) bool {
 	eqTill := (a.ValidTill == nil) == (b.ValidTill == nil) && (a.ValidTill == nil || *a.ValidTill == *b.ValidTill)
 	return eqTill && a.Details == b.Details && a.Description == b.Description && a.Meta == b.Meta && a.TTL == b.TTL && a.State == b.State
 }

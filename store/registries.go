@@ -32,8 +32,10 @@ type RegistryPatch struct {
 const regCols = `registry_id, namespace_id, registry_name, tag, schema, created_by, genesis, version, version_count,
 	description, meta, ttl, state, query_allowed, digest, proof_type`
 
-// regRow holds the columns shared by the registries head and registry_versions.
-type regRow struct {
+// RowRegistry holds the columns shared by the registries head and registry_versions.
+// Database rows are exported only because GORM fills embedded structs through exported types;
+// callers use the entry types (Namespace, Registry, Record, User).
+type RowRegistry struct {
 	RegistryID   string `gorm:"column:registry_id"`
 	NamespaceID  string `gorm:"column:namespace_id"`
 	RegistryName string `gorm:"column:registry_name"`
@@ -53,7 +55,7 @@ type regRow struct {
 }
 
 type regHeadRow struct {
-	regRow      `gorm:"embedded"`
+	RowRegistry `gorm:"embedded"`
 	CreatedAt   int64 `gorm:"column:created_at"`
 	UpdatedAt   int64 `gorm:"column:updated_at"`
 	RecordCount int64 `gorm:"column:record_count"`
@@ -62,15 +64,15 @@ type regHeadRow struct {
 func (regHeadRow) TableName() string { return "registries" }
 
 type regVersionRow struct {
-	regRow    `gorm:"embedded"`
-	CreatedAt int64 `gorm:"column:created_at"`
+	RowRegistry `gorm:"embedded"`
+	CreatedAt   int64 `gorm:"column:created_at"`
 }
 
 func (regVersionRow) TableName() string { return "registry_versions" }
 
 // regRead is a version joined with the head's and the namespace's current fields.
 type regRead struct {
-	regRow
+	RowRegistry      `gorm:"embedded"`
 	VersionCreatedAt int64  `gorm:"column:v_created_at"`
 	HeadCreatedAt    int64  `gorm:"column:head_created_at"`
 	RecordCount      int64  `gorm:"column:record_count"`
@@ -95,7 +97,7 @@ func (r regRead) registry() (Registry, error) {
 	}, nil
 }
 
-func sealRegistry(r *regRow, st stamp) error {
+func sealRegistry(r *RowRegistry, st stamp) error {
 	r.Version = newVersion()
 	r.ProofType = proof.ProofType(proof.KindRegistry, st.year)
 	schema, err := decodeObject(r.Schema)
@@ -127,12 +129,12 @@ func (s *Store) CreateRegistry(ctx context.Context, namespaceID, creatorDID stri
 		qa = *in.QueryAllowed
 	}
 	st := s.stamp()
-	h := regHeadRow{regRow: regRow{
+	h := regHeadRow{RowRegistry: RowRegistry{
 		RegistryID: newUUID(), NamespaceID: namespaceID, RegistryName: in.RegistryName, Tag: in.Tag, Schema: schema,
 		CreatedBy: creatorDID, Genesis: st.text, VersionCount: 1, Description: in.Description, Meta: meta,
 		TTL: ttlOr(in.TTL, DefaultTTL), State: StateLive, QueryAllowed: qa,
 	}, CreatedAt: st.ms, UpdatedAt: st.ms}
-	if err := sealRegistry(&h.regRow, st); err != nil {
+	if err := sealRegistry(&h.RowRegistry, st); err != nil {
 		return Registry{}, err
 	}
 	err = s.tx(ctx, func(tx *gorm.DB) error {
@@ -149,7 +151,7 @@ func (s *Store) CreateRegistry(ctx context.Context, namespaceID, creatorDID stri
 			}
 			return err
 		}
-		v := regVersionRow{regRow: h.regRow, CreatedAt: st.ms}
+		v := regVersionRow{RowRegistry: h.RowRegistry, CreatedAt: st.ms}
 		return translate(tx.Create(&v).Error, "registry version")
 	})
 	if err != nil {
@@ -169,7 +171,7 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 		if ifMatch != "" && ifMatch != h.Version {
 			return ErrStaleVersion
 		}
-		next := h.regRow
+		next := h.RowRegistry
 		if p.Description != nil {
 			next.Description = *p.Description
 		}
@@ -189,7 +191,7 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 		if p.State != nil {
 			next.State = *p.State
 		}
-		if next == h.regRow {
+		if next == h.RowRegistry {
 			return nil
 		}
 		st := s.stamp()
@@ -208,7 +210,7 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 		if res.RowsAffected != 1 {
 			return ErrStaleVersion
 		}
-		v := regVersionRow{regRow: next, CreatedAt: st.ms}
+		v := regVersionRow{RowRegistry: next, CreatedAt: st.ms}
 		return translate(tx.Create(&v).Error, "registry version")
 	})
 	if err != nil {

@@ -43,7 +43,10 @@ func (r userRow) user() User {
 	return User{ID: r.ID, Email: r.Email, ProfileID: r.ProfileID, Disabled: r.Disabled, CreatedAt: time.UnixMilli(r.CreatedAt).UTC()}
 }
 
-type apiKeyRow struct {
+// RowAPIKey is an api_keys row.
+// Database rows are exported only because GORM fills embedded structs through exported types;
+// callers use the entry types (Namespace, Registry, Record, User).
+type RowAPIKey struct {
 	ID        string `gorm:"column:id;primaryKey"`
 	UserID    string `gorm:"column:user_id"`
 	KeyHash   []byte `gorm:"column:key_hash"`
@@ -51,7 +54,7 @@ type apiKeyRow struct {
 	RevokedAt *int64 `gorm:"column:revoked_at"`
 }
 
-func (apiKeyRow) TableName() string { return "api_keys" }
+func (RowAPIKey) TableName() string { return "api_keys" }
 
 type profileKeyRow struct {
 	ID                 string `gorm:"column:id;primaryKey"`
@@ -138,7 +141,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, email string) (string, User, e
 		if u, err = s.ensureUserTx(tx, email); err != nil {
 			return err
 		}
-		row := apiKeyRow{ID: newUUID(), UserID: u.ID, KeyHash: sum[:], CreatedAt: s.nowMS()}
+		row := RowAPIKey{ID: newUUID(), UserID: u.ID, KeyHash: sum[:], CreatedAt: s.nowMS()}
 		return translate(tx.Create(&row).Error, "create key")
 	})
 	if err != nil {
@@ -168,7 +171,7 @@ func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
 	}
 	sum := sha256.Sum256([]byte(key))
 	var rows []struct {
-		apiKeyRow
+		RowAPIKey `gorm:"embedded"`
 		Email     string `gorm:"column:email"`
 		ProfileID string `gorm:"column:profile_id"`
 		Disabled  bool   `gorm:"column:disabled"`
@@ -193,7 +196,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, key string) error {
 		return err
 	}
 	sum := sha256.Sum256([]byte(key))
-	res := s.db.WithContext(ctx).Model(&apiKeyRow{}).Where("key_hash = ? AND revoked_at IS NULL", sum[:]).Update("revoked_at", s.nowMS())
+	res := s.db.WithContext(ctx).Model(&RowAPIKey{}).Where("key_hash = ? AND revoked_at IS NULL", sum[:]).Update("revoked_at", s.nowMS())
 	if res.Error != nil {
 		return translate(res.Error, "revoke key")
 	}
