@@ -249,10 +249,10 @@ func describeValidation(err error, op *operation) string {
 		if hasSchemaErr {
 			ptr := se.JSONPointer()
 			if m := missingProperty.FindStringSubmatch(se.Reason); m != nil {
-				return strings.Join(append(ptr, m[1]), ".") + " is missing"
+				return fieldPath(ptr, m[1]) + " is missing"
 			}
 			if m := unsupportedProperty.FindStringSubmatch(se.Reason); m != nil {
-				return strings.Join(append(ptr, m[1]), ".") + " is not a known field"
+				return fieldPath(ptr, m[1]) + " is not a known field"
 			}
 			if len(ptr) == 0 {
 				return "request body: " + se.Reason
@@ -274,6 +274,15 @@ var (
 	missingProperty     = regexp.MustCompile(`^property "([^"]+)" is missing$`)
 	unsupportedProperty = regexp.MustCompile(`^property "([^"]+)" is unsupported$`)
 )
+
+// fieldPath joins a body path with the property an error names (kin-openapi puts the property
+// at the end of the pointer for some errors and not for others).
+func fieldPath(ptr []string, prop string) string {
+	if len(ptr) == 0 || ptr[len(ptr)-1] != prop {
+		ptr = append(ptr, prop)
+	}
+	return strings.Join(ptr, ".")
+}
 
 func soleRequiredProperty(op *operation) string {
 	rb := op.route.Operation.RequestBody

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"svc"
 	"svc/gen"
 	"svc/store"
 )
@@ -61,11 +62,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, err := gen.RawSpec()
-	if err != nil {
-		return nil, err
-	}
-	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: spec}
+	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -81,37 +78,17 @@ func New(cfg Config) (*echo.Echo, error) {
 	}))
 	e.Use(s.contract)
 
-	strict := gen.NewStrictHandlerWithOptions(s, nil, gen.StrictHTTPServerOptions{
-		RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
-			writeJSON(w, http.StatusBadRequest, "Invalid input: "+err.Error())
-		},
-		ResponseErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
-			// Not reached for echo's strict handler (errors return through echo's error handler);
-			// kept so that nothing is ever written without a message.
-			writeJSON(w, http.StatusInternalServerError, msgUnexpected)
-		},
-	})
-	gen.RegisterHandlers(e, strict)
+	// Handler errors (and parameter binding errors) return through echo's error handler above.
+	gen.RegisterHandlers(e, gen.NewStrictHandler(s, nil))
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", s.spec)
 	})
 	return e, nil
 }
 
-func writeJSON(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(`{"message":` + quoteJSON(msg) + "}\n"))
-}
-
-func quoteJSON(s string) string {
-	b, _ := jsonMarshal(s)
-	return string(b)
-}
-
 // Healthz answers while the process runs.
 func (s *Server) Healthz(ctx context.Context, _ gen.HealthzRequestObject) (gen.HealthzResponseObject, error) {
-	return gen.Healthz200JSONResponse{Message: "ok"}, nil
+	return gen.Healthz200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: "ok"}}, nil
 }
 
 // Readyz answers 200 when the database answers, 503 otherwise.
@@ -122,5 +99,5 @@ func (s *Server) Readyz(ctx context.Context, _ gen.ReadyzRequestObject) (gen.Rea
 		s.log.WarnContext(ctx, "not ready", "error", err)
 		return gen.Readyz503JSONResponse{Message: "database unavailable"}, nil
 	}
-	return gen.Readyz200JSONResponse{Message: "ready"}, nil
+	return gen.Readyz200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: "ready"}}, nil
 }
