@@ -570,7 +570,9 @@ type CreateRegistryRequestTag string
 
 // Delegate defines model for Delegate.
 type Delegate struct {
-	// AddedAt Example: 2026-11-22T08:00:00.000Z
+	// AddedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	AddedAt Timestamp    `json:"added_at"`
 	Email   string       `json:"email"`
 	Role    DelegateRole `json:"role"`
@@ -682,9 +684,9 @@ type MarkAllReadResponse struct {
 // MarkReadResponse defines model for MarkReadResponse.
 type MarkReadResponse struct {
 	Data struct {
-		Id     string     `json:"id"`
-		IsRead bool       `json:"is_read"`
-		ReadAt *time.Time `json:"read_at"`
+		Id     string  `json:"id"`
+		IsRead bool    `json:"is_read"`
+		ReadAt *string `json:"read_at"`
 	} `json:"data"`
 	Message string `json:"message"`
 }
@@ -697,7 +699,9 @@ type Message struct {
 
 // Namespace defines model for Namespace.
 type Namespace struct {
-	// CreatedAt Example: 2026-11-22T08:00:00.000Z
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	CreatedAt Timestamp `json:"created_at"`
 
 	// CreatedBy Example: did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj
@@ -734,7 +738,9 @@ type Namespace struct {
 	// Ttl Example: 600
 	Ttl int64 `json:"ttl"`
 
-	// UpdatedAt Example: 2026-11-22T08:00:00.000Z
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	UpdatedAt Timestamp `json:"updated_at"`
 
 	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
@@ -757,13 +763,17 @@ type NamespaceLookupResponse struct {
 // NamespaceVersionsResponse defines model for NamespaceVersionsResponse.
 type NamespaceVersionsResponse struct {
 	Data struct {
-		// CreatedAt Example: 2026-11-22T08:00:00.000Z
+		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+		//
+		// Example: 2026-11-22T08:00:00.000Z
 		CreatedAt     Timestamp `json:"created_at"`
 		CreatedBy     string    `json:"created_by"`
 		TotalVersions int64     `json:"total_versions"`
 		Ttl           int64     `json:"ttl"`
 
-		// UpdatedAt Example: 2026-11-22T08:00:00.000Z
+		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+		//
+		// Example: 2026-11-22T08:00:00.000Z
 		UpdatedAt Timestamp `json:"updated_at"`
 
 		// Versions Newest first, oldest last.
@@ -778,7 +788,9 @@ type NamespaceVersionsResponse struct {
 type Notification struct {
 	ActorEmail *string `json:"actor_email"`
 
-	// CreatedAt Example: 2026-11-22T08:00:00.000Z
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	CreatedAt Timestamp             `json:"created_at"`
 	Domain    string                `json:"domain"`
 	EventType NotificationEventType `json:"event_type"`
@@ -789,13 +801,15 @@ type Notification struct {
 	// Metadata A free-form JSON object.
 	Metadata          JSONObject `json:"metadata"`
 	NamespaceId       string     `json:"namespace_id"`
-	ReadAt            *time.Time `json:"read_at"`
+	ReadAt            *string    `json:"read_at"`
 	RecipientEmail    string     `json:"recipient_email"`
 	RequestId         string     `json:"request_id"`
 	TargetNamespaceId string     `json:"target_namespace_id"`
 	Title             string     `json:"title"`
 
-	// UpdatedAt Example: 2026-11-22T08:00:00.000Z
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	UpdatedAt Timestamp `json:"updated_at"`
 }
 
@@ -814,7 +828,7 @@ type NotificationSummary struct {
 	EventType      NotificationSummaryEventType `json:"event_type"`
 	Id             string                       `json:"id"`
 	IsRead         bool                         `json:"is_read"`
-	ReadAt         *time.Time                   `json:"read_at"`
+	ReadAt         *string                      `json:"read_at"`
 	RecipientEmail string                       `json:"recipient_email"`
 	RequestId      string                       `json:"request_id"`
 }
@@ -861,7 +875,9 @@ type Proof struct {
 
 // Record defines model for Record.
 type Record struct {
-	// CreatedAt Example: 2026-11-22T08:00:00.000Z
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	CreatedAt   Timestamp `json:"created_at"`
 	CreatedBy   string    `json:"created_by"`
 	Description string    `json:"description"`
@@ -872,7 +888,9 @@ type Record struct {
 	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
-	// Genesis Example: 2026-11-22T08:00:00.000Z
+	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	Genesis Timestamp `json:"genesis"`
 
 	// Meta A free-form JSON object.
@@ -899,9 +917,11 @@ type Record struct {
 	State  RecordState `json:"state"`
 	Ttl    int64       `json:"ttl"`
 
-	// UpdatedAt Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp  `json:"updated_at"`
-	ValidTill *time.Time `json:"valid_till"`
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+	ValidTill *string   `json:"valid_till"`
 
 	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
 	//
@@ -918,7 +938,9 @@ type RecordState string
 
 // RecordListEntry defines model for RecordListEntry.
 type RecordListEntry struct {
-	// CreatedAt Example: 2026-11-22T08:00:00.000Z
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	CreatedAt   Timestamp `json:"created_at"`
 	CreatedBy   string    `json:"created_by"`
 	Description string    `json:"description"`
@@ -929,7 +951,9 @@ type RecordListEntry struct {
 	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
-	// Genesis Example: 2026-11-22T08:00:00.000Z
+	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	Genesis Timestamp `json:"genesis"`
 
 	// Meta A free-form JSON object.
@@ -941,7 +965,9 @@ type RecordListEntry struct {
 	State      RecordListEntryState `json:"state"`
 	Ttl        int64                `json:"ttl"`
 
-	// UpdatedAt Example: 2026-11-22T08:00:00.000Z
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	UpdatedAt Timestamp `json:"updated_at"`
 
 	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
@@ -965,7 +991,9 @@ type RecordLookupResponse struct {
 // RecordQueryResponse defines model for RecordQueryResponse.
 type RecordQueryResponse struct {
 	Data struct {
-		// CreatedAt Example: 2026-11-22T08:00:00.000Z
+		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+		//
+		// Example: 2026-11-22T08:00:00.000Z
 		CreatedAt Timestamp `json:"created_at"`
 		CreatedBy string    `json:"created_by"`
 
@@ -986,7 +1014,9 @@ type RecordQueryResponse struct {
 		TotalPages   int64      `json:"total_pages"`
 		TotalRecords int64      `json:"total_records"`
 
-		// UpdatedAt Example: 2026-11-22T08:00:00.000Z
+		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+		//
+		// Example: 2026-11-22T08:00:00.000Z
 		UpdatedAt Timestamp `json:"updated_at"`
 	} `json:"data"`
 
@@ -997,7 +1027,9 @@ type RecordQueryResponse struct {
 // RecordVersionsResponse defines model for RecordVersionsResponse.
 type RecordVersionsResponse struct {
 	Data struct {
-		// CreatedAt Example: 2026-11-22T08:00:00.000Z
+		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+		//
+		// Example: 2026-11-22T08:00:00.000Z
 		CreatedAt Timestamp `json:"created_at"`
 		CreatedBy string    `json:"created_by"`
 
@@ -1012,7 +1044,9 @@ type RecordVersionsResponse struct {
 		TotalVersions int64      `json:"total_versions"`
 		Ttl           int64      `json:"ttl"`
 
-		// UpdatedAt Example: 2026-11-22T08:00:00.000Z
+		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+		//
+		// Example: 2026-11-22T08:00:00.000Z
 		UpdatedAt Timestamp `json:"updated_at"`
 
 		// Versions Newest first, oldest last.
@@ -1025,7 +1059,9 @@ type RecordVersionsResponse struct {
 
 // Registry defines model for Registry.
 type Registry struct {
-	// CreatedAt Example: 2026-11-22T08:00:00.000Z
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	CreatedAt   Timestamp `json:"created_at"`
 	CreatedBy   string    `json:"created_by"`
 	Description string    `json:"description"`
@@ -1033,7 +1069,9 @@ type Registry struct {
 	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
-	// Genesis Example: 2026-11-22T08:00:00.000Z
+	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	Genesis Timestamp `json:"genesis"`
 
 	// Meta A free-form JSON object.
@@ -1062,7 +1100,9 @@ type Registry struct {
 	Tag    RegistryTag   `json:"tag"`
 	Ttl    int64         `json:"ttl"`
 
-	// UpdatedAt Example: 2026-11-22T08:00:00.000Z
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	UpdatedAt Timestamp `json:"updated_at"`
 
 	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
@@ -1080,7 +1120,9 @@ type RegistryTag string
 
 // RegistryListEntry defines model for RegistryListEntry.
 type RegistryListEntry struct {
-	// CreatedAt Example: 2026-11-22T08:00:00.000Z
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	CreatedAt   Timestamp `json:"created_at"`
 	CreatedBy   string    `json:"created_by"`
 	Description string    `json:"description"`
@@ -1088,7 +1130,9 @@ type RegistryListEntry struct {
 	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
-	// Genesis Example: 2026-11-22T08:00:00.000Z
+	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	Genesis Timestamp `json:"genesis"`
 
 	// Meta A free-form JSON object.
@@ -1109,7 +1153,9 @@ type RegistryListEntry struct {
 	Tag    RegistryListEntryTag   `json:"tag"`
 	Ttl    int64                  `json:"ttl"`
 
-	// UpdatedAt Example: 2026-11-22T08:00:00.000Z
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	UpdatedAt Timestamp `json:"updated_at"`
 
 	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
@@ -1136,7 +1182,9 @@ type RegistryLookupResponse struct {
 // RegistryQueryResponse defines model for RegistryQueryResponse.
 type RegistryQueryResponse struct {
 	Data struct {
-		// CreatedAt Example: 2026-11-22T08:00:00.000Z
+		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+		//
+		// Example: 2026-11-22T08:00:00.000Z
 		CreatedAt       Timestamp           `json:"created_at"`
 		CreatedBy       string              `json:"created_by"`
 		Domain          *string             `json:"domain"`
@@ -1148,7 +1196,9 @@ type RegistryQueryResponse struct {
 		TotalPages      int64               `json:"total_pages"`
 		TotalRegistries int64               `json:"total_registries"`
 
-		// UpdatedAt Example: 2026-11-22T08:00:00.000Z
+		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+		//
+		// Example: 2026-11-22T08:00:00.000Z
 		UpdatedAt Timestamp `json:"updated_at"`
 	} `json:"data"`
 
@@ -1159,7 +1209,9 @@ type RegistryQueryResponse struct {
 // RegistryVersionsResponse defines model for RegistryVersionsResponse.
 type RegistryVersionsResponse struct {
 	Data struct {
-		// CreatedAt Example: 2026-11-22T08:00:00.000Z
+		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+		//
+		// Example: 2026-11-22T08:00:00.000Z
 		CreatedAt Timestamp `json:"created_at"`
 		CreatedBy string    `json:"created_by"`
 
@@ -1171,7 +1223,9 @@ type RegistryVersionsResponse struct {
 		TotalVersions int64      `json:"total_versions"`
 		Ttl           int64      `json:"ttl"`
 
-		// UpdatedAt Example: 2026-11-22T08:00:00.000Z
+		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+		//
+		// Example: 2026-11-22T08:00:00.000Z
 		UpdatedAt Timestamp `json:"updated_at"`
 
 		// Versions Newest first, oldest last.
@@ -1208,7 +1262,9 @@ type SearchResponse struct {
 
 // SearchResult defines model for SearchResult.
 type SearchResult struct {
-	// CreatedAt Example: 2026-11-22T08:00:00.000Z
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	CreatedAt   Timestamp `json:"created_at"`
 	CreatedBy   string    `json:"created_by"`
 	Description string    `json:"description"`
@@ -1216,7 +1272,9 @@ type SearchResult struct {
 	// Details A free-form JSON object.
 	Details JSONObject `json:"details"`
 
-	// Genesis Example: 2026-11-22T08:00:00.000Z
+	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	Genesis Timestamp `json:"genesis"`
 	Latest  bool      `json:"latest"`
 
@@ -1233,9 +1291,11 @@ type SearchResult struct {
 	State        SearchResultState `json:"state"`
 	Ttl          int64             `json:"ttl"`
 
-	// UpdatedAt Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp  `json:"updated_at"`
-	ValidTill *time.Time `json:"valid_till"`
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+	ValidTill *string   `json:"valid_till"`
 
 	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
 	//
@@ -1264,8 +1324,10 @@ type TagQueryResponse struct {
 	Message string `json:"message"`
 }
 
-// Timestamp Example: 2026-11-22T08:00:00.000Z
-type Timestamp = time.Time
+// Timestamp UTC, JavaScript `toISOString()` form (millisecond precision).
+//
+// Example: 2026-11-22T08:00:00.000Z
+type Timestamp = string
 
 // UpdateNamespaceRequest defines model for UpdateNamespaceRequest.
 type UpdateNamespaceRequest struct {
@@ -1308,7 +1370,9 @@ type UpdateRegistryRequest struct {
 
 // VerificationLog defines model for VerificationLog.
 type VerificationLog struct {
-	// CreatedAt Example: 2026-11-22T08:00:00.000Z
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
 	CreatedAt  Timestamp                 `json:"created_at"`
 	Id         string                    `json:"id"`
 	LookupType VerificationLogLookupType `json:"lookup_type"`
@@ -9219,194 +9283,195 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string) erro
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H19d9o41vhX0eHZ3yl0DeElSZvk7DmbNu1MOk2n26SzuzPpxgIL0MRIjCVImD79ffbn6EqyZWODIZCm",
-	"3cwf0wCWfCXdd92Xz5UeH405I0yKyuHnypDggETw50vcG5KXnMmIh+pzQEQvomNJOascVvzxpBvSnodG",
-	"+LaOB+Rvl5Nms9OTMoQ/iN+oeBXRG5IRVoPlbEwqhxUhI8oGlS9fvMqrCzyYn/ZiSBBhMpo9ESigAyKk",
-	"h/6YcEmCxfN98SpjHOERkQb6Y/EzWzA9wgJRiYTkPEBYIgk/BIj3kRxSgT5evEQBnqGq/+9///vf9bOz",
-	"+smJX2ugd1yiGyqHyJ+SSFDOrmgASyW3eDQOFUztZnu/3uzUm7sVr0LVW/+YkGhW8SoMj9QDWFxxllpN",
-	"n0cjLCuHlQBLUvFyduuEjzDNWdAxQ5RJEjEiUQDPoOrpyTuBcEQQ7vXIWJIAYRYgOYkYCZDkaDxhsx4P",
-	"SC0Nt/mr0eMjC/gYy2ECt56/4lUi8seERiSoHMpoQtyFjPDtW8IGclg5bO/teZURZfZzK29ZryM+OlFr",
-	"nlvYKyYjSgSajNWeBIgzxCOE+5JEqRPK2/tWvdkq2Pt+BKtbZetP+2dY9oY5JHBZ0UhvUEEj/mXFPwR0",
-	"6g0xGxBEBRrhgCDOwhmiBr2oQELSMNQPTqKIMInMNKhKQkHQbqudOaDLSvO22Tpo9tu41W33OsEu2evv",
-	"N5+1nrcPOni3u9fbDy4rduGakpOVn/breh0F57W/m7/4d5yRgg04ZkhRMVKbijBDBEchJRHCTNyQ6Ahh",
-	"NFID0YBIgTrN3cYC2NRrFgPYarZzQXyHR+Q1DSWJ5iF8jyNJceihHhakTpkgTFBJpwSpNxvwqliikGAh",
-	"UUcdWoR7ionUGgUoBP8Uwdh+nkL6ThHAYox75DTI2VOADH6+ogGq+gENDsW0d9hoNPyaogGFMvEzT4RC",
-	"G9qnJDD0n8YZO3rvxwl5+cPH59HZ77ev/nVL309O9l6c5NO5C8BGqT1e+AfSf9gr3+iy3+MByUPNAUFs",
-	"MuqSyNMU1CrCuLGawIUgIH08CSW8L2ZglMl9JXJG+JaOJiNFMPY/gNF8GUOo5MaARDGI5/TPHDBPJRkJ",
-	"NCYRUlAsgvBKqAlywWw3l8C5FMAPpMej4B28bR5xIvgVcMNDE0b/mBBEGaJSoIgMqJDRrJF/4nrklaHp",
-	"4jP/S6RQtvI/O4m6tKN/FTtKVM0ANA2pfmExrPr3XGhjBCwEVw/eLMB/TIiQ+cwoICEZgADWxNbD6icU",
-	"6TFpirOyqa6EU/1ZsEvqz/v7zboroIqWBdOtwG/ypdU5j2SOnFai3UeM3BAhUZ9GQh4hX73aB83Ip4GP",
-	"sOgRFlA2OEK+kFhOhI+6M6T+JJ7iPAwOp4gAhHpzLu5bxYIwhd2/2Y/6HXYCr0KDyqe8JV3wVfSjLunz",
-	"iCxTkFrteqdIQZJ8RfXoF6215KOPVWloQJhUvDrSGrbRwl19GrRiv2h/E227UhbLDWDaOIiIGHMmiLYN",
-	"Juo8pUHm15iGBKDvcSYJAwzC43Foft/5XXDQvONd/FwZESGAq2fmQn092ZfSpBhFPNIgpvfuHUdTHNIA",
-	"Hb8/Rddk1lBzvsCBodby4MKKKYPJ1J9THE4yazjVvyLKxhN5iGDrUWxOoZi5Hxp5hUYTIVGXKMNpxIVE",
-	"rWYTcCGRn6VeFD8OSjIVgrKBwmIyGsuZ3pQ77qKy9wxzUe8w2wB7+ZKzfkh7ct2Dt3xeQRvyGSEC4TAi",
-	"OJghckuFVG9LayyVzazH2BU9A7/Q9OMaEsC0UBVrJVfia8I8pZ9Thnug/Fox4iEcb48FPiA9GpCgBpt0",
-	"Yti/KLFL5ZYWz/jBUGTRMvkNA1MiiGWQsLzDkZLKhuRRlwYBYeueZDzBIZrxCVjOjGuXgAZCGZ4xFLGL",
-	"YOPnisNQ0RaewesDrl9TVR+yr3f2wFPgAckq6lFwqefDkN/YQzwFBwEO9dvX5XMMTRi5HZOekjZETYV4",
-	"DzBuE+wuZ3qA/cwCsB7U/Lo8bPZVOdCdT3o9IgRA9I7L13zC1hYYsREEB9WHqTaDQNqxVVXYyrgckgiQ",
-	"JFBoxAY1FHCikQPYk13LGQ/AhlrkKxtiPVBzngAJynoEsBDM/wGdEsVckJ+y4314xXs8CzkOLjh/i6P1",
-	"D9KIPdTlwQxJzlGoZkPVkI6oRC10Rl/UNrSN8Aoq9BuU0YmZpSdUhTcdoefqH9RXWx0EdW1ECE1t79Un",
-	"FtC7qxbuTEaxOMx1GFGBlnqGNsGlfOtD8jX7QTgGQQ6x1MwHhZypfTNAHinMUQiIbrBANxGVkjDYqHOC",
-	"o95wnS0impFV1F4EWOIuFgQFNNCsD5xPIHwpaNbJhv4DFJuNqWgKWQQswswJy7rg/AyzmUFYse7hX3CO",
-	"RpjNrHwWGwD4g5IfQDHane44+z8QGc3qx/1cL9o54KFAkqMbTGWuJz4x1tV7PzI8kUMe0T/XR393jkNk",
-	"VUcexZoiTqvekl8TtgXN23BUqzzCV5whjPQNCFJqkyb9j4JEdxUPao6NS4ZrMnsi0ERNTQUKqMBdi66/",
-	"OGb9qrQImNOPB+Uo/O7sMeF98SrmCFc0E65Czq8n4ytrzDlmwwatBTViorQQff+UyE3wFnvWEQnAZY2K",
-	"X4xHct3TT+2X0FpHfxJuRIlRq9MbiOINNB5UpdnEr9AmMlwdGSYWq+qHnyvjiI9JJKk+fMV95781TjVt",
-	"b2Y8Bl7iwyr8PXYG5V4cJv6h37KOo2RizwEi8avw7u+kJ9VLRoleufgN9kFPrzVvruMg0O5JxzbHgZbb",
-	"OHzvbE0fh4J42T10T2mZ8ZQ8CucrMQ3FslFvzn9+97OzcolXG+H6SMt7FrWLi6R9YSGdpnxhEe7Liqe/",
-	"nnd/eRUpw2WvvLh4q54EGrySNAzn3FZ1owiwSRgqxmcdi8tQK1n1wlMX6x27URrBOyPJaOkpzmHZF3Ch",
-	"n+qxLevlt59jiHEU4VnB6sTSla1D+CutiZh3wWmvC7FDzY6r01wLCKWjk6DibYTSY3jntwTExVIS1k99",
-	"8ZZyyfWIzijk5Z2jxVjvgujZ5SVvyNugl0PSu3aF2AIMiiMa5tZezJzh7bGENT92OQ8JZgsONB6UC3NE",
-	"sCTO3eT9MvHV+bHFiQTVj3va0im+iG55lTGWkkRKE7i8PK/cgdlmtrmQQ+qNtX7Sh7+v4ES7MqZ+Sm6l",
-	"5EWMbl7mOm4l2VhKm0vDJ23AlJWmvYmQEM5i5Wn8xYiMuiQSQzqueBVtp1xdkxmQ9JRf303YzrEMdxPy",
-	"EMH6fOeZAHDmK7yUa17QERESj8ZqOjLCNMxnmtw4CMx+gPtW8S4LwKdlQkDPbWbyEvgWLWs9zI5X4YQs",
-	"EPL3dBRWrMdYuFKxB7vlVrMI9pVFfODeCJQS8vHpz0l4Lx1qslQXzwSmJKBsW8M/SXMh5xB2mwf7OaR0",
-	"QoMT3puMjP2X3sK/g2V4K1OH/1tlKOVYHO7s3NzcNG46DR4NdpjYCWiwM21VvOTnDg3gR0F6k4jK2c5o",
-	"Ekp6TWbquU9ecijzBJ7ZfSyEgoqzMyKHPEid6PLBKe/LamP1YadjdW5I9zDkPRwOuZD/r3P8vPm8ebg7",
-	"fXPw5mOr++bNq4P91/88f/PT9Efxe57wcsMTcpazWCULfpkfvUwfjU8RlpMLwNwmzW95LrblwjOHRj0d",
-	"mhtqj93chtxxj//nmszqrbyd1uLkJzI7U3jXxSKjjPy5f3Y9xP8avPj1ZMrlyfXbvfbesz6mf0r6A33Z",
-	"/of86e0P4y5jr36QuB3wn3JVEfgiYeRnBsWXM3AaK/qeu0O5YOdvvtXincCW24NnBwT3D9qtbrv1/Fn3",
-	"YP+AdPaaz5vPu/2D3X7nGdklbdzB3Rbeb/Zbvf32s4Pu/n53b6/fwniP4Iqrfv2neftbs36A6/1Pn/d3",
-	"v/wlbwMSZSEFSXzXvIK295/fjuu/4vqfzfrBp+TPxtX/r3/63PRa7WcFENjbwozYsl+nnUsn4IpAvI+w",
-	"8fMZ13gjb+5cey3vYqyszZZ3kj8QRiIsycXtGg6sBS4opYhFAyKvUtEO8w9pBr8YfvXQasIrnngueJLc",
-	"hDM0MIsOEPhVURXCnZDSI2qNO26nPGFi8WYWm3RUXC2y3BaveImWUHKvEzmf1SNsXLvU3NwBNW8jHKW8",
-	"UOPTBkP2iPoRIXV1FEjNgfSUzqkk73gLflq706/YlIR8nBtOmPXoYoFw8qUJ+td3NvmYX34BF0OCfDXM",
-	"t0EI2ZdX48guHZRCpUD+OOK879c81BuS3jUJUHcGg4eYBSGJctdfWnkrVNnOcHR9HIYfCA5WpX7c70MY",
-	"QsqRaKNWc2JTXXjisdtWSdX61llcAQVRcRURXECb6hdjpG3AsQo0Z9+XTL71DUvmSu9IrjDi13dilu9c",
-	"0ZBR28ArsrLRa4d1ZxtXnTM+lrRbCb3k0ZhHVn+dH7yi1zMoSGRSzCUTzw9XbQq3FuUpLcE9r6IkoqAi",
-	"Jyy4eeujv6IhubXs7OPF6/pz1J05oWaw7XC7bA8jE/N822l3mp12Z78ddFqdVjvotDvtvd1Os/O8gzvN",
-	"TlP/v03g7+YeztvEEtJxY07CpdJ1hRSKedtA8fplgL6Hh1z3WY9PmCzFbmMvVQzlfjMvuWB+nAmUXpXu",
-	"VvWnxyOSRcWgtryV5UmsmxiPfFZ1sU55F7VTzCIhAM9lPan9SFaZhT6NmgYP5w5OH4o9/YX8MK3YFAut",
-	"RXv9zg28XGJKRERGlEw3c/0TT2tOe2Xn2UZ4/7z2yyUOr8zBidXIaOuEk8N43zmJGB7iYaA+hVink5Ty",
-	"2DjUttBHk6KDYuzPbKADu96n0leOFi82jHZcxs6gHG21J3l0FXuTl8rDNXFwgW1HpoTJq6zLZqzTaSpe",
-	"xaYhA+P4PaseZz1Wq6mmi8xGxazK8JN5wbnQ2LyjNgy3qnRM1Z4tuMlYzQNR+ByVYf7mrEXVeZp8KgQn",
-	"I57ywJxfv5fCYccedxDLLsVzCCY+3zxzopjel5HYj1RIHs2W8/ZSrMqd+XwyGuFolucR36Slk/fKVXw1",
-	"X5Oevz5xLcXxefTNR9hyJu57va3umYktoN5qOOdVJgyALq+YF6JpaqYFWPvemg45KhOProIt3Bmtarsm",
-	"fCy4u6nEiLzh0fWVY5+uGDdkUyrnNSwdooRAHxcrJ+k+q3gLozYXvdfkxGEW2KTsNYHYX3QtlH7rT5SZ",
-	"Eidgw79EM4IhAeBmSHs6M86mKdxgXY0jDc75tKd3DHCw3Wzvp+9rzqe9aqz7/69d5P/qMTUY9FuzfvDp",
-	"c+5lTtblr7lDGpe8FJ47dl0WS/IopyggbTvWRsZblPP7GkGpq1JiSaJJrWs9H0rsxZt3V7mlKGxu+Op3",
-	"F6u6TJygwU1Q9XpRhstjuNcNjIpHxtHDVgExscM2iTVX5VgnrGruRWWjkrdoO985mHkjjqtVhb5bPmVO",
-	"50/H5mfLWKQOPR14mg5JTTu6Yj5pDn7ef5V4tixjir1YZRxjKQ+ChU57u5xDWuT60tz5LRUS8PyRTW+c",
-	"TW8nkPohsoX7J+mVCTGhsrXJq5iENeEBhiwgtQ24mJOchFw/n9GvN+rl03NCiurDcCvfQV8qosXkAUuO",
-	"8+oQHpArXWakJDEltafKPb9qkkqWgedY0ttTh9aKEwd3ttqW0pcBMMLZmG3xsMUBvRn0WKAnuGWAYnm+",
-	"krffLja9XWn881J1zVZOQDJJVNtgEw/rAurOVsQ9ksXjNdlsSQZHVtDHZPZ93KZZ982DUcS/F9fHQ440",
-	"mUvtyrt5AKRfJRQlI/bv7t+8X4a4lofFJKFtNOPsu7KY1naClInlUbvvcOQyJpa1quLQHQfNF9laaZJZ",
-	"HuJj+erD83Q8bAZrmEemOHBEBGHSlhCUeKBLvOW6mO+FuT3yqu/Su7OQIeV7eNbgQblunk0wpIWMaCN+",
-	"IKMsFtt45sZzKzrqA/IGJfEiS28evhU3EOwxJat4grIiLscXtL73xYXngThg4siWFX0r8VJWca/Eg1bw",
-	"sNgx26G/h+ZmeXSXPER3yXfnIBnxKSlZxCe/RkRxbKH+6SqCdwRX/YiPcvNoHd3VDIF+OUvSZOy0hK3C",
-	"SO0oHa0qVitl4Kb9X40gVb+8QFmj7EDMkXNfPL+Y+U1ZdghFO77tBD1dD3ZDsY/xZJNQLol9nHfYF+Se",
-	"a3m1JXUEmMLdIi1NLLSeybNdYxJAFm46VBT6hkMT1rHaQyyNZ2BTGXdLEge2EadwB63gMfBp61ESWV1h",
-	"roRRysSOYycyoRA5dvHKZrcTO5GJXTJkkMceLi7eFpeDrppKZGi/2YTiEsUtnjqtvc5+uhFVMw9tLvBg",
-	"LZt3a8ac8SDFIiLlOirIxFvRksvGB4N7JceQekgGUkK06ZKb0F2oVW+3L5rPD5vNw2az0Ww2f3Vxw6Xl",
-	"uQ38COi7ci3GEWXut62HUJ3x/ooxzp2O3sXVahJvbwvvqUrxPZcKLtz01apdPiTMLXGPcBesdI2dt3yw",
-	"MW2zQJ8yteKzaWzpFo/Gu2uldq7SEyVHuUpMqtWo7YtNNXfFCnUd/E9ecXVbozrPX7yfnJ7EpSl0v6Cb",
-	"IY8LZzQqi+Ysne7mbl16fBrCeJkZJcTu2KflWLCyay3kg/Xsa4VyORJ+iyZdykJfW7fMmcXTu1DSxCty",
-	"HSWNBtRsm9UP8usXxqRAwv5VAP4u+HMo5djJsoTeRY5DIo9Q4AUz3RV7zcrCsZOqqLRMts/rJuNZVu0h",
-	"W+i0L9z92VzNjXiX0htR2F5jGXUVFCkrBjc7fzHs6UjuAsCNpbUdqAsmXwRy+tqxEGhjEG4L7ILpCwC3",
-	"lnKJxp1Q3K21n9RHwujjx9OT6TMPDcltLVsXaVmn8sKSmJ12QRalLXh7rrZE72aX4IhExxOZ353cdPA5",
-	"RL6Y9q581Oemj1d3hnY7qIsF2d+dRKHT9ttDRpTZMnXq8LDkEaqqSaD7j37Cr8WNkEBLAlASwIGpQRsW",
-	"yvrcFmzFumqgyU2vKBYkMWUkEn8X017D9ulM+spOe8h5qDLfOM+2IZLRREgU0Ij0JI9mDfT0acwBxNOn",
-	"aMjDAD19mliRT596KPmU/A4+UPUjZsElI1MSzUxNvx4fEYG6uHety/th9PQpBAQ9faobgGE240xpJizp",
-	"o3N4yS5ZqwFtKJPOr0+Eba/TpyQMBKp2SchvaogyyRFmpjiifg+5xT0ZquPggpgBHtKQcUYuGUJobCJm",
-	"qrY7lCS30J7Hv6xcVnwv6S8KEwvkf/7iewgEqoCej0YAi9rRJWs3kCARxSH9kyBqwPjw+iV6/uz5HqpC",
-	"+caXmHFGe+oZLUY1Xh4qFBFI8Mgg0ceL1/XWPurxgKAJo1J4APCrl2fH53CQtquq0gyEh3w1e0PjPe3P",
-	"fKT/RET08JiygYKv00BDLIZzVcsAzhdvj3961e4idSCo066rnxCfyPFEQpr0TUQlQab8maKHqIcFUUTc",
-	"AMh0GySl2CHyxwSHtoZjQ5+Y31AneuKentvK1XfFk4ccbPWQcVrFNHbVnXmW1cR/aCXHP7pkcavszJwp",
-	"p1rmFZpfekjiQdHUnunqfMly4VGGk4ekDP0jm8Ne9P4cYBz3n3fJUqAZQ3gZWGgJVI1LdsoEDTQ1GSry",
-	"zSBfoTwOb/BMFNSvs+hU9Yu8Nb7CsFSPUVvoUwz5jVD0gAXKls/D0sz8RLgoCcjyCkjVNK5VkoMZjjLC",
-	"19BGkJEbREejiVRGdyx8qr75y/eQn8YO9FfU8tSwS6Z3oHaEFAOzV6lqL2fQmg1m7PNIsYtkxisaqEl1",
-	"0+laA8UWpeYFHy9eIsou2Rs8xYZIfclPz38+hyVWaz5QawP56kR0FzAktF+0gfRybR9JYBaGX/pGd9Y0",
-	"lO4dfai2Je45ZyTWX5WcSqRTDXb+2PTFM8NegORBl5Nms9O7JjP4g/gN9D5pUCcuWVUfoqcjCWPkE56p",
-	"1FzTLFrx3rHWoRUkRwgDQLbBIzBZ2/9ZNz67ZHBn0CNGjTGi63iMe0NSbzeaFa8yiUIjE22Jeww/QyV7",
-	"M1bsvD19+erd+SsYk1QvAiGYEW+Ob/yw0mo09QA+JgyPaeWw0mk0Gx2tYgxBU9gZEhzK4Z/q7wEBIawl",
-	"u+ldXvnR/J7pFd5uNotUs/i5pOuaV9kr83y6I6+r21QOf/vkVYSt2lN5S6eKsIWOuxNgPc2EJKPKJzVs",
-	"B3o2Fy/qg/75zmvqrNvQLm7POWF4iql2qm2qm13S+9O26NPNPxsLt1TtCVV7qjXaeBI9VtSKtlpMeztQ",
-	"wrjumuQ7n13Z8KXwJOY6IwFymhbr6mX5O5E8kpQ9PA0qXz7lH+lGWnQXN3EqOIdpqmuhxHKiWyXvlsEz",
-	"p6c9DGktH5LqLgqDOssHJW3CYcTu8hFxK081oH2wfEC29esd2EGMrRckDNHNkEA/Z+yIZH7DTANet2au",
-	"g7zmCwd5QZ2op8JtxlzIfE+jcS92idb6qRS6G7oyejKonW6glXhyXvBgtjmszG/T9SVtActoQr7M0UZr",
-	"Y1AUFTItoAyl1zid2imDfTTaFGgQ90onrRJ0km3Y/TWRX5+5i/YOfoPdK4YOgtvmB/WAibq8lRnevPNZ",
-	"k4TLpDMloXOCqkC7swh2pJTfEZ4hHAquNCCbpYG1mgc6H+h6frb2oVL5XvMI+db76SOzAl2hCto1QPX+",
-	"i39dWMMDS63kA9xPBMJjcouqYjJQKi8J0MXFW9RpNpGoHSl0umR+7FD1lQU7BesVS+Rb1UtriXpCrSju",
-	"NG5IGNavGb9hahtT4q0hb6V/pIBgwBEumd6jWV1P4TfQCy6HiBESOKDaxBXrPFGghyG/qYdUyAZ6DaAW",
-	"+Ht9hJEpNmibX6OBEvCSw5xqhfWY7c3vs4duhlyQSwbsCizeuFMUKPcM6uKRoIEuhhEhqN1satv70Fgi",
-	"pnWGr9Zuj0DyMQrJlIQ1T3Fd9YS2H3W3jS5RJgaqQn8E2LQaOFAQjl8exKsxTyVVBZUpEg/0Lpn5kF1Z",
-	"Tavaae5r25zo5hx30yq8pY9rjzs8mSadH/lN6vxFIpmqlno8NCQRQTyy6KHIBbxoVE0Bdkni+sqhxUpZ",
-	"xTEvsHIe5tMTBUtGgtrrNSwlEVIhYSJzq31FwEV4W7iSuX4x7jKW3DKsqem5HbpjBAQxFzPX43nM1JFB",
-	"uh23vX5zi2WWTmyda5BTIsP3VmpTL8V//vaP9u2wN3o1wP86G/z7/AXrtg+uT3/4MP31JnW3lb7QsoQG",
-	"3NmwDQ2TI0mU2CC3FM44uzOaA2TJO2977gi2y+tDMOaStwKEjNxkgYtZlAtP7pTJVGvtb/mW6nm9lsoY",
-	"C3qfTUf1OXR8NCI2pEfZ41HSSDO5+VOAbhuWcDAz/C/u+1FkVAyILFC3Ck3huJPUwzWB55tdFWGzVttY",
-	"AIq93p1HtN0Q2n4gOHCV/yfC7W82h8GL0FSbXA6GFhsBH6BrlnafJ6IfS226Qaxs4sFXqnXKpcwjpcRT",
-	"iYTkPFbgCQuSJjMvUYBn1veMqoxL1OVyWGukvfjGWBySW9BOQXdqoGPtpUI9HEUz5L+6wAPfOLK0HxyQ",
-	"0X8JvteXugGij/oRH2lf9RHCaIRlb6g0G/+0X3/HGamfqW98NCBSoE5zN0/P1Aava+WvSbsfSL+Mpmku",
-	"p8uppcfiZ1bmudO+Wi6sdrsMZFU/gX1cqZBDggPY1M+V1DEWvdM8vwMP22e/eBWFG8vGwDMAVKckWzjj",
-	"gc4Hulcm98BZVuJq/qyw0A1L+O3Tl7RHn/NrNBkXODU0n1rIuHY+p64cyzGy+Cp1NT7G+5ZPNdAxGMoC",
-	"zwTiLDQ3QkoNhqrakDN1qHv8IR9uMn2lel8zfhP7L1OQUIFCOiXFvOZDEp65XVZjX2QSY75z1lRQH6GA",
-	"M9njemRM/z2MyYmLvgNfUp/jWIiyXMp6PdfiUZ52vYKTUIK5wwITEKKeUnPG6IyO4wYFWOj3+UliAChg",
-	"kP8aN1F1Jje2NvJNHdghFqhLCEPkdkwjEviLeBrEmT80jqbB+m/hfzlVggu5n3r2kff9N/E+Q6CFnI+5",
-	"rXp2hrpbVKGz4y0VMqe7VGWbtseCZlY5eK6jldxVIRwEERGCBNZ5qi+DnwgEgasQeBUX22isj0Ffy7Gg",
-	"DgXhMEyn0jwRqV1wY27S3xfhgm2RtQgX8vo9bRMZFvaXysGGj9CuKb0R/x34kFrXJGcbVsYHNUUd6zRD",
-	"G2iRxgjTpTxzOqZp2JYwIq8zeg4i/Mhv0AizWQYVdBBn8A0eslr3cqJHpmfbaif92f0IsQa2xV3xubuH",
-	"bs48oxTm+ImcMfFt4xjLYXLZmIGkko2OKbh73N/d1NVjeSxchoLZFT/Rp6OV+8b3q7ikUZaz9C6UxVC4",
-	"hC7l8X5NQwk+ZT7qUkYayO9HfOTv+JL7qKt2AQgmVIaSLjCB4H9VynrhRNBp7NUWtSPt/JmIv+nCnD4a",
-	"EcwE8kP14UiH0vvaBU0EGuNIUhyGumVcDwtSp0wQJqgaHM7UdDySYI/5ATiVqq6wqXl2RnB708BHVSx6",
-	"WujVEMTbADg+qnZnNsIewlnUsFoj9sOHVMiUr4wSocxLOSSzAmc++L9mecaeKWLhVG/Yrr33OuKjEyxL",
-	"WW8XPH6yoHuf3jHUB7QoCmrQD6VCGWx+pynJurA6awlA1SZo1CyzrHMeyTLPvddBzaWeO6d/kvI27n04",
-	"7dLVUXJ45jEaY51kkaBx49EsXNMstHqhwxIg8THPda/pYwH/Le24t/wY3OoZrznMehR72PvmUZO2h6qa",
-	"zwLjg3JOfk27usxwCI1DfqrUAzBXyJG2MfBot9lBkIcH+XzdiUzfhj4xscDp4LoFjND2WnlYXq8NcU3w",
-	"AWqH43KWSXI5pqlmrQtwPTLLjXj4VmKVgKCPgRtfg7NqxgVsNefiIctVda5aKbVW1zYkwiiv7mWCep3O",
-	"HzaXALyv9ez4Hh4dh6HOIY6jJWisrurU6Ky2emSmjHEdDeiUMJ0tB7M0kJ8SAb6nvogvSdRH0Lw9pFRv",
-	"75L5CkONbhtX+fAhijkiEN8dHKGnT00qNNyxwoY5MFCBMFImok6t9k0Wqv/06SWr+rjRbfQSddz+2tDf",
-	"H+kN0T8j/z+/Hdd/xfU/m/WDq/qnv1YvLxvpb2pP/+J7iChJstts1hqXzIZS2hfcKM0bwjHV1kJcizHH",
-	"RQ+HONI6NpYAMdzwQLroDJGQjAiTJnsUyrdAkmpEPASJ9ZQJRGWR7RLnwfIoZcdIOiKoenr+M3q+32zV",
-	"GugXBa6wGY6X7OOHt3XCejwgQQMdM85mIz4RxnkgTOqkqx8USlhlfB9l5WhBlHoouJ0aEm/gZF27hAVI",
-	"EIJAYIgG0gU8TXg7mEeXzE9qAfq2LDIYPn5crjD3osqWBN2QzM40ttAE5M2ZegbHOEurO7a5UJ44LajD",
-	"nFN7LUecrgkWMIvFQOX0zloHJFuM1paj4JHBWbBDeYRwX0JIhUItmm3BBLndzVa92bqAxG6nEl8e1Ipm",
-	"UuCWKde3BswmTWIR0K12vdO6aHcO9w4O9w4aBwcHRUBLvhbIG1d5tqnKZIoiL9RiYkH1qM6srs7ojX6t",
-	"S7Otqs3owfP6TJ6ZqNm6o9G4gax1E4AtlK1o8y6+7OBej4xlcb7mzzoeaz7JId9QQwHp0UDpODCvQhmo",
-	"CSIycd+W38VdiNTkT5IgCuTrONu6M0ZobUVpPtabBuuA7NV0ojCfRL3c8C8NVjoD2eanrCaNzLhth4tr",
-	"gM3Llnm0nc1qPGhya5Ygt5ec9UOqy0l9NTe53v5Uqt00Jx2ohM+8BC1GBMpnFV7tfIDf7wd5S1dweMSx",
-	"u+ciQD2qTeGYzZ8t5ulQhUHM+d2cBAhlqRxqzR4eSxK/RG7isFH/1fc/Xly8P0d9GpIG+pnZlIBMyoNN",
-	"/Y8TJK0z0qS5oGPUxzScRElEHEQH3yj7LY4JbqCTd+fm2lhA7jSUmdlDkqNOE40omyjJU41wRMIZ2n2O",
-	"hnwSiZr6HRKsCcuTEW4ByC1VHMirMVmq3MCqtPn9aGjfWoEBfcRJWhyfkkjhqyEVRSaLsooMKcckUzfB",
-	"YoVE/cFWxRNu8S7rAZl0R1Qq0jYFIuwanui7T+yjqkkQUioZoeAVUGaPTvrpaY5BJcIDTJmQJqk8VbwN",
-	"VobgqycCKfNIZ6/FdR6Fzlt3wANrLa68hITkUcwMcOxSS1KTIDtgjIVQFp/iENYxpjSf0RjKSIV8MCCB",
-	"DqnVcblY8AWEnsmn2SrFFxRO3RTp/2Ib6pSlfVeXsAZKSR6QrjDmDi5B2R8Fib4P6p4rZBeXRU2I25Xm",
-	"8ySu5epS+j7Opg0q6vSAVmxoaRYEVNX1QhKnXK1RQARu5PJWKSCv/O4j+n+z6J+PeCvgvjb374r9xmmQ",
-	"AaMY2d00pS2je17p5keE/4YRPh/XSqG8MBGdyy8Yf5krki2yodBeXjqAnfmXpO/jXS5Z7iWPea4VanF5",
-	"D3juMeborjfjcSnbQldy3Dd0Mf6Wjjtais9ODpyd8okA0JxUu3ykz7bUvedgoPuIzXskka9LIjnRI2tS",
-	"SMnU1TXpZTGZqPd+JSJZLU90+xFcjwT1tQkqkwuZQ04uFeEgqFv3+OLishNBIksb1GSRoaoNG4AgIUZu",
-	"auAutlUyzS2kU5KHBSiaMKfyEooJSsyT13EQnFjgNqBwbd4YsdBt2gCx84rvzdv87VxQBm4hUFTVd/Kc",
-	"hbPawoK2LnGZ6s2xkCukL783EZKPfDderAstH0yR2nNdEaHdbDfrrba91aGRvTx6kgQJoqpaq7IiEWcm",
-	"rOcIkVu9VOSrLfGFiUfsTwQJakfIT5qk+h7ydX+aq2syM4GMEZnya+JDOxnNBLoTGso6ZUY0iga6wAO3",
-	"egO0oTGXSHlOYl0oeEMFYz5ts4B1tkHkPdevXq34CyM3TgGY/3bu8c1Wz85RjBfzGijqGEuNRXUc44e2",
-	"4sJYSa49xuDn57TnBICthAjJ7WYqOsY24sy1jN65TjB0sTx3CKKZU7eERzb7CMLJBTFXpuZXk5c5wgHJ",
-	"L4qd8rKlOo5u3ah6WBGkhQ1XF8aShnwALZq2nT14J4f1wylSKrOFjdX+LfLb5fmeXcKLyIhPSa41lQ03",
-	"Uw8+GjaPhs3XQX6FfXe2bXSSQJnONGdOw7gk8ET33YBoFBtoxrg0sfBJebneJIoISyJW5sSG7uF+fzVu",
-	"T/tuvbPNE15mPavT39fqmROf0PcWH9cuYUJE0EeQZgTit2Z9aNwr3bsn5Y03fXqsFMzXQBdF2alh87Gz",
-	"OekHIhPUGpdy1ykXOofJdqOZa1AgTJxglIT1qbGQ533ozhoSPAeQjpPTvk6OdKEMAxWKiBomMqqzmpyE",
-	"fUSFcYgogCQJ8jRgvQe5SvDW2ZptErPdGwK1vrJd6v5pQ5I1RgWPqVGbVgAK6Qy04OXN6RbdxgFtlHN+",
-	"HrviQzsXdWUGXRcj51bAzP1gi02ndYQHVhP6O5W1Xy+RSSPjOj67OaIJAhO1uuCqIPbzU6Gb+epcXRM+",
-	"nntvjaoYjajQCSNUoN1mUxE/tFwfEoj3Vn/DTcOYU7XaWgO9A0+yyU2JLDmiCQuJEHE1GyjyBVVrGshF",
-	"tLjhsBqFqqbAwEFuP7TjIPgqRZa3pMLHy/lqFwblqyWz+JAfLwu+NXVdX1HO3fivy3PEAhEdhkqpZpzp",
-	"jqicESQjzIQS88qcvzCdAeH2v0vQZIwkR8/RGX3RKCZ38Z3Ru/hKBO8CUJbcxSO9f4v0rgmr1Ww23bxR",
-	"zlYx1TMcICAbUdZt4Uj/yGSHmboiGGzlkLMBtKZGOAi0iR6XJc7yh5MYoEcN/1HD/+oafoKOm9DxB0Qm",
-	"2Tnlb2dL5ek08i5VnVDn+71TXZWmHu9gH+9g4zvY/MDwZVewWWIzl1R5Yi3vFukbETfbunRaK86t+RXj",
-	"3B6vnL6fK6c7C9ZU/ocRs5AAvjEha/tK5YhYk/rwsAXsah3DHsXxozh2xPF8WsmqwjhNoIa4l/q7l9wO",
-	"HSW58hBLQiGMBGFdZlU7uw/mifa9fvt30drvnmzR8j5lc7Rw5+54lr8bt9G3Z8IadI/J4o4+4zQlx0r2",
-	"YkLOCQM7gg/JjRaOSNkrraJAsO+Qoren7q98R9X8andU36uqf5/c5xu2DZazK4kHGedad1aXeFCo7L+l",
-	"01STGFAtsFIuWICjQCGBvT6XeICqxSlyXpwfV0OUJeaD0CoJv2FxHV0SxJUY45w/zAI0YddMPacW6Kbm",
-	"aah2m82CjImkX9WL2QUeLOtHdxwvz1lauqB3ssr8XnUS3lK6P92IsriG+v12q7vAg6XtRC6G8yigyyYP",
-	"1uY0Xy1lfD49PMa5YjRH+jzzWnd8Hke8T0MCJXQDGjTs/ueSkx/Q4PCGdA8/BzS4GnIhvxy6M/goIoKH",
-	"UyLQkESkAX3BYxPijMghD9yObmZoXLqaRCRAr4L23l7rAF2TGbRa8s8moaSQplolo7GMYzMZqRVQzAkN",
-	"TnhvMlL4VaJ7owEDVbtYkL3nXdmrpelld/rm4M3HVvfNm1cH+6//ef7mp+mP4vd82km2YyEJjbFUx1w5",
-	"rPznt1b94Lj+45v6u/f1X3H9elT/89Pnlre7++UvlfslJ3ffCijp5PQEBeaZxlricMNEkAVK27LmFBys",
-	"18VAJCB+pgxDXg0GEk3zEUbhrcJ8pB7R0VVUJG+v+iN8TVA0YT48QQTiDI15JNHz5vNmreJVJlFYOazs",
-	"gOZnoJsvHE/ApzFLKnFCaVAv04OfR7oJC45CSiI3gcJgoykNN98S4iUPQ9KTtqhEpoeJvdiFt9teZuqH",
-	"MR4QpxKpEprATpxXavYy/8acqiymawysdL5Cl5kvLm5R3Nci2yXItLUJUHeG+pSEpiizcGY15f7n59Tq",
-	"atpFUo0DyXVBVz4aK/mN9aHU4uD0kA9EGvLEfzL/Jh2OPReV66gWtuwtuvjXhdp0KHwL5aE9ffSprgDd",
-	"GcJMt6RJ+iUl0JjQ3nk43qV7SkP6Z4/G9UaS6PogB2Abcd/I73Sbd2qQ/wx1D6A4LmYD9SFZtleAjRrt",
-	"RpjhgRv1777a6ow5m+2wCGEr+04EicQTyyzciWJuMT/TjwSHSrwCYDigjIgUYs2EJKPKl09f/i8AAP//",
+	"7H17d9o42vhXeQ7v/k6hawiXJG2Ss+ds2rQz6TSdbpPO7s6kGwssQBMjMZYgYfr299nfo5stGxsMgTTt",
+	"Zv6YBrDkR9Jz13P5XOmx0ZhRTAWvHH6uDDEKcKT+fIl6Q/ySURGxUH4OMO9FZCwIo5XDij+edEPS82CE",
+	"butogP92OWk2Oz0hQvUH9hsVr8J7QzxCcrCYjXHlsMJFROig8uWLV3l1gQbz014MMWAqotkTDgEZYC48",
+	"+GPCBA4Wz/fFq4xRhEZYGOiP+c90wfSAOBABXDAWABIg1A8BsD6IIeHw8eIlBGgGVf/f//73v+tnZ/WT",
+	"E7/WgHdMwA0RQ/CnOOKE0SsSqKXiWzQahxKmdrO9X2926s3dilch8q1/THA0q3gVikbyAcSvGE2tps+i",
+	"ERKVw0qABK54Obt1wkaI5CzomAKhAkcUCwjUM1A9PXnHAUUYUK+HxwIHgGgAYhJRHIBgMJ7QWY8FuJaG",
+	"2/zV6LGRBXyMxDCBW89f8SoR/mNCIhxUDkU0we5CRuj2LaYDMawctvf2vMqIUPu5lbes1xEbncg1zy3s",
+	"FRURwRwmY7knATAKLALUFzhKnVDe3rfqzVbB3vcjtbpVtv60f4ZEb5hDApcVjfQGFTTiX1b8Q4VOvSGi",
+	"AwyEwwgFGBgNZ0AMehEOXJAw1A9OoghTAWYaqOKQY9httTMHdFlp3jZbB81+G7W67V4n2MV7/f3ms9bz",
+	"9kEH7Xb3evvBZcUuXFNysvLTfl2vo+C89nfzF/+OUVywAccUJBWD3FRAFDCKQoIjQJTf4OgIEIzkQBhg",
+	"waHT3G0sgE2+ZjGArWY7F8R3aIRfk1DgaB7C9ygSBIUe9BDHdUI5ppwIMsUg32zAqyIBIUZcQEceWoR6",
+	"konUGgUopP4pgrH9PIX0nSKA+Rj18GmQs6cKMvXzFQmg6gckOOTT3mGj0fBrkgYkysTPPOESbUif4MDQ",
+	"fxpn7Oi9Hyf45Q8fn0dnv9+++tcteT852Xtxkk/nLgAbpfZ44R9w/2GvfKPLfo8GOA81BxjoZNTFkacp",
+	"qFWEcWM5gQtBgPtoEgr1vpiBESr2pcgZoVsymowkwdj/FIzmyxhCKTcGOIpBPCd/5oB5KvCIwxhHIKFY",
+	"BOEVlxPkgtluLoFzKYAfcI9FwTv1tnnEidSvCjc8mFDyxwQDoUAEhwgPCBfRrJF/4nrklaHp4jP/SyRR",
+	"tvI/O4m6tKN/5TtSVM0UaBpS/cJiWPXvudDGCFgIrh68WYD/mGAu8plRgEM8UAJYE1sPyZ8g0mPSFGdl",
+	"U10Kp/qzYBfXn/f3m3VXQBUtS023Ar/Jl1bnLBI5clqKdh8ovsFcQJ9EXByBL1/tK83IJ4EPiPcwDQgd",
+	"HIHPBRIT7kN3BvJP7EnOQ9XhFBEAl2/OxX2rWGAqsfs3+1G/w07gVUhQ+ZS3pAu2in7UxX0W4WUKUqtd",
+	"7xQpSIKtqB79orWWfPSxKg0JMBWSV0dawzZauKtPK63YL9rfRNuulMVyA5g2DiLMx4xyrG2DiTxPYZD5",
+	"NSIhVtD3GBWYKgxC43Foft/5nTOlece7+Lkywpwrrp6ZC/p6si+lSTGKWKRBTO/dOwZTFJIAjt+fwjWe",
+	"NeScL1BgqLU8uGrFhKrJ5J9TFE4yazjVvwKh44k4BLX1EJtTEDP3QyOvYDThArpYGk4jxgW0mk2FC4n8",
+	"LPWi+HGlJBPOCR1ILMajsZjpTbnjLkp7zzAX+Q6zDWovXzLaD0lPrHvwls9LaEM2w5gDCiOMghngW8KF",
+	"fFtaY6lsZj3GrugZ+LmmH9eQUEwLqkgruQJdY+pJ/ZxQ1FPKrxUjHqB4eyzwAe6RAAc1tUknhv3zErtU",
+	"bmnxjB8MRRYtk91QZUoEsQzilnc4UlLakCzqkiDAdN2TjCc4hBmbKMuZMu0S0EBIwzOGInYRbPxcURhK",
+	"2kIz9fqA6ddU5Yfs65098CR4imQl9Ui45PNhyG7sIZ4qBwEK9dvX5XMUJhTfjnFPShsspwLWUxi3CXaX",
+	"M72C/cwCsB7U7Lo8bPZVOdCdT3o9zLmC6B0Tr9mEri0wYiNIHVRfTbUZBNKOrarEVsrEEEcKSQKJRnRQ",
+	"g4BhjRyKPdm1nLFA2VCLfGVDpAdqzhMAJ7SHFRYq839AplgyF/BTdryvXvEezUKGggvG3qJo/YM0Yg+6",
+	"LJiBYAxCORtUQzIiAlpwRl7UNrSN6hWE6zdIoxNRS09QVW86gufyH+jLrQ6CujYiuKa29/ITDcjdVQt3",
+	"JqNYHOY6jAiHpZ6hTXAp3/qQfM1+AMUgiCESmvlAyKjcNwPkkcQciYBwgzjcREQITNVGnWMU9YbrbBHW",
+	"jKwi9yJAAnURxxCQQLM+5XxSwpcozTrZ0H8oxWZjKppEFq4WYeZUy7pg7AzRmUFYvu7hXzAGI0RnVj7z",
+	"DQD8QcoPRTHane44+z9gEc3qx/1cL9q5wkMOgsENIiLXE58Y6/K9HymaiCGLyJ/ro787xyFY1ZFFsaaI",
+	"0qq3YNeYbkHzNhzVKo/qK0YBgb4BAak2adL/yHF0V/Eg59i4ZLjGsyccJnJqwiEgHHUtuv7imPWr0qLC",
+	"nH48KEfhd2ePCe+LVzFHuKKZcBUydj0ZX1ljzjEbNmgtyBETqYXo+6dEbipvsWcdkQq4rFHxi/FIrnv6",
+	"qf3iWuvoT8KNKDFydXoDId5A40GVmk38Cm0iq6sjw8RiVf3wc2UcsTGOBNGHL7nv/LfGqabtzYzHwEt8",
+	"WIW/x86g3IvDxD/0W9ZxlEzsOUAkfhXW/R33hHzJKNErF7/BPujptebNdRwE2j3p2OYo0HIbhe+dremj",
+	"kGMvu4fuKS0znpJH1fkKREK+bNSb85/f/eysXKDVRrg+0vKeRe3iwmlfWEimKV9YhPqi4umv591fXkWI",
+	"cNkrLy7eyicVDV4JEoZzbqu6UQToJAwl47OOxWWolax64anz9Y7dKI3KOyPwaOkpzmHZF+VCP9VjW9bL",
+	"bz/HEKMoQrOC1fGlK1uH8FdaEzbvUqe9LsQONTuuTnMtwKWOjoOKtxFKj+Gd3xIlLpaSsH7qi7eUS65H",
+	"dEYhL+8cLcZ6F0TPLi95Q94GvRzi3rUrxBZgUBzRMLf2Yuas3h5LWPNjl7EQI7rgQONBuTBHGAns3E3e",
+	"LxNfnR9bnEhQ/binLZ3ii+iWVxkjIXAkNYHLy/PKHZhtZpsLOaTeWOsnffj7qpxoV8bUT8mtlLyI0c3L",
+	"XMetJBtLaXNp+IQNmLLStDfhQoWzWHkafzHCoy6O+JCMK15F2ylX13imSHrKru8mbOdYhrsJeYhgfb7z",
+	"TEBx5iu0lGtekBHmAo3Gcjo8QiTMZ5rMOAjMfij3reRdFoBPy4SAntvM5CXwLVrWepgdr8IJWcD47+ko",
+	"rFiPsXClYg92y61mEewri/jAvREoJeTj05+T8F461GSpLp4JTElA2baGf5LmQs4h7DYP9nNI6YQEJ6w3",
+	"GRn7L72Ff1eW4a1IHf5vlaEQY364s3Nzc9O46TRYNNihfCcgwc60VfGSnzskUD9y3JtERMx2RpNQkGs8",
+	"k8998pJDmSfwzO4jziVUjJ5hMWRB6kSXD055X1Ybqw87Hatzg7uHIeuhcMi4+H+d4+fN583D3embgzcf",
+	"W903b14d7L/+5/mbn6Y/8t/zhJcbnpCznMUqWfDL/Ohl+mh8imo5uQDMbdL8ludiWy48c2jU06G5ofbY",
+	"zW3IHff4f67xrN7K22ktTn7CszOJd13EM8rIn/tn10P0r8GLX0+mTJxcv91r7z3rI/KnID+Ql+1/iJ/e",
+	"/jDuUvrqB4HaAfspVxVRXySM/Myg+HIGTmJF33N3KBfs/M23WrwT2HJ78OwAo/5Bu9Vtt54/6x7sH+DO",
+	"XvN583m3f7Db7zzDu7iNOqjbQvvNfqu333520N3f7+7t9VsI7WFUcdWv/zRvf2vWD1C9/+nz/u6Xv+Rt",
+	"QKIspCCJ75pX0Pb+89tx/VdU/7NZP/iU/Nm4+v/1T5+bXqv9rAACe1uYEVv267Rz6US5IoD1ARk/n3GN",
+	"N/LmzrXX8i7GytpseSf5A6Y4QgJf3K7hwFrggpKKWDTA4ioV7TD/kGbwi+GXD60mvOKJ54In8U04g4FZ",
+	"dADKrwpVFe4EUo+oNe64neKE8sWbWWzSEX61yHJbvOIlWkLJvU7kfFaPsHHtQnNzB9S8jXCU8kKNTxsM",
+	"2SPqRxjX5VGAnAP0lM6pJO94q/y0dqdf0SkO2Tg3nDDr0UUcUPKlCfrXdzb5mF9+ARdDDL4c5tsghOzL",
+	"q3Fklw5KIYKDP44Y6/s1D3pD3LvGAXRnavAQ0SDEUe76SytvhSrbGYquj8PwA0bBqtSP+n0VhpByJNqo",
+	"1ZzYVBeeeOy2VVK5vnUWV0BBhF9FGBXQpvzFGGlrOFa9ym19wOolxLYFInnj1ncxmSu9TbkSil3fiYO+",
+	"c+VFRpdTrpKVLWE7rDvbuD6dcbykfU3wkkVjFlmldn7wiq7QoCC7SXKcTJC/un+TCLcoeWmJp9+rSDHJ",
+	"Cc+JFW7e+vBXGOJby+M+XryuP4fuzIk/U9uurpztYWQCoW877U6z0+7st4NOq9NqB512p72322l2nndQ",
+	"p9lp6v+3sfq7uYfyNrGEyNyY53CpyF0hr2LeYJACYBmg79VDrk+txyZUlOLBsesqhnK/mZdxMD/ORE+v",
+	"SnerOtnjEcmiYlBb3spCJlZYjJs+q89YT72L2ilmkRCA57Ke1H4kq8xCn0ZNg4dzB6cPxZ7+Qn6Y1naK",
+	"JdmivX7nRmMusS8iLCKCp5u5E4qnNae9skdtI7x/XiVmAoVX5uD4amS0dcLJYbzvnOwMD1gYyE8h0jkm",
+	"pdw4DrUtdNyk6KAY+zMb6MCu96n0PaTFiw2jHROxhyhHhe0JFl3FLual8nBNHFxg8OEppuIq68cZ6xyb",
+	"ilexucmKcfye1ZmzbqzV9NVFtqRkVmX4ybzgXGiBbkNFVvevZEzkRi6481jNV1H4HBFh/o6tRep56n0q",
+	"WCcjs/LAnF+/l0Jsx3J3sM0uxXOoKD70PBujmAkso7sfCRcsmi1n+KX4lzvz+WQ0QtEsz3e+SfMn75Wr",
+	"eHW+JpE/UIpbivjzOJ2PxeWM4fd6r92D5FvAx9UQ0atMqAK6vApfiLupmRag8ntrZOQoVyy6CrZw5bSq",
+	"lZswt+DuRhXF4oZF11eOJbti2JHNyJzXxXSEEyjNna+c4/ssD1wnNnPRe01KHaKBzeleE4j9RbdK6bf+",
+	"RKipkKKs/Zcww0jlD9wMSU8n1tkshxuki3mkwTmf9vSOKRxsN9v76eue82mvGlsJ/2sX+b96TE0N+q1Z",
+	"P/j0OfcuKHtjoLlDGpe8FJ47FmAWS/IopyiebTt2ScavlPP7GjGtq1JiSaJJrWs9b0vs75t3bLmVLGxq",
+	"+epXH6s6V5yYw01Q9XpBistDwNeNq4pHxsHHVisxocc2BzZXD1knKmvuRWWDmrdoZd81FrpIO9qA32tV",
+	"TcAtyTJnHaTj/bOlMVKYkA5mTYe5pv1kMfM02DDv/kocY5ZbxU6wMn61lAPCQqedZc7JLfKcaZb9lnCh",
+	"kP+Rd2+cd28nOPsh8or7J+mVCTGhsrXJq5iENeEpDFlAahvwUCd5DrluQqN0b9RJqOdUaa8Pwyt9ByWq",
+	"iBaTByw5zutIaICvdOmSksSU1LMq9/yqiS9ZBp5jXm9PR1or9lx5w+W2lL5LUCOcjdkWD1scJJxBjwV6",
+	"gltaKJbnK10W2MWmtyuNf16qVtrKSU0mMWsbbOJh3V/d2bS4R7J4vGWbLckKyQr6mMy+j8s469N5MIr4",
+	"9+IPeciBKnPpYnl3FArpV4lkyYj9uzs975chruV2MYltG81i+64sprWdIGVCgeTuOxy5jIllrao48sdB",
+	"80W2VppklkcIWb768DwdD5vBGuaRKTgcYY6psGUJBRrosnG5fud7YW6PvOq79O4sZEj5Hp41eFCum2cT",
+	"DGkhI9qIH8goi8U2nrkG3YqO+oC8QUlkydIAtW/FDaT2mOBVPEFZEZfjC1rf++LC80AcMHG4y4q+lXgp",
+	"q7hX4kEreFjsmO3Q30Nzszy6Sx6iu+S7c5CM2BSXLAyUX3eiOApR/3QVqXcEV/2IjXJzcx3d1QxRPXiW",
+	"ZNnYaTFdhZHaUTqula9WHsEtJXA1Uun/5QXKGqUMYo6c++L5xcxvyrJDKNrxbef36RqzGwqIjCebhGJJ",
+	"QOS8w74gn13Lqy2pI4op3C380kRN65k824kmAWThpqsqRd9waMI6VnuIhPEMbCphb0newTbiFO6gFTxG",
+	"Q32d0ImsAjFXKylld8cBFZn4iBxjeWVb3AmoyAQ0GdrI4xkXF2+L605XTckz2G82VRWL4l5SndZeZz/d",
+	"8aqZh0sXaLCWIbw1C8+4lWK5kfInFWT3rWjeZSOJlc8lx7p6SFZTQslz2PHx4qUHb9AUnasvwRfs9Pzn",
+	"c/Wqas1XNU+gOiJhSLhCJBhHuEckctfymiK16u32RfP5YbN52Gw2ms3mry6mueyiHHv4qChk5bqSI0Ld",
+	"b1sPodLk/RWWnEMAvYur1Vfe3hbeU8Xley57XLjpq1XufEiYW+L+4i5Y6RpZb9lgY1pugR5n6t5nE+3S",
+	"7SqNV9kqBrnKVpQc5SqxsFaTty82leklf9Q1/T95xZV6jco+f+F/cnoSV9TQvY9uhiyu99GoLJqzdO6d",
+	"u3Xp8WkI42Vm9By7Y5+WY8HKLr2QDdaz6yXK5SgRWzQlU56BtdXXnFk8vQslTcsil1XSNEHOtlkVJL8W",
+	"Y0wKOOxfBcrPpv4cCjF2Uj5VHybHEZJHKOoFM93he80qybFzrKgiTrZn7SbjaFbth1t4WVC4+7O5UiHx",
+	"LqU3orBVyDLqKii4Vgxudv5i2NMR5AWAG2NuO1AXTL4I5PR1ZyHQxubcFtgF0xcAbo3xEk1IVaG61n5S",
+	"1gnBx4+nJ9NnHgzxbS1bzmlZ1/XC8p6ddkFKpy3eey63RO9mF6MIR8cTkd9p3XQjOgSfT3tX0rwxPcm6",
+	"M9jtQBdxvL87iUKnhbkHRpTZknvy8JBgEVTlJKqTkX7Cr8VNnZSWpEBJAFdMTbWUIbTPbPFZpCsgmkT5",
+	"imRBAhGKI/53Pu01bM/RpEfutAfOQ5X5JoC2pZKIJlxAQCLcEyyaNeDp05gD8KdPYcjCAJ4+TQzVp089",
+	"SD4lvyvfq/wR0eCS4imOZqY+YY+NMIcu6l3rUoUInj5VgUhPn+pmZojOGJWaCU16Ah1e0kvaaqiWmkkX",
+	"2yfctgrqExwGHKpdHLKbGhAqGCBqCj3q9+Bb1BOhPA7GsRnggYaMUXxJAaSdqiJ1qrbTlcC3qtWQf1m5",
+	"rPhe0itVTczB//zF90AJVK76VxoBzGtHl7TdAI4jgkLyJwZiwPjw+iU8f/Z8D6qqFOVLRBklPfmMFqMa",
+	"Lw8linDgLDJI9PHidb21Dz0WYJhQIrinAH718uzYWOGmQ6zUDLgHvpy9ofGe9Gc+6D8B8x4aEzqQ8HUa",
+	"MER8OFdsTcH54u3xT6/aXZAHAp12Xf4EbCLGE6Fytm8iIjCYqm2SHqIe4lgScUNBpls6ScUO8B8TFNp6",
+	"lA19Yn5DnuiJe3puW1rfFU8eONjqgfGLxTR21Z15ltXEf2glxz+6pHHb78ycKb9d5hWaX3og0KBoas90",
+	"qL6kufBIw8kDIUL/yCbUF70/BxjHw+hd0hRoxhBeBhYsgapxSU8pJ4GmJkNFvhnkS5RH4Q2a8YKyexad",
+	"qn6RC8eXGJbql2qLlvIhu+GSHhCHbNU/JMzMT7iLkgpZXilSNU14peSghqOM0LVqiUjxDZDRaCKk0R0L",
+	"n6pv/vI98NPYAX+FlieHXVK9A7UjkAzMXuHKvZypNnNqxj6LJLtIZrwigZxUN9CuNSC2KDUv+HjxEgi9",
+	"pEtcZQ3w5YnojmagPWa8AXq5tiemYhaGX/pGd9Y0lO6DfSi3Je6fZyTWX6WcSqRTTe38senxZ4a9UJIH",
+	"LifNZqd3jWfqD+w34H3SbI9f0qo+RE9HMMbIxz1TdbqmWbTkvWOtQ0tIjgApgGyzSsVkbS9r3cTtkqq7",
+	"ih42aowRXcdj1BviervRrHiVSRQamWjL9SP1s6rKb8bynbenL1+9O3+lxiT1lZQQzIg3x/1+WGk1mnoA",
+	"G2OKxqRyWOk0mo2OVjGGSlPYGWIUiuGf8u8BVkJYS3bTh73yo/k90/e83WwWqWbxc0kHOa+yV+b5dHdh",
+	"V7epHP72yatwW1eo8pZMJWFzHe/HlfU04wKPKp/ksB3Vf7p4UR/0z3deU2fd5nxxq9EJRVNEtFNtU535",
+	"kj6mtt2gbmTaWLilck+I3FOt0caT6LG8VrTVfNrbUeWY665JvvPZlQ1fCk9irsuTQk7TLl6+LH8nkkeS",
+	"ao2nQeXLp/wj3Ui78eKGVAXnME11YBRITHTb590yeOb051dDWsuHpDqlqkGd5YOSludqxO7yEXFbUjmg",
+	"fbB8QLaN7R3YQYytFzgM4WaIVW9q5IhkdkNNM2G31K+DvOYLB3mVOlFPhfmMGRf5nkbjXuxirfUTwXVn",
+	"d2n0ZFA73Qws8eS8YMFsc1iZ33LsS9oCFtEEf5mjjdbGoCiqv1pAGVKvcbrOE6r20WhTSoO4VzpplaCT",
+	"bPPxr4n8+sxdtHfwW9m9fOgguG3kUA8or4tbkeHNO581SbhMOlPJOieYS2l3FsGOpPI7QjNAIWdSA7LZ",
+	"IUireUrnU7qen63OKFW+1ywC33o/fTAr0OWyVOsJ1Yng4l8X1vBAQiv5Cu4nHNAY30KVTwZS5cUBXFy8",
+	"hU6zCbx2JNHpkvqxQ9WXFuxUWa9IgG9VL60l6gm1orjTuMFhWL+m7IbKbUyJt4a4Ff6RBIIqjnBJ9R7N",
+	"6noKvwEvmBgCxThwQLUJM9Z5IkEPQ3ZTDwkXDXitQC3w9/qAwJRDtI28YSAFvGBqTrnCesz25vfZg5sh",
+	"4/iSKnalLN6465VS7qkq0oeDBlwMI4yh3Wxq2/vQWCKmDYgv126PQLAxhHiKw5onua58QtuPunNIF0sT",
+	"A6qq14PatJpyoACKXx7EqzFPJSUOpSkSD/QuqfmQXVlNq9pp7mtbtuhGI3fTKrylj2uPu3oyTTo/spvU",
+	"+fNEMlUt9XgwxBEGFln0kOSivGhETqHsksT1lUOLlbKKY15A5zzMpycSlowEtddrSAjMhUTCROZW+5KA",
+	"i/C2cCVzvW/cZSy5ZVhT03O7jccIqMRczFyP5zFTBx/p1uL2+s2t3Fk6oXau2U+JzOJboU29FP/52z/a",
+	"t8Pe6NUA/ets8O/zF7TbPrg+/eHD9Neb1N1W+kLLEprizoZtaJgcSSLFBr4l6oyzO6M5QJa887bnjmC7",
+	"vD5UxlzyVgUhxTdZ4GIW5cKTO2Uy1Vr7W749fF7fqDLGgt5n0x1+Dh0fjYgN6VH2eKQ00kxu/hRUkxBL",
+	"OIga/he3KykyKgZYFKhbhaZw3BXr4ZrA8427irBZq200UIq93p1HtN0Q2n7AKHCV/yfc7dU2h8GL0FSb",
+	"XA6GFhsBH1QHMO0+T0Q/Etp0U+G4iQdfqtYplzKLpBJPBHDBWKzAYxokvXFeQoBm1vcMVcoEdJkY1hpp",
+	"L74xFof4VodlSt2pAcfaSwU9FEUz8F9doIFvHFnaD66Q0X+pfK8vdTNHH/oRG2lf9REgGCHRG0rNxj/t",
+	"198xiutn8hsfBlhw6DR38/RMbfC6Vv6atPsB98tomuZyupxaesx/pmWeO+3L5arVbpeBrOonsI9LFXKI",
+	"UaA29XMldYxF7zTP76iH7bNfvIrEjWVj1DMKqE5JtnDGAp2HdK9M7oGzrMTV/FlioRuW8NunL2mPPmPX",
+	"MBkXODU0n1rIuHY+p64cyzGy+Cp1NT7G+pZPNeBYGcoczTgwGpobIakGqxLfKlfrUPcrBF/dZPpS9b6m",
+	"7Cb2X6YgIRxCMsXFvOZDEp65XVZjX2QScr5z1lRQl6GAM9njemRM/z2MyYmLvgNfkp/jWIiyXMp6Pdfi",
+	"UZ52vSonoVDmDg1MQIh8Ss4ZozMcx90SENfv85PEAKWAqbzbuCGsM7mxtcE39WeHiEMXYwr4dkwiHPiL",
+	"eJqKM39oHE2D9d/C/3KqExdyP/nsI+/7b+J9hkALOR91+wbtDHU/q0Jnx1vCRU7/q8o2bY8F7bZy8FxH",
+	"K7mrAhQEEeYcB9Z5qi+Dn3BQgasq8Cou8tFYH4O+lmNBHgqgMEyn0jzhqV1wY27S3xfhgm3itQgX8ppP",
+	"bRMZFja7ysGGj6p3VHoj/jvwIbWuSc42rIwPcoo60mmGNtAijRGm43rmdEwHsy1hRF6X9xxE+JHdwAjR",
+	"WQYVdBBn8A0eslz3cqIH00ButZP+7H5UsQa2CV/xubuHbs48oxTm+ImcMfFt4xiJYXLZmIGkko2OKbh7",
+	"3N/d1NVjeSxchoLZFT/Rp6OV+8b3q7ikUZbR9C6UxVB1CV3K4/2ahEL5lNmoSyhugN+P2Mjf8QXzoSt3",
+	"QRFMKA0lXcMC1P+qhPbCCSfT2KvNa0fa+TPhf9MFQX0YYUQ5+KH8cKRD6X3tgsYcxigSBIWh7l/XQxzX",
+	"CeWYciIHhzM5HYuEssf8QDmVqq6wqXl2RuX2JoEPVcR7WujVQMXbKHB8qHZnNsJehbPIYbVG7IcPCRcp",
+	"XxnBXJqXYohnBc585f+a5Rl7pk6GUyBiu/be64iNTpAoZb1dsPjJglaCesegr9CiKKhBP5QKZbD5naYU",
+	"7MKqsCUAlZugUbPMss5ZJMo8914HNZd67pz8icvbuPfhtEsXYMnhmccwRjrJIkHjxqNZuKZZaPVChyWo",
+	"xMc8172mjwX8t7Tj3vJj5VbPeM3VrEexh71vHjVpe1DVfFYxPlVGyq9pV5cZrkLjwE+VelDMVeVI2xh4",
+	"2G12QOXhqXy+7kSkb0OfmFjgdHDdAkZoe7w8LK/Xhrim8gFqh+NylolzOaapoq0Lfz0yy414+FZilQpB",
+	"HwM3vgZn1YxLsdWci4csV9W5aqXUWl1TEXOjvLqXCfJ1On/YXAKwvtaz43t4OA5DnUMcR0uQWF3VqdFZ",
+	"bfXITBnjOgzIFFOdLadmaYCfEgG+J7+IL0nkR6V5eyBVb++S+hJDjW4bV/nwVRRzhFV8d3AET5+aVGh1",
+	"x6o2zIGBcEAgTUSdWu2bLFT/6dNLWvVRo9voJeq4/bWhvz/SG6J/Bv8/vx3Xf0X1P5v1g6v6p79WLy8b",
+	"6W9qT//ie4ClJNltNmuNS2pDKe0LbqTmrcIx5daquBZjjvMeClGkdWwkFMTqhkeli84Ah3iEqTDZo6p8",
+	"i0pSjbAHKrGeUA5EFNkucR4si1J2jCAjDNXT85/h+X6zVWvALxJcbjMcL+nHD2/rmPZYgIMGHFNGZyM2",
+	"4cZ5wE3qpKsfFEpYaXwfZeVoQZR6yJmdWiXeqJN17RIaAMcYlMDgDdCFQ014uzKPLqmflBv0bTlmZfj4",
+	"cUXE3IsqW4p0QzI701BDE5A3Z+oZHGM0re7YpkZ54rSg/nNO7bUccbomWIpZLAYqp2fXOiDZIri2HAWL",
+	"DM4qO5RFgPpChVRI1CLZ1k8qt7vZqjdbFyqx2ynPlwe1pJkUuCVq+K0Ds0mTWAR0q13vtC7ancO9g8O9",
+	"g8bBwUER0IKtBfLGVZ5tqjKZYswLtZhYUD2qM6urM3qjX+vSbKtqM3rwvD6TZyZqtu5oNG4ga90EYHNp",
+	"K9q8iy87qNfDY1Gcr/mzjseaT3LIN9QgwD0SSB1HzStRRtUE4Zm4b8vv4u5HcvInSRAF+DrOtu6M4Vpb",
+	"kZqP9aapdajs1XSiMJtEvdzwLw1WOgPZ5qesJo3MuG2Hi2uAzcuWebSdzWo8aHJrliC3l4z2Q6LLSX01",
+	"N7ne/lSq3TQnHaiEz7wELUZYlc8qvNr5oH6/H+QtXcHhEcfunoug6lFtCsds/mwxT1dVGPic381JgJCW",
+	"yqHW7NVjSeIXz00cNuq//P7Hi4v359AnIW7Az9SmBGRSHmzqf5wgaZ2RJs0FjqGPSDiJkog4FR18I+23",
+	"OCa4ASfvzs21MVe506rMzB4IBp0mjAidSMlTjVCEwxnsPochm0S8Jn9XCdaY5skItwDklioO5NWYLFVu",
+	"YFXa/H40tG+twIA+4iQtjk1xJPHVkIokk0VZRYaUY5Kpm2CxQqL+YKvicbd4l/WATLojIiRpmwIRdg1P",
+	"9N0n8qFqEoSkSoaJ8gpIs0cn/fQ0xyAC0AARyoVJKk8Vb1MrA/XVEw7SPNLZa3GdR67z1h3wlLUWV14C",
+	"LlgUMwMUu9SS1CSVHTBGnEuLT3II6xiTms9orMpIhWwwwIEOqdVxuYizBYSeyafZKsUXFE7dFOn/Yhv5",
+	"lKV9V5ewBkpJHpCuMOYOLkHZHzmOvg/qnitkF5dFTYjblebzJK7l6lL6Ps6mDUrq9BSt2NDSLAhQ1fVC",
+	"EqdcrVFABG7k8lYpIK/87iP6f7Pon494K+C+Nvfviv3GaZABoxjZ3TSlLaN7XunmR4T/hhE+H9dKoTw3",
+	"EZ3LLxh/mSuSzbOh0F5eOoCd+Zek3+RdLlnuJY95rgVrcXkP9dxjzNFdb8bjUraFruS4X+li/C0dd7QU",
+	"n50cODvlE65Ac1Lt8pE+28r3noOB7iM275FEvi6J5ESPrEkhJVNX16SXxWQi3/uViGS1PNHtR3A9EtTX",
+	"JqhMLmQOOblUhIKgbt3ji4vLTjiOLG0Qk0UGVRs2oIKEKL6pKXexrZJpbiGdkjw0gGhCncpLEBMUnyev",
+	"4yA4scBtQOHavDFiodu0AWLn5d+bt/nbuaAM3EKgUNV38oyGs9rCgrYucZnqzbGQK6Qvvzfhgo18N16s",
+	"q1o+mCK157oiQrvZbtZbbXurQyJ7efQkCRKEqlyrtCKBURPWcwT4Vi8VfLklPjfxiP0Jx0HtCPykD6vv",
+	"ga/701xd45kJZIzwlF1jX7WT0UygOyGhqBNqRCNvwAUauNUbVBsac4mU5yTWhYI3VDDm0zYLWGcbRN5z",
+	"/erVir9QfOMUgPlv5x7fbPXsHMV4Ma9RRR1jqbGojmP80FZcGCvJtccY/Pyc9pwAsJUQIbndTEXH2Eac",
+	"uZbRO9cJBhfLc4dUNHPqlvDIZh+pcHKOzZWp+dXkZY5QgPOLYqe8bKmOo1s3qh5WBGlhw9WFsaQhG6gW",
+	"TdvOHryTw/rhFCkV2cLGcv8W+e3yfM8u4UV4xKY415rKhpvJBx8Nm0fD5usgv8S+O9s2OkmgTGeaM6dh",
+	"XBJ4ovtuqGgUG2hGmTCx8El5ud4kijBNIlbmxIbu4X5/NW5P+269s80TXmY9q9Pf1+qZE5/Q9xYf1y5h",
+	"QkSqjyDJCMRvzfrQuFe6d0/KG2/69FgpmK+BLoqyk8PmY2dz0g94Jqg1LuWuUy50DpPtRjPXoICbOMEo",
+	"CeuTY1We96E7a4jRHEA6Tk77OhnoQhkGKoiwHMYzqrOcHId9INw4RCRAAgd5GrDeg1wleOtszTaJ2e4N",
+	"gVxf2S51/7QhyRqjgsfUqE0rAIV0prTg5c3pFt3GKdoo5/w8dsWHdi7qygy6LkbOrYCZ+8EWm07rCA+s",
+	"JvR3Kmu/XiKTRsZ1fHZzRBMEJmp1wVVB7OcnXDfz1bm6Jnw8994aqghGhOuEEcJht9mUxK9arg+xiveW",
+	"f6ubhjEjcrW1BrxTnmSTmxJZcoQJDTHncTUbVeRLVa1pgItoccNhOQqqpsDAQW4/tOMg+CpFlrekwsfL",
+	"+WoXBuWrJdP4kB8vC741dV1fUc7d+K/Lc/gCER2GUqmmjOqOqIxiEBGiXIp5ac5fmM6A6va/i2EyBsHg",
+	"OZyRF41icuffGb3zr0TwLgBlyZ0/0vu3SO+asFrNZtPNG2V0FVM9wwECvBFl3RaO9I9MdpipK4KUrRwy",
+	"OlCtqQEFgTbR47LEWf5wEgP0qOE/avhfXcNP0HETOv4AiyQ7p/ztbKk8nUbepaoT6ny/d6qr0tTjHezj",
+	"HWx8B5sfGL7sCjZLbOaSKk+s5d0ifSPiZluXTmvFuTW/Ypzb45XT93PldGfBmsr/MGJWJYBvTMjavlI5",
+	"ItakPjxsAbtax7BHcfwojh1xPJ9WsqowThOoIe6l/u4lt0NHSa68iiUhKowEkC6zqp3dB/NE+16//bto",
+	"7XdPtmh5n7I5WnXn7niWvxu30bdnwhp0j8nijj7jNCXHSvZiQs4JAztSH5IbLRThsldaRYFg3yFFb0/d",
+	"X/mOqvnV7qi+V1X/PrnPN2wbLGdXAg0yzrXurC7QoFDZf0umqSYxSrVAUrmgAYoCiQT2+lygAVSLU+S8",
+	"OD+uBoQm5gPXKgm7oXEdXRzElRjjnD9EA5jQayqfkwt0U/M0VLvNZkHGRNKv6sXsAg2W9aM7jpfnLC1d",
+	"0DtZZX6vOqHeUro/3YjQuIb6/Xaru0CDpe1ELobzKKDLJg/W5jRfLWV8Pj08xrliNAd9nnmtOz6PI9Yn",
+	"IVYldAMSNOz+55KTH5Dg8AZ3Dz8HJLgaMi6+HLoz+BBhzsIp5jDEEW6ovuCxCXGGxZAFbkc3MzQuXY0j",
+	"HMCroL231zqAazxTrZb8s0koiEpTreLRWMSxmRTXCijmhAQnrDcZSfwq0b3RgAHVLuJ473lX9Gppetmd",
+	"vjl487HVffPm1cH+63+ev/lp+iP/PZ92ku1YSEJjJOQxVw4r//mtVT84rv/4pv7uff1XVL8e1f/89Lnl",
+	"7e5++UvlfsnJ3bcCSjo5PYHAPNNYSxxumAiyQGlb1pyCg/W6GIhQiJ8pw5BXgwFH03yEkXgrMR/kIzq6",
+	"ivDk7VV/hK4xRBPqqycwB0ZhzCIBz5vPm7WKV5lEYeWwsqM0PwPdfOF4rHwas6QSpyoN6mV68LNIN2FB",
+	"UUhw5CZQGGw0peHmW0K8ZGGIe8IWlcj0MLEXu+rttpeZ/GGMBtipRCqFpmInzis1e5l/Y05VFtM1Rq10",
+	"vkKXmS8ublHc1yLbJci0tQmgO4M+waEpysydWU25//k5tbqadpFU40ByXdCVjcZSfiN9KLU4OD1kA56G",
+	"PPGfzL9Jh2PPReU6qoUtewsX/7qQm64K36ry0J4++lRXgO4MENUtaZJ+SQk0JrR3Ho536Z7SKv2zR+J6",
+	"I0l0fZADsI24b+R3us07NZX/rOoeqOK4iA7kh2TZXgE2arQbIYoGbtS/+2qrM+ZstsMiuK3sO+E44k8s",
+	"s3AnirnF/Ew/YhRK8aoAQwGhmKcQa8YFHlW+fPryfwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

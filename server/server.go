@@ -8,6 +8,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -18,6 +19,7 @@ import (
 
 	"svc"
 	"svc/gen"
+	"svc/recordschema"
 	"svc/store"
 )
 
@@ -37,6 +39,9 @@ type Server struct {
 	now     func() time.Time
 	ops     map[string]*operation
 	spec    []byte
+	schemas *recordschema.Cache
+	// networkGenesis identifies the deployment's anchoring network (fixed at migration).
+	networkGenesis string
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -62,7 +67,14 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI}
+	gctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	genesis, err := cfg.Store.NetworkGenesis(gctx)
+	if err != nil {
+		return nil, fmt.Errorf("server: the store is not migrated: %w", err)
+	}
+	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
+		schemas: recordschema.NewCache(4096), networkGenesis: genesis}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

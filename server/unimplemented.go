@@ -13,11 +13,6 @@ func (s *Server) CheckVerification(ctx context.Context, _ gen.CheckVerificationR
 	return nil, errNotImplemented
 }
 
-// CreateNamespace is not implemented yet.
-func (s *Server) CreateNamespace(ctx context.Context, _ gen.CreateNamespaceRequestObject) (gen.CreateNamespaceResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 // GenerateDnsTxt is not implemented yet.
 func (s *Server) GenerateDnsTxt(ctx context.Context, _ gen.GenerateDnsTxtRequestObject) (gen.GenerateDnsTxtResponseObject, error) {
 	return nil, errNotImplemented
@@ -25,21 +20,6 @@ func (s *Server) GenerateDnsTxt(ctx context.Context, _ gen.GenerateDnsTxtRequest
 
 // GetDnsTxt is not implemented yet.
 func (s *Server) GetDnsTxt(ctx context.Context, _ gen.GetDnsTxtRequestObject) (gen.GetDnsTxtResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// LookupNamespace is not implemented yet.
-func (s *Server) LookupNamespace(ctx context.Context, _ gen.LookupNamespaceRequestObject) (gen.LookupNamespaceResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// LookupRegistry is not implemented yet.
-func (s *Server) LookupRegistry(ctx context.Context, _ gen.LookupRegistryRequestObject) (gen.LookupRegistryResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// LookupRecord is not implemented yet.
-func (s *Server) LookupRecord(ctx context.Context, _ gen.LookupRecordRequestObject) (gen.LookupRecordResponseObject, error) {
 	return nil, errNotImplemented
 }
 
@@ -108,48 +88,8 @@ func (s *Server) VerifyRegistryLookup(ctx context.Context, _ gen.VerifyRegistryL
 	return nil, errNotImplemented
 }
 
-// ListNamespaceVersions is not implemented yet.
-func (s *Server) ListNamespaceVersions(ctx context.Context, _ gen.ListNamespaceVersionsRequestObject) (gen.ListNamespaceVersionsResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// ListRegistryVersions is not implemented yet.
-func (s *Server) ListRegistryVersions(ctx context.Context, _ gen.ListRegistryVersionsRequestObject) (gen.ListRegistryVersionsResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// ListRecordVersions is not implemented yet.
-func (s *Server) ListRecordVersions(ctx context.Context, _ gen.ListRecordVersionsRequestObject) (gen.ListRecordVersionsResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// AddDelegate is not implemented yet.
-func (s *Server) AddDelegate(ctx context.Context, _ gen.AddDelegateRequestObject) (gen.AddDelegateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// CreateRegistry is not implemented yet.
-func (s *Server) CreateRegistry(ctx context.Context, _ gen.CreateRegistryRequestObject) (gen.CreateRegistryResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// GetDelegates is not implemented yet.
-func (s *Server) GetDelegates(ctx context.Context, _ gen.GetDelegatesRequestObject) (gen.GetDelegatesResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 // GetNamespaceVerificationLogs is not implemented yet.
 func (s *Server) GetNamespaceVerificationLogs(ctx context.Context, _ gen.GetNamespaceVerificationLogsRequestObject) (gen.GetNamespaceVerificationLogsResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// RemoveDelegate is not implemented yet.
-func (s *Server) RemoveDelegate(ctx context.Context, _ gen.RemoveDelegateRequestObject) (gen.RemoveDelegateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// UpdateNamespace is not implemented yet.
-func (s *Server) UpdateNamespace(ctx context.Context, _ gen.UpdateNamespaceRequestObject) (gen.UpdateNamespaceResponseObject, error) {
 	return nil, errNotImplemented
 }
 
@@ -158,33 +98,8 @@ func (s *Server) RemoveNamespaceVerification(ctx context.Context, _ gen.RemoveNa
 	return nil, errNotImplemented
 }
 
-// ActivateRegistry is not implemented yet.
-func (s *Server) ActivateRegistry(ctx context.Context, _ gen.ActivateRegistryRequestObject) (gen.ActivateRegistryResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// AddRecord is not implemented yet.
-func (s *Server) AddRecord(ctx context.Context, _ gen.AddRecordRequestObject) (gen.AddRecordResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// AddRecords is not implemented yet.
-func (s *Server) AddRecords(ctx context.Context, _ gen.AddRecordsRequestObject) (gen.AddRecordsResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// DeactivateRegistry is not implemented yet.
-func (s *Server) DeactivateRegistry(ctx context.Context, _ gen.DeactivateRegistryRequestObject) (gen.DeactivateRegistryResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 // GetRegistryVerificationLogs is not implemented yet.
 func (s *Server) GetRegistryVerificationLogs(ctx context.Context, _ gen.GetRegistryVerificationLogsRequestObject) (gen.GetRegistryVerificationLogsResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// UpdateRegistry is not implemented yet.
-func (s *Server) UpdateRegistry(ctx context.Context, _ gen.UpdateRegistryRequestObject) (gen.UpdateRegistryResponseObject, error) {
 	return nil, errNotImplemented
 }
 
@@ -193,22 +108,7 @@ func (s *Server) GetRecordVerificationLogs(ctx context.Context, _ gen.GetRecordV
 	return nil, errNotImplemented
 }
 
-// PublishRecord is not implemented yet.
-func (s *Server) PublishRecord(ctx context.Context, _ gen.PublishRecordRequestObject) (gen.PublishRecordResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// UpdateRecord is not implemented yet.
-func (s *Server) UpdateRecord(ctx context.Context, _ gen.UpdateRecordRequestObject) (gen.UpdateRecordResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 // GetRegistriesByTag is not implemented yet.
 func (s *Server) GetRegistriesByTag(ctx context.Context, _ gen.GetRegistriesByTagRequestObject) (gen.GetRegistriesByTagResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// GetDidDocument is not implemented yet.
-func (s *Server) GetDidDocument(ctx context.Context, _ gen.GetDidDocumentRequestObject) (gen.GetDidDocumentResponseObject, error) {
 	return nil, errNotImplemented
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -282,7 +283,7 @@ func (memberRow) TableName() string { return "namespace_members" }
 type Member struct {
 	Email     string
 	Role      string
-	AddedAt   int64
+	AddedAt   time.Time
 	UserID    string
 	ProfileID string
 }
@@ -306,11 +307,21 @@ func (s *Store) MemberRole(ctx context.Context, namespaceID, userID string) (str
 
 // Members lists the owner and delegates, owner first, then by when they were added.
 func (s *Store) Members(ctx context.Context, namespaceID string) ([]Member, error) {
-	var out []Member
+	var rows []struct {
+		Email, Role, UserID, ProfileID string
+		AddedAt                        int64
+	}
 	err := s.db.WithContext(ctx).Raw(`SELECT u.email, m.role, m.created_at AS added_at, u.id AS user_id, u.profile_id
 		FROM namespace_members m JOIN users u ON u.id = m.user_id WHERE m.namespace_id = ?
-		ORDER BY CASE m.role WHEN 'owner' THEN 0 ELSE 1 END, m.created_at, u.email`, namespaceID).Scan(&out).Error
-	return out, translate(err, "members")
+		ORDER BY CASE m.role WHEN 'owner' THEN 0 ELSE 1 END, m.created_at, u.email`, namespaceID).Scan(&rows).Error
+	if err != nil {
+		return nil, translate(err, "members")
+	}
+	out := make([]Member, len(rows))
+	for i, r := range rows {
+		out[i] = Member{Email: r.Email, Role: r.Role, AddedAt: msTime(r.AddedAt), UserID: r.UserID, ProfileID: r.ProfileID}
+	}
+	return out, nil
 }
 
 // AddDelegate makes the user with this email (created when new) a delegate. Adding an existing

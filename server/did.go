@@ -1,0 +1,40 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"svc/gen"
+	"svc/store"
+)
+
+// GetDidDocument serves the W3C DID document of a profile: did:web:{did_host}:{profile_id},
+// its registered Ed25519 keys as Multikey verification methods.
+func (s *Server) GetDidDocument(ctx context.Context, req gen.GetDidDocumentRequestObject) (gen.GetDidDocumentResponseObject, error) {
+	u, err := s.store.UserByProfileID(ctx, req.ProfileId)
+	if errors.Is(err, store.ErrNotFound) {
+		return gen.GetDidDocument404JSONResponse{NotFoundJSONResponse: notFoundBody("Profile not found")}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	keys, err := s.store.ProfileKeys(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	did := s.didOf(&u)
+	doc := gen.GetDidDocument200JSONResponse{
+		Context:            []string{"https://www.w3.org/ns/did/v1", "https://w3id.org/security/multikey/v1"},
+		Id:                 did,
+		VerificationMethod: make([]gen.DidVerificationMethod, len(keys)),
+		Authentication:     make([]string, len(keys)),
+		AssertionMethod:    make([]string, len(keys)),
+	}
+	for i, k := range keys {
+		id := fmt.Sprintf("%s#key-%d", did, i+1)
+		doc.VerificationMethod[i] = gen.DidVerificationMethod{Id: id, Type: gen.Multikey, Controller: did, PublicKeyMultibase: k}
+		doc.Authentication[i], doc.AssertionMethod[i] = id, id
+	}
+	return doc, nil
+}

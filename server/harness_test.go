@@ -1,0 +1,151 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"svc/server"
+	"svc/store"
+	"svc/store/storetest"
+)
+
+// harness is a server in-process (no port) over a fresh store of one dialect.
+type harness struct {
+	t     *testing.T
+	e     *echo.Echo
+	store *store.Store
+}
+
+func newHarness(t *testing.T, dialect string) *harness {
+	t.Helper()
+	st := storetest.Open(t, dialect)
+	e, err := server.New(server.Config{Store: st, Logger: slog.New(slog.DiscardHandler), DIDHost: "localhost%3A8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &harness{t: t, e: e, store: st}
+}
+
+// eachDialect runs fn per dialect with a fresh harness.
+func eachDialect(t *testing.T, fn func(t *testing.T, h *harness)) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) { fn(t, newHarness(t, d)) })
+	}
+}
+
+// key makes an API key for email.
+func (h *harness) key(email string) string {
+	h.t.Helper()
+	k, _, err := h.store.CreateAPIKey(context.Background(), email)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return k
+}
+
+type resp struct {
+	Status int
+	Header http.Header
+	Raw    []byte
+	Body   map[string]any
+}
+
+func (r resp) msg() string { s, _ := r.Body["message"].(string); return s }
+
+func (r resp) data() map[string]any { m, _ := r.Body["data"].(map[string]any); return m }
+
+// do sends a request; body is a string (sent as is) or a value (JSON-encoded); headers are
+// name, value pairs.
+func (h *harness) do(method, path, key string, body any, headers ...string) resp {
+	h.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.e.ServeHTTP(rec, req)
+	out := resp{Status: rec.Code, Header: rec.Header(), Raw: rec.Body.Bytes()}
+	if len(out.Raw) > 0 {
+		if err := json.Unmarshal(out.Raw, &out.Body); err != nil {
+			h.t.Fatalf("%s %s: answer is not a JSON object: %q", method, path, out.Raw)
+		}
+		if _, ok := out.Body["message"].(string); !ok && !strings.HasSuffix(path, "/did.json") {
+			h.t.Fatalf("%s %s: answer has no message: %s", method, path, out.Raw)
+		}
+	}
+	return out
+}
+
+// must asserts the status and returns the answer.
+func (h *harness) must(status int, method, path, key string, body any, headers ...string) resp {
+	h.t.Helper()
+	r := h.do(method, path, key, body, headers...)
+	if r.Status != status {
+		h.t.Fatalf("%s %s: status %d, want %d: %s", method, path, r.Status, status, r.Raw)
+	}
+	return r
+}
+
+// referenceDigests runs the JavaScript reference over objects (one per line) and returns its
+// digests; skipped (or failed in CI) when node or the prepared reference is missing.
+func referenceDigests(t *testing.T, objs []map[string]any) []string {
+	t.Helper()
+	dir := os.Getenv("SVC_CONFORMANCE_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "conformance")
+	}
+	_, errNode := exec.LookPath("node")
+	_, errMod := os.Stat(filepath.Join(dir, "node_modules", "canonicalize"))
+	if errNode != nil || errMod != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the JavaScript reference is required in CI (node: %v, modules: %v)", errNode, errMod)
+		}
+		t.Skip("SKIPPING reference comparison: run `make conformance` and set SVC_CONFORMANCE_DIR")
+	}
+	var in bytes.Buffer
+	for _, o := range objs {
+		b, _ := json.Marshal(o)
+		in.Write(b)
+		in.WriteByte('\n')
+	}
+	cmd := exec.Command("node", "digest.mjs")
+	cmd.Dir = dir
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node digest.mjs: %v", err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
