@@ -89,7 +89,6 @@ func AppendCanonical(dst []byte, v any) ([]byte, error) {
 
 type member struct {
 	key string
-	u16 []uint16
 	val any
 }
 

@@ -378,3 +378,20 @@ func (s *Store) FirstNamespaceOf(ctx context.Context, userID string) (string, er
 	}
 	return ids[0], nil
 }
+
+// Counts are the numbers of entries and of versions in the directory.
+type Counts struct {
+	Namespaces, Registries, Records, Versions int64
+}
+
+// Count counts the directory's entries and versions (metrics and tests).
+func (s *Store) Count(ctx context.Context) (Counts, error) {
+	var c Counts
+	err := s.db.WithContext(ctx).Raw(`SELECT
+		(SELECT COUNT(*) FROM namespaces) AS namespaces,
+		(SELECT COUNT(*) FROM registries) AS registries,
+		(SELECT COUNT(*) FROM records) AS records,
+		(SELECT COUNT(*) FROM namespace_versions) + (SELECT COUNT(*) FROM registry_versions) +
+		(SELECT COUNT(*) FROM record_versions) AS versions`).Scan(&c).Error
+	return c, translate(err, "count")
+}

@@ -29,9 +29,6 @@ type RegistryPatch struct {
 	State        *string
 }
 
-const regCols = `registry_id, namespace_id, registry_name, tag, schema, created_by, genesis, version, version_count,
-	description, meta, ttl, state, query_allowed, digest, proof_type`
-
 // RowRegistry holds the columns shared by the registries head and registry_versions.
 // Database rows are exported only because GORM fills embedded structs through exported types;
 // callers use the entry types (Namespace, Registry, Record, User).

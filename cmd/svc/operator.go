@@ -150,7 +150,7 @@ var ed25519Multicodec = []byte{0xed, 0x01}
 // checkEd25519Multibase accepts "z" + base58btc(0xed01 || 32-byte key), the Multikey form.
 func checkEd25519Multibase(s string) error {
 	if len(s) < 2 || s[0] != 'z' {
-		return fmt.Errorf("multibase key must start with 'z' (base58btc), e.g. z6Mk...")
+		return fmt.Errorf("multibase key must start with 'z' (base58btc), as z6Mk… does")
 	}
 	raw, err := base58.Decode(s[1:])
 	if err != nil {

@@ -1,0 +1,104 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"svc/store"
+)
+
+// TestBadInputIs4xxAndWritesNothing sends every kind of client mistake to both dialects: each
+// gets a 4xx with a clear message, and none leaves a trace in the database.
+func TestBadInputIs4xxAndWritesNothing(t *testing.T) {
+	eachDialect(t, func(t *testing.T, h *harness) {
+		key := h.key("owner@example.com")
+		id := publish(t, h, key)
+		reg := "/svc/" + id + "/employees"
+		tests := []struct {
+			name, method, path, body string
+			status                   int
+			msg                      string // substring of the message
+		}{
+			{"NUL escaped in a value", "POST", reg + "/add-record", `{"record_name":"n1","details":{"email":"a\u0000@example.com"}}`, 400, "NUL"},
+			{"NUL in a nested key", "POST", reg + "/add-record", `{"record_name":"n2","details":{"email":"a@example.com","x":{"k\u0000":1}}}`, 400, "NUL"},
+			{"NUL in meta", "POST", "/svc/create-namespace", `{"name":"x","meta":{"a":"\u0000"}}`, 400, "/meta/a"},
+			{"lone high surrogate", "POST", reg + "/add-record", `{"record_name":"n3","details":{"email":"\ud800@example.com"}}`, 400, "surrogate"},
+			{"lone low surrogate in description", "POST", "/svc/create-namespace", `{"name":"x","description":"\udc00"}`, 400, "surrogate"},
+			{"duplicate key", "POST", "/svc/create-namespace", `{"name":"x","name":"y"}`, 400, "duplicate"},
+			{"not JSON", "POST", "/svc/create-namespace", `{name:`, 400, "Invalid input"},
+			{"too deep", "POST", reg + "/add-record", `{"record_name":"n4","details":{"email":"a@example.com","d":` + strings.Repeat("[", 80) + strings.Repeat("]", 80) + `}}`, 400, "deeper"},
+			{"blank namespace name", "POST", "/svc/create-namespace", `{"name":"   "}`, 400, "name"},
+			{"unknown field", "POST", "/svc/create-namespace", `{"name":"x","colour":"red"}`, 400, "colour"},
+			{"negative ttl", "POST", "/svc/create-namespace", `{"name":"x","ttl":-1}`, 400, "ttl"},
+			{"bad registry name", "POST", "/svc/" + id + "/create-registry", `{"registry_name":"has space","schema":{}}`, 400, "registry_name"},
+			{"registry name too long", "POST", "/svc/" + id + "/create-registry", `{"registry_name":"` + strings.Repeat("a", 129) + `","schema":{}}`, 400, "registry_name"},
+			{"custom registry without schema", "POST", "/svc/" + id + "/create-registry", `{"registry_name":"r1"}`, 400, "schema is missing"},
+			{"invalid schema", "POST", "/svc/" + id + "/create-registry", `{"registry_name":"r2","schema":{"type":"strin"}}`, 400, "JSON Schema"},
+			{"remote schema ref", "POST", "/svc/" + id + "/create-registry", `{"registry_name":"r3","schema":{"$ref":"https://example.com/s.json"}}`, 400, "JSON Schema"},
+			{"schema with a standard tag", "POST", "/svc/" + id + "/create-registry", `{"registry_name":"r4","tag":"revoke","schema":{}}`, 400, "built-in"},
+			{"unknown tag", "POST", "/svc/" + id + "/create-registry", `{"registry_name":"r5","tag":"other","schema":{}}`, 400, "tag"},
+			{"taken registry name", "POST", "/svc/" + id + "/create-registry", `{"registry_name":"employees","schema":{}}`, 409, "already exists"},
+			{"details against the schema", "POST", reg + "/add-record", `{"record_name":"n5","details":{"email":5}}`, 400, "/details/email"},
+			{"details missing required", "POST", reg + "/add-record", `{"record_name":"n6","details":{}}`, 400, "/details"},
+			{"bad record name", "POST", reg + "/add-record", `{"record_name":".dot","details":{"email":"a@example.com"}}`, 400, "record_name"},
+			{"taken record name", "POST", reg + "/add-record", `{"record_name":"alice","details":{"email":"a@example.com"}}`, 409, "already exists"},
+			{"bad state", "POST", reg + "/add-record", `{"record_name":"n7","details":{"email":"a@example.com"},"state":"gone"}`, 400, "state"},
+			{"bad valid_till", "POST", reg + "/add-record", `{"record_name":"n8","details":{"email":"a@example.com"},"valid_till":"tomorrow"}`, 400, "valid_till"},
+			{"batch with one bad record", "POST", reg + "/add-records", `{"records":[{"record_name":"b1","details":{"email":"a@example.com"}},{"record_name":"b2","details":{"email":1}}]}`, 400, "records[1] (b2)"},
+			{"batch with a taken name", "POST", reg + "/add-records", `{"records":[{"record_name":"b3","details":{"email":"a@example.com"}},{"record_name":"bob","details":{"email":"a@example.com"}}]}`, 409, "bob"},
+			{"batch with a name twice", "POST", reg + "/add-records", `{"records":[{"record_name":"b4","details":{"email":"a@example.com"}},{"record_name":"b4","details":{"email":"a@example.com"}}]}`, 409, "twice"},
+			{"empty batch", "POST", reg + "/add-records", `{"records":[]}`, 400, "records"},
+			{"empty update", "POST", reg + "/alice/update-record", `{}`, 400, "Invalid input"},
+			{"bad If-Match", "POST", reg + "/alice/update-record", `{"description":"x"}`, 400, "If-Match"},
+			{"update of an unknown record", "POST", reg + "/zed/update-record", `{"description":"x"}`, 404, "Record not found"},
+			{"publish a live record", "POST", reg + "/alice/publish-record", ``, 409, "not a draft"},
+			{"unknown namespace", "GET", "/svc/lookup/did:svc:unknown", ``, 404, "Namespace not found"},
+			{"unknown domain", "GET", "/svc/lookup/unknown.example.com", ``, 404, "Namespace not found"},
+			{"unknown registry", "GET", "/svc/lookup/" + id + "/nope", ``, 404, "Registry not found"},
+			{"unknown record", "GET", "/svc/lookup/" + id + "/employees/nope", ``, 404, "Record not found"},
+			{"record of an unknown registry", "GET", "/svc/lookup/" + id + "/nope/alice", ``, 404, "Registry not found"},
+			{"record of an unknown namespace", "GET", "/svc/lookup/did:svc:nope/employees/alice", ``, 404, "Namespace not found"},
+			{"as_on not a date", "GET", "/svc/lookup/" + id + "?as_on=yesterday", ``, 400, "as_on"},
+			{"as_on impossible date", "GET", "/svc/lookup/" + id + "?as_on=2026-02-30", ``, 400, "as_on"},
+			{"version_id malformed", "GET", "/svc/lookup/" + id + "?version_id=12", ``, 400, "version_id"},
+			{"bad name in path", "GET", "/svc/lookup/" + id + "/bad%20name", ``, 400, "registry_name"},
+			{"bad profile id", "GET", "/0OIl/did.json", ``, 400, "profile_id"},
+			{"unknown profile", "GET", "/4vJ9JU1bJJE96FWSJKvHsj/did.json", ``, 404, "Profile not found"},
+			{"unknown path", "GET", "/svc/nothing/here/at/all/really", ``, 404, "Not found"},
+			{"wrong method", "DELETE", "/svc/lookup/" + id, ``, 405, "Method not allowed"},
+			{"not built yet", "GET", "/svc/query/" + id, ``, 501, "Not implemented"},
+			{"body too large", "POST", "/svc/create-namespace", `{"name":"x","description":"` + strings.Repeat("a", 1<<20) + `"}`, 413, "too large"},
+		}
+		before := countRows(t, h)
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				var body any
+				if tc.body != "" {
+					body = tc.body
+				}
+				headers := []string{}
+				if tc.name == "bad If-Match" {
+					headers = []string{"If-Match", "version-1"}
+				}
+				r := h.do(tc.method, tc.path, key, body, headers...)
+				if r.Status != tc.status || !strings.Contains(r.msg(), tc.msg) {
+					t.Fatalf("status %d message %q; want %d containing %q", r.Status, r.msg(), tc.status, tc.msg)
+				}
+			})
+		}
+		if after := countRows(t, h); after != before {
+			t.Fatalf("refused requests wrote to the database: %v before, %v after", before, after)
+		}
+	})
+}
+
+// countRows counts the entries and versions the harness's store holds.
+func countRows(t *testing.T, h *harness) store.Counts {
+	t.Helper()
+	c, err := h.store.Count(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
