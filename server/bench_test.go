@@ -1,0 +1,187 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"svc/server"
+	"svc/store"
+	"svc/store/storetest"
+)
+
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+}
+
+func benchServer(b *testing.B, st *store.Store) *echo.Echo {
+	e, err := server.New(server.Config{Store: st, Logger: slog.New(slog.DiscardHandler), DIDHost: "localhost%3A8080"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+// BenchmarkLookupRecordInProcess1M: GET /svc/lookup/{ns}/people/{record} through the whole
+// echo stack in-process (no socket), Postgres, 1,000,000 records in the registry.
+func BenchmarkLookupRecordInProcess1M(b *testing.B) {
+	st, nsID := storetest.SeededRegistry(b, 1_000_000)
+	e := benchServer(b, st)
+	r := rand.New(rand.NewPCG(7, 8))
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req := httptest.NewRequest("GET", "/svc/lookup/"+nsID+"/people/"+storetest.PersonName(r.IntN(1_000_000)), nil)
+		rec := httptest.NewRecorder()
+		t0 := time.Now()
+		e.ServeHTTP(rec, req)
+		lat = append(lat, time.Since(t0))
+		if rec.Code != 200 {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+		}
+	}
+	b.StopTimer()
+	reportPercentiles(b, lat)
+}
+
+// load sends GETs from conc keep-alive clients for dur and returns requests per second.
+func load(b *testing.B, base string, conc int, dur time.Duration, path func(r *rand.Rand) string) float64 {
+	tr := &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	var n, failed atomic.Int64
+	deadline := time.Now().Add(dur)
+	var wg sync.WaitGroup
+	for w := 0; w < conc; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 99))
+			for time.Now().Before(deadline) {
+				resp, err := client.Get(base + path(r))
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					failed.Add(1)
+					continue
+				}
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if failed.Load() > 0 {
+		b.Fatalf("%d requests failed", failed.Load())
+	}
+	return float64(n.Load()) / dur.Seconds()
+}
+
+// BenchmarkLookupRecordOverHTTP1M measures, side by side in one run, the requests per second of
+// record lookups served over loopback HTTP and of a minimal echo handler returning the same bytes
+// from memory. The target: the service at no less than half the baseline.
+func BenchmarkLookupRecordOverHTTP1M(b *testing.B) {
+	st, nsID := storetest.SeededRegistry(b, 1_000_000)
+	svc := httptest.NewServer(benchServer(b, st))
+	defer svc.Close()
+	resp, err := http.Get(svc.URL + "/svc/lookup/" + nsID + "/people/" + storetest.PersonName(42))
+	if err != nil {
+		b.Fatal(err)
+	}
+	sample, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	minimal := echo.New()
+	minimal.GET("/svc/lookup/:ns/:reg/:rec", func(c echo.Context) error { return c.Blob(200, "application/json", sample) })
+	base := httptest.NewServer(minimal)
+	defer base.Close()
+
+	const conc = 16
+	dur := 3 * time.Second
+	path := func(r *rand.Rand) string {
+		return "/svc/lookup/" + nsID + "/people/" + storetest.PersonName(r.IntN(1_000_000))
+	}
+	b.ResetTimer()
+	var svcRPS, baseRPS float64
+	for i := 0; i < b.N; i++ {
+		baseRPS = load(b, base.URL, conc, dur, path)
+		svcRPS = load(b, svc.URL, conc, dur, path)
+	}
+	b.StopTimer()
+	b.ReportMetric(svcRPS, "svc-req/s")
+	b.ReportMetric(baseRPS, "minimal-req/s")
+	b.ReportMetric(svcRPS/baseRPS, "ratio")
+}
+
+// BenchmarkAddRecordsOverHTTP: add-records in batches of 1000 into Postgres through the whole
+// stack in-process, including contract validation, schema validation and digests.
+func BenchmarkAddRecordsOverHTTP(b *testing.B) {
+	st := storetest.Open(b, store.DialectPostgres)
+	e := benchServer(b, st)
+	ctx := context.Background()
+	key, _, err := st.CreateAPIKey(ctx, "bench@example.com")
+	if err != nil {
+		b.Fatal(err)
+	}
+	do := func(method, path, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+key)
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, req)
+		return rec
+	}
+	rec := do("POST", "/svc/create-namespace", `{"name":"bench"}`)
+	nsID := strings.SplitN(strings.SplitN(rec.Body.String(), `"namespace_id":"`, 2)[1], `"`, 2)[0]
+	schema := `{"type":"object","required":["email","name"],"properties":{"email":{"type":"string","format":"email"},` +
+		`"name":{"type":"object","properties":{"first":{"type":"string"},"last":{"type":"string"}}},` +
+		`"address":{"type":"object"},"tags":{"type":"array","items":{"type":"string"}},"number":{"type":"number"}}}`
+	if rec := do("POST", "/svc/"+nsID+"/create-registry", `{"registry_name":"people","schema":`+schema+`}`); rec.Code != 201 {
+		b.Fatal(rec.Body.String())
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	bodies := make([]string, b.N)
+	for i := range bodies {
+		var sb strings.Builder
+		sb.WriteString(`{"records":[`)
+		for j := 0; j < store.MaxBatch; j++ {
+			if j > 0 {
+				sb.WriteByte(',')
+			}
+			k := i*store.MaxBatch + j
+			d := storetest.Details(r, k)
+			fmt.Fprintf(&sb, `{"record_name":"p-%08d","details":{"email":%q,"name":{"first":%q,"last":%q},"address":{"city":%q},"tags":["a","b"],"number":%d}}`,
+				k, d["email"], d["name"].(map[string]any)["first"], d["name"].(map[string]any)["last"], d["address"].(map[string]any)["city"], k)
+		}
+		sb.WriteString(`]}`)
+		bodies[i] = sb.String()
+	}
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		if rec := do("POST", "/svc/"+nsID+"/people/add-records", bodies[i]); rec.Code != 201 {
+			b.Fatalf("status %d: %.300s", rec.Code, rec.Body.String())
+		}
+	}
+	b.ReportMetric(float64(b.N*store.MaxBatch)/time.Since(start).Seconds(), "records/s")
+}

@@ -1,0 +1,91 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"svc/store"
+)
+
+// BenchCreator is the creator DID of seeded benchmark data.
+const BenchCreator = "did:web:localhost%3A8080:bench"
+
+// PersonName is the record name of seeded record i.
+func PersonName(i int) string { return fmt.Sprintf("person-%07d", i) }
+
+// Details builds realistic nested details for record i: names, an email, an address, a tags
+// array and a number, with non-ASCII text.
+func Details(r *rand.Rand, i int) map[string]any {
+	first := []string{"Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Radia", "Tim"}
+	last := []string{"Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson", "Perlman", "Berners-Lee"}
+	city := []string{"London", "Zürich", "Paris", "München", "Kraków", "Lisboa", "Oslo", "Tōkyō", "Austin", "Nairobi"}
+	f, l := first[r.IntN(len(first))], last[r.IntN(len(last))]
+	return map[string]any{
+		"name":  map[string]any{"first": f, "last": l},
+		"email": fmt.Sprintf("%s.%s.%d@example.com", f, l, i),
+		"address": map[string]any{
+			"street": fmt.Sprintf("%d Main Street", r.IntN(999)+1), "city": city[r.IntN(len(city))],
+			"zip": fmt.Sprintf("%05d", r.IntN(99999)),
+		},
+		"tags":   []any{"employee", []string{"engineering", "sales", "legal", "ops"}[r.IntN(4)], fmt.Sprintf("grade-%d", r.IntN(9))},
+		"number": float64(i),
+	}
+}
+
+// SeededRegistry returns a store on a persistent Postgres schema (kept across runs) holding one
+// namespace whose registry "people" has n records named PersonName(0..n-1), seeded once through
+// the store's bulk path. It returns the store and the namespace id.
+func SeededRegistry(b testing.TB, n int) (*store.Store, string) {
+	b.Helper()
+	ctx := context.Background()
+	schema := fmt.Sprintf("svc_bench_lookup_%d", n)
+	var nsID string
+	complete := func(s *store.Store) bool {
+		u, err := s.UserByEmail(ctx, "bench@example.com")
+		if err != nil {
+			return false
+		}
+		id, err := s.FirstNamespaceOf(ctx, u.ID)
+		if err != nil || id == "" {
+			return false
+		}
+		reg, err := s.GetRegistry(ctx, id, "people", store.VersionSel{})
+		if err != nil || reg.RecordCount != int64(n) {
+			return false
+		}
+		nsID = id
+		return true
+	}
+	s := Seeded(b, schema, complete, func(s *store.Store) {
+		start := time.Now()
+		u, err := s.EnsureUser(ctx, "bench@example.com")
+		if err != nil {
+			b.Fatal(err)
+		}
+		ns, err := s.CreateNamespace(ctx, u, BenchCreator, store.NamespaceInput{Name: "bench", Description: "benchmark data"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, BenchCreator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom,
+			Schema: map[string]any{"type": "object"}}); err != nil {
+			b.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(1, 2))
+		batch := make([]store.RecordInput, 0, store.MaxBatch)
+		for i := 0; i < n; i++ {
+			batch = append(batch, store.RecordInput{RecordName: PersonName(i), Description: "seeded", Details: Details(r, i)})
+			if len(batch) == store.MaxBatch || i == n-1 {
+				if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", BenchCreator, batch); err != nil {
+					b.Fatal(err)
+				}
+				batch = batch[:0]
+			}
+		}
+		nsID = ns.NamespaceID
+		b.Logf("seeded %d records in %s", n, time.Since(start).Round(time.Second))
+	})
+	return s, nsID
+}
