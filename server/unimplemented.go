@@ -73,38 +73,8 @@ func (s *Server) VerifyDomain(ctx context.Context, _ gen.VerifyDomainRequestObje
 	return nil, errNotImplemented
 }
 
-// VerifyNamespaceLookup is not implemented yet.
-func (s *Server) VerifyNamespaceLookup(ctx context.Context, _ gen.VerifyNamespaceLookupRequestObject) (gen.VerifyNamespaceLookupResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// VerifyRecordLookup is not implemented yet.
-func (s *Server) VerifyRecordLookup(ctx context.Context, _ gen.VerifyRecordLookupRequestObject) (gen.VerifyRecordLookupResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// VerifyRegistryLookup is not implemented yet.
-func (s *Server) VerifyRegistryLookup(ctx context.Context, _ gen.VerifyRegistryLookupRequestObject) (gen.VerifyRegistryLookupResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// GetNamespaceVerificationLogs is not implemented yet.
-func (s *Server) GetNamespaceVerificationLogs(ctx context.Context, _ gen.GetNamespaceVerificationLogsRequestObject) (gen.GetNamespaceVerificationLogsResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 // RemoveNamespaceVerification is not implemented yet.
 func (s *Server) RemoveNamespaceVerification(ctx context.Context, _ gen.RemoveNamespaceVerificationRequestObject) (gen.RemoveNamespaceVerificationResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// GetRegistryVerificationLogs is not implemented yet.
-func (s *Server) GetRegistryVerificationLogs(ctx context.Context, _ gen.GetRegistryVerificationLogsRequestObject) (gen.GetRegistryVerificationLogsResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-// GetRecordVerificationLogs is not implemented yet.
-func (s *Server) GetRecordVerificationLogs(ctx context.Context, _ gen.GetRecordVerificationLogsRequestObject) (gen.GetRecordVerificationLogsResponseObject, error) {
 	return nil, errNotImplemented
 }
 

@@ -1,0 +1,316 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"regexp"
+
+	"svc/gen"
+	"svc/proof"
+	"svc/store"
+)
+
+const (
+	msgVerified = "Verification successful"
+	msgFailed   = "Verification failed"
+	firstYear   = 2025 // the first proof-type year a verifier accepts (DECISIONS §2)
+)
+
+var digestPattern = regexp.MustCompile(`^0x[0-9a-f]{64}$`)
+
+// idFields names the identifying field of each kind.
+var idFields = map[proof.Kind]string{proof.KindNamespace: "namespace_id", proof.KindRegistry: "registry_id", proof.KindRecord: "record_id"}
+
+// fieldReader reads digest fields out of submitted data, remembering the first problem.
+type fieldReader struct {
+	data map[string]any
+	err  error
+}
+
+func (r *fieldReader) str(name string) string {
+	v, ok := r.data[name].(string)
+	if !ok && r.err == nil {
+		r.err = fmt.Errorf("data.%s is missing or not a string", name)
+	}
+	return v
+}
+
+func (r *fieldReader) integer(name string) int64 {
+	f, ok := r.data[name].(float64)
+	if (!ok || f != math.Trunc(f) || math.Abs(f) > 1<<53) && r.err == nil {
+		r.err = fmt.Errorf("data.%s is missing or not an integer", name)
+	}
+	return int64(f)
+}
+
+func (r *fieldReader) object(name string) map[string]any {
+	m, ok := r.data[name].(map[string]any)
+	if !ok && r.err == nil {
+		r.err = fmt.Errorf("data.%s is missing or not an object", name)
+	}
+	return m
+}
+
+func (r *fieldReader) genesis() string {
+	g, err := proof.GenesisFromEither(r.str("genesis"))
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("data.genesis: %v", err)
+	}
+	return g
+}
+
+// recompute builds the digest-field object of the submitted data and digests it.
+func recompute(kind proof.Kind, data map[string]any) (string, error) {
+	r := &fieldReader{data: data}
+	var fields interface{ Digest() (string, error) }
+	switch kind {
+	case proof.KindNamespace:
+		fields = proof.NamespaceFields{NamespaceID: r.str("namespace_id"), Description: r.str("description"), Genesis: r.genesis(),
+			CreatedBy: r.str("created_by"), Version: r.str("version"), VersionCount: r.integer("version_count")}
+	case proof.KindRegistry:
+		fields = proof.RegistryFields{NamespaceID: r.str("namespace_id"), RegistryName: r.str("registry_name"),
+			Description: r.str("description"), Schema: r.object("schema"), Tag: r.str("tag"), Version: r.str("version"),
+			VersionCount: r.integer("version_count"), State: r.str("state"), Genesis: r.genesis(), CreatedBy: r.str("created_by"),
+			Meta: r.object("meta"), TTL: r.integer("ttl")}
+	default:
+		fields = proof.RecordFields{NamespaceID: r.str("namespace_id"), RegistryID: r.str("registry_id"),
+			RegistryName: r.str("registry_name"), RecordName: r.str("record_name"), Description: r.str("description"),
+			Details: r.object("details"), Version: r.str("version"), VersionCount: r.integer("version_count"),
+			State: r.str("state"), Genesis: r.genesis(), CreatedBy: r.str("created_by"), Meta: r.object("meta"), TTL: r.integer("ttl")}
+	}
+	if r.err != nil {
+		return "", r.err
+	}
+	return fields.Digest()
+}
+
+// checkLookup verifies submitted lookup data as a trustworthy verifier must: the proof is of the
+// right kind and a valid year, its identifiers match the data, the recomputed digest equals
+// proof.digest, and that digest is the one this directory stored for that entry's version on
+// this network. It returns the reason of the first failure ("" when it verifies) and what the
+// directory holds for the entry (zero when the entry is unknown).
+func (s *Server) checkLookup(ctx context.Context, kind proof.Kind, data map[string]any) (string, store.StoredVersion, error) {
+	var held store.StoredVersion
+	p, ok := data["proof"].(map[string]any)
+	if !ok {
+		return "data.proof is missing or not an object", held, nil
+	}
+	str := func(m map[string]any, k string) string { v, _ := m[k].(string); return v }
+	entryID := str(data, idFields[kind])
+	version := str(data, "version")
+	if entryID != "" && version != "" {
+		var err error
+		held, err = s.store.EntryVersion(ctx, kind.String(), entryID, version)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return "", held, err
+		}
+	}
+	ptype := str(p, "type")
+	k, year, err := proof.ParseProofType(ptype)
+	switch {
+	case err != nil:
+		return "proof.type: " + err.Error(), held, nil
+	case k != kind:
+		return fmt.Sprintf("proof.type %s is a %s proof, not a %s proof", ptype, k, kind), held, nil
+	case year < firstYear || year > s.now().UTC().Year():
+		return fmt.Sprintf("proof.type %s has a year outside %d..%d", ptype, firstYear, s.now().UTC().Year()), held, nil
+	}
+	claimed := str(p, "digest")
+	if !digestPattern.MatchString(claimed) {
+		return "proof.digest is missing or not 0x + 64 hex digits", held, nil
+	}
+	if d, present := data["digest"]; present && d != claimed {
+		return "data.digest differs from proof.digest", held, nil
+	}
+	if str(p, "namespace_did") != str(data, "namespace_id") {
+		return "proof.namespace_did differs from data.namespace_id", held, nil
+	}
+	if kind != proof.KindNamespace && str(p, "registry_identifier") != str(data, "registry_id") {
+		return "proof.registry_identifier differs from data.registry_id", held, nil
+	}
+	if kind == proof.KindRecord && str(p, "record_identifier") != str(data, "record_id") {
+		return "proof.record_identifier differs from data.record_id", held, nil
+	}
+	computed, err := recompute(kind, data)
+	if err != nil {
+		return err.Error(), held, nil
+	}
+	if computed != claimed {
+		return fmt.Sprintf("recomputed digest %s differs from proof.digest %s", computed, claimed), held, nil
+	}
+	if held.Digest == "" {
+		exists, err := s.store.EntryExists(ctx, kind.String(), entryID)
+		if err != nil {
+			return "", held, err
+		}
+		if exists {
+			return fmt.Sprintf("version %s of this %s never existed in this directory", version, kind), held, nil
+		}
+		return fmt.Sprintf("no %s %q exists in this directory", kind, entryID), held, nil
+	}
+	if held.Digest != claimed {
+		return "the digest differs from the one this directory stored for that version", held, nil
+	}
+	if held.ProofType != ptype {
+		return fmt.Sprintf("proof.type %s differs from the stored %s", ptype, held.ProofType), held, nil
+	}
+	if str(p, "network_genesis") != s.networkGenesis {
+		return "proof.network_genesis is not this directory's network", held, nil
+	}
+	return "", held, nil
+}
+
+// verify checks and logs one attempt; it reports whether the response verifies. A verify whose
+// log cannot be written fails with an error (500), never as a pass.
+func (s *Server) verify(ctx context.Context, kind proof.Kind, env gen.LookupResponseEnvelope) (bool, error) {
+	reason, held, err := s.checkLookup(ctx, kind, env.Data)
+	if err != nil {
+		return false, err
+	}
+	u := caller(ctx)
+	request := map[string]any{"data": env.Data}
+	if env.Message != nil {
+		request["message"] = *env.Message
+	}
+	entryID, _ := env.Data[idFields[kind]].(string)
+	l := store.VerificationLog{LookupType: kind.String(), VerifiedID: entryID, NamespaceID: held.NamespaceID,
+		RegistryID: held.RegistryID, RecordID: held.RecordID, UserID: u.ID, VerifiedBy: s.didOf(u),
+		Result: store.ResultSuccess, Reason: reason, Request: request}
+	if reason != "" {
+		l.Result = store.ResultFailed
+	}
+	if _, err := s.store.AddVerificationLog(ctx, l); err != nil {
+		return false, fmt.Errorf("verification log: %w", err)
+	}
+	return reason == "", nil
+}
+
+// VerifyNamespaceLookup verifies a namespace lookup response.
+func (s *Server) VerifyNamespaceLookup(ctx context.Context, req gen.VerifyNamespaceLookupRequestObject) (gen.VerifyNamespaceLookupResponseObject, error) {
+	ok, err := s.verify(ctx, proof.KindNamespace, req.Body.NamespaceLookupResponse)
+	switch {
+	case err != nil:
+		return nil, err
+	case ok:
+		return gen.VerifyNamespaceLookup200JSONResponse{VerifiedJSONResponse: gen.VerifiedJSONResponse{Message: msgVerified}}, nil
+	}
+	return gen.VerifyNamespaceLookup400JSONResponse{VerificationFailedJSONResponse: gen.VerificationFailedJSONResponse{Message: msgFailed}}, nil
+}
+
+// VerifyRegistryLookup verifies a registry lookup response.
+func (s *Server) VerifyRegistryLookup(ctx context.Context, req gen.VerifyRegistryLookupRequestObject) (gen.VerifyRegistryLookupResponseObject, error) {
+	ok, err := s.verify(ctx, proof.KindRegistry, req.Body.RegistryLookupResponse)
+	switch {
+	case err != nil:
+		return nil, err
+	case ok:
+		return gen.VerifyRegistryLookup200JSONResponse{VerifiedJSONResponse: gen.VerifiedJSONResponse{Message: msgVerified}}, nil
+	}
+	return gen.VerifyRegistryLookup400JSONResponse{VerificationFailedJSONResponse: gen.VerificationFailedJSONResponse{Message: msgFailed}}, nil
+}
+
+// VerifyRecordLookup verifies a record lookup response.
+func (s *Server) VerifyRecordLookup(ctx context.Context, req gen.VerifyRecordLookupRequestObject) (gen.VerifyRecordLookupResponseObject, error) {
+	ok, err := s.verify(ctx, proof.KindRecord, req.Body.RecordLookupResponse)
+	switch {
+	case err != nil:
+		return nil, err
+	case ok:
+		return gen.VerifyRecordLookup200JSONResponse{VerifiedJSONResponse: gen.VerifiedJSONResponse{Message: msgVerified}}, nil
+	}
+	return gen.VerifyRecordLookup400JSONResponse{VerificationFailedJSONResponse: gen.VerificationFailedJSONResponse{Message: msgFailed}}, nil
+}
+
+func pageOf(page, size *int64) (int, int) {
+	p, n := 1, 20
+	if page != nil {
+		p = int(*page)
+	}
+	if size != nil {
+		n = int(*size)
+	}
+	return p, n
+}
+
+// logsOf reads a page of an entry's log: members of its namespace see every attempt, others
+// their own.
+func (s *Server) logsOf(ctx context.Context, kind proof.Kind, namespaceID, entryID string, page, size *int64) (gen.VerificationLogsResponse, error) {
+	role, err := s.memberOf(ctx, namespaceID)
+	if err != nil {
+		return gen.VerificationLogsResponse{}, err
+	}
+	only := ""
+	if role == "" {
+		only = caller(ctx).ID
+	}
+	p, n := pageOf(page, size)
+	logs, total, err := s.store.VerificationLogs(ctx, kind.String(), entryID, only, p, n)
+	if err != nil {
+		return gen.VerificationLogsResponse{}, err
+	}
+	out := gen.VerificationLogsResponse{Message: "Verification logs retrieved"}
+	out.Data.VerificationCount, out.Data.Page, out.Data.PageSize = total, int64(p), int64(n)
+	out.Data.Logs = make([]gen.VerificationLog, len(logs))
+	for i, l := range logs {
+		out.Data.Logs[i] = gen.VerificationLog{Id: l.ID, LookupType: gen.VerificationLogLookupType(l.LookupType), VerifiedId: l.VerifiedID,
+			VerifiedBy: l.VerifiedBy, Result: gen.VerificationLogResult(l.Result), CreatedAt: ts(l.CreatedAt), Request: obj(l.Request)}
+	}
+	return out, nil
+}
+
+// GetNamespaceVerificationLogs reads a namespace's verification log.
+func (s *Server) GetNamespaceVerificationLogs(ctx context.Context, req gen.GetNamespaceVerificationLogsRequestObject) (gen.GetNamespaceVerificationLogsResponseObject, error) {
+	id, err := s.resolveNamespace(ctx, req.Namespace)
+	if d, err := asDenial(err); err != nil {
+		return nil, err
+	} else if d != nil {
+		if d.status == http.StatusNotFound {
+			return gen.GetNamespaceVerificationLogs404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
+		}
+		return gen.GetNamespaceVerificationLogs400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+	}
+	out, err := s.logsOf(ctx, proof.KindNamespace, id, id, req.Params.Page, req.Params.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetNamespaceVerificationLogs200JSONResponse(out), nil
+}
+
+// GetRegistryVerificationLogs reads a registry's verification log.
+func (s *Server) GetRegistryVerificationLogs(ctx context.Context, req gen.GetRegistryVerificationLogsRequestObject) (gen.GetRegistryVerificationLogsResponseObject, error) {
+	reg, err := s.lookupRegistry(ctx, req.Namespace, req.RegistryName, nil, nil)
+	if d, err := asDenial(err); err != nil {
+		return nil, err
+	} else if d != nil {
+		if d.status == http.StatusNotFound {
+			return gen.GetRegistryVerificationLogs404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
+		}
+		return gen.GetRegistryVerificationLogs400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+	}
+	out, err := s.logsOf(ctx, proof.KindRegistry, reg.NamespaceID, reg.RegistryID, req.Params.Page, req.Params.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetRegistryVerificationLogs200JSONResponse(out), nil
+}
+
+// GetRecordVerificationLogs reads a record's verification log.
+func (s *Server) GetRecordVerificationLogs(ctx context.Context, req gen.GetRecordVerificationLogsRequestObject) (gen.GetRecordVerificationLogsResponseObject, error) {
+	rec, err := s.lookupRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, nil, nil)
+	if d, err := asDenial(err); err != nil {
+		return nil, err
+	} else if d != nil {
+		if d.status == http.StatusNotFound {
+			return gen.GetRecordVerificationLogs404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
+		}
+		return gen.GetRecordVerificationLogs400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+	}
+	out, err := s.logsOf(ctx, proof.KindRecord, rec.NamespaceID, rec.RecordID, req.Params.Page, req.Params.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetRecordVerificationLogs200JSONResponse(out), nil
+}

@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Verification results.
+const (
+	ResultSuccess = "success"
+	ResultFailed  = "failed"
+)
+
+// VerificationLog is one attempt to verify a lookup response.
+type VerificationLog struct {
+	ID          string
+	LookupType  string // namespace, registry or record
+	VerifiedID  string // id of the entry the submitted response names ("" when it names none)
+	NamespaceID string // the entry in this directory, when identified
+	RegistryID  string
+	RecordID    string
+	UserID      string
+	VerifiedBy  string // the caller's DID
+	Result      string
+	Reason      string // why it failed (kept in the log, not shown in the verify answer)
+	Request     map[string]any
+	CreatedAt   time.Time
+}
+
+type verificationLogRow struct {
+	ID          string  `gorm:"column:id;primaryKey"`
+	LookupType  string  `gorm:"column:lookup_type"`
+	VerifiedID  string  `gorm:"column:verified_id"`
+	NamespaceID *string `gorm:"column:namespace_id"`
+	RegistryID  *string `gorm:"column:registry_id"`
+	RecordID    *string `gorm:"column:record_id"`
+	UserID      string  `gorm:"column:user_id"`
+	VerifiedBy  string  `gorm:"column:verified_by"`
+	Result      string  `gorm:"column:result"`
+	Reason      string  `gorm:"column:reason"`
+	Request     string  `gorm:"column:request"`
+	CreatedAt   int64   `gorm:"column:created_at"`
+}
+
+func (verificationLogRow) TableName() string { return "verification_logs" }
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// AddVerificationLog records an attempt and returns it with its id and time.
+func (s *Store) AddVerificationLog(ctx context.Context, l VerificationLog) (VerificationLog, error) {
+	req, err := canonicalText(l.Request)
+	if err != nil {
+		return l, err
+	}
+	l.ID = newUUID()
+	now := s.nowMS()
+	l.CreatedAt = msTime(now)
+	row := verificationLogRow{ID: l.ID, LookupType: l.LookupType, VerifiedID: l.VerifiedID, NamespaceID: nullable(l.NamespaceID),
+		RegistryID: nullable(l.RegistryID), RecordID: nullable(l.RecordID), UserID: l.UserID, VerifiedBy: l.VerifiedBy,
+		Result: l.Result, Reason: l.Reason, Request: req, CreatedAt: now}
+	return l, translate(s.db.WithContext(ctx).Create(&row).Error, "verification log")
+}
+
+// VerificationLogs returns a page of the attempts on one entry, newest first, and how many
+// there are in all. onlyUserID, when set, keeps the attempts of that user only.
+func (s *Store) VerificationLogs(ctx context.Context, lookupType, entryID, onlyUserID string, page, pageSize int) ([]VerificationLog, int64, error) {
+	q := s.db.WithContext(ctx).Model(&verificationLogRow{}).Where("lookup_type = ? AND verified_id = ?", lookupType, entryID)
+	if onlyUserID != "" {
+		q = q.Where("user_id = ?", onlyUserID)
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return nil, 0, translate(err, "verification logs")
+	}
+	var rows []verificationLogRow
+	if err := q.Order("created_at DESC, id DESC").Offset((page - 1) * pageSize).Limit(pageSize).Find(&rows).Error; err != nil {
+		return nil, 0, translate(err, "verification logs")
+	}
+	out := make([]VerificationLog, len(rows))
+	for i, r := range rows {
+		req, err := decodeObject(r.Request)
+		if err != nil {
+			return nil, 0, err
+		}
+		out[i] = VerificationLog{ID: r.ID, LookupType: r.LookupType, VerifiedID: r.VerifiedID, NamespaceID: deref(r.NamespaceID),
+			RegistryID: deref(r.RegistryID), RecordID: deref(r.RecordID), UserID: r.UserID, VerifiedBy: r.VerifiedBy,
+			Result: r.Result, Reason: r.Reason, Request: req, CreatedAt: msTime(r.CreatedAt)}
+	}
+	return out, total, nil
+}
+
+// StoredVersion is what the directory holds for one version of an entry.
+type StoredVersion struct {
+	NamespaceID string
+	RegistryID  string
+	RecordID    string
+	Digest      string
+	ProofType   string
+}
+
+// EntryVersion finds the version of the entry (kind "namespace", "registry" or "record", by its
+// id) and returns its stored digest. ErrNotFound when the entry or that version does not exist.
+func (s *Store) EntryVersion(ctx context.Context, kind, entryID, version string) (StoredVersion, error) {
+	var q string
+	switch kind {
+	case "namespace":
+		q = `SELECT namespace_id, '' AS registry_id, '' AS record_id, digest, proof_type FROM namespace_versions WHERE namespace_id = ? AND version = ?`
+	case "registry":
+		q = `SELECT namespace_id, registry_id, '' AS record_id, digest, proof_type FROM registry_versions WHERE registry_id = ? AND version = ?`
+	case "record":
+		q = `SELECT namespace_id, registry_id, record_id, digest, proof_type FROM record_versions WHERE record_id = ? AND version = ?`
+	default:
+		return StoredVersion{}, fmt.Errorf("%w: unknown entry kind %q", ErrInvalid, kind)
+	}
+	var rows []StoredVersion
+	if err := s.db.WithContext(ctx).Raw(q, entryID, version).Scan(&rows).Error; err != nil {
+		return StoredVersion{}, translate(err, kind+" version")
+	}
+	if len(rows) == 0 {
+		return StoredVersion{}, fmt.Errorf("%s %q version %q: %w", kind, entryID, version, ErrNotFound)
+	}
+	return rows[0], nil
+}
+
+// EntryExists tells whether an entry of the kind exists (any version).
+func (s *Store) EntryExists(ctx context.Context, kind, entryID string) (bool, error) {
+	var q string
+	switch kind {
+	case "namespace":
+		q = `SELECT COUNT(*) FROM namespaces WHERE namespace_id = ?`
+	case "registry":
+		q = `SELECT COUNT(*) FROM registries WHERE registry_id = ?`
+	case "record":
+		q = `SELECT COUNT(*) FROM records WHERE record_id = ?`
+	default:
+		return false, fmt.Errorf("%w: unknown entry kind %q", ErrInvalid, kind)
+	}
+	var n int64
+	err := s.db.WithContext(ctx).Raw(q, entryID).Scan(&n).Error
+	return n > 0, translate(err, kind)
+}
