@@ -126,6 +126,10 @@ func TestVersionsVersionIDAndAsOn(t *testing.T) {
 		if v2["version_count"] != 2.0 || v2["version"] == v1["version"] || v2["digest"] == v1["digest"] {
 			t.Fatalf("update: %v", v2)
 		}
+		// The lookup just before the update was cached; the update must have emptied the cache.
+		if now := h.must(http.StatusOK, "GET", base, "", nil).data(); now["version"] != v2["version"] {
+			t.Fatalf("lookup after the update shows %v, want %v", now["version"], v2["version"])
+		}
 		// Stale If-Match: 412, nothing written.
 		h.must(http.StatusPreconditionFailed, "POST", "/svc/"+id+"/employees/alice/update-record", key,
 			`{"description":"x"}`, "If-Match", `"`+v1["version"].(string)+`"`)

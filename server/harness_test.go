@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -31,7 +32,10 @@ type harness struct {
 func newHarness(t *testing.T, dialect string) *harness {
 	t.Helper()
 	st := storetest.Open(t, dialect)
-	e, err := server.New(server.Config{Store: st, Logger: slog.New(slog.DiscardHandler), DIDHost: "localhost%3A8080"})
+	// The lookup cache is on, as in production: every write-then-read in the tests checks that
+	// writes empty it.
+	e, err := server.New(server.Config{Store: st, Logger: slog.New(slog.DiscardHandler), DIDHost: "localhost%3A8080",
+		LookupCacheTTL: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

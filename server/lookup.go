@@ -73,6 +73,18 @@ func cacheHeaders(digest string, ttl int64) (etag, cacheControl *string) {
 
 // LookupNamespace returns a namespace with its proof.
 func (s *Server) LookupNamespace(ctx context.Context, req gen.LookupNamespaceRequestObject) (gen.LookupNamespaceResponseObject, error) {
+	latest := req.Params.VersionId == nil && req.Params.AsOn == nil
+	key := "n\x00" + req.Namespace
+	var generation uint64
+	if latest && s.cache != nil {
+		if e, ok := s.cache.get(key, s.now()); ok {
+			if etagMatches(req.Params.IfNoneMatch, e.digest) {
+				return gen.LookupNamespace304Response{}, nil
+			}
+			return e, nil
+		}
+		generation = s.cache.gen.Load()
+	}
 	ns, err := s.lookupNamespace(ctx, req)
 	if d, err := asDenial(err); err != nil {
 		return nil, err
@@ -85,7 +97,16 @@ func (s *Server) LookupNamespace(ctx context.Context, req gen.LookupNamespaceReq
 	if etagMatches(req.Params.IfNoneMatch, ns.Digest) {
 		return gen.LookupNamespace304Response{}, nil
 	}
-	out := gen.LookupNamespace200JSONResponse{Body: gen.NamespaceLookupResponse{Message: "Namespace found", Data: s.namespaceOut(ns)}}
+	body := gen.NamespaceLookupResponse{Message: "Namespace found", Data: s.namespaceOut(ns)}
+	if latest && s.cache != nil {
+		e, err := render(body, ns.Digest, ns.TTL)
+		if err != nil {
+			return nil, err
+		}
+		s.cache.put(key, generation, e)
+		return e, nil
+	}
+	out := gen.LookupNamespace200JSONResponse{Body: body}
 	out.Headers.ETag, out.Headers.CacheControl = cacheHeaders(ns.Digest, ns.TTL)
 	return out, nil
 }
@@ -104,6 +125,18 @@ func (s *Server) lookupNamespace(ctx context.Context, req gen.LookupNamespaceReq
 
 // LookupRegistry returns a registry with its proof.
 func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryRequestObject) (gen.LookupRegistryResponseObject, error) {
+	latest := req.Params.VersionId == nil && req.Params.AsOn == nil
+	key := "g\x00" + req.Namespace + "\x00" + req.RegistryName
+	var generation uint64
+	if latest && s.cache != nil {
+		if e, ok := s.cache.get(key, s.now()); ok {
+			if etagMatches(req.Params.IfNoneMatch, e.digest) {
+				return gen.LookupRegistry304Response{}, nil
+			}
+			return e, nil
+		}
+		generation = s.cache.gen.Load()
+	}
 	reg, err := s.lookupRegistry(ctx, req.Namespace, req.RegistryName, req.Params.VersionId, req.Params.AsOn)
 	if d, err := asDenial(err); err != nil {
 		return nil, err
@@ -116,7 +149,16 @@ func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryReque
 	if etagMatches(req.Params.IfNoneMatch, reg.Digest) {
 		return gen.LookupRegistry304Response{}, nil
 	}
-	out := gen.LookupRegistry200JSONResponse{Body: gen.RegistryLookupResponse{Message: "Registry found", Data: s.registryOut(reg)}}
+	body := gen.RegistryLookupResponse{Message: "Registry found", Data: s.registryOut(reg)}
+	if latest && s.cache != nil {
+		e, err := render(body, reg.Digest, reg.TTL)
+		if err != nil {
+			return nil, err
+		}
+		s.cache.put(key, generation, e)
+		return e, nil
+	}
+	out := gen.LookupRegistry200JSONResponse{Body: body}
 	out.Headers.ETag, out.Headers.CacheControl = cacheHeaders(reg.Digest, reg.TTL)
 	return out, nil
 }
@@ -141,6 +183,18 @@ func (s *Server) lookupRegistry(ctx context.Context, nsRef, name string, version
 
 // LookupRecord returns a record with its proof; an expired record says so in the message.
 func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestObject) (gen.LookupRecordResponseObject, error) {
+	latest := req.Params.VersionId == nil && req.Params.AsOn == nil
+	key := "r\x00" + req.Namespace + "\x00" + req.RegistryName + "\x00" + req.RecordName
+	var generation uint64
+	if latest && s.cache != nil {
+		if e, ok := s.cache.get(key, s.now()); ok {
+			if etagMatches(req.Params.IfNoneMatch, e.digest) {
+				return gen.LookupRecord304Response{}, nil
+			}
+			return e, nil
+		}
+		generation = s.cache.gen.Load()
+	}
 	rec, err := s.lookupRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.VersionId, req.Params.AsOn)
 	if d, err := asDenial(err); err != nil {
 		return nil, err
@@ -157,7 +211,17 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 	if rec.ValidTill != nil && rec.ValidTill.Before(s.now()) {
 		msg = "Record has been expired"
 	}
-	out := gen.LookupRecord200JSONResponse{Body: gen.RecordLookupResponse{Message: msg, Data: s.recordOut(rec)}}
+	body := gen.RecordLookupResponse{Message: msg, Data: s.recordOut(rec)}
+	// A record with valid_till changes its message with time: never cached.
+	if latest && s.cache != nil && rec.ValidTill == nil {
+		e, err := render(body, rec.Digest, rec.TTL)
+		if err != nil {
+			return nil, err
+		}
+		s.cache.put(key, generation, e)
+		return e, nil
+	}
+	out := gen.LookupRecord200JSONResponse{Body: body}
 	out.Headers.ETag, out.Headers.CacheControl = cacheHeaders(rec.Digest, rec.TTL)
 	return out, nil
 }

@@ -29,6 +29,10 @@ type Config struct {
 	Logger  *slog.Logger
 	DIDHost string // host part of did:web identifiers, e.g. localhost%3A8080
 	Now     func() time.Time
+	// LookupCacheTTL bounds how long a rendered latest-version lookup is served from memory
+	// (0 turns the cache off). Writes through this instance empty it at once; other instances
+	// sharing the database are seen within this time.
+	LookupCacheTTL time.Duration
 }
 
 // Server implements the generated strict server interface.
@@ -40,6 +44,7 @@ type Server struct {
 	ops     map[string]*operation
 	spec    []byte
 	schemas *recordschema.Cache
+	cache   *lookupCache
 	// networkGenesis identifies the deployment's anchoring network (fixed at migration).
 	networkGenesis string
 }
@@ -74,7 +79,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		return nil, fmt.Errorf("server: the store is not migrated: %w", err)
 	}
 	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
-		schemas: recordschema.NewCache(4096), networkGenesis: genesis}
+		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000)}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -309,36 +311,48 @@ func sameRecord(a, b RowRecord) bool {
 	return eqTill && a.Details == b.Details && a.Description == b.Description && a.Meta == b.Meta && a.TTL == b.TTL && a.State == b.State
 }
 
-// GetRecord reads a record at the selected version.
+// GetRecord reads a record at the selected version. It is the hottest read of the service,
+// so it goes to database/sql directly: the latest version from the head row (no history join),
+// older ones from the history.
 func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName string, sel VersionSel) (Record, error) {
 	cond, arg := namespaceRefClause(nsRef)
-	q := `SELECT v.record_id, v.registry_id, v.namespace_id, v.registry_name, v.record_name, v.created_by, v.genesis,
-			v.version, v.version_count, v.description, v.details, v.meta, v.ttl, v.state, v.valid_till, v.digest,
-			v.proof_type, v.created_at AS v_created_at, r.created_at AS head_created_at, g.state AS registry_state,
-			g.schema, n.name AS namespace_name
-		FROM namespaces n
-		JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?
-		JOIN records r ON r.registry_id = g.registry_id AND r.record_name = ?
-		JOIN record_versions v ON v.record_id = r.record_id
-		WHERE ` + cond
-	var rows []recRead
-	var err error
-	db := s.db.WithContext(ctx)
+	src := "r" // the latest version is the head row itself
+	join := ""
+	args := []any{registryName, recordName, arg}
+	tail := ""
 	switch {
 	case sel.latest():
-		err = db.Raw(q+` AND v.version = r.version`, registryName, recordName, arg).Scan(&rows).Error
 	case sel.VersionID != "":
-		err = db.Raw(q+` AND v.version = ?`, registryName, recordName, arg, sel.VersionID).Scan(&rows).Error
+		src, join, tail = "v", " JOIN record_versions v ON v.record_id = r.record_id", " AND v.version = ?"
+		args = append(args, sel.VersionID)
 	default:
-		err = db.Raw(q+` AND v.created_at < ? ORDER BY v.version_count DESC LIMIT 1`, registryName, recordName, arg, sel.Before.UnixMilli()).Scan(&rows).Error
+		src, join, tail = "v", " JOIN record_versions v ON v.record_id = r.record_id", " AND v.created_at < ? ORDER BY v.version_count DESC LIMIT 1"
+		args = append(args, sel.Before.UnixMilli())
+	}
+	updated := src + ".created_at"
+	if src == "r" {
+		updated = "r.updated_at"
+	}
+	q := `SELECT ` + src + `.record_id, ` + src + `.registry_id, ` + src + `.namespace_id, ` + src + `.registry_name, ` +
+		src + `.record_name, ` + src + `.created_by, ` + src + `.genesis, ` + src + `.version, ` + src + `.version_count, ` +
+		src + `.description, ` + src + `.details, ` + src + `.meta, ` + src + `.ttl, ` + src + `.state, ` + src + `.valid_till, ` +
+		src + `.digest, ` + src + `.proof_type, ` + updated + `, r.created_at, g.state, g.schema, n.name
+		FROM namespaces n
+		JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?
+		JOIN records r ON r.registry_id = g.registry_id AND r.record_name = ?` + join + `
+		WHERE ` + cond + tail
+	var r recRead
+	err := s.sqlDB.QueryRowContext(ctx, s.rebind(q), args...).Scan(&r.RecordID, &r.RegistryID, &r.NamespaceID, &r.RegistryName,
+		&r.RecordName, &r.CreatedBy, &r.Genesis, &r.Version, &r.VersionCount, &r.Description, &r.Details, &r.Meta, &r.TTL,
+		&r.State, &r.ValidTill, &r.Digest, &r.ProofType, &r.VersionCreatedAt, &r.HeadCreatedAt, &r.RegistryState, &r.Schema,
+		&r.NamespaceName)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Record{}, fmt.Errorf("record %q: %w", recordName, ErrNotFound)
 	}
 	if err != nil {
 		return Record{}, translate(err, "record")
 	}
-	if len(rows) == 0 {
-		return Record{}, fmt.Errorf("record %q: %w", recordName, ErrNotFound)
-	}
-	return rows[0].record()
+	return r.record()
 }
 
 // RecordVersions lists a record's version ids, newest first.

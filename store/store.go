@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -163,4 +164,25 @@ func redact(u string) string {
 		return p.String()
 	}
 	return u
+}
+
+// rebind turns ? placeholders into Postgres's $n for queries sent through database/sql
+// directly (GORM does this itself). The queries it is used on have no ? inside literals.
+func (s *Store) rebind(q string) string {
+	if s.dialect != DialectPostgres {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"database/sql"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -170,24 +171,27 @@ func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
 		return User{}, err
 	}
 	sum := sha256.Sum256([]byte(key))
-	var rows []struct {
-		RowAPIKey `gorm:"embedded"`
-		Email     string `gorm:"column:email"`
-		ProfileID string `gorm:"column:profile_id"`
-		Disabled  bool   `gorm:"column:disabled"`
-		UCreated  int64  `gorm:"column:u_created_at"`
+	// Every authenticated request passes here: database/sql directly, no GORM.
+	var (
+		u       User
+		hash    []byte
+		revoked sql.NullInt64
+		created int64
+	)
+	err := s.sqlDB.QueryRowContext(ctx, s.rebind(`SELECT k.key_hash, k.revoked_at, u.id, u.email, u.profile_id, u.disabled, u.created_at
+		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`), sum[:]).Scan(&hash, &revoked, &u.ID, &u.Email,
+		&u.ProfileID, &u.Disabled, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return User{}, fmt.Errorf("api key: %w", ErrNotFound)
 	}
-	err := s.db.WithContext(ctx).Raw(`SELECT k.id, k.user_id, k.key_hash, k.created_at, k.revoked_at,
-			u.email, u.profile_id, u.disabled, u.created_at AS u_created_at
-		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`, sum[:]).Scan(&rows).Error
 	if err != nil {
 		return User{}, translate(err, "authenticate")
 	}
-	if len(rows) != 1 || rows[0].RevokedAt != nil || subtle.ConstantTimeCompare(rows[0].KeyHash, sum[:]) != 1 {
+	if revoked.Valid || subtle.ConstantTimeCompare(hash, sum[:]) != 1 {
 		return User{}, fmt.Errorf("api key: %w", ErrNotFound)
 	}
-	r := rows[0]
-	return User{ID: r.UserID, Email: r.Email, ProfileID: r.ProfileID, Disabled: r.Disabled, CreatedAt: time.UnixMilli(r.UCreated).UTC()}, nil
+	u.CreatedAt = time.UnixMilli(created).UTC()
+	return u, nil
 }
 
 // RevokeAPIKey revokes a key; revoking twice is ErrNotFound the second time.

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -68,10 +70,11 @@ func (s *Store) AddVerificationLog(ctx context.Context, l VerificationLog) (Veri
 	l.ID = newUUID()
 	now := s.nowMS()
 	l.CreatedAt = msTime(now)
-	row := verificationLogRow{ID: l.ID, LookupType: l.LookupType, VerifiedID: l.VerifiedID, NamespaceID: nullable(l.NamespaceID),
-		RegistryID: nullable(l.RegistryID), RecordID: nullable(l.RecordID), UserID: l.UserID, VerifiedBy: l.VerifiedBy,
-		Result: l.Result, Reason: l.Reason, Request: req, CreatedAt: now}
-	return l, translate(s.db.WithContext(ctx).Create(&row).Error, "verification log")
+	_, err = s.sqlDB.ExecContext(ctx, s.rebind(`INSERT INTO verification_logs (id, lookup_type, verified_id, namespace_id,
+		registry_id, record_id, user_id, verified_by, result, reason, request, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		l.ID, l.LookupType, l.VerifiedID, nullable(l.NamespaceID), nullable(l.RegistryID), nullable(l.RecordID), l.UserID,
+		l.VerifiedBy, l.Result, l.Reason, req, now)
+	return l, translate(err, "verification log")
 }
 
 // VerificationLogs returns a page of the attempts on one entry, newest first, and how many
@@ -125,14 +128,12 @@ func (s *Store) EntryVersion(ctx context.Context, kind, entryID, version string)
 	default:
 		return StoredVersion{}, fmt.Errorf("%w: unknown entry kind %q", ErrInvalid, kind)
 	}
-	var rows []StoredVersion
-	if err := s.db.WithContext(ctx).Raw(q, entryID, version).Scan(&rows).Error; err != nil {
-		return StoredVersion{}, translate(err, kind+" version")
-	}
-	if len(rows) == 0 {
+	var v StoredVersion
+	err := s.sqlDB.QueryRowContext(ctx, s.rebind(q), entryID, version).Scan(&v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType)
+	if errors.Is(err, sql.ErrNoRows) {
 		return StoredVersion{}, fmt.Errorf("%s %q version %q: %w", kind, entryID, version, ErrNotFound)
 	}
-	return rows[0], nil
+	return v, translate(err, kind+" version")
 }
 
 // EntryExists tells whether an entry of the kind exists (any version).

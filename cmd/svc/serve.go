@@ -40,9 +40,10 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	e, err := server.New(server.Config{
-		Store:   st,
-		Logger:  log,
-		DIDHost: cfg.DIDHost,
+		Store:          st,
+		Logger:         log,
+		DIDHost:        cfg.DIDHost,
+		LookupCacheTTL: cfg.LookupCacheTTL,
 	})
 	if err != nil {
 		return err

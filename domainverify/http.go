@@ -1,0 +1,222 @@
+package domainverify
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// Fetch errors callers can tell apart.
+var (
+	ErrBodyTooLarge     = errors.New("the file is larger than allowed")
+	ErrNonPublicAddress = errors.New("the domain resolves to a non-public address")
+	ErrTooManyRedirects = errors.New("too many redirects")
+)
+
+// FetchResult is what the .well-known fetch found.
+type FetchResult struct {
+	URL    string // the final URL
+	Status int
+	Body   []byte // at most MaxBody bytes
+}
+
+// Fetcher fetches https://<domain>/.well-known/svc-verification.txt.
+type Fetcher interface {
+	FetchWellKnown(ctx context.Context, domain string) (FetchResult, error)
+}
+
+// IPResolver resolves host names to addresses (net.DefaultResolver fits).
+type IPResolver interface {
+	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
+}
+
+// HTTPOptions configure the fetcher. The zero value is the secure default.
+type HTTPOptions struct {
+	Port         int           // default 443
+	Insecure     bool          // TESTS ONLY: plain http, no address checks, no TLS verification
+	Timeout      time.Duration // whole fetch, redirects included; default 10s
+	MaxRedirects int           // default 3
+	MaxBody      int64         // default 1024 bytes
+	Resolver     IPResolver    // default net.DefaultResolver
+	// AllowAddr decides which addresses may be contacted; default IsPublicIP (ignored when Insecure).
+	AllowAddr func(netip.Addr) bool
+	// Dial connects to a vetted address (tests observe it); default a net.Dialer.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// HTTPFetcher is the hardened fetcher: it resolves the host itself, refuses non-public
+// addresses, connects to the very address it checked (no second resolution), re-checks every
+// redirect, caps the body and bounds the time.
+type HTTPFetcher struct {
+	opts   HTTPOptions
+	client *http.Client
+}
+
+type vettedKey struct{}
+
+// NewHTTPFetcher builds a fetcher.
+func NewHTTPFetcher(o HTTPOptions) *HTTPFetcher {
+	if o.Port == 0 {
+		o.Port = 443
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.MaxRedirects == 0 {
+		o.MaxRedirects = 3
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 1024
+	}
+	if o.Resolver == nil {
+		o.Resolver = net.DefaultResolver
+	}
+	if o.AllowAddr == nil {
+		o.AllowAddr = IsPublicIP
+	}
+	if o.Dial == nil {
+		d := &net.Dialer{Timeout: o.Timeout}
+		o.Dial = d.DialContext
+	}
+	f := &HTTPFetcher{opts: o}
+	tr := &http.Transport{
+		Proxy:                  nil, // never a proxy from the environment
+		DisableKeepAlives:      true,
+		TLSHandshakeTimeout:    o.Timeout,
+		ResponseHeaderTimeout:  o.Timeout,
+		MaxResponseHeaderBytes: 16 << 10,
+		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.Insecure}, //nolint:gosec // tests only, by option
+		// Dial the address vetted for this request, never the name again.
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			addr, ok := ctx.Value(vettedKey{}).(string)
+			if !ok {
+				return nil, errors.New("internal: no vetted address for the connection")
+			}
+			return o.Dial(ctx, network, addr)
+		},
+	}
+	f.client = &http.Client{
+		Transport: tr,
+		Jar:       nil,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse // redirects are followed by hand, each one vetted
+		},
+	}
+	return f
+}
+
+// FetchWellKnown implements Fetcher.
+func (f *HTTPFetcher) FetchWellKnown(ctx context.Context, domain string) (FetchResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, f.opts.Timeout)
+	defer cancel()
+	scheme := "https"
+	if f.opts.Insecure {
+		scheme = "http"
+	}
+	target := &url.URL{Scheme: scheme, Host: net.JoinHostPort(domain, strconv.Itoa(f.opts.Port)), Path: WellKnownPath}
+	if f.opts.Port == 443 && scheme == "https" {
+		target.Host = domain
+	}
+	for hop := 0; ; hop++ {
+		res, next, err := f.fetchOnce(ctx, target)
+		if err != nil || next == nil {
+			return res, err
+		}
+		if hop >= f.opts.MaxRedirects {
+			return res, fmt.Errorf("%w (more than %d)", ErrTooManyRedirects, f.opts.MaxRedirects)
+		}
+		target = next
+	}
+}
+
+// fetchOnce fetches one URL; it returns the redirect target when the answer is a redirect.
+func (f *HTTPFetcher) fetchOnce(ctx context.Context, u *url.URL) (FetchResult, *url.URL, error) {
+	res := FetchResult{URL: u.String()}
+	if !f.opts.Insecure && u.Scheme != "https" {
+		return res, nil, fmt.Errorf("refused: %s is not https", u.Redacted())
+	}
+	if f.opts.Insecure && u.Scheme != "http" && u.Scheme != "https" {
+		return res, nil, fmt.Errorf("refused: scheme %q", u.Scheme)
+	}
+	host := u.Hostname()
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	addr, err := f.vet(ctx, host)
+	if err != nil {
+		return res, nil, err
+	}
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, vettedKey{}, net.JoinHostPort(addr.String(), port)), http.MethodGet, u.String(), nil)
+	if err != nil {
+		return res, nil, err
+	}
+	req.Header.Set("User-Agent", "svc-domain-verification/1")
+	req.Header.Set("Accept", "text/plain")
+	resp, err := f.client.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return res, nil, fmt.Errorf("timed out after %s", f.opts.Timeout)
+		}
+		return res, nil, fmt.Errorf("fetch failed: %v", errors.Unwrap(err))
+	}
+	defer resp.Body.Close()
+	res.Status = resp.StatusCode
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		loc, err := resp.Location()
+		if err != nil {
+			return res, nil, fmt.Errorf("redirect without a valid Location")
+		}
+		return res, loc, nil
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, f.opts.MaxBody+1))
+	if err != nil {
+		return res, nil, fmt.Errorf("reading the file failed: %v", err)
+	}
+	if int64(len(body)) > f.opts.MaxBody {
+		return res, nil, fmt.Errorf("%w (%d bytes)", ErrBodyTooLarge, f.opts.MaxBody)
+	}
+	res.Body = body
+	if resp.StatusCode != http.StatusOK {
+		return res, nil, fmt.Errorf("the file answered HTTP %d", resp.StatusCode)
+	}
+	return res, nil, nil
+}
+
+// vet resolves host and returns the first allowed address; in secure mode every address must
+// be public (a name that mixes public and private addresses is refused).
+func (f *HTTPFetcher) vet(ctx context.Context, host string) (netip.Addr, error) {
+	var addrs []netip.Addr
+	if ip, err := netip.ParseAddr(host); err == nil {
+		addrs = []netip.Addr{ip}
+	} else {
+		ips, err := f.opts.Resolver.LookupIPAddr(ctx, host)
+		if err != nil {
+			return netip.Addr{}, fmt.Errorf("cannot resolve %s", host)
+		}
+		for _, ip := range ips {
+			if a, ok := netip.AddrFromSlice(ip.IP); ok {
+				addrs = append(addrs, a.Unmap())
+			}
+		}
+	}
+	if len(addrs) == 0 {
+		return netip.Addr{}, fmt.Errorf("%s has no address", host)
+	}
+	if !f.opts.Insecure {
+		for _, a := range addrs {
+			if !f.opts.AllowAddr(a) {
+				return netip.Addr{}, fmt.Errorf("refused: %w", ErrNonPublicAddress)
+			}
+		}
+	}
+	return addrs[0], nil
+}
