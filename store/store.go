@@ -48,6 +48,8 @@ type Store struct {
 	dialect string
 	log     *slog.Logger
 	now     func() time.Time
+	// versions remembers stored versions (immutable) for lookup verification.
+	versions *versionCache
 }
 
 // Options tune Open. The zero value is fine.
@@ -71,7 +73,7 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		PrepareStmt:            false,
 		TranslateError:         false,
 	}
-	s := &Store{log: log, now: time.Now}
+	s := &Store{log: log, now: time.Now, versions: &versionCache{max: 200_000}}
 	if opts.Now != nil {
 		s.now = opts.Now
 	}
