@@ -128,6 +128,8 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		ri := &reqInfo{OperationID: op.id, Query: req.URL.Query()}
+		var body any
+		hasBody := false
 		user, err := s.authenticate(req.Context(), req.Header.Get(echo.HeaderAuthorization), op)
 		if err != nil {
 			return err
@@ -144,10 +146,11 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 				return newAPIError(http.StatusBadRequest, "Invalid input: could not read the request body")
 			}
 			if len(bytes.TrimSpace(data)) > 0 {
-				if _, err := proof.ParseJSON(data, maxJSONDepth); err != nil {
+				v, err := proof.ParseJSON(data, maxJSONDepth)
+				if err != nil {
 					return newAPIError(http.StatusBadRequest, "Invalid input: %s", err)
 				}
-				ri.Body = data
+				ri.Body, body, hasBody = data, v, true
 			} else {
 				data = nil
 			}
@@ -170,9 +173,15 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			Options: &openapi3filter.Options{
 				AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
 				MultiError:         false,
+				// The body was parsed once above; it is validated from that value below.
+				ExcludeRequestBody: true,
 			},
 		}
-		if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
+		err = openapi3filter.ValidateRequest(req.Context(), in)
+		if err == nil {
+			err = validateBody(in, op, body, hasBody)
+		}
+		if err != nil {
 			return newAPIError(http.StatusBadRequest, "Invalid input: %s", describeValidation(err, op))
 		}
 		c.SetRequest(req.WithContext(withInfo(req.Context(), ri)))
@@ -182,6 +191,34 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// validateBody checks the parsed body against the operation's request body schema, as
+// openapi3filter would after decoding it a second time.
+func validateBody(in *openapi3filter.RequestValidationInput, op *operation, body any, present bool) error {
+	ref := op.route.Operation.RequestBody
+	if ref == nil || ref.Value == nil {
+		return nil
+	}
+	rb := ref.Value
+	if !present {
+		if rb.Required {
+			return &openapi3filter.RequestError{Input: in, RequestBody: rb, Err: openapi3filter.ErrInvalidRequired}
+		}
+		return nil
+	}
+	ct := in.Request.Header.Get(echo.HeaderContentType)
+	mt := rb.Content.Get(ct)
+	if mt == nil {
+		return &openapi3filter.RequestError{Input: in, RequestBody: rb, Reason: fmt.Sprintf("header Content-Type has unexpected value %q", ct)}
+	}
+	if mt.Schema == nil || mt.Schema.Value == nil {
+		return nil
+	}
+	if err := mt.Schema.Value.VisitJSON(body, openapi3.VisitAsRequest()); err != nil {
+		return &openapi3filter.RequestError{Input: in, RequestBody: rb, Reason: "doesn't match schema", Err: err}
+	}
+	return nil
 }
 
 // authenticate applies DECISIONS §5. It returns the user (nil when anonymous) or the

@@ -50,14 +50,18 @@ type Store struct {
 	now     func() time.Time
 	// versions remembers stored versions (immutable) for lookup verification.
 	versions *versionCache
+	auth     *authCache
 }
 
 // Options tune Open. The zero value is fine.
 type Options struct {
-	// MaxOpenConns bounds the Postgres pool (default 20).
+	// MaxOpenConns bounds the Postgres pool (default 10: more backends than that only contend
+	// for the cores of a small machine).
 	MaxOpenConns int
 	// Now replaces the clock (tests).
 	Now func() time.Time
+	// AuthCacheTTL is how long a successful authentication is remembered (0: not at all).
+	AuthCacheTTL time.Duration
 }
 
 // Open connects to databaseURL: "sqlite://PATH" (PATH relative to the working directory, or
@@ -73,7 +77,8 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		PrepareStmt:            false,
 		TranslateError:         false,
 	}
-	s := &Store{log: log, now: time.Now, versions: &versionCache{max: 200_000}}
+	s := &Store{log: log, now: time.Now, versions: &versionCache{max: 200_000},
+		auth: &authCache{ttl: opts.AuthCacheTTL, m: map[[32]byte]authEntry{}}}
 	if opts.Now != nil {
 		s.now = opts.Now
 	}
@@ -121,7 +126,7 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 	} else {
 		n := opts.MaxOpenConns
 		if n <= 0 {
-			n = 20
+			n = 10
 		}
 		sqlDB.SetMaxOpenConns(n)
 		sqlDB.SetMaxIdleConns(n)

@@ -31,7 +31,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	log := newLogger(stderr, cfg.LogLevel)
-	st, err := store.Open(ctx, cfg.DatabaseURL, log, store.Options{})
+	st, err := store.Open(ctx, cfg.DatabaseURL, log, store.Options{AuthCacheTTL: cfg.AuthCacheTTL})
 	if err != nil {
 		return err
 	}

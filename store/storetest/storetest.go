@@ -6,6 +6,7 @@ import (
 	"context"
 	"log/slog"
 	"testing"
+	"time"
 
 	"svc/store"
 	"svc/store/internal/testdb"
@@ -59,7 +60,7 @@ func Seeded(b testing.TB, schema string, complete func(*store.Store) bool, seed 
 	ctx := context.Background()
 	open := func() *store.Store {
 		u, _ := testdb.PersistentSchema(b, schema)
-		s, err := store.Open(ctx, u, slog.New(slog.DiscardHandler), store.Options{MaxOpenConns: 20})
+		s, err := store.Open(ctx, u, slog.New(slog.DiscardHandler), store.Options{AuthCacheTTL: time.Second})
 		if err != nil {
 			b.Fatal(err)
 		}
