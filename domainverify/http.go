@@ -3,6 +3,7 @@ package domainverify
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,8 @@ type HTTPOptions struct {
 	AllowAddr func(netip.Addr) bool
 	// Dial connects to a vetted address (tests observe it); default a net.Dialer.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// RootCAs replaces the system roots (tests); nil means the system's.
+	RootCAs *x509.CertPool
 }
 
 // HTTPFetcher is the hardened fetcher: it resolves the host itself, refuses non-public
@@ -93,7 +96,7 @@ func NewHTTPFetcher(o HTTPOptions) *HTTPFetcher {
 		TLSHandshakeTimeout:    o.Timeout,
 		ResponseHeaderTimeout:  o.Timeout,
 		MaxResponseHeaderBytes: 16 << 10,
-		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.Insecure}, //nolint:gosec // tests only, by option
+		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: o.RootCAs, InsecureSkipVerify: o.Insecure}, //nolint:gosec // tests only, by option
 		// Dial the address vetted for this request, never the name again.
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			addr, ok := ctx.Value(vettedKey{}).(string)

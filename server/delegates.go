@@ -11,19 +11,25 @@ import (
 // hasNullField reports whether the raw JSON body has the top-level field set to null
 // (generated types cannot tell null from absent).
 func hasNullField(body []byte, field string) bool {
-	if len(body) == 0 {
-		return false
-	}
-	v, err := proof.ParseJSON(body, maxJSONDepth)
-	if err != nil {
-		return false
-	}
-	m, ok := v.(map[string]any)
+	m, ok := parseObject(body)
 	if !ok {
 		return false
 	}
 	val, present := m[field]
 	return present && val == nil
+}
+
+// parseObject parses a raw body (already checked strict by the middleware) as an object.
+func parseObject(body []byte) (map[string]any, bool) {
+	if len(body) == 0 {
+		return nil, false
+	}
+	v, err := proof.ParseJSON(body, maxJSONDepth)
+	if err != nil {
+		return nil, false
+	}
+	m, ok := v.(map[string]any)
+	return m, ok
 }
 
 func (s *Server) delegatesData(ctx context.Context, namespaceID string) (gen.DelegatesResponse, error) {

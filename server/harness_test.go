@@ -26,20 +26,27 @@ import (
 type harness struct {
 	t     *testing.T
 	e     *echo.Echo
+	srv   *server.Server
 	store *store.Store
 }
 
-func newHarness(t *testing.T, dialect string) *harness {
+func newHarness(t *testing.T, dialect string) *harness { return newHarnessWith(t, dialect, nil) }
+
+// newHarnessWith lets a test adjust the configuration (domain checker, re-verification).
+func newHarnessWith(t *testing.T, dialect string, adjust func(*server.Config)) *harness {
 	t.Helper()
 	st := storetest.Open(t, dialect)
 	// The lookup cache is on, as in production: every write-then-read in the tests checks that
 	// writes empty it.
-	e, err := server.New(server.Config{Store: st, Logger: slog.New(slog.DiscardHandler), DIDHost: "localhost%3A8080",
-		LookupCacheTTL: time.Minute})
+	cfg := server.Config{Store: st, Logger: slog.New(slog.DiscardHandler), DIDHost: "localhost%3A8080", LookupCacheTTL: time.Minute}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	srv, err := server.NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &harness{t: t, e: e, store: st}
+	return &harness{t: t, e: srv.Echo(), srv: srv, store: st}
 }
 
 // eachDialect runs fn per dialect with a fresh harness.

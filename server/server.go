@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"svc"
+	"svc/domainverify"
 	"svc/gen"
 	"svc/recordschema"
 	"svc/store"
@@ -33,18 +34,32 @@ type Config struct {
 	// (0 turns the cache off). Writes through this instance empty it at once; other instances
 	// sharing the database are seen within this time.
 	LookupCacheTTL time.Duration
+	// Checker runs the DNS and HTTP checks of domain verification.
+	Checker *domainverify.Checker
+	// Reverify times the re-verification of verified domains.
+	Reverify ReverifyConfig
+}
+
+// ReverifyConfig times re-verification (DECISIONS §8): sources are checked again every
+// Interval; a failing source keeps the domain for Grace; Sweep is how often due sources are
+// looked for.
+type ReverifyConfig struct {
+	Interval, Grace, Sweep time.Duration
 }
 
 // Server implements the generated strict server interface.
 type Server struct {
-	store   *store.Store
-	log     *slog.Logger
-	didHost string
-	now     func() time.Time
-	ops     map[string]*operation
-	spec    []byte
-	schemas *recordschema.Cache
-	cache   *lookupCache
+	store    *store.Store
+	log      *slog.Logger
+	didHost  string
+	now      func() time.Time
+	ops      map[string]*operation
+	spec     []byte
+	schemas  *recordschema.Cache
+	cache    *lookupCache
+	checker  *domainverify.Checker
+	reverify ReverifyConfig
+	echo     *echo.Echo
 	// networkGenesis identifies the deployment's anchoring network (fixed at migration).
 	networkGenesis string
 }
@@ -53,6 +68,19 @@ var _ gen.StrictServerInterface = (*Server)(nil)
 
 // New builds the echo instance serving the whole contract plus /openapi.yaml.
 func New(cfg Config) (*echo.Echo, error) {
+	s, err := NewServer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return s.Echo(), nil
+}
+
+// Echo is the HTTP handler of the server.
+func (s *Server) Echo() *echo.Echo { return s.echo }
+
+// NewServer builds the server: its echo instance (Echo) and its background work
+// (RunReverification).
+func NewServer(cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("server: a store is required")
 	}
@@ -79,7 +107,17 @@ func New(cfg Config) (*echo.Echo, error) {
 		return nil, fmt.Errorf("server: the store is not migrated: %w", err)
 	}
 	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
-		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000)}
+		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000),
+		checker: cfg.Checker, reverify: cfg.Reverify}
+	if s.reverify.Interval <= 0 {
+		s.reverify.Interval = 8760 * time.Hour
+	}
+	if s.reverify.Grace <= 0 {
+		s.reverify.Grace = 168 * time.Hour
+	}
+	if s.reverify.Sweep <= 0 {
+		s.reverify.Sweep = time.Minute
+	}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -100,7 +138,8 @@ func New(cfg Config) (*echo.Echo, error) {
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", s.spec)
 	})
-	return e, nil
+	s.echo = e
+	return s, nil
 }
 
 // Healthz answers while the process runs.

@@ -142,6 +142,20 @@ func (s *Store) registryForWrite(tx *gorm.DB, namespaceID, registryName string) 
 // AddRecords adds up to MaxBatch records to a live registry in one transaction: all or none.
 // A name already in the registry, or twice in the batch, is ErrNameTaken naming it.
 func (s *Store) AddRecords(ctx context.Context, namespaceID, registryName, creatorDID string, in []RecordInput) ([]AddedRecord, error) {
+	var out []AddedRecord
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		var err error
+		out, err = s.addRecordsTx(tx, namespaceID, registryName, creatorDID, in)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// addRecordsTx is AddRecords inside the caller's transaction.
+func (s *Store) addRecordsTx(tx *gorm.DB, namespaceID, registryName, creatorDID string, in []RecordInput) ([]AddedRecord, error) {
 	if len(in) == 0 || len(in) > MaxBatch {
 		return nil, fmt.Errorf("%w: a batch holds 1 to %d records, got %d", ErrInvalid, MaxBatch, len(in))
 	}
@@ -157,60 +171,57 @@ func (s *Store) AddRecords(ctx context.Context, namespaceID, registryName, creat
 	st := s.stamp()
 	heads := make([]recHeadRow, len(in))
 	out := make([]AddedRecord, len(in))
-	err := s.tx(ctx, func(tx *gorm.DB) error {
-		g, err := s.registryForWrite(tx, namespaceID, registryName)
-		if err != nil {
-			return err
-		}
-		var taken []string
-		if err := tx.Model(&recHeadRow{}).Where("registry_id = ? AND record_name IN ?", g.RegistryID, names).Limit(1).Pluck("record_name", &taken).Error; err != nil {
-			return translate(err, "record names")
-		}
-		if len(taken) > 0 {
-			return fmt.Errorf("%w: record %q already exists in the registry", ErrNameTaken, taken[0])
-		}
-		for i, r := range in {
-			details, err := canonicalText(r.Details)
-			if err != nil {
-				return err
-			}
-			meta, err := canonicalText(r.Meta)
-			if err != nil {
-				return err
-			}
-			state := r.State
-			if state == "" {
-				state = StateLive
-			}
-			h := &heads[i]
-			*h = recHeadRow{RowRecord: RowRecord{
-				RecordID: newUUID(), RegistryID: g.RegistryID, NamespaceID: namespaceID, RegistryName: registryName,
-				RecordName: r.RecordName, CreatedBy: creatorDID, Genesis: st.text, VersionCount: 1,
-				Description: r.Description, Details: details, Meta: meta, TTL: ttlOr(r.TTL, DefaultTTL), State: state,
-				ValidTill: timeMSPtr(r.ValidTill),
-			}, CreatedAt: st.ms, UpdatedAt: st.ms}
-			if err := sealRecord(&h.RowRecord, nonNil(r.Details), nonNil(r.Meta), st); err != nil {
-				return err
-			}
-			out[i] = AddedRecord{RecordName: r.RecordName, RecordID: h.RecordID, Digest: h.Digest, Version: h.Version}
-		}
-		if err := tx.CreateInBatches(heads, 500).Error; err != nil {
-			if err = translate(err, "add records"); IsConflict(err) {
-				return fmt.Errorf("%w: a record of the batch was added concurrently", ErrNameTaken)
-			}
-			return err
-		}
-		versions := make([]recVersionRow, len(heads))
-		for i := range heads {
-			versions[i] = recVersionRow{RowRecord: heads[i].RowRecord, CreatedAt: st.ms}
-		}
-		if err := tx.CreateInBatches(versions, 500).Error; err != nil {
-			return translate(err, "record versions")
-		}
-		return translate(tx.Exec(`UPDATE registries SET record_count = record_count + ? WHERE registry_id = ?`, len(in), g.RegistryID).Error, "count records")
-	})
+	g, err := s.registryForWrite(tx, namespaceID, registryName)
 	if err != nil {
 		return nil, err
+	}
+	var taken []string
+	if err := tx.Model(&recHeadRow{}).Where("registry_id = ? AND record_name IN ?", g.RegistryID, names).Limit(1).Pluck("record_name", &taken).Error; err != nil {
+		return nil, translate(err, "record names")
+	}
+	if len(taken) > 0 {
+		return nil, fmt.Errorf("%w: record %q already exists in the registry", ErrNameTaken, taken[0])
+	}
+	for i, r := range in {
+		details, err := canonicalText(r.Details)
+		if err != nil {
+			return nil, err
+		}
+		meta, err := canonicalText(r.Meta)
+		if err != nil {
+			return nil, err
+		}
+		state := r.State
+		if state == "" {
+			state = StateLive
+		}
+		h := &heads[i]
+		*h = recHeadRow{RowRecord: RowRecord{
+			RecordID: newUUID(), RegistryID: g.RegistryID, NamespaceID: namespaceID, RegistryName: registryName,
+			RecordName: r.RecordName, CreatedBy: creatorDID, Genesis: st.text, VersionCount: 1,
+			Description: r.Description, Details: details, Meta: meta, TTL: ttlOr(r.TTL, DefaultTTL), State: state,
+			ValidTill: timeMSPtr(r.ValidTill),
+		}, CreatedAt: st.ms, UpdatedAt: st.ms}
+		if err := sealRecord(&h.RowRecord, nonNil(r.Details), nonNil(r.Meta), st); err != nil {
+			return nil, err
+		}
+		out[i] = AddedRecord{RecordName: r.RecordName, RecordID: h.RecordID, Digest: h.Digest, Version: h.Version}
+	}
+	if err := tx.CreateInBatches(heads, 500).Error; err != nil {
+		if err = translate(err, "add records"); IsConflict(err) {
+			return nil, fmt.Errorf("%w: a record of the batch was added concurrently", ErrNameTaken)
+		}
+		return nil, err
+	}
+	versions := make([]recVersionRow, len(heads))
+	for i := range heads {
+		versions[i] = recVersionRow{RowRecord: heads[i].RowRecord, CreatedAt: st.ms}
+	}
+	if err := tx.CreateInBatches(versions, 500).Error; err != nil {
+		return nil, translate(err, "record versions")
+	}
+	if err := tx.Exec(`UPDATE registries SET record_count = record_count + ? WHERE registry_id = ?`, len(in), g.RegistryID).Error; err != nil {
+		return nil, translate(err, "count records")
 	}
 	return out, nil
 }

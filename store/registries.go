@@ -113,13 +113,25 @@ func sealRegistry(r *RowRegistry, st stamp) error {
 
 // CreateRegistry creates a live registry in the namespace and counts it on the namespace.
 func (s *Store) CreateRegistry(ctx context.Context, namespaceID, creatorDID string, in RegistryInput) (Registry, error) {
-	schema, err := canonicalText(in.Schema)
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		_, err := s.createRegistryTx(tx, namespaceID, creatorDID, in)
+		return err
+	})
 	if err != nil {
 		return Registry{}, err
 	}
+	return s.GetRegistry(ctx, namespaceID, in.RegistryName, VersionSel{})
+}
+
+// createRegistryTx is CreateRegistry inside the caller's transaction.
+func (s *Store) createRegistryTx(tx *gorm.DB, namespaceID, creatorDID string, in RegistryInput) (regHeadRow, error) {
+	schema, err := canonicalText(in.Schema)
+	if err != nil {
+		return regHeadRow{}, err
+	}
 	meta, err := canonicalText(in.Meta)
 	if err != nil {
-		return Registry{}, err
+		return regHeadRow{}, err
 	}
 	qa := true
 	if in.QueryAllowed != nil {
@@ -132,29 +144,23 @@ func (s *Store) CreateRegistry(ctx context.Context, namespaceID, creatorDID stri
 		TTL: ttlOr(in.TTL, DefaultTTL), State: StateLive, QueryAllowed: qa,
 	}, CreatedAt: st.ms, UpdatedAt: st.ms}
 	if err := sealRegistry(&h.RowRegistry, st); err != nil {
-		return Registry{}, err
+		return regHeadRow{}, err
 	}
-	err = s.tx(ctx, func(tx *gorm.DB) error {
-		res := tx.Exec(`UPDATE namespaces SET registry_count = registry_count + 1 WHERE namespace_id = ?`, namespaceID)
-		if res.Error != nil {
-			return translate(res.Error, "count registry")
-		}
-		if res.RowsAffected != 1 {
-			return fmt.Errorf("namespace %q: %w", namespaceID, ErrNotFound)
-		}
-		if err := tx.Create(&h).Error; err != nil {
-			if err = translate(err, "create registry"); IsConflict(err) {
-				return fmt.Errorf("%w: registry %q already exists in the namespace", ErrNameTaken, in.RegistryName)
-			}
-			return err
-		}
-		v := regVersionRow{RowRegistry: h.RowRegistry, CreatedAt: st.ms}
-		return translate(tx.Create(&v).Error, "registry version")
-	})
-	if err != nil {
-		return Registry{}, err
+	res := tx.Exec(`UPDATE namespaces SET registry_count = registry_count + 1 WHERE namespace_id = ?`, namespaceID)
+	if res.Error != nil {
+		return regHeadRow{}, translate(res.Error, "count registry")
 	}
-	return s.GetRegistry(ctx, namespaceID, in.RegistryName, VersionSel{})
+	if res.RowsAffected != 1 {
+		return regHeadRow{}, fmt.Errorf("namespace %q: %w", namespaceID, ErrNotFound)
+	}
+	if err := tx.Create(&h).Error; err != nil {
+		if err = translate(err, "create registry"); IsConflict(err) {
+			return regHeadRow{}, fmt.Errorf("%w: registry %q already exists in the namespace", ErrNameTaken, in.RegistryName)
+		}
+		return regHeadRow{}, err
+	}
+	v := regVersionRow{RowRegistry: h.RowRegistry, CreatedAt: st.ms}
+	return h, translate(tx.Create(&v).Error, "registry version")
 }
 
 // UpdateRegistry makes a new version with the patch applied (ifMatch as for UpdateNamespace).

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"svc/domainverify"
 	"svc/server"
 	"svc/store"
 )
@@ -39,15 +40,31 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if _, err := st.Migrate(ctx); err != nil {
 		return err
 	}
-	e, err := server.New(server.Config{
+	checker := &domainverify.Checker{
+		DNS: domainverify.NewDNSResolver(cfg.DNSServer, 5*time.Second),
+		HTTP: domainverify.NewHTTPFetcher(domainverify.HTTPOptions{Port: cfg.VerifyHTTPPort, Insecure: cfg.VerifyInsecure,
+			Timeout: 10 * time.Second}),
+		Logger: log,
+	}
+	if cfg.VerifyInsecure {
+		log.Warn("SVC_VERIFY_INSECURE is on: domain verification accepts plain HTTP and private addresses (tests only)")
+	}
+	srvr, err := server.NewServer(server.Config{
 		Store:          st,
 		Logger:         log,
 		DIDHost:        cfg.DIDHost,
 		LookupCacheTTL: cfg.LookupCacheTTL,
+		Checker:        checker,
+		Reverify:       server.ReverifyConfig{Interval: cfg.ReverifyInterval, Grace: cfg.ReverifyGrace, Sweep: cfg.ReverifySweep},
 	})
 	if err != nil {
 		return err
 	}
+	e := srvr.Echo()
+	bgctx, stopBackground := context.WithCancel(context.Background())
+	defer stopBackground()
+	bgDone := make(chan struct{})
+	go func() { defer close(bgDone); srvr.RunReverification(bgctx) }()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -78,6 +95,8 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	stopBackground()
+	<-bgDone
 	log.Info("stopped")
 	return nil
 }
