@@ -1,10 +1,15 @@
-// Package proof computes and checks the digests that make every entry of the directory
-// recomputable by anyone: the entry's digest fields, serialized as RFC 8785 canonical JSON
-// (JSON.stringify's forms), hashed with BLAKE2b-256 and written "0x" + lowercase hex.
+// Package proof computes the digests that make every entry of the directory recomputable by
+// anyone: the entry's digest fields (see NamespaceFields, RegistryFields, RecordFields),
+// serialized as RFC 8785 canonical JSON in JSON.stringify's forms, hashed with BLAKE2b-256 and
+// written "0x" + lowercase hex. It also holds the strict JSON parser that keeps text which
+// cannot be re-verified (NUL characters, lone surrogates, duplicate keys, ...) out of the store,
+// and the small forms around proofs: proof type names, genesis forms and timestamps.
 //
-// The package is pure: standard library and golang.org/x/crypto/blake2b only, no I/O.
-// Its output agrees byte for byte with the JavaScript reference in shared/conformance
-// (canonicalize + @noble/hashes); the tests hold the vectors and a differential test.
+// The package is pure: standard library and golang.org/x/crypto/blake2b only, no I/O and no
+// mutable state; every function is safe for concurrent use. Its output agrees byte for byte
+// with the JavaScript reference in shared/conformance (canonicalize 4.0.0 over JSON.parse, then
+// @noble/hashes blake2b with dkLen 32): the tests check the reference's vectors and compare
+// thousands of random values with it directly.
 package proof
 
 import (
@@ -15,22 +20,23 @@ import (
 
 // Digest returns "0x" + lowercase hex of BLAKE2b-256 over Canonicalize(v).
 func Digest(v any) (string, error) {
-	b, err := Canonicalize(v)
+	b, err := AppendCanonical(make([]byte, 0, 2048), v) // one buffer for typical entries
 	if err != nil {
 		return "", err
 	}
 	return DigestBytes(b), nil
 }
 
-// DigestBytes returns "0x" + lowercase hex of BLAKE2b-256 of already canonical bytes.
+// DigestBytes returns "0x" + lowercase hex of BLAKE2b-256 (32-byte output, no key) of
+// already canonical bytes.
 func DigestBytes(canonical []byte) string {
 	sum := blake2b.Sum256(canonical)
-	out := make([]byte, 2+hex.EncodedLen(len(sum)))
+	var out [2 + 2*blake2b.Size256]byte
 	out[0], out[1] = '0', 'x'
 	hex.Encode(out[2:], sum[:])
-	return string(out)
+	return string(out[:])
 }
 
-// NetworkGenesis identifies an anchoring network: "0x" + hex BLAKE2b-256 of the UTF-8 bytes of
-// its genesis statement.
+// NetworkGenesis identifies an anchoring network: "0x" + lowercase hex of BLAKE2b-256 of the
+// UTF-8 bytes of its genesis statement.
 func NetworkGenesis(statement string) string { return DigestBytes([]byte(statement)) }

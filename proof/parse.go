@@ -1,6 +1,7 @@
 package proof
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,32 +9,88 @@ import (
 	"unicode/utf8"
 )
 
-// ParseJSON strictly parses one JSON text into Go values (map[string]any, []any, string,
-// float64, bool, nil) as JSON.parse would, but refuses what a stored, re-verifiable entry must
-// not hold: invalid JSON, trailing data, nesting deeper than maxDepth, NUL characters (raw or
-// escaped), unpaired UTF-16 surrogate escapes, invalid UTF-8, numbers outside float64 and
-// duplicate object keys. Errors name the JSON pointer of the offending place.
+// ParseJSON strictly parses one JSON text (RFC 8259) into Go values as JavaScript's JSON.parse
+// would: objects become map[string]any, arrays []any, numbers float64 (correctly rounded;
+// -0 stays -0), and strings, booleans and null become string, bool and nil. Whitespace is
+// JSON's four characters only; a byte order mark is not accepted.
+//
+// Beyond the JSON grammar it refuses what a stored entry must never hold, because the entry
+// could not be stored faithfully or its digest recomputed by a client: trailing data after the
+// value, nesting of objects and arrays deeper than maxDepth levels (the outermost container is
+// level 1; maxDepth < 1 admits only scalars), NUL characters in any string or object key (raw
+// or \u0000), UTF-16 surrogate escapes that do not form a pair (\ud800 alone, \udc00 alone,
+// \udc00\ud800), bytes that are not valid UTF-8, numbers whose magnitude overflows float64
+// (1e400; JSON.parse would make them Infinity) and duplicate object keys (compared after
+// unescaping). Numbers too small for float64 become zero, as in JavaScript.
+//
+// Every refusal is a *ParseError, whose message names the JSON pointer (RFC 6901) of the
+// offending place, for example `invalid JSON at /details/name (byte 42): NUL character
+// (\u0000) in a string`.
 func ParseJSON(data []byte, maxDepth int) (any, error) {
-	return parse(&parser{data: data, maxDepth: maxDepth})
+	p := parser{data: data, maxDepth: maxDepth}
+	return p.document()
 }
 
-// DecodeJSON is ParseJSON that accepts NUL characters in strings: JSON.parse's view of text that
-// is only hashed, never stored (the conformance vectors, a lookup response under verification).
-func DecodeJSON(data []byte, maxDepth int) (any, error) {
-	return parse(&parser{data: data, maxDepth: maxDepth, allowNUL: true})
+// decodeJSON is ParseJSON admitting NUL characters: JSON.parse's reading of text that is only
+// hashed, never stored, such as the reference's conformance vectors.
+func decodeJSON(data []byte, maxDepth int) (any, error) {
+	p := parser{data: data, maxDepth: maxDepth, allowNUL: true}
+	return p.document()
 }
 
-func parse(p *parser) (any, error) {
-	p.skipSpace()
-	v, err := p.value(0, "")
-	if err != nil {
-		return nil, err
+// ParseError is a refusal of ParseJSON.
+type ParseError struct {
+	// Pointer is the RFC 6901 JSON pointer of the offending value or member ("" is the
+	// whole text). A duplicate key is reported at its member, other faults of a key at the
+	// object holding it.
+	Pointer string
+	// Offset is the byte offset in the input at which the fault was found.
+	Offset int
+	// Reason says what is wrong.
+	Reason string
+}
+
+func (e *ParseError) Error() string {
+	where := e.Pointer
+	if where == "" {
+		where = "the top level"
 	}
-	p.skipSpace()
-	if p.pos != len(p.data) {
-		return nil, p.errorf("", "unexpected data after the JSON value")
+	return "invalid JSON at " + where + " (byte " + strconv.Itoa(e.Offset) + "): " + e.Reason
+}
+
+// CheckText reports whether a Go string may be stored inside JSON text: it must be valid
+// UTF-8 (so it has no lone surrogates either) and hold no NUL character.
+func CheckText(s string) error {
+	if !utf8.ValidString(s) {
+		return errors.New("text is not valid UTF-8")
 	}
-	return v, nil
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return fmt.Errorf("text contains a NUL character (at byte %d)", i)
+	}
+	return nil
+}
+
+// invalidUTF8At returns the offset of the first byte of s that is not valid UTF-8, or -1.
+func invalidUTF8At(s []byte) int {
+	if utf8.Valid(s) {
+		return -1
+	}
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// escapePointerToken escapes a member name as an RFC 6901 reference token.
+func escapePointerToken(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
 type parser struct {
@@ -41,25 +98,49 @@ type parser struct {
 	pos      int
 	maxDepth int
 	allowNUL bool
+	path     []segment // where the parser is, rendered as a JSON pointer only on error
+	scratch  []byte    // reused for strings with escapes
 }
 
-// ParseError is a refusal of ParseJSON.
-type ParseError struct {
-	Pointer string // JSON pointer of the place ("" for the whole document)
-	Offset  int
-	Reason  string
+// segment is one step of the path: an object member (index < 0) or an array element.
+type segment struct {
+	key   string
+	index int
 }
 
-func (e *ParseError) Error() string {
-	where := e.Pointer
-	if where == "" {
-		where = "/"
+func (p *parser) pointer() string {
+	var b strings.Builder
+	for _, s := range p.path {
+		b.WriteByte('/')
+		if s.index >= 0 {
+			b.WriteString(strconv.Itoa(s.index))
+		} else {
+			b.WriteString(escapePointerToken(s.key))
+		}
 	}
-	return fmt.Sprintf("invalid JSON at %s (byte %d): %s", where, e.Offset, e.Reason)
+	return b.String()
 }
 
-func (p *parser) errorf(ptr, format string, args ...any) error {
-	return &ParseError{Pointer: ptr, Offset: p.pos, Reason: fmt.Sprintf(format, args...)}
+// failAt reports a fault found at byte offset off, at the current path.
+func (p *parser) failAt(off int, format string, args ...any) error {
+	return &ParseError{Pointer: p.pointer(), Offset: off, Reason: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) fail(format string, args ...any) error {
+	return p.failAt(p.pos, format, args...)
+}
+
+func (p *parser) document() (any, error) {
+	p.skipSpace()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos != len(p.data) {
+		return nil, p.fail("unexpected %s after the JSON value", describe(p.data[p.pos]))
+	}
+	return v, nil
 }
 
 func (p *parser) skipSpace() {
@@ -73,300 +154,350 @@ func (p *parser) skipSpace() {
 	}
 }
 
-func escapePointer(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
+// describe names an unexpected input byte for an error message.
+func describe(c byte) string {
+	if c > ' ' && c < utf8.RuneSelf {
+		return strconv.QuoteRune(rune(c))
 	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+	return fmt.Sprintf("byte 0x%02x", c)
 }
 
-func (p *parser) value(depth int, ptr string) (any, error) {
+// value parses the value at p.pos, inside depth enclosing objects and arrays.
+func (p *parser) value(depth int) (any, error) {
 	if p.pos >= len(p.data) {
-		return nil, p.errorf(ptr, "unexpected end of input")
+		return nil, p.fail("unexpected end of input, expected a value")
 	}
-	switch c := p.data[p.pos]; {
-	case c == '{':
+	switch c := p.data[p.pos]; c {
+	case '{', '[':
 		if depth >= p.maxDepth {
-			return nil, p.errorf(ptr, "nesting deeper than %d levels", p.maxDepth)
+			return nil, p.fail("nesting deeper than %d levels", p.maxDepth)
 		}
-		return p.object(depth, ptr)
-	case c == '[':
-		if depth >= p.maxDepth {
-			return nil, p.errorf(ptr, "nesting deeper than %d levels", p.maxDepth)
+		if c == '{' {
+			return p.object(depth + 1)
 		}
-		return p.array(depth, ptr)
-	case c == '"':
-		return p.str(ptr)
-	case c == 't':
-		return true, p.literal("true", ptr)
-	case c == 'f':
-		return false, p.literal("false", ptr)
-	case c == 'n':
-		return nil, p.literal("null", ptr)
-	case c == '-' || (c >= '0' && c <= '9'):
-		return p.number(ptr)
+		return p.array(depth + 1)
+	case '"':
+		return p.str(inValue)
+	case 't':
+		return true, p.literal("true")
+	case 'f':
+		return false, p.literal("false")
+	case 'n':
+		return nil, p.literal("null")
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return p.number()
 	default:
-		return nil, p.errorf(ptr, "unexpected character %q", rune(c))
+		return nil, p.fail("unexpected %s, expected a value", describe(c))
 	}
 }
 
-func (p *parser) literal(word, ptr string) error {
+func (p *parser) literal(word string) error {
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
-		return p.errorf(ptr, "invalid literal")
+		return p.fail("invalid literal, expected %s", word)
 	}
 	p.pos += len(word)
 	return nil
 }
 
-func (p *parser) object(depth int, ptr string) (any, error) {
-	p.pos++ // {
-	m := map[string]any{}
+func (p *parser) object(depth int) (any, error) {
+	p.pos++ // '{'
+	m := make(map[string]any)
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
 		return m, nil
 	}
 	for {
-		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, p.errorf(ptr, "expected a string key")
+			if p.pos >= len(p.data) {
+				return nil, p.fail("unexpected end of input in an object, expected a key")
+			}
+			return nil, p.fail("unexpected %s in an object, expected a string key", describe(p.data[p.pos]))
 		}
-		k, err := p.str(ptr)
+		keyAt := p.pos
+		k, err := p.str(inKey)
 		if err != nil {
 			return nil, err
 		}
-		child := ptr + "/" + escapePointer(k)
+		p.path = append(p.path, segment{key: k, index: -1})
 		if _, dup := m[k]; dup {
-			return nil, p.errorf(child, "duplicate key %q", k)
+			return nil, p.failAt(keyAt, "duplicate key %s", strconv.Quote(k))
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.errorf(child, "expected ':' after the key")
+			return nil, p.fail("expected ':' after the key")
 		}
 		p.pos++
 		p.skipSpace()
-		v, err := p.value(depth+1, child)
+		v, err := p.value(depth)
 		if err != nil {
 			return nil, err
 		}
+		p.path = p.path[:len(p.path)-1]
 		m[k] = v
 		p.skipSpace()
 		if p.pos >= len(p.data) {
-			return nil, p.errorf(ptr, "unexpected end of input in an object")
+			return nil, p.fail("unexpected end of input in an object, expected ',' or '}'")
 		}
 		switch p.data[p.pos] {
 		case ',':
 			p.pos++
+			p.skipSpace()
 		case '}':
 			p.pos++
 			return m, nil
 		default:
-			return nil, p.errorf(ptr, "expected ',' or '}' in an object")
+			return nil, p.fail("unexpected %s in an object, expected ',' or '}'", describe(p.data[p.pos]))
 		}
 	}
 }
 
-func (p *parser) array(depth int, ptr string) (any, error) {
-	p.pos++ // [
+func (p *parser) array(depth int) (any, error) {
+	p.pos++ // '['
 	a := []any{}
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
 		return a, nil
 	}
-	for i := 0; ; i++ {
-		p.skipSpace()
-		v, err := p.value(depth+1, ptr+"/"+strconv.Itoa(i))
+	for {
+		p.path = append(p.path, segment{index: len(a)})
+		v, err := p.value(depth)
 		if err != nil {
 			return nil, err
 		}
+		p.path = p.path[:len(p.path)-1]
 		a = append(a, v)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
-			return nil, p.errorf(ptr, "unexpected end of input in an array")
+			return nil, p.fail("unexpected end of input in an array, expected ',' or ']'")
 		}
 		switch p.data[p.pos] {
 		case ',':
 			p.pos++
+			p.skipSpace()
 		case ']':
 			p.pos++
 			return a, nil
 		default:
-			return nil, p.errorf(ptr, "expected ',' or ']' in an array")
+			return nil, p.fail("unexpected %s in an array, expected ',' or ']'", describe(p.data[p.pos]))
 		}
 	}
 }
 
-func hexVal(c byte) (rune, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return rune(c - '0'), true
-	case c >= 'a' && c <= 'f':
-		return rune(c-'a') + 10, true
-	case c >= 'A' && c <= 'F':
-		return rune(c-'A') + 10, true
+// stringKind tells error messages whether a string is a value or an object key.
+type stringKind bool
+
+const (
+	inValue stringKind = false
+	inKey   stringKind = true
+)
+
+func (k stringKind) String() string {
+	if k == inKey {
+		return "object key"
 	}
-	return 0, false
+	return "string"
 }
 
-func (p *parser) hex4(ptr string) (rune, error) {
-	if len(p.data)-p.pos < 4 {
-		return 0, p.errorf(ptr, "truncated \\u escape")
+// article returns "a string" or "an object key".
+func (k stringKind) article() string {
+	if k == inKey {
+		return "an object key"
 	}
-	var r rune
-	for i := 0; i < 4; i++ {
-		v, ok := hexVal(p.data[p.pos+i])
-		if !ok {
-			return 0, p.errorf(ptr, "invalid \\u escape")
-		}
-		r = r<<4 | v
-	}
-	p.pos += 4
-	return r, nil
+	return "a string"
 }
 
-func (p *parser) str(ptr string) (string, error) {
+// str parses the string at p.pos.
+func (p *parser) str(what stringKind) (string, error) {
 	p.pos++ // opening quote
 	start := p.pos
-	// Fast path: no escapes.
 	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		if c == '"' {
-			s := p.data[start:p.pos]
-			if !utf8.Valid(s) {
-				return "", p.errorf(ptr, "string is not valid UTF-8")
+		switch c := p.data[p.pos]; {
+		case c == '"':
+			raw := p.data[start:p.pos]
+			if i := invalidUTF8At(raw); i >= 0 {
+				return "", p.failAt(start+i, "%s is not valid UTF-8", what)
 			}
 			p.pos++
-			return string(s), nil
-		}
-		if c == '\\' {
-			break
-		}
-		if c < 0x20 {
-			return "", p.errorf(ptr, "unescaped control character in a string")
+			return string(raw), nil
+		case c == '\\':
+			return p.escapedStr(start, what)
+		case c < 0x20:
+			return "", p.control(c, what)
 		}
 		p.pos++
 	}
-	var b strings.Builder
-	b.Write(p.data[start:p.pos])
+	return "", p.fail("unterminated %s", what)
+}
+
+func (p *parser) control(c byte, what stringKind) error {
+	if c == 0 {
+		return p.fail("NUL character in %s", what.article())
+	}
+	return p.fail("unescaped control character U+%04X in %s", c, what.article())
+}
+
+// escapedStr continues str from its first backslash; the string began at start.
+func (p *parser) escapedStr(start int, what stringKind) (string, error) {
+	buf := p.scratch[:0]
+	run := start // start of the current stretch of literal bytes
 	for {
 		if p.pos >= len(p.data) {
-			return "", p.errorf(ptr, "unterminated string")
+			return "", p.fail("unterminated %s", what)
 		}
 		c := p.data[p.pos]
-		switch {
-		case c == '"':
-			p.pos++
-			s := b.String()
-			if !utf8.ValidString(s) {
-				return "", p.errorf(ptr, "string is not valid UTF-8")
+		if c != '"' && c != '\\' {
+			if c < 0x20 {
+				return "", p.control(c, what)
 			}
-			return s, nil
-		case c < 0x20:
-			return "", p.errorf(ptr, "unescaped control character in a string")
-		case c != '\\':
-			b.WriteByte(c)
 			p.pos++
 			continue
 		}
+		literal := p.data[run:p.pos]
+		if i := invalidUTF8At(literal); i >= 0 {
+			return "", p.failAt(run+i, "%s is not valid UTF-8", what)
+		}
+		buf = append(buf, literal...)
+		if c == '"' {
+			p.pos++
+			s := string(buf)
+			p.scratch = buf
+			return s, nil
+		}
+		escAt := p.pos
 		p.pos++ // backslash
 		if p.pos >= len(p.data) {
-			return "", p.errorf(ptr, "unterminated escape")
+			return "", p.fail("unterminated %s", what)
 		}
 		e := p.data[p.pos]
 		p.pos++
 		switch e {
 		case '"', '\\', '/':
-			b.WriteByte(e)
+			buf = append(buf, e)
 		case 'b':
-			b.WriteByte('\b')
+			buf = append(buf, '\b')
 		case 'f':
-			b.WriteByte('\f')
+			buf = append(buf, '\f')
 		case 'n':
-			b.WriteByte('\n')
+			buf = append(buf, '\n')
 		case 'r':
-			b.WriteByte('\r')
+			buf = append(buf, '\r')
 		case 't':
-			b.WriteByte('\t')
+			buf = append(buf, '\t')
 		case 'u':
-			r, err := p.hex4(ptr)
-			if err != nil {
-				return "", err
+			r, ok := p.hex4()
+			if !ok {
+				return "", p.failAt(escAt, "invalid \\u escape in %s", what.article())
 			}
 			switch {
 			case r == 0 && !p.allowNUL:
-				return "", p.errorf(ptr, "NUL character (\\u0000) in a string")
-			case utf16.IsSurrogate(r) && r < 0xDC00:
-				if len(p.data)-p.pos < 6 || p.data[p.pos] != '\\' || p.data[p.pos+1] != 'u' {
-					return "", p.errorf(ptr, "unpaired UTF-16 surrogate \\u%04x", r)
+				return "", p.failAt(escAt, "NUL character (\\u0000) in %s", what.article())
+			case r >= 0xD800 && r <= 0xDBFF: // high surrogate: a low one must follow
+				if p.pos+6 <= len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
+					save := p.pos
+					p.pos += 2
+					if lo, ok := p.hex4(); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+						buf = utf8.AppendRune(buf, utf16.DecodeRune(r, lo))
+						break
+					}
+					p.pos = save
 				}
-				p.pos += 2
-				lo, err := p.hex4(ptr)
-				if err != nil {
-					return "", err
-				}
-				if lo < 0xDC00 || lo > 0xDFFF {
-					return "", p.errorf(ptr, "unpaired UTF-16 surrogate \\u%04x", r)
-				}
-				b.WriteRune(utf16.DecodeRune(r, lo))
-			case utf16.IsSurrogate(r):
-				return "", p.errorf(ptr, "unpaired UTF-16 surrogate \\u%04x", r)
+				return "", p.failAt(escAt, "unpaired UTF-16 surrogate \\u%04x in %s", r, what.article())
+			case r >= 0xDC00 && r <= 0xDFFF:
+				return "", p.failAt(escAt, "unpaired UTF-16 surrogate \\u%04x in %s", r, what.article())
 			default:
-				b.WriteRune(r)
+				buf = utf8.AppendRune(buf, r)
 			}
 		default:
-			return "", p.errorf(ptr, "invalid escape \\%c", e)
+			return "", p.failAt(escAt, "invalid escape %s in %s", strconv.Quote(string([]byte{'\\', e})), what.article())
 		}
+		run = p.pos
 	}
 }
 
-func (p *parser) number(ptr string) (any, error) {
-	start := p.pos
-	if p.data[p.pos] == '-' {
-		p.pos++
+// hex4 reads the four hex digits of a \u escape.
+func (p *parser) hex4() (rune, bool) {
+	if len(p.data)-p.pos < 4 {
+		return 0, false
 	}
-	digits := func() int {
-		n := 0
-		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
-			p.pos++
-			n++
+	var r rune
+	for _, c := range p.data[p.pos : p.pos+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
 		}
-		return n
 	}
-	if p.pos < len(p.data) && p.data[p.pos] == '0' {
+	p.pos += 4
+	return r, true
+}
+
+func (p *parser) digits() int {
+	n := 0
+	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
 		p.pos++
-	} else if digits() == 0 {
-		return nil, p.errorf(ptr, "invalid number")
+		n++
 	}
+	return n
+}
+
+func (p *parser) number() (any, error) {
+	start := p.pos
+	neg := p.data[p.pos] == '-'
+	if neg {
+		p.pos++
+	}
+	intStart := p.pos
+	switch {
+	case p.pos < len(p.data) && p.data[p.pos] == '0':
+		p.pos++
+		if p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+			return nil, p.failAt(start, "invalid number: leading zero")
+		}
+	case p.digits() == 0:
+		return nil, p.failAt(start, "invalid number: expected a digit")
+	}
+	simple := true // an integer without fraction or exponent
 	if p.pos < len(p.data) && p.data[p.pos] == '.' {
 		p.pos++
-		if digits() == 0 {
-			return nil, p.errorf(ptr, "invalid number")
+		if p.digits() == 0 {
+			return nil, p.failAt(start, "invalid number: expected a digit after '.'")
 		}
+		simple = false
 	}
 	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
 		p.pos++
 		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
 			p.pos++
 		}
-		if digits() == 0 {
-			return nil, p.errorf(ptr, "invalid number")
+		if p.digits() == 0 {
+			return nil, p.failAt(start, "invalid number: expected a digit in the exponent")
 		}
+		simple = false
 	}
-	f, err := strconv.ParseFloat(string(p.data[start:p.pos]), 64)
-	if err != nil {
-		return nil, p.errorf(ptr, "number out of range")
+	// Up to 18 digits fit an int64 exactly, and converting it rounds to the nearest float64
+	// (ties to even), as JSON.parse rounds the decimal text.
+	if simple && p.pos-intStart <= 18 {
+		var n int64
+		for _, c := range p.data[intStart:p.pos] {
+			n = n*10 + int64(c-'0')
+		}
+		f := float64(n)
+		if neg {
+			f = -f // "-0" is -0, as in JavaScript
+		}
+		return f, nil
+	}
+	text := p.data[start:p.pos]
+	f, err := strconv.ParseFloat(string(text), 64)
+	if err != nil { // the grammar is checked, so only overflow is left
+		return nil, p.failAt(start, "number %s overflows float64", text)
 	}
 	return f, nil
-}
-
-// CheckText reports whether s may be stored inside JSON text: valid UTF-8 and no NUL.
-func CheckText(s string) error {
-	if !utf8.ValidString(s) {
-		return fmt.Errorf("text is not valid UTF-8")
-	}
-	if strings.IndexByte(s, 0) >= 0 {
-		return fmt.Errorf("text contains a NUL character")
-	}
-	return nil
 }
