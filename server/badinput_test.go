@@ -67,7 +67,6 @@ func TestBadInputIs4xxAndWritesNothing(t *testing.T) {
 			{"unknown profile", "GET", "/4vJ9JU1bJJE96FWSJKvHsj/did.json", ``, 404, "Profile not found"},
 			{"unknown path", "GET", "/svc/nothing/here/at/all/really", ``, 404, "Not found"},
 			{"wrong method", "DELETE", "/svc/lookup/" + id, ``, 405, "Method not allowed"},
-			{"not built yet", "GET", "/svc/query/" + id, ``, 501, "Not implemented"},
 			{"body too large", "POST", "/svc/create-namespace", `{"name":"x","description":"` + strings.Repeat("a", 1<<20) + `"}`, 413, "too large"},
 		}
 		before := countRows(t, h)

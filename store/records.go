@@ -69,9 +69,10 @@ type RowRecord struct {
 }
 
 type recHeadRow struct {
-	RowRecord `gorm:"embedded"`
-	CreatedAt int64 `gorm:"column:created_at"`
-	UpdatedAt int64 `gorm:"column:updated_at"`
+	RowRecord  `gorm:"embedded"`
+	CreatedAt  int64  `gorm:"column:created_at"`
+	UpdatedAt  int64  `gorm:"column:updated_at"`
+	SearchText string `gorm:"column:search_text"`
 }
 
 func (recHeadRow) TableName() string { return "records" }
@@ -201,7 +202,7 @@ func (s *Store) addRecordsTx(tx *gorm.DB, namespaceID, registryName, creatorDID 
 			RecordName: r.RecordName, CreatedBy: creatorDID, Genesis: st.text, VersionCount: 1,
 			Description: r.Description, Details: details, Meta: meta, TTL: ttlOr(r.TTL, DefaultTTL), State: state,
 			ValidTill: timeMSPtr(r.ValidTill),
-		}, CreatedAt: st.ms, UpdatedAt: st.ms}
+		}, CreatedAt: st.ms, UpdatedAt: st.ms, SearchText: SearchText(r.Details)}
 		if err := sealRecord(&h.RowRecord, nonNil(r.Details), nonNil(r.Meta), st); err != nil {
 			return nil, err
 		}
@@ -300,7 +301,7 @@ func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, rec
 		res := tx.Model(&recHeadRow{}).Where("record_id = ? AND version = ?", h.RecordID, h.Version).Updates(map[string]any{
 			"version": next.Version, "version_count": next.VersionCount, "description": next.Description,
 			"details": next.Details, "meta": next.Meta, "ttl": next.TTL, "state": next.State, "valid_till": next.ValidTill,
-			"digest": next.Digest, "proof_type": next.ProofType, "updated_at": st.ms,
+			"digest": next.Digest, "proof_type": next.ProofType, "updated_at": st.ms, "search_text": SearchText(details),
 		})
 		if res.Error != nil {
 			return translate(res.Error, "update record")

@@ -103,6 +103,7 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		q.Add("_pragma", "busy_timeout(10000)")
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Set("_txlock", "immediate")
+		registerSQLiteFunctions()
 		dialector = sqlite.Open("file:" + path + "?" + q.Encode())
 		s.dialect = DialectSQLite
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):

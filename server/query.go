@@ -1,0 +1,237 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"svc/gen"
+	"svc/recordschema"
+	"svc/store"
+)
+
+func day(d *openapi_types.Date) time.Time {
+	if d == nil {
+		return time.Time{}
+	}
+	return d.Time
+}
+
+// endOfDay is the as_on cut: the first instant after the UTC day.
+func endOfDay(d *openapi_types.Date) time.Time {
+	if d == nil {
+		return time.Time{}
+	}
+	t := d.Time
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, 1)
+}
+
+func pages(total int64, size int) int64 {
+	if total == 0 {
+		return 0
+	}
+	return (total + int64(size) - 1) / int64(size)
+}
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func registryEntry(r store.Registry) gen.RegistryListEntry {
+	return gen.RegistryListEntry{RegistryId: r.RegistryID, RegistryName: r.RegistryName, Description: r.Description, Digest: r.Digest,
+		Tag: gen.RegistryListEntryTag(r.Tag), Schema: obj(r.Schema), Genesis: r.Genesis, CreatedAt: ts(r.CreatedAt),
+		UpdatedAt: ts(r.UpdatedAt), CreatedBy: r.CreatedBy, State: gen.RegistryListEntryState(r.State), Meta: obj(r.Meta),
+		RecordCount: r.RecordCount, VersionCount: r.VersionCount, Version: r.Version, QueryAllowed: r.QueryAllowed, Ttl: r.TTL}
+}
+
+func recordEntry(r store.Record) gen.RecordListEntry {
+	return gen.RecordListEntry{RecordId: r.RecordID, RecordName: r.RecordName, Description: r.Description, Digest: r.Digest,
+		Details: obj(r.Details), Genesis: r.Genesis, CreatedAt: ts(r.CreatedAt), UpdatedAt: ts(r.UpdatedAt), CreatedBy: r.CreatedBy,
+		State: gen.RecordListEntryState(r.State), VersionCount: r.VersionCount, Version: r.Version, Ttl: r.TTL, Meta: obj(r.Meta)}
+}
+
+// QueryRegistries pages the registries of a namespace.
+func (s *Server) QueryRegistries(ctx context.Context, req gen.QueryRegistriesRequestObject) (gen.QueryRegistriesResponseObject, error) {
+	ns, err := s.store.GetNamespace(ctx, req.Namespace, store.VersionSel{})
+	if d, err := asDenial(storeDenial(err, msgNamespaceMissing)); err != nil {
+		return nil, err
+	} else if d != nil {
+		return gen.QueryRegistries404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
+	}
+	p := req.Params
+	page, size := pageOf(p.Page, p.PageSize)
+	o := store.ListOptions{From: day(p.From), To: day(p.To), Name: str(p.Name), Page: page, Size: size, AsOf: endOfDay(p.AsOn)}
+	if p.Sort != nil {
+		o.Sort = string(*p.Sort)
+	}
+	if p.Status != nil {
+		o.State = map[string]string{"active": store.StateLive, "inactive": store.StateInactive}[string(*p.Status)]
+	}
+	regs, total, err := s.store.ListRegistries(ctx, ns.NamespaceID, o)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.QueryRegistries200JSONResponse{Message: "Registries found"}
+	d := &out.Data
+	d.NamespaceId, d.NamespaceName, d.CreatedBy = ns.NamespaceID, ns.Name, ns.CreatedBy
+	if ns.Domain != "" {
+		d.Domain = strPtr(ns.Domain)
+	}
+	d.CreatedAt, d.UpdatedAt = ts(ns.CreatedAt), ts(ns.UpdatedAt)
+	d.TotalRegistries, d.TotalPages, d.PageNumber, d.PageSize = total, pages(total, size), int64(page), int64(size)
+	d.Registries = make([]gen.RegistryListEntry, len(regs))
+	for i, r := range regs {
+		d.Registries[i] = registryEntry(r)
+	}
+	return out, nil
+}
+
+// QueryRecords pages the records of a registry (403 for non-members when querying is off).
+func (s *Server) QueryRecords(ctx context.Context, req gen.QueryRecordsRequestObject) (gen.QueryRecordsResponseObject, error) {
+	reg, err := s.lookupRegistry(ctx, req.Namespace, req.RegistryName, nil, nil)
+	if err == nil && !reg.QueryAllowed {
+		if role, rerr := s.memberOf(ctx, reg.NamespaceID); rerr != nil {
+			return nil, rerr
+		} else if role == "" {
+			err = &denial{http.StatusForbidden, "Forbidden: querying this registry is not allowed"}
+		}
+	}
+	if d, err := asDenial(err); err != nil {
+		return nil, err
+	} else if d != nil {
+		switch d.status {
+		case http.StatusNotFound:
+			return gen.QueryRecords404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
+		case http.StatusForbidden:
+			return gen.QueryRecords403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
+		default:
+			return gen.QueryRecords400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		}
+	}
+	p := req.Params
+	page, size := pageOf(p.Page, p.PageSize)
+	o := store.ListOptions{From: day(p.From), To: day(p.To), Name: str(p.Name), Page: page, Size: size, AsOf: endOfDay(p.AsOn)}
+	if p.Sort != nil {
+		o.Sort = string(*p.Sort)
+	}
+	if p.State != nil {
+		o.State = string(*p.State)
+	}
+	recs, total, err := s.store.ListRecords(ctx, reg.RegistryID, o)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.QueryRecords200JSONResponse{Message: "Records found"}
+	d := &out.Data
+	d.NamespaceId, d.NamespaceName, d.RegistryName, d.RegistryId = reg.NamespaceID, reg.NamespaceName, reg.RegistryName, reg.RegistryID
+	d.Schema, d.Meta, d.CreatedBy = obj(reg.Schema), obj(reg.Meta), reg.CreatedBy
+	d.CreatedAt, d.UpdatedAt = ts(reg.CreatedAt), ts(reg.UpdatedAt)
+	d.TotalRecords, d.TotalPages, d.PageNumber, d.PageSize = total, pages(total, size), int64(page), int64(size)
+	d.Records = make([]gen.RecordListEntry, len(recs))
+	for i, r := range recs {
+		d.Records[i] = recordEntry(r)
+	}
+	return out, nil
+}
+
+// GetRegistriesByTag lists verified registries with a standard tag.
+func (s *Server) GetRegistriesByTag(ctx context.Context, req gen.GetRegistriesByTagRequestObject) (gen.GetRegistriesByTagResponseObject, error) {
+	if !recordschema.IsStandardTag(req.Tag) {
+		return gen.GetRegistriesByTag400JSONResponse{BadRequestJSONResponse: badRequestBody(fmt.Sprintf(
+			"Invalid input: tag %q is not a standard tag (one of %s; custom registries are not listed)", req.Tag,
+			strings.Join(recordschema.StandardTags, ", ")))}, nil
+	}
+	regs, err := s.store.RegistriesByTag(ctx, req.Tag)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.GetRegistriesByTag200JSONResponse{Message: "Registries found"}
+	out.Data.Tag, out.Data.TotalRegistries = req.Tag, int64(len(regs))
+	out.Data.Registries = make([]gen.RegistryListEntry, len(regs))
+	for i, r := range regs {
+		e := registryEntry(r)
+		e.NamespaceId = strPtr(r.NamespaceID)
+		out.Data.Registries[i] = e
+	}
+	return out, nil
+}
+
+// searchReserved are the search parameters that are not details paths.
+var searchReserved = map[string]bool{"registry_name": true, "record_name": true, "from": true, "to": true, "page": true, "page_size": true}
+
+var detailsPath = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
+
+// SearchRecords searches the latest records of one namespace.
+func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequestObject) (gen.SearchRecordsResponseObject, error) {
+	p := req.Params
+	page, size := pageOf(p.Page, p.PageSize)
+	o := store.SearchOptions{RegistryName: str(p.RegistryName), RecordName: str(p.RecordName), Page: page, Size: size}
+	if p.From != nil {
+		o.From = *p.From
+	}
+	if p.To != nil {
+		o.To = *p.To
+	}
+	q := info(ctx).Query
+	names := make([]string, 0, len(q))
+	for k := range q {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if searchReserved[k] {
+			continue
+		}
+		if !detailsPath.MatchString(k) || len(k) > 256 {
+			return gen.SearchRecords400JSONResponse{BadRequestJSONResponse: badRequestBody(fmt.Sprintf(
+				"Invalid input: search parameter %q is not a details path (letters, digits, _ and -, joined by dots)", k))}, nil
+		}
+		for _, v := range q[k] {
+			if len(v) > 256 {
+				return gen.SearchRecords400JSONResponse{BadRequestJSONResponse: badRequestBody("Invalid input: search value of " + k + " is longer than 256 characters")}, nil
+			}
+			o.Fields = append(o.Fields, store.FieldFilter{Path: k, Value: v})
+		}
+	}
+	if len(o.Fields) > 16 {
+		return gen.SearchRecords400JSONResponse{BadRequestJSONResponse: badRequestBody("Invalid input: at most 16 details conditions")}, nil
+	}
+	nsID, err := s.resolveNamespace(ctx, req.Namespace)
+	if d, err := asDenial(err); err != nil {
+		return nil, err
+	} else if d != nil {
+		if d.status == http.StatusNotFound {
+			return gen.SearchRecords404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
+		}
+		return gen.SearchRecords400JSONResponse{BadRequestJSONResponse: badRequestBody("namespace is missing")}, nil
+	}
+	role, err := s.memberOf(ctx, nsID)
+	if err != nil {
+		return nil, err
+	}
+	o.Member = role != ""
+	recs, total, err := s.store.Search(ctx, nsID, o)
+	if err != nil {
+		s.log.ErrorContext(ctx, "search failed", "namespace", nsID, "error", err)
+		return gen.SearchRecords500JSONResponse{SearchFailedJSONResponse: gen.SearchFailedJSONResponse{Message: "Query failed",
+			Error: strPtr("the search could not be completed")}}, nil
+	}
+	out := gen.SearchRecords200JSONResponse{Message: "Records found", Total: total, Page: int64(page), PageSize: int64(size),
+		Data: make([]gen.SearchResult, len(recs))}
+	for i, r := range recs {
+		out.Data[i] = gen.SearchResult{RecordId: r.RecordID, RecordName: r.RecordName, RegistryName: r.RegistryName,
+			NamespaceId: r.NamespaceID, Description: r.Description, Details: obj(r.Details), State: gen.SearchResultState(r.State),
+			Version: r.Version, VersionCount: r.VersionCount, Genesis: r.Genesis, CreatedAt: ts(r.CreatedAt), UpdatedAt: ts(r.UpdatedAt),
+			CreatedBy: r.CreatedBy, Ttl: r.TTL, Meta: obj(r.Meta), ValidTill: tsPtr(r.ValidTill), Latest: true}
+	}
+	return out, nil
+}

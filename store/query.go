@@ -1,0 +1,266 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// ListOptions filter and page the registry and record queries.
+type ListOptions struct {
+	From, To   time.Time // inclusive UTC days of the last update (zero: unbounded)
+	State      string    // live, inactive or draft ("" for any)
+	Name       string    // partial, case-insensitive name match
+	Sort       string    // date (newest first), name, id (ascending), status (state, then name)
+	Page, Size int
+	AsOf       time.Time // the end of this UTC day (zero: now)
+}
+
+func (o ListOptions) offset() int { return (o.Page - 1) * o.Size }
+
+// dayStart is the first instant of t's UTC day, in ms.
+func dayStart(t time.Time) int64 {
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).UnixMilli()
+}
+
+// containsName is the condition "col contains needle, case-insensitively" for names (ASCII by
+// their pattern); the trigram index on lower(col) serves it on Postgres.
+func (s *Store) containsName(col, needle string) (string, any) {
+	n := strings.ToLower(needle)
+	if s.dialect == DialectPostgres {
+		return "lower(" + col + ") LIKE ? ESCAPE '\\'", "%" + escapeLike(n) + "%"
+	}
+	return "instr(lower(" + col + "), ?) > 0", n
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+func escapeLike(s string) string { return likeEscaper.Replace(s) }
+
+// where collects conditions and their arguments.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+func (w *where) sql() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+func orderBy(sort, name, id string) string {
+	switch sort {
+	case "name":
+		return " ORDER BY r." + name + ", r." + id
+	case "id":
+		return " ORDER BY r." + id
+	case "status":
+		return " ORDER BY r.state, r." + name + ", r." + id
+	default:
+		return " ORDER BY r.updated_at DESC, r." + id
+	}
+}
+
+const registryListCols = `r.registry_id, r.namespace_id, r.registry_name, r.tag, r.schema, r.created_by, r.genesis, r.version,
+	r.version_count, r.description, r.meta, r.ttl, r.state, r.query_allowed, r.digest, r.proof_type, r.updated_at, r.created_at,
+	r.record_count`
+
+func scanRegistries(rows *sql.Rows) ([]Registry, error) {
+	defer rows.Close()
+	var out []Registry
+	for rows.Next() {
+		var r regRead
+		if err := rows.Scan(&r.RegistryID, &r.NamespaceID, &r.RegistryName, &r.Tag, &r.Schema, &r.CreatedBy, &r.Genesis, &r.Version,
+			&r.VersionCount, &r.Description, &r.Meta, &r.TTL, &r.State, &r.QueryAllowed, &r.Digest, &r.ProofType,
+			&r.VersionCreatedAt, &r.HeadCreatedAt, &r.RecordCount); err != nil {
+			return nil, translate(err, "registries")
+		}
+		reg, err := r.registry()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, reg)
+	}
+	return out, translate(rows.Err(), "registries")
+}
+
+// ListRegistries pages the registries of a namespace, as they are or as they stood at AsOf.
+func (s *Store) ListRegistries(ctx context.Context, namespaceID string, o ListOptions) ([]Registry, int64, error) {
+	rel := "registries"
+	var relArgs []any
+	if !o.AsOf.IsZero() {
+		rel = `(SELECT v.registry_id, v.namespace_id, v.registry_name, v.tag, v.schema, v.created_by, v.genesis, v.version,
+			v.version_count, v.description, v.meta, v.ttl, v.state, v.query_allowed, v.digest, v.proof_type,
+			v.created_at AS updated_at, g.created_at, g.record_count
+			FROM registry_versions v JOIN registries g ON g.registry_id = v.registry_id
+			JOIN (SELECT registry_id, MAX(version_count) AS vc FROM registry_versions WHERE namespace_id = ? AND created_at < ?
+				GROUP BY registry_id) m ON m.registry_id = v.registry_id AND m.vc = v.version_count)`
+		relArgs = []any{namespaceID, o.AsOf.UnixMilli()}
+	}
+	w := &where{}
+	w.add("r.namespace_id = ?", namespaceID)
+	s.listFilters(w, o, "registry_name")
+	return queryPage(ctx, s, "SELECT "+registryListCols+" FROM "+rel+" r", relArgs, w, orderBy(o.Sort, "registry_name", "registry_id"), o, scanRegistries)
+}
+
+func (s *Store) listFilters(w *where, o ListOptions, nameCol string) {
+	if !o.From.IsZero() {
+		w.add("r.updated_at >= ?", dayStart(o.From))
+	}
+	if !o.To.IsZero() {
+		w.add("r.updated_at < ?", dayStart(o.To)+24*3600*1000)
+	}
+	if o.State != "" {
+		w.add("r.state = ?", o.State)
+	}
+	if o.Name != "" {
+		cond, arg := s.containsName("r."+nameCol, o.Name)
+		w.add(cond, arg)
+	}
+}
+
+// queryPage runs the count and the page of a list query.
+func queryPage[T any](ctx context.Context, s *Store, selectFrom string, relArgs []any, w *where, order string, o ListOptions,
+	scan func(*sql.Rows) ([]T, error)) ([]T, int64, error) {
+	args := append(append([]any{}, relArgs...), w.args...)
+	from := selectFrom[strings.Index(selectFrom, " FROM "):]
+	var total int64
+	if err := s.sqlDB.QueryRowContext(ctx, s.rebind("SELECT COUNT(*)"+from+w.sql()), args...).Scan(&total); err != nil {
+		return nil, 0, translate(err, "count")
+	}
+	if total == 0 || o.offset() >= int(total) {
+		return []T{}, total, nil
+	}
+	rows, err := s.sqlDB.QueryContext(ctx, s.rebind(selectFrom+w.sql()+order+" LIMIT ? OFFSET ?"), append(args, o.Size, o.offset())...)
+	if err != nil {
+		return nil, 0, translate(err, "list")
+	}
+	out, err := scan(rows)
+	if out == nil {
+		out = []T{}
+	}
+	return out, total, err
+}
+
+const recordListCols = `r.record_id, r.registry_id, r.namespace_id, r.registry_name, r.record_name, r.created_by, r.genesis,
+	r.version, r.version_count, r.description, r.details, r.meta, r.ttl, r.state, r.valid_till, r.digest, r.proof_type,
+	r.updated_at, r.created_at`
+
+func scanRecords(rows *sql.Rows) ([]Record, error) {
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		var r recRead
+		if err := rows.Scan(&r.RecordID, &r.RegistryID, &r.NamespaceID, &r.RegistryName, &r.RecordName, &r.CreatedBy, &r.Genesis,
+			&r.Version, &r.VersionCount, &r.Description, &r.Details, &r.Meta, &r.TTL, &r.State, &r.ValidTill, &r.Digest,
+			&r.ProofType, &r.VersionCreatedAt, &r.HeadCreatedAt); err != nil {
+			return nil, translate(err, "records")
+		}
+		rec, err := r.record()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, translate(rows.Err(), "records")
+}
+
+// ListRecords pages the records of a registry, as they are or as they stood at AsOf.
+func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOptions) ([]Record, int64, error) {
+	rel := "records"
+	var relArgs []any
+	if !o.AsOf.IsZero() {
+		rel = `(SELECT v.record_id, v.registry_id, v.namespace_id, v.registry_name, v.record_name, v.created_by, v.genesis,
+			v.version, v.version_count, v.description, v.details, v.meta, v.ttl, v.state, v.valid_till, v.digest, v.proof_type,
+			v.created_at AS updated_at, h.created_at
+			FROM record_versions v JOIN records h ON h.record_id = v.record_id
+			JOIN (SELECT record_id, MAX(version_count) AS vc FROM record_versions WHERE registry_id = ? AND created_at < ?
+				GROUP BY record_id) m ON m.record_id = v.record_id AND m.vc = v.version_count)`
+		relArgs = []any{registryID, o.AsOf.UnixMilli()}
+	}
+	w := &where{}
+	w.add("r.registry_id = ?", registryID)
+	s.listFilters(w, o, "record_name")
+	return queryPage(ctx, s, "SELECT "+recordListCols+" FROM "+rel+" r", relArgs, w, orderBy(o.Sort, "record_name", "record_id"), o, scanRecords)
+}
+
+// RegistriesByTag lists the live registries with the tag in namespaces that hold a verified
+// domain, newest first.
+func (s *Store) RegistriesByTag(ctx context.Context, tag string) ([]Registry, error) {
+	rows, err := s.sqlDB.QueryContext(ctx, s.rebind(`SELECT `+registryListCols+` FROM registries r
+		JOIN namespaces n ON n.namespace_id = r.namespace_id
+		WHERE r.tag = ? AND r.state = ? AND n.domain IS NOT NULL ORDER BY r.updated_at DESC, r.registry_id LIMIT 10000`), tag, StateLive)
+	if err != nil {
+		return nil, translate(err, "registries by tag")
+	}
+	return scanRegistries(rows)
+}
+
+// FieldFilter is one details condition of a search: the scalar at Path (or an element of the
+// array there) contains Value, case-insensitively.
+type FieldFilter struct {
+	Path  string // dotted, e.g. address.city
+	Value string
+}
+
+// SearchOptions are the conditions of a search; all must hold.
+type SearchOptions struct {
+	RegistryName, RecordName string
+	From, To                 time.Time // updated at or after From; created at or before To
+	Fields                   []FieldFilter
+	Member                   bool // the caller is the namespace's owner or a delegate
+	Page, Size               int
+}
+
+// pgRegexQuote escapes text for a Postgres ARE.
+var pgRegexQuote = regexp.MustCompile(`[\\.^$|?*+()\[\]{}]`)
+
+// Search finds the latest versions of the namespace's records that match, newest update first.
+// Non-members see only live records of registries that allow queries.
+func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions) ([]Record, int64, error) {
+	w := &where{}
+	w.add("r.namespace_id = ?", namespaceID)
+	join := ""
+	if !o.Member {
+		join = " JOIN registries g ON g.registry_id = r.registry_id"
+		w.add("g.query_allowed = ?", true)
+		w.add("r.state = ?", StateLive)
+	}
+	if o.RegistryName != "" {
+		cond, arg := s.containsName("r.registry_name", o.RegistryName)
+		w.add(cond, arg)
+	}
+	if o.RecordName != "" {
+		cond, arg := s.containsName("r.record_name", o.RecordName)
+		w.add(cond, arg)
+	}
+	if !o.From.IsZero() {
+		w.add("r.updated_at >= ?", o.From.UnixMilli())
+	}
+	if !o.To.IsZero() {
+		w.add("r.created_at <= ?", o.To.UnixMilli())
+	}
+	for _, f := range o.Fields {
+		path, needle := strings.ToLower(f.Path), strings.ToLower(blankSeps.Replace(f.Value))
+		if s.dialect == DialectPostgres {
+			// The regex keeps path and value inside one entry; its literal parts let the trigram
+			// index find the candidates.
+			re := entrySep + pgRegexQuote.ReplaceAllString(path, `\$0`) + valueSep + "[^" + entrySep + "]*" +
+				pgRegexQuote.ReplaceAllString(needle, `\$0`)
+			w.add("r.search_text ~ ?", re)
+		} else {
+			w.add("svc_field_match(r.search_text, ?, ?) = 1", path, needle)
+		}
+	}
+	o2 := ListOptions{Page: o.Page, Size: o.Size}
+	return queryPage(ctx, s, "SELECT "+recordListCols+" FROM records r"+join, nil, w, " ORDER BY r.updated_at DESC, r.record_id", o2, scanRecords)
+}
