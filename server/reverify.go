@@ -42,6 +42,9 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepStats, error) {
 				return st, err
 			}
 			st.Checked++
+			if s.metrics != nil {
+				s.metrics.reverify.WithLabelValues(outcome).Inc()
+			}
 			switch outcome {
 			case store.OutcomeOK:
 				st.OK++

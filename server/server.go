@@ -38,6 +38,12 @@ type Config struct {
 	Checker *domainverify.Checker
 	// Reverify times the re-verification of verified domains.
 	Reverify ReverifyConfig
+	// RateLimit limits each client (0 RPS: off).
+	RateLimit RateLimit
+	// CORSOrigins are the browser origins allowed to call the API ("*" for any; none: no CORS).
+	CORSOrigins []string
+	// NoMetrics turns the Prometheus metrics off (benchmarks compare with and without).
+	NoMetrics bool
 }
 
 // ReverifyConfig times re-verification (DECISIONS §8): sources are checked again every
@@ -60,6 +66,8 @@ type Server struct {
 	checker  *domainverify.Checker
 	reverify ReverifyConfig
 	echo     *echo.Echo
+	metrics  *metrics
+	limiter  *limiter
 	// networkGenesis identifies the deployment's anchoring network (fixed at migration).
 	networkGenesis string
 }
@@ -122,6 +130,22 @@ func NewServer(cfg Config) (*Server, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
+	// The client address is the connection's: forwarded headers are not trusted by default.
+	e.IPExtractor = echo.ExtractIPDirect()
+	if len(cfg.CORSOrigins) > 0 {
+		// Before routing, so that a preflight of any path is answered here (never a 404/405/500).
+		e.Pre(middleware.CORSWithConfig(middleware.CORSConfig{
+			AllowOrigins:  cfg.CORSOrigins,
+			AllowMethods:  []string{http.MethodGet, http.MethodPost, http.MethodOptions},
+			AllowHeaders:  []string{echo.HeaderAuthorization, echo.HeaderContentType, "If-Match", "If-None-Match"},
+			ExposeHeaders: []string{"ETag", "Retry-After", echo.HeaderXRequestID},
+			MaxAge:        3600,
+		}))
+	}
+	if !cfg.NoMetrics {
+		s.metrics = newMetrics(s)
+		e.Use(s.metrics.observe)
+	}
 	e.Use(middleware.RequestID())
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		DisableStackAll:   true,
@@ -131,6 +155,9 @@ func NewServer(cfg Config) (*Server, error) {
 			return err // answered 500 by the error handler
 		},
 	}))
+	if s.limiter = newLimiter(cfg.RateLimit); s.limiter != nil {
+		e.Use(s.rateLimit)
+	}
 	e.Use(s.contract)
 
 	// Handler errors (and parameter binding errors) return through echo's error handler above.
@@ -138,6 +165,9 @@ func NewServer(cfg Config) (*Server, error) {
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", s.spec)
 	})
+	if s.metrics != nil {
+		e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
+	}
 	s.echo = e
 	return s, nil
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
-	"regexp"
 
 	"svc/gen"
 	"svc/proof"
@@ -16,76 +14,7 @@ import (
 const (
 	msgVerified = "Verification successful"
 	msgFailed   = "Verification failed"
-	firstYear   = 2025 // the first proof-type year a verifier accepts (DECISIONS §2)
 )
-
-var digestPattern = regexp.MustCompile(`^0x[0-9a-f]{64}$`)
-
-// idFields names the identifying field of each kind.
-var idFields = map[proof.Kind]string{proof.KindNamespace: "namespace_id", proof.KindRegistry: "registry_id", proof.KindRecord: "record_id"}
-
-// fieldReader reads digest fields out of submitted data, remembering the first problem.
-type fieldReader struct {
-	data map[string]any
-	err  error
-}
-
-func (r *fieldReader) str(name string) string {
-	v, ok := r.data[name].(string)
-	if !ok && r.err == nil {
-		r.err = fmt.Errorf("data.%s is missing or not a string", name)
-	}
-	return v
-}
-
-func (r *fieldReader) integer(name string) int64 {
-	f, ok := r.data[name].(float64)
-	if (!ok || f != math.Trunc(f) || math.Abs(f) > 1<<53) && r.err == nil {
-		r.err = fmt.Errorf("data.%s is missing or not an integer", name)
-	}
-	return int64(f)
-}
-
-func (r *fieldReader) object(name string) map[string]any {
-	m, ok := r.data[name].(map[string]any)
-	if !ok && r.err == nil {
-		r.err = fmt.Errorf("data.%s is missing or not an object", name)
-	}
-	return m
-}
-
-func (r *fieldReader) genesis() string {
-	g, err := proof.GenesisFromEither(r.str("genesis"))
-	if err != nil && r.err == nil {
-		r.err = fmt.Errorf("data.genesis: %v", err)
-	}
-	return g
-}
-
-// recompute builds the digest-field object of the submitted data and digests it.
-func recompute(kind proof.Kind, data map[string]any) (string, error) {
-	r := &fieldReader{data: data}
-	var fields interface{ Digest() (string, error) }
-	switch kind {
-	case proof.KindNamespace:
-		fields = proof.NamespaceFields{NamespaceID: r.str("namespace_id"), Description: r.str("description"), Genesis: r.genesis(),
-			CreatedBy: r.str("created_by"), Version: r.str("version"), VersionCount: r.integer("version_count")}
-	case proof.KindRegistry:
-		fields = proof.RegistryFields{NamespaceID: r.str("namespace_id"), RegistryName: r.str("registry_name"),
-			Description: r.str("description"), Schema: r.object("schema"), Tag: r.str("tag"), Version: r.str("version"),
-			VersionCount: r.integer("version_count"), State: r.str("state"), Genesis: r.genesis(), CreatedBy: r.str("created_by"),
-			Meta: r.object("meta"), TTL: r.integer("ttl")}
-	default:
-		fields = proof.RecordFields{NamespaceID: r.str("namespace_id"), RegistryID: r.str("registry_id"),
-			RegistryName: r.str("registry_name"), RecordName: r.str("record_name"), Description: r.str("description"),
-			Details: r.object("details"), Version: r.str("version"), VersionCount: r.integer("version_count"),
-			State: r.str("state"), Genesis: r.genesis(), CreatedBy: r.str("created_by"), Meta: r.object("meta"), TTL: r.integer("ttl")}
-	}
-	if r.err != nil {
-		return "", r.err
-	}
-	return fields.Digest()
-}
 
 // checkLookup verifies submitted lookup data as a trustworthy verifier must: the proof is of the
 // right kind and a valid year, its identifiers match the data, the recomputed digest equals
@@ -94,12 +23,9 @@ func recompute(kind proof.Kind, data map[string]any) (string, error) {
 // directory holds for the entry (zero when the entry is unknown).
 func (s *Server) checkLookup(ctx context.Context, kind proof.Kind, data map[string]any) (string, store.StoredVersion, error) {
 	var held store.StoredVersion
-	p, ok := data["proof"].(map[string]any)
-	if !ok {
-		return "data.proof is missing or not an object", held, nil
-	}
+	p, _ := data["proof"].(map[string]any)
 	str := func(m map[string]any, k string) string { v, _ := m[k].(string); return v }
-	entryID := str(data, idFields[kind])
+	entryID := str(data, proof.IDField(kind))
 	version := str(data, "version")
 	if entryID != "" && version != "" {
 		var err error
@@ -108,39 +34,10 @@ func (s *Server) checkLookup(ctx context.Context, kind proof.Kind, data map[stri
 			return "", held, err
 		}
 	}
-	ptype := str(p, "type")
-	k, year, err := proof.ParseProofType(ptype)
-	switch {
-	case err != nil:
-		return "proof.type: " + err.Error(), held, nil
-	case k != kind:
-		return fmt.Sprintf("proof.type %s is a %s proof, not a %s proof", ptype, k, kind), held, nil
-	case year < firstYear || year > s.now().UTC().Year():
-		return fmt.Sprintf("proof.type %s has a year outside %d..%d", ptype, firstYear, s.now().UTC().Year()), held, nil
-	}
-	claimed := str(p, "digest")
-	if !digestPattern.MatchString(claimed) {
-		return "proof.digest is missing or not 0x + 64 hex digits", held, nil
-	}
-	if d, present := data["digest"]; present && d != claimed {
-		return "data.digest differs from proof.digest", held, nil
-	}
-	if str(p, "namespace_did") != str(data, "namespace_id") {
-		return "proof.namespace_did differs from data.namespace_id", held, nil
-	}
-	if kind != proof.KindNamespace && str(p, "registry_identifier") != str(data, "registry_id") {
-		return "proof.registry_identifier differs from data.registry_id", held, nil
-	}
-	if kind == proof.KindRecord && str(p, "record_identifier") != str(data, "record_id") {
-		return "proof.record_identifier differs from data.record_id", held, nil
-	}
-	computed, err := recompute(kind, data)
-	if err != nil {
+	if err := proof.CheckLookup(kind, data, s.now().UTC().Year()); err != nil {
 		return err.Error(), held, nil
 	}
-	if computed != claimed {
-		return fmt.Sprintf("recomputed digest %s differs from proof.digest %s", computed, claimed), held, nil
-	}
+	claimed, ptype := str(p, "digest"), str(p, "type")
 	if held.Digest == "" {
 		exists, err := s.store.EntryExists(ctx, kind.String(), entryID)
 		if err != nil {
@@ -175,7 +72,7 @@ func (s *Server) verify(ctx context.Context, kind proof.Kind, env gen.LookupResp
 	if env.Message != nil {
 		request["message"] = *env.Message
 	}
-	entryID, _ := env.Data[idFields[kind]].(string)
+	entryID, _ := env.Data[proof.IDField(kind)].(string)
 	l := store.VerificationLog{LookupType: kind.String(), VerifiedID: entryID, NamespaceID: held.NamespaceID,
 		RegistryID: held.RegistryID, RecordID: held.RecordID, UserID: u.ID, VerifiedBy: s.didOf(u),
 		Result: store.ResultSuccess, Reason: reason, Request: request}
@@ -184,6 +81,9 @@ func (s *Server) verify(ctx context.Context, kind proof.Kind, env gen.LookupResp
 	}
 	if _, err := s.store.AddVerificationLog(ctx, l); err != nil {
 		return false, fmt.Errorf("verification log: %w", err)
+	}
+	if s.metrics != nil {
+		s.metrics.verifications.WithLabelValues(kind.String(), l.Result).Inc()
 	}
 	return reason == "", nil
 }

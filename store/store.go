@@ -194,3 +194,8 @@ func (s *Store) rebind(q string) string {
 	}
 	return b.String()
 }
+
+// Analyze refreshes the planner's statistics (after a bulk load).
+func (s *Store) Analyze(ctx context.Context) error {
+	return translate(s.db.WithContext(ctx).Exec("ANALYZE").Error, "analyze")
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -23,6 +24,9 @@ type Config struct {
 	ShutdownTimeout  time.Duration
 	LookupCacheTTL   time.Duration
 	AuthCacheTTL     time.Duration
+	RateLimitRPS     float64
+	RateLimitBurst   int
+	CORSOrigins      []string
 	LogLevel         string
 }
 
@@ -48,6 +52,18 @@ func parseServeConfig(args []string) (Config, error) {
 	fs.StringVar(&c.DIDHost, "did-host", envOr("SVC_DID_HOST", "localhost%3A8080"), "host part of did:web identifiers [SVC_DID_HOST]")
 	fs.StringVar(&c.DNSServer, "dns-server", envOr("SVC_DNS_SERVER", ""), "host:port of the DNS server used for domain verification; empty = system resolver [SVC_DNS_SERVER]")
 	fs.StringVar(&c.LogLevel, "log-level", envOr("SVC_LOG_LEVEL", "info"), "debug, info, warn or error [SVC_LOG_LEVEL]")
+	rps, err := envFloat("SVC_RATE_LIMIT_RPS", 50)
+	if err != nil {
+		return c, err
+	}
+	fs.Float64Var(&c.RateLimitRPS, "rate-limit-rps", rps, "requests per second per API key (or per client address when anonymous); 0 = off [SVC_RATE_LIMIT_RPS]")
+	burst, err := envInt("SVC_RATE_LIMIT_BURST", 100)
+	if err != nil {
+		return c, err
+	}
+	fs.IntVar(&c.RateLimitBurst, "rate-limit-burst", burst, "burst allowed above the rate [SVC_RATE_LIMIT_BURST]")
+	var origins string
+	fs.StringVar(&origins, "cors-origins", envOr("SVC_CORS_ORIGINS", ""), "comma-separated browser origins allowed by CORS (\"*\" for any; empty: none) [SVC_CORS_ORIGINS]")
 	port, err := envInt("SVC_VERIFY_HTTP_PORT", 443)
 	if err != nil {
 		return c, err
@@ -84,6 +100,14 @@ func parseServeConfig(args []string) (Config, error) {
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("serve: unexpected arguments %q", fs.Args())
 	}
+	for _, o := range strings.Split(origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.CORSOrigins = append(c.CORSOrigins, o)
+		}
+	}
+	if c.RateLimitRPS < 0 || c.RateLimitBurst < 0 {
+		return c, fmt.Errorf("serve: rate limits must not be negative")
+	}
 	if c.ReverifyInterval <= 0 || c.ReverifyGrace < 0 || c.ReverifySweep <= 0 || c.ShutdownTimeout <= 0 || c.LookupCacheTTL < 0 || c.AuthCacheTTL < 0 {
 		return c, fmt.Errorf("serve: durations must be positive")
 	}
@@ -100,6 +124,18 @@ func envInt(name string, def int) (int, error) {
 		return 0, fmt.Errorf("%s=%q: not a whole number", name, v)
 	}
 	return n, nil
+}
+
+func envFloat(name string, def float64) (float64, error) {
+	v := envOr(name, "")
+	if v == "" {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q: not a number", name, v)
+	}
+	return f, nil
 }
 
 func envBool(name string, def bool) (bool, error) {

@@ -9,6 +9,7 @@
 //	                                register an Ed25519 public key on the user's profile
 //	svc domain allow D              add D (or *.D) to the global registry of verifiable domains
 //	svc domain disallow D           remove it
+//	svc verify --kind K FILE        check a saved lookup response offline (exit 0 or 1)
 //
 // Every command reads SVC_DATABASE_URL (default sqlite://svc.db) or --database-url.
 package main
@@ -41,6 +42,9 @@ commands:
   user add-key --email E --multibase Z    register an Ed25519 public key (multibase z6Mk...)
   domain allow D                          allow D (or *.D) in the global registry
   domain disallow D                       remove D from the global registry
+  verify --kind K FILE                    recompute a saved lookup response's digest offline
+                                          (K: namespace, registry or record; FILE - for stdin);
+                                          exit 0 when it matches, 1 when not
 
 Run "svc <command> -h" for the flags of a command.
 `
@@ -57,6 +61,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errUsage):
 		fmt.Fprintln(stderr, err)
 		return 2
+	case errors.Is(err, errMismatch):
+		return 1
 	default:
 		fmt.Fprintln(stderr, "svc:", err)
 		return 1
@@ -88,6 +94,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdUserAddKey(ctx, rest[1:], stdout, stderr)
 	case cmd == "domain" && (sub == "allow" || sub == "disallow"):
 		return cmdDomain(ctx, sub, rest[1:], stdout, stderr)
+	case cmd == "verify":
+		return cmdVerify(rest, os.Stdin, stdout, stderr)
 	case cmd == "help" || cmd == "-h" || cmd == "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -56,6 +56,8 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		LookupCacheTTL: cfg.LookupCacheTTL,
 		Checker:        checker,
 		Reverify:       server.ReverifyConfig{Interval: cfg.ReverifyInterval, Grace: cfg.ReverifyGrace, Sweep: cfg.ReverifySweep},
+		RateLimit:      server.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
+		CORSOrigins:    cfg.CORSOrigins,
 	})
 	if err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -85,7 +87,99 @@ func SeededRegistry(b testing.TB, n int) (*store.Store, string) {
 			}
 		}
 		nsID = ns.NamespaceID
+		if err := s.Analyze(ctx); err != nil {
+			b.Fatal(err)
+		}
 		b.Logf("seeded %d records in %s", n, time.Since(start).Round(time.Second))
 	})
+	return s, nsID
+}
+
+// SeededNamespace returns a store on a persistent Postgres schema (or, with a non-empty
+// sqlitePath, a kept SQLite file) holding one namespace with registries r0..r(regs-1) sharing n
+// records (PersonName(i) in registry r(i%regs)), seeded once through the bulk path.
+func SeededNamespace(b testing.TB, dialect string, n, regs int) (*store.Store, string) {
+	b.Helper()
+	ctx := context.Background()
+	var nsID string
+	complete := func(s *store.Store) bool {
+		u, err := s.UserByEmail(ctx, "bench@example.com")
+		if err != nil {
+			return false
+		}
+		id, err := s.FirstNamespaceOf(ctx, u.ID)
+		if err != nil || id == "" {
+			return false
+		}
+		c, err := s.Count(ctx)
+		if err != nil || c.Records != int64(n) {
+			return false
+		}
+		nsID = id
+		return true
+	}
+	seed := func(s *store.Store) {
+		start := time.Now()
+		u, err := s.EnsureUser(ctx, "bench@example.com")
+		if err != nil {
+			b.Fatal(err)
+		}
+		ns, err := s.CreateNamespace(ctx, u, BenchCreator, store.NamespaceInput{Name: "bench", Description: "search benchmark data"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for g := 0; g < regs; g++ {
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, BenchCreator, store.RegistryInput{RegistryName: fmt.Sprintf("r%d", g),
+				Tag: store.TagCustom, Schema: map[string]any{"type": "object"}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		r := rand.New(rand.NewPCG(1, 2))
+		batches := make([][]store.RecordInput, regs)
+		for i := 0; i < n; i++ {
+			g := i % regs
+			batches[g] = append(batches[g], store.RecordInput{RecordName: PersonName(i), Description: "seeded", Details: Details(r, i)})
+			if len(batches[g]) == store.MaxBatch || i >= n-regs {
+				if _, err := s.AddRecords(ctx, ns.NamespaceID, fmt.Sprintf("r%d", g), BenchCreator, batches[g]); err != nil {
+					b.Fatal(err)
+				}
+				batches[g] = batches[g][:0]
+			}
+		}
+		nsID = ns.NamespaceID
+		b.Logf("seeded %d records in %d registries in %s", n, regs, time.Since(start).Round(time.Second))
+	}
+	if dialect == store.DialectPostgres {
+		return Seeded(b, fmt.Sprintf("svc_bench_search_%d", n), complete, func(s *store.Store) {
+			seed(s)
+			if err := s.Analyze(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}), nsID
+	}
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("svc_bench_search_%d.db", n))
+	open := func() *store.Store {
+		s, err := store.Open(ctx, "sqlite://"+path, nil, store.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Migrate(ctx); err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	s := open()
+	if !complete(s) {
+		_ = s.Close()
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			_ = os.Remove(path + suffix)
+		}
+		s = open()
+		seed(s)
+		if err := s.Analyze(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Cleanup(func() { _ = s.Close() })
 	return s, nsID
 }

@@ -1,0 +1,136 @@
+package proof
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+)
+
+// FirstProofYear is the first proof-type year a verifier accepts (DECISIONS §2).
+const FirstProofYear = 2025
+
+var digestForm = regexp.MustCompile(`^0x[0-9a-f]{64}$`)
+
+// idFields names the identifying field of each kind.
+var idFields = map[Kind]string{KindNamespace: "namespace_id", KindRegistry: "registry_id", KindRecord: "record_id"}
+
+// IDField is the name of the field that identifies an entry of the kind in lookup data.
+func IDField(k Kind) string { return idFields[k] }
+
+// CheckLookup checks the data of a lookup response on its own, as anyone can without the
+// directory: the proof is of the kind and of a year from FirstProofYear to maxYear, its
+// identifiers match the data, and the digest recomputed from the data's digest fields (genesis
+// in either form) equals proof.digest (and data.digest when present). It returns the first
+// failure, or nil.
+func CheckLookup(kind Kind, data map[string]any, maxYear int) error {
+	p, ok := data["proof"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("data.proof is missing or not an object")
+	}
+	str := func(m map[string]any, k string) string { v, _ := m[k].(string); return v }
+	ptype := str(p, "type")
+	k, year, err := ParseProofType(ptype)
+	switch {
+	case err != nil:
+		return fmt.Errorf("proof.type: %v", err)
+	case k != kind:
+		return fmt.Errorf("proof.type %s is a %s proof, not a %s proof", ptype, k, kind)
+	case year < FirstProofYear || year > maxYear:
+		return fmt.Errorf("proof.type %s has a year outside %d..%d", ptype, FirstProofYear, maxYear)
+	}
+	claimed := str(p, "digest")
+	if !digestForm.MatchString(claimed) {
+		return fmt.Errorf("proof.digest is missing or not 0x + 64 hex digits")
+	}
+	if d, present := data["digest"]; present && d != claimed {
+		return fmt.Errorf("data.digest differs from proof.digest")
+	}
+	if str(p, "namespace_did") != str(data, "namespace_id") {
+		return fmt.Errorf("proof.namespace_did differs from data.namespace_id")
+	}
+	if kind != KindNamespace && str(p, "registry_identifier") != str(data, "registry_id") {
+		return fmt.Errorf("proof.registry_identifier differs from data.registry_id")
+	}
+	if kind == KindRecord && str(p, "record_identifier") != str(data, "record_id") {
+		return fmt.Errorf("proof.record_identifier differs from data.record_id")
+	}
+	computed, err := RecomputeDigest(kind, data)
+	if err != nil {
+		return err
+	}
+	if computed != claimed {
+		return fmt.Errorf("recomputed digest %s differs from proof.digest %s", computed, claimed)
+	}
+	return nil
+}
+
+// RecomputeDigest builds the digest-field object of lookup data and digests it.
+func RecomputeDigest(kind Kind, data map[string]any) (string, error) {
+	r := &fieldReader{data: data}
+	switch kind {
+	case KindNamespace:
+		f := NamespaceFields{NamespaceID: r.str("namespace_id"), Description: r.str("description"), Genesis: r.genesis(),
+			CreatedBy: r.str("created_by"), Version: r.str("version"), VersionCount: r.integer("version_count")}
+		if r.err != nil {
+			return "", r.err
+		}
+		return f.Digest()
+	case KindRegistry:
+		f := RegistryFields{NamespaceID: r.str("namespace_id"), RegistryName: r.str("registry_name"),
+			Description: r.str("description"), Schema: r.object("schema"), Tag: r.str("tag"), Version: r.str("version"),
+			VersionCount: r.integer("version_count"), State: r.str("state"), Genesis: r.genesis(), CreatedBy: r.str("created_by"),
+			Meta: r.object("meta"), TTL: r.integer("ttl")}
+		if r.err != nil {
+			return "", r.err
+		}
+		return f.Digest()
+	case KindRecord:
+		f := RecordFields{NamespaceID: r.str("namespace_id"), RegistryID: r.str("registry_id"),
+			RegistryName: r.str("registry_name"), RecordName: r.str("record_name"), Description: r.str("description"),
+			Details: r.object("details"), Version: r.str("version"), VersionCount: r.integer("version_count"),
+			State: r.str("state"), Genesis: r.genesis(), CreatedBy: r.str("created_by"), Meta: r.object("meta"), TTL: r.integer("ttl")}
+		if r.err != nil {
+			return "", r.err
+		}
+		return f.Digest()
+	}
+	return "", fmt.Errorf("unknown kind %v", kind)
+}
+
+// fieldReader reads digest fields out of lookup data, remembering the first problem.
+type fieldReader struct {
+	data map[string]any
+	err  error
+}
+
+func (r *fieldReader) str(name string) string {
+	v, ok := r.data[name].(string)
+	if !ok && r.err == nil {
+		r.err = fmt.Errorf("data.%s is missing or not a string", name)
+	}
+	return v
+}
+
+func (r *fieldReader) integer(name string) int64 {
+	f, ok := r.data[name].(float64)
+	if (!ok || f != math.Trunc(f) || math.Abs(f) > 1<<53) && r.err == nil {
+		r.err = fmt.Errorf("data.%s is missing or not an integer", name)
+	}
+	return int64(f)
+}
+
+func (r *fieldReader) object(name string) map[string]any {
+	m, ok := r.data[name].(map[string]any)
+	if !ok && r.err == nil {
+		r.err = fmt.Errorf("data.%s is missing or not an object", name)
+	}
+	return m
+}
+
+func (r *fieldReader) genesis() string {
+	g, err := GenesisFromEither(r.str("genesis"))
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("data.genesis: %v", err)
+	}
+	return g
+}

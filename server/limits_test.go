@@ -1,0 +1,82 @@
+package server_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"svc/server"
+	"svc/store"
+)
+
+func TestMetrics(t *testing.T) {
+	h := newHarness(t, store.DialectSQLite)
+	key := h.key("owner@example.com")
+	id := publish(t, h, key)
+	data := h.must(200, "GET", "/svc/lookup/"+id+"/employees/alice", "", nil).data()
+	h.must(200, "POST", "/svc/verify-record-lookup", key, map[string]any{"record_lookup_response": map[string]any{"data": data}})
+	h.must(404, "GET", "/svc/lookup/did:svc:nope", "", nil)
+	h.do("GET", "/nowhere", "", nil)
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	rec := httptest.NewRecorder()
+	h.e.ServeHTTP(rec, req)
+	body := rec.Body.String()
+	for _, want := range []string{
+		`svc_http_requests_total{method="GET",route="/svc/lookup/:namespace/:registry_name/:record_name",status="200"} 1`,
+		`svc_http_requests_total{method="GET",route="/svc/lookup/:namespace",status="404"} 1`,
+		`svc_http_requests_total{method="GET",route="unmatched",status="404"} 1`,
+		`svc_http_request_duration_seconds_bucket{method="POST",route="/svc/verify-record-lookup"`,
+		`svc_lookup_verifications_total{kind="record",result="success"} 1`,
+		`svc_db_open_connections`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if strings.Contains(body, id) {
+		t.Error("a raw path (namespace id) leaked into the metric labels")
+	}
+}
+
+func TestRateLimitAndCORS(t *testing.T) {
+	h := newHarnessWith(t, store.DialectSQLite, func(c *server.Config) {
+		c.RateLimit = server.RateLimit{RPS: 0.5, Burst: 2}
+		c.CORSOrigins = []string{"https://app.example"}
+	})
+	a, b := h.key("a@example.com"), h.key("b@example.com")
+	for i := 0; i < 2; i++ {
+		h.must(200, "GET", "/healthz", a, nil)
+	}
+	r := h.must(http.StatusTooManyRequests, "GET", "/healthz", a, nil)
+	if r.Header.Get("Retry-After") == "" || !strings.Contains(r.msg(), "Too many requests") {
+		t.Fatalf("429: %v %s", r.Header, r.Raw)
+	}
+	h.must(200, "GET", "/healthz", b, nil) // another key has its own budget
+	h.must(200, "GET", "/healthz", "", nil)
+	h.must(200, "GET", "/healthz", "", nil)
+	h.must(http.StatusTooManyRequests, "GET", "/healthz", "", nil) // anonymous: per address
+
+	for _, path := range []string{"/svc/lookup/did:svc:x", "/no/such/path"} {
+		req := httptest.NewRequest(http.MethodOptions, path, nil)
+		req.Header.Set("Origin", "https://app.example")
+		req.Header.Set("Access-Control-Request-Method", "GET")
+		req.Header.Set("Access-Control-Request-Headers", "authorization")
+		req.RemoteAddr = "192.0.2.9:1234"
+		rec := httptest.NewRecorder()
+		h.e.ServeHTTP(rec, req)
+		if rec.Code != http.StatusNoContent || rec.Header().Get("Access-Control-Allow-Origin") != "https://app.example" {
+			t.Fatalf("preflight of %s: %d %v", path, rec.Code, rec.Header())
+		}
+	}
+	req := httptest.NewRequest(http.MethodOptions, "/svc/lookup/x", nil)
+	req.Header.Set("Origin", "https://evil.example")
+	req.Header.Set("Access-Control-Request-Method", "GET")
+	req.RemoteAddr = "192.0.2.10:1234"
+	rec := httptest.NewRecorder()
+	h.e.ServeHTTP(rec, req)
+	if rec.Code >= 500 || rec.Header().Get("Access-Control-Allow-Origin") != "" {
+		t.Fatalf("foreign origin: %d %v", rec.Code, rec.Header())
+	}
+}

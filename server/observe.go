@@ -1,0 +1,79 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are the service's Prometheus metrics, on a registry of its own.
+type metrics struct {
+	reg           *prometheus.Registry
+	requests      *prometheus.CounterVec
+	latency       *prometheus.HistogramVec
+	verifications *prometheus.CounterVec
+	reverify      *prometheus.CounterVec
+}
+
+func newMetrics(s *Server) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "svc_http_requests_total", Help: "HTTP requests by route template, method and status.",
+		}, []string{"route", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "svc_http_request_duration_seconds", Help: "HTTP request latency by route template and method.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10},
+		}, []string{"route", "method"}),
+		verifications: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "svc_lookup_verifications_total", Help: "Lookup verification attempts by kind and result.",
+		}, []string{"kind", "result"}),
+		reverify: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "svc_reverification_checks_total", Help: "Re-verification checks of domain sources by outcome.",
+		}, []string{"outcome"}),
+	}
+	pool := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "svc_db_" + name, Help: help}, f)
+	}
+	m.reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.requests, m.latency, m.verifications, m.reverify,
+		pool("open_connections", "Open database connections.", func() float64 { return float64(s.store.Stats().OpenConnections) }),
+		pool("in_use_connections", "Database connections in use.", func() float64 { return float64(s.store.Stats().InUse) }),
+		pool("idle_connections", "Idle database connections.", func() float64 { return float64(s.store.Stats().Idle) }),
+		pool("wait_count", "Waits for a database connection, in all.", func() float64 { return float64(s.store.Stats().WaitCount) }),
+		pool("wait_seconds", "Time spent waiting for a database connection, in all.", func() float64 { return s.store.Stats().WaitDuration.Seconds() }),
+	)
+	return m
+}
+
+// observe counts and times every request by its route template (never the raw path).
+func (m *metrics) observe(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		route := c.Path()
+		if route == "" {
+			route = "unmatched"
+		}
+		status := c.Response().Status
+		if err != nil {
+			// The error handler runs after the middleware chain; derive the status it will send.
+			status = statusOf(err)
+		}
+		method := c.Request().Method
+		m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+		m.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+		return err
+	}
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}

@@ -1,0 +1,120 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"svc/store"
+	"svc/store/storetest"
+)
+
+// benchCase is one kind of collection read, given a random source.
+type benchCase struct {
+	name string
+	run  func(ctx context.Context, s *store.Store, ns string, r *rand.Rand) (int64, error)
+}
+
+func searchCases(n int) []benchCase {
+	last := []string{"lovelace", "HOPPER", "Turing", "dijkstra", "LISKOV", "knuth", "allen", "thompson", "perlman", "berners"}
+	cities := []string{"zür", "PARIS", "münch", "kraków", "lisb", "oslo", "tōkyō", "aust", "nairo", "lond"}
+	return []benchCase{
+		{"search one nested path (email, selective)", func(ctx context.Context, s *store.Store, ns string, r *rand.Rand) (int64, error) {
+			i := r.IntN(n)
+			_, total, err := s.Search(ctx, ns, store.SearchOptions{Fields: []store.FieldFilter{{Path: "email", Value: fmt.Sprintf(".%d@EXAMPLE", i)}}, Page: 1, Size: 20})
+			return total, err
+		}},
+		{"search one nested path (address.zip)", func(ctx context.Context, s *store.Store, ns string, r *rand.Rand) (int64, error) {
+			_, total, err := s.Search(ctx, ns, store.SearchOptions{Fields: []store.FieldFilter{{Path: "address.zip", Value: fmt.Sprintf("%05d", r.IntN(99999))}}, Page: 1, Size: 20})
+			return total, err
+		}},
+		{"search one nested path (name.last, broad: 10%)", func(ctx context.Context, s *store.Store, ns string, r *rand.Rand) (int64, error) {
+			_, total, err := s.Search(ctx, ns, store.SearchOptions{Fields: []store.FieldFilter{{Path: "name.last", Value: last[r.IntN(len(last))]}}, Page: 1, Size: 20})
+			return total, err
+		}},
+		{"search record_name partial", func(ctx context.Context, s *store.Store, ns string, r *rand.Rand) (int64, error) {
+			_, total, err := s.Search(ctx, ns, store.SearchOptions{RecordName: fmt.Sprintf("SON-%06d", r.IntN(n/10)), Page: 1, Size: 20})
+			return total, err
+		}},
+		{"search two paths (city + last name)", func(ctx context.Context, s *store.Store, ns string, r *rand.Rand) (int64, error) {
+			_, total, err := s.Search(ctx, ns, store.SearchOptions{Fields: []store.FieldFilter{
+				{Path: "address.city", Value: cities[r.IntN(len(cities))]}, {Path: "name.last", Value: last[r.IntN(len(last))]}}, Page: 1, Size: 20})
+			return total, err
+		}},
+	}
+}
+
+func listCases(n, regs int) []benchCase {
+	var out []benchCase
+	for _, sortBy := range []string{"date", "name", "id", "status"} {
+		for _, deep := range []bool{false, true} {
+			name := "record query page_size 100, sort " + sortBy
+			if deep {
+				name += ", page 5000"
+			}
+			out = append(out, benchCase{name, func(ctx context.Context, s *store.Store, ns string, r *rand.Rand) (int64, error) {
+				reg, err := s.GetRegistry(ctx, ns, fmt.Sprintf("r%d", r.IntN(regs)), store.VersionSel{})
+				if err != nil {
+					return 0, err
+				}
+				page := 1 + r.IntN(50)
+				if deep {
+					page = min(5000, n/regs/100)
+				}
+				recs, total, err := s.ListRecords(ctx, reg.RegistryID, store.ListOptions{Sort: sortBy, Page: page, Size: 100})
+				if err == nil && len(recs) == 0 {
+					err = fmt.Errorf("empty page %d", page)
+				}
+				return total, err
+			}})
+		}
+	}
+	return out
+}
+
+func runCases(b *testing.B, s *store.Store, ns string, cases []benchCase, iters int) {
+	ctx := context.Background()
+	var table strings.Builder
+	fmt.Fprintf(&table, "\n%-58s %9s %9s %9s\n", "query", "p50 ms", "p99 ms", "matches")
+	for _, c := range cases {
+		r := rand.New(rand.NewPCG(42, 7))
+		lat := make([]time.Duration, 0, iters)
+		var total int64
+		for i := 0; i < iters; i++ {
+			t0 := time.Now()
+			n, err := c.run(ctx, s, ns, r)
+			lat = append(lat, time.Since(t0))
+			if err != nil {
+				b.Fatalf("%s: %v", c.name, err)
+			}
+			total += n
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		p50 := float64(lat[len(lat)/2].Microseconds()) / 1000
+		p99 := float64(lat[(len(lat)*99)/100].Microseconds()) / 1000
+		fmt.Fprintf(&table, "%-58s %9.2f %9.2f %9d\n", c.name, p50, p99, total/int64(iters))
+	}
+	b.Log(table.String())
+}
+
+// BenchmarkSearchAndQueryPostgres1M: 1,000,000 records in one namespace over 10 registries.
+func BenchmarkSearchAndQueryPostgres1M(b *testing.B) {
+	s, ns := storetest.SeededNamespace(b, store.DialectPostgres, 1_000_000, 10)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		runCases(b, s, ns, append(searchCases(1_000_000), listCases(1_000_000, 10)...), 100)
+	}
+}
+
+// BenchmarkSearchSQLite100k: the embedded default at 100,000 records.
+func BenchmarkSearchSQLite100k(b *testing.B) {
+	s, ns := storetest.SeededNamespace(b, store.DialectSQLite, 100_000, 10)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		runCases(b, s, ns, append(searchCases(100_000), listCases(100_000, 10)...), 30)
+	}
+}
