@@ -35,10 +35,13 @@ generate:
 ## check-generate: fail when gen/ is not what openapi.yaml gives
 check-generate:
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	sed "s|^output: .*|output: $$tmp/api.gen.go|" gen/config.yaml > "$$tmp/config.yaml"; \
-	$(GO) tool oapi-codegen -config "$$tmp/config.yaml" openapi.yaml; \
-	if ! diff -u gen/api.gen.go "$$tmp/api.gen.go" >/dev/null; then \
-		echo "gen/api.gen.go is stale: run 'make generate' and commit"; diff -u gen/api.gen.go "$$tmp/api.gen.go" | head -40; exit 1; fi; \
+	for pair in gen/config.yaml:gen/api.gen.go gen/client/config.yaml:gen/client/client.gen.go; do \
+		cfg=$${pair%%:*}; out=$${pair#*:}; \
+		sed "s|^output: .*|output: $$tmp/out.go|" $$cfg > "$$tmp/config.yaml"; \
+		$(GO) tool oapi-codegen -config "$$tmp/config.yaml" openapi.yaml; \
+		if ! diff -u $$out "$$tmp/out.go" >/dev/null; then \
+			echo "$$out is stale: run 'make generate' and commit"; diff -u $$out "$$tmp/out.go" | head -40; exit 1; fi; \
+	done; \
 	echo "gen/ is up to date"
 
 lint:

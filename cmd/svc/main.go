@@ -9,6 +9,8 @@
 //	                                register an Ed25519 public key on the user's profile
 //	svc domain allow D              add D (or *.D) to the global registry of verifiable domains
 //	svc domain disallow D           remove it
+//	svc import --url U --key K --namespace NS --registry R FILE
+//	                                import NDJSON add-record bodies through add-records
 //	svc verify --kind K FILE        check a saved lookup response offline (exit 0 or 1)
 //
 // Every command reads SVC_DATABASE_URL (default sqlite://svc.db) or --database-url.
@@ -42,6 +44,9 @@ commands:
   user add-key --email E --multibase Z    register an Ed25519 public key (multibase z6Mk...)
   domain allow D                          allow D (or *.D) in the global registry
   domain disallow D                       remove D from the global registry
+  import --url U --key K --namespace NS --registry R FILE
+                                          add the NDJSON add-record bodies of FILE (- for stdin)
+                                          through add-records, in whole batches
   verify --kind K FILE                    recompute a saved lookup response's digest offline
                                           (K: namespace, registry or record; FILE - for stdin);
                                           exit 0 when it matches, 1 when not
@@ -96,6 +101,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdDomain(ctx, sub, rest[1:], stdout, stderr)
 	case cmd == "verify":
 		return cmdVerify(rest, os.Stdin, stdout, stderr)
+	case cmd == "import":
+		return cmdImport(ctx, rest, os.Stdin, stdout, stderr)
 	case cmd == "help" || cmd == "-h" || cmd == "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,5 @@
+// Package client is a typed Go client of the service, generated from openapi.yaml by
+// oapi-codegen v2 (see config.yaml). Nothing here is written by hand.
+package client
+
+//go:generate go tool oapi-codegen -config config.yaml ../../openapi.yaml
