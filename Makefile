@@ -11,12 +11,19 @@ BIN          := bin/svc
 export SVC_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export SVC_CONFORMANCE_DIR   ?= $(abspath $(CONFORMANCE))
 
-.PHONY: all build run test gotest generate check-generate lint lint-spec bench conformance node-tools fuzz clean
+.PHONY: all build docs-assets run test gotest generate check-generate lint lint-spec bench conformance node-tools fuzz clean
 
 all: build
 
-build:
+DOCS_ASSETS  := server/docs/swagger-ui-bundle.js server/docs/swagger-ui.css
+
+build: docs-assets
 	$(GO) build -o $(BIN) ./cmd/svc
+
+## docs-assets: Swagger UI from the swagger-ui-dist npm package, embedded in the binary at /docs
+docs-assets: $(DOCS_ASSETS)
+server/docs/swagger-ui-bundle.js server/docs/swagger-ui.css: node_modules/.package-lock.json
+	cp node_modules/swagger-ui-dist/$(notdir $@) $@
 
 ## run: build and serve on the embedded SQLite file (sqlite://svc.db) at :8080
 run: build
@@ -25,7 +32,7 @@ run: build
 ## test: everything the project checks
 test: check-generate lint lint-spec gotest
 
-gotest: conformance
+gotest: conformance docs-assets
 	$(GO) test -race -count=1 ./...
 
 ## generate: regenerate gen/ from openapi.yaml

@@ -168,6 +168,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if s.metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
 	}
+	s.registerDocs(e)
 	s.echo = e
 	return s, nil
 }
