@@ -256,3 +256,43 @@ func BenchmarkVerifyRecordOverHTTP1M(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(rps, "verify/s")
 }
+
+// BenchmarkMetricsAndRateLimitOverhead compares, side by side in one run, lookups served with
+// and without the Prometheus metrics and the rate limiter (set high enough never to refuse), on
+// the hot set where most answers come from the lookup cache, so that the middleware's share of
+// the work is as large as it gets. Runs alternate to spread the machine's noise.
+func BenchmarkMetricsAndRateLimitOverhead(b *testing.B) {
+	st, nsID := storetest.SeededRegistry(b, 1_000_000)
+	mk := func(plain bool) *httptest.Server {
+		cfg := server.Config{Store: st, Logger: slog.New(slog.DiscardHandler), DIDHost: "localhost%3A8080", LookupCacheTTL: time.Second}
+		if plain {
+			cfg.NoMetrics = true
+		} else {
+			cfg.RateLimit = server.RateLimit{RPS: 1e9, Burst: 1e9}
+		}
+		e, err := server.New(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return httptest.NewServer(e)
+	}
+	plain, full := mk(true), mk(false)
+	defer plain.Close()
+	defer full.Close()
+	path := func(r *rand.Rand) func() string {
+		z := rand.NewZipf(r, 1.1, 1, 999_999)
+		return func() string { return "/svc/lookup/" + nsID + "/people/" + storetest.PersonName(int(z.Uint64())) }
+	}
+	var plainRPS, fullRPS float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for round := 0; round < 3; round++ {
+			plainRPS += load(b, plain.URL, 16, 2*time.Second, path)
+			fullRPS += load(b, full.URL, 16, 2*time.Second, path)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(plainRPS/float64(3*b.N), "plain-req/s")
+	b.ReportMetric(fullRPS/float64(3*b.N), "metrics+ratelimit-req/s")
+	b.ReportMetric(100*(1-fullRPS/plainRPS), "overhead-%")
+}
