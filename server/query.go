@@ -219,15 +219,15 @@ func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequest
 		return nil, err
 	}
 	o.Member = role != ""
-	recs, total, err := s.store.Search(ctx, nsID, o)
+	res, err := s.store.Search(ctx, nsID, o)
 	if err != nil {
 		s.log.ErrorContext(ctx, "search failed", "namespace", nsID, "error", err)
 		return gen.SearchRecords500JSONResponse{SearchFailedJSONResponse: gen.SearchFailedJSONResponse{Message: "Query failed",
 			Error: strPtr("the search could not be completed")}}, nil
 	}
-	out := gen.SearchRecords200JSONResponse{Message: "Records found", Total: total, Page: int64(page), PageSize: int64(size),
-		Data: make([]gen.SearchResult, len(recs))}
-	for i, r := range recs {
+	out := gen.SearchRecords200JSONResponse{Message: "Records found", Total: res.Total, TotalExact: res.TotalExact,
+		Page: int64(page), PageSize: int64(size), Data: make([]gen.SearchResult, len(res.Records))}
+	for i, r := range res.Records {
 		out.Data[i] = gen.SearchResult{RecordId: r.RecordID, RecordName: r.RecordName, RegistryName: r.RegistryName,
 			NamespaceId: r.NamespaceID, Description: r.Description, Details: obj(r.Details), State: gen.SearchResultState(r.State),
 			Version: r.Version, VersionCount: r.VersionCount, Genesis: r.Genesis, CreatedAt: ts(r.CreatedAt), UpdatedAt: ts(r.UpdatedAt),

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // ListOptions filter and page the registry and record queries.
@@ -190,7 +191,35 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 	w := &where{}
 	w.add("r.registry_id = ?", registryID)
 	s.listFilters(w, o, "record_name")
-	return queryPage(ctx, s, "SELECT "+recordListCols+" FROM "+rel+" r", relArgs, w, orderBy(o.Sort, "record_name", "record_id"), o, scanRecords)
+	order := orderBy(o.Sort, "record_name", "record_id")
+	if !o.AsOf.IsZero() {
+		return queryPage(ctx, s, "SELECT "+recordListCols+" FROM "+rel+" r", relArgs, w, order, o, scanRecords)
+	}
+	// The latest records: the total of an unfiltered query is the registry's maintained count,
+	// and the page is found on an index alone (a deferred join) before its rows are read, so that
+	// deep pages stay cheap.
+	var total int64
+	if len(w.conds) == 1 {
+		if err := s.sqlDB.QueryRowContext(ctx, s.rebind(`SELECT record_count FROM registries WHERE registry_id = ?`), registryID).Scan(&total); err != nil {
+			return nil, 0, translate(err, "count")
+		}
+	} else if err := s.sqlDB.QueryRowContext(ctx, s.rebind("SELECT COUNT(*) FROM records r"+w.sql()), w.args...).Scan(&total); err != nil {
+		return nil, 0, translate(err, "count")
+	}
+	if total == 0 || o.offset() >= int(total) {
+		return []Record{}, total, nil
+	}
+	q := "SELECT " + recordListCols + " FROM records r JOIN (SELECT r.record_id FROM records r" + w.sql() + order +
+		" LIMIT ? OFFSET ?) k ON k.record_id = r.record_id" + order
+	rows, err := s.sqlDB.QueryContext(ctx, s.rebind(q), append(w.args, o.Size, o.offset())...)
+	if err != nil {
+		return nil, 0, translate(err, "records")
+	}
+	out, err := scanRecords(rows)
+	if out == nil {
+		out = []Record{}
+	}
+	return out, total, err
 }
 
 // RegistriesByTag lists the live registries with the tag in namespaces that hold a verified
@@ -221,46 +250,109 @@ type SearchOptions struct {
 	Page, Size               int
 }
 
+// indexWord picks the part of a search value the trigram index looks up: a word (letters and
+// digits) of the value, preferring one with digits, then the longest; words that are common in
+// every record (like a mail domain) make trigram scans slow, and numbers rarely are. The whole
+// value is still checked exactly. "" when no word has three characters.
+func indexWord(needle string) string {
+	best, bestDigits := "", false
+	for _, w := range strings.FieldsFunc(needle, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len([]rune(w)) < 3 {
+			continue
+		}
+		digits := strings.IndexFunc(w, unicode.IsDigit) >= 0
+		switch {
+		case digits && !bestDigits, digits == bestDigits && len(w) > len(best):
+			best, bestDigits = w, digits
+		}
+	}
+	return best
+}
+
 // pgRegexQuote escapes text for a Postgres ARE.
 var pgRegexQuote = regexp.MustCompile(`[\\.^$|?*+()\[\]{}]`)
 
+// SearchCountLimit bounds the exact count of a search: beyond it the total is reported as a
+// lower bound (TotalExact false), as large search services do, so that broad searches stay fast.
+const SearchCountLimit = 1000
+
+// SearchResult is a page of search results.
+type SearchResult struct {
+	Records    []Record
+	Total      int64 // exact when TotalExact, else a lower bound (SearchCountLimit)
+	TotalExact bool
+}
+
 // Search finds the latest versions of the namespace's records that match, newest update first.
 // Non-members see only live records of registries that allow queries.
-func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions) ([]Record, int64, error) {
-	w := &where{}
-	w.add("r.namespace_id = ?", namespaceID)
-	join := ""
-	if !o.Member {
-		join = " JOIN registries g ON g.registry_id = r.registry_id"
-		w.add("g.query_allowed = ?", true)
-		w.add("r.state = ?", StateLive)
-	}
-	if o.RegistryName != "" {
-		cond, arg := s.containsName("r.registry_name", o.RegistryName)
-		w.add(cond, arg)
-	}
-	if o.RecordName != "" {
-		cond, arg := s.containsName("r.record_name", o.RecordName)
-		w.add(cond, arg)
-	}
-	if !o.From.IsZero() {
-		w.add("r.updated_at >= ?", o.From.UnixMilli())
-	}
-	if !o.To.IsZero() {
-		w.add("r.created_at <= ?", o.To.UnixMilli())
-	}
-	for _, f := range o.Fields {
-		path, needle := strings.ToLower(f.Path), strings.ToLower(blankSeps.Replace(f.Value))
-		if s.dialect == DialectPostgres {
-			// The regex keeps path and value inside one entry; its literal parts let the trigram
-			// index find the candidates.
+func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions) (SearchResult, error) {
+	// Each details condition has an index-friendly part (the value alone: the paths are in every
+	// row and would only slow a trigram scan) and an exact part (path and value in one entry).
+	// broad controls whether the value part may use the index.
+	build := func(broad bool) *where {
+		w := &where{}
+		w.add("r.namespace_id = ?", namespaceID)
+		if !o.Member {
+			w.add("r.registry_id IN (SELECT registry_id FROM registries WHERE namespace_id = ? AND query_allowed = ?)", namespaceID, true)
+			w.add("r.state = ?", StateLive)
+		}
+		if o.RegistryName != "" {
+			cond, arg := s.containsName("r.registry_name", o.RegistryName)
+			w.add(cond, arg)
+		}
+		if o.RecordName != "" {
+			cond, arg := s.containsName("r.record_name", o.RecordName)
+			w.add(cond, arg)
+		}
+		if !o.From.IsZero() {
+			w.add("r.updated_at >= ?", o.From.UnixMilli())
+		}
+		if !o.To.IsZero() {
+			w.add("r.created_at <= ?", o.To.UnixMilli())
+		}
+		for _, f := range o.Fields {
+			path, needle := strings.ToLower(f.Path), strings.ToLower(blankSeps.Replace(f.Value))
+			if s.dialect != DialectPostgres {
+				w.add("svc_field_match(r.search_text, ?, ?) = 1", path, needle)
+				continue
+			}
+			if word := indexWord(needle); word != "" {
+				col := "r.search_text"
+				if broad {
+					col = "(r.search_text || '')" // not the indexed expression: the date index leads
+				}
+				w.add(col+" LIKE ? ESCAPE '\\'", "%"+escapeLike(word)+"%")
+			}
 			re := entrySep + pgRegexQuote.ReplaceAllString(path, `\$0`) + valueSep + "[^" + entrySep + "]*" +
 				pgRegexQuote.ReplaceAllString(needle, `\$0`)
-			w.add("r.search_text ~ ?", re)
-		} else {
-			w.add("svc_field_match(r.search_text, ?, ?) = 1", path, needle)
+			w.add("(r.search_text || '') ~ ?", re)
 		}
+		return w
 	}
-	o2 := ListOptions{Page: o.Page, Size: o.Size}
-	return queryPage(ctx, s, "SELECT "+recordListCols+" FROM records r"+join, nil, w, " ORDER BY r.updated_at DESC, r.record_id", o2, scanRecords)
+	w := build(false)
+	var n int64
+	if err := s.sqlDB.QueryRowContext(ctx, s.rebind("SELECT COUNT(*) FROM (SELECT 1 FROM records r"+w.sql()+" LIMIT ?) c"),
+		append(w.args, SearchCountLimit+1)...).Scan(&n); err != nil {
+		return SearchResult{}, translate(err, "search count")
+	}
+	res := SearchResult{Total: n, TotalExact: n <= SearchCountLimit, Records: []Record{}}
+	if !res.TotalExact {
+		res.Total = SearchCountLimit
+		// Many rows match: walking the newest-first index and filtering finds a page sooner
+		// than collecting every match.
+		w = build(true)
+	}
+	if n == 0 || (res.TotalExact && (o.Page-1)*o.Size >= int(n)) {
+		return res, nil
+	}
+	rows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
+		" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?"), append(w.args, o.Size, (o.Page-1)*o.Size)...)
+	if err != nil {
+		return SearchResult{}, translate(err, "search")
+	}
+	recs, err := scanRecords(rows)
+	if recs != nil {
+		res.Records = recs
+	}
+	return res, err
 }

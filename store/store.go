@@ -195,7 +195,13 @@ func (s *Store) rebind(q string) string {
 	return b.String()
 }
 
-// Analyze refreshes the planner's statistics (after a bulk load).
+// Analyze refreshes the planner's statistics and, on Postgres, the visibility map that
+// index-only scans rely on (after a bulk load; autovacuum does the same in time).
 func (s *Store) Analyze(ctx context.Context) error {
-	return translate(s.db.WithContext(ctx).Exec("ANALYZE").Error, "analyze")
+	q := "ANALYZE"
+	if s.dialect == DialectPostgres {
+		q = "VACUUM ANALYZE"
+	}
+	_, err := s.sqlDB.ExecContext(ctx, q)
+	return translate(err, "analyze")
 }
