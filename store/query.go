@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -313,6 +314,8 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 		for _, f := range o.Fields {
 			path, needle := strings.ToLower(f.Path), strings.ToLower(blankSeps.Replace(f.Value))
 			if s.dialect != DialectPostgres {
+				// instr (C) discards most rows before the exact check (a Go function) runs.
+				w.add("instr(r.search_text, ?) > 0", needle)
 				w.add("svc_field_match(r.search_text, ?, ?) = 1", path, needle)
 				continue
 			}
@@ -329,24 +332,60 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 		}
 		return w
 	}
+	// One pass collects the keys of up to SearchCountLimit+1 matches: when they are all there,
+	// the total is exact and the page is cut from them; otherwise the search is broad.
 	w := build(false)
-	var n int64
-	if err := s.sqlDB.QueryRowContext(ctx, s.rebind("SELECT COUNT(*) FROM (SELECT 1 FROM records r"+w.sql()+" LIMIT ?) c"),
-		append(w.args, SearchCountLimit+1)...).Scan(&n); err != nil {
-		return SearchResult{}, translate(err, "search count")
+	keyRows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT r.record_id, r.updated_at FROM records r"+w.sql()+" LIMIT ?"),
+		append(w.args, SearchCountLimit+1)...)
+	if err != nil {
+		return SearchResult{}, translate(err, "search")
 	}
-	res := SearchResult{Total: n, TotalExact: n <= SearchCountLimit, Records: []Record{}}
-	if !res.TotalExact {
+	type key struct {
+		id      string
+		updated int64
+	}
+	var keys []key
+	for keyRows.Next() {
+		var k key
+		if err := keyRows.Scan(&k.id, &k.updated); err != nil {
+			keyRows.Close()
+			return SearchResult{}, translate(err, "search")
+		}
+		keys = append(keys, k)
+	}
+	keyRows.Close()
+	if err := keyRows.Err(); err != nil {
+		return SearchResult{}, translate(err, "search")
+	}
+	res := SearchResult{Total: int64(len(keys)), TotalExact: len(keys) <= SearchCountLimit, Records: []Record{}}
+	var rows *sql.Rows
+	if res.TotalExact {
+		sort.Slice(keys, func(i, j int) bool {
+			if keys[i].updated != keys[j].updated {
+				return keys[i].updated > keys[j].updated
+			}
+			return keys[i].id < keys[j].id
+		})
+		from := min((o.Page-1)*o.Size, len(keys))
+		page := keys[from:min(from+o.Size, len(keys))]
+		if len(page) == 0 {
+			return res, nil
+		}
+		ids := make([]any, len(page))
+		marks := make([]string, len(page))
+		for i, k := range page {
+			ids[i], marks[i] = k.id, "?"
+		}
+		rows, err = s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r WHERE r.record_id IN ("+
+			strings.Join(marks, ",")+") ORDER BY r.updated_at DESC, r.record_id"), ids...)
+	} else {
 		res.Total = SearchCountLimit
 		// Many rows match: walking the newest-first index and filtering finds a page sooner
 		// than collecting every match.
 		w = build(true)
+		rows, err = s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
+			" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?"), append(w.args, o.Size, (o.Page-1)*o.Size)...)
 	}
-	if n == 0 || (res.TotalExact && (o.Page-1)*o.Size >= int(n)) {
-		return res, nil
-	}
-	rows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
-		" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?"), append(w.args, o.Size, (o.Page-1)*o.Size)...)
 	if err != nil {
 		return SearchResult{}, translate(err, "search")
 	}
