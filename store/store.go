@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -51,6 +52,11 @@ type Store struct {
 	// versions remembers stored versions (immutable) for lookup verification.
 	versions *versionCache
 	auth     *authCache
+	// The verification log writer (AddVerificationLog).
+	logQueue  chan logWrite
+	logOnce   sync.Once
+	closed    chan struct{}
+	closeOnce sync.Once
 }
 
 // Options tune Open. The zero value is fine.
@@ -78,7 +84,8 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		TranslateError:         false,
 	}
 	s := &Store{log: log, now: time.Now, versions: &versionCache{max: 200_000},
-		auth: &authCache{ttl: opts.AuthCacheTTL, m: map[[32]byte]authEntry{}}}
+		auth:     &authCache{ttl: opts.AuthCacheTTL, m: map[[32]byte]authEntry{}},
+		logQueue: make(chan logWrite, 1024), closed: make(chan struct{})}
 	if opts.Now != nil {
 		s.now = opts.Now
 	}
@@ -152,8 +159,11 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the connections.
-func (s *Store) Close() error { return s.sqlDB.Close() }
+// Close stops the log writer and releases the connections.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() { close(s.closed) })
+	return s.sqlDB.Close()
+}
 
 // Stats exposes the connection pool figures (metrics).
 func (s *Store) Stats() sql.DBStats { return s.sqlDB.Stats() }

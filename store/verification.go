@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -62,7 +63,9 @@ func deref(p *string) string {
 	return *p
 }
 
-// AddVerificationLog records an attempt and returns it with its id and time.
+// AddVerificationLog records an attempt and returns it with its id and time. It returns once
+// the row is written: concurrent attempts are written together in one statement (a small
+// group commit), so that the log keeps up with many verifications at once.
 func (s *Store) AddVerificationLog(ctx context.Context, l VerificationLog) (VerificationLog, error) {
 	req, err := canonicalText(l.Request)
 	if err != nil {
@@ -71,11 +74,82 @@ func (s *Store) AddVerificationLog(ctx context.Context, l VerificationLog) (Veri
 	l.ID = newUUID()
 	now := s.nowMS()
 	l.CreatedAt = msTime(now)
-	_, err = s.sqlDB.ExecContext(ctx, s.rebind(`INSERT INTO verification_logs (id, lookup_type, verified_id, namespace_id,
-		registry_id, record_id, user_id, verified_by, result, reason, request, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		l.ID, l.LookupType, l.VerifiedID, nullable(l.NamespaceID), nullable(l.RegistryID), nullable(l.RecordID), l.UserID,
-		l.VerifiedBy, l.Result, l.Reason, req, now)
-	return l, translate(err, "verification log")
+	w := logWrite{args: []any{l.ID, l.LookupType, l.VerifiedID, nullable(l.NamespaceID), nullable(l.RegistryID), nullable(l.RecordID),
+		l.UserID, l.VerifiedBy, l.Result, l.Reason, req, now}, done: make(chan error, 1)}
+	s.logOnce.Do(func() { go s.writeLogs() })
+	select {
+	case s.logQueue <- w:
+	case <-s.closed:
+		return l, fmt.Errorf("verification log: the store is closed")
+	case <-ctx.Done():
+		return l, ctx.Err()
+	}
+	return l, <-w.done // wait even if ctx ends: the row is on its way
+}
+
+// logWrite is one log row waiting to be written.
+type logWrite struct {
+	args []any
+	done chan error
+}
+
+const logColumns = 12
+
+// writeLogs writes queued log rows, taking whatever is queued at once (up to 200 rows) into one
+// INSERT; a failed batch is retried row by row so that each caller learns its own outcome.
+func (s *Store) writeLogs() {
+	for {
+		var batch []logWrite
+		select {
+		case w := <-s.logQueue:
+			batch = append(batch, w)
+		case <-s.closed:
+			for { // answer whoever is still queued
+				select {
+				case w := <-s.logQueue:
+					w.done <- fmt.Errorf("verification log: the store is closed")
+				default:
+					return
+				}
+			}
+		}
+	more:
+		for len(batch) < 200 {
+			select {
+			case w := <-s.logQueue:
+				batch = append(batch, w)
+			default:
+				break more
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := s.insertLogs(ctx, batch); err != nil && len(batch) > 1 {
+			for _, w := range batch {
+				w.done <- s.insertLogs(ctx, []logWrite{w})
+			}
+		} else {
+			for _, w := range batch {
+				w.done <- err
+			}
+		}
+		cancel()
+	}
+}
+
+func (s *Store) insertLogs(ctx context.Context, batch []logWrite) error {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO verification_logs (id, lookup_type, verified_id, namespace_id, registry_id, record_id, user_id,
+		verified_by, result, reason, request, created_at) VALUES `)
+	args := make([]any, 0, len(batch)*logColumns)
+	for i, w := range batch {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?)")
+		args = append(args, w.args...)
+	}
+	_, err := s.sqlDB.ExecContext(ctx, s.rebind(b.String()), args...)
+	return translate(err, "verification log")
 }
 
 // VerificationLogs returns a page of the attempts on one entry, newest first, and how many
