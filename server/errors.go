@@ -12,15 +12,11 @@ import (
 // Messages the specification fixes.
 const (
 	msgUnexpected       = "An unexpected error occurred"
-	msgNotImplemented   = "Not implemented"
 	msgAuthFailed       = "Authentication failed"
 	msgUnauthorized     = "Unauthorized: Invalid or missing authentication token"
 	msgUserNotFound     = "User not found"
 	msgNamespaceMissing = "Namespace not found"
 )
-
-// errNotImplemented is returned by operations whose issue has not landed: 501.
-var errNotImplemented = errors.New("not implemented")
 
 // apiError is an expected client-facing outcome raised outside a handler (middleware, binding).
 type apiError struct {
@@ -51,8 +47,6 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	switch {
 	case errors.As(err, &ae):
 		status, msg = ae.Status, ae.Message
-	case errors.Is(err, errNotImplemented):
-		status, msg = http.StatusNotImplemented, msgNotImplemented
 	case errors.As(err, &he):
 		status = he.Code
 		switch {
@@ -74,7 +68,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 			status, msg = http.StatusInternalServerError, msgUnexpected
 		}
 	}
-	if status >= 500 && status != http.StatusNotImplemented {
+	if status >= 500 {
 		s.log.ErrorContext(c.Request().Context(), "request failed",
 			slog.String("request_id", requestID(c)),
 			slog.String("method", c.Request().Method),

@@ -97,8 +97,6 @@ func statusOf(err error) int {
 	switch {
 	case errors.As(err, &ae):
 		return ae.Status
-	case errors.Is(err, errNotImplemented):
-		return http.StatusNotImplemented
 	case errors.As(err, &he):
 		if he.Code >= 400 && he.Code < 500 {
 			return he.Code
