@@ -67,6 +67,8 @@ func TestBadInputIs4xxAndWritesNothing(t *testing.T) {
 			{"unknown profile", "GET", "/4vJ9JU1bJJE96FWSJKvHsj/did.json", ``, 404, "Profile not found"},
 			{"unknown path", "GET", "/svc/nothing/here/at/all/really", ``, 404, "Not found"},
 			{"wrong method", "DELETE", "/svc/lookup/" + id, ``, 405, "Method not allowed"},
+			{"details over 64 KiB", "POST", reg + "/add-record", `{"record_name":"big","details":{"email":"a@example.com","x":"` + strings.Repeat("a", 70000) + `"}}`, 400, "64 KiB"},
+			{"updated details over 64 KiB", "POST", reg + "/alice/update-record", `{"details":{"email":"a@example.com","x":"` + strings.Repeat("a", 70000) + `"}}`, 400, "64 KiB"},
 			{"body too large", "POST", "/svc/create-namespace", `{"name":"x","description":"` + strings.Repeat("a", 1<<20) + `"}`, 413, "too large"},
 		}
 		before := countRows(t, h)

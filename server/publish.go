@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"svc/gen"
+	"svc/proof"
 	"svc/recordschema"
 	"svc/store"
 )
@@ -182,11 +183,31 @@ func (s *Server) ActivateRegistry(ctx context.Context, req gen.ActivateRegistryR
 	return gen.ActivateRegistry200JSONResponse{Message: "Registry activated", Data: s.registryOut(reg)}, nil
 }
 
+// maxDetails bounds a record's details, measured as canonical JSON (DECISIONS §7).
+const maxDetails = 64 << 10
+
+// checkDetails applies the size limit and the registry's schema to a record's details.
+func checkDetails(details map[string]any, schema *recordschema.Schema, at string) error {
+	if details != nil {
+		b, err := proof.Canonicalize(details)
+		if err != nil {
+			return &denial{http.StatusBadRequest, "Invalid input: " + at + "details: " + err.Error()}
+		}
+		if len(b) > maxDetails {
+			return &denial{http.StatusBadRequest, fmt.Sprintf("Invalid input: %sdetails are %d bytes; at most %d (64 KiB) are allowed", at, len(b), maxDetails)}
+		}
+	}
+	if err := schema.Validate(details); err != nil {
+		return &denial{http.StatusBadRequest, "Invalid input: " + at + err.Error()}
+	}
+	return nil
+}
+
 // recordInput converts and validates one add-record body against the registry's schema.
 func recordInput(b gen.AddRecordRequest, schema *recordschema.Schema, at string) (store.RecordInput, error) {
 	details := mapPtr(b.Details)
-	if err := schema.Validate(details); err != nil {
-		return store.RecordInput{}, &denial{http.StatusBadRequest, "Invalid input: " + at + err.Error()}
+	if err := checkDetails(details, schema, at); err != nil {
+		return store.RecordInput{}, err
 	}
 	in := store.RecordInput{RecordName: b.RecordName, Description: strVal(b.Description), Details: details,
 		Meta: mapPtr(b.Meta), TTL: b.Ttl, ValidTill: b.ValidTill}
@@ -303,8 +324,8 @@ func (s *Server) updateRecord(ctx context.Context, ref, registry, record string,
 		return store.Record{}, err
 	}
 	if p.Details != nil {
-		if err := schema.Validate(p.Details); err != nil {
-			return store.Record{}, &denial{http.StatusBadRequest, "Invalid input: " + err.Error()}
+		if err := checkDetails(p.Details, schema, ""); err != nil {
+			return store.Record{}, err
 		}
 	}
 	rec, err := s.store.UpdateRecord(ctx, id, registry, record, ifMatch, p)
