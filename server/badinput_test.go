@@ -69,6 +69,10 @@ func TestBadInputIs4xxAndWritesNothing(t *testing.T) {
 			{"wrong method", "DELETE", "/svc/lookup/" + id, ``, 405, "Method not allowed"},
 			{"details over 64 KiB", "POST", reg + "/add-record", `{"record_name":"big","details":{"email":"a@example.com","x":"` + strings.Repeat("a", 70000) + `"}}`, 400, "64 KiB"},
 			{"updated details over 64 KiB", "POST", reg + "/alice/update-record", `{"details":{"email":"a@example.com","x":"` + strings.Repeat("a", 70000) + `"}}`, 400, "64 KiB"},
+			{"NUL in a path parameter", "GET", "/svc/lookup/did:svc:%00x", ``, 400, "NUL"},
+			{"NUL in a query filter", "GET", "/svc/query/" + id + "/employees?name=ab%00c", ``, 400, "NUL"},
+			{"NUL in a search value", "GET", "/svc/search/" + id + "?email=%00", ``, 400, "NUL"},
+			{"invalid UTF-8 in a search value", "GET", "/svc/search/" + id + "?record_name=%FFab", ``, 400, "UTF-8"},
 			{"body too large", "POST", "/svc/create-namespace", `{"name":"x","description":"` + strings.Repeat("a", 1<<20) + `"}`, 413, "too large"},
 		}
 		before := countRows(t, h)

@@ -164,7 +164,22 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			if err != nil {
 				return newAPIError(http.StatusBadRequest, "Invalid input: path parameter %q is not properly escaped", name)
 			}
+			if err := proof.CheckText(v); err != nil {
+				return newAPIError(http.StatusBadRequest, "Invalid input: path parameter %s: %v", name, err)
+			}
 			params[name] = v
+		}
+		// Parameter text reaches the database as it is: NUL and invalid UTF-8 are refused here,
+		// as they are in bodies (Postgres would refuse them with an error).
+		for name, vs := range ri.Query {
+			if err := proof.CheckText(name); err != nil {
+				return newAPIError(http.StatusBadRequest, "Invalid input: a query parameter name: %v", err)
+			}
+			for _, v := range vs {
+				if err := proof.CheckText(v); err != nil {
+					return newAPIError(http.StatusBadRequest, "Invalid input: query parameter %s: %v", name, err)
+				}
+			}
 		}
 		in := &openapi3filter.RequestValidationInput{
 			Request:    req,
