@@ -26,9 +26,6 @@ const (
 	TagRevoke     = "revoke"
 )
 
-// Tags lists every tag a registry may have.
-var Tags = []string{TagCustom, TagMembership, TagPublicKey, TagRevoke}
-
 // StandardTags lists the tags with built-in schemas (the tag query's tags).
 var StandardTags = []string{TagMembership, TagPublicKey, TagRevoke}
 

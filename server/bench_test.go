@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,16 +21,6 @@ import (
 	"svc/store"
 	"svc/store/storetest"
 )
-
-func reportPercentiles(b *testing.B, lat []time.Duration) {
-	if len(lat) == 0 {
-		return
-	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
-}
 
 func benchServer(b *testing.B, st *store.Store) *echo.Echo {
 	e, err := server.New(server.Config{Store: st, Logger: slog.New(slog.DiscardHandler), DIDHost: "localhost%3A8080",
@@ -61,7 +50,7 @@ func BenchmarkLookupRecordInProcess1M(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	reportPercentiles(b, lat)
+	storetest.ReportPercentiles(b, lat)
 }
 
 // load sends GETs from conc keep-alive clients for dur and returns requests per second; each

@@ -35,39 +35,43 @@ type body struct {
 	Message string `json:"message"`
 }
 
-// errorHandler is echo's single error exit: expected outcomes keep their status and message;
-// anything else is logged with the request id and answered 500 with the fixed message.
-func (s *Server) errorHandler(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
-	}
-	status, msg := http.StatusInternalServerError, msgUnexpected
+// answer is the one mapping of an error to the status and message the client gets: expected
+// outcomes keep theirs; anything else is 500 with the fixed message.
+func answer(err error, r *http.Request) (int, string) {
 	var ae *apiError
 	var he *echo.HTTPError
 	switch {
 	case errors.As(err, &ae):
-		status, msg = ae.Status, ae.Message
+		return ae.Status, ae.Message
 	case errors.As(err, &he):
-		status = he.Code
-		switch {
+		switch status := he.Code; {
 		case status == http.StatusNotFound:
-			msg = "Not found: no operation at " + c.Request().URL.Path
+			return status, "Not found: no operation at " + r.URL.Path
 		case status == http.StatusMethodNotAllowed:
-			msg = "Method not allowed: " + c.Request().Method + " " + c.Request().URL.Path
+			return status, "Method not allowed: " + r.Method + " " + r.URL.Path
 		case status == http.StatusRequestEntityTooLarge:
-			msg = "Request body too large"
+			return status, "Request body too large"
 		case status >= 400 && status < 500:
-			msg = fmt.Sprint(he.Message)
+			msg := fmt.Sprint(he.Message)
 			if he.Internal != nil {
 				msg = fmt.Sprintf("%v: %v", he.Message, he.Internal)
 			}
 			if status == http.StatusBadRequest {
 				msg = "Invalid input: " + msg
 			}
-		default:
-			status, msg = http.StatusInternalServerError, msgUnexpected
+			return status, msg
 		}
 	}
+	return http.StatusInternalServerError, msgUnexpected
+}
+
+// errorHandler is echo's single error exit: it answers with answer(err) and logs 5xx with the
+// request id.
+func (s *Server) errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, msg := answer(err, c.Request())
 	if status >= 500 {
 		s.log.ErrorContext(c.Request().Context(), "request failed",
 			slog.String("request_id", requestID(c)),

@@ -2,7 +2,6 @@ package server
 
 import (
 	"crypto/sha256"
-	"errors"
 	"math"
 	"net/http"
 	"strconv"
@@ -88,19 +87,4 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
-}
-
-// statusOf is the status the error handler gives an error.
-func statusOf(err error) int {
-	var ae *apiError
-	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &ae):
-		return ae.Status
-	case errors.As(err, &he):
-		if he.Code >= 400 && he.Code < 500 {
-			return he.Code
-		}
-	}
-	return http.StatusInternalServerError
 }

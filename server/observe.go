@@ -65,7 +65,7 @@ func (m *metrics) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		status := c.Response().Status
 		if err != nil {
 			// The error handler runs after the middleware chain; derive the status it will send.
-			status = statusOf(err)
+			status, _ = answer(err, c.Request())
 		}
 		method := c.Request().Method
 		m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()

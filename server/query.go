@@ -39,13 +39,6 @@ func pages(total int64, size int) int64 {
 	return (total + int64(size) - 1) / int64(size)
 }
 
-func str(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
 func registryEntry(r store.Registry) gen.RegistryListEntry {
 	return gen.RegistryListEntry{RegistryId: r.RegistryID, RegistryName: r.RegistryName, Description: r.Description, Digest: r.Digest,
 		Tag: gen.RegistryListEntryTag(r.Tag), Schema: obj(r.Schema), Genesis: r.Genesis, CreatedAt: ts(r.CreatedAt),
@@ -69,7 +62,7 @@ func (s *Server) QueryRegistries(ctx context.Context, req gen.QueryRegistriesReq
 	}
 	p := req.Params
 	page, size := pageOf(p.Page, p.PageSize)
-	o := store.ListOptions{From: day(p.From), To: day(p.To), Name: str(p.Name), Page: page, Size: size, AsOf: endOfDay(p.AsOn)}
+	o := store.ListOptions{From: day(p.From), To: day(p.To), Name: strVal(p.Name), Page: page, Size: size, AsOf: endOfDay(p.AsOn)}
 	if p.Sort != nil {
 		o.Sort = string(*p.Sort)
 	}
@@ -119,7 +112,7 @@ func (s *Server) QueryRecords(ctx context.Context, req gen.QueryRecordsRequestOb
 	}
 	p := req.Params
 	page, size := pageOf(p.Page, p.PageSize)
-	o := store.ListOptions{From: day(p.From), To: day(p.To), Name: str(p.Name), Page: page, Size: size, AsOf: endOfDay(p.AsOn)}
+	o := store.ListOptions{From: day(p.From), To: day(p.To), Name: strVal(p.Name), Page: page, Size: size, AsOf: endOfDay(p.AsOn)}
 	if p.Sort != nil {
 		o.Sort = string(*p.Sort)
 	}
@@ -174,7 +167,7 @@ var detailsPath = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
 func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequestObject) (gen.SearchRecordsResponseObject, error) {
 	p := req.Params
 	page, size := pageOf(p.Page, p.PageSize)
-	o := store.SearchOptions{RegistryName: str(p.RegistryName), RecordName: str(p.RecordName), Page: page, Size: size}
+	o := store.SearchOptions{RegistryName: strVal(p.RegistryName), RecordName: strVal(p.RecordName), Page: page, Size: size}
 	if p.From != nil {
 		o.From = *p.From
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"testing"
 	"time"
 
@@ -30,7 +29,7 @@ func BenchmarkGetRecordLatestPostgres1M(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	reportPercentiles(b, lat)
+	storetest.ReportPercentiles(b, lat)
 }
 
 // BenchmarkAddRecordsPostgres: batches of 1000 records through the store's bulk path
@@ -63,14 +62,4 @@ func BenchmarkAddRecordsPostgres(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*store.MaxBatch)/time.Since(start).Seconds(), "records/s")
-}
-
-func reportPercentiles(b *testing.B, lat []time.Duration) {
-	if len(lat) == 0 {
-		return
-	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
 }

@@ -43,8 +43,5 @@ func translate(err error, what string) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// IsConflict, IsNotFound: shorthands for handlers.
+// IsConflict reports whether err is (or wraps) ErrConflict.
 func IsConflict(err error) bool { return errors.Is(err, ErrConflict) }
-
-// IsNotFound reports whether err is (or wraps) ErrNotFound.
-func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"testing"
 	"time"
 
@@ -93,9 +92,7 @@ func runCases(b *testing.B, s *store.Store, ns string, cases []benchCase, iters 
 			}
 			total += n
 		}
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		p50 := float64(lat[len(lat)/2].Microseconds()) / 1000
-		p99 := float64(lat[(len(lat)*99)/100].Microseconds()) / 1000
+		p50, p99 := storetest.Percentiles(lat)
 		fmt.Printf("%-58s %9.2f %9.2f %9d\n", c.name, p50, p99, total/int64(iters))
 	}
 }

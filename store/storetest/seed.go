@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 	"time"
 
@@ -182,4 +183,21 @@ func SeededNamespace(b testing.TB, dialect string, n, regs int) (*store.Store, s
 	}
 	b.Cleanup(func() { _ = s.Close() })
 	return s, nsID
+}
+
+// Percentiles sorts latencies and returns their p50 and p99 in milliseconds.
+func Percentiles(lat []time.Duration) (p50, p99 float64) {
+	if len(lat) == 0 {
+		return 0, 0
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+	return pct(0.50), pct(0.99)
+}
+
+// ReportPercentiles reports the p50 and p99 of latencies (ms) as benchmark metrics.
+func ReportPercentiles(b *testing.B, lat []time.Duration) {
+	p50, p99 := Percentiles(lat)
+	b.ReportMetric(p50, "p50-ms")
+	b.ReportMetric(p99, "p99-ms")
 }
