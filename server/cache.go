@@ -57,12 +57,12 @@ func (c *lookupCache) get(key string, now time.Time) (cachedLookup, bool) {
 	return e, true
 }
 
-// put stores a rendered answer, unless a write happened since gen was read.
-func (c *lookupCache) put(key string, gen uint64, e cachedLookup) {
+// put stores a rendered answer read at now, unless a write happened since gen was read.
+func (c *lookupCache) put(key string, gen uint64, now time.Time, e cachedLookup) {
 	if c == nil || gen != c.gen.Load() {
 		return
 	}
-	e.gen = gen
+	e.gen, e.storedAt = gen, now
 	c.mu.Lock()
 	if len(c.m) >= c.max {
 		// Drop about half, oldest generation first is not tracked: any half will do for a

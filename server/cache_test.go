@@ -17,7 +17,7 @@ func TestLookupCache(t *testing.T) {
 	c := newLookupCache(time.Second, 4)
 	now := time.Now()
 	g := c.gen.Load()
-	c.put("a", g, cachedLookup{body: []byte("A"), storedAt: now})
+	c.put("a", g, now, cachedLookup{body: []byte("A")})
 	if e, ok := c.get("a", now.Add(500*time.Millisecond)); !ok || string(e.body) != "A" {
 		t.Fatal("fresh entry missed")
 	}
@@ -29,13 +29,13 @@ func TestLookupCache(t *testing.T) {
 		t.Fatal("entry served after a write")
 	}
 	// A read that started before a write must not store what it read.
-	c.put("b", g, cachedLookup{body: []byte("B"), storedAt: now})
+	c.put("b", g, now, cachedLookup{body: []byte("B")})
 	if _, ok := c.get("b", now); ok {
 		t.Fatal("stale fill stored")
 	}
 	g = c.gen.Load()
 	for _, k := range []string{"1", "2", "3", "4", "5", "6"} {
-		c.put(k, g, cachedLookup{storedAt: now})
+		c.put(k, g, now, cachedLookup{})
 	}
 	if len(c.m) > 4 {
 		t.Fatalf("cache holds %d entries, bound is 4", len(c.m))

@@ -85,6 +85,7 @@ func (s *Server) LookupNamespace(ctx context.Context, req gen.LookupNamespaceReq
 		}
 		generation = s.cache.gen.Load()
 	}
+	readAt := s.now()
 	ns, err := s.lookupNamespace(ctx, req)
 	if d, err := asDenial(err); err != nil {
 		return nil, err
@@ -103,7 +104,7 @@ func (s *Server) LookupNamespace(ctx context.Context, req gen.LookupNamespaceReq
 		if err != nil {
 			return nil, err
 		}
-		s.cache.put(key, generation, e)
+		s.cache.put(key, generation, readAt, e)
 		return e, nil
 	}
 	out := gen.LookupNamespace200JSONResponse{Body: body}
@@ -137,6 +138,7 @@ func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryReque
 		}
 		generation = s.cache.gen.Load()
 	}
+	readAt := s.now()
 	reg, err := s.lookupRegistry(ctx, req.Namespace, req.RegistryName, req.Params.VersionId, req.Params.AsOn)
 	if d, err := asDenial(err); err != nil {
 		return nil, err
@@ -155,7 +157,7 @@ func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryReque
 		if err != nil {
 			return nil, err
 		}
-		s.cache.put(key, generation, e)
+		s.cache.put(key, generation, readAt, e)
 		return e, nil
 	}
 	out := gen.LookupRegistry200JSONResponse{Body: body}
@@ -195,6 +197,7 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 		}
 		generation = s.cache.gen.Load()
 	}
+	readAt := s.now()
 	rec, err := s.lookupRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.VersionId, req.Params.AsOn)
 	if d, err := asDenial(err); err != nil {
 		return nil, err
@@ -218,7 +221,7 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 		if err != nil {
 			return nil, err
 		}
-		s.cache.put(key, generation, e)
+		s.cache.put(key, generation, readAt, e)
 		return e, nil
 	}
 	out := gen.LookupRecord200JSONResponse{Body: body}

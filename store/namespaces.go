@@ -229,9 +229,11 @@ func (s *Store) ResolveNamespace(ctx context.Context, ref string) (string, error
 }
 
 // namespaceRefClause is the WHERE condition picking a namespace head n by id or verified domain.
+const namespaceIDClause = "n.namespace_id = ?"
+
 func namespaceRefClause(ref string) (string, string) {
 	if strings.HasPrefix(ref, NamespaceIDPrefix) {
-		return "n.namespace_id = ?", ref
+		return namespaceIDClause, ref
 	}
 	return "n.domain = ?", strings.TrimSuffix(strings.ToLower(ref), ".")
 }

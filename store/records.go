@@ -328,6 +328,16 @@ func sameRecord(a, b RowRecord) bool {
 // older ones from the history.
 func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName string, sel VersionSel) (Record, error) {
 	cond, arg := namespaceRefClause(nsRef)
+	if sel.latest() && s.dialect == DialectPostgres && cond == namespaceIDClause {
+		r, err := s.lookupBatched(ctx, arg, registryName, recordName)
+		if errors.Is(err, ErrNotFound) {
+			return Record{}, fmt.Errorf("record %q: %w", recordName, ErrNotFound)
+		}
+		if err != nil {
+			return Record{}, translate(err, "record")
+		}
+		return r.record()
+	}
 	src := "r" // the latest version is the head row itself
 	join := ""
 	args := []any{registryName, recordName, arg}

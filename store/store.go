@@ -57,6 +57,9 @@ type Store struct {
 	logOnce   sync.Once
 	closed    chan struct{}
 	closeOnce sync.Once
+	// Grouped latest-record reads on Postgres (lookupbatch.go).
+	lookupQueue chan lookupAsk
+	batchOnce   sync.Once
 }
 
 // Options tune Open. The zero value is fine.
@@ -85,7 +88,8 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 	}
 	s := &Store{log: log, now: time.Now, versions: &versionCache{max: 200_000},
 		auth:     &authCache{ttl: opts.AuthCacheTTL, m: map[[32]byte]authEntry{}},
-		logQueue: make(chan logWrite, 1024), closed: make(chan struct{})}
+		logQueue: make(chan logWrite, 1024), closed: make(chan struct{}),
+		lookupQueue: make(chan lookupAsk, 4*lookupBatchMax)}
 	if opts.Now != nil {
 		s.now = opts.Now
 	}

@@ -1,0 +1,174 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+)
+
+// Latest-record lookups on Postgres are read in groups: while one group's query is out, the
+// lookups that arrive wait in a queue, and the next free reader takes them all (up to
+// lookupBatchMax) in one statement. A lone lookup goes out at once, so grouping adds no wait
+// when the service is idle; under load it spares Postgres a round trip, a parse-bind-execute
+// and an executor start per lookup, which is most of what a point read costs it.
+
+const lookupBatchMax = 64
+
+// lookupReaders is how many groups may be out at once: one per two cores. On a small machine
+// one reader gives the largest groups and the most lookups per second (measured on two cores
+// over HTTP: one reader 8.3k/s, two 7.8k/s, three 6.7k/s).
+func lookupReaders() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+
+type lookupAsk struct {
+	ctx                           context.Context
+	namespaceID, registry, record string
+	reply                         chan lookupReply // buffered: a reader never blocks on it
+}
+
+type lookupReply struct {
+	rec recRead
+	err error // ErrNotFound when no row matched
+}
+
+// recordHeadCols are the columns of a latest-record read (records r, registries g, namespaces n).
+const recordHeadCols = `r.record_id, r.registry_id, r.namespace_id, r.registry_name, r.record_name, r.created_by,
+	r.genesis, r.version, r.version_count, r.description, r.details, r.meta, r.ttl, r.state, r.valid_till,
+	r.digest, r.proof_type, r.updated_at, r.created_at, g.state, g.schema, n.name`
+
+func (r *recRead) scanDest() []any {
+	return []any{&r.RecordID, &r.RegistryID, &r.NamespaceID, &r.RegistryName,
+		&r.RecordName, &r.CreatedBy, &r.Genesis, &r.Version, &r.VersionCount, &r.Description, &r.Details, &r.Meta, &r.TTL,
+		&r.State, &r.ValidTill, &r.Digest, &r.ProofType, &r.VersionCreatedAt, &r.HeadCreatedAt, &r.RegistryState, &r.Schema,
+		&r.NamespaceName}
+}
+
+// lookupBatched reads the latest version of a record through the grouped reader.
+func (s *Store) lookupBatched(ctx context.Context, namespaceID, registry, record string) (recRead, error) {
+	s.batchOnce.Do(func() {
+		for range lookupReaders() {
+			go s.readLookups()
+		}
+	})
+	a := lookupAsk{ctx: ctx, namespaceID: namespaceID, registry: registry, record: record, reply: make(chan lookupReply, 1)}
+	select {
+	case s.lookupQueue <- a:
+	case <-ctx.Done():
+		return recRead{}, ctx.Err()
+	case <-s.closed:
+		return recRead{}, fmt.Errorf("record lookup: the store is closed")
+	}
+	select {
+	case r := <-a.reply:
+		return r.rec, r.err
+	case <-ctx.Done():
+		return recRead{}, ctx.Err()
+	case <-s.closed:
+		return recRead{}, fmt.Errorf("record lookup: the store is closed")
+	}
+}
+
+func (s *Store) readLookups() {
+	batch := make([]lookupAsk, 0, lookupBatchMax)
+	for {
+		batch = batch[:0]
+		select {
+		case <-s.closed:
+			return
+		case a := <-s.lookupQueue:
+			batch = append(batch, a)
+		}
+	drain:
+		for len(batch) < lookupBatchMax {
+			select {
+			case a := <-s.lookupQueue:
+				batch = append(batch, a)
+			default:
+				break drain
+			}
+		}
+		s.readLookupBatch(batch)
+	}
+}
+
+// readLookupBatch answers every ask of the batch. Asks whose callers have gone are dropped
+// before the query; the query runs under a context that ends when every remaining caller's
+// does (a single caller's cancellation must not fail the others).
+func (s *Store) readLookupBatch(batch []lookupAsk) {
+	live := batch[:0]
+	for _, a := range batch {
+		if a.ctx.Err() != nil {
+			a.reply <- lookupReply{err: a.ctx.Err()}
+			continue
+		}
+		live = append(live, a)
+	}
+	if len(live) == 0 {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var gone atomic.Int32
+	for _, a := range live {
+		stop := context.AfterFunc(a.ctx, func() {
+			if int(gone.Add(1)) == len(live) {
+				cancel()
+			}
+		})
+		defer stop()
+	}
+	if len(live) == 1 {
+		a := live[0]
+		var r recRead
+		err := s.sqlDB.QueryRowContext(ctx, `SELECT `+recordHeadCols+`
+			FROM namespaces n
+			JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = $2
+			JOIN records r ON r.registry_id = g.registry_id AND r.record_name = $3
+			WHERE n.namespace_id = $1`, a.namespaceID, a.registry, a.record).Scan(r.scanDest()...)
+		if err == sql.ErrNoRows {
+			err = ErrNotFound
+		}
+		a.reply <- lookupReply{rec: r, err: err}
+		return
+	}
+	ns, regs, recs := make([]string, len(live)), make([]string, len(live)), make([]string, len(live))
+	for i, a := range live {
+		ns[i], regs[i], recs[i] = a.namespaceID, a.registry, a.record
+	}
+	rows, err := s.sqlDB.QueryContext(ctx, `SELECT q.i, `+recordHeadCols+`
+		FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS q(ns, reg, rec, i)
+		JOIN namespaces n ON n.namespace_id = q.ns
+		JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = q.reg
+		JOIN records r ON r.registry_id = g.registry_id AND r.record_name = q.rec`, ns, regs, recs)
+	found := make([]bool, len(live))
+	if err == nil {
+		for rows.Next() {
+			var i int
+			var r recRead
+			if err = rows.Scan(append([]any{&i}, r.scanDest()...)...); err != nil {
+				break
+			}
+			if i < 1 || i > len(live) || found[i-1] {
+				err = fmt.Errorf("record lookup: unexpected row %d", i)
+				break
+			}
+			found[i-1] = true
+			live[i-1].reply <- lookupReply{rec: r}
+		}
+		if cerr := rows.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	for i, a := range live {
+		switch {
+		case err != nil && !found[i]:
+			a.reply <- lookupReply{err: err}
+		case !found[i]:
+			a.reply <- lookupReply{err: ErrNotFound}
+		}
+	}
+}
