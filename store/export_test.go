@@ -22,3 +22,10 @@ func openForTest(t *testing.T, dialect string) *Store {
 	}
 	return s
 }
+
+// SetSearchWalk sets the search walk's first chunk and budget until the returned func runs.
+func SetSearchWalk(first, budget int) (restore func()) {
+	f, b := searchWalkFirst, searchWalkBudget
+	searchWalkFirst, searchWalkBudget = first, budget
+	return func() { searchWalkFirst, searchWalkBudget = f, b }
+}

@@ -286,13 +286,24 @@ type SearchResult struct {
 
 // Search finds the latest versions of the namespace's records that match, newest update first.
 // Non-members see only live records of registries that allow queries.
+//
+// Postgres: a search first walks the namespace's records newest first (an index order) in
+// chunks, while the matches it finds promise at least SearchCountLimit+1 of them within a walk
+// of searchWalkBudget rows: a broad search ends there with exact pages. Otherwise the trigram
+// indexes collect the matches (up to SearchCountLimit+1) for an exact total, and a broad
+// search's page comes from the walk, continued as far as the page needs.
 func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions) (SearchResult, error) {
 	// Each details condition has an index-friendly part (the value alone: the paths are in every
 	// row and would only slow a trigram scan) and an exact part (path and value in one entry).
-	// broad controls whether the value part may use the index.
-	build := func(broad bool) *where {
+	// In a scan, conditions are written so that the trigram index is not used (the date index
+	// leads); in a walk no index is at stake.
+	const (
+		useIndex = iota
+		scan
+		walked
+	)
+	build := func(mode int) *where {
 		w := &where{}
-		w.add("r.namespace_id = ?", namespaceID)
 		if !o.Member {
 			w.add("r.registry_id IN (SELECT registry_id FROM registries WHERE namespace_id = ? AND query_allowed = ?)", namespaceID, true)
 			w.add("r.state = ?", StateLive)
@@ -319,34 +330,62 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 				w.add("svc_field_match(r.search_text, ?, ?) = 1", path, needle)
 				continue
 			}
+			notIndexed := "(r.search_text || '')" // not the indexed expression
+			if mode == walked {
+				notIndexed = "r.search_text"
+			}
 			if word := indexWord(needle); word != "" {
 				col := "r.search_text"
-				if broad {
-					col = "(r.search_text || '')" // not the indexed expression: the date index leads
+				if mode != useIndex {
+					col = notIndexed
 				}
 				w.add(col+" LIKE ? ESCAPE '\\'", "%"+escapeLike(word)+"%")
 			}
 			re := entrySep + pgRegexQuote.ReplaceAllString(path, `\$0`) + valueSep + "[^" + entrySep + "]*" +
 				pgRegexQuote.ReplaceAllString(needle, `\$0`)
-			w.add("(r.search_text || '') ~ ?", re)
+			// The exact check never uses the trigram index (it would only repeat the LIKE's work).
+			w.add(notIndexed+" ~ ?", re)
 		}
 		return w
 	}
+	inNamespace := func(w *where) *where {
+		return &where{conds: append([]string{"r.namespace_id = ?"}, w.conds...), args: append([]any{namespaceID}, w.args...)}
+	}
+	pageFrom, pageEnd := (o.Page-1)*o.Size, o.Page*o.Size
+	res := SearchResult{Records: []Record{}}
+	var walk *searchWalk
+	if s.dialect == DialectPostgres {
+		walk = &searchWalk{s: s, namespaceID: namespaceID, filter: build(walked)}
+		if !o.From.IsZero() {
+			walk.from = o.From.UnixMilli()
+		}
+		conclusive, err := walk.probe(ctx)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		if conclusive {
+			if len(walk.found) > SearchCountLimit {
+				if err := walk.extend(ctx, pageEnd); err != nil {
+					return SearchResult{}, err
+				}
+				res.Total = SearchCountLimit
+			} else {
+				res.Total, res.TotalExact = int64(len(walk.found)), true
+			}
+			return s.searchPage(ctx, res, walk.found, pageFrom, pageEnd)
+		}
+	}
 	// One pass collects the keys of up to SearchCountLimit+1 matches: when they are all there,
 	// the total is exact and the page is cut from them; otherwise the search is broad.
-	w := build(false)
+	w := inNamespace(build(useIndex))
 	keyRows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT r.record_id, r.updated_at FROM records r"+w.sql()+" LIMIT ?"),
 		append(w.args, SearchCountLimit+1)...)
 	if err != nil {
 		return SearchResult{}, translate(err, "search")
 	}
-	type key struct {
-		id      string
-		updated int64
-	}
-	var keys []key
+	var keys []searchKey
 	for keyRows.Next() {
-		var k key
+		var k searchKey
 		if err := keyRows.Scan(&k.id, &k.updated); err != nil {
 			keyRows.Close()
 			return SearchResult{}, translate(err, "search")
@@ -357,35 +396,30 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 	if err := keyRows.Err(); err != nil {
 		return SearchResult{}, translate(err, "search")
 	}
-	res := SearchResult{Total: int64(len(keys)), TotalExact: len(keys) <= SearchCountLimit, Records: []Record{}}
-	var rows *sql.Rows
-	if res.TotalExact {
+	if len(keys) <= SearchCountLimit {
 		sort.Slice(keys, func(i, j int) bool {
 			if keys[i].updated != keys[j].updated {
 				return keys[i].updated > keys[j].updated
 			}
 			return keys[i].id < keys[j].id
 		})
-		from := min((o.Page-1)*o.Size, len(keys))
-		page := keys[from:min(from+o.Size, len(keys))]
-		if len(page) == 0 {
-			return res, nil
-		}
-		ids := make([]any, len(page))
-		marks := make([]string, len(page))
-		for i, k := range page {
-			ids[i], marks[i] = k.id, "?"
-		}
-		rows, err = s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r WHERE r.record_id IN ("+
-			strings.Join(marks, ",")+") ORDER BY r.updated_at DESC, r.record_id"), ids...)
-	} else {
-		res.Total = SearchCountLimit
-		// Many rows match: walking the newest-first index and filtering finds a page sooner
-		// than collecting every match.
-		w = build(true)
-		rows, err = s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
-			" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?"), append(w.args, o.Size, (o.Page-1)*o.Size)...)
+		res.Total, res.TotalExact = int64(len(keys)), true
+		return s.searchPage(ctx, res, keys, pageFrom, pageEnd)
 	}
+	res.Total = SearchCountLimit
+	if walk != nil {
+		// The walk found fewer matches than the index did, but it has them in order: it goes on
+		// as far as this page needs.
+		if err := walk.extend(ctx, pageEnd); err != nil {
+			return SearchResult{}, err
+		}
+		return s.searchPage(ctx, res, walk.found, pageFrom, pageEnd)
+	}
+	// Many rows match: walking the newest-first index and filtering finds a page sooner than
+	// collecting every match.
+	w = inNamespace(build(scan))
+	rows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
+		" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?"), append(w.args, o.Size, pageFrom)...)
 	if err != nil {
 		return SearchResult{}, translate(err, "search")
 	}
@@ -394,4 +428,147 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 		res.Records = recs
 	}
 	return res, err
+}
+
+type searchKey struct {
+	id      string
+	updated int64
+}
+
+// searchPage reads the records of keys[from:end] (keys in result order) into res.
+func (s *Store) searchPage(ctx context.Context, res SearchResult, keys []searchKey, from, end int) (SearchResult, error) {
+	from = min(from, len(keys))
+	page := keys[from:min(end, len(keys))]
+	if len(page) == 0 {
+		return res, nil
+	}
+	ids := make([]any, len(page))
+	marks := make([]string, len(page))
+	for i, k := range page {
+		ids[i], marks[i] = k.id, "?"
+	}
+	rows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r WHERE r.record_id IN ("+
+		strings.Join(marks, ",")+") ORDER BY r.updated_at DESC, r.record_id"), ids...)
+	if err != nil {
+		return SearchResult{}, translate(err, "search")
+	}
+	recs, err := scanRecords(rows)
+	if recs != nil {
+		res.Records = recs
+	}
+	return res, err
+}
+
+// The walk's chunk sizes: the first chunk is small (a selective search gives up after it), and
+// a walk that promises a broad result goes on to at most searchWalkBudget rows. Variables only
+// so that tests can make them small enough to reach every path with little data.
+var (
+	searchWalkFirst  = 1000
+	searchWalkBudget = 24000
+)
+
+// searchWalk reads a namespace's records newest first in chunks, keeping those that match.
+type searchWalk struct {
+	s           *Store
+	namespaceID string
+	filter      *where // conditions on r (without the namespace)
+	from        int64  // updated_at lower bound in ms (0: none): the walk ends there
+
+	walked int
+	ended  bool
+	cursor *searchKey // the last row walked
+	found  []searchKey
+}
+
+// probe walks while the matches promise a broad result within the budget. It reports whether
+// the walk alone answers the search: it reached the end of the records, or found more than
+// SearchCountLimit matches.
+func (wk *searchWalk) probe(ctx context.Context) (bool, error) {
+	need := SearchCountLimit + 1
+	next := searchWalkFirst
+	for {
+		if err := wk.step(ctx, next); err != nil {
+			return false, err
+		}
+		if wk.ended || len(wk.found) >= need {
+			return true, nil
+		}
+		left := searchWalkBudget - wk.walked
+		density := float64(len(wk.found)) / float64(wk.walked)
+		if left <= 0 || float64(len(wk.found))+density*float64(left) < float64(need) {
+			return false, nil
+		}
+		next = min(left, max(searchWalkFirst, int(1.25*float64(need-len(wk.found))/density)))
+	}
+}
+
+// extend walks on until n matches are found or the records end.
+func (wk *searchWalk) extend(ctx context.Context, n int) error {
+	for len(wk.found) < n && !wk.ended {
+		chunk := 4 * searchWalkFirst
+		if len(wk.found) > 0 {
+			density := float64(len(wk.found)) / float64(wk.walked)
+			chunk = max(chunk, int(1.25*float64(n-len(wk.found))/density))
+		}
+		if err := wk.step(ctx, min(chunk, 200_000)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// step walks the next n rows. The chunk is read in index order (namespace_id, updated_at DESC,
+// record_id) after the cursor; only the matching rows and the chunk's last row come back.
+func (wk *searchWalk) step(ctx context.Context, n int) error {
+	inner := &where{}
+	inner.add("namespace_id = ?", wk.namespaceID)
+	if wk.from > 0 {
+		inner.add("updated_at >= ?", wk.from)
+	}
+	if c := wk.cursor; c != nil {
+		// Rows after the cursor in (updated_at DESC, record_id) order; the first condition bounds
+		// the index range, the second skips the rows of the cursor's own instant already walked.
+		inner.add("updated_at <= ?", c.updated)
+		inner.add("NOT (updated_at = ? AND record_id <= ?)", c.updated, c.id)
+	}
+	match := "TRUE"
+	if len(wk.filter.conds) > 0 {
+		match = strings.Join(wk.filter.conds, " AND ")
+	}
+	q := `SELECT record_id, updated_at, m, rn FROM (
+		SELECT r.record_id, r.updated_at, (` + match + `) AS m, row_number() OVER (ORDER BY r.updated_at DESC, r.record_id) AS rn
+		FROM (SELECT record_id, registry_id, registry_name, record_name, state, created_at, updated_at, search_text
+			FROM records` + inner.sql() + ` ORDER BY updated_at DESC, record_id LIMIT ?) r
+		) x WHERE m OR rn = ? ORDER BY rn`
+	args := append(append(append([]any{}, wk.filter.args...), inner.args...), n, n)
+	rows, err := wk.s.sqlDB.QueryContext(ctx, wk.s.rebind(q), args...)
+	if err != nil {
+		return translate(err, "search")
+	}
+	defer rows.Close()
+	full := false
+	for rows.Next() {
+		var k searchKey
+		var m bool
+		var rn int
+		if err := rows.Scan(&k.id, &k.updated, &m, &rn); err != nil {
+			return translate(err, "search")
+		}
+		if m {
+			wk.found = append(wk.found, k)
+		}
+		if rn == n {
+			full = true
+			wk.cursor = &k
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return translate(err, "search")
+	}
+	if full {
+		wk.walked += n
+	} else {
+		wk.ended = true
+	}
+	return nil
 }

@@ -118,7 +118,11 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		dialector = sqlite.Open("file:" + path + "?" + q.Encode())
 		s.dialect = DialectSQLite
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
-		dialector = postgres.New(postgres.Config{DSN: databaseURL})
+		dsn, err := postgresDSN(databaseURL)
+		if err != nil {
+			return nil, err
+		}
+		dialector = postgres.New(postgres.Config{DSN: dsn})
 		s.dialect = DialectPostgres
 	default:
 		return nil, fmt.Errorf("store: unsupported database URL %q (want sqlite://PATH or postgres://...)", redact(databaseURL))
@@ -178,6 +182,23 @@ func (s *Store) nowMS() int64 { return s.now().UTC().UnixMilli() }
 // tx runs fn in one transaction: everything it writes lands, or nothing does.
 func (s *Store) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	return s.db.WithContext(ctx).Transaction(fn)
+}
+
+// postgresDSN adds the session settings the store's queries are tuned for, unless the URL sets
+// them itself: jit=off, because JIT compilation costs tens of milliseconds (per parallel worker)
+// on the short, selective queries this service runs, and never pays back within one of them
+// (a broad search went from 260 ms to 55 ms without it).
+func postgresDSN(databaseURL string) (string, error) {
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return "", fmt.Errorf("store: database URL: %w", err)
+	}
+	q := u.Query()
+	if !q.Has("jit") {
+		q.Set("jit", "off")
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
 }
 
 func redact(u string) string {

@@ -1,0 +1,177 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"svc/store"
+	"svc/store/storetest"
+)
+
+func fromMS(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
+
+// searchRecord is what the oracle knows of a seeded record.
+type searchRecord struct {
+	i                         int
+	id, name, registry, state string
+	last, city, zip           string
+	updated                   int64
+}
+
+// TestSearchMatchesABruteForceOracle seeds 3,000 records (three batches, so that whole batches
+// share one updated_at, then some updates) and checks search answers, totals and pages
+// against a brute-force oracle, with the Postgres walk's chunk sizes at their defaults and
+// small enough that every path runs: a walk that ends the search, a walk that finds more than
+// SearchCountLimit matches, an exact count from the indexes, and a broad search whose page
+// comes from a walk continued past its budget.
+func TestSearchMatchesABruteForceOracle(t *testing.T) {
+	lasts := []string{"Lovelace", "Hopper", "Turing", "Liskov"}
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Search Co"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, reg := range []struct {
+			name string
+			qa   bool
+		}{{"open", true}, {"closed", false}} {
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: reg.name, Tag: store.TagCustom,
+				Schema: map[string]any{"type": "object"}, QueryAllowed: ptr(reg.qa)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		batches := map[string][]store.RecordInput{}
+		for i := range 3000 {
+			reg := "open"
+			if i%3 == 2 {
+				reg = "closed"
+			}
+			state := store.StateLive
+			if i%10 == 0 {
+				state = "draft"
+			}
+			batches[reg] = append(batches[reg], store.RecordInput{RecordName: fmt.Sprintf("rec-%04d", i), State: state, Details: map[string]any{
+				"name": map[string]any{"last": lasts[i%len(lasts)]}, "city": fmt.Sprintf("City-%d", i%50),
+				"zip": fmt.Sprintf("%05d", i), "tags": []any{"common", fmt.Sprintf("t%d", i%7)}}})
+		}
+		for _, reg := range []string{"open", "closed"} {
+			for from := 0; from < len(batches[reg]); from += 1000 {
+				if _, err := s.AddRecords(ctx, ns.NamespaceID, reg, creator, batches[reg][from:min(from+1000, len(batches[reg]))]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+		for _, n := range []int{7, 700, 1500, 2998} { // a few newer updates, out of insertion order
+			reg := "open"
+			if n%3 == 2 {
+				reg = "closed"
+			}
+			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, reg, fmt.Sprintf("rec-%04d", n), "", store.RecordPatch{Description: ptr("updated")}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The oracle's copy, in result order (updated_at newest first, then record_id).
+		var all []searchRecord
+		for _, reg := range []string{"open", "closed"} {
+			r, err := s.GetRegistry(ctx, ns.NamespaceID, reg, store.VersionSel{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for page := 1; ; page++ {
+				recs, _, err := s.ListRecords(ctx, r.RegistryID, store.ListOptions{Sort: "id", Page: page, Size: 1000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(recs) == 0 {
+					break
+				}
+				for _, rec := range recs {
+					var i int
+					fmt.Sscanf(rec.RecordName, "rec-%d", &i)
+					all = append(all, searchRecord{i: i, id: rec.RecordID, name: rec.RecordName, registry: reg, state: rec.State,
+						last: lasts[i%len(lasts)], city: fmt.Sprintf("City-%d", i%50), zip: fmt.Sprintf("%05d", i), updated: rec.UpdatedAt.UnixMilli()})
+				}
+			}
+		}
+		if len(all) != 3000 {
+			t.Fatalf("oracle holds %d records", len(all))
+		}
+		slices.SortFunc(all, func(a, b searchRecord) int {
+			if a.updated != b.updated {
+				return int(b.updated - a.updated)
+			}
+			return strings.Compare(a.id, b.id)
+		})
+		has := func(v, part string) bool { return strings.Contains(strings.ToLower(v), strings.ToLower(part)) }
+		cases := []struct {
+			name     string
+			fields   []store.FieldFilter
+			record   string
+			registry string
+			from     int64
+			match    func(r searchRecord) bool
+		}{
+			{"every record (broad)", []store.FieldFilter{{Path: "tags", Value: "COMM"}}, "", "", 0, func(searchRecord) bool { return true }},
+			{"a quarter", []store.FieldFilter{{Path: "name.last", Value: "lovel"}}, "", "", 0, func(r searchRecord) bool { return r.last == "Lovelace" }},
+			{"two paths", []store.FieldFilter{{Path: "name.last", Value: "o"}, {Path: "city", Value: "city-1"}}, "", "", 0,
+				func(r searchRecord) bool { return has(r.last, "o") && has(r.city, "city-1") }},
+			{"selective", []store.FieldFilter{{Path: "zip", Value: "02345"}}, "", "", 0, func(r searchRecord) bool { return r.zip == "02345" }},
+			{"none", []store.FieldFilter{{Path: "zip", Value: "99999"}}, "", "", 0, func(searchRecord) bool { return false }},
+			{"record name", nil, "REC-01", "", 0, func(r searchRecord) bool { return has(r.name, "rec-01") }},
+			{"record name, broad", []store.FieldFilter{{Path: "tags", Value: "t"}}, "rec-", "", 0, func(searchRecord) bool { return true }},
+			{"registry name", []store.FieldFilter{{Path: "tags", Value: "t3"}}, "", "LOSE", 0, func(r searchRecord) bool { return r.registry == "closed" && r.i%7 == 3 }},
+			{"updated since", []store.FieldFilter{{Path: "tags", Value: "common"}}, "", "", all[3].updated,
+				func(r searchRecord) bool { return r.updated >= all[3].updated }},
+		}
+		for _, walk := range []struct{ first, budget int }{{0, 0}, {50, 300}, {200, 2500}} {
+			if walk.first > 0 {
+				t.Cleanup(store.SetSearchWalk(walk.first, walk.budget))
+			}
+			for _, c := range cases {
+				for _, member := range []bool{false, true} {
+					var want []string
+					for _, r := range all {
+						if (member || r.registry == "open" && r.state == store.StateLive) && c.match(r) {
+							want = append(want, r.id)
+						}
+					}
+					for _, pg := range []struct{ page, size int }{{1, 20}, {3, 7}, {12, 100}, {60, 20}} {
+						name := fmt.Sprintf("walk %d/%d, %s, member %v, page %d/%d", walk.first, walk.budget, c.name, member, pg.page, pg.size)
+						res, err := s.Search(ctx, ns.NamespaceID, store.SearchOptions{Fields: c.fields, RecordName: c.record, RegistryName: c.registry, Member: member,
+							From: fromMS(c.from), Page: pg.page, Size: pg.size})
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						wantTotal, wantExact := int64(len(want)), true
+						if len(want) > store.SearchCountLimit {
+							wantTotal, wantExact = store.SearchCountLimit, false
+						}
+						if res.Total != wantTotal || res.TotalExact != wantExact {
+							t.Fatalf("%s: total %d exact %v, want %d %v", name, res.Total, res.TotalExact, wantTotal, wantExact)
+						}
+						from := min((pg.page-1)*pg.size, len(want))
+						wantPage := want[from:min(from+pg.size, len(want))]
+						got := make([]string, len(res.Records))
+						for i, r := range res.Records {
+							got[i] = r.RecordID
+						}
+						if !slices.Equal(got, wantPage) {
+							t.Fatalf("%s: page of %d records differs from the oracle's %d", name, len(got), len(wantPage))
+						}
+					}
+				}
+			}
+		}
+	})
+}
