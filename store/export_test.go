@@ -29,3 +29,6 @@ func SetSearchWalk(first, budget int) (restore func()) {
 	searchWalkFirst, searchWalkBudget = first, budget
 	return func() { searchWalkFirst, searchWalkBudget = f, b }
 }
+
+// PageWindow is pageWindow for the external tests.
+func PageWindow(offset, size int, total int64) (int, int, bool) { return pageWindow(offset, size, total) }

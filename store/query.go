@@ -59,17 +59,43 @@ func (w *where) sql() string {
 	return " WHERE " + strings.Join(w.conds, " AND ")
 }
 
-func orderBy(sort, name, id string) string {
+func orderBy(sort, name, id string) string { return orderSQL(sort, name, id, false) }
+
+// orderSQL is the ORDER BY of a list sort; reversed, every key runs the other way (the same
+// index read backwards).
+func orderSQL(sort, name, id string, reversed bool) string {
+	var keys []string
 	switch sort {
 	case "name":
-		return " ORDER BY r." + name + ", r." + id
+		keys = []string{"r." + name, "r." + id}
 	case "id":
-		return " ORDER BY r." + id
+		keys = []string{"r." + id}
 	case "status":
-		return " ORDER BY r.state, r." + name + ", r." + id
+		keys = []string{"r.state", "r." + name, "r." + id}
 	default:
-		return " ORDER BY r.updated_at DESC, r." + id
+		keys = []string{"r.updated_at DESC", "r." + id}
 	}
+	if reversed {
+		for i, k := range keys {
+			if c, ok := strings.CutSuffix(k, " DESC"); ok {
+				keys[i] = c
+			} else {
+				keys[i] = k + " DESC"
+			}
+		}
+	}
+	return " ORDER BY " + strings.Join(keys, ", ")
+}
+
+// pageWindow is where a page lies for a read from the nearer end: a page in the second half
+// of total rows is read in the reversed order (limit and offset counted from the end), so that
+// no page skips more than half the rows.
+func pageWindow(offset, size int, total int64) (limit, off int, reversed bool) {
+	if int64(offset) <= total/2 {
+		return size, offset, false
+	}
+	end := min(int64(offset+size), total)
+	return int(end) - offset, int(total - end), true
 }
 
 const registryListCols = `r.registry_id, r.namespace_id, r.registry_name, r.tag, r.schema, r.created_by, r.genesis, r.version,
@@ -210,9 +236,10 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 	if total == 0 || o.offset() >= int(total) {
 		return []Record{}, total, nil
 	}
-	q := "SELECT " + recordListCols + " FROM records r JOIN (SELECT r.record_id FROM records r" + w.sql() + order +
-		" LIMIT ? OFFSET ?) k ON k.record_id = r.record_id" + order
-	rows, err := s.sqlDB.QueryContext(ctx, s.rebind(q), append(w.args, o.Size, o.offset())...)
+	limit, off, reversed := pageWindow(o.offset(), o.Size, total)
+	q := "SELECT " + recordListCols + " FROM records r JOIN (SELECT r.record_id FROM records r" + w.sql() +
+		orderSQL(o.Sort, "record_name", "record_id", reversed) + " LIMIT ? OFFSET ?) k ON k.record_id = r.record_id" + order
+	rows, err := s.sqlDB.QueryContext(ctx, s.rebind(q), append(w.args, limit, off)...)
 	if err != nil {
 		return nil, 0, translate(err, "records")
 	}

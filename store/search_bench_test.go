@@ -48,23 +48,27 @@ func searchCases(n int) []benchCase {
 
 func listCases(n, regs int) []benchCase {
 	var out []benchCase
+	last := min(5000, n/regs/20) // page 5000 of the default page size (20): the last page of a 100,000-record registry
 	for _, sortBy := range []string{"date", "name", "id", "status"} {
-		for _, deep := range []bool{false, true} {
-			name := "record query page_size 100, sort " + sortBy
-			if deep {
-				name = "record query page 5000 (page_size 20), sort " + sortBy
-			}
-			out = append(out, benchCase{name, func(ctx context.Context, s *store.Store, ns string, r *rand.Rand) (int64, error) {
+		for _, c := range []struct {
+			name       string
+			page, size int // page 0: a random page among the first 50
+		}{
+			{"record query page_size 100, sort " + sortBy, 0, 100},
+			{fmt.Sprintf("record query page %d (page_size 20, last), sort %s", last, sortBy), last, 20},
+			// The deepest read: pages past the middle are read from the other end.
+			{fmt.Sprintf("record query page %d (page_size 20, middle), sort %s", last/2, sortBy), last / 2, 20},
+		} {
+			out = append(out, benchCase{c.name, func(ctx context.Context, s *store.Store, ns string, r *rand.Rand) (int64, error) {
 				reg, err := s.GetRegistry(ctx, ns, fmt.Sprintf("r%d", r.IntN(regs)), store.VersionSel{})
 				if err != nil {
 					return 0, err
 				}
-				page, size := 1+r.IntN(50), 100
-				if deep {
-					// Page 5000 of the default page size (20): the last page of a 100,000-record registry.
-					page, size = min(5000, n/regs/20), 20
+				page := c.page
+				if page == 0 {
+					page = 1 + r.IntN(50)
 				}
-				recs, total, err := s.ListRecords(ctx, reg.RegistryID, store.ListOptions{Sort: sortBy, Page: page, Size: size})
+				recs, total, err := s.ListRecords(ctx, reg.RegistryID, store.ListOptions{Sort: sortBy, Page: page, Size: c.size})
 				if err == nil && len(recs) == 0 {
 					err = fmt.Errorf("empty page %d", page)
 				}

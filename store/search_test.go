@@ -175,3 +175,85 @@ func TestSearchMatchesABruteForceOracle(t *testing.T) {
 		}
 	})
 }
+
+func TestPageWindow(t *testing.T) {
+	for _, tc := range []struct {
+		offset, size int
+		total        int64
+		limit, off   int
+		reversed     bool
+	}{
+		{0, 20, 100, 20, 0, false},
+		{40, 20, 100, 20, 40, false},
+		{60, 20, 100, 20, 20, true},
+		{80, 20, 100, 20, 0, true},
+		{90, 20, 95, 5, 0, true},
+		{99_980, 20, 100_000, 20, 0, true},
+		{50_000, 100, 100_000, 100, 50_000, false},
+		{50_001, 100, 100_000, 100, 49_899, true},
+	} {
+		limit, off, rev := store.PageWindow(tc.offset, tc.size, tc.total)
+		if limit != tc.limit || off != tc.off || rev != tc.reversed {
+			t.Errorf("pageWindow(%d, %d, %d) = %d, %d, %v; want %d, %d, %v", tc.offset, tc.size, tc.total, limit, off, rev, tc.limit, tc.off, tc.reversed)
+		}
+	}
+}
+
+// TestRecordPagesFromEitherEnd: every page of every sort (pages in the second half are read
+// backwards) equals the same slice of the whole list read forwards in one page.
+func TestRecordPagesFromEitherEnd(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Pages Co"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "r", Tag: store.TagCustom, Schema: map[string]any{"type": "object"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for b := range 3 { // three batches: records of one batch share updated_at
+			var in []store.RecordInput
+			for i := range 83 {
+				state := store.StateLive
+				if (b+i)%4 == 0 {
+					state = "draft"
+				}
+				in = append(in, store.RecordInput{RecordName: fmt.Sprintf("n-%02d-%d", (i*37)%83, b), State: state, Details: map[string]any{}})
+			}
+			if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", creator, in); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(3 * time.Millisecond)
+		}
+		for _, sortBy := range []string{"date", "name", "id", "status"} {
+			for _, filter := range []store.ListOptions{{}, {State: "draft"}, {Name: "-1"}} {
+				o := filter
+				o.Sort, o.Page, o.Size = sortBy, 1, 1000
+				whole, total, err := s.ListRecords(ctx, reg.RegistryID, o)
+				if err != nil || int64(len(whole)) != total || total == 0 {
+					t.Fatalf("%s %+v: %d of %d, %v", sortBy, filter, len(whole), total, err)
+				}
+				for _, size := range []int{7, 20, 100} {
+					for page := 1; (page-1)*size < int(total)+size; page++ {
+						o.Page, o.Size = page, size
+						recs, n, err := s.ListRecords(ctx, reg.RegistryID, o)
+						if err != nil || n != total {
+							t.Fatalf("%s page %d/%d: total %d, %v", sortBy, page, size, n, err)
+						}
+						from := min((page-1)*size, len(whole))
+						want := whole[from:min(from+size, len(whole))]
+						if len(recs) != len(want) {
+							t.Fatalf("%s %+v page %d/%d: %d records, want %d", sortBy, filter, page, size, len(recs), len(want))
+						}
+						for i := range recs {
+							if recs[i].RecordID != want[i].RecordID {
+								t.Fatalf("%s %+v page %d/%d: record %d is %s, want %s", sortBy, filter, page, size, i, recs[i].RecordName, want[i].RecordName)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
