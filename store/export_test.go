@@ -31,4 +31,6 @@ func SetSearchWalk(first, budget int) (restore func()) {
 }
 
 // PageWindow is pageWindow for the external tests.
-func PageWindow(offset, size int, total int64) (int, int, bool) { return pageWindow(offset, size, total) }
+func PageWindow(offset, size int, total int64) (int, int, bool) {
+	return pageWindow(offset, size, total)
+}
