@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -447,6 +448,11 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 	w = inNamespace(build(scan))
 	rows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
 		" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?"), append(w.args, o.Size, pageFrom)...)
+	return withRecords(res, rows, err)
+}
+
+// withRecords puts the records of a page query into res.
+func withRecords(res SearchResult, rows *sql.Rows, err error) (SearchResult, error) {
 	if err != nil {
 		return SearchResult{}, translate(err, "search")
 	}
@@ -476,14 +482,7 @@ func (s *Store) searchPage(ctx context.Context, res SearchResult, keys []searchK
 	}
 	rows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r WHERE r.record_id IN ("+
 		strings.Join(marks, ",")+") ORDER BY r.updated_at DESC, r.record_id"), ids...)
-	if err != nil {
-		return SearchResult{}, translate(err, "search")
-	}
-	recs, err := scanRecords(rows)
-	if recs != nil {
-		res.Records = recs
-	}
-	return res, err
+	return withRecords(res, rows, err)
 }
 
 // The walk's chunk sizes: the first chunk is small (a selective search gives up after it), and
@@ -512,41 +511,36 @@ type searchWalk struct {
 // SearchCountLimit matches.
 func (wk *searchWalk) probe(ctx context.Context) (bool, error) {
 	need := SearchCountLimit + 1
-	next := searchWalkFirst
-	for {
-		if err := wk.step(ctx, next); err != nil {
-			return false, err
-		}
-		if wk.ended || len(wk.found) >= need {
-			return true, nil
-		}
+	if err := wk.step(ctx, searchWalkFirst, need); err != nil {
+		return false, err
+	}
+	for !wk.ended && len(wk.found) < need {
 		left := searchWalkBudget - wk.walked
 		density := float64(len(wk.found)) / float64(wk.walked)
 		if left <= 0 || float64(len(wk.found))+density*float64(left) < float64(need) {
 			return false, nil
 		}
-		next = min(left, max(searchWalkFirst, int(1.25*float64(need-len(wk.found))/density)))
+		if err := wk.step(ctx, left, need-len(wk.found)); err != nil {
+			return false, err
+		}
 	}
+	return true, nil
 }
 
 // extend walks on until n matches are found or the records end.
 func (wk *searchWalk) extend(ctx context.Context, n int) error {
 	for len(wk.found) < n && !wk.ended {
-		chunk := 4 * searchWalkFirst
-		if len(wk.found) > 0 {
-			density := float64(len(wk.found)) / float64(wk.walked)
-			chunk = max(chunk, int(1.25*float64(n-len(wk.found))/density))
-		}
-		if err := wk.step(ctx, min(chunk, 200_000)); err != nil {
+		if err := wk.step(ctx, 200_000, n-len(wk.found)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// step walks the next n rows. The chunk is read in index order (namespace_id, updated_at DESC,
-// record_id) after the cursor; only the matching rows and the chunk's last row come back.
-func (wk *searchWalk) step(ctx context.Context, n int) error {
+// step walks on through at most n rows, stopping at the want-th match. The rows are read in
+// index order (namespace_id, updated_at DESC, record_id) after the cursor; only matches and
+// the chunk's last row come back, in walk order.
+func (wk *searchWalk) step(ctx context.Context, n, want int) error {
 	inner := &where{}
 	inner.add("namespace_id = ?", wk.namespaceID)
 	if wk.from > 0 {
@@ -562,18 +556,22 @@ func (wk *searchWalk) step(ctx context.Context, n int) error {
 	if len(wk.filter.conds) > 0 {
 		match = strings.Join(wk.filter.conds, " AND ")
 	}
+	// No ORDER BY outside: the window's rows stream in walk order, and the outer LIMIT stops the
+	// walk at the want-th match (an ORDER BY would make Postgres walk the whole chunk first).
+	// The order is checked below.
 	q := `SELECT record_id, updated_at, m, rn FROM (
 		SELECT r.record_id, r.updated_at, (` + match + `) AS m, row_number() OVER (ORDER BY r.updated_at DESC, r.record_id) AS rn
 		FROM (SELECT record_id, registry_id, registry_name, record_name, state, created_at, updated_at, search_text
 			FROM records` + inner.sql() + ` ORDER BY updated_at DESC, record_id LIMIT ?) r
-		) x WHERE m OR rn = ? ORDER BY rn`
-	args := append(append(append([]any{}, wk.filter.args...), inner.args...), n, n)
+		) x WHERE m OR rn = ? LIMIT ?`
+	args := append(append(append([]any{}, wk.filter.args...), inner.args...), n, n, want)
 	rows, err := wk.s.sqlDB.QueryContext(ctx, wk.s.rebind(q), args...)
 	if err != nil {
 		return translate(err, "search")
 	}
 	defer rows.Close()
-	full := false
+	var last searchKey
+	lastRN, got := 0, 0
 	for rows.Next() {
 		var k searchKey
 		var m bool
@@ -581,20 +579,24 @@ func (wk *searchWalk) step(ctx context.Context, n int) error {
 		if err := rows.Scan(&k.id, &k.updated, &m, &rn); err != nil {
 			return translate(err, "search")
 		}
+		if rn <= lastRN {
+			return fmt.Errorf("search: walk rows out of order (%d after %d)", rn, lastRN)
+		}
 		if m {
 			wk.found = append(wk.found, k)
 		}
-		if rn == n {
-			full = true
-			wk.cursor = &k
-		}
+		last, lastRN = k, rn
+		got++
 	}
 	if err := rows.Err(); err != nil {
 		return translate(err, "search")
 	}
-	if full {
-		wk.walked += n
-	} else {
+	switch {
+	case lastRN == n, got == want:
+		// The chunk's end, or the want-th match: the walk goes on after it.
+		wk.cursor = &last
+		wk.walked += lastRN
+	default:
 		wk.ended = true
 	}
 	return nil
