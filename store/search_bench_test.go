@@ -38,7 +38,12 @@ func searchCases(n int) []benchCase {
 			res, err := s.Search(ctx, ns, store.SearchOptions{RecordName: fmt.Sprintf("SON-%06d", r.IntN(n/10)), Page: 1, Size: 20})
 			return res.Total, err
 		}},
-		{"search two paths (city + last name)", func(ctx context.Context, s *store.Store, ns string, r *rand.Rand) (int64, error) {
+		{"search two paths (zip + last name, selective)", func(ctx context.Context, s *store.Store, ns string, r *rand.Rand) (int64, error) {
+			res, err := s.Search(ctx, ns, store.SearchOptions{Fields: []store.FieldFilter{
+				{Path: "address.zip", Value: fmt.Sprintf("%04d", r.IntN(9999))}, {Path: "name.last", Value: last[r.IntN(len(last))]}}, Page: 1, Size: 20})
+			return res.Total, err
+		}},
+		{"search two paths (city + last name, ~1%)", func(ctx context.Context, s *store.Store, ns string, r *rand.Rand) (int64, error) {
 			res, err := s.Search(ctx, ns, store.SearchOptions{Fields: []store.FieldFilter{
 				{Path: "address.city", Value: cities[r.IntN(len(cities))]}, {Path: "name.last", Value: last[r.IntN(len(last))]}}, Page: 1, Size: 20})
 			return res.Total, err
