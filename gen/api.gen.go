@@ -6534,6 +6534,20 @@ func (response ActivateRegistry200JSONResponse) VisitActivateRegistryResponse(w 
 	return err
 }
 
+type ActivateRegistry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ActivateRegistry400JSONResponse) VisitActivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ActivateRegistry401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response ActivateRegistry401JSONResponse) VisitActivateRegistryResponse(w http.ResponseWriter) error {
@@ -6919,6 +6933,20 @@ func (response DeactivateRegistry200JSONResponse) VisitDeactivateRegistryRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateRegistry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeactivateRegistry400JSONResponse) VisitDeactivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7370,6 +7398,20 @@ func (response PublishRecord200JSONResponse) VisitPublishRecordResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecord400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PublishRecord400JSONResponse) VisitPublishRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9458,27 +9500,27 @@ var swaggerSpec = []string{
 	"EBG0KKQZgfitWR8a9yq3BUp5400LICsFizXQRVF2alg+drYg/UBkglrjKvE65ULnMNlGN7neB8LECUZJ",
 	"WJ8aCynkh+6sIcE5gHScnPZ1cqRrcBioUETUMJFRndXkJBwiKoxDRAEkSVCkAes9KFSCt87WbP+Z7d4Q",
 	"qPVVbYD3TxuSrDEqeEiN2rQCUEpnoAUv73u36DYOaKOa8/PYFR/auaiLPuiSGwW3Ambue1vHOq0j3LNy",
-	"09+prP16iUwaGdfx2eWIJghM1OqCq4LYz0+F7hOsc3VN+HjhvTWqYzShQieMUIF2221F/NDNfUwg3lv9",
-	"DTcNU07Vahst9A48ySY3JbLkiGYsJELEhXKgfhgUxGkhF9HiXsZqFKqb2gUHha3WjoPgq9Rv3pIKHy/n",
-	"q10YVC/EzOJDfrgs+NbUdX1FmbvxX5fniAUiOgyVUs04081WOSNIRpgJJeaVOX9mmg7C7X+fmGIXT9Fb",
-	"+qxVTu7iO6N38ZUI3gWgKrmLB3r/FundVJFpt9tu3ihnq5jqGQ4QkI0o67YmpX9kssNMXREMtnLI2Qi6",
-	"XiMcBNpEjyseZ/nDSQzQg4b/oOF/dQ0/QcdN6PgjIpPsnOq3s5XydFpFl6pOqPPd3qmuSlMPd7APd7Dx",
-	"HWxxYPiyK9gssZlLqiKxVnSL9I2Im21dOq0V59b+inFuD1dO38+V060Fayr/w4hZSADfmJC1LasKRKxJ",
-	"fbjfAna1ZmQP4vhBHDviOJ9WsqowThOoIe6l/u4lt0NHSa68LqIKYSQI6wqu2tl9kCfa9/rt30XXwDuy",
-	"Rav7lM3Rwp2741n+btxG354Ja9A9Jotb+ozTlBwr2YsJuSAM7Ag+JDdaOCJVr7TKAsG+Q4renrq/8h1V",
-	"+6vdUX2vqv5dcp9v2DZYzq4kHmWca/15U+JRqbL/hl6l+s+AaoGVcsECHAUKCez1ucQjVC9PkfPi/LgG",
-	"oiwxH4RWSfg1i+vokiCuxBjn/GEWoBm7ZOo5tUA3NU9Dtdtul2RMJK2wns3P8GhZq7vjeHnO0tIFvZNV",
-	"FrfBk/CWyq3vJpTFNdTvthHeGR4t7VRyNs6jgC6bPFqb03y1lPF8eniMc+VojvR5FnUF+TyN+JCGBEro",
-	"BjRo2f0vJCc/oMHhNekffg5ocDHmQn45dGfwUUQED6+IQGMSkRa0HI9NiLdEjnngNoszQ+PS1SQiAXoR",
-	"dPf2Ogfoksyhi5P/dhZKCmmqdTKZyjg2k5FGCcWc0OCED2YThV8VGkMaMFC9jwXZe9qXg0aaXnavXh+8",
-	"/tjpv3794mD/5T9PX/909aP4vZh2ku1YSEJTLNUx1w5r//mt0zw4bv74uvnuffNX3LycNP/89Lnj7e5+",
-	"+UvtbsnJ3bcSSjp5dYIC80xrLXG4YSLIAqVtWXMKDtbrYiASED9ThqGoBgOJrooRRuGtwnykHtHRVVQk",
-	"b6/7E3xJUDRjPjxBBOIMTXkk0dP203aj5tVmUVg7rO2A5megyxeOJ+DTmCeVOKE0qJdp788j3d8FRyEl",
-	"kZtAYbDRlIbLt4R4zsOQDKQtKpFpj2IvduHttk2a+mGKR8SpRKqEJrAT55WaveTfWFCVxTSkgZXmK3SZ",
-	"+eLiFuV9LbINiEzvlQD152hISWiKMgtnVlPuPz+nVlfTLpJ6HEiuC7ryyVTJb6wPpREHp4d8JNKQJ/6T",
-	"/Jt0OHYuKtdRLWzZW3T2rzO16VD4FspDe/roU10B+nOEme52k7RiSqAxob15ON6l21VD+ueAxvVGkuj6",
-	"oABgG3HfKm6iW3RqkP8MdQ+gOC5mI/UhWbZXgo0a7SaY4ZEb9e++2uqMBZvtsAhhK/vOBInEI8ss3Ili",
-	"bpGf6UeCQyVeATAcUEZECrHmQpJJ7cunL/8XAAD//w==",
+	"0w/iOfzKBfMs/q7j5svRWRCYQNcFtwvx1QAVurWwTu81EeeFV92ojtGECp1jQgXabbcVv4AG8GMCIeLq",
+	"b7icmHKqVttooXfgfDbpLJGlYDRjIREirq0DJceghk4LubgZtz9Wo1DdlDs4KOzOdhwEX6Xk85a0/ng5",
+	"X+2OoXrtZhYf8sP9wrem4etbzVyQwLo8RyyQ6mGo9HDGme7PyhlBMsJMKM2AM0354AOY4Lkiel0f4yl6",
+	"S5+1ysldfGf0Lr4SwbsAVCV38UDv3yK9m8Iz7XbbTTXlbBXrPsMBArIR/d6WsfSPTEKZKUWCwbwOORtB",
+	"o2yEg0Bb9XGR5Cx/OIkBejAKHoyCb9EoSDB4E2bBiMgkB6j6HXClbKBW0dWtE1B9tze3q5Lhw03vw01v",
+	"fNNbHH6+7KI3S2zmKqxIEhbdVX0jEmpbV1trRdO1v2I03cPF1vdzsXVrwZrKMjFiFtLMNyZkbWOsAhFr",
+	"Eizut4BdreXZgzh+EMeOOM4nr6wqjNMEaoh7qYt8yR3UUZKRr0u1QrAKwrpOrPaPH+SJ9r1++3fRm/CO",
+	"zNfqbmhztHCz/+CM/katXkMhMSXd0jOdJv5YL19M+wXxaUfwIbk3wxGpenFWFqH2HTKB7VkIK9+Etb/a",
+	"Tdj3ah3cJff5hs2J5exK4lHGH9efNyUeldoHb+hVqjEOaCNY6SMswFGgkMBe0ks8QvXy3D0vTtxrIMoS",
+	"i0NoLYZfs7jALwniEpFxMiJmAZqxS6aeUwt0cwY1VLvtdkkqR9Kj69n8DI+W9eA7jpfnLC1daTxZZXF/",
+	"PglvqdyTb0JZXNz9bjv0neHR0hYqZ+M8Cuh6zqO1Oc1Xy2XP563HOFeO5kifZ1G7ks/TiA9pSKC2b0CD",
+	"lt3/QnLyAxocXpP+4eeABhdjLuSXQ3cGH0VE8PCKCDQmEWlBL/TY6nhL5JgHbhc7MzSuqU0iEqAXQXdv",
+	"r3OALskc2kv5b2ehpJA/WyeTqYyDRhlplFDMCQ1O+GA2UfhVoWOlAQPV+1iQvad9OWik6WX36vXB64+d",
+	"/uvXLw72X/7z9PVPVz+K34tpJ9mOhSQ0xVIdc+2w9p/fOs2D4+aPr5vv3jd/xc3LSfPPT5873u7ul7/U",
+	"7pac3H0roaSTVycoMM+01hKHGyaCLFDa/DWn4GC9rlIiAfEz9SGKikOQ6KoYYRTeKsxH6hEdw0VF8va6",
+	"P8GXBEUz5sMTRCDO0JRHEj1tP203al5tFoW1w9oOaH4GunxFewJukHlSIhRqlnoImpsI2yqIR7rxDI5C",
+	"SiI3s8Ngo6lZl+9V8ZyHIRlIW+0i07fFXh/D223/NvXDFI+IUyJVCU1gJ84rNXvJv7GgXIzplAMrzZcO",
+	"M/PFVTfKG25kOyOZpjAB6s/RkJLQVIsWzqymD0F+Tq2upr0q9TjCXVea5ZOpkt9YH0ojjpoP+UikIU9c",
+	"Lvk36TjxXLiwo1rYerzo7F9natOhIi/Urfb00afaFfTnCDPdhifpEZVAY2KO83C8S/fRhrzUAY0LoSRh",
+	"/0EBwDYVoFXc3bfo1CAxGwoyQNVezEbqQ7JsrwQbNdpNMMMjNx3BfbXVGQs222ERwpYcngkSiUeWWbgT",
+	"xdwiP9OPBIdKvAJgOKCMiBRizYUkk9qXT1/+LwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -51,6 +51,11 @@ func TestBadInputIs4xxAndWritesNothing(t *testing.T) {
 			{"empty batch", "POST", reg + "/add-records", `{"records":[]}`, 400, "records"},
 			{"empty update", "POST", reg + "/alice/update-record", `{}`, 400, "Invalid input"},
 			{"bad If-Match", "POST", reg + "/alice/update-record", `{"description":"x"}`, 400, "If-Match"},
+			{"bad If-Match on update-namespace", "POST", "/svc/" + id + "/update-namespace", `{"description":"x"}`, 400, "If-Match"},
+			{"bad If-Match on update-registry", "POST", reg + "/update-registry", `{"description":"x"}`, 400, "If-Match"},
+			{"bad If-Match on deactivate-registry", "POST", reg + "/deactivate-registry", ``, 400, "If-Match"},
+			{"bad If-Match on activate-registry", "POST", reg + "/activate-registry", ``, 400, "If-Match"},
+			{"bad If-Match on publish-record", "POST", reg + "/carol/publish-record", ``, 400, "If-Match"},
 			{"update of an unknown record", "POST", reg + "/zed/update-record", `{"description":"x"}`, 404, "Record not found"},
 			{"publish a live record", "POST", reg + "/alice/publish-record", ``, 409, "not a draft"},
 			{"unknown namespace", "GET", "/svc/lookup/did:svc:unknown", ``, 404, "Namespace not found"},
@@ -83,7 +88,7 @@ func TestBadInputIs4xxAndWritesNothing(t *testing.T) {
 					body = tc.body
 				}
 				headers := []string{}
-				if tc.name == "bad If-Match" {
+				if strings.HasPrefix(tc.name, "bad If-Match") {
 					headers = []string{"If-Match", "version-1"}
 				}
 				r := h.do(tc.method, tc.path, key, body, headers...)

@@ -62,8 +62,10 @@ func (s *Server) AddDelegate(ctx context.Context, req gen.AddDelegateRequestObje
 			return gen.AddDelegate403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
 		case http.StatusConflict:
 			return gen.AddDelegate409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.AddDelegate400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	data, err := s.delegatesData(ctx, id)
@@ -90,8 +92,10 @@ func (s *Server) RemoveDelegate(ctx context.Context, req gen.RemoveDelegateReque
 			return gen.RemoveDelegate403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
 		case http.StatusConflict:
 			return gen.RemoveDelegate409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.RemoveDelegate400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	data, err := s.delegatesData(ctx, id)

@@ -60,8 +60,10 @@ func (s *Server) GenerateDnsTxt(ctx context.Context, req gen.GenerateDnsTxtReque
 			return gen.GenerateDnsTxt404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
 		case http.StatusForbidden:
 			return gen.GenerateDnsTxt403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.GenerateDnsTxt400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	return gen.GenerateDnsTxt200JSONResponse(out), nil
@@ -184,8 +186,10 @@ func (s *Server) VerifyDomain(ctx context.Context, req gen.VerifyDomainRequestOb
 			return gen.VerifyDomain404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
 		case http.StatusForbidden:
 			return gen.VerifyDomain403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.VerifyDomain400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	return gen.VerifyDomain200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: msg}}, nil
@@ -268,8 +272,10 @@ func (s *Server) CheckVerification(ctx context.Context, req gen.CheckVerificatio
 			return gen.CheckVerification404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
 		case http.StatusForbidden:
 			return gen.CheckVerification403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.CheckVerification400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	if ns.Domain == "" {
@@ -295,8 +301,10 @@ func (s *Server) GetDnsTxt(ctx context.Context, req gen.GetDnsTxtRequestObject) 
 			return gen.GetDnsTxt404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
 		case http.StatusForbidden:
 			return gen.GetDnsTxt403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.GetDnsTxt400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	c := chs[0]
@@ -315,8 +323,10 @@ func (s *Server) RemoveNamespaceVerification(ctx context.Context, req gen.Remove
 			return gen.RemoveNamespaceVerification404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
 		case http.StatusForbidden:
 			return gen.RemoveNamespaceVerification403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.RemoveNamespaceVerification400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	return gen.RemoveNamespaceVerification200JSONResponse(out), nil
@@ -459,8 +469,10 @@ func (s *Server) AcceptVerificationRequest(ctx context.Context, req gen.AcceptVe
 			return gen.AcceptVerificationRequest404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
 		case http.StatusForbidden:
 			return gen.AcceptVerificationRequest403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		default:
+		case http.StatusConflict:
 			return gen.AcceptVerificationRequest409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	out := gen.AcceptVerificationRequest200JSONResponse{Message: "Verification request accepted"}
@@ -483,8 +495,10 @@ func (s *Server) RejectVerificationRequest(ctx context.Context, req gen.RejectVe
 			return gen.RejectVerificationRequest404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
 		case http.StatusForbidden:
 			return gen.RejectVerificationRequest403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		default:
+		case http.StatusConflict:
 			return gen.RejectVerificationRequest409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	return gen.RejectVerificationRequest200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: "Verification request rejected"}}, nil

@@ -36,13 +36,18 @@ type body struct {
 }
 
 // answer is the one mapping of an error to the status and message the client gets: expected
-// outcomes keep theirs; anything else is 500 with the fixed message.
+// outcomes keep theirs; anything else is 500 with the fixed message. Handlers answer the
+// denials their operation lists with its generated types and return any other denial here, so
+// that it keeps its own status.
 func answer(err error, r *http.Request) (int, string) {
 	var ae *apiError
+	var d *denial
 	var he *echo.HTTPError
 	switch {
 	case errors.As(err, &ae):
 		return ae.Status, ae.Message
+	case errors.As(err, &d):
+		return d.status, d.msg
 	case errors.As(err, &he):
 		switch status := he.Code; {
 		case status == http.StatusNotFound:

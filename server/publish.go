@@ -39,8 +39,10 @@ func (s *Server) UpdateNamespace(ctx context.Context, req gen.UpdateNamespaceReq
 			return gen.UpdateNamespace403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
 		case http.StatusPreconditionFailed:
 			return gen.UpdateNamespace412JSONResponse{PreconditionFailedJSONResponse: preconditionBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.UpdateNamespace400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	return gen.UpdateNamespace200JSONResponse{Message: "Namespace updated", Data: s.namespaceOut(ns)}, nil
@@ -73,8 +75,10 @@ func (s *Server) CreateRegistry(ctx context.Context, req gen.CreateRegistryReque
 			return gen.CreateRegistry403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
 		case http.StatusConflict:
 			return gen.CreateRegistry409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.CreateRegistry400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	return gen.CreateRegistry201JSONResponse{Message: "Registry created", Data: s.registryOut(reg)}, nil
@@ -138,8 +142,10 @@ func (s *Server) UpdateRegistry(ctx context.Context, req gen.UpdateRegistryReque
 			return gen.UpdateRegistry403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
 		case http.StatusPreconditionFailed:
 			return gen.UpdateRegistry412JSONResponse{PreconditionFailedJSONResponse: preconditionBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.UpdateRegistry400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	return gen.UpdateRegistry200JSONResponse{Message: "Registry updated", Data: s.registryOut(reg)}, nil
@@ -157,8 +163,12 @@ func (s *Server) DeactivateRegistry(ctx context.Context, req gen.DeactivateRegis
 			return gen.DeactivateRegistry404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
 		case http.StatusPreconditionFailed:
 			return gen.DeactivateRegistry412JSONResponse{PreconditionFailedJSONResponse: preconditionBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
+			return gen.DeactivateRegistry400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		case http.StatusForbidden:
 			return gen.DeactivateRegistry403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	return gen.DeactivateRegistry200JSONResponse{Message: "Registry deactivated", Data: s.registryOut(reg)}, nil
@@ -176,8 +186,12 @@ func (s *Server) ActivateRegistry(ctx context.Context, req gen.ActivateRegistryR
 			return gen.ActivateRegistry404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
 		case http.StatusPreconditionFailed:
 			return gen.ActivateRegistry412JSONResponse{PreconditionFailedJSONResponse: preconditionBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
+			return gen.ActivateRegistry400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		case http.StatusForbidden:
 			return gen.ActivateRegistry403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	return gen.ActivateRegistry200JSONResponse{Message: "Registry activated", Data: s.registryOut(reg)}, nil
@@ -250,8 +264,10 @@ func (s *Server) AddRecord(ctx context.Context, req gen.AddRecordRequestObject) 
 			return gen.AddRecord403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
 		case http.StatusConflict:
 			return gen.AddRecord409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.AddRecord400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	return gen.AddRecord201JSONResponse{Message: "Record added", Data: s.recordOut(rec)}, nil
@@ -286,8 +302,10 @@ func (s *Server) AddRecords(ctx context.Context, req gen.AddRecordsRequestObject
 			return gen.AddRecords403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
 		case http.StatusConflict:
 			return gen.AddRecords409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.AddRecords400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	out := gen.AddRecords201JSONResponse{Message: fmt.Sprintf("%d records added", len(added))}
@@ -352,8 +370,10 @@ func (s *Server) UpdateRecord(ctx context.Context, req gen.UpdateRecordRequestOb
 			return gen.UpdateRecord409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
 		case http.StatusPreconditionFailed:
 			return gen.UpdateRecord412JSONResponse{PreconditionFailedJSONResponse: preconditionBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.UpdateRecord400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	return gen.UpdateRecord200JSONResponse{Message: "Record updated", Data: s.recordOut(rec)}, nil
@@ -373,8 +393,12 @@ func (s *Server) PublishRecord(ctx context.Context, req gen.PublishRecordRequest
 			return gen.PublishRecord403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
 		case http.StatusPreconditionFailed:
 			return gen.PublishRecord412JSONResponse{PreconditionFailedJSONResponse: preconditionBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
+			return gen.PublishRecord400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		case http.StatusConflict:
 			return gen.PublishRecord409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	return gen.PublishRecord200JSONResponse{Message: "Record published", Data: s.recordOut(rec)}, nil

@@ -106,8 +106,10 @@ func (s *Server) QueryRecords(ctx context.Context, req gen.QueryRecordsRequestOb
 			return gen.QueryRecords404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
 		case http.StatusForbidden:
 			return gen.QueryRecords403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		default:
+		case http.StatusBadRequest:
 			return gen.QueryRecords400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		default:
+			return nil, d
 		}
 	}
 	p := req.Params
