@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"runtime"
 	"sync/atomic"
@@ -32,7 +31,8 @@ type lookupReply struct {
 	err error // ErrNotFound when no row matched
 }
 
-// recordHeadCols are the columns of a latest-record read (records r, registries g, namespaces n).
+// recordHeadCols are the columns of a latest-record read (records r, registries g, namespaces n),
+// in the order of recRead.scanDest (GetRecord reads the same ones from a version row).
 const recordHeadCols = `r.record_id, r.registry_id, r.namespace_id, r.registry_name, r.record_name, r.created_by,
 	r.genesis, r.version, r.version_count, r.description, r.details, r.meta, r.ttl, r.state, r.valid_till,
 	r.digest, r.proof_type, r.updated_at, r.created_at, g.state, g.schema, n.name`
@@ -117,20 +117,6 @@ func (s *Store) readLookupBatch(batch []lookupAsk) {
 			}
 		})
 		defer stop()
-	}
-	if len(live) == 1 {
-		a := live[0]
-		var r recRead
-		err := s.sqlDB.QueryRowContext(ctx, `SELECT `+recordHeadCols+`
-			FROM namespaces n
-			JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = $2
-			JOIN records r ON r.registry_id = g.registry_id AND r.record_name = $3
-			WHERE n.namespace_id = $1`, a.namespaceID, a.registry, a.record).Scan(r.scanDest()...)
-		if err == sql.ErrNoRows {
-			err = ErrNotFound
-		}
-		a.reply <- lookupReply{rec: r, err: err}
-		return
 	}
 	ns, regs, recs := make([]string, len(live)), make([]string, len(live)), make([]string, len(live))
 	for i, a := range live {

@@ -364,10 +364,7 @@ func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName s
 		JOIN records r ON r.registry_id = g.registry_id AND r.record_name = ?` + join + `
 		WHERE ` + cond + tail
 	var r recRead
-	err := s.sqlDB.QueryRowContext(ctx, s.rebind(q), args...).Scan(&r.RecordID, &r.RegistryID, &r.NamespaceID, &r.RegistryName,
-		&r.RecordName, &r.CreatedBy, &r.Genesis, &r.Version, &r.VersionCount, &r.Description, &r.Details, &r.Meta, &r.TTL,
-		&r.State, &r.ValidTill, &r.Digest, &r.ProofType, &r.VersionCreatedAt, &r.HeadCreatedAt, &r.RegistryState, &r.Schema,
-		&r.NamespaceName)
+	err := s.sqlDB.QueryRowContext(ctx, s.rebind(q), args...).Scan(r.scanDest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, fmt.Errorf("record %q: %w", recordName, ErrNotFound)
 	}
