@@ -323,14 +323,8 @@ type SearchResult struct {
 func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions) (SearchResult, error) {
 	// Each details condition has an index-friendly part (the value alone: the paths are in every
 	// row and would only slow a trigram scan) and an exact part (path and value in one entry).
-	// In a scan, conditions are written so that the trigram index is not used (the date index
-	// leads); in a walk no index is at stake.
-	const (
-		useIndex = iota
-		scan
-		walked
-	)
-	build := func(mode int) *where {
+	// In a walk (Postgres) no index is at stake and both are plain row tests.
+	build := func(walked bool) *where {
 		w := &where{}
 		if !o.Member {
 			w.add("r.registry_id IN (SELECT registry_id FROM registries WHERE namespace_id = ? AND query_allowed = ?)", namespaceID, true)
@@ -358,24 +352,21 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 				w.add("svc_field_match(r.search_text, ?, ?) = 1", path, needle)
 				continue
 			}
-			notIndexed := "(r.search_text || '')" // not the indexed expression
-			if mode == walked {
-				notIndexed = "r.search_text"
-			}
+			// The exact check never uses the trigram index: written on an expression that is not
+			// the indexed one, it would only repeat the LIKE's work.
+			exactCol := "(r.search_text || '')"
 			switch word := indexWord(needle); {
-			case word == "":
-			case mode == walked:
-				// A plain substring test: cheaper than LIKE per row, and no index is at stake.
-				w.add("strpos(r.search_text, ?) > 0", word)
-			case mode == scan:
-				w.add(notIndexed+" LIKE ? ESCAPE '\\'", "%"+escapeLike(word)+"%")
-			default:
+			case walked:
+				exactCol = "r.search_text"
+				if word != "" {
+					w.add("strpos(r.search_text, ?) > 0", word) // cheaper per row than LIKE
+				}
+			case word != "":
 				w.add("r.search_text LIKE ? ESCAPE '\\'", "%"+escapeLike(word)+"%")
 			}
 			re := entrySep + pgRegexQuote.ReplaceAllString(path, `\$0`) + valueSep + "[^" + entrySep + "]*" +
 				pgRegexQuote.ReplaceAllString(needle, `\$0`)
-			// The exact check never uses the trigram index (it would only repeat the LIKE's work).
-			w.add(notIndexed+" ~ ?", re)
+			w.add(exactCol+" ~ ?", re)
 		}
 		return w
 	}
@@ -386,7 +377,7 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 	res := SearchResult{Records: []Record{}}
 	var walk *searchWalk
 	if s.dialect == DialectPostgres {
-		walk = &searchWalk{s: s, namespaceID: namespaceID, filter: build(walked)}
+		walk = &searchWalk{s: s, namespaceID: namespaceID, filter: build(true)}
 		if !o.From.IsZero() {
 			walk.from = o.From.UnixMilli()
 		}
@@ -408,7 +399,7 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 	}
 	// One pass collects the keys of up to SearchCountLimit+1 matches: when they are all there,
 	// the total is exact and the page is cut from them; otherwise the search is broad.
-	w := inNamespace(build(useIndex))
+	w := inNamespace(build(false))
 	keyRows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT r.record_id, r.updated_at FROM records r"+w.sql()+" LIMIT ?"),
 		append(w.args, SearchCountLimit+1)...)
 	if err != nil {
@@ -446,9 +437,9 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 		}
 		return s.searchPage(ctx, res, walk.found, pageFrom, pageEnd)
 	}
-	// Many rows match: walking the newest-first index and filtering finds a page sooner than
+	// SQLite, many rows match: reading newest first and filtering finds a page sooner than
 	// collecting every match.
-	w = inNamespace(build(scan))
+	w = inNamespace(build(false))
 	rows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
 		" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?"), append(w.args, o.Size, pageFrom)...)
 	return withRecords(res, rows, err)
