@@ -298,12 +298,39 @@ func indexWord(needle string) string {
 	return best
 }
 
+// indexGrams picks what the trigram index looks up for a word: trigrams that tile it (at
+// characters 0, 3, 6, ... and the last three), so that every character is in one. A GIN scan
+// costs about as much per trigram as it reads, while the tiles narrow the rows about as well as
+// all the word's trigrams do (measured at a million records: a two-path search at ~1% read
+// all 9 trigrams of "paris" and "lovelace" in 17.5 ms, 4 of them in 8.7 ms, both finding the
+// same 10,124 rows). The exact check runs on every row the index returns, so a wider index
+// answer costs time, never a wrong result.
+func indexGrams(word string) []string {
+	r := []rune(word)
+	if len(r) <= 4 {
+		return []string{word}
+	}
+	var grams []string
+	i := 0
+	for ; i+3 <= len(r); i += 3 {
+		grams = append(grams, string(r[i:i+3]))
+	}
+	if i < len(r) {
+		grams = append(grams, string(r[len(r)-3:]))
+	}
+	return grams
+}
+
 // pgRegexQuote escapes text for a Postgres ARE.
 var pgRegexQuote = regexp.MustCompile(`[\\.^$|?*+()\[\]{}]`)
 
 // SearchCountLimit bounds the exact count of a search: beyond it the total is reported as a
 // lower bound (TotalExact false), as large search services do, so that broad searches stay fast.
-const SearchCountLimit = 1000
+// Counting is what a broad search costs: every match counted is a row read and checked, at
+// random places in the table when the trigram index finds it. At a million records a search
+// matching 1% took 28-30 ms p50 to count to 1,000 and takes 15 ms to count to 100, the
+// largest page; a 10% search went from 15 ms to 2.3 ms.
+const SearchCountLimit = 100
 
 // SearchResult is a page of search results.
 type SearchResult struct {
@@ -362,7 +389,9 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 					w.add("strpos(r.search_text, ?) > 0", word) // cheaper per row than LIKE
 				}
 			case word != "":
-				w.add("r.search_text LIKE ? ESCAPE '\\'", "%"+escapeLike(word)+"%")
+				for _, g := range indexGrams(word) {
+					w.add("r.search_text LIKE ? ESCAPE '\\'", "%"+escapeLike(g)+"%")
+				}
 			}
 			re := entrySep + pgRegexQuote.ReplaceAllString(path, `\$0`) + valueSep + "[^" + entrySep + "]*" +
 				pgRegexQuote.ReplaceAllString(needle, `\$0`)

@@ -1254,10 +1254,10 @@ type SearchResponse struct {
 	Page     int64  `json:"page"`
 	PageSize int64  `json:"page_size"`
 
-	// Total The number of matching records, exact up to 1,000; beyond that 1,000 (see total_exact).
+	// Total The number of matching records, exact up to 100; beyond that 100 (see total_exact).
 	Total int64 `json:"total"`
 
-	// TotalExact False when more than 1,000 records match and total is a lower bound.
+	// TotalExact False when more than 100 records match and total is a lower bound.
 	TotalExact bool `json:"total_exact"`
 }
 
@@ -1961,8 +1961,8 @@ type ClientInterface interface {
 	// there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
 	// URL-encoded. Anonymous callers search registries whose `query_allowed` is true; the namespace's
 	// owner and delegates also search its other registries and see drafts. Results are newest
-	// `updated_at` first, then `record_id`. `total` is exact up to 1,000 matches; beyond that it
-	// is 1,000 and `total_exact` is false.
+	// `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
+	// largest size); beyond that it is 100 and `total_exact` is false.
 	//
 	// Corresponds with GET /svc/search/{namespace} (the `SearchRecords` operationId).
 	SearchRecords(ctx context.Context, namespace NamespaceRef, params *SearchRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2554,8 +2554,8 @@ func (c *Client) QueryRecords(ctx context.Context, namespace NamespaceRef, regis
 // there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
 // URL-encoded. Anonymous callers search registries whose `query_allowed` is true; the namespace's
 // owner and delegates also search its other registries and see drafts. Results are newest
-// `updated_at` first, then `record_id`. `total` is exact up to 1,000 matches; beyond that it
-// is 1,000 and `total_exact` is false.
+// `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
+// largest size); beyond that it is 100 and `total_exact` is false.
 //
 // Corresponds with GET /svc/search/{namespace} (the `SearchRecords` operationId).
 func (c *Client) SearchRecords(ctx context.Context, namespace NamespaceRef, params *SearchRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5883,8 +5883,8 @@ type ClientWithResponsesInterface interface {
 	// there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
 	// URL-encoded. Anonymous callers search registries whose `query_allowed` is true; the namespace's
 	// owner and delegates also search its other registries and see drafts. Results are newest
-	// `updated_at` first, then `record_id`. `total` is exact up to 1,000 matches; beyond that it
-	// is 1,000 and `total_exact` is false.
+	// `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
+	// largest size); beyond that it is 100 and `total_exact` is false.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10205,8 +10205,8 @@ func (c *ClientWithResponses) QueryRecordsWithResponse(ctx context.Context, name
 // there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
 // URL-encoded. Anonymous callers search registries whose `query_allowed` is true; the namespace's
 // owner and delegates also search its other registries and see drafts. Results are newest
-// `updated_at` first, then `record_id`. `total` is exact up to 1,000 matches; beyond that it
-// is 1,000 and `total_exact` is false.
+// `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
+// largest size); beyond that it is 100 and `total_exact` is false.
 //
 // Returns a wrapper object for the known response body format(s).
 //
