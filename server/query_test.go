@@ -188,7 +188,7 @@ func TestQueryTagAndSearchAgreeOnBothDialects(t *testing.T) {
 			}
 			// Anonymous searches never see the closed registry or drafts; beyond 100 matches the
 			// total is a lower bound, and the pages go on to the last match.
-			seen := map[string]bool{}
+			seen, n := map[string]bool{}, 0
 			for page := 1; page <= 4; page++ {
 				r := search("", url.Values{"page_size": {"100"}, "page": {fmt.Sprint(page)}, "email": {"example"}})
 				if r.Body["total"] != 100.0 || r.Body["total_exact"] != false {
@@ -196,10 +196,11 @@ func TestQueryTagAndSearchAgreeOnBothDialects(t *testing.T) {
 				}
 				for _, e := range r.Body["data"].([]any) {
 					seen[e.(map[string]any)["record_id"].(string)] = true
+					n++
 				}
 			}
-			if len(seen) != 216 {
-				t.Fatalf("anonymous sees %d records, want 216 (2 open registries × 108 live)", len(seen))
+			if len(seen) != 216 || n != 216 {
+				t.Fatalf("anonymous sees %d records in %d results, want 216 once each (2 open registries × 108 live)", len(seen), n)
 			}
 			for _, bad := range []string{"a..b=x", "a%20b=x", "%24where=x", "a.=x", ".a=x", "a/b=x"} {
 				r := h.do("GET", "/svc/search/"+id+"?"+bad, "", nil)
