@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"svc/store"
+	"svc/store/internal/testdb"
 )
 
 // BenchCreator is the creator DID of seeded benchmark data.
@@ -44,7 +47,7 @@ func Details(r *rand.Rand, i int) map[string]any {
 func SeededRegistry(b testing.TB, n int) (*store.Store, string) {
 	b.Helper()
 	ctx := context.Background()
-	schema := fmt.Sprintf("svc_bench_lookup_%d", n)
+	schema := lookupSchema(n)
 	var nsID string
 	complete := func(s *store.Store) bool {
 		u, err := s.UserByEmail(ctx, "bench@example.com")
@@ -94,6 +97,33 @@ func SeededRegistry(b testing.TB, n int) (*store.Store, string) {
 		b.Logf("seeded %d records in %s", n, time.Since(start).Round(time.Second))
 	})
 	return s, nsID
+}
+
+func lookupSchema(n int) string { return fmt.Sprintf("svc_bench_lookup_%d", n) }
+
+// PointReader returns a function that reads one seeded record's details of SeededRegistry(n)
+// with a single statement on its own connection pool (pgx, no batching, no decoding): the
+// database work a lookup cannot avoid, for benchmarks to set the service beside.
+func PointReader(b testing.TB, n int, nsID string) func(ctx context.Context, recordName string) error {
+	b.Helper()
+	ctx := context.Background()
+	u, exists := testdb.PersistentSchema(b, lookupSchema(n))
+	if !exists {
+		b.Fatalf("PointReader: schema %s is not seeded (call SeededRegistry first)", lookupSchema(n))
+	}
+	pool, err := pgxpool.New(ctx, u)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	var regID string
+	if err := pool.QueryRow(ctx, `SELECT registry_id FROM registries WHERE namespace_id = $1 AND registry_name = 'people'`, nsID).Scan(&regID); err != nil {
+		b.Fatal(err)
+	}
+	return func(ctx context.Context, recordName string) error {
+		var details []byte
+		return pool.QueryRow(ctx, `SELECT details::text FROM records WHERE registry_id = $1 AND record_name = $2`, regID, recordName).Scan(&details)
+	}
 }
 
 // SeededNamespace returns a store on a persistent Postgres schema (or, with a non-empty
