@@ -3,6 +3,7 @@
 package dnstest
 
 import (
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -43,13 +44,8 @@ func (s *Server) TCPQueries() int {
 // Start runs a server on 127.0.0.1 until the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	pc, ln, err := listenUDPAndTCP()
 	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
-		_ = pc.Close()
 		t.Fatal(err)
 	}
 	s := &Server{Addr: pc.LocalAddr().String(), txt: map[string][][]string{}, modes: map[string]Behaviour{}}
@@ -125,4 +121,24 @@ func (s *Server) serve(w dns.ResponseWriter, r *dns.Msg) {
 		}
 	}
 	_ = w.WriteMsg(m)
+}
+
+// listenUDPAndTCP binds UDP and TCP on one loopback port. The port comes from the kernel for UDP;
+// the same TCP port may be taken (a client connection's ephemeral port, say), so another UDP
+// port is tried then.
+func listenUDPAndTCP() (net.PacketConn, net.Listener, error) {
+	var lastErr error
+	for range 50 {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			return nil, nil, err
+		}
+		ln, err := net.Listen("tcp", pc.LocalAddr().String())
+		if err == nil {
+			return pc, ln, nil
+		}
+		_ = pc.Close()
+		lastErr = err
+	}
+	return nil, nil, fmt.Errorf("dnstest: no loopback port free for both UDP and TCP: %w", lastErr)
 }
