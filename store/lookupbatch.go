@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // Latest-record lookups on Postgres are read in groups: while one group's query is out, the
@@ -122,33 +125,32 @@ func (s *Store) readLookupBatch(batch []lookupAsk) {
 	for i, a := range live {
 		ns[i], regs[i], recs[i] = a.namespaceID, a.registry, a.record
 	}
-	rows, err := s.sqlDB.QueryContext(ctx, `SELECT q.i, `+recordHeadCols+`
+	found := make([]bool, len(live))
+	err := s.withPgxConn(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, `SELECT q.i, `+recordHeadCols+`
 		FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS q(ns, reg, rec, i)
 		JOIN namespaces n ON n.namespace_id = q.ns
 		JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = q.reg
 		JOIN records r ON r.registry_id = g.registry_id AND r.record_name = q.rec`, ns, regs, recs)
-	found := make([]bool, len(live))
-	if err == nil {
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		dest := make([]any, 0, 23)
 		for rows.Next() {
-			var i int
+			var i int64
 			var r recRead
-			if err = rows.Scan(append([]any{&i}, r.scanDest()...)...); err != nil {
-				break
+			if err := rows.Scan(append(append(dest[:0], &i), r.scanDest()...)...); err != nil {
+				return err
 			}
-			if i < 1 || i > len(live) || found[i-1] {
-				err = fmt.Errorf("record lookup: unexpected row %d", i)
-				break
+			if i < 1 || i > int64(len(live)) || found[i-1] {
+				return fmt.Errorf("record lookup: unexpected row %d", i)
 			}
 			found[i-1] = true
 			live[i-1].reply <- lookupReply{rec: r}
 		}
-		if cerr := rows.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = rows.Err()
-		}
-	}
+		return rows.Err()
+	})
 	for i, a := range live {
 		switch {
 		case err != nil && !found[i]:
@@ -157,4 +159,21 @@ func (s *Store) readLookupBatch(batch []lookupAsk) {
 			a.reply <- lookupReply{err: ErrNotFound}
 		}
 	}
+}
+
+// withPgxConn runs fn on one pooled Postgres connection through pgx itself, past database/sql's
+// row conversion (the lookup reader's rows are scanned straight into their fields).
+func (s *Store) withPgxConn(ctx context.Context, fn func(c *pgx.Conn) error) error {
+	conn, err := s.sqlDB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		pc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("record lookup: the Postgres driver is %T, not pgx", dc)
+		}
+		return fn(pc.Conn())
+	})
 }
