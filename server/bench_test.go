@@ -111,8 +111,8 @@ func loadRequests(b *testing.B, conc int, dur time.Duration, newGen func(r *rand
 // from memory. The target: the service at no less than half the baseline. Keys are drawn
 // uniformly from the million records (the cache almost never hits: the database's own rate).
 //
-// A third server, db-floor, is the minimal handler plus the one statement a lookup cannot avoid
-// (the record's row read by key on its own pgx pool, nothing decoded): what any design that
+// A third server, floor, is the minimal handler plus the one statement a lookup cannot avoid
+// (the record's row found by key on its own pgx pool, only its details read, nothing decoded): what any design that
 // reads the database per request starts from. Each phase also reports the CPU it spent per
 // request, in this process (load generator and server) and in the local Postgres: the 2 cores
 // are shared, so the ratio follows what each request costs in all.

@@ -136,11 +136,10 @@ func (s *Store) readLookupBatch(batch []lookupAsk) {
 			return err
 		}
 		defer rows.Close()
-		dest := make([]any, 0, 23)
 		for rows.Next() {
 			var i int64
 			var r recRead
-			if err := rows.Scan(append(append(dest[:0], &i), r.scanDest()...)...); err != nil {
+			if err := rows.Scan(append([]any{&i}, r.scanDest()...)...); err != nil {
 				return err
 			}
 			if i < 1 || i > int64(len(live)) || found[i-1] {
@@ -172,7 +171,7 @@ func (s *Store) withPgxConn(ctx context.Context, fn func(c *pgx.Conn) error) err
 	return conn.Raw(func(dc any) error {
 		pc, ok := dc.(*stdlib.Conn)
 		if !ok {
-			return fmt.Errorf("record lookup: the Postgres driver is %T, not pgx", dc)
+			return fmt.Errorf("store: the Postgres driver is %T, not pgx", dc)
 		}
 		return fn(pc.Conn())
 	})
