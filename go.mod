@@ -1,4 +1,4 @@
-module svc
+module github.com/svc-directory/svc
 
 go 1.26.8
 

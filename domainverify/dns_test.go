@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"svc/domainverify/dnstest"
+	"github.com/svc-directory/svc/domainverify/dnstest"
 )
 
 func TestDNSResolverAgainstARealServer(t *testing.T) {

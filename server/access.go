@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 
-	"svc/gen"
-	"svc/store"
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/store"
 )
 
 // caller is the authenticated user of the request (nil when anonymous).

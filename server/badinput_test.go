@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"svc/store"
+	"github.com/svc-directory/svc/store"
 )
 
 // TestBadInputIs4xxAndWritesNothing sends every kind of client mistake to both dialects: each

@@ -21,9 +21,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"svc/server"
-	"svc/store"
-	"svc/store/storetest"
+	"github.com/svc-directory/svc/server"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 )
 
 func benchServer(b *testing.B, st *store.Store) *echo.Echo {

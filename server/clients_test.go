@@ -11,7 +11,7 @@ import (
 
 	"net/http/httptest"
 
-	"svc/store"
+	"github.com/svc-directory/svc/store"
 )
 
 // requireTool finds a program the test needs: missing fails the test in CI, skips it elsewhere.

@@ -17,8 +17,8 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
 
-	"svc/proof"
-	"svc/store"
+	"github.com/svc-directory/svc/proof"
+	"github.com/svc-directory/svc/store"
 )
 
 // Body limits (DECISIONS §7).

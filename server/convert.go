@@ -4,9 +4,9 @@ import (
 	"regexp"
 	"time"
 
-	"svc/gen"
-	"svc/proof"
-	"svc/store"
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/proof"
+	"github.com/svc-directory/svc/store"
 )
 
 // Conversions from store entries to API types live here, in one place.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"svc/gen"
-	"svc/proof"
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/proof"
 )
 
 // hasNullField reports whether the raw JSON body has the top-level field set to null

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"svc/gen"
-	"svc/store"
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/store"
 )
 
 // GetDidDocument serves the W3C DID document of a profile: did:web:{did_host}:{profile_id},

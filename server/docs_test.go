@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"svc/store"
+	"github.com/svc-directory/svc/store"
 )
 
 // TestDocsRenderInChromium loads /docs in headless Chromium and checks that Swagger UI rendered

@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"strings"
 
-	"svc/domainverify"
-	"svc/gen"
-	"svc/store"
+	"github.com/svc-directory/svc/domainverify"
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/store"
 )
 
 // domainRequest reads generate-dns-txt's verification_method and target_namespace from the

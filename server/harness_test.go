@@ -17,9 +17,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"svc/server"
-	"svc/store"
-	"svc/store/storetest"
+	"github.com/svc-directory/svc/server"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 )
 
 // harness is a server in-process (no port) over a fresh store of one dialect.

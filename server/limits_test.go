@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"svc/server"
-	"svc/store"
+	"github.com/svc-directory/svc/server"
+	"github.com/svc-directory/svc/store"
 )
 
 func TestMetrics(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
-	"svc/gen"
-	"svc/store"
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/store"
 )
 
 // versionSel turns version_id / as_on into a store selection (not both: 400).

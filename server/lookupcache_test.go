@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"svc/server"
-	"svc/store"
-	"svc/store/storetest"
+	"github.com/svc-directory/svc/server"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 )
 
 // TestLookupCacheServesRepeatsWithinTTL: a repeated latest lookup is answered from the cache

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"net/http"
 
-	"svc/gen"
-	"svc/proof"
-	"svc/recordschema"
-	"svc/store"
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/proof"
+	"github.com/svc-directory/svc/recordschema"
+	"github.com/svc-directory/svc/store"
 )
 
 // CreateNamespace creates a namespace owned by the caller.

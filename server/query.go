@@ -11,9 +11,9 @@ import (
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
-	"svc/gen"
-	"svc/recordschema"
-	"svc/store"
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/recordschema"
+	"github.com/svc-directory/svc/store"
 )
 
 func day(d *openapi_types.Date) time.Time {

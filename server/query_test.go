@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"svc/store"
+	"github.com/svc-directory/svc/store"
 )
 
 // seedQueryData publishes a namespace with three registries and hundreds of records with

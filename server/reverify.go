@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"svc/store"
+	"github.com/svc-directory/svc/store"
 )
 
 // SweepStats counts what one re-verification sweep did.

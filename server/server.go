@@ -17,11 +17,11 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"svc"
-	"svc/domainverify"
-	"svc/gen"
-	"svc/recordschema"
-	"svc/store"
+	svc "github.com/svc-directory/svc"
+	"github.com/svc-directory/svc/domainverify"
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/recordschema"
+	"github.com/svc-directory/svc/store"
 )
 
 // Config is what the server needs; the binary fills it from its own configuration.

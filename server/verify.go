@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"net/http"
 
-	"svc/gen"
-	"svc/proof"
-	"svc/store"
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/proof"
+	"github.com/svc-directory/svc/store"
 )
 
 const (

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"testing"
 
-	"svc/proof"
+	"github.com/svc-directory/svc/proof"
 )
 
 // clone deep-copies a decoded JSON object.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"svc/gen"
-	"svc/store"
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/store"
 )
 
 const msgVersions = "Versions retrieved"

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"svc/store"
-	"svc/store/storetest"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 )
 
 // With the authentication cache on, revoking a key and disabling a user through the store take

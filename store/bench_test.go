@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"svc/store"
-	"svc/store/storetest"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 )
 
 // BenchmarkGetRecordLatestPostgres1M: lookup of the latest version of a random record in a

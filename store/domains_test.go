@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"svc/store"
-	"svc/store/storetest"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 )
 
 // A namespace that holds its domain through two sources keeps it when one of them is removed

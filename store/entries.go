@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"svc/proof"
+	"github.com/svc-directory/svc/proof"
 )
 
 // Registry and record states, registry tags (DECISIONS §4, §6).

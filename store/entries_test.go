@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"svc/proof"
-	"svc/store"
-	"svc/store/storetest"
+	"github.com/svc-directory/svc/proof"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 )
 
 const creator = "did:web:localhost%3A8080:tester"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"svc/store/internal/testdb"
+	"github.com/svc-directory/svc/store/internal/testdb"
 )
 
 // openForTest is storetest.Open for the package's internal tests, which cannot import storetest

@@ -9,7 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"svc/proof"
+	"github.com/svc-directory/svc/proof"
 )
 
 // NamespaceInput is the body of create-namespace.

@@ -9,7 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"svc/proof"
+	"github.com/svc-directory/svc/proof"
 )
 
 // MaxBatch is the most records one add-records call may carry.

@@ -6,7 +6,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"svc/proof"
+	"github.com/svc-directory/svc/proof"
 )
 
 // RegistryInput is the body of create-registry (the schema already checked by the caller).

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"svc/store"
-	"svc/store/storetest"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 )
 
 // benchCase is one kind of collection read, given a random source.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"svc/store"
-	"svc/store/storetest"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 )
 
 func fromMS(ms int64) time.Time {

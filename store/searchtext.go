@@ -9,7 +9,7 @@ import (
 
 	sqlite "github.com/glebarez/go-sqlite"
 
-	"svc/proof"
+	"github.com/svc-directory/svc/proof"
 )
 
 // Separators of search_text: an entry is "\x1e<path>\x1f<value>", the text ends with "\x1e".

@@ -6,7 +6,7 @@ import (
 
 	"gorm.io/gorm/clause"
 
-	"svc/proof"
+	"github.com/svc-directory/svc/proof"
 )
 
 const keyNetworkGenesis = "network_genesis"

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"svc/store"
-	"svc/store/storetest"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 )
 
 func TestMigrateIsIdempotentAndFixesNetworkGenesis(t *testing.T) {

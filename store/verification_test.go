@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"svc/store"
-	"svc/store/storetest"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 )
 
 // Concurrent log writes are grouped into shared statements; every caller learns its own

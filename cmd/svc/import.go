@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"svc/gen/client"
-	"svc/proof"
+	"github.com/svc-directory/svc/gen/client"
+	"github.com/svc-directory/svc/proof"
 )
 
 // importer sends NDJSON add-record bodies through add-records in whole batches.

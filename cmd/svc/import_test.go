@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"svc/server"
-	"svc/store"
-	"svc/store/storetest"
+	"github.com/svc-directory/svc/server"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 )
 
 func TestImport(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/mr-tron/base58"
 
-	"svc/domainverify"
-	"svc/store"
+	"github.com/svc-directory/svc/domainverify"
+	"github.com/svc-directory/svc/store"
 )
 
 // openStore opens and migrates the database for an operator command.

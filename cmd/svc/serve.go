@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"svc/domainverify"
-	"svc/server"
-	"svc/store"
+	"github.com/svc-directory/svc/domainverify"
+	"github.com/svc-directory/svc/server"
+	"github.com/svc-directory/svc/store"
 )
 
 func newLogger(w io.Writer, level string) *slog.Logger {

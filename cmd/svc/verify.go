@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"svc/proof"
+	"github.com/svc-directory/svc/proof"
 )
 
 // errMismatch marks a lookup response that does not verify (exit status 1).

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"svc/server"
-	"svc/store"
-	"svc/store/storetest"
+	"github.com/svc-directory/svc/server"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 )
 
 func TestOfflineVerify(t *testing.T) {

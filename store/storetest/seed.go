@@ -12,8 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"svc/store"
-	"svc/store/internal/testdb"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/internal/testdb"
 )
 
 // BenchCreator is the creator DID of seeded benchmark data.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"svc/store"
-	"svc/store/internal/testdb"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/internal/testdb"
 )
 
 // Dialects lists the dialects every store test runs on.
