@@ -383,7 +383,7 @@ function checkJSON(root: unknown): string {
       case "object":
         break;
       default:
-        return at(`a ${typeof v} is not a JSON value`);
+        return at(`a value of type ${typeof v} is not JSON`);
     }
     if (v === null) {
       continue;
