@@ -21,18 +21,15 @@ import (
 	"github.com/svc-directory/svc/store"
 )
 
-// The TypeScript SDK (sdk/typescript) is checked from here twice:
+// The TypeScript SDK (sdk/typescript) is checked from here twice. TestTypeScriptSDK runs its
+// live node test (test/live.test.mjs) against this server on a temporary SQLite database:
+// lookups through the SDK's client, verifyLookup() on each kind and on tampered copies; it
+// needs `make sdk-ts` (npm ci and the build) first. TestTypeScriptSDKVectors holds the SDK's
+// offline vectors (test/vectors.json: lookups and tampered lookups with the verdict each must
+// get) to what the Go verifier answers; the SDK's node test checks verifyLookup() against the
+// same file, so the two agree reason for reason. Regenerate the file with
 //
-//   - TestTypeScriptSDK runs its live node test (test/live.test.mjs) against this server on a
-//     temporary SQLite database: lookups through the SDK's client, verifyLookup() on each kind
-//     and on tampered copies. It needs `make sdk-ts` (npm ci and the build) first.
-//
-//   - TestTypeScriptSDKVectors holds the SDK's offline vectors (test/vectors.json: lookups and
-//     tampered lookups with the verdict each must get) to what the Go verifier answers, so the
-//     SDK's node test, which checks verifyLookup() against the same file, agrees with
-//     proof.CheckLookup reason for reason. Regenerate the file with
-//
-//     go test ./server -run TestTypeScriptSDKVectors -update-sdk-vectors
+//	go test ./server -run TestTypeScriptSDKVectors -update-sdk-vectors
 var updateSDKVectors = flag.Bool("update-sdk-vectors", false, "rewrite sdk/typescript/test/vectors.json from a fresh harness")
 
 func sdkDir(t *testing.T) string {

@@ -85,6 +85,15 @@ export function verifyLookup(kind: LookupKind, lookupResponse: unknown, options:
     throw new TypeError(`verifyLookup: kind must be "namespace", "registry" or "record", not ${JSON.stringify(kind)}`);
   }
   const fail = (reason: string): VerifyResult => ({ ok: false, kind, reason });
+  try {
+    return verify(kind, lookupResponse, options, fail);
+  } catch (e) {
+    // Only a value that no JSON text gives can get here (a getter that throws, a proxy).
+    return fail(`cannot verify: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function verify(kind: LookupKind, lookupResponse: unknown, options: VerifyOptions, fail: (reason: string) => VerifyResult): VerifyResult {
   let value = lookupResponse;
   if (typeof value === "string") {
     try {

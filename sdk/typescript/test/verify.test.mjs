@@ -111,6 +111,12 @@ test("what the service's strict JSON reader refuses is refused", () => {
   assert.match(verifyLookup("record", cyclic, { now }).reason, /nesting deeper than 256 levels$/);
 });
 
+test("verifyLookup answers instead of throwing, even for a value no JSON text gives", () => {
+  const hostile = {};
+  Object.defineProperty(hostile, "data", { enumerable: true, get() { throw new Error("boom"); } });
+  assert.deepEqual(verifyLookup("record", hostile, { now }), { ok: false, kind: "record", reason: "cannot verify: boom" });
+});
+
 test("an unknown kind is a programming error", () => {
   assert.throws(() => verifyLookup("thing", verifies[0].lookup), TypeError);
 });
