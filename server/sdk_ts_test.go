@@ -273,6 +273,7 @@ func writeSDKVectors(t *testing.T) {
 		{"record proof type with a two-digit year", "record", recL, setProof("type", "SvcRecordProof26"), "is not Svc{Namespace,Registry,Record}Proof<YYYY>"},
 		{"record proof type with a letter in the year", "record", recL, setProof("type", "SvcRecordProof2O26"), "the year must be four digits"},
 		{"record proof type with escapes in its quoted form", "record", recL, setProof("type", "SvcRecordProof\t\u2028é\"\\"), `proof type "SvcRecordProof\t\u2028é\"\\" is not`},
+		{"record proof type with characters Go quotes as not printable", "record", recL, setProof("type", "SvcRecordProof\u00a0\u00ad\ue000\ufeff\U0001F600e\u0301\u0085\x7f\u2029"), "\\u00a0\\u00ad\\ue000\\ufeff\U0001F600e\u0301\\u0085\\x7f\\u2029\" is not"},
 		{"record proof without type", "record", recL, func(_, p map[string]any) { delete(p, "type") }, `proof type "" is not`},
 		{"record with another record_identifier", "record", recL, setProof("record_identifier", "0190f2a1-b2c3-7d4e-8f60-718293a4b5c7"), "proof.record_identifier differs from data.record_id"},
 		{"record with details an array", "record", recL, set("details", []any{"a"}), "data.details is missing or not an object"},
