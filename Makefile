@@ -30,7 +30,7 @@ run: build
 	./$(BIN) serve
 
 ## test: everything the project checks
-test: check-generate lint lint-spec gotest
+test: check-generate lint lint-spec sdk-ts gotest
 
 gotest: conformance docs-assets
 	$(GO) test -race -count=1 ./...
@@ -60,6 +60,15 @@ lint:
 node-tools: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+## sdk-ts: the TypeScript SDK (sdk/typescript): install, build and run its offline tests; its
+## live test runs from the Go test TestTypeScriptSDK, which needs this first
+.PHONY: sdk-ts
+sdk-ts: sdk/typescript/node_modules/.package-lock.json
+	cd sdk/typescript && npm run build && npm test
+sdk/typescript/node_modules/.package-lock.json: sdk/typescript/package.json sdk/typescript/package-lock.json
+	cd sdk/typescript && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 ## lint-spec: Redocly's recommended rules over openapi.yaml

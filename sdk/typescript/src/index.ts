@@ -1,0 +1,8 @@
+// @svc-directory/sdk: a typed client of the svc trust directory and an offline verifier of its
+// lookups.
+
+export { createSvcClient } from "./client.js";
+export type { SvcClient, SvcClientOptions, NamespaceLookupResponse, RegistryLookupResponse, RecordLookupResponse } from "./client.js";
+export { verifyLookup, recomputeDigest, digestOf, proofType, genesisHex, FIRST_PROOF_YEAR, MAX_DEPTH } from "./verify.js";
+export type { LookupKind, VerifyResult, VerifyOptions } from "./verify.js";
+export type { paths, components, operations } from "./schema.js";

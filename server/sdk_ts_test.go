@@ -1,0 +1,326 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svc-directory/svc/proof"
+	"github.com/svc-directory/svc/store"
+)
+
+// The TypeScript SDK (sdk/typescript) is checked from here twice. TestTypeScriptSDK runs its
+// live node test (test/live.test.mjs) against this server on a temporary SQLite database:
+// lookups through the SDK's client, verifyLookup() on each kind and on tampered copies; it
+// needs `make sdk-ts` (npm ci and the build) first. TestTypeScriptSDKVectors holds the SDK's
+// offline vectors (test/vectors.json: lookups and tampered lookups with the verdict each must
+// get) to what the Go verifier answers; the SDK's node test checks verifyLookup() against the
+// same file, so the two agree reason for reason. Regenerate the file with
+//
+//	go test ./server -run TestTypeScriptSDKVectors -update-sdk-vectors
+var updateSDKVectors = flag.Bool("update-sdk-vectors", false, "rewrite sdk/typescript/test/vectors.json from a fresh harness")
+
+func sdkDir(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(root, "sdk", "typescript")
+}
+
+// requireSDKBuilt checks that `make sdk-ts` has installed and built the SDK since its sources
+// last changed: missing or stale fails the test in CI and skips it elsewhere.
+func requireSDKBuilt(t *testing.T, dir string) {
+	t.Helper()
+	problem := ""
+	built, err := os.Stat(filepath.Join(dir, "dist", "index.js"))
+	if _, errMod := os.Stat(filepath.Join(dir, "node_modules", "openapi-fetch", "package.json")); errMod != nil {
+		problem = "sdk/typescript/node_modules is missing"
+	} else if err != nil {
+		problem = "sdk/typescript/dist is missing"
+	} else {
+		srcs, _ := filepath.Glob(filepath.Join(dir, "src", "*.ts"))
+		for _, s := range srcs {
+			if fi, err := os.Stat(s); err == nil && fi.ModTime().After(built.ModTime()) {
+				problem = "sdk/typescript/dist is older than " + filepath.Base(s)
+			}
+		}
+	}
+	if problem == "" {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s: run `make sdk-ts` before the Go tests (make test does)", problem)
+	}
+	t.Skipf("SKIPPING: %s (run `make sdk-ts`)", problem)
+}
+
+// TestTypeScriptSDK runs the SDK against a live service: the Go side publishes a namespace, a
+// registry and records, and the SDK's node test looks them up through createSvcClient() and
+// checks that verifyLookup() accepts all three kinds and rejects tampered copies.
+func TestTypeScriptSDK(t *testing.T) {
+	node := requireTool(t, "node")
+	dir := sdkDir(t)
+	requireSDKBuilt(t, dir)
+
+	h := newHarness(t, store.DialectSQLite)
+	srv := httptest.NewServer(h.e)
+	defer srv.Close()
+	key := h.key("sdk@example.com")
+	ns := publish(t, h, key)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=tap", filepath.Join("test", "live.test.mjs"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"SVC_SDK_BASE_URL="+srv.URL, "SVC_SDK_API_KEY="+key,
+		"SVC_SDK_NAMESPACE="+ns, "SVC_SDK_REGISTRY=employees", "SVC_SDK_RECORD=alice")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test test/live.test.mjs: %v\n%s", err, out)
+	}
+	// The live test skips itself without SVC_SDK_BASE_URL: here every test must have run.
+	count := func(name string) int {
+		m := regexp.MustCompile(`(?m)^# ` + name + ` (\d+)$`).FindSubmatch(out) // node's TAP summary
+		if m == nil {
+			t.Fatalf("no %q count in the node test output:\n%s", name, out)
+		}
+		n, _ := strconv.Atoi(string(m[1]))
+		return n
+	}
+	if pass, fail, skip := count("pass"), count("fail"), count("skipped"); pass == 0 || fail != 0 || skip != 0 {
+		t.Fatalf("node test: %d passed, %d failed, %d skipped\n%s", pass, fail, skip, out)
+	}
+	t.Logf("node test/live.test.mjs: %d passed", count("pass"))
+}
+
+// sdkVectors is the file sdk/typescript/test/vectors.json.
+type sdkVectors struct {
+	Comment string      `json:"comment"`
+	MaxYear int         `json:"max_year"`
+	Cases   []sdkVector `json:"cases"`
+}
+
+// sdkVector is one lookup response ({message, data}) with the verdict of the Go verifier,
+// proof.CheckLookup(kind, data, max_year): ok, or the reason of the failure.
+type sdkVector struct {
+	Name   string         `json:"name"`
+	Kind   string         `json:"kind"`
+	OK     bool           `json:"ok"`
+	Reason string         `json:"reason,omitempty"`
+	Lookup map[string]any `json:"lookup"`
+}
+
+var sdkKinds = map[string]proof.Kind{"namespace": proof.KindNamespace, "registry": proof.KindRegistry, "record": proof.KindRecord}
+
+// verdict is what the Go verifier says of a vector's lookup, after the strict reading that
+// `svc verify` gives a saved lookup.
+func verdict(t *testing.T, kind string, lookup map[string]any, maxYear int) (bool, string) {
+	t.Helper()
+	raw, err := json.Marshal(lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := proof.ParseJSON(raw, 256)
+	if err != nil {
+		t.Fatalf("the lookup is not strict JSON: %v", err)
+	}
+	data, _ := v.(map[string]any)["data"].(map[string]any)
+	if err := proof.CheckLookup(sdkKinds[kind], data, maxYear); err != nil {
+		return false, err.Error()
+	}
+	return true, ""
+}
+
+func sdkVectorsPath(t *testing.T) string {
+	return filepath.Join(sdkDir(t), "test", "vectors.json")
+}
+
+// TestTypeScriptSDKVectors checks that the Go verifier gives every case of the SDK's vector file
+// the verdict written there (the SDK's node test checks verifyLookup against the same file).
+func TestTypeScriptSDKVectors(t *testing.T) {
+	if *updateSDKVectors {
+		writeSDKVectors(t)
+	}
+	raw, err := os.ReadFile(sdkVectorsPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := proof.ParseJSON(raw, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file sdkVectors
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	// The lookups as JSON.parse reads them (float64 numbers, -0 kept), not as encoding/json
+	// would decode them into the struct.
+	parsed := v.(map[string]any)["cases"].([]any)
+	if len(file.Cases) < 20 || file.MaxYear < proof.FirstProofYear {
+		t.Fatalf("%d cases, max_year %d: the file is not the vector file", len(file.Cases), file.MaxYear)
+	}
+	kinds := map[string]int{}
+	for i, c := range file.Cases {
+		lookup := parsed[i].(map[string]any)["lookup"].(map[string]any)
+		ok, reason := verdict(t, c.Kind, lookup, file.MaxYear)
+		if ok != c.OK || reason != c.Reason {
+			t.Errorf("%s: the Go verifier says ok=%v %q; the file says ok=%v %q", c.Name, ok, reason, c.OK, c.Reason)
+		}
+		if ok {
+			kinds[c.Kind]++
+		}
+	}
+	if kinds["namespace"] == 0 || kinds["registry"] == 0 || kinds["record"] == 0 {
+		t.Fatalf("the file must hold a lookup that verifies of each kind: %v", kinds)
+	}
+}
+
+// writeSDKVectors publishes entries on a fresh harness, looks them up and writes them with
+// tampered copies, each with the Go verifier's verdict, which must be the one the case expects.
+func writeSDKVectors(t *testing.T) {
+	h := newHarness(t, store.DialectSQLite)
+	key := h.key("vectors@example.com")
+	ns := publish(t, h, key)
+	// A record with every form the canonical text must get right.
+	h.must(http.StatusCreated, "POST", "/svc/"+ns+"/employees/add-record", key,
+		`{"record_name":"zoe.mueller","description":"Zoë – \"lead\" <ops> & co\u2028","details":{"email":"zoe@example.com",`+
+			`"name":{"first":"Zoë","last":"Müller"},"tags":["a","b"],"score":1e21,"ratio":0.1,"tiny":1e-7,"neg":-0,`+
+			`"big":123456789012345680000,"\uffff":"bmp","😀":"astral","":null,"ok":true,"esc":"tab\there \"q\" back\\slash \u0001"}}`)
+	lookup := func(path string) map[string]any {
+		r := h.must(http.StatusOK, "GET", "/svc/lookup/"+path, "", nil)
+		v, err := proof.ParseJSON(r.Raw, 256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.(map[string]any)
+	}
+	nsL, regL, recL := lookup(ns), lookup(ns+"/employees"), lookup(ns+"/employees/alice")
+	draftL, richL := lookup(ns+"/employees/carol"), lookup(ns+"/employees/zoe.mueller")
+	year := time.Now().UTC().Year()
+
+	type tc struct {
+		name, kind string
+		base       map[string]any
+		change     func(data, p map[string]any)
+		want       string // "" for a lookup that verifies, else a part of the reason
+	}
+	set := func(k string, v any) func(data, p map[string]any) {
+		return func(data, _ map[string]any) { data[k] = v }
+	}
+	setProof := func(k string, v any) func(data, p map[string]any) {
+		return func(_, p map[string]any) { p[k] = v }
+	}
+	detail := func(data, _ map[string]any) { data["details"].(map[string]any)["email"] = "mallory@example.com" }
+	genesis, _ := proof.GenesisFromEither(nsL["data"].(map[string]any)["genesis"].(string))
+	created, err := proof.ParseTime(genesis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeros := "0x" + strings.Repeat("0", 64)
+	cases := []tc{
+		{"namespace as looked up (genesis in its hex form)", "namespace", nsL, nil, ""},
+		{"namespace with genesis in its timestamp form", "namespace", nsL, set("genesis", genesis), ""},
+		{"namespace with genesis hex in upper case", "namespace", nsL, set("genesis", "0x"+strings.ToUpper(strings.TrimPrefix(proof.GenesisHex(genesis), "0x"))), ""},
+		{"namespace with its description changed", "namespace", nsL, set("description", "Acme"), "recomputed digest"},
+		{"namespace with genesis one millisecond later", "namespace", nsL, set("genesis", proof.GenesisHex(proof.FormatTime(created.Add(time.Millisecond)))), "recomputed digest"},
+		{"namespace with genesis 0xzz", "namespace", nsL, set("genesis", "0xzz"), "neither a timestamp nor its hex form"},
+		{"namespace with genesis of an odd number of hex digits", "namespace", nsL, set("genesis", "0x323"), "neither a timestamp nor its hex form"},
+		{"namespace with genesis 0x", "namespace", nsL, set("genesis", "0x"), "neither a timestamp nor its hex form"},
+		{"namespace with genesis hex that is not UTF-8", "namespace", nsL, set("genesis", "0xff"), "does not decode to UTF-8 text"},
+		{"namespace with genesis a number", "namespace", nsL, set("genesis", 2026), "data.genesis is missing or not a string"},
+		{"namespace with another namespace_did", "namespace", nsL, setProof("namespace_did", "did:svc:5HueCGU8rMjxEXxiPuD5BD"), "proof.namespace_did differs from data.namespace_id"},
+		{"namespace lookup checked as a registry", "registry", nsL, nil, "is a namespace proof, not a registry proof"},
+		{"namespace without version_count", "namespace", nsL, func(data, _ map[string]any) { delete(data, "version_count") }, "data.version_count is missing or not an integer"},
+		{"namespace with version_count 1.5", "namespace", nsL, set("version_count", 1.5), "data.version_count is missing or not an integer"},
+		{"namespace with version_count beyond 2^53", "namespace", nsL, set("version_count", 9007199254740994.0), "data.version_count is missing or not an integer"},
+		{"registry as looked up", "registry", regL, nil, ""},
+		{"registry with its schema changed", "registry", regL, set("schema", map[string]any{"type": "object"}), "recomputed digest"},
+		{"registry with its state changed", "registry", regL, set("state", "inactive"), "recomputed digest"},
+		{"registry with meta null", "registry", regL, set("meta", nil), "data.meta is missing or not an object"},
+		{"registry with ttl as text", "registry", regL, set("ttl", "300"), "data.ttl is missing or not an integer"},
+		{"registry with another registry_identifier", "registry", regL, setProof("registry_identifier", "0190f2a1-b2c3-7d4e-8f60-718293a4b5c6"), "proof.registry_identifier differs from data.registry_id"},
+		{"registry without proof", "registry", regL, func(data, _ map[string]any) { delete(data, "proof") }, "data.proof is missing or not an object"},
+		{"record as looked up", "record", recL, nil, ""},
+		{"draft record as looked up", "record", draftL, nil, ""},
+		{"record with every canonical form", "record", richL, nil, ""},
+		{"record without data.digest", "record", recL, func(data, _ map[string]any) { delete(data, "digest") }, ""},
+		{"record with a detail changed", "record", recL, detail, "recomputed digest"},
+		{"record with every form and a detail changed", "record", richL, set("description", "Zoë – \"lead\" <ops> & co"), "recomputed digest"},
+		{"record with another digest in proof and data", "record", recL, func(data, p map[string]any) { data["digest"], p["digest"] = zeros, zeros }, "recomputed digest"},
+		{"record with data.digest changed", "record", recL, set("digest", zeros), "data.digest differs from proof.digest"},
+		{"record with the digest in upper case", "record", recL, func(data, p map[string]any) {
+			d := "0x" + strings.ToUpper(strings.TrimPrefix(p["digest"].(string), "0x"))
+			data["digest"], p["digest"] = d, d
+		}, "proof.digest is missing or not 0x + 64 hex digits"},
+		{"record proof of 2024", "record", recL, setProof("type", "SvcRecordProof2024"), fmt.Sprintf("has a year outside 2025..%d", year)},
+		{"record proof of next year", "record", recL, setProof("type", proof.ProofType(proof.KindRecord, year+1)), fmt.Sprintf("has a year outside 2025..%d", year)},
+		{"record with a registry proof type", "record", recL, setProof("type", proof.ProofType(proof.KindRegistry, year)), "is a registry proof, not a record proof"},
+		{"record proof type with a two-digit year", "record", recL, setProof("type", "SvcRecordProof26"), "is not Svc{Namespace,Registry,Record}Proof<YYYY>"},
+		{"record proof type with a letter in the year", "record", recL, setProof("type", "SvcRecordProof2O26"), "the year must be four digits"},
+		{"record proof type with escapes in its quoted form", "record", recL, setProof("type", "SvcRecordProof\t\u2028é\"\\"), `proof type "SvcRecordProof\t\u2028é\"\\" is not`},
+		{"record proof type with characters Go quotes as not printable", "record", recL, setProof("type", "SvcRecordProof\u00a0\u00ad\ue000\ufeff\U0001F600e\u0301\u0085\x7f\u2029"), "\\u00a0\\u00ad\\ue000\\ufeff\U0001F600e\u0301\\u0085\\x7f\\u2029\" is not"},
+		{"record proof without type", "record", recL, func(_, p map[string]any) { delete(p, "type") }, `proof type "" is not`},
+		{"record with another record_identifier", "record", recL, setProof("record_identifier", "0190f2a1-b2c3-7d4e-8f60-718293a4b5c7"), "proof.record_identifier differs from data.record_id"},
+		{"record with details an array", "record", recL, set("details", []any{"a"}), "data.details is missing or not an object"},
+		{"record with created_by a number", "record", recL, set("created_by", 1), "data.created_by is missing or not a string"},
+		{"record with its state changed", "record", draftL, set("state", "live"), "recomputed digest"},
+	}
+	file := sdkVectors{
+		Comment: "Lookups and tampered lookups with the verdict of the Go verifier (proof.CheckLookup with max_year as the current year). " +
+			"Generated by `go test ./server -run TestTypeScriptSDKVectors -update-sdk-vectors`; " +
+			"TestTypeScriptSDKVectors holds the Go verifier to it and test/verify.test.mjs holds verifyLookup() to it.",
+		MaxYear: year,
+	}
+	for _, c := range cases {
+		l := deepCopyJSON(t, c.base)
+		if c.change != nil {
+			data := l["data"].(map[string]any)
+			p, _ := data["proof"].(map[string]any)
+			c.change(data, p)
+		}
+		ok, reason := verdict(t, c.kind, l, year)
+		if c.want == "" && !ok || c.want != "" && !strings.Contains(reason, c.want) {
+			t.Fatalf("%s: the Go verifier says ok=%v %q, want %q", c.name, ok, reason, c.want)
+		}
+		file.Cases = append(file.Cases, sdkVector{Name: c.name, Kind: c.kind, OK: ok, Reason: reason, Lookup: l})
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sdkVectorsPath(t), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %d cases to %s", len(file.Cases), sdkVectorsPath(t))
+}
+
+func deepCopyJSON(t *testing.T, m map[string]any) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := proof.ParseJSON(raw, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.(map[string]any)
+}
