@@ -46,12 +46,6 @@ func (w *webFiles) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	fmt.Fprint(rw, body)
 }
 
-type anyLoopback struct{}
-
-func (anyLoopback) LookupIPAddr(context.Context, string) ([]net.IPAddr, error) {
-	return []net.IPAddr{{IP: net.IPv4(127, 0, 0, 1)}}, nil
-}
-
 // domainHarness is a harness whose checker talks to a real DNS server and a real HTTP server on
 // loopback (the insecure test mode of the fetcher), with short re-verification times.
 func domainHarness(t *testing.T, dialect string, rv server.ReverifyConfig) (*harness, *dnstest.Server, *webFiles) {
@@ -67,10 +61,10 @@ func domainHarnessOn(t *testing.T, st *store.Store, rv server.ReverifyConfig) (*
 	u, _ := url.Parse(hs.URL)
 	port, _ := strconv.Atoi(u.Port())
 	h := newHarnessOn(t, st, func(c *server.Config) {
-		c.Checker = &domainverify.Checker{
-			DNS:  domainverify.NewDNSResolver(dns.Addr, 300*time.Millisecond),
-			HTTP: domainverify.NewHTTPFetcher(domainverify.HTTPOptions{Insecure: true, Port: port, Timeout: time.Second, Resolver: anyLoopback{}}),
-		}
+		// The checker svc serve builds: every name, TXT and A/AAAA, is resolved by the test DNS
+		// server (a domain served over HTTP needs its address there).
+		c.Checker = domainverify.NewChecker(domainverify.Config{DNSServer: dns.Addr, DNSTimeout: 300 * time.Millisecond,
+			HTTPPort: port, Insecure: true, HTTPTimeout: time.Second})
 		c.Reverify = rv
 	})
 	return h, dns, web
@@ -180,6 +174,10 @@ func TestSelfVerificationOverDNSAndHTTP(t *testing.T) {
 			// Bob over HTTP: a wrong file first, then the right one.
 			btxt := gen(h, bob, b, "bob.example.org", "?verification_method=self_http").Body["txt"].(string)
 			web.set("bob.example.org", "svc-verification=wrong\n")
+			if r := verify(bob, b, ""); r.Status != 400 || !strings.Contains(r.msg(), "cannot resolve bob.example.org") {
+				t.Fatalf("before the test DNS server knows its address: %d %s", r.Status, r.msg())
+			}
+			dns.SetAddrs("bob.example.org", "127.0.0.1")
 			if r := verify(bob, b, ""); r.Status != 400 || !strings.Contains(r.msg(), "file content mismatch") {
 				t.Fatalf("wrong file: %d %s", r.Status, r.msg())
 			}
