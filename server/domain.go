@@ -58,6 +58,8 @@ func (s *Server) GenerateDnsTxt(ctx context.Context, req gen.GenerateDnsTxtReque
 			return gen.GenerateDnsTxt403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
 		case http.StatusBadRequest:
 			return gen.GenerateDnsTxt400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		case http.StatusConflict:
+			return gen.GenerateDnsTxt409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
 		default:
 			return nil, d
 		}
@@ -157,7 +159,8 @@ func (s *Server) requestAttestation(ctx context.Context, nsID, domain, targetRef
 	case errors.Is(err, store.ErrNotDelegable):
 		return out, &denial{http.StatusBadRequest, "Domain " + domain + " " + msgNotDelegable}
 	case err != nil:
-		return out, err
+		// ErrConflict: the pending request was decided again and again while this one was made.
+		return out, storeDenial(err, "Target namespace not found")
 	}
 	out.Message = "Verification request sent to the target namespace"
 	if !created {

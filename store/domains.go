@@ -188,7 +188,9 @@ func (s *Store) SelfVerifiedDomain(ctx context.Context, namespaceID string) (str
 func (s *Store) selfVerifiedDomainTx(tx *gorm.DB, namespaceID string, lock bool) (string, error) {
 	if lock && s.dialect == DialectPostgres {
 		var ids []string
-		if err := tx.Raw(`SELECT namespace_id FROM namespaces WHERE namespace_id = ? FOR UPDATE`, namespaceID).Scan(&ids).Error; err != nil {
+		// NO KEY UPDATE: it waits for (and holds off) the UPDATE that takes the namespace's domain,
+		// but not the key-share locks of rows that merely reference the namespace.
+		if err := tx.Raw(`SELECT namespace_id FROM namespaces WHERE namespace_id = ? FOR NO KEY UPDATE`, namespaceID).Scan(&ids).Error; err != nil {
 			return "", translate(err, "namespace")
 		}
 	}
