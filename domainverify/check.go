@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -16,6 +17,32 @@ type Checker struct {
 	DNS    TXTResolver
 	HTTP   Fetcher
 	Logger *slog.Logger
+}
+
+// Config is the verification setup of svc serve (SVC_DNS_SERVER, SVC_VERIFY_HTTP_PORT,
+// SVC_VERIFY_INSECURE).
+type Config struct {
+	DNSServer   string        // host:port; "" is the first server of /etc/resolv.conf
+	DNSTimeout  time.Duration // per query; default 5s
+	HTTPPort    int           // default 443
+	Insecure    bool          // TESTS ONLY: plain HTTP and loopback targets
+	HTTPTimeout time.Duration // whole fetch; default 10s
+	Logger      *slog.Logger
+}
+
+// NewChecker builds the checker of verify-domain and re-verification. One DNS resolver, on the
+// configured server, answers every look-up: the TXT records and the A/AAAA records of the
+// HTTP fetch (its first host and each redirect's).
+func NewChecker(c Config) *Checker {
+	if c.DNSTimeout <= 0 {
+		c.DNSTimeout = 5 * time.Second
+	}
+	dns := NewDNSResolver(c.DNSServer, c.DNSTimeout)
+	return &Checker{
+		DNS:    dns,
+		HTTP:   NewHTTPFetcher(HTTPOptions{Port: c.HTTPPort, Insecure: c.Insecure, Timeout: c.HTTPTimeout, Resolver: dns}),
+		Logger: c.Logger,
+	}
 }
 
 // Result of a check.
@@ -34,7 +61,7 @@ func (c *Checker) Check(ctx context.Context, domain, want string) Result {
 	txts, err := c.DNS.LookupTXT(ctx, domain)
 	switch {
 	case err != nil:
-		dnsDetail += err.Error()
+		dnsDetail += shorten(err.Error(), 200)
 	default:
 		for _, t := range txts {
 			if t == want {
@@ -52,7 +79,7 @@ func (c *Checker) Check(ctx context.Context, domain, want string) Result {
 	httpDetail := "HTTP: "
 	switch {
 	case err != nil:
-		httpDetail += err.Error()
+		httpDetail += shorten(err.Error(), 200)
 		if errors.Is(err, ErrBodyTooLarge) {
 			res.HTTPMismatch = true
 		}

@@ -50,8 +50,56 @@ func NewDNSResolver(server string, timeout time.Duration) *DNSResolver {
 
 // LookupTXT implements TXTResolver.
 func (r *DNSResolver) LookupTXT(ctx context.Context, name string) ([]string, error) {
+	answer, err := r.query(ctx, name, dns.TypeTXT)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, rr := range answer {
+		if txt, ok := rr.(*dns.TXT); ok {
+			out = append(out, strings.Join(txt.Txt, ""))
+		}
+	}
+	return out, nil
+}
+
+// LookupIPAddr implements IPResolver on the same server: the A and AAAA records of host
+// (CNAME chains as the server resolves them). It fails only when neither query gives an
+// address and one of them failed.
+func (r *DNSResolver) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
+	var out []net.IPAddr
+	var firstErr error
+	for _, qtype := range []uint16{dns.TypeA, dns.TypeAAAA} {
+		answer, err := r.query(ctx, host, qtype)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			if errors.Is(err, ErrNXDomain) {
+				break // the name does not exist: no AAAA either
+			}
+			continue
+		}
+		for _, rr := range answer {
+			switch a := rr.(type) {
+			case *dns.A:
+				out = append(out, net.IPAddr{IP: a.A})
+			case *dns.AAAA:
+				out = append(out, net.IPAddr{IP: a.AAAA})
+			}
+		}
+	}
+	if len(out) == 0 && firstErr != nil {
+		return nil, firstErr
+	}
+	return out, nil
+}
+
+// query asks the server one question (UDP, then TCP when truncated) and returns the answer
+// section of a NOERROR reply.
+func (r *DNSResolver) query(ctx context.Context, name string, qtype uint16) ([]dns.RR, error) {
 	m := new(dns.Msg)
-	m.SetQuestion(dns.Fqdn(name), dns.TypeTXT)
+	m.SetQuestion(dns.Fqdn(name), qtype)
 	m.RecursionDesired = true
 	m.SetEdns0(4096, false)
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
@@ -72,13 +120,7 @@ func (r *DNSResolver) LookupTXT(ctx context.Context, name string) ([]string, err
 	default:
 		return nil, fmt.Errorf("the DNS server answered %s", dns.RcodeToString[in.Rcode])
 	}
-	var out []string
-	for _, rr := range in.Answer {
-		if txt, ok := rr.(*dns.TXT); ok {
-			out = append(out, strings.Join(txt.Txt, ""))
-		}
-	}
-	return out, nil
+	return in.Answer, nil
 }
 
 func (r *DNSResolver) exchange(ctx context.Context, network string, m *dns.Msg) (*dns.Msg, error) {

@@ -20,6 +20,7 @@ var (
 	ErrBodyTooLarge     = errors.New("the file is larger than allowed")
 	ErrNonPublicAddress = errors.New("the domain resolves to a non-public address")
 	ErrTooManyRedirects = errors.New("too many redirects")
+	ErrRedirectRefused  = errors.New("refused")
 )
 
 // FetchResult is what the .well-known fetch found.
@@ -34,7 +35,8 @@ type Fetcher interface {
 	FetchWellKnown(ctx context.Context, domain string) (FetchResult, error)
 }
 
-// IPResolver resolves host names to addresses (net.DefaultResolver fits).
+// IPResolver resolves host names to addresses. DNSResolver is the one verification uses, so
+// that the fetch asks the configured server (SVC_DNS_SERVER) as the TXT look-ups do.
 type IPResolver interface {
 	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
 }
@@ -46,7 +48,7 @@ type HTTPOptions struct {
 	Timeout      time.Duration // whole fetch, redirects included; default 10s
 	MaxRedirects int           // default 3
 	MaxBody      int64         // default 1024 bytes
-	Resolver     IPResolver    // default net.DefaultResolver
+	Resolver     IPResolver    // default a DNSResolver on the system's server (never net.DefaultResolver)
 	// AllowAddr decides which addresses may be contacted; default IsPublicIP (ignored when Insecure).
 	AllowAddr func(netip.Addr) bool
 	// Dial connects to a vetted address (tests observe it); default a net.Dialer.
@@ -56,8 +58,9 @@ type HTTPOptions struct {
 }
 
 // HTTPFetcher is the hardened fetcher: it resolves the host itself, refuses non-public
-// addresses, connects to the very address it checked (no second resolution), re-checks every
-// redirect, caps the body and bounds the time.
+// addresses, connects to the very address it checked (no second resolution), follows only
+// redirects to the same scheme (https; http in insecure mode) on the verification port and
+// re-checks each, caps the body and bounds the time.
 type HTTPFetcher struct {
 	opts   HTTPOptions
 	client *http.Client
@@ -80,7 +83,7 @@ func NewHTTPFetcher(o HTTPOptions) *HTTPFetcher {
 		o.MaxBody = 1024
 	}
 	if o.Resolver == nil {
-		o.Resolver = net.DefaultResolver
+		o.Resolver = NewDNSResolver("", o.Timeout)
 	}
 	if o.AllowAddr == nil {
 		o.AllowAddr = IsPublicIP
@@ -136,8 +139,26 @@ func (f *HTTPFetcher) FetchWellKnown(ctx context.Context, domain string) (FetchR
 		if hop >= f.opts.MaxRedirects {
 			return res, fmt.Errorf("%w (more than %d)", ErrTooManyRedirects, f.opts.MaxRedirects)
 		}
+		if err := f.redirectAllowed(scheme, next); err != nil {
+			return res, err
+		}
 		target = next
 	}
+}
+
+// redirectAllowed admits a redirect only to scheme (https, or http in insecure mode) on the
+// verification port: a verified domain's redirect cannot make the service reach other ports
+// or plain HTTP.
+func (f *HTTPFetcher) redirectAllowed(scheme string, u *url.URL) error {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	if u.Scheme != scheme || port != strconv.Itoa(f.opts.Port) {
+		return fmt.Errorf("%w: redirect to %s://%s (only %s on port %d is followed)", ErrRedirectRefused,
+			shorten(u.Scheme, 16), shorten(u.Host, 80), scheme, f.opts.Port)
+	}
+	return nil
 }
 
 // fetchOnce fetches one URL; it returns the redirect target when the answer is a redirect.
@@ -203,7 +224,7 @@ func (f *HTTPFetcher) vet(ctx context.Context, host string) (netip.Addr, error) 
 	} else {
 		ips, err := f.opts.Resolver.LookupIPAddr(ctx, host)
 		if err != nil {
-			return netip.Addr{}, fmt.Errorf("cannot resolve %s", host)
+			return netip.Addr{}, fmt.Errorf("cannot resolve %s: %v", shorten(host, 80), err)
 		}
 		for _, ip := range ips {
 			if a, ok := netip.AddrFromSlice(ip.IP); ok {
@@ -212,7 +233,7 @@ func (f *HTTPFetcher) vet(ctx context.Context, host string) (netip.Addr, error) 
 		}
 	}
 	if len(addrs) == 0 {
-		return netip.Addr{}, fmt.Errorf("%s has no address", host)
+		return netip.Addr{}, fmt.Errorf("%s has no address", shorten(host, 80))
 	}
 	if !f.opts.Insecure {
 		for _, a := range addrs {

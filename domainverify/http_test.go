@@ -48,6 +48,9 @@ func TestFetchWellKnownInsecure(t *testing.T) {
 	const value = "svc-verification=tok"
 	mux := http.NewServeMux()
 	var srv *httptest.Server
+	// Another port of the same host: redirects must not lead there.
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, value) }))
+	defer other.Close()
 	mux.HandleFunc(WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
 		switch r.Host[:strings.IndexByte(r.Host, ':')] {
 		case "good.localhost":
@@ -65,6 +68,12 @@ func TestFetchWellKnownInsecure(t *testing.T) {
 			fmt.Fprint(w, value)
 		case "loop.localhost":
 			http.Redirect(w, r, "http://"+r.Host+WellKnownPath, http.StatusFound)
+		case "three.localhost":
+			http.Redirect(w, r, "/hop/2", http.StatusFound)
+		case "four.localhost":
+			http.Redirect(w, r, "/hop/3", http.StatusFound)
+		case "elsewhere.localhost":
+			http.Redirect(w, r, other.URL+WellKnownPath, http.StatusFound)
 		default:
 			http.Error(w, "no", http.StatusTeapot)
 		}
@@ -80,15 +89,8 @@ func TestFetchWellKnownInsecure(t *testing.T) {
 	srv = httptest.NewServer(mux)
 	defer srv.Close()
 	_, port := hostPort(t, srv.URL)
-	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := map[string]string{"three.localhost": "2", "four.localhost": "3"}[r.Host[:strings.IndexByte(r.Host, ':')]]
-		http.Redirect(w, r, srv.URL+"/hop/"+n, http.StatusFound)
-	}))
-	defer redirector.Close()
-	_, rport := hostPort(t, redirector.URL)
 	resolver := staticResolver{"*": "127.0.0.1"}
 	f := NewHTTPFetcher(HTTPOptions{Insecure: true, Port: port, Timeout: 300 * time.Millisecond, Resolver: resolver})
-	fr := NewHTTPFetcher(HTTPOptions{Insecure: true, Port: rport, Timeout: 300 * time.Millisecond, Resolver: resolver})
 	tests := []struct {
 		name    string
 		f       *HTTPFetcher
@@ -103,8 +105,9 @@ func TestFetchWellKnownInsecure(t *testing.T) {
 		{"missing", f, "missing.localhost", "", "HTTP 404"},
 		{"slow", f, "slow.localhost", "", "timed out"},
 		{"redirect loop", f, "loop.localhost", "", "too many redirects"},
-		{"three redirects are fine", fr, "three.localhost", value, ""},
-		{"four redirects are not", fr, "four.localhost", "", "too many redirects"},
+		{"three redirects are fine", f, "three.localhost", value, ""},
+		{"four redirects are not", f, "four.localhost", "", "too many redirects"},
+		{"a redirect to another port is not", f, "elsewhere.localhost", "", "only http on port " + strconv.Itoa(port)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,7 +171,8 @@ func TestFetchWellKnownSecure(t *testing.T) {
 
 	t.Run("redirect to a private address is refused, and only the vetted address is dialled", func(t *testing.T) {
 		tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			http.Redirect(w, r, "https://internal.example"+WellKnownPath, http.StatusFound)
+			_, port, _ := net.SplitHostPort(r.Host)
+			http.Redirect(w, r, "https://internal.example:"+port+WellKnownPath, http.StatusFound)
 		}))
 		defer tlsSrv.Close()
 		_, port := hostPort(t, tlsSrv.URL)

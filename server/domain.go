@@ -34,18 +34,14 @@ func domainRequest(ctx context.Context, p gen.GenerateDnsTxtParams) (method, tar
 	return method, target
 }
 
-// allowed reports whether the operator's global registry covers the domain.
-func (s *Server) allowed(ctx context.Context, domain string) (bool, error) {
-	patterns, err := s.store.AllowedDomainPatterns(ctx)
-	if err != nil {
-		return false, err
-	}
-	for _, p := range patterns {
-		if domainverify.MatchAllowPattern(p, domain) {
-			return true, nil
-		}
-	}
-	return false, nil
+// Refusals of the domain rules, shared by generate-dns-txt, verify-domain and accept.
+const (
+	msgTargetNotSelfVerified = "The target namespace is not self-verified (it must own a domain verified over DNS or HTTP)"
+	msgNotDelegable          = "is neither in the global registry nor a subdomain of the target namespace's verified domain: a namespace may attest only domains the operator allowed or subdomains of its own domain"
+)
+
+func msgNotAllowed(domain string) string {
+	return "Domain " + domain + " is not in the global registry of verifiable domains; ask the operator to allow it"
 }
 
 // GenerateDnsTxt generates (or returns) a namespace's verification value, or sends a
@@ -62,6 +58,8 @@ func (s *Server) GenerateDnsTxt(ctx context.Context, req gen.GenerateDnsTxtReque
 			return gen.GenerateDnsTxt403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
 		case http.StatusBadRequest:
 			return gen.GenerateDnsTxt400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
+		case http.StatusConflict:
+			return gen.GenerateDnsTxt409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
 		default:
 			return nil, d
 		}
@@ -110,12 +108,12 @@ func (s *Server) generateDnsTxt(ctx context.Context, req gen.GenerateDnsTxtReque
 	if method == store.MethodDelegated {
 		return s.requestAttestation(ctx, nsID, domain, target, txt)
 	}
-	ok, err := s.allowed(ctx, domain)
+	ok, err := s.store.DomainAllowed(ctx, domain)
 	if err != nil {
 		return out, err
 	}
 	if !ok {
-		return out, &denial{http.StatusBadRequest, "Domain " + domain + " is not in the global registry of verifiable domains; ask the operator to allow it"}
+		return out, &denial{http.StatusBadRequest, msgNotAllowed(domain)}
 	}
 	ch, created, err := s.store.EnsureChallenge(ctx, nsID, domain, method, txt)
 	if err != nil {
@@ -151,16 +149,18 @@ func (s *Server) requestAttestation(ctx context.Context, nsID, domain, targetRef
 	if targetID == nsID {
 		return out, &denial{http.StatusBadRequest, "A namespace cannot attest its own domain; use self_dns or self_http"}
 	}
-	self, err := s.store.SelfVerifiedDomain(ctx, targetID)
-	if err != nil {
-		return out, err
-	}
-	if self == "" {
-		return out, &denial{http.StatusBadRequest, "The target namespace is not self-verified (it must own a domain verified over DNS or HTTP)"}
-	}
+	// The store applies the delegation rule (DECISIONS §8). Its refusals are 400 like the other
+	// unmet conditions of generate-dns-txt (a domain outside the global registry is 400 for the
+	// self methods too); 403 stays the answer for a caller who is not a member.
 	r, created, err := s.store.CreateRequest(ctx, nsID, targetID, domain, txt, *caller(ctx))
-	if err != nil {
-		return out, err
+	switch {
+	case errors.Is(err, store.ErrTargetNotSelfVerified):
+		return out, &denial{http.StatusBadRequest, msgTargetNotSelfVerified}
+	case errors.Is(err, store.ErrNotDelegable):
+		return out, &denial{http.StatusBadRequest, "Domain " + domain + " " + msgNotDelegable}
+	case err != nil:
+		// ErrConflict: the pending request was decided again and again while this one was made.
+		return out, storeDenial(err, "Target namespace not found")
 	}
 	out.Message = "Verification request sent to the target namespace"
 	if !created {
@@ -227,6 +227,13 @@ func (s *Server) verifyDomain(ctx context.Context, b *gen.VerifyDomainRequest) (
 	if ch == nil {
 		return "", &denial{http.StatusNotFound, "No TXT record was generated for this namespace and domain; call generate-dns-txt first"}
 	}
+	// A domain disallowed since its value was generated is not checked (no lookup, no fetch);
+	// the store checks again when it records the verification.
+	if ok, err := s.store.DomainAllowed(ctx, ch.Domain); err != nil {
+		return "", err
+	} else if !ok {
+		return "", &denial{http.StatusBadRequest, msgNotAllowed(ch.Domain)}
+	}
 	if s.checker == nil {
 		return "", errors.New("domain verification is not configured (no checker)")
 	}
@@ -241,7 +248,9 @@ func (s *Server) verifyDomain(ctx context.Context, b *gen.VerifyDomainRequest) (
 	if res.Method == "http" {
 		method = store.MethodSelfHTTP
 	}
-	switch err := s.store.MarkVerified(ctx, nsID, ch.Domain, method, s.reverify.Interval); {
+	switch err := s.store.MarkSelfVerified(ctx, nsID, ch.Domain, method, s.reverify.Interval); {
+	case errors.Is(err, store.ErrDomainNotAllowed):
+		return "", &denial{http.StatusBadRequest, msgNotAllowed(ch.Domain)}
 	case errors.Is(err, store.ErrDomainTaken):
 		return "", &denial{http.StatusBadRequest, "Domain " + ch.Domain + " is already in use: another namespace verified it"}
 	case errors.Is(err, store.ErrNamespaceHasDomain):
@@ -447,7 +456,7 @@ func (s *Server) decideRequest(ctx context.Context, id string) (store.Request, e
 
 // AcceptVerificationRequest attests the requester's domain.
 func (s *Server) AcceptVerificationRequest(ctx context.Context, req gen.AcceptVerificationRequestRequestObject) (gen.AcceptVerificationRequestResponseObject, error) {
-	_, err := s.decideRequest(ctx, req.RequestId)
+	pending, err := s.decideRequest(ctx, req.RequestId)
 	var r store.Request
 	if err == nil {
 		u := caller(ctx)
@@ -457,6 +466,10 @@ func (s *Server) AcceptVerificationRequest(ctx context.Context, req gen.AcceptVe
 			err = &denial{http.StatusConflict, "Conflict: the domain is already verified by another namespace"}
 		case errors.Is(err, store.ErrNamespaceHasDomain):
 			err = &denial{http.StatusConflict, "Conflict: the requesting namespace already has another verified domain"}
+		case errors.Is(err, store.ErrTargetNotSelfVerified):
+			err = &denial{http.StatusConflict, "Conflict: this namespace is no longer self-verified, so it cannot attest; verify its own domain again first. Nothing was written"}
+		case errors.Is(err, store.ErrNotDelegable):
+			err = &denial{http.StatusConflict, "Conflict: domain " + pending.Domain + " " + msgNotDelegable + ". Nothing was written"}
 		default:
 			err = storeDenial(err, "Verification request not found")
 		}

@@ -2,7 +2,10 @@ package server_test
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +15,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	_ "github.com/glebarez/go-sqlite"
+	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/domainverify/dnstest"
@@ -40,26 +46,25 @@ func (w *webFiles) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	fmt.Fprint(rw, body)
 }
 
-type anyLoopback struct{}
-
-func (anyLoopback) LookupIPAddr(context.Context, string) ([]net.IPAddr, error) {
-	return []net.IPAddr{{IP: net.IPv4(127, 0, 0, 1)}}, nil
-}
-
 // domainHarness is a harness whose checker talks to a real DNS server and a real HTTP server on
 // loopback (the insecure test mode of the fetcher), with short re-verification times.
 func domainHarness(t *testing.T, dialect string, rv server.ReverifyConfig) (*harness, *dnstest.Server, *webFiles) {
+	return domainHarnessOn(t, storetest.Open(t, dialect), rv)
+}
+
+// domainHarnessOn is domainHarness over a given store.
+func domainHarnessOn(t *testing.T, st *store.Store, rv server.ReverifyConfig) (*harness, *dnstest.Server, *webFiles) {
 	dns := dnstest.Start(t)
 	web := &webFiles{files: map[string]string{}}
 	hs := httptest.NewServer(web)
 	t.Cleanup(hs.Close)
 	u, _ := url.Parse(hs.URL)
 	port, _ := strconv.Atoi(u.Port())
-	h := newHarnessWith(t, dialect, func(c *server.Config) {
-		c.Checker = &domainverify.Checker{
-			DNS:  domainverify.NewDNSResolver(dns.Addr, 300*time.Millisecond),
-			HTTP: domainverify.NewHTTPFetcher(domainverify.HTTPOptions{Insecure: true, Port: port, Timeout: time.Second, Resolver: anyLoopback{}}),
-		}
+	h := newHarnessOn(t, st, func(c *server.Config) {
+		// The checker svc serve builds: every name, TXT and A/AAAA, is resolved by the test DNS
+		// server (a domain served over HTTP needs its address there).
+		c.Checker = domainverify.NewChecker(domainverify.Config{DNSServer: dns.Addr, DNSTimeout: 300 * time.Millisecond,
+			HTTPPort: port, Insecure: true, HTTPTimeout: time.Second})
 		c.Reverify = rv
 	})
 	return h, dns, web
@@ -169,6 +174,10 @@ func TestSelfVerificationOverDNSAndHTTP(t *testing.T) {
 			// Bob over HTTP: a wrong file first, then the right one.
 			btxt := gen(h, bob, b, "bob.example.org", "?verification_method=self_http").Body["txt"].(string)
 			web.set("bob.example.org", "svc-verification=wrong\n")
+			if r := verify(bob, b, ""); r.Status != 400 || !strings.Contains(r.msg(), "cannot resolve bob.example.org") {
+				t.Fatalf("before the test DNS server knows its address: %d %s", r.Status, r.msg())
+			}
+			dns.SetAddrs("bob.example.org", "127.0.0.1")
 			if r := verify(bob, b, ""); r.Status != 400 || !strings.Contains(r.msg(), "file content mismatch") {
 				t.Fatalf("wrong file: %d %s", r.Status, r.msg())
 			}
@@ -197,9 +206,15 @@ func TestDelegatedVerificationNotificationsAndRemoval(t *testing.T) {
 			txt := gen(h, alice, a, "attester.example", "?verification_method=self_dns").Body["txt"].(string)
 			dns.SetTXT("attester.example", []string{txt})
 			h.must(200, "POST", "/svc/verify-domain", alice, map[string]any{"namespace_id": a})
-			h.must(200, "POST", "/"+"svc/"+a+"/add-delegate", alice, `{"email":"eve@example.com"}`)
+			h.must(200, "POST", "/svc/"+a+"/add-delegate", alice, `{"email":"eve@example.com"}`)
 			eve := h.key("eve@example.com")
 
+			// The attester vouches for domains the operator allowed (or its own subdomains).
+			for _, dom := range []string{"carol.example", "dave.example"} {
+				if err := h.store.AllowDomain(ctx, dom); err != nil {
+					t.Fatal(err)
+				}
+			}
 			req := gen(h, carol, c, "carol.example", "?verification_method=request_other_namespace&target_namespace=attester.example")
 			if req.Status != 200 || req.data()["target_namespace"] != a || req.data()["request_id"] == nil {
 				t.Fatalf("request: %d %s", req.Status, req.Raw)
@@ -428,5 +443,258 @@ func TestSweepsShareTheWork(t *testing.T) {
 	}
 	if total != n {
 		t.Fatalf("sweeps checked %v sources in all (%v), want each of %d once", total, counts, n)
+	}
+}
+
+// newHarnessOn is newHarnessWith over a given store (tests that also read its database).
+func newHarnessOn(t *testing.T, st *store.Store, adjust func(*server.Config)) *harness {
+	t.Helper()
+	cfg := server.Config{Store: st, Logger: slog.New(slog.DiscardHandler), DIDHost: "localhost%3A8080", LookupCacheTTL: time.Minute}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	srv, err := server.NewServer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &harness{t: t, e: srv.Echo(), srv: srv, store: st}
+}
+
+// rawDB opens the database of a test store directly, for tests that count what was stored.
+func rawDB(t *testing.T, dialect, dbURL string) *sql.DB {
+	t.Helper()
+	var db *sql.DB
+	var err error
+	if dialect == store.DialectPostgres {
+		db, err = sql.Open("pgx", dbURL)
+	} else {
+		db, err = sql.Open("sqlite", "file:"+strings.TrimPrefix(dbURL, "sqlite://"))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func count(t *testing.T, db *sql.DB, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// selfVerify makes the namespace the self-verified holder of domain over DNS (allowing it first).
+func selfVerify(t *testing.T, h *harness, dns *dnstest.Server, key, ns, domain string) {
+	t.Helper()
+	if err := h.store.AllowDomain(context.Background(), domain); err != nil {
+		t.Fatal(err)
+	}
+	r := gen(h, key, ns, domain, "?verification_method=self_dns")
+	txt, _ := r.data()["txt"].(string)
+	if txt == "" {
+		txt, _ = r.Body["txt"].(string)
+	}
+	if txt == "" {
+		t.Fatalf("generate for %s: %d %s", domain, r.Status, r.Raw)
+	}
+	dns.SetTXT(domain, []string{txt})
+	h.must(200, "POST", "/svc/verify-domain", key, map[string]any{"namespace_id": ns, "domain": domain})
+}
+
+// TestDelegationRule: a delegated request names a domain in the global registry or a subdomain
+// of the target's self-verified domain; anything else is refused (400) and writes nothing.
+func TestDelegationRule(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			h, dns, _ := domainHarness(t, d, server.ReverifyConfig{})
+			ctx := context.Background()
+			mallory := h.key("mallory@example.com")
+			attacker := newNamespace(t, h, mallory, "Attacker Corp")
+			puppet := newNamespace(t, h, mallory, "Puppet")
+			selfVerify(t, h, dns, mallory, attacker, "attacker-corp.test")
+			if err := h.store.AllowDomain(ctx, "*.partner.test"); err != nil {
+				t.Fatal(err)
+			}
+			ask := func(domain string) resp {
+				return gen(h, mallory, puppet, domain, "?verification_method=request_other_namespace&target_namespace="+attacker)
+			}
+			for _, dom := range []string{"bank.test", "xattacker-corp.test", "attacker-corp.test.evil.test", "partner.test", "corp.test"} {
+				r := ask(dom)
+				if r.Status != 400 || !strings.Contains(r.msg(), "neither in the global registry nor a subdomain") {
+					t.Fatalf("request for %s: %d %s", dom, r.Status, r.Raw)
+				}
+			}
+			// Nothing was written: no notification reached the target, the domain has no holder.
+			if p := h.must(200, "GET", "/svc/notifications/pending", mallory, nil); p.Body["unread_count"] != 0.0 {
+				t.Fatalf("a refused request notified the target: %s", p.Raw)
+			}
+			h.must(404, "GET", "/svc/lookup/bank.test", "", nil)
+
+			// A subdomain of the target's own domain, at any depth, and an allowed domain pass.
+			for _, dom := range []string{"shop.attacker-corp.test", "a.b.attacker-corp.test", "eu.partner.test"} {
+				r := ask(dom)
+				if r.Status != 200 || r.data()["request_id"] == nil {
+					t.Fatalf("request for %s: %d %s", dom, r.Status, r.Raw)
+				}
+			}
+			id := ask("shop.attacker-corp.test").data()["request_id"].(string)
+			h.must(200, "POST", "/svc/verification-requests/"+id+"/accept", mallory, nil)
+			if got := h.must(200, "GET", "/svc/lookup/shop.attacker-corp.test", "", nil).data()["namespace_id"]; got != puppet {
+				t.Fatalf("shop.attacker-corp.test is held by %v, want %s", got, puppet)
+			}
+		})
+	}
+}
+
+// TestAcceptRechecksTheRule: accept fails (409, nothing written) while the target is no longer
+// self-verified, or when the domain left the global registry meanwhile.
+func TestAcceptRechecksTheRule(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			st, dbURL := storetest.OpenURL(t, d)
+			h, dns, _ := domainHarnessOn(t, st, server.ReverifyConfig{})
+			db := rawDB(t, d, dbURL)
+			ctx := context.Background()
+			alice, carol := h.key("alice@example.com"), h.key("carol@example.com")
+			a := newNamespace(t, h, alice, "Attester")
+			c := newNamespace(t, h, carol, "Carol")
+			selfVerify(t, h, dns, alice, a, "attester.test")
+			if err := h.store.AllowDomain(ctx, "carol.test"); err != nil {
+				t.Fatal(err)
+			}
+			id := gen(h, carol, c, "carol.test", "?verification_method=request_other_namespace&target_namespace="+a).data()["request_id"].(string)
+			nothingWritten := func(what string) {
+				t.Helper()
+				if n := count(t, db, `SELECT COUNT(*) FROM registries WHERE registry_name = 'domain-attestations'`); n != 0 {
+					t.Fatalf("%s: an attestation registry was written", what)
+				}
+				if n := count(t, db, `SELECT COUNT(*) FROM domain_sources WHERE method = 'request_other_namespace'`); n != 0 {
+					t.Fatalf("%s: a delegated source was written", what)
+				}
+				if r, err := h.store.GetRequest(ctx, id); err != nil || r.Status != store.RequestPending {
+					t.Fatalf("%s: request %+v, %v; want it still pending", what, r, err)
+				}
+				if p := h.must(200, "GET", "/svc/notifications/pending", carol, nil); p.Body["unread_count"] != 0.0 {
+					t.Fatalf("%s: the requester was notified: %s", what, p.Raw)
+				}
+				if r := h.must(200, "GET", "/svc/check-verification/"+c, carol, nil); r.Body["verified"] != false {
+					t.Fatalf("%s: the requester is verified", what)
+				}
+			}
+
+			// The target removes its own verification: it cannot attest any more.
+			h.must(200, "POST", "/svc/"+a+"/attester.test/remove-namespace-verification", alice, nil)
+			r := h.do("POST", "/svc/verification-requests/"+id+"/accept", alice, nil)
+			if r.Status != 409 || !strings.Contains(r.msg(), "no longer self-verified") {
+				t.Fatalf("accept by an unverified target: %d %s", r.Status, r.Raw)
+			}
+			nothingWritten("unverified target")
+
+			// Verified again, but the operator disallowed the domain meanwhile.
+			selfVerify(t, h, dns, alice, a, "attester.test")
+			if err := h.store.DisallowDomain(ctx, "carol.test"); err != nil {
+				t.Fatal(err)
+			}
+			r = h.do("POST", "/svc/verification-requests/"+id+"/accept", alice, nil)
+			if r.Status != 409 || !strings.Contains(r.msg(), "neither in the global registry nor a subdomain") {
+				t.Fatalf("accept of a disallowed domain: %d %s", r.Status, r.Raw)
+			}
+			nothingWritten("disallowed domain")
+
+			// Allowed again (a wildcard now): the same request is accepted.
+			if err := h.store.AllowDomain(ctx, "*.test"); err != nil {
+				t.Fatal(err)
+			}
+			h.must(200, "POST", "/svc/verification-requests/"+id+"/accept", alice, nil)
+			if r := h.must(200, "GET", "/svc/check-verification/"+c, carol, nil); r.Body["domain"] != "carol.test" {
+				t.Fatalf("after the accept: %s", r.Raw)
+			}
+		})
+	}
+}
+
+// TestDisallowStopsPendingVerification: verify-domain refuses a domain that left the global
+// registry after its value was generated, even though the TXT record is in place.
+func TestDisallowStopsPendingVerification(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			h, dns, _ := domainHarness(t, d, server.ReverifyConfig{})
+			ctx := context.Background()
+			alice := h.key("alice@example.com")
+			a := newNamespace(t, h, alice, "A")
+			for _, tc := range []struct{ pattern, domain string }{{"gone.test", "gone.test"}, {"*.wild.test", "shop.wild.test"}} {
+				if err := h.store.AllowDomain(ctx, tc.pattern); err != nil {
+					t.Fatal(err)
+				}
+				txt := gen(h, alice, a, tc.domain, "?verification_method=self_dns").Body["txt"].(string)
+				dns.SetTXT(tc.domain, []string{txt})
+				if err := h.store.DisallowDomain(ctx, tc.pattern); err != nil {
+					t.Fatal(err)
+				}
+				r := h.do("POST", "/svc/verify-domain", alice, map[string]any{"namespace_id": a, "domain": tc.domain})
+				if r.Status != 400 || !strings.Contains(r.msg(), "not in the global registry") {
+					t.Fatalf("verify of disallowed %s: %d %s", tc.domain, r.Status, r.Raw)
+				}
+				if r := h.must(200, "GET", "/svc/check-verification/"+a, alice, nil); r.Body["verified"] != false {
+					t.Fatalf("%s was verified after its disallow", tc.domain)
+				}
+			}
+			// The store refuses it too, in the transaction that would record it.
+			if err := h.store.MarkSelfVerified(ctx, a, "gone.test", store.MethodSelfDNS, time.Hour); !errors.Is(err, store.ErrDomainNotAllowed) {
+				t.Fatalf("MarkSelfVerified of a disallowed domain: %v", err)
+			}
+		})
+	}
+}
+
+// TestConcurrentDelegatedRequests: parallel requests for one namespace and domain all get the
+// one pending request (200), never a 5xx, and exactly one is stored.
+func TestConcurrentDelegatedRequests(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			st, dbURL := storetest.OpenURL(t, d)
+			h, dns, _ := domainHarnessOn(t, st, server.ReverifyConfig{})
+			db := rawDB(t, d, dbURL)
+			alice, carol := h.key("alice@example.com"), h.key("carol@example.com")
+			a := newNamespace(t, h, alice, "Attester")
+			c := newNamespace(t, h, carol, "Carol")
+			selfVerify(t, h, dns, alice, a, "attester.test")
+			for round := 0; round < 3; round++ {
+				dom := fmt.Sprintf("r%d.attester.test", round)
+				const n = 20
+				answers := make([]resp, n)
+				var wg sync.WaitGroup
+				start := make(chan struct{})
+				for i := range answers {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						<-start
+						answers[i] = gen(h, carol, c, dom, "?verification_method=request_other_namespace&target_namespace="+a)
+					}()
+				}
+				close(start)
+				wg.Wait()
+				ids := map[any]int{}
+				for _, r := range answers {
+					if r.Status != 200 {
+						t.Fatalf("%s: status %d: %s", dom, r.Status, r.Raw)
+					}
+					ids[r.data()["request_id"]]++
+				}
+				if len(ids) != 1 {
+					t.Fatalf("%s: answers name %d requests: %v", dom, len(ids), ids)
+				}
+				if n := count(t, db, `SELECT COUNT(*) FROM verification_requests WHERE domain = $1 AND status = 'pending'`, dom); n != 1 {
+					t.Fatalf("%s: %d pending requests stored", dom, n)
+				}
+				if n := count(t, db, `SELECT COUNT(*) FROM notifications WHERE domain = $1`, dom); n != 1 {
+					t.Fatalf("%s: %d notifications", dom, n)
+				}
+			}
+		})
 	}
 }

@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/proof"
@@ -60,6 +62,66 @@ func (s *Server) checkLookup(ctx context.Context, kind proof.Kind, data map[stri
 	return "", held, nil
 }
 
+// Bounds of what a verification log keeps of one attempt (bytes): the log must not grow with
+// the size of what a caller submits.
+const (
+	logValueMax   = 100 // each kept identifier, version or digest (real ones are under 70)
+	logMessageMax = 200 // the submitted message
+	logReasonMax  = 500 // why the attempt failed
+)
+
+// The parts of a submitted lookup response the check compares, besides recomputing the digest:
+// the entry's identifiers, version and digest, and the proof's fields.
+var (
+	loggedDataFields  = []string{"namespace_id", "registry_id", "record_id", "registry_name", "record_name", "version", "version_count", "digest"}
+	loggedProofFields = []string{"type", "namespace_did", "registry_identifier", "record_identifier", "creator_did", "digest", "network_genesis"}
+)
+
+// loggedRequest is what the verification log keeps of a submitted lookup response: the fields
+// above (strings shortened to logValueMax, numbers kept, other types dropped) and the
+// message shortened. The rest (description, details, schema, meta, ...) only entered the
+// recomputed digest, and is not kept: a log entry stays within a few hundred bytes whatever
+// the size of the request.
+func loggedRequest(env gen.LookupResponseEnvelope) map[string]any {
+	pick := func(from map[string]any, fields []string) map[string]any {
+		out := map[string]any{}
+		for _, f := range fields {
+			switch v := from[f].(type) {
+			case string:
+				out[f] = clip(v, logValueMax)
+			case float64:
+				out[f] = v
+			case json.Number:
+				if len(v) <= logValueMax {
+					out[f] = v
+				}
+			}
+		}
+		return out
+	}
+	data := pick(env.Data, loggedDataFields)
+	if p, ok := env.Data["proof"].(map[string]any); ok {
+		data["proof"] = pick(p, loggedProofFields)
+	}
+	out := map[string]any{"data": data}
+	if env.Message != nil {
+		out["message"] = clip(*env.Message, logMessageMax)
+	}
+	return out
+}
+
+// clip shortens s to at most n bytes (cut on a character boundary), marking a cut with "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
 // verify checks and logs one attempt; it reports whether the response verifies. A verify whose
 // log cannot be written fails with an error (500), never as a pass.
 func (s *Server) verify(ctx context.Context, kind proof.Kind, env gen.LookupResponseEnvelope) (bool, error) {
@@ -68,14 +130,10 @@ func (s *Server) verify(ctx context.Context, kind proof.Kind, env gen.LookupResp
 		return false, err
 	}
 	u := caller(ctx)
-	request := map[string]any{"data": env.Data}
-	if env.Message != nil {
-		request["message"] = *env.Message
-	}
 	entryID, _ := env.Data[proof.IDField(kind)].(string)
-	l := store.VerificationLog{LookupType: kind.String(), VerifiedID: entryID, NamespaceID: held.NamespaceID,
+	l := store.VerificationLog{LookupType: kind.String(), VerifiedID: clip(entryID, logValueMax), NamespaceID: held.NamespaceID,
 		RegistryID: held.RegistryID, RecordID: held.RecordID, UserID: u.ID, VerifiedBy: s.didOf(u),
-		Result: store.ResultSuccess, Reason: reason, Request: request}
+		Result: store.ResultSuccess, Reason: clip(reason, logReasonMax), Request: loggedRequest(env)}
 	if reason != "" {
 		l.Result = store.ResultFailed
 	}

@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -39,4 +41,38 @@ func (s *Store) AllowedDomainPatterns(ctx context.Context) ([]string, error) {
 	var out []string
 	err := s.db.WithContext(ctx).Model(&allowRow{}).Order("pattern").Pluck("pattern", &out).Error
 	return out, translate(err, "allow-list")
+}
+
+// allowCandidates lists the patterns that cover a normalized domain: the domain itself and
+// "*." followed by each of its parent domains (a "*.example.com" entry covers every subdomain
+// of example.com at any depth, not example.com itself).
+func allowCandidates(domain string) []string {
+	out := []string{domain}
+	for d := domain; ; {
+		i := strings.IndexByte(d, '.')
+		if i < 0 {
+			return out
+		}
+		d = d[i+1:]
+		out = append(out, "*."+d)
+	}
+}
+
+// DomainAllowed reports whether the global registry covers the normalized domain.
+func (s *Store) DomainAllowed(ctx context.Context, domain string) (bool, error) {
+	return s.domainAllowedTx(s.db.WithContext(ctx), domain, false)
+}
+
+// domainAllowedTx is DomainAllowed in tx; lock (Postgres) holds the covering entries until tx
+// ends, so that a concurrent disallow waits for the write that relied on them.
+func (s *Store) domainAllowedTx(tx *gorm.DB, domain string, lock bool) (bool, error) {
+	q := `SELECT pattern FROM domain_allowlist WHERE pattern IN ?`
+	if lock && s.dialect == DialectPostgres {
+		q += ` FOR SHARE`
+	}
+	var found []string
+	if err := tx.Raw(q, allowCandidates(domain)).Scan(&found).Error; err != nil {
+		return false, translate(err, "allow-list")
+	}
+	return len(found) > 0, nil
 }

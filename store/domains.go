@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -33,6 +34,13 @@ var (
 	ErrDomainTaken        = fmt.Errorf("%w: the domain is already verified by another namespace", ErrConflict)
 	ErrNamespaceHasDomain = fmt.Errorf("%w: the namespace already has another verified domain", ErrConflict)
 	ErrNotPending         = fmt.Errorf("%w: the request is no longer pending", ErrConflict)
+	// ErrDomainNotAllowed: the domain is not (or no longer) in the global registry.
+	ErrDomainNotAllowed = fmt.Errorf("%w: the domain is not in the global registry", ErrConflict)
+	// ErrTargetNotSelfVerified: the attesting namespace holds no domain through DNS or HTTP.
+	ErrTargetNotSelfVerified = fmt.Errorf("%w: the target namespace is not self-verified", ErrConflict)
+	// ErrNotDelegable: the domain is neither in the global registry nor a subdomain of the
+	// target's self-verified domain, so the target may not vouch for it.
+	ErrNotDelegable = fmt.Errorf("%w: the domain is neither in the global registry nor a subdomain of the target namespace's verified domain", ErrConflict)
 )
 
 // Challenge is a generated verification value of a namespace for a domain.
@@ -153,17 +161,72 @@ func (s *Store) MarkVerified(ctx context.Context, namespaceID, domain, method st
 	return s.tx(ctx, func(tx *gorm.DB) error { return s.claimDomainTx(tx, namespaceID, domain, method, "", interval) })
 }
 
+// MarkSelfVerified is MarkVerified for verify-domain: in the same transaction it requires the
+// domain to be in the global registry (ErrDomainNotAllowed), so that a domain disallowed while
+// its check ran is not verified.
+func (s *Store) MarkSelfVerified(ctx context.Context, namespaceID, domain, method string, interval time.Duration) error {
+	return s.tx(ctx, func(tx *gorm.DB) error {
+		ok, err := s.domainAllowedTx(tx, domain, true)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrDomainNotAllowed
+		}
+		return s.claimDomainTx(tx, namespaceID, domain, method, "", interval)
+	})
+}
+
 // SelfVerifiedDomain returns the namespace's verified domain when it holds it through a self
 // source (DNS or HTTP), else "".
 func (s *Store) SelfVerifiedDomain(ctx context.Context, namespaceID string) (string, error) {
+	return s.selfVerifiedDomainTx(s.db.WithContext(ctx), namespaceID, false)
+}
+
+// selfVerifiedDomainTx is SelfVerifiedDomain in tx; lock (Postgres) locks the namespace row
+// first, so that a concurrent removal of its verification waits for tx (or tx sees it).
+func (s *Store) selfVerifiedDomainTx(tx *gorm.DB, namespaceID string, lock bool) (string, error) {
+	if lock && s.dialect == DialectPostgres {
+		var ids []string
+		// NO KEY UPDATE: it waits for (and holds off) the UPDATE that takes the namespace's domain,
+		// but not the key-share locks of rows that merely reference the namespace.
+		if err := tx.Raw(`SELECT namespace_id FROM namespaces WHERE namespace_id = ? FOR NO KEY UPDATE`, namespaceID).Scan(&ids).Error; err != nil {
+			return "", translate(err, "namespace")
+		}
+	}
 	var ds []string
-	err := s.db.WithContext(ctx).Raw(`SELECT n.domain FROM namespaces n JOIN domain_sources d
+	err := tx.Raw(`SELECT n.domain FROM namespaces n JOIN domain_sources d
 		ON d.namespace_id = n.namespace_id AND d.domain = n.domain
 		WHERE n.namespace_id = ? AND d.method IN (?, ?) LIMIT 1`, namespaceID, MethodSelfDNS, MethodSelfHTTP).Scan(&ds).Error
 	if err != nil || len(ds) == 0 {
 		return "", translate(err, "self verification")
 	}
 	return ds[0], nil
+}
+
+// checkDelegationTx applies the rule of delegated requests, when one is made and again when it
+// is accepted: the target must be self-verified (ErrTargetNotSelfVerified), and the domain must
+// be in the global registry or a subdomain of the target's self-verified domain
+// (ErrNotDelegable): an attester vouches only for what the operator allowed or what it owns.
+func (s *Store) checkDelegationTx(tx *gorm.DB, targetID, domain string, lock bool) error {
+	self, err := s.selfVerifiedDomainTx(tx, targetID, lock)
+	if err != nil {
+		return err
+	}
+	if self == "" {
+		return ErrTargetNotSelfVerified
+	}
+	if strings.HasSuffix(domain, "."+self) {
+		return nil
+	}
+	ok, err := s.domainAllowedTx(tx, domain, lock)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNotDelegable
+	}
+	return nil
 }
 
 // Request is a delegated verification request.
@@ -276,24 +339,44 @@ func (s *Store) notifyMembersTx(tx *gorm.DB, memberNamespace string, r requestRo
 }
 
 // CreateRequest records a pending delegated request of the requester namespace to the target
-// for the domain and notifies the target's members. A pending request for the same namespace
-// and domain is returned as it is (created false).
+// for the domain and notifies the target's members. The delegation rule must hold
+// (ErrTargetNotSelfVerified, ErrNotDelegable). A pending request for the same namespace and
+// domain is returned as it is (created false), also when another caller created it at the same
+// moment: the unique index on pending requests decides, and the loser reads the winner's row.
 func (s *Store) CreateRequest(ctx context.Context, namespaceID, targetID, domain, txt string, by User) (Request, bool, error) {
 	var out requestRow
 	created := false
 	err := s.tx(ctx, func(tx *gorm.DB) error {
-		var existing []requestRow
-		if err := tx.Where("namespace_id = ? AND domain = ? AND status = ?", namespaceID, domain, RequestPending).Find(&existing).Error; err != nil {
-			return translate(err, "requests")
+		if err := s.checkDelegationTx(tx, targetID, domain, false); err != nil {
+			return err
 		}
-		if len(existing) > 0 {
-			out = existing[0]
-			return nil
-		}
-		out = requestRow{RequestID: newUUID(), NamespaceID: namespaceID, TargetNamespaceID: targetID, Domain: domain, TXT: txt,
-			Status: RequestPending, RequestedBy: by.ID, CreatedAt: s.nowMS()}
-		if err := tx.Create(&out).Error; err != nil {
-			return translate(err, "request")
+		for attempt := 0; ; attempt++ {
+			var existing []requestRow
+			if err := tx.Where("namespace_id = ? AND domain = ? AND status = ?", namespaceID, domain, RequestPending).Find(&existing).Error; err != nil {
+				return translate(err, "requests")
+			}
+			if len(existing) > 0 {
+				out = existing[0]
+				return nil
+			}
+			if attempt == 3 {
+				return fmt.Errorf("%w: the pending request for %s kept changing; try again", ErrConflict, domain)
+			}
+			out = requestRow{RequestID: newUUID(), NamespaceID: namespaceID, TargetNamespaceID: targetID, Domain: domain, TXT: txt,
+				Status: RequestPending, RequestedBy: by.ID, CreatedAt: s.nowMS()}
+			// The conflict target names the partial unique index verification_requests_one_pending;
+			// a concurrent insert of the same pending request makes this one do nothing (Postgres
+			// waits for the other transaction first), and the loop reads that request.
+			res := tx.Exec(`INSERT INTO verification_requests (request_id, namespace_id, target_namespace_id, domain, txt, status,
+				requested_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (namespace_id, domain) WHERE status = 'pending' DO NOTHING`,
+				out.RequestID, out.NamespaceID, out.TargetNamespaceID, out.Domain, out.TXT, out.Status, out.RequestedBy, out.CreatedAt)
+			if res.Error != nil {
+				return translate(res.Error, "request")
+			}
+			if res.RowsAffected == 1 {
+				break
+			}
 		}
 		created = true
 		return s.notifyMembersTx(tx, targetID, out, RequestPending, by.Email, "Domain verification request",
@@ -334,6 +417,11 @@ func (s *Store) AcceptRequest(ctx context.Context, requestID string, by User, by
 		}
 		if out.Status != RequestPending {
 			return ErrNotPending
+		}
+		// The target may have lost its own verification, or the domain its allow-list entry,
+		// since the request was made.
+		if err := s.checkDelegationTx(tx, out.TargetNamespaceID, out.Domain, true); err != nil {
+			return err
 		}
 		var regs []regHeadRow
 		if err := tx.Where("namespace_id = ? AND registry_name = ?", out.TargetNamespaceID, AttestationRegistry).Find(&regs).Error; err != nil {

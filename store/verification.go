@@ -63,6 +63,15 @@ func deref(p *string) string {
 	return *p
 }
 
+// Bounds of one verification log row (bytes): what callers submit must not drive the size of
+// the log. Callers keep to them (the server stores what the check compared, shortened); a row
+// beyond them is refused with ErrInvalid and nothing is written.
+const (
+	MaxLogVerifiedID = 256
+	MaxLogReason     = 1 << 10
+	MaxLogRequest    = 4 << 10
+)
+
 // AddVerificationLog records an attempt and returns it with its id and time. It returns once
 // the row is written: concurrent attempts are written together in one statement (a small
 // group commit), so that the log keeps up with many verifications at once.
@@ -70,6 +79,14 @@ func (s *Store) AddVerificationLog(ctx context.Context, l VerificationLog) (Veri
 	req, err := canonicalText(l.Request)
 	if err != nil {
 		return l, err
+	}
+	switch {
+	case len(l.VerifiedID) > MaxLogVerifiedID:
+		return l, fmt.Errorf("%w: verification log: verified_id of %d bytes (at most %d)", ErrInvalid, len(l.VerifiedID), MaxLogVerifiedID)
+	case len(l.Reason) > MaxLogReason:
+		return l, fmt.Errorf("%w: verification log: reason of %d bytes (at most %d)", ErrInvalid, len(l.Reason), MaxLogReason)
+	case len(req) > MaxLogRequest:
+		return l, fmt.Errorf("%w: verification log: request of %d bytes (at most %d)", ErrInvalid, len(req), MaxLogRequest)
 	}
 	l.ID = newUUID()
 	now := s.nowMS()

@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -47,6 +49,36 @@ func TestConcurrentVerificationLogs(t *testing.T) {
 		}
 		if len(seen) != n-1 || seen["17"] {
 			t.Fatalf("logged attempts: %v", seen)
+		}
+	})
+}
+
+// A log row beyond the bounds is refused (ErrInvalid) and nothing is written: what a caller
+// submits cannot drive the size of the log.
+func TestVerificationLogRowsAreBounded(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		u, _ := s.EnsureUser(ctx, "v@example.com")
+		ok := store.VerificationLog{LookupType: "record", VerifiedID: "rec-1", UserID: u.ID, VerifiedBy: "did:web:x:v",
+			Result: store.ResultFailed, Reason: strings.Repeat("r", store.MaxLogReason),
+			Request: map[string]any{"data": map[string]any{"record_id": "rec-1"}}}
+		if _, err := s.AddVerificationLog(ctx, ok); err != nil {
+			t.Fatalf("a row at the bounds: %v", err)
+		}
+		big := strings.Repeat("x", 1<<20)
+		for name, mutate := range map[string]func(*store.VerificationLog){
+			"verified_id": func(l *store.VerificationLog) { l.VerifiedID = big },
+			"reason":      func(l *store.VerificationLog) { l.Reason = big },
+			"request":     func(l *store.VerificationLog) { l.Request = map[string]any{"message": big} },
+		} {
+			l := ok
+			mutate(&l)
+			if _, err := s.AddVerificationLog(ctx, l); !errors.Is(err, store.ErrInvalid) {
+				t.Fatalf("%s of 1 MiB: %v, want ErrInvalid", name, err)
+			}
+		}
+		if _, total, err := s.VerificationLogs(ctx, "record", "rec-1", "", 1, 10); err != nil || total != 1 {
+			t.Fatalf("%d rows, %v; want only the one within the bounds", total, err)
 		}
 	})
 }

@@ -40,12 +40,8 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if _, err := st.Migrate(ctx); err != nil {
 		return err
 	}
-	checker := &domainverify.Checker{
-		DNS: domainverify.NewDNSResolver(cfg.DNSServer, 5*time.Second),
-		HTTP: domainverify.NewHTTPFetcher(domainverify.HTTPOptions{Port: cfg.VerifyHTTPPort, Insecure: cfg.VerifyInsecure,
-			Timeout: 10 * time.Second}),
-		Logger: log,
-	}
+	checker := domainverify.NewChecker(domainverify.Config{DNSServer: cfg.DNSServer, DNSTimeout: 5 * time.Second,
+		HTTPPort: cfg.VerifyHTTPPort, Insecure: cfg.VerifyInsecure, HTTPTimeout: 10 * time.Second, Logger: log})
 	if cfg.VerifyInsecure {
 		log.Warn("SVC_VERIFY_INSECURE is on: domain verification accepts plain HTTP and private addresses (tests only)")
 	}

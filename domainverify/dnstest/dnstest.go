@@ -1,10 +1,11 @@
 // Package dnstest runs a real DNS server on loopback for tests (miekg/dns, UDP and TCP), with
-// answers that tests set and change while it runs.
+// answers (TXT, A, AAAA) that tests set and change while it runs.
 package dnstest
 
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +18,7 @@ type Behaviour int
 
 // What the server does for a name.
 const (
-	Answer   Behaviour = iota // answer with the name's TXT records (none: NOERROR, no data)
+	Answer   Behaviour = iota // answer with the name's records of the asked type (none: NOERROR, no data)
 	NXDomain                  // the name does not exist
 	ServFail                  // the server fails
 	Hang                      // never answer (a timeout)
@@ -28,10 +29,32 @@ type Server struct {
 	Addr  string // host:port, UDP and TCP
 	mu    sync.Mutex
 	txt   map[string][][]string // name → records → strings
+	addrs map[string][]netip.Addr
 	modes map[string]Behaviour
+	asked map[uint16]int // queries by type
 	udp   *dns.Server
 	tcp   *dns.Server
 	tcpQ  int
+}
+
+// Queries counts the queries of a type (dns.TypeA, dns.TypeAAAA, dns.TypeTXT) the server got.
+func (s *Server) Queries(qtype uint16) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.asked[qtype]
+}
+
+// SetAddrs replaces the addresses of name: IPv4 ones are its A records, IPv6 ones its AAAA
+// records.
+func (s *Server) SetAddrs(name string, addrs ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var as []netip.Addr
+	for _, a := range addrs {
+		as = append(as, netip.MustParseAddr(a))
+	}
+	s.addrs[key(name)] = as
+	s.modes[key(name)] = Answer
 }
 
 // TCPQueries counts the queries that came over TCP (a client retrying a truncated answer).
@@ -48,7 +71,8 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Addr: pc.LocalAddr().String(), txt: map[string][][]string{}, modes: map[string]Behaviour{}}
+	s := &Server{Addr: pc.LocalAddr().String(), txt: map[string][][]string{}, addrs: map[string][]netip.Addr{},
+		modes: map[string]Behaviour{}, asked: map[uint16]int{}}
 	h := dns.HandlerFunc(s.serve)
 	s.udp = &dns.Server{PacketConn: pc, Handler: h}
 	s.tcp = &dns.Server{Listener: ln, Handler: h}
@@ -93,8 +117,10 @@ func (s *Server) serve(w dns.ResponseWriter, r *dns.Msg) {
 	if _, isTCP := w.RemoteAddr().(*net.TCPAddr); isTCP {
 		s.tcpQ++
 	}
+	s.asked[q.Qtype]++
 	mode, known := s.modes[key(q.Name)]
 	records := s.txt[key(q.Name)]
+	addrs := s.addrs[key(q.Name)]
 	s.mu.Unlock()
 	m := new(dns.Msg)
 	m.SetReply(r)
@@ -112,6 +138,16 @@ func (s *Server) serve(w dns.ResponseWriter, r *dns.Msg) {
 				Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeTXT, Class: dns.ClassINET, Ttl: 300},
 				Txt: strs,
 			})
+		}
+	case q.Qtype == dns.TypeA || q.Qtype == dns.TypeAAAA:
+		for _, a := range addrs {
+			hdr := dns.RR_Header{Name: q.Name, Rrtype: q.Qtype, Class: dns.ClassINET, Ttl: 300}
+			switch {
+			case a.Is4() && q.Qtype == dns.TypeA:
+				m.Answer = append(m.Answer, &dns.A{Hdr: hdr, A: a.AsSlice()})
+			case a.Is6() && q.Qtype == dns.TypeAAAA:
+				m.Answer = append(m.Answer, &dns.AAAA{Hdr: hdr, AAAA: a.AsSlice()})
+			}
 		}
 	}
 	if _, isUDP := w.RemoteAddr().(*net.UDPAddr); isUDP {
