@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
 
+	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/store"
 )
@@ -26,9 +28,14 @@ const (
 	maxBody        = 1 << 20
 	maxBulkBody    = 8 << 20
 	maxJSONDepth   = 64
-	bulkOperation  = "addRecords"
 	verificationTg = "verification"
 )
+
+// bulkOperation is the operation id of add-records as the embedded contract carries it, which
+// is the name oapi-codegen gives the operation (the contract's `addRecords` is embedded as
+// `AddRecords`). It is taken from the generated request type, so that renaming the operation
+// changes it too (or stops the build); loadOperations refuses a contract without it.
+var bulkOperation = strings.TrimSuffix(reflect.TypeFor[gen.AddRecordsRequestObject]().Name(), "RequestObject")
 
 // authMode is an operation's security as the contract declares it.
 type authMode int
@@ -51,6 +58,7 @@ type operation struct {
 // loadOperations indexes the contract by echo route ("GET /svc/lookup/:namespace").
 func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
 	ops := map[string]*operation{}
+	bulk := 0
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			o := &operation{
@@ -60,6 +68,7 @@ func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
 			}
 			if o.id == bulkOperation {
 				o.bodyLimit = maxBulkBody
+				bulk++
 			}
 			for _, t := range op.Tags {
 				if t == verificationTg {
@@ -86,6 +95,9 @@ func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
 	}
 	if len(ops) == 0 {
 		return nil, errors.New("server: the contract has no operations")
+	}
+	if bulk != 1 {
+		return nil, fmt.Errorf("server: the contract has %d operations with the id %q of add-records (want 1)", bulk, bulkOperation)
 	}
 	return ops, nil
 }

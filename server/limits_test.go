@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -78,5 +79,53 @@ func TestRateLimitAndCORS(t *testing.T) {
 	h.e.ServeHTTP(rec, req)
 	if rec.Code >= 500 || rec.Header().Get("Access-Control-Allow-Origin") != "" {
 		t.Fatalf("foreign origin: %d %v", rec.Code, rec.Header())
+	}
+}
+
+// bulkBody is an add-records body of n records padded to about size bytes.
+func bulkBody(n, size int) string {
+	const rec = `{"record_name":"r%04d","details":{"email":"r%04d@example.com","bio":"%s"}}`
+	pad := strings.Repeat("x", size/n-len(fmt.Sprintf(rec, 0, 0, ""))-1)
+	var b strings.Builder
+	b.WriteString(`{"records":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, rec, i, i, pad)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// TestBodyLimits: add-records takes up to 8 MiB, every other operation 1 MiB (DECISIONS §7).
+func TestBodyLimits(t *testing.T) {
+	h := newHarness(t, store.DialectSQLite)
+	key := h.key("owner@example.com")
+	id := publish(t, h, key)
+	reg := "/svc/" + id + "/employees"
+
+	seven := bulkBody(1000, 7<<20)
+	if len(seven) < 7<<20-4096 || len(seven) > 7<<20 {
+		t.Fatalf("the 7 MiB batch is %d bytes", len(seven))
+	}
+	r := h.must(http.StatusCreated, "POST", reg+"/add-records", key, seven)
+	if got := len(r.data()["records"].([]any)); got != 1000 {
+		t.Fatalf("%d records added, want 1000", got)
+	}
+	before := countRows(t, h)
+	nine := strings.ReplaceAll(bulkBody(1000, 9<<20), `"record_name":"r`, `"record_name":"s`)
+	r = h.must(http.StatusRequestEntityTooLarge, "POST", reg+"/add-records", key, nine)
+	if !strings.Contains(r.msg(), "8 MiB") {
+		t.Fatalf("413 message %q does not name the 8 MiB limit", r.msg())
+	}
+	over1 := `{"details":{"email":"a@example.com","x":"` + strings.Repeat("a", 1<<20) + `"}}`
+	r = h.must(http.StatusRequestEntityTooLarge, "POST", reg+"/alice/update-record", key, over1)
+	if !strings.Contains(r.msg(), "1 MiB") {
+		t.Fatalf("413 message %q does not name the 1 MiB limit", r.msg())
+	}
+	h.must(http.StatusRequestEntityTooLarge, "POST", reg+"/add-record", key, `{"record_name":"big",`+over1[1:])
+	if after := countRows(t, h); after != before {
+		t.Fatalf("refused bodies wrote: %v before, %v after", before, after)
 	}
 }
