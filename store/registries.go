@@ -164,8 +164,10 @@ func (s *Store) createRegistryTx(tx *gorm.DB, namespaceID, creatorDID string, in
 }
 
 // UpdateRegistry makes a new version with the patch applied (ifMatch as for UpdateNamespace).
-// A patch that changes nothing returns the current version.
+// A patch that changes nothing returns the current version. The answer is the version this
+// call wrote (or found), never one a concurrent writer made after it.
 func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch string, p RegistryPatch) (Registry, error) {
+	var version string
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		var h regHeadRow
 		if err := tx.Raw(`SELECT * FROM registries WHERE namespace_id = ? AND registry_name = ?`+s.forUpdate(), namespaceID, name).Take(&h).Error; err != nil {
@@ -174,6 +176,7 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 		if ifMatch != "" && ifMatch != h.Version {
 			return ErrStaleVersion
 		}
+		version = h.Version
 		next := h.RowRegistry
 		if p.Description != nil {
 			next.Description = *p.Description
@@ -214,12 +217,13 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 			return ErrStaleVersion
 		}
 		v := regVersionRow{RowRegistry: next, CreatedAt: st.ms}
+		version = next.Version
 		return translate(tx.Create(&v).Error, "registry version")
 	})
 	if err != nil {
 		return Registry{}, err
 	}
-	return s.GetRegistry(ctx, namespaceID, name, VersionSel{})
+	return s.GetRegistry(ctx, namespaceID, name, VersionSel{VersionID: version})
 }
 
 // GetRegistry reads a registry of the namespace (id or verified domain) at the selected version.
