@@ -142,7 +142,17 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		ri := &reqInfo{OperationID: op.id, Query: req.URL.Query()}
 		var body any
 		hasBody := false
-		user, err := s.authenticate(req.Context(), req.Header.Get(echo.HeaderAuthorization), op)
+		header := req.Header.Get(echo.HeaderAuthorization)
+		user, err := s.authenticate(req.Context(), header, op)
+		if key, _, ok := bearerKey(header); ok && (user != nil || err != nil) {
+			// Only a key that authenticated is rate limited on its own; others count
+			// against the client address.
+			if user != nil {
+				s.limiter.authenticated(hashKey(key))
+			} else {
+				s.limiter.failed(hashKey(key))
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -258,17 +268,17 @@ func (s *Server) authenticate(ctx context.Context, header string, op *operation)
 	if op.verification {
 		unauthorized = newAPIError(http.StatusUnauthorized, msgAuthFailed)
 	}
-	if strings.TrimSpace(header) == "" {
+	key, present, ok := bearerKey(header)
+	if !present {
 		if op.auth == authOptional {
 			return nil, nil
 		}
 		return nil, unauthorized
 	}
-	scheme, key, ok := strings.Cut(strings.TrimSpace(header), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
+	if !ok {
 		return nil, unauthorized
 	}
-	u, err := s.store.Authenticate(ctx, strings.TrimSpace(key))
+	u, err := s.store.Authenticate(ctx, key)
 	switch {
 	case errors.Is(err, store.ErrMalformedKey), errors.Is(err, store.ErrNotFound):
 		return nil, unauthorized
@@ -280,6 +290,21 @@ func (s *Server) authenticate(ctx context.Context, header string, op *operation)
 		return nil, unauthorized
 	}
 	return &u, nil
+}
+
+// bearerKey reads an Authorization header: present is false when it is absent or blank, ok
+// is true for "Bearer <key>" (scheme in any case), with the key trimmed. Authentication and
+// the rate limiter read the header through it alike.
+func bearerKey(header string) (key string, present, ok bool) {
+	h := strings.TrimSpace(header)
+	if h == "" {
+		return "", false, false
+	}
+	scheme, key, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", true, false
+	}
+	return strings.TrimSpace(key), true, true
 }
 
 // describeValidation turns a kin-openapi error into the "<what>" of "Invalid input: <what>",

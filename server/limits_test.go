@@ -41,23 +41,60 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// from sends a request from a client address with a raw Authorization header ("" for none).
+func from(h *harness, method, path, addr, authorization string) *httptest.ResponseRecorder {
+	h.t.Helper()
+	req := httptest.NewRequest(method, path, nil)
+	req.RemoteAddr = addr
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	rec := httptest.NewRecorder()
+	h.e.ServeHTTP(rec, req)
+	return rec
+}
+
 func TestRateLimitAndCORS(t *testing.T) {
 	h := newHarnessWith(t, store.DialectSQLite, func(c *server.Config) {
 		c.RateLimit = server.RateLimit{RPS: 0.5, Burst: 2}
 		c.CORSOrigins = []string{"https://app.example"}
 	})
 	a, b := h.key("a@example.com"), h.key("b@example.com")
-	for i := 0; i < 2; i++ {
-		h.must(200, "GET", "/healthz", a, nil)
+	const read = "/svc/lookup/did:svc:nope" // optional authentication: a key is checked
+	// a's first request counts against its address; once authenticated, a has its own bucket.
+	for i := 0; i < 3; i++ {
+		if rec := from(h, "GET", read, "192.0.2.1:1", "Bearer "+a); rec.Code != http.StatusNotFound {
+			t.Fatalf("a, request %d: %d %s", i+1, rec.Code, rec.Body)
+		}
 	}
-	r := h.must(http.StatusTooManyRequests, "GET", "/healthz", a, nil)
-	if r.Header.Get("Retry-After") == "" || !strings.Contains(r.msg(), "Too many requests") {
-		t.Fatalf("429: %v %s", r.Header, r.Raw)
+	rec := from(h, "GET", read, "192.0.2.1:1", "Bearer "+a)
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), "Too many requests") {
+		t.Fatalf("a over its limit: %d %v %s", rec.Code, rec.Header(), rec.Body)
 	}
-	h.must(200, "GET", "/healthz", b, nil) // another key has its own budget
-	h.must(200, "GET", "/healthz", "", nil)
-	h.must(200, "GET", "/healthz", "", nil)
-	h.must(http.StatusTooManyRequests, "GET", "/healthz", "", nil) // anonymous: per address
+	// b, from the same address, has its first request counted against the address (one token
+	// left), then a bucket of its own.
+	for i := 0; i < 3; i++ {
+		if rec := from(h, "GET", read, "192.0.2.1:1", "  bearer   "+b+" "); rec.Code != http.StatusNotFound {
+			t.Fatalf("b, request %d: %d %s", i+1, rec.Code, rec.Body)
+		}
+	}
+	if rec := from(h, "GET", "/healthz", "192.0.2.1:1", ""); rec.Code != http.StatusTooManyRequests {
+		t.Fatalf("anonymous from the address a and b started from: %d", rec.Code)
+	}
+	for i := 0; i < 2; i++ { // anonymous: per address
+		if rec := from(h, "GET", "/healthz", "192.0.2.2:1", ""); rec.Code != http.StatusOK {
+			t.Fatalf("anonymous %d: %d", i+1, rec.Code)
+		}
+	}
+	if rec := from(h, "GET", "/healthz", "192.0.2.2:1", ""); rec.Code != http.StatusTooManyRequests {
+		t.Fatalf("anonymous over the limit: %d", rec.Code)
+	}
+	// IPv6 clients are limited by their /64.
+	from(h, "GET", "/healthz", "[2001:db8::1]:1", "")
+	from(h, "GET", "/healthz", "[2001:db8::2]:1", "")
+	if rec := from(h, "GET", "/healthz", "[2001:db8::3]:1", ""); rec.Code != http.StatusTooManyRequests {
+		t.Fatalf("a third address of one IPv6 /64: %d", rec.Code)
+	}
 
 	for _, path := range []string{"/svc/lookup/did:svc:x", "/no/such/path"} {
 		req := httptest.NewRequest(http.MethodOptions, path, nil)
@@ -75,7 +112,7 @@ func TestRateLimitAndCORS(t *testing.T) {
 	req.Header.Set("Origin", "https://evil.example")
 	req.Header.Set("Access-Control-Request-Method", "GET")
 	req.RemoteAddr = "192.0.2.10:1234"
-	rec := httptest.NewRecorder()
+	rec = httptest.NewRecorder()
 	h.e.ServeHTTP(rec, req)
 	if rec.Code >= 500 || rec.Header().Get("Access-Control-Allow-Origin") != "" {
 		t.Fatalf("foreign origin: %d %v", rec.Code, rec.Header())
@@ -181,5 +218,44 @@ func TestMetricsLabelsAreBounded(t *testing.T) {
 		if !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("metrics lack %s", want)
 		}
+	}
+}
+
+// TestRateLimitCannotBeBypassedWithKeys: keys that do not authenticate count against the
+// client address, and once it is over its limit they are refused before any key lookup
+// (issue 14: 600 unique junk headers were all answered 200, 600 unknown keys all 401).
+func TestRateLimitCannotBeBypassedWithKeys(t *testing.T) {
+	const burst = 10
+	h := newHarnessWith(t, store.DialectSQLite, func(c *server.Config) {
+		c.RateLimit = server.RateLimit{RPS: 0.001, Burst: burst}
+	})
+	valid := h.key("owner@example.com")
+	// The valid key authenticates first (its first request counts against its address).
+	if rec := from(h, "GET", "/svc/notifications/pending", "192.0.2.8:1", "Bearer "+valid); rec.Code != http.StatusOK {
+		t.Fatalf("valid key: %d %s", rec.Code, rec.Body)
+	}
+	run := func(name, addr, path string, header func(i int) string, want int) {
+		t.Helper()
+		counts := map[int]int{}
+		for i := range 600 {
+			counts[from(h, "GET", path, addr, header(i)).Code]++
+		}
+		if counts[want] != burst || counts[http.StatusTooManyRequests] != 600-burst {
+			t.Errorf("%s: answers %v; want %d × %d, then 429", name, counts, burst, want)
+		}
+	}
+	run("unique junk headers", "192.0.2.5:1", "/healthz", func(i int) string { return fmt.Sprintf("Junk %d", i) }, http.StatusOK)
+	run("unknown well-formed keys", "192.0.2.6:1", "/svc/lookup/did:svc:nope",
+		func(i int) string { return fmt.Sprintf("Bearer svc_%043d", i) }, http.StatusUnauthorized)
+	run("malformed bearer keys on an authenticated operation", "192.0.2.7:1", "/svc/notifications/pending",
+		func(i int) string { return fmt.Sprintf("Bearer nonsense-%d", i) }, http.StatusUnauthorized)
+	// The address is spent; the valid key, authenticated before, keeps its own bucket there.
+	for i := range burst {
+		if rec := from(h, "GET", "/svc/notifications/pending", "192.0.2.7:1", "Bearer "+valid); rec.Code != http.StatusOK {
+			t.Fatalf("valid key, request %d after the address was spent: %d %s", i+1, rec.Code, rec.Body)
+		}
+	}
+	if rec := from(h, "GET", "/svc/notifications/pending", "192.0.2.7:1", "Bearer "+valid); rec.Code != http.StatusTooManyRequests {
+		t.Fatalf("valid key over its own limit: %d", rec.Code)
 	}
 }

@@ -56,7 +56,7 @@ func parseServeConfig(args []string) (Config, error) {
 	if err != nil {
 		return c, err
 	}
-	fs.Float64Var(&c.RateLimitRPS, "rate-limit-rps", rps, "requests per second per API key (or per client address when anonymous); 0 = off [SVC_RATE_LIMIT_RPS]")
+	fs.Float64Var(&c.RateLimitRPS, "rate-limit-rps", rps, "requests per second per authenticated API key, else per client address (IPv6: per /64); 0 = off [SVC_RATE_LIMIT_RPS]")
 	burst, err := envInt("SVC_RATE_LIMIT_BURST", 100)
 	if err != nil {
 		return c, err
