@@ -180,3 +180,45 @@ func TestParallelUpdatesAnswerTheirOwnVersion(t *testing.T) {
 		}))
 	})
 }
+
+// TestCreateRegistryAnswersItsFirstVersion: an update racing a create-registry (by the name
+// it is about to take) never shows in the create's answer, which is the first version.
+func TestCreateRegistryAnswersItsFirstVersion(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		u, err := s.EnsureUser(ctx, "owner@example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns, err := s.CreateNamespace(ctx, u, creator, store.NamespaceInput{Name: "Acme"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wrong := 0
+		for i := range 40 {
+			name := fmt.Sprintf("r%d", i)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				d := "updated"
+				for {
+					if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, name, "", store.RegistryPatch{Description: &d}); err == nil {
+						return
+					}
+				}
+			}()
+			reg, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: name, Tag: store.TagCustom,
+				Schema: map[string]any{"type": "object"}, Description: "created"})
+			<-done
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reg.VersionCount != 1 || reg.Description != "created" {
+				wrong++
+			}
+		}
+		if wrong > 0 {
+			t.Fatalf("%d of 40 create-registry answers showed a later version", wrong)
+		}
+	})
+}

@@ -144,7 +144,7 @@ func (s *Store) CreateNamespace(ctx context.Context, owner User, creatorDID stri
 	if err != nil {
 		return Namespace{}, err
 	}
-	return s.GetNamespace(ctx, h.NamespaceID, VersionSel{})
+	return s.GetNamespace(ctx, h.NamespaceID, VersionSel{VersionID: h.Version})
 }
 
 func ttlOr(p *int64, def int64) int64 {

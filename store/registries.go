@@ -111,16 +111,19 @@ func sealRegistry(r *RowRegistry, st stamp) error {
 	return err
 }
 
-// CreateRegistry creates a live registry in the namespace and counts it on the namespace.
+// CreateRegistry creates a live registry in the namespace and counts it on the namespace. The
+// answer is its first version, even when an update by its name follows at once.
 func (s *Store) CreateRegistry(ctx context.Context, namespaceID, creatorDID string, in RegistryInput) (Registry, error) {
+	var h regHeadRow
 	err := s.tx(ctx, func(tx *gorm.DB) error {
-		_, err := s.createRegistryTx(tx, namespaceID, creatorDID, in)
+		var err error
+		h, err = s.createRegistryTx(tx, namespaceID, creatorDID, in)
 		return err
 	})
 	if err != nil {
 		return Registry{}, err
 	}
-	return s.GetRegistry(ctx, namespaceID, in.RegistryName, VersionSel{})
+	return s.GetRegistry(ctx, namespaceID, in.RegistryName, VersionSel{VersionID: h.Version})
 }
 
 // createRegistryTx is CreateRegistry inside the caller's transaction.
