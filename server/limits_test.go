@@ -194,7 +194,7 @@ func TestMetricsLabelsAreBounded(t *testing.T) {
 	req.RemoteAddr = "198.51.100.1:1234"
 	rec := httptest.NewRecorder()
 	h.e.ServeHTTP(rec, req)
-	series, all := 0, 0
+	series, counters, all := 0, 0, 0
 	for _, line := range strings.Split(rec.Body.String(), "\n") {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -203,8 +203,12 @@ func TestMetricsLabelsAreBounded(t *testing.T) {
 		if strings.HasPrefix(line, "svc_http_") {
 			series++
 		}
+		if strings.HasPrefix(line, "svc_http_requests_total{") {
+			counters++
+		}
 	}
-	t.Logf("after %d made-up methods (%v): %d svc_http_* series, %d series in all, /metrics %d bytes", n, statuses, series, all, rec.Body.Len())
+	t.Logf("after %d made-up methods (%v): %d svc_http_requests_total series, %d svc_http_* series, %d series in all, /metrics %d bytes",
+		n, statuses, counters, series, all, rec.Body.Len())
 	// 4 routes (3 templates and "unmatched") × statuses × one method label, with 16 lines per
 	// histogram: well under 200.
 	if series > 200 {
