@@ -197,19 +197,22 @@ func TestCreateRegistryAnswersItsFirstVersion(t *testing.T) {
 		wrong := 0
 		for i := range 40 {
 			name := fmt.Sprintf("r%d", i)
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				d := "updated"
-				for {
-					if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, name, "", store.RegistryPatch{Description: &d}); err == nil {
-						return
+			var wg sync.WaitGroup
+			for u := range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					d := fmt.Sprintf("updated %d", u)
+					for {
+						if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, name, "", store.RegistryPatch{Description: &d}); err == nil {
+							return
+						}
 					}
-				}
-			}()
+				}()
+			}
 			reg, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: name, Tag: store.TagCustom,
 				Schema: map[string]any{"type": "object"}, Description: "created"})
-			<-done
+			wg.Wait()
 			if err != nil {
 				t.Fatal(err)
 			}
