@@ -186,7 +186,7 @@ func TestServeFailsReadinessWhileDraining(t *testing.T) {
 	defer cancel()
 	logs := &syncBuffer{}
 	done := make(chan int, 1)
-	const delay = 2 * time.Second
+	const delay = 3 * time.Second
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", addr, "--database-url", dbURL, "--drain-delay", delay.String()}, io.Discard, logs)
 	}()
@@ -215,7 +215,7 @@ func TestServeFailsReadinessWhileDraining(t *testing.T) {
 	}
 	stopAt := time.Now()
 	cancel() // as SIGTERM does
-	deadline = time.Now().Add(delay / 2)
+	deadline = time.Now().Add(delay / 2) // the 503 comes at once; room for a loaded machine
 	for {
 		code, body := get("/readyz")
 		if code == http.StatusServiceUnavailable && strings.Contains(body, "shutting down") {
