@@ -214,7 +214,7 @@ func TestServeFailsReadinessWhileDraining(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	stopAt := time.Now()
-	cancel() // as SIGTERM does
+	cancel()                             // as SIGTERM does
 	deadline = time.Now().Add(delay / 2) // the 503 comes at once; room for a loaded machine
 	for {
 		code, body := get("/readyz")
