@@ -214,8 +214,9 @@ func TestServeFailsReadinessWhileDraining(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	stopAt := time.Now()
-	cancel()                             // as SIGTERM does
-	deadline = time.Now().Add(delay / 2) // the 503 comes at once; room for a loaded machine
+	cancel() // as SIGTERM does
+	// The 503 comes at once; half the delay leaves room for a loaded machine.
+	deadline = time.Now().Add(delay / 2)
 	for {
 		code, body := get("/readyz")
 		if code == http.StatusServiceUnavailable && strings.Contains(body, "shutting down") {
