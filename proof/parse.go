@@ -3,6 +3,7 @@ package proof
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -30,6 +31,29 @@ func ParseJSON(data []byte, maxDepth int) (any, error) {
 	p := parser{data: data, maxDepth: maxDepth}
 	return p.document()
 }
+
+// ParseExactJSON is ParseJSON for text that is stored: it also refuses every number that
+// float64 cannot keep as written, so that what is stored, digested and shown again is the
+// number the client sent, never a neighbour of it. Refused are
+//   - integers beyond ±(2^53−1), however written, up to 10^21: beyond 2^53−1 not every
+//     integer is a float64 (RFC 7493 I-JSON; JavaScript's safe integers), so that
+//     9007199254740993 would become …992, and below 10^21 numbers are stored as plain
+//     integers. From 10^21 on they are stored in exponent form (1e+21) and are numbers
+//     like any other;
+//   - any number whose value changes when rounded to float64: more significant digits than
+//     float64 holds (3.14159265358979323846), or so small it would become 0 (1e-400), since
+//     its stored form, the shortest that round-trips, would name another number.
+//
+// Numbers that only change their spelling keep their value and are accepted (1.0 is stored as
+// 1, 1E2 as 100, -0 as 0, 0.1 as 0.1), and every stored form is accepted again. The refusal
+// names the JSON pointer of the number.
+func ParseExactJSON(data []byte, maxDepth int) (any, error) {
+	p := parser{data: data, maxDepth: maxDepth, exactNumbers: true}
+	return p.document()
+}
+
+// maxSafeInteger is 2^53−1, the largest integer below which every integer is a float64.
+const maxSafeInteger = 1<<53 - 1
 
 // decodeJSON is ParseJSON admitting NUL characters: JSON.parse's reading of text that is only
 // hashed, never stored, such as the reference's conformance vectors.
@@ -98,8 +122,10 @@ type parser struct {
 	pos      int
 	maxDepth int
 	allowNUL bool
-	path     []segment // where the parser is, rendered as a JSON pointer only on error
-	scratch  []byte    // reused for strings with escapes
+	// exactNumbers refuses numbers that float64 does not keep as written (ParseExactJSON).
+	exactNumbers bool
+	path         []segment // where the parser is, rendered as a JSON pointer only on error
+	scratch      []byte    // reused for strings with escapes
 }
 
 // segment is one step of the path: an object member (index < 0) or an array element.
@@ -488,6 +514,9 @@ func (p *parser) number() (any, error) {
 		for _, c := range p.data[intStart:p.pos] {
 			n = n*10 + int64(c-'0')
 		}
+		if p.exactNumbers && n > maxSafeInteger {
+			return nil, p.unsafeInteger(start)
+		}
 		f := float64(n)
 		if neg {
 			f = -f // "-0" is -0, as in JavaScript
@@ -499,5 +528,86 @@ func (p *parser) number() (any, error) {
 	if err != nil { // the grammar is checked, so only overflow is left
 		return nil, p.failAt(start, "number %s overflows float64", text)
 	}
+	if p.exactNumbers && math.Abs(f) > maxSafeInteger && math.Abs(f) < 1e21 {
+		return nil, p.unsafeInteger(start)
+	}
+	if p.exactNumbers && !keepsValue(text, f) {
+		stored, _ := FormatNumber(f)
+		return nil, p.failAt(start, "number %s cannot be stored exactly (it would become %s); send fewer digits, or the number as a string", text, stored)
+	}
 	return f, nil
+}
+
+func (p *parser) unsafeInteger(start int) error {
+	return p.failAt(start, "number %s is an integer beyond ±(2^53−1), where not every integer can be stored exactly; send it as a string", p.data[start:p.pos])
+}
+
+// keepsValue reports whether f, a correctly rounded reading of the JSON number text, is the
+// number text denotes: whether the shortest digits that round-trip f, the form f is written
+// in, are text's own significant digits at the same scale.
+func keepsValue(text []byte, f float64) bool {
+	digits, exp, ok := decimal(text)
+	if !ok {
+		return false
+	}
+	if digits == "" || f == 0 { // zero (of either sign) on either side
+		return digits == "" && f == 0
+	}
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], math.Abs(f), 'e', -1, 64)
+	fd, fexp, _ := decimal(e)
+	return digits == fd && exp == fexp
+}
+
+// decimal splits a JSON number (or strconv's 'e' form) into its significant digits, without
+// leading or trailing zeros ("" for zero), and the power of ten of the last one; the sign is
+// dropped. ok is false for an exponent too large to matter to float64 (its value then is 0 or
+// overflows, and the caller compares it as not kept).
+func decimal(text []byte) (digits string, exp int, ok bool) {
+	var b []byte
+	i := 0
+	if i < len(text) && text[i] == '-' {
+		i++
+	}
+	frac := 0
+	inFrac := false
+	for ; i < len(text) && text[i] != 'e' && text[i] != 'E'; i++ {
+		switch c := text[i]; {
+		case c == '.':
+			inFrac = true
+		default:
+			if len(b) > 0 || c != '0' {
+				b = append(b, c)
+			}
+			if inFrac {
+				frac++
+			}
+		}
+	}
+	if i < len(text) { // exponent
+		i++
+		neg := false
+		if text[i] == '+' || text[i] == '-' {
+			neg = text[i] == '-'
+			i++
+		}
+		if len(text)-i > 9 {
+			return "", 0, len(b) == 0 // zero stays zero at any scale
+		}
+		for ; i < len(text); i++ {
+			exp = exp*10 + int(text[i]-'0')
+		}
+		if neg {
+			exp = -exp
+		}
+	}
+	exp -= frac
+	for len(b) > 0 && b[len(b)-1] == '0' {
+		b = b[:len(b)-1]
+		exp++
+	}
+	if len(b) == 0 {
+		return "", 0, true
+	}
+	return string(b), exp, true
 }

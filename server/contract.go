@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
 
+	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/store"
 )
@@ -26,9 +28,14 @@ const (
 	maxBody        = 1 << 20
 	maxBulkBody    = 8 << 20
 	maxJSONDepth   = 64
-	bulkOperation  = "addRecords"
 	verificationTg = "verification"
 )
+
+// bulkOperation is the operation id of add-records as the embedded contract carries it, which
+// is the name oapi-codegen gives the operation (the contract's `addRecords` is embedded as
+// `AddRecords`). It is taken from the generated request type, so that renaming the operation
+// changes it too (or stops the build); loadOperations refuses a contract without it.
+var bulkOperation = strings.TrimSuffix(reflect.TypeFor[gen.AddRecordsRequestObject]().Name(), "RequestObject")
 
 // authMode is an operation's security as the contract declares it.
 type authMode int
@@ -51,6 +58,7 @@ type operation struct {
 // loadOperations indexes the contract by echo route ("GET /svc/lookup/:namespace").
 func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
 	ops := map[string]*operation{}
+	bulk := 0
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			o := &operation{
@@ -60,6 +68,7 @@ func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
 			}
 			if o.id == bulkOperation {
 				o.bodyLimit = maxBulkBody
+				bulk++
 			}
 			for _, t := range op.Tags {
 				if t == verificationTg {
@@ -86,6 +95,9 @@ func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
 	}
 	if len(ops) == 0 {
 		return nil, errors.New("server: the contract has no operations")
+	}
+	if bulk != 1 {
+		return nil, fmt.Errorf("server: the contract has %d operations with the id %q of add-records (want 1)", bulk, bulkOperation)
 	}
 	return ops, nil
 }
@@ -118,7 +130,8 @@ func info(ctx context.Context) *reqInfo {
 }
 
 // contract authenticates the caller as the operation's security says, checks that a JSON body
-// is strict JSON (no NUL characters, no lone surrogates, no duplicate keys, bounded depth), and
+// is strict JSON (no NUL characters, no lone surrogates, no duplicate keys, bounded depth, and
+// but for the verification operations no number that would be stored other than sent), and
 // validates the request against the contract. Requests to paths outside the contract pass.
 func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
@@ -130,7 +143,17 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		ri := &reqInfo{OperationID: op.id, Query: req.URL.Query()}
 		var body any
 		hasBody := false
-		user, err := s.authenticate(req.Context(), req.Header.Get(echo.HeaderAuthorization), op)
+		header := req.Header.Get(echo.HeaderAuthorization)
+		user, err := s.authenticate(req.Context(), header, op)
+		if key, _, ok := bearerKey(header); ok && (user != nil || err != nil) {
+			// Only a key that authenticated is rate limited on its own; others count
+			// against the client address.
+			if user != nil {
+				s.limiter.authenticated(hashKey(key))
+			} else {
+				s.limiter.failed(hashKey(key))
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -146,7 +169,13 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 				return newAPIError(http.StatusBadRequest, "Invalid input: could not read the request body")
 			}
 			if len(bytes.TrimSpace(data)) > 0 {
-				v, err := proof.ParseJSON(data, maxJSONDepth)
+				parse := proof.ParseExactJSON
+				if op.verification {
+					// A lookup response to verify is read as JSON.parse reads it: it is
+					// hashed as it came, never stored.
+					parse = proof.ParseJSON
+				}
+				v, err := parse(data, maxJSONDepth)
 				if err != nil {
 					return newAPIError(http.StatusBadRequest, "Invalid input: %s", err)
 				}
@@ -246,17 +275,17 @@ func (s *Server) authenticate(ctx context.Context, header string, op *operation)
 	if op.verification {
 		unauthorized = newAPIError(http.StatusUnauthorized, msgAuthFailed)
 	}
-	if strings.TrimSpace(header) == "" {
+	key, present, ok := bearerKey(header)
+	if !present {
 		if op.auth == authOptional {
 			return nil, nil
 		}
 		return nil, unauthorized
 	}
-	scheme, key, ok := strings.Cut(strings.TrimSpace(header), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
+	if !ok {
 		return nil, unauthorized
 	}
-	u, err := s.store.Authenticate(ctx, strings.TrimSpace(key))
+	u, err := s.store.Authenticate(ctx, key)
 	switch {
 	case errors.Is(err, store.ErrMalformedKey), errors.Is(err, store.ErrNotFound):
 		return nil, unauthorized
@@ -268,6 +297,21 @@ func (s *Server) authenticate(ctx context.Context, header string, op *operation)
 		return nil, unauthorized
 	}
 	return &u, nil
+}
+
+// bearerKey reads an Authorization header: present is false when it is absent or blank, ok
+// is true for "Bearer <key>" (scheme in any case), with the key trimmed. Authentication and
+// the rate limiter read the header through it alike.
+func bearerKey(header string) (key string, present, ok bool) {
+	h := strings.TrimSpace(header)
+	if h == "" {
+		return "", false, false
+	}
+	scheme, key, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", true, false
+	}
+	return strings.TrimSpace(key), true, true
 }
 
 // describeValidation turns a kin-openapi error into the "<what>" of "Invalid input: <what>",

@@ -53,7 +53,9 @@ func newMetrics(s *Server) *metrics {
 	return m
 }
 
-// observe counts and times every request by its route template (never the raw path).
+// observe counts and times every request. Every label has a bounded set of values, whatever
+// clients send: the route is the template echo matched (never the raw path; "unmatched" when
+// none did), the method one of the standard ones or "other", and the status a three-digit code.
 func (m *metrics) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
@@ -67,11 +69,30 @@ func (m *metrics) observe(next echo.HandlerFunc) echo.HandlerFunc {
 			// The error handler runs after the middleware chain; derive the status it will send.
 			status, _ = answer(err, c.Request())
 		}
-		method := c.Request().Method
-		m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+		method := methodLabel(c.Request().Method)
+		m.requests.WithLabelValues(route, method, statusLabel(status)).Inc()
 		m.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
 		return err
 	}
+}
+
+// methodLabel is the method as a metric label: the methods of RFC 9110 and PATCH as they are,
+// any other token (clients may send any) as "other".
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "other"
+}
+
+// statusLabel is the status as a metric label ("other" outside 100–599).
+func statusLabel(status int) string {
+	if status < 100 || status > 599 {
+		return "other"
+	}
+	return strconv.Itoa(status)
 }
 
 func (m *metrics) handler() http.Handler {

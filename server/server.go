@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -70,6 +71,8 @@ type Server struct {
 	limiter  *limiter
 	// networkGenesis identifies the deployment's anchoring network (fixed at migration).
 	networkGenesis string
+	// draining is set once shutdown has begun: /readyz answers 503 from then on.
+	draining atomic.Bool
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -178,13 +181,26 @@ func (s *Server) Healthz(ctx context.Context, _ gen.HealthzRequestObject) (gen.H
 	return gen.Healthz200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: "ok"}}, nil
 }
 
-// Readyz answers 200 when the database answers, 503 otherwise.
+// Drain marks the server as shutting down: /readyz answers 503 from now on, so that load
+// balancers stop sending traffic while in-flight requests finish. Requests are still served.
+func (s *Server) Drain() { s.draining.Store(true) }
+
+// Readyz answers 200 when the database answers and the server is not shutting down, 503
+// otherwise.
 func (s *Server) Readyz(ctx context.Context, _ gen.ReadyzRequestObject) (gen.ReadyzResponseObject, error) {
-	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	if err := s.store.Ping(pctx); err != nil {
-		s.log.WarnContext(ctx, "not ready", "error", err)
-		return gen.Readyz503JSONResponse{Message: "database unavailable"}, nil
+	reason := ""
+	if s.draining.Load() {
+		reason = "shutting down"
+	} else {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		if err := s.store.Ping(pctx); err != nil {
+			s.log.WarnContext(ctx, "not ready", "error", err)
+			reason = "database unavailable"
+		}
+	}
+	if reason != "" {
+		return gen.Readyz503JSONResponse{Message: reason}, nil
 	}
 	return gen.Readyz200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: "ready"}}, nil
 }

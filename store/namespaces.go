@@ -144,7 +144,7 @@ func (s *Store) CreateNamespace(ctx context.Context, owner User, creatorDID stri
 	if err != nil {
 		return Namespace{}, err
 	}
-	return s.GetNamespace(ctx, h.NamespaceID, VersionSel{})
+	return s.GetNamespace(ctx, h.NamespaceID, VersionSel{VersionID: h.Version})
 }
 
 func ttlOr(p *int64, def int64) int64 {
@@ -156,8 +156,10 @@ func ttlOr(p *int64, def int64) int64 {
 
 // UpdateNamespace makes a new version with the patch applied. ifMatch, when not empty, must be
 // the current version (else ErrStaleVersion, nothing written). A patch that changes nothing
-// returns the current version without making a new one.
+// returns the current version without making a new one. The answer is the version this call
+// wrote (or found), never one a concurrent writer made after it.
 func (s *Store) UpdateNamespace(ctx context.Context, namespaceID, ifMatch string, p NamespacePatch) (Namespace, error) {
+	var version string
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		var h nsHeadRow
 		if err := tx.Raw(`SELECT * FROM namespaces WHERE namespace_id = ?`+s.forUpdate(), namespaceID).Take(&h).Error; err != nil {
@@ -166,6 +168,7 @@ func (s *Store) UpdateNamespace(ctx context.Context, namespaceID, ifMatch string
 		if ifMatch != "" && ifMatch != h.Version {
 			return ErrStaleVersion
 		}
+		version = h.Version
 		next := h
 		if p.Name != nil {
 			next.Name = *p.Name
@@ -201,12 +204,13 @@ func (s *Store) UpdateNamespace(ctx context.Context, namespaceID, ifMatch string
 			return ErrStaleVersion
 		}
 		v := next.versionRow()
+		version = next.Version
 		return translate(tx.Create(&v).Error, "namespace version")
 	})
 	if err != nil {
 		return Namespace{}, err
 	}
-	return s.GetNamespace(ctx, namespaceID, VersionSel{})
+	return s.GetNamespace(ctx, namespaceID, VersionSel{VersionID: version})
 }
 
 // ResolveNamespace maps a {namespace} path value (a namespace_id or a verified domain) to the

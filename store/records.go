@@ -236,8 +236,10 @@ func nonNil(m map[string]any) map[string]any {
 
 // UpdateRecord makes a new version of a record of a live registry (ifMatch as for
 // UpdateNamespace). A patch that changes nothing returns the current version. Publishing
-// (State) is allowed only from draft (ErrNotDraft).
+// (State) is allowed only from draft (ErrNotDraft). The answer is the version this call wrote
+// (or found), never one a concurrent writer made after it.
 func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, recordName, ifMatch string, p RecordPatch) (Record, error) {
+	var version string
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		g, err := s.registryForWrite(tx, namespaceID, registryName)
 		if err != nil {
@@ -250,6 +252,7 @@ func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, rec
 		if ifMatch != "" && ifMatch != h.Version {
 			return ErrStaleVersion
 		}
+		version = h.Version
 		next := h.RowRecord
 		if p.Details != nil {
 			d, err := canonicalText(p.Details)
@@ -310,12 +313,13 @@ func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, rec
 			return ErrStaleVersion
 		}
 		v := recVersionRow{RowRecord: next, CreatedAt: st.ms}
+		version = next.Version
 		return translate(tx.Create(&v).Error, "record version")
 	})
 	if err != nil {
 		return Record{}, err
 	}
-	return s.GetRecord(ctx, namespaceID, registryName, recordName, VersionSel{})
+	return s.GetRecord(ctx, namespaceID, registryName, recordName, VersionSel{VersionID: version})
 }
 
 func sameRecord(a, b RowRecord) bool {

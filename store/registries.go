@@ -111,16 +111,19 @@ func sealRegistry(r *RowRegistry, st stamp) error {
 	return err
 }
 
-// CreateRegistry creates a live registry in the namespace and counts it on the namespace.
+// CreateRegistry creates a live registry in the namespace and counts it on the namespace. The
+// answer is its first version, even when an update by its name follows at once.
 func (s *Store) CreateRegistry(ctx context.Context, namespaceID, creatorDID string, in RegistryInput) (Registry, error) {
+	var h regHeadRow
 	err := s.tx(ctx, func(tx *gorm.DB) error {
-		_, err := s.createRegistryTx(tx, namespaceID, creatorDID, in)
+		var err error
+		h, err = s.createRegistryTx(tx, namespaceID, creatorDID, in)
 		return err
 	})
 	if err != nil {
 		return Registry{}, err
 	}
-	return s.GetRegistry(ctx, namespaceID, in.RegistryName, VersionSel{})
+	return s.GetRegistry(ctx, namespaceID, in.RegistryName, VersionSel{VersionID: h.Version})
 }
 
 // createRegistryTx is CreateRegistry inside the caller's transaction.
@@ -164,8 +167,10 @@ func (s *Store) createRegistryTx(tx *gorm.DB, namespaceID, creatorDID string, in
 }
 
 // UpdateRegistry makes a new version with the patch applied (ifMatch as for UpdateNamespace).
-// A patch that changes nothing returns the current version.
+// A patch that changes nothing returns the current version. The answer is the version this
+// call wrote (or found), never one a concurrent writer made after it.
 func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch string, p RegistryPatch) (Registry, error) {
+	var version string
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		var h regHeadRow
 		if err := tx.Raw(`SELECT * FROM registries WHERE namespace_id = ? AND registry_name = ?`+s.forUpdate(), namespaceID, name).Take(&h).Error; err != nil {
@@ -174,6 +179,7 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 		if ifMatch != "" && ifMatch != h.Version {
 			return ErrStaleVersion
 		}
+		version = h.Version
 		next := h.RowRegistry
 		if p.Description != nil {
 			next.Description = *p.Description
@@ -214,12 +220,13 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 			return ErrStaleVersion
 		}
 		v := regVersionRow{RowRegistry: next, CreatedAt: st.ms}
+		version = next.Version
 		return translate(tx.Create(&v).Error, "registry version")
 	})
 	if err != nil {
 		return Registry{}, err
 	}
-	return s.GetRegistry(ctx, namespaceID, name, VersionSel{})
+	return s.GetRegistry(ctx, namespaceID, name, VersionSel{VersionID: version})
 }
 
 // GetRegistry reads a registry of the namespace (id or verified domain) at the selected version.

@@ -22,6 +22,7 @@ type Config struct {
 	ReverifyGrace    time.Duration
 	ReverifySweep    time.Duration
 	ShutdownTimeout  time.Duration
+	DrainDelay       time.Duration
 	LookupCacheTTL   time.Duration
 	AuthCacheTTL     time.Duration
 	RateLimitRPS     float64
@@ -56,7 +57,7 @@ func parseServeConfig(args []string) (Config, error) {
 	if err != nil {
 		return c, err
 	}
-	fs.Float64Var(&c.RateLimitRPS, "rate-limit-rps", rps, "requests per second per API key (or per client address when anonymous); 0 = off [SVC_RATE_LIMIT_RPS]")
+	fs.Float64Var(&c.RateLimitRPS, "rate-limit-rps", rps, "requests per second per authenticated API key, else per client address (IPv6: per /64); 0 = off [SVC_RATE_LIMIT_RPS]")
 	burst, err := envInt("SVC_RATE_LIMIT_BURST", 100)
 	if err != nil {
 		return c, err
@@ -85,6 +86,7 @@ func parseServeConfig(args []string) (Config, error) {
 		{&c.ReverifyGrace, "reverify-grace", "SVC_REVERIFY_GRACE", 168 * time.Hour, "how long a failing source stays in its grace period"},
 		{&c.ReverifySweep, "reverify-sweep", "SVC_REVERIFY_SWEEP", time.Minute, "how often the re-verification sweep looks for due sources"},
 		{&c.ShutdownTimeout, "shutdown-timeout", "SVC_SHUTDOWN_TIMEOUT", 15 * time.Second, "how long in-flight requests get to finish on SIGTERM"},
+		{&c.DrainDelay, "drain-delay", "SVC_DRAIN_DELAY", 0, "how long the server keeps serving on SIGTERM, with /readyz answering 503, before it stops taking connections"},
 		{&c.AuthCacheTTL, "auth-cache-ttl", "SVC_AUTH_CACHE_TTL", time.Second, "how long a successful API-key check is remembered (0 = off; revocations take effect within it)"},
 		{&c.LookupCacheTTL, "lookup-cache-ttl", "SVC_LOOKUP_CACHE_TTL", time.Second, "how long a rendered latest lookup may be served from memory (0 = off; local writes empty it at once)"},
 	} {
@@ -108,7 +110,7 @@ func parseServeConfig(args []string) (Config, error) {
 	if c.RateLimitRPS < 0 || c.RateLimitBurst < 0 {
 		return c, fmt.Errorf("serve: rate limits must not be negative")
 	}
-	if c.ReverifyInterval <= 0 || c.ReverifyGrace < 0 || c.ReverifySweep <= 0 || c.ShutdownTimeout <= 0 || c.LookupCacheTTL < 0 || c.AuthCacheTTL < 0 {
+	if c.ReverifyInterval <= 0 || c.ReverifyGrace < 0 || c.ReverifySweep <= 0 || c.ShutdownTimeout <= 0 || c.DrainDelay < 0 || c.LookupCacheTTL < 0 || c.AuthCacheTTL < 0 {
 		return c, fmt.Errorf("serve: durations must be positive")
 	}
 	return c, nil

@@ -175,3 +175,109 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		t.Fatalf("no clean stop in the logs:\n%s", logs.String())
 	}
 }
+
+// TestServeFailsReadinessWhileDraining: once SIGTERM arrives, /readyz answers 503 while the
+// server goes on serving for the drain delay (load balancers stop sending traffic), then serve
+// stops.
+func TestServeFailsReadinessWhileDraining(t *testing.T) {
+	addr := freeAddr(t)
+	dbURL := "sqlite://" + filepath.Join(t.TempDir(), "svc.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &syncBuffer{}
+	done := make(chan int, 1)
+	const delay = 3 * time.Second
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", addr, "--database-url", dbURL, "--drain-delay", delay.String()}, io.Discard, logs)
+	}()
+	base := "http://" + addr
+	get := func(path string) (int, string) {
+		t.Helper()
+		// A new connection each time: the server must still accept them while draining.
+		c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 5 * time.Second}
+		resp, err := c.Get(base + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if code, _ := get("/readyz"); code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not become ready\n%s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stopAt := time.Now()
+	cancel() // as SIGTERM does
+	// The 503 comes at once; half the delay leaves room for a loaded machine.
+	deadline = time.Now().Add(delay / 2)
+	for {
+		code, body := get("/readyz")
+		if code == http.StatusServiceUnavailable && strings.Contains(body, "shutting down") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz while draining: %d %s; want 503\n%s", code, body, logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code, body := get("/healthz"); code != http.StatusOK {
+		t.Fatalf("/healthz while draining: %d %s; want 200 (requests are still served)", code, body)
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("serve exited %d\n%s", code, logs.String())
+		}
+		if took := time.Since(stopAt); took < delay {
+			t.Fatalf("serve stopped after %v, before the drain delay of %v", took, delay)
+		}
+	case <-time.After(delay + 20*time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if !strings.Contains(logs.String(), `"draining"`) || !strings.Contains(logs.String(), "stopped") {
+		t.Fatalf("logs lack draining and stopped:\n%s", logs.String())
+	}
+}
+
+// TestHTTPServerLimits: what the README says net/http answers itself, in plain text, before
+// the service sees a request.
+func TestHTTPServerLimits(t *testing.T) {
+	srv := newHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}), newLogger(io.Discard, "error"))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	raw := func(req string) string {
+		t.Helper()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		_, _ = io.WriteString(c, req)
+		b, _ := io.ReadAll(c)
+		return string(b)
+	}
+	for _, tc := range []struct{ name, req, want string }{
+		{"fits", "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: " + strings.Repeat("a", 60<<10) + "\r\nConnection: close\r\n\r\n", "HTTP/1.1 204"},
+		{"headers over 64 KiB", "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: " + strings.Repeat("a", 72<<10) + "\r\n\r\n", "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain"},
+		{"malformed request line", "GARBAGE\r\n\r\n", "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain"},
+		{"unknown transfer encoding", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: zip\r\n\r\n", "HTTP/1.1 501 Not Implemented\r\nContent-Type: text/plain"},
+	} {
+		if got := raw(tc.req); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: answer %.120q; want it to start with %q", tc.name, got, tc.want)
+		}
+	}
+}

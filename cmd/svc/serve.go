@@ -67,15 +67,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           e,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := newHTTPServer(e, log)
 	log.Info("serving", "addr", ln.Addr().String(), "dialect", st.Dialect())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -83,6 +75,20 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+	}
+	// /readyz answers 503 from now on. The server keeps serving for the drain delay, so that
+	// load balancers see it and stop sending traffic, then stops taking connections and lets
+	// in-flight requests finish within the shutdown timeout.
+	srvr.Drain()
+	if cfg.DrainDelay > 0 {
+		log.Info("draining", "delay", cfg.DrainDelay.String())
+		t := time.NewTimer(cfg.DrainDelay)
+		select {
+		case <-t.C:
+		case err := <-errc:
+			t.Stop()
+			return err
+		}
 	}
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
@@ -97,4 +103,18 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	<-bgDone
 	log.Info("stopped")
 	return nil
+}
+
+// newHTTPServer sets the connection limits (README, "Operating it"). What net/http refuses by
+// them, before the service sees a request, it answers itself in plain text.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10, // net/http allows 4 KiB more
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 }
