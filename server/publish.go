@@ -282,10 +282,12 @@ func (s *Server) addRecord(ctx context.Context, req gen.AddRecordRequestObject) 
 	if err != nil {
 		return store.Record{}, err
 	}
-	if _, err := s.store.AddRecords(ctx, id, req.RegistryName, s.didOf(caller(ctx)), []store.RecordInput{in}); err != nil {
+	added, err := s.store.AddRecords(ctx, id, req.RegistryName, s.didOf(caller(ctx)), []store.RecordInput{in})
+	if err != nil {
 		return store.Record{}, storeDenial(err, "Registry not found")
 	}
-	rec, err := s.store.GetRecord(ctx, id, req.RegistryName, in.RecordName, store.VersionSel{})
+	// The version this call wrote, not whatever a concurrent update made after it.
+	rec, err := s.store.GetRecord(ctx, id, req.RegistryName, in.RecordName, store.VersionSel{VersionID: added[0].Version})
 	return rec, storeDenial(err, "Record not found")
 }
 

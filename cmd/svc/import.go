@@ -163,7 +163,7 @@ func (im *importer) run(ctx context.Context, in io.Reader) error {
 // parseLine checks one NDJSON line strictly and decodes it as an add-record body.
 func parseLine(raw []byte) (client.AddRecordRequest, error) {
 	var body client.AddRecordRequest
-	if _, err := proof.ParseJSON(raw, 64); err != nil {
+	if _, err := proof.ParseExactJSON(raw, 64); err != nil { // a number the server would refuse is named here, before any batch
 		return body, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

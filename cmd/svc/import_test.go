@@ -100,3 +100,15 @@ func TestImport(t *testing.T) {
 		t.Fatalf("missing flags: exit %d", code)
 	}
 }
+
+// A line whose number the server would refuse (or round) is refused before any batch is sent,
+// naming the JSON pointer, rather than sent as the rounded value.
+func TestImportRefusesInexactNumbersLocally(t *testing.T) {
+	if _, err := parseLine([]byte(`{"record_name":"a","details":{"n":9007199254740991}}`)); err != nil {
+		t.Fatalf("largest safe integer refused: %v", err)
+	}
+	_, err := parseLine([]byte(`{"record_name":"a","details":{"n":9007199254740993}}`))
+	if err == nil || !strings.Contains(err.Error(), "/details/n") || !strings.Contains(err.Error(), "9007199254740993") {
+		t.Fatalf("want a refusal naming /details/n and the number as sent, got %v", err)
+	}
+}
