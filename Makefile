@@ -4,14 +4,13 @@
 SHELL        := bash
 .SHELLFLAGS  := -eu -o pipefail -c
 GO           ?= go
-SHARED       ?= ../shared
 CACHE        := .cache
-CONFORMANCE  := $(CACHE)/conformance
+CONFORMANCE  := conformance
 BIN          := bin/svc
 export SVC_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export SVC_CONFORMANCE_DIR   ?= $(abspath $(CONFORMANCE))
 
-.PHONY: all build docs-assets run test gotest generate check-generate lint lint-spec bench conformance node-tools fuzz clean
+.PHONY: all build docs-assets run test gotest generate check-generate lint lint-spec bench conformance vectors node-tools fuzz clean
 
 all: build
 
@@ -66,13 +65,15 @@ node_modules/.package-lock.json: package.json package-lock.json
 lint-spec: node-tools
 	npx --no-install redocly lint --format=stylish openapi.yaml
 
-## conformance: a writable copy of the JavaScript reference digest with its dependencies
+## conformance: install the dependencies of the JavaScript reference digest (conformance/)
 conformance: $(CONFORMANCE)/node_modules/.package-lock.json
-$(CONFORMANCE)/node_modules/.package-lock.json: $(SHARED)/conformance/package-lock.json
-	rm -rf $(CONFORMANCE) && mkdir -p $(CACHE)
-	cp -r $(SHARED)/conformance $(CONFORMANCE) && chmod -R u+w $(CONFORMANCE)
+$(CONFORMANCE)/node_modules/.package-lock.json: $(CONFORMANCE)/package.json $(CONFORMANCE)/package-lock.json
 	cd $(CONFORMANCE) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
+
+## vectors: regenerate proof/testdata/vectors.ndjson from conformance/inputs.ndjson
+vectors: conformance
+	scripts/conformance-vectors.sh
 
 ## bench: the benchmarks (figures for the issues' performance targets)
 bench: conformance
@@ -85,4 +86,4 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=20s $$pkg; done; done
 
 clean:
-	rm -rf bin $(CACHE) node_modules svc.db svc.db-wal svc.db-shm
+	rm -rf bin $(CACHE) node_modules $(CONFORMANCE)/node_modules svc.db svc.db-wal svc.db-shm
