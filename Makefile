@@ -7,6 +7,7 @@ GO           ?= go
 CACHE        := .cache
 CONFORMANCE  := conformance
 BIN          := bin/svc
+VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 export SVC_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export SVC_CONFORMANCE_DIR   ?= $(abspath $(CONFORMANCE))
 
@@ -17,7 +18,7 @@ all: build
 DOCS_ASSETS  := server/docs/swagger-ui-bundle.js server/docs/swagger-ui.css
 
 build: docs-assets
-	$(GO) build -o $(BIN) ./cmd/svc
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/svc
 
 ## docs-assets: Swagger UI from the swagger-ui-dist npm package, embedded in the binary at /docs
 docs-assets: $(DOCS_ASSETS)
