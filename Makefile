@@ -11,28 +11,34 @@ VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo
 export SVC_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export SVC_CONFORMANCE_DIR   ?= $(abspath $(CONFORMANCE))
 
-.PHONY: all build docs-assets run test gotest generate check-generate lint lint-spec bench conformance vectors node-tools fuzz clean
+.PHONY: all build docs-assets check-docs-assets run test gotest generate check-generate lint lint-spec bench conformance vectors node-tools fuzz clean
 
 all: build
 
 DOCS_ASSETS  := server/docs/swagger-ui-bundle.js server/docs/swagger-ui.css
 
-build: docs-assets
+build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/svc
 
-## docs-assets: Swagger UI from the swagger-ui-dist npm package, embedded in the binary at /docs
-docs-assets: $(DOCS_ASSETS)
-server/docs/swagger-ui-bundle.js server/docs/swagger-ui.css: node_modules/.package-lock.json
-	cp node_modules/swagger-ui-dist/$(notdir $@) $@
+## docs-assets: refresh the committed Swagger UI files (served at /docs) from the swagger-ui-dist
+## npm package at package.json's version; build and run use the committed copy and need no npm
+docs-assets: node-tools
+	cp $(addprefix node_modules/swagger-ui-dist/,$(notdir $(DOCS_ASSETS))) server/docs/
+
+## check-docs-assets: fail when the committed Swagger UI files are not package.json's version
+check-docs-assets: node-tools
+	@for f in $(notdir $(DOCS_ASSETS)); do \
+		cmp -s node_modules/swagger-ui-dist/$$f server/docs/$$f || { echo "server/docs/$$f is not swagger-ui-dist $$(node -p 'require("./node_modules/swagger-ui-dist/package.json").version'): run 'make docs-assets' and commit"; exit 1; }; \
+	done; echo "server/docs has swagger-ui-dist $$(node -p 'require("./node_modules/swagger-ui-dist/package.json").version')"
 
 ## run: build and serve on the embedded SQLite file (sqlite://svc.db) at :8080
 run: build
 	./$(BIN) serve
 
 ## test: everything the project checks
-test: check-generate lint lint-spec gotest
+test: check-generate check-docs-assets lint lint-spec gotest
 
-gotest: conformance docs-assets
+gotest: conformance
 	$(GO) test -race -count=1 ./...
 
 ## generate: regenerate gen/ from openapi.yaml
