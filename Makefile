@@ -11,7 +11,7 @@ VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo
 export SVC_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export SVC_CONFORMANCE_DIR   ?= $(abspath $(CONFORMANCE))
 
-.PHONY: all build docs-assets check-docs-assets run test gotest generate check-generate lint lint-spec bench conformance vectors node-tools fuzz clean
+.PHONY: all build docs-assets check-docs-assets run test gotest generate check-generate lint lint-spec bench conformance vectors walkthrough node-tools fuzz clean
 
 all: build
 
@@ -81,6 +81,11 @@ $(CONFORMANCE)/node_modules/.package-lock.json: $(CONFORMANCE)/package.json $(CO
 ## vectors: regenerate proof/testdata/vectors.ndjson from conformance/inputs.ndjson
 vectors: conformance
 	scripts/conformance-vectors.sh
+
+## walkthrough: the README's curl walkthrough (scripts/walkthrough.sh) against a fresh server
+## on a temporary SQLite database (PORT=... for another port than 8080)
+walkthrough:
+	scripts/walkthrough.sh
 
 ## bench: the benchmarks (figures for the issues' performance targets)
 bench: conformance
