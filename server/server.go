@@ -46,7 +46,7 @@ type Config struct {
 	NoMetrics bool
 }
 
-// ReverifyConfig times re-verification (DECISIONS §8): sources are checked again every
+// ReverifyConfig times re-verification (docs/operator-guide.md): sources are checked again every
 // Interval; a failing source keeps the domain for Grace; Sweep is how often due sources are
 // looked for.
 type ReverifyConfig struct {

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Config is every setting of `svc serve` (DECISIONS §9): each comes from its environment
+// Config is every setting of `svc serve` (docs/operator-guide.md): each comes from its environment
 // variable and can be overridden by the flag of the same name.
 type Config struct {
 	Addr             string
