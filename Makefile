@@ -4,35 +4,41 @@
 SHELL        := bash
 .SHELLFLAGS  := -eu -o pipefail -c
 GO           ?= go
-SHARED       ?= ../shared
 CACHE        := .cache
-CONFORMANCE  := $(CACHE)/conformance
+CONFORMANCE  := conformance
 BIN          := bin/svc
+VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 export SVC_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export SVC_CONFORMANCE_DIR   ?= $(abspath $(CONFORMANCE))
 
-.PHONY: all build docs-assets run test gotest generate check-generate lint lint-spec bench conformance node-tools fuzz clean
+.PHONY: all build docs-assets check-docs-assets run test gotest generate check-generate lint lint-spec bench conformance vectors walkthrough node-tools fuzz clean
 
 all: build
 
 DOCS_ASSETS  := server/docs/swagger-ui-bundle.js server/docs/swagger-ui.css
 
-build: docs-assets
-	$(GO) build -o $(BIN) ./cmd/svc
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/svc
 
-## docs-assets: Swagger UI from the swagger-ui-dist npm package, embedded in the binary at /docs
-docs-assets: $(DOCS_ASSETS)
-server/docs/swagger-ui-bundle.js server/docs/swagger-ui.css: node_modules/.package-lock.json
-	cp node_modules/swagger-ui-dist/$(notdir $@) $@
+## docs-assets: refresh the committed Swagger UI files (served at /docs) from the swagger-ui-dist
+## npm package at package.json's version; build and run use the committed copy and need no npm
+docs-assets: node-tools
+	cp $(addprefix node_modules/swagger-ui-dist/,$(notdir $(DOCS_ASSETS))) server/docs/
+
+## check-docs-assets: fail when the committed Swagger UI files are not package.json's version
+check-docs-assets: node-tools
+	@for f in $(notdir $(DOCS_ASSETS)); do \
+		cmp -s node_modules/swagger-ui-dist/$$f server/docs/$$f || { echo "server/docs/$$f is not swagger-ui-dist $$(node -p 'require("./node_modules/swagger-ui-dist/package.json").version'): run 'make docs-assets' and commit"; exit 1; }; \
+	done; echo "server/docs has swagger-ui-dist $$(node -p 'require("./node_modules/swagger-ui-dist/package.json").version')"
 
 ## run: build and serve on the embedded SQLite file (sqlite://svc.db) at :8080
 run: build
 	./$(BIN) serve
 
 ## test: everything the project checks
-test: check-generate lint lint-spec gotest
+test: check-generate check-docs-assets lint lint-spec gotest
 
-gotest: conformance docs-assets sdk-ts
+gotest: conformance sdk-ts
 	$(GO) test -race -count=1 ./...
 
 ## generate: regenerate gen/ from openapi.yaml
@@ -75,13 +81,20 @@ sdk/typescript/node_modules/.package-lock.json: sdk/typescript/package.json sdk/
 lint-spec: node-tools
 	npx --no-install redocly lint --format=stylish openapi.yaml
 
-## conformance: a writable copy of the JavaScript reference digest with its dependencies
+## conformance: install the dependencies of the JavaScript reference digest (conformance/)
 conformance: $(CONFORMANCE)/node_modules/.package-lock.json
-$(CONFORMANCE)/node_modules/.package-lock.json: $(SHARED)/conformance/package-lock.json
-	rm -rf $(CONFORMANCE) && mkdir -p $(CACHE)
-	cp -r $(SHARED)/conformance $(CONFORMANCE) && chmod -R u+w $(CONFORMANCE)
+$(CONFORMANCE)/node_modules/.package-lock.json: $(CONFORMANCE)/package.json $(CONFORMANCE)/package-lock.json
 	cd $(CONFORMANCE) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
+
+## vectors: regenerate proof/testdata/vectors.ndjson from conformance/inputs.ndjson
+vectors: conformance
+	scripts/conformance-vectors.sh
+
+## walkthrough: the README's curl walkthrough (scripts/walkthrough.sh) against a fresh server
+## on a temporary SQLite database (PORT=... for another port than 8080)
+walkthrough:
+	scripts/walkthrough.sh
 
 ## bench: the benchmarks (figures for the issues' performance targets)
 bench: conformance
@@ -94,4 +107,4 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=20s $$pkg; done; done
 
 clean:
-	rm -rf bin $(CACHE) node_modules svc.db svc.db-wal svc.db-shm
+	rm -rf bin $(CACHE) node_modules $(CONFORMANCE)/node_modules svc.db svc.db-wal svc.db-shm

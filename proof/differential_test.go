@@ -293,7 +293,7 @@ func TestDifferentialAgainstJavaScript(t *testing.T) {
 	const nValues, nTexts = 3000, 2000
 	dir := referenceDir()
 	if dir == "" {
-		unavailable(t, "no copy of shared/conformance with node_modules was found (SVC_CONFORMANCE_DIR=%q)", os.Getenv("SVC_CONFORMANCE_DIR"))
+		unavailable(t, "the JavaScript reference in %s has no node_modules (run `make conformance`)", conformanceDir())
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		unavailable(t, "node is not on PATH")

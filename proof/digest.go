@@ -7,9 +7,10 @@
 //
 // The package is pure: standard library and golang.org/x/crypto/blake2b only, no I/O and no
 // mutable state; every function is safe for concurrent use. Its output agrees byte for byte
-// with the JavaScript reference in shared/conformance (canonicalize 4.0.0 over JSON.parse, then
-// @noble/hashes blake2b with dkLen 32): the tests check the reference's vectors and compare
-// thousands of random values with it directly.
+// with the project's JavaScript reference in the repository's conformance directory
+// (canonicalize 4.0.0 over JSON.parse, then @noble/hashes blake2b with dkLen 32): the tests
+// check the reference's vectors (testdata/vectors.ndjson) and compare thousands of random
+// values with it directly. docs/digests.md explains how to recompute a digest.
 package proof
 
 import (

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// NamespaceFields are the digest fields of a namespace (spec, "Resources"; DECISIONS §1-2).
+// NamespaceFields are the digest fields of a namespace (docs/digests.md).
 // Genesis is the creation timestamp string (FormatTime form), never its hex lookup form.
 type NamespaceFields struct {
 	NamespaceID, Description, Genesis, CreatedBy, Version string
@@ -183,7 +183,7 @@ func (w *fieldWriter) digest() (string, error) {
 	return DigestBytes(append(w.dst, '}')), nil
 }
 
-// GenesisHex returns the namespace lookup form of genesis (DECISIONS §1): "0x" + lowercase hex
+// GenesisHex returns the namespace lookup form of genesis (docs/digests.md): "0x" + lowercase hex
 // of the UTF-8 bytes of the timestamp string.
 func GenesisHex(ts string) string { return "0x" + hex.EncodeToString([]byte(ts)) }
 
@@ -258,7 +258,7 @@ func ProofType(k Kind, year int) string {
 
 // ParseProofType returns the kind and year of a proof type name such as "SvcRegistryProof2025":
 // one of the three prefixes followed by exactly four ASCII digits. Whether the year is
-// acceptable (DECISIONS §2: 2025 up to the current year) is the verifier's call.
+// acceptable (2025 up to the current year, docs/digests.md) is the verifier's call.
 func ParseProofType(s string) (Kind, int, error) {
 	for _, k := range [...]Kind{KindNamespace, KindRegistry, KindRecord} {
 		rest, ok := strings.CutPrefix(s, k.typePrefix())

@@ -21,11 +21,12 @@ type digestFields interface {
 	Digest() (string, error)
 }
 
-// Known answers from the JavaScript reference. Each digest is reproduced, in a prepared copy
-// of shared/conformance (see the top of vectors_test.go), by printing the JSON line given
-// with it and piping it through digest.mjs; add --canonical for the canonical text:
+// Known answers from the JavaScript reference. Each digest is reproduced in the repository's
+// conformance directory (after `make conformance`, see the top of vectors_test.go) by printing
+// the JSON line given with it and piping it through digest.mjs; add --canonical for the
+// canonical text:
 //
-//	cd .cache/conformance
+//	cd conformance
 //	printf '%s\n' '<the JSON line>' | node digest.mjs
 var knownDigests = []struct {
 	name   string

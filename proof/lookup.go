@@ -6,7 +6,7 @@ import (
 	"regexp"
 )
 
-// FirstProofYear is the first proof-type year a verifier accepts (DECISIONS §2).
+// FirstProofYear is the first proof-type year a verifier accepts (docs/digests.md).
 const FirstProofYear = 2025
 
 var digestForm = regexp.MustCompile(`^0x[0-9a-f]{64}$`)

@@ -1,50 +1,48 @@
 package proof
 
-// The tests in this package use the JavaScript reference in shared/conformance (digest.mjs
-// over canonicalize 4.0.0 and @noble/hashes), found as follows:
+// Two kinds of tests in this package compare the proof package with the project's JavaScript
+// reference in ../conformance (reference.mjs: canonicalize 4.0.0 and @noble/hashes):
 //
-//   - SVC_CONFORMANCE_DIR, when set: a writable copy of shared/conformance in which
-//     `npm ci` has been run. The Makefile prepares one at .cache/conformance (`make conformance`);
-//     by hand:
+//   - testdata/vectors.ndjson, written by that reference from conformance/inputs.ndjson
+//     (scripts/conformance-vectors.sh regenerates it), is read directly: no node needed.
+//   - The differential tests and TestVectorsMatchReference run node on the reference. They use
+//     SVC_CONFORMANCE_DIR when set, otherwise ../conformance; either needs its node_modules:
 //
-//     mkdir -p .cache && cp -r ../shared/conformance .cache/ && chmod -R u+w .cache/conformance
-//     (cd .cache/conformance && npm ci --no-audit --no-fund)
-//     SVC_CONFORMANCE_DIR=$PWD/.cache/conformance go test ./proof
+//     make conformance            # or: (cd conformance && npm ci --no-audit --no-fund)
+//     go test ./proof
 //
-//   - otherwise ../../shared/conformance (CI clones main beside shared/), and for running node
-//     also ../.cache/conformance, whichever has node_modules.
-//
-// When the vectors, node or the node modules are missing, the tests that need them fail if
-// CI=true and are skipped with a message otherwise.
+// When node or the node modules are missing, the tests that need them fail if CI=true and are
+// skipped with a message otherwise.
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 )
 
-// vectorsPath returns the path of vectors.ndjson.
+// vectorsPath is the committed output of the JavaScript reference.
 func vectorsPath() string {
-	if d := os.Getenv("SVC_CONFORMANCE_DIR"); d != "" {
-		return filepath.Join(d, "vectors.ndjson")
-	}
-	return filepath.Join("..", "..", "shared", "conformance", "vectors.ndjson")
+	return filepath.Join("testdata", "vectors.ndjson")
 }
 
-// referenceDir returns a directory holding digest.mjs with its node_modules, or "".
-func referenceDir() string {
-	candidates := []string{filepath.Join("..", "..", "shared", "conformance"), filepath.Join("..", ".cache", "conformance")}
+// conformanceDir is the JavaScript reference: SVC_CONFORMANCE_DIR, else the repository's.
+func conformanceDir() string {
 	if d := os.Getenv("SVC_CONFORMANCE_DIR"); d != "" {
-		candidates = []string{d}
+		return d
 	}
-	for _, d := range candidates {
-		if _, err := os.Stat(filepath.Join(d, "node_modules", "canonicalize", "package.json")); err == nil {
-			return d
-		}
+	return filepath.Join("..", "conformance")
+}
+
+// referenceDir returns the reference's directory when its node_modules are installed, or "".
+func referenceDir() string {
+	d := conformanceDir()
+	if _, err := os.Stat(filepath.Join(d, "node_modules", "canonicalize", "package.json")); err == nil {
+		return d
 	}
 	return ""
 }
@@ -87,12 +85,12 @@ func readVectors() ([]vector, error) {
 	return vs, sc.Err()
 }
 
-// TestConformanceVectors checks every line of shared/conformance/vectors.ndjson: the input,
+// TestConformanceVectors checks every line of testdata/vectors.ndjson: the input,
 // parsed as JSON.parse would, canonicalizes to the reference's text and digest.
 func TestConformanceVectors(t *testing.T) {
 	vs, err := readVectors()
 	if err != nil {
-		unavailable(t, "the conformance vectors are not readable: %v", err)
+		t.Fatalf("the conformance vectors are not readable: %v", err)
 	}
 	if len(vs) == 0 {
 		t.Fatalf("%s holds no vectors", vectorsPath())
@@ -127,5 +125,38 @@ func TestConformanceVectors(t *testing.T) {
 				t.Errorf("Digest = %s, %v; want %s", d, err, v.Digest)
 			}
 		})
+	}
+}
+
+// TestVectorsMatchReference regenerates the vectors with the JavaScript reference and compares
+// them with the committed file, so that a changed input or a changed reference cannot leave
+// stale vectors behind (scripts/conformance-vectors.sh rewrites the file).
+func TestVectorsMatchReference(t *testing.T) {
+	dir := referenceDir()
+	if dir == "" {
+		unavailable(t, "the JavaScript reference in %s has no node_modules (run `make conformance`)", conformanceDir())
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		unavailable(t, "node is not on PATH")
+	}
+	inputs, err := os.ReadFile(filepath.Join(dir, "inputs.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", "vectors.mjs")
+	cmd.Dir = dir
+	cmd.Stdin = bytes.NewReader(inputs)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node vectors.mjs: %v\n%s", err, stderr.Bytes())
+	}
+	want, err := os.ReadFile(vectorsPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs from what the reference writes for %s/inputs.ndjson: run scripts/conformance-vectors.sh and commit", vectorsPath(), dir)
 	}
 }

@@ -129,13 +129,14 @@ func (h *harness) must(status int, method, path, key string, body any, headers .
 	return r
 }
 
-// referenceDigests runs the JavaScript reference over objects (one per line) and returns its
-// digests; skipped (or failed in CI) when node or the prepared reference is missing.
-func referenceDigests(t *testing.T, objs []map[string]any) []string {
+// referenceDir is the JavaScript reference (SVC_CONFORMANCE_DIR, else the repository's
+// conformance directory) when node and its node_modules are there; otherwise the test is
+// skipped, or failed under CI=true.
+func referenceDir(t *testing.T) string {
 	t.Helper()
 	dir := os.Getenv("SVC_CONFORMANCE_DIR")
 	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "conformance")
+		dir = filepath.Join("..", "conformance")
 	}
 	_, errNode := exec.LookPath("node")
 	_, errMod := os.Stat(filepath.Join(dir, "node_modules", "canonicalize"))
@@ -143,8 +144,16 @@ func referenceDigests(t *testing.T, objs []map[string]any) []string {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("the JavaScript reference is required in CI (node: %v, modules: %v)", errNode, errMod)
 		}
-		t.Skip("SKIPPING reference comparison: run `make conformance` and set SVC_CONFORMANCE_DIR")
+		t.Skip("SKIPPING reference comparison: run `make conformance` (installs conformance/node_modules)")
 	}
+	return dir
+}
+
+// referenceDigests runs the JavaScript reference over objects (one per line) and returns its
+// digests; skipped (or failed in CI) when node or the prepared reference is missing.
+func referenceDigests(t *testing.T, objs []map[string]any) []string {
+	t.Helper()
+	dir := referenceDir(t)
 	var in bytes.Buffer
 	for _, o := range objs {
 		b, _ := json.Marshal(o)

@@ -47,7 +47,7 @@ type Config struct {
 	NoMetrics bool
 }
 
-// ReverifyConfig times re-verification (DECISIONS §8): sources are checked again every
+// ReverifyConfig times re-verification (docs/operator-guide.md): sources are checked again every
 // Interval; a failing source keeps the domain for Grace; Sweep is how often due sources are
 // looked for.
 type ReverifyConfig struct {
@@ -135,6 +135,7 @@ func NewServer(cfg Config) (*Server, error) {
 	e.HTTPErrorHandler = s.errorHandler
 	// The client address is the connection's: forwarded headers are not trusted by default.
 	e.IPExtractor = echo.ExtractIPDirect()
+	e.Pre(headAsGet) // HEAD wherever GET: routed, checked and handled as GET
 	if len(cfg.CORSOrigins) > 0 {
 		// Before routing, so that a preflight of any path is answered here (never a 404/405/500).
 		e.Pre(middleware.CORSWithConfig(middleware.CORSConfig{
@@ -150,6 +151,7 @@ func NewServer(cfg Config) (*Server, error) {
 		e.Use(s.metrics.observe)
 	}
 	e.Use(middleware.RequestID())
+	e.Use(s.accessLog) // one line per request, with the request id
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		DisableStackAll:   true,
 		DisablePrintStack: true,

@@ -3,13 +3,15 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// Config is every setting of `svc serve` (DECISIONS §9): each comes from its environment
+// Config is every setting of `svc serve` (docs/operator-guide.md): each comes from its environment
 // variable and can be overridden by the flag of the same name.
 type Config struct {
 	Addr             string
@@ -45,9 +47,12 @@ func registerDatabaseFlag(fs *flag.FlagSet, dst *string) {
 }
 
 // parseServeConfig reads the environment, then the flags.
-func parseServeConfig(args []string) (Config, error) {
+// Help (-h) comes back as flag.ErrHelp after the help text went to out; other errors are
+// errUsage.
+func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	var c Config
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(out)
 	fs.StringVar(&c.Addr, "addr", envOr("SVC_ADDR", ":8080"), "listen address [SVC_ADDR]")
 	registerDatabaseFlag(fs, &c.DatabaseURL)
 	fs.StringVar(&c.DIDHost, "did-host", envOr("SVC_DID_HOST", "localhost%3A8080"), "host part of did:web identifiers [SVC_DID_HOST]")
@@ -96,11 +101,14 @@ func parseServeConfig(args []string) (Config, error) {
 		}
 		fs.DurationVar(d.dst, d.flag, v, d.help+" ["+d.env+"]")
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseCommandFlags(fs, args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
-		return c, fmt.Errorf("serve: unexpected arguments %q", fs.Args())
+		return c, fmt.Errorf("%w: serve: unexpected arguments %q", errUsage, fs.Args())
+	}
+	if _, err := parseLogLevel(c.LogLevel); err != nil {
+		return c, fmt.Errorf("%w: serve: %v", errUsage, err)
 	}
 	for _, o := range strings.Split(origins, ",") {
 		if o = strings.TrimSpace(o); o != "" {
@@ -108,10 +116,10 @@ func parseServeConfig(args []string) (Config, error) {
 		}
 	}
 	if c.RateLimitRPS < 0 || c.RateLimitBurst < 0 {
-		return c, fmt.Errorf("serve: rate limits must not be negative")
+		return c, fmt.Errorf("%w: serve: rate limits must not be negative", errUsage)
 	}
 	if c.ReverifyInterval <= 0 || c.ReverifyGrace < 0 || c.ReverifySweep <= 0 || c.ShutdownTimeout <= 0 || c.DrainDelay < 0 || c.LookupCacheTTL < 0 || c.AuthCacheTTL < 0 {
-		return c, fmt.Errorf("serve: durations must be positive")
+		return c, fmt.Errorf("%w: serve: durations must be positive", errUsage)
 	}
 	return c, nil
 }
@@ -162,4 +170,19 @@ func envDuration(name string, def time.Duration) (time.Duration, error) {
 		return 0, fmt.Errorf("%s=%q: not a duration (e.g. 8760h, 1m)", name, v)
 	}
 	return d, nil
+}
+
+// parseLogLevel accepts debug, info, warn and error (any case).
+func parseLogLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("log level %q: want debug, info, warn or error (SVC_LOG_LEVEL, --log-level)", s)
 }

@@ -12,13 +12,16 @@
 //	svc import --url U --key K --namespace NS --registry R FILE
 //	                                import NDJSON add-record bodies through add-records
 //	svc verify --kind K FILE        check a saved lookup response offline (exit 0 or 1)
+//	svc version                     print the version (also --version)
 //
+// "svc <command> -h" prints a command's help and flags.
 // Every command reads SVC_DATABASE_URL (default sqlite://svc.db) or --database-url.
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -50,8 +53,9 @@ commands:
   verify --kind K FILE                    recompute a saved lookup response's digest offline
                                           (K: namespace, registry or record; FILE - for stdin);
                                           exit 0 when it matches, 1 when not
+  version                                 print the version (also: svc --version)
 
-Run "svc <command> -h" for the flags of a command.
+Run "svc <command> -h" (or "svc help <command>") for the help and flags of a command.
 `
 
 // errUsage marks mistakes in the command line (exit status 2).
@@ -62,6 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := dispatch(ctx, args, stdout, stderr)
 	switch {
 	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errUsage):
 		fmt.Fprintln(stderr, err)
@@ -103,7 +109,25 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdVerify(rest, os.Stdin, stdout, stderr)
 	case cmd == "import":
 		return cmdImport(ctx, rest, os.Stdin, stdout, stderr)
-	case cmd == "help" || cmd == "-h" || cmd == "--help":
+	case cmd == "version" || cmd == "--version" || cmd == "-version":
+		if len(rest) > 0 && !isHelp(rest[0]) {
+			return fmt.Errorf("%w: version takes no arguments", errUsage)
+		}
+		if len(rest) > 0 {
+			fmt.Fprintln(stdout, "usage: svc version\n\nPrints the version of this binary and the Go release that built it.")
+			return nil
+		}
+		fmt.Fprintln(stdout, versionString())
+		return nil
+	case (cmd == "key" || cmd == "user" || cmd == "domain") && (sub == "" || isHelp(sub)):
+		printGroupHelp(stderr, cmd)
+		if sub == "" {
+			return fmt.Errorf("%w: %s needs a subcommand", errUsage, cmd)
+		}
+		return flag.ErrHelp
+	case cmd == "help" && len(rest) > 0:
+		return dispatch(ctx, append(append([]string{}, rest...), "-h"), stdout, stderr)
+	case isHelp(cmd):
 		fmt.Fprint(stdout, usage)
 		return nil
 	}

@@ -36,8 +36,8 @@ func newFlags(name string, stderr io.Writer, dbURL *string) *flag.FlagSet {
 }
 
 func parseFlags(fs *flag.FlagSet, args []string, positional int) error {
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseCommandFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() != positional {
 		return fmt.Errorf("%w: %s takes %d argument(s), got %q", errUsage, fs.Name(), positional, fs.Args())

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/svc-directory/svc/domainverify"
@@ -16,9 +15,11 @@ import (
 	"github.com/svc-directory/svc/store"
 )
 
+// newLogger returns the JSON logger of a command; level has been checked by parseLogLevel
+// (the operator commands pass a constant).
 func newLogger(w io.Writer, level string) *slog.Logger {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
+	l, err := parseLogLevel(level)
+	if err != nil {
 		l = slog.LevelInfo
 	}
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
@@ -27,9 +28,9 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 // cmdServe migrates, serves until ctx ends (SIGINT/SIGTERM), then lets in-flight requests
 // finish within the shutdown timeout.
 func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
-	cfg, err := parseServeConfig(args)
+	cfg, err := parseServeConfig(args, stderr)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	st, err := store.Open(ctx, cfg.DatabaseURL, log, store.Options{AuthCacheTTL: cfg.AuthCacheTTL})

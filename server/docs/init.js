@@ -1,5 +1,5 @@
-// Renders openapi.yaml with Swagger UI (assets from the swagger-ui-dist npm package, embedded
-// in the binary: no outside network).
+// Renders openapi.yaml with Swagger UI (the swagger-ui-dist files committed beside this one and
+// embedded in the binary: no outside network).
 window.addEventListener("load", function () {
   if (typeof SwaggerUIBundle !== "function") {
     return;

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// version is the release this binary was built from; the Makefile sets it with
+// -ldflags "-X main.version=...". When empty, the module version recorded by the Go
+// toolchain (go install ...@v1.2.3) or the VCS revision is used.
+var version = ""
+
+// versionString returns the version line that `svc version` prints.
+func versionString() string {
+	v := version
+	info, ok := debug.ReadBuildInfo()
+	if v == "" && ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		v = info.Main.Version
+	}
+	if v == "" {
+		v = "devel"
+		if ok {
+			var rev, modified string
+			for _, s := range info.Settings {
+				switch s.Key {
+				case "vcs.revision":
+					rev = s.Value
+				case "vcs.modified":
+					modified = s.Value
+				}
+			}
+			if len(rev) > 12 {
+				rev = rev[:12]
+			}
+			if rev != "" {
+				v += "+" + rev
+				if modified == "true" {
+					v += ".dirty"
+				}
+			}
+		}
+	}
+	goVersion := "unknown"
+	if ok {
+		goVersion = info.GoVersion
+	}
+	return fmt.Sprintf("svc %s (%s)", v, goVersion)
+}
+
+// commandHelp is the synopsis and description of each command, keyed by its flag set's name.
+var commandHelp = map[string]struct{ synopsis, text string }{
+	"serve": {"[flags]", `Applies the database migrations, then serves the API until SIGINT or SIGTERM; in-flight
+requests then get --shutdown-timeout to finish. Every flag can also be set by the environment
+variable named in brackets; a flag wins over its variable.`},
+	"migrate": {"[--database-url URL]", `Applies the database migrations that are not applied yet, prints the schema version and exits.`},
+	"key create": {"--email EMAIL [--database-url URL]", `Creates the user when the email is new, then prints a new API key for it, alone on stdout.
+The key is shown only once; the database keeps its hash.`},
+	"key revoke":   {"--key KEY [--database-url URL]", `Revokes an API key: requests with it are refused from then on.`},
+	"user disable": {"--email EMAIL [--database-url URL]", `Disables a user: none of its API keys work any more.`},
+	"user add-key": {"--email EMAIL --multibase z6Mk... [--database-url URL]", `Registers an Ed25519 public key (multibase, z6Mk...) on the user's profile, so that it
+appears in the user's did.json document.`},
+	"domain allow": {"[--database-url URL] DOMAIN", `Adds DOMAIN to the global registry of domains that namespaces may verify. "*.example.com"
+allows every subdomain of example.com (but not example.com itself).`},
+	"domain disallow": {"[--database-url URL] DOMAIN", `Removes DOMAIN (or *.DOMAIN) from the global registry of verifiable domains.`},
+	"import": {"--url URL --key KEY --namespace NS --registry NAME [--batch N] FILE", `Reads NDJSON from FILE (- for stdin), one add-record body per line, and sends it through
+add-records in whole batches, retrying on 429 and 5xx. A rerun skips records that already
+exist; a bad line stops the import with its line number (only the batches before it are written).`},
+	"verify": {"--kind namespace|registry|record FILE", `Recomputes the digest of a saved lookup response (FILE, - for stdin) offline, trusting only
+the proof package. Exit status 0 when it verifies, 1 with a one-line reason when it does not.`},
+}
+
+// groupHelp lists the subcommands of the commands that have them.
+var groupHelp = map[string]string{
+	"key":    "usage: svc key create --email EMAIL | svc key revoke --key KEY\n",
+	"user":   "usage: svc user disable --email EMAIL | svc user add-key --email EMAIL --multibase z6Mk...\n",
+	"domain": "usage: svc domain allow DOMAIN | svc domain disallow DOMAIN\n",
+}
+
+// describe gives fs the help text of its command; -h and --help print it.
+func describe(fs *flag.FlagSet) {
+	h, ok := commandHelp[fs.Name()]
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: svc %s %s\n", fs.Name(), h.synopsis)
+		if ok {
+			fmt.Fprintf(w, "\n%s\n", h.text)
+		}
+		fmt.Fprintln(w, "\nflags:")
+		fs.PrintDefaults()
+	}
+}
+
+// parseCommandFlags parses args with fs. A request for help (-h, --help) comes back as
+// flag.ErrHelp, after the help text went to fs.Output(); other mistakes are errUsage.
+func parseCommandFlags(fs *flag.FlagSet, args []string) error {
+	describe(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return flag.ErrHelp
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return nil
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	switch strings.TrimLeft(arg, "-") {
+	case "h", "help":
+		return true
+	}
+	return false
+}
+
+// printGroupHelp prints the subcommands of key, user or domain.
+func printGroupHelp(w io.Writer, cmd string) {
+	fmt.Fprint(w, groupHelp[cmd])
+	fmt.Fprintf(w, "Run \"svc %s <subcommand> -h\" for the flags of a subcommand.\n", cmd)
+}
