@@ -23,7 +23,7 @@ import (
 	"github.com/svc-directory/svc/store"
 )
 
-// Body limits (DECISIONS §7).
+// Body limits (docs/operator-guide.md, Limits).
 const (
 	maxBody        = 1 << 20
 	maxBulkBody    = 8 << 20
@@ -265,7 +265,7 @@ func validateBody(in *openapi3filter.RequestValidationInput, op *operation, body
 	return nil
 }
 
-// authenticate applies DECISIONS §5. It returns the user (nil when anonymous) or the
+// authenticate applies the authentication rules of docs/api-guide.md. It returns the user (nil when anonymous) or the
 // client-facing error.
 func (s *Server) authenticate(ctx context.Context, header string, op *operation) (*store.User, error) {
 	if op.auth == authNone {

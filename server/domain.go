@@ -149,7 +149,7 @@ func (s *Server) requestAttestation(ctx context.Context, nsID, domain, targetRef
 	if targetID == nsID {
 		return out, &denial{http.StatusBadRequest, "A namespace cannot attest its own domain; use self_dns or self_http"}
 	}
-	// The store applies the delegation rule (DECISIONS §8). Its refusals are 400 like the other
+	// The store applies the delegation rule (docs/api-guide.md, Delegated verification). Its refusals are 400 like the other
 	// unmet conditions of generate-dns-txt (a domain outside the global registry is 400 for the
 	// self methods too); 403 stays the answer for a caller who is not a member.
 	r, created, err := s.store.CreateRequest(ctx, nsID, targetID, domain, txt, *caller(ctx))

@@ -135,7 +135,7 @@ func bulkBody(n, size int) string {
 	return b.String()
 }
 
-// TestBodyLimits: add-records takes up to 8 MiB, every other operation 1 MiB (DECISIONS §7).
+// TestBodyLimits: add-records takes up to 8 MiB, every other operation 1 MiB (docs/operator-guide.md, Limits).
 func TestBodyLimits(t *testing.T) {
 	h := newHarness(t, store.DialectSQLite)
 	key := h.key("owner@example.com")

@@ -197,7 +197,7 @@ func (s *Server) ActivateRegistry(ctx context.Context, req gen.ActivateRegistryR
 	return gen.ActivateRegistry200JSONResponse{Message: "Registry activated", Data: s.registryOut(reg)}, nil
 }
 
-// maxDetails bounds a record's details, measured as canonical JSON (DECISIONS §7).
+// maxDetails bounds a record's details, measured as canonical JSON (docs/operator-guide.md, Limits).
 const maxDetails = 64 << 10
 
 // checkDetails applies the size limit and the registry's schema to a record's details.

@@ -8,7 +8,7 @@ import (
 	"github.com/svc-directory/svc/proof"
 )
 
-// Registry and record states, registry tags (DECISIONS §4, §6).
+// Registry and record states, registry tags (docs/api-guide.md, Publishing).
 const (
 	StateLive     = "live"
 	StateInactive = "inactive"

@@ -9,7 +9,7 @@ import (
 	"github.com/mr-tron/base58"
 )
 
-// NamespaceIDPrefix starts every namespace_id (DECISIONS §1).
+// NamespaceIDPrefix starts every namespace_id (docs/api-guide.md, Identifiers and names).
 const NamespaceIDPrefix = "did:svc:"
 
 func randomBytes(n int) []byte {
