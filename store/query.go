@@ -326,6 +326,10 @@ type SearchResult struct {
 // of searchWalkBudget rows: a broad search ends there with exact pages. Otherwise the trigram
 // indexes collect the matches (up to SearchCountLimit+1) for an exact total, and a broad
 // search's page comes from the walk, continued as far as the page needs.
+//
+// SQLite: the matches (up to SearchCountLimit+1) are collected from the candidates the trigram
+// full-text index (records_fts) finds when a condition has three characters or more, else
+// from the namespace's records; a broad search's page is read newest first.
 func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions) (SearchResult, error) {
 	// Each details condition has an index-friendly part (the value alone: the paths are in every
 	// row and would only slow a trigram scan) and an exact part (path and value in one entry).
@@ -406,8 +410,12 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 	// One pass collects the keys of up to SearchCountLimit+1 matches: when they are all there,
 	// the total is exact and the page is cut from them; otherwise the search is broad.
 	w := inNamespace(build(false))
+	match := ""
 	keysFrom := "SELECT r.record_id, r.updated_at FROM records r"
-	if match := ftsQuery(o); s.dialect == DialectSQLite && match != "" {
+	if s.dialect == DialectSQLite {
+		match = ftsQuery(o)
+	}
+	if match != "" {
 		// SQLite: the trigram index finds the candidates, the conditions check each of them.
 		keysFrom = "SELECT r.record_id, r.updated_at FROM records_fts CROSS JOIN records r ON r.rowid = records_fts.rowid"
 		w = &where{conds: append([]string{"records_fts MATCH ?"}, w.conds...), args: append([]any{match}, w.args...)}
@@ -465,7 +473,7 @@ func ftsQuery(o SearchOptions) string {
 	var parts []string
 	add := func(col, needle string) {
 		word := indexWord(needle)
-		if word == "" && utf8.RuneCountInString(needle) >= 3 {
+		if word == "" && utf8.RuneCountInString(needle) >= 3 && !strings.ContainsRune(needle, 0) {
 			word = needle
 		}
 		if word != "" {
