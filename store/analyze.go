@@ -13,8 +13,8 @@ import (
 // The search and query plans rest on the planner's statistics of the record tables: a table
 // that has never been analyzed, or has grown tenfold since, gets plans that walk every record
 // of a namespace where a trigram index finds the few matches (right after importing 100,000
-// records a selective search took 520 ms instead of 7 ms). Autovacuum refreshes them when it
-// runs, but a deployment may run without it, so the store does it itself: every record
+// records a selective search took 520 ms over HTTP instead of 7 ms). Autovacuum refreshes
+// them when it runs, but a deployment may run without it, so the store does it itself: every record
 // written through it is counted, and once the count passes analyzeThreshold of the table's
 // size at the last refresh, a background ANALYZE of records and record_versions runs.
 // ANALYZE samples a bounded number of rows (300 × default_statistics_target), so one refresh
@@ -22,12 +22,14 @@ import (
 // with the table: an import of N records triggers O(log N) refreshes. One refresh runs at a
 // time per instance, and across instances the one that holds an advisory lock does it (the
 // others skip theirs: the statistics it gathers cover their rows as well). After a refresh the
-// next one waits analyzeGap (at least analyzeMinGap, and four times as long as the last one
+// next one waits a gap (at least analyzeMinGap, and four times as long as the last one
 // took), so that a continuous stream of writes spends at most a fifth of one connection on
 // statistics; writes that cross the threshold meanwhile start it when the gap ends.
 //
-// SQLite needs none of this: its search plans do not depend on statistics (the full-text
-// index drives the candidate query, an index order the others).
+// SQLite is left without: its search plans do not depend on statistics (the candidate query
+// starts from the full-text index by a CROSS JOIN, and a broad search's page reads the
+// namespace's index in order), and searches right after an import measure the same as after
+// an ANALYZE.
 
 // analyzeThreshold is how many records written since the last refresh call for the next one,
 // given the table's size then: as autovacuum's default (50 rows + 10%), with a higher floor,
