@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // ListOptions filter and page the registry and record queries.
@@ -29,9 +30,10 @@ func dayStart(t time.Time) int64 {
 }
 
 // containsName is the condition "col contains needle, case-insensitively" for names (ASCII by
-// their pattern); the trigram index on lower(col) serves it on Postgres.
+// their pattern, so that lower(col) is their case-folded form on both dialects); the trigram
+// index on lower(col) serves it on Postgres.
 func (s *Store) containsName(col, needle string) (string, any) {
-	n := strings.ToLower(needle)
+	n := fold(needle)
 	if s.dialect == DialectPostgres {
 		return "lower(" + col + ") LIKE ? ESCAPE '\\'", "%" + escapeLike(n) + "%"
 	}
@@ -324,6 +326,10 @@ type SearchResult struct {
 // of searchWalkBudget rows: a broad search ends there with exact pages. Otherwise the trigram
 // indexes collect the matches (up to SearchCountLimit+1) for an exact total, and a broad
 // search's page comes from the walk, continued as far as the page needs.
+//
+// SQLite: the matches (up to SearchCountLimit+1) are collected from the candidates the trigram
+// full-text index (records_fts) finds when a condition has three characters or more, else
+// from the namespace's records; a broad search's page is read newest first.
 func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions) (SearchResult, error) {
 	// Each details condition has an index-friendly part (the value alone: the paths are in every
 	// row and would only slow a trigram scan) and an exact part (path and value in one entry).
@@ -349,7 +355,7 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 			w.add("r.created_at <= ?", o.To.UnixMilli())
 		}
 		for _, f := range o.Fields {
-			path, needle := strings.ToLower(f.Path), strings.ToLower(blankSeps.Replace(f.Value))
+			path, needle := fold(f.Path), foldNeedle(f.Value)
 			if s.dialect != DialectPostgres {
 				// instr (C) discards most rows before the exact check (a Go function) runs.
 				w.add("instr(r.search_text, ?) > 0", needle)
@@ -404,8 +410,17 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 	// One pass collects the keys of up to SearchCountLimit+1 matches: when they are all there,
 	// the total is exact and the page is cut from them; otherwise the search is broad.
 	w := inNamespace(build(false))
-	keyRows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT r.record_id, r.updated_at FROM records r"+w.sql()+" LIMIT ?"),
-		append(w.args, SearchCountLimit+1)...)
+	match := ""
+	keysFrom := "SELECT r.record_id, r.updated_at FROM records r"
+	if s.dialect == DialectSQLite {
+		match = ftsQuery(o)
+	}
+	if match != "" {
+		// SQLite: the trigram index finds the candidates, the conditions check each of them.
+		keysFrom = "SELECT r.record_id, r.updated_at FROM records_fts CROSS JOIN records r ON r.rowid = records_fts.rowid"
+		w = &where{conds: append([]string{"records_fts MATCH ?"}, w.conds...), args: append([]any{match}, w.args...)}
+	}
+	keyRows, err := s.sqlDB.QueryContext(ctx, s.rebind(keysFrom+w.sql()+" LIMIT ?"), append(w.args, SearchCountLimit+1)...)
 	if err != nil {
 		return SearchResult{}, translate(err, "search")
 	}
@@ -447,6 +462,31 @@ func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions)
 	rows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
 		" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?"), append(w.args, o.Size, pageFrom)...)
 	return withRecords(res, rows, err)
+}
+
+// ftsQuery is the full-text query (SQLite, records_fts) that finds a superset of a search's
+// matches: for each details condition and for the record name, the phrase of its index word
+// (indexWord), or of the whole value when no word has three characters but the value does; a
+// trigram phrase matches the text that contains it. "" when no condition has three characters
+// (the search then reads the namespace's records).
+func ftsQuery(o SearchOptions) string {
+	var parts []string
+	add := func(col, needle string) {
+		word := indexWord(needle)
+		if word == "" && utf8.RuneCountInString(needle) >= 3 && !strings.ContainsRune(needle, 0) {
+			word = needle
+		}
+		if word != "" {
+			parts = append(parts, col+` : "`+strings.ReplaceAll(word, `"`, `""`)+`"`)
+		}
+	}
+	for _, f := range o.Fields {
+		add("search_text", foldNeedle(f.Value))
+	}
+	if o.RecordName != "" {
+		add("record_name", fold(o.RecordName))
+	}
+	return strings.Join(parts, " AND ")
 }
 
 // withRecords puts the records of a page query into res.

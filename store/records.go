@@ -152,6 +152,7 @@ func (s *Store) AddRecords(ctx context.Context, namespaceID, registryName, creat
 	if err != nil {
 		return nil, err
 	}
+	s.noteRecordWrites(len(out))
 	return out, nil
 }
 
@@ -319,6 +320,7 @@ func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, rec
 	if err != nil {
 		return Record{}, err
 	}
+	s.noteRecordWrites(1)
 	return s.GetRecord(ctx, namespaceID, registryName, recordName, VersionSel{VersionID: version})
 }
 

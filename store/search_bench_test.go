@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -122,4 +124,117 @@ func BenchmarkSearchSQLite100k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		runCases(b, s, ns, append(searchCases(100_000), listCases(100_000, 10)...), 30)
 	}
+}
+
+// BenchmarkSearchRightAfterImport100k imports 100,000 records into a fresh database through the
+// store's add-records path (batches of 1000 over 10 registries, as `svc import` sends them) and
+// searches at once, with no manual ANALYZE: what a service sees right after a bulk load. The
+// selective searches (zip, email, last name, zip + last name) run interleaved, so that all of
+// them are measured over the same seconds after the import. On Postgres it also prints whether
+// the planner's statistics had been refreshed when the searches started and ended. Then, for
+// reference only, the same searches run again after a manual ANALYZE.
+func BenchmarkSearchRightAfterImport100k(b *testing.B) {
+	const n, regs, rounds = 100_000, 10, 60
+	for _, dialect := range storetest.Dialects {
+		b.Run(dialect, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				s, dbURL := storetest.OpenURL(b, dialect)
+				ctx := context.Background()
+				ns := importForBench(b, s, n, regs)
+				stats := func() string { return statsState(b, dialect, dbURL) }
+				cases := searchCases(n)
+				cases = []benchCase{cases[0], cases[1], cases[2], cases[4]}
+				measure := func() {
+					lat := make([][]time.Duration, len(cases))
+					matches := make([]int64, len(cases))
+					rs := make([]*rand.Rand, len(cases))
+					for c := range cases {
+						rs[c] = rand.New(rand.NewPCG(42, uint64(c)))
+					}
+					start := time.Now()
+					for range rounds {
+						for c, bc := range cases {
+							t0 := time.Now()
+							m, err := bc.run(ctx, s, ns, rs[c])
+							lat[c] = append(lat[c], time.Since(t0))
+							if err != nil {
+								b.Fatalf("%s: %v", bc.name, err)
+							}
+							matches[c] += m
+						}
+					}
+					fmt.Printf("%d searches in %s; statistics at end: %s\n", rounds*len(cases), time.Since(start).Round(time.Millisecond), stats())
+					fmt.Printf("%-58s %9s %9s %9s\n", "query", "p50 ms", "p99 ms", "matches")
+					for c, bc := range cases {
+						p50, p99 := storetest.Percentiles(lat[c])
+						fmt.Printf("%-58s %9.2f %9.2f %9d\n", bc.name, p50, p99, matches[c]/rounds)
+					}
+				}
+				fmt.Printf("\n%s, right after importing %d records (no manual ANALYZE); statistics at start: %s\n", dialect, n, stats())
+				measure()
+				if err := s.Analyze(ctx); err != nil {
+					b.Fatal(err)
+				}
+				fmt.Printf("\n%s, reference: the same searches after a manual ANALYZE; statistics at start: %s\n", dialect, stats())
+				measure()
+			}
+		})
+	}
+}
+
+// importForBench adds n records (storetest.Details) over regs registries of a new namespace
+// through AddRecords, in batches of store.MaxBatch, and returns the namespace id.
+func importForBench(b *testing.B, s *store.Store, n, regs int) string {
+	b.Helper()
+	ctx := context.Background()
+	start := time.Now()
+	u, err := s.EnsureUser(ctx, "bench@example.com")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ns, err := s.CreateNamespace(ctx, u, storetest.BenchCreator, store.NamespaceInput{Name: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for g := range regs {
+		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, storetest.BenchCreator, store.RegistryInput{RegistryName: fmt.Sprintf("r%d", g),
+			Tag: store.TagCustom, Schema: map[string]any{"type": "object"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	batches := make([][]store.RecordInput, regs)
+	for i := range n {
+		g := i % regs
+		batches[g] = append(batches[g], store.RecordInput{RecordName: storetest.PersonName(i), Description: "seeded", Details: storetest.Details(r, i)})
+		if len(batches[g]) == store.MaxBatch || i >= n-regs {
+			if _, err := s.AddRecords(ctx, ns.NamespaceID, fmt.Sprintf("r%d", g), storetest.BenchCreator, batches[g]); err != nil {
+				b.Fatal(err)
+			}
+			batches[g] = batches[g][:0]
+		}
+	}
+	fmt.Printf("\nimported %d records in %s\n", n, time.Since(start).Round(time.Millisecond))
+	return ns.NamespaceID
+}
+
+// statsState describes the planner statistics of the records table on Postgres.
+func statsState(b *testing.B, dialect, dbURL string) string {
+	if dialect != store.DialectPostgres {
+		return "(SQLite: not read)"
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var analyzed bool
+	var mods int64
+	var tuples float64
+	if err := conn.QueryRow(ctx, `SELECT s.last_analyze IS NOT NULL, s.n_mod_since_analyze, c.reltuples FROM pg_stat_user_tables s
+		JOIN pg_class c ON c.oid = s.relid WHERE s.relid = 'records'::regclass`).Scan(&analyzed, &mods, &tuples); err != nil {
+		b.Fatal(err)
+	}
+	return fmt.Sprintf("analyzed %v, reltuples %.0f, n_mod_since_analyze %d", analyzed, tuples, mods)
 }

@@ -2,11 +2,15 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/text/cases"
 
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
@@ -35,6 +39,7 @@ type searchRecord struct {
 // comes from a walk continued past its budget.
 func TestSearchMatchesABruteForceOracle(t *testing.T) {
 	lasts := []string{"Lovelace", "Hopper", "Turing", "Liskov"}
+	words := []string{"ΣΊΣΥΦΟΣ", "σίσυφος", "Straße", "STRASSE"} // pairs that fold alike
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Search Co"})
@@ -62,7 +67,7 @@ func TestSearchMatchesABruteForceOracle(t *testing.T) {
 			}
 			batches[reg] = append(batches[reg], store.RecordInput{RecordName: fmt.Sprintf("rec-%04d", i), State: state, Details: map[string]any{
 				"name": map[string]any{"last": lasts[i%len(lasts)]}, "city": fmt.Sprintf("City-%d", i%50),
-				"zip": fmt.Sprintf("%05d", i), "tags": []any{"common", fmt.Sprintf("t%d", i%7)}}})
+				"zip": fmt.Sprintf("%05d", i), "tags": []any{"common", fmt.Sprintf("t%d", i%7)}, "word": words[i%len(words)]}})
 		}
 		for _, reg := range []string{"open", "closed"} {
 			for from := 0; from < len(batches[reg]); from += 1000 {
@@ -113,7 +118,8 @@ func TestSearchMatchesABruteForceOracle(t *testing.T) {
 			}
 			return strings.Compare(a.id, b.id)
 		})
-		has := func(v, part string) bool { return strings.Contains(strings.ToLower(v), strings.ToLower(part)) }
+		fold := cases.Fold()
+		has := func(v, part string) bool { return strings.Contains(fold.String(v), fold.String(part)) }
 		cases := []struct {
 			name     string
 			fields   []store.FieldFilter
@@ -133,6 +139,12 @@ func TestSearchMatchesABruteForceOracle(t *testing.T) {
 			{"registry name", []store.FieldFilter{{Path: "tags", Value: "t3"}}, "", "LOSE", 0, func(r searchRecord) bool { return r.registry == "closed" && r.i%7 == 3 }},
 			{"updated since", []store.FieldFilter{{Path: "tags", Value: "common"}}, "", "", all[3].updated,
 				func(r searchRecord) bool { return r.updated >= all[3].updated }},
+			{"case folding: final sigma (broad)", []store.FieldFilter{{Path: "word", Value: "ΊΣΥΦΟς"}}, "", "", 0, func(r searchRecord) bool { return r.i%4 < 2 }},
+			{"case folding: sharp s (short)", []store.FieldFilter{{Path: "word", Value: "ß"}}, "", "", 0, func(r searchRecord) bool { return r.i%4 >= 2 }},
+			{"case folding: sharp s and a zip", []store.FieldFilter{{Path: "word", Value: "STRAßE"}, {Path: "zip", Value: "01"}}, "", "", 0,
+				func(r searchRecord) bool { return r.i%4 >= 2 && has(r.zip, "01") }},
+			{"case folding: sigma, selective", []store.FieldFilter{{Path: "WORD", Value: "σίσυφοσ"}, {Path: "zip", Value: "0234"}}, "", "", 0,
+				func(r searchRecord) bool { return r.i%4 < 2 && has(r.zip, "0234") }},
 		}
 		for _, walk := range []struct{ first, budget int }{{0, 0}, {50, 300}, {200, 2500}} {
 			if walk.first > 0 {
@@ -252,6 +264,175 @@ func TestRecordPagesFromEitherEnd(t *testing.T) {
 							}
 						}
 					}
+				}
+			}
+		}
+	})
+}
+
+// TestSearchCaseFolds: search compares Unicode case-folded text, the same on both dialects: a
+// final sigma matches a capital one, ß matches SS (and the other way round), ſ matches s. Each
+// value is searched through the full-text candidates (three characters or more) and, where it
+// folds to fewer, through the scan.
+func TestSearchCaseFolds(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Fold Co"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "r", Tag: store.TagCustom,
+			Schema: map[string]any{"type": "object"}}); err != nil {
+			t.Fatal(err)
+		}
+		recs := map[string]map[string]any{
+			"sisyphus-upper": {"name": "ΣΊΣΥΦΟΣ", "tags": []any{"ΜΎΘΟΣ"}},
+			"sisyphus-lower": {"name": "σίσυφος"},
+			"strasse-sharp":  {"name": "Straße", "city": "Gießen"},
+			"strasse-upper":  {"name": "STRASSE"},
+			"ross":           {"name": "Ross"},
+		}
+		var in []store.RecordInput
+		for name, d := range recs {
+			in = append(in, store.RecordInput{RecordName: name, Details: d})
+		}
+		if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", creator, in); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			fields []store.FieldFilter
+			record string
+			want   []string
+		}{
+			{[]store.FieldFilter{{Path: "name", Value: "σίσυφος"}}, "", []string{"sisyphus-lower", "sisyphus-upper"}},
+			{[]store.FieldFilter{{Path: "name", Value: "ΣΊΣΥΦΟΣ"}}, "", []string{"sisyphus-lower", "sisyphus-upper"}},
+			{[]store.FieldFilter{{Path: "name", Value: "ΊΣΥΦΟς"}}, "", []string{"sisyphus-lower", "sisyphus-upper"}},
+			{[]store.FieldFilter{{Path: "tags", Value: "μύθος"}}, "", []string{"sisyphus-upper"}},
+			{[]store.FieldFilter{{Path: "name", Value: "straße"}}, "", []string{"strasse-sharp", "strasse-upper"}},
+			{[]store.FieldFilter{{Path: "name", Value: "STRASSE"}}, "", []string{"strasse-sharp", "strasse-upper"}},
+			{[]store.FieldFilter{{Path: "name", Value: "ß"}}, "", []string{"ross", "strasse-sharp", "strasse-upper"}},
+			{[]store.FieldFilter{{Path: "name", Value: "SS"}}, "", []string{"ross", "strasse-sharp", "strasse-upper"}},
+			{[]store.FieldFilter{{Path: "name", Value: "roſs"}}, "", []string{"ross"}},
+			{[]store.FieldFilter{{Path: "city", Value: "GIESSEN"}}, "", []string{"strasse-sharp"}},
+			{[]store.FieldFilter{{Path: "name", Value: "ss"}, {Path: "city", Value: "ieß"}}, "", []string{"strasse-sharp"}},
+			{[]store.FieldFilter{{Path: "NAME", Value: "Σ"}}, "", []string{"sisyphus-lower", "sisyphus-upper"}},
+			{nil, "STRAſſE", []string{"strasse-sharp", "strasse-upper"}},
+			{nil, "ſiſyphuſ", []string{"sisyphus-lower", "sisyphus-upper"}},
+		} {
+			res, err := s.Search(ctx, ns.NamespaceID, store.SearchOptions{Fields: tc.fields, RecordName: tc.record, Member: true, Page: 1, Size: 20})
+			if err != nil {
+				t.Fatalf("%+v %q: %v", tc.fields, tc.record, err)
+			}
+			var got []string
+			for _, r := range res.Records {
+				got = append(got, r.RecordName)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) || res.Total != int64(len(tc.want)) {
+				t.Errorf("%+v %q: found %v (total %d), want %v", tc.fields, tc.record, got, res.Total, tc.want)
+			}
+		}
+	})
+}
+
+// TestPlannerStatisticsFollowBulkWrites: after large add-records batches the store refreshes
+// the planner's statistics of the record tables by itself (in the background), so that search
+// plans do not wait for autovacuum, which may be off. Read from pg_stat_user_tables: the
+// tables were ANALYZEd (by a command, not by autovacuum) and the statistics count every row.
+func TestPlannerStatisticsFollowBulkWrites(t *testing.T) {
+	s, dbURL := storetest.OpenURL(t, store.DialectPostgres)
+	ctx := context.Background()
+	ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Bulk Co"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom,
+		Schema: map[string]any{"type": "object"}}); err != nil {
+		t.Fatal(err)
+	}
+	const batches = 3
+	for b := range batches {
+		in := make([]store.RecordInput, store.MaxBatch)
+		for i := range in {
+			in[i] = store.RecordInput{RecordName: fmt.Sprintf("p-%d-%04d", b, i), Details: map[string]any{"zip": fmt.Sprintf("%05d", b*store.MaxBatch+i)}}
+		}
+		if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// The refresh runs in the background: wait for it (a generous deadline, not a measurement).
+	var state string
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		ok := true
+		state = ""
+		for _, table := range []string{"records", "record_versions"} {
+			var analyzed bool
+			var tuples float64
+			if err := conn.QueryRow(ctx, `SELECT s.last_analyze IS NOT NULL, c.reltuples FROM pg_stat_user_tables s
+				JOIN pg_class c ON c.oid = s.relid WHERE s.relid = $1::regclass`, table).Scan(&analyzed, &tuples); err != nil {
+				t.Fatal(err)
+			}
+			state += fmt.Sprintf(" %s: analyzed %v, reltuples %.0f;", table, analyzed, tuples)
+			ok = ok && analyzed && tuples >= batches*store.MaxBatch
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("statistics not refreshed after %d records were added:%s", batches*store.MaxBatch, state)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestSearchOddValuesAreLiteral: values that mean something to a full-text query syntax or to
+// a regular expression (quotes, operators, column filters, NUL, invalid UTF-8) are searched
+// for literally on both dialects, and never fail.
+func TestSearchOddValuesAreLiteral(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Odd Co"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "r", Tag: store.TagCustom,
+			Schema: map[string]any{"type": "object"}}); err != nil {
+			t.Fatal(err)
+		}
+		values := []string{`say "hi" now`, `a""b`, `x* OR y`, `NEAR(a b)`, `search_text : "q"`, `{record_name}: ab`, `^(a|b)+$`,
+			`50% _off_`, `\d\\`, "tab\there", "😀😀😀", "é́é"}
+		var in []store.RecordInput
+		for i, v := range values {
+			in = append(in, store.RecordInput{RecordName: fmt.Sprintf("odd-%02d", i), Details: map[string]any{"v": v}})
+		}
+		if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", creator, in); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range values {
+			res, err := s.Search(ctx, ns.NamespaceID, store.SearchOptions{Fields: []store.FieldFilter{{Path: "v", Value: v}}, Member: true, Page: 1, Size: 20})
+			if err != nil {
+				t.Fatalf("%q: %v", v, err)
+			}
+			if want := fmt.Sprintf("odd-%02d", i); len(res.Records) != 1 || res.Records[0].RecordName != want {
+				t.Errorf("%q: found %d records, want %s alone", v, len(res.Records), want)
+			}
+		}
+		for _, v := range []string{"\x00\x00\x00", "ab\x00cd", "\xff\xfe\xfd", "\xffabc", `"""`, "   ", "\u0301\u0301\u0301"} {
+			for _, f := range []store.SearchOptions{{Fields: []store.FieldFilter{{Path: "v", Value: v}}}, {RecordName: v}} {
+				f.Member, f.Page, f.Size = true, 1, 20
+				res, err := s.Search(ctx, ns.NamespaceID, f)
+				// Postgres refuses NUL and invalid UTF-8 in text as ErrInvalid (the server refuses
+				// them before).
+				if err != nil && !errors.Is(err, store.ErrInvalid) {
+					t.Fatalf("%q: %v", v, err)
+				}
+				if err == nil && s.Dialect() == store.DialectSQLite && len(res.Records) != 0 {
+					t.Errorf("%q finds %d records", v, len(res.Records))
 				}
 			}
 		}

@@ -22,3 +22,19 @@ func TestIndexWordAndFieldMatches(t *testing.T) {
 		}
 	}
 }
+
+func TestSearchTextCaseFolds(t *testing.T) {
+	text := SearchText(map[string]any{"Straße": "ΣΊΣΥΦΟΣ", "b": []any{"ǅ", "ﬁle"}})
+	for _, tc := range []struct {
+		path, value string
+	}{
+		{"STRASSE", "σίσυφος"}, {"strasse", "ΣΊΣΥΦΟΣ"}, {"straße", "ΊΣΥΦΟς"}, {"b", "ǆ"}, {"b", "Ǆ"}, {"b", "FILE"},
+	} {
+		if !FieldMatches(text, fold(tc.path), foldNeedle(tc.value)) {
+			t.Errorf("%q ~ %q does not match %q", tc.path, tc.value, text)
+		}
+	}
+	if got := foldNeedle("A\x1eB\x1fC"); got != "a b c" {
+		t.Errorf("foldNeedle blanks the separators: %q", got)
+	}
+}

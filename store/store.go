@@ -60,6 +60,8 @@ type Store struct {
 	// Grouped latest-record reads on Postgres (lookupbatch.go).
 	lookupQueue chan lookupAsk
 	batchOnce   sync.Once
+	// Planner statistics refreshed after large writes (analyze.go).
+	stats statsKeeper
 }
 
 // Options tune Open. The zero value is fine.
@@ -167,9 +169,10 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the log writer and releases the connections.
+// Close stops the log writer and the statistics refresh, and releases the connections.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() { close(s.closed) })
+	s.stopStatistics()
 	return s.sqlDB.Close()
 }
 
