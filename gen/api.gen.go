@@ -97,6 +97,63 @@ func (e DidVerificationMethodType) Valid() bool {
 	}
 }
 
+// Defines values for ErrorCode.
+const (
+	ErrorCodeConflict             ErrorCode = "conflict"
+	ErrorCodeForbidden            ErrorCode = "forbidden"
+	ErrorCodeInternal             ErrorCode = "internal"
+	ErrorCodeInvalidInput         ErrorCode = "invalid_input"
+	ErrorCodeMethodNotAllowed     ErrorCode = "method_not_allowed"
+	ErrorCodeNamespaceNotFound    ErrorCode = "namespace_not_found"
+	ErrorCodeNotFound             ErrorCode = "not_found"
+	ErrorCodePayloadTooLarge      ErrorCode = "payload_too_large"
+	ErrorCodePreconditionFailed   ErrorCode = "precondition_failed"
+	ErrorCodeRateLimited          ErrorCode = "rate_limited"
+	ErrorCodeUnauthorized         ErrorCode = "unauthorized"
+	ErrorCodeUnavailable          ErrorCode = "unavailable"
+	ErrorCodeUnsupportedMediaType ErrorCode = "unsupported_media_type"
+	ErrorCodeUserNotFound         ErrorCode = "user_not_found"
+	ErrorCodeVerificationFailed   ErrorCode = "verification_failed"
+)
+
+// Valid indicates whether the value is a known member of the ErrorCode enum.
+func (e ErrorCode) Valid() bool {
+	switch e {
+	case ErrorCodeConflict:
+		return true
+	case ErrorCodeForbidden:
+		return true
+	case ErrorCodeInternal:
+		return true
+	case ErrorCodeInvalidInput:
+		return true
+	case ErrorCodeMethodNotAllowed:
+		return true
+	case ErrorCodeNamespaceNotFound:
+		return true
+	case ErrorCodeNotFound:
+		return true
+	case ErrorCodePayloadTooLarge:
+		return true
+	case ErrorCodePreconditionFailed:
+		return true
+	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeUnauthorized:
+		return true
+	case ErrorCodeUnavailable:
+		return true
+	case ErrorCodeUnsupportedMediaType:
+		return true
+	case ErrorCodeUserNotFound:
+		return true
+	case ErrorCodeVerificationFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for NotificationEventType.
 const (
 	NotificationEventTypeAccepted NotificationEventType = "accepted"
@@ -632,14 +689,27 @@ type Digest = string
 // EntryName Example: employees
 type EntryName = string
 
-// Error defines model for Error.
+// Error The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Error struct {
+	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+	//
+	//
+	// Example: not_found
+	Code ErrorCode `json:"code"`
+
 	// Error Detail of a failed search.
 	Error *string `json:"error,omitempty"`
 
-	// Message Example: Namespace not found
+	// Message What went wrong, for people.
+	//
+	// Example: Namespace not found
 	Message string `json:"message"`
 }
+
+// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+//
+// Example: not_found
+type ErrorCode string
 
 // GenerateTxtResponse defines model for GenerateTxtResponse.
 type GenerateTxtResponse struct {
@@ -1495,46 +1565,52 @@ type ToDate = openapi_types.Date
 // Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
 type VersionId = Version
 
-// AuthenticationFailed defines model for AuthenticationFailed.
+// AuthenticationFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type AuthenticationFailed = Error
 
-// BadRequest defines model for BadRequest.
+// BadRequest The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type BadRequest = Error
 
-// Conflict defines model for Conflict.
+// Conflict The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Conflict = Error
 
 // Delegates defines model for Delegates.
 type Delegates = DelegatesResponse
 
-// Forbidden defines model for Forbidden.
+// Forbidden The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Forbidden = Error
 
-// InternalError defines model for InternalError.
+// InternalError The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type InternalError = Error
 
-// NotFound defines model for NotFound.
+// NotFound The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type NotFound = Error
 
-// PayloadTooLarge defines model for PayloadTooLarge.
+// PayloadTooLarge The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type PayloadTooLarge = Error
 
-// PreconditionFailed defines model for PreconditionFailed.
+// PreconditionFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type PreconditionFailed = Error
 
-// SearchFailed defines model for SearchFailed.
+// SearchFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type SearchFailed = Error
 
-// TooManyRequests defines model for TooManyRequests.
+// ServiceUnavailable The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
+type ServiceUnavailable = Error
+
+// TooManyRequests The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type TooManyRequests = Error
 
-// Unauthorized defines model for Unauthorized.
+// Unauthorized The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Unauthorized = Error
 
-// UserNotFound defines model for UserNotFound.
+// UnsupportedMediaType The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
+type UnsupportedMediaType = Error
+
+// UserNotFound The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type UserNotFound = Error
 
-// VerificationFailed defines model for VerificationFailed.
+// VerificationFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type VerificationFailed = Error
 
 // Verified defines model for Verified.
@@ -3259,6 +3335,8 @@ type PreconditionFailedJSONResponse Error
 
 type SearchFailedJSONResponse Error
 
+type ServiceUnavailableJSONResponse Error
+
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
 }
@@ -3269,6 +3347,8 @@ type TooManyRequestsJSONResponse struct {
 }
 
 type UnauthorizedJSONResponse Error
+
+type UnsupportedMediaTypeJSONResponse Error
 
 type UserNotFoundJSONResponse Error
 
@@ -3293,6 +3373,51 @@ func (response Healthz200JSONResponse) VisitHealthzResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Healthz400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response Healthz400JSONResponse) VisitHealthzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Healthz413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response Healthz413JSONResponse) VisitHealthzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Healthz429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response Healthz429JSONResponse) VisitHealthzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3332,7 +3457,66 @@ func (response Readyz200JSONResponse) VisitReadyzResponse(w http.ResponseWriter)
 	return err
 }
 
-type Readyz503JSONResponse Message
+type Readyz400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response Readyz400JSONResponse) VisitReadyzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Readyz413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response Readyz413JSONResponse) VisitReadyzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Readyz429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response Readyz429JSONResponse) VisitReadyzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Readyz500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response Readyz500JSONResponse) VisitReadyzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Readyz503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response Readyz503JSONResponse) VisitReadyzResponse(w http.ResponseWriter) error {
 
@@ -3420,6 +3604,20 @@ func (response CheckVerification404JSONResponse) VisitCheckVerificationResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckVerification413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CheckVerification413JSONResponse) VisitCheckVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3515,6 +3713,22 @@ func (response CreateNamespace413JSONResponse) VisitCreateNamespaceResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateNamespace415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateNamespace415JSONResponse) VisitCreateNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3630,6 +3844,20 @@ func (response GenerateDnsTxt404JSONResponse) VisitGenerateDnsTxtResponse(w http
 	return err
 }
 
+type GenerateDnsTxt413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GenerateDnsTxt413JSONResponse) VisitGenerateDnsTxtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GenerateDnsTxt429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GenerateDnsTxt429JSONResponse) VisitGenerateDnsTxtResponse(w http.ResponseWriter) error {
@@ -3735,6 +3963,20 @@ func (response GetDnsTxt404JSONResponse) VisitGetDnsTxtResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDnsTxt413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetDnsTxt413JSONResponse) VisitGetDnsTxtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3856,6 +4098,20 @@ func (response LookupNamespace404JSONResponse) VisitLookupNamespaceResponse(w ht
 	return err
 }
 
+type LookupNamespace413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response LookupNamespace413JSONResponse) VisitLookupNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type LookupNamespace429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response LookupNamespace429JSONResponse) VisitLookupNamespaceResponse(w http.ResponseWriter) error {
@@ -3970,6 +4226,20 @@ func (response LookupRegistry404JSONResponse) VisitLookupRegistryResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LookupRegistry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response LookupRegistry413JSONResponse) VisitLookupRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4093,6 +4363,20 @@ func (response LookupRecord404JSONResponse) VisitLookupRecordResponse(w http.Res
 	return err
 }
 
+type LookupRecord413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response LookupRecord413JSONResponse) VisitLookupRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type LookupRecord429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response LookupRecord429JSONResponse) VisitLookupRecordResponse(w http.ResponseWriter) error {
@@ -4145,6 +4429,20 @@ func (response ListNotificationHistory200JSONResponse) VisitListNotificationHist
 	return err
 }
 
+type ListNotificationHistory400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListNotificationHistory400JSONResponse) VisitListNotificationHistoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListNotificationHistory401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response ListNotificationHistory401JSONResponse) VisitListNotificationHistoryResponse(w http.ResponseWriter) error {
@@ -4155,6 +4453,20 @@ func (response ListNotificationHistory401JSONResponse) VisitListNotificationHist
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListNotificationHistory413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListNotificationHistory413JSONResponse) VisitListNotificationHistoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4211,6 +4523,20 @@ func (response ListPendingNotifications200JSONResponse) VisitListPendingNotifica
 	return err
 }
 
+type ListPendingNotifications400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPendingNotifications400JSONResponse) VisitListPendingNotificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPendingNotifications401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response ListPendingNotifications401JSONResponse) VisitListPendingNotificationsResponse(w http.ResponseWriter) error {
@@ -4221,6 +4547,20 @@ func (response ListPendingNotifications401JSONResponse) VisitListPendingNotifica
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPendingNotifications413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListPendingNotifications413JSONResponse) VisitListPendingNotificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4277,6 +4617,20 @@ func (response MarkAllNotificationsRead200JSONResponse) VisitMarkAllNotification
 	return err
 }
 
+type MarkAllNotificationsRead400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MarkAllNotificationsRead400JSONResponse) VisitMarkAllNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type MarkAllNotificationsRead401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response MarkAllNotificationsRead401JSONResponse) VisitMarkAllNotificationsReadResponse(w http.ResponseWriter) error {
@@ -4287,6 +4641,20 @@ func (response MarkAllNotificationsRead401JSONResponse) VisitMarkAllNotification
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkAllNotificationsRead413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MarkAllNotificationsRead413JSONResponse) VisitMarkAllNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4344,6 +4712,20 @@ func (response MarkNotificationRead200JSONResponse) VisitMarkNotificationReadRes
 	return err
 }
 
+type MarkNotificationRead400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MarkNotificationRead400JSONResponse) VisitMarkNotificationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type MarkNotificationRead401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response MarkNotificationRead401JSONResponse) VisitMarkNotificationReadResponse(w http.ResponseWriter) error {
@@ -4368,6 +4750,20 @@ func (response MarkNotificationRead404JSONResponse) VisitMarkNotificationReadRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkNotificationRead413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MarkNotificationRead413JSONResponse) VisitMarkNotificationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4464,6 +4860,20 @@ func (response QueryRegistries404JSONResponse) VisitQueryRegistriesResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type QueryRegistries413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response QueryRegistries413JSONResponse) VisitQueryRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4579,6 +4989,20 @@ func (response QueryRecords404JSONResponse) VisitQueryRecordsResponse(w http.Res
 	return err
 }
 
+type QueryRecords413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response QueryRecords413JSONResponse) VisitQueryRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type QueryRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response QueryRecords429JSONResponse) VisitQueryRecordsResponse(w http.ResponseWriter) error {
@@ -4689,6 +5113,20 @@ func (response SearchRecords404JSONResponse) VisitSearchRecordsResponse(w http.R
 	return err
 }
 
+type SearchRecords413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SearchRecords413JSONResponse) VisitSearchRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SearchRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response SearchRecords429JSONResponse) VisitSearchRecordsResponse(w http.ResponseWriter) error {
@@ -4738,6 +5176,20 @@ func (response AcceptVerificationRequest200JSONResponse) VisitAcceptVerification
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptVerificationRequest400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcceptVerificationRequest400JSONResponse) VisitAcceptVerificationRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4798,6 +5250,20 @@ func (response AcceptVerificationRequest409JSONResponse) VisitAcceptVerification
 	return err
 }
 
+type AcceptVerificationRequest413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AcceptVerificationRequest413JSONResponse) VisitAcceptVerificationRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AcceptVerificationRequest429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response AcceptVerificationRequest429JSONResponse) VisitAcceptVerificationRequestResponse(w http.ResponseWriter) error {
@@ -4847,6 +5313,20 @@ func (response RejectVerificationRequest200JSONResponse) VisitRejectVerification
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RejectVerificationRequest400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RejectVerificationRequest400JSONResponse) VisitRejectVerificationRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4903,6 +5383,20 @@ func (response RejectVerificationRequest409JSONResponse) VisitRejectVerification
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RejectVerificationRequest413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RejectVerificationRequest413JSONResponse) VisitRejectVerificationRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5030,6 +5524,22 @@ func (response VerifyDomain413JSONResponse) VisitVerifyDomainResponse(w http.Res
 	return err
 }
 
+type VerifyDomain415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response VerifyDomain415JSONResponse) VisitVerifyDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type VerifyDomain429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response VerifyDomain429JSONResponse) VisitVerifyDomainResponse(w http.ResponseWriter) error {
@@ -5137,6 +5647,22 @@ func (response VerifyNamespaceLookup413JSONResponse) VisitVerifyNamespaceLookupR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyNamespaceLookup415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response VerifyNamespaceLookup415JSONResponse) VisitVerifyNamespaceLookupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5252,6 +5778,22 @@ func (response VerifyRecordLookup413JSONResponse) VisitVerifyRecordLookupRespons
 	return err
 }
 
+type VerifyRecordLookup415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response VerifyRecordLookup415JSONResponse) VisitVerifyRecordLookupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type VerifyRecordLookup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response VerifyRecordLookup429JSONResponse) VisitVerifyRecordLookupResponse(w http.ResponseWriter) error {
@@ -5363,6 +5905,22 @@ func (response VerifyRegistryLookup413JSONResponse) VisitVerifyRegistryLookupRes
 	return err
 }
 
+type VerifyRegistryLookup415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response VerifyRegistryLookup415JSONResponse) VisitVerifyRegistryLookupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type VerifyRegistryLookup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response VerifyRegistryLookup429JSONResponse) VisitVerifyRegistryLookupResponse(w http.ResponseWriter) error {
@@ -5454,6 +6012,20 @@ func (response ListNamespaceVersions404JSONResponse) VisitListNamespaceVersionsR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListNamespaceVersions413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListNamespaceVersions413JSONResponse) VisitListNamespaceVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5554,6 +6126,20 @@ func (response ListRegistryVersions404JSONResponse) VisitListRegistryVersionsRes
 	return err
 }
 
+type ListRegistryVersions413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListRegistryVersions413JSONResponse) VisitListRegistryVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRegistryVersions429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListRegistryVersions429JSONResponse) VisitListRegistryVersionsResponse(w http.ResponseWriter) error {
@@ -5647,6 +6233,20 @@ func (response ListRecordVersions404JSONResponse) VisitListRecordVersionsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecordVersions413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListRecordVersions413JSONResponse) VisitListRecordVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5771,6 +6371,36 @@ func (response AddDelegate409JSONResponse) VisitAddDelegateResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddDelegate413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddDelegate413JSONResponse) VisitAddDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddDelegate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddDelegate415JSONResponse) VisitAddDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5913,6 +6543,22 @@ func (response CreateRegistry413JSONResponse) VisitCreateRegistryResponse(w http
 	return err
 }
 
+type CreateRegistry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRegistry415JSONResponse) VisitCreateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRegistry429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateRegistry429JSONResponse) VisitCreateRegistryResponse(w http.ResponseWriter) error {
@@ -5966,6 +6612,20 @@ func (response GetDelegates200JSONResponse) VisitGetDelegatesResponse(w http.Res
 	return err
 }
 
+type GetDelegates400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDelegates400JSONResponse) VisitGetDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDelegates401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response GetDelegates401JSONResponse) VisitGetDelegatesResponse(w http.ResponseWriter) error {
@@ -6004,6 +6664,20 @@ func (response GetDelegates404JSONResponse) VisitGetDelegatesResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDelegates413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetDelegates413JSONResponse) VisitGetDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6102,6 +6776,20 @@ func (response GetNamespaceVerificationLogs404JSONResponse) VisitGetNamespaceVer
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNamespaceVerificationLogs413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetNamespaceVerificationLogs413JSONResponse) VisitGetNamespaceVerificationLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6226,6 +6914,36 @@ func (response RemoveDelegate409JSONResponse) VisitRemoveDelegateResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveDelegate413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RemoveDelegate413JSONResponse) VisitRemoveDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveDelegate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RemoveDelegate415JSONResponse) VisitRemoveDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6369,6 +7087,22 @@ func (response UpdateNamespace413JSONResponse) VisitUpdateNamespaceResponse(w ht
 	return err
 }
 
+type UpdateNamespace415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateNamespace415JSONResponse) VisitUpdateNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateNamespace429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response UpdateNamespace429JSONResponse) VisitUpdateNamespaceResponse(w http.ResponseWriter) error {
@@ -6475,6 +7209,20 @@ func (response RemoveNamespaceVerification404JSONResponse) VisitRemoveNamespaceV
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveNamespaceVerification413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RemoveNamespaceVerification413JSONResponse) VisitRemoveNamespaceVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6600,6 +7348,20 @@ func (response ActivateRegistry412JSONResponse) VisitActivateRegistryResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ActivateRegistry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ActivateRegistry413JSONResponse) VisitActivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6743,6 +7505,22 @@ func (response AddRecord413JSONResponse) VisitAddRecordResponse(w http.ResponseW
 	return err
 }
 
+type AddRecord415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddRecord415JSONResponse) VisitAddRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddRecord429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response AddRecord429JSONResponse) VisitAddRecordResponse(w http.ResponseWriter) error {
@@ -6882,6 +7660,22 @@ func (response AddRecords413JSONResponse) VisitAddRecordsResponse(w http.Respons
 	return err
 }
 
+type AddRecords415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddRecords415JSONResponse) VisitAddRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response AddRecords429JSONResponse) VisitAddRecordsResponse(w http.ResponseWriter) error {
@@ -7007,6 +7801,20 @@ func (response DeactivateRegistry412JSONResponse) VisitDeactivateRegistryRespons
 	return err
 }
 
+type DeactivateRegistry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeactivateRegistry413JSONResponse) VisitDeactivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeactivateRegistry429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response DeactivateRegistry429JSONResponse) VisitDeactivateRegistryResponse(w http.ResponseWriter) error {
@@ -7102,6 +7910,20 @@ func (response GetRegistryVerificationLogs404JSONResponse) VisitGetRegistryVerif
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistryVerificationLogs413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetRegistryVerificationLogs413JSONResponse) VisitGetRegistryVerificationLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7246,6 +8068,22 @@ func (response UpdateRegistry413JSONResponse) VisitUpdateRegistryResponse(w http
 	return err
 }
 
+type UpdateRegistry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateRegistry415JSONResponse) VisitUpdateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateRegistry429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response UpdateRegistry429JSONResponse) VisitUpdateRegistryResponse(w http.ResponseWriter) error {
@@ -7342,6 +8180,20 @@ func (response GetRecordVerificationLogs404JSONResponse) VisitGetRecordVerificat
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecordVerificationLogs413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetRecordVerificationLogs413JSONResponse) VisitGetRecordVerificationLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7482,6 +8334,20 @@ func (response PublishRecord412JSONResponse) VisitPublishRecordResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecord413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PublishRecord413JSONResponse) VisitPublishRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7641,6 +8507,22 @@ func (response UpdateRecord413JSONResponse) VisitUpdateRecordResponse(w http.Res
 	return err
 }
 
+type UpdateRecord415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateRecord415JSONResponse) VisitUpdateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateRecord429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response UpdateRecord429JSONResponse) VisitUpdateRecordResponse(w http.ResponseWriter) error {
@@ -7708,6 +8590,20 @@ func (response GetRegistriesByTag400JSONResponse) VisitGetRegistriesByTagRespons
 	return err
 }
 
+type GetRegistriesByTag413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetRegistriesByTag413JSONResponse) VisitGetRegistriesByTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegistriesByTag429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetRegistriesByTag429JSONResponse) VisitGetRegistriesByTagResponse(w http.ResponseWriter) error {
@@ -7761,6 +8657,20 @@ func (response GetDidDocument200JSONResponse) VisitGetDidDocumentResponse(w http
 	return err
 }
 
+type GetDidDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDidDocument400JSONResponse) VisitGetDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDidDocument404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response GetDidDocument404JSONResponse) VisitGetDidDocumentResponse(w http.ResponseWriter) error {
@@ -7771,6 +8681,37 @@ func (response GetDidDocument404JSONResponse) VisitGetDidDocumentResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDidDocument413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetDidDocument413JSONResponse) VisitGetDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDidDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetDidDocument429JSONResponse) VisitGetDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9330,197 +10271,210 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string) erro
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17cxo5tvhXUXH3V4Fsg3nYTmzXVq0TJzPJJJls7MzuzjjrFrQAjRuJaQnbTG5+n/2WjqRu9QsaDI6T",
-	"9fwxMdBSH0nnrfP4XBvwyZQzwqSoHX6ujQkOSAR/PseDMXnOmYx4qD4HRAwiOpWUs9phzZ/O+iEdeGiC",
-	"b5p4RP52Pmu3ewMpQ/iD+K2aVxODMZlgNVjOp6R2WBMyomxU+/LFq704w6P8tGdjggiT0fyRQAEdESE9",
-	"9MeMSxIsnu+LV5viCE+INNAfi5/ZgukRFohKJCTnAcISSfghQHyI5JgK9PHsOQrwHNX9f//73/9uvn3b",
-	"PDnxGy30jkt0TeUY+VckEpSzCxrAUskNnkxDBVO33d1vtnvN9m7Nq1H11j9mJJrXvBrDE/UAFhecpVYz",
-	"5NEEy9phLcCS1LyC3TrhE0wLFnTMEGWSRIxIFMAzqP7q5J1AOCIIDwZkKkmAMAuQnEWMBEhyNJ2x+YAH",
-	"pJGG2/zVGvCJBXyK5TiBW89f82oR+WNGIxLUDmU0I+5CJvjmDWEjOa4ddvf2vNqEMvu5U7SslxGfnKg1",
-	"5xb2gsmIEoFmU7UnAeIM8QjhoSRR6oSK9r7TbHdK9n4YwepW2fpXw7dYDsYFJHBe00hvUEEj/nnNPwR0",
-	"GowxGxFEBZrggCDOwjmiBr2oQELSMNQPzqKIMInMNKhOQkHQbqebOaDzWvum3TloD7u40+8OesEu2Rvu",
-	"t590nnYPeni3vzfYD85rduGakpOVvxo29TpKzmt/t3jx7zgjJRtwzJCiYqQ2FWGGCI5CSiKEmbgm0RHC",
-	"aKIGohGRAvXau60FsKnXLAaw0+4WgvgOT8hLGkoS5SF8jyNJceihARakSZkgTFBJrwhSbzbg1bFEIcFC",
-	"op46tAgPFBNptEpQCP4pg7H7NIX0vTKAxRQPyKugYE8BMvj5ggao7gc0OBRXg8NWq+U3FA0olImfeSQU",
-	"2tAhJYGh/zTO2NF7P87I8x8+Po3e/n7z4l839P3sZO/ZSTGduwBslNrjhX8gw/u98o0u+z0ekSLUHBHE",
-	"ZpM+iTxNQZ0yjJuqCVwIAjLEs1DC+2IGRpncVyJngm/oZDZRBGP/AxjNlzGESm6MSBSDeEr/LADzlSQT",
-	"gaYkQgqKRRBeCDVBIZjd9hI4lwL4gQx4FLyDt+URJ4JfATc8NGP0jxlBlCEqBYrIiAoZzVvFJ65HXhia",
-	"Lj/zv0QKZWv/s5OoSzv6V7GjRNUcQNOQ6heWw6p/L4Q2RsBScPXgzQL8x4wIWcyMAhKSEQhgTWwDrH5C",
-	"kR6Tpjgrm5pKODWfBLuk+XS43266AqpsWTDdCvymWFqd8kgWyGkl2n3EyDUREg1pJOQR8tWrfdCMfBr4",
-	"CIsBYQFloyPkC4nlTPioP0fqT+IpzsPgcMoIQKg3F+K+VSwIU9j9m/2o32En8Go0qH0qWtIZX0U/6pMh",
-	"j8gyBanTbfbKFCTJV1SPftFaSzH6WJWGBoRJxasjrWEbLdzVp0Er9sv2N9G2a1Wx3ACmjYOIiClngmjb",
-	"YKbOUxpkfolpSAD6AWeSMMAgPJ2G5ved3wUHzTvexc+1CRECuHpmLjTUk32pTIpRxCMNYnrv3nF0hUMa",
-	"oOP3r9AlmbfUnM9wYKi1OriwYspgMvXnFQ5nmTW80r8iyqYzeYhg61FsTqGYuR8aeYUmMyFRnyjDacKF",
-	"RJ12G3AhkZ+VXhQ/DkoyFYKykcJiMpnKud6UW+6isvcMc1HvMNsAe/mcs2FIB3Ldg7d8XkEb8jkhAuEw",
-	"IjiYI3JDhVRvS2sstc2sx9gVAwO/0PTjGhLAtFAdayVX4kvCPKWfU4YHoPxaMeIhHG+PBT4gAxqQoAGb",
-	"dGLYv6iwS9WWFs/4wVBk2TL5NQNTIohlkLC8w5GSyobkUZ8GAWHrnmQ8wSGa8xlYzoxrl4AGQhmeMRSx",
-	"i2Dj54rDUNEWnsPrA65fU1cfsq939sBT4AHJKupRcKnnw5Bf20N8BQ4CHOq3r8vnGJoxcjMlAyVtiJoK",
-	"8QFg3CbYXcH0APtbC8B6UPPL6rDZVxVAdzobDIgQANE7Ll/yGVtbYMRGEBzUEKbaDAJpx1ZdYSvjckwi",
-	"QJJAoREbNVDAiUYOYE92LW95ADbUIl/ZGOuBmvMESFA2IICFYP6P6BVRzAX5KTveh1e8x/OQ4+CM8zc4",
-	"Wv8gjdhDfR7MkeQchWo2VA/phErUQW/ps8aGthFeQYV+gzI6MbP0hOrwpiP0VP2Dhmqrg6CpjQihqe29",
-	"+sQCenvVwp3JKBaHhQ4jKtBSz9AmuJRvfUi+Zj8IxyDIMZaa+aCQM7VvBsgjhTkKAdE1Fug6olISBht1",
-	"SnA0GK+zRUQzspraiwBL3MeCoIAGmvWB8wmELwXNOtnQf4BiszEVTSGLgEWYOWFZZ5y/xWxuEFase/hn",
-	"nKMJZnMrn8UGAP6g5AdQjHanO87+D0RG8+bxsNCLdgp4KJDk6BpTWeiJT4x19d6PDM/kmEf0z/XR353j",
-	"EFnVkUexpojTqrfkl4RtQfM2HNUqj/AVZwgjfQOClNqkSf+jINFtxYOaY+OS4ZLMHwk0U1NTgQIqcN+i",
-	"6y+OWb8qLQLmDONBBQq/O3tMeF+8mjnCFc2Ei5Dzy9n0whpzjtmwQWtBjZgpLUTfPyVyE7zFnnVEAnBZ",
-	"o+IX45Fc9/RT+yW01jGchRtRYtTq9AaieAONB1VpNvErtIkMV0eGicWq+uHn2jTiUxJJqg9fcd/8t8ap",
-	"pu3NjMfAS3xYpb/HzqDCi8PEP/Rb1nGUTOw5QCR+Fd7/nQykeskk0SsXv8E+6Om1Fs11HATaPenY5jjQ",
-	"chuH752tGeJQEC+7h+4pLTOekkfhfCWmoVg26vXpz+9+dlYu8WojXB9pdc+idnGRtC8spFcpX1iEh7Lm",
-	"6a/z7i+vJmW47JVnZ2/Uk0CDF5KGYc5t1TSKAJuFoWJ81rG4DLWSVS88dbHesRulEbwzkkyWnmIOy76A",
-	"C/2VHtuxXn77OYYYRxGel6xOLF3ZOoS/0pqIeRec9roQO9TsuDrNtYBQOjoJat5GKD2GN78lIC6WkrB+",
-	"6ou3lEuuR3RGIa/uHC3HehdEzy4veUPRBj0fk8GlK8QWYFAc0ZBbezlzhrfHEtb82Oc8JJgtONB4UCHM",
-	"EcGSOHeTd8vEV+fHFicSVD8eaEun/CK649WmWEoSKU3g/Py0dgtmm9nmUg6pN9b6Se//voIT7cKY+im5",
-	"lZIXMbp5meu4lWRjJW0uDZ+0AVNWmg5mQkI4i5Wn8RcTMumTSIzptObVtJ1ycUnmQNJX/PJ2wjbHMtxN",
-	"KEIE6/PNMwHgzBd4Kdc8oxMiJJ5M1XRkgmlYzDS5cRCY/QD3reJdFoBPy4SAntvM5CXwLVrWepgdr8IJ",
-	"WSDk7+korFiPsXClYg92q61mEewri/jAvRGoJOTj089JeC8darJUF88EpiSgbFvDP0lzIecQdtsH+wWk",
-	"dEKDEz6YTYz9l97Cv4NleCNTh/9bbSzlVBzu7FxfX7euey0ejXaY2AlosHPVqXnJzz0awI+CDGYRlfOd",
-	"ySyU9JLM1XOfvORQ8gSe2X0shIKKs7dEjnmQOtHlg1Pel9XG6sNOx+pck/5hyAc4HHMh/1/v+Gn7aftw",
-	"9+r1weuPnf7r1y8O9l/+8/T1T1c/it+LhJcbnlCwnMUqWfBLfvQyfTQ+RVhOIQC5TcpveSG2FcKTQ6OB",
-	"Ds0NtccutyG33OP/uSTzZqdop7U4+YnM3yq862ORUUb+3H97Ocb/Gj379eSKy5PLN3vdvSdDTP+U9Af6",
-	"vPsP+dObH6Z9xl78IHE34D8VqiLwRcLI3xoUX87Aaazoe+4OFYJdvPlWi3cCW24OnhwQPDzodvrdztMn",
-	"/YP9A9Lbaz9tP+0PD3aHvSdkl3RxD/c7eL897Az2u08O+vv7/b29YQfjPYJrrvr1n/bNb+3mAW4OP33e",
-	"3/3yl6INSJSFFCTxXfMK2t5/fjtu/oqbf7abB5+SP1sX/7/56XPb63SflEBgbwszYst+nXYunYArAvEh",
-	"wsbPZ1zjraK5C+21oouxqjZb0Un+QBiJsCRnN2s4sBa4oJQiFo2IvEhFO+Qf0gx+MfzqodWEVzxxLniS",
-	"XIdzNDKLDhD4VVEdwp2Q0iMarVtupzxhYvFmlpt0VFwsstwWr3iJllBxrxM5n9UjbFy71NzcAbVoIxyl",
-	"vFTj0wZD9oiGESFNdRRIzYH0lM6pJO94A35au9Mv2BUJ+bQwnDDr0cUC4eRLE/Sv72yKMb/6As7GBPlq",
-	"mG+DELIvr8eRXToohUqB/GnE+dBveGgwJoNLEqD+HAaPMQtCEhWuv7LyVqqyvcXR5XEYfiA4WJX68XAI",
-	"YQgpR6KNWi2ITXXhicduWyVV61tncSUURMVFRHAJbapfjJG2hmPVq900R7xZQWxbIJI3bn0Xk7nS21Qo",
-	"ofjlrTjoO1deZHQ5cJWsbAnbYf35xvXpjOMl7WtCz3k05ZFVavODV3SFBiXZTYrjZIL84f5NIdyi5KUl",
-	"nn6vpsSkoKIgVrh946O/ojG5sTzu49nL5lPUnzvxZ7DtcOVsDyMTCH3T6/bavW5vvxv0Or1ON+h1e929",
-	"3V6797SHe+1eW/+/S+Dv9h4u2sQKInNjnsOlIneFvIq8waAEwDJA38NDrk9twGdMVuLBsesqhnK/XZRx",
-	"kB9noqdXpbtVnezxiGRRMagdb2UhEyssxk2f1Wesp95F7RSzSAjAc1lPaj+SVWahT6OmwcPcwelDsae/",
-	"kB+mtZ1ySbZor9+50ZhL7IuIyIiSq83cCcXTmtNe2aO2Ed6fV4m5xOGFOTixGhltnXAKGO87JzvDQzwM",
-	"1KcQ6xyTSm4ch9oWOm5SdFCO/ZkNdGDX+1T5HtLixYbRjsvYQ1Sgwg4kjy5iF/NSebgmDi4w+MgVYfIi",
-	"68eZ6hybmlezucnAOH7P6sxZN9Zq+uoiW1Ixqyr8JC84F1qg21CR4f6VTqnayAV3Hqv5KkqfozIs3rG1",
-	"SL1IvU8F62RkVhGY+fV7KcR2LHcH2+xSPIeK4kMvsjHKmcAyuvuRCsmj+XKGX4l/uTOfziYTHM2LfOeb",
-	"NH+KXrmKV+drEvk9pbiliJ/H6WIsrmYMv9d77R6k2AI+roaIXm3GAOjqKnwp7qZmWoDK762RUaBc8egi",
-	"2MKV06pWbsLcgtsbVYzIax5dXjiW7IphRzYjM6+L6QgnBJq7WDnH90kRuE5s5qL3mpQ6zAKb070mEPuL",
-	"bpXSb/2JMlMhBaz952hOMOQPXI/pQCfW2SyHa6yLeaTBOb0a6B0DHOy2u/vp657Tq0E9thL+1y7yf/WY",
-	"Bgz6rd08+PS58C4oe2OguUMal7wUnjsWYBZLiiinLJ5tO3ZJxq9U8PsaMa2rUmJFokmtaz1vS+zvyzu2",
-	"3EoWNrV89auPVZ0rTszhJqh6vSDF5SHg68ZVxSPj4GOrlZjQY5sDW6iHrBOVlXtR1aDmLVrZt42FLtOO",
-	"NuD3WlUTcEuy5KyDdLx/tjRGChPSwazpMNe0nyxmngYb8u6vxDFmuVXsBKviV0s5ICx02lnmnNwiz5lm",
-	"2W+okID8D7x747x7O8HZ95FX3D1Jr0yICZWtTV7lJKwJDzBkAaltwEOd5DkUugmN0r1RJ6GeE9Je74dX",
-	"+hZKVBktJg9YcszrSHhELnTpkorElNSzqvb8qokvWQZeYF5vT0daK/YcvOFqWyrfJcAIZ2O2xcMWBwln",
-	"0GOBnuCWForl+UqXBXax6e1K45+XqpW2clKTSczaBpu4X/dXtzYt7pAsHm7Z5kuyQrKCPiaz7+Myzvp0",
-	"7o0i/r34Q+5zoEouXazojgKQfpVIlozYv73T824Z4lpuF5PYttEstu/KYlrbCVIlFEjtvsORq5hY1qqK",
-	"I38cNF9ka6VJZnmEkOWr98/Tcb8ZrGEemYLDERGESVuWUOKRLhtX6He+E+b2wKu+S+/OQoZU7OFZgwcV",
-	"unk2wZAWMqKN+IGMslhu45lr0K3oqPfIG5REliwNUPtW3ECwx5Ss4gnKirgCX9D63hcXnnvigInDXVb0",
-	"rcRLWcW9Eg9awcNix2yH/u6bm+XBXXIf3SXfnYNkwq9IxcJAxXUnyqMQ9U8XEbwjuBhGfFKYm+vormYI",
-	"9OBZkmVjpyVsFUZqR+m4VrFaeQS3lMDFBNL/qwuUNUoZxBy58MX5xeQ3ZdkhlO34tvP7dI3ZDQVExpPN",
-	"QrkkIDLvsC/JZ9fyakvqCDCFEmebLuTPh7qqJWUjWy3NQ+QGDySaTZHkqNNuH6E+mXOIj8NQ6h/VBSFI",
-	"cxx4FjLLKyslMCQP1UscCoKux4Shie5hgRm8zVZx082aIFBPzYOoznS+JhHqq8117NjlFcFMNLjeoTRk",
-	"nu23k2z3QtSCWkzfcADGOr6JEEvj/9hUWuKS7IptRGPcQvd5iPn6OgEiWTUpVxEq5V2Iw0YyUSAFLoGV",
-	"PQ5O2EgmbMvQRhHPODt7U15du24Ku6H9druYo8Yds3qdvd5+uq9XuwiXzvBoLXN/a3ascZ7F0jHlNSvJ",
-	"YVzRiM3GS4NnqcCGvE+2YULJOez4ePbcQ6/xFT6FL5Ev+avTn0/hVfWGD5VdUH1Cw5AKQCQ0jciAKuRu",
-	"FLV+6jS73bP208N2+7DdbrXb7V9dTHPZRTX28BEoZOXqmRPK3G8796Ge5t2Vz8whgN7F1apIb28L76iu",
-	"9B0Xdy7d9NXqk94nzK1wS3MbrHRNyTd8tDEtt0SPM9X9s+mE6aacxnduFYNCZStKjnKViF+rydsXm/r7",
-	"ij/qzgWfvPJ6xEZlz1taJ69O4rohusPT9ZjHVU1atUVzVs4wdLcuPT4NYbzMjJ5jd+zTcixY2XEZ8tF6",
-	"3guFcgVKxBYN5pT/Y231tWAWT+9CRdOyzDGXtIZQs21WBSmuOBmTAgmHFwF4E+HPsZRTJ7EVuk057p4i",
-	"QoEXzHUf8zVrQccuwLK6P9nOvJuMFlq162/plUjp7s9zBVHiXUpvRGlDlGXUVVJWrhzc7PzlsKfj5EsA",
-	"N8bcdqAumXwRyOlL3VKgjc25LbBLpi8B3BrjFVqtQjm+zn5SvAqjjx9fnVw98dCY3DSyRauW9ZYvLWLa",
-	"65YkrtoSxadqS/Ru9gmOSHQ8k8X95E3PpUPki6vBhTJvTOe1/hzt9lAfC7K/O4tCp1G7h4wos4UF1eFh",
-	"ySNUV5NAvyb9hN+IW1eBlgSgJIADU4PGOZQNuS2xa5yVphxATbEgiSkjkfi7uBq0bGfVpBPw1QA5D9Xy",
-	"rQ5t4ygZzYREAY3IQPJo3kKPH8ccQDx+jMY8DNDjx4mh+vixh5JPye/gH1U/YhacM3JFormpwjjgEyJQ",
-	"Hw8udUFGjB4/hnCrx4+1OxezOWdKM2FJ56PDc3bOOi1oHJr06n0kbEOkISVhIFC9T0J+3UCUSY4wM+Us",
-	"9XvAkxqq4+CCmAEe0pBxRs4ZQspOhXikuu3nJckNNFTyz2vnNd9LOsLCxAL5n7/4HgKBKqBLpxHAonF0",
-	"zrotJEhEcUj/JIgaMD68fI6ePnm6h+pQcPM5ZpzRgXpGi1GNl4cKRQQSPDJI9PHsZbOzjwY8IGjGqBQe",
-	"APzi+dtjY4Ub97nSDISHfDV7S+M9Hc59pP9ERAzwlLKRgq/XQmMsxrmScgDnszfHP73o9pE6ENTrNtVP",
-	"iM/kdCbB4X0dUUmQqU0HLu8BFkQRcQsg042rlGKHyB8zHNqqmy19Yn5LneiJe3pu813fFU8ecrDVQ8Yv",
-	"FtPYRX/uWVYT/6GVHP/onMXNzTNzpvx2mVdofukhiUdlU3umD/c5K4RHGU4ekjL0j2zZgLL3FwDjeBi9",
-	"c5YCzRjCy8BCS6BqnbNXTNBAU5OhIt8M8uEiI7zGc1FSXNCiU90vc+H4CsNSXWFtaVYx5tdC0QMWKFvb",
-	"EEsz8yPhoiQgywsgVdNqWEkOZjjKBF9C40dGrhGdTGZSGd2x8Kn75i/fQ34aO9BfUcdTw86Z3oHGEVIM",
-	"zF5Uq72cQzM9mHHII8UukhkvaKAm1W3CGy0UW5SaF3w8e44oO2dLXGUt5KsT0X3bkPaYiRbSy7WdP4FZ",
-	"GH7pG91Z01C62/eh2pa4S6CRWH9VciqRTg3Y+WPTydAMewaSB53P2u3e4JLM4Q/it9D7pKWgOGd1fYie",
-	"jtOMkU94prZ2Q7NoxXunWodWkBwhDADZlpzAZG3Hbt2q7pzBXcWAGDXGiK7jKR6MSbPbate82iwKjUy0",
-	"TQkw/Ay9B8xYsfPm1fMX705fwJikihQIwYx4c9zvh7VOq60H8ClheEprh7Veq93qaRVjDJrCzpjgUI7/",
-	"VH+PCAhhLdlNt/naj+b3THf3brtdpprFzyV98rzaXpXn0z2UXd2mdvjbJ68mbPWk2ht6pQhb6KhGAdbT",
-	"XEgyqX1Sw3agy3b5oj7on2+9pt66LQjjhqozhq8w1U61TfUfTLq12qaKul1ra+GWqj2hak+1RhtPoseK",
-	"RtlWi6vBDhSdbrom+c5nVzZ8KT2JXC8rQE7TFF+9rHgnkkeSmpSvgtqXT8VHupGm6uVtt0rO4SrVZ1Ji",
-	"OdPNrXer4Nkz7Pag2213lg9J9YOFQb3lg5LG7jBid/mIuPmqGtA9WD4g26z3FuwgxtYzEoboekygAzd2",
-	"RDK/ZqZlslvQ2EFe84WDvKBONFPBTFMuZLGn0bgX+0Rr/VQK3b9eGT0Z1E63PEs8Oc94MN8cVhY3VvuS",
-	"toBlNCNfcrTR2RgUZVVmSyhD6TVOb33KYB+NNgUaxJ3SSacCnWRbrH9N5Ndn7qK9g99g94qxg+C2XUUz",
-	"YKIpb2SGN+981iThMulMve6CkDXQ7iyCHSnld4LnCIeCKw3I5sBgreaBzge6np+tQalUvpc8Qr71fvrI",
-	"rEAXBYMGG9Bv4exfZ9bwwFIr+QD3I4HwlNygupiNlMpLAnR29gb12m0kGkcKnc6ZHztUfWXBXoH1iiXy",
-	"reqltUQ9oVYUd1rXJAybl4xfM7WNKfHWkjfSP1JAMOAI50zv0bypp/Bb6BmXY8QICRxQbVqQdZ4o0MOQ",
-	"XzdDKmQLvQRQS/y9PsLIFH207crRSAl4yWFOtcJmzPby++yh6zEX5JwBuwKLN+7tBco9g1KEJGihs3FE",
-	"COq229r2PjSWiGl24qu12yOQfIpCckXChqe4rnpC24+6P0qfKBMD1aGjBWxaAxwoCMcvD+LVmKeSQo7K",
-	"FIkHeufMfMiurKFV7TT3tY1pdDuV22kV3tLHtccdnkyTzo/8OnX+IpFMdUs9HhqTiCAeWfRQ5AJeNKqm",
-	"ALskcX0V0GKtquJYFLaah/nViYIlI0Ht9RqWkgipkDCRufWhIuAyvC1dSa7Dj7uMJbcMa2p6bk/1GAFB",
-	"zMXM9TiPmTr4SDdQt9dvbn3SymnDuZZGFfKnb6Q29VL852//6N6MB5MXI/yvt6N/nz5j/e7B5asfPlz9",
-	"ep2620pfaFlCA+5s2IaGyZEkSmyQGwpnnN0ZzQGy5F20PbcE2+X1IRhzyVsBQkaus8DFLMqFp3DKZKq1",
-	"9rd6E/yi7lhVjAW9z6YHfg4dH4yIDelR9niUNNJMLn8K0ArFEg5mhv/FTVnKjIoRkSXqVqkpHPf+ur8m",
-	"cL49WRk2a7WNBaDY6915QNsNoe0HggNX+X8k3I50OQxehKba5HIwtNwI+AB9zrT7PBH9WGrTDcJxEw++",
-	"Uq1TLmUeKSWeSiQk57ECT1iQdAB6jgI8t75nVGdcoj6X40Yr7cU3xuKY3OiwTKU7tdCx9lKhAY6iOfJf",
-	"nOGRbxxZ2g8OyOg/B9/rc92y0kfDiE+0r/oI4SRJw381bL7jjDTfqm98NCJSoF57t0jP1Aava+WvSbsf",
-	"yLCKpmkup6uppcfiZ1bluVdDtVxY7XYZyKp+Avu4UiHHBAewqZ9rqWMse6d5fgcets9+8WoKN5aNgWcA",
-	"qF5FtvCWBzrb6k6Z3D1nWYmr+bPCQjcs4bdPX9Iefc4v0Wxa4tTQfGoh49r5nLpyrMbI4qvU1fgYH1o+",
-	"1ULHYCgLPBeIs9DcCCk1GAqZQ0baoe7KiHy4yfSV6n3J+HXsv0xBQgUK6RUp5zUfkvDM7bIa+yKTkPOd",
-	"s6aS6hMlnMke1wNj+u9hTE5c9C34kvocx0JU5VLW67kWj/K06xWchBLMHRaYgBD1lJozRmd0HPeEwEK/",
-	"z08SA0ABg+ziuO2tM7mxtZFvquyOsUB9QhgiN1MakcBfxNMgzvy+cTQN1n8L/yuowVzK/dSzD7zvv4n3",
-	"GQIt5XzM7Y60M9Zdu0qdHW+okAVdvmrbtD0WNBUrwHMdreSuCuEgiIgQJLDOU30Z/EggCFyFwKu4lElr",
-	"fQz6Wo4FdSgIh2E6leaRSO2CG3OT/r4MF2yrskW4UNRia5vIsLClVwE2fIQOWemN+O/Ah9S6ZgXbsDI+",
-	"qCmaWKcZ2kCLNEaYvvKZ0zF92raEEUW97AsQ4Ud+jSaYzTOooIM4g2/wkNW6lxM9Mm3yVjvpz+5HiDWw",
-	"rQbLz909dHPmGaWwwE/kjIlvG6dYjpPLxgwktWx0TMnd4/7upq4eq2PhMhTMrviRPh2t3Le+X8UljbKc",
-	"pXehKobCJXQlj/dLGkrwKfNJnzLSQv4w4hN/x5fc19VwgGBCZSjpGhYI/lenbBDOBL2KvdqicaSdPzPx",
-	"N1321EcTgplAfqg+HOlQel+7oIlAUxxJisNQd+kbYEGalAnCBFWDw7majkcS7DE/AKdS3RU2Dc/OCG5v",
-	"GviojsVAC70GgngbAMdH9f7cRthDOIsa1mjFfviQCpnylVEilHkpx2Re4swH/9e8yNgzdTKcAhHbtfde",
-	"RnxygmUl6+2Mx0+WNEzUO4aGgBZlQQ36oVQog83vNAVvF9a+rQCo2gSNmlWWdcojWeW59zqoudJzp/RP",
-	"Ut3GvQunXboASwHPPEZTrJMsEjRuPZiFa5qFVi90WAIkPha57jV9LOC/lR33lh+DWz3jNYdZj2IP+9A8",
-	"asua1TWfBcYHZaT8hnZ1meEQGof8VKkHYK6QI21j4NFuu4cgDw/y+fozmb4NfWRigdPBdQsYoe1kc7+8",
-	"XhvimuAD1A7H5SyTFHJMUytcF/56YJYb8fCtxCoBQR8CN74GZ9WMC9hqwcVDlqvqXLVKaq2uqUiEUV7d",
-	"ywT1Op0/bC4B+FDr2fE9PDoOQ51DHEdL0Fhd1anRWW31yEwZ4zoa0SvCdLYczNJCfkoE+J76Ir4kUR9B",
-	"8/aQUr29c+YrDDW6bVzlw4co5ohAfHdwhB4/NqnQcMcKG+bAAIUtlYmoU6t9k4XqP358zuo+bvVbg0Qd",
-	"t7+29PdHekNMsUz/P78dN3/FzT/bzYOL5qe/1s/PW+lvGo//4nuIKEmy2243WufMhlLaF0BFTgjHVFsL",
-	"cS3GHBcDHOJI69hYAsRwwwPponNEQjIhTJrsUSjfAkmqEfEQJNZTJhCVZbZLnAfLo5QdI+mEoPqr05/R",
-	"0/12p9FCvyhwhc1wPGcfP7xpEjbgAQla6JhxNp/wmTDOA2FSJ139oFTCKuP7KCtHS6LUQ8Ht1JB4Ayfr",
-	"2iUsQIIQBAJDtJAuHGrC28E8Omd+Um7Qt0WnwfDx44qIfkshmsT6vitTqTU+s7qiDMsq5ZicsxBHkHWs",
-	"sLGRruhKIUtUDQekdUqhJmpGkaJgC6BuSFPINCvRZOvlDEyD2ZyllSzbMKpIiJfU1i6o+FYgxNcEC1jU",
-	"YqAK+qGtA5ItMGyLYPDIUApYvzxCeCghkEMhNM221YKM8nan2e6cQTq5UxSwCGpFqSlwK1QOXAdmk5yx",
-	"COhOt9nrnHV7h3sHh3sHrYODgzKgJV8L5I0rWttUoDKFrhfqTtmKzw9K1ApKlN7ol7og3Ko6lB6c16KK",
-	"jFMtTBw9yg2fbZqwb6EsVJvt8WUHDwZkKsuzRH/WUWD51Ipi8xAFZEADpVnBvAploBKJyESbW34Xd5ZS",
-	"kz9KQjeQr6N7m84YoXUkpW9ZHx6sA3Jm0+nJfBYNCiWQBiud92yzYlaTRmbctoPUNcDmZcv86M5mte41",
-	"ubUrkNtzzoYh1UWsvppzXm9/KsHvqiAJqYKnvgItRgSKdpVeKH2A3+8GeSvXjXjAsdtnQEAVrE3hmM3a",
-	"LefpUPtB5Lx9TtqFso8OtT0BjyXpZqIwXdkYHer7H8/O3p+iIQ1JC/3MbCJCJtHCFhyI0zKtC9Qk16Bj",
-	"NMQ0nEVJHB7EJF8r6yOORG6hk3en5rJaQMY2FLfZU7ZNr40mlM2U5KlHOCLhHO0+RWM+i0RD/Q5p3YQV",
-	"yQi37OSW6hwUVbasVORgVdr8fjS0b62sgT7iJBmPX5FI4ashFUUmi3KZDCnHJNM0IWqlRP3B1uITbskw",
-	"63eZ9SdUKtI2ZSnsGh7pG1fso7pJS1IqGaHgi1Bmj041GmiOQSXCI0yZkCaVPVUyDlaG4KtHAinzSOfM",
-	"xdUlhc6Wd8ADay2u94SE5FHMDHDsyEsSoiAnYYqFUBaf4hDWHac0n8kU3BIhH41IoAN5dTQwFnwBoWey",
-	"eLZK8SXlWjdF+r/YJklVad/VJayBUpEHpOuauYMrUPZHQaLvg7pz5fPiYqwJcbvSPE/iWq4upe/jbLKi",
-	"ok4PaMUGtGZBQHVdpSRxBTZaJUTgxktvlQKKiv4+oP83i/7FiLcC7mtz/7bYb5wGGTDKkd1NjtoyuhcV",
-	"jH5A+G8Y4YtxrRLKCxNHuvxa85dcaW6RDcD2ipIQ7My/JL08b3PJcifZ07n2tuVFReC5h0in297HxwV0",
-	"S13JcS/YxfhbOdppKT47mXd2ykcCQHMS/IqRPtsm+Y5DkO4iIvCBRL4uiRTErKxJIRUTZtekl8Vkot77",
-	"lYhktezU7ceNPRDU1yaoTAZmATm5VISDoGnd44tL2s4EiSxtUJO7huo2bABCkxi5boC72NbmNLeQTiEg",
-	"FqBoxpx6TygmKJEnr+MgOLHAbUDh2rwxYqHbtAFi5xXfm7f527mgDNzyo6iu7+Q5C+eNhWV0XeIyNaNj",
-	"IVdKX/5gJiSf+G6UWh8aTZjSuKe6DkO33W03O117q0Mje3n0KAlNRHW1VmVFIs5MWM8RIjd6qchXW+IL",
-	"EwU5nAkSNI6Qn3R/9T3k6644F5dkbsInI3LFL4kPTWw0E+jPaCiblBnRKFroDI/cmhHQ/MZcIhU5iXV5",
-	"4g2Vqfm0zbLZ2baUd1w1e7WSM4xcO2Vn/tu5xzdbs7tAMV7Ma6CUZCw1FlWPjB/aigtjJbn2EPlfnElf",
-	"EAC2EiIkt5up6Bjb/rPQMnrnOsHQ2fKMJYihTt0SHtmcJwhiF8RcmZpfTTboBAekuBR3ysuW6nO6daPq",
-	"fkWQlrZ5XRhLGvIRNIbads7irRzW96c0qsyWU1b7t8hvV+R7dgkvIhN+RQqtqWy4mXrwwbB5MGy+DvIr",
-	"7Lu1baOTBKr0w3nrtKlLAk90tw+IRrGBZoxLEwufFLUbzKKIsCRiJSc2dOf4u6us+2roVlnbPOFl1rM6",
-	"/X2tTj3xCX1v8XHdCiZEBN0LaUYgfmvWh8a9yh2DUt540x3ISsFiDXRRlJ0alo+dLUg/EJmg1riAvE65",
-	"0DlMtgdOri2CMHGCURLWp8ZCdvmhO2tIcA4gHSenfZ0c6fIcBioUETVMZFRnNTkJh4gK4xBRAEkSFGnA",
-	"eg8KleCtszXbmma7NwRqfVV74/3ThiRrjAoeUqM2rQCU0hlowctb4i26jQPaqOb8PHbFh3Yu6noQuhpH",
-	"wa2AmfvelrhO6wj3rBL1g3gOv3ItPYu/67j5cnQWBCbQdcHtQnw1QIXuOqzTe03EeeFVN6pjNKFC55hQ",
-	"gXbbbcUvoDf8mECIuPobLiemnKrVNlroHTifTTpLZCkYzVhIhIjL7kA1Miiv00IubsadkdUoVDeVEA4K",
-	"G7cdB8FXqQa9Ja0/Xs5Xu2OoXtaZxYf8cL/wrWn4+lYzFySwLs8RC6R6GCo9nHGmW7dyRpCMMBNKM+BM",
-	"Uz74ACZ4rohel854it7SZ61ychffGb2Lr0TwLgBVyV080Pu3SO9xTZq2m2rK2SrWfYYDBGQj+r2tcOkf",
-	"mYQyU4oEg3kdcjaCHtoIB4G26uP6yVn+cBID9GAUPBgF36JRkGDwJsyCEZFJDlD1O+BK2UCtoqtbJ6D6",
-	"bm9uVyXDh5veh5ve+Ka3OPx82UVvltjMVViRJCy6q/pGJNS2rrbWiqZrf8VouoeLre/nYuvWgjWVZWLE",
-	"LKSZb0zI2p5ZBSLWJFjcbwG7Wje0B3H8II4dcZxPXllVGKcJ1BD3Uhf5kjuooyQjX9dphWAVhHUJWe0f",
-	"P8gT7Xv99u+ibeEdma/V3dDmaOFm/8EZ/Y1avYZCYkq6pWc6TfyxXr6Y9gvi047gQ3JvhiNS9eKsLELt",
-	"O2QC27MQVr4Ja3+1m7Dv1Tq4S+7zDZsTy9mVxKOMP64/b0o8KrUP3tCrVM8c0Eaw0kdYgKNAIYG9pJd4",
-	"hOrluXtenLjXQJQlFofQWgy/ZnGBXxLEJSLjZETMAjRjl0w9pxbo5gxqqHbb7ZJUjqR917P5GR4ta893",
-	"HC/PWVq60niyyuLWfRLeUrld34SyuLj73TbvO8Ojpd1VzsZ5FND1nEdrc5qvlsuez1uPca4czZE+z6JO",
-	"Jp+nER/SkEBt34AGLbv/heTkBzQ4vCb9w88BDS7GXMgvh+4MPoqI4OEVEWhMItKCNumx1fGWyDEP3AZ3",
-	"ZmhcU5tEJEAvgu7eXucAXZI5dJ7y385CSSF/tk4mUxkHjTLSKKGYExqc8MFsovCrQjNLAwaq97Ege0/7",
-	"ctBI08vu1euD1x87/devXxzsv/zn6eufrn4UvxfTTrIdC0loiqU65tph7T+/dZoHx80fXzffvW/+ipuX",
-	"k+afnz53vN3dL3+p3S05uftWQkknr05QYJ5prSUON0wEWaC0+WtOwcF6XaVEAuJn6kMUFYcg0VUxwii8",
-	"VZiP1CM6houK5O11f4IvCYpmzIcniECcoSmPJHraftpu1LzaLAprh7Ud0PwMdPmK9gTcIPOkRCjULPUQ",
-	"dDYRtosQj3RPGhyFlERuZofBRlOzLt+r4jkPQzKQttpFpqWLvT6Gt9vWbuqHKR4Rp0SqEprATpxXavaS",
-	"f2NBuRjTRAdWmi8dZuaLq26UN9zINk0yHWMC1J+jISWhqRYtnFlNH4L8nFpdTXtV6nGEu640yydTJb+x",
-	"PpRGHDUf8pFIQ564XPJv0nHiuXBhR7Ww9XjR2b/O1KZDRV6oW+3po0+1K+jPEWa6Q0/SPiqBxsQc5+F4",
-	"l26xDXmpAxoXQknC/oMCgG0qQKu48W/RqUFiNhRkgKq9mI3Uh2TZXgk2arSbYIZHbjqC+2qrMxZstsMi",
-	"hC05PBMkEo8ss3AnirlFfqYfCQ6VeAXAcEAZESnEmgtJJrUvn778XwAAAP//",
+	"7L17dxo50jj8VXR49j2BbIMBXybG5zlnnTiZcSbJZGNndnfGWbegBWjcSExL2Gby5P3sv6OS1K2+QYMh",
+	"cRLPHxMD3VJJqirVvT7WBnwy5YwwKWq9j7UxwQGJ4M9neDAmzziTEQ/V54CIQUSnknJW69X86awf0oGH",
+	"Jvi2iUfkfy9m7fbuQMoQ/iB+q+bVxGBMJli9LOdTUuvVhIwoG9U+ffJqz8/xKD/s+ZggwmQ0fyRQQEdE",
+	"SA/9OeOSBIvH++TVpjjCEyIN9MfiF7ZgeIQFohIJyXmAsEQSfggQHyI5pgK9P3+GAjxHdf8///nPf5qv",
+	"XzdPTvxGC73hEt1QOUb+NYkE5eySBrBUcosn01DB1G13D5rt3WZ7r+bVqJr1zxmJ5jWvxvBEPYDFJWep",
+	"1Qx5NMGy1qsFWJKaV7BbJ3yCacGCjhmiTJKIEYkCeAbVT0/eCIQjgvBgQKaSBAizAMlZxEiAJEfTGZsP",
+	"eEAaabjNX60Bn1jAp1iOE7j1+DWvFpE/ZzQiQa0noxlxFzLBt68IG8lxrdfd3/dqE8rs507Rsl5EfHKi",
+	"1pxb2HMmI0oEmk3VngSIM8QjhIeSRKkTKtr7TrPdKdn7YQSrW2XrT4evsRyMC0jgoqaR3qCCRvyLmt8D",
+	"dBqMMRsRRAWa4IAgzsI5oga9qEBC0jDUD86iiDCJzDCoTkJB0F6nmzmgi1r7tt05bA+7uNPvDnaDPbI/",
+	"PGj/0HnSPdzFe/39wUFwUbML15ScrPx02NTrKDmvg73ixb/hjJRswDFDioqR2lSEGSI4CimJEGbihkRH",
+	"CKOJehGNiBRot73XWgCbmmYxgJ12txDEN3hCXtBQkigP4VscSYpDDw2wIE3KBGGCSnpNkJrZgFfHEoUE",
+	"C4l21aFFeKCYSKNVgkLwTxmM3ScppN8tA1hM8YCcBgV7CpDBz5c0QHU/oEFPXA96rVbLbygaUCgTP/NI",
+	"KLShQ0oCQ/9pnLFv7/80I89+fP8kev3H7fN/39K3s5P9pyfFdO4CsFFqjxf+jgzv98o3uuy3eESKUHNE",
+	"EJtN+iTyNAV1yjBuqgZwIQjIEM9CCfPFDIwyeaCunAm+pZPZRBGM/Q9gNF/GEKp7Y0SiGMQz+lcBmKeS",
+	"TASakggpKBZBeCnUAIVgdttL4FwK4Dsy4FHwBmbLI04EvwJueGjG6J8zgihDVAoUkREVMpq3ik9cv3lp",
+	"aLr8zP8WKZSt/c9OIi7t6F/Fjrqq5gCahlRPWA6r/r0Q2hgBS8HVL28W4D9nRMhiZhSQkIzgAtbENsDq",
+	"JxTpd9IUZ++mprqcmj8Ee6T5ZHjQbroXVNmyYLgV+E3xbXXGI1lwT6ur3UeM3BAh0ZBGQh4hX03tg2Tk",
+	"08BHWAwICygbHSFfSCxnwkf9OVJ/Ek9xHgaHU0YAQs1ciPtWsCBMYffv9qOeww7g1WhQ+1C0pHO+inzU",
+	"J0MekWUCUqfb3C0TkCRfUTz6VUstxehjRRoaECYVr460hG2kcFeeBqnYL9vfRNquVcVyA5hWDiIippwJ",
+	"onWDmTpPaZD5BaYhAegHnEnCAIPwdBqa33f+EBwk73gX1ZOBgmrG8EyOeUT/IgquCRECeH1mBjTUU3yq",
+	"TKBRxCMNeHpH33B0jUMaoOO3p+iKzFtqzKc4MDRcfRGwD5TBYOrPaxzO3JWZny4pm85kammn+hcEv/QQ",
+	"nBOKdS8U3wQ9c7mhyUxI1CdKy5pwIVGn3QbESS7bu8wfjwKCNhWCspGiBDKZyrnewjvuudIZDYNScxjI",
+	"YOefcTYM6UCuhTwD+7K7Ont7KPhDPidEIBxGBAdzRG6pkGr+tBxU28wKjbZigRKaKl31BFghqmMtOkt8",
+	"RZinpH7K8ABEans5eQjHG2aBD8iABiRowLadmEtFVNi3akuLR3xn6LxsmfyGgYISxDebsBzJuXuVZsqj",
+	"Pg0CwtY622H8tnu48Zg9NOczUNEZ17YHDZfScGPAYlvExo8ah6GiSzyH6QOup6mrD9npnW3xFHhA7orE",
+	"FFzq+TDkN/ZcT8ESgUM9+zr7Rs0IaWbK0IyR2ykZqIuOqMERHwBaboKnFgwPq3ltAVhlHQnU/Ko6bHaq",
+	"AujOZoMBEQIgesPlCz5j691ViXLFuLwcwjjuLsfKGZyr/n0z+KYNbnWF3IzLMYkApwKFdWzUQAEnGpeA",
+	"wdmFvuYB6HaLbHhjrF/UvCtAgrIBAaQFs8SIXhPFnpCfsi/4MMVbPA85Ds45f4WjVU/ZbOlUj3EpOb8M",
+	"YZQ0K9cssM+DOZKcI3gE1UM6oRJ10Gv6tLGhHYYpqNAzKD0ZM0uZqA4zHaEn6h80VKcQBE2t9whNt2/V",
+	"JxbQO0pDU2eYSyPyuBviTmNEol6hAYwKtNTStQlm6FubmK+5HMIxCHKMpeZxKORMbaoB8khhnEJcdIMF",
+	"uomolITBLp4RHA3Gd9g/h/kRzUFrancCLHEfC4ICGmieC+Y1EAToJI1z/wRpbGPipsItAcsyY5qFRtd0",
+	"QN4zfI1piPshWVd4jt931xCv131gM2tJttLyHL2XsKxzzl9jNjdkK9ZaU4QluQQCz+D+OedogtncCkZi",
+	"Ayt6p25pM5nSmxzfzTsio3nzeFhoFD0DMhRIcnSDqSx0rCS2FzXve1fP2aii5I7cQ1a251EsyuO0JiX5",
+	"FWFbUKTM9WSle/iKM4SRdnMhJcVqZvmeidl0yiNJgtckoPgcNmytPYkHupyokS5h79O7Ez+C4BGkHukh",
+	"QVgAnBMYPxYoN+Nm7xVFKUJxaCyQn51L36fvBYnuJJ/MBIlKRBM19salkisyfySQmlWtMKBC8RnN4H51",
+	"TF2r8nMgv2H8Ulavda1oRXekO3XMxz95NUMOm1GVL0POr2bTS2sUcVTnDWrM6o2Zwlztx014LnhdPGvQ",
+	"B+CyivWvxrK/rvCd2kahRejhLNyIRK5WpzcQxRtoPBFKTI+n0KYmcMGaOyVWTnsfa9OIT0kkqUYYdTHl",
+	"vzXGaW2hyVjevMQWXPp7bFQtdMAndtbfswbYZGDPASKxT/L+H2Qg1SSTRElaPIN90NNrLRrrOAi0md+x",
+	"ZuFAy4s4fOtszRCHgnjZPXRPaZm5IHkUzldiGoplb708++XNL87KJV7tDdfXUN1Cr03FJG1TDul1yqYc",
+	"4aEiffg6b0b2alKGy6Y8P3+lntS8RNIwzJl/m0bcZLPQSH3aQL8MtZJVLzx1sd6xG00G7JmSTJaeYg7L",
+	"PoEr6lS/27HeMvs5hhhHEZ6XrE4sXdk6hL/SmoiZC057XYgdanZcBsa9JpTiCNfVJig9hje/JXBdLCVh",
+	"/dQnbymXXI/ojCJY3clQjvUuiJ5dXjJD0QY9G5PBlXuJLcCgODIot/Zy5uzVrp0b1vzY5zwkmC040Pil",
+	"QpgjgiVxfPyfl4mvzo8tTiSofjzQ+nR5QEfHq02xVHp6rVe7uDir3YHZZra5lEPqjbWegfu/r2AjvjT2",
+	"p9S9lbovYnTzMm7tle7GStJcGj5pAw/tbTqYCQlhYfY+jb+YkEmfRGJMpzWvplXByysyB5K+5ld3u2xz",
+	"LMPdhCJEsF6OPBMAznyJl3LNczohQuLJVA1HJpiGxUyTa4Ha7gd4JxTvsgB8WHYJ6LHNSF4C36JlrYfZ",
+	"8Sqc0B9C/pGOZozlGAtXKoZnr9pqFsG+8hUfuD6wSpd8fPq5G95Lh2wtlcUzAV4JKNuW8E/SXMg5hL32",
+	"4UEBKZ3Q4IQPZhOj/6W38B+gGd7K1OH/XhtLORW9nZ2bm5vWzW6LR6MdJnYCGuxcd2pe8vMuDeBHQQaz",
+	"iMr5zmQWSnpF5uq5D15yKHkCz+w+FkJBxdlrIsc8SJ3o8pdTBq7V3tWHnY55uyH9XsgHOBxzIf+/3eMn",
+	"7Sft3t71y8OX7zv9ly+fHx68+NfZy5+vfxJ/FF1eroGiYDmLRbLg1/zby+TR+BRhOYUA5DYpv+WF2FYI",
+	"Tw6NBjrEPdSm0tyG3HGP/+eKzJudop3W18nPZP5a4V0fi4ww8tfB66sx/vfo6W8n11yeXL3a7+7/MMT0",
+	"L0l/pM+6/5Q/v/px2mfs+Y8SdwP+c6EoYoyTlpG/Nii+nIHTWND33B0qBLt4860U7wSI3R7+cEjw8LDb",
+	"6Xc7T37oHx4ckt399pP2k/7wcG+4+wPZI128i/sdfNAedgYH3R8O+wcH/f39YQfjfYJrrvj13/bt7+3m",
+	"IW4OP3w82Pv0t6INSISFFCRxdMUK0t5/fz9u/oabf7Wbhx+SP1uX/3/zw8e21+n+UAKBdYaXmFf5EJFr",
+	"Es2157mHMBrPJpg1I4IDpWUj3zBWHayGkZDw9QQPxpQR57kBD4jfQk8jzAZjxJn55gjMbDc8CiA0ZugM",
+	"OMFz4zxtXSiqyhJGQCrZAJ+pBz/FXqvsUk/AvKJmxsakaZxKraL9cu6b9DD/GmOJbgiT6CbibOSBL3NK",
+	"uLrlUzFuRZ7s6korrLoIo5OlFh7mFdXpI5jpk/TsQeFBxIVAEQkJFkSguiAEBXwgduA50ZoEjR7yU2Zc",
+	"H9X32m2FDHFklYe0fwfC/BTi9COCr4R2oCoCxQOpA0iiWUgaHmSoZG3Nybhi1p9QKUmQs2XGdlp4f65G",
+	"ct03MESnh1jGgwIG3WUeFA/5cWgMDLRrPMCFISnq8dgjAI/v9ZLgQVQcUJCJJwCwGEcKsbU52GT7TLEc",
+	"wwT5uAh3qiS+TM9hwq/U25mZYKNSTgx3HLNLBS4HD3E9ZirClrBgyimTsAkTuLpgYKNWwdD7vQQWEx0G",
+	"UVt2V/RragAb1gWvHabyU5ZFfKnXCzz7aqROt4fW8aHDkNnYCRjQoIP1O/Frop0E4OXUmFjkNIN399Pv",
+	"qnPJ+6rUGK6TVr3ZVRuS9c8eIUWmvuNIhXetj95H9X0gpHzwkCEY67qGJ826yvzPDc1+7S2d9egUO40y",
+	"PlU35Mx1oxXH/RR427Iopi9+G6JYHNxRFAFT6tfMOMedcAfX0//BZeUuhLmb4kfCFE2T89s1PCsLfCNe",
+	"TaqlyMtUhGr+Ia15LL5X1EOraVXxwLnsGHITztHILDpA4AdEdYhnV3fhpNGqfM0VgfQjkSdMLN7Mclsj",
+	"FZeLTIqLV7xEfa2418kdnlVwbeKi1GqGA2rRRjjWolJThLZkZY9oGBHSVEeB1BhID+mcSjLHK7h07U4/",
+	"Z9ck5NPCfJHs9YwVi42/NFmdOoqjGPOrL0CJMb56zbfBn9nJ68ntC7cFlULdDpwPFXccjMngigSoP4eX",
+	"x5gFIYkK11/ZqlBqS3iNo6vjMHxHcLAq9ePhEPh1ysNl05IKko9ceOJ3t20rUetbZ3ElFETFpZLAimlT",
+	"/WKsh2t4/LzabXPEmxX0SQtEMuPWdzEZK71Nha4ufnUnDvrGvS8yuhTY8Fc20drX+vONG3oyHoG0EwQ9",
+	"49GUR9bakn95RR9dUJK+fh6LvXEWpxbYZ2G4KDt9iQvaq6lrUlBRkAzWvvXR39GY3Foe9/78RfMJ6s+d",
+	"VADYdhBh7WFkMt1ud7u77d3u7kE32O3sdrrBbne3u7+32959sot327tt/f8ugb/b+7hoEytcmRtzaS29",
+	"cldInM1bstQFsAzQt/CQ6+wZ8BmTlXhw7FOJoTxoF6WU5t8z6XGr0t2q3t/4jWRRMagdb+VLJhZYjP84",
+	"K89YF7KL2ilmkRCA57Ke1H4kq8xCn0ZNg4e5g9OHYk9/IT9MSzvlN9mivX7jZsEUcu/E7hMRGVFyvZlg",
+	"hXhYc9oru3o2wvvzIjGXOLw0BydWI6OtE04B433jpN96iIeB+hRinURcyb/gUNtCj0KKDsqxP7OBDux6",
+	"nyoHyFi82DDacRkr/QUi7EDy6DL2fS69D9fEwQUKH7kmTF5mHQxTnURd82q2+Awwjj+yMnPWv7KavLpI",
+	"l1TMqgo/yV+cCzXQbYjIEBhEp1Rt5AJn/Gq2itLnqAyLd2wtUi8S71NRpJk7qwjM/Pq9FGI7mruDbXYp",
+	"nkNF8aEX6RjlTGAZ3f1EheTRfDnDr8S/3JHPZpMJjuZFTt1Nqj9FU65i1fmSRH5PKW4p4udxuhiLqynD",
+	"b/VeuwcptoCPqyGiV5sxALq6CF+Ku6mRFqDyW6tkFAhXPLoMthALsaqWmzC34O5KFSPyhkdXl44mu2I8",
+	"rC25kZfFdOgtAsldrFzE5YcicJ2kgUXzmuoGmAW2aM+aQBwsCndIz/ozZaYEHmj7z9CcYEifvBnTwdi6",
+	"3sBldYN1tbY0OGfXA71jgIPddvcgHYdwdj2ox1rC/9lF/p9+pwEv/d5uHn74WBikkPUYaO6QxiUvheeO",
+	"BpjFkiLKKQu03o5ekrErFfy+RrLFqpRYkWhS61rP2hLb+/KGLbdUma0dtLrrY1XjihMMvwmqXi96fnlu",
+	"0roBv/GbcVaMlUpMTowtR1Ioh6wTLpybqGq2zRa17Lsm6ZRJRxuwe60qCbg193LaQToRLVv7LIUJ6SyL",
+	"dP5F2k4WM0+DDXnzV2IYs9wqNoJVsaulDBAWOm0sc05ukeVMs+xXVEhA/gfevXHevZ2sofvIKz4/Sa9M",
+	"iAmVrU1e5SSsCQ8wZAGpbcBCnSTgFZoJjdC9USOhHhOqftwPq/QdhKgyWnQCmAw55mUkPCKXutxcRWJK",
+	"CpZWe37VjMwsAy9Qr7cnI62VFAXWcLUtlX0J8IazMdviYYuzVzLosUBOcGtHxvf5Ss4Cu9j0dqXxz0sV",
+	"w10529ZkDG+DTdwv/9WdVYvPSBYPXrb5knTF7EUfk9m34YyzNp17I4h/K/aQ+xyokstjLvJRANKvEsmS",
+	"ufbvbvT8vAxxLbOLybjeaHr1N6UxrW0EqRIKpHbf4chVVCyrVcWRPw6aL9K10iSzPELI8tX7Z+m43wzW",
+	"MI9MR4mIQJE2k6Ik8UiX6y20O38W5vbAq75J685ChlRs4VmDBxWaeTbBkBYyoo3YgYywWK7jGTfoVmTU",
+	"e2QNSiJLlgaofS1mINhjSlaxBGWvuAJb0PrWFxeee2KAicNdVrStxEtZxbwSv7SChcW+sx36u29mlgdz",
+	"yX00l3xzBpIJvyYVK9YVF0Qqj0LUP11GMEdwOYz4pDA315FdzSvQZHFJlo0dlrBVGKl9S8e1itXq9qQS",
+	"unXmdfULZY0aOzFHLpw4v5j8piw7hLId33Z+ny66v6GAyHiwWSiXBETmDfalaepT88oWxBFgCiXGNt18",
+	"iQ91uWXKRraMp4fILR5INJsiyVGn3T5CfTLnEB+HoT2TLlGiOQ48C5nllYUSeCUP1QscCoJuxoShiW5S",
+	"hhnMZsuL6m6cEKinxkFUZzrfkAj11eY6euzyUpUmGlzvUBoyzzZUTLZ7IWpBkcCvOABjHdtEiKWxf2wq",
+	"LXFJdsU2ojHuIPs8xHx9mQCRrJiUK1WYsi7EYSOZKJACk8DKFgcnbCQTtmVoo4hnnJ+/Ku+3UTcVR9FB",
+	"u13MUeOWqLud/d2DdOPWdhEunePRWur+1vRYYzyLb8eU1awkh3FFJTYbLw2WpQId8j7phgkl57Dj/fkz",
+	"D73E1/gMvkS+5Kdnv5zBVPWGD5VdUH1Cw5AKQCQ0jciAKuRuFPX27DS73fP2k1673Wu3W+12+zcX01x2",
+	"UY09vAcKWbms84Qy99vOfSj0/PnqOucQQO/iau0NtreFn6nhwWfuOlC66asVzr5PmFvBS3MXrHRVyVd8",
+	"tDEpt0SOM21nsumE6a7rxnZuBYNCYStKjnKViF8ryduJTWMYxR91QbMPXnmhfCOy5zWtk9OTuG6ILmN4",
+	"M+ZxVZNWbdGYlTMM3a1Lv5+GMF5mRs6xO/ZhORasbLgM+Wg964VCuQIhYosKc8r+sbb4WjCKp3ehompZ",
+	"ZphLyj+q0TYrghSXQo5JgYTDywCsifDnWMqpk9gK9SQdc08RocAE8xMwA63ZpCA2AZbV/UmVbd/fbLRQ",
+	"duy0dLBCRfXS3Z/nCqLEu5TeiNJOXcuoq6SsXDm42fHLYU/HyZcAbpS57UBdMvgikNNO3VKgjc65LbBL",
+	"hi8B3CrjFXrpQzm+zkFSvAqj9+9PT65/8NCY3DayRauWtFQNSqtr73ZLEldt7fwztSV6N/sERyQ6nim6",
+	"+ZhvtWzq4PaQL64Hl0q9MX1q+3O0t4v6WJCDvVkUosEYR3ggSSQ8ZK4yW1hQ1/LlEaqrQaDSsH7Cb8TN",
+	"LEFKAlASwIGpQUc3yobc1n43xkpTDqCmWJDElJFI/ENcD1q2Sb5VI2pqSuehWr6htC15LKOZkCigERlI",
+	"Hs1b6PHjmAOIx4/RmIcBevw4UVQfP/ZQ8in5Heyj6kfMggtmyoVDFcYBnxCB+nhwZUr/osePIdzq8WNt",
+	"zsVszpmSTFjSkq93wS5YpwU93JN6yo+E7dQ3pCQMBKr3SchvGogyyRFmppylngcsqaE6Di6IecEzhcw5",
+	"IxcMIaWnQjxS3fbylOQWCgL7F7WLmu8l7fphYIH8j598D8GFKqA7urmARePognVbSJCI4pD+RRA1YLx7",
+	"8Qw9+eHJPqpDwc1nmHFGB+oZfY1qvOwpFBFI6Eaa/TmUfOscoAEPCJoxKoUHAD9/9vrYaOHGfK4kA+Eh",
+	"X43e0nhPh3Mf6T8REQM8pWyk4NttoTEW41xJOYDz6avjn593+0gdCNrtNtVPiM/kdCbB4H0TUUmQqU0H",
+	"Ju8BFkQRcQsg0x0VlWCHyJ8zHNqqmy19Yn5LneiJe3pOu0e3xjUNPORgq4eMXSymscv+3LOsJv5DCzn+",
+	"0QWzzCw7Zspul5lC80sPSTwqG9rTtaa9C1YIj1KcPCRl6B/ZsgFl8xcA41gYvQuWAs0owsvAQkugal2w",
+	"UyZooKnJUJFvXvLBkRHe4LkoKS5o0anul5lwfIVh6XLkpjSrGPMboegBC5StbYilGfmRcFESkOU5kKqp",
+	"AW7K1gNHmeArqOLNyA2ik8lMF7G3l0/dN3/5usC8gx3o76jjqdcumN6BxhFSDMw6qtVezlHcrmDII8Uu",
+	"khEvaaAGxeKSM7/RQrFGqXnB+/NniLILtsRU1kK+OhHdUBRpi5loIb1cWxscmIXhl3E3BNiW41SjEajv",
+	"HXcINjfW39U9ldxODdj5Y1OK27z2FG4edDFrt3cHV2QOfxC/hd4mxfDFBavrQ/R0nGaMfMIzDRIamkUr",
+	"3jvVMrSC5AhhAMjWVwcmO1FXTZ/omvy6nHhIB8SIMebqOp7iwZg0u612zavNotDcibZbDoafoSmOeVfs",
+	"vDp99vzN2XN4J6kiBZdg5npzzO+9WqfV1i/wKWF4Smu92m6r3drVIsYYJIWdMcGhHP+l/h4RuITjKv2n",
+	"Qa1X+8n8DkotyEzwXrfdLhPN4ueSBq5eba/K80+x2xByr7O7/JW3uvj5OeevoPS5eq97uPy9bKPxT15t",
+	"vwqIp6Zguu27m4hftd7vH7yasAWeaq/oteI9QgdeClDw5kKSSe2Dem1Hod+8fN/f6Z8ftr1o29VbFaAs",
+	"aJK/6MTUllN1ZFqmjxsF6P4AolF2kuJ6sANlt5uuUWLno3s7fio96FybSSBP03BETVa8yuSRpCrnaVD7",
+	"9KEYY5Y0cK4WZ1beEbOkRXOqm4a6xmeitS5atjvLX0n1yIeXKmDJi7hpA7yxt/yNuMf6V8SlYiw/J2GI",
+	"bsYEupNgR5jhN8x0DnFLQTtIb75wkB4EsWYqDGzKhSy20RrDbJ9ofYlKgaCnoVIXMySR7mKa2MCe8mC+",
+	"OWwu7pX6KW07kNGMfMrRVGdjUJTV5y2hKCURxvvtKfFK7aORQ0H2+qz0tS7yd/arTBb3MHlNAorP59Mv",
+	"SzkaYVyacYgDzA1i7FCH7RLSDJhoyluZuRB2Pmp6cm+GTJn0gkhBEKotdh4pnWOC5wiHgivB06YeYS1d",
+	"g6gNIrafLf2pJO0XPEK+NTr7yKxA12KDvibQ5uL83+dW3zNdmzTcjwTCU3KL6mI2UpoGCdD5+Su0224j",
+	"0ThSuHjB/NiO7SNBomswGmCJfCvxauFcD6jl853WDQnD5hXjN0xtY+pObclbqXupMWAnF0zv0byph/Bb",
+	"6CmXY8QICRxQbTaWtVkp0MOQ3zRDKmQLvQBQS8zsPsLI1Nq0fYnQiBOBJIcx1QqbMc/M77OHbsZckAsG",
+	"vA4MDXGvT9CpGFSAJEELnY8jQlC33dYmj55RAE2PGV+t3R6B5FMUkmsSNjzFstUTWm3XbWn6RGl2qA6N",
+	"RGDTGp7pXGcnD+LVmKeS+plKA4xf9C6Y+ZBdmWmYlGbdth+Q7mJzN1HGW/q4dnTAk2nS+YnfpM5fJNda",
+	"3VKPh8YkIohHFj0UuYDxkqohQB1MLI4FtFirGp9fFC2ch/n0RMGSuX6tVxNLSYRUSJhc2PWhIuAyvC1d",
+	"Sa6xkruMJc6dNcVLYwBPNd0F11DCXI/zmKljvmbE9Xq6ZWErZ2vnOklVSFu/lVrDTvGf//1n93Y8mDwf",
+	"4X+/Hv3n7Cnrdw+vTn98d/3bTcqlmPYjWkID7mzYhobJuUnUtQH949Q+Z3ZGc4AseRdtzx3Bdnl9CApq",
+	"MitAyMhNFriYRbnwFA6ZDLXW/n6qnA9T1JSsioai95nrdnc5dHzQXL6w5mKPVd1imjnmTw8611iCw8zw",
+	"zbiHTpkmMyKyREwr1dvjVm33V1/Pd5MrowIt7rEAtAm9Ow/o/oXR/R3BgatsPBJu48Ec5i9Cb60fOphd",
+	"rnS8g3Z2ItN3FUutZ0LUdeKoUaJ8ynPAI6U0UImE5DxWGIjuymtLPwd4bl0MqM64RH0ux41W2lljNNsx",
+	"udXRt0pWa6FjbYpDAxxFc+Q/P8cj31jrtLsDkNh/Bib2Z7plto+GEZ9ol8QRwkkujn86bL7hjNjeqSMi",
+	"Bdpt7xXJtVo7d00Sa9L8OzKsItmaGIRqYvCx+IVVee50qJYLq90u41nVqGEfVyKr7rAMIKWOsWxO8/wO",
+	"PGyf/eTVFG4seweeAaB2K7KT1zzQSXWflTl+o6wuscN/VNjrRq38/uFT2pvC+RWaTUuML5q/LWR4Ox9T",
+	"HulqDDD2tK/G//jQ8rcWOgaFXuC5QJyFxmGoxHWocw8Jiz3dtBP54Oj2lYpwxfhNbKRNQUIFCuk1KedR",
+	"75Lo3e2yKDuRydf6xllaSXGSEo5mj+uBoT0wtGUMzQm3vwM/U5/jEJuq3M1addfibV7SrB4YF4hemlzU",
+	"U2rMmAzQcdxqBAs9n5/km4DAB0nrcTdlZ3BjS0C+Kd48xgL1CWGI3E5pRAJ/ES+E9IX7xgk1WN8L3ywo",
+	"7V3KNdWzDzzzgWcu55mGsEs5JnObde2MdRO5UmPOKypkQdO52jZ1pAU97groQwfPuatCOAgiIgQJrFFZ",
+	"e9gfCQRx1BAHGFfW+Tr8wl/K1qLOH+EwTCeRPRKpDXdDudLfl6GdbdK3CO2KmsttE+8WNrMrQLz30Bsu",
+	"vREPqLdh1Ett4axgx1dGPTVEE+tcXhuTk0a+1zi6Og7DDCKYZohbQj4zp5pmEc79xG/QBLN5But0pHTw",
+	"gE+L8Elt8XJWhkzby9WQ6qP7EYJYbOvQchRz8cugV0YaLzAIOu/EbuwpluPEi52BpJaN2Spxah/sbcqn",
+	"XR3hl2F7dsWP9Olorar1IGRunDo4S294VWKAQIpKXpQXNJTgp+CTPmWkhfxhxCf+ji+5rwtpAW2GShnW",
+	"5W8Q/K9O2SCcCXode0pE40gbBmfif3XFZB9NCGYC+aH6cKSzcHzt1iACTXEkKQ5D3eBzgAVpUiYIE1S9",
+	"HM7VcDySoHP7ARgc6+5t3fDsiOBKoYGP6lgMtNTQQBAzBuD4qN6f2+QcCMlSrzVasW8npEKm7KiUCITh",
+	"m3mJgwhso/Mihd6U2HFqy2xXp38R8ckJlpU09HMeP1nSa1XvGBoCWpQF5uiHUuE4NjXc1MpeWDa7AqBq",
+	"EzRqVlnWGY9klefe6mSDSs+d0b9IdTvG5zDopms3FbDnYzTFOj8rQeMHrvy5VX8rJTusBHKti9xBmq4W",
+	"8O3KziDLx8FVk/HEwKhHsddmaB61lRTrmj8Dw4TKdX5Dm0HN6xAWivxUdRlgylCWwSadoL32LoLUX0gh",
+	"7s9k2jP/yATRpwNLFzBQ2zzrfllEN8RtwT6sjdHLWS0p5LSmPYGuNfjAZDdi/V2JxQKCPgQffU0cWTM8",
+	"YMcFzqwsN9ZptZXEaF3+lQgjLLsOKjWdLnVgHEt8qOX6OJYEHYehLncQR/zQWDzWVRyy0vGRGTKmETSi",
+	"14TpxF4YpYX81NXhe+qL2PGmPoKk7yEl6nsXzFeYbWTpuCCRD5H/EYGciOAIPX5sqjaAvx82zIEBavAq",
+	"7VdXgfBNwrz/+PEFq/u41W8NEvHf/trS3x/pDTF1ff3//n7c/A03/2o3Dy+bH/5ev7hopb9pPP6b7yGi",
+	"bqC9drvRumA2/NhOAMWDIYRZbS3EZhlLgxjgEEdapscSIAavIWS2zxEJyYQwaRLdodIU5NNHxENQA4Qy",
+	"gags05XilH0epfQmSScE1U/PfkFPDtqdRgv9qsAVNhn7gr1/96pJ2IAHJGihY8bZfMJnwthFhMnyduWK",
+	"0ptZRjNylL1/SzI7QsHt0JDpBifr6kEsQIIQBBeNaCFd49ikhIA6dsH8pDKqb+vjg6Llx8Vb/ZZCNIm1",
+	"DzVTVDo+s7qiDMti5ZhcsFBxGCGRwsZGuvg0hYR29TogrVO1ORFPigQMW6t5QxJGpq+SJlsvp9AazOYs",
+	"LZzZ3nZFl39JG4CC4pQFl/+aYAGLWgxUQevGdUCytdBtvR4eGUoBbZtHCA8lBBUphKbZDoBQ/KLdabY7",
+	"51D5wqlfWgS1otQUuBWKnK4Ds0loWgR0p9vc7Zx3d3v7h739w9bh4WEZ0JKvBfLGBbRtCl6ZmvwLZa5s",
+	"cfoH4eszCF/6gF7omperyl765bz0VaQM60vIkb/c0PGmSZUQSiO2mVWfdvBgQKayPJ37Fx3JmE9jKlZH",
+	"UUAGNFASGYyrUA2KLYlMhoblk3HzPDX4oySMCPk6sr3pvCO0bKXkNGtrhHVAcnu6/gCfRYPCm0uDlS5s",
+	"YDPQVrvFzHvbTuzQAJvJlrkWnM365ii7XYFCn3E2DOlAfpX+Cn3Sqbzd64LcwgrOiwpkHxEogVjqznsH",
+	"v38eOtlqiZsHdP5iOU1QvnBT6Gzz/stvKihZI3I2UyeRSmmLPa1dwWNJwqooLHhgVDD1/U/n52/P0JCG",
+	"pIV+YTa1KJM6ZeudxInd1pBs0uzQMRpiGs6iJNIVsgVulC4W5wi00MmbMxMAIaDmA1Ql21ea3m4bTSib",
+	"qfu0HuGIhHO09wSN+SwSDfU7FIYgrOjmc+sFb6nMSlFJ4ko1Vr5fNvBdVVXR+JHk9PJrEilkN3SmaGxR",
+	"aqPhAzG9NU0kaClHeGcrsAq3UKQ1Yc36EyoVXzAldewaHmlnOfZR3WQpKimVUDDrKA1SZx4ONLuhEuER",
+	"pkxIU0kjVSgUVobgq0cCKU1Tp97GNYWFLtbhgAeKb1zlDwnJo5iT4NgmmuRHQqrRFAuhlGfFXqxlUwmD",
+	"kylYeEI+GpFAx9nrYH0s+AIukUnq2yq7KCnSvSm+8attjVeVcbgyj9XZKjKQdDVL9+UKbOG9INEDa8hX",
+	"XI3rdyecwZUj8vxB3+hLmcNxNvFZkbYHhGaDzrMgoLqusJSYZButEgpycyG2Sj5FdeIfaOf7pJ1irF2B",
+	"cLTt5a6kYyw4GTDKKcXNttwyrRQ1KHiglu+VWooRtRK9CBMkvdyx/Wuuj4TI5kx4RSlKduRfk8bTd3Gz",
+	"fZYaELle7OWlmOC5h9i6LxXJEVeJL3UmxA3PF+N95fi6pXTg5AHbIR8JAM1JNy4mFsvYN0Qrqwa9fY7Y",
+	"1QfS+jpJqyBKak3Kqpj2vyadLSYvNe8XIq7Vcuy3H+H4QIhfKyFm8sgLyNClPhwETeu6WFztfCZIZGmK",
+	"mrRYVLcBLhBEx8hNA0z5tvKy8Xs7ZddYgKIZc6ryoZgQRZ4sj4PgxAK3AcFw8xqXhW7TWpYdVzw4BL8n",
+	"re04cCtao7oOPeEsnDcWVmZ3Kdr0MIhv5FKi9gczIfnEd4M4+9AyylRbP9Olb7rtbrvZ6Vo3H42sN/FR",
+	"ErmL6mqtSj9HnJmotyNEbvVSka+2xBcmSHg4EyRoHCE/6ePue8jX/e0ur8jcRBdH5JpfER/a0WnO05/R",
+	"UDYpM/e4aKFzPHLL9EAbO+NVLDL864r3G6oo9mGbbRyyDaY/cxeH1aqDMXLjVAh7YFnfYw+JAhVgMaOC",
+	"EsXxPbeoKnH80FaMQ9/pTfzVlhUpiMdcCecSz3oqgsw2HC9UN9+4lkx0vjxhEVIhUh7qI5vyCLkoghh3",
+	"vfnVJJFPcECKu1CkTKWpzupb11TvVyB4aWP5hSHhIR9BK8ptpzrfyWXx9Vf3ltkOBGrfFxlfixwPLsFG",
+	"ZMKvSaGKmg3lVA8+aIsPotd3I3pplL+zwqgTk6o0vXvtdPFNIrR0Vy4I27LhnIxLk3+TFGcdzKKIsCS0",
+	"K3fHvQc4Pl9F+tOhWy1089SeWc/qRP+l2vHFJ/StSbzdCswhgubONHN7f1d8RSNu5baAKWeOaQFo7+1i",
+	"WXtRLKt6LR/eXpD3JDJx53G3F53rpZMubaO7XO8jYaJxoyR4Vr0LZTR67qghwTmAdDSqNnlzpOsXGahQ",
+	"RNRrIqMkqMFJOERUGBOVAkiSoEjW13tQKO5vnSfa/nPbdTCp9VXtuvsvmzWgMSp4yOUc3ROpo5Q+Qd5f",
+	"3mx3kRMYaKqaGfvYvbO0mVgXzNHligqcSmbse9tXIi2Y3LP2Dw8yQfiV1lG1eL+OrTZHn0FgItAX+Jdi",
+	"5xAVCHoj6PoHJo+kMDID1TGaUKHTzqhAe+224jPqClfPDzEN1d/gnppyqlbbaKE34H4wGW6RpXw0YyER",
+	"Iq5nBuUhoW6ZvpzjyEhTWAXa0KC6KRVzWNgN9jgIvkgLhi2pKPFyvpiXqXovBRYf8oOH6Tt0iucCW9Zl",
+	"WGKBKBGGSmlgnOlO9JwRJCPMhBJHONNsA6wdEzxXHEMXJnqCXtOnrXJeIb4xZiG+ELdwAajKK8QDs/ju",
+	"mEVcLqzt5r1ztoodI8M+ArIRjcQWO/aPTIKqqRKFwZAQcjYikeIrOAi0/SJuEJBlLicxQA9qzIMa8z2p",
+	"MQnmb0KRGRGZZARWjweolBvYKnLjO5kOn9eLvyr5Pnj9H7z+d/b6F+eFLHP6Z4nUeCiLbt4iF+JXciNu",
+	"y+O4VuRo+wtGjj74Gx/8jZu5zVO5Y+ZuhzIZG7vZbT/PgnvdpE3d71t9tU6tDzLAgwywARkgn5K2qgSQ",
+	"JmzDFJZ6IJa4Bo+SYiK6TjgELiGsS5hr98Nhntjf6tm/iVbMn0lHr27lN0cLgRoPtv7vTLU3lBVT4B1t",
+	"/mmmESsRi3lGQYzjEXxI3Jk4IlX9mWVRjt8g89ieOrOyg7L9xRyU36oq8zVwra9d91nO6yQeZSyW/XlT",
+	"4lGpMvOKXqcazIEIhJUQxAIcBQqDbOCFxCNUL8/I9eJ03AaiLFGPhBad+A2Lq9OTIK4EHKcYYxagGbti",
+	"6jm1QDcTWEO1126XJD4lPTKfzs/xaFm73eN4ec7S0u01klUWt+KVMEvl9rsTyuKOJp+3Ge85Hi1tRXY+",
+	"zqOAbkYwWptNfXXlNPKlM2JcLScPpPGgqO3Xx2nEhzQkUGU+oEHLnlshGfoBDXo3pN/7GNDgcsyF/NRz",
+	"R/BRRAQPr4lAYxKRFvJdFek1kWMeuN1nzatxIwkSkQA9D7r7+51DdEXm0N7Rfz0LJYVs+jqZTGUcsMxI",
+	"o4TSTmhwwgezicLLCk2tDRio3seC7D/py0EjTWd71y8PX77v9F++fH548OJfZy9/vv5J/FFMc8l2LCS9",
+	"KZbqmGu92n9/7zQPj5s/vWy+edv8DTevJs2/PnzseHt7n/5W+7xk6O5bCQWenJ6gwDyzvnTwzZe9SdFp",
+	"dt+0OcEgikOYugaUBNrMVNEpKqFDoutinFakpYgTqUd0yCEVyex1f4KvCIpmzIcniECcISVMoCftJ+1G",
+	"zavNorDWq+2ARGygy3eaIWCOmid1qqFwtoegU5mwXQF5pHvM4SikJHKzpgzBmPKl+d5Tz3gYkoG0NYEy",
+	"LdpszAHMblu8qh+meEScOt1KHgCO50ypOWB+xoJiXKYpHqw0XwjSjBfXJipvoJVtgmg6wAWoP0dDSkLT",
+	"70A4o5r+QPkxtRiftlLV4wQQXe6cT6ZKNMH6UBpxUknIRyINeWLCys+k0yhyUfGO1GSLwqPzf5+rTYey",
+	"8NB5wdNHn2oj1J8jzHTHvaQdZAKNCa3Pw/HG7TVhEtQHNC4XlWTFBAUA20wZZ6J074oC1IOWhmxkSsdj",
+	"NlIfkmV7Jdio0W6CGR652Tru1FYcLthsh0UIW/d+JkgkHllm4Q4Uc4v8SD8RHCoJAADDAWVEpBBrLiSZ",
+	"1D59+PT/AgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

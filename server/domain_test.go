@@ -197,7 +197,7 @@ func TestDelegatedVerificationNotificationsAndRemoval(t *testing.T) {
 			txt := gen(h, alice, a, "attester.example", "?verification_method=self_dns").Body["txt"].(string)
 			dns.SetTXT("attester.example", []string{txt})
 			h.must(200, "POST", "/svc/verify-domain", alice, map[string]any{"namespace_id": a})
-			h.must(200, "POST", "/"+"github.com/svc-directory/svc/"+a+"/add-delegate", alice, `{"email":"eve@example.com"}`)
+			h.must(200, "POST", "/svc/"+a+"/add-delegate", alice, `{"email":"eve@example.com"}`)
 			eve := h.key("eve@example.com")
 
 			req := gen(h, carol, c, "carol.example", "?verification_method=request_other_namespace&target_namespace=attester.example")

@@ -184,7 +184,7 @@ func (s *Server) Readyz(ctx context.Context, _ gen.ReadyzRequestObject) (gen.Rea
 	defer cancel()
 	if err := s.store.Ping(pctx); err != nil {
 		s.log.WarnContext(ctx, "not ready", "error", err)
-		return gen.Readyz503JSONResponse{Message: "database unavailable"}, nil
+		return gen.Readyz503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody(msgUnavailable)}, nil
 	}
 	return gen.Readyz200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: "ready"}}, nil
 }
