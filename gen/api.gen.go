@@ -520,14 +520,18 @@ func (e QueryRecordsParamsSort) Valid() bool {
 	}
 }
 
+// AcceptRequestData The `data` of the accept request answer.
+type AcceptRequestData struct {
+	RecordId   string `json:"record_id"`
+	RegistryId string `json:"registry_id"`
+	RequestId  string `json:"request_id"`
+}
+
 // AcceptRequestResponse defines model for AcceptRequestResponse.
 type AcceptRequestResponse struct {
-	Data struct {
-		RecordId   string `json:"record_id"`
-		RegistryId string `json:"registry_id"`
-		RequestId  string `json:"request_id"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the accept request answer.
+	Data    AcceptRequestData `json:"data"`
+	Message string            `json:"message"`
 }
 
 // AddRecordRequest defines model for AddRecordRequest.
@@ -541,16 +545,23 @@ type AddRecordRequest struct {
 	Meta *JSONObject `json:"meta,omitempty"`
 
 	// RecordName Example: employees
-	RecordName EntryName              `json:"record_name"`
-	State      *AddRecordRequestState `json:"state,omitempty"`
+	RecordName EntryName `json:"record_name"`
+
+	// State `draft` or `live`; `live` when absent.
+	State *AddRecordRequestState `json:"state,omitempty"`
 
 	// Ttl Seconds (default 600).
 	Ttl       *TTL       `json:"ttl,omitempty"`
 	ValidTill *time.Time `json:"valid_till,omitempty"`
 }
 
-// AddRecordRequestState defines model for AddRecordRequest.State.
+// AddRecordRequestState `draft` or `live`; `live` when absent.
 type AddRecordRequestState string
+
+// AddRecordsData The `data` of the add records answer.
+type AddRecordsData struct {
+	Records []AddedRecord `json:"records"`
+}
 
 // AddRecordsRequest defines model for AddRecordsRequest.
 type AddRecordsRequest struct {
@@ -559,9 +570,8 @@ type AddRecordsRequest struct {
 
 // AddRecordsResponse defines model for AddRecordsResponse.
 type AddRecordsResponse struct {
-	Data struct {
-		Records []AddedRecord `json:"records"`
-	} `json:"data"`
+	// Data The `data` of the add records answer.
+	Data AddRecordsData `json:"data"`
 
 	// Message Example: 2 records added
 	Message string `json:"message"`
@@ -608,21 +618,25 @@ type CreateRegistryRequest struct {
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
-	Meta         *JSONObject `json:"meta,omitempty"`
-	QueryAllowed *bool       `json:"query_allowed,omitempty"`
+	Meta *JSONObject `json:"meta,omitempty"`
+
+	// QueryAllowed Whether anyone may query the registry's records; `true` when absent.
+	QueryAllowed *bool `json:"query_allowed,omitempty"`
 
 	// RegistryName Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
-	Schema *JSONObject               `json:"schema,omitempty"`
-	Tag    *CreateRegistryRequestTag `json:"tag,omitempty"`
+	Schema *JSONObject `json:"schema,omitempty"`
+
+	// Tag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
+	Tag *CreateRegistryRequestTag `json:"tag,omitempty"`
 
 	// Ttl Seconds (default 600).
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// CreateRegistryRequestTag defines model for CreateRegistryRequest.Tag.
+// CreateRegistryRequestTag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
 type CreateRegistryRequestTag string
 
 // Delegate defines model for Delegate.
@@ -644,13 +658,17 @@ type DelegateRequest struct {
 	Email openapi_types.Email `json:"email"`
 }
 
+// DelegatesData The `data` of the delegates answer.
+type DelegatesData struct {
+	Delegates   []Delegate `json:"delegates"`
+	NamespaceId string     `json:"namespace_id"`
+}
+
 // DelegatesResponse defines model for DelegatesResponse.
 type DelegatesResponse struct {
-	Data struct {
-		Delegates   []Delegate `json:"delegates"`
-		NamespaceId string     `json:"namespace_id"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the delegates answer.
+	Data    DelegatesData `json:"data"`
+	Message string        `json:"message"`
 }
 
 // Description defines model for Description.
@@ -711,14 +729,18 @@ type Error struct {
 // Example: not_found
 type ErrorCode string
 
+// GenerateTxtData The `data` of the generate txt answer.
+type GenerateTxtData struct {
+	RequestId       *string `json:"request_id,omitempty"`
+	TargetNamespace *string `json:"target_namespace,omitempty"`
+	Txt             string  `json:"txt"`
+}
+
 // GenerateTxtResponse defines model for GenerateTxtResponse.
 type GenerateTxtResponse struct {
-	Data *struct {
-		RequestId       *string `json:"request_id,omitempty"`
-		TargetNamespace *string `json:"target_namespace,omitempty"`
-		Txt             string  `json:"txt"`
-	} `json:"data,omitempty"`
-	Message string `json:"message"`
+	// Data The `data` of the generate txt answer.
+	Data    *GenerateTxtData `json:"data,omitempty"`
+	Message string           `json:"message"`
 
 	// Txt A newly generated value (first form).
 	Txt *string `json:"txt,omitempty"`
@@ -743,22 +765,30 @@ type LookupResponseEnvelope struct {
 	Message *string                `json:"message,omitempty"`
 }
 
+// MarkAllReadData The `data` of the mark all read answer.
+type MarkAllReadData struct {
+	Affected int64 `json:"affected"`
+}
+
 // MarkAllReadResponse defines model for MarkAllReadResponse.
 type MarkAllReadResponse struct {
-	Data struct {
-		Affected int64 `json:"affected"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the mark all read answer.
+	Data    MarkAllReadData `json:"data"`
+	Message string          `json:"message"`
+}
+
+// MarkReadData The `data` of the mark read answer.
+type MarkReadData struct {
+	Id     string  `json:"id"`
+	IsRead bool    `json:"is_read"`
+	ReadAt *string `json:"read_at"`
 }
 
 // MarkReadResponse defines model for MarkReadResponse.
 type MarkReadResponse struct {
-	Data struct {
-		Id     string  `json:"id"`
-		IsRead bool    `json:"is_read"`
-		ReadAt *string `json:"read_at"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the mark read answer.
+	Data    MarkReadData `json:"data"`
+	Message string       `json:"message"`
 }
 
 // Message defines model for Message.
@@ -830,25 +860,29 @@ type NamespaceLookupResponse struct {
 	Message string `json:"message"`
 }
 
+// NamespaceVersionsData The `data` of the namespace versions answer.
+type NamespaceVersionsData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt     Timestamp `json:"created_at"`
+	CreatedBy     string    `json:"created_by"`
+	TotalVersions int64     `json:"total_versions"`
+	Ttl           int64     `json:"ttl"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+
+	// Versions Newest first, oldest last.
+	Versions []Version `json:"versions"`
+}
+
 // NamespaceVersionsResponse defines model for NamespaceVersionsResponse.
 type NamespaceVersionsResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt     Timestamp `json:"created_at"`
-		CreatedBy     string    `json:"created_by"`
-		TotalVersions int64     `json:"total_versions"`
-		Ttl           int64     `json:"ttl"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-
-		// Versions Newest first, oldest last.
-		Versions []Version `json:"versions"`
-	} `json:"data"`
+	// Data The `data` of the namespace versions answer.
+	Data NamespaceVersionsData `json:"data"`
 
 	// Message Example: Versions retrieved
 	Message string `json:"message"`
@@ -1058,70 +1092,78 @@ type RecordLookupResponse struct {
 	Message string `json:"message"`
 }
 
+// RecordQueryData The `data` of the record query answer.
+type RecordQueryData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// Meta A free-form JSON object.
+	Meta          JSONObject        `json:"meta"`
+	NamespaceId   string            `json:"namespace_id"`
+	NamespaceName string            `json:"namespace_name"`
+	PageNumber    int64             `json:"page_number"`
+	PageSize      int64             `json:"page_size"`
+	Records       []RecordListEntry `json:"records"`
+	RegistryId    string            `json:"registry_id"`
+
+	// RegistryName Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// Schema A free-form JSON object.
+	Schema       JSONObject `json:"schema"`
+	TotalPages   int64      `json:"total_pages"`
+	TotalRecords int64      `json:"total_records"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
 // RecordQueryResponse defines model for RecordQueryResponse.
 type RecordQueryResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt Timestamp `json:"created_at"`
-		CreatedBy string    `json:"created_by"`
-
-		// Meta A free-form JSON object.
-		Meta          JSONObject        `json:"meta"`
-		NamespaceId   string            `json:"namespace_id"`
-		NamespaceName string            `json:"namespace_name"`
-		PageNumber    int64             `json:"page_number"`
-		PageSize      int64             `json:"page_size"`
-		Records       []RecordListEntry `json:"records"`
-		RegistryId    string            `json:"registry_id"`
-
-		// RegistryName Example: employees
-		RegistryName EntryName `json:"registry_name"`
-
-		// Schema A free-form JSON object.
-		Schema       JSONObject `json:"schema"`
-		TotalPages   int64      `json:"total_pages"`
-		TotalRecords int64      `json:"total_records"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-	} `json:"data"`
+	// Data The `data` of the record query answer.
+	Data RecordQueryData `json:"data"`
 
 	// Message Example: Records retrieved
 	Message string `json:"message"`
 }
 
+// RecordVersionsData The `data` of the record versions answer.
+type RecordVersionsData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// RecordName Example: employees
+	RecordName EntryName `json:"record_name"`
+
+	// RegistryName Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// Schema A free-form JSON object.
+	Schema        JSONObject `json:"schema"`
+	TotalVersions int64      `json:"total_versions"`
+	Ttl           int64      `json:"ttl"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+
+	// Versions Newest first, oldest last.
+	Versions []Version `json:"versions"`
+}
+
 // RecordVersionsResponse defines model for RecordVersionsResponse.
 type RecordVersionsResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt Timestamp `json:"created_at"`
-		CreatedBy string    `json:"created_by"`
-
-		// RecordName Example: employees
-		RecordName EntryName `json:"record_name"`
-
-		// RegistryName Example: employees
-		RegistryName EntryName `json:"registry_name"`
-
-		// Schema A free-form JSON object.
-		Schema        JSONObject `json:"schema"`
-		TotalVersions int64      `json:"total_versions"`
-		Ttl           int64      `json:"ttl"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-
-		// Versions Newest first, oldest last.
-		Versions []Version `json:"versions"`
-	} `json:"data"`
+	// Data The `data` of the record versions answer.
+	Data RecordVersionsData `json:"data"`
 
 	// Message Example: Versions retrieved
 	Message string `json:"message"`
@@ -1249,74 +1291,86 @@ type RegistryLookupResponse struct {
 	Message string `json:"message"`
 }
 
+// RegistryQueryData The `data` of the registry query answer.
+type RegistryQueryData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt       Timestamp           `json:"created_at"`
+	CreatedBy       string              `json:"created_by"`
+	Domain          *string             `json:"domain"`
+	NamespaceId     string              `json:"namespace_id"`
+	NamespaceName   string              `json:"namespace_name"`
+	PageNumber      int64               `json:"page_number"`
+	PageSize        int64               `json:"page_size"`
+	Registries      []RegistryListEntry `json:"registries"`
+	TotalPages      int64               `json:"total_pages"`
+	TotalRegistries int64               `json:"total_registries"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
 // RegistryQueryResponse defines model for RegistryQueryResponse.
 type RegistryQueryResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt       Timestamp           `json:"created_at"`
-		CreatedBy       string              `json:"created_by"`
-		Domain          *string             `json:"domain"`
-		NamespaceId     string              `json:"namespace_id"`
-		NamespaceName   string              `json:"namespace_name"`
-		PageNumber      int64               `json:"page_number"`
-		PageSize        int64               `json:"page_size"`
-		Registries      []RegistryListEntry `json:"registries"`
-		TotalPages      int64               `json:"total_pages"`
-		TotalRegistries int64               `json:"total_registries"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-	} `json:"data"`
+	// Data The `data` of the registry query answer.
+	Data RegistryQueryData `json:"data"`
 
 	// Message Example: Registries retrieved
 	Message string `json:"message"`
 }
 
+// RegistryVersionsData The `data` of the registry versions answer.
+type RegistryVersionsData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// RegistryName Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// Schema A free-form JSON object.
+	Schema        JSONObject `json:"schema"`
+	TotalVersions int64      `json:"total_versions"`
+	Ttl           int64      `json:"ttl"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+
+	// Versions Newest first, oldest last.
+	Versions []Version `json:"versions"`
+}
+
 // RegistryVersionsResponse defines model for RegistryVersionsResponse.
 type RegistryVersionsResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt Timestamp `json:"created_at"`
-		CreatedBy string    `json:"created_by"`
-
-		// RegistryName Example: employees
-		RegistryName EntryName `json:"registry_name"`
-
-		// Schema A free-form JSON object.
-		Schema        JSONObject `json:"schema"`
-		TotalVersions int64      `json:"total_versions"`
-		Ttl           int64      `json:"ttl"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-
-		// Versions Newest first, oldest last.
-		Versions []Version `json:"versions"`
-	} `json:"data"`
+	// Data The `data` of the registry versions answer.
+	Data RegistryVersionsData `json:"data"`
 
 	// Message Example: Versions retrieved
 	Message string `json:"message"`
 }
 
+// RemoveVerificationData The `data` of the remove verification answer.
+type RemoveVerificationData struct {
+	Domain                     string               `json:"domain"`
+	DomainRemovedFromNamespace bool                 `json:"domain_removed_from_namespace"`
+	DomainStillVerified        bool                 `json:"domain_still_verified"`
+	RemovedEntries             int64                `json:"removed_entries"`
+	RemovedTargets             []string             `json:"removed_targets"`
+	VerificationMethods        []VerificationMethod `json:"verification_methods"`
+}
+
 // RemoveVerificationResponse defines model for RemoveVerificationResponse.
 type RemoveVerificationResponse struct {
-	Data struct {
-		Domain                     string               `json:"domain"`
-		DomainRemovedFromNamespace bool                 `json:"domain_removed_from_namespace"`
-		DomainStillVerified        bool                 `json:"domain_still_verified"`
-		RemovedEntries             int64                `json:"removed_entries"`
-		RemovedTargets             []string             `json:"removed_targets"`
-		VerificationMethods        []VerificationMethod `json:"verification_methods"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the remove verification answer.
+	Data    RemoveVerificationData `json:"data"`
+	Message string                 `json:"message"`
 }
 
 // SearchResponse defines model for SearchResponse.
@@ -1385,15 +1439,19 @@ type SearchResultState string
 // TTL Seconds (default 600).
 type TTL = int64
 
+// TagQueryData The `data` of the tag query answer.
+type TagQueryData struct {
+	Registries []RegistryListEntry `json:"registries"`
+
+	// Tag Example: membership
+	Tag             string `json:"tag"`
+	TotalRegistries int64  `json:"total_registries"`
+}
+
 // TagQueryResponse defines model for TagQueryResponse.
 type TagQueryResponse struct {
-	Data struct {
-		Registries []RegistryListEntry `json:"registries"`
-
-		// Tag Example: membership
-		Tag             string `json:"tag"`
-		TotalRegistries int64  `json:"total_registries"`
-	} `json:"data"`
+	// Data The `data` of the tag query answer.
+	Data TagQueryData `json:"data"`
 
 	// Message Example: Registries retrieved
 	Message string `json:"message"`
@@ -1467,14 +1525,18 @@ type VerificationLogLookupType string
 // VerificationLogResult defines model for VerificationLog.Result.
 type VerificationLogResult string
 
+// VerificationLogsData The `data` of the verification logs answer.
+type VerificationLogsData struct {
+	Logs              []VerificationLog `json:"logs"`
+	Page              int64             `json:"page"`
+	PageSize          int64             `json:"page_size"`
+	VerificationCount int64             `json:"verification_count"`
+}
+
 // VerificationLogsResponse defines model for VerificationLogsResponse.
 type VerificationLogsResponse struct {
-	Data struct {
-		Logs              []VerificationLog `json:"logs"`
-		Page              int64             `json:"page"`
-		PageSize          int64             `json:"page_size"`
-		VerificationCount int64             `json:"verification_count"`
-	} `json:"data"`
+	// Data The `data` of the verification logs answer.
+	Data VerificationLogsData `json:"data"`
 
 	// Message Example: Verification logs retrieved
 	Message string `json:"message"`
@@ -10271,210 +10333,215 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string) erro
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L17dxo50jj8VXR49j2BbIMBXybG5zlnnTiZcSbJZGNndnfGWbegBWjcSExL2Gby5P3sv6OS1K2+QYMh",
-	"cRLPHxMD3VJJqirVvT7WBnwy5YwwKWq9j7UxwQGJ4M9neDAmzziTEQ/V54CIQUSnknJW69X86awf0oGH",
-	"Jvi2iUfkfy9m7fbuQMoQ/iB+q+bVxGBMJli9LOdTUuvVhIwoG9U+ffJqz8/xKD/s+ZggwmQ0fyRQQEdE",
-	"SA/9OeOSBIvH++TVpjjCEyIN9MfiF7ZgeIQFohIJyXmAsEQSfggQHyI5pgK9P3+GAjxHdf8///nPf5qv",
-	"XzdPTvxGC73hEt1QOUb+NYkE5eySBrBUcosn01DB1G13D5rt3WZ7r+bVqJr1zxmJ5jWvxvBEPYDFJWep",
-	"1Qx5NMGy1qsFWJKaV7BbJ3yCacGCjhmiTJKIEYkCeAbVT0/eCIQjgvBgQKaSBAizAMlZxEiAJEfTGZsP",
-	"eEAaabjNX60Bn1jAp1iOE7j1+DWvFpE/ZzQiQa0noxlxFzLBt68IG8lxrdfd3/dqE8rs507Rsl5EfHKi",
-	"1pxb2HMmI0oEmk3VngSIM8QjhIeSRKkTKtr7TrPdKdn7YQSrW2XrT4evsRyMC0jgoqaR3qCCRvyLmt8D",
-	"dBqMMRsRRAWa4IAgzsI5oga9qEBC0jDUD86iiDCJzDCoTkJB0F6nmzmgi1r7tt05bA+7uNPvDnaDPbI/",
-	"PGj/0HnSPdzFe/39wUFwUbML15ScrPx02NTrKDmvg73ixb/hjJRswDFDioqR2lSEGSI4CimJEGbihkRH",
-	"CKOJehGNiBRot73XWgCbmmYxgJ12txDEN3hCXtBQkigP4VscSYpDDw2wIE3KBGGCSnpNkJrZgFfHEoUE",
-	"C4l21aFFeKCYSKNVgkLwTxmM3ScppN8tA1hM8YCcBgV7CpDBz5c0QHU/oEFPXA96rVbLbygaUCgTP/NI",
-	"KLShQ0oCQ/9pnLFv7/80I89+fP8kev3H7fN/39K3s5P9pyfFdO4CsFFqjxf+jgzv98o3uuy3eESKUHNE",
-	"EJtN+iTyNAV1yjBuqgZwIQjIEM9CCfPFDIwyeaCunAm+pZPZRBGM/Q9gNF/GEKp7Y0SiGMQz+lcBmKeS",
-	"TASakggpKBZBeCnUAIVgdttL4FwK4Dsy4FHwBmbLI04EvwJueGjG6J8zgihDVAoUkREVMpq3ik9cv3lp",
-	"aLr8zP8WKZSt/c9OIi7t6F/Fjrqq5gCahlRPWA6r/r0Q2hgBS8HVL28W4D9nRMhiZhSQkIzgAtbENsDq",
-	"JxTpd9IUZ++mprqcmj8Ee6T5ZHjQbroXVNmyYLgV+E3xbXXGI1lwT6ur3UeM3BAh0ZBGQh4hX03tg2Tk",
-	"08BHWAwICygbHSFfSCxnwkf9OVJ/Ek9xHgaHU0YAQs1ciPtWsCBMYffv9qOeww7g1WhQ+1C0pHO+inzU",
-	"J0MekWUCUqfb3C0TkCRfUTz6VUstxehjRRoaECYVr460hG2kcFeeBqnYL9vfRNquVcVyA5hWDiIippwJ",
-	"onWDmTpPaZD5BaYhAegHnEnCAIPwdBqa33f+EBwk73gX1ZOBgmrG8EyOeUT/IgquCRECeH1mBjTUU3yq",
-	"TKBRxCMNeHpH33B0jUMaoOO3p+iKzFtqzKc4MDRcfRGwD5TBYOrPaxzO3JWZny4pm85kammn+hcEv/QQ",
-	"nBOKdS8U3wQ9c7mhyUxI1CdKy5pwIVGn3QbESS7bu8wfjwKCNhWCspGiBDKZyrnewjvuudIZDYNScxjI",
-	"YOefcTYM6UCuhTwD+7K7Ont7KPhDPidEIBxGBAdzRG6pkGr+tBxU28wKjbZigRKaKl31BFghqmMtOkt8",
-	"RZinpH7K8ABEans5eQjHG2aBD8iABiRowLadmEtFVNi3akuLR3xn6LxsmfyGgYISxDebsBzJuXuVZsqj",
-	"Pg0CwtY622H8tnu48Zg9NOczUNEZ17YHDZfScGPAYlvExo8ah6GiSzyH6QOup6mrD9npnW3xFHhA7orE",
-	"FFzq+TDkN/ZcT8ESgUM9+zr7Rs0IaWbK0IyR2ykZqIuOqMERHwBaboKnFgwPq3ltAVhlHQnU/Ko6bHaq",
-	"AujOZoMBEQIgesPlCz5j691ViXLFuLwcwjjuLsfKGZyr/n0z+KYNbnWF3IzLMYkApwKFdWzUQAEnGpeA",
-	"wdmFvuYB6HaLbHhjrF/UvCtAgrIBAaQFs8SIXhPFnpCfsi/4MMVbPA85Ds45f4WjVU/ZbOlUj3EpOb8M",
-	"YZQ0K9cssM+DOZKcI3gE1UM6oRJ10Gv6tLGhHYYpqNAzKD0ZM0uZqA4zHaEn6h80VKcQBE2t9whNt2/V",
-	"JxbQO0pDU2eYSyPyuBviTmNEol6hAYwKtNTStQlm6FubmK+5HMIxCHKMpeZxKORMbaoB8khhnEJcdIMF",
-	"uomolITBLp4RHA3Gd9g/h/kRzUFrancCLHEfC4ICGmieC+Y1EAToJI1z/wRpbGPipsItAcsyY5qFRtd0",
-	"QN4zfI1piPshWVd4jt931xCv131gM2tJttLyHL2XsKxzzl9jNjdkK9ZaU4QluQQCz+D+OedogtncCkZi",
-	"Ayt6p25pM5nSmxzfzTsio3nzeFhoFD0DMhRIcnSDqSx0rCS2FzXve1fP2aii5I7cQ1a251EsyuO0JiX5",
-	"FWFbUKTM9WSle/iKM4SRdnMhJcVqZvmeidl0yiNJgtckoPgcNmytPYkHupyokS5h79O7Ez+C4BGkHukh",
-	"QVgAnBMYPxYoN+Nm7xVFKUJxaCyQn51L36fvBYnuJJ/MBIlKRBM19salkisyfySQmlWtMKBC8RnN4H51",
-	"TF2r8nMgv2H8Ulavda1oRXekO3XMxz95NUMOm1GVL0POr2bTS2sUcVTnDWrM6o2Zwlztx014LnhdPGvQ",
-	"B+CyivWvxrK/rvCd2kahRejhLNyIRK5WpzcQxRtoPBFKTI+n0KYmcMGaOyVWTnsfa9OIT0kkqUYYdTHl",
-	"vzXGaW2hyVjevMQWXPp7bFQtdMAndtbfswbYZGDPASKxT/L+H2Qg1SSTRElaPIN90NNrLRrrOAi0md+x",
-	"ZuFAy4s4fOtszRCHgnjZPXRPaZm5IHkUzldiGoplb708++XNL87KJV7tDdfXUN1Cr03FJG1TDul1yqYc",
-	"4aEiffg6b0b2alKGy6Y8P3+lntS8RNIwzJl/m0bcZLPQSH3aQL8MtZJVLzx1sd6xG00G7JmSTJaeYg7L",
-	"PoEr6lS/27HeMvs5hhhHEZ6XrE4sXdk6hL/SmoiZC057XYgdanZcBsa9JpTiCNfVJig9hje/JXBdLCVh",
-	"/dQnbymXXI/ojCJY3clQjvUuiJ5dXjJD0QY9G5PBlXuJLcCgODIot/Zy5uzVrp0b1vzY5zwkmC040Pil",
-	"QpgjgiVxfPyfl4mvzo8tTiSofjzQ+nR5QEfHq02xVHp6rVe7uDir3YHZZra5lEPqjbWegfu/r2AjvjT2",
-	"p9S9lbovYnTzMm7tle7GStJcGj5pAw/tbTqYCQlhYfY+jb+YkEmfRGJMpzWvplXByysyB5K+5ld3u2xz",
-	"LMPdhCJEsF6OPBMAznyJl3LNczohQuLJVA1HJpiGxUyTa4Ha7gd4JxTvsgB8WHYJ6LHNSF4C36JlrYfZ",
-	"8Sqc0B9C/pGOZozlGAtXKoZnr9pqFsG+8hUfuD6wSpd8fPq5G95Lh2wtlcUzAV4JKNuW8E/SXMg5hL32",
-	"4UEBKZ3Q4IQPZhOj/6W38B+gGd7K1OH/XhtLORW9nZ2bm5vWzW6LR6MdJnYCGuxcd2pe8vMuDeBHQQaz",
-	"iMr5zmQWSnpF5uq5D15yKHkCz+w+FkJBxdlrIsc8SJ3o8pdTBq7V3tWHnY55uyH9XsgHOBxzIf+/3eMn",
-	"7Sft3t71y8OX7zv9ly+fHx68+NfZy5+vfxJ/FF1eroGiYDmLRbLg1/zby+TR+BRhOYUA5DYpv+WF2FYI",
-	"Tw6NBjrEPdSm0tyG3HGP/+eKzJudop3W18nPZP5a4V0fi4ww8tfB66sx/vfo6W8n11yeXL3a7+7/MMT0",
-	"L0l/pM+6/5Q/v/px2mfs+Y8SdwP+c6EoYoyTlpG/Nii+nIHTWND33B0qBLt4860U7wSI3R7+cEjw8LDb",
-	"6Xc7T37oHx4ckt399pP2k/7wcG+4+wPZI128i/sdfNAedgYH3R8O+wcH/f39YQfjfYJrrvj13/bt7+3m",
-	"IW4OP3w82Pv0t6INSISFFCRxdMUK0t5/fz9u/oabf7Wbhx+SP1uX/3/zw8e21+n+UAKBdYaXmFf5EJFr",
-	"Es2157mHMBrPJpg1I4IDpWUj3zBWHayGkZDw9QQPxpQR57kBD4jfQk8jzAZjxJn55gjMbDc8CiA0ZugM",
-	"OMFz4zxtXSiqyhJGQCrZAJ+pBz/FXqvsUk/AvKJmxsakaZxKraL9cu6b9DD/GmOJbgiT6CbibOSBL3NK",
-	"uLrlUzFuRZ7s6korrLoIo5OlFh7mFdXpI5jpk/TsQeFBxIVAEQkJFkSguiAEBXwgduA50ZoEjR7yU2Zc",
-	"H9X32m2FDHFklYe0fwfC/BTi9COCr4R2oCoCxQOpA0iiWUgaHmSoZG3Nybhi1p9QKUmQs2XGdlp4f65G",
-	"ct03MESnh1jGgwIG3WUeFA/5cWgMDLRrPMCFISnq8dgjAI/v9ZLgQVQcUJCJJwCwGEcKsbU52GT7TLEc",
-	"wwT5uAh3qiS+TM9hwq/U25mZYKNSTgx3HLNLBS4HD3E9ZirClrBgyimTsAkTuLpgYKNWwdD7vQQWEx0G",
-	"UVt2V/RragAb1gWvHabyU5ZFfKnXCzz7aqROt4fW8aHDkNnYCRjQoIP1O/Frop0E4OXUmFjkNIN399Pv",
-	"qnPJ+6rUGK6TVr3ZVRuS9c8eIUWmvuNIhXetj95H9X0gpHzwkCEY67qGJ826yvzPDc1+7S2d9egUO40y",
-	"PlU35Mx1oxXH/RR427Iopi9+G6JYHNxRFAFT6tfMOMedcAfX0//BZeUuhLmb4kfCFE2T89s1PCsLfCNe",
-	"TaqlyMtUhGr+Ia15LL5X1EOraVXxwLnsGHITztHILDpA4AdEdYhnV3fhpNGqfM0VgfQjkSdMLN7Mclsj",
-	"FZeLTIqLV7xEfa2418kdnlVwbeKi1GqGA2rRRjjWolJThLZkZY9oGBHSVEeB1BhID+mcSjLHK7h07U4/",
-	"Z9ck5NPCfJHs9YwVi42/NFmdOoqjGPOrL0CJMb56zbfBn9nJ68ntC7cFlULdDpwPFXccjMngigSoP4eX",
-	"x5gFIYkK11/ZqlBqS3iNo6vjMHxHcLAq9ePhEPh1ysNl05IKko9ceOJ3t20rUetbZ3ElFETFpZLAimlT",
-	"/WKsh2t4/LzabXPEmxX0SQtEMuPWdzEZK71Nha4ufnUnDvrGvS8yuhTY8Fc20drX+vONG3oyHoG0EwQ9",
-	"49GUR9bakn95RR9dUJK+fh6LvXEWpxbYZ2G4KDt9iQvaq6lrUlBRkAzWvvXR39GY3Foe9/78RfMJ6s+d",
-	"VADYdhBh7WFkMt1ud7u77d3u7kE32O3sdrrBbne3u7+32959sot327tt/f8ugb/b+7hoEytcmRtzaS29",
-	"cldInM1bstQFsAzQt/CQ6+wZ8BmTlXhw7FOJoTxoF6WU5t8z6XGr0t2q3t/4jWRRMagdb+VLJhZYjP84",
-	"K89YF7KL2ilmkRCA57Ke1H4kq8xCn0ZNg4e5g9OHYk9/IT9MSzvlN9mivX7jZsEUcu/E7hMRGVFyvZlg",
-	"hXhYc9oru3o2wvvzIjGXOLw0BydWI6OtE04B433jpN96iIeB+hRinURcyb/gUNtCj0KKDsqxP7OBDux6",
-	"nyoHyFi82DDacRkr/QUi7EDy6DL2fS69D9fEwQUKH7kmTF5mHQxTnURd82q2+Awwjj+yMnPWv7KavLpI",
-	"l1TMqgo/yV+cCzXQbYjIEBhEp1Rt5AJn/Gq2itLnqAyLd2wtUi8S71NRpJk7qwjM/Pq9FGI7mruDbXYp",
-	"nkNF8aEX6RjlTGAZ3f1EheTRfDnDr8S/3JHPZpMJjuZFTt1Nqj9FU65i1fmSRH5PKW4p4udxuhiLqynD",
-	"b/VeuwcptoCPqyGiV5sxALq6CF+Ku6mRFqDyW6tkFAhXPLoMthALsaqWmzC34O5KFSPyhkdXl44mu2I8",
-	"rC25kZfFdOgtAsldrFzE5YcicJ2kgUXzmuoGmAW2aM+aQBwsCndIz/ozZaYEHmj7z9CcYEifvBnTwdi6",
-	"3sBldYN1tbY0OGfXA71jgIPddvcgHYdwdj2ox1rC/9lF/p9+pwEv/d5uHn74WBikkPUYaO6QxiUvheeO",
-	"BpjFkiLKKQu03o5ekrErFfy+RrLFqpRYkWhS61rP2hLb+/KGLbdUma0dtLrrY1XjihMMvwmqXi96fnlu",
-	"0roBv/GbcVaMlUpMTowtR1Ioh6wTLpybqGq2zRa17Lsm6ZRJRxuwe60qCbg193LaQToRLVv7LIUJ6SyL",
-	"dP5F2k4WM0+DDXnzV2IYs9wqNoJVsaulDBAWOm0sc05ukeVMs+xXVEhA/gfevXHevZ2sofvIKz4/Sa9M",
-	"iAmVrU1e5SSsCQ8wZAGpbcBCnSTgFZoJjdC9USOhHhOqftwPq/QdhKgyWnQCmAw55mUkPCKXutxcRWJK",
-	"CpZWe37VjMwsAy9Qr7cnI62VFAXWcLUtlX0J8IazMdviYYuzVzLosUBOcGtHxvf5Ss4Cu9j0dqXxz0sV",
-	"w10529ZkDG+DTdwv/9WdVYvPSBYPXrb5knTF7EUfk9m34YyzNp17I4h/K/aQ+xyokstjLvJRANKvEsmS",
-	"ufbvbvT8vAxxLbOLybjeaHr1N6UxrW0EqRIKpHbf4chVVCyrVcWRPw6aL9K10iSzPELI8tX7Z+m43wzW",
-	"MI9MR4mIQJE2k6Ik8UiX6y20O38W5vbAq75J685ChlRs4VmDBxWaeTbBkBYyoo3YgYywWK7jGTfoVmTU",
-	"e2QNSiJLlgaofS1mINhjSlaxBGWvuAJb0PrWFxeee2KAicNdVrStxEtZxbwSv7SChcW+sx36u29mlgdz",
-	"yX00l3xzBpIJvyYVK9YVF0Qqj0LUP11GMEdwOYz4pDA315FdzSvQZHFJlo0dlrBVGKl9S8e1itXq9qQS",
-	"unXmdfULZY0aOzFHLpw4v5j8piw7hLId33Z+ny66v6GAyHiwWSiXBETmDfalaepT88oWxBFgCiXGNt18",
-	"iQ91uWXKRraMp4fILR5INJsiyVGn3T5CfTLnEB+HoT2TLlGiOQ48C5nllYUSeCUP1QscCoJuxoShiW5S",
-	"hhnMZsuL6m6cEKinxkFUZzrfkAj11eY6euzyUpUmGlzvUBoyzzZUTLZ7IWpBkcCvOABjHdtEiKWxf2wq",
-	"LXFJdsU2ojHuIPs8xHx9mQCRrJiUK1WYsi7EYSOZKJACk8DKFgcnbCQTtmVoo4hnnJ+/Ku+3UTcVR9FB",
-	"u13MUeOWqLud/d2DdOPWdhEunePRWur+1vRYYzyLb8eU1awkh3FFJTYbLw2WpQId8j7phgkl57Dj/fkz",
-	"D73E1/gMvkS+5Kdnv5zBVPWGD5VdUH1Cw5AKQCQ0jciAKuRuFPX27DS73fP2k1673Wu3W+12+zcX01x2",
-	"UY09vAcKWbms84Qy99vOfSj0/PnqOucQQO/iau0NtreFn6nhwWfuOlC66asVzr5PmFvBS3MXrHRVyVd8",
-	"tDEpt0SOM21nsumE6a7rxnZuBYNCYStKjnKViF8ryduJTWMYxR91QbMPXnmhfCOy5zWtk9OTuG6ILmN4",
-	"M+ZxVZNWbdGYlTMM3a1Lv5+GMF5mRs6xO/ZhORasbLgM+Wg964VCuQIhYosKc8r+sbb4WjCKp3ehompZ",
-	"ZphLyj+q0TYrghSXQo5JgYTDywCsifDnWMqpk9gK9SQdc08RocAE8xMwA63ZpCA2AZbV/UmVbd/fbLRQ",
-	"duy0dLBCRfXS3Z/nCqLEu5TeiNJOXcuoq6SsXDm42fHLYU/HyZcAbpS57UBdMvgikNNO3VKgjc65LbBL",
-	"hi8B3CrjFXrpQzm+zkFSvAqj9+9PT65/8NCY3DayRauWtFQNSqtr73ZLEldt7fwztSV6N/sERyQ6nim6",
-	"+ZhvtWzq4PaQL64Hl0q9MX1q+3O0t4v6WJCDvVkUosEYR3ggSSQ8ZK4yW1hQ1/LlEaqrQaDSsH7Cb8TN",
-	"LEFKAlASwIGpQUc3yobc1n43xkpTDqCmWJDElJFI/ENcD1q2Sb5VI2pqSuehWr6htC15LKOZkCigERlI",
-	"Hs1b6PHjmAOIx4/RmIcBevw4UVQfP/ZQ8in5Heyj6kfMggtmyoVDFcYBnxCB+nhwZUr/osePIdzq8WNt",
-	"zsVszpmSTFjSkq93wS5YpwU93JN6yo+E7dQ3pCQMBKr3SchvGogyyRFmppylngcsqaE6Di6IecEzhcw5",
-	"IxcMIaWnQjxS3fbylOQWCgL7F7WLmu8l7fphYIH8j598D8GFKqA7urmARePognVbSJCI4pD+RRA1YLx7",
-	"8Qw9+eHJPqpDwc1nmHFGB+oZfY1qvOwpFBFI6Eaa/TmUfOscoAEPCJoxKoUHAD9/9vrYaOHGfK4kA+Eh",
-	"X43e0nhPh3Mf6T8REQM8pWyk4NttoTEW41xJOYDz6avjn593+0gdCNrtNtVPiM/kdCbB4H0TUUmQqU0H",
-	"Ju8BFkQRcQsg0x0VlWCHyJ8zHNqqmy19Yn5LneiJe3pOu0e3xjUNPORgq4eMXSymscv+3LOsJv5DCzn+",
-	"0QWzzCw7Zspul5lC80sPSTwqG9rTtaa9C1YIj1KcPCRl6B/ZsgFl8xcA41gYvQuWAs0owsvAQkugal2w",
-	"UyZooKnJUJFvXvLBkRHe4LkoKS5o0anul5lwfIVh6XLkpjSrGPMboegBC5StbYilGfmRcFESkOU5kKqp",
-	"AW7K1gNHmeArqOLNyA2ik8lMF7G3l0/dN3/5usC8gx3o76jjqdcumN6BxhFSDMw6qtVezlHcrmDII8Uu",
-	"khEvaaAGxeKSM7/RQrFGqXnB+/NniLILtsRU1kK+OhHdUBRpi5loIb1cWxscmIXhl3E3BNiW41SjEajv",
-	"HXcINjfW39U9ldxODdj5Y1OK27z2FG4edDFrt3cHV2QOfxC/hd4mxfDFBavrQ/R0nGaMfMIzDRIamkUr",
-	"3jvVMrSC5AhhAMjWVwcmO1FXTZ/omvy6nHhIB8SIMebqOp7iwZg0u612zavNotDcibZbDoafoSmOeVfs",
-	"vDp99vzN2XN4J6kiBZdg5npzzO+9WqfV1i/wKWF4Smu92m6r3drVIsYYJIWdMcGhHP+l/h4RuITjKv2n",
-	"Qa1X+8n8DkotyEzwXrfdLhPN4ueSBq5eba/K80+x2xByr7O7/JW3uvj5OeevoPS5eq97uPy9bKPxT15t",
-	"vwqIp6Zguu27m4hftd7vH7yasAWeaq/oteI9QgdeClDw5kKSSe2Dem1Hod+8fN/f6Z8ftr1o29VbFaAs",
-	"aJK/6MTUllN1ZFqmjxsF6P4AolF2kuJ6sANlt5uuUWLno3s7fio96FybSSBP03BETVa8yuSRpCrnaVD7",
-	"9KEYY5Y0cK4WZ1beEbOkRXOqm4a6xmeitS5atjvLX0n1yIeXKmDJi7hpA7yxt/yNuMf6V8SlYiw/J2GI",
-	"bsYEupNgR5jhN8x0DnFLQTtIb75wkB4EsWYqDGzKhSy20RrDbJ9ofYlKgaCnoVIXMySR7mKa2MCe8mC+",
-	"OWwu7pX6KW07kNGMfMrRVGdjUJTV5y2hKCURxvvtKfFK7aORQ0H2+qz0tS7yd/arTBb3MHlNAorP59Mv",
-	"SzkaYVyacYgDzA1i7FCH7RLSDJhoyluZuRB2Pmp6cm+GTJn0gkhBEKotdh4pnWOC5wiHgivB06YeYS1d",
-	"g6gNIrafLf2pJO0XPEK+NTr7yKxA12KDvibQ5uL83+dW3zNdmzTcjwTCU3KL6mI2UpoGCdD5+Su0224j",
-	"0ThSuHjB/NiO7SNBomswGmCJfCvxauFcD6jl853WDQnD5hXjN0xtY+pObclbqXupMWAnF0zv0byph/Bb",
-	"6CmXY8QICRxQbTaWtVkp0MOQ3zRDKmQLvQBQS8zsPsLI1Nq0fYnQiBOBJIcx1QqbMc/M77OHbsZckAsG",
-	"vA4MDXGvT9CpGFSAJEELnY8jQlC33dYmj55RAE2PGV+t3R6B5FMUkmsSNjzFstUTWm3XbWn6RGl2qA6N",
-	"RGDTGp7pXGcnD+LVmKeS+plKA4xf9C6Y+ZBdmWmYlGbdth+Q7mJzN1HGW/q4dnTAk2nS+YnfpM5fJNda",
-	"3VKPh8YkIohHFj0UuYDxkqohQB1MLI4FtFirGp9fFC2ch/n0RMGSuX6tVxNLSYRUSJhc2PWhIuAyvC1d",
-	"Sa6xkruMJc6dNcVLYwBPNd0F11DCXI/zmKljvmbE9Xq6ZWErZ2vnOklVSFu/lVrDTvGf//1n93Y8mDwf",
-	"4X+/Hv3n7Cnrdw+vTn98d/3bTcqlmPYjWkID7mzYhobJuUnUtQH949Q+Z3ZGc4AseRdtzx3Bdnl9CApq",
-	"MitAyMhNFriYRbnwFA6ZDLXW/n6qnA9T1JSsioai95nrdnc5dHzQXL6w5mKPVd1imjnmTw8611iCw8zw",
-	"zbiHTpkmMyKyREwr1dvjVm33V1/Pd5MrowIt7rEAtAm9Ow/o/oXR/R3BgatsPBJu48Ec5i9Cb60fOphd",
-	"rnS8g3Z2ItN3FUutZ0LUdeKoUaJ8ynPAI6U0UImE5DxWGIjuymtLPwd4bl0MqM64RH0ux41W2lljNNsx",
-	"udXRt0pWa6FjbYpDAxxFc+Q/P8cj31jrtLsDkNh/Bib2Z7plto+GEZ9ol8QRwkkujn86bL7hjNjeqSMi",
-	"Bdpt7xXJtVo7d00Sa9L8OzKsItmaGIRqYvCx+IVVee50qJYLq90u41nVqGEfVyKr7rAMIKWOsWxO8/wO",
-	"PGyf/eTVFG4seweeAaB2K7KT1zzQSXWflTl+o6wuscN/VNjrRq38/uFT2pvC+RWaTUuML5q/LWR4Ox9T",
-	"HulqDDD2tK/G//jQ8rcWOgaFXuC5QJyFxmGoxHWocw8Jiz3dtBP54Oj2lYpwxfhNbKRNQUIFCuk1KedR",
-	"75Lo3e2yKDuRydf6xllaSXGSEo5mj+uBoT0wtGUMzQm3vwM/U5/jEJuq3M1addfibV7SrB4YF4hemlzU",
-	"U2rMmAzQcdxqBAs9n5/km4DAB0nrcTdlZ3BjS0C+Kd48xgL1CWGI3E5pRAJ/ES+E9IX7xgk1WN8L3ywo",
-	"7V3KNdWzDzzzgWcu55mGsEs5JnObde2MdRO5UmPOKypkQdO52jZ1pAU97groQwfPuatCOAgiIgQJrFFZ",
-	"e9gfCQRx1BAHGFfW+Tr8wl/K1qLOH+EwTCeRPRKpDXdDudLfl6GdbdK3CO2KmsttE+8WNrMrQLz30Bsu",
-	"vREPqLdh1Ett4axgx1dGPTVEE+tcXhuTk0a+1zi6Og7DDCKYZohbQj4zp5pmEc79xG/QBLN5But0pHTw",
-	"gE+L8Elt8XJWhkzby9WQ6qP7EYJYbOvQchRz8cugV0YaLzAIOu/EbuwpluPEi52BpJaN2Spxah/sbcqn",
-	"XR3hl2F7dsWP9Olorar1IGRunDo4S294VWKAQIpKXpQXNJTgp+CTPmWkhfxhxCf+ji+5rwtpAW2GShnW",
-	"5W8Q/K9O2SCcCXode0pE40gbBmfif3XFZB9NCGYC+aH6cKSzcHzt1iACTXEkKQ5D3eBzgAVpUiYIE1S9",
-	"HM7VcDySoHP7ARgc6+5t3fDsiOBKoYGP6lgMtNTQQBAzBuD4qN6f2+QcCMlSrzVasW8npEKm7KiUCITh",
-	"m3mJgwhso/Mihd6U2HFqy2xXp38R8ckJlpU09HMeP1nSa1XvGBoCWpQF5uiHUuE4NjXc1MpeWDa7AqBq",
-	"EzRqVlnWGY9klefe6mSDSs+d0b9IdTvG5zDopms3FbDnYzTFOj8rQeMHrvy5VX8rJTusBHKti9xBmq4W",
-	"8O3KziDLx8FVk/HEwKhHsddmaB61lRTrmj8Dw4TKdX5Dm0HN6xAWivxUdRlgylCWwSadoL32LoLUX0gh",
-	"7s9k2jP/yATRpwNLFzBQ2zzrfllEN8RtwT6sjdHLWS0p5LSmPYGuNfjAZDdi/V2JxQKCPgQffU0cWTM8",
-	"YMcFzqwsN9ZptZXEaF3+lQgjLLsOKjWdLnVgHEt8qOX6OJYEHYehLncQR/zQWDzWVRyy0vGRGTKmETSi",
-	"14TpxF4YpYX81NXhe+qL2PGmPoKk7yEl6nsXzFeYbWTpuCCRD5H/EYGciOAIPX5sqjaAvx82zIEBavAq",
-	"7VdXgfBNwrz/+PEFq/u41W8NEvHf/trS3x/pDTF1ff3//n7c/A03/2o3Dy+bH/5ev7hopb9pPP6b7yGi",
-	"bqC9drvRumA2/NhOAMWDIYRZbS3EZhlLgxjgEEdapscSIAavIWS2zxEJyYQwaRLdodIU5NNHxENQA4Qy",
-	"gags05XilH0epfQmSScE1U/PfkFPDtqdRgv9qsAVNhn7gr1/96pJ2IAHJGihY8bZfMJnwthFhMnyduWK",
-	"0ptZRjNylL1/SzI7QsHt0JDpBifr6kEsQIIQBBeNaCFd49ikhIA6dsH8pDKqb+vjg6Llx8Vb/ZZCNIm1",
-	"DzVTVDo+s7qiDMti5ZhcsFBxGCGRwsZGuvg0hYR29TogrVO1ORFPigQMW6t5QxJGpq+SJlsvp9AazOYs",
-	"LZzZ3nZFl39JG4CC4pQFl/+aYAGLWgxUQevGdUCytdBtvR4eGUoBbZtHCA8lBBUphKbZDoBQ/KLdabY7",
-	"51D5wqlfWgS1otQUuBWKnK4Ds0loWgR0p9vc7Zx3d3v7h739w9bh4WEZ0JKvBfLGBbRtCl6ZmvwLZa5s",
-	"cfoH4eszCF/6gF7omperyl765bz0VaQM60vIkb/c0PGmSZUQSiO2mVWfdvBgQKayPJ37Fx3JmE9jKlZH",
-	"UUAGNFASGYyrUA2KLYlMhoblk3HzPDX4oySMCPk6sr3pvCO0bKXkNGtrhHVAcnu6/gCfRYPCm0uDlS5s",
-	"YDPQVrvFzHvbTuzQAJvJlrkWnM365ii7XYFCn3E2DOlAfpX+Cn3Sqbzd64LcwgrOiwpkHxEogVjqznsH",
-	"v38eOtlqiZsHdP5iOU1QvnBT6Gzz/stvKihZI3I2UyeRSmmLPa1dwWNJwqooLHhgVDD1/U/n52/P0JCG",
-	"pIV+YTa1KJM6ZeudxInd1pBs0uzQMRpiGs6iJNIVsgVulC4W5wi00MmbMxMAIaDmA1Ql21ea3m4bTSib",
-	"qfu0HuGIhHO09wSN+SwSDfU7FIYgrOjmc+sFb6nMSlFJ4ko1Vr5fNvBdVVXR+JHk9PJrEilkN3SmaGxR",
-	"aqPhAzG9NU0kaClHeGcrsAq3UKQ1Yc36EyoVXzAldewaHmlnOfZR3WQpKimVUDDrKA1SZx4ONLuhEuER",
-	"pkxIU0kjVSgUVobgq0cCKU1Tp97GNYWFLtbhgAeKb1zlDwnJo5iT4NgmmuRHQqrRFAuhlGfFXqxlUwmD",
-	"kylYeEI+GpFAx9nrYH0s+AIukUnq2yq7KCnSvSm+8attjVeVcbgyj9XZKjKQdDVL9+UKbOG9INEDa8hX",
-	"XI3rdyecwZUj8vxB3+hLmcNxNvFZkbYHhGaDzrMgoLqusJSYZButEgpycyG2Sj5FdeIfaOf7pJ1irF2B",
-	"cLTt5a6kYyw4GTDKKcXNttwyrRQ1KHiglu+VWooRtRK9CBMkvdyx/Wuuj4TI5kx4RSlKduRfk8bTd3Gz",
-	"fZYaELle7OWlmOC5h9i6LxXJEVeJL3UmxA3PF+N95fi6pXTg5AHbIR8JAM1JNy4mFsvYN0Qrqwa9fY7Y",
-	"1QfS+jpJqyBKak3Kqpj2vyadLSYvNe8XIq7Vcuy3H+H4QIhfKyFm8sgLyNClPhwETeu6WFztfCZIZGmK",
-	"mrRYVLcBLhBEx8hNA0z5tvKy8Xs7ZddYgKIZc6ryoZgQRZ4sj4PgxAK3AcFw8xqXhW7TWpYdVzw4BL8n",
-	"re04cCtao7oOPeEsnDcWVmZ3Kdr0MIhv5FKi9gczIfnEd4M4+9AyylRbP9Olb7rtbrvZ6Vo3H42sN/FR",
-	"ErmL6mqtSj9HnJmotyNEbvVSka+2xBcmSHg4EyRoHCE/6ePue8jX/e0ur8jcRBdH5JpfER/a0WnO05/R",
-	"UDYpM/e4aKFzPHLL9EAbO+NVLDL864r3G6oo9mGbbRyyDaY/cxeH1aqDMXLjVAh7YFnfYw+JAhVgMaOC",
-	"EsXxPbeoKnH80FaMQ9/pTfzVlhUpiMdcCecSz3oqgsw2HC9UN9+4lkx0vjxhEVIhUh7qI5vyCLkoghh3",
-	"vfnVJJFPcECKu1CkTKWpzupb11TvVyB4aWP5hSHhIR9BK8ptpzrfyWXx9Vf3ltkOBGrfFxlfixwPLsFG",
-	"ZMKvSaGKmg3lVA8+aIsPotd3I3pplL+zwqgTk6o0vXvtdPFNIrR0Vy4I27LhnIxLk3+TFGcdzKKIsCS0",
-	"K3fHvQc4Pl9F+tOhWy1089SeWc/qRP+l2vHFJ/StSbzdCswhgubONHN7f1d8RSNu5baAKWeOaQFo7+1i",
-	"WXtRLKt6LR/eXpD3JDJx53G3F53rpZMubaO7XO8jYaJxoyR4Vr0LZTR67qghwTmAdDSqNnlzpOsXGahQ",
-	"RNRrIqMkqMFJOERUGBOVAkiSoEjW13tQKO5vnSfa/nPbdTCp9VXtuvsvmzWgMSp4yOUc3ROpo5Q+Qd5f",
-	"3mx3kRMYaKqaGfvYvbO0mVgXzNHligqcSmbse9tXIi2Y3LP2Dw8yQfiV1lG1eL+OrTZHn0FgItAX+Jdi",
-	"5xAVCHoj6PoHJo+kMDID1TGaUKHTzqhAe+224jPqClfPDzEN1d/gnppyqlbbaKE34H4wGW6RpXw0YyER",
-	"Iq5nBuUhoW6ZvpzjyEhTWAXa0KC6KRVzWNgN9jgIvkgLhi2pKPFyvpiXqXovBRYf8oOH6Tt0iucCW9Zl",
-	"WGKBKBGGSmlgnOlO9JwRJCPMhBJHONNsA6wdEzxXHEMXJnqCXtOnrXJeIb4xZiG+ELdwAajKK8QDs/ju",
-	"mEVcLqzt5r1ztoodI8M+ArIRjcQWO/aPTIKqqRKFwZAQcjYikeIrOAi0/SJuEJBlLicxQA9qzIMa8z2p",
-	"MQnmb0KRGRGZZARWjweolBvYKnLjO5kOn9eLvyr5Pnj9H7z+d/b6F+eFLHP6Z4nUeCiLbt4iF+JXciNu",
-	"y+O4VuRo+wtGjj74Gx/8jZu5zVO5Y+ZuhzIZG7vZbT/PgnvdpE3d71t9tU6tDzLAgwywARkgn5K2qgSQ",
-	"JmzDFJZ6IJa4Bo+SYiK6TjgELiGsS5hr98Nhntjf6tm/iVbMn0lHr27lN0cLgRoPtv7vTLU3lBVT4B1t",
-	"/mmmESsRi3lGQYzjEXxI3Jk4IlX9mWVRjt8g89ieOrOyg7L9xRyU36oq8zVwra9d91nO6yQeZSyW/XlT",
-	"4lGpMvOKXqcazIEIhJUQxAIcBQqDbOCFxCNUL8/I9eJ03AaiLFGPhBad+A2Lq9OTIK4EHKcYYxagGbti",
-	"6jm1QDcTWEO1126XJD4lPTKfzs/xaFm73eN4ec7S0u01klUWt+KVMEvl9rsTyuKOJp+3Ge85Hi1tRXY+",
-	"zqOAbkYwWptNfXXlNPKlM2JcLScPpPGgqO3Xx2nEhzQkUGU+oEHLnlshGfoBDXo3pN/7GNDgcsyF/NRz",
-	"R/BRRAQPr4lAYxKRFvJdFek1kWMeuN1nzatxIwkSkQA9D7r7+51DdEXm0N7Rfz0LJYVs+jqZTGUcsMxI",
-	"o4TSTmhwwgezicLLCk2tDRio3seC7D/py0EjTWd71y8PX77v9F++fH548OJfZy9/vv5J/FFMc8l2LCS9",
-	"KZbqmGu92n9/7zQPj5s/vWy+edv8DTevJs2/PnzseHt7n/5W+7xk6O5bCQWenJ6gwDyzvnTwzZe9SdFp",
-	"dt+0OcEgikOYugaUBNrMVNEpKqFDoutinFakpYgTqUd0yCEVyex1f4KvCIpmzIcniECcISVMoCftJ+1G",
-	"zavNorDWq+2ARGygy3eaIWCOmid1qqFwtoegU5mwXQF5pHvM4SikJHKzpgzBmPKl+d5Tz3gYkoG0NYEy",
-	"LdpszAHMblu8qh+meEScOt1KHgCO50ypOWB+xoJiXKYpHqw0XwjSjBfXJipvoJVtgmg6wAWoP0dDSkLT",
-	"70A4o5r+QPkxtRiftlLV4wQQXe6cT6ZKNMH6UBpxUknIRyINeWLCys+k0yhyUfGO1GSLwqPzf5+rTYey",
-	"8NB5wdNHn2oj1J8jzHTHvaQdZAKNCa3Pw/HG7TVhEtQHNC4XlWTFBAUA20wZZ6J074oC1IOWhmxkSsdj",
-	"NlIfkmV7Jdio0W6CGR652Tru1FYcLthsh0UIW/d+JkgkHllm4Q4Uc4v8SD8RHCoJAADDAWVEpBBrLiSZ",
-	"1D59+PT/AgAA//8=",
+	"7L37d9q4tjj+r2hxz3cVegwB8pgmWXetmzbtmXSaTm+TznlMemKBBejESIwlkjC9/f7tn6UtyZaNDIaQ",
+	"9JX5YRrAlrakvbf2e3+q9fl4whlhUtQOPtVGBEckgT9f4P6IvOBMJjxWnyMi+gmdSMpZ7aAWTqa9mPYD",
+	"NMa3TTwk/30xbbe3+1LG8AcJW7WgJvojMsbqZTmbkNpBTciEsmHt8+eg9vIcD+eHPR8RRJhMZk8EiuiQ",
+	"CBmgP6ZckmjxeJ+D2gQneEykgf5I/MoWDI+wQFQiITmPEJZIwg8R4gMkR1SgD+cvUIRnqB7+85///Gfz",
+	"9LR5fBw2Wugtl+iGyhEKr0kiKGeXNIKlkls8nsQKpm67u9dsbzfbO7WgRtWsf0xJMqsFNYbH6gEsLjnL",
+	"rWbAkzGWtYNahCWpBZ7dOuZjTD0LOmKIMkkSRiSK4BlUPzl+KxBOCML9PplIEiHMIiSnCSMRkhxNpmzW",
+	"5xFp5OE2f7X6fGwBn2A5yuDW49eCWkL+mNKERLUDmUyJu5Axvn1D2FCOagfd3d2gNqbMfu74lvUq4eNj",
+	"tea5hb1kMqFEoOlE7UmEOEM8QXggSZI7Id/ed5rtTsneDxJY3SpbfzI4xbI/8pDARU0jvUEFjfgXtfAA",
+	"0Kk/wmxIEBVojCOCOItniBr0ogIJSeNYPzhNEsIkMsOgOokFQTudbuGALmrt23Znvz3o4k6v29+Odsju",
+	"YK/9U+dZd38b7/R2+3vRRc0uXFNytvKTQVOvo+S89nb8i3/LGSnZgCOGFBUjtakIM0RwElOSIMzEDUkO",
+	"EUZj9SIaEinQdnuntQA2Nc1iADvtrhfEt3hMXtFYkmQewnc4kRTHAepjQZqUCcIElfSaIDWzAa+OJYoJ",
+	"FhJtq0NLcF8xkUarBIXgnzIYu89ySL9dBrCY4D45iTx7CpDBz5c0QvUwotGBuO4ftFqtsKFoQKFM+swT",
+	"odCGDiiJDP3ncca+vfvzlLz424dnyel/bl/+45a+mx7vPj/207kLwEapPV34ezL4ule+0WW/w0PiQ80h",
+	"QWw67pEk0BTUKcO4iRrAhSAiAzyNJcyXMjDK5J66csb4lo6nY0Uw9j+A0XyZQqjujSFJUhDP6J8eME8k",
+	"GQs0IQlSUCyC8FKoAbxgdttL4FwK4HvS50n0FmabR5wEfgXcCNCU0T+mBFGGqBQoIUMqZDJr+U9cv3lp",
+	"aLr8zP+SKJSt/ddWJi5t6V/FlrqqZgCahlRPWA6r/t0LbYqApeDqlzcL8B9TIqSfGUUkJkO4gDWx9bH6",
+	"CSX6nTzF2bupqS6n5k/RDmk+G+y1m+4FVbYsGG4FfuO/rc54Ij33tLraQ8TIDRESDWgi5CEK1dQhSEYh",
+	"jUKERZ+wiLLhIQqFxHIqQtSbIfUnCRTnYXA4ZQQg1Mxe3LeCBWEKu3+3H/UcdoCgRqPaR9+Szvkq8lGP",
+	"DHhClglInW5zu0xAknxF8eg3LbX40ceKNDQiTCpenWgJ20jhrjwNUnFYtr+ZtF2riuUGMK0cJERMOBNE",
+	"6wZTdZ7SIPMrTGMC0Pc5k4QBBuHJJDa/b/1HcJC8011UT0YKqinDUzniCf2TKLjGRAjg9YUZ0EBP8bky",
+	"gSYJTzTg+R19y9E1jmmEjt6doCsya6kxn+PI0HD1RcA+UAaDqT+vcTx1V2Z+uqRsMpW5pZ3oXxD8coDg",
+	"nFCqe6H0JjgwlxsaT4VEPaK0rDEXEnXabUCc7LK9y/zpKCBoUyEoGypKIOOJnOktvOOeK53RMCg1h4EM",
+	"dv4FZ4OY9uVayNO3L7urs7eHgj/mM0IEwnFCcDRD5JYKqebPy0G1zazQaCsWKKGp0lVPgBWiOtais8RX",
+	"hAVK6qcM90GktpdTgHC6YRb4iPRpRKIGbNuxuVREhX2rtrR0xPeGzsuWyW8YKChRerMJy5Gcu1dppjzp",
+	"0SgibK2zHaRvu4ebjnmAZnwKKjrj2vag4VIabgpYaovY+FHjOFZ0iWcwfcT1NHX1oTi9sy2BAg/IXZGY",
+	"gks9H8f8xp7rCVgicKxnX2ffqBkhz0wZmjJyOyF9ddERNTjifUDLTfBUz/CwmlMLwCrryKDmV9Vhs1N5",
+	"oDub9vtECIDoLZev+JStd1dlyhXj8nIA47i7nCpncK76983gmza41RVyMy5HJAGcihTWsWEDRZxoXAIG",
+	"Zxd6yiPQ7RbZ8EZYv6h5V4QEZX0CSAtmiSG9Joo9oTBnXwhhind4FnMcnXP+BiernrLZ0oke41JyfhnD",
+	"KHlWrllgj0czJDlH8Aiqx3RMJeqgU/q8saEdhimo0DMoPRkzS5moDjMdomfqHzRQpxBFTa33CE2379Qn",
+	"FtE7SkMTZ5hLI/K4G+JOY0SiA68BjAq01NK1CWYYWptYqLkcwikIcoSl5nEo5kxtqgHyUGGcQlx0gwW6",
+	"SaiUhMEunhGc9Ed32D+H+RHNQWtqdyIscQ8LgiIaaZ4L5jUQBOg4j3P/C9LYxsRNhVsClmXGNAtNrmmf",
+	"fGD4GtMY92KyrvCcvu+uIV2v+8Bm1pJtpeU5ei9hWeecn2I2M2Qr1lpTgiW5BAIv4P4552iM2cwKRmID",
+	"K3qvbmkzmdKbHN/NeyKTWfNo4DWKngEZCiQ5usFUeh0rme1FzfvB1XM2qii5Ix8gK9vzJBXlcV6TkvyK",
+	"sHtQpMz1ZKV7+IozhJF2cyElxWpm+YGJ6WTCE0miUxJRfA4bttaepANdjtVIl7D3+d1JH0HwCFKPHCBB",
+	"WAScExg/Fmhuxs3eK4pShOLQWKCwOJe+Tz8IktxJPpkKkpSIJmrsjUslV2T2RCA1q1phRIXiM5rB/eaY",
+	"ulbl50B+g/Slol7rWtF8d6Q7dcrHPwc1Qw6bUZUvY86vppNLaxRxVOcNaszqjanCXO3HzXgueF0Ca9AH",
+	"4IqK9W/Gsr+u8J3bRqFF6ME03ohErlanNxClG2g8EUpMT6fQpiZwwZo75RhL7JdnQ3UzhVbl0n7bTIc2",
+	"d1RQmyR8QhJJNZYZ27U24BQMc0FmKi79PbW5ev3zmRn296J9Nhs4cIDIzJe89x/Sl2qS3PJT3fzgU2El",
+	"kdmYRScyv5OfHVxftgL7YKDn8sIaRdrL4BjTcKTFVRy/cwAe4FiQ4mnkDnWZtSJ7FNBLYhqLZW+9Pvv1",
+	"7a8ptGOyfMvyb7iujuoOAm2pJj6reoIHMlRkHMb0moSH5l90MyIM4Z66MFqu4Vs9Xwtq6iGPrTuoSRkv",
+	"A+z8/I16UjM8SeN4zkbdNDIxm8ZGNNVehGUInu3NQtwQlWk4ioxbSiwhYG2KlWS8FAOOoogYOGC/NJQ4",
+	"SfCsZEViyWrWQ/U14M5T1mfw/p3odzvWQWk/b2hld2I2+fPOcxrHm5IdsTqaWrARLpSe8TzocJMuZS/6",
+	"qc/B0htiPYZgdOTq/pdyWnNBDOzyshl8G/RiRPpX7v2+4KTToKm5tZdfHEHt2hE+zI89zmOC2YIDTV/y",
+	"wpwQLIkT/vCwF8zqd4XFiQzVj/ra1FAe69IJahMsJUkUQ7y4OKvdgcUXtrmUL+uNtU6Tr39fwXx+aUxz",
+	"89fI30cE7KOYzTgjYKHX/jU5ytwrT4TlOocoVJfb3I1bRNqgEDew0u1fSVzOr1KWRXbqx5HEwwMU9qdC",
+	"8nGI6mDk0u5ydyUN7Q4RErMIJ5F6K0A3Iy4I6k1pLJuUpQM626N99VNBROuCOeKHng70o3GPJGJEJ+pC",
+	"BvX+8orMgBdd86u7ySZzvM7ddx8GW8/VPPeCK+USL2X353RMhMTjiRqOjDGN/dyeayXJ7gd4nBTTtQB8",
+	"XHZ76bHNSEEG36JlrUeS6SqccC5C/icfoZqKfRauXFzWTrXVLIK9sqyXuRLLJL3I9XhWkplSvJgT9IJ8",
+	"gN5S1acQzpeBsnDtd5Of8lu4YUXtOM+wnWPfae/veYj3mEbHvD8dGytCfjn/A/aFW5lDt99rIykn4mBr",
+	"6+bmpnWz3eLJcIuJrYhGW9edWpD9vE0j+FGQ/jShcrY1nsaSXpGZeu5jkB32PEspnCoWQkHF2SmRIx7l",
+	"MGX5yzkz6WrvaiTKR07ekN5BzPs4HnEh/7/to2ftZ+2DnevX+68/dHqvX7/c33v197PXv1z/LP7ju+dd",
+	"M5dnOYul1+i3+beXqTvpKcJyvADMbdL8lnuxzQvPHBr1daJErA3ucxtyxz3+rysya3Z8O60vsF/I7FTh",
+	"XQ+Lgtz2597p1Qj/Y/j8X8fXXB5fvdnt7v40wPRPSf9GX3T/V/7y5m+THmMv/yZxN+K/eKU2Y+K2V8ep",
+	"QfHlVwZNdaLA3SEv2P7NtwqPE2Z4u//TPsGD/W6n1+08+6m3v7dPtnfbz9rPeoP9ncH2T2SHdPE27nXw",
+	"XnvQ6e91f9rv7e31dncHHYx3Ca65kuq/27e/t5v7uDn4+Glv5/NffBuQSUQ5SNIYnRUE43//ftT8F27+",
+	"2W7uf8z+bF3+/82Pn9pBp/tTCQQ2pKLESM8HiFwrSRE8hwcIo9F0jFkzITjCvZig0DBWHfIIYpX6eoz7",
+	"I8qI81yfRyRsoecJZv0R4sx8cwg33Q1PIgiwGjgDKjFVu+C1xFUkjIhUsiS/UA9+Tn2fxaUeg5VMzYyN",
+	"Ydy4Jlu+/XLum6KIjSW6IUyim4SzYQAe8QnhSq7IRUr64iGq6/ewah9GZ0v1HuYV1UlImOmTDOxB4X7C",
+	"hZL8Y4IFEaguCEER74steE60xlHjAIU5Z0CI6jvttkKGND4vQNpLCMGiCnF6CcFXQrvhFYHivtRydzKN",
+	"SSOAPKeixyIbV0x7YyolieYs4qm1H96fqZFcJyAM0TlArOCHA7fAMj9cgMI0wAoG2jZxBN7AJvV46leC",
+	"x3cOshBU5A9LKUSlAFiMI4XY2qlgcsYmWI5ggvnoGneqLEpRz2GC+NTbhZlgo3KuMHccs0sex1WAuB4z",
+	"F6dNWDThlEnYhDFcXTCw0UBh6N2DDBYTYwixf3ZX9GtqABscCK/t57KclsUNqtc98SFqpE73AK0TiQFD",
+	"FiNwYECDDtZ7ya+JdjWBr1xjos/1Cu/u5t9V5zLv8VRjuK5+9WZXbUjRy3+IFJmGjjse3rWRHiGq7wIh",
+	"zYegGYKxARDwpFlXWRRDI6/wFv2CftdjwTPvBi66zlh/9JjHZ1tEMX3x20BXf4iQL46q1DteCLFwgmbc",
+	"eJGPLit3IZy7Kf5GmKJpcn5b2T83NK8gebvIO7fAvxbUpFqnvMwFQc8/pNWSxZeOesh30zgLu5syV9yh",
+	"JeZTA/Rcche5iWfp1kUI3NioDukY6hIeN1qV71f/cuUxE4sXW24PpuJykdl38YqX6OMVzzETHooau827",
+	"lVq/cUD1bYRjiyu1umifWPGIBgkhTXUUSI2B9JDOqWRzvIHb3u70S3ZNYj7xpjsV5QKseHv6pUlK1kFI",
+	"fsysvoB5Qi1OXs+ufbimqBTqWuJ8oNhyf0T6VyRCPW1vHWEWxZqy59Zf2ZxRasQ4xcnVURy/JziqynbG",
+	"OLlCOI5BCCrlO3gwgGsk5xm1OXeezDoX2vTdJRDfjZ8Ul75h85AafuVtXbilJVRNxaV6zc8v1C/GeLuG",
+	"fzqo3TaHvFlBubZAZDMu2pO7H9y9nVo2Vh4wr+OVX93prnjr3roFdRU8Sivb3e1rvdnGbWkF/1TeJYde",
+	"8GTCE2vQmn95RY9xVFJn4jzVLNJ0a60TTeN4URmJJWEYQU0JBIIKT3xJ+zZEf0UjcmsJ9cP5q+Yz1Js5",
+	"OTuw7aAl2MMopKTebne329vd7b1utN3Z7nSj7e52d3dnu739bBtvt7fb+v9dAn+3d7FvEysIBxtzsC4V",
+	"LlbIcJ83Fqqrbhmg7+Ah12nY51MmK90nqaMshXKv7cv9nn/P5LGuSnerxiKkb2SLSkHtBCtfmKloZqIZ",
+	"ipKbDWhwUTvHLDICCFzWk9uPbJVF6POoafBw7uD0odjTX8gP83LderfEWzddzcu9M9NaQmRCyfVmQmfS",
+	"Yc1pV/bfZdYZs73ljryNXA/z+gGXOL60k69GafdOWx7e/NZJpQ8QjyP1Kca6IEAlL49DkAv9OjlSKSeQ",
+	"wgY6sOt9qoQuG0L7HPaVkYB9aMMUwGVq4vEEFPQlTy5T3/rSq3lNXF+gZZNrwuRl0Z000YUXakHNFqwC",
+	"HvafoipS9KatJpAvUuAV36xyxvN3+EK1/z50AIiYoxOqNnJBsMdqxqfS56iM/Tu2Fkvx6S+50PLC9ekD",
+	"c379QQ6xHXOJg212KYFDRemh+5SocmazjO5+pkLyZLacmVTik+7IZ9PxGCcznwt/k5qYb8pVTGlfksi/",
+	"UopbivjzOO3H4mra/ju91+5BinvAx9UQMahNGQBdXZsoxd3cSAtQ+Z3VdzxCHE8uo3uIfFlV4c6YW3R3",
+	"/Y4RecOTq0tHqV4xUNyW6ZmX+XRMOgIlQqxc+OknH7hOJtGieU1cJ2Y2o2JdIPYWBbfkZ/2FMlM2EwwP",
+	"L9CMYEi5vhnR/sg6WsFBeYN1hcc8OGfXfb1jgIPddncvH3Vydt2vpyLj/9lF/p9+pwEv/d5u7n/85A1J",
+	"KbqANHfI41KQw3NHGS1iiY9yyjIQ7kf/KZi4PL+vkSG1KiVWJJrcutYz/KSmx3nF1C1vaOuNre5vWtXO",
+	"42SJbIKq10srWZ6wuG4Me/pmmspmpRLIRQtqtoSRVw5ZJwJ+bqKqyW/3qM3fNWeuTDragAluVUnArdM5",
+	"px3ks1OL9RJzmJBPP8onJuVNdinzNNgwb4nLbHSWW6X2uComvpyhw0Kn7XbOyS0y4mmW/YYKCcj/yLs3",
+	"zrvvJ53ua+QVD0/SKxNiRmVrk1c5CWvCAwxZQGobMJZn2bxeM6ERujdqJNRjQqWgqgZyI3brXLSHNY3f",
+	"QcIqI1Qnls3Q6rwAhYfkUtevrEhpWQXkas+vmkNd5O4e3fv+BKi1kgDBJK+2pbJDA95wNua+GNziBKkC",
+	"eiwQItxitOllv5LHwi42v115/Aty1bUXZb87lL0JrpSxiMXsSdwHf1rVh2dY1Bdy4N1Z53lAknx0M86W",
+	"5OkWJZCUxO/RG5nH+k2Q7xf0Q1pz1lejg3wvpqCvOVxorraBzz0DZLVKPFFBqLm7vfdhWe5aFidTP2Gj",
+	"lQu+K2VxbftPlYAstfsOz6+iXVqFMo2/ctB8kZqZJ5nlcVqWr359Rp6vm8Ea5lFowJMQqGlpcvEkHmoF",
+	"12tyfxDm9sirvkvD1kKG5DdurcGDvBauTTCkhYxoIyYwIyyWa5nGA3wvMuqKhjADypcwhWUxN0tD974V",
+	"GxjsJiWrmMGKN6DHELa+6cmF5yuxPqWBQCsaltKlrGJbSl9aSjGbofkqJiYL0/2Q/+p2JsMBvpil6dFi",
+	"9DVajB7GRpTH2c3Q4Be1E435NXHLK1UnQ/VmvthFafG18lhV/dOlHi26HCR87E3Jd8R88wq0712SFmaH",
+	"JWyVS8W+paOfxWq1vHJFHnQ1huqX6xp1t9LbyTvx/GLmN2XZIZTteDV8uiuJePFzwwHXunHMhgJ008Gm",
+	"sVwSoDvvxyktkjExr9yDEAiMsMQCqhsI8oFuGUDZ0FY+DRC5xX2JphMkOeq024eoR2Yc4jUxtBjUBZI0",
+	"l4VnobxEZVEQXpmH6hWOBdFFSse60SZmMJutA607SkPgqBoHUV3u4IYkqKc211eedTHG2B3KQxbYpsDZ",
+	"di9ELWhF+g0HBK1jMIqxNEapTWXsLsn2uY/ooDvIe48xiF8mYKkoGs4VYM2ZfNIwpkJUksdOs7IZyAlj",
+	"KoQRGtrw8Yzz8zflPaPqtlDzXrvt56hpW+/tzu72Xr75eNuHS+d4uJINJjXULii9dE92BWPrTO/NnJGz",
+	"JKt3RaNCMbIfDIEenX6Jrm439W7yT+5oHlpDzzjHHFJ8OH8RoNf4Gp/BlyiU/OTs1zOYqt4IoZwUqo9p",
+	"HFMBiIsmCelTRUwNXz/sTrPbPW8/O2i3D9rtVrvd/peL2S57qsaOPgBFrlzvf0yZ+23na+gA8HAF/+cQ",
+	"QO/iaj157m8LH6hLzwM3wSnd9NU6KnxNmFvBVXcXrHS1wTd8uDGpukRuNK3aium0rn5s5Y1UEPEKd0l2",
+	"lKtEvFvNwU5smqkp/qjLN34MyjuoGBVh/kY/PjlOS/jooq03I54WGGrVFo1ZOcPW3br8+3kI02UW5Cq7",
+	"Yx+XY0Fl83HOYBXzYbn5WP24luVGIaVHeLlHFT5n+1lboPaMEuhdqKjsFs/kbrKP94QXmEcLx7pRUchf",
+	"gD4lSRIPLiOwHMOfIyknToI5VPF1DGo+goUJZsdgaFuzi05qZC0rBZZrz7G72dC14th5KWWF/hiluz+b",
+	"q5GU7lJ+I0q7bC5DuJKamuXgFscvhz2fr1ICuFFi7wfqksEXgZyPMCgF2uja9wV2yfAlgFsjRLEKatrZ",
+	"PE1017VIO3tZPTuMPnw4Ob7+KUAjctso1rFb0g49Ku1psN0tSSC3HUvO1Jbo3ewRnJDkaKroZm4RzFYf",
+	"P0ChuO5fKjXL9JjvzdDONuphQfZ2pkmM+iOc4L4kiQiQuVJtVVVdQZ0nqK4Ggfru+omwkTaiBmkNQMkA",
+	"B6YG3VgpG3DbccMYaU1ZjppiQRJTRhLxP+K63zIlsG19toOamtJ5aM5cWTuyheZlMhUSRTQhfcmTWQs9",
+	"fZpyAPH0KRrxOEJPn2Zq+NOnAco+Zb+DXVj9iFl0wUyTBihB2+djIlAP969MwXX09CnE/j19qs3Ypg1Y",
+	"H7Osne7BBbtgnRaS+IpkVeyfCNtld0BJHAlU75GY3zQQZZIjzEwtXz0PWJBjdRxcEPNCYNpHcEYuGEJK",
+	"X4bguLrtwy3JLZRhDy9qF7UwSPtz64EFCj99DgME17ZAOCHIXPOicXjBui0kSEJxTP8kiBow3r96gZ79",
+	"9GwX1aHa8AvMOKN99Yy+RjVeHigUEUjoJti9GVSB7OyhPo8ImjIqRQAAv3xxemSsAcZtoOQPEaBQjd7S",
+	"eE8HsxDpPxERfTyhbKjg226hERajuSqTAOfzN0e/vOz2kDoQtN1tqp8Qn8rJVIKh/yahkiBTrhJM/X0s",
+	"iCLiFkCmuyErARORP6Y4tiWHW/rEwpY60WP39JxWzW5nARoFyMHWABl7YEpjl71ZYFlN+ocWpcLDC5aG",
+	"LhTGzNkrC1Nofhno5mv+oQNd4T+4YF54lAIXICnj8NAm6ZTN7wHGsawGFywHmlHIl4GFlkDVumAnTNBI",
+	"U5OhotC8FIIDJ77BM1FSb9SiUz0sMyWFCsPyZQZNXWox4jdC0QMWqFjuFEsz8hPhoiQgy0sgVdN5wTQL",
+	"AY4yxlfQO4GRG0TH46luHWIvn3po/gp1Ww8HO9BfUSdQr10wvQONQ6QYWBrkIiSeobRJzIAnil1kI17S",
+	"SA2KxSVnYaOFUs1W84IP5y8QZRdsicmuhUJ1IroZONKWO9FCerm2IwMwC8Mv0x40sC1HufZO0FUh7e5v",
+	"bqy/qnsqu50asPNHpgGCee053DzoYtpub/evyAz+IGELvctakIgLVteHGGhbdIp8IjBtaRqaRSveO9Ey",
+	"tILkEGEAyHa1ACY7VldNj+hOKLqJQ0z7xIgx5uo6muD+iDS7rXYtqE2T2NyJtkcZhp+hFZl5V2y9OXnx",
+	"8u3ZS3gnq+YGl2DhenPcDge1TqutX+ATwvCE1g5q2612a1uLGCOQFLZGBMdy9Kf6e0jgEk57o5xEtYPa",
+	"z+Z3UK5BZoL3uu12mWiWPpc1Xw9qO1Wef47dzsI7ne3lr7zTLSfOOX8DDSfUe9395e+dc36KmbWLgQCx",
+	"WwXEE9OmwvbMz8Sv2sHvH4OasIXWam/oteI9QkcBC1DwZkKSce2jem1Lod+sfN/f658ft9237eqtClCe",
+	"keSa9skHp5/IohNTW07VkZlWprY9i7bsiEbZSYrr/hb0HGi6po+tT+7t+Ln0oOf6IAN5mjZPajL/KrNH",
+	"soqlJ1Ht80c/xkBbPW3PKXbBUd9Viyksb9kMAn1ZpXFjTlHX+FS01kXLdmf5Kx/cJjjwUgUseZW2yoE3",
+	"dpa/8ZbLVxBh8w1xqRTLz0kcoxvboNgRZvgNM/2a3OrwDtKbLxykB0GsmQu0m3Ah/QZUYyDuEa0vUSkQ",
+	"9K5V6mKBJPJttjMb2HMezTaHzf5m3p/ztgOZTMnnOZrqbAyKspLdJRSlJMJ0vwMlXql9NHIoyF4PSl/r",
+	"In9nt8pkaeeoUxJRfD6bfFnK0Qjj0oxDHGBuECOHOmyLpGbERFPeysKFsPVJ05N7MxQ6J3hiMUGotth5",
+	"qHSOMZ4hHAuuBE+bB4e1dA2iNojYYbEEr5K0X/EEhdboHCKzAu3egKZO0OPn/B/nVt8zvfI03E8EwhNy",
+	"i+piOlSaBonQ+fkbtN1uI9E4VLh4wcLUjh0iQZJrMBpgiUIr8WrhXA+o5fOt1g2J4+YV4zdMbWPuTm3J",
+	"W6k7WDJgJxdM79GsqYcIW+g5lyPECIkcUG1qoLVZKdDjmN80YypkC70CUEvM7CHCyNS8td3g0JATgSSH",
+	"MdUKmynPnN9n0+r8ggGvA0OD02Y6ga6U2lmGzkcJIajbbmuTx4FRAE2DrVCt3R6B5BMUk2sSNwLFstUT",
+	"Wm3XPbl6RGl2qA4+K9i0RmD6hdrJo3Q15qmsjq3SANMXgwtmPhRXZtrU5Vm37TGmW3jdTZQJlj6uHR3w",
+	"ZJ50fuY3ufMX2bVWt9QToBFJCOKJRQ9FLmC8pGoIUAczi6OHFmtVczF88djzMJ8cK1gK16/1N2IpiZAK",
+	"CbMLuz5QBFyGt6UrmetY5y5jiXNnTfHSGMBzLdTBNZQx16N5zNSxblPievrc8syVSwfMteirUEPhVmoN",
+	"O8d//vt/u7ej/vjlEP/jdPjPs+es192/Ovnb++t/3eRcink/oiU04M6GbWiYnJtEXRvQtVPtc2FnNAco",
+	"krdve+4ItsvrY1BQs1kBQkZuisClLMqFxztkNtRa+/u5cu6Tr2NiFQ1F7zPXTUbn0PFRc/nCmos9VnWL",
+	"aeY4f3rQzMoSHGaGb6Zttco0mSGRJWJaqd6e9qn8evX1+VaaZVSgxT0WgTahd+cR3b8wur+HVoa58kFO",
+	"19U5zF+E3lo/dDC7XOl4D708RaGfEpZaz4Ro88xRo0T5nOeAJ0ppoBIJyXmqMBDdC92WYI/wzLoYUJ1x",
+	"iXpcjhqtvLPGaLYjcqujgJWs1kJH2hSH+jhJZih8eY6HobHWaXcHIHH4AkzsLziTCY9DNEj4WLskDhHO",
+	"cpDCk0HzLWfEdqweEinQdnvHJ9dq7dw1SaxJ8+/JoIpka2IQqonBR+JXVuW5k4FaLqz2fhnPqkYN+7gS",
+	"WXVfewApd4xlc5rnt+Bh++znoKZwY9k78AwAtV2RnZzySKctPihz/E5ZXWaH/6Sw141a+f3j57w3hfMr",
+	"NJ2UGF80f1vI8LY+5TzS1Rhg6mlfjf/xgeVvLXQECr3AM4E4i43DUInr0G8CEjUPdMdiFIKjO1QqwhXj",
+	"N6mRNgcJFSim16ScR73Poojvl0XZiUye2nfO0koq5ZRwNHtcjwztkaEtY2hO2P8d+Jn6nIbYVOVu1qq7",
+	"Fm8LtGkZjKAS1DIWmTgj9ZQaMyUDdJS2/MFCzxdmeS8g8EFZgLSVvDO4sSWg0BRRH2GBeoQwRG4nNCFR",
+	"uIgXQhrF18YJNVg/Ct/0lNgv5Zrq2Uee+cgzl/NMQ9ilHJO5TfO2RrqZY6kx5w0V0tP8sXafOtKCXpMe",
+	"+tDBc+6qEI6ihAhBImtU1h72JwJBHDXEAaZVlL4Nv/CXsrWo80c4jvPJbE9EbsPdUK7892VoZ5tlLkI7",
+	"X5PH+8S7hU0lPYj3AXo05jfiEfU2jHq5LZx6dnxl1FNDNLHOKbYxOXnkO8XJ1VEcFxDBNCW9J+Qzc6pp",
+	"FuHcz/wGjTGbFbBOR0pHj/i0CJ/UFi9nZci0n10NqT65HyGIxbbwLUcxF78MehWkcY9B0HkndWNPsBxl",
+	"XuwCJLVizFaJU3tvZ1M+7eoIvwzbiyt+ok9Ha1WtRyFz49TBWX7DqxIDBFJU8qK8orEEPwUf9ygjLRQO",
+	"Ej4Ot0LJQ11ADGgzVsqwLvuD4H91yvrxVNDr1FMiGofaMDgV/63Ld4doTDATKIzVh0OdhRNqtwYRaIIT",
+	"SXEc60a7fSxIkzJBmKDq5XimhuOJBJ07jMDgWHdv60ZgRwRXCo1CVMeir6WGBoKYMQAnRPXezCbnQEiW",
+	"eq3RSn07MRUyZ0elRCAM38xKHERgG535FHpTBcepnHO/Ov2rhI+PsaykoZ/z9MmSnsd6x9AA0KIsMEc/",
+	"lAvHsanhpnD7whruFQBVm6BRs8qyzngiqzz3TicbVHrujP5JqtsxHsKgmy+v5GHPR2iCdX5WhsaPXPmh",
+	"VX8rJTusBHKtfe4gTVcL+HZlZ5Dl4+CqSTyl4w9Tr83APGorSNY1fwaGCRX7woY2g5rXISwUhbkqN8CU",
+	"oSyDTTpBO+1tBKm/kELcm8q8Z/6JCaLPB5YuYKC2T93XZRHdELcF+7A2Ri9ntcTLaU2vDF1j8ZHJbsT6",
+	"uxKLBQR9DD76ljiyZnjAjj3OrCI31mm1lcRoXfaWCCMsuw4qNZ0udWAcS3yg5fo0lgQdxbEud5BG/NBU",
+	"PNZVHIrS8aEZMqURNKTXhOnEXhilhcLc1REG6ovU8aY+gqQfICXqBxcsVJhtZOm07FEIkf8JgZyI6BA9",
+	"fWqqNoC/XxfFzGCA2sNK+9VVIEKTMB8+fXrB6iFu9Vr9TPy3v7b094d6Q0w94/Dfvx81/4Wbf7ab+5fN",
+	"j3+tX1y08t80nv4lDBBRN9BOu91oXTAbfmwngKLJEMKsthZis4ylQfRxjBMt02MJEIPXEDLbZ4jEZEyY",
+	"NInuUM8K8ukTEiCoAUKZQFSW6Uppyj5PcnqTpGOC6idnv6Jne+1Oo4V+U+AKm4x9wT68f9MkrM8jErXQ",
+	"EeNsNuZTYewiwmR5u3JF6c0skyk5LN6/JZkdseB2aMh0g5N19SAWIUEIgotGtJCu7WxSQkAdu2BhVhE2",
+	"tL0QQNEK06K1YUshmsTah1oopp2eWV1RhmWxckQuWKw4jJBIYWMjX3SbQkK7eh2Q1qlWnYknPgHD1qje",
+	"kIRRaPKlyTaYU2gNZnOWF85so0Xf5V/S8sFTJNNz+a8JFrCoxUB5OpWuA5KtAW/r9fDEUApo2zxBeCAh",
+	"qEghNC22o4TiF+1Os905h8oXTh1VH9SKUnPgVii2ug7MJqFpEdCdbnO7c97dPtjdP9jdb+3v75cBLfla",
+	"IG9cQLtPwavQi2ChzFUsyv8ofD2A8KUP6JWuvbmq7KVfnpe+fMqwvoQc+csNHW+aVAmhNGKbWfV5C/f7",
+	"ZCLL07l/1ZGM82lMfnUURaRPIyWRwbgK1aDYkihkaFg+mXZyVIM/ycKIUKgj25vOO0LLVkpOs7ZGWAck",
+	"t+frD/Bp0vfeXBqsfGEDm4G22i1m3rvvxA4NsJlsmWvB2azvjrLbFSj0BWeDmPblN+mv0Cedy9u99uQW",
+	"VnBeVCD7hEAJxFJ33nv4/WHo5F5L3Dyi8xfLaYLyhZtCZ5v3X35TQckaMWczdRKplLZ4oLUreCxLWBXe",
+	"ggdGBVPf/3x+/u4MDWhMWuhXZlOLCqlTtt5JmthtDckmzQ4doQGm8TTJIl0hW+BG6WJpjkALHb89MwEQ",
+	"Amo+QFWyXaXpbbfRmLKpuk/rCU5IPEM7z9CITxPRUL9DYQjCfDefWy/4nsqs+EoSV6qx8uOygR+qqorG",
+	"jyynl1+TRCG7oTNFY4tSGw0fSOmtaSJBSznCe1uBVbiFIq0Ja9obU6n4gimpY9fwRNgC8HWTpaikVELB",
+	"rKM0SJ152NfshkqEh5gyIU0ljVyhUFgZgq+eCKQ0TZ16m9YUFrpYhwMeKL5plT8kJE9SToJTm2iWHwmp",
+	"RhMshFKeFXuxlk0lDI4nYOGJ+XBIIh1nr4P1seALuEQhqe9e2UVJke5N8Y3fbPPBqozDlXmszlaRgeSr",
+	"WbovV2ALHwRJHlnDfMXVtH53xhlcOWKeP+gbfSlzOComPivSDoDQbNB5EQRU1xWWMpNso1VCQW4uxL2S",
+	"j69O/CPt/Ji048faFQhH217uSjrGglMAo5xS3GzLe6YVX4OCR2r5UanFj6iV6EWYIOnlju3f5vpIiGLO",
+	"ROBLUbIj/5Y1Gb+Lm+1BakDMdTkvL8UEzz3G1n2pSI60SnypMyFtbr8Y7yvH1y2lAycP2A75RABoTrqx",
+	"n1iKffEfOOjtIWJXH0nr2yQtT5TUmpRVMe1/TTpbTF5q3i9EXKvl2N9/hOMjIX6rhFjII/eQoUt9OIqa",
+	"1nWxuNr5VJDE0hQ1abGobgNcIIiOkZsGmPJt5WXj93bKrrEIJVPmVOVDKSGKebI8iqJjC9wGBMPNa1wW",
+	"uk1rWXZc8egQ/JG0tqPIrWiN6jr0hLN41lhYmd2laNPDIL2RS4k67E+F5OPQDeLsQcsoU239TJe+6ba7",
+	"7Wana918NLHexCdZ5C6qq7Uq/RxxZqLeDhG51UtFodqSUJgg4cFUkKhxiMKsS30YoFD3t7u8IjMTXZyQ",
+	"a35FQmhHpzlPb0pj2aTM3OOihc7x0C3TA23sjFfRZ/jXFe83VFHs4322cSg2un7gLg6rVQdj5MapEPbI",
+	"sn7EHhIeFWAxo4ISxek9t6gqcfrQvRiHftCb+JstK+KJx1wJ5zLPei6CzLY196qbb11LJjpfnrAIqRA5",
+	"D/WhTXmEXBRBjLve/GqSyMc4Iv4uFDlTaa7/971rql9XIHhpM/WFIeExH0IryvtOdb6Ty+Lbr+4tix0I",
+	"1L4vMr76HA8uwSZkzK+JV0UthnKqBx+1xUfR64cRvTTK31lh1IlJVZrenTpdfLMILd2VC8K2bDgn49Lk",
+	"32TFWfvTJCEsC+2au+M+ABwPV5H+ZOBWC908tRfWszrRf6l2fOkJfW8Sb7cCc0iguTMt3N4/FF/RiFu5",
+	"LWDOmWNaANp72y9rL4plVa/Nh7d78p5EIe487faic7100qVtdDfX+0iYaNwkC55V70IZjQN31JjgOYB0",
+	"NKo2eXOk6xcZqFBC1GuioCSowUk8QFQYE5UCSJLIJ+vrPfCK+/fOE23/uft1MKn1Ve26+3ebNaAxKnrM",
+	"5Rx+JVJHKX2CvL+82e4iJzDQVDUz9pF7Z2kzsS6Yo8sVeZxKZuyvtq9EXjD5yto/PMoE8TdaR9Xi/Tq2",
+	"2jn6jCITgb7Av5Q6h6hA0BtB1z8weSTeyAxUx2hMhU47owLttNuKz6grXD0/wDRWf4N7asKpWm2jhd6C",
+	"+8FkuCWW8tGUxUSItJ4ZlIeEumX6ck4jI01hFWhDg+qmVMy+txvsURR9kRYM96SipMv5Yl6m6r0UWHrI",
+	"jx6mH9ApPhfYsi7DEgtEiThWSgPjTHei54wgmWAmlDjCmWYbYO0Y45niGLow0TN0Sp+3ynmF+M6YhfhC",
+	"3MIFoCqvEI/M4odjFmm5sLab987ZKnaMAvuIyEY0ElvsODw0CaqmShQGQ0LM2ZAkiq/gKNL2i7RBQJG5",
+	"HKcAPaoxj2rMj6TGZJi/CUVmSGSWEVg9HqBSbmDL58Z3Mh0e1ou/Kvk+ev0fvf539vr780KWOf2LRGo8",
+	"lL6b1+dC/EZuxPvyOK4VOdr+gpGjj/7GR3/jZm7zXO6YuduhTMbGbnbbz9Nzr5u0qa/7Vl+tU+ujDPAo",
+	"A2xABphPSVtVAsgTtmEKSz0QS1yDh1kxEV0nHAKXENYlzLX7YX+e2N/p2b+LVswPpKNXt/Kbo4VAjUdb",
+	"/w+m2hvKSinwjjb/PNNIlYjFPMMT43gIHzJ3Jk5IVX9mWZTjd8g87k+dWdlB2f5iDsrvVZX5FrjWt677",
+	"LOd1Eg8LFsverCnxsFSZeUOvcw3mQATCSghiEU4ihUE28ELiIaqXZ+QGaTpuA1GWqUdCi078hqXV6UmU",
+	"VgJOU4wxi9CUXTH1nFqgmwmsodppt0sSn7Iemc9n53i4rN3uUbo8Z2n59hrZKv2teCXMUrn97piytKPJ",
+	"wzbjPcfDpa3IzkfzKKCbEQzXZlPfXDmN+dIZKa6WkwfSeOBr+/VpkvABjQlUmY9o1LLn5iXDMKLRwQ3p",
+	"HXyKaHQ54kJ+PnBHCFFCBI+viUAjkpAWCl0V6ZTIEY/c7rPm1bSRBElIhF5G3d3dzj66IjNo7xieTmNJ",
+	"IZu+TsYTmQYsM9IoobRjGh3z/nSs8LJCU2sDBqr3sCC7z3qy38jT2c716/3XHzq9169f7u+9+vvZ61+u",
+	"fxb/8dNcth0LSW+CpTrm2kHt3793mvtHzZ9fN9++a/4LN6/GzT8/fuoEOzuf/1J7WDJ0962EAo9PjlFk",
+	"nllfOvjuy97k6LS4b9qcYBDFIUxdA0oCbRaq6PhK6JDk2o/TirQUcSL1iA45pCKbvR6O8RVByZSF8AQR",
+	"iDOkhAn0rP2s3agFtWkS1w5qWyARG+jmO80QMEfNsjrVUDg7QNCpTNiugDzRPeZwElOSuFlThmBM+dL5",
+	"3lMveByTvrQ1gQot2mzMAcxuW7yqHyZ4SJw63UoeAI7nTKk54PyMnmJcpikerHS+EKQZL61NVN5Aq9gE",
+	"0XSAi1BvhgaUxKbfgXBGNf2B5sfUYnzeSlVPE0B0uXM+nijRBOtDaaRJJTEfijzkmQlrfiadRjEXFe9I",
+	"TbYoPDr/x7nadCgLD50XAn30uTZCvRnCTHfcy9pBZtCY0Pp5ON66vSZMgnqfpuWisqyYyAOwzZRxJsr3",
+	"rvCgHrQ0ZENTOh6zofqQLTsowUaNdmPM8NDN1nGntuKwZ7MdFiFs3fupIIl4YpmFO1DKLeZH+pngWEkA",
+	"ABiOKCMih1gzIcm49vnj5/8XAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -516,14 +516,18 @@ func (e QueryRecordsParamsSort) Valid() bool {
 	}
 }
 
+// AcceptRequestData The `data` of the accept request answer.
+type AcceptRequestData struct {
+	RecordId   string `json:"record_id"`
+	RegistryId string `json:"registry_id"`
+	RequestId  string `json:"request_id"`
+}
+
 // AcceptRequestResponse defines model for AcceptRequestResponse.
 type AcceptRequestResponse struct {
-	Data struct {
-		RecordId   string `json:"record_id"`
-		RegistryId string `json:"registry_id"`
-		RequestId  string `json:"request_id"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the accept request answer.
+	Data    AcceptRequestData `json:"data"`
+	Message string            `json:"message"`
 }
 
 // AddRecordRequest defines model for AddRecordRequest.
@@ -537,16 +541,23 @@ type AddRecordRequest struct {
 	Meta *JSONObject `json:"meta,omitempty"`
 
 	// RecordName Example: employees
-	RecordName EntryName              `json:"record_name"`
-	State      *AddRecordRequestState `json:"state,omitempty"`
+	RecordName EntryName `json:"record_name"`
+
+	// State `draft` or `live`; `live` when absent.
+	State *AddRecordRequestState `json:"state,omitempty"`
 
 	// Ttl Seconds (default 600).
 	Ttl       *TTL       `json:"ttl,omitempty"`
 	ValidTill *time.Time `json:"valid_till,omitempty"`
 }
 
-// AddRecordRequestState defines model for AddRecordRequest.State.
+// AddRecordRequestState `draft` or `live`; `live` when absent.
 type AddRecordRequestState string
+
+// AddRecordsData The `data` of the add records answer.
+type AddRecordsData struct {
+	Records []AddedRecord `json:"records"`
+}
 
 // AddRecordsRequest defines model for AddRecordsRequest.
 type AddRecordsRequest struct {
@@ -555,9 +566,8 @@ type AddRecordsRequest struct {
 
 // AddRecordsResponse defines model for AddRecordsResponse.
 type AddRecordsResponse struct {
-	Data struct {
-		Records []AddedRecord `json:"records"`
-	} `json:"data"`
+	// Data The `data` of the add records answer.
+	Data AddRecordsData `json:"data"`
 
 	// Message Example: 2 records added
 	Message string `json:"message"`
@@ -604,21 +614,25 @@ type CreateRegistryRequest struct {
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
-	Meta         *JSONObject `json:"meta,omitempty"`
-	QueryAllowed *bool       `json:"query_allowed,omitempty"`
+	Meta *JSONObject `json:"meta,omitempty"`
+
+	// QueryAllowed Whether anyone may query the registry's records; `true` when absent.
+	QueryAllowed *bool `json:"query_allowed,omitempty"`
 
 	// RegistryName Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
-	Schema *JSONObject               `json:"schema,omitempty"`
-	Tag    *CreateRegistryRequestTag `json:"tag,omitempty"`
+	Schema *JSONObject `json:"schema,omitempty"`
+
+	// Tag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
+	Tag *CreateRegistryRequestTag `json:"tag,omitempty"`
 
 	// Ttl Seconds (default 600).
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// CreateRegistryRequestTag defines model for CreateRegistryRequest.Tag.
+// CreateRegistryRequestTag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
 type CreateRegistryRequestTag string
 
 // Delegate defines model for Delegate.
@@ -640,13 +654,17 @@ type DelegateRequest struct {
 	Email openapi_types.Email `json:"email"`
 }
 
+// DelegatesData The `data` of the delegates answer.
+type DelegatesData struct {
+	Delegates   []Delegate `json:"delegates"`
+	NamespaceId string     `json:"namespace_id"`
+}
+
 // DelegatesResponse defines model for DelegatesResponse.
 type DelegatesResponse struct {
-	Data struct {
-		Delegates   []Delegate `json:"delegates"`
-		NamespaceId string     `json:"namespace_id"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the delegates answer.
+	Data    DelegatesData `json:"data"`
+	Message string        `json:"message"`
 }
 
 // Description defines model for Description.
@@ -707,14 +725,18 @@ type Error struct {
 // Example: not_found
 type ErrorCode string
 
+// GenerateTxtData The `data` of the generate txt answer.
+type GenerateTxtData struct {
+	RequestId       *string `json:"request_id,omitempty"`
+	TargetNamespace *string `json:"target_namespace,omitempty"`
+	Txt             string  `json:"txt"`
+}
+
 // GenerateTxtResponse defines model for GenerateTxtResponse.
 type GenerateTxtResponse struct {
-	Data *struct {
-		RequestId       *string `json:"request_id,omitempty"`
-		TargetNamespace *string `json:"target_namespace,omitempty"`
-		Txt             string  `json:"txt"`
-	} `json:"data,omitempty"`
-	Message string `json:"message"`
+	// Data The `data` of the generate txt answer.
+	Data    *GenerateTxtData `json:"data,omitempty"`
+	Message string           `json:"message"`
 
 	// Txt A newly generated value (first form).
 	Txt *string `json:"txt,omitempty"`
@@ -739,22 +761,30 @@ type LookupResponseEnvelope struct {
 	Message *string                `json:"message,omitempty"`
 }
 
+// MarkAllReadData The `data` of the mark all read answer.
+type MarkAllReadData struct {
+	Affected int64 `json:"affected"`
+}
+
 // MarkAllReadResponse defines model for MarkAllReadResponse.
 type MarkAllReadResponse struct {
-	Data struct {
-		Affected int64 `json:"affected"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the mark all read answer.
+	Data    MarkAllReadData `json:"data"`
+	Message string          `json:"message"`
+}
+
+// MarkReadData The `data` of the mark read answer.
+type MarkReadData struct {
+	Id     string  `json:"id"`
+	IsRead bool    `json:"is_read"`
+	ReadAt *string `json:"read_at"`
 }
 
 // MarkReadResponse defines model for MarkReadResponse.
 type MarkReadResponse struct {
-	Data struct {
-		Id     string  `json:"id"`
-		IsRead bool    `json:"is_read"`
-		ReadAt *string `json:"read_at"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the mark read answer.
+	Data    MarkReadData `json:"data"`
+	Message string       `json:"message"`
 }
 
 // Message defines model for Message.
@@ -826,25 +856,29 @@ type NamespaceLookupResponse struct {
 	Message string `json:"message"`
 }
 
+// NamespaceVersionsData The `data` of the namespace versions answer.
+type NamespaceVersionsData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt     Timestamp `json:"created_at"`
+	CreatedBy     string    `json:"created_by"`
+	TotalVersions int64     `json:"total_versions"`
+	Ttl           int64     `json:"ttl"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+
+	// Versions Newest first, oldest last.
+	Versions []Version `json:"versions"`
+}
+
 // NamespaceVersionsResponse defines model for NamespaceVersionsResponse.
 type NamespaceVersionsResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt     Timestamp `json:"created_at"`
-		CreatedBy     string    `json:"created_by"`
-		TotalVersions int64     `json:"total_versions"`
-		Ttl           int64     `json:"ttl"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-
-		// Versions Newest first, oldest last.
-		Versions []Version `json:"versions"`
-	} `json:"data"`
+	// Data The `data` of the namespace versions answer.
+	Data NamespaceVersionsData `json:"data"`
 
 	// Message Example: Versions retrieved
 	Message string `json:"message"`
@@ -1054,70 +1088,78 @@ type RecordLookupResponse struct {
 	Message string `json:"message"`
 }
 
+// RecordQueryData The `data` of the record query answer.
+type RecordQueryData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// Meta A free-form JSON object.
+	Meta          JSONObject        `json:"meta"`
+	NamespaceId   string            `json:"namespace_id"`
+	NamespaceName string            `json:"namespace_name"`
+	PageNumber    int64             `json:"page_number"`
+	PageSize      int64             `json:"page_size"`
+	Records       []RecordListEntry `json:"records"`
+	RegistryId    string            `json:"registry_id"`
+
+	// RegistryName Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// Schema A free-form JSON object.
+	Schema       JSONObject `json:"schema"`
+	TotalPages   int64      `json:"total_pages"`
+	TotalRecords int64      `json:"total_records"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
 // RecordQueryResponse defines model for RecordQueryResponse.
 type RecordQueryResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt Timestamp `json:"created_at"`
-		CreatedBy string    `json:"created_by"`
-
-		// Meta A free-form JSON object.
-		Meta          JSONObject        `json:"meta"`
-		NamespaceId   string            `json:"namespace_id"`
-		NamespaceName string            `json:"namespace_name"`
-		PageNumber    int64             `json:"page_number"`
-		PageSize      int64             `json:"page_size"`
-		Records       []RecordListEntry `json:"records"`
-		RegistryId    string            `json:"registry_id"`
-
-		// RegistryName Example: employees
-		RegistryName EntryName `json:"registry_name"`
-
-		// Schema A free-form JSON object.
-		Schema       JSONObject `json:"schema"`
-		TotalPages   int64      `json:"total_pages"`
-		TotalRecords int64      `json:"total_records"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-	} `json:"data"`
+	// Data The `data` of the record query answer.
+	Data RecordQueryData `json:"data"`
 
 	// Message Example: Records retrieved
 	Message string `json:"message"`
 }
 
+// RecordVersionsData The `data` of the record versions answer.
+type RecordVersionsData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// RecordName Example: employees
+	RecordName EntryName `json:"record_name"`
+
+	// RegistryName Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// Schema A free-form JSON object.
+	Schema        JSONObject `json:"schema"`
+	TotalVersions int64      `json:"total_versions"`
+	Ttl           int64      `json:"ttl"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+
+	// Versions Newest first, oldest last.
+	Versions []Version `json:"versions"`
+}
+
 // RecordVersionsResponse defines model for RecordVersionsResponse.
 type RecordVersionsResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt Timestamp `json:"created_at"`
-		CreatedBy string    `json:"created_by"`
-
-		// RecordName Example: employees
-		RecordName EntryName `json:"record_name"`
-
-		// RegistryName Example: employees
-		RegistryName EntryName `json:"registry_name"`
-
-		// Schema A free-form JSON object.
-		Schema        JSONObject `json:"schema"`
-		TotalVersions int64      `json:"total_versions"`
-		Ttl           int64      `json:"ttl"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-
-		// Versions Newest first, oldest last.
-		Versions []Version `json:"versions"`
-	} `json:"data"`
+	// Data The `data` of the record versions answer.
+	Data RecordVersionsData `json:"data"`
 
 	// Message Example: Versions retrieved
 	Message string `json:"message"`
@@ -1245,74 +1287,86 @@ type RegistryLookupResponse struct {
 	Message string `json:"message"`
 }
 
+// RegistryQueryData The `data` of the registry query answer.
+type RegistryQueryData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt       Timestamp           `json:"created_at"`
+	CreatedBy       string              `json:"created_by"`
+	Domain          *string             `json:"domain"`
+	NamespaceId     string              `json:"namespace_id"`
+	NamespaceName   string              `json:"namespace_name"`
+	PageNumber      int64               `json:"page_number"`
+	PageSize        int64               `json:"page_size"`
+	Registries      []RegistryListEntry `json:"registries"`
+	TotalPages      int64               `json:"total_pages"`
+	TotalRegistries int64               `json:"total_registries"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
 // RegistryQueryResponse defines model for RegistryQueryResponse.
 type RegistryQueryResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt       Timestamp           `json:"created_at"`
-		CreatedBy       string              `json:"created_by"`
-		Domain          *string             `json:"domain"`
-		NamespaceId     string              `json:"namespace_id"`
-		NamespaceName   string              `json:"namespace_name"`
-		PageNumber      int64               `json:"page_number"`
-		PageSize        int64               `json:"page_size"`
-		Registries      []RegistryListEntry `json:"registries"`
-		TotalPages      int64               `json:"total_pages"`
-		TotalRegistries int64               `json:"total_registries"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-	} `json:"data"`
+	// Data The `data` of the registry query answer.
+	Data RegistryQueryData `json:"data"`
 
 	// Message Example: Registries retrieved
 	Message string `json:"message"`
 }
 
+// RegistryVersionsData The `data` of the registry versions answer.
+type RegistryVersionsData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// RegistryName Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// Schema A free-form JSON object.
+	Schema        JSONObject `json:"schema"`
+	TotalVersions int64      `json:"total_versions"`
+	Ttl           int64      `json:"ttl"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+
+	// Versions Newest first, oldest last.
+	Versions []Version `json:"versions"`
+}
+
 // RegistryVersionsResponse defines model for RegistryVersionsResponse.
 type RegistryVersionsResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt Timestamp `json:"created_at"`
-		CreatedBy string    `json:"created_by"`
-
-		// RegistryName Example: employees
-		RegistryName EntryName `json:"registry_name"`
-
-		// Schema A free-form JSON object.
-		Schema        JSONObject `json:"schema"`
-		TotalVersions int64      `json:"total_versions"`
-		Ttl           int64      `json:"ttl"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-
-		// Versions Newest first, oldest last.
-		Versions []Version `json:"versions"`
-	} `json:"data"`
+	// Data The `data` of the registry versions answer.
+	Data RegistryVersionsData `json:"data"`
 
 	// Message Example: Versions retrieved
 	Message string `json:"message"`
 }
 
+// RemoveVerificationData The `data` of the remove verification answer.
+type RemoveVerificationData struct {
+	Domain                     string               `json:"domain"`
+	DomainRemovedFromNamespace bool                 `json:"domain_removed_from_namespace"`
+	DomainStillVerified        bool                 `json:"domain_still_verified"`
+	RemovedEntries             int64                `json:"removed_entries"`
+	RemovedTargets             []string             `json:"removed_targets"`
+	VerificationMethods        []VerificationMethod `json:"verification_methods"`
+}
+
 // RemoveVerificationResponse defines model for RemoveVerificationResponse.
 type RemoveVerificationResponse struct {
-	Data struct {
-		Domain                     string               `json:"domain"`
-		DomainRemovedFromNamespace bool                 `json:"domain_removed_from_namespace"`
-		DomainStillVerified        bool                 `json:"domain_still_verified"`
-		RemovedEntries             int64                `json:"removed_entries"`
-		RemovedTargets             []string             `json:"removed_targets"`
-		VerificationMethods        []VerificationMethod `json:"verification_methods"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the remove verification answer.
+	Data    RemoveVerificationData `json:"data"`
+	Message string                 `json:"message"`
 }
 
 // SearchResponse defines model for SearchResponse.
@@ -1381,15 +1435,19 @@ type SearchResultState string
 // TTL Seconds (default 600).
 type TTL = int64
 
+// TagQueryData The `data` of the tag query answer.
+type TagQueryData struct {
+	Registries []RegistryListEntry `json:"registries"`
+
+	// Tag Example: membership
+	Tag             string `json:"tag"`
+	TotalRegistries int64  `json:"total_registries"`
+}
+
 // TagQueryResponse defines model for TagQueryResponse.
 type TagQueryResponse struct {
-	Data struct {
-		Registries []RegistryListEntry `json:"registries"`
-
-		// Tag Example: membership
-		Tag             string `json:"tag"`
-		TotalRegistries int64  `json:"total_registries"`
-	} `json:"data"`
+	// Data The `data` of the tag query answer.
+	Data TagQueryData `json:"data"`
 
 	// Message Example: Registries retrieved
 	Message string `json:"message"`
@@ -1463,14 +1521,18 @@ type VerificationLogLookupType string
 // VerificationLogResult defines model for VerificationLog.Result.
 type VerificationLogResult string
 
+// VerificationLogsData The `data` of the verification logs answer.
+type VerificationLogsData struct {
+	Logs              []VerificationLog `json:"logs"`
+	Page              int64             `json:"page"`
+	PageSize          int64             `json:"page_size"`
+	VerificationCount int64             `json:"verification_count"`
+}
+
 // VerificationLogsResponse defines model for VerificationLogsResponse.
 type VerificationLogsResponse struct {
-	Data struct {
-		Logs              []VerificationLog `json:"logs"`
-		Page              int64             `json:"page"`
-		PageSize          int64             `json:"page_size"`
-		VerificationCount int64             `json:"verification_count"`
-	} `json:"data"`
+	// Data The `data` of the verification logs answer.
+	Data VerificationLogsData `json:"data"`
 
 	// Message Example: Verification logs retrieved
 	Message string `json:"message"`
