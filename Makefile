@@ -11,7 +11,7 @@ BIN          := bin/svc
 export SVC_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export SVC_CONFORMANCE_DIR   ?= $(abspath $(CONFORMANCE))
 
-.PHONY: all build docs-assets run test gotest generate check-generate lint lint-spec bench conformance node-tools fuzz clean
+.PHONY: all build docs-assets run test gotest generate check-generate lint lint-spec contract bench conformance node-tools fuzz clean
 
 all: build
 
@@ -30,7 +30,7 @@ run: build
 	./$(BIN) serve
 
 ## test: everything the project checks
-test: check-generate lint lint-spec gotest
+test: check-generate lint lint-spec gotest contract
 
 gotest: conformance docs-assets
 	$(GO) test -race -count=1 ./...
@@ -62,9 +62,15 @@ node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-## lint-spec: Redocly's recommended rules over openapi.yaml
+## lint-spec: Redocly's recommended rules and Spectral's spectral:oas ruleset over openapi.yaml (0 problems)
 lint-spec: node-tools
 	npx --no-install redocly lint --format=stylish openapi.yaml
+	npx --no-install spectral lint --ruleset .spectral.yaml --fail-severity=hint --display-only-failures openapi.yaml
+
+## contract: Stoplight Prism validates every response of a real `svc serve` (temporary SQLite)
+## while the request corpus of scripts/contract runs through it; 0 response violations or it fails
+contract: node-tools
+	bash scripts/contract/run.sh
 
 ## conformance: a writable copy of the JavaScript reference digest with its dependencies
 conformance: $(CONFORMANCE)/node_modules/.package-lock.json

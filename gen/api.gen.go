@@ -8652,6 +8652,20 @@ func (response GetRegistriesByTag400JSONResponse) VisitGetRegistriesByTagRespons
 	return err
 }
 
+type GetRegistriesByTag404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRegistriesByTag404JSONResponse) VisitGetRegistriesByTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegistriesByTag413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response GetRegistriesByTag413JSONResponse) VisitGetRegistriesByTagResponse(w http.ResponseWriter) error {
@@ -10531,17 +10545,17 @@ var swaggerSpec = []string{
 	"/w+m2hvKSinwjjb/PNNIlYjFPMMT43gIHzJ3Jk5IVX9mWZTjd8g87k+dWdlB2f5iDsrvVZX5FrjWt677",
 	"LOd1Eg8LFsverCnxsFSZeUOvcw3mQATCSghiEU4ihUE28ELiIaqXZ+QGaTpuA1GWqUdCi078hqXV6UmU",
 	"VgJOU4wxi9CUXTH1nFqgmwmsodppt0sSn7Iemc9n53i4rN3uUbo8Z2n59hrZKv2teCXMUrn97piytKPJ",
-	"wzbjPcfDpa3IzkfzKKCbEQzXZlPfXDmN+dIZKa6WkwfSeOBr+/VpkvABjQlUmY9o1LLn5iXDMKLRwQ3p",
-	"HXyKaHQ54kJ+PnBHCFFCBI+viUAjkpAWCl0V6ZTIEY/c7rPm1bSRBElIhF5G3d3dzj66IjNo7xieTmNJ",
-	"IZu+TsYTmQYsM9IoobRjGh3z/nSs8LJCU2sDBqr3sCC7z3qy38jT2c716/3XHzq9169f7u+9+vvZ61+u",
-	"fxb/8dNcth0LSW+CpTrm2kHt3793mvtHzZ9fN9++a/4LN6/GzT8/fuoEOzuf/1J7WDJ0962EAo9PjlFk",
-	"nllfOvjuy97k6LS4b9qcYBDFIUxdA0oCbRaq6PhK6JDk2o/TirQUcSL1iA45pCKbvR6O8RVByZSF8AQR",
-	"iDOkhAn0rP2s3agFtWkS1w5qWyARG+jmO80QMEfNsjrVUDg7QNCpTNiugDzRPeZwElOSuFlThmBM+dL5",
-	"3lMveByTvrQ1gQot2mzMAcxuW7yqHyZ4SJw63UoeAI7nTKk54PyMnmJcpikerHS+EKQZL61NVN5Aq9gE",
-	"0XSAi1BvhgaUxKbfgXBGNf2B5sfUYnzeSlVPE0B0uXM+nijRBOtDaaRJJTEfijzkmQlrfiadRjEXFe9I",
-	"TbYoPDr/x7nadCgLD50XAn30uTZCvRnCTHfcy9pBZtCY0Pp5ON66vSZMgnqfpuWisqyYyAOwzZRxJsr3",
-	"rvCgHrQ0ZENTOh6zofqQLTsowUaNdmPM8NDN1nGntuKwZ7MdFiFs3fupIIl4YpmFO1DKLeZH+pngWEkA",
-	"ABiOKCMih1gzIcm49vnj5/8XAAD//w==",
+	"wzbjPcfDpa3IzkfzKKCbEQzXZ1Pfff2N+VobKXKX0xPSiOPrE/ZpkvABjQmUpY9o1LIH7aXbMKLRwQ3p",
+	"HXyKaHQ54kJ+PnBHCFFCBI+viUAjkpAWCl2d6pTIEY/cdrXm1bTzBElIhF5G3d3dzj66IjPoBxmeTmNJ",
+	"If2+TsYTmUY4M9IoIc1jGh3z/nSsELlCF2wDBqr3sCC7z3qy38gT5s716/3XHzq9169f7u+9+vvZ61+u",
+	"fxb/8RNpth0LaXWCpTrm2kHt3793mvtHzZ9fN9++a/4LN6/GzT8/fuoEOzuf/1J7WLp1962EZI9PjlFk",
+	"nnmk02p0Wtw3bX8wiOIQpi4aJYE2C2V3fDV3SHLtx2lFWoo4kXpExyhSkc1eD8f4iqBkykJ4ggjEGVLS",
+	"B3rWftZu1ILaNIlrB7UtEKENdPOtaQjYr2ZZYWuotB0gaG0mbBtBnuimdDiJKUncNCtDMKbe6Xyzqhc8",
+	"jklf2iJChZ5uNkgBZrc9YdUPEzwkTmFvJUAAx3Om1BxwfkZP9S7TRQ9WOl850oyXFjMq77hV7JpoWsZF",
+	"qDdDA0pi0yBBOKOahkLzY2q5P2/WqqcZI7o+Oh9PlCyD9aE00iyUmA9FHvLM5jU/k867mAujd8QsW0Ue",
+	"nf/jXG061JGHVg2BPvpc36HeDGGmW/Rl/SMzaEws/jwcb93mFCajvU/T+lJZGk3kAdim1jgT5ZtdeFAP",
+	"eiCyoak1j9lQfciWHZRgo0a7MWZ46Kb3uFNb+dmz2Q6LELZQ/lSQRDyxzMIdKOUW8yP9THCsJAAADEeU",
+	"EZFDrJmQZFz7/PHz/wsAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -10389,6 +10389,8 @@ type GetRegistriesByTagResult struct {
 	JSON200 *TagQueryResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10407,6 +10409,11 @@ func (r GetRegistriesByTagResult) GetJSON200() *TagQueryResponse {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetRegistriesByTagResult) GetJSON400() *BadRequest {
 	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRegistriesByTagResult) GetJSON404() *NotFound {
+	return r.JSON404
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -15066,6 +15073,13 @@ func ParseGetRegistriesByTagResult(rsp *http.Response) (*GetRegistriesByTagResul
 			return nil, err
 		}
 		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
