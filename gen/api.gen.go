@@ -527,15 +527,16 @@ type AcceptRequestData struct {
 	RequestId  string `json:"request_id"`
 }
 
-// AcceptRequestResponse defines model for AcceptRequestResponse.
+// AcceptRequestResponse The answer of accepting a delegated verification request.
 type AcceptRequestResponse struct {
 	// Data The `data` of the accept request answer.
 	Data    AcceptRequestData `json:"data"`
 	Message string            `json:"message"`
 }
 
-// AddRecordRequest defines model for AddRecordRequest.
+// AddRecordRequest The body of add-record, and one record of add-records. Absent fields take the server's defaults, which each field's description states.
 type AddRecordRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Details A free-form JSON object.
@@ -544,7 +545,9 @@ type AddRecordRequest struct {
 	// Meta A free-form JSON object.
 	Meta *JSONObject `json:"meta,omitempty"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
 	// State `draft` or `live`; `live` when absent.
@@ -563,12 +566,12 @@ type AddRecordsData struct {
 	Records []AddedRecord `json:"records"`
 }
 
-// AddRecordsRequest defines model for AddRecordsRequest.
+// AddRecordsRequest The body of add-records: up to 1000 records, added all or none.
 type AddRecordsRequest struct {
 	Records []AddRecordRequest `json:"records"`
 }
 
-// AddRecordsResponse defines model for AddRecordsResponse.
+// AddRecordsResponse The answer of add-records.
 type AddRecordsResponse struct {
 	// Data The `data` of the add records answer.
 	Data AddRecordsData `json:"data"`
@@ -577,13 +580,17 @@ type AddRecordsResponse struct {
 	Message string `json:"message"`
 }
 
-// AddedRecord defines model for AddedRecord.
+// AddedRecord One record that add-records created.
 type AddedRecord struct {
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest   Digest `json:"digest"`
 	RecordId string `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
 	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
@@ -592,15 +599,16 @@ type AddedRecord struct {
 	Version Version `json:"version"`
 }
 
-// CheckVerificationResponse defines model for CheckVerificationResponse.
+// CheckVerificationResponse Whether the namespace owns a verified domain, and which.
 type CheckVerificationResponse struct {
 	Domain   *string `json:"domain,omitempty"`
 	Message  string  `json:"message"`
 	Verified bool    `json:"verified"`
 }
 
-// CreateNamespaceRequest defines model for CreateNamespaceRequest.
+// CreateNamespaceRequest The body of create-namespace.
 type CreateNamespaceRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -613,8 +621,9 @@ type CreateNamespaceRequest struct {
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// CreateRegistryRequest defines model for CreateRegistryRequest.
+// CreateRegistryRequest The body of create-registry. Absent fields take the server's defaults, which each field's description states.
 type CreateRegistryRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -623,7 +632,9 @@ type CreateRegistryRequest struct {
 	// QueryAllowed Whether anyone may query the registry's records; `true` when absent.
 	QueryAllowed *bool `json:"query_allowed,omitempty"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -639,7 +650,7 @@ type CreateRegistryRequest struct {
 // CreateRegistryRequestTag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
 type CreateRegistryRequestTag string
 
-// Delegate defines model for Delegate.
+// Delegate The owner or a delegate of a namespace.
 type Delegate struct {
 	// AddedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -652,7 +663,7 @@ type Delegate struct {
 // DelegateRole defines model for Delegate.Role.
 type DelegateRole string
 
-// DelegateRequest defines model for DelegateRequest.
+// DelegateRequest The body of add-delegate and remove-delegate: the user's email.
 type DelegateRequest struct {
 	// Email Example: dee@example.com
 	Email openapi_types.Email `json:"email"`
@@ -664,17 +675,17 @@ type DelegatesData struct {
 	NamespaceId string     `json:"namespace_id"`
 }
 
-// DelegatesResponse defines model for DelegatesResponse.
+// DelegatesResponse The owner and delegates of a namespace.
 type DelegatesResponse struct {
 	// Data The `data` of the delegates answer.
 	Data    DelegatesData `json:"data"`
 	Message string        `json:"message"`
 }
 
-// Description defines model for Description.
+// Description Free text describing an entry (at most 4096 characters).
 type Description = string
 
-// DidDocument defines model for DidDocument.
+// DidDocument The DID document of a user's profile (did:web).
 type DidDocument struct {
 	// Context Example: ["https://www.w3.org/ns/did/v1","https://w3id.org/security/multikey/v1"]
 	Context         []string `json:"@context"`
@@ -686,7 +697,7 @@ type DidDocument struct {
 	VerificationMethod []DidVerificationMethod `json:"verificationMethod"`
 }
 
-// DidVerificationMethod defines model for DidVerificationMethod.
+// DidVerificationMethod One key of a DID document, as a `Multikey`.
 type DidVerificationMethod struct {
 	Controller string `json:"controller"`
 
@@ -701,10 +712,14 @@ type DidVerificationMethod struct {
 // DidVerificationMethodType defines model for DidVerificationMethod.Type.
 type DidVerificationMethodType string
 
-// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+//
+// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 type Digest = string
 
-// EntryName Example: employees
+// EntryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
 type EntryName = string
 
 // Error The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
@@ -736,7 +751,7 @@ type GenerateTxtData struct {
 	Txt             string  `json:"txt"`
 }
 
-// GenerateTxtResponse defines model for GenerateTxtResponse.
+// GenerateTxtResponse The answer of generate-dns-txt: a new value at the top level, or a value generated before or a delegated request in `data`.
 type GenerateTxtResponse struct {
 	// Data The `data` of the generate txt answer.
 	Data    *GenerateTxtData `json:"data,omitempty"`
@@ -746,7 +761,7 @@ type GenerateTxtResponse struct {
 	Txt *string `json:"txt,omitempty"`
 }
 
-// GetDnsTxtResponse defines model for GetDnsTxtResponse.
+// GetDnsTxtResponse The newest verification value generated for a namespace.
 type GetDnsTxtResponse struct {
 	Domain      string `json:"domain"`
 	IsVerified  bool   `json:"is_verified"`
@@ -770,7 +785,7 @@ type MarkAllReadData struct {
 	Affected int64 `json:"affected"`
 }
 
-// MarkAllReadResponse defines model for MarkAllReadResponse.
+// MarkAllReadResponse The answer of marking every notification read.
 type MarkAllReadResponse struct {
 	// Data The `data` of the mark all read answer.
 	Data    MarkAllReadData `json:"data"`
@@ -784,20 +799,20 @@ type MarkReadData struct {
 	ReadAt *string `json:"read_at"`
 }
 
-// MarkReadResponse defines model for MarkReadResponse.
+// MarkReadResponse The answer of marking one notification read.
 type MarkReadResponse struct {
 	// Data The `data` of the mark read answer.
 	Data    MarkReadData `json:"data"`
 	Message string       `json:"message"`
 }
 
-// Message defines model for Message.
+// Message The body of an answer that only says what happened.
 type Message struct {
 	// Message Example: ok
 	Message string `json:"message"`
 }
 
-// Namespace defines model for Namespace.
+// Namespace A namespace at one version, as a lookup returns it (genesis in its hex form).
 type Namespace struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -810,7 +825,9 @@ type Namespace struct {
 	// Description Example: Acme Corporation
 	Description string `json:"description"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Domain The verified domain, or null.
@@ -831,9 +848,11 @@ type Namespace struct {
 	Name string `json:"name"`
 
 	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
-	NamespaceId   string `json:"namespace_id"`
-	Proof         Proof  `json:"proof"`
-	RegistryCount int64  `json:"registry_count"`
+	NamespaceId string `json:"namespace_id"`
+
+	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
+	Proof         Proof `json:"proof"`
+	RegistryCount int64 `json:"registry_count"`
 
 	// Ttl Example: 600
 	Ttl int64 `json:"ttl"`
@@ -852,8 +871,9 @@ type Namespace struct {
 	VersionCount int64 `json:"version_count"`
 }
 
-// NamespaceLookupResponse defines model for NamespaceLookupResponse.
+// NamespaceLookupResponse The answer of a namespace lookup.
 type NamespaceLookupResponse struct {
+	// Data A namespace at one version, as a lookup returns it (genesis in its hex form).
 	Data Namespace `json:"data"`
 
 	// Message Example: Namespace retrieved
@@ -879,7 +899,7 @@ type NamespaceVersionsData struct {
 	Versions []Version `json:"versions"`
 }
 
-// NamespaceVersionsResponse defines model for NamespaceVersionsResponse.
+// NamespaceVersionsResponse The answer listing a namespace's versions.
 type NamespaceVersionsResponse struct {
 	// Data The `data` of the namespace versions answer.
 	Data NamespaceVersionsData `json:"data"`
@@ -888,7 +908,7 @@ type NamespaceVersionsResponse struct {
 	Message string `json:"message"`
 }
 
-// Notification defines model for Notification.
+// Notification A notification: a delegated verification request sent to a namespace the caller owns or is a delegate of.
 type Notification struct {
 	ActorEmail *string `json:"actor_email"`
 
@@ -920,13 +940,13 @@ type Notification struct {
 // NotificationEventType defines model for Notification.EventType.
 type NotificationEventType string
 
-// NotificationHistoryResponse defines model for NotificationHistoryResponse.
+// NotificationHistoryResponse All of the caller's notifications.
 type NotificationHistoryResponse struct {
 	Data    []NotificationSummary `json:"data"`
 	Message string                `json:"message"`
 }
 
-// NotificationSummary defines model for NotificationSummary.
+// NotificationSummary A notification in the history, read or not.
 type NotificationSummary struct {
 	Domain         string                       `json:"domain"`
 	EventType      NotificationSummaryEventType `json:"event_type"`
@@ -940,25 +960,29 @@ type NotificationSummary struct {
 // NotificationSummaryEventType defines model for NotificationSummary.EventType.
 type NotificationSummaryEventType string
 
-// PendingNotificationsResponse defines model for PendingNotificationsResponse.
+// PendingNotificationsResponse The caller's unread notifications.
 type PendingNotificationsResponse struct {
 	Data        []Notification `json:"data"`
 	Message     string         `json:"message"`
 	UnreadCount int64          `json:"unread_count"`
 }
 
-// Proof defines model for Proof.
+// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
 type Proof struct {
 	// CreatorDid Example: did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj
 	CreatorDid string `json:"creator_did"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// NamespaceDid Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
 	NamespaceDid string `json:"namespace_did"`
 
-	// NetworkGenesis Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// NetworkGenesis A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	NetworkGenesis Digest `json:"network_genesis"`
 
 	// RecordIdentifier Record proofs.
@@ -977,7 +1001,7 @@ type Proof struct {
 	Type string `json:"type"`
 }
 
-// Record defines model for Record.
+// Record A record at one version, as a lookup returns it, with the state and schema of its registry.
 type Record struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -989,7 +1013,9 @@ type Record struct {
 	// Details A free-form JSON object.
 	Details JSONObject `json:"details"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1003,16 +1029,22 @@ type Record struct {
 	// Namespace The namespace's name.
 	Namespace   string `json:"namespace"`
 	NamespaceId string `json:"namespace_id"`
-	Proof       Proof  `json:"proof"`
+
+	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
+	Proof Proof `json:"proof"`
 
 	// RecordId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c7
 	RecordId string `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 	RegistryId string    `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName  EntryName           `json:"registry_name"`
 	RegistryState RecordRegistryState `json:"registry_state"`
 
@@ -1040,7 +1072,7 @@ type RecordRegistryState string
 // RecordState defines model for Record.State.
 type RecordState string
 
-// RecordListEntry defines model for RecordListEntry.
+// RecordListEntry One record in a list of records (record query).
 type RecordListEntry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1052,7 +1084,9 @@ type RecordListEntry struct {
 	// Details A free-form JSON object.
 	Details JSONObject `json:"details"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1064,7 +1098,9 @@ type RecordListEntry struct {
 	Meta     JSONObject `json:"meta"`
 	RecordId string     `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName            `json:"record_name"`
 	State      RecordListEntryState `json:"state"`
 	Ttl        int64                `json:"ttl"`
@@ -1084,8 +1120,9 @@ type RecordListEntry struct {
 // RecordListEntryState defines model for RecordListEntry.State.
 type RecordListEntryState string
 
-// RecordLookupResponse defines model for RecordLookupResponse.
+// RecordLookupResponse The answer of a record lookup.
 type RecordLookupResponse struct {
+	// Data A record at one version, as a lookup returns it, with the state and schema of its registry.
 	Data Record `json:"data"`
 
 	// Message Example: Record retrieved
@@ -1109,7 +1146,9 @@ type RecordQueryData struct {
 	Records       []RecordListEntry `json:"records"`
 	RegistryId    string            `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1123,7 +1162,7 @@ type RecordQueryData struct {
 	UpdatedAt Timestamp `json:"updated_at"`
 }
 
-// RecordQueryResponse defines model for RecordQueryResponse.
+// RecordQueryResponse The answer of a record query: the registry and a page of its records.
 type RecordQueryResponse struct {
 	// Data The `data` of the record query answer.
 	Data RecordQueryData `json:"data"`
@@ -1140,10 +1179,14 @@ type RecordVersionsData struct {
 	CreatedAt Timestamp `json:"created_at"`
 	CreatedBy string    `json:"created_by"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1160,7 +1203,7 @@ type RecordVersionsData struct {
 	Versions []Version `json:"versions"`
 }
 
-// RecordVersionsResponse defines model for RecordVersionsResponse.
+// RecordVersionsResponse The answer listing a record's versions.
 type RecordVersionsResponse struct {
 	// Data The `data` of the record versions answer.
 	Data RecordVersionsData `json:"data"`
@@ -1169,7 +1212,7 @@ type RecordVersionsResponse struct {
 	Message string `json:"message"`
 }
 
-// Registry defines model for Registry.
+// Registry A registry at one version, as a lookup returns it.
 type Registry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1178,7 +1221,9 @@ type Registry struct {
 	CreatedBy   string    `json:"created_by"`
 	Description string    `json:"description"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1195,15 +1240,19 @@ type Registry struct {
 	Namespace string `json:"namespace"`
 
 	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
-	NamespaceId  string `json:"namespace_id"`
-	Proof        Proof  `json:"proof"`
-	QueryAllowed bool   `json:"query_allowed"`
-	RecordCount  int64  `json:"record_count"`
+	NamespaceId string `json:"namespace_id"`
+
+	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
+	Proof        Proof `json:"proof"`
+	QueryAllowed bool  `json:"query_allowed"`
+	RecordCount  int64 `json:"record_count"`
 
 	// RegistryId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c6
 	RegistryId string `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1230,7 +1279,7 @@ type RegistryState string
 // RegistryTag defines model for Registry.Tag.
 type RegistryTag string
 
-// RegistryListEntry defines model for RegistryListEntry.
+// RegistryListEntry One registry in a list of registries (query and tag query).
 type RegistryListEntry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1239,7 +1288,9 @@ type RegistryListEntry struct {
 	CreatedBy   string    `json:"created_by"`
 	Description string    `json:"description"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1256,7 +1307,9 @@ type RegistryListEntry struct {
 	RecordCount  int64   `json:"record_count"`
 	RegistryId   string  `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1283,8 +1336,9 @@ type RegistryListEntryState string
 // RegistryListEntryTag defines model for RegistryListEntry.Tag.
 type RegistryListEntryTag string
 
-// RegistryLookupResponse defines model for RegistryLookupResponse.
+// RegistryLookupResponse The answer of a registry lookup.
 type RegistryLookupResponse struct {
+	// Data A registry at one version, as a lookup returns it.
 	Data Registry `json:"data"`
 
 	// Message Example: Registry retrieved
@@ -1313,7 +1367,7 @@ type RegistryQueryData struct {
 	UpdatedAt Timestamp `json:"updated_at"`
 }
 
-// RegistryQueryResponse defines model for RegistryQueryResponse.
+// RegistryQueryResponse The answer of a registry query: the namespace and a page of its registries.
 type RegistryQueryResponse struct {
 	// Data The `data` of the registry query answer.
 	Data RegistryQueryData `json:"data"`
@@ -1330,7 +1384,9 @@ type RegistryVersionsData struct {
 	CreatedAt Timestamp `json:"created_at"`
 	CreatedBy string    `json:"created_by"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1347,7 +1403,7 @@ type RegistryVersionsData struct {
 	Versions []Version `json:"versions"`
 }
 
-// RegistryVersionsResponse defines model for RegistryVersionsResponse.
+// RegistryVersionsResponse The answer listing a registry's versions.
 type RegistryVersionsResponse struct {
 	// Data The `data` of the registry versions answer.
 	Data RegistryVersionsData `json:"data"`
@@ -1366,14 +1422,14 @@ type RemoveVerificationData struct {
 	VerificationMethods        []VerificationMethod `json:"verification_methods"`
 }
 
-// RemoveVerificationResponse defines model for RemoveVerificationResponse.
+// RemoveVerificationResponse The answer of remove-namespace-verification.
 type RemoveVerificationResponse struct {
 	// Data The `data` of the remove verification answer.
 	Data    RemoveVerificationData `json:"data"`
 	Message string                 `json:"message"`
 }
 
-// SearchResponse defines model for SearchResponse.
+// SearchResponse The answer of a search: a page of matching records and how many matched.
 type SearchResponse struct {
 	Data []SearchResult `json:"data"`
 
@@ -1389,7 +1445,7 @@ type SearchResponse struct {
 	TotalExact bool `json:"total_exact"`
 }
 
-// SearchResult defines model for SearchResult.
+// SearchResult One record that a search matched.
 type SearchResult struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1412,10 +1468,14 @@ type SearchResult struct {
 	NamespaceId string     `json:"namespace_id"`
 	RecordId    string     `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName         `json:"registry_name"`
 	State        SearchResultState `json:"state"`
 	Ttl          int64             `json:"ttl"`
@@ -1448,7 +1508,7 @@ type TagQueryData struct {
 	TotalRegistries int64  `json:"total_registries"`
 }
 
-// TagQueryResponse defines model for TagQueryResponse.
+// TagQueryResponse The answer of the tag query: verified registries with a standard tag.
 type TagQueryResponse struct {
 	// Data The `data` of the tag query answer.
 	Data TagQueryData `json:"data"`
@@ -1462,8 +1522,9 @@ type TagQueryResponse struct {
 // Example: 2026-11-22T08:00:00.000Z
 type Timestamp = string
 
-// UpdateNamespaceRequest defines model for UpdateNamespaceRequest.
+// UpdateNamespaceRequest The body of update-namespace: the fields to change (at least one).
 type UpdateNamespaceRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -1474,8 +1535,9 @@ type UpdateNamespaceRequest struct {
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// UpdateRecordRequest defines model for UpdateRecordRequest.
+// UpdateRecordRequest The body of update-record: the fields to change (at least one).
 type UpdateRecordRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Details A free-form JSON object.
@@ -1489,8 +1551,9 @@ type UpdateRecordRequest struct {
 	ValidTill *time.Time `json:"valid_till,omitempty"`
 }
 
-// UpdateRegistryRequest defines model for UpdateRegistryRequest.
+// UpdateRegistryRequest The body of update-registry: the fields to change (at least one).
 type UpdateRegistryRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -1501,7 +1564,7 @@ type UpdateRegistryRequest struct {
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// VerificationLog defines model for VerificationLog.
+// VerificationLog One logged verification attempt: what was verified, by whom, when, and its result.
 type VerificationLog struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1533,7 +1596,7 @@ type VerificationLogsData struct {
 	VerificationCount int64             `json:"verification_count"`
 }
 
-// VerificationLogsResponse defines model for VerificationLogsResponse.
+// VerificationLogsResponse The answer listing the verification attempts of an entry.
 type VerificationLogsResponse struct {
 	// Data The `data` of the verification logs answer.
 	Data VerificationLogsData `json:"data"`
@@ -1542,10 +1605,10 @@ type VerificationLogsResponse struct {
 	Message string `json:"message"`
 }
 
-// VerificationMethod defines model for VerificationMethod.
+// VerificationMethod How a domain is verified: a DNS TXT record, an HTTP file, or an attestation by another (self-verified) namespace.
 type VerificationMethod string
 
-// VerifyDomainRequest defines model for VerifyDomainRequest.
+// VerifyDomainRequest The body of verify-domain: the namespace, and the domain when it has values for several.
 type VerifyDomainRequest struct {
 	// Domain Example: example.com
 	Domain *string `json:"domain,omitempty"`
@@ -1554,19 +1617,19 @@ type VerifyDomainRequest struct {
 	NamespaceId string `json:"namespace_id"`
 }
 
-// VerifyNamespaceLookupRequest defines model for VerifyNamespaceLookupRequest.
+// VerifyNamespaceLookupRequest The body of verify-namespace-lookup: a namespace lookup answer to verify.
 type VerifyNamespaceLookupRequest struct {
 	// NamespaceLookupResponse A lookup response as a lookup returned it.
 	NamespaceLookupResponse LookupResponseEnvelope `json:"namespace_lookup_response"`
 }
 
-// VerifyRecordLookupRequest defines model for VerifyRecordLookupRequest.
+// VerifyRecordLookupRequest The body of verify-record-lookup: a record lookup answer to verify.
 type VerifyRecordLookupRequest struct {
 	// RecordLookupResponse A lookup response as a lookup returned it.
 	RecordLookupResponse LookupResponseEnvelope `json:"record_lookup_response"`
 }
 
-// VerifyRegistryLookupRequest defines model for VerifyRegistryLookupRequest.
+// VerifyRegistryLookupRequest The body of verify-registry-lookup: a registry lookup answer to verify.
 type VerifyRegistryLookupRequest struct {
 	// RegistryLookupResponse A lookup response as a lookup returned it.
 	RegistryLookupResponse LookupResponseEnvelope `json:"registry_lookup_response"`
@@ -1607,10 +1670,14 @@ type Page = int64
 // PageSize defines model for PageSize.
 type PageSize = int64
 
-// RecordName Example: employees
+// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
 type RecordName = EntryName
 
-// RegistryName Example: employees
+// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
 type RegistryName = EntryName
 
 // RequestId defines model for RequestId.
@@ -1636,7 +1703,7 @@ type BadRequest = Error
 // Conflict The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Conflict = Error
 
-// Delegates defines model for Delegates.
+// Delegates The owner and delegates of a namespace.
 type Delegates = DelegatesResponse
 
 // Forbidden The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
@@ -1675,7 +1742,7 @@ type UserNotFound = Error
 // VerificationFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type VerificationFailed = Error
 
-// Verified defines model for Verified.
+// Verified The body of an answer that only says what happened.
 type Verified = Message
 
 // GenerateDnsTxtParams defines parameters for GenerateDnsTxt.
@@ -10347,215 +10414,236 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string) erro
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L37d9q4tjj+r2hxz3cVegwB8pgmWXetmzbtmXSaTm+TznlMemKBBejESIwlkjC9/f7tn6UtyZaNDIaQ",
-	"9JX5YRrAlrakvbf2e3+q9fl4whlhUtQOPtVGBEckgT9f4P6IvOBMJjxWnyMi+gmdSMpZ7aAWTqa9mPYD",
-	"NMa3TTwk/30xbbe3+1LG8AcJW7WgJvojMsbqZTmbkNpBTciEsmHt8+eg9vIcD+eHPR8RRJhMZk8EiuiQ",
-	"CBmgP6ZckmjxeJ+D2gQneEykgf5I/MoWDI+wQFQiITmPEJZIwg8R4gMkR1SgD+cvUIRnqB7+85///Gfz",
-	"9LR5fBw2Wugtl+iGyhEKr0kiKGeXNIKlkls8nsQKpm67u9dsbzfbO7WgRtWsf0xJMqsFNYbH6gEsLjnL",
-	"rWbAkzGWtYNahCWpBZ7dOuZjTD0LOmKIMkkSRiSK4BlUPzl+KxBOCML9PplIEiHMIiSnCSMRkhxNpmzW",
-	"5xFp5OE2f7X6fGwBn2A5yuDW49eCWkL+mNKERLUDmUyJu5Axvn1D2FCOagfd3d2gNqbMfu74lvUq4eNj",
-	"tea5hb1kMqFEoOlE7UmEOEM8QXggSZI7Id/ed5rtTsneDxJY3SpbfzI4xbI/8pDARU0jvUEFjfgXtfAA",
-	"0Kk/wmxIEBVojCOCOItniBr0ogIJSeNYPzhNEsIkMsOgOokFQTudbuGALmrt23Znvz3o4k6v29+Odsju",
-	"YK/9U+dZd38b7/R2+3vRRc0uXFNytvKTQVOvo+S89nb8i3/LGSnZgCOGFBUjtakIM0RwElOSIMzEDUkO",
-	"EUZj9SIaEinQdnuntQA2Nc1iADvtrhfEt3hMXtFYkmQewnc4kRTHAepjQZqUCcIElfSaIDWzAa+OJYoJ",
-	"FhJtq0NLcF8xkUarBIXgnzIYu89ySL9dBrCY4D45iTx7CpDBz5c0QvUwotGBuO4ftFqtsKFoQKFM+swT",
-	"odCGDiiJDP3ncca+vfvzlLz424dnyel/bl/+45a+mx7vPj/207kLwEapPV34ezL4ule+0WW/w0PiQ80h",
-	"QWw67pEk0BTUKcO4iRrAhSAiAzyNJcyXMjDK5J66csb4lo6nY0Uw9j+A0XyZQqjujSFJUhDP6J8eME8k",
-	"GQs0IQlSUCyC8FKoAbxgdttL4FwK4HvS50n0FmabR5wEfgXcCNCU0T+mBFGGqBQoIUMqZDJr+U9cv3lp",
-	"aLr8zP+SKJSt/ddWJi5t6V/FlrqqZgCahlRPWA6r/t0LbYqApeDqlzcL8B9TIqSfGUUkJkO4gDWx9bH6",
-	"CSX6nTzF2bupqS6n5k/RDmk+G+y1m+4FVbYsGG4FfuO/rc54Ij33tLraQ8TIDRESDWgi5CEK1dQhSEYh",
-	"jUKERZ+wiLLhIQqFxHIqQtSbIfUnCRTnYXA4ZQQg1Mxe3LeCBWEKu3+3H/UcdoCgRqPaR9+Szvkq8lGP",
-	"DHhClglInW5zu0xAknxF8eg3LbX40ceKNDQiTCpenWgJ20jhrjwNUnFYtr+ZtF2riuUGMK0cJERMOBNE",
-	"6wZTdZ7SIPMrTGMC0Pc5k4QBBuHJJDa/b/1HcJC8011UT0YKqinDUzniCf2TKLjGRAjg9YUZ0EBP8bky",
-	"gSYJTzTg+R19y9E1jmmEjt6doCsya6kxn+PI0HD1RcA+UAaDqT+vcTx1V2Z+uqRsMpW5pZ3oXxD8coDg",
-	"nFCqe6H0JjgwlxsaT4VEPaK0rDEXEnXabUCc7LK9y/zpKCBoUyEoGypKIOOJnOktvOOeK53RMCg1h4EM",
-	"dv4FZ4OY9uVayNO3L7urs7eHgj/mM0IEwnFCcDRD5JYKqebPy0G1zazQaCsWKKGp0lVPgBWiOtais8RX",
-	"hAVK6qcM90GktpdTgHC6YRb4iPRpRKIGbNuxuVREhX2rtrR0xPeGzsuWyW8YKChRerMJy5Gcu1dppjzp",
-	"0SgibK2zHaRvu4ebjnmAZnwKKjrj2vag4VIabgpYaovY+FHjOFZ0iWcwfcT1NHX1oTi9sy2BAg/IXZGY",
-	"gks9H8f8xp7rCVgicKxnX2ffqBkhz0wZmjJyOyF9ddERNTjifUDLTfBUz/CwmlMLwCrryKDmV9Vhs1N5",
-	"oDub9vtECIDoLZev+JStd1dlyhXj8nIA47i7nCpncK76983gmza41RVyMy5HJAGcihTWsWEDRZxoXAIG",
-	"Zxd6yiPQ7RbZ8EZYv6h5V4QEZX0CSAtmiSG9Joo9oTBnXwhhind4FnMcnXP+BiernrLZ0oke41JyfhnD",
-	"KHlWrllgj0czJDlH8Aiqx3RMJeqgU/q8saEdhimo0DMoPRkzS5moDjMdomfqHzRQpxBFTa33CE2379Qn",
-	"FtE7SkMTZ5hLI/K4G+JOY0SiA68BjAq01NK1CWYYWptYqLkcwikIcoSl5nEo5kxtqgHyUGGcQlx0gwW6",
-	"SaiUhMEunhGc9Ed32D+H+RHNQWtqdyIscQ8LgiIaaZ4L5jUQBOg4j3P/C9LYxsRNhVsClmXGNAtNrmmf",
-	"fGD4GtMY92KyrvCcvu+uIV2v+8Bm1pJtpeU5ei9hWeecn2I2M2Qr1lpTgiW5BAIv4P4552iM2cwKRmID",
-	"K3qvbmkzmdKbHN/NeyKTWfNo4DWKngEZCiQ5usFUeh0rme1FzfvB1XM2qii5Ix8gK9vzJBXlcV6TkvyK",
-	"sHtQpMz1ZKV7+IozhJF2cyElxWpm+YGJ6WTCE0miUxJRfA4bttaepANdjtVIl7D3+d1JH0HwCFKPHCBB",
-	"WAScExg/Fmhuxs3eK4pShOLQWKCwOJe+Tz8IktxJPpkKkpSIJmrsjUslV2T2RCA1q1phRIXiM5rB/eaY",
-	"ulbl50B+g/Slol7rWtF8d6Q7dcrHPwc1Qw6bUZUvY86vppNLaxRxVOcNaszqjanCXO3HzXgueF0Ca9AH",
-	"4IqK9W/Gsr+u8J3bRqFF6ME03ohErlanNxClG2g8EUpMT6fQpiZwwZo75RhL7JdnQ3UzhVbl0n7bTIc2",
-	"d1RQmyR8QhJJNZYZ27U24BQMc0FmKi79PbW5ev3zmRn296J9Nhs4cIDIzJe89x/Sl2qS3PJT3fzgU2El",
-	"kdmYRScyv5OfHVxftgL7YKDn8sIaRdrL4BjTcKTFVRy/cwAe4FiQ4mnkDnWZtSJ7FNBLYhqLZW+9Pvv1",
-	"7a8ptGOyfMvyb7iujuoOAm2pJj6reoIHMlRkHMb0moSH5l90MyIM4Z66MFqu4Vs9Xwtq6iGPrTuoSRkv",
-	"A+z8/I16UjM8SeN4zkbdNDIxm8ZGNNVehGUInu3NQtwQlWk4ioxbSiwhYG2KlWS8FAOOoogYOGC/NJQ4",
-	"SfCsZEViyWrWQ/U14M5T1mfw/p3odzvWQWk/b2hld2I2+fPOcxrHm5IdsTqaWrARLpSe8TzocJMuZS/6",
-	"qc/B0htiPYZgdOTq/pdyWnNBDOzyshl8G/RiRPpX7v2+4KTToKm5tZdfHEHt2hE+zI89zmOC2YIDTV/y",
-	"wpwQLIkT/vCwF8zqd4XFiQzVj/ra1FAe69IJahMsJUkUQ7y4OKvdgcUXtrmUL+uNtU6Tr39fwXx+aUxz",
-	"89fI30cE7KOYzTgjYKHX/jU5ytwrT4TlOocoVJfb3I1bRNqgEDew0u1fSVzOr1KWRXbqx5HEwwMU9qdC",
-	"8nGI6mDk0u5ydyUN7Q4RErMIJ5F6K0A3Iy4I6k1pLJuUpQM626N99VNBROuCOeKHng70o3GPJGJEJ+pC",
-	"BvX+8orMgBdd86u7ySZzvM7ddx8GW8/VPPeCK+USL2X353RMhMTjiRqOjDGN/dyeayXJ7gd4nBTTtQB8",
-	"XHZ76bHNSEEG36JlrUeS6SqccC5C/icfoZqKfRauXFzWTrXVLIK9sqyXuRLLJL3I9XhWkplSvJgT9IJ8",
-	"gN5S1acQzpeBsnDtd5Of8lu4YUXtOM+wnWPfae/veYj3mEbHvD8dGytCfjn/A/aFW5lDt99rIykn4mBr",
-	"6+bmpnWz3eLJcIuJrYhGW9edWpD9vE0j+FGQ/jShcrY1nsaSXpGZeu5jkB32PEspnCoWQkHF2SmRIx7l",
-	"MGX5yzkz6WrvaiTKR07ekN5BzPs4HnEh/7/to2ftZ+2DnevX+68/dHqvX7/c33v197PXv1z/LP7ju+dd",
-	"M5dnOYul1+i3+beXqTvpKcJyvADMbdL8lnuxzQvPHBr1daJErA3ucxtyxz3+rysya3Z8O60vsF/I7FTh",
-	"XQ+Lgtz2597p1Qj/Y/j8X8fXXB5fvdnt7v40wPRPSf9GX3T/V/7y5m+THmMv/yZxN+K/eKU2Y+K2V8ep",
-	"QfHlVwZNdaLA3SEv2P7NtwqPE2Z4u//TPsGD/W6n1+08+6m3v7dPtnfbz9rPeoP9ncH2T2SHdPE27nXw",
-	"XnvQ6e91f9rv7e31dncHHYx3Ca65kuq/27e/t5v7uDn4+Glv5/NffBuQSUQ5SNIYnRUE43//ftT8F27+",
-	"2W7uf8z+bF3+/82Pn9pBp/tTCQQ2pKLESM8HiFwrSRE8hwcIo9F0jFkzITjCvZig0DBWHfIIYpX6eoz7",
-	"I8qI81yfRyRsoecJZv0R4sx8cwg33Q1PIgiwGjgDKjFVu+C1xFUkjIhUsiS/UA9+Tn2fxaUeg5VMzYyN",
-	"Ydy4Jlu+/XLum6KIjSW6IUyim4SzYQAe8QnhSq7IRUr64iGq6/ewah9GZ0v1HuYV1UlImOmTDOxB4X7C",
-	"hZL8Y4IFEaguCEER74steE60xlHjAIU5Z0CI6jvttkKGND4vQNpLCMGiCnF6CcFXQrvhFYHivtRydzKN",
-	"SSOAPKeixyIbV0x7YyolieYs4qm1H96fqZFcJyAM0TlArOCHA7fAMj9cgMI0wAoG2jZxBN7AJvV46leC",
-	"x3cOshBU5A9LKUSlAFiMI4XY2qlgcsYmWI5ggvnoGneqLEpRz2GC+NTbhZlgo3KuMHccs0sex1WAuB4z",
-	"F6dNWDThlEnYhDFcXTCw0UBh6N2DDBYTYwixf3ZX9GtqABscCK/t57KclsUNqtc98SFqpE73AK0TiQFD",
-	"FiNwYECDDtZ7ya+JdjWBr1xjos/1Cu/u5t9V5zLv8VRjuK5+9WZXbUjRy3+IFJmGjjse3rWRHiGq7wIh",
-	"zYegGYKxARDwpFlXWRRDI6/wFv2CftdjwTPvBi66zlh/9JjHZ1tEMX3x20BXf4iQL46q1DteCLFwgmbc",
-	"eJGPLit3IZy7Kf5GmKJpcn5b2T83NK8gebvIO7fAvxbUpFqnvMwFQc8/pNWSxZeOesh30zgLu5syV9yh",
-	"JeZTA/Rcche5iWfp1kUI3NioDukY6hIeN1qV71f/cuUxE4sXW24PpuJykdl38YqX6OMVzzETHooau827",
-	"lVq/cUD1bYRjiyu1umifWPGIBgkhTXUUSI2B9JDOqWRzvIHb3u70S3ZNYj7xpjsV5QKseHv6pUlK1kFI",
-	"fsysvoB5Qi1OXs+ufbimqBTqWuJ8oNhyf0T6VyRCPW1vHWEWxZqy59Zf2ZxRasQ4xcnVURy/JziqynbG",
-	"OLlCOI5BCCrlO3gwgGsk5xm1OXeezDoX2vTdJRDfjZ8Ul75h85AafuVtXbilJVRNxaV6zc8v1C/GeLuG",
-	"fzqo3TaHvFlBubZAZDMu2pO7H9y9nVo2Vh4wr+OVX93prnjr3roFdRU8Sivb3e1rvdnGbWkF/1TeJYde",
-	"8GTCE2vQmn95RY9xVFJn4jzVLNJ0a60TTeN4URmJJWEYQU0JBIIKT3xJ+zZEf0UjcmsJ9cP5q+Yz1Js5",
-	"OTuw7aAl2MMopKTebne329vd7b1utN3Z7nSj7e52d3dnu739bBtvt7fb+v9dAn+3d7FvEysIBxtzsC4V",
-	"LlbIcJ83Fqqrbhmg7+Ah12nY51MmK90nqaMshXKv7cv9nn/P5LGuSnerxiKkb2SLSkHtBCtfmKloZqIZ",
-	"ipKbDWhwUTvHLDICCFzWk9uPbJVF6POoafBw7uD0odjTX8gP83LderfEWzddzcu9M9NaQmRCyfVmQmfS",
-	"Yc1pV/bfZdYZs73ljryNXA/z+gGXOL60k69GafdOWx7e/NZJpQ8QjyP1Kca6IEAlL49DkAv9OjlSKSeQ",
-	"wgY6sOt9qoQuG0L7HPaVkYB9aMMUwGVq4vEEFPQlTy5T3/rSq3lNXF+gZZNrwuRl0Z000YUXakHNFqwC",
-	"HvafoipS9KatJpAvUuAV36xyxvN3+EK1/z50AIiYoxOqNnJBsMdqxqfS56iM/Tu2Fkvx6S+50PLC9ekD",
-	"c379QQ6xHXOJg212KYFDRemh+5SocmazjO5+pkLyZLacmVTik+7IZ9PxGCcznwt/k5qYb8pVTGlfksi/",
-	"UopbivjzOO3H4mra/ju91+5BinvAx9UQMahNGQBdXZsoxd3cSAtQ+Z3VdzxCHE8uo3uIfFlV4c6YW3R3",
-	"/Y4RecOTq0tHqV4xUNyW6ZmX+XRMOgIlQqxc+OknH7hOJtGieU1cJ2Y2o2JdIPYWBbfkZ/2FMlM2EwwP",
-	"L9CMYEi5vhnR/sg6WsFBeYN1hcc8OGfXfb1jgIPddncvH3Vydt2vpyLj/9lF/p9+pwEv/d5u7n/85A1J",
-	"KbqANHfI41KQw3NHGS1iiY9yyjIQ7kf/KZi4PL+vkSG1KiVWJJrcutYz/KSmx3nF1C1vaOuNre5vWtXO",
-	"42SJbIKq10srWZ6wuG4Me/pmmspmpRLIRQtqtoSRVw5ZJwJ+bqKqyW/3qM3fNWeuTDragAluVUnArdM5",
-	"px3ks1OL9RJzmJBPP8onJuVNdinzNNgwb4nLbHSWW6X2uComvpyhw0Kn7XbOyS0y4mmW/YYKCcj/yLs3",
-	"zrvvJ53ua+QVD0/SKxNiRmVrk1c5CWvCAwxZQGobMJZn2bxeM6ERujdqJNRjQqWgqgZyI3brXLSHNY3f",
-	"QcIqI1Qnls3Q6rwAhYfkUtevrEhpWQXkas+vmkNd5O4e3fv+BKi1kgDBJK+2pbJDA95wNua+GNziBKkC",
-	"eiwQItxitOllv5LHwi42v115/Aty1bUXZb87lL0JrpSxiMXsSdwHf1rVh2dY1Bdy4N1Z53lAknx0M86W",
-	"5OkWJZCUxO/RG5nH+k2Q7xf0Q1pz1lejg3wvpqCvOVxorraBzz0DZLVKPFFBqLm7vfdhWe5aFidTP2Gj",
-	"lQu+K2VxbftPlYAstfsOz6+iXVqFMo2/ctB8kZqZJ5nlcVqWr359Rp6vm8Ea5lFowJMQqGlpcvEkHmoF",
-	"12tyfxDm9sirvkvD1kKG5DdurcGDvBauTTCkhYxoIyYwIyyWa5nGA3wvMuqKhjADypcwhWUxN0tD974V",
-	"GxjsJiWrmMGKN6DHELa+6cmF5yuxPqWBQCsaltKlrGJbSl9aSjGbofkqJiYL0/2Q/+p2JsMBvpil6dFi",
-	"9DVajB7GRpTH2c3Q4Be1E435NXHLK1UnQ/VmvthFafG18lhV/dOlHi26HCR87E3Jd8R88wq0712SFmaH",
-	"JWyVS8W+paOfxWq1vHJFHnQ1huqX6xp1t9LbyTvx/GLmN2XZIZTteDV8uiuJePFzwwHXunHMhgJ008Gm",
-	"sVwSoDvvxyktkjExr9yDEAiMsMQCqhsI8oFuGUDZ0FY+DRC5xX2JphMkOeq024eoR2Yc4jUxtBjUBZI0",
-	"l4VnobxEZVEQXpmH6hWOBdFFSse60SZmMJutA607SkPgqBoHUV3u4IYkqKc211eedTHG2B3KQxbYpsDZ",
-	"di9ELWhF+g0HBK1jMIqxNEapTWXsLsn2uY/ooDvIe48xiF8mYKkoGs4VYM2ZfNIwpkJUksdOs7IZyAlj",
-	"KoQRGtrw8Yzz8zflPaPqtlDzXrvt56hpW+/tzu72Xr75eNuHS+d4uJINJjXULii9dE92BWPrTO/NnJGz",
-	"JKt3RaNCMbIfDIEenX6Jrm439W7yT+5oHlpDzzjHHFJ8OH8RoNf4Gp/BlyiU/OTs1zOYqt4IoZwUqo9p",
-	"HFMBiIsmCelTRUwNXz/sTrPbPW8/O2i3D9rtVrvd/peL2S57qsaOPgBFrlzvf0yZ+23na+gA8HAF/+cQ",
-	"QO/iaj157m8LH6hLzwM3wSnd9NU6KnxNmFvBVXcXrHS1wTd8uDGpukRuNK3aium0rn5s5Y1UEPEKd0l2",
-	"lKtEvFvNwU5smqkp/qjLN34MyjuoGBVh/kY/PjlOS/jooq03I54WGGrVFo1ZOcPW3br8+3kI02UW5Cq7",
-	"Yx+XY0Fl83HOYBXzYbn5WP24luVGIaVHeLlHFT5n+1lboPaMEuhdqKjsFs/kbrKP94QXmEcLx7pRUchf",
-	"gD4lSRIPLiOwHMOfIyknToI5VPF1DGo+goUJZsdgaFuzi05qZC0rBZZrz7G72dC14th5KWWF/hiluz+b",
-	"q5GU7lJ+I0q7bC5DuJKamuXgFscvhz2fr1ICuFFi7wfqksEXgZyPMCgF2uja9wV2yfAlgFsjRLEKatrZ",
-	"PE1017VIO3tZPTuMPnw4Ob7+KUAjctso1rFb0g49Ku1psN0tSSC3HUvO1Jbo3ewRnJDkaKroZm4RzFYf",
-	"P0ChuO5fKjXL9JjvzdDONuphQfZ2pkmM+iOc4L4kiQiQuVJtVVVdQZ0nqK4Ggfru+omwkTaiBmkNQMkA",
-	"B6YG3VgpG3DbccMYaU1ZjppiQRJTRhLxP+K63zIlsG19toOamtJ5aM5cWTuyheZlMhUSRTQhfcmTWQs9",
-	"fZpyAPH0KRrxOEJPn2Zq+NOnAco+Zb+DXVj9iFl0wUyTBihB2+djIlAP969MwXX09CnE/j19qs3Ypg1Y",
-	"H7Osne7BBbtgnRaS+IpkVeyfCNtld0BJHAlU75GY3zQQZZIjzEwtXz0PWJBjdRxcEPNCYNpHcEYuGEJK",
-	"X4bguLrtwy3JLZRhDy9qF7UwSPtz64EFCj99DgME17ZAOCHIXPOicXjBui0kSEJxTP8kiBow3r96gZ79",
-	"9GwX1aHa8AvMOKN99Yy+RjVeHigUEUjoJti9GVSB7OyhPo8ImjIqRQAAv3xxemSsAcZtoOQPEaBQjd7S",
-	"eE8HsxDpPxERfTyhbKjg226hERajuSqTAOfzN0e/vOz2kDoQtN1tqp8Qn8rJVIKh/yahkiBTrhJM/X0s",
-	"iCLiFkCmuyErARORP6Y4tiWHW/rEwpY60WP39JxWzW5nARoFyMHWABl7YEpjl71ZYFlN+ocWpcLDC5aG",
-	"LhTGzNkrC1Nofhno5mv+oQNd4T+4YF54lAIXICnj8NAm6ZTN7wHGsawGFywHmlHIl4GFlkDVumAnTNBI",
-	"U5OhotC8FIIDJ77BM1FSb9SiUz0sMyWFCsPyZQZNXWox4jdC0QMWqFjuFEsz8hPhoiQgy0sgVdN5wTQL",
-	"AY4yxlfQO4GRG0TH46luHWIvn3po/gp1Ww8HO9BfUSdQr10wvQONQ6QYWBrkIiSeobRJzIAnil1kI17S",
-	"SA2KxSVnYaOFUs1W84IP5y8QZRdsicmuhUJ1IroZONKWO9FCerm2IwMwC8Mv0x40sC1HufZO0FUh7e5v",
-	"bqy/qnsqu50asPNHpgGCee053DzoYtpub/evyAz+IGELvctakIgLVteHGGhbdIp8IjBtaRqaRSveO9Ey",
-	"tILkEGEAyHa1ACY7VldNj+hOKLqJQ0z7xIgx5uo6muD+iDS7rXYtqE2T2NyJtkcZhp+hFZl5V2y9OXnx",
-	"8u3ZS3gnq+YGl2DhenPcDge1TqutX+ATwvCE1g5q2612a1uLGCOQFLZGBMdy9Kf6e0jgEk57o5xEtYPa",
-	"z+Z3UK5BZoL3uu12mWiWPpc1Xw9qO1Wef47dzsI7ne3lr7zTLSfOOX8DDSfUe9395e+dc36KmbWLgQCx",
-	"WwXEE9OmwvbMz8Sv2sHvH4OasIXWam/oteI9QkcBC1DwZkKSce2jem1Lod+sfN/f658ft9237eqtClCe",
-	"keSa9skHp5/IohNTW07VkZlWprY9i7bsiEbZSYrr/hb0HGi6po+tT+7t+Ln0oOf6IAN5mjZPajL/KrNH",
-	"soqlJ1Ht80c/xkBbPW3PKXbBUd9Viyksb9kMAn1ZpXFjTlHX+FS01kXLdmf5Kx/cJjjwUgUseZW2yoE3",
-	"dpa/8ZbLVxBh8w1xqRTLz0kcoxvboNgRZvgNM/2a3OrwDtKbLxykB0GsmQu0m3Ah/QZUYyDuEa0vUSkQ",
-	"9K5V6mKBJPJttjMb2HMezTaHzf5m3p/ztgOZTMnnOZrqbAyKspLdJRSlJMJ0vwMlXql9NHIoyF4PSl/r",
-	"In9nt8pkaeeoUxJRfD6bfFnK0Qjj0oxDHGBuECOHOmyLpGbERFPeysKFsPVJ05N7MxQ6J3hiMUGotth5",
-	"qHSOMZ4hHAuuBE+bB4e1dA2iNojYYbEEr5K0X/EEhdboHCKzAu3egKZO0OPn/B/nVt8zvfI03E8EwhNy",
-	"i+piOlSaBonQ+fkbtN1uI9E4VLh4wcLUjh0iQZJrMBpgiUIr8WrhXA+o5fOt1g2J4+YV4zdMbWPuTm3J",
-	"W6k7WDJgJxdM79GsqYcIW+g5lyPECIkcUG1qoLVZKdDjmN80YypkC70CUEvM7CHCyNS8td3g0JATgSSH",
-	"MdUKmynPnN9n0+r8ggGvA0OD02Y6ga6U2lmGzkcJIajbbmuTx4FRAE2DrVCt3R6B5BMUk2sSNwLFstUT",
-	"Wm3XPbl6RGl2qA4+K9i0RmD6hdrJo3Q15qmsjq3SANMXgwtmPhRXZtrU5Vm37TGmW3jdTZQJlj6uHR3w",
-	"ZJ50fuY3ufMX2bVWt9QToBFJCOKJRQ9FLmC8pGoIUAczi6OHFmtVczF88djzMJ8cK1gK16/1N2IpiZAK",
-	"CbMLuz5QBFyGt6UrmetY5y5jiXNnTfHSGMBzLdTBNZQx16N5zNSxblPievrc8syVSwfMteirUEPhVmoN",
-	"O8d//vt/u7ej/vjlEP/jdPjPs+es192/Ovnb++t/3eRcink/oiU04M6GbWiYnJtEXRvQtVPtc2FnNAco",
-	"krdve+4ItsvrY1BQs1kBQkZuisClLMqFxztkNtRa+/u5cu6Tr2NiFQ1F7zPXTUbn0PFRc/nCmos9VnWL",
-	"aeY4f3rQzMoSHGaGb6Zttco0mSGRJWJaqd6e9qn8evX1+VaaZVSgxT0WgTahd+cR3b8wur+HVoa58kFO",
-	"19U5zF+E3lo/dDC7XOl4D708RaGfEpZaz4Ro88xRo0T5nOeAJ0ppoBIJyXmqMBDdC92WYI/wzLoYUJ1x",
-	"iXpcjhqtvLPGaLYjcqujgJWs1kJH2hSH+jhJZih8eY6HobHWaXcHIHH4AkzsLziTCY9DNEj4WLskDhHO",
-	"cpDCk0HzLWfEdqweEinQdnvHJ9dq7dw1SaxJ8+/JoIpka2IQqonBR+JXVuW5k4FaLqz2fhnPqkYN+7gS",
-	"WXVfewApd4xlc5rnt+Bh++znoKZwY9k78AwAtV2RnZzySKctPihz/E5ZXWaH/6Sw141a+f3j57w3hfMr",
-	"NJ2UGF80f1vI8LY+5TzS1Rhg6mlfjf/xgeVvLXQECr3AM4E4i43DUInr0G8CEjUPdMdiFIKjO1QqwhXj",
-	"N6mRNgcJFSim16ScR73Poojvl0XZiUye2nfO0koq5ZRwNHtcjwztkaEtY2hO2P8d+Jn6nIbYVOVu1qq7",
-	"Fm8LtGkZjKAS1DIWmTgj9ZQaMyUDdJS2/MFCzxdmeS8g8EFZgLSVvDO4sSWg0BRRH2GBeoQwRG4nNCFR",
-	"uIgXQhrF18YJNVg/Ct/0lNgv5Zrq2Uee+cgzl/NMQ9ilHJO5TfO2RrqZY6kx5w0V0tP8sXafOtKCXpMe",
-	"+tDBc+6qEI6ihAhBImtU1h72JwJBHDXEAaZVlL4Nv/CXsrWo80c4jvPJbE9EbsPdUK7892VoZ5tlLkI7",
-	"X5PH+8S7hU0lPYj3AXo05jfiEfU2jHq5LZx6dnxl1FNDNLHOKbYxOXnkO8XJ1VEcFxDBNCW9J+Qzc6pp",
-	"FuHcz/wGjTGbFbBOR0pHj/i0CJ/UFi9nZci0n10NqT65HyGIxbbwLUcxF78MehWkcY9B0HkndWNPsBxl",
-	"XuwCJLVizFaJU3tvZ1M+7eoIvwzbiyt+ok9Ha1WtRyFz49TBWX7DqxIDBFJU8qK8orEEPwUf9ygjLRQO",
-	"Ej4Ot0LJQ11ADGgzVsqwLvuD4H91yvrxVNDr1FMiGofaMDgV/63Ld4doTDATKIzVh0OdhRNqtwYRaIIT",
-	"SXEc60a7fSxIkzJBmKDq5XimhuOJBJ07jMDgWHdv60ZgRwRXCo1CVMeir6WGBoKYMQAnRPXezCbnQEiW",
-	"eq3RSn07MRUyZ0elRCAM38xKHERgG535FHpTBcepnHO/Ov2rhI+PsaykoZ/z9MmSnsd6x9AA0KIsMEc/",
-	"lAvHsanhpnD7whruFQBVm6BRs8qyzngiqzz3TicbVHrujP5JqtsxHsKgmy+v5GHPR2iCdX5WhsaPXPmh",
-	"VX8rJTusBHKtfe4gTVcL+HZlZ5Dl4+CqSTyl4w9Tr83APGorSNY1fwaGCRX7woY2g5rXISwUhbkqN8CU",
-	"oSyDTTpBO+1tBKm/kELcm8q8Z/6JCaLPB5YuYKC2T93XZRHdELcF+7A2Ri9ntcTLaU2vDF1j8ZHJbsT6",
-	"uxKLBQR9DD76ljiyZnjAjj3OrCI31mm1lcRoXfaWCCMsuw4qNZ0udWAcS3yg5fo0lgQdxbEud5BG/NBU",
-	"PNZVHIrS8aEZMqURNKTXhOnEXhilhcLc1REG6ovU8aY+gqQfICXqBxcsVJhtZOm07FEIkf8JgZyI6BA9",
-	"fWqqNoC/XxfFzGCA2sNK+9VVIEKTMB8+fXrB6iFu9Vr9TPy3v7b094d6Q0w94/Dfvx81/4Wbf7ab+5fN",
-	"j3+tX1y08t80nv4lDBBRN9BOu91oXTAbfmwngKLJEMKsthZis4ylQfRxjBMt02MJEIPXEDLbZ4jEZEyY",
-	"NInuUM8K8ukTEiCoAUKZQFSW6Uppyj5PcnqTpGOC6idnv6Jne+1Oo4V+U+AKm4x9wT68f9MkrM8jErXQ",
-	"EeNsNuZTYewiwmR5u3JF6c0skyk5LN6/JZkdseB2aMh0g5N19SAWIUEIgotGtJCu7WxSQkAdu2BhVhE2",
-	"tL0QQNEK06K1YUshmsTah1oopp2eWV1RhmWxckQuWKw4jJBIYWMjX3SbQkK7eh2Q1qlWnYknPgHD1qje",
-	"kIRRaPKlyTaYU2gNZnOWF85so0Xf5V/S8sFTJNNz+a8JFrCoxUB5OpWuA5KtAW/r9fDEUApo2zxBeCAh",
-	"qEghNC22o4TiF+1Os905h8oXTh1VH9SKUnPgVii2ug7MJqFpEdCdbnO7c97dPtjdP9jdb+3v75cBLfla",
-	"IG9cQLtPwavQi2ChzFUsyv8ofD2A8KUP6JWuvbmq7KVfnpe+fMqwvoQc+csNHW+aVAmhNGKbWfV5C/f7",
-	"ZCLL07l/1ZGM82lMfnUURaRPIyWRwbgK1aDYkihkaFg+mXZyVIM/ycKIUKgj25vOO0LLVkpOs7ZGWAck",
-	"t+frD/Bp0vfeXBqsfGEDm4G22i1m3rvvxA4NsJlsmWvB2azvjrLbFSj0BWeDmPblN+mv0Cedy9u99uQW",
-	"VnBeVCD7hEAJxFJ33nv4/WHo5F5L3Dyi8xfLaYLyhZtCZ5v3X35TQckaMWczdRKplLZ4oLUreCxLWBXe",
-	"ggdGBVPf/3x+/u4MDWhMWuhXZlOLCqlTtt5JmthtDckmzQ4doQGm8TTJIl0hW+BG6WJpjkALHb89MwEQ",
-	"Amo+QFWyXaXpbbfRmLKpuk/rCU5IPEM7z9CITxPRUL9DYQjCfDefWy/4nsqs+EoSV6qx8uOygR+qqorG",
-	"jyynl1+TRCG7oTNFY4tSGw0fSOmtaSJBSznCe1uBVbiFIq0Ja9obU6n4gimpY9fwRNgC8HWTpaikVELB",
-	"rKM0SJ152NfshkqEh5gyIU0ljVyhUFgZgq+eCKQ0TZ16m9YUFrpYhwMeKL5plT8kJE9SToJTm2iWHwmp",
-	"RhMshFKeFXuxlk0lDI4nYOGJ+XBIIh1nr4P1seALuEQhqe9e2UVJke5N8Y3fbPPBqozDlXmszlaRgeSr",
-	"WbovV2ALHwRJHlnDfMXVtH53xhlcOWKeP+gbfSlzOComPivSDoDQbNB5EQRU1xWWMpNso1VCQW4uxL2S",
-	"j69O/CPt/Ji048faFQhH217uSjrGglMAo5xS3GzLe6YVX4OCR2r5UanFj6iV6EWYIOnlju3f5vpIiGLO",
-	"ROBLUbIj/5Y1Gb+Lm+1BakDMdTkvL8UEzz3G1n2pSI60SnypMyFtbr8Y7yvH1y2lAycP2A75RABoTrqx",
-	"n1iKffEfOOjtIWJXH0nr2yQtT5TUmpRVMe1/TTpbTF5q3i9EXKvl2N9/hOMjIX6rhFjII/eQoUt9OIqa",
-	"1nWxuNr5VJDE0hQ1abGobgNcIIiOkZsGmPJt5WXj93bKrrEIJVPmVOVDKSGKebI8iqJjC9wGBMPNa1wW",
-	"uk1rWXZc8egQ/JG0tqPIrWiN6jr0hLN41lhYmd2laNPDIL2RS4k67E+F5OPQDeLsQcsoU239TJe+6ba7",
-	"7Wana918NLHexCdZ5C6qq7Uq/RxxZqLeDhG51UtFodqSUJgg4cFUkKhxiMKsS30YoFD3t7u8IjMTXZyQ",
-	"a35FQmhHpzlPb0pj2aTM3OOihc7x0C3TA23sjFfRZ/jXFe83VFHs4322cSg2un7gLg6rVQdj5MapEPbI",
-	"sn7EHhIeFWAxo4ISxek9t6gqcfrQvRiHftCb+JstK+KJx1wJ5zLPei6CzLY196qbb11LJjpfnrAIqRA5",
-	"D/WhTXmEXBRBjLve/GqSyMc4Iv4uFDlTaa7/971rql9XIHhpM/WFIeExH0IryvtOdb6Ty+Lbr+4tix0I",
-	"1L4vMr76HA8uwSZkzK+JV0UthnKqBx+1xUfR64cRvTTK31lh1IlJVZrenTpdfLMILd2VC8K2bDgn49Lk",
-	"32TFWfvTJCEsC+2au+M+ABwPV5H+ZOBWC908tRfWszrRf6l2fOkJfW8Sb7cCc0iguTMt3N4/FF/RiFu5",
-	"LWDOmWNaANp72y9rL4plVa/Nh7d78p5EIe487faic7100qVtdDfX+0iYaNwkC55V70IZjQN31JjgOYB0",
-	"NKo2eXOk6xcZqFBC1GuioCSowUk8QFQYE5UCSJLIJ+vrPfCK+/fOE23/uft1MKn1Ve26+3ebNaAxKnrM",
-	"5Rx+JVJHKX2CvL+82e4iJzDQVDUz9pF7Z2kzsS6Yo8sVeZxKZuyvtq9EXjD5yto/PMoE8TdaR9Xi/Tq2",
-	"2jn6jCITgb7Av5Q6h6hA0BtB1z8weSTeyAxUx2hMhU47owLttNuKz6grXD0/wDRWf4N7asKpWm2jhd6C",
-	"+8FkuCWW8tGUxUSItJ4ZlIeEumX6ck4jI01hFWhDg+qmVMy+txvsURR9kRYM96SipMv5Yl6m6r0UWHrI",
-	"jx6mH9ApPhfYsi7DEgtEiThWSgPjTHei54wgmWAmlDjCmWYbYO0Y45niGLow0TN0Sp+3ynmF+M6YhfhC",
-	"3MIFoCqvEI/M4odjFmm5sLab987ZKnaMAvuIyEY0ElvsODw0CaqmShQGQ0LM2ZAkiq/gKNL2i7RBQJG5",
-	"HKcAPaoxj2rMj6TGZJi/CUVmSGSWEVg9HqBSbmDL58Z3Mh0e1ou/Kvk+ev0fvf539vr780KWOf2LRGo8",
-	"lL6b1+dC/EZuxPvyOK4VOdr+gpGjj/7GR3/jZm7zXO6YuduhTMbGbnbbz9Nzr5u0qa/7Vl+tU+ujDPAo",
-	"A2xABphPSVtVAsgTtmEKSz0QS1yDh1kxEV0nHAKXENYlzLX7YX+e2N/p2b+LVswPpKNXt/Kbo4VAjUdb",
-	"/w+m2hvKSinwjjb/PNNIlYjFPMMT43gIHzJ3Jk5IVX9mWZTjd8g87k+dWdlB2f5iDsrvVZX5FrjWt677",
-	"LOd1Eg8LFsverCnxsFSZeUOvcw3mQATCSghiEU4ihUE28ELiIaqXZ+QGaTpuA1GWqUdCi078hqXV6UmU",
-	"VgJOU4wxi9CUXTH1nFqgmwmsodppt0sSn7Iemc9n53i4rN3uUbo8Z2n59hrZKv2teCXMUrn97piytKPJ",
-	"wzbjPcfDpa3IzkfzKKCbEQzXZ1Pfff2N+VobKXKX0xPSiOPrE/ZpkvABjQmUpY9o1LIH7aXbMKLRwQ3p",
-	"HXyKaHQ54kJ+PnBHCFFCBI+viUAjkpAWCl2d6pTIEY/cdrXm1bTzBElIhF5G3d3dzj66IjPoBxmeTmNJ",
-	"If2+TsYTmUY4M9IoIc1jGh3z/nSsELlCF2wDBqr3sCC7z3qy38gT5s716/3XHzq9169f7u+9+vvZ61+u",
-	"fxb/8RNpth0LaXWCpTrm2kHt3793mvtHzZ9fN9++a/4LN6/GzT8/fuoEOzuf/1J7WLp1962EZI9PjlFk",
-	"nnmk02p0Wtw3bX8wiOIQpi4aJYE2C2V3fDV3SHLtx2lFWoo4kXpExyhSkc1eD8f4iqBkykJ4ggjEGVLS",
-	"B3rWftZu1ILaNIlrB7UtEKENdPOtaQjYr2ZZYWuotB0gaG0mbBtBnuimdDiJKUncNCtDMKbe6Xyzqhc8",
-	"jklf2iJChZ5uNkgBZrc9YdUPEzwkTmFvJUAAx3Om1BxwfkZP9S7TRQ9WOl850oyXFjMq77hV7JpoWsZF",
-	"qDdDA0pi0yBBOKOahkLzY2q5P2/WqqcZI7o+Oh9PlCyD9aE00iyUmA9FHvLM5jU/k867mAujd8QsW0Ue",
-	"nf/jXG061JGHVg2BPvpc36HeDGGmW/Rl/SMzaEws/jwcb93mFCajvU/T+lJZGk3kAdim1jgT5ZtdeFAP",
-	"eiCyoak1j9lQfciWHZRgo0a7MWZ46Kb3uFNb+dmz2Q6LELZQ/lSQRDyxzMIdKOUW8yP9THCsJAAADEeU",
-	"EZFDrJmQZFz7/PHz/wsAAP//",
+	"7L19c9s4kjj8VVC6fSpSjpIl+WViua7qPHEy40ySycbO7Ms4a0IiJGFNAVoCsq3J5fnsv0IDIEEKlChZ",
+	"dpKJ74/biUWCjUZ3o9/7U23AJ1POCJOi1vtUGxMckQT+8zkejMlzzmTCY/XviIhBQqeSclbr1cLprB/T",
+	"QYAm+LaJR+R/Lmbt9u5Ayhj+g4StWlATgzGZYPWynE9JrVcTMqFsVPv8Oai9OMejxWXPxwQRJpP5E4Ei",
+	"OiJCBug/My5JtHy9z0FtihM8IdJAfyx+ZUuWR1ggKpGQnEcISyThhwjxIZJjKtCH8+cownNUD//xj3/8",
+	"o/nmTfPkJGy00Fsu0Q2VYxRek0RQzi5pBFslt3gyjRVM3Xb3oNnebbb3akGNqq/+Z0aSeS2oMTxRD2Bx",
+	"yVluN0OeTLCs9WoRlqQWeLB1wieYejZ0zBBlkiSMSBTBM6h+evJWIJwQhAcDMpUkQphFSM4SRiIkOZrO",
+	"2HzAI9LIw23+qzXgEwv4FMtxBrdevxbUEvKfGU1IVOvJZEbcjUzw7WvCRnJc63X394PahDL7745vWy8T",
+	"PjlRe17Y2AsmE0oEmk0VTiLEGeIJwkNJktwJ+XDfabY7JbgfJrC7dVB/OnyD5WDsYYGLmiZ6Qwqa8C9q",
+	"YQ/IaTDGbEQQFWiCI4I4i+eIGvKiAglJ41g/OEsSwiQyy6A6iQVBe51u4YAuau3bduewPeziTr872I32",
+	"yP7woP1D51n3cBfv9fcHB9FFzW5cc3K289NhU++j5LwO9vybf8sZKUHAMUOKi5FCKsIMEZzElCQIM3FD",
+	"kiOE0US9iEZECrTb3mstgU19ZjmAnXbXC+JbPCEvaSxJsgjhO5xIiuMADbAgTcoEYYJKek2Q+rIBr44l",
+	"igkWEu2qQ0vwQAmRRquEhOB/ymDsPssR/W4ZwGKKB+Q08uAUIIOfL2mE6mFEo564HvRarVbYUDygSCZ9",
+	"5olQZEOHlESG//M0Y9/e/3lGnv/04Vny5t+3L/5+S9/NTvZ/PPHzuQvAVrk93fh7Mvy6d77Vbb/DI+Ij",
+	"zRFBbDbpkyTQHNQpo7ipWsCFICJDPIslfC8VYJTJA3XlTPAtncwmimHs/wGM5o8phOreGJEkBfGM/uEB",
+	"81SSiUBTkiAFxTIIL4VawAtmt70CzpUAvicDnkRv4WuLhJPAr0AbAZox+p8ZQZQhKgVKyIgKmcxb/hPX",
+	"b14ani4/878kimRr/7WTqUs7+lexo66qOYCmIdUfLIdV/+6FNiXAUnD1y9sF+D8zIqRfGEUkJiO4gDWz",
+	"DbD6CSX6nTzH2bupqS6n5g/RHmk+Gx60m+4FVbYtWG4NeeO/rc54Ij33tLraQ8TIDRESDWki5BEK1adD",
+	"0IxCGoUIiwFhEWWjIxQKieVMhKg/R+o/SaAkD4PDKWMAob7spX2rWBCmqPt3+0/9DbtAUKNR7aNvS+d8",
+	"Hf2oT4Y8IasUpE63uVumIEm+pnr0m9Za/ORjVRoaESaVrE60hm20cFefBq04LMNvpm3XqlK5AUwbBwkR",
+	"U84E0bbBTJ2nNMT8EtOYAPQDziRhQEF4Oo3N7zv/Fhw07xSL6slIQTVjeCbHPKF/EAXXhAgBsr7wBTTU",
+	"n/hcmUGThCca8DxG33J0jWMaoeN3p+iKzFtqzR9xZHi4+iYAD5TBYuo/r3E8c3dmfrqkbDqTua2d6l8Q",
+	"/NJDcE4otb1QehP0zOWGJjMhUZ8oK2vChUSddhsIJ7ts7/L9dBVQtKkQlI0UJ5DJVM41Cu+Ic2UzGgGl",
+	"vmEgA8w/52wY04HciHgG9mV3d/b2UPDHfE6IQDhOCI7miNxSIdX383pQbTs7NNaKBUpornTNExCFqI61",
+	"6izxFWGB0vopwwNQqe3lFCCcIswCH5EBjUjUALSdmEtFVMBbta2lK743fF62TX7DwECJ0ptNWInk3L3K",
+	"MuVJn0YRYRud7TB92z3cdM0emvMZmOiMa9+DhktZuClgqS9i60eN41jxJZ7D5yOuP1NX/yh+3kFLoMAD",
+	"dlcspuBSz8cxv7HnegqeCBzrr2+CN2pWyAtThmaM3E7JQF10RC2O+ADIchsy1bM87OaNBWCdfWRQ86vq",
+	"sNlPeaA7mw0GRAiA6C2XL/mMbXZXZcYV4/JyCOu4WE6NMzhX/ft26E073OqKuBmXY5IATUWK6tiogSJO",
+	"NC2BgLMbfcMjsO2W+fDGWL+oZVeEBGUDAkQLbokRvSZKPKEw518I4RPv8DzmODrn/DVO1j1lg9KpXuNS",
+	"cn4Zwyp5Ua5FYJ9HcyQ5R/AIqsd0QiXqoDf0x8aWMAyfoEJ/QdnJmFnORHX40hF6pv4HDdUpRFFT2z1C",
+	"8+079S8W0TtqQ1NnmUuj8rgIcT9jVKKe1wFGBVrp6dqGMAytTyzUUg7hFAQ5xlLLOBRzppBqgDxSFKcI",
+	"F91ggW4SKiVhgMUzgpPB+A74c4Qf0RK0prATYYn7WBAU0UjLXHCvgSJAJ3ma+ytoY1tTNxVtCdiWWdNs",
+	"NLmmA/KB4WtMY9yPyabKc/q+u4d0v+4D29lLhkorczQuYVvnnL/BbG7YVmy0pwRLcgkMXqD9c87RBLO5",
+	"VYzEFnb0Xt3S5mPKbnJiN++JTObN46HXKXoGbCiQ5OgGU+kNrGS+F/XdD66ds1VDyV25h6xuz5NUlcd5",
+	"S0ryK8LuwZAy15PV7uFPnCGMdJgLKS1WC8sPTMymU55IEr0hEcXngLCNcJIudDlRK10C7vPYSR9B8AhS",
+	"j/SQICwCyQmCHwu08MXt3iuKU4SS0FigsPgtfZ9+ECS5k34yEyQpUU3U2lvXSq7I/IlA6qtqhxEVSs5o",
+	"Afeb4+paV54D+w3Tl4p2retF892R7qdTOf45qBl22I6pfBlzfjWbXlqniGM6b9FiVm/MFOXqOG4mcyHq",
+	"EliHPgBXNKx/M579TZXvHBqFVqGHs3grGrnanUYgShFoIhFKTU8/oV1NEII1d8oJltivz4bqZgqtyaXj",
+	"tpkNbe6ooDZN+JQkkmoqM75r7cApOOaCzFVc+nvqc/XG5zM37O9F/2y2cOAAkbkvef/fZCDVR3LbT21z",
+	"LwqMVsOHZvsg/Cv4n/M4iQyKl53t4pl8drhmFS7sg4H+lnfXUaTjFY5bDkda8cXxOwfgIY4FKZW8Chep",
+	"rh6A14IzYqMduV9FCx33QUQPKYnV5Y6vtCkkSHJNkicCGY+0CNDNmA7GiGCl1qmn4ccUAu3oER7culCu",
+	"8sdkjwIDSUxjseqtV2e/vv01xeKErD7K/BtuMKd6CET74okvbpDgoQyVoApjek3CI/O/6GZMGMKA75br",
+	"2lfP14KaesjjzQ9qUsarADs/f62e1CJd0jhe8MI3jdbPZrFRvnWcZBULZ7hZSrOispSKIkOKYoWI0s5m",
+	"SSYrKeA4ioiBA/ClocRJguclOxIrdrNNFhQ9NJsqtbnTbrft3gP1AImUva0ohXFGtoKHvAT5DPHSU/1u",
+	"x4Z07b+3hKmK4tkROpvJ3zyp5YWvE6rKqEshuBZsRTCn5LWwy18z0QrWv7NPNEgINlZWYb+g26wUh/qp",
+	"z8HKO3szAWa8FtUjYuWywQUxsNvLvuDD6vMxGVy5Glc5Jf1tTMABmHMsI37DjO/FTefQFx7cVR68p/lw",
+	"C0gsv8mD2rWjV5of+5zHBLMl5JS+5N08UIaT2XJXcaNJrZnLBNjWPbz+lWpJMWPL44H2OZUnPXWC2hRL",
+	"SRK1tYuLs9odbsLCoZReX/oYbPRsa6eQZo98zdrV+qcKUZxL4yEu51LM5krfnOC5CfPKcRbleyKsfD5C",
+	"odJAFtSiIoMFhfSVtVS0SlZbfpeyLMFYP44kHvVQOJgJySchqoOvVZ+iu5OGjsoJiVmE1d2AR+qMuSCo",
+	"P6OxbFKWLuigR6eMzAQRrQvm6Ij6c2CmT/okEWM6VaQAXqbLKzIHAXzNr+6mQC4IeBfvPv6xAVQ/wkqi",
+	"kxgtkVJwaV/ilXfjOZ0QIfFkqsAgE0xj/9XItY1v8QggqRvKAv5xlX6g1zYrBRl8y9CxHe0xxZm60BIy",
+	"4dck/ZuOgMwECBEAcRGVKVac7EZC/jefsJ3aCHafuTTFvWrYWYaLyoZBFlkvMwsiNwGgkkKc0ueCVRDk",
+	"81VX2u+F7NYMlKV7X64cl2QVLOWPKppyHvVb9lKc5C+c/K5eJoQgSW6lubv64I5hNpZrc3n22ocHxZxp",
+	"h+7Uzx4pdkKjEz6YTYxXbxGfJ6cnKDJPaEQaBpkmfEhjguoRjXo3pN9YxOv/gr/wVub45ffaWMqp6O3s",
+	"3NzctG52WzwZ7TCxE9Fo57pTC7Kfd2kEPwoymCVUzncms1jSKzJXz30MMmpdlM0FssRCKKg4e0PkmEc5",
+	"Ul/9ci7ssd67mgvymdA3pN+L+QDHYy7k/7d7/Kz9rN3bu351+OpDp//q1YvDg5d/O3v1y/XP4t8+dc11",
+	"vnm2s9z2iX5bfHuVcZ+eImzHC8ACkhZR7iV7LzxeaxCCQIr6XHoMIN6CwjeGLsJFEhzooqlYB98WkHnH",
+	"8/mvKzJvdnynpLWIX8gcYOtjUVDd/zh4czXGfx/9+M+Tay5Prl7vd/d/GGL6h6Q/0efdv8pfXv807TP2",
+	"4ieJuxH/xau4m3CXvYctGlbfvzQ14QMXQ16w/QdnTe1ilumPr49/edHtN7v7BzbYoI6NFSrJrPJOGXr/",
+	"8jl69sOzfaRuzR4K27ch+m90sIeURpwMsCBoTG7Ve1SKQpbz7eEPhwQPD7udfrfz7If+4cEh2d1vP2s/",
+	"6w8P94a7P5A90sW7uN/BB+1hZ3DQ/eGwf3DQ398fdjDeJ7jm2kf/at/+3m4e4ubw46eDvc9/8eE804S9",
+	"0hLy8YBOU+WTJ0Y576GYqE+JwGxGZzy3Lv//ZhgopTYBRzsk+2HzrHobHg6ynM3uM0fMF+rGbKbiGlbh",
+	"v34/bv4TN/9oNw8/Zv+poPr4qR10uj+UIMImlpXrW+RaGSqQP9FDGI1nE8yaCcER7scEheZe1InfoNWr",
+	"P0/wYEwZcZ4b8IiELfRjgtlgjDgzfzkCBeeGJxGkmQ6dBZWVpBORtMJfFAkRqRRPe64e/JxmgBS3egKe",
+	"dH3aOjxoEjRaPnw56kLRwsMS3ajb9SbhbBRAXtCUcKVO5g7XlxVW3REHu/bxcrZV72FeUV2KqVhYPRnY",
+	"g8KDhAtleMYECyJQXRCiJLPYgedEaxI1eijMhURDVN9rtxUxpFnKAdK5EpAyrwinnxB8JXQykhJNeCC1",
+	"uZPMYtIIoNqzGLfN1hWz/oRKSaKFuGAa84T352olNxUCluj0ECtkI0BwdFU2QoDCNM0UFto12VTe9E71",
+	"eBpdh8f3elkiPvIn5xVy8wLt4EaKsHUczlTOTrEcwwcWcwzdT2UeP/0Nk8qs3i58CRCVSwhw1zFY8oTv",
+	"A8T1mrloIWHRlFMmAQkTuPBhYeMAgaX3exksJtNaC0WDFf2aWsCmSMNrh7laz1XZ0+p1T5acWqnT7aFN",
+	"8tFgyWIeIixoyMHmcPBr43eFjCFNib4EFHh3P/+uOpfFvA+1hpvwpN7sKoQUc52OkGLT0ElKgndtvluI",
+	"6vvASIuJuIZhbBoYPGn2VZbL1cj7W4rZEf4EjEJ+kpu+7aak+HNoPZkrRRLTKo9N9/cnSvqySUtzhAqJ",
+	"Zk7qoJs199EV5S6ECzfFT4Qpnibnt5WzFEbmFSRvl+UoLMkyCGpS7VNe5kpBFh/SxtzyS0c95LtpnI1V",
+	"DXDZjTUjJpryVioRz8gNgsQbK/Ikn6KYXJNYy2rzo301spVYOZ9ZlNWRMIPMzfwCxdNaEfUwCFwotyU3",
+	"8dwBWW+hDgVyoBg3WpXvej/q5QkTKxFv6vJyEruITUhbXupNKY8HUXG5LOyzHHUrfEsViTPTiIreJ9tS",
+	"QWpT1wHVh1HHv13qkdTJAMWzHiaENNWZIrUG0ks6x5t94zWoMPbIXrBrEvOpt5K1qOyAXZz+0fSboEuS",
+	"dKpvYFH6FD9ez3QZuHuVqRNOE86H6q4ZjMngSnGljmGMMYtiLa4W9l/ZxVbqWHuDk6vjOH5PcFRVlk5w",
+	"cgUZBEqzKxWmeDiEuzGXEmLLqT1F0y606bsrIK4qJBXESkPU9hbj0k3OwtFmcq2IuS17PNXya5/K0hMp",
+	"EQpUXKrX/OJG/WLiIhvk9QS12+aINyu4WiwQ2ReX4WTdc+eMbPPU7+3IyyzgXIyG2Q2Cmg2dWgSeC3Sj",
+	"/jnG0ylhvuQPb9oKv7rTpfnWVYVKG2QgAJNY8yDwyF7ob1RXV6iA5FqQiGNym93sBQ+FTnFZN2JnX+vP",
+	"t+50LkTE8ykI6DlPpjyxnt/Fl9dMzIlKGiydp8akk5iizOBZHC/rn7QiOy+omZPxpB1qZ6Q6KiOHPpy/",
+	"bD5D/blTrApoB8PQHkbRS7nb3W3vdncPutFuZ7fTjXa7u939vd327rNdvNvebev/3yXw3+197ENiBdVp",
+	"awklK1WvNVq7LHrGlSKwCtB38JCbpjDgMyYr3bZpaD6F8qDta3qy+J5p4LAu362b8pW+kW0qBbUTrK1O",
+	"pIqrSRor6rU2b8wl7ZywyBggcEVPDh/ZLovQ50nT0OHCwelDsae/VNrmtd6VKZCOJNZCd7Ob761b2e29",
+	"TTL/a0JkQsn1dhIh02UNfVSO7Wf7NgdSHuTfyoWyaG9xieNL+/H1ePPeudEjzd86XWcCxONI/SvGunah",
+	"UgDVYeGlIdMcc5WzVAGBDuwaT5XIpRKjxFSYKo5C0y5Y4o4ckyPcMu6xD22ZeRy116ulOb/3Vtaw6MI6",
+	"yXNCxfHjQ3IsBy93LvvKYx4OJE8u02ShlRrIhgy6xNVCrgmTl8UQ8VQ3VqoFNduQEkT1v4v2aDFCvp5Z",
+	"tcyLo66HKtS1qKos9f3chyUH+dd0ShUil2TDredWLX2OytiPsY3koM8KzZWOFbQEH5iL+w9yhO34zBxq",
+	"s1sJHP5ND91nCpdLyFUc/zMVkifzcgl4HMeplg4s/ETkRMISyVfpPnCBOZtNJjiZ+7KAtmlF+z65QvDZ",
+	"4N5YoyvQfhSIH8q13LdfUqZ8pQy+ks8WWcjPNNVcRO80rl0iWKEApHQ/Y3Ds90X+69F9UNPgrGHWlbJK",
+	"bqUlnPPOGp6e/AvrsMkSlNQdzwZjnkCjZhORVitA3X+Qxeuf6DwekGFcITprsCcCk4Q7jfl8QphU4ofI",
+	"G55cIesNwqZ9gP5sierOk8voHlIJ13XMZLdDdHc/gEHEpeN8WbNuy6J58Ux1XZk+L7F2Z8wffOA6pdbL",
+	"vmuSvnR2+V2AOFiW8Zf/6i+URSkdfTh/juYEQ08aXf5icjAgd+EG6xbYeXDOrgcaY8Ai3Xb3IJ8Xd3Y9",
+	"qKfa/v/ZTf6ffqcBL/3ebh5+/ORNmitGh7W8y9NSkKNzx2lRpBIfY5dVEabNaKt5aIMsU0T311MoNeUk",
+	"fLjQwfYhLOyC29Xz+wbF3OtyfUUGze1rM2dkibP9vNBr2jZ/XT9CvK7v0SkQ3YYE2ayidHX3iE0rudI3",
+	"06p7q9NB2XxQs/0kvVrcJnVgCx+qWqd/j/6iu5b3l+mWW3ALr6sUuU3TF0y5fKuQYvPqHCXkK4/zNcl5",
+	"N3IqqA01LHqHM7+xlVapj7iK2znnSrPQaV+yc3LLHMv6enhNhQTiX1ptTpm6GajOWrcV53XzIxReNh5l",
+	"/9Zl//1U4n+NsubhRcLajJxx6cbsWS4CNOMChSxh1TUDQIY97xL9yfqceJ3Xxp7YqutarwldIqtGfFw5",
+	"9MCxnjsodGV87WTwGtZe1NfwiFzq3uUVGTObflHt+XW7wRQvE4/X4/70tY0q7yHGpNBSOUIHbziIuS95",
+	"uLwauEAeS3QWdxBBqlusFYKzm82jK09/QW6yyrI+Pg5nry3EgLd7+fYFuj5KfT2zQ+/Q86coeJYLPXEf",
+	"Um/dULdBzheKc9/ZcHtARn+Mxs9XtNwoqkGp4LjHoH2e6teM2Gtw7xyu93Dew8bqrd9w6SSmaq66r8YG",
+	"+7O40r7mFMCFDkm+4CBw9Do5ggUt7e6++YeV9ht57EwXpq32P/pTGcsb+8+qJFkq7DvXTRXr2hrUaU6l",
+	"Q+bLzOw8y6zOvbSieaWTzEjpgpsM/kqJQHVrmkJvrq/NYfZ1C2sjiAqTKRMCOWkmgyNFqjf88SCC8lHu",
+	"/SmdhEuFm99RuIE883oLtyHclgq1td2JRsrdzaFolN1y69p85V507DXdigaUL+FYzNLNVibJfiseRXsd",
+	"ruFULF6/Hrfi5o48F56vxJeX5sCt6aZLt7KOpy59aSXHbCAkHIedUxLo8dhZKO4mT6q47VJ17F5Ey/q+",
+	"O4OpL+a9e/TCfY1euIfxu+Vpdm3PW9pf+a6+Nw/vPLT3bcKvidtusToDqzfzBTOl3WTLk8f1T5d6tehy",
+	"mPCJt9mMY62YV4Skcbyi+tUuS9g6V519S1c/iPV6e+baF+k+Q9Wv/A36cKZ3pvfDi5tZRMqqQyjDeDV6",
+	"qnp5mq7L6Web7n425S8vcW+59EJPlayuI+hugD1HE4BxW0q2ZMNaIjTmN7pHF/xKojsm5adQzmK5Iil/",
+	"MdZX2pRqal65B4UZBHuJq1qPLfdgLkDkFg9kNgTmCPXJnDMzMKTTbuuGhPrWgGfBEVVZbYZXPM2YcSyI",
+	"7kk/0eP9MYOv2RMFQLUHTK2jawWhlSnqK+T6uvEvJ0WLoTxk5khcdC+lWUUNq+es2BGjpaT4DeW6beK/",
+	"i7E0PsJtNVhYUbV4H4lvd9B4H9Nzv0wuXlE5XuiMn/PApRl6hYQ7j9tsba+ck6FXyLA1vOGTMufnr8tn",
+	"29btJI+Ddtsvgyf4lk4Uwe129ncP7EQt/ae2j5bO8WgtD1fqN1/SHPGevDbG9ZzetDmfc0lLhTVdNsUC",
+	"G/DLejwmKzwhFqlVFZwcYntZZx4nHmR6WbsDWzZT8HIH/tCej0weLWDkw/nzAL3C1/gM/ohCyU/Pfj2D",
+	"T9UbITR4QvUJjWMqgB3QNCEDqli0kY+7d9vdg2an0+x2z9vPeu12r91utdvtf7r84gq9akLuA/D5Fkdi",
+	"acGRKe/a82VHMXHbfbeOJYoJFpDNoUdRUOZ+qPM1TNJ6uMFZCzSlD2Zbo0nNqdg+81/8SB5oyOgDz/As",
+	"PcRtTTpLj1Ev+E3yVoUg9F34xrXxX/OR36SJ+WhUbPGimHkylT3dSPAGi/TCClB/jm7GfBKAXadnHWqf",
+	"vbKatmYDlWj5ZgB4sauC65WxBJGqjV5VPMnob53SG2sZ2g+bEd3q3tHtsD8G5cMbjUHnHxuU67yhMJyi",
+	"vFVbtmblRgsu6vLv5yFMt1nQgi3GPq4mtMrhjhzRxXxUHu5QP27kL1R071E179FFk/M4bmz+eFYJNBYq",
+	"OjOKZ7KWO3/hcIxEEO6Ams20Uy+tLHHvFwhkq8pqlYFKP/MbhE0HTUQzSdhDGJ28PUPnfz9H2aRz9PP5",
+	"+Ts0pDGxszAU5pTpqXbQn6dzGeqCxMOmXayR7xGeihcSDy8jiNrAf46lnDo9U2AlxyXtEz6wxfkJgH/3",
+	"S1ePA2lqbBQCuUHWnkMjCxx/VKKxuj9wPCMC+qELck0SHC+Lh5Q1J82NBtzfbuJtce28frvGbL5SQpsv",
+	"dG1Mj2MlxrMAgJbjPU8vx7QZsLk7PAyaAWqug8SRCsu4tqS7ejkiiuuXYyVfx1gdJZrpHHzkShsrIMN4",
+	"le4HEyWLL0NDPgNrHUToN3OoyKVlVUKGcardFzpKli9BiCjpUWh7s2SNZXQH/c5B1mcYow8fTk+ufwjQ",
+	"mNw2iv2Fbcp6vzvYjfbI/vCg7WarR6VTzna7JQ1b7MjFM4USjc0+wQlJjmdKeixsgtlBQD0UiuvBZYiG",
+	"XJsA6oLY20V9LMjB3iyJndllgZ3lbmcB6GFGPEF1tQiMWtJPhLBlOB+wJQCUDHC4Qz4ruCkbcjv2z8Rv",
+	"TGOvmhLEElNGEvG/4nrQMtNobN/cXk190nloIS5RO7Yzn2QyExJFNCEDyZN5Cz19mspB8fQpGvM4Qk+f",
+	"Zo6wp08D1y2W/g4hI/UjZtEFM/PSYHDCgE+IQH08uLJOtKdPIX/76VMTqtEDoQeYgZCYTGeS9C7YBeu0",
+	"spHY/qF79T6J+U0DUSa5us41lervQHApVsfBhbU9AzNZgDNywRBCU5OUXJ9QIUC1IrfQMCu8qF3UwgDZ",
+	"v+uFBQo/fQ4DBBqfQDghyGiIonF0wbotJEhCcUz/IOpqBTDSoYB1mJHxHDPO6EA9o7UOTZc9RSICCRjK",
+	"o4jow/nLZucADXhE0IxRKQIA+MXzN8fGQWciikp1FQEK1eotTfd0OA+R/k9ExABPKRsp+HZb6rYfL3T/",
+	"BjjNuEMEsbPdblP9hPhMTmdSj8xPqCR2pmFuoGELIDuH/AplmyDynxmO7aCMlj6xsKVO9MQ9vZ5zR4bu",
+	"JR24o80D218s5bHL/jzIyqpyYYLw6IKl0rWwZi4wUfiElpeBHsPtXzrQrZSCC+aFZ0Kkel/G4ZG96sq+",
+	"7wHGCaEEFywHmnFArQILrYCqdcFOmaARcVq0odC8FEJsN77Bc1HSB96SUz0s8+6GisLyuYPmehNjfgNz",
+	"A7BAxTb0WJqVnwiXJIFYXgCrGleRY9mgCb6CMWaM3CA6mcz0FD97+dRD81+hnrDnUAf6b9QJ1GsXTGOg",
+	"cYSUAEvz+YTEc5TOaxzyRImLbMVLGqlFsbjkLGy0UOoU0bLgw/lzRNkFW+FFb6FQnQjSAxS0M120kN6u",
+	"HY4GwsLIy3QcJKDlODefFgacmRtLXzaXapt7u+4AZcD8sZlFZl77EW4edDFrt3cHV2QO/0HCFnqXTQMU",
+	"F6yuDzHQsZGU+ERg4usNLaKV7J1qk0VBcoQwAGQHzIGQnairpk/0UEI9Ty2mA2LUGHN1HU/xYEya3Va7",
+	"FtRmSWzuRDtkGcPPMEvZvCt2Xp8+f/H27AW8k7WfhUuwcL058cVerdNq6xf4lDA8pbVebbfVbu1qFWMM",
+	"msLOmOBYjv9Q/z0ivnlXoLoJ1G230c2YxsR2VxwQIVAyY+JIUX46TU7ymeljZyfNaUSkww9PI2XVmq+C",
+	"twc0MYCm226XKXzpczt2NsnnoLZX5fkfceq1V690dle/8k7PlDvn/DVMlFPvdQ9Xv3fO+RvMrHcZ1JL9",
+	"KiCemjl0elCrq9TVer9/DGrCNo+tvabXSqIJXdMhwEqfC0kmtY/qtR1F1POqp0lYfiQgNr9iNLXTbSlD",
+	"8oZbHg7QfnsXgd1/Q/0n+14D8HiwvoNVb1WA8owk13RAPjgjCZfRhEI5VUShbZHicTbKaEVcD3Zgwlcu",
+	"q2/nk3urfy4lpXMSx0IREfiT8vciNF/HiwNgQM0a08G4hV7ywktPhHqNJPCQbdgufCT2XMHs+s5AoJkZ",
+	"tWqbfvxmj2Tt8E+j2uePflqFSeraeVoc4an+Vi3hfAHU1A0KJlDZzBzjcVSKz0y0NmWIdmf1Kx/cCZ7w",
+	"UgX6fJnO+YQ39la/8ZbLl5Cu+A1J4JS/FKWnhI5XkrnDbuYPDruB6trM5VJPeZmjxURj+kRbmFQaFmkt",
+	"sgSs+zYXhwIM/Mij+faoOf+VlNby3haZzMjnBZ7qbA2KsuEzJRyldGjHSWwmehnNHbTVB+WvTYm/s1/l",
+	"Y+nY2zckovh8Pv2ynKMJxuUZhznAQSPGDncUJ8gWrqKdT5qfyu+k0JNuD2aIpU7QVSd4jnAsuFLVbcU2",
+	"1vYIGCdglITFKQvKNlGXVmijIiEyO9DhKj3lVsmDLCRjp95quJ8IhKfkFtXFbKRsMxKh8/PXaLfdRqJx",
+	"pGjxgoVpoCVEgiTX4GbBEoXWRtDmjF5QWzQ7rRsSx80rxm+YQmM+R1/eSj1+n4E4uWBhLogSttCPXI4R",
+	"IyQXPDFF7NbLp0CPY37TjKmQcHlfsLAkDhQq/VH3vk+HtYyUeSC5btjsRp48eA7QzZgLcsE86gBYobot",
+	"Pola6HycEALKLDiJ8hOH66Ha+8Lg4UZgxw5rR0du7nAdAsSAtEZgSgMXxxCbp7LZAcpmTl8MLpj5R3Fn",
+	"DZ82Y4cS65m/d1NlgpWP60gcPLkYZ3TPP4s0orrlngCNiR7ObMhDsQu4e6laAgzozEfr4cVa1UI9X8nN",
+	"IsynJwqWwvVrg/s68KmIMLuw60PFwGV0W7qThXHb7jZWBAU3VC9NyMCkBBkChDsyFa7Hi5Sp04BnxA2G",
+	"uyMxKjfMWZgvXqFz0K3UPomc/Pmfv3Zvx4PJixH++5vRP85+ZP3u4dXpT++v/3mTi7rnQ+3FGU86fVXB",
+	"5Nwk6togtzpjoIgZ/1hxH3ruCLYr62MwvrOvAoSM3BSBS0WUC493yWypjfD7uXJhrG/cexULRePZmHIL",
+	"5PhouXxhy8Uea5ZBsnh6kChiGS6fMLLMkhkRWaKmlWpn701POLnG9Pq8X6Gezig321E3tL5aGgES3Lhj",
+	"JYTa+sQqaCRCeIQpq+x1OEJ77T3tIGOcEUhBTOHyX+JyG/f3fboiUhBXMrjWZE1ipUb0Iyd/YU5+D+PU",
+	"c3SbMcoiFy3jXG36OkxbkWPdIdpgQkONkdP+UaJ8GIknyh6iEgnJeWoLERZlA5qfowjPbbwJ1RmXqM/l",
+	"uNHKR+4KY7hBDW0h68we4CSZo/DFOR6FxgWqY19AxOFziLc850wmPA7RMOETHZ86QjirVQ1Ph823nJHm",
+	"G/WXEI2IFGi3vefjdu14cL0tG/L8ezKsorSbhJRqGv6x+JVVee50qLYLu71fwbOuv8bNRBwTHAFSP9Vy",
+	"x1j2TfP8Djxsn/0c1BRtrHoHngGgdiuKkzc80kX3Dyoc/6SiLgtufFLU66Yw/f7xcz4IxvkVmk1L/Epa",
+	"vi0VeDufcukJ1QSg2/d2DfnHh1a+tdAx+CoEngvEWWyix8oSAQ0DCvp7CEIyKISsh1BZP1eM3+QCLVlv",
+	"R4Fiek3KZdT7rBrhfkWU/ZCpTv6Ti7SSdnUlEs2dRPYo0B4F2jKB5pQP3UGeqX+n+VZVpZt1WG8k29YZ",
+	"yIfSYX9TLPT3wqzoDxQ+aGpjmoiTyFncuElQaMa8jLFAfUIYIrdTmpAoXCYLoRzra5OEGqzvRW56ZgaV",
+	"Sk317KPMfJSZq2WmYexSiZkbpLxjZmuXJ0mtmkSem8odWF8W9OXzih8qpGcUeu0+ba4lk9c9/KYzM3Nz",
+	"yHEUJUQImKicRwUk6Rd2/U2E0L+U70adP8KriMqh3/zfy8jYznIvTdBaNVEc1TOP/bUn/CLS+EuqaQi3",
+	"ShjSX3ii22bZpRAfNvLEkd3eNNGFBWVM4puYfp9csnRCu4dNPviQ+Mgo22UUuYps12YUtUQT63YS/mSr",
+	"Nzi5EqZyxvPJQnU8/A76rTLk05aAOo/fGx5Q6x/HcYHQcHSfxG2+qT6zjKZ/tuDnqdpu5pFel9CrQvFq",
+	"wQ70sjbRfnL/CdlPsMwKEuaMVADGCW85ZK1MKcbzhG8kt7IKSwnbpWpD1AULy+Pkdd5Jsy6mWI6zpIvC",
+	"/mvFFMOSHIyDvW2lYFRns1U8VtzxE30M2lJuPRoOW+dJxQY5Oq7IgpD3Uyky9pLGEmJPfNKnjLRQOEz4",
+	"JNwJJQ9181BgrRgLaVoFIfh/dcoG8UzQ6zT6JRpH2tk7E/+j56KEaEIwEyiM1T+OdJldaPp8CjTFiaQ4",
+	"jvXsngEWpEmZIExQ9XI8V8vxRIIfJYzAiVx3dZBGYFeE8BiNQlTHYqB1oQaCFEcAJ0T1/txW30EGoXqt",
+	"0UrjdTFVSqLjkaZEIAx/mZcE/cDfPfeJEtPPzumBd79+mpcJn5xgWcnrcs7TJ4seNOOJ1xhDQyCLsjwy",
+	"/VAue8y22jATcZYOx6kAqEKCJs0q2zrjiazy3DtdlVPpuTP6B6num3oIJ32+UaJHPB+nPZ/dyQ+PUvlh",
+	"3TlW93dECTRT8IX4NF8tkduVA3xWjmORphvlx4UcpZG4oXnUdo+ua/kMAhN674YN7do2r0MWMwpzTdZA",
+	"KEObm7TYbq+9i6C2H3oE9Gdy07IoQ+d2OvLX5eXekrQFn78OMKwWtcQrac0QMt0t+VHIbsWjv5aINeOw",
+	"HxPKvh2JrAVebpjSEmms6+YrqdG65b1xK+aDjupz2iNjgoV8qPX6ND8IHcex7meSZnHRVD3WbVqK2vGR",
+	"WTLlETSi14Tpyn1YpYXC3NURBuoPaTBV/RM0/QApVT+4YKGibKNLpy3xQihUSQiU8ERH6OlT05YFcjh0",
+	"e+sMBnCgKutXt3kJTUeM8OnTC1YPcavfGmTqv/21pf9+pBFiZhmE//r9uPlP3Pyj3Ty8bH787/rFRSv/",
+	"l8bTv4QBIuoG2mu3G60LZrPl7QdSvwCgFvLtjEtBDHCME63TYwkQQyQYWlfMEYnJhDBpOllAr0NomJGQ",
+	"AEGTH6oHQpfYSmlPDp7k7CZJJwTVT89+Rc8O2p1GC/2mm7mZbgsX7MP7103CBjwiUQsdM87mEz4Txq0h",
+	"7JgEt9V12c0skxk5Kt6/JYVIseB2aSjMhJN17SAWIUEIgotGtJCe62AqmMAcu2Bh1ts9tM5yMLTCtP18",
+	"2FKEJrGOixcGaaRnVlecYUWsHJMLFisJIyRS1NjID9yg0LFCvQ5E60yqyNQTn4Jh51NsScMoTE/VbBss",
+	"GLSGsjnLK2d2Grbv8i8ZX+XpIu25/DcEC0TUcqA8k+w3AcnOf7ENuXhiOAWsbZ4gPJSQKKYImhZnhkN3",
+	"m3an2e6cQ2sbp3e5D2rFqTlwKzQ43wRmU3+3DOhOt7nbOe/u9vYPe/uHrcPDwzKgJd8I5K0raPepeBUG",
+	"HC3VuYoDeR6VrwdQvvQBvdR9mdfVvfTLi9qXzxjWl5Cjf7mx3KaN5SqL2BYCft7BgwGZyvJowq86O3Wx",
+	"6s5vjqKIDGikNDJYF5rHJBSuyXwHWiMn0xHZavEnWWoYCnW1QtN5R2jdSulp1tcI+4BeDPl2GXyWDLw3",
+	"lwYr34fDFkyud4uZ9+67WEcDbD62KrTgIOtPx9ntChz6nLNhTAfym4xX6JPOlZn7cjEqBC8qsH1CoMfp",
+	"0qYjmr2VGuHmdHiFAUrIcCagU50t+F++iyOXgXOl2U/Skj4h8VygGUv7z4NPzZQnmhJbLW4ix4d26O9F",
+	"pbb7MGx/r62tHrnzi5XdQbvVbXGn7bpRzoHQMEosuICdWj9l/Pa0sQiPZeXiwttuxFiU6u8/n5+/O4Pu",
+	"8C30K7PVb4XqPtttKG2rYP3iphIUHaMhpvEsyZKxIQ8mndUBZSwtaE6vs0gEdFyBLor7ynDdbaMJZTOl",
+	"HtQTnJB4jvaeoTGfJaKhfoe2LIT5ONptJ39PTY58HesrdTj6fsXAd9XTSNNHVlHPr0miiN3wmeKxZdW3",
+	"JQ31yyXCe9sxWriNba1HbtafUKnkgmloZffwRNhZJ3VTSKuUbkLBS6UMYl0cO9DihkpdIC+k6WOTa2wc",
+	"2JaffPhEIGU46+rwtAe6cGYvaPDAjk+7kiIheZJKEpy6eLMSXqiGm2IB+aRKvFhHrRn8AZVuelJQ2gIg",
+	"IVjwJVKiUHd6r+KiZLTCtuTGb3a6c1XB4eo81gStKEDy3XfdlyuIhQ+CJI+iYbFDdDpvIJMMrh6xKB9y",
+	"0yXKhcNxsTZfsXYAjFYcSGFBME00HA9zo1XCQW65zr2yj28GxyPvfJ+846faNRgnN41kY9bJDzCxYJRz",
+	"ilsQfM+84hvU8sgt3yu3+Am1Er8Ik2m+Ok7/28LcG1EsbPFWvdmVzft3jRo+SJsSC2uFRmjw3GOq4JdK",
+	"TEmnWpTGRuwTK+i+crrgSj5wStXtkk8EgOZUxPuZxQr2LfHKujl8D5GK+8ha3yZreZK+NuSsip0pNuSz",
+	"5eylvvuFmGu9NhD3n7D5yIjfKiMWWh142NDlPhxFTRu6WB72mwmSWJ6ipnYZ1W2+jm6FSW4a4Mq3fc9N",
+	"GN/pDMgilMyY26EzZUSxyJbHUXRigduCYrh9i8tCt20ry64rHgOC35PVdhy5/eRR3YTaWTxvLJ2L4HK0",
+	"mSCS3silTB0OZkLySejmpPZhxJ2ZdXCmuzN12912s9O1YT6a2GjikywRGdXVXpV9jjgzSXxHiNzqraJQ",
+	"oSQUJud5OBMkahyhcEImfZKIMZ2GAQr1PM7LKzI3ydIJueZXJITxmVry9Gc0lk3KzD0uWugcj9xOUjB2",
+	"00QVvZOBALItNb37eJ9DVCyMX2iGynoN7Bi5cZrYPYqs73GCi8cEWC6ooEF4es8ta1KTJRS6XeSFjXE6",
+	"w3uUjEqnIK2uiPuJyOymvRfP03d6zX+zjWU8hLMWQWdh+1y2XcxH5ST+1nWTovPVxZ1QNpILfx/Z8lCo",
+	"2xHE5AKYX03B/QRHpIQLXN9mCvVrBfR9m8FfV9J8cfvV0udjPoK5vPddFn6neMi3391eFoeLKLwv8+z6",
+	"ohouwyZkwq9JRft3kSf167neZv25NoxbaK99mBXKge1M9fzb7Gl/Rqpa89HofdQgvxsNUpP8ne1eXS5W",
+	"ZXLmG2d4epZopkf7QfaZzUplXJqqqKwN8mCWJIRlGWoLHPwB4Hi42Q+nQ7cv7/a5vbCf9Zn+S830TE/o",
+	"z6ZbdysIhwTmcdOCnvBdyRVNuJVni+ZiUmaOqNUQ/Fr9spRcrRkUs/Q91WiikD6fzlXSFXi6FHaxeMaW",
+	"75ik4iTLAVbvQnOTnrtqTPACQDqp1gyxQrqrlIFK6TaYMlEwR9TiJB6CKgOeNgVQycQrjQOvYXHvMtEO",
+	"sbzfOJnaX9XR3X+zxQ+aoqLHCtvRV6J1lPInWBarJ3Yvi2UDT1Xzxh+7d5b2dus2RrqJlCc2Ztb+aie4",
+	"5BWTr2zQyqNOEH+jPXUt3W/icl7gzygyifRLwmRpjIsKBFNIdFcKUw7jTTBBdYwmVOjqOSrQXrut5Iy6",
+	"wtXzQ0xj9d8QZZtyqnbbaKG3EEUxhXqJ5Xw0YzERIu0yB007oZucvpzTBE/T7gYGPqG6aeBz6B0pfRxF",
+	"X2TYyT2ZKOl2vliwrPrUEpYe8mOg7DuM7S/k52wqsMQSVSKO9egRRgJEGTRFkwlmQqkjnGmxAd6OCZ4r",
+	"iaHbRT1Db+iPrXJZIf5kwkJ8IWnhAlBVVohHYfHdCYu0iVvbLd/nbB0/RkF8RGQrFoltQR0emTpb07sL",
+	"gyMh5mxEEiVXcBRp/0U6LKIoXE5SgB7NmEcz5nsyYzLK34YhMyIyK2ysnnlQqcSx5UsYcAo2HjZfYF32",
+	"fcwveMwvuHN+gb+8ZVV6QZFJTYRy9c373MQfC74F56EATYjEAZISVP1co1ql8heCm3+Dgv7ToZ1dD4FM",
+	"+AiiAvKCdCyADhfGR+tBq7ajr9UG6nudru5oe0MF8foYdPjlG7nW7ytsulEWb/sLZvE+Bk0fg6bbUUly",
+	"dXxGQYGWJVtTT+z4X49yYkrYvm7VZL3Bzo+KzKMiswVFZrE8cF01Js/YRiisDKOsiG8eZY1ddAv6NFky",
+	"wUOpYyiHi8z+Tn/9TzG5/YEcDdVDFeZoIdvkMWDxnfknDGelHHjHwEVeaKSW0HKZ4UnUPIJ/ZDFZnJCq",
+	"QdlWqYnypxMe92fOrB1lbX+xKOuf1ZT5FqTWt277rJZ1Eo8Kbtf+vClx+bT91/Q6N7sQVCCslCAW4SRS",
+	"FGSzRyQeoXp5dXSQlkY3EGX52ftYIn7D0sEHJEq7Mqfl3phFaMaumHpObdCtytZQ7bXbJXVi2fjVH+fn",
+	"eLRqkvNxuj1na/nJLdku/VOeJXyl8mTnCWXpsJyHnfN8jkcrp9ydjxdJQPfNH20upv70vVAW+56kxF3O",
+	"T0gTjm8E3adpwoc0JjDxIKJRyx60l2/DiEa9G9LvfYpodDnmQn7uuSuEKCGCx9dEoDFJSAuFrk31hsgx",
+	"j9xJyObVdKgJSUiEXkTd/f3OIboicxg1Gr6ZxZJCK4Q6mUxlmqbN/M7Wn4g8odEJH8wmipArDFg3YKB6",
+	"Hwuy/6wvB408Y+5dvzp89aHTf/XqxeHBy7+dvfrl+mfxbz+TZuhYyqtTLNUx13q1f/3eaR4eN39+1Xz7",
+	"rvlP3LyaNP/4+KkT7O19/kvtYfnWxVsJy56cnqDIPPPIp9X4tIg37X8whOIwpm7gJYE3Cy2QfP2PSHLt",
+	"p2nFWoo5kXpEJ1pSkX29Hk7wFUHJjIXwBBGIM6S0D/Ss/azdqAW1WRLXerUdUKENdItTjwj4r+ZZk3Ho",
+	"eh4gmJon7IRKnuh5hziJKUncWjHDMKb37OIctOc8jgmkaYn8vGndOslkWsDX7bhh9cMUj4jTZF0pECDx",
+	"nE9qCbj4RU8nNTOgEXa62MXTrJc2liof5lYcyGmmEUaoP0dDSmIzrEI4q5pZVYtrar0/79aqp2Uvulc9",
+	"n0yVLoP1oTTSUpqYj0Qe8szntfglXTyyUAvgqFm2oz86//u5Qjr09IexGYE++txIq/4cYaanP2ajSTNo",
+	"TEHBIhxv3UEhpgHAgKa9vrJaoMgDsK0Pcj6UHzziIT0Yr8lGpu8/ZqPcAB4RlFCjJrsJZnjk1ii5n7b6",
+	"swfZjohIG3rMBEnEEyss3IVSabG40s8Ex0oDAMBwRBkROcKaC0kmtc8fP/+/AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -523,15 +523,16 @@ type AcceptRequestData struct {
 	RequestId  string `json:"request_id"`
 }
 
-// AcceptRequestResponse defines model for AcceptRequestResponse.
+// AcceptRequestResponse The answer of accepting a delegated verification request.
 type AcceptRequestResponse struct {
 	// Data The `data` of the accept request answer.
 	Data    AcceptRequestData `json:"data"`
 	Message string            `json:"message"`
 }
 
-// AddRecordRequest defines model for AddRecordRequest.
+// AddRecordRequest The body of add-record, and one record of add-records. Absent fields take the server's defaults, which each field's description states.
 type AddRecordRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Details A free-form JSON object.
@@ -540,7 +541,9 @@ type AddRecordRequest struct {
 	// Meta A free-form JSON object.
 	Meta *JSONObject `json:"meta,omitempty"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
 	// State `draft` or `live`; `live` when absent.
@@ -559,12 +562,12 @@ type AddRecordsData struct {
 	Records []AddedRecord `json:"records"`
 }
 
-// AddRecordsRequest defines model for AddRecordsRequest.
+// AddRecordsRequest The body of add-records: up to 1000 records, added all or none.
 type AddRecordsRequest struct {
 	Records []AddRecordRequest `json:"records"`
 }
 
-// AddRecordsResponse defines model for AddRecordsResponse.
+// AddRecordsResponse The answer of add-records.
 type AddRecordsResponse struct {
 	// Data The `data` of the add records answer.
 	Data AddRecordsData `json:"data"`
@@ -573,13 +576,17 @@ type AddRecordsResponse struct {
 	Message string `json:"message"`
 }
 
-// AddedRecord defines model for AddedRecord.
+// AddedRecord One record that add-records created.
 type AddedRecord struct {
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest   Digest `json:"digest"`
 	RecordId string `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
 	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
@@ -588,15 +595,16 @@ type AddedRecord struct {
 	Version Version `json:"version"`
 }
 
-// CheckVerificationResponse defines model for CheckVerificationResponse.
+// CheckVerificationResponse Whether the namespace owns a verified domain, and which.
 type CheckVerificationResponse struct {
 	Domain   *string `json:"domain,omitempty"`
 	Message  string  `json:"message"`
 	Verified bool    `json:"verified"`
 }
 
-// CreateNamespaceRequest defines model for CreateNamespaceRequest.
+// CreateNamespaceRequest The body of create-namespace.
 type CreateNamespaceRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -609,8 +617,9 @@ type CreateNamespaceRequest struct {
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// CreateRegistryRequest defines model for CreateRegistryRequest.
+// CreateRegistryRequest The body of create-registry. Absent fields take the server's defaults, which each field's description states.
 type CreateRegistryRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -619,7 +628,9 @@ type CreateRegistryRequest struct {
 	// QueryAllowed Whether anyone may query the registry's records; `true` when absent.
 	QueryAllowed *bool `json:"query_allowed,omitempty"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -635,7 +646,7 @@ type CreateRegistryRequest struct {
 // CreateRegistryRequestTag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
 type CreateRegistryRequestTag string
 
-// Delegate defines model for Delegate.
+// Delegate The owner or a delegate of a namespace.
 type Delegate struct {
 	// AddedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -648,7 +659,7 @@ type Delegate struct {
 // DelegateRole defines model for Delegate.Role.
 type DelegateRole string
 
-// DelegateRequest defines model for DelegateRequest.
+// DelegateRequest The body of add-delegate and remove-delegate: the user's email.
 type DelegateRequest struct {
 	// Email Example: dee@example.com
 	Email openapi_types.Email `json:"email"`
@@ -660,17 +671,17 @@ type DelegatesData struct {
 	NamespaceId string     `json:"namespace_id"`
 }
 
-// DelegatesResponse defines model for DelegatesResponse.
+// DelegatesResponse The owner and delegates of a namespace.
 type DelegatesResponse struct {
 	// Data The `data` of the delegates answer.
 	Data    DelegatesData `json:"data"`
 	Message string        `json:"message"`
 }
 
-// Description defines model for Description.
+// Description Free text describing an entry (at most 4096 characters).
 type Description = string
 
-// DidDocument defines model for DidDocument.
+// DidDocument The DID document of a user's profile (did:web).
 type DidDocument struct {
 	// Context Example: ["https://www.w3.org/ns/did/v1","https://w3id.org/security/multikey/v1"]
 	Context         []string `json:"@context"`
@@ -682,7 +693,7 @@ type DidDocument struct {
 	VerificationMethod []DidVerificationMethod `json:"verificationMethod"`
 }
 
-// DidVerificationMethod defines model for DidVerificationMethod.
+// DidVerificationMethod One key of a DID document, as a `Multikey`.
 type DidVerificationMethod struct {
 	Controller string `json:"controller"`
 
@@ -697,10 +708,14 @@ type DidVerificationMethod struct {
 // DidVerificationMethodType defines model for DidVerificationMethod.Type.
 type DidVerificationMethodType string
 
-// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+//
+// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 type Digest = string
 
-// EntryName Example: employees
+// EntryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
 type EntryName = string
 
 // Error The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
@@ -732,7 +747,7 @@ type GenerateTxtData struct {
 	Txt             string  `json:"txt"`
 }
 
-// GenerateTxtResponse defines model for GenerateTxtResponse.
+// GenerateTxtResponse The answer of generate-dns-txt: a new value at the top level, or a value generated before or a delegated request in `data`.
 type GenerateTxtResponse struct {
 	// Data The `data` of the generate txt answer.
 	Data    *GenerateTxtData `json:"data,omitempty"`
@@ -742,7 +757,7 @@ type GenerateTxtResponse struct {
 	Txt *string `json:"txt,omitempty"`
 }
 
-// GetDnsTxtResponse defines model for GetDnsTxtResponse.
+// GetDnsTxtResponse The newest verification value generated for a namespace.
 type GetDnsTxtResponse struct {
 	Domain      string `json:"domain"`
 	IsVerified  bool   `json:"is_verified"`
@@ -766,7 +781,7 @@ type MarkAllReadData struct {
 	Affected int64 `json:"affected"`
 }
 
-// MarkAllReadResponse defines model for MarkAllReadResponse.
+// MarkAllReadResponse The answer of marking every notification read.
 type MarkAllReadResponse struct {
 	// Data The `data` of the mark all read answer.
 	Data    MarkAllReadData `json:"data"`
@@ -780,20 +795,20 @@ type MarkReadData struct {
 	ReadAt *string `json:"read_at"`
 }
 
-// MarkReadResponse defines model for MarkReadResponse.
+// MarkReadResponse The answer of marking one notification read.
 type MarkReadResponse struct {
 	// Data The `data` of the mark read answer.
 	Data    MarkReadData `json:"data"`
 	Message string       `json:"message"`
 }
 
-// Message defines model for Message.
+// Message The body of an answer that only says what happened.
 type Message struct {
 	// Message Example: ok
 	Message string `json:"message"`
 }
 
-// Namespace defines model for Namespace.
+// Namespace A namespace at one version, as a lookup returns it (genesis in its hex form).
 type Namespace struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -806,7 +821,9 @@ type Namespace struct {
 	// Description Example: Acme Corporation
 	Description string `json:"description"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Domain The verified domain, or null.
@@ -827,9 +844,11 @@ type Namespace struct {
 	Name string `json:"name"`
 
 	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
-	NamespaceId   string `json:"namespace_id"`
-	Proof         Proof  `json:"proof"`
-	RegistryCount int64  `json:"registry_count"`
+	NamespaceId string `json:"namespace_id"`
+
+	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
+	Proof         Proof `json:"proof"`
+	RegistryCount int64 `json:"registry_count"`
 
 	// Ttl Example: 600
 	Ttl int64 `json:"ttl"`
@@ -848,8 +867,9 @@ type Namespace struct {
 	VersionCount int64 `json:"version_count"`
 }
 
-// NamespaceLookupResponse defines model for NamespaceLookupResponse.
+// NamespaceLookupResponse The answer of a namespace lookup.
 type NamespaceLookupResponse struct {
+	// Data A namespace at one version, as a lookup returns it (genesis in its hex form).
 	Data Namespace `json:"data"`
 
 	// Message Example: Namespace retrieved
@@ -875,7 +895,7 @@ type NamespaceVersionsData struct {
 	Versions []Version `json:"versions"`
 }
 
-// NamespaceVersionsResponse defines model for NamespaceVersionsResponse.
+// NamespaceVersionsResponse The answer listing a namespace's versions.
 type NamespaceVersionsResponse struct {
 	// Data The `data` of the namespace versions answer.
 	Data NamespaceVersionsData `json:"data"`
@@ -884,7 +904,7 @@ type NamespaceVersionsResponse struct {
 	Message string `json:"message"`
 }
 
-// Notification defines model for Notification.
+// Notification A notification: a delegated verification request sent to a namespace the caller owns or is a delegate of.
 type Notification struct {
 	ActorEmail *string `json:"actor_email"`
 
@@ -916,13 +936,13 @@ type Notification struct {
 // NotificationEventType defines model for Notification.EventType.
 type NotificationEventType string
 
-// NotificationHistoryResponse defines model for NotificationHistoryResponse.
+// NotificationHistoryResponse All of the caller's notifications.
 type NotificationHistoryResponse struct {
 	Data    []NotificationSummary `json:"data"`
 	Message string                `json:"message"`
 }
 
-// NotificationSummary defines model for NotificationSummary.
+// NotificationSummary A notification in the history, read or not.
 type NotificationSummary struct {
 	Domain         string                       `json:"domain"`
 	EventType      NotificationSummaryEventType `json:"event_type"`
@@ -936,25 +956,29 @@ type NotificationSummary struct {
 // NotificationSummaryEventType defines model for NotificationSummary.EventType.
 type NotificationSummaryEventType string
 
-// PendingNotificationsResponse defines model for PendingNotificationsResponse.
+// PendingNotificationsResponse The caller's unread notifications.
 type PendingNotificationsResponse struct {
 	Data        []Notification `json:"data"`
 	Message     string         `json:"message"`
 	UnreadCount int64          `json:"unread_count"`
 }
 
-// Proof defines model for Proof.
+// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
 type Proof struct {
 	// CreatorDid Example: did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj
 	CreatorDid string `json:"creator_did"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// NamespaceDid Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
 	NamespaceDid string `json:"namespace_did"`
 
-	// NetworkGenesis Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// NetworkGenesis A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	NetworkGenesis Digest `json:"network_genesis"`
 
 	// RecordIdentifier Record proofs.
@@ -973,7 +997,7 @@ type Proof struct {
 	Type string `json:"type"`
 }
 
-// Record defines model for Record.
+// Record A record at one version, as a lookup returns it, with the state and schema of its registry.
 type Record struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -985,7 +1009,9 @@ type Record struct {
 	// Details A free-form JSON object.
 	Details JSONObject `json:"details"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -999,16 +1025,22 @@ type Record struct {
 	// Namespace The namespace's name.
 	Namespace   string `json:"namespace"`
 	NamespaceId string `json:"namespace_id"`
-	Proof       Proof  `json:"proof"`
+
+	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
+	Proof Proof `json:"proof"`
 
 	// RecordId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c7
 	RecordId string `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 	RegistryId string    `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName  EntryName           `json:"registry_name"`
 	RegistryState RecordRegistryState `json:"registry_state"`
 
@@ -1036,7 +1068,7 @@ type RecordRegistryState string
 // RecordState defines model for Record.State.
 type RecordState string
 
-// RecordListEntry defines model for RecordListEntry.
+// RecordListEntry One record in a list of records (record query).
 type RecordListEntry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1048,7 +1080,9 @@ type RecordListEntry struct {
 	// Details A free-form JSON object.
 	Details JSONObject `json:"details"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1060,7 +1094,9 @@ type RecordListEntry struct {
 	Meta     JSONObject `json:"meta"`
 	RecordId string     `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName            `json:"record_name"`
 	State      RecordListEntryState `json:"state"`
 	Ttl        int64                `json:"ttl"`
@@ -1080,8 +1116,9 @@ type RecordListEntry struct {
 // RecordListEntryState defines model for RecordListEntry.State.
 type RecordListEntryState string
 
-// RecordLookupResponse defines model for RecordLookupResponse.
+// RecordLookupResponse The answer of a record lookup.
 type RecordLookupResponse struct {
+	// Data A record at one version, as a lookup returns it, with the state and schema of its registry.
 	Data Record `json:"data"`
 
 	// Message Example: Record retrieved
@@ -1105,7 +1142,9 @@ type RecordQueryData struct {
 	Records       []RecordListEntry `json:"records"`
 	RegistryId    string            `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1119,7 +1158,7 @@ type RecordQueryData struct {
 	UpdatedAt Timestamp `json:"updated_at"`
 }
 
-// RecordQueryResponse defines model for RecordQueryResponse.
+// RecordQueryResponse The answer of a record query: the registry and a page of its records.
 type RecordQueryResponse struct {
 	// Data The `data` of the record query answer.
 	Data RecordQueryData `json:"data"`
@@ -1136,10 +1175,14 @@ type RecordVersionsData struct {
 	CreatedAt Timestamp `json:"created_at"`
 	CreatedBy string    `json:"created_by"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1156,7 +1199,7 @@ type RecordVersionsData struct {
 	Versions []Version `json:"versions"`
 }
 
-// RecordVersionsResponse defines model for RecordVersionsResponse.
+// RecordVersionsResponse The answer listing a record's versions.
 type RecordVersionsResponse struct {
 	// Data The `data` of the record versions answer.
 	Data RecordVersionsData `json:"data"`
@@ -1165,7 +1208,7 @@ type RecordVersionsResponse struct {
 	Message string `json:"message"`
 }
 
-// Registry defines model for Registry.
+// Registry A registry at one version, as a lookup returns it.
 type Registry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1174,7 +1217,9 @@ type Registry struct {
 	CreatedBy   string    `json:"created_by"`
 	Description string    `json:"description"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1191,15 +1236,19 @@ type Registry struct {
 	Namespace string `json:"namespace"`
 
 	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
-	NamespaceId  string `json:"namespace_id"`
-	Proof        Proof  `json:"proof"`
-	QueryAllowed bool   `json:"query_allowed"`
-	RecordCount  int64  `json:"record_count"`
+	NamespaceId string `json:"namespace_id"`
+
+	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
+	Proof        Proof `json:"proof"`
+	QueryAllowed bool  `json:"query_allowed"`
+	RecordCount  int64 `json:"record_count"`
 
 	// RegistryId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c6
 	RegistryId string `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1226,7 +1275,7 @@ type RegistryState string
 // RegistryTag defines model for Registry.Tag.
 type RegistryTag string
 
-// RegistryListEntry defines model for RegistryListEntry.
+// RegistryListEntry One registry in a list of registries (query and tag query).
 type RegistryListEntry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1235,7 +1284,9 @@ type RegistryListEntry struct {
 	CreatedBy   string    `json:"created_by"`
 	Description string    `json:"description"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1252,7 +1303,9 @@ type RegistryListEntry struct {
 	RecordCount  int64   `json:"record_count"`
 	RegistryId   string  `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1279,8 +1332,9 @@ type RegistryListEntryState string
 // RegistryListEntryTag defines model for RegistryListEntry.Tag.
 type RegistryListEntryTag string
 
-// RegistryLookupResponse defines model for RegistryLookupResponse.
+// RegistryLookupResponse The answer of a registry lookup.
 type RegistryLookupResponse struct {
+	// Data A registry at one version, as a lookup returns it.
 	Data Registry `json:"data"`
 
 	// Message Example: Registry retrieved
@@ -1309,7 +1363,7 @@ type RegistryQueryData struct {
 	UpdatedAt Timestamp `json:"updated_at"`
 }
 
-// RegistryQueryResponse defines model for RegistryQueryResponse.
+// RegistryQueryResponse The answer of a registry query: the namespace and a page of its registries.
 type RegistryQueryResponse struct {
 	// Data The `data` of the registry query answer.
 	Data RegistryQueryData `json:"data"`
@@ -1326,7 +1380,9 @@ type RegistryVersionsData struct {
 	CreatedAt Timestamp `json:"created_at"`
 	CreatedBy string    `json:"created_by"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1343,7 +1399,7 @@ type RegistryVersionsData struct {
 	Versions []Version `json:"versions"`
 }
 
-// RegistryVersionsResponse defines model for RegistryVersionsResponse.
+// RegistryVersionsResponse The answer listing a registry's versions.
 type RegistryVersionsResponse struct {
 	// Data The `data` of the registry versions answer.
 	Data RegistryVersionsData `json:"data"`
@@ -1362,14 +1418,14 @@ type RemoveVerificationData struct {
 	VerificationMethods        []VerificationMethod `json:"verification_methods"`
 }
 
-// RemoveVerificationResponse defines model for RemoveVerificationResponse.
+// RemoveVerificationResponse The answer of remove-namespace-verification.
 type RemoveVerificationResponse struct {
 	// Data The `data` of the remove verification answer.
 	Data    RemoveVerificationData `json:"data"`
 	Message string                 `json:"message"`
 }
 
-// SearchResponse defines model for SearchResponse.
+// SearchResponse The answer of a search: a page of matching records and how many matched.
 type SearchResponse struct {
 	Data []SearchResult `json:"data"`
 
@@ -1385,7 +1441,7 @@ type SearchResponse struct {
 	TotalExact bool `json:"total_exact"`
 }
 
-// SearchResult defines model for SearchResult.
+// SearchResult One record that a search matched.
 type SearchResult struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1408,10 +1464,14 @@ type SearchResult struct {
 	NamespaceId string     `json:"namespace_id"`
 	RecordId    string     `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName         `json:"registry_name"`
 	State        SearchResultState `json:"state"`
 	Ttl          int64             `json:"ttl"`
@@ -1444,7 +1504,7 @@ type TagQueryData struct {
 	TotalRegistries int64  `json:"total_registries"`
 }
 
-// TagQueryResponse defines model for TagQueryResponse.
+// TagQueryResponse The answer of the tag query: verified registries with a standard tag.
 type TagQueryResponse struct {
 	// Data The `data` of the tag query answer.
 	Data TagQueryData `json:"data"`
@@ -1458,8 +1518,9 @@ type TagQueryResponse struct {
 // Example: 2026-11-22T08:00:00.000Z
 type Timestamp = string
 
-// UpdateNamespaceRequest defines model for UpdateNamespaceRequest.
+// UpdateNamespaceRequest The body of update-namespace: the fields to change (at least one).
 type UpdateNamespaceRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -1470,8 +1531,9 @@ type UpdateNamespaceRequest struct {
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// UpdateRecordRequest defines model for UpdateRecordRequest.
+// UpdateRecordRequest The body of update-record: the fields to change (at least one).
 type UpdateRecordRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Details A free-form JSON object.
@@ -1485,8 +1547,9 @@ type UpdateRecordRequest struct {
 	ValidTill *time.Time `json:"valid_till,omitempty"`
 }
 
-// UpdateRegistryRequest defines model for UpdateRegistryRequest.
+// UpdateRegistryRequest The body of update-registry: the fields to change (at least one).
 type UpdateRegistryRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -1497,7 +1560,7 @@ type UpdateRegistryRequest struct {
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// VerificationLog defines model for VerificationLog.
+// VerificationLog One logged verification attempt: what was verified, by whom, when, and its result.
 type VerificationLog struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1529,7 +1592,7 @@ type VerificationLogsData struct {
 	VerificationCount int64             `json:"verification_count"`
 }
 
-// VerificationLogsResponse defines model for VerificationLogsResponse.
+// VerificationLogsResponse The answer listing the verification attempts of an entry.
 type VerificationLogsResponse struct {
 	// Data The `data` of the verification logs answer.
 	Data VerificationLogsData `json:"data"`
@@ -1538,10 +1601,10 @@ type VerificationLogsResponse struct {
 	Message string `json:"message"`
 }
 
-// VerificationMethod defines model for VerificationMethod.
+// VerificationMethod How a domain is verified: a DNS TXT record, an HTTP file, or an attestation by another (self-verified) namespace.
 type VerificationMethod string
 
-// VerifyDomainRequest defines model for VerifyDomainRequest.
+// VerifyDomainRequest The body of verify-domain: the namespace, and the domain when it has values for several.
 type VerifyDomainRequest struct {
 	// Domain Example: example.com
 	Domain *string `json:"domain,omitempty"`
@@ -1550,19 +1613,19 @@ type VerifyDomainRequest struct {
 	NamespaceId string `json:"namespace_id"`
 }
 
-// VerifyNamespaceLookupRequest defines model for VerifyNamespaceLookupRequest.
+// VerifyNamespaceLookupRequest The body of verify-namespace-lookup: a namespace lookup answer to verify.
 type VerifyNamespaceLookupRequest struct {
 	// NamespaceLookupResponse A lookup response as a lookup returned it.
 	NamespaceLookupResponse LookupResponseEnvelope `json:"namespace_lookup_response"`
 }
 
-// VerifyRecordLookupRequest defines model for VerifyRecordLookupRequest.
+// VerifyRecordLookupRequest The body of verify-record-lookup: a record lookup answer to verify.
 type VerifyRecordLookupRequest struct {
 	// RecordLookupResponse A lookup response as a lookup returned it.
 	RecordLookupResponse LookupResponseEnvelope `json:"record_lookup_response"`
 }
 
-// VerifyRegistryLookupRequest defines model for VerifyRegistryLookupRequest.
+// VerifyRegistryLookupRequest The body of verify-registry-lookup: a registry lookup answer to verify.
 type VerifyRegistryLookupRequest struct {
 	// RegistryLookupResponse A lookup response as a lookup returned it.
 	RegistryLookupResponse LookupResponseEnvelope `json:"registry_lookup_response"`
@@ -1603,10 +1666,14 @@ type Page = int64
 // PageSize defines model for PageSize.
 type PageSize = int64
 
-// RecordName Example: employees
+// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
 type RecordName = EntryName
 
-// RegistryName Example: employees
+// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
 type RegistryName = EntryName
 
 // RequestId defines model for RequestId.
@@ -1632,7 +1699,7 @@ type BadRequest = Error
 // Conflict The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Conflict = Error
 
-// Delegates defines model for Delegates.
+// Delegates The owner and delegates of a namespace.
 type Delegates = DelegatesResponse
 
 // Forbidden The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
@@ -1671,7 +1738,7 @@ type UserNotFound = Error
 // VerificationFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type VerificationFailed = Error
 
-// Verified defines model for Verified.
+// Verified The body of an answer that only says what happened.
 type Verified = Message
 
 // GenerateDnsTxtParams defines parameters for GenerateDnsTxt.
@@ -1984,15 +2051,21 @@ type ClientInterface interface {
 
 	// Healthz Liveness
 	//
+	// Answers 200 while the process runs; it does not touch the database.
+	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Readyz Readiness (the database answers)
 	//
+	// Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CheckVerification Tell whether a namespace owns a verified domain
+	//
+	// Tells whether the namespace owns a verified domain, and which. For the namespace's owner and delegates.
 	//
 	// Corresponds with GET /svc/check-verification/{namespace_id} (the `CheckVerification` operationId).
 	CheckVerification(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2031,6 +2104,8 @@ type ClientInterface interface {
 
 	// GetDnsTxt Read a namespace's generated verification value
 	//
+	// Returns the newest verification value generated for the namespace (with its domain and method), so that it can be published again. For the namespace's owner and delegates; 404 when none was generated.
+	//
 	// Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
 	GetDnsTxt(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -2057,20 +2132,28 @@ type ClientInterface interface {
 
 	// ListNotificationHistory List all of the caller's notifications
 	//
+	// All of the caller's notifications, read or not, newest first.
+	//
 	// Corresponds with GET /svc/notifications/history (the `ListNotificationHistory` operationId).
 	ListNotificationHistory(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPendingNotifications List the caller's unread notifications
+	//
+	// The caller's unread notifications (delegated verification requests sent to namespaces the caller owns or is a delegate of), newest first, with their count.
 	//
 	// Corresponds with GET /svc/notifications/pending (the `ListPendingNotifications` operationId).
 	ListPendingNotifications(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// MarkAllNotificationsRead Mark all of the caller's notifications read
 	//
+	// Marks every unread notification of the caller read and says how many changed.
+	//
 	// Corresponds with POST /svc/notifications/read-all (the `MarkAllNotificationsRead` operationId).
 	MarkAllNotificationsRead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// MarkNotificationRead Mark one notification read
+	//
+	// Marks one of the caller's notifications read; 404 when the caller has no notification with that id.
 	//
 	// Corresponds with POST /svc/notifications/{notification_id}/read (the `MarkNotificationRead` operationId).
 	MarkNotificationRead(ctx context.Context, notificationId string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2113,6 +2196,8 @@ type ClientInterface interface {
 	AcceptVerificationRequest(ctx context.Context, requestId RequestId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RejectVerificationRequest Reject a delegated verification request
+	//
+	// The owner or a delegate of the target namespace refuses a pending delegated verification request; the requesting namespace's domain stays unverified. A request already decided answers 409.
 	//
 	// Corresponds with POST /svc/verification-requests/{request_id}/reject (the `RejectVerificationRequest` operationId).
 	RejectVerificationRequest(ctx context.Context, requestId RequestId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2248,6 +2333,8 @@ type ClientInterface interface {
 
 	// GetDelegates List the owner and delegates
 	//
+	// The owner and the delegates of the namespace, for its owner and delegates.
+	//
 	// Corresponds with GET /svc/{namespace}/get-delegates (the `GetDelegates` operationId).
 	GetDelegates(ctx context.Context, namespace NamespaceRef, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -2260,12 +2347,16 @@ type ClientInterface interface {
 
 	// RemoveDelegateWithBody Remove a delegate (owner only)
 	//
+	// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/remove-delegate (the `RemoveDelegate` operationId).
 	RemoveDelegateWithBody(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RemoveDelegate Remove a delegate (owner only)
+	//
+	// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2356,12 +2447,16 @@ type ClientInterface interface {
 
 	// UpdateRegistryWithBody Update a registry
 	//
+	// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
 	UpdateRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRegistry Update a registry
+	//
+	// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2417,6 +2512,8 @@ type ClientInterface interface {
 
 // Healthz Liveness
 //
+// Answers 200 while the process runs; it does not touch the database.
+//
 // Corresponds with GET /healthz (the `Healthz` operationId).
 func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewHealthzRequest(c.Server)
@@ -2432,6 +2529,8 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 
 // Readyz Readiness (the database answers)
 //
+// Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+//
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadyzRequest(c.Server)
@@ -2446,6 +2545,8 @@ func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 }
 
 // CheckVerification Tell whether a namespace owns a verified domain
+//
+// Tells whether the namespace owns a verified domain, and which. For the namespace's owner and delegates.
 //
 // Corresponds with GET /svc/check-verification/{namespace_id} (the `CheckVerification` operationId).
 func (c *Client) CheckVerification(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2524,6 +2625,8 @@ func (c *Client) GenerateDnsTxt(ctx context.Context, namespaceId NamespaceId, do
 
 // GetDnsTxt Read a namespace's generated verification value
 //
+// Returns the newest verification value generated for the namespace (with its domain and method), so that it can be published again. For the namespace's owner and delegates; 404 when none was generated.
+//
 // Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
 func (c *Client) GetDnsTxt(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDnsTxtRequest(c.Server, namespaceId)
@@ -2590,6 +2693,8 @@ func (c *Client) LookupRecord(ctx context.Context, namespace NamespaceRef, regis
 
 // ListNotificationHistory List all of the caller's notifications
 //
+// All of the caller's notifications, read or not, newest first.
+//
 // Corresponds with GET /svc/notifications/history (the `ListNotificationHistory` operationId).
 func (c *Client) ListNotificationHistory(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListNotificationHistoryRequest(c.Server)
@@ -2604,6 +2709,8 @@ func (c *Client) ListNotificationHistory(ctx context.Context, reqEditors ...Requ
 }
 
 // ListPendingNotifications List the caller's unread notifications
+//
+// The caller's unread notifications (delegated verification requests sent to namespaces the caller owns or is a delegate of), newest first, with their count.
 //
 // Corresponds with GET /svc/notifications/pending (the `ListPendingNotifications` operationId).
 func (c *Client) ListPendingNotifications(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2620,6 +2727,8 @@ func (c *Client) ListPendingNotifications(ctx context.Context, reqEditors ...Req
 
 // MarkAllNotificationsRead Mark all of the caller's notifications read
 //
+// Marks every unread notification of the caller read and says how many changed.
+//
 // Corresponds with POST /svc/notifications/read-all (the `MarkAllNotificationsRead` operationId).
 func (c *Client) MarkAllNotificationsRead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewMarkAllNotificationsReadRequest(c.Server)
@@ -2634,6 +2743,8 @@ func (c *Client) MarkAllNotificationsRead(ctx context.Context, reqEditors ...Req
 }
 
 // MarkNotificationRead Mark one notification read
+//
+// Marks one of the caller's notifications read; 404 when the caller has no notification with that id.
 //
 // Corresponds with POST /svc/notifications/{notification_id}/read (the `MarkNotificationRead` operationId).
 func (c *Client) MarkNotificationRead(ctx context.Context, notificationId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2726,6 +2837,8 @@ func (c *Client) AcceptVerificationRequest(ctx context.Context, requestId Reques
 }
 
 // RejectVerificationRequest Reject a delegated verification request
+//
+// The owner or a delegate of the target namespace refuses a pending delegated verification request; the requesting namespace's domain stays unverified. A request already decided answers 409.
 //
 // Corresponds with POST /svc/verification-requests/{request_id}/reject (the `RejectVerificationRequest` operationId).
 func (c *Client) RejectVerificationRequest(ctx context.Context, requestId RequestId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3021,6 +3134,8 @@ func (c *Client) CreateRegistry(ctx context.Context, namespace NamespaceRef, bod
 
 // GetDelegates List the owner and delegates
 //
+// The owner and the delegates of the namespace, for its owner and delegates.
+//
 // Corresponds with GET /svc/{namespace}/get-delegates (the `GetDelegates` operationId).
 func (c *Client) GetDelegates(ctx context.Context, namespace NamespaceRef, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDelegatesRequest(c.Server, namespace)
@@ -3053,6 +3168,8 @@ func (c *Client) GetNamespaceVerificationLogs(ctx context.Context, namespace Nam
 
 // RemoveDelegateWithBody Remove a delegate (owner only)
 //
+// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/remove-delegate (the `RemoveDelegate` operationId).
@@ -3069,6 +3186,8 @@ func (c *Client) RemoveDelegateWithBody(ctx context.Context, namespace Namespace
 }
 
 // RemoveDelegate Remove a delegate (owner only)
+//
+// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3269,6 +3388,8 @@ func (c *Client) GetRegistryVerificationLogs(ctx context.Context, namespace Name
 
 // UpdateRegistryWithBody Update a registry
 //
+// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
@@ -3285,6 +3406,8 @@ func (c *Client) UpdateRegistryWithBody(ctx context.Context, namespace Namespace
 }
 
 // UpdateRegistry Update a registry
+//
+// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5878,6 +6001,8 @@ type ClientWithResponsesInterface interface {
 
 	// HealthzWithResponse Liveness
 	//
+	// Answers 200 while the process runs; it does not touch the database.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
@@ -5885,12 +6010,16 @@ type ClientWithResponsesInterface interface {
 
 	// ReadyzWithResponse Readiness (the database answers)
 	//
+	// Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResult, error)
 
 	// CheckVerificationWithResponse Tell whether a namespace owns a verified domain
+	//
+	// Tells whether the namespace owns a verified domain, and which. For the namespace's owner and delegates.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5933,6 +6062,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetDnsTxtWithResponse Read a namespace's generated verification value
 	//
+	// Returns the newest verification value generated for the namespace (with its domain and method), so that it can be published again. For the namespace's owner and delegates; 404 when none was generated.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
@@ -5967,12 +6098,16 @@ type ClientWithResponsesInterface interface {
 
 	// ListNotificationHistoryWithResponse List all of the caller's notifications
 	//
+	// All of the caller's notifications, read or not, newest first.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/notifications/history (the `ListNotificationHistory` operationId).
 	ListNotificationHistoryWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListNotificationHistoryResult, error)
 
 	// ListPendingNotificationsWithResponse List the caller's unread notifications
+	//
+	// The caller's unread notifications (delegated verification requests sent to namespaces the caller owns or is a delegate of), newest first, with their count.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5981,12 +6116,16 @@ type ClientWithResponsesInterface interface {
 
 	// MarkAllNotificationsReadWithResponse Mark all of the caller's notifications read
 	//
+	// Marks every unread notification of the caller read and says how many changed.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/notifications/read-all (the `MarkAllNotificationsRead` operationId).
 	MarkAllNotificationsReadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MarkAllNotificationsReadResult, error)
 
 	// MarkNotificationReadWithResponse Mark one notification read
+	//
+	// Marks one of the caller's notifications read; 404 when the caller has no notification with that id.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6039,6 +6178,8 @@ type ClientWithResponsesInterface interface {
 	AcceptVerificationRequestWithResponse(ctx context.Context, requestId RequestId, reqEditors ...RequestEditorFn) (*AcceptVerificationRequestResult, error)
 
 	// RejectVerificationRequestWithResponse Reject a delegated verification request
+	//
+	// The owner or a delegate of the target namespace refuses a pending delegated verification request; the requesting namespace's domain stays unverified. A request already decided answers 409.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6182,6 +6323,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetDelegatesWithResponse List the owner and delegates
 	//
+	// The owner and the delegates of the namespace, for its owner and delegates.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/{namespace}/get-delegates (the `GetDelegates` operationId).
@@ -6198,12 +6341,16 @@ type ClientWithResponsesInterface interface {
 
 	// RemoveDelegateWithBodyWithResponse Remove a delegate (owner only)
 	//
+	// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/remove-delegate (the `RemoveDelegate` operationId).
 	RemoveDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveDelegateResult, error)
 
 	// RemoveDelegateWithResponse Remove a delegate (owner only)
+	//
+	// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6302,12 +6449,16 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateRegistryWithBodyWithResponse Update a registry
 	//
+	// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
 	UpdateRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error)
 
 	// UpdateRegistryWithResponse Update a registry
+	//
+	// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10545,6 +10696,8 @@ func (r GetDidDocumentResult) ContentType() string {
 
 // HealthzWithResponse Liveness
 //
+// Answers 200 while the process runs; it does not touch the database.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /healthz (the `Healthz` operationId).
@@ -10558,6 +10711,8 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 
 // ReadyzWithResponse Readiness (the database answers)
 //
+// Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /readyz (the `Readyz` operationId).
@@ -10570,6 +10725,8 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 }
 
 // CheckVerificationWithResponse Tell whether a namespace owns a verified domain
+//
+// Tells whether the namespace owns a verified domain, and which. For the namespace's owner and delegates.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10636,6 +10793,8 @@ func (c *ClientWithResponses) GenerateDnsTxtWithResponse(ctx context.Context, na
 
 // GetDnsTxtWithResponse Read a namespace's generated verification value
 //
+// Returns the newest verification value generated for the namespace (with its domain and method), so that it can be published again. For the namespace's owner and delegates; 404 when none was generated.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
@@ -10694,6 +10853,8 @@ func (c *ClientWithResponses) LookupRecordWithResponse(ctx context.Context, name
 
 // ListNotificationHistoryWithResponse List all of the caller's notifications
 //
+// All of the caller's notifications, read or not, newest first.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/notifications/history (the `ListNotificationHistory` operationId).
@@ -10706,6 +10867,8 @@ func (c *ClientWithResponses) ListNotificationHistoryWithResponse(ctx context.Co
 }
 
 // ListPendingNotificationsWithResponse List the caller's unread notifications
+//
+// The caller's unread notifications (delegated verification requests sent to namespaces the caller owns or is a delegate of), newest first, with their count.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10720,6 +10883,8 @@ func (c *ClientWithResponses) ListPendingNotificationsWithResponse(ctx context.C
 
 // MarkAllNotificationsReadWithResponse Mark all of the caller's notifications read
 //
+// Marks every unread notification of the caller read and says how many changed.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/notifications/read-all (the `MarkAllNotificationsRead` operationId).
@@ -10732,6 +10897,8 @@ func (c *ClientWithResponses) MarkAllNotificationsReadWithResponse(ctx context.C
 }
 
 // MarkNotificationReadWithResponse Mark one notification read
+//
+// Marks one of the caller's notifications read; 404 when the caller has no notification with that id.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10814,6 +10981,8 @@ func (c *ClientWithResponses) AcceptVerificationRequestWithResponse(ctx context.
 }
 
 // RejectVerificationRequestWithResponse Reject a delegated verification request
+//
+// The owner or a delegate of the target namespace refuses a pending delegated verification request; the requesting namespace's domain stays unverified. A request already decided answers 409.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -11053,6 +11222,8 @@ func (c *ClientWithResponses) CreateRegistryWithResponse(ctx context.Context, na
 
 // GetDelegatesWithResponse List the owner and delegates
 //
+// The owner and the delegates of the namespace, for its owner and delegates.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/{namespace}/get-delegates (the `GetDelegates` operationId).
@@ -11081,6 +11252,8 @@ func (c *ClientWithResponses) GetNamespaceVerificationLogsWithResponse(ctx conte
 
 // RemoveDelegateWithBodyWithResponse Remove a delegate (owner only)
 //
+// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/remove-delegate (the `RemoveDelegate` operationId).
@@ -11093,6 +11266,8 @@ func (c *ClientWithResponses) RemoveDelegateWithBodyWithResponse(ctx context.Con
 }
 
 // RemoveDelegateWithResponse Remove a delegate (owner only)
+//
+// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11257,6 +11432,8 @@ func (c *ClientWithResponses) GetRegistryVerificationLogsWithResponse(ctx contex
 
 // UpdateRegistryWithBodyWithResponse Update a registry
 //
+// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
@@ -11269,6 +11446,8 @@ func (c *ClientWithResponses) UpdateRegistryWithBodyWithResponse(ctx context.Con
 }
 
 // UpdateRegistryWithResponse Update a registry
+//
+// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
