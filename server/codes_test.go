@@ -48,6 +48,8 @@ func TestErrorCodesAndDeclaredStatuses(t *testing.T) {
 		{409, "conflict", "POST", reg + "/add-record", key, `{"record_name":"alice","details":{"email":"x@example.com"}}`, "", ""},
 		{412, "precondition_failed", "POST", reg + "/update-registry", key, `{"description":"x"}`, "If-Match", `"0x` + strings.Repeat("0", 32) + `"`},
 		{413, "payload_too_large", "GET", "/svc/lookup/" + id, "", big, "", ""},
+		{415, "unsupported_media_type", "POST", "/svc/create-namespace", key, `{"name":"x"}`, "Content-Type", "text/plain"},
+		{415, "unsupported_media_type", "POST", reg + "/add-record", key, `{"record_name":"x"}`, "Content-Type", "application/x-www-form-urlencoded"},
 		{413, "payload_too_large", "POST", "/svc/create-namespace", key, `{"name":"x","description":"` + big + `"}`, "", ""},
 	} {
 		var headers []string
