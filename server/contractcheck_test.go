@@ -22,7 +22,7 @@ import (
 
 // contractRoutes indexes the contract's operations by echo route ("GET /svc/lookup/:namespace").
 var contractRoutes = sync.OnceValues(func() (map[string]*routers.Route, error) {
-	doc, err := api.GetSwagger()
+	doc, err := api.GetSpec()
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"

@@ -20,7 +20,7 @@ free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0
 
 wait_for() { # url, what, log
 	for _ in $(seq 1 300); do
-		if curl -fsS -o /dev/null "$1" 2>/dev/null; then return 0; fi
+		if node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))' "$1"; then return 0; fi
 		sleep 0.1
 	done
 	echo "$2 did not start; its log:" >&2
