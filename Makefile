@@ -11,7 +11,7 @@ VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo
 export SVC_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export SVC_CONFORMANCE_DIR   ?= $(abspath $(CONFORMANCE))
 
-.PHONY: all build docs-assets check-docs-assets run test gotest generate check-generate lint lint-spec bench conformance vectors walkthrough node-tools fuzz clean
+.PHONY: all build docs-assets check-docs-assets run test gotest generate check-generate lint lint-spec contract bench conformance vectors walkthrough node-tools fuzz clean
 
 all: build
 
@@ -36,7 +36,7 @@ run: build
 	./$(BIN) serve
 
 ## test: everything the project checks
-test: check-generate check-docs-assets lint lint-spec gotest
+test: check-generate check-docs-assets lint lint-spec gotest contract
 
 gotest: conformance sdk-ts
 	$(GO) test -race -count=1 ./...
@@ -77,9 +77,15 @@ sdk/typescript/node_modules/.package-lock.json: sdk/typescript/package.json sdk/
 	cd sdk/typescript && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-## lint-spec: Redocly's recommended rules over openapi.yaml
+## lint-spec: Redocly's recommended rules and Spectral's spectral:oas ruleset over openapi.yaml (0 problems)
 lint-spec: node-tools
 	npx --no-install redocly lint --format=stylish openapi.yaml
+	npx --no-install spectral lint --ruleset .spectral.yaml --fail-severity=hint --display-only-failures openapi.yaml
+
+## contract: Stoplight Prism validates every response of a real `svc serve` (temporary SQLite)
+## while the request corpus of scripts/contract runs through it; 0 response violations or it fails
+contract: node-tools
+	bash scripts/contract/run.sh
 
 ## conformance: install the dependencies of the JavaScript reference digest (conformance/)
 conformance: $(CONFORMANCE)/node_modules/.package-lock.json

@@ -97,6 +97,63 @@ func (e DidVerificationMethodType) Valid() bool {
 	}
 }
 
+// Defines values for ErrorCode.
+const (
+	ErrorCodeConflict             ErrorCode = "conflict"
+	ErrorCodeForbidden            ErrorCode = "forbidden"
+	ErrorCodeInternal             ErrorCode = "internal"
+	ErrorCodeInvalidInput         ErrorCode = "invalid_input"
+	ErrorCodeMethodNotAllowed     ErrorCode = "method_not_allowed"
+	ErrorCodeNamespaceNotFound    ErrorCode = "namespace_not_found"
+	ErrorCodeNotFound             ErrorCode = "not_found"
+	ErrorCodePayloadTooLarge      ErrorCode = "payload_too_large"
+	ErrorCodePreconditionFailed   ErrorCode = "precondition_failed"
+	ErrorCodeRateLimited          ErrorCode = "rate_limited"
+	ErrorCodeUnauthorized         ErrorCode = "unauthorized"
+	ErrorCodeUnavailable          ErrorCode = "unavailable"
+	ErrorCodeUnsupportedMediaType ErrorCode = "unsupported_media_type"
+	ErrorCodeUserNotFound         ErrorCode = "user_not_found"
+	ErrorCodeVerificationFailed   ErrorCode = "verification_failed"
+)
+
+// Valid indicates whether the value is a known member of the ErrorCode enum.
+func (e ErrorCode) Valid() bool {
+	switch e {
+	case ErrorCodeConflict:
+		return true
+	case ErrorCodeForbidden:
+		return true
+	case ErrorCodeInternal:
+		return true
+	case ErrorCodeInvalidInput:
+		return true
+	case ErrorCodeMethodNotAllowed:
+		return true
+	case ErrorCodeNamespaceNotFound:
+		return true
+	case ErrorCodeNotFound:
+		return true
+	case ErrorCodePayloadTooLarge:
+		return true
+	case ErrorCodePreconditionFailed:
+		return true
+	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeUnauthorized:
+		return true
+	case ErrorCodeUnavailable:
+		return true
+	case ErrorCodeUnsupportedMediaType:
+		return true
+	case ErrorCodeUserNotFound:
+		return true
+	case ErrorCodeVerificationFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for NotificationEventType.
 const (
 	NotificationEventTypeAccepted NotificationEventType = "accepted"
@@ -463,18 +520,23 @@ func (e QueryRecordsParamsSort) Valid() bool {
 	}
 }
 
-// AcceptRequestResponse defines model for AcceptRequestResponse.
-type AcceptRequestResponse struct {
-	Data struct {
-		RecordId   string `json:"record_id"`
-		RegistryId string `json:"registry_id"`
-		RequestId  string `json:"request_id"`
-	} `json:"data"`
-	Message string `json:"message"`
+// AcceptRequestData The `data` of the accept request answer.
+type AcceptRequestData struct {
+	RecordId   string `json:"record_id"`
+	RegistryId string `json:"registry_id"`
+	RequestId  string `json:"request_id"`
 }
 
-// AddRecordRequest defines model for AddRecordRequest.
+// AcceptRequestResponse The answer of accepting a delegated verification request.
+type AcceptRequestResponse struct {
+	// Data The `data` of the accept request answer.
+	Data    AcceptRequestData `json:"data"`
+	Message string            `json:"message"`
+}
+
+// AddRecordRequest The body of add-record, and one record of add-records. Absent fields take the server's defaults, which each field's description states.
 type AddRecordRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Details A free-form JSON object.
@@ -483,40 +545,52 @@ type AddRecordRequest struct {
 	// Meta A free-form JSON object.
 	Meta *JSONObject `json:"meta,omitempty"`
 
-	// RecordName Example: employees
-	RecordName EntryName              `json:"record_name"`
-	State      *AddRecordRequestState `json:"state,omitempty"`
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RecordName EntryName `json:"record_name"`
+
+	// State `draft` or `live`; `live` when absent.
+	State *AddRecordRequestState `json:"state,omitempty"`
 
 	// Ttl Seconds (default 600).
 	Ttl       *TTL       `json:"ttl,omitempty"`
 	ValidTill *time.Time `json:"valid_till,omitempty"`
 }
 
-// AddRecordRequestState defines model for AddRecordRequest.State.
+// AddRecordRequestState `draft` or `live`; `live` when absent.
 type AddRecordRequestState string
 
-// AddRecordsRequest defines model for AddRecordsRequest.
+// AddRecordsData The `data` of the add records answer.
+type AddRecordsData struct {
+	Records []AddedRecord `json:"records"`
+}
+
+// AddRecordsRequest The body of add-records: up to 1000 records, added all or none.
 type AddRecordsRequest struct {
 	Records []AddRecordRequest `json:"records"`
 }
 
-// AddRecordsResponse defines model for AddRecordsResponse.
+// AddRecordsResponse The answer of add-records.
 type AddRecordsResponse struct {
-	Data struct {
-		Records []AddedRecord `json:"records"`
-	} `json:"data"`
+	// Data The `data` of the add records answer.
+	Data AddRecordsData `json:"data"`
 
 	// Message Example: 2 records added
 	Message string `json:"message"`
 }
 
-// AddedRecord defines model for AddedRecord.
+// AddedRecord One record that add-records created.
 type AddedRecord struct {
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest   Digest `json:"digest"`
 	RecordId string `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
 	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
@@ -525,15 +599,16 @@ type AddedRecord struct {
 	Version Version `json:"version"`
 }
 
-// CheckVerificationResponse defines model for CheckVerificationResponse.
+// CheckVerificationResponse Whether the namespace owns a verified domain, and which.
 type CheckVerificationResponse struct {
 	Domain   *string `json:"domain,omitempty"`
 	Message  string  `json:"message"`
 	Verified bool    `json:"verified"`
 }
 
-// CreateNamespaceRequest defines model for CreateNamespaceRequest.
+// CreateNamespaceRequest The body of create-namespace.
 type CreateNamespaceRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -546,29 +621,36 @@ type CreateNamespaceRequest struct {
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// CreateRegistryRequest defines model for CreateRegistryRequest.
+// CreateRegistryRequest The body of create-registry. Absent fields take the server's defaults, which each field's description states.
 type CreateRegistryRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
-	Meta         *JSONObject `json:"meta,omitempty"`
-	QueryAllowed *bool       `json:"query_allowed,omitempty"`
+	Meta *JSONObject `json:"meta,omitempty"`
 
-	// RegistryName Example: employees
+	// QueryAllowed Whether anyone may query the registry's records; `true` when absent.
+	QueryAllowed *bool `json:"query_allowed,omitempty"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
-	Schema *JSONObject               `json:"schema,omitempty"`
-	Tag    *CreateRegistryRequestTag `json:"tag,omitempty"`
+	Schema *JSONObject `json:"schema,omitempty"`
+
+	// Tag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
+	Tag *CreateRegistryRequestTag `json:"tag,omitempty"`
 
 	// Ttl Seconds (default 600).
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// CreateRegistryRequestTag defines model for CreateRegistryRequest.Tag.
+// CreateRegistryRequestTag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
 type CreateRegistryRequestTag string
 
-// Delegate defines model for Delegate.
+// Delegate The owner or a delegate of a namespace.
 type Delegate struct {
 	// AddedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -581,25 +663,29 @@ type Delegate struct {
 // DelegateRole defines model for Delegate.Role.
 type DelegateRole string
 
-// DelegateRequest defines model for DelegateRequest.
+// DelegateRequest The body of add-delegate and remove-delegate: the user's email.
 type DelegateRequest struct {
 	// Email Example: dee@example.com
 	Email openapi_types.Email `json:"email"`
 }
 
-// DelegatesResponse defines model for DelegatesResponse.
-type DelegatesResponse struct {
-	Data struct {
-		Delegates   []Delegate `json:"delegates"`
-		NamespaceId string     `json:"namespace_id"`
-	} `json:"data"`
-	Message string `json:"message"`
+// DelegatesData The `data` of the delegates answer.
+type DelegatesData struct {
+	Delegates   []Delegate `json:"delegates"`
+	NamespaceId string     `json:"namespace_id"`
 }
 
-// Description defines model for Description.
+// DelegatesResponse The owner and delegates of a namespace.
+type DelegatesResponse struct {
+	// Data The `data` of the delegates answer.
+	Data    DelegatesData `json:"data"`
+	Message string        `json:"message"`
+}
+
+// Description Free text describing an entry (at most 4096 characters).
 type Description = string
 
-// DidDocument defines model for DidDocument.
+// DidDocument The DID document of a user's profile (did:web).
 type DidDocument struct {
 	// Context Example: ["https://www.w3.org/ns/did/v1","https://w3id.org/security/multikey/v1"]
 	Context         []string `json:"@context"`
@@ -611,7 +697,7 @@ type DidDocument struct {
 	VerificationMethod []DidVerificationMethod `json:"verificationMethod"`
 }
 
-// DidVerificationMethod defines model for DidVerificationMethod.
+// DidVerificationMethod One key of a DID document, as a `Multikey`.
 type DidVerificationMethod struct {
 	Controller string `json:"controller"`
 
@@ -626,35 +712,56 @@ type DidVerificationMethod struct {
 // DidVerificationMethodType defines model for DidVerificationMethod.Type.
 type DidVerificationMethodType string
 
-// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+//
+// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 type Digest = string
 
-// EntryName Example: employees
+// EntryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
 type EntryName = string
 
-// Error defines model for Error.
+// Error The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Error struct {
+	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+	//
+	//
+	// Example: not_found
+	Code ErrorCode `json:"code"`
+
 	// Error Detail of a failed search.
 	Error *string `json:"error,omitempty"`
 
-	// Message Example: Namespace not found
+	// Message What went wrong, for people.
+	//
+	// Example: Namespace not found
 	Message string `json:"message"`
 }
 
-// GenerateTxtResponse defines model for GenerateTxtResponse.
+// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+//
+// Example: not_found
+type ErrorCode string
+
+// GenerateTxtData The `data` of the generate txt answer.
+type GenerateTxtData struct {
+	RequestId       *string `json:"request_id,omitempty"`
+	TargetNamespace *string `json:"target_namespace,omitempty"`
+	Txt             string  `json:"txt"`
+}
+
+// GenerateTxtResponse The answer of generate-dns-txt: a new value at the top level, or a value generated before or a delegated request in `data`.
 type GenerateTxtResponse struct {
-	Data *struct {
-		RequestId       *string `json:"request_id,omitempty"`
-		TargetNamespace *string `json:"target_namespace,omitempty"`
-		Txt             string  `json:"txt"`
-	} `json:"data,omitempty"`
-	Message string `json:"message"`
+	// Data The `data` of the generate txt answer.
+	Data    *GenerateTxtData `json:"data,omitempty"`
+	Message string           `json:"message"`
 
 	// Txt A newly generated value (first form).
 	Txt *string `json:"txt,omitempty"`
 }
 
-// GetDnsTxtResponse defines model for GetDnsTxtResponse.
+// GetDnsTxtResponse The newest verification value generated for a namespace.
 type GetDnsTxtResponse struct {
 	Domain      string `json:"domain"`
 	IsVerified  bool   `json:"is_verified"`
@@ -673,31 +780,39 @@ type LookupResponseEnvelope struct {
 	Message *string                `json:"message,omitempty"`
 }
 
-// MarkAllReadResponse defines model for MarkAllReadResponse.
+// MarkAllReadData The `data` of the mark all read answer.
+type MarkAllReadData struct {
+	Affected int64 `json:"affected"`
+}
+
+// MarkAllReadResponse The answer of marking every notification read.
 type MarkAllReadResponse struct {
-	Data struct {
-		Affected int64 `json:"affected"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the mark all read answer.
+	Data    MarkAllReadData `json:"data"`
+	Message string          `json:"message"`
 }
 
-// MarkReadResponse defines model for MarkReadResponse.
+// MarkReadData The `data` of the mark read answer.
+type MarkReadData struct {
+	Id     string  `json:"id"`
+	IsRead bool    `json:"is_read"`
+	ReadAt *string `json:"read_at"`
+}
+
+// MarkReadResponse The answer of marking one notification read.
 type MarkReadResponse struct {
-	Data struct {
-		Id     string  `json:"id"`
-		IsRead bool    `json:"is_read"`
-		ReadAt *string `json:"read_at"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the mark read answer.
+	Data    MarkReadData `json:"data"`
+	Message string       `json:"message"`
 }
 
-// Message defines model for Message.
+// Message The body of an answer that only says what happened.
 type Message struct {
 	// Message Example: ok
 	Message string `json:"message"`
 }
 
-// Namespace defines model for Namespace.
+// Namespace A namespace at one version, as a lookup returns it (genesis in its hex form).
 type Namespace struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -710,7 +825,9 @@ type Namespace struct {
 	// Description Example: Acme Corporation
 	Description string `json:"description"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Domain The verified domain, or null.
@@ -731,9 +848,11 @@ type Namespace struct {
 	Name string `json:"name"`
 
 	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
-	NamespaceId   string `json:"namespace_id"`
-	Proof         Proof  `json:"proof"`
-	RegistryCount int64  `json:"registry_count"`
+	NamespaceId string `json:"namespace_id"`
+
+	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
+	Proof         Proof `json:"proof"`
+	RegistryCount int64 `json:"registry_count"`
 
 	// Ttl Example: 600
 	Ttl int64 `json:"ttl"`
@@ -752,39 +871,44 @@ type Namespace struct {
 	VersionCount int64 `json:"version_count"`
 }
 
-// NamespaceLookupResponse defines model for NamespaceLookupResponse.
+// NamespaceLookupResponse The answer of a namespace lookup.
 type NamespaceLookupResponse struct {
+	// Data A namespace at one version, as a lookup returns it (genesis in its hex form).
 	Data Namespace `json:"data"`
 
 	// Message Example: Namespace retrieved
 	Message string `json:"message"`
 }
 
-// NamespaceVersionsResponse defines model for NamespaceVersionsResponse.
+// NamespaceVersionsData The `data` of the namespace versions answer.
+type NamespaceVersionsData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt     Timestamp `json:"created_at"`
+	CreatedBy     string    `json:"created_by"`
+	TotalVersions int64     `json:"total_versions"`
+	Ttl           int64     `json:"ttl"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+
+	// Versions Newest first, oldest last.
+	Versions []Version `json:"versions"`
+}
+
+// NamespaceVersionsResponse The answer listing a namespace's versions.
 type NamespaceVersionsResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt     Timestamp `json:"created_at"`
-		CreatedBy     string    `json:"created_by"`
-		TotalVersions int64     `json:"total_versions"`
-		Ttl           int64     `json:"ttl"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-
-		// Versions Newest first, oldest last.
-		Versions []Version `json:"versions"`
-	} `json:"data"`
+	// Data The `data` of the namespace versions answer.
+	Data NamespaceVersionsData `json:"data"`
 
 	// Message Example: Versions retrieved
 	Message string `json:"message"`
 }
 
-// Notification defines model for Notification.
+// Notification A notification: a delegated verification request sent to a namespace the caller owns or is a delegate of.
 type Notification struct {
 	ActorEmail *string `json:"actor_email"`
 
@@ -816,13 +940,13 @@ type Notification struct {
 // NotificationEventType defines model for Notification.EventType.
 type NotificationEventType string
 
-// NotificationHistoryResponse defines model for NotificationHistoryResponse.
+// NotificationHistoryResponse All of the caller's notifications.
 type NotificationHistoryResponse struct {
 	Data    []NotificationSummary `json:"data"`
 	Message string                `json:"message"`
 }
 
-// NotificationSummary defines model for NotificationSummary.
+// NotificationSummary A notification in the history, read or not.
 type NotificationSummary struct {
 	Domain         string                       `json:"domain"`
 	EventType      NotificationSummaryEventType `json:"event_type"`
@@ -836,25 +960,29 @@ type NotificationSummary struct {
 // NotificationSummaryEventType defines model for NotificationSummary.EventType.
 type NotificationSummaryEventType string
 
-// PendingNotificationsResponse defines model for PendingNotificationsResponse.
+// PendingNotificationsResponse The caller's unread notifications.
 type PendingNotificationsResponse struct {
 	Data        []Notification `json:"data"`
 	Message     string         `json:"message"`
 	UnreadCount int64          `json:"unread_count"`
 }
 
-// Proof defines model for Proof.
+// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
 type Proof struct {
 	// CreatorDid Example: did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj
 	CreatorDid string `json:"creator_did"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// NamespaceDid Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
 	NamespaceDid string `json:"namespace_did"`
 
-	// NetworkGenesis Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// NetworkGenesis A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	NetworkGenesis Digest `json:"network_genesis"`
 
 	// RecordIdentifier Record proofs.
@@ -873,7 +1001,7 @@ type Proof struct {
 	Type string `json:"type"`
 }
 
-// Record defines model for Record.
+// Record A record at one version, as a lookup returns it, with the state and schema of its registry.
 type Record struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -885,7 +1013,9 @@ type Record struct {
 	// Details A free-form JSON object.
 	Details JSONObject `json:"details"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -899,16 +1029,22 @@ type Record struct {
 	// Namespace The namespace's name.
 	Namespace   string `json:"namespace"`
 	NamespaceId string `json:"namespace_id"`
-	Proof       Proof  `json:"proof"`
+
+	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
+	Proof Proof `json:"proof"`
 
 	// RecordId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c7
 	RecordId string `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 	RegistryId string    `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName  EntryName           `json:"registry_name"`
 	RegistryState RecordRegistryState `json:"registry_state"`
 
@@ -936,7 +1072,7 @@ type RecordRegistryState string
 // RecordState defines model for Record.State.
 type RecordState string
 
-// RecordListEntry defines model for RecordListEntry.
+// RecordListEntry One record in a list of records (record query).
 type RecordListEntry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -948,7 +1084,9 @@ type RecordListEntry struct {
 	// Details A free-form JSON object.
 	Details JSONObject `json:"details"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -960,7 +1098,9 @@ type RecordListEntry struct {
 	Meta     JSONObject `json:"meta"`
 	RecordId string     `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName            `json:"record_name"`
 	State      RecordListEntryState `json:"state"`
 	Ttl        int64                `json:"ttl"`
@@ -980,84 +1120,99 @@ type RecordListEntry struct {
 // RecordListEntryState defines model for RecordListEntry.State.
 type RecordListEntryState string
 
-// RecordLookupResponse defines model for RecordLookupResponse.
+// RecordLookupResponse The answer of a record lookup.
 type RecordLookupResponse struct {
+	// Data A record at one version, as a lookup returns it, with the state and schema of its registry.
 	Data Record `json:"data"`
 
 	// Message Example: Record retrieved
 	Message string `json:"message"`
 }
 
-// RecordQueryResponse defines model for RecordQueryResponse.
+// RecordQueryData The `data` of the record query answer.
+type RecordQueryData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// Meta A free-form JSON object.
+	Meta          JSONObject        `json:"meta"`
+	NamespaceId   string            `json:"namespace_id"`
+	NamespaceName string            `json:"namespace_name"`
+	PageNumber    int64             `json:"page_number"`
+	PageSize      int64             `json:"page_size"`
+	Records       []RecordListEntry `json:"records"`
+	RegistryId    string            `json:"registry_id"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// Schema A free-form JSON object.
+	Schema       JSONObject `json:"schema"`
+	TotalPages   int64      `json:"total_pages"`
+	TotalRecords int64      `json:"total_records"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// RecordQueryResponse The answer of a record query: the registry and a page of its records.
 type RecordQueryResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt Timestamp `json:"created_at"`
-		CreatedBy string    `json:"created_by"`
-
-		// Meta A free-form JSON object.
-		Meta          JSONObject        `json:"meta"`
-		NamespaceId   string            `json:"namespace_id"`
-		NamespaceName string            `json:"namespace_name"`
-		PageNumber    int64             `json:"page_number"`
-		PageSize      int64             `json:"page_size"`
-		Records       []RecordListEntry `json:"records"`
-		RegistryId    string            `json:"registry_id"`
-
-		// RegistryName Example: employees
-		RegistryName EntryName `json:"registry_name"`
-
-		// Schema A free-form JSON object.
-		Schema       JSONObject `json:"schema"`
-		TotalPages   int64      `json:"total_pages"`
-		TotalRecords int64      `json:"total_records"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-	} `json:"data"`
+	// Data The `data` of the record query answer.
+	Data RecordQueryData `json:"data"`
 
 	// Message Example: Records retrieved
 	Message string `json:"message"`
 }
 
-// RecordVersionsResponse defines model for RecordVersionsResponse.
+// RecordVersionsData The `data` of the record versions answer.
+type RecordVersionsData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RecordName EntryName `json:"record_name"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// Schema A free-form JSON object.
+	Schema        JSONObject `json:"schema"`
+	TotalVersions int64      `json:"total_versions"`
+	Ttl           int64      `json:"ttl"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+
+	// Versions Newest first, oldest last.
+	Versions []Version `json:"versions"`
+}
+
+// RecordVersionsResponse The answer listing a record's versions.
 type RecordVersionsResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt Timestamp `json:"created_at"`
-		CreatedBy string    `json:"created_by"`
-
-		// RecordName Example: employees
-		RecordName EntryName `json:"record_name"`
-
-		// RegistryName Example: employees
-		RegistryName EntryName `json:"registry_name"`
-
-		// Schema A free-form JSON object.
-		Schema        JSONObject `json:"schema"`
-		TotalVersions int64      `json:"total_versions"`
-		Ttl           int64      `json:"ttl"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-
-		// Versions Newest first, oldest last.
-		Versions []Version `json:"versions"`
-	} `json:"data"`
+	// Data The `data` of the record versions answer.
+	Data RecordVersionsData `json:"data"`
 
 	// Message Example: Versions retrieved
 	Message string `json:"message"`
 }
 
-// Registry defines model for Registry.
+// Registry A registry at one version, as a lookup returns it.
 type Registry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1066,7 +1221,9 @@ type Registry struct {
 	CreatedBy   string    `json:"created_by"`
 	Description string    `json:"description"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1083,15 +1240,19 @@ type Registry struct {
 	Namespace string `json:"namespace"`
 
 	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
-	NamespaceId  string `json:"namespace_id"`
-	Proof        Proof  `json:"proof"`
-	QueryAllowed bool   `json:"query_allowed"`
-	RecordCount  int64  `json:"record_count"`
+	NamespaceId string `json:"namespace_id"`
+
+	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
+	Proof        Proof `json:"proof"`
+	QueryAllowed bool  `json:"query_allowed"`
+	RecordCount  int64 `json:"record_count"`
 
 	// RegistryId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c6
 	RegistryId string `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1118,7 +1279,7 @@ type RegistryState string
 // RegistryTag defines model for Registry.Tag.
 type RegistryTag string
 
-// RegistryListEntry defines model for RegistryListEntry.
+// RegistryListEntry One registry in a list of registries (query and tag query).
 type RegistryListEntry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1127,7 +1288,9 @@ type RegistryListEntry struct {
 	CreatedBy   string    `json:"created_by"`
 	Description string    `json:"description"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1144,7 +1307,9 @@ type RegistryListEntry struct {
 	RecordCount  int64   `json:"record_count"`
 	RegistryId   string  `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1171,85 +1336,100 @@ type RegistryListEntryState string
 // RegistryListEntryTag defines model for RegistryListEntry.Tag.
 type RegistryListEntryTag string
 
-// RegistryLookupResponse defines model for RegistryLookupResponse.
+// RegistryLookupResponse The answer of a registry lookup.
 type RegistryLookupResponse struct {
+	// Data A registry at one version, as a lookup returns it.
 	Data Registry `json:"data"`
 
 	// Message Example: Registry retrieved
 	Message string `json:"message"`
 }
 
-// RegistryQueryResponse defines model for RegistryQueryResponse.
-type RegistryQueryResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt       Timestamp           `json:"created_at"`
-		CreatedBy       string              `json:"created_by"`
-		Domain          *string             `json:"domain"`
-		NamespaceId     string              `json:"namespace_id"`
-		NamespaceName   string              `json:"namespace_name"`
-		PageNumber      int64               `json:"page_number"`
-		PageSize        int64               `json:"page_size"`
-		Registries      []RegistryListEntry `json:"registries"`
-		TotalPages      int64               `json:"total_pages"`
-		TotalRegistries int64               `json:"total_registries"`
+// RegistryQueryData The `data` of the registry query answer.
+type RegistryQueryData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt       Timestamp           `json:"created_at"`
+	CreatedBy       string              `json:"created_by"`
+	Domain          *string             `json:"domain"`
+	NamespaceId     string              `json:"namespace_id"`
+	NamespaceName   string              `json:"namespace_name"`
+	PageNumber      int64               `json:"page_number"`
+	PageSize        int64               `json:"page_size"`
+	Registries      []RegistryListEntry `json:"registries"`
+	TotalPages      int64               `json:"total_pages"`
+	TotalRegistries int64               `json:"total_registries"`
 
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-	} `json:"data"`
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// RegistryQueryResponse The answer of a registry query: the namespace and a page of its registries.
+type RegistryQueryResponse struct {
+	// Data The `data` of the registry query answer.
+	Data RegistryQueryData `json:"data"`
 
 	// Message Example: Registries retrieved
 	Message string `json:"message"`
 }
 
-// RegistryVersionsResponse defines model for RegistryVersionsResponse.
+// RegistryVersionsData The `data` of the registry versions answer.
+type RegistryVersionsData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// Schema A free-form JSON object.
+	Schema        JSONObject `json:"schema"`
+	TotalVersions int64      `json:"total_versions"`
+	Ttl           int64      `json:"ttl"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+
+	// Versions Newest first, oldest last.
+	Versions []Version `json:"versions"`
+}
+
+// RegistryVersionsResponse The answer listing a registry's versions.
 type RegistryVersionsResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt Timestamp `json:"created_at"`
-		CreatedBy string    `json:"created_by"`
-
-		// RegistryName Example: employees
-		RegistryName EntryName `json:"registry_name"`
-
-		// Schema A free-form JSON object.
-		Schema        JSONObject `json:"schema"`
-		TotalVersions int64      `json:"total_versions"`
-		Ttl           int64      `json:"ttl"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-
-		// Versions Newest first, oldest last.
-		Versions []Version `json:"versions"`
-	} `json:"data"`
+	// Data The `data` of the registry versions answer.
+	Data RegistryVersionsData `json:"data"`
 
 	// Message Example: Versions retrieved
 	Message string `json:"message"`
 }
 
-// RemoveVerificationResponse defines model for RemoveVerificationResponse.
-type RemoveVerificationResponse struct {
-	Data struct {
-		Domain                     string               `json:"domain"`
-		DomainRemovedFromNamespace bool                 `json:"domain_removed_from_namespace"`
-		DomainStillVerified        bool                 `json:"domain_still_verified"`
-		RemovedEntries             int64                `json:"removed_entries"`
-		RemovedTargets             []string             `json:"removed_targets"`
-		VerificationMethods        []VerificationMethod `json:"verification_methods"`
-	} `json:"data"`
-	Message string `json:"message"`
+// RemoveVerificationData The `data` of the remove verification answer.
+type RemoveVerificationData struct {
+	Domain                     string               `json:"domain"`
+	DomainRemovedFromNamespace bool                 `json:"domain_removed_from_namespace"`
+	DomainStillVerified        bool                 `json:"domain_still_verified"`
+	RemovedEntries             int64                `json:"removed_entries"`
+	RemovedTargets             []string             `json:"removed_targets"`
+	VerificationMethods        []VerificationMethod `json:"verification_methods"`
 }
 
-// SearchResponse defines model for SearchResponse.
+// RemoveVerificationResponse The answer of remove-namespace-verification.
+type RemoveVerificationResponse struct {
+	// Data The `data` of the remove verification answer.
+	Data    RemoveVerificationData `json:"data"`
+	Message string                 `json:"message"`
+}
+
+// SearchResponse The answer of a search: a page of matching records and how many matched.
 type SearchResponse struct {
 	Data []SearchResult `json:"data"`
 
@@ -1265,7 +1445,7 @@ type SearchResponse struct {
 	TotalExact bool `json:"total_exact"`
 }
 
-// SearchResult defines model for SearchResult.
+// SearchResult One record that a search matched.
 type SearchResult struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1288,10 +1468,14 @@ type SearchResult struct {
 	NamespaceId string     `json:"namespace_id"`
 	RecordId    string     `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName         `json:"registry_name"`
 	State        SearchResultState `json:"state"`
 	Ttl          int64             `json:"ttl"`
@@ -1315,15 +1499,19 @@ type SearchResultState string
 // TTL Seconds (default 600).
 type TTL = int64
 
-// TagQueryResponse defines model for TagQueryResponse.
-type TagQueryResponse struct {
-	Data struct {
-		Registries []RegistryListEntry `json:"registries"`
+// TagQueryData The `data` of the tag query answer.
+type TagQueryData struct {
+	Registries []RegistryListEntry `json:"registries"`
 
-		// Tag Example: membership
-		Tag             string `json:"tag"`
-		TotalRegistries int64  `json:"total_registries"`
-	} `json:"data"`
+	// Tag Example: membership
+	Tag             string `json:"tag"`
+	TotalRegistries int64  `json:"total_registries"`
+}
+
+// TagQueryResponse The answer of the tag query: verified registries with a standard tag.
+type TagQueryResponse struct {
+	// Data The `data` of the tag query answer.
+	Data TagQueryData `json:"data"`
 
 	// Message Example: Registries retrieved
 	Message string `json:"message"`
@@ -1334,8 +1522,9 @@ type TagQueryResponse struct {
 // Example: 2026-11-22T08:00:00.000Z
 type Timestamp = string
 
-// UpdateNamespaceRequest defines model for UpdateNamespaceRequest.
+// UpdateNamespaceRequest The body of update-namespace: the fields to change (at least one).
 type UpdateNamespaceRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -1346,8 +1535,9 @@ type UpdateNamespaceRequest struct {
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// UpdateRecordRequest defines model for UpdateRecordRequest.
+// UpdateRecordRequest The body of update-record: the fields to change (at least one).
 type UpdateRecordRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Details A free-form JSON object.
@@ -1361,8 +1551,9 @@ type UpdateRecordRequest struct {
 	ValidTill *time.Time `json:"valid_till,omitempty"`
 }
 
-// UpdateRegistryRequest defines model for UpdateRegistryRequest.
+// UpdateRegistryRequest The body of update-registry: the fields to change (at least one).
 type UpdateRegistryRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -1373,7 +1564,7 @@ type UpdateRegistryRequest struct {
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// VerificationLog defines model for VerificationLog.
+// VerificationLog One logged verification attempt: what was verified, by whom, when, and its result.
 type VerificationLog struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1397,23 +1588,27 @@ type VerificationLogLookupType string
 // VerificationLogResult defines model for VerificationLog.Result.
 type VerificationLogResult string
 
-// VerificationLogsResponse defines model for VerificationLogsResponse.
+// VerificationLogsData The `data` of the verification logs answer.
+type VerificationLogsData struct {
+	Logs              []VerificationLog `json:"logs"`
+	Page              int64             `json:"page"`
+	PageSize          int64             `json:"page_size"`
+	VerificationCount int64             `json:"verification_count"`
+}
+
+// VerificationLogsResponse The answer listing the verification attempts of an entry.
 type VerificationLogsResponse struct {
-	Data struct {
-		Logs              []VerificationLog `json:"logs"`
-		Page              int64             `json:"page"`
-		PageSize          int64             `json:"page_size"`
-		VerificationCount int64             `json:"verification_count"`
-	} `json:"data"`
+	// Data The `data` of the verification logs answer.
+	Data VerificationLogsData `json:"data"`
 
 	// Message Example: Verification logs retrieved
 	Message string `json:"message"`
 }
 
-// VerificationMethod defines model for VerificationMethod.
+// VerificationMethod How a domain is verified: a DNS TXT record, an HTTP file, or an attestation by another (self-verified) namespace.
 type VerificationMethod string
 
-// VerifyDomainRequest defines model for VerifyDomainRequest.
+// VerifyDomainRequest The body of verify-domain: the namespace, and the domain when it has values for several.
 type VerifyDomainRequest struct {
 	// Domain Example: example.com
 	Domain *string `json:"domain,omitempty"`
@@ -1422,19 +1617,19 @@ type VerifyDomainRequest struct {
 	NamespaceId string `json:"namespace_id"`
 }
 
-// VerifyNamespaceLookupRequest defines model for VerifyNamespaceLookupRequest.
+// VerifyNamespaceLookupRequest The body of verify-namespace-lookup: a namespace lookup answer to verify.
 type VerifyNamespaceLookupRequest struct {
 	// NamespaceLookupResponse A lookup response as a lookup returned it.
 	NamespaceLookupResponse LookupResponseEnvelope `json:"namespace_lookup_response"`
 }
 
-// VerifyRecordLookupRequest defines model for VerifyRecordLookupRequest.
+// VerifyRecordLookupRequest The body of verify-record-lookup: a record lookup answer to verify.
 type VerifyRecordLookupRequest struct {
 	// RecordLookupResponse A lookup response as a lookup returned it.
 	RecordLookupResponse LookupResponseEnvelope `json:"record_lookup_response"`
 }
 
-// VerifyRegistryLookupRequest defines model for VerifyRegistryLookupRequest.
+// VerifyRegistryLookupRequest The body of verify-registry-lookup: a registry lookup answer to verify.
 type VerifyRegistryLookupRequest struct {
 	// RegistryLookupResponse A lookup response as a lookup returned it.
 	RegistryLookupResponse LookupResponseEnvelope `json:"registry_lookup_response"`
@@ -1475,10 +1670,14 @@ type Page = int64
 // PageSize defines model for PageSize.
 type PageSize = int64
 
-// RecordName Example: employees
+// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
 type RecordName = EntryName
 
-// RegistryName Example: employees
+// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
 type RegistryName = EntryName
 
 // RequestId defines model for RequestId.
@@ -1495,49 +1694,55 @@ type ToDate = openapi_types.Date
 // Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
 type VersionId = Version
 
-// AuthenticationFailed defines model for AuthenticationFailed.
+// AuthenticationFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type AuthenticationFailed = Error
 
-// BadRequest defines model for BadRequest.
+// BadRequest The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type BadRequest = Error
 
-// Conflict defines model for Conflict.
+// Conflict The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Conflict = Error
 
-// Delegates defines model for Delegates.
+// Delegates The owner and delegates of a namespace.
 type Delegates = DelegatesResponse
 
-// Forbidden defines model for Forbidden.
+// Forbidden The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Forbidden = Error
 
-// InternalError defines model for InternalError.
+// InternalError The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type InternalError = Error
 
-// NotFound defines model for NotFound.
+// NotFound The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type NotFound = Error
 
-// PayloadTooLarge defines model for PayloadTooLarge.
+// PayloadTooLarge The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type PayloadTooLarge = Error
 
-// PreconditionFailed defines model for PreconditionFailed.
+// PreconditionFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type PreconditionFailed = Error
 
-// SearchFailed defines model for SearchFailed.
+// SearchFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type SearchFailed = Error
 
-// TooManyRequests defines model for TooManyRequests.
+// ServiceUnavailable The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
+type ServiceUnavailable = Error
+
+// TooManyRequests The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type TooManyRequests = Error
 
-// Unauthorized defines model for Unauthorized.
+// Unauthorized The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Unauthorized = Error
 
-// UserNotFound defines model for UserNotFound.
+// UnsupportedMediaType The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
+type UnsupportedMediaType = Error
+
+// UserNotFound The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type UserNotFound = Error
 
-// VerificationFailed defines model for VerificationFailed.
+// VerificationFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type VerificationFailed = Error
 
-// Verified defines model for Verified.
+// Verified The body of an answer that only says what happened.
 type Verified = Message
 
 // GenerateDnsTxtParams defines parameters for GenerateDnsTxt.
@@ -3259,6 +3464,8 @@ type PreconditionFailedJSONResponse Error
 
 type SearchFailedJSONResponse Error
 
+type ServiceUnavailableJSONResponse Error
+
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
 }
@@ -3269,6 +3476,8 @@ type TooManyRequestsJSONResponse struct {
 }
 
 type UnauthorizedJSONResponse Error
+
+type UnsupportedMediaTypeJSONResponse Error
 
 type UserNotFoundJSONResponse Error
 
@@ -3293,6 +3502,51 @@ func (response Healthz200JSONResponse) VisitHealthzResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Healthz400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response Healthz400JSONResponse) VisitHealthzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Healthz413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response Healthz413JSONResponse) VisitHealthzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Healthz429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response Healthz429JSONResponse) VisitHealthzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3332,7 +3586,66 @@ func (response Readyz200JSONResponse) VisitReadyzResponse(w http.ResponseWriter)
 	return err
 }
 
-type Readyz503JSONResponse Message
+type Readyz400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response Readyz400JSONResponse) VisitReadyzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Readyz413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response Readyz413JSONResponse) VisitReadyzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Readyz429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response Readyz429JSONResponse) VisitReadyzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Readyz500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response Readyz500JSONResponse) VisitReadyzResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Readyz503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response Readyz503JSONResponse) VisitReadyzResponse(w http.ResponseWriter) error {
 
@@ -3424,6 +3737,20 @@ func (response CheckVerification404JSONResponse) VisitCheckVerificationResponse(
 	return err
 }
 
+type CheckVerification413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CheckVerification413JSONResponse) VisitCheckVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CheckVerification429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CheckVerification429JSONResponse) VisitCheckVerificationResponse(w http.ResponseWriter) error {
@@ -3505,6 +3832,20 @@ func (response CreateNamespace401JSONResponse) VisitCreateNamespaceResponse(w ht
 	return err
 }
 
+type CreateNamespace409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateNamespace409JSONResponse) VisitCreateNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateNamespace413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateNamespace413JSONResponse) VisitCreateNamespaceResponse(w http.ResponseWriter) error {
@@ -3515,6 +3856,22 @@ func (response CreateNamespace413JSONResponse) VisitCreateNamespaceResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateNamespace415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateNamespace415JSONResponse) VisitCreateNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3644,6 +4001,20 @@ func (response GenerateDnsTxt409JSONResponse) VisitGenerateDnsTxtResponse(w http
 	return err
 }
 
+type GenerateDnsTxt413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GenerateDnsTxt413JSONResponse) VisitGenerateDnsTxtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GenerateDnsTxt429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GenerateDnsTxt429JSONResponse) VisitGenerateDnsTxtResponse(w http.ResponseWriter) error {
@@ -3749,6 +4120,20 @@ func (response GetDnsTxt404JSONResponse) VisitGetDnsTxtResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDnsTxt413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetDnsTxt413JSONResponse) VisitGetDnsTxtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3870,6 +4255,20 @@ func (response LookupNamespace404JSONResponse) VisitLookupNamespaceResponse(w ht
 	return err
 }
 
+type LookupNamespace413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response LookupNamespace413JSONResponse) VisitLookupNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type LookupNamespace429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response LookupNamespace429JSONResponse) VisitLookupNamespaceResponse(w http.ResponseWriter) error {
@@ -3984,6 +4383,20 @@ func (response LookupRegistry404JSONResponse) VisitLookupRegistryResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LookupRegistry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response LookupRegistry413JSONResponse) VisitLookupRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4107,6 +4520,20 @@ func (response LookupRecord404JSONResponse) VisitLookupRecordResponse(w http.Res
 	return err
 }
 
+type LookupRecord413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response LookupRecord413JSONResponse) VisitLookupRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type LookupRecord429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response LookupRecord429JSONResponse) VisitLookupRecordResponse(w http.ResponseWriter) error {
@@ -4159,6 +4586,20 @@ func (response ListNotificationHistory200JSONResponse) VisitListNotificationHist
 	return err
 }
 
+type ListNotificationHistory400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListNotificationHistory400JSONResponse) VisitListNotificationHistoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListNotificationHistory401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response ListNotificationHistory401JSONResponse) VisitListNotificationHistoryResponse(w http.ResponseWriter) error {
@@ -4169,6 +4610,20 @@ func (response ListNotificationHistory401JSONResponse) VisitListNotificationHist
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListNotificationHistory413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListNotificationHistory413JSONResponse) VisitListNotificationHistoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4225,6 +4680,20 @@ func (response ListPendingNotifications200JSONResponse) VisitListPendingNotifica
 	return err
 }
 
+type ListPendingNotifications400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPendingNotifications400JSONResponse) VisitListPendingNotificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPendingNotifications401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response ListPendingNotifications401JSONResponse) VisitListPendingNotificationsResponse(w http.ResponseWriter) error {
@@ -4235,6 +4704,20 @@ func (response ListPendingNotifications401JSONResponse) VisitListPendingNotifica
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPendingNotifications413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListPendingNotifications413JSONResponse) VisitListPendingNotificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4291,6 +4774,20 @@ func (response MarkAllNotificationsRead200JSONResponse) VisitMarkAllNotification
 	return err
 }
 
+type MarkAllNotificationsRead400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MarkAllNotificationsRead400JSONResponse) VisitMarkAllNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type MarkAllNotificationsRead401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response MarkAllNotificationsRead401JSONResponse) VisitMarkAllNotificationsReadResponse(w http.ResponseWriter) error {
@@ -4301,6 +4798,20 @@ func (response MarkAllNotificationsRead401JSONResponse) VisitMarkAllNotification
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkAllNotificationsRead413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MarkAllNotificationsRead413JSONResponse) VisitMarkAllNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4358,6 +4869,20 @@ func (response MarkNotificationRead200JSONResponse) VisitMarkNotificationReadRes
 	return err
 }
 
+type MarkNotificationRead400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MarkNotificationRead400JSONResponse) VisitMarkNotificationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type MarkNotificationRead401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response MarkNotificationRead401JSONResponse) VisitMarkNotificationReadResponse(w http.ResponseWriter) error {
@@ -4382,6 +4907,20 @@ func (response MarkNotificationRead404JSONResponse) VisitMarkNotificationReadRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkNotificationRead413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MarkNotificationRead413JSONResponse) VisitMarkNotificationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4478,6 +5017,20 @@ func (response QueryRegistries404JSONResponse) VisitQueryRegistriesResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type QueryRegistries413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response QueryRegistries413JSONResponse) VisitQueryRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4593,6 +5146,20 @@ func (response QueryRecords404JSONResponse) VisitQueryRecordsResponse(w http.Res
 	return err
 }
 
+type QueryRecords413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response QueryRecords413JSONResponse) VisitQueryRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type QueryRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response QueryRecords429JSONResponse) VisitQueryRecordsResponse(w http.ResponseWriter) error {
@@ -4703,6 +5270,20 @@ func (response SearchRecords404JSONResponse) VisitSearchRecordsResponse(w http.R
 	return err
 }
 
+type SearchRecords413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SearchRecords413JSONResponse) VisitSearchRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SearchRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response SearchRecords429JSONResponse) VisitSearchRecordsResponse(w http.ResponseWriter) error {
@@ -4752,6 +5333,20 @@ func (response AcceptVerificationRequest200JSONResponse) VisitAcceptVerification
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptVerificationRequest400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcceptVerificationRequest400JSONResponse) VisitAcceptVerificationRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4812,6 +5407,20 @@ func (response AcceptVerificationRequest409JSONResponse) VisitAcceptVerification
 	return err
 }
 
+type AcceptVerificationRequest413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AcceptVerificationRequest413JSONResponse) VisitAcceptVerificationRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AcceptVerificationRequest429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response AcceptVerificationRequest429JSONResponse) VisitAcceptVerificationRequestResponse(w http.ResponseWriter) error {
@@ -4861,6 +5470,20 @@ func (response RejectVerificationRequest200JSONResponse) VisitRejectVerification
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RejectVerificationRequest400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RejectVerificationRequest400JSONResponse) VisitRejectVerificationRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4917,6 +5540,20 @@ func (response RejectVerificationRequest409JSONResponse) VisitRejectVerification
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RejectVerificationRequest413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RejectVerificationRequest413JSONResponse) VisitRejectVerificationRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5044,6 +5681,22 @@ func (response VerifyDomain413JSONResponse) VisitVerifyDomainResponse(w http.Res
 	return err
 }
 
+type VerifyDomain415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response VerifyDomain415JSONResponse) VisitVerifyDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type VerifyDomain429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response VerifyDomain429JSONResponse) VisitVerifyDomainResponse(w http.ResponseWriter) error {
@@ -5151,6 +5804,22 @@ func (response VerifyNamespaceLookup413JSONResponse) VisitVerifyNamespaceLookupR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyNamespaceLookup415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response VerifyNamespaceLookup415JSONResponse) VisitVerifyNamespaceLookupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5266,6 +5935,22 @@ func (response VerifyRecordLookup413JSONResponse) VisitVerifyRecordLookupRespons
 	return err
 }
 
+type VerifyRecordLookup415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response VerifyRecordLookup415JSONResponse) VisitVerifyRecordLookupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type VerifyRecordLookup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response VerifyRecordLookup429JSONResponse) VisitVerifyRecordLookupResponse(w http.ResponseWriter) error {
@@ -5377,6 +6062,22 @@ func (response VerifyRegistryLookup413JSONResponse) VisitVerifyRegistryLookupRes
 	return err
 }
 
+type VerifyRegistryLookup415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response VerifyRegistryLookup415JSONResponse) VisitVerifyRegistryLookupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type VerifyRegistryLookup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response VerifyRegistryLookup429JSONResponse) VisitVerifyRegistryLookupResponse(w http.ResponseWriter) error {
@@ -5468,6 +6169,20 @@ func (response ListNamespaceVersions404JSONResponse) VisitListNamespaceVersionsR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListNamespaceVersions413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListNamespaceVersions413JSONResponse) VisitListNamespaceVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5568,6 +6283,20 @@ func (response ListRegistryVersions404JSONResponse) VisitListRegistryVersionsRes
 	return err
 }
 
+type ListRegistryVersions413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListRegistryVersions413JSONResponse) VisitListRegistryVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRegistryVersions429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListRegistryVersions429JSONResponse) VisitListRegistryVersionsResponse(w http.ResponseWriter) error {
@@ -5661,6 +6390,20 @@ func (response ListRecordVersions404JSONResponse) VisitListRecordVersionsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecordVersions413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListRecordVersions413JSONResponse) VisitListRecordVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5785,6 +6528,36 @@ func (response AddDelegate409JSONResponse) VisitAddDelegateResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddDelegate413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddDelegate413JSONResponse) VisitAddDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddDelegate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddDelegate415JSONResponse) VisitAddDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5927,6 +6700,22 @@ func (response CreateRegistry413JSONResponse) VisitCreateRegistryResponse(w http
 	return err
 }
 
+type CreateRegistry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRegistry415JSONResponse) VisitCreateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRegistry429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateRegistry429JSONResponse) VisitCreateRegistryResponse(w http.ResponseWriter) error {
@@ -5980,6 +6769,20 @@ func (response GetDelegates200JSONResponse) VisitGetDelegatesResponse(w http.Res
 	return err
 }
 
+type GetDelegates400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDelegates400JSONResponse) VisitGetDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDelegates401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response GetDelegates401JSONResponse) VisitGetDelegatesResponse(w http.ResponseWriter) error {
@@ -6018,6 +6821,20 @@ func (response GetDelegates404JSONResponse) VisitGetDelegatesResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDelegates413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetDelegates413JSONResponse) VisitGetDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6116,6 +6933,20 @@ func (response GetNamespaceVerificationLogs404JSONResponse) VisitGetNamespaceVer
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNamespaceVerificationLogs413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetNamespaceVerificationLogs413JSONResponse) VisitGetNamespaceVerificationLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6244,6 +7075,36 @@ func (response RemoveDelegate409JSONResponse) VisitRemoveDelegateResponse(w http
 	return err
 }
 
+type RemoveDelegate413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RemoveDelegate413JSONResponse) VisitRemoveDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveDelegate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RemoveDelegate415JSONResponse) VisitRemoveDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RemoveDelegate429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response RemoveDelegate429JSONResponse) VisitRemoveDelegateResponse(w http.ResponseWriter) error {
@@ -6355,6 +7216,20 @@ func (response UpdateNamespace404JSONResponse) VisitUpdateNamespaceResponse(w ht
 	return err
 }
 
+type UpdateNamespace409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateNamespace409JSONResponse) VisitUpdateNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateNamespace412JSONResponse struct{ PreconditionFailedJSONResponse }
 
 func (response UpdateNamespace412JSONResponse) VisitUpdateNamespaceResponse(w http.ResponseWriter) error {
@@ -6379,6 +7254,22 @@ func (response UpdateNamespace413JSONResponse) VisitUpdateNamespaceResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateNamespace415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateNamespace415JSONResponse) VisitUpdateNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6489,6 +7380,20 @@ func (response RemoveNamespaceVerification404JSONResponse) VisitRemoveNamespaceV
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveNamespaceVerification413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RemoveNamespaceVerification413JSONResponse) VisitRemoveNamespaceVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6604,6 +7509,20 @@ func (response ActivateRegistry404JSONResponse) VisitActivateRegistryResponse(w 
 	return err
 }
 
+type ActivateRegistry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ActivateRegistry409JSONResponse) VisitActivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ActivateRegistry412JSONResponse struct{ PreconditionFailedJSONResponse }
 
 func (response ActivateRegistry412JSONResponse) VisitActivateRegistryResponse(w http.ResponseWriter) error {
@@ -6614,6 +7533,20 @@ func (response ActivateRegistry412JSONResponse) VisitActivateRegistryResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ActivateRegistry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ActivateRegistry413JSONResponse) VisitActivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6757,6 +7690,22 @@ func (response AddRecord413JSONResponse) VisitAddRecordResponse(w http.ResponseW
 	return err
 }
 
+type AddRecord415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddRecord415JSONResponse) VisitAddRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddRecord429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response AddRecord429JSONResponse) VisitAddRecordResponse(w http.ResponseWriter) error {
@@ -6896,6 +7845,22 @@ func (response AddRecords413JSONResponse) VisitAddRecordsResponse(w http.Respons
 	return err
 }
 
+type AddRecords415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddRecords415JSONResponse) VisitAddRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response AddRecords429JSONResponse) VisitAddRecordsResponse(w http.ResponseWriter) error {
@@ -7007,6 +7972,20 @@ func (response DeactivateRegistry404JSONResponse) VisitDeactivateRegistryRespons
 	return err
 }
 
+type DeactivateRegistry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeactivateRegistry409JSONResponse) VisitDeactivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeactivateRegistry412JSONResponse struct{ PreconditionFailedJSONResponse }
 
 func (response DeactivateRegistry412JSONResponse) VisitDeactivateRegistryResponse(w http.ResponseWriter) error {
@@ -7017,6 +7996,20 @@ func (response DeactivateRegistry412JSONResponse) VisitDeactivateRegistryRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateRegistry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeactivateRegistry413JSONResponse) VisitDeactivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7116,6 +8109,20 @@ func (response GetRegistryVerificationLogs404JSONResponse) VisitGetRegistryVerif
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistryVerificationLogs413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetRegistryVerificationLogs413JSONResponse) VisitGetRegistryVerificationLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7232,6 +8239,20 @@ func (response UpdateRegistry404JSONResponse) VisitUpdateRegistryResponse(w http
 	return err
 }
 
+type UpdateRegistry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateRegistry409JSONResponse) VisitUpdateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateRegistry412JSONResponse struct{ PreconditionFailedJSONResponse }
 
 func (response UpdateRegistry412JSONResponse) VisitUpdateRegistryResponse(w http.ResponseWriter) error {
@@ -7256,6 +8277,22 @@ func (response UpdateRegistry413JSONResponse) VisitUpdateRegistryResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRegistry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateRegistry415JSONResponse) VisitUpdateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7356,6 +8393,20 @@ func (response GetRecordVerificationLogs404JSONResponse) VisitGetRecordVerificat
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecordVerificationLogs413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetRecordVerificationLogs413JSONResponse) VisitGetRecordVerificationLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7496,6 +8547,20 @@ func (response PublishRecord412JSONResponse) VisitPublishRecordResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecord413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PublishRecord413JSONResponse) VisitPublishRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7655,6 +8720,22 @@ func (response UpdateRecord413JSONResponse) VisitUpdateRecordResponse(w http.Res
 	return err
 }
 
+type UpdateRecord415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateRecord415JSONResponse) VisitUpdateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateRecord429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response UpdateRecord429JSONResponse) VisitUpdateRecordResponse(w http.ResponseWriter) error {
@@ -7722,6 +8803,34 @@ func (response GetRegistriesByTag400JSONResponse) VisitGetRegistriesByTagRespons
 	return err
 }
 
+type GetRegistriesByTag404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRegistriesByTag404JSONResponse) VisitGetRegistriesByTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistriesByTag413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetRegistriesByTag413JSONResponse) VisitGetRegistriesByTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegistriesByTag429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetRegistriesByTag429JSONResponse) VisitGetRegistriesByTagResponse(w http.ResponseWriter) error {
@@ -7775,6 +8884,20 @@ func (response GetDidDocument200JSONResponse) VisitGetDidDocumentResponse(w http
 	return err
 }
 
+type GetDidDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDidDocument400JSONResponse) VisitGetDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDidDocument404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response GetDidDocument404JSONResponse) VisitGetDidDocumentResponse(w http.ResponseWriter) error {
@@ -7785,6 +8908,37 @@ func (response GetDidDocument404JSONResponse) VisitGetDidDocumentResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDidDocument413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetDidDocument413JSONResponse) VisitGetDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDidDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetDidDocument429JSONResponse) VisitGetDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9344,197 +10498,236 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string) erro
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17cxo5tvhXUXH3V4Fsg3nYTmzXVq0TJzPJJJls7MzuzjjrFrQAjRuJaQnbTG5+n/2WjqRu9QsaDI6T",
-	"9fwxMdBSH0nnrfP4XBvwyZQzwqSoHX6ujQkOSAR/PseDMXnOmYx4qD4HRAwiOpWUs9phzZ/O+iEdeGiC",
-	"b5p4RP52Pmu3ewMpQ/iD+K2aVxODMZlgNVjOp6R2WBMyomxU+/LFq704w6P8tGdjggiT0fyRQAEdESE9",
-	"9MeMSxIsnu+LV5viCE+INNAfi5/ZgukRFohKJCTnAcISSfghQHyI5JgK9PHsOQrwHNX9f//73/9uvn3b",
-	"PDnxGy30jkt0TeUY+VckEpSzCxrAUskNnkxDBVO33d1vtnvN9m7Nq1H11j9mJJrXvBrDE/UAFhecpVYz",
-	"5NEEy9phLcCS1LyC3TrhE0wLFnTMEGWSRIxIFMAzqP7q5J1AOCIIDwZkKkmAMAuQnEWMBEhyNJ2x+YAH",
-	"pJGG2/zVGvCJBXyK5TiBW89f82oR+WNGIxLUDmU0I+5CJvjmDWEjOa4ddvf2vNqEMvu5U7SslxGfnKg1",
-	"5xb2gsmIEoFmU7UnAeIM8QjhoSRR6oSK9r7TbHdK9n4YwepW2fpXw7dYDsYFJHBe00hvUEEj/nnNPwR0",
-	"GowxGxFEBZrggCDOwjmiBr2oQELSMNQPzqKIMInMNKhOQkHQbqebOaDzWvum3TloD7u40+8OesEu2Rvu",
-	"t590nnYPeni3vzfYD85rduGakpOVvxo29TpKzmt/t3jx7zgjJRtwzJCiYqQ2FWGGCI5CSiKEmbgm0RHC",
-	"aKIGohGRAvXau60FsKnXLAaw0+4WgvgOT8hLGkoS5SF8jyNJceihARakSZkgTFBJrwhSbzbg1bFEIcFC",
-	"op46tAgPFBNptEpQCP4pg7H7NIX0vTKAxRQPyKugYE8BMvj5ggao7gc0OBRXg8NWq+U3FA0olImfeSQU",
-	"2tAhJYGh/zTO2NF7P87I8x8+Po3e/n7z4l839P3sZO/ZSTGduwBslNrjhX8gw/u98o0u+z0ekSLUHBHE",
-	"ZpM+iTxNQZ0yjJuqCVwIAjLEs1DC+2IGRpncVyJngm/oZDZRBGP/AxjNlzGESm6MSBSDeEr/LADzlSQT",
-	"gaYkQgqKRRBeCDVBIZjd9hI4lwL4gQx4FLyDt+URJ4JfATc8NGP0jxlBlCEqBYrIiAoZzVvFJ65HXhia",
-	"Lj/zv0QKZWv/s5OoSzv6V7GjRNUcQNOQ6heWw6p/L4Q2RsBScPXgzQL8x4wIWcyMAhKSEQhgTWwDrH5C",
-	"kR6Tpjgrm5pKODWfBLuk+XS43266AqpsWTDdCvymWFqd8kgWyGkl2n3EyDUREg1pJOQR8tWrfdCMfBr4",
-	"CIsBYQFloyPkC4nlTPioP0fqT+IpzsPgcMoIQKg3F+K+VSwIU9j9m/2o32En8Go0qH0qWtIZX0U/6pMh",
-	"j8gyBanTbfbKFCTJV1SPftFaSzH6WJWGBoRJxasjrWEbLdzVp0Er9sv2N9G2a1Wx3ACmjYOIiClngmjb",
-	"YKbOUxpkfolpSAD6AWeSMMAgPJ2G5ved3wUHzTvexc+1CRECuHpmLjTUk32pTIpRxCMNYnrv3nF0hUMa",
-	"oOP3r9AlmbfUnM9wYKi1OriwYspgMvXnFQ5nmTW80r8iyqYzeYhg61FsTqGYuR8aeYUmMyFRnyjDacKF",
-	"RJ12G3AhkZ+VXhQ/DkoyFYKykcJiMpnKud6UW+6isvcMc1HvMNsAe/mcs2FIB3Ldg7d8XkEb8jkhAuEw",
-	"IjiYI3JDhVRvS2sstc2sx9gVAwO/0PTjGhLAtFAdayVX4kvCPKWfU4YHoPxaMeIhHG+PBT4gAxqQoAGb",
-	"dGLYv6iwS9WWFs/4wVBk2TL5NQNTIohlkLC8w5GSyobkUZ8GAWHrnmQ8wSGa8xlYzoxrl4AGQhmeMRSx",
-	"i2Dj54rDUNEWnsPrA65fU1cfsq939sBT4AHJKupRcKnnw5Bf20N8BQ4CHOq3r8vnGJoxcjMlAyVtiJoK",
-	"8QFg3CbYXcH0APtbC8B6UPPL6rDZVxVAdzobDIgQANE7Ll/yGVtbYMRGEBzUEKbaDAJpx1ZdYSvjckwi",
-	"QJJAoREbNVDAiUYOYE92LW95ADbUIl/ZGOuBmvMESFA2IICFYP6P6BVRzAX5KTveh1e8x/OQ4+CM8zc4",
-	"Wv8gjdhDfR7MkeQchWo2VA/phErUQW/ps8aGthFeQYV+gzI6MbP0hOrwpiP0VP2Dhmqrg6CpjQihqe29",
-	"+sQCenvVwp3JKBaHhQ4jKtBSz9AmuJRvfUi+Zj8IxyDIMZaa+aCQM7VvBsgjhTkKAdE1Fug6olISBht1",
-	"SnA0GK+zRUQzspraiwBL3MeCoIAGmvWB8wmELwXNOtnQf4BiszEVTSGLgEWYOWFZZ5y/xWxuEFase/hn",
-	"nKMJZnMrn8UGAP6g5AdQjHanO87+D0RG8+bxsNCLdgp4KJDk6BpTWeiJT4x19d6PDM/kmEf0z/XR353j",
-	"EFnVkUexpojTqrfkl4RtQfM2HNUqj/AVZwgjfQOClNqkSf+jINFtxYOaY+OS4ZLMHwk0U1NTgQIqcN+i",
-	"6y+OWb8qLQLmDONBBQq/O3tMeF+8mjnCFc2Ei5Dzy9n0whpzjtmwQWtBjZgpLUTfPyVyE7zFnnVEAnBZ",
-	"o+IX45Fc9/RT+yW01jGchRtRYtTq9AaieAONB1VpNvErtIkMV0eGicWq+uHn2jTiUxJJqg9fcd/8t8ap",
-	"pu3NjMfAS3xYpb/HzqDCi8PEP/Rb1nGUTOw5QCR+Fd7/nQykeskk0SsXv8E+6Om1Fs11HATaPenY5jjQ",
-	"chuH752tGeJQEC+7h+4pLTOekkfhfCWmoVg26vXpz+9+dlYu8WojXB9pdc+idnGRtC8spFcpX1iEh7Lm",
-	"6a/z7i+vJmW47JVnZ2/Uk0CDF5KGYc5t1TSKAJuFoWJ81rG4DLWSVS88dbHesRulEbwzkkyWnmIOy76A",
-	"C/2VHtuxXn77OYYYRxGel6xOLF3ZOoS/0pqIeRec9roQO9TsuDrNtYBQOjoJat5GKD2GN78lIC6WkrB+",
-	"6ou3lEuuR3RGIa/uHC3HehdEzy4veUPRBj0fk8GlK8QWYFAc0ZBbezlzhrfHEtb82Oc8JJgtONB4UCHM",
-	"EcGSOHeTd8vEV+fHFicSVD8eaEun/CK649WmWEoSKU3g/Py0dgtmm9nmUg6pN9b6Se//voIT7cKY+im5",
-	"lZIXMbp5meu4lWRjJW0uDZ+0AVNWmg5mQkI4i5Wn8RcTMumTSIzptObVtJ1ycUnmQNJX/PJ2wjbHMtxN",
-	"KEIE6/PNMwHgzBd4Kdc8oxMiJJ5M1XRkgmlYzDS5cRCY/QD3reJdFoBPy4SAntvM5CXwLVrWepgdr8IJ",
-	"WSDk7+korFiPsXClYg92q61mEewri/jAvRGoJOTj089JeC8darJUF88EpiSgbFvDP0lzIecQdtsH+wWk",
-	"dEKDEz6YTYz9l97Cv4NleCNTh/9bbSzlVBzu7FxfX7euey0ejXaY2AlosHPVqXnJzz0awI+CDGYRlfOd",
-	"ySyU9JLM1XOfvORQ8gSe2X0shIKKs7dEjnmQOtHlg1Pel9XG6sNOx+pck/5hyAc4HHMh/1/v+Gn7aftw",
-	"9+r1weuPnf7r1y8O9l/+8/T1T1c/it+LhJcbnlCwnMUqWfBLfvQyfTQ+RVhOIQC5TcpveSG2FcKTQ6OB",
-	"Ds0NtccutyG33OP/uSTzZqdop7U4+YnM3yq862ORUUb+3H97Ocb/Gj379eSKy5PLN3vdvSdDTP+U9Af6",
-	"vPsP+dObH6Z9xl78IHE34D8VqiLwRcLI3xoUX87Aaazoe+4OFYJdvPlWi3cCW24OnhwQPDzodvrdztMn",
-	"/YP9A9Lbaz9tP+0PD3aHvSdkl3RxD/c7eL897Az2u08O+vv7/b29YQfjPYJrrvr1n/bNb+3mAW4OP33e",
-	"3/3yl6INSJSFFCTxXfMK2t5/fjtu/oqbf7abB5+SP1sX/7/56XPb63SflEBgbwszYst+nXYunYArAvEh",
-	"wsbPZ1zjraK5C+21oouxqjZb0Un+QBiJsCRnN2s4sBa4oJQiFo2IvEhFO+Qf0gx+MfzqodWEVzxxLniS",
-	"XIdzNDKLDhD4VVEdwp2Q0iMarVtupzxhYvFmlpt0VFwsstwWr3iJllBxrxM5n9UjbFy71NzcAbVoIxyl",
-	"vFTj0wZD9oiGESFNdRRIzYH0lM6pJO94A35au9Mv2BUJ+bQwnDDr0cUC4eRLE/Sv72yKMb/6As7GBPlq",
-	"mG+DELIvr8eRXToohUqB/GnE+dBveGgwJoNLEqD+HAaPMQtCEhWuv7LyVqqyvcXR5XEYfiA4WJX68XAI",
-	"YQgpR6KNWi2ITXXhicduWyVV61tncSUURMVFRHAJbapfjJG2hmPVq900R7xZQWxbIJI3bn0Xk7nS21Qo",
-	"ofjlrTjoO1deZHQ5cJWsbAnbYf35xvXpjOMl7WtCz3k05ZFVavODV3SFBiXZTYrjZIL84f5NIdyi5KUl",
-	"nn6vpsSkoKIgVrh946O/ojG5sTzu49nL5lPUnzvxZ7DtcOVsDyMTCH3T6/bavW5vvxv0Or1ON+h1e929",
-	"3V6797SHe+1eW/+/S+Dv9h4u2sQKInNjnsOlIneFvIq8waAEwDJA38NDrk9twGdMVuLBsesqhnK/XZRx",
-	"kB9noqdXpbtVnezxiGRRMagdb2UhEyssxk2f1Wesp95F7RSzSAjAc1lPaj+SVWahT6OmwcPcwelDsae/",
-	"kB+mtZ1ySbZor9+50ZhL7IuIyIiSq83cCcXTmtNe2aO2Ed6fV4m5xOGFOTixGhltnXAKGO87JzvDQzwM",
-	"1KcQ6xyTSm4ch9oWOm5SdFCO/ZkNdGDX+1T5HtLixYbRjsvYQ1Sgwg4kjy5iF/NSebgmDi4w+MgVYfIi",
-	"68eZ6hybmlezucnAOH7P6sxZN9Zq+uoiW1Ixqyr8JC84F1qg21CR4f6VTqnayAV3Hqv5KkqfozIs3rG1",
-	"SL1IvU8F62RkVhGY+fV7KcR2LHcH2+xSPIeK4kMvsjHKmcAyuvuRCsmj+XKGX4l/uTOfziYTHM2LfOeb",
-	"NH+KXrmKV+drEvk9pbiliJ/H6WIsrmYMv9d77R6k2AI+roaIXm3GAOjqKnwp7qZmWoDK762RUaBc8egi",
-	"2MKV06pWbsLcgtsbVYzIax5dXjiW7IphRzYjM6+L6QgnBJq7WDnH90kRuE5s5qL3mpQ6zAKb070mEPuL",
-	"bpXSb/2JMlMhBaz952hOMOQPXI/pQCfW2SyHa6yLeaTBOb0a6B0DHOy2u/vp657Tq0E9thL+1y7yf/WY",
-	"Bgz6rd08+PS58C4oe2OguUMal7wUnjsWYBZLiiinLJ5tO3ZJxq9U8PsaMa2rUmJFokmtaz1vS+zvyzu2",
-	"3EoWNrV89auPVZ0rTszhJqh6vSDF5SHg68ZVxSPj4GOrlZjQY5sDW6iHrBOVlXtR1aDmLVrZt42FLtOO",
-	"NuD3WlUTcEuy5KyDdLx/tjRGChPSwazpMNe0nyxmngYb8u6vxDFmuVXsBKviV0s5ICx02lnmnNwiz5lm",
-	"2W+okID8D7x747x7O8HZ95FX3D1Jr0yICZWtTV7lJKwJDzBkAaltwEOd5DkUugmN0r1RJ6GeE9Je74dX",
-	"+hZKVBktJg9YcszrSHhELnTpkorElNSzqvb8qokvWQZeYF5vT0daK/YcvOFqWyrfJcAIZ2O2xcMWBwln",
-	"0GOBnuCWForl+UqXBXax6e1K45+XqpW2clKTSczaBpu4X/dXtzYt7pAsHm7Z5kuyQrKCPiaz7+Myzvp0",
-	"7o0i/r34Q+5zoEouXazojgKQfpVIlozYv73T824Z4lpuF5PYttEstu/KYlrbCVIlFEjtvsORq5hY1qqK",
-	"I38cNF9ka6VJZnmEkOWr98/Tcb8ZrGEemYLDERGESVuWUOKRLhtX6He+E+b2wKu+S+/OQoZU7OFZgwcV",
-	"unk2wZAWMqKN+IGMslhu45lr0K3oqPfIG5REliwNUPtW3ECwx5Ss4gnKirgCX9D63hcXnnvigInDXVb0",
-	"rcRLWcW9Eg9awcNix2yH/u6bm+XBXXIf3SXfnYNkwq9IxcJAxXUnyqMQ9U8XEbwjuBhGfFKYm+vormYI",
-	"9OBZkmVjpyVsFUZqR+m4VrFaeQS3lMDFBNL/qwuUNUoZxBy58MX5xeQ3ZdkhlO34tvP7dI3ZDQVExpPN",
-	"QrkkIDLvsC/JZ9fyakvqCDCFEmebLuTPh7qqJWUjWy3NQ+QGDySaTZHkqNNuH6E+mXOIj8NQ6h/VBSFI",
-	"cxx4FjLLKyslMCQP1UscCoKux4Shie5hgRm8zVZx082aIFBPzYOoznS+JhHqq8117NjlFcFMNLjeoTRk",
-	"nu23k2z3QtSCWkzfcADGOr6JEEvj/9hUWuKS7IptRGPcQvd5iPn6OgEiWTUpVxEq5V2Iw0YyUSAFLoGV",
-	"PQ5O2EgmbMvQRhHPODt7U15du24Ku6H9druYo8Yds3qdvd5+uq9XuwiXzvBoLXN/a3ascZ7F0jHlNSvJ",
-	"YVzRiM3GS4NnqcCGvE+2YULJOez4ePbcQ6/xFT6FL5Ev+avTn0/hVfWGD5VdUH1Cw5AKQCQ0jciAKuRu",
-	"FLV+6jS73bP208N2+7DdbrXb7V9dTHPZRTX28BEoZOXqmRPK3G8796Ge5t2Vz8whgN7F1apIb28L76iu",
-	"9B0Xdy7d9NXqk94nzK1wS3MbrHRNyTd8tDEtt0SPM9X9s+mE6aacxnduFYNCZStKjnKViF+rydsXm/r7",
-	"ij/qzgWfvPJ6xEZlz1taJ69O4rohusPT9ZjHVU1atUVzVs4wdLcuPT4NYbzMjJ5jd+zTcixY2XEZ8tF6",
-	"3guFcgVKxBYN5pT/Y231tWAWT+9CRdOyzDGXtIZQs21WBSmuOBmTAgmHFwF4E+HPsZRTJ7EVuk057p4i",
-	"QoEXzHUf8zVrQccuwLK6P9nOvJuMFlq162/plUjp7s9zBVHiXUpvRGlDlGXUVVJWrhzc7PzlsKfj5EsA",
-	"N8bcdqAumXwRyOlL3VKgjc25LbBLpi8B3BrjFVqtQjm+zn5SvAqjjx9fnVw98dCY3DSyRauW9ZYvLWLa",
-	"65YkrtoSxadqS/Ru9gmOSHQ8k8X95E3PpUPki6vBhTJvTOe1/hzt9lAfC7K/O4tCp1G7h4wos4UF1eFh",
-	"ySNUV5NAvyb9hN+IW1eBlgSgJIADU4PGOZQNuS2xa5yVphxATbEgiSkjkfi7uBq0bGfVpBPw1QA5D9Xy",
-	"rQ5t4ygZzYREAY3IQPJo3kKPH8ccQDx+jMY8DNDjx4mh+vixh5JPye/gH1U/YhacM3JFormpwjjgEyJQ",
-	"Hw8udUFGjB4/hnCrx4+1OxezOWdKM2FJ56PDc3bOOi1oHJr06n0kbEOkISVhIFC9T0J+3UCUSY4wM+Us",
-	"9XvAkxqq4+CCmAEe0pBxRs4ZQspOhXikuu3nJckNNFTyz2vnNd9LOsLCxAL5n7/4HgKBKqBLpxHAonF0",
-	"zrotJEhEcUj/JIgaMD68fI6ePnm6h+pQcPM5ZpzRgXpGi1GNl4cKRQQSPDJI9PHsZbOzjwY8IGjGqBQe",
-	"APzi+dtjY4Ub97nSDISHfDV7S+M9Hc59pP9ERAzwlLKRgq/XQmMsxrmScgDnszfHP73o9pE6ENTrNtVP",
-	"iM/kdCbB4X0dUUmQqU0HLu8BFkQRcQsg042rlGKHyB8zHNqqmy19Yn5LneiJe3pu813fFU8ecrDVQ8Yv",
-	"FtPYRX/uWVYT/6GVHP/onMXNzTNzpvx2mVdofukhiUdlU3umD/c5K4RHGU4ekjL0j2zZgLL3FwDjeBi9",
-	"c5YCzRjCy8BCS6BqnbNXTNBAU5OhIt8M8uEiI7zGc1FSXNCiU90vc+H4CsNSXWFtaVYx5tdC0QMWKFvb",
-	"EEsz8yPhoiQgywsgVdNqWEkOZjjKBF9C40dGrhGdTGZSGd2x8Kn75i/fQ34aO9BfUcdTw86Z3oHGEVIM",
-	"zF5Uq72cQzM9mHHII8UukhkvaKAm1W3CGy0UW5SaF3w8e44oO2dLXGUt5KsT0X3bkPaYiRbSy7WdP4FZ",
-	"GH7pG91Z01C62/eh2pa4S6CRWH9VciqRTg3Y+WPTydAMewaSB53P2u3e4JLM4Q/it9D7pKWgOGd1fYie",
-	"jtOMkU94prZ2Q7NoxXunWodWkBwhDADZlpzAZG3Hbt2q7pzBXcWAGDXGiK7jKR6MSbPbate82iwKjUy0",
-	"TQkw/Ay9B8xYsfPm1fMX705fwJikihQIwYx4c9zvh7VOq60H8ClheEprh7Veq93qaRVjDJrCzpjgUI7/",
-	"VH+PCAhhLdlNt/naj+b3THf3brtdpprFzyV98rzaXpXn0z2UXd2mdvjbJ68mbPWk2ht6pQhb6KhGAdbT",
-	"XEgyqX1Sw3agy3b5oj7on2+9pt66LQjjhqozhq8w1U61TfUfTLq12qaKul1ra+GWqj2hak+1RhtPoseK",
-	"RtlWi6vBDhSdbrom+c5nVzZ8KT2JXC8rQE7TFF+9rHgnkkeSmpSvgtqXT8VHupGm6uVtt0rO4SrVZ1Ji",
-	"OdPNrXer4Nkz7Pag2213lg9J9YOFQb3lg5LG7jBid/mIuPmqGtA9WD4g26z3FuwgxtYzEoboekygAzd2",
-	"RDK/ZqZlslvQ2EFe84WDvKBONFPBTFMuZLGn0bgX+0Rr/VQK3b9eGT0Z1E63PEs8Oc94MN8cVhY3VvuS",
-	"toBlNCNfcrTR2RgUZVVmSyhD6TVOb33KYB+NNgUaxJ3SSacCnWRbrH9N5Ndn7qK9g99g94qxg+C2XUUz",
-	"YKIpb2SGN+981iThMulMve6CkDXQ7iyCHSnld4LnCIeCKw3I5sBgreaBzge6np+tQalUvpc8Qr71fvrI",
-	"rEAXBYMGG9Bv4exfZ9bwwFIr+QD3I4HwlNygupiNlMpLAnR29gb12m0kGkcKnc6ZHztUfWXBXoH1iiXy",
-	"reqltUQ9oVYUd1rXJAybl4xfM7WNKfHWkjfSP1JAMOAI50zv0bypp/Bb6BmXY8QICRxQbVqQdZ4o0MOQ",
-	"XzdDKmQLvQRQS/y9PsLIFH207crRSAl4yWFOtcJmzPby++yh6zEX5JwBuwKLN+7tBco9g1KEJGihs3FE",
-	"COq229r2PjSWiGl24qu12yOQfIpCckXChqe4rnpC24+6P0qfKBMD1aGjBWxaAxwoCMcvD+LVmKeSQo7K",
-	"FIkHeufMfMiurKFV7TT3tY1pdDuV22kV3tLHtccdnkyTzo/8OnX+IpFMdUs9HhqTiCAeWfRQ5AJeNKqm",
-	"ALskcX0V0GKtquJYFLaah/nViYIlI0Ht9RqWkgipkDCRufWhIuAyvC1dSa7Dj7uMJbcMa2p6bk/1GAFB",
-	"zMXM9TiPmTr4SDdQt9dvbn3SymnDuZZGFfKnb6Q29VL852//6N6MB5MXI/yvt6N/nz5j/e7B5asfPlz9",
-	"ep2620pfaFlCA+5s2IaGyZEkSmyQGwpnnN0ZzQGy5F20PbcE2+X1IRhzyVsBQkaus8DFLMqFp3DKZKq1",
-	"9rd6E/yi7lhVjAW9z6YHfg4dvzsjol1Bj3rO2TCk+oLmqyle9jyV+NJcMX9s0DvFUhpmhmHGXVzKrJAR",
-	"kSX6WantHDcLu782c76fWRn6az2PBWAJ6N15MJY3hLYfCA5ca+GRcFvY5TB4EZpqG83B0HKr4QM0RtP+",
-	"9kRXwFLbehC/m7j8lS6e8kHzSGn9VCIhOY81fsKCpGXQcxTguXVWozrjEvW5HDdaabe/sS7H5EbHcSpl",
-	"q4WOtVsLDXAUzZH/4gyPfOP50o5zQEb/OThrn+selz4aRnyindtHCCdZHf6rYfMdZ6T5Vn3joxGRAvXa",
-	"u0WKqbaQXbfAmrT7gQyrqKbmNruaHnssfmZVnns1VMuF1W6XgazqWLCPK51zTHAAm/q5ljrGsnea53fg",
-	"YfvsF6+mcGPZGHgGgOpVZAtveaDTs+6Uyd1zlpX4pj8rLHTjGH779CV9BcD5JZpNS7wgmk8tZFw7n1N3",
-	"lNUYWXz3uhof40PLp1roGCxrgecCcRaaKySlN0Plc0hhO9RtHJEPV5++0tUvGb+OHZ4pSKhAIb0i5bzm",
-	"QxLPuV1WY19kMni+c9ZUUq6ihDPZ43pgTP89jMkJpL4FX1Kf4+CJqlzKuknX4lGe9tWCV1GCucMCE0Gi",
-	"nlJzxuiMjuMmEljo9/lJJgEoYJCOHPfJdSY3xjnyTVneMRaoTwhD5GZKIxL4i3gaBKbfN46mwfpv4X8F",
-	"RZtLuZ969oH3/TfxPkOgpZyPue2Udsa6zVeps+MNFbKgLVhtm7bHgi5kBXiuw5vcVSEcBBERggTW26pv",
-	"jx8JBJGuEKkV1z5prY9BX8uxoA4F4TBM5948EqldcIN00t+X4YLtbbYIF4p6cm0TGRb2ACvAho/QUiu9",
-	"Ef8d+JBa16xgG1bGBzVFE+u8RBuZkcYI04g+czqmsduWMKKo+X0BIvzIr9EEs3kGFXTUZ/ANHrJa93Ki",
-	"R6av3mon/dn9CMEJtjdh+bm7h27OPKMUFviJnDHx9eQUy3FyO5mBpJYNpym5rNzf3dRdZXUsXIaC2RU/",
-	"0qejlfvW96u4pFGWs/QuVMVQuLWu5PF+SUMJPmU+6VNGWsgfRnzi7/iS+7p8DhBMqAwlXfQCwf/qlA3C",
-	"maBXsVdbNI6082cm/qbrpPpoQjATyA/VhyMde+9rFzQRaIojSXEY6rZ+AyxIkzJBmKBqcDhX0/FIgj3m",
-	"B+BUqrvCpuHZGcHtTQMf1bEYaKHXQBCgA+D4qN6f25B8iH9Rwxqt2A8fUiFTvjJKhDIv5ZjMS5z54P+a",
-	"Fxl7prCGU1Fiu/bey4hPTrCsZL2d8fjJkg6LesfQENCiLApCP5SKfbAJoaZC7sJiuRUAVZugUbPKsk55",
-	"JKs8915HQVd67pT+SarbuHfhtEtXbCngmcdoinVWRoLGrQezcE2z0OqFDkuATMki172mjwX8t7Lj3vJj",
-	"cKtnvOYw61HsYR+aR20dtLrms8D4oO6U39CuLjMcYumQn6oNAcwVkqpt0DzabfcQJO5BAmB/JtO3oY9M",
-	"8HA6Gm8BI7Stb+6X12tDXBN8gNrhuJxlkkKOaYqL60phD8xyIx6+lVglIOhD4MbX4KyacQFbLbh4yHJV",
-	"ndxWSa3VRRiJMMqre5mgXqcTjs0lAB9qPTu+h0fHYaiTjuNoCRqrqzqXOqutHpkpY1xHI3pFmE6vg1la",
-	"yE+JAN9TX8SXJOojaN4eUqq3d858haFGt43LgvgQ9hwRCAgPjtDjxyZ3Gu5YYcMcGKASpjIRdS62b9JW",
-	"/cePz1ndx61+a5Co4/bXlv7+SG+Iqa7p/+e34+avuPlnu3lw0fz01/r5eSv9TePxX3wPESVJdtvtRuuc",
-	"2dhL+wIo4Qnxm2prIa7FmONigEMcaR0bS4AYbnggv3SOSEgmhEmTbgr1XiCrNSIegkx8ygSissx2iRNn",
-	"eZSyYySdEFR/dfozerrf7jRa6BcFrrApkefs44c3TcIGPCBBCx0zzuYTPhPGeSBMrqWrH5RKWGV8H2Xl",
-	"aElYeyi4nRoydeBkXbuEBUgQgkBgiBbSlUZNPDyYR+fMT+oT+rZKNRg+flxC0W8pRJNY33dlSrvGZ1ZX",
-	"lGFZpRyTcxbiCNKUFTY20iVgKaSVquGAtE7t1ETNKFIUbMXUDWkKme4mmmy9nIFpMJuztJJlO0wVCfGS",
-	"YtwFJeIKhPiaYAGLWgxUQQO1dUCyFYlt1QweGUoB65dHCA8lBHIohKbZPlyQgt7uNNudM8g/d6oIFkGt",
-	"KDUFboVSg+vAbLI5FgHd6TZ7nbNu73Dv4HDvoHVwcFAGtORrgbxxRWubClSmMvZC3SlbIvpBiVpBidIb",
-	"/VJXkFtVh9KD81pUkXGqhYmjR7nhs00T9i2UhWrTQ77s4MGATGV5WunPOgosn4tRbB6igAxooDQrmFeh",
-	"DJQuEZloc8vv4lZUavJHSegG8nV0b9MZI7SOpPQt68ODdUCSbTqfmc+iQaEE0mClE6VtGs1q0siM23aQ",
-	"ugbYvGyZH93ZrNZDUsUmnPN6+1MZgVcFWUsVPPUVaDEiUOWr9ELpA/x+N8hbudDEA47dPgMCymZtCsds",
-	"mm85T4diESLn7XPSLpR9dKjtCXgsyU8ThfnNxuhQ3/94dvb+FA1pSFroZ2YTETKJFrZCQZzHaV2gJrkG",
-	"HaMhpuEsSuLwICb5WlkfcSRyC528OzWX1QJSvKEazp6ybXptNKFspiRPPcIRCedo9yka81kkGup3yAMn",
-	"rEhGuHUqt1QYoagUZqWqCKvS5vejoX1rdRD0ESfJePyKRApfDakoMlmUy2RIOSaZpglRKyXqD7Z4n3Br",
-	"jFm/y6w/oVKRtqljYdfwSN+4Yh/VTVqSUskIBV+EMnt0qtFAcwwqER5hyoQ0ue+pGnOwMgRfPRJImUc6",
-	"Zy4uRyl0er0DHlhrcYEoJCSPYmaAY0dekhAFOQlTLISy+BSHsO44pflMpuCWCPloRAIdyKujgbHgCwg9",
-	"k8WzVYovqe+6KdL/xXZVqkr7ri5hDZSKPCBdCM0dXIGyPwoSfR/Unau3F1dvTYjbleZ5EtdydSl9H2eT",
-	"FRV1ekArNqA1CwKq67ImiSuw0SohAjdeeqsUUFQl+AH9v1n0L0a8FXBfm/u3xX7jNMiAUY7sbnLUltG9",
-	"qML0A8J/wwhfjGuVUF6YONLl15q/5Gp5i2wAtleUhGBn/iVp/nmbS5Y7yZ7O9cMtr0ICzz1EOt32Pj6u",
-	"uFvqSo6bxy7G38rRTkvx2cm8s1M+EgCak+BXjPTZvsp3HIJ0FxGBDyTydUmkIGZlTQqpmDC7Jr0sJhP1",
-	"3q9EJKtlp24/buyBoL42QWUyMAvIyaUiHARN6x5fXAN3JkhkaYOa3DVUt2EDEJrEyHUD3MW2mKe5hXQK",
-	"AbEARTPm1HtCMUGJPHkdB8GJBW4DCtfmjREL3aYNEDuveKj69rUuKAO3Ximq6zt5zsJ5Y2HdXZe4TJHp",
-	"WMiV0pc/mAnJJ74bpdaHzhSmlu6prsPQbXfbzU7X3urQyF4ePUpCE1FdrVVZkYgzE9ZzhMiNXiry1Zb4",
-	"wkRBDmeCBI0j5CftYn0P+bqNzsUlmZvwyYhc8UviQ9cbzQT6MxrKJmVGNIoWOsMjt2YEdMsxl0hFTmJd",
-	"z3hDZWo+bbPOdraP5R2X2V6t5Awj107Zmf927vHNFvkuUIwX8xooJRlLjUXVI+OHtuLCWEmuPUT+F2fS",
-	"FwSArYQIye1mKjrG9gsttIzeuU4wdLY8YwliqFO3hEc25wmC2AUxV6bmV5MNOsEBKa7dnfKypRqjbt2o",
-	"ul8RpKV9YRfGkoZ8BJ2ktp2zeCuH9f0pjSqz9ZfV/i3y2xX5nl3Ci8iEX5FCayobbqYefDBsHgybr4P8",
-	"CvtubdvoJIEqDXTeOn3tksAT3R4EolFsoBnj0sTCJ0XtBrMoIiyJWMmJDd1q/u4q674aulXWNk94mfWs",
-	"Tn9fq7VPfELfW3xct4IJEUG7Q5oRiN+a9aFxr3KLoZQ33rQTslKwWANdFGWnhuVjZwvSD0QmqDUuIK9T",
-	"LnQOk22ak+ujIEycYJSE9amxkF1+6M4aEpwDSMfJaV8nR7o8h4EKRUQNExnVWU1OwiGiwjhEFECSBEUa",
-	"sN6DQiV462zN9rLZ7g2BWl/VZnr/tCHJGqOCh9SoTSsApXQGWvDyHnqLbuOANqo5P49d8aGdi7oehK7G",
-	"UXArYOa+tyWu0zrCPatE/SCew69cS8/i7zpuvhydBYEJdF1wuxBfDVCh2xTr9F4TcV541Y3qGE2o0Dkm",
-	"VKDddlvxC2gmPyYQIq7+hsuJKadqtY0WegfOZ5POElkKRjMWEiHisjtQjQzK67SQi5txK2U1CtVNJYSD",
-	"wk5vx0HwVapBb0nrj5fz1e4Yqpd1ZvEhP9wvfGsavr7VzAUJrMtzxAKpHoZKD2ec6V6vnBEkI8yE0gw4",
-	"05QPPoAJniui16UznqK39FmrnNzFd0bv4isRvAtAVXIXD/T+LdJ7XJOm7aaacraKdZ/hAAHZiH5vK1z6",
-	"RyahzJQiwWBeh5yNoOk2wkGgrfq4fnKWP5zEAD0YBQ9GwbdoFCQYvAmzYERkkgNU/Q64UjZQq+jq1gmo",
-	"vtub21XJ8OGm9+GmN77pLQ4/X3bRmyU2cxVWJAmL7qq+EQm1rauttaLp2l8xmu7hYuv7udi6tWBNZZkY",
-	"MQtp5hsTsrZnVoGINQkW91vArtYN7UEcP4hjRxznk1dWFcZpAjXEvdRFvuQO6ijJyNd1WiFYBWFdQlb7",
-	"xw/yRPtev/27aFt4R+ZrdTe0OVq42X9wRn+jVq+hkJiSbumZThN/rJcvpv2C+LQj+JDcm+GIVL04K4tQ",
-	"+w6ZwPYshJVvwtpf7Sbse7UO7pL7fMPmxHJ2JfEo44/rz5sSj0rtgzf0KtUzB7QRrPQRFuAoUEhgL+kl",
-	"HqF6ee6eFyfuNRBlicUhtBbDr1lc4JcEcYnIOBkRswDN2CVTz6kFujmDGqrddrsklSNp3/VsfoZHy9rz",
-	"HcfLc5aWrjSerLK4dZ+Et1Ru1zehLC7ufrfN+87waGl3lbNxHgV0PefR2pzmq+Wy5/PWY5wrR3Okz7Oo",
-	"k8nnacSHNCRQ2zegQcvufyE5+QENDq9J//BzQIOLMRfyy6E7g48iInh4RQQak4i0oE16bHW8JXLMA7fB",
-	"nRka19QmEQnQi6C7t9c5QJdkDp2n/LezUFLIn62TyVTGQaOMNEoo5oQGJ3wwmyj8qtDM0oCB6n0syN7T",
-	"vhw00vSye/X64PXHTv/16xcH+y//efr6p6sfxe/FtJNsx0ISmmKpjrl2WPvPb53mwXHzx9fNd++bv+Lm",
-	"5aT556fPHW9398tfandLTu6+lVDSyasTFJhnWmuJww0TQRYobf6aU3CwXlcpkYD4mfoQRcUhSHRVjDAK",
-	"bxXmI/WIjuGiInl73Z/gS4KiGfPhCSIQZ2jKI4metp+2GzWvNovC2mFtBzQ/A12+oj0BN8g8KREKNUs9",
-	"BJ1NhO0ixCPdkwZHISWRm9lhsNHUrMv3qnjOw5AMpK12kWnpYq+P4e22tZv6YYpHxCmRqoQmsBPnlZq9",
-	"5N9YUC7GNNGBleZLh5n54qob5Q03sk2TTMeYAPXnaEhJaKpFC2dW04cgP6dWV9NelXoc4a4rzfLJVMlv",
-	"rA+lEUfNh3wk0pAnLpf8m3SceC5c2FEtbD1edPavM7XpUJEX6lZ7+uhT7Qr6c4SZ7tCTtI9KoDExx3k4",
-	"3qVbbENe6oDGhVCSsP+gAGCbCtAqbvxbdGqQmA0FGaBqL2Yj9SFZtleCjRrtJpjhkZuO4L7a6owFm+2w",
-	"CGFLDs8EicQjyyzciWJukZ/pR4JDJV4BMBxQRkQKseZCkknty6cv/xcAAP//",
+	"7L19c9s4kjj8VVC6fSpSjpIl+WViua7qnDiZcSbJZGNn9mWcNSERkrCmAC0B2dbk8nz2X6EBkCAFSpQs",
+	"O5mJ74/biUWCjUZ3o9/7c23AJ1POCJOi1vtcGxMckQT+8wUejMkLzmTCY/XviIhBQqeSclbr1cLprB/T",
+	"QYAm+LaJR+R/Lmbt9u5Ayhj+g4StWlATgzGZYPWynE9JrVcTMqFsVPvyJai9PMejxWXPxwQRJpP5E4Ei",
+	"OiJCBug/My5JtHy9L0FtihM8IdJAfyx+YUuWR1ggKpGQnEcISyThhwjxIZJjKtDH8xcownNUD//xj3/8",
+	"o/n2bfPkJGy00Dsu0Q2VYxRek0RQzi5pBFslt3gyjRVM3Xb3oNnebbb3akGNqq/+Z0aSeS2oMTxRD2Bx",
+	"yVluN0OeTLCs9WoRlqQWeLB1wieYejZ0zBBlkiSMSBTBM6h+evJOIJwQhAcDMpUkQphFSM4SRiIkOZrO",
+	"2HzAI9LIw23+qzXgEwv4FMtxBrdevxbUEvKfGU1IVOvJZEbcjUzw7RvCRnJc63X394PahDL7745vW68S",
+	"PjlRe17Y2EsmE0oEmk0VTiLEGeIJwkNJktwJ+XDfabY7JbgfJrC7dVB/OnyL5WDsYYGLmiZ6Qwqa8C9q",
+	"YQ/IaTDGbEQQFWiCI4I4i+eIGvKiAglJ41g/OEsSwiQyy6A6iQVBe51u4YAuau3bduewPeziTr872I32",
+	"yP7woP1D51n3cBfv9fcHB9FFzW5cc3K289NhU++j5LwO9vybf8cZKUHAMUOKi5FCKsIMEZzElCQIM3FD",
+	"kiOE0US9iEZECrTb3mstgU19ZjmAnXbXC+I7PCGvaCxJsgjhe5xIiuMADbAgTcoEYYJKek2Q+rIBr44l",
+	"igkWEu2qQ0vwQAmRRquEhOB/ymDsPssR/W4ZwGKKB+Q08uAUIIOfL2mE6mFEo564HvRarVbYUDygSCZ9",
+	"5olQZEOHlESG//M0Y9/e/2lGXvz48Vny9t+3L/9+S9/PTvafn/j53AVgq9yebvwDGX7bO9/qtt/jEfGR",
+	"5oggNpv0SRJoDuqUUdxULeBCEJEhnsUSvpcKMMrkgbpyJviWTmYTxTD2/wBG88cUQnVvjEiSgnhGf/eA",
+	"eSrJRKApSZCCYhmEl0It4AWz214B50oAP5ABT6J38LVFwkngV6CNAM0Y/c+MIMoQlQIlZESFTOYt/4nr",
+	"Ny8NT5ef+V8SRbK1/9rJ1KUd/avYUVfVHEDTkOoPlsOqf/dCmxJgKbj65e0C/J8ZEdIvjCISkxFcwJrZ",
+	"Blj9hBL9Tp7j7N3UVJdT84dojzSfDQ/aTfeCKtsWLLeGvPHfVmc8kZ57Wl3tIWLkhgiJhjQR8giF6tMh",
+	"aEYhjUKExYCwiLLREQqFxHImQtSfI/WfJFCSh8HhlDGAUF/20r5VLAhT1P2b/af+hl0gqNGo9sm3pXO+",
+	"jn7UJ0OekFUKUqfb3C1TkCRfUz36VWstfvKxKg2NCJNKVidawzZauKtPg1YcluE307ZrVancAKaNg4SI",
+	"KWeCaNtgps5TGmJ+hWlMAPoBZ5IwoCA8ncbm951/Cw6ad4pF9WSkoJoxPJNjntDfiYJrQoQAWV/4Ahrq",
+	"T3ypzKBJwhMNeB6j7zi6xjGN0PH7U3RF5i215nMcGR6uvgnAA2WwmPrPaxzP3J2Zny4pm85kbmun+hcE",
+	"v/QQnBNKbS+U3gQ9c7mhyUxI1CfKyppwIVGn3QbCyS7bu3w/XQUUbSoEZSPFCWQylXONwjviXNmMRkCp",
+	"bxjIAPMvOBvGdCA3Ip6Bfdndnb09FPwxnxMiEI4TgqM5IrdUSPX9vB5U284OjbVigRKaK13zBEQhqmOt",
+	"Okt8RVigtH7K8ABUans5BQinCLPAR2RAIxI1AG0n5lIRFfBWbWvpih8Mn5dtk98wMFCi9GYTViI5d6+y",
+	"THnSp1FE2EZnO0zfdg83XbOH5nwGJjrj2veg4VIWbgpY6ovY+lHjOFZ8iefw+Yjrz9TVP4qfd9ASKPCA",
+	"3RWLKbjU83HMb+y5noInAsf665vgjZoV8sKUoRkjt1MyUBcdUYsjPgCy3IZM9SwPu3lrAVhnHxnU/Ko6",
+	"bPZTHujOZoMBEQIgesflKz5jm91VmXHFuLwcwjoullPjDM5V/74detMOt7oibsblmCRAU5GiOjZqoIgT",
+	"TUsg4OxG3/IIbLtlPrwx1i9q2RUhQdmAANGCW2JEr4kSTyjM+RdC+MR7PI85js45f4OTdU/ZoHSq17iU",
+	"nF/GsEpelGsR2OfRHEnOETyC6jGdUIk66C193tgShuETVOgvKDsZM8uZqA5fOkLP1P+goTqFKGpqu0do",
+	"vn2v/sUiekdtaOosc2lUHhch7meMStTzOsCoQCs9XdsQhqH1iYVayiGcgiDHWGoZh2LOFFINkEeK4hTh",
+	"ohss0E1CpSQMsHhGcDIY3wF/jvAjWoLWFHYiLHEfC4IiGmmZC+41UAToJE9zfwVtbGvqpqItAdsya5qN",
+	"Jtd0QD4yfI1pjPsx2VR5Tt9395Du131gO3vJUGlljsYlbOuc87eYzQ3bio32lGBJLoHBC7R/zjmaYDa3",
+	"ipHYwo4+qFvafEzZTU7s5gORybx5PPQ6Rc+ADQWSHN1gKr2Blcz3or770bVztmoouSv3kNXteZKq8jhv",
+	"SUl+Rdg9GFLmerLaPfyJM4SRDnMhpcVqYfmRidl0yhNJorckovgcELYRTtKFLidqpUvAfR476SMIHkHq",
+	"kR4ShEUgOUHwY4EWvrjde0VxilASGgsUFr+l79OPgiR30k9mgiQlqolae+tayRWZPxFIfVXtMKJCyRkt",
+	"4H51XF3rynNgv2H6UtGudb1ovjvS/XQqx78ENcMO2zGVL2POr2bTS+sUcUznLVrM6o2Zolwdx81kLkRd",
+	"AuvQB+CKhvWvxrO/qfKdQ6PQKvRwFm9FI1e70whEKQJNJEKp6ekntKsJQrDmTjnBEvv12VDdTKE1uXTc",
+	"NrOhzR0V1KYJn5JEUk1lxnetHTgFx1yQuYpLf099rt74fOaG/a3on80WDhwgMvcl7/+bDKT6SG77qW3u",
+	"RYHRavjQbB+EfwX/cx4nkUHxsrNdPJMvDteswoV9MNDf8u46inS8wnHL4Ugrvjh+7wA8xLEgpZJX4SLV",
+	"1QPwWnBGbLQj96tooeM+iOghJbG63PGVNoUESa5J8kQg45EWAboZ08EYEazUOvU0/JhCoB09woNbF8pV",
+	"/pjsUWAgiWksVr31+uyXd7+kWJyQ1UeZf8MN5lQPgWhfPPHFDRI8lKESVGFMr0l4ZP4X3YwJQxjw3XJd",
+	"++r5WlBTD3m8+UFNyngVYOfnb9STWqRLGscLXvim0frZLDbKt46TrGLhDDdLaVZUllJRZEhRrBBR2tks",
+	"yWQlBRxHETFwAL40lDhJ8LxkR2LFbrbJgqKHZlOlNnfa7bbde6AeIJGytxWlMM7IVvCQlyBfIF56qt/t",
+	"2JCu/feWMFVRPDtCZzP5mye1vPB1QlUZdSkE14KtCOaUvBZ2+UsmWsH6d/aJBgnBxsoq7Bd0m5XiUD/1",
+	"JVh5Z28mwIzXonpErFw2uCAGdnvZF3xYfTEmgytX4yqnpL+NCTgAc45lxG+Y8b246Rz6woO7yoP3NB9u",
+	"AYnlN3lQu3b0SvNjn/OYYLaEnNKXvJsHynAyW+4qbjSpNXOZANu6h9e/Ui0pZmx5PNA+p/Kkp05Qm2Ip",
+	"SaK2dnFxVrvDTVg4lNLrSx+DjZ5t7RTS7JFvWbta/1QhinNpPMTlXIrZXOmbEzw3YV45zqJ8T4SVz0co",
+	"VBrIglpUZLCgkL6ylopWyWrL71KWJRjrx5HEox4KBzMh+SREdfC16lN0d9LQUTkhMYuwuhvwSJ0xFwT1",
+	"ZzSWTcrSBR306JSRmSCidcEcHVF/Dsz0SZ8kYkynihTAy3R5ReYggK/51d0UyAUB7+Ldxz82gOpHWEl0",
+	"EqMlUgou7Uu88m48pxMiJJ5MFRhkgmnsvxq5tvEtHgEkdUNZwD+t0g/02malIINvGTq2oz2mOFMXWkIm",
+	"/Jqkf9MRkJkAIQIgLqIyxYqT3UjI/+YTtlMbwe4zl6a4Vw07y3BR2TDIIutlZkHkJgBUUohT+lywCoJ8",
+	"vupK+72Q3ZqBsnTvy5XjkqyCpfxRRVPOo37LXoqT/IWT39WrhBAkya00d1cf3DHMxnJtLs9e+/CgmDPt",
+	"0J362SPFTmh0wgezifHqLeLz5PQEReYJjUjDINOED2lMUD2iUe+G9BuLeP1f8Bfeyhy//FYbSzkVvZ2d",
+	"m5ub1s1uiyejHSZ2IhrtXHdqQfbzLo3gR0EGs4TK+c5kFkt6RebquU9BRq2LsrlAllgIBRVnb4kc8yhH",
+	"6qtfzoU91ntXc0E+E/qG9HsxH+B4zIX8/3aPn7WftXt7168PX3/s9F+/fnl48OpvZ69/vv5J/NunrrnO",
+	"N892lts+0a+Lb68y7tNThO14AVhA0iLKvWTvhcdrDUIQSFGfS48BxFtQ+NbQRbhIggNdNBXr4NsCMu94",
+	"Pv91RebNju+UtBbxM5kDbH0sCqr77wdvr8b476Pn/zy55vLk6s1+d/+HIaa/S/ojfdH9q/z5zY/TPmMv",
+	"f5S4G/GfvYq7CXfZe9iiYfX9S1MTPnAx5AXbf3DW1C5mmT5/c/zzy26/2d0/sMEGdWysUElmlXfK0IdX",
+	"L9CzH57tI3Vr9lDYvg3Rf6ODPaQ04mSABUFjcqveo1IUspxvD384JHh42O30u51nP/QPDw7J7n77WftZ",
+	"f3i4N9z9geyRLt7F/Q4+aA87g4PuD4f9g4P+/v6wg/E+wTXXPvpX+/a3dvMQN4efPh/sffmLD+eZJuyV",
+	"lpCPB3SaKp88Mcp5D8VEfUoEZjM647l1+f83w0AptQk42iHZD5tn1dvwcJDlbHafOWK+UDdmMxXXsAr/",
+	"9dtx85+4+Xu7efgp+08F1afP7aDT/aEEETaxrFzfItfKUIH8iR7CaDybYNZMCI5wPyYoNPeiTvwGrV79",
+	"eYIHY8qI89yARyRsoecJZoMx4sz85QgUnBueRJBmOnQWVFaSTkTSCn9RJESkUjzthXrwS5oBUtzqCXjS",
+	"9Wnr8KBJ0Gj58OWoC0ULD0t0o27Xm4SzUQB5QVPClTqZO1xfVlh1Rxzs2sfL2Va9h3lFdSmmYmH1ZGAP",
+	"Cg8SLpThGRMsiEB1QYiSzGIHnhOtSdTooTAXEg1Rfa/dVsSQZikHSOdKQMq8Ipx+QvCV0MlISjThgdTm",
+	"TjKLSSOAas9i3DZbV8z6EyoliRbigmnME96fq5XcVAhYotNDrJCNAMHRVdkIAQrTNFNYaNdkU3nTO9Xj",
+	"aXQdHt/rZYn4yJ+cV8jNC7SDGynC1nE4Uzk7xXIMH1jMMXQ/lXn89DdMKrN6u/AlQFQuIcBdx2DJE74P",
+	"ENdr5qKFhEVTTpkEJEzgwoeFjQMElt7vZbCYTGstFA1W9GtqAZsiDa8d5mo9V2VPq9c9WXJqpU63hzbJ",
+	"R4Mli3mIsKAhB5vDwa+N3xUyhjQl+hJQ4N39/LvqXBbzPtQabsKTerOrEFLMdTpCik1DJykJ3rX5biGq",
+	"7wMjLSbiGoaxaWDwpNlXWS5XI+9vKWZH+BMwCvlJbvq2m5Liz6H1ZK4USUyrPDbd358o6csmLc0RKiSa",
+	"OamDbtbcJ1eUuxAu3BQ/EqZ4mpzfVs5SGJlXkLxdlqOwJMsgqEm1T3mZKwVZfEgbc8svHfWQ76ZxNlY1",
+	"wGU31oyYaMpbqUQ8IzcIEm+syJN8imJyTWItq82P9tXIVmLlfGZRVkfCDDI38wsUT2tF1MMgcKHcltzE",
+	"cwdkvYU6FMiBYtxoVb7r/aiXJ0ysRLypy8tJ7CI2IW15qTelPB5ExeWysM9y1K3wLVUkzkwjKnqfbEsF",
+	"qU1dB1QfRh3/dqlHUicDFM96mBDSVGeK1BpIL+kcb/aNN6DC2CN7ya5JzKfeStaisgN2cfpH02+CLknS",
+	"qb6BRelT/Hg902Xg7lWmTjhNOB+qu2YwJoMrxZU6hjHGLIq1uFrYf2UXW6lj7S1Oro7j+APBUVVZOsHJ",
+	"FWQQKM2uVJji4RDuxlxKiC2n9hRNu9Cm766AuKqQVBArDVHbW4xLNzkLR5vJtSLmtuzxVMuvfSpLT6RE",
+	"KFBxqV7zixv1i4mLbJDXE9RumyPerOBqsUBkX1yGk3XPnTOyzVO/tyMvs4BzMRpmNwhqNnRqEXgu0I36",
+	"5xhPp4T5kj+8aSv86k6X5jtXFSptkIEATGLNg8Aje6G/UV1doQKSa0EijsltdrMXPBQ6xWXdiJ19rT/f",
+	"utO5EBHPpyCgFzyZ8sR6fhdfXjMxJyppsHSeGpNOYooyg2dxvKx/0orsvKBmTsaTdqidkeqojBz6eP6q",
+	"+Qz1506xKqAdDEN7GEUv5W53t73b3T3oRrud3U432u3udvf3dtu7z3bxbnu3rf9/l8B/t/exD4kVVKet",
+	"JZSsVL3WaO2y6BlXisAqQN/DQ26awoDPmKx026ah+RTKg7av6cnie6aBw7p8t27KV/pGtqkU1E6wtjqR",
+	"Kq4maayo19q8MZe0c8IiY4DAFT05fGS7LEKfJ01DhwsHpw/Fnv5SaZvXelemQDqSWAvdzW6+d25lt/c2",
+	"yfyvCZEJJdfbSYRMlzX0UTm2n+3bHEh5kH8rF8qivcUlji/tx9fjzXvnRo80f+d0nQkQjyP1rxjr2oVK",
+	"AVSHhZeGTHPMVc5SBQQ6sGs8VSKXSowSU2GqOApNu2CJO3JMjnDLuMc+tGXmcdRer5bm/N5bWcOiC+sk",
+	"zwkVx48PybEcvNy57CuPeTiQPLlMk4VWaiAbMugSVwu5JkxeFkPEU91YqRbUbENKENX/LtqjxQj5embV",
+	"Mi+Ouh6qUNeiqrLU93MflhzkX9MpVYhckg23nlu19DkqYz/GNpKDPis0VzpW0BJ8YC7uP8gRtuMzc6jN",
+	"biVw+Dc9dJ8pXC4hV3H8T1RInszLJeBxHKdaOrDwE5ETCUskX6X7wAXmbDaZ4GTuywLaphXt++QKwWeD",
+	"e2ONrkD7USB+KNdy335NmfKNMvhKPltkIT/TVHMRvde4dolghQKQ0v2MwbHfF/mvR/dBTYOzhllXyiq5",
+	"lZZwzntreHryL6zDJktQUnc8G4x5Ao2aTURarQB1/0EWr3+i83hAhnGF6KzBnghMEu405vMJYVKJHyJv",
+	"eHKFrDcIm/YB+rMlqjtPLqN7SCVc1zGT3Q7R3f0ABhGXjvNlzboti+bFM9V1Zfq8xNqdMX/wgeuUWi/7",
+	"rkn60tnldwHiYFnGX/6rP1MWpXT08fwFmhMMPWl0+YvJwYDchRusW2DnwTm7HmiMAYt0292DfF7c2fWg",
+	"nmr7/2c3+X/6nQa89Fu7efjpszdprhgd1vIuT0tBjs4dp0WRSnyMXVZFmDajreahDbJMEd1fT6HUlJPw",
+	"4UIH24ewsAtuV8/vGxRzr8v1FRk0t6/NnJElzvbzQq9p2/x1/Qjxur5Hp0B0GxJks4rS1d0jNq3kSt9M",
+	"q+6tTgdl80HN9pP0anGb1IEtfKhqnf49+ovuWt5fpltuwS28rlLkNk1fMOXyrUKKzatzlJCvPM7XJOfd",
+	"yKmgNtSw6B3O/MZWWqU+4ipu55wrzUKnfcnOyS1zLOvr4Q0VEoh/abU5ZepmoDpr3Vac182PUHjZeJT9",
+	"W5f991OJ/y3KmocXCWszcsalG7NnuQjQjAsUsoRV1wwAGfa8S/Qn63PidV4be2Krrmu9JnSJrBrxceXQ",
+	"A8d67qDQlfG1k8FrWHtRX8Mjcql7l1dkzGz6RbXn1+0GU7xMPF6P+9PXNqq8hxiTQkvlCB284SDmvuTh",
+	"8mrgAnks0VncQQSpbrFWCM5uNo+uPP0Fuckqy/r4OJy9thAD3u7l2xfo+ij19cwOvUPPn6LgWS70xH1I",
+	"vXVD3QY5XynOfWfD7QEZ/TEaP1/RcqOoBqWC4x6D9nmqXzNir8G9c7jew3kPG6u3fsOlk5iqueq+GRvs",
+	"z+JK+5ZTABc6JPmCg8DR6+QIFrS0u/vmH1bab+SxM12Yttr/6E9lLG/sP6uSZKmw71w3Vaxra1CnOZUO",
+	"mS8zs/Msszr30ormlU4yI6ULbjL4KyUC1a1pCr25vjWH2bctrI0gKkymTAjkpJkMjhSp3vDHgwjKR7n3",
+	"p3QSLhVufkfhBvLM6y3chnBbKtTWdicaKXc3h6JRdsuta/OVe9Gx13QrGlC+hmMxSzdbmST7R/Eo2utw",
+	"Dadi8fr1uBU3d+S58Hwjvrw0B25NN126lXU8delLKzlmAyHhOOyckkCPx85CcTd5UsVtl6pj9yJa1vfd",
+	"GUx9Ne/doxfuW/TCPYzfLU+za3ve0v7Kd/W9eXjnob1vE35N3HaL1RlYvZkvmCntJluePK5/utSrRZfD",
+	"hE+8zWYca8W8IiSN4xXVr3ZZwta56uxbuvpBrNfbM9e+SPcZqn7lb9CHM70zvR9e3MwiUlYdQhnGq9FT",
+	"1cvTdF1OP9t097Mpf3mJe8ulF3qqZHUdQXcD7DmaAIzbUrIlG9YSoTG/0T264FcS3TEpP4VyFssVSfmL",
+	"sb7SplRT88o9KMwg2Etc1XpsuQdzASK3eCCzITBHqE/mnJmBIZ12Wzck1LcGPAuOqMpqM7ziacaMY0F0",
+	"T/qJHu+PGXzNnigAqj1gah1dKwitTFFfIdfXjX85KVoM5SEzR+KieynNKmpYPWfFjhgtJcU/UK7bJv67",
+	"GEvjI9xWg4UVVYv3kfh2B433MT336+TiFZXjhc74OQ9cmqFXSLjzuM3W9so5GXqFDFvDGz4pc37+pny2",
+	"bd1O8jhot/0yeIJv6UQR3G5nf/fATtTSf2r7aOkcj9bycKV+8yXNEe/Ja2Ncz+lNm/M5l7RUWNNlUyyw",
+	"Ab+sx2OywhNikVpVwckhtpd15nHiQaaXtTuwZTMFL3fgD+35yOTRAkY+nr8I0Gt8jc/gjyiU/PTslzP4",
+	"VL0RQoMnVJ/QOKYC2AFNEzKgikUb+bh7t909aHY6zW73vP2s12732u1Wu93+p8svrtCrJuQ+Ap9vcSSW",
+	"FhyZ8q49X3YUE7fdd+tYophgAdkcehQFZe6HOt/CJK2HG5y1QFP6YLY1mtSciu0z/9WP5IGGjD7wDM/S",
+	"Q9zWpLP0GPWCf0jeqhCEvgvfuDb+Gz7ymzQxH42KLV4UM0+msqcbCd5gkV5YAerP0c2YTwKw6/SsQ+2z",
+	"V1bT1mygEi3fDAAvdlVwvTKWIFK10auKJxn9rVN6Yy1D+2EzolvdO7od9qegfHijMej8Y4NynTcUhlOU",
+	"t2rL1qzcaMFFXf79PITpNgtasMXYp9WEVjnckSO6mI/Kwx3qx438hYruParmPbpoch7Hjc0fzyqBxkJF",
+	"Z0bxTNZy5y8cjpEIwh1Qs5l26qWVJe79AoFsVVmtMlDpJ36DsOmgiWgmCXsIo5N3Z+j87+com3SOfjo/",
+	"f4+GNCZ2FobCnDI91Q7683QuQ12QeNi0izXyPcJT8ULi4WUEURv4z7GUU6dnCqzkuKR9wge2OD8B8O9+",
+	"6epxIE2NjUIgN8jac2hkgeOPSjRW9weOZ0RAP3RBrkmC42XxkLLmpLnRgPvbTbwtrp3Xb9eYzVdKaPOF",
+	"ro3pcazEeBYA0HK85+nlmDYDNneHh0EzQM11kDhSYRnXlnRXL0dEcf1yrOTrGKujRDOdg49caWMFZBiv",
+	"0v1gomTxZWjIZ2Ctgwj9Zg4VubSsSsgwTrX7QkfJ8iUIESU9Cm1vlqyxjO6g3znI+gxj9PHj6cn1DwEa",
+	"k9tGsb+wTVnvdwe70R7ZHx603Wz1qHTK2W63pGGLHbl4plCisdknOCHJ8UxJj4VNMDsIqIdCcT24DNGQ",
+	"axNAXRB7u6iPBTnYmyWxM7sssLPc7SwAPcyIJ6iuFoFRS/qJELYM5wO2BICSAQ53yBcFN2VDbsf+mfiN",
+	"aexVU4JYYspIIv5XXA9aZhqN7Zvbq6lPOg8txCVqx3bmk0xmQqKIJmQgeTJvoadPUzkonj5FYx5H6OnT",
+	"zBH29GngusXS3yFkpH7ELLpgZl4aDE4Y8AkRqI8HV9aJ9vQp5G8/fWpCNXog9AAzEBKT6UyS3gW7YJ1W",
+	"NhLbP3Sv3icxv2kgyiRX17mmUv0dCC7F6ji4sLZnYCYLcEYuGEJoapKS6xMqBKhW5BYaZoUXtYtaGCD7",
+	"d72wQOHnL2GAQOMTCCcEGQ1RNI4uWLeFBEkojunvRF2tAEY6FLAOMzJeYMYZHahntNah6bKnSEQgAUN5",
+	"FBF9PH/V7BygAY8ImjEqRQAAv3zx9tg46ExEUamuIkChWr2l6Z4O5yHS/4mIGOApZSMF325L3fbjhe7f",
+	"AKcZd4ggdrbbbaqfEJ/J6UzqkfkJlcTONMwNNGwBZOeQX6FsE0T+M8OxHZTR0icWttSJnrin13PuyNC9",
+	"pAN3tHlg+4ulPHbZnwdZWVUuTBAeXbBUuhbWzAUmCp/Q8jLQY7j9Swe6lVJwwbzwTIhU78s4PLJXXdn3",
+	"PcA4IZTgguVAMw6oVWChFVC1LtgpEzQiTos2FJqXQojtxjd4Lkr6wFtyqodl3t1QUVg+d9Bcb2LMb2Bu",
+	"ABao2IYeS7PyE+GSJBDLS2BV4ypyLBs0wVcwxoyRG0Qnk5me4mcvn3po/ivUE/Yc6kD/jTqBeu2CaQw0",
+	"jpASYGk+n5B4jtJ5jUOeKHGRrXhJI7UoFpechY0WSp0iWhZ8PH+BKLtgK7zoLRSqE0F6gIJ2posW0tu1",
+	"w9FAWBh5mY6DBLQc5+bTwoAzc2Ppy+ZSbXNv1x2gDJg/NrPIzGvP4eZBF7N2e3dwRebwHyRsoffZNEBx",
+	"wer6EAMdG0mJTwQmvt7QIlrJ3qk2WRQkRwgDQHbAHAjZibpq+kQPJdTz1GI6IEaNMVfX8RQPxqTZbbVr",
+	"QW2WxOZOtEOWMfwMs5TNu2LnzemLl+/OXsI7WftZuAQL15sTX+zVOq22foFPCcNTWuvVdlvt1q5WMcag",
+	"KeyMCY7l+Hf13yPim3cFqptA3XYb3YxpTGx3xQERAiUzJo4U5afT5CSfmT52dtKcRkQ6/PA0Ulat+Sp4",
+	"e0ATA2i67XaZwpc+t2Nnk3wJantVnn+OU6+9eqWzu/qV93qm3Dnnb2CinHqve7j6vXPO32JmvcugluxX",
+	"AfHUzKHTg1pdpa7W++1TUBO2eWztDb1WEk3omg4BVvpcSDKpfVKv7Siinlc9TcLyIwGx+RWjqZ1uSxmS",
+	"N9zycID227sI7P4b6j/ZDxqAx4P1Hax6qwKUZyS5pgPy0RlJuIwmFMqpIgptixSPs1FGK+J6sAMTvnJZ",
+	"fTuf3Vv9SykpnZM4FoqIwJ+Uvxeh+TpeHAADataYDsYt9IoXXnoi1GskgYdsw3bhI7EXCmbXdwYCzcyo",
+	"Vdv04zd7JGuHfxrVvnzy0ypMUtfO0+IIT/W3agnnC6CmblAwgcpm5hiPo1J8ZqK1KUO0O6tf+ehO8ISX",
+	"KtDnq3TOJ7yxt/qNd1y+gnTFP5AETvlLUXpK6HglmTvsZv7gsBuors1cLvWUlzlaTDSmT7SFSaVhkdYi",
+	"S8C673JxKMDAcx7Nt0fN+a+ktJb3tshkRr4s8FRna1CUDZ8p4SilQztOYjPRy2juoK0+LH9VIOIXdubt",
+	"Xbils18FunRO7lsSUXw+n35dVtMU5jKZw03g0RFjh52KI2cLd9fOZ82A5ZdY6MnPB7vFkjMotxM8RzgW",
+	"XOn2tsQbawMGrBmwYsLiWAZlzKhbLrRhlBCZHej4lh6LqwRIFsOxY3I13E8EwlNyi+piNlLGHInQ+fkb",
+	"tNtuI9E4UsR7wcI0MhMiQZJr8MtgiUJrVGj7Ry+oTaCd1g2J4+YV4zdMoTGf1C9vpZ7Xz0D+XLAwF3UJ",
+	"W+g5l2PECMlFW0zVu3ULKtDjmN80Yyok3PYXLCwJHIVK4dTN8tPpLiNlT0iuOzy7oSoPngN0M+aCXDCP",
+	"/gBmq+6jT6IWOh8nhID2C16l/Ijieqj2vjCpuBHYOcXaM5IbVFyHiDIgrRGYWsLFucXmqWzYgDKy0xeD",
+	"C2b+UdxZw6f+2CnGekjw3XSfYOXjOnQHTy4GJt3zz0KTqG65J0Bjoqc5G/JQ7AL+YaqWAIs7c+p6eLFW",
+	"tbLPV6OzCPPpiYKlcF/bbAAdKVVEmN3w9aFi4DK6Ld3Jwnxudxsroogb6qMmxmByiAwBwqWaCtfjRcrU",
+	"ecMz4kbP3RkalTvsLAwkr9Bq6FZqJ0ZO/vzPX7u348Hk5Qj//e3oH2fPWb97eHX644frf97kwvT52Hxx",
+	"KJTOd1UwOTeJujbIrU4xKGLGP4fch547gu3K+his9eyrACEjN0XgUhHlwuNdMltqI/x+qVxJ65sPX8Wk",
+	"0Xg2tt8COf7pTJ0H0/a+lsJm6SDLUVk8bkhFsRyaT0lZZiuNiCzR60rVuQ+m65xcYz5+3nNRT6egm+2o",
+	"K13fRY0ACW4cvhKCeX1iNToSITzClFX2axyhvfaedsExzggkOaZw+W99uY0L/z6dHSmIKyWCVn1N6qZG",
+	"9KOX4ytz8gcY2J6j24xRFrloGedq49ph2ooc647pBiMdqpicBpMS5QNVPFEGFJVISM5T44mwKBsB/QJF",
+	"eG4jWqjOuER9LseNVj42WBj0DXprC1l3+QAnyRyFL8/xKDROVh1dAyIOX0BE5wVnMuFxiIYJn+gI2BHC",
+	"WTVseDpsvuOMNN+qv4RoRKRAu+09H7dr14brz9mQ5z+QYRUt36S8VDMJjsUvrMpzp0O1Xdjt/QqedT1C",
+	"bq7jmOAIkPq5ljvGsm+a53fgYfvsl6CmaGPVO/AMALVbUZy85ZEu639Q4fgnFXVZ+OSzol43Seq3T1/y",
+	"YTbOr9BsWuKI0vJtqcDb+ZxLgKgmAN3OumvIPz608q2FjsG5IfBcIM5iE59WpgtoGNAyoIcg6INCyKsI",
+	"lbl0xfhNLpSTdY8UKKbXpFxGfcjqHe5XRNkPmfrnP7lIK2mIVyLR3FlnjwLtUaAtE2hOgdId5Jn6d5rR",
+	"VVW6WQ/3RrJtnZF/KB0nOMVCfy/MygpB4YO2OaZNOYmcxY1fBYVmkMwYC9QnhCFyO6UJicJlshAKvr41",
+	"SajB+l7kpmcqUanUVM8+ysxHmblaZhrGLpWYuVHNO2Z6d3ka1qpZ57m534H1ZUHnP6/4oUJ6hq3X7tPm",
+	"WjLb3cNvOvczN+kcR1FChICZzXlUQBlAYdcPSvx/NN+NOn+EVxGVQ7/5v5eRsZ0WX5oCtmpmOapnLv5r",
+	"T7xGpAGbVNMQbh0yJNjwRDfmskshPmzkiSO7vWmiSxfKmMQ3k/0+uWTpDHgPm3z0IfGRUbbLKHIV2a7N",
+	"KGqJJtYNK/zpXG9xciVMbY7nk4X6e/gd9FtlyKdNB3WlgDc8oNY/juMCoeHoPonbfFN9ZhlN/2TBz1O1",
+	"3cwjvS6hV4Xi1YId6GVtov3s/hPSpWCZFSTMGakAjBPecshamVKM5wnfSG5lFZYStkvVhqgLFpbHyeu8",
+	"k6ZpTLEcZ1kahf3XikmMJUkbB3vbytmozmareKy44yf6GLSl3Ho0HLbOk4oNcnRckQUhUahSZOwVjSXE",
+	"nvikTxlpoXCY8Em4E0oe6vakwFoxFtI0I0Lw/+qUDeKZoNdp9Es0jrSzdyb+R09eCdGEYCZQGKt/HOlC",
+	"vtB0EhVoihNJcRzr6UADLEiTMkGYoOrleK6W44kEP0oYgRO57uogjcCuCOExGoWojsVA60INBDmRAE6I",
+	"6v25re+DlEP1WqOVxutiqpRExyNNiUAY/jIvCfqBv3vuEyWmY57TZe9+/TSvEj45wbKS1+Wcp08WPWjG",
+	"E68xhoZAFmWJZ/qhXLqZbeZhZu4sHb9TAVCFBE2aVbZ1xhNZ5bn3uu6n0nNn9HdS3Tf1EE76fCtGj3g+",
+	"TrtKu7MlHqXyw7pzrO7viBJo1+AL8Wm+WiK3Kwf4rBzHIk03yg8kOUojcUPzqO1PXdfyGQQmdPcNG9q1",
+	"bV6HtGcU5tq4gVCGRjppOd9eexdB9wDoQtCfyU0Lrwyd2/nL35aXe0vSFnz+OsCwWtQSr6Q1Y850P+ZH",
+	"IbsVj/5aItYM3H5MKPvjSGQt8HLjmpZIY12ZX0mN1k31jVsxH3RUn9MeGRMs5EOt16f5Qeg4jnXHlDSL",
+	"i6bqsW4EU9SOj8ySKY+gEb0mTPcGgFVaKMxdHWGg/pAGU9U/QdMPkFL1gwsWKso2unTadC+EypaEQM1P",
+	"dISePjWNXyCHQzfQzmAAB6qyfnUjmdD03AifPr1g9RC3+q1Bpv7bX1v670caIWZaQviv346b/8TN39vN",
+	"w8vmp/+uX1y08n9pPP1LGCCibqC9drvRumA2vd5+IPULAGoh3864FMQAxzjROj2WADFEgqE5xhyRmEwI",
+	"k6ZXBnRThJYcCQkQtBGieuR0ia2Udv3gSc5uknRCUP307Bf07KDdabTQr7pdnOnncME+fnjTJGzAIxK1",
+	"0DHjbD7hM2HcGsIOYnCbaZfdzDKZkaPi/VtSuRQLbpeG0k84WdcOYhEShCC4aEQL6ckRpuQJzLELFmbd",
+	"40PrLAdDK0wb3IctRWgS67h4YVRHemZ1xRlWxMoxuWCxkjBCIkWNjfxIDwo9MdTrQLTOLIxMPfEpGHYC",
+	"xpY0jMJ8Vs22wYJBayibs7xyZudt+y7/kgFZnj7Vnst/Q7BARC0HyjMrfxOQ7IQZ2/KLJ4ZTwNrmCcJD",
+	"CYliiqBpcSo59M9pd5rtzjk0z3G6o/ugVpyaA7dCC/VNYDYFe8uA7nSbu53z7m5v/7C3f9g6PDwsA1ry",
+	"jUDeuoJ2n4pXYYTSUp2rOPLnUfl6AOVLH9Ar3fl5Xd1Lv7yoffmMYX0JOfqXG8tt2liusoht5eCXHTwY",
+	"kKksjyb8orNTF8v0/OYoisiARkojg3WhPU1C4ZrM97g1cjIdwq0Wf5KlhqFQVys0nXeE1q2UnmZ9jbAP",
+	"6PaQb8jBZ8nAe3NpsPKdPmyF5Xq3mHnvvot1NMDmY6tCCw6yHkv0/mjxCn3Subp0Xy5GheBFBbZPCHRR",
+	"XdrWRLO3UiPcnA6vMEAJGc4E9MKzHQKW7+LIZeBcLfeTtKRPSDwXaMbSDvfgUzPliaYmV4ubyPGhHfq7",
+	"XantPgzb32vzrEfu/Gpld9DQdVvcadt0lHMgtKQSCy5gp9ZPGb89bSzCY1l9ufD2JzEWpfr7T+fn78+g",
+	"/3wL/cJs9Vuhus/2M0r7MFi/uKkERcdoiGk8S7JkbMiDSaeBQBlLC9rf6ywSAS1aoE/jvjJcd9toQtlM",
+	"qQf1BCcknqO9Z2jMZ4loqN+hjwthPo52G9bfUxslX0/8Sj2Uvl8x8F01QdL0kVXU82uSKGI3fKZ4bFn1",
+	"bUnL/nKJ8MH2pBZu61zrkZv1J1QquWBaZtk9PBF2mkrdFNIqpZtQ8FIpg1gXxw60uKFSF8gLaRrf5Fon",
+	"B7apKB8+EUgZzro6PO2yLpzpDho8sOPTvqdISJ6kkgSnLt6shBeq4aZYQD6pEi/WUWtGi0Clm55FlLYA",
+	"SAgWfImUKNSd3qu4KBnesC258audH11VcLg6jzVBKwqQfH9f9+UKYuGjIMmjaFjsQZ1ONMgkg6tHLMqH",
+	"3PyKcuFwXKzNV6wdAKMVR15YEEwTDcfD3GiVcJBbrnOv7OOb8vHIO98n7/ipdg3Gyc072Zh18iNSLBjl",
+	"nOIWBN8zr/hGwTxyy/fKLX5CrcQvwmSar47T/7owWUcUC1u8VW92ZfP+XaOGD9KmxMJaoXMaPPeYKvi1",
+	"ElPSuRmlsRH7xAq6r5wuuJIPnFJ1u+QTAaA5FfF+ZrGCfUu8sm4O30Ok4j6y1h+TtTxJXxtyVsXOFBvy",
+	"2XL2Ut/9Ssy1XhuI+0/YfGTEPyojFlodeNjQ5T4cRU0bulge9psJklieoqZ2GdVtvo5uhUluGuDKt43S",
+	"TRjf6QzIIpTMmNuhM2VEsciWx1F0YoHbgmK4fYvLQrdtK8uuKx4Dgt+T1XYcuQ3oUd2E2lk8bywdpOBy",
+	"tJlRkt7IpUwdDmZC8kno5qT2YYieGY5wprszddvddrPTtWE+mtho4pMsERnV1V6VfY44M0l8R4jc6q2i",
+	"UKEkFCbneTgTJGocoXBCJn2SiDGdhgEK9cTPyysyN8nSCbnmVySEAZ1a8vRnNJZNysw9LlroHI/cTlIw",
+	"2NNEFb2zhwCyLTW9+3SfY1osjF9pSst6DewYuXGa2D2KrO9x5IvHBFguqKBBeHrPLWtSkyUUum3nhY1x",
+	"OuOBlIxK5yytroj7kcjspr0Xz9N3es3/YRvLeAhnLYLOwva5bLuYj8pJ/J3rJkXnq4s7oWwkF/4+suWh",
+	"ULcjiMkFML+agvsJjkgJF7i+zRTqNwro+zaDv62k+eL2q6XPx3wEk3/vuyz8TvGQP353e1mcRqLwvsyz",
+	"64tquAybkAm/JhXt30We1K/nepv159owbqG99mFWKAe2M9UTdrOn/Rmpas1Ho/dRg/xuNEhN8ne2e3W5",
+	"WJXZnG+d8exZopmeBQjZZzYrlXFpqqKyNsiDWZIQlmWoLXDwR4Dj4WY/nA7dvrzb5/bCftZn+q81NTQ9",
+	"oe9emnQrSJMERoTTgmLxXQkiTemVp5fmglhmUqlVKfxmwLIcXq1KFNP6PeVropBvnw5i0iV7unZ2sdrG",
+	"1vuYLOQkSxpW70I3lJ67akzwAkA6C9dMvUK6DZWBSilDmDJRsF/U4iQegu4DrjkFUMmILI0DryVy70LU",
+	"jsm838Ca2l/VaeJ/s9USmqKix5Lc0TeippTyJ5giq4eILwt+A09Vc98fu5ecdo/rvke665QnmGbW/mZH",
+	"vuQ1mW9sMsujEvHgSsTXq7jVjLKJU3uBoaPIpOovCcSlUTQqEMw50X0vTMGNN4UF1TGaUKHr86hAe+22",
+	"EkzqzlfPDzGN1X9DHG/Kqdpto4XeQZzGlAImVlSgGYuJEGkfO2gLCv3q9G2eppCahjowUgrVTYugQ++U",
+	"6+Mo+irjVO7JCEq389XCcdXnorD0kB+l1neYPbCQAbSpwBJLdI841sNNGAkQZdB2TSaYCaW/cKbFBvhT",
+	"JniuJIZuSPUMvaXPW+WyQvzJhIX4StLCBaCqrBCPwuK7ExZpm7i22yCAs3UcHwXxEZGtmDC2yXV4ZCp5",
+	"TXcwDJ6HmLMRSZRcwVGkHR7pOIqicDlJAXq0ex7tnke7Z4lIyFhlG5bPiMis1rJ6MkSlqsuWL4fBqSF5",
+	"2BSGdfn9MeXhMeXhzikP/oqbVRkPRSY1QdPVV/ULExItOCOchwI0IRIHSEqwDXK9c5WNUIi3/g16DJwO",
+	"7Th9iK3CRxAVkKqkow10uDDRWs9+tU2GrfpQ3+t0dZPdGyqI1ymhAzx/ED3gviK5GyUWt79iYvFjHPcx",
+	"jrtZHPfOOkyuFtFoNNB2ZWv6jB1h7NFmTBnet63LrDec+lHzedR8tqD5LJY4rqv35BnbCIWVgZoVIdej",
+	"rDmNbqOfJnwmeCh1lOZwkdnf66//KabPP5Aro3owxBwtJMA8hkS+M4eG4ayUA+8YGskLjdR0Wi4zPMmm",
+	"R/CPLOqLE1I17NsqtWn+dMLj/uyfteO47a8Wx320fR5tn01tn9WyTuJRwU/bnzclHpUaM2/odW7+IqhA",
+	"WClBLMJJpCjI5qdIPEL18grvIC3vbiDKMvNIaNWJ37B0eAOJ0s7Sack6ZhGasSumnlMbdCvLNVR77XZJ",
+	"rVs2Qvb5/ByPVk2jPk6352wtP30m26V/UrWEr1SeTj2hLB3487Czqs/xaOWkvvPxIgno3v+jzcXUn76f",
+	"y2LvlpS4y/kJacLxjdH7PE34kMYEpjZENGrZg/bybRjRqHdD+r3PEY0ux1zILz13hRAlRPD4mgg0Jglp",
+	"odC1qd4SOeaRO83ZvJoOZiEJidDLqLu/3zlEV2QO41LDt7NYUmjnUCeTqUwzx5nfO/sjkSc0OuGD2UQR",
+	"coUh8QYMVO9jQfaf9eWgkWfMvevXh68/dvqvX788PHj1t7PXP1//JP7tZ9IMHUt5dYqlOuZar/av3zrN",
+	"w+PmT6+b7943/4mbV5Pm758+d4K9vS9/qT0s37p4K2HZk9MTFJlnHvm0Gp8W8ab9D4ZQHMbUTcgk8Gah",
+	"jZOvhxNJrv00rVhLMSdSj+hUTiqyr9fDCb4iKJmxEJ4gAnGGlPaBnrWftRu1oDZL4lqvtgMqtIFucXIT",
+	"Af/VPGuUDp3bAwST/4SdsskTPbMRJzEliVvvZhjG9M9dnOX2gscxgUQwkZ+Zrds/mVwO+Lodmax+mOIR",
+	"cRrFKwUCJJ7zSS0BF7/o6QZnhkzCThc7kZr10uZY5QPpikNFzUTFCPXnaEhJbAZuCGdVM29rcU2t9+fd",
+	"WvW0Ekf32+eTqdJlsD6URlrdE/ORyEOe+bwWv6TrWRbKExw1y04lQOd/P1dIh7kEMPoj0EefG8vVnyPM",
+	"9ATLbLxqBo2pcViE45077MQ0MRjQtF9ZVp4UeQC2JUvOh/LDUzykByNC2cjMLsBslBsiJIISatRkN8EM",
+	"j9yyKffTVn/2INsREWlTkpkgiXhihYW7UCotFlf6ieBYaQAAGI4oIyJHWHMhyaT25dOX/xcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

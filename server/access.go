@@ -102,17 +102,32 @@ func asDenial(err error) (*denial, error) {
 	return nil, err
 }
 
-// Response bodies of the shared error responses.
-func notFoundBody(msg string) gen.NotFoundJSONResponse { return gen.NotFoundJSONResponse{Message: msg} }
+// Response bodies of the shared error responses: each carries the code errorCode gives.
+func notFoundBody(msg string) gen.NotFoundJSONResponse {
+	return gen.NotFoundJSONResponse(errorBody(http.StatusNotFound, msg))
+}
 func forbiddenBody(msg string) gen.ForbiddenJSONResponse {
-	return gen.ForbiddenJSONResponse{Message: msg}
+	return gen.ForbiddenJSONResponse(errorBody(http.StatusForbidden, msg))
 }
 func badRequestBody(msg string) gen.BadRequestJSONResponse {
-	return gen.BadRequestJSONResponse{Message: msg}
+	return gen.BadRequestJSONResponse(errorBody(http.StatusBadRequest, msg))
 }
-func conflictBody(msg string) gen.ConflictJSONResponse { return gen.ConflictJSONResponse{Message: msg} }
+func conflictBody(msg string) gen.ConflictJSONResponse {
+	return gen.ConflictJSONResponse(errorBody(http.StatusConflict, msg))
+}
 func preconditionBody(msg string) gen.PreconditionFailedJSONResponse {
-	return gen.PreconditionFailedJSONResponse{Message: msg}
+	return gen.PreconditionFailedJSONResponse(errorBody(http.StatusPreconditionFailed, msg))
+}
+func verificationFailedBody(msg string) gen.VerificationFailedJSONResponse {
+	return gen.VerificationFailedJSONResponse(errorBody(http.StatusBadRequest, msg))
+}
+func searchFailedBody(msg, detail string) gen.SearchFailedJSONResponse {
+	b := errorBody(http.StatusInternalServerError, msg)
+	b.Error = &detail
+	return gen.SearchFailedJSONResponse(b)
+}
+func unavailableBody(msg string) gen.ServiceUnavailableJSONResponse {
+	return gen.ServiceUnavailableJSONResponse(errorBody(http.StatusServiceUnavailable, msg))
 }
 
 // parseIfMatch reads an If-Match header: "<version>", W/"<version>", a bare version or *.

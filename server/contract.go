@@ -225,6 +225,10 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		if err == nil {
 			err = validateBody(in, op, body, hasBody)
 		}
+		var ae *apiError
+		if errors.As(err, &ae) {
+			return ae
+		}
 		if err != nil {
 			return newAPIError(http.StatusBadRequest, "Invalid input: %s", describeValidation(err, op))
 		}
@@ -254,7 +258,7 @@ func validateBody(in *openapi3filter.RequestValidationInput, op *operation, body
 	ct := in.Request.Header.Get(echo.HeaderContentType)
 	mt := rb.Content.Get(ct)
 	if mt == nil {
-		return &openapi3filter.RequestError{Input: in, RequestBody: rb, Reason: fmt.Sprintf("header Content-Type has unexpected value %q", ct)}
+		return newAPIError(http.StatusUnsupportedMediaType, "Unsupported media type: send the body as application/json (Content-Type was %q)", ct)
 	}
 	if mt.Schema == nil || mt.Schema.Value == nil {
 		return nil

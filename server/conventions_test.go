@@ -61,7 +61,7 @@ func TestHeadWhereverGet(t *testing.T) {
 		"tag": "custom", "profile_id": "nobody", "domain": "example.com", "file": "swagger-ui.css"}
 	param := regexp.MustCompile(`:[a-z_]+`)
 	seen := 0
-	for _, r := range h.e.Routes() {
+	for _, r := range h.srv.Echo().Routes() {
 		if r.Method != http.MethodGet {
 			continue
 		}
@@ -94,7 +94,7 @@ func TestHeadWhereverGet(t *testing.T) {
 	}
 	for _, want := range []string{"/healthz", "/readyz", "/openapi.yaml", "/docs", "/metrics", "/svc/lookup/:namespace/:registry_name/:record_name"} {
 		found := false
-		for _, r := range h.e.Routes() {
+		for _, r := range h.srv.Echo().Routes() {
 			found = found || (r.Method == http.MethodGet && r.Path == want)
 		}
 		if !found {

@@ -125,11 +125,7 @@ func (s *Server) generateDnsTxt(ctx context.Context, req gen.GenerateDnsTxtReque
 		return out, nil
 	}
 	out.Message = "TXT record already generated"
-	out.Data = &struct {
-		RequestId       *string `json:"request_id,omitempty"`
-		TargetNamespace *string `json:"target_namespace,omitempty"`
-		Txt             string  `json:"txt"`
-	}{Txt: ch.TXT}
+	out.Data = &gen.GenerateTxtData{Txt: ch.TXT}
 	return out, nil
 }
 
@@ -166,11 +162,7 @@ func (s *Server) requestAttestation(ctx context.Context, nsID, domain, targetRef
 	if !created {
 		out.Message = "A verification request for this domain is already pending"
 	}
-	out.Data = &struct {
-		RequestId       *string `json:"request_id,omitempty"`
-		TargetNamespace *string `json:"target_namespace,omitempty"`
-		Txt             string  `json:"txt"`
-	}{RequestId: strPtr(r.RequestID), TargetNamespace: strPtr(r.TargetNamespaceID), Txt: r.TXT}
+	out.Data = &gen.GenerateTxtData{RequestId: strPtr(r.RequestID), TargetNamespace: strPtr(r.TargetNamespaceID), Txt: r.TXT}
 	return out, nil
 }
 

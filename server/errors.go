@@ -7,15 +7,19 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/svc-directory/svc/gen"
 )
 
 // Messages the specification fixes.
 const (
-	msgUnexpected       = "An unexpected error occurred"
-	msgAuthFailed       = "Authentication failed"
-	msgUnauthorized     = "Unauthorized: Invalid or missing authentication token"
-	msgUserNotFound     = "User not found"
-	msgNamespaceMissing = "Namespace not found"
+	msgUnexpected         = "An unexpected error occurred"
+	msgAuthFailed         = "Authentication failed"
+	msgUnauthorized       = "Unauthorized: Invalid or missing authentication token"
+	msgUserNotFound       = "User not found"
+	msgNamespaceMissing   = "Namespace not found"
+	msgUnavailable        = "database unavailable"
+	msgVerificationFailed = "Verification failed"
 )
 
 // apiError is an expected client-facing outcome raised outside a handler (middleware, binding).
@@ -30,9 +34,51 @@ func newAPIError(status int, format string, args ...any) *apiError {
 	return &apiError{Status: status, Message: fmt.Sprintf(format, args...)}
 }
 
-// body is the JSON of every error.
-type body struct {
-	Message string `json:"message"`
+// errorCode is the one mapping of an error's status (and, for the few specific codes, its
+// message) to the stable code of the contract's ErrorCode enum.
+func errorCode(status int, msg string) gen.ErrorCode {
+	switch status {
+	case http.StatusBadRequest:
+		if msg == msgVerificationFailed {
+			return gen.ErrorCodeVerificationFailed
+		}
+		return gen.ErrorCodeInvalidInput
+	case http.StatusUnauthorized:
+		return gen.ErrorCodeUnauthorized
+	case http.StatusForbidden:
+		return gen.ErrorCodeForbidden
+	case http.StatusNotFound:
+		switch msg {
+		case msgNamespaceMissing:
+			return gen.ErrorCodeNamespaceNotFound
+		case msgUserNotFound:
+			return gen.ErrorCodeUserNotFound
+		}
+		return gen.ErrorCodeNotFound
+	case http.StatusMethodNotAllowed:
+		return gen.ErrorCodeMethodNotAllowed
+	case http.StatusConflict:
+		return gen.ErrorCodeConflict
+	case http.StatusPreconditionFailed:
+		return gen.ErrorCodePreconditionFailed
+	case http.StatusRequestEntityTooLarge:
+		return gen.ErrorCodePayloadTooLarge
+	case http.StatusUnsupportedMediaType:
+		return gen.ErrorCodeUnsupportedMediaType
+	case http.StatusTooManyRequests:
+		return gen.ErrorCodeRateLimited
+	case http.StatusServiceUnavailable:
+		return gen.ErrorCodeUnavailable
+	}
+	if status >= 400 && status < 500 {
+		return gen.ErrorCodeInvalidInput
+	}
+	return gen.ErrorCodeInternal
+}
+
+// errorBody is the JSON of every error: its message and its code.
+func errorBody(status int, msg string) gen.Error {
+	return gen.Error{Message: msg, Code: errorCode(status, msg)}
 }
 
 // answer is the one mapping of an error to the status and message the client gets: expected
@@ -88,7 +134,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		_ = c.NoContent(status)
 		return
 	}
-	_ = c.JSON(status, body{Message: msg})
+	_ = c.JSON(status, errorBody(status, msg))
 }
 
 func requestID(c echo.Context) string {

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labstack/echo/v4"
-
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
@@ -24,8 +22,9 @@ import (
 
 // harness is a server in-process (no port) over a fresh store of one dialect.
 type harness struct {
-	t     *testing.T
-	e     *echo.Echo
+	t *testing.T
+	// e is the server wrapped so that every response is validated against the contract.
+	e     http.Handler
 	srv   *server.Server
 	store *store.Store
 }
@@ -46,7 +45,7 @@ func newHarnessWith(t *testing.T, dialect string, adjust func(*server.Config)) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &harness{t: t, e: srv.Echo(), srv: srv, store: st}
+	return &harness{t: t, e: &contractChecked{t: t, e: srv.Echo()}, srv: srv, store: st}
 }
 
 // eachDialect runs fn per dialect with a fresh harness.

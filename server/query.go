@@ -217,8 +217,8 @@ func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequest
 	res, err := s.store.Search(ctx, nsID, o)
 	if err != nil {
 		s.log.ErrorContext(ctx, "search failed", "namespace", nsID, "error", err)
-		return gen.SearchRecords500JSONResponse{SearchFailedJSONResponse: gen.SearchFailedJSONResponse{Message: "Query failed",
-			Error: strPtr("the search could not be completed")}}, nil
+		return gen.SearchRecords500JSONResponse{SearchFailedJSONResponse: searchFailedBody("Query failed",
+			"the search could not be completed")}, nil
 	}
 	out := gen.SearchRecords200JSONResponse{Message: "Records found", Total: res.Total, TotalExact: res.TotalExact,
 		Page: int64(page), PageSize: int64(size), Data: make([]gen.SearchResult, len(res.Records))}

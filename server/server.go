@@ -202,7 +202,7 @@ func (s *Server) Readyz(ctx context.Context, _ gen.ReadyzRequestObject) (gen.Rea
 		}
 	}
 	if reason != "" {
-		return gen.Readyz503JSONResponse{Message: reason}, nil
+		return gen.Readyz503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody(reason)}, nil
 	}
 	return gen.Readyz200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: "ready"}}, nil
 }

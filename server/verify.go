@@ -15,7 +15,7 @@ import (
 
 const (
 	msgVerified = "Verification successful"
-	msgFailed   = "Verification failed"
+	msgFailed   = msgVerificationFailed
 )
 
 // checkLookup verifies submitted lookup data as a trustworthy verifier must: the proof is of the
@@ -155,7 +155,7 @@ func (s *Server) VerifyNamespaceLookup(ctx context.Context, req gen.VerifyNamesp
 	case ok:
 		return gen.VerifyNamespaceLookup200JSONResponse{VerifiedJSONResponse: gen.VerifiedJSONResponse{Message: msgVerified}}, nil
 	}
-	return gen.VerifyNamespaceLookup400JSONResponse{VerificationFailedJSONResponse: gen.VerificationFailedJSONResponse{Message: msgFailed}}, nil
+	return gen.VerifyNamespaceLookup400JSONResponse{VerificationFailedJSONResponse: verificationFailedBody(msgFailed)}, nil
 }
 
 // VerifyRegistryLookup verifies a registry lookup response.
@@ -167,7 +167,7 @@ func (s *Server) VerifyRegistryLookup(ctx context.Context, req gen.VerifyRegistr
 	case ok:
 		return gen.VerifyRegistryLookup200JSONResponse{VerifiedJSONResponse: gen.VerifiedJSONResponse{Message: msgVerified}}, nil
 	}
-	return gen.VerifyRegistryLookup400JSONResponse{VerificationFailedJSONResponse: gen.VerificationFailedJSONResponse{Message: msgFailed}}, nil
+	return gen.VerifyRegistryLookup400JSONResponse{VerificationFailedJSONResponse: verificationFailedBody(msgFailed)}, nil
 }
 
 // VerifyRecordLookup verifies a record lookup response.
@@ -179,7 +179,7 @@ func (s *Server) VerifyRecordLookup(ctx context.Context, req gen.VerifyRecordLoo
 	case ok:
 		return gen.VerifyRecordLookup200JSONResponse{VerifiedJSONResponse: gen.VerifiedJSONResponse{Message: msgVerified}}, nil
 	}
-	return gen.VerifyRecordLookup400JSONResponse{VerificationFailedJSONResponse: gen.VerificationFailedJSONResponse{Message: msgFailed}}, nil
+	return gen.VerifyRecordLookup400JSONResponse{VerificationFailedJSONResponse: verificationFailedBody(msgFailed)}, nil
 }
 
 func pageOf(page, size *int64) (int, int) {

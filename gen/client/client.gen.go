@@ -93,6 +93,63 @@ func (e DidVerificationMethodType) Valid() bool {
 	}
 }
 
+// Defines values for ErrorCode.
+const (
+	ErrorCodeConflict             ErrorCode = "conflict"
+	ErrorCodeForbidden            ErrorCode = "forbidden"
+	ErrorCodeInternal             ErrorCode = "internal"
+	ErrorCodeInvalidInput         ErrorCode = "invalid_input"
+	ErrorCodeMethodNotAllowed     ErrorCode = "method_not_allowed"
+	ErrorCodeNamespaceNotFound    ErrorCode = "namespace_not_found"
+	ErrorCodeNotFound             ErrorCode = "not_found"
+	ErrorCodePayloadTooLarge      ErrorCode = "payload_too_large"
+	ErrorCodePreconditionFailed   ErrorCode = "precondition_failed"
+	ErrorCodeRateLimited          ErrorCode = "rate_limited"
+	ErrorCodeUnauthorized         ErrorCode = "unauthorized"
+	ErrorCodeUnavailable          ErrorCode = "unavailable"
+	ErrorCodeUnsupportedMediaType ErrorCode = "unsupported_media_type"
+	ErrorCodeUserNotFound         ErrorCode = "user_not_found"
+	ErrorCodeVerificationFailed   ErrorCode = "verification_failed"
+)
+
+// Valid indicates whether the value is a known member of the ErrorCode enum.
+func (e ErrorCode) Valid() bool {
+	switch e {
+	case ErrorCodeConflict:
+		return true
+	case ErrorCodeForbidden:
+		return true
+	case ErrorCodeInternal:
+		return true
+	case ErrorCodeInvalidInput:
+		return true
+	case ErrorCodeMethodNotAllowed:
+		return true
+	case ErrorCodeNamespaceNotFound:
+		return true
+	case ErrorCodeNotFound:
+		return true
+	case ErrorCodePayloadTooLarge:
+		return true
+	case ErrorCodePreconditionFailed:
+		return true
+	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeUnauthorized:
+		return true
+	case ErrorCodeUnavailable:
+		return true
+	case ErrorCodeUnsupportedMediaType:
+		return true
+	case ErrorCodeUserNotFound:
+		return true
+	case ErrorCodeVerificationFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for NotificationEventType.
 const (
 	NotificationEventTypeAccepted NotificationEventType = "accepted"
@@ -459,18 +516,23 @@ func (e QueryRecordsParamsSort) Valid() bool {
 	}
 }
 
-// AcceptRequestResponse defines model for AcceptRequestResponse.
-type AcceptRequestResponse struct {
-	Data struct {
-		RecordId   string `json:"record_id"`
-		RegistryId string `json:"registry_id"`
-		RequestId  string `json:"request_id"`
-	} `json:"data"`
-	Message string `json:"message"`
+// AcceptRequestData The `data` of the accept request answer.
+type AcceptRequestData struct {
+	RecordId   string `json:"record_id"`
+	RegistryId string `json:"registry_id"`
+	RequestId  string `json:"request_id"`
 }
 
-// AddRecordRequest defines model for AddRecordRequest.
+// AcceptRequestResponse The answer of accepting a delegated verification request.
+type AcceptRequestResponse struct {
+	// Data The `data` of the accept request answer.
+	Data    AcceptRequestData `json:"data"`
+	Message string            `json:"message"`
+}
+
+// AddRecordRequest The body of add-record, and one record of add-records. Absent fields take the server's defaults, which each field's description states.
 type AddRecordRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Details A free-form JSON object.
@@ -479,40 +541,52 @@ type AddRecordRequest struct {
 	// Meta A free-form JSON object.
 	Meta *JSONObject `json:"meta,omitempty"`
 
-	// RecordName Example: employees
-	RecordName EntryName              `json:"record_name"`
-	State      *AddRecordRequestState `json:"state,omitempty"`
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RecordName EntryName `json:"record_name"`
+
+	// State `draft` or `live`; `live` when absent.
+	State *AddRecordRequestState `json:"state,omitempty"`
 
 	// Ttl Seconds (default 600).
 	Ttl       *TTL       `json:"ttl,omitempty"`
 	ValidTill *time.Time `json:"valid_till,omitempty"`
 }
 
-// AddRecordRequestState defines model for AddRecordRequest.State.
+// AddRecordRequestState `draft` or `live`; `live` when absent.
 type AddRecordRequestState string
 
-// AddRecordsRequest defines model for AddRecordsRequest.
+// AddRecordsData The `data` of the add records answer.
+type AddRecordsData struct {
+	Records []AddedRecord `json:"records"`
+}
+
+// AddRecordsRequest The body of add-records: up to 1000 records, added all or none.
 type AddRecordsRequest struct {
 	Records []AddRecordRequest `json:"records"`
 }
 
-// AddRecordsResponse defines model for AddRecordsResponse.
+// AddRecordsResponse The answer of add-records.
 type AddRecordsResponse struct {
-	Data struct {
-		Records []AddedRecord `json:"records"`
-	} `json:"data"`
+	// Data The `data` of the add records answer.
+	Data AddRecordsData `json:"data"`
 
 	// Message Example: 2 records added
 	Message string `json:"message"`
 }
 
-// AddedRecord defines model for AddedRecord.
+// AddedRecord One record that add-records created.
 type AddedRecord struct {
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest   Digest `json:"digest"`
 	RecordId string `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
 	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
@@ -521,15 +595,16 @@ type AddedRecord struct {
 	Version Version `json:"version"`
 }
 
-// CheckVerificationResponse defines model for CheckVerificationResponse.
+// CheckVerificationResponse Whether the namespace owns a verified domain, and which.
 type CheckVerificationResponse struct {
 	Domain   *string `json:"domain,omitempty"`
 	Message  string  `json:"message"`
 	Verified bool    `json:"verified"`
 }
 
-// CreateNamespaceRequest defines model for CreateNamespaceRequest.
+// CreateNamespaceRequest The body of create-namespace.
 type CreateNamespaceRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -542,29 +617,36 @@ type CreateNamespaceRequest struct {
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// CreateRegistryRequest defines model for CreateRegistryRequest.
+// CreateRegistryRequest The body of create-registry. Absent fields take the server's defaults, which each field's description states.
 type CreateRegistryRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
-	Meta         *JSONObject `json:"meta,omitempty"`
-	QueryAllowed *bool       `json:"query_allowed,omitempty"`
+	Meta *JSONObject `json:"meta,omitempty"`
 
-	// RegistryName Example: employees
+	// QueryAllowed Whether anyone may query the registry's records; `true` when absent.
+	QueryAllowed *bool `json:"query_allowed,omitempty"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
-	Schema *JSONObject               `json:"schema,omitempty"`
-	Tag    *CreateRegistryRequestTag `json:"tag,omitempty"`
+	Schema *JSONObject `json:"schema,omitempty"`
+
+	// Tag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
+	Tag *CreateRegistryRequestTag `json:"tag,omitempty"`
 
 	// Ttl Seconds (default 600).
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// CreateRegistryRequestTag defines model for CreateRegistryRequest.Tag.
+// CreateRegistryRequestTag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
 type CreateRegistryRequestTag string
 
-// Delegate defines model for Delegate.
+// Delegate The owner or a delegate of a namespace.
 type Delegate struct {
 	// AddedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -577,25 +659,29 @@ type Delegate struct {
 // DelegateRole defines model for Delegate.Role.
 type DelegateRole string
 
-// DelegateRequest defines model for DelegateRequest.
+// DelegateRequest The body of add-delegate and remove-delegate: the user's email.
 type DelegateRequest struct {
 	// Email Example: dee@example.com
 	Email openapi_types.Email `json:"email"`
 }
 
-// DelegatesResponse defines model for DelegatesResponse.
-type DelegatesResponse struct {
-	Data struct {
-		Delegates   []Delegate `json:"delegates"`
-		NamespaceId string     `json:"namespace_id"`
-	} `json:"data"`
-	Message string `json:"message"`
+// DelegatesData The `data` of the delegates answer.
+type DelegatesData struct {
+	Delegates   []Delegate `json:"delegates"`
+	NamespaceId string     `json:"namespace_id"`
 }
 
-// Description defines model for Description.
+// DelegatesResponse The owner and delegates of a namespace.
+type DelegatesResponse struct {
+	// Data The `data` of the delegates answer.
+	Data    DelegatesData `json:"data"`
+	Message string        `json:"message"`
+}
+
+// Description Free text describing an entry (at most 4096 characters).
 type Description = string
 
-// DidDocument defines model for DidDocument.
+// DidDocument The DID document of a user's profile (did:web).
 type DidDocument struct {
 	// Context Example: ["https://www.w3.org/ns/did/v1","https://w3id.org/security/multikey/v1"]
 	Context         []string `json:"@context"`
@@ -607,7 +693,7 @@ type DidDocument struct {
 	VerificationMethod []DidVerificationMethod `json:"verificationMethod"`
 }
 
-// DidVerificationMethod defines model for DidVerificationMethod.
+// DidVerificationMethod One key of a DID document, as a `Multikey`.
 type DidVerificationMethod struct {
 	Controller string `json:"controller"`
 
@@ -622,35 +708,56 @@ type DidVerificationMethod struct {
 // DidVerificationMethodType defines model for DidVerificationMethod.Type.
 type DidVerificationMethodType string
 
-// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+//
+// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 type Digest = string
 
-// EntryName Example: employees
+// EntryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
 type EntryName = string
 
-// Error defines model for Error.
+// Error The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Error struct {
+	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+	//
+	//
+	// Example: not_found
+	Code ErrorCode `json:"code"`
+
 	// Error Detail of a failed search.
 	Error *string `json:"error,omitempty"`
 
-	// Message Example: Namespace not found
+	// Message What went wrong, for people.
+	//
+	// Example: Namespace not found
 	Message string `json:"message"`
 }
 
-// GenerateTxtResponse defines model for GenerateTxtResponse.
+// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+//
+// Example: not_found
+type ErrorCode string
+
+// GenerateTxtData The `data` of the generate txt answer.
+type GenerateTxtData struct {
+	RequestId       *string `json:"request_id,omitempty"`
+	TargetNamespace *string `json:"target_namespace,omitempty"`
+	Txt             string  `json:"txt"`
+}
+
+// GenerateTxtResponse The answer of generate-dns-txt: a new value at the top level, or a value generated before or a delegated request in `data`.
 type GenerateTxtResponse struct {
-	Data *struct {
-		RequestId       *string `json:"request_id,omitempty"`
-		TargetNamespace *string `json:"target_namespace,omitempty"`
-		Txt             string  `json:"txt"`
-	} `json:"data,omitempty"`
-	Message string `json:"message"`
+	// Data The `data` of the generate txt answer.
+	Data    *GenerateTxtData `json:"data,omitempty"`
+	Message string           `json:"message"`
 
 	// Txt A newly generated value (first form).
 	Txt *string `json:"txt,omitempty"`
 }
 
-// GetDnsTxtResponse defines model for GetDnsTxtResponse.
+// GetDnsTxtResponse The newest verification value generated for a namespace.
 type GetDnsTxtResponse struct {
 	Domain      string `json:"domain"`
 	IsVerified  bool   `json:"is_verified"`
@@ -669,31 +776,39 @@ type LookupResponseEnvelope struct {
 	Message *string                `json:"message,omitempty"`
 }
 
-// MarkAllReadResponse defines model for MarkAllReadResponse.
+// MarkAllReadData The `data` of the mark all read answer.
+type MarkAllReadData struct {
+	Affected int64 `json:"affected"`
+}
+
+// MarkAllReadResponse The answer of marking every notification read.
 type MarkAllReadResponse struct {
-	Data struct {
-		Affected int64 `json:"affected"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the mark all read answer.
+	Data    MarkAllReadData `json:"data"`
+	Message string          `json:"message"`
 }
 
-// MarkReadResponse defines model for MarkReadResponse.
+// MarkReadData The `data` of the mark read answer.
+type MarkReadData struct {
+	Id     string  `json:"id"`
+	IsRead bool    `json:"is_read"`
+	ReadAt *string `json:"read_at"`
+}
+
+// MarkReadResponse The answer of marking one notification read.
 type MarkReadResponse struct {
-	Data struct {
-		Id     string  `json:"id"`
-		IsRead bool    `json:"is_read"`
-		ReadAt *string `json:"read_at"`
-	} `json:"data"`
-	Message string `json:"message"`
+	// Data The `data` of the mark read answer.
+	Data    MarkReadData `json:"data"`
+	Message string       `json:"message"`
 }
 
-// Message defines model for Message.
+// Message The body of an answer that only says what happened.
 type Message struct {
 	// Message Example: ok
 	Message string `json:"message"`
 }
 
-// Namespace defines model for Namespace.
+// Namespace A namespace at one version, as a lookup returns it (genesis in its hex form).
 type Namespace struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -706,7 +821,9 @@ type Namespace struct {
 	// Description Example: Acme Corporation
 	Description string `json:"description"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Domain The verified domain, or null.
@@ -727,9 +844,11 @@ type Namespace struct {
 	Name string `json:"name"`
 
 	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
-	NamespaceId   string `json:"namespace_id"`
-	Proof         Proof  `json:"proof"`
-	RegistryCount int64  `json:"registry_count"`
+	NamespaceId string `json:"namespace_id"`
+
+	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
+	Proof         Proof `json:"proof"`
+	RegistryCount int64 `json:"registry_count"`
 
 	// Ttl Example: 600
 	Ttl int64 `json:"ttl"`
@@ -748,39 +867,44 @@ type Namespace struct {
 	VersionCount int64 `json:"version_count"`
 }
 
-// NamespaceLookupResponse defines model for NamespaceLookupResponse.
+// NamespaceLookupResponse The answer of a namespace lookup.
 type NamespaceLookupResponse struct {
+	// Data A namespace at one version, as a lookup returns it (genesis in its hex form).
 	Data Namespace `json:"data"`
 
 	// Message Example: Namespace retrieved
 	Message string `json:"message"`
 }
 
-// NamespaceVersionsResponse defines model for NamespaceVersionsResponse.
+// NamespaceVersionsData The `data` of the namespace versions answer.
+type NamespaceVersionsData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt     Timestamp `json:"created_at"`
+	CreatedBy     string    `json:"created_by"`
+	TotalVersions int64     `json:"total_versions"`
+	Ttl           int64     `json:"ttl"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+
+	// Versions Newest first, oldest last.
+	Versions []Version `json:"versions"`
+}
+
+// NamespaceVersionsResponse The answer listing a namespace's versions.
 type NamespaceVersionsResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt     Timestamp `json:"created_at"`
-		CreatedBy     string    `json:"created_by"`
-		TotalVersions int64     `json:"total_versions"`
-		Ttl           int64     `json:"ttl"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-
-		// Versions Newest first, oldest last.
-		Versions []Version `json:"versions"`
-	} `json:"data"`
+	// Data The `data` of the namespace versions answer.
+	Data NamespaceVersionsData `json:"data"`
 
 	// Message Example: Versions retrieved
 	Message string `json:"message"`
 }
 
-// Notification defines model for Notification.
+// Notification A notification: a delegated verification request sent to a namespace the caller owns or is a delegate of.
 type Notification struct {
 	ActorEmail *string `json:"actor_email"`
 
@@ -812,13 +936,13 @@ type Notification struct {
 // NotificationEventType defines model for Notification.EventType.
 type NotificationEventType string
 
-// NotificationHistoryResponse defines model for NotificationHistoryResponse.
+// NotificationHistoryResponse All of the caller's notifications.
 type NotificationHistoryResponse struct {
 	Data    []NotificationSummary `json:"data"`
 	Message string                `json:"message"`
 }
 
-// NotificationSummary defines model for NotificationSummary.
+// NotificationSummary A notification in the history, read or not.
 type NotificationSummary struct {
 	Domain         string                       `json:"domain"`
 	EventType      NotificationSummaryEventType `json:"event_type"`
@@ -832,25 +956,29 @@ type NotificationSummary struct {
 // NotificationSummaryEventType defines model for NotificationSummary.EventType.
 type NotificationSummaryEventType string
 
-// PendingNotificationsResponse defines model for PendingNotificationsResponse.
+// PendingNotificationsResponse The caller's unread notifications.
 type PendingNotificationsResponse struct {
 	Data        []Notification `json:"data"`
 	Message     string         `json:"message"`
 	UnreadCount int64          `json:"unread_count"`
 }
 
-// Proof defines model for Proof.
+// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
 type Proof struct {
 	// CreatorDid Example: did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj
 	CreatorDid string `json:"creator_did"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// NamespaceDid Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
 	NamespaceDid string `json:"namespace_did"`
 
-	// NetworkGenesis Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// NetworkGenesis A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	NetworkGenesis Digest `json:"network_genesis"`
 
 	// RecordIdentifier Record proofs.
@@ -869,7 +997,7 @@ type Proof struct {
 	Type string `json:"type"`
 }
 
-// Record defines model for Record.
+// Record A record at one version, as a lookup returns it, with the state and schema of its registry.
 type Record struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -881,7 +1009,9 @@ type Record struct {
 	// Details A free-form JSON object.
 	Details JSONObject `json:"details"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -895,16 +1025,22 @@ type Record struct {
 	// Namespace The namespace's name.
 	Namespace   string `json:"namespace"`
 	NamespaceId string `json:"namespace_id"`
-	Proof       Proof  `json:"proof"`
+
+	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
+	Proof Proof `json:"proof"`
 
 	// RecordId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c7
 	RecordId string `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 	RegistryId string    `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName  EntryName           `json:"registry_name"`
 	RegistryState RecordRegistryState `json:"registry_state"`
 
@@ -932,7 +1068,7 @@ type RecordRegistryState string
 // RecordState defines model for Record.State.
 type RecordState string
 
-// RecordListEntry defines model for RecordListEntry.
+// RecordListEntry One record in a list of records (record query).
 type RecordListEntry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -944,7 +1080,9 @@ type RecordListEntry struct {
 	// Details A free-form JSON object.
 	Details JSONObject `json:"details"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -956,7 +1094,9 @@ type RecordListEntry struct {
 	Meta     JSONObject `json:"meta"`
 	RecordId string     `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName            `json:"record_name"`
 	State      RecordListEntryState `json:"state"`
 	Ttl        int64                `json:"ttl"`
@@ -976,84 +1116,99 @@ type RecordListEntry struct {
 // RecordListEntryState defines model for RecordListEntry.State.
 type RecordListEntryState string
 
-// RecordLookupResponse defines model for RecordLookupResponse.
+// RecordLookupResponse The answer of a record lookup.
 type RecordLookupResponse struct {
+	// Data A record at one version, as a lookup returns it, with the state and schema of its registry.
 	Data Record `json:"data"`
 
 	// Message Example: Record retrieved
 	Message string `json:"message"`
 }
 
-// RecordQueryResponse defines model for RecordQueryResponse.
+// RecordQueryData The `data` of the record query answer.
+type RecordQueryData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// Meta A free-form JSON object.
+	Meta          JSONObject        `json:"meta"`
+	NamespaceId   string            `json:"namespace_id"`
+	NamespaceName string            `json:"namespace_name"`
+	PageNumber    int64             `json:"page_number"`
+	PageSize      int64             `json:"page_size"`
+	Records       []RecordListEntry `json:"records"`
+	RegistryId    string            `json:"registry_id"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// Schema A free-form JSON object.
+	Schema       JSONObject `json:"schema"`
+	TotalPages   int64      `json:"total_pages"`
+	TotalRecords int64      `json:"total_records"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// RecordQueryResponse The answer of a record query: the registry and a page of its records.
 type RecordQueryResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt Timestamp `json:"created_at"`
-		CreatedBy string    `json:"created_by"`
-
-		// Meta A free-form JSON object.
-		Meta          JSONObject        `json:"meta"`
-		NamespaceId   string            `json:"namespace_id"`
-		NamespaceName string            `json:"namespace_name"`
-		PageNumber    int64             `json:"page_number"`
-		PageSize      int64             `json:"page_size"`
-		Records       []RecordListEntry `json:"records"`
-		RegistryId    string            `json:"registry_id"`
-
-		// RegistryName Example: employees
-		RegistryName EntryName `json:"registry_name"`
-
-		// Schema A free-form JSON object.
-		Schema       JSONObject `json:"schema"`
-		TotalPages   int64      `json:"total_pages"`
-		TotalRecords int64      `json:"total_records"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-	} `json:"data"`
+	// Data The `data` of the record query answer.
+	Data RecordQueryData `json:"data"`
 
 	// Message Example: Records retrieved
 	Message string `json:"message"`
 }
 
-// RecordVersionsResponse defines model for RecordVersionsResponse.
+// RecordVersionsData The `data` of the record versions answer.
+type RecordVersionsData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RecordName EntryName `json:"record_name"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// Schema A free-form JSON object.
+	Schema        JSONObject `json:"schema"`
+	TotalVersions int64      `json:"total_versions"`
+	Ttl           int64      `json:"ttl"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+
+	// Versions Newest first, oldest last.
+	Versions []Version `json:"versions"`
+}
+
+// RecordVersionsResponse The answer listing a record's versions.
 type RecordVersionsResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt Timestamp `json:"created_at"`
-		CreatedBy string    `json:"created_by"`
-
-		// RecordName Example: employees
-		RecordName EntryName `json:"record_name"`
-
-		// RegistryName Example: employees
-		RegistryName EntryName `json:"registry_name"`
-
-		// Schema A free-form JSON object.
-		Schema        JSONObject `json:"schema"`
-		TotalVersions int64      `json:"total_versions"`
-		Ttl           int64      `json:"ttl"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-
-		// Versions Newest first, oldest last.
-		Versions []Version `json:"versions"`
-	} `json:"data"`
+	// Data The `data` of the record versions answer.
+	Data RecordVersionsData `json:"data"`
 
 	// Message Example: Versions retrieved
 	Message string `json:"message"`
 }
 
-// Registry defines model for Registry.
+// Registry A registry at one version, as a lookup returns it.
 type Registry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1062,7 +1217,9 @@ type Registry struct {
 	CreatedBy   string    `json:"created_by"`
 	Description string    `json:"description"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1079,15 +1236,19 @@ type Registry struct {
 	Namespace string `json:"namespace"`
 
 	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
-	NamespaceId  string `json:"namespace_id"`
-	Proof        Proof  `json:"proof"`
-	QueryAllowed bool   `json:"query_allowed"`
-	RecordCount  int64  `json:"record_count"`
+	NamespaceId string `json:"namespace_id"`
+
+	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
+	Proof        Proof `json:"proof"`
+	QueryAllowed bool  `json:"query_allowed"`
+	RecordCount  int64 `json:"record_count"`
 
 	// RegistryId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c6
 	RegistryId string `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1114,7 +1275,7 @@ type RegistryState string
 // RegistryTag defines model for Registry.Tag.
 type RegistryTag string
 
-// RegistryListEntry defines model for RegistryListEntry.
+// RegistryListEntry One registry in a list of registries (query and tag query).
 type RegistryListEntry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1123,7 +1284,9 @@ type RegistryListEntry struct {
 	CreatedBy   string    `json:"created_by"`
 	Description string    `json:"description"`
 
-	// Digest Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+	//
+	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1140,7 +1303,9 @@ type RegistryListEntry struct {
 	RecordCount  int64   `json:"record_count"`
 	RegistryId   string  `json:"registry_id"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
@@ -1167,85 +1332,100 @@ type RegistryListEntryState string
 // RegistryListEntryTag defines model for RegistryListEntry.Tag.
 type RegistryListEntryTag string
 
-// RegistryLookupResponse defines model for RegistryLookupResponse.
+// RegistryLookupResponse The answer of a registry lookup.
 type RegistryLookupResponse struct {
+	// Data A registry at one version, as a lookup returns it.
 	Data Registry `json:"data"`
 
 	// Message Example: Registry retrieved
 	Message string `json:"message"`
 }
 
-// RegistryQueryResponse defines model for RegistryQueryResponse.
-type RegistryQueryResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt       Timestamp           `json:"created_at"`
-		CreatedBy       string              `json:"created_by"`
-		Domain          *string             `json:"domain"`
-		NamespaceId     string              `json:"namespace_id"`
-		NamespaceName   string              `json:"namespace_name"`
-		PageNumber      int64               `json:"page_number"`
-		PageSize        int64               `json:"page_size"`
-		Registries      []RegistryListEntry `json:"registries"`
-		TotalPages      int64               `json:"total_pages"`
-		TotalRegistries int64               `json:"total_registries"`
+// RegistryQueryData The `data` of the registry query answer.
+type RegistryQueryData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt       Timestamp           `json:"created_at"`
+	CreatedBy       string              `json:"created_by"`
+	Domain          *string             `json:"domain"`
+	NamespaceId     string              `json:"namespace_id"`
+	NamespaceName   string              `json:"namespace_name"`
+	PageNumber      int64               `json:"page_number"`
+	PageSize        int64               `json:"page_size"`
+	Registries      []RegistryListEntry `json:"registries"`
+	TotalPages      int64               `json:"total_pages"`
+	TotalRegistries int64               `json:"total_registries"`
 
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-	} `json:"data"`
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// RegistryQueryResponse The answer of a registry query: the namespace and a page of its registries.
+type RegistryQueryResponse struct {
+	// Data The `data` of the registry query answer.
+	Data RegistryQueryData `json:"data"`
 
 	// Message Example: Registries retrieved
 	Message string `json:"message"`
 }
 
-// RegistryVersionsResponse defines model for RegistryVersionsResponse.
+// RegistryVersionsData The `data` of the registry versions answer.
+type RegistryVersionsData struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// Schema A free-form JSON object.
+	Schema        JSONObject `json:"schema"`
+	TotalVersions int64      `json:"total_versions"`
+	Ttl           int64      `json:"ttl"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+
+	// Versions Newest first, oldest last.
+	Versions []Version `json:"versions"`
+}
+
+// RegistryVersionsResponse The answer listing a registry's versions.
 type RegistryVersionsResponse struct {
-	Data struct {
-		// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		CreatedAt Timestamp `json:"created_at"`
-		CreatedBy string    `json:"created_by"`
-
-		// RegistryName Example: employees
-		RegistryName EntryName `json:"registry_name"`
-
-		// Schema A free-form JSON object.
-		Schema        JSONObject `json:"schema"`
-		TotalVersions int64      `json:"total_versions"`
-		Ttl           int64      `json:"ttl"`
-
-		// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-		//
-		// Example: 2026-11-22T08:00:00.000Z
-		UpdatedAt Timestamp `json:"updated_at"`
-
-		// Versions Newest first, oldest last.
-		Versions []Version `json:"versions"`
-	} `json:"data"`
+	// Data The `data` of the registry versions answer.
+	Data RegistryVersionsData `json:"data"`
 
 	// Message Example: Versions retrieved
 	Message string `json:"message"`
 }
 
-// RemoveVerificationResponse defines model for RemoveVerificationResponse.
-type RemoveVerificationResponse struct {
-	Data struct {
-		Domain                     string               `json:"domain"`
-		DomainRemovedFromNamespace bool                 `json:"domain_removed_from_namespace"`
-		DomainStillVerified        bool                 `json:"domain_still_verified"`
-		RemovedEntries             int64                `json:"removed_entries"`
-		RemovedTargets             []string             `json:"removed_targets"`
-		VerificationMethods        []VerificationMethod `json:"verification_methods"`
-	} `json:"data"`
-	Message string `json:"message"`
+// RemoveVerificationData The `data` of the remove verification answer.
+type RemoveVerificationData struct {
+	Domain                     string               `json:"domain"`
+	DomainRemovedFromNamespace bool                 `json:"domain_removed_from_namespace"`
+	DomainStillVerified        bool                 `json:"domain_still_verified"`
+	RemovedEntries             int64                `json:"removed_entries"`
+	RemovedTargets             []string             `json:"removed_targets"`
+	VerificationMethods        []VerificationMethod `json:"verification_methods"`
 }
 
-// SearchResponse defines model for SearchResponse.
+// RemoveVerificationResponse The answer of remove-namespace-verification.
+type RemoveVerificationResponse struct {
+	// Data The `data` of the remove verification answer.
+	Data    RemoveVerificationData `json:"data"`
+	Message string                 `json:"message"`
+}
+
+// SearchResponse The answer of a search: a page of matching records and how many matched.
 type SearchResponse struct {
 	Data []SearchResult `json:"data"`
 
@@ -1261,7 +1441,7 @@ type SearchResponse struct {
 	TotalExact bool `json:"total_exact"`
 }
 
-// SearchResult defines model for SearchResult.
+// SearchResult One record that a search matched.
 type SearchResult struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1284,10 +1464,14 @@ type SearchResult struct {
 	NamespaceId string     `json:"namespace_id"`
 	RecordId    string     `json:"record_id"`
 
-	// RecordName Example: employees
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
-	// RegistryName Example: employees
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
 	RegistryName EntryName         `json:"registry_name"`
 	State        SearchResultState `json:"state"`
 	Ttl          int64             `json:"ttl"`
@@ -1311,15 +1495,19 @@ type SearchResultState string
 // TTL Seconds (default 600).
 type TTL = int64
 
-// TagQueryResponse defines model for TagQueryResponse.
-type TagQueryResponse struct {
-	Data struct {
-		Registries []RegistryListEntry `json:"registries"`
+// TagQueryData The `data` of the tag query answer.
+type TagQueryData struct {
+	Registries []RegistryListEntry `json:"registries"`
 
-		// Tag Example: membership
-		Tag             string `json:"tag"`
-		TotalRegistries int64  `json:"total_registries"`
-	} `json:"data"`
+	// Tag Example: membership
+	Tag             string `json:"tag"`
+	TotalRegistries int64  `json:"total_registries"`
+}
+
+// TagQueryResponse The answer of the tag query: verified registries with a standard tag.
+type TagQueryResponse struct {
+	// Data The `data` of the tag query answer.
+	Data TagQueryData `json:"data"`
 
 	// Message Example: Registries retrieved
 	Message string `json:"message"`
@@ -1330,8 +1518,9 @@ type TagQueryResponse struct {
 // Example: 2026-11-22T08:00:00.000Z
 type Timestamp = string
 
-// UpdateNamespaceRequest defines model for UpdateNamespaceRequest.
+// UpdateNamespaceRequest The body of update-namespace: the fields to change (at least one).
 type UpdateNamespaceRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -1342,8 +1531,9 @@ type UpdateNamespaceRequest struct {
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// UpdateRecordRequest defines model for UpdateRecordRequest.
+// UpdateRecordRequest The body of update-record: the fields to change (at least one).
 type UpdateRecordRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Details A free-form JSON object.
@@ -1357,8 +1547,9 @@ type UpdateRecordRequest struct {
 	ValidTill *time.Time `json:"valid_till,omitempty"`
 }
 
-// UpdateRegistryRequest defines model for UpdateRegistryRequest.
+// UpdateRegistryRequest The body of update-registry: the fields to change (at least one).
 type UpdateRegistryRequest struct {
+	// Description Free text describing an entry (at most 4096 characters).
 	Description *Description `json:"description,omitempty"`
 
 	// Meta A free-form JSON object.
@@ -1369,7 +1560,7 @@ type UpdateRegistryRequest struct {
 	Ttl *TTL `json:"ttl,omitempty"`
 }
 
-// VerificationLog defines model for VerificationLog.
+// VerificationLog One logged verification attempt: what was verified, by whom, when, and its result.
 type VerificationLog struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1393,23 +1584,27 @@ type VerificationLogLookupType string
 // VerificationLogResult defines model for VerificationLog.Result.
 type VerificationLogResult string
 
-// VerificationLogsResponse defines model for VerificationLogsResponse.
+// VerificationLogsData The `data` of the verification logs answer.
+type VerificationLogsData struct {
+	Logs              []VerificationLog `json:"logs"`
+	Page              int64             `json:"page"`
+	PageSize          int64             `json:"page_size"`
+	VerificationCount int64             `json:"verification_count"`
+}
+
+// VerificationLogsResponse The answer listing the verification attempts of an entry.
 type VerificationLogsResponse struct {
-	Data struct {
-		Logs              []VerificationLog `json:"logs"`
-		Page              int64             `json:"page"`
-		PageSize          int64             `json:"page_size"`
-		VerificationCount int64             `json:"verification_count"`
-	} `json:"data"`
+	// Data The `data` of the verification logs answer.
+	Data VerificationLogsData `json:"data"`
 
 	// Message Example: Verification logs retrieved
 	Message string `json:"message"`
 }
 
-// VerificationMethod defines model for VerificationMethod.
+// VerificationMethod How a domain is verified: a DNS TXT record, an HTTP file, or an attestation by another (self-verified) namespace.
 type VerificationMethod string
 
-// VerifyDomainRequest defines model for VerifyDomainRequest.
+// VerifyDomainRequest The body of verify-domain: the namespace, and the domain when it has values for several.
 type VerifyDomainRequest struct {
 	// Domain Example: example.com
 	Domain *string `json:"domain,omitempty"`
@@ -1418,19 +1613,19 @@ type VerifyDomainRequest struct {
 	NamespaceId string `json:"namespace_id"`
 }
 
-// VerifyNamespaceLookupRequest defines model for VerifyNamespaceLookupRequest.
+// VerifyNamespaceLookupRequest The body of verify-namespace-lookup: a namespace lookup answer to verify.
 type VerifyNamespaceLookupRequest struct {
 	// NamespaceLookupResponse A lookup response as a lookup returned it.
 	NamespaceLookupResponse LookupResponseEnvelope `json:"namespace_lookup_response"`
 }
 
-// VerifyRecordLookupRequest defines model for VerifyRecordLookupRequest.
+// VerifyRecordLookupRequest The body of verify-record-lookup: a record lookup answer to verify.
 type VerifyRecordLookupRequest struct {
 	// RecordLookupResponse A lookup response as a lookup returned it.
 	RecordLookupResponse LookupResponseEnvelope `json:"record_lookup_response"`
 }
 
-// VerifyRegistryLookupRequest defines model for VerifyRegistryLookupRequest.
+// VerifyRegistryLookupRequest The body of verify-registry-lookup: a registry lookup answer to verify.
 type VerifyRegistryLookupRequest struct {
 	// RegistryLookupResponse A lookup response as a lookup returned it.
 	RegistryLookupResponse LookupResponseEnvelope `json:"registry_lookup_response"`
@@ -1471,10 +1666,14 @@ type Page = int64
 // PageSize defines model for PageSize.
 type PageSize = int64
 
-// RecordName Example: employees
+// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
 type RecordName = EntryName
 
-// RegistryName Example: employees
+// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
 type RegistryName = EntryName
 
 // RequestId defines model for RequestId.
@@ -1491,49 +1690,55 @@ type ToDate = openapi_types.Date
 // Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
 type VersionId = Version
 
-// AuthenticationFailed defines model for AuthenticationFailed.
+// AuthenticationFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type AuthenticationFailed = Error
 
-// BadRequest defines model for BadRequest.
+// BadRequest The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type BadRequest = Error
 
-// Conflict defines model for Conflict.
+// Conflict The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Conflict = Error
 
-// Delegates defines model for Delegates.
+// Delegates The owner and delegates of a namespace.
 type Delegates = DelegatesResponse
 
-// Forbidden defines model for Forbidden.
+// Forbidden The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Forbidden = Error
 
-// InternalError defines model for InternalError.
+// InternalError The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type InternalError = Error
 
-// NotFound defines model for NotFound.
+// NotFound The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type NotFound = Error
 
-// PayloadTooLarge defines model for PayloadTooLarge.
+// PayloadTooLarge The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type PayloadTooLarge = Error
 
-// PreconditionFailed defines model for PreconditionFailed.
+// PreconditionFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type PreconditionFailed = Error
 
-// SearchFailed defines model for SearchFailed.
+// SearchFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type SearchFailed = Error
 
-// TooManyRequests defines model for TooManyRequests.
+// ServiceUnavailable The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
+type ServiceUnavailable = Error
+
+// TooManyRequests The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type TooManyRequests = Error
 
-// Unauthorized defines model for Unauthorized.
+// Unauthorized The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Unauthorized = Error
 
-// UserNotFound defines model for UserNotFound.
+// UnsupportedMediaType The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
+type UnsupportedMediaType = Error
+
+// UserNotFound The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type UserNotFound = Error
 
-// VerificationFailed defines model for VerificationFailed.
+// VerificationFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type VerificationFailed = Error
 
-// Verified defines model for Verified.
+// Verified The body of an answer that only says what happened.
 type Verified = Message
 
 // GenerateDnsTxtParams defines parameters for GenerateDnsTxt.
@@ -1846,15 +2051,21 @@ type ClientInterface interface {
 
 	// Healthz Liveness
 	//
+	// Answers 200 while the process runs; it does not touch the database.
+	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Readyz Readiness (the database answers)
 	//
+	// Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CheckVerification Tell whether a namespace owns a verified domain
+	//
+	// Tells whether the namespace owns a verified domain, and which. For the namespace's owner and delegates.
 	//
 	// Corresponds with GET /svc/check-verification/{namespace_id} (the `CheckVerification` operationId).
 	CheckVerification(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1893,6 +2104,8 @@ type ClientInterface interface {
 
 	// GetDnsTxt Read a namespace's generated verification value
 	//
+	// Returns the newest verification value generated for the namespace (with its domain and method), so that it can be published again. For the namespace's owner and delegates; 404 when none was generated.
+	//
 	// Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
 	GetDnsTxt(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -1919,20 +2132,28 @@ type ClientInterface interface {
 
 	// ListNotificationHistory List all of the caller's notifications
 	//
+	// All of the caller's notifications, read or not, newest first.
+	//
 	// Corresponds with GET /svc/notifications/history (the `ListNotificationHistory` operationId).
 	ListNotificationHistory(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPendingNotifications List the caller's unread notifications
+	//
+	// The caller's unread notifications (delegated verification requests sent to namespaces the caller owns or is a delegate of), newest first, with their count.
 	//
 	// Corresponds with GET /svc/notifications/pending (the `ListPendingNotifications` operationId).
 	ListPendingNotifications(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// MarkAllNotificationsRead Mark all of the caller's notifications read
 	//
+	// Marks every unread notification of the caller read and says how many changed.
+	//
 	// Corresponds with POST /svc/notifications/read-all (the `MarkAllNotificationsRead` operationId).
 	MarkAllNotificationsRead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// MarkNotificationRead Mark one notification read
+	//
+	// Marks one of the caller's notifications read; 404 when the caller has no notification with that id.
 	//
 	// Corresponds with POST /svc/notifications/{notification_id}/read (the `MarkNotificationRead` operationId).
 	MarkNotificationRead(ctx context.Context, notificationId string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1975,6 +2196,8 @@ type ClientInterface interface {
 	AcceptVerificationRequest(ctx context.Context, requestId RequestId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RejectVerificationRequest Reject a delegated verification request
+	//
+	// The owner or a delegate of the target namespace refuses a pending delegated verification request; the requesting namespace's domain stays unverified. A request already decided answers 409.
 	//
 	// Corresponds with POST /svc/verification-requests/{request_id}/reject (the `RejectVerificationRequest` operationId).
 	RejectVerificationRequest(ctx context.Context, requestId RequestId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2110,6 +2333,8 @@ type ClientInterface interface {
 
 	// GetDelegates List the owner and delegates
 	//
+	// The owner and the delegates of the namespace, for its owner and delegates.
+	//
 	// Corresponds with GET /svc/{namespace}/get-delegates (the `GetDelegates` operationId).
 	GetDelegates(ctx context.Context, namespace NamespaceRef, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -2122,12 +2347,16 @@ type ClientInterface interface {
 
 	// RemoveDelegateWithBody Remove a delegate (owner only)
 	//
+	// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/remove-delegate (the `RemoveDelegate` operationId).
 	RemoveDelegateWithBody(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RemoveDelegate Remove a delegate (owner only)
+	//
+	// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2218,12 +2447,16 @@ type ClientInterface interface {
 
 	// UpdateRegistryWithBody Update a registry
 	//
+	// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
 	UpdateRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRegistry Update a registry
+	//
+	// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2279,6 +2512,8 @@ type ClientInterface interface {
 
 // Healthz Liveness
 //
+// Answers 200 while the process runs; it does not touch the database.
+//
 // Corresponds with GET /healthz (the `Healthz` operationId).
 func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewHealthzRequest(c.Server)
@@ -2294,6 +2529,8 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 
 // Readyz Readiness (the database answers)
 //
+// Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+//
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadyzRequest(c.Server)
@@ -2308,6 +2545,8 @@ func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 }
 
 // CheckVerification Tell whether a namespace owns a verified domain
+//
+// Tells whether the namespace owns a verified domain, and which. For the namespace's owner and delegates.
 //
 // Corresponds with GET /svc/check-verification/{namespace_id} (the `CheckVerification` operationId).
 func (c *Client) CheckVerification(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2386,6 +2625,8 @@ func (c *Client) GenerateDnsTxt(ctx context.Context, namespaceId NamespaceId, do
 
 // GetDnsTxt Read a namespace's generated verification value
 //
+// Returns the newest verification value generated for the namespace (with its domain and method), so that it can be published again. For the namespace's owner and delegates; 404 when none was generated.
+//
 // Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
 func (c *Client) GetDnsTxt(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDnsTxtRequest(c.Server, namespaceId)
@@ -2452,6 +2693,8 @@ func (c *Client) LookupRecord(ctx context.Context, namespace NamespaceRef, regis
 
 // ListNotificationHistory List all of the caller's notifications
 //
+// All of the caller's notifications, read or not, newest first.
+//
 // Corresponds with GET /svc/notifications/history (the `ListNotificationHistory` operationId).
 func (c *Client) ListNotificationHistory(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListNotificationHistoryRequest(c.Server)
@@ -2466,6 +2709,8 @@ func (c *Client) ListNotificationHistory(ctx context.Context, reqEditors ...Requ
 }
 
 // ListPendingNotifications List the caller's unread notifications
+//
+// The caller's unread notifications (delegated verification requests sent to namespaces the caller owns or is a delegate of), newest first, with their count.
 //
 // Corresponds with GET /svc/notifications/pending (the `ListPendingNotifications` operationId).
 func (c *Client) ListPendingNotifications(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2482,6 +2727,8 @@ func (c *Client) ListPendingNotifications(ctx context.Context, reqEditors ...Req
 
 // MarkAllNotificationsRead Mark all of the caller's notifications read
 //
+// Marks every unread notification of the caller read and says how many changed.
+//
 // Corresponds with POST /svc/notifications/read-all (the `MarkAllNotificationsRead` operationId).
 func (c *Client) MarkAllNotificationsRead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewMarkAllNotificationsReadRequest(c.Server)
@@ -2496,6 +2743,8 @@ func (c *Client) MarkAllNotificationsRead(ctx context.Context, reqEditors ...Req
 }
 
 // MarkNotificationRead Mark one notification read
+//
+// Marks one of the caller's notifications read; 404 when the caller has no notification with that id.
 //
 // Corresponds with POST /svc/notifications/{notification_id}/read (the `MarkNotificationRead` operationId).
 func (c *Client) MarkNotificationRead(ctx context.Context, notificationId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2588,6 +2837,8 @@ func (c *Client) AcceptVerificationRequest(ctx context.Context, requestId Reques
 }
 
 // RejectVerificationRequest Reject a delegated verification request
+//
+// The owner or a delegate of the target namespace refuses a pending delegated verification request; the requesting namespace's domain stays unverified. A request already decided answers 409.
 //
 // Corresponds with POST /svc/verification-requests/{request_id}/reject (the `RejectVerificationRequest` operationId).
 func (c *Client) RejectVerificationRequest(ctx context.Context, requestId RequestId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2883,6 +3134,8 @@ func (c *Client) CreateRegistry(ctx context.Context, namespace NamespaceRef, bod
 
 // GetDelegates List the owner and delegates
 //
+// The owner and the delegates of the namespace, for its owner and delegates.
+//
 // Corresponds with GET /svc/{namespace}/get-delegates (the `GetDelegates` operationId).
 func (c *Client) GetDelegates(ctx context.Context, namespace NamespaceRef, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDelegatesRequest(c.Server, namespace)
@@ -2915,6 +3168,8 @@ func (c *Client) GetNamespaceVerificationLogs(ctx context.Context, namespace Nam
 
 // RemoveDelegateWithBody Remove a delegate (owner only)
 //
+// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/remove-delegate (the `RemoveDelegate` operationId).
@@ -2931,6 +3186,8 @@ func (c *Client) RemoveDelegateWithBody(ctx context.Context, namespace Namespace
 }
 
 // RemoveDelegate Remove a delegate (owner only)
+//
+// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3131,6 +3388,8 @@ func (c *Client) GetRegistryVerificationLogs(ctx context.Context, namespace Name
 
 // UpdateRegistryWithBody Update a registry
 //
+// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
@@ -3147,6 +3406,8 @@ func (c *Client) UpdateRegistryWithBody(ctx context.Context, namespace Namespace
 }
 
 // UpdateRegistry Update a registry
+//
+// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5740,6 +6001,8 @@ type ClientWithResponsesInterface interface {
 
 	// HealthzWithResponse Liveness
 	//
+	// Answers 200 while the process runs; it does not touch the database.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
@@ -5747,12 +6010,16 @@ type ClientWithResponsesInterface interface {
 
 	// ReadyzWithResponse Readiness (the database answers)
 	//
+	// Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResult, error)
 
 	// CheckVerificationWithResponse Tell whether a namespace owns a verified domain
+	//
+	// Tells whether the namespace owns a verified domain, and which. For the namespace's owner and delegates.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5795,6 +6062,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetDnsTxtWithResponse Read a namespace's generated verification value
 	//
+	// Returns the newest verification value generated for the namespace (with its domain and method), so that it can be published again. For the namespace's owner and delegates; 404 when none was generated.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
@@ -5829,12 +6098,16 @@ type ClientWithResponsesInterface interface {
 
 	// ListNotificationHistoryWithResponse List all of the caller's notifications
 	//
+	// All of the caller's notifications, read or not, newest first.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/notifications/history (the `ListNotificationHistory` operationId).
 	ListNotificationHistoryWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListNotificationHistoryResult, error)
 
 	// ListPendingNotificationsWithResponse List the caller's unread notifications
+	//
+	// The caller's unread notifications (delegated verification requests sent to namespaces the caller owns or is a delegate of), newest first, with their count.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5843,12 +6116,16 @@ type ClientWithResponsesInterface interface {
 
 	// MarkAllNotificationsReadWithResponse Mark all of the caller's notifications read
 	//
+	// Marks every unread notification of the caller read and says how many changed.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/notifications/read-all (the `MarkAllNotificationsRead` operationId).
 	MarkAllNotificationsReadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MarkAllNotificationsReadResult, error)
 
 	// MarkNotificationReadWithResponse Mark one notification read
+	//
+	// Marks one of the caller's notifications read; 404 when the caller has no notification with that id.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5901,6 +6178,8 @@ type ClientWithResponsesInterface interface {
 	AcceptVerificationRequestWithResponse(ctx context.Context, requestId RequestId, reqEditors ...RequestEditorFn) (*AcceptVerificationRequestResult, error)
 
 	// RejectVerificationRequestWithResponse Reject a delegated verification request
+	//
+	// The owner or a delegate of the target namespace refuses a pending delegated verification request; the requesting namespace's domain stays unverified. A request already decided answers 409.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6044,6 +6323,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetDelegatesWithResponse List the owner and delegates
 	//
+	// The owner and the delegates of the namespace, for its owner and delegates.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/{namespace}/get-delegates (the `GetDelegates` operationId).
@@ -6060,12 +6341,16 @@ type ClientWithResponsesInterface interface {
 
 	// RemoveDelegateWithBodyWithResponse Remove a delegate (owner only)
 	//
+	// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/remove-delegate (the `RemoveDelegate` operationId).
 	RemoveDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveDelegateResult, error)
 
 	// RemoveDelegateWithResponse Remove a delegate (owner only)
+	//
+	// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6164,12 +6449,16 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateRegistryWithBodyWithResponse Update a registry
 	//
+	// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
 	UpdateRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error)
 
 	// UpdateRegistryWithResponse Update a registry
+	//
+	// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6231,18 +6520,46 @@ type ClientWithResponsesInterface interface {
 	GetDidDocumentWithResponse(ctx context.Context, profileId string, reqEditors ...RequestEditorFn) (*GetDidDocumentResult, error)
 }
 
+// HealthzResult429Headers the declared response headers of an HTTP 429 response for Healthz
+type HealthzResult429Headers struct {
+	RetryAfter *int
+}
+
 type HealthzResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Message
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *HealthzResult429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r HealthzResult) GetJSON200() *Message {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r HealthzResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r HealthzResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r HealthzResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6279,13 +6596,28 @@ func (r HealthzResult) ContentType() string {
 	return ""
 }
 
+// ReadyzResult429Headers the declared response headers of an HTTP 429 response for Readyz
+type ReadyzResult429Headers struct {
+	RetryAfter *int
+}
+
 type ReadyzResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Message
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *Message
+	JSON503 *ServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReadyzResult429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6293,8 +6625,28 @@ func (r ReadyzResult) GetJSON200() *Message {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReadyzResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ReadyzResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ReadyzResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ReadyzResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r ReadyzResult) GetJSON503() *Message {
+func (r ReadyzResult) GetJSON503() *ServiceUnavailable {
 	return r.JSON503
 }
 
@@ -6345,6 +6697,8 @@ type CheckVerificationResult struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6376,6 +6730,11 @@ func (r CheckVerificationResult) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CheckVerificationResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CheckVerificationResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6431,8 +6790,12 @@ type CreateNamespaceResult struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6456,9 +6819,19 @@ func (r CreateNamespaceResult) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateNamespaceResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateNamespaceResult) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateNamespaceResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6520,6 +6893,8 @@ type GenerateDnsTxtResult struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6556,6 +6931,11 @@ func (r GenerateDnsTxtResult) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r GenerateDnsTxtResult) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GenerateDnsTxtResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6615,6 +6995,8 @@ type GetDnsTxtResult struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6646,6 +7028,11 @@ func (r GetDnsTxtResult) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetDnsTxtResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetDnsTxtResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6709,6 +7096,8 @@ type LookupNamespaceResult struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6737,6 +7126,11 @@ func (r LookupNamespaceResult) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r LookupNamespaceResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r LookupNamespaceResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6800,6 +7194,8 @@ type LookupRegistryResult struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6828,6 +7224,11 @@ func (r LookupRegistryResult) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r LookupRegistryResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r LookupRegistryResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6891,6 +7292,8 @@ type LookupRecordResult struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6919,6 +7322,11 @@ func (r LookupRecordResult) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r LookupRecordResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r LookupRecordResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6970,8 +7378,12 @@ type ListNotificationHistoryResult struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *NotificationHistoryResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6985,9 +7397,19 @@ func (r ListNotificationHistoryResult) GetJSON200() *NotificationHistoryResponse
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListNotificationHistoryResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListNotificationHistoryResult) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListNotificationHistoryResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7039,8 +7461,12 @@ type ListPendingNotificationsResult struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *PendingNotificationsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7054,9 +7480,19 @@ func (r ListPendingNotificationsResult) GetJSON200() *PendingNotificationsRespon
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListPendingNotificationsResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListPendingNotificationsResult) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListPendingNotificationsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7108,8 +7544,12 @@ type MarkAllNotificationsReadResult struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *MarkAllReadResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7123,9 +7563,19 @@ func (r MarkAllNotificationsReadResult) GetJSON200() *MarkAllReadResponse {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r MarkAllNotificationsReadResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r MarkAllNotificationsReadResult) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r MarkAllNotificationsReadResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7177,10 +7627,14 @@ type MarkNotificationReadResult struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *MarkReadResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7194,6 +7648,11 @@ func (r MarkNotificationReadResult) GetJSON200() *MarkReadResponse {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r MarkNotificationReadResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r MarkNotificationReadResult) GetJSON401() *Unauthorized {
 	return r.JSON401
@@ -7202,6 +7661,11 @@ func (r MarkNotificationReadResult) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r MarkNotificationReadResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r MarkNotificationReadResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7259,6 +7723,8 @@ type QueryRegistriesResult struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7285,6 +7751,11 @@ func (r QueryRegistriesResult) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r QueryRegistriesResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r QueryRegistriesResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7344,6 +7815,8 @@ type QueryRecordsResult struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7375,6 +7848,11 @@ func (r QueryRecordsResult) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r QueryRecordsResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r QueryRecordsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7434,6 +7912,8 @@ type SearchRecordsResult struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7465,6 +7945,11 @@ func (r SearchRecordsResult) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r SearchRecordsResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SearchRecordsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7516,6 +8001,8 @@ type AcceptVerificationRequestResult struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *AcceptRequestResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -7524,6 +8011,8 @@ type AcceptVerificationRequestResult struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7535,6 +8024,11 @@ type AcceptVerificationRequestResult struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r AcceptVerificationRequestResult) GetJSON200() *AcceptRequestResponse {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AcceptVerificationRequestResult) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -7555,6 +8049,11 @@ func (r AcceptVerificationRequestResult) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r AcceptVerificationRequestResult) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AcceptVerificationRequestResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7606,6 +8105,8 @@ type RejectVerificationRequestResult struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Message
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -7614,6 +8115,8 @@ type RejectVerificationRequestResult struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7625,6 +8128,11 @@ type RejectVerificationRequestResult struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r RejectVerificationRequestResult) GetJSON200() *Message {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RejectVerificationRequestResult) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -7645,6 +8153,11 @@ func (r RejectVerificationRequestResult) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RejectVerificationRequestResult) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RejectVerificationRequestResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7706,6 +8219,8 @@ type VerifyDomainResult struct {
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7742,6 +8257,11 @@ func (r VerifyDomainResult) GetJSON404() *NotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r VerifyDomainResult) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r VerifyDomainResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7801,6 +8321,8 @@ type VerifyNamespaceLookupResult struct {
 	JSON404 *UserNotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7832,6 +8354,11 @@ func (r VerifyNamespaceLookupResult) GetJSON404() *UserNotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r VerifyNamespaceLookupResult) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r VerifyNamespaceLookupResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7891,6 +8418,8 @@ type VerifyRecordLookupResult struct {
 	JSON404 *UserNotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7922,6 +8451,11 @@ func (r VerifyRecordLookupResult) GetJSON404() *UserNotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r VerifyRecordLookupResult) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r VerifyRecordLookupResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7981,6 +8515,8 @@ type VerifyRegistryLookupResult struct {
 	JSON404 *UserNotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8012,6 +8548,11 @@ func (r VerifyRegistryLookupResult) GetJSON404() *UserNotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r VerifyRegistryLookupResult) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r VerifyRegistryLookupResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8069,6 +8610,8 @@ type ListNamespaceVersionsResult struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8095,6 +8638,11 @@ func (r ListNamespaceVersionsResult) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListNamespaceVersionsResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListNamespaceVersionsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8152,6 +8700,8 @@ type ListRegistryVersionsResult struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8178,6 +8728,11 @@ func (r ListRegistryVersionsResult) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListRegistryVersionsResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListRegistryVersionsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8235,6 +8790,8 @@ type ListRecordVersionsResult struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8261,6 +8818,11 @@ func (r ListRecordVersionsResult) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListRecordVersionsResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListRecordVersionsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8322,6 +8884,10 @@ type AddDelegateResult struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8358,6 +8924,16 @@ func (r AddDelegateResult) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r AddDelegateResult) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AddDelegateResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AddDelegateResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8421,6 +8997,8 @@ type CreateRegistryResult struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8462,6 +9040,11 @@ func (r CreateRegistryResult) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateRegistryResult) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateRegistryResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8513,12 +9096,16 @@ type GetDelegatesResult struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Delegates
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8530,6 +9117,11 @@ type GetDelegatesResult struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetDelegatesResult) GetJSON200() *Delegates {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetDelegatesResult) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -8545,6 +9137,11 @@ func (r GetDelegatesResult) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetDelegatesResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetDelegatesResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8602,6 +9199,8 @@ type GetNamespaceVerificationLogsResult struct {
 	JSON401 *AuthenticationFailed
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8628,6 +9227,11 @@ func (r GetNamespaceVerificationLogsResult) GetJSON401() *AuthenticationFailed {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetNamespaceVerificationLogsResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetNamespaceVerificationLogsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8689,6 +9293,10 @@ type RemoveDelegateResult struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8725,6 +9333,16 @@ func (r RemoveDelegateResult) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RemoveDelegateResult) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RemoveDelegateResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RemoveDelegateResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8784,10 +9402,14 @@ type UpdateNamespaceResult struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON412 the response for an HTTP 412 `application/json` response
 	JSON412 *PreconditionFailed
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8821,6 +9443,11 @@ func (r UpdateNamespaceResult) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateNamespaceResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
 // GetJSON412 returns the response for an HTTP 412 `application/json` response
 func (r UpdateNamespaceResult) GetJSON412() *PreconditionFailed {
 	return r.JSON412
@@ -8829,6 +9456,11 @@ func (r UpdateNamespaceResult) GetJSON412() *PreconditionFailed {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateNamespaceResult) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateNamespaceResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8888,6 +9520,8 @@ type RemoveNamespaceVerificationResult struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8919,6 +9553,11 @@ func (r RemoveNamespaceVerificationResult) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RemoveNamespaceVerificationResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RemoveNamespaceVerificationResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8978,8 +9617,12 @@ type ActivateRegistryResult struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON412 the response for an HTTP 412 `application/json` response
 	JSON412 *PreconditionFailed
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9013,9 +9656,19 @@ func (r ActivateRegistryResult) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ActivateRegistryResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
 // GetJSON412 returns the response for an HTTP 412 `application/json` response
 func (r ActivateRegistryResult) GetJSON412() *PreconditionFailed {
 	return r.JSON412
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ActivateRegistryResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9079,6 +9732,8 @@ type AddRecordResult struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9120,6 +9775,11 @@ func (r AddRecordResult) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AddRecordResult) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AddRecordResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9183,6 +9843,8 @@ type AddRecordsResult struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9224,6 +9886,11 @@ func (r AddRecordsResult) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AddRecordsResult) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AddRecordsResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9283,8 +9950,12 @@ type DeactivateRegistryResult struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON412 the response for an HTTP 412 `application/json` response
 	JSON412 *PreconditionFailed
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9318,9 +9989,19 @@ func (r DeactivateRegistryResult) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeactivateRegistryResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
 // GetJSON412 returns the response for an HTTP 412 `application/json` response
 func (r DeactivateRegistryResult) GetJSON412() *PreconditionFailed {
 	return r.JSON412
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeactivateRegistryResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9378,6 +10059,8 @@ type GetRegistryVerificationLogsResult struct {
 	JSON401 *AuthenticationFailed
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9404,6 +10087,11 @@ func (r GetRegistryVerificationLogsResult) GetJSON401() *AuthenticationFailed {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetRegistryVerificationLogsResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetRegistryVerificationLogsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9463,10 +10151,14 @@ type UpdateRegistryResult struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON412 the response for an HTTP 412 `application/json` response
 	JSON412 *PreconditionFailed
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9500,6 +10192,11 @@ func (r UpdateRegistryResult) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateRegistryResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
 // GetJSON412 returns the response for an HTTP 412 `application/json` response
 func (r UpdateRegistryResult) GetJSON412() *PreconditionFailed {
 	return r.JSON412
@@ -9508,6 +10205,11 @@ func (r UpdateRegistryResult) GetJSON412() *PreconditionFailed {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateRegistryResult) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateRegistryResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9565,6 +10267,8 @@ type GetRecordVerificationLogsResult struct {
 	JSON401 *AuthenticationFailed
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9591,6 +10295,11 @@ func (r GetRecordVerificationLogsResult) GetJSON401() *AuthenticationFailed {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetRecordVerificationLogsResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetRecordVerificationLogsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9654,6 +10363,8 @@ type PublishRecordResult struct {
 	JSON409 *Conflict
 	// JSON412 the response for an HTTP 412 `application/json` response
 	JSON412 *PreconditionFailed
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9695,6 +10406,11 @@ func (r PublishRecordResult) GetJSON409() *Conflict {
 // GetJSON412 returns the response for an HTTP 412 `application/json` response
 func (r PublishRecordResult) GetJSON412() *PreconditionFailed {
 	return r.JSON412
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PublishRecordResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9760,6 +10476,8 @@ type UpdateRecordResult struct {
 	JSON412 *PreconditionFailed
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9806,6 +10524,11 @@ func (r UpdateRecordResult) GetJSON412() *PreconditionFailed {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateRecordResult) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateRecordResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9859,6 +10582,10 @@ type GetRegistriesByTagResult struct {
 	JSON200 *TagQueryResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9875,6 +10602,16 @@ func (r GetRegistriesByTagResult) GetJSON200() *TagQueryResponse {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetRegistriesByTagResult) GetJSON400() *BadRequest {
 	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRegistriesByTagResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetRegistriesByTagResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9916,15 +10653,28 @@ func (r GetRegistriesByTagResult) ContentType() string {
 	return ""
 }
 
+// GetDidDocumentResult429Headers the declared response headers of an HTTP 429 response for GetDidDocument
+type GetDidDocumentResult429Headers struct {
+	RetryAfter *int
+}
+
 type GetDidDocumentResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *DidDocument
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDidDocumentResult429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9932,9 +10682,24 @@ func (r GetDidDocumentResult) GetJSON200() *DidDocument {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetDidDocumentResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetDidDocumentResult) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetDidDocumentResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetDidDocumentResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -9973,6 +10738,8 @@ func (r GetDidDocumentResult) ContentType() string {
 
 // HealthzWithResponse Liveness
 //
+// Answers 200 while the process runs; it does not touch the database.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /healthz (the `Healthz` operationId).
@@ -9986,6 +10753,8 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 
 // ReadyzWithResponse Readiness (the database answers)
 //
+// Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /readyz (the `Readyz` operationId).
@@ -9998,6 +10767,8 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 }
 
 // CheckVerificationWithResponse Tell whether a namespace owns a verified domain
+//
+// Tells whether the namespace owns a verified domain, and which. For the namespace's owner and delegates.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10064,6 +10835,8 @@ func (c *ClientWithResponses) GenerateDnsTxtWithResponse(ctx context.Context, na
 
 // GetDnsTxtWithResponse Read a namespace's generated verification value
 //
+// Returns the newest verification value generated for the namespace (with its domain and method), so that it can be published again. For the namespace's owner and delegates; 404 when none was generated.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
@@ -10122,6 +10895,8 @@ func (c *ClientWithResponses) LookupRecordWithResponse(ctx context.Context, name
 
 // ListNotificationHistoryWithResponse List all of the caller's notifications
 //
+// All of the caller's notifications, read or not, newest first.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/notifications/history (the `ListNotificationHistory` operationId).
@@ -10134,6 +10909,8 @@ func (c *ClientWithResponses) ListNotificationHistoryWithResponse(ctx context.Co
 }
 
 // ListPendingNotificationsWithResponse List the caller's unread notifications
+//
+// The caller's unread notifications (delegated verification requests sent to namespaces the caller owns or is a delegate of), newest first, with their count.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10148,6 +10925,8 @@ func (c *ClientWithResponses) ListPendingNotificationsWithResponse(ctx context.C
 
 // MarkAllNotificationsReadWithResponse Mark all of the caller's notifications read
 //
+// Marks every unread notification of the caller read and says how many changed.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/notifications/read-all (the `MarkAllNotificationsRead` operationId).
@@ -10160,6 +10939,8 @@ func (c *ClientWithResponses) MarkAllNotificationsReadWithResponse(ctx context.C
 }
 
 // MarkNotificationReadWithResponse Mark one notification read
+//
+// Marks one of the caller's notifications read; 404 when the caller has no notification with that id.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10242,6 +11023,8 @@ func (c *ClientWithResponses) AcceptVerificationRequestWithResponse(ctx context.
 }
 
 // RejectVerificationRequestWithResponse Reject a delegated verification request
+//
+// The owner or a delegate of the target namespace refuses a pending delegated verification request; the requesting namespace's domain stays unverified. A request already decided answers 409.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10481,6 +11264,8 @@ func (c *ClientWithResponses) CreateRegistryWithResponse(ctx context.Context, na
 
 // GetDelegatesWithResponse List the owner and delegates
 //
+// The owner and the delegates of the namespace, for its owner and delegates.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/{namespace}/get-delegates (the `GetDelegates` operationId).
@@ -10509,6 +11294,8 @@ func (c *ClientWithResponses) GetNamespaceVerificationLogsWithResponse(ctx conte
 
 // RemoveDelegateWithBodyWithResponse Remove a delegate (owner only)
 //
+// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/remove-delegate (the `RemoveDelegate` operationId).
@@ -10521,6 +11308,8 @@ func (c *ClientWithResponses) RemoveDelegateWithBodyWithResponse(ctx context.Con
 }
 
 // RemoveDelegateWithResponse Remove a delegate (owner only)
+//
+// The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10685,6 +11474,8 @@ func (c *ClientWithResponses) GetRegistryVerificationLogsWithResponse(ctx contex
 
 // UpdateRegistryWithBodyWithResponse Update a registry
 //
+// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
@@ -10697,6 +11488,8 @@ func (c *ClientWithResponses) UpdateRegistryWithBodyWithResponse(ctx context.Con
 }
 
 // UpdateRegistryWithResponse Update a registry
+//
+// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10820,6 +11613,27 @@ func ParseHealthzResult(rsp *http.Response) (*HealthzResult, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10827,6 +11641,19 @@ func ParseHealthzResult(rsp *http.Response) (*HealthzResult, error) {
 		}
 		response.JSON500 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers HealthzResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -10853,13 +11680,54 @@ func ParseReadyzResult(rsp *http.Response) (*ReadyzResult, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Message
+		var dest ServiceUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReadyzResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -10913,6 +11781,13 @@ func ParseCheckVerificationResult(rsp *http.Response) (*CheckVerificationResult,
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -10981,12 +11856,26 @@ func ParseCreateNamespaceResult(rsp *http.Response) (*CreateNamespaceResult, err
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -11076,6 +11965,13 @@ func ParseGenerateDnsTxtResult(rsp *http.Response) (*GenerateDnsTxtResult, error
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11157,6 +12053,13 @@ func ParseGetDnsTxtResult(rsp *http.Response) (*GetDnsTxtResult, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11233,6 +12136,13 @@ func ParseLookupNamespaceResult(rsp *http.Response) (*LookupNamespaceResult, err
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -11328,6 +12238,13 @@ func ParseLookupRegistryResult(rsp *http.Response) (*LookupRegistryResult, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11422,6 +12339,13 @@ func ParseLookupRecordResult(rsp *http.Response) (*LookupRecordResult, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11492,12 +12416,26 @@ func ParseListNotificationHistoryResult(rsp *http.Response) (*ListNotificationHi
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -11552,12 +12490,26 @@ func ParseListPendingNotificationsResult(rsp *http.Response) (*ListPendingNotifi
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -11612,12 +12564,26 @@ func ParseMarkAllNotificationsReadResult(rsp *http.Response) (*MarkAllNotificati
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -11672,6 +12638,13 @@ func ParseMarkNotificationReadResult(rsp *http.Response) (*MarkNotificationReadR
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11685,6 +12658,13 @@ func ParseMarkNotificationReadResult(rsp *http.Response) (*MarkNotificationReadR
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -11759,6 +12739,13 @@ func ParseQueryRegistriesResult(rsp *http.Response) (*QueryRegistriesResult, err
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -11841,6 +12828,13 @@ func ParseQueryRecordsResult(rsp *http.Response) (*QueryRecordsResult, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11922,6 +12916,13 @@ func ParseSearchRecordsResult(rsp *http.Response) (*SearchRecordsResult, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11975,6 +12976,13 @@ func ParseAcceptVerificationRequestResult(rsp *http.Response) (*AcceptVerificati
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12002,6 +13010,13 @@ func ParseAcceptVerificationRequestResult(rsp *http.Response) (*AcceptVerificati
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -12056,6 +13071,13 @@ func ParseRejectVerificationRequestResult(rsp *http.Response) (*RejectVerificati
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12083,6 +13105,13 @@ func ParseRejectVerificationRequestResult(rsp *http.Response) (*RejectVerificati
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -12172,6 +13201,13 @@ func ParseVerifyDomainResult(rsp *http.Response) (*VerifyDomainResult, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12252,6 +13288,13 @@ func ParseVerifyNamespaceLookupResult(rsp *http.Response) (*VerifyNamespaceLooku
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -12334,6 +13377,13 @@ func ParseVerifyRecordLookupResult(rsp *http.Response) (*VerifyRecordLookupResul
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12415,6 +13465,13 @@ func ParseVerifyRegistryLookupResult(rsp *http.Response) (*VerifyRegistryLookupR
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12488,6 +13545,13 @@ func ParseListNamespaceVersionsResult(rsp *http.Response) (*ListNamespaceVersion
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -12563,6 +13627,13 @@ func ParseListRegistryVersionsResult(rsp *http.Response) (*ListRegistryVersionsR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12636,6 +13707,13 @@ func ParseListRecordVersionsResult(rsp *http.Response) (*ListRecordVersionsResul
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -12724,6 +13802,20 @@ func ParseAddDelegateResult(rsp *http.Response) (*AddDelegateResult, error) {
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -12820,6 +13912,13 @@ func ParseCreateRegistryResult(rsp *http.Response) (*CreateRegistryResult, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12873,6 +13972,13 @@ func ParseGetDelegatesResult(rsp *http.Response) (*GetDelegatesResult, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12893,6 +13999,13 @@ func ParseGetDelegatesResult(rsp *http.Response) (*GetDelegatesResult, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -12967,6 +14080,13 @@ func ParseGetNamespaceVerificationLogsResult(rsp *http.Response) (*GetNamespaceV
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -13056,6 +14176,20 @@ func ParseRemoveDelegateResult(rsp *http.Response) (*RemoveDelegateResult, error
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13137,6 +14271,13 @@ func ParseUpdateNamespaceResult(rsp *http.Response) (*UpdateNamespaceResult, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
 		var dest PreconditionFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13150,6 +14291,13 @@ func ParseUpdateNamespaceResult(rsp *http.Response) (*UpdateNamespaceResult, err
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -13232,6 +14380,13 @@ func ParseRemoveNamespaceVerificationResult(rsp *http.Response) (*RemoveNamespac
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13313,12 +14468,26 @@ func ParseActivateRegistryResult(rsp *http.Response) (*ActivateRegistryResult, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
 		var dest PreconditionFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -13415,6 +14584,13 @@ func ParseAddRecordResult(rsp *http.Response) (*AddRecordResult, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13510,6 +14686,13 @@ func ParseAddRecordsResult(rsp *http.Response) (*AddRecordsResult, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13591,12 +14774,26 @@ func ParseDeactivateRegistryResult(rsp *http.Response) (*DeactivateRegistryResul
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
 		var dest PreconditionFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -13671,6 +14868,13 @@ func ParseGetRegistryVerificationLogsResult(rsp *http.Response) (*GetRegistryVer
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -13753,6 +14957,13 @@ func ParseUpdateRegistryResult(rsp *http.Response) (*UpdateRegistryResult, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
 		var dest PreconditionFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13766,6 +14977,13 @@ func ParseUpdateRegistryResult(rsp *http.Response) (*UpdateRegistryResult, error
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -13840,6 +15058,13 @@ func ParseGetRecordVerificationLogsResult(rsp *http.Response) (*GetRecordVerific
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -13935,6 +15160,13 @@ func ParsePublishRecordResult(rsp *http.Response) (*PublishRecordResult, error) 
 			return nil, err
 		}
 		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -14038,6 +15270,13 @@ func ParseUpdateRecordResult(rsp *http.Response) (*UpdateRecordResult, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14098,6 +15337,20 @@ func ParseGetRegistriesByTagResult(rsp *http.Response) (*GetRegistriesByTagResul
 		}
 		response.JSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14151,12 +15404,33 @@ func ParseGetDidDocumentResult(rsp *http.Response) (*GetDidDocumentResult, error
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -14165,6 +15439,19 @@ func ParseGetDidDocumentResult(rsp *http.Response) (*GetDidDocumentResult, error
 		}
 		response.JSON500 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetDidDocumentResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil

@@ -387,7 +387,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Tell whether a namespace owns a verified domain */
+        /**
+         * Tell whether a namespace owns a verified domain
+         * @description Tells whether the namespace owns a verified domain, and which. For the namespace's owner and delegates.
+         */
         get: operations["checkVerification"];
         put?: never;
         post?: never;
@@ -404,7 +407,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a namespace's generated verification value */
+        /**
+         * Read a namespace's generated verification value
+         * @description Returns the newest verification value generated for the namespace (with its domain and method), so that it can be published again. For the namespace's owner and delegates; 404 when none was generated.
+         */
         get: operations["getDnsTxt"];
         put?: never;
         post?: never;
@@ -441,7 +447,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the caller's unread notifications */
+        /**
+         * List the caller's unread notifications
+         * @description The caller's unread notifications (delegated verification requests sent to namespaces the caller owns or is a delegate of), newest first, with their count.
+         */
         get: operations["listPendingNotifications"];
         put?: never;
         post?: never;
@@ -458,7 +467,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List all of the caller's notifications */
+        /**
+         * List all of the caller's notifications
+         * @description All of the caller's notifications, read or not, newest first.
+         */
         get: operations["listNotificationHistory"];
         put?: never;
         post?: never;
@@ -477,7 +489,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark one notification read */
+        /**
+         * Mark one notification read
+         * @description Marks one of the caller's notifications read; 404 when the caller has no notification with that id.
+         */
         post: operations["markNotificationRead"];
         delete?: never;
         options?: never;
@@ -494,7 +509,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark all of the caller's notifications read */
+        /**
+         * Mark all of the caller's notifications read
+         * @description Marks every unread notification of the caller read and says how many changed.
+         */
         post: operations["markAllNotificationsRead"];
         delete?: never;
         options?: never;
@@ -531,7 +549,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject a delegated verification request */
+        /**
+         * Reject a delegated verification request
+         * @description The owner or a delegate of the target namespace refuses a pending delegated verification request; the requesting namespace's domain stays unverified. A request already decided answers 409.
+         */
         post: operations["rejectVerificationRequest"];
         delete?: never;
         options?: never;
@@ -608,7 +629,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Update a registry */
+        /**
+         * Update a registry
+         * @description Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
+         */
         post: operations["updateRegistry"];
         delete?: never;
         options?: never;
@@ -765,7 +789,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Remove a delegate (owner only) */
+        /**
+         * Remove a delegate (owner only)
+         * @description The namespace's owner removes a delegate by email. 409 when the user is not a delegate.
+         */
         post: operations["removeDelegate"];
         delete?: never;
         options?: never;
@@ -780,7 +807,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the owner and delegates */
+        /**
+         * List the owner and delegates
+         * @description The owner and the delegates of the namespace, for its owner and delegates.
+         */
         get: operations["getDelegates"];
         put?: never;
         post?: never;
@@ -817,7 +847,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness */
+        /**
+         * Liveness
+         * @description Answers 200 while the process runs; it does not touch the database.
+         */
         get: operations["healthz"];
         put?: never;
         post?: never;
@@ -834,7 +867,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness (the database answers) */
+        /**
+         * Readiness (the database answers)
+         * @description Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+         */
         get: operations["readyz"];
         put?: never;
         post?: never;
@@ -848,24 +884,42 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The body of an answer that only says what happened. */
         Message: {
             /** @example ok */
             message: string;
         };
+        /** @description The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change. */
         Error: {
-            /** @example Namespace not found */
+            /**
+             * @description What went wrong, for people.
+             * @example Namespace not found
+             */
             message: string;
+            code: components["schemas"]["ErrorCode"];
             /** @description Detail of a failed search. */
             error?: string;
         };
-        /** @example employees */
+        /**
+         * @description The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+         * @example not_found
+         * @enum {string}
+         */
+        ErrorCode: "invalid_input" | "verification_failed" | "unauthorized" | "forbidden" | "not_found" | "namespace_not_found" | "user_not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal" | "unavailable";
+        /**
+         * @description The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+         * @example employees
+         */
         EntryName: string;
         /**
          * @description A version identifier (the 16 bytes of a UUIDv7, hex).
          * @example 0x0190f2a1b2c3d4e5f60718293a4b5c6d
          */
         Version: string;
-        /** @example 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea */
+        /**
+         * @description A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
+         * @example 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
+         */
         Digest: string;
         /**
          * Format: date-time
@@ -877,8 +931,12 @@ export interface components {
         JSONObject: {
             [key: string]: unknown;
         };
-        /** @enum {string} */
+        /**
+         * @description How a domain is verified: a DNS TXT record, an HTTP file, or an attestation by another (self-verified) namespace.
+         * @enum {string}
+         */
         VerificationMethod: "self_dns" | "self_http" | "request_other_namespace";
+        /** @description What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest. */
         Proof: {
             /**
              * @description Kind and the UTC year in which the version was made.
@@ -902,6 +960,7 @@ export interface components {
             digest: components["schemas"]["Digest"];
             network_genesis: components["schemas"]["Digest"];
         };
+        /** @description A namespace at one version, as a lookup returns it (genesis in its hex form). */
         Namespace: {
             /**
              * @description The verified domain, or null.
@@ -941,6 +1000,7 @@ export interface components {
             ttl: number;
             proof: components["schemas"]["Proof"];
         };
+        /** @description A registry at one version, as a lookup returns it. */
         Registry: {
             /**
              * @description The namespace's name.
@@ -974,6 +1034,7 @@ export interface components {
             ttl: number;
             proof: components["schemas"]["Proof"];
         };
+        /** @description A record at one version, as a lookup returns it, with the state and schema of its registry. */
         Record: {
             /** @description The namespace's name. */
             namespace: string;
@@ -1005,21 +1066,25 @@ export interface components {
             valid_till: string | null;
             proof: components["schemas"]["Proof"];
         };
+        /** @description The answer of a namespace lookup. */
         NamespaceLookupResponse: {
             /** @example Namespace retrieved */
             message: string;
             data: components["schemas"]["Namespace"];
         };
+        /** @description The answer of a registry lookup. */
         RegistryLookupResponse: {
             /** @example Registry retrieved */
             message: string;
             data: components["schemas"]["Registry"];
         };
+        /** @description The answer of a record lookup. */
         RecordLookupResponse: {
             /** @example Record retrieved */
             message: string;
             data: components["schemas"]["Record"];
         };
+        /** @description One registry in a list of registries (query and tag query). */
         RegistryListEntry: {
             /** @description Present in the tag query. */
             namespace_id?: string;
@@ -1046,6 +1111,7 @@ export interface components {
             /** Format: int64 */
             ttl: number;
         };
+        /** @description One record in a list of records (record query). */
         RecordListEntry: {
             record_id: string;
             record_name: components["schemas"]["EntryName"];
@@ -1065,112 +1131,43 @@ export interface components {
             ttl: number;
             meta: components["schemas"]["JSONObject"];
         };
+        /** @description The answer of a registry query: the namespace and a page of its registries. */
         RegistryQueryResponse: {
             /** @example Registries retrieved */
             message: string;
-            data: {
-                namespace_id: string;
-                namespace_name: string;
-                domain: string | null;
-                created_by: string;
-                created_at: components["schemas"]["Timestamp"];
-                updated_at: components["schemas"]["Timestamp"];
-                /** Format: int64 */
-                total_registries: number;
-                /** Format: int64 */
-                total_pages: number;
-                /** Format: int64 */
-                page_number: number;
-                /** Format: int64 */
-                page_size: number;
-                registries: components["schemas"]["RegistryListEntry"][];
-            };
+            data: components["schemas"]["RegistryQueryData"];
         };
+        /** @description The answer of a record query: the registry and a page of its records. */
         RecordQueryResponse: {
             /** @example Records retrieved */
             message: string;
-            data: {
-                namespace_id: string;
-                namespace_name: string;
-                registry_name: components["schemas"]["EntryName"];
-                registry_id: string;
-                schema: components["schemas"]["JSONObject"];
-                meta: components["schemas"]["JSONObject"];
-                created_by: string;
-                created_at: components["schemas"]["Timestamp"];
-                updated_at: components["schemas"]["Timestamp"];
-                /** Format: int64 */
-                total_records: number;
-                /** Format: int64 */
-                total_pages: number;
-                /** Format: int64 */
-                page_number: number;
-                /** Format: int64 */
-                page_size: number;
-                records: components["schemas"]["RecordListEntry"][];
-            };
+            data: components["schemas"]["RecordQueryData"];
         };
+        /** @description The answer of the tag query: verified registries with a standard tag. */
         TagQueryResponse: {
             /** @example Registries retrieved */
             message: string;
-            data: {
-                /** @example membership */
-                tag: string;
-                /** Format: int64 */
-                total_registries: number;
-                registries: components["schemas"]["RegistryListEntry"][];
-            };
+            data: components["schemas"]["TagQueryData"];
         };
+        /** @description The answer listing a namespace's versions. */
         NamespaceVersionsResponse: {
             /** @example Versions retrieved */
             message: string;
-            data: {
-                created_by: string;
-                created_at: components["schemas"]["Timestamp"];
-                updated_at: components["schemas"]["Timestamp"];
-                /** Format: int64 */
-                total_versions: number;
-                /** @description Newest first, oldest last. */
-                versions: components["schemas"]["Version"][];
-                /** Format: int64 */
-                ttl: number;
-            };
+            data: components["schemas"]["NamespaceVersionsData"];
         };
+        /** @description The answer listing a registry's versions. */
         RegistryVersionsResponse: {
             /** @example Versions retrieved */
             message: string;
-            data: {
-                registry_name: components["schemas"]["EntryName"];
-                schema: components["schemas"]["JSONObject"];
-                created_by: string;
-                created_at: components["schemas"]["Timestamp"];
-                updated_at: components["schemas"]["Timestamp"];
-                /** Format: int64 */
-                total_versions: number;
-                /** @description Newest first, oldest last. */
-                versions: components["schemas"]["Version"][];
-                /** Format: int64 */
-                ttl: number;
-            };
+            data: components["schemas"]["RegistryVersionsData"];
         };
+        /** @description The answer listing a record's versions. */
         RecordVersionsResponse: {
             /** @example Versions retrieved */
             message: string;
-            data: {
-                registry_name: components["schemas"]["EntryName"];
-                record_name: components["schemas"]["EntryName"];
-                schema: components["schemas"]["JSONObject"];
-                created_by: string;
-                created_at: components["schemas"]["Timestamp"];
-                updated_at: components["schemas"]["Timestamp"];
-                /** Format: int64 */
-                total_versions: number;
-                /** @description Newest first, oldest last. */
-                versions: components["schemas"]["Version"][];
-                /** Format: int64 */
-                ttl: number;
-            };
+            data: components["schemas"]["RecordVersionsData"];
         };
+        /** @description One record that a search matched. */
         SearchResult: {
             record_id: string;
             record_name: components["schemas"]["EntryName"];
@@ -1194,6 +1191,7 @@ export interface components {
             valid_till: string | null;
             latest: boolean;
         };
+        /** @description The answer of a search: a page of matching records and how many matched. */
         SearchResponse: {
             /** @example Records found */
             message: string;
@@ -1218,15 +1216,19 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description The body of verify-namespace-lookup: a namespace lookup answer to verify. */
         VerifyNamespaceLookupRequest: {
             namespace_lookup_response: components["schemas"]["LookupResponseEnvelope"];
         };
+        /** @description The body of verify-registry-lookup: a registry lookup answer to verify. */
         VerifyRegistryLookupRequest: {
             registry_lookup_response: components["schemas"]["LookupResponseEnvelope"];
         };
+        /** @description The body of verify-record-lookup: a record lookup answer to verify. */
         VerifyRecordLookupRequest: {
             record_lookup_response: components["schemas"]["LookupResponseEnvelope"];
         };
+        /** @description One logged verification attempt: what was verified, by whom, when, and its result. */
         VerificationLog: {
             id: string;
             /** @enum {string} */
@@ -1239,40 +1241,33 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             request: components["schemas"]["JSONObject"];
         };
+        /** @description The answer listing the verification attempts of an entry. */
         VerificationLogsResponse: {
             /** @example Verification logs retrieved */
             message: string;
-            data: {
-                /** Format: int64 */
-                verification_count: number;
-                logs: components["schemas"]["VerificationLog"][];
-                /** Format: int64 */
-                page: number;
-                /** Format: int64 */
-                page_size: number;
-            };
+            data: components["schemas"]["VerificationLogsData"];
         };
+        /** @description The answer of generate-dns-txt: a new value at the top level, or a value generated before or a delegated request in `data`. */
         GenerateTxtResponse: {
             message: string;
             /** @description A newly generated value (first form). */
             txt?: string;
-            data?: {
-                txt: string;
-                request_id?: string;
-                target_namespace?: string;
-            };
+            data?: components["schemas"]["GenerateTxtData"];
         };
+        /** @description The body of verify-domain: the namespace, and the domain when it has values for several. */
         VerifyDomainRequest: {
             /** @example did:svc:5HueCGU8rMjxEXxiPuD5BD */
             namespace_id: string;
             /** @example example.com */
             domain?: string;
         };
+        /** @description Whether the namespace owns a verified domain, and which. */
         CheckVerificationResponse: {
             message: string;
             verified: boolean;
             domain?: string;
         };
+        /** @description The newest verification value generated for a namespace. */
         GetDnsTxtResponse: {
             message: string;
             namespace_id: string;
@@ -1280,18 +1275,12 @@ export interface components {
             txt: string;
             is_verified: boolean;
         };
+        /** @description The answer of remove-namespace-verification. */
         RemoveVerificationResponse: {
             message: string;
-            data: {
-                domain: string;
-                verification_methods: components["schemas"]["VerificationMethod"][];
-                removed_targets: string[];
-                /** Format: int64 */
-                removed_entries: number;
-                domain_removed_from_namespace: boolean;
-                domain_still_verified: boolean;
-            };
+            data: components["schemas"]["RemoveVerificationData"];
         };
+        /** @description A notification: a delegated verification request sent to a namespace the caller owns or is a delegate of. */
         Notification: {
             id: string;
             request_id: string;
@@ -1311,6 +1300,7 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
+        /** @description A notification in the history, read or not. */
         NotificationSummary: {
             id: string;
             request_id: string;
@@ -1322,46 +1312,41 @@ export interface components {
             /** Format: date-time */
             read_at: string | null;
         };
+        /** @description The caller's unread notifications. */
         PendingNotificationsResponse: {
             message: string;
             /** Format: int64 */
             unread_count: number;
             data: components["schemas"]["Notification"][];
         };
+        /** @description All of the caller's notifications. */
         NotificationHistoryResponse: {
             message: string;
             data: components["schemas"]["NotificationSummary"][];
         };
+        /** @description The answer of marking one notification read. */
         MarkReadResponse: {
             message: string;
-            data: {
-                id: string;
-                is_read: boolean;
-                /** Format: date-time */
-                read_at: string | null;
-            };
+            data: components["schemas"]["MarkReadData"];
         };
+        /** @description The answer of marking every notification read. */
         MarkAllReadResponse: {
             message: string;
-            data: {
-                /** Format: int64 */
-                affected: number;
-            };
+            data: components["schemas"]["MarkAllReadData"];
         };
+        /** @description The answer of accepting a delegated verification request. */
         AcceptRequestResponse: {
             message: string;
-            data: {
-                request_id: string;
-                registry_id: string;
-                record_id: string;
-            };
+            data: components["schemas"]["AcceptRequestData"];
         };
+        /** @description Free text describing an entry (at most 4096 characters). */
         Description: string;
         /**
          * Format: int64
          * @description Seconds (default 600).
          */
         TTL: number;
+        /** @description The body of create-namespace. */
         CreateNamespaceRequest: {
             /** @example Acme */
             name: string;
@@ -1369,32 +1354,36 @@ export interface components {
             meta?: components["schemas"]["JSONObject"];
             ttl?: components["schemas"]["TTL"];
         };
+        /** @description The body of update-namespace: the fields to change (at least one). */
         UpdateNamespaceRequest: {
             name?: string;
             description?: components["schemas"]["Description"];
             meta?: components["schemas"]["JSONObject"];
             ttl?: components["schemas"]["TTL"];
         };
+        /** @description The body of create-registry. Absent fields take the server's defaults, which each field's description states. */
         CreateRegistryRequest: {
             registry_name: components["schemas"]["EntryName"];
             description?: components["schemas"]["Description"];
             /**
-             * @default custom
+             * @description The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
              * @enum {string}
              */
-            tag: "custom" | "membership" | "public_key" | "revoke";
+            tag?: "custom" | "membership" | "public_key" | "revoke";
             schema?: components["schemas"]["JSONObject"];
             meta?: components["schemas"]["JSONObject"];
             ttl?: components["schemas"]["TTL"];
-            /** @default true */
-            query_allowed: boolean;
+            /** @description Whether anyone may query the registry's records; `true` when absent. */
+            query_allowed?: boolean;
         };
+        /** @description The body of update-registry: the fields to change (at least one). */
         UpdateRegistryRequest: {
             description?: components["schemas"]["Description"];
             meta?: components["schemas"]["JSONObject"];
             ttl?: components["schemas"]["TTL"];
             query_allowed?: boolean;
         };
+        /** @description The body of add-record, and one record of add-records. Absent fields take the server's defaults, which each field's description states. */
         AddRecordRequest: {
             record_name: components["schemas"]["EntryName"];
             description?: components["schemas"]["Description"];
@@ -1404,27 +1393,29 @@ export interface components {
             /** Format: date-time */
             valid_till?: string | null;
             /**
-             * @default live
+             * @description `draft` or `live`; `live` when absent.
              * @enum {string}
              */
-            state: "draft" | "live";
+            state?: "draft" | "live";
         };
+        /** @description The body of add-records: up to 1000 records, added all or none. */
         AddRecordsRequest: {
             records: components["schemas"]["AddRecordRequest"][];
         };
+        /** @description One record that add-records created. */
         AddedRecord: {
             record_name: components["schemas"]["EntryName"];
             record_id: string;
             digest: components["schemas"]["Digest"];
             version: components["schemas"]["Version"];
         };
+        /** @description The answer of add-records. */
         AddRecordsResponse: {
             /** @example 2 records added */
             message: string;
-            data: {
-                records: components["schemas"]["AddedRecord"][];
-            };
+            data: components["schemas"]["AddRecordsData"];
         };
+        /** @description The body of update-record: the fields to change (at least one). */
         UpdateRecordRequest: {
             details?: components["schemas"]["JSONObject"];
             description?: components["schemas"]["Description"];
@@ -1433,6 +1424,7 @@ export interface components {
             /** Format: date-time */
             valid_till?: string | null;
         };
+        /** @description The body of add-delegate and remove-delegate: the user's email. */
         DelegateRequest: {
             /**
              * Format: email
@@ -1440,19 +1432,19 @@ export interface components {
              */
             email: string;
         };
+        /** @description The owner or a delegate of a namespace. */
         Delegate: {
             email: string;
             /** @enum {string} */
             role: "owner" | "delegate";
             added_at: components["schemas"]["Timestamp"];
         };
+        /** @description The owner and delegates of a namespace. */
         DelegatesResponse: {
             message: string;
-            data: {
-                namespace_id: string;
-                delegates: components["schemas"]["Delegate"][];
-            };
+            data: components["schemas"]["DelegatesData"];
         };
+        /** @description One key of a DID document, as a `Multikey`. */
         DidVerificationMethod: {
             /** @example did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj#key-1 */
             id: string;
@@ -1462,6 +1454,7 @@ export interface components {
             /** @example z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK */
             publicKeyMultibase: string;
         };
+        /** @description The DID document of a user's profile (did:web). */
         DidDocument: {
             /**
              * @example [
@@ -1475,6 +1468,147 @@ export interface components {
             verificationMethod: components["schemas"]["DidVerificationMethod"][];
             authentication: string[];
             assertionMethod: string[];
+        };
+        /** @description The `data` of the registry query answer. */
+        RegistryQueryData: {
+            namespace_id: string;
+            namespace_name: string;
+            domain: string | null;
+            created_by: string;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** Format: int64 */
+            total_registries: number;
+            /** Format: int64 */
+            total_pages: number;
+            /** Format: int64 */
+            page_number: number;
+            /** Format: int64 */
+            page_size: number;
+            registries: components["schemas"]["RegistryListEntry"][];
+        };
+        /** @description The `data` of the record query answer. */
+        RecordQueryData: {
+            namespace_id: string;
+            namespace_name: string;
+            registry_name: components["schemas"]["EntryName"];
+            registry_id: string;
+            schema: components["schemas"]["JSONObject"];
+            meta: components["schemas"]["JSONObject"];
+            created_by: string;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** Format: int64 */
+            total_records: number;
+            /** Format: int64 */
+            total_pages: number;
+            /** Format: int64 */
+            page_number: number;
+            /** Format: int64 */
+            page_size: number;
+            records: components["schemas"]["RecordListEntry"][];
+        };
+        /** @description The `data` of the tag query answer. */
+        TagQueryData: {
+            /** @example membership */
+            tag: string;
+            /** Format: int64 */
+            total_registries: number;
+            registries: components["schemas"]["RegistryListEntry"][];
+        };
+        /** @description The `data` of the namespace versions answer. */
+        NamespaceVersionsData: {
+            created_by: string;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** Format: int64 */
+            total_versions: number;
+            /** @description Newest first, oldest last. */
+            versions: components["schemas"]["Version"][];
+            /** Format: int64 */
+            ttl: number;
+        };
+        /** @description The `data` of the registry versions answer. */
+        RegistryVersionsData: {
+            registry_name: components["schemas"]["EntryName"];
+            schema: components["schemas"]["JSONObject"];
+            created_by: string;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** Format: int64 */
+            total_versions: number;
+            /** @description Newest first, oldest last. */
+            versions: components["schemas"]["Version"][];
+            /** Format: int64 */
+            ttl: number;
+        };
+        /** @description The `data` of the record versions answer. */
+        RecordVersionsData: {
+            registry_name: components["schemas"]["EntryName"];
+            record_name: components["schemas"]["EntryName"];
+            schema: components["schemas"]["JSONObject"];
+            created_by: string;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** Format: int64 */
+            total_versions: number;
+            /** @description Newest first, oldest last. */
+            versions: components["schemas"]["Version"][];
+            /** Format: int64 */
+            ttl: number;
+        };
+        /** @description The `data` of the verification logs answer. */
+        VerificationLogsData: {
+            /** Format: int64 */
+            verification_count: number;
+            logs: components["schemas"]["VerificationLog"][];
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            page_size: number;
+        };
+        /** @description The `data` of the generate txt answer. */
+        GenerateTxtData: {
+            txt: string;
+            request_id?: string;
+            target_namespace?: string;
+        };
+        /** @description The `data` of the remove verification answer. */
+        RemoveVerificationData: {
+            domain: string;
+            verification_methods: components["schemas"]["VerificationMethod"][];
+            removed_targets: string[];
+            /** Format: int64 */
+            removed_entries: number;
+            domain_removed_from_namespace: boolean;
+            domain_still_verified: boolean;
+        };
+        /** @description The `data` of the mark read answer. */
+        MarkReadData: {
+            id: string;
+            is_read: boolean;
+            /** Format: date-time */
+            read_at: string | null;
+        };
+        /** @description The `data` of the mark all read answer. */
+        MarkAllReadData: {
+            /** Format: int64 */
+            affected: number;
+        };
+        /** @description The `data` of the accept request answer. */
+        AcceptRequestData: {
+            request_id: string;
+            registry_id: string;
+            record_id: string;
+        };
+        /** @description The `data` of the add records answer. */
+        AddRecordsData: {
+            records: components["schemas"]["AddedRecord"][];
+        };
+        /** @description The `data` of the delegates answer. */
+        DelegatesData: {
+            namespace_id: string;
+            delegates: components["schemas"]["Delegate"][];
         };
     };
     responses: {
@@ -1530,7 +1664,8 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "Authentication failed"
+                 *       "message": "Authentication failed",
+                 *       "code": "unauthorized"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1544,7 +1679,8 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "User not found"
+                 *       "message": "User not found",
+                 *       "code": "user_not_found"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1567,7 +1703,8 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "Unauthorized: Invalid or missing authentication token"
+                 *       "message": "Unauthorized: Invalid or missing authentication token",
+                 *       "code": "unauthorized"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1581,7 +1718,8 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "Forbidden: you are not the owner or a delegate of this namespace"
+                 *       "message": "Forbidden: you are not the owner or a delegate of this namespace",
+                 *       "code": "forbidden"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1595,7 +1733,8 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "Namespace not found"
+                 *       "message": "Namespace not found",
+                 *       "code": "namespace_not_found"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1609,7 +1748,8 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "Registry employees already exists in the namespace"
+                 *       "message": "Registry employees already exists in the namespace",
+                 *       "code": "conflict"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1623,7 +1763,8 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "Precondition failed: the current version is 0x0190f2a1b2c3d4e5f60718293a4b5c6e"
+                 *       "message": "Precondition failed: the current version is 0x0190f2a1b2c3d4e5f60718293a4b5c6e",
+                 *       "code": "precondition_failed"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1637,7 +1778,23 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "Request body too large (limit 1 MiB)"
+                 *       "message": "Request body too large (limit 1 MiB)",
+                 *       "code": "payload_too_large"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is not sent as `application/json`. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Unsupported media type: send the body as application/json",
+                 *       "code": "unsupported_media_type"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1653,7 +1810,8 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "Too many requests"
+                 *       "message": "Too many requests",
+                 *       "code": "rate_limited"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1667,7 +1825,23 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "An unexpected error occurred"
+                 *       "message": "An unexpected error occurred",
+                 *       "code": "internal"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The database does not answer. */
+        ServiceUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "database unavailable",
+                 *       "code": "unavailable"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1682,6 +1856,7 @@ export interface components {
                 /**
                  * @example {
                  *       "message": "Query failed",
+                 *       "code": "internal",
                  *       "error": "the database did not answer in time"
                  *     }
                  */
@@ -1808,6 +1983,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1855,6 +2031,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1904,6 +2081,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1961,6 +2139,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2021,6 +2200,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2050,6 +2230,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2081,6 +2263,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2114,6 +2297,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2149,6 +2333,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2200,6 +2385,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["SearchFailed"];
         };
@@ -2222,6 +2408,7 @@ export interface operations {
             401: components["responses"]["AuthenticationFailed"];
             404: components["responses"]["UserNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2244,6 +2431,7 @@ export interface operations {
             401: components["responses"]["AuthenticationFailed"];
             404: components["responses"]["UserNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2266,6 +2454,7 @@ export interface operations {
             401: components["responses"]["AuthenticationFailed"];
             404: components["responses"]["UserNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2302,6 +2491,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AuthenticationFailed"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2340,6 +2530,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AuthenticationFailed"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2380,6 +2571,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AuthenticationFailed"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2423,6 +2615,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2446,6 +2639,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2478,6 +2672,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2510,6 +2705,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2547,6 +2743,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2569,7 +2766,9 @@ export interface operations {
                     "application/json": components["schemas"]["PendingNotificationsResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2592,7 +2791,9 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationHistoryResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2618,8 +2819,10 @@ export interface operations {
                     "application/json": components["schemas"]["MarkReadResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2642,7 +2845,9 @@ export interface operations {
                     "application/json": components["schemas"]["MarkAllReadResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2671,10 +2876,12 @@ export interface operations {
                     "application/json": components["schemas"]["AcceptRequestResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2695,10 +2902,12 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Message"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2727,7 +2936,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2770,8 +2981,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2810,6 +3023,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2854,8 +3068,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2896,7 +3112,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2937,7 +3155,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2978,6 +3198,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3018,6 +3239,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3067,6 +3289,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3111,6 +3334,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3140,6 +3364,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3169,6 +3395,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3189,9 +3417,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Delegates"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3220,7 +3450,10 @@ export interface operations {
                     "application/json": components["schemas"]["DidDocument"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3234,6 +3467,9 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Message"];
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3247,20 +3483,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Message"];
-            /** @description The database does not answer. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "database unavailable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Message"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

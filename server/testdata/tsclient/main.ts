@@ -25,6 +25,19 @@ async function main(): Promise<void> {
   });
   if (!reg.data) fail("create-registry", reg.error);
 
+  // Bodies that omit every field the server defaults (tag, query_allowed, state) compile with the
+  // types openapi-typescript generates under its default options.
+  const minimal = await client.POST("/svc/{namespace}/create-registry", {
+    params: { path: { namespace } },
+    body: { registry_name: "minimal", schema: { type: "object" } },
+  });
+  if (!minimal.data || minimal.data.data.tag !== "custom") fail("create-registry with defaults", minimal.error);
+  const bulk = await client.POST("/svc/{namespace}/{registry_name}/add-records", {
+    params: { path: { namespace, registry_name: "minimal" } },
+    body: { records: [{ record_name: "m1" }] },
+  });
+  if (!bulk.data) fail("add-records with defaults", bulk.error);
+
   const rec = await client.POST("/svc/{namespace}/{registry_name}/add-record", {
     params: { path: { namespace, registry_name: "people" } },
     body: { record_name: "ada", details: { email: "ada@example.com", tags: ["math", "ü"] } },
