@@ -21,6 +21,7 @@ import (
 	svc "github.com/svc-directory/svc"
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/internal/cache"
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
 )
@@ -63,7 +64,7 @@ type Server struct {
 	ops      map[string]*operation
 	spec     []byte
 	schemas  *recordschema.Cache
-	cache    *lookupCache
+	cache    *cache.Cache[string, cachedLookup]
 	checker  *domainverify.Checker
 	reverify ReverifyConfig
 	echo     *echo.Echo
@@ -118,8 +119,12 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: the store is not migrated: %w", err)
 	}
 	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
-		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000),
+		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now),
 		checker: cfg.Checker, reverify: cfg.Reverify}
+	if s.cache != nil {
+		// A committed write empties the lookup cache before the writing request is answered.
+		cfg.Store.OnCommit(s.cache.Clear)
+	}
 	if s.reverify.Interval <= 0 {
 		s.reverify.Interval = 8760 * time.Hour
 	}
