@@ -186,8 +186,9 @@ func (s *Store) Close() error {
 	return s.sqlDB.Close()
 }
 
-// Stats exposes the connection pool figures (metrics).
-func (s *Store) Stats() sql.DBStats { return s.sqlDB.Stats() }
+// Pool is the connection pool, for its figures (collectors.NewDBStatsCollector); queries go
+// through the store's methods.
+func (s *Store) Pool() *sql.DB { return s.sqlDB }
 
 // nowMS is the store's clock in Unix milliseconds, the unit of every time column.
 func (s *Store) nowMS() int64 { return s.now().UTC().UnixMilli() }
