@@ -78,15 +78,6 @@ type Server struct {
 
 var _ gen.StrictServerInterface = (*Server)(nil)
 
-// New builds the echo instance serving the whole contract plus /openapi.yaml.
-func New(cfg Config) (*echo.Echo, error) {
-	s, err := NewServer(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return s.Echo(), nil
-}
-
 // Echo is the HTTP handler of the server.
 func (s *Server) Echo() *echo.Echo { return s.echo }
 
