@@ -123,3 +123,23 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkGetParallel: cache hits from every core, the lookup cache's hot path.
+func BenchmarkGetParallel(b *testing.B) {
+	c := New[string, int](Options{MaxSize: 100_000, TTL: time.Minute})
+	keys := make([]string, 10_000)
+	for i := range keys {
+		keys[i] = "r\x00ns\x00people\x00person-" + strconv.Itoa(i)
+		c.Set(keys[i], i)
+	}
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			if _, ok := c.Get(keys[i%len(keys)]); !ok {
+				b.Fatal("miss")
+			}
+			i++
+		}
+	})
+}
