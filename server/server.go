@@ -33,8 +33,8 @@ type Config struct {
 	DIDHost string // host part of did:web identifiers, e.g. localhost%3A8080
 	Now     func() time.Time
 	// LookupCacheTTL bounds how long a rendered latest-version lookup is served from memory
-	// (0 turns the cache off). Writes through this instance empty it at once; other instances
-	// sharing the database are seen within this time.
+	// (0 turns the cache off). Writes committed through this instance's store empty it at once
+	// (store.OnCommit); writes of other instances sharing the database are seen within this time.
 	LookupCacheTTL time.Duration
 	// Checker runs the DNS and HTTP checks of domain verification.
 	Checker *domainverify.Checker
