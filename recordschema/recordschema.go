@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/svc-directory/svc/internal/cache"
 )
 
 var printer = message.NewPrinter(language.English)
@@ -154,38 +155,23 @@ func shorten(s string) string {
 }
 
 // Cache keeps compiled schemas by registry id. Registry schemas never change, so entries
-// never go stale; the cache is bounded and drops arbitrary entries when full.
-type Cache struct {
-	mu  sync.RWMutex
-	m   map[string]*Schema
-	max int
-}
+// never go stale; the cache is bounded and evicts the least used when full.
+type Cache struct{ c *cache.Cache[string, *Schema] }
 
 // NewCache makes a cache of at most max schemas.
-func NewCache(max int) *Cache { return &Cache{m: map[string]*Schema{}, max: max} }
+func NewCache(max int) *Cache {
+	return &Cache{c: cache.New[string, *Schema](cache.Options{MaxSize: max})}
+}
 
 // Get returns the compiled schema of a registry, compiling doc on a miss.
 func (c *Cache) Get(registryID string, doc map[string]any) (*Schema, error) {
-	c.mu.RLock()
-	s := c.m[registryID]
-	c.mu.RUnlock()
-	if s != nil {
+	if s, ok := c.c.Get(registryID); ok {
 		return s, nil
 	}
 	s, err := Compile(doc)
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	if len(c.m) >= c.max {
-		for k := range c.m {
-			delete(c.m, k)
-			if len(c.m) < c.max/2 {
-				break
-			}
-		}
-	}
-	c.m[registryID] = s
-	c.mu.Unlock()
+	c.c.Set(registryID, s)
 	return s, nil
 }

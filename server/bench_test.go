@@ -27,12 +27,12 @@ import (
 )
 
 func benchServer(b *testing.B, st *store.Store) *echo.Echo {
-	e, err := server.New(server.Config{Store: st, Logger: slog.New(slog.DiscardHandler), DIDHost: "localhost%3A8080",
+	srv, err := server.NewServer(server.Config{Store: st, Logger: slog.New(slog.DiscardHandler), DIDHost: "localhost%3A8080",
 		LookupCacheTTL: time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return e
+	return srv.Echo()
 }
 
 // BenchmarkLookupRecordInProcess1M: GET /svc/lookup/{ns}/people/{record} through the whole
@@ -333,10 +333,11 @@ func BenchmarkMetricsAndRateLimitOverhead(b *testing.B) {
 		} else {
 			cfg.RateLimit = server.RateLimit{RPS: 1e9, Burst: 1e9}
 		}
-		e, err := server.New(cfg)
+		srv, err := server.NewServer(cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
+		e := srv.Echo()
 		return httptest.NewServer(e)
 	}
 	plain, full := mk(true), mk(false)

@@ -4,21 +4,21 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/svc-directory/svc/internal/cache"
 )
 
-// lookupCache keeps the rendered answers of latest-version lookups. Every request that may
-// write (any method but GET and HEAD) bumps the generation, which empties the cache for this
-// instance: a caller always reads its own writes. Other instances sharing the database see a
-// change within ttl at most, less than the Cache-Control max-age the answers carry.
-type lookupCache struct {
-	ttl time.Duration
-	max int
-	gen atomic.Uint64
-	mu  sync.RWMutex
-	m   map[string]cachedLookup
+// The lookup cache (Server.cache) keeps the rendered answers of latest-version lookups, by
+// lookupKey. The store reports every committed write (store.OnCommit), which empties it: a
+// caller always reads its own writes, and a request that writes nothing leaves it alone. Other
+// instances sharing the database see a change within its TTL at most, less than the
+// Cache-Control max-age the answers carry.
+func newLookupCache(ttl time.Duration, max int, now func() time.Time) *cache.Cache[string, cachedLookup] {
+	if ttl <= 0 {
+		return nil
+	}
+	return cache.New[string, cachedLookup](cache.Options{MaxSize: max, TTL: ttl, Now: now})
 }
 
 // cachedLookup is a rendered 200 answer of a lookup.
@@ -26,57 +26,6 @@ type cachedLookup struct {
 	body     []byte
 	etag, cc string
 	digest   string
-	gen      uint64
-	storedAt time.Time
-}
-
-func newLookupCache(ttl time.Duration, max int) *lookupCache {
-	if ttl <= 0 || max <= 0 {
-		return nil
-	}
-	return &lookupCache{ttl: ttl, max: max, m: make(map[string]cachedLookup)}
-}
-
-// invalidate drops every entry (cheaply: entries of an older generation never match).
-func (c *lookupCache) invalidate() {
-	if c != nil {
-		c.gen.Add(1)
-	}
-}
-
-func (c *lookupCache) get(key string, now time.Time) (cachedLookup, bool) {
-	if c == nil {
-		return cachedLookup{}, false
-	}
-	c.mu.RLock()
-	e, ok := c.m[key]
-	c.mu.RUnlock()
-	if !ok || e.gen != c.gen.Load() || now.Sub(e.storedAt) > c.ttl {
-		return cachedLookup{}, false
-	}
-	return e, true
-}
-
-// put stores a rendered answer read at now, unless a write happened since gen was read.
-func (c *lookupCache) put(key string, gen uint64, now time.Time, e cachedLookup) {
-	if c == nil || gen != c.gen.Load() {
-		return
-	}
-	e.gen, e.storedAt = gen, now
-	c.mu.Lock()
-	if len(c.m) >= c.max {
-		// Drop about half, oldest generation first is not tracked: any half will do for a
-		// cache whose entries live ttl at most.
-		n := 0
-		for k := range c.m {
-			delete(c.m, k)
-			if n++; n >= c.max/2 {
-				break
-			}
-		}
-	}
-	c.m[key] = e
-	c.mu.Unlock()
 }
 
 // render encodes a lookup answer once, as the generated handler would.

@@ -233,10 +233,6 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			return newAPIError(http.StatusBadRequest, "Invalid input: %s", describeValidation(err, op))
 		}
 		c.SetRequest(req.WithContext(withInfo(req.Context(), ri)))
-		if req.Method != http.MethodGet && req.Method != http.MethodHead {
-			// Anything that may write empties the lookup cache once it is done.
-			defer s.cache.invalidate()
-		}
 		return next(c)
 	}
 }

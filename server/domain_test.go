@@ -405,7 +405,9 @@ func TestReverification(t *testing.T) {
 
 // Several instances sweeping one Postgres check each due source once.
 func TestSweepsShareTheWork(t *testing.T) {
-	h, dns, _ := domainHarness(t, store.DialectPostgres, server.ReverifyConfig{Interval: time.Hour, Grace: time.Hour, Sweep: time.Second})
+	clock := storetest.NewClock()
+	st, _ := storetest.OpenWith(t, store.DialectPostgres, store.Options{Now: clock.Now})
+	h, dns, _ := domainHarnessOn(t, st, server.ReverifyConfig{Interval: time.Hour, Grace: time.Hour, Sweep: time.Second})
 	ctx := context.Background()
 	const n = 8
 	for i := 0; i < n; i++ {
@@ -419,10 +421,11 @@ func TestSweepsShareTheWork(t *testing.T) {
 		dns.SetTXT(dom, []string{txt})
 		h.must(200, "POST", "/svc/verify-domain", k, map[string]any{"namespace_id": id})
 	}
-	// Make every source due now.
-	if err := h.store.ForceDueForTest(ctx); err != nil {
-		t.Fatal(err)
+	if sw, err := h.srv.SweepOnce(ctx); err != nil || sw.Checked != 0 {
+		t.Fatalf("a sweep before the interval checked %+v (%v)", sw, err)
 	}
+	// Every source is due an interval later.
+	clock.Advance(time.Hour)
 	var wg sync.WaitGroup
 	counts := make([]int, 4)
 	for i := range counts {

@@ -29,7 +29,8 @@ func TestMetrics(t *testing.T) {
 		`svc_http_requests_total{method="GET",route="unmatched",status="404"} 1`,
 		`svc_http_request_duration_seconds_bucket{method="POST",route="/svc/verify-record-lookup"`,
 		`svc_lookup_verifications_total{kind="record",result="success"} 1`,
-		`svc_db_open_connections`,
+		`go_sql_open_connections{db_name="sqlite"}`,
+		`go_sql_wait_duration_seconds_total{db_name="sqlite"}`,
 		`go_goroutines`,
 	} {
 		if !strings.Contains(body, want) {

@@ -77,15 +77,14 @@ func (s *Server) LookupNamespace(ctx context.Context, req gen.LookupNamespaceReq
 	key := "n\x00" + req.Namespace
 	var generation uint64
 	if latest && s.cache != nil {
-		if e, ok := s.cache.get(key, s.now()); ok {
+		if e, ok := s.cache.Get(key); ok {
 			if etagMatches(req.Params.IfNoneMatch, e.digest) {
 				return gen.LookupNamespace304Response{}, nil
 			}
 			return e, nil
 		}
-		generation = s.cache.gen.Load()
+		generation = s.cache.Generation()
 	}
-	readAt := s.now()
 	ns, err := s.lookupNamespace(ctx, req)
 	if d, err := asDenial(err); err != nil {
 		return nil, err
@@ -104,7 +103,7 @@ func (s *Server) LookupNamespace(ctx context.Context, req gen.LookupNamespaceReq
 		if err != nil {
 			return nil, err
 		}
-		s.cache.put(key, generation, readAt, e)
+		s.cache.SetIfUnchanged(generation, key, e)
 		return e, nil
 	}
 	out := gen.LookupNamespace200JSONResponse{Body: body}
@@ -130,15 +129,14 @@ func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryReque
 	key := "g\x00" + req.Namespace + "\x00" + req.RegistryName
 	var generation uint64
 	if latest && s.cache != nil {
-		if e, ok := s.cache.get(key, s.now()); ok {
+		if e, ok := s.cache.Get(key); ok {
 			if etagMatches(req.Params.IfNoneMatch, e.digest) {
 				return gen.LookupRegistry304Response{}, nil
 			}
 			return e, nil
 		}
-		generation = s.cache.gen.Load()
+		generation = s.cache.Generation()
 	}
-	readAt := s.now()
 	reg, err := s.lookupRegistry(ctx, req.Namespace, req.RegistryName, req.Params.VersionId, req.Params.AsOn)
 	if d, err := asDenial(err); err != nil {
 		return nil, err
@@ -157,7 +155,7 @@ func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryReque
 		if err != nil {
 			return nil, err
 		}
-		s.cache.put(key, generation, readAt, e)
+		s.cache.SetIfUnchanged(generation, key, e)
 		return e, nil
 	}
 	out := gen.LookupRegistry200JSONResponse{Body: body}
@@ -189,15 +187,14 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 	key := "r\x00" + req.Namespace + "\x00" + req.RegistryName + "\x00" + req.RecordName
 	var generation uint64
 	if latest && s.cache != nil {
-		if e, ok := s.cache.get(key, s.now()); ok {
+		if e, ok := s.cache.Get(key); ok {
 			if etagMatches(req.Params.IfNoneMatch, e.digest) {
 				return gen.LookupRecord304Response{}, nil
 			}
 			return e, nil
 		}
-		generation = s.cache.gen.Load()
+		generation = s.cache.Generation()
 	}
-	readAt := s.now()
 	rec, err := s.lookupRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.VersionId, req.Params.AsOn)
 	if d, err := asDenial(err); err != nil {
 		return nil, err
@@ -221,7 +218,7 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 		if err != nil {
 			return nil, err
 		}
-		s.cache.put(key, generation, readAt, e)
+		s.cache.SetIfUnchanged(generation, key, e)
 		return e, nil
 	}
 	out := gen.LookupRecord200JSONResponse{Body: body}

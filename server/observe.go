@@ -37,18 +37,12 @@ func newMetrics(s *Server) *metrics {
 			Name: "svc_reverification_checks_total", Help: "Re-verification checks of domain sources by outcome.",
 		}, []string{"outcome"}),
 	}
-	pool := func(name, help string, f func() float64) prometheus.Collector {
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "svc_db_" + name, Help: help}, f)
-	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		// The connection pool: go_sql_* with db_name "sqlite" or "postgres".
+		collectors.NewDBStatsCollector(s.store.Pool(), s.store.Dialect()),
 		m.requests, m.latency, m.verifications, m.reverify,
-		pool("open_connections", "Open database connections.", func() float64 { return float64(s.store.Stats().OpenConnections) }),
-		pool("in_use_connections", "Database connections in use.", func() float64 { return float64(s.store.Stats().InUse) }),
-		pool("idle_connections", "Idle database connections.", func() float64 { return float64(s.store.Stats().Idle) }),
-		pool("wait_count", "Waits for a database connection, in all.", func() float64 { return float64(s.store.Stats().WaitCount) }),
-		pool("wait_seconds", "Time spent waiting for a database connection, in all.", func() float64 { return s.store.Stats().WaitDuration.Seconds() }),
 	)
 	return m
 }

@@ -61,7 +61,6 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepStats, error) {
 					"outcome", outcome, "detail", detail)
 			}
 		}
-		s.cache.invalidate() // is_verified and domain may have changed
 	}
 }
 

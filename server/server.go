@@ -21,6 +21,7 @@ import (
 	svc "github.com/svc-directory/svc"
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/internal/cache"
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
 )
@@ -32,8 +33,8 @@ type Config struct {
 	DIDHost string // host part of did:web identifiers, e.g. localhost%3A8080
 	Now     func() time.Time
 	// LookupCacheTTL bounds how long a rendered latest-version lookup is served from memory
-	// (0 turns the cache off). Writes through this instance empty it at once; other instances
-	// sharing the database are seen within this time.
+	// (0 turns the cache off). Writes committed through this instance's store empty it at once
+	// (store.OnCommit); writes of other instances sharing the database are seen within this time.
 	LookupCacheTTL time.Duration
 	// Checker runs the DNS and HTTP checks of domain verification.
 	Checker *domainverify.Checker
@@ -63,7 +64,7 @@ type Server struct {
 	ops      map[string]*operation
 	spec     []byte
 	schemas  *recordschema.Cache
-	cache    *lookupCache
+	cache    *cache.Cache[string, cachedLookup]
 	checker  *domainverify.Checker
 	reverify ReverifyConfig
 	echo     *echo.Echo
@@ -76,15 +77,6 @@ type Server struct {
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
-
-// New builds the echo instance serving the whole contract plus /openapi.yaml.
-func New(cfg Config) (*echo.Echo, error) {
-	s, err := NewServer(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return s.Echo(), nil
-}
 
 // Echo is the HTTP handler of the server.
 func (s *Server) Echo() *echo.Echo { return s.echo }
@@ -118,8 +110,12 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: the store is not migrated: %w", err)
 	}
 	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
-		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000),
+		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now),
 		checker: cfg.Checker, reverify: cfg.Reverify}
+	if s.cache != nil {
+		// A committed write empties the lookup cache before the writing request is answered.
+		cfg.Store.OnCommit(s.cache.Clear)
+	}
 	if s.reverify.Interval <= 0 {
 		s.reverify.Interval = 8760 * time.Hour
 	}

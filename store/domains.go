@@ -738,8 +738,3 @@ func (s *Store) RecordCheck(ctx context.Context, src Source, ok bool, detail str
 	})
 	return outcome, err
 }
-
-// ForceDueForTest makes every verification source due now (tests of the sweep).
-func (s *Store) ForceDueForTest(ctx context.Context) error {
-	return translate(s.db.WithContext(ctx).Exec(`UPDATE domain_sources SET next_check_at = 0`).Error, "sources")
-}

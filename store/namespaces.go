@@ -294,13 +294,6 @@ type Member struct {
 	ProfileID string
 }
 
-// IsMember reports whether the user is the owner or a delegate of the namespace.
-func (s *Store) IsMember(ctx context.Context, namespaceID, userID string) (bool, error) {
-	var n int64
-	err := s.db.WithContext(ctx).Model(&memberRow{}).Where("namespace_id = ? AND user_id = ?", namespaceID, userID).Count(&n).Error
-	return n > 0, translate(err, "membership")
-}
-
 // MemberRole returns "owner", "delegate" or "" for the user in the namespace.
 func (s *Store) MemberRole(ctx context.Context, namespaceID, userID string) (string, error) {
 	var roles []string

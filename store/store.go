@@ -16,12 +16,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/glebarez/sqlite"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+
+	"github.com/svc-directory/svc/internal/cache"
 )
 
 // Sentinel errors. Wrapped errors carry detail; test with errors.Is.
@@ -50,8 +53,11 @@ type Store struct {
 	log     *slog.Logger
 	now     func() time.Time
 	// versions remembers stored versions (immutable) for lookup verification.
-	versions *versionCache
-	auth     *authCache
+	versions *cache.Cache[string, StoredVersion]
+	// auth remembers successful authentications for Options.AuthCacheTTL, so that a burst of
+	// requests with one key costs one query. A revoked key or a disabled user stops working
+	// within that time; revocations and disables made through this store take effect at once.
+	auth *cache.Cache[[32]byte, User]
 	// The verification log writer (AddVerificationLog).
 	logQueue  chan logWrite
 	logOnce   sync.Once
@@ -62,6 +68,8 @@ type Store struct {
 	batchOnce   sync.Once
 	// Planner statistics refreshed after large writes (analyze.go).
 	stats statsKeeper
+	// onCommit are the observers of committed writes (OnCommit).
+	onCommit atomic.Pointer[[]func()]
 }
 
 // Options tune Open. The zero value is fine.
@@ -88,12 +96,14 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		PrepareStmt:            false,
 		TranslateError:         false,
 	}
-	s := &Store{log: log, now: time.Now, versions: &versionCache{max: 200_000},
-		auth:     &authCache{ttl: opts.AuthCacheTTL, m: map[[32]byte]authEntry{}},
-		logQueue: make(chan logWrite, 1024), closed: make(chan struct{}),
+	s := &Store{log: log, now: time.Now, logQueue: make(chan logWrite, 1024), closed: make(chan struct{}),
 		lookupQueue: make(chan lookupAsk, 4*lookupBatchMax)}
 	if opts.Now != nil {
 		s.now = opts.Now
+	}
+	s.versions = cache.New[string, StoredVersion](cache.Options{MaxSize: 200_000, Now: s.now})
+	if opts.AuthCacheTTL > 0 {
+		s.auth = cache.New[[32]byte, User](cache.Options{MaxSize: 100_000, TTL: opts.AuthCacheTTL, Now: s.now})
 	}
 	var dialector gorm.Dialector
 	switch {
@@ -132,6 +142,9 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 	db, err := gorm.Open(dialector, gcfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", s.dialect, err)
+	}
+	if err := s.watchWrites(db); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
 	}
 	sqlDB, err := db.DB()
 	if err != nil {
@@ -176,15 +189,85 @@ func (s *Store) Close() error {
 	return s.sqlDB.Close()
 }
 
-// Stats exposes the connection pool figures (metrics).
-func (s *Store) Stats() sql.DBStats { return s.sqlDB.Stats() }
+// Pool is the connection pool, for its figures (collectors.NewDBStatsCollector); queries go
+// through the store's methods.
+func (s *Store) Pool() *sql.DB { return s.sqlDB }
 
 // nowMS is the store's clock in Unix milliseconds, the unit of every time column.
 func (s *Store) nowMS() int64 { return s.now().UTC().UnixMilli() }
 
-// tx runs fn in one transaction: everything it writes lands, or nothing does.
+// tx runs fn in one transaction: everything it writes lands, or nothing does. Once a
+// transaction that changed rows commits, the OnCommit observers are called.
 func (s *Store) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
-	return s.db.WithContext(ctx).Transaction(fn)
+	w := new(txWrites)
+	if err := s.db.WithContext(context.WithValue(ctx, txWritesKey{}, w)).Transaction(fn); err != nil {
+		return err
+	}
+	if w.wrote.Load() {
+		s.committed()
+	}
+	return nil
+}
+
+// OnCommit registers fn to be called after every write of the store commits (a transaction
+// or a single statement that changed rows), before the writing method returns; a write that
+// fails or changes nothing does not call it. The server empties its lookup cache there. The
+// verification log, which no cached answer shows, is written in the background and not
+// reported. fn must be quick and must not call the store.
+func (s *Store) OnCommit(fn func()) {
+	for {
+		old := s.onCommit.Load()
+		var fns []func()
+		if old != nil {
+			fns = append(fns, *old...)
+		}
+		fns = append(fns, fn)
+		if s.onCommit.CompareAndSwap(old, &fns) {
+			return
+		}
+	}
+}
+
+func (s *Store) committed() {
+	if fns := s.onCommit.Load(); fns != nil {
+		for _, fn := range *fns {
+			fn()
+		}
+	}
+}
+
+// txWrites notes, in the context of a transaction begun by tx, that a statement changed rows.
+type txWrites struct{ wrote atomic.Bool }
+
+type txWritesKey struct{}
+
+// watchWrites registers GORM callbacks after every writing statement (create, update, delete,
+// Exec): inside a transaction begun by tx a write is noted and reported once the transaction
+// commits; outside one the statement has committed on its own and is reported at once. Every
+// write goes through GORM, so no write method has to remember to report.
+func (s *Store) watchWrites(db *gorm.DB) error {
+	note := func(db *gorm.DB) {
+		if db.Error != nil || db.RowsAffected <= 0 {
+			return
+		}
+		if w, ok := db.Statement.Context.Value(txWritesKey{}).(*txWrites); ok {
+			w.wrote.Store(true)
+			return
+		}
+		s.committed()
+	}
+	cb := db.Callback()
+	for _, err := range []error{
+		cb.Create().After("gorm:create").Register("svc:note_write", note),
+		cb.Update().After("gorm:update").Register("svc:note_write", note),
+		cb.Delete().After("gorm:delete").Register("svc:note_write", note),
+		cb.Raw().After("gorm:raw").Register("svc:note_write", note),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // postgresDSN adds the session settings the store's queries are tuned for, unless the URL sets

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -172,7 +171,7 @@ func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
 		return User{}, err
 	}
 	sum := sha256.Sum256([]byte(key))
-	if u, ok := s.auth.get(sum, s.now()); ok {
+	if u, ok := s.auth.Get(sum); ok {
 		return u, nil
 	}
 	// Every authenticated request passes here: database/sql directly, no GORM.
@@ -195,7 +194,7 @@ func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
 		return User{}, fmt.Errorf("api key: %w", ErrNotFound)
 	}
 	u.CreatedAt = time.UnixMilli(created).UTC()
-	s.auth.put(sum, u, s.now())
+	s.auth.Set(sum, u)
 	return u, nil
 }
 
@@ -212,7 +211,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, key string) error {
 	if res.RowsAffected == 0 {
 		return fmt.Errorf("api key: %w", ErrNotFound)
 	}
-	s.auth.reset()
+	s.auth.Clear()
 	return nil
 }
 
@@ -230,7 +229,7 @@ func (s *Store) SetUserDisabled(ctx context.Context, email string, disabled bool
 	if res.RowsAffected == 0 {
 		return fmt.Errorf("user %s: %w", e, ErrNotFound)
 	}
-	s.auth.reset()
+	s.auth.Clear()
 	return nil
 }
 
@@ -250,53 +249,4 @@ func (s *Store) ProfileKeys(ctx context.Context, userID string) ([]string, error
 	var keys []string
 	err := s.db.WithContext(ctx).Model(&profileKeyRow{}).Where("user_id = ?", userID).Order("created_at, id").Pluck("public_key_multibase", &keys).Error
 	return keys, translate(err, "profile keys")
-}
-
-// authCache remembers successful authentications for a short time (Options.AuthCacheTTL), so
-// that a burst of requests with one key costs one query. A revoked key or a disabled user
-// stops working within that time; revocations and disables made through this store take
-// effect at once.
-type authCache struct {
-	ttl time.Duration
-	mu  sync.RWMutex
-	m   map[[32]byte]authEntry
-}
-
-type authEntry struct {
-	u  User
-	at time.Time
-}
-
-func (c *authCache) get(k [32]byte, now time.Time) (User, bool) {
-	if c == nil || c.ttl <= 0 {
-		return User{}, false
-	}
-	c.mu.RLock()
-	e, ok := c.m[k]
-	c.mu.RUnlock()
-	if !ok || now.Sub(e.at) > c.ttl {
-		return User{}, false
-	}
-	return e.u, true
-}
-
-func (c *authCache) put(k [32]byte, u User, now time.Time) {
-	if c == nil || c.ttl <= 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= 100_000 {
-		clear(c.m)
-	}
-	c.m[k] = authEntry{u: u, at: now}
-}
-
-func (c *authCache) reset() {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	clear(c.m)
-	c.mu.Unlock()
 }

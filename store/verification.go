@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -211,12 +210,12 @@ type StoredVersion struct {
 // Versions never change once written, so found versions are remembered (a bounded cache).
 func (s *Store) EntryVersion(ctx context.Context, kind, entryID, version string) (StoredVersion, error) {
 	key := kind + "\x00" + entryID + "\x00" + version
-	if v, ok := s.versions.get(key); ok {
+	if v, ok := s.versions.Get(key); ok {
 		return v, nil
 	}
 	v, err := s.entryVersion(ctx, kind, entryID, version)
 	if err == nil {
-		s.versions.put(key, v)
+		s.versions.Set(key, v)
 	}
 	return v, err
 }
@@ -257,37 +256,4 @@ func (s *Store) EntryExists(ctx context.Context, kind, entryID string) (bool, er
 	var n int64
 	err := s.db.WithContext(ctx).Raw(q, entryID).Scan(&n).Error
 	return n > 0, translate(err, kind)
-}
-
-// versionCache remembers immutable stored versions. It is bounded: when full, about half of
-// it is dropped.
-type versionCache struct {
-	mu  sync.RWMutex
-	m   map[string]StoredVersion
-	max int
-}
-
-func (c *versionCache) get(k string) (StoredVersion, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	v, ok := c.m[k]
-	return v, ok
-}
-
-func (c *versionCache) put(k string, v StoredVersion) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]StoredVersion)
-	}
-	if len(c.m) >= c.max {
-		n := 0
-		for key := range c.m {
-			delete(c.m, key)
-			if n++; n >= c.max/2 {
-				break
-			}
-		}
-	}
-	c.m[k] = v
 }

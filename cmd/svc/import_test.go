@@ -18,10 +18,11 @@ import (
 
 func TestImport(t *testing.T) {
 	st := storetest.Open(t, store.DialectSQLite)
-	e, err := server.New(server.Config{Store: st})
+	api, err := server.NewServer(server.Config{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
+	e := api.Echo()
 	var calls, throttled atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The first add-records call is throttled once: the importer must wait and retry.

@@ -16,10 +16,11 @@ import (
 
 func TestOfflineVerify(t *testing.T) {
 	st := storetest.Open(t, store.DialectSQLite)
-	e, err := server.New(server.Config{Store: st})
+	srv, err := server.NewServer(server.Config{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
+	e := srv.Echo()
 	key, _, _ := st.CreateAPIKey(context.Background(), "a@example.com")
 	call := func(method, path, body string) []byte {
 		req := httptest.NewRequest(method, path, strings.NewReader(body))

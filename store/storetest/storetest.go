@@ -5,6 +5,7 @@ package storetest
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,9 +38,18 @@ func Open(t testing.TB, dialect string) *store.Store {
 // second store or the binary on the same database).
 func OpenURL(t testing.TB, dialect string) (*store.Store, string) {
 	t.Helper()
+	return OpenWith(t, dialect, store.Options{})
+}
+
+// OpenWith is OpenURL with options (a clock, the authentication cache).
+func OpenWith(t testing.TB, dialect string, opts store.Options) (*store.Store, string) {
+	t.Helper()
 	dbURL := testdb.URL(t, dialect)
 	ctx := context.Background()
-	s, err := store.Open(ctx, dbURL, slog.New(slog.DiscardHandler), store.Options{MaxOpenConns: 10})
+	if opts.MaxOpenConns == 0 {
+		opts.MaxOpenConns = 10
+	}
+	s, err := store.Open(ctx, dbURL, slog.New(slog.DiscardHandler), opts)
 	if err != nil {
 		t.Fatalf("open %s store: %v", dialect, err)
 	}
@@ -78,4 +88,28 @@ func Seeded(b testing.TB, schema string, complete func(*store.Store) bool, seed 
 	}
 	b.Cleanup(func() { _ = s.Close() })
 	return s
+}
+
+// Clock is a clock that moves only when told (store.Options.Now, server.Config.Now): tests of
+// time-driven behaviour advance it instead of waiting or reaching into the database.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a clock standing at the current time.
+func NewClock() *Clock { return &Clock{t: time.Now()} }
+
+// Now reads the clock.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
 }
