@@ -108,13 +108,26 @@ func (f RegistryFields) Digest() (string, error) {
 }
 
 // Digest returns the record's digest: Digest(f.Object()).
-func (f RecordFields) Digest() (string, error) {
+func (f RecordFields) Digest() (string, error) { return f.digest(nil, nil) }
+
+// DigestCanonical returns the record's digest, taking details and meta, where they are not nil,
+// as the canonical text of f.Details and f.Meta (what Canonicalize returns for them, "{}" for
+// none), written into the digest input as it is: a writer that canonicalized them to store them
+// does not do it twice. A nil text leaves the field to be canonicalized from f. Text that is not
+// canonical gives a wrong digest, never an error.
+func (f RecordFields) DigestCanonical(details, meta *string) (string, error) {
+	return f.digest(details, meta)
+}
+
+// digest writes the record's digest input; details and meta, when not nil, replace f.Details
+// and f.Meta by their canonical text.
+func (f RecordFields) digest(details, meta *string) (string, error) {
 	w := fieldWriter{dst: append(make([]byte, 0, 2048), '{')}
 	w.str("created_by", f.CreatedBy)
 	w.str("description", f.Description)
-	w.object("details", f.Details)
+	w.objectOr("details", f.Details, details)
 	w.str("genesis", f.Genesis)
-	w.object("meta", f.Meta)
+	w.objectOr("meta", f.Meta, meta)
 	w.str("namespace_id", f.NamespaceID)
 	w.str("record_name", f.RecordName)
 	w.str("registry_id", f.RegistryID)
@@ -171,6 +184,19 @@ func (w *fieldWriter) object(k string, m map[string]any) {
 	if w.dst, w.err = appendMap(w.dst, m, 2); w.err != nil {
 		w.err = within(w.err, k)
 	}
+}
+
+// objectOr writes canonical, when not nil, as the member's value, else m.
+func (w *fieldWriter) objectOr(k string, m map[string]any, canonical *string) {
+	if canonical == nil {
+		w.object(k, m)
+		return
+	}
+	if w.err != nil {
+		return
+	}
+	w.key(k)
+	w.dst = append(w.dst, *canonical...)
 }
 
 func (w *fieldWriter) digest() (string, error) {

@@ -281,3 +281,42 @@ func TestTimeForms(t *testing.T) {
 		}
 	}
 }
+
+// DigestCanonical with the canonical text of details and meta (either, both or neither) is
+// Digest: the text is written as it is.
+func TestRecordDigestCanonicalMatchesDigest(t *testing.T) {
+	r := newRand(11)
+	for i := range 500 {
+		str := func() string { return randomString(r, 6) }
+		obj := func() map[string]any {
+			if r.IntN(4) == 0 {
+				return nil
+			}
+			m, _ := randomValue(r, 3).(map[string]any)
+			return m
+		}
+		f := RecordFields{str(), str(), str(), str(), str(), obj(), str(), r.Int64N(1 << 40), str(), str(), str(), obj(), r.Int64N(1 << 20)}
+		want, err := f.Digest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		canon := func(m map[string]any) *string {
+			b, err := Canonicalize(orEmpty(m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := string(b)
+			return &s
+		}
+		for _, texts := range [][2]*string{{canon(f.Details), canon(f.Meta)}, {canon(f.Details), nil}, {nil, canon(f.Meta)}, {nil, nil}} {
+			if got, err := f.DigestCanonical(texts[0], texts[1]); err != nil || got != want {
+				t.Fatalf("case %d: DigestCanonical = %s, %v; Digest = %s", i, got, err, want)
+			}
+		}
+		// The text is taken as it is: other text is another digest.
+		other := `{"x":1}`
+		if got, _ := f.DigestCanonical(&other, nil); got == want && *canon(f.Details) != other {
+			t.Fatalf("case %d: the details text was not used", i)
+		}
+	}
+}
