@@ -2,6 +2,7 @@ package proof
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -318,5 +319,69 @@ func TestRecordDigestCanonicalMatchesDigest(t *testing.T) {
 		if got, _ := f.DigestCanonical(&other, nil); got == want && *canon(f.Details) != other {
 			t.Fatalf("case %d: the details text was not used", i)
 		}
+	}
+}
+
+// The member tables cover every field of the Fields structs exactly once, list the names of
+// docs/digests.md, and their canonical order is byte order of the names.
+func TestDigestFieldTablesAreComplete(t *testing.T) {
+	checkTable(t, namespaceMembers, namespaceCanonical, []string{"namespace_id", "description", "genesis", "created_by", "version", "version_count"})
+	checkTable(t, registryMembers, registryCanonical, []string{"namespace_id", "registry_name", "description", "schema", "tag", "version",
+		"version_count", "state", "genesis", "created_by", "meta", "ttl"})
+	checkTable(t, recordMembers, recordCanonical, []string{"namespace_id", "registry_id", "registry_name", "record_name", "description",
+		"details", "version", "version_count", "state", "genesis", "created_by", "meta", "ttl"})
+	if FieldNames(Kind(0)) != nil || !slices.Equal(FieldNames(KindRecord), names(recordMembers)) {
+		t.Fatal("FieldNames")
+	}
+}
+
+func checkTable[F any](t *testing.T, ms, canonical []member[F], want []string) {
+	t.Helper()
+	if got := names(ms); !slices.Equal(got, want) {
+		t.Fatalf("%T members %v, want %v", *new(F), got, want)
+	}
+	if !slices.IsSortedFunc(canonical, func(a, b member[F]) int { return strings.Compare(a.name, b.name) }) || len(canonical) != len(ms) {
+		t.Fatalf("%T: canonical order is not byte order of the names", *new(F))
+	}
+	// Setting each member through the table, one at a time, changes exactly one struct field,
+	// a different one each time, and all of them in the end.
+	var all F
+	rv := reflect.ValueOf(&all).Elem()
+	seen := map[int]string{}
+	for _, m := range ms {
+		var f F
+		set(&f, m)
+		set(&all, m)
+		fv := reflect.ValueOf(f)
+		changed := -1
+		for i := range fv.NumField() {
+			if !fv.Field(i).IsZero() {
+				if changed >= 0 {
+					t.Fatalf("%T member %s sets two fields", f, m.name)
+				}
+				changed = i
+			}
+		}
+		if changed < 0 {
+			t.Fatalf("%T member %s sets no field", f, m.name)
+		}
+		if other, dup := seen[changed]; dup {
+			t.Fatalf("%T members %s and %s set the same field", f, other, m.name)
+		}
+		seen[changed] = m.name
+	}
+	if len(seen) != rv.NumField() {
+		t.Fatalf("%T has %d fields, the table sets %d", all, rv.NumField(), len(seen))
+	}
+}
+
+func set[F any](f *F, m member[F]) {
+	switch {
+	case m.str != nil:
+		*m.str(f) = "x"
+	case m.num != nil:
+		*m.num(f) = 1
+	default:
+		*m.object(f) = map[string]any{}
 	}
 }
