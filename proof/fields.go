@@ -55,14 +55,14 @@ var (
 		str("namespace_id", func(f *RegistryFields) *string { return &f.NamespaceID }),
 		str("registry_name", func(f *RegistryFields) *string { return &f.RegistryName }),
 		str("description", func(f *RegistryFields) *string { return &f.Description }),
-		obj("schema", func(f *RegistryFields) *map[string]any { return &f.Schema }),
+		obj(schemaField, func(f *RegistryFields) *map[string]any { return &f.Schema }),
 		str("tag", func(f *RegistryFields) *string { return &f.Tag }),
 		str("version", func(f *RegistryFields) *string { return &f.Version }),
 		num("version_count", func(f *RegistryFields) *int64 { return &f.VersionCount }),
 		str("state", func(f *RegistryFields) *string { return &f.State }),
 		str(genesisField, func(f *RegistryFields) *string { return &f.Genesis }),
 		str("created_by", func(f *RegistryFields) *string { return &f.CreatedBy }),
-		obj("meta", func(f *RegistryFields) *map[string]any { return &f.Meta }),
+		obj(metaField, func(f *RegistryFields) *map[string]any { return &f.Meta }),
 		num("ttl", func(f *RegistryFields) *int64 { return &f.TTL }),
 	}
 	recordMembers = []member[RecordFields]{
@@ -87,10 +87,11 @@ var (
 )
 
 // Field names with a role beyond being a member: genesis is read in either form from lookup
-// data, details and meta of a record may be given as canonical text (DigestCanonical).
+// data; the objects may be given as canonical text (DigestCanonical).
 const (
 	genesisField = "genesis"
 	detailsField = "details"
+	schemaField  = "schema"
 	metaField    = "meta"
 )
 
@@ -224,6 +225,20 @@ func (f RegistryFields) Digest() (string, error) {
 
 // Digest returns the record's digest: Digest(f.Object()).
 func (f RecordFields) Digest() (string, error) { return digestOf(&f, recordCanonical, 2048, nil) }
+
+// DigestCanonical returns the registry's digest, taking schema and meta, where they are not
+// nil, as their canonical text (as RecordFields.DigestCanonical does for details and meta).
+func (f RegistryFields) DigestCanonical(schema, meta *string) (string, error) {
+	return digestOf(&f, registryCanonical, 2048, func(name string) *string {
+		switch name {
+		case schemaField:
+			return schema
+		case metaField:
+			return meta
+		}
+		return nil
+	})
+}
 
 // DigestCanonical returns the record's digest, taking details and meta, where they are not nil,
 // as the canonical text of f.Details and f.Meta (what Canonicalize returns for them, "{}" for

@@ -283,9 +283,9 @@ func TestTimeForms(t *testing.T) {
 	}
 }
 
-// DigestCanonical with the canonical text of details and meta (either, both or neither) is
-// Digest: the text is written as it is.
-func TestRecordDigestCanonicalMatchesDigest(t *testing.T) {
+// DigestCanonical with the canonical text of the objects (either, both or neither) is Digest:
+// the text is written as it is.
+func TestDigestCanonicalMatchesDigest(t *testing.T) {
 	r := newRand(11)
 	for i := range 500 {
 		str := func() string { return randomString(r, 6) }
@@ -312,6 +312,16 @@ func TestRecordDigestCanonicalMatchesDigest(t *testing.T) {
 		for _, texts := range [][2]*string{{canon(f.Details), canon(f.Meta)}, {canon(f.Details), nil}, {nil, canon(f.Meta)}, {nil, nil}} {
 			if got, err := f.DigestCanonical(texts[0], texts[1]); err != nil || got != want {
 				t.Fatalf("case %d: DigestCanonical = %s, %v; Digest = %s", i, got, err, want)
+			}
+		}
+		g := RegistryFields{str(), str(), str(), obj(), str(), str(), r.Int64N(1 << 40), str(), str(), str(), obj(), r.Int64N(1 << 20)}
+		wantReg, err := g.Digest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, texts := range [][2]*string{{canon(g.Schema), canon(g.Meta)}, {canon(g.Schema), nil}, {nil, canon(g.Meta)}, {nil, nil}} {
+			if got, err := g.DigestCanonical(texts[0], texts[1]); err != nil || got != wantReg {
+				t.Fatalf("case %d: registry DigestCanonical = %s, %v; Digest = %s", i, got, err, wantReg)
 			}
 		}
 		// The text is taken as it is: other text is another digest.

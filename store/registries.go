@@ -100,13 +100,14 @@ func (r RowRegistry) registry(schema, meta map[string]any, namespaceName string,
 	}
 }
 
-// sealRegistry gives the row a new version, digest and proof type; schema and meta are the
-// decoded r.Schema and r.Meta.
-func sealRegistry(r *RowRegistry, schema, meta map[string]any, st stamp) error {
+// sealRegistry gives the row a new version, digest and proof type. schema and meta are the
+// values of r.Schema and r.Meta; freshSchema and freshMeta, when not nil, are their canonical
+// text as this write made it, which the digest takes as it is (as sealRecord does).
+func sealRegistry(r *RowRegistry, schema, meta map[string]any, freshSchema, freshMeta *string, st stamp) error {
 	r.Version = newVersion()
 	r.ProofType = proof.ProofType(regVersionRow{}.kind(), st.year)
 	var err error
-	r.Digest, err = r.registry(schema, meta, "", 0, 0, 0).Fields().Digest()
+	r.Digest, err = r.registry(schema, meta, "", 0, 0, 0).Fields().DigestCanonical(freshSchema, freshMeta)
 	return err
 }
 
@@ -145,7 +146,7 @@ func (s *Store) createRegistryTx(tx *gorm.DB, namespaceID, creatorDID string, in
 		CreatedBy: creatorDID, Genesis: st.text, VersionCount: 1, Description: in.Description, Meta: meta,
 		TTL: ttlOr(in.TTL, DefaultTTL), State: StateLive, QueryAllowed: qa,
 	}, CreatedAt: st.ms, UpdatedAt: st.ms}
-	if err := sealRegistry(&h.RowRegistry, in.Schema, in.Meta, st); err != nil {
+	if err := sealRegistry(&h.RowRegistry, nil, nil, &h.Schema, &h.Meta, st); err != nil {
 		return Registry{}, err
 	}
 	var names []string
@@ -222,7 +223,11 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 				return err
 			}
 		}
-		if err := sealRegistry(&next, schema, meta, st); err != nil {
+		var freshMeta *string
+		if p.Meta != nil {
+			freshMeta = &next.Meta
+		}
+		if err := sealRegistry(&next, schema, meta, nil, freshMeta, st); err != nil {
 			return err
 		}
 		res := tx.Model(&regHeadRow{}).Where("registry_id = ? AND version = ?", h.RegistryID, h.Version).Updates(map[string]any{
