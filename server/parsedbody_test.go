@@ -31,3 +31,27 @@ func TestHandlersGetTheBodyTheContractChecked(t *testing.T) {
 		t.Fatalf("valid_till: null did not clear the date: %s", r.Raw)
 	}
 }
+
+// A write answers with exactly what a lookup of the version it wrote shows, even for numbers
+// whose spelling the stored form changes (-0 is stored, and shown, as 0).
+func TestWriteAnswersShowWhatIsStored(t *testing.T) {
+	eachDialect(t, func(t *testing.T, h *harness) {
+		owner := h.key("owner@example.com")
+		id := publish(t, h, owner)
+		added := h.must(http.StatusCreated, "POST", "/svc/"+id+"/employees/add-record", owner,
+			`{"record_name":"zed","details":{"email":"z@example.com","n":-0,"m":-0.0,"k":1E2,"x":[-0e3,0.5]},"meta":{"z":-0}}`)
+		lookup := h.must(http.StatusOK, "GET", "/svc/lookup/"+id+"/employees/zed", "", nil)
+		a, _ := json.Marshal(added.data())
+		l, _ := json.Marshal(lookup.data())
+		if string(a) != string(l) {
+			t.Fatalf("add-record answered\n%s\nthe lookup of its version shows\n%s", a, l)
+		}
+		updated := h.must(http.StatusOK, "POST", "/svc/"+id+"/employees/zed/update-record", owner, `{"details":{"email":"z@example.com","n":-0}}`)
+		lookup = h.must(http.StatusOK, "GET", "/svc/lookup/"+id+"/employees/zed", "", nil)
+		a, _ = json.Marshal(updated.data())
+		l, _ = json.Marshal(lookup.data())
+		if string(a) != string(l) {
+			t.Fatalf("update-record answered\n%s\nthe lookup of its version shows\n%s", a, l)
+		}
+	})
+}
