@@ -3,6 +3,7 @@ package proof
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,36 +39,172 @@ type RecordFields struct {
 	TTL                                                            int64
 }
 
+// The digest fields of each kind, in the order docs/digests.md lists them, each with where it
+// lives in the kind's Fields struct. These tables are the one list of digest fields: Object,
+// Digest, DigestCanonical, RecomputeDigest and FieldNames all derive from them.
+var (
+	namespaceMembers = []member[NamespaceFields]{
+		str("namespace_id", func(f *NamespaceFields) *string { return &f.NamespaceID }),
+		str("description", func(f *NamespaceFields) *string { return &f.Description }),
+		str(genesisField, func(f *NamespaceFields) *string { return &f.Genesis }),
+		str("created_by", func(f *NamespaceFields) *string { return &f.CreatedBy }),
+		str("version", func(f *NamespaceFields) *string { return &f.Version }),
+		num("version_count", func(f *NamespaceFields) *int64 { return &f.VersionCount }),
+	}
+	registryMembers = []member[RegistryFields]{
+		str("namespace_id", func(f *RegistryFields) *string { return &f.NamespaceID }),
+		str("registry_name", func(f *RegistryFields) *string { return &f.RegistryName }),
+		str("description", func(f *RegistryFields) *string { return &f.Description }),
+		obj(schemaField, func(f *RegistryFields) *map[string]any { return &f.Schema }),
+		str("tag", func(f *RegistryFields) *string { return &f.Tag }),
+		str("version", func(f *RegistryFields) *string { return &f.Version }),
+		num("version_count", func(f *RegistryFields) *int64 { return &f.VersionCount }),
+		str("state", func(f *RegistryFields) *string { return &f.State }),
+		str(genesisField, func(f *RegistryFields) *string { return &f.Genesis }),
+		str("created_by", func(f *RegistryFields) *string { return &f.CreatedBy }),
+		obj(metaField, func(f *RegistryFields) *map[string]any { return &f.Meta }),
+		num("ttl", func(f *RegistryFields) *int64 { return &f.TTL }),
+	}
+	recordMembers = []member[RecordFields]{
+		str("namespace_id", func(f *RecordFields) *string { return &f.NamespaceID }),
+		str("registry_id", func(f *RecordFields) *string { return &f.RegistryID }),
+		str("registry_name", func(f *RecordFields) *string { return &f.RegistryName }),
+		str("record_name", func(f *RecordFields) *string { return &f.RecordName }),
+		str("description", func(f *RecordFields) *string { return &f.Description }),
+		obj(detailsField, func(f *RecordFields) *map[string]any { return &f.Details }),
+		str("version", func(f *RecordFields) *string { return &f.Version }),
+		num("version_count", func(f *RecordFields) *int64 { return &f.VersionCount }),
+		str("state", func(f *RecordFields) *string { return &f.State }),
+		str(genesisField, func(f *RecordFields) *string { return &f.Genesis }),
+		str("created_by", func(f *RecordFields) *string { return &f.CreatedBy }),
+		obj(metaField, func(f *RecordFields) *map[string]any { return &f.Meta }),
+		num("ttl", func(f *RecordFields) *int64 { return &f.TTL }),
+	}
+	// The same members in canonical (RFC 8785) order: the names are plain ASCII, so byte order.
+	namespaceCanonical = canonicalOrder(namespaceMembers)
+	registryCanonical  = canonicalOrder(registryMembers)
+	recordCanonical    = canonicalOrder(recordMembers)
+)
+
+// Field names with a role beyond being a member: genesis is read in either form from lookup
+// data; the objects may be given as canonical text (DigestCanonical).
+const (
+	genesisField = "genesis"
+	detailsField = "details"
+	schemaField  = "schema"
+	metaField    = "meta"
+)
+
+// member is one digest field of F: its name and the address of its value in F (exactly one of
+// the three is set, by its JSON type).
+type member[F any] struct {
+	name   string
+	str    func(*F) *string
+	num    func(*F) *int64
+	object func(*F) *map[string]any
+}
+
+func str[F any](name string, at func(*F) *string) member[F] { return member[F]{name: name, str: at} }
+func num[F any](name string, at func(*F) *int64) member[F]  { return member[F]{name: name, num: at} }
+func obj[F any](name string, at func(*F) *map[string]any) member[F] {
+	return member[F]{name: name, object: at}
+}
+
+func canonicalOrder[F any](ms []member[F]) []member[F] {
+	out := slices.Clone(ms)
+	slices.SortFunc(out, func(a, b member[F]) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// FieldNames lists the digest fields of a kind in the order docs/digests.md gives them (nil for
+// an invalid kind).
+func FieldNames(k Kind) []string {
+	switch k {
+	case KindNamespace:
+		return names(namespaceMembers)
+	case KindRegistry:
+		return names(registryMembers)
+	case KindRecord:
+		return names(recordMembers)
+	}
+	return nil
+}
+
+func names[F any](ms []member[F]) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.name
+	}
+	return out
+}
+
+// objectOf is the digest input of f: exactly its members, a nil object written {}.
+func objectOf[F any](f *F, ms []member[F]) map[string]any {
+	out := make(map[string]any, len(ms))
+	for _, m := range ms {
+		switch {
+		case m.str != nil:
+			out[m.name] = *m.str(f)
+		case m.num != nil:
+			out[m.name] = *m.num(f)
+		default:
+			out[m.name] = orEmpty(*m.object(f))
+		}
+	}
+	return out
+}
+
+// digestOf writes the canonical text of f's members (ms in canonical order) and digests it;
+// canonical, when it gives a text for an object member, is that member's canonical text.
+func digestOf[F any](f *F, ms []member[F], size int, canonical func(name string) *string) (string, error) {
+	w := fieldWriter{dst: append(make([]byte, 0, size), '{')}
+	for _, m := range ms {
+		switch {
+		case m.str != nil:
+			w.str(m.name, *m.str(f))
+		case m.num != nil:
+			w.int(m.name, *m.num(f))
+		default:
+			var text *string
+			if canonical != nil {
+				text = canonical(m.name)
+			}
+			w.objectOr(m.name, *m.object(f), text)
+		}
+	}
+	return w.digest()
+}
+
+// fromData fills the members of an F from lookup data (genesis in either form).
+func fromData[F any](r *fieldReader, ms []member[F]) F {
+	var f F
+	for _, m := range ms {
+		switch {
+		case m.name == genesisField:
+			*m.str(&f) = r.genesis()
+		case m.str != nil:
+			*m.str(&f) = r.str(m.name)
+		case m.num != nil:
+			*m.num(&f) = r.integer(m.name)
+		default:
+			*m.object(&f) = r.object(m.name)
+		}
+	}
+	return f
+}
+
 // Object returns the digest input of a namespace: exactly namespace_id, description, genesis,
 // created_by, version and version_count.
-func (f NamespaceFields) Object() map[string]any {
-	return map[string]any{
-		"namespace_id": f.NamespaceID, "description": f.Description, "genesis": f.Genesis,
-		"created_by": f.CreatedBy, "version": f.Version, "version_count": f.VersionCount,
-	}
-}
+func (f NamespaceFields) Object() map[string]any { return objectOf(&f, namespaceMembers) }
 
 // Object returns the digest input of a registry: exactly namespace_id, registry_name,
 // description, schema, tag, version, version_count, state, genesis, created_by, meta and ttl.
-func (f RegistryFields) Object() map[string]any {
-	return map[string]any{
-		"namespace_id": f.NamespaceID, "registry_name": f.RegistryName, "description": f.Description,
-		"schema": orEmpty(f.Schema), "tag": f.Tag, "version": f.Version, "version_count": f.VersionCount,
-		"state": f.State, "genesis": f.Genesis, "created_by": f.CreatedBy, "meta": orEmpty(f.Meta), "ttl": f.TTL,
-	}
-}
+func (f RegistryFields) Object() map[string]any { return objectOf(&f, registryMembers) }
 
 // Object returns the digest input of a record: exactly namespace_id, registry_id,
 // registry_name, record_name, description, details, version, version_count, state, genesis,
 // created_by, meta and ttl.
-func (f RecordFields) Object() map[string]any {
-	return map[string]any{
-		"namespace_id": f.NamespaceID, "registry_id": f.RegistryID, "registry_name": f.RegistryName,
-		"record_name": f.RecordName, "description": f.Description, "details": orEmpty(f.Details),
-		"version": f.Version, "version_count": f.VersionCount, "state": f.State, "genesis": f.Genesis,
-		"created_by": f.CreatedBy, "meta": orEmpty(f.Meta), "ttl": f.TTL,
-	}
-}
+func (f RecordFields) Object() map[string]any { return objectOf(&f, recordMembers) }
 
 func orEmpty(m map[string]any) map[string]any {
 	if m == nil {
@@ -78,52 +215,46 @@ func orEmpty(m map[string]any) map[string]any {
 
 // Digest returns the namespace's digest: Digest(f.Object()).
 func (f NamespaceFields) Digest() (string, error) {
-	w := fieldWriter{dst: append(make([]byte, 0, 512), '{')}
-	// The members in RFC 8785 order (plain ASCII names, so byte order).
-	w.str("created_by", f.CreatedBy)
-	w.str("description", f.Description)
-	w.str("genesis", f.Genesis)
-	w.str("namespace_id", f.NamespaceID)
-	w.str("version", f.Version)
-	w.int("version_count", f.VersionCount)
-	return w.digest()
+	return digestOf(&f, namespaceCanonical, 512, nil)
 }
 
 // Digest returns the registry's digest: Digest(f.Object()).
 func (f RegistryFields) Digest() (string, error) {
-	w := fieldWriter{dst: append(make([]byte, 0, 2048), '{')}
-	w.str("created_by", f.CreatedBy)
-	w.str("description", f.Description)
-	w.str("genesis", f.Genesis)
-	w.object("meta", f.Meta)
-	w.str("namespace_id", f.NamespaceID)
-	w.str("registry_name", f.RegistryName)
-	w.object("schema", f.Schema)
-	w.str("state", f.State)
-	w.str("tag", f.Tag)
-	w.int("ttl", f.TTL)
-	w.str("version", f.Version)
-	w.int("version_count", f.VersionCount)
-	return w.digest()
+	return digestOf(&f, registryCanonical, 2048, nil)
 }
 
 // Digest returns the record's digest: Digest(f.Object()).
-func (f RecordFields) Digest() (string, error) {
-	w := fieldWriter{dst: append(make([]byte, 0, 2048), '{')}
-	w.str("created_by", f.CreatedBy)
-	w.str("description", f.Description)
-	w.object("details", f.Details)
-	w.str("genesis", f.Genesis)
-	w.object("meta", f.Meta)
-	w.str("namespace_id", f.NamespaceID)
-	w.str("record_name", f.RecordName)
-	w.str("registry_id", f.RegistryID)
-	w.str("registry_name", f.RegistryName)
-	w.str("state", f.State)
-	w.int("ttl", f.TTL)
-	w.str("version", f.Version)
-	w.int("version_count", f.VersionCount)
-	return w.digest()
+func (f RecordFields) Digest() (string, error) { return digestOf(&f, recordCanonical, 2048, nil) }
+
+// DigestCanonical returns the registry's digest, taking schema and meta, where they are not
+// nil, as their canonical text (as RecordFields.DigestCanonical does for details and meta).
+func (f RegistryFields) DigestCanonical(schema, meta *string) (string, error) {
+	return digestOf(&f, registryCanonical, 2048, func(name string) *string {
+		switch name {
+		case schemaField:
+			return schema
+		case metaField:
+			return meta
+		}
+		return nil
+	})
+}
+
+// DigestCanonical returns the record's digest, taking details and meta, where they are not nil,
+// as the canonical text of f.Details and f.Meta (what Canonicalize returns for them, "{}" for
+// none), written into the digest input as it is: a writer that canonicalized them to store them
+// does not do it twice. A nil text leaves the field to be canonicalized from f. Text that is not
+// canonical gives a wrong digest, never an error.
+func (f RecordFields) DigestCanonical(details, meta *string) (string, error) {
+	return digestOf(&f, recordCanonical, 2048, func(name string) *string {
+		switch name {
+		case detailsField:
+			return details
+		case metaField:
+			return meta
+		}
+		return nil
+	})
 }
 
 // fieldWriter writes the canonical text of a digest-field object straight from the struct,
@@ -171,6 +302,19 @@ func (w *fieldWriter) object(k string, m map[string]any) {
 	if w.dst, w.err = appendMap(w.dst, m, 2); w.err != nil {
 		w.err = within(w.err, k)
 	}
+}
+
+// objectOr writes canonical, when not nil, as the member's value, else m.
+func (w *fieldWriter) objectOr(k string, m map[string]any, canonical *string) {
+	if canonical == nil {
+		w.object(k, m)
+		return
+	}
+	if w.err != nil {
+		return
+	}
+	w.key(k)
+	w.dst = append(w.dst, *canonical...)
 }
 
 func (w *fieldWriter) digest() (string, error) {

@@ -2,6 +2,7 @@ package proof
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -279,5 +280,118 @@ func TestTimeForms(t *testing.T) {
 		if got, err := ParseTime(bad); err == nil {
 			t.Errorf("ParseTime(%q) = %v, want an error", bad, got)
 		}
+	}
+}
+
+// DigestCanonical with the canonical text of the objects (either, both or neither) is Digest:
+// the text is written as it is.
+func TestDigestCanonicalMatchesDigest(t *testing.T) {
+	r := newRand(11)
+	for i := range 500 {
+		str := func() string { return randomString(r, 6) }
+		obj := func() map[string]any {
+			if r.IntN(4) == 0 {
+				return nil
+			}
+			m, _ := randomValue(r, 3).(map[string]any)
+			return m
+		}
+		f := RecordFields{str(), str(), str(), str(), str(), obj(), str(), r.Int64N(1 << 40), str(), str(), str(), obj(), r.Int64N(1 << 20)}
+		want, err := f.Digest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		canon := func(m map[string]any) *string {
+			b, err := Canonicalize(orEmpty(m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := string(b)
+			return &s
+		}
+		for _, texts := range [][2]*string{{canon(f.Details), canon(f.Meta)}, {canon(f.Details), nil}, {nil, canon(f.Meta)}, {nil, nil}} {
+			if got, err := f.DigestCanonical(texts[0], texts[1]); err != nil || got != want {
+				t.Fatalf("case %d: DigestCanonical = %s, %v; Digest = %s", i, got, err, want)
+			}
+		}
+		g := RegistryFields{str(), str(), str(), obj(), str(), str(), r.Int64N(1 << 40), str(), str(), str(), obj(), r.Int64N(1 << 20)}
+		wantReg, err := g.Digest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, texts := range [][2]*string{{canon(g.Schema), canon(g.Meta)}, {canon(g.Schema), nil}, {nil, canon(g.Meta)}, {nil, nil}} {
+			if got, err := g.DigestCanonical(texts[0], texts[1]); err != nil || got != wantReg {
+				t.Fatalf("case %d: registry DigestCanonical = %s, %v; Digest = %s", i, got, err, wantReg)
+			}
+		}
+		// The text is taken as it is: other text is another digest.
+		other := `{"x":1}`
+		if got, _ := f.DigestCanonical(&other, nil); got == want && *canon(f.Details) != other {
+			t.Fatalf("case %d: the details text was not used", i)
+		}
+	}
+}
+
+// The member tables cover every field of the Fields structs exactly once, list the names of
+// docs/digests.md, and their canonical order is byte order of the names.
+func TestDigestFieldTablesAreComplete(t *testing.T) {
+	checkTable(t, namespaceMembers, namespaceCanonical, []string{"namespace_id", "description", "genesis", "created_by", "version", "version_count"})
+	checkTable(t, registryMembers, registryCanonical, []string{"namespace_id", "registry_name", "description", "schema", "tag", "version",
+		"version_count", "state", "genesis", "created_by", "meta", "ttl"})
+	checkTable(t, recordMembers, recordCanonical, []string{"namespace_id", "registry_id", "registry_name", "record_name", "description",
+		"details", "version", "version_count", "state", "genesis", "created_by", "meta", "ttl"})
+	if FieldNames(Kind(0)) != nil || !slices.Equal(FieldNames(KindRecord), names(recordMembers)) {
+		t.Fatal("FieldNames")
+	}
+}
+
+func checkTable[F any](t *testing.T, ms, canonical []member[F], want []string) {
+	t.Helper()
+	if got := names(ms); !slices.Equal(got, want) {
+		t.Fatalf("%T members %v, want %v", *new(F), got, want)
+	}
+	if !slices.IsSortedFunc(canonical, func(a, b member[F]) int { return strings.Compare(a.name, b.name) }) || len(canonical) != len(ms) {
+		t.Fatalf("%T: canonical order is not byte order of the names", *new(F))
+	}
+	// Setting each member through the table, one at a time, changes exactly one struct field,
+	// a different one each time, and all of them in the end.
+	var all F
+	rv := reflect.ValueOf(&all).Elem()
+	seen := map[int]string{}
+	for _, m := range ms {
+		var f F
+		set(&f, m)
+		set(&all, m)
+		fv := reflect.ValueOf(f)
+		changed := -1
+		for i := range fv.NumField() {
+			if !fv.Field(i).IsZero() {
+				if changed >= 0 {
+					t.Fatalf("%T member %s sets two fields", f, m.name)
+				}
+				changed = i
+			}
+		}
+		if changed < 0 {
+			t.Fatalf("%T member %s sets no field", f, m.name)
+		}
+		if other, dup := seen[changed]; dup {
+			t.Fatalf("%T members %s and %s set the same field", f, other, m.name)
+		}
+		seen[changed] = m.name
+	}
+	if len(seen) != rv.NumField() {
+		t.Fatalf("%T has %d fields, the table sets %d", all, rv.NumField(), len(seen))
+	}
+}
+
+func set[F any](f *F, m member[F]) {
+	switch {
+	case m.str != nil:
+		*m.str(f) = "x"
+	case m.num != nil:
+		*m.num(f) = 1
+	default:
+		*m.object(f) = map[string]any{}
 	}
 }

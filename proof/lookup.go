@@ -67,34 +67,21 @@ func CheckLookup(kind Kind, data map[string]any, maxYear int) error {
 // RecomputeDigest builds the digest-field object of lookup data and digests it.
 func RecomputeDigest(kind Kind, data map[string]any) (string, error) {
 	r := &fieldReader{data: data}
+	var digest func() (string, error)
 	switch kind {
 	case KindNamespace:
-		f := NamespaceFields{NamespaceID: r.str("namespace_id"), Description: r.str("description"), Genesis: r.genesis(),
-			CreatedBy: r.str("created_by"), Version: r.str("version"), VersionCount: r.integer("version_count")}
-		if r.err != nil {
-			return "", r.err
-		}
-		return f.Digest()
+		digest = fromData(r, namespaceMembers).Digest
 	case KindRegistry:
-		f := RegistryFields{NamespaceID: r.str("namespace_id"), RegistryName: r.str("registry_name"),
-			Description: r.str("description"), Schema: r.object("schema"), Tag: r.str("tag"), Version: r.str("version"),
-			VersionCount: r.integer("version_count"), State: r.str("state"), Genesis: r.genesis(), CreatedBy: r.str("created_by"),
-			Meta: r.object("meta"), TTL: r.integer("ttl")}
-		if r.err != nil {
-			return "", r.err
-		}
-		return f.Digest()
+		digest = fromData(r, registryMembers).Digest
 	case KindRecord:
-		f := RecordFields{NamespaceID: r.str("namespace_id"), RegistryID: r.str("registry_id"),
-			RegistryName: r.str("registry_name"), RecordName: r.str("record_name"), Description: r.str("description"),
-			Details: r.object("details"), Version: r.str("version"), VersionCount: r.integer("version_count"),
-			State: r.str("state"), Genesis: r.genesis(), CreatedBy: r.str("created_by"), Meta: r.object("meta"), TTL: r.integer("ttl")}
-		if r.err != nil {
-			return "", r.err
-		}
-		return f.Digest()
+		digest = fromData(r, recordMembers).Digest
+	default:
+		return "", fmt.Errorf("unknown kind %v", kind)
 	}
-	return "", fmt.Errorf("unknown kind %v", kind)
+	if r.err != nil {
+		return "", r.err
+	}
+	return digest()
 }
 
 // fieldReader reads digest fields out of lookup data, remembering the first problem.

@@ -45,8 +45,8 @@ func ParseJSON(data []byte, maxDepth int) (any, error) {
 //     its stored form, the shortest that round-trips, would name another number.
 //
 // Numbers that only change their spelling keep their value and are accepted (1.0 is stored as
-// 1, 1E2 as 100, -0 as 0, 0.1 as 0.1), and every stored form is accepted again. The refusal
-// names the JSON pointer of the number.
+// 1, 1E2 as 100, -0 as 0, 0.1 as 0.1; the value returned is the stored one, so -0 is 0), and
+// every stored form is accepted again. The refusal names the JSON pointer of the number.
 func ParseExactJSON(data []byte, maxDepth int) (any, error) {
 	p := parser{data: data, maxDepth: maxDepth, exactNumbers: true}
 	return p.document()
@@ -518,8 +518,8 @@ func (p *parser) number() (any, error) {
 			return nil, p.unsafeInteger(start)
 		}
 		f := float64(n)
-		if neg {
-			f = -f // "-0" is -0, as in JavaScript
+		if neg && (n != 0 || !p.exactNumbers) {
+			f = -f // "-0" is -0, as in JavaScript; stored text holds 0 (RFC 8785), so the exact value is 0
 		}
 		return f, nil
 	}
@@ -534,6 +534,9 @@ func (p *parser) number() (any, error) {
 	if p.exactNumbers && !keepsValue(text, f) {
 		stored, _ := FormatNumber(f)
 		return nil, p.failAt(start, "number %s cannot be stored exactly (it would become %s); send fewer digits, or the number as a string", text, stored)
+	}
+	if p.exactNumbers && f == 0 {
+		f = 0 // -0.0 and -0e5 too are stored as 0, and so read
 	}
 	return f, nil
 }

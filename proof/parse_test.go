@@ -170,3 +170,18 @@ func TestCheckText(t *testing.T) {
 		}
 	}
 }
+
+// ParseExactJSON returns what is stored: -0 (however written) is 0, as its canonical text "0"
+// reads back; ParseJSON keeps -0, as JSON.parse does.
+func TestExactNegativeZeroIsStoredZero(t *testing.T) {
+	for _, text := range []string{"-0", "-0.0", "-0e5", "-0E-2"} {
+		v, err := ParseExactJSON([]byte(text), 4)
+		if f, ok := v.(float64); err != nil || !ok || f != 0 || math.Signbit(f) {
+			t.Errorf("ParseExactJSON(%s) = %v (sign bit %v), %v; want 0", text, v, ok && math.Signbit(f), err)
+		}
+		v, err = ParseJSON([]byte(text), 4)
+		if f, ok := v.(float64); err != nil || !ok || !math.Signbit(f) {
+			t.Errorf("ParseJSON(%s) = %v, %v; want -0", text, v, err)
+		}
+	}
+}

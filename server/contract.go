@@ -113,6 +113,30 @@ type reqInfo struct {
 	User        *store.User // nil when anonymous
 	Query       url.Values  // the raw query (search reads its free-form parameters here)
 	Body        []byte      // the raw body, already checked to be strict JSON
+	Value       any         // the body as parsed from Body (nil when there is none)
+}
+
+// parsedBody replaces a request body once the middleware has read and parsed it. The generated
+// handlers bind ValidatedValue, the value the contract was checked against, into the request
+// type instead of decoding the bytes a second time (and with exact member names, where
+// encoding/json would also take "Details" for "details").
+type parsedBody struct {
+	*bytes.Reader
+	value any
+}
+
+func (parsedBody) Close() error          { return nil }
+func (b parsedBody) ValidatedValue() any { return b.value }
+
+// nullMember reports whether the body is an object whose member name is present and null
+// (the generated types cannot tell that from absent).
+func (ri *reqInfo) nullMember(name string) bool {
+	m, ok := ri.Value.(map[string]any)
+	if !ok {
+		return false
+	}
+	v, present := m[name]
+	return present && v == nil
 }
 
 type ctxKey struct{}
@@ -179,7 +203,7 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 				if err != nil {
 					return newAPIError(http.StatusBadRequest, "Invalid input: %s", err)
 				}
-				ri.Body, body, hasBody = data, v, true
+				ri.Body, ri.Value, body, hasBody = data, v, v, true
 			} else {
 				data = nil
 			}
@@ -231,6 +255,10 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if err != nil {
 			return newAPIError(http.StatusBadRequest, "Invalid input: %s", describeValidation(err, op))
+		}
+		if hasBody {
+			// After validation, which replaces the body with a reader of its own.
+			req.Body = parsedBody{Reader: bytes.NewReader(ri.Body), value: body}
 		}
 		c.SetRequest(req.WithContext(withInfo(req.Context(), ri)))
 		return next(c)

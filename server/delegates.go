@@ -8,17 +8,6 @@ import (
 	"github.com/svc-directory/svc/proof"
 )
 
-// hasNullField reports whether the raw JSON body has the top-level field set to null
-// (generated types cannot tell null from absent).
-func hasNullField(body []byte, field string) bool {
-	m, ok := parseObject(body)
-	if !ok {
-		return false
-	}
-	val, present := m[field]
-	return present && val == nil
-}
-
 // parseObject parses a raw body (already checked strict by the middleware) as an object.
 func parseObject(body []byte) (map[string]any, bool) {
 	if len(body) == 0 {

@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/svc-directory/svc/proof"
 )
 
+// digestFields are the digest fields of each kind, from their one list in proof.
 var digestFields = map[string][]string{
-	"namespace": {"namespace_id", "description", "genesis", "created_by", "version", "version_count"},
-	"registry": {"namespace_id", "registry_name", "description", "schema", "tag", "version", "version_count", "state",
-		"genesis", "created_by", "meta", "ttl"},
-	"record": {"namespace_id", "registry_id", "registry_name", "record_name", "description", "details", "version",
-		"version_count", "state", "genesis", "created_by", "meta", "ttl"},
+	"namespace": proof.FieldNames(proof.KindNamespace),
+	"registry":  proof.FieldNames(proof.KindRegistry),
+	"record":    proof.FieldNames(proof.KindRecord),
 }
 
 // fieldsOf builds the digest-field object of a lookup's data, as an integrator would.

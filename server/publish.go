@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/svc-directory/svc/gen"
-	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
 )
@@ -197,20 +196,9 @@ func (s *Server) ActivateRegistry(ctx context.Context, req gen.ActivateRegistryR
 	return gen.ActivateRegistry200JSONResponse{Message: "Registry activated", Data: s.registryOut(reg)}, nil
 }
 
-// maxDetails bounds a record's details, measured as canonical JSON (docs/operator-guide.md, Limits).
-const maxDetails = 64 << 10
-
-// checkDetails applies the size limit and the registry's schema to a record's details.
+// checkDetails applies the registry's schema to a record's details (their size limit,
+// store.MaxDetails, is checked where they are canonicalized, once, in the store).
 func checkDetails(details map[string]any, schema *recordschema.Schema, at string) error {
-	if details != nil {
-		b, err := proof.Canonicalize(details)
-		if err != nil {
-			return &denial{http.StatusBadRequest, "Invalid input: " + at + "details: " + err.Error()}
-		}
-		if len(b) > maxDetails {
-			return &denial{http.StatusBadRequest, fmt.Sprintf("Invalid input: %sdetails are %d bytes; at most %d (64 KiB) are allowed", at, len(b), maxDetails)}
-		}
-	}
 	if err := schema.Validate(details); err != nil {
 		return &denial{http.StatusBadRequest, "Invalid input: " + at + err.Error()}
 	}
@@ -282,13 +270,9 @@ func (s *Server) addRecord(ctx context.Context, req gen.AddRecordRequestObject) 
 	if err != nil {
 		return store.Record{}, err
 	}
-	added, err := s.store.AddRecords(ctx, id, req.RegistryName, s.didOf(caller(ctx)), []store.RecordInput{in})
-	if err != nil {
-		return store.Record{}, storeDenial(err, "Registry not found")
-	}
-	// The version this call wrote, not whatever a concurrent update made after it.
-	rec, err := s.store.GetRecord(ctx, id, req.RegistryName, in.RecordName, store.VersionSel{VersionID: added[0].Version})
-	return rec, storeDenial(err, "Record not found")
+	// The answer is the version this call wrote, not whatever a concurrent update made after it.
+	rec, err := s.store.AddRecord(ctx, id, req.RegistryName, s.didOf(caller(ctx)), in)
+	return rec, storeDenial(err, "Registry not found")
 }
 
 // AddRecords adds up to 1000 records, all or none.
@@ -356,7 +340,7 @@ func (s *Server) updateRecord(ctx context.Context, ref, registry, record string,
 func (s *Server) UpdateRecord(ctx context.Context, req gen.UpdateRecordRequestObject) (gen.UpdateRecordResponseObject, error) {
 	b := req.Body
 	p := store.RecordPatch{Details: mapPtr(b.Details), Description: b.Description, Meta: mapPtr(b.Meta), TTL: b.Ttl, ValidTill: b.ValidTill}
-	if b.ValidTill == nil && hasNullField(info(ctx).Body, "valid_till") {
+	if b.ValidTill == nil && info(ctx).nullMember("valid_till") {
 		p.ClearValidTo = true
 	}
 	rec, err := s.updateRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.IfMatch, p)

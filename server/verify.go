@@ -31,7 +31,7 @@ func (s *Server) checkLookup(ctx context.Context, kind proof.Kind, data map[stri
 	version := str(data, "version")
 	if entryID != "" && version != "" {
 		var err error
-		held, err = s.store.EntryVersion(ctx, kind.String(), entryID, version)
+		held, err = s.store.EntryVersion(ctx, kind, entryID, version)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return "", held, err
 		}
@@ -41,7 +41,7 @@ func (s *Server) checkLookup(ctx context.Context, kind proof.Kind, data map[stri
 	}
 	claimed, ptype := str(p, "digest"), str(p, "type")
 	if held.Digest == "" {
-		exists, err := s.store.EntryExists(ctx, kind.String(), entryID)
+		exists, err := s.store.EntryExists(ctx, kind, entryID)
 		if err != nil {
 			return "", held, err
 		}

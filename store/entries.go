@@ -6,18 +6,21 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/proof"
+	"github.com/svc-directory/svc/recordschema"
 )
 
-// Registry and record states, registry tags (docs/api-guide.md, Publishing).
+// Registry and record states, registry tags (docs/api-guide.md, Publishing). The tags are
+// recordschema's, which holds their built-in schemas; the contract's enums are held equal to
+// these by the server's tests.
 const (
 	StateLive     = "live"
 	StateInactive = "inactive"
 	StateDraft    = "draft"
 
-	TagCustom     = "custom"
-	TagMembership = "membership"
-	TagPublicKey  = "public_key"
-	TagRevoke     = "revoke"
+	TagCustom     = recordschema.TagCustom
+	TagMembership = recordschema.TagMembership
+	TagPublicKey  = recordschema.TagPublicKey
+	TagRevoke     = recordschema.TagRevoke
 
 	RoleOwner    = "owner"
 	RoleDelegate = "delegate"

@@ -86,16 +86,11 @@ func (r nsRead) namespace() (Namespace, error) {
 	if err != nil {
 		return Namespace{}, err
 	}
-	n := Namespace{
-		NamespaceID: r.NamespaceID, OwnerID: r.OwnerID, Name: r.Name, Description: r.Description, Meta: meta,
-		TTL: r.TTL, CreatedBy: r.CreatedBy, Genesis: r.Genesis, CreatedAt: msTime(r.HeadCreatedAt),
-		UpdatedAt: msTime(r.CreatedAt), Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest,
-		ProofType: r.ProofType, RegistryCount: r.RegistryCount,
-	}
-	if r.Domain != nil {
-		n.Domain = *r.Domain
-	}
-	return n, nil
+	v := r.RowNamespaceVersion
+	return nsHeadRow{NamespaceID: v.NamespaceID, OwnerID: r.OwnerID, CreatedBy: v.CreatedBy, Genesis: v.Genesis,
+		CreatedAt: r.HeadCreatedAt, Version: v.Version, VersionCount: v.VersionCount, Name: v.Name, Description: v.Description,
+		TTL: v.TTL, Digest: v.Digest, ProofType: v.ProofType, UpdatedAt: v.CreatedAt, Domain: r.Domain,
+		RegistryCount: r.RegistryCount}.namespace(meta), nil
 }
 
 func (r nsHeadRow) versionRow() RowNamespaceVersion {
@@ -104,13 +99,26 @@ func (r nsHeadRow) versionRow() RowNamespaceVersion {
 		TTL: r.TTL, Digest: r.Digest, ProofType: r.ProofType, CreatedAt: r.UpdatedAt}
 }
 
+// namespace is the entry as a lookup of this version shows it; meta is the decoded h.Meta.
+func (h nsHeadRow) namespace(meta map[string]any) Namespace {
+	n := Namespace{
+		NamespaceID: h.NamespaceID, OwnerID: h.OwnerID, Name: h.Name, Description: h.Description, Meta: nonNil(meta),
+		TTL: h.TTL, CreatedBy: h.CreatedBy, Genesis: h.Genesis, CreatedAt: msTime(h.CreatedAt),
+		UpdatedAt: msTime(h.UpdatedAt), Version: h.Version, VersionCount: h.VersionCount, Digest: h.Digest,
+		ProofType: h.ProofType, RegistryCount: h.RegistryCount,
+	}
+	if h.Domain != nil {
+		n.Domain = *h.Domain
+	}
+	return n
+}
+
 // sealNamespace gives the head row its new version, digest and proof type at st.
 func sealNamespace(h *nsHeadRow, st stamp) error {
 	h.Version = newVersion()
 	h.UpdatedAt = st.ms
-	h.ProofType = proof.ProofType(proof.KindNamespace, st.year)
-	d, err := proof.NamespaceFields{NamespaceID: h.NamespaceID, Description: h.Description, Genesis: h.Genesis,
-		CreatedBy: h.CreatedBy, Version: h.Version, VersionCount: h.VersionCount}.Digest()
+	h.ProofType = proof.ProofType(RowNamespaceVersion{}.kind(), st.year)
+	d, err := h.namespace(nil).Fields().Digest()
 	h.Digest = d
 	return err
 }
@@ -134,9 +142,8 @@ func (s *Store) CreateNamespace(ctx context.Context, owner User, creatorDID stri
 		if err := tx.Create(&h).Error; err != nil {
 			return translate(err, "create namespace")
 		}
-		v := h.versionRow()
-		if err := tx.Create(&v).Error; err != nil {
-			return translate(err, "create namespace version")
+		if err := appendVersions(tx, []RowNamespaceVersion{h.versionRow()}); err != nil {
+			return err
 		}
 		m := memberRow{NamespaceID: h.NamespaceID, UserID: owner.ID, Role: RoleOwner, CreatedAt: st.ms}
 		return translate(tx.Create(&m).Error, "add owner")
@@ -144,7 +151,7 @@ func (s *Store) CreateNamespace(ctx context.Context, owner User, creatorDID stri
 	if err != nil {
 		return Namespace{}, err
 	}
-	return s.GetNamespace(ctx, h.NamespaceID, VersionSel{VersionID: h.Version})
+	return h.namespace(in.Meta), nil
 }
 
 func ttlOr(p *int64, def int64) int64 {
@@ -159,7 +166,7 @@ func ttlOr(p *int64, def int64) int64 {
 // returns the current version without making a new one. The answer is the version this call
 // wrote (or found), never one a concurrent writer made after it.
 func (s *Store) UpdateNamespace(ctx context.Context, namespaceID, ifMatch string, p NamespacePatch) (Namespace, error) {
-	var version string
+	var out nsHeadRow // the version this call wrote or found
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		var h nsHeadRow
 		if err := tx.Raw(`SELECT * FROM namespaces WHERE namespace_id = ?`+s.forUpdate(), namespaceID).Take(&h).Error; err != nil {
@@ -168,7 +175,7 @@ func (s *Store) UpdateNamespace(ctx context.Context, namespaceID, ifMatch string
 		if ifMatch != "" && ifMatch != h.Version {
 			return ErrStaleVersion
 		}
-		version = h.Version
+		out = h
 		next := h
 		if p.Name != nil {
 			next.Name = *p.Name
@@ -203,14 +210,17 @@ func (s *Store) UpdateNamespace(ctx context.Context, namespaceID, ifMatch string
 		if res.RowsAffected != 1 {
 			return ErrStaleVersion
 		}
-		v := next.versionRow()
-		version = next.Version
-		return translate(tx.Create(&v).Error, "namespace version")
+		out = next
+		return appendVersions(tx, []RowNamespaceVersion{next.versionRow()})
 	})
 	if err != nil {
 		return Namespace{}, err
 	}
-	return s.GetNamespace(ctx, namespaceID, VersionSel{VersionID: version})
+	meta, err := decodeObject(out.Meta)
+	if err != nil {
+		return Namespace{}, err
+	}
+	return out.namespace(meta), nil
 }
 
 // ResolveNamespace maps a {namespace} path value (a namespace_id or a verified domain) to the

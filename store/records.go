@@ -106,25 +106,47 @@ func (r recRead) record() (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
+	return r.RowRecord.record(details, meta, schema, r.NamespaceName, r.RegistryState, r.HeadCreatedAt, r.VersionCreatedAt), nil
+}
+
+// record is the entry as a lookup of this version shows it: details, meta and schema decoded,
+// the namespace's name and the registry's state current, the version made at updatedAt.
+func (r RowRecord) record(details, meta, schema map[string]any, namespaceName, registryState string, createdAt, updatedAt int64) Record {
 	return Record{
-		RecordID: r.RecordID, RegistryID: r.RegistryID, NamespaceID: r.NamespaceID, NamespaceName: r.NamespaceName,
-		RegistryName: r.RegistryName, RegistryState: r.RegistryState, Schema: schema, RecordName: r.RecordName,
-		Description: r.Description, Details: details, Meta: meta, TTL: r.TTL, State: r.State,
-		ValidTill: msTimePtr(r.ValidTill), CreatedBy: r.CreatedBy, Genesis: r.Genesis, CreatedAt: msTime(r.HeadCreatedAt),
-		UpdatedAt: msTime(r.VersionCreatedAt), Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest,
+		RecordID: r.RecordID, RegistryID: r.RegistryID, NamespaceID: r.NamespaceID, NamespaceName: namespaceName,
+		RegistryName: r.RegistryName, RegistryState: registryState, Schema: nonNil(schema), RecordName: r.RecordName,
+		Description: r.Description, Details: nonNil(details), Meta: nonNil(meta), TTL: r.TTL, State: r.State,
+		ValidTill: msTimePtr(r.ValidTill), CreatedBy: r.CreatedBy, Genesis: r.Genesis, CreatedAt: msTime(createdAt),
+		UpdatedAt: msTime(updatedAt), Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest,
 		ProofType: r.ProofType,
-	}, nil
+	}
+}
+
+// MaxDetails bounds a record's details, measured as canonical JSON (docs/operator-guide.md, Limits).
+const MaxDetails = 64 << 10
+
+// canonicalDetails is canonicalText for a record's details, refusing more than MaxDetails
+// bytes; at prefixes the message (naming the record of a batch).
+func canonicalDetails(details map[string]any, at string) (string, error) {
+	text, err := canonicalText(details)
+	if err != nil {
+		return "", fmt.Errorf("%w: %sdetails: %v", ErrInvalid, at, err)
+	}
+	if len(text) > MaxDetails {
+		return "", fmt.Errorf("%w: %sdetails are %d bytes; at most %d (64 KiB) are allowed", ErrInvalid, at, len(text), MaxDetails)
+	}
+	return text, nil
 }
 
 // sealRecord gives the row a new version, digest and proof type. details and meta are the
-// decoded forms of r.Details and r.Meta (passed to spare a decode on the bulk path).
-func sealRecord(r *RowRecord, details, meta map[string]any, st stamp) error {
+// values of r.Details and r.Meta; freshDetails and freshMeta, when not nil, are their canonical
+// text as this write made it, which the digest takes as it is rather than canonicalizing again.
+// (Text read back from Postgres is JSONB's rendering, not canonical: it is never passed here.)
+func sealRecord(r *RowRecord, details, meta map[string]any, freshDetails, freshMeta *string, st stamp) error {
 	r.Version = newVersion()
-	r.ProofType = proof.ProofType(proof.KindRecord, st.year)
+	r.ProofType = proof.ProofType(recVersionRow{}.kind(), st.year)
 	var err error
-	r.Digest, err = proof.RecordFields{NamespaceID: r.NamespaceID, RegistryID: r.RegistryID, RegistryName: r.RegistryName,
-		RecordName: r.RecordName, Description: r.Description, Details: details, Version: r.Version,
-		VersionCount: r.VersionCount, State: r.State, Genesis: r.Genesis, CreatedBy: r.CreatedBy, Meta: meta, TTL: r.TTL}.Digest()
+	r.Digest, err = r.record(details, meta, nil, "", "", 0, 0).Fields().DigestCanonical(freshDetails, freshMeta)
 	return err
 }
 
@@ -141,7 +163,8 @@ func (s *Store) registryForWrite(tx *gorm.DB, namespaceID, registryName string) 
 }
 
 // AddRecords adds up to MaxBatch records to a live registry in one transaction: all or none.
-// A name already in the registry, or twice in the batch, is ErrNameTaken naming it.
+// A name already in the registry, or twice in the batch, is ErrNameTaken naming it; a refusal
+// of one record's content names it as records[i] (name).
 func (s *Store) AddRecords(ctx context.Context, namespaceID, registryName, creatorDID string, in []RecordInput) ([]AddedRecord, error) {
 	var out []AddedRecord
 	err := s.tx(ctx, func(tx *gorm.DB) error {
@@ -156,42 +179,89 @@ func (s *Store) AddRecords(ctx context.Context, namespaceID, registryName, creat
 	return out, nil
 }
 
+// AddRecord adds one record to a live registry and returns it as a lookup of the version it
+// wrote shows it.
+func (s *Store) AddRecord(ctx context.Context, namespaceID, registryName, creatorDID string, in RecordInput) (Record, error) {
+	var out Record
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		g, heads, err := s.insertRecordsTx(tx, namespaceID, registryName, creatorDID, []RecordInput{in}, false)
+		if err != nil {
+			return err
+		}
+		nsName, err := namespaceNameTx(tx, namespaceID)
+		if err != nil {
+			return err
+		}
+		schema, err := decodeObject(g.Schema)
+		if err != nil {
+			return err
+		}
+		h := heads[0]
+		out = h.record(in.Details, in.Meta, schema, nsName, g.State, h.CreatedAt, h.UpdatedAt)
+		return nil
+	})
+	if err != nil {
+		return Record{}, err
+	}
+	s.noteRecordWrites(1)
+	return out, nil
+}
+
 // addRecordsTx is AddRecords inside the caller's transaction.
 func (s *Store) addRecordsTx(tx *gorm.DB, namespaceID, registryName, creatorDID string, in []RecordInput) ([]AddedRecord, error) {
+	_, heads, err := s.insertRecordsTx(tx, namespaceID, registryName, creatorDID, in, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AddedRecord, len(heads))
+	for i, h := range heads {
+		out[i] = AddedRecord{RecordName: h.RecordName, RecordID: h.RecordID, Digest: h.Digest, Version: h.Version}
+	}
+	return out, nil
+}
+
+// insertRecordsTx writes new records (heads, first versions and the registry's count) in the
+// caller's transaction and returns the locked registry and the heads written. batch names a
+// refused record as records[i] (name) in the message.
+func (s *Store) insertRecordsTx(tx *gorm.DB, namespaceID, registryName, creatorDID string, in []RecordInput, batch bool) (regHeadRow, []recHeadRow, error) {
+	var g regHeadRow
 	if len(in) == 0 || len(in) > MaxBatch {
-		return nil, fmt.Errorf("%w: a batch holds 1 to %d records, got %d", ErrInvalid, MaxBatch, len(in))
+		return g, nil, fmt.Errorf("%w: a batch holds 1 to %d records, got %d", ErrInvalid, MaxBatch, len(in))
 	}
 	seen := make(map[string]struct{}, len(in))
 	names := make([]string, len(in))
 	for i, r := range in {
 		if _, dup := seen[r.RecordName]; dup {
-			return nil, fmt.Errorf("%w: record %q appears twice in the batch", ErrNameTaken, r.RecordName)
+			return g, nil, fmt.Errorf("%w: record %q appears twice in the batch", ErrNameTaken, r.RecordName)
 		}
 		seen[r.RecordName] = struct{}{}
 		names[i] = r.RecordName
 	}
 	st := s.stamp()
 	heads := make([]recHeadRow, len(in))
-	out := make([]AddedRecord, len(in))
 	g, err := s.registryForWrite(tx, namespaceID, registryName)
 	if err != nil {
-		return nil, err
+		return g, nil, err
 	}
 	var taken []string
 	if err := tx.Model(&recHeadRow{}).Where("registry_id = ? AND record_name IN ?", g.RegistryID, names).Limit(1).Pluck("record_name", &taken).Error; err != nil {
-		return nil, translate(err, "record names")
+		return g, nil, translate(err, "record names")
 	}
 	if len(taken) > 0 {
-		return nil, fmt.Errorf("%w: record %q already exists in the registry", ErrNameTaken, taken[0])
+		return g, nil, fmt.Errorf("%w: record %q already exists in the registry", ErrNameTaken, taken[0])
 	}
 	for i, r := range in {
-		details, err := canonicalText(r.Details)
+		at := ""
+		if batch {
+			at = fmt.Sprintf("records[%d] (%s): ", i, r.RecordName)
+		}
+		details, err := canonicalDetails(r.Details, at)
 		if err != nil {
-			return nil, err
+			return g, nil, err
 		}
 		meta, err := canonicalText(r.Meta)
 		if err != nil {
-			return nil, err
+			return g, nil, err
 		}
 		state := r.State
 		if state == "" {
@@ -204,28 +274,27 @@ func (s *Store) addRecordsTx(tx *gorm.DB, namespaceID, registryName, creatorDID 
 			Description: r.Description, Details: details, Meta: meta, TTL: ttlOr(r.TTL, DefaultTTL), State: state,
 			ValidTill: timeMSPtr(r.ValidTill),
 		}, CreatedAt: st.ms, UpdatedAt: st.ms, SearchText: SearchText(r.Details)}
-		if err := sealRecord(&h.RowRecord, nonNil(r.Details), nonNil(r.Meta), st); err != nil {
-			return nil, err
+		if err := sealRecord(&h.RowRecord, nil, nil, &h.Details, &h.Meta, st); err != nil {
+			return g, nil, err
 		}
-		out[i] = AddedRecord{RecordName: r.RecordName, RecordID: h.RecordID, Digest: h.Digest, Version: h.Version}
 	}
 	if err := tx.CreateInBatches(heads, 500).Error; err != nil {
 		if err = translate(err, "add records"); IsConflict(err) {
-			return nil, fmt.Errorf("%w: a record of the batch was added concurrently", ErrNameTaken)
+			return g, nil, fmt.Errorf("%w: a record of the batch was added concurrently", ErrNameTaken)
 		}
-		return nil, err
+		return g, nil, err
 	}
 	versions := make([]recVersionRow, len(heads))
 	for i := range heads {
 		versions[i] = recVersionRow{RowRecord: heads[i].RowRecord, CreatedAt: st.ms}
 	}
-	if err := tx.CreateInBatches(versions, 500).Error; err != nil {
-		return nil, translate(err, "record versions")
+	if err := appendVersions(tx, versions); err != nil {
+		return g, nil, err
 	}
 	if err := tx.Exec(`UPDATE registries SET record_count = record_count + ? WHERE registry_id = ?`, len(in), g.RegistryID).Error; err != nil {
-		return nil, translate(err, "count records")
+		return g, nil, translate(err, "count records")
 	}
-	return out, nil
+	return g, heads, nil
 }
 
 func nonNil(m map[string]any) map[string]any {
@@ -240,7 +309,7 @@ func nonNil(m map[string]any) map[string]any {
 // (State) is allowed only from draft (ErrNotDraft). The answer is the version this call wrote
 // (or found), never one a concurrent writer made after it.
 func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, recordName, ifMatch string, p RecordPatch) (Record, error) {
-	var version string
+	var out Record
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		g, err := s.registryForWrite(tx, namespaceID, registryName)
 		if err != nil {
@@ -253,24 +322,19 @@ func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, rec
 		if ifMatch != "" && ifMatch != h.Version {
 			return ErrStaleVersion
 		}
-		version = h.Version
 		next := h.RowRecord
 		if p.Details != nil {
-			d, err := canonicalText(p.Details)
-			if err != nil {
+			if next.Details, err = canonicalDetails(p.Details, ""); err != nil {
 				return err
 			}
-			next.Details = d
 		}
 		if p.Description != nil {
 			next.Description = *p.Description
 		}
 		if p.Meta != nil {
-			m, err := canonicalText(p.Meta)
-			if err != nil {
+			if next.Meta, err = canonicalText(p.Meta); err != nil {
 				return err
 			}
-			next.Meta = m
 		}
 		if p.TTL != nil {
 			next.TTL = *p.TTL
@@ -286,42 +350,64 @@ func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, rec
 			}
 			next.State = *p.State
 		}
-		if sameRecord(next, h.RowRecord) {
-			return nil
+		details := p.Details
+		if details == nil {
+			if details, err = decodeObject(next.Details); err != nil {
+				return err
+			}
 		}
-		details, err := decodeObject(next.Details)
+		meta := p.Meta
+		if meta == nil {
+			if meta, err = decodeObject(next.Meta); err != nil {
+				return err
+			}
+		}
+		updatedAt := h.UpdatedAt
+		if !sameRecord(next, h.RowRecord) {
+			st := s.stamp()
+			next.VersionCount = h.VersionCount + 1
+			var freshDetails, freshMeta *string
+			if p.Details != nil {
+				freshDetails = &next.Details
+			}
+			if p.Meta != nil {
+				freshMeta = &next.Meta
+			}
+			if err := sealRecord(&next, details, meta, freshDetails, freshMeta, st); err != nil {
+				return err
+			}
+			res := tx.Model(&recHeadRow{}).Where("record_id = ? AND version = ?", h.RecordID, h.Version).Updates(map[string]any{
+				"version": next.Version, "version_count": next.VersionCount, "description": next.Description,
+				"details": next.Details, "meta": next.Meta, "ttl": next.TTL, "state": next.State, "valid_till": next.ValidTill,
+				"digest": next.Digest, "proof_type": next.ProofType, "updated_at": st.ms, "search_text": SearchText(details),
+			})
+			if res.Error != nil {
+				return translate(res.Error, "update record")
+			}
+			if res.RowsAffected != 1 {
+				return ErrStaleVersion
+			}
+			if err := appendVersions(tx, []recVersionRow{{RowRecord: next, CreatedAt: st.ms}}); err != nil {
+				return err
+			}
+			updatedAt = st.ms
+		}
+		schema, err := decodeObject(g.Schema)
 		if err != nil {
 			return err
 		}
-		meta, err := decodeObject(next.Meta)
+		nsName, err := namespaceNameTx(tx, namespaceID)
 		if err != nil {
 			return err
 		}
-		st := s.stamp()
-		next.VersionCount = h.VersionCount + 1
-		if err := sealRecord(&next, details, meta, st); err != nil {
-			return err
-		}
-		res := tx.Model(&recHeadRow{}).Where("record_id = ? AND version = ?", h.RecordID, h.Version).Updates(map[string]any{
-			"version": next.Version, "version_count": next.VersionCount, "description": next.Description,
-			"details": next.Details, "meta": next.Meta, "ttl": next.TTL, "state": next.State, "valid_till": next.ValidTill,
-			"digest": next.Digest, "proof_type": next.ProofType, "updated_at": st.ms, "search_text": SearchText(details),
-		})
-		if res.Error != nil {
-			return translate(res.Error, "update record")
-		}
-		if res.RowsAffected != 1 {
-			return ErrStaleVersion
-		}
-		v := recVersionRow{RowRecord: next, CreatedAt: st.ms}
-		version = next.Version
-		return translate(tx.Create(&v).Error, "record version")
+		out = next.record(details, meta, schema, nsName, g.State, h.CreatedAt, updatedAt)
+		return nil
 	})
 	if err != nil {
 		return Record{}, err
 	}
 	s.noteRecordWrites(1)
-	return s.GetRecord(ctx, namespaceID, registryName, recordName, VersionSel{VersionID: version})
+	return out, nil
 }
 
 func sameRecord(a, b RowRecord) bool {

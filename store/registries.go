@@ -85,56 +85,56 @@ func (r regRead) registry() (Registry, error) {
 	if err != nil {
 		return Registry{}, err
 	}
-	return Registry{
-		RegistryID: r.RegistryID, NamespaceID: r.NamespaceID, NamespaceName: r.NamespaceName, RegistryName: r.RegistryName,
-		Tag: r.Tag, Schema: schema, Description: r.Description, Meta: meta, TTL: r.TTL, State: r.State,
-		QueryAllowed: r.QueryAllowed, CreatedBy: r.CreatedBy, Genesis: r.Genesis, CreatedAt: msTime(r.HeadCreatedAt),
-		UpdatedAt: msTime(r.VersionCreatedAt), Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest,
-		ProofType: r.ProofType, RecordCount: r.RecordCount,
-	}, nil
+	return r.RowRegistry.registry(schema, meta, r.NamespaceName, r.HeadCreatedAt, r.VersionCreatedAt, r.RecordCount), nil
 }
 
-func sealRegistry(r *RowRegistry, st stamp) error {
+// registry is the entry as a lookup of this version shows it (schema and meta decoded; the
+// version was made at updatedAt).
+func (r RowRegistry) registry(schema, meta map[string]any, namespaceName string, createdAt, updatedAt, recordCount int64) Registry {
+	return Registry{
+		RegistryID: r.RegistryID, NamespaceID: r.NamespaceID, NamespaceName: namespaceName, RegistryName: r.RegistryName,
+		Tag: r.Tag, Schema: nonNil(schema), Description: r.Description, Meta: nonNil(meta), TTL: r.TTL, State: r.State,
+		QueryAllowed: r.QueryAllowed, CreatedBy: r.CreatedBy, Genesis: r.Genesis, CreatedAt: msTime(createdAt),
+		UpdatedAt: msTime(updatedAt), Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest,
+		ProofType: r.ProofType, RecordCount: recordCount,
+	}
+}
+
+// sealRegistry gives the row a new version, digest and proof type. schema and meta are the
+// values of r.Schema and r.Meta; freshSchema and freshMeta, when not nil, are their canonical
+// text as this write made it, which the digest takes as it is (as sealRecord does).
+func sealRegistry(r *RowRegistry, schema, meta map[string]any, freshSchema, freshMeta *string, st stamp) error {
 	r.Version = newVersion()
-	r.ProofType = proof.ProofType(proof.KindRegistry, st.year)
-	schema, err := decodeObject(r.Schema)
-	if err != nil {
-		return err
-	}
-	meta, err := decodeObject(r.Meta)
-	if err != nil {
-		return err
-	}
-	r.Digest, err = proof.RegistryFields{NamespaceID: r.NamespaceID, RegistryName: r.RegistryName, Description: r.Description,
-		Schema: schema, Tag: r.Tag, Version: r.Version, VersionCount: r.VersionCount, State: r.State, Genesis: r.Genesis,
-		CreatedBy: r.CreatedBy, Meta: meta, TTL: r.TTL}.Digest()
+	r.ProofType = proof.ProofType(regVersionRow{}.kind(), st.year)
+	var err error
+	r.Digest, err = r.registry(schema, meta, "", 0, 0, 0).Fields().DigestCanonical(freshSchema, freshMeta)
 	return err
 }
 
 // CreateRegistry creates a live registry in the namespace and counts it on the namespace. The
-// answer is its first version, even when an update by its name follows at once.
+// answer is the version it wrote.
 func (s *Store) CreateRegistry(ctx context.Context, namespaceID, creatorDID string, in RegistryInput) (Registry, error) {
-	var h regHeadRow
+	var out Registry
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		var err error
-		h, err = s.createRegistryTx(tx, namespaceID, creatorDID, in)
+		out, err = s.createRegistryTx(tx, namespaceID, creatorDID, in)
 		return err
 	})
 	if err != nil {
 		return Registry{}, err
 	}
-	return s.GetRegistry(ctx, namespaceID, in.RegistryName, VersionSel{VersionID: h.Version})
+	return out, nil
 }
 
 // createRegistryTx is CreateRegistry inside the caller's transaction.
-func (s *Store) createRegistryTx(tx *gorm.DB, namespaceID, creatorDID string, in RegistryInput) (regHeadRow, error) {
+func (s *Store) createRegistryTx(tx *gorm.DB, namespaceID, creatorDID string, in RegistryInput) (Registry, error) {
 	schema, err := canonicalText(in.Schema)
 	if err != nil {
-		return regHeadRow{}, err
+		return Registry{}, err
 	}
 	meta, err := canonicalText(in.Meta)
 	if err != nil {
-		return regHeadRow{}, err
+		return Registry{}, err
 	}
 	qa := true
 	if in.QueryAllowed != nil {
@@ -146,31 +146,35 @@ func (s *Store) createRegistryTx(tx *gorm.DB, namespaceID, creatorDID string, in
 		CreatedBy: creatorDID, Genesis: st.text, VersionCount: 1, Description: in.Description, Meta: meta,
 		TTL: ttlOr(in.TTL, DefaultTTL), State: StateLive, QueryAllowed: qa,
 	}, CreatedAt: st.ms, UpdatedAt: st.ms}
-	if err := sealRegistry(&h.RowRegistry, st); err != nil {
-		return regHeadRow{}, err
+	if err := sealRegistry(&h.RowRegistry, nil, nil, &h.Schema, &h.Meta, st); err != nil {
+		return Registry{}, err
 	}
-	res := tx.Exec(`UPDATE namespaces SET registry_count = registry_count + 1 WHERE namespace_id = ?`, namespaceID)
-	if res.Error != nil {
-		return regHeadRow{}, translate(res.Error, "count registry")
+	var names []string
+	if err := tx.Raw(`UPDATE namespaces SET registry_count = registry_count + 1 WHERE namespace_id = ? RETURNING name`, namespaceID).
+		Scan(&names).Error; err != nil {
+		return Registry{}, translate(err, "count registry")
 	}
-	if res.RowsAffected != 1 {
-		return regHeadRow{}, fmt.Errorf("namespace %q: %w", namespaceID, ErrNotFound)
+	if len(names) != 1 {
+		return Registry{}, fmt.Errorf("namespace %q: %w", namespaceID, ErrNotFound)
 	}
 	if err := tx.Create(&h).Error; err != nil {
 		if err = translate(err, "create registry"); IsConflict(err) {
-			return regHeadRow{}, fmt.Errorf("%w: registry %q already exists in the namespace", ErrNameTaken, in.RegistryName)
+			return Registry{}, fmt.Errorf("%w: registry %q already exists in the namespace", ErrNameTaken, in.RegistryName)
 		}
-		return regHeadRow{}, err
+		return Registry{}, err
 	}
-	v := regVersionRow{RowRegistry: h.RowRegistry, CreatedAt: st.ms}
-	return h, translate(tx.Create(&v).Error, "registry version")
+	if err := appendVersions(tx, []regVersionRow{{RowRegistry: h.RowRegistry, CreatedAt: st.ms}}); err != nil {
+		return Registry{}, err
+	}
+	return h.registry(in.Schema, in.Meta, names[0], h.CreatedAt, st.ms, 0), nil
 }
 
 // UpdateRegistry makes a new version with the patch applied (ifMatch as for UpdateNamespace).
 // A patch that changes nothing returns the current version. The answer is the version this
 // call wrote (or found), never one a concurrent writer made after it.
 func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch string, p RegistryPatch) (Registry, error) {
-	var version string
+	var out regHeadRow // the version this call wrote or found
+	var nsName string
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		var h regHeadRow
 		if err := tx.Raw(`SELECT * FROM registries WHERE namespace_id = ? AND registry_name = ?`+s.forUpdate(), namespaceID, name).Take(&h).Error; err != nil {
@@ -179,7 +183,11 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 		if ifMatch != "" && ifMatch != h.Version {
 			return ErrStaleVersion
 		}
-		version = h.Version
+		var err error
+		if nsName, err = namespaceNameTx(tx, namespaceID); err != nil {
+			return err
+		}
+		out = h
 		next := h.RowRegistry
 		if p.Description != nil {
 			next.Description = *p.Description
@@ -205,7 +213,21 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 		}
 		st := s.stamp()
 		next.VersionCount = h.VersionCount + 1
-		if err := sealRegistry(&next, st); err != nil {
+		schema, err := decodeObject(next.Schema)
+		if err != nil {
+			return err
+		}
+		meta := p.Meta
+		if meta == nil {
+			if meta, err = decodeObject(next.Meta); err != nil {
+				return err
+			}
+		}
+		var freshMeta *string
+		if p.Meta != nil {
+			freshMeta = &next.Meta
+		}
+		if err := sealRegistry(&next, schema, meta, nil, freshMeta, st); err != nil {
 			return err
 		}
 		res := tx.Model(&regHeadRow{}).Where("registry_id = ? AND version = ?", h.RegistryID, h.Version).Updates(map[string]any{
@@ -219,14 +241,33 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 		if res.RowsAffected != 1 {
 			return ErrStaleVersion
 		}
-		v := regVersionRow{RowRegistry: next, CreatedAt: st.ms}
-		version = next.Version
-		return translate(tx.Create(&v).Error, "registry version")
+		out.RowRegistry, out.UpdatedAt = next, st.ms
+		return appendVersions(tx, []regVersionRow{{RowRegistry: next, CreatedAt: st.ms}})
 	})
 	if err != nil {
 		return Registry{}, err
 	}
-	return s.GetRegistry(ctx, namespaceID, name, VersionSel{VersionID: version})
+	schema, err := decodeObject(out.Schema)
+	if err != nil {
+		return Registry{}, err
+	}
+	meta, err := decodeObject(out.Meta)
+	if err != nil {
+		return Registry{}, err
+	}
+	return out.registry(schema, meta, nsName, out.CreatedAt, out.UpdatedAt, out.RecordCount), nil
+}
+
+// namespaceNameTx reads the current name of a namespace inside the caller's transaction.
+func namespaceNameTx(tx *gorm.DB, namespaceID string) (string, error) {
+	var names []string
+	if err := tx.Model(&nsHeadRow{}).Where("namespace_id = ?", namespaceID).Limit(1).Pluck("name", &names).Error; err != nil {
+		return "", translate(err, "namespace")
+	}
+	if len(names) == 0 {
+		return "", fmt.Errorf("namespace %q: %w", namespaceID, ErrNotFound)
+	}
+	return names[0], nil
 }
 
 // GetRegistry reads a registry of the namespace (id or verified domain) at the selected version.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/svc-directory/svc/proof"
 )
 
 // Verification results.
@@ -205,11 +207,11 @@ type StoredVersion struct {
 	ProofType   string
 }
 
-// EntryVersion finds the version of the entry (kind "namespace", "registry" or "record", by its
-// id) and returns its stored digest. ErrNotFound when the entry or that version does not exist.
-// Versions never change once written, so found versions are remembered (a bounded cache).
-func (s *Store) EntryVersion(ctx context.Context, kind, entryID, version string) (StoredVersion, error) {
-	key := kind + "\x00" + entryID + "\x00" + version
+// EntryVersion finds the version of the entry (of the kind, by its id) and returns its stored
+// digest. ErrNotFound when the entry or that version does not exist. Versions never change once
+// written, so found versions are remembered (a bounded cache).
+func (s *Store) EntryVersion(ctx context.Context, kind proof.Kind, entryID, version string) (StoredVersion, error) {
+	key := kind.String() + "\x00" + entryID + "\x00" + version
 	if v, ok := s.versions.Get(key); ok {
 		return v, nil
 	}
@@ -220,40 +222,40 @@ func (s *Store) EntryVersion(ctx context.Context, kind, entryID, version string)
 	return v, err
 }
 
-func (s *Store) entryVersion(ctx context.Context, kind, entryID, version string) (StoredVersion, error) {
+func (s *Store) entryVersion(ctx context.Context, kind proof.Kind, entryID, version string) (StoredVersion, error) {
 	var q string
 	switch kind {
-	case "namespace":
+	case proof.KindNamespace:
 		q = `SELECT namespace_id, '' AS registry_id, '' AS record_id, digest, proof_type FROM namespace_versions WHERE namespace_id = ? AND version = ?`
-	case "registry":
+	case proof.KindRegistry:
 		q = `SELECT namespace_id, registry_id, '' AS record_id, digest, proof_type FROM registry_versions WHERE registry_id = ? AND version = ?`
-	case "record":
+	case proof.KindRecord:
 		q = `SELECT namespace_id, registry_id, record_id, digest, proof_type FROM record_versions WHERE record_id = ? AND version = ?`
 	default:
-		return StoredVersion{}, fmt.Errorf("%w: unknown entry kind %q", ErrInvalid, kind)
+		return StoredVersion{}, fmt.Errorf("%w: unknown entry kind %v", ErrInvalid, kind)
 	}
 	var v StoredVersion
 	err := s.sqlDB.QueryRowContext(ctx, s.rebind(q), entryID, version).Scan(&v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType)
 	if errors.Is(err, sql.ErrNoRows) {
 		return StoredVersion{}, fmt.Errorf("%s %q version %q: %w", kind, entryID, version, ErrNotFound)
 	}
-	return v, translate(err, kind+" version")
+	return v, translate(err, kind.String()+" version")
 }
 
 // EntryExists tells whether an entry of the kind exists (any version).
-func (s *Store) EntryExists(ctx context.Context, kind, entryID string) (bool, error) {
+func (s *Store) EntryExists(ctx context.Context, kind proof.Kind, entryID string) (bool, error) {
 	var q string
 	switch kind {
-	case "namespace":
+	case proof.KindNamespace:
 		q = `SELECT COUNT(*) FROM namespaces WHERE namespace_id = ?`
-	case "registry":
+	case proof.KindRegistry:
 		q = `SELECT COUNT(*) FROM registries WHERE registry_id = ?`
-	case "record":
+	case proof.KindRecord:
 		q = `SELECT COUNT(*) FROM records WHERE record_id = ?`
 	default:
-		return false, fmt.Errorf("%w: unknown entry kind %q", ErrInvalid, kind)
+		return false, fmt.Errorf("%w: unknown entry kind %v", ErrInvalid, kind)
 	}
 	var n int64
 	err := s.db.WithContext(ctx).Raw(q, entryID).Scan(&n).Error
-	return n > 0, translate(err, kind)
+	return n > 0, translate(err, kind.String())
 }

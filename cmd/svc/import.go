@@ -40,7 +40,22 @@ type retryDoer struct {
 	inner    *http.Client
 	attempts int
 	base     time.Duration
-	sleep    func(time.Duration)
+	sleep    sleeper
+}
+
+// sleeper waits d, or until ctx ends (its error then).
+type sleeper func(ctx context.Context, d time.Duration) error
+
+// sleep is the sleeper of the command: the real clock.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (d *retryDoer) Do(req *http.Request) (*http.Response, error) {
@@ -69,13 +84,20 @@ func (d *retryDoer) Do(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		if attempt < d.attempts-1 {
-			d.sleep(wait)
+			if err := d.sleep(req.Context(), wait); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return nil, fmt.Errorf("giving up after %d attempts: %w", d.attempts, last)
 }
 
 func cmdImport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return importWith(ctx, args, stdin, stdout, stderr, sleep)
+}
+
+// importWith is cmdImport waiting between retries with wait.
+func importWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, wait sleeper) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	baseURL := fs.String("url", envOr("SVC_URL", "http://localhost:8080"), "the service's base URL [SVC_URL]")
@@ -98,7 +120,7 @@ func cmdImport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		defer f.Close()
 		in = f
 	}
-	doer := &retryDoer{inner: &http.Client{Timeout: 2 * time.Minute}, attempts: 6, base: 500 * time.Millisecond, sleep: time.Sleep}
+	doer := &retryDoer{inner: &http.Client{Timeout: 2 * time.Minute}, attempts: 6, base: 500 * time.Millisecond, sleep: wait}
 	api, err := client.NewClientWithResponses(strings.TrimRight(*baseURL, "/"), client.WithHTTPClient(doer),
 		client.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
 			r.Header.Set("Authorization", "Bearer "+*key)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
@@ -63,8 +65,22 @@ func TestImport(t *testing.T) {
 		}
 		return p
 	}
-	args := func(file string) []string {
-		return []string{"import", "--url", srv.URL, "--key", key, "--namespace", ns.NamespaceID, "--registry", "people", file}
+	// Batches of 100 (the flag) keep the data small under -race; the waits asked for are
+	// recorded instead of slept.
+	var waits []time.Duration
+	wait := func(ctx context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return ctx.Err()
+	}
+	imp := func(file string) (int, string, string) {
+		var out, errb bytes.Buffer
+		err := importWith(ctx, []string{"--url", srv.URL, "--key", key, "--namespace", ns.NamespaceID, "--registry", "people",
+			"--batch", "100", file}, nil, &out, &errb, wait)
+		if err != nil {
+			fmt.Fprintln(&errb, err)
+			return 1, out.String(), errb.String()
+		}
+		return 0, out.String(), errb.String()
 	}
 	count := func() int64 {
 		reg, err := st.GetRegistry(ctx, ns.NamespaceID, "people", store.VersionSel{})
@@ -74,26 +90,30 @@ func TestImport(t *testing.T) {
 		return reg.RecordCount
 	}
 
-	good := write("good.ndjson", 2500, 0)
-	code, out, errs := svc(t, args(good)...)
-	if code != 0 || !strings.Contains(out, "imported 2500 record(s), skipped 0") || throttled.Load() != 1 || count() != 2500 {
+	good := write("good.ndjson", 250, 0)
+	code, out, errs := imp(good)
+	if code != 0 || !strings.Contains(out, "imported 250 record(s), skipped 0") || throttled.Load() != 1 || count() != 250 {
 		t.Fatalf("first run: exit %d %q %q, throttled %d, count %d", code, out, errs, throttled.Load(), count())
 	}
+	// The throttled batch waited as Retry-After said, once.
+	if len(waits) != 1 || waits[0] != time.Second {
+		t.Fatalf("waits %v, want one of 1s (Retry-After: 1)", waits)
+	}
 	// A rerun skips what exists.
-	code, out, _ = svc(t, args(good)...)
-	if code != 0 || !strings.Contains(out, "imported 0 record(s), skipped 2500") || count() != 2500 {
+	code, out, _ = imp(good)
+	if code != 0 || !strings.Contains(out, "imported 0 record(s), skipped 250") || count() != 250 {
 		t.Fatalf("rerun: exit %d %q", code, out)
 	}
 	// A bad line stops the import at its number; only whole batches before it are written.
-	bad := write("bad.ndjson", 3500, 3200)
-	code, out, errs = svc(t, args(bad)...)
-	if code != 1 || !strings.Contains(errs, "line 3200") || count() != 3000 {
+	bad := write("bad.ndjson", 350, 320)
+	code, out, errs = imp(bad)
+	if code != 1 || !strings.Contains(errs, "line 320") || count() != 300 {
 		t.Fatalf("bad line: exit %d %q %q, count %d", code, out, errs, count())
 	}
 	// A record the server refuses is reported by its line.
 	refused := filepath.Join(dir, "refused.ndjson")
 	_ = os.WriteFile(refused, []byte(`{"record_name":"q-1","details":{"email":"x@example.com"}}`+"\n"+`{"record_name":"q-2","details":{}}`+"\n"), 0o600)
-	code, _, errs = svc(t, args(refused)...)
+	code, _, errs = imp(refused)
 	if code != 1 || !strings.Contains(errs, "line 2") {
 		t.Fatalf("refused record: exit %d %q", code, errs)
 	}
@@ -111,5 +131,19 @@ func TestImportRefusesInexactNumbersLocally(t *testing.T) {
 	_, err := parseLine([]byte(`{"record_name":"a","details":{"n":9007199254740993}}`))
 	if err == nil || !strings.Contains(err.Error(), "/details/n") || !strings.Contains(err.Error(), "9007199254740993") {
 		t.Fatalf("want a refusal naming /details/n and the number as sent, got %v", err)
+	}
+}
+
+// The importer's wait between retries ends with its context (an interrupted import does not
+// sit out a long Retry-After).
+func TestImportWaitEndsWithTheContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	if err := sleep(ctx, time.Hour); err == nil || time.Since(start) > time.Second {
+		t.Fatalf("sleep on a cancelled context: %v after %v", err, time.Since(start))
+	}
+	if err := sleep(context.Background(), time.Millisecond); err != nil {
+		t.Fatal(err)
 	}
 }
