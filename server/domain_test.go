@@ -24,7 +24,20 @@ import (
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/verification"
 )
+
+// clock is a settable clock (the server's, which its verification workflow uses).
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Now()} }
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // webFiles serves /.well-known/svc-verification.txt per Host, as each domain's web server would.
 type webFiles struct {
@@ -53,7 +66,7 @@ func domainHarness(t *testing.T, dialect string, rv server.ReverifyConfig) (*har
 }
 
 // domainHarnessOn is domainHarness over a given store.
-func domainHarnessOn(t *testing.T, st *store.Store, rv server.ReverifyConfig) (*harness, *dnstest.Server, *webFiles) {
+func domainHarnessOn(t *testing.T, st *store.Store, rv server.ReverifyConfig, adjust ...func(*server.Config)) (*harness, *dnstest.Server, *webFiles) {
 	dns := dnstest.Start(t)
 	web := &webFiles{files: map[string]string{}}
 	hs := httptest.NewServer(web)
@@ -66,6 +79,9 @@ func domainHarnessOn(t *testing.T, st *store.Store, rv server.ReverifyConfig) (*
 		c.Checker = domainverify.NewChecker(domainverify.Config{DNSServer: dns.Addr, DNSTimeout: 300 * time.Millisecond,
 			HTTPPort: port, Insecure: true, HTTPTimeout: time.Second})
 		c.Reverify = rv
+		for _, a := range adjust {
+			a(c)
+		}
 	})
 	return h, dns, web
 }
@@ -365,9 +381,9 @@ func TestReverification(t *testing.T) {
 			txt := gen(h, alice, a, "re.example", "?verification_method=self_dns").Body["txt"].(string)
 			dns.SetTXT("re.example", []string{txt})
 			h.must(200, "POST", "/svc/verify-domain", alice, map[string]any{"namespace_id": a})
-			sweep := func() server.SweepStats {
+			sweep := func() verification.SweepStats {
 				time.Sleep(80 * time.Millisecond) // past the interval (or the retry)
-				st, err := h.srv.SweepOnce(ctx)
+				st, err := h.srv.Verification().SweepOnce(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -405,7 +421,9 @@ func TestReverification(t *testing.T) {
 
 // Several instances sweeping one Postgres check each due source once.
 func TestSweepsShareTheWork(t *testing.T) {
-	h, dns, _ := domainHarness(t, store.DialectPostgres, server.ReverifyConfig{Interval: time.Hour, Grace: time.Hour, Sweep: time.Second})
+	clk := newClock()
+	h, dns, _ := domainHarnessOn(t, storetest.Open(t, store.DialectPostgres), server.ReverifyConfig{Interval: time.Hour, Grace: time.Hour, Sweep: time.Second},
+		func(c *server.Config) { c.Now = clk.Now })
 	ctx := context.Background()
 	const n = 8
 	for i := 0; i < n; i++ {
@@ -419,17 +437,14 @@ func TestSweepsShareTheWork(t *testing.T) {
 		dns.SetTXT(dom, []string{txt})
 		h.must(200, "POST", "/svc/verify-domain", k, map[string]any{"namespace_id": id})
 	}
-	// Make every source due now.
-	if err := h.store.ForceDueForTest(ctx); err != nil {
-		t.Fatal(err)
-	}
+	clk.advance(2 * time.Hour) // every source is due
 	var wg sync.WaitGroup
 	counts := make([]int, 4)
 	for i := range counts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			st, err := h.srv.SweepOnce(ctx)
+			st, err := h.srv.Verification().SweepOnce(ctx)
 			if err != nil {
 				t.Error(err)
 			}
@@ -643,7 +658,7 @@ func TestDisallowStopsPendingVerification(t *testing.T) {
 				}
 			}
 			// The store refuses it too, in the transaction that would record it.
-			if err := h.store.MarkSelfVerified(ctx, a, "gone.test", store.MethodSelfDNS, time.Hour); !errors.Is(err, store.ErrDomainNotAllowed) {
+			if err := h.srv.Verification().MarkSelfVerified(ctx, a, "gone.test", store.MethodSelfDNS); !errors.Is(err, verification.ErrDomainNotAllowed) {
 				t.Fatalf("MarkSelfVerified of a disallowed domain: %v", err)
 			}
 		})

@@ -1,19 +1,35 @@
-package store_test
+package verification_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/verification"
 )
+
+// clock is a settable clock for the workflow.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Now()} }
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // A namespace that holds its domain through two sources keeps it when one of them is removed
 // after its grace period, and loses it only with the last one.
 func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
+		clk := newClock()
+		v := verification.New(verification.Config{Store: s, Now: clk.Now, Interval: time.Hour, Grace: time.Minute})
 		u, _ := s.EnsureUser(ctx, "o@example.com")
 		ns, err := s.CreateNamespace(ctx, u, "did:web:x:o", store.NamespaceInput{Name: "n"})
 		if err != nil {
@@ -24,10 +40,11 @@ func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := s.ForceDueForTest(ctx); err != nil {
-			t.Fatal(err)
+		if srcs, err := s.ClaimDueSources(ctx, clk.Now(), clk.Now().Add(time.Minute), 10); err != nil || len(srcs) != 0 {
+			t.Fatalf("due before their interval: %v %v", srcs, err)
 		}
-		srcs, err := s.ClaimDueSources(ctx, time.Minute, 10)
+		clk.advance(2 * time.Hour) // every source is due
+		srcs, err := s.ClaimDueSources(ctx, clk.Now(), clk.Now().Add(time.Minute), 10)
 		if err != nil || len(srcs) != 2 {
 			t.Fatalf("due sources: %v %v", srcs, err)
 		}
@@ -39,26 +56,35 @@ func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 				web = src
 			}
 		}
-		// The DNS source fails: grace; with no grace left it is removed, but the HTTP source stays.
-		if out, err := s.RecordCheck(ctx, dns, false, "gone", time.Hour, 0, time.Minute); err != nil || out != store.OutcomeGrace {
+		// The DNS source fails: grace; with the grace over it is removed, but the HTTP source stays.
+		if out, err := v.RecordCheck(ctx, dns, false, "gone"); err != nil || out != verification.OutcomeGrace {
 			t.Fatalf("first failure: %s %v", out, err)
 		}
-		if out, err := s.RecordCheck(ctx, dns, false, "gone", time.Hour, 0, time.Minute); err != nil || out != store.OutcomeRemoved {
+		clk.advance(30 * time.Second)
+		if out, err := v.RecordCheck(ctx, dns, false, "gone"); err != nil || out != verification.OutcomeGrace {
+			t.Fatalf("failure within the grace period: %s %v", out, err)
+		}
+		clk.advance(time.Minute)
+		if out, err := v.RecordCheck(ctx, dns, false, "gone"); err != nil || out != verification.OutcomeRemoved {
 			t.Fatalf("after the grace period: %s %v", out, err)
 		}
 		got, _ := s.GetNamespace(ctx, ns.NamespaceID, store.VersionSel{})
 		if got.Domain != "two.example" {
 			t.Fatalf("the domain left while another source remained: %q", got.Domain)
 		}
-		if out, _ := s.RecordCheck(ctx, web, false, "gone", time.Hour, 0, time.Minute); out != store.OutcomeGrace {
+		if out, _ := v.RecordCheck(ctx, web, false, "gone"); out != verification.OutcomeGrace {
 			t.Fatalf("last source, first failure: %s", out)
 		}
-		if out, _ := s.RecordCheck(ctx, web, false, "gone", time.Hour, 0, time.Minute); out != store.OutcomeDomainRemoved {
+		clk.advance(2 * time.Minute)
+		if out, _ := v.RecordCheck(ctx, web, false, "gone"); out != verification.OutcomeDomainRemoved {
 			t.Fatalf("last source removed: %s", out)
 		}
 		got, _ = s.GetNamespace(ctx, ns.NamespaceID, store.VersionSel{})
 		if got.Domain != "" {
 			t.Fatalf("the domain stayed without a source: %q", got.Domain)
+		}
+		if out, _ := v.RecordCheck(ctx, web, false, "gone"); out != verification.OutcomeRemoved {
+			t.Fatalf("a source removed meanwhile: %s", out)
 		}
 		// remove-namespace-verification of a pair with two sources removes both.
 		for _, m := range []string{store.MethodSelfDNS, store.MethodSelfHTTP} {
@@ -66,7 +92,7 @@ func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		r, err := s.RemoveVerification(ctx, ns.NamespaceID, "two.example")
+		r, err := v.Remove(ctx, ns.NamespaceID, "two.example")
 		if err != nil || len(r.Methods) != 2 || !r.DomainRemoved || r.StillVerified {
 			t.Fatalf("removal: %+v %v", r, err)
 		}
