@@ -1,0 +1,124 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/svc-directory/svc/domainverify/dnstest"
+	"github.com/svc-directory/svc/server"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/verification"
+)
+
+// clock is a settable clock (the server's, which its verification workflow uses).
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Now()} }
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// TestReverification: success keeps the source; a failure puts it in its grace period; a
+// recovery within the grace period restores it; a failure past the grace period removes it and,
+// being the last source, takes the domain from the namespace.
+func TestReverification(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			rv := server.ReverifyConfig{Interval: 50 * time.Millisecond, Grace: 600 * time.Millisecond, Sweep: 10 * time.Millisecond}
+			h, dns, _ := domainHarness(t, d, rv)
+			ctx := context.Background()
+			alice := h.key("alice@example.com")
+			a := newNamespace(t, h, alice, "A")
+			if err := h.store.AllowDomain(ctx, "re.example"); err != nil {
+				t.Fatal(err)
+			}
+			txt := gen(h, alice, a, "re.example", "?verification_method=self_dns").Body["txt"].(string)
+			dns.SetTXT("re.example", []string{txt})
+			h.must(200, "POST", "/svc/verify-domain", alice, map[string]any{"namespace_id": a})
+			sweep := func() verification.SweepStats {
+				time.Sleep(80 * time.Millisecond) // past the interval (or the retry)
+				st, err := h.srv.Verification().SweepOnce(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return st
+			}
+			verified := func() bool {
+				return h.must(200, "GET", "/svc/lookup/"+a, "", nil).data()["is_verified"] == true
+			}
+			if st := sweep(); st.Checked != 1 || st.OK != 1 || !verified() {
+				t.Fatalf("healthy source: %+v", st)
+			}
+			dns.Set("re.example", dnstest.NXDomain)
+			if st := sweep(); st.Grace != 1 || !verified() {
+				t.Fatalf("first failure: %+v (still verified during grace: %v)", st, verified())
+			}
+			dns.SetTXT("re.example", []string{txt})
+			if st := sweep(); st.OK != 1 || !verified() {
+				t.Fatalf("recovery: %+v", st)
+			}
+			dns.Set("re.example", dnstest.NXDomain)
+			if st := sweep(); st.Grace != 1 {
+				t.Fatalf("second failure: %+v", st)
+			}
+			time.Sleep(rv.Grace)
+			st := sweep()
+			if st.DomainsRemoved != 1 || verified() {
+				t.Fatalf("after the grace period: %+v, verified %v", st, verified())
+			}
+			if st := sweep(); st.Checked != 0 {
+				t.Fatalf("a removed source was checked again: %+v", st)
+			}
+		})
+	}
+}
+
+// Several instances sweeping one Postgres check each due source once.
+func TestSweepsShareTheWork(t *testing.T) {
+	clk := newClock()
+	h, dns, _ := domainHarnessOn(t, storetest.Open(t, store.DialectPostgres), server.ReverifyConfig{Interval: time.Hour, Grace: time.Hour, Sweep: time.Second},
+		func(c *server.Config) { c.Now = clk.Now })
+	ctx := context.Background()
+	const n = 8
+	for i := 0; i < n; i++ {
+		k := h.key(fmt.Sprintf("o%d@example.com", i))
+		id := newNamespace(t, h, k, "n")
+		dom := fmt.Sprintf("d%d.example", i)
+		if err := h.store.AllowDomain(ctx, dom); err != nil {
+			t.Fatal(err)
+		}
+		txt := gen(h, k, id, dom, "?verification_method=self_dns").Body["txt"].(string)
+		dns.SetTXT(dom, []string{txt})
+		h.must(200, "POST", "/svc/verify-domain", k, map[string]any{"namespace_id": id})
+	}
+	clk.advance(2 * time.Hour) // every source is due
+	var wg sync.WaitGroup
+	counts := make([]int, 4)
+	for i := range counts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := h.srv.Verification().SweepOnce(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			counts[i] = st.Checked
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	if total != n {
+		t.Fatalf("sweeps checked %v sources in all (%v), want each of %d once", total, counts, n)
+	}
+}
