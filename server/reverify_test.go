@@ -32,8 +32,10 @@ func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.U
 func TestReverification(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(d, func(t *testing.T) {
-			rv := server.ReverifyConfig{Interval: 50 * time.Millisecond, Grace: 600 * time.Millisecond, Sweep: 10 * time.Millisecond}
-			h, dns, _ := domainHarness(t, d, rv)
+			// retry interval: Grace/24 = 1h
+			rv := server.ReverifyConfig{Interval: 2 * time.Hour, Grace: 24 * time.Hour, Sweep: time.Minute}
+			clk := newClock()
+			h, dns, _ := domainHarnessOn(t, storetest.Open(t, d), rv, func(c *server.Config) { c.Now = clk.Now })
 			ctx := context.Background()
 			alice := h.key("alice@example.com")
 			a := newNamespace(t, h, alice, "A")
@@ -43,16 +45,20 @@ func TestReverification(t *testing.T) {
 			txt := gen(h, alice, a, "re.example", "?verification_method=self_dns").Body["txt"].(string)
 			dns.SetTXT("re.example", []string{txt})
 			h.must(200, "POST", "/svc/verify-domain", alice, map[string]any{"namespace_id": a})
-			sweep := func() verification.SweepStats {
-				time.Sleep(80 * time.Millisecond) // past the interval (or the retry)
+			sweepAfter := func(d time.Duration) verification.SweepStats {
+				clk.advance(d)
 				st, err := h.srv.Verification().SweepOnce(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
 				return st
 			}
+			sweep := func() verification.SweepStats { return sweepAfter(rv.Interval + time.Second) } // past the interval (or the retry)
 			verified := func() bool {
 				return h.must(200, "GET", "/svc/lookup/"+a, "", nil).data()["is_verified"] == true
+			}
+			if st := sweepAfter(rv.Interval - time.Minute); st.Checked != 0 {
+				t.Fatalf("a source was checked before its interval: %+v", st)
 			}
 			if st := sweep(); st.Checked != 1 || st.OK != 1 || !verified() {
 				t.Fatalf("healthy source: %+v", st)
@@ -69,8 +75,7 @@ func TestReverification(t *testing.T) {
 			if st := sweep(); st.Grace != 1 {
 				t.Fatalf("second failure: %+v", st)
 			}
-			time.Sleep(rv.Grace)
-			st := sweep()
+			st := sweepAfter(rv.Grace + time.Second)
 			if st.DomainsRemoved != 1 || verified() {
 				t.Fatalf("after the grace period: %+v, verified %v", st, verified())
 			}
