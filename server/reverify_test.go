@@ -8,23 +8,12 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/domainverify/dnstest"
+	"github.com/svc-directory/svc/internal/testclock"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/verification"
 )
-
-// clock is a settable clock (the server's, which its verification workflow uses).
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Now()} }
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-
-func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // TestReverification: success keeps the source; a failure puts it in its grace period; a
 // recovery within the grace period restores it; a failure past the grace period removes it and,
@@ -34,7 +23,7 @@ func TestReverification(t *testing.T) {
 		t.Run(d, func(t *testing.T) {
 			// retry interval: Grace/24 = 1h
 			rv := server.ReverifyConfig{Interval: 2 * time.Hour, Grace: 24 * time.Hour, Sweep: time.Minute}
-			clk := newClock()
+			clk := testclock.New()
 			h, dns, _ := domainHarnessOn(t, storetest.Open(t, d), rv, func(c *server.Config) { c.Now = clk.Now })
 			ctx := context.Background()
 			alice := h.key("alice@example.com")
@@ -46,7 +35,7 @@ func TestReverification(t *testing.T) {
 			dns.SetTXT("re.example", []string{txt})
 			h.must(200, "POST", "/svc/verify-domain", alice, map[string]any{"namespace_id": a})
 			sweepAfter := func(d time.Duration) verification.SweepStats {
-				clk.advance(d)
+				clk.Advance(d)
 				st, err := h.srv.Verification().SweepOnce(ctx)
 				if err != nil {
 					t.Fatal(err)
@@ -88,7 +77,7 @@ func TestReverification(t *testing.T) {
 
 // Several instances sweeping one Postgres check each due source once.
 func TestSweepsShareTheWork(t *testing.T) {
-	clk := newClock()
+	clk := testclock.New()
 	h, dns, _ := domainHarnessOn(t, storetest.Open(t, store.DialectPostgres), server.ReverifyConfig{Interval: time.Hour, Grace: time.Hour, Sweep: time.Second},
 		func(c *server.Config) { c.Now = clk.Now })
 	ctx := context.Background()
@@ -104,7 +93,7 @@ func TestSweepsShareTheWork(t *testing.T) {
 		dns.SetTXT(dom, []string{txt})
 		h.must(200, "POST", "/svc/verify-domain", k, map[string]any{"namespace_id": id})
 	}
-	clk.advance(2 * time.Hour) // every source is due
+	clk.Advance(2 * time.Hour) // every source is due
 	var wg sync.WaitGroup
 	counts := make([]int, 4)
 	for i := range counts {

@@ -2,33 +2,21 @@ package verification_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/internal/testclock"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/verification"
 )
-
-// clock is a settable clock for the workflow.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Now()} }
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-
-func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // A namespace that holds its domain through two sources keeps it when one of them is removed
 // after its grace period, and loses it only with the last one.
 func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		clk := newClock()
+		clk := testclock.New()
 		v := verification.New(verification.Config{Store: s, Now: clk.Now, Interval: time.Hour, Grace: time.Minute})
 		u, _ := s.EnsureUser(ctx, "o@example.com")
 		ns, err := s.CreateNamespace(ctx, u, "did:web:x:o", store.NamespaceInput{Name: "n"})
@@ -43,7 +31,7 @@ func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 		if srcs, err := s.ClaimDueSources(ctx, clk.Now(), clk.Now().Add(time.Minute), 10); err != nil || len(srcs) != 0 {
 			t.Fatalf("due before their interval: %v %v", srcs, err)
 		}
-		clk.advance(2 * time.Hour) // every source is due
+		clk.Advance(2 * time.Hour) // every source is due
 		srcs, err := s.ClaimDueSources(ctx, clk.Now(), clk.Now().Add(time.Minute), 10)
 		if err != nil || len(srcs) != 2 {
 			t.Fatalf("due sources: %v %v", srcs, err)
@@ -60,11 +48,11 @@ func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 		if out, err := v.RecordCheck(ctx, dns, false, "gone"); err != nil || out != verification.OutcomeGrace {
 			t.Fatalf("first failure: %s %v", out, err)
 		}
-		clk.advance(30 * time.Second)
+		clk.Advance(30 * time.Second)
 		if out, err := v.RecordCheck(ctx, dns, false, "gone"); err != nil || out != verification.OutcomeGrace {
 			t.Fatalf("failure within the grace period: %s %v", out, err)
 		}
-		clk.advance(time.Minute)
+		clk.Advance(time.Minute)
 		if out, err := v.RecordCheck(ctx, dns, false, "gone"); err != nil || out != verification.OutcomeRemoved {
 			t.Fatalf("after the grace period: %s %v", out, err)
 		}
@@ -75,7 +63,7 @@ func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 		if out, _ := v.RecordCheck(ctx, web, false, "gone"); out != verification.OutcomeGrace {
 			t.Fatalf("last source, first failure: %s", out)
 		}
-		clk.advance(2 * time.Minute)
+		clk.Advance(2 * time.Minute)
 		if out, _ := v.RecordCheck(ctx, web, false, "gone"); out != verification.OutcomeDomainRemoved {
 			t.Fatalf("last source removed: %s", out)
 		}
