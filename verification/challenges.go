@@ -9,9 +9,6 @@ import (
 	"github.com/svc-directory/svc/store"
 )
 
-// Methods a namespace may ask for (generate-dns-txt).
-var Methods = []string{store.MethodSelfDNS, store.MethodSelfHTTP, store.MethodDelegated}
-
 // Generate is what generate-dns-txt asks for: the namespace (whose member asks) wants to
 // verify the normalized domain by Method; for request_other_namespace, Target names the
 // namespace asked to attest it (id or verified domain).
@@ -228,18 +225,13 @@ func (v *Service) Remove(ctx context.Context, namespaceID, domain string) (Remov
 	return out, nil
 }
 
-// validMethod reports whether m is one of Methods.
+// validMethod reports whether m is a method a namespace may ask for.
 func validMethod(m string) bool {
-	for _, x := range Methods {
-		if m == x {
-			return true
-		}
-	}
-	return false
+	return m == store.MethodSelfDNS || m == store.MethodSelfHTTP || m == store.MethodDelegated
 }
 
 // CheckInput applies the checks of generate-dns-txt's input that come before any lookup: the
-// method is required and one of Methods, and the domain is normalized (returned).
+// method is required and one of self_dns, self_http, request_other_namespace, and the domain is normalized (returned).
 func CheckInput(method, domain string) (string, error) {
 	switch {
 	case method == "":
