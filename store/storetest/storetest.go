@@ -88,4 +88,3 @@ func Seeded(b testing.TB, schema string, complete func(*store.Store) bool, seed 
 	b.Cleanup(func() { _ = s.Close() })
 	return s
 }
-
