@@ -36,6 +36,9 @@ var (
 	ErrInvalid = errors.New("invalid value")
 )
 
+// sqliteDriverName is the database/sql driver the SQLite dialect uses.
+const sqliteDriverName = "sqlite"
+
 // Dialect names.
 const (
 	DialectSQLite   = "sqlite"
@@ -47,8 +50,10 @@ type Store struct {
 	db      *gorm.DB
 	sqlDB   *sql.DB
 	dialect string
-	log     *slog.Logger
-	now     func() time.Time
+	// sqlitePath is the database file (SQLite only).
+	sqlitePath string
+	log        *slog.Logger
+	now        func() time.Time
 	// versions remembers stored versions (immutable) for lookup verification.
 	versions *versionCache
 	auth     *authCache
@@ -116,7 +121,7 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		q.Set("_txlock", "immediate")
 		registerSQLiteFunctions()
 		dialector = sqlite.Open("file:" + path + "?" + q.Encode())
-		s.dialect = DialectSQLite
+		s.dialect, s.sqlitePath = DialectSQLite, path
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
 		dsn, err := postgresDSN(databaseURL)
 		if err != nil {
