@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/glebarez/go-sqlite"
+	_ "modernc.org/sqlite"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/svc-directory/svc/domainverify"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	sqlite "github.com/glebarez/go-sqlite"
+	sqlite "modernc.org/sqlite"
 
 	"github.com/svc-directory/svc/proof"
 )

@@ -18,7 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/glebarez/sqlite"
+	"github.com/libtnb/sqlite"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -113,6 +113,9 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 				return nil, fmt.Errorf("store: sqlite directory: %w", err)
 			}
 		}
+		if err := checkWritable(path); err != nil {
+			return nil, err
+		}
 		q := url.Values{}
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Add("_pragma", "journal_mode(WAL)")
@@ -134,6 +137,9 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 	}
 	db, err := gorm.Open(dialector, gcfg)
 	if err != nil {
+		if s.dialect == DialectSQLite {
+			return nil, fmt.Errorf("store: open sqlite database file %s: %w", s.sqlitePath, err)
+		}
 		return nil, fmt.Errorf("store: open %s: %w", s.dialect, err)
 	}
 	sqlDB, err := db.DB()
@@ -159,6 +165,33 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkWritable makes sure the SQLite database file at path can be opened for writing, and its
+// directory written (SQLite puts its -wal and -shm files beside it), so that an unwritable path
+// is reported as what it is: the driver itself only says "unable to open database file".
+func checkWritable(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("store: cannot open database file %s: %w", path, pathCause(err))
+	}
+	_ = f.Close()
+	probe, err := os.CreateTemp(filepath.Dir(path), ".svc-write-check-*")
+	if err != nil {
+		return fmt.Errorf("store: cannot write beside database file %s (SQLite keeps its -wal and -shm files there): %w", path, pathCause(err))
+	}
+	_ = probe.Close()
+	_ = os.Remove(probe.Name())
+	return nil
+}
+
+// pathCause drops the operation and path of an *os.PathError (the message names the path).
+func pathCause(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Dialect reports "sqlite" or "postgres".
