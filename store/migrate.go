@@ -165,15 +165,20 @@ func (s *Store) adoptLegacyVersions(ctx context.Context) error {
 	return nil
 }
 
+// querier is a *sql.DB or *sql.Tx.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // tableExists reports whether name resolves to a table (on Postgres: through the search path,
 // as the unqualified names of the queries do).
-func (s *Store) tableExists(ctx context.Context, tx *sql.Tx, name string) (bool, error) {
-	q := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`
+func (s *Store) tableExists(ctx context.Context, q querier, name string) (bool, error) {
+	stmt := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`
 	if s.dialect == DialectPostgres {
-		q = `SELECT COUNT(*) FROM pg_class WHERE oid = to_regclass($1)`
+		stmt = `SELECT COUNT(*) FROM pg_class WHERE oid = to_regclass($1)`
 	}
 	var n int
-	if err := tx.QueryRowContext(ctx, q, name).Scan(&n); err != nil {
+	if err := q.QueryRowContext(ctx, stmt, name).Scan(&n); err != nil {
 		return false, err
 	}
 	return n > 0, nil
@@ -196,21 +201,37 @@ func legacyVersions(ctx context.Context, tx *sql.Tx) ([]int64, error) {
 	return out, rows.Err()
 }
 
-// SchemaVersion reports the highest applied migration (0 when none).
+// SchemaVersion reports the highest applied migration (0 when none). It only reads: on a
+// database of an earlier release not yet migrated it reports that release's version.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
-	fsys, err := s.migrationSources()
-	if err != nil {
-		return 0, err
-	}
-	p, err := s.migrationProvider(fsys, false)
-	if err != nil {
-		return 0, err
-	}
-	v, err := p.GetDBVersion(ctx)
+	hasGoose, err := s.tableExists(ctx, s.sqlDB, versionTable)
 	if err != nil {
 		return 0, fmt.Errorf("store: schema version: %w", err)
 	}
-	return int(v), nil
+	if hasGoose {
+		fsys, err := s.migrationSources()
+		if err != nil {
+			return 0, err
+		}
+		p, err := s.migrationProvider(fsys, false)
+		if err != nil {
+			return 0, err
+		}
+		v, err := p.GetDBVersion(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("store: schema version: %w", err)
+		}
+		return int(v), nil
+	}
+	hasLegacy, err := s.tableExists(ctx, s.sqlDB, legacyVersionTable)
+	if err != nil || !hasLegacy {
+		return 0, err
+	}
+	var v sql.NullInt64
+	if err := s.sqlDB.QueryRowContext(ctx, `SELECT MAX(version) FROM `+legacyVersionTable).Scan(&v); err != nil {
+		return 0, fmt.Errorf("store: schema version: %w", err)
+	}
+	return int(v.Int64), nil
 }
 
 // sqliteFileLocker serializes SQLite migrators across processes with an exclusive transaction

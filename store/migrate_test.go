@@ -209,6 +209,10 @@ func TestMigrateUpgradesPreviousReleaseInPlace(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { _ = s.Close() })
+				// Reading the version first neither fails nor disturbs the upgrade.
+				if v, err := s.SchemaVersion(ctx); err != nil || v != int(upTo) {
+					t.Fatalf("schema version before upgrade = %d, %v; want %d", v, err, upTo)
+				}
 				n, err := s.Migrate(ctx)
 				if err != nil {
 					t.Fatalf("upgrade: %v", err)
