@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/glebarez/go-sqlite"
 	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite"
 
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/domainverify/dnstest"
