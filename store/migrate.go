@@ -64,7 +64,9 @@ func (s *Store) Migrate(ctx context.Context) (applied int, err error) {
 }
 
 // migrate runs the migrations of fsys (tests pass their own).
-func (s *Store) migrate(ctx context.Context, fsys fs.FS) (int, error) { return s.migrateTo(ctx, fsys, 0) }
+func (s *Store) migrate(ctx context.Context, fsys fs.FS) (int, error) {
+	return s.migrateTo(ctx, fsys, 0)
+}
 
 // migrateTo runs the migrations of fsys up to version upTo (0: all of them); the migration
 // tests stop early to build a database as an earlier release left it.
