@@ -24,6 +24,7 @@ import (
 	"github.com/svc-directory/svc/internal/cache"
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/verification"
 )
 
 // Config is what the server needs; the binary fills it from its own configuration.
@@ -57,19 +58,18 @@ type ReverifyConfig struct {
 
 // Server implements the generated strict server interface.
 type Server struct {
-	store    *store.Store
-	log      *slog.Logger
-	didHost  string
-	now      func() time.Time
-	ops      map[string]*operation
-	spec     []byte
-	schemas  *recordschema.Cache
-	cache    *cache.Cache[string, cachedLookup]
-	checker  *domainverify.Checker
-	reverify ReverifyConfig
-	echo     *echo.Echo
-	metrics  *metrics
-	limiter  *limiter
+	store   *store.Store
+	log     *slog.Logger
+	didHost string
+	now     func() time.Time
+	ops     map[string]*operation
+	spec    []byte
+	schemas *recordschema.Cache
+	cache   *cache.Cache[string, cachedLookup]
+	domains *verification.Service
+	echo    *echo.Echo
+	metrics *metrics
+	limiter *limiter
 	// networkGenesis identifies the deployment's anchoring network (fixed at migration).
 	networkGenesis string
 	// draining is set once shutdown has begun: /readyz answers 503 from then on.
@@ -81,8 +81,11 @@ var _ gen.StrictServerInterface = (*Server)(nil)
 // Echo is the HTTP handler of the server.
 func (s *Server) Echo() *echo.Echo { return s.echo }
 
-// NewServer builds the server: its echo instance (Echo) and its background work
-// (RunReverification).
+// Verification is the server's domain-verification workflow (Run: the re-verification sweep).
+func (s *Server) Verification() *verification.Service { return s.domains }
+
+// NewServer builds the server: its echo instance (Echo) and its domain-verification workflow
+// (Verification), whose re-verification sweep the caller runs.
 func NewServer(cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("server: a store is required")
@@ -110,21 +113,23 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: the store is not migrated: %w", err)
 	}
 	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
-		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now),
-		checker: cfg.Checker, reverify: cfg.Reverify}
+		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now)}
 	if s.cache != nil {
-		// A committed write empties the lookup cache before the writing request is answered.
+		// A committed write empties the lookup cache before the writing request is answered
+		// (the re-verification sweep's writes too).
 		cfg.Store.OnCommit(s.cache.Clear)
 	}
-	if s.reverify.Interval <= 0 {
-		s.reverify.Interval = 8760 * time.Hour
+	vcfg := verification.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now,
+		Interval: cfg.Reverify.Interval, Grace: cfg.Reverify.Grace, Sweep: cfg.Reverify.Sweep,
+		Outcome: func(outcome string) {
+			if s.metrics != nil {
+				s.metrics.reverify.WithLabelValues(outcome).Inc()
+			}
+		}}
+	if cfg.Checker != nil {
+		vcfg.Checker = cfg.Checker
 	}
-	if s.reverify.Grace <= 0 {
-		s.reverify.Grace = 168 * time.Hour
-	}
-	if s.reverify.Sweep <= 0 {
-		s.reverify.Sweep = time.Minute
-	}
+	s.domains = verification.New(vcfg)
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

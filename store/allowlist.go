@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -60,18 +59,19 @@ func allowCandidates(domain string) []string {
 
 // DomainAllowed reports whether the global registry covers the normalized domain.
 func (s *Store) DomainAllowed(ctx context.Context, domain string) (bool, error) {
-	return s.domainAllowedTx(s.db.WithContext(ctx), domain, false)
+	return (&Tx{s: s, db: s.db.WithContext(ctx)}).DomainAllowed(domain, false)
 }
 
-// domainAllowedTx is DomainAllowed in tx; lock (Postgres) holds the covering entries until tx
-// ends, so that a concurrent disallow waits for the write that relied on them.
-func (s *Store) domainAllowedTx(tx *gorm.DB, domain string, lock bool) (bool, error) {
+// DomainAllowed is Store.DomainAllowed in the transaction; lock (Postgres) holds the covering
+// entries until the transaction ends, so that a concurrent disallow waits for the write that
+// relied on them.
+func (t *Tx) DomainAllowed(domain string, lock bool) (bool, error) {
 	q := `SELECT pattern FROM domain_allowlist WHERE pattern IN ?`
-	if lock && s.dialect == DialectPostgres {
+	if lock && t.s.dialect == DialectPostgres {
 		q += ` FOR SHARE`
 	}
 	var found []string
-	if err := tx.Raw(q, allowCandidates(domain)).Scan(&found).Error; err != nil {
+	if err := t.db.Raw(q, allowCandidates(domain)).Scan(&found).Error; err != nil {
 		return false, translate(err, "allow-list")
 	}
 	return len(found) > 0, nil

@@ -2,174 +2,300 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
+	"time"
 
-	"gorm.io/gorm"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/database"
+	"github.com/pressly/goose/v3/lock"
 )
 
+// Migrations are goose SQL files embedded per dialect: migrations/<dialect>/NNNN_name.sql, each
+// starting with "-- +goose Up". goose splits a file into statements at a ";" that ends a line;
+// a statement that holds such a ";" inside it (a $$ function body, say) goes between
+// "-- +goose StatementBegin" and "-- +goose StatementEnd" and is sent as it is.
+//
 //go:embed migrations/postgres/*.sql migrations/sqlite/*.sql
 var migrationFS embed.FS
 
-// migration is one versioned, embedded SQL file: migrations/<dialect>/NNNN_name.sql.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
+const (
+	// versionTable is goose's bookkeeping table.
+	versionTable = "goose_db_version"
+	// legacyVersionTable is the bookkeeping of the hand-written runner of earlier releases
+	// (version BIGINT PRIMARY KEY, name TEXT, applied_at BIGINT); a database that has it and no
+	// versionTable is adopted: its applied versions are recorded in versionTable.
+	legacyVersionTable = "schema_migrations"
+	// migrationLockID is the Postgres advisory lock key every migrator takes, the earlier
+	// runner included (it took the same key per transaction), so mixed releases serialize too.
+	migrationLockID = 7347001
+)
 
-func loadMigrations(dialect string) ([]migration, error) {
-	dir := "migrations/" + dialect
-	entries, err := fs.ReadDir(migrationFS, dir)
+// migrationSources returns the embedded migrations of the store's dialect.
+func (s *Store) migrationSources() (fs.FS, error) {
+	sub, err := fs.Sub(migrationFS, "migrations/"+s.dialect)
 	if err != nil {
-		return nil, fmt.Errorf("store: migrations for %s: %w", dialect, err)
+		return nil, fmt.Errorf("store: migrations for %s: %w", s.dialect, err)
 	}
-	var out []migration
-	for _, e := range entries {
-		name := e.Name()
-		num, rest, ok := strings.Cut(strings.TrimSuffix(name, ".sql"), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("store: migration file %q is not NNNN_name.sql", name)
-		}
-		body, err := fs.ReadFile(migrationFS, path.Join(dir, name))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: rest, sql: string(body)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i := range out {
-		if out[i].version != i+1 {
-			return nil, fmt.Errorf("store: migrations for %s are not numbered 1..n (found %d at %d)", dialect, out[i].version, i+1)
-		}
-	}
-	return out, nil
+	return sub, nil
 }
 
-// goSteps are the parts of migrations that SQL cannot express, by version: each runs in its
-// migration's transaction, before the migration's SQL file.
-var goSteps = map[int]func(ctx context.Context, s *Store, tx *gorm.DB) error{
-	5: refoldSearchText,
+func (s *Store) gooseDialect() database.Dialect {
+	if s.dialect == DialectPostgres {
+		return database.DialectPostgres
+	}
+	return database.DialectSQLite3
 }
 
 // Migrate applies the pending migrations of the store's dialect, each in its own transaction,
-// and then makes sure the deployment's network genesis exists. It is safe to run from several
-// processes at once: on Postgres an advisory lock serializes them; on SQLite the immediate
-// transaction does.
-func (s *Store) Migrate(ctx context.Context) (applied int, err error) { return s.migrate(ctx, 0) }
-
-// migrate applies the pending migrations up to version upTo (0: all of them); the migration
-// tests stop early to build a database as an earlier release left it.
-func (s *Store) migrate(ctx context.Context, upTo int) (applied int, err error) {
-	migs, err := loadMigrations(s.dialect)
+// and then makes sure the deployment's network genesis exists. It reports how many migrations
+// it applied. It is safe to run from several processes at once: on Postgres a session advisory
+// lock serializes them; on SQLite an exclusive transaction on a lock file beside the database
+// does. A database made by an earlier release (the hand-written runner's schema_migrations) is
+// adopted first, in place.
+func (s *Store) Migrate(ctx context.Context) (applied int, err error) {
+	fsys, err := s.migrationSources()
 	if err != nil {
 		return 0, err
 	}
-	if upTo > 0 && upTo < len(migs) {
-		migs = migs[:upTo]
+	return s.migrate(ctx, fsys)
+}
+
+// migrate runs the migrations of fsys (tests pass their own).
+func (s *Store) migrate(ctx context.Context, fsys fs.FS) (int, error) {
+	return s.migrateTo(ctx, fsys, 0)
+}
+
+// migrateTo runs the migrations of fsys up to version upTo (0: all of them); the migration
+// tests stop early to build a database as an earlier release left it.
+func (s *Store) migrateTo(ctx context.Context, fsys fs.FS, upTo int64) (int, error) {
+	if err := s.adoptLegacyVersions(ctx); err != nil {
+		return 0, err
 	}
-	db := s.db.WithContext(ctx)
-	err = db.Transaction(func(tx *gorm.DB) error {
-		if err := s.migrationLock(tx); err != nil {
-			return err
-		}
-		return tx.Exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-			version    BIGINT PRIMARY KEY,
-			name       TEXT NOT NULL,
-			applied_at BIGINT NOT NULL)`).Error
-	})
+	p, err := s.migrationProvider(fsys, true)
 	if err != nil {
-		return 0, fmt.Errorf("store: schema_migrations: %w", err)
+		return 0, err
 	}
-	for _, m := range migs {
-		done := false
-		err := db.Transaction(func(tx *gorm.DB) error {
-			if err := s.migrationLock(tx); err != nil {
-				return err
-			}
-			var n int64
-			if err := tx.Raw(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n).Error; err != nil {
-				return err
-			}
-			if n > 0 {
-				return nil
-			}
-			if step := goSteps[m.version]; step != nil {
-				if err := step(ctx, s, tx); err != nil {
-					return fmt.Errorf("migration %04d_%s: %w", m.version, m.name, err)
-				}
-			}
-			if err := execScript(tx, m.sql); err != nil {
-				return fmt.Errorf("migration %04d_%s: %w", m.version, m.name, err)
-			}
-			done = true
-			return tx.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`, m.version, m.name, s.nowMS()).Error
-		})
-		if err != nil {
-			return applied, fmt.Errorf("store: %w", err)
-		}
-		if done {
-			applied++
-			s.log.InfoContext(ctx, "migration applied", "version", m.version, "name", m.name, "dialect", s.dialect)
-		}
+	var results []*goose.MigrationResult
+	if upTo > 0 {
+		results, err = p.UpTo(ctx, upTo)
+	} else {
+		results, err = p.Up(ctx)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: migrate %s: %w", s.dialect, err)
+	}
+	for _, r := range results {
+		s.log.InfoContext(ctx, "migration applied", "version", r.Source.Version, "file", r.Source.Path,
+			"dialect", s.dialect, "duration", r.Duration)
 	}
 	if _, err := s.ensureNetworkGenesis(ctx); err != nil {
-		return applied, err
+		return len(results), err
 	}
-	return applied, nil
+	return len(results), nil
 }
 
-// migrationLock makes one migrator at a time run across processes on Postgres (released at
-// commit). SQLite's immediate transactions already serialize writers.
-func (s *Store) migrationLock(tx *gorm.DB) error {
-	if s.dialect != DialectPostgres {
+// goMigrations are the migrations SQL cannot express, numbered among the SQL files of both
+// dialects (a number is either a Go migration or a SQL file of that dialect, never both).
+// Each runs in its own transaction.
+func (s *Store) goMigrations() []*goose.Migration {
+	return []*goose.Migration{
+		// 5: search compares Unicode case-folded text (ß and SS both fold to ss; Σ, σ and ς to
+		// σ) where earlier releases lowercased; folding is done in Go, the same on both
+		// dialects, so the stored search text of every record is rendered again.
+		goose.NewGoMigration(5, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
+			return refoldSearchText(ctx, s, tx)
+		}}, nil),
+	}
+}
+
+// migrationProvider builds the goose provider of the store's dialect, with the cross-process
+// lock when locked is set.
+func (s *Store) migrationProvider(fsys fs.FS, locked bool) (*goose.Provider, error) {
+	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true), goose.WithTableName(versionTable),
+		goose.WithGoMigrations(s.goMigrations()...)}
+	if locked {
+		switch s.dialect {
+		case DialectPostgres:
+			// Poll every second for up to ten minutes (the default polls every five seconds).
+			l, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLockID), lock.WithLockTimeout(1, 600))
+			if err != nil {
+				return nil, fmt.Errorf("store: migration lock: %w", err)
+			}
+			opts = append(opts, goose.WithSessionLocker(l))
+		case DialectSQLite:
+			opts = append(opts, goose.WithLocker(&sqliteFileLocker{path: s.sqlitePath + ".migrate-lock"}))
+		}
+	}
+	p, err := goose.NewProvider(s.gooseDialect(), s.sqlDB, fsys, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("store: migrations for %s: %w", s.dialect, err)
+	}
+	return p, nil
+}
+
+// adoptLegacyVersions records in goose's table the migrations that the earlier runner applied,
+// when the database has the earlier runner's table and not yet goose's. The migration files
+// kept their numbers, so goose then goes on from the first version the earlier release lacked.
+// It runs in one transaction under the migration lock (Postgres: the advisory lock, also taken
+// by goose's session locker and by the earlier runner; SQLite: the immediate transaction).
+func (s *Store) adoptLegacyVersions(ctx context.Context) error {
+	gooseTable, err := database.NewStore(s.gooseDialect(), versionTable)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	tx, err := s.sqlDB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: adopt %s: %w", legacyVersionTable, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if s.dialect == DialectPostgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockID); err != nil {
+			return fmt.Errorf("store: migration lock: %w", err)
+		}
+	}
+	hasLegacy, err := s.tableExists(ctx, tx, legacyVersionTable)
+	if err != nil {
+		return fmt.Errorf("store: adopt %s: %w", legacyVersionTable, err)
+	}
+	if !hasLegacy {
 		return nil
 	}
-	return tx.Exec(`SELECT pg_advisory_xact_lock(7347001)`).Error
-}
-
-// SchemaVersion reports the highest applied migration (0 when none).
-func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
-	var v *int64
-	if err := s.db.WithContext(ctx).Raw(`SELECT MAX(version) FROM schema_migrations`).Scan(&v).Error; err != nil {
-		return 0, translate(err, "schema version")
+	hasGoose, err := s.tableExists(ctx, tx, versionTable)
+	if err != nil {
+		return fmt.Errorf("store: adopt %s: %w", legacyVersionTable, err)
 	}
-	if v == nil {
-		return 0, nil
+	if hasGoose {
+		return nil
 	}
-	return int(*v), nil
-}
-
-// execScript runs the statements of a migration file one by one (the SQLite driver executes
-// only the first statement of a multi-statement string). Statements are separated by ";" at the
-// end of a line; comments are dropped.
-func execScript(tx *gorm.DB, script string) error {
-	var b strings.Builder
-	for _, line := range strings.Split(script, "\n") {
-		if i := strings.Index(line, "--"); i >= 0 {
-			line = line[:i]
-		}
-		line = strings.TrimRight(line, " \t\r")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		b.WriteString(line)
-		b.WriteByte('\n')
-		if strings.HasSuffix(line, ";") {
-			if err := tx.Exec(b.String()).Error; err != nil {
-				return fmt.Errorf("%w\n%s", err, b.String())
-			}
-			b.Reset()
+	versions, err := legacyVersions(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("store: adopt %s: %w", legacyVersionTable, err)
+	}
+	if err := gooseTable.CreateVersionTable(ctx, tx); err != nil {
+		return fmt.Errorf("store: adopt %s: %w", legacyVersionTable, err)
+	}
+	// Version 0 is goose's marker of a created table; then the applied versions in order.
+	for _, v := range append([]int64{0}, versions...) {
+		if err := gooseTable.Insert(ctx, tx, database.InsertRequest{Version: v}); err != nil {
+			return fmt.Errorf("store: adopt %s: version %d: %w", legacyVersionTable, v, err)
 		}
 	}
-	if strings.TrimSpace(b.String()) != "" {
-		return tx.Exec(b.String()).Error
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: adopt %s: %w", legacyVersionTable, err)
 	}
+	s.log.InfoContext(ctx, "migration bookkeeping adopted", "from", legacyVersionTable, "to", versionTable,
+		"versions", versions, "dialect", s.dialect)
 	return nil
+}
+
+// querier is a *sql.DB or *sql.Tx.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// tableExists reports whether name resolves to a table (on Postgres: through the search path,
+// as the unqualified names of the queries do).
+func (s *Store) tableExists(ctx context.Context, q querier, name string) (bool, error) {
+	stmt := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`
+	if s.dialect == DialectPostgres {
+		stmt = `SELECT COUNT(*) FROM pg_class WHERE oid = to_regclass($1)`
+	}
+	var n int
+	if err := q.QueryRowContext(ctx, stmt, name).Scan(&n); err != nil {
+		return false, err
+	}
+	return n > 0, nil
+}
+
+func legacyVersions(ctx context.Context, tx *sql.Tx) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT version FROM `+legacyVersionTable+` ORDER BY version`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// SchemaVersion reports the highest applied migration (0 when none). It only reads: on a
+// database of an earlier release not yet migrated it reports that release's version.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	hasGoose, err := s.tableExists(ctx, s.sqlDB, versionTable)
+	if err != nil {
+		return 0, fmt.Errorf("store: schema version: %w", err)
+	}
+	if hasGoose {
+		fsys, err := s.migrationSources()
+		if err != nil {
+			return 0, err
+		}
+		p, err := s.migrationProvider(fsys, false)
+		if err != nil {
+			return 0, err
+		}
+		v, err := p.GetDBVersion(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("store: schema version: %w", err)
+		}
+		return int(v), nil
+	}
+	hasLegacy, err := s.tableExists(ctx, s.sqlDB, legacyVersionTable)
+	if err != nil || !hasLegacy {
+		return 0, err
+	}
+	var v sql.NullInt64
+	if err := s.sqlDB.QueryRowContext(ctx, `SELECT MAX(version) FROM `+legacyVersionTable).Scan(&v); err != nil {
+		return 0, fmt.Errorf("store: schema version: %w", err)
+	}
+	return int(v.Int64), nil
+}
+
+// sqliteFileLocker serializes SQLite migrators across processes with an exclusive transaction
+// on a small lock database beside the store's file: SQLite's own file locks, released by the
+// operating system if the holder dies. (The store's database cannot hold the lock itself: goose
+// writes to it while the lock is held.)
+type sqliteFileLocker struct {
+	path string
+	db   *sql.DB
+	tx   *sql.Tx
+}
+
+// sqliteLockWait bounds how long a migrator waits for another one.
+const sqliteLockWait = 10 * time.Minute
+
+func (l *sqliteFileLocker) Lock(ctx context.Context, _ *sql.DB) error {
+	db, err := sql.Open(sqliteDriverName, "file:"+l.path+"?_pragma=busy_timeout("+fmt.Sprint(sqliteLockWait.Milliseconds())+")&_txlock=exclusive")
+	if err != nil {
+		return fmt.Errorf("store: migration lock %s: %w", l.path, err)
+	}
+	db.SetMaxOpenConns(1)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		_ = db.Close()
+		return fmt.Errorf("store: migration lock %s: %w", l.path, err)
+	}
+	l.db, l.tx = db, tx
+	return nil
+}
+
+func (l *sqliteFileLocker) Unlock(context.Context, *sql.DB) error {
+	if l.tx == nil {
+		return nil
+	}
+	err := l.tx.Rollback()
+	if cerr := l.db.Close(); err == nil {
+		err = cerr
+	}
+	l.db, l.tx = nil, nil
+	return err
 }

@@ -21,7 +21,11 @@ func TestMigrationRefoldsSearchText(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = s.Close() })
-			if _, err := s.migrate(ctx, 4); err != nil {
+			fsys, err := s.migrationSources()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.migrateTo(ctx, fsys, 4); err != nil {
 				t.Fatal(err)
 			}
 			if v, err := s.SchemaVersion(ctx); err != nil || v != 4 {

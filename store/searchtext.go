@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"fmt"
 	"sort"
@@ -9,9 +10,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	sqlite "github.com/glebarez/go-sqlite"
 	"golang.org/x/text/cases"
-	"gorm.io/gorm"
+	sqlite "modernc.org/sqlite"
 
 	"github.com/svc-directory/svc/proof"
 )
@@ -140,14 +140,14 @@ func FieldMatches(text, path, needle string) bool {
 // earlier releases lowercased, search now compares case-folded text). Records are read in
 // chunks in key order; only rows whose text changes are written (ASCII text lowercases and
 // folds alike, so most rows are only read).
-func refoldSearchText(ctx context.Context, s *Store, tx *gorm.DB) error {
+func refoldSearchText(ctx context.Context, s *Store, tx *sql.Tx) error {
 	const chunk = 2000
 	type row struct {
 		id, details, text string
 	}
 	after, seen, changed := "", 0, 0
 	for {
-		rows, err := tx.WithContext(ctx).Raw(`SELECT record_id, details, search_text FROM records WHERE record_id > ? ORDER BY record_id LIMIT ?`, after, chunk).Rows()
+		rows, err := tx.QueryContext(ctx, s.rebind(`SELECT record_id, details, search_text FROM records WHERE record_id > ? ORDER BY record_id LIMIT ?`), after, chunk)
 		if err != nil {
 			return fmt.Errorf("refold search text: %w", err)
 		}
@@ -170,7 +170,7 @@ func refoldSearchText(ctx context.Context, s *Store, tx *gorm.DB) error {
 				return fmt.Errorf("refold search text of record %s: %w", r.id, err)
 			}
 			if text := SearchText(details); text != r.text {
-				if err := tx.Exec(`UPDATE records SET search_text = ? WHERE record_id = ?`, text, r.id).Error; err != nil {
+				if _, err := tx.ExecContext(ctx, s.rebind(`UPDATE records SET search_text = ? WHERE record_id = ?`), text, r.id); err != nil {
 					return fmt.Errorf("refold search text of record %s: %w", r.id, err)
 				}
 				changed++

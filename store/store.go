@@ -19,7 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/glebarez/sqlite"
+	"github.com/libtnb/sqlite"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -39,6 +39,9 @@ var (
 	ErrInvalid = errors.New("invalid value")
 )
 
+// sqliteDriverName is the database/sql driver the SQLite dialect uses.
+const sqliteDriverName = "sqlite"
+
 // Dialect names.
 const (
 	DialectSQLite   = "sqlite"
@@ -50,8 +53,10 @@ type Store struct {
 	db      *gorm.DB
 	sqlDB   *sql.DB
 	dialect string
-	log     *slog.Logger
-	now     func() time.Time
+	// sqlitePath is the database file (SQLite only).
+	sqlitePath string
+	log        *slog.Logger
+	now        func() time.Time
 	// versions remembers stored versions (immutable) for lookup verification.
 	versions *cache.Cache[string, StoredVersion]
 	// auth remembers successful authentications for Options.AuthCacheTTL, so that a burst of
@@ -120,6 +125,9 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 				return nil, fmt.Errorf("store: sqlite directory: %w", err)
 			}
 		}
+		if err := checkWritable(path); err != nil {
+			return nil, err
+		}
 		q := url.Values{}
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Add("_pragma", "journal_mode(WAL)")
@@ -128,7 +136,7 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		q.Set("_txlock", "immediate")
 		registerSQLiteFunctions()
 		dialector = sqlite.Open("file:" + path + "?" + q.Encode())
-		s.dialect = DialectSQLite
+		s.dialect, s.sqlitePath = DialectSQLite, path
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
 		dsn, err := postgresDSN(databaseURL)
 		if err != nil {
@@ -141,6 +149,9 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 	}
 	db, err := gorm.Open(dialector, gcfg)
 	if err != nil {
+		if s.dialect == DialectSQLite {
+			return nil, fmt.Errorf("store: open sqlite database file %s: %w", s.sqlitePath, err)
+		}
 		return nil, fmt.Errorf("store: open %s: %w", s.dialect, err)
 	}
 	if err := s.watchWrites(db); err != nil {
@@ -169,6 +180,33 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkWritable makes sure the SQLite database file at path can be opened for writing, and its
+// directory written (SQLite puts its -wal and -shm files beside it), so that an unwritable path
+// is reported as what it is: the driver itself only says "unable to open database file".
+func checkWritable(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("store: cannot open database file %s: %w", path, pathCause(err))
+	}
+	_ = f.Close()
+	probe, err := os.CreateTemp(filepath.Dir(path), ".svc-write-check-*")
+	if err != nil {
+		return fmt.Errorf("store: cannot write beside database file %s (SQLite keeps its -wal and -shm files there): %w", path, pathCause(err))
+	}
+	_ = probe.Close()
+	_ = os.Remove(probe.Name())
+	return nil
+}
+
+// pathCause drops the operation and path of an *os.PathError (the message names the path).
+func pathCause(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Dialect reports "sqlite" or "postgres".

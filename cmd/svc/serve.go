@@ -63,7 +63,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	bgctx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
 	bgDone := make(chan struct{})
-	go func() { defer close(bgDone); srvr.RunReverification(bgctx) }()
+	go func() { defer close(bgDone); srvr.Verification().Run(bgctx) }()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err

@@ -5,7 +5,6 @@ package storetest
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -88,28 +87,4 @@ func Seeded(b testing.TB, schema string, complete func(*store.Store) bool, seed 
 	}
 	b.Cleanup(func() { _ = s.Close() })
 	return s
-}
-
-// Clock is a clock that moves only when told (store.Options.Now, server.Config.Now): tests of
-// time-driven behaviour advance it instead of waiting or reaching into the database.
-type Clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// NewClock returns a clock standing at the current time.
-func NewClock() *Clock { return &Clock{t: time.Now()} }
-
-// Now reads the clock.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
 }

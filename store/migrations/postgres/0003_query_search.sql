@@ -1,3 +1,4 @@
+-- +goose Up
 -- Collection reads and search (issue: query, tag query and search at a million records).
 -- search_text holds the latest version's details as lowercased entries
 -- "\x1e<path>\x1f<value>" ... "\x1e" (one per scalar; array elements under the array's path),

@@ -1,3 +1,4 @@
+-- +goose Up
 -- Schema of the whole product (SQLite). Times are Unix milliseconds (BIGINT, UTC) so both
 -- dialects compare and order them the same way; JSON is canonical JSON text in TEXT.
 -- Every entry has a head row (its current state, mutable) and an append-only history of versions

@@ -1,3 +1,4 @@
+-- +goose Up
 -- Collection reads and search: see the Postgres migration. SQLite matches search_text with a
 -- registered Go function (svc_field_match) instead of trigram indexes.
 ALTER TABLE records ADD COLUMN search_text TEXT NOT NULL DEFAULT '';

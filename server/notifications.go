@@ -1,0 +1,72 @@
+package server
+
+import (
+	"context"
+	"errors"
+
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/store"
+)
+
+func notificationOut(n store.Notification) gen.Notification {
+	var actor *string
+	if n.ActorEmail != "" {
+		actor = strPtr(n.ActorEmail)
+	}
+	return gen.Notification{Id: n.ID, RequestId: n.RequestID, NamespaceId: n.NamespaceID, TargetNamespaceId: n.TargetNamespaceID,
+		RecipientEmail: n.RecipientEmail, ActorEmail: actor, Domain: n.Domain, EventType: gen.NotificationEventType(n.EventType),
+		Title: n.Title, Message: n.Message, Metadata: obj(n.Metadata), IsRead: n.IsRead, ReadAt: tsPtr(n.ReadAt),
+		CreatedAt: ts(n.CreatedAt), UpdatedAt: ts(n.UpdatedAt)}
+}
+
+// ListPendingNotifications lists the caller's unread notifications.
+func (s *Server) ListPendingNotifications(ctx context.Context, _ gen.ListPendingNotificationsRequestObject) (gen.ListPendingNotificationsResponseObject, error) {
+	ns, err := s.store.Notifications(ctx, caller(ctx).Email, true)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.ListPendingNotifications200JSONResponse{Message: "Pending notifications", UnreadCount: int64(len(ns)), Data: make([]gen.Notification, len(ns))}
+	for i, n := range ns {
+		out.Data[i] = notificationOut(n)
+	}
+	return out, nil
+}
+
+// ListNotificationHistory lists all of the caller's notifications.
+func (s *Server) ListNotificationHistory(ctx context.Context, _ gen.ListNotificationHistoryRequestObject) (gen.ListNotificationHistoryResponseObject, error) {
+	ns, err := s.store.Notifications(ctx, caller(ctx).Email, false)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.ListNotificationHistory200JSONResponse{Message: "Notification history", Data: make([]gen.NotificationSummary, len(ns))}
+	for i, n := range ns {
+		out.Data[i] = gen.NotificationSummary{Id: n.ID, RequestId: n.RequestID, RecipientEmail: n.RecipientEmail, Domain: n.Domain,
+			EventType: gen.NotificationSummaryEventType(n.EventType), IsRead: n.IsRead, ReadAt: tsPtr(n.ReadAt)}
+	}
+	return out, nil
+}
+
+// MarkNotificationRead marks one of the caller's notifications read.
+func (s *Server) MarkNotificationRead(ctx context.Context, req gen.MarkNotificationReadRequestObject) (gen.MarkNotificationReadResponseObject, error) {
+	n, err := s.store.MarkNotificationRead(ctx, req.NotificationId, caller(ctx).Email)
+	if errors.Is(err, store.ErrNotFound) {
+		return gen.MarkNotificationRead404JSONResponse{NotFoundJSONResponse: notFoundBody("Notification not found")}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := gen.MarkNotificationRead200JSONResponse{Message: "Notification marked read"}
+	out.Data.Id, out.Data.IsRead, out.Data.ReadAt = n.ID, n.IsRead, tsPtr(n.ReadAt)
+	return out, nil
+}
+
+// MarkAllNotificationsRead marks all of the caller's notifications read.
+func (s *Server) MarkAllNotificationsRead(ctx context.Context, _ gen.MarkAllNotificationsReadRequestObject) (gen.MarkAllNotificationsReadResponseObject, error) {
+	n, err := s.store.MarkAllNotificationsRead(ctx, caller(ctx).Email)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.MarkAllNotificationsRead200JSONResponse{Message: "Notifications marked read"}
+	out.Data.Affected = n
+	return out, nil
+}

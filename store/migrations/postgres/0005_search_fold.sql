@@ -1,4 +1,0 @@
--- Search compares Unicode case-folded text (ß and SS both fold to ss; Σ, σ and ς to σ), where
--- earlier releases lowercased. Case folding is done in Go (golang.org/x/text/cases), the same on
--- both dialects, so this migration has no SQL of its own: before this file runs, the store
--- re-renders records.search_text from each record's details (migrate.go, refoldSearchText).
