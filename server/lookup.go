@@ -17,7 +17,7 @@ import (
 // versionSel turns version_id / as_on into a store selection (not both: 400).
 func versionSel(versionID *string, asOn *openapi_types.Date) (store.VersionSel, error) {
 	if versionID != nil && asOn != nil {
-		return store.VersionSel{}, &denial{http.StatusBadRequest, "Invalid input: version_id and as_on cannot be used together"}
+		return store.VersionSel{}, problem(http.StatusBadRequest, "Invalid input: version_id and as_on cannot be used together")
 	}
 	var sel store.VersionSel
 	if versionID != nil {
@@ -37,17 +37,17 @@ func lookupMiss(err error, entity string, sel store.VersionSel, exists func() er
 		return err
 	}
 	if sel.VersionID == "" && sel.Before.IsZero() {
-		return &denial{http.StatusNotFound, entity + " not found"}
+		return problem(http.StatusNotFound, entity+" not found")
 	}
 	switch e := exists(); {
 	case errors.Is(e, store.ErrNotFound):
-		return &denial{http.StatusNotFound, entity + " not found"}
+		return problem(http.StatusNotFound, entity+" not found")
 	case e != nil:
 		return e
 	case sel.VersionID != "":
-		return &denial{http.StatusNotFound, fmt.Sprintf("Version %s of this %s not found", sel.VersionID, strings.ToLower(entity))}
+		return problem(http.StatusNotFound, fmt.Sprintf("Version %s of this %s not found", sel.VersionID, strings.ToLower(entity)))
 	default:
-		return &denial{http.StatusNotFound, fmt.Sprintf("%s did not exist yet on %s", entity, sel.Before.AddDate(0, 0, -1).Format(time.DateOnly))}
+		return problem(http.StatusNotFound, fmt.Sprintf("%s did not exist yet on %s", entity, sel.Before.AddDate(0, 0, -1).Format(time.DateOnly)))
 	}
 }
 
@@ -86,13 +86,8 @@ func (s *Server) LookupNamespace(ctx context.Context, req gen.LookupNamespaceReq
 		generation = s.cache.Generation()
 	}
 	ns, err := s.lookupNamespace(ctx, req)
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		if d.status == http.StatusNotFound {
-			return gen.LookupNamespace404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		}
-		return gen.LookupNamespace400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
 	}
 	if etagMatches(req.Params.IfNoneMatch, ns.Digest) {
 		return gen.LookupNamespace304Response{}, nil
@@ -138,13 +133,8 @@ func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryReque
 		generation = s.cache.Generation()
 	}
 	reg, err := s.lookupRegistry(ctx, req.Namespace, req.RegistryName, req.Params.VersionId, req.Params.AsOn)
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		if d.status == http.StatusNotFound {
-			return gen.LookupRegistry404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		}
-		return gen.LookupRegistry400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
 	}
 	if etagMatches(req.Params.IfNoneMatch, reg.Digest) {
 		return gen.LookupRegistry304Response{}, nil
@@ -196,13 +186,8 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 		generation = s.cache.Generation()
 	}
 	rec, err := s.lookupRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.VersionId, req.Params.AsOn)
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		if d.status == http.StatusNotFound {
-			return gen.LookupRecord404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		}
-		return gen.LookupRecord400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
 	}
 	if etagMatches(req.Params.IfNoneMatch, rec.Digest) {
 		return gen.LookupRecord304Response{}, nil
