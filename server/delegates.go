@@ -4,21 +4,7 @@ import (
 	"context"
 
 	"github.com/svc-directory/svc/gen"
-	"github.com/svc-directory/svc/proof"
 )
-
-// parseObject parses a raw body (already checked strict by the middleware) as an object.
-func parseObject(body []byte) (map[string]any, bool) {
-	if len(body) == 0 {
-		return nil, false
-	}
-	v, err := proof.ParseJSON(body, maxJSONDepth)
-	if err != nil {
-		return nil, false
-	}
-	m, ok := v.(map[string]any)
-	return m, ok
-}
 
 func (s *Server) delegatesData(ctx context.Context, namespaceID string) (gen.DelegatesResponse, error) {
 	ms, err := s.store.Members(ctx, namespaceID)

@@ -21,14 +21,13 @@ func domainRequest(ctx context.Context, p gen.GenerateDnsTxtParams) (method, tar
 	if p.TargetNamespace != nil {
 		target = *p.TargetNamespace
 	}
-	if body := info(ctx).Body; len(body) > 0 {
-		if m, ok := parseObject(body); ok {
-			if v, ok := m["verification_method"].(string); ok && method == "" {
-				method = v
-			}
-			if v, ok := m["target_namespace"].(string); ok && target == "" {
-				target = v
-			}
+	// The body as the middleware parsed it (once).
+	if m, ok := info(ctx).Value.(map[string]any); ok {
+		if v, ok := m["verification_method"].(string); ok && method == "" {
+			method = v
+		}
+		if v, ok := m["target_namespace"].(string); ok && target == "" {
+			target = v
 		}
 	}
 	return method, target
