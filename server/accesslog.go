@@ -17,7 +17,7 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		err := next(c)
 		status := c.Response().Status
 		if err != nil && !c.Response().Committed {
-			status, _ = answer(err, c.Request())
+			status = answer(err, c.Request()).Status
 		}
 		route := c.Path()
 		if route == "" {

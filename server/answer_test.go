@@ -6,24 +6,62 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/verification"
 )
 
-// A denial that reaches the error handler (its operation does not list the status) keeps its
-// status and message; other errors are 500 with the fixed message.
-func TestAnswerKeepsDenials(t *testing.T) {
+// answer is the one mapping of an error to what the client gets: an apiError keeps its status,
+// code and message (also wrapped); the store's and the workflow's refusals get the status of
+// their kind and the message they carry; other errors are 500 with the fixed message.
+func TestAnswerMapsExpectedOutcomes(t *testing.T) {
 	r := httptest.NewRequest("POST", "/svc/x", nil)
 	for _, tc := range []struct {
 		err    error
 		status int
+		code   gen.ErrorCode
 		msg    string
 	}{
-		{&denial{http.StatusConflict, "Conflict: the record is not a draft"}, 409, "Conflict: the record is not a draft"},
-		{fmt.Errorf("wrapped: %w", &denial{http.StatusBadRequest, "Invalid input: x"}), 400, "Invalid input: x"},
-		{newAPIError(http.StatusUnauthorized, msgUnauthorized), 401, msgUnauthorized},
-		{errors.New("database exploded"), 500, msgUnexpected},
+		{problem(http.StatusConflict, "Conflict: the record is not a draft"), 409, gen.ErrorCodeConflict, "Conflict: the record is not a draft"},
+		{fmt.Errorf("wrapped: %w", problem(http.StatusBadRequest, "Invalid input: x")), 400, gen.ErrorCodeInvalidInput, "Invalid input: x"},
+		{problemf(http.StatusUnauthorized, "%s", msgUnauthorized), 401, gen.ErrorCodeUnauthorized, msgUnauthorized},
+		{problem(http.StatusNotFound, msgNamespaceMissing), 404, gen.ErrorCodeNamespaceNotFound, msgNamespaceMissing},
+		{store.ErrNotDraft, 409, gen.ErrorCodeConflict, "Conflict: the record is not a draft"},
+		{store.ErrNameTaken.With("record %q already exists in the registry", "alice"), 409, gen.ErrorCodeConflict,
+			`Conflict: the name is taken: record "alice" already exists in the registry`},
+		{store.ErrStaleVersion, 412, gen.ErrorCodePreconditionFailed,
+			"Precondition failed: the entry has changed since that version (If-Match); nothing was written"},
+		{&verification.Refusal{Kind: verification.Forbidden, Message: "Forbidden: no", Err: store.ErrNotFound}, 403, gen.ErrorCodeForbidden, "Forbidden: no"},
+		{store.ErrConflict, 500, gen.ErrorCodeInternal, msgUnexpected}, // a bare sentinel carries no message
+		{store.ErrNotFound, 500, gen.ErrorCodeInternal, msgUnexpected}, // named by the handler (notFound)
+		{errors.New("database exploded"), 500, gen.ErrorCodeInternal, msgUnexpected},
 	} {
-		if status, msg := answer(tc.err, r); status != tc.status || msg != tc.msg {
-			t.Errorf("answer(%v) = %d %q; want %d %q", tc.err, status, msg, tc.status, tc.msg)
+		if a := answer(tc.err, r); a.Status != tc.status || a.Code != tc.code || a.Message != tc.msg {
+			t.Errorf("answer(%v) = %d %s %q; want %d %s %q", tc.err, a.Status, a.Code, a.Message, tc.status, tc.code, tc.msg)
 		}
 	}
+}
+
+// notFound names a store not-found after what the request named, and leaves a refusal that
+// says what was missing (and any other error) alone.
+func TestNotFoundNamesTheMissingThing(t *testing.T) {
+	if got := notFound(fmt.Errorf("registry %q: %w", "x", store.ErrNotFound), "Registry not found"); !sameProblem(got, 404, "Registry not found") {
+		t.Errorf("store not-found: %v", got)
+	}
+	rf := &verification.Refusal{Kind: verification.NotFound, Message: "No verification data for this namespace and domain", Err: store.ErrNotFound}
+	if got := notFound(rf, msgNamespaceMissing); got != error(rf) {
+		t.Errorf("refusal: %v", got)
+	}
+	if got := notFound(store.ErrNotDraft, "Record not found"); got != error(store.ErrNotDraft) {
+		t.Errorf("conflict: %v", got)
+	}
+	if got := notFound(nil, "Record not found"); got != nil {
+		t.Errorf("nil: %v", got)
+	}
+}
+
+func sameProblem(err error, status int, msg string) bool {
+	var ae *apiError
+	return errors.As(err, &ae) && ae.Status == status && ae.Message == msg
 }

@@ -188,9 +188,9 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			if err != nil {
 				var mbe *http.MaxBytesError
 				if errors.As(err, &mbe) {
-					return newAPIError(http.StatusRequestEntityTooLarge, "Request body too large (limit %d MiB)", op.bodyLimit>>20)
+					return problemf(http.StatusRequestEntityTooLarge, "Request body too large (limit %d MiB)", op.bodyLimit>>20)
 				}
-				return newAPIError(http.StatusBadRequest, "Invalid input: could not read the request body")
+				return problemf(http.StatusBadRequest, "Invalid input: could not read the request body")
 			}
 			if len(bytes.TrimSpace(data)) > 0 {
 				parse := proof.ParseExactJSON
@@ -201,7 +201,7 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 				}
 				v, err := parse(data, maxJSONDepth)
 				if err != nil {
-					return newAPIError(http.StatusBadRequest, "Invalid input: %s", err)
+					return problemf(http.StatusBadRequest, "Invalid input: %s", err)
 				}
 				ri.Body, ri.Value, body, hasBody = data, v, v, true
 			} else {
@@ -215,10 +215,10 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		for i, name := range c.ParamNames() {
 			v, err := url.PathUnescape(c.ParamValues()[i])
 			if err != nil {
-				return newAPIError(http.StatusBadRequest, "Invalid input: path parameter %q is not properly escaped", name)
+				return problemf(http.StatusBadRequest, "Invalid input: path parameter %q is not properly escaped", name)
 			}
 			if err := proof.CheckText(v); err != nil {
-				return newAPIError(http.StatusBadRequest, "Invalid input: path parameter %s: %v", name, err)
+				return problemf(http.StatusBadRequest, "Invalid input: path parameter %s: %v", name, err)
 			}
 			params[name] = v
 		}
@@ -226,11 +226,11 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		// as they are in bodies (Postgres would refuse them with an error).
 		for name, vs := range ri.Query {
 			if err := proof.CheckText(name); err != nil {
-				return newAPIError(http.StatusBadRequest, "Invalid input: a query parameter name: %v", err)
+				return problemf(http.StatusBadRequest, "Invalid input: a query parameter name: %v", err)
 			}
 			for _, v := range vs {
 				if err := proof.CheckText(v); err != nil {
-					return newAPIError(http.StatusBadRequest, "Invalid input: query parameter %s: %v", name, err)
+					return problemf(http.StatusBadRequest, "Invalid input: query parameter %s: %v", name, err)
 				}
 			}
 		}
@@ -254,7 +254,7 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			return ae
 		}
 		if err != nil {
-			return newAPIError(http.StatusBadRequest, "Invalid input: %s", describeValidation(err, op))
+			return problemf(http.StatusBadRequest, "Invalid input: %s", describeValidation(err, op))
 		}
 		if hasBody {
 			// After validation, which replaces the body with a reader of its own.
@@ -282,7 +282,7 @@ func validateBody(in *openapi3filter.RequestValidationInput, op *operation, body
 	ct := in.Request.Header.Get(echo.HeaderContentType)
 	mt := rb.Content.Get(ct)
 	if mt == nil {
-		return newAPIError(http.StatusUnsupportedMediaType, "Unsupported media type: send the body as application/json (Content-Type was %q)", ct)
+		return problemf(http.StatusUnsupportedMediaType, "Unsupported media type: send the body as application/json (Content-Type was %q)", ct)
 	}
 	if mt.Schema == nil || mt.Schema.Value == nil {
 		return nil
@@ -299,9 +299,9 @@ func (s *Server) authenticate(ctx context.Context, header string, op *operation)
 	if op.auth == authNone {
 		return nil, nil
 	}
-	unauthorized := newAPIError(http.StatusUnauthorized, msgUnauthorized)
+	unauthorized := problemf(http.StatusUnauthorized, msgUnauthorized)
 	if op.verification {
-		unauthorized = newAPIError(http.StatusUnauthorized, msgAuthFailed)
+		unauthorized = problemf(http.StatusUnauthorized, msgAuthFailed)
 	}
 	key, present, ok := bearerKey(header)
 	if !present {
@@ -320,7 +320,7 @@ func (s *Server) authenticate(ctx context.Context, header string, op *operation)
 	case err != nil:
 		return nil, err
 	case u.Disabled && op.verification:
-		return nil, newAPIError(http.StatusNotFound, msgUserNotFound)
+		return nil, problemf(http.StatusNotFound, msgUserNotFound)
 	case u.Disabled:
 		return nil, unauthorized
 	}

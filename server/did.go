@@ -2,22 +2,17 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/svc-directory/svc/gen"
-	"github.com/svc-directory/svc/store"
 )
 
 // GetDidDocument serves the W3C DID document of a profile: did:web:{did_host}:{profile_id},
 // its registered Ed25519 keys as Multikey verification methods.
 func (s *Server) GetDidDocument(ctx context.Context, req gen.GetDidDocumentRequestObject) (gen.GetDidDocumentResponseObject, error) {
 	u, err := s.store.UserByProfileID(ctx, req.ProfileId)
-	if errors.Is(err, store.ErrNotFound) {
-		return gen.GetDidDocument404JSONResponse{NotFoundJSONResponse: notFoundBody("Profile not found")}, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "Profile not found")
 	}
 	keys, err := s.store.ProfileKeys(ctx, u.ID)
 	if err != nil {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -13,26 +12,6 @@ import (
 	"github.com/svc-directory/svc/verification"
 )
 
-// refusalStatus is the HTTP status of each kind of refusal of the verification workflow.
-var refusalStatus = map[verification.Kind]int{
-	verification.Invalid:   http.StatusBadRequest,
-	verification.NotFound:  http.StatusNotFound,
-	verification.Forbidden: http.StatusForbidden,
-	verification.Conflict:  http.StatusConflict,
-}
-
-// verifyDenial maps a refusal of the verification workflow to a denial with its message, and
-// the store's expected refusals as storeDenial does (notFound: the message of ErrNotFound).
-func verifyDenial(err error, notFound string) error {
-	var r *verification.Refusal
-	if errors.As(err, &r) {
-		if st, ok := refusalStatus[r.Kind]; ok {
-			return &denial{st, r.Message}
-		}
-	}
-	return storeDenial(err, notFound)
-}
-
 // domainRequest reads generate-dns-txt's verification_method and target_namespace from the
 // query, or else from a JSON body (the specification allows both).
 func domainRequest(ctx context.Context, p gen.GenerateDnsTxtParams) (method, target string) {
@@ -42,14 +21,13 @@ func domainRequest(ctx context.Context, p gen.GenerateDnsTxtParams) (method, tar
 	if p.TargetNamespace != nil {
 		target = *p.TargetNamespace
 	}
-	if body := info(ctx).Body; len(body) > 0 {
-		if m, ok := parseObject(body); ok {
-			if v, ok := m["verification_method"].(string); ok && method == "" {
-				method = v
-			}
-			if v, ok := m["target_namespace"].(string); ok && target == "" {
-				target = v
-			}
+	// The body as the middleware parsed it (once).
+	if m, ok := info(ctx).Value.(map[string]any); ok {
+		if v, ok := m["verification_method"].(string); ok && method == "" {
+			method = v
+		}
+		if v, ok := m["target_namespace"].(string); ok && target == "" {
+			target = v
 		}
 	}
 	return method, target
@@ -58,42 +36,20 @@ func domainRequest(ctx context.Context, p gen.GenerateDnsTxtParams) (method, tar
 // GenerateDnsTxt generates (or returns) a namespace's verification value, or sends a
 // delegated request to a self-verified namespace.
 func (s *Server) GenerateDnsTxt(ctx context.Context, req gen.GenerateDnsTxtRequestObject) (gen.GenerateDnsTxtResponseObject, error) {
-	out, err := s.generateDnsTxt(ctx, req)
-	if d, err := asDenial(err); err != nil {
-		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.GenerateDnsTxt404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.GenerateDnsTxt403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.GenerateDnsTxt400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		case http.StatusConflict:
-			return gen.GenerateDnsTxt409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
-	}
-	return gen.GenerateDnsTxt200JSONResponse(out), nil
-}
-
-func (s *Server) generateDnsTxt(ctx context.Context, req gen.GenerateDnsTxtRequestObject) (gen.GenerateTxtResponse, error) {
-	var out gen.GenerateTxtResponse
 	method, target := domainRequest(ctx, req.Params)
 	domain, err := verification.CheckInput(method, req.Domain)
 	if err != nil {
-		return out, verifyDenial(err, msgNamespaceMissing)
+		return nil, err
 	}
 	nsID, err := s.authorizeWrite(ctx, req.NamespaceId, false)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
 	g, err := s.domains.Generate(ctx, verification.Generate{NamespaceID: nsID, Domain: domain, Method: method, Target: target, By: *caller(ctx)})
 	if err != nil {
-		// ErrConflict: the pending request was decided again and again while this one was made.
-		return out, verifyDenial(err, "Target namespace not found")
+		return nil, notFound(err, "Target namespace not found")
 	}
+	var out gen.GenerateDnsTxt200JSONResponse
 	switch {
 	case g.Request != nil:
 		out.Message = "Verification request sent to the target namespace"
@@ -114,41 +70,20 @@ func (s *Server) generateDnsTxt(ctx context.Context, req gen.GenerateDnsTxtReque
 // VerifyDomain checks the generated value over DNS, then HTTP, and on a match makes the
 // namespace the holder of the domain.
 func (s *Server) VerifyDomain(ctx context.Context, req gen.VerifyDomainRequestObject) (gen.VerifyDomainResponseObject, error) {
-	msg, err := s.verifyDomain(ctx, req.Body)
-	if d, err := asDenial(err); err != nil {
-		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.VerifyDomain404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.VerifyDomain403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.VerifyDomain400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
-	}
-	return gen.VerifyDomain200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: msg}}, nil
-}
-
-func (s *Server) verifyDomain(ctx context.Context, b *gen.VerifyDomainRequest) (string, error) {
+	b := req.Body
 	if strings.TrimSpace(b.NamespaceId) == "" {
-		return "", &denial{http.StatusBadRequest, "Invalid input: namespace_id is missing or empty"}
+		return nil, problem(http.StatusBadRequest, "Invalid input: namespace_id is missing or empty")
 	}
 	nsID, err := s.authorizeWrite(ctx, b.NamespaceId, false)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	domain := ""
-	if b.Domain != nil {
-		domain = *b.Domain
-	}
-	v, err := s.domains.Verify(ctx, nsID, domain)
+	v, err := s.domains.Verify(ctx, nsID, strVal(b.Domain))
 	if err != nil {
-		return "", verifyDenial(err, msgNamespaceMissing)
+		return nil, notFound(err, msgNamespaceMissing)
 	}
-	return fmt.Sprintf("Domain %s verified (%s)", v.Domain, v.Detail), nil
+	msg := fmt.Sprintf("Domain %s verified (%s)", v.Domain, v.Detail)
+	return gen.VerifyDomain200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: msg}}, nil
 }
 
 // memberNamespace resolves a domain operation's namespace and requires a member.
@@ -157,25 +92,15 @@ func (s *Server) memberNamespace(ctx context.Context, ref string) (store.Namespa
 	if err != nil {
 		return store.Namespace{}, err
 	}
-	return s.store.GetNamespace(ctx, id, store.VersionSel{})
+	ns, err := s.store.GetNamespace(ctx, id, store.VersionSel{})
+	return ns, notFound(err, msgNamespaceMissing)
 }
 
 // CheckVerification tells whether a namespace holds a verified domain.
 func (s *Server) CheckVerification(ctx context.Context, req gen.CheckVerificationRequestObject) (gen.CheckVerificationResponseObject, error) {
 	ns, err := s.memberNamespace(ctx, req.NamespaceId)
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.CheckVerification404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.CheckVerification403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.CheckVerification400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
 	}
 	if ns.Domain == "" {
 		return gen.CheckVerification200JSONResponse{Message: "The namespace has no verified domain", Verified: false}, nil
@@ -186,24 +111,12 @@ func (s *Server) CheckVerification(ctx context.Context, req gen.CheckVerificatio
 // GetDnsTxt returns the namespace's newest generated value.
 func (s *Server) GetDnsTxt(ctx context.Context, req gen.GetDnsTxtRequestObject) (gen.GetDnsTxtResponseObject, error) {
 	ns, err := s.memberNamespace(ctx, req.NamespaceId)
-	var c store.Challenge
-	if err == nil {
-		c, err = s.domains.Challenge(ctx, ns.NamespaceID)
-		err = verifyDenial(err, msgNamespaceMissing)
-	}
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.GetDnsTxt404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.GetDnsTxt403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.GetDnsTxt400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
+	}
+	c, err := s.domains.Challenge(ctx, ns.NamespaceID)
+	if err != nil {
+		return nil, notFound(err, msgNamespaceMissing)
 	}
 	return gen.GetDnsTxt200JSONResponse{Message: "TXT record found", NamespaceId: ns.NamespaceID, Domain: c.Domain, Txt: c.TXT,
 		IsVerified: ns.Domain == c.Domain}, nil
@@ -211,38 +124,19 @@ func (s *Server) GetDnsTxt(ctx context.Context, req gen.GetDnsTxtRequestObject) 
 
 // RemoveNamespaceVerification removes a namespace's verification of a domain.
 func (s *Server) RemoveNamespaceVerification(ctx context.Context, req gen.RemoveNamespaceVerificationRequestObject) (gen.RemoveNamespaceVerificationResponseObject, error) {
-	out, err := s.removeVerification(ctx, req)
-	if d, err := asDenial(err); err != nil {
-		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.RemoveNamespaceVerification404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.RemoveNamespaceVerification403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.RemoveNamespaceVerification400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
-	}
-	return gen.RemoveNamespaceVerification200JSONResponse(out), nil
-}
-
-func (s *Server) removeVerification(ctx context.Context, req gen.RemoveNamespaceVerificationRequestObject) (gen.RemoveVerificationResponse, error) {
-	var out gen.RemoveVerificationResponse
 	domain, err := verification.NormalizeDomain(req.Domain)
 	if err != nil {
-		return out, verifyDenial(err, msgNamespaceMissing)
+		return nil, err
 	}
 	nsID, err := s.authorizeWrite(ctx, req.Namespace, false)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
 	r, err := s.domains.Remove(ctx, nsID, domain)
 	if err != nil {
-		return out, verifyDenial(err, "No verification data for this namespace and domain")
+		return nil, notFound(err, "No verification data for this namespace and domain")
 	}
+	var out gen.RemoveNamespaceVerification200JSONResponse
 	out.Message = "Namespace verification removed"
 	out.Data.Domain = domain
 	out.Data.VerificationMethods = make([]gen.VerificationMethod, len(r.Methods))

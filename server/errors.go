@@ -9,6 +9,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/verification"
 )
 
 // Messages the specification fixes.
@@ -22,16 +24,50 @@ const (
 	msgVerificationFailed = "Verification failed"
 )
 
-// apiError is an expected client-facing outcome raised outside a handler (middleware, binding).
+// apiError is an outcome the client is told: its status, its stable code and its message.
+// Middleware, binding and handlers return it; refusals of the store and of the verification
+// workflow become one in answer. The error handler writes it.
 type apiError struct {
 	Status  int
+	Code    gen.ErrorCode
 	Message string
 }
 
-func (e *apiError) Error() string { return fmt.Sprintf("%d %s", e.Status, e.Message) }
+func (e *apiError) Error() string { return e.Message }
 
-func newAPIError(status int, format string, args ...any) *apiError {
-	return &apiError{Status: status, Message: fmt.Sprintf(format, args...)}
+// problem is the apiError of a status and message (its code from errorCode).
+func problem(status int, msg string) *apiError {
+	return &apiError{Status: status, Code: errorCode(status, msg), Message: msg}
+}
+
+func problemf(status int, format string, args ...any) *apiError {
+	return problem(status, fmt.Sprintf(format, args...))
+}
+
+// refusalStatus is the HTTP status of each kind of refusal of the verification workflow.
+var refusalStatus = map[verification.Kind]int{
+	verification.Invalid:   http.StatusBadRequest,
+	verification.NotFound:  http.StatusNotFound,
+	verification.Forbidden: http.StatusForbidden,
+	verification.Conflict:  http.StatusConflict,
+}
+
+// storeStatus is the HTTP status of each kind of the store's refusals (store.Error).
+var storeStatus = map[error]int{
+	store.ErrInvalid:      http.StatusBadRequest,
+	store.ErrConflict:     http.StatusConflict,
+	store.ErrPrecondition: http.StatusPreconditionFailed,
+}
+
+// notFound names what a not-found of the store missed (msg: the thing the request named); a
+// refusal that already says what was missing keeps its message. Other errors pass unchanged.
+func notFound(err error, msg string) error {
+	var ae *apiError
+	var r *verification.Refusal
+	if errors.Is(err, store.ErrNotFound) && !errors.As(err, &ae) && !errors.As(err, &r) {
+		return problem(http.StatusNotFound, msg)
+	}
+	return err
 }
 
 // errorCode is the one mapping of an error's status (and, for the few specific codes, its
@@ -81,27 +117,30 @@ func errorBody(status int, msg string) gen.Error {
 	return gen.Error{Message: msg, Code: errorCode(status, msg)}
 }
 
-// answer is the one mapping of an error to the status and message the client gets: expected
-// outcomes keep theirs; anything else is 500 with the fixed message. Handlers answer the
-// denials their operation lists with its generated types and return any other denial here, so
-// that it keeps its own status.
-func answer(err error, r *http.Request) (int, string) {
+// answer is the one mapping of an error to what the client gets: an apiError as it is; a
+// refusal of the verification workflow or of the store with its message and the status of its
+// kind; echo's own errors (routing, binding) with a message; anything else is 500 with the
+// fixed message.
+func answer(err error, r *http.Request) *apiError {
 	var ae *apiError
-	var d *denial
+	var rf *verification.Refusal
+	var se *store.Error
 	var he *echo.HTTPError
 	switch {
 	case errors.As(err, &ae):
-		return ae.Status, ae.Message
-	case errors.As(err, &d):
-		return d.status, d.msg
+		return ae
+	case errors.As(err, &rf) && refusalStatus[rf.Kind] != 0:
+		return problem(refusalStatus[rf.Kind], rf.Message)
+	case errors.As(err, &se) && storeStatus[se.Kind] != 0:
+		return problem(storeStatus[se.Kind], se.Message)
 	case errors.As(err, &he):
 		switch status := he.Code; {
 		case status == http.StatusNotFound:
-			return status, "Not found: no operation at " + r.URL.Path
+			return problem(status, "Not found: no operation at "+r.URL.Path)
 		case status == http.StatusMethodNotAllowed:
-			return status, "Method not allowed: " + r.Method + " " + r.URL.Path
+			return problem(status, "Method not allowed: "+r.Method+" "+r.URL.Path)
 		case status == http.StatusRequestEntityTooLarge:
-			return status, "Request body too large"
+			return problem(status, "Request body too large")
 		case status >= 400 && status < 500:
 			msg := fmt.Sprint(he.Message)
 			if he.Internal != nil {
@@ -110,10 +149,10 @@ func answer(err error, r *http.Request) (int, string) {
 			if status == http.StatusBadRequest {
 				msg = "Invalid input: " + msg
 			}
-			return status, msg
+			return problem(status, msg)
 		}
 	}
-	return http.StatusInternalServerError, msgUnexpected
+	return problem(http.StatusInternalServerError, msgUnexpected)
 }
 
 // errorHandler is echo's single error exit: it answers with answer(err) and logs 5xx with the
@@ -122,8 +161,8 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	status, msg := answer(err, c.Request())
-	if status >= 500 {
+	a := answer(err, c.Request())
+	if a.Status >= 500 {
 		s.log.ErrorContext(c.Request().Context(), "request failed",
 			slog.String("request_id", requestID(c)),
 			slog.String("method", c.Request().Method),
@@ -131,10 +170,10 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 			slog.Any("error", err))
 	}
 	if c.Request().Method == http.MethodHead {
-		_ = c.NoContent(status)
+		_ = c.NoContent(a.Status)
 		return
 	}
-	_ = c.JSON(status, errorBody(status, msg))
+	_ = c.JSON(a.Status, gen.Error{Message: a.Message, Code: a.Code})
 }
 
 func requestID(c echo.Context) string {

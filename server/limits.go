@@ -138,7 +138,7 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		if ok, wait := s.limiter.allow(clientAddr(c), key, time.Now()); !ok {
 			secs := max(int(math.Ceil(wait.Seconds())), 1)
 			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
-			return newAPIError(http.StatusTooManyRequests, "Too many requests: retry after %d second(s)", secs)
+			return problemf(http.StatusTooManyRequests, "Too many requests: retry after %d second(s)", secs)
 		}
 		return next(c)
 	}

@@ -17,7 +17,7 @@ import (
 // versionSel turns version_id / as_on into a store selection (not both: 400).
 func versionSel(versionID *string, asOn *openapi_types.Date) (store.VersionSel, error) {
 	if versionID != nil && asOn != nil {
-		return store.VersionSel{}, &denial{http.StatusBadRequest, "Invalid input: version_id and as_on cannot be used together"}
+		return store.VersionSel{}, problem(http.StatusBadRequest, "Invalid input: version_id and as_on cannot be used together")
 	}
 	var sel store.VersionSel
 	if versionID != nil {
@@ -37,17 +37,17 @@ func lookupMiss(err error, entity string, sel store.VersionSel, exists func() er
 		return err
 	}
 	if sel.VersionID == "" && sel.Before.IsZero() {
-		return &denial{http.StatusNotFound, entity + " not found"}
+		return problem(http.StatusNotFound, entity+" not found")
 	}
 	switch e := exists(); {
 	case errors.Is(e, store.ErrNotFound):
-		return &denial{http.StatusNotFound, entity + " not found"}
+		return problem(http.StatusNotFound, entity+" not found")
 	case e != nil:
 		return e
 	case sel.VersionID != "":
-		return &denial{http.StatusNotFound, fmt.Sprintf("Version %s of this %s not found", sel.VersionID, strings.ToLower(entity))}
+		return problem(http.StatusNotFound, fmt.Sprintf("Version %s of this %s not found", sel.VersionID, strings.ToLower(entity)))
 	default:
-		return &denial{http.StatusNotFound, fmt.Sprintf("%s did not exist yet on %s", entity, sel.Before.AddDate(0, 0, -1).Format(time.DateOnly))}
+		return problem(http.StatusNotFound, fmt.Sprintf("%s did not exist yet on %s", entity, sel.Before.AddDate(0, 0, -1).Format(time.DateOnly)))
 	}
 }
 
@@ -71,44 +71,65 @@ func cacheHeaders(digest string, ttl int64) (etag, cacheControl *string) {
 	return &e, &c
 }
 
-// LookupNamespace returns a namespace with its proof.
-func (s *Server) LookupNamespace(ctx context.Context, req gen.LookupNamespaceRequestObject) (gen.LookupNamespaceResponseObject, error) {
-	latest := req.Params.VersionId == nil && req.Params.AsOn == nil
-	key := "n\x00" + req.Namespace
+// lookupAnswer is an answer of any of the three lookups: a rendered 200 (cachedLookup) or a
+// 304 (gen.NotModifiedResponse).
+type lookupAnswer interface {
+	gen.LookupNamespaceResponseObject
+	gen.LookupRegistryResponseObject
+	gen.LookupRecordResponseObject
+}
+
+// found is what a lookup read: the answer's body, the entry's digest and ttl, and whether the
+// answer may be kept in the lookup cache.
+type found struct {
+	body      any
+	digest    string
+	ttl       int64
+	cacheable bool
+}
+
+// lookup is the one path of the three lookups. A latest lookup (latest) is answered from the
+// lookup cache when it holds key; otherwise read gives the answer, which a latest lookup keeps
+// in the cache unless a write committed meanwhile. If-None-Match naming the digest is 304.
+func (s *Server) lookup(key string, latest bool, ifNoneMatch *string, read func() (found, error)) (lookupAnswer, error) {
+	cached := latest && s.cache != nil
 	var generation uint64
-	if latest && s.cache != nil {
+	if cached {
 		if e, ok := s.cache.Get(key); ok {
-			if etagMatches(req.Params.IfNoneMatch, e.digest) {
-				return gen.LookupNamespace304Response{}, nil
+			if etagMatches(ifNoneMatch, e.digest) {
+				return gen.NotModifiedResponse{}, nil
 			}
 			return e, nil
 		}
 		generation = s.cache.Generation()
 	}
-	ns, err := s.lookupNamespace(ctx, req)
-	if d, err := asDenial(err); err != nil {
+	f, err := read()
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		if d.status == http.StatusNotFound {
-			return gen.LookupNamespace404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		}
-		return gen.LookupNamespace400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
 	}
-	if etagMatches(req.Params.IfNoneMatch, ns.Digest) {
-		return gen.LookupNamespace304Response{}, nil
+	if etagMatches(ifNoneMatch, f.digest) {
+		return gen.NotModifiedResponse{}, nil
 	}
-	body := gen.NamespaceLookupResponse{Message: "Namespace found", Data: s.namespaceOut(ns)}
-	if latest && s.cache != nil {
-		e, err := render(body, ns.Digest, ns.TTL)
-		if err != nil {
-			return nil, err
-		}
+	e, err := render(f.body, f.digest, f.ttl)
+	if err != nil {
+		return nil, err
+	}
+	if cached && f.cacheable {
 		s.cache.SetIfUnchanged(generation, key, e)
-		return e, nil
 	}
-	out := gen.LookupNamespace200JSONResponse{Body: body}
-	out.Headers.ETag, out.Headers.CacheControl = cacheHeaders(ns.Digest, ns.TTL)
-	return out, nil
+	return e, nil
+}
+
+// LookupNamespace returns a namespace with its proof.
+func (s *Server) LookupNamespace(ctx context.Context, req gen.LookupNamespaceRequestObject) (gen.LookupNamespaceResponseObject, error) {
+	p := req.Params
+	return s.lookup("n\x00"+req.Namespace, p.VersionId == nil && p.AsOn == nil, p.IfNoneMatch, func() (found, error) {
+		ns, err := s.lookupNamespace(ctx, req)
+		if err != nil {
+			return found{}, err
+		}
+		return found{gen.NamespaceLookupResponse{Message: "Namespace found", Data: s.namespaceOut(ns)}, ns.Digest, ns.TTL, true}, nil
+	})
 }
 
 func (s *Server) lookupNamespace(ctx context.Context, req gen.LookupNamespaceRequestObject) (store.Namespace, error) {
@@ -125,42 +146,14 @@ func (s *Server) lookupNamespace(ctx context.Context, req gen.LookupNamespaceReq
 
 // LookupRegistry returns a registry with its proof.
 func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryRequestObject) (gen.LookupRegistryResponseObject, error) {
-	latest := req.Params.VersionId == nil && req.Params.AsOn == nil
-	key := "g\x00" + req.Namespace + "\x00" + req.RegistryName
-	var generation uint64
-	if latest && s.cache != nil {
-		if e, ok := s.cache.Get(key); ok {
-			if etagMatches(req.Params.IfNoneMatch, e.digest) {
-				return gen.LookupRegistry304Response{}, nil
-			}
-			return e, nil
-		}
-		generation = s.cache.Generation()
-	}
-	reg, err := s.lookupRegistry(ctx, req.Namespace, req.RegistryName, req.Params.VersionId, req.Params.AsOn)
-	if d, err := asDenial(err); err != nil {
-		return nil, err
-	} else if d != nil {
-		if d.status == http.StatusNotFound {
-			return gen.LookupRegistry404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		}
-		return gen.LookupRegistry400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-	}
-	if etagMatches(req.Params.IfNoneMatch, reg.Digest) {
-		return gen.LookupRegistry304Response{}, nil
-	}
-	body := gen.RegistryLookupResponse{Message: "Registry found", Data: s.registryOut(reg)}
-	if latest && s.cache != nil {
-		e, err := render(body, reg.Digest, reg.TTL)
+	p := req.Params
+	return s.lookup("g\x00"+req.Namespace+"\x00"+req.RegistryName, p.VersionId == nil && p.AsOn == nil, p.IfNoneMatch, func() (found, error) {
+		reg, err := s.lookupRegistry(ctx, req.Namespace, req.RegistryName, p.VersionId, p.AsOn)
 		if err != nil {
-			return nil, err
+			return found{}, err
 		}
-		s.cache.SetIfUnchanged(generation, key, e)
-		return e, nil
-	}
-	out := gen.LookupRegistry200JSONResponse{Body: body}
-	out.Headers.ETag, out.Headers.CacheControl = cacheHeaders(reg.Digest, reg.TTL)
-	return out, nil
+		return found{gen.RegistryLookupResponse{Message: "Registry found", Data: s.registryOut(reg)}, reg.Digest, reg.TTL, true}, nil
+	})
 }
 
 // lookupRegistry reads a registry, telling an unknown namespace from an unknown registry.
@@ -183,47 +176,20 @@ func (s *Server) lookupRegistry(ctx context.Context, nsRef, name string, version
 
 // LookupRecord returns a record with its proof; an expired record says so in the message.
 func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestObject) (gen.LookupRecordResponseObject, error) {
-	latest := req.Params.VersionId == nil && req.Params.AsOn == nil
+	p := req.Params
 	key := "r\x00" + req.Namespace + "\x00" + req.RegistryName + "\x00" + req.RecordName
-	var generation uint64
-	if latest && s.cache != nil {
-		if e, ok := s.cache.Get(key); ok {
-			if etagMatches(req.Params.IfNoneMatch, e.digest) {
-				return gen.LookupRecord304Response{}, nil
-			}
-			return e, nil
-		}
-		generation = s.cache.Generation()
-	}
-	rec, err := s.lookupRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.VersionId, req.Params.AsOn)
-	if d, err := asDenial(err); err != nil {
-		return nil, err
-	} else if d != nil {
-		if d.status == http.StatusNotFound {
-			return gen.LookupRecord404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		}
-		return gen.LookupRecord400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-	}
-	if etagMatches(req.Params.IfNoneMatch, rec.Digest) {
-		return gen.LookupRecord304Response{}, nil
-	}
-	msg := "Record found"
-	if rec.ValidTill != nil && rec.ValidTill.Before(s.now()) {
-		msg = "Record has been expired"
-	}
-	body := gen.RecordLookupResponse{Message: msg, Data: s.recordOut(rec)}
-	// A record with valid_till changes its message with time: never cached.
-	if latest && s.cache != nil && rec.ValidTill == nil {
-		e, err := render(body, rec.Digest, rec.TTL)
+	return s.lookup(key, p.VersionId == nil && p.AsOn == nil, p.IfNoneMatch, func() (found, error) {
+		rec, err := s.lookupRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, p.VersionId, p.AsOn)
 		if err != nil {
-			return nil, err
+			return found{}, err
 		}
-		s.cache.SetIfUnchanged(generation, key, e)
-		return e, nil
-	}
-	out := gen.LookupRecord200JSONResponse{Body: body}
-	out.Headers.ETag, out.Headers.CacheControl = cacheHeaders(rec.Digest, rec.TTL)
-	return out, nil
+		msg := "Record found"
+		if rec.ValidTill != nil && rec.ValidTill.Before(s.now()) {
+			msg = "Record has been expired"
+		}
+		// A record with valid_till changes its message with time: never cached.
+		return found{gen.RecordLookupResponse{Message: msg, Data: s.recordOut(rec)}, rec.Digest, rec.TTL, rec.ValidTill == nil}, nil
+	})
 }
 
 func (s *Server) lookupRecord(ctx context.Context, nsRef, registry, record string, versionID *string, asOn *openapi_types.Date) (store.Record, error) {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/store"
@@ -49,11 +48,8 @@ func (s *Server) ListNotificationHistory(ctx context.Context, _ gen.ListNotifica
 // MarkNotificationRead marks one of the caller's notifications read.
 func (s *Server) MarkNotificationRead(ctx context.Context, req gen.MarkNotificationReadRequestObject) (gen.MarkNotificationReadResponseObject, error) {
 	n, err := s.store.MarkNotificationRead(ctx, req.NotificationId, caller(ctx).Email)
-	if errors.Is(err, store.ErrNotFound) {
-		return gen.MarkNotificationRead404JSONResponse{NotFoundJSONResponse: notFoundBody("Notification not found")}, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "Notification not found")
 	}
 	out := gen.MarkNotificationRead200JSONResponse{Message: "Notification marked read"}
 	out.Data.Id, out.Data.IsRead, out.Data.ReadAt = n.ID, n.IsRead, tsPtr(n.ReadAt)

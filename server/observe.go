@@ -61,7 +61,7 @@ func (m *metrics) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		status := c.Response().Status
 		if err != nil {
 			// The error handler runs after the middleware chain; derive the status it will send.
-			status, _ = answer(err, c.Request())
+			status = answer(err, c.Request()).Status
 		}
 		method := methodLabel(c.Request().Method)
 		m.requests.WithLabelValues(route, method, statusLabel(status)).Inc()

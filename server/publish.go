@@ -17,99 +17,70 @@ func (s *Server) CreateNamespace(ctx context.Context, req gen.CreateNamespaceReq
 	ns, err := s.store.CreateNamespace(ctx, *u, s.didOf(u), store.NamespaceInput{
 		Name: b.Name, Description: strVal(b.Description), Meta: mapPtr(b.Meta), TTL: b.Ttl,
 	})
-	if d, err := asDenial(storeDenial(err, msgNamespaceMissing)); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		return gen.CreateNamespace400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
 	}
 	return gen.CreateNamespace201JSONResponse{Message: "Namespace created", Data: s.namespaceOut(ns)}, nil
 }
 
 // UpdateNamespace makes a new version of a namespace.
 func (s *Server) UpdateNamespace(ctx context.Context, req gen.UpdateNamespaceRequestObject) (gen.UpdateNamespaceResponseObject, error) {
-	ns, err := s.updateNamespace(ctx, req)
-	if d, err := asDenial(err); err != nil {
+	id, err := s.authorizeWrite(ctx, req.Namespace, false)
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.UpdateNamespace404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.UpdateNamespace403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		case http.StatusPreconditionFailed:
-			return gen.UpdateNamespace412JSONResponse{PreconditionFailedJSONResponse: preconditionBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.UpdateNamespace400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
+	}
+	ifMatch, err := parseIfMatch(req.Params.IfMatch)
+	if err != nil {
+		return nil, err
+	}
+	b := req.Body
+	ns, err := s.store.UpdateNamespace(ctx, id, ifMatch, store.NamespacePatch{Name: b.Name, Description: b.Description, Meta: mapPtr(b.Meta), TTL: b.Ttl})
+	if err != nil {
+		return nil, notFound(err, msgNamespaceMissing)
 	}
 	return gen.UpdateNamespace200JSONResponse{Message: "Namespace updated", Data: s.namespaceOut(ns)}, nil
 }
 
-func (s *Server) updateNamespace(ctx context.Context, req gen.UpdateNamespaceRequestObject) (store.Namespace, error) {
-	id, err := s.authorizeWrite(ctx, req.Namespace, false)
-	if err != nil {
-		return store.Namespace{}, err
-	}
-	ifMatch, err := parseIfMatch(req.Params.IfMatch)
-	if err != nil {
-		return store.Namespace{}, err
-	}
-	b := req.Body
-	ns, err := s.store.UpdateNamespace(ctx, id, ifMatch, store.NamespacePatch{Name: b.Name, Description: b.Description, Meta: mapPtr(b.Meta), TTL: b.Ttl})
-	return ns, storeDenial(err, msgNamespaceMissing)
-}
-
 // CreateRegistry creates a registry with a custom or built-in schema.
 func (s *Server) CreateRegistry(ctx context.Context, req gen.CreateRegistryRequestObject) (gen.CreateRegistryResponseObject, error) {
-	reg, err := s.createRegistry(ctx, req)
-	if d, err := asDenial(err); err != nil {
-		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.CreateRegistry404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.CreateRegistry403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		case http.StatusConflict:
-			return gen.CreateRegistry409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.CreateRegistry400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
-	}
-	return gen.CreateRegistry201JSONResponse{Message: "Registry created", Data: s.registryOut(reg)}, nil
-}
-
-func (s *Server) createRegistry(ctx context.Context, req gen.CreateRegistryRequestObject) (store.Registry, error) {
 	id, err := s.authorizeWrite(ctx, req.Namespace, false)
 	if err != nil {
-		return store.Registry{}, err
+		return nil, err
 	}
 	b := req.Body
-	tag := recordschema.TagCustom
-	if b.Tag != nil {
-		tag = string(*b.Tag)
-	}
-	schema := mapPtr(b.Schema)
-	switch {
-	case tag == recordschema.TagCustom && schema == nil:
-		return store.Registry{}, &denial{http.StatusBadRequest, "Invalid input: schema is missing (a custom registry needs a JSON Schema for its records' details)"}
-	case tag != recordschema.TagCustom && schema != nil:
-		return store.Registry{}, &denial{http.StatusBadRequest, fmt.Sprintf("Invalid input: schema must not be given for tag %s, which has a built-in schema", tag)}
-	case tag != recordschema.TagCustom:
-		schema = recordschema.Builtin(tag)
-	}
-	if _, err := recordschema.Compile(schema); err != nil {
-		return store.Registry{}, &denial{http.StatusBadRequest, "Invalid input: " + err.Error()}
+	tag, schema, err := registrySchema(b.Tag, mapPtr(b.Schema))
+	if err != nil {
+		return nil, err
 	}
 	reg, err := s.store.CreateRegistry(ctx, id, s.didOf(caller(ctx)), store.RegistryInput{
 		RegistryName: b.RegistryName, Description: strVal(b.Description), Tag: tag, Schema: schema,
 		Meta: mapPtr(b.Meta), TTL: b.Ttl, QueryAllowed: b.QueryAllowed,
 	})
-	return reg, storeDenial(err, msgNamespaceMissing)
+	if err != nil {
+		return nil, notFound(err, msgNamespaceMissing)
+	}
+	return gen.CreateRegistry201JSONResponse{Message: "Registry created", Data: s.registryOut(reg)}, nil
+}
+
+// registrySchema is a new registry's tag (default custom) and schema: a custom registry gives
+// its JSON Schema, a standard tag has a built-in one.
+func registrySchema(t *gen.CreateRegistryRequestTag, schema map[string]any) (string, map[string]any, error) {
+	tag := recordschema.TagCustom
+	if t != nil {
+		tag = string(*t)
+	}
+	switch {
+	case tag == recordschema.TagCustom && schema == nil:
+		return "", nil, problem(http.StatusBadRequest, "Invalid input: schema is missing (a custom registry needs a JSON Schema for its records' details)")
+	case tag != recordschema.TagCustom && schema != nil:
+		return "", nil, problemf(http.StatusBadRequest, "Invalid input: schema must not be given for tag %s, which has a built-in schema", tag)
+	case tag != recordschema.TagCustom:
+		schema = recordschema.Builtin(tag)
+	}
+	if _, err := recordschema.Compile(schema); err != nil {
+		return "", nil, problem(http.StatusBadRequest, "Invalid input: "+err.Error())
+	}
+	return tag, schema, nil
 }
 
 // updateRegistry is the shared path of update, activate and deactivate.
@@ -123,7 +94,7 @@ func (s *Server) updateRegistry(ctx context.Context, ref, name string, ifMatchHe
 		return store.Registry{}, err
 	}
 	reg, err := s.store.UpdateRegistry(ctx, id, name, ifMatch, p)
-	return reg, storeDenial(err, "Registry not found")
+	return reg, notFound(err, "Registry not found")
 }
 
 // UpdateRegistry makes a new version of a registry.
@@ -131,21 +102,8 @@ func (s *Server) UpdateRegistry(ctx context.Context, req gen.UpdateRegistryReque
 	b := req.Body
 	reg, err := s.updateRegistry(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch,
 		store.RegistryPatch{Description: b.Description, Meta: mapPtr(b.Meta), TTL: b.Ttl, QueryAllowed: b.QueryAllowed})
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.UpdateRegistry404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.UpdateRegistry403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		case http.StatusPreconditionFailed:
-			return gen.UpdateRegistry412JSONResponse{PreconditionFailedJSONResponse: preconditionBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.UpdateRegistry400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
 	}
 	return gen.UpdateRegistry200JSONResponse{Message: "Registry updated", Data: s.registryOut(reg)}, nil
 }
@@ -154,21 +112,8 @@ func (s *Server) UpdateRegistry(ctx context.Context, req gen.UpdateRegistryReque
 func (s *Server) DeactivateRegistry(ctx context.Context, req gen.DeactivateRegistryRequestObject) (gen.DeactivateRegistryResponseObject, error) {
 	state := store.StateInactive
 	reg, err := s.updateRegistry(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, store.RegistryPatch{State: &state})
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.DeactivateRegistry404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusPreconditionFailed:
-			return gen.DeactivateRegistry412JSONResponse{PreconditionFailedJSONResponse: preconditionBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.DeactivateRegistry400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.DeactivateRegistry403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
 	}
 	return gen.DeactivateRegistry200JSONResponse{Message: "Registry deactivated", Data: s.registryOut(reg)}, nil
 }
@@ -177,21 +122,8 @@ func (s *Server) DeactivateRegistry(ctx context.Context, req gen.DeactivateRegis
 func (s *Server) ActivateRegistry(ctx context.Context, req gen.ActivateRegistryRequestObject) (gen.ActivateRegistryResponseObject, error) {
 	state := store.StateLive
 	reg, err := s.updateRegistry(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, store.RegistryPatch{State: &state})
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.ActivateRegistry404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusPreconditionFailed:
-			return gen.ActivateRegistry412JSONResponse{PreconditionFailedJSONResponse: preconditionBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.ActivateRegistry400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.ActivateRegistry403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
 	}
 	return gen.ActivateRegistry200JSONResponse{Message: "Registry activated", Data: s.registryOut(reg)}, nil
 }
@@ -200,7 +132,7 @@ func (s *Server) ActivateRegistry(ctx context.Context, req gen.ActivateRegistryR
 // store.MaxDetails, is checked where they are canonicalized, once, in the store).
 func checkDetails(details map[string]any, schema *recordschema.Schema, at string) error {
 	if err := schema.Validate(details); err != nil {
-		return &denial{http.StatusBadRequest, "Invalid input: " + at + err.Error()}
+		return problem(http.StatusBadRequest, "Invalid input: "+at+err.Error())
 	}
 	return nil
 }
@@ -227,10 +159,10 @@ func (s *Server) writableRegistry(ctx context.Context, ref, name string) (string
 	}
 	reg, err := s.store.GetRegistry(ctx, id, name, store.VersionSel{})
 	if err != nil {
-		return "", nil, storeDenial(err, "Registry not found")
+		return "", nil, notFound(err, "Registry not found")
 	}
 	if reg.State != store.StateLive {
-		return "", nil, &denial{http.StatusConflict, "Conflict: the registry is inactive; records cannot be added or changed"}
+		return "", nil, problem(http.StatusConflict, "Conflict: the registry is inactive; records cannot be added or changed")
 	}
 	schema, err := s.schemas.Get(reg.RegistryID, reg.Schema)
 	if err != nil {
@@ -241,68 +173,24 @@ func (s *Server) writableRegistry(ctx context.Context, ref, name string) (string
 
 // AddRecord adds one record.
 func (s *Server) AddRecord(ctx context.Context, req gen.AddRecordRequestObject) (gen.AddRecordResponseObject, error) {
-	rec, err := s.addRecord(ctx, req)
-	if d, err := asDenial(err); err != nil {
+	id, schema, err := s.writableRegistry(ctx, req.Namespace, req.RegistryName)
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.AddRecord404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.AddRecord403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		case http.StatusConflict:
-			return gen.AddRecord409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.AddRecord400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
+	}
+	in, err := recordInput(*req.Body, schema, "")
+	if err != nil {
+		return nil, err
+	}
+	// The answer is the version this call wrote, not whatever a concurrent update made after it.
+	rec, err := s.store.AddRecord(ctx, id, req.RegistryName, s.didOf(caller(ctx)), in)
+	if err != nil {
+		return nil, notFound(err, "Registry not found")
 	}
 	return gen.AddRecord201JSONResponse{Message: "Record added", Data: s.recordOut(rec)}, nil
 }
 
-func (s *Server) addRecord(ctx context.Context, req gen.AddRecordRequestObject) (store.Record, error) {
-	id, schema, err := s.writableRegistry(ctx, req.Namespace, req.RegistryName)
-	if err != nil {
-		return store.Record{}, err
-	}
-	in, err := recordInput(*req.Body, schema, "")
-	if err != nil {
-		return store.Record{}, err
-	}
-	// The answer is the version this call wrote, not whatever a concurrent update made after it.
-	rec, err := s.store.AddRecord(ctx, id, req.RegistryName, s.didOf(caller(ctx)), in)
-	return rec, storeDenial(err, "Registry not found")
-}
-
 // AddRecords adds up to 1000 records, all or none.
 func (s *Server) AddRecords(ctx context.Context, req gen.AddRecordsRequestObject) (gen.AddRecordsResponseObject, error) {
-	added, err := s.addRecords(ctx, req)
-	if d, err := asDenial(err); err != nil {
-		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.AddRecords404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.AddRecords403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		case http.StatusConflict:
-			return gen.AddRecords409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.AddRecords400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
-	}
-	out := gen.AddRecords201JSONResponse{Message: fmt.Sprintf("%d records added", len(added))}
-	out.Data.Records = make([]gen.AddedRecord, len(added))
-	for i, a := range added {
-		out.Data.Records[i] = gen.AddedRecord{RecordName: a.RecordName, RecordId: a.RecordID, Digest: a.Digest, Version: a.Version}
-	}
-	return out, nil
-}
-
-func (s *Server) addRecords(ctx context.Context, req gen.AddRecordsRequestObject) ([]store.AddedRecord, error) {
 	id, schema, err := s.writableRegistry(ctx, req.Namespace, req.RegistryName)
 	if err != nil {
 		return nil, err
@@ -314,7 +202,15 @@ func (s *Server) addRecords(ctx context.Context, req gen.AddRecordsRequestObject
 		}
 	}
 	added, err := s.store.AddRecords(ctx, id, req.RegistryName, s.didOf(caller(ctx)), ins)
-	return added, storeDenial(err, "Registry not found")
+	if err != nil {
+		return nil, notFound(err, "Registry not found")
+	}
+	out := gen.AddRecords201JSONResponse{Message: fmt.Sprintf("%d records added", len(added))}
+	out.Data.Records = make([]gen.AddedRecord, len(added))
+	for i, a := range added {
+		out.Data.Records[i] = gen.AddedRecord{RecordName: a.RecordName, RecordId: a.RecordID, Digest: a.Digest, Version: a.Version}
+	}
+	return out, nil
 }
 
 // updateRecord is the shared path of update-record and publish-record.
@@ -333,7 +229,7 @@ func (s *Server) updateRecord(ctx context.Context, ref, registry, record string,
 		}
 	}
 	rec, err := s.store.UpdateRecord(ctx, id, registry, record, ifMatch, p)
-	return rec, storeDenial(err, "Record not found")
+	return rec, notFound(err, "Record not found")
 }
 
 // UpdateRecord makes a new version of a record.
@@ -344,23 +240,8 @@ func (s *Server) UpdateRecord(ctx context.Context, req gen.UpdateRecordRequestOb
 		p.ClearValidTo = true
 	}
 	rec, err := s.updateRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.IfMatch, p)
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.UpdateRecord404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.UpdateRecord403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		case http.StatusConflict:
-			return gen.UpdateRecord409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
-		case http.StatusPreconditionFailed:
-			return gen.UpdateRecord412JSONResponse{PreconditionFailedJSONResponse: preconditionBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.UpdateRecord400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
 	}
 	return gen.UpdateRecord200JSONResponse{Message: "Record updated", Data: s.recordOut(rec)}, nil
 }
@@ -369,23 +250,8 @@ func (s *Server) UpdateRecord(ctx context.Context, req gen.UpdateRecordRequestOb
 func (s *Server) PublishRecord(ctx context.Context, req gen.PublishRecordRequestObject) (gen.PublishRecordResponseObject, error) {
 	live := store.StateLive
 	rec, err := s.updateRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.IfMatch, store.RecordPatch{State: &live})
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.PublishRecord404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.PublishRecord403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		case http.StatusPreconditionFailed:
-			return gen.PublishRecord412JSONResponse{PreconditionFailedJSONResponse: preconditionBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.PublishRecord400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		case http.StatusConflict:
-			return gen.PublishRecord409JSONResponse{ConflictJSONResponse: conflictBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
 	}
 	return gen.PublishRecord200JSONResponse{Message: "Record published", Data: s.recordOut(rec)}, nil
 }

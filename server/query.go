@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"regexp"
 	"sort"
@@ -55,10 +54,8 @@ func recordEntry(r store.Record) gen.RecordListEntry {
 // QueryRegistries pages the registries of a namespace.
 func (s *Server) QueryRegistries(ctx context.Context, req gen.QueryRegistriesRequestObject) (gen.QueryRegistriesResponseObject, error) {
 	ns, err := s.store.GetNamespace(ctx, req.Namespace, store.VersionSel{})
-	if d, err := asDenial(storeDenial(err, msgNamespaceMissing)); err != nil {
-		return nil, err
-	} else if d != nil {
-		return gen.QueryRegistries404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
+	if err != nil {
+		return nil, notFound(err, msgNamespaceMissing)
 	}
 	p := req.Params
 	page, size := pageOf(p.Page, p.PageSize)
@@ -95,22 +92,11 @@ func (s *Server) QueryRecords(ctx context.Context, req gen.QueryRecordsRequestOb
 		if role, rerr := s.memberOf(ctx, reg.NamespaceID); rerr != nil {
 			return nil, rerr
 		} else if role == "" {
-			err = &denial{http.StatusForbidden, "Forbidden: querying this registry is not allowed"}
+			err = problem(http.StatusForbidden, "Forbidden: querying this registry is not allowed")
 		}
 	}
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		switch d.status {
-		case http.StatusNotFound:
-			return gen.QueryRecords404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		case http.StatusForbidden:
-			return gen.QueryRecords403JSONResponse{ForbiddenJSONResponse: forbiddenBody(d.msg)}, nil
-		case http.StatusBadRequest:
-			return gen.QueryRecords400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
-		default:
-			return nil, d
-		}
 	}
 	p := req.Params
 	page, size := pageOf(p.Page, p.PageSize)
@@ -141,9 +127,8 @@ func (s *Server) QueryRecords(ctx context.Context, req gen.QueryRecordsRequestOb
 // GetRegistriesByTag lists verified registries with a standard tag.
 func (s *Server) GetRegistriesByTag(ctx context.Context, req gen.GetRegistriesByTagRequestObject) (gen.GetRegistriesByTagResponseObject, error) {
 	if !recordschema.IsStandardTag(req.Tag) {
-		return gen.GetRegistriesByTag400JSONResponse{BadRequestJSONResponse: badRequestBody(fmt.Sprintf(
-			"Invalid input: tag %q is not a standard tag (one of %s; custom registries are not listed)", req.Tag,
-			strings.Join(recordschema.StandardTags, ", ")))}, nil
+		return nil, problemf(http.StatusBadRequest, "Invalid input: tag %q is not a standard tag (one of %s; custom registries are not listed)",
+			req.Tag, strings.Join(recordschema.StandardTags, ", "))
 	}
 	regs, err := s.store.RegistriesByTag(ctx, req.Tag)
 	if err != nil {
@@ -187,27 +172,21 @@ func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequest
 			continue
 		}
 		if !detailsPath.MatchString(k) || len(k) > 256 {
-			return gen.SearchRecords400JSONResponse{BadRequestJSONResponse: badRequestBody(fmt.Sprintf(
-				"Invalid input: search parameter %q is not a details path (letters, digits, _ and -, joined by dots)", k))}, nil
+			return nil, problemf(http.StatusBadRequest, "Invalid input: search parameter %q is not a details path (letters, digits, _ and -, joined by dots)", k)
 		}
 		for _, v := range q[k] {
 			if len(v) > 256 {
-				return gen.SearchRecords400JSONResponse{BadRequestJSONResponse: badRequestBody("Invalid input: search value of " + k + " is longer than 256 characters")}, nil
+				return nil, problem(http.StatusBadRequest, "Invalid input: search value of "+k+" is longer than 256 characters")
 			}
 			o.Fields = append(o.Fields, store.FieldFilter{Path: k, Value: v})
 		}
 	}
 	if len(o.Fields) > 16 {
-		return gen.SearchRecords400JSONResponse{BadRequestJSONResponse: badRequestBody("Invalid input: at most 16 details conditions")}, nil
+		return nil, problem(http.StatusBadRequest, "Invalid input: at most 16 details conditions")
 	}
 	nsID, err := s.resolveNamespace(ctx, req.Namespace)
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		if d.status == http.StatusNotFound {
-			return gen.SearchRecords404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		}
-		return gen.SearchRecords400JSONResponse{BadRequestJSONResponse: badRequestBody("namespace is missing")}, nil
 	}
 	role, err := s.memberOf(ctx, nsID)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"unicode/utf8"
 
 	"github.com/svc-directory/svc/gen"
@@ -222,13 +221,8 @@ func (s *Server) logsOf(ctx context.Context, kind proof.Kind, namespaceID, entry
 // GetNamespaceVerificationLogs reads a namespace's verification log.
 func (s *Server) GetNamespaceVerificationLogs(ctx context.Context, req gen.GetNamespaceVerificationLogsRequestObject) (gen.GetNamespaceVerificationLogsResponseObject, error) {
 	id, err := s.resolveNamespace(ctx, req.Namespace)
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		if d.status == http.StatusNotFound {
-			return gen.GetNamespaceVerificationLogs404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		}
-		return gen.GetNamespaceVerificationLogs400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
 	}
 	out, err := s.logsOf(ctx, proof.KindNamespace, id, id, req.Params.Page, req.Params.PageSize)
 	if err != nil {
@@ -240,13 +234,8 @@ func (s *Server) GetNamespaceVerificationLogs(ctx context.Context, req gen.GetNa
 // GetRegistryVerificationLogs reads a registry's verification log.
 func (s *Server) GetRegistryVerificationLogs(ctx context.Context, req gen.GetRegistryVerificationLogsRequestObject) (gen.GetRegistryVerificationLogsResponseObject, error) {
 	reg, err := s.lookupRegistry(ctx, req.Namespace, req.RegistryName, nil, nil)
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		if d.status == http.StatusNotFound {
-			return gen.GetRegistryVerificationLogs404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		}
-		return gen.GetRegistryVerificationLogs400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
 	}
 	out, err := s.logsOf(ctx, proof.KindRegistry, reg.NamespaceID, reg.RegistryID, req.Params.Page, req.Params.PageSize)
 	if err != nil {
@@ -258,13 +247,8 @@ func (s *Server) GetRegistryVerificationLogs(ctx context.Context, req gen.GetReg
 // GetRecordVerificationLogs reads a record's verification log.
 func (s *Server) GetRecordVerificationLogs(ctx context.Context, req gen.GetRecordVerificationLogsRequestObject) (gen.GetRecordVerificationLogsResponseObject, error) {
 	rec, err := s.lookupRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, nil, nil)
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		if d.status == http.StatusNotFound {
-			return gen.GetRecordVerificationLogs404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		}
-		return gen.GetRecordVerificationLogs400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
 	}
 	out, err := s.logsOf(ctx, proof.KindRecord, rec.NamespaceID, rec.RecordID, req.Params.Page, req.Params.PageSize)
 	if err != nil {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/store"
@@ -13,10 +12,8 @@ const msgVersions = "Versions retrieved"
 // ListNamespaceVersions lists a namespace's versions, newest first.
 func (s *Server) ListNamespaceVersions(ctx context.Context, req gen.ListNamespaceVersionsRequestObject) (gen.ListNamespaceVersionsResponseObject, error) {
 	ns, err := s.store.GetNamespace(ctx, req.Namespace, store.VersionSel{})
-	if d, err := asDenial(storeDenial(err, msgNamespaceMissing)); err != nil {
-		return nil, err
-	} else if d != nil {
-		return gen.ListNamespaceVersions404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
+	if err != nil {
+		return nil, notFound(err, msgNamespaceMissing)
 	}
 	vs, err := s.store.NamespaceVersions(ctx, ns.NamespaceID)
 	if err != nil {
@@ -31,13 +28,8 @@ func (s *Server) ListNamespaceVersions(ctx context.Context, req gen.ListNamespac
 // ListRegistryVersions lists a registry's versions, newest first.
 func (s *Server) ListRegistryVersions(ctx context.Context, req gen.ListRegistryVersionsRequestObject) (gen.ListRegistryVersionsResponseObject, error) {
 	reg, err := s.lookupRegistry(ctx, req.Namespace, req.RegistryName, nil, nil)
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		if d.status == http.StatusNotFound {
-			return gen.ListRegistryVersions404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		}
-		return gen.ListRegistryVersions400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
 	}
 	vs, err := s.store.RegistryVersions(ctx, reg.RegistryID)
 	if err != nil {
@@ -53,13 +45,8 @@ func (s *Server) ListRegistryVersions(ctx context.Context, req gen.ListRegistryV
 // ListRecordVersions lists a record's versions, newest first.
 func (s *Server) ListRecordVersions(ctx context.Context, req gen.ListRecordVersionsRequestObject) (gen.ListRecordVersionsResponseObject, error) {
 	rec, err := s.lookupRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, nil, nil)
-	if d, err := asDenial(err); err != nil {
+	if err != nil {
 		return nil, err
-	} else if d != nil {
-		if d.status == http.StatusNotFound {
-			return gen.ListRecordVersions404JSONResponse{NotFoundJSONResponse: notFoundBody(d.msg)}, nil
-		}
-		return gen.ListRecordVersions400JSONResponse{BadRequestJSONResponse: badRequestBody(d.msg)}, nil
 	}
 	vs, err := s.store.RecordVersions(ctx, rec.RecordID)
 	if err != nil {

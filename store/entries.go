@@ -29,12 +29,15 @@ const (
 	DefaultTTL = 600
 )
 
-// Errors of the publish side; each also matches ErrConflict, ErrNotFound or ErrPrecondition.
+// Errors of the publish side; each also matches ErrConflict or ErrPrecondition, and carries
+// the client's sentence (Error.Message).
 var (
-	ErrRegistryInactive = fmt.Errorf("%w: the registry is inactive", ErrConflict)
-	ErrNameTaken        = fmt.Errorf("%w: the name is taken", ErrConflict)
-	ErrNotDraft         = fmt.Errorf("%w: the record is not a draft", ErrConflict)
-	ErrStaleVersion     = fmt.Errorf("%w: the entry has a newer version", ErrPrecondition)
+	ErrRegistryInactive = conflict.With("the registry is inactive")
+	ErrNameTaken        = conflict.With("the name is taken")
+	ErrNotDraft         = conflict.With("the record is not a draft")
+	ErrStaleVersion     = &Error{Kind: ErrPrecondition,
+		Message: "Precondition failed: the entry has changed since that version (If-Match); nothing was written",
+		err:     fmt.Errorf("%w: the entry has a newer version", ErrPrecondition)}
 )
 
 // VersionSel chooses which version of an entry a read returns: VersionID when set, else the
@@ -143,7 +146,7 @@ func canonicalText(m map[string]any) (string, error) {
 	}
 	b, err := proof.Canonicalize(m)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrInvalid, err)
+		return "", invalid.With("%v", err)
 	}
 	return string(b), nil
 }

@@ -345,7 +345,7 @@ func (s *Store) AddDelegate(ctx context.Context, namespaceID, email string) erro
 		if err := tx.Create(&m).Error; err != nil {
 			err = translate(err, "add delegate")
 			if errors.Is(err, ErrConflict) {
-				return fmt.Errorf("%w: %s is already a member of the namespace", ErrConflict, u.Email)
+				return conflict.With("%s is already a member of the namespace", u.Email)
 			}
 			return err
 		}
@@ -354,7 +354,7 @@ func (s *Store) AddDelegate(ctx context.Context, namespaceID, email string) erro
 }
 
 // ErrOwner: the owner cannot be removed as a delegate.
-var ErrOwner = fmt.Errorf("%w: the owner cannot be removed", ErrConflict)
+var ErrOwner = conflict.With("the owner cannot be removed")
 
 // RemoveDelegate removes a delegate; ErrNotFound when the email is not a delegate.
 func (s *Store) RemoveDelegate(ctx context.Context, namespaceID, email string) error {

@@ -130,10 +130,10 @@ const MaxDetails = 64 << 10
 func canonicalDetails(details map[string]any, at string) (string, error) {
 	text, err := canonicalText(details)
 	if err != nil {
-		return "", fmt.Errorf("%w: %sdetails: %v", ErrInvalid, at, err)
+		return "", invalid.With("%sdetails: %v", at, err)
 	}
 	if len(text) > MaxDetails {
-		return "", fmt.Errorf("%w: %sdetails are %d bytes; at most %d (64 KiB) are allowed", ErrInvalid, at, len(text), MaxDetails)
+		return "", invalid.With("%sdetails are %d bytes; at most %d (64 KiB) are allowed", at, len(text), MaxDetails)
 	}
 	return text, nil
 }
@@ -226,13 +226,13 @@ func (s *Store) addRecordsTx(tx *gorm.DB, namespaceID, registryName, creatorDID 
 func (s *Store) insertRecordsTx(tx *gorm.DB, namespaceID, registryName, creatorDID string, in []RecordInput, batch bool) (regHeadRow, []recHeadRow, error) {
 	var g regHeadRow
 	if len(in) == 0 || len(in) > MaxBatch {
-		return g, nil, fmt.Errorf("%w: a batch holds 1 to %d records, got %d", ErrInvalid, MaxBatch, len(in))
+		return g, nil, invalid.With("a batch holds 1 to %d records, got %d", MaxBatch, len(in))
 	}
 	seen := make(map[string]struct{}, len(in))
 	names := make([]string, len(in))
 	for i, r := range in {
 		if _, dup := seen[r.RecordName]; dup {
-			return g, nil, fmt.Errorf("%w: record %q appears twice in the batch", ErrNameTaken, r.RecordName)
+			return g, nil, ErrNameTaken.With("record %q appears twice in the batch", r.RecordName)
 		}
 		seen[r.RecordName] = struct{}{}
 		names[i] = r.RecordName
@@ -248,7 +248,7 @@ func (s *Store) insertRecordsTx(tx *gorm.DB, namespaceID, registryName, creatorD
 		return g, nil, translate(err, "record names")
 	}
 	if len(taken) > 0 {
-		return g, nil, fmt.Errorf("%w: record %q already exists in the registry", ErrNameTaken, taken[0])
+		return g, nil, ErrNameTaken.With("record %q already exists in the registry", taken[0])
 	}
 	for i, r := range in {
 		at := ""
@@ -280,7 +280,7 @@ func (s *Store) insertRecordsTx(tx *gorm.DB, namespaceID, registryName, creatorD
 	}
 	if err := tx.CreateInBatches(heads, 500).Error; err != nil {
 		if err = translate(err, "add records"); IsConflict(err) {
-			return g, nil, fmt.Errorf("%w: a record of the batch was added concurrently", ErrNameTaken)
+			return g, nil, ErrNameTaken.With("a record of the batch was added concurrently")
 		}
 		return g, nil, err
 	}

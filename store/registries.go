@@ -159,7 +159,7 @@ func (s *Store) createRegistryTx(tx *gorm.DB, namespaceID, creatorDID string, in
 	}
 	if err := tx.Create(&h).Error; err != nil {
 		if err = translate(err, "create registry"); IsConflict(err) {
-			return Registry{}, fmt.Errorf("%w: registry %q already exists in the namespace", ErrNameTaken, in.RegistryName)
+			return Registry{}, ErrNameTaken.With("registry %q already exists in the namespace", in.RegistryName)
 		}
 		return Registry{}, err
 	}

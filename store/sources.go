@@ -18,8 +18,8 @@ const (
 
 // Refusals of ClaimDomain; each also matches ErrConflict.
 var (
-	ErrDomainTaken        = fmt.Errorf("%w: the domain is already verified by another namespace", ErrConflict)
-	ErrNamespaceHasDomain = fmt.Errorf("%w: the namespace already has another verified domain", ErrConflict)
+	ErrDomainTaken        = conflict.With("the domain is already verified by another namespace")
+	ErrNamespaceHasDomain = conflict.With("the namespace already has another verified domain")
 )
 
 type sourceRow struct {

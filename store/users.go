@@ -72,11 +72,11 @@ func NormalizeEmail(email string) (string, error) {
 	e := strings.ToLower(strings.TrimSpace(email))
 	local, domain, ok := strings.Cut(e, "@")
 	if !ok || local == "" || domain == "" || strings.Contains(domain, "@") || len(e) > 254 {
-		return "", fmt.Errorf("%w: email %q is not an address", ErrInvalid, email)
+		return "", invalid.With("email %q is not an address", email)
 	}
 	for _, r := range e {
 		if r <= ' ' || r == 0x7f {
-			return "", fmt.Errorf("%w: email %q has spaces or control characters", ErrInvalid, email)
+			return "", invalid.With("email %q has spaces or control characters", email)
 		}
 	}
 	return e, nil

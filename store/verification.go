@@ -83,11 +83,11 @@ func (s *Store) AddVerificationLog(ctx context.Context, l VerificationLog) (Veri
 	}
 	switch {
 	case len(l.VerifiedID) > MaxLogVerifiedID:
-		return l, fmt.Errorf("%w: verification log: verified_id of %d bytes (at most %d)", ErrInvalid, len(l.VerifiedID), MaxLogVerifiedID)
+		return l, invalid.With("verification log: verified_id of %d bytes (at most %d)", len(l.VerifiedID), MaxLogVerifiedID)
 	case len(l.Reason) > MaxLogReason:
-		return l, fmt.Errorf("%w: verification log: reason of %d bytes (at most %d)", ErrInvalid, len(l.Reason), MaxLogReason)
+		return l, invalid.With("verification log: reason of %d bytes (at most %d)", len(l.Reason), MaxLogReason)
 	case len(req) > MaxLogRequest:
-		return l, fmt.Errorf("%w: verification log: request of %d bytes (at most %d)", ErrInvalid, len(req), MaxLogRequest)
+		return l, invalid.With("verification log: request of %d bytes (at most %d)", len(req), MaxLogRequest)
 	}
 	l.ID = newUUID()
 	now := s.nowMS()
@@ -232,7 +232,7 @@ func (s *Store) entryVersion(ctx context.Context, kind proof.Kind, entryID, vers
 	case proof.KindRecord:
 		q = `SELECT namespace_id, registry_id, record_id, digest, proof_type FROM record_versions WHERE record_id = ? AND version = ?`
 	default:
-		return StoredVersion{}, fmt.Errorf("%w: unknown entry kind %v", ErrInvalid, kind)
+		return StoredVersion{}, invalid.With("unknown entry kind %v", kind)
 	}
 	var v StoredVersion
 	err := s.sqlDB.QueryRowContext(ctx, s.rebind(q), entryID, version).Scan(&v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType)
@@ -253,7 +253,7 @@ func (s *Store) EntryExists(ctx context.Context, kind proof.Kind, entryID string
 	case proof.KindRecord:
 		q = `SELECT COUNT(*) FROM records WHERE record_id = ?`
 	default:
-		return false, fmt.Errorf("%w: unknown entry kind %v", ErrInvalid, kind)
+		return false, invalid.With("unknown entry kind %v", kind)
 	}
 	var n int64
 	err := s.db.WithContext(ctx).Raw(q, entryID).Scan(&n).Error

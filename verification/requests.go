@@ -65,7 +65,7 @@ func (v *Service) requestAttestation(ctx context.Context, in Generate, txt strin
 				return nil
 			}
 			if attempt == 3 {
-				return fmt.Errorf("%w: the pending request for %s kept changing; try again", store.ErrConflict, in.Domain)
+				return refuse(Conflict, store.ErrConflict, "Conflict: the pending request for "+in.Domain+" kept changing; try again")
 			}
 			// A concurrent insert of the same pending request makes this one do nothing
 			// (Postgres waits for the other transaction first), and the loop reads that request.
