@@ -214,8 +214,14 @@ func (s *Store) latestRecordSQLite(ctx context.Context, namespaceID, registry, r
 		}
 		s.latestStmtMu.Unlock()
 	}
+	if err := ctx.Err(); err != nil {
+		return recRead{}, err
+	}
+	// The read runs under a context that is never cancelled: it finds one row by unique keys
+	// in microseconds, and watching a cancellable context costs more than the read (the driver
+	// and database/sql would each start a goroutine per query to watch it).
 	var r recRead
-	err := stmt.QueryRowContext(ctx, registry, record, namespaceID).Scan(r.scanDest()...)
+	err := stmt.QueryRowContext(context.WithoutCancel(ctx), registry, record, namespaceID).Scan(r.scanDest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return recRead{}, ErrNotFound
 	}
