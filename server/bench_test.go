@@ -161,14 +161,7 @@ func benchLookupOverHTTP(b *testing.B, newPick func(r *rand.Rand) func() int) {
 		pick := newPick(r)
 		return func() string { return "/svc/lookup/" + nsID + "/people/" + storetest.PersonName(pick()) }
 	}
-	type phase struct{ rps, goCPU, pgCPU float64 }
-	run := func(url string) phase {
-		g0, p0 := processCPU(), postgresCPU()
-		rps := load(b, url, conc, dur, path)
-		g1, p1 := processCPU(), postgresCPU()
-		n := rps * dur.Seconds()
-		return phase{rps, (g1 - g0).Seconds() * 1e6 / n, (p1 - p0).Seconds() * 1e6 / n}
-	}
+	run := func(url string) phase { return measurePhase(b, url, conc, dur, path) }
 	b.ResetTimer()
 	var m, f, sv phase
 	for i := 0; i < b.N; i++ {
@@ -185,6 +178,23 @@ func benchLookupOverHTTP(b *testing.B, newPick func(r *rand.Rand) func() int) {
 	b.ReportMetric(f.pgCPU, "floor-pg-µs/req")
 	b.ReportMetric(sv.goCPU, "svc-cpu-µs/req")
 	b.ReportMetric(sv.pgCPU, "svc-pg-µs/req")
+}
+
+// phase is what one load phase measured: requests per second, and the CPU time spent per
+// request in this process (load generator and server) and in the local Postgres.
+type phase struct{ rps, goCPU, pgCPU float64 }
+
+func (p phase) plus(q phase) phase { return phase{p.rps + q.rps, p.goCPU + q.goCPU, p.pgCPU + q.pgCPU} }
+
+func (p phase) scaled(f float64) phase { return phase{p.rps * f, p.goCPU * f, p.pgCPU * f} }
+
+// measurePhase runs load against base for dur and reads the CPU time it cost.
+func measurePhase(b *testing.B, base string, conc int, dur time.Duration, path func(r *rand.Rand) func() string) phase {
+	g0, p0 := processCPU(), postgresCPU()
+	rps := load(b, base, conc, dur, path)
+	g1, p1 := processCPU(), postgresCPU()
+	n := rps * dur.Seconds()
+	return phase{rps, (g1 - g0).Seconds() * 1e6 / n, (p1 - p0).Seconds() * 1e6 / n}
 }
 
 // processCPU is the user and system CPU time this process has used.

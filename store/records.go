@@ -420,8 +420,12 @@ func sameRecord(a, b RowRecord) bool {
 // older ones from the history.
 func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName string, sel VersionSel) (Record, error) {
 	cond, arg := namespaceRefClause(nsRef)
-	if sel.latest() && s.dialect == DialectPostgres && cond == namespaceIDClause {
-		r, err := s.lookupBatched(ctx, arg, registryName, recordName)
+	if sel.latest() && cond == namespaceIDClause {
+		read := s.lookupBatched
+		if s.dialect == DialectSQLite {
+			read = s.latestRecordSQLite
+		}
+		r, err := read(ctx, arg, registryName, recordName)
 		if errors.Is(err, ErrNotFound) {
 			return Record{}, fmt.Errorf("record %q: %w", recordName, ErrNotFound)
 		}

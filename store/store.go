@@ -42,6 +42,13 @@ var (
 // sqliteDriverName is the database/sql driver the SQLite dialect uses.
 const sqliteDriverName = "sqlite"
 
+// sqliteMaxConns bounds the SQLite pool, and every one of its connections is kept open.
+const sqliteMaxConns = 8
+
+// sqliteMmapSize is how much of the SQLite file is read through a memory map (1 GiB; beyond
+// it, reads go through read calls as before).
+const sqliteMmapSize = 1 << 30
+
 // Dialect names.
 const (
 	DialectSQLite   = "sqlite"
@@ -71,6 +78,9 @@ type Store struct {
 	// Grouped latest-record reads on Postgres (lookupbatch.go).
 	lookupQueue chan lookupAsk
 	batchOnce   sync.Once
+	// The prepared latest-record read on SQLite (lookupbatch.go), made on first use.
+	latestStmt   atomic.Pointer[sql.Stmt]
+	latestStmtMu sync.Mutex
 	// Planner statistics refreshed after large writes (analyze.go).
 	stats statsKeeper
 	// onCommit are the observers of committed writes (OnCommit).
@@ -133,6 +143,10 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "busy_timeout(10000)")
 		q.Add("_pragma", "synchronous(NORMAL)")
+		// Reads go through a memory map of the file (shared by every connection, backed by the
+		// operating system's page cache) instead of a read system call per page that misses
+		// the connection's own small cache: a random lookup touches a few such pages.
+		q.Add("_pragma", fmt.Sprintf("mmap_size(%d)", sqliteMmapSize))
 		q.Set("_txlock", "immediate")
 		registerSQLiteFunctions()
 		dialector = sqlite.Open("file:" + path + "?" + q.Encode())
@@ -163,8 +177,12 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 	}
 	if s.dialect == DialectSQLite {
 		// One writer at a time is SQLite's rule; a small pool keeps readers concurrent under WAL
-		// while immediate transactions queue on busy_timeout.
-		sqlDB.SetMaxOpenConns(8)
+		// while immediate transactions queue on busy_timeout. Every connection stays open once
+		// made: database/sql keeps only two idle by default, and under concurrent lookups the
+		// others were closed and opened again all the time (each opening runs the pragmas and
+		// reads the schema again, and loses its page cache and prepared statements).
+		sqlDB.SetMaxOpenConns(sqliteMaxConns)
+		sqlDB.SetMaxIdleConns(sqliteMaxConns)
 	} else {
 		n := opts.MaxOpenConns
 		if n <= 0 {
@@ -224,6 +242,9 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() { close(s.closed) })
 	s.stopStatistics()
+	if stmt := s.latestStmt.Load(); stmt != nil {
+		_ = stmt.Close()
+	}
 	return s.sqlDB.Close()
 }
 
