@@ -73,21 +73,7 @@ func BenchmarkLookupRecordInProcess100k(b *testing.B) {
 		b.Run(dialect, func(b *testing.B) {
 			st, nsID := storetest.SeededNamespace(b, dialect, benchDialectRecords, benchDialectRegistries)
 			e := benchServer(b, st)
-			next := dialectLookupPath(nsID)(rand.New(rand.NewPCG(7, 8)))
-			lat := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				req := httptest.NewRequest("GET", next(), nil)
-				rec := httptest.NewRecorder()
-				t0 := time.Now()
-				e.ServeHTTP(rec, req)
-				lat = append(lat, time.Since(t0))
-				if rec.Code != 200 {
-					b.Fatalf("status %d: %s", rec.Code, rec.Body.String())
-				}
-			}
-			b.StopTimer()
-			storetest.ReportPercentiles(b, lat)
+			inProcessLookups(b, e, dialectLookupPath(nsID)(rand.New(rand.NewPCG(7, 8))))
 		})
 	}
 }
