@@ -1,0 +1,390 @@
+// Search: the details search over a namespace's latest records (both dialects).
+
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// FieldFilter is one details condition of a search: the scalar at Path (or an element of the
+// array there) contains Value, case-insensitively.
+type FieldFilter struct {
+	Path  string // dotted, e.g. address.city
+	Value string
+}
+
+// SearchOptions are the conditions of a search; all must hold.
+type SearchOptions struct {
+	RegistryName, RecordName string
+	From, To                 time.Time // updated at or after From; created at or before To
+	Fields                   []FieldFilter
+	Member                   bool // the caller is the namespace's owner or a delegate
+	Page, Size               int
+}
+
+// indexWord picks the part of a search value the trigram index looks up: a word (letters and
+// digits) of the value, preferring one with digits, then the longest; words that are common in
+// every record (like a mail domain) make trigram scans slow, and numbers rarely are. The whole
+// value is still checked exactly. "" when no word has three characters.
+func indexWord(needle string) string {
+	best, bestDigits := "", false
+	for _, w := range strings.FieldsFunc(needle, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len([]rune(w)) < 3 {
+			continue
+		}
+		digits := strings.IndexFunc(w, unicode.IsDigit) >= 0
+		switch {
+		case digits && !bestDigits, digits == bestDigits && len(w) > len(best):
+			best, bestDigits = w, digits
+		}
+	}
+	return best
+}
+
+// pgRegexQuote escapes text for a Postgres ARE.
+var pgRegexQuote = regexp.MustCompile(`[\\.^$|?*+()\[\]{}]`)
+
+// SearchCountLimit bounds the exact count of a search: beyond it the total is reported as a
+// lower bound (TotalExact false), as large search services do, so that broad searches stay fast.
+// Counting is what a broad search costs: every match counted is a row read and checked, at
+// random places in the table when the trigram index finds it. At a million records a search
+// matching 1% took 28-30 ms p50 to count to 1,000 and takes 15 ms to count to 100, the
+// largest page; a 10% search went from 15 ms to 2.3 ms.
+const SearchCountLimit = 100
+
+// SearchResult is a page of search results.
+type SearchResult struct {
+	Records    []Record
+	Total      int64 // exact when TotalExact, else a lower bound (SearchCountLimit)
+	TotalExact bool
+}
+
+// Search finds the latest versions of the namespace's records that match, newest update first.
+// Non-members see only live records of registries that allow queries.
+//
+// Postgres: a search first walks the namespace's records newest first (an index order) in
+// chunks, while the matches it finds promise at least SearchCountLimit+1 of them within a walk
+// of searchWalkBudget rows: a broad search ends there with exact pages. Otherwise the trigram
+// indexes collect the matches (up to SearchCountLimit+1) for an exact total, and a broad
+// search's page comes from the walk, continued as far as the page needs.
+//
+// SQLite: the matches (up to SearchCountLimit+1) are collected from the candidates the trigram
+// full-text index (records_fts) finds when a condition has three characters or more, else
+// from the namespace's records; a broad search's page is read newest first.
+func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions) (SearchResult, error) {
+	// Each details condition has an index-friendly part (the value alone: the paths are in every
+	// row and would only slow a trigram scan) and an exact part (path and value in one entry).
+	// In a walk (Postgres) no index is at stake and both are plain row tests.
+	build := func(walked bool) *where {
+		w := &where{}
+		if !o.Member {
+			w.add("r.registry_id IN (SELECT registry_id FROM registries WHERE namespace_id = ? AND query_allowed = ?)", namespaceID, true)
+			w.add("r.state = ?", StateLive)
+		}
+		if o.RegistryName != "" {
+			cond, arg := s.containsName("r.registry_name", o.RegistryName)
+			w.add(cond, arg)
+		}
+		if o.RecordName != "" {
+			cond, arg := s.containsName("r.record_name", o.RecordName)
+			w.add(cond, arg)
+		}
+		if !o.From.IsZero() {
+			w.add("r.updated_at >= ?", o.From.UnixMilli())
+		}
+		if !o.To.IsZero() {
+			w.add("r.created_at <= ?", o.To.UnixMilli())
+		}
+		for _, f := range o.Fields {
+			path, needle := fold(f.Path), foldNeedle(f.Value)
+			if s.dialect != DialectPostgres {
+				// instr (C) discards most rows before the exact check (a Go function) runs.
+				w.add("instr(r.search_text, ?) > 0", needle)
+				w.add("svc_field_match(r.search_text, ?, ?) = 1", path, needle)
+				continue
+			}
+			// The exact check never uses the trigram index: written on an expression that is not
+			// the indexed one, it would only repeat the LIKE's work.
+			exactCol := "(r.search_text || '')"
+			switch word := indexWord(needle); {
+			case walked:
+				exactCol = "r.search_text"
+				if word != "" {
+					w.add("strpos(r.search_text, ?) > 0", word) // cheaper per row than LIKE
+				}
+			case word != "":
+				w.add("r.search_text LIKE ? ESCAPE '\\'", "%"+escapeLike(word)+"%")
+			}
+			re := entrySep + pgRegexQuote.ReplaceAllString(path, `\$0`) + valueSep + "[^" + entrySep + "]*" +
+				pgRegexQuote.ReplaceAllString(needle, `\$0`)
+			w.add(exactCol+" ~ ?", re)
+		}
+		return w
+	}
+	inNamespace := func(w *where) *where {
+		return &where{conds: append([]string{"r.namespace_id = ?"}, w.conds...), args: append([]any{namespaceID}, w.args...)}
+	}
+	pageFrom, pageEnd := (o.Page-1)*o.Size, o.Page*o.Size
+	res := SearchResult{Records: []Record{}}
+	var walk *searchWalk
+	if s.dialect == DialectPostgres {
+		walk = &searchWalk{s: s, namespaceID: namespaceID, filter: build(true)}
+		if !o.From.IsZero() {
+			walk.from = o.From.UnixMilli()
+		}
+		conclusive, err := walk.probe(ctx)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		if conclusive {
+			if len(walk.found) > SearchCountLimit {
+				if err := walk.extend(ctx, pageEnd); err != nil {
+					return SearchResult{}, err
+				}
+				res.Total = SearchCountLimit
+			} else {
+				res.Total, res.TotalExact = int64(len(walk.found)), true
+			}
+			return s.searchPage(ctx, res, walk.found, pageFrom, pageEnd)
+		}
+	}
+	// One pass collects the keys of up to SearchCountLimit+1 matches: when they are all there,
+	// the total is exact and the page is cut from them; otherwise the search is broad.
+	w := inNamespace(build(false))
+	match := ""
+	keysFrom := "SELECT r.record_id, r.updated_at FROM records r"
+	if s.dialect == DialectSQLite {
+		match = ftsQuery(o)
+	}
+	if match != "" {
+		// SQLite: the trigram index finds the candidates, the conditions check each of them.
+		keysFrom = "SELECT r.record_id, r.updated_at FROM records_fts CROSS JOIN records r ON r.rowid = records_fts.rowid"
+		w = &where{conds: append([]string{"records_fts MATCH ?"}, w.conds...), args: append([]any{match}, w.args...)}
+	}
+	keyRows, err := s.sqlDB.QueryContext(ctx, s.rebind(keysFrom+w.sql()+" LIMIT ?"), append(w.args, SearchCountLimit+1)...)
+	if err != nil {
+		return SearchResult{}, translate(err, "search")
+	}
+	var keys []searchKey
+	for keyRows.Next() {
+		var k searchKey
+		if err := keyRows.Scan(&k.id, &k.updated); err != nil {
+			keyRows.Close()
+			return SearchResult{}, translate(err, "search")
+		}
+		keys = append(keys, k)
+	}
+	keyRows.Close()
+	if err := keyRows.Err(); err != nil {
+		return SearchResult{}, translate(err, "search")
+	}
+	if len(keys) <= SearchCountLimit {
+		sort.Slice(keys, func(i, j int) bool {
+			if keys[i].updated != keys[j].updated {
+				return keys[i].updated > keys[j].updated
+			}
+			return keys[i].id < keys[j].id
+		})
+		res.Total, res.TotalExact = int64(len(keys)), true
+		return s.searchPage(ctx, res, keys, pageFrom, pageEnd)
+	}
+	res.Total = SearchCountLimit
+	if walk != nil {
+		// The walk found fewer matches than the index did, but it has them in order: it goes on
+		// as far as this page needs.
+		if err := walk.extend(ctx, pageEnd); err != nil {
+			return SearchResult{}, err
+		}
+		return s.searchPage(ctx, res, walk.found, pageFrom, pageEnd)
+	}
+	// SQLite, many rows match: reading newest first and filtering finds a page sooner than
+	// collecting every match.
+	w = inNamespace(build(false))
+	rows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
+		" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?"), append(w.args, o.Size, pageFrom)...)
+	return withRecords(res, rows, err)
+}
+
+// ftsQuery is the full-text query (SQLite, records_fts) that finds a superset of a search's
+// matches: for each details condition and for the record name, the phrase of its index word
+// (indexWord), or of the whole value when no word has three characters but the value does; a
+// trigram phrase matches the text that contains it. "" when no condition has three characters
+// (the search then reads the namespace's records).
+func ftsQuery(o SearchOptions) string {
+	var parts []string
+	add := func(col, needle string) {
+		word := indexWord(needle)
+		if word == "" && utf8.RuneCountInString(needle) >= 3 && !strings.ContainsRune(needle, 0) {
+			word = needle
+		}
+		if word != "" {
+			parts = append(parts, col+` : "`+strings.ReplaceAll(word, `"`, `""`)+`"`)
+		}
+	}
+	for _, f := range o.Fields {
+		add("search_text", foldNeedle(f.Value))
+	}
+	if o.RecordName != "" {
+		add("record_name", fold(o.RecordName))
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// withRecords puts the records of a page query into res.
+func withRecords(res SearchResult, rows *sql.Rows, err error) (SearchResult, error) {
+	if err != nil {
+		return SearchResult{}, translate(err, "search")
+	}
+	recs, err := scanRecords(rows)
+	if recs != nil {
+		res.Records = recs
+	}
+	return res, err
+}
+
+type searchKey struct {
+	id      string
+	updated int64
+}
+
+// searchPage reads the records of keys[from:end] (keys in result order) into res.
+func (s *Store) searchPage(ctx context.Context, res SearchResult, keys []searchKey, from, end int) (SearchResult, error) {
+	from = min(from, len(keys))
+	page := keys[from:min(end, len(keys))]
+	if len(page) == 0 {
+		return res, nil
+	}
+	ids := make([]any, len(page))
+	marks := make([]string, len(page))
+	for i, k := range page {
+		ids[i], marks[i] = k.id, "?"
+	}
+	rows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r WHERE r.record_id IN ("+
+		strings.Join(marks, ",")+") ORDER BY r.updated_at DESC, r.record_id"), ids...)
+	return withRecords(res, rows, err)
+}
+
+// The walk's chunk sizes: the first chunk is small (a selective search gives up after it), and
+// a walk that promises a broad result goes on to at most searchWalkBudget rows. Variables only
+// so that tests can make them small enough to reach every path with little data.
+var (
+	searchWalkFirst  = 1000
+	searchWalkBudget = 24000
+)
+
+// searchWalk reads a namespace's records newest first in chunks, keeping those that match.
+type searchWalk struct {
+	s           *Store
+	namespaceID string
+	filter      *where // conditions on r (without the namespace)
+	from        int64  // updated_at lower bound in ms (0: none): the walk ends there
+
+	walked int
+	ended  bool
+	cursor *searchKey // the last row walked
+	found  []searchKey
+}
+
+// probe walks while the matches promise a broad result within the budget. It reports whether
+// the walk alone answers the search: it reached the end of the records, or found more than
+// SearchCountLimit matches.
+func (wk *searchWalk) probe(ctx context.Context) (bool, error) {
+	need := SearchCountLimit + 1
+	if err := wk.step(ctx, searchWalkFirst, need); err != nil {
+		return false, err
+	}
+	for !wk.ended && len(wk.found) < need {
+		left := searchWalkBudget - wk.walked
+		density := float64(len(wk.found)) / float64(wk.walked)
+		if left <= 0 || float64(len(wk.found))+density*float64(left) < float64(need) {
+			return false, nil
+		}
+		if err := wk.step(ctx, left, need-len(wk.found)); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// extend walks on until n matches are found or the records end.
+func (wk *searchWalk) extend(ctx context.Context, n int) error {
+	for len(wk.found) < n && !wk.ended {
+		if err := wk.step(ctx, 200_000, n-len(wk.found)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// step walks on through at most n rows, stopping at the want-th match. The rows are read in
+// index order (namespace_id, updated_at DESC, record_id) after the cursor; only matches and
+// the chunk's last row come back, in walk order.
+func (wk *searchWalk) step(ctx context.Context, n, want int) error {
+	inner := &where{}
+	inner.add("namespace_id = ?", wk.namespaceID)
+	if wk.from > 0 {
+		inner.add("updated_at >= ?", wk.from)
+	}
+	if c := wk.cursor; c != nil {
+		// Rows after the cursor in (updated_at DESC, record_id) order; the first condition bounds
+		// the index range, the second skips the rows of the cursor's own instant already walked.
+		inner.add("updated_at <= ?", c.updated)
+		inner.add("NOT (updated_at = ? AND record_id <= ?)", c.updated, c.id)
+	}
+	match := "TRUE"
+	if len(wk.filter.conds) > 0 {
+		match = strings.Join(wk.filter.conds, " AND ")
+	}
+	// No ORDER BY outside: the window's rows stream in walk order, and the outer LIMIT stops the
+	// walk at the want-th match (an ORDER BY would make Postgres walk the whole chunk first).
+	// The order is checked below.
+	q := `SELECT record_id, updated_at, m, rn FROM (
+		SELECT r.record_id, r.updated_at, (` + match + `) AS m, row_number() OVER (ORDER BY r.updated_at DESC, r.record_id) AS rn
+		FROM (SELECT record_id, registry_id, registry_name, record_name, state, created_at, updated_at, search_text
+			FROM records` + inner.sql() + ` ORDER BY updated_at DESC, record_id LIMIT ?) r
+		) x WHERE m OR rn = ? LIMIT ?`
+	args := append(append(append([]any{}, wk.filter.args...), inner.args...), n, n, want)
+	rows, err := wk.s.sqlDB.QueryContext(ctx, wk.s.rebind(q), args...)
+	if err != nil {
+		return translate(err, "search")
+	}
+	defer rows.Close()
+	var last searchKey
+	lastRN, got := 0, 0
+	for rows.Next() {
+		var k searchKey
+		var m bool
+		var rn int
+		if err := rows.Scan(&k.id, &k.updated, &m, &rn); err != nil {
+			return translate(err, "search")
+		}
+		if rn <= lastRN {
+			return fmt.Errorf("search: walk rows out of order (%d after %d)", rn, lastRN)
+		}
+		if m {
+			wk.found = append(wk.found, k)
+		}
+		last, lastRN = k, rn
+		got++
+	}
+	if err := rows.Err(); err != nil {
+		return translate(err, "search")
+	}
+	switch {
+	case lastRN == n, got == want:
+		// The chunk's end, or the want-th match: the walk goes on after it.
+		wk.cursor = &last
+		wk.walked += lastRN
+	default:
+		wk.ended = true
+	}
+	return nil
+}
