@@ -1,15 +1,20 @@
 package main
 
 import (
+	"context"
+	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/translog"
 )
 
@@ -89,5 +94,82 @@ func TestResolveLogKey(t *testing.T) {
 	cfg.LogOrigin = "other.example/svc/log"
 	if _, err := resolveLogKey(cfg, store.DialectPostgres, log); err == nil || !strings.Contains(err.Error(), "origin") {
 		t.Fatalf("a key of another origin: %v", err)
+	}
+}
+
+// svc serve signs the empty log at start, logs the verifier key of the key it created beside
+// the embedded database, and puts a new version in a signed checkpoint within a second or two;
+// on Postgres it refuses to start without SVC_LOG_KEY_FILE.
+func TestServeRunsTheLog(t *testing.T) {
+	dir := t.TempDir()
+	dbURL := "sqlite://" + filepath.Join(dir, "svc.db")
+	code, key, errs := svc(t, "key", "create", "--database-url", dbURL, "--email", "a@example.com")
+	if code != 0 {
+		t.Fatalf("key create: %s", errs)
+	}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"serve", "--addr", addr, "--database-url", dbURL}, io.Discard, logs) }()
+	defer func() { cancel(); <-done }()
+	st, err := store.Open(context.Background(), dbURL, nil, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), `"serving"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not come up:\n%s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	k, err := translog.ReadKeyFile(filepath.Join(dir, logKeyFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), k.VerifierKey) {
+		t.Fatalf("the verifier key is not in the logs:\n%s", logs.String())
+	}
+	size := func() int64 {
+		t.Helper()
+		s, err := st.LogState(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Checkpoint == "" {
+			t.Fatal("no checkpoint after start")
+		}
+		if _, err := note.Open([]byte(s.Checkpoint), note.VerifierList(k.Verifier)); err != nil {
+			t.Fatalf("checkpoint: %v", err)
+		}
+		return s.Size
+	}
+	if n := size(); n != 0 {
+		t.Fatalf("log size %d before any write", n)
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/svc/create-namespace", strings.NewReader(`{"name":"x"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(key))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create namespace: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	written := time.Now()
+	for size() != 1 {
+		if time.Since(written) > 2*time.Second {
+			t.Fatal("the new version is not in a checkpoint after 2 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	pg := storetest.URL(t, store.DialectPostgres)
+	t.Setenv("SVC_LOG_KEY_FILE", "")
+	code, _, errs = svc(t, "serve", "--addr", "127.0.0.1:0", "--database-url", pg)
+	if code != 1 || !strings.Contains(errs, "SVC_LOG_KEY_FILE") {
+		t.Fatalf("serve on Postgres without a log key: exit %d, %q", code, errs)
 	}
 }
