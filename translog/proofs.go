@@ -16,7 +16,7 @@ var (
 	// ErrNotLogged: the version is not in the log (yet): unknown, a draft, or still queued.
 	ErrNotLogged = errors.New("translog: version not in the log")
 	// ErrBadSize: a tree size the log cannot prove against (beyond the log, or from > to).
-	ErrBadSize = errors.New("translog: bad tree size")
+	ErrBadSize = errors.New("bad tree size")
 	// ErrNoCheckpoint: the log has not signed its first checkpoint yet.
 	ErrNoCheckpoint = errors.New("translog: no checkpoint yet")
 )
@@ -122,14 +122,14 @@ type Inclusion struct {
 
 // Inclusion proves the version's leaf in the latest checkpoint.
 func (r *Reader) Inclusion(ctx context.Context, version string) (Inclusion, error) {
-	signed, c, err := r.Checkpoint(ctx)
-	if err != nil {
-		return Inclusion{}, err
-	}
 	idx, err := r.st.LogIndex(ctx, version)
 	if errors.Is(err, store.ErrNotFound) {
 		return Inclusion{}, fmt.Errorf("%w: %s", ErrNotLogged, version)
 	}
+	if err != nil {
+		return Inclusion{}, err
+	}
+	signed, c, err := r.Checkpoint(ctx)
 	if err != nil {
 		return Inclusion{}, err
 	}

@@ -68,6 +68,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		Reverify:       server.ReverifyConfig{Interval: cfg.ReverifyInterval, Grace: cfg.ReverifyGrace, Sweep: cfg.ReverifySweep},
 		RateLimit:      server.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
 		CORSOrigins:    cfg.CORSOrigins,
+		LogVerifierKey: logKey.VerifierKey,
 	})
 	if err != nil {
 		return err
