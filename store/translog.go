@@ -203,7 +203,7 @@ func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *LogBatch
 		if len(up.Tiles) > 0 {
 			tiles := make([]logTileRow, len(up.Tiles))
 			for i, t := range up.Tiles {
-				tiles[i] = logTileRow{Level: t.Level, N: t.N, Data: t.Data}
+				tiles[i] = logTileRow(t)
 			}
 			if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "level"}, {Name: "n"}},
 				DoUpdates: clause.AssignmentColumns([]string{"data"})}).CreateInBatches(tiles, 500).Error; err != nil {
