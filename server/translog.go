@@ -4,10 +4,31 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
 )
+
+// logQueueGauge reports, at each scrape, how many public versions wait for the transparency
+// log's integrator (NaN when the database does not answer within a second).
+func logQueueGauge(st *store.Store) prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "svc_log_queue_length", Help: "Public versions waiting to be integrated into the transparency log.",
+	}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		n, err := st.LogQueueLength(ctx)
+		if err != nil {
+			return math.NaN()
+		}
+		return float64(n)
+	})
+}
 
 // The transparency log's public reads (docs/transparency-log.md).
 

@@ -151,8 +151,36 @@ func TestLogEndpoints(t *testing.T) {
 			}
 		})
 	}
-	// Without a key, /svc/log/key answers 503.
+	// The queue length is a metric.
 	h := newHarness(t, store.DialectSQLite)
+	queue := func() string {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		h.srv.Echo().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		for _, l := range strings.Split(rec.Body.String(), "\n") {
+			if strings.HasPrefix(l, "svc_log_queue_length ") {
+				return strings.TrimPrefix(l, "svc_log_queue_length ")
+			}
+		}
+		t.Fatalf("no svc_log_queue_length in /metrics")
+		return ""
+	}
+	if q := queue(); q != "0" {
+		t.Fatalf("queue %s before any write", q)
+	}
+	publish(t, h, h.key("m@example.com"))
+	if q := queue(); q == "0" {
+		t.Fatal("queue 0 after writes")
+	}
+	skey, _, _ := translog.GenerateKey("localhost:8080/svc/log")
+	lk, _ := translog.ParseKey(skey)
+	if _, err := translog.NewIntegrator(h.store, lk, nil, nil).IntegrateOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if q := queue(); q != "0" {
+		t.Fatalf("queue %s after integration", q)
+	}
+	// Without a key, /svc/log/key answers 503.
 	if code, _, body := h.raw("/svc/log/key"); code != 503 || !strings.Contains(body, "no transparency log key") {
 		t.Fatalf("key without one: %d %s", code, body)
 	}
