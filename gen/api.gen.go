@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"path"
@@ -772,6 +773,36 @@ type GetDnsTxtResponse struct {
 
 // JSONObject A free-form JSON object.
 type JSONObject map[string]interface{}
+
+// LogConsistency A consistency proof between two trees of the transparency log.
+type LogConsistency struct {
+	// Hashes The RFC 6962 consistency proof, base64.
+	Hashes [][]byte `json:"hashes"`
+
+	// Message Example: Consistency proof
+	Message string `json:"message"`
+}
+
+// LogInclusion An inclusion proof of one leaf of the transparency log.
+type LogInclusion struct {
+	// Checkpoint The signed checkpoint the proof is against.
+	Checkpoint string `json:"checkpoint"`
+
+	// Hashes The RFC 6962 audit path, base64, from the leaf up to the root.
+	Hashes [][]byte `json:"hashes"`
+
+	// Leaf The leaf text (RFC 8785 JSON of kind, ids, version, version_count and digest).
+	Leaf string `json:"leaf"`
+
+	// LogIndex The leaf's index in the log.
+	LogIndex int64 `json:"log_index"`
+
+	// Message Example: Inclusion proof
+	Message string `json:"message"`
+
+	// TreeSize The size of the tree the proof is for (the checkpoint's).
+	TreeSize int64 `json:"tree_size"`
+}
 
 // LookupResponseEnvelope A lookup response as a lookup returned it.
 type LookupResponseEnvelope struct {
@@ -1754,6 +1785,15 @@ type GenerateDnsTxtParams struct {
 	TargetNamespace *string `form:"target_namespace,omitempty" json:"target_namespace,omitempty"`
 }
 
+// GetLogConsistencyParams defines parameters for GetLogConsistency.
+type GetLogConsistencyParams struct {
+	// From The size of the older tree.
+	From int64 `form:"from" json:"from"`
+
+	// To The size of the newer tree.
+	To int64 `form:"to" json:"to"`
+}
+
 // LookupNamespaceParams defines parameters for LookupNamespace.
 type LookupNamespaceParams struct {
 	// VersionId A version identifier of the entry. Not with `as_on`.
@@ -1999,6 +2039,18 @@ type ServerInterface interface {
 	// GetDnsTxt Read a namespace's generated verification value
 	// (GET /svc/get-dns-txt/{namespace_id})
 	GetDnsTxt(ctx echo.Context, namespaceId NamespaceId) error
+	// GetLogCheckpoint The latest signed checkpoint of the transparency log
+	// (GET /svc/log/checkpoint)
+	GetLogCheckpoint(ctx echo.Context) error
+	// GetLogConsistency Proof that one tree of the transparency log extends another
+	// (GET /svc/log/consistency)
+	GetLogConsistency(ctx echo.Context, params GetLogConsistencyParams) error
+	// GetLogInclusion Proof that a version is in the transparency log
+	// (GET /svc/log/inclusion/{version})
+	GetLogInclusion(ctx echo.Context, version Version) error
+	// GetLogKey The verifier key of the transparency log
+	// (GET /svc/log/key)
+	GetLogKey(ctx echo.Context) error
 	// LookupNamespace Look up a namespace
 	// (GET /svc/lookup/{namespace})
 	LookupNamespace(ctx echo.Context, namespace NamespaceRef, params LookupNamespaceParams) error
@@ -2213,6 +2265,65 @@ func (w *ServerInterfaceWrapper) GetDnsTxt(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetDnsTxt(ctx, namespaceId)
+	return err
+}
+
+// GetLogCheckpoint converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLogCheckpoint(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLogCheckpoint(ctx)
+	return err
+}
+
+// GetLogConsistency converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLogConsistency(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetLogConsistencyParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLogConsistency(ctx, params)
+	return err
+}
+
+// GetLogInclusion converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLogInclusion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "version" -------------
+	var version Version
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version", ctx.Param("version"), &version, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLogInclusion(ctx, version)
+	return err
+}
+
+// GetLogKey converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLogKey(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLogKey(ctx)
 	return err
 }
 
@@ -3436,6 +3547,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/:profile_id/did.json", wrapper.GetDidDocument, options.OperationMiddlewares["getDidDocument"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.Healthz, options.OperationMiddlewares["healthz"]...)
 	router.GET(options.BaseURL+"/readyz", wrapper.Readyz, options.OperationMiddlewares["readyz"]...)
+	router.GET(options.BaseURL+"/svc/log/checkpoint", wrapper.GetLogCheckpoint, options.OperationMiddlewares["getLogCheckpoint"]...)
+	router.GET(options.BaseURL+"/svc/log/key", wrapper.GetLogKey, options.OperationMiddlewares["getLogKey"]...)
+	router.GET(options.BaseURL+"/svc/log/inclusion/:version", wrapper.GetLogInclusion, options.OperationMiddlewares["getLogInclusion"]...)
+	router.GET(options.BaseURL+"/svc/log/consistency", wrapper.GetLogConsistency, options.OperationMiddlewares["getLogConsistency"]...)
 
 }
 
@@ -4165,6 +4280,409 @@ func (response GetDnsTxt500JSONResponse) VisitGetDnsTxtResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogCheckpointRequestObject struct {
+}
+
+type GetLogCheckpointResponseObject interface {
+	VisitGetLogCheckpointResponse(w http.ResponseWriter) error
+}
+
+type GetLogCheckpoint200ResponseHeaders struct {
+	CacheControl *string
+}
+
+type GetLogCheckpoint200TextplainCharsetUtf8Response struct {
+	Body          io.Reader
+	Headers       GetLogCheckpoint200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetLogCheckpoint200TextplainCharsetUtf8Response) VisitGetLogCheckpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetLogCheckpoint400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLogCheckpoint400JSONResponse) VisitGetLogCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogCheckpoint413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetLogCheckpoint413JSONResponse) VisitGetLogCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogCheckpoint429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLogCheckpoint429JSONResponse) VisitGetLogCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogCheckpoint500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLogCheckpoint500JSONResponse) VisitGetLogCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogCheckpoint503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetLogCheckpoint503JSONResponse) VisitGetLogCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogConsistencyRequestObject struct {
+	Params GetLogConsistencyParams
+}
+
+type GetLogConsistencyResponseObject interface {
+	VisitGetLogConsistencyResponse(w http.ResponseWriter) error
+}
+
+type GetLogConsistency200JSONResponse LogConsistency
+
+func (response GetLogConsistency200JSONResponse) VisitGetLogConsistencyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogConsistency400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLogConsistency400JSONResponse) VisitGetLogConsistencyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogConsistency413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetLogConsistency413JSONResponse) VisitGetLogConsistencyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogConsistency429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLogConsistency429JSONResponse) VisitGetLogConsistencyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogConsistency500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLogConsistency500JSONResponse) VisitGetLogConsistencyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogConsistency503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetLogConsistency503JSONResponse) VisitGetLogConsistencyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogInclusionRequestObject struct {
+	Version Version `json:"version"`
+}
+
+type GetLogInclusionResponseObject interface {
+	VisitGetLogInclusionResponse(w http.ResponseWriter) error
+}
+
+type GetLogInclusion200JSONResponse LogInclusion
+
+func (response GetLogInclusion200JSONResponse) VisitGetLogInclusionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogInclusion400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLogInclusion400JSONResponse) VisitGetLogInclusionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogInclusion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetLogInclusion404JSONResponse) VisitGetLogInclusionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogInclusion413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetLogInclusion413JSONResponse) VisitGetLogInclusionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogInclusion429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLogInclusion429JSONResponse) VisitGetLogInclusionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogInclusion500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLogInclusion500JSONResponse) VisitGetLogInclusionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogInclusion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetLogInclusion503JSONResponse) VisitGetLogInclusionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogKeyRequestObject struct {
+}
+
+type GetLogKeyResponseObject interface {
+	VisitGetLogKeyResponse(w http.ResponseWriter) error
+}
+
+type GetLogKey200TextResponse string
+
+func (response GetLogKey200TextResponse) VisitGetLogKeyResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(200)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetLogKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLogKey400JSONResponse) VisitGetLogKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetLogKey413JSONResponse) VisitGetLogKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogKey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLogKey429JSONResponse) VisitGetLogKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogKey500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLogKey500JSONResponse) VisitGetLogKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetLogKey503JSONResponse) VisitGetLogKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8977,6 +9495,18 @@ type StrictServerInterface interface {
 	// GetDnsTxt Read a namespace's generated verification value
 	// (GET /svc/get-dns-txt/{namespace_id})
 	GetDnsTxt(ctx context.Context, request GetDnsTxtRequestObject) (GetDnsTxtResponseObject, error)
+	// GetLogCheckpoint The latest signed checkpoint of the transparency log
+	// (GET /svc/log/checkpoint)
+	GetLogCheckpoint(ctx context.Context, request GetLogCheckpointRequestObject) (GetLogCheckpointResponseObject, error)
+	// GetLogConsistency Proof that one tree of the transparency log extends another
+	// (GET /svc/log/consistency)
+	GetLogConsistency(ctx context.Context, request GetLogConsistencyRequestObject) (GetLogConsistencyResponseObject, error)
+	// GetLogInclusion Proof that a version is in the transparency log
+	// (GET /svc/log/inclusion/{version})
+	GetLogInclusion(ctx context.Context, request GetLogInclusionRequestObject) (GetLogInclusionResponseObject, error)
+	// GetLogKey The verifier key of the transparency log
+	// (GET /svc/log/key)
+	GetLogKey(ctx context.Context, request GetLogKeyRequestObject) (GetLogKeyResponseObject, error)
 	// LookupNamespace Look up a namespace
 	// (GET /svc/lookup/{namespace})
 	LookupNamespace(ctx context.Context, request LookupNamespaceRequestObject) (LookupNamespaceResponseObject, error)
@@ -9265,6 +9795,102 @@ func (sh *strictHandler) GetDnsTxt(ctx echo.Context, namespaceId NamespaceId) er
 		return err
 	} else if validResponse, ok := response.(GetDnsTxtResponseObject); ok {
 		return validResponse.VisitGetDnsTxtResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLogCheckpoint operation middleware
+func (sh *strictHandler) GetLogCheckpoint(ctx echo.Context) error {
+	var request GetLogCheckpointRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLogCheckpoint(ctx.Request().Context(), request.(GetLogCheckpointRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLogCheckpoint")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLogCheckpointResponseObject); ok {
+		return validResponse.VisitGetLogCheckpointResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLogConsistency operation middleware
+func (sh *strictHandler) GetLogConsistency(ctx echo.Context, params GetLogConsistencyParams) error {
+	var request GetLogConsistencyRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLogConsistency(ctx.Request().Context(), request.(GetLogConsistencyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLogConsistency")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLogConsistencyResponseObject); ok {
+		return validResponse.VisitGetLogConsistencyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLogInclusion operation middleware
+func (sh *strictHandler) GetLogInclusion(ctx echo.Context, version Version) error {
+	var request GetLogInclusionRequestObject
+
+	request.Version = version
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLogInclusion(ctx.Request().Context(), request.(GetLogInclusionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLogInclusion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLogInclusionResponseObject); ok {
+		return validResponse.VisitGetLogInclusionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLogKey operation middleware
+func (sh *strictHandler) GetLogKey(ctx echo.Context) error {
+	var request GetLogKeyRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLogKey(ctx.Request().Context(), request.(GetLogKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLogKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLogKeyResponseObject); ok {
+		return validResponse.VisitGetLogKeyResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -10498,236 +11124,258 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string) erro
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L19c9s4kjj8VVC6fSpSjpIl+WViua7qnDiZcSbJZGNn9mWcNSERkrCmAC0B2dbk8nz2X6EBkCAFSpQs",
-	"O5mJ74/biUWCjUZ3o9/7c23AJ1POCJOi1vtcGxMckQT+8wUejMkLzmTCY/XviIhBQqeSclbr1cLprB/T",
-	"QYAm+LaJR+R/Lmbt9u5Ayhj+g4StWlATgzGZYPWynE9JrVcTMqFsVPvyJai9PMejxWXPxwQRJpP5E4Ei",
-	"OiJCBug/My5JtHy9L0FtihM8IdJAfyx+YUuWR1ggKpGQnEcISyThhwjxIZJjKtDH8xcownNUD//xj3/8",
-	"o/n2bfPkJGy00Dsu0Q2VYxRek0RQzi5pBFslt3gyjRVM3Xb3oNnebbb3akGNqq/+Z0aSeS2oMTxRD2Bx",
-	"yVluN0OeTLCs9WoRlqQWeLB1wieYejZ0zBBlkiSMSBTBM6h+evJOIJwQhAcDMpUkQphFSM4SRiIkOZrO",
-	"2HzAI9LIw23+qzXgEwv4FMtxBrdevxbUEvKfGU1IVOvJZEbcjUzw7RvCRnJc63X394PahDL7745vW68S",
-	"PjlRe17Y2EsmE0oEmk0VTiLEGeIJwkNJktwJ+XDfabY7JbgfJrC7dVB/OnyL5WDsYYGLmiZ6Qwqa8C9q",
-	"YQ/IaTDGbEQQFWiCI4I4i+eIGvKiAglJ41g/OEsSwiQyy6A6iQVBe51u4YAuau3bduewPeziTr872I32",
-	"yP7woP1D51n3cBfv9fcHB9FFzW5cc3K289NhU++j5LwO9vybf8cZKUHAMUOKi5FCKsIMEZzElCQIM3FD",
-	"kiOE0US9iEZECrTb3mstgU19ZjmAnXbXC+I7PCGvaCxJsgjhe5xIiuMADbAgTcoEYYJKek2Q+rIBr44l",
-	"igkWEu2qQ0vwQAmRRquEhOB/ymDsPssR/W4ZwGKKB+Q08uAUIIOfL2mE6mFEo564HvRarVbYUDygSCZ9",
-	"5olQZEOHlESG//M0Y9/e/2lGXvz48Vny9t+3L/9+S9/PTvafn/j53AVgq9yebvwDGX7bO9/qtt/jEfGR",
-	"5oggNpv0SRJoDuqUUdxULeBCEJEhnsUSvpcKMMrkgbpyJviWTmYTxTD2/wBG88cUQnVvjEiSgnhGf/eA",
-	"eSrJRKApSZCCYhmEl0It4AWz214B50oAP5ABT6J38LVFwkngV6CNAM0Y/c+MIMoQlQIlZESFTOYt/4nr",
-	"Ny8NT5ef+V8SRbK1/9rJ1KUd/avYUVfVHEDTkOoPlsOqf/dCmxJgKbj65e0C/J8ZEdIvjCISkxFcwJrZ",
-	"Blj9hBL9Tp7j7N3UVJdT84dojzSfDQ/aTfeCKtsWLLeGvPHfVmc8kZ57Wl3tIWLkhgiJhjQR8giF6tMh",
-	"aEYhjUKExYCwiLLREQqFxHImQtSfI/WfJFCSh8HhlDGAUF/20r5VLAhT1P2b/af+hl0gqNGo9sm3pXO+",
-	"jn7UJ0OekFUKUqfb3C1TkCRfUz36VWstfvKxKg2NCJNKVidawzZauKtPg1YcluE307ZrVancAKaNg4SI",
-	"KWeCaNtgps5TGmJ+hWlMAPoBZ5IwoCA8ncbm951/Cw6ad4pF9WSkoJoxPJNjntDfiYJrQoQAWV/4Ahrq",
-	"T3ypzKBJwhMNeB6j7zi6xjGN0PH7U3RF5i215nMcGR6uvgnAA2WwmPrPaxzP3J2Zny4pm85kbmun+hcE",
-	"v/QQnBNKbS+U3gQ9c7mhyUxI1CfKyppwIVGn3QbCyS7bu3w/XQUUbSoEZSPFCWQylXONwjviXNmMRkCp",
-	"bxjIAPMvOBvGdCA3Ip6Bfdndnb09FPwxnxMiEI4TgqM5IrdUSPX9vB5U284OjbVigRKaK13zBEQhqmOt",
-	"Okt8RVigtH7K8ABUans5BQinCLPAR2RAIxI1AG0n5lIRFfBWbWvpih8Mn5dtk98wMFCi9GYTViI5d6+y",
-	"THnSp1FE2EZnO0zfdg83XbOH5nwGJjrj2veg4VIWbgpY6ovY+lHjOFZ8iefw+Yjrz9TVP4qfd9ASKPCA",
-	"3RWLKbjU83HMb+y5noInAsf665vgjZoV8sKUoRkjt1MyUBcdUYsjPgCy3IZM9SwPu3lrAVhnHxnU/Ko6",
-	"bPZTHujOZoMBEQIgesflKz5jm91VmXHFuLwcwjoullPjDM5V/74detMOt7oibsblmCRAU5GiOjZqoIgT",
-	"TUsg4OxG3/IIbLtlPrwx1i9q2RUhQdmAANGCW2JEr4kSTyjM+RdC+MR7PI85js45f4OTdU/ZoHSq17iU",
-	"nF/GsEpelGsR2OfRHEnOETyC6jGdUIk66C193tgShuETVOgvKDsZM8uZqA5fOkLP1P+goTqFKGpqu0do",
-	"vn2v/sUiekdtaOosc2lUHhch7meMStTzOsCoQCs9XdsQhqH1iYVayiGcgiDHWGoZh2LOFFINkEeK4hTh",
-	"ohss0E1CpSQMsHhGcDIY3wF/jvAjWoLWFHYiLHEfC4IiGmmZC+41UAToJE9zfwVtbGvqpqItAdsya5qN",
-	"Jtd0QD4yfI1pjPsx2VR5Tt9395Du131gO3vJUGlljsYlbOuc87eYzQ3bio32lGBJLoHBC7R/zjmaYDa3",
-	"ipHYwo4+qFvafEzZTU7s5gORybx5PPQ6Rc+ADQWSHN1gKr2Blcz3or770bVztmoouSv3kNXteZKq8jhv",
-	"SUl+Rdg9GFLmerLaPfyJM4SRDnMhpcVqYfmRidl0yhNJorckovgcELYRTtKFLidqpUvAfR476SMIHkHq",
-	"kR4ShEUgOUHwY4EWvrjde0VxilASGgsUFr+l79OPgiR30k9mgiQlqolae+tayRWZPxFIfVXtMKJCyRkt",
-	"4H51XF3rynNgv2H6UtGudb1ovjvS/XQqx78ENcMO2zGVL2POr2bTS+sUcUznLVrM6o2Zolwdx81kLkRd",
-	"AuvQB+CKhvWvxrO/qfKdQ6PQKvRwFm9FI1e70whEKQJNJEKp6ekntKsJQrDmTjnBEvv12VDdTKE1uXTc",
-	"NrOhzR0V1KYJn5JEUk1lxnetHTgFx1yQuYpLf099rt74fOaG/a3on80WDhwgMvcl7/+bDKT6SG77qW3u",
-	"RYHRavjQbB+EfwX/cx4nkUHxsrNdPJMvDteswoV9MNDf8u46inS8wnHL4Ugrvjh+7wA8xLEgpZJX4SLV",
-	"1QPwWnBGbLQj96tooeM+iOghJbG63PGVNoUESa5J8kQg45EWAboZ08EYEazUOvU0/JhCoB09woNbF8pV",
-	"/pjsUWAgiWksVr31+uyXd7+kWJyQ1UeZf8MN5lQPgWhfPPHFDRI8lKESVGFMr0l4ZP4X3YwJQxjw3XJd",
-	"++r5WlBTD3m8+UFNyngVYOfnb9STWqRLGscLXvim0frZLDbKt46TrGLhDDdLaVZUllJRZEhRrBBR2tks",
-	"yWQlBRxHETFwAL40lDhJ8LxkR2LFbrbJgqKHZlOlNnfa7bbde6AeIJGytxWlMM7IVvCQlyBfIF56qt/t",
-	"2JCu/feWMFVRPDtCZzP5mye1vPB1QlUZdSkE14KtCOaUvBZ2+UsmWsH6d/aJBgnBxsoq7Bd0m5XiUD/1",
-	"JVh5Z28mwIzXonpErFw2uCAGdnvZF3xYfTEmgytX4yqnpL+NCTgAc45lxG+Y8b246Rz6woO7yoP3NB9u",
-	"AYnlN3lQu3b0SvNjn/OYYLaEnNKXvJsHynAyW+4qbjSpNXOZANu6h9e/Ui0pZmx5PNA+p/Kkp05Qm2Ip",
-	"SaK2dnFxVrvDTVg4lNLrSx+DjZ5t7RTS7JFvWbta/1QhinNpPMTlXIrZXOmbEzw3YV45zqJ8T4SVz0co",
-	"VBrIglpUZLCgkL6ylopWyWrL71KWJRjrx5HEox4KBzMh+SREdfC16lN0d9LQUTkhMYuwuhvwSJ0xFwT1",
-	"ZzSWTcrSBR306JSRmSCidcEcHVF/Dsz0SZ8kYkynihTAy3R5ReYggK/51d0UyAUB7+Ldxz82gOpHWEl0",
-	"EqMlUgou7Uu88m48pxMiJJ5MFRhkgmnsvxq5tvEtHgEkdUNZwD+t0g/02malIINvGTq2oz2mOFMXWkIm",
-	"/Jqkf9MRkJkAIQIgLqIyxYqT3UjI/+YTtlMbwe4zl6a4Vw07y3BR2TDIIutlZkHkJgBUUohT+lywCoJ8",
-	"vupK+72Q3ZqBsnTvy5XjkqyCpfxRRVPOo37LXoqT/IWT39WrhBAkya00d1cf3DHMxnJtLs9e+/CgmDPt",
-	"0J362SPFTmh0wgezifHqLeLz5PQEReYJjUjDINOED2lMUD2iUe+G9BuLeP1f8Bfeyhy//FYbSzkVvZ2d",
-	"m5ub1s1uiyejHSZ2IhrtXHdqQfbzLo3gR0EGs4TK+c5kFkt6RebquU9BRq2LsrlAllgIBRVnb4kc8yhH",
-	"6qtfzoU91ntXc0E+E/qG9HsxH+B4zIX8/3aPn7WftXt7168PX3/s9F+/fnl48OpvZ69/vv5J/NunrrnO",
-	"N892lts+0a+Lb68y7tNThO14AVhA0iLKvWTvhcdrDUIQSFGfS48BxFtQ+NbQRbhIggNdNBXr4NsCMu94",
-	"Pv91RebNju+UtBbxM5kDbH0sCqr77wdvr8b476Pn/zy55vLk6s1+d/+HIaa/S/ojfdH9q/z5zY/TPmMv",
-	"f5S4G/GfvYq7CXfZe9iiYfX9S1MTPnAx5AXbf3DW1C5mmT5/c/zzy26/2d0/sMEGdWysUElmlXfK0IdX",
-	"L9CzH57tI3Vr9lDYvg3Rf6ODPaQ04mSABUFjcqveo1IUspxvD384JHh42O30u51nP/QPDw7J7n77WftZ",
-	"f3i4N9z9geyRLt7F/Q4+aA87g4PuD4f9g4P+/v6wg/E+wTXXPvpX+/a3dvMQN4efPh/sffmLD+eZJuyV",
-	"lpCPB3SaKp88Mcp5D8VEfUoEZjM647l1+f83w0AptQk42iHZD5tn1dvwcJDlbHafOWK+UDdmMxXXsAr/",
-	"9dtx85+4+Xu7efgp+08F1afP7aDT/aEEETaxrFzfItfKUIH8iR7CaDybYNZMCI5wPyYoNPeiTvwGrV79",
-	"eYIHY8qI89yARyRsoecJZoMx4sz85QgUnBueRJBmOnQWVFaSTkTSCn9RJESkUjzthXrwS5oBUtzqCXjS",
-	"9Wnr8KBJ0Gj58OWoC0ULD0t0o27Xm4SzUQB5QVPClTqZO1xfVlh1Rxzs2sfL2Va9h3lFdSmmYmH1ZGAP",
-	"Cg8SLpThGRMsiEB1QYiSzGIHnhOtSdTooTAXEg1Rfa/dVsSQZikHSOdKQMq8Ipx+QvCV0MlISjThgdTm",
-	"TjKLSSOAas9i3DZbV8z6EyoliRbigmnME96fq5XcVAhYotNDrJCNAMHRVdkIAQrTNFNYaNdkU3nTO9Xj",
-	"aXQdHt/rZYn4yJ+cV8jNC7SDGynC1nE4Uzk7xXIMH1jMMXQ/lXn89DdMKrN6u/AlQFQuIcBdx2DJE74P",
-	"ENdr5qKFhEVTTpkEJEzgwoeFjQMElt7vZbCYTGstFA1W9GtqAZsiDa8d5mo9V2VPq9c9WXJqpU63hzbJ",
-	"R4Mli3mIsKAhB5vDwa+N3xUyhjQl+hJQ4N39/LvqXBbzPtQabsKTerOrEFLMdTpCik1DJykJ3rX5biGq",
-	"7wMjLSbiGoaxaWDwpNlXWS5XI+9vKWZH+BMwCvlJbvq2m5Liz6H1ZK4USUyrPDbd358o6csmLc0RKiSa",
-	"OamDbtbcJ1eUuxAu3BQ/EqZ4mpzfVs5SGJlXkLxdlqOwJMsgqEm1T3mZKwVZfEgbc8svHfWQ76ZxNlY1",
-	"wGU31oyYaMpbqUQ8IzcIEm+syJN8imJyTWItq82P9tXIVmLlfGZRVkfCDDI38wsUT2tF1MMgcKHcltzE",
-	"cwdkvYU6FMiBYtxoVb7r/aiXJ0ysRLypy8tJ7CI2IW15qTelPB5ExeWysM9y1K3wLVUkzkwjKnqfbEsF",
-	"qU1dB1QfRh3/dqlHUicDFM96mBDSVGeK1BpIL+kcb/aNN6DC2CN7ya5JzKfeStaisgN2cfpH02+CLknS",
-	"qb6BRelT/Hg902Xg7lWmTjhNOB+qu2YwJoMrxZU6hjHGLIq1uFrYf2UXW6lj7S1Oro7j+APBUVVZOsHJ",
-	"FWQQKM2uVJji4RDuxlxKiC2n9hRNu9Cm766AuKqQVBArDVHbW4xLNzkLR5vJtSLmtuzxVMuvfSpLT6RE",
-	"KFBxqV7zixv1i4mLbJDXE9RumyPerOBqsUBkX1yGk3XPnTOyzVO/tyMvs4BzMRpmNwhqNnRqEXgu0I36",
-	"5xhPp4T5kj+8aSv86k6X5jtXFSptkIEATGLNg8Aje6G/UV1doQKSa0EijsltdrMXPBQ6xWXdiJ19rT/f",
-	"utO5EBHPpyCgFzyZ8sR6fhdfXjMxJyppsHSeGpNOYooyg2dxvKx/0orsvKBmTsaTdqidkeqojBz6eP6q",
-	"+Qz1506xKqAdDEN7GEUv5W53t73b3T3oRrud3U432u3udvf3dtu7z3bxbnu3rf9/l8B/t/exD4kVVKet",
-	"JZSsVL3WaO2y6BlXisAqQN/DQ26awoDPmKx026ah+RTKg7av6cnie6aBw7p8t27KV/pGtqkU1E6wtjqR",
-	"Kq4maayo19q8MZe0c8IiY4DAFT05fGS7LEKfJ01DhwsHpw/Fnv5SaZvXelemQDqSWAvdzW6+d25lt/c2",
-	"yfyvCZEJJdfbSYRMlzX0UTm2n+3bHEh5kH8rF8qivcUlji/tx9fjzXvnRo80f+d0nQkQjyP1rxjr2oVK",
-	"AVSHhZeGTHPMVc5SBQQ6sGs8VSKXSowSU2GqOApNu2CJO3JMjnDLuMc+tGXmcdRer5bm/N5bWcOiC+sk",
-	"zwkVx48PybEcvNy57CuPeTiQPLlMk4VWaiAbMugSVwu5JkxeFkPEU91YqRbUbENKENX/LtqjxQj5embV",
-	"Mi+Ouh6qUNeiqrLU93MflhzkX9MpVYhckg23nlu19DkqYz/GNpKDPis0VzpW0BJ8YC7uP8gRtuMzc6jN",
-	"biVw+Dc9dJ8pXC4hV3H8T1RInszLJeBxHKdaOrDwE5ETCUskX6X7wAXmbDaZ4GTuywLaphXt++QKwWeD",
-	"e2ONrkD7USB+KNdy335NmfKNMvhKPltkIT/TVHMRvde4dolghQKQ0v2MwbHfF/mvR/dBTYOzhllXyiq5",
-	"lZZwzntreHryL6zDJktQUnc8G4x5Ao2aTURarQB1/0EWr3+i83hAhnGF6KzBnghMEu405vMJYVKJHyJv",
-	"eHKFrDcIm/YB+rMlqjtPLqN7SCVc1zGT3Q7R3f0ABhGXjvNlzboti+bFM9V1Zfq8xNqdMX/wgeuUWi/7",
-	"rkn60tnldwHiYFnGX/6rP1MWpXT08fwFmhMMPWl0+YvJwYDchRusW2DnwTm7HmiMAYt0292DfF7c2fWg",
-	"nmr7/2c3+X/6nQa89Fu7efjpszdprhgd1vIuT0tBjs4dp0WRSnyMXVZFmDajreahDbJMEd1fT6HUlJPw",
-	"4UIH24ewsAtuV8/vGxRzr8v1FRk0t6/NnJElzvbzQq9p2/x1/Qjxur5Hp0B0GxJks4rS1d0jNq3kSt9M",
-	"q+6tTgdl80HN9pP0anGb1IEtfKhqnf49+ovuWt5fpltuwS28rlLkNk1fMOXyrUKKzatzlJCvPM7XJOfd",
-	"yKmgNtSw6B3O/MZWWqU+4ipu55wrzUKnfcnOyS1zLOvr4Q0VEoh/abU5ZepmoDpr3Vac182PUHjZeJT9",
-	"W5f991OJ/y3KmocXCWszcsalG7NnuQjQjAsUsoRV1wwAGfa8S/Qn63PidV4be2Krrmu9JnSJrBrxceXQ",
-	"A8d67qDQlfG1k8FrWHtRX8Mjcql7l1dkzGz6RbXn1+0GU7xMPF6P+9PXNqq8hxiTQkvlCB284SDmvuTh",
-	"8mrgAnks0VncQQSpbrFWCM5uNo+uPP0Fuckqy/r4OJy9thAD3u7l2xfo+ij19cwOvUPPn6LgWS70xH1I",
-	"vXVD3QY5XynOfWfD7QEZ/TEaP1/RcqOoBqWC4x6D9nmqXzNir8G9c7jew3kPG6u3fsOlk5iqueq+GRvs",
-	"z+JK+5ZTABc6JPmCg8DR6+QIFrS0u/vmH1bab+SxM12Yttr/6E9lLG/sP6uSZKmw71w3Vaxra1CnOZUO",
-	"mS8zs/Msszr30ormlU4yI6ULbjL4KyUC1a1pCr25vjWH2bctrI0gKkymTAjkpJkMjhSp3vDHgwjKR7n3",
-	"p3QSLhVufkfhBvLM6y3chnBbKtTWdicaKXc3h6JRdsuta/OVe9Gx13QrGlC+hmMxSzdbmST7R/Eo2utw",
-	"Dadi8fr1uBU3d+S58Hwjvrw0B25NN126lXU8delLKzlmAyHhOOyckkCPx85CcTd5UsVtl6pj9yJa1vfd",
-	"GUx9Ne/doxfuW/TCPYzfLU+za3ve0v7Kd/W9eXjnob1vE35N3HaL1RlYvZkvmCntJluePK5/utSrRZfD",
-	"hE+8zWYca8W8IiSN4xXVr3ZZwta56uxbuvpBrNfbM9e+SPcZqn7lb9CHM70zvR9e3MwiUlYdQhnGq9FT",
-	"1cvTdF1OP9t097Mpf3mJe8ulF3qqZHUdQXcD7DmaAIzbUrIlG9YSoTG/0T264FcS3TEpP4VyFssVSfmL",
-	"sb7SplRT88o9KMwg2Etc1XpsuQdzASK3eCCzITBHqE/mnJmBIZ12Wzck1LcGPAuOqMpqM7ziacaMY0F0",
-	"T/qJHu+PGXzNnigAqj1gah1dKwitTFFfIdfXjX85KVoM5SEzR+KieynNKmpYPWfFjhgtJcU/UK7bJv67",
-	"GEvjI9xWg4UVVYv3kfh2B433MT336+TiFZXjhc74OQ9cmqFXSLjzuM3W9so5GXqFDFvDGz4pc37+pny2",
-	"bd1O8jhot/0yeIJv6UQR3G5nf/fATtTSf2r7aOkcj9bycKV+8yXNEe/Ja2Ncz+lNm/M5l7RUWNNlUyyw",
-	"Ab+sx2OywhNikVpVwckhtpd15nHiQaaXtTuwZTMFL3fgD+35yOTRAkY+nr8I0Gt8jc/gjyiU/PTslzP4",
-	"VL0RQoMnVJ/QOKYC2AFNEzKgikUb+bh7t909aHY6zW73vP2s12732u1Wu93+p8svrtCrJuQ+Ap9vcSSW",
-	"FhyZ8q49X3YUE7fdd+tYophgAdkcehQFZe6HOt/CJK2HG5y1QFP6YLY1mtSciu0z/9WP5IGGjD7wDM/S",
-	"Q9zWpLP0GPWCf0jeqhCEvgvfuDb+Gz7ymzQxH42KLV4UM0+msqcbCd5gkV5YAerP0c2YTwKw6/SsQ+2z",
-	"V1bT1mygEi3fDAAvdlVwvTKWIFK10auKJxn9rVN6Yy1D+2EzolvdO7od9qegfHijMej8Y4NynTcUhlOU",
-	"t2rL1qzcaMFFXf79PITpNgtasMXYp9WEVjnckSO6mI/Kwx3qx438hYruParmPbpoch7Hjc0fzyqBxkJF",
-	"Z0bxTNZy5y8cjpEIwh1Qs5l26qWVJe79AoFsVVmtMlDpJ36DsOmgiWgmCXsIo5N3Z+j87+com3SOfjo/",
-	"f4+GNCZ2FobCnDI91Q7683QuQ12QeNi0izXyPcJT8ULi4WUEURv4z7GUU6dnCqzkuKR9wge2OD8B8O9+",
-	"6epxIE2NjUIgN8jac2hkgeOPSjRW9weOZ0RAP3RBrkmC42XxkLLmpLnRgPvbTbwtrp3Xb9eYzVdKaPOF",
-	"ro3pcazEeBYA0HK85+nlmDYDNneHh0EzQM11kDhSYRnXlnRXL0dEcf1yrOTrGKujRDOdg49caWMFZBiv",
-	"0v1gomTxZWjIZ2Ctgwj9Zg4VubSsSsgwTrX7QkfJ8iUIESU9Cm1vlqyxjO6g3znI+gxj9PHj6cn1DwEa",
-	"k9tGsb+wTVnvdwe70R7ZHx603Wz1qHTK2W63pGGLHbl4plCisdknOCHJ8UxJj4VNMDsIqIdCcT24DNGQ",
-	"axNAXRB7u6iPBTnYmyWxM7sssLPc7SwAPcyIJ6iuFoFRS/qJELYM5wO2BICSAQ53yBcFN2VDbsf+mfiN",
-	"aexVU4JYYspIIv5XXA9aZhqN7Zvbq6lPOg8txCVqx3bmk0xmQqKIJmQgeTJvoadPUzkonj5FYx5H6OnT",
-	"zBH29GngusXS3yFkpH7ELLpgZl4aDE4Y8AkRqI8HV9aJ9vQp5G8/fWpCNXog9AAzEBKT6UyS3gW7YJ1W",
-	"NhLbP3Sv3icxv2kgyiRX17mmUv0dCC7F6ji4sLZnYCYLcEYuGEJoapKS6xMqBKhW5BYaZoUXtYtaGCD7",
-	"d72wQOHnL2GAQOMTCCcEGQ1RNI4uWLeFBEkojunvRF2tAEY6FLAOMzJeYMYZHahntNah6bKnSEQgAUN5",
-	"FBF9PH/V7BygAY8ImjEqRQAAv3zx9tg46ExEUamuIkChWr2l6Z4O5yHS/4mIGOApZSMF325L3fbjhe7f",
-	"AKcZd4ggdrbbbaqfEJ/J6UzqkfkJlcTONMwNNGwBZOeQX6FsE0T+M8OxHZTR0icWttSJnrin13PuyNC9",
-	"pAN3tHlg+4ulPHbZnwdZWVUuTBAeXbBUuhbWzAUmCp/Q8jLQY7j9Swe6lVJwwbzwTIhU78s4PLJXXdn3",
-	"PcA4IZTgguVAMw6oVWChFVC1LtgpEzQiTos2FJqXQojtxjd4Lkr6wFtyqodl3t1QUVg+d9Bcb2LMb2Bu",
-	"ABao2IYeS7PyE+GSJBDLS2BV4ypyLBs0wVcwxoyRG0Qnk5me4mcvn3po/ivUE/Yc6kD/jTqBeu2CaQw0",
-	"jpASYGk+n5B4jtJ5jUOeKHGRrXhJI7UoFpechY0WSp0iWhZ8PH+BKLtgK7zoLRSqE0F6gIJ2posW0tu1",
-	"w9FAWBh5mY6DBLQc5+bTwoAzc2Ppy+ZSbXNv1x2gDJg/NrPIzGvP4eZBF7N2e3dwRebwHyRsoffZNEBx",
-	"wer6EAMdG0mJTwQmvt7QIlrJ3qk2WRQkRwgDQHbAHAjZibpq+kQPJdTz1GI6IEaNMVfX8RQPxqTZbbVr",
-	"QW2WxOZOtEOWMfwMs5TNu2LnzemLl+/OXsI7WftZuAQL15sTX+zVOq22foFPCcNTWuvVdlvt1q5WMcag",
-	"KeyMCY7l+Hf13yPim3cFqptA3XYb3YxpTGx3xQERAiUzJo4U5afT5CSfmT52dtKcRkQ6/PA0Ulat+Sp4",
-	"e0ATA2i67XaZwpc+t2Nnk3wJantVnn+OU6+9eqWzu/qV93qm3Dnnb2CinHqve7j6vXPO32JmvcugluxX",
-	"AfHUzKHTg1pdpa7W++1TUBO2eWztDb1WEk3omg4BVvpcSDKpfVKv7Siinlc9TcLyIwGx+RWjqZ1uSxmS",
-	"N9zycID227sI7P4b6j/ZDxqAx4P1Hax6qwKUZyS5pgPy0RlJuIwmFMqpIgptixSPs1FGK+J6sAMTvnJZ",
-	"fTuf3Vv9SykpnZM4FoqIwJ+Uvxeh+TpeHAADataYDsYt9IoXXnoi1GskgYdsw3bhI7EXCmbXdwYCzcyo",
-	"Vdv04zd7JGuHfxrVvnzy0ypMUtfO0+IIT/W3agnnC6CmblAwgcpm5hiPo1J8ZqK1KUO0O6tf+ehO8ISX",
-	"KtDnq3TOJ7yxt/qNd1y+gnTFP5AETvlLUXpK6HglmTvsZv7gsBuors1cLvWUlzlaTDSmT7SFSaVhkdYi",
-	"S8C673JxKMDAcx7Nt0fN+a+ktJb3tshkRr4s8FRna1CUDZ8p4SilQztOYjPRy2juoK0+LH9VIOIXdubt",
-	"Xbils18FunRO7lsSUXw+n35dVtMU5jKZw03g0RFjh52KI2cLd9fOZ82A5ZdY6MnPB7vFkjMotxM8RzgW",
-	"XOn2tsQbawMGrBmwYsLiWAZlzKhbLrRhlBCZHej4lh6LqwRIFsOxY3I13E8EwlNyi+piNlLGHInQ+fkb",
-	"tNtuI9E4UsR7wcI0MhMiQZJr8MtgiUJrVGj7Ry+oTaCd1g2J4+YV4zdMoTGf1C9vpZ7Xz0D+XLAwF3UJ",
-	"W+g5l2PECMlFW0zVu3ULKtDjmN80Yyok3PYXLCwJHIVK4dTN8tPpLiNlT0iuOzy7oSoPngN0M+aCXDCP",
-	"/gBmq+6jT6IWOh8nhID2C16l/Ijieqj2vjCpuBHYOcXaM5IbVFyHiDIgrRGYWsLFucXmqWzYgDKy0xeD",
-	"C2b+UdxZw6f+2CnGekjw3XSfYOXjOnQHTy4GJt3zz0KTqG65J0Bjoqc5G/JQ7AL+YaqWAIs7c+p6eLFW",
-	"tbLPV6OzCPPpiYKlcF/bbAAdKVVEmN3w9aFi4DK6Ld3Jwnxudxsroogb6qMmxmByiAwBwqWaCtfjRcrU",
-	"ecMz4kbP3RkalTvsLAwkr9Bq6FZqJ0ZO/vzPX7u348Hk5Qj//e3oH2fPWb97eHX644frf97kwvT52Hxx",
-	"KJTOd1UwOTeJujbIrU4xKGLGP4fch547gu3K+his9eyrACEjN0XgUhHlwuNdMltqI/x+qVxJ65sPX8Wk",
-	"0Xg2tt8COf7pTJ0H0/a+lsJm6SDLUVk8bkhFsRyaT0lZZiuNiCzR60rVuQ+m65xcYz5+3nNRT6egm+2o",
-	"K13fRY0ACW4cvhKCeX1iNToSITzClFX2axyhvfaedsExzggkOaZw+W99uY0L/z6dHSmIKyWCVn1N6qZG",
-	"9KOX4ytz8gcY2J6j24xRFrloGedq49ph2ooc647pBiMdqpicBpMS5QNVPFEGFJVISM5T44mwKBsB/QJF",
-	"eG4jWqjOuER9LseNVj42WBj0DXprC1l3+QAnyRyFL8/xKDROVh1dAyIOX0BE5wVnMuFxiIYJn+gI2BHC",
-	"WTVseDpsvuOMNN+qv4RoRKRAu+09H7dr14brz9mQ5z+QYRUt36S8VDMJjsUvrMpzp0O1Xdjt/QqedT1C",
-	"bq7jmOAIkPq5ljvGsm+a53fgYfvsl6CmaGPVO/AMALVbUZy85ZEu639Q4fgnFXVZ+OSzol43Seq3T1/y",
-	"YTbOr9BsWuKI0vJtqcDb+ZxLgKgmAN3OumvIPz608q2FjsG5IfBcIM5iE59WpgtoGNAyoIcg6INCyKsI",
-	"lbl0xfhNLpSTdY8UKKbXpFxGfcjqHe5XRNkPmfrnP7lIK2mIVyLR3FlnjwLtUaAtE2hOgdId5Jn6d5rR",
-	"VVW6WQ/3RrJtnZF/KB0nOMVCfy/MygpB4YO2OaZNOYmcxY1fBYVmkMwYC9QnhCFyO6UJicJlshAKvr41",
-	"SajB+l7kpmcqUanUVM8+ysxHmblaZhrGLpWYuVHNO2Z6d3ka1qpZ57m534H1ZUHnP6/4oUJ6hq3X7tPm",
-	"WjLb3cNvOvczN+kcR1FChICZzXlUQBlAYdcPSvx/NN+NOn+EVxGVQ7/5v5eRsZ0WX5oCtmpmOapnLv5r",
-	"T7xGpAGbVNMQbh0yJNjwRDfmskshPmzkiSO7vWmiSxfKmMQ3k/0+uWTpDHgPm3z0IfGRUbbLKHIV2a7N",
-	"KGqJJtYNK/zpXG9xciVMbY7nk4X6e/gd9FtlyKdNB3WlgDc8oNY/juMCoeHoPonbfFN9ZhlN/2TBz1O1",
-	"3cwjvS6hV4Xi1YId6GVtov3s/hPSpWCZFSTMGakAjBPecshamVKM5wnfSG5lFZYStkvVhqgLFpbHyeu8",
-	"k6ZpTLEcZ1kahf3XikmMJUkbB3vbytmozmareKy44yf6GLSl3Ho0HLbOk4oNcnRckQUhUahSZOwVjSXE",
-	"nvikTxlpoXCY8Em4E0oe6vakwFoxFtI0I0Lw/+qUDeKZoNdp9Es0jrSzdyb+R09eCdGEYCZQGKt/HOlC",
-	"vtB0EhVoihNJcRzr6UADLEiTMkGYoOrleK6W44kEP0oYgRO57uogjcCuCOExGoWojsVA60INBDmRAE6I",
-	"6v25re+DlEP1WqOVxutiqpRExyNNiUAY/jIvCfqBv3vuEyWmY57TZe9+/TSvEj45wbKS1+Wcp08WPWjG",
-	"E68xhoZAFmWJZ/qhXLqZbeZhZu4sHb9TAVCFBE2aVbZ1xhNZ5bn3uu6n0nNn9HdS3Tf1EE76fCtGj3g+",
-	"TrtKu7MlHqXyw7pzrO7viBJo1+AL8Wm+WiK3Kwf4rBzHIk03yg8kOUojcUPzqO1PXdfyGQQmdPcNG9q1",
-	"bV6HtGcU5tq4gVCGRjppOd9eexdB9wDoQtCfyU0Lrwyd2/nL35aXe0vSFnz+OsCwWtQSr6Q1Y850P+ZH",
-	"IbsVj/5aItYM3H5MKPvjSGQt8HLjmpZIY12ZX0mN1k31jVsxH3RUn9MeGRMs5EOt16f5Qeg4jnXHlDSL",
-	"i6bqsW4EU9SOj8ySKY+gEb0mTPcGgFVaKMxdHWGg/pAGU9U/QdMPkFL1gwsWKso2unTadC+EypaEQM1P",
-	"dISePjWNXyCHQzfQzmAAB6qyfnUjmdD03AifPr1g9RC3+q1Bpv7bX1v670caIWZaQviv346b/8TN39vN",
-	"w8vmp/+uX1y08n9pPP1LGCCibqC9drvRumA2vd5+IPULAGoh3864FMQAxzjROj2WADFEgqE5xhyRmEwI",
-	"k6ZXBnRThJYcCQkQtBGieuR0ia2Udv3gSc5uknRCUP307Bf07KDdabTQr7pdnOnncME+fnjTJGzAIxK1",
-	"0DHjbD7hM2HcGsIOYnCbaZfdzDKZkaPi/VtSuRQLbpeG0k84WdcOYhEShCC4aEQL6ckRpuQJzLELFmbd",
-	"40PrLAdDK0wb3IctRWgS67h4YVRHemZ1xRlWxMoxuWCxkjBCIkWNjfxIDwo9MdTrQLTOLIxMPfEpGHYC",
-	"xpY0jMJ8Vs22wYJBayibs7xyZudt+y7/kgFZnj7Vnst/Q7BARC0HyjMrfxOQ7IQZ2/KLJ4ZTwNrmCcJD",
-	"CYliiqBpcSo59M9pd5rtzjk0z3G6o/ugVpyaA7dCC/VNYDYFe8uA7nSbu53z7m5v/7C3f9g6PDwsA1ry",
-	"jUDeuoJ2n4pXYYTSUp2rOPLnUfl6AOVLH9Ar3fl5Xd1Lv7yoffmMYX0JOfqXG8tt2liusoht5eCXHTwY",
-	"kKksjyb8orNTF8v0/OYoisiARkojg3WhPU1C4ZrM97g1cjIdwq0Wf5KlhqFQVys0nXeE1q2UnmZ9jbAP",
-	"6PaQb8jBZ8nAe3NpsPKdPmyF5Xq3mHnvvot1NMDmY6tCCw6yHkv0/mjxCn3Subp0Xy5GheBFBbZPCHRR",
-	"XdrWRLO3UiPcnA6vMEAJGc4E9MKzHQKW7+LIZeBcLfeTtKRPSDwXaMbSDvfgUzPliaYmV4ubyPGhHfq7",
-	"XantPgzb32vzrEfu/Gpld9DQdVvcadt0lHMgtKQSCy5gp9ZPGb89bSzCY1l9ufD2JzEWpfr7T+fn78+g",
-	"/3wL/cJs9Vuhus/2M0r7MFi/uKkERcdoiGk8S7JkbMiDSaeBQBlLC9rf6ywSAS1aoE/jvjJcd9toQtlM",
-	"qQf1BCcknqO9Z2jMZ4loqN+hjwthPo52G9bfUxslX0/8Sj2Uvl8x8F01QdL0kVXU82uSKGI3fKZ4bFn1",
-	"bUnL/nKJ8MH2pBZu61zrkZv1J1QquWBaZtk9PBF2mkrdFNIqpZtQ8FIpg1gXxw60uKFSF8gLaRrf5Fon",
-	"B7apKB8+EUgZzro6PO2yLpzpDho8sOPTvqdISJ6kkgSnLt6shBeq4aZYQD6pEi/WUWtGi0Clm55FlLYA",
-	"SAgWfImUKNSd3qu4KBnesC258audH11VcLg6jzVBKwqQfH9f9+UKYuGjIMmjaFjsQZ1ONMgkg6tHLMqH",
-	"3PyKcuFwXKzNV6wdAKMVR15YEEwTDcfD3GiVcJBbrnOv7OOb8vHIO98n7/ipdg3Gyc072Zh18iNSLBjl",
-	"nOIWBN8zr/hGwTxyy/fKLX5CrcQvwmSar47T/7owWUcUC1u8VW92ZfP+XaOGD9KmxMJaoXMaPPeYKvi1",
-	"ElPSuRmlsRH7xAq6r5wuuJIPnFJ1u+QTAaA5FfF+ZrGCfUu8sm4O30Ok4j6y1h+TtTxJXxtyVsXOFBvy",
-	"2XL2Ut/9Ssy1XhuI+0/YfGTEPyojFlodeNjQ5T4cRU0bulge9psJklieoqZ2GdVtvo5uhUluGuDKt43S",
-	"TRjf6QzIIpTMmNuhM2VEsciWx1F0YoHbgmK4fYvLQrdtK8uuKx4Dgt+T1XYcuQ3oUd2E2lk8bywdpOBy",
-	"tJlRkt7IpUwdDmZC8kno5qT2YYieGY5wprszddvddrPTtWE+mtho4pMsERnV1V6VfY44M0l8R4jc6q2i",
-	"UKEkFCbneTgTJGocoXBCJn2SiDGdhgEK9cTPyysyN8nSCbnmVySEAZ1a8vRnNJZNysw9LlroHI/cTlIw",
-	"2NNEFb2zhwCyLTW9+3SfY1osjF9pSst6DewYuXGa2D2KrO9x5IvHBFguqKBBeHrPLWtSkyUUum3nhY1x",
-	"OuOBlIxK5yytroj7kcjspr0Xz9N3es3/YRvLeAhnLYLOwva5bLuYj8pJ/J3rJkXnq4s7oWwkF/4+suWh",
-	"ULcjiMkFML+agvsJjkgJF7i+zRTqNwro+zaDv62k+eL2q6XPx3wEk3/vuyz8TvGQP353e1mcRqLwvsyz",
-	"64tquAybkAm/JhXt30We1K/nepv159owbqG99mFWKAe2M9UTdrOn/Rmpas1Ho/dRg/xuNEhN8ne2e3W5",
-	"WJXZnG+d8exZopmeBQjZZzYrlXFpqqKyNsiDWZIQlmWoLXDwR4Dj4WY/nA7dvrzb5/bCftZn+q81NTQ9",
-	"oe9emnQrSJMERoTTgmLxXQkiTemVp5fmglhmUqlVKfxmwLIcXq1KFNP6PeVropBvnw5i0iV7unZ2sdrG",
-	"1vuYLOQkSxpW70I3lJ67akzwAkA6C9dMvUK6DZWBSilDmDJRsF/U4iQegu4DrjkFUMmILI0DryVy70LU",
-	"jsm838Ca2l/VaeJ/s9USmqKix5Lc0TeippTyJ5giq4eILwt+A09Vc98fu5ecdo/rvke665QnmGbW/mZH",
-	"vuQ1mW9sMsujEvHgSsTXq7jVjLKJU3uBoaPIpOovCcSlUTQqEMw50X0vTMGNN4UF1TGaUKHr86hAe+22",
-	"EkzqzlfPDzGN1X9DHG/Kqdpto4XeQZzGlAImVlSgGYuJEGkfO2gLCv3q9G2eppCahjowUgrVTYugQ++U",
-	"6+Mo+irjVO7JCEq389XCcdXnorD0kB+l1neYPbCQAbSpwBJLdI841sNNGAkQZdB2TSaYCaW/cKbFBvhT",
-	"JniuJIZuSPUMvaXPW+WyQvzJhIX4StLCBaCqrBCPwuK7ExZpm7i22yCAs3UcHwXxEZGtmDC2yXV4ZCp5",
-	"TXcwDJ6HmLMRSZRcwVGkHR7pOIqicDlJAXq0ex7tnke7Z4lIyFhlG5bPiMis1rJ6MkSlqsuWL4fBqSF5",
-	"2BSGdfn9MeXhMeXhzikP/oqbVRkPRSY1QdPVV/ULExItOCOchwI0IRIHSEqwDXK9c5WNUIi3/g16DJwO",
-	"7Th9iK3CRxAVkKqkow10uDDRWs9+tU2GrfpQ3+t0dZPdGyqI1ymhAzx/ED3gviK5GyUWt79iYvFjHPcx",
-	"jrtZHPfOOkyuFtFoNNB2ZWv6jB1h7NFmTBnet63LrDec+lHzedR8tqD5LJY4rqv35BnbCIWVgZoVIdej",
-	"rDmNbqOfJnwmeCh1lOZwkdnf66//KabPP5Aro3owxBwtJMA8hkS+M4eG4ayUA+8YGskLjdR0Wi4zPMmm",
-	"R/CPLOqLE1I17NsqtWn+dMLj/uyfteO47a8Wx320fR5tn01tn9WyTuJRwU/bnzclHpUaM2/odW7+IqhA",
-	"WClBLMJJpCjI5qdIPEL18grvIC3vbiDKMvNIaNWJ37B0eAOJ0s7Sack6ZhGasSumnlMbdCvLNVR77XZJ",
-	"rVs2Qvb5/ByPVk2jPk6352wtP30m26V/UrWEr1SeTj2hLB3487Czqs/xaOWkvvPxIgno3v+jzcXUn76f",
-	"y2LvlpS4y/kJacLxjdH7PE34kMYEpjZENGrZg/bybRjRqHdD+r3PEY0ux1zILz13hRAlRPD4mgg0Jglp",
-	"odC1qd4SOeaRO83ZvJoOZiEJidDLqLu/3zlEV2QO41LDt7NYUmjnUCeTqUwzx5nfO/sjkSc0OuGD2UQR",
-	"coUh8QYMVO9jQfaf9eWgkWfMvevXh68/dvqvX788PHj1t7PXP1//JP7tZ9IMHUt5dYqlOuZar/av3zrN",
-	"w+PmT6+b7943/4mbV5Pm758+d4K9vS9/qT0s37p4K2HZk9MTFJlnHvm0Gp8W8ab9D4ZQHMbUTcgk8Gah",
-	"jZOvhxNJrv00rVhLMSdSj+hUTiqyr9fDCb4iKJmxEJ4gAnGGlPaBnrWftRu1oDZL4lqvtgMqtIFucXIT",
-	"Af/VPGuUDp3bAwST/4SdsskTPbMRJzEliVvvZhjG9M9dnOX2gscxgUQwkZ+Zrds/mVwO+Lodmax+mOIR",
-	"cRrFKwUCJJ7zSS0BF7/o6QZnhkzCThc7kZr10uZY5QPpikNFzUTFCPXnaEhJbAZuCGdVM29rcU2t9+fd",
-	"WvW0Ekf32+eTqdJlsD6URlrdE/ORyEOe+bwWv6TrWRbKExw1y04lQOd/P1dIh7kEMPoj0EefG8vVnyPM",
-	"9ATLbLxqBo2pcViE45077MQ0MRjQtF9ZVp4UeQC2JUvOh/LDUzykByNC2cjMLsBslBsiJIISatRkN8EM",
-	"j9yyKffTVn/2INsREWlTkpkgiXhihYW7UCotFlf6ieBYaQAAGI4oIyJHWHMhyaT25dOX/xcAAP//",
+	"7H0Nc9u2suhfweieN5FSSpbkj8bynJnr2EnjNElzEqfnnNY5JiRCEmoKUAnItpKbN+9HvF/4fskbLAAS",
+	"pECJsmUnbX3nzmksksBisbvYL+x+rg34ZMoZYVLUep9rY4IjksA/j/BgTI44kwmP1d8REYOETiXlrNar",
+	"hdNZP6aDAE3wdROPyN/PZu329kDKGP5BwlYtqInBmEyw+ljOp6TWqwmZUDaqffkS1J6d4tHisKdjggiT",
+	"yfyRQBEdESED9PuMSxItH+9LUJviBE+INNAfip/YkuERFohKJCTnEcISSXgQIT5EckwF+nB6hCI8R/Xw",
+	"3//+97+br183j4/DRgu94RJdUTlG4SVJBOXsnEawVHKNJ9NYwdRtd/ea7e1me6cW1Kia9fcZSea1oMbw",
+	"RL2AxTlnudUMeTLBstarRViSWuDB1jGfYOpZ0CFDlEmSMCJRBO+g+snxG4FwQhAeDMhUkghhFiE5SxiJ",
+	"kORoOmPzAY9IIw+3+VdrwCcW8CmW4wxuPX4tqCXk9xlNSFTryWRG3IVM8PUrwkZyXOt1d3eD2oQy+3fH",
+	"t6znCZ8cqzUvLOwZkwklAs2mCicR4gzxBOGhJEluh3y47zTbnRLcDxNY3TqoPxm+xnIw9rDAWU0TvSEF",
+	"TfhntbAH5DQYYzYiiAo0wRFBnMVzRA15UYGEpHGsX5wlCWESmWFQncSCoJ1Ot7BBZ7X2dbuz3x52caff",
+	"HWxHO2R3uNf+vvOku7+Nd/q7g73orGYXrjk5W/nJsKnXUbJfezv+xb/hjJQg4JAhxcVIIRVhhghOYkoS",
+	"hJm4IskBwmiiPkQjIgXabu+0lsCmplkOYKfd9YL4Bk/IcxpLkixC+BYnkuI4QAMsSJMyQZigkl4SpGY2",
+	"4NWxRDHBQqJttWkJHigh0miVkBD8pwzG7pMc0W+XASymeEBOIg9OATJ4fE4jVA8jGvXE5aDXarXChuIB",
+	"RTLpO4+EIhs6pCQy/J+nGfv17osZOfrhw5Pk9W/Xz/51Td/OjnefHvv53AVgo9yeLvwdGX7bK9/ost/i",
+	"EfGR5oggNpv0SRJoDuqUUdxUDeBCEJEhnsUS5ksFGGVyTx05E3xNJ7OJYhj7fwCj+TGFUJ0bI5KkIL6n",
+	"nzxgnkgyEWhKEqSgWAbhuVADeMHstlfAuRLAd2TAk+gNzLZIOAk8BdoI0IzR32cEUYaoFCghIypkMm/5",
+	"d1x/eW54unzP/5Yokq3911amLm3pp2JLHVVzAE1Dqicsh1U/90KbEmApuPrjzQL8+4wI6RdGEYnJCA5g",
+	"zWwDrB6hRH+T5zh7NjXV4dT8PtohzSfDvXbTPaDKlgXDrSFv/KfVe55IzzmtjvYQMXJFhERDmgh5gEI1",
+	"dQiaUUijEGExICyibHSAQiGxnIkQ9edI/ZMESvIw2JwyBhBqZi/tW8WCMEXdv9o/9Rx2gKBGo9pH35JO",
+	"+Tr6UZ8MeUJWKUidbnO7TEGSfE316GettfjJx6o0NCJMKlmdaA3baOGuPg1acViG30zbrlWlcgOYNg4S",
+	"IqacCaJtg5naT2mI+TmmMQHoB5xJwoCC8HQam+dbvwkOmneKRfVmpKCaMTyTY57QT0TBNSFCgKwvzICG",
+	"eoovlRk0SXiiAc9j9A1HlzimETp8e4IuyLylxnyKI8PD1RcBeKAMBlP/vMTxzF2ZeXRO2XQmc0s70U8Q",
+	"POkh2CeU2l4oPQl65nBDk5mQqE+UlTXhQqJOuw2Ekx22t5k/HQUUbSoEZSPFCWQylXONwlviXNmMRkCp",
+	"OQxkgPkjzoYxHcgbEc/Afuyuzp4eCv6YzwkRCMcJwdEckWsqpJo/rwfVNrNCY61YoITmStc8AVGI6lir",
+	"zhJfEBYorZ8yPACV2h5OAcIpwizwERnQiEQNQNuxOVREBbxVW1o64jvD52XL5FcMDJQoPdmElUjO2ass",
+	"U570aRQRdqO9HaZfu5ubjtlDcz4DE51x7XvQcCkLNwUs9UVsfKtxHCu+xHOYPuJ6mrr6ozi9g5ZAgQfs",
+	"rlhMwaXej2N+Zff1BDwRONaz3wRv1IyQF6YMzRi5npKBOuiIGhzxAZDlJmSqZ3hYzWsLwDrryKDmF9Vh",
+	"s1N5oHs/GwyIEADRGy6f8xm72VmVGVeMy/MhjONiOTXOYF/1883Qm3a41RVxMy7HJAGaihTVsVEDRZxo",
+	"WgIBZxf6mkdg2y3z4Y2x/lDLrggJygYEiBbcEiN6SZR4QmHOvxDCFG/xPOY4OuX8FU7W3WWD0qke41xy",
+	"fh7DKHlRrkVgn0dzJDlH8Aqqx3RCJeqg1/RpY0MYhimo0DMoOxkzy5moDjMdoCfqP2iodiGKmtruEZpv",
+	"36q/WERvqQ1NnWHOjcrjIsSdxqhEPa8DjAq00tO1CWEYWp9YqKUcwikIcoyllnEo5kwh1QB5oChOES66",
+	"wgJdJVRKwgCL7wlOBuNb4M8RfkRL0JrCToQl7mNBUEQjLXPBvQaKAJ3kae4foI1tTN1UtCVgWWZMs9Dk",
+	"kg7IB4YvMY1xPyY3VZ7T7901pOt1X9jMWjJUWpmjcQnLOuX8NWZzw7biRmtKsCTnwOAF2j/lHE0wm1vF",
+	"SGxgRe/UKW0mU3aTE7t5R2Qybx4OvU7R98CGAkmOrjCV3sBK5ntR835w7ZyNGkruyD1kdXuepKo8zltS",
+	"kl8QdgeGlDmerHYPP3GGMNJhLqS0WC0sPzAxm055Ikn0mkQUnwLCboSTdKDziRrpHHCfx076CoJXkHql",
+	"hwRhEUhOEPxYoIUZN3uuKE4RSkJjgcLiXPo8/SBIciv9ZCZIUqKaqLE3rpVckPkjgdSsaoURFUrOaAH3",
+	"s+PqWleeA/sN04+Kdq3rRfOdke7UqRz/EtQMO2zGVD6POb+YTc+tU8QxnTdoMasvZopydRw3k7kQdQms",
+	"Qx+AKxrWPxvP/k2V7xwahVahh7N4Ixq5Wp1GIEoRaCIRSk1Pp9CuJgjBmjPlGEvs12dDdTKF1uTScdvM",
+	"hjZnVFCbJnxKEkk1lRnftXbgFBxzQeYqLn2e+ly98fnMDftr0T+bDRw4QGTuS97/jQykmiS3/NQ296LA",
+	"aDV8aJYPwr+C/zmPk8igeNneLu7JF4drVuHCvhjoubyrjiIdr3DccjjSii+O3zoAD3EsSKnkVbhIdfUA",
+	"vBacERvtyD0VLXTYBxE9pCRWhzu+0KaQIMklSR4JZDzSIkBXYzoYI4KVWqfehocpBNrRIzy4daFc5Y/J",
+	"XgUGkpjGYtVXL9//9OanFIsTsnor81+4wZzqIRDtiye+uEGChzJUgiqM6SUJD8x/0dWYMIQB3y3Xta/e",
+	"rwU19ZLHmx/UpIxXAXZ6+kq9qUW6pHG84IVvGq2fzWKjfOs4ySoWznCzlGZFZSkVRYYUxQoRpZ3NkkxW",
+	"UsBhFBEDB+BLQ4mTBM9LViRWrGaTLCh6aDZVanOn3W7btQfqBRIpe1tRCuOMbAQPeQnyBeKlJ/rbjg3p",
+	"2r83hKmK4tkROjeTv3lSywtfJ1SVUZdCcC3YiGBOyWthlT9lohWsf2edaJAQbKyswnpBt1kpDvVbX4KV",
+	"Z/bNBJjxWlSPiJXLBhfEwC4vm8GH1aMxGVy4Glc5Jf1zTMABmHMsI37FjO/FTefQBx6cVR68p/lwC0gs",
+	"P8mD2qWjV5qHfc5jgtkScko/8i4eKMPJbLmtuNGk1sxlAmzqHF7/SLWkmLHl4UD7nMqTnjpBbYqlJIla",
+	"2tnZ+9otTsLCppQeX3obbPRsY7uQZo98y9rV+rsKUZxz4yEu51LM5krfnOC5CfPKcRbleySsfD5AodJA",
+	"FtSiIoMFhfSVtVS0SlZbfpWyLMFYv44kHvVQOJgJySchqoOvVe+iu5KGjsoJiVmE1dmAR2qPuSCoP6Ox",
+	"bFKWDuigR6eMzAQRrTPm6Ih6OjDTJ32SiDGdKlIAL9P5BZmDAL7kF7dTIBcEvIt3H//YAKofYSXRSYyW",
+	"SCk4tM/xyrPxlE6IkHgyVWCQCaax/2jk2sa3eASQ1AllAf+4Sj/QY5uRggy+ZejYjPaY4kwdaAmZ8EuS",
+	"/qYjIDMBQgRAXERlihUnu5GQ/84nbKc2gl1nLk1xpxp2luGismGQRdbLzILITQCopBCn9LlgFQT5fNWV",
+	"9nshuzUDZenalyvHJVkFS/mjiqacR/2GvRTH+QMnv6rnCSFIkmtpzq4+uGOYjeXaXJ6d9v5eMWfaoTv1",
+	"2CPFjml0zAezifHqLeLz+OQYReYNjUjDINOED2lMUD2iUe+K9BuLeP1v8Bdeyxy//FobSzkVva2tq6ur",
+	"1tV2iyejLSa2IhptXXZqQfZ4m0bwUJDBLKFyvjWZxZJekLl672OQUeuibC6QJRZCQcXZayLHPMqR+uqP",
+	"c2GP9b7VXJDPhL4i/V7MBzgecyH/1/bhk/aTdm/n8uX+yw+d/suXz/b3nv/z/csfL1+I33zqmut88yxn",
+	"ue0T/bz49SrjPt1FWI4XgAUkLaLcS/ZeeLzWIASBFPW59BhAvAWFrw1dhIskONCXpmIdfFtA5i33578u",
+	"yLzZ8e2S1iJ+JHOArY9FQXX/tPf6Yoz/NXr6y/Ell8cXr3a7u98PMf0k6Q/0qPsP+eOrH6Z9xp79IHE3",
+	"4j96FXcT7rLnsEXD6vOXpiZ84GLIC7Z/46ypXcwyffrq8Mdn3X6zu7tngw1q21jhJplV3ilD754foSff",
+	"P9lF6tTsobB9HaLv0N4OUhpxMsCCoDG5Vt9RKQpZztf73+8TPNzvdvrdzpPv+/t7+2R7t/2k/aQ/3N8Z",
+	"bn9PdkgXb+N+B++1h53BXvf7/f7eXn93d9jBeJfgmmsf/ad9/Wu7uY+bw4+f93a+/M2H80wT9kpLyMcD",
+	"Ok2VT54Y5byHYqKmEoFZjM54bp3/72YYKKU2AUc7JPth8676Gl4OspzN7hNHzBfujdlMxTWswv/8etj8",
+	"BTc/tZv7H7N/Kqg+fm4Hne73JYiwiWXl+ha5VIYK5E/0EEbj2QSzZkJwhPsxQaE5F3XiN2j16ucJHowp",
+	"I857Ax6RsIWeJpgNxogz88sBKDhXPIkgzXToDKisJJ2IpBX+okiISKV42pF68UuaAVJc6jF40vVu6/Cg",
+	"SdBo+fDlqAtFCw9LdKVO16uEs1EAeUFTwpU6mdtcX1ZYdUccrNrHy9lSvZt5QfVVTMXC6s3AbhQeJFwo",
+	"wzMmWBCB6oIQJZnFFrwnWpOo0UNhLiQaovpOu62IIc1SDpDOlYCUeUU4/YTgC6GTkZRowgOpzZ1kFpNG",
+	"ALc9i3HbbFwx60+olCRaiAumMU/4fq5GclMhYIhOD7FCNgIER1dlIwQoTNNMYaBtk03lTe9Ur6fRdXh9",
+	"p5cl4iN/cl4hNy/QDm6kCFvH4czN2SmWY5hgMcfQnSrz+Ok5TCqz+rowEyAqlxDgjmOw5AnfB4jrMXPR",
+	"QsKiKadMAhImcODDwMYBAkPv9jJYTKa1FooGK/ozNYBNkYbP9nN3PVdlT6vPPVlyaqROt4duko8GQxbz",
+	"EGFAQw42h4NfGr8rZAxpSvQloMC3u/lv1b4s5n2oMdyEJ/VlVyGkmOt0gBSbhk5SEnxr891CVN8FRlpM",
+	"xDUMY9PA4E2zrrJcrkbe31LMjvAnYBTyk9z0bTclxZ9D68lcKZKYVnlsur8/UdKXTVqaI1RINHNSB92s",
+	"uY+uKHchXDgpfiBM8TQ5va6cpTAynyB5vSxHYUmWQVCTap3yPHcVZPElbcwtP3TUS76TxllY1QCXXVgz",
+	"YqIpr6US8YxcIUi8sSJP8imKySWJtaw2D+2nkb2JlfOZRdk9EmaQeTO/QHG3VkQ9DAIXrtuSq3jugKyX",
+	"UIcLcqAYN1qVz3o/6uUxEysRb+7l5SR2EZuQtrzUm1IeD6LifFnYZznqVviWKhJnphEVvU+2pILUpq4D",
+	"qg+jjn+71COpkwGKez1MCGmqPUVqDKSHdLY3m+MVHx1xJqiQhA3mProZZI/RNOF8iPpEXhHCkLziSCYk",
+	"u1MjE8zEFCfwbsxHixs3xmLsCYAAZSgrbW9/r7s4Y4CU6N/TFQWsFyL1gPbnvruKi44Sb9j5qDjXGvqu",
+	"WcxHP1pP2CCeCa+7Dcp4mKcGp+r/GUExwcPq2ByMyeACdJ2SyAcdMRKh7DWt9MCEVCA8wpQJ6bUlKm0U",
+	"nkVUghJld8jcbQfFQy1FJ1BApIRzebv9UwP6AYKpwH1ZT019TfhDMC4CRCMRWO0q/cf5gM+Y1I5ccBk0",
+	"vKiI+eicsohcl0/+SCB4w+q4ZrcWLsEX061LiPIkTxxe5CTEXMEv2flPJKMjQvIbr+RrXSuyljIeaW/u",
+	"SohLmSHDkguc2bWUngKXZv2Mo0wqe4Q8Y5ck5lPvzfqi8QV+uvRHU/+GLkkarC5QF7Wh4uT1zLYCW4BK",
+	"oXR/zodK94U1Ky1Bx1THmEWxVp8W1l/Z5V/q6H+Nk4vDOH5HcFRVt5vg5AIympSlWarc4eEQdPUc81ak",
+	"k/TbFRBXVdoUxMpi1f4fxqWbLIqjm+lZRcxtOAKjhl97V5buSImSQsW5+syv/qgnJk57gzzDoHbdHPFm",
+	"BdevBSKbcRlO1t13dVZucNfvbMvLPHK5mDGzCwSzHypHCTwX6Er9OcbTKWG+ZDTv0cEvbqXEv3FNs9KC",
+	"PQjAJNmBuih7od5aXan0ApL9QSKOyXVmaRRUGZ1yt24Ggf2sP994EKyQoZNPiUJHPJnyxEaiFj9eM1Ew",
+	"Kin4dpo6t5xEOZ4gxaXL6rmtyBYOamZnPGnQOjiitsrIoQ+nz5tPkNLSUkUf0A6OKrsZxajJdne7vd3d",
+	"3utG253tTjfa7m53d3e229tPtvF2e7ut/7dL4N/tXexDYgVTbmMJbitNwTVKTS1G6kCLWwHoW3jJTZsC",
+	"9bTSaZumCqVQ7rXblfRPU1BmXb5bNwU1/SJbVApqZ321MzWkTRJr0c62eawuaeeERcYAgSt6cvjIVlmE",
+	"Pk+ahg4XNk5vit39pdI2r/WuTMl2JLEWujc7+d64lSa8p0kWD0qITCi53ExidjqsoY/KuUbZus2GlCcd",
+	"beRAWTS7uMTxuZ18Pd68c270SPM3ThWsAPE4Un/FWORN8YosvDSFI8dc5SxVQKADu8ZTJXKpxCgxFeZW",
+	"WaGIIAxxS47JEW4Z99iXNsw8jtrr1dKc572Vd+r0RV/Jc0LFiStCsj6HqFsuG9RjHg4kT87T5MWVGsgN",
+	"GXSJ65dcEibPiykrU13orRbUbIFcENW/Fe3RYsbOembVMq+yOh6qUNeiqrLUF30XlhzcB6FTqhC5JDt3",
+	"vTBP6XtUxn6M3UgO+qzQ3FXWgpbgA3Nx/UGOsB0fvkNtdimBw7/ppvtM4XIJuYrjX1AheTIvl4CHcZxq",
+	"6cDCj0ROJCyRfJXOAxeY97PJBCfzFc72jUo8O+UKwWcdsWONrkD7USCfQa4VTvqaMuUbZfCVfLbIQn6m",
+	"qeYieqtx7RLBCgUgpfsZg22/K/Jfj+6DmgZnDbOulFVyIy3hnLfW8PTkg1mHTZYwqc54NhjzBArH95yY",
+	"gRo4yPKHHum8QpBhXCE6K/gpAnMpYBrz+YQwqcQPkVc8uUDWG4RNORM9bYnqzpPz6A5Sm9d1zGSnQ3R7",
+	"P4BBxLnjfFnzHqlF8+Ke6nuuer/E2pV6v/eB65R+WDavSULVt11uA8Tesgzk/Kw/UhaldPTh9AjNCYYa",
+	"Wfo6nskJgxDaFdYl+fPgvL8caIwBi3Tb3b18nu77y0E91fb/xy7yf/Q3Dfjo13Zz/+NnbxJvMVtFy7s8",
+	"LQU5OnecFkUq8TF22a3mtDh2NQ9tkGWu6XqfCqXmehsfLlTUvg8Lu+B29Ty/QXGJdbm+IoPm1nUzZ2SJ",
+	"s/20UPveFqNeP2NlXd+jc2F9ExLkZjfcV1ezuenN0vTLtAqI1emgjEdQs/VtvVrcTe6lLkxUtW7IHfqL",
+	"bltupEy33IBbeF2lyG3isGDK5UsXFYvp5yghXwkhXyMh70ZOBbWhhkXvcOY3ttIq9RFXcTvnXGkWOu1L",
+	"dnZumWNZHw+vqJBA/EurX1CmTgaqb9HYChh18xAugjceZP/GZf/dVAb5FmXN/YuEtRk549Ibs2e5CNCM",
+	"CxSyhFXXDAAZ9rxN9Ceru+R1Xht7YqOuaz0mVK2tGvFx5dA9x3puodCV8bVzo8Cw9qK+hkfkXPdSqMiY",
+	"WTeeau+vW52qeJh4vB53p6/dqBIIxJgUWipH6OALBzF3JQ+XVycokMcSncVtjJLqFmuF4Oxi8+jK01+Q",
+	"6/S0rK6Yw9lrCzHg7V6+nIq+r6lmz+zQW9QgKwqe5UJP3IXUWzfUbZDzleLctzbc7pHRH6Lx8xUlgIpq",
+	"UCo47jBon6f6NSP2Gtxbh+s9nHe/sXrrN1zaGa6aq+6bscH+LK60bzkFcKFimy84CBy9To5gQUu7vW/+",
+	"fqX9jTx2pircRuux/amM5Rv7z6okWSrsO8dNFevaGtRpTqVD5svM7DzLrM69tKJ5pZPMSOmCmwx+pUSg",
+	"ujVNoVbgt+Yw+7aFtRFEhU65CYGcNJPBkSLVG/64F0H5IPf+lE7CpcLN7yi8gTzzegs3IdyWCrW13YlG",
+	"yt3OoWiU3XLr2sxyJzr2mm5FA8rXcCxm6WYrk2T/KB5Fexyu4VQsHr8et+LNHXkuPN+ILy/NgVvTTZcu",
+	"ZR1PXfrRSo65gZBwHHbOlUCPx85CcTt5UsVtl6pjdyJa1vfdGUx9Ne/dgxfuW/TC3Y/fLU+za3ve0nrv",
+	"t/W9eXjnvr1vE35J3PKv1RlYfZm/MFNa3bo8eVw/OtejRefDhE+8xa8ca8V8IiSN4xW3X+2whK1z1Nmv",
+	"9O0HsV6t4Vw5NV33rPqRf4O6wOmZ6Z14cTGLSFm1CWUYr0ZPVQ9PUwU+nbbpruem/OUl7g1fvdBdbqvr",
+	"CLo6ac/RBKD9n5ItWfOoCI35la4ZCE9JdMuk/BTKWSwrV36ysb7SInlT88kdKMwg2Etc1aDQ+TAXIHKN",
+	"BzJrSnWA+mTOmWlg1Gm3dYFUfWrAu42KVYicTzzF4XEsiO6RMeEJ0f2mO1lLLA2o9oCpcfRdQSitjPoK",
+	"ub7uIMtJ0WIoD5nZEhfdS2lWUcPqvk+25XEpKf6Bct1u4r+LsTQ+wk0VWFhxa/EuEt9uofE+pOd+nVy8",
+	"onK80Kkj54FLM/QKCXcet9naXjknQ6+QYWt4wydlTk9flffartvOQnvttl8GT/A1nSiC2+7sbu/ZDn/6",
+	"p7aPlk7xaC0PV+o3X1Ks9Y68Nsb1nJ60OZ9zSUmFNV02xQs24Jf1eExWeEIsUqsqODnE9rLKPE48yNTW",
+	"dxtI3UzBy234fXs+Mnm0gJEPp0cBeokv8Xv4EYWSn7z/6T1MVW+EUOAJ1Sc0jqkAdkDThAyoYtFGPu7e",
+	"bXf3mp1Os9s9bT/ptdu9drvVbrd/cfnFFXrVhNwH4PMNtujTgiNT3rXny7aG47YaeB1LFBMsIJtDt8ah",
+	"zJ2o8y109ru/Rn4LNKU3ZlOtks2u2L4XX31L7qnp8T33FC7dxE11Xky3UQ/4h+StCkHo2/CNa+O/4iO/",
+	"SRPz0ahY4kUx82Qqe7qQ4BUW6YEVoP4cXY35JAC7Tvde1T57ZTVtzAYq0fJ1lHGhqoLrlbEEkaqNXlU8",
+	"yehvnas31jK0E4vZYECE0hdMef6PQXkzWWPQ+duY5SpvKAynKG/Vlo1ZudCCi7r893kI02UWtGCLsY+r",
+	"Ca1yuCNHdDEflYc71MMb+QsV3XtUzTt00eQ8jjc2fzyjBBoLFZ0ZxT1Zy52/sDlGIgi3YdbNtFMvrSxx",
+	"7xcIZKPKapUGby/4FcKmgiaimSTsIYyO37xHp/86NW4hJQzRi9PTt2hIY2J78yjMKdNTraA/T/vE1AWJ",
+	"h007WCPfsyAVLyQenkcQtYF/jqWcOjVTYCTHJe0TPrDE+TGAf/tDV7cnampsFAK5QVaeQyMLHH9UorE6",
+	"P3A8I7p+uCCXJMHxsnhIWXHSXKvS3c0m3hbHzuu3a/QKLSW0+ULVxnQ7VmI8CwBoOd7z1HJMiwGbs8PD",
+	"oBmg5jhIHKmwjGtLqquXI6I4fjlW8vcYq6NEM52Dj9zVxgrIMF6lu8FEyeDL0JDPwFoHEfrLHCpyaVmV",
+	"kGGcaneFjpLhSxBS0v4irc2SFZbRFfQ7e1mdYYw+fDg5vvw+QGNy3SjWF7Yp6/3uYDvaIbvDvbabrR6V",
+	"dl3c7pYUbLEtYN8rlGhs9glOSHI4U9LD08PDNCbroVBcDs5DNOTaBFAHxM626YgxS2Knl2JgWs2nvQB0",
+	"czWeoLoaBFq/6TdCWDLsD9gSAEoGOJwhXxTclA25bUNq4jemsFdNCWKJKSOJ+G9xOWiZ7li2bm6vpqZ0",
+	"XlqIS9QObQ86mcyERBFNyEDyZN5Cjx+nclA8fozGPI7Q48eZI+zx48B1i6XPIWSkHmIWnTHTvxEaJwz4",
+	"hAjUx4ML60R7/Bjytx8/NqEa3aB+gBkIicl0JknvjJ2xTitr0e9vAlrvk5hfNRBlkqvjXFOpngeCS7Ha",
+	"Di6s7RmYzgKckTOGEJqapOT6hAoBqhW5hoJZ4VntrBYGyP6uBxYo/PwlDBBofALhhCCjIYrGwRnrtpAg",
+	"CcUx/UTU0QpgpJ1L6tC65AgzzuhAvaO1Dk2XPUUiAgloEqaI6MPp82ZnDw14RNCMUSkCAPjZ0etD46Az",
+	"EUWluooAhWr0lqZ7OpyHSP8TETHAU8pGCr7tljrtxwvVvwFO034VQexsu9tUjxCfyelMt1K5Sqgktsdq",
+	"rsFqCyA7hfwKZZsg8vsMx7ZRRkvvWNhSO3rs7l7POSND95AOkEOtga0vlvLYeX9e1vQlPDhjqXQtjJkL",
+	"TBSm0PIyQBKPyoYOdCml4Ix54ZkQqb6XcXhgj7qy+T3AOCGU4IzlQDMOqFVgoRVQtc7YCRM0Ik6JNhSa",
+	"j0KI7cZXeC5K6sBbcqqHZd7dUFFYPnfQHG9izK+gbwAWqFiGHksz8iPhkiQQyzNgVeMqciwbNMEX0FaR",
+	"kStEJ5OZ7ipqD596aP4V6o6fDnWg71AnUJ+dMdMZ6AApAZbm8wmJ5yjtHzvkiRIX2YjnNFKDYnHOWdho",
+	"odQpomXBh9MjRNkZW+FFb6FQ7QjSDRS0M120kF6ubdYIwsLIy7Q9LaDlMNcvGxoumhNLHzbnapk7225D",
+	"d8D8oemNaD57CicPOpu129uDCzKHf5Cwhd5m3UnFGavrTQx0bCQlPhGY+HpDi2gle6faZFGQHCAMANmG",
+	"lyBkJ+qo6RPdJFX3d4zpgBg1xhxdh1M8GJNmt9WuBbVZEpsz0TZ9x/AYerubb8XWq5OjZ2/eP4NvsvKz",
+	"cAgWjjcnvtirdVpt/QGfEoantNarbbfarW2tYoxBU9gaExzL8Sf17xHx9d8D1U2gbruNrsY0TjsyDYgQ",
+	"KJkxcaAoP+1uKfnM1LGznS81ItJmrCeRsmrNrODtAU0MoOm222UKX/relu1N8iWo7VR5/ylOvfbqk872",
+	"6k/e6h6Xp5y/gg6X6rvu/urvTjl/jZn1LoNaslsFxBPTF1M3jnaVulrv149BTdjisbVX9FJJNKHvdAiw",
+	"0udCkknto/psSxH1vOpuEpZvUYrNU4ymtts21d3yDA8HaLe9jcDuv6L+nX2nAXjYWN/Gqq8qQPmeJJd0",
+	"QD44LVKX0YRCOVVEoW2R4nY2ymhFXA62oMNXLqtv67N7qn8pJaVTEsdCERH4k/LnIhRfx4sNYEDNGtPB",
+	"uIWe88JHj4T6jCS6rZ0p2C58JHakYHZ9ZyDQTM9stUw/frNXsnL4J1Hty0c/rSqzhGjnabGlsPqtWsL5",
+	"AqipGxRMoLKeOcbjqBSfmWjdlCHandWffHA7CsNHFejzedp3GL7YWf3FGy6fQ7riH0gCp/ylKD0ldLyS",
+	"zB12Mz847AaqazOXSz3lZY4WE43pE21hUmlYpLXIEjDum1wcCjDwlEfzzVFzfpaU1vLeFpnMyJcFnups",
+	"DIqy5jMlHKV0aMdJbDp6Gc0dtNX75a8KRHxke3Dfhls6u1WgS/t2vyYRxafz6ddlNU1hLpM53AQeHTF2",
+	"2KnYArtwdm191gxYfoiFnvx8sFssOYNyO8FzhGPBlW5vr3hjbcCANQNWTFhsy6CMGXXKhTaMEiKzAh3f",
+	"0m26lQDJYji2bbeG+5FAeEquUV3MRsqYIxE6PX2FttttJBoHinjPWJhGZkIkSHIJfhksUWiNCm3/6AG1",
+	"CbTVuiJx3Lxg/IopNOaT+uW1DA8UEAzkzxkLc1GXsIWecjlGjJBctMXcerduQQV6HPOrZkyFhNP+jIUl",
+	"gaNQKZy6WH7a3WWk7AnTgTcXqvLgOUBXYy7IGfPoD2C26jr6JGqh03FCCGi/4FXKt0yvh2rtC53TG4Ht",
+	"m649I7nG6XWIKAPSGoG5S7jYR928lTUbUEZ2+mFwxswfxZU1fOqP7aqum5bfTvcJVr6uQ3fw5mJg0t3/",
+	"LDSJ6pZ7AjQmuru8IQ/FLuAfpmoIsLgzp66HF2tVb/b57ugswnxyrGApnNc2G0BHShURZid8fagYuIxu",
+	"S1dS3MjcMlZEEW+oj5oYg8khMgQIh2oqXA8XKVPnDc+IGz13e2hUrrBTXHCVUkPXUjsxcvLn7//oXo8H",
+	"k2cj/K/Xo3+/f8r63f2Lkx/eXf5ylQvT52PzxaZQOt9VweScJOrYINc6xaCImWInf83ePvTcEmxX1sdg",
+	"rWezAoSMXBWBS0WUC493yGyoG+H3S+WbtFYInV7LtUwajWdj+y2Q45/O1Lk3be9rKWyWDrIclcXthlQU",
+	"y6H5lJRlttKIyBK9rlSde2eqzkmt96v5PNSXcfmw6IRA9bQLulmOOtL1WdQIkODG4SshmNcnVqMjEcIj",
+	"TFllv8YB2mnvaBcc44xAkmMKl//Ul5s48O/S2ZGCuFIiaNXXpG5qRD94Ob4yJ7+Dhu05us0YZZGLlnFu",
+	"zEfasTjlVBOV3xmNjrrv3yIZ81Ezex3VeUJHlAVIKl1d0E8kMCkJEGre29/rooRzSOwaN5CgI6bYTxlS",
+	"MJ75gXFJsi4xMR89EuhZ1N3d7eybUFIK6wWZh40W+LZnTNLYfgGpY2Y4RalQeQG5oE74hECgfCiNE1Ro",
+	"3y0SEidSlCjw8hUfHWUIWsmTklzLrWmMKTuAqJcg8u8zOWw+ySeZpe2lek/aT9p2eWese8Yuft+PfmL/",
+	"uPrn5auf9l78/P3s9PfOy6fv/0E7w8lucvSdZMe/7L47Ti5/uvj7GTtj/+///F/kHw4dftoeJXF3+u/+",
+	"0S//fPLu1bPfnlzF88Oo8+9u/3h7+4148hvbod3918PvLuPfJ7s/7YrfX7wd78zl08unv1+08bMPr5I3",
+	"8iU7nR0dRe1PL/Z/Oh1+evHj9Wjn74CtTNoUVWOvNDEblG2L0srHBEcgHz/XjiDedsSZTLjn7nKoE0UC",
+	"NMHXTTwif++EreVAPMQn1otPqE3SFxIX9yq9nJZgJqY4IWwwV6zniBf1V0G2cCaokOrd8vDEmGTiwvnA",
+	"NIYbJnxiJiYQe1dyBoXq5zA1IHKPJA9RnUymcq6PbfMuFait9BubEiK5EiU7Nr5m3tKOFz2IsijVf6nI",
+	"rsGnCHKouFxyOMtfUAZ8/PGJWDTzOFJyKiGkzHRV8NaK7lyXHRZvhC65/rloghchUmracogk3yA8d6n/",
+	"FLamRFwt0GLrIeC5pkB5q3s7jk0BasunPjmCyLUkDKp3gPdmqVyhbBDPBMRATRbFl2ryBc8iKtEUy7Fz",
+	"tUR9/0igmOBhWhPUgXSB4Z2edvANtgUyHJkAVkPIuDyH6h+QbqNMqhkDb65TixtBOQDrkrSpQzZdhXGp",
+	"E/u0ejcnEtWztyBvJ31o0gCwSQIA4/2K22JpkDW3RM05sTitIqoW02tToaCQm3MVmjHLBUOlSgF3LRCy",
+	"5ZeIg5TmbikM/oz2yZ1LjwLJr6+JXJDlGog1OIzLOQHLwwoAMEky5haBBUG9pI819e6Ix5iNICPsemvC",
+	"oy0xm0T9LbBv6qEO72iTSWsZ36UZb2Ah5X40dlSWDddooXdaVUZizGdxpLPdqMw0JBvSCUBqpD9bQ0eO",
+	"yVwLQIiVQS5ccmmcKwPOLgmjhA2Itq9M0hGgW0jMBgSMLMZBWF+Qebkk+dFU+61oKVUxjb4bRHtke7iL",
+	"vzv811U7Ttrxq5Pdl+L62bNXr2j37cV29OlfJzvzK3zY37sg3Refkpc/zt6tb6K42/9w3N/EfvAx0Bqc",
+	"yi9mU8eJWNGDmNUIlTppQB/Z2SErUT5xVh3GkAgsJOdpMJeoQ3OYdvyN8Nxm2KK6Yqk+l+NGK5+rbNIU",
+	"xuRa16UYk4S0kE3fG+AkmaPw2SkehSbpS2f7wnEf5izeULNsqDO3cVadKzwZNt9wRpqv1S8hGhEp0HZ7",
+	"x8eBOtXCzS+5oQ/yHRlWiTqa87laiPJQ/MSqvHcyVMuF1d6tI3TdDBX37uUyx4VvTvP+Frxs3/0S1BRt",
+	"rPoG3gGgtiuqD695pMsM3quz9k/qes3E3WdFve6lrV8/fsmn/XJ+gWbTksQYLd+WCrytz7kLGdUEoNvp",
+	"Zw35x4dWvrXQISRbCDwXiLPY5MtHWGKIeIAR09M6EArhngd4X5Qxk0stzbpZCBTTS1Iuo95l9RfuVkTZ",
+	"iUw9tj+5SCsp0F8i0dze6w8C7UGgLRNoTsGUW8gz9Xd6w6yqdLMZdzeSbY67BgQXqF6aXQqF5OdKDJrZ",
+	"pljo+cKszBEofFDG17RNI5EzuMnzQKFpbKvMpT4hDJHrKU1IFC6ThVCA5luThBqsv4rc9HRJLpWa6t0H",
+	"mfkgM1fLTMPYpRJTp7xqkhVbYyrgdmBpJD6O8xWgHgmUGyGA25JKBjIuA5tbA/Fwr/ihQr5xvn9h5r9L",
+	"m2txumX8pu+iumtEOIoSIgSJbPwvRQWUJSis+l6J/4+WS6L2H+FVROXQb/73MjI2SeJLPa7pVDMGJJsb",
+	"AdWzlMNLT/6oSBNIU01DuHXR4MIPT3ShcDsU4sNGnjiy05smupRCGZO81St6U0DLnXGJb75lbPLBh8QH",
+	"Rtkso8hVZLs2o6ghmlgX0PRfL3uNkwthaoV4pizUA4TnoN8qQz5tgqArF3jTFdX4h3FcIDQc3SVxmznV",
+	"NMto+oUFP0/VdjEP9LqEXhWKVwt2oJe1ifaz+ydc34JhVpAwZ6QCME66rUPWJvKUI3wjuZVVWErYLlUb",
+	"ol4Z2nYnKQlqF9a/NLjtXCLZ29nUHZLqbLaKx4orfqS3QVvKrQfDYeM8qdggR8cVWRByrSpFxp7TWELs",
+	"iU/6lJGWSW3bglw2aJdi0lqENMWREfxP3WQ4XKbRL9E40M7emfi77gQbognBTKAwVn8c6MJCoelsItAU",
+	"J5LiONbdigdYkCZlgjBB1cfxXA3HEwl+lDACJ3Ld1UEagR0RwmM0ClEdi4HWhRqQkKfBCVG9P7f1huAK",
+	"pPqs0UrjdTFVSqLjkaZEICx0ENwf9AN/tzesbSr4O1X/79ZP8zzhk2MsK3ldTnn6ZtGDZjzxGmNoCGRR",
+	"lrunX8oFzG1xUdMDeGk74AqAKiRo0qyyrPc8kVXee6vrkFR67z39RKr7pu7DSZ9vDeERz4dplyu31+WD",
+	"VL5fd47V/R1RAuUjfSE+zVdL5HblAJ+V41ik15/yDVIP0kjc0Lxq+2XVtXwGgQnphWFDu7bN53ANG4W5",
+	"svIglKGwb1peaKe9jaCaIVRF7M/kTQvBGDoH4L45L/eGpC34/HWAYbWoJV5Ja9qu6/5QD0J2Ix79tUQs",
+	"EOjDBbc/kkTWAi/XPnqJNNaVAiup0brJn3Er5oOOajrtkTHBQj7Uen2aH4QO41hXcE2zuGiqHuvCtEXt",
+	"+MAMmfIIGtFLwnStQhilhcLc0REG6oc0mKr+BE0/gGsrwRkLFWUbXTptAhBCpY2E6OTPA/T4sSlECzkc",
+	"uqFXBgM4UCFfHgrbhqYGaPj48Rmrh7jVbw0y9d8+benfDzRCTPfG8D+/HjZ/wc1P7eb+efPjd/Wzs1b+",
+	"l8bjv4UBIuoE2mm3G60zZq/72wlSvwCgFvLtjEtBDHCME63TY53hD5FgKNY5RyQmE6IvMWGGoLsDlAhN",
+	"SICgrDFlAlFZZiulVUh5krObJJ0QVD95/xN6stfuNFroZ12+3tSXPGMf3r1qEjbgEYla6JBxNp/wmTBu",
+	"DWEbQ7rNvcpOZpnMyEHx/C2ppBILboeGUlSws64dxCIkCNE3D0QL6U6WpgQLmGNnLMy62YXWWQ6GVpg2",
+	"3AtbitAk1nHxQuvQdM/qijOsiJVjcsZiJWHgjtkn0si3GNV5yepzIFqnN2emnvgUDNuRc0MaRl4SvNVs",
+	"GywYtIayOcsrZ2qDyg7/kobdnr5ZnsP/hmCBiFoOlNs28RYg2Y63tgQ5TwyngLXNk/T6rSJoqgEqdGtr",
+	"d5rtzikU83W6tS25AOe5YFbe0u0mMJsCQsuA7nSb253T7nZvd7+3u9/a39//ZdkdufVB3riCdpeKV6Gl",
+	"81Kdq9iC+EH5ugflS2/Qc92Jal3dS3+8qH35jGF9CDn6lxvLbdpYrrKIbSWjL1t4MCBTWR5N+Elnpy6W",
+	"DfKboygiAxopjQzGhXK5CYVjMt9zx8hJe7kIBn+UpYahUFdPaDrfCK1bKT3N+hphHVB9Ml8glM+Sgffk",
+	"0mDlK4/aik/rnWLmu7suHqIBNpOtCi04yHooGfRHi1fonc7VyfPlYlQIXlRg+4RAV5elZVY1eys1ws3p",
+	"8AoDlJDhTEBtfluxcPkqDlwGztWWe5SWGBISzwWasbTjHvjUTLkkUyNMi5vI8aHt+6tvq+XeD9vfaTHv",
+	"B+78amWAoMHMprjTlg0t50CogyMWXMBO7SFl/PZM8R31WlbvTnjrpRqLUv3+4vT07Xvoh9dCPzF7+61w",
+	"u8/WV07rQlq/uKlMhQ7RENN4lmTJ2JAHk3YnhWssLWjHp7NIBJSMhZu0u8pw3W6jCWUzpR7UE5yQeI52",
+	"nqAxnyWioZ5DXVnCfBztNtC7o7LOvh59lWo6/3XFwF+qKLOmj6zCH78kiSJ2w2eKx5ZVAytpIVguEd7Z",
+	"HlnCbeVjPXKz/oRKJRdMCW+7hkfCdnetm4u0SukmFLxUyiDWl2MHWtxQqQv2CWkK8eZaOQW2yQkfPhJI",
+	"Gc66Wl1alkI43SY1eGDHp31YkJA8SSUJTl282RVeuA03xQLySZV4sY5a0+oUbrrp3shpScKEYMGXSInC",
+	"vdM7FRclzSQ3JTd+NrK4suBwdR5rglYUIPl+Q+7HFcTCB0GSB9Gw2BMr7bCYSQZXj1iUD7l+muXC4bB4",
+	"N1+xdqDr4BRacFoQTFFPx8PcaJVwkHtd507Zx9d19IF3/pq846faNRgn13/1xqyTb9lqwSjnFPdC8B3z",
+	"iq817QO3/FW5xU+olfhFmEzz1XH6nxdKkYnixRbvrTc7svn+tlHDeylTYmGtUMkd3ntIFfxaiSlpH8/S",
+	"2Ih9YwXdV04XXMkHzlV1O+QjAaA5N+L9zGIF+4Z4Zd0cvvtIxX1grT8ma3mSvm7IWRUrU9yQz5azl5r3",
+	"KzHXemUg7j5h84ER/6iMWCh14GFDl/twFDVt6GJ52G8mSGJ5ipq7y6hu83V0aw5y1QBXvm3cZsL4TmVA",
+	"FqFkxtyOISkjikW2PIyiYwvcBhTDzVtcFrpNW1l2XPEQEPwrWW2HkdsQD9VNqJ3F88bSxo4uR5ueqemJ",
+	"XMrU4WAmJJ+Ebk5qH5r6m2aN73V1pm672252ujbMRxMbTXyUJSKjulqrss8RZyaJ7wCKiaulolChJBQm",
+	"53k4EyRqHKBwQiZ9kogxnYYBMo0lzi/I3CRLJ+SSX5AQDfjEtCbpz2gsm5SZc1y00CkeuZWkGPTn11FF",
+	"by9kgGxDRe8+3mXbWAvjV+oau14BO0aunCJ2DyLrr9iC1mMCLBdU0LAsPeeWFanJEgrdNngi7YmRtStW",
+	"Mirt+7z6RtwPRGYn7Z14nv6ix/wftrCMh3DWIugsbJ/Ltov5qJzE37huUnS6+nInXBvJhb8P7PVQuLcj",
+	"iMkFME/NhfsJjkgJF7i+zRTqVwrouzaDv62k+eLyq6XPQ+MUdvfXwm8VD/njd9uTxe6oCu/LPLu+qIbL",
+	"sAmZ8EtS0f5d5En9ea62WX+uDeMW2mnvZxflwHY2fWSyt/0ZqWrMB6P3QYP8y2iQmuRvbffq62JNp6d2",
+	"eSWsC+Ba6BOdJppBs3XbQUpnpTIuza2orAzyYJYkhGUZagsc/AHguL/eDydDty7v5rm9sJ71mf6r9Ihw",
+	"tvZBmnQrSJMEupXRgmLxlxJEmtJL1InlwuezdmanKoXfDFiWw6tViWJav+f6mijk26eNofWVPX13dvG2",
+	"jb3vY7KQkyxpWH0L1VB67qgxwQsA6Sxc04Ub6TJUBiqlDGHKRMF+UYOTeAi6D7jmFEAlLbs1DryWyJ0L",
+	"UXNh4I4Da2p9+ctG5VLsn/a2hKao6OFK7ugbUVNK+RNMkchePSlN8F8W/Aaequa+P3QPOe0e13WPdNUp",
+	"TzDNjP3NtnzJazLfWGeWByXi3pWIr3fjVjPKTZzaCwwdRSZVf0kgLo2iUYGgz4mue2Eu3HhTWFAdowkV",
+	"+n4eFdBBm+GJOvPV+0NMY/VviONBu0ySNFroDcRpzFXAxIoKNGMxESKtYwdlQaFenT7N0xRSU1AHWkqh",
+	"uikRtO/tZnsYRV+lncodGUHpcr5aOK56XxSWbvKD1PoLZg8sZADdVGCJJbpHHOvmJoxAF17dVhwzofQX",
+	"zrTYAH/KBM+VxNAFqZ6g1/Rpq1xWiD+ZsBBfSVq4AFSVFeJBWPzlhEVaJq7tFgjgbB3HR0F8RGQjJowt",
+	"ch0emJu8pjoYZrr3NRuRRMkVHEXa4ZG2oygKl+MUoAe758HuebB7loiEjFU2YfmMiMzuWlZPhqh067Ll",
+	"y2Fw7pDcbwrDuvz+kPLwkPJw65QH/42bVRkPRSY1QdPVR/WRCYkWnBHOSwGaEIkDJCXYBrnaucpGKMRb",
+	"/wk1Bk6Gtp0+xFZhEkQFpCrpaAMdLnS01r1fbZFhqz7UdzpdXWT3igridUroAM8fRA+4q0jujRKL218x",
+	"sfghjvsQx71ZHPfWOkzuLqLRaKDsysb0GdvC2KPNmGt437Yus15z6gfN50Hz2YDms3jFcV29J8/YRiis",
+	"DNSsCLkeZMVpdBn9NOEzwUOpozT7i8z+Vs/+p+g+f0+ujOrBELO1kADzEBL5izk0DGelHHjL0EheaKSm",
+	"03KZ4Uk2PYA/sqgvTkjVsG+r1Kb50wmPu7N/1o7jtr9aHPfB9nmwfW5q+6yWdRKPCn7a/rwp8ajUmHlF",
+	"L3P9F0EFwkoJYhFOIkVBNj9F4hGql9/wDtLr3Q1EWWYeCa068SuWNm8gUVpZOr2yjlmEZuyCqffUAt2b",
+	"5RqqnXa75K5b1kL26fwUj1Z1oz5Ml+csLd99Jlulv1O1hFkqd6eeUJY2/LnfXtWneLSyU9/peJEEdO3/",
+	"0c3F1J++nsti7ZaUuMv5CWnC8bXR+zxN+JDGBLo2RDRq2Y328m0Y0ah3Rfq9zxGNzsdcyC89d4QQJUTw",
+	"+JIINCYJaaHQtaleEznmkdvN2XyaNmYhCYnQs6i7u9vZRxdkDu1Sw9ezWFIo51Ank6lMM8eZ3zv7A5HH",
+	"NDrmg9lEEXKFJvEGDFTvY0F2n/TloJFnzJ3Ll/svP3T6L18+2997/s/3L3+8fCF+8zNpho6lvDrFUm1z",
+	"rVf7z6+d5v5h88XL5pu3zV9w82LS/PTxcyfY2fnyt9r98q2LtxKWPT45RpF554FPq/FpEW/a/2AIxWFM",
+	"XYRMAm8Wyjj5ajiR5NJP04q1FHMi9YpO5aQim70eTvAFQcmMhfAGEYgzpLQP9KT9pN2oBbVZEtd6tS1Q",
+	"oQ10i52bCPiv5lmhdKjcHiDo/Cdsl02e6J6NOIkpSdz7boZhTP3cxV5uRzyOCSSCiXzPbF3+yeRywOy2",
+	"ZbJ6MMUj4hSKVwoESDxnSi0BF2f0VIMzTSZhpYuVSM14aXGs8oZ0xaaipqNihPpzNKQkNg03hDOq6be1",
+	"OKbW+/NurXp6E0fX2+eTqdJlsN6URnq7J+YjkYc883ktzqTvsyxcT3DULNuVAJ3+61QhHfoSQOuPQG99",
+	"ri1Xf44w0x0ss/aqGTTmjsMiHG/cZiemiMGApvXKsutJkQdge2XJmSjfPMVDetAilI1M7wLMRrkmQiIo",
+	"oUZNdhPM8Mi9NuVObfVnD7IdEZEWJZkJkohHVli4A6XSYnEkJXAgj1LRABvMrdPT9KQF9TkLeEZ8ILbc",
+	"15sxH7UmUSPHpCPPPC8IjpWmAQjAEWVE5Ah4LiSZ1L58/PL/AwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -43,6 +43,7 @@ func newMetrics(s *Server) *metrics {
 		// The connection pool: go_sql_* with db_name "sqlite" or "postgres".
 		collectors.NewDBStatsCollector(s.store.Pool(), s.store.Dialect()),
 		m.requests, m.latency, m.verifications, m.reverify,
+		logQueueGauge(s.store),
 	)
 	return m
 }

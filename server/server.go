@@ -24,6 +24,7 @@ import (
 	"github.com/svc-directory/svc/internal/cache"
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/translog"
 	"github.com/svc-directory/svc/verification"
 )
 
@@ -47,6 +48,8 @@ type Config struct {
 	CORSOrigins []string
 	// NoMetrics turns the Prometheus metrics off (benchmarks compare with and without).
 	NoMetrics bool
+	// LogVerifierKey is the transparency log's verifier key, served at /svc/log/key ("": none).
+	LogVerifierKey string
 }
 
 // ReverifyConfig times re-verification (docs/operator-guide.md): sources are checked again every
@@ -74,6 +77,9 @@ type Server struct {
 	networkGenesis string
 	// draining is set once shutdown has begun: /readyz answers 503 from then on.
 	draining atomic.Bool
+	// The transparency log's reads and verifier key.
+	logReader *translog.Reader
+	logKey    string
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -113,7 +119,8 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: the store is not migrated: %w", err)
 	}
 	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
-		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now)}
+		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now),
+		logReader: translog.NewReader(cfg.Store), logKey: cfg.LogVerifierKey}
 	if s.cache != nil {
 		// A committed write empties the lookup cache before the writing request is answered
 		// (the re-verification sweep's writes too).

@@ -166,6 +166,7 @@ func TestMigrateUpgradesPreviousReleaseInPlace(t *testing.T) {
 					t.Fatal(err)
 				}
 				buildLegacyDatabase(t, old, upTo)
+				dropLogQueue := preLogQueue(t, old)
 
 				u, err := old.EnsureUser(ctx, "owner@example.com")
 				if err != nil {
@@ -200,6 +201,7 @@ func TestMigrateUpgradesPreviousReleaseInPlace(t *testing.T) {
 				}
 				before := takeSnapshot(t, old, ns.NamespaceID, ns.Version, added[0].Version)
 				checkDigests(t, before)
+				dropLogQueue()
 				if err := old.Close(); err != nil {
 					t.Fatal(err)
 				}

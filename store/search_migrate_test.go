@@ -31,6 +31,7 @@ func TestMigrationRefoldsSearchText(t *testing.T) {
 			if v, err := s.SchemaVersion(ctx); err != nil || v != 4 {
 				t.Fatalf("schema %d, %v", v, err)
 			}
+			dropLogQueue := preLogQueue(t, s)
 			u, err := s.EnsureUser(ctx, "old@example.com")
 			if err != nil {
 				t.Fatal(err)
@@ -65,6 +66,7 @@ func TestMigrationRefoldsSearchText(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			dropLogQueue()
 			if applied, err := s.Migrate(ctx); err != nil || applied == 0 {
 				t.Fatalf("migrate: %d applied, %v", applied, err)
 			}

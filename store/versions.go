@@ -10,11 +10,32 @@ import (
 type versionRow interface {
 	RowNamespaceVersion | regVersionRow | recVersionRow
 	kind() proof.Kind
+	// logLeaf is the version's transparency-log leaf; ok is false for a version anonymous
+	// readers cannot see (a record draft), which is not logged.
+	logLeaf() (leaf LogLeaf, ok bool)
 }
 
 func (RowNamespaceVersion) kind() proof.Kind { return proof.KindNamespace }
 func (regVersionRow) kind() proof.Kind       { return proof.KindRegistry }
 func (recVersionRow) kind() proof.Kind       { return proof.KindRecord }
+
+func (r RowNamespaceVersion) logLeaf() (LogLeaf, bool) {
+	return LogLeaf{Kind: proof.KindNamespace.String(), NamespaceID: r.NamespaceID, Version: r.Version,
+		VersionCount: r.VersionCount, Digest: r.Digest}, true
+}
+
+func (r regVersionRow) logLeaf() (LogLeaf, bool) {
+	return LogLeaf{Kind: proof.KindRegistry.String(), NamespaceID: r.NamespaceID, RegistryID: r.RegistryID,
+		Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest}, true
+}
+
+func (r recVersionRow) logLeaf() (LogLeaf, bool) {
+	if r.State == StateDraft {
+		return LogLeaf{}, false
+	}
+	return LogLeaf{Kind: proof.KindRecord.String(), NamespaceID: r.NamespaceID, RegistryID: r.RegistryID,
+		RecordID: r.RecordID, Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest}, true
+}
 
 // versionBatch is how many version rows one INSERT carries (17 columns each: well inside both
 // dialects' limits on bound parameters).
@@ -27,11 +48,31 @@ const versionBatch = 500
 // namespace_versions, registry_versions or record_versions, so a version exists exactly when it
 // went through here and its transaction committed.
 //
-// This is where a transparency log attaches: each public version is enqueued here, in the
-// same transaction, so that the log and the directory can never disagree on what exists.
+// The transparency log attaches here: each public version (every version but a record draft)
+// is queued for the log (log_queue) in the same transaction, in the order of rows, so that the
+// log and the directory can never disagree on what exists. The integrator (package translog)
+// takes it from the queue into the tree.
 func appendVersions[V versionRow](tx *gorm.DB, rows []V) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	return translate(tx.CreateInBatches(rows, versionBatch).Error, rows[0].kind().String()+" versions")
+	if err := tx.CreateInBatches(rows, versionBatch).Error; err != nil {
+		return translate(err, rows[0].kind().String()+" versions")
+	}
+	queued := make([]logQueueRow, 0, len(rows))
+	for _, r := range rows {
+		l, ok := r.logLeaf()
+		if !ok {
+			continue
+		}
+		text, err := l.Canonical()
+		if err != nil {
+			return err
+		}
+		queued = append(queued, logQueueRow{Version: l.Version, Leaf: string(text)})
+	}
+	if len(queued) == 0 {
+		return nil
+	}
+	return translate(tx.CreateInBatches(queued, 4*versionBatch).Error, "log queue")
 }

@@ -31,6 +31,8 @@ type Config struct {
 	RateLimitBurst   int
 	CORSOrigins      []string
 	LogLevel         string
+	LogKeyFile       string
+	LogOrigin        string
 }
 
 // envOr returns the variable's value, or def when unset or empty.
@@ -57,6 +59,8 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	registerDatabaseFlag(fs, &c.DatabaseURL)
 	fs.StringVar(&c.DIDHost, "did-host", envOr("SVC_DID_HOST", "localhost%3A8080"), "host part of did:web identifiers [SVC_DID_HOST]")
 	fs.StringVar(&c.DNSServer, "dns-server", envOr("SVC_DNS_SERVER", ""), "host:port of the DNS server used for domain verification; empty = system resolver [SVC_DNS_SERVER]")
+	fs.StringVar(&c.LogKeyFile, "log-key-file", envOr("SVC_LOG_KEY_FILE", ""), "the transparency log's signer key (svc log key create); required on Postgres, created beside an embedded database when empty [SVC_LOG_KEY_FILE]")
+	fs.StringVar(&c.LogOrigin, "log-origin", envOr("SVC_LOG_ORIGIN", ""), "the transparency log's origin (default: the DID host decoded, plus /svc/log) [SVC_LOG_ORIGIN]")
 	fs.StringVar(&c.LogLevel, "log-level", envOr("SVC_LOG_LEVEL", "info"), "debug, info, warn or error [SVC_LOG_LEVEL]")
 	rps, err := envFloat("SVC_RATE_LIMIT_RPS", 50)
 	if err != nil {
@@ -109,6 +113,9 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	}
 	if _, err := parseLogLevel(c.LogLevel); err != nil {
 		return c, fmt.Errorf("%w: serve: %v", errUsage, err)
+	}
+	if c.LogOrigin == "" {
+		c.LogOrigin = defaultLogOrigin(c.DIDHost)
 	}
 	for _, o := range strings.Split(origins, ",") {
 		if o = strings.TrimSpace(o); o != "" {

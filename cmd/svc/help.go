@@ -69,6 +69,9 @@ allows every subdomain of example.com (but not example.com itself).`},
 	"import": {"--url URL --key KEY --namespace NS --registry NAME [--batch N] FILE", `Reads NDJSON from FILE (- for stdin), one add-record body per line, and sends it through
 add-records in whole batches, retrying on 429 and 5xx. A rerun skips records that already
 exist; a bad line stops the import with its line number (only the batches before it are written).`},
+	"log key create": {"--origin ORIGIN --out FILE", `Creates FILE (mode 0600; an existing file is refused) holding a new Ed25519 signer key for
+the transparency log of that origin, and prints its verifier key alone on stdout. Give the file
+to every instance as SVC_LOG_KEY_FILE and the verifier key to the log's readers.`},
 	"verify": {"--kind namespace|registry|record FILE", `Recomputes the digest of a saved lookup response (FILE, - for stdin) offline, trusting only
 the proof package. Exit status 0 when it verifies, 1 with a one-line reason when it does not.`},
 }
@@ -78,6 +81,7 @@ var groupHelp = map[string]string{
 	"key":    "usage: svc key create --email EMAIL | svc key revoke --key KEY\n",
 	"user":   "usage: svc user disable --email EMAIL | svc user add-key --email EMAIL --multibase z6Mk...\n",
 	"domain": "usage: svc domain allow DOMAIN | svc domain disallow DOMAIN\n",
+	"log":    "usage: svc log key create --origin ORIGIN --out FILE\n",
 }
 
 // describe gives fs the help text of its command; -h and --help print it.

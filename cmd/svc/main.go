@@ -12,6 +12,8 @@
 //	svc import --url U --key K --namespace NS --registry R FILE
 //	                                import NDJSON add-record bodies through add-records
 //	svc verify --kind K FILE        check a saved lookup response offline (exit 0 or 1)
+//	svc log key create --origin O --out FILE
+//	                                write a transparency-log signer key; print its verifier key
 //	svc version                     print the version (also --version)
 //
 // "svc <command> -h" prints a command's help and flags.
@@ -53,6 +55,8 @@ commands:
   verify --kind K FILE                    recompute a saved lookup response's digest offline
                                           (K: namespace, registry or record; FILE - for stdin);
                                           exit 0 when it matches, 1 when not
+  log key create --origin O --out FILE    write a new transparency-log signer key to FILE (mode 0600)
+                                          and print its verifier key alone on stdout
   version                                 print the version (also: svc --version)
 
 Run "svc <command> -h" (or "svc help <command>") for the help and flags of a command.
@@ -105,6 +109,14 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdUserAddKey(ctx, rest[1:], stdout, stderr)
 	case cmd == "domain" && (sub == "allow" || sub == "disallow"):
 		return cmdDomain(ctx, sub, rest[1:], stdout, stderr)
+	case cmd == "log" && sub == "key" && len(rest) > 1 && rest[1] == "create":
+		return cmdLogKeyCreate(rest[2:], stdout, stderr)
+	case cmd == "log" && (sub == "" || isHelp(sub) || sub == "key"):
+		printGroupHelp(stderr, cmd)
+		if sub == "" || sub == "key" && (len(rest) == 1 || !isHelp(rest[1])) {
+			return fmt.Errorf("%w: log needs a subcommand", errUsage)
+		}
+		return flag.ErrHelp
 	case cmd == "verify":
 		return cmdVerify(rest, os.Stdin, stdout, stderr)
 	case cmd == "import":

@@ -13,7 +13,12 @@ import (
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/translog"
 )
+
+// logInterval is how often the transparency log integrates waiting versions (a new checkpoint
+// within a second of a write).
+const logInterval = 250 * time.Millisecond
 
 // newLogger returns the JSON logger of a command; level has been checked by parseLogLevel
 // (the operator commands pass a constant).
@@ -41,6 +46,14 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if _, err := st.Migrate(ctx); err != nil {
 		return err
 	}
+	logKey, err := resolveLogKey(cfg, st.Dialect(), log)
+	if err != nil {
+		return err
+	}
+	integrator := translog.NewIntegrator(st, logKey, log, nil)
+	if _, err := integrator.IntegrateOnce(ctx); err != nil {
+		return err
+	}
 	checker := domainverify.NewChecker(domainverify.Config{DNSServer: cfg.DNSServer, DNSTimeout: 5 * time.Second,
 		HTTPPort: cfg.VerifyHTTPPort, Insecure: cfg.VerifyInsecure, HTTPTimeout: 10 * time.Second, Logger: log})
 	if cfg.VerifyInsecure {
@@ -55,6 +68,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		Reverify:       server.ReverifyConfig{Interval: cfg.ReverifyInterval, Grace: cfg.ReverifyGrace, Sweep: cfg.ReverifySweep},
 		RateLimit:      server.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
 		CORSOrigins:    cfg.CORSOrigins,
+		LogVerifierKey: logKey.VerifierKey,
 	})
 	if err != nil {
 		return err
@@ -62,8 +76,9 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	e := srvr.Echo()
 	bgctx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
-	bgDone := make(chan struct{})
+	bgDone, logDone := make(chan struct{}), make(chan struct{})
 	go func() { defer close(bgDone); srvr.Verification().Run(bgctx) }()
+	go func() { defer close(logDone); integrator.Run(bgctx, logInterval) }()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -102,6 +117,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	stopBackground()
 	<-bgDone
+	<-logDone
 	log.Info("stopped")
 	return nil
 }

@@ -769,6 +769,36 @@ type GetDnsTxtResponse struct {
 // JSONObject A free-form JSON object.
 type JSONObject map[string]interface{}
 
+// LogConsistency A consistency proof between two trees of the transparency log.
+type LogConsistency struct {
+	// Hashes The RFC 6962 consistency proof, base64.
+	Hashes [][]byte `json:"hashes"`
+
+	// Message Example: Consistency proof
+	Message string `json:"message"`
+}
+
+// LogInclusion An inclusion proof of one leaf of the transparency log.
+type LogInclusion struct {
+	// Checkpoint The signed checkpoint the proof is against.
+	Checkpoint string `json:"checkpoint"`
+
+	// Hashes The RFC 6962 audit path, base64, from the leaf up to the root.
+	Hashes [][]byte `json:"hashes"`
+
+	// Leaf The leaf text (RFC 8785 JSON of kind, ids, version, version_count and digest).
+	Leaf string `json:"leaf"`
+
+	// LogIndex The leaf's index in the log.
+	LogIndex int64 `json:"log_index"`
+
+	// Message Example: Inclusion proof
+	Message string `json:"message"`
+
+	// TreeSize The size of the tree the proof is for (the checkpoint's).
+	TreeSize int64 `json:"tree_size"`
+}
+
 // LookupResponseEnvelope A lookup response as a lookup returned it.
 type LookupResponseEnvelope struct {
 	// Data The `data` of the lookup response (the entry with its `proof`), checked by the handler.
@@ -1750,6 +1780,15 @@ type GenerateDnsTxtParams struct {
 	TargetNamespace *string `form:"target_namespace,omitempty" json:"target_namespace,omitempty"`
 }
 
+// GetLogConsistencyParams defines parameters for GetLogConsistency.
+type GetLogConsistencyParams struct {
+	// From The size of the older tree.
+	From int64 `form:"from" json:"from"`
+
+	// To The size of the newer tree.
+	To int64 `form:"to" json:"to"`
+}
+
 // LookupNamespaceParams defines parameters for LookupNamespace.
 type LookupNamespaceParams struct {
 	// VersionId A version identifier of the entry. Not with `as_on`.
@@ -2108,6 +2147,34 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
 	GetDnsTxt(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetLogCheckpoint The latest signed checkpoint of the transparency log
+	//
+	// A C2SP tlog-checkpoint (origin, tree size, base64 RFC 6962 root hash) signed as a C2SP signed note with the log's Ed25519 key (`/svc/log/key`). 503 until the log has signed its first checkpoint (moments after the service starts).
+	//
+	// Corresponds with GET /svc/log/checkpoint (the `GetLogCheckpoint` operationId).
+	GetLogCheckpoint(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetLogConsistency Proof that one tree of the transparency log extends another
+	//
+	// The RFC 6962 consistency proof from the tree of size `from` to the tree of size `to` (empty when `from` is 0 or equals `to`). 400 when `from` > `to` or `to` is beyond the latest checkpoint.
+	//
+	// Corresponds with GET /svc/log/consistency (the `GetLogConsistency` operationId).
+	GetLogConsistency(ctx context.Context, params *GetLogConsistencyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetLogInclusion Proof that a version is in the transparency log
+	//
+	// The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint, with the leaf and that checkpoint. 404 `not_found` for an unknown version, a draft, and a version that is not integrated yet (a version is integrated within a second or two of its write).
+	//
+	// Corresponds with GET /svc/log/inclusion/{version} (the `GetLogInclusion` operationId).
+	GetLogInclusion(ctx context.Context, version Version, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetLogKey The verifier key of the transparency log
+	//
+	// The Ed25519 verifier key of the log's checkpoints, in the key format of golang.org/x/mod/sumdb/note (`<origin>+<key hash>+<base64 key>`). Readers should take it from the operator, not from the service they audit; it is served for convenience. 503 when this instance has no log key.
+	//
+	// Corresponds with GET /svc/log/key (the `GetLogKey` operationId).
+	GetLogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// LookupNamespace Look up a namespace
 	//
@@ -2630,6 +2697,74 @@ func (c *Client) GenerateDnsTxt(ctx context.Context, namespaceId NamespaceId, do
 // Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
 func (c *Client) GetDnsTxt(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDnsTxtRequest(c.Server, namespaceId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLogCheckpoint The latest signed checkpoint of the transparency log
+//
+// A C2SP tlog-checkpoint (origin, tree size, base64 RFC 6962 root hash) signed as a C2SP signed note with the log's Ed25519 key (`/svc/log/key`). 503 until the log has signed its first checkpoint (moments after the service starts).
+//
+// Corresponds with GET /svc/log/checkpoint (the `GetLogCheckpoint` operationId).
+func (c *Client) GetLogCheckpoint(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLogCheckpointRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLogConsistency Proof that one tree of the transparency log extends another
+//
+// The RFC 6962 consistency proof from the tree of size `from` to the tree of size `to` (empty when `from` is 0 or equals `to`). 400 when `from` > `to` or `to` is beyond the latest checkpoint.
+//
+// Corresponds with GET /svc/log/consistency (the `GetLogConsistency` operationId).
+func (c *Client) GetLogConsistency(ctx context.Context, params *GetLogConsistencyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLogConsistencyRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLogInclusion Proof that a version is in the transparency log
+//
+// The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint, with the leaf and that checkpoint. 404 `not_found` for an unknown version, a draft, and a version that is not integrated yet (a version is integrated within a second or two of its write).
+//
+// Corresponds with GET /svc/log/inclusion/{version} (the `GetLogInclusion` operationId).
+func (c *Client) GetLogInclusion(ctx context.Context, version Version, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLogInclusionRequest(c.Server, version)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLogKey The verifier key of the transparency log
+//
+// The Ed25519 verifier key of the log's checkpoints, in the key format of golang.org/x/mod/sumdb/note (`<origin>+<key hash>+<base64 key>`). Readers should take it from the operator, not from the service they audit; it is served for convenience. 503 when this instance has no log key.
+//
+// Corresponds with GET /svc/log/key (the `GetLogKey` operationId).
+func (c *Client) GetLogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLogKeyRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3755,6 +3890,152 @@ func NewGetDnsTxtRequest(server string, namespaceId NamespaceId) (*http.Request,
 	}
 
 	operationPath := fmt.Sprintf("/svc/get-dns-txt/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetLogCheckpointRequest constructs an http.Request for the GetLogCheckpoint method
+func NewGetLogCheckpointRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/log/checkpoint")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetLogConsistencyRequest constructs an http.Request for the GetLogConsistency method
+func NewGetLogConsistencyRequest(server string, params *GetLogConsistencyParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/log/consistency")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetLogInclusionRequest constructs an http.Request for the GetLogInclusion method
+func NewGetLogInclusionRequest(server string, version Version) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "version", version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/log/inclusion/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetLogKeyRequest constructs an http.Request for the GetLogKey method
+func NewGetLogKeyRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/log/key")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -6069,6 +6350,42 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
 	GetDnsTxtWithResponse(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*GetDnsTxtResult, error)
 
+	// GetLogCheckpointWithResponse The latest signed checkpoint of the transparency log
+	//
+	// A C2SP tlog-checkpoint (origin, tree size, base64 RFC 6962 root hash) signed as a C2SP signed note with the log's Ed25519 key (`/svc/log/key`). 503 until the log has signed its first checkpoint (moments after the service starts).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/log/checkpoint (the `GetLogCheckpoint` operationId).
+	GetLogCheckpointWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLogCheckpointResult, error)
+
+	// GetLogConsistencyWithResponse Proof that one tree of the transparency log extends another
+	//
+	// The RFC 6962 consistency proof from the tree of size `from` to the tree of size `to` (empty when `from` is 0 or equals `to`). 400 when `from` > `to` or `to` is beyond the latest checkpoint.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/log/consistency (the `GetLogConsistency` operationId).
+	GetLogConsistencyWithResponse(ctx context.Context, params *GetLogConsistencyParams, reqEditors ...RequestEditorFn) (*GetLogConsistencyResult, error)
+
+	// GetLogInclusionWithResponse Proof that a version is in the transparency log
+	//
+	// The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint, with the leaf and that checkpoint. 404 `not_found` for an unknown version, a draft, and a version that is not integrated yet (a version is integrated within a second or two of its write).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/log/inclusion/{version} (the `GetLogInclusion` operationId).
+	GetLogInclusionWithResponse(ctx context.Context, version Version, reqEditors ...RequestEditorFn) (*GetLogInclusionResult, error)
+
+	// GetLogKeyWithResponse The verifier key of the transparency log
+	//
+	// The Ed25519 verifier key of the log's checkpoints, in the key format of golang.org/x/mod/sumdb/note (`<origin>+<key hash>+<base64 key>`). Readers should take it from the operator, not from the service they audit; it is served for convenience. 503 when this instance has no log key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/log/key (the `GetLogKey` operationId).
+	GetLogKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLogKeyResult, error)
+
 	// LookupNamespaceWithResponse Look up a namespace
 	//
 	// Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304.
@@ -7068,6 +7385,338 @@ func (r GetDnsTxtResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetDnsTxtResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLogCheckpointResult200Headers the declared response headers of an HTTP 200 response for GetLogCheckpoint
+type GetLogCheckpointResult200Headers struct {
+	CacheControl *string
+}
+
+// GetLogCheckpointResult429Headers the declared response headers of an HTTP 429 response for GetLogCheckpoint
+type GetLogCheckpointResult429Headers struct {
+	RetryAfter *int
+}
+
+type GetLogCheckpointResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetLogCheckpointResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLogCheckpointResult429Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLogCheckpointResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetLogCheckpointResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLogCheckpointResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLogCheckpointResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLogCheckpointResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLogCheckpointResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLogCheckpointResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLogCheckpointResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLogCheckpointResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLogConsistencyResult429Headers the declared response headers of an HTTP 429 response for GetLogConsistency
+type GetLogConsistencyResult429Headers struct {
+	RetryAfter *int
+}
+
+type GetLogConsistencyResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LogConsistency
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLogConsistencyResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetLogConsistencyResult) GetJSON200() *LogConsistency {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLogConsistencyResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetLogConsistencyResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLogConsistencyResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLogConsistencyResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLogConsistencyResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLogConsistencyResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLogConsistencyResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLogConsistencyResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLogConsistencyResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLogInclusionResult429Headers the declared response headers of an HTTP 429 response for GetLogInclusion
+type GetLogInclusionResult429Headers struct {
+	RetryAfter *int
+}
+
+type GetLogInclusionResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LogInclusion
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLogInclusionResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetLogInclusionResult) GetJSON200() *LogInclusion {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLogInclusionResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetLogInclusionResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetLogInclusionResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLogInclusionResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLogInclusionResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLogInclusionResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLogInclusionResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLogInclusionResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLogInclusionResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLogInclusionResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLogKeyResult429Headers the declared response headers of an HTTP 429 response for GetLogKey
+type GetLogKeyResult429Headers struct {
+	RetryAfter *int
+}
+
+type GetLogKeyResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLogKeyResult429Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLogKeyResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetLogKeyResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLogKeyResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLogKeyResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLogKeyResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLogKeyResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLogKeyResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLogKeyResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLogKeyResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10848,6 +11497,66 @@ func (c *ClientWithResponses) GetDnsTxtWithResponse(ctx context.Context, namespa
 	return ParseGetDnsTxtResult(rsp)
 }
 
+// GetLogCheckpointWithResponse The latest signed checkpoint of the transparency log
+//
+// A C2SP tlog-checkpoint (origin, tree size, base64 RFC 6962 root hash) signed as a C2SP signed note with the log's Ed25519 key (`/svc/log/key`). 503 until the log has signed its first checkpoint (moments after the service starts).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/log/checkpoint (the `GetLogCheckpoint` operationId).
+func (c *ClientWithResponses) GetLogCheckpointWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLogCheckpointResult, error) {
+	rsp, err := c.GetLogCheckpoint(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLogCheckpointResult(rsp)
+}
+
+// GetLogConsistencyWithResponse Proof that one tree of the transparency log extends another
+//
+// The RFC 6962 consistency proof from the tree of size `from` to the tree of size `to` (empty when `from` is 0 or equals `to`). 400 when `from` > `to` or `to` is beyond the latest checkpoint.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/log/consistency (the `GetLogConsistency` operationId).
+func (c *ClientWithResponses) GetLogConsistencyWithResponse(ctx context.Context, params *GetLogConsistencyParams, reqEditors ...RequestEditorFn) (*GetLogConsistencyResult, error) {
+	rsp, err := c.GetLogConsistency(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLogConsistencyResult(rsp)
+}
+
+// GetLogInclusionWithResponse Proof that a version is in the transparency log
+//
+// The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint, with the leaf and that checkpoint. 404 `not_found` for an unknown version, a draft, and a version that is not integrated yet (a version is integrated within a second or two of its write).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/log/inclusion/{version} (the `GetLogInclusion` operationId).
+func (c *ClientWithResponses) GetLogInclusionWithResponse(ctx context.Context, version Version, reqEditors ...RequestEditorFn) (*GetLogInclusionResult, error) {
+	rsp, err := c.GetLogInclusion(ctx, version, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLogInclusionResult(rsp)
+}
+
+// GetLogKeyWithResponse The verifier key of the transparency log
+//
+// The Ed25519 verifier key of the log's checkpoints, in the key format of golang.org/x/mod/sumdb/note (`<origin>+<key hash>+<base64 key>`). Readers should take it from the operator, not from the service they audit; it is served for convenience. 503 when this instance has no log key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/log/key (the `GetLogKey` operationId).
+func (c *ClientWithResponses) GetLogKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLogKeyResult, error) {
+	rsp, err := c.GetLogKey(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLogKeyResult(rsp)
+}
+
 // LookupNamespaceWithResponse Look up a namespace
 //
 // Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304.
@@ -12079,6 +12788,305 @@ func ParseGetDnsTxtResult(rsp *http.Response) (*GetDnsTxtResult, error) {
 	switch {
 	case rsp.StatusCode == 429:
 		var headers GetDnsTxtResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLogCheckpointResult parses an HTTP response from a GetLogCheckpointWithResponse call
+func ParseGetLogCheckpointResult(rsp *http.Response) (*GetLogCheckpointResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLogCheckpointResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetLogCheckpointResult200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetLogCheckpointResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLogConsistencyResult parses an HTTP response from a GetLogConsistencyWithResponse call
+func ParseGetLogConsistencyResult(rsp *http.Response) (*GetLogConsistencyResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLogConsistencyResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LogConsistency
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetLogConsistencyResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLogInclusionResult parses an HTTP response from a GetLogInclusionWithResponse call
+func ParseGetLogInclusionResult(rsp *http.Response) (*GetLogInclusionResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLogInclusionResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LogInclusion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetLogInclusionResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLogKeyResult parses an HTTP response from a GetLogKeyWithResponse call
+func ParseGetLogKeyResult(rsp *http.Response) (*GetLogKeyResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLogKeyResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetLogKeyResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

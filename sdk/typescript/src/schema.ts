@@ -880,6 +880,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/log/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest signed checkpoint of the transparency log
+         * @description A C2SP tlog-checkpoint (origin, tree size, base64 RFC 6962 root hash) signed as a C2SP signed note with the log's Ed25519 key (`/svc/log/key`). 503 until the log has signed its first checkpoint (moments after the service starts).
+         */
+        get: operations["getLogCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/log/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The verifier key of the transparency log
+         * @description The Ed25519 verifier key of the log's checkpoints, in the key format of golang.org/x/mod/sumdb/note (`<origin>+<key hash>+<base64 key>`). Readers should take it from the operator, not from the service they audit; it is served for convenience. 503 when this instance has no log key.
+         */
+        get: operations["getLogKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/log/inclusion/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Proof that a version is in the transparency log
+         * @description The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint, with the leaf and that checkpoint. 404 `not_found` for an unknown version, a draft, and a version that is not integrated yet (a version is integrated within a second or two of its write).
+         */
+        get: operations["getLogInclusion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/log/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Proof that one tree of the transparency log extends another
+         * @description The RFC 6962 consistency proof from the tree of size `from` to the tree of size `to` (empty when `from` is 0 or equals `to`). 400 when `from` > `to` or `to` is beyond the latest checkpoint.
+         */
+        get: operations["getLogConsistency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -888,6 +968,34 @@ export interface components {
         Message: {
             /** @example ok */
             message: string;
+        };
+        /** @description An inclusion proof of one leaf of the transparency log. */
+        LogInclusion: {
+            /** @example Inclusion proof */
+            message: string;
+            /**
+             * Format: int64
+             * @description The leaf's index in the log.
+             */
+            log_index: number;
+            /**
+             * Format: int64
+             * @description The size of the tree the proof is for (the checkpoint's).
+             */
+            tree_size: number;
+            /** @description The leaf text (RFC 8785 JSON of kind, ids, version, version_count and digest). */
+            leaf: string;
+            /** @description The RFC 6962 audit path, base64, from the leaf up to the root. */
+            hashes: string[];
+            /** @description The signed checkpoint the proof is against. */
+            checkpoint: string;
+        };
+        /** @description A consistency proof between two trees of the transparency log. */
+        LogConsistency: {
+            /** @example Consistency proof */
+            message: string;
+            /** @description The RFC 6962 consistency proof, base64. */
+            hashes: string[];
         };
         /** @description The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change. */
         Error: {
@@ -3483,6 +3591,125 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Message"];
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLogCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed checkpoint. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=1`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example localhost:8080/svc/log
+                     *     2
+                     *     kq9dOnQwWvLO6HV7uTq1JBSQi1fm5rC+tnDZ5RDrvOk=
+                     *
+                     *     — localhost:8080/svc/log Az3grl2pYbCZW8RLEj8wlyAd1Y2bD33Ns8jn4i29Mf+vlqm5O5sqHPh4ytBvBqk0aEULrNtJnTuCCd0zH9OTfzHKxg4=
+                     */
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLogKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verifier key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example localhost:8080/svc/log+cd6e3f5a+AXw0lr0lLI5JsxEELLi2Pk3dzXI4ywaAb6ke2HzrJKuR */
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLogInclusion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The version identifier. */
+                version: components["schemas"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inclusion proof. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogInclusion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLogConsistency: {
+        parameters: {
+            query: {
+                /** @description The size of the older tree. */
+                from: number;
+                /** @description The size of the newer tree. */
+                to: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consistency proof. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogConsistency"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];

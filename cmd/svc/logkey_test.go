@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/translog"
+)
+
+// svc log key create writes the signer key (mode 0600) and prints only the verifier key,
+// which checks what the signer signs; it refuses to overwrite a key.
+func TestLogKeyCreate(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "log.key")
+	code, stdout, errs := svc(t, "log", "key", "create", "--origin", "dir.example/svc/log", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	fi, err := os.Stat(out)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v %v", fi, err)
+	}
+	vkey := strings.TrimSuffix(stdout, "\n")
+	v, err := note.NewVerifier(vkey)
+	if err != nil || strings.Contains(vkey, "\n") || v.Name() != "dir.example/svc/log" {
+		t.Fatalf("stdout %q is not the verifier key alone: %v", stdout, err)
+	}
+	k, err := translog.ReadKeyFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, err := note.Sign(&note.Note{Text: "hello\n"}, k.Signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := note.Open(signed, note.VerifierList(v)); err != nil {
+		t.Fatalf("the printed key does not verify the signer's notes: %v", err)
+	}
+	if code, _, _ := svc(t, "log", "key", "create", "--origin", "dir.example/svc/log", "--out", out); code == 0 {
+		t.Fatal("an existing key file was overwritten")
+	}
+	for _, bad := range [][]string{{"log", "key", "create", "--out", out + "2"}, {"log", "key", "create", "--origin", "a b", "--out", out + "3"}, {"log"}, {"log", "key"}} {
+		if code, _, _ := svc(t, bad...); code != 2 {
+			t.Errorf("svc %q: exit %d, want 2", bad, code)
+		}
+	}
+	for _, h := range [][]string{{"log", "key", "create", "-h"}, {"log", "-h"}, {"help", "log", "key", "create"}} {
+		if code, o, e := svc(t, h...); code != 0 || !strings.Contains(o+e, "usage: svc log key create") {
+			t.Errorf("svc %q: %d %q", h, code, o+e)
+		}
+	}
+}
+
+// serve's key: the file named; beside an embedded database a key made on first start and
+// kept; none on Postgres without a file; a key of another origin is refused.
+func TestResolveLogKey(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	dir := t.TempDir()
+	cfg := Config{DatabaseURL: "sqlite://" + filepath.Join(dir, "svc.db"), LogOrigin: defaultLogOrigin("localhost%3A8080")}
+	if cfg.LogOrigin != "localhost:8080/svc/log" {
+		t.Fatalf("default origin %q", cfg.LogOrigin)
+	}
+	k1, err := resolveLogKey(cfg, store.DialectSQLite, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, logKeyFileName))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key beside the database: %v %v", fi, err)
+	}
+	k2, err := resolveLogKey(cfg, store.DialectSQLite, log)
+	if err != nil || k2.VerifierKey != k1.VerifierKey {
+		t.Fatalf("second start: %v, key %q then %q", err, k1.VerifierKey, k2.VerifierKey)
+	}
+	if _, err := resolveLogKey(Config{DatabaseURL: "postgres://x", LogOrigin: cfg.LogOrigin}, store.DialectPostgres, log); err == nil ||
+		!strings.Contains(err.Error(), "SVC_LOG_KEY_FILE") {
+		t.Fatalf("Postgres without a key: %v", err)
+	}
+	cfg.LogKeyFile = filepath.Join(dir, logKeyFileName)
+	cfg.DatabaseURL = "postgres://x"
+	if k, err := resolveLogKey(cfg, store.DialectPostgres, log); err != nil || k.VerifierKey != k1.VerifierKey {
+		t.Fatalf("Postgres with the key file: %v", err)
+	}
+	cfg.LogOrigin = "other.example/svc/log"
+	if _, err := resolveLogKey(cfg, store.DialectPostgres, log); err == nil || !strings.Contains(err.Error(), "origin") {
+		t.Fatalf("a key of another origin: %v", err)
+	}
+}
+
+// svc serve signs the empty log at start, logs the verifier key of the key it created beside
+// the embedded database, and puts a new version in a signed checkpoint within a second or two;
+// on Postgres it refuses to start without SVC_LOG_KEY_FILE.
+func TestServeRunsTheLog(t *testing.T) {
+	dir := t.TempDir()
+	dbURL := "sqlite://" + filepath.Join(dir, "svc.db")
+	code, key, errs := svc(t, "key", "create", "--database-url", dbURL, "--email", "a@example.com")
+	if code != 0 {
+		t.Fatalf("key create: %s", errs)
+	}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"serve", "--addr", addr, "--database-url", dbURL}, io.Discard, logs) }()
+	defer func() { cancel(); <-done }()
+	st, err := store.Open(context.Background(), dbURL, nil, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), `"serving"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not come up:\n%s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	k, err := translog.ReadKeyFile(filepath.Join(dir, logKeyFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), k.VerifierKey) {
+		t.Fatalf("the verifier key is not in the logs:\n%s", logs.String())
+	}
+	size := func() int64 {
+		t.Helper()
+		s, err := st.LogState(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Checkpoint == "" {
+			t.Fatal("no checkpoint after start")
+		}
+		if _, err := note.Open([]byte(s.Checkpoint), note.VerifierList(k.Verifier)); err != nil {
+			t.Fatalf("checkpoint: %v", err)
+		}
+		return s.Size
+	}
+	if n := size(); n != 0 {
+		t.Fatalf("log size %d before any write", n)
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/svc/create-namespace", strings.NewReader(`{"name":"x"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(key))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create namespace: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	written := time.Now()
+	for size() != 1 {
+		if time.Since(written) > 2*time.Second {
+			t.Fatal("the new version is not in a checkpoint after 2 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	pg := storetest.URL(t, store.DialectPostgres)
+	t.Setenv("SVC_LOG_KEY_FILE", "")
+	code, _, errs = svc(t, "serve", "--addr", "127.0.0.1:0", "--database-url", pg)
+	if code != 1 || !strings.Contains(errs, "SVC_LOG_KEY_FILE") {
+		t.Fatalf("serve on Postgres without a log key: exit %d, %q", code, errs)
+	}
+}

@@ -1,0 +1,92 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/translog"
+)
+
+// logQueueGauge reports, at each scrape, how many public versions wait for the transparency
+// log's integrator (NaN when the database does not answer within a second).
+func logQueueGauge(st *store.Store) prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "svc_log_queue_length", Help: "Public versions waiting to be integrated into the transparency log.",
+	}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		n, err := st.LogQueueLength(ctx)
+		if err != nil {
+			return math.NaN()
+		}
+		return float64(n)
+	})
+}
+
+// The transparency log's public reads (docs/transparency-log.md).
+
+const checkpointCacheControl = "public, max-age=1"
+
+func (s *Server) GetLogCheckpoint(ctx context.Context, _ gen.GetLogCheckpointRequestObject) (gen.GetLogCheckpointResponseObject, error) {
+	signed, _, err := s.logReader.Checkpoint(ctx)
+	if errors.Is(err, translog.ErrNoCheckpoint) {
+		return gen.GetLogCheckpoint503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody("The transparency log has not signed its first checkpoint yet")}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	cc := checkpointCacheControl
+	return gen.GetLogCheckpoint200TextplainCharsetUtf8Response{Body: bytes.NewReader([]byte(signed)), ContentLength: int64(len(signed)),
+		Headers: gen.GetLogCheckpoint200ResponseHeaders{CacheControl: &cc}}, nil
+}
+
+func (s *Server) GetLogKey(ctx context.Context, _ gen.GetLogKeyRequestObject) (gen.GetLogKeyResponseObject, error) {
+	if s.logKey == "" {
+		return gen.GetLogKey503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody("This instance has no transparency log key")}, nil
+	}
+	return gen.GetLogKey200TextResponse(s.logKey + "\n"), nil
+}
+
+func (s *Server) GetLogInclusion(ctx context.Context, req gen.GetLogInclusionRequestObject) (gen.GetLogInclusionResponseObject, error) {
+	p, err := s.logReader.Inclusion(ctx, req.Version)
+	switch {
+	case errors.Is(err, translog.ErrNotLogged):
+		return gen.GetLogInclusion404JSONResponse{NotFoundJSONResponse: notFoundBody(
+			"Version " + req.Version + " is not in the transparency log: unknown, a draft, or not integrated yet")}, nil
+	case errors.Is(err, translog.ErrNoCheckpoint):
+		return gen.GetLogInclusion503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody("The transparency log has not signed its first checkpoint yet")}, nil
+	case err != nil:
+		return nil, err
+	}
+	out := gen.GetLogInclusion200JSONResponse{Message: "Inclusion proof", LogIndex: p.Index, TreeSize: p.TreeSize, Leaf: string(p.Leaf),
+		Checkpoint: p.Checkpoint, Hashes: make([][]byte, len(p.Hashes))}
+	for i, h := range p.Hashes {
+		out.Hashes[i] = h[:]
+	}
+	return out, nil
+}
+
+func (s *Server) GetLogConsistency(ctx context.Context, req gen.GetLogConsistencyRequestObject) (gen.GetLogConsistencyResponseObject, error) {
+	p, err := s.logReader.Consistency(ctx, req.Params.From, req.Params.To)
+	switch {
+	case errors.Is(err, translog.ErrBadSize):
+		return gen.GetLogConsistency400JSONResponse{BadRequestJSONResponse: badRequestBody(
+			"No consistency proof: " + err.Error())}, nil
+	case errors.Is(err, translog.ErrNoCheckpoint):
+		return gen.GetLogConsistency503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody("The transparency log has not signed its first checkpoint yet")}, nil
+	case err != nil:
+		return nil, err
+	}
+	out := gen.GetLogConsistency200JSONResponse{Message: "Consistency proof", Hashes: make([][]byte, len(p))}
+	for i, h := range p {
+		out.Hashes[i] = h[:]
+	}
+	return out, nil
+}

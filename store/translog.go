@@ -1,0 +1,292 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/svc-directory/svc/proof"
+)
+
+// LogLeaf is the transparency-log leaf of one public version: the fields a lookup of that
+// version shows that identify it and its content (docs/transparency-log.md).
+type LogLeaf struct {
+	Kind         string // "namespace", "registry" or "record"
+	NamespaceID  string
+	RegistryID   string // registry and record leaves
+	RecordID     string // record leaves
+	Version      string
+	VersionCount int64
+	Digest       string
+}
+
+// Canonical returns the leaf text: RFC 8785 canonical JSON of {kind, namespace_id,
+// registry_id (registry and record leaves), record_id (record leaves), version,
+// version_count, digest}.
+func (l LogLeaf) Canonical() ([]byte, error) {
+	// The members in RFC 8785 order (digest, kind, namespace_id, record_id, registry_id,
+	// version, version_count); each value written by the proof package's canonicalizer.
+	b := make([]byte, 0, 320)
+	var err error
+	member := func(first bool, name string, v any) {
+		if err != nil {
+			return
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, '"', ':')
+		b, err = proof.AppendCanonical(b, v)
+	}
+	b = append(b, '{')
+	member(true, "digest", l.Digest)
+	member(false, "kind", l.Kind)
+	member(false, "namespace_id", l.NamespaceID)
+	if l.Kind == proof.KindRecord.String() {
+		member(false, "record_id", l.RecordID)
+	}
+	if l.Kind != proof.KindNamespace.String() {
+		member(false, "registry_id", l.RegistryID)
+	}
+	member(false, "version", l.Version)
+	member(false, "version_count", l.VersionCount)
+	b = append(b, '}')
+	if err != nil {
+		return nil, fmt.Errorf("store: log leaf of %s: %w", l.Version, err)
+	}
+	return b, nil
+}
+
+// logQueueRow is a leaf waiting for the integrator; seq (assigned by the database) is the
+// queue order.
+type logQueueRow struct {
+	Version string `gorm:"column:version"`
+	Leaf    string `gorm:"column:leaf"`
+}
+
+func (logQueueRow) TableName() string { return "log_queue" }
+
+type logQueueRead struct {
+	Seq     int64  `gorm:"column:seq"`
+	Version string `gorm:"column:version"`
+	Leaf    string `gorm:"column:leaf"`
+}
+
+type logEntryRow struct {
+	Idx     int64  `gorm:"column:idx;primaryKey;autoIncrement:false"`
+	Version string `gorm:"column:version"`
+}
+
+func (logEntryRow) TableName() string { return "log_entries" }
+
+type logTileRow struct {
+	Level int    `gorm:"column:level;primaryKey;autoIncrement:false"`
+	N     int64  `gorm:"column:n;primaryKey;autoIncrement:false"`
+	Data  []byte `gorm:"column:data"`
+}
+
+func (logTileRow) TableName() string { return "log_tiles" }
+
+type logStateRow struct {
+	ID         int    `gorm:"column:id;primaryKey;autoIncrement:false"`
+	Origin     string `gorm:"column:origin"`
+	Size       int64  `gorm:"column:size"`
+	Checkpoint string `gorm:"column:checkpoint"`
+}
+
+func (logStateRow) TableName() string { return "log_state" }
+
+// LogEntriesLevel is the tile level under which entry bundles are stored (hash tiles have
+// levels 0 and up).
+const LogEntriesLevel = -1
+
+// LogState is the integrated state of the log: the origin it was started with ("" before the
+// first checkpoint), how many leaves it holds, and its latest signed checkpoint ("" before the
+// first).
+type LogState struct {
+	Origin     string
+	Size       int64
+	Checkpoint string
+}
+
+// LogQueued is a leaf waiting to be integrated.
+type LogQueued struct {
+	Version string
+	Leaf    []byte
+}
+
+// LogTile is a stored tile: a hash tile (Level >= 0) or an entry bundle (Level ==
+// LogEntriesLevel), with its data at its current width.
+type LogTile struct {
+	Level int
+	N     int64
+	Data  []byte
+}
+
+// LogBatch is what an integration sees, inside its transaction: the state, the leaves it is
+// to append (at indices State.Size, State.Size+1, ...) and the stored tiles.
+type LogBatch struct {
+	State  LogState
+	Queued []LogQueued
+	tx     *gorm.DB
+}
+
+// Tile returns the stored tile (nil when there is none), as of this transaction.
+func (b *LogBatch) Tile(level int, n int64) ([]byte, error) { return readLogTile(b.tx, level, n) }
+
+// LogUpdate is what an integration writes: the tiles it made or extended, and the new
+// checkpoint (of size State.Size+len(Queued)) signed for Origin.
+type LogUpdate struct {
+	Tiles      []LogTile
+	Origin     string
+	Checkpoint string
+}
+
+// IntegrateLog runs one integration in one transaction: it locks the log (Postgres: the row
+// of log_state, so instances integrate one at a time; SQLite: the write lock), takes up to
+// limit queued leaves in queue order and hands them to fn. When fn returns nil, the leaves get
+// the next indices, fn's tiles and checkpoint are stored and the leaves leave the queue, all
+// at once; when it fails nothing changes. With an empty queue fn is called only when the log
+// has no checkpoint yet (to sign the empty tree). It returns how many leaves it integrated.
+func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *LogBatch) (LogUpdate, error)) (int, error) {
+	n := 0
+	// The log's tables are shown by no cached lookup: the writes are not reported to OnCommit.
+	ctx = context.WithValue(ctx, txWritesKey{}, new(txWrites))
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var st logStateRow
+		q := tx.Where("id = 1")
+		if s.dialect == DialectPostgres {
+			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+		}
+		if err := q.Take(&st).Error; err != nil {
+			return fmt.Errorf("store: log state: %w", err)
+		}
+		var rows []logQueueRead
+		if err := tx.Table("log_queue").Order("seq").Limit(limit).Find(&rows).Error; err != nil {
+			return fmt.Errorf("store: log queue: %w", err)
+		}
+		if len(rows) == 0 && st.Checkpoint != "" {
+			return nil
+		}
+		b := &LogBatch{State: LogState{Origin: st.Origin, Size: st.Size, Checkpoint: st.Checkpoint}, tx: tx}
+		b.Queued = make([]LogQueued, len(rows))
+		entries := make([]logEntryRow, len(rows))
+		seqs := make([]int64, len(rows))
+		for i, r := range rows {
+			b.Queued[i] = LogQueued{Version: r.Version, Leaf: []byte(r.Leaf)}
+			entries[i] = logEntryRow{Idx: st.Size + int64(i), Version: r.Version}
+			seqs[i] = r.Seq
+		}
+		up, err := fn(b)
+		if err != nil {
+			return err
+		}
+		if up.Checkpoint == "" || up.Origin == "" {
+			return errors.New("store: log integration without a checkpoint")
+		}
+		if len(entries) > 0 {
+			if err := tx.CreateInBatches(entries, 2000).Error; err != nil {
+				return fmt.Errorf("store: log entries: %w", err)
+			}
+			for i := 0; i < len(seqs); i += 2000 {
+				part := seqs[i:min(i+2000, len(seqs))]
+				if err := tx.Where("seq IN ?", part).Delete(&logQueueRead{}).Error; err != nil {
+					return fmt.Errorf("store: log queue: %w", err)
+				}
+			}
+		}
+		if len(up.Tiles) > 0 {
+			tiles := make([]logTileRow, len(up.Tiles))
+			for i, t := range up.Tiles {
+				tiles[i] = logTileRow(t)
+			}
+			if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "level"}, {Name: "n"}},
+				DoUpdates: clause.AssignmentColumns([]string{"data"})}).CreateInBatches(tiles, 500).Error; err != nil {
+				return fmt.Errorf("store: log tiles: %w", err)
+			}
+		}
+		res := tx.Model(&logStateRow{}).Where("id = 1 AND size = ?", st.Size).
+			Updates(map[string]any{"origin": up.Origin, "size": st.Size + int64(len(rows)), "checkpoint": up.Checkpoint})
+		if res.Error != nil {
+			return fmt.Errorf("store: log state: %w", res.Error)
+		}
+		if res.RowsAffected != 1 {
+			return errors.New("store: log state changed during integration")
+		}
+		n = len(rows)
+		return nil
+	})
+	return n, err
+}
+
+func (logQueueRead) TableName() string { return "log_queue" }
+
+func readLogTile(db *gorm.DB, level int, n int64) ([]byte, error) {
+	var rows []logTileRow
+	if err := db.Where("level = ? AND n = ?", level, n).Limit(1).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("store: log tile: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	return rows[0].Data, nil
+}
+
+// LogTile returns the stored tile (level LogEntriesLevel: the entry bundle) at its current
+// width; ErrNotFound when there is none.
+func (s *Store) LogTile(ctx context.Context, level int, n int64) ([]byte, error) {
+	data, err := readLogTile(s.db.WithContext(ctx), level, n)
+	if err == nil && data == nil {
+		return nil, fmt.Errorf("log tile %d/%d: %w", level, n, ErrNotFound)
+	}
+	return data, err
+}
+
+// LogState returns the integrated state of the log.
+func (s *Store) LogState(ctx context.Context) (LogState, error) {
+	var st logStateRow
+	if err := s.db.WithContext(ctx).Where("id = 1").Take(&st).Error; err != nil {
+		return LogState{}, fmt.Errorf("store: log state: %w", err)
+	}
+	return LogState{Origin: st.Origin, Size: st.Size, Checkpoint: st.Checkpoint}, nil
+}
+
+// LogIndex returns the index of the version's leaf; ErrNotFound while it is not integrated
+// (queued, a draft or unknown).
+func (s *Store) LogIndex(ctx context.Context, version string) (int64, error) {
+	var idx []int64
+	if err := s.db.WithContext(ctx).Model(&logEntryRow{}).Where("version = ?", version).Limit(1).Pluck("idx", &idx).Error; err != nil {
+		return 0, fmt.Errorf("store: log index: %w", err)
+	}
+	if len(idx) == 0 {
+		return 0, fmt.Errorf("log entry %s: %w", version, ErrNotFound)
+	}
+	return idx[0], nil
+}
+
+// LogQueueLength returns how many leaves wait for the integrator.
+func (s *Store) LogQueueLength(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.db.WithContext(ctx).Table("log_queue").Count(&n).Error; err != nil {
+		return 0, fmt.Errorf("store: log queue: %w", err)
+	}
+	return n, nil
+}
+
+// LogQueuedLeaves returns the waiting leaves in queue order (tests and tools).
+func (s *Store) LogQueuedLeaves(ctx context.Context) ([]LogQueued, error) {
+	var rows []logQueueRead
+	if err := s.db.WithContext(ctx).Table("log_queue").Order("seq").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("store: log queue: %w", err)
+	}
+	out := make([]LogQueued, len(rows))
+	for i, r := range rows {
+		out[i] = LogQueued{Version: r.Version, Leaf: []byte(r.Leaf)}
+	}
+	return out, nil
+}

@@ -1,0 +1,136 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/svc-directory/svc/proof"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
+)
+
+func nsLeaf(n store.Namespace) string {
+	return fmt.Sprintf(`{"digest":"%s","kind":"namespace","namespace_id":"%s","version":"%s","version_count":%d}`,
+		n.Digest, n.NamespaceID, n.Version, n.VersionCount)
+}
+
+func regLeaf(r store.Registry) string {
+	return fmt.Sprintf(`{"digest":"%s","kind":"registry","namespace_id":"%s","registry_id":"%s","version":"%s","version_count":%d}`,
+		r.Digest, r.NamespaceID, r.RegistryID, r.Version, r.VersionCount)
+}
+
+func recLeaf(r store.Record) string {
+	return fmt.Sprintf(`{"digest":"%s","kind":"record","namespace_id":"%s","record_id":"%s","registry_id":"%s","version":"%s","version_count":%d}`,
+		r.Digest, r.NamespaceID, r.RecordID, r.RegistryID, r.Version, r.VersionCount)
+}
+
+// Every public version is queued for the transparency log by the write that makes it, with its
+// canonical leaf, in the order of the writes; record drafts are not.
+func TestPublicVersionsAreQueuedForTheLog(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		owner := newOwner(t, s)
+		var want []string
+		ns, err := s.CreateNamespace(ctx, owner, creator, store.NamespaceInput{Name: "n"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, nsLeaf(ns))
+		reg, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, regLeaf(reg))
+		added, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, []store.RecordInput{
+			{RecordName: "alice", Details: map[string]any{"n": 1.0}},
+			{RecordName: "draft", Details: map[string]any{"n": 2.0}, State: store.StateDraft},
+			{RecordName: "bob", Details: map[string]any{"n": 3.0}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range added {
+			if a.RecordName == "draft" {
+				continue
+			}
+			r, err := s.GetRecord(ctx, ns.NamespaceID, "people", a.RecordName, store.VersionSel{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, recLeaf(r))
+		}
+		// A draft edited stays out; publishing it makes a logged version.
+		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "draft", "", store.RecordPatch{Details: map[string]any{"n": 4.0}}); err != nil {
+			t.Fatal(err)
+		}
+		live := store.StateLive
+		pub, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "draft", "", store.RecordPatch{State: &live})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, recLeaf(pub))
+		alice, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "alice", "", store.RecordPatch{Details: map[string]any{"n": 5.0}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, recLeaf(alice))
+		desc := "d"
+		reg2, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", store.RegistryPatch{Description: &desc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, regLeaf(reg2))
+		ns2, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", store.NamespacePatch{Description: &desc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, nsLeaf(ns2))
+
+		queued, err := s.LogQueuedLeaves(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, q := range queued {
+			got = append(got, string(q.Leaf))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("queued leaves:\n%q\nwant\n%q", got, want)
+		}
+		// A failed write queues nothing.
+		if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, []store.RecordInput{
+			{RecordName: "carol", Details: map[string]any{"n": 1.0}}, {RecordName: "carol", Details: map[string]any{"n": 1.0}}}); err == nil {
+			t.Fatal("a batch naming one record twice was accepted")
+		}
+		if n, err := s.LogQueueLength(ctx); err != nil || n != int64(len(want)) {
+			t.Fatalf("queue length %d, %v; want %d", n, err, len(want))
+		}
+	})
+}
+
+// The leaf text is the RFC 8785 form of the leaf's members, whatever the values hold.
+func TestLogLeafIsCanonicalJSON(t *testing.T) {
+	for _, l := range []store.LogLeaf{
+		{Kind: "namespace", NamespaceID: "did:svc:x", Version: "0x01", VersionCount: 1, Digest: "0xab"},
+		{Kind: "registry", NamespaceID: "n\"é\u2028", RegistryID: "r\\", Version: "v", VersionCount: 9007199254740991, Digest: "d"},
+		{Kind: "record", NamespaceID: "n", RegistryID: "r", RecordID: "\u0001", Version: "v", VersionCount: 2, Digest: "d"},
+	} {
+		m := map[string]any{"kind": l.Kind, "namespace_id": l.NamespaceID, "version": l.Version, "version_count": l.VersionCount, "digest": l.Digest}
+		if l.Kind != "namespace" {
+			m["registry_id"] = l.RegistryID
+		}
+		if l.Kind == "record" {
+			m["record_id"] = l.RecordID
+		}
+		want, err := proof.Canonicalize(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := l.Canonical()
+		if err != nil || string(got) != string(want) {
+			t.Fatalf("leaf %s, %v; want %s", got, err, want)
+		}
+	}
+}

@@ -1,0 +1,272 @@
+// Package translog is the directory's transparency log: an append-only Merkle tree (RFC 6962,
+// SHA-256) over the leaves of every public version, kept as C2SP tlog-tiles in the store's
+// database and published as C2SP tlog-checkpoint signed notes (Ed25519). The store queues a
+// leaf in the transaction that writes a version; an Integrator here moves queued leaves into
+// the tree, one store transaction per batch, and signs the new checkpoint. docs/transparency-log.md
+// describes the log for its readers.
+package translog
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/svc-directory/svc/store"
+)
+
+// TileHeight is the height of the tiles (C2SP tlog-tiles: 8, 256 hashes or entries a tile).
+const TileHeight = 8
+
+// TileWidth is how many hashes or entries a full tile holds.
+const TileWidth = 1 << TileHeight
+
+// BatchMax is the most leaves one integration takes from the queue.
+const BatchMax = 4096
+
+// Checkpoint is a parsed C2SP tlog-checkpoint body.
+type Checkpoint struct {
+	Origin string
+	Size   int64
+	Hash   tlog.Hash
+}
+
+// Format returns the checkpoint body: origin, size and base64 root hash, one a line.
+func (c Checkpoint) Format() string {
+	return c.Origin + "\n" + strconv.FormatInt(c.Size, 10) + "\n" + base64.StdEncoding.EncodeToString(c.Hash[:]) + "\n"
+}
+
+// ParseCheckpoint parses a checkpoint body (the text of the signed note). Extension lines
+// after the root hash are allowed and ignored.
+func ParseCheckpoint(text string) (Checkpoint, error) {
+	lines := strings.SplitN(text, "\n", 4)
+	if len(lines) < 4 || lines[0] == "" {
+		return Checkpoint{}, errors.New("translog: malformed checkpoint")
+	}
+	size, err := strconv.ParseInt(lines[1], 10, 64)
+	if err != nil || size < 0 || strconv.FormatInt(size, 10) != lines[1] {
+		return Checkpoint{}, errors.New("translog: malformed checkpoint size")
+	}
+	h, err := base64.StdEncoding.DecodeString(lines[2])
+	if err != nil || len(h) != tlog.HashSize {
+		return Checkpoint{}, errors.New("translog: malformed checkpoint root hash")
+	}
+	c := Checkpoint{Origin: lines[0], Size: size}
+	copy(c.Hash[:], h)
+	return c, nil
+}
+
+// Integrator moves queued leaves into the log and signs its checkpoints.
+type Integrator struct {
+	st     *store.Store
+	signer note.Signer
+	verif  note.Verifier
+	log    *slog.Logger
+	now    func() time.Time
+}
+
+// NewIntegrator returns an integrator of the store's log that signs with key; the key's name
+// is the log's origin. now is the clock (nil: time.Now).
+func NewIntegrator(st *store.Store, key Key, log *slog.Logger, now func() time.Time) *Integrator {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Integrator{st: st, signer: key.Signer, verif: key.Verifier, log: log, now: now}
+}
+
+// Origin is the log's origin line.
+func (g *Integrator) Origin() string { return g.signer.Name() }
+
+// IntegrateOnce integrates up to BatchMax queued leaves in one transaction and signs the new
+// checkpoint; with an empty queue it only signs the empty tree of a new log. It returns how
+// many leaves it integrated. A failure (or a crash) leaves the log as it was.
+func (g *Integrator) IntegrateOnce(ctx context.Context) (int, error) {
+	return g.integrate(ctx, BatchMax, nil)
+}
+
+// integrate is IntegrateOnce with the batch size and a function the update passes through
+// before it is written (tests fail there to stop an integration midway).
+func (g *Integrator) integrate(ctx context.Context, limit int, last func(store.LogUpdate) error) (int, error) {
+	return g.st.IntegrateLog(ctx, limit, func(b *store.LogBatch) (store.LogUpdate, error) {
+		up, err := g.extend(b)
+		if err != nil {
+			return store.LogUpdate{}, err
+		}
+		if last != nil {
+			if err := last(up); err != nil {
+				return store.LogUpdate{}, err
+			}
+		}
+		return up, nil
+	})
+}
+
+// extend computes the tiles and the signed checkpoint of the batch's tree.
+func (g *Integrator) extend(b *store.LogBatch) (store.LogUpdate, error) {
+	old := b.State
+	if old.Origin != "" && old.Origin != g.Origin() {
+		return store.LogUpdate{}, fmt.Errorf("translog: the log in this database has origin %q, not %q: a log keeps its origin and key", old.Origin, g.Origin())
+	}
+	if old.Checkpoint != "" {
+		n, err := note.Open([]byte(old.Checkpoint), note.VerifierList(g.verif))
+		if err != nil {
+			return store.LogUpdate{}, fmt.Errorf("translog: the latest checkpoint is not signed by this log's key %s: %w", g.verif.Name(), err)
+		}
+		c, err := ParseCheckpoint(n.Text)
+		if err != nil || c.Size != old.Size {
+			return store.LogUpdate{}, fmt.Errorf("translog: the latest checkpoint does not match the log state (size %d)", old.Size)
+		}
+	}
+	r := &batchReader{tiles: b.Tile, fresh: map[int64]tlog.Hash{}, cache: map[[2]int64][]byte{}}
+	n := old.Size
+	for _, q := range b.Queued {
+		hs, err := tlog.StoredHashes(n, q.Leaf, r)
+		if err != nil {
+			return store.LogUpdate{}, fmt.Errorf("translog: hashes of leaf %d: %w", n, err)
+		}
+		base := tlog.StoredHashIndex(0, n)
+		for i, h := range hs {
+			r.fresh[base+int64(i)] = h
+		}
+		n++
+	}
+	var up store.LogUpdate
+	for _, t := range tlog.NewTiles(TileHeight, old.Size, n) {
+		data, err := tlog.ReadTileData(t, r)
+		if err != nil {
+			return store.LogUpdate{}, fmt.Errorf("translog: tile %s: %w", t.Path(), err)
+		}
+		up.Tiles = append(up.Tiles, store.LogTile{Level: t.L, N: t.N, Data: data})
+	}
+	bundles, err := extendBundles(b, old.Size)
+	if err != nil {
+		return store.LogUpdate{}, err
+	}
+	up.Tiles = append(up.Tiles, bundles...)
+	root, err := tlog.TreeHash(n, r)
+	if err != nil {
+		return store.LogUpdate{}, fmt.Errorf("translog: root of %d: %w", n, err)
+	}
+	signed, err := note.Sign(&note.Note{Text: Checkpoint{Origin: g.Origin(), Size: n, Hash: root}.Format()}, g.signer)
+	if err != nil {
+		return store.LogUpdate{}, fmt.Errorf("translog: sign checkpoint: %w", err)
+	}
+	up.Origin, up.Checkpoint = g.Origin(), string(signed)
+	return up, nil
+}
+
+// extendBundles appends the batch's leaves to the entry bundles (each entry a big-endian
+// 16-bit length and the leaf).
+func extendBundles(b *store.LogBatch, start int64) ([]store.LogTile, error) {
+	var out []store.LogTile
+	var cur []byte
+	for i, q := range b.Queued {
+		idx := start + int64(i)
+		if len(q.Leaf) > 0xffff {
+			return nil, fmt.Errorf("translog: leaf %d is longer than 65535 bytes", idx)
+		}
+		if i == 0 || idx%TileWidth == 0 {
+			if cur != nil {
+				out = append(out, store.LogTile{Level: store.LogEntriesLevel, N: (idx - 1) / TileWidth, Data: cur})
+			}
+			cur = nil
+			if idx%TileWidth != 0 {
+				prev, err := b.Tile(store.LogEntriesLevel, idx/TileWidth)
+				if err != nil {
+					return nil, err
+				}
+				cur = append(cur, prev...)
+			}
+		}
+		cur = append(cur, byte(len(q.Leaf)>>8), byte(len(q.Leaf)))
+		cur = append(cur, q.Leaf...)
+	}
+	if cur != nil {
+		out = append(out, store.LogTile{Level: store.LogEntriesLevel, N: (start + int64(len(b.Queued)) - 1) / TileWidth, Data: cur})
+	}
+	return out, nil
+}
+
+// batchReader reads stored hashes: those of this batch from fresh, older ones from the
+// stored tiles.
+type batchReader struct {
+	tiles func(level int, n int64) ([]byte, error)
+	fresh map[int64]tlog.Hash
+	cache map[[2]int64][]byte
+}
+
+func (r *batchReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(indexes))
+	for i, idx := range indexes {
+		if h, ok := r.fresh[idx]; ok {
+			out[i] = h
+			continue
+		}
+		h, err := hashFromTiles(idx, func(level int, n int64) ([]byte, error) {
+			k := [2]int64{int64(level), n}
+			if d, ok := r.cache[k]; ok {
+				return d, nil
+			}
+			d, err := r.tiles(level, n)
+			if err == nil {
+				r.cache[k] = d
+			}
+			return d, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = h
+	}
+	return out, nil
+}
+
+// hashFromTiles returns stored hash idx from the tile that holds it.
+func hashFromTiles(idx int64, tile func(level int, n int64) ([]byte, error)) (tlog.Hash, error) {
+	t := tlog.TileForIndex(TileHeight, idx)
+	data, err := tile(t.L, t.N)
+	if err != nil {
+		return tlog.Hash{}, err
+	}
+	if len(data) < t.W*tlog.HashSize {
+		return tlog.Hash{}, fmt.Errorf("translog: stored hash %d missing (tile %d/%d holds %d bytes)", idx, t.L, t.N, len(data))
+	}
+	return tlog.HashFromTile(t, data, idx)
+}
+
+// Run integrates every interval (and at once again while a full batch was taken) until ctx
+// ends. Failures are logged and retried at the next tick.
+func (g *Integrator) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		start := g.now()
+		n, err := g.IntegrateOnce(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			g.log.ErrorContext(ctx, "transparency log integration failed", "err", err)
+		case n > 0:
+			g.log.DebugContext(ctx, "transparency log integrated", "leaves", n, "duration", g.now().Sub(start))
+		}
+		if n == BatchMax {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

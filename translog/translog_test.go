@@ -1,0 +1,582 @@
+package translog
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
+)
+
+const creator = "did:web:localhost%3A8080:tester"
+
+func testKey(t *testing.T) Key {
+	t.Helper()
+	skey, _, err := GenerateKey("localhost:8080/svc/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := ParseKey(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// --- The independent verifier: golang.org/x/mod/sumdb/tlog and note over what the log serves,
+// nothing of this package's own parsing or hashing.
+
+type verifier struct {
+	t   *testing.T
+	key string // verifier key text
+	r   *Reader
+}
+
+// open checks the checkpoint's signature and parses its body.
+func (v verifier) open(signed string) (tlog.Tree, error) {
+	nv, err := note.NewVerifier(v.key)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	n, err := note.Open([]byte(signed), note.VerifierList(nv))
+	if err != nil {
+		return tlog.Tree{}, err
+	}
+	lines := strings.Split(n.Text, "\n")
+	if len(lines) != 4 || lines[0] != nv.Name() || lines[3] != "" {
+		return tlog.Tree{}, fmt.Errorf("checkpoint body %q", n.Text)
+	}
+	size, err := strconv.ParseInt(lines[1], 10, 64)
+	if err != nil {
+		return tlog.Tree{}, err
+	}
+	h, err := base64.StdEncoding.DecodeString(lines[2])
+	if err != nil || len(h) != tlog.HashSize {
+		return tlog.Tree{}, fmt.Errorf("root hash %q", lines[2])
+	}
+	tree := tlog.Tree{N: size}
+	copy(tree.Hash[:], h)
+	return tree, nil
+}
+
+type servedTiles struct {
+	ctx context.Context
+	r   *Reader
+}
+
+func (s servedTiles) Height() int { return TileHeight }
+func (s servedTiles) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	out := make([][]byte, len(tiles))
+	for i, t := range tiles {
+		d, err := s.r.Tile(s.ctx, t.L, t.N, t.W)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+func (s servedTiles) SaveTiles([]tlog.Tile, [][]byte) {}
+
+// checkInclusion verifies an inclusion proof against its checkpoint.
+func (v verifier) checkInclusion(p Inclusion) error {
+	tree, err := v.open(p.Checkpoint)
+	if err != nil {
+		return err
+	}
+	if tree.N != p.TreeSize {
+		return fmt.Errorf("proof for size %d, checkpoint of %d", p.TreeSize, tree.N)
+	}
+	return tlog.CheckRecord(p.Hashes, tree.N, tree.Hash, p.Index, tlog.RecordHash(p.Leaf))
+}
+
+// checkTiles reads every leaf hash through the served tiles, verified against the tree, and
+// the leaves from the entry bundles; it returns the leaves in log order.
+func (v verifier) checkTiles(ctx context.Context, tree tlog.Tree) [][]byte {
+	v.t.Helper()
+	hr := tlog.TileHashReader(tree, servedTiles{ctx, v.r})
+	var leaves [][]byte
+	for n := int64(0); n*TileWidth < tree.N; n++ {
+		w := int(min(TileWidth, tree.N-n*TileWidth))
+		data, err := v.r.Tile(ctx, store.LogEntriesLevel, n, w)
+		if err != nil {
+			v.t.Fatalf("entry bundle %d/%d: %v", n, w, err)
+		}
+		for len(data) > 0 {
+			l := int(data[0])<<8 | int(data[1])
+			leaves = append(leaves, data[2:2+l])
+			data = data[2+l:]
+		}
+	}
+	if int64(len(leaves)) != tree.N {
+		v.t.Fatalf("bundles hold %d leaves, the tree %d", len(leaves), tree.N)
+	}
+	idx := make([]int64, len(leaves))
+	for i := range leaves {
+		idx[i] = tlog.StoredHashIndex(0, int64(i))
+	}
+	if len(idx) > 0 {
+		hs, err := hr.ReadHashes(idx)
+		if err != nil {
+			v.t.Fatalf("tiles do not verify against the checkpoint: %v", err)
+		}
+		for i, h := range hs {
+			if h != tlog.RecordHash(leaves[i]) {
+				v.t.Fatalf("leaf %d: bundle and tile disagree", i)
+			}
+		}
+	}
+	return leaves
+}
+
+type leafFields struct {
+	Kind         string `json:"kind"`
+	NamespaceID  string `json:"namespace_id"`
+	RegistryID   string `json:"registry_id"`
+	RecordID     string `json:"record_id"`
+	Version      string `json:"version"`
+	VersionCount int64  `json:"version_count"`
+}
+
+// checkOrder: each version once; the versions of one entry in version order.
+func checkOrder(t *testing.T, leaves [][]byte) map[string]bool {
+	t.Helper()
+	seen := map[string]bool{}
+	last := map[string]int64{}
+	for i, l := range leaves {
+		var f leafFields
+		if err := json.Unmarshal(l, &f); err != nil {
+			t.Fatalf("leaf %d: %v", i, err)
+		}
+		if seen[f.Version] {
+			t.Fatalf("leaf %d: version %s logged twice", i, f.Version)
+		}
+		seen[f.Version] = true
+		id := f.Kind + " " + f.NamespaceID + f.RegistryID + f.RecordID
+		if f.Kind == "registry" {
+			id = f.Kind + " " + f.RegistryID
+		} else if f.Kind == "record" {
+			id = f.Kind + " " + f.RecordID
+		}
+		if f.VersionCount <= last[id] {
+			t.Fatalf("leaf %d: %s version %d after %d", i, id, f.VersionCount, last[id])
+		}
+		last[id] = f.VersionCount
+	}
+	return seen
+}
+
+func drain(t *testing.T, g *Integrator, limit int) {
+	t.Helper()
+	for {
+		n, err := g.integrate(context.Background(), limit, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+	}
+}
+
+func seedEntries(t *testing.T, s *store.Store, records int) (store.Namespace, []string) {
+	t.Helper()
+	ctx := context.Background()
+	u, err := s.EnsureUser(ctx, "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := s.CreateNamespace(ctx, u, creator, store.NamespaceInput{Name: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom})
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions := []string{ns.Version, reg.Version}
+	var in []store.RecordInput
+	for i := range records {
+		st := ""
+		if i%50 == 7 {
+			st = store.StateDraft
+		}
+		in = append(in, store.RecordInput{RecordName: fmt.Sprintf("p%05d", i), Details: map[string]any{"n": float64(i)}, State: st})
+	}
+	for len(in) > 0 {
+		part := in[:min(len(in), store.MaxBatch)]
+		in = in[len(part):]
+		added, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, a := range added {
+			if part[i].State != store.StateDraft {
+				versions = append(versions, a.Version)
+			}
+		}
+	}
+	return ns, versions
+}
+
+// The log integrates every queued leaf once, in queue order, across tile boundaries and in
+// batches of odd sizes; the independent verifier accepts every inclusion and consistency
+// proof against the signed checkpoints, and the tiles and bundles against the tree.
+func TestIntegratedLogVerifies(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		key := testKey(t)
+		g := NewIntegrator(s, key, slog.New(slog.DiscardHandler), nil)
+		r := NewReader(s)
+		v := verifier{t: t, key: key.VerifierKey, r: r}
+		if _, _, err := r.Checkpoint(ctx); !errors.Is(err, ErrNoCheckpoint) {
+			t.Fatalf("checkpoint before the first integration: %v", err)
+		}
+		drain(t, g, 7) // the empty tree
+		signed, _, err := r.Checkpoint(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees := []tlog.Tree{}
+		tr, err := v.open(signed)
+		if err != nil || tr.N != 0 {
+			t.Fatalf("empty checkpoint: %v %v", tr, err)
+		}
+		trees = append(trees, tr)
+
+		ns, versions := seedEntries(t, s, 300)
+		queued, err := s.LogQueuedLeaves(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Integrate in uneven batches, keeping each checkpoint.
+		for _, limit := range []int{1, 2, 37, 200, 1000} {
+			if _, err := g.integrate(ctx, limit, nil); err != nil {
+				t.Fatal(err)
+			}
+			signed, _, err := r.Checkpoint(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := v.open(signed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			trees = append(trees, tr)
+		}
+		// More after a full tile: a second namespace version.
+		desc := "more"
+		ns2, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", store.NamespacePatch{Description: &desc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions = append(versions, ns2.Version)
+		more, _ := s.LogQueuedLeaves(ctx)
+		queued = append(queued, more...)
+		drain(t, g, 1000)
+		signed, _, err = r.Checkpoint(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		final, err := v.open(signed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees = append(trees, final)
+		if final.N != int64(len(versions)) || len(queued) != len(versions) {
+			t.Fatalf("log size %d, %d queued, %d public versions written", final.N, len(queued), len(versions))
+		}
+
+		leaves := v.checkTiles(ctx, final)
+		for i, l := range leaves {
+			if string(l) != string(queued[i].Leaf) {
+				t.Fatalf("leaf %d is %s, queued %s", i, l, queued[i].Leaf)
+			}
+		}
+		seen := checkOrder(t, leaves)
+		for _, ver := range versions {
+			if !seen[ver] {
+				t.Fatalf("version %s is not in the log", ver)
+			}
+		}
+		for i, ver := range versions {
+			p, err := r.Inclusion(ctx, ver)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := v.checkInclusion(p); err != nil {
+				t.Fatalf("inclusion of %s (%d): %v", ver, i, err)
+			}
+			if p.Index != int64(i) {
+				t.Fatalf("%s at index %d, want %d", ver, p.Index, i)
+			}
+		}
+		for i, a := range trees {
+			for _, b := range trees[i:] {
+				p, err := r.Consistency(ctx, a.N, b.N)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.N > 0 {
+					if err := tlog.CheckTree(p, b.N, b.Hash, a.N, a.Hash); err != nil {
+						t.Fatalf("consistency %d -> %d: %v", a.N, b.N, err)
+					}
+				}
+			}
+		}
+		if _, err := r.Consistency(ctx, 5, 4); !errors.Is(err, ErrBadSize) {
+			t.Fatalf("from > to: %v", err)
+		}
+		if _, err := r.Consistency(ctx, 1, final.N+1); !errors.Is(err, ErrBadSize) {
+			t.Fatalf("beyond the log: %v", err)
+		}
+		if _, err := r.Inclusion(ctx, "0xunknown"); !errors.Is(err, ErrNotLogged) {
+			t.Fatalf("unknown version: %v", err)
+		}
+		if _, err := r.Tile(ctx, 0, 1, TileWidth); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a tile beyond the log: %v", err)
+		}
+		if _, err := r.Tile(ctx, 0, 0, TileWidth); err != nil {
+			t.Fatalf("the first full tile: %v", err)
+		}
+	})
+}
+
+// The verifier refuses a tampered leaf, proof hash, checkpoint text or signature, and a
+// tampered consistency proof.
+func TestVerifierRefusesTampering(t *testing.T) {
+	s := storetest.Open(t, store.DialectSQLite)
+	ctx := context.Background()
+	key := testKey(t)
+	g := NewIntegrator(s, key, nil, nil)
+	r := NewReader(s)
+	v := verifier{t: t, key: key.VerifierKey, r: r}
+	_, versions := seedEntries(t, s, 40)
+	if _, err := g.integrate(ctx, 20, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, c1, err := r.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old1, _, _ := r.Checkpoint(ctx)
+	drain(t, g, 1000)
+	p, err := r.Inclusion(ctx, versions[25])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.checkInclusion(p); err != nil {
+		t.Fatalf("untampered proof refused: %v", err)
+	}
+	tamper := map[string]func(Inclusion) Inclusion{
+		"leaf": func(p Inclusion) Inclusion {
+			p.Leaf = []byte(strings.Replace(string(p.Leaf), `"version_count":1`, `"version_count":2`, 1))
+			return p
+		},
+		"index": func(p Inclusion) Inclusion { p.Index++; return p },
+		"proof hash": func(p Inclusion) Inclusion {
+			p.Hashes = slices.Clone(p.Hashes)
+			p.Hashes[1][0] ^= 1
+			return p
+		},
+		"checkpoint text": func(p Inclusion) Inclusion {
+			p.Checkpoint = strings.Replace(p.Checkpoint, "\n"+strconv.FormatInt(p.TreeSize, 10)+"\n", "\n"+strconv.FormatInt(p.TreeSize+1, 10)+"\n", 1)
+			return p
+		},
+		"signature": func(p Inclusion) Inclusion {
+			i := strings.LastIndex(p.Checkpoint, " ") + 1
+			sig, _ := base64.StdEncoding.DecodeString(strings.TrimSpace(p.Checkpoint[i:]))
+			sig[len(sig)-1] ^= 1
+			p.Checkpoint = p.Checkpoint[:i] + base64.StdEncoding.EncodeToString(sig) + "\n"
+			return p
+		},
+		"other key": func(p Inclusion) Inclusion {
+			n, _ := note.Open([]byte(p.Checkpoint), note.VerifierList(key.Verifier))
+			other := testKey(t)
+			b, _ := note.Sign(&note.Note{Text: n.Text}, other.Signer)
+			p.Checkpoint = string(b)
+			return p
+		},
+	}
+	for name, f := range tamper {
+		if err := v.checkInclusion(f(p)); err == nil {
+			t.Errorf("tampered %s accepted", name)
+		}
+	}
+	_, c2, _ := r.Checkpoint(ctx)
+	cp, err := r.Consistency(ctx, c1.Size, c2.Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tlog.CheckTree(cp, c2.Size, c2.Hash, c1.Size, c1.Hash); err != nil {
+		t.Fatalf("untampered consistency refused: %v", err)
+	}
+	bad := slices.Clone(cp)
+	bad[0][3] ^= 1
+	if tlog.CheckTree(bad, c2.Size, c2.Hash, c1.Size, c1.Hash) == nil {
+		t.Error("tampered consistency proof accepted")
+	}
+	if _, err := v.open(old1); err != nil {
+		t.Fatalf("old checkpoint: %v", err)
+	}
+}
+
+// An integration that fails at its last step (standing in for a crash: its transaction never
+// commits) leaves queue, tiles and checkpoint as they were; the next one integrates every
+// leaf once, and a second log key or origin is refused on an existing log.
+func TestFailedIntegrationLosesAndDuplicatesNothing(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		key := testKey(t)
+		g := NewIntegrator(s, key, nil, nil)
+		r := NewReader(s)
+		v := verifier{t: t, key: key.VerifierKey, r: r}
+		_, versions := seedEntries(t, s, 120)
+		if _, err := g.integrate(ctx, 50, nil); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := s.LogState(ctx)
+		qBefore, _ := s.LogQueueLength(ctx)
+		tile0, _ := s.LogTile(ctx, 0, 0)
+		crash := errors.New("crash")
+		if _, err := g.integrate(ctx, 50, func(up store.LogUpdate) error {
+			if len(up.Tiles) == 0 || up.Checkpoint == "" {
+				t.Fatal("an update without tiles or checkpoint")
+			}
+			return crash
+		}); !errors.Is(err, crash) {
+			t.Fatalf("failed integration: %v", err)
+		}
+		after, _ := s.LogState(ctx)
+		qAfter, _ := s.LogQueueLength(ctx)
+		tile0After, _ := s.LogTile(ctx, 0, 0)
+		if after != before || qAfter != qBefore || string(tile0) != string(tile0After) {
+			t.Fatalf("a failed integration changed the log: %+v -> %+v, queue %d -> %d", before, after, qBefore, qAfter)
+		}
+		// A context cancelled mid-integration (the process gone) changes nothing either.
+		cctx, cancel := context.WithCancel(ctx)
+		if _, err := g.integrate(cctx, 50, func(store.LogUpdate) error { cancel(); return nil }); err == nil {
+			t.Fatal("an integration whose context ended committed")
+		}
+		if st, _ := s.LogState(ctx); st != before {
+			t.Fatalf("a cancelled integration changed the log: %+v", st)
+		}
+		// Another key or origin does not continue this log.
+		other := NewIntegrator(s, testKey(t), nil, nil)
+		if _, err := other.IntegrateOnce(ctx); err == nil || !strings.Contains(err.Error(), "not signed by this log's key") {
+			t.Fatalf("another key: %v", err)
+		}
+		skey, _, _ := GenerateKey("elsewhere.example/svc/log")
+		ok, _ := ParseKey(skey)
+		if _, err := NewIntegrator(s, ok, nil, nil).IntegrateOnce(ctx); err == nil || !strings.Contains(err.Error(), "origin") {
+			t.Fatalf("another origin: %v", err)
+		}
+		drain(t, g, 1000)
+		signed, _, _ := r.Checkpoint(ctx)
+		tree, err := v.open(signed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := checkOrder(t, v.checkTiles(ctx, tree))
+		if len(seen) != len(versions) {
+			t.Fatalf("%d leaves for %d versions", len(seen), len(versions))
+		}
+	})
+}
+
+// Writers on two store handles and integrators on both, all at once: afterwards every public
+// version written is in the log exactly once, each entry's versions in order.
+func TestConcurrentWritersAndIntegrators(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			ctx := context.Background()
+			s1, dbURL := storetest.OpenURL(t, d)
+			s2, err := store.Open(ctx, dbURL, nil, store.Options{MaxOpenConns: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s2.Close() })
+			key := testKey(t)
+			ns, versions := seedEntries(t, s1, 20)
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			stop := make(chan struct{})
+			for _, s := range []*store.Store{s1, s2} {
+				g := NewIntegrator(s, key, nil, nil)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						if _, err := g.integrate(ctx, 25, nil); err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			var writers sync.WaitGroup
+			for w, s := range []*store.Store{s1, s2, s1, s2} {
+				writers.Add(1)
+				go func() {
+					defer writers.Done()
+					for i := range 15 {
+						// Two writers share each record: updates of one entry race.
+						name := fmt.Sprintf("p%05d", (w%2)*10+i%5)
+						rec, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", name, "", store.RecordPatch{Details: map[string]any{"w": float64(w), "i": float64(i)}})
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						added, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, []store.RecordInput{
+							{RecordName: fmt.Sprintf("w%d-%d", w, i), Details: map[string]any{"n": 1.0}}})
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						mu.Lock()
+						versions = append(versions, rec.Version, added[0].Version)
+						mu.Unlock()
+					}
+				}()
+			}
+			writers.Wait()
+			close(stop)
+			wg.Wait()
+			g := NewIntegrator(s1, key, nil, nil)
+			drain(t, g, 1000)
+			r := NewReader(s1)
+			v := verifier{t: t, key: key.VerifierKey, r: r}
+			signed, _, _ := r.Checkpoint(ctx)
+			tree, err := v.open(signed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := checkOrder(t, v.checkTiles(ctx, tree))
+			if len(seen) != len(versions) {
+				t.Fatalf("%d leaves, %d public versions written", len(seen), len(versions))
+			}
+			for _, ver := range versions {
+				if !seen[ver] {
+					t.Fatalf("version %s is not in the log", ver)
+				}
+			}
+		})
+	}
+}
