@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -58,8 +59,8 @@ func (s *Server) GetLogInclusion(ctx context.Context, req gen.GetLogInclusionReq
 	p, err := s.logReader.Inclusion(ctx, req.Version)
 	switch {
 	case errors.Is(err, translog.ErrNotLogged):
-		return gen.GetLogInclusion404JSONResponse{NotFoundJSONResponse: notFoundBody(
-			"Version " + req.Version + " is not in the transparency log: unknown, a draft, or not integrated yet")}, nil
+		return nil, problem(http.StatusNotFound,
+			"Version "+req.Version+" is not in the transparency log: unknown, a draft, or not integrated yet")
 	case errors.Is(err, translog.ErrNoCheckpoint):
 		return gen.GetLogInclusion503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody("The transparency log has not signed its first checkpoint yet")}, nil
 	case err != nil:
@@ -77,8 +78,7 @@ func (s *Server) GetLogConsistency(ctx context.Context, req gen.GetLogConsistenc
 	p, err := s.logReader.Consistency(ctx, req.Params.From, req.Params.To)
 	switch {
 	case errors.Is(err, translog.ErrBadSize):
-		return gen.GetLogConsistency400JSONResponse{BadRequestJSONResponse: badRequestBody(
-			"No consistency proof: " + err.Error())}, nil
+		return nil, problem(http.StatusBadRequest, "No consistency proof: "+err.Error())
 	case errors.Is(err, translog.ErrNoCheckpoint):
 		return gen.GetLogConsistency503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody("The transparency log has not signed its first checkpoint yet")}, nil
 	case err != nil:
