@@ -67,8 +67,8 @@ func (s *Store) DomainAllowed(ctx context.Context, domain string) (bool, error) 
 // relied on them.
 func (t *Tx) DomainAllowed(domain string, lock bool) (bool, error) {
 	q := `SELECT pattern FROM domain_allowlist WHERE pattern IN ?`
-	if lock && t.s.dialect == DialectPostgres {
-		q += ` FOR SHARE`
+	if lock {
+		q += t.s.d.forShare()
 	}
 	var found []string
 	if err := t.db.Raw(q, allowCandidates(domain)).Scan(&found).Error; err != nil {

@@ -53,10 +53,14 @@ type statsKeeper struct {
 	wg      sync.WaitGroup
 }
 
-// noteRecordWrites counts n records written (committed) through the store and starts a
-// refresh of the statistics when they are due.
-func (s *Store) noteRecordWrites(n int) {
-	if s.dialect != DialectPostgres || n <= 0 {
+// noteRecordWrites counts n records written (committed) through the store for the planner
+// statistics, which the dialect keeps (Postgres) or not.
+func (s *Store) noteRecordWrites(n int) { s.d.noteRecordWrites(s, n) }
+
+// countRecordWrites counts n records written (committed) through the store and starts a
+// refresh of the statistics when they are due (Postgres).
+func (s *Store) countRecordWrites(n int) {
+	if n <= 0 {
 		return
 	}
 	k := &s.stats

@@ -192,12 +192,3 @@ func (s *Store) stamp() stamp {
 	t := s.now().UTC().Truncate(time.Millisecond)
 	return stamp{ms: t.UnixMilli(), text: proof.FormatTime(t), year: t.Year()}
 }
-
-// forUpdate locks the selected rows on Postgres; SQLite's immediate transactions already hold
-// the database's write lock.
-func (s *Store) forUpdate() string {
-	if s.dialect == DialectPostgres {
-		return " FOR UPDATE"
-	}
-	return ""
-}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/database"
-	"github.com/pressly/goose/v3/lock"
 )
 
 // Migrations are goose SQL files embedded per dialect: migrations/<dialect>/NNNN_name.sql, each
@@ -35,18 +34,11 @@ const (
 
 // migrationSources returns the embedded migrations of the store's dialect.
 func (s *Store) migrationSources() (fs.FS, error) {
-	sub, err := fs.Sub(migrationFS, "migrations/"+s.dialect)
+	sub, err := fs.Sub(migrationFS, "migrations/"+s.d.name())
 	if err != nil {
-		return nil, fmt.Errorf("store: migrations for %s: %w", s.dialect, err)
+		return nil, fmt.Errorf("store: migrations for %s: %w", s.d.name(), err)
 	}
 	return sub, nil
-}
-
-func (s *Store) gooseDialect() database.Dialect {
-	if s.dialect == DialectPostgres {
-		return database.DialectPostgres
-	}
-	return database.DialectSQLite3
 }
 
 // Migrate applies the pending migrations of the store's dialect, each in its own transaction,
@@ -85,11 +77,11 @@ func (s *Store) migrateTo(ctx context.Context, fsys fs.FS, upTo int64) (int, err
 		results, err = p.Up(ctx)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("store: migrate %s: %w", s.dialect, err)
+		return 0, fmt.Errorf("store: migrate %s: %w", s.d.name(), err)
 	}
 	for _, r := range results {
 		s.log.InfoContext(ctx, "migration applied", "version", r.Source.Version, "file", r.Source.Path,
-			"dialect", s.dialect, "duration", r.Duration)
+			"dialect", s.d.name(), "duration", r.Duration)
 	}
 	if _, err := s.ensureNetworkGenesis(ctx); err != nil {
 		return len(results), err
@@ -117,21 +109,15 @@ func (s *Store) migrationProvider(fsys fs.FS, locked bool) (*goose.Provider, err
 	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true), goose.WithTableName(versionTable),
 		goose.WithGoMigrations(s.goMigrations()...)}
 	if locked {
-		switch s.dialect {
-		case DialectPostgres:
-			// Poll every second for up to ten minutes (the default polls every five seconds).
-			l, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLockID), lock.WithLockTimeout(1, 600))
-			if err != nil {
-				return nil, fmt.Errorf("store: migration lock: %w", err)
-			}
-			opts = append(opts, goose.WithSessionLocker(l))
-		case DialectSQLite:
-			opts = append(opts, goose.WithLocker(&sqliteFileLocker{path: s.sqlitePath + ".migrate-lock"}))
+		l, err := s.d.migrationLock()
+		if err != nil {
+			return nil, err
 		}
+		opts = append(opts, l)
 	}
-	p, err := goose.NewProvider(s.gooseDialect(), s.sqlDB, fsys, opts...)
+	p, err := goose.NewProvider(s.d.goose(), s.sqlDB, fsys, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("store: migrations for %s: %w", s.dialect, err)
+		return nil, fmt.Errorf("store: migrations for %s: %w", s.d.name(), err)
 	}
 	return p, nil
 }
@@ -142,7 +128,7 @@ func (s *Store) migrationProvider(fsys fs.FS, locked bool) (*goose.Provider, err
 // It runs in one transaction under the migration lock (Postgres: the advisory lock, also taken
 // by goose's session locker and by the earlier runner; SQLite: the immediate transaction).
 func (s *Store) adoptLegacyVersions(ctx context.Context) error {
-	gooseTable, err := database.NewStore(s.gooseDialect(), versionTable)
+	gooseTable, err := database.NewStore(s.d.goose(), versionTable)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -151,10 +137,8 @@ func (s *Store) adoptLegacyVersions(ctx context.Context) error {
 		return fmt.Errorf("store: adopt %s: %w", legacyVersionTable, err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if s.dialect == DialectPostgres {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockID); err != nil {
-			return fmt.Errorf("store: migration lock: %w", err)
-		}
+	if err := s.d.migrationTxLock(ctx, tx); err != nil {
+		return err
 	}
 	hasLegacy, err := s.tableExists(ctx, tx, legacyVersionTable)
 	if err != nil {
@@ -187,7 +171,7 @@ func (s *Store) adoptLegacyVersions(ctx context.Context) error {
 		return fmt.Errorf("store: adopt %s: %w", legacyVersionTable, err)
 	}
 	s.log.InfoContext(ctx, "migration bookkeeping adopted", "from", legacyVersionTable, "to", versionTable,
-		"versions", versions, "dialect", s.dialect)
+		"versions", versions, "dialect", s.d.name())
 	return nil
 }
 
@@ -199,12 +183,8 @@ type querier interface {
 // tableExists reports whether name resolves to a table (on Postgres: through the search path,
 // as the unqualified names of the queries do).
 func (s *Store) tableExists(ctx context.Context, q querier, name string) (bool, error) {
-	stmt := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`
-	if s.dialect == DialectPostgres {
-		stmt = `SELECT COUNT(*) FROM pg_class WHERE oid = to_regclass($1)`
-	}
 	var n int
-	if err := q.QueryRowContext(ctx, stmt, name).Scan(&n); err != nil {
+	if err := q.QueryRowContext(ctx, s.d.tableExistsQuery(), name).Scan(&n); err != nil {
 		return false, err
 	}
 	return n > 0, nil

@@ -39,7 +39,7 @@ func buildLegacyDatabase(t *testing.T, s *Store, upTo int64) {
 		later = append(later, v)
 	}
 	// Versioning disabled: goose runs the files and keeps no bookkeeping of its own.
-	p, err := goose.NewProvider(s.gooseDialect(), s.sqlDB, fsys, goose.WithDisableGlobalRegistry(true),
+	p, err := goose.NewProvider(s.d.goose(), s.sqlDB, fsys, goose.WithDisableGlobalRegistry(true),
 		goose.WithDisableVersioning(true), goose.WithExcludeVersions(later))
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func buildLegacyDatabase(t *testing.T, s *Store, upTo int64) {
 		t.Fatal(err)
 	}
 	for v := int64(1); v <= upTo; v++ {
-		if _, err := s.sqlDB.ExecContext(ctx, s.rebind(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`),
+		if _, err := s.sqlDB.ExecContext(ctx, s.d.rebind(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`),
 			v, legacyNames[v], time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC).UnixMilli()+v); err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func buildLegacyDatabase(t *testing.T, s *Store, upTo int64) {
 func tableExistsForTest(t *testing.T, s *Store, name string) bool {
 	t.Helper()
 	ctx := context.Background()
-	tx, err := s.sqlDB.BeginTx(ctx, &sql.TxOptions{ReadOnly: s.dialect == DialectPostgres})
+	tx, err := s.sqlDB.BeginTx(ctx, &sql.TxOptions{ReadOnly: s.Dialect() == DialectPostgres})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,8 +145,9 @@ func checkDigests(t *testing.T, sn snapshot) {
 // hand-written runner's schema_migrations, no goose table) is adopted, brought to the latest
 // version, and answers every lookup exactly as before, digests included.
 func TestMigrateUpgradesPreviousReleaseInPlace(t *testing.T) {
-	for _, dialect := range []string{DialectSQLite, DialectPostgres} {
-		st := &Store{dialect: dialect}
+	for _, d := range []dialect{sqliteDialect{}, postgresDialect{}} {
+		dialect := d.name()
+		st := &Store{d: d}
 		fsys, err := st.migrationSources()
 		if err != nil {
 			t.Fatal(err)

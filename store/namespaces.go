@@ -169,7 +169,7 @@ func (s *Store) UpdateNamespace(ctx context.Context, namespaceID, ifMatch string
 	var out nsHeadRow // the version this call wrote or found
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		var h nsHeadRow
-		if err := tx.Raw(`SELECT * FROM namespaces WHERE namespace_id = ?`+s.forUpdate(), namespaceID).Take(&h).Error; err != nil {
+		if err := tx.Raw(`SELECT * FROM namespaces WHERE namespace_id = ?`+s.d.forUpdate(), namespaceID).Take(&h).Error; err != nil {
 			return translate(err, "namespace")
 		}
 		if ifMatch != "" && ifMatch != h.Version {

@@ -26,17 +26,6 @@ func dayStart(t time.Time) int64 {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).UnixMilli()
 }
 
-// containsName is the condition "col contains needle, case-insensitively" for names (ASCII by
-// their pattern, so that lower(col) is their case-folded form on both dialects); the trigram
-// index on lower(col) serves it on Postgres.
-func (s *Store) containsName(col, needle string) (string, any) {
-	n := fold(needle)
-	if s.dialect == DialectPostgres {
-		return "lower(" + col + ") LIKE ? ESCAPE '\\'", "%" + escapeLike(n) + "%"
-	}
-	return "instr(lower(" + col + "), ?) > 0", n
-}
-
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 func escapeLike(s string) string { return likeEscaper.Replace(s) }
@@ -151,7 +140,7 @@ func (s *Store) listFilters(w *where, o ListOptions, nameCol string) {
 		w.add("r.state = ?", o.State)
 	}
 	if o.Name != "" {
-		cond, arg := s.containsName("r."+nameCol, o.Name)
+		cond, arg := s.d.containsName("r."+nameCol, o.Name)
 		w.add(cond, arg)
 	}
 }
@@ -162,13 +151,13 @@ func queryPage[T any](ctx context.Context, s *Store, selectFrom string, relArgs 
 	args := append(append([]any{}, relArgs...), w.args...)
 	from := selectFrom[strings.Index(selectFrom, " FROM "):]
 	var total int64
-	if err := s.sqlDB.QueryRowContext(ctx, s.rebind("SELECT COUNT(*)"+from+w.sql()), args...).Scan(&total); err != nil {
+	if err := s.sqlDB.QueryRowContext(ctx, s.d.rebind("SELECT COUNT(*)"+from+w.sql()), args...).Scan(&total); err != nil {
 		return nil, 0, translate(err, "count")
 	}
 	if total == 0 || o.offset() >= int(total) {
 		return []T{}, total, nil
 	}
-	rows, err := s.sqlDB.QueryContext(ctx, s.rebind(selectFrom+w.sql()+order+" LIMIT ? OFFSET ?"), append(args, o.Size, o.offset())...)
+	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(selectFrom+w.sql()+order+" LIMIT ? OFFSET ?"), append(args, o.Size, o.offset())...)
 	if err != nil {
 		return nil, 0, translate(err, "list")
 	}
@@ -227,10 +216,10 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 	// deep pages stay cheap.
 	var total int64
 	if len(w.conds) == 1 {
-		if err := s.sqlDB.QueryRowContext(ctx, s.rebind(`SELECT record_count FROM registries WHERE registry_id = ?`), registryID).Scan(&total); err != nil {
+		if err := s.sqlDB.QueryRowContext(ctx, s.d.rebind(`SELECT record_count FROM registries WHERE registry_id = ?`), registryID).Scan(&total); err != nil {
 			return nil, 0, translate(err, "count")
 		}
-	} else if err := s.sqlDB.QueryRowContext(ctx, s.rebind("SELECT COUNT(*) FROM records r"+w.sql()), w.args...).Scan(&total); err != nil {
+	} else if err := s.sqlDB.QueryRowContext(ctx, s.d.rebind("SELECT COUNT(*) FROM records r"+w.sql()), w.args...).Scan(&total); err != nil {
 		return nil, 0, translate(err, "count")
 	}
 	if total == 0 || o.offset() >= int(total) {
@@ -239,7 +228,7 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 	limit, off, reversed := pageWindow(o.offset(), o.Size, total)
 	q := "SELECT " + recordListCols + " FROM records r JOIN (SELECT r.record_id FROM records r" + w.sql() +
 		orderSQL(o.Sort, "record_name", "record_id", reversed) + " LIMIT ? OFFSET ?) k ON k.record_id = r.record_id" + order
-	rows, err := s.sqlDB.QueryContext(ctx, s.rebind(q), append(w.args, limit, off)...)
+	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(q), append(w.args, limit, off)...)
 	if err != nil {
 		return nil, 0, translate(err, "records")
 	}
@@ -253,7 +242,7 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 // RegistriesByTag lists the live registries with the tag in namespaces that hold a verified
 // domain, newest first.
 func (s *Store) RegistriesByTag(ctx context.Context, tag string) ([]Registry, error) {
-	rows, err := s.sqlDB.QueryContext(ctx, s.rebind(`SELECT `+registryListCols+` FROM registries r
+	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(`SELECT `+registryListCols+` FROM registries r
 		JOIN namespaces n ON n.namespace_id = r.namespace_id
 		WHERE r.tag = ? AND r.state = ? AND n.domain IS NOT NULL ORDER BY r.updated_at DESC, r.registry_id LIMIT 10000`), tag, StateLive)
 	if err != nil {

@@ -153,7 +153,7 @@ func sealRecord(r *RowRecord, details, meta map[string]any, freshDetails, freshM
 // registryForWrite locks a registry head for a record write and checks it is live.
 func (s *Store) registryForWrite(tx *gorm.DB, namespaceID, registryName string) (regHeadRow, error) {
 	var g regHeadRow
-	if err := tx.Raw(`SELECT * FROM registries WHERE namespace_id = ? AND registry_name = ?`+s.forUpdate(), namespaceID, registryName).Take(&g).Error; err != nil {
+	if err := tx.Raw(`SELECT * FROM registries WHERE namespace_id = ? AND registry_name = ?`+s.d.forUpdate(), namespaceID, registryName).Take(&g).Error; err != nil {
 		return g, translate(err, "registry")
 	}
 	if g.State != StateLive {
@@ -316,7 +316,7 @@ func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, rec
 			return err
 		}
 		var h recHeadRow
-		if err := tx.Raw(`SELECT * FROM records WHERE registry_id = ? AND record_name = ?`+s.forUpdate(), g.RegistryID, recordName).Take(&h).Error; err != nil {
+		if err := tx.Raw(`SELECT * FROM records WHERE registry_id = ? AND record_name = ?`+s.d.forUpdate(), g.RegistryID, recordName).Take(&h).Error; err != nil {
 			return translate(err, "record")
 		}
 		if ifMatch != "" && ifMatch != h.Version {
@@ -421,11 +421,7 @@ func sameRecord(a, b RowRecord) bool {
 func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName string, sel VersionSel) (Record, error) {
 	cond, arg := namespaceRefClause(nsRef)
 	if sel.latest() && cond == namespaceIDClause {
-		read := s.lookupBatched
-		if s.dialect == DialectSQLite {
-			read = s.latestRecordSQLite
-		}
-		r, err := read(ctx, arg, registryName, recordName)
+		r, err := s.d.readLatest(ctx, s, arg, registryName, recordName)
 		if errors.Is(err, ErrNotFound) {
 			return Record{}, fmt.Errorf("record %q: %w", recordName, ErrNotFound)
 		}
@@ -460,7 +456,7 @@ func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName s
 		JOIN records r ON r.registry_id = g.registry_id AND r.record_name = ?` + join + `
 		WHERE ` + cond + tail
 	var r recRead
-	err := s.sqlDB.QueryRowContext(ctx, s.rebind(q), args...).Scan(r.scanDest()...)
+	err := s.sqlDB.QueryRowContext(ctx, s.d.rebind(q), args...).Scan(r.scanDest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, fmt.Errorf("record %q: %w", recordName, ErrNotFound)
 	}

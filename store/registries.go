@@ -177,7 +177,7 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 	var nsName string
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		var h regHeadRow
-		if err := tx.Raw(`SELECT * FROM registries WHERE namespace_id = ? AND registry_name = ?`+s.forUpdate(), namespaceID, name).Take(&h).Error; err != nil {
+		if err := tx.Raw(`SELECT * FROM registries WHERE namespace_id = ? AND registry_name = ?`+s.d.forUpdate(), namespaceID, name).Take(&h).Error; err != nil {
 			return translate(err, "registry")
 		}
 		if ifMatch != "" && ifMatch != h.Version {

@@ -60,7 +60,7 @@ func (s *Store) GetRequest(ctx context.Context, requestID string) (Request, erro
 // LockRequest reads a request and locks it until the transaction ends.
 func (t *Tx) LockRequest(requestID string) (Request, error) {
 	var r requestRow
-	if err := t.db.Raw(`SELECT * FROM verification_requests WHERE request_id = ?`+t.s.forUpdate(), requestID).Take(&r).Error; err != nil {
+	if err := t.db.Raw(`SELECT * FROM verification_requests WHERE request_id = ?`+t.s.d.forUpdate(), requestID).Take(&r).Error; err != nil {
 		return Request{}, translate(err, "request")
 	}
 	return r.request(), nil

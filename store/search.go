@@ -80,137 +80,151 @@ type SearchResult struct {
 // full-text index (records_fts) finds when a condition has three characters or more, else
 // from the namespace's records; a broad search's page is read newest first.
 func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions) (SearchResult, error) {
-	// Each details condition has an index-friendly part (the value alone: the paths are in every
-	// row and would only slow a trigram scan) and an exact part (path and value in one entry).
-	// In a walk (Postgres) no index is at stake and both are plain row tests.
-	build := func(walked bool) *where {
-		w := &where{}
-		if !o.Member {
-			w.add("r.registry_id IN (SELECT registry_id FROM registries WHERE namespace_id = ? AND query_allowed = ?)", namespaceID, true)
-			w.add("r.state = ?", StateLive)
-		}
-		if o.RegistryName != "" {
-			cond, arg := s.containsName("r.registry_name", o.RegistryName)
-			w.add(cond, arg)
-		}
-		if o.RecordName != "" {
-			cond, arg := s.containsName("r.record_name", o.RecordName)
-			w.add(cond, arg)
-		}
-		if !o.From.IsZero() {
-			w.add("r.updated_at >= ?", o.From.UnixMilli())
-		}
-		if !o.To.IsZero() {
-			w.add("r.created_at <= ?", o.To.UnixMilli())
-		}
-		for _, f := range o.Fields {
-			path, needle := fold(f.Path), foldNeedle(f.Value)
-			if s.dialect != DialectPostgres {
-				// instr (C) discards most rows before the exact check (a Go function) runs.
-				w.add("instr(r.search_text, ?) > 0", needle)
-				w.add("svc_field_match(r.search_text, ?, ?) = 1", path, needle)
-				continue
-			}
-			// The exact check never uses the trigram index: written on an expression that is not
-			// the indexed one, it would only repeat the LIKE's work.
-			exactCol := "(r.search_text || '')"
-			switch word := indexWord(needle); {
-			case walked:
-				exactCol = "r.search_text"
-				if word != "" {
-					w.add("strpos(r.search_text, ?) > 0", word) // cheaper per row than LIKE
-				}
-			case word != "":
-				w.add("r.search_text LIKE ? ESCAPE '\\'", "%"+escapeLike(word)+"%")
-			}
-			re := entrySep + pgRegexQuote.ReplaceAllString(path, `\$0`) + valueSep + "[^" + entrySep + "]*" +
-				pgRegexQuote.ReplaceAllString(needle, `\$0`)
-			w.add(exactCol+" ~ ?", re)
-		}
-		return w
+	return s.d.search(ctx, s, &searchQuery{namespaceID: namespaceID, o: o,
+		pageFrom: (o.Page - 1) * o.Size, pageEnd: o.Page * o.Size})
+}
+
+// searchQuery is a search on its way through the strategy of the store's dialect.
+type searchQuery struct {
+	namespaceID       string
+	o                 SearchOptions
+	pageFrom, pageEnd int
+}
+
+// searchFilter is the search's conditions on r (without the namespace). Each details condition has
+// an index-friendly part (the value alone: the paths are in every row and would only slow a
+// trigram scan) and an exact part (path and value in one entry), written by the dialect
+// (fieldMatch); in a walk (walked, Postgres) no index is at stake and both are plain row tests.
+func (s *Store) searchFilter(q *searchQuery, walked bool) *where {
+	o := q.o
+	w := &where{}
+	if !o.Member {
+		w.add("r.registry_id IN (SELECT registry_id FROM registries WHERE namespace_id = ? AND query_allowed = ?)", q.namespaceID, true)
+		w.add("r.state = ?", StateLive)
 	}
-	inNamespace := func(w *where) *where {
-		return &where{conds: append([]string{"r.namespace_id = ?"}, w.conds...), args: append([]any{namespaceID}, w.args...)}
+	if o.RegistryName != "" {
+		cond, arg := s.d.containsName("r.registry_name", o.RegistryName)
+		w.add(cond, arg)
 	}
-	pageFrom, pageEnd := (o.Page-1)*o.Size, o.Page*o.Size
+	if o.RecordName != "" {
+		cond, arg := s.d.containsName("r.record_name", o.RecordName)
+		w.add(cond, arg)
+	}
+	if !o.From.IsZero() {
+		w.add("r.updated_at >= ?", o.From.UnixMilli())
+	}
+	if !o.To.IsZero() {
+		w.add("r.created_at <= ?", o.To.UnixMilli())
+	}
+	for _, f := range o.Fields {
+		s.d.fieldMatch(w, fold(f.Path), foldNeedle(f.Value), walked)
+	}
+	return w
+}
+
+// inNamespace is w limited to the search's namespace.
+func (q *searchQuery) inNamespace(w *where) *where {
+	return &where{conds: append([]string{"r.namespace_id = ?"}, w.conds...), args: append([]any{q.namespaceID}, w.args...)}
+}
+
+// searchPostgres: the walk first, then the trigram indexes (Search).
+func (s *Store) searchPostgres(ctx context.Context, q *searchQuery) (SearchResult, error) {
 	res := SearchResult{Records: []Record{}}
-	var walk *searchWalk
-	if s.dialect == DialectPostgres {
-		walk = &searchWalk{s: s, namespaceID: namespaceID, filter: build(true)}
-		if !o.From.IsZero() {
-			walk.from = o.From.UnixMilli()
-		}
-		conclusive, err := walk.probe(ctx)
-		if err != nil {
-			return SearchResult{}, err
-		}
-		if conclusive {
-			if len(walk.found) > SearchCountLimit {
-				if err := walk.extend(ctx, pageEnd); err != nil {
-					return SearchResult{}, err
-				}
-				res.Total = SearchCountLimit
-			} else {
-				res.Total, res.TotalExact = int64(len(walk.found)), true
+	walk := &searchWalk{s: s, namespaceID: q.namespaceID, filter: s.searchFilter(q, true)}
+	if !q.o.From.IsZero() {
+		walk.from = q.o.From.UnixMilli()
+	}
+	conclusive, err := walk.probe(ctx)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	if conclusive {
+		if len(walk.found) > SearchCountLimit {
+			if err := walk.extend(ctx, q.pageEnd); err != nil {
+				return SearchResult{}, err
 			}
-			return s.searchPage(ctx, res, walk.found, pageFrom, pageEnd)
+			res.Total = SearchCountLimit
+		} else {
+			res.Total, res.TotalExact = int64(len(walk.found)), true
 		}
+		return s.searchPage(ctx, res, walk.found, q.pageFrom, q.pageEnd)
 	}
-	// One pass collects the keys of up to SearchCountLimit+1 matches: when they are all there,
-	// the total is exact and the page is cut from them; otherwise the search is broad.
-	w := inNamespace(build(false))
-	match := ""
+	keys, err := s.searchKeys(ctx, "SELECT r.record_id, r.updated_at FROM records r", q.inNamespace(s.searchFilter(q, false)))
+	if err != nil {
+		return SearchResult{}, err
+	}
+	if len(keys) <= SearchCountLimit {
+		return s.searchExact(ctx, res, keys, q)
+	}
+	res.Total = SearchCountLimit
+	// The walk found fewer matches than the index did, but it has them in order: it goes on
+	// as far as this page needs.
+	if err := walk.extend(ctx, q.pageEnd); err != nil {
+		return SearchResult{}, err
+	}
+	return s.searchPage(ctx, res, walk.found, q.pageFrom, q.pageEnd)
+}
+
+// searchSQLite: the full-text index's candidates, or the namespace's records (Search).
+func (s *Store) searchSQLite(ctx context.Context, q *searchQuery) (SearchResult, error) {
+	res := SearchResult{Records: []Record{}}
+	w := q.inNamespace(s.searchFilter(q, false))
 	keysFrom := "SELECT r.record_id, r.updated_at FROM records r"
-	if s.dialect == DialectSQLite {
-		match = ftsQuery(o)
-	}
-	if match != "" {
-		// SQLite: the trigram index finds the candidates, the conditions check each of them.
+	if match := ftsQuery(q.o); match != "" {
+		// The trigram index finds the candidates, the conditions check each of them.
 		keysFrom = "SELECT r.record_id, r.updated_at FROM records_fts CROSS JOIN records r ON r.rowid = records_fts.rowid"
 		w = &where{conds: append([]string{"records_fts MATCH ?"}, w.conds...), args: append([]any{match}, w.args...)}
 	}
-	keyRows, err := s.sqlDB.QueryContext(ctx, s.rebind(keysFrom+w.sql()+" LIMIT ?"), append(w.args, SearchCountLimit+1)...)
+	keys, err := s.searchKeys(ctx, keysFrom, w)
 	if err != nil {
-		return SearchResult{}, translate(err, "search")
+		return SearchResult{}, err
+	}
+	if len(keys) <= SearchCountLimit {
+		return s.searchExact(ctx, res, keys, q)
+	}
+	res.Total = SearchCountLimit
+	// Many rows match: reading newest first and filtering finds a page sooner than collecting
+	// every match.
+	w = q.inNamespace(s.searchFilter(q, false))
+	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
+		" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?"), append(w.args, q.o.Size, q.pageFrom)...)
+	return withRecords(res, rows, err)
+}
+
+// searchKeys collects, in one pass, the keys of up to SearchCountLimit+1 matches: when they
+// are all there, the total is exact and the page is cut from them; otherwise the search is broad.
+func (s *Store) searchKeys(ctx context.Context, keysFrom string, w *where) ([]searchKey, error) {
+	keyRows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(keysFrom+w.sql()+" LIMIT ?"), append(w.args, SearchCountLimit+1)...)
+	if err != nil {
+		return nil, translate(err, "search")
 	}
 	var keys []searchKey
 	for keyRows.Next() {
 		var k searchKey
 		if err := keyRows.Scan(&k.id, &k.updated); err != nil {
 			keyRows.Close()
-			return SearchResult{}, translate(err, "search")
+			return nil, translate(err, "search")
 		}
 		keys = append(keys, k)
 	}
 	keyRows.Close()
 	if err := keyRows.Err(); err != nil {
-		return SearchResult{}, translate(err, "search")
+		return nil, translate(err, "search")
 	}
-	if len(keys) <= SearchCountLimit {
-		sort.Slice(keys, func(i, j int) bool {
-			if keys[i].updated != keys[j].updated {
-				return keys[i].updated > keys[j].updated
-			}
-			return keys[i].id < keys[j].id
-		})
-		res.Total, res.TotalExact = int64(len(keys)), true
-		return s.searchPage(ctx, res, keys, pageFrom, pageEnd)
-	}
-	res.Total = SearchCountLimit
-	if walk != nil {
-		// The walk found fewer matches than the index did, but it has them in order: it goes on
-		// as far as this page needs.
-		if err := walk.extend(ctx, pageEnd); err != nil {
-			return SearchResult{}, err
+	return keys, nil
+}
+
+// searchExact answers with all the matches' keys (at most SearchCountLimit), ordered newest
+// update first, and an exact total.
+func (s *Store) searchExact(ctx context.Context, res SearchResult, keys []searchKey, q *searchQuery) (SearchResult, error) {
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].updated != keys[j].updated {
+			return keys[i].updated > keys[j].updated
 		}
-		return s.searchPage(ctx, res, walk.found, pageFrom, pageEnd)
-	}
-	// SQLite, many rows match: reading newest first and filtering finds a page sooner than
-	// collecting every match.
-	w = inNamespace(build(false))
-	rows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
-		" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?"), append(w.args, o.Size, pageFrom)...)
-	return withRecords(res, rows, err)
+		return keys[i].id < keys[j].id
+	})
+	res.Total, res.TotalExact = int64(len(keys)), true
+	return s.searchPage(ctx, res, keys, q.pageFrom, q.pageEnd)
 }
 
 // ftsQuery is the full-text query (SQLite, records_fts) that finds a superset of a search's
@@ -267,7 +281,7 @@ func (s *Store) searchPage(ctx context.Context, res SearchResult, keys []searchK
 	for i, k := range page {
 		ids[i], marks[i] = k.id, "?"
 	}
-	rows, err := s.sqlDB.QueryContext(ctx, s.rebind("SELECT "+recordListCols+" FROM records r WHERE r.record_id IN ("+
+	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind("SELECT "+recordListCols+" FROM records r WHERE r.record_id IN ("+
 		strings.Join(marks, ",")+") ORDER BY r.updated_at DESC, r.record_id"), ids...)
 	return withRecords(res, rows, err)
 }
@@ -352,7 +366,7 @@ func (wk *searchWalk) step(ctx context.Context, n, want int) error {
 			FROM records` + inner.sql() + ` ORDER BY updated_at DESC, record_id LIMIT ?) r
 		) x WHERE m OR rn = ? LIMIT ?`
 	args := append(append(append([]any{}, wk.filter.args...), inner.args...), n, n, want)
-	rows, err := wk.s.sqlDB.QueryContext(ctx, wk.s.rebind(q), args...)
+	rows, err := wk.s.sqlDB.QueryContext(ctx, wk.s.d.rebind(q), args...)
 	if err != nil {
 		return translate(err, "search")
 	}

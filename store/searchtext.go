@@ -147,7 +147,7 @@ func refoldSearchText(ctx context.Context, s *Store, tx *sql.Tx) error {
 	}
 	after, seen, changed := "", 0, 0
 	for {
-		rows, err := tx.QueryContext(ctx, s.rebind(`SELECT record_id, details, search_text FROM records WHERE record_id > ? ORDER BY record_id LIMIT ?`), after, chunk)
+		rows, err := tx.QueryContext(ctx, s.d.rebind(`SELECT record_id, details, search_text FROM records WHERE record_id > ? ORDER BY record_id LIMIT ?`), after, chunk)
 		if err != nil {
 			return fmt.Errorf("refold search text: %w", err)
 		}
@@ -170,7 +170,7 @@ func refoldSearchText(ctx context.Context, s *Store, tx *sql.Tx) error {
 				return fmt.Errorf("refold search text of record %s: %w", r.id, err)
 			}
 			if text := SearchText(details); text != r.text {
-				if _, err := tx.ExecContext(ctx, s.rebind(`UPDATE records SET search_text = ? WHERE record_id = ?`), text, r.id); err != nil {
+				if _, err := tx.ExecContext(ctx, s.d.rebind(`UPDATE records SET search_text = ? WHERE record_id = ?`), text, r.id); err != nil {
 					return fmt.Errorf("refold search text of record %s: %w", r.id, err)
 				}
 				changed++

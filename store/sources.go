@@ -131,20 +131,13 @@ func (t *Tx) SelfVerifiedDomain(namespaceID string) (string, error) {
 // immediate transaction already holds the write lock), so that a concurrent change of its
 // domain or its verification waits for the transaction, or the transaction sees it.
 func (t *Tx) LockNamespace(namespaceID string) error {
-	if t.s.dialect != DialectPostgres {
-		return nil
-	}
-	var ids []string
-	// NO KEY UPDATE: it waits for (and holds off) the UPDATE that takes the namespace's domain,
-	// but not the key-share locks of rows that merely reference the namespace.
-	err := t.db.Raw(`SELECT namespace_id FROM namespaces WHERE namespace_id = ? FOR NO KEY UPDATE`, namespaceID).Scan(&ids).Error
-	return translate(err, "namespace")
+	return t.s.d.lockNamespace(t.db, namespaceID)
 }
 
 // LockSources reads (and locks until the transaction ends) the namespace's sources for the domain.
 func (t *Tx) LockSources(namespaceID, domain string) ([]Source, error) {
 	var rows []sourceRow
-	if err := t.db.Raw(`SELECT * FROM domain_sources WHERE namespace_id = ? AND domain = ? ORDER BY created_at, id`+t.s.forUpdate(),
+	if err := t.db.Raw(`SELECT * FROM domain_sources WHERE namespace_id = ? AND domain = ? ORDER BY created_at, id`+t.s.d.forUpdate(),
 		namespaceID, domain).Scan(&rows).Error; err != nil {
 		return nil, translate(err, "sources")
 	}
@@ -185,11 +178,7 @@ func (t *Tx) ReleaseDomain(namespaceID, domain string) (released, still bool, er
 func (s *Store) ClaimDueSources(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Source, error) {
 	var rows []sourceRow
 	err := s.tx(ctx, func(tx *gorm.DB) error {
-		lock := ""
-		if s.dialect == DialectPostgres {
-			lock = " FOR UPDATE SKIP LOCKED"
-		}
-		if err := tx.Raw(`SELECT * FROM domain_sources WHERE next_check_at <= ? ORDER BY next_check_at, id LIMIT ?`+lock, now.UnixMilli(), limit).
+		if err := tx.Raw(`SELECT * FROM domain_sources WHERE next_check_at <= ? ORDER BY next_check_at, id LIMIT ?`+s.d.forUpdateSkipLocked(), now.UnixMilli(), limit).
 			Scan(&rows).Error; err != nil {
 			return translate(err, "due sources")
 		}
@@ -228,7 +217,7 @@ func (s *Store) ClaimDueSources(ctx context.Context, now, leaseUntil time.Time, 
 // gone.
 func (t *Tx) LockSource(id string) (src Source, found bool, err error) {
 	var row sourceRow
-	if err := t.db.Raw(`SELECT * FROM domain_sources WHERE id = ?`+t.s.forUpdate(), id).Take(&row).Error; err != nil {
+	if err := t.db.Raw(`SELECT * FROM domain_sources WHERE id = ?`+t.s.d.forUpdate(), id).Take(&row).Error; err != nil {
 		if err = translate(err, "source"); errors.Is(err, ErrNotFound) {
 			return Source{}, false, nil
 		}

@@ -13,14 +13,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/libtnb/sqlite"
-	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
@@ -39,31 +35,14 @@ var (
 	ErrInvalid = errors.New("invalid value")
 )
 
-// sqliteDriverName is the database/sql driver the SQLite dialect uses.
-const sqliteDriverName = "sqlite"
-
-// sqliteMaxConns bounds the SQLite pool, and every one of its connections is kept open.
-const sqliteMaxConns = 8
-
-// sqliteMmapSize is how much of the SQLite file is read through a memory map (1 GiB; beyond
-// it, reads go through read calls as before).
-const sqliteMmapSize = 1 << 30
-
-// Dialect names.
-const (
-	DialectSQLite   = "sqlite"
-	DialectPostgres = "postgres"
-)
-
 // Store is the handle on the database. It is safe for concurrent use.
 type Store struct {
-	db      *gorm.DB
-	sqlDB   *sql.DB
-	dialect string
-	// sqlitePath is the database file (SQLite only).
-	sqlitePath string
-	log        *slog.Logger
-	now        func() time.Time
+	db    *gorm.DB
+	sqlDB *sql.DB
+	// d is the database's dialect (dialect.go): every difference between SQLite and Postgres.
+	d   dialect
+	log *slog.Logger
+	now func() time.Time
 	// versions remembers stored versions (immutable) for lookup verification.
 	versions *cache.Cache[string, StoredVersion]
 	// auth remembers successful authentications for Options.AuthCacheTTL, so that a burst of
@@ -120,53 +99,14 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 	if opts.AuthCacheTTL > 0 {
 		s.auth = cache.New[[32]byte, User](cache.Options{MaxSize: 100_000, TTL: opts.AuthCacheTTL, Now: s.now})
 	}
-	var dialector gorm.Dialector
-	switch {
-	case strings.HasPrefix(databaseURL, "sqlite://"):
-		path := strings.TrimPrefix(databaseURL, "sqlite://")
-		if path == "" || strings.HasPrefix(path, ":memory:") {
-			return nil, fmt.Errorf("store: sqlite needs a file path, got %q", databaseURL)
-		}
-		if i := strings.IndexByte(path, '?'); i >= 0 {
-			path = path[:i]
-		}
-		if dir := filepath.Dir(path); dir != "." {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return nil, fmt.Errorf("store: sqlite directory: %w", err)
-			}
-		}
-		if err := checkWritable(path); err != nil {
-			return nil, err
-		}
-		q := url.Values{}
-		q.Add("_pragma", "foreign_keys(1)")
-		q.Add("_pragma", "journal_mode(WAL)")
-		q.Add("_pragma", "busy_timeout(10000)")
-		q.Add("_pragma", "synchronous(NORMAL)")
-		// Reads go through a memory map of the file (shared by every connection, backed by the
-		// operating system's page cache) instead of a read system call per page that misses
-		// the connection's own small cache: a random lookup touches a few such pages.
-		q.Add("_pragma", fmt.Sprintf("mmap_size(%d)", sqliteMmapSize))
-		q.Set("_txlock", "immediate")
-		registerSQLiteFunctions()
-		dialector = sqlite.Open("file:" + path + "?" + q.Encode())
-		s.dialect, s.sqlitePath = DialectSQLite, path
-	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
-		dsn, err := postgresDSN(databaseURL)
-		if err != nil {
-			return nil, err
-		}
-		dialector = postgres.New(postgres.Config{DSN: dsn})
-		s.dialect = DialectPostgres
-	default:
-		return nil, fmt.Errorf("store: unsupported database URL %q (want sqlite://PATH or postgres://...)", redact(databaseURL))
+	d, dialector, err := openDialect(databaseURL)
+	if err != nil {
+		return nil, err
 	}
+	s.d = d
 	db, err := gorm.Open(dialector, gcfg)
 	if err != nil {
-		if s.dialect == DialectSQLite {
-			return nil, fmt.Errorf("store: open sqlite database file %s: %w", s.sqlitePath, err)
-		}
-		return nil, fmt.Errorf("store: open %s: %w", s.dialect, err)
+		return nil, d.openError(err)
 	}
 	if err := s.watchWrites(db); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -175,23 +115,7 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	if s.dialect == DialectSQLite {
-		// One writer at a time is SQLite's rule; a small pool keeps readers concurrent under WAL
-		// while immediate transactions queue on busy_timeout. Every connection stays open once
-		// made: database/sql keeps only two idle by default, and under concurrent lookups the
-		// others were closed and opened again all the time (each opening runs the pragmas and
-		// reads the schema again, and loses its page cache and prepared statements).
-		sqlDB.SetMaxOpenConns(sqliteMaxConns)
-		sqlDB.SetMaxIdleConns(sqliteMaxConns)
-	} else {
-		n := opts.MaxOpenConns
-		if n <= 0 {
-			n = 10
-		}
-		sqlDB.SetMaxOpenConns(n)
-		sqlDB.SetMaxIdleConns(n)
-		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
-	}
+	d.configurePool(sqlDB, opts)
 	s.db, s.sqlDB = db, sqlDB
 	if err := s.Ping(ctx); err != nil {
 		_ = sqlDB.Close()
@@ -228,7 +152,7 @@ func pathCause(err error) error {
 }
 
 // Dialect reports "sqlite" or "postgres".
-func (s *Store) Dialect() string { return s.dialect }
+func (s *Store) Dialect() string { return s.d.name() }
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error {
@@ -329,23 +253,6 @@ func (s *Store) watchWrites(db *gorm.DB) error {
 	return nil
 }
 
-// postgresDSN adds the session settings the store's queries are tuned for, unless the URL sets
-// them itself: jit=off, because JIT compilation costs tens of milliseconds (per parallel worker)
-// on the short, selective queries this service runs, and never pays back within one of them
-// (a broad search went from 260 ms to 55 ms without it).
-func postgresDSN(databaseURL string) (string, error) {
-	u, err := url.Parse(databaseURL)
-	if err != nil {
-		return "", fmt.Errorf("store: database URL: %w", err)
-	}
-	q := u.Query()
-	if !q.Has("jit") {
-		q.Set("jit", "off")
-	}
-	u.RawQuery = q.Encode()
-	return u.String(), nil
-}
-
 func redact(u string) string {
 	if p, err := url.Parse(u); err == nil && p.User != nil {
 		p.User = url.User(p.User.Username())
@@ -354,34 +261,9 @@ func redact(u string) string {
 	return u
 }
 
-// rebind turns ? placeholders into Postgres's $n for queries sent through database/sql
-// directly (GORM does this itself). The queries it is used on have no ? inside literals.
-func (s *Store) rebind(q string) string {
-	if s.dialect != DialectPostgres {
-		return q
-	}
-	var b strings.Builder
-	b.Grow(len(q) + 16)
-	n := 0
-	for i := 0; i < len(q); i++ {
-		if q[i] == '?' {
-			n++
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(n))
-			continue
-		}
-		b.WriteByte(q[i])
-	}
-	return b.String()
-}
-
 // Analyze refreshes the planner's statistics and, on Postgres, the visibility map that
 // index-only scans rely on (after a bulk load; autovacuum does the same in time).
 func (s *Store) Analyze(ctx context.Context) error {
-	q := "ANALYZE"
-	if s.dialect == DialectPostgres {
-		q = "VACUUM ANALYZE"
-	}
-	_, err := s.sqlDB.ExecContext(ctx, q)
+	_, err := s.sqlDB.ExecContext(ctx, s.d.analyzeStatement())
 	return translate(err, "analyze")
 }

@@ -159,10 +159,7 @@ func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *LogBatch
 	ctx = context.WithValue(ctx, txWritesKey{}, new(txWrites))
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var st logStateRow
-		q := tx.Where("id = 1")
-		if s.dialect == DialectPostgres {
-			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-		}
+		q := s.d.lockRow(tx.Where("id = 1"))
 		if err := q.Take(&st).Error; err != nil {
 			return fmt.Errorf("store: log state: %w", err)
 		}

@@ -14,7 +14,7 @@ import (
 func preLogQueue(t *testing.T, s *Store) (drop func()) {
 	t.Helper()
 	seq := "seq INTEGER PRIMARY KEY"
-	if s.dialect == DialectPostgres {
+	if s.Dialect() == DialectPostgres {
 		seq = "seq BIGSERIAL PRIMARY KEY"
 	}
 	if err := s.db.Exec(`CREATE TABLE log_queue (` + seq + `, version TEXT NOT NULL, leaf TEXT NOT NULL)`).Error; err != nil {

@@ -166,7 +166,7 @@ func (s *Store) insertLogs(ctx context.Context, batch []logWrite) error {
 		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?)")
 		args = append(args, w.args...)
 	}
-	_, err := s.sqlDB.ExecContext(ctx, s.rebind(b.String()), args...)
+	_, err := s.sqlDB.ExecContext(ctx, s.d.rebind(b.String()), args...)
 	return translate(err, "verification log")
 }
 
@@ -235,7 +235,7 @@ func (s *Store) entryVersion(ctx context.Context, kind proof.Kind, entryID, vers
 		return StoredVersion{}, invalid.With("unknown entry kind %v", kind)
 	}
 	var v StoredVersion
-	err := s.sqlDB.QueryRowContext(ctx, s.rebind(q), entryID, version).Scan(&v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType)
+	err := s.sqlDB.QueryRowContext(ctx, s.d.rebind(q), entryID, version).Scan(&v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType)
 	if errors.Is(err, sql.ErrNoRows) {
 		return StoredVersion{}, fmt.Errorf("%s %q version %q: %w", kind, entryID, version, ErrNotFound)
 	}
