@@ -53,6 +53,23 @@ type operation struct {
 	auth         authMode
 	verification bool // the verification endpoints answer "Authentication failed" / "User not found"
 	bodyLimit    int64
+	// restParam names the path parameter that takes the rest of the path, slashes included
+	// (restOfPathExt); "" for none.
+	restParam string
+}
+
+// restOfPathExt is the contract's extension naming an operation's path parameter that takes
+// the rest of the URL path, slashes included (OpenAPI path parameters cannot hold a slash).
+// The parameter must end the operation's path. Such an operation is found under two echo
+// routes: /a/:name (the parameter as one segment, slashes escaped, as OpenAPI clients send
+// it; the generated route) and /a/* (the rest of the path, as tlog clients send it; routed by
+// NewServer). Both are validated against the contract with the parameter under its name.
+const restOfPathExt = "x-svc-rest-of-path"
+
+// restRoute is the echo route of the rest of the path of an operation's echo route.
+func restRoute(echoRoute, param string) (string, bool) {
+	base, ok := strings.CutSuffix(echoRoute, "/:"+param)
+	return base + "/*", ok
 }
 
 // loadOperations indexes the contract by echo route ("GET /svc/lookup/:namespace").
@@ -91,6 +108,15 @@ func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
 				}
 			}
 			ops[method+" "+echoPath(path)] = o
+			if v, ok := op.Extensions[restOfPathExt]; ok {
+				name, _ := v.(string)
+				rest, ok := restRoute(echoPath(path), name)
+				if !ok {
+					return nil, fmt.Errorf("server: %s of %s must name the parameter that ends its path", restOfPathExt, o.id)
+				}
+				o.restParam = name
+				ops[method+" "+rest] = o
+			}
 		}
 	}
 	if len(ops) == 0 {
@@ -213,6 +239,9 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 
 		params := make(map[string]string, len(c.ParamNames()))
 		for i, name := range c.ParamNames() {
+			if name == "*" && op.restParam != "" {
+				name = op.restParam
+			}
 			v, err := url.PathUnescape(c.ParamValues()[i])
 			if err != nil {
 				return problemf(http.StatusBadRequest, "Invalid input: path parameter %q is not properly escaped", name)
