@@ -53,24 +53,16 @@ type operation struct {
 	auth         authMode
 	verification bool // the verification endpoints answer "Authentication failed" / "User not found"
 	bodyLimit    int64
-	// restParam names the path parameter that takes the rest of the path, slashes included
-	// (restOfPathExt); "" for none.
-	restParam string
 }
 
 // restOfPathExt is the contract's extension naming an operation's path parameter that takes
-// the rest of the URL path, slashes included (OpenAPI path parameters cannot hold a slash).
-// The parameter must end the operation's path. Such an operation is found under two echo
-// routes: /a/:name (the parameter as one segment, slashes escaped, as OpenAPI clients send
-// it; the generated route) and /a/* (the rest of the path, as tlog clients send it; routed by
-// NewServer). Both are validated against the contract with the parameter under its name.
+// the rest of the URL path, slashes included (OpenAPI path parameters cannot hold a slash;
+// /svc/log/tile/{tile_path} takes C2SP's tile paths, 0/x001/234.p/17). The parameter must end
+// the operation's path: echo's router gives a parameter that ends a route all the rest of the
+// path (server/logtiles_test.go reads tiles with their slashes), and the contract middleware
+// validates the whole of it as that parameter. A client generated from the contract escapes
+// the slashes (0%2Fx001%2F234.p%2F17) and is answered alike.
 const restOfPathExt = "x-svc-rest-of-path"
-
-// restRoute is the echo route of the rest of the path of an operation's echo route.
-func restRoute(echoRoute, param string) (string, bool) {
-	base, ok := strings.CutSuffix(echoRoute, "/:"+param)
-	return base + "/*", ok
-}
 
 // loadOperations indexes the contract by echo route ("GET /svc/lookup/:namespace").
 func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
@@ -109,13 +101,9 @@ func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
 			}
 			ops[method+" "+echoPath(path)] = o
 			if v, ok := op.Extensions[restOfPathExt]; ok {
-				name, _ := v.(string)
-				rest, ok := restRoute(echoPath(path), name)
-				if !ok {
+				if name, _ := v.(string); !strings.HasSuffix(path, "/{"+name+"}") {
 					return nil, fmt.Errorf("server: %s of %s must name the parameter that ends its path", restOfPathExt, o.id)
 				}
-				o.restParam = name
-				ops[method+" "+rest] = o
 			}
 		}
 	}
@@ -239,9 +227,6 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 
 		params := make(map[string]string, len(c.ParamNames()))
 		for i, name := range c.ParamNames() {
-			if name == "*" && op.restParam != "" {
-				name = op.restParam
-			}
 			v, err := url.PathUnescape(c.ParamValues()[i])
 			if err != nil {
 				return problemf(http.StatusBadRequest, "Invalid input: path parameter %q is not properly escaped", name)

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"strings"
 	"sync"
 	"testing"
 
@@ -32,17 +31,7 @@ var contractRoutes = sync.OnceValues(func() (map[string]*routers.Route, error) {
 	out := map[string]*routers.Route{}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
-			r := &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op}
-			out[method+" "+param.ReplaceAllString(path, ":$1")] = r
-			// A parameter that takes the rest of the path (x-svc-rest-of-path) is also routed
-			// as echo's wildcard.
-			if name, ok := op.Extensions["x-svc-rest-of-path"].(string); ok {
-				base, ok := strings.CutSuffix(path, "/{"+name+"}")
-				if !ok {
-					return nil, fmt.Errorf("%s: x-svc-rest-of-path %q does not end the path", op.OperationID, name)
-				}
-				out[method+" "+base+"/*"] = r
-			}
+			out[method+" "+param.ReplaceAllString(path, ":$1")] = &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op}
 		}
 	}
 	return out, nil
@@ -120,9 +109,6 @@ func (c *contractChecked) check(req *http.Request, status int, header http.Heade
 	}
 	params := map[string]string{}
 	for i, name := range ec.ParamNames() {
-		if rest, ok := route.Operation.Extensions["x-svc-rest-of-path"].(string); ok && name == "*" {
-			name = rest
-		}
 		v, err := url.PathUnescape(ec.ParamValues()[i])
 		if err != nil {
 			v = ec.ParamValues()[i]

@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"reflect"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -176,11 +174,7 @@ func NewServer(cfg Config) (*Server, error) {
 	e.Use(s.contract)
 
 	// Handler errors (and parameter binding errors) return through echo's error handler above.
-	strict := gen.NewStrictHandler(s, nil)
-	gen.RegisterHandlers(e, strict)
-	if err := registerRestOfPath(e, ops, gen.ServerInterfaceWrapper{Handler: strict}); err != nil {
-		return nil, err
-	}
+	gen.RegisterHandlers(e, gen.NewStrictHandler(s, nil))
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", s.spec)
 	})
@@ -219,33 +213,4 @@ func (s *Server) Readyz(ctx context.Context, _ gen.ReadyzRequestObject) (gen.Rea
 		return gen.Readyz503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody(reason)}, nil
 	}
 	return gen.Readyz200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: "ready"}}, nil
-}
-
-// registerRestOfPath routes the rest of the path of each operation whose path parameter takes
-// it (restOfPathExt in contract.go) to the operation's generated handler, with the parameter
-// under its contract name. The generated routes take that parameter as one path segment only.
-func registerRestOfPath(e *echo.Echo, ops map[string]*operation, w gen.ServerInterfaceWrapper) error {
-	handlers := map[string]echo.HandlerFunc{operationID[gen.GetLogTileRequestObject](): w.GetLogTile}
-	for route, op := range ops {
-		method, path, _ := strings.Cut(route, " ")
-		if op.restParam == "" || !strings.HasSuffix(path, "/*") {
-			continue
-		}
-		h := handlers[op.id]
-		if h == nil {
-			return fmt.Errorf("server: operation %s takes the rest of the path and has no route for it", op.id)
-		}
-		name := op.restParam
-		e.Add(method, path, func(c echo.Context) error {
-			c.SetParamNames(name)
-			return h(c)
-		})
-	}
-	return nil
-}
-
-// operationID is the id of the operation of request type R as the embedded contract carries it
-// (the name oapi-codegen gives it: getLogTile becomes GetLogTile).
-func operationID[R any]() string {
-	return strings.TrimSuffix(reflect.TypeFor[R]().Name(), "RequestObject")
 }
