@@ -39,7 +39,7 @@ func ParseTilePath(rest string) (TilePath, error) {
 	}
 	if level == "entries" {
 		level = "data"
-	} else if l, err := strconv.Atoi(level); err != nil || l < 0 || l > 63 || strconv.Itoa(l) != level {
+	} else if l, err := strconv.Atoi(level); err != nil || l < 0 || l > 63 {
 		return bad("the level must be a number from 0 to 63 or \"entries\"")
 	}
 	t, err := tlog.ParseTilePath("tile/" + strconv.Itoa(TileHeight) + "/" + level + "/" + tail)
