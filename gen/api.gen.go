@@ -2051,6 +2051,9 @@ type ServerInterface interface {
 	// GetLogKey The verifier key of the transparency log
 	// (GET /svc/log/key)
 	GetLogKey(ctx echo.Context) error
+	// GetLogTile A tile or an entry bundle of the transparency log (C2SP tlog-tiles)
+	// (GET /svc/log/tile/{tile_path})
+	GetLogTile(ctx echo.Context, tilePath string) error
 	// LookupNamespace Look up a namespace
 	// (GET /svc/lookup/{namespace})
 	LookupNamespace(ctx echo.Context, namespace NamespaceRef, params LookupNamespaceParams) error
@@ -2324,6 +2327,22 @@ func (w *ServerInterfaceWrapper) GetLogKey(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetLogKey(ctx)
+	return err
+}
+
+// GetLogTile converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLogTile(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tile_path" -------------
+	var tilePath string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tile_path", ctx.Param("tile_path"), &tilePath, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tile_path: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLogTile(ctx, tilePath)
 	return err
 }
 
@@ -3551,6 +3570,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/svc/log/key", wrapper.GetLogKey, options.OperationMiddlewares["getLogKey"]...)
 	router.GET(options.BaseURL+"/svc/log/inclusion/:version", wrapper.GetLogInclusion, options.OperationMiddlewares["getLogInclusion"]...)
 	router.GET(options.BaseURL+"/svc/log/consistency", wrapper.GetLogConsistency, options.OperationMiddlewares["getLogConsistency"]...)
+	router.GET(options.BaseURL+"/svc/log/tile/:tile_path", wrapper.GetLogTile, options.OperationMiddlewares["getLogTile"]...)
 
 }
 
@@ -4683,6 +4703,115 @@ func (response GetLogKey503JSONResponse) VisitGetLogKeyResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogTileRequestObject struct {
+	TilePath string `json:"tile_path"`
+}
+
+type GetLogTileResponseObject interface {
+	VisitGetLogTileResponse(w http.ResponseWriter) error
+}
+
+type GetLogTile200ResponseHeaders struct {
+	CacheControl *string
+}
+
+type GetLogTile200ApplicationoctetStreamResponse struct {
+	Body          io.Reader
+	Headers       GetLogTile200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetLogTile200ApplicationoctetStreamResponse) VisitGetLogTileResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetLogTile400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLogTile400JSONResponse) VisitGetLogTileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogTile404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetLogTile404JSONResponse) VisitGetLogTileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogTile413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetLogTile413JSONResponse) VisitGetLogTileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogTile429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLogTile429JSONResponse) VisitGetLogTileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogTile500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLogTile500JSONResponse) VisitGetLogTileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9507,6 +9636,9 @@ type StrictServerInterface interface {
 	// GetLogKey The verifier key of the transparency log
 	// (GET /svc/log/key)
 	GetLogKey(ctx context.Context, request GetLogKeyRequestObject) (GetLogKeyResponseObject, error)
+	// GetLogTile A tile or an entry bundle of the transparency log (C2SP tlog-tiles)
+	// (GET /svc/log/tile/{tile_path})
+	GetLogTile(ctx context.Context, request GetLogTileRequestObject) (GetLogTileResponseObject, error)
 	// LookupNamespace Look up a namespace
 	// (GET /svc/lookup/{namespace})
 	LookupNamespace(ctx context.Context, request LookupNamespaceRequestObject) (LookupNamespaceResponseObject, error)
@@ -9891,6 +10023,31 @@ func (sh *strictHandler) GetLogKey(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(GetLogKeyResponseObject); ok {
 		return validResponse.VisitGetLogKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLogTile operation middleware
+func (sh *strictHandler) GetLogTile(ctx echo.Context, tilePath string) error {
+	var request GetLogTileRequestObject
+
+	request.TilePath = tilePath
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLogTile(ctx.Request().Context(), request.(GetLogTileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLogTile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLogTileResponseObject); ok {
+		return validResponse.VisitGetLogTileResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -11124,258 +11281,270 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string) erro
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Nc9u2suhfweieN5FSSpbkj8bynJnr2EnjNElzEqfnnNY5JiRCEmoKUAnItpKbN+9HvF/4fskbLAAS",
-	"pECJsmUnbX3nzmksksBisbvYL+x+rg34ZMoZYVLUep9rY4IjksA/j/BgTI44kwmP1d8REYOETiXlrNar",
-	"hdNZP6aDAE3wdROPyN/PZu329kDKGP5BwlYtqInBmEyw+ljOp6TWqwmZUDaqffkS1J6d4tHisKdjggiT",
-	"yfyRQBEdESED9PuMSxItH+9LUJviBE+INNAfip/YkuERFohKJCTnEcISSXgQIT5EckwF+nB6hCI8R/Xw",
-	"3//+97+br183j4/DRgu94RJdUTlG4SVJBOXsnEawVHKNJ9NYwdRtd/ea7e1me6cW1Kia9fcZSea1oMbw",
-	"RL2AxTlnudUMeTLBstarRViSWuDB1jGfYOpZ0CFDlEmSMCJRBO+g+snxG4FwQhAeDMhUkghhFiE5SxiJ",
-	"kORoOmPzAY9IIw+3+VdrwCcW8CmW4wxuPX4tqCXk9xlNSFTryWRG3IVM8PUrwkZyXOt1d3eD2oQy+3fH",
-	"t6znCZ8cqzUvLOwZkwklAs2mCicR4gzxBOGhJEluh3y47zTbnRLcDxNY3TqoPxm+xnIw9rDAWU0TvSEF",
-	"TfhntbAH5DQYYzYiiAo0wRFBnMVzRA15UYGEpHGsX5wlCWESmWFQncSCoJ1Ot7BBZ7X2dbuz3x52caff",
-	"HWxHO2R3uNf+vvOku7+Nd/q7g73orGYXrjk5W/nJsKnXUbJfezv+xb/hjJQg4JAhxcVIIRVhhghOYkoS",
-	"hJm4IskBwmiiPkQjIgXabu+0lsCmplkOYKfd9YL4Bk/IcxpLkixC+BYnkuI4QAMsSJMyQZigkl4SpGY2",
-	"4NWxRDHBQqJttWkJHigh0miVkBD8pwzG7pMc0W+XASymeEBOIg9OATJ4fE4jVA8jGvXE5aDXarXChuIB",
-	"RTLpO4+EIhs6pCQy/J+nGfv17osZOfrhw5Pk9W/Xz/51Td/OjnefHvv53AVgo9yeLvwdGX7bK9/ost/i",
-	"EfGR5oggNpv0SRJoDuqUUdxUDeBCEJEhnsUS5ksFGGVyTx05E3xNJ7OJYhj7fwCj+TGFUJ0bI5KkIL6n",
-	"nzxgnkgyEWhKEqSgWAbhuVADeMHstlfAuRLAd2TAk+gNzLZIOAk8BdoI0IzR32cEUYaoFCghIypkMm/5",
-	"d1x/eW54unzP/5Yokq3911amLm3pp2JLHVVzAE1Dqicsh1U/90KbEmApuPrjzQL8+4wI6RdGEYnJCA5g",
-	"zWwDrB6hRH+T5zh7NjXV4dT8PtohzSfDvXbTPaDKlgXDrSFv/KfVe55IzzmtjvYQMXJFhERDmgh5gEI1",
-	"dQiaUUijEGExICyibHSAQiGxnIkQ9edI/ZMESvIw2JwyBhBqZi/tW8WCMEXdv9o/9Rx2gKBGo9pH35JO",
-	"+Tr6UZ8MeUJWKUidbnO7TEGSfE316GettfjJx6o0NCJMKlmdaA3baOGuPg1acViG30zbrlWlcgOYNg4S",
-	"IqacCaJtg5naT2mI+TmmMQHoB5xJwoCC8HQam+dbvwkOmneKRfVmpKCaMTyTY57QT0TBNSFCgKwvzICG",
-	"eoovlRk0SXiiAc9j9A1HlzimETp8e4IuyLylxnyKI8PD1RcBeKAMBlP/vMTxzF2ZeXRO2XQmc0s70U8Q",
-	"POkh2CeU2l4oPQl65nBDk5mQqE+UlTXhQqJOuw2Ekx22t5k/HQUUbSoEZSPFCWQylXONwlviXNmMRkCp",
-	"OQxkgPkjzoYxHcgbEc/Afuyuzp4eCv6YzwkRCMcJwdEckWsqpJo/rwfVNrNCY61YoITmStc8AVGI6lir",
-	"zhJfEBYorZ8yPACV2h5OAcIpwizwERnQiEQNQNuxOVREBbxVW1o64jvD52XL5FcMDJQoPdmElUjO2ass",
-	"U570aRQRdqO9HaZfu5ubjtlDcz4DE51x7XvQcCkLNwUs9UVsfKtxHCu+xHOYPuJ6mrr6ozi9g5ZAgQfs",
-	"rlhMwaXej2N+Zff1BDwRONaz3wRv1IyQF6YMzRi5npKBOuiIGhzxAZDlJmSqZ3hYzWsLwDrryKDmF9Vh",
-	"s1N5oHs/GwyIEADRGy6f8xm72VmVGVeMy/MhjONiOTXOYF/1883Qm3a41RVxMy7HJAGaihTVsVEDRZxo",
-	"WgIBZxf6mkdg2y3z4Y2x/lDLrggJygYEiBbcEiN6SZR4QmHOvxDCFG/xPOY4OuX8FU7W3WWD0qke41xy",
-	"fh7DKHlRrkVgn0dzJDlH8Aqqx3RCJeqg1/RpY0MYhimo0DMoOxkzy5moDjMdoCfqP2iodiGKmtruEZpv",
-	"36q/WERvqQ1NnWHOjcrjIsSdxqhEPa8DjAq00tO1CWEYWp9YqKUcwikIcoyllnEo5kwh1QB5oChOES66",
-	"wgJdJVRKwgCL7wlOBuNb4M8RfkRL0JrCToQl7mNBUEQjLXPBvQaKAJ3kae4foI1tTN1UtCVgWWZMs9Dk",
-	"kg7IB4YvMY1xPyY3VZ7T7901pOt1X9jMWjJUWpmjcQnLOuX8NWZzw7biRmtKsCTnwOAF2j/lHE0wm1vF",
-	"SGxgRe/UKW0mU3aTE7t5R2Qybx4OvU7R98CGAkmOrjCV3sBK5ntR835w7ZyNGkruyD1kdXuepKo8zltS",
-	"kl8QdgeGlDmerHYPP3GGMNJhLqS0WC0sPzAxm055Ikn0mkQUnwLCboSTdKDziRrpHHCfx076CoJXkHql",
-	"hwRhEUhOEPxYoIUZN3uuKE4RSkJjgcLiXPo8/SBIciv9ZCZIUqKaqLE3rpVckPkjgdSsaoURFUrOaAH3",
-	"s+PqWleeA/sN04+Kdq3rRfOdke7UqRz/EtQMO2zGVD6POb+YTc+tU8QxnTdoMasvZopydRw3k7kQdQms",
-	"Qx+AKxrWPxvP/k2V7xwahVahh7N4Ixq5Wp1GIEoRaCIRSk1Pp9CuJgjBmjPlGEvs12dDdTKF1uTScdvM",
-	"hjZnVFCbJnxKEkk1lRnftXbgFBxzQeYqLn2e+ly98fnMDftr0T+bDRw4QGTuS97/jQykmiS3/NQ296LA",
-	"aDV8aJYPwr+C/zmPk8igeNneLu7JF4drVuHCvhjoubyrjiIdr3DccjjSii+O3zoAD3EsSKnkVbhIdfUA",
-	"vBacERvtyD0VLXTYBxE9pCRWhzu+0KaQIMklSR4JZDzSIkBXYzoYI4KVWqfehocpBNrRIzy4daFc5Y/J",
-	"XgUGkpjGYtVXL9//9OanFIsTsnor81+4wZzqIRDtiye+uEGChzJUgiqM6SUJD8x/0dWYMIQB3y3Xta/e",
-	"rwU19ZLHmx/UpIxXAXZ6+kq9qUW6pHG84IVvGq2fzWKjfOs4ySoWznCzlGZFZSkVRYYUxQoRpZ3NkkxW",
-	"UsBhFBEDB+BLQ4mTBM9LViRWrGaTLCh6aDZVanOn3W7btQfqBRIpe1tRCuOMbAQPeQnyBeKlJ/rbjg3p",
-	"2r83hKmK4tkROjeTv3lSywtfJ1SVUZdCcC3YiGBOyWthlT9lohWsf2edaJAQbKyswnpBt1kpDvVbX4KV",
-	"Z/bNBJjxWlSPiJXLBhfEwC4vm8GH1aMxGVy4Glc5Jf1zTMABmHMsI37FjO/FTefQBx6cVR68p/lwC0gs",
-	"P8mD2qWjV5qHfc5jgtkScko/8i4eKMPJbLmtuNGk1sxlAmzqHF7/SLWkmLHl4UD7nMqTnjpBbYqlJIla",
-	"2tnZ+9otTsLCppQeX3obbPRsY7uQZo98y9rV+rsKUZxz4yEu51LM5krfnOC5CfPKcRbleySsfD5AodJA",
-	"FtSiIoMFhfSVtVS0SlZbfpWyLMFYv44kHvVQOJgJySchqoOvVe+iu5KGjsoJiVmE1dmAR2qPuSCoP6Ox",
-	"bFKWDuigR6eMzAQRrTPm6Ih6OjDTJ32SiDGdKlIAL9P5BZmDAL7kF7dTIBcEvIt3H//YAKofYSXRSYyW",
-	"SCk4tM/xyrPxlE6IkHgyVWCQCaax/2jk2sa3eASQ1AllAf+4Sj/QY5uRggy+ZejYjPaY4kwdaAmZ8EuS",
-	"/qYjIDMBQgRAXERlihUnu5GQ/84nbKc2gl1nLk1xpxp2luGismGQRdbLzILITQCopBCn9LlgFQT5fNWV",
-	"9nshuzUDZenalyvHJVkFS/mjiqacR/2GvRTH+QMnv6rnCSFIkmtpzq4+uGOYjeXaXJ6d9v5eMWfaoTv1",
-	"2CPFjml0zAezifHqLeLz+OQYReYNjUjDINOED2lMUD2iUe+K9BuLeP1v8Bdeyxy//FobSzkVva2tq6ur",
-	"1tV2iyejLSa2IhptXXZqQfZ4m0bwUJDBLKFyvjWZxZJekLl672OQUeuibC6QJRZCQcXZayLHPMqR+uqP",
-	"c2GP9b7VXJDPhL4i/V7MBzgecyH/1/bhk/aTdm/n8uX+yw+d/suXz/b3nv/z/csfL1+I33zqmut88yxn",
-	"ue0T/bz49SrjPt1FWI4XgAUkLaLcS/ZeeLzWIASBFPW59BhAvAWFrw1dhIskONCXpmIdfFtA5i33578u",
-	"yLzZ8e2S1iJ+JHOArY9FQXX/tPf6Yoz/NXr6y/Ell8cXr3a7u98PMf0k6Q/0qPsP+eOrH6Z9xp79IHE3",
-	"4j96FXcT7rLnsEXD6vOXpiZ84GLIC7Z/46ypXcwyffrq8Mdn3X6zu7tngw1q21jhJplV3ilD754foSff",
-	"P9lF6tTsobB9HaLv0N4OUhpxMsCCoDG5Vt9RKQpZztf73+8TPNzvdvrdzpPv+/t7+2R7t/2k/aQ/3N8Z",
-	"bn9PdkgXb+N+B++1h53BXvf7/f7eXn93d9jBeJfgmmsf/ad9/Wu7uY+bw4+f93a+/M2H80wT9kpLyMcD",
-	"Ok2VT54Y5byHYqKmEoFZjM54bp3/72YYKKU2AUc7JPth8676Gl4OspzN7hNHzBfujdlMxTWswv/8etj8",
-	"BTc/tZv7H7N/Kqg+fm4Hne73JYiwiWXl+ha5VIYK5E/0EEbj2QSzZkJwhPsxQaE5F3XiN2j16ucJHowp",
-	"I857Ax6RsIWeJpgNxogz88sBKDhXPIkgzXToDKisJJ2IpBX+okiISKV42pF68UuaAVJc6jF40vVu6/Cg",
-	"SdBo+fDlqAtFCw9LdKVO16uEs1EAeUFTwpU6mdtcX1ZYdUccrNrHy9lSvZt5QfVVTMXC6s3AbhQeJFwo",
-	"wzMmWBCB6oIQJZnFFrwnWpOo0UNhLiQaovpOu62IIc1SDpDOlYCUeUU4/YTgC6GTkZRowgOpzZ1kFpNG",
-	"ALc9i3HbbFwx60+olCRaiAumMU/4fq5GclMhYIhOD7FCNgIER1dlIwQoTNNMYaBtk03lTe9Ur6fRdXh9",
-	"p5cl4iN/cl4hNy/QDm6kCFvH4czN2SmWY5hgMcfQnSrz+Ok5TCqz+rowEyAqlxDgjmOw5AnfB4jrMXPR",
-	"QsKiKadMAhImcODDwMYBAkPv9jJYTKa1FooGK/ozNYBNkYbP9nN3PVdlT6vPPVlyaqROt4duko8GQxbz",
-	"EGFAQw42h4NfGr8rZAxpSvQloMC3u/lv1b4s5n2oMdyEJ/VlVyGkmOt0gBSbhk5SEnxr891CVN8FRlpM",
-	"xDUMY9PA4E2zrrJcrkbe31LMjvAnYBTyk9z0bTclxZ9D68lcKZKYVnlsur8/UdKXTVqaI1RINHNSB92s",
-	"uY+uKHchXDgpfiBM8TQ5va6cpTAynyB5vSxHYUmWQVCTap3yPHcVZPElbcwtP3TUS76TxllY1QCXXVgz",
-	"YqIpr6US8YxcIUi8sSJP8imKySWJtaw2D+2nkb2JlfOZRdk9EmaQeTO/QHG3VkQ9DAIXrtuSq3jugKyX",
-	"UIcLcqAYN1qVz3o/6uUxEysRb+7l5SR2EZuQtrzUm1IeD6LifFnYZznqVviWKhJnphEVvU+2pILUpq4D",
-	"qg+jjn+71COpkwGKez1MCGmqPUVqDKSHdLY3m+MVHx1xJqiQhA3mProZZI/RNOF8iPpEXhHCkLziSCYk",
-	"u1MjE8zEFCfwbsxHixs3xmLsCYAAZSgrbW9/r7s4Y4CU6N/TFQWsFyL1gPbnvruKi44Sb9j5qDjXGvqu",
-	"WcxHP1pP2CCeCa+7Dcp4mKcGp+r/GUExwcPq2ByMyeACdJ2SyAcdMRKh7DWt9MCEVCA8wpQJ6bUlKm0U",
-	"nkVUghJld8jcbQfFQy1FJ1BApIRzebv9UwP6AYKpwH1ZT019TfhDMC4CRCMRWO0q/cf5gM+Y1I5ccBk0",
-	"vKiI+eicsohcl0/+SCB4w+q4ZrcWLsEX061LiPIkTxxe5CTEXMEv2flPJKMjQvIbr+RrXSuyljIeaW/u",
-	"SohLmSHDkguc2bWUngKXZv2Mo0wqe4Q8Y5ck5lPvzfqi8QV+uvRHU/+GLkkarC5QF7Wh4uT1zLYCW4BK",
-	"oXR/zodK94U1Ky1Bx1THmEWxVp8W1l/Z5V/q6H+Nk4vDOH5HcFRVt5vg5AIympSlWarc4eEQdPUc81ak",
-	"k/TbFRBXVdoUxMpi1f4fxqWbLIqjm+lZRcxtOAKjhl97V5buSImSQsW5+syv/qgnJk57gzzDoHbdHPFm",
-	"BdevBSKbcRlO1t13dVZucNfvbMvLPHK5mDGzCwSzHypHCTwX6Er9OcbTKWG+ZDTv0cEvbqXEv3FNs9KC",
-	"PQjAJNmBuih7od5aXan0ApL9QSKOyXVmaRRUGZ1yt24Ggf2sP994EKyQoZNPiUJHPJnyxEaiFj9eM1Ew",
-	"Kin4dpo6t5xEOZ4gxaXL6rmtyBYOamZnPGnQOjiitsrIoQ+nz5tPkNLSUkUf0A6OKrsZxajJdne7vd3d",
-	"3utG253tTjfa7m53d3e229tPtvF2e7ut/7dL4N/tXexDYgVTbmMJbitNwTVKTS1G6kCLWwHoW3jJTZsC",
-	"9bTSaZumCqVQ7rXblfRPU1BmXb5bNwU1/SJbVApqZ321MzWkTRJr0c62eawuaeeERcYAgSt6cvjIVlmE",
-	"Pk+ahg4XNk5vit39pdI2r/WuTMl2JLEWujc7+d64lSa8p0kWD0qITCi53ExidjqsoY/KuUbZus2GlCcd",
-	"beRAWTS7uMTxuZ18Pd68c270SPM3ThWsAPE4Un/FWORN8YosvDSFI8dc5SxVQKADu8ZTJXKpxCgxFeZW",
-	"WaGIIAxxS47JEW4Z99iXNsw8jtrr1dKc572Vd+r0RV/Jc0LFiStCsj6HqFsuG9RjHg4kT87T5MWVGsgN",
-	"GXSJ65dcEibPiykrU13orRbUbIFcENW/Fe3RYsbOembVMq+yOh6qUNeiqrLUF30XlhzcB6FTqhC5JDt3",
-	"vTBP6XtUxn6M3UgO+qzQ3FXWgpbgA3Nx/UGOsB0fvkNtdimBw7/ppvtM4XIJuYrjX1AheTIvl4CHcZxq",
-	"6cDCj0ROJCyRfJXOAxeY97PJBCfzFc72jUo8O+UKwWcdsWONrkD7USCfQa4VTvqaMuUbZfCVfLbIQn6m",
-	"qeYieqtx7RLBCgUgpfsZg22/K/Jfj+6DmgZnDbOulFVyIy3hnLfW8PTkg1mHTZYwqc54NhjzBArH95yY",
-	"gRo4yPKHHum8QpBhXCE6K/gpAnMpYBrz+YQwqcQPkVc8uUDWG4RNORM9bYnqzpPz6A5Sm9d1zGSnQ3R7",
-	"P4BBxLnjfFnzHqlF8+Ke6nuuer/E2pV6v/eB65R+WDavSULVt11uA8Tesgzk/Kw/UhaldPTh9AjNCYYa",
-	"Wfo6nskJgxDaFdYl+fPgvL8caIwBi3Tb3b18nu77y0E91fb/xy7yf/Q3Dfjo13Zz/+NnbxJvMVtFy7s8",
-	"LQU5OnecFkUq8TF22a3mtDh2NQ9tkGWu6XqfCqXmehsfLlTUvg8Lu+B29Ty/QXGJdbm+IoPm1nUzZ2SJ",
-	"s/20UPveFqNeP2NlXd+jc2F9ExLkZjfcV1ezuenN0vTLtAqI1emgjEdQs/VtvVrcTe6lLkxUtW7IHfqL",
-	"bltupEy33IBbeF2lyG3isGDK5UsXFYvp5yghXwkhXyMh70ZOBbWhhkXvcOY3ttIq9RFXcTvnXGkWOu1L",
-	"dnZumWNZHw+vqJBA/EurX1CmTgaqb9HYChh18xAugjceZP/GZf/dVAb5FmXN/YuEtRk549Ibs2e5CNCM",
-	"CxSyhFXXDAAZ9rxN9Ceru+R1Xht7YqOuaz0mVK2tGvFx5dA9x3puodCV8bVzo8Cw9qK+hkfkXPdSqMiY",
-	"WTeeau+vW52qeJh4vB53p6/dqBIIxJgUWipH6OALBzF3JQ+XVycokMcSncVtjJLqFmuF4Oxi8+jK01+Q",
-	"6/S0rK6Yw9lrCzHg7V6+nIq+r6lmz+zQW9QgKwqe5UJP3IXUWzfUbZDzleLctzbc7pHRH6Lx8xUlgIpq",
-	"UCo47jBon6f6NSP2Gtxbh+s9nHe/sXrrN1zaGa6aq+6bscH+LK60bzkFcKFimy84CBy9To5gQUu7vW/+",
-	"fqX9jTx2pircRuux/amM5Rv7z6okWSrsO8dNFevaGtRpTqVD5svM7DzLrM69tKJ5pZPMSOmCmwx+pUSg",
-	"ujVNoVbgt+Yw+7aFtRFEhU65CYGcNJPBkSLVG/64F0H5IPf+lE7CpcLN7yi8gTzzegs3IdyWCrW13YlG",
-	"yt3OoWiU3XLr2sxyJzr2mm5FA8rXcCxm6WYrk2T/KB5Fexyu4VQsHr8et+LNHXkuPN+ILy/NgVvTTZcu",
-	"ZR1PXfrRSo65gZBwHHbOlUCPx85CcTt5UsVtl6pjdyJa1vfdGUx9Ne/dgxfuW/TC3Y/fLU+za3ve0nrv",
-	"t/W9eXjnvr1vE35J3PKv1RlYfZm/MFNa3bo8eVw/OtejRefDhE+8xa8ca8V8IiSN4xW3X+2whK1z1Nmv",
-	"9O0HsV6t4Vw5NV33rPqRf4O6wOmZ6Z14cTGLSFm1CWUYr0ZPVQ9PUwU+nbbpruem/OUl7g1fvdBdbqvr",
-	"CLo6ac/RBKD9n5ItWfOoCI35la4ZCE9JdMuk/BTKWSwrV36ysb7SInlT88kdKMwg2Etc1aDQ+TAXIHKN",
-	"BzJrSnWA+mTOmWlg1Gm3dYFUfWrAu42KVYicTzzF4XEsiO6RMeEJ0f2mO1lLLA2o9oCpcfRdQSitjPoK",
-	"ub7uIMtJ0WIoD5nZEhfdS2lWUcPqvk+25XEpKf6Bct1u4r+LsTQ+wk0VWFhxa/EuEt9uofE+pOd+nVy8",
-	"onK80Kkj54FLM/QKCXcet9naXjknQ6+QYWt4wydlTk9flffartvOQnvttl8GT/A1nSiC2+7sbu/ZDn/6",
-	"p7aPlk7xaC0PV+o3X1Ks9Y68Nsb1nJ60OZ9zSUmFNV02xQs24Jf1eExWeEIsUqsqODnE9rLKPE48yNTW",
-	"dxtI3UzBy234fXs+Mnm0gJEPp0cBeokv8Xv4EYWSn7z/6T1MVW+EUOAJ1Sc0jqkAdkDThAyoYtFGPu7e",
-	"bXf3mp1Os9s9bT/ptdu9drvVbrd/cfnFFXrVhNwH4PMNtujTgiNT3rXny7aG47YaeB1LFBMsIJtDt8ah",
-	"zJ2o8y109ru/Rn4LNKU3ZlOtks2u2L4XX31L7qnp8T33FC7dxE11Xky3UQ/4h+StCkHo2/CNa+O/4iO/",
-	"SRPz0ahY4kUx82Qqe7qQ4BUW6YEVoP4cXY35JAC7Tvde1T57ZTVtzAYq0fJ1lHGhqoLrlbEEkaqNXlU8",
-	"yehvnas31jK0E4vZYECE0hdMef6PQXkzWWPQ+duY5SpvKAynKG/Vlo1ZudCCi7r893kI02UWtGCLsY+r",
-	"Ca1yuCNHdDEflYc71MMb+QsV3XtUzTt00eQ8jjc2fzyjBBoLFZ0ZxT1Zy52/sDlGIgi3YdbNtFMvrSxx",
-	"7xcIZKPKapUGby/4FcKmgiaimSTsIYyO37xHp/86NW4hJQzRi9PTt2hIY2J78yjMKdNTraA/T/vE1AWJ",
-	"h007WCPfsyAVLyQenkcQtYF/jqWcOjVTYCTHJe0TPrDE+TGAf/tDV7cnampsFAK5QVaeQyMLHH9UorE6",
-	"P3A8I7p+uCCXJMHxsnhIWXHSXKvS3c0m3hbHzuu3a/QKLSW0+ULVxnQ7VmI8CwBoOd7z1HJMiwGbs8PD",
-	"oBmg5jhIHKmwjGtLqquXI6I4fjlW8vcYq6NEM52Dj9zVxgrIMF6lu8FEyeDL0JDPwFoHEfrLHCpyaVmV",
-	"kGGcaneFjpLhSxBS0v4irc2SFZbRFfQ7e1mdYYw+fDg5vvw+QGNy3SjWF7Yp6/3uYDvaIbvDvbabrR6V",
-	"dl3c7pYUbLEtYN8rlGhs9glOSHI4U9LD08PDNCbroVBcDs5DNOTaBFAHxM626YgxS2Knl2JgWs2nvQB0",
-	"czWeoLoaBFq/6TdCWDLsD9gSAEoGOJwhXxTclA25bUNq4jemsFdNCWKJKSOJ+G9xOWiZ7li2bm6vpqZ0",
-	"XlqIS9QObQ86mcyERBFNyEDyZN5Cjx+nclA8fozGPI7Q48eZI+zx48B1i6XPIWSkHmIWnTHTvxEaJwz4",
-	"hAjUx4ML60R7/Bjytx8/NqEa3aB+gBkIicl0JknvjJ2xTitr0e9vAlrvk5hfNRBlkqvjXFOpngeCS7Ha",
-	"Di6s7RmYzgKckTOGEJqapOT6hAoBqhW5hoJZ4VntrBYGyP6uBxYo/PwlDBBofALhhCCjIYrGwRnrtpAg",
-	"CcUx/UTU0QpgpJ1L6tC65AgzzuhAvaO1Dk2XPUUiAgloEqaI6MPp82ZnDw14RNCMUSkCAPjZ0etD46Az",
-	"EUWluooAhWr0lqZ7OpyHSP8TETHAU8pGCr7tljrtxwvVvwFO034VQexsu9tUjxCfyelMt1K5Sqgktsdq",
-	"rsFqCyA7hfwKZZsg8vsMx7ZRRkvvWNhSO3rs7l7POSND95AOkEOtga0vlvLYeX9e1vQlPDhjqXQtjJkL",
-	"TBSm0PIyQBKPyoYOdCml4Ix54ZkQqb6XcXhgj7qy+T3AOCGU4IzlQDMOqFVgoRVQtc7YCRM0Ik6JNhSa",
-	"j0KI7cZXeC5K6sBbcqqHZd7dUFFYPnfQHG9izK+gbwAWqFiGHksz8iPhkiQQyzNgVeMqciwbNMEX0FaR",
-	"kStEJ5OZ7ipqD596aP4V6o6fDnWg71AnUJ+dMdMZ6AApAZbm8wmJ5yjtHzvkiRIX2YjnNFKDYnHOWdho",
-	"odQpomXBh9MjRNkZW+FFb6FQ7QjSDRS0M120kF6ubdYIwsLIy7Q9LaDlMNcvGxoumhNLHzbnapk7225D",
-	"d8D8oemNaD57CicPOpu129uDCzKHf5Cwhd5m3UnFGavrTQx0bCQlPhGY+HpDi2gle6faZFGQHCAMANmG",
-	"lyBkJ+qo6RPdJFX3d4zpgBg1xhxdh1M8GJNmt9WuBbVZEpsz0TZ9x/AYerubb8XWq5OjZ2/eP4NvsvKz",
-	"cAgWjjcnvtirdVpt/QGfEoantNarbbfarW2tYoxBU9gaExzL8Sf17xHx9d8D1U2gbruNrsY0TjsyDYgQ",
-	"KJkxcaAoP+1uKfnM1LGznS81ItJmrCeRsmrNrODtAU0MoOm222UKX/relu1N8iWo7VR5/ylOvfbqk872",
-	"6k/e6h6Xp5y/gg6X6rvu/urvTjl/jZn1LoNaslsFxBPTF1M3jnaVulrv149BTdjisbVX9FJJNKHvdAiw",
-	"0udCkknto/psSxH1vOpuEpZvUYrNU4ymtts21d3yDA8HaLe9jcDuv6L+nX2nAXjYWN/Gqq8qQPmeJJd0",
-	"QD44LVKX0YRCOVVEoW2R4nY2ymhFXA62oMNXLqtv67N7qn8pJaVTEsdCERH4k/LnIhRfx4sNYEDNGtPB",
-	"uIWe88JHj4T6jCS6rZ0p2C58JHakYHZ9ZyDQTM9stUw/frNXsnL4J1Hty0c/rSqzhGjnabGlsPqtWsL5",
-	"AqipGxRMoLKeOcbjqBSfmWjdlCHandWffHA7CsNHFejzedp3GL7YWf3FGy6fQ7riH0gCp/ylKD0ldLyS",
-	"zB12Mz847AaqazOXSz3lZY4WE43pE21hUmlYpLXIEjDum1wcCjDwlEfzzVFzfpaU1vLeFpnMyJcFnups",
-	"DIqy5jMlHKV0aMdJbDp6Gc0dtNX75a8KRHxke3Dfhls6u1WgS/t2vyYRxafz6ddlNU1hLpM53AQeHTF2",
-	"2KnYArtwdm191gxYfoiFnvx8sFssOYNyO8FzhGPBlW5vr3hjbcCANQNWTFhsy6CMGXXKhTaMEiKzAh3f",
-	"0m26lQDJYji2bbeG+5FAeEquUV3MRsqYIxE6PX2FttttJBoHinjPWJhGZkIkSHIJfhksUWiNCm3/6AG1",
-	"CbTVuiJx3Lxg/IopNOaT+uW1DA8UEAzkzxkLc1GXsIWecjlGjJBctMXcerduQQV6HPOrZkyFhNP+jIUl",
-	"gaNQKZy6WH7a3WWk7AnTgTcXqvLgOUBXYy7IGfPoD2C26jr6JGqh03FCCGi/4FXKt0yvh2rtC53TG4Ht",
-	"m649I7nG6XWIKAPSGoG5S7jYR928lTUbUEZ2+mFwxswfxZU1fOqP7aqum5bfTvcJVr6uQ3fw5mJg0t3/",
-	"LDSJ6pZ7AjQmuru8IQ/FLuAfpmoIsLgzp66HF2tVb/b57ugswnxyrGApnNc2G0BHShURZid8fagYuIxu",
-	"S1dS3MjcMlZEEW+oj5oYg8khMgQIh2oqXA8XKVPnDc+IGz13e2hUrrBTXHCVUkPXUjsxcvLn7//oXo8H",
-	"k2cj/K/Xo3+/f8r63f2Lkx/eXf5ylQvT52PzxaZQOt9VweScJOrYINc6xaCImWInf83ePvTcEmxX1sdg",
-	"rWezAoSMXBWBS0WUC493yGyoG+H3S+WbtFYInV7LtUwajWdj+y2Q45/O1Lk3be9rKWyWDrIclcXthlQU",
-	"y6H5lJRlttKIyBK9rlSde2eqzkmt96v5PNSXcfmw6IRA9bQLulmOOtL1WdQIkODG4SshmNcnVqMjEcIj",
-	"TFllv8YB2mnvaBcc44xAkmMKl//Ul5s48O/S2ZGCuFIiaNXXpG5qRD94Ob4yJ7+Dhu05us0YZZGLlnFu",
-	"zEfasTjlVBOV3xmNjrrv3yIZ81Ezex3VeUJHlAVIKl1d0E8kMCkJEGre29/rooRzSOwaN5CgI6bYTxlS",
-	"MJ75gXFJsi4xMR89EuhZ1N3d7eybUFIK6wWZh40W+LZnTNLYfgGpY2Y4RalQeQG5oE74hECgfCiNE1Ro",
-	"3y0SEidSlCjw8hUfHWUIWsmTklzLrWmMKTuAqJcg8u8zOWw+ySeZpe2lek/aT9p2eWese8Yuft+PfmL/",
-	"uPrn5auf9l78/P3s9PfOy6fv/0E7w8lucvSdZMe/7L47Ti5/uvj7GTtj/+///F/kHw4dftoeJXF3+u/+",
-	"0S//fPLu1bPfnlzF88Oo8+9u/3h7+4148hvbod3918PvLuPfJ7s/7YrfX7wd78zl08unv1+08bMPr5I3",
-	"8iU7nR0dRe1PL/Z/Oh1+evHj9Wjn74CtTNoUVWOvNDEblG2L0srHBEcgHz/XjiDedsSZTLjn7nKoE0UC",
-	"NMHXTTwif++EreVAPMQn1otPqE3SFxIX9yq9nJZgJqY4IWwwV6zniBf1V0G2cCaokOrd8vDEmGTiwvnA",
-	"NIYbJnxiJiYQe1dyBoXq5zA1IHKPJA9RnUymcq6PbfMuFait9BubEiK5EiU7Nr5m3tKOFz2IsijVf6nI",
-	"rsGnCHKouFxyOMtfUAZ8/PGJWDTzOFJyKiGkzHRV8NaK7lyXHRZvhC65/rloghchUmracogk3yA8d6n/",
-	"FLamRFwt0GLrIeC5pkB5q3s7jk0BasunPjmCyLUkDKp3gPdmqVyhbBDPBMRATRbFl2ryBc8iKtEUy7Fz",
-	"tUR9/0igmOBhWhPUgXSB4Z2edvANtgUyHJkAVkPIuDyH6h+QbqNMqhkDb65TixtBOQDrkrSpQzZdhXGp",
-	"E/u0ejcnEtWztyBvJ31o0gCwSQIA4/2K22JpkDW3RM05sTitIqoW02tToaCQm3MVmjHLBUOlSgF3LRCy",
-	"5ZeIg5TmbikM/oz2yZ1LjwLJr6+JXJDlGog1OIzLOQHLwwoAMEky5haBBUG9pI819e6Ix5iNICPsemvC",
-	"oy0xm0T9LbBv6qEO72iTSWsZ36UZb2Ah5X40dlSWDddooXdaVUZizGdxpLPdqMw0JBvSCUBqpD9bQ0eO",
-	"yVwLQIiVQS5ccmmcKwPOLgmjhA2Itq9M0hGgW0jMBgSMLMZBWF+Qebkk+dFU+61oKVUxjb4bRHtke7iL",
-	"vzv811U7Ttrxq5Pdl+L62bNXr2j37cV29OlfJzvzK3zY37sg3Refkpc/zt6tb6K42/9w3N/EfvAx0Bqc",
-	"yi9mU8eJWNGDmNUIlTppQB/Z2SErUT5xVh3GkAgsJOdpMJeoQ3OYdvyN8Nxm2KK6Yqk+l+NGK5+rbNIU",
-	"xuRa16UYk4S0kE3fG+AkmaPw2SkehSbpS2f7wnEf5izeULNsqDO3cVadKzwZNt9wRpqv1S8hGhEp0HZ7",
-	"x8eBOtXCzS+5oQ/yHRlWiTqa87laiPJQ/MSqvHcyVMuF1d6tI3TdDBX37uUyx4VvTvP+Frxs3/0S1BRt",
-	"rPoG3gGgtiuqD695pMsM3quz9k/qes3E3WdFve6lrV8/fsmn/XJ+gWbTksQYLd+WCrytz7kLGdUEoNvp",
-	"Zw35x4dWvrXQISRbCDwXiLPY5MtHWGKIeIAR09M6EArhngd4X5Qxk0stzbpZCBTTS1Iuo95l9RfuVkTZ",
-	"iUw9tj+5SCsp0F8i0dze6w8C7UGgLRNoTsGUW8gz9Xd6w6yqdLMZdzeSbY67BgQXqF6aXQqF5OdKDJrZ",
-	"pljo+cKszBEofFDG17RNI5EzuMnzQKFpbKvMpT4hDJHrKU1IFC6ThVCA5luThBqsv4rc9HRJLpWa6t0H",
-	"mfkgM1fLTMPYpRJTp7xqkhVbYyrgdmBpJD6O8xWgHgmUGyGA25JKBjIuA5tbA/Fwr/ihQr5xvn9h5r9L",
-	"m2txumX8pu+iumtEOIoSIgSJbPwvRQWUJSis+l6J/4+WS6L2H+FVROXQb/73MjI2SeJLPa7pVDMGJJsb",
-	"AdWzlMNLT/6oSBNIU01DuHXR4MIPT3ShcDsU4sNGnjiy05smupRCGZO81St6U0DLnXGJb75lbPLBh8QH",
-	"Rtkso8hVZLs2o6ghmlgX0PRfL3uNkwthaoV4pizUA4TnoN8qQz5tgqArF3jTFdX4h3FcIDQc3SVxmznV",
-	"NMto+oUFP0/VdjEP9LqEXhWKVwt2oJe1ifaz+ydc34JhVpAwZ6QCME66rUPWJvKUI3wjuZVVWErYLlUb",
-	"ol4Z2nYnKQlqF9a/NLjtXCLZ29nUHZLqbLaKx4orfqS3QVvKrQfDYeM8qdggR8cVWRByrSpFxp7TWELs",
-	"iU/6lJGWSW3bglw2aJdi0lqENMWREfxP3WQ4XKbRL9E40M7emfi77gQbognBTKAwVn8c6MJCoelsItAU",
-	"J5LiONbdigdYkCZlgjBB1cfxXA3HEwl+lDACJ3Ld1UEagR0RwmM0ClEdi4HWhRqQkKfBCVG9P7f1huAK",
-	"pPqs0UrjdTFVSqLjkaZEICx0ENwf9AN/tzesbSr4O1X/79ZP8zzhk2MsK3ldTnn6ZtGDZjzxGmNoCGRR",
-	"lrunX8oFzG1xUdMDeGk74AqAKiRo0qyyrPc8kVXee6vrkFR67z39RKr7pu7DSZ9vDeERz4dplyu31+WD",
-	"VL5fd47V/R1RAuUjfSE+zVdL5HblAJ+V41ik15/yDVIP0kjc0Lxq+2XVtXwGgQnphWFDu7bN53ANG4W5",
-	"svIglKGwb1peaKe9jaCaIVRF7M/kTQvBGDoH4L45L/eGpC34/HWAYbWoJV5Ja9qu6/5QD0J2Ix79tUQs",
-	"EOjDBbc/kkTWAi/XPnqJNNaVAiup0brJn3Er5oOOajrtkTHBQj7Uen2aH4QO41hXcE2zuGiqHuvCtEXt",
-	"+MAMmfIIGtFLwnStQhilhcLc0REG6oc0mKr+BE0/gGsrwRkLFWUbXTptAhBCpY2E6OTPA/T4sSlECzkc",
-	"uqFXBgM4UCFfHgrbhqYGaPj48Rmrh7jVbw0y9d8+benfDzRCTPfG8D+/HjZ/wc1P7eb+efPjd/Wzs1b+",
-	"l8bjv4UBIuoE2mm3G60zZq/72wlSvwCgFvLtjEtBDHCME63TY53hD5FgKNY5RyQmE6IvMWGGoLsDlAhN",
-	"SICgrDFlAlFZZiulVUh5krObJJ0QVD95/xN6stfuNFroZ12+3tSXPGMf3r1qEjbgEYla6JBxNp/wmTBu",
-	"DWEbQ7rNvcpOZpnMyEHx/C2ppBILboeGUlSws64dxCIkCNE3D0QL6U6WpgQLmGNnLMy62YXWWQ6GVpg2",
-	"3AtbitAk1nHxQuvQdM/qijOsiJVjcsZiJWHgjtkn0si3GNV5yepzIFqnN2emnvgUDNuRc0MaRl4SvNVs",
-	"GywYtIayOcsrZ2qDyg7/kobdnr5ZnsP/hmCBiFoOlNs28RYg2Y63tgQ5TwyngLXNk/T6rSJoqgEqdGtr",
-	"d5rtzikU83W6tS25AOe5YFbe0u0mMJsCQsuA7nSb253T7nZvd7+3u9/a39//ZdkdufVB3riCdpeKV6Gl",
-	"81Kdq9iC+EH5ugflS2/Qc92Jal3dS3+8qH35jGF9CDn6lxvLbdpYrrKIbSWjL1t4MCBTWR5N+Elnpy6W",
-	"DfKboygiAxopjQzGhXK5CYVjMt9zx8hJe7kIBn+UpYahUFdPaDrfCK1bKT3N+hphHVB9Ml8glM+Sgffk",
-	"0mDlK4/aik/rnWLmu7suHqIBNpOtCi04yHooGfRHi1fonc7VyfPlYlQIXlRg+4RAV5elZVY1eys1ws3p",
-	"8AoDlJDhTEBtfluxcPkqDlwGztWWe5SWGBISzwWasbTjHvjUTLkkUyNMi5vI8aHt+6tvq+XeD9vfaTHv",
-	"B+78amWAoMHMprjTlg0t50CogyMWXMBO7SFl/PZM8R31WlbvTnjrpRqLUv3+4vT07Xvoh9dCPzF7+61w",
-	"u8/WV07rQlq/uKlMhQ7RENN4lmTJ2JAHk3YnhWssLWjHp7NIBJSMhZu0u8pw3W6jCWUzpR7UE5yQeI52",
-	"nqAxnyWioZ5DXVnCfBztNtC7o7LOvh59lWo6/3XFwF+qKLOmj6zCH78kiSJ2w2eKx5ZVAytpIVguEd7Z",
-	"HlnCbeVjPXKz/oRKJRdMCW+7hkfCdnetm4u0SukmFLxUyiDWl2MHWtxQqQv2CWkK8eZaOQW2yQkfPhJI",
-	"Gc66Wl1alkI43SY1eGDHp31YkJA8SSUJTl282RVeuA03xQLySZV4sY5a0+oUbrrp3shpScKEYMGXSInC",
-	"vdM7FRclzSQ3JTd+NrK4suBwdR5rglYUIPl+Q+7HFcTCB0GSB9Gw2BMr7bCYSQZXj1iUD7l+muXC4bB4",
-	"N1+xdqDr4BRacFoQTFFPx8PcaJVwkHtd507Zx9d19IF3/pq846faNRgn13/1xqyTb9lqwSjnFPdC8B3z",
-	"iq817QO3/FW5xU+olfhFmEzz1XH6nxdKkYnixRbvrTc7svn+tlHDeylTYmGtUMkd3ntIFfxaiSlpH8/S",
-	"2Ih9YwXdV04XXMkHzlV1O+QjAaA5N+L9zGIF+4Z4Zd0cvvtIxX1grT8ma3mSvm7IWRUrU9yQz5azl5r3",
-	"KzHXemUg7j5h84ER/6iMWCh14GFDl/twFDVt6GJ52G8mSGJ5ipq7y6hu83V0aw5y1QBXvm3cZsL4TmVA",
-	"FqFkxtyOISkjikW2PIyiYwvcBhTDzVtcFrpNW1l2XPEQEPwrWW2HkdsQD9VNqJ3F88bSxo4uR5ueqemJ",
-	"XMrU4WAmJJ+Ebk5qH5r6m2aN73V1pm672252ujbMRxMbTXyUJSKjulqrss8RZyaJ7wCKiaulolChJBQm",
-	"53k4EyRqHKBwQiZ9kogxnYYBMo0lzi/I3CRLJ+SSX5AQDfjEtCbpz2gsm5SZc1y00CkeuZWkGPTn11FF",
-	"by9kgGxDRe8+3mXbWAvjV+oau14BO0aunCJ2DyLrr9iC1mMCLBdU0LAsPeeWFanJEgrdNngi7YmRtStW",
-	"Mirt+7z6RtwPRGYn7Z14nv6ix/wftrCMh3DWIugsbJ/Ltov5qJzE37huUnS6+nInXBvJhb8P7PVQuLcj",
-	"iMkFME/NhfsJjkgJF7i+zRTqVwrouzaDv62k+eLyq6XPQ+MUdvfXwm8VD/njd9uTxe6oCu/LPLu+qIbL",
-	"sAmZ8EtS0f5d5En9ea62WX+uDeMW2mnvZxflwHY2fWSyt/0ZqWrMB6P3QYP8y2iQmuRvbffq62JNp6d2",
-	"eSWsC+Ba6BOdJppBs3XbQUpnpTIuza2orAzyYJYkhGUZagsc/AHguL/eDydDty7v5rm9sJ71mf6r9Ihw",
-	"tvZBmnQrSJMEupXRgmLxlxJEmtJL1InlwuezdmanKoXfDFiWw6tViWJav+f6mijk26eNofWVPX13dvG2",
-	"jb3vY7KQkyxpWH0L1VB67qgxwQsA6Sxc04Ub6TJUBiqlDGHKRMF+UYOTeAi6D7jmFEAlLbs1DryWyJ0L",
-	"UXNh4I4Da2p9+ctG5VLsn/a2hKao6OFK7ugbUVNK+RNMkchePSlN8F8W/Aaequa+P3QPOe0e13WPdNUp",
-	"TzDNjP3NtnzJazLfWGeWByXi3pWIr3fjVjPKTZzaCwwdRSZVf0kgLo2iUYGgz4mue2Eu3HhTWFAdowkV",
-	"+n4eFdBBm+GJOvPV+0NMY/VviONBu0ySNFroDcRpzFXAxIoKNGMxESKtYwdlQaFenT7N0xRSU1AHWkqh",
-	"uikRtO/tZnsYRV+lncodGUHpcr5aOK56XxSWbvKD1PoLZg8sZADdVGCJJbpHHOvmJoxAF17dVhwzofQX",
-	"zrTYAH/KBM+VxNAFqZ6g1/Rpq1xWiD+ZsBBfSVq4AFSVFeJBWPzlhEVaJq7tFgjgbB3HR0F8RGQjJowt",
-	"ch0emJu8pjoYZrr3NRuRRMkVHEXa4ZG2oygKl+MUoAe758HuebB7loiEjFU2YfmMiMzuWlZPhqh067Ll",
-	"y2Fw7pDcbwrDuvz+kPLwkPJw65QH/42bVRkPRSY1QdPVR/WRCYkWnBHOSwGaEIkDJCXYBrnaucpGKMRb",
-	"/wk1Bk6Gtp0+xFZhEkQFpCrpaAMdLnS01r1fbZFhqz7UdzpdXWT3igridUroAM8fRA+4q0jujRKL218x",
-	"sfghjvsQx71ZHPfWOkzuLqLRaKDsysb0GdvC2KPNmGt437Yus15z6gfN50Hz2YDms3jFcV29J8/YRiis",
-	"DNSsCLkeZMVpdBn9NOEzwUOpozT7i8z+Vs/+p+g+f0+ujOrBELO1kADzEBL5izk0DGelHHjL0EheaKSm",
-	"03KZ4Uk2PYA/sqgvTkjVsG+r1Kb50wmPu7N/1o7jtr9aHPfB9nmwfW5q+6yWdRKPCn7a/rwp8ajUmHlF",
-	"L3P9F0EFwkoJYhFOIkVBNj9F4hGql9/wDtLr3Q1EWWYeCa068SuWNm8gUVpZOr2yjlmEZuyCqffUAt2b",
-	"5RqqnXa75K5b1kL26fwUj1Z1oz5Ml+csLd99Jlulv1O1hFkqd6eeUJY2/LnfXtWneLSyU9/peJEEdO3/",
-	"0c3F1J++nsti7ZaUuMv5CWnC8bXR+zxN+JDGBLo2RDRq2Y328m0Y0ah3Rfq9zxGNzsdcyC89d4QQJUTw",
-	"+JIINCYJaaHQtaleEznmkdvN2XyaNmYhCYnQs6i7u9vZRxdkDu1Sw9ezWFIo51Ank6lMM8eZ3zv7A5HH",
-	"NDrmg9lEEXKFJvEGDFTvY0F2n/TloJFnzJ3Ll/svP3T6L18+2997/s/3L3+8fCF+8zNpho6lvDrFUm1z",
-	"rVf7z6+d5v5h88XL5pu3zV9w82LS/PTxcyfY2fnyt9r98q2LtxKWPT45RpF554FPq/FpEW/a/2AIxWFM",
-	"XYRMAm8Wyjj5ajiR5NJP04q1FHMi9YpO5aQim70eTvAFQcmMhfAGEYgzpLQP9KT9pN2oBbVZEtd6tS1Q",
-	"oQ10i52bCPiv5lmhdKjcHiDo/Cdsl02e6J6NOIkpSdz7boZhTP3cxV5uRzyOCSSCiXzPbF3+yeRywOy2",
-	"ZbJ6MMUj4hSKVwoESDxnSi0BF2f0VIMzTSZhpYuVSM14aXGs8oZ0xaaipqNihPpzNKQkNg03hDOq6be1",
-	"OKbW+/NurXp6E0fX2+eTqdJlsN6URnq7J+YjkYc883ktzqTvsyxcT3DULNuVAJ3+61QhHfoSQOuPQG99",
-	"ri1Xf44w0x0ss/aqGTTmjsMiHG/cZiemiMGApvXKsutJkQdge2XJmSjfPMVDetAilI1M7wLMRrkmQiIo",
-	"oUZNdhPM8Mi9NuVObfVnD7IdEZEWJZkJkohHVli4A6XSYnEkJXAgj1LRABvMrdPT9KQF9TkLeEZ8ILbc",
-	"15sxH7UmUSPHpCPPPC8IjpWmAQjAEWVE5Ah4LiSZ1L58/PL/AwAA//8=",
+	"7L3/chs30ij6Kih+u2XSGVL8IckSVVv3kyU7lmM7XktOdhN5NSAHJBENAWYAUqL96dZ9iPsu5//zKOdJ",
+	"TqEBzGCGM+RQomQn0dZWLJIzQKPR3ehf6P5S6fPxhDPCpKh0v1RGBAckgj+PcH9EjjiTEQ/V54CIfkQn",
+	"knJW6Vb8ybQX0r6Hxvi6jofkH+fTZrPTlzKEP4jfqHgV0R+RMVYvy/mEVLoVISPKhpWbG6/y4gwPF4c9",
+	"GxFEmIzmTwQK6JAI6aHfp1ySYPl4N15lgiM8JtJAfyh+ZEuGR1ggKpGQnAcISyThhwDxAZIjKtDHsyMU",
+	"4Dmq+v/+97//XX/7tn587Nca6B2X6IrKEfJnJBKUswsawFLJNR5PQgVTu9nerTc79eZ2xatQNevvUxLN",
+	"K16F4bF6AIsLzlKrGfBojGWlWwmwJBUvB1vHfIxpzoIOGaJMkogRiQJ4BlVPjt8JhCOCcL9PJpIECLMA",
+	"yWnESIAkR5Mpm/d5QGppuM1fjT4fW8AnWI4SuPX4Fa8Skd+nNCJBpSujKXEXMsbXbwgbylGl297Z8Spj",
+	"yuznVt6yXkZ8fKzWvLCwF0xGlAg0nSicBIgzxCOEB5JEqR3Kw32r3mwV4H4QwerWQf3J4C2W/VEOC5xX",
+	"NNEbUtCEf17xu0BO/RFmQ4KoQGMcEMRZOEfUkBcVSEgahvrBaRQRJpEZBlVJKAjabrUzG3ReaV43W/vN",
+	"QRu3eu1+J9gmO4Pd5rPWXnu/g7d7O/3d4LxiF645OVn5yaCu11GwX7vb+Yt/xxkpQMAhQ4qLkUIqwgwR",
+	"HIWURAgzcUWiA4TRWL2IhkQK1GluN5bApqZZDmCr2c4F8R0ek5c0lCRahPA9jiTFoYf6WJA6ZYIwQSWd",
+	"EaRmNuBVsUQhwUKijtq0CPeVEKk1CkgI/imCsb2XIvpOEcBigvvkJMjBKUAGP1/QAFX9gAZdMet3G42G",
+	"X1M8oEgmfuaJUGRDB5QEhv/TNGPf3nk1JUfff9yL3v52/eJf1/T99Hjn+XE+n7sAbJTb44V/IINve+Ub",
+	"XfZ7PCR5pDkkiE3HPRJ5moNaRRQ3UQO4EARkgKehhPliAUaZ3FVHzhhf0/F0rBjG/g9gNF/GEKpzY0ii",
+	"GMRT+jkHzBNJxgJNSIQUFMsgvBBqgFww280VcK4E8APp8yh4B7MtEk4EvwJteGjK6O9TgihDVAoUkSEV",
+	"Mpo38ndcv3lheLp4z/8WKZKt/NdWoi5t6V/Fljqq5gCahlRPWAyr/j0X2pgAC8HVL28W4N+nRMh8YRSQ",
+	"kAzhANbM1sfqJxTpd9IcZ8+mujqc6s+CbVLfG+w26+4BVbQsGG4NeZN/Wp3ySOac0+po9xEjV0RINKCR",
+	"kAfIV1P7oBn5NPARFn3CAsqGB8gXEsup8FFvjtSfxFOSh8HmFDGAUDPn0r5VLAhT1P2r/ajnsAN4FRpU",
+	"PuUt6Yyvox/1yIBHZJWC1GrXO0UKkuRrqkc/aa0ln3ysSkMDwqSS1ZHWsI0W7urToBX7RfhNtO1KWSo3",
+	"gGnjICJiwpkg2jaYqv2UhphfYhoSgL7PmSQMKAhPJqH5fes3wUHzjrGongwUVFOGp3LEI/qZKLjGRAiQ",
+	"9ZkZ0EBPcVOaQaOIRxrwNEbfcTTDIQ3Q4fsTdEnmDTXmcxwYHi6/CMADZTCY+nOGw6m7MvPTBWWTqUwt",
+	"7UT/guCXLoJ9QrHtheKToGsONzSeCol6RFlZYy4kajWbQDjJYXuX+eNRQNGmQlA2VJxAxhM51yi8I86V",
+	"zWgElJrDQAaYP+JsENK+vBXx9O3L7urs6aHgD/mcEIFwGBEczBG5pkKq+dN6UGUzKzTWigVKaK50zRMQ",
+	"haiKteos8SVhntL6KcN9UKnt4eQhHCPMAh+QPg1IUAO0HZtDRZTAW7mlxSN+MHxetEx+xcBACeKTTViJ",
+	"5Jy9yjLlUY8GAWG32ttB/La7ufGYXTTnUzDRGde+Bw2XsnBjwGJfxMa3Goeh4ks8h+kDrqepqg/Z6R20",
+	"eAo8YHfFYgou9XwY8iu7ryfgicChnv02eKNmhLQwZWjKyPWE9NVBR9TgiPeBLDchU3OGh9W8tQCss44E",
+	"an5ZHjY7VQ50p9N+nwgBEL3j8iWfstudVYlxxbi8GMA4LpZj4wz2Vf++GXrTDreqIm7G5YhEQFOBojo2",
+	"rKGAE01LIODsQt/yAGy7ZT68EdYvatkVIEFZnwDRgltiSGdEiSfkp/wLPkzxHs9DjoMzzt/gaN1dNiid",
+	"6DEuJOcXIYySFuVaBPZ4MEeScwSPoGpIx1SiFnpLn9c2hGGYggo9g7KTMbOciaow0wHaU/+ggdqFIKhr",
+	"u0dovn2vPrGA3lEbmjjDXBiVx0WIO41Ribq5DjAq0EpP1yaEoW99Yr6WcgjHIMgRllrGoZAzhVQD5IGi",
+	"OEW46AoLdBVRKQkDLJ4SHPVHd8CfI/yIlqAVhZ0AS9zDgqCABlrmgnsNFAE6TtPcP0Eb25i6qWhLwLLM",
+	"mGah0Yz2yUeGZ5iGuBeS2yrP8fvuGuL1ug9sZi0JKq3M0biEZZ1x/hazuWFbcas1RViSC2DwDO2fcY7G",
+	"mM2tYiQ2sKIP6pQ2kym7yYndfCAymtcPB7lO0VNgQ4EkR1eYytzASuJ7UfN+dO2cjRpK7shdZHV7HsWq",
+	"PE5bUpJfEnYPhpQ5nqx2D19xhjDSYS6ktFgtLD8yMZ1MeCRJ8JYEFJ8Bwm6Fk3igi7Ea6QJwn8ZO/AiC",
+	"R5B6pIsEYQFIThD8WKCFGTd7rihOEUpCY4H87Fz6PP0oSHQn/WQqSFSgmqixN66VXJL5E4HUrGqFARVK",
+	"zmgB95Pj6lpXngP7DeKXsnat60XLOyPdqWM5fuNVDDtsxlS+CDm/nE4urFPEMZ03aDGrN6aKcnUcN5G5",
+	"EHXxrEMfgMsa1j8Zz/5tle8UGoVWoQfTcCMauVqdRiCKEWgiEUpNj6fQriYIwZoz5RhLnK/P+upk8q3J",
+	"peO2iQ1tziivMon4hESSaiozvmvtwMk45rzEVVz4e+xzzY3PJ27YX7P+2WRgzwEicV/y3m+kL9UkqeXH",
+	"tnkuCoxWwwdm+SD8S/if0zgJDIqX7e3intw4XLMKF/ZBT8+Vu+og0PEKxy2HA6344vC9A/AAh4IUSl6F",
+	"i1hX98BrwRmx0Y7Ur6KBDnsgogeUhOpwx5faFBIkmpHoiUDGIy08dDWi/REiWKl16mn4MYZAO3pEDm5d",
+	"KFf5Y5JHgYEkpqFY9dbr0x/f/RhjcUxWb2X6DTeYUz4Eon3xJC9uEOGB9JWg8kM6I/6B+RddjQhDGPDd",
+	"cF376vmKV1EP5XjzvYqU4SrAzs7eqCe1SJc0DBe88HWj9bNpaJRvHSdZxcIJbpbSrCgtpYLAkKJYIaK0",
+	"s1mS8UoKOAwCYuAAfGkocRThecGKxIrVbJIFRRdNJ0ptbjWbTbt2Tz1AAmVvK0phnJGN4CEtQW4gXnqi",
+	"323ZkK79vCFMlRTPjtC5nfxNk1pa+DqhqoS6FIIr3kYEc0xeC6v8MRGtYP0760T9iGBjZWXWC7rNSnGo",
+	"n7rxVp7ZtxNgxmtRPiJWLBtcED27vGSGPKwejUj/0tW4iinp5xEBB2DKsYz4FTO+FzedQx94cFbl4D3O",
+	"h1tAYvFJ7lVmjl5pfuxxHhLMlpBT/FLu4oEynMyWu4obTWr1VCbAps7h9Y9US4oJWx72tc+pOOmp5VUm",
+	"WEoSqaWdn59W7nASZjal8PjS22CjZxvbhTh75FvWrtbfVYjiXBgPcTGXYjZX+uYYz02YV46SKN8TYeXz",
+	"AfKVBrKgFmUZzMukr6ylopWy2tKrlEUJxvpxJPGwi/z+VEg+9lEVfK16F92V1HRUTkjMAqzOBjxUe8wF",
+	"Qb0pDWWdsnhABz06ZWQqiGicM0dH1NOBmT7ukUiM6ESRAniZLi7JHATwjF/eTYFcEPAu3vP4xwZQ8xFW",
+	"EJ3EaImUgkP7Aq88G8/omAiJxxMFBhljGuYfjVzb+BaPAJI6oSzgn1bpB3psM5KXwLcMHZvRHmOcqQMt",
+	"ImM+I/F3OgIyFSBEAMRFVMZYcbIbCfnvdMJ2bCPYdabSFLfLYWcZLkobBklkvcgsCNwEgFIKcUyfC1aB",
+	"l85XXWm/Z7JbE1CWrn25clyQVbCUP8poymnUb9hLcZw+cNKrehkRgiS5lubs6oE7htlYrs3l2W7u72Zz",
+	"ph26Uz/nSLFjGhzz/nRsvHqL+Dw+OUaBeUIj0jDIJOIDGhJUDWjQvSK92iJe/xv8hdcyxS+/VkZSTkR3",
+	"a+vq6qpx1WnwaLjFxFZAg61Zq+IlP3doAD8K0p9GVM63xtNQ0ksyV8998hJqXZTNGbLEQiioOHtL5IgH",
+	"KVJf/XIq7LHeu5oL0pnQV6TXDXkfhyMu5N87h3vNvWZ3e/Z6//XHVu/16xf7uy9/Pn39w+yV+C1PXXOd",
+	"bznLWW77BD8tvr3KuI93EZaTC8ACkhZRnkv2ufDkWoMQBFLU59KjB/EW5L81dOEvkmBfX5oKdfBtAZl3",
+	"3J//uiTzeitvl7QW8QOZA2w9LDKq++fdt5cj/K/h81+OZ1weX77Zae88G2D6WdLv6VH7n/KHN99Peoy9",
+	"+F7idsB/yFXcTbjLnsMWDavPXxqb8J6LoVyw8zfOmtrZLNPnbw5/eNHu1ds7uzbYoLaNZW6SWeWdMvTh",
+	"5RHae7a3g9Sp2UV+89pH36HdbaQ04qiPBUEjcq3eo1Jkspyv95/tEzzYb7d67dbes97+7j7p7DT3mnu9",
+	"wf72oPOMbJM27uBeC+82B63+bvvZfm93t7ezM2hhvENwxbWP/tO8/rVZ38f1wacvu9s3f8vDeaIJ50pL",
+	"yMcDOo2VTx4Z5byLQqKmEp5ZjM54blz8v3XfU0ptBI52SPbD5ln1NjzsJTmb7T1HzGfujdlMxTWswv/8",
+	"elj/Bdc/N+v7n5I/FVSfvjS9VvtZASJsYlmxvkVmylCB/Ikuwmg0HWNWjwgOcC8kyDfnok78Bq1efT3G",
+	"/RFlxHmuzwPiN9DzCLP+CHFmvjkABeeKRwGkmQ6cAZWVpBORtMKfFQkBKRVPO1IP3sQZINmlHoMnXe+2",
+	"Dg+aBI1GHr4cdSFr4WGJrtTpehVxNvQgL2hCuFInU5ublxVW3hEHq87j5WSpuZt5SfVVTMXC6knPbhTu",
+	"R1wowzMkWBCBqoIQJZnFFjwnGuOg1kV+KiTqo+p2s6mIIc5S9pDOlYCUeUU4vYjgS6GTkZRown2pzZ1o",
+	"GpKaB7c9s3HbZFwx7Y2plCRYiAvGMU94f65GclMhYIhWF7FMNgIER1dlI3jIj9NMYaCOyabKTe9Uj8fR",
+	"dXh8u5sk4qP85LxMbp6nHdxIEbaOw5mbsxMsRzDBYo6hO1Xi8dNzmFRm9XZmJkBUKiHAHcdgKSd87yGu",
+	"x0xFCwkLJpwyCUgYw4EPAxsHCAy9001gMZnWWigarOjX1AA2RRpe20/d9VyVPa1ez8mSUyO12l10m3w0",
+	"GDKbhwgDGnKwORx8ZvyukDGkKTEvAQXe3Um/q/ZlMe9DjeEmPKk32woh2VynA6TY1HeSkuBdm+/mo+oO",
+	"MNJiIq5hGJsGBk+adRXlctXS/pZsdkR+AkYmP8lN33ZTUvJzaHMyV7IkplUem+6fnyiZl01amCOUSTRz",
+	"UgfdrLlPrih3IVw4Kb4nTPE0ObsunaUwNK8geb0sR2FJloFXkWqd8iJ1FWTxIW3MLT901EN5J42zsLIB",
+	"LruwesBEXV5LJeIZuUKQeGNFnuQTFJIZCbWsNj/aVwN7EyvlMwuSeyTMIPN2foHsbq2IehgELly3JVfh",
+	"3AFZL6EKF+RAMa41Sp/1+aiXx0ysRLy5l5eS2FlsQtryUm9KcTyIiotlYZ/lqFvhWypJnIlGlPU+2ZIK",
+	"Upu6Dqh5GHX824UeSZ0MkN3rQURIXe0pUmMgPaSzvckcb/jwiDNBhSSsP8+jm37yM5pEnA9Qj8grQhiS",
+	"VxzJiCR3amSEmZjgCJ4N+XBx40ZYjHICIEAZykrb3d9tL87oISX6d3VFAeuFiD2gvXneXcVFR0lu2Pko",
+	"O9ca+q5ZzKd8tJ6wfjgVue42KONhfjU4Vf9nBIUED8pjsz8i/UvQdQoiH3TISICSx7TSAxNSgfAQUyZk",
+	"ri1RaqPwNKASlCi7Q+ZuOygeaik6gQIiJZzLu+2fGjAfIJgK3JfV2NTXhD8A48JDNBCe1a7iPy76fMqk",
+	"duSCy6CWi4qQDy8oC8h18eRPBIInrI5rdmvhEnw23bqAKE/SxJGLnIiYK/gFO/+ZJHRESHrjlXytakXW",
+	"UsYT7c1dCXEhMyRYcoEzuxbTk+fSbD7jKJPKHiEv2IyEfJJ7sz5rfIGfLv7S1L+hS5IGywvURW0oO3k1",
+	"sa3AFqBSKN2f84HSfWHNSkvQMdURZkGo1aeF9Zd2+Rc6+t/i6PIwDD8QHJTV7cY4uoSMJmVpFip3eDAA",
+	"XT3FvCXpJH53BcRllTYFsbJYtf+Hcekmi+LgdnpWFnMbjsCo4dfelaU7UqCkUHGhXstXf9QvJk57izxD",
+	"r3JdH/J6CdevBSKZcRlO1t13dVZucNfvbcuLPHKpmDGzCwSzHypHCTwX6Ep9HOHJhLC8ZLTco4Nf3kmJ",
+	"f+eaZoUFexCASZIDdVH2Qr21qlLpBST7g0QckevE0sioMjrlbt0MAvtab77xIFgmQyedEoWOeDThkY1E",
+	"Lb68ZqJgUFDw7Sx2bjmJcjxCikuX1XNbkS3sVczO5KRB6+CI2iojhz6evazvIaWlxYo+oB0cVXYzslGT",
+	"TrvT7LQ7u+2g0+q02kGn3WnvbHeanb0O7jQ7Tf3fNoG/mzs4D4klTLmNJbitNAXXKDW1GKkDLW4FoO/h",
+	"ITdtCtTTUqdtnCoUQ7nbbJbSP01BmXX5bt0U1PiNZFExqK311c7YkDZJrFk72+axuqSdEhYJA3iu6Enh",
+	"I1llFvo0aRo6XNg4vSl295dK27TWuzIl25HEWuje7uR751aayD1NknhQRGREyWwzidnxsIY+SucaJes2",
+	"G1KcdLSRA2XR7OIShxd28vV48965MUeav3OqYHmIh4H6FGKRNsVLsvDSFI4UcxWzVAaBDuwaT6XIpRSj",
+	"hFSYW2WZIoIwxB05JkW4RdxjH9ow8zhqb66W5vzeXXmnTl/0lTwlVJy4IiTrc4i6pbJBc8zDvuTRRZy8",
+	"uFIDuSWDLnH9khlh8iKbsjLRhd4qXsUWyAVR/VvWHs1m7KxnVi3zKqvjoQx1LaoqS33R92HJwX0QOqEK",
+	"kUuyc9cL8xQ+R2WYj7FbycE8KzR1lTWjJeSBubh+L0XYjg/foTa7FM/h33jT80zhYgm5iuNfUSF5NC+W",
+	"gIdhGGvpwMJPREokLJF8pc4DF5jT6XiMo/kKZ/tGJZ6dcoXgs47YkUaXp/0okM8g1wonfU2Z8o0y+Eo+",
+	"W2ShfKYp5yJ6r3HtEsEKBSCm+ymDbb8v8l+P7r2KBmcNs66QVVIjLeGc99bwzMkHsw6bJGFSnfGsP+IR",
+	"FI7vOjEDNbCX5A890XmFIMO4QnRS8FN45lLAJOTzMWFSiR8ir3h0iaw3CJtyJnraAtWdRxfBPaQ2r+uY",
+	"SU6H4O5+AIOIC8f5suY9UovmxT3V91z1fom1K/U+ywPXKf2wbF6ThKpvu9wFiN1lGcjpWX+gLIjp6OPZ",
+	"EZoTDDWy9HU8kxMGIbQrrEvyp8E5nfU1xoBF2s32bjpP93TWr8ba/v/YRf6PfqcGL/3arO9/+pKbxJvN",
+	"VtHyLk1LXorOHadFlkryGLvoVnNcHLuch9ZLMtd0vU+FUnO9jQ8WKmo/hIWdcbvm/H6L4hLrcn1JBk2t",
+	"63bOyAJn+1mm9r0tRr1+xsq6vkfnwvomJMjtbrivrmZz25ul8ZtxFRCr00EZD69i69vmanG3uZe6MFHZ",
+	"uiH36C+6a7mRIt1yA27hdZUit4nDgimXLl2ULaafooR0JYR0jYS0GzkW1IYaFr3Did/YSqvYR1zG7Zxy",
+	"pVnotC/Z2blljmV9PLyhQgLxL61+QZk6Gai+RWMrYFTNj3ARvPYo+zcu+++nMsi3KGseXiSszcgJl96a",
+	"PYtFgGZcoJAlrLpmAMiw512iP0ndpVzntbEnNuq61mNC1dqyER9XDj1wrOcOCl0RXzs3CgxrL+preEgu",
+	"dC+FkoyZdOMp9/y61amyh0mO1+P+9LVbVQKBGJNCS+kIHbzhIOa+5OHy6gQZ8liis7iNUWLdYq0QnF1s",
+	"Gl1p+vNSnZ6W1RVzOHttIQa83U2XU9H3NdXsiR16hxpkWcGzXOiJ+5B664a6DXK+Upz7zobbAzL6YzR+",
+	"vqIEUFYNigXHPQbt01S/ZsReg3vncH0O5z1srN76DZd2hivnqvtmbLA/iyvtW04BXKjYlhccBI5eJ0cw",
+	"o6Xd3Tf/sNL+Vh47UxVuo/XY/lTG8q39Z2WSLBX2neOmjHVtDeo4p9Ih82VmdpplVudeWtG80klmpHTG",
+	"TQbfUiJQ1ZqmUCvwW3OYfdvC2giiTKfciEBOmsngiJGaG/54EEH5KPf+lE7CpcIt31F4C3mW6y3chHBb",
+	"KtTWdicaKXc3h6JRdoutazPLvejYa7oVDShfw7GYpJutTJL9o3gU7XG4hlMxe/zmuBVv78hz4flGfHlx",
+	"Dtyabrp4Ket46uKXVnLMLYSE47BzrgTmeOwsFHeTJ2XcdrE6di+iZX3fncHUV/PePXrhvkUv3MP43dI0",
+	"u7bnLa73flffWw7vPLT3bcxnxC3/Wp6B1ZvpCzOF1a2Lk8f1Txd6tOBiEPFxbvErx1oxrwhJw3DF7Vc7",
+	"LGHrHHX2LX37QaxXazhVTk3XPSt/5N+iLnB8ZuZOvLiYRaSs2oQijJejp7KHp6kCH09bd9dzW/7KJe4N",
+	"X73QXW7L6wi6OmnX0QSg/Z+SLUnzqACN+JWuGQi/kuCOSfkxlNNQlq78ZGN9hUXyJuaVe1CYQbAXuKpB",
+	"ocvDnIfINe7LpCnVAeqROWemgVGr2dQFUvWpAc/WSlYhcl7JKQ6PQ0F0j4wxj4juN91KWmJpQLUHTI2j",
+	"7wpCaWXUU8jN6w6ynBQthtKQmS1x0b2UZhU1rO77ZFseF5LiHyjX7Tb+uxBL4yPcVIGFFbcW7yPx7Q4a",
+	"72N67tfJxcsqxwudOlIeuDhDL5Nwl+M2W9sr52ToZTJsDW/kSZmzszfFvbartrPQbrOZL4PH+JqOFcF1",
+	"WjudXdvhT3/VzKOlMzxcy8MV+82XFGu9J6+NcT3HJ23K51xQUmFNl032gg34ZXM8Jis8IRapZRWcFGK7",
+	"SWUeJx5kauu7DaRup+ClNvyhPR+JPFrAyMezIw+9xjN8Cl8iX/KT0x9PYapqzYcCT6g6pmFIBbADmkSk",
+	"TxWL1tJx93azvVtvtert9llzr9tsdpvNRrPZ/MXlF1folRNyH4HPN9iiTwuORHnXni/bGo7bauBVLFFI",
+	"sIBsDt0ahzJ3ota30Nnv4Rr5LdCU3phNtUo2u2L7Xnz1LXmgpscP3FO4cBM31Xkx3kY94B+St0oEoe/C",
+	"N66N/4YP802akA+H2RIvipnHE9nVhQSvsIgPLA/15uhqxMce2HW696r22SuraWM2UIGWr6OMC1UVXK+M",
+	"JYhYbcxVxaOE/ta5emMtQzuxmPb7RCh9wZTn/+QVN5M1Bl1+G7NU5Q2F4RjljcqyMUsXWnBRl34/DWG8",
+	"zIwWbDH2aTWhlQ53pIgu5MPicIf68Vb+QkX3OarmPbpoUh7HW5s/OaN4GgslnRnZPVnLnb+wOUYiCLdh",
+	"1u2001xaWeLezxDIRpXVMg3eXvErhE0FTUQTSdhFGB2/O0Vn/zozbiElDNGrs7P3aEBDYnvzKMwp01Ot",
+	"oDeP+8RUBQkHdTtYLd2zIBYvJBxcBBC1gT9HUk6cmikwkuOSzhM+sMT5MYB/90NXtyeqa2xkArleUp5D",
+	"Iwscf1SikTo/cDglun64IDMS4XBZPKSoOGmqVenOZhNvs2On9ds1eoUWEtp8oWpjvB0rMZ4EALQc7+bU",
+	"coyLAZuzI4dBE0DNcRA5UmEZ1xZUVy9GRHb8Yqyk7zGWR4lmOgcfqauNJZBhvEr3g4mCwZehIZ2BtQ4i",
+	"9JspVKTSskohwzjV7gsdBcMXIKSg/UVcmyUpLKMr6Ld2kzrDGH38eHI8e+ahEbmuZesL25T1XrvfCbbJ",
+	"zmC36WarB4VdFzvtgoIttgXsqUKJxmaP4IhEh1MlPXJ6eJjGZF3ki1n/wkcDrk0AdUBsd0xHjGkUOr0U",
+	"PdNqPu4FoJur8QhV1SDQ+k0/4cOSYX/AlgBQEsDhDLlRcFM24LYNqYnfmMJeFSWIJaaMROK/xazfMN2x",
+	"bN3cbkVN6Ty0EJeoHNoedDKaCokCGpG+5NG8gZ4+jeWgePoUjXgYoKdPE0fY06ee6xaLf4eQkfoRs+Cc",
+	"mf6N0Dihz8dEoB7uX1on2tOnkL/99KkJ1egG9X3MQEiMJ1NJuufsnLUaSYv+/Cag1R4J+VUNUSa5Os41",
+	"lep5ILgUqu3gwtqenukswBk5ZwihiUlKro6pEKBakWsomOWfV84rvofs93pggfwvN76HQOMTCEcEGQ1R",
+	"1A7OWbuBBIkoDulnoo5WACPuXFKF1iVHmHFG++oZrXVouuwqEhFIQJMwRUQfz17WW7uozwOCpoxK4QHA",
+	"L47eHhoHnYkoKtVVeMhXozc03dPB3Ef6T0REH08oGyr4Og112o8Wqn8DnKb9KoLYWaddVz8hPpWTqW6l",
+	"chVRSWyP1VSD1QZAdgb5Fco2QeT3KQ5to4yG3jG/oXb02N29rnNG+u4h7SGHWj1bXyzmsYvevKjpi39w",
+	"zmLpmhkzFZjITKHlpYckHhYN7elSSt45y4VnTKR6X4b+gT3qiubPAcYJoXjnLAWacUCtAgutgKpxzk6Y",
+	"oAFxSrQh37zkQ2w3vMJzUVAH3pJT1S/y7vqKwtK5g+Z4EyN+BX0DsEDZMvRYmpGfCJckgVheAKsaV5Fj",
+	"2aAxvoS2ioxcIToeT3VXUXv4VH3zl687fjrUgb5DLU+9ds5MZ6ADpARYnM8nJJ6juH/sgEdKXCQjXtBA",
+	"DYrFBWd+rYFip4iWBR/PjhBl52yFF72BfLUjSDdQ0M500UB6ubZZIwgLIy/j9rSAlsNUv2xouGhOLH3Y",
+	"XKhlbnfchu6A+UPTG9G89hxOHnQ+bTY7/Usyhz+I30Dvk+6k4pxV9SZ6OjYSE5/wTHy9pkW0kr0TbbIo",
+	"SA4QBoBsw0sQsmN11PSIbpKq+zuGtE+MGmOOrsMJ7o9Ivd1oVrzKNArNmWibvmP4GXq7m3fF1puToxfv",
+	"Tl/AO0n5WTgEM8ebE1/sVlqNpn6BTwjDE1rpVjqNZqOjVYwRaApbI4JDOfqs/h6SvP57oLoJ1G420dWI",
+	"hnFHpj4RAkVTJg4U5cfdLSWfmjp2tvOlRkTcjPUkUFatmRW8PaCJATTtZrNI4Yuf27K9SW68ynaZ55/j",
+	"2GuvXml1Vr/yXve4POP8DXS4VO+191e/d8b5W8ysdxnUkp0yIJ6Yvpi6cbSr1FW6v37yKsIWj628oTMl",
+	"0YS+0yHASp8LScaVT+q1LUXU87K7SVi6RSk2v2I0sd22qe6WZ3jYQzvNDgK7/4rm7+wHDcDjxuZtrHqr",
+	"BJSnJJrRPvnotEhdRhMK5VQRhbZFsttZK6IVMetvQYevVFbf1hf3VL8pJKUzEoZCERH4k9LnIhRfx4sN",
+	"YEDNGtH+qIFe8sxLT4R6jUS6rZ0p2C7ySOxIwez6zkCgmZ7Zapn5+E0eScrhnwSVm0/5tKrMEqKdp9mW",
+	"wuq7cgnnC6DGblAwgYp65hiPo1J8pqJxW4Zotla/8tHtKAwvlaDPl3HfYXhje/Ub77h8CemKfyAJHPOX",
+	"ovSY0PFKMnfYzXzhsBuorvVULvWEFzlaTDSmR7SFSaVhkcYiS8C471JxKMDAcx7MN0fN6VliWkt7W2Q0",
+	"JTcLPNXaGBRFzWcKOErp0I6T2HT0Mpo7aKsPy18liPjI9uC+C7e0dspAF/ftfksCis/mk6/LaprCXCZz",
+	"uAk8OmLksFO2BXbm7Nr6ohmw+BDzc/LzwW6x5AzK7RjPEQ4FV7q9veKNtQED1gxYMX62LYMyZtQp59sw",
+	"io/MCnR8S7fpVgIkieHYtt0a7icC4Qm5RlUxHSpjjgTo7OwN6jSbSNQOFPGeMz+OzPhIkGgGfhkskW+N",
+	"Cm3/6AG1CbTVuCJhWL9k/IopNKaT+uW19A8UEAzkzznzU1EXv4GeczlCjJBUtMXcerduQQV6GPKrekiF",
+	"hNP+nPkFgSNfKZy6WH7c3WWo7AnTgTcVqsrBs4euRlyQc5ajP4DZquvok6CBzkYRIaD9glcp3TK96qu1",
+	"L3ROr3m2b7r2jKQap1chogxIq3nmLuFiH3XzVNJsQBnZ8YveOTMfsiur5ak/tqu6blp+N93HW/m4Dt3B",
+	"k4uBSXf/k9Akqlru8dCI6O7yhjwUu4B/mKohwOJOnLo5vFgpe7Mv747OIswnxwqWzHltswF0pFQRYXLC",
+	"VweKgYvotnAl2Y1MLWNFFPGW+qiJMZgcIkOAcKjGwvVwkTJ13vCUuNFzt4dG6Qo72QWXKTV0LbUTIyV/",
+	"/vHP9vWoP34xxP96O/z36XPWa+9fnnz/YfbLVSpMn47NZ5tC6XxXBZNzkqhjg1zrFIMsZrKd/DV756Hn",
+	"jmC7sj4Eaz2ZFSBk5CoLXCyiXHhyh0yGuhV+b0rfpLVC6OxarmXSaDwb22+BHP90ps6DaXtfS2GzdJDk",
+	"qCxuN6SiWA5Np6Qss5WGRBbodYXq3AdTdU5qvV/Nl0N9CZcPsk4IVI27oJvlqCNdn0U1DwluHL4Sgnk9",
+	"YjU6EiA8xJSV9mscoO3mtnbBMc4IJDnGcOWf+nITB/59OjtiEFdKBK36mtRNjehHL8dX5uQP0LA9RbcJ",
+	"oyxy0TLODflQOxYnnGqiyndGo6P26XskQz6sJ4+jKo/okDIPSaWrC/qZeCYlAULNu/u7bRRxDoldoxoS",
+	"dMgU+ylDCsYzXzAuSdIlJuTDJwK9CNo7O619E0qKYb0kc7/WAN/2lEka2jcgdcwMpygVKi8gF9QxHxMI",
+	"lA+kcYIK7btFQuJIigIFXr7hw6MEQSt5UpJruTUJMWUHEPUSRP5jKgf1vXSSWdxeqrvX3Gva5Z2z9jm7",
+	"/H0/+JH98+rn2Zsfd1/99Gx69nvr9fPTf9LWYLwTHX0n2fEvOx+Oo9mPl/84Z+fs//x//z/KHw4dfu4M",
+	"o7A9+Xfv6Jef9z68efHb3lU4Pwxa/273jjudd2LvN7ZN2/tvB9/Nwt/HOz/uiN9fvR9tz+Xz2fPfL5v4",
+	"xcc30Tv5mp1Nj46C5udX+z+eDT6/+uF6uP0PwFYibbKqca40MRuUbIvSykcEByAfv1SOIN52xJmMeM7d",
+	"ZV8ninhojK/reEj+0fIby4F4jE+sF59Qm6QvJC7uVXw5LcJMTHBEWH+uWM8RL+pTRrZwJqiQ6tni8MSI",
+	"JOLCecE0hhtEfGwmJhB7V3IG+eprPzYgUj9J7qMqGU/kXB/b5lkqUFPpNzYlRHIlSrZtfM08pR0vehBl",
+	"Uap/qUiuwccIcqi4WHI4y19QBvL44zOxaOZhoORUREiR6argrWTduS47LN4IXXL9c9EEz0Kk1LTlEEm+",
+	"QXjuU//JbE2BuFqgxcZjwHNNgfJe93YcmQLUlk/z5Agi15IwqN4B3pulcoWyfjgVEAM1WRQ35eQLngZU",
+	"ogmWI+dqiXr/iUAhwYO4JqgD6QLDOz3t4B1sC2Q4MgGsBp9xeQHVPyDdRplUUwbeXKcWN4JyANYlaVOH",
+	"bLoK41In9mn1bk4kqiZPQd5O/KNJA8AmCQCM9ytui6VB1twSNefE4rSMqFpMr42FgkJuylVoxiwWDKUq",
+	"Bdy3QEiWXyAOYpq7ozD4M9on9y49MiS/viZySZZrINbgMC7nCCwPKwDAJEmYW3gWBPWQPtbUs0MeYjaE",
+	"jLDrrTEPtsR0HPS2wL6p+jq8o00mrWV8F2e8gYWU+tLYUUk2XK2BPmhVGYkRn4aBznajMtGQbEjHA6kR",
+	"f20NHTkicy0AIVYGuXDRzDhX+pzNCKOE9Ym2r0zSEaBbSMz6BIwsxkFYX5J5sST5wVT7LWkplTGNvusH",
+	"u6Qz2MHfHf7rqhlGzfDNyc5rcf3ixZs3tP3+shN8/tfJ9vwKH/Z2L0n71efo9Q/TD+ubKO72Px73t7Ef",
+	"8hhoLU6VNCRbX9R/L9RRsvxg16ypHhYIC8dNob+qjggdjiTaq6HQZBSPEZ9KNGWBcQNMIjKg1yjxMfgN",
+	"5Mezg/Kv6/WJ2AT6+OGNViG0M8FPg+57SIRYjIjQR0ZAgi7yv7y52fry7ubXxmTry883n3Sas8mBpyHR",
+	"CWHtnV34Sl9PgZgm2vvf/+uNSbAnAXoHLtrExfFzzUO+qUSXHj9OUe5NWWAnCAmeEeEhgvsjhFGPDuuE",
+	"BRQz1Nqt96hEIcS74gt6oN4oTq010DsFslIiJIEg8jDi04nQOFHaUkCHVIlGHIaoN5VGdRLSYNjoJ8i/",
+	"9lHVv242W1vX7c72VnP3GSCj1e5sN3ef1RrolCP/+xdnKI3W5ha80+5sNyZbrWc+wJjznEVGs9n0IaYM",
+	"V9MVTaB+SMEHJAgLDhA2n/UBA9qR3upY+VEUpdRW2GtBhmO4n+E3/95+qWD5e/slQPP39svWM7+GhkTq",
+	"AQQe25y+BlxG8K/rYtavKxqq80FdExbou3CkgScvMzUAJSG7PEt+AE71xwlhh+9P9KdEX0N9zJT0h9sw",
+	"WFNirYEO0WAahprU4EqMSWbXxfKoeq0/MkcBhlbXB1BhL5IUh4AE/cuYsqkk2mzW38D8rraK9SxWx7Yc",
+	"iKqMs3rf3jlRlPyz0W5Rq9Fo7+zUtKtdDyttArPauDhnGVYFOvAyg1zfqHVWHOd+SxqGdlVLVOEzGpJV",
+	"WvAiR/MonxUX5YGuood7fEay187SVJ6vU8fSaalW7USvd7dT11Q7qZtrVQPz/+hu4y2vfVPbql7rT52b",
+	"rdpT+2f1/Lwx2bKPdW5q/0/ePbf19HTel0TWhYwIHqf19dhd0KMMg5uh1AmukNNFP6OqEqaDNCHU0Omr",
+	"w3paynba+p6HZ2OdWl4+iSUsMvjR5HIHd2Vchyu5KeJnIfTQwmu7TT9mtZgd78fx+WcNnRSoK4daOmjD",
+	"PHVYFvkoqhkFo5bVZLzKoqhPcayj6vDL6cSJl5YMlibl0KXOj9TSL/EnSJS+I8ThHKMSCcl5nLdGWBCr",
+	"M2dHKMBze5lICWqJelyqcyN1LctkZI7ItS7BNSIRaSB7U6GPo2iO/BdneOib/HZ9sUmf1Clu8bV14utL",
+	"ajgpROqfDOrvOCP1t+obX5+pneZ2nqzWWaVuKu0tw60fyKBMgpVxRZTLxjoUP7Iyz50M1HJhtfcb8103",
+	"GdctM7FM6OXNaZ7fgoftszdeRdHGqnfgGQCqU1IcveWBrqj8oHHpP72o/KKo172f/uunm/QNJ84v0XRS",
+	"kAOs5VvKtssKvK0vqbun5QSg29RwDfnHB1a+KWW43WwioQxCzkJzNTDAEkNyB/hru1qdRD5caYVA0yXj",
+	"V6lbNEnjLoFCOiPFMupDUmrqfkWUnciUnv2Ti7SCXkQFEs1u16NAexRoqwSaUxvuDvJMfY4v05eVbvZy",
+	"wa1kmxOZAsEFqpdml0zPnLkSg2a2CRZ6Pj+p6Ogn9rLuEEsCZ3CT0op808N/hAXqEcIQuZ4oa9RfJguh",
+	"1t63Jgk1WH8VuekWUlolNdWzjzLzUWaulpmGsQslpr7do0lWbI2ogEIIhUmHYZgudvlEoNQIHhSGUDKQ",
+	"cenZNGLw2uSKHyrkO+f9V2b++7S5Fqdbxm+67Ia7RoSDICJCkMCmOsWogApMmVU/KPH/0dJm1f5DcGIp",
+	"UTn0m/6+iIzNfbilUap4qikDkk2NgKrJ7YpZzlUZEd+ViTUN4ZaAhbvNPNIBJTsU4oNamjiS05tGumpU",
+	"EZO81yt6l0HLvXFJ3nzL2ORjHhIfGWWzjCJXke3ajKKGqGNdKzz/Jv1bHF0KUxYtZ8pM6WP4HfRbZcjH",
+	"/Z50XCv3ZoYa/zAMM4SGg/skbjOnmmYZTb+y4Kep2i7mkV6X0KtC8WrBDvSyNtF+cT/CTXUYZgUJc0ZK",
+	"AOPcLHLI2iTZpAjfSG5lFRYStkvVhqhXZvG5kxTk72XWv07EcTPXZcuz2Soey674id4GbSk3Hg2HjfOk",
+	"YoMUHZdkQUgrLxUZe0lDnfTAxz3KSMNk8W9B2j50hkvSUHQfCAT/qZpkzlkc/RK1A+3snYp/6Kb3PhoT",
+	"zATyQ/XhQNdQ9E0TN2GDseEczqA+FqROmSBMUPVyOFfD8UiCH8UPwIlcdXWQmmdHhPAYDXxUxaKvdaEa",
+	"JBNocHxU7c1taUWo9qBeqzXieF1IhUz5xqlOhoJ8v/ygH/i7czP4TLMip8HR/fppXkZ8fIxlKa/LGY+f",
+	"zHrQjCdeYwwNgCyKrinoh1IBdFtHXe88vGf+/JRTyLcUEjRpllnWKY9kmefe65JrpZ47pZ9Jed/UQzjp",
+	"012wcsTzYdzQ023r/SiVH9adY3V/R5RApey8EJ/mqyVyu3SAz8pxLOKb3ule8AdxJG5gHrWtQataPoPA",
+	"hJsUfk27ts3rUHEG+akOOiCUoYdBXElxu9lBULgZCkDb/MVb1LwzdA7AfXNe7g1JW/D56wDDalFLciVt",
+	"qOWsboX5KGQ34tFfS8QCgT7e5f8jSWQt8EAc5wQos9JYF0UupUbrfsbGrZgOOqrptEfGBAv5QOv1cX4Q",
+	"OgxDXaw+zuKisXqsa/BnteMDM2SS7jykM8J0WWYYpYH81NHhe+qLOJiqPoKm78ENXe+c+YqyjS4d9zvS",
+	"CeAR0fdcDtDTp6bmPuRw6N6lCQzgQIW0Zajh75ty5/7Tp+es6uNGr9FP1H/7a0N/f2CSuHWjav8/vx7W",
+	"f8H1z836/kX903fV8/NG+pva07/5HiLqBNpuNmuNc2YrG9kJYr8AoBby7YxLQfRxiCOt02N9mREiwVCX",
+	"fI5ISCBRXZcph0ZWUA09Ih6CDg6UCURlka0UF1znUcpuknRMUPXk9Ee0t9ts1RroJ92px5TSPmcfP7yp",
+	"E9bnAQka6JBxNh/zqTBuDWF7YLt9TItOZhlNyUH2/C0oGhcKboeGqpuws64dxAIkCNGXLEUD6abdptoc",
+	"mGPnzE8a9/rWWQ6Glh/3FoZLIVxiHRfPdEmP96yqbwsMrffnnIVKwsB1+s+klu6mrq9gqdeBaJ025Il6",
+	"kqdg2ObjG9Iw0pLgvWZbb8GgNZTNWVo5UxtUdPhn2y/nOoqgRWjO4X9LsEBELQfK7RB9B5Bsc3/bbYVH",
+	"hlPA2uZRXGlEETTVAGUa0zZb9WbrDPoWOI1pl9z1z0mOL+5eexuYTa3EZUC32vVO66zd6e7sd3f2G/v7",
+	"+78sKwewPsgbV9DuU/GyzFhG54qPx0fl6+GUL71BL3XTzXV1L/3yovaVZwzrQ8jRv9xYbt3GcpVFbIs2",
+	"3mzhfp9MZHE04UednbpYITHfHEUB6dNAaWQwLnQG0NfaMu0FjZy096hh8CdJahjydaGouvOO0LqV0tOs",
+	"rxHWAYW207XQ+TTq555cGqx0kXVb3HK9U8y8d9910jTAZrJVoQUHWY/VEf9o8Qq906mSwHm5GCWCFyXY",
+	"PiLQwG5pRXnN3nDty8npyBUGKCKDqYA2RLY48/JVHLgMnCqj+ySupigkngs0ZXFzYfCpmcqQphyqFjeB",
+	"40Pbz280opb7MGx/r31LHrnzq1U8hF56m+JOWyG9mAOh5J9YcAE7ZRaV8ds1V0TVY0lpX5FbGt5YlOr7",
+	"V2dn70+h9W8D/cjs7bfM7T7bSiIugW394qYIJzpEA0zDaZQkY0MeTNyIHa6xNKDzsL3qPcZzXTRkRxmu",
+	"naa5zS1QNcIRCedoew+N+DQSNfU7lNAnLI+j3V7B99TBIq8dcan2FX9dMfCX6j+h6SMpZsxnJFLEbvhM",
+	"8diywqcF3ZKLJcIH2w5UuF0LrUdu2htTqeSC6VZi1/BE2Eb2VXORVindhIKXShnE+nJsX4sbKnVtYiFN",
+	"z4FU10rP9nPjgycCKcNZ126IK3AJp7G2Bg/s+LjlHBKSR7EkwbGLN7nCC7fhJlhAPqkSL9ZRa7q6w003",
+	"PhzaWh76PgkWfImUyNw7vVdxUdA3e1Ny4ycji0sLDlfnsSZoSQGSbq3ovlxCLHwUJHoUDYvtP+Nm0olk",
+	"cPWIRfmQah1eLBwOs3fzFWt7pmpDutu4BcHUL3c8zLVGAQe513XulX3yGqw/8s5fk3fyqXYNxkm1mr81",
+	"66S701swijnFvRB8z7yS14X/kVv+qtyST6il+EWYTPPVcfqfFqquiuzFltxbb3Zk8/5do4YPUqbEwlqi",
+	"aQ0895gq+LUSU+KW5YWxEfvECrovnS64kg+cq+p2yCcCQHNuxOczixXsG+KVdXP4HiIV95G1/pislZP0",
+	"dUvOKlmZ4pZ8tpy91LxfibnWKwNx/wmbj4z4R2XETKmDHDZ0uQ8HQd2GLpaH/aaCRJanqLm7jKo2X0d3",
+	"ISNXNXDl2x61JozvVAZkAYqmzG2OFjOiWGTLwyA4tsBtQDHcvMVlodu0lWXHFY8Bwb+S1XYYuL1/UdWE",
+	"2lk4ry3tYe1ytGkPH5/IhUzt96dC8rHv5qT2IsqGti/1qa7O1G62m/VW24b5aGSjiU+SRGRUVWtV9jni",
+	"zCTxHUAdabVU5CuU+MLkPA+mggS1A+SPybhHIjGiEz+uLntxSeYmWToiM35JfNTnY9OFrTeloaxTZs5x",
+	"0UBneOhWknILSOc5/nVv8A0Vvft0nx3yLYxfqUH+egXsGLlyitg9iqy/Yrf9HBNguaCC3qzxObesSE2S",
+	"UOh2/BVx+y87pnbOQrJ9uRtx3xOZnLT34nn6ix7zf9jCMjmEsxZBJ2H7VLZdyIfFJP7OdZOis9WXO+Ha",
+	"SCr8fWCvh8K9HUFMLoD51Vy4H+OAFHCB69uMoX6jgL5vM/jbSprPLr9c+jz0iGP3fy38TvGQP35jYZlt",
+	"BK/wvsyzmxfVcBk2ImM+IyXt30We1K+napv15towbqDt5n5yUQ5s57gJiX06PyNVjflo9D5qkH8ZDVKT",
+	"/J3tXn1dLDmAl1XCugSuVVZLkmiGejyY22aZOiuVcWluRSVlkPvTKCIsyVBb4OCPAMfD9X44Gbh1eTfP",
+	"7Zn1rM/0X6VHhLO1j9KkXUKaRNCYlWYUi7+UINKUXqBOLBc+X7QzO1Yp8s2AZTm8WpXIpvXnXF8TmXx7",
+	"nWorBdJX9vTd2cXbNva+j8lCjpKkYfUuVEPpuqPqfnwZ9z1k4WpXP0e6DJWBSilDmDKRsV/U4CQcgO4D",
+	"rjkFkMyvgalxkGuJ3LsQNRcG7jmwptaXvmxULMV+trclNEUFj1dyh9+ImlLIn2CKBPbqSWGC/7LgN/BU",
+	"Off9oXvIafe4rnukq07lBNPM2N9sy5e0JvONdWZ5VCIeXIn4ejduNaPcxqm9wNBBYFL1lwTi4igaFQj6",
+	"nOi6F+bCTW4KC6piNKZC38+jArqeMjxWZ756foBpqP6GOB50HiVRrYHeQZzGXAWMrKhAUxYSIeI6dlAW",
+	"FOrV6dM8TiE1BXWgpRSqmhJB+7ndSg+D4Ku0U7knIyhezlcLx5Xvi8LiTX6UWn/B7IGFDKDbCiyxRPcI",
+	"Q93chBEPUQZl16AjqdJfONNiA/wpYzxXEkMXpNpDb+nzRrGsEH8yYSG+krRwASgrK8SjsPjLCYu4TFzT",
+	"LRDA2TqOj4z4CMhGTBhb5No/MDd5TXUwDJ6HkLMhiZRcwUGgHR5xO4qscDmOAXq0ex7tnke7Z4lISFhl",
+	"E5bPkMjkrmX5ZIhSty4beTkMzh2Sh01hWJffH1MeHlMe7pzykH/jZlXGQ5ZJTdB09VF9ZEKiGWeE85CH",
+	"xkRiD0kJtkGqdq6yETLx1p+hxsDJwLbTh9gqTIKogFQlHW2gg4WO1rr3qy0ybNWH6narrYvsXlFBcp0S",
+	"OsDzB9ED7iuSe6vE4uZXTCx+jOM+xnFvF8e9sw6TuotoNBoou7Ixfca2MM7RZsw1vG9bl1mvOfWj5vOo",
+	"+WxA81m84riu3pNmbCMUVgZqVoRcD5LiNLqMfpzwGeGB1FGa/UVmf69n/1N0n38gV0b5YIjZWkiAeQyJ",
+	"/MUcGoazYg68Y2gkLTRi02m5zMhJNj2AD0nUF0ekbNi3UWjT/OmEx/3ZP2vHcZtfLY77aPs82j63tX1W",
+	"yzqJhxk/bW9el3hYaMy8obNU/0VQgbBSgliAo0BRkM1PkXiIqsU3vL34encNUZaYR0KrTvyKxc0bSBBX",
+	"lo6vrGMWoCm7ZOo5tUD3ZrmGarvZLLjrlrSQfT4/w8NV3agP4+U5S0t3n0lWmd+pWsIspbtTjymLG/48",
+	"bK/qMzxc2anvbLRIArr2//D2YupPX89lsXZLTNzF/IQ04eS10fsyifiAhgS6NgQ0aNiNzuVbP6BB94r0",
+	"ul8CGlyMuJA3XXcEH0VE8HBGBBqRiDSQ79pUb4kc8cDt5mxejRuzkIgE6EXQ3tlp7aNLMod2qf7baSgp",
+	"lHOokvFExpnjLN87+z2RxzQ45v3pWBFyiSbxBgxU7WFBdvZ6sl9LM+b27PX+64+t3uvXL/Z3X/58+vqH",
+	"2SvxWz6TJuhYyqsTLNU2V7qV//zaqu8f1l+9rr97X/8F1y/H9c+fvrS87e2bv1Uelm9dvBWw7PHJMQrM",
+	"M498Wo5Ps3jT/gdDKA5j6iJkEngzU8Ypr4YTiWb5NK1YSzEnUo/oVE4qktmr/hhfEhRNmQ9PEIE4Q0r7",
+	"QHvNvWat4lWmUVjpVrZAhTbQLXZuIuC/mieF0qFyu4eg85+wXTZ5pHs24iikJHLvuxmGMfVzF3u5HfEw",
+	"JJAIJtI9s3X5J5PLAbPblsnqhwkeEqdQvFIgQOI5U2oJuDhjTjU402QSVrpYidSMFxfHKm5Il20qajoq",
+	"Bqg3RwNKQtNwQzijmn5bi2NqvT/t1qrGN3F0vX0+nihdButNqcW3e0I+FGnIE5/X4kz6PsvC9QRHzbJd",
+	"CdDZv84U0qEvAbT+8PTWp9py9eYIM93BMmmvmkBj7jgswvHObXZiihj0aVyvLLmeFOQAbK8sOROlm6fk",
+	"kB60CGVD07sAs2GqiZDwCqhRk90YMzx0r025U1v9OQfZjoiIi5JMBYnEEyss3IFiabE4khI4kEepaID1",
+	"59bpaXrSgvqcBDwD3hdb7uP1kA8b46CWYtJhzjyvCA6VpgEIwAFlRKQIeC4kGVduPt383wAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

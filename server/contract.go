@@ -55,6 +55,15 @@ type operation struct {
 	bodyLimit    int64
 }
 
+// restOfPathExt is the contract's extension naming an operation's path parameter that takes
+// the rest of the URL path, slashes included (OpenAPI path parameters cannot hold a slash;
+// /svc/log/tile/{tile_path} takes C2SP's tile paths, 0/x001/234.p/17). The parameter must end
+// the operation's path: echo's router gives a parameter that ends a route all the rest of the
+// path (server/logtiles_test.go reads tiles with their slashes), and the contract middleware
+// validates the whole of it as that parameter. A client generated from the contract escapes
+// the slashes (0%2Fx001%2F234.p%2F17) and is answered alike.
+const restOfPathExt = "x-svc-rest-of-path"
+
 // loadOperations indexes the contract by echo route ("GET /svc/lookup/:namespace").
 func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
 	ops := map[string]*operation{}
@@ -91,6 +100,11 @@ func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
 				}
 			}
 			ops[method+" "+echoPath(path)] = o
+			if v, ok := op.Extensions[restOfPathExt]; ok {
+				if name, _ := v.(string); !strings.HasSuffix(path, "/{"+name+"}") {
+					return nil, fmt.Errorf("server: %s of %s must name the parameter that ends its path", restOfPathExt, o.id)
+				}
+			}
 		}
 	}
 	if len(ops) == 0 {

@@ -90,3 +90,30 @@ func (s *Server) GetLogConsistency(ctx context.Context, req gen.GetLogConsistenc
 	}
 	return out, nil
 }
+
+// Cache-Control of the log's tiles: a full tile never changes; a partial one is replaced by a
+// wider one as the log grows.
+const (
+	fullTileCacheControl    = "public, max-age=31536000, immutable"
+	partialTileCacheControl = "public, max-age=60"
+)
+
+func (s *Server) GetLogTile(ctx context.Context, req gen.GetLogTileRequestObject) (gen.GetLogTileResponseObject, error) {
+	p, err := translog.ParseTilePath(req.TilePath)
+	if err != nil {
+		return nil, problem(http.StatusBadRequest, "Invalid input: path parameter tile_path: "+err.Error())
+	}
+	data, err := s.logReader.Tile(ctx, p.Level, p.N, p.W)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, problem(http.StatusNotFound, "Tile "+req.TilePath+" is not in the transparency log (yet)")
+	}
+	if err != nil {
+		return nil, err
+	}
+	cc := partialTileCacheControl
+	if p.Full() {
+		cc = fullTileCacheControl
+	}
+	return gen.GetLogTile200ApplicationoctetStreamResponse{Body: bytes.NewReader(data), ContentLength: int64(len(data)),
+		Headers: gen.GetLogTile200ResponseHeaders{CacheControl: &cc}}, nil
+}

@@ -2176,6 +2176,13 @@ type ClientInterface interface {
 	// Corresponds with GET /svc/log/key (the `GetLogKey` operationId).
 	GetLogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetLogTile A tile or an entry bundle of the transparency log (C2SP tlog-tiles)
+	//
+	// The log's tiles as C2SP tlog-tiles (height 8) lays them out under the prefix `/svc/log/`. `tile_path` is the rest of the URL path after `/svc/log/tile/`, slashes included: `{L}/{N}[.p/{W}]` is a hash tile (the 256 hashes of level 8·L numbered N, or its first W), `entries/{N}[.p/{W}]` an entry bundle (the leaves, each a big-endian 16-bit length and the leaf text). N is written in groups of three digits, all but the last prefixed with `x` (`x001/x234/067` is 1234067). So `GET /svc/log/tile/0/x001/234.p/17` and `GET /svc/log/tile/entries/000` are what tlog clients send; a client that writes the parameter as one path segment (`0%2Fx001%2F234.p%2F17`) gets the same answer. The `x-svc-rest-of-path` extension names the parameter that takes the rest of the path (OpenAPI path parameters cannot hold a slash). A full tile never changes and is cached for a year; a partial one for a minute. 400 for a path that is not a tile path of height 8 (non-canonical N, W not in 1..255); 404 for a tile the log does not hold yet (beyond the latest checkpoint, or a full tile that is still partial).
+	//
+	// Corresponds with GET /svc/log/tile/{tile_path} (the `GetLogTile` operationId).
+	GetLogTile(ctx context.Context, tilePath string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// LookupNamespace Look up a namespace
 	//
 	// Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304.
@@ -2765,6 +2772,23 @@ func (c *Client) GetLogInclusion(ctx context.Context, version Version, reqEditor
 // Corresponds with GET /svc/log/key (the `GetLogKey` operationId).
 func (c *Client) GetLogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetLogKeyRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLogTile A tile or an entry bundle of the transparency log (C2SP tlog-tiles)
+//
+// The log's tiles as C2SP tlog-tiles (height 8) lays them out under the prefix `/svc/log/`. `tile_path` is the rest of the URL path after `/svc/log/tile/`, slashes included: `{L}/{N}[.p/{W}]` is a hash tile (the 256 hashes of level 8·L numbered N, or its first W), `entries/{N}[.p/{W}]` an entry bundle (the leaves, each a big-endian 16-bit length and the leaf text). N is written in groups of three digits, all but the last prefixed with `x` (`x001/x234/067` is 1234067). So `GET /svc/log/tile/0/x001/234.p/17` and `GET /svc/log/tile/entries/000` are what tlog clients send; a client that writes the parameter as one path segment (`0%2Fx001%2F234.p%2F17`) gets the same answer. The `x-svc-rest-of-path` extension names the parameter that takes the rest of the path (OpenAPI path parameters cannot hold a slash). A full tile never changes and is cached for a year; a partial one for a minute. 400 for a path that is not a tile path of height 8 (non-canonical N, W not in 1..255); 404 for a tile the log does not hold yet (beyond the latest checkpoint, or a full tile that is still partial).
+//
+// Corresponds with GET /svc/log/tile/{tile_path} (the `GetLogTile` operationId).
+func (c *Client) GetLogTile(ctx context.Context, tilePath string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLogTileRequest(c.Server, tilePath)
 	if err != nil {
 		return nil, err
 	}
@@ -4036,6 +4060,40 @@ func NewGetLogKeyRequest(server string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/svc/log/key")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetLogTileRequest constructs an http.Request for the GetLogTile method
+func NewGetLogTileRequest(server string, tilePath string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "tile_path", tilePath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/log/tile/%s", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -6386,6 +6444,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/log/key (the `GetLogKey` operationId).
 	GetLogKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLogKeyResult, error)
 
+	// GetLogTileWithResponse A tile or an entry bundle of the transparency log (C2SP tlog-tiles)
+	//
+	// The log's tiles as C2SP tlog-tiles (height 8) lays them out under the prefix `/svc/log/`. `tile_path` is the rest of the URL path after `/svc/log/tile/`, slashes included: `{L}/{N}[.p/{W}]` is a hash tile (the 256 hashes of level 8·L numbered N, or its first W), `entries/{N}[.p/{W}]` an entry bundle (the leaves, each a big-endian 16-bit length and the leaf text). N is written in groups of three digits, all but the last prefixed with `x` (`x001/x234/067` is 1234067). So `GET /svc/log/tile/0/x001/234.p/17` and `GET /svc/log/tile/entries/000` are what tlog clients send; a client that writes the parameter as one path segment (`0%2Fx001%2F234.p%2F17`) gets the same answer. The `x-svc-rest-of-path` extension names the parameter that takes the rest of the path (OpenAPI path parameters cannot hold a slash). A full tile never changes and is cached for a year; a partial one for a minute. 400 for a path that is not a tile path of height 8 (non-canonical N, W not in 1..255); 404 for a tile the log does not hold yet (beyond the latest checkpoint, or a full tile that is still partial).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/log/tile/{tile_path} (the `GetLogTile` operationId).
+	GetLogTileWithResponse(ctx context.Context, tilePath string, reqEditors ...RequestEditorFn) (*GetLogTileResult, error)
+
 	// LookupNamespaceWithResponse Look up a namespace
 	//
 	// Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304.
@@ -7717,6 +7784,89 @@ func (r GetLogKeyResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetLogKeyResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLogTileResult200Headers the declared response headers of an HTTP 200 response for GetLogTile
+type GetLogTileResult200Headers struct {
+	CacheControl *string
+}
+
+// GetLogTileResult429Headers the declared response headers of an HTTP 429 response for GetLogTile
+type GetLogTileResult429Headers struct {
+	RetryAfter *int
+}
+
+type GetLogTileResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetLogTileResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLogTileResult429Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLogTileResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetLogTileResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetLogTileResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLogTileResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLogTileResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLogTileResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLogTileResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLogTileResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLogTileResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11557,6 +11707,21 @@ func (c *ClientWithResponses) GetLogKeyWithResponse(ctx context.Context, reqEdit
 	return ParseGetLogKeyResult(rsp)
 }
 
+// GetLogTileWithResponse A tile or an entry bundle of the transparency log (C2SP tlog-tiles)
+//
+// The log's tiles as C2SP tlog-tiles (height 8) lays them out under the prefix `/svc/log/`. `tile_path` is the rest of the URL path after `/svc/log/tile/`, slashes included: `{L}/{N}[.p/{W}]` is a hash tile (the 256 hashes of level 8·L numbered N, or its first W), `entries/{N}[.p/{W}]` an entry bundle (the leaves, each a big-endian 16-bit length and the leaf text). N is written in groups of three digits, all but the last prefixed with `x` (`x001/x234/067` is 1234067). So `GET /svc/log/tile/0/x001/234.p/17` and `GET /svc/log/tile/entries/000` are what tlog clients send; a client that writes the parameter as one path segment (`0%2Fx001%2F234.p%2F17`) gets the same answer. The `x-svc-rest-of-path` extension names the parameter that takes the rest of the path (OpenAPI path parameters cannot hold a slash). A full tile never changes and is cached for a year; a partial one for a minute. 400 for a path that is not a tile path of height 8 (non-canonical N, W not in 1..255); 404 for a tile the log does not hold yet (beyond the latest checkpoint, or a full tile that is still partial).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/log/tile/{tile_path} (the `GetLogTile` operationId).
+func (c *ClientWithResponses) GetLogTileWithResponse(ctx context.Context, tilePath string, reqEditors ...RequestEditorFn) (*GetLogTileResult, error) {
+	rsp, err := c.GetLogTile(ctx, tilePath, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLogTileResult(rsp)
+}
+
 // LookupNamespaceWithResponse Look up a namespace
 //
 // Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304.
@@ -13087,6 +13252,83 @@ func ParseGetLogKeyResult(rsp *http.Response) (*GetLogKeyResult, error) {
 	switch {
 	case rsp.StatusCode == 429:
 		var headers GetLogKeyResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLogTileResult parses an HTTP response from a GetLogTileWithResponse call
+func ParseGetLogTileResult(rsp *http.Response) (*GetLogTileResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLogTileResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetLogTileResult200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetLogTileResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -960,6 +960,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/log/tile/{tile_path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tile or an entry bundle of the transparency log (C2SP tlog-tiles)
+         * @description The log's tiles as C2SP tlog-tiles (height 8) lays them out under the prefix `/svc/log/`. `tile_path` is the rest of the URL path after `/svc/log/tile/`, slashes included: `{L}/{N}[.p/{W}]` is a hash tile (the 256 hashes of level 8·L numbered N, or its first W), `entries/{N}[.p/{W}]` an entry bundle (the leaves, each a big-endian 16-bit length and the leaf text). N is written in groups of three digits, all but the last prefixed with `x` (`x001/x234/067` is 1234067). So `GET /svc/log/tile/0/x001/234.p/17` and `GET /svc/log/tile/entries/000` are what tlog clients send; a client that writes the parameter as one path segment (`0%2Fx001%2F234.p%2F17`) gets the same answer. The `x-svc-rest-of-path` extension names the parameter that takes the rest of the path (OpenAPI path parameters cannot hold a slash). A full tile never changes and is cached for a year; a partial one for a minute. 400 for a path that is not a tile path of height 8 (non-canonical N, W not in 1..255); 404 for a tile the log does not hold yet (beyond the latest checkpoint, or a full tile that is still partial).
+         */
+        get: operations["getLogTile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3715,6 +3735,39 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLogTile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description `{L}/{N}[.p/{W}]` or `entries/{N}[.p/{W}]`, slashes included (see above).
+                 * @example 0/x001/234.p/17
+                 */
+                tile_path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tile: W (256 for a full tile) SHA-256 hashes of 32 bytes, or the bundle's first W entries. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=31536000, immutable` for a full tile, `public, max-age=60` for a partial one. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

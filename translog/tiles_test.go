@@ -1,0 +1,39 @@
+package translog
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/svc-directory/svc/store"
+)
+
+// ParseTilePath reads the canonical C2SP tile paths of height 8 and refuses every other
+// spelling with ErrBadTilePath.
+func TestParseTilePath(t *testing.T) {
+	for path, want := range map[string]TilePath{
+		"0/000":                          {Level: 0, N: 0, W: 256},
+		"0/x001/234.p/17":                {Level: 0, N: 1234, W: 17},
+		"3/x001/x234/067":                {Level: 3, N: 1234067, W: 256},
+		"entries/000.p/1":                {Level: store.LogEntriesLevel, N: 0, W: 1},
+		"entries/x002/000":               {Level: store.LogEntriesLevel, N: 2000, W: 256},
+		"63/999.p/255":                   {Level: 63, N: 999, W: 255},
+		"0/x999/x999/x999/x999/x999/999": {Level: 0, N: 999999999999999999, W: 256},
+	} {
+		got, err := ParseTilePath(path)
+		if err != nil || got != want {
+			t.Errorf("%q: %+v %v, want %+v", path, got, err, want)
+		}
+		if got.Full() != (want.W == TileWidth) {
+			t.Errorf("%q: Full %v", path, got.Full())
+		}
+	}
+	for _, path := range []string{
+		"", "0", "0/", "/000", "0/1", "0/0000", "0/x000/001", "0/x001", "0/000.p/0", "0/000.p/256",
+		"0/000.p/017", "0/000.p/", "0/000/", "entries", "data/000", "-1/000", "00/000", "+0/000",
+		"64/000", "0/+01", "0/-01", "0/x999/x999/x999/x999/x999/x999/999", "tile/8/0/000", "0/000.p/1/2",
+	} {
+		if p, err := ParseTilePath(path); !errors.Is(err, ErrBadTilePath) {
+			t.Errorf("%q: %+v %v", path, p, err)
+		}
+	}
+}
