@@ -1,5 +1,5 @@
-// @svc-directory/sdk: a typed client of the svc trust directory and an offline verifier of its
-// lookups.
+// @svc-directory/sdk: a typed client of the svc trust directory, an offline verifier of its
+// lookups, and verifiers of its transparency log's checkpoints and inclusion proofs.
 
 export { createSvcClient } from "./client.js";
 export type { SvcClient, SvcClientOptions, NamespaceLookupResponse, RegistryLookupResponse, RecordLookupResponse } from "./client.js";
