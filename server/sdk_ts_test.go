@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,7 +20,9 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/proof"
+	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/translog"
 )
 
 // The TypeScript SDK (sdk/typescript) is checked from here twice. TestTypeScriptSDK runs its
@@ -69,14 +73,26 @@ func requireSDKBuilt(t *testing.T, dir string) {
 }
 
 // TestTypeScriptSDK runs the SDK against a live service: the Go side publishes a namespace, a
-// registry and records, and the SDK's node test looks them up through createSvcClient() and
-// checks that verifyLookup() accepts all three kinds and rejects tampered copies.
+// registry and records, runs the transparency log's integrator and waits until the record's
+// version is in the log, and the SDK's node test looks them up through createSvcClient(),
+// checks that verifyLookup() accepts all three kinds and rejects tampered copies, and that
+// verifyInclusion() accepts their inclusion proofs against the verifier key (SVC_SDK_LOG_KEY,
+// from /svc/log/key) and refuses tampered ones.
 func TestTypeScriptSDK(t *testing.T) {
 	node := requireTool(t, "node")
 	dir := sdkDir(t)
 	requireSDKBuilt(t, dir)
 
-	h := newHarness(t, store.DialectSQLite)
+	// A transparency log with its integrator running, as `svc serve` has it.
+	skey, vkey, err := translog.GenerateKey("localhost:8080/svc/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lk, err := translog.ParseKey(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, store.DialectSQLite, func(c *server.Config) { c.LogVerifierKey = vkey })
 	srv := httptest.NewServer(h.e)
 	defer srv.Close()
 	key := h.key("sdk@example.com")
@@ -84,11 +100,47 @@ func TestTypeScriptSDK(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	integrated := make(chan struct{})
+	go func() {
+		defer close(integrated)
+		translog.NewIntegrator(h.store, lk, slog.New(slog.DiscardHandler), nil).Run(ctx, 20*time.Millisecond)
+	}()
+	defer func() { cancel(); <-integrated }()
+	// The record's version is the last published: once it is integrated, so are the namespace's
+	// and the registry's.
+	version := h.must(http.StatusOK, "GET", "/svc/lookup/"+ns+"/employees/alice", "", nil).data()["version"].(string)
+	get := func(path string) (int, string) {
+		t.Helper()
+		r, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.StatusCode, string(b)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		code, body := get("/svc/log/inclusion/" + version)
+		if code == http.StatusOK {
+			break
+		}
+		if code != http.StatusNotFound || time.Now().After(deadline) {
+			t.Fatalf("inclusion of %s: %d %s", version, code, body)
+		}
+	}
+	code, servedKey := get("/svc/log/key")
+	if code != http.StatusOK || strings.TrimSpace(servedKey) != vkey {
+		t.Fatalf("/svc/log/key: %d %q", code, servedKey)
+	}
 	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=tap", filepath.Join("test", "live.test.mjs"))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
 		"SVC_SDK_BASE_URL="+srv.URL, "SVC_SDK_API_KEY="+key,
-		"SVC_SDK_NAMESPACE="+ns, "SVC_SDK_REGISTRY=employees", "SVC_SDK_RECORD=alice")
+		"SVC_SDK_NAMESPACE="+ns, "SVC_SDK_REGISTRY=employees", "SVC_SDK_RECORD=alice",
+		"SVC_SDK_LOG_KEY="+strings.TrimSpace(servedKey))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node --test test/live.test.mjs: %v\n%s", err, out)

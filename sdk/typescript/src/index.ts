@@ -1,8 +1,10 @@
-// @svc-directory/sdk: a typed client of the svc trust directory and an offline verifier of its
-// lookups.
+// @svc-directory/sdk: a typed client of the svc trust directory, an offline verifier of its
+// lookups, and verifiers of its transparency log's checkpoints and inclusion proofs.
 
 export { createSvcClient } from "./client.js";
 export type { SvcClient, SvcClientOptions, NamespaceLookupResponse, RegistryLookupResponse, RecordLookupResponse } from "./client.js";
 export { verifyLookup, recomputeDigest, digestOf, proofType, genesisHex, FIRST_PROOF_YEAR, MAX_DEPTH } from "./verify.js";
 export type { LookupKind, VerifyResult, VerifyOptions } from "./verify.js";
 export type { paths, components, operations } from "./schema.js";
+export { verifyCheckpoint, verifyInclusion, leafHash, nodeHash, rootFromInclusionProof, logLeaf } from "./log.js";
+export type { CheckpointResult, InclusionProof, InclusionResult, ExpectedLeaf } from "./log.js";

@@ -1,10 +1,11 @@
 // The SDK against a live service. The Go test TestTypeScriptSDK (server/sdk_ts_test.go) starts
 // one on a temporary SQLite database, publishes a namespace, a registry and records, and runs
 // this file with SVC_SDK_BASE_URL, SVC_SDK_API_KEY, SVC_SDK_NAMESPACE, SVC_SDK_REGISTRY and
-// SVC_SDK_RECORD set. Without SVC_SDK_BASE_URL it is skipped.
+// SVC_SDK_RECORD set, and SVC_SDK_LOG_KEY (the transparency log's verifier key, once the
+// record's version is in the log). Without SVC_SDK_BASE_URL it is skipped.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createSvcClient, verifyLookup, proofType } from "../dist/index.js";
+import { createSvcClient, verifyLookup, proofType, verifyCheckpoint, verifyInclusion } from "../dist/index.js";
 
 const env = process.env;
 const live = env.SVC_SDK_BASE_URL
@@ -85,4 +86,85 @@ test("tampered lookups are rejected, and the service agrees", live, async () => 
   assert.equal(ok.response.status, 200, JSON.stringify(ok.error));
   const bad = await client.POST("/svc/verify-record-lookup", { body: { record_lookup_response: cases[0][1] } });
   assert.equal(bad.response.status, 400);
+});
+
+async function inclusionOf(client, version) {
+  const r = await client.GET("/svc/log/inclusion/{version}", { params: { path: { version } } });
+  assert.equal(r.response.status, 200, `inclusion of ${version}: ${r.response.status} ${JSON.stringify(r.error)}`);
+  return r.data;
+}
+
+test("inclusion proofs of every kind verify against the log's key and the lookups", live, async () => {
+  const client = createSvcClient({ baseUrl: need("SVC_SDK_BASE_URL") });
+  const vkey = need("SVC_SDK_LOG_KEY");
+  const cp = await fetch(new URL("/svc/log/checkpoint", need("SVC_SDK_BASE_URL")));
+  assert.equal(cp.status, 200);
+  const tree = verifyCheckpoint(await cp.text(), vkey);
+  assert.equal(tree.ok, true, tree.reason);
+  assert.equal(tree.origin, vkey.split("+")[0]);
+  assert.ok(tree.size >= 3, `a tree of ${tree.size} leaves`);
+  const lookups = await lookUpAll(client);
+  const seen = new Set();
+  for (const [kind, body] of Object.entries(lookups)) {
+    const proof = await inclusionOf(client, body.data.version);
+    const got = verifyInclusion(proof, vkey, { kind, lookup: body });
+    assert.equal(got.ok, true, `${kind}: ${got.reason}`);
+    assert.equal(got.logIndex, proof.log_index);
+    assert.equal(got.treeSize, proof.tree_size);
+    assert.equal(JSON.parse(got.leaf).kind, kind);
+    assert.equal(JSON.parse(got.leaf).digest, body.data.proof.digest);
+    seen.add(proof.log_index);
+    // The proof as JSON text verifies too.
+    assert.equal(verifyInclusion(JSON.stringify(proof), vkey).ok, true);
+  }
+  assert.equal(seen.size, 3, "three versions at three indices");
+});
+
+test("tampered inclusion proofs and wrong keys are refused", live, async () => {
+  const client = createSvcClient({ baseUrl: need("SVC_SDK_BASE_URL") });
+  const vkey = need("SVC_SDK_LOG_KEY");
+  const { registry, record } = await lookUpAll(client);
+  const proof = await inclusionOf(client, record.data.version);
+  assert.ok(proof.hashes.length > 0, "a tree of one leaf has nothing to tamper in its path");
+  const change = (f) => { const copy = structuredClone(proof); f(copy); return copy; };
+  const flip = (b64, at) => { const b = Buffer.from(b64, "base64"); b[at] ^= 1; return b.toString("base64"); };
+  const [text, sigs] = [proof.checkpoint.slice(0, proof.checkpoint.lastIndexOf("\n\n") + 1), proof.checkpoint.slice(proof.checkpoint.lastIndexOf("\n\n") + 2)];
+  const [size, root] = text.split("\n").slice(1, 3);
+  // Another key of the same name: the key hash differs, so the checkpoint is not signed by it.
+  const otherKey = (() => {
+    const [name, , key] = [vkey.slice(0, vkey.indexOf("+")), "", vkey.slice(vkey.indexOf("+", vkey.indexOf("+") + 1) + 1)];
+    return { name, key };
+  })();
+  const cases = [
+    ["a tampered leaf", change((p) => { p.leaf = p.leaf.replace(/"version_count":\d+/, '"version_count":99'); }), /does not lead to the checkpoint's root/],
+    ["a tampered proof hash", change((p) => { p.hashes[0] = flip(p.hashes[0], 0); }), /does not lead to the checkpoint's root/],
+    ["a hash left out", change((p) => { p.hashes.pop(); }), /not an audit path|does not lead/],
+    ["another index", change((p) => { p.log_index = p.log_index === 0 ? 1 : p.log_index - 1; }), /not an audit path|does not lead/],
+    ["a tampered checkpoint size", change((p) => { p.checkpoint = p.checkpoint.replace(`\n${size}\n`, `\n${Number(size) + 1}\n`); p.tree_size += 1; }), /signature of .* does not verify/],
+    ["a tampered checkpoint root", change((p) => { p.checkpoint = p.checkpoint.replace(root, flip(root, 5)); }), /signature of .* does not verify/],
+    ["a tampered signature", change((p) => { p.checkpoint = text + "\n" + sigs.replace(/ (\S+)\n$/, (_, s) => ` ${flip(s, 30)}\n`); }), /signature of .* does not verify/],
+    ["a tree_size other than the checkpoint's", change((p) => { p.tree_size += 1; }), /is not the checkpoint's size/],
+  ];
+  for (const [what, p, reason] of cases) {
+    const got = verifyInclusion(p, vkey);
+    assert.equal(got.ok, false, `${what} verified`);
+    assert.match(got.reason, reason, what);
+  }
+  // A wrong key: another Ed25519 key of the same name (its hash is written as the key's), and a
+  // key hash that does not match.
+  const wrongPub = Buffer.concat([Buffer.from([1]), Buffer.alloc(32, 7)]);
+  const { createHash } = await import("node:crypto");
+  const hash = createHash("sha256").update(otherKey.name + "\n").update(wrongPub).digest().subarray(0, 4).toString("hex");
+  const wrong = `${otherKey.name}+${hash}+${wrongPub.toString("base64")}`;
+  assert.notEqual(wrong, vkey);
+  const got = verifyInclusion(proof, wrong);
+  assert.equal(got.ok, false, "a wrong key verified");
+  assert.match(got.reason, /not signed by/);
+  assert.match(verifyInclusion(proof, `${otherKey.name}+00000000+${otherKey.key}`).reason, /hash does not match/);
+  // The record's proof is not the registry lookup's leaf.
+  assert.match(verifyInclusion(proof, vkey, { kind: "registry", lookup: registry }).reason, /is not the lookup's leaf/);
+  // Nor a tampered lookup's.
+  const forged = structuredClone(record);
+  forged.data.details = { ...forged.data.details, email: "mallory@example.com" };
+  assert.match(verifyInclusion(proof, vkey, { kind: "record", lookup: forged }).reason, /the lookup does not verify/);
 });

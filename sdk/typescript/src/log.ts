@@ -1,0 +1,395 @@
+// Offline verification of the transparency log (docs/transparency-log.md): signed checkpoints
+// (C2SP tlog-checkpoint in a C2SP signed note, Ed25519, keys in the form of
+// golang.org/x/mod/sumdb/note) and inclusion proofs (RFC 6962 / RFC 9162 audit paths over
+// SHA-256), as GET /svc/log/inclusion/{version} serves them.
+
+import * as ed from "@noble/ed25519";
+import canonicalize from "canonicalize";
+import { sha256, sha512 } from "@noble/hashes/sha2.js";
+import { verifyLookup, type LookupKind } from "./verify.js";
+
+// @noble/ed25519 needs a SHA-512 for its synchronous methods (its README).
+ed.hashes.sha512 = sha512;
+
+/** What verifyCheckpoint found. */
+export type CheckpointResult =
+  | {
+      ok: true;
+      /** The origin line: the log's name. */
+      origin: string;
+      /** The tree size. */
+      size: number;
+      /** The root hash of the tree of that size (32 bytes). */
+      rootHash: Uint8Array;
+    }
+  | { ok: false; reason: string };
+
+/** The body of GET /svc/log/inclusion/{version}. */
+export interface InclusionProof {
+  log_index: number;
+  tree_size: number;
+  /** The leaf text. */
+  leaf: string;
+  /** The RFC 6962 audit path, base64, from the leaf up. */
+  hashes: string[];
+  /** The signed checkpoint the path leads to. */
+  checkpoint: string;
+}
+
+/** A lookup whose leaf the proof must be: the kind and the lookup response (any form verifyLookup takes). */
+export interface ExpectedLeaf {
+  kind: LookupKind;
+  lookup: unknown;
+}
+
+/** What verifyInclusion found. */
+export type InclusionResult =
+  | {
+      ok: true;
+      origin: string;
+      logIndex: number;
+      treeSize: number;
+      rootHash: Uint8Array;
+      leaf: string;
+    }
+  | { ok: false; reason: string };
+
+const encoder = new TextEncoder();
+
+interface VerifierKey {
+  name: string;
+  hash: number;
+  publicKey: Uint8Array;
+}
+
+// parseVerifierKey reads "<name>+<8 hex digits>+<base64(0x01 || 32-byte Ed25519 key)>" and
+// checks that the hash is the key's (as note.NewVerifier does).
+function parseVerifierKey(vkey: string): VerifierKey | string {
+  // The name and the hash end at the first two plus signs; the base64 key may hold more.
+  const text = vkey.trim();
+  const i = text.indexOf("+");
+  const j = i < 0 ? -1 : text.indexOf("+", i + 1);
+  if (j < 0) {
+    return "the verifier key is not <name>+<hash>+<key>";
+  }
+  const name = text.slice(0, i);
+  const hex = text.slice(i + 1, j);
+  const b64 = text.slice(j + 1);
+  if (!isKeyName(name)) {
+    return "the verifier key has an invalid name";
+  }
+  if (!/^[0-9a-f]{8}$/.test(hex)) {
+    return "the verifier key's hash is not 8 lowercase hex digits";
+  }
+  const key = decodeBase64(b64);
+  if (key === undefined || key.length !== 33 || key[0] !== 1) {
+    return "the verifier key is not an Ed25519 key (0x01 and 32 bytes, base64)";
+  }
+  const hash = parseInt(hex, 16);
+  if (keyHash(name, key) !== hash) {
+    return "the verifier key's hash does not match its name and key";
+  }
+  return { name, hash, publicKey: key.slice(1) };
+}
+
+// keyHash is the first 4 bytes, big-endian, of SHA-256(name || "\n" || 0x01 || public key).
+function keyHash(name: string, key: Uint8Array): number {
+  const n = encoder.encode(name + "\n");
+  const buf = new Uint8Array(n.length + key.length);
+  buf.set(n);
+  buf.set(key, n.length);
+  const h = sha256(buf);
+  return ((h[0]! << 24) | (h[1]! << 16) | (h[2]! << 8) | h[3]!) >>> 0;
+}
+
+// A key name is non-empty UTF-8 without spaces or plus signs (as in golang.org/x/mod/sumdb/note).
+function isKeyName(name: string): boolean {
+  return name !== "" && !/[\s+]/u.test(name) && !/[\uFFFD]/.test(name);
+}
+
+// decodeBase64 decodes standard, padded base64 strictly; undefined when it is not that.
+function decodeBase64(s: string): Uint8Array | undefined {
+  if (s.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(s)) {
+    return undefined;
+  }
+  const bin = atob(s);
+  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  // Refuse non-canonical encodings (stray bits in the last character).
+  if (btoa(bin) !== s) {
+    return undefined;
+  }
+  return bytes;
+}
+
+/**
+ * Verifies a signed checkpoint: a C2SP signed note whose text is a C2SP tlog-checkpoint (origin
+ * line, decimal tree size, base64 root hash, optional extension lines), with a signature by
+ * the verifier key (in the form of golang.org/x/mod/sumdb/note:
+ * `<name>+<hex key hash>+<base64(0x01 || Ed25519 public key)>`). Signatures by other keys
+ * (cosignatures) are ignored; the key's name must be the checkpoint's origin.
+ *
+ * @returns `{ok: true, origin, size, rootHash}` or `{ok: false, reason}`; it never throws
+ */
+export function verifyCheckpoint(noteText: string, verifierKey: string): CheckpointResult {
+  try {
+    return checkpoint(noteText, verifierKey);
+  } catch (e) {
+    return { ok: false, reason: `cannot verify the checkpoint: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+function checkpoint(noteText: string, verifierKey: string): CheckpointResult {
+  const fail = (reason: string): CheckpointResult => ({ ok: false, reason });
+  if (typeof noteText !== "string" || typeof verifierKey !== "string") {
+    return fail("the checkpoint and the verifier key must be text");
+  }
+  const key = parseVerifierKey(verifierKey);
+  if (typeof key === "string") {
+    return fail(key);
+  }
+  // The text is everything up to the last blank line, with its final newline; the signature
+  // lines follow it.
+  const split = noteText.lastIndexOf("\n\n");
+  if (split < 0) {
+    return fail("the checkpoint is not a signed note (no blank line before the signatures)");
+  }
+  const text = noteText.slice(0, split + 1);
+  if (/[\u0000-\u0009\u000b-\u001f\uFFFD]/.test(text) || badSurrogates(text)) {
+    return fail("the checkpoint text holds control characters or invalid UTF-8");
+  }
+  const sigBlock = noteText.slice(split + 2);
+  if (sigBlock === "" || !sigBlock.endsWith("\n")) {
+    return fail("the checkpoint's signature lines are missing or do not end with a newline");
+  }
+  let signed = false;
+  for (const line of sigBlock.slice(0, -1).split("\n")) {
+    const m = /^\u2014 (\S+) (\S+)$/u.exec(line);
+    if (m === null) {
+      return fail(`malformed signature line ${JSON.stringify(line)}`);
+    }
+    const sig = decodeBase64(m[2]!);
+    if (sig === undefined || sig.length < 5) {
+      return fail(`malformed signature line ${JSON.stringify(line)}`);
+    }
+    const hash = ((sig[0]! << 24) | (sig[1]! << 16) | (sig[2]! << 8) | sig[3]!) >>> 0;
+    if (m[1] !== key.name || hash !== key.hash) {
+      continue; // another signer's (a witness's cosignature, say)
+    }
+    const sigBytes = sig.slice(4);
+    if (sigBytes.length !== 64 || !ed.verify(sigBytes, encoder.encode(text), key.publicKey, { zip215: false })) {
+      return fail(`the signature of ${key.name} does not verify`);
+    }
+    signed = true;
+  }
+  if (!signed) {
+    return fail(`the checkpoint is not signed by ${key.name}+${key.hash.toString(16).padStart(8, "0")}`);
+  }
+  const lines = text.slice(0, -1).split("\n");
+  if (lines.length < 3) {
+    return fail("the checkpoint text is not origin, size and root hash");
+  }
+  const [origin, sizeText, hashText] = lines as [string, string, string];
+  if (origin === "") {
+    return fail("the checkpoint has an empty origin");
+  }
+  if (origin !== key.name) {
+    return fail(`the checkpoint's origin ${JSON.stringify(origin)} is not the key's name ${JSON.stringify(key.name)}`);
+  }
+  if (!/^(0|[1-9][0-9]*)$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText))) {
+    return fail(`the checkpoint's size ${JSON.stringify(sizeText)} is not a decimal integer`);
+  }
+  const rootHash = decodeBase64(hashText);
+  if (rootHash === undefined || rootHash.length !== 32) {
+    return fail("the checkpoint's root hash is not 32 bytes of base64");
+  }
+  return { ok: true, origin, size: Number(sizeText), rootHash };
+}
+
+function badSurrogates(s: string): boolean {
+  return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+}
+
+/** The RFC 6962 leaf hash: SHA-256(0x00 || leaf). */
+export function leafHash(leaf: Uint8Array | string): Uint8Array {
+  const b = typeof leaf === "string" ? encoder.encode(leaf) : leaf;
+  const buf = new Uint8Array(1 + b.length);
+  buf[0] = 0;
+  buf.set(b, 1);
+  return sha256(buf);
+}
+
+/** The RFC 6962 interior node hash: SHA-256(0x01 || left || right). */
+export function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
+  const buf = new Uint8Array(1 + left.length + right.length);
+  buf[0] = 1;
+  buf.set(left, 1);
+  buf.set(right, 1 + left.length);
+  return sha256(buf);
+}
+
+/**
+ * The root that an RFC 6962 audit path leads to from a leaf hash at index in a tree of size
+ * (RFC 9162, section 2.1.3.2), or undefined when the path cannot be one of that tree (index
+ * beyond the tree, too few or too many hashes).
+ */
+export function rootFromInclusionProof(index: number, size: number, hash: Uint8Array, path: readonly Uint8Array[]): Uint8Array | undefined {
+  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) {
+    return undefined;
+  }
+  let fn = BigInt(index);
+  let sn = BigInt(size - 1);
+  let r = hash;
+  for (const p of path) {
+    if (sn === 0n) {
+      return undefined;
+    }
+    if ((fn & 1n) === 1n || fn === sn) {
+      r = nodeHash(p, r);
+      while ((fn & 1n) === 0n && fn !== 0n) {
+        fn >>= 1n;
+        sn >>= 1n;
+      }
+    } else {
+      r = nodeHash(r, p);
+    }
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  return sn === 0n ? r : undefined;
+}
+
+/**
+ * The leaf text of a looked-up version: RFC 8785 canonical JSON of {kind, namespace_id,
+ * registry_id (registry and record), record_id (record), version, version_count, digest}, as
+ * the service logs it. `data` is the `data` of a lookup response.
+ */
+export function logLeaf(kind: LookupKind, data: Record<string, unknown>): string {
+  const leaf: Record<string, unknown> = { kind, namespace_id: data["namespace_id"] };
+  if (kind !== "namespace") {
+    leaf["registry_id"] = data["registry_id"];
+  }
+  if (kind === "record") {
+    leaf["record_id"] = data["record_id"];
+  }
+  const proof = data["proof"];
+  leaf["version"] = data["version"];
+  leaf["version_count"] = data["version_count"];
+  leaf["digest"] = typeof proof === "object" && proof !== null ? (proof as Record<string, unknown>)["digest"] : undefined;
+  for (const [k, v] of Object.entries(leaf)) {
+    if (k === "version_count" ? !Number.isSafeInteger(v) : typeof v !== "string") {
+      throw new Error(`the lookup has no ${k === "digest" ? "proof.digest" : k}`);
+    }
+  }
+  const text = canonicalize(leaf);
+  if (text === undefined) {
+    throw new Error("the leaf has no JSON form");
+  }
+  return text;
+}
+
+/**
+ * Verifies an inclusion proof (the body of GET /svc/log/inclusion/{version}, as an object or
+ * JSON text): the checkpoint is signed by the verifier key (verifyCheckpoint), its size is the
+ * proof's tree_size, and the audit path of SHA-256(0x00 || leaf) at log_index leads to its
+ * root hash. With `expected`, the lookup must verify (verifyLookup) and its leaf (logLeaf)
+ * must be the proof's leaf.
+ *
+ * @returns `{ok: true, origin, logIndex, treeSize, rootHash, leaf}` or `{ok: false, reason}`;
+ *   it never throws
+ */
+export function verifyInclusion(proof: unknown, verifierKey: string, expected?: ExpectedLeaf): InclusionResult {
+  try {
+    return inclusion(proof, verifierKey, expected);
+  } catch (e) {
+    return { ok: false, reason: `cannot verify the inclusion proof: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+function inclusion(proof: unknown, verifierKey: string, expected: ExpectedLeaf | undefined): InclusionResult {
+  const fail = (reason: string): InclusionResult => ({ ok: false, reason });
+  let p = proof;
+  if (typeof p === "string") {
+    try {
+      p = JSON.parse(p);
+    } catch (e) {
+      return fail(`invalid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  if (typeof p !== "object" || p === null || Array.isArray(p)) {
+    return fail("the inclusion proof is not an object");
+  }
+  const m = p as Record<string, unknown>;
+  const { log_index: index, tree_size: size, leaf, hashes, checkpoint: cp } = m;
+  if (!Number.isSafeInteger(index) || (index as number) < 0) {
+    return fail("log_index is missing or not a non-negative integer");
+  }
+  if (!Number.isSafeInteger(size) || (size as number) < 1) {
+    return fail("tree_size is missing or not a positive integer");
+  }
+  if (typeof leaf !== "string") {
+    return fail("leaf is missing or not text");
+  }
+  if (!Array.isArray(hashes)) {
+    return fail("hashes is missing or not an array");
+  }
+  if (typeof cp !== "string") {
+    return fail("checkpoint is missing or not text");
+  }
+  const path: Uint8Array[] = [];
+  for (const [i, h] of hashes.entries()) {
+    const b = typeof h === "string" ? decodeBase64(h) : undefined;
+    if (b === undefined || b.length !== 32) {
+      return fail(`hashes[${i}] is not 32 bytes of base64`);
+    }
+    path.push(b);
+  }
+  const tree = verifyCheckpoint(cp, verifierKey);
+  if (!tree.ok) {
+    return fail(`checkpoint: ${tree.reason}`);
+  }
+  if (tree.size !== size) {
+    return fail(`tree_size ${size} is not the checkpoint's size ${tree.size}`);
+  }
+  if ((index as number) >= tree.size) {
+    return fail(`log_index ${index} is beyond the tree of size ${tree.size}`);
+  }
+  const root = rootFromInclusionProof(index as number, tree.size, leafHash(leaf), path);
+  if (root === undefined) {
+    return fail(`${path.length} hashes are not an audit path of index ${index} in a tree of size ${tree.size}`);
+  }
+  if (!equalBytes(root, tree.rootHash)) {
+    return fail("the audit path does not lead to the checkpoint's root hash");
+  }
+  if (expected !== undefined) {
+    const v = verifyLookup(expected.kind, expected.lookup);
+    if (!v.ok) {
+      return fail(`the lookup does not verify: ${v.reason}`);
+    }
+    const data = lookupDataOf(expected.lookup, expected.kind);
+    const want = logLeaf(expected.kind, data);
+    if (want !== leaf) {
+      return fail(`the proof's leaf ${leaf} is not the lookup's leaf ${want}`);
+    }
+  }
+  return { ok: true, origin: tree.origin, logIndex: index as number, treeSize: tree.size, rootHash: tree.rootHash, leaf };
+}
+
+// lookupDataOf finds the data of a lookup in the forms verifyLookup takes (it verified already).
+function lookupDataOf(lookup: unknown, kind: LookupKind): Record<string, unknown> {
+  let v = typeof lookup === "string" ? (JSON.parse(lookup) as unknown) : lookup;
+  const obj = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+  if (!obj(v)) {
+    throw new Error("the lookup is not an object");
+  }
+  const inner = Object.hasOwn(v, `${kind}_lookup_response`) ? v[`${kind}_lookup_response`] : undefined;
+  if (obj(inner)) {
+    v = inner;
+  }
+  const m = v as Record<string, unknown>;
+  const d = Object.hasOwn(m, "data") ? m["data"] : undefined;
+  return obj(d) ? d : m;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
