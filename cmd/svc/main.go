@@ -118,7 +118,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return flag.ErrHelp
 	case cmd == "verify":
-		return cmdVerify(rest, os.Stdin, stdout, stderr)
+		return cmdVerify(ctx, rest, os.Stdin, stdout, stderr)
 	case cmd == "import":
 		return cmdImport(ctx, rest, os.Stdin, stdout, stderr)
 	case cmd == "version" || cmd == "--version" || cmd == "-version":
