@@ -139,11 +139,9 @@ func httpGet(ctx context.Context, baseURL, path string) ([]byte, error) {
 
 // oneLine keeps an error message on one line.
 func oneLine(err error) string {
-	var msg string
+	msg := err.Error()
 	if errors.Is(err, translog.ErrVerify) {
-		msg = strings.TrimPrefix(err.Error(), translog.ErrVerify.Error()+": ")
-	} else {
-		msg = err.Error()
+		msg = strings.ReplaceAll(msg, translog.ErrVerify.Error()+": ", "")
 	}
 	return strings.Join(strings.Fields(msg), " ")
 }

@@ -25,6 +25,7 @@ type logService struct {
 	srv  *httptest.Server
 	key  string
 	g    *translog.Integrator
+	lk   translog.Key
 	vkey string
 }
 
@@ -54,7 +55,7 @@ func newLogServiceWithKey(t *testing.T, lk translog.Key, vkey string) *logServic
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &logService{t: t, srv: hs, key: key, g: translog.NewIntegrator(st, lk, nil, nil), vkey: vkey}
+	return &logService{t: t, srv: hs, key: key, g: translog.NewIntegrator(st, lk, nil, nil), lk: lk, vkey: vkey}
 }
 
 func (l *logService) call(method, path, body string) []byte {
