@@ -248,3 +248,32 @@ func CheckLeaves(counts map[string]int64, first int64, leaves [][]byte) error {
 	}
 	return nil
 }
+
+// CheckLeafHashes checks that leaves (from log index first on) are the leaves of the tree of c:
+// their RFC 6962 leaf hashes equal the tree's, as hashes reads them (a tlog.TileHashReader
+// checks each tile it reads against c's root hash).
+func CheckLeafHashes(c Checkpoint, hashes tlog.HashReader, first int64, leaves [][]byte) error {
+	idx := make([]int64, len(leaves))
+	for i := range leaves {
+		idx[i] = tlog.StoredHashIndex(0, first+int64(i))
+	}
+	got, err := hashes.ReadHashes(idx)
+	if err != nil {
+		return failf("leaf hashes of %d..%d in tree %d: %v", first, first+int64(len(leaves))-1, c.Size, err)
+	}
+	for i, text := range leaves {
+		if got[i] != tlog.RecordHash(text) {
+			return failf("leaf %d of the entry bundle is not the tree's leaf %d", first+int64(i), first+int64(i))
+		}
+	}
+	return nil
+}
+
+// TileServicePath is where a service publishes tile t of this log's height, after its log
+// prefix (`tile/{L}/{N}[.p/{W}]`, `tile/entries/...` for level -1).
+func TileServicePath(t tlog.Tile) string {
+	if t.L == -1 {
+		return "tile/" + BundlePath(t.N, t.W)
+	}
+	return "tile/" + strings.TrimPrefix(t.Path(), "tile/"+strconv.Itoa(TileHeight)+"/")
+}

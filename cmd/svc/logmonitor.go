@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"golang.org/x/mod/sumdb/tlog"
+
 	"github.com/svc-directory/svc/translog"
 )
 
@@ -80,7 +82,9 @@ func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return fail(err)
 		}
 	}
-	// The new leaves, bundle by bundle.
+	// The new leaves, bundle by bundle, each checked against the tree's hash tiles (which the
+	// tile hash reader checks against the checkpoint's root).
+	hashes := tlog.TileHashReader(tlog.Tree{N: cur.Size, Hash: cur.Hash}, &httpTiles{ctx: ctx, base: *baseURL})
 	for n := old.Size / translog.TileWidth; n*translog.TileWidth < cur.Size; n++ {
 		w := min(int64(translog.TileWidth), cur.Size-n*translog.TileWidth)
 		data, err := httpGet(ctx, *baseURL, "svc/log/tile/"+translog.BundlePath(n, int(w)))
@@ -92,6 +96,9 @@ func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return fail(fmt.Errorf("entry bundle %d: %w", n, err))
 		}
 		skip := max(old.Size-n*translog.TileWidth, 0)
+		if err := translog.CheckLeafHashes(cur, hashes, n*translog.TileWidth+skip, leaves[skip:]); err != nil {
+			return fail(err)
+		}
 		if err := translog.CheckLeaves(state.Counts, n*translog.TileWidth+skip, leaves[skip:]); err != nil {
 			return fail(err)
 		}
@@ -103,6 +110,28 @@ func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fmt.Fprintf(stdout, "OK: log %s size %d (%d new leaves)\n", cur.Origin, cur.Size, cur.Size-old.Size)
 	return nil
 }
+
+// httpTiles reads the log's hash tiles from the service (a tlog.TileReader).
+type httpTiles struct {
+	ctx  context.Context
+	base string
+}
+
+func (r *httpTiles) Height() int { return translog.TileHeight }
+
+func (r *httpTiles) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	out := make([][]byte, len(tiles))
+	for i, t := range tiles {
+		b, err := httpGet(r.ctx, r.base, "svc/log/"+translog.TileServicePath(t))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+func (r *httpTiles) SaveTiles([]tlog.Tile, [][]byte) {}
 
 // writeState replaces the state file (a new file renamed over it).
 func writeState(path string, s translog.MonitorState) error {

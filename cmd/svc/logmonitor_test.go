@@ -1,8 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,4 +142,47 @@ func recLeaf(count int64, version string) []byte {
 
 func storeLeaf(ns, version string, count int64) store.LogLeaf {
 	return store.LogLeaf{Kind: "namespace", NamespaceID: ns, Version: version, VersionCount: count, Digest: "0x00"}
+}
+
+// TestLogMonitorRefusesForeignLeaves: entry bundles whose leaves are well-formed and count up
+// correctly but are not the leaves of the signed tree are refused.
+func TestLogMonitorRefusesForeignLeaves(t *testing.T) {
+	l := newLogService(t, "example.test/svc/log")
+	l.populate("n")
+	l.integrate()
+	target, _ := url.Parse(l.srv.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		if !strings.Contains(resp.Request.URL.Path, "/tile/entries/") {
+			return nil
+		}
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		// Another digest of the same length: still a canonical leaf.
+		i := bytes.Index(b, []byte(`"digest":"0x`)) + len(`"digest":"0x`)
+		if b[i] == '0' {
+			b[i] = '1'
+		} else {
+			b[i] = '0'
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		resp.ContentLength = int64(len(b))
+		resp.Header.Del("Content-Length")
+		return nil
+	}
+	ps := httptest.NewServer(proxy)
+	defer ps.Close()
+	state := filepath.Join(t.TempDir(), "monitor.json")
+	code, out, errs := svc(t, "log", "monitor", "--url", ps.URL, "--log-key", l.vkey, "--state", state)
+	if code != 1 || !strings.Contains(out, "FAILED: leaf 0 of the entry bundle is not the tree's leaf 0") {
+		t.Fatalf("exit %d %q %q", code, out, errs)
+	}
+	if _, err := os.Stat(state); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("state file written: %v", err)
+	}
+	if code, out, errs := svc(t, "log", "monitor", "--url", l.srv.URL, "--log-key", l.vkey, "--state", state); code != 0 {
+		t.Fatalf("untampered: exit %d %q %q", code, out, errs)
+	}
 }
