@@ -72,8 +72,20 @@ exist; a bad line stops the import with its line number (only the batches before
 	"log key create": {"--origin ORIGIN --out FILE", `Creates FILE (mode 0600; an existing file is refused) holding a new Ed25519 signer key for
 the transparency log of that origin, and prints its verifier key alone on stdout. Give the file
 to every instance as SVC_LOG_KEY_FILE and the verifier key to the log's readers.`},
-	"verify": {"--kind namespace|registry|record FILE", `Recomputes the digest of a saved lookup response (FILE, - for stdin) offline, trusting only
-the proof package. Exit status 0 when it verifies, 1 with a one-line reason when it does not.`},
+	"verify": {"--kind namespace|registry|record [--log-key VKEY (--inclusion PROOF | --url URL)] FILE", `Recomputes the digest of a saved lookup response (FILE, - for stdin) offline, trusting only
+the proof package. With --log-key it also checks that the lookup's version is in the
+transparency log: the inclusion proof (GET /svc/log/inclusion/{version}, saved in PROOF or
+fetched from the service at URL) must carry a checkpoint signed by VKEY, its leaf must be the
+leaf of the lookup (kind, ids, version, version_count, digest), and its audit path must lead to
+the checkpoint's root hash. Exit status 0 when it verifies, 1 with a one-line reason when it
+does not.`},
+	"log monitor": {"--url URL --log-key VKEY --state FILE", `Follows the transparency log of the service at URL. Fetches its checkpoint and checks the
+signature with VKEY, checks with a consistency proof that the checkpoint kept in FILE is a
+prefix of it, reads the new leaves from the entry bundles and checks that each is a canonical
+leaf and that the version_count of each entry grows by exactly one per logged version; then
+stores the new checkpoint (and each entry's last version_count) in FILE, which the first run
+creates. Exit status 0 when all holds, 1 naming the first inconsistency (FILE is then left as
+it was).`},
 }
 
 // groupHelp lists the subcommands of the commands that have them.
@@ -81,7 +93,7 @@ var groupHelp = map[string]string{
 	"key":    "usage: svc key create --email EMAIL | svc key revoke --key KEY\n",
 	"user":   "usage: svc user disable --email EMAIL | svc user add-key --email EMAIL --multibase z6Mk...\n",
 	"domain": "usage: svc domain allow DOMAIN | svc domain disallow DOMAIN\n",
-	"log":    "usage: svc log key create --origin ORIGIN --out FILE\n",
+	"log":    "usage: svc log key create --origin ORIGIN --out FILE | svc log monitor --url URL --log-key VKEY --state FILE\n",
 }
 
 // describe gives fs the help text of its command; -h and --help print it.

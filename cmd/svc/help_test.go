@@ -9,7 +9,7 @@ import (
 func TestHelpOnEveryCommand(t *testing.T) {
 	commands := [][]string{
 		{"serve"}, {"migrate"}, {"key", "create"}, {"key", "revoke"}, {"user", "disable"}, {"user", "add-key"},
-		{"domain", "allow"}, {"domain", "disallow"}, {"import"}, {"verify"}, {"version"},
+		{"domain", "allow"}, {"domain", "disallow"}, {"import"}, {"verify"}, {"version"}, {"log", "key", "create"}, {"log", "monitor"},
 	}
 	for _, c := range commands {
 		name := strings.Join(c, " ")

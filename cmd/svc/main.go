@@ -11,9 +11,13 @@
 //	svc domain disallow D           remove it
 //	svc import --url U --key K --namespace NS --registry R FILE
 //	                                import NDJSON add-record bodies through add-records
-//	svc verify --kind K FILE        check a saved lookup response offline (exit 0 or 1)
+//	svc verify --kind K [--log-key VKEY --inclusion FILE|--url URL] FILE
+//	                                check a saved lookup response offline (exit 0 or 1),
+//	                                and that its version is in the signed transparency log
 //	svc log key create --origin O --out FILE
 //	                                write a transparency-log signer key; print its verifier key
+//	svc log monitor --url URL --log-key VKEY --state FILE
+//	                                check the log's new checkpoint and leaves against the last one
 //	svc version                     print the version (also --version)
 //
 // "svc <command> -h" prints a command's help and flags.
@@ -55,8 +59,13 @@ commands:
   verify --kind K FILE                    recompute a saved lookup response's digest offline
                                           (K: namespace, registry or record; FILE - for stdin);
                                           exit 0 when it matches, 1 when not
+  verify --kind K --log-key VKEY --inclusion FILE|--url URL FILE
+                                          also check the version is in a checkpoint signed by VKEY
   log key create --origin O --out FILE    write a new transparency-log signer key to FILE (mode 0600)
                                           and print its verifier key alone on stdout
+  log monitor --url URL --log-key VKEY --state FILE
+                                          check the log's new checkpoint (signature, consistency
+                                          with the one in FILE) and new leaves; then store it
   version                                 print the version (also: svc --version)
 
 Run "svc <command> -h" (or "svc help <command>") for the help and flags of a command.
@@ -111,6 +120,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdDomain(ctx, sub, rest[1:], stdout, stderr)
 	case cmd == "log" && sub == "key" && len(rest) > 1 && rest[1] == "create":
 		return cmdLogKeyCreate(rest[2:], stdout, stderr)
+	case cmd == "log" && sub == "monitor":
+		return cmdLogMonitor(ctx, rest[1:], stdout, stderr)
 	case cmd == "log" && (sub == "" || isHelp(sub) || sub == "key"):
 		printGroupHelp(stderr, cmd)
 		if sub == "" || sub == "key" && (len(rest) == 1 || !isHelp(rest[1])) {
@@ -118,7 +129,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return flag.ErrHelp
 	case cmd == "verify":
-		return cmdVerify(rest, os.Stdin, stdout, stderr)
+		return cmdVerify(ctx, rest, os.Stdin, stdout, stderr)
 	case cmd == "import":
 		return cmdImport(ctx, rest, os.Stdin, stdout, stderr)
 	case cmd == "version" || cmd == "--version" || cmd == "-version":

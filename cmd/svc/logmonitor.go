@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/svc-directory/svc/translog"
+)
+
+// cmdLogMonitor follows a transparency log from the checkpoint kept in the state file: svc log
+// monitor --url URL --log-key VKEY --state FILE. It checks the new checkpoint's signature, its
+// consistency with the stored one and every new leaf, then stores the new checkpoint; exit 1
+// names the first inconsistency.
+func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fset := flag.NewFlagSet("log monitor", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	baseURL := fset.String("url", "", "base URL of the service (required)")
+	logKey := fset.String("log-key", "", "the log's verifier key, from its operator (required)")
+	statePath := fset.String("state", "", "file keeping the last verified checkpoint and per-entry version counts (required; created on the first run)")
+	if err := parseFlags(fset, args, 0); err != nil {
+		return err
+	}
+	if *baseURL == "" || *logKey == "" || *statePath == "" {
+		return fmt.Errorf("%w: log monitor needs --url, --log-key and --state", errUsage)
+	}
+	fail := func(err error) error {
+		fmt.Fprintln(stdout, "FAILED:", oneLine(err))
+		return errMismatch
+	}
+	state := translog.MonitorState{Counts: map[string]int64{}}
+	raw, err := os.ReadFile(*statePath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	default:
+		if err := json.Unmarshal(raw, &state); err != nil {
+			return fmt.Errorf("state file %s: %w", *statePath, err)
+		}
+		if state.Counts == nil {
+			state.Counts = map[string]int64{}
+		}
+	}
+	var old translog.Checkpoint
+	if state.Checkpoint != "" {
+		if old, err = translog.OpenCheckpoint([]byte(state.Checkpoint), *logKey); err != nil {
+			return fail(fmt.Errorf("the stored checkpoint: %w", err))
+		}
+	}
+	signed, err := httpGet(ctx, *baseURL, "svc/log/checkpoint")
+	if err != nil {
+		return err
+	}
+	cur, err := translog.OpenCheckpoint(signed, *logKey)
+	if err != nil {
+		return fail(fmt.Errorf("the served checkpoint: %w", err))
+	}
+	if state.Checkpoint != "" {
+		var proof struct {
+			Hashes [][]byte `json:"hashes"`
+		}
+		if old.Size > 0 && old.Size < cur.Size {
+			body, err := httpGet(ctx, *baseURL, "svc/log/consistency?from="+strconv.FormatInt(old.Size, 10)+"&to="+strconv.FormatInt(cur.Size, 10))
+			if err != nil {
+				return err
+			}
+			if err := json.Unmarshal(body, &proof); err != nil {
+				return fail(fmt.Errorf("consistency proof: %w", err))
+			}
+		}
+		if err := translog.VerifyConsistency(old, cur, proof.Hashes); err != nil {
+			return fail(err)
+		}
+	}
+	// The new leaves, bundle by bundle, each checked against the tree's hash tiles (which the
+	// tile hash reader checks against the checkpoint's root).
+	hashes := tlog.TileHashReader(tlog.Tree{N: cur.Size, Hash: cur.Hash}, &httpTiles{ctx: ctx, base: *baseURL})
+	for n := old.Size / translog.TileWidth; n*translog.TileWidth < cur.Size; n++ {
+		w := min(int64(translog.TileWidth), cur.Size-n*translog.TileWidth)
+		data, err := httpGet(ctx, *baseURL, "svc/log/tile/"+translog.BundlePath(n, int(w)))
+		if err != nil {
+			return err
+		}
+		leaves, err := translog.SplitBundle(data, int(w))
+		if err != nil {
+			return fail(fmt.Errorf("entry bundle %d: %w", n, err))
+		}
+		skip := max(old.Size-n*translog.TileWidth, 0)
+		if err := translog.CheckLeafHashes(cur, hashes, n*translog.TileWidth+skip, leaves[skip:]); err != nil {
+			return fail(err)
+		}
+		if err := translog.CheckLeaves(state.Counts, n*translog.TileWidth+skip, leaves[skip:]); err != nil {
+			return fail(err)
+		}
+	}
+	state.Checkpoint = string(signed)
+	if err := writeState(*statePath, state); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "OK: log %s size %d (%d new leaves)\n", cur.Origin, cur.Size, cur.Size-old.Size)
+	return nil
+}
+
+// httpTiles reads the log's hash tiles from the service (a tlog.TileReader).
+type httpTiles struct {
+	ctx  context.Context
+	base string
+}
+
+func (r *httpTiles) Height() int { return translog.TileHeight }
+
+func (r *httpTiles) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	out := make([][]byte, len(tiles))
+	for i, t := range tiles {
+		b, err := httpGet(r.ctx, r.base, "svc/log/"+translog.TileServicePath(t))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+func (r *httpTiles) SaveTiles([]tlog.Tile, [][]byte) {}
+
+// writeState replaces the state file (a new file renamed over it).
+func writeState(path string, s translog.MonitorState) error {
+	b, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".svc-monitor-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
