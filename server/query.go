@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"regexp"
 	"sort"
@@ -194,6 +195,10 @@ func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequest
 	}
 	o.Member = role != ""
 	res, err := s.store.Search(ctx, nsID, o)
+	var refused *store.Error
+	if errors.As(err, &refused) {
+		return nil, err // a refusal of the input keeps its 4xx through the one mapping
+	}
 	if err != nil {
 		s.log.ErrorContext(ctx, "search failed", "namespace", nsID, "error", err)
 		return gen.SearchRecords500JSONResponse{SearchFailedJSONResponse: searchFailedBody("Query failed",
