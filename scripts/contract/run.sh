@@ -45,7 +45,8 @@ proxy_port=$(free_port)
 pids+=($!)
 wait_for "http://127.0.0.1:$svc_port/readyz" "svc serve" "$tmp/svc.log"
 
-npx --no-install prism proxy openapi.yaml "http://127.0.0.1:$svc_port" --port "$proxy_port" \
+# Prism's own entry point, not npx: npx would leave Prism running as its child when killed.
+node_modules/.bin/prism proxy openapi.yaml "http://127.0.0.1:$svc_port" --port "$proxy_port" \
 	--errors=false >"$tmp/prism.log" 2>&1 &
 pids+=($!)
 wait_for "http://127.0.0.1:$proxy_port/healthz" "prism proxy" "$tmp/prism.log"
