@@ -107,6 +107,7 @@ const (
 	ErrorCodeMethodNotAllowed     ErrorCode = "method_not_allowed"
 	ErrorCodeNamespaceNotFound    ErrorCode = "namespace_not_found"
 	ErrorCodeNotFound             ErrorCode = "not_found"
+	ErrorCodeNotIntegrated        ErrorCode = "not_integrated"
 	ErrorCodePayloadTooLarge      ErrorCode = "payload_too_large"
 	ErrorCodePreconditionFailed   ErrorCode = "precondition_failed"
 	ErrorCodeRateLimited          ErrorCode = "rate_limited"
@@ -133,6 +134,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeNamespaceNotFound:
 		return true
 	case ErrorCodeNotFound:
+		return true
+	case ErrorCodeNotIntegrated:
 		return true
 	case ErrorCodePayloadTooLarge:
 		return true
@@ -664,7 +667,7 @@ type Delegate struct {
 // DelegateRole defines model for Delegate.Role.
 type DelegateRole string
 
-// DelegateRequest The body of add-delegate and remove-delegate: the user's email.
+// DelegateRequest The body of add-delegate, remove-delegate, add-registry-delegate and remove-registry-delegate: the user's email.
 type DelegateRequest struct {
 	// Email Example: dee@example.com
 	Email openapi_types.Email `json:"email"`
@@ -725,7 +728,7 @@ type EntryName = string
 
 // Error The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Error struct {
-	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
 	//
 	//
 	// Example: not_found
@@ -740,7 +743,7 @@ type Error struct {
 	Message string `json:"message"`
 }
 
-// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
 //
 // Example: not_found
 type ErrorCode string
@@ -785,7 +788,7 @@ type LogConsistency struct {
 
 // LogInclusion An inclusion proof of one leaf of the transparency log.
 type LogInclusion struct {
-	// Checkpoint The signed checkpoint the proof is against.
+	// Checkpoint The latest signed checkpoint. When `tree_size` is its size, the proof is against its root; when a smaller `size` was asked for, against the root of that tree.
 	Checkpoint string `json:"checkpoint"`
 
 	// Hashes The RFC 6962 audit path, base64, from the leaf up to the root.
@@ -800,7 +803,7 @@ type LogInclusion struct {
 	// Message Example: Inclusion proof
 	Message string `json:"message"`
 
-	// TreeSize The size of the tree the proof is for (the checkpoint's).
+	// TreeSize The size of the tree the proof is for (the checkpoint's, or the `size` asked for).
 	TreeSize int64 `json:"tree_size"`
 }
 
@@ -1310,6 +1313,27 @@ type RegistryState string
 // RegistryTag defines model for Registry.Tag.
 type RegistryTag string
 
+// RegistryDelegate A delegate of one registry.
+type RegistryDelegate struct {
+	// AddedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	AddedAt Timestamp `json:"added_at"`
+	Email   string    `json:"email"`
+}
+
+// RegistryDelegatesResponse The delegates of a registry.
+type RegistryDelegatesResponse struct {
+	Data struct {
+		Delegates    []RegistryDelegate `json:"delegates"`
+		NamespaceId  string             `json:"namespace_id"`
+		RegistryName string             `json:"registry_name"`
+	} `json:"data"`
+
+	// Message Example: Registry delegates retrieved
+	Message string `json:"message"`
+}
+
 // RegistryListEntry One registry in a list of registries (query and tag query).
 type RegistryListEntry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1526,6 +1550,30 @@ type SearchResult struct {
 
 // SearchResultState defines model for SearchResult.State.
 type SearchResultState string
+
+// Stats How many of each the directory holds.
+type Stats struct {
+	// Namespaces Example: 9
+	Namespaces int64 `json:"namespaces"`
+
+	// Records Example: 104233
+	Records int64 `json:"records"`
+
+	// Registries Example: 21
+	Registries int64 `json:"registries"`
+
+	// Users Example: 12
+	Users int64 `json:"users"`
+}
+
+// StatsResponse The platform statistics.
+type StatsResponse struct {
+	// Data How many of each the directory holds.
+	Data Stats `json:"data"`
+
+	// Message Example: Platform statistics
+	Message string `json:"message"`
+}
 
 // TTL Seconds (default 600).
 type TTL = int64
@@ -1752,6 +1800,9 @@ type PayloadTooLarge = Error
 // PreconditionFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type PreconditionFailed = Error
 
+// RegistryDelegates The delegates of a registry.
+type RegistryDelegates = RegistryDelegatesResponse
+
 // SearchFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type SearchFailed = Error
 
@@ -1792,6 +1843,12 @@ type GetLogConsistencyParams struct {
 
 	// To The size of the newer tree.
 	To int64 `form:"to" json:"to"`
+}
+
+// GetLogInclusionParams defines parameters for GetLogInclusion.
+type GetLogInclusionParams struct {
+	// Size The size of the tree to prove inclusion in, for a client that holds a checkpoint of that size (one a witness cosigned, say). Default: the latest checkpoint's size. A consistency proof from `size` to the returned checkpoint's size links the two.
+	Size *int64 `form:"size,omitempty" json:"size,omitempty"`
 }
 
 // LookupNamespaceParams defines parameters for LookupNamespace.
@@ -2013,6 +2070,12 @@ type AddRecordJSONRequestBody = AddRecordRequest
 // AddRecordsJSONRequestBody defines body for AddRecords for application/json ContentType.
 type AddRecordsJSONRequestBody = AddRecordsRequest
 
+// AddRegistryDelegateJSONRequestBody defines body for AddRegistryDelegate for application/json ContentType.
+type AddRegistryDelegateJSONRequestBody = DelegateRequest
+
+// RemoveRegistryDelegateJSONRequestBody defines body for RemoveRegistryDelegate for application/json ContentType.
+type RemoveRegistryDelegateJSONRequestBody = DelegateRequest
+
 // UpdateRegistryJSONRequestBody defines body for UpdateRegistry for application/json ContentType.
 type UpdateRegistryJSONRequestBody = UpdateRegistryRequest
 
@@ -2045,9 +2108,12 @@ type ServerInterface interface {
 	// GetLogConsistency Proof that one tree of the transparency log extends another
 	// (GET /svc/log/consistency)
 	GetLogConsistency(ctx echo.Context, params GetLogConsistencyParams) error
+	// GetLogCosignedCheckpoint The latest checkpoint cosigned by a quorum of the log's witnesses
+	// (GET /svc/log/cosigned-checkpoint)
+	GetLogCosignedCheckpoint(ctx echo.Context) error
 	// GetLogInclusion Proof that a version is in the transparency log
 	// (GET /svc/log/inclusion/{version})
-	GetLogInclusion(ctx echo.Context, version Version) error
+	GetLogInclusion(ctx echo.Context, version Version, params GetLogInclusionParams) error
 	// GetLogKey The verifier key of the transparency log
 	// (GET /svc/log/key)
 	GetLogKey(ctx echo.Context) error
@@ -2084,6 +2150,9 @@ type ServerInterface interface {
 	// SearchRecords Search the records of a namespace
 	// (GET /svc/search/{namespace})
 	SearchRecords(ctx echo.Context, namespace NamespaceRef, params SearchRecordsParams) error
+	// GetStats Platform statistics
+	// (GET /svc/stats)
+	GetStats(ctx echo.Context) error
 	// AcceptVerificationRequest Accept a delegated verification request
 	// (POST /svc/verification-requests/{request_id}/accept)
 	AcceptVerificationRequest(ctx echo.Context, requestId RequestId) error
@@ -2141,12 +2210,21 @@ type ServerInterface interface {
 	// AddRecords Add up to 1000 records at once
 	// (POST /svc/{namespace}/{registry_name}/add-records)
 	AddRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	// AddRegistryDelegate Add a delegate of one registry
+	// (POST /svc/{namespace}/{registry_name}/add-registry-delegate)
+	AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
 	// DeactivateRegistry Deactivate a registry
 	// (POST /svc/{namespace}/{registry_name}/deactivate-registry)
 	DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error
+	// GetRegistryDelegates List the delegates of one registry
+	// (GET /svc/{namespace}/{registry_name}/get-registry-delegates)
+	GetRegistryDelegates(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
 	// GetRegistryVerificationLogs Read the verification log of a registry
 	// (GET /svc/{namespace}/{registry_name}/get-registry-verification-logs)
 	GetRegistryVerificationLogs(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params GetRegistryVerificationLogsParams) error
+	// RemoveRegistryDelegate Remove a delegate of one registry
+	// (POST /svc/{namespace}/{registry_name}/remove-registry-delegate)
+	RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
 	// UpdateRegistry Update a registry
 	// (POST /svc/{namespace}/{registry_name}/update-registry)
 	UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params UpdateRegistryParams) error
@@ -2305,6 +2383,15 @@ func (w *ServerInterfaceWrapper) GetLogConsistency(ctx echo.Context) error {
 	return err
 }
 
+// GetLogCosignedCheckpoint converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLogCosignedCheckpoint(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLogCosignedCheckpoint(ctx)
+	return err
+}
+
 // GetLogInclusion converts echo context to params.
 func (w *ServerInterfaceWrapper) GetLogInclusion(ctx echo.Context) error {
 	var err error
@@ -2316,8 +2403,17 @@ func (w *ServerInterfaceWrapper) GetLogInclusion(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetLogInclusionParams
+	// ------------- Optional query parameter "size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "size", ctx.QueryParams(), &params.Size, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter size: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetLogInclusion(ctx, version)
+	err = w.Handler.GetLogInclusion(ctx, version, params)
 	return err
 }
 
@@ -2776,6 +2872,15 @@ func (w *ServerInterfaceWrapper) SearchRecords(ctx echo.Context) error {
 	return err
 }
 
+// GetStats converts echo context to params.
+func (w *ServerInterfaceWrapper) GetStats(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetStats(ctx)
+	return err
+}
+
 // AcceptVerificationRequest converts echo context to params.
 func (w *ServerInterfaceWrapper) AcceptVerificationRequest(ctx echo.Context) error {
 	var err error
@@ -3164,6 +3269,30 @@ func (w *ServerInterfaceWrapper) AddRecords(ctx echo.Context) error {
 	return err
 }
 
+// AddRegistryDelegate converts echo context to params.
+func (w *ServerInterfaceWrapper) AddRegistryDelegate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddRegistryDelegate(ctx, namespace, registryName)
+	return err
+}
+
 // DeactivateRegistry converts echo context to params.
 func (w *ServerInterfaceWrapper) DeactivateRegistry(ctx echo.Context) error {
 	var err error
@@ -3208,6 +3337,30 @@ func (w *ServerInterfaceWrapper) DeactivateRegistry(ctx echo.Context) error {
 	return err
 }
 
+// GetRegistryDelegates converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRegistryDelegates(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRegistryDelegates(ctx, namespace, registryName)
+	return err
+}
+
 // GetRegistryVerificationLogs converts echo context to params.
 func (w *ServerInterfaceWrapper) GetRegistryVerificationLogs(ctx echo.Context) error {
 	var err error
@@ -3245,6 +3398,30 @@ func (w *ServerInterfaceWrapper) GetRegistryVerificationLogs(ctx echo.Context) e
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetRegistryVerificationLogs(ctx, namespace, registryName, params)
+	return err
+}
+
+// RemoveRegistryDelegate converts echo context to params.
+func (w *ServerInterfaceWrapper) RemoveRegistryDelegate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RemoveRegistryDelegate(ctx, namespace, registryName)
 	return err
 }
 
@@ -3553,6 +3730,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/svc/create-namespace", wrapper.CreateNamespace, options.OperationMiddlewares["createNamespace"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/update-namespace", wrapper.UpdateNamespace, options.OperationMiddlewares["updateNamespace"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/create-registry", wrapper.CreateRegistry, options.OperationMiddlewares["createRegistry"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/add-registry-delegate", wrapper.AddRegistryDelegate, options.OperationMiddlewares["addRegistryDelegate"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/remove-registry-delegate", wrapper.RemoveRegistryDelegate, options.OperationMiddlewares["removeRegistryDelegate"]...)
+	router.GET(options.BaseURL+"/svc/:namespace/:registry_name/get-registry-delegates", wrapper.GetRegistryDelegates, options.OperationMiddlewares["getRegistryDelegates"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/update-registry", wrapper.UpdateRegistry, options.OperationMiddlewares["updateRegistry"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/deactivate-registry", wrapper.DeactivateRegistry, options.OperationMiddlewares["deactivateRegistry"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/activate-registry", wrapper.ActivateRegistry, options.OperationMiddlewares["activateRegistry"]...)
@@ -3565,8 +3745,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/svc/:namespace/get-delegates", wrapper.GetDelegates, options.OperationMiddlewares["getDelegates"]...)
 	router.GET(options.BaseURL+"/:profile_id/did.json", wrapper.GetDidDocument, options.OperationMiddlewares["getDidDocument"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.Healthz, options.OperationMiddlewares["healthz"]...)
+	router.GET(options.BaseURL+"/svc/stats", wrapper.GetStats, options.OperationMiddlewares["getStats"]...)
 	router.GET(options.BaseURL+"/readyz", wrapper.Readyz, options.OperationMiddlewares["readyz"]...)
 	router.GET(options.BaseURL+"/svc/log/checkpoint", wrapper.GetLogCheckpoint, options.OperationMiddlewares["getLogCheckpoint"]...)
+	router.GET(options.BaseURL+"/svc/log/cosigned-checkpoint", wrapper.GetLogCosignedCheckpoint, options.OperationMiddlewares["getLogCosignedCheckpoint"]...)
 	router.GET(options.BaseURL+"/svc/log/key", wrapper.GetLogKey, options.OperationMiddlewares["getLogKey"]...)
 	router.GET(options.BaseURL+"/svc/log/inclusion/:version", wrapper.GetLogInclusion, options.OperationMiddlewares["getLogInclusion"]...)
 	router.GET(options.BaseURL+"/svc/log/consistency", wrapper.GetLogConsistency, options.OperationMiddlewares["getLogConsistency"]...)
@@ -3596,6 +3778,8 @@ type NotModifiedResponse struct {
 type PayloadTooLargeJSONResponse Error
 
 type PreconditionFailedJSONResponse Error
+
+type RegistryDelegatesJSONResponse RegistryDelegatesResponse
 
 type SearchFailedJSONResponse Error
 
@@ -4507,8 +4691,117 @@ func (response GetLogConsistency503JSONResponse) VisitGetLogConsistencyResponse(
 	return err
 }
 
+type GetLogCosignedCheckpointRequestObject struct {
+}
+
+type GetLogCosignedCheckpointResponseObject interface {
+	VisitGetLogCosignedCheckpointResponse(w http.ResponseWriter) error
+}
+
+type GetLogCosignedCheckpoint200ResponseHeaders struct {
+	CacheControl *string
+}
+
+type GetLogCosignedCheckpoint200TextplainCharsetUtf8Response struct {
+	Body          io.Reader
+	Headers       GetLogCosignedCheckpoint200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetLogCosignedCheckpoint200TextplainCharsetUtf8Response) VisitGetLogCosignedCheckpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetLogCosignedCheckpoint400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLogCosignedCheckpoint400JSONResponse) VisitGetLogCosignedCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogCosignedCheckpoint404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetLogCosignedCheckpoint404JSONResponse) VisitGetLogCosignedCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogCosignedCheckpoint413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetLogCosignedCheckpoint413JSONResponse) VisitGetLogCosignedCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogCosignedCheckpoint429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLogCosignedCheckpoint429JSONResponse) VisitGetLogCosignedCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogCosignedCheckpoint500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLogCosignedCheckpoint500JSONResponse) VisitGetLogCosignedCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLogInclusionRequestObject struct {
 	Version Version `json:"version"`
+	Params  GetLogInclusionParams
 }
 
 type GetLogInclusionResponseObject interface {
@@ -5951,6 +6244,86 @@ func (response SearchRecords429JSONResponse) VisitSearchRecordsResponse(w http.R
 type SearchRecords500JSONResponse struct{ SearchFailedJSONResponse }
 
 func (response SearchRecords500JSONResponse) VisitSearchRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStatsRequestObject struct {
+}
+
+type GetStatsResponseObject interface {
+	VisitGetStatsResponse(w http.ResponseWriter) error
+}
+
+type GetStats200JSONResponse StatsResponse
+
+func (response GetStats200JSONResponse) VisitGetStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStats400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetStats400JSONResponse) VisitGetStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStats413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetStats413JSONResponse) VisitGetStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStats429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetStats429JSONResponse) VisitGetStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStats500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetStats500JSONResponse) VisitGetStatsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -8539,6 +8912,161 @@ func (response AddRecords500JSONResponse) VisitAddRecordsResponse(w http.Respons
 	return err
 }
 
+type AddRegistryDelegateRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Body         *AddRegistryDelegateJSONRequestBody
+}
+
+type AddRegistryDelegateResponseObject interface {
+	VisitAddRegistryDelegateResponse(w http.ResponseWriter) error
+}
+
+type AddRegistryDelegate200JSONResponse struct{ RegistryDelegatesJSONResponse }
+
+func (response AddRegistryDelegate200JSONResponse) VisitAddRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddRegistryDelegate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddRegistryDelegate400JSONResponse) VisitAddRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddRegistryDelegate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddRegistryDelegate401JSONResponse) VisitAddRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddRegistryDelegate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AddRegistryDelegate403JSONResponse) VisitAddRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddRegistryDelegate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddRegistryDelegate404JSONResponse) VisitAddRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddRegistryDelegate409JSONResponse struct{ ConflictJSONResponse }
+
+func (response AddRegistryDelegate409JSONResponse) VisitAddRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddRegistryDelegate413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddRegistryDelegate413JSONResponse) VisitAddRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddRegistryDelegate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddRegistryDelegate415JSONResponse) VisitAddRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddRegistryDelegate429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response AddRegistryDelegate429JSONResponse) VisitAddRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddRegistryDelegate500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response AddRegistryDelegate500JSONResponse) VisitAddRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeactivateRegistryRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -8692,6 +9220,130 @@ func (response DeactivateRegistry500JSONResponse) VisitDeactivateRegistryRespons
 	return err
 }
 
+type GetRegistryDelegatesRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+}
+
+type GetRegistryDelegatesResponseObject interface {
+	VisitGetRegistryDelegatesResponse(w http.ResponseWriter) error
+}
+
+type GetRegistryDelegates200JSONResponse struct{ RegistryDelegatesJSONResponse }
+
+func (response GetRegistryDelegates200JSONResponse) VisitGetRegistryDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistryDelegates400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRegistryDelegates400JSONResponse) VisitGetRegistryDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistryDelegates401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRegistryDelegates401JSONResponse) VisitGetRegistryDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistryDelegates403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRegistryDelegates403JSONResponse) VisitGetRegistryDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistryDelegates404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRegistryDelegates404JSONResponse) VisitGetRegistryDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistryDelegates413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetRegistryDelegates413JSONResponse) VisitGetRegistryDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistryDelegates429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetRegistryDelegates429JSONResponse) VisitGetRegistryDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistryDelegates500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetRegistryDelegates500JSONResponse) VisitGetRegistryDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegistryVerificationLogsRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -8794,6 +9446,147 @@ func (response GetRegistryVerificationLogs429JSONResponse) VisitGetRegistryVerif
 type GetRegistryVerificationLogs500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetRegistryVerificationLogs500JSONResponse) VisitGetRegistryVerificationLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRegistryDelegateRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Body         *RemoveRegistryDelegateJSONRequestBody
+}
+
+type RemoveRegistryDelegateResponseObject interface {
+	VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error
+}
+
+type RemoveRegistryDelegate200JSONResponse struct{ RegistryDelegatesJSONResponse }
+
+func (response RemoveRegistryDelegate200JSONResponse) VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRegistryDelegate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RemoveRegistryDelegate400JSONResponse) VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRegistryDelegate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RemoveRegistryDelegate401JSONResponse) VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRegistryDelegate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RemoveRegistryDelegate403JSONResponse) VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRegistryDelegate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RemoveRegistryDelegate404JSONResponse) VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRegistryDelegate413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RemoveRegistryDelegate413JSONResponse) VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRegistryDelegate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RemoveRegistryDelegate415JSONResponse) VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRegistryDelegate429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RemoveRegistryDelegate429JSONResponse) VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRegistryDelegate500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RemoveRegistryDelegate500JSONResponse) VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -9630,6 +10423,9 @@ type StrictServerInterface interface {
 	// GetLogConsistency Proof that one tree of the transparency log extends another
 	// (GET /svc/log/consistency)
 	GetLogConsistency(ctx context.Context, request GetLogConsistencyRequestObject) (GetLogConsistencyResponseObject, error)
+	// GetLogCosignedCheckpoint The latest checkpoint cosigned by a quorum of the log's witnesses
+	// (GET /svc/log/cosigned-checkpoint)
+	GetLogCosignedCheckpoint(ctx context.Context, request GetLogCosignedCheckpointRequestObject) (GetLogCosignedCheckpointResponseObject, error)
 	// GetLogInclusion Proof that a version is in the transparency log
 	// (GET /svc/log/inclusion/{version})
 	GetLogInclusion(ctx context.Context, request GetLogInclusionRequestObject) (GetLogInclusionResponseObject, error)
@@ -9669,6 +10465,9 @@ type StrictServerInterface interface {
 	// SearchRecords Search the records of a namespace
 	// (GET /svc/search/{namespace})
 	SearchRecords(ctx context.Context, request SearchRecordsRequestObject) (SearchRecordsResponseObject, error)
+	// GetStats Platform statistics
+	// (GET /svc/stats)
+	GetStats(ctx context.Context, request GetStatsRequestObject) (GetStatsResponseObject, error)
 	// AcceptVerificationRequest Accept a delegated verification request
 	// (POST /svc/verification-requests/{request_id}/accept)
 	AcceptVerificationRequest(ctx context.Context, request AcceptVerificationRequestRequestObject) (AcceptVerificationRequestResponseObject, error)
@@ -9726,12 +10525,21 @@ type StrictServerInterface interface {
 	// AddRecords Add up to 1000 records at once
 	// (POST /svc/{namespace}/{registry_name}/add-records)
 	AddRecords(ctx context.Context, request AddRecordsRequestObject) (AddRecordsResponseObject, error)
+	// AddRegistryDelegate Add a delegate of one registry
+	// (POST /svc/{namespace}/{registry_name}/add-registry-delegate)
+	AddRegistryDelegate(ctx context.Context, request AddRegistryDelegateRequestObject) (AddRegistryDelegateResponseObject, error)
 	// DeactivateRegistry Deactivate a registry
 	// (POST /svc/{namespace}/{registry_name}/deactivate-registry)
 	DeactivateRegistry(ctx context.Context, request DeactivateRegistryRequestObject) (DeactivateRegistryResponseObject, error)
+	// GetRegistryDelegates List the delegates of one registry
+	// (GET /svc/{namespace}/{registry_name}/get-registry-delegates)
+	GetRegistryDelegates(ctx context.Context, request GetRegistryDelegatesRequestObject) (GetRegistryDelegatesResponseObject, error)
 	// GetRegistryVerificationLogs Read the verification log of a registry
 	// (GET /svc/{namespace}/{registry_name}/get-registry-verification-logs)
 	GetRegistryVerificationLogs(ctx context.Context, request GetRegistryVerificationLogsRequestObject) (GetRegistryVerificationLogsResponseObject, error)
+	// RemoveRegistryDelegate Remove a delegate of one registry
+	// (POST /svc/{namespace}/{registry_name}/remove-registry-delegate)
+	RemoveRegistryDelegate(ctx context.Context, request RemoveRegistryDelegateRequestObject) (RemoveRegistryDelegateResponseObject, error)
 	// UpdateRegistry Update a registry
 	// (POST /svc/{namespace}/{registry_name}/update-registry)
 	UpdateRegistry(ctx context.Context, request UpdateRegistryRequestObject) (UpdateRegistryResponseObject, error)
@@ -9981,11 +10789,35 @@ func (sh *strictHandler) GetLogConsistency(ctx echo.Context, params GetLogConsis
 	return nil
 }
 
+// GetLogCosignedCheckpoint operation middleware
+func (sh *strictHandler) GetLogCosignedCheckpoint(ctx echo.Context) error {
+	var request GetLogCosignedCheckpointRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLogCosignedCheckpoint(ctx.Request().Context(), request.(GetLogCosignedCheckpointRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLogCosignedCheckpoint")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLogCosignedCheckpointResponseObject); ok {
+		return validResponse.VisitGetLogCosignedCheckpointResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetLogInclusion operation middleware
-func (sh *strictHandler) GetLogInclusion(ctx echo.Context, version Version) error {
+func (sh *strictHandler) GetLogInclusion(ctx echo.Context, version Version, params GetLogInclusionParams) error {
 	var request GetLogInclusionRequestObject
 
 	request.Version = version
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetLogInclusion(ctx.Request().Context(), request.(GetLogInclusionRequestObject))
@@ -10302,6 +11134,29 @@ func (sh *strictHandler) SearchRecords(ctx echo.Context, namespace NamespaceRef,
 		return err
 	} else if validResponse, ok := response.(SearchRecordsResponseObject); ok {
 		return validResponse.VisitSearchRecordsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetStats operation middleware
+func (sh *strictHandler) GetStats(ctx echo.Context) error {
+	var request GetStatsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetStats(ctx.Request().Context(), request.(GetStatsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetStats")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetStatsResponseObject); ok {
+		return validResponse.VisitGetStatsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -11015,6 +11870,55 @@ func (sh *strictHandler) AddRecords(ctx echo.Context, namespace NamespaceRef, re
 	return nil
 }
 
+// AddRegistryDelegate operation middleware
+func (sh *strictHandler) AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request AddRegistryDelegateRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	var body AddRegistryDelegateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddRegistryDelegate(ctx.Request().Context(), request.(AddRegistryDelegateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddRegistryDelegate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddRegistryDelegateResponseObject); ok {
+		return validResponse.VisitAddRegistryDelegateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DeactivateRegistry operation middleware
 func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error {
 	var request DeactivateRegistryRequestObject
@@ -11042,6 +11946,32 @@ func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace Namespac
 	return nil
 }
 
+// GetRegistryDelegates operation middleware
+func (sh *strictHandler) GetRegistryDelegates(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request GetRegistryDelegatesRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRegistryDelegates(ctx.Request().Context(), request.(GetRegistryDelegatesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRegistryDelegates")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRegistryDelegatesResponseObject); ok {
+		return validResponse.VisitGetRegistryDelegatesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetRegistryVerificationLogs operation middleware
 func (sh *strictHandler) GetRegistryVerificationLogs(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params GetRegistryVerificationLogsParams) error {
 	var request GetRegistryVerificationLogsRequestObject
@@ -11063,6 +11993,55 @@ func (sh *strictHandler) GetRegistryVerificationLogs(ctx echo.Context, namespace
 		return err
 	} else if validResponse, ok := response.(GetRegistryVerificationLogsResponseObject); ok {
 		return validResponse.VisitGetRegistryVerificationLogsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RemoveRegistryDelegate operation middleware
+func (sh *strictHandler) RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request RemoveRegistryDelegateRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	var body RemoveRegistryDelegateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RemoveRegistryDelegate(ctx.Request().Context(), request.(RemoveRegistryDelegateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RemoveRegistryDelegate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RemoveRegistryDelegateResponseObject); ok {
+		return validResponse.VisitRemoveRegistryDelegateResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -11281,270 +12260,291 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string) erro
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3/chs30ij6Kih+u2XSGVL8IckSVVv3kyU7lmM7XktOdhN5NSAHJBENAWYAUqL96dZ9iPsu5//zKOdJ",
-	"TqEBzGCGM+RQomQn0dZWLJIzQKPR3ehf6P5S6fPxhDPCpKh0v1RGBAckgj+PcH9EjjiTEQ/V54CIfkQn",
-	"knJW6Vb8ybQX0r6Hxvi6jofkH+fTZrPTlzKEP4jfqHgV0R+RMVYvy/mEVLoVISPKhpWbG6/y4gwPF4c9",
-	"GxFEmIzmTwQK6JAI6aHfp1ySYPl4N15lgiM8JtJAfyh+ZEuGR1ggKpGQnAcISyThhwDxAZIjKtDHsyMU",
-	"4Dmq+v/+97//XX/7tn587Nca6B2X6IrKEfJnJBKUswsawFLJNR5PQgVTu9nerTc79eZ2xatQNevvUxLN",
-	"K16F4bF6AIsLzlKrGfBojGWlWwmwJBUvB1vHfIxpzoIOGaJMkogRiQJ4BlVPjt8JhCOCcL9PJpIECLMA",
-	"yWnESIAkR5Mpm/d5QGppuM1fjT4fW8AnWI4SuPX4Fa8Skd+nNCJBpSujKXEXMsbXbwgbylGl297Z8Spj",
-	"yuznVt6yXkZ8fKzWvLCwF0xGlAg0nSicBIgzxCOEB5JEqR3Kw32r3mwV4H4QwerWQf3J4C2W/VEOC5xX",
-	"NNEbUtCEf17xu0BO/RFmQ4KoQGMcEMRZOEfUkBcVSEgahvrBaRQRJpEZBlVJKAjabrUzG3ReaV43W/vN",
-	"QRu3eu1+J9gmO4Pd5rPWXnu/g7d7O/3d4LxiF645OVn5yaCu11GwX7vb+Yt/xxkpQMAhQ4qLkUIqwgwR",
-	"HIWURAgzcUWiA4TRWL2IhkQK1GluN5bApqZZDmCr2c4F8R0ek5c0lCRahPA9jiTFoYf6WJA6ZYIwQSWd",
-	"EaRmNuBVsUQhwUKijtq0CPeVEKk1CkgI/imCsb2XIvpOEcBigvvkJMjBKUAGP1/QAFX9gAZdMet3G42G",
-	"X1M8oEgmfuaJUGRDB5QEhv/TNGPf3nk1JUfff9yL3v52/eJf1/T99Hjn+XE+n7sAbJTb44V/IINve+Ub",
-	"XfZ7PCR5pDkkiE3HPRJ5moNaRRQ3UQO4EARkgKehhPliAUaZ3FVHzhhf0/F0rBjG/g9gNF/GEKpzY0ii",
-	"GMRT+jkHzBNJxgJNSIQUFMsgvBBqgFww280VcK4E8APp8yh4B7MtEk4EvwJteGjK6O9TgihDVAoUkSEV",
-	"Mpo38ndcv3lheLp4z/8WKZKt/NdWoi5t6V/Fljqq5gCahlRPWAyr/j0X2pgAC8HVL28W4N+nRMh8YRSQ",
-	"kAzhANbM1sfqJxTpd9IcZ8+mujqc6s+CbVLfG+w26+4BVbQsGG4NeZN/Wp3ySOac0+po9xEjV0RINKCR",
-	"kAfIV1P7oBn5NPARFn3CAsqGB8gXEsup8FFvjtSfxFOSh8HmFDGAUDPn0r5VLAhT1P2r/ajnsAN4FRpU",
-	"PuUt6Yyvox/1yIBHZJWC1GrXO0UKkuRrqkc/aa0ln3ysSkMDwqSS1ZHWsI0W7urToBX7RfhNtO1KWSo3",
-	"gGnjICJiwpkg2jaYqv2UhphfYhoSgL7PmSQMKAhPJqH5fes3wUHzjrGongwUVFOGp3LEI/qZKLjGRAiQ",
-	"9ZkZ0EBPcVOaQaOIRxrwNEbfcTTDIQ3Q4fsTdEnmDTXmcxwYHi6/CMADZTCY+nOGw6m7MvPTBWWTqUwt",
-	"7UT/guCXLoJ9QrHtheKToGsONzSeCol6RFlZYy4kajWbQDjJYXuX+eNRQNGmQlA2VJxAxhM51yi8I86V",
-	"zWgElJrDQAaYP+JsENK+vBXx9O3L7urs6aHgD/mcEIFwGBEczBG5pkKq+dN6UGUzKzTWigVKaK50zRMQ",
-	"haiKteos8SVhntL6KcN9UKnt4eQhHCPMAh+QPg1IUAO0HZtDRZTAW7mlxSN+MHxetEx+xcBACeKTTViJ",
-	"5Jy9yjLlUY8GAWG32ttB/La7ufGYXTTnUzDRGde+Bw2XsnBjwGJfxMa3Goeh4ks8h+kDrqepqg/Z6R20",
-	"eAo8YHfFYgou9XwY8iu7ryfgicChnv02eKNmhLQwZWjKyPWE9NVBR9TgiPeBLDchU3OGh9W8tQCss44E",
-	"an5ZHjY7VQ50p9N+nwgBEL3j8iWfstudVYlxxbi8GMA4LpZj4wz2Vf++GXrTDreqIm7G5YhEQFOBojo2",
-	"rKGAE01LIODsQt/yAGy7ZT68EdYvatkVIEFZnwDRgltiSGdEiSfkp/wLPkzxHs9DjoMzzt/gaN1dNiid",
-	"6DEuJOcXIYySFuVaBPZ4MEeScwSPoGpIx1SiFnpLn9c2hGGYggo9g7KTMbOciaow0wHaU/+ggdqFIKhr",
-	"u0dovn2vPrGA3lEbmjjDXBiVx0WIO41Ribq5DjAq0EpP1yaEoW99Yr6WcgjHIMgRllrGoZAzhVQD5IGi",
-	"OEW46AoLdBVRKQkDLJ4SHPVHd8CfI/yIlqAVhZ0AS9zDgqCABlrmgnsNFAE6TtPcP0Eb25i6qWhLwLLM",
-	"mGah0Yz2yUeGZ5iGuBeS2yrP8fvuGuL1ug9sZi0JKq3M0biEZZ1x/hazuWFbcas1RViSC2DwDO2fcY7G",
-	"mM2tYiQ2sKIP6pQ2kym7yYndfCAymtcPB7lO0VNgQ4EkR1eYytzASuJ7UfN+dO2cjRpK7shdZHV7HsWq",
-	"PE5bUpJfEnYPhpQ5nqx2D19xhjDSYS6ktFgtLD8yMZ1MeCRJ8JYEFJ8Bwm6Fk3igi7Ea6QJwn8ZO/AiC",
-	"R5B6pIsEYQFIThD8WKCFGTd7rihOEUpCY4H87Fz6PP0oSHQn/WQqSFSgmqixN66VXJL5E4HUrGqFARVK",
-	"zmgB95Pj6lpXngP7DeKXsnat60XLOyPdqWM5fuNVDDtsxlS+CDm/nE4urFPEMZ03aDGrN6aKcnUcN5G5",
-	"EHXxrEMfgMsa1j8Zz/5tle8UGoVWoQfTcCMauVqdRiCKEWgiEUpNj6fQriYIwZoz5RhLnK/P+upk8q3J",
-	"peO2iQ1tziivMon4hESSaiozvmvtwMk45rzEVVz4e+xzzY3PJ27YX7P+2WRgzwEicV/y3m+kL9UkqeXH",
-	"tnkuCoxWwwdm+SD8S/if0zgJDIqX7e3intw4XLMKF/ZBT8+Vu+og0PEKxy2HA6344vC9A/AAh4IUSl6F",
-	"i1hX98BrwRmx0Y7Ur6KBDnsgogeUhOpwx5faFBIkmpHoiUDGIy08dDWi/REiWKl16mn4MYZAO3pEDm5d",
-	"KFf5Y5JHgYEkpqFY9dbr0x/f/RhjcUxWb2X6DTeYUz4Eon3xJC9uEOGB9JWg8kM6I/6B+RddjQhDGPDd",
-	"cF376vmKV1EP5XjzvYqU4SrAzs7eqCe1SJc0DBe88HWj9bNpaJRvHSdZxcIJbpbSrCgtpYLAkKJYIaK0",
-	"s1mS8UoKOAwCYuAAfGkocRThecGKxIrVbJIFRRdNJ0ptbjWbTbt2Tz1AAmVvK0phnJGN4CEtQW4gXnqi",
-	"323ZkK79vCFMlRTPjtC5nfxNk1pa+DqhqoS6FIIr3kYEc0xeC6v8MRGtYP0760T9iGBjZWXWC7rNSnGo",
-	"n7rxVp7ZtxNgxmtRPiJWLBtcED27vGSGPKwejUj/0tW4iinp5xEBB2DKsYz4FTO+FzedQx94cFbl4D3O",
-	"h1tAYvFJ7lVmjl5pfuxxHhLMlpBT/FLu4oEynMyWu4obTWr1VCbAps7h9Y9US4oJWx72tc+pOOmp5VUm",
-	"WEoSqaWdn59W7nASZjal8PjS22CjZxvbhTh75FvWrtbfVYjiXBgPcTGXYjZX+uYYz02YV46SKN8TYeXz",
-	"AfKVBrKgFmUZzMukr6ylopWy2tKrlEUJxvpxJPGwi/z+VEg+9lEVfK16F92V1HRUTkjMAqzOBjxUe8wF",
-	"Qb0pDWWdsnhABz06ZWQqiGicM0dH1NOBmT7ukUiM6ESRAniZLi7JHATwjF/eTYFcEPAu3vP4xwZQ8xFW",
-	"EJ3EaImUgkP7Aq88G8/omAiJxxMFBhljGuYfjVzb+BaPAJI6oSzgn1bpB3psM5KXwLcMHZvRHmOcqQMt",
-	"ImM+I/F3OgIyFSBEAMRFVMZYcbIbCfnvdMJ2bCPYdabSFLfLYWcZLkobBklkvcgsCNwEgFIKcUyfC1aB",
-	"l85XXWm/Z7JbE1CWrn25clyQVbCUP8poymnUb9hLcZw+cNKrehkRgiS5lubs6oE7htlYrs3l2W7u72Zz",
-	"ph26Uz/nSLFjGhzz/nRsvHqL+Dw+OUaBeUIj0jDIJOIDGhJUDWjQvSK92iJe/xv8hdcyxS+/VkZSTkR3",
-	"a+vq6qpx1WnwaLjFxFZAg61Zq+IlP3doAD8K0p9GVM63xtNQ0ksyV8998hJqXZTNGbLEQiioOHtL5IgH",
-	"KVJf/XIq7LHeu5oL0pnQV6TXDXkfhyMu5N87h3vNvWZ3e/Z6//XHVu/16xf7uy9/Pn39w+yV+C1PXXOd",
-	"bznLWW77BD8tvr3KuI93EZaTC8ACkhZRnkv2ufDkWoMQBFLU59KjB/EW5L81dOEvkmBfX5oKdfBtAZl3",
-	"3J//uiTzeitvl7QW8QOZA2w9LDKq++fdt5cj/K/h81+OZ1weX77Zae88G2D6WdLv6VH7n/KHN99Peoy9",
-	"+F7idsB/yFXcTbjLnsMWDavPXxqb8J6LoVyw8zfOmtrZLNPnbw5/eNHu1ds7uzbYoLaNZW6SWeWdMvTh",
-	"5RHae7a3g9Sp2UV+89pH36HdbaQ04qiPBUEjcq3eo1Jkspyv95/tEzzYb7d67dbes97+7j7p7DT3mnu9",
-	"wf72oPOMbJM27uBeC+82B63+bvvZfm93t7ezM2hhvENwxbWP/tO8/rVZ38f1wacvu9s3f8vDeaIJ50pL",
-	"yMcDOo2VTx4Z5byLQqKmEp5ZjM54blz8v3XfU0ptBI52SPbD5ln1NjzsJTmb7T1HzGfujdlMxTWswv/8",
-	"elj/Bdc/N+v7n5I/FVSfvjS9VvtZASJsYlmxvkVmylCB/Ikuwmg0HWNWjwgOcC8kyDfnok78Bq1efT3G",
-	"/RFlxHmuzwPiN9DzCLP+CHFmvjkABeeKRwGkmQ6cAZWVpBORtMKfFQkBKRVPO1IP3sQZINmlHoMnXe+2",
-	"Dg+aBI1GHr4cdSFr4WGJrtTpehVxNvQgL2hCuFInU5ublxVW3hEHq87j5WSpuZt5SfVVTMXC6knPbhTu",
-	"R1wowzMkWBCBqoIQJZnFFjwnGuOg1kV+KiTqo+p2s6mIIc5S9pDOlYCUeUU4vYjgS6GTkZRown2pzZ1o",
-	"GpKaB7c9s3HbZFwx7Y2plCRYiAvGMU94f65GclMhYIhWF7FMNgIER1dlI3jIj9NMYaCOyabKTe9Uj8fR",
-	"dXh8u5sk4qP85LxMbp6nHdxIEbaOw5mbsxMsRzDBYo6hO1Xi8dNzmFRm9XZmJkBUKiHAHcdgKSd87yGu",
-	"x0xFCwkLJpwyCUgYw4EPAxsHCAy9001gMZnWWigarOjX1AA2RRpe20/d9VyVPa1ez8mSUyO12l10m3w0",
-	"GDKbhwgDGnKwORx8ZvyukDGkKTEvAQXe3Um/q/ZlMe9DjeEmPKk32woh2VynA6TY1HeSkuBdm+/mo+oO",
-	"MNJiIq5hGJsGBk+adRXlctXS/pZsdkR+AkYmP8lN33ZTUvJzaHMyV7IkplUem+6fnyiZl01amCOUSTRz",
-	"UgfdrLlPrih3IVw4Kb4nTPE0ObsunaUwNK8geb0sR2FJloFXkWqd8iJ1FWTxIW3MLT901EN5J42zsLIB",
-	"LruwesBEXV5LJeIZuUKQeGNFnuQTFJIZCbWsNj/aVwN7EyvlMwuSeyTMIPN2foHsbq2IehgELly3JVfh",
-	"3AFZL6EKF+RAMa41Sp/1+aiXx0ysRLy5l5eS2FlsQtryUm9KcTyIiotlYZ/lqFvhWypJnIlGlPU+2ZIK",
-	"Upu6Dqh5GHX824UeSZ0MkN3rQURIXe0pUmMgPaSzvckcb/jwiDNBhSSsP8+jm37yM5pEnA9Qj8grQhiS",
-	"VxzJiCR3amSEmZjgCJ4N+XBx40ZYjHICIEAZykrb3d9tL87oISX6d3VFAeuFiD2gvXneXcVFR0lu2Pko",
-	"O9ca+q5ZzKd8tJ6wfjgVue42KONhfjU4Vf9nBIUED8pjsz8i/UvQdQoiH3TISICSx7TSAxNSgfAQUyZk",
-	"ri1RaqPwNKASlCi7Q+ZuOygeaik6gQIiJZzLu+2fGjAfIJgK3JfV2NTXhD8A48JDNBCe1a7iPy76fMqk",
-	"duSCy6CWi4qQDy8oC8h18eRPBIInrI5rdmvhEnw23bqAKE/SxJGLnIiYK/gFO/+ZJHRESHrjlXytakXW",
-	"UsYT7c1dCXEhMyRYcoEzuxbTk+fSbD7jKJPKHiEv2IyEfJJ7sz5rfIGfLv7S1L+hS5IGywvURW0oO3k1",
-	"sa3AFqBSKN2f84HSfWHNSkvQMdURZkGo1aeF9Zd2+Rc6+t/i6PIwDD8QHJTV7cY4uoSMJmVpFip3eDAA",
-	"XT3FvCXpJH53BcRllTYFsbJYtf+Hcekmi+LgdnpWFnMbjsCo4dfelaU7UqCkUHGhXstXf9QvJk57izxD",
-	"r3JdH/J6CdevBSKZcRlO1t13dVZucNfvbcuLPHKpmDGzCwSzHypHCTwX6Ep9HOHJhLC8ZLTco4Nf3kmJ",
-	"f+eaZoUFexCASZIDdVH2Qr21qlLpBST7g0QckevE0sioMjrlbt0MAvtab77xIFgmQyedEoWOeDThkY1E",
-	"Lb68ZqJgUFDw7Sx2bjmJcjxCikuX1XNbkS3sVczO5KRB6+CI2iojhz6evazvIaWlxYo+oB0cVXYzslGT",
-	"TrvT7LQ7u+2g0+q02kGn3WnvbHeanb0O7jQ7Tf3fNoG/mzs4D4klTLmNJbitNAXXKDW1GKkDLW4FoO/h",
-	"ITdtCtTTUqdtnCoUQ7nbbJbSP01BmXX5bt0U1PiNZFExqK311c7YkDZJrFk72+axuqSdEhYJA3iu6Enh",
-	"I1llFvo0aRo6XNg4vSl295dK27TWuzIl25HEWuje7uR751aayD1NknhQRGREyWwzidnxsIY+SucaJes2",
-	"G1KcdLSRA2XR7OIShxd28vV48965MUeav3OqYHmIh4H6FGKRNsVLsvDSFI4UcxWzVAaBDuwaT6XIpRSj",
-	"hFSYW2WZIoIwxB05JkW4RdxjH9ow8zhqb66W5vzeXXmnTl/0lTwlVJy4IiTrc4i6pbJBc8zDvuTRRZy8",
-	"uFIDuSWDLnH9khlh8iKbsjLRhd4qXsUWyAVR/VvWHs1m7KxnVi3zKqvjoQx1LaoqS33R92HJwX0QOqEK",
-	"kUuyc9cL8xQ+R2WYj7FbycE8KzR1lTWjJeSBubh+L0XYjg/foTa7FM/h33jT80zhYgm5iuNfUSF5NC+W",
-	"gIdhGGvpwMJPREokLJF8pc4DF5jT6XiMo/kKZ/tGJZ6dcoXgs47YkUaXp/0okM8g1wonfU2Z8o0y+Eo+",
-	"W2ShfKYp5yJ6r3HtEsEKBSCm+ymDbb8v8l+P7r2KBmcNs66QVVIjLeGc99bwzMkHsw6bJGFSnfGsP+IR",
-	"FI7vOjEDNbCX5A890XmFIMO4QnRS8FN45lLAJOTzMWFSiR8ir3h0iaw3CJtyJnraAtWdRxfBPaQ2r+uY",
-	"SU6H4O5+AIOIC8f5suY9UovmxT3V91z1fom1K/U+ywPXKf2wbF6ThKpvu9wFiN1lGcjpWX+gLIjp6OPZ",
-	"EZoTDDWy9HU8kxMGIbQrrEvyp8E5nfU1xoBF2s32bjpP93TWr8ba/v/YRf6PfqcGL/3arO9/+pKbxJvN",
-	"VtHyLk1LXorOHadFlkryGLvoVnNcHLuch9ZLMtd0vU+FUnO9jQ8WKmo/hIWdcbvm/H6L4hLrcn1JBk2t",
-	"63bOyAJn+1mm9r0tRr1+xsq6vkfnwvomJMjtbrivrmZz25ul8ZtxFRCr00EZD69i69vmanG3uZe6MFHZ",
-	"uiH36C+6a7mRIt1yA27hdZUit4nDgimXLl2ULaafooR0JYR0jYS0GzkW1IYaFr3Did/YSqvYR1zG7Zxy",
-	"pVnotC/Z2blljmV9PLyhQgLxL61+QZk6Gai+RWMrYFTNj3ARvPYo+zcu+++nMsi3KGseXiSszcgJl96a",
-	"PYtFgGZcoJAlrLpmAMiw512iP0ndpVzntbEnNuq61mNC1dqyER9XDj1wrOcOCl0RXzs3CgxrL+preEgu",
-	"dC+FkoyZdOMp9/y61amyh0mO1+P+9LVbVQKBGJNCS+kIHbzhIOa+5OHy6gQZ8liis7iNUWLdYq0QnF1s",
-	"Gl1p+vNSnZ6W1RVzOHttIQa83U2XU9H3NdXsiR16hxpkWcGzXOiJ+5B664a6DXK+Upz7zobbAzL6YzR+",
-	"vqIEUFYNigXHPQbt01S/ZsReg3vncH0O5z1srN76DZd2hivnqvtmbLA/iyvtW04BXKjYlhccBI5eJ0cw",
-	"o6Xd3Tf/sNL+Vh47UxVuo/XY/lTG8q39Z2WSLBX2neOmjHVtDeo4p9Ih82VmdpplVudeWtG80klmpHTG",
-	"TQbfUiJQ1ZqmUCvwW3OYfdvC2giiTKfciEBOmsngiJGaG/54EEH5KPf+lE7CpcIt31F4C3mW6y3chHBb",
-	"KtTWdicaKXc3h6JRdoutazPLvejYa7oVDShfw7GYpJutTJL9o3gU7XG4hlMxe/zmuBVv78hz4flGfHlx",
-	"Dtyabrp4Ket46uKXVnLMLYSE47BzrgTmeOwsFHeTJ2XcdrE6di+iZX3fncHUV/PePXrhvkUv3MP43dI0",
-	"u7bnLa73flffWw7vPLT3bcxnxC3/Wp6B1ZvpCzOF1a2Lk8f1Txd6tOBiEPFxbvErx1oxrwhJw3DF7Vc7",
-	"LGHrHHX2LX37QaxXazhVTk3XPSt/5N+iLnB8ZuZOvLiYRaSs2oQijJejp7KHp6kCH09bd9dzW/7KJe4N",
-	"X73QXW7L6wi6OmnX0QSg/Z+SLUnzqACN+JWuGQi/kuCOSfkxlNNQlq78ZGN9hUXyJuaVe1CYQbAXuKpB",
-	"ocvDnIfINe7LpCnVAeqROWemgVGr2dQFUvWpAc/WSlYhcl7JKQ6PQ0F0j4wxj4juN91KWmJpQLUHTI2j",
-	"7wpCaWXUU8jN6w6ynBQthtKQmS1x0b2UZhU1rO77ZFseF5LiHyjX7Tb+uxBL4yPcVIGFFbcW7yPx7Q4a",
-	"72N67tfJxcsqxwudOlIeuDhDL5Nwl+M2W9sr52ToZTJsDW/kSZmzszfFvbartrPQbrOZL4PH+JqOFcF1",
-	"WjudXdvhT3/VzKOlMzxcy8MV+82XFGu9J6+NcT3HJ23K51xQUmFNl032gg34ZXM8Jis8IRapZRWcFGK7",
-	"SWUeJx5kauu7DaRup+ClNvyhPR+JPFrAyMezIw+9xjN8Cl8iX/KT0x9PYapqzYcCT6g6pmFIBbADmkSk",
-	"TxWL1tJx93azvVtvtert9llzr9tsdpvNRrPZ/MXlF1folRNyH4HPN9iiTwuORHnXni/bGo7bauBVLFFI",
-	"sIBsDt0ahzJ3ota30Nnv4Rr5LdCU3phNtUo2u2L7Xnz1LXmgpscP3FO4cBM31Xkx3kY94B+St0oEoe/C",
-	"N66N/4YP802akA+H2RIvipnHE9nVhQSvsIgPLA/15uhqxMce2HW696r22SuraWM2UIGWr6OMC1UVXK+M",
-	"JYhYbcxVxaOE/ta5emMtQzuxmPb7RCh9wZTn/+QVN5M1Bl1+G7NU5Q2F4RjljcqyMUsXWnBRl34/DWG8",
-	"zIwWbDH2aTWhlQ53pIgu5MPicIf68Vb+QkX3OarmPbpoUh7HW5s/OaN4GgslnRnZPVnLnb+wOUYiCLdh",
-	"1u2001xaWeLezxDIRpXVMg3eXvErhE0FTUQTSdhFGB2/O0Vn/zozbiElDNGrs7P3aEBDYnvzKMwp01Ot",
-	"oDeP+8RUBQkHdTtYLd2zIBYvJBxcBBC1gT9HUk6cmikwkuOSzhM+sMT5MYB/90NXtyeqa2xkArleUp5D",
-	"Iwscf1SikTo/cDglun64IDMS4XBZPKSoOGmqVenOZhNvs2On9ds1eoUWEtp8oWpjvB0rMZ4EALQc7+bU",
-	"coyLAZuzI4dBE0DNcRA5UmEZ1xZUVy9GRHb8Yqyk7zGWR4lmOgcfqauNJZBhvEr3g4mCwZehIZ2BtQ4i",
-	"9JspVKTSskohwzjV7gsdBcMXIKSg/UVcmyUpLKMr6Ld2kzrDGH38eHI8e+ahEbmuZesL25T1XrvfCbbJ",
-	"zmC36WarB4VdFzvtgoIttgXsqUKJxmaP4IhEh1MlPXJ6eJjGZF3ki1n/wkcDrk0AdUBsd0xHjGkUOr0U",
-	"PdNqPu4FoJur8QhV1SDQ+k0/4cOSYX/AlgBQEsDhDLlRcFM24LYNqYnfmMJeFSWIJaaMROK/xazfMN2x",
-	"bN3cbkVN6Ty0EJeoHNoedDKaCokCGpG+5NG8gZ4+jeWgePoUjXgYoKdPE0fY06ee6xaLf4eQkfoRs+Cc",
-	"mf6N0Dihz8dEoB7uX1on2tOnkL/99KkJ1egG9X3MQEiMJ1NJuufsnLUaSYv+/Cag1R4J+VUNUSa5Os41",
-	"lep5ILgUqu3gwtqenukswBk5ZwihiUlKro6pEKBakWsomOWfV84rvofs93pggfwvN76HQOMTCEcEGQ1R",
-	"1A7OWbuBBIkoDulnoo5WACPuXFKF1iVHmHFG++oZrXVouuwqEhFIQJMwRUQfz17WW7uozwOCpoxK4QHA",
-	"L47eHhoHnYkoKtVVeMhXozc03dPB3Ef6T0REH08oGyr4Og112o8Wqn8DnKb9KoLYWaddVz8hPpWTqW6l",
-	"chVRSWyP1VSD1QZAdgb5Fco2QeT3KQ5to4yG3jG/oXb02N29rnNG+u4h7SGHWj1bXyzmsYvevKjpi39w",
-	"zmLpmhkzFZjITKHlpYckHhYN7elSSt45y4VnTKR6X4b+gT3qiubPAcYJoXjnLAWacUCtAgutgKpxzk6Y",
-	"oAFxSrQh37zkQ2w3vMJzUVAH3pJT1S/y7vqKwtK5g+Z4EyN+BX0DsEDZMvRYmpGfCJckgVheAKsaV5Fj",
-	"2aAxvoS2ioxcIToeT3VXUXv4VH3zl687fjrUgb5DLU+9ds5MZ6ADpARYnM8nJJ6juH/sgEdKXCQjXtBA",
-	"DYrFBWd+rYFip4iWBR/PjhBl52yFF72BfLUjSDdQ0M500UB6ubZZIwgLIy/j9rSAlsNUv2xouGhOLH3Y",
-	"XKhlbnfchu6A+UPTG9G89hxOHnQ+bTY7/Usyhz+I30Dvk+6k4pxV9SZ6OjYSE5/wTHy9pkW0kr0TbbIo",
-	"SA4QBoBsw0sQsmN11PSIbpKq+zuGtE+MGmOOrsMJ7o9Ivd1oVrzKNArNmWibvmP4GXq7m3fF1puToxfv",
-	"Tl/AO0n5WTgEM8ebE1/sVlqNpn6BTwjDE1rpVjqNZqOjVYwRaApbI4JDOfqs/h6SvP57oLoJ1G420dWI",
-	"hnFHpj4RAkVTJg4U5cfdLSWfmjp2tvOlRkTcjPUkUFatmRW8PaCJATTtZrNI4Yuf27K9SW68ynaZ55/j",
-	"2GuvXml1Vr/yXve4POP8DXS4VO+191e/d8b5W8ysdxnUkp0yIJ6Yvpi6cbSr1FW6v37yKsIWj628oTMl",
-	"0YS+0yHASp8LScaVT+q1LUXU87K7SVi6RSk2v2I0sd22qe6WZ3jYQzvNDgK7/4rm7+wHDcDjxuZtrHqr",
-	"BJSnJJrRPvnotEhdRhMK5VQRhbZFsttZK6IVMetvQYevVFbf1hf3VL8pJKUzEoZCERH4k9LnIhRfx4sN",
-	"YEDNGtH+qIFe8sxLT4R6jUS6rZ0p2C7ySOxIwez6zkCgmZ7Zapn5+E0eScrhnwSVm0/5tKrMEqKdp9mW",
-	"wuq7cgnnC6DGblAwgYp65hiPo1J8pqJxW4Zotla/8tHtKAwvlaDPl3HfYXhje/Ub77h8CemKfyAJHPOX",
-	"ovSY0PFKMnfYzXzhsBuorvVULvWEFzlaTDSmR7SFSaVhkcYiS8C471JxKMDAcx7MN0fN6VliWkt7W2Q0",
-	"JTcLPNXaGBRFzWcKOErp0I6T2HT0Mpo7aKsPy18liPjI9uC+C7e0dspAF/ftfksCis/mk6/LaprCXCZz",
-	"uAk8OmLksFO2BXbm7Nr6ohmw+BDzc/LzwW6x5AzK7RjPEQ4FV7q9veKNtQED1gxYMX62LYMyZtQp59sw",
-	"io/MCnR8S7fpVgIkieHYtt0a7icC4Qm5RlUxHSpjjgTo7OwN6jSbSNQOFPGeMz+OzPhIkGgGfhkskW+N",
-	"Cm3/6AG1CbTVuCJhWL9k/IopNKaT+uW19A8UEAzkzznzU1EXv4GeczlCjJBUtMXcerduQQV6GPKrekiF",
-	"hNP+nPkFgSNfKZy6WH7c3WWo7AnTgTcVqsrBs4euRlyQc5ajP4DZquvok6CBzkYRIaD9glcp3TK96qu1",
-	"L3ROr3m2b7r2jKQap1chogxIq3nmLuFiH3XzVNJsQBnZ8YveOTMfsiur5ak/tqu6blp+N93HW/m4Dt3B",
-	"k4uBSXf/k9Akqlru8dCI6O7yhjwUu4B/mKohwOJOnLo5vFgpe7Mv747OIswnxwqWzHltswF0pFQRYXLC",
-	"VweKgYvotnAl2Y1MLWNFFPGW+qiJMZgcIkOAcKjGwvVwkTJ13vCUuNFzt4dG6Qo72QWXKTV0LbUTIyV/",
-	"/vHP9vWoP34xxP96O/z36XPWa+9fnnz/YfbLVSpMn47NZ5tC6XxXBZNzkqhjg1zrFIMsZrKd/DV756Hn",
-	"jmC7sj4Eaz2ZFSBk5CoLXCyiXHhyh0yGuhV+b0rfpLVC6OxarmXSaDwb22+BHP90ps6DaXtfS2GzdJDk",
-	"qCxuN6SiWA5Np6Qss5WGRBbodYXq3AdTdU5qvV/Nl0N9CZcPsk4IVI27oJvlqCNdn0U1DwluHL4Sgnk9",
-	"YjU6EiA8xJSV9mscoO3mtnbBMc4IJDnGcOWf+nITB/59OjtiEFdKBK36mtRNjehHL8dX5uQP0LA9RbcJ",
-	"oyxy0TLODflQOxYnnGqiyndGo6P26XskQz6sJ4+jKo/okDIPSaWrC/qZeCYlAULNu/u7bRRxDoldoxoS",
-	"dMgU+ylDCsYzXzAuSdIlJuTDJwK9CNo7O619E0qKYb0kc7/WAN/2lEka2jcgdcwMpygVKi8gF9QxHxMI",
-	"lA+kcYIK7btFQuJIigIFXr7hw6MEQSt5UpJruTUJMWUHEPUSRP5jKgf1vXSSWdxeqrvX3Gva5Z2z9jm7",
-	"/H0/+JH98+rn2Zsfd1/99Gx69nvr9fPTf9LWYLwTHX0n2fEvOx+Oo9mPl/84Z+fs//x//z/KHw4dfu4M",
-	"o7A9+Xfv6Jef9z68efHb3lU4Pwxa/273jjudd2LvN7ZN2/tvB9/Nwt/HOz/uiN9fvR9tz+Xz2fPfL5v4",
-	"xcc30Tv5mp1Nj46C5udX+z+eDT6/+uF6uP0PwFYibbKqca40MRuUbIvSykcEByAfv1SOIN52xJmMeM7d",
-	"ZV8ninhojK/reEj+0fIby4F4jE+sF59Qm6QvJC7uVXw5LcJMTHBEWH+uWM8RL+pTRrZwJqiQ6tni8MSI",
-	"JOLCecE0hhtEfGwmJhB7V3IG+eprPzYgUj9J7qMqGU/kXB/b5lkqUFPpNzYlRHIlSrZtfM08pR0vehBl",
-	"Uap/qUiuwccIcqi4WHI4y19QBvL44zOxaOZhoORUREiR6argrWTduS47LN4IXXL9c9EEz0Kk1LTlEEm+",
-	"QXjuU//JbE2BuFqgxcZjwHNNgfJe93YcmQLUlk/z5Agi15IwqN4B3pulcoWyfjgVEAM1WRQ35eQLngZU",
-	"ogmWI+dqiXr/iUAhwYO4JqgD6QLDOz3t4B1sC2Q4MgGsBp9xeQHVPyDdRplUUwbeXKcWN4JyANYlaVOH",
-	"bLoK41In9mn1bk4kqiZPQd5O/KNJA8AmCQCM9ytui6VB1twSNefE4rSMqFpMr42FgkJuylVoxiwWDKUq",
-	"Bdy3QEiWXyAOYpq7ozD4M9on9y49MiS/viZySZZrINbgMC7nCCwPKwDAJEmYW3gWBPWQPtbUs0MeYjaE",
-	"jLDrrTEPtsR0HPS2wL6p+jq8o00mrWV8F2e8gYWU+tLYUUk2XK2BPmhVGYkRn4aBznajMtGQbEjHA6kR",
-	"f20NHTkicy0AIVYGuXDRzDhX+pzNCKOE9Ym2r0zSEaBbSMz6BIwsxkFYX5J5sST5wVT7LWkplTGNvusH",
-	"u6Qz2MHfHf7rqhlGzfDNyc5rcf3ixZs3tP3+shN8/tfJ9vwKH/Z2L0n71efo9Q/TD+ubKO72Px73t7Ef",
-	"8hhoLU6VNCRbX9R/L9RRsvxg16ypHhYIC8dNob+qjggdjiTaq6HQZBSPEZ9KNGWBcQNMIjKg1yjxMfgN",
-	"5Mezg/Kv6/WJ2AT6+OGNViG0M8FPg+57SIRYjIjQR0ZAgi7yv7y52fry7ubXxmTry883n3Sas8mBpyHR",
-	"CWHtnV34Sl9PgZgm2vvf/+uNSbAnAXoHLtrExfFzzUO+qUSXHj9OUe5NWWAnCAmeEeEhgvsjhFGPDuuE",
-	"BRQz1Nqt96hEIcS74gt6oN4oTq010DsFslIiJIEg8jDi04nQOFHaUkCHVIlGHIaoN5VGdRLSYNjoJ8i/",
-	"9lHVv242W1vX7c72VnP3GSCj1e5sN3ef1RrolCP/+xdnKI3W5ha80+5sNyZbrWc+wJjznEVGs9n0IaYM",
-	"V9MVTaB+SMEHJAgLDhA2n/UBA9qR3upY+VEUpdRW2GtBhmO4n+E3/95+qWD5e/slQPP39svWM7+GhkTq",
-	"AQQe25y+BlxG8K/rYtavKxqq80FdExbou3CkgScvMzUAJSG7PEt+AE71xwlhh+9P9KdEX0N9zJT0h9sw",
-	"WFNirYEO0WAahprU4EqMSWbXxfKoeq0/MkcBhlbXB1BhL5IUh4AE/cuYsqkk2mzW38D8rraK9SxWx7Yc",
-	"iKqMs3rf3jlRlPyz0W5Rq9Fo7+zUtKtdDyttArPauDhnGVYFOvAyg1zfqHVWHOd+SxqGdlVLVOEzGpJV",
-	"WvAiR/MonxUX5YGuood7fEay187SVJ6vU8fSaalW7USvd7dT11Q7qZtrVQPz/+hu4y2vfVPbql7rT52b",
-	"rdpT+2f1/Lwx2bKPdW5q/0/ePbf19HTel0TWhYwIHqf19dhd0KMMg5uh1AmukNNFP6OqEqaDNCHU0Omr",
-	"w3paynba+p6HZ2OdWl4+iSUsMvjR5HIHd2Vchyu5KeJnIfTQwmu7TT9mtZgd78fx+WcNnRSoK4daOmjD",
-	"PHVYFvkoqhkFo5bVZLzKoqhPcayj6vDL6cSJl5YMlibl0KXOj9TSL/EnSJS+I8ThHKMSCcl5nLdGWBCr",
-	"M2dHKMBze5lICWqJelyqcyN1LctkZI7ItS7BNSIRaSB7U6GPo2iO/BdneOib/HZ9sUmf1Clu8bV14utL",
-	"ajgpROqfDOrvOCP1t+obX5+pneZ2nqzWWaVuKu0tw60fyKBMgpVxRZTLxjoUP7Iyz50M1HJhtfcb8103",
-	"GdctM7FM6OXNaZ7fgoftszdeRdHGqnfgGQCqU1IcveWBrqj8oHHpP72o/KKo172f/uunm/QNJ84v0XRS",
-	"kAOs5VvKtssKvK0vqbun5QSg29RwDfnHB1a+KWW43WwioQxCzkJzNTDAEkNyB/hru1qdRD5caYVA0yXj",
-	"V6lbNEnjLoFCOiPFMupDUmrqfkWUnciUnv2Ti7SCXkQFEs1u16NAexRoqwSaUxvuDvJMfY4v05eVbvZy",
-	"wa1kmxOZAsEFqpdml0zPnLkSg2a2CRZ6Pj+p6Ogn9rLuEEsCZ3CT0op808N/hAXqEcIQuZ4oa9RfJguh",
-	"1t63Jgk1WH8VuekWUlolNdWzjzLzUWaulpmGsQslpr7do0lWbI2ogEIIhUmHYZgudvlEoNQIHhSGUDKQ",
-	"cenZNGLw2uSKHyrkO+f9V2b++7S5Fqdbxm+67Ia7RoSDICJCkMCmOsWogApMmVU/KPH/0dJm1f5DcGIp",
-	"UTn0m/6+iIzNfbilUap4qikDkk2NgKrJ7YpZzlUZEd+ViTUN4ZaAhbvNPNIBJTsU4oNamjiS05tGumpU",
-	"EZO81yt6l0HLvXFJ3nzL2ORjHhIfGWWzjCJXke3ajKKGqGNdKzz/Jv1bHF0KUxYtZ8pM6WP4HfRbZcjH",
-	"/Z50XCv3ZoYa/zAMM4SGg/skbjOnmmYZTb+y4Kep2i7mkV6X0KtC8WrBDvSyNtF+cT/CTXUYZgUJc0ZK",
-	"AOPcLHLI2iTZpAjfSG5lFRYStkvVhqhXZvG5kxTk72XWv07EcTPXZcuz2Soey674id4GbSk3Hg2HjfOk",
-	"YoMUHZdkQUgrLxUZe0lDnfTAxz3KSMNk8W9B2j50hkvSUHQfCAT/qZpkzlkc/RK1A+3snYp/6Kb3PhoT",
-	"zATyQ/XhQNdQ9E0TN2GDseEczqA+FqROmSBMUPVyOFfD8UiCH8UPwIlcdXWQmmdHhPAYDXxUxaKvdaEa",
-	"JBNocHxU7c1taUWo9qBeqzXieF1IhUz5xqlOhoJ8v/ygH/i7czP4TLMip8HR/fppXkZ8fIxlKa/LGY+f",
-	"zHrQjCdeYwwNgCyKrinoh1IBdFtHXe88vGf+/JRTyLcUEjRpllnWKY9kmefe65JrpZ47pZ9Jed/UQzjp",
-	"012wcsTzYdzQ023r/SiVH9adY3V/R5RApey8EJ/mqyVyu3SAz8pxLOKb3ule8AdxJG5gHrWtQataPoPA",
-	"hJsUfk27ts3rUHEG+akOOiCUoYdBXElxu9lBULgZCkDb/MVb1LwzdA7AfXNe7g1JW/D56wDDalFLciVt",
-	"qOWsboX5KGQ34tFfS8QCgT7e5f8jSWQt8EAc5wQos9JYF0UupUbrfsbGrZgOOqrptEfGBAv5QOv1cX4Q",
-	"OgxDXaw+zuKisXqsa/BnteMDM2SS7jykM8J0WWYYpYH81NHhe+qLOJiqPoKm78ENXe+c+YqyjS4d9zvS",
-	"CeAR0fdcDtDTp6bmPuRw6N6lCQzgQIW0Zajh75ty5/7Tp+es6uNGr9FP1H/7a0N/f2CSuHWjav8/vx7W",
-	"f8H1z836/kX903fV8/NG+pva07/5HiLqBNpuNmuNc2YrG9kJYr8AoBby7YxLQfRxiCOt02N9mREiwVCX",
-	"fI5ISCBRXZcph0ZWUA09Ih6CDg6UCURlka0UF1znUcpuknRMUPXk9Ee0t9ts1RroJ92px5TSPmcfP7yp",
-	"E9bnAQka6JBxNh/zqTBuDWF7YLt9TItOZhlNyUH2/C0oGhcKboeGqpuws64dxAIkCNGXLEUD6abdptoc",
-	"mGPnzE8a9/rWWQ6Glh/3FoZLIVxiHRfPdEmP96yqbwsMrffnnIVKwsB1+s+klu6mrq9gqdeBaJ025Il6",
-	"kqdg2ObjG9Iw0pLgvWZbb8GgNZTNWVo5UxtUdPhn2y/nOoqgRWjO4X9LsEBELQfK7RB9B5Bsc3/bbYVH",
-	"hlPA2uZRXGlEETTVAGUa0zZb9WbrDPoWOI1pl9z1z0mOL+5eexuYTa3EZUC32vVO66zd6e7sd3f2G/v7",
-	"+78sKwewPsgbV9DuU/GyzFhG54qPx0fl6+GUL71BL3XTzXV1L/3yovaVZwzrQ8jRv9xYbt3GcpVFbIs2",
-	"3mzhfp9MZHE04UednbpYITHfHEUB6dNAaWQwLnQG0NfaMu0FjZy096hh8CdJahjydaGouvOO0LqV0tOs",
-	"rxHWAYW207XQ+TTq555cGqx0kXVb3HK9U8y8d9910jTAZrJVoQUHWY/VEf9o8Qq906mSwHm5GCWCFyXY",
-	"PiLQwG5pRXnN3nDty8npyBUGKCKDqYA2RLY48/JVHLgMnCqj+ySupigkngs0ZXFzYfCpmcqQphyqFjeB",
-	"40Pbz280opb7MGx/r31LHrnzq1U8hF56m+JOWyG9mAOh5J9YcAE7ZRaV8ds1V0TVY0lpX5FbGt5YlOr7",
-	"V2dn70+h9W8D/cjs7bfM7T7bSiIugW394qYIJzpEA0zDaZQkY0MeTNyIHa6xNKDzsL3qPcZzXTRkRxmu",
-	"naa5zS1QNcIRCedoew+N+DQSNfU7lNAnLI+j3V7B99TBIq8dcan2FX9dMfCX6j+h6SMpZsxnJFLEbvhM",
-	"8diywqcF3ZKLJcIH2w5UuF0LrUdu2htTqeSC6VZi1/BE2Eb2VXORVindhIKXShnE+nJsX4sbKnVtYiFN",
-	"z4FU10rP9nPjgycCKcNZ126IK3AJp7G2Bg/s+LjlHBKSR7EkwbGLN7nCC7fhJlhAPqkSL9ZRa7q6w003",
-	"PhzaWh76PgkWfImUyNw7vVdxUdA3e1Ny4ycji0sLDlfnsSZoSQGSbq3ovlxCLHwUJHoUDYvtP+Nm0olk",
-	"cPWIRfmQah1eLBwOs3fzFWt7pmpDutu4BcHUL3c8zLVGAQe513XulX3yGqw/8s5fk3fyqXYNxkm1mr81",
-	"66S701swijnFvRB8z7yS14X/kVv+qtyST6il+EWYTPPVcfqfFqquiuzFltxbb3Zk8/5do4YPUqbEwlqi",
-	"aQ0895gq+LUSU+KW5YWxEfvECrovnS64kg+cq+p2yCcCQHNuxOczixXsG+KVdXP4HiIV95G1/pislZP0",
-	"dUvOKlmZ4pZ8tpy91LxfibnWKwNx/wmbj4z4R2XETKmDHDZ0uQ8HQd2GLpaH/aaCRJanqLm7jKo2X0d3",
-	"ISNXNXDl2x61JozvVAZkAYqmzG2OFjOiWGTLwyA4tsBtQDHcvMVlodu0lWXHFY8Bwb+S1XYYuL1/UdWE",
-	"2lk4ry3tYe1ytGkPH5/IhUzt96dC8rHv5qT2IsqGti/1qa7O1G62m/VW24b5aGSjiU+SRGRUVWtV9jni",
-	"zCTxHUAdabVU5CuU+MLkPA+mggS1A+SPybhHIjGiEz+uLntxSeYmWToiM35JfNTnY9OFrTeloaxTZs5x",
-	"0UBneOhWknILSOc5/nVv8A0Vvft0nx3yLYxfqUH+egXsGLlyitg9iqy/Yrf9HBNguaCC3qzxObesSE2S",
-	"UOh2/BVx+y87pnbOQrJ9uRtx3xOZnLT34nn6ix7zf9jCMjmEsxZBJ2H7VLZdyIfFJP7OdZOis9WXO+Ha",
-	"SCr8fWCvh8K9HUFMLoD51Vy4H+OAFHCB69uMoX6jgL5vM/jbSprPLr9c+jz0iGP3fy38TvGQP35jYZlt",
-	"BK/wvsyzmxfVcBk2ImM+IyXt30We1K+napv15towbqDt5n5yUQ5s57gJiX06PyNVjflo9D5qkH8ZDVKT",
-	"/J3tXn1dLDmAl1XCugSuVVZLkmiGejyY22aZOiuVcWluRSVlkPvTKCIsyVBb4OCPAMfD9X44Gbh1eTfP",
-	"7Zn1rM/0X6VHhLO1j9KkXUKaRNCYlWYUi7+UINKUXqBOLBc+X7QzO1Yp8s2AZTm8WpXIpvXnXF8TmXx7",
-	"nWorBdJX9vTd2cXbNva+j8lCjpKkYfUuVEPpuqPqfnwZ9z1k4WpXP0e6DJWBSilDmDKRsV/U4CQcgO4D",
-	"rjkFkMyvgalxkGuJ3LsQNRcG7jmwptaXvmxULMV+trclNEUFj1dyh9+ImlLIn2CKBPbqSWGC/7LgN/BU",
-	"Off9oXvIafe4rnukq07lBNPM2N9sy5e0JvONdWZ5VCIeXIn4ejduNaPcxqm9wNBBYFL1lwTi4igaFQj6",
-	"nOi6F+bCTW4KC6piNKZC38+jArqeMjxWZ756foBpqP6GOB50HiVRrYHeQZzGXAWMrKhAUxYSIeI6dlAW",
-	"FOrV6dM8TiE1BXWgpRSqmhJB+7ndSg+D4Ku0U7knIyhezlcLx5Xvi8LiTX6UWn/B7IGFDKDbCiyxRPcI",
-	"Q93chBEPUQZl16AjqdJfONNiA/wpYzxXEkMXpNpDb+nzRrGsEH8yYSG+krRwASgrK8SjsPjLCYu4TFzT",
-	"LRDA2TqOj4z4CMhGTBhb5No/MDd5TXUwDJ6HkLMhiZRcwUGgHR5xO4qscDmOAXq0ex7tnke7Z4lISFhl",
-	"E5bPkMjkrmX5ZIhSty4beTkMzh2Sh01hWJffH1MeHlMe7pzykH/jZlXGQ5ZJTdB09VF9ZEKiGWeE85CH",
-	"xkRiD0kJtkGqdq6yETLx1p+hxsDJwLbTh9gqTIKogFQlHW2gg4WO1rr3qy0ybNWH6narrYvsXlFBcp0S",
-	"OsDzB9ED7iuSe6vE4uZXTCx+jOM+xnFvF8e9sw6TuotoNBoou7Ixfca2MM7RZsw1vG9bl1mvOfWj5vOo",
-	"+WxA81m84riu3pNmbCMUVgZqVoRcD5LiNLqMfpzwGeGB1FGa/UVmf69n/1N0n38gV0b5YIjZWkiAeQyJ",
-	"/MUcGoazYg68Y2gkLTRi02m5zMhJNj2AD0nUF0ekbNi3UWjT/OmEx/3ZP2vHcZtfLY77aPs82j63tX1W",
-	"yzqJhxk/bW9el3hYaMy8obNU/0VQgbBSgliAo0BRkM1PkXiIqsU3vL34encNUZaYR0KrTvyKxc0bSBBX",
-	"lo6vrGMWoCm7ZOo5tUD3ZrmGarvZLLjrlrSQfT4/w8NV3agP4+U5S0t3n0lWmd+pWsIspbtTjymLG/48",
-	"bK/qMzxc2anvbLRIArr2//D2YupPX89lsXZLTNzF/IQ04eS10fsyifiAhgS6NgQ0aNiNzuVbP6BB94r0",
-	"ul8CGlyMuJA3XXcEH0VE8HBGBBqRiDSQ79pUb4kc8cDt5mxejRuzkIgE6EXQ3tlp7aNLMod2qf7baSgp",
-	"lHOokvFExpnjLN87+z2RxzQ45v3pWBFyiSbxBgxU7WFBdvZ6sl9LM+b27PX+64+t3uvXL/Z3X/58+vqH",
-	"2SvxWz6TJuhYyqsTLNU2V7qV//zaqu8f1l+9rr97X/8F1y/H9c+fvrS87e2bv1Uelm9dvBWw7PHJMQrM",
-	"M498Wo5Ps3jT/gdDKA5j6iJkEngzU8Ypr4YTiWb5NK1YSzEnUo/oVE4qktmr/hhfEhRNmQ9PEIE4Q0r7",
-	"QHvNvWat4lWmUVjpVrZAhTbQLXZuIuC/mieF0qFyu4eg85+wXTZ5pHs24iikJHLvuxmGMfVzF3u5HfEw",
-	"JJAIJtI9s3X5J5PLAbPblsnqhwkeEqdQvFIgQOI5U2oJuDhjTjU402QSVrpYidSMFxfHKm5Il20qajoq",
-	"Bqg3RwNKQtNwQzijmn5bi2NqvT/t1qrGN3F0vX0+nihdButNqcW3e0I+FGnIE5/X4kz6PsvC9QRHzbJd",
-	"CdDZv84U0qEvAbT+8PTWp9py9eYIM93BMmmvmkBj7jgswvHObXZiihj0aVyvLLmeFOQAbK8sOROlm6fk",
-	"kB60CGVD07sAs2GqiZDwCqhRk90YMzx0r025U1v9OQfZjoiIi5JMBYnEEyss3IFiabE4khI4kEepaID1",
-	"59bpaXrSgvqcBDwD3hdb7uP1kA8b46CWYtJhzjyvCA6VpgEIwAFlRKQIeC4kGVduPt383wAAAP//",
+	"7L37ctu4kzD6Kih9uxUpP0rWxXZiuaa+dexk4kxuv9iZq7MmJEISxhSgISDJSjanzkOcdzn/n0c5T/IV",
+	"GgAJUqRE2XKSmXhr6zexSOLS6G70vT9V+nw84YwwKSrdT5URwQGJ4J/HuD8ix5zJiIfq74CIfkQnknJW",
+	"6Vb8ybQX0r6Hxvi6jofkh4tps9npSxnCP4jfqHgV0R+RMVYfy8WEVLoVISPKhpXPn73K03M8XB72fEQQ",
+	"YTJaPBAooEMipIf+mnJJgtXjffYqExzhMZFm9UfiDVsxPMICUYmE5DxAWCIJDwLEB0iOqEDvz49RgBeo",
+	"6v/222+/1V+9qp+c+LUGes0lmlM5Qv6MRIJydkkD2Cq5xuNJqNbUbrb3681Ovblb8SpUzfrXlESLildh",
+	"eKxewOKSs9RuBjwaY1npVgIsScXLgdYJH2Oas6EjhiiTJGJEogDeQdXTk9cC4Ygg3O+TiSQBwixAchox",
+	"EiDJ0WTKFn0ekFp63eZfjT4f24VPsBwl69bjV7xKRP6a0ogEla6MpsTdyBhfvyRsKEeVbntvz6uMKbN/",
+	"t/K29Szi4xO156WNPWUyokSg6UTBJECcIR4hPJAkSp1QHuxb9WarAPaDCHa3CehPB6+w7I9ySOCiopHe",
+	"oIJG/IuK3wV06o8wGxJEBRrjgCDOwgWiBr2oQELSMNQvTqOIMInMMKhKQkHQbqudOaCLSvO62TpoDtq4",
+	"1Wv3O8Eu2RvsNx+1HrcPOni3t9ffDy4qduOakpOdnw7qeh8F57W/m7/515yRAgAcMaSoGCmgIswQwVFI",
+	"SYQwE3MSHSKMxupDNCRSoE5zt7FibWqa1QtsNdu5S3yNx+QZDSWJllf4FkeS4tBDfSxInTJBmKCSzghS",
+	"M5vlVbFEIcFCoo46tAj3FROpNQpQCP5TtMb24xTSd4oWLCa4T06DHJjCyuDxJQ1Q1Q9o0BWzfrfRaPg1",
+	"RQMKZeJ3HgiFNnRASWDoP40z9uu951Ny/OP7x9GrP6+f/npN305P9p6c5NO5u4CtUnu88Xdk8G3vfKvb",
+	"fouHJA81hwSx6bhHIk9TUKsI4yZqAHcFARngaShhvpiBUSb31ZUzxtd0PB0rgrH/B2s0P8YrVPfGkETx",
+	"Es/ox5xlnkoyFmhCIqRWsWqFl0INkLvMdnPNOtcu8B3p8yh4DbMtI04ETwE3PDRl9K8pQZQhKgWKyJAK",
+	"GS0a+Seuv7w0NF185v8RKZSt/K+dRFza0U/FjrqqFrA0vVI9YfFa9fPc1cYIWLhc/fF2F/zXlAiZz4wC",
+	"EpIhXMCa2PpYPUKR/iZNcfZuqqvLqf4o2CX1x4P9Zt29oIq2BcNtwG/yb6szHsmce1pd7T5iZE6ERAMa",
+	"CXmIfDW1D5KRTwMfYdEnLKBseIh8IbGcCh/1Fkj9k3iK8zA4nCICEGrmXNy3ggVhCrv/sH/qOewAXoUG",
+	"lQ95Wzrnm8hHPTLgEVknILXa9U6RgCT5huLRz1pqyUcfK9LQgDCpeHWkJWwjhbvyNEjFfhF8E2m7UhbL",
+	"zcK0chARMeFMEK0bTNV5SoPMzzANCay+z5kkDDAITyaheb7zp+AgecdQVG8GalVThqdyxCP6kah1jYkQ",
+	"wOszM6CBnuJzaQKNIh7phach+pqjGQ5pgI7enqIrsmioMZ/gwNBw+U0AHCiDwdQ/Zzicujszjy4pm0xl",
+	"amun+gmCJ10E54Ri3QvFN0HXXG5oPBUS9YjSssZcSNRqNgFxksv2NvPHo4CgTYWgbKgogYwncqFBeEuY",
+	"K53RMCg1h1kZQP6Ys0FI+/JGyNO3H7u7s7eHWn/IF4QIhMOI4GCByDUVUs2floMq29mh0VbsooSmSlc9",
+	"AVaIqliLzhJfEeYpqZ8y3AeR2l5OHsIxwOziA9KnAQlqALYTc6mIEnArt7V4xHeGzou2yecMFJQgvtmE",
+	"5UjO3as0Ux71aBAQdqOzHcRfu4cbj9lFCz4FFZ1xbXvQ61Iabryw2Bax9aPGYajoEi9g+oDraarqj+z0",
+	"Dlg8tTwgd0Vial3q/TDkc3uup2CJwKGe/SZwo2aENDNlaMrI9YT01UVH1OCI9wEtt8FTc4aH3byyC9hk",
+	"H8mq+VX5tdmpclZ3Nu33iRCwotdcPuNTdrO7KlGuGJeXAxjHhXKsnMG56ufbwTdtcKsq5GZcjkgEOBUo",
+	"rGPDGgo40bgEDM5u9BUPQLdbZcMbYf2h5l0BEpT1CSAtmCWGdEYUe0J+yr7gwxRv8SLkODjn/CWONj1l",
+	"A9KJHuNScn4ZwihpVq5ZYI8HCyQ5R/AKqoZ0TCVqoVf0SW1LEIYpqNAzKD0ZM0uZqAozHaLH6j9ooE4h",
+	"COpa7xGabt+qv1hAbykNTZxhLo3I4wLEncaIRN1cAxgVaK2laxvM0Lc2MV9zOYTjJcgRlprHoZAzBVSz",
+	"yEOFcQpx0RwLNI+olIQBFO3Vvf3bbWnkdbfc0t2WaMFKSyI46o9ucdAOlyaa1VfUJAGWuIcFQQEN9OUA",
+	"dkCQWOg4TRz/BrFxa3Kx2rSAbZkxzUajGe2T9wzPMA1xLyQ3lfLj7909xPt1X9jOXhJQWuaoYQnbOuf8",
+	"FWYLw1/EjfYUYUkugRNliPScczTGbGElOLGFHb1T4oSZTCl4jpPpHZHRon40yLXengG/EEhyNMdU5nqA",
+	"EiORmve9q5BtVaNzR+4iq4TwKNY5cFrlk/yKsDvQ+Mw9atUQ+IkzhJH2xyElbmuu/p6J6WTCI0mCVySg",
+	"+BwAdiOYxANdjtVIlwD7NHTiVxC8gtQrXSQIC4ABwQ2FBVqacbsXoKIUoa4SLJCfnUtf/O8FiW4lSE0F",
+	"iQpkKDX21sWnK7J4IJCaVe0woELxGc3gfnZscpvycyC/QfxRVgF3zX15l7k7dczHP3sVQw7b0ekvQ86v",
+	"ppNLa71xdPwtqvbqi6nCXO1wTnguuIc863mAxWUtAD8bF8RNtYQUGIWW9QfTcCuqg9qdBiCKAWhcJkqf",
+	"iKfQNjHwFZs75QRLnC94++pm8q1YoR3MibJv7iivMon4hESSaiwzRnZtacpYEL3Epl34PDYO5wYSJPbi",
+	"P7KG5GRgz1lEYmflvT9JX6pJUtuPxatcEBiphg/M9oH5lzCUp2ESGBCvOtvlM/nsUM06WNgXPT1X7q6D",
+	"QDtWHPshDrSEjsO3zoIHOBSkkPMqWMRKhQfmFc6IdcuknooGOuoBix5QEqrLHV9pnU2QaEaiBwIZ07nw",
+	"0HxE+yNEsBLr1NvwMF6BtkiJHNi6q1xnOEpeBQKSmIZi3Vcvzt68fhNDcUzWH2X6C9frVN5Xo50GJM/B",
+	"EeGB9BWj8kM6I/6h+S+ajwhDGODdcH0Q6v2KV1Ev5bgdvIqU4bqFnZ+/VG9qli5pGC65C+pG6mfT0Ajf",
+	"2qGzjoQT2KzEWVGaSwWBQUWxhkVpq7gk47UYcBQExKwD4KVXiaMILwp2JNbsZpskKLpoOlFic6vZbNq9",
+	"e+oFEiAchgpTGGdkK3BIc5DP4Ng91d+2rO/Z/r0lSJVkzw7TuRn/TaNamvk6PrUEuxSAK95WGHOMXku7",
+	"fJOwVjBTOPtE/Yhgo2Vl9guyzVp2qN/67K29s2/GwIx5pbzrrpg3uEv07PaSGfKgejwi/StX4irGpF9G",
+	"BCyVKQs44nNmjERu3Im+8OCuyoF7HLi3BMTim9yrzBy50jzscR4SzFagU/xR7uYBM5wQnNuyG41q9VTI",
+	"wrbu4c2vVIuKCVke9bXNqTg6q+VVJlhKEqmtXVycVW5xE2YOpfD60sdgLXpbO4XYwPctS1ebnyq4my6N",
+	"KbuYSjFbKHlzjBfGH+3aPB8Iy58Pka8kkCWxKEtgXibOZiMRrZTWlt6lLIqE1q8jiYdd5PenQvKxj6pg",
+	"a9Wn6O6kpt2HQmIWYHU34KE6Yy4I6k1pKOuUxQM64NGxLVNBROOCOTKing7U9HGPRGJEJwoVwMp0eUUW",
+	"wIBn/Op2AuQSg3fhnkc/1gaeD7ACNypGK7gUXNqXeO3deE7HREg8nqhlkDGmYf7VyLWOb+EIS1I3lF34",
+	"h3XygR7bjOQl61sFju1Ij3aNHorImM+I84MWMvTpxD/DxWdeXXqofTtTAVwH9rQM+xiMTtwmIf+VDkWP",
+	"lQoLmFQA5m45cK4CXmlNIvGrFOkRgev8KSVBxwi9pEZ46UjctQp/Jm43WcrKva+WpgviJVYSVBnROg36",
+	"LZs1TtI3VHpXzyJCkCTX0lx2PbDfMOultlFKu82D/Ww0uIN36nEO2zuhwQnvT8fGDLgMz5PTExSYNzQg",
+	"DYFMIj6gIUHVgAbdOenVluH6X2BgvJYpevmjMpJyIro7O/P5vDHvNHg03GFiJ6DBzqxV8ZLHHRrAQ0H6",
+	"04jKxc54Gkp6RRbqvQ9egq3LzDyDllgItSrOXhE54kEK1dd/nPKTbPatpoJ0jPec9Loh7+NwxIX8z87R",
+	"4+bjZnd39uLgxftW78WLpwf7z345e/HT7Ln4M0++c611OdtZrSwFPy9/vc4aEJ8ibCd3AUtAWgZ5Ltrn",
+	"ridXfQSvkcI+Fx89cNAg/5XBC38ZBfs6HSzU3rolYN7yfP7XFVnUW3mnpMWOn8gC1tbDIiPrf9x/dTXC",
+	"vw6f/H4y4/Lk6uVee+/RANOPkv5Ij9v/lj+9/HHSY+zpjxK3A/5TrqRv/GP24rZgWH9h01jn91wI5S47",
+	"/+Csbp6Nn33y8uinp+1evb23b70T6thYJkfOSvuUoXfPjtHjR4/3kLo1u8hvXvvoX2h/FykROupjQdCI",
+	"XKvvqBSZ+O3rg0cHBA8O2q1eu/X4Ue9g/4B09pqPm497g4PdQecR2SVt3MG9Ft5vDlr9/fajg97+fm9v",
+	"b9DCeI/giqtQ/Xfz+o9m/QDXBx8+7e9+/o88mCeicy63hEhDwNNYWuWRkea7KCRqKuGZzehY7sbl/1X3",
+	"PSUFR2CZhzBGbN5VX8PLXhKN2n7ssPlMRpyNwdxAjfzvP47qv+P6x2b94EPyT7WqD5+aXqv9qAAQNmSu",
+	"WEAjM6XZQMBFF2E0mo4xq0cEB7gXEuSbe1GHtIMaoH4e4/6IMuK81+cB8RvoSYRZf4Q4M78cgoAz51EA",
+	"AbQDZ0ClVukQK60hZFlCQEo54I7Vi5/jkJHsVk/A9K5PW/sTTURHIw9ejriQVQmxRHN1u84jzoYeRDxN",
+	"CFfiZOpw8+LdylvuYNd5tJxsNfcwr6hOMlUkrN707EHhfsSF0lRDggURqCoIUZxZ7MB7ojEOal3kp3yo",
+	"PqruNpsKGeL4aw/p4ApIBlCI04sIvhI6zEqxJtyXWj+KpiGpeZDHmnX0JuOKaW9MpSTBkiMxdpLC9ws1",
+	"khs7AUO0uohlwhfAm7oufMFDfhxACwN1TJxYbuCqej12x8Pru90kxQDlhx1mog49bRFHCrG1487kBE+w",
+	"HMEEy9GT7lSJiVDPYYK01deZmexqIW4lwpKkxnEi4AxAelMJHy+ItKPKCDMxwRFh/QUK+fCBQFIJtVhc",
+	"kUDhOxxGKkrBncOcRE5MgYc4s8tIXJiEBRNOmQRAj0GogIGNVQaG3usm+zVx6prxGsjrz9QANsAcPjtI",
+	"Zcquiz1Xn+fEGKqRWu0uukk0HwyZjeKEAQ3K2cASPjPGYAhj0tieFxUD3+6lv1XHtxyMosZwo7DUl20F",
+	"kGwA1iFSrMB3IqXgWxuE56PqHhDrchizIUobmwZvmn0VBZjV0kagbMhGflRIJmjKDX5342TyI5DTxKBG",
+	"W46vyeKclrNs9kR+3GlecG5hJFMmHM4JcHRj+z6494e7wqXr6UfCFCMh59elYymG5hMkr1dFUqyIhfAq",
+	"Uu1TXqYya5Zf0hrk6ptOvZR3vTkbK+uGsxurB0zU5bVU9wojcwThQZbPSj5BIZmRUF8Q5qH9NLCJbSnL",
+	"XpCk5TADzJsZI7KntcY3YwC4lL1M5uHCWbLeQhXyDUEarzVKCxj5oJcnTKwFvElzTLHwLDQhCnylCafY",
+	"a0XF5Srn1GrQrTFolUTORAzLmrxshQqp9WtnqXkQdazwhXZTHbKQPetBREhdnSlSYyA9pHO8yRwv+fCY",
+	"M0GFVNd1Ht70k8doEnE+QD0i54QwJOccbvY4jDt78y8f3AiLUY6bBjBDqYb7B/vt5Rk9pO6CfV2gwZo+",
+	"YrNrb5GX+rlsncl1jh9n59pAyDab+ZAP1lPWD6ci18YHVVHMUwNT9f+MoJDgQXlo9kekfwXCTz5EQywV",
+	"rQk6ZCRAydsN9MuIMOSrw4NkSB/iBqVA6g9Py0qwLCoQHmLKFBOTAkWcy0Pj1EFirOVdX48wxyIR8bz4",
+	"M/DlcC71rhQ7jYhR1JZOrBR24GlAJYhyFi1MfQIQfxT8dGyJnfh2SKMGLACumgoMtdXYqKGpbQBqlIdo",
+	"IDwr48X/uOzzKZPaZA3GkVquAhny4SVlAbkunvyBQPCGlbsNiiwVMshGohdQwmkaI3OBY/GlwB1IP5IE",
+	"eQlJ45Fi6lUtTls8fCDi6FWDRImOUGorhaSZgM9dtTnOGNE8l4LyyVhplfZCe8pmJOST3LIJWf0TTJXx",
+	"j6a4EV0RaFmevS/LZtnJq4l6CaqKIl0fDkKJ5rBnJbNoP/QIsyDUwtzS/kt7PQp9Ha9wdHUUhu8IDspK",
+	"mmMcXUEUmFK2C0VNPBiAKpGi6pJ4En+7ZsVlRUi1YqW0axMY49INsMXBzaS+LOS27IRSw298KitPpEBk",
+	"ouJSfZYvjKknxrd9g9hMr3JdH/J6Ceu3XUQy4yqYbHru6ube4qnf2ZEXGSVTfnZmNwi3NZQFE3gh0Fz9",
+	"OcKTCWF5AXy5dwq/upVK8dpVFAurMSFYJklu2mXeC8X0qkrBEJAgARxxRK4TvScjWOkwxU2jLuxnvcXW",
+	"/YCZqKZ0GBk65tGER9YZt/zxhsGVQUE1v/PY9uYEF/IIKSpdVaxvTYS1VzEnkxM6rv1D6qgMH3p//qz+",
+	"GCnxLVY7AOxgR7OHkXUcddqdZqfd2W8HnVan1Q467U57b7fT7Dzu4E6z09T/2ybw7+YezgNiCcVya0GB",
+	"axXTDeqILTsrQbxbs9C38JIbagZya6nbNg6vile532yWEkxNtaBN6W7TsN34i2RT8VJbm4udsVpvAn+z",
+	"Wr+N/XVRO8UsEgLwXNaTgkeyy+zq06hp8HDp4PSh2NNfyW3TUu/aMHaHE2ume7Ob77VbRiT3NklcYhGR",
+	"ESWz7QSzx8Ma/CgdbpXs2xxIcdzVVi6UZX2MSxxe2sk3o807p8Ycbv7aKXHmIR4G6q8Qi7SOXpKEV0ax",
+	"pIirmKQyAHTWruFUCl1KEUpIhcnEy1SIhCFuSTEpxC2iHvvSlonHEXtzpTTneXdtHqJOjpY8xVQc1yok",
+	"OHBwCqYiaHPUw77k0WUcv7lWArkhga4wRJMZYfIyG7Uz0VX8Kl7FVj8GVv1nVh/NBi1tplatsnGr66EM",
+	"di2LKist43ehyUEODZ1QBcgVEc2bOZ0K36MyzIfYjfhgnhaaSv/NSAl5y1zev5dCbMej4GCb3Yrn0G98",
+	"6HmqcDGHXEfxz6mQPFoUc8CjMIyldCDhByLFElZwvlL3gbuYs+l4jKPFGtP/VjmenXIN47MW2pEGl6ft",
+	"KBDSITdybn1NnvKNEvhaOlsmoXyiKWcieqth7SLBGgEgxvspg2O/K/TfDO+9il7OBmpdIamkRlpBOW+t",
+	"4pkTEmcNNknMqLrjWX/EI+gK0HWcCWpgLwmheqBDK4GHcQXopJqr8ExexCTkizFhUrEfIuc8ukLWGoRN",
+	"CRg9bYHozqPL4A6iuzc1zCS3Q3B7O4ABxKVjfNkw99aCeflMdW6wPi+xcRnmR3nLdcplrJrXxOHqzJ/b",
+	"LGJ/VRB2etafKAtiPHp/fowWBENdMZ3C6EbOzbHut5BeztmsryEGJNJutvfTocpns341lvb/x27yf/Q3",
+	"Nfjoj2b94MOn3DjmbOyM5ndpXPJSeO4YLbJYkkfYRZngceXzchZaLwms08VcFUhNSiAfLJVL/xIadsbs",
+	"mvP8BgU5NqX6kgSa2tfNjJEFxvbzTGMDW2l88/iZTW2PTpL/NjjIzaoCrK8AdNNs3PjLuHKKlemg9IlX",
+	"scWLc6W4m+TyLk1UttbKHdqLbluipUi23IJZeFOhyO3QsaTKpcs9ZTslpDAhXT0iXVcibUaOGbXBhmXr",
+	"cGI3ttwqthGXMTunTGl2ddqW7JzcKsOyvh5eUiEB+VdWDKFM3QxUJxLZqiFV8xCS52v3vH/rvP9uqql8",
+	"i7zmy7OEjQk5odIbk2cxC9CECxiyglQ3dAAZ8ryN9yepVZVrvDb6xFZN13pMqPRb1uPj8qEv7Ou5hUBX",
+	"RNdOwoMh7WV5DQ/JpW6UUZIwk1ZL5d7ftKJX9jLJsXrcnbx2o+op4GNSYCntoYMvHMDcFT9cXaAhgx4r",
+	"ZBa3600sW2zkgrObTYMrjX9eqo3XqlpsDmVvzMSAtrvpEjQ6ZVXNnuiht6jblmU8q5meuAuut6mr2wDn",
+	"K/m5b624fUFCv/fGL9aUTcqKQTHjuEOnfRrrN/TY6+Xe2l2fQ3lf1ldv7YYr2/6VM9V9MzrYP8WU9i2H",
+	"AC5VuctzDgJFbxIjmJHSbm+b/7Lc/kYWO1NJb6s17P5RyvKN7WdlgiwV9J3rpox2bRXqOKbSQfNVanaa",
+	"ZNbHXmZb6KzqdWpzBYt9IVstGVhQ/W9l2b/ijkC5DDFTu614Y/aavW1RuyVwb17cLoffbFT+bgmBV5bD",
+	"K9APzJ2dwO9O5IW1lluzjIztFn6lRKCqtZdA0c9vzYr7bUsQBvkyvbkjAoGStuCKBWquT+6L3N73l/E/",
+	"0nK98sbNt17f4JLNNWFv48ZdydQ2tnEbLnc7K7fRwNay9Dth5Bvaus1Svoa1O4mBXBu5/Xcxc9vrcGMh",
+	"ZaWt++bWZXc934iBOQ7M3NB2HG9lE/Nx/NFairkBk3CsyE6eao4Z2a7idvykjC05FsfuhLVsblA2kPpq",
+	"JuV70/C3aBr+MsbgNM5ubA6OGzfc1iCcQztf2iQ85jPilmUuT8Dqy3QWV2HV+eKMBv3oUo8WXA4iPs6t",
+	"D+doK+YTIWkYrknJtsMStslVZ7/SKTlisxrgqRKEujRg+Sv/BvW64zszd+LlzSwDZd0hFEG8HD6VvTxN",
+	"m4Z42rq7n5vSVy5ybzkfSLerLi8j6KrBXUcSgD6eirckXeACNOJzXWcTnpLglpki8SqnoSxdHM06oAvr",
+	"SE7MJ3cgMANjL/CfgECXBzkPkWvcl0l3uUPUIwvOTCeyVrOpCxfrWwPerZWsmeV8ktO0AYeC6LpoYx4R",
+	"3eG+lfS20wvVFjA1jk5ghZLnqKeAm9fmZzUqWgilV2aOxAX3SpxV2LC+gZvtXV6Iin+jAMyb2O90Hb1t",
+	"Vv1YY1i+i2jMW0i89zHjXydANCscL3XQSVng4rDRTBRojtlsY6ucEzaaCfs2tJHLZSSWOcrFc3uz8YHu",
+	"7qaz7yLSlzxaoBEP8wKr4r2L1B11kMO8x5TRscLU5pqAw6ToS3O33encYCjXiBKP1m5tPNJUkCizpPaG",
+	"g2SwSo/ouXBLLXh1BB0c3WqZZhJiCSVmFbop5ah/QzVIo0mRDPJ2eZptKD7n5y+Xt3UGhboFqtr2dfvN",
+	"Zr58MMbX+iA6rb3Ovm0ju+KAz/FwI+tr7NNZUWv7jiyKxi0Sn0DKH1JQg2ZDc2I2IxF8BjnWvDVWOgvU",
+	"ssJ3CrDdpJSZ46s0/VjcLoU3w+rUgX9pq1xyVy5B5P35sYde4Bk+gx+RL/np2ZszmKpa86EiHqqOaRhS",
+	"AeSAJhHpU3V91NKBSu1me7/eatXb7fPm426z2W02G81m83eXXtwLudwF/B7uoC32gdWXWqJYaqus7T/K",
+	"bXeHKpYoJFhA+Jtup0aZO1HrW2gf++W6xS7hlD6YbfXjN6dieyV99SP5Qp31v3Dj+sJD3FZ73/gY9YB/",
+	"S9oqESBxG7px7U8v+TBf3Q75cJitiaWIeTyRXV15dY5FfGF5qLdA8xEfe2Bz0A2+tT9JafRb088LNFDt",
+	"AV8qQ+NaDC1CxGJmrpoYJfi3Sa6itVrYicW03ydCyQumu8oHr7hjuTE25Le+TJUqUhCOQd6orBqzdGUa",
+	"F3Tp79MrjLeZ0dAsxD6sR7TSrrgU0oV8WOyKUw9vZMtWeJ8jat6h+TBlDb+xap4ziqehUNLQlj2TjVxN",
+	"S4djOIJwmyzeTDrNxZUVrqcMgmxVWC3TFPQ5nyNsSg4jmnDCLsLo5PUZOv/13JgsFTNEz8/P36IBDYnt",
+	"56YgBwokZ4p32r5fVUHCQd0OVku3nInZCwkHlwF4FOGfIyknTpEpGMlxl+QxH9ji4gSWf/tLV7e0q2to",
+	"ZIIMvKSekQYWGKWpRCN1f+BwSnQnBkFmJMLhKl9dUTXnVHvrve1mKmTHTsu3GwTYFiLaYqnMbXwcayGe",
+	"OKc0H+/mFL+Nq6ebu2OxwpR1aa6DyOEKq6i2oB1FMSCy4xdDJZ34XR4kmugceKRywUsAw1g87wYSBYOv",
+	"AkM6OnATQJj+8i4oUiGDpYBhDL53BY6C4QsAUtC9KGkDGVfi0i1HWvtJYXaM3r8/PZk98tCIXNeyBdlt",
+	"jk+v3e8Eu2RvsN9003uCwk69nXZBhSvbNvxMgURDs0dwRKKjqeIeOS2YTKPJLvLFrH/powHXKoC6IHY7",
+	"prfQNAqd/rseMtKYbZ6iG3LyCFXVINAuVL/hw5bhfECXgKUkC4c75LNaN2UDbltXG9+iycSoKEYsMWUk",
+	"Ev8lZv2G6XZoC413K2pK56Uln1nlyLbplNFUyMTI3kAPH8Z8UDx8CEZ39PBhYgh7+NBzzWLxczAZq4eY",
+	"BRfM9PyFTjN9PiYC9XD/yhrRHj6EhJeHD40bkS04U8I1AyYxnkwl6V6wC9ZqIImvSKqiX7pxdLVHQj6v",
+	"IcokV9e5xlI9Dzg+Q3UcXFjd0zOtWDgjFwwhNDEB89UxFQJEK3INFQb9i8pFxfeQ/V0PLJD/6bPvIZD4",
+	"BMIRQUZCFLXDC9ZuIEEiikP6kairFZYR94CqQhOoY8w4o331jpY6NF52FYoIJKDHo0Ki9+fP6q191OcB",
+	"QVNGpfBgwU+PXx0ZA53xdivRVXjIV6M3NN7TwcJH+p+IiD6eUDZU6+s01G0/WmqXAOs0LbsR+HU77bp6",
+	"hPhUTqa6KdU8opLYvtypptwNWNk5xP4o3QSRv6Y4tJ2FGvrE/IY60RP39LrOHem7l7SHHGz1bEHGmMYu",
+	"e4ui9ln+4QWLuWtmzJTTLDOF5pceknhYNLSna895Fyx3PWMi1fcy9A/tVVc0f85iHPeed8FSSzMGqHXL",
+	"QmtW1bhgp0zQgDg1LZFvPoI2bzic44UoaJxh0anqF1l3fYVh6bhWc72JEZ9DoxUsULZvB5Zm5AfCRUlA",
+	"lqdAqsZU5Gg2aIyvoE0uI3NEx+Op7kRtL5+qb/7l6y7RDnagf6GWpz67YKbH2iFSDCyONRUSL1Dcc3zA",
+	"I8UukhEvaaAGxeKSM7/WQLFRRPOC9+fHiLILtsaK3kC+OhGkO85oY7poIL1d23wXmIXhl3FLcwCLurfU",
+	"9RrXTo9vLH3ZXKpt7nac26kGkD8yvW7NZ0/g5kEX02az078iC/gH8RvobdLRWlywqj5ET/tGYuQTnon9",
+	"qGkWrXjvRKssaiWHCMOCbANjYLJjddX0iG6srTv9hbRPjBhjrq6jCe6PSL3daFa8yjQKzZ0oujs78/m8",
+	"geFxg0fDHfOt2Hl5evz09dlT+Cap1w2XYOZ6c3zf3Uqr0dQf8AlheEIr3Uqn0Wx0tIgxAklhZ0RwKEcf",
+	"1b+HJK99KohuArWbTTQf0TDubdcnQqBoysShwvy4W7HkU+vYNp2MNSDiBt6ngdJqzaxg7QFJDFbTbjaL",
+	"BL74vR3bzOmzV9kt8/4THFvt1SetzvpP3uoWxeecv4QGxeq79sH67845f4WZtS6DWLJXZomnpq0x9KhP",
+	"CXWV7h8fvIqw1bYrL+lMcTSh840EaOkLIcm48kF9tqOQelH2NAlLt5zG5ilG6kIF4qS62amhYQ/tNTsI",
+	"9P45zT/Zd3oB9webd7DqqxKrPCPRjPbJe6fD9SqcUCCnCim0LpI9zloRrohZfwdaIqYiTnc+ubf650JU",
+	"OidhKBQSgT0pfS9Ctwq83DELxKwR7Y8a6BnPfPRAqM9IpBuE2rzePBQ7Vmt2bWfA0CI8JhJiSf7Ih2/y",
+	"StI/5DSofP6Qj6tKLSHaeJptEa9+K5cMsbTU2AwKKlBRkzFjcVSCz1Q0bkoQzdb6T967HeLhoxL4+Szu",
+	"Iw9f7K7/4jWXzyCU9m/EgWP6UpgeIzpei+YOuZkfHHID0bWeivOf8CJDi/HG9IjWMKk0JNJYJgkY93XK",
+	"DwUQeMKDxfawOT1LjGtpa4uMpuTzEk21traKom5dBRSlZGjHSGxaIBrJHaTVL0tfJZD4mLNBSPu3u9Za",
+	"e2VWJ6aTCajkr0hA8fli8nVJTWOYS2QONYFFR4wccrKN8+sBE3V5LTN3184nTYDFl5ifkzsCeotFZxBu",
+	"x3iBcCi4ku1t+QGsFRjQZkCL8bN9bJQyo24537pRfGR2oP1b0PofikwlPhyEpePCeCAQnpBrVBXToVLm",
+	"SIDOz1+iTrOJRO1QIe8F82PPjI8EiWZgl8ES+Vap0PqPHlCrQDuNOQnD+hXjc6bAmE44kdfSP1SLYMB/",
+	"Lpif8rr4DfSEyxFihKS8LaYigzULqqWHIZ/XQyok3PYXzC9wHPlK4NTdReJ2WEOlT5he5ilXVQ6cPTQf",
+	"cUEuWI78AGqrbjxCggY6H0WEgPQLVqWu0bH1WVR9tXd7BJJPUEhmJKx5iserN7RlJNJmUKKUZ1QFjzIA",
+	"reaZPNek05fdjXkr6c6ilOz4Q++CmT+yO6vliT8/mjWcMHF+LW8n+3hrX9euO3hz2THpnn/imkRVSz0e",
+	"GpGIQN8yjR6KXMA+TNUQoHEnRt0cWqyUzTrNyx9bXvPpiVpL5r620QDaU6qQMLnhqwNFwEV4W7iT7EGm",
+	"trHGi3hDedT4GFJlgcAHmTDXo2XM1DHtU+J6z92mQ6VLkmU3XKY227XURowU//nh3+3rUX/8dIh/fTX8",
+	"7ewJ67UPrk5/fDf7fZ5y06d989kuejreVa3JuUnUtUGudYhBFjKaA2TJOw88t1y2y+tD0NaTWWGFjMyz",
+	"i4tZlLue3CGToW4E38+ls7wtEzq/lhupNBrORvdbQsd/nKrzxaS9ryWwWTxIYlSWjxtCUSyFpkNSVulK",
+	"QyIL5LpCce6dKdMptdyv5svBvoTKB1kjBKqCLKc0BLMddaXru6jmIcGNwVeCM69HrERHAoSHmLLSdo1D",
+	"tNvc1SY4xhmBIMd4Xfm3vtzGhX+Xxo54iWs5ghZ9TeimBvS9leMrU/I7goNMk96EUJapaBXlhnyoDYsT",
+	"TjVS5Ruj0XH77C2SIR/Wk9dRlUd0SJmHpJLVBf1IPBOSAK7m/YP9Noo4h8CuUQ0JOmSK/JQiBeOZHxiX",
+	"JGmrFfLhA4GeBu29vdaBcSXFa70iC7/WANv2lEka2i8gdMwMpzAVqoIgd6ljPibgKB9IYwQV2naLhMSR",
+	"FAUCvHzJh8cJgNbSpCTXcmcSYsoOwesliPxhKgf1x+kgs7gfX/dx83HTbu+CtS/Y1V8HwRv27/kvs5dv",
+	"9p///Gh6/lfrxZOzf9PWYLwXHf9LspPf996dRLM3Vz9csAv2///f/w/KHw4dfewMo7A9+a13/Psvj9+9",
+	"fPrn43m4OApav7V7J53Oa/H4T7ZL2wevBv+ahX+N997sib+evx3tLuST2ZO/rpr46fuX0Wv5gp1Pj4+D",
+	"5sfnB2/OBx+f/3Q93P0BoJVwm6xonMtNzAElx6Kk8hHBgUksPAZ/2zFnMuI5efW+DhTx0Bhf1/GQ/NDy",
+	"G6sXce+f2Mw/oQ5JJ8sun1WcnBZhJiY4Iqy/UKTnsBf1V4a3cCaokOrdYvfEiCTswvnAdNIcRHxsJibg",
+	"e1d8BvnqZz9WIFKPJPdRlYwncqGvbfMuFaip5BsbEiK5YiW71r9m3tKGFz2I0ijVf6lISjTEAHKwuJhz",
+	"ONtfEgby6OMjsWDmYaD4VERIkeqq1lvJmnNdctgwNXfdipSYtnpFkm9xPXcp/2SOpoBdLeFi497huSFD",
+	"eaub4Y5MxX5Lp3l8BJFrSRhUlgHrzRq+ovlTvYTwcp5Hs3pNUp/ygA6nEQnQX1MeTcdqgXMqGRGCCGRn",
+	"QtVEBDJPa16+LNN15Bj1M5bTiKRCN6GkgBnlgZ0DXtuZtVBIGWmgU23N7hEoWCxlSFCPjCgLkJ8juvnx",
+	"pEhMe2MlA8EkjMxTu+YgHiXbs9Y+3L8aRlDlBb2N+IxoZ5kwjcFtAGEyM2X9cCrACW3e+/y/FbP44bXv",
+	"odcwSSwUNowGRUOCGHeXo6S2SK3TWKj1AWjrLIdKzXyoT0q9yXiy8FU8Vx/FvdSWK7WpiQ0UGzZngkdD",
+	"dBX8NtqdHx0dHT2ZvB33+rO94Nffmo/+/VP/pPl2ePRy1G+f965/3p296kyPr/bPf/3z19FO8GPn+YuD",
+	"l0e/tX6a/rz/15PX7aN3P/67NzzdH43E5Nfrox9uJCfGNPfNS4r/VF1zvXzoUHF8XL0Fwg4TTbhgTLYr",
+	"mXoOTyknNOJpQCWaYDly8gXV9w8ECgkexEXInetneRtVHpnuzr7iWr63/BmWwNBqThdoGB+nRcNl7AUO",
+	"6DMuL6FOGQRfIszQlIFvL+a16lcEpYsOk09AJgLt3nxnI+btVza0kXFTb11dbWrRCyK7wLwxKMXG4GXH",
+	"4xGqOmxeoGQiG1GGTTwZ2IHn3NaEhQDsGlgLqURE4Y/h4IqBJSq2hZwGqCtsww83F6xPLaqUEauXU0Fi",
+	"AVbhTMqtZcYsFmJLVVxaL0wDZCRXcuVMnYjZDqLMM2fcDymxcgrUG1K/ZbQxg4+oqoQrbMksJkgPCbyo",
+	"NdCJLhXTzYcySCnqlj4q0r7MaRllS3dYSuG3GUJJLlfapivnXJ9enp5g6huX0QxaX14zSHCr4HpKTut2",
+	"WsE/8fK4czUiw7A2N0lckdWmCGt5NL7nCEyQqdsswXsR3xHqJY3F6t0hDzEbQmj49c6YBztiOg56O2Do",
+	"rPo6zkPbTrW54V9x6DuYSlM/GoNqEhZfa6B3WhJCYsSnYaDD3qlMTCU2tsODKyH+2Vo85Ygs9KUJQTMQ",
+	"FB/NjJelz9mMMEpYn2hDq4k+BnALiVmfWGlcMfsrsihm0z+ZlhQlhe8y0va/+sE+6Qz28L+Ofp03w6gZ",
+	"vjzdeyGunz59+ZK23151go+/nu4u5viot39F2s8/Ri9+mr7bXAZ1j/9e77+JITGPgDaiVElDsvNJ/e+l",
+	"uqdXC4OaNNXLQmnlibKuf6qOCB2OJHpcQ6FJLRojPpVoygIjrEwiMqDXjo7rN5Afzw7Cir7+RGwLff/u",
+	"pRY7tcjjp5fue0iEWIxAze6H04AEXeR/evl559Prz380Jjuffvn8Qec7mWQ4pSFDZHh7bx9+0nmqENyE",
+	"Hv9//+9Lk2lHAvTaSF/W1/FLzUO+KZecHj/OVepNWWAnCAmeEeFpIwFGPTqsExZQzFBrv96jEoUQ+JJI",
+	"tkrMVZRaayj1XouAkoB1YBjx6URomCixJqBDqlgjDkPUm0ojdQhpIGykS+Rf+6jqXzebrZ3rdmd3p7n/",
+	"CIDRand2m/uPag10xpH/49NzlAZrcwe+aXd2G5Od1iMf1pjzngVGs9n0IbgMatQonDCyFeQCBYcZWQtk",
+	"W33UsWSpMEqJWHDWggzHkKjpN/+z/Uyt5T/bz2A1/9l+1nrk19CQSD2AwGMb3N+ArET/ui5m/brCoTof",
+	"1DVigeELrjRw6WWm1tI8pJll0Q+WU30zIezo7an+KxGGUR8zxf0hLRZrTKwpIW8wDUONapAba7LadEVn",
+	"qj4Dc4wWQhcER4dQBjqSFIcABP1kTNlUEi3SG6UEg0qUqCJYz2L1MkuBqMo4q/dt8qnC5F+s6tJqNNp7",
+	"ezWt/Ohhpc1kUgcXJy/BrhZEouoqBUKX1nB2HCeBSRqGdlcrXH/nNCTrVIxliuZRPiku8wNd6hn3+Ixk",
+	"88/TWJ6vsMTcaaXK4oSx7e+m6lV0UinsVbPm//mjWT/48KnltT/XdqrX+q/O553aQ/vP6sVFY7JjX+t8",
+	"rv3vvIT3zeR03pdE1oWMCB6n5fVYO+hRhkGPKHWDK+B00S+oqpjpII0INXT2/Kie5rKdtk749GzQk+aX",
+	"D2IOiwx8NLrcwhoVF+RMUkb97Ao9tPTZfjPW/xNyvLdrbcGudaS5g7bJpC7LImdFNSNg1LKSjFdZZvUp",
+	"inVEHX41nTiBUyWjppKePVInSmjul3RFliidLMzhHqMSCcl5HMBOWBCLM+fHKMALm1WsGLVEPS7VvZHK",
+	"zzapGSNyrWtxjkhEGsimLPZxFC2Q//QcD32T6KYznPVNnaIW31gYdLY6Tqrl+6eD+mvOSP2V+sXXd2qn",
+	"uZvHq3V6iZtTc8O4q3dkUCbS2th5yoVlH4k3rMx7pwO1Xdjt3QZ/bZqV49abWsX08uY07+/Ay/bdz15F",
+	"4ca6b+AdWFSnJDt6xQPd9uOLBqj941nlJ4W9bqGaPz58Tqc6c36FppOCZCDN31K6XZbh7XxKFaEoxwDd",
+	"dvAb8D8+sPxNCcPtZhMJpRByFpoaAQGWGKI8wVTf1eIk8qG2BRhBrxifp9Jpk+6yAoV0Rop51Luk5uTd",
+	"sig7kemP8A9naQUNMws4mtu7+Z6h3TO0VQzNKRJ7C36m/o6r6pTlbjbL8Ea8zfFQAuMC0UuTS6ax40Kx",
+	"QTPbBAs9n5+UdvYTfdl6fpzBTW4L8nVxPrAM9whhiFxPlDbqr+KFUHT3W+OEelnfC990Kyqu45rq3Xue",
+	"ec8z1/NMQ9iFHFOn+WqUFTsjKqAiUmH2QRimq14/ECg1ggcVohQPZFx6Np8IrDa57IcK+dr5/rmZ/y51",
+	"ruXpVtGbrr/l7hHhIIiIECSwbvgYFFCKMbPrL4r8f7f8GXX+4JxYiVQO/qZ/L0Jjkxi/0ksVTzVlgLKp",
+	"EVA1SbOc5eTMijhpNmmY5NaChyInPNIOJTsU4oNaGjmS25tGunxkEZG81Tt6nQHLnVFJ3nyryOR9HhDv",
+	"CWW7hCLXoe3GhKKGqGPdNCS/pM4rHF0JUx81Z8pMDwR4DvKtUuTjpqTar5WboqnGPwrDDKLh4C6R28yp",
+	"plmF03HnuTRW283c4+sKfFUgXs/YAV82RtpP7p9QsgaGWYPCnJESi3FSjB20NkE2KcQ3nFtphYWI7WK1",
+	"Qeq1IZLuJAXBkZn9b+Jx3E7djPJkto7Gsjt+oI9Ba8qNe8Vh6zSpyCCFxyVJEOJGS3nGntFQBz3wcQ/S",
+	"Z3Q63w7k70H74iQMRTeEQvA/VRPMOYu9X6J2qI29U/ED7ks6Iz4aE8wE8kP1x6EupuybTsPCOmPDBdxB",
+	"fSxInTJBmKDq43ChhuORBDuKH4ARuerKIDXPjgjuMRr4qIpFX8tCNQgm0MvxUbW3sDWWoeyT+qzWiP11",
+	"IRUyZRunOhgK4v3ynX5g786N4DNdC51Oh3drp3kW8fEJlqWsLuc8fjNrQTOWeA0xNAC0KMpX1C+lHOi2",
+	"oYo+efjO/PNDTkX/UkDQqFlmW2c8kmXee6trr5Z674x+JOVtU1/CSJ9uh5nDno/irvMJGt9z5S9tzrGy",
+	"v8NKoGVGnotP09UKvl3awWf5OE7SVWLvGox6GHviBuZV27++qvkzMExIofFr2rRtPofSc8hPtdIDpgzN",
+	"jOKSyrvNDoIODtAJwsYv3qD4rcFz3cD4W7Nyb4nbgs1fOxjWs1qSy2lDzWd1v/Z7JrsVi/5GLBYQ9L6o",
+	"z9+JI2uGB+w4x0GZ5ca6O0IpMfoMXjVmxbTTEVrhg0XGOAv5QMv1cXwQOgpD3bUmjuKisXism/FkpeND",
+	"M2QS7jykM8J0fwYYpYH81NXhe+qH2Jmq/gRJ34NSHd4F8xVmG1k6bnyoA8AjovNcDtHDh6b5DsRw6Cbm",
+	"yRrAgAphy9DMxzd9T/yHDy9Y1ceNXqOfiP/2aUP/fmiCuOEx8v/7j6P677j+sVk/uKx/+Ff14qKR/qX2",
+	"8D98DxF1A+02m7XGBbMlDu0EsV0AQAvxdsakIPo4xJGW6bFOgAVPMDQoWSASEghU1/1KoKMltEWJiIeg",
+	"lRNlAlFZpCvFnVd4lNKbJB0TVD09e4Me7zdbtQb6WbfsMz01Ltj7dy/rhPV5QIIGOmKcLcZ8KoxZQ5hm",
+	"HamG5kU3s4ym5DB7/xZUjw0Ft0ND+W04WVcPYgEShOjsWtFA76BBkCk7C+rYBfP1FoNLLH1rLAdFy6Ic",
+	"DSAphEus/eLQ2AlNJ0piaDWb8ZlVdbbA0Fp/LlioOIww+cOHSdqrrlFHBXwOSKt7zMPIiXiSJ2BoYt2a",
+	"hJHmBG812XpLCq3BbM7Swpk6oKLLP0XARRVWoVd4zuV/w2UBi1q9qJiJ3G5J5gDitms8MpQC2jaP4nxo",
+	"hdBULyjTob7Zqjdb59DAyOlQv6LoT05wfHEb+5us2RRNXrXoVrveaZ23O929g+7eQePg4OD3VXWBNl/y",
+	"1gW0uxS8LDGWkbni6/Fe+Ppywpc+oGe6+/amspf+eFn6ylOG9SXkyl8SS1EocsUOn6mA7o2Jb9fLXl+x",
+	"pkuZkZuMMVDfaXFWUc00VjOtpnT5gAY6M0m+ER9rv6+6jeM6SCbv7YqQCZRPpTJWiU2OM2Szwe2vOyXC",
+	"XXaIsOnHF9fp6fPxmErFS6gwExUVSj0D0NwlWaoJ1vkCdA/FxvfZp+ptiCUIlVDoV0jaF6vaELmBCXUb",
+	"mLDzKSlF/nkH9/tkIotdY290qPVy3e982woKSJ8GSr2AcaHflcbVTNNsc+nbogAw+IMkzhH5uvxp3flG",
+	"aEVBKR3WcA77gPYx6Q4/fBr1c8Uwvax06yBbsn0zkcx8d9fVf/WCzWTraMMB1n3N77+b802fdKrRRV5g",
+	"UQlPXAmyjwi0ZV7ZJ0mTt65ylAQo5TIDFJHBVEBzTdtyZPUuDl0CTjWHeBDXCBcSLwSaMttYQhuITb1z",
+	"U+Rfs5vAMQgf5LfPU9v9MmR/p9347qnzq9Xxhg7R26JO2/enmAKhJKJY8mc4xcNxOCVdk++sXksaVojc",
+	"hkfGPKJ+f35+/vYMDWhIGugNs6mcmVRV2yAtbuxinTymtDw6QgNMw2mUZBZAUBeUbohzshro5PVZXLdg",
+	"jBe6As4ekhx1mqY0gUDVCEckXKDdx2jEp5GoqefQGIqwPIrW7fVPbGu4u+jL5k6xUVO275cNfFdd1TR+",
+	"JC06+IxECtkNnSkaW1XO3/CBmN7qJvK+kCO8s03uhduL25qXoZCs4gumB5/dwwMdyIJ9VDVZ4UroJhRM",
+	"rkqX0Jnefc1ulCI5xJQJaTpppXqxe7ZLMR88EEguJqbdRFyrT3hxERqzPDBKJdqtkDyKOQmO/RVJPjqk",
+	"dk6wgOBoxV6s10HJtuMJWF9DPhzawjQ6OQoLvoJLZJKo75RdLCVsb5dv/Gx4cWnG4co81p5SkoGkG4a7",
+	"H5dgC+8Fie5Zw3JTe/u9wxlcOWKZP+gbfS1zOMoWmlCkbctTGmU7swTTlcdxl9QaBRTk5p7dKfmkk9zu",
+	"aed7pp18rN2AcLQp6bakYwxSmWUUU4qb3X7HtJJOpL+nlu+bWvIRtRS9CJM2sT7o5Oel+swim6WVm8Jp",
+	"Rzbf39YF/kVq7ti1lmjFCO/dx71+rSgrewLFjj77xhq8Lx37upYOnLoLdsgHApbmlHfIJxbL2LdEK5sG",
+	"pH6JuPJ70vp7klZOBOMNKatkmZUb0tlq8lLzfiXi2qymyd1HH98T4t+VEDN1O3LI0KU+HAR167pY7fab",
+	"ChJZmqImER9VbfCZ7q1L5jUw5Zs+vdaN75S5ZAGKpsxt+RsTolgmy6MgOLGL24JguH2Ny65u21qWHVfc",
+	"OwS/J63tKAhcr3rVuNpZuHBr0xrqKqBoTZGxmaOYqP3+VEg+9t0ItV5E2RBh9OLszWt0pkuNtZvtZr3V",
+	"tm4+Gllv4oMkqh5V1V6Vfo44MxGph1AUXW0V+QokvjAB/IOpIEHtEPljMu6RSIzoxI9LJV9ekYWJ/I/I",
+	"jF8RH/X52PQW7k1pKOuUmXtcNNA5Hrpl0dxq6HmG/2NY2ZYqON4RT0mvcSPO0vpK1RgZmTsVGe9Z1nfE",
+	"sjS25qsAqxnVkMhY9BArKy4lAYXgQYyDCm1TWzumNs5C5ki59M4fiUxu2juxPH2n1/zftkpSDuJshNCJ",
+	"2z4VbRfyYTGKv3bNpOh8faYy5ECl3N+HNtcZktAEMbEA5qmpHjHGASmgAte2Ga/6pVr0XavB31YGSHb7",
+	"5XJBoPMxu/saB7fyh/yt6fMdwYHVdpPgOgX3VZbdPK+GS7ARGfMZKan/LtOk/jxVqK+30IpxA+02D5Ks",
+	"T9Cd44469u38iFQ15r3Sey9BfjcSpEb5W+u9OvcxuYBXlXW7AqpVWksSaIZ6PDDdA2xUKuPSpPglNb37",
+	"0ygiLIlQW6Lg97COL9fI5HTgFpnePrVn9rM50X+VhifO0d5zk3YJbhJBj2iaESy+K0akMb1AnFjNfD5p",
+	"Y3YsUuSrAatieLUokQ3rz0lfE5l4ex1qKwXSKXs6EXw528bm+5go5CgJGlbfQg5q1x1VN5fMmO8hCleb",
+	"+jnSNdXMqpQwhCkTGf1FDU7CAcg+YJpTCypIJdUwyNVE7pyJmoSBO3asqf2lk42KudgvNltCY1Rwn18+",
+	"/EbElEL6BFUksKknhQH+q5zfQFPlzPdH7iWnzeO6iJcuoZbjTDNjf7P9i9KSzDfWZuheiPjiQsTXy7jV",
+	"hHITo/YSQQeBCdVf4YiLvWhUIGjao4u4mISb3BAWVMVoTIXOz6MCWvgyPFZ3vnp/gGmo/g1+PGijS6Ja",
+	"A70GP41JBYwsq0BTFhIh4qKMUOMWii/q2zwOITXVoaA/GqqaelcHua13j4Lgq/QGuiMlKN7OV3PHlW/y",
+	"w+JDvuda32H0wFIE0E0Zllghe4Sh7tTDiIcogxqC0F5XyS+cabYB9pQxXiiOoaurPUav6JNGMa8Q/zBm",
+	"Ib4St3AXUJZXiHtm8d0xi7jmYdMtEMDZJoaPXPZhMqxu6lhJ1xZJCvuUDUEEiYkOR9BnCQeByWTGbEiy",
+	"5b9gILtgnaXMB4hxU3uyGvC+2EliCMZBrcC1g5GOZloKSkDV+Yjbake2+KrteqvLldTyq6lkXyuUs/Rr",
+	"W3IafSNM9K6cTFlo3TubvucIS1P/+NZqXkC2YrmxjSr8Q1PAwFT4xGBwDTkbkkiJUzgItJ03bimV5Qsn",
+	"8YLuzT335p57c88KlpCQyjYMPkMilwWg1eGNjnEn/sBDvUUsZCzQnESG6r3Y/XODdhY/Erl8/30TWYTf",
+	"+aX9t42XTAXjbuUqTRFQ+SDKUtUaGqso4ouHPm56Yd6HSt6HSt46VDI/U3ddpGSWSE2Yw5Y1fQmBWSnt",
+	"3ZaldrT0B4lgDGWwnRoXcWRluhlnfvhlVs0ujkm417DvL+vvtZDMcnTmti56E7C5Xl8+NuGYMisrxy95",
+	"aEwk9pCU4JdINaFBlGVjPX+B+mangzoooL6O69TmQSogTUJHOtGMHY4KJCQNw7hbj9Xhq7uttrYYzqkg",
+	"uQ5RHVz2N1HG7yqK9EZJjc2vmNR4H0N6H0N6sxjSW7PHVB0UoxVBycet6UQ6RCBXIzIlQL5tfcitiHKv",
+	"Pd1rT19Ee1our7Kp7pQmbMMU1gaJrQn3PEwKY+p+dLG2E+GB1BFiB8vE/lbP/lVCtbZN4F/In1A+EMsc",
+	"LQnuw7G+P6+CoayYAm8ZlpVmGrHqtJpn5CS6HcIfScQpjkjZkNNGoU7zj2Med6f/bBxD2vxqMaT3us+9",
+	"7nNT3Wc9r5N4mPH19BZ1iYeFysxLOiOphsNKBMJKCGIBjgKFQTY2XuIhqhZXl/Li0lI1RJnTrFGLTnzO",
+	"4sZxJIi72sTlsjAL0JRdMfWe2qBb1UqvarfZXO19pUQ8WZzj4TLTzAp9dnvO1tJtXJNd2satEyxHTt9W",
+	"mCXNZQpa5e7vepUxZXHn3OWGrncpWZ3j4dqW9463PEYB3XdseHM29Y+vJblcNzJG7mJ6Qhpx8vrRf5pE",
+	"fEBDAh3jAho07EHn0q0f0KA7J73up4AGlyMu5OeuO4KPIiJ4OCMCjUhEGsh3dapXRI544KOQCl3GBplP",
+	"46aQJCIBehq09/ZaB+iKLATCAvmvpqGkUEquSsYTGWetsnzr7I9EntDghPenY4XIa8jyPFkGqvawIHuP",
+	"e7JfSxPm7uzFwYv3rd6LF08P9p/9cvbip9lz8Wc+kSbgWEmrEyzVMVe6lf/+o1U/OKo/f1F//bb+O65f",
+	"jesfP3xqebu7n/+j8mXp1oVbAcmenJ6gwLxzT6fl6DQLN21/MIjiEKYugCyBNjMlZPPqx5Jolo/TirQU",
+	"cSL1ik4joyKZveqP8RVB0ZT58AYRiDOkpA/0uPm4Wat4lWkUVrqVHRChzeqWu8YSsF8tkiZN0DXKQ9BC",
+	"X6AQS2heFUFvYoKjkJLIrbVhCMb07lhuin7Mw5BAEgpEpBQ0X4bZBzSE7snqwQQPidOkSgkQwPGcKTUH",
+	"XJ4xpxI1nBXTO13ugmDGiwvzFnd2N562xH4L6X4kQL0FGlASmmZ/whnVNK5eHlPL/WmzVjWuAqAj5Pl4",
+	"omQZrA+lFlcWCPlQpFee2LyWZ9K59Eup0Y6YZTuiofNfzxXQoScatB309NGnWgL3FggzHY4fj+GsxuRX",
+	"L6/jtdto0cTG9WlcKzkpjRDkLNiWS3AmSjduzEG9iGDoWRpnG6QamBa2AtdoN8YMD92SDe7UVn7OAbbD",
+	"IuKCiNCF/IFlFu5AMbdYHkkxHMjhUjjA+gtr9NQpC1p8ThyekBfhvl4P+RDSI1wiHebM85zgUEkaAAAc",
+	"UEZECoF1s+rPHz7/nwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

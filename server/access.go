@@ -22,7 +22,7 @@ func (s *Server) resolveNamespace(ctx context.Context, ref string) (string, erro
 		return "", problem(http.StatusBadRequest, "Invalid input: namespace is missing or empty")
 	}
 	id, err := s.store.ResolveNamespace(ctx, ref)
-	return id, notFound(err, msgNamespaceMissing)
+	return id, namespaceNotFound(err)
 }
 
 // memberOf reports whether the caller is the namespace's owner or a delegate.
@@ -54,9 +54,30 @@ func (s *Server) authorizeWrite(ctx context.Context, ref string, ownerOnly bool)
 	return id, nil
 }
 
+// authorizeRecordWrite resolves the namespace and requires the caller to be its owner or a
+// delegate, or a delegate of the registry (who writes that registry's records only). It returns
+// the namespace id, or an *apiError (400, 404, 403), or an error.
+func (s *Server) authorizeRecordWrite(ctx context.Context, ref, registry string) (string, error) {
+	id, err := s.resolveNamespace(ctx, ref)
+	if err != nil {
+		return "", err
+	}
+	role, err := s.memberOf(ctx, id)
+	if err != nil || role != "" {
+		return id, err
+	}
+	if u := caller(ctx); u != nil {
+		ok, err := s.store.IsRegistryDelegate(ctx, id, registry, u.ID)
+		if err != nil || ok {
+			return id, err
+		}
+	}
+	return "", problem(http.StatusForbidden, "Forbidden: you are not the owner or a delegate of this namespace, nor a delegate of this registry")
+}
+
 // Response bodies of the error responses an operation answers itself (not through answer).
 func verificationFailedBody(msg string) gen.VerificationFailedJSONResponse {
-	return gen.VerificationFailedJSONResponse(errorBody(http.StatusBadRequest, msg))
+	return gen.VerificationFailedJSONResponse{Message: msg, Code: gen.ErrorCodeVerificationFailed}
 }
 func searchFailedBody(msg, detail string) gen.SearchFailedJSONResponse {
 	b := errorBody(http.StatusInternalServerError, msg)

@@ -26,7 +26,12 @@ func TestAnswerMapsExpectedOutcomes(t *testing.T) {
 		{problem(http.StatusConflict, "Conflict: the record is not a draft"), 409, gen.ErrorCodeConflict, "Conflict: the record is not a draft"},
 		{fmt.Errorf("wrapped: %w", problem(http.StatusBadRequest, "Invalid input: x")), 400, gen.ErrorCodeInvalidInput, "Invalid input: x"},
 		{problemf(http.StatusUnauthorized, "%s", msgUnauthorized), 401, gen.ErrorCodeUnauthorized, msgUnauthorized},
-		{problem(http.StatusNotFound, msgNamespaceMissing), 404, gen.ErrorCodeNamespaceNotFound, msgNamespaceMissing},
+		{errNamespaceMissing, 404, gen.ErrorCodeNamespaceNotFound, "Namespace not found"},
+		{namespaceNotFound(fmt.Errorf("namespace: %w", store.ErrNotFound)), 404, gen.ErrorCodeNamespaceNotFound, "Namespace not found"},
+		{errUserNotFound, 404, gen.ErrorCodeUserNotFound, "User not found"},
+		// The code comes from where the outcome is made, never from its text.
+		{problem(http.StatusNotFound, "Namespace not found"), 404, gen.ErrorCodeNotFound, "Namespace not found"},
+		{problem(http.StatusBadRequest, msgVerificationFailed), 400, gen.ErrorCodeInvalidInput, msgVerificationFailed},
 		{store.ErrNotDraft, 409, gen.ErrorCodeConflict, "Conflict: the record is not a draft"},
 		{store.ErrNameTaken.With("record %q already exists in the registry", "alice"), 409, gen.ErrorCodeConflict,
 			`Conflict: the name is taken: record "alice" already exists in the registry`},
@@ -50,7 +55,7 @@ func TestNotFoundNamesTheMissingThing(t *testing.T) {
 		t.Errorf("store not-found: %v", got)
 	}
 	rf := &verification.Refusal{Kind: verification.NotFound, Message: "No verification data for this namespace and domain", Err: store.ErrNotFound}
-	if got := notFound(rf, msgNamespaceMissing); got != error(rf) {
+	if got := namespaceNotFound(rf); got != error(rf) {
 		t.Errorf("refusal: %v", got)
 	}
 	if got := notFound(store.ErrNotDraft, "Record not found"); got != error(store.ErrNotDraft) {

@@ -334,7 +334,7 @@ func (s *Server) authenticate(ctx context.Context, header string, op *operation)
 	case err != nil:
 		return nil, err
 	case u.Disabled && op.verification:
-		return nil, problemf(http.StatusNotFound, msgUserNotFound)
+		return nil, errUserNotFound
 	case u.Disabled:
 		return nil, unauthorized
 	}

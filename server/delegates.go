@@ -27,7 +27,7 @@ func (s *Server) AddDelegate(ctx context.Context, req gen.AddDelegateRequestObje
 		return nil, err
 	}
 	if err := s.store.AddDelegate(ctx, id, string(req.Body.Email)); err != nil {
-		return nil, notFound(err, msgNamespaceMissing)
+		return nil, namespaceNotFound(err)
 	}
 	data, err := s.delegatesData(ctx, id)
 	if err != nil {

@@ -80,7 +80,7 @@ func (s *Server) VerifyDomain(ctx context.Context, req gen.VerifyDomainRequestOb
 	}
 	v, err := s.domains.Verify(ctx, nsID, strVal(b.Domain))
 	if err != nil {
-		return nil, notFound(err, msgNamespaceMissing)
+		return nil, namespaceNotFound(err)
 	}
 	msg := fmt.Sprintf("Domain %s verified (%s)", v.Domain, v.Detail)
 	return gen.VerifyDomain200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: msg}}, nil
@@ -93,7 +93,7 @@ func (s *Server) memberNamespace(ctx context.Context, ref string) (store.Namespa
 		return store.Namespace{}, err
 	}
 	ns, err := s.store.GetNamespace(ctx, id, store.VersionSel{})
-	return ns, notFound(err, msgNamespaceMissing)
+	return ns, namespaceNotFound(err)
 }
 
 // CheckVerification tells whether a namespace holds a verified domain.
@@ -116,7 +116,7 @@ func (s *Server) GetDnsTxt(ctx context.Context, req gen.GetDnsTxtRequestObject) 
 	}
 	c, err := s.domains.Challenge(ctx, ns.NamespaceID)
 	if err != nil {
-		return nil, notFound(err, msgNamespaceMissing)
+		return nil, namespaceNotFound(err)
 	}
 	return gen.GetDnsTxt200JSONResponse{Message: "TXT record found", NamespaceId: ns.NamespaceID, Domain: c.Domain, Txt: c.TXT,
 		IsVerified: ns.Domain == c.Domain}, nil

@@ -18,10 +18,17 @@ const (
 	msgUnexpected         = "An unexpected error occurred"
 	msgAuthFailed         = "Authentication failed"
 	msgUnauthorized       = "Unauthorized: Invalid or missing authentication token"
-	msgUserNotFound       = "User not found"
-	msgNamespaceMissing   = "Namespace not found"
 	msgUnavailable        = "database unavailable"
 	msgVerificationFailed = "Verification failed"
+)
+
+// Outcomes made once and shared (never modified). The first two have a code more specific than
+// their status's: it is set here, where the outcome is made, never read back from the message.
+var (
+	errNamespaceMissing = &apiError{Status: http.StatusNotFound, Code: gen.ErrorCodeNamespaceNotFound, Message: "Namespace not found"}
+	errUserNotFound     = &apiError{Status: http.StatusNotFound, Code: gen.ErrorCodeUserNotFound, Message: "User not found"}
+	errRegistryMissing  = problem(http.StatusNotFound, "Registry not found")
+	errRecordMissing    = problem(http.StatusNotFound, "Record not found")
 )
 
 // apiError is an outcome the client is told: its status, its stable code and its message.
@@ -35,9 +42,9 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.Message }
 
-// problem is the apiError of a status and message (its code from errorCode).
+// problem is the apiError of a status and message, with the status's code (errorCode).
 func problem(status int, msg string) *apiError {
-	return &apiError{Status: status, Code: errorCode(status, msg), Message: msg}
+	return &apiError{Status: status, Code: errorCode(status), Message: msg}
 }
 
 func problemf(status int, format string, args ...any) *apiError {
@@ -62,34 +69,39 @@ var storeStatus = map[error]int{
 // notFound names what a not-found of the store missed (msg: the thing the request named); a
 // refusal that already says what was missing keeps its message. Other errors pass unchanged.
 func notFound(err error, msg string) error {
-	var ae *apiError
-	var r *verification.Refusal
-	if errors.Is(err, store.ErrNotFound) && !errors.As(err, &ae) && !errors.As(err, &r) {
+	if bareNotFound(err) {
 		return problem(http.StatusNotFound, msg)
 	}
 	return err
 }
 
-// errorCode is the one mapping of an error's status (and, for the few specific codes, its
-// message) to the stable code of the contract's ErrorCode enum.
-func errorCode(status int, msg string) gen.ErrorCode {
+// namespaceNotFound is notFound for a namespace the request named: code namespace_not_found.
+func namespaceNotFound(err error) error {
+	if bareNotFound(err) {
+		return errNamespaceMissing
+	}
+	return err
+}
+
+// bareNotFound reports whether err is a not-found of the store that does not yet say what it missed.
+func bareNotFound(err error) bool {
+	var ae *apiError
+	var r *verification.Refusal
+	return errors.Is(err, store.ErrNotFound) && !errors.As(err, &ae) && !errors.As(err, &r)
+}
+
+// errorCode is the one mapping of a status to the general code of the contract's ErrorCode enum.
+// The few outcomes with a more specific code (errNamespaceMissing, errUserNotFound, a failed
+// verification) set it where they are made.
+func errorCode(status int) gen.ErrorCode {
 	switch status {
 	case http.StatusBadRequest:
-		if msg == msgVerificationFailed {
-			return gen.ErrorCodeVerificationFailed
-		}
 		return gen.ErrorCodeInvalidInput
 	case http.StatusUnauthorized:
 		return gen.ErrorCodeUnauthorized
 	case http.StatusForbidden:
 		return gen.ErrorCodeForbidden
 	case http.StatusNotFound:
-		switch msg {
-		case msgNamespaceMissing:
-			return gen.ErrorCodeNamespaceNotFound
-		case msgUserNotFound:
-			return gen.ErrorCodeUserNotFound
-		}
 		return gen.ErrorCodeNotFound
 	case http.StatusMethodNotAllowed:
 		return gen.ErrorCodeMethodNotAllowed
@@ -112,9 +124,9 @@ func errorCode(status int, msg string) gen.ErrorCode {
 	return gen.ErrorCodeInternal
 }
 
-// errorBody is the JSON of every error: its message and its code.
+// errorBody is the JSON of an error: its message and its status's code.
 func errorBody(status int, msg string) gen.Error {
-	return gen.Error{Message: msg, Code: errorCode(status, msg)}
+	return gen.Error{Message: msg, Code: errorCode(status)}
 }
 
 // answer is the one mapping of an error to what the client gets: an apiError as it is; a

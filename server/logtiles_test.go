@@ -98,14 +98,7 @@ func tilePath(l string, n int64, w int) string {
 func TestLogTiles(t *testing.T) {
 	for _, d := range []string{store.DialectSQLite, store.DialectPostgres} {
 		t.Run(d, func(t *testing.T) {
-			skey, vkey, err := translog.GenerateKey("localhost:8080/svc/log")
-			if err != nil {
-				t.Fatal(err)
-			}
-			lk, err := translog.ParseKey(skey)
-			if err != nil {
-				t.Fatal(err)
-			}
+			lk, vkey := newLogKey(t)
 			h := newHarnessWith(t, d, func(c *server.Config) { c.LogVerifierKey = vkey })
 			web := httptest.NewServer(h.e)
 			defer web.Close()

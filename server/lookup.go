@@ -30,18 +30,18 @@ func versionSel(versionID *string, asOn *openapi_types.Date) (store.VersionSel, 
 	return sel, nil
 }
 
-// lookupMiss explains a lookup that found nothing: the entry is unknown, or it exists but not
-// at the selected version or date.
-func lookupMiss(err error, entity string, sel store.VersionSel, exists func() error) error {
+// lookupMiss explains a lookup that found nothing: the entry is unknown (missing), or it exists
+// but not at the selected version or date.
+func lookupMiss(err error, entity string, missing *apiError, sel store.VersionSel, exists func() error) error {
 	if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	if sel.VersionID == "" && sel.Before.IsZero() {
-		return problem(http.StatusNotFound, entity+" not found")
+		return missing
 	}
 	switch e := exists(); {
 	case errors.Is(e, store.ErrNotFound):
-		return problem(http.StatusNotFound, entity+" not found")
+		return missing
 	case e != nil:
 		return e
 	case sel.VersionID != "":
@@ -138,7 +138,7 @@ func (s *Server) lookupNamespace(ctx context.Context, req gen.LookupNamespaceReq
 		return store.Namespace{}, err
 	}
 	ns, err := s.store.GetNamespace(ctx, req.Namespace, sel)
-	return ns, lookupMiss(err, "Namespace", sel, func() error {
+	return ns, lookupMiss(err, "Namespace", errNamespaceMissing, sel, func() error {
 		_, err := s.store.GetNamespace(ctx, req.Namespace, store.VersionSel{})
 		return err
 	})
@@ -168,7 +168,7 @@ func (s *Server) lookupRegistry(ctx context.Context, nsRef, name string, version
 			return store.Registry{}, err
 		}
 	}
-	return reg, lookupMiss(err, "Registry", sel, func() error {
+	return reg, lookupMiss(err, "Registry", errRegistryMissing, sel, func() error {
 		_, err := s.store.GetRegistry(ctx, nsRef, name, store.VersionSel{})
 		return err
 	})
@@ -203,7 +203,7 @@ func (s *Server) lookupRecord(ctx context.Context, nsRef, registry, record strin
 			return store.Record{}, err
 		}
 	}
-	return rec, lookupMiss(err, "Record", sel, func() error {
+	return rec, lookupMiss(err, "Record", errRecordMissing, sel, func() error {
 		_, err := s.store.GetRecord(ctx, nsRef, registry, record, store.VersionSel{})
 		return err
 	})

@@ -20,7 +20,9 @@ type metrics struct {
 	reverify      *prometheus.CounterVec
 }
 
-func newMetrics(s *Server) *metrics {
+// newMetrics makes the service's metrics, with the extra collectors of other parts (the log
+// integrator's).
+func newMetrics(s *Server, extra []prometheus.Collector) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -43,8 +45,9 @@ func newMetrics(s *Server) *metrics {
 		// The connection pool: go_sql_* with db_name "sqlite" or "postgres".
 		collectors.NewDBStatsCollector(s.store.Pool(), s.store.Dialect()),
 		m.requests, m.latency, m.verifications, m.reverify,
-		logQueueGauge(s.store),
 	)
+	m.reg.MustRegister(logGauges(s.store, s.now)...)
+	m.reg.MustRegister(extra...)
 	return m
 }
 

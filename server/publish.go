@@ -36,7 +36,7 @@ func (s *Server) UpdateNamespace(ctx context.Context, req gen.UpdateNamespaceReq
 	b := req.Body
 	ns, err := s.store.UpdateNamespace(ctx, id, ifMatch, store.NamespacePatch{Name: b.Name, Description: b.Description, Meta: mapPtr(b.Meta), TTL: b.Ttl})
 	if err != nil {
-		return nil, notFound(err, msgNamespaceMissing)
+		return nil, namespaceNotFound(err)
 	}
 	return gen.UpdateNamespace200JSONResponse{Message: "Namespace updated", Data: s.namespaceOut(ns)}, nil
 }
@@ -57,7 +57,7 @@ func (s *Server) CreateRegistry(ctx context.Context, req gen.CreateRegistryReque
 		Meta: mapPtr(b.Meta), TTL: b.Ttl, QueryAllowed: b.QueryAllowed,
 	})
 	if err != nil {
-		return nil, notFound(err, msgNamespaceMissing)
+		return nil, namespaceNotFound(err)
 	}
 	return gen.CreateRegistry201JSONResponse{Message: "Registry created", Data: s.registryOut(reg)}, nil
 }
@@ -151,9 +151,10 @@ func recordInput(b gen.AddRecordRequest, schema *recordschema.Schema, at string)
 	return in, nil
 }
 
-// writableRegistry authorizes a record write and returns the registry with its compiled schema.
+// writableRegistry authorizes a record write (a member of the namespace, or a delegate of the
+// registry) and returns the registry with its compiled schema.
 func (s *Server) writableRegistry(ctx context.Context, ref, name string) (string, *recordschema.Schema, error) {
-	id, err := s.authorizeWrite(ctx, ref, false)
+	id, err := s.authorizeRecordWrite(ctx, ref, name)
 	if err != nil {
 		return "", nil, err
 	}

@@ -56,7 +56,7 @@ func recordEntry(r store.Record) gen.RecordListEntry {
 func (s *Server) QueryRegistries(ctx context.Context, req gen.QueryRegistriesRequestObject) (gen.QueryRegistriesResponseObject, error) {
 	ns, err := s.store.GetNamespace(ctx, req.Namespace, store.VersionSel{})
 	if err != nil {
-		return nil, notFound(err, msgNamespaceMissing)
+		return nil, namespaceNotFound(err)
 	}
 	p := req.Params
 	page, size := pageOf(p.Page, p.PageSize)

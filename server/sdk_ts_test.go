@@ -23,6 +23,7 @@ import (
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/witnesstest"
 )
 
 // The TypeScript SDK (sdk/typescript) is checked from here twice. TestTypeScriptSDK runs its
@@ -84,14 +85,7 @@ func TestTypeScriptSDK(t *testing.T) {
 	requireSDKBuilt(t, dir)
 
 	// A transparency log with its integrator running, as `svc serve` has it.
-	skey, vkey, err := translog.GenerateKey("localhost:8080/svc/log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lk, err := translog.ParseKey(skey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lk, vkey := newLogKey(t)
 	h := newHarnessWith(t, store.DialectSQLite, func(c *server.Config) { c.LogVerifierKey = vkey })
 	srv := httptest.NewServer(h.e)
 	defer srv.Close()
@@ -131,6 +125,15 @@ func TestTypeScriptSDK(t *testing.T) {
 			t.Fatalf("inclusion of %s: %d %s", version, code, body)
 		}
 	}
+	// A witness cosigns the log's checkpoint.
+	w := witnesstest.New(t, "witness.example", vkey)
+	wt, err := translog.NewWitnesser(h.store, vkey, []translog.WitnessConfig{{Key: w.VerifierKey, URL: w.URL}}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := wt.WitnessOnce(ctx); err != nil || n != 1 {
+		t.Fatalf("witness: %d, %v", n, err)
+	}
 	code, servedKey := get("/svc/log/key")
 	if code != http.StatusOK || strings.TrimSpace(servedKey) != vkey {
 		t.Fatalf("/svc/log/key: %d %q", code, servedKey)
@@ -140,7 +143,7 @@ func TestTypeScriptSDK(t *testing.T) {
 	cmd.Env = append(os.Environ(),
 		"SVC_SDK_BASE_URL="+srv.URL, "SVC_SDK_API_KEY="+key,
 		"SVC_SDK_NAMESPACE="+ns, "SVC_SDK_REGISTRY=employees", "SVC_SDK_RECORD=alice",
-		"SVC_SDK_LOG_KEY="+strings.TrimSpace(servedKey))
+		"SVC_SDK_LOG_KEY="+strings.TrimSpace(servedKey), "SVC_SDK_WITNESS_KEY="+w.VerifierKey)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node --test test/live.test.mjs: %v\n%s", err, out)

@@ -17,6 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
 
 	svc "github.com/svc-directory/svc"
 	"github.com/svc-directory/svc/domainverify"
@@ -48,6 +49,9 @@ type Config struct {
 	CORSOrigins []string
 	// NoMetrics turns the Prometheus metrics off (benchmarks compare with and without).
 	NoMetrics bool
+	// Collectors are more metrics to serve at /metrics: those of the parts that run beside the
+	// server (the transparency log's integrator).
+	Collectors []prometheus.Collector
 	// LogVerifierKey is the transparency log's verifier key, served at /svc/log/key ("": none).
 	LogVerifierKey string
 }
@@ -155,7 +159,7 @@ func NewServer(cfg Config) (*Server, error) {
 		}))
 	}
 	if !cfg.NoMetrics {
-		s.metrics = newMetrics(s)
+		s.metrics = newMetrics(s, cfg.Collectors)
 		e.Use(s.metrics.observe)
 	}
 	e.Use(middleware.RequestID())

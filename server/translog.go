@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,20 +17,45 @@ import (
 	"github.com/svc-directory/svc/translog"
 )
 
-// logQueueGauge reports, at each scrape, how many public versions wait for the transparency
-// log's integrator (NaN when the database does not answer within a second).
-func logQueueGauge(st *store.Store) prometheus.Collector {
-	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "svc_log_queue_length", Help: "Public versions waiting to be integrated into the transparency log.",
-	}, func() float64 {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		n, err := st.LogQueueLength(ctx)
-		if err != nil {
-			return math.NaN()
+// logGauges report the transparency log's state, read from the database at each scrape (so
+// every instance reports the same, whichever integrates): how many public versions wait, how
+// long the oldest of them has waited, and the size of the latest signed checkpoint. A gauge is
+// NaN when the database does not answer within a second.
+func logGauges(st *store.Store, now func() time.Time) []prometheus.Collector {
+	read := func(f func(ctx context.Context) (float64, error)) func() float64 {
+		return func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			v, err := f(ctx)
+			if err != nil {
+				return math.NaN()
+			}
+			return v
 		}
-		return float64(n)
-	})
+	}
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "svc_log_queue_length", Help: "Public versions waiting to be integrated into the transparency log.",
+		}, read(func(ctx context.Context) (float64, error) {
+			n, err := st.LogQueueLength(ctx)
+			return float64(n), err
+		})),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "svc_log_oldest_waiting_seconds", Help: "Age of the oldest public version waiting for the transparency log (0 when none waits).",
+		}, read(func(ctx context.Context) (float64, error) {
+			t, ok, err := st.LogOldestWaiting(ctx)
+			if err != nil || !ok {
+				return 0, err
+			}
+			return max(0, now().Sub(t).Seconds()), nil
+		})),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "svc_log_checkpoint_size", Help: "Tree size of the transparency log's latest signed checkpoint.",
+		}, read(func(ctx context.Context) (float64, error) {
+			ls, err := st.LogState(ctx)
+			return float64(ls.Size), err
+		})),
+	}
 }
 
 // The transparency log's public reads (docs/transparency-log.md).
@@ -48,6 +75,20 @@ func (s *Server) GetLogCheckpoint(ctx context.Context, _ gen.GetLogCheckpointReq
 		Headers: gen.GetLogCheckpoint200ResponseHeaders{CacheControl: &cc}}, nil
 }
 
+func (s *Server) GetLogCosignedCheckpoint(ctx context.Context, _ gen.GetLogCosignedCheckpointRequestObject) (gen.GetLogCosignedCheckpointResponseObject, error) {
+	c, err := s.store.LogCosigned(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.Text == "" {
+		return nil, problem(http.StatusNotFound,
+			"No checkpoint of the transparency log has been cosigned by its witnesses' quorum yet (or the log has no witnesses)")
+	}
+	cc := checkpointCacheControl
+	return gen.GetLogCosignedCheckpoint200TextplainCharsetUtf8Response{Body: strings.NewReader(c.Text), ContentLength: int64(len(c.Text)),
+		Headers: gen.GetLogCosignedCheckpoint200ResponseHeaders{CacheControl: &cc}}, nil
+}
+
 func (s *Server) GetLogKey(ctx context.Context, _ gen.GetLogKeyRequestObject) (gen.GetLogKeyResponseObject, error) {
 	if s.logKey == "" {
 		return gen.GetLogKey503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody("This instance has no transparency log key")}, nil
@@ -56,11 +97,23 @@ func (s *Server) GetLogKey(ctx context.Context, _ gen.GetLogKeyRequestObject) (g
 }
 
 func (s *Server) GetLogInclusion(ctx context.Context, req gen.GetLogInclusionRequestObject) (gen.GetLogInclusionResponseObject, error) {
-	p, err := s.logReader.Inclusion(ctx, req.Version)
+	var size int64
+	if req.Params.Size != nil {
+		size = *req.Params.Size
+	}
+	p, err := s.logReader.Inclusion(ctx, req.Version, size)
 	switch {
 	case errors.Is(err, translog.ErrNotLogged):
 		return nil, problem(http.StatusNotFound,
-			"Version "+req.Version+" is not in the transparency log: unknown, a draft, or not integrated yet")
+			"Version "+req.Version+" is not in the transparency log: no such version, or a draft")
+	case errors.Is(err, translog.ErrNotIntegrated):
+		msg := "Version " + req.Version + " is not in the transparency log yet: it is waiting to be integrated (retry in a second)"
+		if size > 0 {
+			msg = fmt.Sprintf("Version %s is not in the transparency log's tree of size %d: it entered the log after that tree, or is waiting to be integrated", req.Version, size)
+		}
+		return nil, &apiError{Status: http.StatusNotFound, Code: gen.ErrorCodeNotIntegrated, Message: msg}
+	case errors.Is(err, translog.ErrBadSize):
+		return nil, problem(http.StatusBadRequest, "Invalid input: query parameter size: "+strings.TrimPrefix(err.Error(), translog.ErrBadSize.Error()+": "))
 	case errors.Is(err, translog.ErrNoCheckpoint):
 		return gen.GetLogInclusion503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody("The transparency log has not signed its first checkpoint yet")}, nil
 	case err != nil:

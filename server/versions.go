@@ -13,7 +13,7 @@ const msgVersions = "Versions retrieved"
 func (s *Server) ListNamespaceVersions(ctx context.Context, req gen.ListNamespaceVersionsRequestObject) (gen.ListNamespaceVersionsResponseObject, error) {
 	ns, err := s.store.GetNamespace(ctx, req.Namespace, store.VersionSel{})
 	if err != nil {
-		return nil, notFound(err, msgNamespaceMissing)
+		return nil, namespaceNotFound(err)
 	}
 	vs, err := s.store.NamespaceVersions(ctx, ns.NamespaceID)
 	if err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -67,6 +68,9 @@ type dialect interface {
 	noteRecordWrites(s *Store, n int)
 	// analyzeStatement refreshes the planner's statistics (Store.Analyze).
 	analyzeStatement() string
+	// compactLogStatement reclaims the space of the log's removed queue rows and replaced
+	// partial tiles ("": the database reuses it by itself).
+	compactLogStatement() string
 
 	// goose is goose's name of the dialect.
 	goose() database.Dialect
@@ -188,6 +192,9 @@ func (sqliteDialect) readLatest(ctx context.Context, s *Store, namespaceID, regi
 func (sqliteDialect) noteRecordWrites(*Store, int) {}
 
 func (sqliteDialect) analyzeStatement() string { return "ANALYZE" }
+
+// compactLogStatement: SQLite puts the pages of deleted rows on its free list and reuses them.
+func (sqliteDialect) compactLogStatement() string { return "" }
 
 func (sqliteDialect) goose() database.Dialect { return database.DialectSQLite3 }
 
@@ -313,6 +320,11 @@ func (postgresDialect) noteRecordWrites(s *Store, n int) { s.countRecordWrites(n
 // analyzeStatement also refreshes the visibility map that index-only scans rely on.
 func (postgresDialect) analyzeStatement() string { return "VACUUM ANALYZE" }
 
+// compactLogStatement: every integration deletes the queue rows it took and replaces the partial
+// tiles it extended; the dead rows (and their TOASTed tile data) are reused only after a
+// VACUUM, which the store runs itself rather than rely on autovacuum.
+func (postgresDialect) compactLogStatement() string { return "VACUUM log_queue, log_tiles" }
+
 func (postgresDialect) goose() database.Dialect { return database.DialectPostgres }
 
 // migrationLock polls every second for up to ten minutes (the default polls every five seconds).
@@ -336,4 +348,31 @@ func (postgresDialect) migrationTxLock(ctx context.Context, tx *sql.Tx) error {
 // queries do.
 func (postgresDialect) tableExistsQuery() string {
 	return `SELECT COUNT(*) FROM pg_class WHERE oid = to_regclass($1)`
+}
+
+// checkWritable makes sure the SQLite database file at path can be opened for writing, and its
+// directory written (SQLite puts its -wal and -shm files beside it), so that an unwritable path
+// is reported as what it is: the driver itself only says "unable to open database file".
+func checkWritable(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("store: cannot open database file %s: %w", path, pathCause(err))
+	}
+	_ = f.Close()
+	probe, err := os.CreateTemp(filepath.Dir(path), ".svc-write-check-*")
+	if err != nil {
+		return fmt.Errorf("store: cannot write beside database file %s (SQLite keeps its -wal and -shm files there): %w", path, pathCause(err))
+	}
+	_ = probe.Close()
+	_ = os.Remove(probe.Name())
+	return nil
+}
+
+// pathCause drops the operation and path of an *os.PathError (the message names the path).
+func pathCause(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

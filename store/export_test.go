@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"io/fs"
 	"testing"
 
 	"github.com/svc-directory/svc/store/internal/testdb"
@@ -33,4 +34,19 @@ func SetSearchWalk(first, budget int) (restore func()) {
 // PageWindow is pageWindow for the external tests.
 func PageWindow(offset, size int, total int64) (int, int, bool) {
 	return pageWindow(offset, size, total)
+}
+
+// MigrationsAvailable is how many migrations the store's dialect has (SQL files and Go
+// migrations; their numbers may have gaps).
+func MigrationsAvailable(t *testing.T, s *Store) int {
+	t.Helper()
+	fsys, err := s.migrationSources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(files) + len(s.goMigrations())
 }

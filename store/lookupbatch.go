@@ -56,6 +56,7 @@ func (r *recRead) scanDest() []any {
 // lookupBatched reads the latest version of a record through the grouped reader.
 func (s *Store) lookupBatched(ctx context.Context, namespaceID, registry, record string) (recRead, error) {
 	s.batchOnce.Do(func() {
+		s.lookupQueue = make(chan lookupAsk, 4*lookupBatchMax)
 		for range lookupReaders() {
 			go s.readLookups()
 		}

@@ -31,7 +31,7 @@ func TestMigrationRefoldsSearchText(t *testing.T) {
 			if v, err := s.SchemaVersion(ctx); err != nil || v != 4 {
 				t.Fatalf("schema %d, %v", v, err)
 			}
-			dropLogQueue := preLogQueue(t, s)
+			dropLogQueue := preWriteTables(t, s)
 			u, err := s.EnsureUser(ctx, "old@example.com")
 			if err != nil {
 				t.Fatal(err)

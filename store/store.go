@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,7 +52,7 @@ type Store struct {
 	logOnce   sync.Once
 	closed    chan struct{}
 	closeOnce sync.Once
-	// Grouped latest-record reads on Postgres (lookupbatch.go).
+	// Grouped latest-record reads on Postgres (lookupbatch.go), made on first use.
 	lookupQueue chan lookupAsk
 	batchOnce   sync.Once
 	// The prepared latest-record read on SQLite (lookupbatch.go), made on first use.
@@ -90,8 +88,7 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		PrepareStmt:            false,
 		TranslateError:         false,
 	}
-	s := &Store{log: log, now: time.Now, logQueue: make(chan logWrite, 1024), closed: make(chan struct{}),
-		lookupQueue: make(chan lookupAsk, 4*lookupBatchMax)}
+	s := &Store{log: log, now: time.Now, logQueue: make(chan logWrite, 1024), closed: make(chan struct{})}
 	if opts.Now != nil {
 		s.now = opts.Now
 	}
@@ -122,33 +119,6 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		return nil, err
 	}
 	return s, nil
-}
-
-// checkWritable makes sure the SQLite database file at path can be opened for writing, and its
-// directory written (SQLite puts its -wal and -shm files beside it), so that an unwritable path
-// is reported as what it is: the driver itself only says "unable to open database file".
-func checkWritable(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("store: cannot open database file %s: %w", path, pathCause(err))
-	}
-	_ = f.Close()
-	probe, err := os.CreateTemp(filepath.Dir(path), ".svc-write-check-*")
-	if err != nil {
-		return fmt.Errorf("store: cannot write beside database file %s (SQLite keeps its -wal and -shm files there): %w", path, pathCause(err))
-	}
-	_ = probe.Close()
-	_ = os.Remove(probe.Name())
-	return nil
-}
-
-// pathCause drops the operation and path of an *os.PathError (the message names the path).
-func pathCause(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // Dialect reports "sqlite" or "postgres".

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -286,4 +287,109 @@ func (s *Store) LogQueuedLeaves(ctx context.Context) ([]LogQueued, error) {
 		out[i] = LogQueued{Version: r.Version, Leaf: []byte(r.Leaf)}
 	}
 	return out, nil
+}
+
+// LogOldestWaiting returns when the version at the head of the log's queue was written (its
+// version row's created_at); ok is false when nothing waits.
+func (s *Store) LogOldestWaiting(ctx context.Context) (time.Time, bool, error) {
+	db := s.db.WithContext(ctx)
+	var head []string
+	if err := db.Table("log_queue").Order("seq").Limit(1).Pluck("version", &head).Error; err != nil {
+		return time.Time{}, false, fmt.Errorf("store: log queue: %w", err)
+	}
+	if len(head) == 0 {
+		return time.Time{}, false, nil
+	}
+	return s.publicVersionTime(ctx, head[0])
+}
+
+// LogPending reports whether version is a public version that is not in the log yet: it exists
+// and is not a draft (so its write queued it), but it has no log index. Its reads go by primary
+// key, never through the queue, which may be long (a backfill).
+func (s *Store) LogPending(ctx context.Context, version string) (bool, error) {
+	if _, err := s.LogIndex(ctx, version); err == nil {
+		return false, nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return false, err
+	}
+	_, ok, err := s.publicVersionTime(ctx, version)
+	return ok, err
+}
+
+// publicVersionTime returns when a public version (of a namespace, a registry, or a record but
+// not a draft) was written; ok is false when there is no such version.
+func (s *Store) publicVersionTime(ctx context.Context, version string) (t time.Time, ok bool, err error) {
+	var ms []int64
+	err = s.db.WithContext(ctx).Raw(`SELECT created_at FROM namespace_versions WHERE version = ?
+		UNION ALL SELECT created_at FROM registry_versions WHERE version = ?
+		UNION ALL SELECT created_at FROM record_versions WHERE version = ? AND state <> ?`,
+		version, version, version, StateDraft).Scan(&ms).Error
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("store: version %s: %w", version, err)
+	}
+	if len(ms) == 0 {
+		return time.Time{}, false, nil
+	}
+	return time.UnixMilli(ms[0]).UTC(), true, nil
+}
+
+// LogEntry returns the index of a logged version and its leaf, built from the version's row
+// (the fields the leaf holds): one statement over the primary keys, with no entry bundle to
+// read. ErrNotFound while the version is not integrated (queued, a draft or unknown).
+func (s *Store) LogEntry(ctx context.Context, version string) (int64, LogLeaf, error) {
+	var rows []struct {
+		Idx        int64   `gorm:"column:idx"`
+		NNamespace *string `gorm:"column:n_namespace"`
+		NCount     *int64  `gorm:"column:n_count"`
+		NDigest    *string `gorm:"column:n_digest"`
+		GNamespace *string `gorm:"column:g_namespace"`
+		GRegistry  *string `gorm:"column:g_registry"`
+		GCount     *int64  `gorm:"column:g_count"`
+		GDigest    *string `gorm:"column:g_digest"`
+		RNamespace *string `gorm:"column:r_namespace"`
+		RRegistry  *string `gorm:"column:r_registry"`
+		RRecord    *string `gorm:"column:r_record"`
+		RCount     *int64  `gorm:"column:r_count"`
+		RDigest    *string `gorm:"column:r_digest"`
+	}
+	err := s.db.WithContext(ctx).Raw(`SELECT e.idx,
+		n.namespace_id AS n_namespace, n.version_count AS n_count, n.digest AS n_digest,
+		g.namespace_id AS g_namespace, g.registry_id AS g_registry, g.version_count AS g_count, g.digest AS g_digest,
+		r.namespace_id AS r_namespace, r.registry_id AS r_registry, r.record_id AS r_record, r.version_count AS r_count, r.digest AS r_digest
+		FROM log_entries e
+		LEFT JOIN namespace_versions n ON n.version = e.version
+		LEFT JOIN registry_versions g ON g.version = e.version
+		LEFT JOIN record_versions r ON r.version = e.version
+		WHERE e.version = ?`, version).Scan(&rows).Error
+	if err != nil {
+		return 0, LogLeaf{}, fmt.Errorf("store: log entry: %w", err)
+	}
+	if len(rows) == 0 {
+		return 0, LogLeaf{}, fmt.Errorf("log entry %s: %w", version, ErrNotFound)
+	}
+	r := rows[0]
+	l := LogLeaf{Version: version}
+	switch {
+	case r.NNamespace != nil:
+		l.Kind, l.NamespaceID, l.VersionCount, l.Digest = proof.KindNamespace.String(), *r.NNamespace, *r.NCount, *r.NDigest
+	case r.GNamespace != nil:
+		l.Kind, l.NamespaceID, l.RegistryID, l.VersionCount, l.Digest = proof.KindRegistry.String(), *r.GNamespace, *r.GRegistry, *r.GCount, *r.GDigest
+	case r.RNamespace != nil:
+		l.Kind, l.NamespaceID, l.RegistryID, l.RecordID, l.VersionCount, l.Digest = proof.KindRecord.String(), *r.RNamespace, *r.RRegistry, *r.RRecord, *r.RCount, *r.RDigest
+	default:
+		return 0, LogLeaf{}, fmt.Errorf("store: log entry %s has no version row", version)
+	}
+	return r.Idx, l, nil
+}
+
+// CompactLog reclaims the space that integrations left behind (removed queue rows, replaced
+// partial tiles) where the database does not reuse it by itself (Postgres: VACUUM). The
+// integrator calls it every so many integrations.
+func (s *Store) CompactLog(ctx context.Context) error {
+	q := s.d.compactLogStatement()
+	if q == "" {
+		return nil
+	}
+	_, err := s.sqlDB.ExecContext(ctx, q)
+	return translate(err, "compact log")
 }

@@ -8,29 +8,39 @@ import (
 	"github.com/svc-directory/svc/store/internal/testdb"
 )
 
-// preLogQueue stands in for the log queue on a database migrated to a schema before the
-// transparency log (which had none), so that writes work there as they did in that release;
-// drop removes it again before the database is upgraded.
-func preLogQueue(t *testing.T, s *Store) (drop func()) {
+// preWriteTables stands in for the tables that today's writes touch and a database migrated to
+// an older schema lacks: the log queue (0007) and the counters of the statistics (0011). Writes
+// then work there as they did in that release; drop removes the stand-ins before the database
+// is upgraded.
+func preWriteTables(t *testing.T, s *Store) (drop func()) {
 	t.Helper()
 	seq := "seq INTEGER PRIMARY KEY"
 	if s.Dialect() == DialectPostgres {
 		seq = "seq BIGSERIAL PRIMARY KEY"
 	}
-	if err := s.db.Exec(`CREATE TABLE log_queue (` + seq + `, version TEXT NOT NULL, leaf TEXT NOT NULL)`).Error; err != nil {
-		t.Fatal(err)
+	var made []string
+	for name, ddl := range map[string]string{
+		"log_queue":    `CREATE TABLE log_queue (` + seq + `, version TEXT NOT NULL, leaf TEXT NOT NULL)`,
+		"svc_counters": `CREATE TABLE svc_counters (name TEXT NOT NULL, shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (name, shard))`,
+	} {
+		if tableExistsForTest(t, s, name) {
+			continue
+		}
+		if err := s.db.Exec(ddl).Error; err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, name)
 	}
 	return func() {
 		t.Helper()
-		if err := s.db.Exec(`DROP TABLE log_queue`).Error; err != nil {
-			t.Fatal(err)
+		for _, name := range made {
+			if err := s.db.Exec(`DROP TABLE ` + name).Error; err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
 
-// An upgraded database queues its existing public versions, in creation order (the versions
-// of one entry in version order even when the clock went back between them), with the same
-// leaves the store queues for new versions, before any new one; drafts stay out.
 func TestMigrationBackfillsTheLogQueue(t *testing.T) {
 	for _, d := range []string{testdb.SQLite, testdb.Postgres} {
 		t.Run(d, func(t *testing.T) {
@@ -48,7 +58,7 @@ func TestMigrationBackfillsTheLogQueue(t *testing.T) {
 			if _, err := s.migrateTo(ctx, fsys, 6); err != nil {
 				t.Fatal(err)
 			}
-			drop := preLogQueue(t, s)
+			drop := preWriteTables(t, s)
 			u, err := s.EnsureUser(ctx, "old@example.com")
 			if err != nil {
 				t.Fatal(err)
@@ -126,4 +136,50 @@ func leavesText(qs []LogQueued) string {
 		s += string(q.Leaf) + "\n"
 	}
 	return s
+}
+
+// CompactLog gives back, on Postgres, the space of the queue rows that integrations removed:
+// the store does not wait for autovacuum (which may be off) to reuse it. On SQLite it does
+// nothing (deleted pages are reused).
+func TestCompactLogReclaimsTheQueue(t *testing.T) {
+	ctx := context.Background()
+	s := openForTest(t, DialectPostgres)
+	rows := make([]logQueueRow, 5000)
+	for i := range rows {
+		rows[i] = logQueueRow{Version: newVersion(), Leaf: `{"leaf":"x"}`}
+	}
+	if err := s.db.CreateInBatches(rows, 1000).Error; err != nil {
+		t.Fatal(err)
+	}
+	for {
+		n, err := s.IntegrateLog(ctx, 1000, func(*LogBatch) (LogUpdate, error) {
+			return LogUpdate{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	size := func() int64 {
+		var n int64
+		if err := s.sqlDB.QueryRowContext(ctx, `SELECT pg_relation_size('log_queue')`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := size()
+	if before == 0 {
+		t.Fatal("the queue's table is empty before compaction: the test shows nothing")
+	}
+	if err := s.CompactLog(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if after := size(); after != 0 {
+		t.Fatalf("log_queue holds %d bytes after compaction (%d before), want 0", after, before)
+	}
+	if err := openForTest(t, DialectSQLite).CompactLog(ctx); err != nil {
+		t.Fatalf("sqlite: %v", err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/store"
@@ -132,5 +133,43 @@ func TestLogLeafIsCanonicalJSON(t *testing.T) {
 		if err != nil || string(got) != string(want) {
 			t.Fatalf("leaf %s, %v; want %s", got, err, want)
 		}
+	}
+}
+
+// The age of the log's backlog is the write time of the version at the head of its queue:
+// none while nothing waits, the oldest waiting version's time otherwise.
+func TestLogOldestWaitingIsTheHeadOfTheQueue(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			ctx := context.Background()
+			c := &clock{t: time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)}
+			s, _ := storetest.OpenWith(t, d, store.Options{Now: c.now})
+			if _, ok, err := s.LogOldestWaiting(ctx); err != nil || ok {
+				t.Fatalf("empty queue: ok %v, %v", ok, err)
+			}
+			owner := newOwner(t, s)
+			ns, err := s.CreateNamespace(ctx, owner, creator, store.NamespaceInput{Name: "n"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t0 := c.now()
+			c.set(t0.Add(90 * time.Second))
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "r", Tag: store.TagCustom}); err != nil {
+				t.Fatal(err)
+			}
+			if got, ok, err := s.LogOldestWaiting(ctx); err != nil || !ok || !got.Equal(t0) {
+				t.Fatalf("oldest = %v, %v, %v; want the namespace's %v", got, ok, err, t0)
+			}
+			// Integrating the namespace's leaf leaves the registry's at the head.
+			n, err := s.IntegrateLog(ctx, 1, func(*store.LogBatch) (store.LogUpdate, error) {
+				return store.LogUpdate{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
+			})
+			if err != nil || n != 1 {
+				t.Fatalf("integrate: %d, %v", n, err)
+			}
+			if got, ok, err := s.LogOldestWaiting(ctx); err != nil || !ok || !got.Equal(t0.Add(90*time.Second)) {
+				t.Fatalf("oldest = %v, %v, %v; want the registry's %v", got, ok, err, t0.Add(90*time.Second))
+			}
+		})
 	}
 }

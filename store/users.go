@@ -106,6 +106,11 @@ func (s *Store) ensureUserTx(tx *gorm.DB, email string) (User, error) {
 	if err := tx.Where("email = ?", e).Take(&got).Error; err != nil {
 		return User{}, translate(err, "user")
 	}
+	if got.ID == row.ID { // this call created it
+		if err := addToCounter(tx, counterUsers, 1); err != nil {
+			return User{}, err
+		}
+	}
 	return got.user(), nil
 }
 

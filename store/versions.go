@@ -13,7 +13,13 @@ type versionRow interface {
 	// logLeaf is the version's transparency-log leaf; ok is false for a version anonymous
 	// readers cannot see (a record draft), which is not logged.
 	logLeaf() (leaf LogLeaf, ok bool)
+	// first reports whether the version is its entry's first: the entry is created with it.
+	first() bool
 }
+
+func (r RowNamespaceVersion) first() bool { return r.VersionCount == 1 }
+func (r regVersionRow) first() bool       { return r.VersionCount == 1 }
+func (r recVersionRow) first() bool       { return r.VersionCount == 1 }
 
 func (RowNamespaceVersion) kind() proof.Kind { return proof.KindNamespace }
 func (regVersionRow) kind() proof.Kind       { return proof.KindRegistry }
@@ -48,6 +54,8 @@ const versionBatch = 500
 // namespace_versions, registry_versions or record_versions, so a version exists exactly when it
 // went through here and its transaction committed.
 //
+// The platform statistics count entries here (stats.go): a first version creates its entry.
+//
 // The transparency log attaches here: each public version (every version but a record draft)
 // is queued for the log (log_queue) in the same transaction, in the order of rows, so that the
 // log and the directory can never disagree on what exists. The integrator (package translog)
@@ -58,6 +66,15 @@ func appendVersions[V versionRow](tx *gorm.DB, rows []V) error {
 	}
 	if err := tx.CreateInBatches(rows, versionBatch).Error; err != nil {
 		return translate(err, rows[0].kind().String()+" versions")
+	}
+	created := 0
+	for _, r := range rows {
+		if r.first() {
+			created++
+		}
+	}
+	if err := addToCounter(tx, kindCounter[rows[0].kind()], created); err != nil {
+		return err
 	}
 	queued := make([]logQueueRow, 0, len(rows))
 	for _, r := range rows {

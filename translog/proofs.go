@@ -4,32 +4,100 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/svc-directory/svc/internal/cache"
 	"github.com/svc-directory/svc/store"
 )
 
 // Errors of the reading side; wrapped errors carry detail.
 var (
-	// ErrNotLogged: the version is not in the log (yet): unknown, a draft, or still queued.
+	// ErrNotLogged: the version is not one the log holds or will hold: unknown, or a draft.
 	ErrNotLogged = errors.New("translog: version not in the log")
+	// ErrNotIntegrated: the version is public but not in the tree asked for: it waits for the
+	// integrator, or it entered the log after that tree.
+	ErrNotIntegrated = errors.New("translog: version not integrated")
 	// ErrBadSize: a tree size the log cannot prove against (beyond the log, or from > to).
 	ErrBadSize = errors.New("bad tree size")
 	// ErrNoCheckpoint: the log has not signed its first checkpoint yet.
 	ErrNoCheckpoint = errors.New("translog: no checkpoint yet")
 )
 
-// Reader answers the log's public questions from the store: checkpoint, tiles, proofs.
-type Reader struct{ st *store.Store }
+// Reader answers the log's public questions from the store: checkpoint, tiles, proofs. It keeps
+// hash tiles in memory (tiles: a stored hash never changes), and the log state it read last for
+// a moment (state), so that a proof costs one read of the database: its entry.
+type Reader struct {
+	st    *store.Store
+	tiles *cache.Cache[[2]int64, []byte]
+	nodes *cache.Cache[int64, tlog.Hash] // stored hashes by index (tlog.StoredHashIndex)
+	state *cache.Cache[struct{}, store.LogState]
+}
+
+// readerTiles bounds the hash tiles a reader keeps: at most 8 KiB each, 32 MiB in all; the
+// level-0 tiles of a million leaves and every tile above them.
+const readerTiles = 4096
+
+// readerNodes bounds the stored hashes a reader keeps (about 100 bytes each in memory).
+const readerNodes = 1 << 18
+
+// readerStateTTL is how long a reader proves against the log state it read last. A version
+// integrated since is proven against a fresh read.
+const readerStateTTL = 100 * time.Millisecond
 
 // NewReader returns a reader of the store's log.
-func NewReader(st *store.Store) *Reader { return &Reader{st: st} }
+func NewReader(st *store.Store) *Reader {
+	return &Reader{st: st,
+		tiles: cache.New[[2]int64, []byte](cache.Options{MaxSize: readerTiles}),
+		nodes: cache.New[int64, tlog.Hash](cache.Options{MaxSize: readerNodes}),
+		state: cache.New[struct{}, store.LogState](cache.Options{MaxSize: 1, TTL: readerStateTTL})}
+}
+
+// logState is the log's state as read at most readerStateTTL ago, or newer than minSize.
+func (r *Reader) logState(ctx context.Context, minSize int64) (store.LogState, error) {
+	if s, ok := r.state.Get(struct{}{}); ok && s.Size > minSize {
+		return s, nil
+	}
+	s, err := r.st.LogState(ctx)
+	if err != nil {
+		return store.LogState{}, err
+	}
+	r.state.Set(struct{}{}, s)
+	return s, nil
+}
+
+// hashTile returns the stored hash tile, at least minLen bytes of it when the log holds that
+// many, from memory when it holds them. A tile's first hashes never change (a partial tile only
+// grows), so a tile read once serves every later read that needs no more of it.
+func (r *Reader) hashTile(ctx context.Context, level int, n int64, minLen int) ([]byte, error) {
+	k := [2]int64{int64(level), n}
+	if d, ok := r.tiles.Get(k); ok && len(d) >= minLen {
+		return d, nil
+	}
+	d, err := r.st.LogTile(ctx, level, n)
+	if err == nil && level >= 0 {
+		r.tiles.Set(k, d)
+	}
+	return d, err
+}
 
 // Checkpoint returns the latest signed checkpoint and its parsed body.
 func (r *Reader) Checkpoint(ctx context.Context) (string, Checkpoint, error) {
-	s, err := r.st.LogState(ctx)
+	return r.checkpoint(ctx, -1)
+}
+
+// checkpoint is Checkpoint, from a state read at most readerStateTTL ago when it is larger than
+// minSize (-1: always fresh).
+func (r *Reader) checkpoint(ctx context.Context, minSize int64) (string, Checkpoint, error) {
+	var s store.LogState
+	var err error
+	if minSize < 0 {
+		s, err = r.st.LogState(ctx)
+	} else {
+		s, err = r.logState(ctx, minSize)
+	}
 	if err != nil {
 		return "", Checkpoint{}, err
 	}
@@ -61,7 +129,7 @@ func noteText(signed string) (string, error) {
 // Tile returns the stored tile (level store.LogEntriesLevel: the entry bundle) cut to width w
 // (1..TileWidth); store.ErrNotFound when the log does not hold that many yet.
 func (r *Reader) Tile(ctx context.Context, level int, n int64, w int) ([]byte, error) {
-	data, err := r.st.LogTile(ctx, level, n)
+	data, err := r.hashTile(ctx, level, n, w*tlog.HashSize)
 	if err != nil {
 		return nil, err
 	}
@@ -85,18 +153,24 @@ func (r *Reader) Tile(ctx context.Context, level int, n int64, w int) ([]byte, e
 	return data[:off], nil
 }
 
-// hashes reads stored hashes from the stored tiles.
+// hashes reads stored hashes: from memory, or from the stored tiles (a hash inside a tile is
+// computed from the tile's bottom row, up to 255 SHA-256 for the top of a full tile, and then
+// kept: a stored hash never changes).
 func (r *Reader) hashes(ctx context.Context) tlog.HashReader {
 	return tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
 		cache := map[[2]int64][]byte{}
 		out := make([]tlog.Hash, len(indexes))
 		for i, idx := range indexes {
-			h, err := hashFromTiles(idx, func(level int, n int64) ([]byte, error) {
+			if h, ok := r.nodes.Get(idx); ok {
+				out[i] = h
+				continue
+			}
+			h, err := hashFromTiles(idx, func(level int, n int64, minLen int) ([]byte, error) {
 				k := [2]int64{int64(level), n}
-				if d, ok := cache[k]; ok {
+				if d, ok := cache[k]; ok && len(d) >= minLen {
 					return d, nil
 				}
-				d, err := r.st.LogTile(ctx, level, n)
+				d, err := r.hashTile(ctx, level, n, minLen)
 				if err == nil {
 					cache[k] = d
 				}
@@ -105,6 +179,7 @@ func (r *Reader) hashes(ctx context.Context) tlog.HashReader {
 			if err != nil {
 				return nil, err
 			}
+			r.nodes.Set(idx, h)
 			out[i] = h
 		}
 		return out, nil
@@ -120,32 +195,64 @@ type Inclusion struct {
 	Checkpoint string
 }
 
-// Inclusion proves the version's leaf in the latest checkpoint.
-func (r *Reader) Inclusion(ctx context.Context, version string) (Inclusion, error) {
-	idx, err := r.st.LogIndex(ctx, version)
+// Inclusion proves the version's leaf in the tree of size (0: the latest checkpoint's). The
+// proof comes with the latest signed checkpoint; for an earlier size, a consistency proof
+// from size to the checkpoint's links the two.
+func (r *Reader) Inclusion(ctx context.Context, version string, size int64) (Inclusion, error) {
+	if size < 0 {
+		return Inclusion{}, fmt.Errorf("%w: size %d is negative", ErrBadSize, size)
+	}
+	idx, entry, err := r.st.LogEntry(ctx, version)
 	if errors.Is(err, store.ErrNotFound) {
+		pending, perr := r.st.LogPending(ctx, version)
+		switch {
+		case perr != nil:
+			return Inclusion{}, perr
+		case pending:
+			return Inclusion{}, fmt.Errorf("%w: %s is waiting for the integrator", ErrNotIntegrated, version)
+		}
 		return Inclusion{}, fmt.Errorf("%w: %s", ErrNotLogged, version)
 	}
 	if err != nil {
 		return Inclusion{}, err
 	}
-	signed, c, err := r.Checkpoint(ctx)
+	// A checkpoint read a moment ago serves when it holds the leaf (and the size asked for).
+	signed, c, err := r.checkpoint(ctx, max(idx, size-1))
 	if err != nil {
 		return Inclusion{}, err
 	}
-	if idx >= c.Size {
-		// Integrated after the checkpoint was read.
-		return Inclusion{}, fmt.Errorf("%w: %s", ErrNotLogged, version)
+	if size > c.Size {
+		return Inclusion{}, fmt.Errorf("%w: size %d is beyond the log (size %d)", ErrBadSize, size, c.Size)
 	}
-	leaf, err := r.Leaf(ctx, idx)
+	if size == 0 {
+		size = c.Size
+	}
+	if idx >= size {
+		// Integrated after that tree (or after the checkpoint was read).
+		return Inclusion{}, fmt.Errorf("%w: %s is at log index %d, after the tree of size %d", ErrNotIntegrated, version, idx, size)
+	}
+	hashes := r.hashes(ctx)
+	// The leaf as the version's row gives it, when the tree holds exactly that leaf; otherwise
+	// (the row no longer matches what was logged) the leaf the log holds, from its bundle, so
+	// that the proof shows what was logged.
+	leaf, err := entry.Canonical()
 	if err != nil {
 		return Inclusion{}, err
 	}
-	p, err := tlog.ProveRecord(c.Size, idx, r.hashes(ctx))
+	stored, err := hashes.ReadHashes([]int64{tlog.StoredHashIndex(0, idx)})
 	if err != nil {
-		return Inclusion{}, fmt.Errorf("translog: prove leaf %d in %d: %w", idx, c.Size, err)
+		return Inclusion{}, fmt.Errorf("translog: leaf hash %d: %w", idx, err)
 	}
-	return Inclusion{Index: idx, TreeSize: c.Size, Leaf: leaf, Hashes: p, Checkpoint: signed}, nil
+	if stored[0] != tlog.RecordHash(leaf) {
+		if leaf, err = r.Leaf(ctx, idx); err != nil {
+			return Inclusion{}, err
+		}
+	}
+	p, err := tlog.ProveRecord(size, idx, hashes)
+	if err != nil {
+		return Inclusion{}, fmt.Errorf("translog: prove leaf %d in %d: %w", idx, size, err)
+	}
+	return Inclusion{Index: idx, TreeSize: size, Leaf: leaf, Hashes: p, Checkpoint: signed}, nil
 }
 
 // Leaf returns the leaf at index idx from its entry bundle.

@@ -70,7 +70,18 @@ type Integrator struct {
 	verif  note.Verifier
 	log    *slog.Logger
 	now    func() time.Time
+	m      *Metrics // nil: none
+	// Integrations and leaves since the log's tables were last compacted (Run).
+	sinceCompact, leavesSinceCompact int
 }
+
+// The integrator compacts the log's tables (store.CompactLog) after this many integrations or
+// integrated leaves, whichever comes first: a steady trickle of writes replaces the partial
+// tiles four times a second, a bulk load deletes thousands of queue rows per integration.
+const (
+	compactEvery       = 240
+	compactEveryLeaves = 16 * BatchMax
+)
 
 // NewIntegrator returns an integrator of the store's log that signs with key; the key's name
 // is the log's origin. now is the clock (nil: time.Now).
@@ -84,6 +95,12 @@ func NewIntegrator(st *store.Store, key Key, log *slog.Logger, now func() time.T
 	return &Integrator{st: st, signer: key.Signer, verif: key.Verifier, log: log, now: now}
 }
 
+// WithMetrics makes the integrator record its integrations in m, and returns it.
+func (g *Integrator) WithMetrics(m *Metrics) *Integrator {
+	g.m = m
+	return g
+}
+
 // Origin is the log's origin line.
 func (g *Integrator) Origin() string { return g.signer.Name() }
 
@@ -91,7 +108,10 @@ func (g *Integrator) Origin() string { return g.signer.Name() }
 // checkpoint; with an empty queue it only signs the empty tree of a new log. It returns how
 // many leaves it integrated. A failure (or a crash) leaves the log as it was.
 func (g *Integrator) IntegrateOnce(ctx context.Context) (int, error) {
-	return g.integrate(ctx, BatchMax, nil)
+	start := g.now()
+	n, err := g.integrate(ctx, BatchMax, nil)
+	g.m.observe(n, g.now().Sub(start), err)
+	return n, err
 }
 
 // integrate is IntegrateOnce with the batch size and a function the update passes through
@@ -212,7 +232,7 @@ func (r *batchReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
 			out[i] = h
 			continue
 		}
-		h, err := hashFromTiles(idx, func(level int, n int64) ([]byte, error) {
+		h, err := hashFromTiles(idx, func(level int, n int64, _ int) ([]byte, error) {
 			k := [2]int64{int64(level), n}
 			if d, ok := r.cache[k]; ok {
 				return d, nil
@@ -232,9 +252,9 @@ func (r *batchReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
 }
 
 // hashFromTiles returns stored hash idx from the tile that holds it.
-func hashFromTiles(idx int64, tile func(level int, n int64) ([]byte, error)) (tlog.Hash, error) {
+func hashFromTiles(idx int64, tile func(level int, n int64, minLen int) ([]byte, error)) (tlog.Hash, error) {
 	t := tlog.TileForIndex(TileHeight, idx)
-	data, err := tile(t.L, t.N)
+	data, err := tile(t.L, t.N, t.W*tlog.HashSize)
 	if err != nil {
 		return tlog.Hash{}, err
 	}
@@ -259,6 +279,16 @@ func (g *Integrator) Run(ctx context.Context, interval time.Duration) {
 			g.log.ErrorContext(ctx, "transparency log integration failed", "err", err)
 		case n > 0:
 			g.log.DebugContext(ctx, "transparency log integrated", "leaves", n, "duration", g.now().Sub(start))
+		}
+		if n > 0 {
+			g.sinceCompact++
+			g.leavesSinceCompact += n
+		}
+		if g.sinceCompact >= compactEvery || g.leavesSinceCompact >= compactEveryLeaves {
+			if err := g.st.CompactLog(ctx); err != nil && ctx.Err() == nil {
+				g.log.WarnContext(ctx, "transparency log compaction failed", "err", err)
+			}
+			g.sinceCompact, g.leavesSinceCompact = 0, 0
 		}
 		if n == BatchMax {
 			continue

@@ -285,6 +285,9 @@ func TestIntegratedLogVerifies(t *testing.T) {
 		versions = append(versions, ns2.Version)
 		more, _ := s.LogQueuedLeaves(ctx)
 		queued = append(queued, more...)
+		if _, err := r.Inclusion(ctx, ns2.Version, 0); !errors.Is(err, ErrNotIntegrated) {
+			t.Fatalf("a waiting version: %v", err)
+		}
 		drain(t, g, 1000)
 		signed, _, err = r.Checkpoint(ctx)
 		if err != nil {
@@ -312,7 +315,7 @@ func TestIntegratedLogVerifies(t *testing.T) {
 			}
 		}
 		for i, ver := range versions {
-			p, err := r.Inclusion(ctx, ver)
+			p, err := r.Inclusion(ctx, ver, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -336,13 +339,38 @@ func TestIntegratedLogVerifies(t *testing.T) {
 				}
 			}
 		}
+		// Inclusion in an earlier tree (?size=N): proved against that tree's root, refused for a
+		// version that entered the log after it.
+		for _, a := range trees[1:] { // size 0 asks for the latest tree
+			for _, i := range []int{0, 1, 2, 39, 40, 239, 240, 255, 256, len(versions) - 1} {
+				p, err := r.Inclusion(ctx, versions[i], a.N)
+				if int64(i) >= a.N {
+					if !errors.Is(err, ErrNotIntegrated) {
+						t.Fatalf("index %d in the tree of %d: %v", i, a.N, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.TreeSize != a.N || p.Index != int64(i) {
+					t.Fatalf("index %d in the tree of %d: proof of %d in %d", i, a.N, p.Index, p.TreeSize)
+				}
+				if err := tlog.CheckRecord(p.Hashes, a.N, a.Hash, p.Index, tlog.RecordHash(p.Leaf)); err != nil {
+					t.Fatalf("index %d in the tree of %d: %v", i, a.N, err)
+				}
+			}
+		}
+		if _, err := r.Inclusion(ctx, versions[0], final.N+1); !errors.Is(err, ErrBadSize) {
+			t.Fatalf("size beyond the log: %v", err)
+		}
 		if _, err := r.Consistency(ctx, 5, 4); !errors.Is(err, ErrBadSize) {
 			t.Fatalf("from > to: %v", err)
 		}
 		if _, err := r.Consistency(ctx, 1, final.N+1); !errors.Is(err, ErrBadSize) {
 			t.Fatalf("beyond the log: %v", err)
 		}
-		if _, err := r.Inclusion(ctx, "0xunknown"); !errors.Is(err, ErrNotLogged) {
+		if _, err := r.Inclusion(ctx, "0xunknown", 0); !errors.Is(err, ErrNotLogged) {
 			t.Fatalf("unknown version: %v", err)
 		}
 		if _, err := r.Tile(ctx, 0, 1, TileWidth); !errors.Is(err, store.ErrNotFound) {
@@ -373,7 +401,7 @@ func TestVerifierRefusesTampering(t *testing.T) {
 	}
 	old1, _, _ := r.Checkpoint(ctx)
 	drain(t, g, 1000)
-	p, err := r.Inclusion(ctx, versions[25])
+	p, err := r.Inclusion(ctx, versions[25], 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -576,6 +604,47 @@ func TestConcurrentWritersAndIntegrators(t *testing.T) {
 				if !seen[ver] {
 					t.Fatalf("version %s is not in the log", ver)
 				}
+			}
+		})
+	}
+}
+
+// An inclusion proof shows the leaf the log holds. The reader builds it from the version's row
+// (no entry bundle to read) only when the tree holds exactly that leaf: a row changed after it
+// was logged gets the logged leaf, whose digest is then not the row's.
+func TestInclusionShowsTheLoggedLeaf(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			ctx := context.Background()
+			s, dbURL := storetest.OpenURL(t, d)
+			key := testKey(t)
+			r := NewReader(s)
+			v := verifier{t: t, key: key.VerifierKey, r: r}
+			ns, versions := seedEntries(t, s, 300)
+			drain(t, NewIntegrator(s, key, nil, nil), 1000)
+			target := versions[len(versions)-1] // record p00299
+			before, err := r.Inclusion(ctx, target, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := s.GetRecord(ctx, ns.NamespaceID, "people", "p00299", store.VersionSel{})
+			if err != nil || rec.Version != target {
+				t.Fatalf("record p00299 at %s (%v), want %s", rec.Version, err, target)
+			}
+			if !strings.Contains(string(before.Leaf), rec.Digest) {
+				t.Fatalf("leaf %s does not hold the record's digest %s", before.Leaf, rec.Digest)
+			}
+			forged := strings.Repeat("ab", 32)
+			storetest.Exec(t, dbURL, `UPDATE record_versions SET digest = '`+forged+`' WHERE version = '`+target+`'`)
+			after, err := r.Inclusion(ctx, target, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(after.Leaf) != string(before.Leaf) || strings.Contains(string(after.Leaf), forged) {
+				t.Fatalf("after the row changed the proof shows %s, logged %s", after.Leaf, before.Leaf)
+			}
+			if err := v.checkInclusion(after); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}

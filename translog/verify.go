@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -51,6 +52,44 @@ func OpenCheckpoint(signed []byte, verifierKey string) (Checkpoint, error) {
 	}
 	if c.Origin != v.Name() {
 		return Checkpoint{}, failf("checkpoint origin %q is not the key's name %q", c.Origin, v.Name())
+	}
+	return c, nil
+}
+
+// VerifyCosigned checks a cosigned checkpoint: signed by the log's verifierKey (as
+// OpenCheckpoint), and cosigned (C2SP tlog-cosignature, cosignature/v1) by at least quorum of
+// the witnesses whose verifier keys are given. Signatures of other keys are ignored. It
+// returns the checkpoint.
+func VerifyCosigned(signed []byte, verifierKey string, witnessKeys []string, quorum int) (Checkpoint, error) {
+	if quorum < 1 || quorum > len(witnessKeys) {
+		return Checkpoint{}, fmt.Errorf("translog: witness quorum %d: want 1 to %d (the witness keys given)", quorum, len(witnessKeys))
+	}
+	c, err := OpenCheckpoint(signed, verifierKey)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	vs := make([]note.Verifier, 0, len(witnessKeys))
+	for _, k := range witnessKeys {
+		v, err := fnote.NewVerifierForCosignatureV1(strings.TrimSpace(k))
+		if err != nil {
+			return Checkpoint{}, fmt.Errorf("translog: witness key %q: %w", k, err)
+		}
+		vs = append(vs, v)
+	}
+	n, err := note.Open(signed, note.VerifierList(vs...))
+	var none *note.UnverifiedNoteError
+	switch {
+	case errors.As(err, &none):
+		return Checkpoint{}, failf("no cosignature of the given witnesses (%d needed)", quorum)
+	case err != nil:
+		return Checkpoint{}, failf("cosignature: %v", err)
+	}
+	witnessed := map[string]bool{}
+	for _, s := range n.Sigs {
+		witnessed[s.Name] = true
+	}
+	if len(witnessed) < quorum {
+		return Checkpoint{}, failf("%d of the given witnesses cosigned the checkpoint, %d needed", len(witnessed), quorum)
 	}
 	return c, nil
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/svc-directory/svc/translog"
 )
 
 // Config is every setting of `svc serve` (docs/operator-guide.md): each comes from its environment
@@ -33,6 +35,10 @@ type Config struct {
 	LogLevel         string
 	LogKeyFile       string
 	LogOrigin        string
+	// LogWitnesses are the transparency log's witnesses; a checkpoint counts as cosigned once
+	// LogWitnessQuorum of them cosigned it (default: all of them).
+	LogWitnesses     []translog.WitnessConfig
+	LogWitnessQuorum int
 }
 
 // envOr returns the variable's value, or def when unset or empty.
@@ -61,6 +67,13 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	fs.StringVar(&c.DNSServer, "dns-server", envOr("SVC_DNS_SERVER", ""), "host:port of the DNS server used for domain verification; empty = system resolver [SVC_DNS_SERVER]")
 	fs.StringVar(&c.LogKeyFile, "log-key-file", envOr("SVC_LOG_KEY_FILE", ""), "the transparency log's signer key (svc log key create); required on Postgres, created beside an embedded database when empty [SVC_LOG_KEY_FILE]")
 	fs.StringVar(&c.LogOrigin, "log-origin", envOr("SVC_LOG_ORIGIN", ""), "the transparency log's origin (default: the DID host decoded, plus /svc/log) [SVC_LOG_ORIGIN]")
+	var witnesses string
+	fs.StringVar(&witnesses, "log-witnesses", envOr("SVC_LOG_WITNESSES", ""), "the transparency log's witnesses, comma-separated, each \"VERIFIER_KEY URL\" (C2SP tlog-witness; empty: none) [SVC_LOG_WITNESSES]")
+	quorum, err := envInt("SVC_LOG_WITNESS_QUORUM", 0)
+	if err != nil {
+		return c, err
+	}
+	fs.IntVar(&c.LogWitnessQuorum, "log-witness-quorum", quorum, "how many witnesses must cosign a checkpoint (0: all of them) [SVC_LOG_WITNESS_QUORUM]")
 	fs.StringVar(&c.LogLevel, "log-level", envOr("SVC_LOG_LEVEL", "info"), "debug, info, warn or error [SVC_LOG_LEVEL]")
 	rps, err := envFloat("SVC_RATE_LIMIT_RPS", 50)
 	if err != nil {
@@ -116,6 +129,15 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	}
 	if c.LogOrigin == "" {
 		c.LogOrigin = defaultLogOrigin(c.DIDHost)
+	}
+	if c.LogWitnesses, err = translog.ParseWitnesses(witnesses); err != nil {
+		return c, fmt.Errorf("%w: serve: %v", errUsage, err)
+	}
+	if c.LogWitnessQuorum == 0 {
+		c.LogWitnessQuorum = len(c.LogWitnesses)
+	}
+	if c.LogWitnessQuorum < 0 || c.LogWitnessQuorum > len(c.LogWitnesses) {
+		return c, fmt.Errorf("%w: serve: the witness quorum %d is not between 1 and the %d witnesses", errUsage, c.LogWitnessQuorum, len(c.LogWitnesses))
 	}
 	for _, o := range strings.Split(origins, ",") {
 		if o = strings.TrimSpace(o); o != "" {

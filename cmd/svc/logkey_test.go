@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -103,17 +102,9 @@ func TestResolveLogKey(t *testing.T) {
 func TestServeRunsTheLog(t *testing.T) {
 	dir := t.TempDir()
 	dbURL := "sqlite://" + filepath.Join(dir, "svc.db")
-	code, key, errs := svc(t, "key", "create", "--database-url", dbURL, "--email", "a@example.com")
-	if code != 0 {
-		t.Fatalf("key create: %s", errs)
-	}
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve", "--addr", addr, "--database-url", dbURL}, io.Discard, logs) }()
-	defer func() { cancel(); <-done }()
+	key := apiKey(t, dbURL)
+	srv := startServe(t, dbURL)
+	addr, logs := strings.TrimPrefix(srv.base, "http://"), srv.logs
 	st, err := store.Open(context.Background(), dbURL, nil, store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +159,7 @@ func TestServeRunsTheLog(t *testing.T) {
 
 	pg := storetest.URL(t, store.DialectPostgres)
 	t.Setenv("SVC_LOG_KEY_FILE", "")
-	code, _, errs = svc(t, "serve", "--addr", "127.0.0.1:0", "--database-url", pg)
+	code, _, errs := svc(t, "serve", "--addr", "127.0.0.1:0", "--database-url", pg)
 	if code != 1 || !strings.Contains(errs, "SVC_LOG_KEY_FILE") {
 		t.Fatalf("serve on Postgres without a log key: exit %d, %q", code, errs)
 	}

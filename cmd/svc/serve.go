@@ -20,6 +20,10 @@ import (
 // within a second of a write).
 const logInterval = 250 * time.Millisecond
 
+// witnessInterval is how often the latest checkpoint is offered to the log's witnesses (when it
+// grew since the last cosigned one).
+const witnessInterval = time.Second
+
 // newLogger returns the JSON logger of a command; level has been checked by parseLogLevel
 // (the operator commands pass a constant).
 func newLogger(w io.Writer, level string) *slog.Logger {
@@ -50,9 +54,17 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	integrator := translog.NewIntegrator(st, logKey, log, nil)
+	logMetrics := translog.NewMetrics()
+	integrator := translog.NewIntegrator(st, logKey, log, nil).WithMetrics(logMetrics)
 	if _, err := integrator.IntegrateOnce(ctx); err != nil {
 		return err
+	}
+	var witnesser *translog.Witnesser
+	if len(cfg.LogWitnesses) > 0 {
+		if witnesser, err = translog.NewWitnesser(st, logKey.VerifierKey, cfg.LogWitnesses, cfg.LogWitnessQuorum, log); err != nil {
+			return err
+		}
+		witnesser.WithMetrics(logMetrics)
 	}
 	checker := domainverify.NewChecker(domainverify.Config{DNSServer: cfg.DNSServer, DNSTimeout: 5 * time.Second,
 		HTTPPort: cfg.VerifyHTTPPort, Insecure: cfg.VerifyInsecure, HTTPTimeout: 10 * time.Second, Logger: log})
@@ -69,6 +81,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		RateLimit:      server.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
 		CORSOrigins:    cfg.CORSOrigins,
 		LogVerifierKey: logKey.VerifierKey,
+		Collectors:     logMetrics.Collectors(),
 	})
 	if err != nil {
 		return err
@@ -79,6 +92,12 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	bgDone, logDone := make(chan struct{}), make(chan struct{})
 	go func() { defer close(bgDone); srvr.Verification().Run(bgctx) }()
 	go func() { defer close(logDone); integrator.Run(bgctx, logInterval) }()
+	witnessDone := make(chan struct{})
+	if witnesser != nil {
+		go func() { defer close(witnessDone); witnesser.Run(bgctx, witnessInterval) }()
+	} else {
+		close(witnessDone)
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -118,6 +137,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	stopBackground()
 	<-bgDone
 	<-logDone
+	<-witnessDone
 	log.Info("stopped")
 	return nil
 }

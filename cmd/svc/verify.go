@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,7 +24,9 @@ var errMismatch = fmt.Errorf("verification failed")
 // cmdVerify recomputes the digest of a saved lookup response offline, trusting nothing but the
 // proof package: svc verify --kind namespace|registry|record FILE (- for standard input). With
 // --log-key it also checks that the version is in a checkpoint signed by that key, with the
-// inclusion proof of --inclusion FILE or fetched from the service at --url.
+// inclusion proof of --inclusion FILE or fetched from the service at --url; with --witness-key
+// the checkpoint must also be cosigned by --witness-quorum of those witnesses (the cosigned
+// checkpoint of --checkpoint FILE, or fetched with the proof in its tree from --url).
 func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -31,8 +34,28 @@ func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	logKey := fs.String("log-key", "", "transparency-log verifier key: also check the version is in a checkpoint it signed")
 	inclusionFile := fs.String("inclusion", "", "with --log-key: the saved inclusion proof (GET /svc/log/inclusion/{version})")
 	baseURL := fs.String("url", "", "with --log-key: fetch the inclusion proof from the service at this base URL")
+	var w witnessCheck
+	fs.Func("witness-key", "with --log-key: a witness's cosignature verifier key (repeat for more); the checkpoint must be cosigned", func(k string) error {
+		w.keys = append(w.keys, k)
+		return nil
+	})
+	fs.IntVar(&w.quorum, "witness-quorum", 0, "with --witness-key: how many of the witnesses must have cosigned (default: all given)")
+	fs.StringVar(&w.checkpointFile, "checkpoint", "", "with --witness-key and --inclusion: the saved cosigned checkpoint (GET /svc/log/cosigned-checkpoint) the proof is for")
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
+	}
+	if w.quorum == 0 {
+		w.quorum = len(w.keys)
+	}
+	switch {
+	case len(w.keys) > 0 && *logKey == "":
+		return fmt.Errorf("%w: --witness-key needs --log-key", errUsage)
+	case len(w.keys) == 0 && (w.checkpointFile != "" || w.quorum != 0):
+		return fmt.Errorf("%w: --checkpoint and --witness-quorum need --witness-key", errUsage)
+	case w.quorum < 1 && len(w.keys) > 0, w.quorum > len(w.keys):
+		return fmt.Errorf("%w: --witness-quorum must be between 1 and the %d witness keys given", errUsage, len(w.keys))
+	case w.checkpointFile != "" && *baseURL != "":
+		return fmt.Errorf("%w: --checkpoint goes with --inclusion, not --url (which fetches the cosigned checkpoint)", errUsage)
 	}
 	if *logKey == "" && (*inclusionFile != "" || *baseURL != "") {
 		return fmt.Errorf("%w: --inclusion and --url need --log-key", errUsage)
@@ -74,29 +97,62 @@ func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	p, _ := data["proof"].(map[string]any)
 	logged := ""
 	if *logKey != "" {
-		c, err := verifyLogged(ctx, *kindName, data, *logKey, *inclusionFile, *baseURL)
+		c, err := verifyLogged(ctx, *kindName, data, *logKey, *inclusionFile, *baseURL, w)
 		if err != nil {
 			fmt.Fprintln(stdout, "FAILED:", oneLine(err))
 			return errMismatch
 		}
 		logged = fmt.Sprintf(", in log %s at tree size %d", c.Origin, c.Size)
+		if len(w.keys) > 0 {
+			logged += fmt.Sprintf(" (cosigned by at least %d of %d witnesses)", w.quorum, len(w.keys))
+		}
 	}
 	fmt.Fprintf(stdout, "OK: %s %s version %s digest %v%s\n", kind, id, version, p["digest"], logged)
 	return nil
 }
 
+// witnessCheck is what svc verify requires of the witnesses: cosignatures of quorum of keys,
+// on the checkpoint of checkpointFile when one is given.
+type witnessCheck struct {
+	keys           []string
+	quorum         int
+	checkpointFile string
+}
+
 // verifyLogged checks that the lookup's version is in a checkpoint signed by logKey, with the
-// inclusion proof read from file or fetched from the service at baseURL.
-func verifyLogged(ctx context.Context, kind string, data map[string]any, logKey, file, baseURL string) (translog.Checkpoint, error) {
+// inclusion proof read from file or fetched from the service at baseURL; with witness keys the
+// checkpoint must be cosigned by their quorum (the cosigned checkpoint, and the proof in its
+// tree).
+func verifyLogged(ctx context.Context, kind string, data map[string]any, logKey, file, baseURL string, w witnessCheck) (translog.Checkpoint, error) {
 	leaf, err := translog.LeafFromLookup(kind, data)
 	if err != nil {
 		return translog.Checkpoint{}, err
+	}
+	var cosigned []byte
+	if len(w.keys) > 0 {
+		switch {
+		case w.checkpointFile != "":
+			cosigned, err = os.ReadFile(w.checkpointFile)
+		case baseURL != "":
+			cosigned, err = httpGet(ctx, baseURL, "svc/log/cosigned-checkpoint")
+		}
+		if err != nil {
+			return translog.Checkpoint{}, fmt.Errorf("cosigned checkpoint: %w", err)
+		}
+	}
+	path := "svc/log/inclusion/" + url.PathEscape(leaf.Version)
+	if cosigned != nil {
+		c, err := translog.VerifyCosigned(cosigned, logKey, w.keys, w.quorum)
+		if err != nil {
+			return translog.Checkpoint{}, err
+		}
+		path += "?size=" + strconv.FormatInt(c.Size, 10)
 	}
 	var raw []byte
 	if file != "" {
 		raw, err = os.ReadFile(file)
 	} else {
-		raw, err = httpGet(ctx, baseURL, "svc/log/inclusion/"+url.PathEscape(leaf.Version))
+		raw, err = httpGet(ctx, baseURL, path)
 	}
 	if err != nil {
 		return translog.Checkpoint{}, fmt.Errorf("inclusion proof: %w", err)
@@ -104,6 +160,15 @@ func verifyLogged(ctx context.Context, kind string, data map[string]any, logKey,
 	var p translog.InclusionProof
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return translog.Checkpoint{}, fmt.Errorf("inclusion proof: %w", err)
+	}
+	if len(w.keys) > 0 {
+		if cosigned == nil { // the inclusion file's own checkpoint must be the cosigned one
+			cosigned = []byte(p.Checkpoint)
+			if _, err := translog.VerifyCosigned(cosigned, logKey, w.keys, w.quorum); err != nil {
+				return translog.Checkpoint{}, err
+			}
+		}
+		p.Checkpoint = string(cosigned)
 	}
 	return translog.VerifyInclusion(p, logKey, leaf)
 }

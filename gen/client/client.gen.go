@@ -102,6 +102,7 @@ const (
 	ErrorCodeMethodNotAllowed     ErrorCode = "method_not_allowed"
 	ErrorCodeNamespaceNotFound    ErrorCode = "namespace_not_found"
 	ErrorCodeNotFound             ErrorCode = "not_found"
+	ErrorCodeNotIntegrated        ErrorCode = "not_integrated"
 	ErrorCodePayloadTooLarge      ErrorCode = "payload_too_large"
 	ErrorCodePreconditionFailed   ErrorCode = "precondition_failed"
 	ErrorCodeRateLimited          ErrorCode = "rate_limited"
@@ -128,6 +129,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeNamespaceNotFound:
 		return true
 	case ErrorCodeNotFound:
+		return true
+	case ErrorCodeNotIntegrated:
 		return true
 	case ErrorCodePayloadTooLarge:
 		return true
@@ -659,7 +662,7 @@ type Delegate struct {
 // DelegateRole defines model for Delegate.Role.
 type DelegateRole string
 
-// DelegateRequest The body of add-delegate and remove-delegate: the user's email.
+// DelegateRequest The body of add-delegate, remove-delegate, add-registry-delegate and remove-registry-delegate: the user's email.
 type DelegateRequest struct {
 	// Email Example: dee@example.com
 	Email openapi_types.Email `json:"email"`
@@ -720,7 +723,7 @@ type EntryName = string
 
 // Error The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Error struct {
-	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
 	//
 	//
 	// Example: not_found
@@ -735,7 +738,7 @@ type Error struct {
 	Message string `json:"message"`
 }
 
-// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
 //
 // Example: not_found
 type ErrorCode string
@@ -780,7 +783,7 @@ type LogConsistency struct {
 
 // LogInclusion An inclusion proof of one leaf of the transparency log.
 type LogInclusion struct {
-	// Checkpoint The signed checkpoint the proof is against.
+	// Checkpoint The latest signed checkpoint. When `tree_size` is its size, the proof is against its root; when a smaller `size` was asked for, against the root of that tree.
 	Checkpoint string `json:"checkpoint"`
 
 	// Hashes The RFC 6962 audit path, base64, from the leaf up to the root.
@@ -795,7 +798,7 @@ type LogInclusion struct {
 	// Message Example: Inclusion proof
 	Message string `json:"message"`
 
-	// TreeSize The size of the tree the proof is for (the checkpoint's).
+	// TreeSize The size of the tree the proof is for (the checkpoint's, or the `size` asked for).
 	TreeSize int64 `json:"tree_size"`
 }
 
@@ -1305,6 +1308,27 @@ type RegistryState string
 // RegistryTag defines model for Registry.Tag.
 type RegistryTag string
 
+// RegistryDelegate A delegate of one registry.
+type RegistryDelegate struct {
+	// AddedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	AddedAt Timestamp `json:"added_at"`
+	Email   string    `json:"email"`
+}
+
+// RegistryDelegatesResponse The delegates of a registry.
+type RegistryDelegatesResponse struct {
+	Data struct {
+		Delegates    []RegistryDelegate `json:"delegates"`
+		NamespaceId  string             `json:"namespace_id"`
+		RegistryName string             `json:"registry_name"`
+	} `json:"data"`
+
+	// Message Example: Registry delegates retrieved
+	Message string `json:"message"`
+}
+
 // RegistryListEntry One registry in a list of registries (query and tag query).
 type RegistryListEntry struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1521,6 +1545,30 @@ type SearchResult struct {
 
 // SearchResultState defines model for SearchResult.State.
 type SearchResultState string
+
+// Stats How many of each the directory holds.
+type Stats struct {
+	// Namespaces Example: 9
+	Namespaces int64 `json:"namespaces"`
+
+	// Records Example: 104233
+	Records int64 `json:"records"`
+
+	// Registries Example: 21
+	Registries int64 `json:"registries"`
+
+	// Users Example: 12
+	Users int64 `json:"users"`
+}
+
+// StatsResponse The platform statistics.
+type StatsResponse struct {
+	// Data How many of each the directory holds.
+	Data Stats `json:"data"`
+
+	// Message Example: Platform statistics
+	Message string `json:"message"`
+}
 
 // TTL Seconds (default 600).
 type TTL = int64
@@ -1747,6 +1795,9 @@ type PayloadTooLarge = Error
 // PreconditionFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type PreconditionFailed = Error
 
+// RegistryDelegates The delegates of a registry.
+type RegistryDelegates = RegistryDelegatesResponse
+
 // SearchFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type SearchFailed = Error
 
@@ -1787,6 +1838,12 @@ type GetLogConsistencyParams struct {
 
 	// To The size of the newer tree.
 	To int64 `form:"to" json:"to"`
+}
+
+// GetLogInclusionParams defines parameters for GetLogInclusion.
+type GetLogInclusionParams struct {
+	// Size The size of the tree to prove inclusion in, for a client that holds a checkpoint of that size (one a witness cosigned, say). Default: the latest checkpoint's size. A consistency proof from `size` to the returned checkpoint's size links the two.
+	Size *int64 `form:"size,omitempty" json:"size,omitempty"`
 }
 
 // LookupNamespaceParams defines parameters for LookupNamespace.
@@ -2008,6 +2065,12 @@ type AddRecordJSONRequestBody = AddRecordRequest
 // AddRecordsJSONRequestBody defines body for AddRecords for application/json ContentType.
 type AddRecordsJSONRequestBody = AddRecordsRequest
 
+// AddRegistryDelegateJSONRequestBody defines body for AddRegistryDelegate for application/json ContentType.
+type AddRegistryDelegateJSONRequestBody = DelegateRequest
+
+// RemoveRegistryDelegateJSONRequestBody defines body for RemoveRegistryDelegate for application/json ContentType.
+type RemoveRegistryDelegateJSONRequestBody = DelegateRequest
+
 // UpdateRegistryJSONRequestBody defines body for UpdateRegistry for application/json ContentType.
 type UpdateRegistryJSONRequestBody = UpdateRegistryRequest
 
@@ -2162,12 +2225,19 @@ type ClientInterface interface {
 	// Corresponds with GET /svc/log/consistency (the `GetLogConsistency` operationId).
 	GetLogConsistency(ctx context.Context, params *GetLogConsistencyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetLogCosignedCheckpoint The latest checkpoint cosigned by a quorum of the log's witnesses
+	//
+	// The latest checkpoint that the configured quorum of witnesses cosigned (C2SP tlog-witness), as a C2SP signed note: the log's signature followed by each witness's cosignature/v1 line. It may be a little behind `/svc/log/checkpoint`: the log submits each new checkpoint to its witnesses in the background. Prove a version in it with `/svc/log/inclusion/{version}?size=N`, N its tree size. 404 while no checkpoint has reached the quorum, and on a log that has no witnesses.
+	//
+	// Corresponds with GET /svc/log/cosigned-checkpoint (the `GetLogCosignedCheckpoint` operationId).
+	GetLogCosignedCheckpoint(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetLogInclusion Proof that a version is in the transparency log
 	//
-	// The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint, with the leaf and that checkpoint. 404 `not_found` for an unknown version, a draft, and a version that is not integrated yet (a version is integrated within a second or two of its write).
+	// The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint (or, with `size`, in the tree of that size), with the leaf and the latest signed checkpoint. 404 `not_found` for an unknown version or a draft; 404 `not_integrated` for a public version that is not in that tree yet: it waits for the integrator (a version is integrated within a second or two of its write), or it entered the log after the tree of `size`. 400 when `size` is beyond the latest checkpoint.
 	//
 	// Corresponds with GET /svc/log/inclusion/{version} (the `GetLogInclusion` operationId).
-	GetLogInclusion(ctx context.Context, version Version, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetLogInclusion(ctx context.Context, version Version, params *GetLogInclusionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetLogKey The verifier key of the transparency log
 	//
@@ -2261,6 +2331,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /svc/search/{namespace} (the `SearchRecords` operationId).
 	SearchRecords(ctx context.Context, namespace NamespaceRef, params *SearchRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetStats Platform statistics
+	//
+	// How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+	//
+	// Corresponds with GET /svc/stats (the `GetStats` operationId).
+	GetStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AcceptVerificationRequest Accept a delegated verification request
 	//
@@ -2505,6 +2582,24 @@ type ClientInterface interface {
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
 	AddRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AddRegistryDelegateWithBody Add a delegate of one registry
+	//
+	// The namespace's owner or a delegate gives the user with this email (created when new) the right to add and change the records of this registry, and of no other (docs/delegates.md). 409 when the user is a member of the namespace (who writes every registry already) or a delegate of the registry already.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
+	AddRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddRegistryDelegate Add a delegate of one registry
+	//
+	// The namespace's owner or a delegate gives the user with this email (created when new) the right to add and change the records of this registry, and of no other (docs/delegates.md). 409 when the user is a member of the namespace (who writes every registry already) or a delegate of the registry already.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
+	AddRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeactivateRegistry Deactivate a registry
 	//
 	// A new version with state `inactive`; its records can no longer be added or changed.
@@ -2512,12 +2607,37 @@ type ClientInterface interface {
 	// Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
 	DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetRegistryDelegates List the delegates of one registry
+	//
+	// The registry's delegates, by when they were added, for the namespace's owner and delegates.
+	//
+	// Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-delegates (the `GetRegistryDelegates` operationId).
+	GetRegistryDelegates(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetRegistryVerificationLogs Read the verification log of a registry
 	//
 	// As the namespace form, for a registry.
 	//
 	// Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-verification-logs (the `GetRegistryVerificationLogs` operationId).
 	GetRegistryVerificationLogs(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *GetRegistryVerificationLogsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RemoveRegistryDelegateWithBody Remove a delegate of one registry
+	//
+	// The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
+	RemoveRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RemoveRegistryDelegate Remove a delegate of one registry
+	//
+	// The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
+	RemoveRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRegistryWithBody Update a registry
 	//
@@ -2748,13 +2868,30 @@ func (c *Client) GetLogConsistency(ctx context.Context, params *GetLogConsistenc
 	return c.Client.Do(req)
 }
 
+// GetLogCosignedCheckpoint The latest checkpoint cosigned by a quorum of the log's witnesses
+//
+// The latest checkpoint that the configured quorum of witnesses cosigned (C2SP tlog-witness), as a C2SP signed note: the log's signature followed by each witness's cosignature/v1 line. It may be a little behind `/svc/log/checkpoint`: the log submits each new checkpoint to its witnesses in the background. Prove a version in it with `/svc/log/inclusion/{version}?size=N`, N its tree size. 404 while no checkpoint has reached the quorum, and on a log that has no witnesses.
+//
+// Corresponds with GET /svc/log/cosigned-checkpoint (the `GetLogCosignedCheckpoint` operationId).
+func (c *Client) GetLogCosignedCheckpoint(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLogCosignedCheckpointRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetLogInclusion Proof that a version is in the transparency log
 //
-// The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint, with the leaf and that checkpoint. 404 `not_found` for an unknown version, a draft, and a version that is not integrated yet (a version is integrated within a second or two of its write).
+// The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint (or, with `size`, in the tree of that size), with the leaf and the latest signed checkpoint. 404 `not_found` for an unknown version or a draft; 404 `not_integrated` for a public version that is not in that tree yet: it waits for the integrator (a version is integrated within a second or two of its write), or it entered the log after the tree of `size`. 400 when `size` is beyond the latest checkpoint.
 //
 // Corresponds with GET /svc/log/inclusion/{version} (the `GetLogInclusion` operationId).
-func (c *Client) GetLogInclusion(ctx context.Context, version Version, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetLogInclusionRequest(c.Server, version)
+func (c *Client) GetLogInclusion(ctx context.Context, version Version, params *GetLogInclusionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLogInclusionRequest(c.Server, version, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2968,6 +3105,23 @@ func (c *Client) QueryRecords(ctx context.Context, namespace NamespaceRef, regis
 // Corresponds with GET /svc/search/{namespace} (the `SearchRecords` operationId).
 func (c *Client) SearchRecords(ctx context.Context, namespace NamespaceRef, params *SearchRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSearchRecordsRequest(c.Server, namespace, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetStats Platform statistics
+//
+// How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+//
+// Corresponds with GET /svc/stats (the `GetStats` operationId).
+func (c *Client) GetStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStatsRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3511,6 +3665,44 @@ func (c *Client) AddRecords(ctx context.Context, namespace NamespaceRef, registr
 	return c.Client.Do(req)
 }
 
+// AddRegistryDelegateWithBody Add a delegate of one registry
+//
+// The namespace's owner or a delegate gives the user with this email (created when new) the right to add and change the records of this registry, and of no other (docs/delegates.md). 409 when the user is a member of the namespace (who writes every registry already) or a delegate of the registry already.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
+func (c *Client) AddRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddRegistryDelegateRequestWithBody(c.Server, namespace, registryName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddRegistryDelegate Add a delegate of one registry
+//
+// The namespace's owner or a delegate gives the user with this email (created when new) the right to add and change the records of this registry, and of no other (docs/delegates.md). 409 when the user is a member of the namespace (who writes every registry already) or a delegate of the registry already.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
+func (c *Client) AddRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddRegistryDelegateRequest(c.Server, namespace, registryName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DeactivateRegistry Deactivate a registry
 //
 // A new version with state `inactive`; its records can no longer be added or changed.
@@ -3528,6 +3720,23 @@ func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef,
 	return c.Client.Do(req)
 }
 
+// GetRegistryDelegates List the delegates of one registry
+//
+// The registry's delegates, by when they were added, for the namespace's owner and delegates.
+//
+// Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-delegates (the `GetRegistryDelegates` operationId).
+func (c *Client) GetRegistryDelegates(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRegistryDelegatesRequest(c.Server, namespace, registryName)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetRegistryVerificationLogs Read the verification log of a registry
 //
 // As the namespace form, for a registry.
@@ -3535,6 +3744,44 @@ func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef,
 // Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-verification-logs (the `GetRegistryVerificationLogs` operationId).
 func (c *Client) GetRegistryVerificationLogs(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *GetRegistryVerificationLogsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetRegistryVerificationLogsRequest(c.Server, namespace, registryName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveRegistryDelegateWithBody Remove a delegate of one registry
+//
+// The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
+func (c *Client) RemoveRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveRegistryDelegateRequestWithBody(c.Server, namespace, registryName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveRegistryDelegate Remove a delegate of one registry
+//
+// The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
+func (c *Client) RemoveRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveRegistryDelegateRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4016,8 +4263,35 @@ func NewGetLogConsistencyRequest(server string, params *GetLogConsistencyParams)
 	return req, nil
 }
 
+// NewGetLogCosignedCheckpointRequest constructs an http.Request for the GetLogCosignedCheckpoint method
+func NewGetLogCosignedCheckpointRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/log/cosigned-checkpoint")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetLogInclusionRequest constructs an http.Request for the GetLogInclusion method
-func NewGetLogInclusionRequest(server string, version Version) (*http.Request, error) {
+func NewGetLogInclusionRequest(server string, version Version, params *GetLogInclusionParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4040,6 +4314,33 @@ func NewGetLogInclusionRequest(server string, version Version) (*http.Request, e
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Size != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "size", *params.Size, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -4929,6 +5230,33 @@ func NewSearchRecordsRequest(server string, namespace NamespaceRef, params *Sear
 	return req, nil
 }
 
+// NewGetStatsRequest constructs an http.Request for the GetStats method
+func NewGetStatsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/stats")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewAcceptVerificationRequestRequest constructs an http.Request for the AcceptVerificationRequest method
 func NewAcceptVerificationRequestRequest(server string, requestId RequestId) (*http.Request, error) {
 	var err error
@@ -5795,6 +6123,60 @@ func NewAddRecordsRequestWithBody(server string, namespace NamespaceRef, registr
 	return req, nil
 }
 
+// NewAddRegistryDelegateRequest calls the generic AddRegistryDelegate builder with application/json body
+func NewAddRegistryDelegateRequest(server string, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAddRegistryDelegateRequestWithBody(server, namespace, registryName, "application/json", bodyReader)
+}
+
+// NewAddRegistryDelegateRequestWithBody constructs an http.Request for the AddRegistryDelegate method, with any body, and a specified content type
+func NewAddRegistryDelegateRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/add-registry-delegate", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewDeactivateRegistryRequest constructs an http.Request for the DeactivateRegistry method
 func NewDeactivateRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams) (*http.Request, error) {
 	var err error
@@ -5846,6 +6228,47 @@ func NewDeactivateRegistryRequest(server string, namespace NamespaceRef, registr
 			req.Header.Set("If-Match", headerParam0)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewGetRegistryDelegatesRequest constructs an http.Request for the GetRegistryDelegates method
+func NewGetRegistryDelegatesRequest(server string, namespace NamespaceRef, registryName RegistryName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/get-registry-delegates", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -5927,6 +6350,60 @@ func NewGetRegistryVerificationLogsRequest(server string, namespace NamespaceRef
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewRemoveRegistryDelegateRequest calls the generic RemoveRegistryDelegate builder with application/json body
+func NewRemoveRegistryDelegateRequest(server string, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRemoveRegistryDelegateRequestWithBody(server, namespace, registryName, "application/json", bodyReader)
+}
+
+// NewRemoveRegistryDelegateRequestWithBody constructs an http.Request for the RemoveRegistryDelegate method, with any body, and a specified content type
+func NewRemoveRegistryDelegateRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/remove-registry-delegate", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -6426,14 +6903,23 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/log/consistency (the `GetLogConsistency` operationId).
 	GetLogConsistencyWithResponse(ctx context.Context, params *GetLogConsistencyParams, reqEditors ...RequestEditorFn) (*GetLogConsistencyResult, error)
 
+	// GetLogCosignedCheckpointWithResponse The latest checkpoint cosigned by a quorum of the log's witnesses
+	//
+	// The latest checkpoint that the configured quorum of witnesses cosigned (C2SP tlog-witness), as a C2SP signed note: the log's signature followed by each witness's cosignature/v1 line. It may be a little behind `/svc/log/checkpoint`: the log submits each new checkpoint to its witnesses in the background. Prove a version in it with `/svc/log/inclusion/{version}?size=N`, N its tree size. 404 while no checkpoint has reached the quorum, and on a log that has no witnesses.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/log/cosigned-checkpoint (the `GetLogCosignedCheckpoint` operationId).
+	GetLogCosignedCheckpointWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLogCosignedCheckpointResult, error)
+
 	// GetLogInclusionWithResponse Proof that a version is in the transparency log
 	//
-	// The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint, with the leaf and that checkpoint. 404 `not_found` for an unknown version, a draft, and a version that is not integrated yet (a version is integrated within a second or two of its write).
+	// The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint (or, with `size`, in the tree of that size), with the leaf and the latest signed checkpoint. 404 `not_found` for an unknown version or a draft; 404 `not_integrated` for a public version that is not in that tree yet: it waits for the integrator (a version is integrated within a second or two of its write), or it entered the log after the tree of `size`. 400 when `size` is beyond the latest checkpoint.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/log/inclusion/{version} (the `GetLogInclusion` operationId).
-	GetLogInclusionWithResponse(ctx context.Context, version Version, reqEditors ...RequestEditorFn) (*GetLogInclusionResult, error)
+	GetLogInclusionWithResponse(ctx context.Context, version Version, params *GetLogInclusionParams, reqEditors ...RequestEditorFn) (*GetLogInclusionResult, error)
 
 	// GetLogKeyWithResponse The verifier key of the transparency log
 	//
@@ -6551,6 +7037,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /svc/search/{namespace} (the `SearchRecords` operationId).
 	SearchRecordsWithResponse(ctx context.Context, namespace NamespaceRef, params *SearchRecordsParams, reqEditors ...RequestEditorFn) (*SearchRecordsResult, error)
+
+	// GetStatsWithResponse Platform statistics
+	//
+	// How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/stats (the `GetStats` operationId).
+	GetStatsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetStatsResult, error)
 
 	// AcceptVerificationRequestWithResponse Accept a delegated verification request
 	//
@@ -6813,6 +7308,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
 	AddRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordsResult, error)
 
+	// AddRegistryDelegateWithBodyWithResponse Add a delegate of one registry
+	//
+	// The namespace's owner or a delegate gives the user with this email (created when new) the right to add and change the records of this registry, and of no other (docs/delegates.md). 409 when the user is a member of the namespace (who writes every registry already) or a delegate of the registry already.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
+	AddRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error)
+
+	// AddRegistryDelegateWithResponse Add a delegate of one registry
+	//
+	// The namespace's owner or a delegate gives the user with this email (created when new) the right to add and change the records of this registry, and of no other (docs/delegates.md). 409 when the user is a member of the namespace (who writes every registry already) or a delegate of the registry already.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
+	AddRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error)
+
 	// DeactivateRegistryWithResponse Deactivate a registry
 	//
 	// A new version with state `inactive`; its records can no longer be added or changed.
@@ -6822,6 +7335,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
 	DeactivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*DeactivateRegistryResult, error)
 
+	// GetRegistryDelegatesWithResponse List the delegates of one registry
+	//
+	// The registry's delegates, by when they were added, for the namespace's owner and delegates.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-delegates (the `GetRegistryDelegates` operationId).
+	GetRegistryDelegatesWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*GetRegistryDelegatesResult, error)
+
 	// GetRegistryVerificationLogsWithResponse Read the verification log of a registry
 	//
 	// As the namespace form, for a registry.
@@ -6830,6 +7352,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-verification-logs (the `GetRegistryVerificationLogs` operationId).
 	GetRegistryVerificationLogsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *GetRegistryVerificationLogsParams, reqEditors ...RequestEditorFn) (*GetRegistryVerificationLogsResult, error)
+
+	// RemoveRegistryDelegateWithBodyWithResponse Remove a delegate of one registry
+	//
+	// The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
+	RemoveRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error)
+
+	// RemoveRegistryDelegateWithResponse Remove a delegate of one registry
+	//
+	// The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
+	RemoveRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error)
 
 	// UpdateRegistryWithBodyWithResponse Update a registry
 	//
@@ -7618,6 +8158,89 @@ func (r GetLogConsistencyResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetLogConsistencyResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLogCosignedCheckpointResult200Headers the declared response headers of an HTTP 200 response for GetLogCosignedCheckpoint
+type GetLogCosignedCheckpointResult200Headers struct {
+	CacheControl *string
+}
+
+// GetLogCosignedCheckpointResult429Headers the declared response headers of an HTTP 429 response for GetLogCosignedCheckpoint
+type GetLogCosignedCheckpointResult429Headers struct {
+	RetryAfter *int
+}
+
+type GetLogCosignedCheckpointResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetLogCosignedCheckpointResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLogCosignedCheckpointResult429Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLogCosignedCheckpointResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetLogCosignedCheckpointResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetLogCosignedCheckpointResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLogCosignedCheckpointResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLogCosignedCheckpointResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLogCosignedCheckpointResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLogCosignedCheckpointResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLogCosignedCheckpointResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLogCosignedCheckpointResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8784,6 +9407,82 @@ func (r SearchRecordsResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SearchRecordsResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetStatsResult429Headers the declared response headers of an HTTP 429 response for GetStats
+type GetStatsResult429Headers struct {
+	RetryAfter *int
+}
+
+type GetStatsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StatsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetStatsResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetStatsResult) GetJSON200() *StatsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetStatsResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetStatsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetStatsResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetStatsResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStatsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStatsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStatsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStatsResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10731,6 +11430,117 @@ func (r AddRecordsResult) ContentType() string {
 	return ""
 }
 
+// AddRegistryDelegateResult429Headers the declared response headers of an HTTP 429 response for AddRegistryDelegate
+type AddRegistryDelegateResult429Headers struct {
+	RetryAfter *int
+}
+
+type AddRegistryDelegateResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RegistryDelegates
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AddRegistryDelegateResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AddRegistryDelegateResult) GetJSON200() *RegistryDelegates {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AddRegistryDelegateResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AddRegistryDelegateResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AddRegistryDelegateResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AddRegistryDelegateResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r AddRegistryDelegateResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AddRegistryDelegateResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AddRegistryDelegateResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AddRegistryDelegateResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AddRegistryDelegateResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r AddRegistryDelegateResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AddRegistryDelegateResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AddRegistryDelegateResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AddRegistryDelegateResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // DeactivateRegistryResult429Headers the declared response headers of an HTTP 429 response for DeactivateRegistry
 type DeactivateRegistryResult429Headers struct {
 	RetryAfter *int
@@ -10842,6 +11652,103 @@ func (r DeactivateRegistryResult) ContentType() string {
 	return ""
 }
 
+// GetRegistryDelegatesResult429Headers the declared response headers of an HTTP 429 response for GetRegistryDelegates
+type GetRegistryDelegatesResult429Headers struct {
+	RetryAfter *int
+}
+
+type GetRegistryDelegatesResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RegistryDelegates
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRegistryDelegatesResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRegistryDelegatesResult) GetJSON200() *RegistryDelegates {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetRegistryDelegatesResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetRegistryDelegatesResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetRegistryDelegatesResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRegistryDelegatesResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetRegistryDelegatesResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRegistryDelegatesResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetRegistryDelegatesResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRegistryDelegatesResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRegistryDelegatesResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRegistryDelegatesResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRegistryDelegatesResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetRegistryVerificationLogsResult429Headers the declared response headers of an HTTP 429 response for GetRegistryVerificationLogs
 type GetRegistryVerificationLogsResult429Headers struct {
 	RetryAfter *int
@@ -10926,6 +11833,110 @@ func (r GetRegistryVerificationLogsResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetRegistryVerificationLogsResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RemoveRegistryDelegateResult429Headers the declared response headers of an HTTP 429 response for RemoveRegistryDelegate
+type RemoveRegistryDelegateResult429Headers struct {
+	RetryAfter *int
+}
+
+type RemoveRegistryDelegateResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RegistryDelegates
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RemoveRegistryDelegateResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RemoveRegistryDelegateResult) GetJSON200() *RegistryDelegates {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RemoveRegistryDelegateResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RemoveRegistryDelegateResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RemoveRegistryDelegateResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RemoveRegistryDelegateResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RemoveRegistryDelegateResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RemoveRegistryDelegateResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RemoveRegistryDelegateResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RemoveRegistryDelegateResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RemoveRegistryDelegateResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RemoveRegistryDelegateResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RemoveRegistryDelegateResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RemoveRegistryDelegateResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11677,15 +12688,30 @@ func (c *ClientWithResponses) GetLogConsistencyWithResponse(ctx context.Context,
 	return ParseGetLogConsistencyResult(rsp)
 }
 
+// GetLogCosignedCheckpointWithResponse The latest checkpoint cosigned by a quorum of the log's witnesses
+//
+// The latest checkpoint that the configured quorum of witnesses cosigned (C2SP tlog-witness), as a C2SP signed note: the log's signature followed by each witness's cosignature/v1 line. It may be a little behind `/svc/log/checkpoint`: the log submits each new checkpoint to its witnesses in the background. Prove a version in it with `/svc/log/inclusion/{version}?size=N`, N its tree size. 404 while no checkpoint has reached the quorum, and on a log that has no witnesses.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/log/cosigned-checkpoint (the `GetLogCosignedCheckpoint` operationId).
+func (c *ClientWithResponses) GetLogCosignedCheckpointWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLogCosignedCheckpointResult, error) {
+	rsp, err := c.GetLogCosignedCheckpoint(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLogCosignedCheckpointResult(rsp)
+}
+
 // GetLogInclusionWithResponse Proof that a version is in the transparency log
 //
-// The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint, with the leaf and that checkpoint. 404 `not_found` for an unknown version, a draft, and a version that is not integrated yet (a version is integrated within a second or two of its write).
+// The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint (or, with `size`, in the tree of that size), with the leaf and the latest signed checkpoint. 404 `not_found` for an unknown version or a draft; 404 `not_integrated` for a public version that is not in that tree yet: it waits for the integrator (a version is integrated within a second or two of its write), or it entered the log after the tree of `size`. 400 when `size` is beyond the latest checkpoint.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/log/inclusion/{version} (the `GetLogInclusion` operationId).
-func (c *ClientWithResponses) GetLogInclusionWithResponse(ctx context.Context, version Version, reqEditors ...RequestEditorFn) (*GetLogInclusionResult, error) {
-	rsp, err := c.GetLogInclusion(ctx, version, reqEditors...)
+func (c *ClientWithResponses) GetLogInclusionWithResponse(ctx context.Context, version Version, params *GetLogInclusionParams, reqEditors ...RequestEditorFn) (*GetLogInclusionResult, error) {
+	rsp, err := c.GetLogInclusion(ctx, version, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11879,6 +12905,21 @@ func (c *ClientWithResponses) SearchRecordsWithResponse(ctx context.Context, nam
 		return nil, err
 	}
 	return ParseSearchRecordsResult(rsp)
+}
+
+// GetStatsWithResponse Platform statistics
+//
+// How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/stats (the `GetStats` operationId).
+func (c *ClientWithResponses) GetStatsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetStatsResult, error) {
+	rsp, err := c.GetStats(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStatsResult(rsp)
 }
 
 // AcceptVerificationRequestWithResponse Accept a delegated verification request
@@ -12316,6 +13357,36 @@ func (c *ClientWithResponses) AddRecordsWithResponse(ctx context.Context, namesp
 	return ParseAddRecordsResult(rsp)
 }
 
+// AddRegistryDelegateWithBodyWithResponse Add a delegate of one registry
+//
+// The namespace's owner or a delegate gives the user with this email (created when new) the right to add and change the records of this registry, and of no other (docs/delegates.md). 409 when the user is a member of the namespace (who writes every registry already) or a delegate of the registry already.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
+func (c *ClientWithResponses) AddRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error) {
+	rsp, err := c.AddRegistryDelegateWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddRegistryDelegateResult(rsp)
+}
+
+// AddRegistryDelegateWithResponse Add a delegate of one registry
+//
+// The namespace's owner or a delegate gives the user with this email (created when new) the right to add and change the records of this registry, and of no other (docs/delegates.md). 409 when the user is a member of the namespace (who writes every registry already) or a delegate of the registry already.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
+func (c *ClientWithResponses) AddRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error) {
+	rsp, err := c.AddRegistryDelegate(ctx, namespace, registryName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddRegistryDelegateResult(rsp)
+}
+
 // DeactivateRegistryWithResponse Deactivate a registry
 //
 // A new version with state `inactive`; its records can no longer be added or changed.
@@ -12331,6 +13402,21 @@ func (c *ClientWithResponses) DeactivateRegistryWithResponse(ctx context.Context
 	return ParseDeactivateRegistryResult(rsp)
 }
 
+// GetRegistryDelegatesWithResponse List the delegates of one registry
+//
+// The registry's delegates, by when they were added, for the namespace's owner and delegates.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-delegates (the `GetRegistryDelegates` operationId).
+func (c *ClientWithResponses) GetRegistryDelegatesWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*GetRegistryDelegatesResult, error) {
+	rsp, err := c.GetRegistryDelegates(ctx, namespace, registryName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRegistryDelegatesResult(rsp)
+}
+
 // GetRegistryVerificationLogsWithResponse Read the verification log of a registry
 //
 // As the namespace form, for a registry.
@@ -12344,6 +13430,36 @@ func (c *ClientWithResponses) GetRegistryVerificationLogsWithResponse(ctx contex
 		return nil, err
 	}
 	return ParseGetRegistryVerificationLogsResult(rsp)
+}
+
+// RemoveRegistryDelegateWithBodyWithResponse Remove a delegate of one registry
+//
+// The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
+func (c *ClientWithResponses) RemoveRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error) {
+	rsp, err := c.RemoveRegistryDelegateWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveRegistryDelegateResult(rsp)
+}
+
+// RemoveRegistryDelegateWithResponse Remove a delegate of one registry
+//
+// The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
+func (c *ClientWithResponses) RemoveRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error) {
+	rsp, err := c.RemoveRegistryDelegate(ctx, namespace, registryName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveRegistryDelegateResult(rsp)
 }
 
 // UpdateRegistryWithBodyWithResponse Update a registry
@@ -13104,6 +14220,83 @@ func ParseGetLogConsistencyResult(rsp *http.Response) (*GetLogConsistencyResult,
 	switch {
 	case rsp.StatusCode == 429:
 		var headers GetLogConsistencyResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLogCosignedCheckpointResult parses an HTTP response from a GetLogCosignedCheckpointWithResponse call
+func ParseGetLogCosignedCheckpointResult(rsp *http.Response) (*GetLogCosignedCheckpointResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLogCosignedCheckpointResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetLogCosignedCheckpointResult200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetLogCosignedCheckpointResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -14192,6 +15385,73 @@ func ParseSearchRecordsResult(rsp *http.Response) (*SearchRecordsResult, error) 
 	switch {
 	case rsp.StatusCode == 429:
 		var headers SearchRecordsResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetStatsResult parses an HTTP response from a GetStatsWithResponse call
+func ParseGetStatsResult(rsp *http.Response) (*GetStatsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStatsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StatsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetStatsResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -15975,6 +17235,108 @@ func ParseAddRecordsResult(rsp *http.Response) (*AddRecordsResult, error) {
 	return response, nil
 }
 
+// ParseAddRegistryDelegateResult parses an HTTP response from a AddRegistryDelegateWithResponse call
+func ParseAddRegistryDelegateResult(rsp *http.Response) (*AddRegistryDelegateResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AddRegistryDelegateResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RegistryDelegates
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers AddRegistryDelegateResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseDeactivateRegistryResult parses an HTTP response from a DeactivateRegistryWithResponse call
 func ParseDeactivateRegistryResult(rsp *http.Response) (*DeactivateRegistryResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -16077,6 +17439,94 @@ func ParseDeactivateRegistryResult(rsp *http.Response) (*DeactivateRegistryResul
 	return response, nil
 }
 
+// ParseGetRegistryDelegatesResult parses an HTTP response from a GetRegistryDelegatesWithResponse call
+func ParseGetRegistryDelegatesResult(rsp *http.Response) (*GetRegistryDelegatesResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRegistryDelegatesResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RegistryDelegates
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetRegistryDelegatesResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetRegistryVerificationLogsResult parses an HTTP response from a GetRegistryVerificationLogsWithResponse call
 func ParseGetRegistryVerificationLogsResult(rsp *http.Response) (*GetRegistryVerificationLogsResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -16145,6 +17595,101 @@ func ParseGetRegistryVerificationLogsResult(rsp *http.Response) (*GetRegistryVer
 	switch {
 	case rsp.StatusCode == 429:
 		var headers GetRegistryVerificationLogsResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRemoveRegistryDelegateResult parses an HTTP response from a RemoveRegistryDelegateWithResponse call
+func ParseRemoveRegistryDelegateResult(rsp *http.Response) (*RemoveRegistryDelegateResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RemoveRegistryDelegateResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RegistryDelegates
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RemoveRegistryDelegateResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -189,6 +189,13 @@ await send("addDelegate", "POST", `/svc/${N}/add-delegate`, { key: otherKey, bod
 await send("removeDelegate", "POST", `/svc/${N}/remove-delegate`, { key: ownerKey, body: { email: "other@example.com" } });
 await send("removeDelegate", "POST", `/svc/${N}/remove-delegate`, { key: ownerKey, body: { email: "other@example.com" } }); // not a delegate
 
+await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: ownerKey, body: { email: "third@example.com" } });
+await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: ownerKey, body: { email: "third@example.com" } }); // already: 409
+await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: otherKey, body: { email: "fourth@example.com" } }); // not a member: 403
+await send("getRegistryDelegates", "GET", `${R}/get-registry-delegates`, { key: ownerKey });
+await send("removeRegistryDelegate", "POST", `${R}/remove-registry-delegate`, { key: ownerKey, body: { email: "third@example.com" } });
+await send("removeRegistryDelegate", "POST", `${R}/remove-registry-delegate`, { key: ownerKey, body: { email: "third@example.com" } }); // not a delegate: 404
+
 await send("generateDnsTxt", "GET", `/svc/generate-dns-txt/${N}/example.com?verification_method=self_dns`, { key: ownerKey });
 await send("generateDnsTxt", "GET", `/svc/generate-dns-txt/${N}/example.com?verification_method=self_dns`, { key: ownerKey });
 await send("generateDnsTxt", "GET", `/svc/generate-dns-txt/${N}/not-allowed.example?verification_method=self_http`, { key: ownerKey });
@@ -225,9 +232,15 @@ await send("getLogTile", "GET", `/svc/log/tile/${enc("entries/x001/234")}`); // 
 await send("getLogTile", "GET", `/svc/log/tile/${enc("0/x000/001")}`); // not the shortest form: 400
 await send("getLogTile", "GET", `/svc/log/tile/${enc("0/000.p/256")}`); // 400
 await send("getLogTile", "GET", `/svc/log/tile/${enc("tile/0/000")}`); // 400
+await send("getLogCosignedCheckpoint", "GET", "/svc/log/cosigned-checkpoint"); // no witnesses here: 404
+await send("getLogInclusion", "GET", `/svc/log/inclusion/${regVersion}`);
+await send("getLogInclusion", "GET", `/svc/log/inclusion/${regVersion}?size=${logSize}`); // 200, or 404 not_integrated if written after that tree
+await send("getLogInclusion", "GET", `/svc/log/inclusion/${oldVersion}?size=1`); // 404 not_integrated (the first leaf is the namespace's)
+await send("getLogInclusion", "GET", `/svc/log/inclusion/${regVersion}?size=${logSize + 100000}`); // beyond the log: 400
 
 await send("getDidDocument", "GET", `/${profileId}/did.json`);
 await send("getDidDocument", "GET", `/4vJ9JU1bJJE96FWSJKvHsj/did.json`);
+await send("getStats", "GET", "/svc/stats");
 await send("healthz", "GET", "/healthz");
 await send("readyz", "GET", "/readyz");
 

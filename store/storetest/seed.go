@@ -231,3 +231,21 @@ func ReportPercentiles(b *testing.B, lat []time.Duration) {
 	b.ReportMetric(p50, "p50-ms")
 	b.ReportMetric(p99, "p99-ms")
 }
+
+// SeededRegistryInt64 runs query, which returns one integer, in the Postgres schema of
+// SeededRegistry(n) (benchmarks read relation sizes with it).
+func SeededRegistryInt64(b testing.TB, n int, query string) int64 {
+	b.Helper()
+	ctx := context.Background()
+	u, _ := testdb.PersistentSchema(b, lookupSchema(n))
+	pool, err := pgxpool.New(ctx, u)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	var v int64
+	if err := pool.QueryRow(ctx, query).Scan(&v); err != nil {
+		b.Fatalf("%s: %v", query, err)
+	}
+	return v
+}

@@ -4,7 +4,9 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,4 +89,22 @@ func Seeded(b testing.TB, schema string, complete func(*store.Store) bool, seed 
 	}
 	b.Cleanup(func() { _ = s.Close() })
 	return s
+}
+
+// Exec runs a statement on the database of dbURL (a URL OpenURL gave) past the store, for
+// tests that must change what the store would never change (a logged version's row, say).
+func Exec(t testing.TB, dbURL, query string, args ...any) {
+	t.Helper()
+	driver, dsn := "pgx", dbURL
+	if path, ok := strings.CutPrefix(dbURL, "sqlite://"); ok {
+		driver, dsn = "sqlite", "file:"+path
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(context.Background(), query, args...); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
 }

@@ -393,3 +393,120 @@ function lookupDataOf(lookup: unknown, kind: LookupKind): Record<string, unknown
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
+
+/** What verifyCosignedCheckpoint found. */
+export type CosignedCheckpointResult =
+  | {
+      ok: true;
+      origin: string;
+      size: number;
+      rootHash: Uint8Array;
+      /** The names of the given witnesses whose cosignatures verify. */
+      witnesses: string[];
+    }
+  | { ok: false; reason: string };
+
+interface WitnessKey {
+  name: string;
+  /** The key hash of the cosignature/v1 key (type 0x04). */
+  hash: number;
+  publicKey: Uint8Array;
+}
+
+// parseWitnessKey reads a witness's verifier key: "<name>+<hash>+<base64(0x04 || key)>" (a
+// cosignature/v1 key), or an Ed25519 note key (0x01), which signs cosignatures under the
+// cosignature/v1 key of the same public key (as transparency-dev/formats does).
+function parseWitnessKey(vkey: string): WitnessKey | string {
+  const text = vkey.trim();
+  const i = text.indexOf("+");
+  const j = i < 0 ? -1 : text.indexOf("+", i + 1);
+  if (j < 0) {
+    return "a witness key is not <name>+<hash>+<key>";
+  }
+  const name = text.slice(0, i);
+  const hex = text.slice(i + 1, j);
+  const key = decodeBase64(text.slice(j + 1));
+  if (!isKeyName(name) || !/^[0-9a-f]{8}$/.test(hex)) {
+    return `the witness key ${JSON.stringify(text)} has an invalid name or hash`;
+  }
+  if (key === undefined || key.length !== 33 || (key[0] !== 1 && key[0] !== 4)) {
+    return `the witness key ${JSON.stringify(text)} is not an Ed25519 key (0x04 or 0x01 and 32 bytes, base64)`;
+  }
+  if (keyHash(name, key) !== parseInt(hex, 16)) {
+    return `the witness key ${JSON.stringify(text)}: its hash does not match its name and key`;
+  }
+  const cosigKey = Uint8Array.of(4, ...key.slice(1));
+  return { name, hash: keyHash(name, cosigKey), publicKey: key.slice(1) };
+}
+
+/**
+ * Verifies a cosigned checkpoint (GET /svc/log/cosigned-checkpoint): the log's signature as
+ * verifyCheckpoint checks it, and C2SP tlog-cosignature (cosignature/v1, Ed25519) lines of at
+ * least `quorum` of the given witnesses (default: all of them). Each cosignature signs
+ * `cosignature/v1\ntime <t>\n` and the checkpoint text. A line of a given witness that does not
+ * verify fails the checkpoint; lines of other keys are ignored.
+ *
+ * @returns `{ok: true, origin, size, rootHash, witnesses}` or `{ok: false, reason}`; it never throws
+ */
+export function verifyCosignedCheckpoint(
+  noteText: string,
+  verifierKey: string,
+  witnessKeys: readonly string[],
+  quorum: number = witnessKeys.length,
+): CosignedCheckpointResult {
+  try {
+    return cosigned(noteText, verifierKey, witnessKeys, quorum);
+  } catch (e) {
+    return { ok: false, reason: `cannot verify the cosigned checkpoint: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+function cosigned(noteText: string, verifierKey: string, witnessKeys: readonly string[], quorum: number): CosignedCheckpointResult {
+  const fail = (reason: string): CosignedCheckpointResult => ({ ok: false, reason });
+  if (!Array.isArray(witnessKeys) || !Number.isInteger(quorum) || quorum < 1 || quorum > witnessKeys.length) {
+    return fail(`the quorum ${quorum} is not between 1 and the ${witnessKeys.length} witness keys given`);
+  }
+  const cp = checkpoint(noteText, verifierKey);
+  if (!cp.ok) {
+    return cp;
+  }
+  const keys: WitnessKey[] = [];
+  for (const k of witnessKeys) {
+    const w = parseWitnessKey(k);
+    if (typeof w === "string") {
+      return fail(w);
+    }
+    keys.push(w);
+  }
+  const split = noteText.lastIndexOf("\n\n");
+  const text = encoder.encode(noteText.slice(0, split + 1));
+  const witnessed = new Set<string>();
+  for (const line of noteText.slice(split + 2, -1).split("\n")) {
+    const m = /^\u2014 (\S+) (\S+)$/u.exec(line)!; // checkpoint() checked every line's form
+    const sig = decodeBase64(m[2]!)!;
+    const hash = ((sig[0]! << 24) | (sig[1]! << 16) | (sig[2]! << 8) | sig[3]!) >>> 0;
+    const w = keys.find((k) => k.name === m[1] && k.hash === hash);
+    if (w === undefined) {
+      continue; // the log's signature, or another witness's
+    }
+    if (sig.length !== 4 + 8 + 64) {
+      return fail(`the cosignature of ${w.name} is not a timestamp and an Ed25519 signature`);
+    }
+    let t = 0n;
+    for (const b of sig.slice(4, 12)) {
+      t = (t << 8n) | BigInt(b);
+    }
+    const head = encoder.encode(`cosignature/v1\ntime ${t}\n`);
+    const msg = new Uint8Array(head.length + text.length);
+    msg.set(head);
+    msg.set(text, head.length);
+    if (!ed.verify(sig.slice(12), msg, w.publicKey, { zip215: false })) {
+      return fail(`the cosignature of ${w.name} does not verify`);
+    }
+    witnessed.add(w.name);
+  }
+  if (witnessed.size < quorum) {
+    return fail(`${witnessed.size} of the given witnesses cosigned the checkpoint, ${quorum} needed`);
+  }
+  return { ok: true, origin: cp.origin, size: cp.size, rootHash: cp.rootHash, witnesses: [...witnessed].sort() };
+}

@@ -620,6 +620,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/{namespace}/{registry_name}/add-registry-delegate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a delegate of one registry
+         * @description The namespace's owner or a delegate gives the user with this email (created when new) the right to add and change the records of this registry, and of no other (docs/delegates.md). 409 when the user is a member of the namespace (who writes every registry already) or a delegate of the registry already.
+         */
+        post: operations["addRegistryDelegate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/remove-registry-delegate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a delegate of one registry
+         * @description The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
+         */
+        post: operations["removeRegistryDelegate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/get-registry-delegates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the delegates of one registry
+         * @description The registry's delegates, by when they were added, for the namespace's owner and delegates.
+         */
+        get: operations["getRegistryDelegates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/{namespace}/{registry_name}/update-registry": {
         parameters: {
             query?: never;
@@ -860,6 +920,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Platform statistics
+         * @description How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+         */
+        get: operations["getStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -900,6 +980,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/log/cosigned-checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest checkpoint cosigned by a quorum of the log's witnesses
+         * @description The latest checkpoint that the configured quorum of witnesses cosigned (C2SP tlog-witness), as a C2SP signed note: the log's signature followed by each witness's cosignature/v1 line. It may be a little behind `/svc/log/checkpoint`: the log submits each new checkpoint to its witnesses in the background. Prove a version in it with `/svc/log/inclusion/{version}?size=N`, N its tree size. 404 while no checkpoint has reached the quorum, and on a log that has no witnesses.
+         */
+        get: operations["getLogCosignedCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/log/key": {
         parameters: {
             query?: never;
@@ -929,7 +1029,7 @@ export interface paths {
         };
         /**
          * Proof that a version is in the transparency log
-         * @description The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint, with the leaf and that checkpoint. 404 `not_found` for an unknown version, a draft, and a version that is not integrated yet (a version is integrated within a second or two of its write).
+         * @description The RFC 6962 audit path of the version's leaf in the tree of the latest checkpoint (or, with `size`, in the tree of that size), with the leaf and the latest signed checkpoint. 404 `not_found` for an unknown version or a draft; 404 `not_integrated` for a public version that is not in that tree yet: it waits for the integrator (a version is integrated within a second or two of its write), or it entered the log after the tree of `size`. 400 when `size` is beyond the latest checkpoint.
          */
         get: operations["getLogInclusion"];
         put?: never;
@@ -1000,14 +1100,14 @@ export interface components {
             log_index: number;
             /**
              * Format: int64
-             * @description The size of the tree the proof is for (the checkpoint's).
+             * @description The size of the tree the proof is for (the checkpoint's, or the `size` asked for).
              */
             tree_size: number;
             /** @description The leaf text (RFC 8785 JSON of kind, ids, version, version_count and digest). */
             leaf: string;
             /** @description The RFC 6962 audit path, base64, from the leaf up to the root. */
             hashes: string[];
-            /** @description The signed checkpoint the proof is against. */
+            /** @description The latest signed checkpoint. When `tree_size` is its size, the proof is against its root; when a smaller `size` was asked for, against the root of that tree. */
             checkpoint: string;
         };
         /** @description A consistency proof between two trees of the transparency log. */
@@ -1029,11 +1129,11 @@ export interface components {
             error?: string;
         };
         /**
-         * @description The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+         * @description The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "invalid_input" | "verification_failed" | "unauthorized" | "forbidden" | "not_found" | "namespace_not_found" | "user_not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal" | "unavailable";
+        ErrorCode: "invalid_input" | "verification_failed" | "unauthorized" | "forbidden" | "not_found" | "namespace_not_found" | "not_integrated" | "user_not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal" | "unavailable";
         /**
          * @description The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
          * @example employees
@@ -1452,6 +1552,35 @@ export interface components {
             message: string;
             data: components["schemas"]["NotificationSummary"][];
         };
+        /** @description The platform statistics. */
+        StatsResponse: {
+            /** @example Platform statistics */
+            message: string;
+            data: components["schemas"]["Stats"];
+        };
+        /** @description How many of each the directory holds. */
+        Stats: {
+            /**
+             * Format: int64
+             * @example 12
+             */
+            users: number;
+            /**
+             * Format: int64
+             * @example 9
+             */
+            namespaces: number;
+            /**
+             * Format: int64
+             * @example 21
+             */
+            registries: number;
+            /**
+             * Format: int64
+             * @example 104233
+             */
+            records: number;
+        };
         /** @description The answer of marking one notification read. */
         MarkReadResponse: {
             message: string;
@@ -1552,7 +1681,7 @@ export interface components {
             /** Format: date-time */
             valid_till?: string | null;
         };
-        /** @description The body of add-delegate and remove-delegate: the user's email. */
+        /** @description The body of add-delegate, remove-delegate, add-registry-delegate and remove-registry-delegate: the user's email. */
         DelegateRequest: {
             /**
              * Format: email
@@ -1566,6 +1695,21 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "delegate";
             added_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A delegate of one registry. */
+        RegistryDelegate: {
+            email: string;
+            added_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The delegates of a registry. */
+        RegistryDelegatesResponse: {
+            /** @example Registry delegates retrieved */
+            message: string;
+            data: {
+                namespace_id: string;
+                registry_name: string;
+                delegates: components["schemas"]["RegistryDelegate"][];
+            };
         };
         /** @description The owner and delegates of a namespace. */
         DelegatesResponse: {
@@ -1998,6 +2142,15 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["DelegatesResponse"];
+            };
+        };
+        /** @description The delegates of the registry. */
+        RegistryDelegates: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RegistryDelegatesResponse"];
             };
         };
     };
@@ -3156,6 +3309,98 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    addRegistryDelegate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DelegateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["RegistryDelegates"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeRegistryDelegate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DelegateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["RegistryDelegates"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRegistryDelegates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RegistryDelegates"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     updateRegistry: {
         parameters: {
             query?: never;
@@ -3601,6 +3846,30 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     readyz: {
         parameters: {
             query?: never;
@@ -3652,6 +3921,41 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getLogCosignedCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cosigned checkpoint. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=1`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example localhost:8080/svc/log
+                     *     2
+                     *     kq9dOnQwWvLO6HV7uTq1JBSQi1fm5rC+tnDZ5RDrvOk=
+                     *
+                     *     — localhost:8080/svc/log Az3grl2pYbCZW8RLEj8wlyAd1Y2bD33Ns8jn4i29Mf+vlqm5O5sqHPh4ytBvBqk0aEULrNtJnTuCCd0zH9OTfzHKxg4=
+                     *     — witness.example.org kdYh4wAAAABpPmbcv5dXY07QKcD0PgALhc2TbxV4vM3uCk6TXjXh/dG3HJ9LAY1KuV6qBN2ARGQbgI6hhspXxA==
+                     */
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getLogKey: {
         parameters: {
             query?: never;
@@ -3680,7 +3984,10 @@ export interface operations {
     };
     getLogInclusion: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The size of the tree to prove inclusion in, for a client that holds a checkpoint of that size (one a witness cosigned, say). Default: the latest checkpoint's size. A consistency proof from `size` to the returned checkpoint's size links the two. */
+                size?: number;
+            };
             header?: never;
             path: {
                 /** @description The version identifier. */

@@ -5,7 +5,7 @@
 // record's version is in the log). Without SVC_SDK_BASE_URL it is skipped.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createSvcClient, verifyLookup, proofType, verifyCheckpoint, verifyInclusion } from "../dist/index.js";
+import { createSvcClient, verifyLookup, proofType, verifyCheckpoint, verifyCosignedCheckpoint, verifyInclusion } from "../dist/index.js";
 
 const env = process.env;
 const live = env.SVC_SDK_BASE_URL
@@ -167,4 +167,35 @@ test("tampered inclusion proofs and wrong keys are refused", live, async () => {
   const forged = structuredClone(record);
   forged.data.details = { ...forged.data.details, email: "mallory@example.com" };
   assert.match(verifyInclusion(proof, vkey, { kind: "record", lookup: forged }).reason, /the lookup does not verify/);
+});
+
+test("the cosigned checkpoint verifies with the witness's key, and not without it", live, async () => {
+  const vkey = need("SVC_SDK_LOG_KEY");
+  const wkey = need("SVC_SDK_WITNESS_KEY");
+  const r = await fetch(new URL("/svc/log/cosigned-checkpoint", need("SVC_SDK_BASE_URL")));
+  assert.equal(r.status, 200);
+  const text = await r.text();
+  const got = verifyCosignedCheckpoint(text, vkey, [wkey]);
+  assert.equal(got.ok, true, got.reason);
+  assert.deepEqual(got.witnesses, [wkey.slice(0, wkey.indexOf("+"))]);
+  assert.ok(got.size >= 3);
+  // Another witness's key: its cosignature is missing.
+  const name = wkey.slice(0, wkey.indexOf("+"));
+  const key = wkey.slice(wkey.indexOf("+", name.length + 1) + 1); // base64 may hold "+"
+  const other = `other.example+${"0".repeat(8)}+${key}`;
+  assert.match(verifyCosignedCheckpoint(text, vkey, [other]).reason, /hash does not match/);
+  assert.equal(verifyCosignedCheckpoint(text, vkey, [wkey], 2).ok, false);
+  // The witness's line dropped, or one of its bytes changed.
+  const lines = text.split("\n");
+  const at = lines.findIndex((l) => l.startsWith(`\u2014 ${name} `));
+  assert.ok(at > 0);
+  const dropped = lines.filter((_, i) => i !== at).join("\n");
+  assert.match(verifyCosignedCheckpoint(dropped, vkey, [wkey]).reason, /0 of the given witnesses/);
+  const sig = Uint8Array.from(atob(lines[at].split(" ")[2]), (c) => c.charCodeAt(0));
+  sig[sig.length - 1] ^= 1;
+  const forged = [...lines];
+  forged[at] = `\u2014 ${name} ${btoa(String.fromCharCode(...sig))}`;
+  assert.match(verifyCosignedCheckpoint(forged.join("\n"), vkey, [wkey]).reason, /does not verify/);
+  // The log's own signature still decides: a wrong log key fails.
+  assert.equal(verifyCosignedCheckpoint(text, wkey, [wkey]).ok, false);
 });

@@ -1,0 +1,75 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"gorm.io/gorm"
+
+	"github.com/svc-directory/svc/proof"
+)
+
+// Platform statistics: how many users, namespaces, registries and records exist. They are
+// counters (table svc_counters, migration 0011) that every write creating one of them increases
+// in its own transaction: users where a user is created (ensureUserTx), the others at the one
+// place new versions come into existence (appendVersions), by their first versions. Nothing is
+// ever deleted, so the counters only grow. Reading them sums 64 rows, whatever the size of the
+// directory. Records count in every state, drafts included.
+
+// Stats are the platform's counts.
+type Stats struct {
+	Users, Namespaces, Registries, Records int64
+}
+
+// Counter names.
+const (
+	counterUsers      = "users"
+	counterNamespaces = "namespaces"
+	counterRegistries = "registries"
+	counterRecords    = "records"
+)
+
+// counterShards is how many rows each counter is spread over.
+const counterShards = 16
+
+// kindCounter is the counter of each kind of entry.
+var kindCounter = map[proof.Kind]string{
+	proof.KindNamespace: counterNamespaces,
+	proof.KindRegistry:  counterRegistries,
+	proof.KindRecord:    counterRecords,
+}
+
+// addToCounter increases the counter by n in tx, on a shard picked at random.
+func addToCounter(tx *gorm.DB, name string, n int) error {
+	if n == 0 {
+		return nil
+	}
+	err := tx.Exec(`UPDATE svc_counters SET n = n + ? WHERE name = ? AND shard = ?`, n, name, rand.IntN(counterShards)).Error
+	return translate(err, "count "+name)
+}
+
+// Stats returns the platform's counts.
+func (s *Store) Stats(ctx context.Context) (Stats, error) {
+	var rows []struct {
+		Name  string `gorm:"column:name"`
+		Total int64  `gorm:"column:total"`
+	}
+	if err := s.db.WithContext(ctx).Raw(`SELECT name, SUM(n) AS total FROM svc_counters GROUP BY name`).Scan(&rows).Error; err != nil {
+		return Stats{}, fmt.Errorf("store: stats: %w", err)
+	}
+	var st Stats
+	for _, r := range rows {
+		switch r.Name {
+		case counterUsers:
+			st.Users = r.Total
+		case counterNamespaces:
+			st.Namespaces = r.Total
+		case counterRegistries:
+			st.Registries = r.Total
+		case counterRecords:
+			st.Records = r.Total
+		}
+	}
+	return st, nil
+}
