@@ -39,6 +39,9 @@ type dialect interface {
 	openError(err error) error
 	// configurePool sizes the connection pool.
 	configurePool(db *sql.DB, opts Options)
+	// oneWriter: the database lets one write transaction run at a time, so the store queues
+	// its own transactions in order (Store.writers) instead of letting them poll for the lock.
+	oneWriter() bool
 
 	// rebind turns ? placeholders into the database's own, for queries sent through
 	// database/sql directly (GORM does this itself). The queries it is used on have no ? inside
@@ -163,6 +166,11 @@ func (sqliteDialect) configurePool(db *sql.DB, _ Options) {
 	db.SetMaxIdleConns(sqliteMaxConns)
 }
 
+// oneWriter: SQLite's busy handler polls with growing sleeps and is not fair. Under a steady
+// stream of writes a transaction could wait out busy_timeout and fail while others kept
+// taking the lock (the log's integrator did, beside a bulk writer).
+func (sqliteDialect) oneWriter() bool { return true }
+
 func (sqliteDialect) rebind(q string) string               { return q }
 func (sqliteDialect) forUpdate() string                    { return "" }
 func (sqliteDialect) forShare() string                     { return "" }
@@ -234,6 +242,9 @@ func postgresDSN(databaseURL string) (string, error) {
 }
 
 func (postgresDialect) name() string { return DialectPostgres }
+
+// oneWriter: Postgres runs write transactions side by side and locks rows.
+func (postgresDialect) oneWriter() bool { return false }
 
 func (postgresDialect) openError(err error) error {
 	return fmt.Errorf("store: open %s: %w", DialectPostgres, err)

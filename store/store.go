@@ -62,6 +62,9 @@ type Store struct {
 	stats statsKeeper
 	// onCommit are the observers of committed writes (OnCommit).
 	onCommit atomic.Pointer[[]func()]
+	// writers holds the one write transaction a oneWriter database allows (nil: no queue);
+	// the transactions waiting for it are let in first come, first served.
+	writers chan struct{}
 }
 
 // Options tune Open. The zero value is fine.
@@ -101,6 +104,9 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		return nil, err
 	}
 	s.d = d
+	if d.oneWriter() {
+		s.writers = make(chan struct{}, 1)
+	}
 	db, err := gorm.Open(dialector, gcfg)
 	if err != nil {
 		return nil, d.openError(err)
@@ -152,6 +158,11 @@ func (s *Store) nowMS() int64 { return s.now().UTC().UnixMilli() }
 // tx runs fn in one transaction: everything it writes lands, or nothing does. Once a
 // transaction that changed rows commits, the OnCommit observers are called.
 func (s *Store) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	release, err := s.writeTurn(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	w := new(txWrites)
 	if err := s.db.WithContext(context.WithValue(ctx, txWritesKey{}, w)).Transaction(fn); err != nil {
 		return err
@@ -160,6 +171,21 @@ func (s *Store) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 		s.committed()
 	}
 	return nil
+}
+
+// writeTurn waits for the store's turn to write on a oneWriter database, in arrival order
+// (blocked channel sends are served first in, first out), and returns what ends the turn. The
+// database's own lock still guards against other processes.
+func (s *Store) writeTurn(ctx context.Context) (release func(), err error) {
+	if s.writers == nil {
+		return func() {}, nil
+	}
+	select {
+	case s.writers <- struct{}{}:
+		return func() { <-s.writers }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("store: waiting to write: %w", ctx.Err())
+	}
 }
 
 // OnCommit registers fn to be called after every write of the store commits (a transaction

@@ -156,9 +156,14 @@ type LogUpdate struct {
 // has no checkpoint yet (to sign the empty tree). It returns how many leaves it integrated.
 func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *LogBatch) (LogUpdate, error)) (int, error) {
 	n := 0
+	release, err := s.writeTurn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	// The log's tables are shown by no cached lookup: the writes are not reported to OnCommit.
 	ctx = context.WithValue(ctx, txWritesKey{}, new(txWrites))
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var st logStateRow
 		q := s.d.lockRow(tx.Where("id = 1"))
 		if err := q.Take(&st).Error; err != nil {
