@@ -334,7 +334,7 @@ func (postgresDialect) analyzeStatement() string { return "VACUUM ANALYZE" }
 // compactLogStatement: every integration deletes the queue rows it took and replaces the partial
 // tiles it extended; the dead rows (and their TOASTed tile data) are reused only after a
 // VACUUM, which the store runs itself rather than rely on autovacuum.
-func (postgresDialect) compactLogStatement() string { return "VACUUM log_queue, log_tiles" }
+func (postgresDialect) compactLogStatement() string { return "VACUUM log_queue, log_tiles, log_runs" }
 
 func (postgresDialect) goose() database.Dialect { return database.DialectPostgres }
 

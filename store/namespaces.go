@@ -47,6 +47,7 @@ type RowNamespaceVersion struct {
 	Digest       string `gorm:"column:digest"`
 	ProofType    string `gorm:"column:proof_type"`
 	CreatedAt    int64  `gorm:"column:created_at"`
+	LogSeq       *int64 `gorm:"column:log_seq"` // its log queue position (public versions)
 }
 
 func (RowNamespaceVersion) TableName() string { return "namespace_versions" }

@@ -79,7 +79,8 @@ func (recHeadRow) TableName() string { return "records" }
 
 type recVersionRow struct {
 	RowRecord `gorm:"embedded"`
-	CreatedAt int64 `gorm:"column:created_at"`
+	CreatedAt int64  `gorm:"column:created_at"`
+	LogSeq    *int64 `gorm:"column:log_seq"` // its log queue position (nil for a draft)
 }
 
 func (recVersionRow) TableName() string { return "record_versions" }

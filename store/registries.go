@@ -62,7 +62,8 @@ func (regHeadRow) TableName() string { return "registries" }
 
 type regVersionRow struct {
 	RowRegistry `gorm:"embedded"`
-	CreatedAt   int64 `gorm:"column:created_at"`
+	CreatedAt   int64  `gorm:"column:created_at"`
+	LogSeq      *int64 `gorm:"column:log_seq"` // its log queue position
 }
 
 func (regVersionRow) TableName() string { return "registry_versions" }

@@ -66,6 +66,7 @@ func (l LogLeaf) Canonical() ([]byte, error) {
 // logQueueRow is a leaf waiting for the integrator; seq (assigned by the database) is the
 // queue order.
 type logQueueRow struct {
+	Seq     int64  `gorm:"column:seq;primaryKey"`
 	Version string `gorm:"column:version"`
 	Leaf    string `gorm:"column:leaf"`
 }
@@ -78,12 +79,15 @@ type logQueueRead struct {
 	Leaf    string `gorm:"column:leaf"`
 }
 
-type logEntryRow struct {
-	Idx     int64  `gorm:"column:idx;primaryKey;autoIncrement:false"`
-	Version string `gorm:"column:version"`
+// logRunRow says that the queued leaves of seqs SeqStart..SeqEnd got the indices IdxStart..
+// (migration 0013). Runs never overlap: each seq is integrated once.
+type logRunRow struct {
+	SeqStart int64 `gorm:"column:seq_start;primaryKey;autoIncrement:false"`
+	SeqEnd   int64 `gorm:"column:seq_end"`
+	IdxStart int64 `gorm:"column:idx_start"`
 }
 
-func (logEntryRow) TableName() string { return "log_entries" }
+func (logRunRow) TableName() string { return "log_runs" }
 
 type logTileRow struct {
 	Level int    `gorm:"column:level;primaryKey;autoIncrement:false"`
@@ -178,11 +182,9 @@ func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *LogBatch
 		}
 		b := &LogBatch{State: LogState{Origin: st.Origin, Size: st.Size, Checkpoint: st.Checkpoint}, tx: tx}
 		b.Queued = make([]LogQueued, len(rows))
-		entries := make([]logEntryRow, len(rows))
 		seqs := make([]int64, len(rows))
 		for i, r := range rows {
 			b.Queued[i] = LogQueued{Version: r.Version, Leaf: []byte(r.Leaf)}
-			entries[i] = logEntryRow{Idx: st.Size + int64(i), Version: r.Version}
 			seqs[i] = r.Seq
 		}
 		up, err := fn(b)
@@ -192,9 +194,9 @@ func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *LogBatch
 		if up.Checkpoint == "" || up.Origin == "" {
 			return errors.New("store: log integration without a checkpoint")
 		}
-		if len(entries) > 0 {
-			if err := tx.CreateInBatches(entries, 2000).Error; err != nil {
-				return fmt.Errorf("store: log entries: %w", err)
+		if len(seqs) > 0 {
+			if err := recordLogRuns(tx, seqs, st.Size); err != nil {
+				return err
 			}
 			for i := 0; i < len(seqs); i += 2000 {
 				part := seqs[i:min(i+2000, len(seqs))]
@@ -229,6 +231,35 @@ func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *LogBatch
 
 func (logQueueRead) TableName() string { return "log_queue" }
 
+// recordLogRuns records that the queued leaves of seqs (increasing) got the indices from..:
+// one log_runs row per run of consecutive seqs. A run that goes on from the last one recorded
+// (the next seq at the next index, as when one writer writes) extends that row instead, so the
+// map stays a few rows however many integrations there are.
+func recordLogRuns(tx *gorm.DB, seqs []int64, from int64) error {
+	var runs []logRunRow
+	start := 0
+	for i := 1; i <= len(seqs); i++ {
+		if i == len(seqs) || seqs[i] != seqs[i-1]+1 {
+			runs = append(runs, logRunRow{SeqStart: seqs[start], SeqEnd: seqs[i-1], IdxStart: from + int64(start)})
+			start = i
+		}
+	}
+	var last []logRunRow
+	if err := tx.Order("seq_start DESC").Limit(1).Find(&last).Error; err != nil {
+		return fmt.Errorf("store: log runs: %w", err)
+	}
+	if len(last) == 1 && last[0].SeqEnd+1 == runs[0].SeqStart && last[0].IdxStart+(last[0].SeqEnd-last[0].SeqStart)+1 == from {
+		if err := tx.Model(&logRunRow{}).Where("seq_start = ?", last[0].SeqStart).Update("seq_end", runs[0].SeqEnd).Error; err != nil {
+			return fmt.Errorf("store: log runs: %w", err)
+		}
+		runs = runs[1:]
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	return translate(tx.CreateInBatches(runs, 1000).Error, "log runs")
+}
+
 func readLogTile(db *gorm.DB, level int, n int64) ([]byte, error) {
 	var rows []logTileRow
 	if err := db.Where("level = ? AND n = ?", level, n).Limit(1).Find(&rows).Error; err != nil {
@@ -262,14 +293,8 @@ func (s *Store) LogState(ctx context.Context) (LogState, error) {
 // LogIndex returns the index of the version's leaf; ErrNotFound while it is not integrated
 // (queued, a draft or unknown).
 func (s *Store) LogIndex(ctx context.Context, version string) (int64, error) {
-	var idx []int64
-	if err := s.db.WithContext(ctx).Model(&logEntryRow{}).Where("version = ?", version).Limit(1).Pluck("idx", &idx).Error; err != nil {
-		return 0, fmt.Errorf("store: log index: %w", err)
-	}
-	if len(idx) == 0 {
-		return 0, fmt.Errorf("log entry %s: %w", version, ErrNotFound)
-	}
-	return idx[0], nil
+	idx, _, err := s.LogEntry(ctx, version)
+	return idx, err
 }
 
 // LogQueueLength returns how many leaves wait for the integrator.
@@ -338,53 +363,57 @@ func (s *Store) publicVersionTime(ctx context.Context, version string) (t time.T
 	return time.UnixMilli(ms[0]).UTC(), true, nil
 }
 
+// logEntrySQL reads a public version's leaf fields and its log index: through its log_seq and
+// the run that holds it (the run with the greatest seq_start not after it, if it reaches that
+// far), or, for a version integrated before migration 0013, its log_entries row.
+const logEntrySQL = `SELECT v.kind, v.namespace_id, v.registry_id, v.record_id, v.version_count, v.digest,
+	v.log_seq, r.seq_start, r.seq_end, r.idx_start, e.idx AS legacy_idx
+	FROM (SELECT 'namespace' AS kind, namespace_id, '' AS registry_id, '' AS record_id, version_count, digest, log_seq, version
+	        FROM namespace_versions WHERE version = ?
+	      UNION ALL SELECT 'registry', namespace_id, registry_id, '', version_count, digest, log_seq, version
+	        FROM registry_versions WHERE version = ?
+	      UNION ALL SELECT 'record', namespace_id, registry_id, record_id, version_count, digest, log_seq, version
+	        FROM record_versions WHERE version = ? AND state <> ?) v
+	LEFT JOIN log_runs r ON r.seq_start = (SELECT MAX(seq_start) FROM log_runs WHERE seq_start <= v.log_seq)
+	LEFT JOIN log_entries e ON v.log_seq IS NULL AND e.version = v.version`
+
 // LogEntry returns the index of a logged version and its leaf, built from the version's row
-// (the fields the leaf holds): one statement over the primary keys, with no entry bundle to
-// read. ErrNotFound while the version is not integrated (queued, a draft or unknown).
+// (the fields the leaf holds): one statement over primary keys, with no entry bundle to read.
+// ErrNotFound while the version is not integrated (queued, a draft or unknown).
 func (s *Store) LogEntry(ctx context.Context, version string) (int64, LogLeaf, error) {
 	var rows []struct {
-		Idx        int64   `gorm:"column:idx"`
-		NNamespace *string `gorm:"column:n_namespace"`
-		NCount     *int64  `gorm:"column:n_count"`
-		NDigest    *string `gorm:"column:n_digest"`
-		GNamespace *string `gorm:"column:g_namespace"`
-		GRegistry  *string `gorm:"column:g_registry"`
-		GCount     *int64  `gorm:"column:g_count"`
-		GDigest    *string `gorm:"column:g_digest"`
-		RNamespace *string `gorm:"column:r_namespace"`
-		RRegistry  *string `gorm:"column:r_registry"`
-		RRecord    *string `gorm:"column:r_record"`
-		RCount     *int64  `gorm:"column:r_count"`
-		RDigest    *string `gorm:"column:r_digest"`
+		Kind         string `gorm:"column:kind"`
+		NamespaceID  string `gorm:"column:namespace_id"`
+		RegistryID   string `gorm:"column:registry_id"`
+		RecordID     string `gorm:"column:record_id"`
+		VersionCount int64  `gorm:"column:version_count"`
+		Digest       string `gorm:"column:digest"`
+		LogSeq       *int64 `gorm:"column:log_seq"`
+		SeqStart     *int64 `gorm:"column:seq_start"`
+		SeqEnd       *int64 `gorm:"column:seq_end"`
+		IdxStart     *int64 `gorm:"column:idx_start"`
+		LegacyIdx    *int64 `gorm:"column:legacy_idx"`
 	}
-	err := s.db.WithContext(ctx).Raw(`SELECT e.idx,
-		n.namespace_id AS n_namespace, n.version_count AS n_count, n.digest AS n_digest,
-		g.namespace_id AS g_namespace, g.registry_id AS g_registry, g.version_count AS g_count, g.digest AS g_digest,
-		r.namespace_id AS r_namespace, r.registry_id AS r_registry, r.record_id AS r_record, r.version_count AS r_count, r.digest AS r_digest
-		FROM log_entries e
-		LEFT JOIN namespace_versions n ON n.version = e.version
-		LEFT JOIN registry_versions g ON g.version = e.version
-		LEFT JOIN record_versions r ON r.version = e.version
-		WHERE e.version = ?`, version).Scan(&rows).Error
+	err := s.db.WithContext(ctx).Raw(logEntrySQL, version, version, version, StateDraft).Scan(&rows).Error
 	if err != nil {
 		return 0, LogLeaf{}, fmt.Errorf("store: log entry: %w", err)
 	}
+	notFound := fmt.Errorf("log entry %s: %w", version, ErrNotFound)
 	if len(rows) == 0 {
-		return 0, LogLeaf{}, fmt.Errorf("log entry %s: %w", version, ErrNotFound)
+		return 0, LogLeaf{}, notFound
 	}
 	r := rows[0]
-	l := LogLeaf{Version: version}
+	var idx int64
 	switch {
-	case r.NNamespace != nil:
-		l.Kind, l.NamespaceID, l.VersionCount, l.Digest = proof.KindNamespace.String(), *r.NNamespace, *r.NCount, *r.NDigest
-	case r.GNamespace != nil:
-		l.Kind, l.NamespaceID, l.RegistryID, l.VersionCount, l.Digest = proof.KindRegistry.String(), *r.GNamespace, *r.GRegistry, *r.GCount, *r.GDigest
-	case r.RNamespace != nil:
-		l.Kind, l.NamespaceID, l.RegistryID, l.RecordID, l.VersionCount, l.Digest = proof.KindRecord.String(), *r.RNamespace, *r.RRegistry, *r.RRecord, *r.RCount, *r.RDigest
+	case r.LogSeq != nil && r.SeqStart != nil && *r.SeqEnd >= *r.LogSeq:
+		idx = *r.IdxStart + (*r.LogSeq - *r.SeqStart)
+	case r.LogSeq == nil && r.LegacyIdx != nil:
+		idx = *r.LegacyIdx
 	default:
-		return 0, LogLeaf{}, fmt.Errorf("store: log entry %s has no version row", version)
+		return 0, LogLeaf{}, notFound // queued
 	}
-	return r.Idx, l, nil
+	return idx, LogLeaf{Kind: r.Kind, NamespaceID: r.NamespaceID, RegistryID: r.RegistryID, RecordID: r.RecordID,
+		Version: version, VersionCount: r.VersionCount, Digest: r.Digest}, nil
 }
 
 // CompactLog reclaims the space that integrations left behind (removed queue rows, replaced

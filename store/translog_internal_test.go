@@ -4,12 +4,14 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/svc-directory/svc/store/internal/testdb"
 )
 
 // preWriteTables stands in for the tables that today's writes touch and a database migrated to
-// an older schema lacks: the log queue (0007) and the counters of the statistics (0011). Writes
+// an older schema lacks: the log queue (0007), the counters of the statistics (0011) and the
+// version rows' log queue positions (0013). Writes
 // then work there as they did in that release; drop removes the stand-ins before the database
 // is upgraded.
 func preWriteTables(t *testing.T, s *Store) (drop func()) {
@@ -31,10 +33,25 @@ func preWriteTables(t *testing.T, s *Store) (drop func()) {
 		}
 		made = append(made, name)
 	}
+	var columns []string
+	for _, table := range []string{"namespace_versions", "registry_versions", "record_versions"} {
+		if s.db.Exec(`SELECT log_seq FROM ` + table + ` LIMIT 0`).Error == nil {
+			continue
+		}
+		if err := s.db.Exec(`ALTER TABLE ` + table + ` ADD COLUMN log_seq BIGINT`).Error; err != nil {
+			t.Fatal(err)
+		}
+		columns = append(columns, table)
+	}
 	return func() {
 		t.Helper()
 		for _, name := range made {
 			if err := s.db.Exec(`DROP TABLE ` + name).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, table := range columns {
+			if err := s.db.Exec(`ALTER TABLE ` + table + ` DROP COLUMN log_seq`).Error; err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -173,10 +190,21 @@ func TestCompactLogReclaimsTheQueue(t *testing.T) {
 	if before == 0 {
 		t.Fatal("the queue's table is empty before compaction: the test shows nothing")
 	}
-	if err := s.CompactLog(ctx); err != nil {
-		t.Fatal(err)
+	// VACUUM cannot remove rows that a transaction older than their deletion may still see,
+	// and the other test packages write to this database at the same time: compaction is
+	// tried again while such a transaction may be open (the integrator, too, compacts again
+	// and again).
+	after := before
+	for try := 0; try < 20 && after != 0; try++ {
+		if try > 0 {
+			time.Sleep(250 * time.Millisecond)
+		}
+		if err := s.CompactLog(ctx); err != nil {
+			t.Fatal(err)
+		}
+		after = size()
 	}
-	if after := size(); after != 0 {
+	if after != 0 {
 		t.Fatalf("log_queue holds %d bytes after compaction (%d before), want 0", after, before)
 	}
 	if err := openForTest(t, DialectSQLite).CompactLog(ctx); err != nil {

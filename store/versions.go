@@ -1,13 +1,15 @@
 package store
 
 import (
+	"fmt"
+
 	"gorm.io/gorm"
 
 	"github.com/svc-directory/svc/proof"
 )
 
 // versionRow is a row of one of the three version tables; kind says which.
-type versionRow interface {
+type versionRow[V any] interface {
 	RowNamespaceVersion | regVersionRow | recVersionRow
 	kind() proof.Kind
 	// logLeaf is the version's transparency-log leaf; ok is false for a version anonymous
@@ -15,7 +17,13 @@ type versionRow interface {
 	logLeaf() (leaf LogLeaf, ok bool)
 	// first reports whether the version is its entry's first: the entry is created with it.
 	first() bool
+	// queuedAt is the row with its log queue position (log_seq).
+	queuedAt(seq int64) V
 }
+
+func (r RowNamespaceVersion) queuedAt(seq int64) RowNamespaceVersion { r.LogSeq = &seq; return r }
+func (r regVersionRow) queuedAt(seq int64) regVersionRow             { r.LogSeq = &seq; return r }
+func (r recVersionRow) queuedAt(seq int64) recVersionRow             { r.LogSeq = &seq; return r }
 
 func (r RowNamespaceVersion) first() bool { return r.VersionCount == 1 }
 func (r regVersionRow) first() bool       { return r.VersionCount == 1 }
@@ -58,11 +66,14 @@ const versionBatch = 500
 //
 // The transparency log attaches here: each public version (every version but a record draft)
 // is queued for the log (log_queue) in the same transaction, in the order of rows, so that the
-// log and the directory can never disagree on what exists. The integrator (package translog)
+// log and the directory can never disagree on what exists; its row keeps its queue position. The integrator (package translog)
 // takes it from the queue into the tree.
-func appendVersions[V versionRow](tx *gorm.DB, rows []V) error {
+func appendVersions[V versionRow[V]](tx *gorm.DB, rows []V) error {
 	if len(rows) == 0 {
 		return nil
+	}
+	if err := queueForLog(tx, rows); err != nil {
+		return err
 	}
 	if err := tx.CreateInBatches(rows, versionBatch).Error; err != nil {
 		return translate(err, rows[0].kind().String()+" versions")
@@ -73,11 +84,15 @@ func appendVersions[V versionRow](tx *gorm.DB, rows []V) error {
 			created++
 		}
 	}
-	if err := addToCounter(tx, kindCounter[rows[0].kind()], created); err != nil {
-		return err
-	}
+	return addToCounter(tx, kindCounter[rows[0].kind()], created)
+}
+
+// queueForLog queues the public versions of rows for the log, in the order of rows, and
+// gives each its queue position (log_seq), by which the log finds its index once integrated.
+func queueForLog[V versionRow[V]](tx *gorm.DB, rows []V) error {
 	queued := make([]logQueueRow, 0, len(rows))
-	for _, r := range rows {
+	at := make([]int, 0, len(rows))
+	for i, r := range rows {
 		l, ok := r.logLeaf()
 		if !ok {
 			continue
@@ -87,9 +102,19 @@ func appendVersions[V versionRow](tx *gorm.DB, rows []V) error {
 			return err
 		}
 		queued = append(queued, logQueueRow{Version: l.Version, Leaf: string(text)})
+		at = append(at, i)
 	}
 	if len(queued) == 0 {
 		return nil
 	}
-	return translate(tx.CreateInBatches(queued, 4*versionBatch).Error, "log queue")
+	if err := tx.CreateInBatches(queued, 4*versionBatch).Error; err != nil {
+		return translate(err, "log queue")
+	}
+	for k, i := range at {
+		if queued[k].Seq == 0 {
+			return fmt.Errorf("store: the log queue gave version %s no position", queued[k].Version)
+		}
+		rows[i] = rows[i].queuedAt(queued[k].Seq)
+	}
+	return nil
 }
