@@ -35,7 +35,7 @@ func preWriteTables(t *testing.T, s *Store) (drop func()) {
 	}
 	var columns []string
 	for _, table := range []string{"namespace_versions", "registry_versions", "record_versions"} {
-		if s.db.Exec(`SELECT log_seq FROM ` + table + ` LIMIT 0`).Error == nil {
+		if s.db.Exec(`SELECT log_seq FROM `+table+` LIMIT 0`).Error == nil {
 			continue
 		}
 		if err := s.db.Exec(`ALTER TABLE ` + table + ` ADD COLUMN log_seq BIGINT`).Error; err != nil {
