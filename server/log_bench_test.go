@@ -26,9 +26,9 @@ func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 // the seeded schema, and the first run reports how fast it integrated them), then measures, on
 // Postgres over loopback HTTP: inclusion proofs per second for versions drawn uniformly from
 // the log, the latency of full level-0 and entry-bundle tile requests, and the log's storage per
-// version: beyond the leaf itself (log-B: the relation sizes of log_entries, log_tiles and
-// log_state, indexes and TOAST included, less the entry bundles as stored), then its parts
-// (the version-to-index table, the hash tiles), the bundles as stored (compressed) beside the
+// version: beyond the leaf itself (log-B: the version-to-index map, the relation sizes of
+// log_tiles and log_state, indexes and TOAST included, less the entry bundles as stored), then
+// its parts (the version-to-index map, the hash tiles), the bundles as stored (compressed) beside the
 // leaves' own size, and the queue's table after compaction.
 //
 //	go test -run '^$' -bench LogAt1M -benchtime 1x ./server
@@ -124,11 +124,16 @@ func BenchmarkLogAt1M(b *testing.B) {
 	q := func(query string) float64 {
 		return float64(storetest.SeededRegistryInt64(b, n, query)) / float64(cp.Size)
 	}
-	entries := q(`SELECT pg_total_relation_size('log_entries')`)
+	// The version-to-index map: the runs, the positions kept in the version rows (8 bytes
+	// each as stored) and, for versions logged before schema 13, log_entries.
+	entries := q(`SELECT pg_total_relation_size('log_entries') + pg_total_relation_size('log_runs') +
+		(SELECT COALESCE(SUM(pg_column_size(log_seq)), 0) FROM namespace_versions) +
+		(SELECT COALESCE(SUM(pg_column_size(log_seq)), 0) FROM registry_versions) +
+		(SELECT COALESCE(SUM(pg_column_size(log_seq)), 0) FROM record_versions)`)
 	hashTiles := q(`SELECT COALESCE(SUM(pg_column_size(data)), 0) FROM log_tiles WHERE level >= 0`)
 	bundles := q(`SELECT COALESCE(SUM(pg_column_size(data)), 0) FROM log_tiles WHERE level = -1`)     // as stored (compressed)
 	leafBytes := q(`SELECT COALESCE(SUM(octet_length(data)), 0) FROM log_tiles WHERE level = -1`) - 2 // less each entry's length prefix
-	beyond := q(`SELECT pg_total_relation_size('log_entries') + pg_total_relation_size('log_tiles') + pg_total_relation_size('log_state')`) - bundles
+	beyond := entries + q(`SELECT pg_total_relation_size('log_tiles') + pg_total_relation_size('log_state')`) - bundles
 	queue := q(`SELECT pg_total_relation_size('log_queue')`)
 	b.ReportMetric(incl.rps, "inclusion-req/s")
 	b.ReportMetric(incl.goCPU, "inclusion-cpu-µs/req")

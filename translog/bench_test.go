@@ -2,6 +2,7 @@ package translog
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -13,9 +14,11 @@ import (
 	"github.com/svc-directory/svc/store/storetest"
 )
 
-// BenchmarkCommitToCheckpointPostgres writes add-records batches for a few seconds while the
+// BenchmarkCommitToCheckpointPostgres writes add-records batches for a few seconds from
+// several writers at once (each to its own namespace, as separate clients would) while the
 // integrator runs as svc serve runs it, and reports the write rate and the time from each
-// batch's commit to the first signed checkpoint that holds it (p50, p99).
+// batch's commit to the first signed checkpoint that holds it (p50, p99). -writers sets how
+// many write at once (default 3).
 //
 //	go test -run '^$' -bench CommitToCheckpoint -benchtime 1x ./translog
 func BenchmarkCommitToCheckpointPostgres(b *testing.B) {
@@ -27,12 +30,16 @@ func BenchmarkCommitToCheckpointPostgres(b *testing.B) {
 		b.Fatal(err)
 	}
 	u, _ := s.EnsureUser(ctx, "bench@example.com")
-	ns, err := s.CreateNamespace(ctx, u, creator, store.NamespaceInput{Name: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom}); err != nil {
-		b.Fatal(err)
+	namespaces := make([]string, *benchWriters)
+	for w := range namespaces {
+		ns, err := s.CreateNamespace(ctx, u, creator, store.NamespaceInput{Name: fmt.Sprintf("bench-%d", w)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom}); err != nil {
+			b.Fatal(err)
+		}
+		namespaces[w] = ns.NamespaceID
 	}
 	g := NewIntegrator(s, key, nil, nil)
 	if _, err := g.IntegrateOnce(ctx); err != nil {
@@ -43,13 +50,16 @@ func BenchmarkCommitToCheckpointPostgres(b *testing.B) {
 	wg.Add(1)
 	go func() { defer wg.Done(); g.Run(runCtx, 250*time.Millisecond) }()
 
-	type mark struct {
-		size int64 // the log size that holds the batch
+	type checkpoint struct {
+		size int64
+		at   time.Time
+	}
+	type commit struct {
+		last string // the batch's last version
 		at   time.Time
 	}
 	var mu sync.Mutex
-	var commits []mark
-	var sizes []mark // observed checkpoint sizes
+	var sizes []checkpoint // the checkpoint sizes seen, in order
 	watchDone := make(chan struct{})
 	go func() {
 		defer close(watchDone)
@@ -58,36 +68,49 @@ func BenchmarkCommitToCheckpointPostgres(b *testing.B) {
 			if err == nil {
 				mu.Lock()
 				if len(sizes) == 0 || sizes[len(sizes)-1].size != st.Size {
-					sizes = append(sizes, mark{st.Size, time.Now()})
+					sizes = append(sizes, checkpoint{st.Size, time.Now()})
 				}
 				mu.Unlock()
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
 	}()
-	r := rand.New(rand.NewPCG(1, 2))
-	base := int64(2) // namespace and registry
-	n := 0
+	const span = 5 * time.Second
+	commits := make([][]commit, len(namespaces))
+	written := make([]int, len(namespaces))
 	start := time.Now()
 	b.ResetTimer()
-	for time.Since(start) < 5*time.Second {
-		in := make([]store.RecordInput, store.MaxBatch)
-		for j := range in {
-			in[j] = store.RecordInput{RecordName: fmt.Sprintf("p-%08d", n+j), Details: storetest.Details(r, n+j)}
-		}
-		if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, in); err != nil {
-			b.Fatal(err)
-		}
-		n += len(in)
-		mu.Lock()
-		commits = append(commits, mark{base + int64(n), time.Now()})
-		mu.Unlock()
+	var writers sync.WaitGroup
+	for w, nsID := range namespaces {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			r := rand.New(rand.NewPCG(1, uint64(w)))
+			for n := 0; time.Since(start) < span; {
+				in := make([]store.RecordInput, store.MaxBatch)
+				for j := range in {
+					in[j] = store.RecordInput{RecordName: fmt.Sprintf("p-%08d", n+j), Details: storetest.Details(r, n+j)}
+				}
+				added, err := s.AddRecords(ctx, nsID, "people", creator, in)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				n += len(in)
+				commits[w] = append(commits[w], commit{added[len(added)-1].Version, time.Now()})
+				written[w] = n
+			}
+		}()
 	}
+	writers.Wait()
 	elapsed := time.Since(start)
+	total := 0
+	for _, n := range written {
+		total += n
+	}
 	// Wait until everything is integrated.
 	for {
-		st, _ := s.LogState(ctx)
-		if st.Size >= base+int64(n) {
+		if q, _ := s.LogQueueLength(ctx); q == 0 {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -98,15 +121,23 @@ func BenchmarkCommitToCheckpointPostgres(b *testing.B) {
 	<-watchDone
 	b.StopTimer()
 	var lat []time.Duration
-	for _, c := range commits {
-		i := slices.IndexFunc(sizes, func(m mark) bool { return m.size >= c.size })
-		if i < 0 {
-			b.Fatalf("batch ending at %d never seen in a checkpoint", c.size)
+	for _, cs := range commits {
+		for _, c := range cs {
+			idx, err := s.LogIndex(ctx, c.last)
+			if err != nil {
+				b.Fatal(err)
+			}
+			i := slices.IndexFunc(sizes, func(m checkpoint) bool { return m.size > idx })
+			if i < 0 {
+				b.Fatalf("version %s at %d never seen in a checkpoint", c.last, idx)
+			}
+			lat = append(lat, max(0, sizes[i].at.Sub(c.at)))
 		}
-		lat = append(lat, max(0, sizes[i].at.Sub(c.at)))
 	}
 	slices.Sort(lat)
-	b.ReportMetric(float64(n)/elapsed.Seconds(), "records/s")
+	b.ReportMetric(float64(total)/elapsed.Seconds(), "records/s")
 	b.ReportMetric(float64(lat[len(lat)/2].Milliseconds()), "p50-ms")
 	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Milliseconds()), "p99-ms")
 }
+
+var benchWriters = flag.Int("writers", 3, "BenchmarkCommitToCheckpointPostgres: writers at once")
