@@ -67,6 +67,9 @@ type dialect interface {
 	// readLatest reads the latest version of a record by namespace id, the hottest read
 	// (lookupbatch.go).
 	readLatest(ctx context.Context, s *Store, namespaceID, registry, record string) (recRead, error)
+	// readLogEntry reads a public version's log entry (logentry.go), the read inclusion
+	// proofs start with; ErrNotFound when there is no such version.
+	readLogEntry(ctx context.Context, s *Store, version string) (logEntryRead, error)
 	// noteRecordWrites counts n records written (committed) for the planner statistics.
 	noteRecordWrites(s *Store, n int)
 	// analyzeStatement refreshes the planner's statistics (Store.Analyze).
@@ -196,6 +199,10 @@ func (sqliteDialect) readLatest(ctx context.Context, s *Store, namespaceID, regi
 	return s.latestRecordSQLite(ctx, namespaceID, registry, record)
 }
 
+func (sqliteDialect) readLogEntry(ctx context.Context, s *Store, version string) (logEntryRead, error) {
+	return s.readLogEntrySQLite(ctx, version)
+}
+
 // noteRecordWrites: SQLite's search plans do not depend on statistics (analyze.go).
 func (sqliteDialect) noteRecordWrites(*Store, int) {}
 
@@ -323,7 +330,11 @@ func (postgresDialect) search(ctx context.Context, s *Store, q *searchQuery) (Se
 }
 
 func (postgresDialect) readLatest(ctx context.Context, s *Store, namespaceID, registry, record string) (recRead, error) {
-	return s.lookupBatched(ctx, namespaceID, registry, record)
+	return s.lookups.get(ctx, lookupKey{namespaceID, registry, record})
+}
+
+func (postgresDialect) readLogEntry(ctx context.Context, s *Store, version string) (logEntryRead, error) {
+	return s.logEntries.get(ctx, version)
 }
 
 func (postgresDialect) noteRecordWrites(s *Store, n int) { s.countRecordWrites(n) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/svc-directory/svc/store/internal/testdb"
@@ -63,6 +64,39 @@ func checkIndices(t *testing.T, s *Store, order []string) {
 	}
 }
 
+// checkIndicesAtOnce reads the indices of order, and a version that has none, from many
+// goroutines at once (on Postgres they are read in groups): each read gets its own answer.
+func checkIndicesAtOnce(t *testing.T, s *Store, order []string, none string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 3 * len(order) {
+				want := (k*7 + g) % (len(order) + 1)
+				if want == len(order) {
+					if _, err := s.LogIndex(context.Background(), none); !errors.Is(err, ErrNotFound) {
+						errs <- fmt.Errorf("version without an index: %v", err)
+						return
+					}
+					continue
+				}
+				if got, err := s.LogIndex(context.Background(), order[want]); err != nil || got != int64(want) {
+					errs <- fmt.Errorf("version %s: %d, %v; want %d", order[want], got, err, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
 // A version's log index comes from its row's queue position and the run of positions that
 // holds it: every integrated version reads the index it was given, a queued one, a draft and
 // an unknown one read ErrNotFound, one writer's positions stay one run however many
@@ -92,6 +126,7 @@ func TestLogIndexFollowsTheRuns(t *testing.T) {
 				t.Fatalf("%d versions integrated, want 62 (namespace, registry, 60 live records)", len(order))
 			}
 			checkIndices(t, s, order)
+			checkIndicesAtOnce(t, s, order, drafts[0].Version)
 			if n := logRunCount(t, s); n != 1 {
 				t.Fatalf("one writer's versions, integrated 7 at a time, take %d runs; want 1", n)
 			}

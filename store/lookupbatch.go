@@ -5,40 +5,17 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"runtime"
-	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // Latest-record lookups by namespace id, the hottest read of the service, take a path of their
-// own on each dialect: on Postgres they are read in groups (below), on SQLite through one
-// statement prepared once per connection (latestRecordSQLite).
-//
-// Latest-record lookups on Postgres are read in groups: while one group's query is out, the
-// lookups that arrive wait in a queue, and the next free reader takes them all (up to
-// lookupBatchMax) in one statement. A lone lookup goes out at once, so grouping adds no wait
-// when the service is idle; under load it spares Postgres a round trip, a parse-bind-execute
-// and an executor start per lookup, which is most of what a point read costs it.
+// own on each dialect: on Postgres they are read in groups (groupread.go), on SQLite through
+// one statement prepared once per connection (latestRecordSQLite).
 
-const lookupBatchMax = 64
-
-// lookupReaders is how many groups may be out at once: one per two cores. On a small machine
-// one reader gives the largest groups and the most lookups per second (measured on two cores
-// over HTTP: one reader 8.3k/s, two 7.8k/s, three 6.7k/s).
-func lookupReaders() int { return max(1, runtime.GOMAXPROCS(0)/2) }
-
-type lookupAsk struct {
-	ctx                           context.Context
-	namespaceID, registry, record string
-	reply                         chan lookupReply // buffered: a reader never blocks on it
-}
-
-type lookupReply struct {
-	rec recRead
-	err error // ErrNotFound when no row matched
-}
+// lookupKey is a latest-record lookup: a record by namespace id, registry and record name.
+type lookupKey struct{ namespaceID, registry, record string }
 
 // recordHeadCols are the columns of a latest-record read (records r, registries g, namespaces n),
 // in the order of recRead.scanDest (GetRecord reads the same ones from a version row).
@@ -53,87 +30,13 @@ func (r *recRead) scanDest() []any {
 		&r.NamespaceName}
 }
 
-// lookupBatched reads the latest version of a record through the grouped reader.
-func (s *Store) lookupBatched(ctx context.Context, namespaceID, registry, record string) (recRead, error) {
-	s.batchOnce.Do(func() {
-		s.lookupQueue = make(chan lookupAsk, 4*lookupBatchMax)
-		for range lookupReaders() {
-			go s.readLookups()
-		}
-	})
-	a := lookupAsk{ctx: ctx, namespaceID: namespaceID, registry: registry, record: record, reply: make(chan lookupReply, 1)}
-	select {
-	case s.lookupQueue <- a:
-	case <-ctx.Done():
-		return recRead{}, ctx.Err()
-	case <-s.closed:
-		return recRead{}, fmt.Errorf("record lookup: the store is closed")
+// readLatestGroup reads a group of latest-record lookups in one statement (Postgres).
+func (s *Store) readLatestGroup(ctx context.Context, keys []lookupKey, found func(i int, r recRead) error) error {
+	ns, regs, recs := make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys))
+	for i, k := range keys {
+		ns[i], regs[i], recs[i] = k.namespaceID, k.registry, k.record
 	}
-	select {
-	case r := <-a.reply:
-		return r.rec, r.err
-	case <-ctx.Done():
-		return recRead{}, ctx.Err()
-	case <-s.closed:
-		return recRead{}, fmt.Errorf("record lookup: the store is closed")
-	}
-}
-
-func (s *Store) readLookups() {
-	batch := make([]lookupAsk, 0, lookupBatchMax)
-	for {
-		batch = batch[:0]
-		select {
-		case <-s.closed:
-			return
-		case a := <-s.lookupQueue:
-			batch = append(batch, a)
-		}
-	drain:
-		for len(batch) < lookupBatchMax {
-			select {
-			case a := <-s.lookupQueue:
-				batch = append(batch, a)
-			default:
-				break drain
-			}
-		}
-		s.readLookupBatch(batch)
-	}
-}
-
-// readLookupBatch answers every ask of the batch. Asks whose callers have gone are dropped
-// before the query; the query runs under a context that ends when every remaining caller's
-// does (a single caller's cancellation must not fail the others).
-func (s *Store) readLookupBatch(batch []lookupAsk) {
-	live := batch[:0]
-	for _, a := range batch {
-		if a.ctx.Err() != nil {
-			a.reply <- lookupReply{err: a.ctx.Err()}
-			continue
-		}
-		live = append(live, a)
-	}
-	if len(live) == 0 {
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var gone atomic.Int32
-	for _, a := range live {
-		stop := context.AfterFunc(a.ctx, func() {
-			if int(gone.Add(1)) == len(live) {
-				cancel()
-			}
-		})
-		defer stop()
-	}
-	ns, regs, recs := make([]string, len(live)), make([]string, len(live)), make([]string, len(live))
-	for i, a := range live {
-		ns[i], regs[i], recs[i] = a.namespaceID, a.registry, a.record
-	}
-	found := make([]bool, len(live))
-	err := s.withPgxConn(ctx, func(c *pgx.Conn) error {
+	return s.withPgxConn(ctx, func(c *pgx.Conn) error {
 		rows, err := c.Query(ctx, `SELECT q.i, `+recordHeadCols+`
 		FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS q(ns, reg, rec, i)
 		JOIN namespaces n ON n.namespace_id = q.ns
@@ -149,22 +52,12 @@ func (s *Store) readLookupBatch(batch []lookupAsk) {
 			if err := rows.Scan(append([]any{&i}, r.scanDest()...)...); err != nil {
 				return err
 			}
-			if i < 1 || i > int64(len(live)) || found[i-1] {
-				return fmt.Errorf("record lookup: unexpected row %d", i)
+			if err := found(int(i-1), r); err != nil {
+				return err
 			}
-			found[i-1] = true
-			live[i-1].reply <- lookupReply{rec: r}
 		}
 		return rows.Err()
 	})
-	for i, a := range live {
-		switch {
-		case err != nil && !found[i]:
-			a.reply <- lookupReply{err: err}
-		case !found[i]:
-			a.reply <- lookupReply{err: ErrNotFound}
-		}
-	}
 }
 
 // withPgxConn runs fn on one pooled Postgres connection through pgx itself, past database/sql's

@@ -52,9 +52,9 @@ type Store struct {
 	logOnce   sync.Once
 	closed    chan struct{}
 	closeOnce sync.Once
-	// Grouped latest-record reads on Postgres (lookupbatch.go), made on first use.
-	lookupQueue chan lookupAsk
-	batchOnce   sync.Once
+	// Grouped reads on Postgres (groupread.go): latest-record lookups, log entries.
+	lookups    *groupReader[lookupKey, recRead]
+	logEntries *groupReader[string, logEntryRead]
 	// The prepared latest-record read on SQLite (lookupbatch.go), made on first use.
 	latestStmt   atomic.Pointer[sql.Stmt]
 	latestStmtMu sync.Mutex
@@ -92,6 +92,8 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		TranslateError:         false,
 	}
 	s := &Store{log: log, now: time.Now, logQueue: make(chan logWrite, 1024), closed: make(chan struct{})}
+	s.lookups = newGroupReader("record lookup", s.closed, s.readLatestGroup)
+	s.logEntries = newGroupReader("log entry", s.closed, s.readLogEntryGroup)
 	if opts.Now != nil {
 		s.now = opts.Now
 	}

@@ -290,13 +290,6 @@ func (s *Store) LogState(ctx context.Context) (LogState, error) {
 	return LogState{Origin: st.Origin, Size: st.Size, Checkpoint: st.Checkpoint}, nil
 }
 
-// LogIndex returns the index of the version's leaf; ErrNotFound while it is not integrated
-// (queued, a draft or unknown).
-func (s *Store) LogIndex(ctx context.Context, version string) (int64, error) {
-	idx, _, err := s.LogEntry(ctx, version)
-	return idx, err
-}
-
 // LogQueueLength returns how many leaves wait for the integrator.
 func (s *Store) LogQueueLength(ctx context.Context) (int64, error) {
 	var n int64
@@ -361,59 +354,6 @@ func (s *Store) publicVersionTime(ctx context.Context, version string) (t time.T
 		return time.Time{}, false, nil
 	}
 	return time.UnixMilli(ms[0]).UTC(), true, nil
-}
-
-// logEntrySQL reads a public version's leaf fields and its log index: through its log_seq and
-// the run that holds it (the run with the greatest seq_start not after it, if it reaches that
-// far), or, for a version integrated before migration 0013, its log_entries row.
-const logEntrySQL = `SELECT v.kind, v.namespace_id, v.registry_id, v.record_id, v.version_count, v.digest,
-	v.log_seq, r.seq_start, r.seq_end, r.idx_start, e.idx AS legacy_idx
-	FROM (SELECT 'namespace' AS kind, namespace_id, '' AS registry_id, '' AS record_id, version_count, digest, log_seq, version
-	        FROM namespace_versions WHERE version = ?
-	      UNION ALL SELECT 'registry', namespace_id, registry_id, '', version_count, digest, log_seq, version
-	        FROM registry_versions WHERE version = ?
-	      UNION ALL SELECT 'record', namespace_id, registry_id, record_id, version_count, digest, log_seq, version
-	        FROM record_versions WHERE version = ? AND state <> ?) v
-	LEFT JOIN log_runs r ON r.seq_start = (SELECT MAX(seq_start) FROM log_runs WHERE seq_start <= v.log_seq)
-	LEFT JOIN log_entries e ON v.log_seq IS NULL AND e.version = v.version`
-
-// LogEntry returns the index of a logged version and its leaf, built from the version's row
-// (the fields the leaf holds): one statement over primary keys, with no entry bundle to read.
-// ErrNotFound while the version is not integrated (queued, a draft or unknown).
-func (s *Store) LogEntry(ctx context.Context, version string) (int64, LogLeaf, error) {
-	var rows []struct {
-		Kind         string `gorm:"column:kind"`
-		NamespaceID  string `gorm:"column:namespace_id"`
-		RegistryID   string `gorm:"column:registry_id"`
-		RecordID     string `gorm:"column:record_id"`
-		VersionCount int64  `gorm:"column:version_count"`
-		Digest       string `gorm:"column:digest"`
-		LogSeq       *int64 `gorm:"column:log_seq"`
-		SeqStart     *int64 `gorm:"column:seq_start"`
-		SeqEnd       *int64 `gorm:"column:seq_end"`
-		IdxStart     *int64 `gorm:"column:idx_start"`
-		LegacyIdx    *int64 `gorm:"column:legacy_idx"`
-	}
-	err := s.db.WithContext(ctx).Raw(logEntrySQL, version, version, version, StateDraft).Scan(&rows).Error
-	if err != nil {
-		return 0, LogLeaf{}, fmt.Errorf("store: log entry: %w", err)
-	}
-	notFound := fmt.Errorf("log entry %s: %w", version, ErrNotFound)
-	if len(rows) == 0 {
-		return 0, LogLeaf{}, notFound
-	}
-	r := rows[0]
-	var idx int64
-	switch {
-	case r.LogSeq != nil && r.SeqStart != nil && *r.SeqEnd >= *r.LogSeq:
-		idx = *r.IdxStart + (*r.LogSeq - *r.SeqStart)
-	case r.LogSeq == nil && r.LegacyIdx != nil:
-		idx = *r.LegacyIdx
-	default:
-		return 0, LogLeaf{}, notFound // queued
-	}
-	return idx, LogLeaf{Kind: r.Kind, NamespaceID: r.NamespaceID, RegistryID: r.RegistryID, RecordID: r.RecordID,
-		Version: version, VersionCount: r.VersionCount, Digest: r.Digest}, nil
 }
 
 // CompactLog reclaims the space that integrations left behind (removed queue rows, replaced
