@@ -20,10 +20,12 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/translog"
 )
 
 func benchServer(b *testing.B, st *store.Store) *echo.Echo {
@@ -246,11 +248,28 @@ func postgresCPU() time.Duration {
 const clockTicks = 100
 
 // BenchmarkAddRecordsOverHTTP: add-records in batches of 1000 into Postgres through the whole
-// stack in-process, including contract validation, schema validation and digests.
+// stack in-process, including contract validation, schema validation and digests, with the
+// transparency log on: each version queued in its write, and the integrator running beside
+// as svc serve runs it.
 func BenchmarkAddRecordsOverHTTP(b *testing.B) {
 	st := storetest.Open(b, store.DialectPostgres)
 	e := benchServer(b, st)
 	ctx := context.Background()
+	skey, _, err := note.GenerateKey(zeros{}, "bench.example/svc/log")
+	if err != nil {
+		b.Fatal(err)
+	}
+	logKey, err := translog.ParseKey(skey)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	integrated := make(chan struct{})
+	go func() {
+		defer close(integrated)
+		translog.NewIntegrator(st, logKey, nil, nil).Run(runCtx, 250*time.Millisecond)
+	}()
+	defer func() { stop(); <-integrated }()
 	key, _, err := st.CreateAPIKey(ctx, "bench@example.com")
 	if err != nil {
 		b.Fatal(err)
