@@ -6,5 +6,5 @@ export type { SvcClient, SvcClientOptions, NamespaceLookupResponse, RegistryLook
 export { verifyLookup, recomputeDigest, digestOf, proofType, genesisHex, FIRST_PROOF_YEAR, MAX_DEPTH } from "./verify.js";
 export type { LookupKind, VerifyResult, VerifyOptions } from "./verify.js";
 export type { paths, components, operations } from "./schema.js";
-export { verifyCheckpoint, verifyCosignedCheckpoint, verifyInclusion, leafHash, nodeHash, rootFromInclusionProof, logLeaf } from "./log.js";
-export type { CheckpointResult, CosignedCheckpointResult, InclusionProof, InclusionResult, ExpectedLeaf } from "./log.js";
+export { verifyCheckpoint, verifyCosignedCheckpoint, verifyInclusion, verifyConsistency, verifyConsistencyProof, leafHash, nodeHash, rootFromInclusionProof, logLeaf } from "./log.js";
+export type { CheckpointResult, CosignedCheckpointResult, ConsistencyResult, InclusionProof, InclusionResult, ExpectedLeaf } from "./log.js";

@@ -1,7 +1,8 @@
 // Offline verification of the transparency log (docs/transparency-log.md): signed checkpoints
 // (C2SP tlog-checkpoint in a C2SP signed note, Ed25519, keys in the form of
-// golang.org/x/mod/sumdb/note) and inclusion proofs (RFC 6962 / RFC 9162 audit paths over
-// SHA-256), as GET /svc/log/inclusion/{version} serves them.
+// golang.org/x/mod/sumdb/note), inclusion proofs (RFC 6962 / RFC 9162 audit paths over
+// SHA-256), as GET /svc/log/inclusion/{version} serves them, and consistency proofs between
+// two checkpoints (GET /svc/log/consistency).
 
 import * as ed from "@noble/ed25519";
 import canonicalize from "canonicalize";
@@ -256,6 +257,114 @@ export function rootFromInclusionProof(index: number, size: number, hash: Uint8A
     sn >>= 1n;
   }
   return sn === 0n ? r : undefined;
+}
+
+/**
+ * Whether an RFC 6962 consistency proof (RFC 9162, section 2.1.4.2) shows that the tree of
+ * size `oldSize` and root `oldRoot` is a prefix of the tree of size `newSize` and root
+ * `newRoot`. Equal sizes need an empty proof and equal roots; an empty old tree is a prefix of
+ * every tree (with an empty proof).
+ */
+export function verifyConsistencyProof(oldSize: number, newSize: number, oldRoot: Uint8Array, newRoot: Uint8Array, proof: readonly Uint8Array[]): boolean {
+  if (!Number.isSafeInteger(oldSize) || !Number.isSafeInteger(newSize) || oldSize < 0 || oldSize > newSize) {
+    return false;
+  }
+  if (oldSize === newSize) {
+    return proof.length === 0 && equalBytes(oldRoot, newRoot);
+  }
+  if (oldSize === 0) {
+    return proof.length === 0;
+  }
+  if (proof.length === 0) {
+    return false;
+  }
+  let fn = BigInt(oldSize - 1);
+  let sn = BigInt(newSize - 1);
+  // An old tree that is a complete subtree is a node of the new one: its root starts the path.
+  const path = (fn & (fn + 1n)) === 0n ? [oldRoot, ...proof] : [...proof];
+  while ((fn & 1n) === 1n) {
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  let fr = path[0]!;
+  let sr = path[0]!;
+  for (const c of path.slice(1)) {
+    if (sn === 0n) {
+      return false;
+    }
+    if ((fn & 1n) === 1n || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      if ((fn & 1n) === 0n) {
+        while ((fn & 1n) === 0n && fn !== 0n) {
+          fn >>= 1n;
+          sn >>= 1n;
+        }
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  return sn === 0n && equalBytes(fr, oldRoot) && equalBytes(sr, newRoot);
+}
+
+/** What verifyConsistency found. */
+export type ConsistencyResult =
+  | { ok: true; origin: string; oldSize: number; newSize: number; newRootHash: Uint8Array }
+  | { ok: false; reason: string };
+
+/**
+ * Verifies that a log did not fork between two checkpoints a reader saw: both are signed by the
+ * verifier key for one origin (verifyCheckpoint), the old one is not larger, and the
+ * consistency proof (the body of GET /svc/log/consistency?from=OLD&to=NEW, as an object or
+ * JSON text, or its `hashes` array) shows the old tree is a prefix of the new one. A monitor
+ * keeps the newest checkpoint that passed and checks each new one against it.
+ *
+ * @returns `{ok: true, origin, oldSize, newSize, newRootHash}` or `{ok: false, reason}`; it
+ *   never throws
+ */
+export function verifyConsistency(oldCheckpoint: string, newCheckpoint: string, proof: unknown, verifierKey: string): ConsistencyResult {
+  const fail = (reason: string): ConsistencyResult => ({ ok: false, reason });
+  try {
+    const older = verifyCheckpoint(oldCheckpoint, verifierKey);
+    if (!older.ok) {
+      return fail(`old checkpoint: ${older.reason}`);
+    }
+    const newer = verifyCheckpoint(newCheckpoint, verifierKey);
+    if (!newer.ok) {
+      return fail(`new checkpoint: ${newer.reason}`);
+    }
+    if (older.origin !== newer.origin) {
+      return fail(`the checkpoints are of two logs: ${older.origin} and ${newer.origin}`);
+    }
+    if (older.size > newer.size) {
+      return fail(`the log shrank from ${older.size} to ${newer.size}`);
+    }
+    let p = proof;
+    if (typeof p === "string") {
+      p = JSON.parse(p) as unknown;
+    }
+    const hashes = Array.isArray(p) ? p : typeof p === "object" && p !== null ? (p as Record<string, unknown>)["hashes"] : undefined;
+    if (!Array.isArray(hashes)) {
+      return fail("the proof has no hashes array");
+    }
+    const path: Uint8Array[] = [];
+    for (const [i, h] of hashes.entries()) {
+      const b = typeof h === "string" ? decodeBase64(h) : undefined;
+      if (b === undefined || b.length !== 32) {
+        return fail(`hashes[${i}] is not 32 bytes of base64`);
+      }
+      path.push(b);
+    }
+    if (!verifyConsistencyProof(older.size, newer.size, older.rootHash, newer.rootHash, path)) {
+      return fail(`the proof does not show the tree of ${older.size} as a prefix of the tree of ${newer.size}: the log forked or the proof is wrong`);
+    }
+    return { ok: true, origin: newer.origin, oldSize: older.size, newSize: newer.size, newRootHash: newer.rootHash };
+  } catch (e) {
+    return fail(`cannot verify the consistency proof: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 /**

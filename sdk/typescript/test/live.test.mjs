@@ -5,7 +5,7 @@
 // record's version is in the log). Without SVC_SDK_BASE_URL it is skipped.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createSvcClient, verifyLookup, proofType, verifyCheckpoint, verifyCosignedCheckpoint, verifyInclusion } from "../dist/index.js";
+import { createSvcClient, verifyLookup, proofType, verifyCheckpoint, verifyCosignedCheckpoint, verifyInclusion, verifyConsistencyProof, rootFromInclusionProof, leafHash } from "../dist/index.js";
 
 const env = process.env;
 const live = env.SVC_SDK_BASE_URL
@@ -118,6 +118,30 @@ test("inclusion proofs of every kind verify against the log's key and the lookup
     assert.equal(verifyInclusion(JSON.stringify(proof), vkey).ok, true);
   }
   assert.equal(seen.size, 3, "three versions at three indices");
+});
+
+test("a consistency proof links the smallest tree holding a version to the latest checkpoint", live, async () => {
+  const client = createSvcClient({ baseUrl: need("SVC_SDK_BASE_URL") });
+  const vkey = need("SVC_SDK_LOG_KEY");
+  const { namespace } = await lookUpAll(client);
+  const latest = await inclusionOf(client, namespace.data.version);
+  // The proof in the smallest tree that holds the namespace's version gives that tree's root.
+  const size = latest.log_index + 1;
+  const r = await client.GET("/svc/log/inclusion/{version}", { params: { path: { version: namespace.data.version }, query: { size } } });
+  assert.equal(r.response.status, 200, JSON.stringify(r.error));
+  const oldRoot = rootFromInclusionProof(latest.log_index, size, leafHash(r.data.leaf), r.data.hashes.map((h) => new Uint8Array(Buffer.from(h, "base64"))));
+  assert.ok(oldRoot, "the path of the smaller tree");
+  const tree = verifyCheckpoint(r.data.checkpoint, vkey);
+  assert.equal(tree.ok, true, tree.reason);
+  const c = await client.GET("/svc/log/consistency", { params: { query: { from: size, to: tree.size } } });
+  assert.equal(c.response.status, 200, JSON.stringify(c.error));
+  const proof = c.data.hashes.map((h) => new Uint8Array(Buffer.from(h, "base64")));
+  assert.equal(verifyConsistencyProof(size, tree.size, oldRoot, tree.rootHash, proof), true, `${size} -> ${tree.size}`);
+  if (size < tree.size) {
+    const bad = proof.map((h) => h.slice());
+    bad[0][3] ^= 1;
+    assert.equal(verifyConsistencyProof(size, tree.size, oldRoot, tree.rootHash, bad), false, "a changed hash");
+  }
 });
 
 test("tampered inclusion proofs and wrong keys are refused", live, async () => {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
-import { verifyCheckpoint, verifyInclusion, leafHash, nodeHash, rootFromInclusionProof } from "../dist/index.js";
+import { verifyCheckpoint, verifyInclusion, verifyConsistency, verifyConsistencyProof, leafHash, nodeHash, rootFromInclusionProof } from "../dist/index.js";
 
 ed.hashes.sha512 = sha512;
 
@@ -140,5 +140,66 @@ test("verifyInclusion walks the path to the signed root", () => {
     assert.match(verifyInclusion({ ...proof, leaf: leafText(m) + " " }, key.vkey).reason, /does not lead to the checkpoint's root/);
     assert.match(verifyInclusion({ ...proof, tree_size: n + 1 }, key.vkey).reason, /is not the checkpoint's size/);
     assert.match(verifyInclusion({ ...proof, checkpoint: checkpointOf(n + 1) }, key.vkey).reason, /is not the checkpoint's size/);
+  }
+});
+
+// SUBPROOF(m, D[lo:hi], b) and PROOF(m, D[0:n]) of RFC 6962 section 2.1.2.
+const subproof = (m, lo, hi, b) => {
+  const n = hi - lo;
+  if (m === n) return b ? [] : [mth(lo, hi)];
+  const k = split(n);
+  return m <= k ? [...subproof(m, lo, lo + k, b), mth(lo + k, hi)] : [...subproof(m - k, lo + k, hi, false), mth(lo, lo + k)];
+};
+const consistencyProof = (m, n) => (m === 0 || m === n ? [] : subproof(m, 0, n, true));
+
+test("the consistency proof of every pair of trees of 0 to 17 leaves verifies, and a changed one does not", () => {
+  for (let n = 1; n <= 17; n++) {
+    for (let m = 0; m <= n; m++) {
+      const old = m === 0 ? new Uint8Array(32) : mth(0, m);
+      const proof = consistencyProof(m, n);
+      assert.equal(verifyConsistencyProof(m, n, old, mth(0, n), proof), true, `${m} -> ${n}`);
+      if (m === 0) continue;
+      // Another old or new root, or a changed, dropped or added hash fails.
+      assert.equal(verifyConsistencyProof(m, n, H(99), mth(0, n), proof), false, `${m} -> ${n}: old root`);
+      assert.equal(verifyConsistencyProof(m, n, old, H(99), proof), false, `${m} -> ${n}: new root`);
+      if (m < n) {
+        for (let i = 0; i < proof.length; i++) {
+          const bad = proof.map((h) => h.slice());
+          bad[i][0] ^= 1;
+          assert.equal(verifyConsistencyProof(m, n, old, mth(0, n), bad), false, `${m} -> ${n}: hash ${i} changed`);
+        }
+        assert.equal(verifyConsistencyProof(m, n, old, mth(0, n), proof.slice(1)), false, `${m} -> ${n}: a hash dropped`);
+        assert.equal(verifyConsistencyProof(m, n, old, mth(0, n), [...proof, H(0)]), false, `${m} -> ${n}: a hash added`);
+      }
+    }
+  }
+  assert.equal(verifyConsistencyProof(5, 4, mth(0, 5), mth(0, 4), []), false, "a larger old tree");
+});
+
+test("verifyConsistency checks both signed checkpoints and the proof between them", () => {
+  const proof = { message: "Consistency proof", hashes: consistencyProof(6, 13).map(b64) };
+  const got = verifyConsistency(checkpointOf(6), checkpointOf(13), proof, key.vkey);
+  assert.equal(got.ok, true, got.reason);
+  assert.equal(got.oldSize, 6);
+  assert.equal(got.newSize, 13);
+  assert.deepEqual(got.newRootHash, mth(0, 13));
+  assert.equal(verifyConsistency(checkpointOf(6), checkpointOf(13), JSON.stringify(proof), key.vkey).ok, true);
+  assert.equal(verifyConsistency(checkpointOf(6), checkpointOf(13), proof.hashes, key.vkey).ok, true);
+  // A fork: a new tree of 13 whose first 6 leaves are not the old ones.
+  const forkText = `${origin}\n13\n${b64(sha256(Buffer.from([1]), H(50), mth(1, 13)))}\n`;
+  const fork = forkText + "\n" + sign(key, forkText);
+  assert.match(verifyConsistency(checkpointOf(6), fork, proof, key.vkey).reason, /forked or the proof is wrong/);
+  const other = makeKey(origin);
+  for (const [what, args, reason] of [
+    ["a checkpoint of another key", [checkpointOf(6, other), checkpointOf(13), proof, key.vkey], /old checkpoint/],
+    ["a shrinking log", [checkpointOf(13), checkpointOf(6), proof, key.vkey], /shrank from 13 to 6/],
+    ["a tampered hash", [checkpointOf(6), checkpointOf(13), { hashes: [b64(H(1)), ...proof.hashes.slice(1)] }, key.vkey], /forked or the proof is wrong/],
+    ["no hashes", [checkpointOf(6), checkpointOf(13), {}, key.vkey], /no hashes array/],
+    ["a short hash", [checkpointOf(6), checkpointOf(13), { hashes: ["AAAA"] }, key.vkey], /not 32 bytes/],
+    ["invalid JSON", [checkpointOf(6), checkpointOf(13), "{", key.vkey], /cannot verify/],
+  ]) {
+    const r = verifyConsistency(...args);
+    assert.equal(r.ok, false, what);
+    assert.match(r.reason, reason, what);
   }
 });
