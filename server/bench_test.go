@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"golang.org/x/mod/sumdb/note"
 
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
@@ -255,14 +254,7 @@ func BenchmarkAddRecordsOverHTTP(b *testing.B) {
 	st := storetest.Open(b, store.DialectPostgres)
 	e := benchServer(b, st)
 	ctx := context.Background()
-	skey, _, err := note.GenerateKey(zeros{}, "bench.example/svc/log")
-	if err != nil {
-		b.Fatal(err)
-	}
-	logKey, err := translog.ParseKey(skey)
-	if err != nil {
-		b.Fatal(err)
-	}
+	logKey := benchLogKey(b)
 	runCtx, stop := context.WithCancel(ctx)
 	integrated := make(chan struct{})
 	go func() {

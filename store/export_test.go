@@ -12,8 +12,14 @@ import (
 // (it imports this package).
 func openForTest(t *testing.T, dialect string) *Store {
 	t.Helper()
+	return openAtForTest(t, testdb.URL(t, dialect))
+}
+
+// openAtForTest opens and migrates the store of the database at dbURL.
+func openAtForTest(t *testing.T, dbURL string) *Store {
+	t.Helper()
 	ctx := context.Background()
-	s, err := Open(ctx, testdb.URL(t, dialect), nil, Options{})
+	s, err := Open(ctx, dbURL, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,24 @@ func addNamed(t *testing.T, s *Store, ctx context.Context, nsID, prefix string, 
 	return added
 }
 
+// newPeople creates a namespace of that name with a registry "people".
+func newPeople(t *testing.T, s *Store, name string) Namespace {
+	t.Helper()
+	ctx := context.Background()
+	u, err := s.EnsureUser(ctx, "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := s.CreateNamespace(ctx, u, "did:web:example.com", NamespaceInput{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:example.com", RegistryInput{RegistryName: "people", Tag: TagCustom}); err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
 func logRunCount(t *testing.T, s *Store) int64 {
 	t.Helper()
 	var n int64
@@ -107,17 +125,7 @@ func TestLogIndexFollowsTheRuns(t *testing.T) {
 		t.Run(d, func(t *testing.T) {
 			ctx := context.Background()
 			s := openForTest(t, d)
-			u, err := s.EnsureUser(ctx, "owner@example.com")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ns, err := s.CreateNamespace(ctx, u, "did:web:example.com", NamespaceInput{Name: "Acme"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:example.com", RegistryInput{RegistryName: "people", Tag: TagCustom}); err != nil {
-				t.Fatal(err)
-			}
+			ns := newPeople(t, s, "Acme")
 			addNamed(t, s, ctx, ns.NamespaceID, "a", 30, "")
 			drafts := addNamed(t, s, ctx, ns.NamespaceID, "d", 3, StateDraft)
 			addNamed(t, s, ctx, ns.NamespaceID, "b", 30, "")
@@ -165,24 +173,9 @@ func TestLogIndexFollowsTheRuns(t *testing.T) {
 func TestLogIndexWhenCommitsOvertake(t *testing.T) {
 	ctx := context.Background()
 	s := openForTest(t, DialectPostgres)
-	u, err := s.EnsureUser(ctx, "owner@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns, err := s.CreateNamespace(ctx, u, "did:web:example.com", NamespaceInput{Name: "Acme"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := newPeople(t, s, "Acme")
 	// The fast writer writes to another namespace: a write locks its namespace's row.
-	other, err := s.CreateNamespace(ctx, u, "did:web:example.com", NamespaceInput{Name: "Other"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range []string{ns.NamespaceID, other.NamespaceID} {
-		if _, err := s.CreateRegistry(ctx, id, "did:web:example.com", RegistryInput{RegistryName: "people", Tag: TagCustom}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	other := newPeople(t, s, "Other")
 	order := integrateAll(t, s, 100)
 	took, release := make(chan struct{}), make(chan struct{})
 	slow := make(chan error, 1)

@@ -63,19 +63,36 @@ interface VerifierKey {
   publicKey: Uint8Array;
 }
 
-// parseVerifierKey reads "<name>+<8 hex digits>+<base64(0x01 || 32-byte Ed25519 key)>" and
-// checks that the hash is the key's (as note.NewVerifier does).
-function parseVerifierKey(vkey: string): VerifierKey | string {
-  // The name and the hash end at the first two plus signs; the base64 key may hold more.
+// splitKey splits a note key "<name>+<hash>+<base64 key>" into its three parts: the name and
+// the hash end at the first two plus signs; the base64 key may hold more.
+function splitKey(vkey: string): [name: string, hash: string, key: string] | undefined {
   const text = vkey.trim();
   const i = text.indexOf("+");
   const j = i < 0 ? -1 : text.indexOf("+", i + 1);
-  if (j < 0) {
+  return j < 0 ? undefined : [text.slice(0, i), text.slice(i + 1, j), text.slice(j + 1)];
+}
+
+// decodeHashes decodes a proof's base64 hashes (32 bytes each), or says which one is not.
+function decodeHashes(hashes: readonly unknown[]): Uint8Array[] | string {
+  const path: Uint8Array[] = [];
+  for (const [i, h] of hashes.entries()) {
+    const b = typeof h === "string" ? decodeBase64(h) : undefined;
+    if (b === undefined || b.length !== 32) {
+      return `hashes[${i}] is not 32 bytes of base64`;
+    }
+    path.push(b);
+  }
+  return path;
+}
+
+// parseVerifierKey reads "<name>+<8 hex digits>+<base64(0x01 || 32-byte Ed25519 key)>" and
+// checks that the hash is the key's (as note.NewVerifier does).
+function parseVerifierKey(vkey: string): VerifierKey | string {
+  const parts = splitKey(vkey);
+  if (parts === undefined) {
     return "the verifier key is not <name>+<hash>+<key>";
   }
-  const name = text.slice(0, i);
-  const hex = text.slice(i + 1, j);
-  const b64 = text.slice(j + 1);
+  const [name, hex, b64] = parts;
   if (!isKeyName(name)) {
     return "the verifier key has an invalid name";
   }
@@ -350,13 +367,9 @@ export function verifyConsistency(oldCheckpoint: string, newCheckpoint: string, 
     if (!Array.isArray(hashes)) {
       return fail("the proof has no hashes array");
     }
-    const path: Uint8Array[] = [];
-    for (const [i, h] of hashes.entries()) {
-      const b = typeof h === "string" ? decodeBase64(h) : undefined;
-      if (b === undefined || b.length !== 32) {
-        return fail(`hashes[${i}] is not 32 bytes of base64`);
-      }
-      path.push(b);
+    const path = decodeHashes(hashes);
+    if (typeof path === "string") {
+      return fail(path);
     }
     if (!verifyConsistencyProof(older.size, newer.size, older.rootHash, newer.rootHash, path)) {
       return fail(`the proof does not show the tree of ${older.size} as a prefix of the tree of ${newer.size}: the log forked or the proof is wrong`);
@@ -444,13 +457,9 @@ function inclusion(proof: unknown, verifierKey: string, expected: ExpectedLeaf |
   if (typeof cp !== "string") {
     return fail("checkpoint is missing or not text");
   }
-  const path: Uint8Array[] = [];
-  for (const [i, h] of hashes.entries()) {
-    const b = typeof h === "string" ? decodeBase64(h) : undefined;
-    if (b === undefined || b.length !== 32) {
-      return fail(`hashes[${i}] is not 32 bytes of base64`);
-    }
-    path.push(b);
+  const path = decodeHashes(hashes);
+  if (typeof path === "string") {
+    return fail(path);
   }
   const tree = verifyCheckpoint(cp, verifierKey);
   if (!tree.ok) {
@@ -527,14 +536,12 @@ interface WitnessKey {
 // cosignature/v1 key of the same public key (as transparency-dev/formats does).
 function parseWitnessKey(vkey: string): WitnessKey | string {
   const text = vkey.trim();
-  const i = text.indexOf("+");
-  const j = i < 0 ? -1 : text.indexOf("+", i + 1);
-  if (j < 0) {
+  const parts = splitKey(text);
+  if (parts === undefined) {
     return "a witness key is not <name>+<hash>+<key>";
   }
-  const name = text.slice(0, i);
-  const hex = text.slice(i + 1, j);
-  const key = decodeBase64(text.slice(j + 1));
+  const [name, hex] = parts;
+  const key = decodeBase64(parts[2]);
   if (!isKeyName(name) || !/^[0-9a-f]{8}$/.test(hex)) {
     return `the witness key ${JSON.stringify(text)} has an invalid name or hash`;
   }

@@ -68,6 +68,43 @@ func RequirePostgres(t testing.TB) *pgx.Conn {
 	return conn
 }
 
+// OwnPostgresDatabase returns the URL of a new, empty Postgres database of the test's own on
+// the test server, dropped when the test ends. A test that needs VACUUM to remove dead rows
+// uses one: VACUUM keeps the rows that a transaction of any session in the same database may
+// still see, and the other test packages' sessions share the schemas' database.
+func OwnPostgresDatabase(t testing.TB) string {
+	t.Helper()
+	conn := RequirePostgres(t)
+	ctx := context.Background()
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "t_" + hex.EncodeToString(b)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		_ = conn.Close(ctx)
+		t.Fatalf("create test database: %v", err)
+	}
+	_ = conn.Close(ctx)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, PostgresBaseURL())
+		if err != nil {
+			t.Logf("drop test database %s: %v", name, err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			t.Logf("drop test database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(PostgresBaseURL())
+	if err != nil {
+		t.Fatalf("SVC_TEST_DATABASE_URL: %v", err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
 func postgresSchema(t testing.TB) string {
 	t.Helper()
 	conn := RequirePostgres(t)
