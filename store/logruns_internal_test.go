@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/svc-directory/svc/store/internal/testdb"
 )
@@ -86,31 +87,25 @@ func checkIndices(t *testing.T, s *Store, order []string) {
 // goroutines at once (on Postgres they are read in groups): each read gets its own answer.
 func checkIndicesAtOnce(t *testing.T, s *Store, order []string, none string) {
 	t.Helper()
-	var wg sync.WaitGroup
-	errs := make(chan error, 16)
+	var readers errgroup.Group
 	for g := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		readers.Go(func() error {
 			for k := range 3 * len(order) {
 				want := (k*7 + g) % (len(order) + 1)
 				if want == len(order) {
 					if _, err := s.LogIndex(context.Background(), none); !errors.Is(err, ErrNotFound) {
-						errs <- fmt.Errorf("version without an index: %v", err)
-						return
+						return fmt.Errorf("version without an index: %v", err)
 					}
 					continue
 				}
 				if got, err := s.LogIndex(context.Background(), order[want]); err != nil || got != int64(want) {
-					errs <- fmt.Errorf("version %s: %d, %v; want %d", order[want], got, err, want)
-					return
+					return fmt.Errorf("version %s: %d, %v; want %d", order[want], got, err, want)
 				}
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	if err := readers.Wait(); err != nil {
 		t.Error(err)
 	}
 }

@@ -3,8 +3,9 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
@@ -67,23 +68,18 @@ func TestStatsCountWhatWritesCreate(t *testing.T) {
 			t.Fatal("a batch naming an existing record was accepted")
 		}
 		check("failed write")
-		var wg sync.WaitGroup
-		errs := make(chan error, 8)
+		var g errgroup.Group
 		for w := range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			g.Go(func() error {
 				for i := range 10 {
 					if _, err := s.AddRecord(ctx, ns.NamespaceID, "r", creator, store.RecordInput{RecordName: fmt.Sprintf("w%d-%d", w, i), Details: map[string]any{}}); err != nil {
-						errs <- err
-						return
+						return err
 					}
 				}
-			}()
+				return nil
+			})
 		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+		if err := g.Wait(); err != nil {
 			t.Fatal(err)
 		}
 		want.Records += 80

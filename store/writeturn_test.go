@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
@@ -72,23 +73,20 @@ func TestLogIntegrationBesideBulkWriters(t *testing.T) {
 			t.Fatal(err)
 		}
 		var stop atomic.Bool
-		var wg sync.WaitGroup
-		errs := make(chan error, 4)
+		var writers errgroup.Group
 		for w := range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			writers.Go(func() error {
 				for i := 0; !stop.Load(); i++ {
 					in := make([]store.RecordInput, 20)
 					for j := range in {
 						in[j] = store.RecordInput{RecordName: fmt.Sprintf("w%d-%d-%d", w, i, j), Details: map[string]any{"j": float64(j)}}
 					}
 					if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, in); err != nil {
-						errs <- err
-						return
+						return err
 					}
 				}
-			}()
+				return nil
+			})
 		}
 		integrated := 0
 		for range 20 {
@@ -102,9 +100,7 @@ func TestLogIntegrationBesideBulkWriters(t *testing.T) {
 			integrated += n
 		}
 		stop.Store(true)
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+		if err := writers.Wait(); err != nil {
 			t.Errorf("writer: %v", err)
 		}
 		if integrated == 0 {
