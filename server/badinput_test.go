@@ -78,6 +78,13 @@ func TestBadInputIs4xxAndWritesNothing(t *testing.T) {
 			{"NUL in a query filter", "GET", "/svc/query/" + id + "/employees?name=ab%00c", ``, 400, "NUL"},
 			{"NUL in a search value", "GET", "/svc/search/" + id + "?email=%00", ``, 400, "NUL"},
 			{"invalid UTF-8 in a search value", "GET", "/svc/search/" + id + "?record_name=%FFab", ``, 400, "UTF-8"},
+			{"registry delegate: not an email", "POST", reg + "/add-registry-delegate", `{"email":"not an email"}`, 400, "email"},
+			{"registry delegate: NUL in the email", "POST", reg + "/add-registry-delegate", `{"email":"a\u0000@example.com"}`, 400, "NUL"},
+			{"registry delegate: blank email", "POST", reg + "/add-registry-delegate", `{"email":"  "}`, 400, "email"},
+			{"registry delegate: unknown field", "POST", reg + "/add-registry-delegate", `{"email":"d@example.com","role":"admin"}`, 400, "role"},
+			{"registry delegate: the owner", "POST", reg + "/add-registry-delegate", `{"email":"owner@example.com"}`, 409, "owner"},
+			{"registry delegate: unknown registry", "POST", "/svc/" + id + "/nope/add-registry-delegate", `{"email":"new@example.com"}`, 404, "Registry not found"},
+			{"registry delegate: remove a non-delegate", "POST", reg + "/remove-registry-delegate", `{"email":"nobody@example.com"}`, 404, "delegate"},
 			{"body too large", "POST", "/svc/create-namespace", `{"name":"x","description":"` + strings.Repeat("a", 1<<20) + `"}`, 413, "too large"},
 		}
 		before := countRows(t, h)
