@@ -79,6 +79,12 @@ fetched from the service at URL) must carry a checkpoint signed by VKEY, its lea
 leaf of the lookup (kind, ids, version, version_count, digest), and its audit path must lead to
 the checkpoint's root hash. Exit status 0 when it verifies, 1 with a one-line reason when it
 does not.`},
+	"log restart": {"--origin ORIGIN --yes [--database-url URL]", `Starts a new, empty transparency log under ORIGIN in place of the database's log, as a
+database restored from a backup must (extending its old log would fork it). Removes the old
+log's tiles, bundles and checkpoints, queues every public version again in creation order, and
+records ORIGIN, so that instances still holding the old key refuse to extend the new log.
+Stop every instance first; start them again with SVC_LOG_ORIGIN=ORIGIN and a signer key for
+it (svc log key create), and publish the new verifier key. --yes confirms the removal.`},
 	"log monitor": {"--url URL --log-key VKEY --state FILE", `Follows the transparency log of the service at URL. Fetches its checkpoint and checks the
 signature with VKEY, checks with a consistency proof that the checkpoint kept in FILE is a
 prefix of it, reads the new leaves from the entry bundles and checks that each is a canonical
@@ -93,7 +99,7 @@ var groupHelp = map[string]string{
 	"key":    "usage: svc key create --email EMAIL | svc key revoke --key KEY\n",
 	"user":   "usage: svc user disable --email EMAIL | svc user add-key --email EMAIL --multibase z6Mk...\n",
 	"domain": "usage: svc domain allow DOMAIN | svc domain disallow DOMAIN\n",
-	"log":    "usage: svc log key create --origin ORIGIN --out FILE | svc log monitor --url URL --log-key VKEY --state FILE\n",
+	"log":    "usage: svc log key create --origin ORIGIN --out FILE | svc log monitor --url URL --log-key VKEY --state FILE | svc log restart --origin ORIGIN --yes\n",
 }
 
 // describe gives fs the help text of its command; -h and --help print it.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -50,6 +51,37 @@ func cmdLogKeyCreate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(stdout, k.VerifierKey)
+	return nil
+}
+
+// cmdLogRestart starts a new log under a new origin in place of the database's log (a
+// restored database must), and says what the operator does next.
+func cmdLogRestart(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var dbURL, origin string
+	var yes bool
+	fs := newFlags("log restart", stderr, &dbURL)
+	fs.StringVar(&origin, "origin", "", "the new log's origin, e.g. directory.example.com/svc/log/2 (required)")
+	fs.BoolVar(&yes, "yes", false, "confirm that the database's log is to be removed (required)")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if origin == "" || !yes {
+		return fmt.Errorf("%w: log restart needs --origin and --yes (it removes the database's log)", errUsage)
+	}
+	if _, _, err := translog.GenerateKey(origin); err != nil {
+		return fmt.Errorf("%w: log restart: %v", errUsage, err)
+	}
+	s, err := openStore(ctx, dbURL, newLogger(stderr, "info"))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	queued, err := s.RestartLog(ctx, origin)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "the log restarted as %s with %d versions queued\n", origin, queued)
+	fmt.Fprintf(stderr, "next: svc log key create --origin %s --out FILE; start every instance with SVC_LOG_ORIGIN=%s and SVC_LOG_KEY_FILE=FILE; publish the verifier key it prints\n", origin, origin)
 	return nil
 }
 

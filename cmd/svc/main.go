@@ -66,6 +66,7 @@ commands:
   log monitor --url URL --log-key VKEY --state FILE
                                           check the log's new checkpoint (signature, consistency
                                           with the one in FILE) and new leaves; then store it
+  log restart --origin O --yes            start a new, empty log under origin O (after a restore)
   version                                 print the version (also: svc --version)
 
 Run "svc <command> -h" (or "svc help <command>") for the help and flags of a command.
@@ -122,6 +123,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdLogKeyCreate(rest[2:], stdout, stderr)
 	case cmd == "log" && sub == "monitor":
 		return cmdLogMonitor(ctx, rest[1:], stdout, stderr)
+	case cmd == "log" && sub == "restart":
+		return cmdLogRestart(ctx, rest[1:], stdout, stderr)
 	case cmd == "log" && (sub == "" || isHelp(sub) || sub == "key"):
 		printGroupHelp(stderr, cmd)
 		if sub == "" || sub == "key" && (len(rest) == 1 || !isHelp(rest[1])) {

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/translog"
+)
+
+// svc log restart starts a new log under a new origin: the old origin and a missing --yes are
+// refused; afterwards the old key's integrator refuses the database's log, the new key's logs
+// every public version again, and their inclusion proofs verify with the new verifier key only.
+func TestLogRestart(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			ctx := context.Background()
+			s, dbURL := storetest.OpenURL(t, d)
+			u, err := s.EnsureUser(ctx, "owner@example.com")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns, err := s.CreateNamespace(ctx, u, "did:web:example.com", store.NamespaceInput{Name: "Acme"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:example.com", store.RegistryInput{RegistryName: "people", Tag: store.TagCustom,
+				Schema: map[string]any{"type": "object"}}); err != nil {
+				t.Fatal(err)
+			}
+			in := make([]store.RecordInput, 6)
+			for i := range in {
+				in[i] = store.RecordInput{RecordName: fmt.Sprintf("p%d", i), Details: map[string]any{"i": float64(i)}}
+			}
+			added, err := s.AddRecords(ctx, ns.NamespaceID, "people", "did:web:example.com", in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keyOf := func(origin string) (translog.Key, string) {
+				skey, vkey, err := translog.GenerateKey(origin)
+				if err != nil {
+					t.Fatal(err)
+				}
+				k, err := translog.ParseKey(skey)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return k, vkey
+			}
+			drain := func(k translog.Key) error {
+				g := translog.NewIntegrator(s, k, nil, nil)
+				for {
+					n, err := g.IntegrateOnce(ctx)
+					if err != nil || n == 0 {
+						return err
+					}
+				}
+			}
+			oldKey, oldVKey := keyOf("old.example/svc/log")
+			if err := drain(oldKey); err != nil {
+				t.Fatal(err)
+			}
+
+			if code, _, errs := svc(t, "log", "restart", "--database-url", dbURL, "--origin", "old.example/svc/log", "--yes"); code != 1 || !strings.Contains(errs, "new origin") {
+				t.Fatalf("restart under the log's own origin: exit %d, %q", code, errs)
+			}
+			if code, _, _ := svc(t, "log", "restart", "--database-url", dbURL, "--origin", "new.example/svc/log"); code != 2 {
+				t.Fatalf("restart without --yes: exit %d, want 2", code)
+			}
+			code, stdout, errs := svc(t, "log", "restart", "--database-url", dbURL, "--origin", "new.example/svc/log", "--yes")
+			if code != 0 || !strings.Contains(stdout, "with 8 versions queued") {
+				t.Fatalf("restart: exit %d, %q %q", code, stdout, errs)
+			}
+
+			if err := drain(oldKey); err == nil || !strings.Contains(err.Error(), "origin") {
+				t.Fatalf("the old key's integrator on the new log: %v", err)
+			}
+			newKey, newVKey := keyOf("new.example/svc/log")
+			if err := drain(newKey); err != nil {
+				t.Fatal(err)
+			}
+			r := translog.NewReader(s)
+			for _, a := range added {
+				inc, err := r.Inclusion(ctx, a.Version, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, leaf, err := s.LogEntry(ctx, a.Version)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := translog.InclusionProof{LogIndex: inc.Index, TreeSize: inc.TreeSize, Leaf: string(inc.Leaf), Checkpoint: inc.Checkpoint}
+				for _, h := range inc.Hashes {
+					p.Hashes = append(p.Hashes, h[:])
+				}
+				c, err := translog.VerifyInclusion(p, newVKey, leaf)
+				if err != nil || c.Size != 8 {
+					t.Fatalf("%s in the new log: %+v, %v", a.RecordName, c, err)
+				}
+				if _, err := translog.VerifyInclusion(p, oldVKey, leaf); err == nil {
+					t.Fatalf("%s: the new log's proof verified with the old key", a.RecordName)
+				}
+			}
+		})
+	}
+}

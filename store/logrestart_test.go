@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/svc-directory/svc/store/internal/testdb"
+)
+
+// RestartLog empties the log and queues every public version again in creation order under
+// the new origin; the old origin is refused, and the new log's indices start at 0.
+func TestRestartLog(t *testing.T) {
+	for _, d := range []string{testdb.SQLite, testdb.Postgres} {
+		t.Run(d, func(t *testing.T) {
+			ctx := context.Background()
+			s := openForTest(t, d)
+			ns := newPeople(t, s, "Acme")
+			addNamed(t, s, ctx, ns.NamespaceID, "a", 5, "")
+			drafts := addNamed(t, s, ctx, ns.NamespaceID, "d", 2, StateDraft)
+			second := "second"
+			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "a-0", "", RecordPatch{Description: &second}); err != nil {
+				t.Fatal(err)
+			}
+			first := integrateAll(t, s, 3) // origin example.test/log
+			if _, err := s.SaveLogCosigned(ctx, LogCosigned{Text: "cosigned", Size: 2}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.RestartLog(ctx, "example.test/log"); !errors.Is(err, ErrConflict) {
+				t.Fatalf("a restart under the log's own origin: %v, want ErrConflict", err)
+			}
+			queued, err := s.RestartLog(ctx, "new.example/log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if queued != int64(len(first)) || queued != 8 {
+				t.Fatalf("%d versions queued again; the old log held %d, want 8 (namespace, registry, 5 records, 1 update)", queued, len(first))
+			}
+			st, err := s.LogState(ctx)
+			if err != nil || st.Origin != "new.example/log" || st.Size != 0 || st.Checkpoint != "" {
+				t.Fatalf("state after the restart: %+v, %v", st, err)
+			}
+			if c, err := s.LogCosigned(ctx); err != nil || c.Text != "" || c.Size != 0 {
+				t.Fatalf("cosigned after the restart: %+v, %v", c, err)
+			}
+			if _, err := s.LogIndex(ctx, first[0]); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("a version before the new log integrates: %v, want ErrNotFound", err)
+			}
+			again := integrateAll(t, s, 3)
+			if len(again) != len(first) {
+				t.Fatalf("the new log took %d versions, the old %d", len(again), len(first))
+			}
+			for i := range first {
+				if again[i] != first[i] {
+					t.Fatalf("leaf %d: %s in the new log, %s in the old: not the creation order", i, again[i], first[i])
+				}
+			}
+			checkIndices(t, s, again)
+			if _, err := s.LogIndex(ctx, drafts[0].Version); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("a draft: %v, want ErrNotFound", err)
+			}
+		})
+	}
+}
