@@ -77,6 +77,9 @@ type dialect interface {
 	// compactLogStatement reclaims the space of the log's removed queue rows and replaced
 	// partial tiles ("": the database reuses it by itself).
 	compactLogStatement() string
+	// compactAfterRestartStatement reclaims what a log restart left behind: the old log's rows
+	// and the version rows it gave new queue positions ("": nothing to do).
+	compactAfterRestartStatement() string
 
 	// goose is goose's name of the dialect.
 	goose() database.Dialect
@@ -210,6 +213,8 @@ func (sqliteDialect) analyzeStatement() string { return "ANALYZE" }
 
 // compactLogStatement: SQLite puts the pages of deleted rows on its free list and reuses them.
 func (sqliteDialect) compactLogStatement() string { return "" }
+
+func (sqliteDialect) compactAfterRestartStatement() string { return "" }
 
 func (sqliteDialect) goose() database.Dialect { return database.DialectSQLite3 }
 
@@ -346,6 +351,12 @@ func (postgresDialect) analyzeStatement() string { return "VACUUM ANALYZE" }
 // tiles it extended; the dead rows (and their TOASTed tile data) are reused only after a
 // VACUUM, which the store runs itself rather than rely on autovacuum.
 func (postgresDialect) compactLogStatement() string { return "VACUUM log_queue, log_tiles, log_runs" }
+
+// compactAfterRestartStatement: a restart updates every public version row (its log_seq), which
+// leaves as many dead rows; the store does not wait for autovacuum (which may be off).
+func (postgresDialect) compactAfterRestartStatement() string {
+	return "VACUUM (ANALYZE) namespace_versions, registry_versions, record_versions, log_tiles, log_entries, log_runs"
+}
 
 func (postgresDialect) goose() database.Dialect { return database.DialectPostgres }
 

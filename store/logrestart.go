@@ -42,8 +42,9 @@ const logRequeueSQL = `
 // transaction: the old log's tiles, bundles, checkpoints, cosigned checkpoint and index map are
 // removed, every public version is queued again in creation order, and origin is recorded, so
 // an integrator that signs for another origin (the old key) refuses to extend it. A new log
-// needs a new origin: the database's own is refused with ErrConflict. It returns how many
-// versions wait for the integrator. Every instance must be stopped first and started again
+// needs a new origin: the database's own is refused with ErrConflict. Then, on Postgres, it
+// vacuums the tables the restart rewrote. It returns how many versions wait for the
+// integrator. Every instance must be stopped first and started again
 // with a signer key for origin.
 func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, err error) {
 	if origin == "" {
@@ -78,5 +79,13 @@ func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, er
 		}
 		return nil
 	})
-	return queued, err
+	if err != nil {
+		return 0, err
+	}
+	if q := s.d.compactAfterRestartStatement(); q != "" {
+		if _, err := s.sqlDB.ExecContext(ctx, q); err != nil {
+			return queued, translate(err, "compact after the log restart")
+		}
+	}
+	return queued, nil
 }
