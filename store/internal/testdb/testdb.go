@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -74,47 +75,34 @@ func RequirePostgres(t testing.TB) *pgx.Conn {
 // still see, and the other test packages' sessions share the schemas' database.
 func OwnPostgresDatabase(t testing.TB) string {
 	t.Helper()
-	conn := RequirePostgres(t)
-	ctx := context.Background()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "t_" + hex.EncodeToString(b)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		_ = conn.Close(ctx)
-		t.Fatalf("create test database: %v", err)
-	}
-	_ = conn.Close(ctx)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, PostgresBaseURL())
-		if err != nil {
-			t.Logf("drop test database %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Logf("drop test database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(PostgresBaseURL())
-	if err != nil {
-		t.Fatalf("SVC_TEST_DATABASE_URL: %v", err)
-	}
+	name := createDropped(t, "database", "CREATE DATABASE %s", "DROP DATABASE %s WITH (FORCE)")
+	u := baseURL(t)
 	u.Path = "/" + name
 	return u.String()
 }
 
 func postgresSchema(t testing.TB) string {
 	t.Helper()
+	schema := createDropped(t, "schema", "CREATE SCHEMA %s", "DROP SCHEMA %s CASCADE")
+	u := baseURL(t)
+	q := u.Query()
+	q.Set("search_path", schema+",public")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// createDropped creates a database object of a random name on the test server (create and
+// drop are statements with %s for the name) and drops it when the test ends.
+func createDropped(t testing.TB, what, create, drop string) string {
+	t.Helper()
 	conn := RequirePostgres(t)
 	ctx := context.Background()
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
-	schema := "t_" + hex.EncodeToString(b)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+	name := "t_" + hex.EncodeToString(b)
+	if _, err := conn.Exec(ctx, fmt.Sprintf(create, name)); err != nil {
 		_ = conn.Close(ctx)
-		t.Fatalf("create test schema: %v", err)
+		t.Fatalf("create test %s: %v", what, err)
 	}
 	_ = conn.Close(ctx)
 	t.Cleanup(func() {
@@ -122,22 +110,24 @@ func postgresSchema(t testing.TB) string {
 		defer cancel()
 		c, err := pgx.Connect(ctx, PostgresBaseURL())
 		if err != nil {
-			t.Logf("drop test schema %s: %v", schema, err)
+			t.Logf("drop test %s %s: %v", what, name, err)
 			return
 		}
 		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Logf("drop test schema %s: %v", schema, err)
+		if _, err := c.Exec(ctx, fmt.Sprintf(drop, name)); err != nil {
+			t.Logf("drop test %s %s: %v", what, name, err)
 		}
 	})
+	return name
+}
+
+func baseURL(t testing.TB) *url.URL {
+	t.Helper()
 	u, err := url.Parse(PostgresBaseURL())
 	if err != nil {
 		t.Fatalf("SVC_TEST_DATABASE_URL: %v", err)
 	}
-	q := u.Query()
-	q.Set("search_path", schema+",public")
-	u.RawQuery = q.Encode()
-	return u.String()
+	return u
 }
 
 func redact(s string) string {
