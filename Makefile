@@ -38,7 +38,7 @@ run: build
 ## test: everything the project checks
 test: check-generate check-docs-assets lint lint-spec gotest contract
 
-gotest: conformance sdk-ts
+gotest: conformance sdk-ts node-tools
 	$(GO) test -race -count=1 ./...
 
 ## generate: regenerate gen/ from openapi.yaml

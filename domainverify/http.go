@@ -218,11 +218,23 @@ func (f *HTTPFetcher) fetchOnce(ctx context.Context, u *url.URL) (FetchResult, *
 // vet resolves host and returns the first allowed address; in secure mode every address must
 // be public (a name that mixes public and private addresses is refused).
 func (f *HTTPFetcher) vet(ctx context.Context, host string) (netip.Addr, error) {
+	allow := f.opts.AllowAddr
+	if f.opts.Insecure {
+		allow = nil
+	}
+	return ResolveVetted(ctx, f.opts.Resolver, host, allow)
+}
+
+// ResolveVetted resolves host (an address literal is taken as it is) and returns the first of
+// its addresses, the one to dial, when allow admits every one of them (a name that mixes
+// public and private addresses is refused; nil allow admits all). The other outbound fetches
+// of the service (webhooks) vet their targets with it too.
+func ResolveVetted(ctx context.Context, r IPResolver, host string, allow func(netip.Addr) bool) (netip.Addr, error) {
 	var addrs []netip.Addr
 	if ip, err := netip.ParseAddr(host); err == nil {
-		addrs = []netip.Addr{ip}
+		addrs = []netip.Addr{ip.Unmap()}
 	} else {
-		ips, err := f.opts.Resolver.LookupIPAddr(ctx, host)
+		ips, err := r.LookupIPAddr(ctx, host)
 		if err != nil {
 			return netip.Addr{}, fmt.Errorf("cannot resolve %s: %v", shorten(host, 80), err)
 		}
@@ -235,9 +247,9 @@ func (f *HTTPFetcher) vet(ctx context.Context, host string) (netip.Addr, error) 
 	if len(addrs) == 0 {
 		return netip.Addr{}, fmt.Errorf("%s has no address", shorten(host, 80))
 	}
-	if !f.opts.Insecure {
+	if allow != nil {
 		for _, a := range addrs {
-			if !f.opts.AllowAddr(a) {
+			if !allow(a) {
 				return netip.Addr{}, fmt.Errorf("refused: %w", ErrNonPublicAddress)
 			}
 		}

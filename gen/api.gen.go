@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"path"
@@ -158,6 +159,54 @@ func (e ErrorCode) Valid() bool {
 	}
 }
 
+// Defines values for JobState.
+const (
+	JobStateDone    JobState = "done"
+	JobStateFailed  JobState = "failed"
+	JobStateQueued  JobState = "queued"
+	JobStateRunning JobState = "running"
+)
+
+// Valid indicates whether the value is a known member of the JobState enum.
+func (e JobState) Valid() bool {
+	switch e {
+	case JobStateDone:
+		return true
+	case JobStateFailed:
+		return true
+	case JobStateQueued:
+		return true
+	case JobStateRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JobDetailState.
+const (
+	JobDetailStateDone    JobDetailState = "done"
+	JobDetailStateFailed  JobDetailState = "failed"
+	JobDetailStateQueued  JobDetailState = "queued"
+	JobDetailStateRunning JobDetailState = "running"
+)
+
+// Valid indicates whether the value is a known member of the JobDetailState enum.
+func (e JobDetailState) Valid() bool {
+	switch e {
+	case JobDetailStateDone:
+		return true
+	case JobDetailStateFailed:
+		return true
+	case JobDetailStateQueued:
+		return true
+	case JobDetailStateRunning:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for NotificationEventType.
 const (
 	NotificationEventTypeAccepted NotificationEventType = "accepted"
@@ -200,18 +249,27 @@ func (e NotificationSummaryEventType) Valid() bool {
 	}
 }
 
-// Defines values for RecordRegistryState.
+// Defines values for RecordEffectiveState.
 const (
-	RecordRegistryStateInactive RecordRegistryState = "inactive"
-	RecordRegistryStateLive     RecordRegistryState = "live"
+	RecordEffectiveStateDraft     RecordEffectiveState = "draft"
+	RecordEffectiveStateExpired   RecordEffectiveState = "expired"
+	RecordEffectiveStateLive      RecordEffectiveState = "live"
+	RecordEffectiveStateRevoked   RecordEffectiveState = "revoked"
+	RecordEffectiveStateSuspended RecordEffectiveState = "suspended"
 )
 
-// Valid indicates whether the value is a known member of the RecordRegistryState enum.
-func (e RecordRegistryState) Valid() bool {
+// Valid indicates whether the value is a known member of the RecordEffectiveState enum.
+func (e RecordEffectiveState) Valid() bool {
 	switch e {
-	case RecordRegistryStateInactive:
+	case RecordEffectiveStateDraft:
 		return true
-	case RecordRegistryStateLive:
+	case RecordEffectiveStateExpired:
+		return true
+	case RecordEffectiveStateLive:
+		return true
+	case RecordEffectiveStateRevoked:
+		return true
+	case RecordEffectiveStateSuspended:
 		return true
 	default:
 		return false
@@ -220,8 +278,10 @@ func (e RecordRegistryState) Valid() bool {
 
 // Defines values for RecordState.
 const (
-	RecordStateDraft RecordState = "draft"
-	RecordStateLive  RecordState = "live"
+	RecordStateDraft     RecordState = "draft"
+	RecordStateLive      RecordState = "live"
+	RecordStateRevoked   RecordState = "revoked"
+	RecordStateSuspended RecordState = "suspended"
 )
 
 // Valid indicates whether the value is a known member of the RecordState enum.
@@ -231,41 +291,9 @@ func (e RecordState) Valid() bool {
 		return true
 	case RecordStateLive:
 		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for RecordListEntryState.
-const (
-	RecordListEntryStateDraft RecordListEntryState = "draft"
-	RecordListEntryStateLive  RecordListEntryState = "live"
-)
-
-// Valid indicates whether the value is a known member of the RecordListEntryState enum.
-func (e RecordListEntryState) Valid() bool {
-	switch e {
-	case RecordListEntryStateDraft:
+	case RecordStateRevoked:
 		return true
-	case RecordListEntryStateLive:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for RegistryState.
-const (
-	RegistryStateInactive RegistryState = "inactive"
-	RegistryStateLive     RegistryState = "live"
-)
-
-// Valid indicates whether the value is a known member of the RegistryState enum.
-func (e RegistryState) Valid() bool {
-	switch e {
-	case RegistryStateInactive:
-		return true
-	case RegistryStateLive:
+	case RecordStateSuspended:
 		return true
 	default:
 		return false
@@ -296,24 +324,6 @@ func (e RegistryTag) Valid() bool {
 	}
 }
 
-// Defines values for RegistryListEntryState.
-const (
-	RegistryListEntryStateInactive RegistryListEntryState = "inactive"
-	RegistryListEntryStateLive     RegistryListEntryState = "live"
-)
-
-// Valid indicates whether the value is a known member of the RegistryListEntryState enum.
-func (e RegistryListEntryState) Valid() bool {
-	switch e {
-	case RegistryListEntryStateInactive:
-		return true
-	case RegistryListEntryStateLive:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for RegistryListEntryTag.
 const (
 	RegistryListEntryTagCustom     RegistryListEntryTag = "custom"
@@ -338,18 +348,24 @@ func (e RegistryListEntryTag) Valid() bool {
 	}
 }
 
-// Defines values for SearchResultState.
+// Defines values for RegistryState.
 const (
-	SearchResultStateDraft SearchResultState = "draft"
-	SearchResultStateLive  SearchResultState = "live"
+	RegistryStateArchived RegistryState = "archived"
+	RegistryStateInactive RegistryState = "inactive"
+	RegistryStateLive     RegistryState = "live"
+	RegistryStateRevoked  RegistryState = "revoked"
 )
 
-// Valid indicates whether the value is a known member of the SearchResultState enum.
-func (e SearchResultState) Valid() bool {
+// Valid indicates whether the value is a known member of the RegistryState enum.
+func (e RegistryState) Valid() bool {
 	switch e {
-	case SearchResultStateDraft:
+	case RegistryStateArchived:
 		return true
-	case SearchResultStateLive:
+	case RegistryStateInactive:
+		return true
+	case RegistryStateLive:
+		return true
+	case RegistryStateRevoked:
 		return true
 	default:
 		return false
@@ -379,16 +395,16 @@ func (e VerificationLogLookupType) Valid() bool {
 
 // Defines values for VerificationLogResult.
 const (
-	Failed  VerificationLogResult = "failed"
-	Success VerificationLogResult = "success"
+	VerificationLogResultFailed  VerificationLogResult = "failed"
+	VerificationLogResultSuccess VerificationLogResult = "success"
 )
 
 // Valid indicates whether the value is a known member of the VerificationLogResult enum.
 func (e VerificationLogResult) Valid() bool {
 	switch e {
-	case Failed:
+	case VerificationLogResultFailed:
 		return true
-	case Success:
+	case VerificationLogResultSuccess:
 		return true
 	default:
 		return false
@@ -410,6 +426,96 @@ func (e VerificationMethod) Valid() bool {
 	case SelfDns:
 		return true
 	case SelfHttp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WatchState.
+const (
+	WatchStateActive  WatchState = "active"
+	WatchStateFailing WatchState = "failing"
+)
+
+// Valid indicates whether the value is a known member of the WatchState enum.
+func (e WatchState) Valid() bool {
+	switch e {
+	case WatchStateActive:
+		return true
+	case WatchStateFailing:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WatchType.
+const (
+	WatchTypeNamespace WatchType = "namespace"
+	WatchTypeRecord    WatchType = "record"
+	WatchTypeRegistry  WatchType = "registry"
+)
+
+// Valid indicates whether the value is a known member of the WatchType enum.
+func (e WatchType) Valid() bool {
+	switch e {
+	case WatchTypeNamespace:
+		return true
+	case WatchTypeRecord:
+		return true
+	case WatchTypeRegistry:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEventKind.
+const (
+	WebhookEventKindNamespace WebhookEventKind = "namespace"
+	WebhookEventKindRecord    WebhookEventKind = "record"
+	WebhookEventKindRegistry  WebhookEventKind = "registry"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEventKind enum.
+func (e WebhookEventKind) Valid() bool {
+	switch e {
+	case WebhookEventKindNamespace:
+		return true
+	case WebhookEventKindRecord:
+		return true
+	case WebhookEventKindRegistry:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookPayloadType.
+const (
+	NamespaceCreated WebhookPayloadType = "namespace.created"
+	NamespaceUpdated WebhookPayloadType = "namespace.updated"
+	RecordCreated    WebhookPayloadType = "record.created"
+	RecordUpdated    WebhookPayloadType = "record.updated"
+	RegistryCreated  WebhookPayloadType = "registry.created"
+	RegistryUpdated  WebhookPayloadType = "registry.updated"
+)
+
+// Valid indicates whether the value is a known member of the WebhookPayloadType enum.
+func (e WebhookPayloadType) Valid() bool {
+	switch e {
+	case NamespaceCreated:
+		return true
+	case NamespaceUpdated:
+		return true
+	case RecordCreated:
+		return true
+	case RecordUpdated:
+		return true
+	case RegistryCreated:
+		return true
+	case RegistryUpdated:
 		return true
 	default:
 		return false
@@ -443,7 +549,9 @@ func (e Sort) Valid() bool {
 // Defines values for QueryRegistriesParamsStatus.
 const (
 	QueryRegistriesParamsStatusActive   QueryRegistriesParamsStatus = "active"
+	QueryRegistriesParamsStatusArchived QueryRegistriesParamsStatus = "archived"
 	QueryRegistriesParamsStatusInactive QueryRegistriesParamsStatus = "inactive"
+	QueryRegistriesParamsStatusRevoked  QueryRegistriesParamsStatus = "revoked"
 )
 
 // Valid indicates whether the value is a known member of the QueryRegistriesParamsStatus enum.
@@ -451,7 +559,11 @@ func (e QueryRegistriesParamsStatus) Valid() bool {
 	switch e {
 	case QueryRegistriesParamsStatusActive:
 		return true
+	case QueryRegistriesParamsStatusArchived:
+		return true
 	case QueryRegistriesParamsStatusInactive:
+		return true
+	case QueryRegistriesParamsStatusRevoked:
 		return true
 	default:
 		return false
@@ -482,24 +594,6 @@ func (e QueryRegistriesParamsSort) Valid() bool {
 	}
 }
 
-// Defines values for QueryRecordsParamsState.
-const (
-	QueryRecordsParamsStateDraft QueryRecordsParamsState = "draft"
-	QueryRecordsParamsStateLive  QueryRecordsParamsState = "live"
-)
-
-// Valid indicates whether the value is a known member of the QueryRecordsParamsState enum.
-func (e QueryRecordsParamsState) Valid() bool {
-	switch e {
-	case QueryRecordsParamsStateDraft:
-		return true
-	case QueryRecordsParamsStateLive:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for QueryRecordsParamsSort.
 const (
 	QueryRecordsParamsSortDate   QueryRecordsParamsSort = "date"
@@ -518,6 +612,30 @@ func (e QueryRecordsParamsSort) Valid() bool {
 	case QueryRecordsParamsSortName:
 		return true
 	case QueryRecordsParamsSortStatus:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetRegistriesByTagParamsStatus.
+const (
+	GetRegistriesByTagParamsStatusActive   GetRegistriesByTagParamsStatus = "active"
+	GetRegistriesByTagParamsStatusArchived GetRegistriesByTagParamsStatus = "archived"
+	GetRegistriesByTagParamsStatusInactive GetRegistriesByTagParamsStatus = "inactive"
+	GetRegistriesByTagParamsStatusRevoked  GetRegistriesByTagParamsStatus = "revoked"
+)
+
+// Valid indicates whether the value is a known member of the GetRegistriesByTagParamsStatus enum.
+func (e GetRegistriesByTagParamsStatus) Valid() bool {
+	switch e {
+	case GetRegistriesByTagParamsStatusActive:
+		return true
+	case GetRegistriesByTagParamsStatusArchived:
+		return true
+	case GetRegistriesByTagParamsStatusInactive:
+		return true
+	case GetRegistriesByTagParamsStatusRevoked:
 		return true
 	default:
 		return false
@@ -654,6 +772,20 @@ type CreateRegistryRequest struct {
 // CreateRegistryRequestTag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
 type CreateRegistryRequestTag string
 
+// CreateWatchRequest The body of createWatchSubscription.
+type CreateWatchRequest struct {
+	// TargetId The namespace_id, registry_id or record_id watched.
+	TargetId string `json:"target_id"`
+
+	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+	WatchType WatchType `json:"watch_type"`
+
+	// WebhookUrl Where events are posted; https on a public address.
+	//
+	// Example: https://hooks.example.com/svc
+	WebhookUrl string `json:"webhook_url"`
+}
+
 // Delegate The owner or a delegate of a namespace.
 type Delegate struct {
 	// AddedAt UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -776,6 +908,113 @@ type GetDnsTxtResponse struct {
 
 // JSONObject A free-form JSON object.
 type JSONObject map[string]interface{}
+
+// Job An import job (docs/csv.md).
+type Job struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	ErrorRows int64     `json:"error_rows"`
+
+	// Failure Why a failed job stopped; empty otherwise.
+	Failure      string `json:"failure"`
+	ImportedRows int64  `json:"imported_rows"`
+	JobId        string `json:"job_id"`
+	NamespaceId  string `json:"namespace_id"`
+
+	// ProcessedRows Rows done, imported or refused.
+	ProcessedRows int64 `json:"processed_rows"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// State `queued`, `running`, `done` (every row imported or refused), or `failed` (stopped; `failure` says why).
+	State     JobState `json:"state"`
+	TotalRows int64    `json:"total_rows"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// JobState `queued`, `running`, `done` (every row imported or refused), or `failed` (stopped; `failure` says why).
+type JobState string
+
+// JobDetail An import job with its first row errors.
+type JobDetail struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	ErrorRows int64     `json:"error_rows"`
+
+	// Errors The first 1,000 row errors, by row.
+	Errors []JobRowError `json:"errors"`
+
+	// Failure Why a failed job stopped; empty otherwise.
+	Failure      string `json:"failure"`
+	ImportedRows int64  `json:"imported_rows"`
+	JobId        string `json:"job_id"`
+	NamespaceId  string `json:"namespace_id"`
+
+	// ProcessedRows Rows done, imported or refused.
+	ProcessedRows int64 `json:"processed_rows"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// State `queued`, `running`, `done` (every row imported or refused), or `failed` (stopped; `failure` says why).
+	State     JobDetailState `json:"state"`
+	TotalRows int64          `json:"total_rows"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// JobDetailState `queued`, `running`, `done` (every row imported or refused), or `failed` (stopped; `failure` says why).
+type JobDetailState string
+
+// JobDetailResponse The answer of getJob.
+type JobDetailResponse struct {
+	// Data An import job with its first row errors.
+	Data JobDetail `json:"data"`
+
+	// Message Example: Job found
+	Message string `json:"message"`
+}
+
+// JobResponse The answer of bulkUploadRecords.
+type JobResponse struct {
+	// Data An import job (docs/csv.md).
+	Data Job `json:"data"`
+
+	// Message Example: Import queued
+	Message string `json:"message"`
+}
+
+// JobRowError A row an import job refused, and why.
+type JobRowError struct {
+	Message string `json:"message"`
+
+	// Row The row, 1 being the first after the header.
+	Row int64 `json:"row"`
+}
+
+// JobsResponse The answer of listJobs.
+type JobsResponse struct {
+	Data []Job `json:"data"`
+
+	// Message Example: Jobs found
+	Message string `json:"message"`
+}
 
 // LogConsistency A consistency proof between two trees of the transparency log.
 type LogConsistency struct {
@@ -1052,6 +1291,9 @@ type Record struct {
 	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
+	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+	EffectiveState RecordEffectiveState `json:"effective_state"`
+
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
 	// Example: 2026-11-22T08:00:00.000Z
@@ -1079,13 +1321,17 @@ type Record struct {
 	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
 	//
 	// Example: employees
-	RegistryName  EntryName           `json:"registry_name"`
-	RegistryState RecordRegistryState `json:"registry_state"`
+	RegistryName EntryName `json:"registry_name"`
+
+	// RegistryState A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+	RegistryState RegistryState `json:"registry_state"`
 
 	// Schema A free-form JSON object.
-	Schema JSONObject  `json:"schema"`
-	State  RecordState `json:"state"`
-	Ttl    int64       `json:"ttl"`
+	Schema JSONObject `json:"schema"`
+
+	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+	State RecordState `json:"state"`
+	Ttl   int64       `json:"ttl"`
 
 	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1100,11 +1346,8 @@ type Record struct {
 	VersionCount int64   `json:"version_count"`
 }
 
-// RecordRegistryState defines model for Record.RegistryState.
-type RecordRegistryState string
-
-// RecordState defines model for Record.State.
-type RecordState string
+// RecordEffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+type RecordEffectiveState string
 
 // RecordListEntry One record in a list of records (record query).
 type RecordListEntry struct {
@@ -1123,6 +1366,9 @@ type RecordListEntry struct {
 	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
+	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+	EffectiveState RecordEffectiveState `json:"effective_state"`
+
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
 	// Example: 2026-11-22T08:00:00.000Z
@@ -1135,9 +1381,11 @@ type RecordListEntry struct {
 	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
 	//
 	// Example: employees
-	RecordName EntryName            `json:"record_name"`
-	State      RecordListEntryState `json:"state"`
-	Ttl        int64                `json:"ttl"`
+	RecordName EntryName `json:"record_name"`
+
+	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+	State RecordState `json:"state"`
+	Ttl   int64       `json:"ttl"`
 
 	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1150,9 +1398,6 @@ type RecordListEntry struct {
 	Version      Version `json:"version"`
 	VersionCount int64   `json:"version_count"`
 }
-
-// RecordListEntryState defines model for RecordListEntry.State.
-type RecordListEntryState string
 
 // RecordLookupResponse The answer of a record lookup.
 type RecordLookupResponse struct {
@@ -1204,6 +1449,9 @@ type RecordQueryResponse struct {
 	// Message Example: Records retrieved
 	Message string `json:"message"`
 }
+
+// RecordState The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+type RecordState string
 
 // RecordVersionsData The `data` of the record versions answer.
 type RecordVersionsData struct {
@@ -1290,10 +1538,12 @@ type Registry struct {
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
-	Schema JSONObject    `json:"schema"`
-	State  RegistryState `json:"state"`
-	Tag    RegistryTag   `json:"tag"`
-	Ttl    int64         `json:"ttl"`
+	Schema JSONObject `json:"schema"`
+
+	// State A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+	State RegistryState `json:"state"`
+	Tag   RegistryTag   `json:"tag"`
+	Ttl   int64         `json:"ttl"`
 
 	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1306,9 +1556,6 @@ type Registry struct {
 	Version      Version `json:"version"`
 	VersionCount int64   `json:"version_count"`
 }
-
-// RegistryState defines model for Registry.State.
-type RegistryState string
 
 // RegistryTag defines model for Registry.Tag.
 type RegistryTag string
@@ -1368,10 +1615,12 @@ type RegistryListEntry struct {
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
-	Schema JSONObject             `json:"schema"`
-	State  RegistryListEntryState `json:"state"`
-	Tag    RegistryListEntryTag   `json:"tag"`
-	Ttl    int64                  `json:"ttl"`
+	Schema JSONObject `json:"schema"`
+
+	// State A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+	State RegistryState        `json:"state"`
+	Tag   RegistryListEntryTag `json:"tag"`
+	Ttl   int64                `json:"ttl"`
 
 	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1384,9 +1633,6 @@ type RegistryListEntry struct {
 	Version      Version `json:"version"`
 	VersionCount int64   `json:"version_count"`
 }
-
-// RegistryListEntryState defines model for RegistryListEntry.State.
-type RegistryListEntryState string
 
 // RegistryListEntryTag defines model for RegistryListEntry.Tag.
 type RegistryListEntryTag string
@@ -1430,6 +1676,9 @@ type RegistryQueryResponse struct {
 	// Message Example: Registries retrieved
 	Message string `json:"message"`
 }
+
+// RegistryState A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+type RegistryState string
 
 // RegistryVersionsData The `data` of the registry versions answer.
 type RegistryVersionsData struct {
@@ -1512,6 +1761,9 @@ type SearchResult struct {
 	// Details A free-form JSON object.
 	Details JSONObject `json:"details"`
 
+	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+	EffectiveState RecordEffectiveState `json:"effective_state"`
+
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
 	// Example: 2026-11-22T08:00:00.000Z
@@ -1531,9 +1783,11 @@ type SearchResult struct {
 	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
 	//
 	// Example: employees
-	RegistryName EntryName         `json:"registry_name"`
-	State        SearchResultState `json:"state"`
-	Ttl          int64             `json:"ttl"`
+	RegistryName EntryName `json:"registry_name"`
+
+	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+	State RecordState `json:"state"`
+	Ttl   int64       `json:"ttl"`
 
 	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1547,9 +1801,6 @@ type SearchResult struct {
 	Version      Version `json:"version"`
 	VersionCount int64   `json:"version_count"`
 }
-
-// SearchResultState defines model for SearchResult.State.
-type SearchResultState string
 
 // Stats How many of each the directory holds.
 type Stats struct {
@@ -1718,6 +1969,150 @@ type VerifyRegistryLookupRequest struct {
 //
 // Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
 type Version = string
+
+// WatchCreated A new subscription and its signing secret.
+type WatchCreated struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt    Timestamp `json:"created_at"`
+	FailingSince *string   `json:"failing_since"`
+	NamespaceId  string    `json:"namespace_id"`
+
+	// Secret The Standard Webhooks signing secret (whsec_ and base64), shown only once.
+	//
+	// Example: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+	Secret string `json:"secret"`
+
+	// State `failing` once an event could not be delivered within 24 hours; a later delivery makes it `active` again.
+	State          WatchState `json:"state"`
+	SubscriptionId string     `json:"subscription_id"`
+	TargetId       string     `json:"target_id"`
+
+	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+	WatchType  WatchType `json:"watch_type"`
+	WebhookUrl string    `json:"webhook_url"`
+}
+
+// WatchCreatedResponse The answer of createWatchSubscription.
+type WatchCreatedResponse struct {
+	// Data A new subscription and its signing secret.
+	Data WatchCreated `json:"data"`
+
+	// Message Example: Subscription created
+	Message string `json:"message"`
+}
+
+// WatchDeliveriesResponse The answer of listWatchDeliveries.
+type WatchDeliveriesResponse struct {
+	Data []WatchDelivery `json:"data"`
+
+	// Message Example: Deliveries found
+	Message string `json:"message"`
+}
+
+// WatchDelivery One delivery attempt of an event.
+type WatchDelivery struct {
+	Attempt int `json:"attempt"`
+
+	// AttemptedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	AttemptedAt Timestamp `json:"attempted_at"`
+	Delivered   bool      `json:"delivered"`
+
+	// Error What went wrong; empty when delivered.
+	Error string `json:"error"`
+
+	// EventId The event's webhook-id, the same on every attempt.
+	EventId string `json:"event_id"`
+
+	// StatusCode The receiver's HTTP status; 0 when it did not answer.
+	StatusCode int `json:"status_code"`
+}
+
+// WatchState `failing` once an event could not be delivered within 24 hours; a later delivery makes it `active` again.
+type WatchState string
+
+// WatchSubscription A watch subscription (without its secret).
+type WatchSubscription struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt    Timestamp `json:"created_at"`
+	FailingSince *string   `json:"failing_since"`
+	NamespaceId  string    `json:"namespace_id"`
+
+	// State `failing` once an event could not be delivered within 24 hours; a later delivery makes it `active` again.
+	State          WatchState `json:"state"`
+	SubscriptionId string     `json:"subscription_id"`
+	TargetId       string     `json:"target_id"`
+
+	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+	WatchType  WatchType `json:"watch_type"`
+	WebhookUrl string    `json:"webhook_url"`
+}
+
+// WatchSubscriptionResponse The answer of getWatchSubscription.
+type WatchSubscriptionResponse struct {
+	// Data A watch subscription (without its secret).
+	Data WatchSubscription `json:"data"`
+
+	// Message Example: Subscription found
+	Message string `json:"message"`
+}
+
+// WatchSubscriptionsResponse The answer of listWatchSubscriptions.
+type WatchSubscriptionsResponse struct {
+	Data []WatchSubscription `json:"data"`
+
+	// Message Example: Subscriptions found
+	Message string `json:"message"`
+}
+
+// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+type WatchType string
+
+// WebhookEvent The new version a webhook announces; look it up with version_id and recompute its digest to trust it.
+type WebhookEvent struct {
+	Digest      string           `json:"digest"`
+	Kind        WebhookEventKind `json:"kind"`
+	NamespaceId string           `json:"namespace_id"`
+
+	// RecordId Records.
+	RecordId *string `json:"record_id,omitempty"`
+
+	// RegistryId Registries and records.
+	RegistryId *string `json:"registry_id,omitempty"`
+
+	// State The version's state (registries and records; see RegistryState and RecordState).
+	State *string `json:"state,omitempty"`
+
+	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
+	//
+	// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
+	Version      Version `json:"version"`
+	VersionCount int64   `json:"version_count"`
+}
+
+// WebhookEventKind defines model for WebhookEvent.Kind.
+type WebhookEventKind string
+
+// WebhookPayload The body of a webhook delivery (docs/webhooks.md), in the Standard Webhooks shape.
+type WebhookPayload struct {
+	// Data The new version a webhook announces; look it up with version_id and recompute its digest to trust it.
+	Data           WebhookEvent `json:"data"`
+	SubscriptionId string       `json:"subscription_id"`
+
+	// Timestamp When the version was made.
+	Timestamp time.Time `json:"timestamp"`
+
+	// Type `<kind>.created` for an entry's first version, else `<kind>.updated`.
+	Type WebhookPayloadType `json:"type"`
+}
+
+// WebhookPayloadType `<kind>.created` for an entry's first version, else `<kind>.updated`.
+type WebhookPayloadType string
 
 // AsOn defines model for AsOn.
 type AsOn = openapi_types.Date
@@ -1895,7 +2290,7 @@ type QueryRegistriesParams struct {
 	// To Entries updated on or before this UTC day.
 	To *ToDate `form:"to,omitempty" json:"to,omitempty"`
 
-	// Status Registry status filter.
+	// Status Registry status filter (`active` is `live`).
 	Status *QueryRegistriesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
 
 	// Name Partial, case-insensitive name match (at least 3 characters).
@@ -1928,8 +2323,8 @@ type QueryRecordsParams struct {
 	// To Entries updated on or before this UTC day.
 	To *ToDate `form:"to,omitempty" json:"to,omitempty"`
 
-	// State Record state filter.
-	State *QueryRecordsParamsState `form:"state,omitempty" json:"state,omitempty"`
+	// State Record state filter, on the state a record reads as (`effective_state`).
+	State *RecordEffectiveState `form:"state,omitempty" json:"state,omitempty"`
 
 	// Name Partial, case-insensitive name match (at least 3 characters).
 	Name *NameFilter `form:"name,omitempty" json:"name,omitempty"`
@@ -1947,9 +2342,6 @@ type QueryRecordsParams struct {
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
 }
 
-// QueryRecordsParamsState defines parameters for QueryRecords.
-type QueryRecordsParamsState string
-
 // QueryRecordsParamsSort defines parameters for QueryRecords.
 type QueryRecordsParamsSort string
 
@@ -1966,6 +2358,9 @@ type SearchRecordsParams struct {
 
 	// To Records created or updated at or before this time.
 	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// RecordState Records that read as this state (`effective_state`). Named `record_state` so that a details field called `state` stays searchable.
+	RecordState *RecordEffectiveState `form:"record_state,omitempty" json:"record_state,omitempty"`
 
 	// Page Page number, from 1.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
@@ -1995,6 +2390,18 @@ type ActivateRegistryParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// ArchiveRegistryParams defines parameters for ArchiveRegistry.
+type ArchiveRegistryParams struct {
+	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// BulkUploadRecordsMultipartBody defines parameters for BulkUploadRecords.
+type BulkUploadRecordsMultipartBody struct {
+	// File The CSV file.
+	File openapi_types.File `json:"file"`
+}
+
 // DeactivateRegistryParams defines parameters for DeactivateRegistry.
 type DeactivateRegistryParams struct {
 	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
@@ -2008,6 +2415,18 @@ type GetRegistryVerificationLogsParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+}
+
+// RestoreRegistryParams defines parameters for RestoreRegistry.
+type RestoreRegistryParams struct {
+	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// RevokeRegistryParams defines parameters for RevokeRegistry.
+type RevokeRegistryParams struct {
+	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // UpdateRegistryParams defines parameters for UpdateRegistry.
@@ -2031,10 +2450,49 @@ type PublishRecordParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// ReinstateRecordParams defines parameters for ReinstateRecord.
+type ReinstateRecordParams struct {
+	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// RevokeRecordParams defines parameters for RevokeRecord.
+type RevokeRecordParams struct {
+	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// SuspendRecordParams defines parameters for SuspendRecord.
+type SuspendRecordParams struct {
+	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // UpdateRecordParams defines parameters for UpdateRecord.
 type UpdateRecordParams struct {
 	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// GetRegistriesByTagParams defines parameters for GetRegistriesByTag.
+type GetRegistriesByTagParams struct {
+	// Status The registries' state (default `active`, that is live).
+	Status *GetRegistriesByTagParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// GetRegistriesByTagParamsStatus defines parameters for GetRegistriesByTag.
+type GetRegistriesByTagParamsStatus string
+
+// VersionEventParams defines parameters for VersionEvent.
+type VersionEventParams struct {
+	// WebhookId The event's id, the same on every attempt.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp When this attempt was signed, in Unix seconds.
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature v1, and the base64 of HMAC-SHA256 over id.timestamp.body keyed with the secret.
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // CreateNamespaceJSONRequestBody defines body for CreateNamespace for application/json ContentType.
@@ -2051,6 +2509,9 @@ type VerifyRecordLookupJSONRequestBody = VerifyRecordLookupRequest
 
 // VerifyRegistryLookupJSONRequestBody defines body for VerifyRegistryLookup for application/json ContentType.
 type VerifyRegistryLookupJSONRequestBody = VerifyRegistryLookupRequest
+
+// CreateWatchSubscriptionJSONRequestBody defines body for CreateWatchSubscription for application/json ContentType.
+type CreateWatchSubscriptionJSONRequestBody = CreateWatchRequest
 
 // AddDelegateJSONRequestBody defines body for AddDelegate for application/json ContentType.
 type AddDelegateJSONRequestBody = DelegateRequest
@@ -2073,6 +2534,9 @@ type AddRecordsJSONRequestBody = AddRecordsRequest
 // AddRegistryDelegateJSONRequestBody defines body for AddRegistryDelegate for application/json ContentType.
 type AddRegistryDelegateJSONRequestBody = DelegateRequest
 
+// BulkUploadRecordsMultipartRequestBody defines body for BulkUploadRecords for multipart/form-data ContentType.
+type BulkUploadRecordsMultipartRequestBody BulkUploadRecordsMultipartBody
+
 // RemoveRegistryDelegateJSONRequestBody defines body for RemoveRegistryDelegate for application/json ContentType.
 type RemoveRegistryDelegateJSONRequestBody = DelegateRequest
 
@@ -2081,6 +2545,9 @@ type UpdateRegistryJSONRequestBody = UpdateRegistryRequest
 
 // UpdateRecordJSONRequestBody defines body for UpdateRecord for application/json ContentType.
 type UpdateRecordJSONRequestBody = UpdateRecordRequest
+
+// VersionEventJSONRequestBody defines body for VersionEvent for application/json ContentType.
+type VersionEventJSONRequestBody = WebhookPayload
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
@@ -2102,6 +2569,12 @@ type ServerInterface interface {
 	// GetDnsTxt Read a namespace's generated verification value
 	// (GET /svc/get-dns-txt/{namespace_id})
 	GetDnsTxt(ctx echo.Context, namespaceId NamespaceId) error
+	// ListJobs List the caller's import jobs
+	// (GET /svc/jobs)
+	ListJobs(ctx echo.Context) error
+	// GetJob An import job's progress and row errors
+	// (GET /svc/jobs/{job_id})
+	GetJob(ctx echo.Context, jobId string) error
 	// GetLogCheckpoint The latest signed checkpoint of the transparency log
 	// (GET /svc/log/checkpoint)
 	GetLogCheckpoint(ctx echo.Context) error
@@ -2180,6 +2653,21 @@ type ServerInterface interface {
 	// ListRecordVersions List the versions of a record
 	// (GET /svc/versions/{namespace}/{registry_name}/{record_name})
 	ListRecordVersions(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName) error
+	// CreateWatchSubscription Watch an entry with a webhook
+	// (POST /svc/watch)
+	CreateWatchSubscription(ctx echo.Context) error
+	// ListWatchSubscriptions List the caller's watch subscriptions
+	// (GET /svc/watch/subscriptions)
+	ListWatchSubscriptions(ctx echo.Context) error
+	// DeleteWatchSubscription Delete a watch subscription
+	// (DELETE /svc/watch/{subscription_id})
+	DeleteWatchSubscription(ctx echo.Context, subscriptionId string) error
+	// GetWatchSubscription One watch subscription
+	// (GET /svc/watch/{subscription_id})
+	GetWatchSubscription(ctx echo.Context, subscriptionId string) error
+	// ListWatchDeliveries The delivery history of a watch subscription
+	// (GET /svc/watch/{subscription_id}/deliveries)
+	ListWatchDeliveries(ctx echo.Context, subscriptionId string) error
 	// AddDelegate Add a delegate (owner only)
 	// (POST /svc/{namespace}/add-delegate)
 	AddDelegate(ctx echo.Context, namespace NamespaceRef) error
@@ -2213,9 +2701,18 @@ type ServerInterface interface {
 	// AddRegistryDelegate Add a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/add-registry-delegate)
 	AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	// ArchiveRegistry Archive a registry (read-only)
+	// (POST /svc/{namespace}/{registry_name}/archive-registry)
+	ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ArchiveRegistryParams) error
+	// BulkUploadRecords Import records from a CSV file, as a job
+	// (POST /svc/{namespace}/{registry_name}/bulk-upload)
+	BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
 	// DeactivateRegistry Deactivate a registry
 	// (POST /svc/{namespace}/{registry_name}/deactivate-registry)
 	DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error
+	// ExportRecordsAsCsv Export a registry's records as CSV
+	// (GET /svc/{namespace}/{registry_name}/export-records-as-csv)
+	ExportRecordsAsCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
 	// GetRegistryDelegates List the delegates of one registry
 	// (GET /svc/{namespace}/{registry_name}/get-registry-delegates)
 	GetRegistryDelegates(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
@@ -2225,6 +2722,12 @@ type ServerInterface interface {
 	// RemoveRegistryDelegate Remove a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/remove-registry-delegate)
 	RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	// RestoreRegistry Restore an archived registry
+	// (POST /svc/{namespace}/{registry_name}/restore-registry)
+	RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RestoreRegistryParams) error
+	// RevokeRegistry Revoke a registry (final)
+	// (POST /svc/{namespace}/{registry_name}/revoke-registry)
+	RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RevokeRegistryParams) error
 	// UpdateRegistry Update a registry
 	// (POST /svc/{namespace}/{registry_name}/update-registry)
 	UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params UpdateRegistryParams) error
@@ -2234,12 +2737,21 @@ type ServerInterface interface {
 	// PublishRecord Publish a draft record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/publish-record)
 	PublishRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params PublishRecordParams) error
+	// ReinstateRecord Reinstate a suspended record
+	// (POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record)
+	ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params ReinstateRecordParams) error
+	// RevokeRecord Revoke a record (final)
+	// (POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record)
+	RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params RevokeRecordParams) error
+	// SuspendRecord Suspend a live record
+	// (POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record)
+	SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params SuspendRecordParams) error
 	// UpdateRecord Update a record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/update-record)
 	UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params UpdateRecordParams) error
 	// GetRegistriesByTag List verified registries with a standard tag
 	// (GET /svc/{tag}/get-registry-by-tag)
-	GetRegistriesByTag(ctx echo.Context, tag string) error
+	GetRegistriesByTag(ctx echo.Context, tag string, params GetRegistriesByTagParams) error
 	// GetDidDocument The DID document of a profile
 	// (GET /{profile_id}/did.json)
 	GetDidDocument(ctx echo.Context, profileId string) error
@@ -2346,6 +2858,31 @@ func (w *ServerInterfaceWrapper) GetDnsTxt(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetDnsTxt(ctx, namespaceId)
+	return err
+}
+
+// ListJobs converts echo context to params.
+func (w *ServerInterfaceWrapper) ListJobs(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListJobs(ctx)
+	return err
+}
+
+// GetJob converts echo context to params.
+func (w *ServerInterfaceWrapper) GetJob(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id" -------------
+	var jobId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id", ctx.Param("job_id"), &jobId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetJob(ctx, jobId)
 	return err
 }
 
@@ -2853,6 +3390,13 @@ func (w *ServerInterfaceWrapper) SearchRecords(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
 	}
 
+	// ------------- Optional query parameter "record_state" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "record_state", ctx.QueryParams(), &params.RecordState, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter record_state: %s", err))
+	}
+
 	// ------------- Optional query parameter "page" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
@@ -3018,6 +3562,72 @@ func (w *ServerInterfaceWrapper) ListRecordVersions(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListRecordVersions(ctx, namespace, registryName, recordName)
+	return err
+}
+
+// CreateWatchSubscription converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWatchSubscription(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWatchSubscription(ctx)
+	return err
+}
+
+// ListWatchSubscriptions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWatchSubscriptions(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWatchSubscriptions(ctx)
+	return err
+}
+
+// DeleteWatchSubscription converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteWatchSubscription(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "subscription_id" -------------
+	var subscriptionId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "subscription_id", ctx.Param("subscription_id"), &subscriptionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter subscription_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteWatchSubscription(ctx, subscriptionId)
+	return err
+}
+
+// GetWatchSubscription converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWatchSubscription(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "subscription_id" -------------
+	var subscriptionId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "subscription_id", ctx.Param("subscription_id"), &subscriptionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter subscription_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWatchSubscription(ctx, subscriptionId)
+	return err
+}
+
+// ListWatchDeliveries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWatchDeliveries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "subscription_id" -------------
+	var subscriptionId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "subscription_id", ctx.Param("subscription_id"), &subscriptionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter subscription_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWatchDeliveries(ctx, subscriptionId)
 	return err
 }
 
@@ -3293,6 +3903,74 @@ func (w *ServerInterfaceWrapper) AddRegistryDelegate(ctx echo.Context) error {
 	return err
 }
 
+// ArchiveRegistry converts echo context to params.
+func (w *ServerInterfaceWrapper) ArchiveRegistry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ArchiveRegistryParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-Match: %s", err))
+		}
+
+		params.IfMatch = &IfMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ArchiveRegistry(ctx, namespace, registryName, params)
+	return err
+}
+
+// BulkUploadRecords converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkUploadRecords(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkUploadRecords(ctx, namespace, registryName)
+	return err
+}
+
 // DeactivateRegistry converts echo context to params.
 func (w *ServerInterfaceWrapper) DeactivateRegistry(ctx echo.Context) error {
 	var err error
@@ -3334,6 +4012,30 @@ func (w *ServerInterfaceWrapper) DeactivateRegistry(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.DeactivateRegistry(ctx, namespace, registryName, params)
+	return err
+}
+
+// ExportRecordsAsCsv converts echo context to params.
+func (w *ServerInterfaceWrapper) ExportRecordsAsCsv(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExportRecordsAsCsv(ctx, namespace, registryName)
 	return err
 }
 
@@ -3422,6 +4124,94 @@ func (w *ServerInterfaceWrapper) RemoveRegistryDelegate(ctx echo.Context) error 
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RemoveRegistryDelegate(ctx, namespace, registryName)
+	return err
+}
+
+// RestoreRegistry converts echo context to params.
+func (w *ServerInterfaceWrapper) RestoreRegistry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RestoreRegistryParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-Match: %s", err))
+		}
+
+		params.IfMatch = &IfMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RestoreRegistry(ctx, namespace, registryName, params)
+	return err
+}
+
+// RevokeRegistry converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeRegistry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RevokeRegistryParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-Match: %s", err))
+		}
+
+		params.IfMatch = &IfMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeRegistry(ctx, namespace, registryName, params)
 	return err
 }
 
@@ -3569,6 +4359,162 @@ func (w *ServerInterfaceWrapper) PublishRecord(ctx echo.Context) error {
 	return err
 }
 
+// ReinstateRecord converts echo context to params.
+func (w *ServerInterfaceWrapper) ReinstateRecord(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// ------------- Path parameter "record_name" -------------
+	var recordName RecordName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter record_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReinstateRecordParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-Match: %s", err))
+		}
+
+		params.IfMatch = &IfMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReinstateRecord(ctx, namespace, registryName, recordName, params)
+	return err
+}
+
+// RevokeRecord converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeRecord(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// ------------- Path parameter "record_name" -------------
+	var recordName RecordName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter record_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RevokeRecordParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-Match: %s", err))
+		}
+
+		params.IfMatch = &IfMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeRecord(ctx, namespace, registryName, recordName, params)
+	return err
+}
+
+// SuspendRecord converts echo context to params.
+func (w *ServerInterfaceWrapper) SuspendRecord(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// ------------- Path parameter "record_name" -------------
+	var recordName RecordName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter record_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SuspendRecordParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-Match: %s", err))
+		}
+
+		params.IfMatch = &IfMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SuspendRecord(ctx, namespace, registryName, recordName, params)
+	return err
+}
+
 // UpdateRecord converts echo context to params.
 func (w *ServerInterfaceWrapper) UpdateRecord(ctx echo.Context) error {
 	var err error
@@ -3632,8 +4578,17 @@ func (w *ServerInterfaceWrapper) GetRegistriesByTag(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tag: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetRegistriesByTagParams
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetRegistriesByTag(ctx, tag)
+	err = w.Handler.GetRegistriesByTag(ctx, tag, params)
 	return err
 }
 
@@ -3736,15 +4691,30 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/update-registry", wrapper.UpdateRegistry, options.OperationMiddlewares["updateRegistry"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/deactivate-registry", wrapper.DeactivateRegistry, options.OperationMiddlewares["deactivateRegistry"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/activate-registry", wrapper.ActivateRegistry, options.OperationMiddlewares["activateRegistry"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/archive-registry", wrapper.ArchiveRegistry, options.OperationMiddlewares["archiveRegistry"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/restore-registry", wrapper.RestoreRegistry, options.OperationMiddlewares["restoreRegistry"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/revoke-registry", wrapper.RevokeRegistry, options.OperationMiddlewares["revokeRegistry"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/bulk-upload", wrapper.BulkUploadRecords, options.OperationMiddlewares["bulkUploadRecords"]...)
+	router.GET(options.BaseURL+"/svc/:namespace/:registry_name/export-records-as-csv", wrapper.ExportRecordsAsCsv, options.OperationMiddlewares["exportRecordsAsCsv"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/add-record", wrapper.AddRecord, options.OperationMiddlewares["addRecord"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/add-records", wrapper.AddRecords, options.OperationMiddlewares["addRecords"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/:record_name/update-record", wrapper.UpdateRecord, options.OperationMiddlewares["updateRecord"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/:record_name/publish-record", wrapper.PublishRecord, options.OperationMiddlewares["publishRecord"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/:record_name/suspend-record", wrapper.SuspendRecord, options.OperationMiddlewares["suspendRecord"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/:record_name/reinstate-record", wrapper.ReinstateRecord, options.OperationMiddlewares["reinstateRecord"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/:record_name/revoke-record", wrapper.RevokeRecord, options.OperationMiddlewares["revokeRecord"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/add-delegate", wrapper.AddDelegate, options.OperationMiddlewares["addDelegate"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/remove-delegate", wrapper.RemoveDelegate, options.OperationMiddlewares["removeDelegate"]...)
 	router.GET(options.BaseURL+"/svc/:namespace/get-delegates", wrapper.GetDelegates, options.OperationMiddlewares["getDelegates"]...)
 	router.GET(options.BaseURL+"/:profile_id/did.json", wrapper.GetDidDocument, options.OperationMiddlewares["getDidDocument"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.Healthz, options.OperationMiddlewares["healthz"]...)
+	router.POST(options.BaseURL+"/svc/watch", wrapper.CreateWatchSubscription, options.OperationMiddlewares["createWatchSubscription"]...)
+	router.GET(options.BaseURL+"/svc/watch/subscriptions", wrapper.ListWatchSubscriptions, options.OperationMiddlewares["listWatchSubscriptions"]...)
+	router.DELETE(options.BaseURL+"/svc/watch/:subscription_id", wrapper.DeleteWatchSubscription, options.OperationMiddlewares["deleteWatchSubscription"]...)
+	router.GET(options.BaseURL+"/svc/watch/:subscription_id", wrapper.GetWatchSubscription, options.OperationMiddlewares["getWatchSubscription"]...)
+	router.GET(options.BaseURL+"/svc/watch/:subscription_id/deliveries", wrapper.ListWatchDeliveries, options.OperationMiddlewares["listWatchDeliveries"]...)
+	router.GET(options.BaseURL+"/svc/jobs", wrapper.ListJobs, options.OperationMiddlewares["listJobs"]...)
+	router.GET(options.BaseURL+"/svc/jobs/:job_id", wrapper.GetJob, options.OperationMiddlewares["getJob"]...)
 	router.GET(options.BaseURL+"/svc/stats", wrapper.GetStats, options.OperationMiddlewares["getStats"]...)
 	router.GET(options.BaseURL+"/readyz", wrapper.Readyz, options.OperationMiddlewares["readyz"]...)
 	router.GET(options.BaseURL+"/svc/log/checkpoint", wrapper.GetLogCheckpoint, options.OperationMiddlewares["getLogCheckpoint"]...)
@@ -3754,6 +4724,92 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/svc/log/consistency", wrapper.GetLogConsistency, options.OperationMiddlewares["getLogConsistency"]...)
 	router.GET(options.BaseURL+"/svc/log/tile/:tile_path", wrapper.GetLogTile, options.OperationMiddlewares["getLogTile"]...)
 
+}
+
+// CallbackReceiverInterface represents handlers for receiving inbound
+// callback requests. Each callback becomes a Handle*Callback
+// method that the implementation fills in. The caller mounts the per-
+// callback echo.HandlerFunc returned by {Op}CallbackHandler at
+// whatever URL path they advertise to senders.
+type CallbackReceiverInterface interface {
+	// A new public version of a watched entry
+	// HandleVersionEventCallback handles the POST callback for versionEvent.
+	HandleVersionEventCallback(ctx echo.Context, params VersionEventParams) error
+}
+
+// VersionEventCallbackHandler returns the echo.HandlerFunc for the versionEvent callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func VersionEventCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params VersionEventParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		return si.HandleVersionEventCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
 }
 
 type AuthenticationFailedJSONResponse Error
@@ -4477,6 +5533,209 @@ func (response GetDnsTxt429JSONResponse) VisitGetDnsTxtResponse(w http.ResponseW
 type GetDnsTxt500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetDnsTxt500JSONResponse) VisitGetDnsTxtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJobsRequestObject struct {
+}
+
+type ListJobsResponseObject interface {
+	VisitListJobsResponse(w http.ResponseWriter) error
+}
+
+type ListJobs200JSONResponse JobsResponse
+
+func (response ListJobs200JSONResponse) VisitListJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJobs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListJobs400JSONResponse) VisitListJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJobs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListJobs401JSONResponse) VisitListJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJobs413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListJobs413JSONResponse) VisitListJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJobs429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListJobs429JSONResponse) VisitListJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJobs500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListJobs500JSONResponse) VisitListJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJobRequestObject struct {
+	JobId string `json:"job_id"`
+}
+
+type GetJobResponseObject interface {
+	VisitGetJobResponse(w http.ResponseWriter) error
+}
+
+type GetJob200JSONResponse JobDetailResponse
+
+func (response GetJob200JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJob400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetJob400JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJob401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetJob401JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJob404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetJob404JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJob413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetJob413JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJob429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetJob429JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJob500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetJob500JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -7459,6 +8718,566 @@ func (response ListRecordVersions500JSONResponse) VisitListRecordVersionsRespons
 	return err
 }
 
+type CreateWatchSubscriptionRequestObject struct {
+	Body *CreateWatchSubscriptionJSONRequestBody
+}
+
+type CreateWatchSubscriptionResponseObject interface {
+	VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error
+}
+
+type CreateWatchSubscription201JSONResponse WatchCreatedResponse
+
+func (response CreateWatchSubscription201JSONResponse) VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWatchSubscription400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWatchSubscription400JSONResponse) VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWatchSubscription401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWatchSubscription401JSONResponse) VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWatchSubscription404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWatchSubscription404JSONResponse) VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWatchSubscription409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateWatchSubscription409JSONResponse) VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWatchSubscription413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateWatchSubscription413JSONResponse) VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWatchSubscription415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateWatchSubscription415JSONResponse) VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWatchSubscription429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateWatchSubscription429JSONResponse) VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWatchSubscription500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateWatchSubscription500JSONResponse) VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchSubscriptionsRequestObject struct {
+}
+
+type ListWatchSubscriptionsResponseObject interface {
+	VisitListWatchSubscriptionsResponse(w http.ResponseWriter) error
+}
+
+type ListWatchSubscriptions200JSONResponse WatchSubscriptionsResponse
+
+func (response ListWatchSubscriptions200JSONResponse) VisitListWatchSubscriptionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchSubscriptions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWatchSubscriptions400JSONResponse) VisitListWatchSubscriptionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchSubscriptions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWatchSubscriptions401JSONResponse) VisitListWatchSubscriptionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchSubscriptions413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListWatchSubscriptions413JSONResponse) VisitListWatchSubscriptionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchSubscriptions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListWatchSubscriptions429JSONResponse) VisitListWatchSubscriptionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchSubscriptions500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListWatchSubscriptions500JSONResponse) VisitListWatchSubscriptionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWatchSubscriptionRequestObject struct {
+	SubscriptionId string `json:"subscription_id"`
+}
+
+type DeleteWatchSubscriptionResponseObject interface {
+	VisitDeleteWatchSubscriptionResponse(w http.ResponseWriter) error
+}
+
+type DeleteWatchSubscription200JSONResponse struct{ MessageJSONResponse }
+
+func (response DeleteWatchSubscription200JSONResponse) VisitDeleteWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWatchSubscription400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteWatchSubscription400JSONResponse) VisitDeleteWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWatchSubscription401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteWatchSubscription401JSONResponse) VisitDeleteWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWatchSubscription404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteWatchSubscription404JSONResponse) VisitDeleteWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWatchSubscription413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteWatchSubscription413JSONResponse) VisitDeleteWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWatchSubscription429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteWatchSubscription429JSONResponse) VisitDeleteWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWatchSubscription500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteWatchSubscription500JSONResponse) VisitDeleteWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWatchSubscriptionRequestObject struct {
+	SubscriptionId string `json:"subscription_id"`
+}
+
+type GetWatchSubscriptionResponseObject interface {
+	VisitGetWatchSubscriptionResponse(w http.ResponseWriter) error
+}
+
+type GetWatchSubscription200JSONResponse WatchSubscriptionResponse
+
+func (response GetWatchSubscription200JSONResponse) VisitGetWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWatchSubscription400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWatchSubscription400JSONResponse) VisitGetWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWatchSubscription401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWatchSubscription401JSONResponse) VisitGetWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWatchSubscription404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWatchSubscription404JSONResponse) VisitGetWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWatchSubscription413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetWatchSubscription413JSONResponse) VisitGetWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWatchSubscription429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetWatchSubscription429JSONResponse) VisitGetWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWatchSubscription500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetWatchSubscription500JSONResponse) VisitGetWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchDeliveriesRequestObject struct {
+	SubscriptionId string `json:"subscription_id"`
+}
+
+type ListWatchDeliveriesResponseObject interface {
+	VisitListWatchDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type ListWatchDeliveries200JSONResponse WatchDeliveriesResponse
+
+func (response ListWatchDeliveries200JSONResponse) VisitListWatchDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchDeliveries400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWatchDeliveries400JSONResponse) VisitListWatchDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchDeliveries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWatchDeliveries401JSONResponse) VisitListWatchDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchDeliveries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWatchDeliveries404JSONResponse) VisitListWatchDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchDeliveries413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListWatchDeliveries413JSONResponse) VisitListWatchDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchDeliveries429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListWatchDeliveries429JSONResponse) VisitListWatchDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchDeliveries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListWatchDeliveries500JSONResponse) VisitListWatchDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddDelegateRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Body      *AddDelegateJSONRequestBody
@@ -9067,6 +10886,314 @@ func (response AddRegistryDelegate500JSONResponse) VisitAddRegistryDelegateRespo
 	return err
 }
 
+type ArchiveRegistryRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Params       ArchiveRegistryParams
+}
+
+type ArchiveRegistryResponseObject interface {
+	VisitArchiveRegistryResponse(w http.ResponseWriter) error
+}
+
+type ArchiveRegistry200JSONResponse RegistryLookupResponse
+
+func (response ArchiveRegistry200JSONResponse) VisitArchiveRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRegistry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ArchiveRegistry400JSONResponse) VisitArchiveRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRegistry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ArchiveRegistry401JSONResponse) VisitArchiveRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRegistry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ArchiveRegistry403JSONResponse) VisitArchiveRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRegistry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ArchiveRegistry404JSONResponse) VisitArchiveRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRegistry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ArchiveRegistry409JSONResponse) VisitArchiveRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRegistry412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response ArchiveRegistry412JSONResponse) VisitArchiveRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRegistry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ArchiveRegistry413JSONResponse) VisitArchiveRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRegistry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ArchiveRegistry429JSONResponse) VisitArchiveRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRegistry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ArchiveRegistry500JSONResponse) VisitArchiveRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkUploadRecordsRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Body         *multipart.Reader
+}
+
+type BulkUploadRecordsResponseObject interface {
+	VisitBulkUploadRecordsResponse(w http.ResponseWriter) error
+}
+
+type BulkUploadRecords202JSONResponse JobResponse
+
+func (response BulkUploadRecords202JSONResponse) VisitBulkUploadRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkUploadRecords400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkUploadRecords400JSONResponse) VisitBulkUploadRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkUploadRecords401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkUploadRecords401JSONResponse) VisitBulkUploadRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkUploadRecords403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkUploadRecords403JSONResponse) VisitBulkUploadRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkUploadRecords404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkUploadRecords404JSONResponse) VisitBulkUploadRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkUploadRecords409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkUploadRecords409JSONResponse) VisitBulkUploadRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkUploadRecords413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkUploadRecords413JSONResponse) VisitBulkUploadRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkUploadRecords415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkUploadRecords415JSONResponse) VisitBulkUploadRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkUploadRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkUploadRecords429JSONResponse) VisitBulkUploadRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkUploadRecords500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response BulkUploadRecords500JSONResponse) VisitBulkUploadRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeactivateRegistryRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -9209,6 +11336,150 @@ func (response DeactivateRegistry429JSONResponse) VisitDeactivateRegistryRespons
 type DeactivateRegistry500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response DeactivateRegistry500JSONResponse) VisitDeactivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportRecordsAsCsvRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+}
+
+type ExportRecordsAsCsvResponseObject interface {
+	VisitExportRecordsAsCsvResponse(w http.ResponseWriter) error
+}
+
+type ExportRecordsAsCsv200TextcsvResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response ExportRecordsAsCsv200TextcsvResponse) VisitExportRecordsAsCsvResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/csv")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type ExportRecordsAsCsv400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ExportRecordsAsCsv400JSONResponse) VisitExportRecordsAsCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportRecordsAsCsv401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ExportRecordsAsCsv401JSONResponse) VisitExportRecordsAsCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportRecordsAsCsv403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ExportRecordsAsCsv403JSONResponse) VisitExportRecordsAsCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportRecordsAsCsv404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ExportRecordsAsCsv404JSONResponse) VisitExportRecordsAsCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportRecordsAsCsv409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ExportRecordsAsCsv409JSONResponse) VisitExportRecordsAsCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportRecordsAsCsv413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ExportRecordsAsCsv413JSONResponse) VisitExportRecordsAsCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportRecordsAsCsv429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ExportRecordsAsCsv429JSONResponse) VisitExportRecordsAsCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportRecordsAsCsv500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ExportRecordsAsCsv500JSONResponse) VisitExportRecordsAsCsvResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -9587,6 +11858,312 @@ func (response RemoveRegistryDelegate429JSONResponse) VisitRemoveRegistryDelegat
 type RemoveRegistryDelegate500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response RemoveRegistryDelegate500JSONResponse) VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreRegistryRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Params       RestoreRegistryParams
+}
+
+type RestoreRegistryResponseObject interface {
+	VisitRestoreRegistryResponse(w http.ResponseWriter) error
+}
+
+type RestoreRegistry200JSONResponse RegistryLookupResponse
+
+func (response RestoreRegistry200JSONResponse) VisitRestoreRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreRegistry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RestoreRegistry400JSONResponse) VisitRestoreRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreRegistry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RestoreRegistry401JSONResponse) VisitRestoreRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreRegistry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RestoreRegistry403JSONResponse) VisitRestoreRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreRegistry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RestoreRegistry404JSONResponse) VisitRestoreRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreRegistry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RestoreRegistry409JSONResponse) VisitRestoreRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreRegistry412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response RestoreRegistry412JSONResponse) VisitRestoreRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreRegistry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RestoreRegistry413JSONResponse) VisitRestoreRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreRegistry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RestoreRegistry429JSONResponse) VisitRestoreRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreRegistry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RestoreRegistry500JSONResponse) VisitRestoreRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRegistryRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Params       RevokeRegistryParams
+}
+
+type RevokeRegistryResponseObject interface {
+	VisitRevokeRegistryResponse(w http.ResponseWriter) error
+}
+
+type RevokeRegistry200JSONResponse RegistryLookupResponse
+
+func (response RevokeRegistry200JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRegistry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeRegistry400JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRegistry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RevokeRegistry401JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRegistry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RevokeRegistry403JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRegistry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeRegistry404JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRegistry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RevokeRegistry409JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRegistry412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response RevokeRegistry412JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRegistry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RevokeRegistry413JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRegistry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RevokeRegistry429JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRegistry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RevokeRegistry500JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -10036,6 +12613,468 @@ func (response PublishRecord500JSONResponse) VisitPublishRecordResponse(w http.R
 	return err
 }
 
+type ReinstateRecordRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	RecordName   RecordName   `json:"record_name"`
+	Params       ReinstateRecordParams
+}
+
+type ReinstateRecordResponseObject interface {
+	VisitReinstateRecordResponse(w http.ResponseWriter) error
+}
+
+type ReinstateRecord200JSONResponse RecordLookupResponse
+
+func (response ReinstateRecord200JSONResponse) VisitReinstateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReinstateRecord400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ReinstateRecord400JSONResponse) VisitReinstateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReinstateRecord401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ReinstateRecord401JSONResponse) VisitReinstateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReinstateRecord403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ReinstateRecord403JSONResponse) VisitReinstateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReinstateRecord404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ReinstateRecord404JSONResponse) VisitReinstateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReinstateRecord409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ReinstateRecord409JSONResponse) VisitReinstateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReinstateRecord412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response ReinstateRecord412JSONResponse) VisitReinstateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReinstateRecord413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ReinstateRecord413JSONResponse) VisitReinstateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReinstateRecord429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ReinstateRecord429JSONResponse) VisitReinstateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReinstateRecord500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ReinstateRecord500JSONResponse) VisitReinstateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRecordRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	RecordName   RecordName   `json:"record_name"`
+	Params       RevokeRecordParams
+}
+
+type RevokeRecordResponseObject interface {
+	VisitRevokeRecordResponse(w http.ResponseWriter) error
+}
+
+type RevokeRecord200JSONResponse RecordLookupResponse
+
+func (response RevokeRecord200JSONResponse) VisitRevokeRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRecord400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeRecord400JSONResponse) VisitRevokeRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRecord401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RevokeRecord401JSONResponse) VisitRevokeRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRecord403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RevokeRecord403JSONResponse) VisitRevokeRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRecord404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeRecord404JSONResponse) VisitRevokeRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRecord409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RevokeRecord409JSONResponse) VisitRevokeRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRecord412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response RevokeRecord412JSONResponse) VisitRevokeRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRecord413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RevokeRecord413JSONResponse) VisitRevokeRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRecord429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RevokeRecord429JSONResponse) VisitRevokeRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRecord500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RevokeRecord500JSONResponse) VisitRevokeRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SuspendRecordRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	RecordName   RecordName   `json:"record_name"`
+	Params       SuspendRecordParams
+}
+
+type SuspendRecordResponseObject interface {
+	VisitSuspendRecordResponse(w http.ResponseWriter) error
+}
+
+type SuspendRecord200JSONResponse RecordLookupResponse
+
+func (response SuspendRecord200JSONResponse) VisitSuspendRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SuspendRecord400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SuspendRecord400JSONResponse) VisitSuspendRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SuspendRecord401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SuspendRecord401JSONResponse) VisitSuspendRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SuspendRecord403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SuspendRecord403JSONResponse) VisitSuspendRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SuspendRecord404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SuspendRecord404JSONResponse) VisitSuspendRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SuspendRecord409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SuspendRecord409JSONResponse) VisitSuspendRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SuspendRecord412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response SuspendRecord412JSONResponse) VisitSuspendRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SuspendRecord413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SuspendRecord413JSONResponse) VisitSuspendRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SuspendRecord429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SuspendRecord429JSONResponse) VisitSuspendRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SuspendRecord500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SuspendRecord500JSONResponse) VisitSuspendRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateRecordRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -10208,7 +13247,8 @@ func (response UpdateRecord500JSONResponse) VisitUpdateRecordResponse(w http.Res
 }
 
 type GetRegistriesByTagRequestObject struct {
-	Tag string `json:"tag"`
+	Tag    string `json:"tag"`
+	Params GetRegistriesByTagParams
 }
 
 type GetRegistriesByTagResponseObject interface {
@@ -10417,6 +13457,12 @@ type StrictServerInterface interface {
 	// GetDnsTxt Read a namespace's generated verification value
 	// (GET /svc/get-dns-txt/{namespace_id})
 	GetDnsTxt(ctx context.Context, request GetDnsTxtRequestObject) (GetDnsTxtResponseObject, error)
+	// ListJobs List the caller's import jobs
+	// (GET /svc/jobs)
+	ListJobs(ctx context.Context, request ListJobsRequestObject) (ListJobsResponseObject, error)
+	// GetJob An import job's progress and row errors
+	// (GET /svc/jobs/{job_id})
+	GetJob(ctx context.Context, request GetJobRequestObject) (GetJobResponseObject, error)
 	// GetLogCheckpoint The latest signed checkpoint of the transparency log
 	// (GET /svc/log/checkpoint)
 	GetLogCheckpoint(ctx context.Context, request GetLogCheckpointRequestObject) (GetLogCheckpointResponseObject, error)
@@ -10495,6 +13541,21 @@ type StrictServerInterface interface {
 	// ListRecordVersions List the versions of a record
 	// (GET /svc/versions/{namespace}/{registry_name}/{record_name})
 	ListRecordVersions(ctx context.Context, request ListRecordVersionsRequestObject) (ListRecordVersionsResponseObject, error)
+	// CreateWatchSubscription Watch an entry with a webhook
+	// (POST /svc/watch)
+	CreateWatchSubscription(ctx context.Context, request CreateWatchSubscriptionRequestObject) (CreateWatchSubscriptionResponseObject, error)
+	// ListWatchSubscriptions List the caller's watch subscriptions
+	// (GET /svc/watch/subscriptions)
+	ListWatchSubscriptions(ctx context.Context, request ListWatchSubscriptionsRequestObject) (ListWatchSubscriptionsResponseObject, error)
+	// DeleteWatchSubscription Delete a watch subscription
+	// (DELETE /svc/watch/{subscription_id})
+	DeleteWatchSubscription(ctx context.Context, request DeleteWatchSubscriptionRequestObject) (DeleteWatchSubscriptionResponseObject, error)
+	// GetWatchSubscription One watch subscription
+	// (GET /svc/watch/{subscription_id})
+	GetWatchSubscription(ctx context.Context, request GetWatchSubscriptionRequestObject) (GetWatchSubscriptionResponseObject, error)
+	// ListWatchDeliveries The delivery history of a watch subscription
+	// (GET /svc/watch/{subscription_id}/deliveries)
+	ListWatchDeliveries(ctx context.Context, request ListWatchDeliveriesRequestObject) (ListWatchDeliveriesResponseObject, error)
 	// AddDelegate Add a delegate (owner only)
 	// (POST /svc/{namespace}/add-delegate)
 	AddDelegate(ctx context.Context, request AddDelegateRequestObject) (AddDelegateResponseObject, error)
@@ -10528,9 +13589,18 @@ type StrictServerInterface interface {
 	// AddRegistryDelegate Add a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/add-registry-delegate)
 	AddRegistryDelegate(ctx context.Context, request AddRegistryDelegateRequestObject) (AddRegistryDelegateResponseObject, error)
+	// ArchiveRegistry Archive a registry (read-only)
+	// (POST /svc/{namespace}/{registry_name}/archive-registry)
+	ArchiveRegistry(ctx context.Context, request ArchiveRegistryRequestObject) (ArchiveRegistryResponseObject, error)
+	// BulkUploadRecords Import records from a CSV file, as a job
+	// (POST /svc/{namespace}/{registry_name}/bulk-upload)
+	BulkUploadRecords(ctx context.Context, request BulkUploadRecordsRequestObject) (BulkUploadRecordsResponseObject, error)
 	// DeactivateRegistry Deactivate a registry
 	// (POST /svc/{namespace}/{registry_name}/deactivate-registry)
 	DeactivateRegistry(ctx context.Context, request DeactivateRegistryRequestObject) (DeactivateRegistryResponseObject, error)
+	// ExportRecordsAsCsv Export a registry's records as CSV
+	// (GET /svc/{namespace}/{registry_name}/export-records-as-csv)
+	ExportRecordsAsCsv(ctx context.Context, request ExportRecordsAsCsvRequestObject) (ExportRecordsAsCsvResponseObject, error)
 	// GetRegistryDelegates List the delegates of one registry
 	// (GET /svc/{namespace}/{registry_name}/get-registry-delegates)
 	GetRegistryDelegates(ctx context.Context, request GetRegistryDelegatesRequestObject) (GetRegistryDelegatesResponseObject, error)
@@ -10540,6 +13610,12 @@ type StrictServerInterface interface {
 	// RemoveRegistryDelegate Remove a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/remove-registry-delegate)
 	RemoveRegistryDelegate(ctx context.Context, request RemoveRegistryDelegateRequestObject) (RemoveRegistryDelegateResponseObject, error)
+	// RestoreRegistry Restore an archived registry
+	// (POST /svc/{namespace}/{registry_name}/restore-registry)
+	RestoreRegistry(ctx context.Context, request RestoreRegistryRequestObject) (RestoreRegistryResponseObject, error)
+	// RevokeRegistry Revoke a registry (final)
+	// (POST /svc/{namespace}/{registry_name}/revoke-registry)
+	RevokeRegistry(ctx context.Context, request RevokeRegistryRequestObject) (RevokeRegistryResponseObject, error)
 	// UpdateRegistry Update a registry
 	// (POST /svc/{namespace}/{registry_name}/update-registry)
 	UpdateRegistry(ctx context.Context, request UpdateRegistryRequestObject) (UpdateRegistryResponseObject, error)
@@ -10549,6 +13625,15 @@ type StrictServerInterface interface {
 	// PublishRecord Publish a draft record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/publish-record)
 	PublishRecord(ctx context.Context, request PublishRecordRequestObject) (PublishRecordResponseObject, error)
+	// ReinstateRecord Reinstate a suspended record
+	// (POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record)
+	ReinstateRecord(ctx context.Context, request ReinstateRecordRequestObject) (ReinstateRecordResponseObject, error)
+	// RevokeRecord Revoke a record (final)
+	// (POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record)
+	RevokeRecord(ctx context.Context, request RevokeRecordRequestObject) (RevokeRecordResponseObject, error)
+	// SuspendRecord Suspend a live record
+	// (POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record)
+	SuspendRecord(ctx context.Context, request SuspendRecordRequestObject) (SuspendRecordResponseObject, error)
 	// UpdateRecord Update a record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/update-record)
 	UpdateRecord(ctx context.Context, request UpdateRecordRequestObject) (UpdateRecordResponseObject, error)
@@ -10735,6 +13820,54 @@ func (sh *strictHandler) GetDnsTxt(ctx echo.Context, namespaceId NamespaceId) er
 		return err
 	} else if validResponse, ok := response.(GetDnsTxtResponseObject); ok {
 		return validResponse.VisitGetDnsTxtResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListJobs operation middleware
+func (sh *strictHandler) ListJobs(ctx echo.Context) error {
+	var request ListJobsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListJobs(ctx.Request().Context(), request.(ListJobsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListJobs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListJobsResponseObject); ok {
+		return validResponse.VisitListJobsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetJob operation middleware
+func (sh *strictHandler) GetJob(ctx echo.Context, jobId string) error {
+	var request GetJobRequestObject
+
+	request.JobId = jobId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetJob(ctx.Request().Context(), request.(GetJobRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetJob")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetJobResponseObject); ok {
+		return validResponse.VisitGetJobResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -11475,6 +14608,150 @@ func (sh *strictHandler) ListRecordVersions(ctx echo.Context, namespace Namespac
 	return nil
 }
 
+// CreateWatchSubscription operation middleware
+func (sh *strictHandler) CreateWatchSubscription(ctx echo.Context) error {
+	var request CreateWatchSubscriptionRequestObject
+
+	var body CreateWatchSubscriptionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWatchSubscription(ctx.Request().Context(), request.(CreateWatchSubscriptionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWatchSubscription")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWatchSubscriptionResponseObject); ok {
+		return validResponse.VisitCreateWatchSubscriptionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListWatchSubscriptions operation middleware
+func (sh *strictHandler) ListWatchSubscriptions(ctx echo.Context) error {
+	var request ListWatchSubscriptionsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWatchSubscriptions(ctx.Request().Context(), request.(ListWatchSubscriptionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWatchSubscriptions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWatchSubscriptionsResponseObject); ok {
+		return validResponse.VisitListWatchSubscriptionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteWatchSubscription operation middleware
+func (sh *strictHandler) DeleteWatchSubscription(ctx echo.Context, subscriptionId string) error {
+	var request DeleteWatchSubscriptionRequestObject
+
+	request.SubscriptionId = subscriptionId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteWatchSubscription(ctx.Request().Context(), request.(DeleteWatchSubscriptionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteWatchSubscription")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteWatchSubscriptionResponseObject); ok {
+		return validResponse.VisitDeleteWatchSubscriptionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWatchSubscription operation middleware
+func (sh *strictHandler) GetWatchSubscription(ctx echo.Context, subscriptionId string) error {
+	var request GetWatchSubscriptionRequestObject
+
+	request.SubscriptionId = subscriptionId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWatchSubscription(ctx.Request().Context(), request.(GetWatchSubscriptionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWatchSubscription")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWatchSubscriptionResponseObject); ok {
+		return validResponse.VisitGetWatchSubscriptionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListWatchDeliveries operation middleware
+func (sh *strictHandler) ListWatchDeliveries(ctx echo.Context, subscriptionId string) error {
+	var request ListWatchDeliveriesRequestObject
+
+	request.SubscriptionId = subscriptionId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWatchDeliveries(ctx.Request().Context(), request.(ListWatchDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWatchDeliveries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWatchDeliveriesResponseObject); ok {
+		return validResponse.VisitListWatchDeliveriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // AddDelegate operation middleware
 func (sh *strictHandler) AddDelegate(ctx echo.Context, namespace NamespaceRef) error {
 	var request AddDelegateRequestObject
@@ -11919,6 +15196,65 @@ func (sh *strictHandler) AddRegistryDelegate(ctx echo.Context, namespace Namespa
 	return nil
 }
 
+// ArchiveRegistry operation middleware
+func (sh *strictHandler) ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ArchiveRegistryParams) error {
+	var request ArchiveRegistryRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ArchiveRegistry(ctx.Request().Context(), request.(ArchiveRegistryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ArchiveRegistry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ArchiveRegistryResponseObject); ok {
+		return validResponse.VisitArchiveRegistryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkUploadRecords operation middleware
+func (sh *strictHandler) BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request BulkUploadRecordsRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkUploadRecords(ctx.Request().Context(), request.(BulkUploadRecordsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkUploadRecords")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkUploadRecordsResponseObject); ok {
+		return validResponse.VisitBulkUploadRecordsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DeactivateRegistry operation middleware
 func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error {
 	var request DeactivateRegistryRequestObject
@@ -11940,6 +15276,32 @@ func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace Namespac
 		return err
 	} else if validResponse, ok := response.(DeactivateRegistryResponseObject); ok {
 		return validResponse.VisitDeactivateRegistryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ExportRecordsAsCsv operation middleware
+func (sh *strictHandler) ExportRecordsAsCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request ExportRecordsAsCsvRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ExportRecordsAsCsv(ctx.Request().Context(), request.(ExportRecordsAsCsvRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ExportRecordsAsCsv")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ExportRecordsAsCsvResponseObject); ok {
+		return validResponse.VisitExportRecordsAsCsvResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -12042,6 +15404,60 @@ func (sh *strictHandler) RemoveRegistryDelegate(ctx echo.Context, namespace Name
 		return err
 	} else if validResponse, ok := response.(RemoveRegistryDelegateResponseObject); ok {
 		return validResponse.VisitRemoveRegistryDelegateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RestoreRegistry operation middleware
+func (sh *strictHandler) RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RestoreRegistryParams) error {
+	var request RestoreRegistryRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RestoreRegistry(ctx.Request().Context(), request.(RestoreRegistryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RestoreRegistry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RestoreRegistryResponseObject); ok {
+		return validResponse.VisitRestoreRegistryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeRegistry operation middleware
+func (sh *strictHandler) RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RevokeRegistryParams) error {
+	var request RevokeRegistryRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeRegistry(ctx.Request().Context(), request.(RevokeRegistryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeRegistry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeRegistryResponseObject); ok {
+		return validResponse.VisitRevokeRegistryResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -12154,6 +15570,90 @@ func (sh *strictHandler) PublishRecord(ctx echo.Context, namespace NamespaceRef,
 	return nil
 }
 
+// ReinstateRecord operation middleware
+func (sh *strictHandler) ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params ReinstateRecordParams) error {
+	var request ReinstateRecordRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+	request.RecordName = recordName
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReinstateRecord(ctx.Request().Context(), request.(ReinstateRecordRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReinstateRecord")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReinstateRecordResponseObject); ok {
+		return validResponse.VisitReinstateRecordResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeRecord operation middleware
+func (sh *strictHandler) RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params RevokeRecordParams) error {
+	var request RevokeRecordRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+	request.RecordName = recordName
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeRecord(ctx.Request().Context(), request.(RevokeRecordRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeRecord")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeRecordResponseObject); ok {
+		return validResponse.VisitRevokeRecordResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SuspendRecord operation middleware
+func (sh *strictHandler) SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params SuspendRecordParams) error {
+	var request SuspendRecordRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+	request.RecordName = recordName
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SuspendRecord(ctx.Request().Context(), request.(SuspendRecordRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SuspendRecord")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SuspendRecordResponseObject); ok {
+		return validResponse.VisitSuspendRecordResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // UpdateRecord operation middleware
 func (sh *strictHandler) UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params UpdateRecordParams) error {
 	var request UpdateRecordRequestObject
@@ -12206,10 +15706,11 @@ func (sh *strictHandler) UpdateRecord(ctx echo.Context, namespace NamespaceRef, 
 }
 
 // GetRegistriesByTag operation middleware
-func (sh *strictHandler) GetRegistriesByTag(ctx echo.Context, tag string) error {
+func (sh *strictHandler) GetRegistriesByTag(ctx echo.Context, tag string, params GetRegistriesByTagParams) error {
 	var request GetRegistriesByTagRequestObject
 
 	request.Tag = tag
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetRegistriesByTag(ctx.Request().Context(), request.(GetRegistriesByTagRequestObject))
@@ -12260,291 +15761,362 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string) erro
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L37ctu4kzD6Kih9uxUpP0rWxXZiuaa+dexk4kxuv9iZq7MmJEISxhSgISDJSjanzkOcdzn/n0c5T/IV",
-	"GgAJUqRE2XKSmXhr6zexSOLS6G70vT9V+nw84YwwKSrdT5URwQGJ4J/HuD8ix5zJiIfq74CIfkQnknJW",
-	"6Vb8ybQX0r6Hxvi6jofkh4tps9npSxnCP4jfqHgV0R+RMVYfy8WEVLoVISPKhpXPn73K03M8XB72fEQQ",
-	"YTJaPBAooEMipIf+mnJJgtXjffYqExzhMZFm9UfiDVsxPMICUYmE5DxAWCIJDwLEB0iOqEDvz49RgBeo",
-	"6v/222+/1V+9qp+c+LUGes0lmlM5Qv6MRIJydkkD2Cq5xuNJqNbUbrb3681Ovblb8SpUzfrXlESLildh",
-	"eKxewOKSs9RuBjwaY1npVgIsScXLgdYJH2Oas6EjhiiTJGJEogDeQdXTk9cC4Ygg3O+TiSQBwixAchox",
-	"EiDJ0WTKFn0ekFp63eZfjT4f24VPsBwl69bjV7xKRP6a0ogEla6MpsTdyBhfvyRsKEeVbntvz6uMKbN/",
-	"t/K29Szi4xO156WNPWUyokSg6UTBJECcIR4hPJAkSp1QHuxb9WarAPaDCHa3CehPB6+w7I9ySOCiopHe",
-	"oIJG/IuK3wV06o8wGxJEBRrjgCDOwgWiBr2oQELSMNQvTqOIMInMMKhKQkHQbqudOaCLSvO62TpoDtq4",
-	"1Wv3O8Eu2RvsNx+1HrcPOni3t9ffDy4qduOakpOdnw7qeh8F57W/m7/515yRAgAcMaSoGCmgIswQwVFI",
-	"SYQwE3MSHSKMxupDNCRSoE5zt7FibWqa1QtsNdu5S3yNx+QZDSWJllf4FkeS4tBDfSxInTJBmKCSzghS",
-	"M5vlVbFEIcFCoo46tAj3FROpNQpQCP5TtMb24xTSd4oWLCa4T06DHJjCyuDxJQ1Q1Q9o0BWzfrfRaPg1",
-	"RQMKZeJ3HgiFNnRASWDoP40z9uu951Ny/OP7x9GrP6+f/npN305P9p6c5NO5u4CtUnu88Xdk8G3vfKvb",
-	"fouHJA81hwSx6bhHIk9TUKsI4yZqAHcFARngaShhvpiBUSb31ZUzxtd0PB0rgrH/B2s0P8YrVPfGkETx",
-	"Es/ox5xlnkoyFmhCIqRWsWqFl0INkLvMdnPNOtcu8B3p8yh4DbMtI04ETwE3PDRl9K8pQZQhKgWKyJAK",
-	"GS0a+Seuv7w0NF185v8RKZSt/K+dRFza0U/FjrqqFrA0vVI9YfFa9fPc1cYIWLhc/fF2F/zXlAiZz4wC",
-	"EpIhXMCa2PpYPUKR/iZNcfZuqqvLqf4o2CX1x4P9Zt29oIq2BcNtwG/yb6szHsmce1pd7T5iZE6ERAMa",
-	"CXmIfDW1D5KRTwMfYdEnLKBseIh8IbGcCh/1Fkj9k3iK8zA4nCICEGrmXNy3ggVhCrv/sH/qOewAXoUG",
-	"lQ95Wzrnm8hHPTLgEVknILXa9U6RgCT5huLRz1pqyUcfK9LQgDCpeHWkJWwjhbvyNEjFfhF8E2m7UhbL",
-	"zcK0chARMeFMEK0bTNV5SoPMzzANCay+z5kkDDAITyaheb7zp+AgecdQVG8GalVThqdyxCP6kah1jYkQ",
-	"wOszM6CBnuJzaQKNIh7phach+pqjGQ5pgI7enqIrsmioMZ/gwNBw+U0AHCiDwdQ/Zzicujszjy4pm0xl",
-	"amun+gmCJ10E54Ri3QvFN0HXXG5oPBUS9YjSssZcSNRqNgFxksv2NvPHo4CgTYWgbKgogYwncqFBeEuY",
-	"K53RMCg1h1kZQP6Ys0FI+/JGyNO3H7u7s7eHWn/IF4QIhMOI4GCByDUVUs2floMq29mh0VbsooSmSlc9",
-	"AVaIqliLzhJfEeYpqZ8y3AeR2l5OHsIxwOziA9KnAQlqALYTc6mIEnArt7V4xHeGzou2yecMFJQgvtmE",
-	"5UjO3as0Ux71aBAQdqOzHcRfu4cbj9lFCz4FFZ1xbXvQ61Iabryw2Bax9aPGYajoEi9g+oDraarqj+z0",
-	"Dlg8tTwgd0Vial3q/TDkc3uup2CJwKGe/SZwo2aENDNlaMrI9YT01UVH1OCI9wEtt8FTc4aH3byyC9hk",
-	"H8mq+VX5tdmpclZ3Nu33iRCwotdcPuNTdrO7KlGuGJeXAxjHhXKsnMG56ufbwTdtcKsq5GZcjkgEOBUo",
-	"rGPDGgo40bgEDM5u9BUPQLdbZcMbYf2h5l0BEpT1CSAtmCWGdEYUe0J+yr7gwxRv8SLkODjn/CWONj1l",
-	"A9KJHuNScn4ZwihpVq5ZYI8HCyQ5R/AKqoZ0TCVqoVf0SW1LEIYpqNAzKD0ZM0uZqAozHaLH6j9ooE4h",
-	"COpa7xGabt+qv1hAbykNTZxhLo3I4wLEncaIRN1cAxgVaK2laxvM0Lc2MV9zOYTjJcgRlprHoZAzBVSz",
-	"yEOFcQpx0RwLNI+olIQBFO3Vvf3bbWnkdbfc0t2WaMFKSyI46o9ucdAOlyaa1VfUJAGWuIcFQQEN9OUA",
-	"dkCQWOg4TRz/BrFxa3Kx2rSAbZkxzUajGe2T9wzPMA1xLyQ3lfLj7909xPt1X9jOXhJQWuaoYQnbOuf8",
-	"FWYLw1/EjfYUYUkugRNliPScczTGbGElOLGFHb1T4oSZTCl4jpPpHZHRon40yLXengG/EEhyNMdU5nqA",
-	"EiORmve9q5BtVaNzR+4iq4TwKNY5cFrlk/yKsDvQ+Mw9atUQ+IkzhJH2xyElbmuu/p6J6WTCI0mCVySg",
-	"+BwAdiOYxANdjtVIlwD7NHTiVxC8gtQrXSQIC4ABwQ2FBVqacbsXoKIUoa4SLJCfnUtf/O8FiW4lSE0F",
-	"iQpkKDX21sWnK7J4IJCaVe0woELxGc3gfnZscpvycyC/QfxRVgF3zX15l7k7dczHP3sVQw7b0ekvQ86v",
-	"ppNLa71xdPwtqvbqi6nCXO1wTnguuIc863mAxWUtAD8bF8RNtYQUGIWW9QfTcCuqg9qdBiCKAWhcJkqf",
-	"iKfQNjHwFZs75QRLnC94++pm8q1YoR3MibJv7iivMon4hESSaiwzRnZtacpYEL3Epl34PDYO5wYSJPbi",
-	"P7KG5GRgz1lEYmflvT9JX6pJUtuPxatcEBiphg/M9oH5lzCUp2ESGBCvOtvlM/nsUM06WNgXPT1X7q6D",
-	"QDtWHPshDrSEjsO3zoIHOBSkkPMqWMRKhQfmFc6IdcuknooGOuoBix5QEqrLHV9pnU2QaEaiBwIZ07nw",
-	"0HxE+yNEsBLr1NvwMF6BtkiJHNi6q1xnOEpeBQKSmIZi3Vcvzt68fhNDcUzWH2X6C9frVN5Xo50GJM/B",
-	"EeGB9BWj8kM6I/6h+S+ajwhDGODdcH0Q6v2KV1Ev5bgdvIqU4bqFnZ+/VG9qli5pGC65C+pG6mfT0Ajf",
-	"2qGzjoQT2KzEWVGaSwWBQUWxhkVpq7gk47UYcBQExKwD4KVXiaMILwp2JNbsZpskKLpoOlFic6vZbNq9",
-	"e+oFEiAchgpTGGdkK3BIc5DP4Ng91d+2rO/Z/r0lSJVkzw7TuRn/TaNamvk6PrUEuxSAK95WGHOMXku7",
-	"fJOwVjBTOPtE/Yhgo2Vl9guyzVp2qN/67K29s2/GwIx5pbzrrpg3uEv07PaSGfKgejwi/StX4irGpF9G",
-	"BCyVKQs44nNmjERu3Im+8OCuyoF7HLi3BMTim9yrzBy50jzscR4SzFagU/xR7uYBM5wQnNuyG41q9VTI",
-	"wrbu4c2vVIuKCVke9bXNqTg6q+VVJlhKEqmtXVycVW5xE2YOpfD60sdgLXpbO4XYwPctS1ebnyq4my6N",
-	"KbuYSjFbKHlzjBfGH+3aPB8Iy58Pka8kkCWxKEtgXibOZiMRrZTWlt6lLIqE1q8jiYdd5PenQvKxj6pg",
-	"a9Wn6O6kpt2HQmIWYHU34KE6Yy4I6k1pKOuUxQM64NGxLVNBROOCOTKing7U9HGPRGJEJwoVwMp0eUUW",
-	"wIBn/Op2AuQSg3fhnkc/1gaeD7ACNypGK7gUXNqXeO3deE7HREg8nqhlkDGmYf7VyLWOb+EIS1I3lF34",
-	"h3XygR7bjOQl61sFju1Ij3aNHorImM+I84MWMvTpxD/DxWdeXXqofTtTAVwH9rQM+xiMTtwmIf+VDkWP",
-	"lQoLmFQA5m45cK4CXmlNIvGrFOkRgev8KSVBxwi9pEZ46UjctQp/Jm43WcrKva+WpgviJVYSVBnROg36",
-	"LZs1TtI3VHpXzyJCkCTX0lx2PbDfMOultlFKu82D/Ww0uIN36nEO2zuhwQnvT8fGDLgMz5PTExSYNzQg",
-	"DYFMIj6gIUHVgAbdOenVluH6X2BgvJYpevmjMpJyIro7O/P5vDHvNHg03GFiJ6DBzqxV8ZLHHRrAQ0H6",
-	"04jKxc54Gkp6RRbqvQ9egq3LzDyDllgItSrOXhE54kEK1dd/nPKTbPatpoJ0jPec9Loh7+NwxIX8z87R",
-	"4+bjZnd39uLgxftW78WLpwf7z345e/HT7Ln4M0++c611OdtZrSwFPy9/vc4aEJ8ibCd3AUtAWgZ5Ltrn",
-	"ridXfQSvkcI+Fx89cNAg/5XBC38ZBfs6HSzU3rolYN7yfP7XFVnUW3mnpMWOn8gC1tbDIiPrf9x/dTXC",
-	"vw6f/H4y4/Lk6uVee+/RANOPkv5Ij9v/lj+9/HHSY+zpjxK3A/5TrqRv/GP24rZgWH9h01jn91wI5S47",
-	"/+Csbp6Nn33y8uinp+1evb23b70T6thYJkfOSvuUoXfPjtHjR4/3kLo1u8hvXvvoX2h/FykROupjQdCI",
-	"XKvvqBSZ+O3rg0cHBA8O2q1eu/X4Ue9g/4B09pqPm497g4PdQecR2SVt3MG9Ft5vDlr9/fajg97+fm9v",
-	"b9DCeI/giqtQ/Xfz+o9m/QDXBx8+7e9+/o88mCeicy63hEhDwNNYWuWRkea7KCRqKuGZzehY7sbl/1X3",
-	"PSUFR2CZhzBGbN5VX8PLXhKN2n7ssPlMRpyNwdxAjfzvP47qv+P6x2b94EPyT7WqD5+aXqv9qAAQNmSu",
-	"WEAjM6XZQMBFF2E0mo4xq0cEB7gXEuSbe1GHtIMaoH4e4/6IMuK81+cB8RvoSYRZf4Q4M78cgoAz51EA",
-	"AbQDZ0ClVukQK60hZFlCQEo54I7Vi5/jkJHsVk/A9K5PW/sTTURHIw9ejriQVQmxRHN1u84jzoYeRDxN",
-	"CFfiZOpw8+LdylvuYNd5tJxsNfcwr6hOMlUkrN707EHhfsSF0lRDggURqCoIUZxZ7MB7ojEOal3kp3yo",
-	"PqruNpsKGeL4aw/p4ApIBlCI04sIvhI6zEqxJtyXWj+KpiGpeZDHmnX0JuOKaW9MpSTBkiMxdpLC9ws1",
-	"khs7AUO0uohlwhfAm7oufMFDfhxACwN1TJxYbuCqej12x8Pru90kxQDlhx1mog49bRFHCrG1487kBE+w",
-	"HMEEy9GT7lSJiVDPYYK01deZmexqIW4lwpKkxnEi4AxAelMJHy+ItKPKCDMxwRFh/QUK+fCBQFIJtVhc",
-	"kUDhOxxGKkrBncOcRE5MgYc4s8tIXJiEBRNOmQRAj0GogIGNVQaG3usm+zVx6prxGsjrz9QANsAcPjtI",
-	"Zcquiz1Xn+fEGKqRWu0uukk0HwyZjeKEAQ3K2cASPjPGYAhj0tieFxUD3+6lv1XHtxyMosZwo7DUl20F",
-	"kGwA1iFSrMB3IqXgWxuE56PqHhDrchizIUobmwZvmn0VBZjV0kagbMhGflRIJmjKDX5342TyI5DTxKBG",
-	"W46vyeKclrNs9kR+3GlecG5hJFMmHM4JcHRj+z6494e7wqXr6UfCFCMh59elYymG5hMkr1dFUqyIhfAq",
-	"Uu1TXqYya5Zf0hrk6ptOvZR3vTkbK+uGsxurB0zU5bVU9wojcwThQZbPSj5BIZmRUF8Q5qH9NLCJbSnL",
-	"XpCk5TADzJsZI7KntcY3YwC4lL1M5uHCWbLeQhXyDUEarzVKCxj5oJcnTKwFvElzTLHwLDQhCnylCafY",
-	"a0XF5Srn1GrQrTFolUTORAzLmrxshQqp9WtnqXkQdazwhXZTHbKQPetBREhdnSlSYyA9pHO8yRwv+fCY",
-	"M0GFVNd1Ht70k8doEnE+QD0i54QwJOccbvY4jDt78y8f3AiLUY6bBjBDqYb7B/vt5Rk9pO6CfV2gwZo+",
-	"YrNrb5GX+rlsncl1jh9n59pAyDab+ZAP1lPWD6ci18YHVVHMUwNT9f+MoJDgQXlo9kekfwXCTz5EQywV",
-	"rQk6ZCRAydsN9MuIMOSrw4NkSB/iBqVA6g9Py0qwLCoQHmLKFBOTAkWcy0Pj1EFirOVdX48wxyIR8bz4",
-	"M/DlcC71rhQ7jYhR1JZOrBR24GlAJYhyFi1MfQIQfxT8dGyJnfh2SKMGLACumgoMtdXYqKGpbQBqlIdo",
-	"IDwr48X/uOzzKZPaZA3GkVquAhny4SVlAbkunvyBQPCGlbsNiiwVMshGohdQwmkaI3OBY/GlwB1IP5IE",
-	"eQlJ45Fi6lUtTls8fCDi6FWDRImOUGorhaSZgM9dtTnOGNE8l4LyyVhplfZCe8pmJOST3LIJWf0TTJXx",
-	"j6a4EV0RaFmevS/LZtnJq4l6CaqKIl0fDkKJ5rBnJbNoP/QIsyDUwtzS/kt7PQp9Ha9wdHUUhu8IDspK",
-	"mmMcXUEUmFK2C0VNPBiAKpGi6pJ4En+7ZsVlRUi1YqW0axMY49INsMXBzaS+LOS27IRSw298KitPpEBk",
-	"ouJSfZYvjKknxrd9g9hMr3JdH/J6Ceu3XUQy4yqYbHru6ube4qnf2ZEXGSVTfnZmNwi3NZQFE3gh0Fz9",
-	"OcKTCWF5AXy5dwq/upVK8dpVFAurMSFYJklu2mXeC8X0qkrBEJAgARxxRK4TvScjWOkwxU2jLuxnvcXW",
-	"/YCZqKZ0GBk65tGER9YZt/zxhsGVQUE1v/PY9uYEF/IIKSpdVaxvTYS1VzEnkxM6rv1D6qgMH3p//qz+",
-	"GCnxLVY7AOxgR7OHkXUcddqdZqfd2W8HnVan1Q467U57b7fT7Dzu4E6z09T/2ybw7+YezgNiCcVya0GB",
-	"axXTDeqILTsrQbxbs9C38JIbagZya6nbNg6vile532yWEkxNtaBN6W7TsN34i2RT8VJbm4udsVpvAn+z",
-	"Wr+N/XVRO8UsEgLwXNaTgkeyy+zq06hp8HDp4PSh2NNfyW3TUu/aMHaHE2ume7Ob77VbRiT3NklcYhGR",
-	"ESWz7QSzx8Ma/CgdbpXs2xxIcdzVVi6UZX2MSxxe2sk3o807p8Ycbv7aKXHmIR4G6q8Qi7SOXpKEV0ax",
-	"pIirmKQyAHTWruFUCl1KEUpIhcnEy1SIhCFuSTEpxC2iHvvSlonHEXtzpTTneXdtHqJOjpY8xVQc1yok",
-	"OHBwCqYiaHPUw77k0WUcv7lWArkhga4wRJMZYfIyG7Uz0VX8Kl7FVj8GVv1nVh/NBi1tplatsnGr66EM",
-	"di2LKist43ehyUEODZ1QBcgVEc2bOZ0K36MyzIfYjfhgnhaaSv/NSAl5y1zev5dCbMej4GCb3Yrn0G98",
-	"6HmqcDGHXEfxz6mQPFoUc8CjMIyldCDhByLFElZwvlL3gbuYs+l4jKPFGtP/VjmenXIN47MW2pEGl6ft",
-	"KBDSITdybn1NnvKNEvhaOlsmoXyiKWcieqth7SLBGgEgxvspg2O/K/TfDO+9il7OBmpdIamkRlpBOW+t",
-	"4pkTEmcNNknMqLrjWX/EI+gK0HWcCWpgLwmheqBDK4GHcQXopJqr8ExexCTkizFhUrEfIuc8ukLWGoRN",
-	"CRg9bYHozqPL4A6iuzc1zCS3Q3B7O4ABxKVjfNkw99aCeflMdW6wPi+xcRnmR3nLdcplrJrXxOHqzJ/b",
-	"LGJ/VRB2etafKAtiPHp/fowWBENdMZ3C6EbOzbHut5BeztmsryEGJNJutvfTocpns341lvb/x27yf/Q3",
-	"Nfjoj2b94MOn3DjmbOyM5ndpXPJSeO4YLbJYkkfYRZngceXzchZaLwms08VcFUhNSiAfLJVL/xIadsbs",
-	"mvP8BgU5NqX6kgSa2tfNjJEFxvbzTGMDW2l88/iZTW2PTpL/NjjIzaoCrK8AdNNs3PjLuHKKlemg9IlX",
-	"scWLc6W4m+TyLk1UttbKHdqLbluipUi23IJZeFOhyO3QsaTKpcs9ZTslpDAhXT0iXVcibUaOGbXBhmXr",
-	"cGI3ttwqthGXMTunTGl2ddqW7JzcKsOyvh5eUiEB+VdWDKFM3QxUJxLZqiFV8xCS52v3vH/rvP9uqql8",
-	"i7zmy7OEjQk5odIbk2cxC9CECxiyglQ3dAAZ8ryN9yepVZVrvDb6xFZN13pMqPRb1uPj8qEv7Ou5hUBX",
-	"RNdOwoMh7WV5DQ/JpW6UUZIwk1ZL5d7ftKJX9jLJsXrcnbx2o+op4GNSYCntoYMvHMDcFT9cXaAhgx4r",
-	"ZBa3600sW2zkgrObTYMrjX9eqo3XqlpsDmVvzMSAtrvpEjQ6ZVXNnuiht6jblmU8q5meuAuut6mr2wDn",
-	"K/m5b624fUFCv/fGL9aUTcqKQTHjuEOnfRrrN/TY6+Xe2l2fQ3lf1ldv7YYr2/6VM9V9MzrYP8WU9i2H",
-	"AC5VuctzDgJFbxIjmJHSbm+b/7Lc/kYWO1NJb6s17P5RyvKN7WdlgiwV9J3rpox2bRXqOKbSQfNVanaa",
-	"ZNbHXmZb6KzqdWpzBYt9IVstGVhQ/W9l2b/ijkC5DDFTu614Y/aavW1RuyVwb17cLoffbFT+bgmBV5bD",
-	"K9APzJ2dwO9O5IW1lluzjIztFn6lRKCqtZdA0c9vzYr7bUsQBvkyvbkjAoGStuCKBWquT+6L3N73l/E/",
-	"0nK98sbNt17f4JLNNWFv48ZdydQ2tnEbLnc7K7fRwNay9Dth5Bvaus1Svoa1O4mBXBu5/Xcxc9vrcGMh",
-	"ZaWt++bWZXc934iBOQ7M3NB2HG9lE/Nx/NFairkBk3CsyE6eao4Z2a7idvykjC05FsfuhLVsblA2kPpq",
-	"JuV70/C3aBr+MsbgNM5ubA6OGzfc1iCcQztf2iQ85jPilmUuT8Dqy3QWV2HV+eKMBv3oUo8WXA4iPs6t",
-	"D+doK+YTIWkYrknJtsMStslVZ7/SKTlisxrgqRKEujRg+Sv/BvW64zszd+LlzSwDZd0hFEG8HD6VvTxN",
-	"m4Z42rq7n5vSVy5ybzkfSLerLi8j6KrBXUcSgD6eirckXeACNOJzXWcTnpLglpki8SqnoSxdHM06oAvr",
-	"SE7MJ3cgMANjL/CfgECXBzkPkWvcl0l3uUPUIwvOTCeyVrOpCxfrWwPerZWsmeV8ktO0AYeC6LpoYx4R",
-	"3eG+lfS20wvVFjA1jk5ghZLnqKeAm9fmZzUqWgilV2aOxAX3SpxV2LC+gZvtXV6Iin+jAMyb2O90Hb1t",
-	"Vv1YY1i+i2jMW0i89zHjXydANCscL3XQSVng4rDRTBRojtlsY6ucEzaaCfs2tJHLZSSWOcrFc3uz8YHu",
-	"7qaz7yLSlzxaoBEP8wKr4r2L1B11kMO8x5TRscLU5pqAw6ToS3O33encYCjXiBKP1m5tPNJUkCizpPaG",
-	"g2SwSo/ouXBLLXh1BB0c3WqZZhJiCSVmFbop5ah/QzVIo0mRDPJ2eZptKD7n5y+Xt3UGhboFqtr2dfvN",
-	"Zr58MMbX+iA6rb3Ovm0ju+KAz/FwI+tr7NNZUWv7jiyKxi0Sn0DKH1JQg2ZDc2I2IxF8BjnWvDVWOgvU",
-	"ssJ3CrDdpJSZ46s0/VjcLoU3w+rUgX9pq1xyVy5B5P35sYde4Bk+gx+RL/np2ZszmKpa86EiHqqOaRhS",
-	"AeSAJhHpU3V91NKBSu1me7/eatXb7fPm426z2W02G81m83eXXtwLudwF/B7uoC32gdWXWqJYaqus7T/K",
-	"bXeHKpYoJFhA+Jtup0aZO1HrW2gf++W6xS7hlD6YbfXjN6dieyV99SP5Qp31v3Dj+sJD3FZ73/gY9YB/",
-	"S9oqESBxG7px7U8v+TBf3Q75cJitiaWIeTyRXV15dY5FfGF5qLdA8xEfe2Bz0A2+tT9JafRb088LNFDt",
-	"AV8qQ+NaDC1CxGJmrpoYJfi3Sa6itVrYicW03ydCyQumu8oHr7hjuTE25Le+TJUqUhCOQd6orBqzdGUa",
-	"F3Tp79MrjLeZ0dAsxD6sR7TSrrgU0oV8WOyKUw9vZMtWeJ8jat6h+TBlDb+xap4ziqehUNLQlj2TjVxN",
-	"S4djOIJwmyzeTDrNxZUVrqcMgmxVWC3TFPQ5nyNsSg4jmnDCLsLo5PUZOv/13JgsFTNEz8/P36IBDYnt",
-	"56YgBwokZ4p32r5fVUHCQd0OVku3nInZCwkHlwF4FOGfIyknTpEpGMlxl+QxH9ji4gSWf/tLV7e0q2to",
-	"ZIIMvKSekQYWGKWpRCN1f+BwSnQnBkFmJMLhKl9dUTXnVHvrve1mKmTHTsu3GwTYFiLaYqnMbXwcayGe",
-	"OKc0H+/mFL+Nq6ebu2OxwpR1aa6DyOEKq6i2oB1FMSCy4xdDJZ34XR4kmugceKRywUsAw1g87wYSBYOv",
-	"AkM6OnATQJj+8i4oUiGDpYBhDL53BY6C4QsAUtC9KGkDGVfi0i1HWvtJYXaM3r8/PZk98tCIXNeyBdlt",
-	"jk+v3e8Eu2RvsN9003uCwk69nXZBhSvbNvxMgURDs0dwRKKjqeIeOS2YTKPJLvLFrH/powHXKoC6IHY7",
-	"prfQNAqd/rseMtKYbZ6iG3LyCFXVINAuVL/hw5bhfECXgKUkC4c75LNaN2UDbltXG9+iycSoKEYsMWUk",
-	"Ev8lZv2G6XZoC413K2pK56Uln1nlyLbplNFUyMTI3kAPH8Z8UDx8CEZ39PBhYgh7+NBzzWLxczAZq4eY",
-	"BRfM9PyFTjN9PiYC9XD/yhrRHj6EhJeHD40bkS04U8I1AyYxnkwl6V6wC9ZqIImvSKqiX7pxdLVHQj6v",
-	"IcokV9e5xlI9Dzg+Q3UcXFjd0zOtWDgjFwwhNDEB89UxFQJEK3INFQb9i8pFxfeQ/V0PLJD/6bPvIZD4",
-	"BMIRQUZCFLXDC9ZuIEEiikP6kairFZYR94CqQhOoY8w4o331jpY6NF52FYoIJKDHo0Ki9+fP6q191OcB",
-	"QVNGpfBgwU+PXx0ZA53xdivRVXjIV6M3NN7TwcJH+p+IiD6eUDZU6+s01G0/WmqXAOs0LbsR+HU77bp6",
-	"hPhUTqa6KdU8opLYvtypptwNWNk5xP4o3QSRv6Y4tJ2FGvrE/IY60RP39LrOHem7l7SHHGz1bEHGmMYu",
-	"e4ui9ln+4QWLuWtmzJTTLDOF5pceknhYNLSna895Fyx3PWMi1fcy9A/tVVc0f85iHPeed8FSSzMGqHXL",
-	"QmtW1bhgp0zQgDg1LZFvPoI2bzic44UoaJxh0anqF1l3fYVh6bhWc72JEZ9DoxUsULZvB5Zm5AfCRUlA",
-	"lqdAqsZU5Gg2aIyvoE0uI3NEx+Op7kRtL5+qb/7l6y7RDnagf6GWpz67YKbH2iFSDCyONRUSL1Dcc3zA",
-	"I8UukhEvaaAGxeKSM7/WQLFRRPOC9+fHiLILtsaK3kC+OhGkO85oY7poIL1d23wXmIXhl3FLcwCLurfU",
-	"9RrXTo9vLH3ZXKpt7nac26kGkD8yvW7NZ0/g5kEX02az078iC/gH8RvobdLRWlywqj5ET/tGYuQTnon9",
-	"qGkWrXjvRKssaiWHCMOCbANjYLJjddX0iG6srTv9hbRPjBhjrq6jCe6PSL3daFa8yjQKzZ0oujs78/m8",
-	"geFxg0fDHfOt2Hl5evz09dlT+Cap1w2XYOZ6c3zf3Uqr0dQf8AlheEIr3Uqn0Wx0tIgxAklhZ0RwKEcf",
-	"1b+HJK99KohuArWbTTQf0TDubdcnQqBoysShwvy4W7HkU+vYNp2MNSDiBt6ngdJqzaxg7QFJDFbTbjaL",
-	"BL74vR3bzOmzV9kt8/4THFvt1SetzvpP3uoWxeecv4QGxeq79sH67845f4WZtS6DWLJXZomnpq0x9KhP",
-	"CXWV7h8fvIqw1bYrL+lMcTSh840EaOkLIcm48kF9tqOQelH2NAlLt5zG5ilG6kIF4qS62amhYQ/tNTsI",
-	"9P45zT/Zd3oB9webd7DqqxKrPCPRjPbJe6fD9SqcUCCnCim0LpI9zloRrohZfwdaIqYiTnc+ubf650JU",
-	"OidhKBQSgT0pfS9Ctwq83DELxKwR7Y8a6BnPfPRAqM9IpBuE2rzePBQ7Vmt2bWfA0CI8JhJiSf7Ih2/y",
-	"StI/5DSofP6Qj6tKLSHaeJptEa9+K5cMsbTU2AwKKlBRkzFjcVSCz1Q0bkoQzdb6T967HeLhoxL4+Szu",
-	"Iw9f7K7/4jWXzyCU9m/EgWP6UpgeIzpei+YOuZkfHHID0bWeivOf8CJDi/HG9IjWMKk0JNJYJgkY93XK",
-	"DwUQeMKDxfawOT1LjGtpa4uMpuTzEk21traKom5dBRSlZGjHSGxaIBrJHaTVL0tfJZD4mLNBSPu3u9Za",
-	"e2VWJ6aTCajkr0hA8fli8nVJTWOYS2QONYFFR4wccrKN8+sBE3V5LTN3184nTYDFl5ifkzsCeotFZxBu",
-	"x3iBcCi4ku1t+QGsFRjQZkCL8bN9bJQyo24537pRfGR2oP1b0PofikwlPhyEpePCeCAQnpBrVBXToVLm",
-	"SIDOz1+iTrOJRO1QIe8F82PPjI8EiWZgl8ES+Vap0PqPHlCrQDuNOQnD+hXjc6bAmE44kdfSP1SLYMB/",
-	"Lpif8rr4DfSEyxFihKS8LaYigzULqqWHIZ/XQyok3PYXzC9wHPlK4NTdReJ2WEOlT5he5ilXVQ6cPTQf",
-	"cUEuWI78AGqrbjxCggY6H0WEgPQLVqWu0bH1WVR9tXd7BJJPUEhmJKx5iserN7RlJNJmUKKUZ1QFjzIA",
-	"reaZPNek05fdjXkr6c6ilOz4Q++CmT+yO6vliT8/mjWcMHF+LW8n+3hrX9euO3hz2THpnn/imkRVSz0e",
-	"GpGIQN8yjR6KXMA+TNUQoHEnRt0cWqyUzTrNyx9bXvPpiVpL5r620QDaU6qQMLnhqwNFwEV4W7iT7EGm",
-	"trHGi3hDedT4GFJlgcAHmTDXo2XM1DHtU+J6z92mQ6VLkmU3XKY227XURowU//nh3+3rUX/8dIh/fTX8",
-	"7ewJ67UPrk5/fDf7fZ5y06d989kuejreVa3JuUnUtUGudYhBFjKaA2TJOw88t1y2y+tD0NaTWWGFjMyz",
-	"i4tZlLue3CGToW4E38+ls7wtEzq/lhupNBrORvdbQsd/nKrzxaS9ryWwWTxIYlSWjxtCUSyFpkNSVulK",
-	"QyIL5LpCce6dKdMptdyv5svBvoTKB1kjBKqCLKc0BLMddaXru6jmIcGNwVeCM69HrERHAoSHmLLSdo1D",
-	"tNvc1SY4xhmBIMd4Xfm3vtzGhX+Xxo54iWs5ghZ9TeimBvS9leMrU/I7goNMk96EUJapaBXlhnyoDYsT",
-	"TjVS5Ruj0XH77C2SIR/Wk9dRlUd0SJmHpJLVBf1IPBOSAK7m/YP9Noo4h8CuUQ0JOmSK/JQiBeOZHxiX",
-	"JGmrFfLhA4GeBu29vdaBcSXFa70iC7/WANv2lEka2i8gdMwMpzAVqoIgd6ljPibgKB9IYwQV2naLhMSR",
-	"FAUCvHzJh8cJgNbSpCTXcmcSYsoOwesliPxhKgf1x+kgs7gfX/dx83HTbu+CtS/Y1V8HwRv27/kvs5dv",
-	"9p///Gh6/lfrxZOzf9PWYLwXHf9LspPf996dRLM3Vz9csAv2///f/w/KHw4dfewMo7A9+a13/Psvj9+9",
-	"fPrn43m4OApav7V7J53Oa/H4T7ZL2wevBv+ahX+N997sib+evx3tLuST2ZO/rpr46fuX0Wv5gp1Pj4+D",
-	"5sfnB2/OBx+f/3Q93P0BoJVwm6xonMtNzAElx6Kk8hHBgUksPAZ/2zFnMuI5efW+DhTx0Bhf1/GQ/NDy",
-	"G6sXce+f2Mw/oQ5JJ8sun1WcnBZhJiY4Iqy/UKTnsBf1V4a3cCaokOrdYvfEiCTswvnAdNIcRHxsJibg",
-	"e1d8BvnqZz9WIFKPJPdRlYwncqGvbfMuFaip5BsbEiK5YiW71r9m3tKGFz2I0ijVf6lISjTEAHKwuJhz",
-	"ONtfEgby6OMjsWDmYaD4VERIkeqq1lvJmnNdctgwNXfdipSYtnpFkm9xPXcp/2SOpoBdLeFi497huSFD",
-	"eaub4Y5MxX5Lp3l8BJFrSRhUlgHrzRq+ovlTvYTwcp5Hs3pNUp/ygA6nEQnQX1MeTcdqgXMqGRGCCGRn",
-	"QtVEBDJPa16+LNN15Bj1M5bTiKRCN6GkgBnlgZ0DXtuZtVBIGWmgU23N7hEoWCxlSFCPjCgLkJ8juvnx",
-	"pEhMe2MlA8EkjMxTu+YgHiXbs9Y+3L8aRlDlBb2N+IxoZ5kwjcFtAGEyM2X9cCrACW3e+/y/FbP44bXv",
-	"odcwSSwUNowGRUOCGHeXo6S2SK3TWKj1AWjrLIdKzXyoT0q9yXiy8FU8Vx/FvdSWK7WpiQ0UGzZngkdD",
-	"dBX8NtqdHx0dHT2ZvB33+rO94Nffmo/+/VP/pPl2ePRy1G+f965/3p296kyPr/bPf/3z19FO8GPn+YuD",
-	"l0e/tX6a/rz/15PX7aN3P/67NzzdH43E5Nfrox9uJCfGNPfNS4r/VF1zvXzoUHF8XL0Fwg4TTbhgTLYr",
-	"mXoOTyknNOJpQCWaYDly8gXV9w8ECgkexEXInetneRtVHpnuzr7iWr63/BmWwNBqThdoGB+nRcNl7AUO",
-	"6DMuL6FOGQRfIszQlIFvL+a16lcEpYsOk09AJgLt3nxnI+btVza0kXFTb11dbWrRCyK7wLwxKMXG4GXH",
-	"4xGqOmxeoGQiG1GGTTwZ2IHn3NaEhQDsGlgLqURE4Y/h4IqBJSq2hZwGqCtsww83F6xPLaqUEauXU0Fi",
-	"AVbhTMqtZcYsFmJLVVxaL0wDZCRXcuVMnYjZDqLMM2fcDymxcgrUG1K/ZbQxg4+oqoQrbMksJkgPCbyo",
-	"NdCJLhXTzYcySCnqlj4q0r7MaRllS3dYSuG3GUJJLlfapivnXJ9enp5g6huX0QxaX14zSHCr4HpKTut2",
-	"WsE/8fK4czUiw7A2N0lckdWmCGt5NL7nCEyQqdsswXsR3xHqJY3F6t0hDzEbQmj49c6YBztiOg56O2Do",
-	"rPo6zkPbTrW54V9x6DuYSlM/GoNqEhZfa6B3WhJCYsSnYaDD3qlMTCU2tsODKyH+2Vo85Ygs9KUJQTMQ",
-	"FB/NjJelz9mMMEpYn2hDq4k+BnALiVmfWGlcMfsrsihm0z+ZlhQlhe8y0va/+sE+6Qz28L+Ofp03w6gZ",
-	"vjzdeyGunz59+ZK23151go+/nu4u5viot39F2s8/Ri9+mr7bXAZ1j/9e77+JITGPgDaiVElDsvNJ/e+l",
-	"uqdXC4OaNNXLQmnlibKuf6qOCB2OJHpcQ6FJLRojPpVoygIjrEwiMqDXjo7rN5Afzw7Cir7+RGwLff/u",
-	"pRY7tcjjp5fue0iEWIxAze6H04AEXeR/evl559Prz380Jjuffvn8Qec7mWQ4pSFDZHh7bx9+0nmqENyE",
-	"Hv9//+9Lk2lHAvTaSF/W1/FLzUO+KZecHj/OVepNWWAnCAmeEeFpIwFGPTqsExZQzFBrv96jEoUQ+JJI",
-	"tkrMVZRaayj1XouAkoB1YBjx6URomCixJqBDqlgjDkPUm0ojdQhpIGykS+Rf+6jqXzebrZ3rdmd3p7n/",
-	"CIDRand2m/uPag10xpH/49NzlAZrcwe+aXd2G5Od1iMf1pjzngVGs9n0IbgMatQonDCyFeQCBYcZWQtk",
-	"W33UsWSpMEqJWHDWggzHkKjpN/+z/Uyt5T/bz2A1/9l+1nrk19CQSD2AwGMb3N+ArET/ui5m/brCoTof",
-	"1DVigeELrjRw6WWm1tI8pJll0Q+WU30zIezo7an+KxGGUR8zxf0hLRZrTKwpIW8wDUONapAba7LadEVn",
-	"qj4Dc4wWQhcER4dQBjqSFIcABP1kTNlUEi3SG6UEg0qUqCJYz2L1MkuBqMo4q/dt8qnC5F+s6tJqNNp7",
-	"ezWt/Ohhpc1kUgcXJy/BrhZEouoqBUKX1nB2HCeBSRqGdlcrXH/nNCTrVIxliuZRPiku8wNd6hn3+Ixk",
-	"88/TWJ6vsMTcaaXK4oSx7e+m6lV0UinsVbPm//mjWT/48KnltT/XdqrX+q/O553aQ/vP6sVFY7JjX+t8",
-	"rv3vvIT3zeR03pdE1oWMCB6n5fVYO+hRhkGPKHWDK+B00S+oqpjpII0INXT2/Kie5rKdtk749GzQk+aX",
-	"D2IOiwx8NLrcwhoVF+RMUkb97Ao9tPTZfjPW/xNyvLdrbcGudaS5g7bJpC7LImdFNSNg1LKSjFdZZvUp",
-	"inVEHX41nTiBUyWjppKePVInSmjul3RFliidLMzhHqMSCcl5HMBOWBCLM+fHKMALm1WsGLVEPS7VvZHK",
-	"zzapGSNyrWtxjkhEGsimLPZxFC2Q//QcD32T6KYznPVNnaIW31gYdLY6Tqrl+6eD+mvOSP2V+sXXd2qn",
-	"uZvHq3V6iZtTc8O4q3dkUCbS2th5yoVlH4k3rMx7pwO1Xdjt3QZ/bZqV49abWsX08uY07+/Ay/bdz15F",
-	"4ca6b+AdWFSnJDt6xQPd9uOLBqj941nlJ4W9bqGaPz58Tqc6c36FppOCZCDN31K6XZbh7XxKFaEoxwDd",
-	"dvAb8D8+sPxNCcPtZhMJpRByFpoaAQGWGKI8wVTf1eIk8qG2BRhBrxifp9Jpk+6yAoV0Rop51Luk5uTd",
-	"sig7kemP8A9naQUNMws4mtu7+Z6h3TO0VQzNKRJ7C36m/o6r6pTlbjbL8Ea8zfFQAuMC0UuTS6ax40Kx",
-	"QTPbBAs9n5+UdvYTfdl6fpzBTW4L8nVxPrAM9whhiFxPlDbqr+KFUHT3W+OEelnfC990Kyqu45rq3Xue",
-	"ec8z1/NMQ9iFHFOn+WqUFTsjKqAiUmH2QRimq14/ECg1ggcVohQPZFx6Np8IrDa57IcK+dr5/rmZ/y51",
-	"ruXpVtGbrr/l7hHhIIiIECSwbvgYFFCKMbPrL4r8f7f8GXX+4JxYiVQO/qZ/L0Jjkxi/0ksVTzVlgLKp",
-	"EVA1SbOc5eTMijhpNmmY5NaChyInPNIOJTsU4oNaGjmS25tGunxkEZG81Tt6nQHLnVFJ3nyryOR9HhDv",
-	"CWW7hCLXoe3GhKKGqGPdNCS/pM4rHF0JUx81Z8pMDwR4DvKtUuTjpqTar5WboqnGPwrDDKLh4C6R28yp",
-	"plmF03HnuTRW283c4+sKfFUgXs/YAV82RtpP7p9QsgaGWYPCnJESi3FSjB20NkE2KcQ3nFtphYWI7WK1",
-	"Qeq1IZLuJAXBkZn9b+Jx3E7djPJkto7Gsjt+oI9Ba8qNe8Vh6zSpyCCFxyVJEOJGS3nGntFQBz3wcQ/S",
-	"Z3Q63w7k70H74iQMRTeEQvA/VRPMOYu9X6J2qI29U/ED7ks6Iz4aE8wE8kP1x6EupuybTsPCOmPDBdxB",
-	"fSxInTJBmKDq43ChhuORBDuKH4ARuerKIDXPjgjuMRr4qIpFX8tCNQgm0MvxUbW3sDWWoeyT+qzWiP11",
-	"IRUyZRunOhgK4v3ynX5g786N4DNdC51Oh3drp3kW8fEJlqWsLuc8fjNrQTOWeA0xNAC0KMpX1C+lHOi2",
-	"oYo+efjO/PNDTkX/UkDQqFlmW2c8kmXee6trr5Z674x+JOVtU1/CSJ9uh5nDno/irvMJGt9z5S9tzrGy",
-	"v8NKoGVGnotP09UKvl3awWf5OE7SVWLvGox6GHviBuZV27++qvkzMExIofFr2rRtPofSc8hPtdIDpgzN",
-	"jOKSyrvNDoIODtAJwsYv3qD4rcFz3cD4W7Nyb4nbgs1fOxjWs1qSy2lDzWd1v/Z7JrsVi/5GLBYQ9L6o",
-	"z9+JI2uGB+w4x0GZ5ca6O0IpMfoMXjVmxbTTEVrhg0XGOAv5QMv1cXwQOgpD3bUmjuKisXism/FkpeND",
-	"M2QS7jykM8J0fwYYpYH81NXhe+qH2Jmq/gRJ34NSHd4F8xVmG1k6bnyoA8AjovNcDtHDh6b5DsRw6Cbm",
-	"yRrAgAphy9DMxzd9T/yHDy9Y1ceNXqOfiP/2aUP/fmiCuOEx8v/7j6P677j+sVk/uKx/+Ff14qKR/qX2",
-	"8D98DxF1A+02m7XGBbMlDu0EsV0AQAvxdsakIPo4xJGW6bFOgAVPMDQoWSASEghU1/1KoKMltEWJiIeg",
-	"lRNlAlFZpCvFnVd4lNKbJB0TVD09e4Me7zdbtQb6WbfsMz01Ltj7dy/rhPV5QIIGOmKcLcZ8KoxZQ5hm",
-	"HamG5kU3s4ym5DB7/xZUjw0Ft0ND+W04WVcPYgEShOjsWtFA76BBkCk7C+rYBfP1FoNLLH1rLAdFy6Ic",
-	"DSAphEus/eLQ2AlNJ0piaDWb8ZlVdbbA0Fp/LlioOIww+cOHSdqrrlFHBXwOSKt7zMPIiXiSJ2BoYt2a",
-	"hJHmBG812XpLCq3BbM7Swpk6oKLLP0XARRVWoVd4zuV/w2UBi1q9qJiJ3G5J5gDitms8MpQC2jaP4nxo",
-	"hdBULyjTob7Zqjdb59DAyOlQv6LoT05wfHEb+5us2RRNXrXoVrveaZ23O929g+7eQePg4OD3VXWBNl/y",
-	"1gW0uxS8LDGWkbni6/Fe+Ppywpc+oGe6+/amspf+eFn6ylOG9SXkyl8SS1EocsUOn6mA7o2Jb9fLXl+x",
-	"pkuZkZuMMVDfaXFWUc00VjOtpnT5gAY6M0m+ER9rv6+6jeM6SCbv7YqQCZRPpTJWiU2OM2Szwe2vOyXC",
-	"XXaIsOnHF9fp6fPxmErFS6gwExUVSj0D0NwlWaoJ1vkCdA/FxvfZp+ptiCUIlVDoV0jaF6vaELmBCXUb",
-	"mLDzKSlF/nkH9/tkIotdY290qPVy3e982woKSJ8GSr2AcaHflcbVTNNsc+nbogAw+IMkzhH5uvxp3flG",
-	"aEVBKR3WcA77gPYx6Q4/fBr1c8Uwvax06yBbsn0zkcx8d9fVf/WCzWTraMMB1n3N77+b802fdKrRRV5g",
-	"UQlPXAmyjwi0ZV7ZJ0mTt65ylAQo5TIDFJHBVEBzTdtyZPUuDl0CTjWHeBDXCBcSLwSaMttYQhuITb1z",
-	"U+Rfs5vAMQgf5LfPU9v9MmR/p9347qnzq9Xxhg7R26JO2/enmAKhJKJY8mc4xcNxOCVdk++sXksaVojc",
-	"hkfGPKJ+f35+/vYMDWhIGugNs6mcmVRV2yAtbuxinTymtDw6QgNMw2mUZBZAUBeUbohzshro5PVZXLdg",
-	"jBe6As4ekhx1mqY0gUDVCEckXKDdx2jEp5GoqefQGIqwPIrW7fVPbGu4u+jL5k6xUVO275cNfFdd1TR+",
-	"JC06+IxECtkNnSkaW1XO3/CBmN7qJvK+kCO8s03uhduL25qXoZCs4gumB5/dwwMdyIJ9VDVZ4UroJhRM",
-	"rkqX0Jnefc1ulCI5xJQJaTpppXqxe7ZLMR88EEguJqbdRFyrT3hxERqzPDBKJdqtkDyKOQmO/RVJPjqk",
-	"dk6wgOBoxV6s10HJtuMJWF9DPhzawjQ6OQoLvoJLZJKo75RdLCVsb5dv/Gx4cWnG4co81p5SkoGkG4a7",
-	"H5dgC+8Fie5Zw3JTe/u9wxlcOWKZP+gbfS1zOMoWmlCkbctTGmU7swTTlcdxl9QaBRTk5p7dKfmkk9zu",
-	"aed7pp18rN2AcLQp6bakYwxSmWUUU4qb3X7HtJJOpL+nlu+bWvIRtRS9CJM2sT7o5Oel+swim6WVm8Jp",
-	"Rzbf39YF/kVq7ti1lmjFCO/dx71+rSgrewLFjj77xhq8Lx37upYOnLoLdsgHApbmlHfIJxbL2LdEK5sG",
-	"pH6JuPJ70vp7klZOBOMNKatkmZUb0tlq8lLzfiXi2qymyd1HH98T4t+VEDN1O3LI0KU+HAR167pY7fab",
-	"ChJZmqImER9VbfCZ7q1L5jUw5Zs+vdaN75S5ZAGKpsxt+RsTolgmy6MgOLGL24JguH2Ny65u21qWHVfc",
-	"OwS/J63tKAhcr3rVuNpZuHBr0xrqKqBoTZGxmaOYqP3+VEg+9t0ItV5E2RBh9OLszWt0pkuNtZvtZr3V",
-	"tm4+Gllv4oMkqh5V1V6Vfo44MxGph1AUXW0V+QokvjAB/IOpIEHtEPljMu6RSIzoxI9LJV9ekYWJ/I/I",
-	"jF8RH/X52PQW7k1pKOuUmXtcNNA5Hrpl0dxq6HmG/2NY2ZYqON4RT0mvcSPO0vpK1RgZmTsVGe9Z1nfE",
-	"sjS25qsAqxnVkMhY9BArKy4lAYXgQYyDCm1TWzumNs5C5ki59M4fiUxu2juxPH2n1/zftkpSDuJshNCJ",
-	"2z4VbRfyYTGKv3bNpOh8faYy5ECl3N+HNtcZktAEMbEA5qmpHjHGASmgAte2Ga/6pVr0XavB31YGSHb7",
-	"5XJBoPMxu/saB7fyh/yt6fMdwYHVdpPgOgX3VZbdPK+GS7ARGfMZKan/LtOk/jxVqK+30IpxA+02D5Ks",
-	"T9Cd44469u38iFQ15r3Sey9BfjcSpEb5W+u9OvcxuYBXlXW7AqpVWksSaIZ6PDDdA2xUKuPSpPglNb37",
-	"0ygiLIlQW6Lg97COL9fI5HTgFpnePrVn9rM50X+VhifO0d5zk3YJbhJBj2iaESy+K0akMb1AnFjNfD5p",
-	"Y3YsUuSrAatieLUokQ3rz0lfE5l4ex1qKwXSKXs6EXw528bm+5go5CgJGlbfQg5q1x1VN5fMmO8hCleb",
-	"+jnSNdXMqpQwhCkTGf1FDU7CAcg+YJpTCypIJdUwyNVE7pyJmoSBO3asqf2lk42KudgvNltCY1Rwn18+",
-	"/EbElEL6BFUksKknhQH+q5zfQFPlzPdH7iWnzeO6iJcuoZbjTDNjf7P9i9KSzDfWZuheiPjiQsTXy7jV",
-	"hHITo/YSQQeBCdVf4YiLvWhUIGjao4u4mISb3BAWVMVoTIXOz6MCWvgyPFZ3vnp/gGmo/g1+PGijS6Ja",
-	"A70GP41JBYwsq0BTFhIh4qKMUOMWii/q2zwOITXVoaA/GqqaelcHua13j4Lgq/QGuiMlKN7OV3PHlW/y",
-	"w+JDvuda32H0wFIE0E0Zllghe4Sh7tTDiIcogxqC0F5XyS+cabYB9pQxXiiOoaurPUav6JNGMa8Q/zBm",
-	"Ib4St3AXUJZXiHtm8d0xi7jmYdMtEMDZJoaPXPZhMqxu6lhJ1xZJCvuUDUEEiYkOR9BnCQeByWTGbEiy",
-	"5b9gILtgnaXMB4hxU3uyGvC+2EliCMZBrcC1g5GOZloKSkDV+Yjbake2+KrteqvLldTyq6lkXyuUs/Rr",
-	"W3IafSNM9K6cTFlo3TubvucIS1P/+NZqXkC2YrmxjSr8Q1PAwFT4xGBwDTkbkkiJUzgItJ03bimV5Qsn",
-	"8YLuzT335p57c88KlpCQyjYMPkMilwWg1eGNjnEn/sBDvUUsZCzQnESG6r3Y/XODdhY/Erl8/30TWYTf",
-	"+aX9t42XTAXjbuUqTRFQ+SDKUtUaGqso4ouHPm56Yd6HSt6HSt46VDI/U3ddpGSWSE2Yw5Y1fQmBWSnt",
-	"3ZaldrT0B4lgDGWwnRoXcWRluhlnfvhlVs0ujkm417DvL+vvtZDMcnTmti56E7C5Xl8+NuGYMisrxy95",
-	"aEwk9pCU4JdINaFBlGVjPX+B+mangzoooL6O69TmQSogTUJHOtGMHY4KJCQNw7hbj9Xhq7uttrYYzqkg",
-	"uQ5RHVz2N1HG7yqK9EZJjc2vmNR4H0N6H0N6sxjSW7PHVB0UoxVBycet6UQ6RCBXIzIlQL5tfcitiHKv",
-	"Pd1rT19Ee1our7Kp7pQmbMMU1gaJrQn3PEwKY+p+dLG2E+GB1BFiB8vE/lbP/lVCtbZN4F/In1A+EMsc",
-	"LQnuw7G+P6+CoayYAm8ZlpVmGrHqtJpn5CS6HcIfScQpjkjZkNNGoU7zj2Med6f/bBxD2vxqMaT3us+9",
-	"7nNT3Wc9r5N4mPH19BZ1iYeFysxLOiOphsNKBMJKCGIBjgKFQTY2XuIhqhZXl/Li0lI1RJnTrFGLTnzO",
-	"4sZxJIi72sTlsjAL0JRdMfWe2qBb1UqvarfZXO19pUQ8WZzj4TLTzAp9dnvO1tJtXJNd2satEyxHTt9W",
-	"mCXNZQpa5e7vepUxZXHn3OWGrncpWZ3j4dqW9463PEYB3XdseHM29Y+vJblcNzJG7mJ6Qhpx8vrRf5pE",
-	"fEBDAh3jAho07EHn0q0f0KA7J73up4AGlyMu5OeuO4KPIiJ4OCMCjUhEGsh3dapXRI544KOQCl3GBplP",
-	"46aQJCIBehq09/ZaB+iKLATCAvmvpqGkUEquSsYTGWetsnzr7I9EntDghPenY4XIa8jyPFkGqvawIHuP",
-	"e7JfSxPm7uzFwYv3rd6LF08P9p/9cvbip9lz8Wc+kSbgWEmrEyzVMVe6lf/+o1U/OKo/f1F//bb+O65f",
-	"jesfP3xqebu7n/+j8mXp1oVbAcmenJ6gwLxzT6fl6DQLN21/MIjiEKYugCyBNjMlZPPqx5Jolo/TirQU",
-	"cSL1ik4joyKZveqP8RVB0ZT58AYRiDOkpA/0uPm4Wat4lWkUVrqVHRChzeqWu8YSsF8tkiZN0DXKQ9BC",
-	"X6AQS2heFUFvYoKjkJLIrbVhCMb07lhuin7Mw5BAEgpEpBQ0X4bZBzSE7snqwQQPidOkSgkQwPGcKTUH",
-	"XJ4xpxI1nBXTO13ugmDGiwvzFnd2N562xH4L6X4kQL0FGlASmmZ/whnVNK5eHlPL/WmzVjWuAqAj5Pl4",
-	"omQZrA+lFlcWCPlQpFee2LyWZ9K59Eup0Y6YZTuiofNfzxXQoScatB309NGnWgL3FggzHY4fj+GsxuRX",
-	"L6/jtdto0cTG9WlcKzkpjRDkLNiWS3AmSjduzEG9iGDoWRpnG6QamBa2AtdoN8YMD92SDe7UVn7OAbbD",
-	"IuKCiNCF/IFlFu5AMbdYHkkxHMjhUjjA+gtr9NQpC1p8ThyekBfhvl4P+RDSI1wiHebM85zgUEkaAAAc",
-	"UEZECoF1s+rPHz7/nwAAAP//",
+	"7P37ctu4ljgKvwpKM1ORelOyJF86tmvXb9xx0kk6tx07ne7dzpgQCUloU4CaACWrM/nqe4jzLuf/8yjn",
+	"SU5hASBBipQoW07SHU9N7Y5FElgA1lpY9/WxEfDJlDPCpGgcfWyMCQ5JDP98hIMxecSZjHmk/g6JCGI6",
+	"lZSzxlHDnyaDiAYemuDrNh6Rf14k3e5uIGUE/yB+p+E1RDAmE6w+lospaRw1hIwpGzU+ffIaj8/xaHnY",
+	"8zFBhMl48UCgkI6IkB76I+GShKvH++Q1pjjGEyIN9CfiNVsxPMICUYmE5DxEWCIJD0LEh0iOqUDvzh+h",
+	"EC9Q0//1119/bb982T499Vsd9IpLNKdyjPwZiQXl7JKGsFRyjSfTSMHU7/YP2t3ddnev4TWomvWPhMSL",
+	"htdgeKJewOKSs9xqhjyeYNk4aoRYkoZXslunfIJpyYJOGKJMkpgRiUJ4BzWfnb4SCMcE4SAgU0lChFmI",
+	"ZBIzEiLJ0TRhi4CHpJWH2/yrE/CJBXyK5TiDW4/f8Box+SOhMQkbRzJOiLuQCb5+QdhIjhtH/f19rzGh",
+	"zP7dK1vWk5hPTtWalxb2mMmYEoGSqdqTEHGGeIzwUJI4d0Jle99rd3sVez+MYXWbbP2z4Ussg3EJCVw0",
+	"NNIbVNCIf9HwjwCdgjFmI4KoQBMcEsRZtEDUoBcVSEgaRfrFJI4Jk8gMg5okEgTt9fqFA7podK+7vcPu",
+	"sI97g36wG+6R/eFB9/vew/7hLt4b7AcH4UXDLlxTcrbyZ8O2XkfFeR3slS/+FWekYgNOGFJUjNSmIswQ",
+	"wXFESYwwE3MSHyOMJupDNCJSoN3uXmcFbGqa1QD2uv1SEF/hCXlCI0niZQjf4FhSHHkowIK0KROECSrp",
+	"jCA1swGviSWKCBYS7apDi3GgmEirU4FC8J8qGPsPc0i/WwWwmOKAPAtL9hQgg8eXNERNP6ThkZgFR51O",
+	"x28pGlAok77zQCi0oUNKQkP/eZyxX+8/TcijH989jF/+fv34l2v6Jjnd/+G0nM5dALZK7enC35Lh173y",
+	"rS77DR6RMtQcEcSSyYDEnqagXhXGTdUALgQhGeIkkjBfysAokwfqypngazpJJopg7P8BjObHFEJ1b4xI",
+	"nIJ4Rv8sAfOZJBOBpiRGCopVEF4KNUApmP3uGjjXAviWBDwOX8Fsy4gTw1PADQ8ljP6REEQZolKgmIyo",
+	"kPGiU37i+stLQ9PVZ/6fsULZxn/sZOLSjn4qdtRVtQDQNKR6wmpY9fNSaFMErARXf7xdgP9IiJDlzCgk",
+	"ERnBBayJLcDqEYr1N3mKs3dTW11O7e/DPdJ+ODzott0LqmpZMNwG/Kb8tjrjsSy5p9XV7iNG5kRINKSx",
+	"kMfIV1P7IBn5NPQRFgFhIWWjY+QLiWUifDRYIPVP4inOw+BwqghAqJlLcd8KFoQp7P7N/qnnsAN4DRo2",
+	"PpQt6ZxvIh8NyJDHZJ2A1Ou3d6sEJMk3FI9+1lJLOfpYkYaGhEnFq2MtYRsp3JWnQSr2q/Y3k7YbdbHc",
+	"AKaVg5iIKWeCaN0gUecpDTI/wTQiAH3AmSQMMAhPp5F5vvO74CB5p7uo3gwVVAnDiRzzmP5JFFwTIgTw",
+	"+sIMaKin+FSbQOOYxxrw/I6+4miGIxqikzfP0BVZdNSYP+DQ0HD9RcA+UAaDqX/OcJS4KzOPLimbJjK3",
+	"tGf6CYInRwjOCaW6F0pvgiNzuaFJIiQaEKVlTbiQqNftAuJkl+1t5k9HAUGbCkHZSFECmUzlQm/hLfdc",
+	"6YyGQak5DGSw8484G0Y0kDdCnsB+7K7O3h4K/ogvCBEIRzHB4QKRayqkmj8vBzW2s0KjrVighKZKVz0B",
+	"VoiaWIvOEl8R5impnzIcgEhtLycP4XTDLPAhCWhIwhZs26m5VESNfau3tHTEt4bOq5bJ5wwUlDC92YTl",
+	"SM7dqzRTHg9oGBJ2o7Mdpl+7h5uOeYQWPAEVnXFte9BwKQ03BSy1RWz9qHEUKbrEC5g+5HqapvqjOL2z",
+	"LZ4CD8hdkZiCS70fRXxuz/UZWCJwpGe/yb5RM0KemTKUMHI9JYG66IgaHPEA0HIbPLVkeFjNSwvAJuvI",
+	"oOZX9WGzU5VAd5YEARECIHrF5ROesJvdVZlyxbi8HMI47i6nyhmcq36+HXzTBremQm7G5ZjEgFOhwjo2",
+	"aqGQE41LwODsQl/yEHS7VTa8MdYfat4VIkFZQABpwSwxojOi2BPyc/YFH6Z4gxcRx+E55y9wvOkpmy2d",
+	"6jEuJeeXEYySZ+WaBQ54uECScwSvoGZEJ1SiHnpJf2htaYdhCir0DEpPxsxSJmrCTMfoofoPGqpTCMO2",
+	"1nuEpts36i8W0ltKQ1NnmEsj8rgb4k5jRKKjUgMYFWitpWsbzNC3NjFfczmEUxDkGEvN41DEmdpUA+Sx",
+	"wjiFuGiOBZrHVErCYBft1b39221p5HW33NLdlmnBSksiOA7Gtzhoh0sTzeobapIQSzzAgqCQhvpyADsg",
+	"SCx0kieOf4HYuDW5WC1awLLMmGah8YwG5B3DM0wjPIjITaX89Ht3Del63Re2s5ZsKy1z1HsJyzrn/CVm",
+	"C8NfxI3WFGNJLoETFYj0nHM0wWxhJTixhRW9VeKEmUwpeI6T6S2R8aJ9Miy13p4BvxBIcjTHVJZ6gDIj",
+	"kZr3nauQbVWjc0c+QlYJ4XGqc+C8yif5FWF3oPGZe9SqIfATZwgj7Y9DStzWXP0dE8l0ymNJwpckpPgc",
+	"NuxGe5IOdDlRI13C3ud3J30FwStIvXKEBGEhMCC4obBASzNu9wJUlCLUVYIF8otz6Yv/nSDxrQSpRJC4",
+	"QoZSY29dfLoiiwcCqVnVCkMqFJ/RDO5nxya3KT8H8humHxUVcNfcV3aZu1OnfPyT1zDksB2d/jLi/CqZ",
+	"XlrrjaPjb1G1V18kCnO1wznjueAe8qznAYArWgB+Ni6Im2oJuW0UWtYfJtFWVAe1Or2BKN1A4zJR+kQ6",
+	"hbaJga/Y3CmnWOJywdtXN5NvxQrtYM6UfXNHeY1pzKckllRjmTGya0tTwYLoZTbtyuepcbg0kCCzF/9W",
+	"NCRnA3sOEJmdlQ9+J4FUk+SWn4pXpVtgpBo+NMsH5l/DUJ7fk9Bs8aqzXT6TTw7VrNsL+6Kn5ypddRhq",
+	"x4pjP8ShltBx9MYBeIgjQSo5r9qLVKnwwLzCGbFumdxT0UEnA2DRQ0oidbnjK62zCRLPSPxAIGM6Fx6a",
+	"j2kwRgQrsU69DQ9TCLRFSpTsrQvlOsNR9ioQkMQ0Euu+en72+tXrdBcnZP1R5r9wvU71fTXaaUDKHBwx",
+	"HkpfMSo/ojPiH5v/ovmYMIRhvzuuD0K93/Aa6qUSt4PXkDJaB9j5+Qv1pmbpkkbRkrugbaR+lkRG+NYO",
+	"nXUknO3NSpwVtblUGBpUFGtYlLaKSzJZiwEnYUgMHLBfGkocx3hRsSKxZjXbJEFxhJKpEpt73W7Xrt1T",
+	"L5AQ4ShSmMI4I1vZhzwH+QSO3Wf62571Pdu/t7RTNdmzw3Ruxn/zqJZnvo5PLcMutcENbyuMOUWvpVW+",
+	"zlgrmCmcdaIgJthoWYX1gmyzlh3qtz55a+/smzEwY16p77qr5g0uiJ5dXjZD2a4+GpPgypW4qjHp/ZiA",
+	"pTJnAUd8zoyRyI070Rce3FUl+54G7i1tYvVN7jVmjlxpHg44jwhmK9Ap/ah08YAZTgjObdmNRrV2LmRh",
+	"W/fw5leqRcWMLE8CbXOqjs7qeY0plpLEamkXF2eNW9yEhUOpvL70MViL3tZOITXwfc3S1eanCu6mS2PK",
+	"rqZSzBZK3pzghfFHuzbPB8Ly52PkKwlkSSwqEphXiLPZSESrpbXlVymrIqH160ji0RHyg0RIPvFRE2yt",
+	"+hTdlbS0+1BIzEKs7gY8UmfMBUGDhEayTVk6oLM9OrYlEUR0LpgjI+rpQE2fDEgsxnSqUAGsTJdXZAEM",
+	"eMavbidALjF4d9+r6ee90sy3RTww2FkySN9axnmJ4xGxKujyeG7gooccvVMdSXpNobmaSF/OG8UQeg34",
+	"Upvd1uwqLAZMfeozMhhzfnWZxFEp8cQEkZn6HHzRUy4kCY/RWMqpyBkVcRjG4IR0Q4ngtaOdHTWD6DjR",
+	"4ztiFhSW2N17uD5O0kUEZ8Ges/v5JZXhh/WRlB9UhZsdoxW3GAh1l3it7HROJ0RIPJkqMMgE06hcdOLa",
+	"BmTpDEBSEowF/MO6vdFjm5G8DL5V27Ed7cLCqHB8wmfE+UELoRrx059BMDKvLj3Uvr9EwK0Ea1re+3Qb",
+	"nbheQv47n6qQKp12Y3LEtVdvO1dtXm1NM/O7VemZoescrKVhpQi9pGZ6+UjttQahQlx3BsrKta/Wtiri",
+	"aVYSVB3VK7/1WzZ7neYlmPyqnsSEIEmupRGGBmDfYzaKwUax7XUPD4rZAg7eqcclfPyUhqc8SCbGTLy8",
+	"n6fPTlFo3tAbaQhkGvMhjQhqhjQ8mpNBa3lf/xsM0NcyRy+/pXx6Pp935rsdHo92mNgJabgz6zW87PEu",
+	"DeGhIEESU7nYmSSRpFdkod774GXYunzZF9ASC6Gg4uwlkWMe5lB9/cc5P9pm32oqyOcAzMngKOIBjsZc",
+	"yP/aPXnYfdg92ps9P3z+rjd4/vzx4cGT92fPf5o9Fb+Xyf+uNbdkOauV6fDn5a/XWYvSU4TllAKwtEnL",
+	"W16K9qXwlJoXwKuosM/FRw8ceMh/afDCX0bBQKcLRtqbu7SZtzyf/7gii3av7JS0nPITWQBsAywKuuCf",
+	"By+vxviX0Q//Pp1xeXr1Yr+///0Q0z8l/ZE+6v9L/vTix+mAscc/StwP+U+lmqCRvuzFbbdh/YVNU5uQ",
+	"5+5QKdjlB2dtN8X46h9enPz0uD9o9/cPrPdKHRsr5FBabZAy9PbJI/Tw+4f7SN2aR8jvXvvoH+hgDykV",
+	"Kw6wIGhMrtV3VBYEvu714feHBA8P+71Bv/fw+8HhwSHZ3e8+7D4cDA/3hrvfkz3Sx7t40MMH3WEvOOh/",
+	"fzg4OBjs7w97GO8T3HAV7v/pXv/WbR/i9vDDx4O9T/9ZtueZalUpd2s8TbWZVOA+QhFRUwnPLEbH+ncu",
+	"/39t31NaUgyeGwhzxeZd9TW87GXRyv2HDpsvZEzaGN0NzAz/89tJ+9+4/We3ffgh+6eC6sPHrtfrf1+x",
+	"ETakslpAIzOl+UJAzhHCaJxMMGvHBId4EBHkm3tRpzyAmqh+nuBgTBlx3gt4SPwO+iHGLBgrLUD/cgwC",
+	"zpzHIQRYD50BldqtQ/C0BllkCSGp5aB9pF78lIYUFZd6Cq4Zfdra32wifjpl++WIC0WtB0s0V7frPOZs",
+	"5EFE3JRwJU7mDrcsHrK+ZRdWXUbL2VJLD/OK6iRkRcLqTc8eFA5iLgSKSUSwIAI1BSGKM4sdeE90JmHr",
+	"CPk5H7uPmnvdrkKGND7fQzr4BpJFFOIMYoKvhA7DU6wJB1LrR3ESkZYHec7FQIBsXJEMJlRKEi45mlMn",
+	"Ony/UCO5sTUwRO8IsUJ4C3jb14W3eMhPA6xhoF0TR1ga2KxeT8M14PW9oywFBZWHpRaiUj3tMUEKsbVj",
+	"1+SMT7EcwwTL0bXuVJkJWc9hgvjV14WZLLQQ1xRjSXLjOBGSZkMGiYSPF0TaUWWMmZjimLBggSI+eiCQ",
+	"VEItFlckVPgOh5GLYnHnMCdREnPiIc4sGJmLm7BwyimTsNETECpgYGO1g6H3j7L1mjwGzXjNzuvP1AA2",
+	"AQE+O8xlUq/LTVCfl8SgqpF6/SN0k2hPGLIY5QsDGpSzgUd8ZpwFEOamsb0sagq+3c9/q45vOVhJjeFG",
+	"6akv+2pDigF6x0ixAt+JpINvbZCmj5r7QKzLYe6GKG3sIrxp1lUVgNjKGwmLIT3lUUOFoDo3OcKNoyqP",
+	"UM8TgxptOf6qiHNazrLZNeVxyWXB25WRboVwSScA1o39/ODeHy6ES9fTj4QpRkLOr2vH2ozMJ0her4q0",
+	"WRErkxrScplXyy9pDXL1TadeKrvenIXVddPahbVDJtryWqp7hZE5gvAxy2cln6KIzEikLwjz0H4a2sTH",
+	"nGUvzNK2mNnMmxkjiqe1xndnNnApu53Mo4UDsl5CE/JRQRpvdWoLGOVbL0+ZWLvxJg02x8KLuwlZAitN",
+	"ONVeTSouVzkvV2/dGoNWTeTMxLCiyctWMJFav3ZALdtRx0tTaTfVIS3Fsx7GhLTVmSI1BtJDOsfrzMEH",
+	"5VVdJooPod/5ADVBzAvETMl4JTq3dvlvbKFWN8BlzOciF7hjs/OL4dUexIomcalIvchkcgWwkHw6JeGx",
+	"TsJEcMXPqSClkrpeKAk3AeV3PqhCkLUYNI15QIRwJiwEq/O5QCFnxEMWNK1UDhOhfTc1ALyF/7AixOuP",
+	"hCQk9JVQkDBG2Uj9U4Hpo6bW/GI+L4O4BRzTT2Wh9HB8c6A+Engh0Hy8aLkxYnpCdffp+YB8mCIqc4WW",
+	"uv24xNEmJ2nS1zdD3gK5G2zwlguX5Isl6K3NAbmEDkV8zNFJRgOeS3W5VXwop3GtvQIbiaLXw8bRb2sc",
+	"xHzQ+OR9LLpDQNUr5+v6Hul5EPHF51rCEx4aAGZAXn0do+VzPnjL5yZieo2p0oCzvOQP3kqGBuI7lcLA",
+	"nEHbye1WfQFCPueDm13t2dFURXc954ONtf9Kz4Pa3ZqrGiTR1bupElHf3iaGTSNS+dKe6SNJKX0ry7PI",
+	"U1b6hM9Bt88wwfAoG0G1WF7jKmkh5vPyXYz53EM9NCBKk5cpcdjqYcQYQWox82KEAp87qQsVm1A7RDGi",
+	"QuHuirOtS7Rl7pAqfBbbQ+gXfPSIM0GFJCxYlB16kD1G05grzCZyTghDcs7BMJFmKRYNF8u7MsZiTCoY",
+	"4Nsnj9DB4UF/eUYPKVX2YC/HBNODHyzKKpvU3M1Hxbk22FSzmIptfcaCKBGlLkoo+meemj1V/88Iigge",
+	"1t/NYEyCK7DdlO9ohKVSFQQdMRKi7O0Oej8mDPnq8KDWhw9pMVIg9YenTT0AFhUIjzBlSgeTAsWcy2MT",
+	"s4TERJvrfD3CHIvMQuWln0GoEudSr0ppgzExdualE6uFHTgJqQRLlEULU34LrDdq/3TotJ34dkijBqzY",
+	"XDUV+JmbqU9GKwtDsAJ7iIbCsyaq9B+XAU+Y1B538O20SqXqiI8uKQvJdfXkDwSCN6zZ0KBIDaGt/DLJ",
+	"Y2Tp5lh8qYh2o3+SDHkJyeOR0kmb2hpo8fCBSJOzDBJlJs6b8PaMNLPtc6E2x5kimudSUDkZ86tkai+D",
+	"x2xGIj4trQpWNJ+DpzX90dTupCvyiOprp8umpeLkzcw6nopqPhyE3/L0/pNQCZZwlWIWRvouXVp/7aCN",
+	"yvvlJY6vTqLoLcFhXUPZBMdXkOQQExxWWsrwcAiW0Fp6SgHa9Ns1ENeVAhTESlLRehzj0s0fw+HNBL/i",
+	"zm05hkYNv/GprDyRCn2dikv1WbktST0xuuMNUo+8xnV7xNs1nPcWiGzGVXuy6bmrm3uLp35nR17lU82F",
+	"CTK7QLitoeqtsS9gicZ4OiWsLD+l9E7hV7eyiL5y7dyVxUYRgEmym3aZ90Kt6OaIMCIg/xc44phcZ2bb",
+	"rZjk7GeDxdbDmApB+/ksCfSIx1Me21ii5Y83zB0KK4pVn6euQyd3hsdIUemqWtRrEgi9hjmZErOZDm9R",
+	"R2X40LvzJ+2HSIlvqdoB2w5uQHsYxbiX3f5ud7e/e9APd3u7vX6429/t7+/tdncf7uLd7m5X/2+fwL+7",
+	"+7jUzrneLr61nJe1VtENyuSWGVD5cB2gb+Al1xIKcmtNq6DJHkihPOh2vTuzJm6elZZ+kS0qBbW3udiZ",
+	"eiWMnbLotLCpbS5q55hFRgDVdslslUXo86hp8HDp4PSh2NNfyW3zUu/aLE2HE2ume7Ob75VbJa/0Nski",
+	"emIiY0pm2zF6pcMa/KgdLZ6t2xxIddj4Vi6UCmu9nXwz2rxzaizh5q+cCr4e4lGo/oqwkLWt2w4Jr7Rs",
+	"54irmqQKG+jArvepFrrUIpSIClNoolAAHYa4JcXkELeKeuxLWyYeR+wtldKc50dry2zo2j+S55iKExkG",
+	"+bscYppyCUAl6mEgeXyZpp+slUBuSKAr/OiQmHVZDDqe6iLVDa9hm3sAq/69qI8WY643U6tWGd3V9VDL",
+	"8bAkqqx0y96FJgcp4nRK1UauSMjaLGam8j0qo/Id24aPM62Mnla3KUgJZWAur9/LIbYTEOFgm12K59Bv",
+	"euhlqvBmzlCX4p9SIXm8qOaAJ1GUSulAwg9EjiXc1nHiAnOWTCY4Xqwx/W+V49kp1zA+a6Ed6+3ytB0F",
+	"IlLlRrE5X5KnfKUEvpbOlkmonGjqmYje6L12kWCNAJDifcLg2O8K/TfDe6+hwdlAraskldxIKyjnjVU8",
+	"SyL6rcEmS3lRdzwLxjyGpldHjjNBDexlEeAPdGYI8DCuNjprViA8k9Y5jfhiQphU7IfIOY+vkLUGYVPh",
+	"UE9bIbrz+DK8g+S0TQ0z2e0Q3t4OYDbi0jG+bFhaxm5zSRCWLm8D5yU27jLyfRm4Tlb+qnlNGpFOXL4N",
+	"EAercsjys/5EWZji0bvzR2hBMJTN1RU63MD/OdbtxPLgnM0CvWNAIv1u/yCfaXU2C5qptP+/dpH/q79p",
+	"wUe/dduHHz6WpmEVQ381v8vjkpfDc8doUcSSMsKuKnSUNvapZ6H1srwA3atAbampeMGHS92APoeGXTC7",
+	"ljy/Qb25TamegLuKzshlGly4utq02vPH9qMzaZLPa9J5bntuZtOssNmfF9p/2X48N4oB3ciE6ZTC2gYj",
+	"ulntrPV1Mm8ac5p+WRM/9NspYtyk5M0GmJjOc/eWp9vWMqySUrdgYN5UvHJb2VXFxZZGyRaQIV9mLV+A",
+	"LW+QTlm+wYdlO3NmgbZ8L7U21zFg54xyFroic7N2aucsVxmtS5ldeXQKXClynNbeU0KrUFcRxDNRI3GK",
+	"OYlJeIR8XRwp9O3j7PJRL5qnHvLJ9VSdme8OE9GZvr0g8iJbig8tL6ZYQMwktAmFNwA2v4OewdchiemM",
+	"wK0JGoNCXT2aaZfBZwpGG8BhBNdcXleuQKjXEIlQSqJRDAFykD8A8lINUe/rCyokcJqVRQwpU7c51bnr",
+	"tpBh0zyEel6t+/v6a72v76ZO5Nd5PXx+Lr4x780Y6xY5ajUf17wWsKaau27qDzSUfxtnYFaZt9SX8dZy",
+	"8C16MvSY0NekrgPQZXGf2fV3C8F8feaVJfdluRuPyKVuC1iTVLPGsvXe37R+cfGeKjGC3Z3cfaNakeBy",
+	"VNtS22Gr052yjflMaVkFqbOAHisET7fHZyogbuSRtYvNb1ce/7xc0+JVlacdyt6YiQFtH+ULbuoCLGr2",
+	"zCxxiwyfIuNZzfTEXXC9tWJzuh/WjjXmUZiWoFVbYKy2IJsKk/Ia0SEJFkFETHETU+a+mTBJI10AQ4xN",
+	"6euWZ2ree8hPxVVfiZEw5SAiUB81E8ubQ8pw1NpY7q2WdjeN/8hvyecO/ri1GeIzsrv7EJXFmlK5RfEw",
+	"ZZ93GMmSx/oNw1g0uLeOYSmhvM8bwGKtYStbvdezX381Su6G+upXaxj+muNilyqbl3nMgaI3CZwtyKq3",
+	"d1h9Xm5/M/uzKZ++1cLlfysrwo1twXVCj9XuO/dNHbODtSukkcYOnq+yNuRpZn1EcrFvahmPdsuA655V",
+	"VR7CrdYBryjpvbKWd3Ub2FKOWCjIXL0we8/etlL10nZvXrG6hOFsVNN6CYFX1riuUJPMpZ3t350IDGtt",
+	"49ZZkLeOw6+UCNS0ZiPo9PC12cm/bhGitJHDm5hA+LCtomg3tdTF/Fmu7/vb+O9p01955Zbb9W9wy5Ya",
+	"97dx5a7kahvb+g2bu5213+hga3n6nXDyDW3+BpQvYfXPQoPXJjT8Vcz99j7cWEpZafO/uZXdhecrMbSn",
+	"8cob2tDTpWxiRk8/WksxN2ASjjXdSd8uMadbKG7HT+rY1FN57E5YS4Vh/cRtbqYt7OUWc9sNljIMLl0f",
+	"NUMC/3Sbxh2lURcBZoxLNCCmVyiPTfHlsHWMfBwHYzozZnUctiG5XxvjYyIkj7Mh1esFU/sRYlzX1tZD",
+	"Cl31yxQvLMTUmG8L5nljlrerUQqTAWmtgV6DtbmJ3mDeFzPS3xvbv0Zj++cxr+dxdmMDe8ohbmtiL6Gd",
+	"z21kn/AZcZvX1Cdg9WU+WbSyN1d14pR+dKlHCy+HMZ+UVtF21D/ziZA0itZUfrDDEraJ6GC/0pl/YrNO",
+	"SblC7bqAen0R6gZdjVIZpHTi5cUsb8q6Q6ja8Xr4VFcYMc3s0mnb7npuSl+lyL3ltMMz6JVSX+bSvVWO",
+	"HMlqgmUA13fWSz1EYz7X3QgmWW/LWySkpVAmkaxdg9EGNlRW25+aT+5AAQHGXuGRAgG5bOc8RK5xILMe",
+	"7cdoQBacmX7evW5Xt3fRtwa826pZms/5pKS1HY4E0XHGEx4TNRuD2eyJAqDapKjG0Xny0BgKDdTmljXL",
+	"XY2KdofykJkjcbd7Jc4qbFjfBt3gbDUq/oVihr9gDLCu+rnNGkVrDP53EUC8hQLs95kpnzumuShlLzUs",
+	"zZlG00jntYHLJRbOjQ2oTqRzIbnE0EspA5NYlugtT+2lyYe6/bpOw4hJIHm80LFxy9wr3Q2Ru/4OS+6F",
+	"CWV0olTm7poY2axsVXevv7t7g6Fce1c6Wr+38UiJIHEBpP6GgxTwTI/oufuWA3h10Ccc3WpxaRphCT0+",
+	"FLopvSu4oYal0aRKvHmzPM02dKrz8xfLyzqDTkkCNW1/+YNut1z0mOBrfRC7vf3dg263u+6Az/FoI0N5",
+	"6n9b0ezojoy/xoOVnkDOdVXV82Izy28xpxrcOyWG1zUGVbupdeX63MYeZcUYHb+yaYgpJGYhjsG5fDOs",
+	"zh345zagZrfn0o68O3/koed4hs/gR+RL/uzs9RlM1Wz5UNMTNSc0iqgAckDTmARUXR+tfFRZv9s/aPd6",
+	"7X7/vPvwqNs96nY73W733y69uFd0vSv5HdxBabr+7Tu360st01mPTEsEaAkruW2v18QSRQQLiFXU/awp",
+	"cyfqLTczz0m+q/t5Z6/eqtZl3T6rFxdnjWqH8kq8PX8BGLeEU/pgtOi3tVOxzWq/+JHcSE3Z/BzrHsAW",
+	"ZN6Vh6jvgS0eo3Wl/AVpq0Ywy23oxjVtveCjck0+4qNRsaqfIubJVB7p2tFzLNILC9oazcd84oE5w0uT",
+	"pWMwFmxN9a/QSnWwwlIhLdcYaREiFTNL/VJxhn+bpNxag4idWCRBQIRY3ZvL7p2xYyyj9Omz03yxNbXD",
+	"6ZZ3GqvGrF1by926/Pd5CNNlFjQ0u2Mf1iNabS9fDukiPqr28qmHNzKTK7wvETXv0DKZM7TfWFkvGcXT",
+	"u1DThlc8k428WEuHYziCcLvc30w6LcWVFV6tAoJsVVgt8aeU2gywKZqOaMYJjxBGp6/O0Pkv58Yaqpgh",
+	"enp+/gYNaURsQ221c6BAcqZ4p2283BQkGrbtYK18z8+UvZBoeBmCsxL+OZZy6pTJg5EcT0wZ84ElLk4B",
+	"/NtfurqneFvvRiEexMsqsunNsnU1xur+wFFCdC8ZQWYkxtEqN2BVPXpHBu3v7283raQ4dl6+3SAYuhLR",
+	"FkuFutPjWLvjmd9L8/GjkvLdaf8Hc3csVpiyLs11EDtcYRXVVjTUqd6I4vjVu5KvVVB/SzTROfuRK19Q",
+	"YzOMDfRudqJi8FXbkA/k3GQj9Je5rchFd9baDGMCvqvtqBi+YkMq+q9lffjTWoK6aVLvIGstgdG7d89O",
+	"Z997aEyuW8WWEjYha9APdsM9sj886Lq5WGG+gF/3+rdu+xC3hx8+7vbLavR5jfdYBuNHWlSq32cUvjpL",
+	"Bq4GUcwEESSISQUOnFkz0XsyGHN+JaBbnLq79VeoOR8LElwCU9bt1loeEmM+Z7o3DGdBIVdPf/By+NO/",
+	"DuOHP/706x/x+fz3d29OHz578ebfz3j/BX6Bz+Zr710DdZ3mpNBuXDibkKoT+cV0ivtc1+ymJdilvb6Z",
+	"5JI76CqJxZ3GTL8VUQUmPyURVQRMNupzWfj0lpEC7miL2qEC2fTba4GZh6RUuQ3NUyu/WvF1RliJrmpe",
+	"chQqR6w3D29Qal7DUKXgk/KmrVBcd06YRPOYs5Ft6Q0yVTpiqWqoiyOXJdoo1ICnDwSaa7bRpqEutSvw",
+	"hCDOTFSoWWzp+EqYTcRlwMMK7ItJQBR8D4SWhvUHx6ibSoQhhXLKjra3RhtK15SeQ6NwInm47La6u1+J",
+	"QhWxvtCmm7KRD6wyRRsU8CTS4A9IdhRgvqcM9ffQmCexOEYY2njGGQ5O8BWBhla+jQmGXpuuwJ+G15q5",
+	"S0X65auj5KKcQ0RJjrc2FYg80R1BNWPdXt6aAfhSUBaQLfvK14Yy1AodcM5afeLszJoOBBVPYYdTU9Ta",
+	"mc/Vi+ozTXiXSVwjPbUIZW5WF8Aln707Teapz1l08kdWTR4ODBt0Bt/mpVuQk2rcvNu9ZNyhN796c19v",
+	"4/YtbketGzgHxZb357y0urapD5/jQYC+BLhjpr7m3hgTHIvlhBKnMLhAknPP1XJyAyyXdrq5mdgI148V",
+	"468INiTzVCnB9lZFmDGesEAtVCk8iuknU+3htQExNEyXNJkmkrjFmCRHMk6gd3MJvqQpvkvgXlEW3s4u",
+	"vlnUWFnteNFZUwS+svh74ZQrhQ9S2eBQbWyWmFOOPMdIEIJyeT7w2Iksa1WZ3D93xBac5xJrrw6uMqhR",
+	"SqcaM9/gRcRxuKaVaIrHqeyis5zMz6IzCVuezdcu0UTHeEpuyO5dgqt7TVeHHEC79Koy/jVCBSo7B/gX",
+	"Sbe7G6gDgn+RjrlaIYwhNZE/EDpJJqtABLWDl7828W9+KbvqZHpk9pv5wqFs57X0J/cthd+5d+AH+8aH",
+	"mu0Hst32SsSTintCnSQJkpjKxZk6aY0QA4JjEp8kclzaav/kzTN0RRZHyBez4FJtrHaUosEC7e0ao0YS",
+	"RygY4xgHEtqGmPXZGssK/7DkMWqqQdRw5g0fiBzQDhQyACU7f7C0f1JwUzbkIBdzJk1wt6kt0phgyiSm",
+	"jMTiv8Us6FAGrnPbUPKooaZ0XloKWm6c6GJ6gWH3aShiB333XWotFt99B6GJ6LvvMpb23Xeeezumz4HH",
+	"qYeYhRdMa3O6o3jAJ0SgAQ6ubKjRd99BCZfvvjNx3GzBGUEBZtmtdHTBLlivgyS+IrnOLeamMg735oBE",
+	"fN5ClEmukF+fu54HIs8jdRxcWA+9Z/RMzsgFQwhNTQmI5oQKAQ4ocg0ltf2LxkXD95D9XQ8skP/xk+8h",
+	"4HsC4Zggw0JF6/iC9TtIkJjiiP6prlUNRtrrvwnN/h9hxhkN1DvaN6Px8kihiECCxwaJ3p0/afcOkNIq",
+	"UcKoFB4A/PjRyxMTxmTSDRQ3ER7y1egdTUJ0uPCR/iciIsBTykYKvt0OGmMxXmqLC3D+8OLkp8f9AQLZ",
+	"abffVo8QT+Q0kXBPzWMqCTL9dSFFIMCCoDG57gBkWgMXSSQR+SPBke0g39En5nfUiZ66p3fkiGK+e9d4",
+	"yMFWzzbeSWnscrDwMsaWu4v84wuWSmeFMXPBxoUp9DXgIYlHVUN7+nr3LlgpPBMi1fcy8o+tQ6Bq/hJg",
+	"nLBo74LlQDNhOuvAQmug6lywZ0zQkDgl4JFvPvIh8SOa44WoaJBs0anpV8XA+QrD8onaxgkgxnwO9gcs",
+	"ULE/M5Zm5AfCRUlAlsdAqiagxvH/GoMGBhmYTiaJVKp9etU2ffMv30N+HjvQP1DPU59dML0DrWOkGFia",
+	"7CskXkBOMow45FBMNBvxkoZqUCwuOfNbHZRaIjQveHf+CFF2wdbEGnaQr04E6c7iOuRQdJBeLshCVCBg",
+	"FoZf+kYf0jSk7i3CZNYjM72x9GVzqZa5t+vcTi3YefUdjw3bOUI/wM2DjERAFlog8Dvojb4ZIDP7gjX1",
+	"IXo6gjRFPuGZ5JuWZtGK9061Y1dBovQsBRAcMBW6TedEXTUDguCy0nneEQ2IUWnN1XUyxcGYtPudbsNr",
+	"gK0C7kRxtLMzn887GB53eDzaMd+KnRfPHj1+dfYYvsn6MsIlWLjeHCH2qNHrdPUHfEoYntLGUWO30+3s",
+	"akfMGCSFnTHBkRz/qf49KnOJnIDaLVC/20XzMY2IbTsWECFQnDBxDIZHTnQrBskTG/6PJVaihN4ILS9Q",
+	"zp6FjaPGUzMrxMSA0g/Q9LvdKjk2fW/HNu3/5DX26rz/A05jG9Unvd31nxhh/pzzFzg2U/UP1393zvlL",
+	"zGwMHogl+3VAfMYkiRmOHoNt1RXqGke/fVDioOmq2HhBZ4qjCV1AR4ApayEkmTQ+qM92FFIv6p6mEeHt",
+	"QRkTi2I86kK1hlc555aGPbTf3UUQHTGn5Sf7VgNwf7BlB6u+qgHlGYlnNCDvGJ5hqs26q3BCbTlVSKE9",
+	"tsXjbFXhipgFO8GYBFe5lN+dj+6t/qkSlc5JFEGnGIi6yd+L0JUYZ8H4OgBFx7FAgewOesILHz0Q6jMS",
+	"w0tppboyFHukYHYjjIChxXhCJGTcVDiIs1eyPtHPQvCeluGqUkuMcQpPp5Hdnd+FtlTUq0axBGpq4wQV",
+	"qNTWksVlacdL56YE0e2t/+Qdw+bW1K7XvTr4+YTHAxqGhOkv9tZ/8YrLJ2AY/Qtx4JS+FKaniI7XorlD",
+	"buYHh9xAdG3nCi1MeVU4iolZHRCtYVJpSKSzTBIw7qucVRJ24AceLraHzflZUlzLGzRknJBPSzTV2xoU",
+	"S8FeqylKydBOKB3VnauM5A7S6uelrxpI/IizYUSD211rvf060IlkOgWV/CUJKbautC9GahrDXCJzqMm0",
+	"R3DISWl3sSKokIm2vJaFu2vnoybA6kvMLyne4etuZhqdQbid4AXCkeBKtrcFNbFWYECbAS3GL/YrV8qM",
+	"uuV8G2zq2wYP2nCKo4TouulZpCvC0gn0fCAQnpJr1BTJSClzJETn5y/QbreLROtYIe8F89P4VR8JEs/A",
+	"LoMl8q1SofUfPaBWgXY6cxJF7SvG50xtY77ih7yW/rECggH/uWB+LjbV76AfuBwjRkguJtXYrK1ZUIEe",
+	"RXzejqiQcNtfML8ivNZXAqfuIo3MK2ik9AnJdQSFG9Bbss8emo+5IBesRH4AtVU3mCZhB52PY0JA+gWr",
+	"0pHRsfVZNH21dnsEkk9RRGYkanmKx6s3tGUk1mZQopRn1IS4e9i0lmcKt9nJw3Q15q2sC7dSstMPvQtm",
+	"/iiurFUm/vxoYDhl4vxa3k728da+rgOc4c3l8G33/LMAbtS01OOhMYkJ4rFFD0UuYB+magjQuDOjbgkt",
+	"NuqW/Sor4LMM87NTBUvhvrY5EzqeXCFhdsM3h7rDSjneVq6keJC5ZayJtb6hPGr80blC1+DVyZjryTJm",
+	"6sz/hLheJLe5fO0q+8UF12k3cC21ESPHf/75r/71OJg8HuFfXo5+PfuBDfqHV89+fDv79zzngc9nMFhC",
+	"A+5s2IaGyblJ1LVBrnUiRnFnNAcoknfZ9twSbJfXR6CtZ7MChIzMi8ClLMqFp3TIbKgb7e+n2mX2LBM6",
+	"v5YbqTR6n43ut4SOfztV57NJe19KYLN4kGXyLB83JOxYCs0n7qzSlUZEVsh1leLcW9N5Rmq5n2j/cBH7",
+	"MiofFo0QOpRPR4zo5agrXd9FLQ8Jbgy+Epx5A2IlOhKakMO6do1jtNfd0yY4xhkB93kKV/mtL7dx4d+l",
+	"sSMFcS1H0KKviUjXG31v5fjClPyW4NBVvB44CFlCRaso93c+ENV2w9Sw8UAgOlHaJ1IfeJZidVxHE0s0",
+	"4QJqx7U8ZCNs5ZjQGMV8jiAOWSybQl5QIZ8rAO4Q09X465BcrenzIvVfDePUSTm52Xl0WKn3qxd2Pv7O",
+	"Bytvg9eM5LO/iwiX8nqNcj2v2+06uOXwaCeDfIwFYlyNoL/XF0LYKePYz/lgmV2XokqqSUyxHGeKhF5i",
+	"o2heq1AnDvbWZVd+uFuiOAVXfg3K+Mzc/u/Ou0+Yg9gPBJrGfBQTYcIzU4ReSVMRH2lv0JRTjQrlHkT0",
+	"qH/2BsmIj9rZ66jJYzqizEMyJgQJ+ifxTBwZxAcdHB70Ucw55CyPW5CFpmQmgbAez/zAuCSWrKCCxgOB",
+	"Hof9/f3eofH/p7BekYXf6oBDUhdsN18AgZrhMtp2QZ3wCYHopqE0niuhHW5ISBxLUWF1kS/46FG2QWsp",
+	"SZJruTONMGXHEKogiPxnIofth/nw8YgHOBpzIY8edh927fIuWP+CXf1xGL5m/5q/n714ffD05++T8z96",
+	"z384+xftDSf78aN/SHb67/23p/Hs9dU/L9gF+3////8XKh8Onfy5O4qj/vTXwaN/v3/49sXj3x/Oo8VJ",
+	"2Pu1Pzjd3X0lHv7O9mj/8OXwH7Poj8n+633xx9M3472F/GH2wx9XXfz43Yv4lXzOzpNHj8Lun08PX58P",
+	"/3z60/Vo75+wWxmPKPKcUh5gDig7FsUAxwSHpmbeIwiSeMSZjHlJNVpfR/d5aIKv23hE/tnzO6uBuHcq",
+	"b+ZUVoek60Aun1Vady3GTExxTFiwUKTn8Bf1V4G3cCaokOrdlbJhyi6cDxAE2qFhzCdmYgJXu+IzyFc/",
+	"+6nVJ/dIch81nQQ/8y4VqKuUUhvHJ7liJXs2KMK8pa3lehAe6/9SkRU2TjfIweJqzuEsv4ZIAOCbbeZR",
+	"qPhUTEiVvVHBu1JI2LDq5DqIlKS+GiLJtwjPXUothaOpYFdLuNi5j1LZkKFAn1gtLXOW0WkZH0HkWhIG",
+	"9djB5L6Gr2j+1K4hvJyX0ayGSepTHtJREpMQ/ZHwOJkoAOdUMiIEEcjOhJqZCGSetrxyWebIkWPUz1gm",
+	"McnF20O1XDPKAzsHvLYz66GIMtJBz7QLckCgb6KUEUEDMqYsRH6J6OankyKRDCZKBoJJGJnnVs1BPMqW",
+	"Z100OLgaxVAbHb2J+YzoCAddHIKlUd/ZzJQFUSIgcsi89+n/KGbxz1e+h17BJKlQ2DEqFY2IUqIccMbQ",
+	"Ikfd+pq16gPQLjXIAFPrgZMyClgK+Cqeq4/iXmorldrUxGYXO7YcEI9H6Cr8dbw3Pzk5Oflh+mYyCGb7",
+	"4S+/dr//10/BaffN6OTFOOifD65/3pu93E0eXR2c//L7L+Od8Mfdp88PX5z82vsp+fngjx9e9U/e/viv",
+	"wejZwXgspr9cn/zzRnJiSnNfvaT4d1Uy18uHDhWnxzVYIOww0YwLpmS7kqmX8JR6QiNOQirRFMuxUwrP",
+	"ZC9GBA/TXqjO9bO8jCaPjXXIV1zL95Y/wxIYmjFN6nHU+DgvGi5jL3BAn3F5CanCaVpbwiAgI+W16lcU",
+	"xngoj7NPQCaKnXQ4m+Zkv7Lx6Iybtq/qalNAL4g8AuaNQSk2Xgo7Ho9R02HzAmUT2TBgbIKAwXk35zYb",
+	"GLJmWuDioRIRhT+GgysGlqnYduf0hrrCNvxwc8H6mUWVOmL1cpWjCsNblgpaLcTWSlZdL0zDzkiu5MqZ",
+	"OhGzHESZZ844iCixcgqU0le/FbQxg4+oqYQrbMksJUgPCbxoddCproJ+VL7LIKWoW/qkSvsyp2WUrRj8",
+	"bTn8NkMoyeVKO+LknOvTK9MTTJfFOppB7/NrBhluVVxP2WndTiv4O14ed65GFBjW5iaJK7LaFGEtjyZg",
+	"KAYTZO42y/BepHeEekljMRTs4BFmI8jnud6Z8HBHJJNwsAOGzqZJV9a2U21u+EearwSm0tyPxqCa5TK1",
+	"OuitloSQGEP1HMhVojIzldiAPA+uhPRna/GUY7LQlyZEOkImUzwzrvGAsxlhlLCAaEOr8YXAdguJWUCs",
+	"NK6Y/RVZVLPpn0xj7JrCdx1p+x9BeEB2h/v4Hye/zLtR3I1ePNt/Lq4fP37xgvbfXO2Gf/7ybG8xxyeD",
+	"gyvSf/pn/Pyn5O3mMqh7/Pd6/00MiWUEtBGlShqRnY/qfy/VPb1aGNSkqV6GxquZsq5/ao4JHY0lethC",
+	"kckHnSCeSJSw0Agr05gM6bWj4/od5Kezg7Cirz+R2kLfvX2hxU4t8vh50H0PiQiLMajZQZSEJDxC/scX",
+	"n3Y+vvr0W2e68/H9pw86SdVkMCsNGdJ5+vsH8JMuwQgRqejh//N/vzDp0SREr4z0ZX0d71se8k2Twfz4",
+	"aYLpIGGhnSAieEaEp40EGA3oqE1YSDFDvYP2gEoUgT8xk2yVmKsotdVR6r0WASUB68Ao5slU6D1RYk1I",
+	"R1SxRhxFaKDd99DO1OywkS6Rf+2jpn/d7fZ2rvu7ezvdg+9hM3r93b3uwfetDjrjyP/x8TnKb2t3B77p",
+	"7+51pju9732AseQ9uxndbteHiGAov65wwshWkMAZHhdkLZBt9VGnkqXCKCViwVkLMppAdr3f/a/+EwXL",
+	"f/WfADT/1X/S+95voRGRIisDZ8qyQSq5f90Ws6CtcKjNh22NWGD4gisN4jAKU2tpHnKDi+gH4DRfTwk7",
+	"efNM/5UJw7YJMtQywBoTW0rIGyZRpFENChrYNsY6NEd9BuYYLYQuCI6PoXliLCmOYBP0kwlliSRapDdK",
+	"CU4d41oVwXoWq5dZCkRNxlk7sBUDFCa/t6pLr9Pp7++3tPKjh5U2/VQdXJpxCqtaEImaqxQIXTXaWXGa",
+	"uStpFNlVrXD9ndOIrFMxlimax+WkuMwPdINEPOAzUiytmsfycoUl5U43DBbYzVVnbRqY//e3bvvww8ee",
+	"1//U2mle6792P+20vrP/bF5cdKY79rXdT63/U1LLdUM5nQeSyLaQMcGTvLyeagcDyjDoEbVucLU5R+g9",
+	"aipmOswjQgudPT1p57nsbl9n6Xs2UlXzy7TozHtk9kejyy2sUWmvqSzP3y9C6KGlzw66qf6fkeO9XWsL",
+	"dq0TzR2cUkP2sqxyVjQLAkarKMl4jWVWn6NYR9ThV8nUiXatGeqahq9iXYPScL+0oAaWKF/hgcM9RiUS",
+	"kvM064iwMBVnzh+hEC9sKQjFqCUacKnujVxRDZNPNybXus3UmMSkg2yeeYDjeIH8x+d45JvsZF2WQt/U",
+	"OWrxjYVBlxjBWY9Z/9mw/Yoz0n6pfvH1nbrb3Svj1Ton0E2EvGGw7FsyrJMeY+w89XJpTsRrVue9Z0O1",
+	"XFjt3UbsbppK6bZSWMX0yuY07+/Ay/bdT15D4ca6b+AdAGq3Jjt6yUPdLPs+zmybrPKjwl63uthvHz7l",
+	"61NwfoWSaUUGp+ZvOd2uyPB2PuYqB9VjgGlFpM34Hx9a/qaE4X63i4RSCKGKO4iHIZYYQvPBVH+kxUnk",
+	"Q0EiMIJeMT7P1UBIIaECRXRGqnnU26xs5N2yKDuRaQf8N2dpxW4PqzlaWs7vnqHdM7Q1DM2p83oLfqb+",
+	"Tkuh1eVuNjX8RrzN8VCKtCirJpdCNeCFYoNmtikWej4/61roZ/qy9fw4g5uEROTrgq9gGR4QwhC5nipt",
+	"1F/FC6Fu7tfGCTVY3wrfdJsFreOaUOD0nmfe88y1PNMQdiXH1LUZNMqKnTEVUMauMvsgipZSenIjeFDW",
+	"T/FAxmU+payU/VAhXznfPzXz36XOtTzdKnrTRRPdNSIchjERgoTWDZ9uBdTPLaz6PgVtXQoaXodUDv7m",
+	"f69CY1PNpF4OZMIAZXMjoGaWGz8rKXQg0koHqaQh3CQ1qEzFY+1QskMhPmzlkSO7vWmsa/5WEckbvaJX",
+	"hW25Myopm28Vmbwr28R7QrnDXM0ytN2YUNQQbaz7YZfXQXuJ4ythilqXTFlo7wvPQb5VivyYz9EEM1ti",
+	"tzSvXo1/EkUFRMPhXSK3mVNNswqnn1rw81htF3OPryvwVW3xesYO+LIx0n50/4Q6YzDMGhTmJdnIy8Cs",
+	"zDnOIX4u+bgCsV2sNki9NkTSnaQiOLKw/k08jp8zIVntwDoaK674gT4GrSnfZylvnyYVGeTwuCYJQtxo",
+	"Lc/YExrpoAc+GUD6jE7n24H8vYHavSwMRffoQPA/TRPMOUu9X6J1rI29ifin7Sw3IZgJ5Efqj2NdAd/X",
+	"rioirDM2WsAdFGBB2pQJwgRVH0cLNRyPJdhR/BCMyE1XBml5dkRwj9HQR00sAi0LtSCYQIPjo+ZgYQvj",
+	"Q60+9Vmrk/rrIipkzjZOdTAUxPuVO/3A3l0awfcvtfdZL6E7t9M8ifnkVLeTW/vuOU/fLO19tDBVdNEQ",
+	"0AI10x6B1B5jZRk3/WXOq77UT5Cy9J84DsZ0ZlrAzPhVRe+XWtulkbjOBpzxWNZ5740urV3rvTP6J6lv",
+	"xfoc5nyDgtWM/ARNse6ikCH8Pf/+3IYfqyU4TAfaXpU5AzWxreDwtV2BluPjLLEl9cPBqMepz25oXrUN",
+	"70w3I20YB+aoVQiBmj4ZDgnQ9qX++MjwC0SuIWRLWMu2Hc1DviF834Z1WdXFWNVhM8w7KYwtbXY3AEMt",
+	"U+QD3JdYJ4oCsxriyKnRv9fdRdASCFoL2djKG1RTN5QFC/jqLPBbuglg7/UZawTwEGeuR8SeD/QEKT/9",
+	"lbcEqV2oVAPz2A5u2qbe3wo3cFZsdCeYzof3Reb+OleI5tCGZS75XovXh+7WU0tDOINXjcU0709V0xU5",
+	"NqgsaegTOoki3UUtDVCjqeSvm8MVBf9jM2QWyT2iM8J0vyAYpaNuDueu8+EqSf3E6k9QYjyoQuJBLW14",
+	"qnmTh3yF6UZtUP+81Hl6OIYwcUjpOUbffWeaw0G4CmygAxPYiiFCG5rN+aYvl//ddxes6ePOoBNkmo59",
+	"2tG/H5t4dXiM/P/57aT9b9z+s9s+vGx/+Efz4qKT/6X13X/6pmXjXrfb6lwwW4LXTpCaQGCrIbTQWE9E",
+	"gCMca/UF61xfcHpDA60FIhGBmHzdTwta90Lbrph4CFoNUiYQlVVqYdoZjMc5FVHSCUHNZ2ev0cODbq/V",
+	"QT8rcIXt+XTB3r190SYs4CEJO+iEcbaY8EQYC44wzaRcwajyopexqY4pCNGYc8EMNqp7HnKCBWqKREwJ",
+	"C4ltd6uFCs6gcDo/yhpTxBpISaJIJ7tgha0tKPJ+wdaIDLrwvYEeOlAA8hRawCpINVwd9BZ65JnK66Dc",
+	"XjDfNMO8xNK3rgdQW/207S2k2HCJdZQB9DZEyVTJOL1uN0WLps69GFlb2gWLFFMTJhv7OEsi1mVaqYDP",
+	"gS5g9EsYOROoykQizR+2JhPlmc8bzSm8JfOAIR4jmKTyoDqfKtEjxzOqioz3+g9LtdAbggV4uBqolG/d",
+	"DiRzAGnnUR4bYgTbBY/T7HJFM1QDlGVNQBu/bq/d7Z1DDz/bxm91CaWSVIMVTWxvALPpG7AK6F6/vds7",
+	"7+8e7R8e7R92Dg8P/72qytK2QAaSsdoPwGfaPZeIwkgheYjyt1BaHhnbno66D6bmgWGqgwmJF5Yh4kFE",
+	"qrPD3eHvXsLeXBa+SxnXMqE64m0qidzLuZ9PztUH9ATTyFTu30TM1R8vC7plhhJNKa6oK7GsLrCcug0T",
+	"AY2bswgBr6rtf5MyI6Iak7KRMWxuWsv0VDVdJnURig46M6niMZ/o6AEl6KTVtEz25BUhU6icTmVqvDCZ",
+	"8pATCYKVbpIMd/gxwqYVb1rtKeCTCZWKh1JhJqqqkX4GW3OXZKkmWOdR0u2TO99mi8o3EZYgr0ONfyFp",
+	"IFZ1IHTDW9o2vGXnY9aF5NMODgIyldUO1tc6YH+55UeFSBuSgIZKk4NxodWlxtV8cwIr7NjSEjD4gyxa",
+	"Fvm68nnb+UZoHUzpd9b9AuuAznH55n48iYNS8VODle8aaLu1bCaKmu/uuvC/BthMto42nM26b/fxlys0",
+	"DSed63FVFp5Ww59bg+xj8jsJ5OoWiZq8da2sLMytlBmgmAwTAX21bbex1as4dgk41xfqQdoeRMuyCbM9",
+	"pbQp37Q6Mf19NLsJHdP9YXnnXLXcz0P2d9qI9546v1gLD4VBW6NO2/KvmgKhsKZY8jw5fUNwlJAjkzWv",
+	"Xst6VYnSXofGLKR+f3p+/uYMDWlEOug1swnBhYRn2xs17elmHYCmqww6QUNMoyTO8lMgNBAKgKSZfR10",
+	"+uosrX4xwQtdR2kfSY52u6bAhUDNGMckWqC9h2jMk1i01HPoCUlYGUUDLS9ObVfYu2jJ6k6xUT/Wb5cN",
+	"fFMNVTV+ZN25+IzECtkNnSkaW9XJx/CBlN7aJn+jkiO8VfQ4TWzZHJ3tn1ruoRyx4gum/a5dwwMdDoV9",
+	"1DS1BZTQTSiYmpUuoesFBJrdKEVyhCkT0jTR1LX39Fy+Zyo4cT58IJBcTE2nqbTio/DSUkYGPDB2Zdqt",
+	"kDxOOQlOXUNZVQNIEJ5iASH2ir1YB4+SbSdTsDpHfDSy5Y10ih0WfAWXKKTi3ym7WEr73y7f+Nnw4tqM",
+	"w5V5rD2lJgM5SRQey5KPa7CFd4LE96zBuU0LZOlwBleOWOYP+kZfyxxOiuVKFGnbIqdG2S6AYBryOW6i",
+	"VqeCgtwMxjsln3yq5D3tfMu0U461GxCONiXdlnSMQaoARjWluDUS7phW8uUY7qnl26aWckStRS/CJN+s",
+	"j+/5eanKtyjm+pUmAtuRzfe3df1/lspNFtYaXZjhvfuY6C8V0GZPoNrRZ99Yg/e146LX0oFTvcMO+UAA",
+	"aE6RkHJisYx9S7Syaejw58g5uCetvyZplQSL3pCyahbruSGdrSYvNe8XIq7NKuPcfaD3PSH+VQmxUP2l",
+	"hAznUNrI0XsCHEUDHFwBLpkPHs8MJn38T6OqdAY8XPzHzpwMxpxfXSZx9KlaeXrDhcyKQIhkkD58IJAz",
+	"BKhTaa+0QmcdY8MEeEmoS8NC9a2IYCERZwFxyPxMYhbiOETv9fACmTJGdr42DXVBVAiC4SxvQWx56XuS",
+	"ToiQeDKFK9n+mjWTa4Y8EHYjRGcStjrohC1Q//raeBzTKiB0BrlQmC0kRItB/DUVKCYytr4THXLb39Me",
+	"Dm2vXJszTtT5PBCIhh6qXFMaL6p3Iovyy3ZkZSb52kDG92l3CmuHnaetgKE7xztGr00XI7EWmnTfbwfU",
+	"rJeZm03/Dj5ET1+ePGqfPT3p7x9okzwNO+mEgNvoiiys/Vg37Ahisn4PU7zYCOoPd2MCMLhveNkGWn/B",
+	"9rECmzWr/+WXskbVQ9DRLTJAh0b4dv/62kMY7V5f6zpR6cAM9bpIHCNNDeBjgPSQuFMMg6hgEDjPHkzV",
+	"7ULyiWY/g3zBHsOb1LAVegJqKjQCitLUC5WXW56rVsMr2tsALtYWckyrR5q1FaCmAk1T9ug7zND3bPOy",
+	"qaltuszTxJQESxUpCPI1svpmY0mIdPoFh0YyuUls/gQaSzkVutOjgdBU76lgcGm/NF/HeVxSnTyx192D",
+	"Ng6mcAaPINCj1+3m+L7QRaQrIjEeQfD2e3WUZ85Hd2Qoc2bbyD7W2x6dqrk1GGuLZbi76GXuLYUqaqP1",
+	"yaOmGKuzAUeZOvvWVy6SfbbQkL+k/Q7wI6uHD4eOrSjiiHdalivIdjs5uqtXEi33iQcNsPOqFNf5zjQ2",
+	"CCfKtaglEr7T0ODl2TYhJnFf0GmzAmSAXfktXIuLH93XL2n4SSNiRCRZRslT+L28clMBQ1M+OMcUQgVB",
+	"IjaNdKRIxRVkClyuLPPkjr22zJMGsuyuWt9j3nm/otJTYbtu2FumV7vu01cYkPR3r8qkEciKrjmkKCEn",
+	"r5x7v65HIoptg7QATPuGRFCW9vF3wf+7uYc2uYbubWdbpS5FGLUIa809tWNuEEpWi1CmmoHSd9I7xyjA",
+	"wtYyWEOoecM16IyO9TogatAHAkIHbW2tpunlTCUKaag7voHqp+P2dLAtYRLNY85GVTVmAW9Ps3V+6ySc",
+	"bUWdnBp1wvfEu1XiVVtblNwcM09dknYdTDgM2zY6f3VmSyJIbAmPmorFqGnzyoHcGJm3IFodLCZibDPV",
+	"nH5gLERxolt02QhgS3clOtNJGJ5a4LYQ+7B9W4mFbtuBRHZccZ/z8i0ZNk7C0E0ca5psMhYt3CZ+hroq",
+	"KFpTZBrJV03UfpAIySe+m4Q9UHcJwuj52etX6Ez3ZOl3+912r28zWWhsrbkPspo8qKnWCuZtzkyxiWPo",
+	"HquWiny1Jb4w5X+GiSBh6xj5EzIZkFiM6dRPe0peXpGFqRukS8j4KOATojnPIKGRbFNmXNWig87xyO0f",
+	"47aNrbakbqnV1Ye7tL9aGL+QCXaztlWMzJ3WVfcs6xtiWRpby6NcVjOqEZGp6LFaichy5qWWgEzevFEc",
+	"0jF1/DEUhapXa/JHIrOb9k6CK7/Ra/4va80tQZyNEDrLTMsllEd8VI3ir9xIYHS+vmxqVojNalrHtvAq",
+	"hFAIYpy5qaYNlWQnOCQVVOCG76ZQv1BA33Wk19dV5Ki4/HrljiI+Shtw3yUl3yrk/y9Nn28JDm1AV+bg",
+	"V/u+Kni5LHDfJdiYTPiM1NR/l2lSf57raDRYaMW4g/a6h5kpGXRnKrQhKn27vOiCGvNe6b2XIL8ZCVKj",
+	"/K31Xl3WMLuAV/W/uQKqdYKbOugEQZQbOHVs4QXGpalilzU/DZI4JixLwl6i4HcAx+fr+P5s6Hbj3D61",
+	"F9azOdF/kc7wztHec5N+DW4SQxgqLQgW3xQj0pheIU6sZj4ftTE7FSnK1YBVZSq0KFGsXFNSoU0USsqk",
+	"MR26Kp2u8bpcUMqWtDKFNuKsLgY4wCWW5MgdNSJ4CSAdP6dN/RzpPjMGKiUMYcpEQX9Rg5NoCLIPmOZ0",
+	"bEtYLfqUaiJ3zkRNTZw7zh1R68vX06rmYu9tQSCNUeF9CdXRVyKmVNInqCKhra5UWcNmVX4X0FQ98/2J",
+	"e8lp87iuj6ybwni6DKpv+0H5SsRRT7LobFv/rUSsOda16nX/KHDSQyjzIWrGBMrRtLNRFEEQ0dJpBYLr",
+	"mHan/HuJW8+sckt2+O2nk+VlqjtO66zb4/zevP7FxJkvV95SE8pNzOtLrCUMTV2cFS7B1J9HBZrhiJpK",
+	"8aa6VWm+KGpiNKFCF8MDLtFVLFJJH+r9IaaR+jd4FKecqtW2OugVeIxM3b3YMi2UsIgIkVZmh7aEMR5K",
+	"X8sVKdOxWRrA0Jqmb8dhq7R6bRi+tXl/nz0jfPvqWLqcL+YYdIsN1XELqvfvudY3GMewlG57U4YlVkhB",
+	"UaST5hiBlEolqsgYM6GkHs402wDLzgQvFMfQ+aQP0Uv6Q6eaV4i/GbMQX4hbuADU5RXinll8c8wibazU",
+	"davxcraJCaaUfZhyZjd18eQLeWdV9OsGQ4LEREdjCb0xw9CUDcVsRIq9NmAgC7BWpvgQMW4aXOms0yya",
+	"AdJOS51MGOm4qqXwCNScj7ltLWCbylktTtcGb5WXLi++Viln6de25L76SpjoXbm7irt17/b6lmM9TS7E",
+	"7dU8bbS5lQHJGn5SI5JWznjsmJOO8ozB1j1X7KHNWWQ4mOVvAQaTccTZiMRKDMNhqC3VmhmGKGGSRqho",
+	"XYLM+tQOVdNy5RqfjN2qlGHpYe+NUPdGqHsj1CpGpekkV9cjJfPWjRnVIImu2skUKrFUS2XGVf/o7Gfo",
+	"vGAzSiZJJOkUx9J09PPVQx81sUQTLiQ62FMKHrCgntftdj2QLPlctI4QNqWP1N8oV80ZWtvqUDsOZeFt",
+	"28AplmPrOdNcGqrsTvUgJiktgH6miykJbRf3ElsZSHGBmGn5TdGUXpbQxeQJNDtUq7VePQOra4LTYxlw",
+	"/khIQkLNjbOCNP1uP0uS+50PPDQf02CM/B8fnyM4mt/5QOx8/J0PLmn4yUdDHkV8LjroLZ9ri5wDjxkE",
+	"xQkTmr9CCD9soLb28zkiCnWswAhTQjylEl71gHSir98Oej/moI4rgdjeEKbgTGbhwwuksePYxTyddKsj",
+	"qcD4V83ff0iiq3cwwleo06cIvDPk8aQdYonzTHsaq9VIk1+pkKRcZ7GU0Wl4Wb/NAWVYyxDFclCO4Pqb",
+	"HvVD+hYfQH+jWvJtf2s30HM+WHftADZpRL+/eb4pIfkZ8IyUSYA0mt0GUEILK/S48S0Ukq24XFOxOCcx",
+	"H7u1r9bLwCDs2pFu4qaNyyTfkgod+N7/ei/63ou+dWqR4C16YMm1YmbWp9HGoh2IWZ3qCU5FP2u2A/mz",
+	"YJ3zlNyppvKsmBzhBU8kckRtUNBFXg49ygvAjpwb8CiZMJBzXVG4g85kTKDjNhamq70aVzcbNGxrPuaC",
+	"IB86aF9iJV2SMGtz7zQf3AXbqE5fGeg6WusSYNREFqArYqN2MVNSoWKsFnCoHG74IMAG2zaPqZSEoTCJ",
+	"rZdaH42tJKZ1CvW7kb5NDRgz6lCx7EQKV+YWY/V904wD0nqpN/oxvGAE0hPxSMy+ukLlklzLHYOZ1SU6",
+	"S5lkJozeS2l/t5rKjw1qu1pt6qsBndVhjLpvfj22OCJy2VGzOiHUASH9ALifdYYs0JzERsLy0oDZdVyl",
+	"PDdu2U7/VVDsN+5c+MtmmObSl7di8s8RUP2001otnDqrKOKzJ4tuqkfcJ5feJ5feOrm0vH3HutzSIpGa",
+	"xJAtRyRIsI/nogzAv5+PJnBuamNBSaX0NBc1X/uwPGG1qHBUZ3HcRwLcX9bfane55XzWbV30Re/4rZND",
+	"Ukf/5skhqZ3STQ5ZsqXWyA4p5SGwznvz5L158t48uZLTAJ3knABbYDKKNm/FYwx5550hnuMlgVAih/m8",
+	"JTNuxC4q0JAyHBXiiwqNREDwQYyjYRJDeKSJqWzudQ8Nr8lZSrXVE7IpNedp+mQ4JADNpU42aWkLoX5c",
+	"hw2Wcy71/T3jumdc94xrJeNSZJKLKAKiv3k0kan+sZ5rPTK1PWTRjOh0kZkQiT0kJaSW5BwYiLJi4ZD3",
+	"EEH0bNgG0vI1p9DciAqouaXT5mkhlJoKJCSNIoSl9l9YTtrc6/V13MycClLqRdCVCv4ibOauSpLcqEJm",
+	"9wtWyLwvSHJfkORmBUluLdTl+sYag7H6YXvmYp3lWWosNi1Tv25TsdtB9t6wfG9Y/iyG5eV2tJualfOE",
+	"bZjC2jz/Neah4xS4XLwtRpCLXxlY9kbP/kWy7bdN4J9JU6qfS2+OloT3GfXfnr5kKCulwFtm1ueZRkwo",
+	"A+q/Lduw5h6RiClhYd6sDNxkTd6WXlxpGCtqxss2oiWrso2KW5EwUG61MTtwz7rugnWlCHbPu75JW485",
+	"fYRRyhm2zcGMyfqm7KvUYA1GapeXlVqptZkZunJbs0/qJQd25IafWuNyfWaYetbM38DOxJgnUWgqKg7A",
+	"Ww/zRGQoUcJSUWF7/FFbte+Z410wRxcp7jnjt2kFB8K8rQ08zxQN57oFV8x4XyGrqSgxooSFHCrJKjZX",
+	"ZPK3kPq2xL/ONET3DOwuGFjxuO9Z2DfEwgxlIeyqeVtiYKlLbzX/Kqnmfwx/ZMUscUzqVrPsVPra/na8",
+	"4+78chuXp+x+sfKU9z65e5/cTX1y63mdxKNCesZg0ZZ4VOlke5u14jS5iEJiFuI4VMhjq4hIPELN6u6Z",
+	"Xto6s4Uoyzx2QgtLfM4QNi4JEpqC5TrcKjIBncJDkDLFRVpxxcqE0GDb14Oipm8DupT2SWfkGEFiaUSH",
+	"JFgEEdFlTtJOo0qaS9gVUyCobXMbguoF73W7q9OwKBE/LM7xaF037pN055xdU9ydXOPJNCKNo0a2geWd",
+	"uiXMsqXu3N6KPDZKxAOzwc2QDHESSeSnBQWshKv2t5U2FdcZdllXcTiXhgseYclE4aUeCL5L/2lj72B9",
+	"IHU7dUA+S0fxczz6l1pCzfiwlCIULsJJ3pRh/02djlkm54eltLOU1uNK9oI0spflb36cxnxII6Lb/tOw",
+	"Yw+6lIP5IQ2P5mRw9DGk4eWYC/npyB3BRzERPJoRgcYkJh3ku17Pl0SOeeijiAqTX20+fWCzWUhMQvQ4",
+	"7O/v9w7RFVlAVKf/Mokkhc7BTTKZyrRJCSuPn/qRyFManvIgmShErtHY34CBmgMsyP7DgQxaeWayN3t+",
+	"+Pxdb/D8+ePDgyfvz57/NHsqfi9nLNl2rOQvUyzVMTeOGv/zW699eNJ++rz96k3737h9NWn/+eFjz9vb",
+	"+/Sfjc9Lt+6+VZDs6bNTdQ3AO/d0Wo9Oi/umrRwGURzCpCFhUn3/4VMxgbsse5vEs3KchuIGXEikXtFV",
+	"EKjIZm/6E3xFUJwwH94gAnGGIAH8Yfdht9XwGkkcNY4aO6BMGOiKk7xmBCJMFprbUCnUivjQQ+pGk8LW",
+	"t+AxwmyBCI4jSmK3tZohmAjk+cbyJfqIRxGBSt+QTuvwN7f6JMw+pJGEUmQshBAY4aUdhZU8BRzPmVJz",
+	"wOUZfzaGMn0QQ6qGVGfF9Eo9pVVk3Vyz8cyiRMmQb7MiwJy5EVbQU0GXk9MlKWY4SohwRhVE3eQlY2oN",
+	"KB940kybPukyxHwyVfIX1ofSSmPsIz4SecizqJTlmXTrpKVOOI7UyWckRqevztD5L+dq09HT8/M3poAT",
+	"HD30qVUSjPp2sECY6ZrH6RgONKadzjIcr7hMARAmsT+gwqJG1gkrLAHYdsdyJmLueGWoFxMsoVu+Lems",
+	"/siW7VVgo0a7CWZ45Hbocqe2msTypO+hy4ZIBumPwkNzMhhzfgUkKvN6LSzdBHmZoi/2bRDNsznn2jKw",
+	"fLwOU0o7bieCxOKBZU8u6Cl/Khd4oTS/wjoWLGwglPagaf0lC4IGWN3X2xEfFWCO+KhknqcER0q2YTrt",
+	"gzIiciSzEJJMGp8+fPr/AgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -15,6 +15,15 @@ func TestBadInputIs4xxAndWritesNothing(t *testing.T) {
 		key := h.key("owner@example.com")
 		id := publish(t, h, key)
 		reg := "/svc/" + id + "/employees"
+		// The lifecycle's refusals need a revoked record, an archived and a revoked registry.
+		h.must(200, "POST", reg+"/bob/revoke-record", key, nil)
+		for _, r := range []struct{ name, action string }{{"frozen", "archive"}, {"gone", "revoke"}} {
+			h.must(201, "POST", "/svc/"+id+"/create-registry", key, `{"registry_name":"`+r.name+`","schema":{}}`)
+			h.must(200, "POST", "/svc/"+id+"/"+r.name+"/"+r.action+"-registry", key, nil)
+		}
+		frozen, gone := "/svc/"+id+"/frozen", "/svc/"+id+"/gone"
+		// A watch on the namespace: a refused write that queued a webhook event would show.
+		h.must(201, "POST", "/svc/watch", key, `{"watch_type":"namespace","target_id":"`+id+`","webhook_url":"https://hooks.example.com/"}`)
 		tests := []struct {
 			name, method, path, body string
 			status                   int
@@ -58,6 +67,31 @@ func TestBadInputIs4xxAndWritesNothing(t *testing.T) {
 			{"bad If-Match on publish-record", "POST", reg + "/carol/publish-record", ``, 400, "If-Match"},
 			{"update of an unknown record", "POST", reg + "/zed/update-record", `{"description":"x"}`, 404, "Record not found"},
 			{"publish a live record", "POST", reg + "/alice/publish-record", ``, 409, "not a draft"},
+			{"bad If-Match on suspend-record", "POST", reg + "/alice/suspend-record", ``, 400, "If-Match"},
+			{"bad If-Match on reinstate-record", "POST", reg + "/alice/reinstate-record", ``, 400, "If-Match"},
+			{"bad If-Match on revoke-record", "POST", reg + "/alice/revoke-record", ``, 400, "If-Match"},
+			{"bad If-Match on archive-registry", "POST", reg + "/archive-registry", ``, 400, "If-Match"},
+			{"bad If-Match on restore-registry", "POST", frozen + "/restore-registry", ``, 400, "If-Match"},
+			{"bad If-Match on revoke-registry", "POST", reg + "/revoke-registry", ``, 400, "If-Match"},
+			{"suspend a draft", "POST", reg + "/carol/suspend-record", ``, 409, "the record is draft, and only a record that is live can be suspended"},
+			{"revoke a draft", "POST", reg + "/carol/revoke-record", ``, 409, "only a record that is live or suspended can be revoked"},
+			{"reinstate a revoked record", "POST", reg + "/bob/reinstate-record", ``, 409, "revocation is final"},
+			{"suspend a revoked record", "POST", reg + "/bob/suspend-record", ``, 409, "revocation is final"},
+			{"update a revoked record", "POST", reg + "/bob/update-record", `{"description":"back"}`, 409, "revocation is final"},
+			{"suspend an unknown record", "POST", reg + "/zed/suspend-record", ``, 404, "Record not found"},
+			{"revoke a record of an unknown registry", "POST", "/svc/" + id + "/nope/alice/revoke-record", ``, 404, "Registry not found"},
+			{"add to an archived registry", "POST", frozen + "/add-record", `{"record_name":"x","details":{}}`, 409, "archived"},
+			{"update an archived registry", "POST", frozen + "/update-registry", `{"description":"x"}`, 409, "archived"},
+			{"activate an archived registry", "POST", frozen + "/activate-registry", ``, 409, "the registry is archived, and only a registry that is inactive can be activated"},
+			{"deactivate an archived registry", "POST", frozen + "/deactivate-registry", ``, 409, "only a registry that is live can be deactivated"},
+			{"restore a revoked registry", "POST", gone + "/restore-registry", ``, 409, "revocation is final"},
+			{"archive a revoked registry", "POST", gone + "/archive-registry", ``, 409, "revocation is final"},
+			{"add to a revoked registry", "POST", gone + "/add-records", `{"records":[{"record_name":"x","details":{}}]}`, 409, "revoked"},
+			{"update a revoked registry", "POST", gone + "/update-registry", `{"ttl":5}`, 409, "revoked"},
+			{"restore a live registry's unknown sibling", "POST", "/svc/" + id + "/nope/restore-registry", ``, 404, "Registry not found"},
+			{"unknown record state filter", "GET", "/svc/query/" + id + "/employees?state=gone", ``, 400, "state"},
+			{"unknown search record_state", "GET", "/svc/search/" + id + "?record_state=inactive", ``, 400, "record_state"},
+			{"unknown registry status filter", "GET", "/svc/query/" + id + "?status=live", ``, 400, "status"},
 			{"unknown namespace", "GET", "/svc/lookup/did:svc:unknown", ``, 404, "Namespace not found"},
 			{"unknown domain", "GET", "/svc/lookup/unknown.example.com", ``, 404, "Namespace not found"},
 			{"unknown registry", "GET", "/svc/lookup/" + id + "/nope", ``, 404, "Registry not found"},
@@ -85,6 +119,17 @@ func TestBadInputIs4xxAndWritesNothing(t *testing.T) {
 			{"registry delegate: the owner", "POST", reg + "/add-registry-delegate", `{"email":"owner@example.com"}`, 409, "owner"},
 			{"registry delegate: unknown registry", "POST", "/svc/" + id + "/nope/add-registry-delegate", `{"email":"new@example.com"}`, 404, "Registry not found"},
 			{"registry delegate: remove a non-delegate", "POST", reg + "/remove-registry-delegate", `{"email":"nobody@example.com"}`, 404, "delegate"},
+			{"watch: plain http", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"http://hooks.example.com/"}`, 400, "webhook_url"},
+			{"watch: private address", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"https://192.168.0.1/"}`, 400, "not a public address"},
+			{"watch: metadata address", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"https://169.254.169.254/"}`, 400, "webhook_url"},
+			{"watch: credentials in the URL", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"https://a:b@hooks.example.com/"}`, 400, "credentials"},
+			{"watch: NUL in the URL", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"https://hooks.example.com/\u0000"}`, 400, "NUL"},
+			{"watch: unknown watch_type", "POST", "/svc/watch", `{"watch_type":"user","target_id":"` + id + `","webhook_url":"https://hooks.example.com/"}`, 400, "watch_type"},
+			{"watch: missing target", "POST", "/svc/watch", `{"watch_type":"record","webhook_url":"https://hooks.example.com/"}`, 400, "target_id"},
+			{"watch: unknown target", "POST", "/svc/watch", `{"watch_type":"record","target_id":"nope","webhook_url":"https://hooks.example.com/"}`, 404, "no record with id nope"},
+			{"watch: NUL in the target", "POST", "/svc/watch", `{"watch_type":"registry","target_id":"a\u0000b","webhook_url":"https://hooks.example.com/"}`, 400, "NUL"},
+			{"watch: delete an unknown subscription", "DELETE", "/svc/watch/nope", ``, 404, "Subscription not found"},
+			{"watch: deliveries of an unknown subscription", "GET", "/svc/watch/nope/deliveries", ``, 404, "Subscription not found"},
 			{"body too large", "POST", "/svc/create-namespace", `{"name":"x","description":"` + strings.Repeat("a", 1<<20) + `"}`, 413, "too large"},
 		}
 		before := countRows(t, h)

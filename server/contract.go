@@ -6,18 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"reflect"
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
 
+	"github.com/svc-directory/svc/csvjob"
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/store"
@@ -27,6 +30,7 @@ import (
 const (
 	maxBody        = 1 << 20
 	maxBulkBody    = 8 << 20
+	maxUploadBody  = csvjob.MaxFile + 1<<20 // the file and its multipart framing
 	maxJSONDepth   = 64
 	verificationTg = "verification"
 )
@@ -36,6 +40,12 @@ const (
 // `AddRecords`). It is taken from the generated request type, so that renaming the operation
 // changes it too (or stops the build); loadOperations refuses a contract without it.
 var bulkOperation = strings.TrimSuffix(reflect.TypeFor[gen.AddRecordsRequestObject]().Name(), "RequestObject")
+
+// exportOperation streams a whole registry, for longer than the server's write timeout (60 s)
+// allows a response: its deadline is exportWriteTimeout.
+var exportOperation = strings.TrimSuffix(reflect.TypeFor[gen.ExportRecordsAsCsvRequestObject]().Name(), "RequestObject")
+
+const exportWriteTimeout = 30 * time.Minute
 
 // authMode is an operation's security as the contract declares it.
 type authMode int
@@ -53,6 +63,8 @@ type operation struct {
 	auth         authMode
 	verification bool // the verification endpoints answer "Authentication failed" / "User not found"
 	bodyLimit    int64
+	// multipart: the body is multipart/form-data (bulk-upload), read by the handler, not JSON.
+	multipart bool
 }
 
 // restOfPathExt is the contract's extension naming an operation's path parameter that takes
@@ -78,6 +90,9 @@ func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
 			if o.id == bulkOperation {
 				o.bodyLimit = maxBulkBody
 				bulk++
+			}
+			if rb := op.RequestBody; rb != nil && rb.Value != nil && rb.Value.Content.Get("multipart/form-data") != nil {
+				o.multipart, o.bodyLimit = true, maxUploadBody
 			}
 			for _, t := range op.Tags {
 				if t == verificationTg {
@@ -179,6 +194,10 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		ri := &reqInfo{OperationID: op.id, Query: req.URL.Query()}
+		if op.id == exportOperation {
+			// Not supported by test recorders; a real connection takes it.
+			_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Now().Add(exportWriteTimeout))
+		}
 		var body any
 		hasBody := false
 		header := req.Header.Get(echo.HeaderAuthorization)
@@ -206,7 +225,13 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 				}
 				return problemf(http.StatusBadRequest, "Invalid input: could not read the request body")
 			}
-			if len(bytes.TrimSpace(data)) > 0 {
+			if op.multipart {
+				if mt, params, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); err != nil || mt != "multipart/form-data" {
+					return problemf(http.StatusUnsupportedMediaType, "Unsupported media type: send the file as multipart/form-data (Content-Type was %q)", req.Header.Get(echo.HeaderContentType))
+				} else if params["boundary"] == "" {
+					return problemf(http.StatusBadRequest, "Invalid input: the multipart/form-data Content-Type has no boundary")
+				}
+			} else if len(bytes.TrimSpace(data)) > 0 {
 				parse := proof.ParseExactJSON
 				if op.verification {
 					// A lookup response to verify is read as JSON.parse reads it: it is
@@ -225,6 +250,9 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			req.ContentLength = int64(len(data))
 		}
 
+		if op.multipart && req.ContentLength <= 0 {
+			return problemf(http.StatusBadRequest, "Invalid input: the body is missing: send the file in the multipart/form-data field file")
+		}
 		params := make(map[string]string, len(c.ParamNames()))
 		for i, name := range c.ParamNames() {
 			v, err := url.PathUnescape(c.ParamValues()[i])
@@ -283,7 +311,7 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 // openapi3filter would after decoding it a second time.
 func validateBody(in *openapi3filter.RequestValidationInput, op *operation, body any, present bool) error {
 	ref := op.route.Operation.RequestBody
-	if ref == nil || ref.Value == nil {
+	if ref == nil || ref.Value == nil || op.multipart { // a multipart body's parts are read by its handler
 		return nil
 	}
 	rb := ref.Value

@@ -62,10 +62,11 @@ func (s *Server) registryOut(r store.Registry) gen.Registry {
 func (s *Server) recordOut(r store.Record) gen.Record {
 	return gen.Record{
 		Namespace: r.NamespaceName, NamespaceId: r.NamespaceID, RegistryId: r.RegistryID, RegistryName: r.RegistryName,
-		RegistryState: gen.RecordRegistryState(r.RegistryState), RecordId: r.RecordID, RecordName: r.RecordName,
+		RegistryState: gen.RegistryState(r.RegistryState), RecordId: r.RecordID, RecordName: r.RecordName,
 		Description: r.Description, Digest: r.Digest, Schema: obj(r.Schema), VersionCount: r.VersionCount,
 		Version: r.Version, Details: obj(r.Details), Meta: obj(r.Meta), Genesis: r.Genesis, CreatedAt: ts(r.CreatedAt),
-		UpdatedAt: ts(r.UpdatedAt), CreatedBy: r.CreatedBy, State: gen.RecordState(r.State), Ttl: r.TTL,
+		UpdatedAt: ts(r.UpdatedAt), CreatedBy: r.CreatedBy, State: gen.RecordState(r.State),
+		EffectiveState: gen.RecordEffectiveState(r.EffectiveState(s.now())), Ttl: r.TTL,
 		ValidTill: tsPtr(r.ValidTill),
 		Proof: gen.Proof{Type: r.ProofType, NamespaceDid: r.NamespaceID, RegistryIdentifier: strPtr(r.RegistryID),
 			RecordIdentifier: strPtr(r.RecordID), CreatorDid: r.CreatedBy, Digest: r.Digest, NetworkGenesis: s.networkGenesis},

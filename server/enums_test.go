@@ -38,9 +38,10 @@ func TestContractEnumsMatchTheGoConstants(t *testing.T) {
 	}{
 		{"Registry", "tag", append([]string{recordschema.TagCustom}, recordschema.StandardTags...)},
 		{"Registry", "tag", []string{store.TagCustom, store.TagMembership, store.TagPublicKey, store.TagRevoke}},
-		{"Registry", "state", []string{store.StateLive, store.StateInactive}},
-		{"Record", "state", []string{store.StateDraft, store.StateLive}},
-		{"Record", "registry_state", []string{store.StateLive, store.StateInactive}},
+		{"Registry", "state", store.RegistryStates},
+		{"Record", "state", []string{store.StateDraft, store.StateLive, store.StateSuspended, store.StateRevoked}},
+		{"Record", "effective_state", store.EffectiveRecordStates},
+		{"Record", "registry_state", store.RegistryStates},
 		{"VerificationLog", "lookup_type", kinds},
 		{"VerificationLog", "result", []string{store.ResultSuccess, store.ResultFailed}},
 		{"Delegate", "role", []string{store.RoleOwner, store.RoleDelegate}},

@@ -264,3 +264,20 @@ func TestRateLimitCannotBeBypassedWithKeys(t *testing.T) {
 		t.Fatalf("valid key over its own limit: %d", rec.Code)
 	}
 }
+
+// TestBodiesOnDeleteAndGet: operations without a request body ignore a small one and refuse an
+// oversized one with 413, like every other (the contract check cannot send these through its
+// proxy).
+func TestBodiesOnDeleteAndGet(t *testing.T) {
+	h := newHarness(t, store.DialectSQLite)
+	key := h.key("owner@example.com")
+	over := `{"x":"` + strings.Repeat("a", 1<<20) + `"}`
+	for _, c := range []struct{ method, path string }{{"DELETE", "/svc/watch/nope"}, {"GET", "/svc/watch/subscriptions"}} {
+		r := h.do(c.method, c.path, key, over)
+		if r.Status != http.StatusRequestEntityTooLarge || !strings.Contains(r.msg(), "1 MiB") {
+			t.Fatalf("%s %s with 1 MiB: %d %q", c.method, c.path, r.Status, r.msg())
+		}
+	}
+	h.must(http.StatusNotFound, "DELETE", "/svc/watch/nope", key, `{"ignored":true}`)
+	h.must(http.StatusOK, "GET", "/svc/watch/subscriptions", key, `{"ignored":true}`)
+}

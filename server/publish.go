@@ -108,26 +108,6 @@ func (s *Server) UpdateRegistry(ctx context.Context, req gen.UpdateRegistryReque
 	return gen.UpdateRegistry200JSONResponse{Message: "Registry updated", Data: s.registryOut(reg)}, nil
 }
 
-// DeactivateRegistry makes a new version with state inactive.
-func (s *Server) DeactivateRegistry(ctx context.Context, req gen.DeactivateRegistryRequestObject) (gen.DeactivateRegistryResponseObject, error) {
-	state := store.StateInactive
-	reg, err := s.updateRegistry(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, store.RegistryPatch{State: &state})
-	if err != nil {
-		return nil, err
-	}
-	return gen.DeactivateRegistry200JSONResponse{Message: "Registry deactivated", Data: s.registryOut(reg)}, nil
-}
-
-// ActivateRegistry makes a new version with state live.
-func (s *Server) ActivateRegistry(ctx context.Context, req gen.ActivateRegistryRequestObject) (gen.ActivateRegistryResponseObject, error) {
-	state := store.StateLive
-	reg, err := s.updateRegistry(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, store.RegistryPatch{State: &state})
-	if err != nil {
-		return nil, err
-	}
-	return gen.ActivateRegistry200JSONResponse{Message: "Registry activated", Data: s.registryOut(reg)}, nil
-}
-
 // checkDetails applies the registry's schema to a record's details (their size limit,
 // store.MaxDetails, is checked where they are canonicalized, once, in the store).
 func checkDetails(details map[string]any, schema *recordschema.Schema, at string) error {
@@ -151,25 +131,34 @@ func recordInput(b gen.AddRecordRequest, schema *recordschema.Schema, at string)
 	return in, nil
 }
 
-// writableRegistry authorizes a record write (a member of the namespace, or a delegate of the
-// registry) and returns the registry with its compiled schema.
-func (s *Server) writableRegistry(ctx context.Context, ref, name string) (string, *recordschema.Schema, error) {
+// recordsRegistry authorizes a record write (a member of the namespace, or a delegate of the
+// registry) and returns the registry, which must be live.
+func (s *Server) recordsRegistry(ctx context.Context, ref, name string) (store.Registry, error) {
 	id, err := s.authorizeRecordWrite(ctx, ref, name)
 	if err != nil {
-		return "", nil, err
+		return store.Registry{}, err
 	}
 	reg, err := s.store.GetRegistry(ctx, id, name, store.VersionSel{})
 	if err != nil {
-		return "", nil, notFound(err, "Registry not found")
+		return store.Registry{}, notFound(err, "Registry not found")
 	}
-	if reg.State != store.StateLive {
-		return "", nil, problem(http.StatusConflict, "Conflict: the registry is inactive; records cannot be added or changed")
+	if err := store.RegistryWritable(reg.State); err != nil {
+		return store.Registry{}, err
+	}
+	return reg, nil
+}
+
+// writableRegistry is recordsRegistry's namespace id, with the registry's compiled schema.
+func (s *Server) writableRegistry(ctx context.Context, ref, name string) (string, *recordschema.Schema, error) {
+	reg, err := s.recordsRegistry(ctx, ref, name)
+	if err != nil {
+		return "", nil, err
 	}
 	schema, err := s.schemas.Get(reg.RegistryID, reg.Schema)
 	if err != nil {
 		return "", nil, fmt.Errorf("registry %s has a schema that does not compile: %w", reg.RegistryID, err)
 	}
-	return id, schema, nil
+	return reg.NamespaceID, schema, nil
 }
 
 // AddRecord adds one record.
@@ -245,14 +234,4 @@ func (s *Server) UpdateRecord(ctx context.Context, req gen.UpdateRecordRequestOb
 		return nil, err
 	}
 	return gen.UpdateRecord200JSONResponse{Message: "Record updated", Data: s.recordOut(rec)}, nil
-}
-
-// PublishRecord moves a draft record to live.
-func (s *Server) PublishRecord(ctx context.Context, req gen.PublishRecordRequestObject) (gen.PublishRecordResponseObject, error) {
-	live := store.StateLive
-	rec, err := s.updateRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.IfMatch, store.RecordPatch{State: &live})
-	if err != nil {
-		return nil, err
-	}
-	return gen.PublishRecord200JSONResponse{Message: "Record published", Data: s.recordOut(rec)}, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -42,14 +41,14 @@ func pages(total int64, size int) int64 {
 func registryEntry(r store.Registry) gen.RegistryListEntry {
 	return gen.RegistryListEntry{RegistryId: r.RegistryID, RegistryName: r.RegistryName, Description: r.Description, Digest: r.Digest,
 		Tag: gen.RegistryListEntryTag(r.Tag), Schema: obj(r.Schema), Genesis: r.Genesis, CreatedAt: ts(r.CreatedAt),
-		UpdatedAt: ts(r.UpdatedAt), CreatedBy: r.CreatedBy, State: gen.RegistryListEntryState(r.State), Meta: obj(r.Meta),
+		UpdatedAt: ts(r.UpdatedAt), CreatedBy: r.CreatedBy, State: gen.RegistryState(r.State), Meta: obj(r.Meta),
 		RecordCount: r.RecordCount, VersionCount: r.VersionCount, Version: r.Version, QueryAllowed: r.QueryAllowed, Ttl: r.TTL}
 }
 
-func recordEntry(r store.Record) gen.RecordListEntry {
+func recordEntry(r store.Record, now time.Time) gen.RecordListEntry {
 	return gen.RecordListEntry{RecordId: r.RecordID, RecordName: r.RecordName, Description: r.Description, Digest: r.Digest,
 		Details: obj(r.Details), Genesis: r.Genesis, CreatedAt: ts(r.CreatedAt), UpdatedAt: ts(r.UpdatedAt), CreatedBy: r.CreatedBy,
-		State: gen.RecordListEntryState(r.State), VersionCount: r.VersionCount, Version: r.Version, Ttl: r.TTL, Meta: obj(r.Meta)}
+		State: gen.RecordState(r.State), EffectiveState: gen.RecordEffectiveState(r.EffectiveState(now)), VersionCount: r.VersionCount, Version: r.Version, Ttl: r.TTL, Meta: obj(r.Meta)}
 }
 
 // QueryRegistries pages the registries of a namespace.
@@ -65,7 +64,10 @@ func (s *Server) QueryRegistries(ctx context.Context, req gen.QueryRegistriesReq
 		o.Sort = string(*p.Sort)
 	}
 	if p.Status != nil {
-		o.State = map[string]string{"active": store.StateLive, "inactive": store.StateInactive}[string(*p.Status)]
+		o.State = string(*p.Status)
+		if o.State == "active" {
+			o.State = store.StateLive
+		}
 	}
 	regs, total, err := s.store.ListRegistries(ctx, ns.NamespaceID, o)
 	if err != nil {
@@ -86,16 +88,26 @@ func (s *Server) QueryRegistries(ctx context.Context, req gen.QueryRegistriesReq
 	return out, nil
 }
 
+// queryableRegistry reads a registry whose records the caller may list: anyone's when it
+// allows queries, else its namespace's owner and delegates only (403).
+func (s *Server) queryableRegistry(ctx context.Context, ns, name string) (store.Registry, error) {
+	reg, err := s.lookupRegistry(ctx, ns, name, nil, nil)
+	if err != nil || reg.QueryAllowed {
+		return reg, err
+	}
+	role, err := s.memberOf(ctx, reg.NamespaceID)
+	if err != nil {
+		return store.Registry{}, err
+	}
+	if role == "" {
+		return store.Registry{}, problem(http.StatusForbidden, "Forbidden: querying this registry is not allowed")
+	}
+	return reg, nil
+}
+
 // QueryRecords pages the records of a registry (403 for non-members when querying is off).
 func (s *Server) QueryRecords(ctx context.Context, req gen.QueryRecordsRequestObject) (gen.QueryRecordsResponseObject, error) {
-	reg, err := s.lookupRegistry(ctx, req.Namespace, req.RegistryName, nil, nil)
-	if err == nil && !reg.QueryAllowed {
-		if role, rerr := s.memberOf(ctx, reg.NamespaceID); rerr != nil {
-			return nil, rerr
-		} else if role == "" {
-			err = problem(http.StatusForbidden, "Forbidden: querying this registry is not allowed")
-		}
-	}
+	reg, err := s.queryableRegistry(ctx, req.Namespace, req.RegistryName)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +132,7 @@ func (s *Server) QueryRecords(ctx context.Context, req gen.QueryRecordsRequestOb
 	d.TotalRecords, d.TotalPages, d.PageNumber, d.PageSize = total, pages(total, size), int64(page), int64(size)
 	d.Records = make([]gen.RecordListEntry, len(recs))
 	for i, r := range recs {
-		d.Records[i] = recordEntry(r)
+		d.Records[i] = recordEntry(r, s.now())
 	}
 	return out, nil
 }
@@ -131,7 +143,11 @@ func (s *Server) GetRegistriesByTag(ctx context.Context, req gen.GetRegistriesBy
 		return nil, problemf(http.StatusBadRequest, "Invalid input: tag %q is not a standard tag (one of %s; custom registries are not listed)",
 			req.Tag, strings.Join(recordschema.StandardTags, ", "))
 	}
-	regs, err := s.store.RegistriesByTag(ctx, req.Tag)
+	state := store.StateLive
+	if st := req.Params.Status; st != nil && *st != "active" {
+		state = string(*st)
+	}
+	regs, err := s.store.RegistriesByTag(ctx, req.Tag, state)
 	if err != nil {
 		return nil, err
 	}
@@ -147,9 +163,8 @@ func (s *Server) GetRegistriesByTag(ctx context.Context, req gen.GetRegistriesBy
 }
 
 // searchReserved are the search parameters that are not details paths.
-var searchReserved = map[string]bool{"registry_name": true, "record_name": true, "from": true, "to": true, "page": true, "page_size": true}
-
-var detailsPath = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
+var searchReserved = map[string]bool{"registry_name": true, "record_name": true, "from": true, "to": true, "record_state": true,
+	"page": true, "page_size": true}
 
 // SearchRecords searches the latest records of one namespace.
 func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequestObject) (gen.SearchRecordsResponseObject, error) {
@@ -162,6 +177,9 @@ func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequest
 	if p.To != nil {
 		o.To = *p.To
 	}
+	if p.RecordState != nil {
+		o.State = string(*p.RecordState)
+	}
 	q := info(ctx).Query
 	names := make([]string, 0, len(q))
 	for k := range q {
@@ -172,7 +190,7 @@ func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequest
 		if searchReserved[k] {
 			continue
 		}
-		if !detailsPath.MatchString(k) || len(k) > 256 {
+		if !recordschema.IsDetailsPath(k) {
 			return nil, problemf(http.StatusBadRequest, "Invalid input: search parameter %q is not a details path (letters, digits, _ and -, joined by dots)", k)
 		}
 		for _, v := range q[k] {
@@ -204,12 +222,14 @@ func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequest
 		return gen.SearchRecords500JSONResponse{SearchFailedJSONResponse: searchFailedBody("Query failed",
 			"the search could not be completed")}, nil
 	}
+	now := s.now()
 	out := gen.SearchRecords200JSONResponse{Message: "Records found", Total: res.Total, TotalExact: res.TotalExact,
 		Page: int64(page), PageSize: int64(size), Data: make([]gen.SearchResult, len(res.Records))}
 	for i, r := range res.Records {
 		out.Data[i] = gen.SearchResult{RecordId: r.RecordID, RecordName: r.RecordName, RegistryName: r.RegistryName,
-			NamespaceId: r.NamespaceID, Description: r.Description, Details: obj(r.Details), State: gen.SearchResultState(r.State),
-			Version: r.Version, VersionCount: r.VersionCount, Genesis: r.Genesis, CreatedAt: ts(r.CreatedAt), UpdatedAt: ts(r.UpdatedAt),
+			NamespaceId: r.NamespaceID, Description: r.Description, Details: obj(r.Details), State: gen.RecordState(r.State),
+			EffectiveState: gen.RecordEffectiveState(r.EffectiveState(now)),
+			Version:        r.Version, VersionCount: r.VersionCount, Genesis: r.Genesis, CreatedAt: ts(r.CreatedAt), UpdatedAt: ts(r.UpdatedAt),
 			CreatedBy: r.CreatedBy, Ttl: r.TTL, Meta: obj(r.Meta), ValidTill: tsPtr(r.ValidTill), Latest: true}
 	}
 	return out, nil

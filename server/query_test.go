@@ -127,6 +127,20 @@ func TestQueryTagAndSearchAgreeOnBothDialects(t *testing.T) {
 			if tr["total_registries"] != 1.0 || regs[0].(map[string]any)["namespace_id"] != id || tr["tag"] != "membership" {
 				t.Fatalf("tag query: %v", tr)
 			}
+			// With status: the registries in that state instead (a revoked one is still listed there).
+			h.must(201, "POST", "/svc/"+id+"/create-registry", owner, `{"registry_name":"old-members","tag":"membership"}`)
+			h.must(200, "POST", "/svc/"+id+"/old-members/revoke-registry", owner, nil)
+			for status, want := range map[string]string{"": "[members]", "active": "[members]", "revoked": "[old-members]", "archived": "[]"} {
+				q := "/svc/membership/get-registry-by-tag"
+				if status != "" {
+					q += "?status=" + status
+				}
+				tr := h.must(200, "GET", q, "", nil).data()
+				if got := fmt.Sprint(names(t, tr["registries"].([]any), "registry_name")); got != want {
+					t.Fatalf("tag query, status %q: %s, want %s", status, got, want)
+				}
+			}
+			h.must(400, "GET", "/svc/membership/get-registry-by-tag?status=live", "", nil)
 
 			// Search.
 			search := func(key string, params url.Values) resp {

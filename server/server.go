@@ -54,6 +54,9 @@ type Config struct {
 	Collectors []prometheus.Collector
 	// LogVerifierKey is the transparency log's verifier key, served at /svc/log/key ("": none).
 	LogVerifierKey string
+	// WebhookInsecure (TESTS ONLY, SVC_WEBHOOK_INSECURE) lets watch subscriptions name plain
+	// http and loopback webhook URLs.
+	WebhookInsecure bool
 }
 
 // ReverifyConfig times re-verification (docs/operator-guide.md): sources are checked again every
@@ -65,18 +68,20 @@ type ReverifyConfig struct {
 
 // Server implements the generated strict server interface.
 type Server struct {
-	store   *store.Store
-	log     *slog.Logger
-	didHost string
-	now     func() time.Time
-	ops     map[string]*operation
-	spec    []byte
-	schemas *recordschema.Cache
-	cache   *cache.Cache[string, cachedLookup]
-	domains *verification.Service
-	echo    *echo.Echo
-	metrics *metrics
-	limiter *limiter
+	// webhookInsecure: watch subscriptions may name http and loopback URLs (tests only).
+	webhookInsecure bool
+	store           *store.Store
+	log             *slog.Logger
+	didHost         string
+	now             func() time.Time
+	ops             map[string]*operation
+	spec            []byte
+	schemas         *recordschema.Cache
+	cache           *cache.Cache[string, cachedLookup]
+	domains         *verification.Service
+	echo            *echo.Echo
+	metrics         *metrics
+	limiter         *limiter
 	// networkGenesis identifies the deployment's anchoring network (fixed at migration).
 	networkGenesis string
 	// draining is set once shutdown has begun: /readyz answers 503 from then on.
@@ -124,7 +129,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
 		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now),
-		logReader: translog.NewReader(cfg.Store), logKey: cfg.LogVerifierKey}
+		logReader: translog.NewReader(cfg.Store), logKey: cfg.LogVerifierKey, webhookInsecure: cfg.WebhookInsecure}
 	if s.cache != nil {
 		// A committed write empties the lookup cache before the writing request is answered
 		// (the re-verification sweep's writes too).

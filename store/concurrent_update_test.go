@@ -127,11 +127,11 @@ func TestParallelUpdatesAnswerTheirOwnVersion(t *testing.T) {
 		// activate/deactivate: every answer has the state its request asked for. A request that
 		// finds the state already set makes no version and answers the one it found.
 		toggles := parallel(t, n, func(i int) (answer, error) {
-			state := store.StateLive
+			state, action := store.StateLive, store.ActionActivate
 			if i%2 == 0 {
-				state = store.StateInactive
+				state, action = store.StateInactive, store.ActionDeactivate
 			}
-			got, err := s.UpdateRegistry(ctx, id, "employees", "", store.RegistryPatch{State: &state})
+			got, err := s.UpdateRegistry(ctx, id, "employees", "", store.RegistryPatch{Action: action})
 			if err != nil {
 				return answer{}, err
 			}
@@ -143,8 +143,7 @@ func TestParallelUpdatesAnswerTheirOwnVersion(t *testing.T) {
 				t.Errorf("activate/deactivate: asked for %q, answered %q with version %s, which holds %q", a.want, a.got, a.version, a.stored)
 			}
 		}
-		live := store.StateLive
-		if _, err := s.UpdateRegistry(ctx, id, "employees", "", store.RegistryPatch{State: &live}); err != nil {
+		if _, err := s.UpdateRegistry(ctx, id, "employees", "", store.RegistryPatch{Action: store.ActionActivate}); err != nil {
 			t.Fatal(err)
 		}
 
@@ -162,13 +161,13 @@ func TestParallelUpdatesAnswerTheirOwnVersion(t *testing.T) {
 		// each update the description it set.
 		checkAnswers(t, "publish-record and update-record", parallel(t, n, func(i int) (answer, error) {
 			if i == 0 {
-				got, err := s.UpdateRecord(ctx, id, "employees", "carol", "", store.RecordPatch{State: &live})
+				got, err := s.UpdateRecord(ctx, id, "employees", "carol", "", store.RecordPatch{Action: store.ActionPublish})
 				if err != nil {
 					return answer{}, err
 				}
 				v, err := s.GetRecord(ctx, id, "employees", "carol", store.VersionSel{VersionID: got.Version})
 				// a publish keeps the description it found; compare states here
-				return answer{got.Version, got.VersionCount, live, got.State, v.State, v.VersionCount, v.Version}, err
+				return answer{got.Version, got.VersionCount, store.StateLive, got.State, v.State, v.VersionCount, v.Version}, err
 			}
 			d := fmt.Sprintf("draft %d", i)
 			got, err := s.UpdateRecord(ctx, id, "employees", "carol", "", store.RecordPatch{Description: &d})

@@ -89,6 +89,9 @@ type dialect interface {
 	migrationTxLock(ctx context.Context, tx *sql.Tx) error
 	// tableExistsQuery counts the tables named by its one parameter.
 	tableExistsQuery() string
+	// replaceStateChecks gives the tables' state columns their new CHECK constraints, in the
+	// migration's transaction (lifecycle.go).
+	replaceStateChecks(ctx context.Context, tx *sql.Tx, checks []stateCheck) error
 }
 
 // openDialect picks the dialect of databaseURL and the GORM dialector that opens it.
@@ -225,6 +228,36 @@ func (d sqliteDialect) migrationLock() (goose.ProviderOption, error) {
 // migrationTxLock: the immediate transaction already holds the write lock.
 func (sqliteDialect) migrationTxLock(context.Context, *sql.Tx) error { return nil }
 
+// replaceStateChecks: SQLite cannot alter a constraint, and rebuilding records would renumber
+// the rows its full-text index points at. A CHECK that allows more values reads every stored
+// row as valid still, so the constraint's text is replaced in the schema itself, the
+// procedure SQLite documents for changing constraints (ALTER TABLE, "Making Other Kinds Of
+// Table Schema Changes"): writable_schema, the new text, a new schema_version.
+func (sqliteDialect) replaceStateChecks(ctx context.Context, tx *sql.Tx, checks []stateCheck) error {
+	var version int64
+	if err := tx.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&version); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `PRAGMA writable_schema = ON`); err != nil {
+		return err
+	}
+	for _, c := range checks {
+		res, err := tx.ExecContext(ctx, `UPDATE sqlite_schema SET sql = replace(sql, ?, ?)
+			WHERE type = 'table' AND name = ? AND instr(sql, ?) > 0`, checkSQL(c.from), checkSQL(c.to), c.table, checkSQL(c.from))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return fmt.Errorf("the table %s has no constraint %s (%d, %v)", c.table, checkSQL(c.from), n, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA schema_version = %d`, version+1)); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `PRAGMA writable_schema = OFF`)
+	return err
+}
+
 func (sqliteDialect) tableExistsQuery() string {
 	return `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`
 }
@@ -287,6 +320,14 @@ func (postgresDialect) rebind(q string) string {
 		b.WriteByte(q[i])
 	}
 	return b.String()
+}
+
+// skipLockedOf is forUpdateSkipLocked for a transaction handed down as a bare *gorm.DB.
+func skipLockedOf(db *gorm.DB) string {
+	if db.Dialector.Name() == "postgres" {
+		return postgresDialect{}.forUpdateSkipLocked()
+	}
+	return sqliteDialect{}.forUpdateSkipLocked()
 }
 
 func (postgresDialect) forUpdate() string           { return " FOR UPDATE" }
@@ -379,6 +420,22 @@ func (postgresDialect) migrationTxLock(ctx context.Context, tx *sql.Tx) error {
 
 // tableExistsQuery resolves the name through the search path, as the unqualified names of the
 // queries do.
+// replaceStateChecks replaces each table's CHECK on state (found by its definition; Postgres
+// names it TABLE_state_check) and checks every row against the new one.
+func (postgresDialect) replaceStateChecks(ctx context.Context, tx *sql.Tx, checks []stateCheck) error {
+	for _, c := range checks {
+		var name string
+		if err := tx.QueryRowContext(ctx, `SELECT conname FROM pg_constraint
+			WHERE conrelid = $1::regclass AND contype = 'c' AND pg_get_constraintdef(oid) LIKE '%state%'`, c.table).Scan(&name); err != nil {
+			return fmt.Errorf("the CHECK on %s.state: %w", c.table, err)
+		}
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE `+c.table+` DROP CONSTRAINT `+name+`, ADD CONSTRAINT `+name+` `+checkSQL(c.to)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (postgresDialect) tableExistsQuery() string {
 	return `SELECT COUNT(*) FROM pg_class WHERE oid = to_regclass($1)`
 }

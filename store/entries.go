@@ -32,7 +32,7 @@ const (
 // Errors of the publish side; each also matches ErrConflict or ErrPrecondition, and carries
 // the client's sentence (Error.Message).
 var (
-	ErrRegistryInactive = conflict.With("the registry is inactive")
+	ErrRegistryInactive = conflict.With("the registry is inactive; records cannot be added or changed")
 	ErrNameTaken        = conflict.With("the name is taken")
 	ErrNotDraft         = conflict.With("the record is not a draft")
 	ErrStaleVersion     = &Error{Kind: ErrPrecondition,

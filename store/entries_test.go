@@ -27,6 +27,22 @@ func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 func ptr[T any](v T) *T { return &v }
 
+// acmePeople makes the namespace Acme, owned by a new user, with a registry "people" of any
+// details.
+func acmePeople(t *testing.T, s *store.Store) store.Namespace {
+	t.Helper()
+	ctx := context.Background()
+	ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom,
+		Schema: map[string]any{"type": "object"}}); err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
 func newOwner(t *testing.T, s *store.Store) store.User {
 	t.Helper()
 	u, err := s.EnsureUser(context.Background(), fmt.Sprintf("owner-%d@example.com", time.Now().UnixNano()))
@@ -222,16 +238,16 @@ func TestRegistriesAndRecords(t *testing.T) {
 		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "employees", "alice", rec.Version, store.RecordPatch{Description: ptr("x")}); !errors.Is(err, store.ErrPrecondition) {
 			t.Fatalf("stale record update = %v", err)
 		}
-		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "employees", "alice", "", store.RecordPatch{State: ptr(store.StateLive)}); !errors.Is(err, store.ErrNotDraft) {
+		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "employees", "alice", "", store.RecordPatch{Action: store.ActionPublish}); !errors.Is(err, store.ErrNotDraft) {
 			t.Fatalf("publish of a live record = %v", err)
 		}
-		pub, err := s.UpdateRecord(ctx, ns.NamespaceID, "employees", "bob", "", store.RecordPatch{State: ptr(store.StateLive)})
+		pub, err := s.UpdateRecord(ctx, ns.NamespaceID, "employees", "bob", "", store.RecordPatch{Action: store.ActionPublish})
 		if err != nil || pub.State != store.StateLive || pub.VersionCount != 2 {
 			t.Fatalf("publish = %+v, %v", pub, err)
 		}
 
 		// Inactive registries refuse record writes; the deactivation is a new version.
-		off, err := s.UpdateRegistry(ctx, ns.NamespaceID, "employees", "", store.RegistryPatch{State: ptr(store.StateInactive)})
+		off, err := s.UpdateRegistry(ctx, ns.NamespaceID, "employees", "", store.RegistryPatch{Action: store.ActionDeactivate})
 		if err != nil || off.State != store.StateInactive || off.VersionCount != 2 || off.RecordCount != 2 {
 			t.Fatalf("deactivate = %+v, %v", off, err)
 		}

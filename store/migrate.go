@@ -100,6 +100,11 @@ func (s *Store) goMigrations() []*goose.Migration {
 		goose.NewGoMigration(5, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
 			return refoldSearchText(ctx, s, tx)
 		}}, nil),
+		// 14: the lifecycle states (lifecycle.go): records may be suspended or revoked,
+		// registries archived or revoked. The CHECK constraints on state allow them.
+		goose.NewGoMigration(14, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
+			return widenStateChecks(ctx, s, tx)
+		}}, nil),
 	}
 }
 

@@ -256,6 +256,22 @@ func TestMigrateUpgradesPreviousReleaseInPlace(t *testing.T) {
 					[]RecordInput{{RecordName: "dave", Details: map[string]any{"name": "Dave"}}}); err != nil {
 					t.Fatalf("write after upgrade: %v", err)
 				}
+				// The lifecycle states fit the widened CHECKs (migration 14), which still refuse
+				// any other state.
+				if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "bob", "", RecordPatch{Action: ActionSuspend}); err != nil {
+					t.Fatalf("suspend after upgrade: %v", err)
+				}
+				if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "carol", "", RecordPatch{Action: ActionRevoke}); err != nil {
+					t.Fatalf("revoke after upgrade: %v", err)
+				}
+				if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", RegistryPatch{Action: ActionArchive}); err != nil {
+					t.Fatalf("archive after upgrade: %v", err)
+				}
+				for _, table := range []string{"records", "record_versions", "registries", "registry_versions"} {
+					if _, err := s.sqlDB.ExecContext(ctx, s.d.rebind(`UPDATE `+table+` SET state = ?`), "bogus"); err == nil {
+						t.Fatalf("%s took the state bogus after the upgrade", table)
+					}
+				}
 			})
 		}
 	}

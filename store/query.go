@@ -11,10 +11,12 @@ import (
 
 // ListOptions filter and page the registry and record queries.
 type ListOptions struct {
-	From, To   time.Time // inclusive UTC days of the last update (zero: unbounded)
-	State      string    // live, inactive or draft ("" for any)
-	Name       string    // partial, case-insensitive name match
-	Sort       string    // date (newest first), name, id (ascending), status (state, then name)
+	From, To time.Time // inclusive UTC days of the last update (zero: unbounded)
+	// State filters registries by state, records by the state they read as (EffectiveState);
+	// "" for any.
+	State      string
+	Name       string // partial, case-insensitive name match
+	Sort       string // date (newest first), name, id (ascending), status (state, then name)
 	Page, Size int
 	AsOf       time.Time // the end of this UTC day (zero: now)
 }
@@ -126,6 +128,9 @@ func (s *Store) ListRegistries(ctx context.Context, namespaceID string, o ListOp
 	w := &where{}
 	w.add("r.namespace_id = ?", namespaceID)
 	s.listFilters(w, o, "registry_name")
+	if o.State != "" {
+		w.add("r.state = ?", o.State)
+	}
 	return queryPage(ctx, s, "SELECT "+registryListCols+" FROM "+rel+" r", relArgs, w, orderBy(o.Sort, "registry_name", "registry_id"), o, scanRegistries)
 }
 
@@ -135,9 +140,6 @@ func (s *Store) listFilters(w *where, o ListOptions, nameCol string) {
 	}
 	if !o.To.IsZero() {
 		w.add("r.updated_at < ?", dayStart(o.To)+24*3600*1000)
-	}
-	if o.State != "" {
-		w.add("r.state = ?", o.State)
 	}
 	if o.Name != "" {
 		cond, arg := s.d.containsName("r."+nameCol, o.Name)
@@ -207,9 +209,16 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 	w := &where{}
 	w.add("r.registry_id = ?", registryID)
 	s.listFilters(w, o, "record_name")
+	if o.State != "" {
+		effectiveStateFilter(w, o.State, s.nowMS()) // as the records read now, as_on or not
+	}
 	order := orderBy(o.Sort, "record_name", "record_id")
 	if !o.AsOf.IsZero() {
-		return queryPage(ctx, s, "SELECT "+recordListCols+" FROM "+rel+" r", relArgs, w, order, o, scanRecords)
+		recs, total, err := queryPage(ctx, s, "SELECT "+recordListCols+" FROM "+rel+" r", relArgs, w, order, o, scanRecords)
+		if err != nil {
+			return nil, 0, err
+		}
+		return recs, total, s.withRegistryStates(ctx, recs)
 	}
 	// The latest records: the total of an unfiltered query is the registry's maintained count,
 	// and the page is found on an index alone (a deferred join) before its rows are read, so that
@@ -233,18 +242,21 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 		return nil, 0, translate(err, "records")
 	}
 	out, err := scanRecords(rows)
+	if err != nil {
+		return nil, 0, err
+	}
 	if out == nil {
 		out = []Record{}
 	}
-	return out, total, err
+	return out, total, s.withRegistryStates(ctx, out)
 }
 
-// RegistriesByTag lists the live registries with the tag in namespaces that hold a verified
-// domain, newest first.
-func (s *Store) RegistriesByTag(ctx context.Context, tag string) ([]Registry, error) {
+// RegistriesByTag lists the registries in state with the tag in namespaces that hold a
+// verified domain, newest first.
+func (s *Store) RegistriesByTag(ctx context.Context, tag, state string) ([]Registry, error) {
 	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(`SELECT `+registryListCols+` FROM registries r
 		JOIN namespaces n ON n.namespace_id = r.namespace_id
-		WHERE r.tag = ? AND r.state = ? AND n.domain IS NOT NULL ORDER BY r.updated_at DESC, r.registry_id LIMIT 10000`), tag, StateLive)
+		WHERE r.tag = ? AND r.state = ? AND n.domain IS NOT NULL ORDER BY r.updated_at DESC, r.registry_id LIMIT 10000`), tag, state)
 	if err != nil {
 		return nil, translate(err, "registries by tag")
 	}

@@ -34,7 +34,8 @@ type RecordPatch struct {
 	TTL          *int64
 	ValidTill    *time.Time
 	ClearValidTo bool // valid_till: null
-	State        *string
+	// Action changes the record's state (lifecycle.go); "" leaves it.
+	Action Action
 }
 
 // AddedRecord is what add-records answers per record.
@@ -151,16 +152,14 @@ func sealRecord(r *RowRecord, details, meta map[string]any, freshDetails, freshM
 	return err
 }
 
-// registryForWrite locks a registry head for a record write and checks it is live.
+// registryForWrite locks a registry head for a record write and checks it is live
+// (RegistryWritable).
 func (s *Store) registryForWrite(tx *gorm.DB, namespaceID, registryName string) (regHeadRow, error) {
 	var g regHeadRow
 	if err := tx.Raw(`SELECT * FROM registries WHERE namespace_id = ? AND registry_name = ?`+s.d.forUpdate(), namespaceID, registryName).Take(&g).Error; err != nil {
 		return g, translate(err, "registry")
 	}
-	if g.State != StateLive {
-		return g, ErrRegistryInactive
-	}
-	return g, nil
+	return g, RegistryWritable(g.State)
 }
 
 // AddRecords adds up to MaxBatch records to a live registry in one transaction: all or none.
@@ -306,8 +305,9 @@ func nonNil(m map[string]any) map[string]any {
 }
 
 // UpdateRecord makes a new version of a record of a live registry (ifMatch as for
-// UpdateNamespace). A patch that changes nothing returns the current version. Publishing
-// (State) is allowed only from draft (ErrNotDraft). The answer is the version this call wrote
+// UpdateNamespace). A patch that changes nothing returns the current version. Action changes
+// the state as lifecycle.go allows (publishing only from draft: ErrNotDraft), and a revoked
+// record refuses every change (ErrRecordRevoked). The answer is the version this call wrote
 // (or found), never one a concurrent writer made after it.
 func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, recordName, ifMatch string, p RecordPatch) (Record, error) {
 	var out Record
@@ -345,11 +345,13 @@ func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, rec
 		} else if p.ValidTill != nil {
 			next.ValidTill = timeMSPtr(p.ValidTill)
 		}
-		if p.State != nil {
-			if h.State != StateDraft {
-				return ErrNotDraft
+		if p.Action != "" {
+			if next.State, err = recordLifecycle.next(h.State, p.Action); err != nil {
+				return err
 			}
-			next.State = *p.State
+		}
+		if h.State == StateRevoked && !sameRecord(next, h.RowRecord) {
+			return ErrRecordRevoked
 		}
 		details := p.Details
 		if details == nil {

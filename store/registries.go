@@ -20,13 +20,14 @@ type RegistryInput struct {
 	QueryAllowed *bool
 }
 
-// RegistryPatch is the body of update-registry, plus the state for activate/deactivate.
+// RegistryPatch is the body of update-registry, or a change of state (lifecycle.go).
 type RegistryPatch struct {
 	Description  *string
 	Meta         map[string]any
 	TTL          *int64
 	QueryAllowed *bool
-	State        *string
+	// Action changes the registry's state; "" leaves it.
+	Action Action
 }
 
 // RowRegistry holds the columns shared by the registries head and registry_versions.
@@ -206,11 +207,20 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 		if p.QueryAllowed != nil {
 			next.QueryAllowed = *p.QueryAllowed
 		}
-		if p.State != nil {
-			next.State = *p.State
+		if p.Action != "" {
+			if next.State, err = registryLifecycle.next(h.State, p.Action); err != nil {
+				return err
+			}
 		}
 		if next == h.RowRegistry {
 			return nil
+		}
+		// An archived registry changes only its state; a revoked one, nothing.
+		if h.State == StateRevoked {
+			return ErrRegistryRevoked
+		}
+		if h.State == StateArchived && p.Action == "" {
+			return ErrRegistryArchived
 		}
 		st := s.stamp()
 		next.VersionCount = h.VersionCount + 1

@@ -26,7 +26,8 @@ type SearchOptions struct {
 	RegistryName, RecordName string
 	From, To                 time.Time // updated at or after From; created at or before To
 	Fields                   []FieldFilter
-	Member                   bool // the caller is the namespace's owner or a delegate
+	Member                   bool   // the caller is the namespace's owner or a delegate
+	State                    string // the state the records read as (EffectiveState); "" for any
 	Page, Size               int
 }
 
@@ -68,7 +69,7 @@ type SearchResult struct {
 }
 
 // Search finds the latest versions of the namespace's records that match, newest update first.
-// Non-members see only live records of registries that allow queries.
+// Non-members see every record but drafts, of registries that allow queries.
 //
 // Postgres: a search first walks the namespace's records newest first (an index order) in
 // chunks, while the matches it finds promise at least SearchCountLimit+1 of them within a walk
@@ -80,14 +81,19 @@ type SearchResult struct {
 // full-text index (records_fts) finds when a condition has three characters or more, else
 // from the namespace's records; a broad search's page is read newest first.
 func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions) (SearchResult, error) {
-	return s.d.search(ctx, s, &searchQuery{namespaceID: namespaceID, o: o,
+	res, err := s.d.search(ctx, s, &searchQuery{namespaceID: namespaceID, o: o, nowMS: s.nowMS(),
 		pageFrom: (o.Page - 1) * o.Size, pageEnd: o.Page * o.Size})
+	if err != nil {
+		return SearchResult{}, err
+	}
+	return res, s.withRegistryStates(ctx, res.Records)
 }
 
 // searchQuery is a search on its way through the strategy of the store's dialect.
 type searchQuery struct {
 	namespaceID       string
 	o                 SearchOptions
+	nowMS             int64 // the instant the record states are read at
 	pageFrom, pageEnd int
 }
 
@@ -100,7 +106,10 @@ func (s *Store) searchFilter(q *searchQuery, walked bool) *where {
 	w := &where{}
 	if !o.Member {
 		w.add("r.registry_id IN (SELECT registry_id FROM registries WHERE namespace_id = ? AND query_allowed = ?)", q.namespaceID, true)
-		w.add("r.state = ?", StateLive)
+		w.add("r.state <> ?", StateDraft)
+	}
+	if o.State != "" {
+		effectiveStateFilter(w, o.State, q.nowMS)
 	}
 	if o.RegistryName != "" {
 		cond, arg := s.d.containsName("r.registry_name", o.RegistryName)
@@ -362,7 +371,7 @@ func (wk *searchWalk) step(ctx context.Context, n, want int) error {
 	// The order is checked below.
 	q := `SELECT record_id, updated_at, m, rn FROM (
 		SELECT r.record_id, r.updated_at, (` + match + `) AS m, row_number() OVER (ORDER BY r.updated_at DESC, r.record_id) AS rn
-		FROM (SELECT record_id, registry_id, registry_name, record_name, state, created_at, updated_at, search_text
+		FROM (SELECT record_id, registry_id, registry_name, record_name, state, valid_till, created_at, updated_at, search_text
 			FROM records` + inner.sql() + ` ORDER BY updated_at DESC, record_id LIMIT ?) r
 		) x WHERE m OR rn = ? LIMIT ?`
 	args := append(append(append([]any{}, wk.filter.args...), inner.args...), n, n, want)

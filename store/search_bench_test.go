@@ -188,16 +188,9 @@ func importForBench(b *testing.B, s *store.Store, n, regs int) string {
 	b.Helper()
 	ctx := context.Background()
 	start := time.Now()
-	u, err := s.EnsureUser(ctx, "bench@example.com")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ns, err := s.CreateNamespace(ctx, u, storetest.BenchCreator, store.NamespaceInput{Name: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, nsID := storetest.BenchNamespace(b, s)
 	for g := range regs {
-		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, storetest.BenchCreator, store.RegistryInput{RegistryName: fmt.Sprintf("r%d", g),
+		if _, err := s.CreateRegistry(ctx, nsID, storetest.BenchCreator, store.RegistryInput{RegistryName: fmt.Sprintf("r%d", g),
 			Tag: store.TagCustom, Schema: map[string]any{"type": "object"}}); err != nil {
 			b.Fatal(err)
 		}
@@ -208,14 +201,14 @@ func importForBench(b *testing.B, s *store.Store, n, regs int) string {
 		g := i % regs
 		batches[g] = append(batches[g], store.RecordInput{RecordName: storetest.PersonName(i), Description: "seeded", Details: storetest.Details(r, i)})
 		if len(batches[g]) == store.MaxBatch || i >= n-regs {
-			if _, err := s.AddRecords(ctx, ns.NamespaceID, fmt.Sprintf("r%d", g), storetest.BenchCreator, batches[g]); err != nil {
+			if _, err := s.AddRecords(ctx, nsID, fmt.Sprintf("r%d", g), storetest.BenchCreator, batches[g]); err != nil {
 				b.Fatal(err)
 			}
 			batches[g] = batches[g][:0]
 		}
 	}
 	fmt.Printf("\nimported %d records in %s\n", n, time.Since(start).Round(time.Millisecond))
-	return ns.NamespaceID
+	return nsID
 }
 
 // statsState describes the planner statistics of the records table on Postgres.

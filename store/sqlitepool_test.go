@@ -17,14 +17,7 @@ import (
 func TestSQLitePoolKeepsConnections(t *testing.T) {
 	s := storetest.Open(t, store.DialectSQLite)
 	ctx := context.Background()
-	ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Acme"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom,
-		Schema: map[string]any{"type": "object"}}); err != nil {
-		t.Fatal(err)
-	}
+	ns := acmePeople(t, s)
 	var in []store.RecordInput
 	for i := range 20 {
 		in = append(in, store.RecordInput{RecordName: fmt.Sprintf("rec-%d", i), Details: map[string]any{"i": float64(i)}})

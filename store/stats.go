@@ -40,12 +40,24 @@ var kindCounter = map[proof.Kind]string{
 	proof.KindRecord:    counterRecords,
 }
 
-// addToCounter increases the counter by n in tx, on a shard picked at random.
+// addToCounter increases the counter by n in tx. It starts from a shard picked at random and
+// takes the first one from there that no other transaction holds (on Postgres, SKIP LOCKED), so
+// that concurrent writers never wait for one another's counter row however their namespaces
+// differ; only when all the counter's shards are held does it wait, for the random one.
 func addToCounter(tx *gorm.DB, name string, n int) error {
 	if n == 0 {
 		return nil
 	}
-	err := tx.Exec(`UPDATE svc_counters SET n = n + ? WHERE name = ? AND shard = ?`, n, name, rand.IntN(counterShards)).Error
+	start := rand.IntN(counterShards)
+	res := tx.Exec(`UPDATE svc_counters SET n = n + ? WHERE name = ? AND shard = (SELECT shard FROM svc_counters
+		WHERE name = ? ORDER BY (shard + ?) % ? LIMIT 1`+skipLockedOf(tx)+`)`, n, name, name, counterShards-start, counterShards)
+	if res.Error != nil {
+		return translate(res.Error, "count "+name)
+	}
+	if res.RowsAffected == 1 {
+		return nil
+	}
+	err := tx.Exec(`UPDATE svc_counters SET n = n + ? WHERE name = ? AND shard = ?`, n, name, start).Error
 	return translate(err, "count "+name)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -85,4 +86,58 @@ func TestStatsCountWhatWritesCreate(t *testing.T) {
 		want.Records += 80
 		check("concurrent writers")
 	})
+}
+
+// On Postgres a writer never waits for another transaction's counter row: while one
+// transaction holds the shard its write took, 40 writes to another namespace, each free to
+// start on any shard, all finish (with one shard of 16 held, a writer that waited for it would
+// hang here with a chance of 1 - (15/16)^40 ≈ 92%), and once the held one commits every count is
+// there.
+func TestStatsWritersDoNotWaitForEachOthersCounter(t *testing.T) {
+	s := storetest.Open(t, store.DialectPostgres)
+	ctx := context.Background()
+	u, err := s.EnsureUser(ctx, "a@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nsIDs []string
+	for _, name := range []string{"held", "free"} {
+		ns, err := s.CreateNamespace(ctx, u, creator, store.NamespaceInput{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "r", Tag: store.TagCustom}); err != nil {
+			t.Fatal(err)
+		}
+		nsIDs = append(nsIDs, ns.NamespaceID)
+	}
+	took, release, held := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		held <- s.InTx(ctx, func(tx *store.Tx) error {
+			if _, err := tx.AddRecords(nsIDs[0], "r", creator, []store.RecordInput{{RecordName: "held", Details: map[string]any{}}}); err != nil {
+				return err
+			}
+			close(took)
+			<-release
+			return nil
+		})
+	}()
+	<-took
+	for i := range 40 {
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err := s.AddRecords(wctx, nsIDs[1], "r", creator, []store.RecordInput{{RecordName: fmt.Sprintf("free-%d", i), Details: map[string]any{}}})
+		cancel()
+		if err != nil {
+			close(release)
+			t.Fatalf("write %d while another transaction holds a counter shard: %v", i, err)
+		}
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Stats(ctx)
+	if err != nil || got.Records != 41 {
+		t.Fatalf("stats %+v, %v; want 41 records", got, err)
+	}
 }

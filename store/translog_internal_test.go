@@ -24,6 +24,8 @@ func preWriteTables(t *testing.T, s *Store) (drop func()) {
 	for name, ddl := range map[string]string{
 		"log_queue":    `CREATE TABLE log_queue (` + seq + `, version TEXT NOT NULL, leaf TEXT NOT NULL)`,
 		"svc_counters": `CREATE TABLE svc_counters (name TEXT NOT NULL, shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (name, shard))`,
+		"watch_subscriptions": `CREATE TABLE watch_subscriptions (subscription_id TEXT PRIMARY KEY, watch_type TEXT NOT NULL,
+			target_id TEXT NOT NULL, namespace_id TEXT NOT NULL)`,
 	} {
 		if tableExistsForTest(t, s, name) {
 			continue

@@ -66,8 +66,7 @@ func TestPublicVersionsAreQueuedForTheLog(t *testing.T) {
 		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "draft", "", store.RecordPatch{Details: map[string]any{"n": 4.0}}); err != nil {
 			t.Fatal(err)
 		}
-		live := store.StateLive
-		pub, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "draft", "", store.RecordPatch{State: &live})
+		pub, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "draft", "", store.RecordPatch{Action: store.ActionPublish})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,11 +19,17 @@ type versionRow[V any] interface {
 	first() bool
 	// queuedAt is the row with its log queue position (log_seq).
 	queuedAt(seq int64) V
+	// event is what a watch subscription's webhook says of the version (watch.go).
+	event() WatchEvent
 }
 
 func (r RowNamespaceVersion) queuedAt(seq int64) RowNamespaceVersion { r.LogSeq = &seq; return r }
 func (r regVersionRow) queuedAt(seq int64) regVersionRow             { r.LogSeq = &seq; return r }
 func (r recVersionRow) queuedAt(seq int64) recVersionRow             { r.LogSeq = &seq; return r }
+
+func (r RowNamespaceVersion) event() WatchEvent { return watchEventOf(r, "", r.CreatedAt) }
+func (r regVersionRow) event() WatchEvent       { return watchEventOf(r, r.State, r.CreatedAt) }
+func (r recVersionRow) event() WatchEvent       { return watchEventOf(r, r.State, r.CreatedAt) }
 
 func (r RowNamespaceVersion) first() bool { return r.VersionCount == 1 }
 func (r regVersionRow) first() bool       { return r.VersionCount == 1 }
@@ -68,11 +74,17 @@ const versionBatch = 500
 // is queued for the log (log_queue) in the same transaction, in the order of rows, so that the
 // log and the directory can never disagree on what exists; its row keeps its queue position. The integrator (package translog)
 // takes it from the queue into the tree.
+//
+// Watch subscriptions attach here too: each public version of a watched entry queues one
+// webhook event per subscription (watch_outbox), in the same transaction (watch.go).
 func appendVersions[V versionRow[V]](tx *gorm.DB, rows []V) error {
 	if len(rows) == 0 {
 		return nil
 	}
 	if err := queueForLog(tx, rows); err != nil {
+		return err
+	}
+	if err := queueForWatchers(tx, rows); err != nil {
 		return err
 	}
 	if err := tx.CreateInBatches(rows, versionBatch).Error; err != nil {

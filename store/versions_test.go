@@ -85,7 +85,7 @@ func TestWriteAnswersEqualTheirLookups(t *testing.T) {
 			{"update record details", store.RecordPatch{Details: map[string]any{"email": "b@example.com", "k": []any{}}}},
 			{"update record meta and ttl", store.RecordPatch{Meta: map[string]any{}, TTL: ptr(int64(5))}},
 			{"clear valid_till", store.RecordPatch{ClearValidTo: true}},
-			{"publish record", store.RecordPatch{State: ptr(store.StateLive)}},
+			{"publish record", store.RecordPatch{Action: store.ActionPublish}},
 			{"record patch that changes nothing", store.RecordPatch{TTL: ptr(int64(5))}},
 		} {
 			rec, err = s.UpdateRecord(ctx, ns.NamespaceID, "people", "alice", "", p.patch)

@@ -64,14 +64,7 @@ func TestWritersTakeTurns(t *testing.T) {
 func TestLogIntegrationBesideBulkWriters(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Acme"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom,
-			Schema: map[string]any{"type": "object"}}); err != nil {
-			t.Fatal(err)
-		}
+		ns := acmePeople(t, s)
 		var stop atomic.Bool
 		var writers errgroup.Group
 		for w := range 4 {

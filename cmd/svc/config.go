@@ -22,6 +22,7 @@ type Config struct {
 	DNSServer        string
 	VerifyHTTPPort   int
 	VerifyInsecure   bool
+	WebhookInsecure  bool
 	ReverifyInterval time.Duration
 	ReverifyGrace    time.Duration
 	ReverifySweep    time.Duration
@@ -97,6 +98,11 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 		return c, err
 	}
 	fs.BoolVar(&c.VerifyInsecure, "verify-insecure", insecure, "TESTS ONLY: plain HTTP and loopback targets for verification [SVC_VERIFY_INSECURE]")
+	webhookInsecure, err := envBool("SVC_WEBHOOK_INSECURE", false)
+	if err != nil {
+		return c, err
+	}
+	fs.BoolVar(&c.WebhookInsecure, "webhook-insecure", webhookInsecure, "TESTS ONLY: plain HTTP and loopback webhook URLs for watch subscriptions [SVC_WEBHOOK_INSECURE]")
 	for _, d := range []struct {
 		dst  *time.Duration
 		flag string

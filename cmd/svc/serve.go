@@ -10,15 +10,23 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/svc-directory/svc/csvjob"
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/webhook"
 )
 
 // logInterval is how often the transparency log integrates waiting versions (a new checkpoint
 // within a second of a write).
 const logInterval = 250 * time.Millisecond
+
+// webhookInterval is how often the webhook sender looks for due events.
+const webhookInterval = 500 * time.Millisecond
+
+// importInterval is how often the import worker looks for waiting CSV jobs.
+const importInterval = time.Second
 
 // witnessInterval is how often the latest checkpoint is offered to the log's witnesses (when it
 // grew since the last cosigned one).
@@ -71,17 +79,25 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if cfg.VerifyInsecure {
 		log.Warn("SVC_VERIFY_INSECURE is on: domain verification accepts plain HTTP and private addresses (tests only)")
 	}
+	if cfg.WebhookInsecure {
+		log.Warn("SVC_WEBHOOK_INSECURE is on: webhooks may be plain HTTP to loopback addresses (tests only)")
+	}
+	webhookMetrics := webhook.NewMetrics(st, time.Now)
+	sender := webhook.NewSender(st, webhook.Config{Logger: log,
+		Poster: webhook.NewPoster(webhook.PostOptions{Insecure: cfg.WebhookInsecure, Resolver: domainverify.NewDNSResolver(cfg.DNSServer, 5*time.Second)}),
+	}).WithMetrics(webhookMetrics)
 	srvr, err := server.NewServer(server.Config{
-		Store:          st,
-		Logger:         log,
-		DIDHost:        cfg.DIDHost,
-		LookupCacheTTL: cfg.LookupCacheTTL,
-		Checker:        checker,
-		Reverify:       server.ReverifyConfig{Interval: cfg.ReverifyInterval, Grace: cfg.ReverifyGrace, Sweep: cfg.ReverifySweep},
-		RateLimit:      server.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
-		CORSOrigins:    cfg.CORSOrigins,
-		LogVerifierKey: logKey.VerifierKey,
-		Collectors:     logMetrics.Collectors(),
+		Store:           st,
+		Logger:          log,
+		DIDHost:         cfg.DIDHost,
+		LookupCacheTTL:  cfg.LookupCacheTTL,
+		Checker:         checker,
+		Reverify:        server.ReverifyConfig{Interval: cfg.ReverifyInterval, Grace: cfg.ReverifyGrace, Sweep: cfg.ReverifySweep},
+		RateLimit:       server.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
+		CORSOrigins:     cfg.CORSOrigins,
+		LogVerifierKey:  logKey.VerifierKey,
+		Collectors:      append(logMetrics.Collectors(), webhookMetrics.Collectors()...),
+		WebhookInsecure: cfg.WebhookInsecure,
 	})
 	if err != nil {
 		return err
@@ -92,6 +108,10 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	bgDone, logDone := make(chan struct{}), make(chan struct{})
 	go func() { defer close(bgDone); srvr.Verification().Run(bgctx) }()
 	go func() { defer close(logDone); integrator.Run(bgctx, logInterval) }()
+	webhookDone, importDone := make(chan struct{}), make(chan struct{})
+	go func() { defer close(webhookDone); sender.Run(bgctx, webhookInterval) }()
+	importer := csvjob.NewWorker(st, log, nil)
+	go func() { defer close(importDone); importer.Run(bgctx, importInterval) }()
 	witnessDone := make(chan struct{})
 	if witnesser != nil {
 		go func() { defer close(witnessDone); witnesser.Run(bgctx, witnessInterval) }()
@@ -138,6 +158,8 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	<-bgDone
 	<-logDone
 	<-witnessDone
+	<-webhookDone
+	<-importDone
 	log.Info("stopped")
 	return nil
 }

@@ -153,6 +153,54 @@ func (e ErrorCode) Valid() bool {
 	}
 }
 
+// Defines values for JobState.
+const (
+	JobStateDone    JobState = "done"
+	JobStateFailed  JobState = "failed"
+	JobStateQueued  JobState = "queued"
+	JobStateRunning JobState = "running"
+)
+
+// Valid indicates whether the value is a known member of the JobState enum.
+func (e JobState) Valid() bool {
+	switch e {
+	case JobStateDone:
+		return true
+	case JobStateFailed:
+		return true
+	case JobStateQueued:
+		return true
+	case JobStateRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JobDetailState.
+const (
+	JobDetailStateDone    JobDetailState = "done"
+	JobDetailStateFailed  JobDetailState = "failed"
+	JobDetailStateQueued  JobDetailState = "queued"
+	JobDetailStateRunning JobDetailState = "running"
+)
+
+// Valid indicates whether the value is a known member of the JobDetailState enum.
+func (e JobDetailState) Valid() bool {
+	switch e {
+	case JobDetailStateDone:
+		return true
+	case JobDetailStateFailed:
+		return true
+	case JobDetailStateQueued:
+		return true
+	case JobDetailStateRunning:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for NotificationEventType.
 const (
 	NotificationEventTypeAccepted NotificationEventType = "accepted"
@@ -195,18 +243,27 @@ func (e NotificationSummaryEventType) Valid() bool {
 	}
 }
 
-// Defines values for RecordRegistryState.
+// Defines values for RecordEffectiveState.
 const (
-	RecordRegistryStateInactive RecordRegistryState = "inactive"
-	RecordRegistryStateLive     RecordRegistryState = "live"
+	RecordEffectiveStateDraft     RecordEffectiveState = "draft"
+	RecordEffectiveStateExpired   RecordEffectiveState = "expired"
+	RecordEffectiveStateLive      RecordEffectiveState = "live"
+	RecordEffectiveStateRevoked   RecordEffectiveState = "revoked"
+	RecordEffectiveStateSuspended RecordEffectiveState = "suspended"
 )
 
-// Valid indicates whether the value is a known member of the RecordRegistryState enum.
-func (e RecordRegistryState) Valid() bool {
+// Valid indicates whether the value is a known member of the RecordEffectiveState enum.
+func (e RecordEffectiveState) Valid() bool {
 	switch e {
-	case RecordRegistryStateInactive:
+	case RecordEffectiveStateDraft:
 		return true
-	case RecordRegistryStateLive:
+	case RecordEffectiveStateExpired:
+		return true
+	case RecordEffectiveStateLive:
+		return true
+	case RecordEffectiveStateRevoked:
+		return true
+	case RecordEffectiveStateSuspended:
 		return true
 	default:
 		return false
@@ -215,8 +272,10 @@ func (e RecordRegistryState) Valid() bool {
 
 // Defines values for RecordState.
 const (
-	RecordStateDraft RecordState = "draft"
-	RecordStateLive  RecordState = "live"
+	RecordStateDraft     RecordState = "draft"
+	RecordStateLive      RecordState = "live"
+	RecordStateRevoked   RecordState = "revoked"
+	RecordStateSuspended RecordState = "suspended"
 )
 
 // Valid indicates whether the value is a known member of the RecordState enum.
@@ -226,41 +285,9 @@ func (e RecordState) Valid() bool {
 		return true
 	case RecordStateLive:
 		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for RecordListEntryState.
-const (
-	RecordListEntryStateDraft RecordListEntryState = "draft"
-	RecordListEntryStateLive  RecordListEntryState = "live"
-)
-
-// Valid indicates whether the value is a known member of the RecordListEntryState enum.
-func (e RecordListEntryState) Valid() bool {
-	switch e {
-	case RecordListEntryStateDraft:
+	case RecordStateRevoked:
 		return true
-	case RecordListEntryStateLive:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for RegistryState.
-const (
-	RegistryStateInactive RegistryState = "inactive"
-	RegistryStateLive     RegistryState = "live"
-)
-
-// Valid indicates whether the value is a known member of the RegistryState enum.
-func (e RegistryState) Valid() bool {
-	switch e {
-	case RegistryStateInactive:
-		return true
-	case RegistryStateLive:
+	case RecordStateSuspended:
 		return true
 	default:
 		return false
@@ -291,24 +318,6 @@ func (e RegistryTag) Valid() bool {
 	}
 }
 
-// Defines values for RegistryListEntryState.
-const (
-	RegistryListEntryStateInactive RegistryListEntryState = "inactive"
-	RegistryListEntryStateLive     RegistryListEntryState = "live"
-)
-
-// Valid indicates whether the value is a known member of the RegistryListEntryState enum.
-func (e RegistryListEntryState) Valid() bool {
-	switch e {
-	case RegistryListEntryStateInactive:
-		return true
-	case RegistryListEntryStateLive:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for RegistryListEntryTag.
 const (
 	RegistryListEntryTagCustom     RegistryListEntryTag = "custom"
@@ -333,18 +342,24 @@ func (e RegistryListEntryTag) Valid() bool {
 	}
 }
 
-// Defines values for SearchResultState.
+// Defines values for RegistryState.
 const (
-	SearchResultStateDraft SearchResultState = "draft"
-	SearchResultStateLive  SearchResultState = "live"
+	RegistryStateArchived RegistryState = "archived"
+	RegistryStateInactive RegistryState = "inactive"
+	RegistryStateLive     RegistryState = "live"
+	RegistryStateRevoked  RegistryState = "revoked"
 )
 
-// Valid indicates whether the value is a known member of the SearchResultState enum.
-func (e SearchResultState) Valid() bool {
+// Valid indicates whether the value is a known member of the RegistryState enum.
+func (e RegistryState) Valid() bool {
 	switch e {
-	case SearchResultStateDraft:
+	case RegistryStateArchived:
 		return true
-	case SearchResultStateLive:
+	case RegistryStateInactive:
+		return true
+	case RegistryStateLive:
+		return true
+	case RegistryStateRevoked:
 		return true
 	default:
 		return false
@@ -374,16 +389,16 @@ func (e VerificationLogLookupType) Valid() bool {
 
 // Defines values for VerificationLogResult.
 const (
-	Failed  VerificationLogResult = "failed"
-	Success VerificationLogResult = "success"
+	VerificationLogResultFailed  VerificationLogResult = "failed"
+	VerificationLogResultSuccess VerificationLogResult = "success"
 )
 
 // Valid indicates whether the value is a known member of the VerificationLogResult enum.
 func (e VerificationLogResult) Valid() bool {
 	switch e {
-	case Failed:
+	case VerificationLogResultFailed:
 		return true
-	case Success:
+	case VerificationLogResultSuccess:
 		return true
 	default:
 		return false
@@ -405,6 +420,96 @@ func (e VerificationMethod) Valid() bool {
 	case SelfDns:
 		return true
 	case SelfHttp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WatchState.
+const (
+	WatchStateActive  WatchState = "active"
+	WatchStateFailing WatchState = "failing"
+)
+
+// Valid indicates whether the value is a known member of the WatchState enum.
+func (e WatchState) Valid() bool {
+	switch e {
+	case WatchStateActive:
+		return true
+	case WatchStateFailing:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WatchType.
+const (
+	WatchTypeNamespace WatchType = "namespace"
+	WatchTypeRecord    WatchType = "record"
+	WatchTypeRegistry  WatchType = "registry"
+)
+
+// Valid indicates whether the value is a known member of the WatchType enum.
+func (e WatchType) Valid() bool {
+	switch e {
+	case WatchTypeNamespace:
+		return true
+	case WatchTypeRecord:
+		return true
+	case WatchTypeRegistry:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEventKind.
+const (
+	WebhookEventKindNamespace WebhookEventKind = "namespace"
+	WebhookEventKindRecord    WebhookEventKind = "record"
+	WebhookEventKindRegistry  WebhookEventKind = "registry"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEventKind enum.
+func (e WebhookEventKind) Valid() bool {
+	switch e {
+	case WebhookEventKindNamespace:
+		return true
+	case WebhookEventKindRecord:
+		return true
+	case WebhookEventKindRegistry:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookPayloadType.
+const (
+	NamespaceCreated WebhookPayloadType = "namespace.created"
+	NamespaceUpdated WebhookPayloadType = "namespace.updated"
+	RecordCreated    WebhookPayloadType = "record.created"
+	RecordUpdated    WebhookPayloadType = "record.updated"
+	RegistryCreated  WebhookPayloadType = "registry.created"
+	RegistryUpdated  WebhookPayloadType = "registry.updated"
+)
+
+// Valid indicates whether the value is a known member of the WebhookPayloadType enum.
+func (e WebhookPayloadType) Valid() bool {
+	switch e {
+	case NamespaceCreated:
+		return true
+	case NamespaceUpdated:
+		return true
+	case RecordCreated:
+		return true
+	case RecordUpdated:
+		return true
+	case RegistryCreated:
+		return true
+	case RegistryUpdated:
 		return true
 	default:
 		return false
@@ -438,7 +543,9 @@ func (e Sort) Valid() bool {
 // Defines values for QueryRegistriesParamsStatus.
 const (
 	QueryRegistriesParamsStatusActive   QueryRegistriesParamsStatus = "active"
+	QueryRegistriesParamsStatusArchived QueryRegistriesParamsStatus = "archived"
 	QueryRegistriesParamsStatusInactive QueryRegistriesParamsStatus = "inactive"
+	QueryRegistriesParamsStatusRevoked  QueryRegistriesParamsStatus = "revoked"
 )
 
 // Valid indicates whether the value is a known member of the QueryRegistriesParamsStatus enum.
@@ -446,7 +553,11 @@ func (e QueryRegistriesParamsStatus) Valid() bool {
 	switch e {
 	case QueryRegistriesParamsStatusActive:
 		return true
+	case QueryRegistriesParamsStatusArchived:
+		return true
 	case QueryRegistriesParamsStatusInactive:
+		return true
+	case QueryRegistriesParamsStatusRevoked:
 		return true
 	default:
 		return false
@@ -477,24 +588,6 @@ func (e QueryRegistriesParamsSort) Valid() bool {
 	}
 }
 
-// Defines values for QueryRecordsParamsState.
-const (
-	QueryRecordsParamsStateDraft QueryRecordsParamsState = "draft"
-	QueryRecordsParamsStateLive  QueryRecordsParamsState = "live"
-)
-
-// Valid indicates whether the value is a known member of the QueryRecordsParamsState enum.
-func (e QueryRecordsParamsState) Valid() bool {
-	switch e {
-	case QueryRecordsParamsStateDraft:
-		return true
-	case QueryRecordsParamsStateLive:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for QueryRecordsParamsSort.
 const (
 	QueryRecordsParamsSortDate   QueryRecordsParamsSort = "date"
@@ -513,6 +606,30 @@ func (e QueryRecordsParamsSort) Valid() bool {
 	case QueryRecordsParamsSortName:
 		return true
 	case QueryRecordsParamsSortStatus:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetRegistriesByTagParamsStatus.
+const (
+	GetRegistriesByTagParamsStatusActive   GetRegistriesByTagParamsStatus = "active"
+	GetRegistriesByTagParamsStatusArchived GetRegistriesByTagParamsStatus = "archived"
+	GetRegistriesByTagParamsStatusInactive GetRegistriesByTagParamsStatus = "inactive"
+	GetRegistriesByTagParamsStatusRevoked  GetRegistriesByTagParamsStatus = "revoked"
+)
+
+// Valid indicates whether the value is a known member of the GetRegistriesByTagParamsStatus enum.
+func (e GetRegistriesByTagParamsStatus) Valid() bool {
+	switch e {
+	case GetRegistriesByTagParamsStatusActive:
+		return true
+	case GetRegistriesByTagParamsStatusArchived:
+		return true
+	case GetRegistriesByTagParamsStatusInactive:
+		return true
+	case GetRegistriesByTagParamsStatusRevoked:
 		return true
 	default:
 		return false
@@ -649,6 +766,20 @@ type CreateRegistryRequest struct {
 // CreateRegistryRequestTag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
 type CreateRegistryRequestTag string
 
+// CreateWatchRequest The body of createWatchSubscription.
+type CreateWatchRequest struct {
+	// TargetId The namespace_id, registry_id or record_id watched.
+	TargetId string `json:"target_id"`
+
+	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+	WatchType WatchType `json:"watch_type"`
+
+	// WebhookUrl Where events are posted; https on a public address.
+	//
+	// Example: https://hooks.example.com/svc
+	WebhookUrl string `json:"webhook_url"`
+}
+
 // Delegate The owner or a delegate of a namespace.
 type Delegate struct {
 	// AddedAt UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -771,6 +902,113 @@ type GetDnsTxtResponse struct {
 
 // JSONObject A free-form JSON object.
 type JSONObject map[string]interface{}
+
+// Job An import job (docs/csv.md).
+type Job struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	ErrorRows int64     `json:"error_rows"`
+
+	// Failure Why a failed job stopped; empty otherwise.
+	Failure      string `json:"failure"`
+	ImportedRows int64  `json:"imported_rows"`
+	JobId        string `json:"job_id"`
+	NamespaceId  string `json:"namespace_id"`
+
+	// ProcessedRows Rows done, imported or refused.
+	ProcessedRows int64 `json:"processed_rows"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// State `queued`, `running`, `done` (every row imported or refused), or `failed` (stopped; `failure` says why).
+	State     JobState `json:"state"`
+	TotalRows int64    `json:"total_rows"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// JobState `queued`, `running`, `done` (every row imported or refused), or `failed` (stopped; `failure` says why).
+type JobState string
+
+// JobDetail An import job with its first row errors.
+type JobDetail struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	ErrorRows int64     `json:"error_rows"`
+
+	// Errors The first 1,000 row errors, by row.
+	Errors []JobRowError `json:"errors"`
+
+	// Failure Why a failed job stopped; empty otherwise.
+	Failure      string `json:"failure"`
+	ImportedRows int64  `json:"imported_rows"`
+	JobId        string `json:"job_id"`
+	NamespaceId  string `json:"namespace_id"`
+
+	// ProcessedRows Rows done, imported or refused.
+	ProcessedRows int64 `json:"processed_rows"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RegistryName EntryName `json:"registry_name"`
+
+	// State `queued`, `running`, `done` (every row imported or refused), or `failed` (stopped; `failure` says why).
+	State     JobDetailState `json:"state"`
+	TotalRows int64          `json:"total_rows"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// JobDetailState `queued`, `running`, `done` (every row imported or refused), or `failed` (stopped; `failure` says why).
+type JobDetailState string
+
+// JobDetailResponse The answer of getJob.
+type JobDetailResponse struct {
+	// Data An import job with its first row errors.
+	Data JobDetail `json:"data"`
+
+	// Message Example: Job found
+	Message string `json:"message"`
+}
+
+// JobResponse The answer of bulkUploadRecords.
+type JobResponse struct {
+	// Data An import job (docs/csv.md).
+	Data Job `json:"data"`
+
+	// Message Example: Import queued
+	Message string `json:"message"`
+}
+
+// JobRowError A row an import job refused, and why.
+type JobRowError struct {
+	Message string `json:"message"`
+
+	// Row The row, 1 being the first after the header.
+	Row int64 `json:"row"`
+}
+
+// JobsResponse The answer of listJobs.
+type JobsResponse struct {
+	Data []Job `json:"data"`
+
+	// Message Example: Jobs found
+	Message string `json:"message"`
+}
 
 // LogConsistency A consistency proof between two trees of the transparency log.
 type LogConsistency struct {
@@ -1047,6 +1285,9 @@ type Record struct {
 	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
+	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+	EffectiveState RecordEffectiveState `json:"effective_state"`
+
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
 	// Example: 2026-11-22T08:00:00.000Z
@@ -1074,13 +1315,17 @@ type Record struct {
 	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
 	//
 	// Example: employees
-	RegistryName  EntryName           `json:"registry_name"`
-	RegistryState RecordRegistryState `json:"registry_state"`
+	RegistryName EntryName `json:"registry_name"`
+
+	// RegistryState A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+	RegistryState RegistryState `json:"registry_state"`
 
 	// Schema A free-form JSON object.
-	Schema JSONObject  `json:"schema"`
-	State  RecordState `json:"state"`
-	Ttl    int64       `json:"ttl"`
+	Schema JSONObject `json:"schema"`
+
+	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+	State RecordState `json:"state"`
+	Ttl   int64       `json:"ttl"`
 
 	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1095,11 +1340,8 @@ type Record struct {
 	VersionCount int64   `json:"version_count"`
 }
 
-// RecordRegistryState defines model for Record.RegistryState.
-type RecordRegistryState string
-
-// RecordState defines model for Record.State.
-type RecordState string
+// RecordEffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+type RecordEffectiveState string
 
 // RecordListEntry One record in a list of records (record query).
 type RecordListEntry struct {
@@ -1118,6 +1360,9 @@ type RecordListEntry struct {
 	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
+	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+	EffectiveState RecordEffectiveState `json:"effective_state"`
+
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
 	// Example: 2026-11-22T08:00:00.000Z
@@ -1130,9 +1375,11 @@ type RecordListEntry struct {
 	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
 	//
 	// Example: employees
-	RecordName EntryName            `json:"record_name"`
-	State      RecordListEntryState `json:"state"`
-	Ttl        int64                `json:"ttl"`
+	RecordName EntryName `json:"record_name"`
+
+	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+	State RecordState `json:"state"`
+	Ttl   int64       `json:"ttl"`
 
 	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1145,9 +1392,6 @@ type RecordListEntry struct {
 	Version      Version `json:"version"`
 	VersionCount int64   `json:"version_count"`
 }
-
-// RecordListEntryState defines model for RecordListEntry.State.
-type RecordListEntryState string
 
 // RecordLookupResponse The answer of a record lookup.
 type RecordLookupResponse struct {
@@ -1199,6 +1443,9 @@ type RecordQueryResponse struct {
 	// Message Example: Records retrieved
 	Message string `json:"message"`
 }
+
+// RecordState The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+type RecordState string
 
 // RecordVersionsData The `data` of the record versions answer.
 type RecordVersionsData struct {
@@ -1285,10 +1532,12 @@ type Registry struct {
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
-	Schema JSONObject    `json:"schema"`
-	State  RegistryState `json:"state"`
-	Tag    RegistryTag   `json:"tag"`
-	Ttl    int64         `json:"ttl"`
+	Schema JSONObject `json:"schema"`
+
+	// State A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+	State RegistryState `json:"state"`
+	Tag   RegistryTag   `json:"tag"`
+	Ttl   int64         `json:"ttl"`
 
 	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1301,9 +1550,6 @@ type Registry struct {
 	Version      Version `json:"version"`
 	VersionCount int64   `json:"version_count"`
 }
-
-// RegistryState defines model for Registry.State.
-type RegistryState string
 
 // RegistryTag defines model for Registry.Tag.
 type RegistryTag string
@@ -1363,10 +1609,12 @@ type RegistryListEntry struct {
 	RegistryName EntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
-	Schema JSONObject             `json:"schema"`
-	State  RegistryListEntryState `json:"state"`
-	Tag    RegistryListEntryTag   `json:"tag"`
-	Ttl    int64                  `json:"ttl"`
+	Schema JSONObject `json:"schema"`
+
+	// State A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+	State RegistryState        `json:"state"`
+	Tag   RegistryListEntryTag `json:"tag"`
+	Ttl   int64                `json:"ttl"`
 
 	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1379,9 +1627,6 @@ type RegistryListEntry struct {
 	Version      Version `json:"version"`
 	VersionCount int64   `json:"version_count"`
 }
-
-// RegistryListEntryState defines model for RegistryListEntry.State.
-type RegistryListEntryState string
 
 // RegistryListEntryTag defines model for RegistryListEntry.Tag.
 type RegistryListEntryTag string
@@ -1425,6 +1670,9 @@ type RegistryQueryResponse struct {
 	// Message Example: Registries retrieved
 	Message string `json:"message"`
 }
+
+// RegistryState A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+type RegistryState string
 
 // RegistryVersionsData The `data` of the registry versions answer.
 type RegistryVersionsData struct {
@@ -1507,6 +1755,9 @@ type SearchResult struct {
 	// Details A free-form JSON object.
 	Details JSONObject `json:"details"`
 
+	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+	EffectiveState RecordEffectiveState `json:"effective_state"`
+
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
 	// Example: 2026-11-22T08:00:00.000Z
@@ -1526,9 +1777,11 @@ type SearchResult struct {
 	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
 	//
 	// Example: employees
-	RegistryName EntryName         `json:"registry_name"`
-	State        SearchResultState `json:"state"`
-	Ttl          int64             `json:"ttl"`
+	RegistryName EntryName `json:"registry_name"`
+
+	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+	State RecordState `json:"state"`
+	Ttl   int64       `json:"ttl"`
 
 	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
 	//
@@ -1542,9 +1795,6 @@ type SearchResult struct {
 	Version      Version `json:"version"`
 	VersionCount int64   `json:"version_count"`
 }
-
-// SearchResultState defines model for SearchResult.State.
-type SearchResultState string
 
 // Stats How many of each the directory holds.
 type Stats struct {
@@ -1713,6 +1963,150 @@ type VerifyRegistryLookupRequest struct {
 //
 // Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
 type Version = string
+
+// WatchCreated A new subscription and its signing secret.
+type WatchCreated struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt    Timestamp `json:"created_at"`
+	FailingSince *string   `json:"failing_since"`
+	NamespaceId  string    `json:"namespace_id"`
+
+	// Secret The Standard Webhooks signing secret (whsec_ and base64), shown only once.
+	//
+	// Example: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+	Secret string `json:"secret"`
+
+	// State `failing` once an event could not be delivered within 24 hours; a later delivery makes it `active` again.
+	State          WatchState `json:"state"`
+	SubscriptionId string     `json:"subscription_id"`
+	TargetId       string     `json:"target_id"`
+
+	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+	WatchType  WatchType `json:"watch_type"`
+	WebhookUrl string    `json:"webhook_url"`
+}
+
+// WatchCreatedResponse The answer of createWatchSubscription.
+type WatchCreatedResponse struct {
+	// Data A new subscription and its signing secret.
+	Data WatchCreated `json:"data"`
+
+	// Message Example: Subscription created
+	Message string `json:"message"`
+}
+
+// WatchDeliveriesResponse The answer of listWatchDeliveries.
+type WatchDeliveriesResponse struct {
+	Data []WatchDelivery `json:"data"`
+
+	// Message Example: Deliveries found
+	Message string `json:"message"`
+}
+
+// WatchDelivery One delivery attempt of an event.
+type WatchDelivery struct {
+	Attempt int `json:"attempt"`
+
+	// AttemptedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	AttemptedAt Timestamp `json:"attempted_at"`
+	Delivered   bool      `json:"delivered"`
+
+	// Error What went wrong; empty when delivered.
+	Error string `json:"error"`
+
+	// EventId The event's webhook-id, the same on every attempt.
+	EventId string `json:"event_id"`
+
+	// StatusCode The receiver's HTTP status; 0 when it did not answer.
+	StatusCode int `json:"status_code"`
+}
+
+// WatchState `failing` once an event could not be delivered within 24 hours; a later delivery makes it `active` again.
+type WatchState string
+
+// WatchSubscription A watch subscription (without its secret).
+type WatchSubscription struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt    Timestamp `json:"created_at"`
+	FailingSince *string   `json:"failing_since"`
+	NamespaceId  string    `json:"namespace_id"`
+
+	// State `failing` once an event could not be delivered within 24 hours; a later delivery makes it `active` again.
+	State          WatchState `json:"state"`
+	SubscriptionId string     `json:"subscription_id"`
+	TargetId       string     `json:"target_id"`
+
+	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+	WatchType  WatchType `json:"watch_type"`
+	WebhookUrl string    `json:"webhook_url"`
+}
+
+// WatchSubscriptionResponse The answer of getWatchSubscription.
+type WatchSubscriptionResponse struct {
+	// Data A watch subscription (without its secret).
+	Data WatchSubscription `json:"data"`
+
+	// Message Example: Subscription found
+	Message string `json:"message"`
+}
+
+// WatchSubscriptionsResponse The answer of listWatchSubscriptions.
+type WatchSubscriptionsResponse struct {
+	Data []WatchSubscription `json:"data"`
+
+	// Message Example: Subscriptions found
+	Message string `json:"message"`
+}
+
+// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+type WatchType string
+
+// WebhookEvent The new version a webhook announces; look it up with version_id and recompute its digest to trust it.
+type WebhookEvent struct {
+	Digest      string           `json:"digest"`
+	Kind        WebhookEventKind `json:"kind"`
+	NamespaceId string           `json:"namespace_id"`
+
+	// RecordId Records.
+	RecordId *string `json:"record_id,omitempty"`
+
+	// RegistryId Registries and records.
+	RegistryId *string `json:"registry_id,omitempty"`
+
+	// State The version's state (registries and records; see RegistryState and RecordState).
+	State *string `json:"state,omitempty"`
+
+	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
+	//
+	// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
+	Version      Version `json:"version"`
+	VersionCount int64   `json:"version_count"`
+}
+
+// WebhookEventKind defines model for WebhookEvent.Kind.
+type WebhookEventKind string
+
+// WebhookPayload The body of a webhook delivery (docs/webhooks.md), in the Standard Webhooks shape.
+type WebhookPayload struct {
+	// Data The new version a webhook announces; look it up with version_id and recompute its digest to trust it.
+	Data           WebhookEvent `json:"data"`
+	SubscriptionId string       `json:"subscription_id"`
+
+	// Timestamp When the version was made.
+	Timestamp time.Time `json:"timestamp"`
+
+	// Type `<kind>.created` for an entry's first version, else `<kind>.updated`.
+	Type WebhookPayloadType `json:"type"`
+}
+
+// WebhookPayloadType `<kind>.created` for an entry's first version, else `<kind>.updated`.
+type WebhookPayloadType string
 
 // AsOn defines model for AsOn.
 type AsOn = openapi_types.Date
@@ -1890,7 +2284,7 @@ type QueryRegistriesParams struct {
 	// To Entries updated on or before this UTC day.
 	To *ToDate `form:"to,omitempty" json:"to,omitempty"`
 
-	// Status Registry status filter.
+	// Status Registry status filter (`active` is `live`).
 	Status *QueryRegistriesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
 
 	// Name Partial, case-insensitive name match (at least 3 characters).
@@ -1923,8 +2317,8 @@ type QueryRecordsParams struct {
 	// To Entries updated on or before this UTC day.
 	To *ToDate `form:"to,omitempty" json:"to,omitempty"`
 
-	// State Record state filter.
-	State *QueryRecordsParamsState `form:"state,omitempty" json:"state,omitempty"`
+	// State Record state filter, on the state a record reads as (`effective_state`).
+	State *RecordEffectiveState `form:"state,omitempty" json:"state,omitempty"`
 
 	// Name Partial, case-insensitive name match (at least 3 characters).
 	Name *NameFilter `form:"name,omitempty" json:"name,omitempty"`
@@ -1942,9 +2336,6 @@ type QueryRecordsParams struct {
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
 }
 
-// QueryRecordsParamsState defines parameters for QueryRecords.
-type QueryRecordsParamsState string
-
 // QueryRecordsParamsSort defines parameters for QueryRecords.
 type QueryRecordsParamsSort string
 
@@ -1961,6 +2352,9 @@ type SearchRecordsParams struct {
 
 	// To Records created or updated at or before this time.
 	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// RecordState Records that read as this state (`effective_state`). Named `record_state` so that a details field called `state` stays searchable.
+	RecordState *RecordEffectiveState `form:"record_state,omitempty" json:"record_state,omitempty"`
 
 	// Page Page number, from 1.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
@@ -1990,6 +2384,18 @@ type ActivateRegistryParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// ArchiveRegistryParams defines parameters for ArchiveRegistry.
+type ArchiveRegistryParams struct {
+	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// BulkUploadRecordsMultipartBody defines parameters for BulkUploadRecords.
+type BulkUploadRecordsMultipartBody struct {
+	// File The CSV file.
+	File openapi_types.File `json:"file"`
+}
+
 // DeactivateRegistryParams defines parameters for DeactivateRegistry.
 type DeactivateRegistryParams struct {
 	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
@@ -2003,6 +2409,18 @@ type GetRegistryVerificationLogsParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+}
+
+// RestoreRegistryParams defines parameters for RestoreRegistry.
+type RestoreRegistryParams struct {
+	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// RevokeRegistryParams defines parameters for RevokeRegistry.
+type RevokeRegistryParams struct {
+	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // UpdateRegistryParams defines parameters for UpdateRegistry.
@@ -2026,10 +2444,49 @@ type PublishRecordParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// ReinstateRecordParams defines parameters for ReinstateRecord.
+type ReinstateRecordParams struct {
+	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// RevokeRecordParams defines parameters for RevokeRecord.
+type RevokeRecordParams struct {
+	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// SuspendRecordParams defines parameters for SuspendRecord.
+type SuspendRecordParams struct {
+	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // UpdateRecordParams defines parameters for UpdateRecord.
 type UpdateRecordParams struct {
 	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// GetRegistriesByTagParams defines parameters for GetRegistriesByTag.
+type GetRegistriesByTagParams struct {
+	// Status The registries' state (default `active`, that is live).
+	Status *GetRegistriesByTagParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// GetRegistriesByTagParamsStatus defines parameters for GetRegistriesByTag.
+type GetRegistriesByTagParamsStatus string
+
+// VersionEventParams defines parameters for VersionEvent.
+type VersionEventParams struct {
+	// WebhookId The event's id, the same on every attempt.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp When this attempt was signed, in Unix seconds.
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature v1, and the base64 of HMAC-SHA256 over id.timestamp.body keyed with the secret.
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // CreateNamespaceJSONRequestBody defines body for CreateNamespace for application/json ContentType.
@@ -2046,6 +2503,9 @@ type VerifyRecordLookupJSONRequestBody = VerifyRecordLookupRequest
 
 // VerifyRegistryLookupJSONRequestBody defines body for VerifyRegistryLookup for application/json ContentType.
 type VerifyRegistryLookupJSONRequestBody = VerifyRegistryLookupRequest
+
+// CreateWatchSubscriptionJSONRequestBody defines body for CreateWatchSubscription for application/json ContentType.
+type CreateWatchSubscriptionJSONRequestBody = CreateWatchRequest
 
 // AddDelegateJSONRequestBody defines body for AddDelegate for application/json ContentType.
 type AddDelegateJSONRequestBody = DelegateRequest
@@ -2068,6 +2528,9 @@ type AddRecordsJSONRequestBody = AddRecordsRequest
 // AddRegistryDelegateJSONRequestBody defines body for AddRegistryDelegate for application/json ContentType.
 type AddRegistryDelegateJSONRequestBody = DelegateRequest
 
+// BulkUploadRecordsMultipartRequestBody defines body for BulkUploadRecords for multipart/form-data ContentType.
+type BulkUploadRecordsMultipartRequestBody BulkUploadRecordsMultipartBody
+
 // RemoveRegistryDelegateJSONRequestBody defines body for RemoveRegistryDelegate for application/json ContentType.
 type RemoveRegistryDelegateJSONRequestBody = DelegateRequest
 
@@ -2076,6 +2539,9 @@ type UpdateRegistryJSONRequestBody = UpdateRegistryRequest
 
 // UpdateRecordJSONRequestBody defines body for UpdateRecord for application/json ContentType.
 type UpdateRecordJSONRequestBody = UpdateRecordRequest
+
+// VersionEventJSONRequestBody defines body for VersionEvent for application/json ContentType.
+type VersionEventJSONRequestBody = WebhookPayload
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -2211,6 +2677,20 @@ type ClientInterface interface {
 	// Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
 	GetDnsTxt(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListJobs List the caller's import jobs
+	//
+	// The caller's import jobs, newest first (at most 100), without their row errors.
+	//
+	// Corresponds with GET /svc/jobs (the `ListJobs` operationId).
+	ListJobs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetJob An import job's progress and row errors
+	//
+	// One of the caller's import jobs, with its first 1,000 row errors; 404 when the caller has no job with that id.
+	//
+	// Corresponds with GET /svc/jobs/{job_id} (the `GetJob` operationId).
+	GetJob(ctx context.Context, jobId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetLogCheckpoint The latest signed checkpoint of the transparency log
 	//
 	// A C2SP tlog-checkpoint (origin, tree size, base64 RFC 6962 root hash) signed as a C2SP signed note with the log's Ed25519 key (`/svc/log/key`). 503 until the log has signed its first checkpoint (moments after the service starts).
@@ -2311,7 +2791,7 @@ type ClientInterface interface {
 
 	// QueryRecords List the records of a registry
 	//
-	// Filters as for the registry query; `state` filters records (`live` or `draft`). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+	// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
 	//
 	// Corresponds with GET /svc/query/{namespace}/{registry_name} (the `QueryRecords` operationId).
 	QueryRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *QueryRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2320,12 +2800,13 @@ type ClientInterface interface {
 	//
 	// Searches the latest version of every record of one namespace. All text matching is partial and
 	// case-insensitive; every parameter given must match. `registry_name`, `record_name`, `from`, `to`,
-	// `page` and `page_size` are reserved; **every other query parameter is a path into `details`**
+	// `record_state`, `page` and `page_size` are reserved; **every other query parameter is a path into `details`**
 	// (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
 	// A value matches when the text form of the scalar at that path, or of any element of an array
 	// there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-	// URL-encoded. Anonymous callers search registries whose `query_allowed` is true; the namespace's
-	// owner and delegates also search its other registries and see drafts. Results are newest
+	// URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+	// record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
+	// namespace's owner and delegates also search its other registries and see drafts. Results are newest
 	// `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
 	// largest size); beyond that it is 100 and `total_exact` is false.
 	//
@@ -2446,6 +2927,52 @@ type ClientInterface interface {
 	// Corresponds with GET /svc/versions/{namespace}/{registry_name}/{record_name} (the `ListRecordVersions` operationId).
 	ListRecordVersions(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CreateWatchSubscriptionWithBody Watch an entry with a webhook
+	//
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/watch (the `CreateWatchSubscription` operationId).
+	CreateWatchSubscriptionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWatchSubscription Watch an entry with a webhook
+	//
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /svc/watch (the `CreateWatchSubscription` operationId).
+	CreateWatchSubscription(ctx context.Context, body CreateWatchSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListWatchSubscriptions List the caller's watch subscriptions
+	//
+	// The caller's subscriptions, oldest first, without their secrets.
+	//
+	// Corresponds with GET /svc/watch/subscriptions (the `ListWatchSubscriptions` operationId).
+	ListWatchSubscriptions(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteWatchSubscription Delete a watch subscription
+	//
+	// Deletes one of the caller's subscriptions, with its waiting events and its delivery history; 404 when the caller has no subscription with that id.
+	//
+	// Corresponds with DELETE /svc/watch/{subscription_id} (the `DeleteWatchSubscription` operationId).
+	DeleteWatchSubscription(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetWatchSubscription One watch subscription
+	//
+	// One of the caller's subscriptions, without its secret; 404 when the caller has no subscription with that id.
+	//
+	// Corresponds with GET /svc/watch/{subscription_id} (the `GetWatchSubscription` operationId).
+	GetWatchSubscription(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListWatchDeliveries The delivery history of a watch subscription
+	//
+	// The latest 100 delivery attempts of one of the caller's subscriptions, newest first, each with the receiver's HTTP status (0 when it did not answer) and what went wrong.
+	//
+	// Corresponds with GET /svc/watch/{subscription_id}/deliveries (the `ListWatchDeliveries` operationId).
+	ListWatchDeliveries(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AddDelegateWithBody Add a delegate (owner only)
 	//
 	// The user with this email (created when new) may publish in the namespace and run its domain operations.
@@ -2541,7 +3068,7 @@ type ClientInterface interface {
 
 	// ActivateRegistry Activate a registry
 	//
-	// A new version with state `live`.
+	// A new version with state `live`, from `inactive`. A live registry answers the current version; an archived one is 409 (restore-registry applies), and so is a revoked one.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/activate-registry (the `ActivateRegistry` operationId).
 	ActivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2600,12 +3127,35 @@ type ClientInterface interface {
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
 	AddRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ArchiveRegistry Archive a registry (read-only)
+	//
+	// A new version with state `archived`, from `live` or `inactive`: the registry becomes read-only, and records can no longer be added or changed until restore-registry. An archived registry answers the current version; a revoked one is 409.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/archive-registry (the `ArchiveRegistry` operationId).
+	ArchiveRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BulkUploadRecordsWithBody Import records from a CSV file, as a job
+	//
+	// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/bulk-upload (the `BulkUploadRecords` operationId).
+	BulkUploadRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeactivateRegistry Deactivate a registry
 	//
-	// A new version with state `inactive`; its records can no longer be added or changed.
+	// A new version with state `inactive`, from `live`; its records can no longer be added or changed. An inactive registry answers the current version; an archived or revoked one is 409.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
 	DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExportRecordsAsCsv Export a registry's records as CSV
+	//
+	// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+	//
+	// Corresponds with GET /svc/{namespace}/{registry_name}/export-records-as-csv (the `ExportRecordsAsCsv` operationId).
+	ExportRecordsAsCsv(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRegistryDelegates List the delegates of one registry
 	//
@@ -2639,6 +3189,20 @@ type ClientInterface interface {
 	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
 	RemoveRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RestoreRegistry Restore an archived registry
+	//
+	// A new version with state `live`, from `archived`. A live registry answers the current version; an inactive one is 409 (activate-registry applies), and so is a revoked one.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/restore-registry (the `RestoreRegistry` operationId).
+	RestoreRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeRegistry Revoke a registry (final)
+	//
+	// A new version with state `revoked`, from `live`, `inactive` or `archived`. Revocation is final: the registry and its records take no further change (409), and every record reads as revoked (`effective_state`). A revoked registry answers the current version.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
+	RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// UpdateRegistryWithBody Update a registry
 	//
 	// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
@@ -2671,6 +3235,27 @@ type ClientInterface interface {
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/publish-record (the `PublishRecord` operationId).
 	PublishRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ReinstateRecord Reinstate a suspended record
+	//
+	// A new version with state `live`, from `suspended`. A live record answers the current version; a draft or revoked one is 409 (revocation is final), and so is a record of a registry that is not live.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record (the `ReinstateRecord` operationId).
+	ReinstateRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeRecord Revoke a record (final)
+	//
+	// A new version with state `revoked`, from `live` or `suspended`. Revocation is final: every later change of the record is 409. A revoked record answers the current version; a draft is 409 (a draft that should never be used is left unpublished), and so is a record of a registry that is not live.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record (the `RevokeRecord` operationId).
+	RevokeRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SuspendRecord Suspend a live record
+	//
+	// A new version with state `suspended`, from `live`; reinstate-record undoes it. A suspended record answers the current version; a draft or revoked one is 409, and so is a record of a registry that is not live.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record (the `SuspendRecord` operationId).
+	SuspendRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// UpdateRecordWithBody Update a record
 	//
 	// Makes a new version; new `details` are validated against the registry's schema.
@@ -2691,10 +3276,10 @@ type ClientInterface interface {
 
 	// GetRegistriesByTag List verified registries with a standard tag
 	//
-	// Live registries with a standardized schema tag (`membership`, `public_key`, `revoke`) in namespaces that own a verified domain. `custom` and unknown tags are refused with 400.
+	// Registries with a standardized schema tag (`membership`, `public_key`, `revoke`) in namespaces that own a verified domain: the live ones, or those in the state `status` names (`active` is live; docs/lifecycle.md). `custom` and unknown tags are refused with 400.
 	//
 	// Corresponds with GET /svc/{tag}/get-registry-by-tag (the `GetRegistriesByTag` operationId).
-	GetRegistriesByTag(ctx context.Context, tag string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetRegistriesByTag(ctx context.Context, tag string, params *GetRegistriesByTagParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetDidDocument The DID document of a profile
 	//
@@ -2824,6 +3409,40 @@ func (c *Client) GenerateDnsTxt(ctx context.Context, namespaceId NamespaceId, do
 // Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
 func (c *Client) GetDnsTxt(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDnsTxtRequest(c.Server, namespaceId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListJobs List the caller's import jobs
+//
+// The caller's import jobs, newest first (at most 100), without their row errors.
+//
+// Corresponds with GET /svc/jobs (the `ListJobs` operationId).
+func (c *Client) ListJobs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListJobsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetJob An import job's progress and row errors
+//
+// One of the caller's import jobs, with its first 1,000 row errors; 404 when the caller has no job with that id.
+//
+// Corresponds with GET /svc/jobs/{job_id} (the `GetJob` operationId).
+func (c *Client) GetJob(ctx context.Context, jobId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetJobRequest(c.Server, jobId)
 	if err != nil {
 		return nil, err
 	}
@@ -3074,7 +3693,7 @@ func (c *Client) QueryRegistries(ctx context.Context, namespace NamespaceRef, pa
 
 // QueryRecords List the records of a registry
 //
-// Filters as for the registry query; `state` filters records (`live` or `draft`). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
 //
 // Corresponds with GET /svc/query/{namespace}/{registry_name} (the `QueryRecords` operationId).
 func (c *Client) QueryRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *QueryRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3093,12 +3712,13 @@ func (c *Client) QueryRecords(ctx context.Context, namespace NamespaceRef, regis
 //
 // Searches the latest version of every record of one namespace. All text matching is partial and
 // case-insensitive; every parameter given must match. `registry_name`, `record_name`, `from`, `to`,
-// `page` and `page_size` are reserved; **every other query parameter is a path into `details`**
+// `record_state`, `page` and `page_size` are reserved; **every other query parameter is a path into `details`**
 // (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
 // A value matches when the text form of the scalar at that path, or of any element of an array
 // there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-// URL-encoded. Anonymous callers search registries whose `query_allowed` is true; the namespace's
-// owner and delegates also search its other registries and see drafts. Results are newest
+// URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+// record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
+// namespace's owner and delegates also search its other registries and see drafts. Results are newest
 // `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
 // largest size); beyond that it is 100 and `total_exact` is false.
 //
@@ -3369,6 +3989,112 @@ func (c *Client) ListRecordVersions(ctx context.Context, namespace NamespaceRef,
 	return c.Client.Do(req)
 }
 
+// CreateWatchSubscriptionWithBody Watch an entry with a webhook
+//
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/watch (the `CreateWatchSubscription` operationId).
+func (c *Client) CreateWatchSubscriptionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWatchSubscriptionRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWatchSubscription Watch an entry with a webhook
+//
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /svc/watch (the `CreateWatchSubscription` operationId).
+func (c *Client) CreateWatchSubscription(ctx context.Context, body CreateWatchSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWatchSubscriptionRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListWatchSubscriptions List the caller's watch subscriptions
+//
+// The caller's subscriptions, oldest first, without their secrets.
+//
+// Corresponds with GET /svc/watch/subscriptions (the `ListWatchSubscriptions` operationId).
+func (c *Client) ListWatchSubscriptions(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWatchSubscriptionsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteWatchSubscription Delete a watch subscription
+//
+// Deletes one of the caller's subscriptions, with its waiting events and its delivery history; 404 when the caller has no subscription with that id.
+//
+// Corresponds with DELETE /svc/watch/{subscription_id} (the `DeleteWatchSubscription` operationId).
+func (c *Client) DeleteWatchSubscription(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWatchSubscriptionRequest(c.Server, subscriptionId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetWatchSubscription One watch subscription
+//
+// One of the caller's subscriptions, without its secret; 404 when the caller has no subscription with that id.
+//
+// Corresponds with GET /svc/watch/{subscription_id} (the `GetWatchSubscription` operationId).
+func (c *Client) GetWatchSubscription(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWatchSubscriptionRequest(c.Server, subscriptionId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListWatchDeliveries The delivery history of a watch subscription
+//
+// The latest 100 delivery attempts of one of the caller's subscriptions, newest first, each with the receiver's HTTP status (0 when it did not answer) and what went wrong.
+//
+// Corresponds with GET /svc/watch/{subscription_id}/deliveries (the `ListWatchDeliveries` operationId).
+func (c *Client) ListWatchDeliveries(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWatchDeliveriesRequest(c.Server, subscriptionId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // AddDelegateWithBody Add a delegate (owner only)
 //
 // The user with this email (created when new) may publish in the namespace and run its domain operations.
@@ -3574,7 +4300,7 @@ func (c *Client) RemoveNamespaceVerification(ctx context.Context, namespace Name
 
 // ActivateRegistry Activate a registry
 //
-// A new version with state `live`.
+// A new version with state `live`, from `inactive`. A live registry answers the current version; an archived one is 409 (restore-registry applies), and so is a revoked one.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/activate-registry (the `ActivateRegistry` operationId).
 func (c *Client) ActivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3703,13 +4429,66 @@ func (c *Client) AddRegistryDelegate(ctx context.Context, namespace NamespaceRef
 	return c.Client.Do(req)
 }
 
+// ArchiveRegistry Archive a registry (read-only)
+//
+// A new version with state `archived`, from `live` or `inactive`: the registry becomes read-only, and records can no longer be added or changed until restore-registry. An archived registry answers the current version; a revoked one is 409.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/archive-registry (the `ArchiveRegistry` operationId).
+func (c *Client) ArchiveRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveRegistryRequest(c.Server, namespace, registryName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BulkUploadRecordsWithBody Import records from a CSV file, as a job
+//
+// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/bulk-upload (the `BulkUploadRecords` operationId).
+func (c *Client) BulkUploadRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBulkUploadRecordsRequestWithBody(c.Server, namespace, registryName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DeactivateRegistry Deactivate a registry
 //
-// A new version with state `inactive`; its records can no longer be added or changed.
+// A new version with state `inactive`, from `live`; its records can no longer be added or changed. An inactive registry answers the current version; an archived or revoked one is 409.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
 func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeactivateRegistryRequest(c.Server, namespace, registryName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExportRecordsAsCsv Export a registry's records as CSV
+//
+// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+//
+// Corresponds with GET /svc/{namespace}/{registry_name}/export-records-as-csv (the `ExportRecordsAsCsv` operationId).
+func (c *Client) ExportRecordsAsCsv(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportRecordsAsCsvRequest(c.Server, namespace, registryName)
 	if err != nil {
 		return nil, err
 	}
@@ -3792,6 +4571,40 @@ func (c *Client) RemoveRegistryDelegate(ctx context.Context, namespace Namespace
 	return c.Client.Do(req)
 }
 
+// RestoreRegistry Restore an archived registry
+//
+// A new version with state `live`, from `archived`. A live registry answers the current version; an inactive one is 409 (activate-registry applies), and so is a revoked one.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/restore-registry (the `RestoreRegistry` operationId).
+func (c *Client) RestoreRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreRegistryRequest(c.Server, namespace, registryName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeRegistry Revoke a registry (final)
+//
+// A new version with state `revoked`, from `live`, `inactive` or `archived`. Revocation is final: the registry and its records take no further change (409), and every record reads as revoked (`effective_state`). A revoked registry answers the current version.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
+func (c *Client) RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeRegistryRequest(c.Server, namespace, registryName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // UpdateRegistryWithBody Update a registry
 //
 // Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
@@ -3864,6 +4677,57 @@ func (c *Client) PublishRecord(ctx context.Context, namespace NamespaceRef, regi
 	return c.Client.Do(req)
 }
 
+// ReinstateRecord Reinstate a suspended record
+//
+// A new version with state `live`, from `suspended`. A live record answers the current version; a draft or revoked one is 409 (revocation is final), and so is a record of a registry that is not live.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record (the `ReinstateRecord` operationId).
+func (c *Client) ReinstateRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReinstateRecordRequest(c.Server, namespace, registryName, recordName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeRecord Revoke a record (final)
+//
+// A new version with state `revoked`, from `live` or `suspended`. Revocation is final: every later change of the record is 409. A revoked record answers the current version; a draft is 409 (a draft that should never be used is left unpublished), and so is a record of a registry that is not live.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record (the `RevokeRecord` operationId).
+func (c *Client) RevokeRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeRecordRequest(c.Server, namespace, registryName, recordName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SuspendRecord Suspend a live record
+//
+// A new version with state `suspended`, from `live`; reinstate-record undoes it. A suspended record answers the current version; a draft or revoked one is 409, and so is a record of a registry that is not live.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record (the `SuspendRecord` operationId).
+func (c *Client) SuspendRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSuspendRecordRequest(c.Server, namespace, registryName, recordName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // UpdateRecordWithBody Update a record
 //
 // Makes a new version; new `details` are validated against the registry's schema.
@@ -3904,11 +4768,11 @@ func (c *Client) UpdateRecord(ctx context.Context, namespace NamespaceRef, regis
 
 // GetRegistriesByTag List verified registries with a standard tag
 //
-// Live registries with a standardized schema tag (`membership`, `public_key`, `revoke`) in namespaces that own a verified domain. `custom` and unknown tags are refused with 400.
+// Registries with a standardized schema tag (`membership`, `public_key`, `revoke`) in namespaces that own a verified domain: the live ones, or those in the state `status` names (`active` is live; docs/lifecycle.md). `custom` and unknown tags are refused with 400.
 //
 // Corresponds with GET /svc/{tag}/get-registry-by-tag (the `GetRegistriesByTag` operationId).
-func (c *Client) GetRegistriesByTag(ctx context.Context, tag string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetRegistriesByTagRequest(c.Server, tag)
+func (c *Client) GetRegistriesByTag(ctx context.Context, tag string, params *GetRegistriesByTagParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRegistriesByTagRequest(c.Server, tag, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4161,6 +5025,67 @@ func NewGetDnsTxtRequest(server string, namespaceId NamespaceId) (*http.Request,
 	}
 
 	operationPath := fmt.Sprintf("/svc/get-dns-txt/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListJobsRequest constructs an http.Request for the ListJobs method
+func NewListJobsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/jobs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetJobRequest constructs an http.Request for the GetJob method
+func NewGetJobRequest(server string, jobId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "job_id", jobId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/jobs/%s", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -5192,6 +6117,18 @@ func NewSearchRecordsRequest(server string, namespace NamespaceRef, params *Sear
 
 		}
 
+		if params.RecordState != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "record_state", *params.RecordState, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Page != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
@@ -5591,6 +6528,175 @@ func NewListRecordVersionsRequest(server string, namespace NamespaceRef, registr
 	}
 
 	operationPath := fmt.Sprintf("/svc/versions/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateWatchSubscriptionRequest calls the generic CreateWatchSubscription builder with application/json body
+func NewCreateWatchSubscriptionRequest(server string, body CreateWatchSubscriptionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateWatchSubscriptionRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateWatchSubscriptionRequestWithBody constructs an http.Request for the CreateWatchSubscription method, with any body, and a specified content type
+func NewCreateWatchSubscriptionRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/watch")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListWatchSubscriptionsRequest constructs an http.Request for the ListWatchSubscriptions method
+func NewListWatchSubscriptionsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/watch/subscriptions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDeleteWatchSubscriptionRequest constructs an http.Request for the DeleteWatchSubscription method
+func NewDeleteWatchSubscriptionRequest(server string, subscriptionId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subscription_id", subscriptionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/watch/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetWatchSubscriptionRequest constructs an http.Request for the GetWatchSubscription method
+func NewGetWatchSubscriptionRequest(server string, subscriptionId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subscription_id", subscriptionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/watch/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListWatchDeliveriesRequest constructs an http.Request for the ListWatchDeliveries method
+func NewListWatchDeliveriesRequest(server string, subscriptionId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subscription_id", subscriptionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/watch/%s/deliveries", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -6177,6 +7283,105 @@ func NewAddRegistryDelegateRequestWithBody(server string, namespace NamespaceRef
 	return req, nil
 }
 
+// NewArchiveRegistryRequest constructs an http.Request for the ArchiveRegistry method
+func NewArchiveRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/archive-registry", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewBulkUploadRecordsRequestWithBody constructs an http.Request for the BulkUploadRecords method, with any body, and a specified content type
+func NewBulkUploadRecordsRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/bulk-upload", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewDeactivateRegistryRequest constructs an http.Request for the DeactivateRegistry method
 func NewDeactivateRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams) (*http.Request, error) {
 	var err error
@@ -6228,6 +7433,47 @@ func NewDeactivateRegistryRequest(server string, namespace NamespaceRef, registr
 			req.Header.Set("If-Match", headerParam0)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewExportRecordsAsCsvRequest constructs an http.Request for the ExportRecordsAsCsv method
+func NewExportRecordsAsCsvRequest(server string, namespace NamespaceRef, registryName RegistryName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/export-records-as-csv", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -6404,6 +7650,118 @@ func NewRemoveRegistryDelegateRequestWithBody(server string, namespace Namespace
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRestoreRegistryRequest constructs an http.Request for the RestoreRegistry method
+func NewRestoreRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/restore-registry", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRevokeRegistryRequest constructs an http.Request for the RevokeRegistry method
+func NewRevokeRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/revoke-registry", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -6627,6 +7985,195 @@ func NewPublishRecordRequest(server string, namespace NamespaceRef, registryName
 	return req, nil
 }
 
+// NewReinstateRecordRequest constructs an http.Request for the ReinstateRecord method
+func NewReinstateRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "record_name", recordName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/%s/reinstate-record", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRevokeRecordRequest constructs an http.Request for the RevokeRecord method
+func NewRevokeRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "record_name", recordName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/%s/revoke-record", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewSuspendRecordRequest constructs an http.Request for the SuspendRecord method
+func NewSuspendRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "record_name", recordName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/%s/suspend-record", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewUpdateRecordRequest calls the generic UpdateRecord builder with application/json body
 func NewUpdateRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -6704,7 +8251,7 @@ func NewUpdateRecordRequestWithBody(server string, namespace NamespaceRef, regis
 }
 
 // NewGetRegistriesByTagRequest constructs an http.Request for the GetRegistriesByTag method
-func NewGetRegistriesByTagRequest(server string, tag string) (*http.Request, error) {
+func NewGetRegistriesByTagRequest(server string, tag string, params *GetRegistriesByTagParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6727,6 +8274,33 @@ func NewGetRegistriesByTagRequest(server string, tag string) (*http.Request, err
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -6885,6 +8459,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
 	GetDnsTxtWithResponse(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*GetDnsTxtResult, error)
 
+	// ListJobsWithResponse List the caller's import jobs
+	//
+	// The caller's import jobs, newest first (at most 100), without their row errors.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/jobs (the `ListJobs` operationId).
+	ListJobsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListJobsResult, error)
+
+	// GetJobWithResponse An import job's progress and row errors
+	//
+	// One of the caller's import jobs, with its first 1,000 row errors; 404 when the caller has no job with that id.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/jobs/{job_id} (the `GetJob` operationId).
+	GetJobWithResponse(ctx context.Context, jobId string, reqEditors ...RequestEditorFn) (*GetJobResult, error)
+
 	// GetLogCheckpointWithResponse The latest signed checkpoint of the transparency log
 	//
 	// A C2SP tlog-checkpoint (origin, tree size, base64 RFC 6962 root hash) signed as a C2SP signed note with the log's Ed25519 key (`/svc/log/key`). 503 until the log has signed its first checkpoint (moments after the service starts).
@@ -7013,7 +8605,7 @@ type ClientWithResponsesInterface interface {
 
 	// QueryRecordsWithResponse List the records of a registry
 	//
-	// Filters as for the registry query; `state` filters records (`live` or `draft`). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+	// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7024,12 +8616,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Searches the latest version of every record of one namespace. All text matching is partial and
 	// case-insensitive; every parameter given must match. `registry_name`, `record_name`, `from`, `to`,
-	// `page` and `page_size` are reserved; **every other query parameter is a path into `details`**
+	// `record_state`, `page` and `page_size` are reserved; **every other query parameter is a path into `details`**
 	// (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
 	// A value matches when the text form of the scalar at that path, or of any element of an array
 	// there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-	// URL-encoded. Anonymous callers search registries whose `query_allowed` is true; the namespace's
-	// owner and delegates also search its other registries and see drafts. Results are newest
+	// URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+	// record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
+	// namespace's owner and delegates also search its other registries and see drafts. Results are newest
 	// `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
 	// largest size); beyond that it is 100 and `total_exact` is false.
 	//
@@ -7164,6 +8757,60 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/versions/{namespace}/{registry_name}/{record_name} (the `ListRecordVersions` operationId).
 	ListRecordVersionsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, reqEditors ...RequestEditorFn) (*ListRecordVersionsResult, error)
 
+	// CreateWatchSubscriptionWithBodyWithResponse Watch an entry with a webhook
+	//
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/watch (the `CreateWatchSubscription` operationId).
+	CreateWatchSubscriptionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWatchSubscriptionResult, error)
+
+	// CreateWatchSubscriptionWithResponse Watch an entry with a webhook
+	//
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/watch (the `CreateWatchSubscription` operationId).
+	CreateWatchSubscriptionWithResponse(ctx context.Context, body CreateWatchSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWatchSubscriptionResult, error)
+
+	// ListWatchSubscriptionsWithResponse List the caller's watch subscriptions
+	//
+	// The caller's subscriptions, oldest first, without their secrets.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/watch/subscriptions (the `ListWatchSubscriptions` operationId).
+	ListWatchSubscriptionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWatchSubscriptionsResult, error)
+
+	// DeleteWatchSubscriptionWithResponse Delete a watch subscription
+	//
+	// Deletes one of the caller's subscriptions, with its waiting events and its delivery history; 404 when the caller has no subscription with that id.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /svc/watch/{subscription_id} (the `DeleteWatchSubscription` operationId).
+	DeleteWatchSubscriptionWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*DeleteWatchSubscriptionResult, error)
+
+	// GetWatchSubscriptionWithResponse One watch subscription
+	//
+	// One of the caller's subscriptions, without its secret; 404 when the caller has no subscription with that id.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/watch/{subscription_id} (the `GetWatchSubscription` operationId).
+	GetWatchSubscriptionWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*GetWatchSubscriptionResult, error)
+
+	// ListWatchDeliveriesWithResponse The delivery history of a watch subscription
+	//
+	// The latest 100 delivery attempts of one of the caller's subscriptions, newest first, each with the receiver's HTTP status (0 when it did not answer) and what went wrong.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/watch/{subscription_id}/deliveries (the `ListWatchDeliveries` operationId).
+	ListWatchDeliveriesWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*ListWatchDeliveriesResult, error)
+
 	// AddDelegateWithBodyWithResponse Add a delegate (owner only)
 	//
 	// The user with this email (created when new) may publish in the namespace and run its domain operations.
@@ -7265,7 +8912,7 @@ type ClientWithResponsesInterface interface {
 
 	// ActivateRegistryWithResponse Activate a registry
 	//
-	// A new version with state `live`.
+	// A new version with state `live`, from `inactive`. A live registry answers the current version; an archived one is 409 (restore-registry applies), and so is a revoked one.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7326,14 +8973,41 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
 	AddRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error)
 
+	// ArchiveRegistryWithResponse Archive a registry (read-only)
+	//
+	// A new version with state `archived`, from `live` or `inactive`: the registry becomes read-only, and records can no longer be added or changed until restore-registry. An archived registry answers the current version; a revoked one is 409.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/archive-registry (the `ArchiveRegistry` operationId).
+	ArchiveRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*ArchiveRegistryResult, error)
+
+	// BulkUploadRecordsWithBodyWithResponse Import records from a CSV file, as a job
+	//
+	// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/bulk-upload (the `BulkUploadRecords` operationId).
+	BulkUploadRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BulkUploadRecordsResult, error)
+
 	// DeactivateRegistryWithResponse Deactivate a registry
 	//
-	// A new version with state `inactive`; its records can no longer be added or changed.
+	// A new version with state `inactive`, from `live`; its records can no longer be added or changed. An inactive registry answers the current version; an archived or revoked one is 409.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
 	DeactivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*DeactivateRegistryResult, error)
+
+	// ExportRecordsAsCsvWithResponse Export a registry's records as CSV
+	//
+	// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/{namespace}/{registry_name}/export-records-as-csv (the `ExportRecordsAsCsv` operationId).
+	ExportRecordsAsCsvWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*ExportRecordsAsCsvResult, error)
 
 	// GetRegistryDelegatesWithResponse List the delegates of one registry
 	//
@@ -7371,6 +9045,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
 	RemoveRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error)
 
+	// RestoreRegistryWithResponse Restore an archived registry
+	//
+	// A new version with state `live`, from `archived`. A live registry answers the current version; an inactive one is 409 (activate-registry applies), and so is a revoked one.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/restore-registry (the `RestoreRegistry` operationId).
+	RestoreRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*RestoreRegistryResult, error)
+
+	// RevokeRegistryWithResponse Revoke a registry (final)
+	//
+	// A new version with state `revoked`, from `live`, `inactive` or `archived`. Revocation is final: the registry and its records take no further change (409), and every record reads as revoked (`effective_state`). A revoked registry answers the current version.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
+	RevokeRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*RevokeRegistryResult, error)
+
 	// UpdateRegistryWithBodyWithResponse Update a registry
 	//
 	// Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
@@ -7407,6 +9099,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/publish-record (the `PublishRecord` operationId).
 	PublishRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*PublishRecordResult, error)
 
+	// ReinstateRecordWithResponse Reinstate a suspended record
+	//
+	// A new version with state `live`, from `suspended`. A live record answers the current version; a draft or revoked one is 409 (revocation is final), and so is a record of a registry that is not live.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record (the `ReinstateRecord` operationId).
+	ReinstateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*ReinstateRecordResult, error)
+
+	// RevokeRecordWithResponse Revoke a record (final)
+	//
+	// A new version with state `revoked`, from `live` or `suspended`. Revocation is final: every later change of the record is 409. A revoked record answers the current version; a draft is 409 (a draft that should never be used is left unpublished), and so is a record of a registry that is not live.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record (the `RevokeRecord` operationId).
+	RevokeRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*RevokeRecordResult, error)
+
+	// SuspendRecordWithResponse Suspend a live record
+	//
+	// A new version with state `suspended`, from `live`; reinstate-record undoes it. A suspended record answers the current version; a draft or revoked one is 409, and so is a record of a registry that is not live.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record (the `SuspendRecord` operationId).
+	SuspendRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*SuspendRecordResult, error)
+
 	// UpdateRecordWithBodyWithResponse Update a record
 	//
 	// Makes a new version; new `details` are validated against the registry's schema.
@@ -7427,12 +9146,12 @@ type ClientWithResponsesInterface interface {
 
 	// GetRegistriesByTagWithResponse List verified registries with a standard tag
 	//
-	// Live registries with a standardized schema tag (`membership`, `public_key`, `revoke`) in namespaces that own a verified domain. `custom` and unknown tags are refused with 400.
+	// Registries with a standardized schema tag (`membership`, `public_key`, `revoke`) in namespaces that own a verified domain: the live ones, or those in the state `status` names (`active` is live; docs/lifecycle.md). `custom` and unknown tags are refused with 400.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/{tag}/get-registry-by-tag (the `GetRegistriesByTag` operationId).
-	GetRegistriesByTagWithResponse(ctx context.Context, tag string, reqEditors ...RequestEditorFn) (*GetRegistriesByTagResult, error)
+	GetRegistriesByTagWithResponse(ctx context.Context, tag string, params *GetRegistriesByTagParams, reqEditors ...RequestEditorFn) (*GetRegistriesByTagResult, error)
 
 	// GetDidDocumentWithResponse The DID document of a profile
 	//
@@ -7992,6 +9711,179 @@ func (r GetDnsTxtResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetDnsTxtResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListJobsResult429Headers the declared response headers of an HTTP 429 response for ListJobs
+type ListJobsResult429Headers struct {
+	RetryAfter *int
+}
+
+type ListJobsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *JobsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListJobsResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListJobsResult) GetJSON200() *JobsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListJobsResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListJobsResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListJobsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListJobsResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListJobsResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListJobsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListJobsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListJobsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListJobsResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetJobResult429Headers the declared response headers of an HTTP 429 response for GetJob
+type GetJobResult429Headers struct {
+	RetryAfter *int
+}
+
+type GetJobResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *JobDetailResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetJobResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetJobResult) GetJSON200() *JobDetailResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetJobResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetJobResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetJobResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetJobResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetJobResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetJobResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetJobResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetJobResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetJobResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetJobResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10362,6 +12254,463 @@ func (r ListRecordVersionsResult) ContentType() string {
 	return ""
 }
 
+// CreateWatchSubscriptionResult429Headers the declared response headers of an HTTP 429 response for CreateWatchSubscription
+type CreateWatchSubscriptionResult429Headers struct {
+	RetryAfter *int
+}
+
+type CreateWatchSubscriptionResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *WatchCreatedResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateWatchSubscriptionResult429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateWatchSubscriptionResult) GetJSON201() *WatchCreatedResponse {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateWatchSubscriptionResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateWatchSubscriptionResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateWatchSubscriptionResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateWatchSubscriptionResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateWatchSubscriptionResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateWatchSubscriptionResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateWatchSubscriptionResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateWatchSubscriptionResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateWatchSubscriptionResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateWatchSubscriptionResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateWatchSubscriptionResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateWatchSubscriptionResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListWatchSubscriptionsResult429Headers the declared response headers of an HTTP 429 response for ListWatchSubscriptions
+type ListWatchSubscriptionsResult429Headers struct {
+	RetryAfter *int
+}
+
+type ListWatchSubscriptionsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WatchSubscriptionsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListWatchSubscriptionsResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListWatchSubscriptionsResult) GetJSON200() *WatchSubscriptionsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListWatchSubscriptionsResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListWatchSubscriptionsResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListWatchSubscriptionsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListWatchSubscriptionsResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListWatchSubscriptionsResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListWatchSubscriptionsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListWatchSubscriptionsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListWatchSubscriptionsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListWatchSubscriptionsResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteWatchSubscriptionResult429Headers the declared response headers of an HTTP 429 response for DeleteWatchSubscription
+type DeleteWatchSubscriptionResult429Headers struct {
+	RetryAfter *int
+}
+
+type DeleteWatchSubscriptionResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Message
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteWatchSubscriptionResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteWatchSubscriptionResult) GetJSON200() *Message {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteWatchSubscriptionResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteWatchSubscriptionResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteWatchSubscriptionResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteWatchSubscriptionResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteWatchSubscriptionResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteWatchSubscriptionResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteWatchSubscriptionResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteWatchSubscriptionResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteWatchSubscriptionResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteWatchSubscriptionResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetWatchSubscriptionResult429Headers the declared response headers of an HTTP 429 response for GetWatchSubscription
+type GetWatchSubscriptionResult429Headers struct {
+	RetryAfter *int
+}
+
+type GetWatchSubscriptionResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WatchSubscriptionResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetWatchSubscriptionResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetWatchSubscriptionResult) GetJSON200() *WatchSubscriptionResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetWatchSubscriptionResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetWatchSubscriptionResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetWatchSubscriptionResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetWatchSubscriptionResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetWatchSubscriptionResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetWatchSubscriptionResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetWatchSubscriptionResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetWatchSubscriptionResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetWatchSubscriptionResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetWatchSubscriptionResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListWatchDeliveriesResult429Headers the declared response headers of an HTTP 429 response for ListWatchDeliveries
+type ListWatchDeliveriesResult429Headers struct {
+	RetryAfter *int
+}
+
+type ListWatchDeliveriesResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WatchDeliveriesResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListWatchDeliveriesResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListWatchDeliveriesResult) GetJSON200() *WatchDeliveriesResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListWatchDeliveriesResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListWatchDeliveriesResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListWatchDeliveriesResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListWatchDeliveriesResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListWatchDeliveriesResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListWatchDeliveriesResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListWatchDeliveriesResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListWatchDeliveriesResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListWatchDeliveriesResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListWatchDeliveriesResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // AddDelegateResult429Headers the declared response headers of an HTTP 429 response for AddDelegate
 type AddDelegateResult429Headers struct {
 	RetryAfter *int
@@ -11541,6 +13890,228 @@ func (r AddRegistryDelegateResult) ContentType() string {
 	return ""
 }
 
+// ArchiveRegistryResult429Headers the declared response headers of an HTTP 429 response for ArchiveRegistry
+type ArchiveRegistryResult429Headers struct {
+	RetryAfter *int
+}
+
+type ArchiveRegistryResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RegistryLookupResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ArchiveRegistryResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ArchiveRegistryResult) GetJSON200() *RegistryLookupResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ArchiveRegistryResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ArchiveRegistryResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ArchiveRegistryResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ArchiveRegistryResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ArchiveRegistryResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r ArchiveRegistryResult) GetJSON412() *PreconditionFailed {
+	return r.JSON412
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ArchiveRegistryResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ArchiveRegistryResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ArchiveRegistryResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ArchiveRegistryResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ArchiveRegistryResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ArchiveRegistryResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ArchiveRegistryResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// BulkUploadRecordsResult429Headers the declared response headers of an HTTP 429 response for BulkUploadRecords
+type BulkUploadRecordsResult429Headers struct {
+	RetryAfter *int
+}
+
+type BulkUploadRecordsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *JobResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *BulkUploadRecordsResult429Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r BulkUploadRecordsResult) GetJSON202() *JobResponse {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BulkUploadRecordsResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BulkUploadRecordsResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BulkUploadRecordsResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BulkUploadRecordsResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r BulkUploadRecordsResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BulkUploadRecordsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r BulkUploadRecordsResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r BulkUploadRecordsResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BulkUploadRecordsResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BulkUploadRecordsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BulkUploadRecordsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BulkUploadRecordsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BulkUploadRecordsResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // DeactivateRegistryResult429Headers the declared response headers of an HTTP 429 response for DeactivateRegistry
 type DeactivateRegistryResult429Headers struct {
 	RetryAfter *int
@@ -11646,6 +14217,103 @@ func (r DeactivateRegistryResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DeactivateRegistryResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ExportRecordsAsCsvResult429Headers the declared response headers of an HTTP 429 response for ExportRecordsAsCsv
+type ExportRecordsAsCsvResult429Headers struct {
+	RetryAfter *int
+}
+
+type ExportRecordsAsCsvResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExportRecordsAsCsvResult429Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ExportRecordsAsCsvResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ExportRecordsAsCsvResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ExportRecordsAsCsvResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ExportRecordsAsCsvResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ExportRecordsAsCsvResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ExportRecordsAsCsvResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ExportRecordsAsCsvResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ExportRecordsAsCsvResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ExportRecordsAsCsvResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExportRecordsAsCsvResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExportRecordsAsCsvResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExportRecordsAsCsvResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11937,6 +14605,228 @@ func (r RemoveRegistryDelegateResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RemoveRegistryDelegateResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RestoreRegistryResult429Headers the declared response headers of an HTTP 429 response for RestoreRegistry
+type RestoreRegistryResult429Headers struct {
+	RetryAfter *int
+}
+
+type RestoreRegistryResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RegistryLookupResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RestoreRegistryResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RestoreRegistryResult) GetJSON200() *RegistryLookupResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RestoreRegistryResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RestoreRegistryResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RestoreRegistryResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RestoreRegistryResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RestoreRegistryResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r RestoreRegistryResult) GetJSON412() *PreconditionFailed {
+	return r.JSON412
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RestoreRegistryResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RestoreRegistryResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RestoreRegistryResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RestoreRegistryResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RestoreRegistryResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RestoreRegistryResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RestoreRegistryResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RevokeRegistryResult429Headers the declared response headers of an HTTP 429 response for RevokeRegistry
+type RevokeRegistryResult429Headers struct {
+	RetryAfter *int
+}
+
+type RevokeRegistryResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RegistryLookupResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RevokeRegistryResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RevokeRegistryResult) GetJSON200() *RegistryLookupResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RevokeRegistryResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RevokeRegistryResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RevokeRegistryResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RevokeRegistryResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RevokeRegistryResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r RevokeRegistryResult) GetJSON412() *PreconditionFailed {
+	return r.JSON412
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RevokeRegistryResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RevokeRegistryResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RevokeRegistryResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RevokeRegistryResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RevokeRegistryResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RevokeRegistryResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RevokeRegistryResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12256,6 +15146,339 @@ func (r PublishRecordResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PublishRecordResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ReinstateRecordResult429Headers the declared response headers of an HTTP 429 response for ReinstateRecord
+type ReinstateRecordResult429Headers struct {
+	RetryAfter *int
+}
+
+type ReinstateRecordResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RecordLookupResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReinstateRecordResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReinstateRecordResult) GetJSON200() *RecordLookupResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReinstateRecordResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReinstateRecordResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ReinstateRecordResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ReinstateRecordResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ReinstateRecordResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r ReinstateRecordResult) GetJSON412() *PreconditionFailed {
+	return r.JSON412
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ReinstateRecordResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ReinstateRecordResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ReinstateRecordResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ReinstateRecordResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReinstateRecordResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReinstateRecordResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReinstateRecordResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RevokeRecordResult429Headers the declared response headers of an HTTP 429 response for RevokeRecord
+type RevokeRecordResult429Headers struct {
+	RetryAfter *int
+}
+
+type RevokeRecordResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RecordLookupResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RevokeRecordResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RevokeRecordResult) GetJSON200() *RecordLookupResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RevokeRecordResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RevokeRecordResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RevokeRecordResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RevokeRecordResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RevokeRecordResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r RevokeRecordResult) GetJSON412() *PreconditionFailed {
+	return r.JSON412
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RevokeRecordResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RevokeRecordResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RevokeRecordResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RevokeRecordResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RevokeRecordResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RevokeRecordResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RevokeRecordResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SuspendRecordResult429Headers the declared response headers of an HTTP 429 response for SuspendRecord
+type SuspendRecordResult429Headers struct {
+	RetryAfter *int
+}
+
+type SuspendRecordResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RecordLookupResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SuspendRecordResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SuspendRecordResult) GetJSON200() *RecordLookupResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SuspendRecordResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SuspendRecordResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r SuspendRecordResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SuspendRecordResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SuspendRecordResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r SuspendRecordResult) GetJSON412() *PreconditionFailed {
+	return r.JSON412
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SuspendRecordResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SuspendRecordResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SuspendRecordResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SuspendRecordResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SuspendRecordResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SuspendRecordResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SuspendRecordResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12658,6 +15881,36 @@ func (c *ClientWithResponses) GetDnsTxtWithResponse(ctx context.Context, namespa
 	return ParseGetDnsTxtResult(rsp)
 }
 
+// ListJobsWithResponse List the caller's import jobs
+//
+// The caller's import jobs, newest first (at most 100), without their row errors.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/jobs (the `ListJobs` operationId).
+func (c *ClientWithResponses) ListJobsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListJobsResult, error) {
+	rsp, err := c.ListJobs(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListJobsResult(rsp)
+}
+
+// GetJobWithResponse An import job's progress and row errors
+//
+// One of the caller's import jobs, with its first 1,000 row errors; 404 when the caller has no job with that id.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/jobs/{job_id} (the `GetJob` operationId).
+func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId string, reqEditors ...RequestEditorFn) (*GetJobResult, error) {
+	rsp, err := c.GetJob(ctx, jobId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetJobResult(rsp)
+}
+
 // GetLogCheckpointWithResponse The latest signed checkpoint of the transparency log
 //
 // A C2SP tlog-checkpoint (origin, tree size, base64 RFC 6962 root hash) signed as a C2SP signed note with the log's Ed25519 key (`/svc/log/key`). 503 until the log has signed its first checkpoint (moments after the service starts).
@@ -12870,7 +16123,7 @@ func (c *ClientWithResponses) QueryRegistriesWithResponse(ctx context.Context, n
 
 // QueryRecordsWithResponse List the records of a registry
 //
-// Filters as for the registry query; `state` filters records (`live` or `draft`). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12887,12 +16140,13 @@ func (c *ClientWithResponses) QueryRecordsWithResponse(ctx context.Context, name
 //
 // Searches the latest version of every record of one namespace. All text matching is partial and
 // case-insensitive; every parameter given must match. `registry_name`, `record_name`, `from`, `to`,
-// `page` and `page_size` are reserved; **every other query parameter is a path into `details`**
+// `record_state`, `page` and `page_size` are reserved; **every other query parameter is a path into `details`**
 // (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
 // A value matches when the text form of the scalar at that path, or of any element of an array
 // there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-// URL-encoded. Anonymous callers search registries whose `query_allowed` is true; the namespace's
-// owner and delegates also search its other registries and see drafts. Results are newest
+// URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+// record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
+// namespace's owner and delegates also search its other registries and see drafts. Results are newest
 // `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
 // largest size); beyond that it is 100 and `total_exact` is false.
 //
@@ -13117,6 +16371,96 @@ func (c *ClientWithResponses) ListRecordVersionsWithResponse(ctx context.Context
 	return ParseListRecordVersionsResult(rsp)
 }
 
+// CreateWatchSubscriptionWithBodyWithResponse Watch an entry with a webhook
+//
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/watch (the `CreateWatchSubscription` operationId).
+func (c *ClientWithResponses) CreateWatchSubscriptionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWatchSubscriptionResult, error) {
+	rsp, err := c.CreateWatchSubscriptionWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWatchSubscriptionResult(rsp)
+}
+
+// CreateWatchSubscriptionWithResponse Watch an entry with a webhook
+//
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/watch (the `CreateWatchSubscription` operationId).
+func (c *ClientWithResponses) CreateWatchSubscriptionWithResponse(ctx context.Context, body CreateWatchSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWatchSubscriptionResult, error) {
+	rsp, err := c.CreateWatchSubscription(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWatchSubscriptionResult(rsp)
+}
+
+// ListWatchSubscriptionsWithResponse List the caller's watch subscriptions
+//
+// The caller's subscriptions, oldest first, without their secrets.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/watch/subscriptions (the `ListWatchSubscriptions` operationId).
+func (c *ClientWithResponses) ListWatchSubscriptionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWatchSubscriptionsResult, error) {
+	rsp, err := c.ListWatchSubscriptions(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListWatchSubscriptionsResult(rsp)
+}
+
+// DeleteWatchSubscriptionWithResponse Delete a watch subscription
+//
+// Deletes one of the caller's subscriptions, with its waiting events and its delivery history; 404 when the caller has no subscription with that id.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /svc/watch/{subscription_id} (the `DeleteWatchSubscription` operationId).
+func (c *ClientWithResponses) DeleteWatchSubscriptionWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*DeleteWatchSubscriptionResult, error) {
+	rsp, err := c.DeleteWatchSubscription(ctx, subscriptionId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteWatchSubscriptionResult(rsp)
+}
+
+// GetWatchSubscriptionWithResponse One watch subscription
+//
+// One of the caller's subscriptions, without its secret; 404 when the caller has no subscription with that id.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/watch/{subscription_id} (the `GetWatchSubscription` operationId).
+func (c *ClientWithResponses) GetWatchSubscriptionWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*GetWatchSubscriptionResult, error) {
+	rsp, err := c.GetWatchSubscription(ctx, subscriptionId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetWatchSubscriptionResult(rsp)
+}
+
+// ListWatchDeliveriesWithResponse The delivery history of a watch subscription
+//
+// The latest 100 delivery attempts of one of the caller's subscriptions, newest first, each with the receiver's HTTP status (0 when it did not answer) and what went wrong.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/watch/{subscription_id}/deliveries (the `ListWatchDeliveries` operationId).
+func (c *ClientWithResponses) ListWatchDeliveriesWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*ListWatchDeliveriesResult, error) {
+	rsp, err := c.ListWatchDeliveries(ctx, subscriptionId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListWatchDeliveriesResult(rsp)
+}
+
 // AddDelegateWithBodyWithResponse Add a delegate (owner only)
 //
 // The user with this email (created when new) may publish in the namespace and run its domain operations.
@@ -13284,7 +16628,7 @@ func (c *ClientWithResponses) RemoveNamespaceVerificationWithResponse(ctx contex
 
 // ActivateRegistryWithResponse Activate a registry
 //
-// A new version with state `live`.
+// A new version with state `live`, from `inactive`. A live registry answers the current version; an archived one is 409 (restore-registry applies), and so is a revoked one.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13387,9 +16731,39 @@ func (c *ClientWithResponses) AddRegistryDelegateWithResponse(ctx context.Contex
 	return ParseAddRegistryDelegateResult(rsp)
 }
 
+// ArchiveRegistryWithResponse Archive a registry (read-only)
+//
+// A new version with state `archived`, from `live` or `inactive`: the registry becomes read-only, and records can no longer be added or changed until restore-registry. An archived registry answers the current version; a revoked one is 409.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/archive-registry (the `ArchiveRegistry` operationId).
+func (c *ClientWithResponses) ArchiveRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*ArchiveRegistryResult, error) {
+	rsp, err := c.ArchiveRegistry(ctx, namespace, registryName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseArchiveRegistryResult(rsp)
+}
+
+// BulkUploadRecordsWithBodyWithResponse Import records from a CSV file, as a job
+//
+// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/bulk-upload (the `BulkUploadRecords` operationId).
+func (c *ClientWithResponses) BulkUploadRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BulkUploadRecordsResult, error) {
+	rsp, err := c.BulkUploadRecordsWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBulkUploadRecordsResult(rsp)
+}
+
 // DeactivateRegistryWithResponse Deactivate a registry
 //
-// A new version with state `inactive`; its records can no longer be added or changed.
+// A new version with state `inactive`, from `live`; its records can no longer be added or changed. An inactive registry answers the current version; an archived or revoked one is 409.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13400,6 +16774,21 @@ func (c *ClientWithResponses) DeactivateRegistryWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseDeactivateRegistryResult(rsp)
+}
+
+// ExportRecordsAsCsvWithResponse Export a registry's records as CSV
+//
+// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/{namespace}/{registry_name}/export-records-as-csv (the `ExportRecordsAsCsv` operationId).
+func (c *ClientWithResponses) ExportRecordsAsCsvWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*ExportRecordsAsCsvResult, error) {
+	rsp, err := c.ExportRecordsAsCsv(ctx, namespace, registryName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExportRecordsAsCsvResult(rsp)
 }
 
 // GetRegistryDelegatesWithResponse List the delegates of one registry
@@ -13462,6 +16851,36 @@ func (c *ClientWithResponses) RemoveRegistryDelegateWithResponse(ctx context.Con
 	return ParseRemoveRegistryDelegateResult(rsp)
 }
 
+// RestoreRegistryWithResponse Restore an archived registry
+//
+// A new version with state `live`, from `archived`. A live registry answers the current version; an inactive one is 409 (activate-registry applies), and so is a revoked one.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/restore-registry (the `RestoreRegistry` operationId).
+func (c *ClientWithResponses) RestoreRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*RestoreRegistryResult, error) {
+	rsp, err := c.RestoreRegistry(ctx, namespace, registryName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRestoreRegistryResult(rsp)
+}
+
+// RevokeRegistryWithResponse Revoke a registry (final)
+//
+// A new version with state `revoked`, from `live`, `inactive` or `archived`. Revocation is final: the registry and its records take no further change (409), and every record reads as revoked (`effective_state`). A revoked registry answers the current version.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
+func (c *ClientWithResponses) RevokeRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*RevokeRegistryResult, error) {
+	rsp, err := c.RevokeRegistry(ctx, namespace, registryName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeRegistryResult(rsp)
+}
+
 // UpdateRegistryWithBodyWithResponse Update a registry
 //
 // Changes the registry's description, meta, ttl or query_allowed in a new version. With `If-Match` the change is made only if the registry is still at that version (412 otherwise).
@@ -13522,6 +16941,51 @@ func (c *ClientWithResponses) PublishRecordWithResponse(ctx context.Context, nam
 	return ParsePublishRecordResult(rsp)
 }
 
+// ReinstateRecordWithResponse Reinstate a suspended record
+//
+// A new version with state `live`, from `suspended`. A live record answers the current version; a draft or revoked one is 409 (revocation is final), and so is a record of a registry that is not live.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record (the `ReinstateRecord` operationId).
+func (c *ClientWithResponses) ReinstateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*ReinstateRecordResult, error) {
+	rsp, err := c.ReinstateRecord(ctx, namespace, registryName, recordName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReinstateRecordResult(rsp)
+}
+
+// RevokeRecordWithResponse Revoke a record (final)
+//
+// A new version with state `revoked`, from `live` or `suspended`. Revocation is final: every later change of the record is 409. A revoked record answers the current version; a draft is 409 (a draft that should never be used is left unpublished), and so is a record of a registry that is not live.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record (the `RevokeRecord` operationId).
+func (c *ClientWithResponses) RevokeRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*RevokeRecordResult, error) {
+	rsp, err := c.RevokeRecord(ctx, namespace, registryName, recordName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeRecordResult(rsp)
+}
+
+// SuspendRecordWithResponse Suspend a live record
+//
+// A new version with state `suspended`, from `live`; reinstate-record undoes it. A suspended record answers the current version; a draft or revoked one is 409, and so is a record of a registry that is not live.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record (the `SuspendRecord` operationId).
+func (c *ClientWithResponses) SuspendRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*SuspendRecordResult, error) {
+	rsp, err := c.SuspendRecord(ctx, namespace, registryName, recordName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSuspendRecordResult(rsp)
+}
+
 // UpdateRecordWithBodyWithResponse Update a record
 //
 // Makes a new version; new `details` are validated against the registry's schema.
@@ -13554,13 +17018,13 @@ func (c *ClientWithResponses) UpdateRecordWithResponse(ctx context.Context, name
 
 // GetRegistriesByTagWithResponse List verified registries with a standard tag
 //
-// Live registries with a standardized schema tag (`membership`, `public_key`, `revoke`) in namespaces that own a verified domain. `custom` and unknown tags are refused with 400.
+// Registries with a standardized schema tag (`membership`, `public_key`, `revoke`) in namespaces that own a verified domain: the live ones, or those in the state `status` names (`active` is live; docs/lifecycle.md). `custom` and unknown tags are refused with 400.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/{tag}/get-registry-by-tag (the `GetRegistriesByTag` operationId).
-func (c *ClientWithResponses) GetRegistriesByTagWithResponse(ctx context.Context, tag string, reqEditors ...RequestEditorFn) (*GetRegistriesByTagResult, error) {
-	rsp, err := c.GetRegistriesByTag(ctx, tag, reqEditors...)
+func (c *ClientWithResponses) GetRegistriesByTagWithResponse(ctx context.Context, tag string, params *GetRegistriesByTagParams, reqEditors ...RequestEditorFn) (*GetRegistriesByTagResult, error) {
+	rsp, err := c.GetRegistriesByTag(ctx, tag, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -14069,6 +17533,161 @@ func ParseGetDnsTxtResult(rsp *http.Response) (*GetDnsTxtResult, error) {
 	switch {
 	case rsp.StatusCode == 429:
 		var headers GetDnsTxtResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListJobsResult parses an HTTP response from a ListJobsWithResponse call
+func ParseListJobsResult(rsp *http.Response) (*ListJobsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListJobsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest JobsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListJobsResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetJobResult parses an HTTP response from a GetJobWithResponse call
+func ParseGetJobResult(rsp *http.Response) (*GetJobResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetJobResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest JobDetailResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetJobResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -16257,6 +19876,418 @@ func ParseListRecordVersionsResult(rsp *http.Response) (*ListRecordVersionsResul
 	return response, nil
 }
 
+// ParseCreateWatchSubscriptionResult parses an HTTP response from a CreateWatchSubscriptionWithResponse call
+func ParseCreateWatchSubscriptionResult(rsp *http.Response) (*CreateWatchSubscriptionResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateWatchSubscriptionResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest WatchCreatedResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateWatchSubscriptionResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListWatchSubscriptionsResult parses an HTTP response from a ListWatchSubscriptionsWithResponse call
+func ParseListWatchSubscriptionsResult(rsp *http.Response) (*ListWatchSubscriptionsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListWatchSubscriptionsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WatchSubscriptionsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListWatchSubscriptionsResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteWatchSubscriptionResult parses an HTTP response from a DeleteWatchSubscriptionWithResponse call
+func ParseDeleteWatchSubscriptionResult(rsp *http.Response) (*DeleteWatchSubscriptionResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteWatchSubscriptionResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Message
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteWatchSubscriptionResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetWatchSubscriptionResult parses an HTTP response from a GetWatchSubscriptionWithResponse call
+func ParseGetWatchSubscriptionResult(rsp *http.Response) (*GetWatchSubscriptionResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetWatchSubscriptionResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WatchSubscriptionResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetWatchSubscriptionResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListWatchDeliveriesResult parses an HTTP response from a ListWatchDeliveriesWithResponse call
+func ParseListWatchDeliveriesResult(rsp *http.Response) (*ListWatchDeliveriesResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListWatchDeliveriesResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WatchDeliveriesResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListWatchDeliveriesResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseAddDelegateResult parses an HTTP response from a AddDelegateWithResponse call
 func ParseAddDelegateResult(rsp *http.Response) (*AddDelegateResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -17337,6 +21368,210 @@ func ParseAddRegistryDelegateResult(rsp *http.Response) (*AddRegistryDelegateRes
 	return response, nil
 }
 
+// ParseArchiveRegistryResult parses an HTTP response from a ArchiveRegistryWithResponse call
+func ParseArchiveRegistryResult(rsp *http.Response) (*ArchiveRegistryResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ArchiveRegistryResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RegistryLookupResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ArchiveRegistryResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseBulkUploadRecordsResult parses an HTTP response from a BulkUploadRecordsWithResponse call
+func ParseBulkUploadRecordsResult(rsp *http.Response) (*BulkUploadRecordsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BulkUploadRecordsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest JobResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers BulkUploadRecordsResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseDeactivateRegistryResult parses an HTTP response from a DeactivateRegistryWithResponse call
 func ParseDeactivateRegistryResult(rsp *http.Response) (*DeactivateRegistryResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -17426,6 +21661,94 @@ func ParseDeactivateRegistryResult(rsp *http.Response) (*DeactivateRegistryResul
 	switch {
 	case rsp.StatusCode == 429:
 		var headers DeactivateRegistryResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExportRecordsAsCsvResult parses an HTTP response from a ExportRecordsAsCsvWithResponse call
+func ParseExportRecordsAsCsvResult(rsp *http.Response) (*ExportRecordsAsCsvResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExportRecordsAsCsvResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ExportRecordsAsCsvResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -17690,6 +22013,210 @@ func ParseRemoveRegistryDelegateResult(rsp *http.Response) (*RemoveRegistryDeleg
 	switch {
 	case rsp.StatusCode == 429:
 		var headers RemoveRegistryDelegateResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRestoreRegistryResult parses an HTTP response from a RestoreRegistryWithResponse call
+func ParseRestoreRegistryResult(rsp *http.Response) (*RestoreRegistryResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RestoreRegistryResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RegistryLookupResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RestoreRegistryResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRevokeRegistryResult parses an HTTP response from a RevokeRegistryWithResponse call
+func ParseRevokeRegistryResult(rsp *http.Response) (*RevokeRegistryResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RevokeRegistryResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RegistryLookupResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RevokeRegistryResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -17995,6 +22522,312 @@ func ParsePublishRecordResult(rsp *http.Response) (*PublishRecordResult, error) 
 	return response, nil
 }
 
+// ParseReinstateRecordResult parses an HTTP response from a ReinstateRecordWithResponse call
+func ParseReinstateRecordResult(rsp *http.Response) (*ReinstateRecordResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReinstateRecordResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RecordLookupResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReinstateRecordResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRevokeRecordResult parses an HTTP response from a RevokeRecordWithResponse call
+func ParseRevokeRecordResult(rsp *http.Response) (*RevokeRecordResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RevokeRecordResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RecordLookupResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RevokeRecordResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSuspendRecordResult parses an HTTP response from a SuspendRecordWithResponse call
+func ParseSuspendRecordResult(rsp *http.Response) (*SuspendRecordResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SuspendRecordResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RecordLookupResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SuspendRecordResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseUpdateRecordResult parses an HTTP response from a UpdateRecordWithResponse call
 func ParseUpdateRecordResult(rsp *http.Response) (*UpdateRecordResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -18250,4 +23083,162 @@ func ParseGetDidDocumentResult(rsp *http.Response) (*GetDidDocumentResult, error
 	}
 
 	return response, nil
+}
+
+// CallbackInitiator sends OpenAPI callback requests to target URLs.
+// Modeled on the generated Client, but with no stored Server -- the full
+// target URL is provided per-call by the caller (typically discovered
+// from a callback expression on the parent operation's request body,
+// e.g. `{$request.body#/callbackUrl}`).
+type CallbackInitiator struct {
+	// Doer for performing requests, typically a *http.Client with any
+	// customized settings, such as certificate chains.
+	Client HttpRequestDoer
+
+	// A list of callbacks for modifying requests which are generated before sending over
+	// the network.
+	RequestEditors []RequestEditorFn
+}
+
+// CallbackInitiatorOption allows setting custom parameters during construction.
+type CallbackInitiatorOption func(*CallbackInitiator) error
+
+// NewCallbackInitiator creates a new CallbackInitiator with reasonable defaults.
+func NewCallbackInitiator(opts ...CallbackInitiatorOption) (*CallbackInitiator, error) {
+	initiator := CallbackInitiator{}
+	for _, o := range opts {
+		if err := o(&initiator); err != nil {
+			return nil, err
+		}
+	}
+	if initiator.Client == nil {
+		initiator.Client = &http.Client{}
+	}
+	return &initiator, nil
+}
+
+// WithCallbackHTTPClient allows overriding the default Doer, which is
+// automatically created using http.Client. This is useful for tests.
+func WithCallbackHTTPClient(doer HttpRequestDoer) CallbackInitiatorOption {
+	return func(p *CallbackInitiator) error {
+		p.Client = doer
+		return nil
+	}
+}
+
+// WithCallbackRequestEditorFn allows setting up a callback function, which
+// will be called right before sending the callback request. This can be
+// used to mutate the request, e.g. to add signature headers.
+func WithCallbackRequestEditorFn(fn RequestEditorFn) CallbackInitiatorOption {
+	return func(p *CallbackInitiator) error {
+		p.RequestEditors = append(p.RequestEditors, fn)
+		return nil
+	}
+}
+
+func (p *CallbackInitiator) applyCallbackEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
+	for _, r := range p.RequestEditors {
+		if err := r(ctx, req); err != nil {
+			return err
+		}
+	}
+	for _, r := range additionalEditors {
+		if err := r(ctx, req); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CallbackInitiatorInterface is the interface specification for the callback initiator.
+type CallbackInitiatorInterface interface {
+	// VersionEventWithBody fires the versionEvent callback with any body
+	VersionEventWithBody(ctx context.Context, targetURL string, params *VersionEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	VersionEvent(ctx context.Context, targetURL string, params *VersionEventParams, body VersionEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+func (p *CallbackInitiator) VersionEventWithBody(ctx context.Context, targetURL string, params *VersionEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewVersionEventCallbackRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyCallbackEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *CallbackInitiator) VersionEvent(ctx context.Context, targetURL string, params *VersionEventParams, body VersionEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewVersionEventCallbackRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyCallbackEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+// NewVersionEventCallbackRequest builds a application/json POST request for the versionEvent callback
+func NewVersionEventCallbackRequest(targetURL string, params *VersionEventParams, body VersionEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewVersionEventCallbackRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewVersionEventCallbackRequestWithBody builds a POST request for the versionEvent callback with any body
+func NewVersionEventCallbackRequestWithBody(targetURL string, params *VersionEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
 }

@@ -142,6 +142,68 @@ await send("updateRegistry", "POST", `${R}/update-registry`, { key: ownerKey, bo
 await send("deactivateRegistry", "POST", `/svc/${N}/private/deactivate-registry`, { key: ownerKey });
 await send("addRecord", "POST", `/svc/${N}/private/add-record`, { key: ownerKey, body: { record_name: "x", details: { email: "x@example.com" } } }); // inactive
 await send("activateRegistry", "POST", `/svc/${N}/private/activate-registry`, { key: ownerKey });
+// The lifecycle (docs/lifecycle.md): record and registry states, legal and illegal changes.
+await send("addRecord", "POST", `${R}/add-record`, { key: ownerKey, body: { record_name: "dave", details: { email: "dave@example.com" } } });
+await send("reinstateRecord", "POST", `${R}/dave/reinstate-record`, { key: ownerKey }); // live already: the current version
+await send("suspendRecord", "POST", `${R}/dave/suspend-record`, { key: ownerKey });
+await send("reinstateRecord", "POST", `${R}/dave/reinstate-record`, { key: ownerKey });
+await send("suspendRecord", "POST", `${R}/dave/suspend-record`, { key: ownerKey });
+await send("revokeRecord", "POST", `${R}/dave/revoke-record`, { key: ownerKey });
+await send("reinstateRecord", "POST", `${R}/dave/reinstate-record`, { key: ownerKey }); // 409: revocation is final
+await send("suspendRecord", "POST", `${R}/dave/suspend-record`, { key: ownerKey }); // 409
+await send("revokeRecord", "POST", `${R}/nobody/revoke-record`, { key: ownerKey }); // 404
+await send("suspendRecord", "POST", `${R}/alice/suspend-record`, { key: otherKey }); // 403
+await send("queryRecords", "GET", `/svc/query/${N}/employees?state=revoked`);
+await send("queryRecords", "GET", `/svc/query/${N}/employees?state=expired`);
+await send("searchRecords", "GET", `/svc/search/${N}?record_state=revoked`);
+await send("createRegistry", "POST", `/svc/${N}/create-registry`, { key: ownerKey, body: { registry_name: "old", schema } });
+await send("archiveRegistry", "POST", `/svc/${N}/old/archive-registry`, { key: ownerKey });
+await send("addRecord", "POST", `/svc/${N}/old/add-record`, { key: ownerKey, body: { record_name: "x", details: { email: "x@example.com" } } }); // 409: archived
+await send("activateRegistry", "POST", `/svc/${N}/old/activate-registry`, { key: ownerKey }); // 409: restore applies
+await send("restoreRegistry", "POST", `/svc/${N}/old/restore-registry`, { key: ownerKey });
+await send("revokeRegistry", "POST", `/svc/${N}/old/revoke-registry`, { key: ownerKey });
+await send("restoreRegistry", "POST", `/svc/${N}/old/restore-registry`, { key: ownerKey }); // 409: revocation is final
+await send("archiveRegistry", "POST", `/svc/${N}/old/archive-registry`, { key: ownerKey }); // 409
+await send("revokeRegistry", "POST", `/svc/${N}/nothing/revoke-registry`, { key: ownerKey }); // 404
+await send("queryRegistries", "GET", `/svc/query/${N}?status=revoked`);
+// CSV import jobs and export (docs/csv.md).
+const multipart = (field, filename, content) => {
+  const boundary = "----svc-corpus-boundary";
+  const body = `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: text/csv\r\n\r\n${content}\r\n--${boundary}--\r\n`;
+  return { raw: true, body, contentType: `multipart/form-data; boundary=${boundary}` };
+};
+const uploaded = await send("bulkUploadRecords", "POST", `${R}/bulk-upload`, {
+  key: ownerKey,
+  ...multipart("file", "staff.csv", "record_name,email\nerin,erin@example.com\nfrank,frank@example.com\n"),
+});
+await send("bulkUploadRecords", "POST", `${R}/bulk-upload`, { key: ownerKey, ...multipart("file", "bad.csv", "email\nx@example.com\n") }); // 400: no record_name
+await send("bulkUploadRecords", "POST", `${R}/bulk-upload`, { key: ownerKey, ...multipart("other", "x.csv", "record_name\nx\n") }); // 400: no field file
+await send("bulkUploadRecords", "POST", `/svc/${N}/old/bulk-upload`, { key: ownerKey, ...multipart("file", "x.csv", "record_name\nx\n") }); // 409: revoked registry
+await send("bulkUploadRecords", "POST", `${R}/bulk-upload`, { key: otherKey, ...multipart("file", "x.csv", "record_name\nx\n") }); // 403
+const JOB = uploaded.json?.data?.job_id ?? "none";
+await send("getJob", "GET", `/svc/jobs/${JOB}`, { key: ownerKey });
+await send("getJob", "GET", `/svc/jobs/${JOB}`, { key: otherKey }); // 404: not theirs
+await send("listJobs", "GET", `/svc/jobs`, { key: ownerKey });
+await send("exportRecordsAsCsv", "GET", `${R}/export-records-as-csv`);
+await send("exportRecordsAsCsv", "GET", `/svc/${N}/private/export-records-as-csv`); // 403: query not allowed
+await send("exportRecordsAsCsv", "GET", `/svc/${N}/private/export-records-as-csv`, { key: ownerKey });
+await send("exportRecordsAsCsv", "GET", `/svc/${N}/nothing/export-records-as-csv`); // 404
+// Watch subscriptions (docs/webhooks.md). The sender of the service under test retries the
+// unreachable hooks.example.com in the background; nothing here waits for a delivery.
+const watched = await send("createWatchSubscription", "POST", `/svc/watch`, {
+  key: otherKey,
+  body: { watch_type: "namespace", target_id: nsId, webhook_url: "https://hooks.example.com/svc" },
+});
+const SUB = watched.json?.data?.subscription_id ?? "none";
+await send("createWatchSubscription", "POST", `/svc/watch`, { key: otherKey, body: { watch_type: "record", target_id: "nope", webhook_url: "https://hooks.example.com/svc" } }); // 404
+await send("createWatchSubscription", "POST", `/svc/watch`, { key: otherKey, body: { watch_type: "namespace", target_id: nsId, webhook_url: "http://10.0.0.1/hook" } }); // 400
+await send("listWatchSubscriptions", "GET", `/svc/watch/subscriptions`, { key: otherKey });
+await send("getWatchSubscription", "GET", `/svc/watch/${SUB}`, { key: otherKey });
+await send("getWatchSubscription", "GET", `/svc/watch/${SUB}`, { key: ownerKey }); // 404: not theirs
+await send("listWatchDeliveries", "GET", `/svc/watch/${SUB}/deliveries`, { key: otherKey });
+await send("listWatchDeliveries", "GET", `/svc/watch/${SUB}/deliveries`, { key: ownerKey }); // 404: not theirs
+await send("deleteWatchSubscription", "DELETE", `/svc/watch/${SUB}`, { key: otherKey });
+await send("deleteWatchSubscription", "DELETE", `/svc/watch/${SUB}`, { key: otherKey }); // 404
 
 const lookNs = await send("lookupNamespace", "GET", `/svc/lookup/${N}`);
 const lookReg = await send("lookupRegistry", "GET", `/svc/lookup/${N}/employees`);
@@ -313,11 +375,12 @@ for (const o of ops) {
   await send(o.id, o.method, `${okPath}?%00=1`, { key });
   // Authentication: none, an unknown key, a malformed key, another scheme.
   for (const k of [undefined, "svc_" + "A".repeat(43), "svc_short", "Basic dXNlcjpwYXNz", "Bearer", "Bearer  "]) {
-    await send(o.id, o.method, okPath, { key: k, body: o.method === "GET" ? undefined : {} });
+    await send(o.id, o.method, okPath, { key: k, body: o.method === "POST" ? {} : undefined });
   }
   // Bodies, on every POST operation (a body where none is expected is checked too). Prism does
-  // not forward a GET with a body (it answers 501 itself), so the Go tests cover those.
-  if (o.method !== "GET") {
+  // not forward a GET with a body (it answers 501 itself), and does not answer a DELETE with an
+  // oversized one, so the Go tests cover those (TestBodiesOnDeleteAndGet).
+  if (o.method === "POST") {
     for (const b of badBodies) await send(o.id, o.method, okPath, { key, ...b });
     // Over the body limit (8 MiB for add-records, 1 MiB for the others).
     const limit = o.id === "addRecords" ? 8 << 20 : 1 << 20;

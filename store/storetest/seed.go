@@ -19,6 +19,21 @@ import (
 // BenchCreator is the creator DID of seeded benchmark data.
 const BenchCreator = "did:web:localhost%3A8080:bench"
 
+// BenchNamespace makes the benchmark user and a namespace of theirs in s.
+func BenchNamespace(b testing.TB, s *store.Store) (store.User, string) {
+	b.Helper()
+	ctx := context.Background()
+	u, err := s.EnsureUser(ctx, "bench@example.com")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ns, err := s.CreateNamespace(ctx, u, BenchCreator, store.NamespaceInput{Name: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return u, ns.NamespaceID
+}
+
 // PersonName is the record name of seeded record i.
 func PersonName(i int) string { return fmt.Sprintf("person-%07d", i) }
 

@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * List the records of a registry
-         * @description Filters as for the registry query; `state` filters records (`live` or `draft`). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+         * @description Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
          */
         get: operations["queryRecords"];
         put?: never;
@@ -113,7 +113,7 @@ export interface paths {
         };
         /**
          * List verified registries with a standard tag
-         * @description Live registries with a standardized schema tag (`membership`, `public_key`, `revoke`) in namespaces that own a verified domain. `custom` and unknown tags are refused with 400.
+         * @description Registries with a standardized schema tag (`membership`, `public_key`, `revoke`) in namespaces that own a verified domain: the live ones, or those in the state `status` names (`active` is live; docs/lifecycle.md). `custom` and unknown tags are refused with 400.
          */
         get: operations["getRegistriesByTag"];
         put?: never;
@@ -195,12 +195,13 @@ export interface paths {
          * Search the records of a namespace
          * @description Searches the latest version of every record of one namespace. All text matching is partial and
          *     case-insensitive; every parameter given must match. `registry_name`, `record_name`, `from`, `to`,
-         *     `page` and `page_size` are reserved; **every other query parameter is a path into `details`**
+         *     `record_state`, `page` and `page_size` are reserved; **every other query parameter is a path into `details`**
          *     (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
          *     A value matches when the text form of the scalar at that path, or of any element of an array
          *     there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-         *     URL-encoded. Anonymous callers search registries whose `query_allowed` is true; the namespace's
-         *     owner and delegates also search its other registries and see drafts. Results are newest
+         *     URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+         *     record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
+         *     namespace's owner and delegates also search its other registries and see drafts. Results are newest
          *     `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
          *     largest size); beyond that it is 100 and `total_exact` is false.
          */
@@ -711,7 +712,7 @@ export interface paths {
         put?: never;
         /**
          * Deactivate a registry
-         * @description A new version with state `inactive`; its records can no longer be added or changed.
+         * @description A new version with state `inactive`, from `live`; its records can no longer be added or changed. An inactive registry answers the current version; an archived or revoked one is 409.
          */
         post: operations["deactivateRegistry"];
         delete?: never;
@@ -731,9 +732,109 @@ export interface paths {
         put?: never;
         /**
          * Activate a registry
-         * @description A new version with state `live`.
+         * @description A new version with state `live`, from `inactive`. A live registry answers the current version; an archived one is 409 (restore-registry applies), and so is a revoked one.
          */
         post: operations["activateRegistry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/archive-registry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a registry (read-only)
+         * @description A new version with state `archived`, from `live` or `inactive`: the registry becomes read-only, and records can no longer be added or changed until restore-registry. An archived registry answers the current version; a revoked one is 409.
+         */
+        post: operations["archiveRegistry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/restore-registry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an archived registry
+         * @description A new version with state `live`, from `archived`. A live registry answers the current version; an inactive one is 409 (activate-registry applies), and so is a revoked one.
+         */
+        post: operations["restoreRegistry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/revoke-registry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a registry (final)
+         * @description A new version with state `revoked`, from `live`, `inactive` or `archived`. Revocation is final: the registry and its records take no further change (409), and every record reads as revoked (`effective_state`). A revoked registry answers the current version.
+         */
+        post: operations["revokeRegistry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/bulk-upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import records from a CSV file, as a job
+         * @description Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+         */
+        post: operations["bulkUploadRecords"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/export-records-as-csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a registry's records as CSV
+         * @description The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+         */
+        get: operations["exportRecordsAsCsv"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -814,6 +915,66 @@ export interface paths {
          * @description A new version with state `live`; a record that is not a draft is 409.
          */
         post: operations["publishRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/{record_name}/suspend-record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a live record
+         * @description A new version with state `suspended`, from `live`; reinstate-record undoes it. A suspended record answers the current version; a draft or revoked one is 409, and so is a record of a registry that is not live.
+         */
+        post: operations["suspendRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/{record_name}/reinstate-record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reinstate a suspended record
+         * @description A new version with state `live`, from `suspended`. A live record answers the current version; a draft or revoked one is 409 (revocation is final), and so is a record of a registry that is not live.
+         */
+        post: operations["reinstateRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/{record_name}/revoke-record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a record (final)
+         * @description A new version with state `revoked`, from `live` or `suspended`. Revocation is final: every later change of the record is 409. A revoked record answers the current version; a draft is 409 (a draft that should never be used is left unpublished), and so is a record of a registry that is not live.
+         */
+        post: operations["revokeRecord"];
         delete?: never;
         options?: never;
         head?: never;
@@ -912,6 +1073,130 @@ export interface paths {
          * @description Answers 200 while the process runs; it does not touch the database.
          */
         get: operations["healthz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/watch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Watch an entry with a webhook
+         * @description Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+         */
+        post: operations["createWatchSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/watch/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's watch subscriptions
+         * @description The caller's subscriptions, oldest first, without their secrets.
+         */
+        get: operations["listWatchSubscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/watch/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One watch subscription
+         * @description One of the caller's subscriptions, without its secret; 404 when the caller has no subscription with that id.
+         */
+        get: operations["getWatchSubscription"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a watch subscription
+         * @description Deletes one of the caller's subscriptions, with its waiting events and its delivery history; 404 when the caller has no subscription with that id.
+         */
+        delete: operations["deleteWatchSubscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/watch/{subscription_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery history of a watch subscription
+         * @description The latest 100 delivery attempts of one of the caller's subscriptions, newest first, each with the receiver's HTTP status (0 when it did not answer) and what went wrong.
+         */
+        get: operations["listWatchDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's import jobs
+         * @description The caller's import jobs, newest first (at most 100), without their row errors.
+         */
+        get: operations["listJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An import job's progress and row errors
+         * @description One of the caller's import jobs, with its first 1,000 row errors; 404 when the caller has no job with that id.
+         */
+        get: operations["getJob"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1249,8 +1534,7 @@ export interface components {
             genesis: components["schemas"]["Timestamp"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
-            /** @enum {string} */
-            state: "live" | "inactive";
+            state: components["schemas"]["RegistryState"];
             meta: components["schemas"]["JSONObject"];
             /** Format: int64 */
             record_count: number;
@@ -1269,8 +1553,7 @@ export interface components {
             namespace_id: string;
             registry_id: string;
             registry_name: components["schemas"]["EntryName"];
-            /** @enum {string} */
-            registry_state: "live" | "inactive";
+            registry_state: components["schemas"]["RegistryState"];
             /** @example 0190f2a1-b2c3-7d4e-8f60-718293a4b5c7 */
             record_id: string;
             record_name: components["schemas"]["EntryName"];
@@ -1286,8 +1569,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
             created_by: string;
-            /** @enum {string} */
-            state: "draft" | "live";
+            state: components["schemas"]["RecordState"];
+            effective_state: components["schemas"]["RecordEffectiveState"];
             /** Format: int64 */
             ttl: number;
             /** Format: date-time */
@@ -1327,8 +1610,7 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
             created_by: string;
-            /** @enum {string} */
-            state: "live" | "inactive";
+            state: components["schemas"]["RegistryState"];
             meta: components["schemas"]["JSONObject"];
             /** Format: int64 */
             record_count: number;
@@ -1350,8 +1632,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
             created_by: string;
-            /** @enum {string} */
-            state: "draft" | "live";
+            state: components["schemas"]["RecordState"];
+            effective_state: components["schemas"]["RecordEffectiveState"];
             /** Format: int64 */
             version_count: number;
             version: components["schemas"]["Version"];
@@ -1403,8 +1685,8 @@ export interface components {
             namespace_id: string;
             description: string;
             details: components["schemas"]["JSONObject"];
-            /** @enum {string} */
-            state: "draft" | "live";
+            state: components["schemas"]["RecordState"];
+            effective_state: components["schemas"]["RecordEffectiveState"];
             version: components["schemas"]["Version"];
             /** Format: int64 */
             version_count: number;
@@ -1596,6 +1878,187 @@ export interface components {
             message: string;
             data: components["schemas"]["AcceptRequestData"];
         };
+        /** @description The body of createWatchSubscription. */
+        CreateWatchRequest: {
+            watch_type: components["schemas"]["WatchType"];
+            /** @description The namespace_id, registry_id or record_id watched. */
+            target_id: string;
+            /**
+             * @description Where events are posted; https on a public address.
+             * @example https://hooks.example.com/svc
+             */
+            webhook_url: string;
+        };
+        /**
+         * @description What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+         * @enum {string}
+         */
+        WatchType: "namespace" | "registry" | "record";
+        /** @description A watch subscription (without its secret). */
+        WatchSubscription: {
+            subscription_id: string;
+            watch_type: components["schemas"]["WatchType"];
+            target_id: string;
+            namespace_id: string;
+            webhook_url: string;
+            state: components["schemas"]["WatchState"];
+            created_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            failing_since: string | null;
+        };
+        /** @description The body of a webhook delivery (docs/webhooks.md), in the Standard Webhooks shape. */
+        WebhookPayload: {
+            /**
+             * @description `<kind>.created` for an entry's first version, else `<kind>.updated`.
+             * @enum {string}
+             */
+            type: "namespace.created" | "namespace.updated" | "registry.created" | "registry.updated" | "record.created" | "record.updated";
+            /**
+             * Format: date-time
+             * @description When the version was made.
+             */
+            timestamp: string;
+            subscription_id: string;
+            data: components["schemas"]["WebhookEvent"];
+        };
+        /** @description The new version a webhook announces; look it up with version_id and recompute its digest to trust it. */
+        WebhookEvent: {
+            /** @enum {string} */
+            kind: "namespace" | "registry" | "record";
+            namespace_id: string;
+            /** @description Registries and records. */
+            registry_id?: string;
+            /** @description Records. */
+            record_id?: string;
+            version: components["schemas"]["Version"];
+            /** Format: int64 */
+            version_count: number;
+            digest: string;
+            /** @description The version's state (registries and records; see RegistryState and RecordState). */
+            state?: string;
+        };
+        /**
+         * @description `failing` once an event could not be delivered within 24 hours; a later delivery makes it `active` again.
+         * @enum {string}
+         */
+        WatchState: "active" | "failing";
+        /** @description A new subscription and its signing secret. */
+        WatchCreated: components["schemas"]["WatchSubscription"] & {
+            /**
+             * @description The Standard Webhooks signing secret (whsec_ and base64), shown only once.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /** @description The answer of createWatchSubscription. */
+        WatchCreatedResponse: {
+            /** @example Subscription created */
+            message: string;
+            data: components["schemas"]["WatchCreated"];
+        };
+        /** @description The answer of getWatchSubscription. */
+        WatchSubscriptionResponse: {
+            /** @example Subscription found */
+            message: string;
+            data: components["schemas"]["WatchSubscription"];
+        };
+        /** @description The answer of listWatchSubscriptions. */
+        WatchSubscriptionsResponse: {
+            /** @example Subscriptions found */
+            message: string;
+            data: components["schemas"]["WatchSubscription"][];
+        };
+        /** @description One delivery attempt of an event. */
+        WatchDelivery: {
+            /** @description The event's webhook-id, the same on every attempt. */
+            event_id: string;
+            attempt: number;
+            attempted_at: components["schemas"]["Timestamp"];
+            /** @description The receiver's HTTP status; 0 when it did not answer. */
+            status_code: number;
+            /** @description What went wrong; empty when delivered. */
+            error: string;
+            delivered: boolean;
+        };
+        /** @description The answer of listWatchDeliveries. */
+        WatchDeliveriesResponse: {
+            /** @example Deliveries found */
+            message: string;
+            data: components["schemas"]["WatchDelivery"][];
+        };
+        /** @description An import job (docs/csv.md). */
+        Job: {
+            job_id: string;
+            namespace_id: string;
+            registry_name: components["schemas"]["EntryName"];
+            /**
+             * @description `queued`, `running`, `done` (every row imported or refused), or `failed` (stopped; `failure` says why).
+             * @enum {string}
+             */
+            state: "queued" | "running" | "done" | "failed";
+            /** Format: int64 */
+            total_rows: number;
+            /**
+             * Format: int64
+             * @description Rows done, imported or refused.
+             */
+            processed_rows: number;
+            /** Format: int64 */
+            imported_rows: number;
+            /** Format: int64 */
+            error_rows: number;
+            /** @description Why a failed job stopped; empty otherwise. */
+            failure: string;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A row an import job refused, and why. */
+        JobRowError: {
+            /**
+             * Format: int64
+             * @description The row, 1 being the first after the header.
+             */
+            row: number;
+            message: string;
+        };
+        /** @description An import job with its first row errors. */
+        JobDetail: components["schemas"]["Job"] & {
+            /** @description The first 1,000 row errors, by row. */
+            errors: components["schemas"]["JobRowError"][];
+        };
+        /** @description The answer of bulkUploadRecords. */
+        JobResponse: {
+            /** @example Import queued */
+            message: string;
+            data: components["schemas"]["Job"];
+        };
+        /** @description The answer of getJob. */
+        JobDetailResponse: {
+            /** @example Job found */
+            message: string;
+            data: components["schemas"]["JobDetail"];
+        };
+        /** @description The answer of listJobs. */
+        JobsResponse: {
+            /** @example Jobs found */
+            message: string;
+            data: components["schemas"]["Job"][];
+        };
+        /**
+         * @description A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+         * @enum {string}
+         */
+        RegistryState: "live" | "inactive" | "archived" | "revoked";
+        /**
+         * @description The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+         * @enum {string}
+         */
+        RecordState: "draft" | "live" | "suspended" | "revoked";
+        /**
+         * @description The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+         * @enum {string}
+         */
+        RecordEffectiveState: "draft" | "live" | "suspended" | "revoked" | "expired";
         /** @description Free text describing an entry (at most 4096 characters). */
         Description: string;
         /**
@@ -2380,8 +2843,8 @@ export interface operations {
                  * @example 2026-12-31
                  */
                 to?: components["parameters"]["ToDate"];
-                /** @description Registry status filter. */
-                status?: "active" | "inactive";
+                /** @description Registry status filter (`active` is `live`). */
+                status?: "active" | "inactive" | "archived" | "revoked";
                 /** @description Partial, case-insensitive name match (at least 3 characters). */
                 name?: components["parameters"]["NameFilter"];
                 /** @description `date` newest first; `name` and `id` ascending; `status` by state, then name. */
@@ -2438,8 +2901,8 @@ export interface operations {
                  * @example 2026-12-31
                  */
                 to?: components["parameters"]["ToDate"];
-                /** @description Record state filter. */
-                state?: "live" | "draft";
+                /** @description Record state filter, on the state a record reads as (`effective_state`). */
+                state?: components["schemas"]["RecordEffectiveState"];
                 /** @description Partial, case-insensitive name match (at least 3 characters). */
                 name?: components["parameters"]["NameFilter"];
                 /** @description `date` newest first; `name` and `id` ascending; `status` by state, then name. */
@@ -2488,7 +2951,10 @@ export interface operations {
     };
     getRegistriesByTag: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The registries' state (default `active`, that is live). */
+                status?: "active" | "inactive" | "archived" | "revoked";
+            };
             header?: never;
             path: {
                 /**
@@ -2636,6 +3102,8 @@ export interface operations {
                  * @example 2026-12-31T23:59:59.999Z
                  */
                 to?: string;
+                /** @description Records that read as this state (`effective_state`). Named `record_state` so that a details field called `state` stays searchable. */
+                record_state?: components["schemas"]["RecordEffectiveState"];
                 /** @description Page number, from 1. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page. */
@@ -3535,6 +4003,218 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    archiveRegistry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `"<version>"`: the change is made only if this is still the current version (else 412).
+                 * @example "0x0190f2a1b2c3d4e5f60718293a4b5c6d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryLookupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreRegistry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `"<version>"`: the change is made only if this is still the current version (else 412).
+                 * @example "0x0190f2a1b2c3d4e5f60718293a4b5c6d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryLookupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeRegistry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `"<version>"`: the change is made only if this is still the current version (else 412).
+                 * @example "0x0190f2a1b2c3d4e5f60718293a4b5c6d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryLookupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    bulkUploadRecords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The CSV file.
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The job, queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportRecordsAsCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     addRecord: {
         parameters: {
             query?: never;
@@ -3712,6 +4392,141 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    suspendRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `"<version>"`: the change is made only if this is still the current version (else 412).
+                 * @example "0x0190f2a1b2c3d4e5f60718293a4b5c6d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+                /** @description A record name, unique in its registry. */
+                record_name: components["parameters"]["RecordName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suspended record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordLookupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    reinstateRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `"<version>"`: the change is made only if this is still the current version (else 412).
+                 * @example "0x0190f2a1b2c3d4e5f60718293a4b5c6d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+                /** @description A record name, unique in its registry. */
+                record_name: components["parameters"]["RecordName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reinstated record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordLookupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `"<version>"`: the change is made only if this is still the current version (else 412).
+                 * @example "0x0190f2a1b2c3d4e5f60718293a4b5c6d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+                /** @description A record name, unique in its registry. */
+                record_name: components["parameters"]["RecordName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordLookupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     addDelegate: {
         parameters: {
             query?: never;
@@ -3841,6 +4656,196 @@ export interface operations {
         responses: {
             200: components["responses"]["Message"];
             400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWatchSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with its signing secret (shown only here). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WatchCreatedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWatchSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WatchSubscriptionsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWatchSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription. */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WatchSubscriptionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteWatchSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription. */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Message"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWatchDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription. */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WatchDeliveriesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The jobs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job. */
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobDetailResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

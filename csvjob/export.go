@@ -1,0 +1,86 @@
+package csvjob
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ErrChanged: the registry changed during an export in a way its header cannot hold.
+var ErrChanged = errors.New("the registry changed during the export; export it again")
+
+// coveredBy reports whether path is a column or lies inside one.
+func coveredBy(columns map[string]bool, path string) bool {
+	for p := path; ; {
+		if columns[p] {
+			return true
+		}
+		i := strings.LastIndexByte(p, '.')
+		if i < 0 {
+			return false
+		}
+		p = p[:i]
+	}
+}
+
+// Records is the store's walk over a registry's latest records (store.EachRecordDetails).
+type Records interface {
+	EachRecordDetails(ctx context.Context, registryID string, fn func(name string, details map[string]any) error) error
+}
+
+// ExportHeader walks the registry once for the export's header (Columns.Add's error when a
+// details key cannot be a column). Memory holds the set of paths, not the records.
+func ExportHeader(ctx context.Context, src Records, registryID string) ([]string, error) {
+	cols := NewColumns()
+	if err := src.EachRecordDetails(ctx, registryID, func(_ string, d map[string]any) error { return cols.Add(d) }); err != nil {
+		return nil, err
+	}
+	return cols.Header(), nil
+}
+
+// Export writes the registry's records under header to w as CSV, in record name order, a page
+// at a time: it walks the registry a second time and keeps no more than a page in memory. A
+// record written since the header was made with a field no column holds stops the export with
+// ErrChanged rather than leave the field out (the answer is then cut short).
+func Export(ctx context.Context, w io.Writer, src Records, registryID string, schema map[string]any, header []string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	covered := map[string]bool{}
+	for _, p := range header[1:] {
+		covered[p] = true
+	}
+	n := 0
+	err := src.EachRecordDetails(ctx, registryID, func(name string, d map[string]any) error {
+		leaves := NewColumns()
+		if err := leaves.Add(d); err != nil {
+			return err
+		}
+		for p := range leaves.set {
+			if !coveredBy(covered, p) {
+				return fmt.Errorf("%w: %s of %s has no column", ErrChanged, p, name)
+			}
+		}
+		row, err := Row(header, schema, name, d)
+		if err != nil {
+			return err
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+		if n++; n%1000 == 0 {
+			cw.Flush()
+			return cw.Error()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}

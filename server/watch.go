@@ -1,0 +1,83 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/webhook"
+)
+
+// Watch subscriptions (docs/webhooks.md): the caller's webhooks on new versions of entries.
+
+// CreateWatchSubscription subscribes the caller; the answer holds the signing secret, once.
+func (s *Server) CreateWatchSubscription(ctx context.Context, req gen.CreateWatchSubscriptionRequestObject) (gen.CreateWatchSubscriptionResponseObject, error) {
+	b := req.Body
+	if _, err := webhook.CheckURL(b.WebhookUrl, s.webhookInsecure); err != nil {
+		return nil, problem(http.StatusBadRequest, "Invalid input: webhook_url: "+err.Error())
+	}
+	sub, err := s.store.CreateSubscription(ctx, caller(ctx).ID, string(b.WatchType), b.TargetId, b.WebhookUrl, webhook.NewSecret())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, problemf(http.StatusNotFound, "Not found: no %s with id %s to watch", b.WatchType, b.TargetId)
+	}
+	if err != nil {
+		return nil, err
+	}
+	w := watchOut(sub)
+	return gen.CreateWatchSubscription201JSONResponse{Message: "Subscription created", Data: gen.WatchCreated{
+		SubscriptionId: w.SubscriptionId, WatchType: w.WatchType, TargetId: w.TargetId, NamespaceId: w.NamespaceId,
+		WebhookUrl: w.WebhookUrl, State: w.State, CreatedAt: w.CreatedAt, FailingSince: w.FailingSince, Secret: sub.Secret,
+	}}, nil
+}
+
+// ListWatchSubscriptions lists the caller's subscriptions.
+func (s *Server) ListWatchSubscriptions(ctx context.Context, _ gen.ListWatchSubscriptionsRequestObject) (gen.ListWatchSubscriptionsResponseObject, error) {
+	subs, err := s.store.Subscriptions(ctx, caller(ctx).ID)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.ListWatchSubscriptions200JSONResponse{Message: "Subscriptions found", Data: make([]gen.WatchSubscription, len(subs))}
+	for i, sub := range subs {
+		out.Data[i] = watchOut(sub)
+	}
+	return out, nil
+}
+
+// GetWatchSubscription reads one of the caller's subscriptions.
+func (s *Server) GetWatchSubscription(ctx context.Context, req gen.GetWatchSubscriptionRequestObject) (gen.GetWatchSubscriptionResponseObject, error) {
+	sub, err := s.store.Subscription(ctx, caller(ctx).ID, req.SubscriptionId)
+	if err != nil {
+		return nil, notFound(err, "Subscription not found")
+	}
+	return gen.GetWatchSubscription200JSONResponse{Message: "Subscription found", Data: watchOut(sub)}, nil
+}
+
+// DeleteWatchSubscription deletes one of the caller's subscriptions.
+func (s *Server) DeleteWatchSubscription(ctx context.Context, req gen.DeleteWatchSubscriptionRequestObject) (gen.DeleteWatchSubscriptionResponseObject, error) {
+	if err := s.store.DeleteSubscription(ctx, caller(ctx).ID, req.SubscriptionId); err != nil {
+		return nil, notFound(err, "Subscription not found")
+	}
+	return gen.DeleteWatchSubscription200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: "Subscription deleted"}}, nil
+}
+
+// ListWatchDeliveries is the delivery history of one of the caller's subscriptions.
+func (s *Server) ListWatchDeliveries(ctx context.Context, req gen.ListWatchDeliveriesRequestObject) (gen.ListWatchDeliveriesResponseObject, error) {
+	ds, err := s.store.Deliveries(ctx, caller(ctx).ID, req.SubscriptionId, 100)
+	if err != nil {
+		return nil, notFound(err, "Subscription not found")
+	}
+	out := gen.ListWatchDeliveries200JSONResponse{Message: "Deliveries found", Data: make([]gen.WatchDelivery, len(ds))}
+	for i, d := range ds {
+		out.Data[i] = gen.WatchDelivery{EventId: d.EventID, Attempt: d.Attempt, AttemptedAt: ts(d.At), StatusCode: d.StatusCode,
+			Error: d.Error, Delivered: d.Delivered}
+	}
+	return out, nil
+}
+
+func watchOut(sub store.Subscription) gen.WatchSubscription {
+	return gen.WatchSubscription{SubscriptionId: sub.ID, WatchType: gen.WatchType(sub.WatchType), TargetId: sub.TargetID,
+		NamespaceId: sub.NamespaceID, WebhookUrl: sub.WebhookURL, State: gen.WatchState(sub.State), CreatedAt: ts(sub.CreatedAt),
+		FailingSince: tsPtr(sub.FailingSince)}
+}

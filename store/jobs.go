@@ -1,0 +1,331 @@
+// CSV import jobs (docs/csv.md): the upload, the job's progress and its per-row errors. The
+// import itself (parsing, typing, the worker) is package csvjob's.
+
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Job states.
+const (
+	JobQueued  = "queued"
+	JobRunning = "running"
+	JobDone    = "done"
+	JobFailed  = "failed"
+)
+
+// MaxJobErrors is how many row errors a job keeps; the count goes on beyond it.
+const MaxJobErrors = 1000
+
+// Job is an import job.
+type Job struct {
+	ID, UserID, NamespaceID, RegistryName, State, Failure string
+	TotalRows, ProcessedRows, ImportedRows, ErrorRows     int64
+	CreatedAt, UpdatedAt                                  time.Time
+}
+
+// JobError is a row the import refused.
+type JobError struct {
+	Row     int64 // 1: the first row after the header
+	Message string
+}
+
+type jobRow struct {
+	JobID         string `gorm:"column:job_id;primaryKey"`
+	UserID        string `gorm:"column:user_id"`
+	NamespaceID   string `gorm:"column:namespace_id"`
+	RegistryName  string `gorm:"column:registry_name"`
+	CreatorDID    string `gorm:"column:creator_did"`
+	State         string `gorm:"column:state"`
+	TotalRows     int64  `gorm:"column:total_rows"`
+	ProcessedRows int64  `gorm:"column:processed_rows"`
+	ImportedRows  int64  `gorm:"column:imported_rows"`
+	ErrorRows     int64  `gorm:"column:error_rows"`
+	Failure       string `gorm:"column:failure"`
+	LeaseUntil    int64  `gorm:"column:lease_until"`
+	CreatedAt     int64  `gorm:"column:created_at"`
+	UpdatedAt     int64  `gorm:"column:updated_at"`
+}
+
+func (jobRow) TableName() string { return "import_jobs" }
+
+func (r jobRow) job() Job {
+	return Job{ID: r.JobID, UserID: r.UserID, NamespaceID: r.NamespaceID, RegistryName: r.RegistryName, State: r.State,
+		Failure: r.Failure, TotalRows: r.TotalRows, ProcessedRows: r.ProcessedRows, ImportedRows: r.ImportedRows,
+		ErrorRows: r.ErrorRows, CreatedAt: msTime(r.CreatedAt), UpdatedAt: msTime(r.UpdatedAt)}
+}
+
+// CreateImportJob queues the import of content (totalRows rows after the header) into a
+// registry, by a user who may write it (checked by the caller), as creatorDID.
+func (s *Store) CreateImportJob(ctx context.Context, userID, namespaceID, registryName, creatorDID string, totalRows int64, content []byte) (Job, error) {
+	now := s.nowMS()
+	row := jobRow{JobID: newUUID(), UserID: userID, NamespaceID: namespaceID, RegistryName: registryName, CreatorDID: creatorDID,
+		State: JobQueued, TotalRows: totalRows, CreatedAt: now, UpdatedAt: now}
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		if err := tx.Create(&row).Error; err != nil {
+			return translate(err, "create job")
+		}
+		return translate(tx.Exec(`INSERT INTO import_job_files (job_id, content) VALUES (?, ?)`, row.JobID, content).Error, "job file")
+	})
+	if err != nil {
+		return Job{}, err
+	}
+	return row.job(), nil
+}
+
+// Job reads one of the user's jobs with its first MaxJobErrors row errors (ErrNotFound when it
+// is not theirs).
+func (s *Store) Job(ctx context.Context, userID, id string) (Job, []JobError, error) {
+	var r jobRow
+	if err := s.db.WithContext(ctx).Where("job_id = ? AND user_id = ?", id, userID).Take(&r).Error; err != nil {
+		return Job{}, nil, translate(err, "job")
+	}
+	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(`SELECT row_number, message FROM import_job_errors WHERE job_id = ?
+		ORDER BY row_number LIMIT ?`), id, MaxJobErrors)
+	if err != nil {
+		return Job{}, nil, translate(err, "job errors")
+	}
+	defer rows.Close()
+	errs := []JobError{}
+	for rows.Next() {
+		var e JobError
+		if err := rows.Scan(&e.Row, &e.Message); err != nil {
+			return Job{}, nil, translate(err, "job errors")
+		}
+		errs = append(errs, e)
+	}
+	return r.job(), errs, translate(rows.Err(), "job errors")
+}
+
+// Jobs lists the user's jobs, newest first (at most 100).
+func (s *Store) Jobs(ctx context.Context, userID string) ([]Job, error) {
+	var rows []jobRow
+	if err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("created_at DESC, job_id DESC").Limit(100).Find(&rows).Error; err != nil {
+		return nil, translate(err, "jobs")
+	}
+	out := make([]Job, len(rows))
+	for i, r := range rows {
+		out[i] = r.job()
+	}
+	return out, nil
+}
+
+// ClaimedJob is a job a worker holds: what it imports, as whom, and from which row on.
+type ClaimedJob struct {
+	Job
+	CreatorDID string
+	Content    []byte
+}
+
+// ClaimImportJob takes the oldest job that is queued, or running with its worker's lease run
+// out (the worker died), and leases it until leaseUntil. ok is false when none waits.
+func (s *Store) ClaimImportJob(ctx context.Context, now, leaseUntil time.Time) (ClaimedJob, bool, error) {
+	var out ClaimedJob
+	var found bool
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		var rows []jobRow
+		if err := tx.Raw(`SELECT * FROM import_jobs WHERE (state = ? OR (state = ? AND lease_until <= ?))
+			ORDER BY created_at, job_id LIMIT 1`+s.d.forUpdateSkipLocked(), JobQueued, JobRunning, now.UnixMilli()).Scan(&rows).Error; err != nil {
+			return translate(err, "open jobs")
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		r := rows[0]
+		if err := tx.Exec(`UPDATE import_jobs SET state = ?, lease_until = ?, updated_at = ? WHERE job_id = ?`,
+			JobRunning, leaseUntil.UnixMilli(), now.UnixMilli(), r.JobID).Error; err != nil {
+			return translate(err, "lease job")
+		}
+		var content []byte
+		if err := tx.Raw(`SELECT content FROM import_job_files WHERE job_id = ?`, r.JobID).Row().Scan(&content); err != nil {
+			return translate(err, "job file")
+		}
+		r.State = JobRunning
+		out, found = ClaimedJob{Job: r.job(), CreatorDID: r.CreatorDID, Content: content}, true
+		return nil
+	})
+	return out, found, err
+}
+
+// ErrJobMoved: the job's progress is not where the worker left it (another worker took it
+// over after this one's lease ran out); the worker stops.
+var ErrJobMoved = errors.New("store: the job moved on without this worker")
+
+// ImportRow is a record of a CSV row, by row number.
+type ImportRow struct {
+	Row   int64
+	Input RecordInput
+}
+
+// ImportBatch imports the rows from..to-1 of a job in one transaction with its progress: the
+// records of rows (each row whose name is taken, in the registry or earlier in the batch, is
+// refused as a row error instead), the row errors refused before (rowErrors), and the job's
+// counts; the job is done when to reaches its total. It checks that the job is at row from
+// (ErrJobMoved otherwise), so that no row is imported twice. A registry that is not live
+// fails the job (its message says why).
+func (s *Store) ImportBatch(ctx context.Context, jobID string, from, to int64, rows []ImportRow, rowErrors []JobError, leaseUntil time.Time) (Job, error) {
+	var out jobRow
+	added := 0
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		added = 0
+		var j jobRow
+		if err := tx.Raw(`SELECT * FROM import_jobs WHERE job_id = ?`+s.d.forUpdate(), jobID).Take(&j).Error; err != nil {
+			return translate(err, "job")
+		}
+		if j.State != JobRunning || j.ProcessedRows != from {
+			return ErrJobMoved
+		}
+		errs := append([]JobError(nil), rowErrors...)
+		var in []RecordInput
+		if len(rows) > 0 {
+			names := make([]string, 0, len(rows))
+			for _, r := range rows {
+				names = append(names, r.Input.RecordName)
+			}
+			var taken []string
+			if err := tx.Raw(`SELECT r.record_name FROM records r JOIN registries g ON g.registry_id = r.registry_id
+				WHERE g.namespace_id = ? AND g.registry_name = ? AND r.record_name IN ?`, j.NamespaceID, j.RegistryName, names).
+				Scan(&taken).Error; err != nil {
+				return translate(err, "record names")
+			}
+			seen := make(map[string]bool, len(rows)+len(taken))
+			for _, n := range taken {
+				seen[n] = true
+			}
+			for _, r := range rows {
+				if seen[r.Input.RecordName] {
+					errs = append(errs, JobError{Row: r.Row, Message: fmt.Sprintf("record_name %q already exists in the registry", r.Input.RecordName)})
+					continue
+				}
+				seen[r.Input.RecordName] = true
+				in = append(in, r.Input)
+			}
+		}
+		if len(in) > 0 {
+			if _, err := s.addRecordsTx(tx, j.NamespaceID, j.RegistryName, j.CreatorDID, in); err != nil {
+				var se *Error
+				if errors.As(err, &se) && (errors.Is(err, ErrRegistryInactive) || errors.Is(err, ErrRegistryArchived) || errors.Is(err, ErrRegistryRevoked)) {
+					// The registry stopped taking records: the job ends, saying why.
+					j.State, j.Failure = JobFailed, se.Message
+					return s.saveJob(tx, &j, &out)
+				}
+				return err // a name taken by a concurrent writer since the check: the batch is tried again
+			}
+			added = len(in)
+		}
+		if err := s.addJobErrors(tx, jobID, j.ErrorRows, errs); err != nil {
+			return err
+		}
+		j.ProcessedRows, j.ImportedRows, j.ErrorRows = to, j.ImportedRows+int64(len(in)), j.ErrorRows+int64(len(errs))
+		j.LeaseUntil = leaseUntil.UnixMilli()
+		if to >= j.TotalRows {
+			j.State = JobDone
+		}
+		return s.saveJob(tx, &j, &out)
+	})
+	if err != nil {
+		return Job{}, err
+	}
+	if added > 0 {
+		s.noteRecordWrites(added)
+	}
+	return out.job(), nil
+}
+
+// FailImportJob ends a job that cannot go on, saying why.
+func (s *Store) FailImportJob(ctx context.Context, jobID, why string) error {
+	return s.tx(ctx, func(tx *gorm.DB) error {
+		var j jobRow
+		if err := tx.Raw(`SELECT * FROM import_jobs WHERE job_id = ?`+s.d.forUpdate(), jobID).Take(&j).Error; err != nil {
+			return translate(err, "job")
+		}
+		j.State, j.Failure = JobFailed, why
+		var out jobRow
+		return s.saveJob(tx, &j, &out)
+	})
+}
+
+// saveJob writes j's progress; a job that ended gives up its file.
+func (s *Store) saveJob(tx *gorm.DB, j, out *jobRow) error {
+	j.UpdatedAt = s.nowMS()
+	if err := tx.Exec(`UPDATE import_jobs SET state = ?, processed_rows = ?, imported_rows = ?, error_rows = ?, failure = ?,
+		lease_until = ?, updated_at = ? WHERE job_id = ?`, j.State, j.ProcessedRows, j.ImportedRows, j.ErrorRows, j.Failure,
+		j.LeaseUntil, j.UpdatedAt, j.JobID).Error; err != nil {
+		return translate(err, "job progress")
+	}
+	if j.State == JobDone || j.State == JobFailed {
+		if err := tx.Exec(`DELETE FROM import_job_files WHERE job_id = ?`, j.JobID).Error; err != nil {
+			return translate(err, "job file")
+		}
+	}
+	*out = *j
+	return nil
+}
+
+// addJobErrors keeps the row errors, up to MaxJobErrors per job (kept counts those already kept).
+func (s *Store) addJobErrors(tx *gorm.DB, jobID string, kept int64, errs []JobError) error {
+	room := MaxJobErrors - kept
+	for _, e := range errs {
+		if room <= 0 {
+			return nil
+		}
+		if err := tx.Exec(`INSERT INTO import_job_errors (job_id, row_number, message) VALUES (?, ?, ?)`, jobID, e.Row, e.Message).Error; err != nil {
+			return translate(err, "job errors")
+		}
+		room--
+	}
+	return nil
+}
+
+// exportPage is how many records one read of an export takes.
+const exportPage = 1000
+
+// EachRecordDetails calls fn with the name and details of every latest record of a registry,
+// by name, reading exportPage records at a time (keyset on the registry's name index), so that
+// memory stays flat however large the registry is. fn runs between reads, never while one is
+// open, so that a slow reader of the export holds no database cursor.
+func (s *Store) EachRecordDetails(ctx context.Context, registryID string, fn func(name string, details map[string]any) error) error {
+	type rec struct{ name, details string }
+	page := make([]rec, 0, exportPage)
+	after := ""
+	for {
+		page = page[:0]
+		rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(`SELECT record_name, details FROM records
+			WHERE registry_id = ? AND record_name > ? ORDER BY record_name LIMIT ?`), registryID, after, exportPage)
+		if err != nil {
+			return translate(err, "export")
+		}
+		for rows.Next() {
+			var r rec
+			if err := rows.Scan(&r.name, &r.details); err != nil {
+				rows.Close()
+				return translate(err, "export")
+			}
+			page = append(page, r)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return translate(err, "export")
+		}
+		for _, r := range page {
+			details, err := decodeObject(r.details)
+			if err != nil {
+				return err
+			}
+			if err := fn(r.name, details); err != nil {
+				return err
+			}
+			after = r.name
+		}
+		if len(page) < exportPage {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,415 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
+)
+
+// lifecycleFixture is a namespace with a registry "people" of records draft, a, b and c.
+func lifecycleFixture(t *testing.T, s *store.Store) store.Namespace {
+	t.Helper()
+	ctx := context.Background()
+	ns := acmePeople(t, s)
+	for _, in := range []store.RecordInput{{RecordName: "draft", State: store.StateDraft}, {RecordName: "a"}, {RecordName: "b"}, {RecordName: "c"}} {
+		in.Details = map[string]any{"n": 1.0}
+		if _, err := s.AddRecord(ctx, ns.NamespaceID, "people", creator, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ns
+}
+
+// lifecycleSteps moves and refuses changes of state, checking what each wrote.
+type lifecycleSteps struct {
+	t    *testing.T
+	s    *store.Store
+	nsID string
+}
+
+// version is what a change answered or found: state, version count, digest and version id.
+type version struct {
+	state      string
+	count      int64
+	digest, id string
+}
+
+// move applies a change that must make a new version in state want, with a new digest, queued
+// for the log.
+func (l lifecycleSteps) move(what string, change func() (version, error), before func() version, want string) {
+	l.t.Helper()
+	was := before()
+	got, err := change()
+	if err != nil {
+		l.t.Fatalf("%s: %v", what, err)
+	}
+	if got.state != want || got.count != was.count+1 || got.digest == was.digest {
+		l.t.Fatalf("%s: state %s, version %d, new digest %v; want %s, %d, a new digest", what, got.state, got.count, got.digest != was.digest, want, was.count+1)
+	}
+	queued, err := l.s.LogQueuedLeaves(context.Background())
+	if err != nil || len(queued) == 0 || queued[len(queued)-1].Version != got.id {
+		l.t.Fatalf("%s: the new version is not queued for the log (%v)", what, err)
+	}
+}
+
+// refuse applies a change that must fail with want, a conflict with a client message, and
+// write nothing.
+func (l lifecycleSteps) refuse(what string, change func() error, want error) {
+	l.t.Helper()
+	before := countRows(l.t, l.s)
+	queued, _ := l.s.LogQueuedLeaves(context.Background())
+	err := change()
+	if !errors.Is(err, want) || !errors.Is(err, store.ErrConflict) {
+		l.t.Fatalf("%s: %v, want %v (a conflict)", what, err, want)
+	}
+	var se *store.Error
+	if !errors.As(err, &se) || se.Message == "" {
+		l.t.Fatalf("%s: %v has no message for the client", what, err)
+	}
+	after, _ := l.s.LogQueuedLeaves(context.Background())
+	if c := countRows(l.t, l.s); c != before || len(after) != len(queued) {
+		l.t.Fatalf("%s was refused but wrote: %v, then %v", what, before, c)
+	}
+}
+
+func (l lifecycleSteps) record(name string, a store.Action) func() (version, error) {
+	return func() (version, error) {
+		r, err := l.s.UpdateRecord(context.Background(), l.nsID, "people", name, "", store.RecordPatch{Action: a})
+		return version{r.State, r.VersionCount, r.Digest, r.Version}, err
+	}
+}
+
+func (l lifecycleSteps) recordBefore(name string) func() version {
+	return func() version {
+		r, err := l.s.GetRecord(context.Background(), l.nsID, "people", name, store.VersionSel{})
+		if err != nil {
+			l.t.Fatal(err)
+		}
+		return version{r.State, r.VersionCount, r.Digest, r.Version}
+	}
+}
+
+func (l lifecycleSteps) registry(name string, a store.Action) func() (version, error) {
+	return func() (version, error) {
+		r, err := l.s.UpdateRegistry(context.Background(), l.nsID, name, "", store.RegistryPatch{Action: a})
+		return version{r.State, r.VersionCount, r.Digest, r.Version}, err
+	}
+}
+
+func (l lifecycleSteps) registryBefore(name string) func() version {
+	return func() version {
+		r, err := l.s.GetRegistry(context.Background(), l.nsID, name, store.VersionSel{})
+		if err != nil {
+			l.t.Fatal(err)
+		}
+		return version{r.State, r.VersionCount, r.Digest, r.Version}
+	}
+}
+
+func (l lifecycleSteps) recordRefused(name string, p store.RecordPatch) func() error {
+	return func() error {
+		_, err := l.s.UpdateRecord(context.Background(), l.nsID, "people", name, "", p)
+		return err
+	}
+}
+
+// same applies a change that must leave the entry as it is: the current version, nothing written.
+func (l lifecycleSteps) same(what string, change func() (version, error), before func() version) {
+	l.t.Helper()
+	rows := countRows(l.t, l.s)
+	was := before()
+	got, err := change()
+	if err != nil || got != was || countRows(l.t, l.s) != rows {
+		l.t.Fatalf("%s: %+v (was %+v), %v; want the current version and no write", what, got, was, err)
+	}
+}
+
+// Every record state change: the legal ones make a new version in the new state (with its
+// digest, queued for the log); one that finds the state already set answers the current
+// version; the illegal ones are conflicts that write nothing; revocation is final.
+func TestRecordLifecycle(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ns := lifecycleFixture(t, s)
+		l := lifecycleSteps{t, s, ns.NamespaceID}
+		move := func(name string, a store.Action, want string) {
+			t.Helper()
+			l.move(string(a)+" "+name, l.record(name, a), l.recordBefore(name), want)
+		}
+		refuse := func(name string, a store.Action, want error) {
+			t.Helper()
+			l.refuse(string(a)+" "+name, l.recordRefused(name, store.RecordPatch{Action: a}), want)
+		}
+		same := func(name string, a store.Action) {
+			t.Helper()
+			l.same(string(a)+" "+name, l.record(name, a), l.recordBefore(name))
+		}
+
+		// A draft is only published.
+		refuse("draft", store.ActionSuspend, store.ErrConflict)
+		refuse("draft", store.ActionReinstate, store.ErrConflict)
+		refuse("draft", store.ActionRevoke, store.ErrConflict)
+		move("draft", store.ActionPublish, store.StateLive)
+		// Live: suspend or revoke; publish is refused, reinstate finds it live.
+		refuse("a", store.ActionPublish, store.ErrNotDraft)
+		same("a", store.ActionReinstate)
+		move("a", store.ActionSuspend, store.StateSuspended)
+		// Suspended: reinstate or revoke; its details still change.
+		same("a", store.ActionSuspend)
+		refuse("a", store.ActionPublish, store.ErrNotDraft)
+		if rec, err := s.UpdateRecord(context.Background(), ns.NamespaceID, "people", "a", "", store.RecordPatch{Details: map[string]any{"n": 2.0}}); err != nil || rec.State != store.StateSuspended {
+			t.Fatalf("an update of a suspended record: %v, %v", rec.State, err)
+		}
+		move("a", store.ActionReinstate, store.StateLive)
+		move("a", store.ActionRevoke, store.StateRevoked)
+		move("b", store.ActionSuspend, store.StateSuspended)
+		move("b", store.ActionRevoke, store.StateRevoked)
+		// Revoked is final: every other action and every update is refused; revoke finds it revoked.
+		same("b", store.ActionRevoke)
+		for _, a := range []store.Action{store.ActionPublish, store.ActionSuspend, store.ActionReinstate} {
+			want := store.ErrRecordRevoked
+			if a == store.ActionPublish {
+				want = store.ErrNotDraft
+			}
+			refuse("b", a, want)
+		}
+		d := "changed"
+		l.refuse("update of revoked b", l.recordRefused("b", store.RecordPatch{Description: &d}), store.ErrRecordRevoked)
+		l.refuse("valid_till of revoked b", l.recordRefused("b", store.RecordPatch{ValidTill: ptr(time.Now())}), store.ErrRecordRevoked)
+		// Registry actions are not record actions.
+		if _, err := s.UpdateRecord(context.Background(), ns.NamespaceID, "people", "c", "", store.RecordPatch{Action: store.ActionArchive}); !errors.Is(err, store.ErrInvalid) {
+			t.Fatalf("archive of a record: %v", err)
+		}
+		// Every version keeps its state: b's history reads revoked, suspended, live (newest first).
+		b, err := s.GetRecord(context.Background(), ns.NamespaceID, "people", "b", store.VersionSel{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := s.RecordVersions(context.Background(), b.RecordID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var states []string
+		for _, id := range ids {
+			v, err := s.GetRecord(context.Background(), ns.NamespaceID, "people", "b", store.VersionSel{VersionID: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			states = append(states, v.State)
+		}
+		if !slices.Equal(states, []string{store.StateRevoked, store.StateSuspended, store.StateLive}) {
+			t.Fatalf("b's versions hold %v", states)
+		}
+	})
+}
+
+func countRows(t *testing.T, s *store.Store) store.Counts {
+	t.Helper()
+	c, err := s.Count(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Every registry state change, legal and illegal, and what each state lets its records do.
+func TestRegistryLifecycle(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ns := lifecycleFixture(t, s)
+		l := lifecycleSteps{t, s, ns.NamespaceID}
+		move := func(a store.Action, want string) {
+			t.Helper()
+			l.move(string(a)+" people", l.registry("people", a), l.registryBefore("people"), want)
+		}
+		refuse := func(a store.Action, want error) {
+			t.Helper()
+			l.refuse(string(a)+" people", func() error {
+				_, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", store.RegistryPatch{Action: a})
+				return err
+			}, want)
+		}
+		same := func(a store.Action) {
+			t.Helper()
+			l.same(string(a)+" people", l.registry("people", a), l.registryBefore("people"))
+		}
+		// recordWrites checks that each kind of record write gets want (nil: it is allowed).
+		recordWrites := func(state string, want error) {
+			t.Helper()
+			d := "from " + state
+			writes := map[string]func() error{
+				"add-record": func() error {
+					_, err := s.AddRecord(ctx, ns.NamespaceID, "people", creator, store.RecordInput{RecordName: "new-in-" + state, Details: map[string]any{}})
+					return err
+				},
+				"update-record":  l.recordRefused("c", store.RecordPatch{Description: &d}),
+				"suspend-record": l.recordRefused("c", store.RecordPatch{Action: store.ActionSuspend}),
+			}
+			for _, what := range []string{"add-record", "update-record", "suspend-record"} {
+				if want == nil {
+					if err := writes[what](); err != nil {
+						t.Fatalf("%s in a %s registry: %v", what, state, err)
+					}
+					continue
+				}
+				l.refuse(what+" in a "+state+" registry", writes[what], want)
+			}
+			if want == nil { // undo the suspension
+				if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "c", "", store.RecordPatch{Action: store.ActionReinstate}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+
+		// Live: restore and activate find it live; records are written.
+		same(store.ActionActivate)
+		same(store.ActionRestore)
+		recordWrites(store.StateLive, nil)
+		// Inactive: records are refused; archive applies, restore does not.
+		move(store.ActionDeactivate, store.StateInactive)
+		same(store.ActionDeactivate)
+		move(store.ActionActivate, store.StateLive)
+		move(store.ActionDeactivate, store.StateInactive)
+		refuse(store.ActionRestore, store.ErrConflict)
+		recordWrites(store.StateInactive, store.ErrRegistryInactive)
+		move(store.ActionArchive, store.StateArchived)
+		// Archived: read-only, for records and for the registry's own fields; only restore and
+		// revoke apply.
+		same(store.ActionArchive)
+		refuse(store.ActionActivate, store.ErrConflict)
+		refuse(store.ActionDeactivate, store.ErrConflict)
+		recordWrites(store.StateArchived, store.ErrRegistryArchived)
+		d := "changed"
+		l.refuse("update of an archived registry", func() error {
+			_, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", store.RegistryPatch{Description: &d})
+			return err
+		}, store.ErrRegistryArchived)
+		move(store.ActionRestore, store.StateLive)
+		recordWrites(store.StateLive+" again", nil)
+		move(store.ActionArchive, store.StateArchived)
+		move(store.ActionRevoke, store.StateRevoked)
+		// Revoked: final.
+		same(store.ActionRevoke)
+		for _, a := range []store.Action{store.ActionActivate, store.ActionDeactivate, store.ActionArchive, store.ActionRestore} {
+			refuse(a, store.ErrRegistryRevoked)
+		}
+		recordWrites(store.StateRevoked, store.ErrRegistryRevoked)
+		l.refuse("update of a revoked registry", func() error {
+			_, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", store.RegistryPatch{Description: &d})
+			return err
+		}, store.ErrRegistryRevoked)
+		if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", store.RegistryPatch{Action: store.ActionSuspend}); !errors.Is(err, store.ErrInvalid) {
+			t.Fatalf("suspend of a registry: %v", err)
+		}
+		// A live registry can also be revoked directly, and an inactive one.
+		for _, from := range []store.Action{"", store.ActionDeactivate} {
+			name := "other" + string(from)
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: name, Tag: store.TagCustom,
+				Schema: map[string]any{"type": "object"}}); err != nil {
+				t.Fatal(err)
+			}
+			if from != "" {
+				if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, name, "", store.RegistryPatch{Action: from}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l.move("revoke "+name, l.registry(name, store.ActionRevoke), l.registryBefore(name), store.StateRevoked)
+		}
+	})
+}
+
+// A record reads as expired when live past its valid_till, and as revoked in a revoked
+// registry; the record query and search filter on the state a record reads as.
+func TestEffectiveStates(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ns := lifecycleFixture(t, s) // draft, a, b, c in people
+		past, future := time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+		for name, p := range map[string]store.RecordPatch{
+			"a": {ValidTill: &past}, "b": {ValidTill: &future}, "c": {Action: store.ActionSuspend},
+		} {
+			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", name, "", p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.AddRecord(ctx, ns.NamespaceID, "people", creator, store.RecordInput{RecordName: "gone", Details: map[string]any{}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "gone", "", store.RecordPatch{Action: store.ActionRevoke}); err != nil {
+			t.Fatal(err)
+		}
+		// A suspended record past its valid_till reads as suspended: expiry applies to live ones.
+		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "c", "", store.RecordPatch{ValidTill: &past}); err != nil {
+			t.Fatal(err)
+		}
+		reg, err := s.GetRegistry(ctx, ns.NamespaceID, "people", store.VersionSel{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now()
+		want := map[string]string{"draft": store.StateDraft, "a": store.StateExpired, "b": store.StateLive,
+			"c": store.StateSuspended, "gone": store.StateRevoked}
+		check := func(want map[string]string) {
+			t.Helper()
+			for name, state := range want {
+				r, err := s.GetRecord(ctx, ns.NamespaceID, "people", name, store.VersionSel{})
+				if err != nil || r.EffectiveState(now) != state {
+					t.Errorf("lookup of %s reads as %s (%v), want %s", name, r.EffectiveState(now), err, state)
+				}
+			}
+			for _, state := range store.EffectiveRecordStates {
+				var names, searched []string
+				for name, st := range want {
+					if st == state {
+						names = append(names, name)
+					}
+				}
+				recs, total, err := s.ListRecords(ctx, reg.RegistryID, store.ListOptions{State: state, Page: 1, Size: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var listed []string
+				for _, r := range recs {
+					listed = append(listed, r.RecordName)
+					if r.EffectiveState(now) != state {
+						t.Errorf("the %s query lists %s, which reads as %s", state, r.RecordName, r.EffectiveState(now))
+					}
+				}
+				res, err := s.Search(ctx, ns.NamespaceID, store.SearchOptions{State: state, Member: true, Page: 1, Size: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range res.Records {
+					searched = append(searched, r.RecordName)
+				}
+				slices.Sort(names)
+				slices.Sort(listed)
+				slices.Sort(searched)
+				if !slices.Equal(listed, names) || total != int64(len(names)) || !slices.Equal(searched, names) {
+					t.Errorf("state %s: the query lists %v (total %d), search finds %v; want %v", state, listed, total, searched, names)
+				}
+			}
+		}
+		check(want)
+		// Anonymous searches see every state but drafts.
+		res, err := s.Search(ctx, ns.NamespaceID, store.SearchOptions{Page: 1, Size: 100})
+		if err != nil || res.Total != 4 {
+			t.Fatalf("an anonymous search finds %d records (%v), want the 4 that are not drafts", res.Total, err)
+		}
+		// Revoking the registry revokes every record as it reads; the versions keep their states.
+		if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", store.RegistryPatch{Action: store.ActionRevoke}); err != nil {
+			t.Fatal(err)
+		}
+		for name := range want {
+			want[name] = store.StateRevoked
+		}
+		check(want)
+		if r, err := s.GetRecord(ctx, ns.NamespaceID, "people", "b", store.VersionSel{}); err != nil || r.State != store.StateLive {
+			t.Fatalf("b in the revoked registry holds %s (%v), want its own state live", r.State, err)
+		}
+	})
+}

@@ -1,0 +1,400 @@
+// Watch subscriptions (docs/webhooks.md): webhooks on the new versions of a namespace, a
+// registry or a record, queued in the transaction that writes the version and delivered at
+// least once by a background sender (package webhook).
+
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/svc-directory/svc/proof"
+)
+
+// Watch types: what a subscription watches. A namespace subscription hears of the namespace,
+// its registries and their records; a registry subscription of the registry and its records.
+const (
+	WatchNamespace = "namespace"
+	WatchRegistry  = "registry"
+	WatchRecord    = "record"
+)
+
+// WatchTypes are the watch types, the values of the contract's watch_type.
+var WatchTypes = []string{WatchNamespace, WatchRegistry, WatchRecord}
+
+// Subscription states: failing once an event could not be delivered within the retry window;
+// a later delivery makes it active again.
+const (
+	SubscriptionActive  = "active"
+	SubscriptionFailing = "failing"
+)
+
+// MaxSubscriptionsPerUser bounds how many subscriptions one user holds.
+const MaxSubscriptionsPerUser = 100
+
+// Subscription is a watch subscription. Secret is only ever shown to its creator, once.
+type Subscription struct {
+	ID, UserID, WatchType, TargetID, NamespaceID, WebhookURL, Secret, State string
+	CreatedAt                                                               time.Time
+	FailingSince                                                            *time.Time
+}
+
+type subscriptionRow struct {
+	SubscriptionID string `gorm:"column:subscription_id;primaryKey"`
+	UserID         string `gorm:"column:user_id"`
+	WatchType      string `gorm:"column:watch_type"`
+	TargetID       string `gorm:"column:target_id"`
+	NamespaceID    string `gorm:"column:namespace_id"`
+	WebhookURL     string `gorm:"column:webhook_url"`
+	Secret         string `gorm:"column:secret"`
+	State          string `gorm:"column:state"`
+	CreatedAt      int64  `gorm:"column:created_at"`
+	FailingSince   *int64 `gorm:"column:failing_since"`
+}
+
+func (subscriptionRow) TableName() string { return "watch_subscriptions" }
+
+func (r subscriptionRow) subscription() Subscription {
+	return Subscription{ID: r.SubscriptionID, UserID: r.UserID, WatchType: r.WatchType, TargetID: r.TargetID,
+		NamespaceID: r.NamespaceID, WebhookURL: r.WebhookURL, Secret: r.Secret, State: r.State,
+		CreatedAt: msTime(r.CreatedAt), FailingSince: msTimePtr(r.FailingSince)}
+}
+
+// ErrTooManySubscriptions: the user holds MaxSubscriptionsPerUser already.
+var ErrTooManySubscriptions = conflict.With("a user holds at most %d watch subscriptions; delete one first", MaxSubscriptionsPerUser)
+
+// CreateSubscription subscribes the user to the new versions of the entry targetID names (a
+// namespace id, registry id or record id, by watchType). An unknown entry is ErrNotFound.
+func (s *Store) CreateSubscription(ctx context.Context, userID, watchType, targetID, webhookURL, secret string) (Subscription, error) {
+	var table, col string
+	switch watchType {
+	case WatchNamespace:
+		table, col = "namespaces", "namespace_id"
+	case WatchRegistry:
+		table, col = "registries", "registry_id"
+	case WatchRecord:
+		table, col = "records", "record_id"
+	default:
+		return Subscription{}, invalid.With("watch_type must be namespace, registry or record")
+	}
+	row := subscriptionRow{SubscriptionID: newUUID(), UserID: userID, WatchType: watchType, TargetID: targetID,
+		WebhookURL: webhookURL, Secret: secret, State: SubscriptionActive, CreatedAt: s.nowMS()}
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		var ns []string
+		if err := tx.Raw(`SELECT namespace_id FROM `+table+` WHERE `+col+` = ?`, targetID).Scan(&ns).Error; err != nil {
+			return translate(err, "watched entry")
+		}
+		if len(ns) == 0 {
+			return fmt.Errorf("watched %s %q: %w", watchType, targetID, ErrNotFound)
+		}
+		row.NamespaceID = ns[0]
+		// The user's row is locked so that concurrent creations count one after another.
+		var locked []string
+		if err := tx.Raw(`SELECT id FROM users WHERE id = ?`+s.d.forUpdate(), userID).Scan(&locked).Error; err != nil {
+			return translate(err, "user")
+		}
+		var held int64
+		if err := tx.Model(&subscriptionRow{}).Where("user_id = ?", userID).Count(&held).Error; err != nil {
+			return translate(err, "subscriptions")
+		}
+		if held >= MaxSubscriptionsPerUser {
+			return ErrTooManySubscriptions
+		}
+		return translate(tx.Create(&row).Error, "create subscription")
+	})
+	if err != nil {
+		return Subscription{}, err
+	}
+	return row.subscription(), nil
+}
+
+// Subscriptions lists the user's subscriptions, oldest first.
+func (s *Store) Subscriptions(ctx context.Context, userID string) ([]Subscription, error) {
+	var rows []subscriptionRow
+	if err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("created_at, subscription_id").Find(&rows).Error; err != nil {
+		return nil, translate(err, "subscriptions")
+	}
+	out := make([]Subscription, len(rows))
+	for i, r := range rows {
+		out[i] = r.subscription()
+	}
+	return out, nil
+}
+
+// Subscription reads one subscription of the user (ErrNotFound when it is not theirs).
+func (s *Store) Subscription(ctx context.Context, userID, id string) (Subscription, error) {
+	var r subscriptionRow
+	if err := s.db.WithContext(ctx).Where("subscription_id = ? AND user_id = ?", id, userID).Take(&r).Error; err != nil {
+		return Subscription{}, translate(err, "subscription")
+	}
+	return r.subscription(), nil
+}
+
+// DeleteSubscription deletes a subscription of the user, with its waiting events and its
+// delivery history (ErrNotFound when it is not theirs).
+func (s *Store) DeleteSubscription(ctx context.Context, userID, id string) error {
+	return s.tx(ctx, func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&subscriptionRow{}).Where("subscription_id = ? AND user_id = ?", id, userID).Count(&n).Error; err != nil {
+			return translate(err, "subscription")
+		}
+		if n == 0 {
+			return fmt.Errorf("subscription %q: %w", id, ErrNotFound)
+		}
+		for _, table := range []string{"watch_outbox", "watch_deliveries", "watch_subscriptions"} {
+			if err := tx.Exec(`DELETE FROM `+table+` WHERE subscription_id = ?`, id).Error; err != nil {
+				return translate(err, "delete subscription")
+			}
+		}
+		return nil
+	})
+}
+
+// WatchEvent is what a webhook says of a new version: enough for the receiver to fetch the
+// version and check its digest.
+type WatchEvent struct {
+	Kind         string `json:"kind"`
+	NamespaceID  string `json:"namespace_id"`
+	RegistryID   string `json:"registry_id,omitempty"`
+	RecordID     string `json:"record_id,omitempty"`
+	Version      string `json:"version"`
+	VersionCount int64  `json:"version_count"`
+	Digest       string `json:"digest"`
+	State        string `json:"state,omitempty"` // registries and records
+	at           int64
+}
+
+func watchEventOf[V versionRow[V]](r V, state string, createdAt int64) WatchEvent {
+	l, _ := r.logLeaf()
+	if l.Kind == "" { // a record draft has no leaf; it is not announced either
+		return WatchEvent{}
+	}
+	return WatchEvent{Kind: l.Kind, NamespaceID: l.NamespaceID, RegistryID: l.RegistryID, RecordID: l.RecordID,
+		Version: l.Version, VersionCount: l.VersionCount, Digest: l.Digest, State: state, at: createdAt}
+}
+
+// watchedBy reports whether a subscription of watchType on target hears of e.
+func (e WatchEvent) watchedBy(watchType, target string) bool {
+	switch watchType {
+	case WatchNamespace:
+		return e.NamespaceID == target
+	case WatchRegistry:
+		return e.RegistryID == target
+	}
+	return e.RecordID == target && e.RecordID != ""
+}
+
+// WebhookPayload is the body of a delivery, in the Standard Webhooks shape: type
+// ("<kind>.created" for an entry's first version, else "<kind>.updated"), timestamp (the
+// version's creation), data.
+type WebhookPayload struct {
+	Type           string     `json:"type"`
+	Timestamp      string     `json:"timestamp"`
+	SubscriptionID string     `json:"subscription_id"`
+	Data           WatchEvent `json:"data"`
+}
+
+type outboxRow struct {
+	EventID        string `gorm:"column:event_id;primaryKey"`
+	SubscriptionID string `gorm:"column:subscription_id"`
+	Payload        string `gorm:"column:payload"`
+	CreatedAt      int64  `gorm:"column:created_at"`
+	NextAttemptAt  int64  `gorm:"column:next_attempt_at"`
+	Attempts       int    `gorm:"column:attempts"`
+}
+
+func (outboxRow) TableName() string { return "watch_outbox" }
+
+// queueForWatchers queues an event per public version of rows and subscription watching it.
+// A write to a namespace nobody watches costs one indexed look-up that finds nothing.
+func queueForWatchers[V versionRow[V]](tx *gorm.DB, rows []V) error {
+	events := make([]WatchEvent, 0, len(rows))
+	namespaces := map[string]bool{}
+	var nsIDs []string
+	for _, r := range rows {
+		e := r.event()
+		if e.Kind == "" {
+			continue
+		}
+		events = append(events, e)
+		if !namespaces[e.NamespaceID] {
+			namespaces[e.NamespaceID] = true
+			nsIDs = append(nsIDs, e.NamespaceID)
+		}
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	var subs []subscriptionRow
+	if err := tx.Select("subscription_id", "watch_type", "target_id").Where("namespace_id IN ?", nsIDs).Find(&subs).Error; err != nil {
+		return translate(err, "watch subscriptions")
+	}
+	if len(subs) == 0 {
+		return nil
+	}
+	var out []outboxRow
+	for _, e := range events {
+		for _, sub := range subs {
+			if !e.watchedBy(sub.WatchType, sub.TargetID) {
+				continue
+			}
+			kind := ".updated"
+			if e.VersionCount == 1 {
+				kind = ".created"
+			}
+			body, err := json.Marshal(WebhookPayload{Type: e.Kind + kind, Timestamp: proof.FormatTime(msTime(e.at)),
+				SubscriptionID: sub.SubscriptionID, Data: e})
+			if err != nil {
+				return err
+			}
+			out = append(out, outboxRow{EventID: "msg_" + strings.ReplaceAll(newUUID(), "-", ""), SubscriptionID: sub.SubscriptionID,
+				Payload: string(body), CreatedAt: e.at, NextAttemptAt: e.at})
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return translate(tx.CreateInBatches(out, versionBatch).Error, "watch outbox")
+}
+
+// WebhookEvent is an event claimed for delivery, with where and how to send it.
+type WebhookEvent struct {
+	EventID, SubscriptionID, WebhookURL, Secret string
+	Payload                                     []byte
+	CreatedAt                                   time.Time
+	Attempt                                     int // 1 for the first
+}
+
+// ClaimWebhookEvents leases up to limit events due at now until leaseUntil, oldest first, so
+// that with several instances on one database each event is sent by one of them at a time
+// (Postgres: FOR UPDATE SKIP LOCKED; SQLite: one writer at a time). Each claim counts an attempt.
+func (s *Store) ClaimWebhookEvents(ctx context.Context, now, leaseUntil time.Time, limit int) ([]WebhookEvent, error) {
+	var out []WebhookEvent
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		var rows []outboxRow
+		if err := tx.Raw(`SELECT * FROM watch_outbox WHERE next_attempt_at <= ? ORDER BY next_attempt_at, event_id LIMIT ?`+s.d.forUpdateSkipLocked(),
+			now.UnixMilli(), limit).Scan(&rows).Error; err != nil {
+			return translate(err, "due webhook events")
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		ids := make([]string, len(rows))
+		subIDs := make([]string, 0, len(rows))
+		for i, r := range rows {
+			ids[i] = r.EventID
+			subIDs = append(subIDs, r.SubscriptionID)
+		}
+		if err := tx.Exec(`UPDATE watch_outbox SET next_attempt_at = ?, attempts = attempts + 1 WHERE event_id IN ?`,
+			leaseUntil.UnixMilli(), ids).Error; err != nil {
+			return translate(err, "lease webhook events")
+		}
+		var subs []subscriptionRow
+		if err := tx.Where("subscription_id IN ?", subIDs).Find(&subs).Error; err != nil {
+			return translate(err, "watch subscriptions")
+		}
+		byID := make(map[string]subscriptionRow, len(subs))
+		for _, sub := range subs {
+			byID[sub.SubscriptionID] = sub
+		}
+		for _, r := range rows {
+			sub := byID[r.SubscriptionID]
+			out = append(out, WebhookEvent{EventID: r.EventID, SubscriptionID: r.SubscriptionID, WebhookURL: sub.WebhookURL,
+				Secret: sub.Secret, Payload: []byte(r.Payload), CreatedAt: msTime(r.CreatedAt), Attempt: r.Attempts + 1})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// DeliveryAttempt is the outcome of sending an event once.
+type DeliveryAttempt struct {
+	At         time.Time
+	StatusCode int    // 0: no HTTP answer
+	Error      string // "" when delivered
+	Delivered  bool
+	// Retry is when to try again; zero when the event is given up (the subscription is then
+	// marked failing). Ignored when Delivered.
+	Retry time.Time
+}
+
+// RecordDelivery keeps an attempt in the subscription's history and settles the event:
+// delivered or given up, it leaves the outbox; otherwise it waits until a.Retry. A delivery
+// makes a failing subscription active again; giving up marks it failing.
+func (s *Store) RecordDelivery(ctx context.Context, e WebhookEvent, a DeliveryAttempt) error {
+	return s.tx(ctx, func(tx *gorm.DB) error {
+		if err := tx.Exec(`INSERT INTO watch_deliveries (subscription_id, event_id, attempt, attempted_at, status_code, error, delivered)
+			SELECT subscription_id, ?, ?, ?, ?, ?, ? FROM watch_subscriptions WHERE subscription_id = ?`,
+			e.EventID, e.Attempt, a.At.UnixMilli(), a.StatusCode, a.Error, a.Delivered, e.SubscriptionID).Error; err != nil {
+			return translate(err, "webhook delivery")
+		}
+		switch {
+		case a.Delivered:
+			if err := tx.Exec(`UPDATE watch_subscriptions SET state = ?, failing_since = NULL WHERE subscription_id = ? AND state <> ?`,
+				SubscriptionActive, e.SubscriptionID, SubscriptionActive).Error; err != nil {
+				return translate(err, "subscription state")
+			}
+		case a.Retry.IsZero():
+			if err := tx.Exec(`UPDATE watch_subscriptions SET state = ?, failing_since = ? WHERE subscription_id = ? AND state <> ?`,
+				SubscriptionFailing, a.At.UnixMilli(), e.SubscriptionID, SubscriptionFailing).Error; err != nil {
+				return translate(err, "subscription state")
+			}
+		default:
+			return translate(tx.Exec(`UPDATE watch_outbox SET next_attempt_at = ? WHERE event_id = ?`, a.Retry.UnixMilli(), e.EventID).Error,
+				"webhook retry")
+		}
+		return translate(tx.Exec(`DELETE FROM watch_outbox WHERE event_id = ?`, e.EventID).Error, "webhook settled")
+	})
+}
+
+// Delivery is one attempt of the subscription's history.
+type Delivery struct {
+	EventID    string
+	Attempt    int
+	At         time.Time
+	StatusCode int
+	Error      string
+	Delivered  bool
+}
+
+// Deliveries lists the newest attempts of the user's subscription, newest first, at most
+// limit (ErrNotFound when the subscription is not theirs).
+func (s *Store) Deliveries(ctx context.Context, userID, id string, limit int) ([]Delivery, error) {
+	if _, err := s.Subscription(ctx, userID, id); err != nil {
+		return nil, err
+	}
+	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(`SELECT event_id, attempt, attempted_at, status_code, error, delivered
+		FROM watch_deliveries WHERE subscription_id = ? ORDER BY id DESC LIMIT ?`), id, limit)
+	if err != nil {
+		return nil, translate(err, "deliveries")
+	}
+	defer rows.Close()
+	out := []Delivery{}
+	for rows.Next() {
+		var d Delivery
+		var at int64
+		if err := rows.Scan(&d.EventID, &d.Attempt, &at, &d.StatusCode, &d.Error, &d.Delivered); err != nil {
+			return nil, translate(err, "deliveries")
+		}
+		d.At = msTime(at)
+		out = append(out, d)
+	}
+	return out, translate(rows.Err(), "deliveries")
+}
+
+// WebhookQueue is the outbox's depth and the age of its oldest event (metrics).
+func (s *Store) WebhookQueue(ctx context.Context) (depth int64, oldest time.Time, err error) {
+	var o *int64
+	if err := s.sqlDB.QueryRowContext(ctx, `SELECT COUNT(*), MIN(created_at) FROM watch_outbox`).Scan(&depth, &o); err != nil {
+		return 0, time.Time{}, translate(err, "webhook queue")
+	}
+	if o != nil {
+		oldest = msTime(*o)
+	}
+	return depth, oldest, nil
+}
