@@ -11,7 +11,7 @@ VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo
 export SVC_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export SVC_CONFORMANCE_DIR   ?= $(abspath $(CONFORMANCE))
 
-.PHONY: all build docs-assets check-docs-assets run test gotest generate check-generate lint lint-spec contract bench conformance vectors walkthrough node-tools fuzz clean
+.PHONY: all build docs-assets check-docs-assets run test gotest generate check-generate lint lint-spec contract bench conformance vectors walkthrough node-tools fuzz clean cluster-test cluster-bench
 
 all: build
 
@@ -101,6 +101,22 @@ vectors: conformance
 ## on a temporary SQLite database (PORT=... for another port than 8080)
 walkthrough:
 	scripts/walkthrough.sh
+
+## cluster-test: start a local cluster (scripts/cluster.sh: a Postgres primary, 2 streaming
+## replicas, 3 instances, HAProxy) in a temporary directory, run clustertest/ on it, stop it
+## (needs haproxy and the Postgres server binaries; run as root or as postgres)
+cluster-test:
+	@dir=$$(mktemp -d /tmp/svc-cluster.XXXXXX); trap 'scripts/cluster.sh down "$$dir"' EXIT; \
+	scripts/cluster.sh up "$$dir"; \
+	SVC_CLUSTER_DIR="$$dir" $(GO) test -count=1 -v -timeout=10m ./clustertest/ \
+	  || { echo "cluster-test failed; the instances' last log lines:"; tail -n 20 "$$dir"/logs/svc*.log; exit 1; }
+
+## cluster-bench: the cluster's figures (read throughput with 0, 1 and 2 replicas, where the
+## reads went, CPU per request of each process, token waits under writes) on a fresh cluster
+cluster-bench:
+	@dir=$$(mktemp -d /tmp/svc-cluster.XXXXXX); trap 'scripts/cluster.sh down "$$dir"' EXIT; \
+	scripts/cluster.sh up "$$dir"; \
+	SVC_CLUSTER_DIR="$$dir" $(GO) test -count=1 -run='^$$' -bench=. -benchtime=1x -v -timeout=30m ./clustertest/
 
 ## bench: the benchmarks (figures for the issues' performance targets)
 bench: conformance

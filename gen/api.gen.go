@@ -1274,6 +1274,18 @@ type Proof struct {
 	Type string `json:"type"`
 }
 
+// Readiness An instance's readiness, with its read replicas.
+type Readiness struct {
+	// Message Example: ready
+	Message string `json:"message"`
+
+	// Replicas The read replicas the instance is configured with (0 on the embedded database).
+	Replicas int64 `json:"replicas"`
+
+	// ReplicasReady How many of them it reads from now (answering probes, within the lag bound).
+	ReplicasReady int64 `json:"replicas_ready"`
+}
+
 // Record A record at one version, as a lookup returns it, with the state and schema of its registry.
 type Record struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -2117,6 +2129,9 @@ type WebhookPayloadType string
 // AsOn defines model for AsOn.
 type AsOn = openapi_types.Date
 
+// ConsistencyToken Example: 16/B374D848
+type ConsistencyToken = string
+
 // Domain defines model for Domain.
 type Domain = string
 
@@ -2180,11 +2195,17 @@ type Conflict = Error
 // Delegates The owner and delegates of a namespace.
 type Delegates = DelegatesResponse
 
+// DelegatesAfterWrite The owner and delegates of a namespace.
+type DelegatesAfterWrite = DelegatesResponse
+
 // Forbidden The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Forbidden = Error
 
 // InternalError The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type InternalError = Error
+
+// MessageAfterWrite The body of an answer that only says what happened.
+type MessageAfterWrite = Message
 
 // NotFound The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type NotFound = Error
@@ -2197,6 +2218,9 @@ type PreconditionFailed = Error
 
 // RegistryDelegates The delegates of a registry.
 type RegistryDelegates = RegistryDelegatesResponse
+
+// RegistryDelegatesAfterWrite The delegates of a registry.
+type RegistryDelegatesAfterWrite = RegistryDelegatesResponse
 
 // SearchFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type SearchFailed = Error
@@ -2222,6 +2246,12 @@ type VerificationFailed = Error
 // Verified The body of an answer that only says what happened.
 type Verified = Message
 
+// CheckVerificationParams defines parameters for CheckVerification.
+type CheckVerificationParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
 // GenerateDnsTxtParams defines parameters for GenerateDnsTxt.
 type GenerateDnsTxtParams struct {
 	// VerificationMethod How the domain is verified (required, here or in the body).
@@ -2229,6 +2259,21 @@ type GenerateDnsTxtParams struct {
 
 	// TargetNamespace ID or verified domain of the attesting namespace (for `request_other_namespace`).
 	TargetNamespace *string `form:"target_namespace,omitempty" json:"target_namespace,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// GetDnsTxtParams defines parameters for GetDnsTxt.
+type GetDnsTxtParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// GetJobParams defines parameters for GetJob.
+type GetJobParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // GetLogConsistencyParams defines parameters for GetLogConsistency.
@@ -2238,12 +2283,24 @@ type GetLogConsistencyParams struct {
 
 	// To The size of the newer tree.
 	To int64 `form:"to" json:"to"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // GetLogInclusionParams defines parameters for GetLogInclusion.
 type GetLogInclusionParams struct {
 	// Size The size of the tree to prove inclusion in, for a client that holds a checkpoint of that size (one a witness cosigned, say). Default: the latest checkpoint's size. A consistency proof from `size` to the returned checkpoint's size links the two.
 	Size *int64 `form:"size,omitempty" json:"size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// GetLogTileParams defines parameters for GetLogTile.
+type GetLogTileParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // LookupNamespaceParams defines parameters for LookupNamespace.
@@ -2253,6 +2310,9 @@ type LookupNamespaceParams struct {
 
 	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 
 	// IfNoneMatch An ETag from an earlier answer; a match gets 304.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
@@ -2266,6 +2326,9 @@ type LookupRegistryParams struct {
 	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
 
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+
 	// IfNoneMatch An ETag from an earlier answer; a match gets 304.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
@@ -2277,6 +2340,9 @@ type LookupRecordParams struct {
 
 	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 
 	// IfNoneMatch An ETag from an earlier answer; a match gets 304.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
@@ -2307,6 +2373,9 @@ type QueryRegistriesParams struct {
 
 	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // QueryRegistriesParamsStatus defines parameters for QueryRegistries.
@@ -2340,6 +2409,9 @@ type QueryRecordsParams struct {
 
 	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // QueryRecordsParamsSort defines parameters for QueryRecords.
@@ -2367,6 +2439,45 @@ type SearchRecordsParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// ListNamespaceVersionsParams defines parameters for ListNamespaceVersions.
+type ListNamespaceVersionsParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// ListRegistryVersionsParams defines parameters for ListRegistryVersions.
+type ListRegistryVersionsParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// ListRecordVersionsParams defines parameters for ListRecordVersions.
+type ListRecordVersionsParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// GetWatchSubscriptionParams defines parameters for GetWatchSubscription.
+type GetWatchSubscriptionParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// ListWatchDeliveriesParams defines parameters for ListWatchDeliveries.
+type ListWatchDeliveriesParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// GetDelegatesParams defines parameters for GetDelegates.
+type GetDelegatesParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // GetNamespaceVerificationLogsParams defines parameters for GetNamespaceVerificationLogs.
@@ -2376,6 +2487,9 @@ type GetNamespaceVerificationLogsParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // UpdateNamespaceParams defines parameters for UpdateNamespace.
@@ -2408,6 +2522,18 @@ type DeactivateRegistryParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// ExportRecordsAsCsvParams defines parameters for ExportRecordsAsCsv.
+type ExportRecordsAsCsvParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// GetRegistryDelegatesParams defines parameters for GetRegistryDelegates.
+type GetRegistryDelegatesParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
 // GetRegistryVerificationLogsParams defines parameters for GetRegistryVerificationLogs.
 type GetRegistryVerificationLogsParams struct {
 	// Page Page number, from 1.
@@ -2415,6 +2541,9 @@ type GetRegistryVerificationLogsParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // RestoreRegistryParams defines parameters for RestoreRegistry.
@@ -2442,6 +2571,9 @@ type GetRecordVerificationLogsParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // PublishRecordParams defines parameters for PublishRecord.
@@ -2478,10 +2610,19 @@ type UpdateRecordParams struct {
 type GetRegistriesByTagParams struct {
 	// Status The registries' state (default `active`, that is live).
 	Status *GetRegistriesByTagParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // GetRegistriesByTagParamsStatus defines parameters for GetRegistriesByTag.
 type GetRegistriesByTagParamsStatus string
+
+// GetDidDocumentParams defines parameters for GetDidDocument.
+type GetDidDocumentParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
 
 // VersionEventParams defines parameters for VersionEvent.
 type VersionEventParams struct {
@@ -2554,12 +2695,12 @@ type ServerInterface interface {
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx echo.Context) error
-	// Readyz Readiness (the database answers)
+	// Readyz Readiness (the primary database answers)
 	// (GET /readyz)
 	Readyz(ctx echo.Context) error
 	// CheckVerification Tell whether a namespace owns a verified domain
 	// (GET /svc/check-verification/{namespace_id})
-	CheckVerification(ctx echo.Context, namespaceId NamespaceId) error
+	CheckVerification(ctx echo.Context, namespaceId NamespaceId, params CheckVerificationParams) error
 	// CreateNamespace Create a namespace
 	// (POST /svc/create-namespace)
 	CreateNamespace(ctx echo.Context) error
@@ -2568,13 +2709,13 @@ type ServerInterface interface {
 	GenerateDnsTxt(ctx echo.Context, namespaceId NamespaceId, domain Domain, params GenerateDnsTxtParams) error
 	// GetDnsTxt Read a namespace's generated verification value
 	// (GET /svc/get-dns-txt/{namespace_id})
-	GetDnsTxt(ctx echo.Context, namespaceId NamespaceId) error
+	GetDnsTxt(ctx echo.Context, namespaceId NamespaceId, params GetDnsTxtParams) error
 	// ListJobs List the caller's import jobs
 	// (GET /svc/jobs)
 	ListJobs(ctx echo.Context) error
 	// GetJob An import job's progress and row errors
 	// (GET /svc/jobs/{job_id})
-	GetJob(ctx echo.Context, jobId string) error
+	GetJob(ctx echo.Context, jobId string, params GetJobParams) error
 	// GetLogCheckpoint The latest signed checkpoint of the transparency log
 	// (GET /svc/log/checkpoint)
 	GetLogCheckpoint(ctx echo.Context) error
@@ -2592,7 +2733,7 @@ type ServerInterface interface {
 	GetLogKey(ctx echo.Context) error
 	// GetLogTile A tile or an entry bundle of the transparency log (C2SP tlog-tiles)
 	// (GET /svc/log/tile/{tile_path})
-	GetLogTile(ctx echo.Context, tilePath string) error
+	GetLogTile(ctx echo.Context, tilePath string, params GetLogTileParams) error
 	// LookupNamespace Look up a namespace
 	// (GET /svc/lookup/{namespace})
 	LookupNamespace(ctx echo.Context, namespace NamespaceRef, params LookupNamespaceParams) error
@@ -2646,13 +2787,13 @@ type ServerInterface interface {
 	VerifyRegistryLookup(ctx echo.Context) error
 	// ListNamespaceVersions List the versions of a namespace
 	// (GET /svc/versions/{namespace})
-	ListNamespaceVersions(ctx echo.Context, namespace NamespaceRef) error
+	ListNamespaceVersions(ctx echo.Context, namespace NamespaceRef, params ListNamespaceVersionsParams) error
 	// ListRegistryVersions List the versions of a registry
 	// (GET /svc/versions/{namespace}/{registry_name})
-	ListRegistryVersions(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	ListRegistryVersions(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ListRegistryVersionsParams) error
 	// ListRecordVersions List the versions of a record
 	// (GET /svc/versions/{namespace}/{registry_name}/{record_name})
-	ListRecordVersions(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName) error
+	ListRecordVersions(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params ListRecordVersionsParams) error
 	// CreateWatchSubscription Watch an entry with a webhook
 	// (POST /svc/watch)
 	CreateWatchSubscription(ctx echo.Context) error
@@ -2664,10 +2805,10 @@ type ServerInterface interface {
 	DeleteWatchSubscription(ctx echo.Context, subscriptionId string) error
 	// GetWatchSubscription One watch subscription
 	// (GET /svc/watch/{subscription_id})
-	GetWatchSubscription(ctx echo.Context, subscriptionId string) error
+	GetWatchSubscription(ctx echo.Context, subscriptionId string, params GetWatchSubscriptionParams) error
 	// ListWatchDeliveries The delivery history of a watch subscription
 	// (GET /svc/watch/{subscription_id}/deliveries)
-	ListWatchDeliveries(ctx echo.Context, subscriptionId string) error
+	ListWatchDeliveries(ctx echo.Context, subscriptionId string, params ListWatchDeliveriesParams) error
 	// AddDelegate Add a delegate (owner only)
 	// (POST /svc/{namespace}/add-delegate)
 	AddDelegate(ctx echo.Context, namespace NamespaceRef) error
@@ -2676,7 +2817,7 @@ type ServerInterface interface {
 	CreateRegistry(ctx echo.Context, namespace NamespaceRef) error
 	// GetDelegates List the owner and delegates
 	// (GET /svc/{namespace}/get-delegates)
-	GetDelegates(ctx echo.Context, namespace NamespaceRef) error
+	GetDelegates(ctx echo.Context, namespace NamespaceRef, params GetDelegatesParams) error
 	// GetNamespaceVerificationLogs Read the verification log of a namespace
 	// (GET /svc/{namespace}/get-namespace-verification-logs)
 	GetNamespaceVerificationLogs(ctx echo.Context, namespace NamespaceRef, params GetNamespaceVerificationLogsParams) error
@@ -2712,10 +2853,10 @@ type ServerInterface interface {
 	DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error
 	// ExportRecordsAsCsv Export a registry's records as CSV
 	// (GET /svc/{namespace}/{registry_name}/export-records-as-csv)
-	ExportRecordsAsCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	ExportRecordsAsCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ExportRecordsAsCsvParams) error
 	// GetRegistryDelegates List the delegates of one registry
 	// (GET /svc/{namespace}/{registry_name}/get-registry-delegates)
-	GetRegistryDelegates(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	GetRegistryDelegates(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params GetRegistryDelegatesParams) error
 	// GetRegistryVerificationLogs Read the verification log of a registry
 	// (GET /svc/{namespace}/{registry_name}/get-registry-verification-logs)
 	GetRegistryVerificationLogs(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params GetRegistryVerificationLogsParams) error
@@ -2754,7 +2895,7 @@ type ServerInterface interface {
 	GetRegistriesByTag(ctx echo.Context, tag string, params GetRegistriesByTagParams) error
 	// GetDidDocument The DID document of a profile
 	// (GET /{profile_id}/did.json)
-	GetDidDocument(ctx echo.Context, profileId string) error
+	GetDidDocument(ctx echo.Context, profileId string, params GetDidDocumentParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -2791,8 +2932,28 @@ func (w *ServerInterfaceWrapper) CheckVerification(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CheckVerificationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CheckVerification(ctx, namespaceId)
+	err = w.Handler.CheckVerification(ctx, namespaceId, params)
 	return err
 }
 
@@ -2840,6 +3001,23 @@ func (w *ServerInterfaceWrapper) GenerateDnsTxt(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter target_namespace: %s", err))
 	}
 
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GenerateDnsTxt(ctx, namespaceId, domain, params)
 	return err
@@ -2856,8 +3034,28 @@ func (w *ServerInterfaceWrapper) GetDnsTxt(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDnsTxtParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetDnsTxt(ctx, namespaceId)
+	err = w.Handler.GetDnsTxt(ctx, namespaceId, params)
 	return err
 }
 
@@ -2881,8 +3079,28 @@ func (w *ServerInterfaceWrapper) GetJob(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetJobParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetJob(ctx, jobId)
+	err = w.Handler.GetJob(ctx, jobId, params)
 	return err
 }
 
@@ -2913,6 +3131,23 @@ func (w *ServerInterfaceWrapper) GetLogConsistency(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -2949,6 +3184,23 @@ func (w *ServerInterfaceWrapper) GetLogInclusion(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter size: %s", err))
 	}
 
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetLogInclusion(ctx, version, params)
 	return err
@@ -2974,8 +3226,28 @@ func (w *ServerInterfaceWrapper) GetLogTile(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tile_path: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetLogTileParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetLogTile(ctx, tilePath)
+	err = w.Handler.GetLogTile(ctx, tilePath, params)
 	return err
 }
 
@@ -3007,6 +3279,21 @@ func (w *ServerInterfaceWrapper) LookupNamespace(ctx echo.Context) error {
 	}
 
 	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
 	// ------------- Optional header parameter "If-None-Match" -------------
 	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
 		var IfNoneMatch IfNoneMatch
@@ -3064,6 +3351,21 @@ func (w *ServerInterfaceWrapper) LookupRegistry(ctx echo.Context) error {
 	}
 
 	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
 	// ------------- Optional header parameter "If-None-Match" -------------
 	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
 		var IfNoneMatch IfNoneMatch
@@ -3129,6 +3431,21 @@ func (w *ServerInterfaceWrapper) LookupRecord(ctx echo.Context) error {
 	}
 
 	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
 	// ------------- Optional header parameter "If-None-Match" -------------
 	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
 		var IfNoneMatch IfNoneMatch
@@ -3262,6 +3579,23 @@ func (w *ServerInterfaceWrapper) QueryRegistries(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter as_on: %s", err))
 	}
 
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.QueryRegistries(ctx, namespace, params)
 	return err
@@ -3344,6 +3678,23 @@ func (w *ServerInterfaceWrapper) QueryRecords(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter as_on: %s", err))
 	}
 
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.QueryRecords(ctx, namespace, registryName, params)
 	return err
@@ -3409,6 +3760,23 @@ func (w *ServerInterfaceWrapper) SearchRecords(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -3504,8 +3872,28 @@ func (w *ServerInterfaceWrapper) ListNamespaceVersions(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListNamespaceVersionsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListNamespaceVersions(ctx, namespace)
+	err = w.Handler.ListNamespaceVersions(ctx, namespace, params)
 	return err
 }
 
@@ -3528,8 +3916,28 @@ func (w *ServerInterfaceWrapper) ListRegistryVersions(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRegistryVersionsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListRegistryVersions(ctx, namespace, registryName)
+	err = w.Handler.ListRegistryVersions(ctx, namespace, registryName, params)
 	return err
 }
 
@@ -3560,8 +3968,28 @@ func (w *ServerInterfaceWrapper) ListRecordVersions(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter record_name: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRecordVersionsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListRecordVersions(ctx, namespace, registryName, recordName)
+	err = w.Handler.ListRecordVersions(ctx, namespace, registryName, recordName, params)
 	return err
 }
 
@@ -3610,8 +4038,28 @@ func (w *ServerInterfaceWrapper) GetWatchSubscription(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter subscription_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetWatchSubscriptionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetWatchSubscription(ctx, subscriptionId)
+	err = w.Handler.GetWatchSubscription(ctx, subscriptionId, params)
 	return err
 }
 
@@ -3626,8 +4074,28 @@ func (w *ServerInterfaceWrapper) ListWatchDeliveries(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter subscription_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWatchDeliveriesParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListWatchDeliveries(ctx, subscriptionId)
+	err = w.Handler.ListWatchDeliveries(ctx, subscriptionId, params)
 	return err
 }
 
@@ -3674,8 +4142,28 @@ func (w *ServerInterfaceWrapper) GetDelegates(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDelegatesParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetDelegates(ctx, namespace)
+	err = w.Handler.GetDelegates(ctx, namespace, params)
 	return err
 }
 
@@ -3704,6 +4192,23 @@ func (w *ServerInterfaceWrapper) GetNamespaceVerificationLogs(ctx echo.Context) 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -4034,8 +4539,28 @@ func (w *ServerInterfaceWrapper) ExportRecordsAsCsv(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExportRecordsAsCsvParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ExportRecordsAsCsv(ctx, namespace, registryName)
+	err = w.Handler.ExportRecordsAsCsv(ctx, namespace, registryName, params)
 	return err
 }
 
@@ -4058,8 +4583,28 @@ func (w *ServerInterfaceWrapper) GetRegistryDelegates(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetRegistryDelegatesParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetRegistryDelegates(ctx, namespace, registryName)
+	err = w.Handler.GetRegistryDelegates(ctx, namespace, registryName, params)
 	return err
 }
 
@@ -4096,6 +4641,23 @@ func (w *ServerInterfaceWrapper) GetRegistryVerificationLogs(ctx echo.Context) e
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -4300,6 +4862,23 @@ func (w *ServerInterfaceWrapper) GetRecordVerificationLogs(ctx echo.Context) err
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -4587,6 +5166,23 @@ func (w *ServerInterfaceWrapper) GetRegistriesByTag(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
 	}
 
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetRegistriesByTag(ctx, tag, params)
 	return err
@@ -4603,8 +5199,28 @@ func (w *ServerInterfaceWrapper) GetDidDocument(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter profile_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDidDocumentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetDidDocument(ctx, profileId)
+	err = w.Handler.GetDidDocument(ctx, profileId, params)
 	return err
 }
 
@@ -4820,11 +5436,29 @@ type ConflictJSONResponse Error
 
 type DelegatesJSONResponse DelegatesResponse
 
+type DelegatesAfterWriteResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+type DelegatesAfterWriteJSONResponse struct {
+	Body DelegatesResponse
+
+	Headers DelegatesAfterWriteResponseHeaders
+}
+
 type ForbiddenJSONResponse Error
 
 type InternalErrorJSONResponse Error
 
 type MessageJSONResponse Message
+
+type MessageAfterWriteResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+type MessageAfterWriteJSONResponse struct {
+	Body Message
+
+	Headers MessageAfterWriteResponseHeaders
+}
 
 type NotFoundJSONResponse Error
 
@@ -4836,6 +5470,15 @@ type PayloadTooLargeJSONResponse Error
 type PreconditionFailedJSONResponse Error
 
 type RegistryDelegatesJSONResponse RegistryDelegatesResponse
+
+type RegistryDelegatesAfterWriteResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+type RegistryDelegatesAfterWriteJSONResponse struct {
+	Body RegistryDelegatesResponse
+
+	Headers RegistryDelegatesAfterWriteResponseHeaders
+}
 
 type SearchFailedJSONResponse Error
 
@@ -4858,7 +5501,14 @@ type UserNotFoundJSONResponse Error
 
 type VerificationFailedJSONResponse Error
 
-type VerifiedJSONResponse Message
+type VerifiedResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+type VerifiedJSONResponse struct {
+	Body Message
+
+	Headers VerifiedResponseHeaders
+}
 
 type HealthzRequestObject struct {
 }
@@ -4947,7 +5597,7 @@ type ReadyzResponseObject interface {
 	VisitReadyzResponse(w http.ResponseWriter) error
 }
 
-type Readyz200JSONResponse struct{ MessageJSONResponse }
+type Readyz200JSONResponse Readiness
 
 func (response Readyz200JSONResponse) VisitReadyzResponse(w http.ResponseWriter) error {
 
@@ -5036,6 +5686,7 @@ func (response Readyz503JSONResponse) VisitReadyzResponse(w http.ResponseWriter)
 
 type CheckVerificationRequestObject struct {
 	NamespaceId NamespaceId `json:"namespace_id"`
+	Params      CheckVerificationParams
 }
 
 type CheckVerificationResponseObject interface {
@@ -5165,15 +5816,25 @@ type CreateNamespaceResponseObject interface {
 	VisitCreateNamespaceResponse(w http.ResponseWriter) error
 }
 
-type CreateNamespace201JSONResponse NamespaceLookupResponse
+type CreateNamespace201ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type CreateNamespace201JSONResponse struct {
+	Body    NamespaceLookupResponse
+	Headers CreateNamespace201ResponseHeaders
+}
 
 func (response CreateNamespace201JSONResponse) VisitCreateNamespaceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -5423,6 +6084,7 @@ func (response GenerateDnsTxt500JSONResponse) VisitGenerateDnsTxtResponse(w http
 
 type GetDnsTxtRequestObject struct {
 	NamespaceId NamespaceId `json:"namespace_id"`
+	Params      GetDnsTxtParams
 }
 
 type GetDnsTxtResponseObject interface {
@@ -5639,7 +6301,8 @@ func (response ListJobs500JSONResponse) VisitListJobsResponse(w http.ResponseWri
 }
 
 type GetJobRequestObject struct {
-	JobId string `json:"job_id"`
+	JobId  string `json:"job_id"`
+	Params GetJobParams
 }
 
 type GetJobResponseObject interface {
@@ -6261,6 +6924,7 @@ func (response GetLogKey503JSONResponse) VisitGetLogKeyResponse(w http.ResponseW
 
 type GetLogTileRequestObject struct {
 	TilePath string `json:"tile_path"`
+	Params   GetLogTileParams
 }
 
 type GetLogTileResponseObject interface {
@@ -6959,15 +7623,25 @@ type MarkAllNotificationsReadResponseObject interface {
 	VisitMarkAllNotificationsReadResponse(w http.ResponseWriter) error
 }
 
-type MarkAllNotificationsRead200JSONResponse MarkAllReadResponse
+type MarkAllNotificationsRead200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type MarkAllNotificationsRead200JSONResponse struct {
+	Body    MarkAllReadResponse
+	Headers MarkAllNotificationsRead200ResponseHeaders
+}
 
 func (response MarkAllNotificationsRead200JSONResponse) VisitMarkAllNotificationsReadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7054,15 +7728,25 @@ type MarkNotificationReadResponseObject interface {
 	VisitMarkNotificationReadResponse(w http.ResponseWriter) error
 }
 
-type MarkNotificationRead200JSONResponse MarkReadResponse
+type MarkNotificationRead200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type MarkNotificationRead200JSONResponse struct {
+	Body    MarkReadResponse
+	Headers MarkNotificationRead200ResponseHeaders
+}
 
 func (response MarkNotificationRead200JSONResponse) VisitMarkNotificationReadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7602,15 +8286,25 @@ type AcceptVerificationRequestResponseObject interface {
 	VisitAcceptVerificationRequestResponse(w http.ResponseWriter) error
 }
 
-type AcceptVerificationRequest200JSONResponse AcceptRequestResponse
+type AcceptVerificationRequest200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type AcceptVerificationRequest200JSONResponse struct {
+	Body    AcceptRequestResponse
+	Headers AcceptVerificationRequest200ResponseHeaders
+}
 
 func (response AcceptVerificationRequest200JSONResponse) VisitAcceptVerificationRequestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7739,15 +8433,18 @@ type RejectVerificationRequestResponseObject interface {
 	VisitRejectVerificationRequestResponse(w http.ResponseWriter) error
 }
 
-type RejectVerificationRequest200JSONResponse struct{ MessageJSONResponse }
+type RejectVerificationRequest200JSONResponse struct{ MessageAfterWriteJSONResponse }
 
 func (response RejectVerificationRequest200JSONResponse) VisitRejectVerificationRequestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7876,15 +8573,18 @@ type VerifyDomainResponseObject interface {
 	VisitVerifyDomainResponse(w http.ResponseWriter) error
 }
 
-type VerifyDomain200JSONResponse struct{ MessageJSONResponse }
+type VerifyDomain200JSONResponse struct{ MessageAfterWriteJSONResponse }
 
 func (response VerifyDomain200JSONResponse) VisitVerifyDomainResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8020,10 +8720,13 @@ type VerifyNamespaceLookup200JSONResponse struct{ VerifiedJSONResponse }
 func (response VerifyNamespaceLookup200JSONResponse) VisitVerifyNamespaceLookupResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8147,10 +8850,13 @@ type VerifyRecordLookup200JSONResponse struct{ VerifiedJSONResponse }
 func (response VerifyRecordLookup200JSONResponse) VisitVerifyRecordLookupResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8274,10 +8980,13 @@ type VerifyRegistryLookup200JSONResponse struct{ VerifiedJSONResponse }
 func (response VerifyRegistryLookup200JSONResponse) VisitVerifyRegistryLookupResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8390,6 +9099,7 @@ func (response VerifyRegistryLookup500JSONResponse) VisitVerifyRegistryLookupRes
 
 type ListNamespaceVersionsRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
+	Params    ListNamespaceVersionsParams
 }
 
 type ListNamespaceVersionsResponseObject interface {
@@ -8500,6 +9210,7 @@ func (response ListNamespaceVersions500JSONResponse) VisitListNamespaceVersionsR
 type ListRegistryVersionsRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
+	Params       ListRegistryVersionsParams
 }
 
 type ListRegistryVersionsResponseObject interface {
@@ -8611,6 +9322,7 @@ type ListRecordVersionsRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
 	RecordName   RecordName   `json:"record_name"`
+	Params       ListRecordVersionsParams
 }
 
 type ListRecordVersionsResponseObject interface {
@@ -8726,15 +9438,25 @@ type CreateWatchSubscriptionResponseObject interface {
 	VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error
 }
 
-type CreateWatchSubscription201JSONResponse WatchCreatedResponse
+type CreateWatchSubscription201ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type CreateWatchSubscription201JSONResponse struct {
+	Body    WatchCreatedResponse
+	Headers CreateWatchSubscription201ResponseHeaders
+}
 
 func (response CreateWatchSubscription201JSONResponse) VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8959,15 +9681,18 @@ type DeleteWatchSubscriptionResponseObject interface {
 	VisitDeleteWatchSubscriptionResponse(w http.ResponseWriter) error
 }
 
-type DeleteWatchSubscription200JSONResponse struct{ MessageJSONResponse }
+type DeleteWatchSubscription200JSONResponse struct{ MessageAfterWriteJSONResponse }
 
 func (response DeleteWatchSubscription200JSONResponse) VisitDeleteWatchSubscriptionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9062,6 +9787,7 @@ func (response DeleteWatchSubscription500JSONResponse) VisitDeleteWatchSubscript
 
 type GetWatchSubscriptionRequestObject struct {
 	SubscriptionId string `json:"subscription_id"`
+	Params         GetWatchSubscriptionParams
 }
 
 type GetWatchSubscriptionResponseObject interface {
@@ -9171,6 +9897,7 @@ func (response GetWatchSubscription500JSONResponse) VisitGetWatchSubscriptionRes
 
 type ListWatchDeliveriesRequestObject struct {
 	SubscriptionId string `json:"subscription_id"`
+	Params         ListWatchDeliveriesParams
 }
 
 type ListWatchDeliveriesResponseObject interface {
@@ -9287,15 +10014,20 @@ type AddDelegateResponseObject interface {
 	VisitAddDelegateResponse(w http.ResponseWriter) error
 }
 
-type AddDelegate200JSONResponse struct{ DelegatesJSONResponse }
+type AddDelegate200JSONResponse struct {
+	DelegatesAfterWriteJSONResponse
+}
 
 func (response AddDelegate200JSONResponse) VisitAddDelegateResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9441,15 +10173,25 @@ type CreateRegistryResponseObject interface {
 	VisitCreateRegistryResponse(w http.ResponseWriter) error
 }
 
-type CreateRegistry201JSONResponse RegistryLookupResponse
+type CreateRegistry201ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type CreateRegistry201JSONResponse struct {
+	Body    RegistryLookupResponse
+	Headers CreateRegistry201ResponseHeaders
+}
 
 func (response CreateRegistry201JSONResponse) VisitCreateRegistryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9588,6 +10330,7 @@ func (response CreateRegistry500JSONResponse) VisitCreateRegistryResponse(w http
 
 type GetDelegatesRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
+	Params    GetDelegatesParams
 }
 
 type GetDelegatesResponseObject interface {
@@ -9830,15 +10573,20 @@ type RemoveDelegateResponseObject interface {
 	VisitRemoveDelegateResponse(w http.ResponseWriter) error
 }
 
-type RemoveDelegate200JSONResponse struct{ DelegatesJSONResponse }
+type RemoveDelegate200JSONResponse struct {
+	DelegatesAfterWriteJSONResponse
+}
 
 func (response RemoveDelegate200JSONResponse) VisitRemoveDelegateResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9985,15 +10733,25 @@ type UpdateNamespaceResponseObject interface {
 	VisitUpdateNamespaceResponse(w http.ResponseWriter) error
 }
 
-type UpdateNamespace200JSONResponse NamespaceLookupResponse
+type UpdateNamespace200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type UpdateNamespace200JSONResponse struct {
+	Body    NamespaceLookupResponse
+	Headers UpdateNamespace200ResponseHeaders
+}
 
 func (response UpdateNamespace200JSONResponse) VisitUpdateNamespaceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10153,15 +10911,25 @@ type RemoveNamespaceVerificationResponseObject interface {
 	VisitRemoveNamespaceVerificationResponse(w http.ResponseWriter) error
 }
 
-type RemoveNamespaceVerification200JSONResponse RemoveVerificationResponse
+type RemoveNamespaceVerification200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type RemoveNamespaceVerification200JSONResponse struct {
+	Body    RemoveVerificationResponse
+	Headers RemoveNamespaceVerification200ResponseHeaders
+}
 
 func (response RemoveNamespaceVerification200JSONResponse) VisitRemoveNamespaceVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10278,15 +11046,25 @@ type ActivateRegistryResponseObject interface {
 	VisitActivateRegistryResponse(w http.ResponseWriter) error
 }
 
-type ActivateRegistry200JSONResponse RegistryLookupResponse
+type ActivateRegistry200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type ActivateRegistry200JSONResponse struct {
+	Body    RegistryLookupResponse
+	Headers ActivateRegistry200ResponseHeaders
+}
 
 func (response ActivateRegistry200JSONResponse) VisitActivateRegistryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10431,15 +11209,25 @@ type AddRecordResponseObject interface {
 	VisitAddRecordResponse(w http.ResponseWriter) error
 }
 
-type AddRecord201JSONResponse RecordLookupResponse
+type AddRecord201ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type AddRecord201JSONResponse struct {
+	Body    RecordLookupResponse
+	Headers AddRecord201ResponseHeaders
+}
 
 func (response AddRecord201JSONResponse) VisitAddRecordResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10586,15 +11374,25 @@ type AddRecordsResponseObject interface {
 	VisitAddRecordsResponse(w http.ResponseWriter) error
 }
 
-type AddRecords201JSONResponse AddRecordsResponse
+type AddRecords201ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type AddRecords201JSONResponse struct {
+	Body    AddRecordsResponse
+	Headers AddRecords201ResponseHeaders
+}
 
 func (response AddRecords201JSONResponse) VisitAddRecordsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10741,15 +11539,20 @@ type AddRegistryDelegateResponseObject interface {
 	VisitAddRegistryDelegateResponse(w http.ResponseWriter) error
 }
 
-type AddRegistryDelegate200JSONResponse struct{ RegistryDelegatesJSONResponse }
+type AddRegistryDelegate200JSONResponse struct {
+	RegistryDelegatesAfterWriteJSONResponse
+}
 
 func (response AddRegistryDelegate200JSONResponse) VisitAddRegistryDelegateResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10896,15 +11699,25 @@ type ArchiveRegistryResponseObject interface {
 	VisitArchiveRegistryResponse(w http.ResponseWriter) error
 }
 
-type ArchiveRegistry200JSONResponse RegistryLookupResponse
+type ArchiveRegistry200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type ArchiveRegistry200JSONResponse struct {
+	Body    RegistryLookupResponse
+	Headers ArchiveRegistry200ResponseHeaders
+}
 
 func (response ArchiveRegistry200JSONResponse) VisitArchiveRegistryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11049,15 +11862,25 @@ type BulkUploadRecordsResponseObject interface {
 	VisitBulkUploadRecordsResponse(w http.ResponseWriter) error
 }
 
-type BulkUploadRecords202JSONResponse JobResponse
+type BulkUploadRecords202ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type BulkUploadRecords202JSONResponse struct {
+	Body    JobResponse
+	Headers BulkUploadRecords202ResponseHeaders
+}
 
 func (response BulkUploadRecords202JSONResponse) VisitBulkUploadRecordsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(202)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11204,15 +12027,25 @@ type DeactivateRegistryResponseObject interface {
 	VisitDeactivateRegistryResponse(w http.ResponseWriter) error
 }
 
-type DeactivateRegistry200JSONResponse RegistryLookupResponse
+type DeactivateRegistry200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type DeactivateRegistry200JSONResponse struct {
+	Body    RegistryLookupResponse
+	Headers DeactivateRegistry200ResponseHeaders
+}
 
 func (response DeactivateRegistry200JSONResponse) VisitDeactivateRegistryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11350,6 +12183,7 @@ func (response DeactivateRegistry500JSONResponse) VisitDeactivateRegistryRespons
 type ExportRecordsAsCsvRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
+	Params       ExportRecordsAsCsvParams
 }
 
 type ExportRecordsAsCsvResponseObject interface {
@@ -11494,6 +12328,7 @@ func (response ExportRecordsAsCsv500JSONResponse) VisitExportRecordsAsCsvRespons
 type GetRegistryDelegatesRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
+	Params       GetRegistryDelegatesParams
 }
 
 type GetRegistryDelegatesResponseObject interface {
@@ -11738,15 +12573,20 @@ type RemoveRegistryDelegateResponseObject interface {
 	VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error
 }
 
-type RemoveRegistryDelegate200JSONResponse struct{ RegistryDelegatesJSONResponse }
+type RemoveRegistryDelegate200JSONResponse struct {
+	RegistryDelegatesAfterWriteJSONResponse
+}
 
 func (response RemoveRegistryDelegate200JSONResponse) VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11879,15 +12719,25 @@ type RestoreRegistryResponseObject interface {
 	VisitRestoreRegistryResponse(w http.ResponseWriter) error
 }
 
-type RestoreRegistry200JSONResponse RegistryLookupResponse
+type RestoreRegistry200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type RestoreRegistry200JSONResponse struct {
+	Body    RegistryLookupResponse
+	Headers RestoreRegistry200ResponseHeaders
+}
 
 func (response RestoreRegistry200JSONResponse) VisitRestoreRegistryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12032,15 +12882,25 @@ type RevokeRegistryResponseObject interface {
 	VisitRevokeRegistryResponse(w http.ResponseWriter) error
 }
 
-type RevokeRegistry200JSONResponse RegistryLookupResponse
+type RevokeRegistry200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type RevokeRegistry200JSONResponse struct {
+	Body    RegistryLookupResponse
+	Headers RevokeRegistry200ResponseHeaders
+}
 
 func (response RevokeRegistry200JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12186,15 +13046,25 @@ type UpdateRegistryResponseObject interface {
 	VisitUpdateRegistryResponse(w http.ResponseWriter) error
 }
 
-type UpdateRegistry200JSONResponse RegistryLookupResponse
+type UpdateRegistry200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type UpdateRegistry200JSONResponse struct {
+	Body    RegistryLookupResponse
+	Headers UpdateRegistry200ResponseHeaders
+}
 
 func (response UpdateRegistry200JSONResponse) VisitUpdateRegistryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12470,15 +13340,25 @@ type PublishRecordResponseObject interface {
 	VisitPublishRecordResponse(w http.ResponseWriter) error
 }
 
-type PublishRecord200JSONResponse RecordLookupResponse
+type PublishRecord200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type PublishRecord200JSONResponse struct {
+	Body    RecordLookupResponse
+	Headers PublishRecord200ResponseHeaders
+}
 
 func (response PublishRecord200JSONResponse) VisitPublishRecordResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12624,15 +13504,25 @@ type ReinstateRecordResponseObject interface {
 	VisitReinstateRecordResponse(w http.ResponseWriter) error
 }
 
-type ReinstateRecord200JSONResponse RecordLookupResponse
+type ReinstateRecord200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type ReinstateRecord200JSONResponse struct {
+	Body    RecordLookupResponse
+	Headers ReinstateRecord200ResponseHeaders
+}
 
 func (response ReinstateRecord200JSONResponse) VisitReinstateRecordResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12778,15 +13668,25 @@ type RevokeRecordResponseObject interface {
 	VisitRevokeRecordResponse(w http.ResponseWriter) error
 }
 
-type RevokeRecord200JSONResponse RecordLookupResponse
+type RevokeRecord200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type RevokeRecord200JSONResponse struct {
+	Body    RecordLookupResponse
+	Headers RevokeRecord200ResponseHeaders
+}
 
 func (response RevokeRecord200JSONResponse) VisitRevokeRecordResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12932,15 +13832,25 @@ type SuspendRecordResponseObject interface {
 	VisitSuspendRecordResponse(w http.ResponseWriter) error
 }
 
-type SuspendRecord200JSONResponse RecordLookupResponse
+type SuspendRecord200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type SuspendRecord200JSONResponse struct {
+	Body    RecordLookupResponse
+	Headers SuspendRecord200ResponseHeaders
+}
 
 func (response SuspendRecord200JSONResponse) VisitSuspendRecordResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13087,15 +13997,25 @@ type UpdateRecordResponseObject interface {
 	VisitUpdateRecordResponse(w http.ResponseWriter) error
 }
 
-type UpdateRecord200JSONResponse RecordLookupResponse
+type UpdateRecord200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type UpdateRecord200JSONResponse struct {
+	Body    RecordLookupResponse
+	Headers UpdateRecord200ResponseHeaders
+}
 
 func (response UpdateRecord200JSONResponse) VisitUpdateRecordResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13344,6 +14264,7 @@ func (response GetRegistriesByTag500JSONResponse) VisitGetRegistriesByTagRespons
 
 type GetDidDocumentRequestObject struct {
 	ProfileId string `json:"profile_id"`
+	Params    GetDidDocumentParams
 }
 
 type GetDidDocumentResponseObject interface {
@@ -13442,7 +14363,7 @@ type StrictServerInterface interface {
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx context.Context, request HealthzRequestObject) (HealthzResponseObject, error)
-	// Readyz Readiness (the database answers)
+	// Readyz Readiness (the primary database answers)
 	// (GET /readyz)
 	Readyz(ctx context.Context, request ReadyzRequestObject) (ReadyzResponseObject, error)
 	// CheckVerification Tell whether a namespace owns a verified domain
@@ -13704,10 +14625,11 @@ func (sh *strictHandler) Readyz(ctx echo.Context) error {
 }
 
 // CheckVerification operation middleware
-func (sh *strictHandler) CheckVerification(ctx echo.Context, namespaceId NamespaceId) error {
+func (sh *strictHandler) CheckVerification(ctx echo.Context, namespaceId NamespaceId, params CheckVerificationParams) error {
 	var request CheckVerificationRequestObject
 
 	request.NamespaceId = namespaceId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.CheckVerification(ctx.Request().Context(), request.(CheckVerificationRequestObject))
@@ -13802,10 +14724,11 @@ func (sh *strictHandler) GenerateDnsTxt(ctx echo.Context, namespaceId NamespaceI
 }
 
 // GetDnsTxt operation middleware
-func (sh *strictHandler) GetDnsTxt(ctx echo.Context, namespaceId NamespaceId) error {
+func (sh *strictHandler) GetDnsTxt(ctx echo.Context, namespaceId NamespaceId, params GetDnsTxtParams) error {
 	var request GetDnsTxtRequestObject
 
 	request.NamespaceId = namespaceId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetDnsTxt(ctx.Request().Context(), request.(GetDnsTxtRequestObject))
@@ -13850,10 +14773,11 @@ func (sh *strictHandler) ListJobs(ctx echo.Context) error {
 }
 
 // GetJob operation middleware
-func (sh *strictHandler) GetJob(ctx echo.Context, jobId string) error {
+func (sh *strictHandler) GetJob(ctx echo.Context, jobId string, params GetJobParams) error {
 	var request GetJobRequestObject
 
 	request.JobId = jobId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetJob(ctx.Request().Context(), request.(GetJobRequestObject))
@@ -13995,10 +14919,11 @@ func (sh *strictHandler) GetLogKey(ctx echo.Context) error {
 }
 
 // GetLogTile operation middleware
-func (sh *strictHandler) GetLogTile(ctx echo.Context, tilePath string) error {
+func (sh *strictHandler) GetLogTile(ctx echo.Context, tilePath string, params GetLogTileParams) error {
 	var request GetLogTileRequestObject
 
 	request.TilePath = tilePath
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetLogTile(ctx.Request().Context(), request.(GetLogTileRequestObject))
@@ -14531,10 +15456,11 @@ func (sh *strictHandler) VerifyRegistryLookup(ctx echo.Context) error {
 }
 
 // ListNamespaceVersions operation middleware
-func (sh *strictHandler) ListNamespaceVersions(ctx echo.Context, namespace NamespaceRef) error {
+func (sh *strictHandler) ListNamespaceVersions(ctx echo.Context, namespace NamespaceRef, params ListNamespaceVersionsParams) error {
 	var request ListNamespaceVersionsRequestObject
 
 	request.Namespace = namespace
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ListNamespaceVersions(ctx.Request().Context(), request.(ListNamespaceVersionsRequestObject))
@@ -14556,11 +15482,12 @@ func (sh *strictHandler) ListNamespaceVersions(ctx echo.Context, namespace Names
 }
 
 // ListRegistryVersions operation middleware
-func (sh *strictHandler) ListRegistryVersions(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) ListRegistryVersions(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ListRegistryVersionsParams) error {
 	var request ListRegistryVersionsRequestObject
 
 	request.Namespace = namespace
 	request.RegistryName = registryName
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ListRegistryVersions(ctx.Request().Context(), request.(ListRegistryVersionsRequestObject))
@@ -14582,12 +15509,13 @@ func (sh *strictHandler) ListRegistryVersions(ctx echo.Context, namespace Namesp
 }
 
 // ListRecordVersions operation middleware
-func (sh *strictHandler) ListRecordVersions(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName) error {
+func (sh *strictHandler) ListRecordVersions(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params ListRecordVersionsParams) error {
 	var request ListRecordVersionsRequestObject
 
 	request.Namespace = namespace
 	request.RegistryName = registryName
 	request.RecordName = recordName
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ListRecordVersions(ctx.Request().Context(), request.(ListRecordVersionsRequestObject))
@@ -14703,10 +15631,11 @@ func (sh *strictHandler) DeleteWatchSubscription(ctx echo.Context, subscriptionI
 }
 
 // GetWatchSubscription operation middleware
-func (sh *strictHandler) GetWatchSubscription(ctx echo.Context, subscriptionId string) error {
+func (sh *strictHandler) GetWatchSubscription(ctx echo.Context, subscriptionId string, params GetWatchSubscriptionParams) error {
 	var request GetWatchSubscriptionRequestObject
 
 	request.SubscriptionId = subscriptionId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetWatchSubscription(ctx.Request().Context(), request.(GetWatchSubscriptionRequestObject))
@@ -14728,10 +15657,11 @@ func (sh *strictHandler) GetWatchSubscription(ctx echo.Context, subscriptionId s
 }
 
 // ListWatchDeliveries operation middleware
-func (sh *strictHandler) ListWatchDeliveries(ctx echo.Context, subscriptionId string) error {
+func (sh *strictHandler) ListWatchDeliveries(ctx echo.Context, subscriptionId string, params ListWatchDeliveriesParams) error {
 	var request ListWatchDeliveriesRequestObject
 
 	request.SubscriptionId = subscriptionId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ListWatchDeliveries(ctx.Request().Context(), request.(ListWatchDeliveriesRequestObject))
@@ -14849,10 +15779,11 @@ func (sh *strictHandler) CreateRegistry(ctx echo.Context, namespace NamespaceRef
 }
 
 // GetDelegates operation middleware
-func (sh *strictHandler) GetDelegates(ctx echo.Context, namespace NamespaceRef) error {
+func (sh *strictHandler) GetDelegates(ctx echo.Context, namespace NamespaceRef, params GetDelegatesParams) error {
 	var request GetDelegatesRequestObject
 
 	request.Namespace = namespace
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetDelegates(ctx.Request().Context(), request.(GetDelegatesRequestObject))
@@ -15283,11 +16214,12 @@ func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace Namespac
 }
 
 // ExportRecordsAsCsv operation middleware
-func (sh *strictHandler) ExportRecordsAsCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) ExportRecordsAsCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ExportRecordsAsCsvParams) error {
 	var request ExportRecordsAsCsvRequestObject
 
 	request.Namespace = namespace
 	request.RegistryName = registryName
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ExportRecordsAsCsv(ctx.Request().Context(), request.(ExportRecordsAsCsvRequestObject))
@@ -15309,11 +16241,12 @@ func (sh *strictHandler) ExportRecordsAsCsv(ctx echo.Context, namespace Namespac
 }
 
 // GetRegistryDelegates operation middleware
-func (sh *strictHandler) GetRegistryDelegates(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) GetRegistryDelegates(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params GetRegistryDelegatesParams) error {
 	var request GetRegistryDelegatesRequestObject
 
 	request.Namespace = namespace
 	request.RegistryName = registryName
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetRegistryDelegates(ctx.Request().Context(), request.(GetRegistryDelegatesRequestObject))
@@ -15732,10 +16665,11 @@ func (sh *strictHandler) GetRegistriesByTag(ctx echo.Context, tag string, params
 }
 
 // GetDidDocument operation middleware
-func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string) error {
+func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, params GetDidDocumentParams) error {
 	var request GetDidDocumentRequestObject
 
 	request.ProfileId = profileId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetDidDocument(ctx.Request().Context(), request.(GetDidDocumentRequestObject))
@@ -15761,362 +16695,375 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string) erro
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37ctu4ljgKvwpKM1ORelOyJF86tmvXb9xx0kk6tx07ne7dzpgQCUloU4CaACWrM/nqe4jzLuf/8yjn",
-	"SU5hASBBipQoW07SHU9N7Y5FElgA1lpY9/WxEfDJlDPCpGgcfWyMCQ5JDP98hIMxecSZjHmk/g6JCGI6",
-	"lZSzxlHDnyaDiAYemuDrNh6Rf14k3e5uIGUE/yB+p+E1RDAmE6w+lospaRw1hIwpGzU+ffIaj8/xaHnY",
-	"8zFBhMl48UCgkI6IkB76I+GShKvH++Q1pjjGEyIN9CfiNVsxPMICUYmE5DxEWCIJD0LEh0iOqUDvzh+h",
-	"EC9Q0//1119/bb982T499Vsd9IpLNKdyjPwZiQXl7JKGsFRyjSfTSMHU7/YP2t3ddnev4TWomvWPhMSL",
-	"htdgeKJewOKSs9xqhjyeYNk4aoRYkoZXslunfIJpyYJOGKJMkpgRiUJ4BzWfnb4SCMcE4SAgU0lChFmI",
-	"ZBIzEiLJ0TRhi4CHpJWH2/yrE/CJBXyK5TiDW4/f8Box+SOhMQkbRzJOiLuQCb5+QdhIjhtH/f19rzGh",
-	"zP7dK1vWk5hPTtWalxb2mMmYEoGSqdqTEHGGeIzwUJI4d0Jle99rd3sVez+MYXWbbP2z4Ussg3EJCVw0",
-	"NNIbVNCIf9HwjwCdgjFmI4KoQBMcEsRZtEDUoBcVSEgaRfrFJI4Jk8gMg5okEgTt9fqFA7podK+7vcPu",
-	"sI97g36wG+6R/eFB9/vew/7hLt4b7AcH4UXDLlxTcrbyZ8O2XkfFeR3slS/+FWekYgNOGFJUjNSmIswQ",
-	"wXFESYwwE3MSHyOMJupDNCJSoN3uXmcFbGqa1QD2uv1SEF/hCXlCI0niZQjf4FhSHHkowIK0KROECSrp",
-	"jCA1swGviSWKCBYS7apDi3GgmEirU4FC8J8qGPsPc0i/WwWwmOKAPAtL9hQgg8eXNERNP6ThkZgFR51O",
-	"x28pGlAok77zQCi0oUNKQkP/eZyxX+8/TcijH989jF/+fv34l2v6Jjnd/+G0nM5dALZK7enC35Lh173y",
-	"rS77DR6RMtQcEcSSyYDEnqagXhXGTdUALgQhGeIkkjBfysAokwfqypngazpJJopg7P8BjObHFEJ1b4xI",
-	"nIJ4Rv8sAfOZJBOBpiRGCopVEF4KNUApmP3uGjjXAviWBDwOX8Fsy4gTw1PADQ8ljP6REEQZolKgmIyo",
-	"kPGiU37i+stLQ9PVZ/6fsULZxn/sZOLSjn4qdtRVtQDQNKR6wmpY9fNSaFMErARXf7xdgP9IiJDlzCgk",
-	"ERnBBayJLcDqEYr1N3mKs3dTW11O7e/DPdJ+ODzott0LqmpZMNwG/Kb8tjrjsSy5p9XV7iNG5kRINKSx",
-	"kMfIV1P7IBn5NPQRFgFhIWWjY+QLiWUifDRYIPVP4inOw+BwqghAqJlLcd8KFoQp7P7N/qnnsAN4DRo2",
-	"PpQt6ZxvIh8NyJDHZJ2A1Ou3d6sEJMk3FI9+1lJLOfpYkYaGhEnFq2MtYRsp3JWnQSr2q/Y3k7YbdbHc",
-	"AKaVg5iIKWeCaN0gUecpDTI/wTQiAH3AmSQMMAhPp5F5vvO74CB5p7uo3gwVVAnDiRzzmP5JFFwTIgTw",
-	"+sIMaKin+FSbQOOYxxrw/I6+4miGIxqikzfP0BVZdNSYP+DQ0HD9RcA+UAaDqX/OcJS4KzOPLimbJjK3",
-	"tGf6CYInRwjOCaW6F0pvgiNzuaFJIiQaEKVlTbiQqNftAuJkl+1t5k9HAUGbCkHZSFECmUzlQm/hLfdc",
-	"6YyGQak5DGSw8484G0Y0kDdCnsB+7K7O3h4K/ogvCBEIRzHB4QKRayqkmj8vBzW2s0KjrVighKZKVz0B",
-	"VoiaWIvOEl8R5impnzIcgEhtLycP4XTDLPAhCWhIwhZs26m5VESNfau3tHTEt4bOq5bJ5wwUlDC92YTl",
-	"SM7dqzRTHg9oGBJ2o7Mdpl+7h5uOeYQWPAEVnXFte9BwKQ03BSy1RWz9qHEUKbrEC5g+5HqapvqjOL2z",
-	"LZ4CD8hdkZiCS70fRXxuz/UZWCJwpGe/yb5RM0KemTKUMHI9JYG66IgaHPEA0HIbPLVkeFjNSwvAJuvI",
-	"oOZX9WGzU5VAd5YEARECIHrF5ROesJvdVZlyxbi8HMI47i6nyhmcq36+HXzTBremQm7G5ZjEgFOhwjo2",
-	"aqGQE41LwODsQl/yEHS7VTa8MdYfat4VIkFZQABpwSwxojOi2BPyc/YFH6Z4gxcRx+E55y9wvOkpmy2d",
-	"6jEuJeeXEYySZ+WaBQ54uECScwSvoGZEJ1SiHnpJf2htaYdhCir0DEpPxsxSJmrCTMfoofoPGqpTCMO2",
-	"1nuEpts36i8W0ltKQ1NnmEsj8rgb4k5jRKKjUgMYFWitpWsbzNC3NjFfczmEUxDkGEvN41DEmdpUA+Sx",
-	"wjiFuGiOBZrHVErCYBft1b39221p5HW33NLdlmnBSksiOA7Gtzhoh0sTzeobapIQSzzAgqCQhvpyADsg",
-	"SCx0kieOf4HYuDW5WC1awLLMmGah8YwG5B3DM0wjPIjITaX89Ht3Del63Re2s5ZsKy1z1HsJyzrn/CVm",
-	"C8NfxI3WFGNJLoETFYj0nHM0wWxhJTixhRW9VeKEmUwpeI6T6S2R8aJ9Miy13p4BvxBIcjTHVJZ6gDIj",
-	"kZr3nauQbVWjc0c+QlYJ4XGqc+C8yif5FWF3oPGZe9SqIfATZwgj7Y9DStzWXP0dE8l0ymNJwpckpPgc",
-	"NuxGe5IOdDlRI13C3ud3J30FwStIvXKEBGEhMCC4obBASzNu9wJUlCLUVYIF8otz6Yv/nSDxrQSpRJC4",
-	"QoZSY29dfLoiiwcCqVnVCkMqFJ/RDO5nxya3KT8H8humHxUVcNfcV3aZu1OnfPyT1zDksB2d/jLi/CqZ",
-	"XlrrjaPjb1G1V18kCnO1wznjueAe8qznAYArWgB+Ni6Im2oJuW0UWtYfJtFWVAe1Or2BKN1A4zJR+kQ6",
-	"hbaJga/Y3CmnWOJywdtXN5NvxQrtYM6UfXNHeY1pzKckllRjmTGya0tTwYLoZTbtyuepcbg0kCCzF/9W",
-	"NCRnA3sOEJmdlQ9+J4FUk+SWn4pXpVtgpBo+NMsH5l/DUJ7fk9Bs8aqzXT6TTw7VrNsL+6Kn5ypddRhq",
-	"x4pjP8ShltBx9MYBeIgjQSo5r9qLVKnwwLzCGbFumdxT0UEnA2DRQ0oidbnjK62zCRLPSPxAIGM6Fx6a",
-	"j2kwRgQrsU69DQ9TCLRFSpTsrQvlOsNR9ioQkMQ0Euu+en72+tXrdBcnZP1R5r9wvU71fTXaaUDKHBwx",
-	"HkpfMSo/ojPiH5v/ovmYMIRhvzuuD0K93/Aa6qUSt4PXkDJaB9j5+Qv1pmbpkkbRkrugbaR+lkRG+NYO",
-	"nXUknO3NSpwVtblUGBpUFGtYlLaKSzJZiwEnYUgMHLBfGkocx3hRsSKxZjXbJEFxhJKpEpt73W7Xrt1T",
-	"L5AQ4ShSmMI4I1vZhzwH+QSO3Wf62571Pdu/t7RTNdmzw3Ruxn/zqJZnvo5PLcMutcENbyuMOUWvpVW+",
-	"zlgrmCmcdaIgJthoWYX1gmyzlh3qtz55a+/smzEwY16p77qr5g0uiJ5dXjZD2a4+GpPgypW4qjHp/ZiA",
-	"pTJnAUd8zoyRyI070Rce3FUl+54G7i1tYvVN7jVmjlxpHg44jwhmK9Ap/ah08YAZTgjObdmNRrV2LmRh",
-	"W/fw5leqRcWMLE8CbXOqjs7qeY0plpLEamkXF2eNW9yEhUOpvL70MViL3tZOITXwfc3S1eanCu6mS2PK",
-	"rqZSzBZK3pzghfFHuzbPB8Ly52PkKwlkSSwqEphXiLPZSESrpbXlVymrIqH160ji0RHyg0RIPvFRE2yt",
-	"+hTdlbS0+1BIzEKs7gY8UmfMBUGDhEayTVk6oLM9OrYlEUR0LpgjI+rpQE2fDEgsxnSqUAGsTJdXZAEM",
-	"eMavbidALjF4d9+r6ee90sy3RTww2FkySN9axnmJ4xGxKujyeG7gooccvVMdSXpNobmaSF/OG8UQeg34",
-	"Upvd1uwqLAZMfeozMhhzfnWZxFEp8cQEkZn6HHzRUy4kCY/RWMqpyBkVcRjG4IR0Q4ngtaOdHTWD6DjR",
-	"4ztiFhSW2N17uD5O0kUEZ8Ges/v5JZXhh/WRlB9UhZsdoxW3GAh1l3it7HROJ0RIPJkqMMgE06hcdOLa",
-	"BmTpDEBSEowF/MO6vdFjm5G8DL5V27Ed7cLCqHB8wmfE+UELoRrx059BMDKvLj3Uvr9EwK0Ea1re+3Qb",
-	"nbheQv47n6qQKp12Y3LEtVdvO1dtXm1NM/O7VemZoescrKVhpQi9pGZ6+UjttQahQlx3BsrKta/Wtiri",
-	"aVYSVB3VK7/1WzZ7neYlmPyqnsSEIEmupRGGBmDfYzaKwUax7XUPD4rZAg7eqcclfPyUhqc8SCbGTLy8",
-	"n6fPTlFo3tAbaQhkGvMhjQhqhjQ8mpNBa3lf/xsM0NcyRy+/pXx6Pp935rsdHo92mNgJabgz6zW87PEu",
-	"DeGhIEESU7nYmSSRpFdkod774GXYunzZF9ASC6Gg4uwlkWMe5lB9/cc5P9pm32oqyOcAzMngKOIBjsZc",
-	"yP/aPXnYfdg92ps9P3z+rjd4/vzx4cGT92fPf5o9Fb+Xyf+uNbdkOauV6fDn5a/XWYvSU4TllAKwtEnL",
-	"W16K9qXwlJoXwKuosM/FRw8ceMh/afDCX0bBQKcLRtqbu7SZtzyf/7gii3av7JS0nPITWQBsAywKuuCf",
-	"By+vxviX0Q//Pp1xeXr1Yr+///0Q0z8l/ZE+6v9L/vTix+mAscc/StwP+U+lmqCRvuzFbbdh/YVNU5uQ",
-	"5+5QKdjlB2dtN8X46h9enPz0uD9o9/cPrPdKHRsr5FBabZAy9PbJI/Tw+4f7SN2aR8jvXvvoH+hgDykV",
-	"Kw6wIGhMrtV3VBYEvu714feHBA8P+71Bv/fw+8HhwSHZ3e8+7D4cDA/3hrvfkz3Sx7t40MMH3WEvOOh/",
-	"fzg4OBjs7w97GO8T3HAV7v/pXv/WbR/i9vDDx4O9T/9ZtueZalUpd2s8TbWZVOA+QhFRUwnPLEbH+ncu",
-	"/39t31NaUgyeGwhzxeZd9TW87GXRyv2HDpsvZEzaGN0NzAz/89tJ+9+4/We3ffgh+6eC6sPHrtfrf1+x",
-	"ETakslpAIzOl+UJAzhHCaJxMMGvHBId4EBHkm3tRpzyAmqh+nuBgTBlx3gt4SPwO+iHGLBgrLUD/cgwC",
-	"zpzHIQRYD50BldqtQ/C0BllkCSGp5aB9pF78lIYUFZd6Cq4Zfdra32wifjpl++WIC0WtB0s0V7frPOZs",
-	"5EFE3JRwJU7mDrcsHrK+ZRdWXUbL2VJLD/OK6iRkRcLqTc8eFA5iLgSKSUSwIAI1BSGKM4sdeE90JmHr",
-	"CPk5H7uPmnvdrkKGND7fQzr4BpJFFOIMYoKvhA7DU6wJB1LrR3ESkZYHec7FQIBsXJEMJlRKEi45mlMn",
-	"Ony/UCO5sTUwRO8IsUJ4C3jb14W3eMhPA6xhoF0TR1ga2KxeT8M14PW9oywFBZWHpRaiUj3tMUEKsbVj",
-	"1+SMT7EcwwTL0bXuVJkJWc9hgvjV14WZLLQQ1xRjSXLjOBGSZkMGiYSPF0TaUWWMmZjimLBggSI+eiCQ",
-	"VEItFlckVPgOh5GLYnHnMCdREnPiIc4sGJmLm7BwyimTsNETECpgYGO1g6H3j7L1mjwGzXjNzuvP1AA2",
-	"AQE+O8xlUq/LTVCfl8SgqpF6/SN0k2hPGLIY5QsDGpSzgUd8ZpwFEOamsb0sagq+3c9/q45vOVhJjeFG",
-	"6akv+2pDigF6x0ixAt+JpINvbZCmj5r7QKzLYe6GKG3sIrxp1lUVgNjKGwmLIT3lUUOFoDo3OcKNoyqP",
-	"UM8TgxptOf6qiHNazrLZNeVxyWXB25WRboVwSScA1o39/ODeHy6ES9fTj4QpRkLOr2vH2ozMJ0her4q0",
-	"WRErkxrScplXyy9pDXL1TadeKrvenIXVddPahbVDJtryWqp7hZE5gvAxy2cln6KIzEikLwjz0H4a2sTH",
-	"nGUvzNK2mNnMmxkjiqe1xndnNnApu53Mo4UDsl5CE/JRQRpvdWoLGOVbL0+ZWLvxJg02x8KLuwlZAitN",
-	"ONVeTSouVzkvV2/dGoNWTeTMxLCiyctWMJFav3ZALdtRx0tTaTfVIS3Fsx7GhLTVmSI1BtJDOsfrzMEH",
-	"5VVdJooPod/5ADVBzAvETMl4JTq3dvlvbKFWN8BlzOciF7hjs/OL4dUexIomcalIvchkcgWwkHw6JeGx",
-	"TsJEcMXPqSClkrpeKAk3AeV3PqhCkLUYNI15QIRwJiwEq/O5QCFnxEMWNK1UDhOhfTc1ALyF/7AixOuP",
-	"hCQk9JVQkDBG2Uj9U4Hpo6bW/GI+L4O4BRzTT2Wh9HB8c6A+Engh0Hy8aLkxYnpCdffp+YB8mCIqc4WW",
-	"uv24xNEmJ2nS1zdD3gK5G2zwlguX5Isl6K3NAbmEDkV8zNFJRgOeS3W5VXwop3GtvQIbiaLXw8bRb2sc",
-	"xHzQ+OR9LLpDQNUr5+v6Hul5EPHF51rCEx4aAGZAXn0do+VzPnjL5yZieo2p0oCzvOQP3kqGBuI7lcLA",
-	"nEHbye1WfQFCPueDm13t2dFURXc954ONtf9Kz4Pa3ZqrGiTR1bupElHf3iaGTSNS+dKe6SNJKX0ry7PI",
-	"U1b6hM9Bt88wwfAoG0G1WF7jKmkh5vPyXYz53EM9NCBKk5cpcdjqYcQYQWox82KEAp87qQsVm1A7RDGi",
-	"QuHuirOtS7Rl7pAqfBbbQ+gXfPSIM0GFJCxYlB16kD1G05grzCZyTghDcs7BMJFmKRYNF8u7MsZiTCoY",
-	"4Nsnj9DB4UF/eUYPKVX2YC/HBNODHyzKKpvU3M1Hxbk22FSzmIptfcaCKBGlLkoo+meemj1V/88Iigge",
-	"1t/NYEyCK7DdlO9ohKVSFQQdMRKi7O0Oej8mDPnq8KDWhw9pMVIg9YenTT0AFhUIjzBlSgeTAsWcy2MT",
-	"s4TERJvrfD3CHIvMQuWln0GoEudSr0ppgzExdualE6uFHTgJqQRLlEULU34LrDdq/3TotJ34dkijBqzY",
-	"XDUV+JmbqU9GKwtDsAJ7iIbCsyaq9B+XAU+Y1B538O20SqXqiI8uKQvJdfXkDwSCN6zZ0KBIDaGt/DLJ",
-	"Y2Tp5lh8qYh2o3+SDHkJyeOR0kmb2hpo8fCBSJOzDBJlJs6b8PaMNLPtc6E2x5kimudSUDkZ86tkai+D",
-	"x2xGIj4trQpWNJ+DpzX90dTupCvyiOprp8umpeLkzcw6nopqPhyE3/L0/pNQCZZwlWIWRvouXVp/7aCN",
-	"yvvlJY6vTqLoLcFhXUPZBMdXkOQQExxWWsrwcAiW0Fp6SgHa9Ns1ENeVAhTESlLRehzj0s0fw+HNBL/i",
-	"zm05hkYNv/GprDyRCn2dikv1WbktST0xuuMNUo+8xnV7xNs1nPcWiGzGVXuy6bmrm3uLp35nR17lU82F",
-	"CTK7QLitoeqtsS9gicZ4OiWsLD+l9E7hV7eyiL5y7dyVxUYRgEmym3aZ90Kt6OaIMCIg/xc44phcZ2bb",
-	"rZjk7GeDxdbDmApB+/ksCfSIx1Me21ii5Y83zB0KK4pVn6euQyd3hsdIUemqWtRrEgi9hjmZErOZDm9R",
-	"R2X40LvzJ+2HSIlvqdoB2w5uQHsYxbiX3f5ud7e/e9APd3u7vX6429/t7+/tdncf7uLd7m5X/2+fwL+7",
-	"+7jUzrneLr61nJe1VtENyuSWGVD5cB2gb+Al1xIKcmtNq6DJHkihPOh2vTuzJm6elZZ+kS0qBbW3udiZ",
-	"eiWMnbLotLCpbS5q55hFRgDVdslslUXo86hp8HDp4PSh2NNfyW3zUu/aLE2HE2ume7Ob75VbJa/0Nski",
-	"emIiY0pm2zF6pcMa/KgdLZ6t2xxIddj4Vi6UCmu9nXwz2rxzaizh5q+cCr4e4lGo/oqwkLWt2w4Jr7Rs",
-	"54irmqQKG+jArvepFrrUIpSIClNoolAAHYa4JcXkELeKeuxLWyYeR+wtldKc50dry2zo2j+S55iKExkG",
-	"+bscYppyCUAl6mEgeXyZpp+slUBuSKAr/OiQmHVZDDqe6iLVDa9hm3sAq/69qI8WY643U6tWGd3V9VDL",
-	"8bAkqqx0y96FJgcp4nRK1UauSMjaLGam8j0qo/Id24aPM62Mnla3KUgJZWAur9/LIbYTEOFgm12K59Bv",
-	"euhlqvBmzlCX4p9SIXm8qOaAJ1GUSulAwg9EjiXc1nHiAnOWTCY4Xqwx/W+V49kp1zA+a6Ed6+3ytB0F",
-	"IlLlRrE5X5KnfKUEvpbOlkmonGjqmYje6L12kWCNAJDifcLg2O8K/TfDe6+hwdlAraskldxIKyjnjVU8",
-	"SyL6rcEmS3lRdzwLxjyGpldHjjNBDexlEeAPdGYI8DCuNjprViA8k9Y5jfhiQphU7IfIOY+vkLUGYVPh",
-	"UE9bIbrz+DK8g+S0TQ0z2e0Q3t4OYDbi0jG+bFhaxm5zSRCWLm8D5yU27jLyfRm4Tlb+qnlNGpFOXL4N",
-	"EAercsjys/5EWZji0bvzR2hBMJTN1RU63MD/OdbtxPLgnM0CvWNAIv1u/yCfaXU2C5qptP+/dpH/q79p",
-	"wUe/dduHHz6WpmEVQ381v8vjkpfDc8doUcSSMsKuKnSUNvapZ6H1srwA3atAbampeMGHS92APoeGXTC7",
-	"ljy/Qb25TamegLuKzshlGly4utq02vPH9qMzaZLPa9J5bntuZtOssNmfF9p/2X48N4oB3ciE6ZTC2gYj",
-	"ulntrPV1Mm8ac5p+WRM/9NspYtyk5M0GmJjOc/eWp9vWMqySUrdgYN5UvHJb2VXFxZZGyRaQIV9mLV+A",
-	"LW+QTlm+wYdlO3NmgbZ8L7U21zFg54xyFroic7N2aucsVxmtS5ldeXQKXClynNbeU0KrUFcRxDNRI3GK",
-	"OYlJeIR8XRwp9O3j7PJRL5qnHvLJ9VSdme8OE9GZvr0g8iJbig8tL6ZYQMwktAmFNwA2v4OewdchiemM",
-	"wK0JGoNCXT2aaZfBZwpGG8BhBNdcXleuQKjXEIlQSqJRDAFykD8A8lINUe/rCyokcJqVRQwpU7c51bnr",
-	"tpBh0zyEel6t+/v6a72v76ZO5Nd5PXx+Lr4x780Y6xY5ajUf17wWsKaau27qDzSUfxtnYFaZt9SX8dZy",
-	"8C16MvSY0NekrgPQZXGf2fV3C8F8feaVJfdluRuPyKVuC1iTVLPGsvXe37R+cfGeKjGC3Z3cfaNakeBy",
-	"VNtS22Gr052yjflMaVkFqbOAHisET7fHZyogbuSRtYvNb1ce/7xc0+JVlacdyt6YiQFtH+ULbuoCLGr2",
-	"zCxxiwyfIuNZzfTEXXC9tWJzuh/WjjXmUZiWoFVbYKy2IJsKk/Ia0SEJFkFETHETU+a+mTBJI10AQ4xN",
-	"6euWZ2ree8hPxVVfiZEw5SAiUB81E8ubQ8pw1NpY7q2WdjeN/8hvyecO/ri1GeIzsrv7EJXFmlK5RfEw",
-	"ZZ93GMmSx/oNw1g0uLeOYSmhvM8bwGKtYStbvdezX381Su6G+upXaxj+muNilyqbl3nMgaI3CZwtyKq3",
-	"d1h9Xm5/M/uzKZ++1cLlfysrwo1twXVCj9XuO/dNHbODtSukkcYOnq+yNuRpZn1EcrFvahmPdsuA655V",
-	"VR7CrdYBryjpvbKWd3Ub2FKOWCjIXL0we8/etlL10nZvXrG6hOFsVNN6CYFX1riuUJPMpZ3t350IDGtt",
-	"49ZZkLeOw6+UCNS0ZiPo9PC12cm/bhGitJHDm5hA+LCtomg3tdTF/Fmu7/vb+O9p01955Zbb9W9wy5Ya",
-	"97dx5a7kahvb+g2bu5213+hga3n6nXDyDW3+BpQvYfXPQoPXJjT8Vcz99j7cWEpZafO/uZXdhecrMbSn",
-	"8cob2tDTpWxiRk8/WksxN2ASjjXdSd8uMadbKG7HT+rY1FN57E5YS4Vh/cRtbqYt7OUWc9sNljIMLl0f",
-	"NUMC/3Sbxh2lURcBZoxLNCCmVyiPTfHlsHWMfBwHYzozZnUctiG5XxvjYyIkj7Mh1esFU/sRYlzX1tZD",
-	"Cl31yxQvLMTUmG8L5nljlrerUQqTAWmtgV6DtbmJ3mDeFzPS3xvbv0Zj++cxr+dxdmMDe8ohbmtiL6Gd",
-	"z21kn/AZcZvX1Cdg9WU+WbSyN1d14pR+dKlHCy+HMZ+UVtF21D/ziZA0itZUfrDDEraJ6GC/0pl/YrNO",
-	"SblC7bqAen0R6gZdjVIZpHTi5cUsb8q6Q6ja8Xr4VFcYMc3s0mnb7npuSl+lyL3ltMMz6JVSX+bSvVWO",
-	"HMlqgmUA13fWSz1EYz7X3QgmWW/LWySkpVAmkaxdg9EGNlRW25+aT+5AAQHGXuGRAgG5bOc8RK5xILMe",
-	"7cdoQBacmX7evW5Xt3fRtwa826pZms/5pKS1HY4E0XHGEx4TNRuD2eyJAqDapKjG0Xny0BgKDdTmljXL",
-	"XY2KdofykJkjcbd7Jc4qbFjfBt3gbDUq/oVihr9gDLCu+rnNGkVrDP53EUC8hQLs95kpnzumuShlLzUs",
-	"zZlG00jntYHLJRbOjQ2oTqRzIbnE0EspA5NYlugtT+2lyYe6/bpOw4hJIHm80LFxy9wr3Q2Ru/4OS+6F",
-	"CWV0olTm7poY2axsVXevv7t7g6Fce1c6Wr+38UiJIHEBpP6GgxTwTI/oufuWA3h10Ccc3WpxaRphCT0+",
-	"FLopvSu4oYal0aRKvHmzPM02dKrz8xfLyzqDTkkCNW1/+YNut1z0mOBrfRC7vf3dg263u+6Az/FoI0N5",
-	"6n9b0ezojoy/xoOVnkDOdVXV82Izy28xpxrcOyWG1zUGVbupdeX63MYeZcUYHb+yaYgpJGYhjsG5fDOs",
-	"zh345zagZrfn0o68O3/koed4hs/gR+RL/uzs9RlM1Wz5UNMTNSc0iqgAckDTmARUXR+tfFRZv9s/aPd6",
-	"7X7/vPvwqNs96nY73W733y69uFd0vSv5HdxBabr+7Tu360st01mPTEsEaAkruW2v18QSRQQLiFXU/awp",
-	"cyfqLTczz0m+q/t5Z6/eqtZl3T6rFxdnjWqH8kq8PX8BGLeEU/pgtOi3tVOxzWq/+JHcSE3Z/BzrHsAW",
-	"ZN6Vh6jvgS0eo3Wl/AVpq0Ywy23oxjVtveCjck0+4qNRsaqfIubJVB7p2tFzLNILC9oazcd84oE5w0uT",
-	"pWMwFmxN9a/QSnWwwlIhLdcYaREiFTNL/VJxhn+bpNxag4idWCRBQIRY3ZvL7p2xYyyj9Omz03yxNbXD",
-	"6ZZ3GqvGrF1by926/Pd5CNNlFjQ0u2Mf1iNabS9fDukiPqr28qmHNzKTK7wvETXv0DKZM7TfWFkvGcXT",
-	"u1DThlc8k428WEuHYziCcLvc30w6LcWVFV6tAoJsVVgt8aeU2gywKZqOaMYJjxBGp6/O0Pkv58Yaqpgh",
-	"enp+/gYNaURsQ221c6BAcqZ4p2283BQkGrbtYK18z8+UvZBoeBmCsxL+OZZy6pTJg5EcT0wZ84ElLk4B",
-	"/NtfurqneFvvRiEexMsqsunNsnU1xur+wFFCdC8ZQWYkxtEqN2BVPXpHBu3v7283raQ4dl6+3SAYuhLR",
-	"FkuFutPjWLvjmd9L8/GjkvLdaf8Hc3csVpiyLs11EDtcYRXVVjTUqd6I4vjVu5KvVVB/SzTROfuRK19Q",
-	"YzOMDfRudqJi8FXbkA/k3GQj9Je5rchFd9baDGMCvqvtqBi+YkMq+q9lffjTWoK6aVLvIGstgdG7d89O",
-	"Z997aEyuW8WWEjYha9APdsM9sj886Lq5WGG+gF/3+rdu+xC3hx8+7vbLavR5jfdYBuNHWlSq32cUvjpL",
-	"Bq4GUcwEESSISQUOnFkz0XsyGHN+JaBbnLq79VeoOR8LElwCU9bt1loeEmM+Z7o3DGdBIVdPf/By+NO/",
-	"DuOHP/706x/x+fz3d29OHz578ebfz3j/BX6Bz+Zr710DdZ3mpNBuXDibkKoT+cV0ivtc1+ymJdilvb6Z",
-	"5JI76CqJxZ3GTL8VUQUmPyURVQRMNupzWfj0lpEC7miL2qEC2fTba4GZh6RUuQ3NUyu/WvF1RliJrmpe",
-	"chQqR6w3D29Qal7DUKXgk/KmrVBcd06YRPOYs5Ft6Q0yVTpiqWqoiyOXJdoo1ICnDwSaa7bRpqEutSvw",
-	"hCDOTFSoWWzp+EqYTcRlwMMK7ItJQBR8D4SWhvUHx6ibSoQhhXLKjra3RhtK15SeQ6NwInm47La6u1+J",
-	"QhWxvtCmm7KRD6wyRRsU8CTS4A9IdhRgvqcM9ffQmCexOEYY2njGGQ5O8BWBhla+jQmGXpuuwJ+G15q5",
-	"S0X65auj5KKcQ0RJjrc2FYg80R1BNWPdXt6aAfhSUBaQLfvK14Yy1AodcM5afeLszJoOBBVPYYdTU9Ta",
-	"mc/Vi+ozTXiXSVwjPbUIZW5WF8Aln707Teapz1l08kdWTR4ODBt0Bt/mpVuQk2rcvNu9ZNyhN796c19v",
-	"4/YtbketGzgHxZb357y0urapD5/jQYC+BLhjpr7m3hgTHIvlhBKnMLhAknPP1XJyAyyXdrq5mdgI148V",
-	"468INiTzVCnB9lZFmDGesEAtVCk8iuknU+3htQExNEyXNJkmkrjFmCRHMk6gd3MJvqQpvkvgXlEW3s4u",
-	"vlnUWFnteNFZUwS+svh74ZQrhQ9S2eBQbWyWmFOOPMdIEIJyeT7w2Iksa1WZ3D93xBac5xJrrw6uMqhR",
-	"SqcaM9/gRcRxuKaVaIrHqeyis5zMz6IzCVuezdcu0UTHeEpuyO5dgqt7TVeHHEC79Koy/jVCBSo7B/gX",
-	"Sbe7G6gDgn+RjrlaIYwhNZE/EDpJJqtABLWDl7828W9+KbvqZHpk9pv5wqFs57X0J/cthd+5d+AH+8aH",
-	"mu0Hst32SsSTintCnSQJkpjKxZk6aY0QA4JjEp8kclzaav/kzTN0RRZHyBez4FJtrHaUosEC7e0ao0YS",
-	"RygY4xgHEtqGmPXZGssK/7DkMWqqQdRw5g0fiBzQDhQyACU7f7C0f1JwUzbkIBdzJk1wt6kt0phgyiSm",
-	"jMTiv8Us6FAGrnPbUPKooaZ0XloKWm6c6GJ6gWH3aShiB333XWotFt99B6GJ6LvvMpb23Xeeezumz4HH",
-	"qYeYhRdMa3O6o3jAJ0SgAQ6ubKjRd99BCZfvvjNx3GzBGUEBZtmtdHTBLlivgyS+IrnOLeamMg735oBE",
-	"fN5ClEmukF+fu54HIs8jdRxcWA+9Z/RMzsgFQwhNTQmI5oQKAQ4ocg0ltf2LxkXD95D9XQ8skP/xk+8h",
-	"4HsC4Zggw0JF6/iC9TtIkJjiiP6prlUNRtrrvwnN/h9hxhkN1DvaN6Px8kihiECCxwaJ3p0/afcOkNIq",
-	"UcKoFB4A/PjRyxMTxmTSDRQ3ER7y1egdTUJ0uPCR/iciIsBTykYKvt0OGmMxXmqLC3D+8OLkp8f9AQLZ",
-	"abffVo8QT+Q0kXBPzWMqCTL9dSFFIMCCoDG57gBkWgMXSSQR+SPBke0g39En5nfUiZ66p3fkiGK+e9d4",
-	"yMFWzzbeSWnscrDwMsaWu4v84wuWSmeFMXPBxoUp9DXgIYlHVUN7+nr3LlgpPBMi1fcy8o+tQ6Bq/hJg",
-	"nLBo74LlQDNhOuvAQmug6lywZ0zQkDgl4JFvPvIh8SOa44WoaJBs0anpV8XA+QrD8onaxgkgxnwO9gcs",
-	"ULE/M5Zm5AfCRUlAlsdAqiagxvH/GoMGBhmYTiaJVKp9etU2ffMv30N+HjvQP1DPU59dML0DrWOkGFia",
-	"7CskXkBOMow45FBMNBvxkoZqUCwuOfNbHZRaIjQveHf+CFF2wdbEGnaQr04E6c7iOuRQdJBeLshCVCBg",
-	"FoZf+kYf0jSk7i3CZNYjM72x9GVzqZa5t+vcTi3YefUdjw3bOUI/wM2DjERAFlog8Dvojb4ZIDP7gjX1",
-	"IXo6gjRFPuGZ5JuWZtGK9061Y1dBovQsBRAcMBW6TedEXTUDguCy0nneEQ2IUWnN1XUyxcGYtPudbsNr",
-	"gK0C7kRxtLMzn887GB53eDzaMd+KnRfPHj1+dfYYvsn6MsIlWLjeHCH2qNHrdPUHfEoYntLGUWO30+3s",
-	"akfMGCSFnTHBkRz/qf49KnOJnIDaLVC/20XzMY2IbTsWECFQnDBxDIZHTnQrBskTG/6PJVaihN4ILS9Q",
-	"zp6FjaPGUzMrxMSA0g/Q9LvdKjk2fW/HNu3/5DX26rz/A05jG9Unvd31nxhh/pzzFzg2U/UP1393zvlL",
-	"zGwMHogl+3VAfMYkiRmOHoNt1RXqGke/fVDioOmq2HhBZ4qjCV1AR4ApayEkmTQ+qM92FFIv6p6mEeHt",
-	"QRkTi2I86kK1hlc555aGPbTf3UUQHTGn5Sf7VgNwf7BlB6u+qgHlGYlnNCDvGJ5hqs26q3BCbTlVSKE9",
-	"tsXjbFXhipgFO8GYBFe5lN+dj+6t/qkSlc5JFEGnGIi6yd+L0JUYZ8H4OgBFx7FAgewOesILHz0Q6jMS",
-	"w0tppboyFHukYHYjjIChxXhCJGTcVDiIs1eyPtHPQvCeluGqUkuMcQpPp5Hdnd+FtlTUq0axBGpq4wQV",
-	"qNTWksVlacdL56YE0e2t/+Qdw+bW1K7XvTr4+YTHAxqGhOkv9tZ/8YrLJ2AY/Qtx4JS+FKaniI7XorlD",
-	"buYHh9xAdG3nCi1MeVU4iolZHRCtYVJpSKSzTBIw7qucVRJ24AceLraHzflZUlzLGzRknJBPSzTV2xoU",
-	"S8FeqylKydBOKB3VnauM5A7S6uelrxpI/IizYUSD211rvf060IlkOgWV/CUJKbautC9GahrDXCJzqMm0",
-	"R3DISWl3sSKokIm2vJaFu2vnoybA6kvMLyne4etuZhqdQbid4AXCkeBKtrcFNbFWYECbAS3GL/YrV8qM",
-	"uuV8G2zq2wYP2nCKo4TouulZpCvC0gn0fCAQnpJr1BTJSClzJETn5y/QbreLROtYIe8F89P4VR8JEs/A",
-	"LoMl8q1SofUfPaBWgXY6cxJF7SvG50xtY77ih7yW/rECggH/uWB+LjbV76AfuBwjRkguJtXYrK1ZUIEe",
-	"RXzejqiQcNtfML8ivNZXAqfuIo3MK2ik9AnJdQSFG9Bbss8emo+5IBesRH4AtVU3mCZhB52PY0JA+gWr",
-	"0pHRsfVZNH21dnsEkk9RRGYkanmKx6s3tGUk1mZQopRn1IS4e9i0lmcKt9nJw3Q15q2sC7dSstMPvQtm",
-	"/iiurFUm/vxoYDhl4vxa3k728da+rgOc4c3l8G33/LMAbtS01OOhMYkJ4rFFD0UuYB+magjQuDOjbgkt",
-	"NuqW/Sor4LMM87NTBUvhvrY5EzqeXCFhdsM3h7rDSjneVq6keJC5ZayJtb6hPGr80blC1+DVyZjryTJm",
-	"6sz/hLheJLe5fO0q+8UF12k3cC21ESPHf/75r/71OJg8HuFfXo5+PfuBDfqHV89+fDv79zzngc9nMFhC",
-	"A+5s2IaGyblJ1LVBrnUiRnFnNAcoknfZ9twSbJfXR6CtZ7MChIzMi8ClLMqFp3TIbKgb7e+n2mX2LBM6",
-	"v5YbqTR6n43ut4SOfztV57NJe19KYLN4kGXyLB83JOxYCs0n7qzSlUZEVsh1leLcW9N5Rmq5n2j/cBH7",
-	"MiofFo0QOpRPR4zo5agrXd9FLQ8Jbgy+Epx5A2IlOhKakMO6do1jtNfd0yY4xhkB93kKV/mtL7dx4d+l",
-	"sSMFcS1H0KKviUjXG31v5fjClPyW4NBVvB44CFlCRaso93c+ENV2w9Sw8UAgOlHaJ1IfeJZidVxHE0s0",
-	"4QJqx7U8ZCNs5ZjQGMV8jiAOWSybQl5QIZ8rAO4Q09X465BcrenzIvVfDePUSTm52Xl0WKn3qxd2Pv7O",
-	"Bytvg9eM5LO/iwiX8nqNcj2v2+06uOXwaCeDfIwFYlyNoL/XF0LYKePYz/lgmV2XokqqSUyxHGeKhF5i",
-	"o2heq1AnDvbWZVd+uFuiOAVXfg3K+Mzc/u/Ou0+Yg9gPBJrGfBQTYcIzU4ReSVMRH2lv0JRTjQrlHkT0",
-	"qH/2BsmIj9rZ66jJYzqizEMyJgQJ+ifxTBwZxAcdHB70Ucw55CyPW5CFpmQmgbAez/zAuCSWrKCCxgOB",
-	"Hof9/f3eofH/p7BekYXf6oBDUhdsN18AgZrhMtp2QZ3wCYHopqE0niuhHW5ISBxLUWF1kS/46FG2QWsp",
-	"SZJruTONMGXHEKogiPxnIofth/nw8YgHOBpzIY8edh927fIuWP+CXf1xGL5m/5q/n714ffD05++T8z96",
-	"z384+xftDSf78aN/SHb67/23p/Hs9dU/L9gF+3////8XKh8Onfy5O4qj/vTXwaN/v3/49sXj3x/Oo8VJ",
-	"2Pu1Pzjd3X0lHv7O9mj/8OXwH7Poj8n+633xx9M3472F/GH2wx9XXfz43Yv4lXzOzpNHj8Lun08PX58P",
-	"/3z60/Vo75+wWxmPKPKcUh5gDig7FsUAxwSHpmbeIwiSeMSZjHlJNVpfR/d5aIKv23hE/tnzO6uBuHcq",
-	"b+ZUVoek60Aun1Vady3GTExxTFiwUKTn8Bf1V4G3cCaokOrdlbJhyi6cDxAE2qFhzCdmYgJXu+IzyFc/",
-	"+6nVJ/dIch81nQQ/8y4VqKuUUhvHJ7liJXs2KMK8pa3lehAe6/9SkRU2TjfIweJqzuEsv4ZIAOCbbeZR",
-	"qPhUTEiVvVHBu1JI2LDq5DqIlKS+GiLJtwjPXUothaOpYFdLuNi5j1LZkKFAn1gtLXOW0WkZH0HkWhIG",
-	"9djB5L6Gr2j+1K4hvJyX0ayGSepTHtJREpMQ/ZHwOJkoAOdUMiIEEcjOhJqZCGSetrxyWebIkWPUz1gm",
-	"McnF20O1XDPKAzsHvLYz66GIMtJBz7QLckCgb6KUEUEDMqYsRH6J6OankyKRDCZKBoJJGJnnVs1BPMqW",
-	"Z100OLgaxVAbHb2J+YzoCAddHIKlUd/ZzJQFUSIgcsi89+n/KGbxz1e+h17BJKlQ2DEqFY2IUqIccMbQ",
-	"Ikfd+pq16gPQLjXIAFPrgZMyClgK+Cqeq4/iXmorldrUxGYXO7YcEI9H6Cr8dbw3Pzk5Oflh+mYyCGb7",
-	"4S+/dr//10/BaffN6OTFOOifD65/3pu93E0eXR2c//L7L+Od8Mfdp88PX5z82vsp+fngjx9e9U/e/viv",
-	"wejZwXgspr9cn/zzRnJiSnNfvaT4d1Uy18uHDhWnxzVYIOww0YwLpmS7kqmX8JR6QiNOQirRFMuxUwrP",
-	"ZC9GBA/TXqjO9bO8jCaPjXXIV1zL95Y/wxIYmjFN6nHU+DgvGi5jL3BAn3F5CanCaVpbwiAgI+W16lcU",
-	"xngoj7NPQCaKnXQ4m+Zkv7Lx6Iybtq/qalNAL4g8AuaNQSk2Xgo7Ho9R02HzAmUT2TBgbIKAwXk35zYb",
-	"GLJmWuDioRIRhT+GgysGlqnYduf0hrrCNvxwc8H6mUWVOmL1cpWjCsNblgpaLcTWSlZdL0zDzkiu5MqZ",
-	"OhGzHESZZ844iCixcgqU0le/FbQxg4+oqYQrbMksJUgPCbxoddCproJ+VL7LIKWoW/qkSvsyp2WUrRj8",
-	"bTn8NkMoyeVKO+LknOvTK9MTTJfFOppB7/NrBhluVVxP2WndTiv4O14ed65GFBjW5iaJK7LaFGEtjyZg",
-	"KAYTZO42y/BepHeEekljMRTs4BFmI8jnud6Z8HBHJJNwsAOGzqZJV9a2U21u+EearwSm0tyPxqCa5TK1",
-	"OuitloSQGEP1HMhVojIzldiAPA+uhPRna/GUY7LQlyZEOkImUzwzrvGAsxlhlLCAaEOr8YXAdguJWUCs",
-	"NK6Y/RVZVLPpn0xj7JrCdx1p+x9BeEB2h/v4Hye/zLtR3I1ePNt/Lq4fP37xgvbfXO2Gf/7ybG8xxyeD",
-	"gyvSf/pn/Pyn5O3mMqh7/Pd6/00MiWUEtBGlShqRnY/qfy/VPb1aGNSkqV6GxquZsq5/ao4JHY0lethC",
-	"kckHnSCeSJSw0Agr05gM6bWj4/od5Kezg7Cirz+R2kLfvX2hxU4t8vh50H0PiQiLMajZQZSEJDxC/scX",
-	"n3Y+vvr0W2e68/H9pw86SdVkMCsNGdJ5+vsH8JMuwQgRqejh//N/vzDp0SREr4z0ZX0d71se8k2Twfz4",
-	"aYLpIGGhnSAieEaEp40EGA3oqE1YSDFDvYP2gEoUgT8xk2yVmKsotdVR6r0WASUB68Ao5slU6D1RYk1I",
-	"R1SxRhxFaKDd99DO1OywkS6Rf+2jpn/d7fZ2rvu7ezvdg+9hM3r93b3uwfetDjrjyP/x8TnKb2t3B77p",
-	"7+51pju9732AseQ9uxndbteHiGAov65wwshWkMAZHhdkLZBt9VGnkqXCKCViwVkLMppAdr3f/a/+EwXL",
-	"f/WfADT/1X/S+95voRGRIisDZ8qyQSq5f90Ws6CtcKjNh22NWGD4gisN4jAKU2tpHnKDi+gH4DRfTwk7",
-	"efNM/5UJw7YJMtQywBoTW0rIGyZRpFENChrYNsY6NEd9BuYYLYQuCI6PoXliLCmOYBP0kwlliSRapDdK",
-	"CU4d41oVwXoWq5dZCkRNxlk7sBUDFCa/t6pLr9Pp7++3tPKjh5U2/VQdXJpxCqtaEImaqxQIXTXaWXGa",
-	"uStpFNlVrXD9ndOIrFMxlimax+WkuMwPdINEPOAzUiytmsfycoUl5U43DBbYzVVnbRqY//e3bvvww8ee",
-	"1//U2mle6792P+20vrP/bF5cdKY79rXdT63/U1LLdUM5nQeSyLaQMcGTvLyeagcDyjDoEbVucLU5R+g9",
-	"aipmOswjQgudPT1p57nsbl9n6Xs2UlXzy7TozHtk9kejyy2sUWmvqSzP3y9C6KGlzw66qf6fkeO9XWsL",
-	"dq0TzR2cUkP2sqxyVjQLAkarKMl4jWVWn6NYR9ThV8nUiXatGeqahq9iXYPScL+0oAaWKF/hgcM9RiUS",
-	"kvM064iwMBVnzh+hEC9sKQjFqCUacKnujVxRDZNPNybXus3UmMSkg2yeeYDjeIH8x+d45JvsZF2WQt/U",
-	"OWrxjYVBlxjBWY9Z/9mw/Yoz0n6pfvH1nbrb3Svj1Ton0E2EvGGw7FsyrJMeY+w89XJpTsRrVue9Z0O1",
-	"XFjt3UbsbppK6bZSWMX0yuY07+/Ay/bdT15D4ca6b+AdAGq3Jjt6yUPdLPs+zmybrPKjwl63uthvHz7l",
-	"61NwfoWSaUUGp+ZvOd2uyPB2PuYqB9VjgGlFpM34Hx9a/qaE4X63i4RSCKGKO4iHIZYYQvPBVH+kxUnk",
-	"Q0EiMIJeMT7P1UBIIaECRXRGqnnU26xs5N2yKDuRaQf8N2dpxW4PqzlaWs7vnqHdM7Q1DM2p83oLfqb+",
-	"Tkuh1eVuNjX8RrzN8VCKtCirJpdCNeCFYoNmtikWej4/61roZ/qy9fw4g5uEROTrgq9gGR4QwhC5nipt",
-	"1F/FC6Fu7tfGCTVY3wrfdJsFreOaUOD0nmfe88y1PNMQdiXH1LUZNMqKnTEVUMauMvsgipZSenIjeFDW",
-	"T/FAxmU+payU/VAhXznfPzXz36XOtTzdKnrTRRPdNSIchjERgoTWDZ9uBdTPLaz6PgVtXQoaXodUDv7m",
-	"f69CY1PNpF4OZMIAZXMjoGaWGz8rKXQg0koHqaQh3CQ1qEzFY+1QskMhPmzlkSO7vWmsa/5WEckbvaJX",
-	"hW25Myopm28Vmbwr28R7QrnDXM0ytN2YUNQQbaz7YZfXQXuJ4ythilqXTFlo7wvPQb5VivyYz9EEM1ti",
-	"tzSvXo1/EkUFRMPhXSK3mVNNswqnn1rw81htF3OPryvwVW3xesYO+LIx0n50/4Q6YzDMGhTmJdnIy8Cs",
-	"zDnOIX4u+bgCsV2sNki9NkTSnaQiOLKw/k08jp8zIVntwDoaK674gT4GrSnfZylvnyYVGeTwuCYJQtxo",
-	"Lc/YExrpoAc+GUD6jE7n24H8vYHavSwMRffoQPA/TRPMOUu9X6J1rI29ifin7Sw3IZgJ5Efqj2NdAd/X",
-	"rioirDM2WsAdFGBB2pQJwgRVH0cLNRyPJdhR/BCMyE1XBml5dkRwj9HQR00sAi0LtSCYQIPjo+ZgYQvj",
-	"Q60+9Vmrk/rrIipkzjZOdTAUxPuVO/3A3l0awfcvtfdZL6E7t9M8ifnkVLeTW/vuOU/fLO19tDBVdNEQ",
-	"0AI10x6B1B5jZRk3/WXOq77UT5Cy9J84DsZ0ZlrAzPhVRe+XWtulkbjOBpzxWNZ5740urV3rvTP6J6lv",
-	"xfoc5nyDgtWM/ARNse6ikCH8Pf/+3IYfqyU4TAfaXpU5AzWxreDwtV2BluPjLLEl9cPBqMepz25oXrUN",
-	"70w3I20YB+aoVQiBmj4ZDgnQ9qX++MjwC0SuIWRLWMu2Hc1DviF834Z1WdXFWNVhM8w7KYwtbXY3AEMt",
-	"U+QD3JdYJ4oCsxriyKnRv9fdRdASCFoL2djKG1RTN5QFC/jqLPBbuglg7/UZawTwEGeuR8SeD/QEKT/9",
-	"lbcEqV2oVAPz2A5u2qbe3wo3cFZsdCeYzof3Reb+OleI5tCGZS75XovXh+7WU0tDOINXjcU0709V0xU5",
-	"NqgsaegTOoki3UUtDVCjqeSvm8MVBf9jM2QWyT2iM8J0vyAYpaNuDueu8+EqSf3E6k9QYjyoQuJBLW14",
-	"qnmTh3yF6UZtUP+81Hl6OIYwcUjpOUbffWeaw0G4CmygAxPYiiFCG5rN+aYvl//ddxes6ePOoBNkmo59",
-	"2tG/H5t4dXiM/P/57aT9b9z+s9s+vGx/+Efz4qKT/6X13X/6pmXjXrfb6lwwW4LXTpCaQGCrIbTQWE9E",
-	"gCMca/UF61xfcHpDA60FIhGBmHzdTwta90Lbrph4CFoNUiYQlVVqYdoZjMc5FVHSCUHNZ2ev0cODbq/V",
-	"QT8rcIXt+XTB3r190SYs4CEJO+iEcbaY8EQYC44wzaRcwajyopexqY4pCNGYc8EMNqp7HnKCBWqKREwJ",
-	"C4ltd6uFCs6gcDo/yhpTxBpISaJIJ7tgha0tKPJ+wdaIDLrwvYEeOlAA8hRawCpINVwd9BZ65JnK66Dc",
-	"XjDfNMO8xNK3rgdQW/207S2k2HCJdZQB9DZEyVTJOL1uN0WLps69GFlb2gWLFFMTJhv7OEsi1mVaqYDP",
-	"gS5g9EsYOROoykQizR+2JhPlmc8bzSm8JfOAIR4jmKTyoDqfKtEjxzOqioz3+g9LtdAbggV4uBqolG/d",
-	"DiRzAGnnUR4bYgTbBY/T7HJFM1QDlGVNQBu/bq/d7Z1DDz/bxm91CaWSVIMVTWxvALPpG7AK6F6/vds7",
-	"7+8e7R8e7R92Dg8P/72qytK2QAaSsdoPwGfaPZeIwkgheYjyt1BaHhnbno66D6bmgWGqgwmJF5Yh4kFE",
-	"qrPD3eHvXsLeXBa+SxnXMqE64m0qidzLuZ9PztUH9ATTyFTu30TM1R8vC7plhhJNKa6oK7GsLrCcug0T",
-	"AY2bswgBr6rtf5MyI6Iak7KRMWxuWsv0VDVdJnURig46M6niMZ/o6AEl6KTVtEz25BUhU6icTmVqvDCZ",
-	"8pATCYKVbpIMd/gxwqYVb1rtKeCTCZWKh1JhJqqqkX4GW3OXZKkmWOdR0u2TO99mi8o3EZYgr0ONfyFp",
-	"IFZ1IHTDW9o2vGXnY9aF5NMODgIyldUO1tc6YH+55UeFSBuSgIZKk4NxodWlxtV8cwIr7NjSEjD4gyxa",
-	"Fvm68nnb+UZoHUzpd9b9AuuAznH55n48iYNS8VODle8aaLu1bCaKmu/uuvC/BthMto42nM26b/fxlys0",
-	"DSed63FVFp5Ww59bg+xj8jsJ5OoWiZq8da2sLMytlBmgmAwTAX21bbex1as4dgk41xfqQdoeRMuyCbM9",
-	"pbQp37Q6Mf19NLsJHdP9YXnnXLXcz0P2d9qI9546v1gLD4VBW6NO2/KvmgKhsKZY8jw5fUNwlJAjkzWv",
-	"Xst6VYnSXofGLKR+f3p+/uYMDWlEOug1swnBhYRn2xs17elmHYCmqww6QUNMoyTO8lMgNBAKgKSZfR10",
-	"+uosrX4xwQtdR2kfSY52u6bAhUDNGMckWqC9h2jMk1i01HPoCUlYGUUDLS9ObVfYu2jJ6k6xUT/Wb5cN",
-	"fFMNVTV+ZN25+IzECtkNnSkaW9XJx/CBlN7aJn+jkiO8VfQ4TWzZHJ3tn1ruoRyx4gum/a5dwwMdDoV9",
-	"1DS1BZTQTSiYmpUuoesFBJrdKEVyhCkT0jTR1LX39Fy+Zyo4cT58IJBcTE2nqbTio/DSUkYGPDB2Zdqt",
-	"kDxOOQlOXUNZVQNIEJ5iASH2ir1YB4+SbSdTsDpHfDSy5Y10ih0WfAWXKKTi3ym7WEr73y7f+Nnw4tqM",
-	"w5V5rD2lJgM5SRQey5KPa7CFd4LE96zBuU0LZOlwBleOWOYP+kZfyxxOiuVKFGnbIqdG2S6AYBryOW6i",
-	"VqeCgtwMxjsln3yq5D3tfMu0U461GxCONiXdlnSMQaoARjWluDUS7phW8uUY7qnl26aWckStRS/CJN+s",
-	"j+/5eanKtyjm+pUmAtuRzfe3df1/lspNFtYaXZjhvfuY6C8V0GZPoNrRZ99Yg/e146LX0oFTvcMO+UAA",
-	"aE6RkHJisYx9S7Syaejw58g5uCetvyZplQSL3pCyahbruSGdrSYvNe8XIq7NKuPcfaD3PSH+VQmxUP2l",
-	"hAznUNrI0XsCHEUDHFwBLpkPHs8MJn38T6OqdAY8XPzHzpwMxpxfXSZx9KlaeXrDhcyKQIhkkD58IJAz",
-	"BKhTaa+0QmcdY8MEeEmoS8NC9a2IYCERZwFxyPxMYhbiOETv9fACmTJGdr42DXVBVAiC4SxvQWx56XuS",
-	"ToiQeDKFK9n+mjWTa4Y8EHYjRGcStjrohC1Q//raeBzTKiB0BrlQmC0kRItB/DUVKCYytr4THXLb39Me",
-	"Dm2vXJszTtT5PBCIhh6qXFMaL6p3Iovyy3ZkZSb52kDG92l3CmuHnaetgKE7xztGr00XI7EWmnTfbwfU",
-	"rJeZm03/Dj5ET1+ePGqfPT3p7x9okzwNO+mEgNvoiiys/Vg37Ahisn4PU7zYCOoPd2MCMLhveNkGWn/B",
-	"9rECmzWr/+WXskbVQ9DRLTJAh0b4dv/62kMY7V5f6zpR6cAM9bpIHCNNDeBjgPSQuFMMg6hgEDjPHkzV",
-	"7ULyiWY/g3zBHsOb1LAVegJqKjQCitLUC5WXW56rVsMr2tsALtYWckyrR5q1FaCmAk1T9ug7zND3bPOy",
-	"qaltuszTxJQESxUpCPI1svpmY0mIdPoFh0YyuUls/gQaSzkVutOjgdBU76lgcGm/NF/HeVxSnTyx192D",
-	"Ng6mcAaPINCj1+3m+L7QRaQrIjEeQfD2e3WUZ85Hd2Qoc2bbyD7W2x6dqrk1GGuLZbi76GXuLYUqaqP1",
-	"yaOmGKuzAUeZOvvWVy6SfbbQkL+k/Q7wI6uHD4eOrSjiiHdalivIdjs5uqtXEi33iQcNsPOqFNf5zjQ2",
-	"CCfKtaglEr7T0ODl2TYhJnFf0GmzAmSAXfktXIuLH93XL2n4SSNiRCRZRslT+L28clMBQ1M+OMcUQgVB",
-	"IjaNdKRIxRVkClyuLPPkjr22zJMGsuyuWt9j3nm/otJTYbtu2FumV7vu01cYkPR3r8qkEciKrjmkKCEn",
-	"r5x7v65HIoptg7QATPuGRFCW9vF3wf+7uYc2uYbubWdbpS5FGLUIa809tWNuEEpWi1CmmoHSd9I7xyjA",
-	"wtYyWEOoecM16IyO9TogatAHAkIHbW2tpunlTCUKaag7voHqp+P2dLAtYRLNY85GVTVmAW9Ps3V+6ySc",
-	"bUWdnBp1wvfEu1XiVVtblNwcM09dknYdTDgM2zY6f3VmSyJIbAmPmorFqGnzyoHcGJm3IFodLCZibDPV",
-	"nH5gLERxolt02QhgS3clOtNJGJ5a4LYQ+7B9W4mFbtuBRHZccZ/z8i0ZNk7C0E0ca5psMhYt3CZ+hroq",
-	"KFpTZBrJV03UfpAIySe+m4Q9UHcJwuj52etX6Ez3ZOl3+912r28zWWhsrbkPspo8qKnWCuZtzkyxiWPo",
-	"HquWiny1Jb4w5X+GiSBh6xj5EzIZkFiM6dRPe0peXpGFqRukS8j4KOATojnPIKGRbFNmXNWig87xyO0f",
-	"47aNrbakbqnV1Ye7tL9aGL+QCXaztlWMzJ3WVfcs6xtiWRpby6NcVjOqEZGp6LFaichy5qWWgEzevFEc",
-	"0jF1/DEUhapXa/JHIrOb9k6CK7/Ra/4va80tQZyNEDrLTMsllEd8VI3ir9xIYHS+vmxqVojNalrHtvAq",
-	"hFAIYpy5qaYNlWQnOCQVVOCG76ZQv1BA33Wk19dV5Ki4/HrljiI+Shtw3yUl3yrk/y9Nn28JDm1AV+bg",
-	"V/u+Kni5LHDfJdiYTPiM1NR/l2lSf57raDRYaMW4g/a6h5kpGXRnKrQhKn27vOiCGvNe6b2XIL8ZCVKj",
-	"/K31Xl3WMLuAV/W/uQKqdYKbOugEQZQbOHVs4QXGpalilzU/DZI4JixLwl6i4HcAx+fr+P5s6Hbj3D61",
-	"F9azOdF/kc7wztHec5N+DW4SQxgqLQgW3xQj0pheIU6sZj4ftTE7FSnK1YBVZSq0KFGsXFNSoU0USsqk",
-	"MR26Kp2u8bpcUMqWtDKFNuKsLgY4wCWW5MgdNSJ4CSAdP6dN/RzpPjMGKiUMYcpEQX9Rg5NoCLIPmOZ0",
-	"bEtYLfqUaiJ3zkRNTZw7zh1R68vX06rmYu9tQSCNUeF9CdXRVyKmVNInqCKhra5UWcNmVX4X0FQ98/2J",
-	"e8lp87iuj6ybwni6DKpv+0H5SsRRT7LobFv/rUSsOda16nX/KHDSQyjzIWrGBMrRtLNRFEEQ0dJpBYLr",
-	"mHan/HuJW8+sckt2+O2nk+VlqjtO66zb4/zevP7FxJkvV95SE8pNzOtLrCUMTV2cFS7B1J9HBZrhiJpK",
-	"8aa6VWm+KGpiNKFCF8MDLtFVLFJJH+r9IaaR+jd4FKecqtW2OugVeIxM3b3YMi2UsIgIkVZmh7aEMR5K",
-	"X8sVKdOxWRrA0Jqmb8dhq7R6bRi+tXl/nz0jfPvqWLqcL+YYdIsN1XELqvfvudY3GMewlG57U4YlVkhB",
-	"UaST5hiBlEolqsgYM6GkHs402wDLzgQvFMfQ+aQP0Uv6Q6eaV4i/GbMQX4hbuADU5RXinll8c8wibazU",
-	"davxcraJCaaUfZhyZjd18eQLeWdV9OsGQ4LEREdjCb0xw9CUDcVsRIq9NmAgC7BWpvgQMW4aXOms0yya",
-	"AdJOS51MGOm4qqXwCNScj7ltLWCbylktTtcGb5WXLi++Viln6de25L76SpjoXbm7irt17/b6lmM9TS7E",
-	"7dU8bbS5lQHJGn5SI5JWznjsmJOO8ozB1j1X7KHNWWQ4mOVvAQaTccTZiMRKDMNhqC3VmhmGKGGSRqho",
-	"XYLM+tQOVdNy5RqfjN2qlGHpYe+NUPdGqHsj1CpGpekkV9cjJfPWjRnVIImu2skUKrFUS2XGVf/o7Gfo",
-	"vGAzSiZJJOkUx9J09PPVQx81sUQTLiQ62FMKHrCgntftdj2QLPlctI4QNqWP1N8oV80ZWtvqUDsOZeFt",
-	"28AplmPrOdNcGqrsTvUgJiktgH6miykJbRf3ElsZSHGBmGn5TdGUXpbQxeQJNDtUq7VePQOra4LTYxlw",
-	"/khIQkLNjbOCNP1uP0uS+50PPDQf02CM/B8fnyM4mt/5QOx8/J0PLmn4yUdDHkV8LjroLZ9ri5wDjxkE",
-	"xQkTmr9CCD9soLb28zkiCnWswAhTQjylEl71gHSir98Oej/moI4rgdjeEKbgTGbhwwuksePYxTyddKsj",
-	"qcD4V83ff0iiq3cwwleo06cIvDPk8aQdYonzTHsaq9VIk1+pkKRcZ7GU0Wl4Wb/NAWVYyxDFclCO4Pqb",
-	"HvVD+hYfQH+jWvJtf2s30HM+WHftADZpRL+/eb4pIfkZ8IyUSYA0mt0GUEILK/S48S0Ukq24XFOxOCcx",
-	"H7u1r9bLwCDs2pFu4qaNyyTfkgod+N7/ei/63ou+dWqR4C16YMm1YmbWp9HGoh2IWZ3qCU5FP2u2A/mz",
-	"YJ3zlNyppvKsmBzhBU8kckRtUNBFXg49ygvAjpwb8CiZMJBzXVG4g85kTKDjNhamq70aVzcbNGxrPuaC",
-	"IB86aF9iJV2SMGtz7zQf3AXbqE5fGeg6WusSYNREFqArYqN2MVNSoWKsFnCoHG74IMAG2zaPqZSEoTCJ",
-	"rZdaH42tJKZ1CvW7kb5NDRgz6lCx7EQKV+YWY/V904wD0nqpN/oxvGAE0hPxSMy+ukLlklzLHYOZ1SU6",
-	"S5lkJozeS2l/t5rKjw1qu1pt6qsBndVhjLpvfj22OCJy2VGzOiHUASH9ALifdYYs0JzERsLy0oDZdVyl",
-	"PDdu2U7/VVDsN+5c+MtmmObSl7di8s8RUP2001otnDqrKOKzJ4tuqkfcJ5feJ5feOrm0vH3HutzSIpGa",
-	"xJAtRyRIsI/nogzAv5+PJnBuamNBSaX0NBc1X/uwPGG1qHBUZ3HcRwLcX9bfane55XzWbV30Re/4rZND",
-	"Ukf/5skhqZ3STQ5ZsqXWyA4p5SGwznvz5L158t48uZLTAJ3knABbYDKKNm/FYwx5550hnuMlgVAih/m8",
-	"JTNuxC4q0JAyHBXiiwqNREDwQYyjYRJDeKSJqWzudQ8Nr8lZSrXVE7IpNedp+mQ4JADNpU42aWkLoX5c",
-	"hw2Wcy71/T3jumdc94xrJeNSZJKLKAKiv3k0kan+sZ5rPTK1PWTRjOh0kZkQiT0kJaSW5BwYiLJi4ZD3",
-	"EEH0bNgG0vI1p9DciAqouaXT5mkhlJoKJCSNIoSl9l9YTtrc6/V13MycClLqRdCVCv4ibOauSpLcqEJm",
-	"9wtWyLwvSHJfkORmBUluLdTl+sYag7H6YXvmYp3lWWosNi1Tv25TsdtB9t6wfG9Y/iyG5eV2tJualfOE",
-	"bZjC2jz/Neah4xS4XLwtRpCLXxlY9kbP/kWy7bdN4J9JU6qfS2+OloT3GfXfnr5kKCulwFtm1ueZRkwo",
-	"A+q/Lduw5h6RiClhYd6sDNxkTd6WXlxpGCtqxss2oiWrso2KW5EwUG61MTtwz7rugnWlCHbPu75JW485",
-	"fYRRyhm2zcGMyfqm7KvUYA1GapeXlVqptZkZunJbs0/qJQd25IafWuNyfWaYetbM38DOxJgnUWgqKg7A",
-	"Ww/zRGQoUcJSUWF7/FFbte+Z410wRxcp7jnjt2kFB8K8rQ08zxQN57oFV8x4XyGrqSgxooSFHCrJKjZX",
-	"ZPK3kPq2xL/ONET3DOwuGFjxuO9Z2DfEwgxlIeyqeVtiYKlLbzX/Kqnmfwx/ZMUscUzqVrPsVPra/na8",
-	"4+78chuXp+x+sfKU9z65e5/cTX1y63mdxKNCesZg0ZZ4VOlke5u14jS5iEJiFuI4VMhjq4hIPELN6u6Z",
-	"Xto6s4Uoyzx2QgtLfM4QNi4JEpqC5TrcKjIBncJDkDLFRVpxxcqE0GDb14Oipm8DupT2SWfkGEFiaUSH",
-	"JFgEEdFlTtJOo0qaS9gVUyCobXMbguoF73W7q9OwKBE/LM7xaF037pN055xdU9ydXOPJNCKNo0a2geWd",
-	"uiXMsqXu3N6KPDZKxAOzwc2QDHESSeSnBQWshKv2t5U2FdcZdllXcTiXhgseYclE4aUeCL5L/2lj72B9",
-	"IHU7dUA+S0fxczz6l1pCzfiwlCIULsJJ3pRh/02djlkm54eltLOU1uNK9oI0spflb36cxnxII6Lb/tOw",
-	"Yw+6lIP5IQ2P5mRw9DGk4eWYC/npyB3BRzERPJoRgcYkJh3ku17Pl0SOeeijiAqTX20+fWCzWUhMQvQ4",
-	"7O/v9w7RFVlAVKf/Mokkhc7BTTKZyrRJCSuPn/qRyFManvIgmShErtHY34CBmgMsyP7DgQxaeWayN3t+",
-	"+Pxdb/D8+ePDgyfvz57/NHsqfi9nLNl2rOQvUyzVMTeOGv/zW699eNJ++rz96k3737h9NWn/+eFjz9vb",
-	"+/Sfjc9Lt+6+VZDs6bNTdQ3AO/d0Wo9Oi/umrRwGURzCpCFhUn3/4VMxgbsse5vEs3KchuIGXEikXtFV",
-	"EKjIZm/6E3xFUJwwH94gAnGGIAH8Yfdht9XwGkkcNY4aO6BMGOiKk7xmBCJMFprbUCnUivjQQ+pGk8LW",
-	"t+AxwmyBCI4jSmK3tZohmAjk+cbyJfqIRxGBSt+QTuvwN7f6JMw+pJGEUmQshBAY4aUdhZU8BRzPmVJz",
-	"wOUZfzaGMn0QQ6qGVGfF9Eo9pVVk3Vyz8cyiRMmQb7MiwJy5EVbQU0GXk9MlKWY4SohwRhVE3eQlY2oN",
-	"KB940kybPukyxHwyVfIX1ofSSmPsIz4SecizqJTlmXTrpKVOOI7UyWckRqevztD5L+dq09HT8/M3poAT",
-	"HD30qVUSjPp2sECY6ZrH6RgONKadzjIcr7hMARAmsT+gwqJG1gkrLAHYdsdyJmLueGWoFxMsoVu+Lems",
-	"/siW7VVgo0a7CWZ45Hbocqe2msTypO+hy4ZIBumPwkNzMhhzfgUkKvN6LSzdBHmZoi/2bRDNsznn2jKw",
-	"fLwOU0o7bieCxOKBZU8u6Cl/Khd4oTS/wjoWLGwglPagaf0lC4IGWN3X2xEfFWCO+KhknqcER0q2YTrt",
-	"gzIiciSzEJJMGp8+fPr/AgAA//8=",
+	"7P37ctu4ljgKvwpKM1ORelOyJF86tmvXb9xx0kk6t46dTvduZ0yIhCS0KUBNgJbVmXz1PcR5l/P/eZTz",
+	"JKewAJAgRUqULSfpbE1N7Y5FElgA1lpY9/WxEfDJlDPCpGgcfWyMCQ5JDP98hIMxecSZjHmk/g6JCGI6",
+	"lZSzxlHDnyaDiAYemuCbNh6Rf14k3e5uIGUE/yB+p+E1RDAmE6w+lvMpaRw1hIwpGzU+ffIajzgTVEjC",
+	"gvk5vyJscYrzMUHTmE5wPEchlniABXkg0CymkqApF1S9hzgLCJJjah8EfDKhUpIQNTF6w4UcxUSg9ycv",
+	"sk9EEowRFsjvHez8sPv93unDvYf+McIDQZhEnCE5JohMBiQMSYjOfn6hxrUQeGg2psEYjbFAjKOYTCMa",
+	"YNHqoDPCQkQlGuDgClE9in92HbSdpbZhrT6KyZ8JERLp/UZ8iDCKsCQxigkOPSTHMU9GY4TZHFEmJGYB",
+	"8ZDk8BjNxli6a57FXJLOBcttObnBk2mkdt1ZZsNrTLGUJFYb/D+/d9uHJ+0nuD388LHnPfy0U/zhPxte",
+	"ydE9Psej8uMiTMbzBwKFdESE9NCfCZckXI4KnxRIMZ4QaRDvRLxmS4ZXJ0clEpLzEME+qAeh2kPYknfn",
+	"j1CI56jp//bbb7+1X75sn576rQ56xSWaUTlG/jWJBeXskoaApdlG9bv9g3Z3t93da3gNqmb9MyHxvOE1",
+	"GJ6oF7C45PldHvJ4gmXjqBFiSUp3azWin6AgewdJ9ZKnVonN8WImZiQmgFyUISpFJV5pfDqCTQFUoQIJ",
+	"El+TEHEWzdFgjnCKykgqPFKIrLAYz0mIplhI/bOeuolRgJPRWLaTqcV1D/EYJjDE2eqg91SOeSIRlR5M",
+	"K9AEz9GA2LlhWvM5SqYKkdUA6ikNFFHbZxEeoQFPWIgGZExZiJp9JNTnIRniJJKtDjpB1zhKDPBUEaFE",
+	"WO+a+hOjvW5X0wKcoN6R7AhLN+4zEc4pn2BahgAMUabGJhKF8A5qPjt9JRCOCcJBQKaKn2EWIpnEjIRq",
+	"/6YJmwc8JK08Cpt/dQI+sTswxXKcrV+P3/AaigXRmISNIxknxN2ACb55QdhIjhtH/f19rzGhzP7dK1vW",
+	"k5hPThX6LyzsMZMxJQIlU0UeCgcV7uChYnQusZaRYa/d7VWQ4TCG1a1Dhc+GL7EMxiUX2UVDX12GK+jr",
+	"66LhayIKxpiNiEKsCQ6JJiJqOI2iLUmjSL+YxLG6PswwqEkiQdBer184oItG96bbO+wO+7g36Ae74R7Z",
+	"Hx50v+897B/u4r3BfnAQXjSqsPfZsK3XUXFeB3vli3/FGanYgBOGFENHalMRZojgOKIkNlznGGE0UR+i",
+	"EZEC7Xb3OktgU9MsB7DX7ZeC+ApPyBMaSRIvQvgGx5LiyEMBFqRNmSBM3eTXBKmZDXhNLFFEFPvaVYcW",
+	"40DdJ61OBQrBf6pg7D/MIf1uFcBiigPyLCzj6Mw+vqQhavohDY/EdXDU6XT8luWf6TsPhEIbOqQkNPSf",
+	"xxn79f7ThDz68d3D+OUfN49/vaFvktP9H07L6dwFYKPUni78LRl+3Svf6LLf4BEpQ80RQSyZDEjsaQrq",
+	"VWHcVA3gQmCuNJgvZWCUyQMlfUzwDZ0kE0Uw9v8ARvNjCqG6N0YkTkE8o3+VgPlMkolAUxIjBcUyCC+F",
+	"GqAUzH53BZwrAXxLAh6Hr2C2RcSJ4SnghocSRv9MiBV3YjKiQsbzTvmJ6y8vDU1Xn/l/xgplG/+xkyk9",
+	"O/qp2FFX1RxA05DqCath1c9LoU0RsBJc/fFmAQaFopwZhSQiI7iANbEFGPQgo4TkKc7eTW11ObW/D/dI",
+	"++HwoNt2L6iqZcFwa/Cb8tvqjMey5J5WV7uPGJkpvWlIYyGPka+m9kEy8mnoIywCwkLKRsfIFxLLRPhK",
+	"eFT/VOrTmDA4nCoCEGrmUty3ggVhCrt/t3/qOewAXoOGjQ9lSzrn68hHAzLkMVklIPX67d0qAUnyNcWj",
+	"X7TUUo4+VqShIWFS8epYK1tGIXNVK1CQ/Kr9zRSvRl0sN4BpPTEmYsqZIFpNTNR5SoPMTzCNCEAfcCYJ",
+	"AwzCU9Aq1POdPwRnOelevRkqqBKGEznmMf2LKLgmRAjg9YUZ0FBP8ak2gcYxjzXg+R19xZUKQ0N08uYZ",
+	"uiLzjhrzBxwaGq6/CNgHymAw9U9QjJyVmUeXlE0TmVvaM/0EwZMjBOeEUjUcpTfBkbnc0CQRUil0WKIJ",
+	"FxL1ul1AnOyyvcv86SggaFMhKBspSiCTqZzrLbzjnp+DQqyNLkp01/PDzj/ibBjRQN4KeQL7sbs6e3so",
+	"+CM+J0QgHCm9eI7IDRVSWPNQtnubWaHRVixQQlOlq54AK1RqPYjOEmtbg9I/cQAitb2cPNDY9YZZ4EMS",
+	"0JCELdi2U3OpiBr7Vm9p6YhvDZ1XLZPPGCgoYXqzCcuRnLvXhfFEqZzvYyrJ1wmtlyrF9hAVD3WsseVm",
+	"iwoQzXc7C6YngPAJjwc0DPXnayP8MP3axfh0zCM05wnYLRjXtjm9fKX2p+tPbXUbx38cRYpZ4TlMH3I9",
+	"TVPbiPLT53afx5oHKr5jbUpRxGcW2Z+BeQZHevbb7Bs1I+RvGIYSRm6mJFC3P1GDIx4ArW7ioikZHlbz",
+	"0gKwzjoyqPlVfdjsVCXQnSVBQIRwIVqLTD8LbPdFhK+4fMITdjuJJVOxGZeXQxjHRatURQdE1s83Q2Da",
+	"At9U1My4HJMYiChUZMZGLRRyookHrjk42VdcvuQhaPjLjPranSIN8wuRoNqvQ7RxakSvibqkkJ+zMvkw",
+	"xRs8jzgOzzl/geN10dps6VSPcSk5v4xglPyFri/CAQ/nSHKO4BXUjOiEStRDL+kPrQ3tMExBhZ5BXQiY",
+	"WVaEmjDTMXqo/oOG6hTCsK21X6EZ1Rv1FwvpHWXiqTPMpRF83Q1xpzGC8VGpGZQKtNLeuQnu71vLqK/Z",
+	"OsIpCJmjAEWcqU01QB4rjFOIi2ZYu9IkYbCLVoDbvIyzMPIq6WFBZshsIWWA3oOgszmQP6eUc0ZwHIzv",
+	"QALOhU30rd9QcKfOs5CGWk4AOzlI9HSSZxs/g1q1Mb3xHFxmallmTECBM+1Ee8fwNaYRHkTktlpw+r27",
+	"hnS97gubWUu2lfba0HsJyzrn/CVmc8N5xa3WFGNJLoFHF9jXOedogtncajhiAyt6qyRLM1kBrd8SGc/b",
+	"QJqLd+AZcFKBJEczTGWpszwzoqp537kGi41aPNyRj5BV0nmc6uQ4bxKRmt42bhExEoZV0+EnzhBGOuoE",
+	"fMz6vnvHRDKd8liS8CUJKT6HDbvVnqQDXU7USJew9/ndSV9B8ApSrxwhQVgIPA3ubizQwoybFQ0UpUCo",
+	"ChbIL86lRaJ3gsR3EjETQeIK6VKNvXHB8orMHwikZlUrDKlQfEYzuF8cm/W6/BzIb5h+VDRQuebwMjHH",
+	"nTrl45+8hiGHzdi8LiPOr5LppbVuOjawDZq+1BeJwlwdm5PxXHCfpjEdAFzRQvaLcdHdVinLbaPQqtUw",
+	"iTaiqanV6Q1E6QYal+K9qW8p3NoQDQEa5qI6xRKX6zm+uu58KxLpqI7MwmYuPq8xjfmUxJJq1DWeLW3e",
+	"LZjtvcyRVPk89ciUxuBlTprfi96bbGDPASJzbvDBHySQapLc8lPRsHQLjKjEh2b5cKPU8E7l9yQ0W7wM",
+	"YRbP5JNDiqv2wr7o6blKVx2G2pvpGO1xqBUiHL1xAB7iSJBKdq72ItXhPLASckasLzT3VHTQiQ5RHFIS",
+	"KYkBX5E0jorED4SNkhI2SJFgJSuqt+FhCoE2A4uSvXWhXGX/zF4FqpSYRmLVV8/PXr96ne7ihKw+yvwX",
+	"rqu3voNUe+pImVcxxkPpK+7nR/Sa+Mfmv2g2JsyEhHZcx596v+E11Eslvj6vIWW0CrDz8xfqTX1PSBpF",
+	"Cz66tlElWBIZiV57UVeRcLY3S3FW1OZSYWhQUaxgUdoVJclkJQachCExcMB+aShxHON5xYrEitVskgTF",
+	"kYlP7HW7Xbt2T71AQoSjSGEK44xsZB/yHOQTRFM809/2bMCH/XtDO1WTPTtM53b8N49qeebrOLIz7FIb",
+	"3PA2wphT9FpY5euMtYJVyFknCmKCjepWWC8ITCvZoX7rk7fyzr4dAzPWrPr+8mre4ILo2eVlM5Tt6qMx",
+	"Ca5cMa4ak96PCRiGcx4WxGfM2OTcYC994cFdVbLvabTswiZW3+Re49oRVs3DAecRwWwJOqUflS4eMMOJ",
+	"e7sru9Go1s7FCW3qHl7/SrWomJHlSaANWdUhkT03HPri4qxxh5uwcCiV15c+BmuN3NgppPbUr1m6Wv9U",
+	"wZ15aTwH1VSK2VzJmxM8N0Egrr0WAvOBOx4jX0kgC2JRkcC8QnDbWiJaLVUwv0pZlYmiX0cSj46QHyRC",
+	"8omPmmDA1aforqSl3dNCYhZidTfgkTpjLggaJDSSbcrSAZ3t0QFliSBC5xtYGVFPB7r/ZEBiMaZThQpg",
+	"urq8InNgwNf86m4C5AKDd/e9mn7eK3V/U8QDg50lg/StRZyXOB4Rq4IujudGC3vI0TvVkaTXFJqpifTl",
+	"vFbgrteAL7Utb8WuwmLAfqg+I4Mx51eXSRyVEk9MELlWn0Osw5QLScJjNJZyKnKWShyGsXEkZ/wVXjva",
+	"2VEziI6TsrEjroPCErt7D1cHJ7uI4CzYc3Y/v6Qy/LD+nfKDqgjjwGjJLQZC3SVeKTud0wkREk+mCgwy",
+	"wTQqF524NixZOgOQlARjAf+wam/02GYkL4Nv2XZsRruwMCocn/Br4vyghVCN+OnPIBiZVxcealdrIuBW",
+	"gjUt7n26jU4wPSH/nc8PSpVOuzE54tqrt53LNq+2ppn5DKv0zND1xdbSsFKEXlAzvXx6xEqDUCGZIgNl",
+	"6dqXa1sVYWFLCaqO6pXf+g2bvU7zEkx+VU9iQpAkN9IIQwOw7zEbNGJDR/e6hwfFFB0H79TjEj5+SsNT",
+	"HiQTY3te3M/TZ6coNG/ojTQEMo35kEYENUMaHs3IoLW4r/8NVu0bmaOX31M+PZvNOrPdDo9HO0zshDTc",
+	"ue41vOzxLg3hoSBBElM535kkkaRXZK7e++Bl2Lp42RfQEguhoOLsJZFjHuZQffXHOefcet9qKsgn3szI",
+	"4CjiAY7GXMj/2j152H3YPdq7fn74/F1v8Pz548ODJ+/Pnv90/VT8USb/u9bckuUsV6bDXxa/XmUtSk8R",
+	"llMKwMImLW55KdqXwlNqXgBXpcI+Fx9NOq//0uCFv4iCgc60j7SLeGEz73g+/3FF5u1e2SlpOeUnMgfY",
+	"BlgUdMG/Dl5ejfGvox/+dXrN5enVi/3+/vdDTP+S9Ef6qP+z/OnFj9MBY49/lLgf8p9KNUEjfdmL227D",
+	"6gubpjYhz92hUrDLD87abopJDT+8OPnpcX/Q7u8fWJeYOjZWyGG32iBl6O2TR+jh9w/3kbo1j5DfvfHR",
+	"P9DBHlIqVhxgQdCY3KjvqCwIfN2bw+8PCR4e9nuDfu/h94PDg0Oyu9992H04GB7uDXe/J3ukj3fxoIcP",
+	"usNecND//nBwcDDY3x/2MN4nOJ9/3L35vds+hGzjg72yZGOvkalWlXK3xtNUm0kF7iMUETWV8MxidIJN",
+	"5/L/1/Y9pSXF4LmB2HJs3lVfw8teliLQf+iw+UKasg2MX8PM8D+/n7T/hdt/dduHH7J/Kqg+fOx6vf73",
+	"FRthQ3arBTRyrTRfiPI5QhiNkwlm7ZjgEA8ignxzL+o8I1AT1c8THIwpI857AQ+J30E/xJgFY6UF6F+O",
+	"QcCZ8TiErIahM6BSu00gFGiQRZYQklpe30fqxU9pnFJxqafgmtGnrZ3YJoyoU7ZfjrhQ1HqwRDN1u85i",
+	"zkYeBCBOCVfiZO5wy8JP61t2YdVltJwttfQwr6guAqFIWL3p2YPCQcyFQDGJCBZEoKYgRHFmsQPvic4k",
+	"bB0hP+e491Fzr9tVyJAmxXhpsY5YI84gJvhK6GA2xZpwILV+FCcRaXlQZ6IYXZCNK5KBqVNS9F6nnnn4",
+	"fq5GcgN2YIjeEWKFmBlw4a+KmfGQnwbww0C7JmyzNHBevZ7GgMDre0dZ3hcqjwIuBAF72mOCFGJrx66p",
+	"2THFcgwTLAYzu1NlJmQ9h8mcUV8XZrLQQrBUjCXJjeMEpJoNGSQSPp4TaUeVMWZiimMoxBHx0QOBpBJq",
+	"sbgiocJ3OIxcaIw7hzmJkkAWz5aVybm4CQunnDIJGz0BoQIGNlY7GHr/KFuvSR7SjNfsvP5MDWCzfuCz",
+	"w1z5glUJQerzkpBfNVKvf4RuE1wLQxaDqmFAg3I2molfG2cBxM5pbC8LxYJv9/PfquNbjIBSY7ihf+rL",
+	"vtqQYtTfMVKswHfC8+BbG/npo+Y+EOtiGoUhShsQCW+adVVFNbbyRsJinFB5KFIhUs9NvnGDs8oTAvLE",
+	"oEZbDOoq4pyWs2xKW3kYeFmsfGX4XCEG04mqdQNKP7j3hwvhwvX0I2GKkZDzm9qxNiPzCZI3yyJtlsTK",
+	"pIa0XLrj4ktag1x+06mXyq43Z2F13bR2Ye2Qiba8kepeYWRmCuQYPiv5FEXkmkT6gjAP7aehzTbOWfbC",
+	"LFeSmc28nTGieForfHdmAxdKSpBZNHdA1ktoQhI4SOOtTm0Bo3zr5SkTKzfe5J7nWHhxNyEpY6kJp9qr",
+	"ScXlMufl8q1bYdCqiZyZGFY0edmyQVLr1w6oZTvqeGkq7aY6pKV41sOYkLY6U6TGQHpI53idOfigvJTS",
+	"RPEh9AcfoCaIeYG4VjJeic6tXf5rW6jVDXAZ85nIBe7YkhjFmG0PAlCTuFSknmcyuQJYSD6dkvBYZz4j",
+	"uOJnVJBSSV0vlITrgPIHH1QhyEoMmsY8IEI4ExYi4PlMoJAz4iELmlYqh4nQvpsaAN7Bf1gR4vVnQhIS",
+	"+kooSBijbKT+qcD0UVNrfjGflUHcAo7pp7JQeji+OVAfCTwXaDaet9wYMT2huvv0fEA+TBGVuUJL3X5c",
+	"4midkzQ1I9ZD3gK5G2zwFqsF5SuU6K3NAbmADkV8zNFJRgOeS3W5VXwop3GtvQIbiaLXw8bR7yscxHzQ",
+	"+OR9LLpDQNUr5+v6Hul5EPHFZ1rCEx4aAGZAMYs6RsvnfPCWz0wY9gpTpQFncckfvKUMDcR3KoWBOYO2",
+	"k9ut+gKEfM4Ht7vas6Opiu56zgdra/+Vnge1uzVXNUiiq3dTJaK+vUsMm0ak8qU900eSUvpGlmeRp6ze",
+	"EJ+Bbp9hguFRNoJqvrjGZdJCzGfluxjzmYd6aECUJi9T4sjy9rQRpBYzL0Yo8JmTD1GxCbVDFCMqFO4u",
+	"Odu6RFvmDqnCZ7E5hH7BR05uwaqqoNOYK8wmckYIQ3LGwTCRZlgWDReLuzLGYkwqGODbJ4/QweFBf3FG",
+	"DylV9mAvxwTTgx/My8oJ1dzNR8W51thUs5iKbX3GgigRpS5KqLRpnpo9Vf/PCIoIHtbfzWBMgiuw3ZTv",
+	"aISlUhUEHTESouztDno/Jgz56vCgwI4PuTZSIPWHZ8qqKrCoQHiEKVM6mBQo5lwem5glJCbaXOfrEWZY",
+	"ZBYqL/0MQpU4l3pVShuMibEzL5xYLezASUglWKIsWpiad2C9UfuXlXZVE98NadSAFZurpgI/czP1yWhl",
+	"YQhWYA/RUHjWRJX+4zLgCZPa4w6+nVapVB3x0SVlIbmpnvyBQPCGNRsaFKkhtJVfJnmMLN0ciy8V0W70",
+	"L5IhLyF5PFI6aVNbAy0ePhBpxpdBoszEeRvenpFmtn0u1OY4U0TzXAoqJ2N+lUztZfCYXZOIT0tL8RXN",
+	"5+BpTX80BXPpkjyi+trpommpOHkzs46nopoPB+G3PL3/uhwyXKWYhZG+SxfWXztoo/J+eYnjq5Moektw",
+	"WNdQNsHxFSQ5QOnoKksZHg7BElpLTylAm367AuK6UoCCWEkqWo9jXLr5Yzi8neBX3LkNx9Co4dc+laUn",
+	"UqGvU3GpPiu3JaknRne8ReqR17hpj3i7hvPeApHNuGxP1j13dXNv8NTv7cirfKq5MEFmFwi3NZSaNvYF",
+	"KNM+nRJWlp9SeqfwqztZRF+5du7KCr8IwCTZTbvIe6FWf3NEGBGQVAwccUxuMrPtRkxy9rPBfONhTIWg",
+	"/XyWBHrE4ymPbSzR4sdr5g6FFRXiz1PXoZM7w2OkqHRZAfgVCYRew5xMidlMh7eoozJ86N35k/ZDpMS3",
+	"VO2AbQc3oD2MYtzLbn+3u9vfPeiHu73dXj/c7e/29/d2u7sPd/Fud7er/7dP4N/dfVxq51xtF99YzstK",
+	"q+gatanLDKh8uArQN/CSawkFubWmVdBkD6RQHnS73r1ZE9fPSku/yBaVgtpbX+xMvRLGTll0WtjUNhe1",
+	"c8wiI4Bqu2S2yiL0edQ0eLhwcPpQ7Okv5bZ5qXdllqbDiTXTvd3N98qtwlh6m2QRPTGRMSXXmzF6pcMa",
+	"/KgdLZ6t2xxIddj4Ri6UCmu9nXw92rx3aizh5q+cstke4lGo/oqwkLWt2w4JL7Vs54irmqQKG+jArvep",
+	"FrrUIpSIClNootB1AIa4I8XkELeKeuxLGyYeR+wtldKc50cry2zogkKS55iKExkG+bs81h12nASgEvUw",
+	"kDy+TNNPVkogtyTQJX50SMy6LAYdT3Vl+IbXsB11gFX/UdRHizHX66lVy4zu6nqo5XhYEFWWumXvQ5OD",
+	"FHE6pWojlyRkrRczU/kelVH5jm3Cx5m2I0ir2xSkhDIwF9fv5RDbCYhwsM0uxXPoNz30MlV4PWeoS/FP",
+	"qZA8nldzwJMoSqV0IOEHIscS7uo4cYE5SyYTHM9XmP43yvHslCsYn7XQjvV26e5kOiJVrhWb8yV5yldK",
+	"4CvpbJGEyommnonojd5rFwlWCAAp3icMjv2+0H89vPcaGpw11LpKUsmNtIRy3ljFsySi3xpsspQXdcez",
+	"YMxj6DR35DgT1MBeFgH+QGeGAA/jaqOzDiHCM2md04jPJ4RJxX6InPH4CllrEDZlE/W0FaI7jy/De0hO",
+	"W9cwk90O4d3tAGYjLh3jy5qlZew2lwRh6fI2cF5i7dY+35eB62TlL5vXpBHpxOW7AHGwLIcsP+tPlIUp",
+	"Hr07f4TmBEMtXl2hww38n2Hdwy8Pztl1oHcMSKTf7R/kM63OroNmKu3/r13k/+pvWvDR79324YePexU9",
+	"H3Ohv5rf5XHJy+G5Y7QoYkkZYb8lOKSMCFHh6tadY6GOh3nRyxxTwBRtA9uadmVoBFKOJHqcirASdypT",
+	"aFLDprhNwNmQjhLFbwC4ZnehC6+Nqi/3TqZ9x7rlIYV63ksN/AKAT/lM5wVoeWmCqDRdTMG7zfgMNbUy",
+	"qfTIacwHxGyj9f/arqXrQ1fJ2tP9XIC/HA/KC16lXdXqWeq9LD9EN4pRpGUqn/DhQiu2z2FpKZjfS57f",
+	"ou7gutyfgNuSXpPLNMh0ecV0teeP7Udn0hQhqMnvc9tzO9t2he/mvNB70TZDu1Us8FqmbKck2iYupNvV",
+	"UFtdL/W2scfplzXxQ7+dIsZtSh+tgYnpPPdvgbxrTcsqbWUDjoZ1xWy3j2hVfHRptHQBGfLl9vKF+PKO",
+	"ifTqN/iw6G/IPBGW76VehzqOjJxx1kJXZG7WX+Gc5TLnRSmzK49SgitFjtMajPqSxULHtVGjeehm50fI",
+	"10WyQt8+zi4f9aJ56iGf3EzVmfnuMBG91rcXROBkS/Gh08wUC4idhR7N8AbA5nfQM/g6JDG9JnBrguSi",
+	"UFePZrrU8GtoyG4CeYwCk8vvyxWK9RoiEVPCQmMgAMhBDgXISy0Fel9fUCGB0ywtZkmZus2prmFgC1o2",
+	"zUOo69ba3tdf6319P/VCv87r4fNz8bV5b8ZYN8hRq/m45rWANdXcdV2/sKH8uziFswrNpXrgW8vBN+jR",
+	"0mNC05y6jmCXxX1mF/AdBPPVGXiW3Bflbjwil7ona01Szbp613t/3TrWxXuqxBh6f3L3rWqGgutZbUtt",
+	"x71Oe8s25jOl5xWkzgJ6LBE83QbLqYC4lmfeLja/XXn883Id45dVIHcoe20mBrR9lC+8qgvxqNkzs8Qd",
+	"Mr2KjGc50xP3wfVWis3pflh75phHYVqKWG2Bsd6DbCpM6nNEhySYBxExRW5Mu4NmwiSNdCEUMTYl0Fue",
+	"6X3gIT8VV30lRsKUg4hAndxMLG8OKcNRa225t1raXTcOKL8lnzsI6M5miM/I7rahSvMVJZOL4mHKPu8x",
+	"oimP9WuGM2lw7xzLVEJ5nzeQyVrDyq3XluPXsl9/NUrumvrqV2sY/prjoxcq3JdFTgBFrxNAXZBV7+64",
+	"/Lzc/nb2Z1NGf6MF7L8pK8KtbcF1QtDV7jv3TR2zg7UrpBHnDp4vszbkaWZ1ZHqx928Zj3bLweveZVUe",
+	"wo3Wg68o7b60pnt1K+NSjlgozF29MHvP3rVi+cJ2r1+5vIThrFXbfAGBl9Y6r1CTzKWd7d+9CAwrbePW",
+	"WZC3jsOvlAjUtGYj6PjxtdnJv24RorShx5uYQBi5raZpN7XUxfxZru/tbfxt2vSXXrnldv1b3LKlxv1N",
+	"XLlLudratn7D5u5m7Tc62Eqefi+cfE2bvwHlS1j9sxDxlYktfxdzv70P15ZSltr8b29ld+H5Sgztadz6",
+	"mjb0dCnrmNHTj1ZSzC2YhGNNd9L4S8zpFoq78ZM6NvVUHrsX1lJhWD9xm9xpC3u5xdx2BaYMg0vXR82Q",
+	"wD/d5oFHadRFgBnjEg2I6RnLY1OEO2wdIx/HwZheG7M6DttQ5EEb42MiJI+zIdXrBVP7EWJc11jXQwpd",
+	"/c0UsSzE1JhvC+Z5Y5a3q1EKkwFppYFeg7W+id5g3hcz0m+N7V+jsf3zmNfzOLu2gT3lEHc1sZfQzuc2",
+	"sk/4NXGbGNUnYPVlPmm4skdbdQKdfnSpRwsvhzGflFZTd9Q/84mQNIpWVACxwxK2juhgv9IZoGK9jlm5",
+	"gv26kH59EeoW3a1SGaR04sXFLG7KqkOo2vF6+FRXGDFNDdNp2+56bktfpci94fTTM+iZU1/m0j12jhzJ",
+	"aoJlANd31lM/RGObfTLJepzeITExhTKJZO1anDawobLrwtR8cg8KCDD2Co8UCMhlO+chcoMDmfXqP0YD",
+	"MufM9HXvdbu6zY++NeDdVs0Sjc4nJS0OcSSIjjOe8Jio2RjMZk8UANUmRTWOrpcADcJ0hlBZ0+TlqGh3",
+	"KA+ZORJ3u5firMKG1e3wDc5Wo+LfKGb4C8YA6+qvm6xVtcLgfx8BxBsoxL/NTPncMc1FKXuhcW3ONJpG",
+	"Oq8MXC6xcK5tQHUinQvJJYZeShmYxFIsT9mENvw6DSMmgeTxXMfGLXKvdDdE7vo7vEVGaRoKmpUv6+71",
+	"d3dvMZRr70pH6/fWHikRJC6A1L9bNqoe0XP3LQfw8qBPOLrl4tI0whJ6vSh0U3pXcEsNS6NJlXjzZnGa",
+	"TehU5+cvFpd1Bh2zBGqGZIiTSKKDbrciLRjf6IPY7e3vHnS73VUHfI5HaxnKU//bkqZX92T8NR6s9ARy",
+	"rquq3ifrWX6LufXg3ikxvK4wqNpNrSvX5zb2KCvK6fiVTWNUITELcQzO5dthde7AP7cBNbs9F3bk3fkj",
+	"Dz3H1/gMfkS+5M/OXp/BVM2WD7VdUXNCo4gKIAc0jUlA1fXRykeV9bv9g3av1+73z7sPj7rdo2630+12",
+	"/+XSi3tF17uS38EdlJZtuHsHf32pZTrrkWmNAa2BJbdtFptYoohgAbGKuq85Ze5EvcWm9jnJd3lf9+zV",
+	"O9U8rdtv9+LirFHtUF6Kt+cvAOMWcEofjBb9NnYqtmnxFz+SW6kp659j3QPYgMy79BD1PbDBY7SulL8h",
+	"bdUIZrkL3bimrRd8VK7JR3w0KlZ3VMQ8mcojXUN8hkV6YUF7q9mYTzwwZ3hpsnQMxoKNqf4VWqkOVlgo",
+	"qOYaIy1CpGJmqV8qzvBvnZRbaxCxE4skCIgQy3u02b0zdoxFlD59dpovuqd2ON3y0jCodMzaNdbcrct/",
+	"n4cwXWZBQ7M79mE1otX28uWQLuKjai+fengrM7nC+xJR8x4tkzlD+62V9ZJRPL0LNW14xTNZy4u1cDiG",
+	"IwjbKp0tDWhd43BWerUKCLJRYbXEn1JqM8CmeD6iGSc8QhidvjpD57+eG2uoYobo6fn5GzSkEbGN1dXO",
+	"gQLJmeKdtgF3U5Bo2LaDtfK9X1P2QqLhZQjOSvjnWMqpUy4RRnI8MWXMB5Y4PwXw737p6t7ybb0bhXgQ",
+	"L6vMpzfL1tUYq/sDRwnRPYUEuSYxjpa5Aav6EjgyaH9/f7NpJcWx8/LtGsHQlYg2XyjYnh7Hyh3P/F6a",
+	"jx+VlHFP+4CYu2O+xJR1aa6D2OEKy6i2orFS9UYUx6/elXytgvpboonO2Y9c+YIam2FsoPezExWDL9uG",
+	"fCDnOhuhv8xtRS66s9ZmGBPwfW1HxfAVG1LRhy9NY85qSurmWb2DrMUIRu/ePTu9/t5DY3LTKrYWsQlZ",
+	"g36wG+6R/eFB183FCvOFHLs3v3fbh7g9/PBxt19Wq9FrvMcyGD/SolL9frPw1VkycDWIYiaIIEFMKnDg",
+	"zJqJ3pPBmPMrAV0D1d2tv0LN2ViQ4BKYsm671/KQGPMZ0z2COAsKuXr6g5fDn34+jB/++NNvf8bnsz/e",
+	"vTl9+OzFm3894/0X+AU+m628dw3UdZrUQtt54WxCqk7kF9Mp7nNds5uWYBf2+naSS+6gqyQWdxoz/UZE",
+	"FZj8lERUETBZq99p4dM7Rgq4o81rhwpk02+uFWoeklLlNjRPrfxqxddrwkp0VfOSo1A5Yr15eIuWAxqG",
+	"KgWflDfvhSLLM8IkmsWcjWxrd5Cp0hFLVUNdJLss0UahBjx9INBMs402DXXJZYEnBHFmokLNYkvHV8Js",
+	"Ii4DHpKqqq0BUfA9EFoa1h8co24qEYYUymo72t4KbShdU3oOjcKJ5OGy2+rufiUKVcT6Qrt2ykY+sMoU",
+	"bVDAk0iDPyDZUdjCrv09NOZJLI4RhnaucYaDE3xFoLGZb2OCoeeqK/Cn4bVm7lKRfvHqKLkoZxBRkuOt",
+	"TQUiT3RnWM1YN5e3ZgC+FJQFZMO+8pWhDLVCB5yzVp84O7OiE0XFU9jh1BS1cuZz9aL6TBPeZRLXSE8t",
+	"Qpmb1QVwwWfvTpN56nMWnfyRVZOHA8MaHeI3eekW5KQaN+9mLxl36PWv3tzXm7h9i9tR6wbOQbHh/Tkv",
+	"rbJu+gTkeBCgLwHumKmvuTfGBMdiMaHEKRAvkOTcc7Wc3ACLpZ1ubyY2wvVjxfgrgg3JLFVKsL1VEWaM",
+	"JyxQC1UKj2L6yVR7eG1ADA3TJU2miSRuMSbJkYwT6OFdgi9piu8CuFeUhXezi68XNVbWQ0B0VjQDqGwC",
+	"UDjlSuGDVDa6VBubJeaUI88xEoSgXJ4PPHYiy1pVJvfPHbEF57nA2quDqwxqlNKpxsw3eB5xHK5oKZvi",
+	"cSq76Cwn87PoTMKWZ/O1SzTRMZ6SW7J7l+DqXtPVIQfQNr+qnUONUIHKDhL+RdLt7gbqgOBfpGOuVghj",
+	"SE3kD4ROkskqEEHt4MWvTfybX8quOpkemf1mvnAo23kt/cl9S+F37h34wb7xoWYbimy3vRLxpOKeUCdJ",
+	"giSmcn6mTlojxIDgmMQniRyX9qE4efMMXZH5EfLFdXCpNlY7StFgjvZ2jVEjiSMUjHGMAwntY8z6bI1l",
+	"hX9Y8hg11SBqOPOGD0QOaAcKGYCSnT9Y2j8puCkbcpCLOZMmuNvUFmlMMGUSU0Zi8d/iOuhQBq5z21j0",
+	"qKGmdF5aCFpunOhieoFh92koYgd9911qLRbffQehiei77zKW9t13nns7ps+Bx6mHmIUXTGtzurN8wCdE",
+	"oAEOrmyo0XffQQmX774zcdxszhlBAWbZrXR0wS5Yr4MkviK5Dj7mpjIO9+aARHzWQpRJrpBfn7ueByLP",
+	"I3UcXFgPvWf0TM7IBUMITU0JiOaECgEOKHIDJbX9i8ZFw/eQ/V0PLJD/8ZPvIeB7AuGYIMNCRev4gvU7",
+	"SJCY4oj+pa5VDcbbJ4/Qw+8f7qPm87PXr9AjzDijgXpH+2Y0Xh4pFBFI8Ngg0bvzJ+3eAVJaJUoYlcID",
+	"gB8/enliwphMuoHiJsJDvhq9o0mIDuc+0v9ERAR4StlIwbfbQWMsxgvtkQHOH16c/PS4P0AgO+322+oR",
+	"4omcJhLuqVlMJUGmzzKkCARYEDQmNx2ATGvgIokkIn8mOBLIh1Pu6BPzO+pET93TO3JEMd+9azzkYKtn",
+	"GzClNHY5mHsZY8vdRf7xBUuls8KYuWDjwhT6GvCQxKOqoT19vXsXrBSeCZHqexn5x9YhUDV/CTBOWLR3",
+	"wXKgmTCdVWChFVB1LtgzJmhInBLwyDcf+ZD4Ec3wXFQ0yrbo1PSrYuB8hWH5RG3jBBBjPgP7Axao2Kcb",
+	"SzPyA+GiJCDLYyBVE1Dj+H+NQQODDEwnk0Qq1T69apu++ZfvIT+PHegfqOepzy6Y3oHWMVIMLE32FRLP",
+	"IScZRhxyKCaajXhJQzUoFpec+a0OSi0Rmhe8O3+EKLtgK2INO8hXJ4J0h3kdcig6SC8XZCEqEDALwy99",
+	"ow9pGlL3FmEy65Wa3lj6srlUy9zbdW6nFuy8+o7Hhu0coR/g5kFGIiBzLRD4HfRG3wyQmX3BmvoQPR1B",
+	"miKf8EzyTUuzaMV7p9qxqyBRepYCCA6YCt2udaKumgFBcFnpPO+IBsSotObqOpniYEza/U634TXAVgF3",
+	"ojja2ZnNZh0Mjzs8Hu2Yb8XOi2ePHr86ewzfZP054RIsXG+OEHvU6HW6+gM+JQxPaeOosdvpdna1I2YM",
+	"ksLOmOBIjv9S/x6VuUROQO0WqN/totmYRsS2nwuIEChOmDgGwyMnuhWD5IkN/zctovRGaHmBcvYsbBw1",
+	"nppZISYGlH6Apt/tVsmx6Xs7L43u/Mlr7NV5/wecxjaqT3q7qz8xwvw55y9wbKbqH67+7pzzl5jZGDwQ",
+	"S/brgPiMSRIzHD0G26or1DWOfv+gxEHTXbPxgl4TpgOjJB4JMGXNhSSTxgf12Q60pKp7mkaEn8ZUjZ4e",
+	"mDG1KAakLta0s9aMW1r20H53F0GUxIwKgprq/oTmXKZVVSxNzuU4kSGfMcVKMhuOkS7k2o3IcvmZTnew",
+	"iWFqpQ3ClPq/tEnYsSLudNoZSFMpSIrt4ShCahVA6JJGEUw2P8rtniDxNVihdSM3UYb2b/XplGO9koON",
+	"NQRPYXb13c4fgudDN5xOcGn7t6zbW3+xv1q/dvGErH0dSOhFYwIO551vmOzUVzWgPCPxNQ3IO4avMdVG",
+	"92UUm+6p9qdXEVuriqLFdbATjElwlUvM3vnoyl6fKgn+nEQR9POB2Ki89AI9xHGWMqHDhHS0EZQx76An",
+	"vPDRA6E+IzG8lNYTLMP1RwpmNw4Mrp0YT4iEvKgKN372ys4jzgQVkrBgfs6viHbkr/gm1e2eheAXvwWh",
+	"1SOVheWl1usS0jkvRv1pl9qtianbW/3JO4aNPKSd6nt1cPsJjwc0DGGvG3vdvdVfvOLyCZi8/0Z3a0qb",
+	"ijpS4sArScMhUfODQ6KglLRzJTSmvCrQyEQjD4i2HahLA8iqs0hGMO6rnL0ZduAHrntnbgab87OkuJY3",
+	"Vck4IZ8WaKq3MSgWwviWU5TSjpwgSap7khmdDPSQhtcYExyaPMyz66Dt8JS2ZioVMJnvSpjQp89KtDUo",
+	"4xFnw4gGd7tne/t1oBPJdAoWnJckpNh6Xr8Y/Wq0dSnXIVHTTcOh0RFhirRIO2SiLW9k4RLd+aipuvo2",
+	"9Utqvfi6+Z2mkWMrjeJIcKUK2vqrWOu7oPyCKOsbF3MKgdJ91XXr29hk3/YD0XZ2HCVEl9nPAqMRlk5c",
+	"8AOB8JTcoKZIRkr3JyE6P3+BdrtdJFrHiiIumJ+GO/taYgWzhUS+1UG1uqwH1BrzTmdGoqh9xfiMqW3M",
+	"F4iRN9I/VkAwYGoXzM+FMvsd9AOXY8QIyYUwGyHcWpEV6FHEZ+2ICglixwXzK6KxfaWX6ObzyLyCRkr9",
+	"lFyrH278d8k+e1rEv2AlggyI+7ovPQmVzhITAsoSGCGPjElGn0XTV2u3RyD5FEXkmkQtT10c6g1tSIu1",
+	"1ZwMeay+UXIfbFrLM3X+7ORhuhrzVta83/dQ9qF3wcwfxZW1yuSwHw0Mp0yc38jPL4Stfl3H0MObixkC",
+	"Ls5kOQKoaSnOQ2MSE8Rji1KKxMAFQdUQYNTJ/AYl9NuoqxyV1YhahPnZqYKlIDjYtBydsqAQNxM1mkPd",
+	"xKcc1ytXUjz83DJWhPPfUjA2Gmiuljo4DjOGfLKIzbq4REJcR2WG2Ws0ciguuE5Hixup7WQ5nvXPn/s3",
+	"42DyeIR/fTn67ewHNugfXj378e31v2a5II98kowlTuDohtVomJzbR1015Ebn+hR3RnONIkso2547gu3e",
+	"DxHYALJZAUJGZkXgUrbmwlM6ZDbUrfb3U21jhGVc5zdyLd1K77NRXBfQ8ZvTuT6bhPilhDyLB1my2OJx",
+	"Q06YpdB8btgypW1EZIUsWCkCvjXNjaRWQIgOQShiX0blw6IFRUeL6qAkvRwlBui7qOUhwY1PQYK/eECs",
+	"FEhCE9Va1yhzjPa6e9rKyzgjEKGRwlUuKcgvJSTcp6UmXdZKLqJFbJMooQ9na6L5wtT/luDQVfAeOEhc",
+	"QnnLqP0PPhDVhtLUKvNAIDpRWi5SH3iWynW4URNLNOECShq2tD+BJ6AB0BjFfIYgPF4s2nFeUCGfKwDu",
+	"EdPV+KuQXK3p8yL13w3j1Ek5JQPy6LDUvqBe2Pn4Bx8svUFeM5IvSlBEuPR+0CjX87rdroNbDl93ChuM",
+	"sUCMqxH09/oSCTtlXP45H2yGxZeiV6qxTLEcZwqL3pZG0Z5YobYc7K1KFP5wv4R0ClEpNajpM98Q3zq/",
+	"P2EOMTwAz+0oJsJEGqdEsJQOIz7SLrMppxoVyp3h6FH/7A2SER+1s9dRk8d0RJmHZEwIEvQv4pmQSAh1",
+	"Ozg86KOYc0i/H7cgoVLJZgJhPZ75gXFJLClCMZgHAj0O+/v7vUMTypLCekXmfqsDPnXde8B8AURthsv4",
+	"gQvqhE8IBOoNpXHvCe2d1E54UWERki/46FG2QSspSZIbuTONMGXHEHUjiPxnIofth/lMiIgHOBpzIY8e",
+	"dh927fIuWP+CXf15GL5mP8/eX794ffD0l++T8z97z384+5n2hpP9+NE/JDv91/7b0/j69dU/L9gF+3//",
+	"//8XKh8Onfy1O4qj/vS3waN/vX/49sXjPx7OovlJ2PutPzjd3X0lHv7B9mj/8OXwH9fRn5P91/viz6dv",
+	"xntz+cP1D39edfHjdy/iV/I5O08ePQq7fz09fH0+/OvpTzejvX/CbmU8oshzSnmAOaDsWApuh0cQ7/OI",
+	"MxnzksLKvg5U9dAE37TxiPyz53eWA7H1wK/ngT+HaA8JxpviWaUlBGPMxBTH6n5TpOfwF/VXgbdkd+FS",
+	"eTJlF84HCGJGs2AZYDJ8CHwG+epnP7Uu5R5J7qOmk6tq3qUCdZXya0NSJVesZM/G95i3tCVfD8Jj/V8q",
+	"shrd6QY5WFzNOZzl35MYAUs2R8OjUPG2mJAqW6ha41LBYs2iq6sgUhrBcogk3yA89ynpFI6zgsUt4O82",
+	"DGhdJgRtkrVUzllG22W8B5EbSRi0IwB3wApepHlau4bAc15G5xomqU/ZRtv9mfA4mSgAZ1QyIgQRyM6E",
+	"mpnYZJ62vHL558iRfdTPWCYxyaWbQLFoM8oDOwe8tnPdQxFlpIOeaZfqgEDbUCkjggZkTFmI/BJxz08n",
+	"RSIZTJTcBJMwMsutmoNIlS3Puo9wcDWKoTUAehPza6LDQHRtFJYmPWQzUxZEiYCQLPPep/+jmMU/X/ke",
+	"egWTpIJkx6huNCJKWXPAGUOHKCUpaHasD0C7CCEBUq0HTsooeingy/i0PoqtpFcq6amJzS52bDUsHo/Q",
+	"VfjbeG92cnJy8sP0zWQQXO+Hv/7W/f7nn4LT7pvRyYtx0D8f3Pyyd/1yN3l0dXD+6x+/jnfCH3efPj98",
+	"cfJb76fkl4M/f3jVP3n748+D0bOD8VhMf705+eetZMuU5r566fJbVUxXy5QOFafHNZgj7DDRjAumZLuU",
+	"qZfwlHqCJk5CKtEUy7FTCdIk70YED9NWwM71s7iMJo+NFcpXXMv3Fj/DEhiaMYHqcdT4OC9OLmIvcECf",
+	"cXkJmfJpVmfCIMAk5bXqVxTGeCiPs09AJoqdbFCb5We/sukYjJuux+pqU0DPiTwC5o1BkTYeFDsej1HT",
+	"YfMCZRPZkHFsYt/BsTjjNhkeksZa4H6iEhGFP4aDKwaWqeV25/SGugI6/HB7YfyZRZX7EsUXC4NVGPiy",
+	"7OlqwbdWfvdqARx2U3Ili16rUzRbgCjzDF4EESVWtoHuE+q3gtZncBg1lUCGLWmmROwhgeetDjrVjQOO",
+	"yk8GJBt1s59UaXnmhI1SF4P/MEcTZggl7Vxpx6KccX3iZbqFaUxaR5vofX5tIsPHiistO627aRLf4oVz",
+	"76pHgcmtb/q4IstNHtbCaQKgYjB15m7ADO9Feq+olzQWQ40bHmE2ghS4m50JD3dEMgkHO2BQbZoMf22j",
+	"1WaNf6QpfmCSzf1oDLdZ+l+rg95q6QmJMRScgvQ+KjOTjA1K9OAaydKajGVVjslcX7QQ7QnJf/G1cfUH",
+	"nF0TRgkLiDboGj8NbLfJMDISvLogrsi8mrX/ZHrJ1xTY60jo/wjCA7I73Mf/OPl11o3ibvTi2f5zcfP4",
+	"8YsXtP/majf869dne/MZPhkcXJH+07/i5z8lb9eXW93j39oKbmOwLCOgtShV0ojsfFT/e6nu6eUCpCZN",
+	"9TL0Ks4UfP1Tc0zoaCzRwxaKTAr1BPFEooSFRsCZxmRIbxy92O8gP50dBBx9/YnU5vru7Qstqmoxyc+D",
+	"7ntIRFiMQTUPoiQk4RHyP774tPPx1affO9Odj+8/fdB53SbpX2nVkGPV3z+An3TVUojKRQ//n//7hako",
+	"QEL0ykhs1qfyvuUh3/TlzI+f5mQPEhbaCSKCr4nwtGEBowEdtQkLKWaod9AeUIki8Ftm0rASjRWltjro",
+	"lQJZiY2SgEVhFPNkKvSeKLEmpCOqWCOOIjTQoQXQAdjssE2F9G981PRvut3ezk1/d2+ne/A9bEavv7vX",
+	"Pfi+1UFnHPk/Pj5H+W3t7sA3/d29znSn970PMJa8Zzej2+36EBUNHQsUThjZCnKew+OCrAXysD7qVNRU",
+	"GKVELDhrQUYTKEjhd/+r/0TB8l/9JwDNf/Wf9L73W2hETG4oVE40lQwhfdS/aYvroK1wqM2HbY1YYCyD",
+	"Kw1iRApTaw0A0umL6AfgNF9PCTt580z/lUnHtm84lP/AGhNbSsgbJlGkUQ1qgNjO3zpsSH0GJhwthM4J",
+	"jo+h32gsKY5gE/STCWWJJFoNMIoMTp32Wn3Behary1kKRE3GWTuwRTYUJr+36k6v0+nv77e0wqSHlTZj",
+	"Wx1cmqQNq5oTiZrLlA5daN1ZcZrsDjmwZlVLXIznNCL3oZYscgEel5PvIg/RfUjxgF+TYgXjPGWUKzkp",
+	"R7tlIMNurghy08D8v79324cfPva8/qfWTvNG/7X7aaf1nf1n8+KiM92xr+1+av2fkpLJa8r2PJBEtoWM",
+	"CZ7kZfxUoxhQhkH3qHXrq805Qu9RUzHgYR55Wujs6Uk7z5l3+7oYhmejdTWPTWs7vUdmfzSK3cHqlbZ0",
+	"y8pp+EUIPbTw2UE3tTNkJLy1n23AfnaiOYpT0ctesFVOkWZBKGkVpR+vsXg95CjWEY/4VTJ1In5rhvum",
+	"IbxYl3o1HDOtW4MlyhdS4XD3UYmE5DzN1iIsTEWg80coxHNbcUUxd4kGXKq7Jle7xiQ3jsmN7uY2JjHp",
+	"IFvOIcBxPEf+43M88rWEYqq/6Ns9Ry2+sUroSj44a+XsPxu2X3FG2i/VL76+h3e7e2X8XSdoulmpnzFg",
+	"+C0Z1nnf2JPq5SCdiNe1gHg2VFsEO3S/Ucvr5sK6XU6WMcqlua7qZfvuJ6+h8GnVN/AOALVbk4W95KHu",
+	"Y7+Nm9ske/2osNct/Pf7h0/50jGcX6FkWpEtq3liTocsMsmdj7miXvWYZlqsbD2eyYeWJyqhu9/tIqEU",
+	"T2iwAGJoiCWGlAZwIxxpsRX5UCsMjK1XjM9yhS9SSKhAEb0m1XztbVbR9etjaxY40937G2eDxeYty7lg",
+	"Wp1zywS3THAFE3TKNt+BB6q/08qGdTmiTd2/FT90PK4irbGsyaVQ3HuuWKeZbYqFns/PmpD6bj0r7ZVy",
+	"BjfJn8jX9ZvBaj0ghCFyM1Var7+Mf0IZ7G+Be+ql/LvwWrdf2CpOCzWOt3x2y2dX8lnDDCq5rK63oVFW",
+	"7IypgEqWlVkbUbSQPpUbwdOlAHmsfs6n75WyLCrkK+f7p2b++9TtFqdbRm+6bqq7RoTDMCZCkNCGFaRb",
+	"ASW0C6vepvutSvfDq5DKwd/871VobCrU1Ms3TRigbG4E1MxqF1yXFKIQaSWKVDoRbkIglDDjsXaQ2aEQ",
+	"H7byyJHd+NQU5qwikjd6Ra8K23JvVFI23zIyeVe2iVtCuce82DK0XZtQ1BBtrFvilxfMe4njK2Hq2pdM",
+	"WejwDc9BJsZzkVWL1X660roHavyTKCogGg7vE7nNnGqaZTj91IKfx2q7mL9/fbu/GxGoc1t9WwASrk0J",
+	"H90/oSAdDLOCLnhJOvkiMEuTxnPUlMser6AWl1QMpRRUvRILtfNNRQRpYf3ruFg/Z3a42oFVhFtc8QN9",
+	"DFpl/xbqUn7reehA6Iq2csRRk64hYreWf/EJjXS4CZ8MINlJJ2zuQIYmlCfPAoB0QyEE/9M0YbTXqQ9R",
+	"tI61+TsR/7RtMCcEM4H8SP1xrNt1+NrhR4R1aUdzuC0DLEibMkGYoOrjaK6G47EEK5Efglm96UpLLc+O",
+	"CE5GGvqoiUWgpbYWhGRocHzUHMxtFw+oFKk+a3VSr2dEhcx5C6gOQ4NIy3LXKXgASmMnf1Z7nzU++yqt",
+	"UE9iPjnV/TJXvnvO0zdLm7vNTTFpNARUQs20CSq1R19ZRFB/mYtnWGiYSln6TxwHY3ptelxd86uK5la1",
+	"tksjfp0NOOOxrPPeG90UotZ7Z/QvUt9G9zkcHAZtq2+UEzTFuk1MRiTb2iOf26xldSCHUUGjizKXqia2",
+	"JbdCbYeqvSVwlrqUejNh1OPU8zk0r9qOnqZdm3YVAEPVCpJATZ8MhwRo+1J/fGT4BSI3ECwnrK3fjuYh",
+	"3xC+bwPqrGJm/AywGeadFMaWdkQYgHWDDR/gvsQ6FRiY1RBHTvORve4ugp5n0DvNRsLeohGBoSxYwDfh",
+	"k9jQ7QHnpfFCI42HOHP9SvZMoZ1JOcYsvVlIw1vL8/DYDm56SW9vklu4b9a6R0w72G2Jw7/PtaO5umGz",
+	"Cx7s4pWjW5jV0kTO4FVjQ857pdV0RS4PqlEadIZOoki3lkzDCWmqYeiOmUUF49gMmcXqj+g1YbqJGozS",
+	"UbeNcz/6cP2k3nb1JyhLHtSz8aBiPDzVvMlDvsJ0o56of17qTEwcQyIAJG0do+++Mx0zIVAINtCBCazn",
+	"EIMPHTh906zQ/+67C9b0cWfQCTKNyj7t6N+PTUYCPEb+//x+0v4Xbv/VbR9etj/8o3lx0cn/0vruP33T",
+	"x3av2211LpgtGm0nSO03sNUQCGpMPyLAEY61moR1BjiEDkBXwTkiEYGsC91kEPqZQy/DmHgI+q9SJhCV",
+	"Vepn2i6RxzlVVNIJQc1nZ6/Rw4Nur9VBvyhwhW2Ed8HevX3RJizgIQk76IRxNp/wRBjzkzAd9lxhqlI4",
+	"kLGpzSoI0ZhzwQw2KtkAMsUFaopETAkLie0BrgURzqA9AD/KerrEGkhJokinM2GFrS1oZXDBVogZur2D",
+	"gR6atwDyFPpiK0g1XB30FhqHmv4CoERfMN90CL7E0rfOGFCP/bQXOCRRcYl1rAY0fEXJVMlFvW43RYum",
+	"zq4ZWUPgBYsUUxMmR/84Sy3XhYWpgM+BLmD0Sxg5E8LKxCjNH76oHJVnWG80d/EWTBeG4Iwwk8qd6kyr",
+	"xJUcn6kqpd/rPyzVdm8JFuDucqBSXnc3kMyhpS2ceWwIGOwqPE7rFCg6oxqgLC8G+qF2e+1u7xyaodp+",
+	"qMuLcZUkkyzpBn4LmE1HjWVA9/rt3d55f/do//Bo/7BzeHj4r2X1ujYFMpCZ1bIAPtM3v0R8RgrJQ5S/",
+	"udIi4Ng2x9UNhTXfDFNdT0g8t0wUDyJSXTPAHf7+pfL15ef7lIst46ojEqfSy1Y2/nyysT6gJ5hGpj/F",
+	"OqKx/nhROC4zyGhKccVjiWV1SfDU+ZoI6ICfxVl4xaveTt2kzIi1xtxt5BKbfdgyzalNu15dmqSDzkwB",
+	"gZhPdAyGEo7Sumwmp/aKkCn0B6AyNZKY+gmQKQvCmO42D/f+McKmp3laNyzgkwmViodCc1U1UVUngDPY",
+	"mvskSzXBKhea7hTb+ffs9fsmwhJkfOhkISQNxLImoW6QUNsGCe18zHrtfNrBQUCmstqj/FqnVyw2tqkQ",
+	"g0MS0FBpfzAu9ArWuJpvwWGFHVtwBAZ/kMUpI1/X6m873wittymd0LqGYB3QqDHfS5MncVAqsmqw8k06",
+	"bU+i9cRX8919t6rQAJvJVtGGs1nfgkN52ynn7rXTAX1yLeXKIgdrOLBr8JKY/EECubzNqeYZupRbFoFY",
+	"ymFQTIaJIMJp7rd8FccuV8i1VHuQdtbRAnLCbDs27YcwXYJMayzNw0LH73BY3rpbLffz8JJa/e9PlM72",
+	"XrHbbUerv11PG4VLG6NT22uzmhahAqxYcKA5jXRwlJAjU3ZBvZY1fBOlTUaNpUr9/vT8/M0ZGtKIdNBr",
+	"ZjPKCxnzttNx2hjR+jFNmyV0goaYRkmcJR5B/CZUnUnTPDvo9NVZWnJlgue6eNc+khztdk1VFYGaMY5J",
+	"NEd7D9GYJ7FoqefQjJWwMtoGqp6f2h7P99Fg2Z1ire7KW4bwb9bTWGNK1uyOX5NYob2hOEVty5pcGY6Q",
+	"Ul7bpNtU8oa3ijKnia3apAtHpG4FqKCtOIRpq23X8EDHhGEfNU2ZCiXdEwp2cKW06NITgWY8SmMdYcqE",
+	"NH1sdelHPZfvmQJinA8fCCTnU9OELS04Kry0kpYBD6xqmRotJI9TnoJTv1VWIAPyxqdYQEaEYjTW+6SE",
+	"6MkUTOIRH41sdS2dRYkFX8IvChUa7pVxLFSD2CwH+cVw5dqMw5WDrOGmJgM5SRQey5KPa7CFd4LEW9bg",
+	"3KsFsnQ4gytRLPIHfbevZA4nxco3irRtjV2j1RdAMP0tHR9Wq1NBQW7C6b2STz6zdUs7/860U461axCO",
+	"tlndlXSM5asARjWluGUw7plW8hU3ttTy700t5Yhai16ESWtaHXz0y0KReVFMzSzN27Yjm++/RFzCZykC",
+	"ZtdXoxE6vLcNDP9SEXr2BKq9kPaNFbRSOzh8Je04RV3skA8EgObUjiknMHsZfEH6Wjd++nMka2zJ8e9J",
+	"jiURs7ekxpp1n25Jm8tJUs37NyLI9Yos3X+E/JZ4/67EWygkVEK6M6iS5ehkAY6iAQ6uAJfMB4+vDSZ9",
+	"/E+jRnUGPJz/x86MDMacX10mcfSpWrF7w4XM6omIZJA+fCCQMwSoemnrwUKjKmNfBXhJqCsgQ/G3iGAh",
+	"EWcBcVjDmcQsxHGI3uvhBTJeeztfm4a67i9EAnGWt262vPQ9SSdESDyZwtVvf816MzZDHgi7EaIzCVsd",
+	"dMLmqH9zYzykaUEZeg2JZ5jNJYTMQeA6FSgmMrYeHh2r3N/TfhhtS11ZKYCo83kgEA09VLmmNGhW70QW",
+	"6pjtyNL6ASujOd+njVusjXiWduOGxjXvGL0xTcHESmjSfb8bUNe9zBRuWtvwIXr68uRR++zpSX//QLsL",
+	"aNhJJwTcRldkbm3bupdNEJPVe5jixVpQf7gf84TBfcPL1rBIFOwyS7BZs/pffy3rFT8E+4FFBmh4Ct/u",
+	"39x4CKPdmxtdciwdmKFeF4ljpKkB/B+QVxN3imEbFQwC59mDKS5fyNrR7GeQr/1keJMatkIfQU2FRkBR",
+	"mnqhwHjLc1V+eEV7QsAR3EKO2fdIs7YC1FSgacoefYcZ+p7tBTg15XgXeZqYkmChDglBvkZW32wsCZHO",
+	"W+HQYyk3iU08QWMpp0I3TjUQmkJQFQwubT/o67iUS6qzTva6e9DhxJRL4REEpvS63RzfF7pWekXkyCOI",
+	"YH+vjvLM+eiejHjObGvZ7nqbo1M1twZjZYkUdxe9zPWmUEVttD551BRjdTbgxFNn3/p3LKDy2aJi/pYG",
+	"S0C6rJcEYBK28o0jM2oBsSAw7uSIuV7JvtwnHjSpz+t0XGes09hgsShX5xb4wr0GXS/Otg6Fim2BvPUK",
+	"5AF25bdwJS5+dF+/pOEnjYgRkWQRJU/h9/IiYAUMTZnrDFOIlwQx2zSukiKVgZApwLq0Ypg79sqKYRrI",
+	"sgtwpSrgzlNRNKywXbfsy9SrXULsq47F+tarcmlUspJxDj1KCMsr5+Ov6xGLYuAgjAD7viU5lKXW1KCE",
+	"zbRu/gqp535usXUusa05b6MUqYipFjGuuOV2zP1DyXIBzFSmUCpYemMZnVzYuhQriDtvfwc11jHCB0QN",
+	"+kBApKWtrdY03dqpRCENdX9G0EZ1mKOOUiZMolnM2aiqgjLg7Wm2zi3Zr0/22fbVyY9SWLEl+I0SvNra",
+	"oqzoWKvqsgHXt4bDsG1TIZYnFCWCxJZYqanhjZq2RgCQKCOzFqQGgOFHjG3WodO9j4UoTnRDPRtkbWm1",
+	"REs7CcNTC9y6FFsSKrJ5k4+FbtOxWnZcsU01+vc0qpyEoZu51zTpfCyau803DZ1V0LamzTRsspq8/SAR",
+	"kk98N7V+oG4VhNHzs9ev0JnucdTv9rvtXt8mENHYmqcfZNWZUFOtFez1nJkSIsfQKVotFflqS3xhCkEN",
+	"E0HC1jHyJ2QyILEY06mf9oK9vCJzU0FKFxPyUcAnRPOgQUIj2abM+OtFB53jkduPyW0RXW0avnW7uc/C",
+	"XfIwfiGb8npt4BiZVbWC26ZGb/ng2nxQk0B5/NBy7jciMpVslus1WXkFqQUsU2LB6DLpmDqCHGqO1St/",
+	"+iOR6UX+9YTH1pQ8tpmMX4lJuwTZ1iKCLB8xV1og4qNqsnjlxn+j89XVf7PagFb5O7b1gyE4RRDjJk8N",
+	"BlAQeYJDUkE5bgB2CvULBfTXGHf3ddXdKm5ZvQpcER+lXf/vk/rvlBzyt6bptwSHNrwuC7dQ+74sZL0s",
+	"xcMl8phM+DWpqcYv0rH+PNeqbDDX+n0H7XUPM8s7mACo0Da49O3ykh1qzK3uvtXd/w1lVo38d1bfdc3N",
+	"7Ppe1o3qCujXCTrroBME0YfgDbNlOxiXpsRi1hM5SOKYsCxxf4GW3wEcrxzedBdirtN01224u3m6L6xn",
+	"ffLfbH5Zfb3aOaGtWr15FtWvwaJiiDmmBbnl34q7afKpkFaWc7SP2uSfSizlmsmyeilaUikWUyqpSSgK",
+	"VY7SWBtdh1FXNV6sdmbrrZmKL3FWoAXCESSW5MgdNSJ4ASAdLKkdIhzpDk4GKiVrYcpEQaVSg5NoCKIV",
+	"mC11zFFYLVmVKkf3zplNmaZ7ThRS68sXe6tmje9tjSqNUeGWN36bapMRqCqJHtSn0FYRq6zQtCyrEAi1",
+	"nr/kxL2OtT9ClxnXPZw8XU3Yt+3bfCWMqSdZfL+teFgigB3rNhG63RvEVEAw/CFqxgSKLbWzURSVEdHS",
+	"iSmC66wIp/NCiUfVrHJDjo/NJyTmpb97TiauJ3tt/RnfmuD15arEauq7jT9jgV+FoSkltcSxm3plqUDX",
+	"OKKmi4MpCFea+oyaGE2o0JUkgfV0Fd9VcpJ6f4hppP4NfuEpp2q1rQ56BX4/U7QytpwQJSwiQqRdE6Cd",
+	"aYyH0tcSUMrJbPIQcMmm6cNz2CqtLB2Gb2066udkXfekjabL+WLuXbc+Vx3nrnp/ywq3ZrLNhLgspJbf",
+	"lguKJfJaFOkEUUYgfVgJVTLGTCj5jDPNi8BaNsFzxYZ07vRD9JL+0KlmQOIb40DiC7EgF4C6DEhsOdCW",
+	"A22CA6Ut3bpu0W3O1jFrlfIkU6vwtl65fOX+rBdH3TBckO3oaCyhk28YmprAmI1IsWMPDGQB1rokHyLG",
+	"TWs9nbadBbpA3napXxAjHce3EDmDmrMxtw1KbDtLq8TqZgCt8l4FxdcqJUL92oY8jl8JZ74vD2Vxt7ae",
+	"ym2UsaE5JRrdXTXV1qs7WdKsBSy1pmmFkseOXe0ozyJsowPFKNqcRYaXWU4XYDDIR5yNSKykPByG2g+g",
+	"2WKIEiZphIpmNihSkRrkaprwXCucMeCVsi497NYat7XGba1xn537aeLL1d1JeUfr1txvkERX7WQKlZKq",
+	"hT4TsvHo7Bfo32JTpSZJJOkUx9K0HfXVQx81sUQTLiQ62FNKKfC1ntftdj0QXPlMtI4QNqXJ1N8oVwke",
+	"enbrgE0OLSVsb9MplmPr7NSsHyp0T/UgJkMzgEbN8ykJ0WBeZTQEITEQ11o8VISqlyV0IwoCHVnVaq0j",
+	"1sDq2iL1WAacPxOSkFCz+KxgVL/bzzJG/+ADD83GNBgj/8fH5wiO5g8+EDsf/+CDSxp+8tGQRxGfiQ56",
+	"y2faNOnAYwZBccKEZtqQkQIbqH0pfIaIQh0rj8KUEJWrZGM9IJ3oO72D3o85mBCUvG2vHVMQKjN14jnS",
+	"2HHsYp7OWtexdWAFrb40fkiiq3cwwldoh0gReGfI40k7xBLnb4JprFYjTbKxQpJylchShuLzaVPgAWVY",
+	"CybFcm2OXPy7HvVD+hYfQL+0WuJzf2PX2nM+WHWXATZpRN9eZ1tx/q4X2jNgRCnnAbk5u2Kgbh5WOHfr",
+	"qy0kG/GSpwJ8TrY/dgverZbWQSy3I93Gsx6XyeglFXTw1mW+FdK3QvoXKzuEN+g0JzeKQ1qPURuLdiCu",
+	"6xQ9cWqDWvslSMoFM6WnJGQ1lWcF+gjPeSKRoxSAfULkJeajvKjuSOQBj5IJA4ncFdo76EzGBE+0HEul",
+	"rv6LTZtVwwtnYy4I8v9MSDy/xEoOJrq25hBHgjhtV3fBSKzTtQa6eN6qhC81kQXoitg4c8yU/Kq4tQUc",
+	"eh0Y5gqwwbbNYiolYShMYhtYoI/Glg/U2o/63egJptyTGXWo7oFEClc7EGP1fdOMA3pFaQDBY3jBiM4n",
+	"4pG4/iZaK0hyI3cMNlcXCC7l1pmovRUXv7WK7o8NObg6e+roAo3cYabAKWqy0hGRi16u5YnWDgjpB8Ax",
+	"rSdpjmYkNqKel0Zwr+JE5fmjC06Ovy+Vr+nN2WZufyWZ27lSAhvxrOSIrn46d62GeJ1lVPS3SMJeV3Ha",
+	"Jm1vk7bvnLRd3thoVc52kbBNRtSGw0YkeBlyoSAQhJEP+XAkAmMySjWINMc7X4K1PBG8qAxVpy9twzW2",
+	"4RrbdvOLeeKbEhOKIQx3TmVKozHWT2VKTbRuKtOCGblGLlMpN4F1bi2zW8vs1jL7+dkXEF/OqbIBzqUI",
+	"/k6My/CMvHPJc7xOEETmcLS35JobqY4KNKQMR4XIskI3JpCrEONomMQQImviapt73UPDwHJGYm3whSxl",
+	"zc6aPhkOCUBzqVOjWto4qh/X4a3l7FB9v+WGW2645Yafnxsq2svFkgEnuX0cman/s5oVPjLVfWTRxOr0",
+	"95oQiT0kJSRC5RxCiLJi6aD3EDv2bNgGevU1+9Esjgqo2adrXNBCjD4VSEgaRQhL7Q+y7Lm51+vriKkZ",
+	"FaTUK6PLivxNeNd9FSW6Vanf7hcs9bstSbQtSfQVlSS6s/iZay1urO3qh83Z2m32dIml3XTI/vbs7G6T",
+	"8a1VfmuV/yxW+cWO5eva5PPMwDCSlTU3VljUjlPgciHfGEFdjMowxDd69i9S+WLTBP6Z9MD6dS3M0ZJw",
+	"W91iqw1uhDsZck3J+o5VLvKcKCaUAUu5Ky+yFjKRiClhYd68DyxqRZKjXlxpJDVqxotmtQXrvo2hXJII",
+	"U27oMjuw5Yf3wQ9TBNsyxC1D3JS4ZlAKYZSym02zReM6uC1PLHUcgLPAZZCl3gJt7o+wzJwBaTAE8Dg3",
+	"Atoa+etz2NRtav4GHinGPIlCUzF2AEEZME9EhhIlLBVqNsd0tXdhy3Hvg+O6SLFlt1t2uzFvBFD7XX0R",
+	"eU5r2OEdWG3GUAspgEXZFiUs5FB+W/HO4s1xB/l0Q0zxTEO05Yr3wRWLx73li1u+eDe+aMgVYVfL3RBX",
+	"TP21y5liSbOWY/gjK9aLY1K3Wm+n0pH6zTGk+3O6rl1+t/vFyu9uHa5bh+tX5XBdzUAlHhUSlwbztsSj",
+	"Sg/q26wLtckGFhKzEMehQh5bcUjiEWpWN4720q7RLURZ5o4VWqzjM4aw8R2R0LSO0FF/kQlWFh6CBEQu",
+	"0upMVnqVWCbC14Oipm/jCpXyTa/JMYLU7ogOSTAPIqJLIqVNtpXcmbArpkBQ2+b2wtYL3ut2lyc1UiJ+",
+	"mJ/j0Wa8w0Wh3e62s9OK35AbPJlGpHHUyDa94TWo+miK5bjhNdSGNI4UMjSKTNRzGOIE37wgbCTHjaOD",
+	"Pa8xocz+2Sup7LMkk5QS8cAcSjMkQ5xEEvlpbRErv6szaXUsqDrHNYVVn2XDBY+wZKJwWQ8E36X/tGGj",
+	"sD7QKZw6QynM9ylAn+PRz2oJNUMbUypS+AsneVsm/416lLNc6g8LSZwpf4grWRLSyF6WQf1xGvMhjcgl",
+	"DT/thDTs2IMu5Xp+SMOjGRkcfQxpeDnmQn46ckfwUUwEj66JQGMSkw7yXZf2SyLHPPRRRIWpimA+fWDz",
+	"vEhMQvQ47O/v9w7RFZlDQLL/MokkhUb7TTKZyrRvFSuP0vuRyFManvIgmShEvgf2c56BjpoDLMj+w4EM",
+	"WnkGtHf9/PD5u97g+fPHhwdP3p89/+n6qfijnBllW7iUJ02xVKjROGr8z++99uFJ++nz9qs37X/h9tWk",
+	"/deHjz1vb+/TfzY+L627e11B5qfPTtV1A+9sabsebRf3Tdt9DKI4xExDwqT6/sOnYtmFspoLJL62dJA/",
+	"JyhjwoVE6hVd74SKbPamP8FXBMUJ8+ENIhBnCMo2POw+7LYaXiOJo8ZRYwc0IQNdcZLXjEDI0VxzKCqF",
+	"WhEfekjdglLYSjY8RpjNEcFxREnsKhSGYCJQRkpI8xGPIgIdEyCh3eGJbpldmH1IIwnlEVkIMVHCS/vr",
+	"K7kNuKQzpeaaizP+YkyH+iCGVA2pzorplXpKJcr6lGfjmUWJkiHfZnXPOXPD9KDhjS5xqYvPXOMoIcIZ",
+	"VRB1+5eMqdW3fCRSM+0dqCuv88lUyXlYH0orTSmJ+EjkIc/ClBZn0h34FnqfOdItvyYxOn11hs5/PVeb",
+	"jp6en78x9d/g6KEDu5J61LeDOcJMl3lPx3CgMQ3UFuF4xWUKgDDlOAIqLGpkDRXDEoBtk0VnIuaOV4Z6",
+	"McFSUU5axV79kS3bq8BGjXYTzPDIbfToTm01lsVJ30MLJJEM0h+Fh2ZkMOb8CkhU5pVyWLqJ+jPlnezb",
+	"oAJkc860WWPxeB2mJKwHMREkFg8se3JBT/lT+TUKLU4U1rFgbiPjtKNS60lZeD7A6r7ejvioAHPERyXz",
+	"PCU4UvIQ01lOlBGRI5m5kGTS+PTh0/8XAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

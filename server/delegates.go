@@ -34,7 +34,7 @@ func (s *Server) AddDelegate(ctx context.Context, req gen.AddDelegateRequestObje
 		return nil, err
 	}
 	data.Message = "Delegate added"
-	return gen.AddDelegate200JSONResponse{DelegatesJSONResponse: gen.DelegatesJSONResponse(data)}, nil
+	return gen.AddDelegate200JSONResponse{DelegatesAfterWriteJSONResponse: gen.DelegatesAfterWriteJSONResponse{Body: data}}, nil
 }
 
 // RemoveDelegate lets the owner remove a delegate.
@@ -51,7 +51,7 @@ func (s *Server) RemoveDelegate(ctx context.Context, req gen.RemoveDelegateReque
 		return nil, err
 	}
 	data.Message = "Delegate removed"
-	return gen.RemoveDelegate200JSONResponse{DelegatesJSONResponse: gen.DelegatesJSONResponse(data)}, nil
+	return gen.RemoveDelegate200JSONResponse{DelegatesAfterWriteJSONResponse: gen.DelegatesAfterWriteJSONResponse{Body: data}}, nil
 }
 
 // GetDelegates lists the owner and delegates (to the owner and delegates).

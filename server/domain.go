@@ -83,7 +83,7 @@ func (s *Server) VerifyDomain(ctx context.Context, req gen.VerifyDomainRequestOb
 		return nil, namespaceNotFound(err)
 	}
 	msg := fmt.Sprintf("Domain %s verified (%s)", v.Domain, v.Detail)
-	return gen.VerifyDomain200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: msg}}, nil
+	return gen.VerifyDomain200JSONResponse{MessageAfterWriteJSONResponse: gen.MessageAfterWriteJSONResponse{Body: gen.Message{Message: msg}}}, nil
 }
 
 // memberNamespace resolves a domain operation's namespace and requires a member.
@@ -137,13 +137,13 @@ func (s *Server) RemoveNamespaceVerification(ctx context.Context, req gen.Remove
 		return nil, notFound(err, "No verification data for this namespace and domain")
 	}
 	var out gen.RemoveNamespaceVerification200JSONResponse
-	out.Message = "Namespace verification removed"
-	out.Data.Domain = domain
-	out.Data.VerificationMethods = make([]gen.VerificationMethod, len(r.Methods))
+	out.Body.Message = "Namespace verification removed"
+	out.Body.Data.Domain = domain
+	out.Body.Data.VerificationMethods = make([]gen.VerificationMethod, len(r.Methods))
 	for i, m := range r.Methods {
-		out.Data.VerificationMethods[i] = gen.VerificationMethod(m)
+		out.Body.Data.VerificationMethods[i] = gen.VerificationMethod(m)
 	}
-	out.Data.RemovedTargets, out.Data.RemovedEntries = r.RemovedTargets, r.RemovedEntries
-	out.Data.DomainRemovedFromNamespace, out.Data.DomainStillVerified = r.DomainRemoved, r.StillVerified
+	out.Body.Data.RemovedTargets, out.Body.Data.RemovedEntries = r.RemovedTargets, r.RemovedEntries
+	out.Body.Data.DomainRemovedFromNamespace, out.Body.Data.DomainStillVerified = r.DomainRemoved, r.StillVerified
 	return out, nil
 }

@@ -13,8 +13,8 @@ func (s *Server) AcceptVerificationRequest(ctx context.Context, req gen.AcceptVe
 	if err != nil {
 		return nil, notFound(err, "Verification request not found")
 	}
-	out := gen.AcceptVerificationRequest200JSONResponse{Message: "Verification request accepted"}
-	out.Data.RequestId, out.Data.RegistryId, out.Data.RecordId = r.RequestID, r.RegistryID, r.RecordID
+	out := gen.AcceptVerificationRequest200JSONResponse{Body: gen.AcceptRequestResponse{Message: "Verification request accepted"}}
+	out.Body.Data.RequestId, out.Body.Data.RegistryId, out.Body.Data.RecordId = r.RequestID, r.RegistryID, r.RecordID
 	return out, nil
 }
 
@@ -24,5 +24,5 @@ func (s *Server) RejectVerificationRequest(ctx context.Context, req gen.RejectVe
 	if err != nil {
 		return nil, notFound(err, "Verification request not found")
 	}
-	return gen.RejectVerificationRequest200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: "Verification request rejected"}}, nil
+	return gen.RejectVerificationRequest200JSONResponse{MessageAfterWriteJSONResponse: gen.MessageAfterWriteJSONResponse{Body: gen.Message{Message: "Verification request rejected"}}}, nil
 }

@@ -27,6 +27,7 @@ type harness struct {
 	e     http.Handler
 	srv   *server.Server
 	store *store.Store
+	dbURL string // the store's database, for a second store (another instance) on it
 }
 
 func newHarness(t *testing.T, dialect string) *harness { return newHarnessWith(t, dialect, nil) }
@@ -34,7 +35,7 @@ func newHarness(t *testing.T, dialect string) *harness { return newHarnessWith(t
 // newHarnessWith lets a test adjust the configuration (domain checker, re-verification).
 func newHarnessWith(t *testing.T, dialect string, adjust func(*server.Config)) *harness {
 	t.Helper()
-	st := storetest.Open(t, dialect)
+	st, dbURL := storetest.OpenURL(t, dialect)
 	// The lookup cache is on, as in production: every write-then-read in the tests checks that
 	// writes empty it.
 	cfg := server.Config{Store: st, Logger: slog.New(slog.DiscardHandler), DIDHost: "localhost%3A8080", LookupCacheTTL: time.Minute}
@@ -45,7 +46,7 @@ func newHarnessWith(t *testing.T, dialect string, adjust func(*server.Config)) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &harness{t: t, e: &contractChecked{t: t, e: srv.Echo()}, srv: srv, store: st}
+	return &harness{t: t, e: &contractChecked{t: t, e: srv.Echo()}, srv: srv, store: st, dbURL: dbURL}
 }
 
 // eachDialect runs fn per dialect with a fresh harness.

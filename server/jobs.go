@@ -33,7 +33,7 @@ func (s *Server) BulkUploadRecords(ctx context.Context, req gen.BulkUploadRecord
 	if err != nil {
 		return nil, err
 	}
-	return gen.BulkUploadRecords202JSONResponse{Message: "Import queued", Data: jobOut(job)}, nil
+	return gen.BulkUploadRecords202JSONResponse{Body: gen.JobResponse{Message: "Import queued", Data: jobOut(job)}}, nil
 }
 
 // uploadedFile reads the multipart field file (the contract middleware bounded the body);

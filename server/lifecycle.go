@@ -35,7 +35,7 @@ func (s *Server) DeactivateRegistry(ctx context.Context, req gen.DeactivateRegis
 	if err != nil {
 		return nil, err
 	}
-	return gen.DeactivateRegistry200JSONResponse{Message: "Registry deactivated", Data: reg}, nil
+	return gen.DeactivateRegistry200JSONResponse{Body: gen.RegistryLookupResponse{Message: "Registry deactivated", Data: reg}}, nil
 }
 
 // ActivateRegistry: inactive to live.
@@ -44,7 +44,7 @@ func (s *Server) ActivateRegistry(ctx context.Context, req gen.ActivateRegistryR
 	if err != nil {
 		return nil, err
 	}
-	return gen.ActivateRegistry200JSONResponse{Message: "Registry activated", Data: reg}, nil
+	return gen.ActivateRegistry200JSONResponse{Body: gen.RegistryLookupResponse{Message: "Registry activated", Data: reg}}, nil
 }
 
 // ArchiveRegistry: live or inactive to archived (read-only).
@@ -53,7 +53,7 @@ func (s *Server) ArchiveRegistry(ctx context.Context, req gen.ArchiveRegistryReq
 	if err != nil {
 		return nil, err
 	}
-	return gen.ArchiveRegistry200JSONResponse{Message: "Registry archived", Data: reg}, nil
+	return gen.ArchiveRegistry200JSONResponse{Body: gen.RegistryLookupResponse{Message: "Registry archived", Data: reg}}, nil
 }
 
 // RestoreRegistry: archived to live.
@@ -62,7 +62,7 @@ func (s *Server) RestoreRegistry(ctx context.Context, req gen.RestoreRegistryReq
 	if err != nil {
 		return nil, err
 	}
-	return gen.RestoreRegistry200JSONResponse{Message: "Registry restored", Data: reg}, nil
+	return gen.RestoreRegistry200JSONResponse{Body: gen.RegistryLookupResponse{Message: "Registry restored", Data: reg}}, nil
 }
 
 // RevokeRegistry: any state to revoked, for good.
@@ -71,7 +71,7 @@ func (s *Server) RevokeRegistry(ctx context.Context, req gen.RevokeRegistryReque
 	if err != nil {
 		return nil, err
 	}
-	return gen.RevokeRegistry200JSONResponse{Message: "Registry revoked", Data: reg}, nil
+	return gen.RevokeRegistry200JSONResponse{Body: gen.RegistryLookupResponse{Message: "Registry revoked", Data: reg}}, nil
 }
 
 // PublishRecord: draft to live.
@@ -80,7 +80,7 @@ func (s *Server) PublishRecord(ctx context.Context, req gen.PublishRecordRequest
 	if err != nil {
 		return nil, err
 	}
-	return gen.PublishRecord200JSONResponse{Message: "Record published", Data: rec}, nil
+	return gen.PublishRecord200JSONResponse{Body: gen.RecordLookupResponse{Message: "Record published", Data: rec}}, nil
 }
 
 // SuspendRecord: live to suspended.
@@ -89,7 +89,7 @@ func (s *Server) SuspendRecord(ctx context.Context, req gen.SuspendRecordRequest
 	if err != nil {
 		return nil, err
 	}
-	return gen.SuspendRecord200JSONResponse{Message: "Record suspended", Data: rec}, nil
+	return gen.SuspendRecord200JSONResponse{Body: gen.RecordLookupResponse{Message: "Record suspended", Data: rec}}, nil
 }
 
 // ReinstateRecord: suspended to live.
@@ -98,7 +98,7 @@ func (s *Server) ReinstateRecord(ctx context.Context, req gen.ReinstateRecordReq
 	if err != nil {
 		return nil, err
 	}
-	return gen.ReinstateRecord200JSONResponse{Message: "Record reinstated", Data: rec}, nil
+	return gen.ReinstateRecord200JSONResponse{Body: gen.RecordLookupResponse{Message: "Record reinstated", Data: rec}}, nil
 }
 
 // RevokeRecord: live or suspended to revoked, for good.
@@ -107,5 +107,5 @@ func (s *Server) RevokeRecord(ctx context.Context, req gen.RevokeRecordRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return gen.RevokeRecord200JSONResponse{Message: "Record revoked", Data: rec}, nil
+	return gen.RevokeRecord200JSONResponse{Body: gen.RecordLookupResponse{Message: "Record revoked", Data: rec}}, nil
 }

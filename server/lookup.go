@@ -90,12 +90,14 @@ type found struct {
 
 // lookup is the one path of the three lookups. A latest lookup (latest) is answered from the
 // lookup cache when it holds key; otherwise read gives the answer, which a latest lookup keeps
-// in the cache unless a write committed meanwhile. If-None-Match naming the digest is 304.
-func (s *Server) lookup(key string, latest bool, ifNoneMatch *string, read func() (found, error)) (lookupAnswer, error) {
+// in the cache unless a write committed meanwhile. If-None-Match naming the digest is 304. A
+// request with a consistency token (fresh) reads past the cache, which may predate the write
+// the token names (made through another instance), and refreshes it.
+func (s *Server) lookup(key string, latest, fresh bool, ifNoneMatch *string, read func() (found, error)) (lookupAnswer, error) {
 	cached := latest && s.cache != nil
 	var generation uint64
 	if cached {
-		if e, ok := s.cache.Get(key); ok {
+		if e, ok := s.cache.Get(key); ok && !fresh {
 			if etagMatches(ifNoneMatch, e.digest) {
 				return gen.NotModifiedResponse{}, nil
 			}
@@ -123,7 +125,7 @@ func (s *Server) lookup(key string, latest bool, ifNoneMatch *string, read func(
 // LookupNamespace returns a namespace with its proof.
 func (s *Server) LookupNamespace(ctx context.Context, req gen.LookupNamespaceRequestObject) (gen.LookupNamespaceResponseObject, error) {
 	p := req.Params
-	return s.lookup("n\x00"+req.Namespace, p.VersionId == nil && p.AsOn == nil, p.IfNoneMatch, func() (found, error) {
+	return s.lookup("n\x00"+req.Namespace, p.VersionId == nil && p.AsOn == nil, p.SvcConsistencyToken != nil, p.IfNoneMatch, func() (found, error) {
 		ns, err := s.lookupNamespace(ctx, req)
 		if err != nil {
 			return found{}, err
@@ -147,7 +149,7 @@ func (s *Server) lookupNamespace(ctx context.Context, req gen.LookupNamespaceReq
 // LookupRegistry returns a registry with its proof.
 func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryRequestObject) (gen.LookupRegistryResponseObject, error) {
 	p := req.Params
-	return s.lookup("g\x00"+req.Namespace+"\x00"+req.RegistryName, p.VersionId == nil && p.AsOn == nil, p.IfNoneMatch, func() (found, error) {
+	return s.lookup("g\x00"+req.Namespace+"\x00"+req.RegistryName, p.VersionId == nil && p.AsOn == nil, p.SvcConsistencyToken != nil, p.IfNoneMatch, func() (found, error) {
 		reg, err := s.lookupRegistry(ctx, req.Namespace, req.RegistryName, p.VersionId, p.AsOn)
 		if err != nil {
 			return found{}, err
@@ -178,7 +180,7 @@ func (s *Server) lookupRegistry(ctx context.Context, nsRef, name string, version
 func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestObject) (gen.LookupRecordResponseObject, error) {
 	p := req.Params
 	key := "r\x00" + req.Namespace + "\x00" + req.RegistryName + "\x00" + req.RecordName
-	return s.lookup(key, p.VersionId == nil && p.AsOn == nil, p.IfNoneMatch, func() (found, error) {
+	return s.lookup(key, p.VersionId == nil && p.AsOn == nil, p.SvcConsistencyToken != nil, p.IfNoneMatch, func() (found, error) {
 		rec, err := s.lookupRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, p.VersionId, p.AsOn)
 		if err != nil {
 			return found{}, err

@@ -51,8 +51,8 @@ func (s *Server) MarkNotificationRead(ctx context.Context, req gen.MarkNotificat
 	if err != nil {
 		return nil, notFound(err, "Notification not found")
 	}
-	out := gen.MarkNotificationRead200JSONResponse{Message: "Notification marked read"}
-	out.Data.Id, out.Data.IsRead, out.Data.ReadAt = n.ID, n.IsRead, tsPtr(n.ReadAt)
+	out := gen.MarkNotificationRead200JSONResponse{Body: gen.MarkReadResponse{Message: "Notification marked read"}}
+	out.Body.Data.Id, out.Body.Data.IsRead, out.Body.Data.ReadAt = n.ID, n.IsRead, tsPtr(n.ReadAt)
 	return out, nil
 }
 
@@ -62,7 +62,7 @@ func (s *Server) MarkAllNotificationsRead(ctx context.Context, _ gen.MarkAllNoti
 	if err != nil {
 		return nil, err
 	}
-	out := gen.MarkAllNotificationsRead200JSONResponse{Message: "Notifications marked read"}
-	out.Data.Affected = n
+	out := gen.MarkAllNotificationsRead200JSONResponse{Body: gen.MarkAllReadResponse{Message: "Notifications marked read"}}
+	out.Body.Data.Affected = n
 	return out, nil
 }

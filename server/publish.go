@@ -20,7 +20,7 @@ func (s *Server) CreateNamespace(ctx context.Context, req gen.CreateNamespaceReq
 	if err != nil {
 		return nil, err
 	}
-	return gen.CreateNamespace201JSONResponse{Message: "Namespace created", Data: s.namespaceOut(ns)}, nil
+	return gen.CreateNamespace201JSONResponse{Body: gen.NamespaceLookupResponse{Message: "Namespace created", Data: s.namespaceOut(ns)}}, nil
 }
 
 // UpdateNamespace makes a new version of a namespace.
@@ -38,7 +38,7 @@ func (s *Server) UpdateNamespace(ctx context.Context, req gen.UpdateNamespaceReq
 	if err != nil {
 		return nil, namespaceNotFound(err)
 	}
-	return gen.UpdateNamespace200JSONResponse{Message: "Namespace updated", Data: s.namespaceOut(ns)}, nil
+	return gen.UpdateNamespace200JSONResponse{Body: gen.NamespaceLookupResponse{Message: "Namespace updated", Data: s.namespaceOut(ns)}}, nil
 }
 
 // CreateRegistry creates a registry with a custom or built-in schema.
@@ -59,7 +59,7 @@ func (s *Server) CreateRegistry(ctx context.Context, req gen.CreateRegistryReque
 	if err != nil {
 		return nil, namespaceNotFound(err)
 	}
-	return gen.CreateRegistry201JSONResponse{Message: "Registry created", Data: s.registryOut(reg)}, nil
+	return gen.CreateRegistry201JSONResponse{Body: gen.RegistryLookupResponse{Message: "Registry created", Data: s.registryOut(reg)}}, nil
 }
 
 // registrySchema is a new registry's tag (default custom) and schema: a custom registry gives
@@ -105,7 +105,7 @@ func (s *Server) UpdateRegistry(ctx context.Context, req gen.UpdateRegistryReque
 	if err != nil {
 		return nil, err
 	}
-	return gen.UpdateRegistry200JSONResponse{Message: "Registry updated", Data: s.registryOut(reg)}, nil
+	return gen.UpdateRegistry200JSONResponse{Body: gen.RegistryLookupResponse{Message: "Registry updated", Data: s.registryOut(reg)}}, nil
 }
 
 // checkDetails applies the registry's schema to a record's details (their size limit,
@@ -176,7 +176,7 @@ func (s *Server) AddRecord(ctx context.Context, req gen.AddRecordRequestObject) 
 	if err != nil {
 		return nil, notFound(err, "Registry not found")
 	}
-	return gen.AddRecord201JSONResponse{Message: "Record added", Data: s.recordOut(rec)}, nil
+	return gen.AddRecord201JSONResponse{Body: gen.RecordLookupResponse{Message: "Record added", Data: s.recordOut(rec)}}, nil
 }
 
 // AddRecords adds up to 1000 records, all or none.
@@ -195,10 +195,10 @@ func (s *Server) AddRecords(ctx context.Context, req gen.AddRecordsRequestObject
 	if err != nil {
 		return nil, notFound(err, "Registry not found")
 	}
-	out := gen.AddRecords201JSONResponse{Message: fmt.Sprintf("%d records added", len(added))}
-	out.Data.Records = make([]gen.AddedRecord, len(added))
+	out := gen.AddRecords201JSONResponse{Body: gen.AddRecordsResponse{Message: fmt.Sprintf("%d records added", len(added))}}
+	out.Body.Data.Records = make([]gen.AddedRecord, len(added))
 	for i, a := range added {
-		out.Data.Records[i] = gen.AddedRecord{RecordName: a.RecordName, RecordId: a.RecordID, Digest: a.Digest, Version: a.Version}
+		out.Body.Data.Records[i] = gen.AddedRecord{RecordName: a.RecordName, RecordId: a.RecordID, Digest: a.Digest, Version: a.Version}
 	}
 	return out, nil
 }
@@ -233,5 +233,5 @@ func (s *Server) UpdateRecord(ctx context.Context, req gen.UpdateRecordRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return gen.UpdateRecord200JSONResponse{Message: "Record updated", Data: s.recordOut(rec)}, nil
+	return gen.UpdateRecord200JSONResponse{Body: gen.RecordLookupResponse{Message: "Record updated", Data: s.recordOut(rec)}}, nil
 }

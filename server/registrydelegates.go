@@ -36,7 +36,7 @@ func (s *Server) AddRegistryDelegate(ctx context.Context, req gen.AddRegistryDel
 	if err != nil {
 		return nil, err
 	}
-	return gen.AddRegistryDelegate200JSONResponse{RegistryDelegatesJSONResponse: data}, nil
+	return gen.AddRegistryDelegate200JSONResponse{RegistryDelegatesAfterWriteJSONResponse: gen.RegistryDelegatesAfterWriteJSONResponse{Body: gen.RegistryDelegatesResponse(data)}}, nil
 }
 
 // RemoveRegistryDelegate lets a member of the namespace remove a delegate of one registry.
@@ -52,7 +52,7 @@ func (s *Server) RemoveRegistryDelegate(ctx context.Context, req gen.RemoveRegis
 	if err != nil {
 		return nil, err
 	}
-	return gen.RemoveRegistryDelegate200JSONResponse{RegistryDelegatesJSONResponse: data}, nil
+	return gen.RemoveRegistryDelegate200JSONResponse{RegistryDelegatesAfterWriteJSONResponse: gen.RegistryDelegatesAfterWriteJSONResponse{Body: gen.RegistryDelegatesResponse(data)}}, nil
 }
 
 // GetRegistryDelegates lists the delegates of one registry, for the namespace's members.
@@ -65,5 +65,5 @@ func (s *Server) GetRegistryDelegates(ctx context.Context, req gen.GetRegistryDe
 	if err != nil {
 		return nil, err
 	}
-	return gen.GetRegistryDelegates200JSONResponse{RegistryDelegatesJSONResponse: data}, nil
+	return gen.GetRegistryDelegates200JSONResponse{RegistryDelegatesJSONResponse: gen.RegistryDelegatesJSONResponse(data)}, nil
 }

@@ -158,8 +158,8 @@ func NewServer(cfg Config) (*Server, error) {
 		e.Pre(middleware.CORSWithConfig(middleware.CORSConfig{
 			AllowOrigins:  cfg.CORSOrigins,
 			AllowMethods:  []string{http.MethodGet, http.MethodPost, http.MethodOptions},
-			AllowHeaders:  []string{echo.HeaderAuthorization, echo.HeaderContentType, "If-Match", "If-None-Match"},
-			ExposeHeaders: []string{"ETag", "Retry-After", echo.HeaderXRequestID},
+			AllowHeaders:  []string{echo.HeaderAuthorization, echo.HeaderContentType, "If-Match", "If-None-Match", consistencyHeader},
+			ExposeHeaders: []string{"ETag", "Retry-After", echo.HeaderXRequestID, consistencyHeader},
 			MaxAge:        3600,
 		}))
 	}
@@ -181,6 +181,7 @@ func NewServer(cfg Config) (*Server, error) {
 		e.Use(s.rateLimit)
 	}
 	e.Use(s.contract)
+	e.Use(s.consistency)
 
 	// Handler errors (and parameter binding errors) return through echo's error handler above.
 	gen.RegisterHandlers(e, gen.NewStrictHandler(s, nil))
@@ -204,8 +205,8 @@ func (s *Server) Healthz(ctx context.Context, _ gen.HealthzRequestObject) (gen.H
 // balancers stop sending traffic while in-flight requests finish. Requests are still served.
 func (s *Server) Drain() { s.draining.Store(true) }
 
-// Readyz answers 200 when the database answers and the server is not shutting down, 503
-// otherwise.
+// Readyz answers 200 when the primary database answers and the server is not shutting down,
+// 503 otherwise; the 200 counts the replicas, and those reads may go to now.
 func (s *Server) Readyz(ctx context.Context, _ gen.ReadyzRequestObject) (gen.ReadyzResponseObject, error) {
 	reason := ""
 	if s.draining.Load() {
@@ -221,5 +222,12 @@ func (s *Server) Readyz(ctx context.Context, _ gen.ReadyzRequestObject) (gen.Rea
 	if reason != "" {
 		return gen.Readyz503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody(reason)}, nil
 	}
-	return gen.Readyz200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: "ready"}}, nil
+	out := gen.Readyz200JSONResponse{Message: "ready"}
+	for _, r := range s.store.Replicas() {
+		out.Replicas++
+		if r.Usable {
+			out.ReplicasReady++
+		}
+	}
+	return out, nil
 }

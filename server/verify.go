@@ -152,7 +152,7 @@ func (s *Server) VerifyNamespaceLookup(ctx context.Context, req gen.VerifyNamesp
 	case err != nil:
 		return nil, err
 	case ok:
-		return gen.VerifyNamespaceLookup200JSONResponse{VerifiedJSONResponse: gen.VerifiedJSONResponse{Message: msgVerified}}, nil
+		return gen.VerifyNamespaceLookup200JSONResponse{VerifiedJSONResponse: gen.VerifiedJSONResponse{Body: gen.Message{Message: msgVerified}}}, nil
 	}
 	return gen.VerifyNamespaceLookup400JSONResponse{VerificationFailedJSONResponse: verificationFailedBody(msgFailed)}, nil
 }
@@ -164,7 +164,7 @@ func (s *Server) VerifyRegistryLookup(ctx context.Context, req gen.VerifyRegistr
 	case err != nil:
 		return nil, err
 	case ok:
-		return gen.VerifyRegistryLookup200JSONResponse{VerifiedJSONResponse: gen.VerifiedJSONResponse{Message: msgVerified}}, nil
+		return gen.VerifyRegistryLookup200JSONResponse{VerifiedJSONResponse: gen.VerifiedJSONResponse{Body: gen.Message{Message: msgVerified}}}, nil
 	}
 	return gen.VerifyRegistryLookup400JSONResponse{VerificationFailedJSONResponse: verificationFailedBody(msgFailed)}, nil
 }
@@ -176,7 +176,7 @@ func (s *Server) VerifyRecordLookup(ctx context.Context, req gen.VerifyRecordLoo
 	case err != nil:
 		return nil, err
 	case ok:
-		return gen.VerifyRecordLookup200JSONResponse{VerifiedJSONResponse: gen.VerifiedJSONResponse{Message: msgVerified}}, nil
+		return gen.VerifyRecordLookup200JSONResponse{VerifiedJSONResponse: gen.VerifiedJSONResponse{Body: gen.Message{Message: msgVerified}}}, nil
 	}
 	return gen.VerifyRecordLookup400JSONResponse{VerificationFailedJSONResponse: verificationFailedBody(msgFailed)}, nil
 }

@@ -26,10 +26,10 @@ func (s *Server) CreateWatchSubscription(ctx context.Context, req gen.CreateWatc
 		return nil, err
 	}
 	w := watchOut(sub)
-	return gen.CreateWatchSubscription201JSONResponse{Message: "Subscription created", Data: gen.WatchCreated{
+	return gen.CreateWatchSubscription201JSONResponse{Body: gen.WatchCreatedResponse{Message: "Subscription created", Data: gen.WatchCreated{
 		SubscriptionId: w.SubscriptionId, WatchType: w.WatchType, TargetId: w.TargetId, NamespaceId: w.NamespaceId,
 		WebhookUrl: w.WebhookUrl, State: w.State, CreatedAt: w.CreatedAt, FailingSince: w.FailingSince, Secret: sub.Secret,
-	}}, nil
+	}}}, nil
 }
 
 // ListWatchSubscriptions lists the caller's subscriptions.
@@ -59,7 +59,7 @@ func (s *Server) DeleteWatchSubscription(ctx context.Context, req gen.DeleteWatc
 	if err := s.store.DeleteSubscription(ctx, caller(ctx).ID, req.SubscriptionId); err != nil {
 		return nil, notFound(err, "Subscription not found")
 	}
-	return gen.DeleteWatchSubscription200JSONResponse{MessageJSONResponse: gen.MessageJSONResponse{Message: "Subscription deleted"}}, nil
+	return gen.DeleteWatchSubscription200JSONResponse{MessageAfterWriteJSONResponse: gen.MessageAfterWriteJSONResponse{Body: gen.Message{Message: "Subscription deleted"}}}, nil
 }
 
 // ListWatchDeliveries is the delivery history of one of the caller's subscriptions.

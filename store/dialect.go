@@ -376,11 +376,11 @@ func (postgresDialect) search(ctx context.Context, s *Store, q *searchQuery) (Se
 }
 
 func (postgresDialect) readLatest(ctx context.Context, s *Store, namespaceID, registry, record string) (recRead, error) {
-	return s.lookups.get(ctx, lookupKey{namespaceID, registry, record})
+	return groupGet(s, ctx, func(t *readTarget) *groupReader[lookupKey, recRead] { return t.lookups }, lookupKey{namespaceID, registry, record})
 }
 
 func (postgresDialect) readLogEntry(ctx context.Context, s *Store, version string) (logEntryRead, error) {
-	return s.logEntries.get(ctx, version)
+	return groupGet(s, ctx, func(t *readTarget) *groupReader[string, logEntryRead] { return t.logEntries }, version)
 }
 
 func (postgresDialect) noteRecordWrites(s *Store, n int) { s.countRecordWrites(n) }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -107,8 +108,8 @@ func (s *Store) readLogEntrySQLite(ctx context.Context, version string) (logEntr
 }
 
 // readLogEntryGroup reads a group of versions' log entries in one statement (Postgres).
-func (s *Store) readLogEntryGroup(ctx context.Context, versions []string, found func(i int, r logEntryRead) error) error {
-	return s.withPgxConn(ctx, func(c *pgx.Conn) error {
+func readLogEntryGroup(ctx context.Context, db *sql.DB, versions []string, found func(i int, r logEntryRead) error) error {
+	return withPgxConn(ctx, db, func(c *pgx.Conn) error {
 		rows, err := c.Query(ctx, logEntryGroupSQL, versions)
 		if err != nil {
 			return err

@@ -31,12 +31,12 @@ func (r *recRead) scanDest() []any {
 }
 
 // readLatestGroup reads a group of latest-record lookups in one statement (Postgres).
-func (s *Store) readLatestGroup(ctx context.Context, keys []lookupKey, found func(i int, r recRead) error) error {
+func readLatestGroup(ctx context.Context, db *sql.DB, keys []lookupKey, found func(i int, r recRead) error) error {
 	ns, regs, recs := make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys))
 	for i, k := range keys {
 		ns[i], regs[i], recs[i] = k.namespaceID, k.registry, k.record
 	}
-	return s.withPgxConn(ctx, func(c *pgx.Conn) error {
+	return withPgxConn(ctx, db, func(c *pgx.Conn) error {
 		rows, err := c.Query(ctx, `SELECT q.i, `+recordHeadCols+`
 		FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS q(ns, reg, rec, i)
 		JOIN namespaces n ON n.namespace_id = q.ns
@@ -62,8 +62,8 @@ func (s *Store) readLatestGroup(ctx context.Context, keys []lookupKey, found fun
 
 // withPgxConn runs fn on one pooled Postgres connection through pgx itself, past database/sql's
 // row conversion (the lookup reader's rows are scanned straight into their fields).
-func (s *Store) withPgxConn(ctx context.Context, fn func(c *pgx.Conn) error) error {
-	conn, err := s.sqlDB.Conn(ctx)
+func withPgxConn(ctx context.Context, db *sql.DB, fn func(c *pgx.Conn) error) error {
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}

@@ -228,7 +228,7 @@ func (s *Store) UpdateNamespace(ctx context.Context, namespaceID, ifMatch string
 // namespace_id.
 func (s *Store) ResolveNamespace(ctx context.Context, ref string) (string, error) {
 	var ids []string
-	q := s.db.WithContext(ctx).Model(&nsHeadRow{})
+	q := s.rdb(ctx).Model(&nsHeadRow{})
 	if strings.HasPrefix(ref, NamespaceIDPrefix) {
 		q = q.Where("namespace_id = ?", ref)
 	} else {
@@ -256,7 +256,7 @@ func namespaceRefClause(ref string) (string, string) {
 // GetNamespace reads a namespace (by id or verified domain) at the selected version.
 func (s *Store) GetNamespace(ctx context.Context, ref string, sel VersionSel) (Namespace, error) {
 	cond, arg := namespaceRefClause(ref)
-	db := s.db.WithContext(ctx)
+	db := s.rdb(ctx)
 	var rows []nsRead
 	var err error
 	head := `SELECT ` + nsVersionCols + `, n.owner_id, n.created_at AS head_created_at, n.domain, n.registry_count
@@ -281,7 +281,7 @@ func (s *Store) GetNamespace(ctx context.Context, ref string, sel VersionSel) (N
 // NamespaceVersions lists a namespace's version ids, newest first.
 func (s *Store) NamespaceVersions(ctx context.Context, namespaceID string) ([]string, error) {
 	var out []string
-	err := s.db.WithContext(ctx).Model(&RowNamespaceVersion{}).Where("namespace_id = ?", namespaceID).
+	err := s.rdb(ctx).Model(&RowNamespaceVersion{}).Where("namespace_id = ?", namespaceID).
 		Order("version_count DESC").Pluck("version", &out).Error
 	return out, translate(err, "namespace versions")
 }
@@ -321,7 +321,7 @@ func (s *Store) Members(ctx context.Context, namespaceID string) ([]Member, erro
 		Email, Role, UserID, ProfileID string
 		AddedAt                        int64
 	}
-	err := s.db.WithContext(ctx).Raw(`SELECT u.email, m.role, m.created_at AS added_at, u.id AS user_id, u.profile_id
+	err := s.rdb(ctx).Raw(`SELECT u.email, m.role, m.created_at AS added_at, u.id AS user_id, u.profile_id
 		FROM namespace_members m JOIN users u ON u.id = m.user_id WHERE m.namespace_id = ?
 		ORDER BY CASE m.role WHEN 'owner' THEN 0 ELSE 1 END, m.created_at, u.email`, namespaceID).Scan(&rows).Error
 	if err != nil {

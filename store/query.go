@@ -153,13 +153,13 @@ func queryPage[T any](ctx context.Context, s *Store, selectFrom string, relArgs 
 	args := append(append([]any{}, relArgs...), w.args...)
 	from := selectFrom[strings.Index(selectFrom, " FROM "):]
 	var total int64
-	if err := s.sqlDB.QueryRowContext(ctx, s.d.rebind("SELECT COUNT(*)"+from+w.sql()), args...).Scan(&total); err != nil {
+	if err := queryRow(ctx, s.rsql(ctx), s.d.rebind("SELECT COUNT(*)"+from+w.sql()), args, &total); err != nil {
 		return nil, 0, translate(err, "count")
 	}
 	if total == 0 || o.offset() >= int(total) {
 		return []T{}, total, nil
 	}
-	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(selectFrom+w.sql()+order+" LIMIT ? OFFSET ?"), append(args, o.Size, o.offset())...)
+	rows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind(selectFrom+w.sql()+order+" LIMIT ? OFFSET ?"), append(args, o.Size, o.offset())...)
 	if err != nil {
 		return nil, 0, translate(err, "list")
 	}
@@ -225,10 +225,10 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 	// deep pages stay cheap.
 	var total int64
 	if len(w.conds) == 1 {
-		if err := s.sqlDB.QueryRowContext(ctx, s.d.rebind(`SELECT record_count FROM registries WHERE registry_id = ?`), registryID).Scan(&total); err != nil {
+		if err := queryRow(ctx, s.rsql(ctx), s.d.rebind(`SELECT record_count FROM registries WHERE registry_id = ?`), []any{registryID}, &total); err != nil {
 			return nil, 0, translate(err, "count")
 		}
-	} else if err := s.sqlDB.QueryRowContext(ctx, s.d.rebind("SELECT COUNT(*) FROM records r"+w.sql()), w.args...).Scan(&total); err != nil {
+	} else if err := queryRow(ctx, s.rsql(ctx), s.d.rebind("SELECT COUNT(*) FROM records r"+w.sql()), w.args, &total); err != nil {
 		return nil, 0, translate(err, "count")
 	}
 	if total == 0 || o.offset() >= int(total) {
@@ -237,7 +237,7 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 	limit, off, reversed := pageWindow(o.offset(), o.Size, total)
 	q := "SELECT " + recordListCols + " FROM records r JOIN (SELECT r.record_id FROM records r" + w.sql() +
 		orderSQL(o.Sort, "record_name", "record_id", reversed) + " LIMIT ? OFFSET ?) k ON k.record_id = r.record_id" + order
-	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(q), append(w.args, limit, off)...)
+	rows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind(q), append(w.args, limit, off)...)
 	if err != nil {
 		return nil, 0, translate(err, "records")
 	}
@@ -254,7 +254,7 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 // RegistriesByTag lists the registries in state with the tag in namespaces that hold a
 // verified domain, newest first.
 func (s *Store) RegistriesByTag(ctx context.Context, tag, state string) ([]Registry, error) {
-	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(`SELECT `+registryListCols+` FROM registries r
+	rows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind(`SELECT `+registryListCols+` FROM registries r
 		JOIN namespaces n ON n.namespace_id = r.namespace_id
 		WHERE r.tag = ? AND r.state = ? AND n.domain IS NOT NULL ORDER BY r.updated_at DESC, r.registry_id LIMIT 10000`), tag, state)
 	if err != nil {

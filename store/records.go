@@ -459,7 +459,7 @@ func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName s
 		JOIN records r ON r.registry_id = g.registry_id AND r.record_name = ?` + join + `
 		WHERE ` + cond + tail
 	var r recRead
-	err := s.sqlDB.QueryRowContext(ctx, s.d.rebind(q), args...).Scan(r.scanDest()...)
+	err := queryRow(ctx, s.rsql(ctx), s.d.rebind(q), args, r.scanDest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, fmt.Errorf("record %q: %w", recordName, ErrNotFound)
 	}
@@ -472,7 +472,7 @@ func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName s
 // RecordVersions lists a record's version ids, newest first.
 func (s *Store) RecordVersions(ctx context.Context, recordID string) ([]string, error) {
 	var out []string
-	err := s.db.WithContext(ctx).Model(&recVersionRow{}).Where("record_id = ?", recordID).
+	err := s.rdb(ctx).Model(&recVersionRow{}).Where("record_id = ?", recordID).
 		Order("version_count DESC").Pluck("version", &out).Error
 	return out, translate(err, "record versions")
 }

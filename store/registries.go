@@ -293,7 +293,7 @@ func (s *Store) GetRegistry(ctx context.Context, nsRef, name string, sel Version
 		WHERE ` + cond
 	var rows []regRead
 	var err error
-	db := s.db.WithContext(ctx)
+	db := s.rdb(ctx)
 	switch {
 	case sel.latest():
 		err = db.Raw(q+` AND v.version = g.version`, name, arg).Scan(&rows).Error
@@ -314,7 +314,7 @@ func (s *Store) GetRegistry(ctx context.Context, nsRef, name string, sel Version
 // RegistryVersions lists a registry's version ids, newest first.
 func (s *Store) RegistryVersions(ctx context.Context, registryID string) ([]string, error) {
 	var out []string
-	err := s.db.WithContext(ctx).Model(&regVersionRow{}).Where("registry_id = ?", registryID).
+	err := s.rdb(ctx).Model(&regVersionRow{}).Where("registry_id = ?", registryID).
 		Order("version_count DESC").Pluck("version", &out).Error
 	return out, translate(err, "registry versions")
 }

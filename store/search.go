@@ -195,7 +195,7 @@ func (s *Store) searchSQLite(ctx context.Context, q *searchQuery) (SearchResult,
 	// Many rows match: reading newest first and filtering finds a page sooner than collecting
 	// every match.
 	w = q.inNamespace(s.searchFilter(q, false))
-	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
+	rows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
 		" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?"), append(w.args, q.o.Size, q.pageFrom)...)
 	return withRecords(res, rows, err)
 }
@@ -203,7 +203,7 @@ func (s *Store) searchSQLite(ctx context.Context, q *searchQuery) (SearchResult,
 // searchKeys collects, in one pass, the keys of up to SearchCountLimit+1 matches: when they
 // are all there, the total is exact and the page is cut from them; otherwise the search is broad.
 func (s *Store) searchKeys(ctx context.Context, keysFrom string, w *where) ([]searchKey, error) {
-	keyRows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(keysFrom+w.sql()+" LIMIT ?"), append(w.args, SearchCountLimit+1)...)
+	keyRows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind(keysFrom+w.sql()+" LIMIT ?"), append(w.args, SearchCountLimit+1)...)
 	if err != nil {
 		return nil, translate(err, "search")
 	}
@@ -290,7 +290,7 @@ func (s *Store) searchPage(ctx context.Context, res SearchResult, keys []searchK
 	for i, k := range page {
 		ids[i], marks[i] = k.id, "?"
 	}
-	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind("SELECT "+recordListCols+" FROM records r WHERE r.record_id IN ("+
+	rows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind("SELECT "+recordListCols+" FROM records r WHERE r.record_id IN ("+
 		strings.Join(marks, ",")+") ORDER BY r.updated_at DESC, r.record_id"), ids...)
 	return withRecords(res, rows, err)
 }
@@ -375,7 +375,7 @@ func (wk *searchWalk) step(ctx context.Context, n, want int) error {
 			FROM records` + inner.sql() + ` ORDER BY updated_at DESC, record_id LIMIT ?) r
 		) x WHERE m OR rn = ? LIMIT ?`
 	args := append(append(append([]any{}, wk.filter.args...), inner.args...), n, n, want)
-	rows, err := wk.s.sqlDB.QueryContext(ctx, wk.s.d.rebind(q), args...)
+	rows, err := wk.s.rsql(ctx).QueryContext(ctx, wk.s.d.rebind(q), args...)
 	if err != nil {
 		return translate(err, "search")
 	}

@@ -67,7 +67,7 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 		Name  string `gorm:"column:name"`
 		Total int64  `gorm:"column:total"`
 	}
-	if err := s.db.WithContext(ctx).Raw(`SELECT name, SUM(n) AS total FROM svc_counters GROUP BY name`).Scan(&rows).Error; err != nil {
+	if err := s.rdb(ctx).Raw(`SELECT name, SUM(n) AS total FROM svc_counters GROUP BY name`).Scan(&rows).Error; err != nil {
 		return Stats{}, fmt.Errorf("store: stats: %w", err)
 	}
 	var st Stats

@@ -52,9 +52,10 @@ type Store struct {
 	logOnce   sync.Once
 	closed    chan struct{}
 	closeOnce sync.Once
-	// Grouped reads on Postgres (groupread.go): latest-record lookups, log entries.
-	lookups    *groupReader[lookupKey, recRead]
-	logEntries *groupReader[string, logEntryRead]
+	// primary is the database every write and most reads go to; replicas (replicas.go) take
+	// the reads of requests marked with ReplicaReads (nil: no replicas).
+	primary  readTarget
+	replicas *replicaSet
 	// The prepared latest-record read on SQLite (lookupbatch.go), made on first use.
 	latestStmt   atomic.Pointer[sql.Stmt]
 	latestStmtMu sync.Mutex
@@ -76,6 +77,16 @@ type Options struct {
 	Now func() time.Time
 	// AuthCacheTTL is how long a successful authentication is remembered (0: not at all).
 	AuthCacheTTL time.Duration
+	// ReplicaURLs are Postgres streaming replicas of the primary, for the reads of requests
+	// marked with ReplicaReads (replicas.go).
+	ReplicaURLs []string
+	// ReplicaMaxLag: a replica further behind the primary is skipped (default 2 s).
+	ReplicaMaxLag time.Duration
+	// ConsistencyWait is how long a read with a consistency token waits for a replica to
+	// replay past it before the primary serves it (default 200 ms).
+	ConsistencyWait time.Duration
+	// ReplicaMetrics records the replicas' figures (nil: none).
+	ReplicaMetrics *ReplicaMetrics
 }
 
 // Open connects to databaseURL: "sqlite://PATH" (PATH relative to the working directory, or
@@ -92,8 +103,6 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		TranslateError:         false,
 	}
 	s := &Store{log: log, now: time.Now, logQueue: make(chan logWrite, 1024), closed: make(chan struct{})}
-	s.lookups = newGroupReader("record lookup", s.closed, s.readLatestGroup)
-	s.logEntries = newGroupReader("log entry", s.closed, s.readLogEntryGroup)
 	if opts.Now != nil {
 		s.now = opts.Now
 	}
@@ -122,9 +131,21 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 	}
 	d.configurePool(sqlDB, opts)
 	s.db, s.sqlDB = db, sqlDB
+	s.primary = *newReadTarget(s, "primary", db, sqlDB)
 	if err := s.Ping(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
+	}
+	if len(opts.ReplicaURLs) > 0 {
+		if d.name() != DialectPostgres {
+			_ = sqlDB.Close()
+			return nil, errors.New("store: replicas need a Postgres primary")
+		}
+		if s.replicas, err = openReplicas(s, opts); err != nil {
+			_ = sqlDB.Close()
+			return nil, err
+		}
+		go s.replicas.run(s.closed)
 	}
 	return s, nil
 }
@@ -146,6 +167,9 @@ func (s *Store) Close() error {
 	s.stopStatistics()
 	if stmt := s.latestStmt.Load(); stmt != nil {
 		_ = stmt.Close()
+	}
+	if s.replicas != nil {
+		s.replicas.close()
 	}
 	return s.sqlDB.Close()
 }

@@ -173,7 +173,7 @@ func (s *Store) insertLogs(ctx context.Context, batch []logWrite) error {
 // VerificationLogs returns a page of the attempts on one entry, newest first, and how many
 // there are in all. onlyUserID, when set, keeps the attempts of that user only.
 func (s *Store) VerificationLogs(ctx context.Context, lookupType, entryID, onlyUserID string, page, pageSize int) ([]VerificationLog, int64, error) {
-	q := s.db.WithContext(ctx).Model(&verificationLogRow{}).Where("lookup_type = ? AND verified_id = ?", lookupType, entryID)
+	q := s.rdb(ctx).Model(&verificationLogRow{}).Where("lookup_type = ? AND verified_id = ?", lookupType, entryID)
 	if onlyUserID != "" {
 		q = q.Where("user_id = ?", onlyUserID)
 	}
@@ -235,7 +235,7 @@ func (s *Store) entryVersion(ctx context.Context, kind proof.Kind, entryID, vers
 		return StoredVersion{}, invalid.With("unknown entry kind %v", kind)
 	}
 	var v StoredVersion
-	err := s.sqlDB.QueryRowContext(ctx, s.d.rebind(q), entryID, version).Scan(&v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType)
+	err := queryRow(ctx, s.rsql(ctx), s.d.rebind(q), []any{entryID, version}, &v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType)
 	if errors.Is(err, sql.ErrNoRows) {
 		return StoredVersion{}, fmt.Errorf("%s %q version %q: %w", kind, entryID, version, ErrNotFound)
 	}
@@ -256,6 +256,6 @@ func (s *Store) EntryExists(ctx context.Context, kind proof.Kind, entryID string
 		return false, invalid.With("unknown entry kind %v", kind)
 	}
 	var n int64
-	err := s.db.WithContext(ctx).Raw(q, entryID).Scan(&n).Error
+	err := s.rdb(ctx).Raw(q, entryID).Scan(&n).Error
 	return n > 0, translate(err, kind.String())
 }

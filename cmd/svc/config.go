@@ -18,6 +18,12 @@ import (
 type Config struct {
 	Addr             string
 	DatabaseURL      string
+	// ReplicaURLs are Postgres streaming replicas for the reads of GET requests; a replica
+	// lagging more than ReplicaMaxLag is skipped, and a read with a consistency token waits
+	// up to ConsistencyWait for a replica to reach it before the primary serves it.
+	ReplicaURLs      []string
+	ReplicaMaxLag    time.Duration
+	ConsistencyWait  time.Duration
 	DIDHost          string
 	DNSServer        string
 	VerifyHTTPPort   int
@@ -86,6 +92,8 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 		return c, err
 	}
 	fs.IntVar(&c.RateLimitBurst, "rate-limit-burst", burst, "burst allowed above the rate [SVC_RATE_LIMIT_BURST]")
+	var replicas string
+	fs.StringVar(&replicas, "database-replica-urls", envOr("SVC_DATABASE_REPLICA_URLS", ""), "comma-separated postgres://... URLs of streaming replicas of the primary, for the reads of GET requests (empty: every read on the primary) [SVC_DATABASE_REPLICA_URLS]")
 	var origins string
 	fs.StringVar(&origins, "cors-origins", envOr("SVC_CORS_ORIGINS", ""), "comma-separated browser origins allowed by CORS (\"*\" for any; empty: none) [SVC_CORS_ORIGINS]")
 	port, err := envInt("SVC_VERIFY_HTTP_PORT", 443)
@@ -116,6 +124,8 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 		{&c.ShutdownTimeout, "shutdown-timeout", "SVC_SHUTDOWN_TIMEOUT", 15 * time.Second, "how long in-flight requests get to finish on SIGTERM"},
 		{&c.DrainDelay, "drain-delay", "SVC_DRAIN_DELAY", 0, "how long the server keeps serving on SIGTERM, with /readyz answering 503, before it stops taking connections"},
 		{&c.AuthCacheTTL, "auth-cache-ttl", "SVC_AUTH_CACHE_TTL", time.Second, "how long a successful API-key check is remembered (0 = off; revocations take effect within it)"},
+		{&c.ReplicaMaxLag, "replica-max-lag", "SVC_REPLICA_MAX_LAG", 2 * time.Second, "a replica whose replay is further behind the primary is skipped"},
+		{&c.ConsistencyWait, "consistency-wait", "SVC_CONSISTENCY_WAIT", 200 * time.Millisecond, "how long a read with an Svc-Consistency-Token waits for a replica to replay past it before the primary serves it"},
 		{&c.LookupCacheTTL, "lookup-cache-ttl", "SVC_LOOKUP_CACHE_TTL", time.Second, "how long a rendered latest lookup may be served from memory (0 = off; local writes empty it at once)"},
 	} {
 		v, err := envDuration(d.env, d.def)
@@ -145,6 +155,14 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	if c.LogWitnessQuorum < 0 || c.LogWitnessQuorum > len(c.LogWitnesses) {
 		return c, fmt.Errorf("%w: serve: the witness quorum %d is not between 1 and the %d witnesses", errUsage, c.LogWitnessQuorum, len(c.LogWitnesses))
 	}
+	for _, u := range strings.Split(replicas, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			c.ReplicaURLs = append(c.ReplicaURLs, u)
+		}
+	}
+	if len(c.ReplicaURLs) > 0 && !strings.HasPrefix(c.DatabaseURL, "postgres") {
+		return c, fmt.Errorf("%w: serve: replicas (SVC_DATABASE_REPLICA_URLS) need a Postgres primary (SVC_DATABASE_URL)", errUsage)
+	}
 	for _, o := range strings.Split(origins, ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			c.CORSOrigins = append(c.CORSOrigins, o)
@@ -153,7 +171,8 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	if c.RateLimitRPS < 0 || c.RateLimitBurst < 0 {
 		return c, fmt.Errorf("%w: serve: rate limits must not be negative", errUsage)
 	}
-	if c.ReverifyInterval <= 0 || c.ReverifyGrace < 0 || c.ReverifySweep <= 0 || c.ShutdownTimeout <= 0 || c.DrainDelay < 0 || c.LookupCacheTTL < 0 || c.AuthCacheTTL < 0 {
+	if c.ReverifyInterval <= 0 || c.ReverifyGrace < 0 || c.ReverifySweep <= 0 || c.ShutdownTimeout <= 0 || c.DrainDelay < 0 || c.LookupCacheTTL < 0 || c.AuthCacheTTL < 0 ||
+		c.ReplicaMaxLag <= 0 || c.ConsistencyWait < 0 {
 		return c, fmt.Errorf("%w: serve: durations must be positive", errUsage)
 	}
 	return c, nil

@@ -50,7 +50,9 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
-	st, err := store.Open(ctx, cfg.DatabaseURL, log, store.Options{AuthCacheTTL: cfg.AuthCacheTTL})
+	replicaMetrics := store.NewReplicaMetrics()
+	st, err := store.Open(ctx, cfg.DatabaseURL, log, store.Options{AuthCacheTTL: cfg.AuthCacheTTL,
+		ReplicaURLs: cfg.ReplicaURLs, ReplicaMaxLag: cfg.ReplicaMaxLag, ConsistencyWait: cfg.ConsistencyWait, ReplicaMetrics: replicaMetrics})
 	if err != nil {
 		return err
 	}
@@ -96,7 +98,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		RateLimit:       server.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
 		CORSOrigins:     cfg.CORSOrigins,
 		LogVerifierKey:  logKey.VerifierKey,
-		Collectors:      append(logMetrics.Collectors(), webhookMetrics.Collectors()...),
+		Collectors:      append(append(logMetrics.Collectors(), webhookMetrics.Collectors()...), replicaMetrics.Collectors()...),
 		WebhookInsecure: cfg.WebhookInsecure,
 	})
 	if err != nil {

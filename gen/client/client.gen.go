@@ -1268,6 +1268,18 @@ type Proof struct {
 	Type string `json:"type"`
 }
 
+// Readiness An instance's readiness, with its read replicas.
+type Readiness struct {
+	// Message Example: ready
+	Message string `json:"message"`
+
+	// Replicas The read replicas the instance is configured with (0 on the embedded database).
+	Replicas int64 `json:"replicas"`
+
+	// ReplicasReady How many of them it reads from now (answering probes, within the lag bound).
+	ReplicasReady int64 `json:"replicas_ready"`
+}
+
 // Record A record at one version, as a lookup returns it, with the state and schema of its registry.
 type Record struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -2111,6 +2123,9 @@ type WebhookPayloadType string
 // AsOn defines model for AsOn.
 type AsOn = openapi_types.Date
 
+// ConsistencyToken Example: 16/B374D848
+type ConsistencyToken = string
+
 // Domain defines model for Domain.
 type Domain = string
 
@@ -2174,11 +2189,17 @@ type Conflict = Error
 // Delegates The owner and delegates of a namespace.
 type Delegates = DelegatesResponse
 
+// DelegatesAfterWrite The owner and delegates of a namespace.
+type DelegatesAfterWrite = DelegatesResponse
+
 // Forbidden The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Forbidden = Error
 
 // InternalError The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type InternalError = Error
+
+// MessageAfterWrite The body of an answer that only says what happened.
+type MessageAfterWrite = Message
 
 // NotFound The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type NotFound = Error
@@ -2191,6 +2212,9 @@ type PreconditionFailed = Error
 
 // RegistryDelegates The delegates of a registry.
 type RegistryDelegates = RegistryDelegatesResponse
+
+// RegistryDelegatesAfterWrite The delegates of a registry.
+type RegistryDelegatesAfterWrite = RegistryDelegatesResponse
 
 // SearchFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type SearchFailed = Error
@@ -2216,6 +2240,12 @@ type VerificationFailed = Error
 // Verified The body of an answer that only says what happened.
 type Verified = Message
 
+// CheckVerificationParams defines parameters for CheckVerification.
+type CheckVerificationParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
 // GenerateDnsTxtParams defines parameters for GenerateDnsTxt.
 type GenerateDnsTxtParams struct {
 	// VerificationMethod How the domain is verified (required, here or in the body).
@@ -2223,6 +2253,21 @@ type GenerateDnsTxtParams struct {
 
 	// TargetNamespace ID or verified domain of the attesting namespace (for `request_other_namespace`).
 	TargetNamespace *string `form:"target_namespace,omitempty" json:"target_namespace,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// GetDnsTxtParams defines parameters for GetDnsTxt.
+type GetDnsTxtParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// GetJobParams defines parameters for GetJob.
+type GetJobParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // GetLogConsistencyParams defines parameters for GetLogConsistency.
@@ -2232,12 +2277,24 @@ type GetLogConsistencyParams struct {
 
 	// To The size of the newer tree.
 	To int64 `form:"to" json:"to"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // GetLogInclusionParams defines parameters for GetLogInclusion.
 type GetLogInclusionParams struct {
 	// Size The size of the tree to prove inclusion in, for a client that holds a checkpoint of that size (one a witness cosigned, say). Default: the latest checkpoint's size. A consistency proof from `size` to the returned checkpoint's size links the two.
 	Size *int64 `form:"size,omitempty" json:"size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// GetLogTileParams defines parameters for GetLogTile.
+type GetLogTileParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // LookupNamespaceParams defines parameters for LookupNamespace.
@@ -2247,6 +2304,9 @@ type LookupNamespaceParams struct {
 
 	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 
 	// IfNoneMatch An ETag from an earlier answer; a match gets 304.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
@@ -2260,6 +2320,9 @@ type LookupRegistryParams struct {
 	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
 
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+
 	// IfNoneMatch An ETag from an earlier answer; a match gets 304.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
@@ -2271,6 +2334,9 @@ type LookupRecordParams struct {
 
 	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 
 	// IfNoneMatch An ETag from an earlier answer; a match gets 304.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
@@ -2301,6 +2367,9 @@ type QueryRegistriesParams struct {
 
 	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // QueryRegistriesParamsStatus defines parameters for QueryRegistries.
@@ -2334,6 +2403,9 @@ type QueryRecordsParams struct {
 
 	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // QueryRecordsParamsSort defines parameters for QueryRecords.
@@ -2361,6 +2433,45 @@ type SearchRecordsParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// ListNamespaceVersionsParams defines parameters for ListNamespaceVersions.
+type ListNamespaceVersionsParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// ListRegistryVersionsParams defines parameters for ListRegistryVersions.
+type ListRegistryVersionsParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// ListRecordVersionsParams defines parameters for ListRecordVersions.
+type ListRecordVersionsParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// GetWatchSubscriptionParams defines parameters for GetWatchSubscription.
+type GetWatchSubscriptionParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// ListWatchDeliveriesParams defines parameters for ListWatchDeliveries.
+type ListWatchDeliveriesParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// GetDelegatesParams defines parameters for GetDelegates.
+type GetDelegatesParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // GetNamespaceVerificationLogsParams defines parameters for GetNamespaceVerificationLogs.
@@ -2370,6 +2481,9 @@ type GetNamespaceVerificationLogsParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // UpdateNamespaceParams defines parameters for UpdateNamespace.
@@ -2402,6 +2516,18 @@ type DeactivateRegistryParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// ExportRecordsAsCsvParams defines parameters for ExportRecordsAsCsv.
+type ExportRecordsAsCsvParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// GetRegistryDelegatesParams defines parameters for GetRegistryDelegates.
+type GetRegistryDelegatesParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
 // GetRegistryVerificationLogsParams defines parameters for GetRegistryVerificationLogs.
 type GetRegistryVerificationLogsParams struct {
 	// Page Page number, from 1.
@@ -2409,6 +2535,9 @@ type GetRegistryVerificationLogsParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // RestoreRegistryParams defines parameters for RestoreRegistry.
@@ -2436,6 +2565,9 @@ type GetRecordVerificationLogsParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // PublishRecordParams defines parameters for PublishRecord.
@@ -2472,10 +2604,19 @@ type UpdateRecordParams struct {
 type GetRegistriesByTagParams struct {
 	// Status The registries' state (default `active`, that is live).
 	Status *GetRegistriesByTagParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // GetRegistriesByTagParamsStatus defines parameters for GetRegistriesByTag.
 type GetRegistriesByTagParamsStatus string
+
+// GetDidDocumentParams defines parameters for GetDidDocument.
+type GetDidDocumentParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
 
 // VersionEventParams defines parameters for VersionEvent.
 type VersionEventParams struct {
@@ -2624,9 +2765,9 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// Readyz Readiness (the database answers)
+	// Readyz Readiness (the primary database answers)
 	//
-	// Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+	// Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2636,7 +2777,7 @@ type ClientInterface interface {
 	// Tells whether the namespace owns a verified domain, and which. For the namespace's owner and delegates.
 	//
 	// Corresponds with GET /svc/check-verification/{namespace_id} (the `CheckVerification` operationId).
-	CheckVerification(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CheckVerification(ctx context.Context, namespaceId NamespaceId, params *CheckVerificationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateNamespaceWithBody Create a namespace
 	//
@@ -2675,7 +2816,7 @@ type ClientInterface interface {
 	// Returns the newest verification value generated for the namespace (with its domain and method), so that it can be published again. For the namespace's owner and delegates; 404 when none was generated.
 	//
 	// Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
-	GetDnsTxt(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetDnsTxt(ctx context.Context, namespaceId NamespaceId, params *GetDnsTxtParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListJobs List the caller's import jobs
 	//
@@ -2689,7 +2830,7 @@ type ClientInterface interface {
 	// One of the caller's import jobs, with its first 1,000 row errors; 404 when the caller has no job with that id.
 	//
 	// Corresponds with GET /svc/jobs/{job_id} (the `GetJob` operationId).
-	GetJob(ctx context.Context, jobId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetJob(ctx context.Context, jobId string, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetLogCheckpoint The latest signed checkpoint of the transparency log
 	//
@@ -2731,7 +2872,7 @@ type ClientInterface interface {
 	// The log's tiles as C2SP tlog-tiles (height 8) lays them out under the prefix `/svc/log/`. `tile_path` is the rest of the URL path after `/svc/log/tile/`, slashes included: `{L}/{N}[.p/{W}]` is a hash tile (the 256 hashes of level 8·L numbered N, or its first W), `entries/{N}[.p/{W}]` an entry bundle (the leaves, each a big-endian 16-bit length and the leaf text). N is written in groups of three digits, all but the last prefixed with `x` (`x001/x234/067` is 1234067). So `GET /svc/log/tile/0/x001/234.p/17` and `GET /svc/log/tile/entries/000` are what tlog clients send; a client that writes the parameter as one path segment (`0%2Fx001%2F234.p%2F17`) gets the same answer. The `x-svc-rest-of-path` extension names the parameter that takes the rest of the path (OpenAPI path parameters cannot hold a slash). A full tile never changes and is cached for a year; a partial one for a minute. 400 for a path that is not a tile path of height 8 (non-canonical N, W not in 1..255); 404 for a tile the log does not hold yet (beyond the latest checkpoint, or a full tile that is still partial).
 	//
 	// Corresponds with GET /svc/log/tile/{tile_path} (the `GetLogTile` operationId).
-	GetLogTile(ctx context.Context, tilePath string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetLogTile(ctx context.Context, tilePath string, params *GetLogTileParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// LookupNamespace Look up a namespace
 	//
@@ -2911,21 +3052,21 @@ type ClientInterface interface {
 	// Version identifiers, newest first.
 	//
 	// Corresponds with GET /svc/versions/{namespace} (the `ListNamespaceVersions` operationId).
-	ListNamespaceVersions(ctx context.Context, namespace NamespaceRef, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListNamespaceVersions(ctx context.Context, namespace NamespaceRef, params *ListNamespaceVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListRegistryVersions List the versions of a registry
 	//
 	// Version identifiers, newest first, with the registry's name and schema.
 	//
 	// Corresponds with GET /svc/versions/{namespace}/{registry_name} (the `ListRegistryVersions` operationId).
-	ListRegistryVersions(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListRegistryVersions(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ListRegistryVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListRecordVersions List the versions of a record
 	//
 	// Version identifiers, newest first, with the registry's schema.
 	//
 	// Corresponds with GET /svc/versions/{namespace}/{registry_name}/{record_name} (the `ListRecordVersions` operationId).
-	ListRecordVersions(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListRecordVersions(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ListRecordVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateWatchSubscriptionWithBody Watch an entry with a webhook
 	//
@@ -2964,14 +3105,14 @@ type ClientInterface interface {
 	// One of the caller's subscriptions, without its secret; 404 when the caller has no subscription with that id.
 	//
 	// Corresponds with GET /svc/watch/{subscription_id} (the `GetWatchSubscription` operationId).
-	GetWatchSubscription(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetWatchSubscription(ctx context.Context, subscriptionId string, params *GetWatchSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWatchDeliveries The delivery history of a watch subscription
 	//
 	// The latest 100 delivery attempts of one of the caller's subscriptions, newest first, each with the receiver's HTTP status (0 when it did not answer) and what went wrong.
 	//
 	// Corresponds with GET /svc/watch/{subscription_id}/deliveries (the `ListWatchDeliveries` operationId).
-	ListWatchDeliveries(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListWatchDeliveries(ctx context.Context, subscriptionId string, params *ListWatchDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddDelegateWithBody Add a delegate (owner only)
 	//
@@ -3014,7 +3155,7 @@ type ClientInterface interface {
 	// The owner and the delegates of the namespace, for its owner and delegates.
 	//
 	// Corresponds with GET /svc/{namespace}/get-delegates (the `GetDelegates` operationId).
-	GetDelegates(ctx context.Context, namespace NamespaceRef, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetDelegates(ctx context.Context, namespace NamespaceRef, params *GetDelegatesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetNamespaceVerificationLogs Read the verification log of a namespace
 	//
@@ -3155,14 +3296,14 @@ type ClientInterface interface {
 	// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
 	//
 	// Corresponds with GET /svc/{namespace}/{registry_name}/export-records-as-csv (the `ExportRecordsAsCsv` operationId).
-	ExportRecordsAsCsv(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ExportRecordsAsCsv(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ExportRecordsAsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRegistryDelegates List the delegates of one registry
 	//
 	// The registry's delegates, by when they were added, for the namespace's owner and delegates.
 	//
 	// Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-delegates (the `GetRegistryDelegates` operationId).
-	GetRegistryDelegates(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetRegistryDelegates(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *GetRegistryDelegatesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRegistryVerificationLogs Read the verification log of a registry
 	//
@@ -3286,7 +3427,7 @@ type ClientInterface interface {
 	// `did:web:{did_host}:{profile_id}` resolves here. `verificationMethod` lists the profile's registered Ed25519 keys as `Multikey` (empty when none).
 	//
 	// Corresponds with GET /{profile_id}/did.json (the `GetDidDocument` operationId).
-	GetDidDocument(ctx context.Context, profileId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetDidDocument(ctx context.Context, profileId string, params *GetDidDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // Healthz Liveness
@@ -3306,9 +3447,9 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 	return c.Client.Do(req)
 }
 
-// Readyz Readiness (the database answers)
+// Readyz Readiness (the primary database answers)
 //
-// Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+// Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
 //
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3328,8 +3469,8 @@ func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 // Tells whether the namespace owns a verified domain, and which. For the namespace's owner and delegates.
 //
 // Corresponds with GET /svc/check-verification/{namespace_id} (the `CheckVerification` operationId).
-func (c *Client) CheckVerification(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCheckVerificationRequest(c.Server, namespaceId)
+func (c *Client) CheckVerification(ctx context.Context, namespaceId NamespaceId, params *CheckVerificationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCheckVerificationRequest(c.Server, namespaceId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3407,8 +3548,8 @@ func (c *Client) GenerateDnsTxt(ctx context.Context, namespaceId NamespaceId, do
 // Returns the newest verification value generated for the namespace (with its domain and method), so that it can be published again. For the namespace's owner and delegates; 404 when none was generated.
 //
 // Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
-func (c *Client) GetDnsTxt(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetDnsTxtRequest(c.Server, namespaceId)
+func (c *Client) GetDnsTxt(ctx context.Context, namespaceId NamespaceId, params *GetDnsTxtParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDnsTxtRequest(c.Server, namespaceId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3441,8 +3582,8 @@ func (c *Client) ListJobs(ctx context.Context, reqEditors ...RequestEditorFn) (*
 // One of the caller's import jobs, with its first 1,000 row errors; 404 when the caller has no job with that id.
 //
 // Corresponds with GET /svc/jobs/{job_id} (the `GetJob` operationId).
-func (c *Client) GetJob(ctx context.Context, jobId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetJobRequest(c.Server, jobId)
+func (c *Client) GetJob(ctx context.Context, jobId string, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetJobRequest(c.Server, jobId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3543,8 +3684,8 @@ func (c *Client) GetLogKey(ctx context.Context, reqEditors ...RequestEditorFn) (
 // The log's tiles as C2SP tlog-tiles (height 8) lays them out under the prefix `/svc/log/`. `tile_path` is the rest of the URL path after `/svc/log/tile/`, slashes included: `{L}/{N}[.p/{W}]` is a hash tile (the 256 hashes of level 8·L numbered N, or its first W), `entries/{N}[.p/{W}]` an entry bundle (the leaves, each a big-endian 16-bit length and the leaf text). N is written in groups of three digits, all but the last prefixed with `x` (`x001/x234/067` is 1234067). So `GET /svc/log/tile/0/x001/234.p/17` and `GET /svc/log/tile/entries/000` are what tlog clients send; a client that writes the parameter as one path segment (`0%2Fx001%2F234.p%2F17`) gets the same answer. The `x-svc-rest-of-path` extension names the parameter that takes the rest of the path (OpenAPI path parameters cannot hold a slash). A full tile never changes and is cached for a year; a partial one for a minute. 400 for a path that is not a tile path of height 8 (non-canonical N, W not in 1..255); 404 for a tile the log does not hold yet (beyond the latest checkpoint, or a full tile that is still partial).
 //
 // Corresponds with GET /svc/log/tile/{tile_path} (the `GetLogTile` operationId).
-func (c *Client) GetLogTile(ctx context.Context, tilePath string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetLogTileRequest(c.Server, tilePath)
+func (c *Client) GetLogTile(ctx context.Context, tilePath string, params *GetLogTileParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLogTileRequest(c.Server, tilePath, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3943,8 +4084,8 @@ func (c *Client) VerifyRegistryLookup(ctx context.Context, body VerifyRegistryLo
 // Version identifiers, newest first.
 //
 // Corresponds with GET /svc/versions/{namespace} (the `ListNamespaceVersions` operationId).
-func (c *Client) ListNamespaceVersions(ctx context.Context, namespace NamespaceRef, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListNamespaceVersionsRequest(c.Server, namespace)
+func (c *Client) ListNamespaceVersions(ctx context.Context, namespace NamespaceRef, params *ListNamespaceVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListNamespaceVersionsRequest(c.Server, namespace, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3960,8 +4101,8 @@ func (c *Client) ListNamespaceVersions(ctx context.Context, namespace NamespaceR
 // Version identifiers, newest first, with the registry's name and schema.
 //
 // Corresponds with GET /svc/versions/{namespace}/{registry_name} (the `ListRegistryVersions` operationId).
-func (c *Client) ListRegistryVersions(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListRegistryVersionsRequest(c.Server, namespace, registryName)
+func (c *Client) ListRegistryVersions(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ListRegistryVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRegistryVersionsRequest(c.Server, namespace, registryName, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3977,8 +4118,8 @@ func (c *Client) ListRegistryVersions(ctx context.Context, namespace NamespaceRe
 // Version identifiers, newest first, with the registry's schema.
 //
 // Corresponds with GET /svc/versions/{namespace}/{registry_name}/{record_name} (the `ListRecordVersions` operationId).
-func (c *Client) ListRecordVersions(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListRecordVersionsRequest(c.Server, namespace, registryName, recordName)
+func (c *Client) ListRecordVersions(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ListRecordVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRecordVersionsRequest(c.Server, namespace, registryName, recordName, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4066,8 +4207,8 @@ func (c *Client) DeleteWatchSubscription(ctx context.Context, subscriptionId str
 // One of the caller's subscriptions, without its secret; 404 when the caller has no subscription with that id.
 //
 // Corresponds with GET /svc/watch/{subscription_id} (the `GetWatchSubscription` operationId).
-func (c *Client) GetWatchSubscription(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetWatchSubscriptionRequest(c.Server, subscriptionId)
+func (c *Client) GetWatchSubscription(ctx context.Context, subscriptionId string, params *GetWatchSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWatchSubscriptionRequest(c.Server, subscriptionId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4083,8 +4224,8 @@ func (c *Client) GetWatchSubscription(ctx context.Context, subscriptionId string
 // The latest 100 delivery attempts of one of the caller's subscriptions, newest first, each with the receiver's HTTP status (0 when it did not answer) and what went wrong.
 //
 // Corresponds with GET /svc/watch/{subscription_id}/deliveries (the `ListWatchDeliveries` operationId).
-func (c *Client) ListWatchDeliveries(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListWatchDeliveriesRequest(c.Server, subscriptionId)
+func (c *Client) ListWatchDeliveries(ctx context.Context, subscriptionId string, params *ListWatchDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWatchDeliveriesRequest(c.Server, subscriptionId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4176,8 +4317,8 @@ func (c *Client) CreateRegistry(ctx context.Context, namespace NamespaceRef, bod
 // The owner and the delegates of the namespace, for its owner and delegates.
 //
 // Corresponds with GET /svc/{namespace}/get-delegates (the `GetDelegates` operationId).
-func (c *Client) GetDelegates(ctx context.Context, namespace NamespaceRef, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetDelegatesRequest(c.Server, namespace)
+func (c *Client) GetDelegates(ctx context.Context, namespace NamespaceRef, params *GetDelegatesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDelegatesRequest(c.Server, namespace, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4487,8 +4628,8 @@ func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef,
 // The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
 //
 // Corresponds with GET /svc/{namespace}/{registry_name}/export-records-as-csv (the `ExportRecordsAsCsv` operationId).
-func (c *Client) ExportRecordsAsCsv(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewExportRecordsAsCsvRequest(c.Server, namespace, registryName)
+func (c *Client) ExportRecordsAsCsv(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ExportRecordsAsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportRecordsAsCsvRequest(c.Server, namespace, registryName, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4504,8 +4645,8 @@ func (c *Client) ExportRecordsAsCsv(ctx context.Context, namespace NamespaceRef,
 // The registry's delegates, by when they were added, for the namespace's owner and delegates.
 //
 // Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-delegates (the `GetRegistryDelegates` operationId).
-func (c *Client) GetRegistryDelegates(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetRegistryDelegatesRequest(c.Server, namespace, registryName)
+func (c *Client) GetRegistryDelegates(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *GetRegistryDelegatesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRegistryDelegatesRequest(c.Server, namespace, registryName, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4788,8 +4929,8 @@ func (c *Client) GetRegistriesByTag(ctx context.Context, tag string, params *Get
 // `did:web:{did_host}:{profile_id}` resolves here. `verificationMethod` lists the profile's registered Ed25519 keys as `Multikey` (empty when none).
 //
 // Corresponds with GET /{profile_id}/did.json (the `GetDidDocument` operationId).
-func (c *Client) GetDidDocument(ctx context.Context, profileId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetDidDocumentRequest(c.Server, profileId)
+func (c *Client) GetDidDocument(ctx context.Context, profileId string, params *GetDidDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDidDocumentRequest(c.Server, profileId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4855,7 +4996,7 @@ func NewReadyzRequest(server string) (*http.Request, error) {
 }
 
 // NewCheckVerificationRequest constructs an http.Request for the CheckVerification method
-func NewCheckVerificationRequest(server string, namespaceId NamespaceId) (*http.Request, error) {
+func NewCheckVerificationRequest(server string, namespaceId NamespaceId, params *CheckVerificationParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4883,6 +5024,21 @@ func NewCheckVerificationRequest(server string, namespaceId NamespaceId) (*http.
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5005,11 +5161,26 @@ func NewGenerateDnsTxtRequest(server string, namespaceId NamespaceId, domain Dom
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewGetDnsTxtRequest constructs an http.Request for the GetDnsTxt method
-func NewGetDnsTxtRequest(server string, namespaceId NamespaceId) (*http.Request, error) {
+func NewGetDnsTxtRequest(server string, namespaceId NamespaceId, params *GetDnsTxtParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5037,6 +5208,21 @@ func NewGetDnsTxtRequest(server string, namespaceId NamespaceId) (*http.Request,
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5070,7 +5256,7 @@ func NewListJobsRequest(server string) (*http.Request, error) {
 }
 
 // NewGetJobRequest constructs an http.Request for the GetJob method
-func NewGetJobRequest(server string, jobId string) (*http.Request, error) {
+func NewGetJobRequest(server string, jobId string, params *GetJobParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5098,6 +5284,21 @@ func NewGetJobRequest(server string, jobId string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5183,6 +5384,21 @@ func NewGetLogConsistencyRequest(server string, params *GetLogConsistencyParams)
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5273,6 +5489,21 @@ func NewGetLogInclusionRequest(server string, version Version, params *GetLogInc
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -5304,7 +5535,7 @@ func NewGetLogKeyRequest(server string) (*http.Request, error) {
 }
 
 // NewGetLogTileRequest constructs an http.Request for the GetLogTile method
-func NewGetLogTileRequest(server string, tilePath string) (*http.Request, error) {
+func NewGetLogTileRequest(server string, tilePath string, params *GetLogTileParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5332,6 +5563,21 @@ func NewGetLogTileRequest(server string, tilePath string) (*http.Request, error)
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5409,15 +5655,26 @@ func NewLookupNamespaceRequest(server string, namespace NamespaceRef, params *Lo
 
 	if params != nil {
 
-		if params.IfNoneMatch != nil {
+		if params.SvcConsistencyToken != nil {
 			var headerParam0 string
 
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("If-None-Match", headerParam0)
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam1)
 		}
 
 	}
@@ -5504,15 +5761,26 @@ func NewLookupRegistryRequest(server string, namespace NamespaceRef, registryNam
 
 	if params != nil {
 
-		if params.IfNoneMatch != nil {
+		if params.SvcConsistencyToken != nil {
 			var headerParam0 string
 
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("If-None-Match", headerParam0)
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam1)
 		}
 
 	}
@@ -5606,15 +5874,26 @@ func NewLookupRecordRequest(server string, namespace NamespaceRef, registryName 
 
 	if params != nil {
 
-		if params.IfNoneMatch != nil {
+		if params.SvcConsistencyToken != nil {
 			var headerParam0 string
 
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("If-None-Match", headerParam0)
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam1)
 		}
 
 	}
@@ -5879,6 +6158,21 @@ func NewQueryRegistriesRequest(server string, namespace NamespaceRef, params *Qu
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -6031,6 +6325,21 @@ func NewQueryRecordsRequest(server string, namespace NamespaceRef, registryName 
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -6162,6 +6471,21 @@ func NewSearchRecordsRequest(server string, namespace NamespaceRef, params *Sear
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -6423,7 +6747,7 @@ func NewVerifyRegistryLookupRequestWithBody(server string, contentType string, b
 }
 
 // NewListNamespaceVersionsRequest constructs an http.Request for the ListNamespaceVersions method
-func NewListNamespaceVersionsRequest(server string, namespace NamespaceRef) (*http.Request, error) {
+func NewListNamespaceVersionsRequest(server string, namespace NamespaceRef, params *ListNamespaceVersionsParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6453,11 +6777,26 @@ func NewListNamespaceVersionsRequest(server string, namespace NamespaceRef) (*ht
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewListRegistryVersionsRequest constructs an http.Request for the ListRegistryVersions method
-func NewListRegistryVersionsRequest(server string, namespace NamespaceRef, registryName RegistryName) (*http.Request, error) {
+func NewListRegistryVersionsRequest(server string, namespace NamespaceRef, registryName RegistryName, params *ListRegistryVersionsParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6494,11 +6833,26 @@ func NewListRegistryVersionsRequest(server string, namespace NamespaceRef, regis
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewListRecordVersionsRequest constructs an http.Request for the ListRecordVersions method
-func NewListRecordVersionsRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName) (*http.Request, error) {
+func NewListRecordVersionsRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ListRecordVersionsParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6540,6 +6894,21 @@ func NewListRecordVersionsRequest(server string, namespace NamespaceRef, registr
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -6647,7 +7016,7 @@ func NewDeleteWatchSubscriptionRequest(server string, subscriptionId string) (*h
 }
 
 // NewGetWatchSubscriptionRequest constructs an http.Request for the GetWatchSubscription method
-func NewGetWatchSubscriptionRequest(server string, subscriptionId string) (*http.Request, error) {
+func NewGetWatchSubscriptionRequest(server string, subscriptionId string, params *GetWatchSubscriptionParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6677,11 +7046,26 @@ func NewGetWatchSubscriptionRequest(server string, subscriptionId string) (*http
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewListWatchDeliveriesRequest constructs an http.Request for the ListWatchDeliveries method
-func NewListWatchDeliveriesRequest(server string, subscriptionId string) (*http.Request, error) {
+func NewListWatchDeliveriesRequest(server string, subscriptionId string, params *ListWatchDeliveriesParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6709,6 +7093,21 @@ func NewListWatchDeliveriesRequest(server string, subscriptionId string) (*http.
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -6809,7 +7208,7 @@ func NewCreateRegistryRequestWithBody(server string, namespace NamespaceRef, con
 }
 
 // NewGetDelegatesRequest constructs an http.Request for the GetDelegates method
-func NewGetDelegatesRequest(server string, namespace NamespaceRef) (*http.Request, error) {
+func NewGetDelegatesRequest(server string, namespace NamespaceRef, params *GetDelegatesParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6837,6 +7236,21 @@ func NewGetDelegatesRequest(server string, namespace NamespaceRef) (*http.Reques
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -6910,6 +7324,21 @@ func NewGetNamespaceVerificationLogsRequest(server string, namespace NamespaceRe
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -7439,7 +7868,7 @@ func NewDeactivateRegistryRequest(server string, namespace NamespaceRef, registr
 }
 
 // NewExportRecordsAsCsvRequest constructs an http.Request for the ExportRecordsAsCsv method
-func NewExportRecordsAsCsvRequest(server string, namespace NamespaceRef, registryName RegistryName) (*http.Request, error) {
+func NewExportRecordsAsCsvRequest(server string, namespace NamespaceRef, registryName RegistryName, params *ExportRecordsAsCsvParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7476,11 +7905,26 @@ func NewExportRecordsAsCsvRequest(server string, namespace NamespaceRef, registr
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewGetRegistryDelegatesRequest constructs an http.Request for the GetRegistryDelegates method
-func NewGetRegistryDelegatesRequest(server string, namespace NamespaceRef, registryName RegistryName) (*http.Request, error) {
+func NewGetRegistryDelegatesRequest(server string, namespace NamespaceRef, registryName RegistryName, params *GetRegistryDelegatesParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7515,6 +7959,21 @@ func NewGetRegistryDelegatesRequest(server string, namespace NamespaceRef, regis
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -7595,6 +8054,21 @@ func NewGetRegistryVerificationLogsRequest(server string, namespace NamespaceRef
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -7917,6 +8391,21 @@ func NewGetRecordVerificationLogsRequest(server string, namespace NamespaceRef, 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -8308,11 +8797,26 @@ func NewGetRegistriesByTagRequest(server string, tag string, params *GetRegistri
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewGetDidDocumentRequest constructs an http.Request for the GetDidDocument method
-func NewGetDidDocumentRequest(server string, profileId string) (*http.Request, error) {
+func NewGetDidDocumentRequest(server string, profileId string, params *GetDidDocumentParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8340,6 +8844,21 @@ func NewGetDidDocumentRequest(server string, profileId string) (*http.Request, e
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -8398,9 +8917,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzResult, error)
 
-	// ReadyzWithResponse Readiness (the database answers)
+	// ReadyzWithResponse Readiness (the primary database answers)
 	//
-	// Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+	// Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8414,7 +8933,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/check-verification/{namespace_id} (the `CheckVerification` operationId).
-	CheckVerificationWithResponse(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*CheckVerificationResult, error)
+	CheckVerificationWithResponse(ctx context.Context, namespaceId NamespaceId, params *CheckVerificationParams, reqEditors ...RequestEditorFn) (*CheckVerificationResult, error)
 
 	// CreateNamespaceWithBodyWithResponse Create a namespace
 	//
@@ -8457,7 +8976,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
-	GetDnsTxtWithResponse(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*GetDnsTxtResult, error)
+	GetDnsTxtWithResponse(ctx context.Context, namespaceId NamespaceId, params *GetDnsTxtParams, reqEditors ...RequestEditorFn) (*GetDnsTxtResult, error)
 
 	// ListJobsWithResponse List the caller's import jobs
 	//
@@ -8475,7 +8994,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/jobs/{job_id} (the `GetJob` operationId).
-	GetJobWithResponse(ctx context.Context, jobId string, reqEditors ...RequestEditorFn) (*GetJobResult, error)
+	GetJobWithResponse(ctx context.Context, jobId string, params *GetJobParams, reqEditors ...RequestEditorFn) (*GetJobResult, error)
 
 	// GetLogCheckpointWithResponse The latest signed checkpoint of the transparency log
 	//
@@ -8529,7 +9048,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/log/tile/{tile_path} (the `GetLogTile` operationId).
-	GetLogTileWithResponse(ctx context.Context, tilePath string, reqEditors ...RequestEditorFn) (*GetLogTileResult, error)
+	GetLogTileWithResponse(ctx context.Context, tilePath string, params *GetLogTileParams, reqEditors ...RequestEditorFn) (*GetLogTileResult, error)
 
 	// LookupNamespaceWithResponse Look up a namespace
 	//
@@ -8737,7 +9256,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/versions/{namespace} (the `ListNamespaceVersions` operationId).
-	ListNamespaceVersionsWithResponse(ctx context.Context, namespace NamespaceRef, reqEditors ...RequestEditorFn) (*ListNamespaceVersionsResult, error)
+	ListNamespaceVersionsWithResponse(ctx context.Context, namespace NamespaceRef, params *ListNamespaceVersionsParams, reqEditors ...RequestEditorFn) (*ListNamespaceVersionsResult, error)
 
 	// ListRegistryVersionsWithResponse List the versions of a registry
 	//
@@ -8746,7 +9265,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/versions/{namespace}/{registry_name} (the `ListRegistryVersions` operationId).
-	ListRegistryVersionsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*ListRegistryVersionsResult, error)
+	ListRegistryVersionsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ListRegistryVersionsParams, reqEditors ...RequestEditorFn) (*ListRegistryVersionsResult, error)
 
 	// ListRecordVersionsWithResponse List the versions of a record
 	//
@@ -8755,7 +9274,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/versions/{namespace}/{registry_name}/{record_name} (the `ListRecordVersions` operationId).
-	ListRecordVersionsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, reqEditors ...RequestEditorFn) (*ListRecordVersionsResult, error)
+	ListRecordVersionsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ListRecordVersionsParams, reqEditors ...RequestEditorFn) (*ListRecordVersionsResult, error)
 
 	// CreateWatchSubscriptionWithBodyWithResponse Watch an entry with a webhook
 	//
@@ -8800,7 +9319,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/watch/{subscription_id} (the `GetWatchSubscription` operationId).
-	GetWatchSubscriptionWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*GetWatchSubscriptionResult, error)
+	GetWatchSubscriptionWithResponse(ctx context.Context, subscriptionId string, params *GetWatchSubscriptionParams, reqEditors ...RequestEditorFn) (*GetWatchSubscriptionResult, error)
 
 	// ListWatchDeliveriesWithResponse The delivery history of a watch subscription
 	//
@@ -8809,7 +9328,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/watch/{subscription_id}/deliveries (the `ListWatchDeliveries` operationId).
-	ListWatchDeliveriesWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*ListWatchDeliveriesResult, error)
+	ListWatchDeliveriesWithResponse(ctx context.Context, subscriptionId string, params *ListWatchDeliveriesParams, reqEditors ...RequestEditorFn) (*ListWatchDeliveriesResult, error)
 
 	// AddDelegateWithBodyWithResponse Add a delegate (owner only)
 	//
@@ -8854,7 +9373,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/{namespace}/get-delegates (the `GetDelegates` operationId).
-	GetDelegatesWithResponse(ctx context.Context, namespace NamespaceRef, reqEditors ...RequestEditorFn) (*GetDelegatesResult, error)
+	GetDelegatesWithResponse(ctx context.Context, namespace NamespaceRef, params *GetDelegatesParams, reqEditors ...RequestEditorFn) (*GetDelegatesResult, error)
 
 	// GetNamespaceVerificationLogsWithResponse Read the verification log of a namespace
 	//
@@ -9007,7 +9526,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/{namespace}/{registry_name}/export-records-as-csv (the `ExportRecordsAsCsv` operationId).
-	ExportRecordsAsCsvWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*ExportRecordsAsCsvResult, error)
+	ExportRecordsAsCsvWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ExportRecordsAsCsvParams, reqEditors ...RequestEditorFn) (*ExportRecordsAsCsvResult, error)
 
 	// GetRegistryDelegatesWithResponse List the delegates of one registry
 	//
@@ -9016,7 +9535,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-delegates (the `GetRegistryDelegates` operationId).
-	GetRegistryDelegatesWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*GetRegistryDelegatesResult, error)
+	GetRegistryDelegatesWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *GetRegistryDelegatesParams, reqEditors ...RequestEditorFn) (*GetRegistryDelegatesResult, error)
 
 	// GetRegistryVerificationLogsWithResponse Read the verification log of a registry
 	//
@@ -9160,7 +9679,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /{profile_id}/did.json (the `GetDidDocument` operationId).
-	GetDidDocumentWithResponse(ctx context.Context, profileId string, reqEditors ...RequestEditorFn) (*GetDidDocumentResult, error)
+	GetDidDocumentWithResponse(ctx context.Context, profileId string, params *GetDidDocumentParams, reqEditors ...RequestEditorFn) (*GetDidDocumentResult, error)
 }
 
 // HealthzResult429Headers the declared response headers of an HTTP 429 response for Healthz
@@ -9248,7 +9767,7 @@ type ReadyzResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Message
+	JSON200 *Readiness
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -9264,7 +9783,7 @@ type ReadyzResult struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReadyzResult) GetJSON200() *Message {
+func (r ReadyzResult) GetJSON200() *Readiness {
 	return r.JSON200
 }
 
@@ -9419,6 +9938,11 @@ func (r CheckVerificationResult) ContentType() string {
 	return ""
 }
 
+// CreateNamespaceResult201Headers the declared response headers of an HTTP 201 response for CreateNamespace
+type CreateNamespaceResult201Headers struct {
+	SvcConsistencyToken *string
+}
+
 // CreateNamespaceResult429Headers the declared response headers of an HTTP 429 response for CreateNamespace
 type CreateNamespaceResult429Headers struct {
 	RetryAfter *int
@@ -9443,6 +9967,8 @@ type CreateNamespaceResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateNamespaceResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateNamespaceResult429Headers
 }
@@ -10848,6 +11374,11 @@ func (r ListPendingNotificationsResult) ContentType() string {
 	return ""
 }
 
+// MarkAllNotificationsReadResult200Headers the declared response headers of an HTTP 200 response for MarkAllNotificationsRead
+type MarkAllNotificationsReadResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // MarkAllNotificationsReadResult429Headers the declared response headers of an HTTP 429 response for MarkAllNotificationsRead
 type MarkAllNotificationsReadResult429Headers struct {
 	RetryAfter *int
@@ -10868,6 +11399,8 @@ type MarkAllNotificationsReadResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *MarkAllNotificationsReadResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *MarkAllNotificationsReadResult429Headers
 }
@@ -10931,6 +11464,11 @@ func (r MarkAllNotificationsReadResult) ContentType() string {
 	return ""
 }
 
+// MarkNotificationReadResult200Headers the declared response headers of an HTTP 200 response for MarkNotificationRead
+type MarkNotificationReadResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // MarkNotificationReadResult429Headers the declared response headers of an HTTP 429 response for MarkNotificationRead
 type MarkNotificationReadResult429Headers struct {
 	RetryAfter *int
@@ -10953,6 +11491,8 @@ type MarkNotificationReadResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *MarkNotificationReadResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *MarkNotificationReadResult429Headers
 }
@@ -11381,6 +11921,11 @@ func (r GetStatsResult) ContentType() string {
 	return ""
 }
 
+// AcceptVerificationRequestResult200Headers the declared response headers of an HTTP 200 response for AcceptVerificationRequest
+type AcceptVerificationRequestResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // AcceptVerificationRequestResult429Headers the declared response headers of an HTTP 429 response for AcceptVerificationRequest
 type AcceptVerificationRequestResult429Headers struct {
 	RetryAfter *int
@@ -11407,6 +11952,8 @@ type AcceptVerificationRequestResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AcceptVerificationRequestResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AcceptVerificationRequestResult429Headers
 }
@@ -11485,6 +12032,11 @@ func (r AcceptVerificationRequestResult) ContentType() string {
 	return ""
 }
 
+// RejectVerificationRequestResult200Headers the declared response headers of an HTTP 200 response for RejectVerificationRequest
+type RejectVerificationRequestResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // RejectVerificationRequestResult429Headers the declared response headers of an HTTP 429 response for RejectVerificationRequest
 type RejectVerificationRequestResult429Headers struct {
 	RetryAfter *int
@@ -11494,7 +12046,7 @@ type RejectVerificationRequestResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Message
+	JSON200 *MessageAfterWrite
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -11511,12 +12063,14 @@ type RejectVerificationRequestResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RejectVerificationRequestResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RejectVerificationRequestResult429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r RejectVerificationRequestResult) GetJSON200() *Message {
+func (r RejectVerificationRequestResult) GetJSON200() *MessageAfterWrite {
 	return r.JSON200
 }
 
@@ -11589,6 +12143,11 @@ func (r RejectVerificationRequestResult) ContentType() string {
 	return ""
 }
 
+// VerifyDomainResult200Headers the declared response headers of an HTTP 200 response for VerifyDomain
+type VerifyDomainResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // VerifyDomainResult429Headers the declared response headers of an HTTP 429 response for VerifyDomain
 type VerifyDomainResult429Headers struct {
 	RetryAfter *int
@@ -11598,7 +12157,7 @@ type VerifyDomainResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Message
+	JSON200 *MessageAfterWrite
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -11615,12 +12174,14 @@ type VerifyDomainResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *VerifyDomainResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyDomainResult429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r VerifyDomainResult) GetJSON200() *Message {
+func (r VerifyDomainResult) GetJSON200() *MessageAfterWrite {
 	return r.JSON200
 }
 
@@ -11693,6 +12254,11 @@ func (r VerifyDomainResult) ContentType() string {
 	return ""
 }
 
+// VerifyNamespaceLookupResult200Headers the declared response headers of an HTTP 200 response for VerifyNamespaceLookup
+type VerifyNamespaceLookupResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // VerifyNamespaceLookupResult429Headers the declared response headers of an HTTP 429 response for VerifyNamespaceLookup
 type VerifyNamespaceLookupResult429Headers struct {
 	RetryAfter *int
@@ -11717,6 +12283,8 @@ type VerifyNamespaceLookupResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *VerifyNamespaceLookupResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyNamespaceLookupResult429Headers
 }
@@ -11790,6 +12358,11 @@ func (r VerifyNamespaceLookupResult) ContentType() string {
 	return ""
 }
 
+// VerifyRecordLookupResult200Headers the declared response headers of an HTTP 200 response for VerifyRecordLookup
+type VerifyRecordLookupResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // VerifyRecordLookupResult429Headers the declared response headers of an HTTP 429 response for VerifyRecordLookup
 type VerifyRecordLookupResult429Headers struct {
 	RetryAfter *int
@@ -11814,6 +12387,8 @@ type VerifyRecordLookupResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *VerifyRecordLookupResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyRecordLookupResult429Headers
 }
@@ -11887,6 +12462,11 @@ func (r VerifyRecordLookupResult) ContentType() string {
 	return ""
 }
 
+// VerifyRegistryLookupResult200Headers the declared response headers of an HTTP 200 response for VerifyRegistryLookup
+type VerifyRegistryLookupResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // VerifyRegistryLookupResult429Headers the declared response headers of an HTTP 429 response for VerifyRegistryLookup
 type VerifyRegistryLookupResult429Headers struct {
 	RetryAfter *int
@@ -11911,6 +12491,8 @@ type VerifyRegistryLookupResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *VerifyRegistryLookupResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyRegistryLookupResult429Headers
 }
@@ -12254,6 +12836,11 @@ func (r ListRecordVersionsResult) ContentType() string {
 	return ""
 }
 
+// CreateWatchSubscriptionResult201Headers the declared response headers of an HTTP 201 response for CreateWatchSubscription
+type CreateWatchSubscriptionResult201Headers struct {
+	SvcConsistencyToken *string
+}
+
 // CreateWatchSubscriptionResult429Headers the declared response headers of an HTTP 429 response for CreateWatchSubscription
 type CreateWatchSubscriptionResult429Headers struct {
 	RetryAfter *int
@@ -12280,6 +12867,8 @@ type CreateWatchSubscriptionResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateWatchSubscriptionResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateWatchSubscriptionResult429Headers
 }
@@ -12441,6 +13030,11 @@ func (r ListWatchSubscriptionsResult) ContentType() string {
 	return ""
 }
 
+// DeleteWatchSubscriptionResult200Headers the declared response headers of an HTTP 200 response for DeleteWatchSubscription
+type DeleteWatchSubscriptionResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // DeleteWatchSubscriptionResult429Headers the declared response headers of an HTTP 429 response for DeleteWatchSubscription
 type DeleteWatchSubscriptionResult429Headers struct {
 	RetryAfter *int
@@ -12450,7 +13044,7 @@ type DeleteWatchSubscriptionResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Message
+	JSON200 *MessageAfterWrite
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -12463,12 +13057,14 @@ type DeleteWatchSubscriptionResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteWatchSubscriptionResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteWatchSubscriptionResult429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeleteWatchSubscriptionResult) GetJSON200() *Message {
+func (r DeleteWatchSubscriptionResult) GetJSON200() *MessageAfterWrite {
 	return r.JSON200
 }
 
@@ -12711,6 +13307,11 @@ func (r ListWatchDeliveriesResult) ContentType() string {
 	return ""
 }
 
+// AddDelegateResult200Headers the declared response headers of an HTTP 200 response for AddDelegate
+type AddDelegateResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // AddDelegateResult429Headers the declared response headers of an HTTP 429 response for AddDelegate
 type AddDelegateResult429Headers struct {
 	RetryAfter *int
@@ -12720,7 +13321,7 @@ type AddDelegateResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Delegates
+	JSON200 *DelegatesAfterWrite
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -12739,12 +13340,14 @@ type AddDelegateResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AddDelegateResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddDelegateResult429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r AddDelegateResult) GetJSON200() *Delegates {
+func (r AddDelegateResult) GetJSON200() *DelegatesAfterWrite {
 	return r.JSON200
 }
 
@@ -12822,6 +13425,11 @@ func (r AddDelegateResult) ContentType() string {
 	return ""
 }
 
+// CreateRegistryResult201Headers the declared response headers of an HTTP 201 response for CreateRegistry
+type CreateRegistryResult201Headers struct {
+	SvcConsistencyToken *string
+}
+
 // CreateRegistryResult429Headers the declared response headers of an HTTP 429 response for CreateRegistry
 type CreateRegistryResult429Headers struct {
 	RetryAfter *int
@@ -12850,6 +13458,8 @@ type CreateRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateRegistryResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateRegistryResult429Headers
 }
@@ -13120,6 +13730,11 @@ func (r GetNamespaceVerificationLogsResult) ContentType() string {
 	return ""
 }
 
+// RemoveDelegateResult200Headers the declared response headers of an HTTP 200 response for RemoveDelegate
+type RemoveDelegateResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // RemoveDelegateResult429Headers the declared response headers of an HTTP 429 response for RemoveDelegate
 type RemoveDelegateResult429Headers struct {
 	RetryAfter *int
@@ -13129,7 +13744,7 @@ type RemoveDelegateResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Delegates
+	JSON200 *DelegatesAfterWrite
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -13148,12 +13763,14 @@ type RemoveDelegateResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RemoveDelegateResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RemoveDelegateResult429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r RemoveDelegateResult) GetJSON200() *Delegates {
+func (r RemoveDelegateResult) GetJSON200() *DelegatesAfterWrite {
 	return r.JSON200
 }
 
@@ -13231,6 +13848,11 @@ func (r RemoveDelegateResult) ContentType() string {
 	return ""
 }
 
+// UpdateNamespaceResult200Headers the declared response headers of an HTTP 200 response for UpdateNamespace
+type UpdateNamespaceResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // UpdateNamespaceResult429Headers the declared response headers of an HTTP 429 response for UpdateNamespace
 type UpdateNamespaceResult429Headers struct {
 	RetryAfter *int
@@ -13261,6 +13883,8 @@ type UpdateNamespaceResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateNamespaceResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateNamespaceResult429Headers
 }
@@ -13349,6 +13973,11 @@ func (r UpdateNamespaceResult) ContentType() string {
 	return ""
 }
 
+// RemoveNamespaceVerificationResult200Headers the declared response headers of an HTTP 200 response for RemoveNamespaceVerification
+type RemoveNamespaceVerificationResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // RemoveNamespaceVerificationResult429Headers the declared response headers of an HTTP 429 response for RemoveNamespaceVerification
 type RemoveNamespaceVerificationResult429Headers struct {
 	RetryAfter *int
@@ -13373,6 +14002,8 @@ type RemoveNamespaceVerificationResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RemoveNamespaceVerificationResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RemoveNamespaceVerificationResult429Headers
 }
@@ -13446,6 +14077,11 @@ func (r RemoveNamespaceVerificationResult) ContentType() string {
 	return ""
 }
 
+// ActivateRegistryResult200Headers the declared response headers of an HTTP 200 response for ActivateRegistry
+type ActivateRegistryResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // ActivateRegistryResult429Headers the declared response headers of an HTTP 429 response for ActivateRegistry
 type ActivateRegistryResult429Headers struct {
 	RetryAfter *int
@@ -13474,6 +14110,8 @@ type ActivateRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ActivateRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ActivateRegistryResult429Headers
 }
@@ -13557,6 +14195,11 @@ func (r ActivateRegistryResult) ContentType() string {
 	return ""
 }
 
+// AddRecordResult201Headers the declared response headers of an HTTP 201 response for AddRecord
+type AddRecordResult201Headers struct {
+	SvcConsistencyToken *string
+}
+
 // AddRecordResult429Headers the declared response headers of an HTTP 429 response for AddRecord
 type AddRecordResult429Headers struct {
 	RetryAfter *int
@@ -13585,6 +14228,8 @@ type AddRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *AddRecordResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddRecordResult429Headers
 }
@@ -13668,6 +14313,11 @@ func (r AddRecordResult) ContentType() string {
 	return ""
 }
 
+// AddRecordsResult201Headers the declared response headers of an HTTP 201 response for AddRecords
+type AddRecordsResult201Headers struct {
+	SvcConsistencyToken *string
+}
+
 // AddRecordsResult429Headers the declared response headers of an HTTP 429 response for AddRecords
 type AddRecordsResult429Headers struct {
 	RetryAfter *int
@@ -13696,6 +14346,8 @@ type AddRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *AddRecordsResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddRecordsResult429Headers
 }
@@ -13779,6 +14431,11 @@ func (r AddRecordsResult) ContentType() string {
 	return ""
 }
 
+// AddRegistryDelegateResult200Headers the declared response headers of an HTTP 200 response for AddRegistryDelegate
+type AddRegistryDelegateResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // AddRegistryDelegateResult429Headers the declared response headers of an HTTP 429 response for AddRegistryDelegate
 type AddRegistryDelegateResult429Headers struct {
 	RetryAfter *int
@@ -13788,7 +14445,7 @@ type AddRegistryDelegateResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *RegistryDelegates
+	JSON200 *RegistryDelegatesAfterWrite
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -13807,12 +14464,14 @@ type AddRegistryDelegateResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AddRegistryDelegateResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddRegistryDelegateResult429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r AddRegistryDelegateResult) GetJSON200() *RegistryDelegates {
+func (r AddRegistryDelegateResult) GetJSON200() *RegistryDelegatesAfterWrite {
 	return r.JSON200
 }
 
@@ -13890,6 +14549,11 @@ func (r AddRegistryDelegateResult) ContentType() string {
 	return ""
 }
 
+// ArchiveRegistryResult200Headers the declared response headers of an HTTP 200 response for ArchiveRegistry
+type ArchiveRegistryResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // ArchiveRegistryResult429Headers the declared response headers of an HTTP 429 response for ArchiveRegistry
 type ArchiveRegistryResult429Headers struct {
 	RetryAfter *int
@@ -13918,6 +14582,8 @@ type ArchiveRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ArchiveRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ArchiveRegistryResult429Headers
 }
@@ -14001,6 +14667,11 @@ func (r ArchiveRegistryResult) ContentType() string {
 	return ""
 }
 
+// BulkUploadRecordsResult202Headers the declared response headers of an HTTP 202 response for BulkUploadRecords
+type BulkUploadRecordsResult202Headers struct {
+	SvcConsistencyToken *string
+}
+
 // BulkUploadRecordsResult429Headers the declared response headers of an HTTP 429 response for BulkUploadRecords
 type BulkUploadRecordsResult429Headers struct {
 	RetryAfter *int
@@ -14029,6 +14700,8 @@ type BulkUploadRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *BulkUploadRecordsResult202Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *BulkUploadRecordsResult429Headers
 }
@@ -14112,6 +14785,11 @@ func (r BulkUploadRecordsResult) ContentType() string {
 	return ""
 }
 
+// DeactivateRegistryResult200Headers the declared response headers of an HTTP 200 response for DeactivateRegistry
+type DeactivateRegistryResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // DeactivateRegistryResult429Headers the declared response headers of an HTTP 429 response for DeactivateRegistry
 type DeactivateRegistryResult429Headers struct {
 	RetryAfter *int
@@ -14140,6 +14818,8 @@ type DeactivateRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeactivateRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeactivateRegistryResult429Headers
 }
@@ -14507,6 +15187,11 @@ func (r GetRegistryVerificationLogsResult) ContentType() string {
 	return ""
 }
 
+// RemoveRegistryDelegateResult200Headers the declared response headers of an HTTP 200 response for RemoveRegistryDelegate
+type RemoveRegistryDelegateResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // RemoveRegistryDelegateResult429Headers the declared response headers of an HTTP 429 response for RemoveRegistryDelegate
 type RemoveRegistryDelegateResult429Headers struct {
 	RetryAfter *int
@@ -14516,7 +15201,7 @@ type RemoveRegistryDelegateResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *RegistryDelegates
+	JSON200 *RegistryDelegatesAfterWrite
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -14533,12 +15218,14 @@ type RemoveRegistryDelegateResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RemoveRegistryDelegateResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RemoveRegistryDelegateResult429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r RemoveRegistryDelegateResult) GetJSON200() *RegistryDelegates {
+func (r RemoveRegistryDelegateResult) GetJSON200() *RegistryDelegatesAfterWrite {
 	return r.JSON200
 }
 
@@ -14611,6 +15298,11 @@ func (r RemoveRegistryDelegateResult) ContentType() string {
 	return ""
 }
 
+// RestoreRegistryResult200Headers the declared response headers of an HTTP 200 response for RestoreRegistry
+type RestoreRegistryResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // RestoreRegistryResult429Headers the declared response headers of an HTTP 429 response for RestoreRegistry
 type RestoreRegistryResult429Headers struct {
 	RetryAfter *int
@@ -14639,6 +15331,8 @@ type RestoreRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RestoreRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RestoreRegistryResult429Headers
 }
@@ -14722,6 +15416,11 @@ func (r RestoreRegistryResult) ContentType() string {
 	return ""
 }
 
+// RevokeRegistryResult200Headers the declared response headers of an HTTP 200 response for RevokeRegistry
+type RevokeRegistryResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // RevokeRegistryResult429Headers the declared response headers of an HTTP 429 response for RevokeRegistry
 type RevokeRegistryResult429Headers struct {
 	RetryAfter *int
@@ -14750,6 +15449,8 @@ type RevokeRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RevokeRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RevokeRegistryResult429Headers
 }
@@ -14833,6 +15534,11 @@ func (r RevokeRegistryResult) ContentType() string {
 	return ""
 }
 
+// UpdateRegistryResult200Headers the declared response headers of an HTTP 200 response for UpdateRegistry
+type UpdateRegistryResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // UpdateRegistryResult429Headers the declared response headers of an HTTP 429 response for UpdateRegistry
 type UpdateRegistryResult429Headers struct {
 	RetryAfter *int
@@ -14863,6 +15569,8 @@ type UpdateRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateRegistryResult429Headers
 }
@@ -15041,6 +15749,11 @@ func (r GetRecordVerificationLogsResult) ContentType() string {
 	return ""
 }
 
+// PublishRecordResult200Headers the declared response headers of an HTTP 200 response for PublishRecord
+type PublishRecordResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // PublishRecordResult429Headers the declared response headers of an HTTP 429 response for PublishRecord
 type PublishRecordResult429Headers struct {
 	RetryAfter *int
@@ -15069,6 +15782,8 @@ type PublishRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PublishRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *PublishRecordResult429Headers
 }
@@ -15152,6 +15867,11 @@ func (r PublishRecordResult) ContentType() string {
 	return ""
 }
 
+// ReinstateRecordResult200Headers the declared response headers of an HTTP 200 response for ReinstateRecord
+type ReinstateRecordResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // ReinstateRecordResult429Headers the declared response headers of an HTTP 429 response for ReinstateRecord
 type ReinstateRecordResult429Headers struct {
 	RetryAfter *int
@@ -15180,6 +15900,8 @@ type ReinstateRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ReinstateRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ReinstateRecordResult429Headers
 }
@@ -15263,6 +15985,11 @@ func (r ReinstateRecordResult) ContentType() string {
 	return ""
 }
 
+// RevokeRecordResult200Headers the declared response headers of an HTTP 200 response for RevokeRecord
+type RevokeRecordResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // RevokeRecordResult429Headers the declared response headers of an HTTP 429 response for RevokeRecord
 type RevokeRecordResult429Headers struct {
 	RetryAfter *int
@@ -15291,6 +16018,8 @@ type RevokeRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RevokeRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RevokeRecordResult429Headers
 }
@@ -15374,6 +16103,11 @@ func (r RevokeRecordResult) ContentType() string {
 	return ""
 }
 
+// SuspendRecordResult200Headers the declared response headers of an HTTP 200 response for SuspendRecord
+type SuspendRecordResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // SuspendRecordResult429Headers the declared response headers of an HTTP 429 response for SuspendRecord
 type SuspendRecordResult429Headers struct {
 	RetryAfter *int
@@ -15402,6 +16136,8 @@ type SuspendRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *SuspendRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SuspendRecordResult429Headers
 }
@@ -15485,6 +16221,11 @@ func (r SuspendRecordResult) ContentType() string {
 	return ""
 }
 
+// UpdateRecordResult200Headers the declared response headers of an HTTP 200 response for UpdateRecord
+type UpdateRecordResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
 // UpdateRecordResult429Headers the declared response headers of an HTTP 429 response for UpdateRecord
 type UpdateRecordResult429Headers struct {
 	RetryAfter *int
@@ -15515,6 +16256,8 @@ type UpdateRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateRecordResult429Headers
 }
@@ -15784,9 +16527,9 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 	return ParseHealthzResult(rsp)
 }
 
-// ReadyzWithResponse Readiness (the database answers)
+// ReadyzWithResponse Readiness (the primary database answers)
 //
-// Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+// Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15806,8 +16549,8 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/check-verification/{namespace_id} (the `CheckVerification` operationId).
-func (c *ClientWithResponses) CheckVerificationWithResponse(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*CheckVerificationResult, error) {
-	rsp, err := c.CheckVerification(ctx, namespaceId, reqEditors...)
+func (c *ClientWithResponses) CheckVerificationWithResponse(ctx context.Context, namespaceId NamespaceId, params *CheckVerificationParams, reqEditors ...RequestEditorFn) (*CheckVerificationResult, error) {
+	rsp, err := c.CheckVerification(ctx, namespaceId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15873,8 +16616,8 @@ func (c *ClientWithResponses) GenerateDnsTxtWithResponse(ctx context.Context, na
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/get-dns-txt/{namespace_id} (the `GetDnsTxt` operationId).
-func (c *ClientWithResponses) GetDnsTxtWithResponse(ctx context.Context, namespaceId NamespaceId, reqEditors ...RequestEditorFn) (*GetDnsTxtResult, error) {
-	rsp, err := c.GetDnsTxt(ctx, namespaceId, reqEditors...)
+func (c *ClientWithResponses) GetDnsTxtWithResponse(ctx context.Context, namespaceId NamespaceId, params *GetDnsTxtParams, reqEditors ...RequestEditorFn) (*GetDnsTxtResult, error) {
+	rsp, err := c.GetDnsTxt(ctx, namespaceId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15903,8 +16646,8 @@ func (c *ClientWithResponses) ListJobsWithResponse(ctx context.Context, reqEdito
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/jobs/{job_id} (the `GetJob` operationId).
-func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId string, reqEditors ...RequestEditorFn) (*GetJobResult, error) {
-	rsp, err := c.GetJob(ctx, jobId, reqEditors...)
+func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId string, params *GetJobParams, reqEditors ...RequestEditorFn) (*GetJobResult, error) {
+	rsp, err := c.GetJob(ctx, jobId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15993,8 +16736,8 @@ func (c *ClientWithResponses) GetLogKeyWithResponse(ctx context.Context, reqEdit
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/log/tile/{tile_path} (the `GetLogTile` operationId).
-func (c *ClientWithResponses) GetLogTileWithResponse(ctx context.Context, tilePath string, reqEditors ...RequestEditorFn) (*GetLogTileResult, error) {
-	rsp, err := c.GetLogTile(ctx, tilePath, reqEditors...)
+func (c *ClientWithResponses) GetLogTileWithResponse(ctx context.Context, tilePath string, params *GetLogTileParams, reqEditors ...RequestEditorFn) (*GetLogTileResult, error) {
+	rsp, err := c.GetLogTile(ctx, tilePath, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16333,8 +17076,8 @@ func (c *ClientWithResponses) VerifyRegistryLookupWithResponse(ctx context.Conte
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/versions/{namespace} (the `ListNamespaceVersions` operationId).
-func (c *ClientWithResponses) ListNamespaceVersionsWithResponse(ctx context.Context, namespace NamespaceRef, reqEditors ...RequestEditorFn) (*ListNamespaceVersionsResult, error) {
-	rsp, err := c.ListNamespaceVersions(ctx, namespace, reqEditors...)
+func (c *ClientWithResponses) ListNamespaceVersionsWithResponse(ctx context.Context, namespace NamespaceRef, params *ListNamespaceVersionsParams, reqEditors ...RequestEditorFn) (*ListNamespaceVersionsResult, error) {
+	rsp, err := c.ListNamespaceVersions(ctx, namespace, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16348,8 +17091,8 @@ func (c *ClientWithResponses) ListNamespaceVersionsWithResponse(ctx context.Cont
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/versions/{namespace}/{registry_name} (the `ListRegistryVersions` operationId).
-func (c *ClientWithResponses) ListRegistryVersionsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*ListRegistryVersionsResult, error) {
-	rsp, err := c.ListRegistryVersions(ctx, namespace, registryName, reqEditors...)
+func (c *ClientWithResponses) ListRegistryVersionsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ListRegistryVersionsParams, reqEditors ...RequestEditorFn) (*ListRegistryVersionsResult, error) {
+	rsp, err := c.ListRegistryVersions(ctx, namespace, registryName, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16363,8 +17106,8 @@ func (c *ClientWithResponses) ListRegistryVersionsWithResponse(ctx context.Conte
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/versions/{namespace}/{registry_name}/{record_name} (the `ListRecordVersions` operationId).
-func (c *ClientWithResponses) ListRecordVersionsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, reqEditors ...RequestEditorFn) (*ListRecordVersionsResult, error) {
-	rsp, err := c.ListRecordVersions(ctx, namespace, registryName, recordName, reqEditors...)
+func (c *ClientWithResponses) ListRecordVersionsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ListRecordVersionsParams, reqEditors ...RequestEditorFn) (*ListRecordVersionsResult, error) {
+	rsp, err := c.ListRecordVersions(ctx, namespace, registryName, recordName, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16438,8 +17181,8 @@ func (c *ClientWithResponses) DeleteWatchSubscriptionWithResponse(ctx context.Co
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/watch/{subscription_id} (the `GetWatchSubscription` operationId).
-func (c *ClientWithResponses) GetWatchSubscriptionWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*GetWatchSubscriptionResult, error) {
-	rsp, err := c.GetWatchSubscription(ctx, subscriptionId, reqEditors...)
+func (c *ClientWithResponses) GetWatchSubscriptionWithResponse(ctx context.Context, subscriptionId string, params *GetWatchSubscriptionParams, reqEditors ...RequestEditorFn) (*GetWatchSubscriptionResult, error) {
+	rsp, err := c.GetWatchSubscription(ctx, subscriptionId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16453,8 +17196,8 @@ func (c *ClientWithResponses) GetWatchSubscriptionWithResponse(ctx context.Conte
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/watch/{subscription_id}/deliveries (the `ListWatchDeliveries` operationId).
-func (c *ClientWithResponses) ListWatchDeliveriesWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*ListWatchDeliveriesResult, error) {
-	rsp, err := c.ListWatchDeliveries(ctx, subscriptionId, reqEditors...)
+func (c *ClientWithResponses) ListWatchDeliveriesWithResponse(ctx context.Context, subscriptionId string, params *ListWatchDeliveriesParams, reqEditors ...RequestEditorFn) (*ListWatchDeliveriesResult, error) {
+	rsp, err := c.ListWatchDeliveries(ctx, subscriptionId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16528,8 +17271,8 @@ func (c *ClientWithResponses) CreateRegistryWithResponse(ctx context.Context, na
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/{namespace}/get-delegates (the `GetDelegates` operationId).
-func (c *ClientWithResponses) GetDelegatesWithResponse(ctx context.Context, namespace NamespaceRef, reqEditors ...RequestEditorFn) (*GetDelegatesResult, error) {
-	rsp, err := c.GetDelegates(ctx, namespace, reqEditors...)
+func (c *ClientWithResponses) GetDelegatesWithResponse(ctx context.Context, namespace NamespaceRef, params *GetDelegatesParams, reqEditors ...RequestEditorFn) (*GetDelegatesResult, error) {
+	rsp, err := c.GetDelegates(ctx, namespace, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16783,8 +17526,8 @@ func (c *ClientWithResponses) DeactivateRegistryWithResponse(ctx context.Context
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/{namespace}/{registry_name}/export-records-as-csv (the `ExportRecordsAsCsv` operationId).
-func (c *ClientWithResponses) ExportRecordsAsCsvWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*ExportRecordsAsCsvResult, error) {
-	rsp, err := c.ExportRecordsAsCsv(ctx, namespace, registryName, reqEditors...)
+func (c *ClientWithResponses) ExportRecordsAsCsvWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ExportRecordsAsCsvParams, reqEditors ...RequestEditorFn) (*ExportRecordsAsCsvResult, error) {
+	rsp, err := c.ExportRecordsAsCsv(ctx, namespace, registryName, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16798,8 +17541,8 @@ func (c *ClientWithResponses) ExportRecordsAsCsvWithResponse(ctx context.Context
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-delegates (the `GetRegistryDelegates` operationId).
-func (c *ClientWithResponses) GetRegistryDelegatesWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*GetRegistryDelegatesResult, error) {
-	rsp, err := c.GetRegistryDelegates(ctx, namespace, registryName, reqEditors...)
+func (c *ClientWithResponses) GetRegistryDelegatesWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *GetRegistryDelegatesParams, reqEditors ...RequestEditorFn) (*GetRegistryDelegatesResult, error) {
+	rsp, err := c.GetRegistryDelegates(ctx, namespace, registryName, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17038,8 +17781,8 @@ func (c *ClientWithResponses) GetRegistriesByTagWithResponse(ctx context.Context
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /{profile_id}/did.json (the `GetDidDocument` operationId).
-func (c *ClientWithResponses) GetDidDocumentWithResponse(ctx context.Context, profileId string, reqEditors ...RequestEditorFn) (*GetDidDocumentResult, error) {
-	rsp, err := c.GetDidDocument(ctx, profileId, reqEditors...)
+func (c *ClientWithResponses) GetDidDocumentWithResponse(ctx context.Context, profileId string, params *GetDidDocumentParams, reqEditors ...RequestEditorFn) (*GetDidDocumentResult, error) {
+	rsp, err := c.GetDidDocument(ctx, profileId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17128,7 +17871,7 @@ func ParseReadyzResult(rsp *http.Response) (*ReadyzResult, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Message
+		var dest Readiness
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -17348,6 +18091,16 @@ func ParseCreateNamespaceResult(rsp *http.Response) (*CreateNamespaceResult, err
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateNamespaceResult201Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreateNamespaceResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -18664,6 +19417,16 @@ func ParseMarkAllNotificationsReadResult(rsp *http.Response) (*MarkAllNotificati
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers MarkAllNotificationsReadResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers MarkAllNotificationsReadResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -18745,6 +19508,16 @@ func ParseMarkNotificationReadResult(rsp *http.Response) (*MarkNotificationReadR
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers MarkNotificationReadResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers MarkNotificationReadResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -19164,6 +19937,16 @@ func ParseAcceptVerificationRequestResult(rsp *http.Response) (*AcceptVerificati
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers AcceptVerificationRequestResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers AcceptVerificationRequestResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -19194,7 +19977,7 @@ func ParseRejectVerificationRequestResult(rsp *http.Response) (*RejectVerificati
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Message
+		var dest MessageAfterWrite
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -19259,6 +20042,16 @@ func ParseRejectVerificationRequestResult(rsp *http.Response) (*RejectVerificati
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers RejectVerificationRequestResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers RejectVerificationRequestResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -19289,7 +20082,7 @@ func ParseVerifyDomainResult(rsp *http.Response) (*VerifyDomainResult, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Message
+		var dest MessageAfterWrite
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -19354,6 +20147,16 @@ func ParseVerifyDomainResult(rsp *http.Response) (*VerifyDomainResult, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers VerifyDomainResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers VerifyDomainResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -19442,6 +20245,16 @@ func ParseVerifyNamespaceLookupResult(rsp *http.Response) (*VerifyNamespaceLooku
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers VerifyNamespaceLookupResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers VerifyNamespaceLookupResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -19530,6 +20343,16 @@ func ParseVerifyRecordLookupResult(rsp *http.Response) (*VerifyRecordLookupResul
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers VerifyRecordLookupResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers VerifyRecordLookupResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -19618,6 +20441,16 @@ func ParseVerifyRegistryLookupResult(rsp *http.Response) (*VerifyRegistryLookupR
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers VerifyRegistryLookupResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers VerifyRegistryLookupResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -19956,6 +20789,16 @@ func ParseCreateWatchSubscriptionResult(rsp *http.Response) (*CreateWatchSubscri
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateWatchSubscriptionResult201Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreateWatchSubscriptionResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -20060,7 +20903,7 @@ func ParseDeleteWatchSubscriptionResult(rsp *http.Response) (*DeleteWatchSubscri
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Message
+		var dest MessageAfterWrite
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -20111,6 +20954,16 @@ func ParseDeleteWatchSubscriptionResult(rsp *http.Response) (*DeleteWatchSubscri
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteWatchSubscriptionResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeleteWatchSubscriptionResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -20303,7 +21156,7 @@ func ParseAddDelegateResult(rsp *http.Response) (*AddDelegateResult, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Delegates
+		var dest DelegatesAfterWrite
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -20375,6 +21228,16 @@ func ParseAddDelegateResult(rsp *http.Response) (*AddDelegateResult, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers AddDelegateResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers AddDelegateResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -20477,6 +21340,16 @@ func ParseCreateRegistryResult(rsp *http.Response) (*CreateRegistryResult, error
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateRegistryResult201Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreateRegistryResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -20676,7 +21549,7 @@ func ParseRemoveDelegateResult(rsp *http.Response) (*RemoveDelegateResult, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Delegates
+		var dest DelegatesAfterWrite
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -20748,6 +21621,16 @@ func ParseRemoveDelegateResult(rsp *http.Response) (*RemoveDelegateResult, error
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers RemoveDelegateResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers RemoveDelegateResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -20857,6 +21740,16 @@ func ParseUpdateNamespaceResult(rsp *http.Response) (*UpdateNamespaceResult, err
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateNamespaceResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers UpdateNamespaceResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -20945,6 +21838,16 @@ func ParseRemoveNamespaceVerificationResult(rsp *http.Response) (*RemoveNamespac
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers RemoveNamespaceVerificationResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers RemoveNamespaceVerificationResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -21047,6 +21950,16 @@ func ParseActivateRegistryResult(rsp *http.Response) (*ActivateRegistryResult, e
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ActivateRegistryResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers ActivateRegistryResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -21149,6 +22062,16 @@ func ParseAddRecordResult(rsp *http.Response) (*AddRecordResult, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers AddRecordResult201Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 429:
 		var headers AddRecordResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -21251,6 +22174,16 @@ func ParseAddRecordsResult(rsp *http.Response) (*AddRecordsResult, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers AddRecordsResult201Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 429:
 		var headers AddRecordsResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -21281,7 +22214,7 @@ func ParseAddRegistryDelegateResult(rsp *http.Response) (*AddRegistryDelegateRes
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest RegistryDelegates
+		var dest RegistryDelegatesAfterWrite
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -21353,6 +22286,16 @@ func ParseAddRegistryDelegateResult(rsp *http.Response) (*AddRegistryDelegateRes
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers AddRegistryDelegateResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers AddRegistryDelegateResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -21455,6 +22398,16 @@ func ParseArchiveRegistryResult(rsp *http.Response) (*ArchiveRegistryResult, err
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ArchiveRegistryResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers ArchiveRegistryResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -21557,6 +22510,16 @@ func ParseBulkUploadRecordsResult(rsp *http.Response) (*BulkUploadRecordsResult,
 	}
 
 	switch {
+	case rsp.StatusCode == 202:
+		var headers BulkUploadRecordsResult202Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 429:
 		var headers BulkUploadRecordsResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -21659,6 +22622,16 @@ func ParseDeactivateRegistryResult(rsp *http.Response) (*DeactivateRegistryResul
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers DeactivateRegistryResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeactivateRegistryResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -21946,7 +22919,7 @@ func ParseRemoveRegistryDelegateResult(rsp *http.Response) (*RemoveRegistryDeleg
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest RegistryDelegates
+		var dest RegistryDelegatesAfterWrite
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -22011,6 +22984,16 @@ func ParseRemoveRegistryDelegateResult(rsp *http.Response) (*RemoveRegistryDeleg
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers RemoveRegistryDelegateResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers RemoveRegistryDelegateResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -22113,6 +23096,16 @@ func ParseRestoreRegistryResult(rsp *http.Response) (*RestoreRegistryResult, err
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers RestoreRegistryResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers RestoreRegistryResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -22215,6 +23208,16 @@ func ParseRevokeRegistryResult(rsp *http.Response) (*RevokeRegistryResult, error
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers RevokeRegistryResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers RevokeRegistryResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -22324,6 +23327,16 @@ func ParseUpdateRegistryResult(rsp *http.Response) (*UpdateRegistryResult, error
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateRegistryResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers UpdateRegistryResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -22507,6 +23520,16 @@ func ParsePublishRecordResult(rsp *http.Response) (*PublishRecordResult, error) 
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers PublishRecordResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers PublishRecordResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -22609,6 +23632,16 @@ func ParseReinstateRecordResult(rsp *http.Response) (*ReinstateRecordResult, err
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ReinstateRecordResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers ReinstateRecordResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -22711,6 +23744,16 @@ func ParseRevokeRecordResult(rsp *http.Response) (*RevokeRecordResult, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers RevokeRecordResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers RevokeRecordResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -22813,6 +23856,16 @@ func ParseSuspendRecordResult(rsp *http.Response) (*SuspendRecordResult, error) 
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers SuspendRecordResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers SuspendRecordResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -22922,6 +23975,16 @@ func ParseUpdateRecordResult(rsp *http.Response) (*UpdateRecordResult, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateRecordResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers UpdateRecordResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

@@ -1233,8 +1233,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness (the database answers)
-         * @description Answers 200 when the database answers a ping within two seconds, 503 otherwise.
+         * Readiness (the primary database answers)
+         * @description Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
          */
         get: operations["readyz"];
         put?: never;
@@ -1369,6 +1369,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description An instance's readiness, with its read replicas. */
+        Readiness: {
+            /** @example ready */
+            message: string;
+            /**
+             * Format: int64
+             * @description The read replicas the instance is configured with (0 on the embedded database).
+             */
+            replicas: number;
+            /**
+             * Format: int64
+             * @description How many of them it reads from now (answering probes, within the lag bound).
+             */
+            replicas_ready: number;
+        };
         /** @description The body of an answer that only says what happened. */
         Message: {
             /** @example ok */
@@ -2371,6 +2386,7 @@ export interface components {
         /** @description The lookup response verifies. */
         Verified: {
             headers: {
+                "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                 [name: string]: unknown;
             };
             content: {
@@ -2616,8 +2632,45 @@ export interface components {
                 "application/json": components["schemas"]["RegistryDelegatesResponse"];
             };
         };
+        /** @description The delegates of the registry, after the change. */
+        RegistryDelegatesAfterWrite: {
+            headers: {
+                "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RegistryDelegatesResponse"];
+            };
+        };
+        /** @description The owner and delegates of the namespace, after the change. */
+        DelegatesAfterWrite: {
+            headers: {
+                "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DelegatesResponse"];
+            };
+        };
+        /** @description Success. */
+        MessageAfterWrite: {
+            headers: {
+                "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "ok"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Message"];
+            };
+        };
     };
     parameters: {
+        /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+        ConsistencyToken: string;
         /**
          * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
          * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
@@ -2677,6 +2730,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description The primary database's write position once this write committed (a Postgres WAL position such as `16/B374D848`; absent on the embedded SQLite database, which has no replicas). Send it back in the `Svc-Consistency-Token` request header of a later read, through any instance, to read what this write wrote. */
+        ConsistencyToken: string;
         /** @description The entry's digest, quoted. */
         ETag: string;
         /** @description `public, max-age=<ttl>`. */
@@ -2698,6 +2753,8 @@ export interface operations {
                 as_on?: components["parameters"]["AsOn"];
             };
             header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
                 /** @description An ETag from an earlier answer; a match gets 304. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2744,6 +2801,8 @@ export interface operations {
                 as_on?: components["parameters"]["AsOn"];
             };
             header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
                 /** @description An ETag from an earlier answer; a match gets 304. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2792,6 +2851,8 @@ export interface operations {
                 as_on?: components["parameters"]["AsOn"];
             };
             header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
                 /** @description An ETag from an earlier answer; a match gets 304. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2859,7 +2920,10 @@ export interface operations {
                  */
                 as_on?: components["parameters"]["AsOn"];
             };
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -2917,7 +2981,10 @@ export interface operations {
                  */
                 as_on?: components["parameters"]["AsOn"];
             };
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -2955,7 +3022,10 @@ export interface operations {
                 /** @description The registries' state (default `active`, that is live). */
                 status?: "active" | "inactive" | "archived" | "revoked";
             };
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A standard schema tag.
@@ -2986,7 +3056,10 @@ export interface operations {
     listNamespaceVersions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -3018,7 +3091,10 @@ export interface operations {
     listRegistryVersions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -3052,7 +3128,10 @@ export interface operations {
     listRecordVersions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -3109,7 +3188,10 @@ export interface operations {
                 /** @description Items per page. */
                 page_size?: components["parameters"]["PageSize"];
             };
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -3216,7 +3298,10 @@ export interface operations {
                 /** @description Items per page. */
                 page_size?: components["parameters"]["PageSize"];
             };
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -3253,7 +3338,10 @@ export interface operations {
                 /** @description Items per page. */
                 page_size?: components["parameters"]["PageSize"];
             };
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -3292,7 +3380,10 @@ export interface operations {
                 /** @description Items per page. */
                 page_size?: components["parameters"]["PageSize"];
             };
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -3333,7 +3424,10 @@ export interface operations {
                 /** @description ID or verified domain of the attesting namespace (for `request_other_namespace`). */
                 target_namespace?: string;
             };
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -3382,7 +3476,7 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Message"];
+            200: components["responses"]["MessageAfterWrite"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3396,7 +3490,10 @@ export interface operations {
     checkVerification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -3429,7 +3526,10 @@ export interface operations {
     getDnsTxt: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -3482,6 +3582,7 @@ export interface operations {
             /** @description What was removed. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3562,6 +3663,7 @@ export interface operations {
             /** @description The notification's read state. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3588,6 +3690,7 @@ export interface operations {
             /** @description How many notifications changed. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3619,6 +3722,7 @@ export interface operations {
             /** @description The attestation. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3650,7 +3754,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Message"];
+            200: components["responses"]["MessageAfterWrite"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3677,6 +3781,7 @@ export interface operations {
             /** @description The new namespace, in its lookup form. */
             201: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3720,6 +3825,7 @@ export interface operations {
             /** @description The new version. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3760,6 +3866,7 @@ export interface operations {
             /** @description The new registry. */
             201: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3798,7 +3905,7 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["RegistryDelegates"];
+            200: components["responses"]["RegistryDelegatesAfterWrite"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3831,7 +3938,7 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["RegistryDelegates"];
+            200: components["responses"]["RegistryDelegatesAfterWrite"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3845,7 +3952,10 @@ export interface operations {
     getRegistryDelegates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -3899,6 +4009,7 @@ export interface operations {
             /** @description The new version. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3943,6 +4054,7 @@ export interface operations {
             /** @description The registry. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3986,6 +4098,7 @@ export interface operations {
             /** @description The registry. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4029,6 +4142,7 @@ export interface operations {
             /** @description The registry. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4072,6 +4186,7 @@ export interface operations {
             /** @description The registry. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4115,6 +4230,7 @@ export interface operations {
             /** @description The registry. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4162,6 +4278,7 @@ export interface operations {
             /** @description The job, queued. */
             202: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4182,7 +4299,10 @@ export interface operations {
     exportRecordsAsCsv: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -4239,6 +4359,7 @@ export interface operations {
             /** @description The new record. */
             201: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4280,6 +4401,7 @@ export interface operations {
             /** @description The new records. */
             201: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4329,6 +4451,7 @@ export interface operations {
             /** @description The new version. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4375,6 +4498,7 @@ export interface operations {
             /** @description The published record. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4420,6 +4544,7 @@ export interface operations {
             /** @description The suspended record. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4465,6 +4590,7 @@ export interface operations {
             /** @description The reinstated record. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4510,6 +4636,7 @@ export interface operations {
             /** @description The revoked record. */
             200: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4546,7 +4673,7 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Delegates"];
+            200: components["responses"]["DelegatesAfterWrite"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4577,7 +4704,7 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Delegates"];
+            200: components["responses"]["DelegatesAfterWrite"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4592,7 +4719,10 @@ export interface operations {
     getDelegates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
@@ -4617,7 +4747,10 @@ export interface operations {
     getDidDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description The profile (base58btc).
@@ -4677,6 +4810,7 @@ export interface operations {
             /** @description The subscription, with its signing secret (shown only here). */
             201: {
                 headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4721,7 +4855,10 @@ export interface operations {
     getWatchSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @description The subscription. */
                 subscription_id: string;
@@ -4759,7 +4896,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Message"];
+            200: components["responses"]["MessageAfterWrite"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -4771,7 +4908,10 @@ export interface operations {
     listWatchDeliveries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @description The subscription. */
                 subscription_id: string;
@@ -4825,7 +4965,10 @@ export interface operations {
     getJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @description The job. */
                 job_id: string;
@@ -4884,7 +5027,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Message"];
+            /** @description Ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "ready",
+                     *       "replicas": 2,
+                     *       "replicas_ready": 2
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -4993,7 +5151,10 @@ export interface operations {
                 /** @description The size of the tree to prove inclusion in, for a client that holds a checkpoint of that size (one a witness cosigned, say). Default: the latest checkpoint's size. A consistency proof from `size` to the returned checkpoint's size links the two. */
                 size?: number;
             };
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @description The version identifier. */
                 version: components["schemas"]["Version"];
@@ -5027,7 +5188,10 @@ export interface operations {
                 /** @description The size of the newer tree. */
                 to: number;
             };
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5052,7 +5216,10 @@ export interface operations {
     getLogTile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /**
                  * @description `{L}/{N}[.p/{W}]` or `entries/{N}[.p/{W}]`, slashes included (see above).

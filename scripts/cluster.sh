@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# A local cluster on real parts, all its state under DIR (docs/deployment.md):
+#   - a Postgres primary (initdb'd under DIR, its own port), with WAL for streaming replicas;
+#   - REPLICAS streaming replicas (pg_basebackup -R, their own ports), run as the postgres user;
+#   - INSTANCES `svc serve` processes on the primary, reading from the replicas;
+#   - HAProxy in front, health-checking /readyz, round robin.
+#
+#   scripts/cluster.sh up DIR        # build bin/svc, start everything, write DIR/env
+#   scripts/cluster.sh down DIR      # stop everything (DIR stays: its logs are in DIR/logs)
+#   scripts/cluster.sh start DIR NAME    # start one stopped process again: replicaN or svcN
+#   scripts/cluster.sh stop DIR NAME     # stop one: replicaN or svcN
+#
+# DIR/env holds PROXY_URL, INSTANCE_URLS, PRIMARY_URL and REPLICA_URLS (comma-separated), and
+# API_KEY (an API key of admin@example.com); DIR/pids/NAME.pid holds each process's pid
+# (primary, replica1.., svc1.., haproxy). Settings, from the environment:
+#   REPLICAS (2), INSTANCES (3), PORT_BASE (25430: the primary on it, the replicas after it,
+#   the proxy on PORT_BASE+50, the instances after the proxy), PG_BIN (the newest
+#   /usr/lib/postgresql/*/bin), REPLICA_MAX_LAG (2s), LOOKUP_CACHE_TTL (1s).
+# Needs: Postgres server binaries, haproxy, go, curl; run as root (the Postgres processes run as
+# the postgres user) or as the postgres user.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cmd=${1:-}; DIR=${2:-}
+[ -n "$cmd" ] && [ -n "$DIR" ] || { sed -n '2,20p' "$0" >&2; exit 2; }
+REPLICAS=${REPLICAS:-2}; INSTANCES=${INSTANCES:-3}; PORT_BASE=${PORT_BASE:-25430}
+if [ "$cmd" = up ]; then mkdir -p "$DIR"; fi
+[ -d "$DIR" ] && DIR=$(cd "$DIR" && pwd)
+PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)}
+PRIMARY_PORT=$PORT_BASE
+PROXY_PORT=$((PORT_BASE + 50))
+replica_port() { echo $((PORT_BASE + $1)); }
+svc_port() { echo $((PROXY_PORT + $1)); }
+
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+pg_start() { # NAME: start the Postgres of DIR/pg/NAME and record its postmaster's pid
+  local name=$1
+  as_pg "$PG_BIN/pg_ctl" -D "$DIR/pg/$name" -l "$DIR/logs/$name.log" -w -t 60 start >/dev/null
+  head -n1 "$DIR/pg/$name/postmaster.pid" > "$DIR/pids/$name.pid"
+}
+
+svc_start() { # N: start instance N and wait for its /readyz
+  local n=$1 port; port=$(svc_port "$n")
+  local replicas=()
+  for r in $(seq 1 "$REPLICAS"); do replicas+=("postgres://postgres@127.0.0.1:$(replica_port "$r")/svc?sslmode=disable"); done
+  (
+    export SVC_ADDR=127.0.0.1:$port
+    export SVC_DATABASE_URL="postgres://postgres@127.0.0.1:$PRIMARY_PORT/svc?sslmode=disable"
+    SVC_DATABASE_REPLICA_URLS=$(IFS=,; echo "${replicas[*]}"); export SVC_DATABASE_REPLICA_URLS
+    export SVC_REPLICA_MAX_LAG=${REPLICA_MAX_LAG:-2s} SVC_LOOKUP_CACHE_TTL=${LOOKUP_CACHE_TTL:-1s}
+    export SVC_LOG_KEY_FILE=$DIR/log.key SVC_LOG_ORIGIN=cluster.example/svc/log SVC_DID_HOST=cluster.example
+    export SVC_RATE_LIMIT_RPS=0 SVC_WEBHOOK_INSECURE=true SVC_SHUTDOWN_TIMEOUT=5s
+    exec "$DIR/bin/svc" serve >> "$DIR/logs/svc$n.log" 2>&1
+  ) &
+  echo $! > "$DIR/pids/svc$n.pid"
+  for _ in $(seq 1 150); do
+    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && return 0
+    kill -0 "$(cat "$DIR/pids/svc$n.pid")" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "cluster: svc$n did not become ready; its log:" >&2
+  tail -n 30 "$DIR/logs/svc$n.log" >&2
+  return 1
+}
+
+up() {
+  for tool in haproxy curl go; do command -v "$tool" >/dev/null || { echo "cluster: $tool is required" >&2; exit 1; }; done
+  [ -x "$PG_BIN/initdb" ] || { echo "cluster: no Postgres server binaries (PG_BIN=$PG_BIN)" >&2; exit 1; }
+  [ ! -e "$DIR/pg" ] || { echo "cluster: $DIR/pg exists: run down, or use a new DIR" >&2; exit 1; }
+  mkdir -p "$DIR/pg" "$DIR/logs" "$DIR/pids" "$DIR/bin"
+  chmod 755 "$DIR"
+  [ "$(id -u)" != 0 ] || chown postgres "$DIR/pg" "$DIR/logs"
+  go build -o "$DIR/bin/svc" ./cmd/svc
+
+  # The primary: trust on loopback (replication included), WAL for REPLICAS standbys.
+  as_pg "$PG_BIN/initdb" -D "$DIR/pg/primary" -U postgres -A trust --no-sync >/dev/null
+  cat >> "$DIR/pg/primary/postgresql.conf" <<EOF
+port = $PRIMARY_PORT
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$DIR/pg'
+wal_level = replica
+max_wal_senders = 10
+wal_keep_size = 512MB
+hot_standby = on
+hot_standby_feedback = on
+max_connections = 200
+shared_buffers = 128MB
+shared_preload_libraries = 'pg_stat_statements'
+EOF
+  pg_start primary
+  as_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres svc
+  # Which server runs which queries (make cluster-bench reads it on each).
+  as_pg "$PG_BIN/psql" -q -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres -d svc -c 'CREATE EXTENSION pg_stat_statements' >/dev/null
+
+  # The replicas: a base backup each, streaming from the primary.
+  for r in $(seq 1 "$REPLICAS"); do
+    as_pg "$PG_BIN/pg_basebackup" -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres -D "$DIR/pg/replica$r" -R -X stream -c fast
+    echo "port = $(replica_port "$r")" >> "$DIR/pg/replica$r/postgresql.conf"
+    pg_start "replica$r"
+  done
+
+  # The instances: the first migrates alone, then the others start.
+  "$DIR/bin/svc" log key create --origin cluster.example/svc/log --out "$DIR/log.key" > "$DIR/log.vkey"
+  for n in $(seq 1 "$INSTANCES"); do svc_start "$n"; done
+
+  # HAProxy: round robin over the ready instances; a connection refused is tried on another.
+  {
+    cat <<EOF
+global
+  maxconn 4096
+defaults
+  mode http
+  timeout connect 1s
+  timeout client 60s
+  timeout server 60s
+  retries 3
+  option redispatch 1
+  retry-on conn-failure
+frontend svc
+  bind 127.0.0.1:$PROXY_PORT
+  default_backend svc
+backend svc
+  balance roundrobin
+  option httpchk GET /readyz
+  http-check expect status 200
+  default-server check inter 500ms fall 2 rise 2
+EOF
+    for n in $(seq 1 "$INSTANCES"); do echo "  server svc$n 127.0.0.1:$(svc_port "$n")"; done
+  } > "$DIR/haproxy.cfg"
+  haproxy -f "$DIR/haproxy.cfg" -D -p "$DIR/pids/haproxy.pid"
+  for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$PROXY_PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+
+  local key; key=$("$DIR/bin/svc" key create --email admin@example.com --database-url "postgres://postgres@127.0.0.1:$PRIMARY_PORT/svc?sslmode=disable")
+  local instances=() replicas=()
+  for n in $(seq 1 "$INSTANCES"); do instances+=("http://127.0.0.1:$(svc_port "$n")"); done
+  for r in $(seq 1 "$REPLICAS"); do replicas+=("postgres://postgres@127.0.0.1:$(replica_port "$r")/svc?sslmode=disable"); done
+  cat > "$DIR/env" <<EOF
+PROXY_URL=http://127.0.0.1:$PROXY_PORT
+INSTANCE_URLS=$(IFS=,; echo "${instances[*]}")
+PRIMARY_URL=postgres://postgres@127.0.0.1:$PRIMARY_PORT/svc?sslmode=disable
+REPLICA_URLS=$(IFS=,; echo "${replicas[*]}")
+API_KEY=$key
+LOG_VERIFIER_KEY=$(cat "$DIR/log.vkey")
+EOF
+  echo "cluster: up in $DIR (proxy http://127.0.0.1:$PROXY_PORT)"
+}
+
+stop_pid() { # NAME: SIGTERM the process of DIR/pids/NAME.pid, SIGKILL after 5 s
+  local f=$DIR/pids/$1.pid pid
+  [ -f "$f" ] || return 0
+  pid=$(cat "$f")
+  if kill "$pid" 2>/dev/null; then
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$f"
+}
+
+down() {
+  [ -d "$DIR" ] || return 0
+  stop_pid haproxy
+  for f in "$DIR"/pids/svc*.pid; do [ -e "$f" ] && stop_pid "$(basename "$f" .pid)"; done
+  for d in "$DIR"/pg/replica* "$DIR/pg/primary"; do
+    [ -d "$d" ] || continue
+    as_pg "$PG_BIN/pg_ctl" -D "$d" -m immediate stop >/dev/null 2>&1 || true
+    rm -f "$DIR/pids/$(basename "$d").pid"
+  done
+  echo "cluster: down ($DIR)"
+}
+
+start() {
+  local name=${3:-}
+  case "$name" in
+    replica[0-9]*) pg_start "$name" ;;
+    svc[0-9]*) svc_start "${name#svc}" ;;
+    *) echo "cluster: start replicaN or svcN, not '$name'" >&2; exit 2 ;;
+  esac
+}
+
+stop() {
+  local name=${3:-}
+  case "$name" in
+    replica[0-9]*) as_pg "$PG_BIN/pg_ctl" -D "$DIR/pg/$name" -m fast -w stop >/dev/null; rm -f "$DIR/pids/$name.pid" ;;
+    svc[0-9]*) stop_pid "$name" ;;
+    *) echo "cluster: stop replicaN or svcN, not '$name'" >&2; exit 2 ;;
+  esac
+}
+
+case "$cmd" in
+  up) up ;;
+  stop) stop "$@" ;;
+  down) down ;;
+  start) start "$@" ;;
+  *) sed -n '2,20p' "$0" >&2; exit 2 ;;
+esac

@@ -1,0 +1,498 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Replica reads (Options.ReplicaURLs, Postgres only). The reads of a request the caller marks
+// with ReplicaReads (the server marks its GET requests) may go to a streaming replica; every
+// other read, every write and every read inside a write stay on the primary. The choice is
+// made once per request, at its first read, and kept (readPin): one request sees one snapshot
+// of one database.
+//
+// A replica serves a request when its last probe answered, it lags the primary by at most
+// Options.ReplicaMaxLag, and, when the request carries a consistency token, it has replayed
+// the primary's WAL past the token's position. A token no replica has reached yet is waited
+// for up to Options.ConsistencyWait, then the primary serves (a fallback). A read that a
+// replica fails under (its connection breaks, it shuts down, a recovery conflict cancels the
+// query) runs again on the primary, and the replica is skipped until a probe finds it well.
+//
+// Probes run every replicaProbeEvery: the primary's WAL position is sampled, and each replica
+// reports whether it is in recovery and how far it has replayed. A replica's lag is how long
+// ago the primary was first seen past the replica's replay position (0 when the replica has
+// replayed everything the primary had at the last sample), so an idle primary does not make
+// its replicas look late.
+//
+// One pool per replica (database/sql over pgx, with a GORM handle on a pool that fails over
+// to the primary), rather than GORM's dbresolver plugin: the choice depends on the request
+// (its token), on the replica's measured lag and health, and must also cover the raw and pgx
+// reads of the hot paths, which dbresolver does not see.
+
+// replicaProbeEvery is how often the replicas are probed; a probe that takes longer than
+// replicaProbeTimeout marks its replica down. A replica that stops answering is skipped
+// within their sum at most, and at once by the first read that fails on it.
+const (
+	replicaProbeEvery   = 200 * time.Millisecond
+	replicaProbeTimeout = 500 * time.Millisecond
+	// tokenPollEvery is how often a read waiting for a consistency token asks the replicas
+	// how far they have replayed.
+	tokenPollEvery = 2 * time.Millisecond
+)
+
+// ConsistencyToken is a position in the primary's write-ahead log (a Postgres LSN): a read
+// that carries one is served by a database that has replayed past it. The zero token asks
+// for nothing.
+type ConsistencyToken uint64
+
+// String is the token as Postgres writes an LSN: two hexadecimal halves, "16/B374D848".
+func (t ConsistencyToken) String() string {
+	return fmt.Sprintf("%X/%X", uint64(t)>>32, uint64(t)&0xFFFFFFFF)
+}
+
+// ParseConsistencyToken reads a token as String writes it (either case). A malformed one is
+// ErrInvalid.
+func ParseConsistencyToken(s string) (ConsistencyToken, error) {
+	hi, lo, ok := strings.Cut(s, "/")
+	if ok && len(hi) >= 1 && len(hi) <= 8 && len(lo) >= 1 && len(lo) <= 8 {
+		h, err1 := strconv.ParseUint(hi, 16, 32)
+		l, err2 := strconv.ParseUint(lo, 16, 32)
+		if err1 == nil && err2 == nil {
+			return ConsistencyToken(h<<32 | l), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: the consistency token %q is not a WAL position (two hexadecimal numbers of 1 to 8 digits joined by '/', as a write's Svc-Consistency-Token header gives it)", ErrInvalid, truncate(s, 40))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// readTarget is one database reads can go to: the primary or a replica.
+type readTarget struct {
+	name  string // "primary", or the replica's host:port
+	db    *gorm.DB
+	sqlDB *sql.DB
+	q     readQuerier // what raw reads query: sqlDB, or for a replica a pool failing over to the primary
+	// Grouped reads on Postgres (groupread.go): latest-record lookups, log entries.
+	lookups    *groupReader[lookupKey, recRead]
+	logEntries *groupReader[string, logEntryRead]
+
+	// A replica's state, from its probes (zero for the primary).
+	replica  bool
+	up       atomic.Bool
+	replayed atomic.Uint64 // the WAL position it had replayed at its last probe
+	lagNS    atomic.Int64
+	idle     int // its pool's idle connections, restored after a failure empties them
+}
+
+// readQuerier is what a raw read needs of a pool.
+type readQuerier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func newReadTarget(s *Store, name string, db *gorm.DB, sqlDB *sql.DB) *readTarget {
+	t := &readTarget{name: name, db: db, sqlDB: sqlDB, q: sqlDB}
+	t.lookups = newGroupReader("record lookup", s.closed, func(ctx context.Context, keys []lookupKey, found func(int, recRead) error) error {
+		return readLatestGroup(ctx, t.sqlDB, keys, found)
+	})
+	t.logEntries = newGroupReader("log entry", s.closed, func(ctx context.Context, versions []string, found func(int, logEntryRead) error) error {
+		return readLogEntryGroup(ctx, t.sqlDB, versions, found)
+	})
+	return t
+}
+
+// usable: the replica answered its last probe and lags by at most maxLag.
+func (t *readTarget) usable(maxLag time.Duration) bool {
+	return t.up.Load() && time.Duration(t.lagNS.Load()) <= maxLag
+}
+
+// replicaSet is the store's replicas, their probes and the choice among them.
+type replicaSet struct {
+	s        *Store
+	replicas []*readTarget
+	maxLag   time.Duration
+	wait     time.Duration
+	metrics  *ReplicaMetrics
+	log      *slog.Logger
+	next     atomic.Uint32 // round robin
+
+	mu      sync.Mutex
+	samples []lsnSample // the primary's WAL position over the last while, oldest first
+}
+
+type lsnSample struct {
+	at  time.Time
+	lsn uint64
+}
+
+// openReplicas opens one pool per replica URL and starts probing them. The pools connect
+// lazily: a replica down at start is simply not used until a probe finds it.
+func openReplicas(s *Store, opts Options) (*replicaSet, error) {
+	rs := &replicaSet{s: s, maxLag: opts.ReplicaMaxLag, wait: opts.ConsistencyWait, metrics: opts.ReplicaMetrics, log: s.log}
+	if rs.maxLag <= 0 {
+		rs.maxLag = 2 * time.Second
+	}
+	if rs.wait <= 0 {
+		rs.wait = 200 * time.Millisecond
+	}
+	for _, u := range opts.ReplicaURLs {
+		if !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+			rs.close()
+			return nil, fmt.Errorf("store: replica URL %q: replicas are Postgres streaming replicas (postgres://...)", redact(u))
+		}
+		dsn, err := postgresDSN(u)
+		if err != nil {
+			rs.close()
+			return nil, err
+		}
+		sqlDB, err := sql.Open("pgx", dsn)
+		if err != nil {
+			rs.close()
+			return nil, fmt.Errorf("store: replica %s: %w", redact(u), err)
+		}
+		postgresDialect{}.configurePool(sqlDB, opts)
+		t := newReadTarget(s, replicaName(u), nil, sqlDB)
+		t.replica, t.idle = true, max(opts.MaxOpenConns, 10)
+		t.q = &failoverPool{rs: rs, t: t}
+		db, err := gorm.Open(postgres.New(postgres.Config{Conn: t.q.(*failoverPool)}), &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true})
+		if err != nil {
+			_ = sqlDB.Close()
+			rs.close()
+			return nil, fmt.Errorf("store: replica %s: %w", redact(u), err)
+		}
+		t.db = db
+		rs.replicas = append(rs.replicas, t)
+	}
+	return rs, nil
+}
+
+// replicaName names a replica in metrics and logs by its host and port.
+func replicaName(u string) string {
+	if cfg, err := pgconn.ParseConfig(u); err == nil {
+		return fmt.Sprintf("%s:%d", cfg.Host, cfg.Port)
+	}
+	return redact(u)
+}
+
+func (rs *replicaSet) close() {
+	for _, t := range rs.replicas {
+		_ = t.sqlDB.Close()
+	}
+}
+
+// run probes the replicas until the store closes.
+func (rs *replicaSet) run(closed <-chan struct{}) {
+	tick := time.NewTicker(replicaProbeEvery)
+	defer tick.Stop()
+	for {
+		rs.probe()
+		select {
+		case <-closed:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// probe samples the primary's WAL position, then asks every replica, in parallel, how far it
+// has replayed.
+func (rs *replicaSet) probe() {
+	ctx, cancel := context.WithTimeout(context.Background(), replicaProbeTimeout)
+	defer cancel()
+	var lsn string
+	if err := rs.s.sqlDB.QueryRowContext(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&lsn); err == nil {
+		if tok, err := ParseConsistencyToken(lsn); err == nil {
+			rs.sample(time.Now(), uint64(tok))
+		}
+	}
+	var wg sync.WaitGroup
+	for _, t := range rs.replicas {
+		wg.Go(func() { rs.probeReplica(ctx, t) })
+	}
+	wg.Wait()
+}
+
+func (rs *replicaSet) sample(at time.Time, lsn uint64) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.samples = append(rs.samples, lsnSample{at, lsn})
+	keep := 2*rs.maxLag + time.Second
+	i := 0
+	for i < len(rs.samples)-1 && at.Sub(rs.samples[i].at) > keep {
+		i++
+	}
+	rs.samples = rs.samples[i:]
+}
+
+// lagOf is how long ago the primary was first sampled past replayed; 0 when the replica has
+// replayed the last sample, and the whole window when no sample is as old as its position.
+func (rs *replicaSet) lagOf(now time.Time, replayed uint64) time.Duration {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for _, sm := range rs.samples {
+		if sm.lsn > replayed {
+			return now.Sub(sm.at)
+		}
+	}
+	return 0
+}
+
+func (rs *replicaSet) probeReplica(ctx context.Context, t *readTarget) {
+	var inRecovery bool
+	var replayed sql.NullString
+	err := t.sqlDB.QueryRowContext(ctx, `SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text`).Scan(&inRecovery, &replayed)
+	if err == nil && (!inRecovery || !replayed.Valid) {
+		err = errors.New("not a streaming replica (not in recovery)")
+	}
+	var tok ConsistencyToken
+	if err == nil {
+		tok, err = ParseConsistencyToken(replayed.String)
+	}
+	if err != nil {
+		rs.markDown(t, err)
+		return
+	}
+	t.replayed.Store(uint64(tok))
+	lag := rs.lagOf(time.Now(), uint64(tok))
+	t.lagNS.Store(int64(lag))
+	if !t.up.Swap(true) {
+		rs.log.Info("replica is back", "replica", t.name, "lag", lag)
+	}
+	rs.metrics.probed(t.name, true, lag)
+}
+
+// markDown skips the replica until a probe finds it well, and drops its idle connections
+// (after a restart they are all broken).
+func (rs *replicaSet) markDown(t *readTarget, cause error) {
+	if t.up.Swap(false) {
+		rs.log.Warn("replica is skipped", "replica", t.name, "error", cause)
+		t.sqlDB.SetMaxIdleConns(0)
+		t.sqlDB.SetMaxIdleConns(t.idle)
+	}
+	rs.metrics.probed(t.name, false, 0)
+}
+
+// choose picks the database a request's reads go to: a usable replica that has replayed past
+// tok (round robin among them), else, for a token, the first usable replica to get there
+// within the wait, else the primary.
+func (rs *replicaSet) choose(ctx context.Context, tok ConsistencyToken) *readTarget {
+	n := len(rs.replicas)
+	start := int(rs.next.Add(1))
+	var usable []*readTarget
+	for i := range n {
+		t := rs.replicas[(start+i)%n]
+		if !t.usable(rs.maxLag) {
+			continue
+		}
+		if t.replayed.Load() >= uint64(tok) {
+			rs.metrics.tokenWaited(tok, 0)
+			return t
+		}
+		usable = append(usable, t)
+	}
+	if len(usable) == 0 {
+		rs.metrics.fellBack(tok, "no_replica")
+		return &rs.s.primary
+	}
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, rs.wait)
+	defer cancel()
+	for {
+		for _, t := range usable {
+			var replayed string
+			if err := t.sqlDB.QueryRowContext(ctx, `SELECT pg_last_wal_replay_lsn()::text`).Scan(&replayed); err != nil {
+				continue
+			}
+			if got, err := ParseConsistencyToken(replayed); err == nil && got >= tok {
+				rs.metrics.tokenWaited(tok, time.Since(began))
+				return t
+			}
+		}
+		select {
+		case <-ctx.Done():
+			rs.metrics.fellBack(tok, "timeout")
+			return &rs.s.primary
+		case <-time.After(tokenPollEvery):
+		}
+	}
+}
+
+// failed reports whether err, from a read on t, is the replica's failure rather than the
+// read's (a broken or refused connection, a server shutting down or out of resources, a query
+// cancelled by a recovery conflict): the read then runs again on the primary, and a replica
+// that is gone is marked down. A caller that has gone away is not a replica's failure.
+func (rs *replicaSet) failed(ctx context.Context, t *readTarget, err error) bool {
+	if err == nil || !t.replica || ctx.Err() != nil || errors.Is(err, ErrNotFound) || errors.Is(err, sql.ErrNoRows) ||
+		errors.Is(err, gorm.ErrRecordNotFound) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case pgErr.Code == "40001": // canceling statement due to conflict with recovery
+			rs.metrics.failedOver(t.name)
+			return true
+		case strings.HasPrefix(pgErr.Code, "08"), strings.HasPrefix(pgErr.Code, "57"), strings.HasPrefix(pgErr.Code, "53"), strings.HasPrefix(pgErr.Code, "58"):
+		default:
+			return false // the query's own error: the primary would refuse it too
+		}
+	}
+	rs.markDown(t, err)
+	rs.metrics.failedOver(t.name)
+	if pin, ok := ctx.Value(readPinKey{}).(*readPin); ok {
+		pin.t.Store(&rs.s.primary)
+	}
+	return true
+}
+
+// failoverPool is a replica's pool for reads, which runs a read the replica fails under
+// again on the primary. It serves as the replica's GORM connection too. Writes never come
+// here; ExecContext goes to the primary for safety.
+type failoverPool struct {
+	rs *replicaSet
+	t  *readTarget
+}
+
+func (p *failoverPool) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	rows, err := p.t.sqlDB.QueryContext(ctx, q, args...)
+	if p.rs.failed(ctx, p.t, err) {
+		return p.rs.s.sqlDB.QueryContext(ctx, q, args...)
+	}
+	return rows, err
+}
+
+// QueryRowContext answers from the replica; its error only shows at Scan, too late to fail
+// over, so the store's raw reads use queryRow instead.
+func (p *failoverPool) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return p.t.sqlDB.QueryRowContext(ctx, q, args...)
+}
+
+func (p *failoverPool) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return p.rs.s.sqlDB.ExecContext(ctx, q, args...)
+}
+
+func (p *failoverPool) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error) {
+	return p.t.sqlDB.PrepareContext(ctx, q)
+}
+
+// readPin is a request's choice of database, made at its first read.
+type readPin struct {
+	tok  ConsistencyToken
+	once sync.Once
+	t    atomic.Pointer[readTarget]
+}
+
+type readPinKey struct{}
+
+// ReplicaReads marks ctx: the reads made with it may go to a replica (if the store has any)
+// that has replayed past tok (0: any replica within the lag bound). Only reads that may be
+// slightly stale should carry it; a write made with it still goes to the primary.
+func ReplicaReads(ctx context.Context, tok ConsistencyToken) context.Context {
+	return context.WithValue(ctx, readPinKey{}, &readPin{tok: tok})
+}
+
+// target is the database ctx's reads go to.
+func (s *Store) target(ctx context.Context) *readTarget {
+	if s.replicas == nil {
+		return &s.primary
+	}
+	pin, ok := ctx.Value(readPinKey{}).(*readPin)
+	if !ok {
+		return &s.primary
+	}
+	pin.once.Do(func() { pin.t.Store(s.replicas.choose(ctx, pin.tok)) })
+	t := pin.t.Load()
+	s.replicas.metrics.read(t.name)
+	return t
+}
+
+// rdb is the GORM handle for a read that may go to a replica.
+func (s *Store) rdb(ctx context.Context) *gorm.DB { return s.target(ctx).db.WithContext(ctx) }
+
+// rsql is the pool for a raw read that may go to a replica.
+func (s *Store) rsql(ctx context.Context) readQuerier { return s.target(ctx).q }
+
+// queryRow runs a one-row read on q and scans it (sql.ErrNoRows when there is none), failing
+// over like QueryContext where QueryRowContext could not.
+func queryRow(ctx context.Context, q readQuerier, query string, args []any, dest ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// groupGet reads one key through ctx's target's group reader, and through the primary's
+// when the replica fails under it.
+func groupGet[K, V any](s *Store, ctx context.Context, pick func(*readTarget) *groupReader[K, V], key K) (V, error) {
+	t := s.target(ctx)
+	v, err := pick(t).get(ctx, key)
+	if s.replicas != nil && s.replicas.failed(ctx, t, err) {
+		return pick(&s.primary).get(ctx, key)
+	}
+	return v, err
+}
+
+// ConsistencyToken is the primary's current WAL insert position, which is past every write
+// that has committed: a write's caller hands it back on later reads (ReplicaReads) to read
+// what it wrote, through any instance. SQLite, a single database, has none (0).
+func (s *Store) ConsistencyToken(ctx context.Context) (ConsistencyToken, error) {
+	if s.d.name() != DialectPostgres {
+		return 0, nil
+	}
+	var lsn string
+	if err := s.sqlDB.QueryRowContext(ctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&lsn); err != nil {
+		return 0, fmt.Errorf("store: consistency token: %w", err)
+	}
+	return ParseConsistencyToken(lsn)
+}
+
+// ReplicaState is what the store knows of one replica.
+type ReplicaState struct {
+	Name     string
+	Up       bool          // its last probe answered
+	Lag      time.Duration // at its last probe
+	Replayed ConsistencyToken
+	Usable   bool // up and within the lag bound: reads may go to it
+}
+
+// Replicas reports the replicas' states (none without Options.ReplicaURLs).
+func (s *Store) Replicas() []ReplicaState {
+	if s.replicas == nil {
+		return nil
+	}
+	out := make([]ReplicaState, len(s.replicas.replicas))
+	for i, t := range s.replicas.replicas {
+		out[i] = ReplicaState{Name: t.name, Up: t.up.Load(), Lag: time.Duration(t.lagNS.Load()),
+			Replayed: ConsistencyToken(t.replayed.Load()), Usable: t.usable(s.replicas.maxLag)}
+	}
+	return out
+}
