@@ -34,7 +34,7 @@ func NewReplicaMetrics() *ReplicaMetrics {
 		tokenWait: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "svc_db_consistency_token_wait_seconds",
 			Help:    "How long a read with a consistency token waited for a replica to replay past it (0: one already had); reads the primary served instead are counted in svc_db_consistency_fallbacks_total.",
-			Buckets: []float64{0, .0005, .001, .0025, .005, .01, .025, .05, .1, .25},
+			Buckets: []float64{0, .0005, .001, .0025, .005, .01, .02, .03, .05, .075, .1, .15, .2, .25},
 		}),
 		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "svc_db_consistency_fallbacks_total",

@@ -19,6 +19,23 @@ export interface SvcClientOptions {
   headers?: Record<string, string>;
   /** A fetch implementation (defaults to the global fetch). */
   fetch?: ClientOptions["fetch"];
+  /**
+   * Read your own writes through any instance (default true): the client keeps the newest
+   * `Svc-Consistency-Token` its writes were answered with and sends it on its GET requests
+   * (unless one sets the header itself), so a service reading from replicas serves them from a
+   * database that has the writes. Set false for reads that may be up to the service's replica
+   * lag behind.
+   */
+  readYourWrites?: boolean;
+}
+
+/** The header that carries a consistency token (docs/deployment.md). */
+export const consistencyHeader = "Svc-Consistency-Token";
+
+/** The position a consistency token names ("16/B374D848"), to order tokens; null if malformed. */
+export function tokenPosition(token: string): bigint | null {
+  const m = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/.exec(token);
+  return m === null ? null : (BigInt("0x" + m[1]) << 32n) | BigInt("0x" + m[2]);
 }
 
 /** Creates a typed client of the service. */
@@ -31,7 +48,27 @@ export function createSvcClient(options: SvcClientOptions): SvcClient {
   if (options.fetch !== undefined) {
     clientOptions.fetch = options.fetch;
   }
-  return createClient<paths>(clientOptions);
+  const client = createClient<paths>(clientOptions);
+  if (options.readYourWrites !== false) {
+    let newest: { token: string; at: bigint } | null = null;
+    client.use({
+      onRequest({ request }) {
+        if (request.method === "GET" && newest !== null && !request.headers.has(consistencyHeader)) {
+          request.headers.set(consistencyHeader, newest.token);
+        }
+        return request;
+      },
+      onResponse({ request, response }) {
+        const token = response.headers.get(consistencyHeader);
+        const at = token === null ? null : tokenPosition(token);
+        if (request.method !== "GET" && response.ok && token !== null && at !== null && (newest === null || at > newest.at)) {
+          newest = { token, at };
+        }
+        return response;
+      },
+    });
+  }
+  return client;
 }
 
 // The body of an operation's 200 answer.
