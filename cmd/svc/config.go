@@ -172,7 +172,7 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 		return c, fmt.Errorf("%w: serve: rate limits must not be negative", errUsage)
 	}
 	if c.ReverifyInterval <= 0 || c.ReverifyGrace < 0 || c.ReverifySweep <= 0 || c.ShutdownTimeout <= 0 || c.DrainDelay < 0 || c.LookupCacheTTL < 0 || c.AuthCacheTTL < 0 ||
-		c.ReplicaMaxLag <= 0 || c.ConsistencyWait < 0 {
+		c.ReplicaMaxLag <= 0 || c.ConsistencyWait <= 0 {
 		return c, fmt.Errorf("%w: serve: durations must be positive", errUsage)
 	}
 	return c, nil
