@@ -16,8 +16,8 @@ import (
 // Config is every setting of `svc serve` (docs/operator-guide.md): each comes from its environment
 // variable and can be overridden by the flag of the same name.
 type Config struct {
-	Addr             string
-	DatabaseURL      string
+	Addr        string
+	DatabaseURL string
 	// ReplicaURLs are Postgres streaming replicas for the reads of GET requests; a replica
 	// lagging more than ReplicaMaxLag is skipped, and a read with a consistency token waits
 	// up to ConsistencyWait for a replica to reach it before the primary serves it.
