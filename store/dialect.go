@@ -47,6 +47,11 @@ type dialect interface {
 	// database/sql directly (GORM does this itself). The queries it is used on have no ? inside
 	// literals.
 	rebind(q string) string
+	// openReplica opens the pool of a read replica (replicas.go); only Postgres has them.
+	openReplica(replicaURL string, opts Options) (*sql.DB, error)
+	// consistencyToken is the primary's write position now (replicas.go); 0 where there are
+	// no replicas.
+	consistencyToken(ctx context.Context, db *sql.DB) (ConsistencyToken, error)
 	// forUpdate, forShare and forUpdateSkipLocked are the row-lock suffixes of a SELECT ("" where
 	// the transaction already holds the database's write lock).
 	forUpdate() string
@@ -320,6 +325,38 @@ func (postgresDialect) rebind(q string) string {
 		b.WriteByte(q[i])
 	}
 	return b.String()
+}
+
+func (sqliteDialect) openReplica(string, Options) (*sql.DB, error) {
+	return nil, errors.New("store: replicas need a Postgres primary")
+}
+
+func (sqliteDialect) consistencyToken(context.Context, *sql.DB) (ConsistencyToken, error) {
+	return 0, nil
+}
+
+func (d postgresDialect) openReplica(replicaURL string, opts Options) (*sql.DB, error) {
+	if !strings.HasPrefix(replicaURL, "postgres://") && !strings.HasPrefix(replicaURL, "postgresql://") {
+		return nil, fmt.Errorf("store: replica URL %q: replicas are Postgres streaming replicas (postgres://...)", redact(replicaURL))
+	}
+	dsn, err := postgresDSN(replicaURL)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: replica %s: %w", redact(replicaURL), err)
+	}
+	d.configurePool(db, opts)
+	return db, nil
+}
+
+func (postgresDialect) consistencyToken(ctx context.Context, db *sql.DB) (ConsistencyToken, error) {
+	var lsn string
+	if err := db.QueryRowContext(ctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&lsn); err != nil {
+		return 0, fmt.Errorf("store: consistency token: %w", err)
+	}
+	return ParseConsistencyToken(lsn)
 }
 
 // skipLockedOf is forUpdateSkipLocked for a transaction handed down as a bare *gorm.DB.

@@ -154,21 +154,11 @@ func openReplicas(s *Store, opts Options) (*replicaSet, error) {
 		rs.wait = 200 * time.Millisecond
 	}
 	for _, u := range opts.ReplicaURLs {
-		if !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
-			rs.close()
-			return nil, fmt.Errorf("store: replica URL %q: replicas are Postgres streaming replicas (postgres://...)", redact(u))
-		}
-		dsn, err := postgresDSN(u)
+		sqlDB, err := s.d.openReplica(u, opts)
 		if err != nil {
 			rs.close()
 			return nil, err
 		}
-		sqlDB, err := sql.Open("pgx", dsn)
-		if err != nil {
-			rs.close()
-			return nil, fmt.Errorf("store: replica %s: %w", redact(u), err)
-		}
-		postgresDialect{}.configurePool(sqlDB, opts)
 		t := newReadTarget(s, replicaName(u), nil, sqlDB)
 		t.replica, t.idle = true, max(opts.MaxOpenConns, 10)
 		t.q = &failoverPool{rs: rs, t: t}
@@ -465,14 +455,7 @@ func groupGet[K, V any](s *Store, ctx context.Context, pick func(*readTarget) *g
 // that has committed: a write's caller hands it back on later reads (ReplicaReads) to read
 // what it wrote, through any instance. SQLite, a single database, has none (0).
 func (s *Store) ConsistencyToken(ctx context.Context) (ConsistencyToken, error) {
-	if s.d.name() != DialectPostgres {
-		return 0, nil
-	}
-	var lsn string
-	if err := s.sqlDB.QueryRowContext(ctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&lsn); err != nil {
-		return 0, fmt.Errorf("store: consistency token: %w", err)
-	}
-	return ParseConsistencyToken(lsn)
+	return s.d.consistencyToken(ctx, s.sqlDB)
 }
 
 // ReplicaState is what the store knows of one replica.

@@ -137,10 +137,6 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		return nil, err
 	}
 	if len(opts.ReplicaURLs) > 0 {
-		if d.name() != DialectPostgres {
-			_ = sqlDB.Close()
-			return nil, errors.New("store: replicas need a Postgres primary")
-		}
 		if s.replicas, err = openReplicas(s, opts); err != nil {
 			_ = sqlDB.Close()
 			return nil, err
