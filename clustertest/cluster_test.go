@@ -215,6 +215,24 @@ func (c *cluster) kill9(t testing.TB, name string) {
 	}
 }
 
+// signal sends sig to the process and its children.
+func (c *cluster) signal(t testing.TB, name string, sig syscall.Signal) {
+	t.Helper()
+	pid := c.pid(t, name)
+	out, _ := exec.Command("pgrep", "-P", strconv.Itoa(pid)).Output()
+	pids := []int{pid}
+	for _, f := range strings.Fields(string(out)) {
+		if child, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, child)
+		}
+	}
+	for _, p := range pids {
+		if err := syscall.Kill(p, sig); err != nil && p == pid {
+			t.Fatalf("signal %v to %s (%d): %v", sig, name, pid, err)
+		}
+	}
+}
+
 // start starts a killed process again (scripts/cluster.sh start).
 func (c *cluster) start(t testing.TB, name string) {
 	t.Helper()
@@ -236,6 +254,7 @@ func replicaName(url string) string {
 // 200), with the first failures' descriptions.
 type load struct {
 	ok, failed atomic.Int64
+	slowest    atomic.Int64 // ns
 	mu         sync.Mutex
 	firsts     []string
 	wg         sync.WaitGroup
@@ -251,7 +270,13 @@ func (c *cluster) startLoad(url, ns string, n, workers int, stop <-chan struct{}
 					return
 				default:
 				}
+				began := time.Now()
 				a, err := c.anon(fmt.Sprintf("%s/svc/lookup/%s/people/r-%d", url, ns, i%n))
+				for took := int64(time.Since(began)); ; {
+					if old := l.slowest.Load(); took <= old || l.slowest.CompareAndSwap(old, took) {
+						break
+					}
+				}
 				if err == nil && a.status == 200 {
 					l.ok.Add(1)
 					continue
@@ -414,6 +439,52 @@ func TestReplicaKilledUnderReadLoad(t *testing.T) {
 		}
 		if rd.body["replicas_ready"] != float64(len(c.replicas)) {
 			t.Fatalf("%s/readyz after the restart: %v", u, rd.body)
+		}
+	}
+}
+
+// A replica that stops answering (SIGSTOP: its connections stay open, its queries never
+// return) under read load fails no read, and holds none for long: its probes time out within
+// a second, and the reads waiting on it run again on the primary. Once it answers again, it
+// is taken back.
+func TestReplicaHangsUnderReadLoad(t *testing.T) {
+	c := open(t)
+	ns := c.registry(t, "replica-hang")
+	c.addRecords(t, ns, 200)
+	stop := make(chan struct{})
+	l := c.startLoad(c.proxy, ns, 200, 8, stop)
+	time.Sleep(time.Second)
+	l.slowest.Store(0)
+	c.signal(t, "replica2", syscall.SIGSTOP)
+	stopped := true
+	defer func() {
+		if stopped {
+			c.signal(t, "replica2", syscall.SIGCONT)
+		}
+	}()
+	time.Sleep(3 * time.Second)
+	c.signal(t, "replica2", syscall.SIGCONT)
+	stopped = false
+	close(stop)
+	l.wg.Wait()
+	slowest := time.Duration(l.slowest.Load())
+	t.Logf("%d reads, %d failed; the slowest took %v", l.ok.Load()+l.failed.Load(), l.failed.Load(), slowest.Round(time.Millisecond))
+	if l.failed.Load() != 0 {
+		t.Fatalf("%d reads failed while a replica hung: %v", l.failed.Load(), l.firsts)
+	}
+	if slowest > 2*time.Second {
+		t.Fatalf("a read waited %v on a hung replica", slowest)
+	}
+	for _, u := range c.instances {
+		var rd answer
+		for range 100 {
+			if rd, _ = c.do("GET", u+"/readyz", nil, ""); rd.body["replicas_ready"] == float64(len(c.replicas)) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if rd.body["replicas_ready"] != float64(len(c.replicas)) {
+			t.Fatalf("%s/readyz after the replica answered again: %v", u, rd.body)
 		}
 	}
 }

@@ -100,6 +100,39 @@ type readTarget struct {
 	replayed atomic.Uint64 // the WAL position it had replayed at its last probe
 	lagNS    atomic.Int64
 	idle     int // its pool's idle connections, restored after a failure empties them
+	// inFlight cancels the reads waiting on the replica when it is marked down, so that a
+	// replica that stops answering (rather than refusing) holds no read past its probe's
+	// timeout: they run again on the primary.
+	inFlightMu sync.Mutex
+	inFlight   map[*context.CancelFunc]struct{}
+}
+
+// guard registers a read on the replica until release; markDown cancels it. On the primary
+// it does nothing.
+func (t *readTarget) guard(ctx context.Context) (gctx context.Context, release func()) {
+	if !t.replica {
+		return ctx, func() {}
+	}
+	gctx, cancel := context.WithCancel(ctx)
+	key := &cancel
+	t.inFlightMu.Lock()
+	t.inFlight[key] = struct{}{}
+	t.inFlightMu.Unlock()
+	return gctx, func() {
+		t.inFlightMu.Lock()
+		delete(t.inFlight, key)
+		t.inFlightMu.Unlock()
+	}
+}
+
+// cancelInFlight cancels every read waiting on the replica.
+func (t *readTarget) cancelInFlight() {
+	t.inFlightMu.Lock()
+	defer t.inFlightMu.Unlock()
+	for cancel := range t.inFlight {
+		(*cancel)()
+	}
+	clear(t.inFlight)
 }
 
 // readQuerier is what a raw read needs of a pool.
@@ -109,11 +142,15 @@ type readQuerier interface {
 }
 
 func newReadTarget(s *Store, name string, db *gorm.DB, sqlDB *sql.DB) *readTarget {
-	t := &readTarget{name: name, db: db, sqlDB: sqlDB, q: sqlDB}
+	t := &readTarget{name: name, db: db, sqlDB: sqlDB, q: sqlDB, inFlight: map[*context.CancelFunc]struct{}{}}
 	t.lookups = newGroupReader("record lookup", s.closed, func(ctx context.Context, keys []lookupKey, found func(int, recRead) error) error {
+		ctx, release := t.guard(ctx)
+		defer release()
 		return readLatestGroup(ctx, t.sqlDB, keys, found)
 	})
 	t.logEntries = newGroupReader("log entry", s.closed, func(ctx context.Context, versions []string, found func(int, logEntryRead) error) error {
+		ctx, release := t.guard(ctx)
+		defer release()
 		return readLogEntryGroup(ctx, t.sqlDB, versions, found)
 	})
 	return t
@@ -277,6 +314,7 @@ func (rs *replicaSet) markDown(t *readTarget, cause error) {
 		t.sqlDB.SetMaxIdleConns(0)
 		t.sqlDB.SetMaxIdleConns(t.idle)
 	}
+	t.cancelInFlight()
 	rs.metrics.probed(t.name, false, 0)
 }
 
@@ -327,11 +365,13 @@ func (rs *replicaSet) choose(ctx context.Context, tok ConsistencyToken) *readTar
 
 // failed reports whether err, from a read on t, is the replica's failure rather than the
 // read's (a broken or refused connection, a server shutting down or out of resources, a query
-// cancelled by a recovery conflict): the read then runs again on the primary, and a replica
-// that is gone is marked down. A caller that has gone away is not a replica's failure.
+// cancelled by a recovery conflict, or cancelled because the replica stopped answering its
+// probes): the read then runs again on the primary, and a replica that is gone is marked down.
+// A caller that has gone away is not a replica's failure.
 func (rs *replicaSet) failed(ctx context.Context, t *readTarget, err error) bool {
+	// A cancelled read whose caller is still there was cancelled by markDown.
 	if err == nil || !t.replica || ctx.Err() != nil || errors.Is(err, ErrNotFound) || errors.Is(err, sql.ErrNoRows) ||
-		errors.Is(err, gorm.ErrRecordNotFound) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		errors.Is(err, gorm.ErrRecordNotFound) {
 		return false
 	}
 	var pgErr *pgconn.PgError
@@ -362,7 +402,10 @@ type failoverPool struct {
 }
 
 func (p *failoverPool) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	rows, err := p.t.sqlDB.QueryContext(ctx, q, args...)
+	// The guard covers the wait for the answer; the rows, once there, are read without it.
+	gctx, release := p.t.guard(ctx)
+	rows, err := p.t.sqlDB.QueryContext(gctx, q, args...)
+	release()
 	if p.rs.failed(ctx, p.t, err) {
 		return p.rs.s.sqlDB.QueryContext(ctx, q, args...)
 	}
