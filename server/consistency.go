@@ -14,8 +14,8 @@ import (
 const consistencyHeader = "Svc-Consistency-Token"
 
 // consistency marks the reads of GET (and HEAD) requests as ones a replica may serve, past
-// the request's consistency token when it sends one, and has
-// every other request that succeeds answer the token of the primary's position after it.
+// the request's consistency token when it sends one, and has every other request whose write
+// committed answer the token of the primary's position after it.
 func (s *Server) consistency(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
@@ -26,9 +26,13 @@ func (s *Server) consistency(next echo.HandlerFunc) echo.HandlerFunc {
 			c.SetRequest(req.WithContext(store.ReplicaReads(req.Context(), tok)))
 			return next(c)
 		}
+		ctx := store.TrackCommits(req.Context())
+		c.SetRequest(req.WithContext(ctx))
 		res := c.Response()
 		res.Before(func() {
-			if res.Status < 200 || res.Status > 299 {
+			// Only a request whose write committed gets a token: one that wrote nothing
+			// (a verification, a same-state action) spares the query.
+			if res.Status < 200 || res.Status > 299 || !store.Committed(ctx) {
 				return
 			}
 			tok, err := s.store.ConsistencyToken(req.Context())

@@ -10,8 +10,8 @@ import (
 
 var tokenPattern = regexp.MustCompile(`^[0-9A-F]{1,8}/[0-9A-F]{1,8}$`)
 
-// Every successful write answers a consistency token on Postgres (none on SQLite, and none
-// for a refused write); a read takes a token back, and refuses a malformed one with a 400.
+// Every write that commits answers a consistency token on Postgres (none on SQLite, none for a
+// refused write, none for a request that wrote nothing); a read takes a token back, and refuses a malformed one with a 400.
 // A read with a token skips the lookup cache: it must not answer from before the token's
 // write, which another instance may have made.
 func TestConsistencyTokenHeader(t *testing.T) {
@@ -27,6 +27,15 @@ func TestConsistencyTokenHeader(t *testing.T) {
 			t.Fatalf("a write on SQLite answered the token %q", tok)
 		}
 		ns := w.data()["namespace_id"].(string)
+		h.must(201, "POST", "/svc/"+ns+"/create-registry", key, map[string]any{"registry_name": "people", "tag": "custom",
+			"schema": map[string]any{"type": "object"}})
+		if r := h.must(200, "POST", "/svc/"+ns+"/people/activate-registry", key, nil); r.Header.Get("Svc-Consistency-Token") != "" {
+			t.Fatal("an action that wrote nothing (activating a live registry) answered a token")
+		}
+		if r := h.must(200, "POST", "/svc/"+ns+"/people/deactivate-registry", key, nil); h.store.Dialect() == store.DialectPostgres &&
+			!tokenPattern.MatchString(r.Header.Get("Svc-Consistency-Token")) {
+			t.Fatalf("deactivating answered the token %q", r.Header.Get("Svc-Consistency-Token"))
+		}
 		if r := h.must(400, "POST", "/svc/create-namespace", key, map[string]any{"name": ""}); r.Header.Get("Svc-Consistency-Token") != "" {
 			t.Fatal("a refused write answered a token")
 		}

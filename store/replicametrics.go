@@ -75,7 +75,7 @@ func (m *ReplicaMetrics) tokenWaited(tok ConsistencyToken, d time.Duration) {
 	}
 }
 
-func (m *ReplicaMetrics) fellBack(_ ConsistencyToken, reason string) {
+func (m *ReplicaMetrics) fellBack(reason string) {
 	if m != nil {
 		m.fallbacks.WithLabelValues(reason).Inc()
 	}

@@ -74,14 +74,7 @@ func ParseConsistencyToken(s string) (ConsistencyToken, error) {
 			return ConsistencyToken(h<<32 | l), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: the consistency token %q is not a WAL position (two hexadecimal numbers of 1 to 8 digits joined by '/', as a write's Svc-Consistency-Token header gives it)", ErrInvalid, truncate(s, 40))
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return 0, fmt.Errorf("%w: the consistency token %.40q is not a WAL position (two hexadecimal numbers of 1 to 8 digits joined by '/', as a write's Svc-Consistency-Token header gives it)", ErrInvalid, s)
 }
 
 // readTarget is one database reads can go to: the primary or a replica.
@@ -337,7 +330,7 @@ func (rs *replicaSet) choose(ctx context.Context, tok ConsistencyToken) *readTar
 		usable = append(usable, t)
 	}
 	if len(usable) == 0 {
-		rs.metrics.fellBack(tok, "no_replica")
+		rs.metrics.fellBack("no_replica")
 		return &rs.s.primary
 	}
 	began := time.Now()
@@ -356,7 +349,7 @@ func (rs *replicaSet) choose(ctx context.Context, tok ConsistencyToken) *readTar
 		}
 		select {
 		case <-ctx.Done():
-			rs.metrics.fellBack(tok, "timeout")
+			rs.metrics.fellBack("timeout")
 			return &rs.s.primary
 		case <-time.After(tokenPollEvery):
 		}

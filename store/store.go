@@ -190,7 +190,7 @@ func (s *Store) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 		return err
 	}
 	if w.wrote.Load() {
-		s.committed()
+		s.committed(ctx)
 	}
 	return nil
 }
@@ -229,12 +229,33 @@ func (s *Store) OnCommit(fn func()) {
 	}
 }
 
-func (s *Store) committed() {
+// committed reports a write made with ctx that has committed: to ctx's TrackCommits mark, then
+// to the OnCommit observers.
+func (s *Store) committed(ctx context.Context) {
+	if c, ok := ctx.Value(commitsKey{}).(*commits); ok {
+		c.wrote.Store(true)
+	}
 	if fns := s.onCommit.Load(); fns != nil {
 		for _, fn := range *fns {
 			fn()
 		}
 	}
+}
+
+type commits struct{ wrote atomic.Bool }
+
+type commitsKey struct{}
+
+// TrackCommits marks ctx so that Committed tells whether a write made with it committed (the
+// server answers a consistency token only then).
+func TrackCommits(ctx context.Context) context.Context {
+	return context.WithValue(ctx, commitsKey{}, new(commits))
+}
+
+// Committed reports whether a write made with ctx (marked by TrackCommits) has committed.
+func Committed(ctx context.Context) bool {
+	c, ok := ctx.Value(commitsKey{}).(*commits)
+	return ok && c.wrote.Load()
 }
 
 // txWrites notes, in the context of a transaction begun by tx, that a statement changed rows.
@@ -255,7 +276,7 @@ func (s *Store) watchWrites(db *gorm.DB) error {
 			w.wrote.Store(true)
 			return
 		}
-		s.committed()
+		s.committed(db.Statement.Context)
 	}
 	cb := db.Callback()
 	for _, err := range []error{

@@ -2730,7 +2730,7 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description The primary database's write position once this write committed (a Postgres WAL position such as `16/B374D848`; absent on the embedded SQLite database, which has no replicas). Send it back in the `Svc-Consistency-Token` request header of a later read, through any instance, to read what this write wrote. */
+        /** @description The primary database's write position once this write committed (a Postgres WAL position such as `16/B374D848`; absent when the request changed nothing, and on the embedded SQLite database, which has no replicas). Send it back in the `Svc-Consistency-Token` request header of a later read, through any instance, to read what this write wrote. */
         ConsistencyToken: string;
         /** @description The entry's digest, quoted. */
         ETag: string;
