@@ -108,3 +108,29 @@ func Exec(t testing.TB, dbURL, query string, args ...any) {
 		t.Fatalf("%s: %v", query, err)
 	}
 }
+
+// StatementCounter counts the statements and round trips a store sends Postgres (see
+// OpenCounting).
+type StatementCounter = testdb.StatementCounter
+
+// OpenCounting opens a migrated Postgres store (with opts) whose connections go through a
+// loopback proxy that counts the statements and round trips it sends, and reports their text;
+// the store's code runs as in production. It also returns the database URL (unproxied).
+func OpenCounting(t testing.TB, opts store.Options) (*store.Store, *StatementCounter, string) {
+	t.Helper()
+	dbURL := testdb.URL(t, store.DialectPostgres)
+	proxied, counter := testdb.CountingPostgres(t, dbURL)
+	ctx := context.Background()
+	if opts.MaxOpenConns == 0 {
+		opts.MaxOpenConns = 10
+	}
+	s, err := store.Open(ctx, proxied, slog.New(slog.DiscardHandler), opts)
+	if err != nil {
+		t.Fatalf("open counted store: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatalf("migrate counted store: %v", err)
+	}
+	return s, counter, dbURL
+}
