@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/oapi-codegen/runtime"
-	models "github.com/svc-directory/svc/gen"
+	models "github.com/svc-directory/svc/gen/models"
 )
 
 const (
