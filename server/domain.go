@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/gen"
-	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/verification"
 )
 
@@ -87,12 +87,12 @@ func (s *Server) VerifyDomain(ctx context.Context, req gen.VerifyDomainRequestOb
 }
 
 // memberNamespace resolves a domain operation's namespace and requires a member.
-func (s *Server) memberNamespace(ctx context.Context, ref string) (store.Namespace, error) {
+func (s *Server) memberNamespace(ctx context.Context, ref string) (directory.Namespace, error) {
 	id, err := s.authorizeWrite(ctx, ref, false)
 	if err != nil {
-		return store.Namespace{}, err
+		return directory.Namespace{}, err
 	}
-	ns, err := s.store.GetNamespace(ctx, id, store.VersionSel{})
+	ns, err := s.store.GetNamespace(ctx, id, directory.VersionSel{})
 	return ns, namespaceNotFound(err)
 }
 

@@ -21,6 +21,7 @@ import (
 
 	svc "github.com/svc-directory/svc"
 	"github.com/svc-directory/svc/domainverify"
+	"github.com/svc-directory/svc/entries"
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/internal/cache"
 	"github.com/svc-directory/svc/recordschema"
@@ -76,7 +77,7 @@ type Server struct {
 	now             func() time.Time
 	ops             map[string]*operation
 	spec            []byte
-	schemas         *recordschema.Cache
+	entries         *entries.Service
 	cache           *cache.Cache[string, cachedLookup]
 	domains         *verification.Service
 	echo            *echo.Echo
@@ -128,7 +129,7 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: the store is not migrated: %w", err)
 	}
 	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
-		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now),
+		entries: entries.New(cfg.Store, recordschema.NewCache(4096)), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now),
 		logReader: translog.NewReader(cfg.Store), logKey: cfg.LogVerifierKey, webhookInsecure: cfg.WebhookInsecure}
 	if s.cache != nil {
 		// A committed write empties the lookup cache before the writing request is answered

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
@@ -157,7 +158,7 @@ func (s *Server) GetLogTile(ctx context.Context, req gen.GetLogTileRequestObject
 		return nil, problem(http.StatusBadRequest, "Invalid input: path parameter tile_path: "+err.Error())
 	}
 	data, err := s.logReader.Tile(ctx, p.Level, p.N, p.W)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, directory.ErrNotFound) {
 		return nil, problem(http.StatusNotFound, "Tile "+req.TilePath+" is not in the transparency log (yet)")
 	}
 	if err != nil {

@@ -55,6 +55,8 @@ type dialect interface {
 	// forUpdate, forShare and forUpdateSkipLocked are the row-lock suffixes of a SELECT ("" where
 	// the transaction already holds the database's write lock).
 	forUpdate() string
+	// forUpdateOf locks only the rows of the query's table alias (a join reads the others).
+	forUpdateOf(alias string) string
 	forShare() string
 	forUpdateSkipLocked() string
 	// lockNamespace locks the namespace row until the transaction ends (Tx.LockNamespace).
@@ -187,6 +189,7 @@ func (sqliteDialect) oneWriter() bool { return true }
 
 func (sqliteDialect) rebind(q string) string               { return q }
 func (sqliteDialect) forUpdate() string                    { return "" }
+func (sqliteDialect) forUpdateOf(string) string            { return "" }
 func (sqliteDialect) forShare() string                     { return "" }
 func (sqliteDialect) forUpdateSkipLocked() string          { return "" }
 func (sqliteDialect) lockRow(q *gorm.DB) *gorm.DB          { return q }
@@ -367,7 +370,10 @@ func skipLockedOf(db *gorm.DB) string {
 	return sqliteDialect{}.forUpdateSkipLocked()
 }
 
-func (postgresDialect) forUpdate() string           { return " FOR UPDATE" }
+func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
+func (postgresDialect) forUpdateOf(alias string) string {
+	return " FOR UPDATE OF " + alias
+}
 func (postgresDialect) forShare() string            { return " FOR SHARE" }
 func (postgresDialect) forUpdateSkipLocked() string { return " FOR UPDATE SKIP LOCKED" }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // A logged version's index: its row keeps its queue position (log_seq), and the run of
@@ -68,12 +70,12 @@ func (r *logEntryRead) index() (idx int64, ok bool) {
 // not integrated (queued, a draft or unknown).
 func (s *Store) LogEntry(ctx context.Context, version string) (int64, LogLeaf, error) {
 	r, err := s.d.readLogEntry(ctx, s, version)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	if err != nil && !errors.Is(err, directory.ErrNotFound) {
 		return 0, LogLeaf{}, fmt.Errorf("store: log entry: %w", err)
 	}
 	idx, ok := r.index()
 	if err != nil || !ok {
-		return 0, LogLeaf{}, fmt.Errorf("log entry %s: %w", version, ErrNotFound)
+		return 0, LogLeaf{}, fmt.Errorf("log entry %s: %w", version, directory.ErrNotFound)
 	}
 	r.leaf.Version = version
 	return idx, r.leaf, nil
@@ -99,7 +101,7 @@ func (s *Store) readLogEntrySQLite(ctx context.Context, version string) (logEntr
 		if err := rows.Err(); err != nil {
 			return r, err
 		}
-		return r, ErrNotFound
+		return r, directory.ErrNotFound
 	}
 	if err := rows.Scan(r.scanDest()...); err != nil {
 		return r, err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"gorm.io/gorm"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // A restored database starts a new log (docs/transparency-log.md): its old log may be behind
@@ -48,7 +50,7 @@ const logRequeueSQL = `
 // with a signer key for origin.
 func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, err error) {
 	if origin == "" {
-		return 0, fmt.Errorf("%w: a log needs an origin", ErrInvalid)
+		return 0, fmt.Errorf("%w: a log needs an origin", directory.ErrInvalid)
 	}
 	err = s.tx(ctx, func(tx *gorm.DB) error {
 		var st logStateRow
@@ -56,7 +58,7 @@ func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, er
 			return fmt.Errorf("store: log state: %w", err)
 		}
 		if st.Origin == origin {
-			return conflict.With("the log already has the origin %s: a new log needs a new origin (and key)", origin)
+			return directory.Conflict.With("the log already has the origin %s: a new log needs a new origin (and key)", origin)
 		}
 		for _, q := range []string{`DELETE FROM log_queue`, `DELETE FROM log_runs`, `DELETE FROM log_entries`, `DELETE FROM log_tiles`} {
 			if err := tx.Exec(q).Error; err != nil {

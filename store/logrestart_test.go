@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store/internal/testdb"
 )
 
@@ -17,16 +18,16 @@ func TestRestartLog(t *testing.T) {
 			s := openForTest(t, d)
 			ns := newPeople(t, s, "Acme")
 			addNamed(t, s, ctx, ns.NamespaceID, "a", 5, "")
-			drafts := addNamed(t, s, ctx, ns.NamespaceID, "d", 2, StateDraft)
+			drafts := addNamed(t, s, ctx, ns.NamespaceID, "d", 2, directory.StateDraft)
 			second := "second"
-			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "a-0", "", RecordPatch{Description: &second}); err != nil {
+			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "a-0", "", directory.RecordPatch{Description: &second}); err != nil {
 				t.Fatal(err)
 			}
 			first := integrateAll(t, s, 3) // origin example.test/log
 			if _, err := s.SaveLogCosigned(ctx, LogCosigned{Text: "cosigned", Size: 2}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.RestartLog(ctx, "example.test/log"); !errors.Is(err, ErrConflict) {
+			if _, err := s.RestartLog(ctx, "example.test/log"); !errors.Is(err, directory.ErrConflict) {
 				t.Fatalf("a restart under the log's own origin: %v, want ErrConflict", err)
 			}
 			queued, err := s.RestartLog(ctx, "new.example/log")
@@ -43,7 +44,7 @@ func TestRestartLog(t *testing.T) {
 			if c, err := s.LogCosigned(ctx); err != nil || c.Text != "" || c.Size != 0 {
 				t.Fatalf("cosigned after the restart: %+v, %v", c, err)
 			}
-			if _, err := s.LogIndex(ctx, first[0]); !errors.Is(err, ErrNotFound) {
+			if _, err := s.LogIndex(ctx, first[0]); !errors.Is(err, directory.ErrNotFound) {
 				t.Fatalf("a version before the new log integrates: %v, want ErrNotFound", err)
 			}
 			again := integrateAll(t, s, 3)
@@ -56,7 +57,7 @@ func TestRestartLog(t *testing.T) {
 				}
 			}
 			checkIndices(t, s, again)
-			if _, err := s.LogIndex(ctx, drafts[0].Version); !errors.Is(err, ErrNotFound) {
+			if _, err := s.LogIndex(ctx, drafts[0].Version); !errors.Is(err, directory.ErrNotFound) {
 				t.Fatalf("a draft: %v, want ErrNotFound", err)
 			}
 		})

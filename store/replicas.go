@@ -16,6 +16,8 @@ import (
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // Replica reads (Options.ReplicaURLs, Postgres only). The reads of a request the caller marks
@@ -74,7 +76,7 @@ func ParseConsistencyToken(s string) (ConsistencyToken, error) {
 			return ConsistencyToken(h<<32 | l), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: the consistency token %.40q is not a WAL position (two hexadecimal numbers of 1 to 8 digits joined by '/', as a write's Svc-Consistency-Token header gives it)", ErrInvalid, s)
+	return 0, fmt.Errorf("%w: the consistency token %.40q is not a WAL position (two hexadecimal numbers of 1 to 8 digits joined by '/', as a write's Svc-Consistency-Token header gives it)", directory.ErrInvalid, s)
 }
 
 // readTarget is one database reads can go to: the primary or a replica.
@@ -363,7 +365,7 @@ func (rs *replicaSet) choose(ctx context.Context, tok ConsistencyToken) *readTar
 // A caller that has gone away is not a replica's failure.
 func (rs *replicaSet) failed(ctx context.Context, t *readTarget, err error) bool {
 	// A cancelled read whose caller is still there was cancelled by markDown.
-	if err == nil || !t.replica || ctx.Err() != nil || errors.Is(err, ErrNotFound) || errors.Is(err, sql.ErrNoRows) ||
+	if err == nil || !t.replica || ctx.Err() != nil || errors.Is(err, directory.ErrNotFound) || errors.Is(err, sql.ErrNoRows) ||
 		errors.Is(err, gorm.ErrRecordNotFound) {
 		return false
 	}

@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/proof"
 )
 
@@ -276,7 +277,7 @@ func readLogTile(db *gorm.DB, level int, n int64) ([]byte, error) {
 func (s *Store) LogTile(ctx context.Context, level int, n int64) ([]byte, error) {
 	data, err := readLogTile(s.db.WithContext(ctx), level, n)
 	if err == nil && data == nil {
-		return nil, fmt.Errorf("log tile %d/%d: %w", level, n, ErrNotFound)
+		return nil, fmt.Errorf("log tile %d/%d: %w", level, n, directory.ErrNotFound)
 	}
 	return data, err
 }
@@ -332,7 +333,7 @@ func (s *Store) LogOldestWaiting(ctx context.Context) (time.Time, bool, error) {
 func (s *Store) LogPending(ctx context.Context, version string) (bool, error) {
 	if _, err := s.LogIndex(ctx, version); err == nil {
 		return false, nil
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, directory.ErrNotFound) {
 		return false, err
 	}
 	_, ok, err := s.publicVersionTime(ctx, version)
@@ -346,7 +347,7 @@ func (s *Store) publicVersionTime(ctx context.Context, version string) (t time.T
 	err = s.db.WithContext(ctx).Raw(`SELECT created_at FROM namespace_versions WHERE version = ?
 		UNION ALL SELECT created_at FROM registry_versions WHERE version = ?
 		UNION ALL SELECT created_at FROM record_versions WHERE version = ? AND state <> ?`,
-		version, version, version, StateDraft).Scan(&ms).Error
+		version, version, version, directory.StateDraft).Scan(&ms).Error
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store: version %s: %w", version, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store/internal/testdb"
 )
 
@@ -82,25 +83,25 @@ func TestMigrationBackfillsTheLogQueue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ns, err := s.CreateNamespace(ctx, u, "did:web:old", NamespaceInput{Name: "Old Co"})
+			ns, err := s.CreateNamespace(ctx, u, "did:web:old", directory.NamespaceInput{Name: "Old Co"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:old", RegistryInput{RegistryName: "r", Tag: TagCustom}); err != nil {
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:old", directory.RegistryInput{RegistryName: "r", Tag: directory.TagCustom}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", "did:web:old", []RecordInput{
+			if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", "did:web:old", []directory.RecordInput{
 				{RecordName: "a", Details: map[string]any{"n": 1.0}},
-				{RecordName: "draft", Details: map[string]any{"n": 2.0}, State: StateDraft},
+				{RecordName: "draft", Details: map[string]any{"n": 2.0}, State: directory.StateDraft},
 				{RecordName: "b", Details: map[string]any{"n": 3.0}},
 			}); err != nil {
 				t.Fatal(err)
 			}
 			desc := "second"
-			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "a", "", RecordPatch{Description: &desc}); err != nil {
+			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "a", "", directory.RecordPatch{Description: &desc}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", NamespacePatch{Description: &desc}); err != nil {
+			if _, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", directory.NamespacePatch{Description: &desc}); err != nil {
 				t.Fatal(err)
 			}
 			// The leaves the store queued as it wrote, in order, are what the backfill must
@@ -138,7 +139,7 @@ func TestMigrationBackfillsTheLogQueue(t *testing.T) {
 				t.Fatalf("backfilled queue:\n%s\nwant\n%s", leavesText(got), leavesText(want))
 			}
 			// New versions follow the backfill.
-			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "b", "", RecordPatch{Description: &desc}); err != nil {
+			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "b", "", directory.RecordPatch{Description: &desc}); err != nil {
 				t.Fatal(err)
 			}
 			after, err := s.LogQueuedLeaves(ctx)
@@ -165,7 +166,7 @@ func TestCompactLogReclaimsTheQueue(t *testing.T) {
 	s := openAtForTest(t, testdb.OwnPostgresDatabase(t)) // no other package's session holds rows back
 	rows := make([]logQueueRow, 5000)
 	for i := range rows {
-		rows[i] = logQueueRow{Version: newVersion(), Leaf: `{"leaf":"x"}`}
+		rows[i] = logQueueRow{Version: directory.NewVersion(), Leaf: `{"leaf":"x"}`}
 	}
 	if err := s.db.CreateInBatches(rows, 1000).Error; err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/proof"
 )
 
@@ -50,7 +51,7 @@ func (r regVersionRow) logLeaf() (LogLeaf, bool) {
 }
 
 func (r recVersionRow) logLeaf() (LogLeaf, bool) {
-	if r.State == StateDraft {
+	if r.State == directory.StateDraft {
 		return LogLeaf{}, false
 	}
 	return LogLeaf{Kind: proof.KindRecord.String(), NamespaceID: r.NamespaceID, RegistryID: r.RegistryID,

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/internal/cache"
 	"github.com/svc-directory/svc/store"
 )
@@ -135,7 +136,7 @@ func (r *Reader) Tile(ctx context.Context, level int, n int64, w int) ([]byte, e
 	}
 	if level >= 0 {
 		if len(data) < w*tlog.HashSize {
-			return nil, fmt.Errorf("tile %d/%d width %d: %w", level, n, w, store.ErrNotFound)
+			return nil, fmt.Errorf("tile %d/%d width %d: %w", level, n, w, directory.ErrNotFound)
 		}
 		return data[:w*tlog.HashSize], nil
 	}
@@ -143,7 +144,7 @@ func (r *Reader) Tile(ctx context.Context, level int, n int64, w int) ([]byte, e
 	off := 0
 	for i := 0; i < w; i++ {
 		if off+2 > len(data) {
-			return nil, fmt.Errorf("entry bundle %d width %d: %w", n, w, store.ErrNotFound)
+			return nil, fmt.Errorf("entry bundle %d width %d: %w", n, w, directory.ErrNotFound)
 		}
 		off += 2 + (int(data[off])<<8 | int(data[off+1]))
 	}
@@ -203,7 +204,7 @@ func (r *Reader) Inclusion(ctx context.Context, version string, size int64) (Inc
 		return Inclusion{}, fmt.Errorf("%w: size %d is negative", ErrBadSize, size)
 	}
 	idx, entry, err := r.st.LogEntry(ctx, version)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, directory.ErrNotFound) {
 		pending, perr := r.st.LogPending(ctx, version)
 		switch {
 		case perr != nil:

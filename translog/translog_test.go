@@ -16,6 +16,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -191,39 +192,39 @@ func drain(t *testing.T, g *Integrator, limit int) {
 	}
 }
 
-func seedEntries(t *testing.T, s *store.Store, records int) (store.Namespace, []string) {
+func seedEntries(t *testing.T, s *store.Store, records int) (directory.Namespace, []string) {
 	t.Helper()
 	ctx := context.Background()
 	u, err := s.EnsureUser(ctx, "owner@example.com")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns, err := s.CreateNamespace(ctx, u, creator, store.NamespaceInput{Name: "n"})
+	ns, err := s.CreateNamespace(ctx, u, creator, directory.NamespaceInput{Name: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom})
+	reg, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom})
 	if err != nil {
 		t.Fatal(err)
 	}
 	versions := []string{ns.Version, reg.Version}
-	var in []store.RecordInput
+	var in []directory.RecordInput
 	for i := range records {
 		st := ""
 		if i%50 == 7 {
-			st = store.StateDraft
+			st = directory.StateDraft
 		}
-		in = append(in, store.RecordInput{RecordName: fmt.Sprintf("p%05d", i), Details: map[string]any{"n": float64(i)}, State: st})
+		in = append(in, directory.RecordInput{RecordName: fmt.Sprintf("p%05d", i), Details: map[string]any{"n": float64(i)}, State: st})
 	}
 	for len(in) > 0 {
-		part := in[:min(len(in), store.MaxBatch)]
+		part := in[:min(len(in), directory.MaxBatch)]
 		in = in[len(part):]
 		added, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, part)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, a := range added {
-			if part[i].State != store.StateDraft {
+			if part[i].State != directory.StateDraft {
 				versions = append(versions, a.Version)
 			}
 		}
@@ -278,7 +279,7 @@ func TestIntegratedLogVerifies(t *testing.T) {
 		}
 		// More after a full tile: a second namespace version.
 		desc := "more"
-		ns2, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", store.NamespacePatch{Description: &desc})
+		ns2, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", directory.NamespacePatch{Description: &desc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,7 +374,7 @@ func TestIntegratedLogVerifies(t *testing.T) {
 		if _, err := r.Inclusion(ctx, "0xunknown", 0); !errors.Is(err, ErrNotLogged) {
 			t.Fatalf("unknown version: %v", err)
 		}
-		if _, err := r.Tile(ctx, 0, 1, TileWidth); !errors.Is(err, store.ErrNotFound) {
+		if _, err := r.Tile(ctx, 0, 1, TileWidth); !errors.Is(err, directory.ErrNotFound) {
 			t.Fatalf("a tile beyond the log: %v", err)
 		}
 		if _, err := r.Tile(ctx, 0, 0, TileWidth); err != nil {
@@ -567,12 +568,12 @@ func TestConcurrentWritersAndIntegrators(t *testing.T) {
 					for i := range 15 {
 						// Two writers share each record: updates of one entry race.
 						name := fmt.Sprintf("p%05d", (w%2)*10+i%5)
-						rec, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", name, "", store.RecordPatch{Details: map[string]any{"w": float64(w), "i": float64(i)}})
+						rec, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", name, "", directory.RecordPatch{Details: map[string]any{"w": float64(w), "i": float64(i)}})
 						if err != nil {
 							t.Error(err)
 							return
 						}
-						added, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, []store.RecordInput{
+						added, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, []directory.RecordInput{
 							{RecordName: fmt.Sprintf("w%d-%d", w, i), Details: map[string]any{"n": 1.0}}})
 						if err != nil {
 							t.Error(err)
@@ -627,7 +628,7 @@ func TestInclusionShowsTheLoggedLeaf(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec, err := s.GetRecord(ctx, ns.NamespaceID, "people", "p00299", store.VersionSel{})
+			rec, err := s.GetRecord(ctx, ns.NamespaceID, "people", "p00299", directory.VersionSel{})
 			if err != nil || rec.Version != target {
 				t.Fatalf("record p00299 at %s (%v), want %s", rec.Version, err, target)
 			}

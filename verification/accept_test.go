@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/verification"
@@ -23,11 +24,11 @@ func acceptSetup(t *testing.T, s *store.Store, v *verification.Service) (atteste
 	ctx := context.Background()
 	owner, _ = s.EnsureUser(ctx, "alice@example.com")
 	carol, _ := s.EnsureUser(ctx, "carol@example.com")
-	a, err := s.CreateNamespace(ctx, owner, "did:web:x:alice", store.NamespaceInput{Name: "Attester"})
+	a, err := s.CreateNamespace(ctx, owner, "did:web:x:alice", directory.NamespaceInput{Name: "Attester"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.CreateNamespace(ctx, carol, "did:web:x:carol", store.NamespaceInput{Name: "Carol"})
+	c, err := s.CreateNamespace(ctx, carol, "did:web:x:carol", directory.NamespaceInput{Name: "Carol"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestAcceptWaitsForConcurrentChanges(t *testing.T) {
 			if err != nil || req.Status != store.RequestPending {
 				t.Fatalf("request %+v %v, want it still pending", req, err)
 			}
-			if got, _ := s.GetNamespace(ctx, requester, store.VersionSel{}); got.Domain != "" {
+			if got, _ := s.GetNamespace(ctx, requester, directory.VersionSel{}); got.Domain != "" {
 				t.Fatalf("the requester holds %q", got.Domain)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/internal/testclock"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
@@ -26,7 +27,7 @@ func TestSweepChecksEachSourceOnceAcrossInstances(t *testing.T) {
 			const sources = 60
 			u, _ := first.EnsureUser(ctx, "o@example.com")
 			for i := range sources {
-				ns, err := first.CreateNamespace(ctx, u, "did:web:x:o", store.NamespaceInput{Name: fmt.Sprintf("n%d", i)})
+				ns, err := first.CreateNamespace(ctx, u, "did:web:x:o", directory.NamespaceInput{Name: fmt.Sprintf("n%d", i)})
 				if err != nil {
 					t.Fatal(err)
 				}

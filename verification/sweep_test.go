@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/internal/testclock"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
@@ -19,7 +20,7 @@ func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 		clk := testclock.New()
 		v := verification.New(verification.Config{Store: s, Now: clk.Now, Interval: time.Hour, Grace: time.Minute})
 		u, _ := s.EnsureUser(ctx, "o@example.com")
-		ns, err := s.CreateNamespace(ctx, u, "did:web:x:o", store.NamespaceInput{Name: "n"})
+		ns, err := s.CreateNamespace(ctx, u, "did:web:x:o", directory.NamespaceInput{Name: "n"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +57,7 @@ func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 		if out, err := v.RecordCheck(ctx, dns, false, "gone"); err != nil || out != verification.OutcomeRemoved {
 			t.Fatalf("after the grace period: %s %v", out, err)
 		}
-		got, _ := s.GetNamespace(ctx, ns.NamespaceID, store.VersionSel{})
+		got, _ := s.GetNamespace(ctx, ns.NamespaceID, directory.VersionSel{})
 		if got.Domain != "two.example" {
 			t.Fatalf("the domain left while another source remained: %q", got.Domain)
 		}
@@ -67,7 +68,7 @@ func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 		if out, _ := v.RecordCheck(ctx, web, false, "gone"); out != verification.OutcomeDomainRemoved {
 			t.Fatalf("last source removed: %s", out)
 		}
-		got, _ = s.GetNamespace(ctx, ns.NamespaceID, store.VersionSel{})
+		got, _ = s.GetNamespace(ctx, ns.NamespaceID, directory.VersionSel{})
 		if got.Domain != "" {
 			t.Fatalf("the domain stayed without a source: %q", got.Domain)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/translog"
 )
@@ -23,17 +23,17 @@ func TestLogRestart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ns, err := s.CreateNamespace(ctx, u, "did:web:example.com", store.NamespaceInput{Name: "Acme"})
+			ns, err := s.CreateNamespace(ctx, u, "did:web:example.com", directory.NamespaceInput{Name: "Acme"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:example.com", store.RegistryInput{RegistryName: "people", Tag: store.TagCustom,
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:example.com", directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom,
 				Schema: map[string]any{"type": "object"}}); err != nil {
 				t.Fatal(err)
 			}
-			in := make([]store.RecordInput, 6)
+			in := make([]directory.RecordInput, 6)
 			for i := range in {
-				in[i] = store.RecordInput{RecordName: fmt.Sprintf("p%d", i), Details: map[string]any{"i": float64(i)}}
+				in[i] = directory.RecordInput{RecordName: fmt.Sprintf("p%d", i), Details: map[string]any{"i": float64(i)}}
 			}
 			added, err := s.AddRecords(ctx, ns.NamespaceID, "people", "did:web:example.com", in)
 			if err != nil {
