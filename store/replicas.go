@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,8 +14,6 @@ import (
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
-
-	"github.com/svc-directory/svc/directory"
 )
 
 // Replica reads (Options.ReplicaURLs, Postgres only). The reads of a request the caller marks
@@ -54,30 +50,6 @@ const (
 	// how far they have replayed.
 	tokenPollEvery = 2 * time.Millisecond
 )
-
-// ConsistencyToken is a position in the primary's write-ahead log (a Postgres LSN): a read
-// that carries one is served by a database that has replayed past it. The zero token asks
-// for nothing.
-type ConsistencyToken uint64
-
-// String is the token as Postgres writes an LSN: two hexadecimal halves, "16/B374D848".
-func (t ConsistencyToken) String() string {
-	return fmt.Sprintf("%X/%X", uint64(t)>>32, uint64(t)&0xFFFFFFFF)
-}
-
-// ParseConsistencyToken reads a token as String writes it (either case). A malformed one is
-// ErrInvalid.
-func ParseConsistencyToken(s string) (ConsistencyToken, error) {
-	hi, lo, ok := strings.Cut(s, "/")
-	if ok && len(hi) >= 1 && len(hi) <= 8 && len(lo) >= 1 && len(lo) <= 8 {
-		h, err1 := strconv.ParseUint(hi, 16, 32)
-		l, err2 := strconv.ParseUint(lo, 16, 32)
-		if err1 == nil && err2 == nil {
-			return ConsistencyToken(h<<32 | l), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: the consistency token %.40q is not a WAL position (two hexadecimal numbers of 1 to 8 digits joined by '/', as a write's Svc-Consistency-Token header gives it)", directory.ErrInvalid, s)
-}
 
 // readTarget is one database reads can go to: the primary or a replica.
 type readTarget struct {
@@ -311,189 +283,6 @@ func (rs *replicaSet) markDown(t *readTarget, cause error) {
 	}
 	t.cancelInFlight()
 	rs.metrics.probed(t.name, false, 0)
-}
-
-// choose picks the database a request's reads go to: a usable replica that has replayed past
-// tok (round robin among them), else, for a token, the first usable replica to get there
-// within the wait, else the primary.
-func (rs *replicaSet) choose(ctx context.Context, tok ConsistencyToken) *readTarget {
-	n := len(rs.replicas)
-	start := int(rs.next.Add(1))
-	var usable []*readTarget
-	for i := range n {
-		t := rs.replicas[(start+i)%n]
-		if !t.usable(rs.maxLag) {
-			continue
-		}
-		if t.replayed.Load() >= uint64(tok) {
-			rs.metrics.tokenWaited(tok, 0)
-			return t
-		}
-		usable = append(usable, t)
-	}
-	if len(usable) == 0 {
-		rs.metrics.fellBack("no_replica")
-		return &rs.s.primary
-	}
-	began := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, rs.wait)
-	defer cancel()
-	for {
-		for _, t := range usable {
-			var replayed string
-			if err := t.sqlDB.QueryRowContext(ctx, `SELECT pg_last_wal_replay_lsn()::text`).Scan(&replayed); err != nil {
-				continue
-			}
-			if got, err := ParseConsistencyToken(replayed); err == nil && got >= tok {
-				rs.metrics.tokenWaited(tok, time.Since(began))
-				return t
-			}
-		}
-		select {
-		case <-ctx.Done():
-			rs.metrics.fellBack("timeout")
-			return &rs.s.primary
-		case <-time.After(tokenPollEvery):
-		}
-	}
-}
-
-// failed reports whether err, from a read on t, is the replica's failure rather than the
-// read's (a broken or refused connection, a server shutting down or out of resources, a query
-// cancelled by a recovery conflict, or cancelled because the replica stopped answering its
-// probes): the read then runs again on the primary, and a replica that is gone is marked down.
-// A caller that has gone away is not a replica's failure.
-func (rs *replicaSet) failed(ctx context.Context, t *readTarget, err error) bool {
-	// A cancelled read whose caller is still there was cancelled by markDown.
-	if err == nil || !t.replica || ctx.Err() != nil || errors.Is(err, directory.ErrNotFound) || errors.Is(err, sql.ErrNoRows) ||
-		errors.Is(err, gorm.ErrRecordNotFound) {
-		return false
-	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch {
-		case pgErr.Code == "40001": // canceling statement due to conflict with recovery
-			rs.metrics.failedOver(t.name)
-			return true
-		case strings.HasPrefix(pgErr.Code, "08"), strings.HasPrefix(pgErr.Code, "57"), strings.HasPrefix(pgErr.Code, "53"), strings.HasPrefix(pgErr.Code, "58"):
-		default:
-			return false // the query's own error: the primary would refuse it too
-		}
-	}
-	rs.markDown(t, err)
-	rs.metrics.failedOver(t.name)
-	if pin, ok := ctx.Value(readPinKey{}).(*readPin); ok {
-		pin.t.Store(&rs.s.primary)
-	}
-	return true
-}
-
-// failoverPool is a replica's pool for reads, which runs a read the replica fails under
-// again on the primary. It serves as the replica's GORM connection too. Writes never come
-// here; ExecContext goes to the primary for safety.
-type failoverPool struct {
-	rs *replicaSet
-	t  *readTarget
-}
-
-func (p *failoverPool) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	// The guard covers the wait for the answer; the rows, once there, are read without it.
-	gctx, release := p.t.guard(ctx)
-	rows, err := p.t.sqlDB.QueryContext(gctx, q, args...)
-	release()
-	if p.rs.failed(ctx, p.t, err) {
-		return p.rs.s.sqlDB.QueryContext(ctx, q, args...)
-	}
-	return rows, err
-}
-
-// QueryRowContext answers from the replica; its error only shows at Scan, too late to fail
-// over, so the store's raw reads use queryRow instead.
-func (p *failoverPool) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
-	return p.t.sqlDB.QueryRowContext(ctx, q, args...)
-}
-
-func (p *failoverPool) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return p.rs.s.sqlDB.ExecContext(ctx, q, args...)
-}
-
-func (p *failoverPool) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error) {
-	return p.t.sqlDB.PrepareContext(ctx, q)
-}
-
-// readPin is a request's choice of database, made at its first read.
-type readPin struct {
-	tok  ConsistencyToken
-	once sync.Once
-	t    atomic.Pointer[readTarget]
-}
-
-type readPinKey struct{}
-
-// ReplicaReads marks ctx: the reads made with it may go to a replica (if the store has any)
-// that has replayed past tok (0: any replica within the lag bound). Only reads that may be
-// slightly stale should carry it; a write made with it still goes to the primary.
-func ReplicaReads(ctx context.Context, tok ConsistencyToken) context.Context {
-	return context.WithValue(ctx, readPinKey{}, &readPin{tok: tok})
-}
-
-// target is the database ctx's reads go to.
-func (s *Store) target(ctx context.Context) *readTarget {
-	if s.replicas == nil {
-		return &s.primary
-	}
-	pin, ok := ctx.Value(readPinKey{}).(*readPin)
-	if !ok {
-		return &s.primary
-	}
-	pin.once.Do(func() { pin.t.Store(s.replicas.choose(ctx, pin.tok)) })
-	t := pin.t.Load()
-	s.replicas.metrics.read(t.name)
-	return t
-}
-
-// rdb is the GORM handle for a read that may go to a replica.
-func (s *Store) rdb(ctx context.Context) *gorm.DB { return s.target(ctx).db.WithContext(ctx) }
-
-// rsql is the pool for a raw read that may go to a replica.
-func (s *Store) rsql(ctx context.Context) readQuerier { return s.target(ctx).q }
-
-// queryRow runs a one-row read on q and scans it (sql.ErrNoRows when there is none), failing
-// over like QueryContext where QueryRowContext could not.
-func queryRow(ctx context.Context, q readQuerier, query string, args []any, dest ...any) error {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return sql.ErrNoRows
-	}
-	if err := rows.Scan(dest...); err != nil {
-		return err
-	}
-	return rows.Close()
-}
-
-// groupGet reads one key through ctx's target's group reader, and through the primary's
-// when the replica fails under it.
-func groupGet[K, V any](s *Store, ctx context.Context, pick func(*readTarget) *groupReader[K, V], key K) (V, error) {
-	t := s.target(ctx)
-	v, err := pick(t).get(ctx, key)
-	if s.replicas != nil && s.replicas.failed(ctx, t, err) {
-		return pick(&s.primary).get(ctx, key)
-	}
-	return v, err
-}
-
-// ConsistencyToken is the primary's current WAL insert position, which is past every write
-// that has committed: a write's caller hands it back on later reads (ReplicaReads) to read
-// what it wrote, through any instance. SQLite, a single database, has none (0).
-func (s *Store) ConsistencyToken(ctx context.Context) (ConsistencyToken, error) {
-	return s.d.consistencyToken(ctx, s.sqlDB)
 }
 
 // ReplicaState is what the store knows of one replica.
