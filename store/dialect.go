@@ -13,8 +13,9 @@ import (
 )
 
 // Every difference between the two databases the store speaks to lives in the dialect files
-// (this one, dialect_sqlite.go and dialect_postgres.go): one dialect is chosen at Open (openDialect) and kept in Store.d, and the rest of the package calls
-// it instead of asking which database it talks to.
+// (this one, dialect_sqlite.go and dialect_postgres.go): one dialect is chosen at Open
+// (openDialect) and kept in Store.d, and the rest of the package calls it instead of asking
+// which database it talks to.
 
 // Dialect names.
 const (
