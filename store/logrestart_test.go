@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/svc-directory/svc/directory"
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // RestartLog empties the log and queues every public version again in creation order under

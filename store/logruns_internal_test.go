@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/svc-directory/svc/directory"
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // integrateAll integrates the queue limit leaves at a time and returns the versions in the

@@ -15,7 +15,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/svc-directory/svc/directory"
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // legacyBookkeeping is the table the hand-written runner of the previous release kept, as it

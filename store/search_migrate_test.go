@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/svc-directory/svc/directory"
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // TestMigrationRefoldsSearchText: a database written by a release that lowercased its search

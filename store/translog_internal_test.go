@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/directory"
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // preWriteTables stands in for the tables that today's writes touch and a database migrated to

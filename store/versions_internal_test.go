@@ -10,7 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/svc-directory/svc/directory"
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // Writes answer with the entry they wrote: after a create or an update, no version is read back

@@ -14,7 +14,7 @@ import (
 
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // BenchCreator is the creator DID of seeded benchmark data.

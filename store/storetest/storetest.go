@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // Dialects lists the dialects every store test runs on.
