@@ -21,7 +21,7 @@ const module = "github.com/svc-directory/svc"
 var floors = [][]string{
 	{"cmd/svc"},
 	{"server"},
-	{"entries", "verification", "csvjob", "webhook", "translog"},
+	{"entries", "ownership", "csvjob", "webhook", "translog"},
 	{"store"},
 	{"directory", "domainverify"},
 	{"recordschema", "proof"},

@@ -9,7 +9,7 @@ import (
 
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
-	"github.com/svc-directory/svc/verification"
+	"github.com/svc-directory/svc/ownership"
 )
 
 // answer is the one mapping of an error to what the client gets: an apiError keeps its status,
@@ -37,7 +37,7 @@ func TestAnswerMapsExpectedOutcomes(t *testing.T) {
 			`Conflict: the name is taken: record "alice" already exists in the registry`},
 		{directory.ErrStaleVersion, 412, gen.ErrorCodePreconditionFailed,
 			"Precondition failed: the entry has changed since that version (If-Match); nothing was written"},
-		{&verification.Refusal{Kind: verification.Forbidden, Message: "Forbidden: no", Err: directory.ErrNotFound}, 403, gen.ErrorCodeForbidden, "Forbidden: no"},
+		{&ownership.Refusal{Kind: ownership.Forbidden, Message: "Forbidden: no", Err: directory.ErrNotFound}, 403, gen.ErrorCodeForbidden, "Forbidden: no"},
 		{directory.ErrConflict, 500, gen.ErrorCodeInternal, msgUnexpected}, // a bare sentinel carries no message
 		{directory.ErrNotFound, 500, gen.ErrorCodeInternal, msgUnexpected}, // named by the handler (notFound)
 		{errors.New("database exploded"), 500, gen.ErrorCodeInternal, msgUnexpected},
@@ -54,7 +54,7 @@ func TestNotFoundNamesTheMissingThing(t *testing.T) {
 	if got := notFound(fmt.Errorf("registry %q: %w", "x", directory.ErrNotFound), "Registry not found"); !sameProblem(got, 404, "Registry not found") {
 		t.Errorf("store not-found: %v", got)
 	}
-	rf := &verification.Refusal{Kind: verification.NotFound, Message: "No verification data for this namespace and domain", Err: directory.ErrNotFound}
+	rf := &ownership.Refusal{Kind: ownership.NotFound, Message: "No verification data for this namespace and domain", Err: directory.ErrNotFound}
 	if got := namespaceNotFound(rf); got != error(rf) {
 		t.Errorf("refusal: %v", got)
 	}

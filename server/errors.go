@@ -12,7 +12,7 @@ import (
 
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
-	"github.com/svc-directory/svc/verification"
+	"github.com/svc-directory/svc/ownership"
 )
 
 // Messages the specification fixes.
@@ -54,11 +54,11 @@ func problemf(status int, format string, args ...any) *apiError {
 }
 
 // refusalStatus is the HTTP status of each kind of refusal of the verification workflow.
-var refusalStatus = map[verification.Kind]int{
-	verification.Invalid:   http.StatusBadRequest,
-	verification.NotFound:  http.StatusNotFound,
-	verification.Forbidden: http.StatusForbidden,
-	verification.Conflict:  http.StatusConflict,
+var refusalStatus = map[ownership.Kind]int{
+	ownership.Invalid:   http.StatusBadRequest,
+	ownership.NotFound:  http.StatusNotFound,
+	ownership.Forbidden: http.StatusForbidden,
+	ownership.Conflict:  http.StatusConflict,
 }
 
 // storeStatus is the HTTP status of each kind of the store's refusals (store.Error).
@@ -89,7 +89,7 @@ func namespaceNotFound(err error) error {
 // bareNotFound reports whether err is a not-found of the store that does not yet say what it missed.
 func bareNotFound(err error) bool {
 	var ae *apiError
-	var r *verification.Refusal
+	var r *ownership.Refusal
 	var nf *directory.NotFoundError
 	return errors.Is(err, directory.ErrNotFound) && !errors.As(err, &ae) && !errors.As(err, &r) && !errors.As(err, &nf)
 }
@@ -157,7 +157,7 @@ func errorBody(status int, msg string) gen.Error {
 // fixed message.
 func answer(err error, r *http.Request) *apiError {
 	var ae *apiError
-	var rf *verification.Refusal
+	var rf *ownership.Refusal
 	var se *directory.Error
 	var nf *directory.NotFoundError
 	var he *echo.HTTPError

@@ -27,7 +27,7 @@ import (
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
-	"github.com/svc-directory/svc/verification"
+	"github.com/svc-directory/svc/ownership"
 )
 
 // Config is what the server needs; the binary fills it from its own configuration.
@@ -79,7 +79,7 @@ type Server struct {
 	spec            []byte
 	entries         *entries.Service
 	cache           *cache.Cache[string, cachedLookup]
-	domains         *verification.Service
+	domains         *ownership.Service
 	echo            *echo.Echo
 	metrics         *metrics
 	limiter         *limiter
@@ -98,7 +98,7 @@ var _ gen.StrictServerInterface = (*Server)(nil)
 func (s *Server) Echo() *echo.Echo { return s.echo }
 
 // Verification is the server's domain-verification workflow (Run: the re-verification sweep).
-func (s *Server) Verification() *verification.Service { return s.domains }
+func (s *Server) Verification() *ownership.Service { return s.domains }
 
 // NewServer builds the server: its echo instance (Echo) and its domain-verification workflow
 // (Verification), whose re-verification sweep the caller runs.
@@ -136,7 +136,7 @@ func NewServer(cfg Config) (*Server, error) {
 		// (the re-verification sweep's writes too).
 		cfg.Store.OnCommit(s.cache.Clear)
 	}
-	vcfg := verification.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now,
+	vcfg := ownership.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now,
 		Interval: cfg.Reverify.Interval, Grace: cfg.Reverify.Grace, Sweep: cfg.Reverify.Sweep,
 		Outcome: func(outcome string) {
 			if s.metrics != nil {
@@ -146,7 +146,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Checker != nil {
 		vcfg.Checker = cfg.Checker
 	}
-	s.domains = verification.New(vcfg)
+	s.domains = ownership.New(vcfg)
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
