@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 // RestartLog empties the log and queues every public version again in creation order under
@@ -23,7 +24,7 @@ func TestRestartLog(t *testing.T) {
 				t.Fatal(err)
 			}
 			first := integrateAll(t, s, 3) // origin example.test/log
-			if _, err := s.SaveLogCosigned(ctx, LogCosigned{Text: "cosigned", Size: 2}); err != nil {
+			if _, err := s.SaveLogCosigned(ctx, logstore.Cosigned{Text: "cosigned", Size: 2}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.RestartLog(ctx, "example.test/log"); !errors.Is(err, ErrConflict) {

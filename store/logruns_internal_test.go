@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 // integrateAll integrates the queue limit leaves at a time and returns the versions in the
@@ -17,11 +18,11 @@ func integrateAll(t *testing.T, s *Store, limit int) []string {
 	t.Helper()
 	var order []string
 	for {
-		n, err := s.IntegrateLog(context.Background(), limit, func(b *LogBatch) (LogUpdate, error) {
+		n, err := s.IntegrateLog(context.Background(), limit, func(b *logstore.Batch) (logstore.Update, error) {
 			for _, q := range b.Queued {
 				order = append(order, q.Version)
 			}
-			return LogUpdate{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
+			return logstore.Update{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
 		})
 		if err != nil {
 			t.Fatal(err)

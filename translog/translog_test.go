@@ -18,6 +18,8 @@ import (
 
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/translog/leaf"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 const creator = "did:web:localhost%3A8080:tester"
@@ -76,7 +78,7 @@ type servedTiles struct {
 	r   *Reader
 }
 
-func (s servedTiles) Height() int { return TileHeight }
+func (s servedTiles) Height() int { return leaf.TileHeight }
 func (s servedTiles) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 	out := make([][]byte, len(tiles))
 	for i, t := range tiles {
@@ -108,9 +110,9 @@ func (v verifier) checkTiles(ctx context.Context, tree tlog.Tree) [][]byte {
 	v.t.Helper()
 	hr := tlog.TileHashReader(tree, servedTiles{ctx, v.r})
 	var leaves [][]byte
-	for n := int64(0); n*TileWidth < tree.N; n++ {
-		w := int(min(TileWidth, tree.N-n*TileWidth))
-		data, err := v.r.Tile(ctx, store.LogEntriesLevel, n, w)
+	for n := int64(0); n*leaf.TileWidth < tree.N; n++ {
+		w := int(min(leaf.TileWidth, tree.N-n*leaf.TileWidth))
+		data, err := v.r.Tile(ctx, logstore.EntriesLevel, n, w)
 		if err != nil {
 			v.t.Fatalf("entry bundle %d/%d: %v", n, w, err)
 		}
@@ -373,10 +375,10 @@ func TestIntegratedLogVerifies(t *testing.T) {
 		if _, err := r.Inclusion(ctx, "0xunknown", 0); !errors.Is(err, ErrNotLogged) {
 			t.Fatalf("unknown version: %v", err)
 		}
-		if _, err := r.Tile(ctx, 0, 1, TileWidth); !errors.Is(err, store.ErrNotFound) {
+		if _, err := r.Tile(ctx, 0, 1, leaf.TileWidth); !errors.Is(err, ErrNoTile) {
 			t.Fatalf("a tile beyond the log: %v", err)
 		}
-		if _, err := r.Tile(ctx, 0, 0, TileWidth); err != nil {
+		if _, err := r.Tile(ctx, 0, 0, leaf.TileWidth); err != nil {
 			t.Fatalf("the first full tile: %v", err)
 		}
 	})
@@ -479,7 +481,7 @@ func TestFailedIntegrationLosesAndDuplicatesNothing(t *testing.T) {
 		qBefore, _ := s.LogQueueLength(ctx)
 		tile0, _ := s.LogTile(ctx, 0, 0)
 		crash := errors.New("crash")
-		if _, err := g.integrate(ctx, 50, func(up store.LogUpdate) error {
+		if _, err := g.integrate(ctx, 50, func(up logstore.Update) error {
 			if len(up.Tiles) == 0 || up.Checkpoint == "" {
 				t.Fatal("an update without tiles or checkpoint")
 			}
@@ -495,7 +497,7 @@ func TestFailedIntegrationLosesAndDuplicatesNothing(t *testing.T) {
 		}
 		// A context cancelled mid-integration (the process gone) changes nothing either.
 		cctx, cancel := context.WithCancel(ctx)
-		if _, err := g.integrate(cctx, 50, func(store.LogUpdate) error { cancel(); return nil }); err == nil {
+		if _, err := g.integrate(cctx, 50, func(logstore.Update) error { cancel(); return nil }); err == nil {
 			t.Fatal("an integration whose context ended committed")
 		}
 		if st, _ := s.LogState(ctx); st != before {

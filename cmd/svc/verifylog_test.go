@@ -18,6 +18,7 @@ import (
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/leaf"
 	"github.com/svc-directory/svc/translog/witnesstest"
 )
 
@@ -138,7 +139,7 @@ func TestVerifyInclusion(t *testing.T) {
 
 	// Tampering with the record's proof, one field at a time.
 	rec := lookups["record"]
-	var p translog.InclusionProof
+	var p leaf.InclusionProof
 	if err := json.Unmarshal(l.call("GET", "/svc/log/inclusion/"+version(rec), ""), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -152,23 +153,23 @@ func TestVerifyInclusion(t *testing.T) {
 	sig[len(sig)-1] ^= 1
 	cases := []struct {
 		name   string
-		mutate func(p *translog.InclusionProof)
+		mutate func(p *leaf.InclusionProof)
 		key    string
 		want   string
 	}{
-		{"leaf", func(p *translog.InclusionProof) {
+		{"leaf", func(p *leaf.InclusionProof) {
 			p.Leaf = strings.Replace(p.Leaf, `"version_count":1`, `"version_count":2`, 1)
 		}, l.vkey, "is not the lookup's leaf"},
-		{"proof hash", func(p *translog.InclusionProof) { p.Hashes[0][0] ^= 1 }, l.vkey, "inclusion proof of leaf"},
-		{"log index", func(p *translog.InclusionProof) { p.LogIndex ^= 1 }, l.vkey, "inclusion proof of leaf"},
-		{"checkpoint text", func(p *translog.InclusionProof) {
+		{"proof hash", func(p *leaf.InclusionProof) { p.Hashes[0][0] ^= 1 }, l.vkey, "inclusion proof of leaf"},
+		{"log index", func(p *leaf.InclusionProof) { p.LogIndex ^= 1 }, l.vkey, "inclusion proof of leaf"},
+		{"checkpoint text", func(p *leaf.InclusionProof) {
 			p.Checkpoint = strings.Replace(p.Checkpoint, "example.test/svc/log\n", "example.test/svc/log\n\n", 1)
 		}, l.vkey, "checkpoint signature"},
-		{"signature", func(p *translog.InclusionProof) {
+		{"signature", func(p *leaf.InclusionProof) {
 			p.Checkpoint = p.Checkpoint[:sigStart] + base64.StdEncoding.EncodeToString(sig) + "\n"
 		}, l.vkey, "checkpoint signature"},
-		{"wrong key", func(p *translog.InclusionProof) {}, otherKey, "checkpoint signature"},
-		{"key of another origin", func(p *translog.InclusionProof) {}, otherName, "checkpoint signature"},
+		{"wrong key", func(p *leaf.InclusionProof) {}, otherKey, "checkpoint signature"},
+		{"key of another origin", func(p *leaf.InclusionProof) {}, otherName, "checkpoint signature"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
