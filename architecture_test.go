@@ -24,7 +24,7 @@ var floors = [][]string{
 	{"entries", "ownership", "csvjob", "webhook", "translog"},
 	{"store"},
 	{"directory", "domainverify"},
-	{"recordschema", "proof"},
+	{"recordschema", "proof", "translog/logstore", "translog/leaf"},
 	{"internal/cache"},
 }
 
@@ -43,7 +43,7 @@ func isDatabasePackage(p string) bool {
 }
 
 // pure packages import no database, HTTP or generated package, directly or through others.
-var pure = []string{"directory", "proof"}
+var pure = []string{"directory", "translog/leaf", "translog/logstore", "proof"}
 
 type pkgInfo struct{ imports, deps []string }
 

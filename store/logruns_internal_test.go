@@ -10,6 +10,7 @@ import (
 
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/internal/testdb"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 // integrateAll integrates the queue limit leaves at a time and returns the versions in the
@@ -18,11 +19,11 @@ func integrateAll(t *testing.T, s *Store, limit int) []string {
 	t.Helper()
 	var order []string
 	for {
-		n, err := s.IntegrateLog(context.Background(), limit, func(b *LogBatch) (LogUpdate, error) {
+		n, err := s.IntegrateLog(context.Background(), limit, func(b *logstore.Batch) (logstore.Update, error) {
 			for _, q := range b.Queued {
 				order = append(order, q.Version)
 			}
-			return LogUpdate{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
+			return logstore.Update{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -113,7 +114,7 @@ func checkIndicesAtOnce(t *testing.T, s *Store, order []string, none string) {
 
 // A version's log index comes from its row's queue position and the run of positions that
 // holds it: every integrated version reads the index it was given, a queued one, a draft and
-// an unknown one read ErrNotFound, one writer's positions stay one run however many
+// an unknown one read directory.ErrNotFound, one writer's positions stay one run however many
 // integrations there are, and a version integrated before migration 0013 reads its index from
 // log_entries.
 func TestLogIndexFollowsTheRuns(t *testing.T) {

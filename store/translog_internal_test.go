@@ -8,6 +8,7 @@ import (
 
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/internal/testdb"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 // preWriteTables stands in for the tables that today's writes touch and a database migrated to
@@ -129,13 +130,13 @@ func TestMigrationBackfillsTheLogQueue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Record a's second version was "made" before everything, yet it follows its first
+			// directory.Record a's second version was "made" before everything, yet it follows its first
 			// (it ties with it and comes before b, made a second later).
 			if len(written) != 6 {
 				t.Fatalf("%d versions written", len(written))
 			}
-			want := []LogQueued{written[0], written[1], written[2], written[4], written[3], written[5]}
-			if !slices.EqualFunc(got, want, func(a, b LogQueued) bool { return a.Version == b.Version && string(a.Leaf) == string(b.Leaf) }) {
+			want := []logstore.Queued{written[0], written[1], written[2], written[4], written[3], written[5]}
+			if !slices.EqualFunc(got, want, func(a, b logstore.Queued) bool { return a.Version == b.Version && string(a.Leaf) == string(b.Leaf) }) {
 				t.Fatalf("backfilled queue:\n%s\nwant\n%s", leavesText(got), leavesText(want))
 			}
 			// New versions follow the backfill.
@@ -150,7 +151,7 @@ func TestMigrationBackfillsTheLogQueue(t *testing.T) {
 	}
 }
 
-func leavesText(qs []LogQueued) string {
+func leavesText(qs []logstore.Queued) string {
 	var s string
 	for _, q := range qs {
 		s += string(q.Leaf) + "\n"
@@ -172,8 +173,8 @@ func TestCompactLogReclaimsTheQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		n, err := s.IntegrateLog(ctx, 1000, func(*LogBatch) (LogUpdate, error) {
-			return LogUpdate{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
+		n, err := s.IntegrateLog(ctx, 1000, func(*logstore.Batch) (logstore.Update, error) {
+			return logstore.Update{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
 		})
 		if err != nil {
 			t.Fatal(err)

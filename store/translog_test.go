@@ -11,6 +11,8 @@ import (
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/translog/leaf"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 func nsLeaf(n directory.Namespace) string {
@@ -113,7 +115,7 @@ func TestPublicVersionsAreQueuedForTheLog(t *testing.T) {
 
 // The leaf text is the RFC 8785 form of the leaf's members, whatever the values hold.
 func TestLogLeafIsCanonicalJSON(t *testing.T) {
-	for _, l := range []store.LogLeaf{
+	for _, l := range []leaf.Leaf{
 		{Kind: "namespace", NamespaceID: "did:svc:x", Version: "0x01", VersionCount: 1, Digest: "0xab"},
 		{Kind: "registry", NamespaceID: "n\"é\u2028", RegistryID: "r\\", Version: "v", VersionCount: 9007199254740991, Digest: "d"},
 		{Kind: "record", NamespaceID: "n", RegistryID: "r", RecordID: "\u0001", Version: "v", VersionCount: 2, Digest: "d"},
@@ -161,8 +163,8 @@ func TestLogOldestWaitingIsTheHeadOfTheQueue(t *testing.T) {
 				t.Fatalf("oldest = %v, %v, %v; want the namespace's %v", got, ok, err, t0)
 			}
 			// Integrating the namespace's leaf leaves the registry's at the head.
-			n, err := s.IntegrateLog(ctx, 1, func(*store.LogBatch) (store.LogUpdate, error) {
-				return store.LogUpdate{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
+			n, err := s.IntegrateLog(ctx, 1, func(*logstore.Batch) (logstore.Update, error) {
+				return logstore.Update{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
 			})
 			if err != nil || n != 1 {
 				t.Fatalf("integrate: %d, %v", n, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 // TestWritersTakeTurns: on SQLite the store's write transactions wait for their turn in the
@@ -84,8 +85,8 @@ func TestLogIntegrationBesideBulkWriters(t *testing.T) {
 		}
 		integrated := 0
 		for range 20 {
-			n, err := s.IntegrateLog(ctx, 100, func(b *store.LogBatch) (store.LogUpdate, error) {
-				return store.LogUpdate{Origin: "test", Checkpoint: fmt.Sprintf("size %d", b.State.Size+int64(len(b.Queued)))}, nil
+			n, err := s.IntegrateLog(ctx, 100, func(b *logstore.Batch) (logstore.Update, error) {
+				return logstore.Update{Origin: "test", Checkpoint: fmt.Sprintf("size %d", b.State.Size+int64(len(b.Queued)))}, nil
 			})
 			if err != nil {
 				t.Errorf("integration beside the writers: %v", err)

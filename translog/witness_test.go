@@ -14,6 +14,7 @@ import (
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/leaf"
 	"github.com/svc-directory/svc/translog/witnesstest"
 )
 
@@ -105,7 +106,7 @@ func (l *witnessedLog) cosigners(ws ...*witnesstest.Witness) (int64, []string) {
 	if err != nil {
 		l.t.Fatalf("cosigned checkpoint: %v", err)
 	}
-	cp, err := translog.ParseCheckpoint(n.Text)
+	cp, err := leaf.ParseCheckpoint(n.Text)
 	if err != nil || cp.Size != c.Size {
 		l.t.Fatalf("cosigned checkpoint of size %d holds %v (%v)", c.Size, cp, err)
 	}

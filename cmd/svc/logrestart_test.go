@@ -9,6 +9,7 @@ import (
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/leaf"
 )
 
 // svc log restart starts a new log under a new origin: the old origin and a missing --yes are
@@ -88,19 +89,19 @@ func TestLogRestart(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, leaf, err := s.LogEntry(ctx, a.Version)
+				_, want, err := s.LogEntry(ctx, a.Version)
 				if err != nil {
 					t.Fatal(err)
 				}
-				p := translog.InclusionProof{LogIndex: inc.Index, TreeSize: inc.TreeSize, Leaf: string(inc.Leaf), Checkpoint: inc.Checkpoint}
+				p := leaf.InclusionProof{LogIndex: inc.Index, TreeSize: inc.TreeSize, Leaf: string(inc.Leaf), Checkpoint: inc.Checkpoint}
 				for _, h := range inc.Hashes {
 					p.Hashes = append(p.Hashes, h[:])
 				}
-				c, err := translog.VerifyInclusion(p, newVKey, leaf)
+				c, err := leaf.VerifyInclusion(p, newVKey, want)
 				if err != nil || c.Size != 8 {
 					t.Fatalf("%s in the new log: %+v, %v", a.RecordName, c, err)
 				}
-				if _, err := translog.VerifyInclusion(p, oldVKey, leaf); err == nil {
+				if _, err := leaf.VerifyInclusion(p, oldVKey, want); err == nil {
 					t.Fatalf("%s: the new log's proof verified with the old key", a.RecordName)
 				}
 			}
