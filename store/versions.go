@@ -41,23 +41,14 @@ func (RowNamespaceVersion) kind() proof.Kind { return proof.KindNamespace }
 func (regVersionRow) kind() proof.Kind       { return proof.KindRegistry }
 func (recVersionRow) kind() proof.Kind       { return proof.KindRecord }
 
+// The leaves are the domain's (directory: which versions are logged, and their fields).
 func (r RowNamespaceVersion) logLeaf() (leaf.Leaf, bool) {
-	return leaf.Leaf{Kind: proof.KindNamespace.String(), NamespaceID: r.NamespaceID, Version: r.Version,
-		VersionCount: r.VersionCount, Digest: r.Digest}, true
+	return directory.SealedNamespace{NamespaceID: r.NamespaceID, Version: r.Version, VersionCount: r.VersionCount,
+		Digest: r.Digest}.Leaf()
 }
 
-func (r regVersionRow) logLeaf() (leaf.Leaf, bool) {
-	return leaf.Leaf{Kind: proof.KindRegistry.String(), NamespaceID: r.NamespaceID, RegistryID: r.RegistryID,
-		Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest}, true
-}
-
-func (r recVersionRow) logLeaf() (leaf.Leaf, bool) {
-	if r.State == directory.StateDraft {
-		return leaf.Leaf{}, false
-	}
-	return leaf.Leaf{Kind: proof.KindRecord.String(), NamespaceID: r.NamespaceID, RegistryID: r.RegistryID,
-		RecordID: r.RecordID, Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest}, true
-}
+func (r regVersionRow) logLeaf() (leaf.Leaf, bool) { return r.sealed(0, r.CreatedAt).Leaf() }
+func (r recVersionRow) logLeaf() (leaf.Leaf, bool) { return r.sealed(0, r.CreatedAt).Leaf() }
 
 // versionBatch is how many version rows one INSERT carries (17 columns each: well inside both
 // dialects' limits on bound parameters).
