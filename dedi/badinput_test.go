@@ -72,6 +72,18 @@ func TestBadInput(t *testing.T) {
 			in.File = resignFile(t, in.File, fx.key, func(d map[string]any) { d["extra"] = 1.0 })
 			relist(t, fx, in)
 		}, Invalid, "extra"},
+		{"record with a member of its own", func(t *testing.T, fx *fixture, in *Input) {
+			in.File = resignFile(t, in.File, fx.key, func(d map[string]any) {
+				d["records"].([]any)[1].(map[string]any)["state"] = "live"
+			})
+			relist(t, fx, in)
+		}, Invalid, "at /records/1"},
+		{"record without details", func(t *testing.T, fx *fixture, in *Input) {
+			in.File = resignFile(t, in.File, fx.key, func(d map[string]any) {
+				delete(d["records"].([]any)[0].(map[string]any), "details")
+			})
+			relist(t, fx, in)
+		}, Invalid, "at /records/0"},
 		{"private key embedded", func(t *testing.T, fx *fixture, in *Input) {
 			in.File = resignFile(t, in.File, fx.key, func(d map[string]any) {
 				d["publisher"].(map[string]any)["key"].(map[string]any)["d"] = "secret"
@@ -305,5 +317,37 @@ func TestKeys(t *testing.T) {
 	other, _ := GenerateKey("k1")
 	if SameKeys([]Key{k.Public()}, []Key{other.Public()}) || !SameKeys([]Key{k.Public(), other.Public()}, []Key{other.Public(), k.Public()}) {
 		t.Fatal("SameKeys")
+	}
+}
+
+// TestRecordShapeAgreesWithSchema: every record the fast check admits, the schema admits too
+// (the fast check only saves the schema's time on well-formed records).
+func TestRecordShapeAgreesWithSchema(t *testing.T) {
+	long := strings.Repeat("é", 1024)
+	variants := []any{
+		map[string]any{"record_name": "a", "details": map[string]any{}},
+		map[string]any{"record_name": "a", "details": map[string]any{}, "description": "d", "meta": map[string]any{"k": 1.0}},
+		map[string]any{"record_name": long, "details": map[string]any{}},
+		map[string]any{"record_name": long + "x", "details": map[string]any{}},
+		map[string]any{"record_name": "", "details": map[string]any{}},
+		map[string]any{"record_name": 1.0, "details": map[string]any{}},
+		map[string]any{"record_name": "a"},
+		map[string]any{"details": map[string]any{}},
+		map[string]any{"record_name": "a", "details": []any{}},
+		map[string]any{"record_name": "a", "details": nil},
+		map[string]any{"record_name": "a", "details": map[string]any{}, "description": nil},
+		map[string]any{"record_name": "a", "details": map[string]any{}, "meta": "m"},
+		map[string]any{"record_name": "a", "details": map[string]any{}, "state": "live"},
+		[]any{}, "record", nil,
+	}
+	for i, v := range variants {
+		fast := recordShapeOK(v)
+		schema := checkShape(recordSchemaID, v, "") == nil
+		if fast && !schema {
+			t.Errorf("variant %d: the fast check admits what the schema refuses", i)
+		}
+		if fast != schema {
+			t.Errorf("variant %d: fast %v, schema %v", i, fast, schema)
+		}
 	}
 }

@@ -143,6 +143,14 @@ func (m *Manifest) Key(kid string) *Key {
 // ParseFile reads a DeDi file: size cap, strict JSON (proof.ParseJSON: no duplicate keys, valid
 // UTF-8), the file schema, then unique record names. Every failure is Invalid.
 func ParseFile(raw []byte, lim Limits) (*File, error) {
+	v, err := parseFileJSON(raw, lim)
+	if err != nil {
+		return nil, err
+	}
+	return fileFromValue(v)
+}
+
+func parseFileJSON(raw []byte, lim Limits) (any, error) {
 	if int64(len(raw)) > lim.file() {
 		return nil, fail(Invalid, "the file is larger than %d bytes", lim.file())
 	}
@@ -150,11 +158,47 @@ func ParseFile(raw []byte, lim Limits) (*File, error) {
 	if err != nil {
 		return nil, fail(Invalid, "%v", err)
 	}
-	return fileFromValue(v)
+	return v, nil
+}
+
+// parseAndCheckFile is ParseFile and CheckSignature at once: the signature is checked on the
+// parsed tree while the shape is, and a shape failure wins (it is the earlier step).
+func parseAndCheckFile(raw []byte, lim Limits) (*File, error) {
+	v, err := parseFileJSON(raw, lim)
+	if err != nil {
+		return nil, err
+	}
+	sig := make(chan error, 1)
+	go func() { sig <- signatureOfTree(v, len(raw)) }()
+	f, err := fileFromValue(v)
+	sigErr := <-sig
+	if err != nil {
+		return nil, err
+	}
+	if sigErr != nil {
+		return f, fail(BadSignature, "%v", sigErr)
+	}
+	return f, nil
+}
+
+// signatureOfTree verifies the signature of a parsed file whose shape is not checked yet; what
+// it cannot find is left to the shape check.
+func signatureOfTree(v any, size int) error {
+	doc, _ := v.(map[string]any)
+	pub, _ := doc["publisher"].(map[string]any)
+	km, _ := pub["key"].(map[string]any)
+	pm, _ := doc["proof"].(map[string]any)
+	jws, _ := pm["jws"].(string)
+	var k Key
+	k.Kid, _ = km["kid"].(string)
+	k.Kty, _ = km["kty"].(string)
+	k.Crv, _ = km["crv"].(string)
+	k.X, _ = km["x"].(string)
+	return verifyJWS(jws, doc, k, size)
 }
 
 func fileFromValue(v any) (*File, error) {
-	if err := checkShape(FileSchemaID, v); err != nil {
+	if err := checkFileShape(v); err != nil {
 		return nil, fail(Invalid, "not a DeDi file: %v", err)
 	}
 	doc := v.(map[string]any)
@@ -207,7 +251,7 @@ func ParseManifest(raw []byte, lim Limits) (*Manifest, error) {
 	if err != nil {
 		return nil, fail(Invalid, "%v", err)
 	}
-	if err := checkShape(ManifestSchemaID, v); err != nil {
+	if err := checkShape(ManifestSchemaID, v, ""); err != nil {
 		return nil, fail(Invalid, "not a DeDi manifest: %v", err)
 	}
 	doc := v.(map[string]any)

@@ -20,13 +20,19 @@ const (
 // then the canonical JSON (RFC 8785) of the document without its proof member. doc is the
 // parsed document (proof.ParseJSON); a proof member in it is left out.
 func SigningInput(header string, doc map[string]any) ([]byte, error) {
+	return signingInput(header, doc, 1<<12)
+}
+
+// signingInput is SigningInput into a buffer of size bytes to begin with (the size of the
+// document's text saves the copies of a growing buffer).
+func signingInput(header string, doc map[string]any, size int) ([]byte, error) {
 	body := make(map[string]any, len(doc))
 	for k, v := range doc {
 		if k != "proof" {
 			body[k] = v
 		}
 	}
-	out := make([]byte, 0, 1<<12)
+	out := make([]byte, 0, size+len(header)+1)
 	out = append(out, header...)
 	out = append(out, '.')
 	return proof.AppendCanonical(out, body)
@@ -47,6 +53,10 @@ func Sign(doc map[string]any, key PrivateKey) (string, error) {
 // header must be exactly alg EdDSA, b64 false and crit ["b64"] (in any member order), the
 // payload part empty and the signature 64 bytes.
 func VerifyJWS(jws string, doc map[string]any, key Key) error {
+	return verifyJWS(jws, doc, key, 1<<12)
+}
+
+func verifyJWS(jws string, doc map[string]any, key Key, size int) error {
 	pub, err := key.PublicKey()
 	if err != nil {
 		return err
@@ -62,7 +72,7 @@ func VerifyJWS(jws string, doc map[string]any, key Key) error {
 	if err != nil || len(sig) != ed25519.SignatureSize {
 		return fmt.Errorf("the jws signature is not the base64url of 64 bytes")
 	}
-	in, err := SigningInput(parts[0], doc)
+	in, err := signingInput(parts[0], doc, size)
 	if err != nil {
 		return fmt.Errorf("the document cannot be canonicalized: %v", err)
 	}

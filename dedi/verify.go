@@ -66,12 +66,9 @@ func Verify(ctx context.Context, in Input) Result {
 		}
 		return res
 	}
-	f, err := ParseFile(in.File, in.Limits)
-	if err != nil {
-		return done(err)
-	}
+	f, err := parseAndCheckFile(in.File, in.Limits)
 	res.File = f
-	if err := f.CheckSignature(); err != nil {
+	if err != nil {
 		return done(err)
 	}
 	m, cached, err := Authority(in.Manifest, in.ManifestURL, in.Now, in.Accepted.Manifest, in.Limits)
