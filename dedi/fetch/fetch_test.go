@@ -101,7 +101,9 @@ func TestFetchOverTheTestSwitch(t *testing.T) {
 
 func TestFetchRefusesNonHTTPS(t *testing.T) {
 	o := newOrigin(t, "pub.test")
-	o.mux.HandleFunc("/to-ftp", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "ftp://pub.test/x", http.StatusFound) })
+	o.mux.HandleFunc("/to-ftp", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "ftp://pub.test/x", http.StatusFound)
+	})
 	o.mux.HandleFunc("/to-other-port", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://pub.test:1/x", http.StatusFound)
 	})
