@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -269,5 +271,79 @@ func TestDediExportBadInput(t *testing.T) {
 				t.Fatalf("exit %d, want %d: %s %s", code, tc.code, out, errs)
 			}
 		})
+	}
+}
+
+// TestDediExportTypeScript: the files export writes verify with the TypeScript SDK's
+// verifyDediFile() too, an independent verifier (sdk/typescript/src/dedi.ts); it needs
+// `make sdk-ts` first (missing or stale: a failure under CI=true, else a skip).
+func TestDediExportTypeScript(t *testing.T) {
+	sdk, err := filepath.Abs("../../sdk/typescript")
+	if err != nil {
+		t.Fatal(err)
+	}
+	problem := ""
+	built, err := os.Stat(filepath.Join(sdk, "dist", "index.js"))
+	if err != nil {
+		problem = "sdk/typescript/dist is missing"
+	} else if srcs, _ := filepath.Glob(filepath.Join(sdk, "src", "*.ts")); len(srcs) > 0 {
+		for _, s := range srcs {
+			if fi, err := os.Stat(s); err == nil && fi.ModTime().After(built.ModTime()) {
+				problem = "sdk/typescript/dist is older than " + filepath.Base(s)
+			}
+		}
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		problem = "node is not installed"
+	}
+	if problem != "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s: run `make sdk-ts` first", problem)
+		}
+		t.Skipf("SKIPPING: %s (run `make sdk-ts`)", problem)
+	}
+	s := newExportService(t)
+	dir := t.TempDir()
+	keyFile := filepath.Join(t.TempDir(), "key.jwk")
+	if code, _, errs := svc(t, "dedi", "key", "create", "--kid", "pub-2026", "--out", keyFile); code != 0 {
+		t.Fatal(errs)
+	}
+	var stdout, stderr strings.Builder
+	args := []string{"--url", s.url, "--namespace", s.ns, "--key", keyFile, "--base-url", "https://example.org/dedi/", "--valid-for", "168h",
+		"--out", dir, "--inline-max", "1"}
+	if err := exportWith(context.Background(), args, &stdout, &stderr, time.Now); err != nil {
+		t.Fatalf("export: %v %s", err, stderr.String())
+	}
+	const script = `
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+const [sdk, dir] = process.argv.slice(1);
+const { verifyDediFile } = await import(join(sdk, "dist", "index.js"));
+const manifestText = readFileSync(join(dir, ".well-known", "dedi.index.json"));
+const out = {};
+for (const name of readdirSync(dir).filter((n) => n.startsWith("dedi.") && n.endsWith(".json"))) {
+  out[name] = verifyDediFile(readFileSync(join(dir, name)), manifestText).outcome;
+}
+for (const entry of JSON.parse(manifestText).files.filter((e) => e.url === undefined)) {
+  out["inline " + entry.registry.name] = verifyDediFile(entry, manifestText).outcome;
+}
+const tampered = readFileSync(join(dir, "dedi.keys.json"), "utf8").replace('"b"', '"B"');
+out["tampered"] = verifyDediFile(tampered, manifestText).outcome;
+console.log(JSON.stringify(out));
+`
+	cmd := exec.Command("node", "--input-type=module", "-e", script, sdk, dir)
+	outb, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, outb)
+	}
+	var got map[string]string
+	if err := json.Unmarshal(outb, &got); err != nil {
+		t.Fatalf("node said %s", outb)
+	}
+	// --inline-max 1: the registries of one record are in the manifest.
+	want := map[string]string{"dedi.keys.json": "authentic", "inline revocations": "authentic", "inline retired": "inactive",
+		"inline tiny": "authentic", "tampered": "bad_signature"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("the TypeScript verifier: %v, want %v", got, want)
 	}
 }
