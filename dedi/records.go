@@ -2,6 +2,8 @@ package dedi
 
 import (
 	"context"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/svc-directory/svc/internal/cache"
@@ -83,9 +85,33 @@ func (f *File) CheckRecords(ctx context.Context, schemas *Schemas) error {
 			return fail(Invalid, "the registry's inline %v", err)
 		}
 	}
-	for i, r := range f.Records {
-		if err := s.Validate(r.Details); err != nil {
-			return fail(Invalid, "record %q (/records/%d): %v", shorten(r.Name, 80), i, err)
+	return validateAll(s, f.Records)
+}
+
+// validateAll checks every record, in chunks on the cores there are, and reports the first
+// record (in file order) that does not conform.
+func validateAll(s *recordschema.Schema, recs []Record) error {
+	workers := min(runtime.GOMAXPROCS(0), len(recs)/1000+1)
+	chunk := (len(recs) + workers - 1) / workers
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, len(recs))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				if err := s.Validate(recs[i].Details); err != nil {
+					errs[w] = fail(Invalid, "record %q (/records/%d): %v", shorten(recs[i].Name, 80), i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil

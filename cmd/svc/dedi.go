@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -210,14 +211,21 @@ func earliest(a, b time.Time) time.Time {
 }
 
 // readCapped reads at most max+1 bytes of a file: enough for the verifier to refuse one over
-// the cap without reading all of it.
+// the cap without reading all of it. A regular file is read into a buffer of its size.
 func readCapped(name string, max int64) ([]byte, error) {
 	fh, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	return io.ReadAll(io.LimitReader(fh, max+1))
+	size := int64(512)
+	if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = min(fi.Size(), max) + 1
+	}
+	var b bytes.Buffer
+	b.Grow(int(size))
+	_, err = b.ReadFrom(io.LimitReader(fh, max+1))
+	return b.Bytes(), err
 }
 
 // cmdDediKeyCreate writes a new private Ed25519 JWK (mode 0600; an existing file is refused)
