@@ -326,3 +326,65 @@ func BenchmarkDediVerify200k(b *testing.B) {
 	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 }
+
+// TestDediVerifyBadInput: what svc dedi verify refuses, each with its word.
+func TestDediVerifyBadInput(t *testing.T) {
+	dir := t.TempDir()
+	p := newDediPublisher(t)
+	fp, mp, file, _ := p.write(t, dir)
+	run := func(args ...string) (int, string) {
+		t.Helper()
+		code, out, _ := svc(t, append([]string{"dedi", "verify"}, args...)...)
+		return code, strings.TrimSpace(out)
+	}
+	at := []string{"--at", "2026-08-22T00:00:00Z"}
+
+	// A 65 MiB file is refused by the cap.
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, append(file, make([]byte, 65<<20)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run(append([]string{big, "--manifest", mp}, at...)...); code != 1 || out != "invalid" {
+		t.Fatalf("65 MiB file: %d %s", code, out)
+	}
+	// A manifest listing 100,000 files is refused by the cap: the file is not authenticated.
+	var b strings.Builder
+	b.WriteString(`{"dedi_version":"0.1","domain":"pub.test","files":[`)
+	for i := 0; i < 100000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"registry":"r` + strconv.Itoa(i) + `","url":"https://pub.test/r.json","digest":"sha-256:0000000000000000000000000000000000000000000000000000000000000000"}`)
+	}
+	b.WriteString(`]}`)
+	huge := filepath.Join(dir, "huge-manifest.json")
+	if err := os.WriteFile(huge, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run(append([]string{fp, "--manifest", huge}, at...)...); code != 1 || out != "not_authenticated" {
+		t.Fatalf("100,000 files: %d %s", code, out)
+	}
+	// A replayed older file: accepted at updated_at T, then the copy of T-1h is a rollback.
+	state := filepath.Join(dir, "state.json")
+	if code, out := run(append([]string{fp, "--manifest", mp, "--state", state}, at...)...); code != 0 {
+		t.Fatalf("accepting: %s", out)
+	}
+	old := newDediPublisher(t)
+	old.file.Registry.UpdatedAt = old.file.Registry.UpdatedAt.Add(-time.Hour)
+	ofp, omp, _, _ := old.write(t, t.TempDir())
+	if code, out := run(append([]string{ofp, "--manifest", omp, "--state", state}, at...)...); code != 1 || out != "rollback" {
+		t.Fatalf("replayed older file: %d %s", code, out)
+	}
+	if code, out := run(append([]string{ofp, "--manifest", omp}, at...)...); code != 0 {
+		t.Fatalf("the same older file without the state: %d %s", code, out)
+	}
+	// Malformed JSON, and a state file that is not one.
+	bad := filepath.Join(dir, "bad.json")
+	_ = os.WriteFile(bad, file[:len(file)/2], 0o644)
+	if code, out := run(append([]string{bad, "--manifest", mp}, at...)...); code != 1 || out != "invalid" {
+		t.Fatalf("malformed: %d %s", code, out)
+	}
+	if code, _ := run(append([]string{fp, "--manifest", mp, "--state", bad}, at...)...); code != 1 {
+		t.Fatalf("a broken state file: exit %d", code)
+	}
+}
