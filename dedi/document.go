@@ -251,6 +251,11 @@ func ParseManifest(raw []byte, lim Limits) (*Manifest, error) {
 	if err != nil {
 		return nil, fail(Invalid, "%v", err)
 	}
+	if d, ok := v.(map[string]any); ok {
+		if files, ok := d["files"].([]any); ok && len(files) > MaxManifestFiles {
+			return nil, fail(Invalid, "the manifest lists %d files (/files), more than %d", len(files), MaxManifestFiles)
+		}
+	}
 	if err := checkShape(ManifestSchemaID, v, ""); err != nil {
 		return nil, fail(Invalid, "not a DeDi manifest: %v", err)
 	}

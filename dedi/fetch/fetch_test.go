@@ -165,7 +165,8 @@ func TestFetchCaps(t *testing.T) {
 	}
 	o.mux.Handle("/big.json", stream(65<<20, false))
 	o.mux.Handle("/big-declared.json", stream(65<<20, true))
-	o.mux.Handle("/64.json", stream(64<<20, false))
+	o.mux.Handle("/1m.json", stream(1<<20, false))
+	o.mux.Handle("/1m1.json", stream(1<<20+1, false))
 	o.mux.Handle("/.well-known/dedi.index.json", stream(2<<20, false))
 	f := o.fetcher(func(opt *Options) { opt.Timeout = time.Minute })
 	ctx := context.Background()
@@ -174,15 +175,15 @@ func TestFetchCaps(t *testing.T) {
 			t.Fatalf("65 MiB file %s: %v", u, err)
 		}
 	}
-	if res, err := f.File(ctx, "https://pub.test/64.json", "", ""); err != nil || len(res.Body) != 64<<20 {
-		t.Fatalf("64 MiB file: %d %v", len(res.Body), err)
-	}
 	if _, err := f.Manifest(ctx, "pub.test", "", ""); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("2 MiB manifest: %v", err)
 	}
 	small := o.fetcher(func(opt *Options) { opt.MaxFileBytes = 1 << 20 })
-	if _, err := small.File(ctx, "https://pub.test/64.json", "", ""); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("a configured cap: %v", err)
+	if res, err := small.File(ctx, "https://pub.test/1m.json", "", ""); err != nil || len(res.Body) != 1<<20 {
+		t.Fatalf("a file of exactly the configured cap: %d %v", len(res.Body), err)
+	}
+	if _, err := small.File(ctx, "https://pub.test/1m1.json", "", ""); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("a byte over the configured cap: %v", err)
 	}
 }
 
