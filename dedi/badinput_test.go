@@ -351,3 +351,28 @@ func TestRecordShapeAgreesWithSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyFile: a crawler's path, the manifest authenticated once and each file checked
+// against it, gives what Verify gives, and the result names the entry and digest.
+func TestVerifyFile(t *testing.T) {
+	fx := newFixture(t)
+	file, manifest := fx.build(t)
+	at := mustTime(t, now)
+	m, cached, err := Authority(manifest, WellKnownURL(fx.domain), at, nil, Limits{})
+	if err != nil || cached {
+		t.Fatal(err)
+	}
+	res := VerifyFile(context.Background(), file, m, false, FileCheck{Now: at})
+	if res.Outcome != Authentic || res.Entry == nil || res.Entry.Digest != res.Digest || res.File.Registry.Name != "keys" {
+		t.Fatalf("%+v", res)
+	}
+	if res := Verify(context.Background(), Input{File: file, Manifest: manifest, ManifestURL: WellKnownURL(fx.domain), Now: at}); res.Entry == nil || res.Entry.Registry != "keys" {
+		t.Fatalf("Verify's entry: %+v", res.Entry)
+	}
+	if res := VerifyFile(context.Background(), file, m, false, FileCheck{Now: at, AcceptedUpdatedAt: at}); res.Outcome != Rollback {
+		t.Fatalf("an older file: %s", res.Outcome)
+	}
+	if res := VerifyFile(context.Background(), append(file, ' '), m, false, FileCheck{Now: at}); res.Outcome != DigestMismatch {
+		t.Fatalf("other bytes: %s", res.Outcome)
+	}
+}

@@ -56,46 +56,82 @@ type Result struct {
 //  7. records: every record conforms to the registry's schema (Invalid, SchemaUnavailable).
 func Verify(ctx context.Context, in Input) Result {
 	res := Result{Digest: Digest(in.File)}
-	done := func(err error) Result {
-		res.Outcome = OutcomeOf(err)
-		if err != nil {
-			res.Reason = err.Error()
-			if e, ok := err.(*Error); ok {
-				res.Reason = e.Reason
-			}
-		}
-		return res
-	}
 	f, err := parseAndCheckFile(in.File, in.Limits)
 	res.File = f
 	if err != nil {
-		return done(err)
+		return res.end(err)
 	}
 	m, cached, err := Authority(in.Manifest, in.ManifestURL, in.Now, in.Accepted.Manifest, in.Limits)
 	res.Manifest, res.Cached = m, cached
 	if err != nil {
-		return done(err)
+		return res.end(err)
 	}
-	entry, err := CheckListed(f, in.File, m)
+	accepted := in.Accepted.Manifest
+	if cached {
+		accepted = nil // the accepted manifest stands in for itself
+	}
+	err = fileSteps(ctx, &res, in.File, accepted, FileCheck{Now: in.Now, AcceptedUpdatedAt: in.Accepted.FileUpdatedAt, Schemas: in.Schemas})
+	return res.end(err)
+}
+
+// FileCheck is what VerifyFile needs besides the file and its manifest.
+type FileCheck struct {
+	Now               time.Time
+	AcceptedUpdatedAt time.Time // registry.updated_at of the last accepted copy of this file
+	Schemas           *Schemas
+	Limits            Limits
+}
+
+// VerifyFile is Verify for a crawler that has already authenticated the manifest m (Authority,
+// then CheckManifestRollback against the manifest it accepted before) and now checks each of
+// its files: raw is the file's bytes as fetched from the entry's URL, or an inline entry's
+// text. cached says m is the accepted copy standing in for one that could not be fetched.
+// The steps and outcomes are Verify's, but for the manifest's own.
+func VerifyFile(ctx context.Context, raw []byte, m *Manifest, cached bool, c FileCheck) Result {
+	res := Result{Digest: Digest(raw), Manifest: m, Cached: cached}
+	f, err := parseAndCheckFile(raw, c.Limits)
+	res.File = f
+	if err != nil {
+		return res.end(err)
+	}
+	err = fileSteps(ctx, &res, raw, nil, c)
+	return res.end(err)
+}
+
+// fileSteps are steps 3 (the file in res.Manifest) to 7; acceptedManifest, when not nil, is
+// the manifest accepted before, for step 6.
+func fileSteps(ctx context.Context, res *Result, raw []byte, acceptedManifest *Manifest, c FileCheck) error {
+	f, m := res.File, res.Manifest
+	entry, err := CheckListed(f, raw, m)
 	res.Entry = entry
 	if err != nil {
-		return done(err)
+		return err
 	}
-	if err := CheckFresh(m, f, in.Now); err != nil {
-		return done(err)
+	if err := CheckFresh(m, f, c.Now); err != nil {
+		return err
 	}
 	if f.Registry.State != "live" {
-		return done(fail(Inactive, "registry %q is %s", shorten(f.Registry.Name, 80), f.Registry.State))
+		return fail(Inactive, "registry %q is %s", shorten(f.Registry.Name, 80), f.Registry.State)
 	}
-	if !cached {
-		if err := CheckManifestRollback(m, in.Accepted.Manifest); err != nil {
-			return done(err)
+	if err := CheckManifestRollback(m, acceptedManifest); err != nil {
+		return err
+	}
+	if err := CheckFileRollback(f, c.AcceptedUpdatedAt); err != nil {
+		return err
+	}
+	return f.CheckRecords(ctx, c.Schemas)
+}
+
+// end sets the outcome of err (Authentic for nil) and its reason.
+func (res Result) end(err error) Result {
+	res.Outcome = OutcomeOf(err)
+	if err != nil {
+		res.Reason = err.Error()
+		if e, ok := err.(*Error); ok {
+			res.Reason = e.Reason
 		}
 	}
-	if err := CheckFileRollback(f, in.Accepted.FileUpdatedAt); err != nil {
-		return done(err)
-	}
-	return done(f.CheckRecords(ctx, in.Schemas))
+	return res
 }
 
 // Authority is step 3's manifest: the one in raw, authenticated by CheckManifest, or, when raw
