@@ -118,8 +118,8 @@ SHA-256. The publisher domain, also the files' namespace, is --domain or the hos
 (0, the default, never). Both expire --valid-for after now. Exporting again into the same DIR
 keeps a registry's updated_at (and the manifest's) when its content did not change, so that
 only next_update moves. --extra-key lists further public keys in the manifest (a key
-rotation's overlap). Publish DIR as https://{domain}/ with .well-known beside the base URL's
-files.`},
+rotation's overlap). Serve DIR's dedi.*.json files at --base-url and
+DIR/.well-known/dedi.index.json at https://{domain}/.well-known/dedi.index.json.`},
 }
 
 // groupHelp lists the subcommands of the commands that have them.
