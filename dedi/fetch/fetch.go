@@ -150,7 +150,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req Request) (Response, error) {
 	for hop := 0; ; hop++ {
 		res, next, err := f.once(ctx, u, req)
 		if err != nil || next == nil {
-			if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && err != nil {
+			if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) {
 				err = fmt.Errorf("%s: %w after %s", u.Redacted(), ErrTimeout, f.o.Timeout)
 			}
 			return res, err
