@@ -223,3 +223,28 @@ test("the cosigned checkpoint verifies with the witness's key, and not without i
   // The log's own signature still decides: a wrong log key fails.
   assert.equal(verifyCosignedCheckpoint(text, wkey, [wkey]).ok, false);
 });
+
+test("the README's examples (examples/*.ts) run against the service as written", live, async () => {
+  const { execFileSync } = await import("node:child_process");
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { fileURLToPath, pathToFileURL } = await import("node:url");
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  // Inside the package (and ignored), so that the compiled examples find its node_modules and
+  // are ES modules by its package.json.
+  const out = mkdtempSync(join(root, ".examples-"));
+  try {
+    execFileSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json", "--outDir", out, "--declaration", "false", "--sourceMap", "false"], { cwd: root, stdio: "pipe" });
+    const load = (name) => import(pathToFileURL(join(out, "examples", name)).href);
+    const [base, key, ns, reg, rec] = ["SVC_SDK_BASE_URL", "SVC_SDK_API_KEY", "SVC_SDK_NAMESPACE", "SVC_SDK_REGISTRY", "SVC_SDK_RECORD"].map(need);
+    const { lookUpAndVerify } = await load("lookup.js");
+    assert.match(await lookUpAndVerify(base, ns, reg, rec), /^0x[0-9a-f]{64}$/);
+    const { lookUpAndCheckInclusion } = await load("inclusion.js");
+    assert.ok(Number.isInteger(await lookUpAndCheckInclusion(base, ns, need("SVC_SDK_LOG_KEY"))));
+    const { verifyBothWays } = await load("verify.js");
+    assert.equal(await verifyBothWays(base, key, ns, reg, rec), 200, "with a key, the service verifies");
+    assert.equal(await verifyBothWays(base, "", ns, reg, rec), 401, "without a key, the service's verify answers 401");
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
