@@ -38,8 +38,9 @@ check-docs-assets: node-tools
 run: build
 	./$(BIN) serve
 
-## test: everything the project checks
-test: check-generate check-docs-assets lint lint-spec gotest sdk-py contract
+## test: everything the project checks; the Go tests come last, so that their summary (counts,
+## and each skipped test with its reason) ends the output
+test: check-generate check-docs-assets lint lint-spec sdk-py contract gotest
 
 ## gotest: go test -race over every package through gotestsum, which ends with a summary: the
 ## number of tests run, failed and skipped, and each skipped test with its reason
