@@ -43,9 +43,10 @@ run: build
 test: check-generate check-docs-assets lint lint-spec sdk-py contract gotest
 
 ## gotest: go test -race over every package through gotestsum, which ends with a summary: the
-## number of tests run, failed and skipped, and each skipped test with its reason
+## number of tests run, failed and skipped, and each skipped test with its reason (-timeout 30m:
+## on two busy cores the race-enabled server package alone can pass go test's default 10m)
 gotest: conformance sdk-ts node-tools
-	$(GO) tool gotestsum --format pkgname --format-hide-empty-pkg -- -race -count=1 ./...
+	$(GO) tool gotestsum --format pkgname --format-hide-empty-pkg -- -race -count=1 -timeout=30m ./...
 
 ## generate: regenerate gen/ from openapi.yaml
 generate:
