@@ -55,12 +55,12 @@ generate:
 ## check-generate: fail when gen/ is not what openapi.yaml gives
 check-generate:
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	for pair in gen/config.yaml:gen/api.gen.go gen/client/config.yaml:gen/client/client.gen.go; do \
-		cfg=$${pair%%:*}; out=$${pair#*:}; \
+	for pair in gen/models/config.yaml:models.gen.go gen/config.yaml:api.gen.go gen/client/config.yaml:client.gen.go; do \
+		cfg=$${pair%%:*}; dir=$$(dirname $$cfg); out=$${pair#*:}; \
 		sed "s|^output: .*|output: $$tmp/out.go|" $$cfg > "$$tmp/config.yaml"; \
-		$(GO) tool oapi-codegen -config "$$tmp/config.yaml" openapi.yaml; \
-		if ! diff -u $$out "$$tmp/out.go" >/dev/null; then \
-			echo "$$out is stale: run 'make generate' and commit"; diff -u $$out "$$tmp/out.go" | head -40; exit 1; fi; \
+		(cd $$dir && $(GO) tool oapi-codegen -config "$$tmp/config.yaml" $(CURDIR)/openapi.yaml); \
+		if ! diff -u $$dir/$$out "$$tmp/out.go" >/dev/null; then \
+			echo "$$dir/$$out is stale: run 'make generate' and commit"; diff -u $$dir/$$out "$$tmp/out.go" | head -40; exit 1; fi; \
 	done; \
 	echo "gen/ is up to date"
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/csvjob"
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
@@ -52,11 +53,11 @@ func benchCSV(b *testing.B, n int) []byte {
 
 // importInto imports content into a new registry of ns as one job and returns how long the
 // job took and the registry.
-func importInto(b *testing.B, s *store.Store, u store.User, nsID, registry string, content []byte) (time.Duration, store.Registry) {
+func importInto(b *testing.B, s *store.Store, u store.User, nsID, registry string, content []byte) (time.Duration, directory.Registry) {
 	b.Helper()
 	ctx := context.Background()
-	if _, err := s.CreateRegistry(ctx, nsID, storetest.BenchCreator, store.RegistryInput{RegistryName: registry,
-		Tag: store.TagCustom, Schema: map[string]any{"type": "object"}}); err != nil {
+	if _, err := s.CreateRegistry(ctx, nsID, storetest.BenchCreator, directory.RegistryInput{RegistryName: registry,
+		Tag: directory.TagCustom, Schema: map[string]any{"type": "object"}}); err != nil {
 		b.Fatal(err)
 	}
 	rows, err := csvjob.Inspect(content, map[string]any{"type": "object"})
@@ -76,7 +77,7 @@ func importInto(b *testing.B, s *store.Store, u store.User, nsID, registry strin
 	if err != nil || got.State != store.JobDone || got.ImportedRows != rows {
 		b.Fatalf("job: %+v, %v", got, err)
 	}
-	reg, err := s.GetRegistry(ctx, nsID, registry, store.VersionSel{})
+	reg, err := s.GetRegistry(ctx, nsID, registry, directory.VersionSel{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func rssMiB() float64 {
 func BenchmarkExport1MPostgres(b *testing.B) {
 	s, nsID := storetest.SeededRegistry(b, 1_000_000)
 	ctx := context.Background()
-	reg, err := s.GetRegistry(ctx, nsID, "people", store.VersionSel{})
+	reg, err := s.GetRegistry(ctx, nsID, "people", directory.VersionSel{})
 	if err != nil {
 		b.Fatal(err)
 	}

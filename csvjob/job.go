@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
@@ -70,7 +71,7 @@ type Queue interface {
 	ClaimImportJob(ctx context.Context, now, leaseUntil time.Time) (store.ClaimedJob, bool, error)
 	ImportBatch(ctx context.Context, jobID string, from, to int64, rows []store.ImportRow, rowErrors []store.JobError, leaseUntil time.Time) (store.Job, error)
 	FailImportJob(ctx context.Context, jobID, why string) error
-	GetRegistry(ctx context.Context, nsRef, name string, sel store.VersionSel) (store.Registry, error)
+	GetRegistry(ctx context.Context, nsRef, name string, sel directory.VersionSel) (directory.Registry, error)
 }
 
 // Worker runs import jobs: one at a time per instance; several instances on one database
@@ -91,7 +92,7 @@ func NewWorker(q Queue, log *slog.Logger, now func() time.Time) *Worker {
 	if now == nil {
 		now = time.Now
 	}
-	return &Worker{q: q, log: log, now: now, batch: store.MaxBatch, lease: 2 * time.Minute}
+	return &Worker{q: q, log: log, now: now, batch: directory.MaxBatch, lease: 2 * time.Minute}
 }
 
 // RunOnce takes one waiting job, if any, and imports it to its end (or until ctx ends or the
@@ -117,8 +118,8 @@ func (w *Worker) fail(ctx context.Context, job store.ClaimedJob, why string) err
 }
 
 func (w *Worker) run(ctx context.Context, job store.ClaimedJob) error {
-	reg, err := w.q.GetRegistry(ctx, job.NamespaceID, job.RegistryName, store.VersionSel{})
-	if errors.Is(err, store.ErrNotFound) {
+	reg, err := w.q.GetRegistry(ctx, job.NamespaceID, job.RegistryName, directory.VersionSel{})
+	if errors.Is(err, directory.ErrNotFound) {
 		return w.fail(ctx, job, "the registry no longer exists")
 	}
 	if err != nil {
@@ -161,8 +162,8 @@ func (w *Worker) run(ctx context.Context, job store.ClaimedJob) error {
 			rows = append(rows, store.ImportRow{Row: row, Input: in})
 		}
 		done, err := w.q.ImportBatch(ctx, job.ID, from, row, rows, rowErrs, w.now().Add(w.lease))
-		var refused *store.Error
-		if errors.As(err, &refused) && errors.Is(err, store.ErrInvalid) {
+		var refused *directory.Error
+		if errors.As(err, &refused) && errors.Is(err, directory.ErrInvalid) {
 			// Content the row checks let through and the store refused: trying the batch again
 			// would refuse it again, so the job stops here, saying why.
 			return w.fail(ctx, job, fmt.Sprintf("rows %d to %d: %s", from+1, row, refused.Message))
@@ -179,23 +180,23 @@ func (w *Worker) run(ctx context.Context, job store.ClaimedJob) error {
 }
 
 // recordOf checks one row: its name, its cells' types, the schema, the size limit.
-func (w *Worker) recordOf(layout *Layout, schema *recordschema.Schema, cells []string) (store.RecordInput, error) {
+func (w *Worker) recordOf(layout *Layout, schema *recordschema.Schema, cells []string) (directory.RecordInput, error) {
 	name, details, err := layout.Record(cells)
 	if err != nil {
-		return store.RecordInput{}, err
+		return directory.RecordInput{}, err
 	}
 	if !recordName.MatchString(name) {
-		return store.RecordInput{}, fmt.Errorf("record_name %.60q is not a record name (letters, digits and ._~-, starting with a letter or digit, at most 128)", name)
+		return directory.RecordInput{}, fmt.Errorf("record_name %.60q is not a record name (letters, digits and ._~-, starting with a letter or digit, at most 128)", name)
 	}
 	if err := schema.Validate(details); err != nil {
-		return store.RecordInput{}, err
+		return directory.RecordInput{}, err
 	}
 	if b, err := proof.Canonicalize(details); err != nil {
-		return store.RecordInput{}, err
-	} else if len(b) > store.MaxDetails {
-		return store.RecordInput{}, fmt.Errorf("details are larger than %d KiB", store.MaxDetails>>10)
+		return directory.RecordInput{}, err
+	} else if len(b) > directory.MaxDetails {
+		return directory.RecordInput{}, fmt.Errorf("details are larger than %d KiB", directory.MaxDetails>>10)
 	}
-	return store.RecordInput{RecordName: name, Details: details}, nil
+	return directory.RecordInput{RecordName: name, Details: details}, nil
 }
 
 // Run takes jobs every interval until ctx ends.

@@ -5,6 +5,7 @@
 package recordschema
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -174,4 +175,16 @@ func (c *Cache) Get(registryID string, doc map[string]any) (*Schema, error) {
 	}
 	c.c.Set(registryID, s)
 	return s, nil
+}
+
+// GetText is Get for a schema given as its JSON text, which is decoded only on a miss.
+func (c *Cache) GetText(registryID, text string) (*Schema, error) {
+	if s, ok := c.c.Get(registryID); ok {
+		return s, nil
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, fmt.Errorf("recordschema: schema of registry %s: %w", registryID, err)
+	}
+	return c.Get(registryID, doc)
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/svc-directory/svc/entries"
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/store"
 )
@@ -34,45 +35,23 @@ func (s *Server) memberOf(ctx context.Context, namespaceID string) (string, erro
 	return s.store.MemberRole(ctx, namespaceID, u.ID)
 }
 
-// authorizeWrite resolves the namespace and requires the caller to be its owner or a delegate
-// (ownerOnly: its owner). It returns the namespace id, or an *apiError (400, 404, 403), or an error.
-func (s *Server) authorizeWrite(ctx context.Context, ref string, ownerOnly bool) (string, error) {
-	id, err := s.resolveNamespace(ctx, ref)
-	if err != nil {
-		return "", err
+// callerOf is the request's caller as the application layer knows it (anonymous: empty).
+func (s *Server) callerOf(ctx context.Context) entries.Caller {
+	u := caller(ctx)
+	if u == nil {
+		return entries.Caller{}
 	}
-	role, err := s.memberOf(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	switch {
-	case role == "":
-		return "", problem(http.StatusForbidden, "Forbidden: you are not the owner or a delegate of this namespace")
-	case ownerOnly && role != store.RoleOwner:
-		return "", problem(http.StatusForbidden, "Forbidden: only the owner of the namespace may do this")
-	}
-	return id, nil
+	return entries.Caller{UserID: u.ID, DID: s.didOf(u)}
 }
 
-// authorizeRecordWrite resolves the namespace and requires the caller to be its owner or a
-// delegate, or a delegate of the registry (who writes that registry's records only). It returns
-// the namespace id, or an *apiError (400, 404, 403), or an error.
-func (s *Server) authorizeRecordWrite(ctx context.Context, ref, registry string) (string, error) {
-	id, err := s.resolveNamespace(ctx, ref)
-	if err != nil {
-		return "", err
+// authorizeWrite requires the caller to be the owner or a delegate of the namespace (ownerOnly:
+// its owner), for the operations whose writes are their workflows' own (delegates, domains).
+// It returns the namespace id, or a refusal (400, 404, 403).
+func (s *Server) authorizeWrite(ctx context.Context, ref string, ownerOnly bool) (string, error) {
+	if strings.TrimSpace(ref) == "" {
+		return "", problem(http.StatusBadRequest, "Invalid input: namespace is missing or empty")
 	}
-	role, err := s.memberOf(ctx, id)
-	if err != nil || role != "" {
-		return id, err
-	}
-	if u := caller(ctx); u != nil {
-		ok, err := s.store.IsRegistryDelegate(ctx, id, registry, u.ID)
-		if err != nil || ok {
-			return id, err
-		}
-	}
-	return "", problem(http.StatusForbidden, "Forbidden: you are not the owner or a delegate of this namespace, nor a delegate of this registry")
+	return s.entries.NamespaceAccess(ctx, s.callerOf(ctx), ref, ownerOnly)
 }
 
 // Response bodies of the error responses an operation answers itself (not through answer).

@@ -21,6 +21,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
@@ -287,11 +288,11 @@ func BenchmarkAddRecordsOverHTTP(b *testing.B) {
 	for i := range bodies {
 		var sb strings.Builder
 		sb.WriteString(`{"records":[`)
-		for j := 0; j < store.MaxBatch; j++ {
+		for j := 0; j < directory.MaxBatch; j++ {
 			if j > 0 {
 				sb.WriteByte(',')
 			}
-			k := i*store.MaxBatch + j
+			k := i*directory.MaxBatch + j
 			d := storetest.Details(r, k)
 			fmt.Fprintf(&sb, `{"record_name":"p-%08d","details":{"email":%q,"name":{"first":%q,"last":%q},"address":{"city":%q},"tags":["a","b"],"number":%d}}`,
 				k, d["email"], d["name"].(map[string]any)["first"], d["name"].(map[string]any)["last"], d["address"].(map[string]any)["city"], k)
@@ -306,7 +307,7 @@ func BenchmarkAddRecordsOverHTTP(b *testing.B) {
 			b.Fatalf("status %d: %.300s", rec.Code, rec.Body.String())
 		}
 	}
-	b.ReportMetric(float64(b.N*store.MaxBatch)/time.Since(start).Seconds(), "records/s")
+	b.ReportMetric(float64(b.N*directory.MaxBatch)/time.Since(start).Seconds(), "records/s")
 }
 
 // BenchmarkVerifyRecordOverHTTP1M: verify-record-lookup over loopback HTTP on Postgres,

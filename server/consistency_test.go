@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 )
 
@@ -60,7 +61,7 @@ func TestConsistencyTokenHeader(t *testing.T) {
 		}
 		defer other.Close()
 		desc := "changed elsewhere"
-		if _, err := other.UpdateNamespace(t.Context(), ns, "", store.NamespacePatch{Description: &desc}); err != nil {
+		if _, err := other.UpdateNamespace(t.Context(), ns, "", directory.NamespacePatch{Description: &desc}); err != nil {
 			t.Fatal(err)
 		}
 		if r := h.must(200, "GET", "/svc/lookup/"+ns, "", nil); r.data()["description"] == desc {

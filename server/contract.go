@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/svc-directory/svc/csvjob"
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/store"
@@ -357,7 +358,7 @@ func (s *Server) authenticate(ctx context.Context, header string, op *operation)
 	}
 	u, err := s.store.Authenticate(ctx, key)
 	switch {
-	case errors.Is(err, store.ErrMalformedKey), errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, store.ErrMalformedKey), errors.Is(err, directory.ErrNotFound):
 		return nil, unauthorized
 	case err != nil:
 		return nil, err

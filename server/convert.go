@@ -4,9 +4,9 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/proof"
-	"github.com/svc-directory/svc/store"
 )
 
 // Conversions from store entries to API types live here, in one place.
@@ -32,7 +32,7 @@ func obj(m map[string]any) gen.JSONObject {
 
 func strPtr(s string) *string { return &s }
 
-func (s *Server) namespaceOut(n store.Namespace) gen.Namespace {
+func (s *Server) namespaceOut(n directory.Namespace) gen.Namespace {
 	var domain *string
 	if n.Domain != "" {
 		domain = strPtr(n.Domain)
@@ -47,7 +47,7 @@ func (s *Server) namespaceOut(n store.Namespace) gen.Namespace {
 	}
 }
 
-func (s *Server) registryOut(r store.Registry) gen.Registry {
+func (s *Server) registryOut(r directory.Registry) gen.Registry {
 	return gen.Registry{
 		Namespace: r.NamespaceName, NamespaceId: r.NamespaceID, RegistryId: r.RegistryID, RegistryName: r.RegistryName,
 		Digest: r.Digest, Description: r.Description, CreatedBy: r.CreatedBy, Tag: gen.RegistryTag(r.Tag),
@@ -59,7 +59,7 @@ func (s *Server) registryOut(r store.Registry) gen.Registry {
 	}
 }
 
-func (s *Server) recordOut(r store.Record) gen.Record {
+func (s *Server) recordOut(r directory.Record) gen.Record {
 	return gen.Record{
 		Namespace: r.NamespaceName, NamespaceId: r.NamespaceID, RegistryId: r.RegistryID, RegistryName: r.RegistryName,
 		RegistryState: gen.RegistryState(r.RegistryState), RecordId: r.RecordID, RecordName: r.RecordName,

@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/gen"
-	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/verification"
+	"github.com/svc-directory/svc/ownership"
 )
 
 // domainRequest reads generate-dns-txt's verification_method and target_namespace from the
@@ -37,7 +37,7 @@ func domainRequest(ctx context.Context, p gen.GenerateDnsTxtParams) (method, tar
 // delegated request to a self-verified namespace.
 func (s *Server) GenerateDnsTxt(ctx context.Context, req gen.GenerateDnsTxtRequestObject) (gen.GenerateDnsTxtResponseObject, error) {
 	method, target := domainRequest(ctx, req.Params)
-	domain, err := verification.CheckInput(method, req.Domain)
+	domain, err := ownership.CheckInput(method, req.Domain)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (s *Server) GenerateDnsTxt(ctx context.Context, req gen.GenerateDnsTxtReque
 	if err != nil {
 		return nil, err
 	}
-	g, err := s.domains.Generate(ctx, verification.Generate{NamespaceID: nsID, Domain: domain, Method: method, Target: target, By: *caller(ctx)})
+	g, err := s.domains.Generate(ctx, ownership.Generate{NamespaceID: nsID, Domain: domain, Method: method, Target: target, By: *caller(ctx)})
 	if err != nil {
 		return nil, notFound(err, "Target namespace not found")
 	}
@@ -87,12 +87,12 @@ func (s *Server) VerifyDomain(ctx context.Context, req gen.VerifyDomainRequestOb
 }
 
 // memberNamespace resolves a domain operation's namespace and requires a member.
-func (s *Server) memberNamespace(ctx context.Context, ref string) (store.Namespace, error) {
+func (s *Server) memberNamespace(ctx context.Context, ref string) (directory.Namespace, error) {
 	id, err := s.authorizeWrite(ctx, ref, false)
 	if err != nil {
-		return store.Namespace{}, err
+		return directory.Namespace{}, err
 	}
-	ns, err := s.store.GetNamespace(ctx, id, store.VersionSel{})
+	ns, err := s.store.GetNamespace(ctx, id, directory.VersionSel{})
 	return ns, namespaceNotFound(err)
 }
 
@@ -124,7 +124,7 @@ func (s *Server) GetDnsTxt(ctx context.Context, req gen.GetDnsTxtRequestObject) 
 
 // RemoveNamespaceVerification removes a namespace's verification of a domain.
 func (s *Server) RemoveNamespaceVerification(ctx context.Context, req gen.RemoveNamespaceVerificationRequestObject) (gen.RemoveNamespaceVerificationResponseObject, error) {
-	domain, err := verification.NormalizeDomain(req.Domain)
+	domain, err := ownership.NormalizeDomain(req.Domain)
 	if err != nil {
 		return nil, err
 	}

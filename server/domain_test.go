@@ -24,7 +24,7 @@ import (
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
-	"github.com/svc-directory/svc/verification"
+	"github.com/svc-directory/svc/ownership"
 )
 
 // webFiles serves /.well-known/svc-verification.txt per Host, as each domain's web server would.
@@ -328,7 +328,7 @@ func TestDisallowStopsPendingVerification(t *testing.T) {
 				}
 			}
 			// The store refuses it too, in the transaction that would record it.
-			if err := h.srv.Verification().MarkSelfVerified(ctx, a, "gone.test", store.MethodSelfDNS); !errors.Is(err, verification.ErrDomainNotAllowed) {
+			if err := h.srv.Verification().MarkSelfVerified(ctx, a, "gone.test", store.MethodSelfDNS); !errors.Is(err, ownership.ErrDomainNotAllowed) {
 				t.Fatalf("MarkSelfVerified of a disallowed domain: %v", err)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	svc "github.com/svc-directory/svc"
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
@@ -37,14 +38,14 @@ func TestContractEnumsMatchTheGoConstants(t *testing.T) {
 		goValues         []string
 	}{
 		{"Registry", "tag", append([]string{recordschema.TagCustom}, recordschema.StandardTags...)},
-		{"Registry", "tag", []string{store.TagCustom, store.TagMembership, store.TagPublicKey, store.TagRevoke}},
-		{"Registry", "state", store.RegistryStates},
-		{"Record", "state", []string{store.StateDraft, store.StateLive, store.StateSuspended, store.StateRevoked}},
-		{"Record", "effective_state", store.EffectiveRecordStates},
-		{"Record", "registry_state", store.RegistryStates},
+		{"Registry", "tag", []string{directory.TagCustom, directory.TagMembership, directory.TagPublicKey, directory.TagRevoke}},
+		{"Registry", "state", directory.RegistryStates},
+		{"Record", "state", []string{directory.StateDraft, directory.StateLive, directory.StateSuspended, directory.StateRevoked}},
+		{"Record", "effective_state", directory.EffectiveRecordStates},
+		{"Record", "registry_state", directory.RegistryStates},
 		{"VerificationLog", "lookup_type", kinds},
 		{"VerificationLog", "result", []string{store.ResultSuccess, store.ResultFailed}},
-		{"Delegate", "role", []string{store.RoleOwner, store.RoleDelegate}},
+		{"Delegate", "role", []string{directory.RoleOwner, directory.RoleDelegate}},
 	} {
 		contract := enum(c.schema, c.property)
 		slices.Sort(contract)

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
-	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/verification"
+	"github.com/svc-directory/svc/ownership"
 )
 
 // Messages the specification fixes.
@@ -52,18 +54,19 @@ func problemf(status int, format string, args ...any) *apiError {
 }
 
 // refusalStatus is the HTTP status of each kind of refusal of the verification workflow.
-var refusalStatus = map[verification.Kind]int{
-	verification.Invalid:   http.StatusBadRequest,
-	verification.NotFound:  http.StatusNotFound,
-	verification.Forbidden: http.StatusForbidden,
-	verification.Conflict:  http.StatusConflict,
+var refusalStatus = map[ownership.Kind]int{
+	ownership.Invalid:   http.StatusBadRequest,
+	ownership.NotFound:  http.StatusNotFound,
+	ownership.Forbidden: http.StatusForbidden,
+	ownership.Conflict:  http.StatusConflict,
 }
 
 // storeStatus is the HTTP status of each kind of the store's refusals (store.Error).
 var storeStatus = map[error]int{
-	store.ErrInvalid:      http.StatusBadRequest,
-	store.ErrConflict:     http.StatusConflict,
-	store.ErrPrecondition: http.StatusPreconditionFailed,
+	directory.ErrInvalid:      http.StatusBadRequest,
+	directory.ErrForbidden:    http.StatusForbidden,
+	directory.ErrConflict:     http.StatusConflict,
+	directory.ErrPrecondition: http.StatusPreconditionFailed,
 }
 
 // notFound names what a not-found of the store missed (msg: the thing the request named); a
@@ -86,8 +89,27 @@ func namespaceNotFound(err error) error {
 // bareNotFound reports whether err is a not-found of the store that does not yet say what it missed.
 func bareNotFound(err error) bool {
 	var ae *apiError
-	var r *verification.Refusal
-	return errors.Is(err, store.ErrNotFound) && !errors.As(err, &ae) && !errors.As(err, &r)
+	var r *ownership.Refusal
+	var nf *directory.NotFoundError
+	return errors.Is(err, directory.ErrNotFound) && !errors.As(err, &ae) && !errors.As(err, &r) && !errors.As(err, &nf)
+}
+
+// missing is the answer to a read or write that found nothing, naming what was missing.
+func missing(nf *directory.NotFoundError) *apiError {
+	switch nf.Missing {
+	case directory.MissingNamespace:
+		return errNamespaceMissing
+	case directory.MissingRegistry:
+		return errRegistryMissing
+	case directory.MissingRecord:
+		return errRecordMissing
+	case directory.MissingVersion:
+		return problemf(http.StatusNotFound, "Version %s of this %s not found", nf.Name, nf.Kind)
+	case directory.MissingYet:
+		return problemf(http.StatusNotFound, "%s%s did not exist yet on %s", strings.ToUpper(nf.Kind[:1]), nf.Kind[1:],
+			nf.Before.AddDate(0, 0, -1).Format(time.DateOnly))
+	}
+	return problem(http.StatusNotFound, "Not found")
 }
 
 // errorCode is the one mapping of a status to the general code of the contract's ErrorCode enum.
@@ -135,12 +157,15 @@ func errorBody(status int, msg string) gen.Error {
 // fixed message.
 func answer(err error, r *http.Request) *apiError {
 	var ae *apiError
-	var rf *verification.Refusal
-	var se *store.Error
+	var rf *ownership.Refusal
+	var se *directory.Error
+	var nf *directory.NotFoundError
 	var he *echo.HTTPError
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &nf):
+		return missing(nf)
 	case errors.As(err, &rf) && refusalStatus[rf.Kind] != 0:
 		return problem(refusalStatus[rf.Kind], rf.Message)
 	case errors.As(err, &se) && storeStatus[se.Kind] != 0:

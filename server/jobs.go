@@ -16,7 +16,7 @@ import (
 
 // BulkUploadRecords checks an uploaded CSV file and queues its import.
 func (s *Server) BulkUploadRecords(ctx context.Context, req gen.BulkUploadRecordsRequestObject) (gen.BulkUploadRecordsResponseObject, error) {
-	reg, err := s.recordsRegistry(ctx, req.Namespace, req.RegistryName)
+	reg, err := s.entries.RecordsRegistry(ctx, s.callerOf(ctx), req.Namespace, req.RegistryName)
 	if err != nil {
 		return nil, err
 	}

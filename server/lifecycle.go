@@ -3,8 +3,8 @@ package server
 import (
 	"context"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
-	"github.com/svc-directory/svc/store"
 )
 
 // The changes of state of registries and records (docs/lifecycle.md): each is a new version
@@ -12,8 +12,8 @@ import (
 // ones with a 409.
 
 // registryAction changes a registry's state.
-func (s *Server) registryAction(ctx context.Context, ns, registry string, ifMatch *string, a store.Action) (gen.Registry, error) {
-	reg, err := s.updateRegistry(ctx, ns, registry, ifMatch, store.RegistryPatch{Action: a})
+func (s *Server) registryAction(ctx context.Context, ns, registry string, ifMatch *string, a directory.Action) (gen.Registry, error) {
+	reg, err := s.updateRegistry(ctx, ns, registry, ifMatch, directory.RegistryPatch{Action: a})
 	if err != nil {
 		return gen.Registry{}, err
 	}
@@ -21,8 +21,8 @@ func (s *Server) registryAction(ctx context.Context, ns, registry string, ifMatc
 }
 
 // recordAction changes a record's state.
-func (s *Server) recordAction(ctx context.Context, ns, registry, record string, ifMatch *string, a store.Action) (gen.Record, error) {
-	rec, err := s.updateRecord(ctx, ns, registry, record, ifMatch, store.RecordPatch{Action: a})
+func (s *Server) recordAction(ctx context.Context, ns, registry, record string, ifMatch *string, a directory.Action) (gen.Record, error) {
+	rec, err := s.updateRecord(ctx, ns, registry, record, ifMatch, directory.RecordPatch{Action: a})
 	if err != nil {
 		return gen.Record{}, err
 	}
@@ -31,7 +31,7 @@ func (s *Server) recordAction(ctx context.Context, ns, registry, record string, 
 
 // DeactivateRegistry: live to inactive.
 func (s *Server) DeactivateRegistry(ctx context.Context, req gen.DeactivateRegistryRequestObject) (gen.DeactivateRegistryResponseObject, error) {
-	reg, err := s.registryAction(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, store.ActionDeactivate)
+	reg, err := s.registryAction(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, directory.ActionDeactivate)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func (s *Server) DeactivateRegistry(ctx context.Context, req gen.DeactivateRegis
 
 // ActivateRegistry: inactive to live.
 func (s *Server) ActivateRegistry(ctx context.Context, req gen.ActivateRegistryRequestObject) (gen.ActivateRegistryResponseObject, error) {
-	reg, err := s.registryAction(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, store.ActionActivate)
+	reg, err := s.registryAction(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, directory.ActionActivate)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (s *Server) ActivateRegistry(ctx context.Context, req gen.ActivateRegistryR
 
 // ArchiveRegistry: live or inactive to archived (read-only).
 func (s *Server) ArchiveRegistry(ctx context.Context, req gen.ArchiveRegistryRequestObject) (gen.ArchiveRegistryResponseObject, error) {
-	reg, err := s.registryAction(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, store.ActionArchive)
+	reg, err := s.registryAction(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, directory.ActionArchive)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (s *Server) ArchiveRegistry(ctx context.Context, req gen.ArchiveRegistryReq
 
 // RestoreRegistry: archived to live.
 func (s *Server) RestoreRegistry(ctx context.Context, req gen.RestoreRegistryRequestObject) (gen.RestoreRegistryResponseObject, error) {
-	reg, err := s.registryAction(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, store.ActionRestore)
+	reg, err := s.registryAction(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, directory.ActionRestore)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (s *Server) RestoreRegistry(ctx context.Context, req gen.RestoreRegistryReq
 
 // RevokeRegistry: any state to revoked, for good.
 func (s *Server) RevokeRegistry(ctx context.Context, req gen.RevokeRegistryRequestObject) (gen.RevokeRegistryResponseObject, error) {
-	reg, err := s.registryAction(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, store.ActionRevoke)
+	reg, err := s.registryAction(ctx, req.Namespace, req.RegistryName, req.Params.IfMatch, directory.ActionRevoke)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (s *Server) RevokeRegistry(ctx context.Context, req gen.RevokeRegistryReque
 
 // PublishRecord: draft to live.
 func (s *Server) PublishRecord(ctx context.Context, req gen.PublishRecordRequestObject) (gen.PublishRecordResponseObject, error) {
-	rec, err := s.recordAction(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.IfMatch, store.ActionPublish)
+	rec, err := s.recordAction(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.IfMatch, directory.ActionPublish)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (s *Server) PublishRecord(ctx context.Context, req gen.PublishRecordRequest
 
 // SuspendRecord: live to suspended.
 func (s *Server) SuspendRecord(ctx context.Context, req gen.SuspendRecordRequestObject) (gen.SuspendRecordResponseObject, error) {
-	rec, err := s.recordAction(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.IfMatch, store.ActionSuspend)
+	rec, err := s.recordAction(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.IfMatch, directory.ActionSuspend)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func (s *Server) SuspendRecord(ctx context.Context, req gen.SuspendRecordRequest
 
 // ReinstateRecord: suspended to live.
 func (s *Server) ReinstateRecord(ctx context.Context, req gen.ReinstateRecordRequestObject) (gen.ReinstateRecordResponseObject, error) {
-	rec, err := s.recordAction(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.IfMatch, store.ActionReinstate)
+	rec, err := s.recordAction(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.IfMatch, directory.ActionReinstate)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (s *Server) ReinstateRecord(ctx context.Context, req gen.ReinstateRecordReq
 
 // RevokeRecord: live or suspended to revoked, for good.
 func (s *Server) RevokeRecord(ctx context.Context, req gen.RevokeRecordRequestObject) (gen.RevokeRecordResponseObject, error) {
-	rec, err := s.recordAction(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.IfMatch, store.ActionRevoke)
+	rec, err := s.recordAction(ctx, req.Namespace, req.RegistryName, req.RecordName, req.Params.IfMatch, directory.ActionRevoke)
 	if err != nil {
 		return nil, err
 	}

@@ -11,9 +11,10 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
-	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/leaf"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 // zeros is a reader of zero bytes: the benchmark log's key is the same in every run, as the
@@ -77,16 +78,16 @@ func BenchmarkLogAt1M(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var versions []string
 	for range 200 {
-		bundle, err := r.Tile(ctx, store.LogEntriesLevel, rng.Int64N(cp.Size/translog.TileWidth), translog.TileWidth)
+		bundle, err := r.Tile(ctx, logstore.EntriesLevel, rng.Int64N(cp.Size/leaf.TileWidth), leaf.TileWidth)
 		if err != nil {
 			b.Fatal(err)
 		}
-		leaves, err := translog.SplitBundle(bundle, translog.TileWidth)
+		leaves, err := leaf.SplitBundle(bundle, leaf.TileWidth)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, l := range leaves {
-			f, err := translog.ParseLeaf(l)
+			f, err := leaf.Parse(l)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -107,8 +108,8 @@ func BenchmarkLogAt1M(b *testing.B) {
 	tileLatency := func(level int) (p50, p99 float64) {
 		var lat []time.Duration
 		for range 2000 {
-			t := tlog.Tile{H: translog.TileHeight, L: level, N: rng.Int64N(cp.Size / translog.TileWidth), W: translog.TileWidth}
-			path := svc.URL + "/svc/log/" + translog.TileServicePath(t)
+			t := tlog.Tile{H: leaf.TileHeight, L: level, N: rng.Int64N(cp.Size / leaf.TileWidth), W: leaf.TileWidth}
+			path := svc.URL + "/svc/log/" + leaf.TileServicePath(t)
 			t0 := time.Now()
 			resp, err := http.Get(path)
 			if err != nil {

@@ -10,16 +10,16 @@ import (
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
-	"github.com/svc-directory/svc/store"
 )
 
 // versionSel turns version_id / as_on into a store selection (not both: 400).
-func versionSel(versionID *string, asOn *openapi_types.Date) (store.VersionSel, error) {
+func versionSel(versionID *string, asOn *openapi_types.Date) (directory.VersionSel, error) {
 	if versionID != nil && asOn != nil {
-		return store.VersionSel{}, problem(http.StatusBadRequest, "Invalid input: version_id and as_on cannot be used together")
+		return directory.VersionSel{}, problem(http.StatusBadRequest, "Invalid input: version_id and as_on cannot be used together")
 	}
-	var sel store.VersionSel
+	var sel directory.VersionSel
 	if versionID != nil {
 		sel.VersionID = *versionID
 	}
@@ -32,15 +32,15 @@ func versionSel(versionID *string, asOn *openapi_types.Date) (store.VersionSel, 
 
 // lookupMiss explains a lookup that found nothing: the entry is unknown (missing), or it exists
 // but not at the selected version or date.
-func lookupMiss(err error, entity string, missing *apiError, sel store.VersionSel, exists func() error) error {
-	if !errors.Is(err, store.ErrNotFound) {
+func lookupMiss(err error, entity string, missing *apiError, sel directory.VersionSel, exists func() error) error {
+	if !errors.Is(err, directory.ErrNotFound) {
 		return err
 	}
 	if sel.VersionID == "" && sel.Before.IsZero() {
 		return missing
 	}
 	switch e := exists(); {
-	case errors.Is(e, store.ErrNotFound):
+	case errors.Is(e, directory.ErrNotFound):
 		return missing
 	case e != nil:
 		return e
@@ -134,14 +134,14 @@ func (s *Server) LookupNamespace(ctx context.Context, req gen.LookupNamespaceReq
 	})
 }
 
-func (s *Server) lookupNamespace(ctx context.Context, req gen.LookupNamespaceRequestObject) (store.Namespace, error) {
+func (s *Server) lookupNamespace(ctx context.Context, req gen.LookupNamespaceRequestObject) (directory.Namespace, error) {
 	sel, err := versionSel(req.Params.VersionId, req.Params.AsOn)
 	if err != nil {
-		return store.Namespace{}, err
+		return directory.Namespace{}, err
 	}
 	ns, err := s.store.GetNamespace(ctx, req.Namespace, sel)
 	return ns, lookupMiss(err, "Namespace", errNamespaceMissing, sel, func() error {
-		_, err := s.store.GetNamespace(ctx, req.Namespace, store.VersionSel{})
+		_, err := s.store.GetNamespace(ctx, req.Namespace, directory.VersionSel{})
 		return err
 	})
 }
@@ -159,19 +159,19 @@ func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryReque
 }
 
 // lookupRegistry reads a registry, telling an unknown namespace from an unknown registry.
-func (s *Server) lookupRegistry(ctx context.Context, nsRef, name string, versionID *string, asOn *openapi_types.Date) (store.Registry, error) {
+func (s *Server) lookupRegistry(ctx context.Context, nsRef, name string, versionID *string, asOn *openapi_types.Date) (directory.Registry, error) {
 	sel, err := versionSel(versionID, asOn)
 	if err != nil {
-		return store.Registry{}, err
+		return directory.Registry{}, err
 	}
 	reg, err := s.store.GetRegistry(ctx, nsRef, name, sel)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, directory.ErrNotFound) {
 		if _, err := s.resolveNamespace(ctx, nsRef); err != nil {
-			return store.Registry{}, err
+			return directory.Registry{}, err
 		}
 	}
 	return reg, lookupMiss(err, "Registry", errRegistryMissing, sel, func() error {
-		_, err := s.store.GetRegistry(ctx, nsRef, name, store.VersionSel{})
+		_, err := s.store.GetRegistry(ctx, nsRef, name, directory.VersionSel{})
 		return err
 	})
 }
@@ -194,19 +194,19 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 	})
 }
 
-func (s *Server) lookupRecord(ctx context.Context, nsRef, registry, record string, versionID *string, asOn *openapi_types.Date) (store.Record, error) {
+func (s *Server) lookupRecord(ctx context.Context, nsRef, registry, record string, versionID *string, asOn *openapi_types.Date) (directory.Record, error) {
 	sel, err := versionSel(versionID, asOn)
 	if err != nil {
-		return store.Record{}, err
+		return directory.Record{}, err
 	}
 	rec, err := s.store.GetRecord(ctx, nsRef, registry, record, sel)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, directory.ErrNotFound) {
 		if _, err := s.lookupRegistry(ctx, nsRef, registry, nil, nil); err != nil {
-			return store.Record{}, err
+			return directory.Record{}, err
 		}
 	}
 	return rec, lookupMiss(err, "Record", errRecordMissing, sel, func() error {
-		_, err := s.store.GetRecord(ctx, nsRef, registry, record, store.VersionSel{})
+		_, err := s.store.GetRecord(ctx, nsRef, registry, record, directory.VersionSel{})
 		return err
 	})
 }

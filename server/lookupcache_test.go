@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
@@ -43,7 +44,7 @@ func TestLookupCacheServesRepeatsWithinTTL(t *testing.T) {
 			first := h.must(http.StatusOK, "GET", path, "", nil).data()["digest"]
 
 			desc := "changed elsewhere"
-			if _, err := elsewhere.UpdateRecord(context.Background(), id, "employees", "alice", "", store.RecordPatch{Description: &desc}); err != nil {
+			if _, err := elsewhere.UpdateRecord(context.Background(), id, "employees", "alice", "", directory.RecordPatch{Description: &desc}); err != nil {
 				t.Fatal(err)
 			}
 			advance(500 * time.Millisecond)
@@ -76,7 +77,7 @@ func TestLookupCacheEmptiedOnCommitOnly(t *testing.T) {
 			path := "/svc/lookup/" + id + "/employees/alice"
 			first := h.must(http.StatusOK, "GET", path, "", nil).data()
 			desc := "changed elsewhere"
-			if _, err := elsewhere.UpdateRecord(context.Background(), id, "employees", "alice", "", store.RecordPatch{Description: &desc}); err != nil {
+			if _, err := elsewhere.UpdateRecord(context.Background(), id, "employees", "alice", "", directory.RecordPatch{Description: &desc}); err != nil {
 				t.Fatal(err)
 			}
 			cached := func(what string) {

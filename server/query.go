@@ -10,6 +10,7 @@ import (
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
@@ -38,14 +39,14 @@ func pages(total int64, size int) int64 {
 	return (total + int64(size) - 1) / int64(size)
 }
 
-func registryEntry(r store.Registry) gen.RegistryListEntry {
+func registryEntry(r directory.Registry) gen.RegistryListEntry {
 	return gen.RegistryListEntry{RegistryId: r.RegistryID, RegistryName: r.RegistryName, Description: r.Description, Digest: r.Digest,
 		Tag: gen.RegistryListEntryTag(r.Tag), Schema: obj(r.Schema), Genesis: r.Genesis, CreatedAt: ts(r.CreatedAt),
 		UpdatedAt: ts(r.UpdatedAt), CreatedBy: r.CreatedBy, State: gen.RegistryState(r.State), Meta: obj(r.Meta),
 		RecordCount: r.RecordCount, VersionCount: r.VersionCount, Version: r.Version, QueryAllowed: r.QueryAllowed, Ttl: r.TTL}
 }
 
-func recordEntry(r store.Record, now time.Time) gen.RecordListEntry {
+func recordEntry(r directory.Record, now time.Time) gen.RecordListEntry {
 	return gen.RecordListEntry{RecordId: r.RecordID, RecordName: r.RecordName, Description: r.Description, Digest: r.Digest,
 		Details: obj(r.Details), Genesis: r.Genesis, CreatedAt: ts(r.CreatedAt), UpdatedAt: ts(r.UpdatedAt), CreatedBy: r.CreatedBy,
 		State: gen.RecordState(r.State), EffectiveState: gen.RecordEffectiveState(r.EffectiveState(now)), VersionCount: r.VersionCount, Version: r.Version, Ttl: r.TTL, Meta: obj(r.Meta)}
@@ -53,7 +54,7 @@ func recordEntry(r store.Record, now time.Time) gen.RecordListEntry {
 
 // QueryRegistries pages the registries of a namespace.
 func (s *Server) QueryRegistries(ctx context.Context, req gen.QueryRegistriesRequestObject) (gen.QueryRegistriesResponseObject, error) {
-	ns, err := s.store.GetNamespace(ctx, req.Namespace, store.VersionSel{})
+	ns, err := s.store.GetNamespace(ctx, req.Namespace, directory.VersionSel{})
 	if err != nil {
 		return nil, namespaceNotFound(err)
 	}
@@ -66,7 +67,7 @@ func (s *Server) QueryRegistries(ctx context.Context, req gen.QueryRegistriesReq
 	if p.Status != nil {
 		o.State = string(*p.Status)
 		if o.State == "active" {
-			o.State = store.StateLive
+			o.State = directory.StateLive
 		}
 	}
 	regs, total, err := s.store.ListRegistries(ctx, ns.NamespaceID, o)
@@ -90,17 +91,17 @@ func (s *Server) QueryRegistries(ctx context.Context, req gen.QueryRegistriesReq
 
 // queryableRegistry reads a registry whose records the caller may list: anyone's when it
 // allows queries, else its namespace's owner and delegates only (403).
-func (s *Server) queryableRegistry(ctx context.Context, ns, name string) (store.Registry, error) {
+func (s *Server) queryableRegistry(ctx context.Context, ns, name string) (directory.Registry, error) {
 	reg, err := s.lookupRegistry(ctx, ns, name, nil, nil)
 	if err != nil || reg.QueryAllowed {
 		return reg, err
 	}
 	role, err := s.memberOf(ctx, reg.NamespaceID)
 	if err != nil {
-		return store.Registry{}, err
+		return directory.Registry{}, err
 	}
 	if role == "" {
-		return store.Registry{}, problem(http.StatusForbidden, "Forbidden: querying this registry is not allowed")
+		return directory.Registry{}, problem(http.StatusForbidden, "Forbidden: querying this registry is not allowed")
 	}
 	return reg, nil
 }
@@ -143,7 +144,7 @@ func (s *Server) GetRegistriesByTag(ctx context.Context, req gen.GetRegistriesBy
 		return nil, problemf(http.StatusBadRequest, "Invalid input: tag %q is not a standard tag (one of %s; custom registries are not listed)",
 			req.Tag, strings.Join(recordschema.StandardTags, ", "))
 	}
-	state := store.StateLive
+	state := directory.StateLive
 	if st := req.Params.Status; st != nil && *st != "active" {
 		state = string(*st)
 	}
@@ -213,7 +214,7 @@ func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequest
 	}
 	o.Member = role != ""
 	res, err := s.store.Search(ctx, nsID, o)
-	var refused *store.Error
+	var refused *directory.Error
 	if errors.As(err, &refused) {
 		return nil, err // a refusal of the input keeps its 4xx through the one mapping
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
-	"github.com/svc-directory/svc/verification"
+	"github.com/svc-directory/svc/ownership"
 )
 
 // TestReverification: success keeps the source; a failure puts it in its grace period; a
@@ -34,7 +34,7 @@ func TestReverification(t *testing.T) {
 			txt := gen(h, alice, a, "re.example", "?verification_method=self_dns").Body["txt"].(string)
 			dns.SetTXT("re.example", []string{txt})
 			h.must(200, "POST", "/svc/verify-domain", alice, map[string]any{"namespace_id": a})
-			sweepAfter := func(d time.Duration) verification.SweepStats {
+			sweepAfter := func(d time.Duration) ownership.SweepStats {
 				clk.Advance(d)
 				st, err := h.srv.Verification().SweepOnce(ctx)
 				if err != nil {
@@ -42,7 +42,7 @@ func TestReverification(t *testing.T) {
 				}
 				return st
 			}
-			sweep := func() verification.SweepStats { return sweepAfter(rv.Interval + time.Second) } // past the interval (or the retry)
+			sweep := func() ownership.SweepStats { return sweepAfter(rv.Interval + time.Second) } // past the interval (or the retry)
 			verified := func() bool {
 				return h.must(200, "GET", "/svc/lookup/"+a, "", nil).data()["is_verified"] == true
 			}

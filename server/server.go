@@ -21,12 +21,13 @@ import (
 
 	svc "github.com/svc-directory/svc"
 	"github.com/svc-directory/svc/domainverify"
+	"github.com/svc-directory/svc/entries"
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/internal/cache"
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
-	"github.com/svc-directory/svc/verification"
+	"github.com/svc-directory/svc/ownership"
 )
 
 // Config is what the server needs; the binary fills it from its own configuration.
@@ -76,9 +77,9 @@ type Server struct {
 	now             func() time.Time
 	ops             map[string]*operation
 	spec            []byte
-	schemas         *recordschema.Cache
+	entries         *entries.Service
 	cache           *cache.Cache[string, cachedLookup]
-	domains         *verification.Service
+	domains         *ownership.Service
 	echo            *echo.Echo
 	metrics         *metrics
 	limiter         *limiter
@@ -97,7 +98,7 @@ var _ gen.StrictServerInterface = (*Server)(nil)
 func (s *Server) Echo() *echo.Echo { return s.echo }
 
 // Verification is the server's domain-verification workflow (Run: the re-verification sweep).
-func (s *Server) Verification() *verification.Service { return s.domains }
+func (s *Server) Verification() *ownership.Service { return s.domains }
 
 // NewServer builds the server: its echo instance (Echo) and its domain-verification workflow
 // (Verification), whose re-verification sweep the caller runs.
@@ -128,14 +129,14 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: the store is not migrated: %w", err)
 	}
 	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
-		schemas: recordschema.NewCache(4096), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now),
+		entries: entries.New(cfg.Store, recordschema.NewCache(4096)), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now),
 		logReader: translog.NewReader(cfg.Store), logKey: cfg.LogVerifierKey, webhookInsecure: cfg.WebhookInsecure}
 	if s.cache != nil {
 		// A committed write empties the lookup cache before the writing request is answered
 		// (the re-verification sweep's writes too).
 		cfg.Store.OnCommit(s.cache.Clear)
 	}
-	vcfg := verification.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now,
+	vcfg := ownership.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now,
 		Interval: cfg.Reverify.Interval, Grace: cfg.Reverify.Grace, Sweep: cfg.Reverify.Sweep,
 		Outcome: func(outcome string) {
 			if s.metrics != nil {
@@ -145,7 +146,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Checker != nil {
 		vcfg.Checker = cfg.Checker
 	}
-	s.domains = verification.New(vcfg)
+	s.domains = ownership.New(vcfg)
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

@@ -157,7 +157,7 @@ func (s *Server) GetLogTile(ctx context.Context, req gen.GetLogTileRequestObject
 		return nil, problem(http.StatusBadRequest, "Invalid input: path parameter tile_path: "+err.Error())
 	}
 	data, err := s.logReader.Tile(ctx, p.Level, p.N, p.W)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, translog.ErrNoTile) {
 		return nil, problem(http.StatusNotFound, "Tile "+req.TilePath+" is not in the transparency log (yet)")
 	}
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/leaf"
 	"github.com/svc-directory/svc/translog/witnesstest"
 )
 
@@ -242,7 +243,7 @@ func TestLogCosignedCheckpoint(t *testing.T) {
 	if err != nil || len(n.Sigs) != 2 {
 		t.Fatalf("cosigned checkpoint does not verify with the log's and the witness's keys: %v %v", n, err)
 	}
-	cp, err := translog.ParseCheckpoint(n.Text)
+	cp, err := leaf.ParseCheckpoint(n.Text)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/store"
@@ -31,7 +32,7 @@ func (s *Server) checkLookup(ctx context.Context, kind proof.Kind, data map[stri
 	if entryID != "" && version != "" {
 		var err error
 		held, err = s.store.EntryVersion(ctx, kind, entryID, version)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+		if err != nil && !errors.Is(err, directory.ErrNotFound) {
 			return "", held, err
 		}
 	}

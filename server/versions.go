@@ -3,15 +3,15 @@ package server
 import (
 	"context"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
-	"github.com/svc-directory/svc/store"
 )
 
 const msgVersions = "Versions retrieved"
 
 // ListNamespaceVersions lists a namespace's versions, newest first.
 func (s *Server) ListNamespaceVersions(ctx context.Context, req gen.ListNamespaceVersionsRequestObject) (gen.ListNamespaceVersionsResponseObject, error) {
-	ns, err := s.store.GetNamespace(ctx, req.Namespace, store.VersionSel{})
+	ns, err := s.store.GetNamespace(ctx, req.Namespace, directory.VersionSel{})
 	if err != nil {
 		return nil, namespaceNotFound(err)
 	}

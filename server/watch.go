@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/webhook"
@@ -19,7 +20,7 @@ func (s *Server) CreateWatchSubscription(ctx context.Context, req gen.CreateWatc
 		return nil, problem(http.StatusBadRequest, "Invalid input: webhook_url: "+err.Error())
 	}
 	sub, err := s.store.CreateSubscription(ctx, caller(ctx).ID, string(b.WatchType), b.TargetId, b.WebhookUrl, webhook.NewSecret())
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, directory.ErrNotFound) {
 		return nil, problemf(http.StatusNotFound, "Not found: no %s with id %s to watch", b.WatchType, b.TargetId)
 	}
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gorm.io/gorm/clause"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 type allowRow struct {
@@ -30,7 +32,7 @@ func (s *Store) DisallowDomain(ctx context.Context, pattern string) error {
 		return translate(res.Error, "disallow domain")
 	}
 	if res.RowsAffected == 0 {
-		return fmt.Errorf("allow-list entry %q: %w", pattern, ErrNotFound)
+		return fmt.Errorf("allow-list entry %q: %w", pattern, directory.ErrNotFound)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -34,7 +35,7 @@ func TestAuthCacheHonoursRevocationAndDisable(t *testing.T) {
 			if err := s.RevokeAPIKey(ctx, k1); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Authenticate(ctx, k1); !errors.Is(err, store.ErrNotFound) {
+			if _, err := s.Authenticate(ctx, k1); !errors.Is(err, directory.ErrNotFound) {
 				t.Fatalf("revoked key still authenticates from the cache: %v", err)
 			}
 			if err := s.SetUserDisabled(ctx, "a@example.com", true); err != nil {

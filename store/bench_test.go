@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -22,7 +23,7 @@ func BenchmarkGetRecordLatestPostgres1M(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		name := storetest.PersonName(r.IntN(1_000_000))
 		t0 := time.Now()
-		rec, err := s.GetRecord(ctx, nsID, "people", name, store.VersionSel{})
+		rec, err := s.GetRecord(ctx, nsID, "people", name, directory.VersionSel{})
 		lat = append(lat, time.Since(t0))
 		if err != nil || rec.RecordName != name {
 			b.Fatalf("lookup %s: %v", name, err)
@@ -38,20 +39,20 @@ func BenchmarkAddRecordsPostgres(b *testing.B) {
 	s := storetest.Open(b, store.DialectPostgres)
 	ctx := context.Background()
 	u, _ := s.EnsureUser(ctx, "bench@example.com")
-	ns, err := s.CreateNamespace(ctx, u, creator, store.NamespaceInput{Name: "bench"})
+	ns, err := s.CreateNamespace(ctx, u, creator, directory.NamespaceInput{Name: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom}); err != nil {
+	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom}); err != nil {
 		b.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(5, 6))
-	batches := make([][]store.RecordInput, b.N)
+	batches := make([][]directory.RecordInput, b.N)
 	for i := range batches {
-		batches[i] = make([]store.RecordInput, store.MaxBatch)
+		batches[i] = make([]directory.RecordInput, directory.MaxBatch)
 		for j := range batches[i] {
-			k := i*store.MaxBatch + j
-			batches[i][j] = store.RecordInput{RecordName: fmt.Sprintf("p-%08d", k), Details: storetest.Details(r, k)}
+			k := i*directory.MaxBatch + j
+			batches[i][j] = directory.RecordInput{RecordName: fmt.Sprintf("p-%08d", k), Details: storetest.Details(r, k)}
 		}
 	}
 	b.ResetTimer()
@@ -61,5 +62,5 @@ func BenchmarkAddRecordsPostgres(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.N*store.MaxBatch)/time.Since(start).Seconds(), "records/s")
+	b.ReportMetric(float64(b.N*directory.MaxBatch)/time.Since(start).Seconds(), "records/s")
 }

@@ -6,6 +6,8 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // Verification methods (spec, "Domain verification records"), as stored in sources and challenges.
@@ -42,7 +44,7 @@ func (r challengeRow) challenge() Challenge {
 // EnsureChallenge stores txt as the namespace's verification value for the domain unless one
 // exists; it returns the stored challenge and whether it is new.
 func (s *Store) EnsureChallenge(ctx context.Context, namespaceID, domain, method, txt string) (Challenge, bool, error) {
-	row := challengeRow{ID: newUUID(), NamespaceID: namespaceID, Domain: domain, Method: method, TXT: txt, CreatedAt: s.nowMS()}
+	row := challengeRow{ID: directory.NewUUID(), NamespaceID: namespaceID, Domain: domain, Method: method, TXT: txt, CreatedAt: s.nowMS()}
 	var created bool
 	var got challengeRow
 	err := s.tx(ctx, func(tx *gorm.DB) error {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -87,18 +88,18 @@ func TestParallelUpdatesAnswerTheirOwnVersion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ns, err := s.CreateNamespace(ctx, u, creator, store.NamespaceInput{Name: "Acme"})
+		ns, err := s.CreateNamespace(ctx, u, creator, directory.NamespaceInput{Name: "Acme"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		id := ns.NamespaceID
-		if _, err := s.CreateRegistry(ctx, id, creator, store.RegistryInput{RegistryName: "employees", Tag: store.TagCustom,
+		if _, err := s.CreateRegistry(ctx, id, creator, directory.RegistryInput{RegistryName: "employees", Tag: directory.TagCustom,
 			Schema: map[string]any{"type": "object"}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AddRecords(ctx, id, "employees", creator, []store.RecordInput{
+		if _, err := s.AddRecords(ctx, id, "employees", creator, []directory.RecordInput{
 			{RecordName: "alice", Details: map[string]any{"n": 1.0}},
-			{RecordName: "carol", Details: map[string]any{"n": 2.0}, State: store.StateDraft},
+			{RecordName: "carol", Details: map[string]any{"n": 2.0}, State: directory.StateDraft},
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -106,36 +107,36 @@ func TestParallelUpdatesAnswerTheirOwnVersion(t *testing.T) {
 
 		checkAnswers(t, "update-namespace", parallel(t, n, func(i int) (answer, error) {
 			d := fmt.Sprintf("namespace %d", i)
-			got, err := s.UpdateNamespace(ctx, id, "", store.NamespacePatch{Description: &d})
+			got, err := s.UpdateNamespace(ctx, id, "", directory.NamespacePatch{Description: &d})
 			if err != nil {
 				return answer{}, err
 			}
-			v, err := s.GetNamespace(ctx, id, store.VersionSel{VersionID: got.Version})
+			v, err := s.GetNamespace(ctx, id, directory.VersionSel{VersionID: got.Version})
 			return answer{got.Version, got.VersionCount, d, got.Description, v.Description, v.VersionCount, v.Version}, err
 		}))
 
 		checkAnswers(t, "update-registry", parallel(t, n, func(i int) (answer, error) {
 			d := fmt.Sprintf("registry %d", i)
-			got, err := s.UpdateRegistry(ctx, id, "employees", "", store.RegistryPatch{Description: &d})
+			got, err := s.UpdateRegistry(ctx, id, "employees", "", directory.RegistryPatch{Description: &d})
 			if err != nil {
 				return answer{}, err
 			}
-			v, err := s.GetRegistry(ctx, id, "employees", store.VersionSel{VersionID: got.Version})
+			v, err := s.GetRegistry(ctx, id, "employees", directory.VersionSel{VersionID: got.Version})
 			return answer{got.Version, got.VersionCount, d, got.Description, v.Description, v.VersionCount, v.Version}, err
 		}))
 
 		// activate/deactivate: every answer has the state its request asked for. A request that
 		// finds the state already set makes no version and answers the one it found.
 		toggles := parallel(t, n, func(i int) (answer, error) {
-			state, action := store.StateLive, store.ActionActivate
+			state, action := directory.StateLive, directory.ActionActivate
 			if i%2 == 0 {
-				state, action = store.StateInactive, store.ActionDeactivate
+				state, action = directory.StateInactive, directory.ActionDeactivate
 			}
-			got, err := s.UpdateRegistry(ctx, id, "employees", "", store.RegistryPatch{Action: action})
+			got, err := s.UpdateRegistry(ctx, id, "employees", "", directory.RegistryPatch{Action: action})
 			if err != nil {
 				return answer{}, err
 			}
-			v, err := s.GetRegistry(ctx, id, "employees", store.VersionSel{VersionID: got.Version})
+			v, err := s.GetRegistry(ctx, id, "employees", directory.VersionSel{VersionID: got.Version})
 			return answer{got.Version, got.VersionCount, state, got.State, v.State, v.VersionCount, v.Version}, err
 		})
 		for _, a := range toggles {
@@ -143,17 +144,17 @@ func TestParallelUpdatesAnswerTheirOwnVersion(t *testing.T) {
 				t.Errorf("activate/deactivate: asked for %q, answered %q with version %s, which holds %q", a.want, a.got, a.version, a.stored)
 			}
 		}
-		if _, err := s.UpdateRegistry(ctx, id, "employees", "", store.RegistryPatch{Action: store.ActionActivate}); err != nil {
+		if _, err := s.UpdateRegistry(ctx, id, "employees", "", directory.RegistryPatch{Action: directory.ActionActivate}); err != nil {
 			t.Fatal(err)
 		}
 
 		checkAnswers(t, "update-record", parallel(t, n, func(i int) (answer, error) {
 			d := fmt.Sprintf("record %d", i)
-			got, err := s.UpdateRecord(ctx, id, "employees", "alice", "", store.RecordPatch{Description: &d})
+			got, err := s.UpdateRecord(ctx, id, "employees", "alice", "", directory.RecordPatch{Description: &d})
 			if err != nil {
 				return answer{}, err
 			}
-			v, err := s.GetRecord(ctx, id, "employees", "alice", store.VersionSel{VersionID: got.Version})
+			v, err := s.GetRecord(ctx, id, "employees", "alice", directory.VersionSel{VersionID: got.Version})
 			return answer{got.Version, got.VersionCount, d, got.Description, v.Description, v.VersionCount, v.Version}, err
 		}))
 
@@ -161,20 +162,20 @@ func TestParallelUpdatesAnswerTheirOwnVersion(t *testing.T) {
 		// each update the description it set.
 		checkAnswers(t, "publish-record and update-record", parallel(t, n, func(i int) (answer, error) {
 			if i == 0 {
-				got, err := s.UpdateRecord(ctx, id, "employees", "carol", "", store.RecordPatch{Action: store.ActionPublish})
+				got, err := s.UpdateRecord(ctx, id, "employees", "carol", "", directory.RecordPatch{Action: directory.ActionPublish})
 				if err != nil {
 					return answer{}, err
 				}
-				v, err := s.GetRecord(ctx, id, "employees", "carol", store.VersionSel{VersionID: got.Version})
+				v, err := s.GetRecord(ctx, id, "employees", "carol", directory.VersionSel{VersionID: got.Version})
 				// a publish keeps the description it found; compare states here
-				return answer{got.Version, got.VersionCount, store.StateLive, got.State, v.State, v.VersionCount, v.Version}, err
+				return answer{got.Version, got.VersionCount, directory.StateLive, got.State, v.State, v.VersionCount, v.Version}, err
 			}
 			d := fmt.Sprintf("draft %d", i)
-			got, err := s.UpdateRecord(ctx, id, "employees", "carol", "", store.RecordPatch{Description: &d})
+			got, err := s.UpdateRecord(ctx, id, "employees", "carol", "", directory.RecordPatch{Description: &d})
 			if err != nil {
 				return answer{}, err
 			}
-			v, err := s.GetRecord(ctx, id, "employees", "carol", store.VersionSel{VersionID: got.Version})
+			v, err := s.GetRecord(ctx, id, "employees", "carol", directory.VersionSel{VersionID: got.Version})
 			return answer{got.Version, got.VersionCount, d, got.Description, v.Description, v.VersionCount, v.Version}, err
 		}))
 	})
@@ -189,7 +190,7 @@ func TestCreateRegistryAnswersItsFirstVersion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ns, err := s.CreateNamespace(ctx, u, creator, store.NamespaceInput{Name: "Acme"})
+		ns, err := s.CreateNamespace(ctx, u, creator, directory.NamespaceInput{Name: "Acme"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,13 +204,13 @@ func TestCreateRegistryAnswersItsFirstVersion(t *testing.T) {
 					defer wg.Done()
 					d := fmt.Sprintf("updated %d", u)
 					for {
-						if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, name, "", store.RegistryPatch{Description: &d}); err == nil {
+						if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, name, "", directory.RegistryPatch{Description: &d}); err == nil {
 							return
 						}
 					}
 				}()
 			}
-			reg, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: name, Tag: store.TagCustom,
+			reg, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: name, Tag: directory.TagCustom,
 				Schema: map[string]any{"type": "object"}, Description: "created"})
 			wg.Wait()
 			if err != nil {

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // groupReader reads point reads of one kind in groups, on Postgres: while one group's query is
@@ -142,7 +144,7 @@ func (g *groupReader[K, V]) readGroup(batch []groupAsk[K, V]) {
 		case err != nil && !answered[i]:
 			a.reply <- groupReply[V]{err: err}
 		case !answered[i]:
-			a.reply <- groupReply[V]{err: ErrNotFound}
+			a.reply <- groupReply[V]{err: directory.ErrNotFound}
 		}
 	}
 }

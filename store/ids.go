@@ -2,15 +2,8 @@ package store
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-
-	"github.com/google/uuid"
-	"github.com/mr-tron/base58"
 )
-
-// NamespaceIDPrefix starts every namespace_id (docs/api-guide.md, Identifiers and names).
-const NamespaceIDPrefix = "did:svc:"
 
 func randomBytes(n int) []byte {
 	b := make([]byte, n)
@@ -20,18 +13,3 @@ func randomBytes(n int) []byte {
 	}
 	return b
 }
-
-// newUUID returns a UUIDv7 string (registry_id, record_id and row ids).
-func newUUID() string { return uuid.Must(uuid.NewV7()).String() }
-
-// newVersion returns "0x" + 32 lowercase hex digits: the 16 bytes of a fresh UUIDv7.
-func newVersion() string {
-	u := uuid.Must(uuid.NewV7())
-	return "0x" + hex.EncodeToString(u[:])
-}
-
-// newNamespaceID returns did:svc: + base58btc of 16 random bytes.
-func newNamespaceID() string { return NamespaceIDPrefix + base58.Encode(randomBytes(16)) }
-
-// newProfileID returns base58btc of 16 random bytes.
-func newProfileID() string { return base58.Encode(randomBytes(16)) }

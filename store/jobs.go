@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // Job states.
@@ -65,7 +67,7 @@ func (r jobRow) job() Job {
 // registry, by a user who may write it (checked by the caller), as creatorDID.
 func (s *Store) CreateImportJob(ctx context.Context, userID, namespaceID, registryName, creatorDID string, totalRows int64, content []byte) (Job, error) {
 	now := s.nowMS()
-	row := jobRow{JobID: newUUID(), UserID: userID, NamespaceID: namespaceID, RegistryName: registryName, CreatorDID: creatorDID,
+	row := jobRow{JobID: directory.NewUUID(), UserID: userID, NamespaceID: namespaceID, RegistryName: registryName, CreatorDID: creatorDID,
 		State: JobQueued, TotalRows: totalRows, CreatedAt: now, UpdatedAt: now}
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		if err := tx.Create(&row).Error; err != nil {
@@ -160,7 +162,7 @@ var ErrJobMoved = errors.New("store: the job moved on without this worker")
 // ImportRow is a record of a CSV row, by row number.
 type ImportRow struct {
 	Row   int64
-	Input RecordInput
+	Input directory.RecordInput
 }
 
 // ImportBatch imports the rows from..to-1 of a job in one transaction with its progress: the
@@ -182,7 +184,7 @@ func (s *Store) ImportBatch(ctx context.Context, jobID string, from, to int64, r
 			return ErrJobMoved
 		}
 		errs := append([]JobError(nil), rowErrors...)
-		var in []RecordInput
+		var in []directory.RecordInput
 		if len(rows) > 0 {
 			names := make([]string, 0, len(rows))
 			for _, r := range rows {
@@ -208,9 +210,9 @@ func (s *Store) ImportBatch(ctx context.Context, jobID string, from, to int64, r
 			}
 		}
 		if len(in) > 0 {
-			if _, err := s.addRecordsTx(tx, j.NamespaceID, j.RegistryName, j.CreatorDID, in); err != nil {
-				var se *Error
-				if errors.As(err, &se) && (errors.Is(err, ErrRegistryInactive) || errors.Is(err, ErrRegistryArchived) || errors.Is(err, ErrRegistryRevoked)) {
+			if _, err := (&Tx{s: s, db: tx}).AddRecords(j.NamespaceID, j.RegistryName, j.CreatorDID, in); err != nil {
+				var se *directory.Error
+				if errors.As(err, &se) && (errors.Is(err, directory.ErrRegistryInactive) || errors.Is(err, directory.ErrRegistryArchived) || errors.Is(err, directory.ErrRegistryRevoked)) {
 					// The registry stopped taking records: the job ends, saying why.
 					j.State, j.Failure = JobFailed, se.Message
 					return s.saveJob(tx, &j, &out)
@@ -315,7 +317,7 @@ func (s *Store) EachRecordDetails(ctx context.Context, registryID string, fn fun
 			return translate(err, "export")
 		}
 		for _, r := range page {
-			details, err := decodeObject(r.details)
+			details, err := directory.DecodeObject(r.details)
 			if err != nil {
 				return err
 			}

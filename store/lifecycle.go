@@ -3,147 +3,14 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"slices"
 	"strings"
-	"time"
+
+	"github.com/svc-directory/svc/directory"
 )
-
-// Lifecycle states (docs/lifecycle.md).
-//
-// A record is a draft until published, then live; a live record can be suspended and
-// reinstated, and revoked from live or suspended. A registry is live or inactive (deactivate,
-// activate), archived (read-only: restore makes it live again) or revoked. Revocation is
-// final for both: a revoked entry takes no further change of any kind. Each change of state
-// is a new version with its digest, logged like any other public version.
-//
-// expired is not stored: a live record whose valid_till has passed reads as expired, and
-// every record of a revoked registry reads as revoked (EffectiveState). The digest covers the
-// stored state, which a lookup answers as state, beside effective_state.
-const (
-	StateSuspended = "suspended"
-	StateRevoked   = "revoked"
-	StateArchived  = "archived"
-	StateExpired   = "expired"
-)
-
-var (
-	registryStates = []string{StateLive, StateInactive, StateArchived, StateRevoked}
-	// EffectiveRecordStates are the states a record reads as (EffectiveState), the values of
-	// the record state filters.
-	EffectiveRecordStates = []string{StateDraft, StateLive, StateSuspended, StateRevoked, StateExpired}
-	// RegistryStates are the states of a registry, the values of the registry state filter.
-	RegistryStates = registryStates
-)
-
-// Action is a change of an entry's state: the operations publish-record, suspend-record,
-// reinstate-record and revoke-record of a record, and deactivate-registry,
-// activate-registry, archive-registry, restore-registry and revoke-registry of a registry.
-type Action string
-
-const (
-	ActionPublish    Action = "publish"
-	ActionSuspend    Action = "suspend"
-	ActionReinstate  Action = "reinstate"
-	ActionRevoke     Action = "revoke"
-	ActionDeactivate Action = "deactivate"
-	ActionActivate   Action = "activate"
-	ActionArchive    Action = "archive"
-	ActionRestore    Action = "restore"
-)
-
-// transition is what an action does: the states it applies to, and the state it leaves.
-type transition struct {
-	from []string
-	to   string
-}
-
-// lifecycle is the table of an entry kind's actions.
-type lifecycle struct {
-	kind    string // record, registry
-	actions map[Action]transition
-	revoked error // the refusal of any change of a revoked entry
-}
-
-var (
-	recordLifecycle = lifecycle{"record", map[Action]transition{
-		ActionPublish:   {[]string{StateDraft}, StateLive},
-		ActionSuspend:   {[]string{StateLive}, StateSuspended},
-		ActionReinstate: {[]string{StateSuspended}, StateLive},
-		ActionRevoke:    {[]string{StateLive, StateSuspended}, StateRevoked},
-	}, ErrRecordRevoked}
-	registryLifecycle = lifecycle{"registry", map[Action]transition{
-		ActionDeactivate: {[]string{StateLive}, StateInactive},
-		ActionActivate:   {[]string{StateInactive}, StateLive},
-		ActionArchive:    {[]string{StateLive, StateInactive}, StateArchived},
-		ActionRestore:    {[]string{StateArchived}, StateLive},
-		ActionRevoke:     {[]string{StateLive, StateInactive, StateArchived}, StateRevoked},
-	}, ErrRegistryRevoked}
-)
-
-var pastTense = map[Action]string{ActionPublish: "published", ActionSuspend: "suspended", ActionReinstate: "reinstated",
-	ActionRevoke: "revoked", ActionDeactivate: "deactivated", ActionActivate: "activated", ActionArchive: "archived",
-	ActionRestore: "restored"}
-
-var (
-	// ErrRecordRevoked: the record is revoked, and revocation is final.
-	ErrRecordRevoked = conflict.With("the record is revoked: revocation is final, and a revoked record cannot change")
-	// ErrRegistryArchived: the registry is read-only until restored.
-	ErrRegistryArchived = conflict.With("the registry is archived (read-only): restore it before adding or changing anything in it")
-	// ErrRegistryRevoked: the registry is revoked, and revocation is final.
-	ErrRegistryRevoked = conflict.With("the registry is revoked: revocation is final, and nothing in it can change")
-)
-
-// next returns the state action moves an entry in state from to, or the conflict that refuses
-// it. An action that leaves the entry in the state it is in changes nothing (a retried request
-// answers the current version), except publish, which applies to drafts only (ErrNotDraft).
-func (l lifecycle) next(from string, action Action) (string, error) {
-	t, ok := l.actions[action]
-	switch {
-	case !ok:
-		return "", fmt.Errorf("%w: %s has no action %q", ErrInvalid, l.kind, action)
-	case action == ActionPublish && from != StateDraft:
-		return "", ErrNotDraft
-	case from == t.to:
-		return from, nil
-	case from == StateRevoked:
-		return "", l.revoked
-	case !slices.Contains(t.from, from):
-		return "", conflict.With("the %s is %s, and only a %s that is %s can be %s", l.kind, from, l.kind, strings.Join(t.from, " or "), pastTense[action])
-	}
-	return t.to, nil
-}
-
-// RegistryWritable refuses a write of records in a registry that is not live.
-func RegistryWritable(state string) error {
-	switch state {
-	case StateLive:
-		return nil
-	case StateArchived:
-		return ErrRegistryArchived
-	case StateRevoked:
-		return ErrRegistryRevoked
-	}
-	return ErrRegistryInactive
-}
-
-// EffectiveState is the state the record reads as at now: revoked in a revoked registry,
-// expired when it is live and its valid_till has passed, else its own state. It is derived when
-// the record is answered, so that it is never older than the answer (a lookup of a record with
-// a valid_till is not cached).
-func (r Record) EffectiveState(now time.Time) string {
-	switch {
-	case r.RegistryState == StateRevoked:
-		return StateRevoked
-	case r.State == StateLive && r.ValidTill != nil && !r.ValidTill.After(now):
-		return StateExpired
-	}
-	return r.State
-}
 
 // withRegistryStates sets the RegistryState of records read without their registry (lists
 // and searches), in one query for the registries they belong to.
-func (s *Store) withRegistryStates(ctx context.Context, recs []Record) error {
+func (s *Store) withRegistryStates(ctx context.Context, recs []directory.Record) error {
 	ids := map[string]bool{}
 	var args []any
 	for _, r := range recs {
@@ -180,13 +47,13 @@ func (s *Store) withRegistryStates(ctx context.Context, recs []Record) error {
 func effectiveStateFilter(w *where, state string, nowMS int64) {
 	const inRevoked = "r.registry_id IN (SELECT registry_id FROM registries WHERE state = 'revoked')"
 	switch state {
-	case StateRevoked:
-		w.add("(r.state = ? OR "+inRevoked+")", StateRevoked)
+	case directory.StateRevoked:
+		w.add("(r.state = ? OR "+inRevoked+")", directory.StateRevoked)
 		return
-	case StateExpired:
-		w.add("r.state = ? AND r.valid_till IS NOT NULL AND r.valid_till <= ?", StateLive, nowMS)
-	case StateLive:
-		w.add("r.state = ? AND (r.valid_till IS NULL OR r.valid_till > ?)", StateLive, nowMS)
+	case directory.StateExpired:
+		w.add("r.state = ? AND r.valid_till IS NOT NULL AND r.valid_till <= ?", directory.StateLive, nowMS)
+	case directory.StateLive:
+		w.add("r.state = ? AND (r.valid_till IS NULL OR r.valid_till > ?)", directory.StateLive, nowMS)
 	default:
 		w.add("r.state = ?", state)
 	}

@@ -7,16 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
 
 // lifecycleFixture is a namespace with a registry "people" of records draft, a, b and c.
-func lifecycleFixture(t *testing.T, s *store.Store) store.Namespace {
+func lifecycleFixture(t *testing.T, s *store.Store) directory.Namespace {
 	t.Helper()
 	ctx := context.Background()
 	ns := acmePeople(t, s)
-	for _, in := range []store.RecordInput{{RecordName: "draft", State: store.StateDraft}, {RecordName: "a"}, {RecordName: "b"}, {RecordName: "c"}} {
+	for _, in := range []directory.RecordInput{{RecordName: "draft", State: directory.StateDraft}, {RecordName: "a"}, {RecordName: "b"}, {RecordName: "c"}} {
 		in.Details = map[string]any{"n": 1.0}
 		if _, err := s.AddRecord(ctx, ns.NamespaceID, "people", creator, in); err != nil {
 			t.Fatal(err)
@@ -64,10 +65,10 @@ func (l lifecycleSteps) refuse(what string, change func() error, want error) {
 	before := countRows(l.t, l.s)
 	queued, _ := l.s.LogQueuedLeaves(context.Background())
 	err := change()
-	if !errors.Is(err, want) || !errors.Is(err, store.ErrConflict) {
+	if !errors.Is(err, want) || !errors.Is(err, directory.ErrConflict) {
 		l.t.Fatalf("%s: %v, want %v (a conflict)", what, err, want)
 	}
-	var se *store.Error
+	var se *directory.Error
 	if !errors.As(err, &se) || se.Message == "" {
 		l.t.Fatalf("%s: %v has no message for the client", what, err)
 	}
@@ -77,16 +78,16 @@ func (l lifecycleSteps) refuse(what string, change func() error, want error) {
 	}
 }
 
-func (l lifecycleSteps) record(name string, a store.Action) func() (version, error) {
+func (l lifecycleSteps) record(name string, a directory.Action) func() (version, error) {
 	return func() (version, error) {
-		r, err := l.s.UpdateRecord(context.Background(), l.nsID, "people", name, "", store.RecordPatch{Action: a})
+		r, err := l.s.UpdateRecord(context.Background(), l.nsID, "people", name, "", directory.RecordPatch{Action: a})
 		return version{r.State, r.VersionCount, r.Digest, r.Version}, err
 	}
 }
 
 func (l lifecycleSteps) recordBefore(name string) func() version {
 	return func() version {
-		r, err := l.s.GetRecord(context.Background(), l.nsID, "people", name, store.VersionSel{})
+		r, err := l.s.GetRecord(context.Background(), l.nsID, "people", name, directory.VersionSel{})
 		if err != nil {
 			l.t.Fatal(err)
 		}
@@ -94,16 +95,16 @@ func (l lifecycleSteps) recordBefore(name string) func() version {
 	}
 }
 
-func (l lifecycleSteps) registry(name string, a store.Action) func() (version, error) {
+func (l lifecycleSteps) registry(name string, a directory.Action) func() (version, error) {
 	return func() (version, error) {
-		r, err := l.s.UpdateRegistry(context.Background(), l.nsID, name, "", store.RegistryPatch{Action: a})
+		r, err := l.s.UpdateRegistry(context.Background(), l.nsID, name, "", directory.RegistryPatch{Action: a})
 		return version{r.State, r.VersionCount, r.Digest, r.Version}, err
 	}
 }
 
 func (l lifecycleSteps) registryBefore(name string) func() version {
 	return func() version {
-		r, err := l.s.GetRegistry(context.Background(), l.nsID, name, store.VersionSel{})
+		r, err := l.s.GetRegistry(context.Background(), l.nsID, name, directory.VersionSel{})
 		if err != nil {
 			l.t.Fatal(err)
 		}
@@ -111,7 +112,7 @@ func (l lifecycleSteps) registryBefore(name string) func() version {
 	}
 }
 
-func (l lifecycleSteps) recordRefused(name string, p store.RecordPatch) func() error {
+func (l lifecycleSteps) recordRefused(name string, p directory.RecordPatch) func() error {
 	return func() error {
 		_, err := l.s.UpdateRecord(context.Background(), l.nsID, "people", name, "", p)
 		return err
@@ -136,56 +137,56 @@ func TestRecordLifecycle(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ns := lifecycleFixture(t, s)
 		l := lifecycleSteps{t, s, ns.NamespaceID}
-		move := func(name string, a store.Action, want string) {
+		move := func(name string, a directory.Action, want string) {
 			t.Helper()
 			l.move(string(a)+" "+name, l.record(name, a), l.recordBefore(name), want)
 		}
-		refuse := func(name string, a store.Action, want error) {
+		refuse := func(name string, a directory.Action, want error) {
 			t.Helper()
-			l.refuse(string(a)+" "+name, l.recordRefused(name, store.RecordPatch{Action: a}), want)
+			l.refuse(string(a)+" "+name, l.recordRefused(name, directory.RecordPatch{Action: a}), want)
 		}
-		same := func(name string, a store.Action) {
+		same := func(name string, a directory.Action) {
 			t.Helper()
 			l.same(string(a)+" "+name, l.record(name, a), l.recordBefore(name))
 		}
 
 		// A draft is only published.
-		refuse("draft", store.ActionSuspend, store.ErrConflict)
-		refuse("draft", store.ActionReinstate, store.ErrConflict)
-		refuse("draft", store.ActionRevoke, store.ErrConflict)
-		move("draft", store.ActionPublish, store.StateLive)
+		refuse("draft", directory.ActionSuspend, directory.ErrConflict)
+		refuse("draft", directory.ActionReinstate, directory.ErrConflict)
+		refuse("draft", directory.ActionRevoke, directory.ErrConflict)
+		move("draft", directory.ActionPublish, directory.StateLive)
 		// Live: suspend or revoke; publish is refused, reinstate finds it live.
-		refuse("a", store.ActionPublish, store.ErrNotDraft)
-		same("a", store.ActionReinstate)
-		move("a", store.ActionSuspend, store.StateSuspended)
+		refuse("a", directory.ActionPublish, directory.ErrNotDraft)
+		same("a", directory.ActionReinstate)
+		move("a", directory.ActionSuspend, directory.StateSuspended)
 		// Suspended: reinstate or revoke; its details still change.
-		same("a", store.ActionSuspend)
-		refuse("a", store.ActionPublish, store.ErrNotDraft)
-		if rec, err := s.UpdateRecord(context.Background(), ns.NamespaceID, "people", "a", "", store.RecordPatch{Details: map[string]any{"n": 2.0}}); err != nil || rec.State != store.StateSuspended {
+		same("a", directory.ActionSuspend)
+		refuse("a", directory.ActionPublish, directory.ErrNotDraft)
+		if rec, err := s.UpdateRecord(context.Background(), ns.NamespaceID, "people", "a", "", directory.RecordPatch{Details: map[string]any{"n": 2.0}}); err != nil || rec.State != directory.StateSuspended {
 			t.Fatalf("an update of a suspended record: %v, %v", rec.State, err)
 		}
-		move("a", store.ActionReinstate, store.StateLive)
-		move("a", store.ActionRevoke, store.StateRevoked)
-		move("b", store.ActionSuspend, store.StateSuspended)
-		move("b", store.ActionRevoke, store.StateRevoked)
+		move("a", directory.ActionReinstate, directory.StateLive)
+		move("a", directory.ActionRevoke, directory.StateRevoked)
+		move("b", directory.ActionSuspend, directory.StateSuspended)
+		move("b", directory.ActionRevoke, directory.StateRevoked)
 		// Revoked is final: every other action and every update is refused; revoke finds it revoked.
-		same("b", store.ActionRevoke)
-		for _, a := range []store.Action{store.ActionPublish, store.ActionSuspend, store.ActionReinstate} {
-			want := store.ErrRecordRevoked
-			if a == store.ActionPublish {
-				want = store.ErrNotDraft
+		same("b", directory.ActionRevoke)
+		for _, a := range []directory.Action{directory.ActionPublish, directory.ActionSuspend, directory.ActionReinstate} {
+			want := directory.ErrRecordRevoked
+			if a == directory.ActionPublish {
+				want = directory.ErrNotDraft
 			}
 			refuse("b", a, want)
 		}
 		d := "changed"
-		l.refuse("update of revoked b", l.recordRefused("b", store.RecordPatch{Description: &d}), store.ErrRecordRevoked)
-		l.refuse("valid_till of revoked b", l.recordRefused("b", store.RecordPatch{ValidTill: ptr(time.Now())}), store.ErrRecordRevoked)
+		l.refuse("update of revoked b", l.recordRefused("b", directory.RecordPatch{Description: &d}), directory.ErrRecordRevoked)
+		l.refuse("valid_till of revoked b", l.recordRefused("b", directory.RecordPatch{ValidTill: ptr(time.Now())}), directory.ErrRecordRevoked)
 		// Registry actions are not record actions.
-		if _, err := s.UpdateRecord(context.Background(), ns.NamespaceID, "people", "c", "", store.RecordPatch{Action: store.ActionArchive}); !errors.Is(err, store.ErrInvalid) {
+		if _, err := s.UpdateRecord(context.Background(), ns.NamespaceID, "people", "c", "", directory.RecordPatch{Action: directory.ActionArchive}); !errors.Is(err, directory.ErrInvalid) {
 			t.Fatalf("archive of a record: %v", err)
 		}
 		// Every version keeps its state: b's history reads revoked, suspended, live (newest first).
-		b, err := s.GetRecord(context.Background(), ns.NamespaceID, "people", "b", store.VersionSel{})
+		b, err := s.GetRecord(context.Background(), ns.NamespaceID, "people", "b", directory.VersionSel{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,13 +196,13 @@ func TestRecordLifecycle(t *testing.T) {
 		}
 		var states []string
 		for _, id := range ids {
-			v, err := s.GetRecord(context.Background(), ns.NamespaceID, "people", "b", store.VersionSel{VersionID: id})
+			v, err := s.GetRecord(context.Background(), ns.NamespaceID, "people", "b", directory.VersionSel{VersionID: id})
 			if err != nil {
 				t.Fatal(err)
 			}
 			states = append(states, v.State)
 		}
-		if !slices.Equal(states, []string{store.StateRevoked, store.StateSuspended, store.StateLive}) {
+		if !slices.Equal(states, []string{directory.StateRevoked, directory.StateSuspended, directory.StateLive}) {
 			t.Fatalf("b's versions hold %v", states)
 		}
 	})
@@ -222,18 +223,18 @@ func TestRegistryLifecycle(t *testing.T) {
 		ctx := context.Background()
 		ns := lifecycleFixture(t, s)
 		l := lifecycleSteps{t, s, ns.NamespaceID}
-		move := func(a store.Action, want string) {
+		move := func(a directory.Action, want string) {
 			t.Helper()
 			l.move(string(a)+" people", l.registry("people", a), l.registryBefore("people"), want)
 		}
-		refuse := func(a store.Action, want error) {
+		refuse := func(a directory.Action, want error) {
 			t.Helper()
 			l.refuse(string(a)+" people", func() error {
-				_, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", store.RegistryPatch{Action: a})
+				_, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", directory.RegistryPatch{Action: a})
 				return err
 			}, want)
 		}
-		same := func(a store.Action) {
+		same := func(a directory.Action) {
 			t.Helper()
 			l.same(string(a)+" people", l.registry("people", a), l.registryBefore("people"))
 		}
@@ -243,11 +244,11 @@ func TestRegistryLifecycle(t *testing.T) {
 			d := "from " + state
 			writes := map[string]func() error{
 				"add-record": func() error {
-					_, err := s.AddRecord(ctx, ns.NamespaceID, "people", creator, store.RecordInput{RecordName: "new-in-" + state, Details: map[string]any{}})
+					_, err := s.AddRecord(ctx, ns.NamespaceID, "people", creator, directory.RecordInput{RecordName: "new-in-" + state, Details: map[string]any{}})
 					return err
 				},
-				"update-record":  l.recordRefused("c", store.RecordPatch{Description: &d}),
-				"suspend-record": l.recordRefused("c", store.RecordPatch{Action: store.ActionSuspend}),
+				"update-record":  l.recordRefused("c", directory.RecordPatch{Description: &d}),
+				"suspend-record": l.recordRefused("c", directory.RecordPatch{Action: directory.ActionSuspend}),
 			}
 			for _, what := range []string{"add-record", "update-record", "suspend-record"} {
 				if want == nil {
@@ -259,65 +260,65 @@ func TestRegistryLifecycle(t *testing.T) {
 				l.refuse(what+" in a "+state+" registry", writes[what], want)
 			}
 			if want == nil { // undo the suspension
-				if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "c", "", store.RecordPatch{Action: store.ActionReinstate}); err != nil {
+				if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "c", "", directory.RecordPatch{Action: directory.ActionReinstate}); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
 
 		// Live: restore and activate find it live; records are written.
-		same(store.ActionActivate)
-		same(store.ActionRestore)
-		recordWrites(store.StateLive, nil)
+		same(directory.ActionActivate)
+		same(directory.ActionRestore)
+		recordWrites(directory.StateLive, nil)
 		// Inactive: records are refused; archive applies, restore does not.
-		move(store.ActionDeactivate, store.StateInactive)
-		same(store.ActionDeactivate)
-		move(store.ActionActivate, store.StateLive)
-		move(store.ActionDeactivate, store.StateInactive)
-		refuse(store.ActionRestore, store.ErrConflict)
-		recordWrites(store.StateInactive, store.ErrRegistryInactive)
-		move(store.ActionArchive, store.StateArchived)
+		move(directory.ActionDeactivate, directory.StateInactive)
+		same(directory.ActionDeactivate)
+		move(directory.ActionActivate, directory.StateLive)
+		move(directory.ActionDeactivate, directory.StateInactive)
+		refuse(directory.ActionRestore, directory.ErrConflict)
+		recordWrites(directory.StateInactive, directory.ErrRegistryInactive)
+		move(directory.ActionArchive, directory.StateArchived)
 		// Archived: read-only, for records and for the registry's own fields; only restore and
 		// revoke apply.
-		same(store.ActionArchive)
-		refuse(store.ActionActivate, store.ErrConflict)
-		refuse(store.ActionDeactivate, store.ErrConflict)
-		recordWrites(store.StateArchived, store.ErrRegistryArchived)
+		same(directory.ActionArchive)
+		refuse(directory.ActionActivate, directory.ErrConflict)
+		refuse(directory.ActionDeactivate, directory.ErrConflict)
+		recordWrites(directory.StateArchived, directory.ErrRegistryArchived)
 		d := "changed"
 		l.refuse("update of an archived registry", func() error {
-			_, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", store.RegistryPatch{Description: &d})
+			_, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", directory.RegistryPatch{Description: &d})
 			return err
-		}, store.ErrRegistryArchived)
-		move(store.ActionRestore, store.StateLive)
-		recordWrites(store.StateLive+" again", nil)
-		move(store.ActionArchive, store.StateArchived)
-		move(store.ActionRevoke, store.StateRevoked)
+		}, directory.ErrRegistryArchived)
+		move(directory.ActionRestore, directory.StateLive)
+		recordWrites(directory.StateLive+" again", nil)
+		move(directory.ActionArchive, directory.StateArchived)
+		move(directory.ActionRevoke, directory.StateRevoked)
 		// Revoked: final.
-		same(store.ActionRevoke)
-		for _, a := range []store.Action{store.ActionActivate, store.ActionDeactivate, store.ActionArchive, store.ActionRestore} {
-			refuse(a, store.ErrRegistryRevoked)
+		same(directory.ActionRevoke)
+		for _, a := range []directory.Action{directory.ActionActivate, directory.ActionDeactivate, directory.ActionArchive, directory.ActionRestore} {
+			refuse(a, directory.ErrRegistryRevoked)
 		}
-		recordWrites(store.StateRevoked, store.ErrRegistryRevoked)
+		recordWrites(directory.StateRevoked, directory.ErrRegistryRevoked)
 		l.refuse("update of a revoked registry", func() error {
-			_, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", store.RegistryPatch{Description: &d})
+			_, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", directory.RegistryPatch{Description: &d})
 			return err
-		}, store.ErrRegistryRevoked)
-		if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", store.RegistryPatch{Action: store.ActionSuspend}); !errors.Is(err, store.ErrInvalid) {
+		}, directory.ErrRegistryRevoked)
+		if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", directory.RegistryPatch{Action: directory.ActionSuspend}); !errors.Is(err, directory.ErrInvalid) {
 			t.Fatalf("suspend of a registry: %v", err)
 		}
 		// A live registry can also be revoked directly, and an inactive one.
-		for _, from := range []store.Action{"", store.ActionDeactivate} {
+		for _, from := range []directory.Action{"", directory.ActionDeactivate} {
 			name := "other" + string(from)
-			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: name, Tag: store.TagCustom,
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: name, Tag: directory.TagCustom,
 				Schema: map[string]any{"type": "object"}}); err != nil {
 				t.Fatal(err)
 			}
 			if from != "" {
-				if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, name, "", store.RegistryPatch{Action: from}); err != nil {
+				if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, name, "", directory.RegistryPatch{Action: from}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			l.move("revoke "+name, l.registry(name, store.ActionRevoke), l.registryBefore(name), store.StateRevoked)
+			l.move("revoke "+name, l.registry(name, directory.ActionRevoke), l.registryBefore(name), directory.StateRevoked)
 		}
 	})
 }
@@ -329,39 +330,39 @@ func TestEffectiveStates(t *testing.T) {
 		ctx := context.Background()
 		ns := lifecycleFixture(t, s) // draft, a, b, c in people
 		past, future := time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
-		for name, p := range map[string]store.RecordPatch{
-			"a": {ValidTill: &past}, "b": {ValidTill: &future}, "c": {Action: store.ActionSuspend},
+		for name, p := range map[string]directory.RecordPatch{
+			"a": {ValidTill: &past}, "b": {ValidTill: &future}, "c": {Action: directory.ActionSuspend},
 		} {
 			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", name, "", p); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := s.AddRecord(ctx, ns.NamespaceID, "people", creator, store.RecordInput{RecordName: "gone", Details: map[string]any{}}); err != nil {
+		if _, err := s.AddRecord(ctx, ns.NamespaceID, "people", creator, directory.RecordInput{RecordName: "gone", Details: map[string]any{}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "gone", "", store.RecordPatch{Action: store.ActionRevoke}); err != nil {
+		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "gone", "", directory.RecordPatch{Action: directory.ActionRevoke}); err != nil {
 			t.Fatal(err)
 		}
 		// A suspended record past its valid_till reads as suspended: expiry applies to live ones.
-		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "c", "", store.RecordPatch{ValidTill: &past}); err != nil {
+		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "c", "", directory.RecordPatch{ValidTill: &past}); err != nil {
 			t.Fatal(err)
 		}
-		reg, err := s.GetRegistry(ctx, ns.NamespaceID, "people", store.VersionSel{})
+		reg, err := s.GetRegistry(ctx, ns.NamespaceID, "people", directory.VersionSel{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := time.Now()
-		want := map[string]string{"draft": store.StateDraft, "a": store.StateExpired, "b": store.StateLive,
-			"c": store.StateSuspended, "gone": store.StateRevoked}
+		want := map[string]string{"draft": directory.StateDraft, "a": directory.StateExpired, "b": directory.StateLive,
+			"c": directory.StateSuspended, "gone": directory.StateRevoked}
 		check := func(want map[string]string) {
 			t.Helper()
 			for name, state := range want {
-				r, err := s.GetRecord(ctx, ns.NamespaceID, "people", name, store.VersionSel{})
+				r, err := s.GetRecord(ctx, ns.NamespaceID, "people", name, directory.VersionSel{})
 				if err != nil || r.EffectiveState(now) != state {
 					t.Errorf("lookup of %s reads as %s (%v), want %s", name, r.EffectiveState(now), err, state)
 				}
 			}
-			for _, state := range store.EffectiveRecordStates {
+			for _, state := range directory.EffectiveRecordStates {
 				var names, searched []string
 				for name, st := range want {
 					if st == state {
@@ -401,14 +402,14 @@ func TestEffectiveStates(t *testing.T) {
 			t.Fatalf("an anonymous search finds %d records (%v), want the 4 that are not drafts", res.Total, err)
 		}
 		// Revoking the registry revokes every record as it reads; the versions keep their states.
-		if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", store.RegistryPatch{Action: store.ActionRevoke}); err != nil {
+		if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", directory.RegistryPatch{Action: directory.ActionRevoke}); err != nil {
 			t.Fatal(err)
 		}
 		for name := range want {
-			want[name] = store.StateRevoked
+			want[name] = directory.StateRevoked
 		}
 		check(want)
-		if r, err := s.GetRecord(ctx, ns.NamespaceID, "people", "b", store.VersionSel{}); err != nil || r.State != store.StateLive {
+		if r, err := s.GetRecord(ctx, ns.NamespaceID, "people", "b", directory.VersionSel{}); err != nil || r.State != directory.StateLive {
 			t.Fatalf("b in the revoked registry holds %s (%v), want its own state live", r.State, err)
 		}
 	})

@@ -7,6 +7,9 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/translog/leaf"
 )
 
 // A logged version's index: its row keeps its queue position (log_seq), and the run of
@@ -43,7 +46,7 @@ var logEntryGroupSQL = `SELECT q.i, ` + logEntryCols + `
 
 // logEntryRead is one version's row of a log-entry read.
 type logEntryRead struct {
-	leaf                                          LogLeaf
+	leaf                                          leaf.Leaf
 	logSeq, seqStart, seqEnd, idxStart, legacyIdx *int64
 }
 
@@ -64,29 +67,29 @@ func (r *logEntryRead) index() (idx int64, ok bool) {
 }
 
 // LogEntry returns the index of a logged version and its leaf, built from the version's row
-// (the fields the leaf holds), with no entry bundle to read. ErrNotFound while the version is
-// not integrated (queued, a draft or unknown).
-func (s *Store) LogEntry(ctx context.Context, version string) (int64, LogLeaf, error) {
+// (the fields the leaf holds), with no entry bundle to read. directory.ErrNotFound (and
+// logstore.ErrNotFound) while the version is not integrated (queued, a draft or unknown).
+func (s *Store) LogEntry(ctx context.Context, version string) (int64, leaf.Leaf, error) {
 	r, err := s.d.readLogEntry(ctx, s, version)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return 0, LogLeaf{}, fmt.Errorf("store: log entry: %w", err)
+	if err != nil && !errors.Is(err, directory.ErrNotFound) {
+		return 0, leaf.Leaf{}, fmt.Errorf("store: log entry: %w", err)
 	}
 	idx, ok := r.index()
 	if err != nil || !ok {
-		return 0, LogLeaf{}, fmt.Errorf("log entry %s: %w", version, ErrNotFound)
+		return 0, leaf.Leaf{}, fmt.Errorf("log entry %s: %w", version, notInLog{})
 	}
 	r.leaf.Version = version
 	return idx, r.leaf, nil
 }
 
-// LogIndex returns the index of the version's leaf; ErrNotFound while it is not integrated
+// LogIndex returns the index of the version's leaf; directory.ErrNotFound while it is not integrated
 // (queued, a draft or unknown).
 func (s *Store) LogIndex(ctx context.Context, version string) (int64, error) {
 	idx, _, err := s.LogEntry(ctx, version)
 	return idx, err
 }
 
-// readLogEntrySQLite reads one version's log entry (ErrNotFound when there is no such public
+// readLogEntrySQLite reads one version's log entry (directory.ErrNotFound when there is no such public
 // version).
 func (s *Store) readLogEntrySQLite(ctx context.Context, version string) (logEntryRead, error) {
 	var r logEntryRead
@@ -99,7 +102,7 @@ func (s *Store) readLogEntrySQLite(ctx context.Context, version string) (logEntr
 		if err := rows.Err(); err != nil {
 			return r, err
 		}
-		return r, ErrNotFound
+		return r, directory.ErrNotFound
 	}
 	if err := rows.Scan(r.scanDest()...); err != nil {
 		return r, err

@@ -5,38 +5,51 @@ import (
 	"fmt"
 
 	"gorm.io/gorm"
+
+	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/translog/leaf"
 )
 
 // A restored database starts a new log (docs/transparency-log.md): its old log may be behind
 // checkpoints that readers and witnesses already hold, and extending it would fork it.
 
-// logRequeueSQL queues every public version in creation order, as migration 0007 queued the
-// versions of a database made before the log (the same statement; a migration stays as it
-// was released, so it is written out here again).
-const logRequeueSQL = `
-	INSERT INTO log_queue (version, leaf)
-	SELECT version, leaf FROM (
+// logRestartOrderSQL numbers every public version in creation order, as migration 0007 queued
+// the versions of a database made before the log: by the time its entry reached that version
+// (the latest created_at of the entry's public versions up to it, so that an entry's versions
+// stay in version order even if the clock went back between them), then namespaces before
+// registries before records, then version_count and version. It reads the fields of each
+// version's leaf; the leaf itself is written in Go (translog/leaf), as every write queues it.
+const logRestartOrderSQL = `
+	INSERT INTO log_restart (n, kind, namespace_id, registry_id, record_id, version, version_count, digest)
+	SELECT ROW_NUMBER() OVER (ORDER BY t, rank, version_count, version),
+	       kind, namespace_id, registry_id, record_id, version, version_count, digest FROM (
 	    SELECT version, MAX(created_at) OVER (PARTITION BY namespace_id ORDER BY version_count) AS t,
-	           1 AS rank, version_count,
-	           '{"digest":"' || digest || '","kind":"namespace","namespace_id":"' || namespace_id ||
-	           '","version":"' || version || '","version_count":' || CAST(version_count AS TEXT) || '}' AS leaf
+	           1 AS rank, version_count, 'namespace' AS kind, namespace_id, '' AS registry_id, '' AS record_id, digest
 	      FROM namespace_versions
 	    UNION ALL
 	    SELECT version, MAX(created_at) OVER (PARTITION BY registry_id ORDER BY version_count),
-	           2, version_count,
-	           '{"digest":"' || digest || '","kind":"registry","namespace_id":"' || namespace_id ||
-	           '","registry_id":"' || registry_id ||
-	           '","version":"' || version || '","version_count":' || CAST(version_count AS TEXT) || '}'
+	           2, version_count, 'registry', namespace_id, registry_id, '', digest
 	      FROM registry_versions
 	    UNION ALL
 	    SELECT version, MAX(created_at) OVER (PARTITION BY record_id ORDER BY version_count),
-	           3, version_count,
-	           '{"digest":"' || digest || '","kind":"record","namespace_id":"' || namespace_id ||
-	           '","record_id":"' || record_id || '","registry_id":"' || registry_id ||
-	           '","version":"' || version || '","version_count":' || CAST(version_count AS TEXT) || '}'
+	           3, version_count, 'record', namespace_id, registry_id, record_id, digest
 	      FROM record_versions WHERE state <> 'draft'
-	) AS v
-	ORDER BY t, rank, version_count, version`
+	) AS v`
+
+// logRestartPage is how many versions the restart reads and queues at a time.
+const logRestartPage = 4096
+
+// logRestartRow is a version of log_restart, the restart's numbered list (a temporary table).
+type logRestartRow struct {
+	N            int64  `gorm:"column:n"`
+	Kind         string `gorm:"column:kind"`
+	NamespaceID  string `gorm:"column:namespace_id"`
+	RegistryID   string `gorm:"column:registry_id"`
+	RecordID     string `gorm:"column:record_id"`
+	Version      string `gorm:"column:version"`
+	VersionCount int64  `gorm:"column:version_count"`
+	Digest       string `gorm:"column:digest"`
+}
 
 // RestartLog starts a new, empty log under origin in place of the database's log, in one
 // transaction: the old log's tiles, bundles, checkpoints, cosigned checkpoint and index map are
@@ -48,7 +61,7 @@ const logRequeueSQL = `
 // with a signer key for origin.
 func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, err error) {
 	if origin == "" {
-		return 0, fmt.Errorf("%w: a log needs an origin", ErrInvalid)
+		return 0, fmt.Errorf("%w: a log needs an origin", directory.ErrInvalid)
 	}
 	err = s.tx(ctx, func(tx *gorm.DB) error {
 		var st logStateRow
@@ -56,7 +69,7 @@ func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, er
 			return fmt.Errorf("store: log state: %w", err)
 		}
 		if st.Origin == origin {
-			return conflict.With("the log already has the origin %s: a new log needs a new origin (and key)", origin)
+			return directory.Conflict.With("the log already has the origin %s: a new log needs a new origin (and key)", origin)
 		}
 		for _, q := range []string{`DELETE FROM log_queue`, `DELETE FROM log_runs`, `DELETE FROM log_entries`, `DELETE FROM log_tiles`} {
 			if err := tx.Exec(q).Error; err != nil {
@@ -66,11 +79,9 @@ func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, er
 		if err := tx.Exec(`UPDATE log_state SET origin = ?, size = 0, checkpoint = '', cosigned = '', cosigned_size = 0 WHERE id = 1`, origin).Error; err != nil {
 			return fmt.Errorf("store: restart log: %w", err)
 		}
-		res := tx.Exec(logRequeueSQL)
-		if res.Error != nil {
-			return fmt.Errorf("store: restart log: queue: %w", res.Error)
+		if queued, err = requeueForLog(tx); err != nil {
+			return fmt.Errorf("store: restart log: queue: %w", err)
 		}
-		queued = res.RowsAffected
 		// Each version keeps its new queue position (logentry.go).
 		for _, table := range []string{"namespace_versions", "registry_versions", "record_versions"} {
 			if err := tx.Exec(`UPDATE ` + table + ` SET log_seq = q.seq FROM log_queue q WHERE q.version = ` + table + `.version`).Error; err != nil {
@@ -88,4 +99,48 @@ func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, er
 		}
 	}
 	return queued, nil
+}
+
+// requeueForLog queues every public version in creation order, into the empty queue: it numbers
+// them in a temporary table (logRestartOrderSQL) and reads that back a page at a time, writing
+// each version's leaf with translog/leaf and queueing the page in one statement, so that the
+// queue's positions follow the numbering. It returns how many it queued.
+func requeueForLog(tx *gorm.DB) (int64, error) {
+	if err := tx.Exec(`CREATE TEMPORARY TABLE log_restart (n BIGINT PRIMARY KEY, kind TEXT NOT NULL,
+		namespace_id TEXT NOT NULL, registry_id TEXT NOT NULL, record_id TEXT NOT NULL, version TEXT NOT NULL,
+		version_count BIGINT NOT NULL, digest TEXT NOT NULL)`).Error; err != nil {
+		return 0, err
+	}
+	if err := tx.Exec(logRestartOrderSQL).Error; err != nil {
+		return 0, err
+	}
+	var queued int64
+	page := make([]logRestartRow, 0, logRestartPage)
+	rows := make([]logQueueRow, 0, logRestartPage)
+	for {
+		page = page[:0]
+		if err := tx.Table("log_restart").Where("n > ?", queued).Order("n").Limit(logRestartPage).Find(&page).Error; err != nil {
+			return 0, err
+		}
+		if len(page) == 0 {
+			break
+		}
+		rows = rows[:0]
+		for i, r := range page {
+			if r.N != queued+int64(i)+1 {
+				return 0, fmt.Errorf("the numbered versions skip from %d to %d", queued+int64(i), r.N)
+			}
+			text, err := leaf.Leaf{Kind: r.Kind, NamespaceID: r.NamespaceID, RegistryID: r.RegistryID, RecordID: r.RecordID,
+				Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest}.Canonical()
+			if err != nil {
+				return 0, err
+			}
+			rows = append(rows, logQueueRow{Version: r.Version, Leaf: string(text)})
+		}
+		if err := tx.CreateInBatches(rows, 4*versionBatch).Error; err != nil {
+			return 0, translate(err, "log queue")
+		}
+		queued += int64(len(page))
+	}
+	return queued, tx.Exec(`DROP TABLE log_restart`).Error
 }

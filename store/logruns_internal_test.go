@@ -8,7 +8,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/testdb"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 // integrateAll integrates the queue limit leaves at a time and returns the versions in the
@@ -17,11 +19,11 @@ func integrateAll(t *testing.T, s *Store, limit int) []string {
 	t.Helper()
 	var order []string
 	for {
-		n, err := s.IntegrateLog(context.Background(), limit, func(b *LogBatch) (LogUpdate, error) {
+		n, err := s.IntegrateLog(context.Background(), limit, func(b *logstore.Batch) (logstore.Update, error) {
 			for _, q := range b.Queued {
 				order = append(order, q.Version)
 			}
-			return LogUpdate{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
+			return logstore.Update{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -32,11 +34,11 @@ func integrateAll(t *testing.T, s *Store, limit int) []string {
 	}
 }
 
-func addNamed(t *testing.T, s *Store, ctx context.Context, nsID, prefix string, n int, state string) []AddedRecord {
+func addNamed(t *testing.T, s *Store, ctx context.Context, nsID, prefix string, n int, state string) []directory.AddedRecord {
 	t.Helper()
-	in := make([]RecordInput, n)
+	in := make([]directory.RecordInput, n)
 	for i := range in {
-		in[i] = RecordInput{RecordName: fmt.Sprintf("%s-%d", prefix, i), Details: map[string]any{"i": float64(i)}, State: state}
+		in[i] = directory.RecordInput{RecordName: fmt.Sprintf("%s-%d", prefix, i), Details: map[string]any{"i": float64(i)}, State: state}
 	}
 	added, err := s.AddRecords(ctx, nsID, "people", "did:web:example.com", in)
 	if err != nil {
@@ -46,18 +48,18 @@ func addNamed(t *testing.T, s *Store, ctx context.Context, nsID, prefix string, 
 }
 
 // newPeople creates a namespace of that name with a registry "people".
-func newPeople(t *testing.T, s *Store, name string) Namespace {
+func newPeople(t *testing.T, s *Store, name string) directory.Namespace {
 	t.Helper()
 	ctx := context.Background()
 	u, err := s.EnsureUser(ctx, "owner@example.com")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns, err := s.CreateNamespace(ctx, u, "did:web:example.com", NamespaceInput{Name: name})
+	ns, err := s.CreateNamespace(ctx, u, "did:web:example.com", directory.NamespaceInput{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:example.com", RegistryInput{RegistryName: "people", Tag: TagCustom}); err != nil {
+	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:example.com", directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom}); err != nil {
 		t.Fatal(err)
 	}
 	return ns
@@ -93,7 +95,7 @@ func checkIndicesAtOnce(t *testing.T, s *Store, order []string, none string) {
 			for k := range 3 * len(order) {
 				want := (k*7 + g) % (len(order) + 1)
 				if want == len(order) {
-					if _, err := s.LogIndex(context.Background(), none); !errors.Is(err, ErrNotFound) {
+					if _, err := s.LogIndex(context.Background(), none); !errors.Is(err, directory.ErrNotFound) {
 						return fmt.Errorf("version without an index: %v", err)
 					}
 					continue
@@ -112,7 +114,7 @@ func checkIndicesAtOnce(t *testing.T, s *Store, order []string, none string) {
 
 // A version's log index comes from its row's queue position and the run of positions that
 // holds it: every integrated version reads the index it was given, a queued one, a draft and
-// an unknown one read ErrNotFound, one writer's positions stay one run however many
+// an unknown one read directory.ErrNotFound, one writer's positions stay one run however many
 // integrations there are, and a version integrated before migration 0013 reads its index from
 // log_entries.
 func TestLogIndexFollowsTheRuns(t *testing.T) {
@@ -122,7 +124,7 @@ func TestLogIndexFollowsTheRuns(t *testing.T) {
 			s := openForTest(t, d)
 			ns := newPeople(t, s, "Acme")
 			addNamed(t, s, ctx, ns.NamespaceID, "a", 30, "")
-			drafts := addNamed(t, s, ctx, ns.NamespaceID, "d", 3, StateDraft)
+			drafts := addNamed(t, s, ctx, ns.NamespaceID, "d", 3, directory.StateDraft)
 			addNamed(t, s, ctx, ns.NamespaceID, "b", 30, "")
 			order := integrateAll(t, s, 7)
 			if len(order) != 62 {
@@ -133,13 +135,13 @@ func TestLogIndexFollowsTheRuns(t *testing.T) {
 			if n := logRunCount(t, s); n != 1 {
 				t.Fatalf("one writer's versions, integrated 7 at a time, take %d runs; want 1", n)
 			}
-			for _, v := range []string{drafts[0].Version, newVersion()} {
-				if _, err := s.LogIndex(ctx, v); !errors.Is(err, ErrNotFound) {
+			for _, v := range []string{drafts[0].Version, directory.NewVersion()} {
+				if _, err := s.LogIndex(ctx, v); !errors.Is(err, directory.ErrNotFound) {
 					t.Fatalf("a draft or unknown version: %v, want ErrNotFound", err)
 				}
 			}
 			queued := addNamed(t, s, ctx, ns.NamespaceID, "q", 1, "")[0]
-			if _, err := s.LogIndex(ctx, queued.Version); !errors.Is(err, ErrNotFound) {
+			if _, err := s.LogIndex(ctx, queued.Version); !errors.Is(err, directory.ErrNotFound) {
 				t.Fatalf("a queued version: %v, want ErrNotFound", err)
 			}
 
@@ -176,7 +178,7 @@ func TestLogIndexWhenCommitsOvertake(t *testing.T) {
 	slow := make(chan error, 1)
 	go func() {
 		slow <- s.InTx(ctx, func(tx *Tx) error {
-			in := []RecordInput{{RecordName: "slow-0", Details: map[string]any{}}, {RecordName: "slow-1", Details: map[string]any{}}}
+			in := []directory.RecordInput{{RecordName: "slow-0", Details: map[string]any{}}, {RecordName: "slow-1", Details: map[string]any{}}}
 			if _, err := tx.AddRecords(ns.NamespaceID, "people", "did:web:example.com", in); err != nil {
 				return err
 			}

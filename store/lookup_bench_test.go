@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -34,7 +35,7 @@ func BenchmarkGetRecordSQLite100k(b *testing.B) {
 	ctx := context.Background()
 	lookup := func(i int) error {
 		name := storetest.PersonName(i)
-		rec, err := s.GetRecord(ctx, nsID, fmt.Sprintf("r%d", i%10), name, store.VersionSel{})
+		rec, err := s.GetRecord(ctx, nsID, fmt.Sprintf("r%d", i%10), name, directory.VersionSel{})
 		if err == nil && rec.RecordName != name {
 			err = fmt.Errorf("got %s", rec.RecordName)
 		}

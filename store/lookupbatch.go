@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // Latest-record lookups by namespace id, the hottest read of the service, take a path of their
@@ -117,7 +119,7 @@ func (s *Store) latestRecordSQLite(ctx context.Context, namespaceID, registry, r
 	var r recRead
 	err := stmt.QueryRowContext(context.WithoutCancel(ctx), registry, record, namespaceID).Scan(r.scanDest()...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return recRead{}, ErrNotFound
+		return recRead{}, directory.ErrNotFound
 	}
 	return r, err
 }

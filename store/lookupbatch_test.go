@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -17,18 +18,18 @@ import (
 func TestConcurrentLatestLookups(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Acme"})
+		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, directory.NamespaceInput{Name: "Acme"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, reg := range []string{"a", "b"} {
-			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: reg, Tag: store.TagCustom,
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: reg, Tag: directory.TagCustom,
 				Schema: map[string]any{"type": "object"}}); err != nil {
 				t.Fatal(err)
 			}
-			var in []store.RecordInput
+			var in []directory.RecordInput
 			for i := range 50 {
-				in = append(in, store.RecordInput{RecordName: fmt.Sprintf("rec-%d", i), Details: map[string]any{"reg": reg, "i": float64(i)}})
+				in = append(in, directory.RecordInput{RecordName: fmt.Sprintf("rec-%d", i), Details: map[string]any{"reg": reg, "i": float64(i)}})
 			}
 			if _, err := s.AddRecords(ctx, ns.NamespaceID, reg, creator, in); err != nil {
 				t.Fatal(err)
@@ -47,7 +48,7 @@ func TestConcurrentLatestLookups(t *testing.T) {
 					if j%10 == 9 {
 						cancel() // a caller that has gone: its own lookup fails, nobody else's
 					}
-					r, err := s.GetRecord(cctx, ns.NamespaceID, reg, name, store.VersionSel{})
+					r, err := s.GetRecord(cctx, ns.NamespaceID, reg, name, directory.VersionSel{})
 					cancel()
 					switch {
 					case j%10 == 9:
@@ -55,7 +56,7 @@ func TestConcurrentLatestLookups(t *testing.T) {
 							errs <- fmt.Errorf("%s/%s: a cancelled lookup succeeded", reg, name)
 						}
 					case i >= 50:
-						if !errors.Is(err, store.ErrNotFound) {
+						if !errors.Is(err, directory.ErrNotFound) {
 							errs <- fmt.Errorf("%s/%s: want ErrNotFound, got %v", reg, name, err)
 						}
 					case err != nil:
@@ -72,12 +73,12 @@ func TestConcurrentLatestLookups(t *testing.T) {
 			t.Error(err)
 		}
 		// Unknown namespace and a closed store.
-		if _, err := s.GetRecord(ctx, "did:svc:unknown", "a", "rec-1", store.VersionSel{}); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.GetRecord(ctx, "did:svc:unknown", "a", "rec-1", directory.VersionSel{}); !errors.Is(err, directory.ErrNotFound) {
 			t.Fatalf("unknown namespace: %v", err)
 		}
 		s.Close()
 		done := make(chan error, 1)
-		go func() { _, err := s.GetRecord(ctx, ns.NamespaceID, "a", "rec-1", store.VersionSel{}); done <- err }()
+		go func() { _, err := s.GetRecord(ctx, ns.NamespaceID, "a", "rec-1", directory.VersionSel{}); done <- err }()
 		select {
 		case err := <-done:
 			if err == nil {

@@ -14,7 +14,8 @@ import (
 
 	"github.com/pressly/goose/v3"
 
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // legacyBookkeeping is the table the hand-written runner of the previous release kept, as it
@@ -84,11 +85,11 @@ func tableExistsForTest(t *testing.T, s *Store, name string) bool {
 // snapshot is everything the upgrade must leave as it was.
 type snapshot struct {
 	Genesis    string
-	Namespace  Namespace
-	NSFirst    Namespace
-	Registry   Registry
-	Records    []Record
-	RecFirst   Record
+	Namespace  directory.Namespace
+	NSFirst    directory.Namespace
+	Registry   directory.Registry
+	Records    []directory.Record
+	RecFirst   directory.Record
 	RecVersion []string
 }
 
@@ -100,23 +101,23 @@ func takeSnapshot(t *testing.T, s *Store, nsID, firstNSVersion, firstRecVersion 
 	if sn.Genesis, err = s.NetworkGenesis(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if sn.Namespace, err = s.GetNamespace(ctx, nsID, VersionSel{}); err != nil {
+	if sn.Namespace, err = s.GetNamespace(ctx, nsID, directory.VersionSel{}); err != nil {
 		t.Fatal(err)
 	}
-	if sn.NSFirst, err = s.GetNamespace(ctx, nsID, VersionSel{VersionID: firstNSVersion}); err != nil {
+	if sn.NSFirst, err = s.GetNamespace(ctx, nsID, directory.VersionSel{VersionID: firstNSVersion}); err != nil {
 		t.Fatal(err)
 	}
-	if sn.Registry, err = s.GetRegistry(ctx, nsID, "people", VersionSel{}); err != nil {
+	if sn.Registry, err = s.GetRegistry(ctx, nsID, "people", directory.VersionSel{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"alice", "bob", "carol"} {
-		r, err := s.GetRecord(ctx, nsID, "people", name, VersionSel{})
+		r, err := s.GetRecord(ctx, nsID, "people", name, directory.VersionSel{})
 		if err != nil {
 			t.Fatalf("lookup %s: %v", name, err)
 		}
 		sn.Records = append(sn.Records, r)
 	}
-	if sn.RecFirst, err = s.GetRecord(ctx, nsID, "people", "alice", VersionSel{VersionID: firstRecVersion}); err != nil {
+	if sn.RecFirst, err = s.GetRecord(ctx, nsID, "people", "alice", directory.VersionSel{VersionID: firstRecVersion}); err != nil {
 		t.Fatal(err)
 	}
 	if sn.RecVersion, err = s.RecordVersions(ctx, sn.Records[0].RecordID); err != nil {
@@ -185,18 +186,18 @@ func TestMigrateUpgradesPreviousReleaseInPlace(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ns, err := old.CreateNamespace(ctx, u, "did:web:example.com", NamespaceInput{Name: "Acme", Description: "first"})
+				ns, err := old.CreateNamespace(ctx, u, "did:web:example.com", directory.NamespaceInput{Name: "Acme", Description: "first"})
 				if err != nil {
 					t.Fatal(err)
 				}
 				desc := "second -- with a dash; and $$"
-				if _, err := old.UpdateNamespace(ctx, ns.NamespaceID, ns.Version, NamespacePatch{Description: &desc}); err != nil {
+				if _, err := old.UpdateNamespace(ctx, ns.NamespaceID, ns.Version, directory.NamespacePatch{Description: &desc}); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := old.CreateRegistry(ctx, ns.NamespaceID, "did:web:example.com", RegistryInput{RegistryName: "people", Tag: TagCustom}); err != nil {
+				if _, err := old.CreateRegistry(ctx, ns.NamespaceID, "did:web:example.com", directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom}); err != nil {
 					t.Fatal(err)
 				}
-				added, err := old.AddRecords(ctx, ns.NamespaceID, "people", "did:web:example.com", []RecordInput{
+				added, err := old.AddRecords(ctx, ns.NamespaceID, "people", "did:web:example.com", []directory.RecordInput{
 					{RecordName: "alice", Details: map[string]any{"name": "Alice", "n": 1.5, "tags": []any{"a", "b"}}},
 					{RecordName: "bob", Details: map[string]any{"name": "Bob -- the builder"}, Meta: map[string]any{"k": "v"}},
 					{RecordName: "carol", Details: map[string]any{"nested": map[string]any{"x": true}}},
@@ -204,12 +205,12 @@ func TestMigrateUpgradesPreviousReleaseInPlace(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				alice, err := old.GetRecord(ctx, ns.NamespaceID, "people", "alice", VersionSel{})
+				alice, err := old.GetRecord(ctx, ns.NamespaceID, "people", "alice", directory.VersionSel{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if _, err := old.UpdateRecord(ctx, ns.NamespaceID, "people", "alice", alice.Version,
-					RecordPatch{Details: map[string]any{"name": "Alice B.", "n": 2}}); err != nil {
+					directory.RecordPatch{Details: map[string]any{"name": "Alice B.", "n": 2}}); err != nil {
 					t.Fatal(err)
 				}
 				before := takeSnapshot(t, old, ns.NamespaceID, ns.Version, added[0].Version)
@@ -253,18 +254,18 @@ func TestMigrateUpgradesPreviousReleaseInPlace(t *testing.T) {
 				}
 				// The upgraded database still takes writes.
 				if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", "did:web:example.com",
-					[]RecordInput{{RecordName: "dave", Details: map[string]any{"name": "Dave"}}}); err != nil {
+					[]directory.RecordInput{{RecordName: "dave", Details: map[string]any{"name": "Dave"}}}); err != nil {
 					t.Fatalf("write after upgrade: %v", err)
 				}
 				// The lifecycle states fit the widened CHECKs (migration 14), which still refuse
 				// any other state.
-				if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "bob", "", RecordPatch{Action: ActionSuspend}); err != nil {
+				if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "bob", "", directory.RecordPatch{Action: directory.ActionSuspend}); err != nil {
 					t.Fatalf("suspend after upgrade: %v", err)
 				}
-				if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "carol", "", RecordPatch{Action: ActionRevoke}); err != nil {
+				if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "carol", "", directory.RecordPatch{Action: directory.ActionRevoke}); err != nil {
 					t.Fatalf("revoke after upgrade: %v", err)
 				}
-				if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", RegistryPatch{Action: ActionArchive}); err != nil {
+				if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", directory.RegistryPatch{Action: directory.ActionArchive}); err != nil {
 					t.Fatalf("archive after upgrade: %v", err)
 				}
 				for _, table := range []string{"records", "record_versions", "registries", "registry_versions"} {

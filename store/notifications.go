@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // Notification is a stored message about a delegated request.
@@ -47,7 +49,7 @@ type notificationRow struct {
 func (notificationRow) TableName() string { return "notifications" }
 
 func (r notificationRow) notification() (Notification, error) {
-	md, err := decodeObject(r.Metadata)
+	md, err := directory.DecodeObject(r.Metadata)
 	if err != nil {
 		return Notification{}, err
 	}
@@ -70,12 +72,12 @@ func (t *Tx) MemberEmails(namespaceID string) ([]string, error) {
 // AddNotification stores an unread notification; its id and times are set here (the ones in n
 // are ignored, as are IsRead and ReadAt).
 func (t *Tx) AddNotification(n Notification) error {
-	md, err := canonicalText(n.Metadata)
+	md, err := directory.CanonicalText(n.Metadata)
 	if err != nil {
 		return err
 	}
 	now := t.s.nowMS()
-	row := notificationRow{ID: newUUID(), RequestID: n.RequestID, NamespaceID: n.NamespaceID, TargetNamespaceID: n.TargetNamespaceID,
+	row := notificationRow{ID: directory.NewUUID(), RequestID: n.RequestID, NamespaceID: n.NamespaceID, TargetNamespaceID: n.TargetNamespaceID,
 		RecipientEmail: n.RecipientEmail, ActorEmail: nullable(n.ActorEmail), Domain: n.Domain, EventType: n.EventType, Title: n.Title,
 		Message: n.Message, Metadata: md, CreatedAt: now, UpdatedAt: now}
 	return translate(t.db.Create(&row).Error, "notification")

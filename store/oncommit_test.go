@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -57,13 +58,13 @@ func TestOnCommitReportsCommittedWritesOnly(t *testing.T) {
 			}
 			expect(0, "an existing user (insert that changed nothing)")
 
-			ns, err := s.CreateNamespace(ctx, u, "did:web:x:o", store.NamespaceInput{Name: "n"})
+			ns, err := s.CreateNamespace(ctx, u, "did:web:x:o", directory.NamespaceInput{Name: "n"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			expect(1, "create namespace")
 
-			if _, err := s.GetNamespace(ctx, ns.NamespaceID, store.VersionSel{}); err != nil {
+			if _, err := s.GetNamespace(ctx, ns.NamespaceID, directory.VersionSel{}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.Members(ctx, ns.NamespaceID); err != nil {
@@ -72,7 +73,7 @@ func TestOnCommitReportsCommittedWritesOnly(t *testing.T) {
 			expect(0, "reads")
 
 			desc := "changed"
-			if _, err := s.UpdateNamespace(ctx, ns.NamespaceID, "not-the-version", store.NamespacePatch{Description: &desc}); !errors.Is(err, store.ErrPrecondition) {
+			if _, err := s.UpdateNamespace(ctx, ns.NamespaceID, "not-the-version", directory.NamespacePatch{Description: &desc}); !errors.Is(err, directory.ErrPrecondition) {
 				t.Fatalf("stale If-Match: %v", err)
 			}
 			expect(0, "an update refused by its precondition")
@@ -81,14 +82,14 @@ func TestOnCommitReportsCommittedWritesOnly(t *testing.T) {
 			mu.Lock()
 			var seen string
 			probe = func() {
-				got, err := other.GetNamespace(ctx, ns.NamespaceID, store.VersionSel{})
+				got, err := other.GetNamespace(ctx, ns.NamespaceID, directory.VersionSel{})
 				if err != nil {
 					t.Error(err)
 				}
 				seen = got.Description
 			}
 			mu.Unlock()
-			if _, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", store.NamespacePatch{Description: &desc}); err != nil {
+			if _, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", directory.NamespacePatch{Description: &desc}); err != nil {
 				t.Fatal(err)
 			}
 			expect(1, "update namespace")
@@ -96,12 +97,12 @@ func TestOnCommitReportsCommittedWritesOnly(t *testing.T) {
 				t.Fatalf("the observer ran before the commit: another connection saw description %q", seen)
 			}
 
-			in := store.RegistryInput{RegistryName: "r", Tag: store.TagCustom, Schema: map[string]any{"type": "object"}}
+			in := directory.RegistryInput{RegistryName: "r", Tag: directory.TagCustom, Schema: map[string]any{"type": "object"}}
 			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:x:o", in); err != nil {
 				t.Fatal(err)
 			}
 			expect(1, "create registry")
-			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:x:o", in); !errors.Is(err, store.ErrConflict) {
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:x:o", in); !errors.Is(err, directory.ErrConflict) {
 				t.Fatalf("a second registry of the name: %v", err)
 			}
 			expect(0, "a create refused as a conflict (rolled back)")
@@ -111,7 +112,7 @@ func TestOnCommitReportsCommittedWritesOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			expect(1, "allow a domain")
-			if err := s.DisallowDomain(ctx, "nothing.example"); err != nil && !errors.Is(err, store.ErrNotFound) {
+			if err := s.DisallowDomain(ctx, "nothing.example"); err != nil && !errors.Is(err, directory.ErrNotFound) {
 				t.Fatal(err)
 			}
 			expect(0, "a delete that matched nothing")

@@ -7,6 +7,8 @@ import (
 	"database/sql"
 	"strings"
 	"time"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // ListOptions filter and page the registry and record queries.
@@ -93,9 +95,9 @@ const registryListCols = `r.registry_id, r.namespace_id, r.registry_name, r.tag,
 	r.version_count, r.description, r.meta, r.ttl, r.state, r.query_allowed, r.digest, r.proof_type, r.updated_at, r.created_at,
 	r.record_count`
 
-func scanRegistries(rows *sql.Rows) ([]Registry, error) {
+func scanRegistries(rows *sql.Rows) ([]directory.Registry, error) {
 	defer rows.Close()
-	var out []Registry
+	var out []directory.Registry
 	for rows.Next() {
 		var r regRead
 		if err := rows.Scan(&r.RegistryID, &r.NamespaceID, &r.RegistryName, &r.Tag, &r.Schema, &r.CreatedBy, &r.Genesis, &r.Version,
@@ -113,7 +115,7 @@ func scanRegistries(rows *sql.Rows) ([]Registry, error) {
 }
 
 // ListRegistries pages the registries of a namespace, as they are or as they stood at AsOf.
-func (s *Store) ListRegistries(ctx context.Context, namespaceID string, o ListOptions) ([]Registry, int64, error) {
+func (s *Store) ListRegistries(ctx context.Context, namespaceID string, o ListOptions) ([]directory.Registry, int64, error) {
 	rel := "registries"
 	var relArgs []any
 	if !o.AsOf.IsZero() {
@@ -174,9 +176,9 @@ const recordListCols = `r.record_id, r.registry_id, r.namespace_id, r.registry_n
 	r.version, r.version_count, r.description, r.details, r.meta, r.ttl, r.state, r.valid_till, r.digest, r.proof_type,
 	r.updated_at, r.created_at`
 
-func scanRecords(rows *sql.Rows) ([]Record, error) {
+func scanRecords(rows *sql.Rows) ([]directory.Record, error) {
 	defer rows.Close()
-	var out []Record
+	var out []directory.Record
 	for rows.Next() {
 		var r recRead
 		if err := rows.Scan(&r.RecordID, &r.RegistryID, &r.NamespaceID, &r.RegistryName, &r.RecordName, &r.CreatedBy, &r.Genesis,
@@ -194,7 +196,7 @@ func scanRecords(rows *sql.Rows) ([]Record, error) {
 }
 
 // ListRecords pages the records of a registry, as they are or as they stood at AsOf.
-func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOptions) ([]Record, int64, error) {
+func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOptions) ([]directory.Record, int64, error) {
 	rel := "records"
 	var relArgs []any
 	if !o.AsOf.IsZero() {
@@ -232,7 +234,7 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 		return nil, 0, translate(err, "count")
 	}
 	if total == 0 || o.offset() >= int(total) {
-		return []Record{}, total, nil
+		return []directory.Record{}, total, nil
 	}
 	limit, off, reversed := pageWindow(o.offset(), o.Size, total)
 	q := "SELECT " + recordListCols + " FROM records r JOIN (SELECT r.record_id FROM records r" + w.sql() +
@@ -246,14 +248,14 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 		return nil, 0, err
 	}
 	if out == nil {
-		out = []Record{}
+		out = []directory.Record{}
 	}
 	return out, total, s.withRegistryStates(ctx, out)
 }
 
 // RegistriesByTag lists the registries in state with the tag in namespaces that hold a
 // verified domain, newest first.
-func (s *Store) RegistriesByTag(ctx context.Context, tag, state string) ([]Registry, error) {
+func (s *Store) RegistriesByTag(ctx context.Context, tag, state string) ([]directory.Registry, error) {
 	rows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind(`SELECT `+registryListCols+` FROM registries r
 		JOIN namespaces n ON n.namespace_id = r.namespace_id
 		WHERE r.tag = ? AND r.state = ? AND n.domain IS NOT NULL ORDER BY r.updated_at DESC, r.registry_id LIMIT 10000`), tag, state)

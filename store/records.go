@@ -5,50 +5,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
-	"gorm.io/gorm"
-
-	"github.com/svc-directory/svc/proof"
+	"github.com/svc-directory/svc/directory"
 )
 
-// MaxBatch is the most records one add-records call may carry.
-const MaxBatch = 1000
-
-// RecordInput is one add-record body (details already validated against the registry schema).
-type RecordInput struct {
-	RecordName  string
-	Description string
-	Details     map[string]any
-	Meta        map[string]any
-	TTL         *int64
-	ValidTill   *time.Time
-	State       string // "" means live
-}
-
-// RecordPatch is the body of update-record; State is set by publish-record.
-type RecordPatch struct {
-	Details      map[string]any
-	Description  *string
-	Meta         map[string]any
-	TTL          *int64
-	ValidTill    *time.Time
-	ClearValidTo bool // valid_till: null
-	// Action changes the record's state (lifecycle.go); "" leaves it.
-	Action Action
-}
-
-// AddedRecord is what add-records answers per record.
-type AddedRecord struct {
-	RecordName string
-	RecordID   string
-	Digest     string
-	Version    string
-}
+// The records: their head rows (the latest version, with the text search reads) and their
+// versions (record_versions).
 
 // RowRecord holds the columns shared by the records head and record_versions.
 // Database rows are exported only because GORM fills embedded structs through exported types;
-// callers use the entry types (Namespace, Registry, Record, User).
+// callers use the entry types of package directory.
 type RowRecord struct {
 	RecordID     string `gorm:"column:record_id"`
 	RegistryID   string `gorm:"column:registry_id"`
@@ -86,6 +52,23 @@ type recVersionRow struct {
 
 func (recVersionRow) TableName() string { return "record_versions" }
 
+// sealed is the version the row holds, made at updatedAt, of the record created at createdAt.
+func (r RowRecord) sealed(createdAt, updatedAt int64) directory.SealedRecord {
+	return directory.SealedRecord{RecordID: r.RecordID, RegistryID: r.RegistryID, NamespaceID: r.NamespaceID,
+		RegistryName: r.RegistryName, RecordName: r.RecordName, CreatedBy: r.CreatedBy, Genesis: r.Genesis,
+		RecordContent: directory.RecordContent{Description: r.Description, Details: r.Details, Meta: r.Meta, TTL: r.TTL,
+			State: r.State, ValidTill: r.ValidTill},
+		Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest, ProofType: r.ProofType,
+		CreatedAt: createdAt, UpdatedAt: updatedAt}
+}
+
+func rowRecordOf(r directory.SealedRecord) RowRecord {
+	return RowRecord{RecordID: r.RecordID, RegistryID: r.RegistryID, NamespaceID: r.NamespaceID, RegistryName: r.RegistryName,
+		RecordName: r.RecordName, CreatedBy: r.CreatedBy, Genesis: r.Genesis, Version: r.Version, VersionCount: r.VersionCount,
+		Description: r.Description, Details: r.Details, Meta: r.Meta, TTL: r.TTL, State: r.State, ValidTill: r.ValidTill,
+		Digest: r.Digest, ProofType: r.ProofType}
+}
+
 type recRead struct {
 	RowRecord        `gorm:"embedded"`
 	VersionCreatedAt int64  `gorm:"column:v_created_at"`
@@ -95,341 +78,112 @@ type recRead struct {
 	NamespaceName    string `gorm:"column:namespace_name"`
 }
 
-func (r recRead) record() (Record, error) {
-	details, err := decodeObject(r.Details)
+func (r recRead) record() (directory.Record, error) {
+	schema, err := directory.DecodeObject(r.Schema)
 	if err != nil {
-		return Record{}, err
+		return directory.Record{}, err
 	}
-	meta, err := decodeObject(r.Meta)
-	if err != nil {
-		return Record{}, err
-	}
-	schema, err := decodeObject(r.Schema)
-	if err != nil {
-		return Record{}, err
-	}
-	return r.RowRecord.record(details, meta, schema, r.NamespaceName, r.RegistryState, r.HeadCreatedAt, r.VersionCreatedAt), nil
+	return r.sealed(r.HeadCreatedAt, r.VersionCreatedAt).Record(r.NamespaceName, r.RegistryState, schema)
 }
 
-// record is the entry as a lookup of this version shows it: details, meta and schema decoded,
-// the namespace's name and the registry's state current, the version made at updatedAt.
-func (r RowRecord) record(details, meta, schema map[string]any, namespaceName, registryState string, createdAt, updatedAt int64) Record {
-	return Record{
-		RecordID: r.RecordID, RegistryID: r.RegistryID, NamespaceID: r.NamespaceID, NamespaceName: namespaceName,
-		RegistryName: r.RegistryName, RegistryState: registryState, Schema: nonNil(schema), RecordName: r.RecordName,
-		Description: r.Description, Details: nonNil(details), Meta: nonNil(meta), TTL: r.TTL, State: r.State,
-		ValidTill: msTimePtr(r.ValidTill), CreatedBy: r.CreatedBy, Genesis: r.Genesis, CreatedAt: msTime(createdAt),
-		UpdatedAt: msTime(updatedAt), Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest,
-		ProofType: r.ProofType,
-	}
-}
-
-// MaxDetails bounds a record's details, measured as canonical JSON (docs/operator-guide.md, Limits).
-const MaxDetails = 64 << 10
-
-// canonicalDetails is canonicalText for a record's details, refusing more than MaxDetails
-// bytes; at prefixes the message (naming the record of a batch).
-func canonicalDetails(details map[string]any, at string) (string, error) {
-	text, err := canonicalText(details)
-	if err != nil {
-		return "", invalid.With("%sdetails: %v", at, err)
-	}
-	if len(text) > MaxDetails {
-		return "", invalid.With("%sdetails are %d bytes; at most %d (64 KiB) are allowed", at, len(text), MaxDetails)
-	}
-	return text, nil
-}
-
-// sealRecord gives the row a new version, digest and proof type. details and meta are the
-// values of r.Details and r.Meta; freshDetails and freshMeta, when not nil, are their canonical
-// text as this write made it, which the digest takes as it is rather than canonicalizing again.
-// (Text read back from Postgres is JSONB's rendering, not canonical: it is never passed here.)
-func sealRecord(r *RowRecord, details, meta map[string]any, freshDetails, freshMeta *string, st stamp) error {
-	r.Version = newVersion()
-	r.ProofType = proof.ProofType(recVersionRow{}.kind(), st.year)
-	var err error
-	r.Digest, err = r.record(details, meta, nil, "", "", 0, 0).Fields().DigestCanonical(freshDetails, freshMeta)
-	return err
-}
-
-// registryForWrite locks a registry head for a record write and checks it is live
-// (RegistryWritable).
-func (s *Store) registryForWrite(tx *gorm.DB, namespaceID, registryName string) (regHeadRow, error) {
-	var g regHeadRow
-	if err := tx.Raw(`SELECT * FROM registries WHERE namespace_id = ? AND registry_name = ?`+s.d.forUpdate(), namespaceID, registryName).Take(&g).Error; err != nil {
-		return g, translate(err, "registry")
-	}
-	return g, RegistryWritable(g.State)
-}
-
-// AddRecords adds up to MaxBatch records to a live registry in one transaction: all or none.
-// A name already in the registry, or twice in the batch, is ErrNameTaken naming it; a refusal
-// of one record's content names it as records[i] (name).
-func (s *Store) AddRecords(ctx context.Context, namespaceID, registryName, creatorDID string, in []RecordInput) ([]AddedRecord, error) {
-	var out []AddedRecord
-	err := s.tx(ctx, func(tx *gorm.DB) error {
-		var err error
-		out, err = s.addRecordsTx(tx, namespaceID, registryName, creatorDID, in)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.noteRecordWrites(len(out))
-	return out, nil
-}
-
-// AddRecord adds one record to a live registry and returns it as a lookup of the version it
-// wrote shows it.
-func (s *Store) AddRecord(ctx context.Context, namespaceID, registryName, creatorDID string, in RecordInput) (Record, error) {
-	var out Record
-	err := s.tx(ctx, func(tx *gorm.DB) error {
-		g, heads, err := s.insertRecordsTx(tx, namespaceID, registryName, creatorDID, []RecordInput{in}, false)
-		if err != nil {
-			return err
-		}
-		nsName, err := namespaceNameTx(tx, namespaceID)
-		if err != nil {
-			return err
-		}
-		schema, err := decodeObject(g.Schema)
-		if err != nil {
-			return err
-		}
-		h := heads[0]
-		out = h.record(in.Details, in.Meta, schema, nsName, g.State, h.CreatedAt, h.UpdatedAt)
+// InsertRecords writes new records of one registry (their heads and first versions) and counts
+// them on the registry, whose row the caller holds locked (RegistryForWrite). A name already in
+// the registry is directory.ErrNameTaken naming it.
+func (t *Tx) InsertRecords(recs []directory.SealedRecord) error {
+	if len(recs) == 0 {
 		return nil
-	})
-	if err != nil {
-		return Record{}, err
 	}
-	s.noteRecordWrites(1)
-	return out, nil
-}
-
-// addRecordsTx is AddRecords inside the caller's transaction.
-func (s *Store) addRecordsTx(tx *gorm.DB, namespaceID, registryName, creatorDID string, in []RecordInput) ([]AddedRecord, error) {
-	_, heads, err := s.insertRecordsTx(tx, namespaceID, registryName, creatorDID, in, true)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]AddedRecord, len(heads))
-	for i, h := range heads {
-		out[i] = AddedRecord{RecordName: h.RecordName, RecordID: h.RecordID, Digest: h.Digest, Version: h.Version}
-	}
-	return out, nil
-}
-
-// insertRecordsTx writes new records (heads, first versions and the registry's count) in the
-// caller's transaction and returns the locked registry and the heads written. batch names a
-// refused record as records[i] (name) in the message.
-func (s *Store) insertRecordsTx(tx *gorm.DB, namespaceID, registryName, creatorDID string, in []RecordInput, batch bool) (regHeadRow, []recHeadRow, error) {
-	var g regHeadRow
-	if len(in) == 0 || len(in) > MaxBatch {
-		return g, nil, invalid.With("a batch holds 1 to %d records, got %d", MaxBatch, len(in))
-	}
-	seen := make(map[string]struct{}, len(in))
-	names := make([]string, len(in))
-	for i, r := range in {
-		if _, dup := seen[r.RecordName]; dup {
-			return g, nil, ErrNameTaken.With("record %q appears twice in the batch", r.RecordName)
-		}
-		seen[r.RecordName] = struct{}{}
+	registryID := recs[0].RegistryID
+	names := make([]string, len(recs))
+	for i, r := range recs {
 		names[i] = r.RecordName
 	}
-	st := s.stamp()
-	heads := make([]recHeadRow, len(in))
-	g, err := s.registryForWrite(tx, namespaceID, registryName)
-	if err != nil {
-		return g, nil, err
-	}
 	var taken []string
-	if err := tx.Model(&recHeadRow{}).Where("registry_id = ? AND record_name IN ?", g.RegistryID, names).Limit(1).Pluck("record_name", &taken).Error; err != nil {
-		return g, nil, translate(err, "record names")
+	if err := t.db.Model(&recHeadRow{}).Where("registry_id = ? AND record_name IN ?", registryID, names).Limit(1).Pluck("record_name", &taken).Error; err != nil {
+		return translate(err, "record names")
 	}
 	if len(taken) > 0 {
-		return g, nil, ErrNameTaken.With("record %q already exists in the registry", taken[0])
+		return directory.ErrNameTaken.With("record %q already exists in the registry", taken[0])
 	}
-	for i, r := range in {
-		at := ""
-		if batch {
-			at = fmt.Sprintf("records[%d] (%s): ", i, r.RecordName)
-		}
-		details, err := canonicalDetails(r.Details, at)
-		if err != nil {
-			return g, nil, err
-		}
-		meta, err := canonicalText(r.Meta)
-		if err != nil {
-			return g, nil, err
-		}
-		state := r.State
-		if state == "" {
-			state = StateLive
-		}
-		h := &heads[i]
-		*h = recHeadRow{RowRecord: RowRecord{
-			RecordID: newUUID(), RegistryID: g.RegistryID, NamespaceID: namespaceID, RegistryName: registryName,
-			RecordName: r.RecordName, CreatedBy: creatorDID, Genesis: st.text, VersionCount: 1,
-			Description: r.Description, Details: details, Meta: meta, TTL: ttlOr(r.TTL, DefaultTTL), State: state,
-			ValidTill: timeMSPtr(r.ValidTill),
-		}, CreatedAt: st.ms, UpdatedAt: st.ms, SearchText: SearchText(r.Details)}
-		if err := sealRecord(&h.RowRecord, nil, nil, &h.Details, &h.Meta, st); err != nil {
-			return g, nil, err
-		}
+	heads := make([]recHeadRow, len(recs))
+	versions := make([]recVersionRow, len(recs))
+	for i, r := range recs {
+		row := rowRecordOf(r)
+		heads[i] = recHeadRow{RowRecord: row, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, SearchText: searchTextOf(r)}
+		versions[i] = recVersionRow{RowRecord: row, CreatedAt: r.UpdatedAt}
 	}
-	if err := tx.CreateInBatches(heads, 500).Error; err != nil {
-		if err = translate(err, "add records"); IsConflict(err) {
-			return g, nil, ErrNameTaken.With("a record of the batch was added concurrently")
+	if err := t.db.CreateInBatches(heads, 500).Error; err != nil {
+		if err = translate(err, "add records"); directory.IsConflict(err) {
+			return directory.ErrNameTaken.With("a record of the batch was added concurrently")
 		}
-		return g, nil, err
+		return err
 	}
-	versions := make([]recVersionRow, len(heads))
-	for i := range heads {
-		versions[i] = recVersionRow{RowRecord: heads[i].RowRecord, CreatedAt: st.ms}
+	if err := appendVersions(t.db, versions); err != nil {
+		return err
 	}
-	if err := appendVersions(tx, versions); err != nil {
-		return g, nil, err
+	if err := t.db.Exec(`UPDATE registries SET record_count = record_count + ? WHERE registry_id = ?`, len(recs), registryID).Error; err != nil {
+		return translate(err, "count records")
 	}
-	if err := tx.Exec(`UPDATE registries SET record_count = record_count + ? WHERE registry_id = ?`, len(in), g.RegistryID).Error; err != nil {
-		return g, nil, translate(err, "count records")
-	}
-	return g, heads, nil
+	t.recordWrites += len(recs)
+	return nil
 }
 
-func nonNil(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
+// RecordForWrite reads and locks (until the transaction ends) the record of the registry
+// (whose row the caller holds locked). A record that is not there is a
+// *directory.NotFoundError (MissingRecord).
+func (t *Tx) RecordForWrite(registryID, name string) (directory.SealedRecord, error) {
+	var rows []recHeadRow
+	if err := t.db.Raw(`SELECT * FROM records WHERE registry_id = ? AND record_name = ?`+t.s.d.forUpdate(), registryID, name).Scan(&rows).Error; err != nil {
+		return directory.SealedRecord{}, translate(err, "record")
 	}
-	return m
+	if len(rows) == 0 {
+		return directory.SealedRecord{}, directory.NotFound(directory.MissingRecord, name)
+	}
+	return rows[0].sealed(rows[0].CreatedAt, rows[0].UpdatedAt), nil
 }
 
-// UpdateRecord makes a new version of a record of a live registry (ifMatch as for
-// UpdateNamespace). A patch that changes nothing returns the current version. Action changes
-// the state as lifecycle.go allows (publishing only from draft: ErrNotDraft), and a revoked
-// record refuses every change (ErrRecordRevoked). The answer is the version this call wrote
-// (or found), never one a concurrent writer made after it.
-func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, recordName, ifMatch string, p RecordPatch) (Record, error) {
-	var out Record
-	err := s.tx(ctx, func(tx *gorm.DB) error {
-		g, err := s.registryForWrite(tx, namespaceID, registryName)
-		if err != nil {
-			return err
-		}
-		var h recHeadRow
-		if err := tx.Raw(`SELECT * FROM records WHERE registry_id = ? AND record_name = ?`+s.d.forUpdate(), g.RegistryID, recordName).Take(&h).Error; err != nil {
-			return translate(err, "record")
-		}
-		if ifMatch != "" && ifMatch != h.Version {
-			return ErrStaleVersion
-		}
-		next := h.RowRecord
-		if p.Details != nil {
-			if next.Details, err = canonicalDetails(p.Details, ""); err != nil {
-				return err
-			}
-		}
-		if p.Description != nil {
-			next.Description = *p.Description
-		}
-		if p.Meta != nil {
-			if next.Meta, err = canonicalText(p.Meta); err != nil {
-				return err
-			}
-		}
-		if p.TTL != nil {
-			next.TTL = *p.TTL
-		}
-		if p.ClearValidTo {
-			next.ValidTill = nil
-		} else if p.ValidTill != nil {
-			next.ValidTill = timeMSPtr(p.ValidTill)
-		}
-		if p.Action != "" {
-			if next.State, err = recordLifecycle.next(h.State, p.Action); err != nil {
-				return err
-			}
-		}
-		if h.State == StateRevoked && !sameRecord(next, h.RowRecord) {
-			return ErrRecordRevoked
-		}
-		details := p.Details
-		if details == nil {
-			if details, err = decodeObject(next.Details); err != nil {
-				return err
-			}
-		}
-		meta := p.Meta
-		if meta == nil {
-			if meta, err = decodeObject(next.Meta); err != nil {
-				return err
-			}
-		}
-		updatedAt := h.UpdatedAt
-		if !sameRecord(next, h.RowRecord) {
-			st := s.stamp()
-			next.VersionCount = h.VersionCount + 1
-			var freshDetails, freshMeta *string
-			if p.Details != nil {
-				freshDetails = &next.Details
-			}
-			if p.Meta != nil {
-				freshMeta = &next.Meta
-			}
-			if err := sealRecord(&next, details, meta, freshDetails, freshMeta, st); err != nil {
-				return err
-			}
-			res := tx.Model(&recHeadRow{}).Where("record_id = ? AND version = ?", h.RecordID, h.Version).Updates(map[string]any{
-				"version": next.Version, "version_count": next.VersionCount, "description": next.Description,
-				"details": next.Details, "meta": next.Meta, "ttl": next.TTL, "state": next.State, "valid_till": next.ValidTill,
-				"digest": next.Digest, "proof_type": next.ProofType, "updated_at": st.ms, "search_text": SearchText(details),
-			})
-			if res.Error != nil {
-				return translate(res.Error, "update record")
-			}
-			if res.RowsAffected != 1 {
-				return ErrStaleVersion
-			}
-			if err := appendVersions(tx, []recVersionRow{{RowRecord: next, CreatedAt: st.ms}}); err != nil {
-				return err
-			}
-			updatedAt = st.ms
-		}
-		schema, err := decodeObject(g.Schema)
-		if err != nil {
-			return err
-		}
-		nsName, err := namespaceNameTx(tx, namespaceID)
-		if err != nil {
-			return err
-		}
-		out = next.record(details, meta, schema, nsName, g.State, h.CreatedAt, updatedAt)
-		return nil
+// UpdateRecord replaces the head prev (read in this transaction) with its next version and
+// appends that version. A head that is no longer prev is directory.ErrStaleVersion.
+func (t *Tx) UpdateRecord(prev, next directory.SealedRecord) error {
+	res := t.db.Model(&recHeadRow{}).Where("record_id = ? AND version = ?", prev.RecordID, prev.Version).Updates(map[string]any{
+		"version": next.Version, "version_count": next.VersionCount, "description": next.Description,
+		"details": next.Details, "meta": next.Meta, "ttl": next.TTL, "state": next.State, "valid_till": next.ValidTill,
+		"digest": next.Digest, "proof_type": next.ProofType, "updated_at": next.UpdatedAt, "search_text": searchTextOf(next),
 	})
-	if err != nil {
-		return Record{}, err
+	if res.Error != nil {
+		return translate(res.Error, "update record")
 	}
-	s.noteRecordWrites(1)
-	return out, nil
+	if res.RowsAffected != 1 {
+		return directory.ErrStaleVersion
+	}
+	t.recordWrites++
+	return appendVersions(t.db, []recVersionRow{{RowRecord: rowRecordOf(next), CreatedAt: next.UpdatedAt}})
 }
 
-func sameRecord(a, b RowRecord) bool {
-	eqTill := (a.ValidTill == nil) == (b.ValidTill == nil) && (a.ValidTill == nil || *a.ValidTill == *b.ValidTill)
-	return eqTill && a.Details == b.Details && a.Description == b.Description && a.Meta == b.Meta && a.TTL == b.TTL && a.State == b.State
+// searchTextOf is the search text of a record version's details.
+func searchTextOf(r directory.SealedRecord) string {
+	if r.DetailsValue != nil {
+		return SearchText(r.DetailsValue)
+	}
+	m, err := directory.DecodeObject(r.Details)
+	if err != nil {
+		return ""
+	}
+	return SearchText(m)
 }
 
 // GetRecord reads a record at the selected version. It is the hottest read of the service,
 // so it goes to database/sql directly: the latest version from the head row (no history join),
 // older ones from the history.
-func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName string, sel VersionSel) (Record, error) {
+func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName string, sel directory.VersionSel) (directory.Record, error) {
 	cond, arg := namespaceRefClause(nsRef)
-	if sel.latest() && cond == namespaceIDClause {
+	if sel.Latest() && cond == namespaceIDClause {
 		r, err := s.d.readLatest(ctx, s, arg, registryName, recordName)
-		if errors.Is(err, ErrNotFound) {
-			return Record{}, fmt.Errorf("record %q: %w", recordName, ErrNotFound)
+		if errors.Is(err, directory.ErrNotFound) {
+			return directory.Record{}, fmt.Errorf("record %q: %w", recordName, directory.ErrNotFound)
 		}
 		if err != nil {
-			return Record{}, translate(err, "record")
+			return directory.Record{}, translate(err, "record")
 		}
 		return r.record()
 	}
@@ -438,7 +192,7 @@ func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName s
 	args := []any{registryName, recordName, arg}
 	tail := ""
 	switch {
-	case sel.latest():
+	case sel.Latest():
 	case sel.VersionID != "":
 		src, join, tail = "v", " JOIN record_versions v ON v.record_id = r.record_id", " AND v.version = ?"
 		args = append(args, sel.VersionID)
@@ -461,10 +215,10 @@ func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName s
 	var r recRead
 	err := queryRow(ctx, s.rsql(ctx), s.d.rebind(q), args, r.scanDest()...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Record{}, fmt.Errorf("record %q: %w", recordName, ErrNotFound)
+		return directory.Record{}, fmt.Errorf("record %q: %w", recordName, directory.ErrNotFound)
 	}
 	if err != nil {
-		return Record{}, translate(err, "record")
+		return directory.Record{}, translate(err, "record")
 	}
 	return r.record()
 }

@@ -4,35 +4,15 @@ import (
 	"context"
 	"fmt"
 
-	"gorm.io/gorm"
-
-	"github.com/svc-directory/svc/proof"
+	"github.com/svc-directory/svc/directory"
 )
 
-// RegistryInput is the body of create-registry (the schema already checked by the caller).
-type RegistryInput struct {
-	RegistryName string
-	Description  string
-	Tag          string
-	Schema       map[string]any
-	Meta         map[string]any
-	TTL          *int64
-	QueryAllowed *bool
-}
-
-// RegistryPatch is the body of update-registry, or a change of state (lifecycle.go).
-type RegistryPatch struct {
-	Description  *string
-	Meta         map[string]any
-	TTL          *int64
-	QueryAllowed *bool
-	// Action changes the registry's state; "" leaves it.
-	Action Action
-}
+// The registries: their head rows (the latest version, with the record count) and their
+// versions (registry_versions).
 
 // RowRegistry holds the columns shared by the registries head and registry_versions.
 // Database rows are exported only because GORM fills embedded structs through exported types;
-// callers use the entry types (Namespace, Registry, Record, User).
+// callers use the entry types of package directory.
 type RowRegistry struct {
 	RegistryID   string `gorm:"column:registry_id"`
 	NamespaceID  string `gorm:"column:namespace_id"`
@@ -69,6 +49,28 @@ type regVersionRow struct {
 
 func (regVersionRow) TableName() string { return "registry_versions" }
 
+// sealed is the version the row holds, made at updatedAt (the head's updated_at, a version's
+// created_at), of the registry created at createdAt.
+func (r RowRegistry) sealed(createdAt, updatedAt int64) directory.SealedRegistry {
+	return directory.SealedRegistry{RegistryID: r.RegistryID, NamespaceID: r.NamespaceID, RegistryName: r.RegistryName,
+		Tag: r.Tag, Schema: r.Schema, CreatedBy: r.CreatedBy, Genesis: r.Genesis,
+		RegistryContent: directory.RegistryContent{Description: r.Description, Meta: r.Meta, TTL: r.TTL,
+			QueryAllowed: r.QueryAllowed, State: r.State},
+		Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest, ProofType: r.ProofType,
+		CreatedAt: createdAt, UpdatedAt: updatedAt}
+}
+
+func rowRegistryOf(g directory.SealedRegistry) RowRegistry {
+	return RowRegistry{RegistryID: g.RegistryID, NamespaceID: g.NamespaceID, RegistryName: g.RegistryName, Tag: g.Tag,
+		Schema: g.Schema, CreatedBy: g.CreatedBy, Genesis: g.Genesis, Version: g.Version, VersionCount: g.VersionCount,
+		Description: g.Description, Meta: g.Meta, TTL: g.TTL, State: g.State, QueryAllowed: g.QueryAllowed,
+		Digest: g.Digest, ProofType: g.ProofType}
+}
+
+func regVersionOf(g directory.SealedRegistry) regVersionRow {
+	return regVersionRow{RowRegistry: rowRegistryOf(g), CreatedAt: g.UpdatedAt}
+}
+
 // regRead is a version joined with the head's and the namespace's current fields.
 type regRead struct {
 	RowRegistry      `gorm:"embedded"`
@@ -78,211 +80,106 @@ type regRead struct {
 	NamespaceName    string `gorm:"column:namespace_name"`
 }
 
-func (r regRead) registry() (Registry, error) {
-	schema, err := decodeObject(r.Schema)
-	if err != nil {
-		return Registry{}, err
-	}
-	meta, err := decodeObject(r.Meta)
-	if err != nil {
-		return Registry{}, err
-	}
-	return r.RowRegistry.registry(schema, meta, r.NamespaceName, r.HeadCreatedAt, r.VersionCreatedAt, r.RecordCount), nil
+func (r regRead) registry() (directory.Registry, error) {
+	return r.sealed(r.HeadCreatedAt, r.VersionCreatedAt).Registry(r.NamespaceName, r.RecordCount)
 }
 
-// registry is the entry as a lookup of this version shows it (schema and meta decoded; the
-// version was made at updatedAt).
-func (r RowRegistry) registry(schema, meta map[string]any, namespaceName string, createdAt, updatedAt, recordCount int64) Registry {
-	return Registry{
-		RegistryID: r.RegistryID, NamespaceID: r.NamespaceID, NamespaceName: namespaceName, RegistryName: r.RegistryName,
-		Tag: r.Tag, Schema: nonNil(schema), Description: r.Description, Meta: nonNil(meta), TTL: r.TTL, State: r.State,
-		QueryAllowed: r.QueryAllowed, CreatedBy: r.CreatedBy, Genesis: r.Genesis, CreatedAt: msTime(createdAt),
-		UpdatedAt: msTime(updatedAt), Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest,
-		ProofType: r.ProofType, RecordCount: recordCount,
-	}
+// RegistryAccess is a registry a write names, as the write sees it: its head, its namespace's
+// current name, its record count, and the caller's role in the namespace ("" none) and whether
+// the caller is a delegate of the registry.
+type RegistryAccess struct {
+	directory.SealedRegistry
+	NamespaceName    string
+	RecordCount      int64
+	Role             string
+	RegistryDelegate bool
 }
 
-// sealRegistry gives the row a new version, digest and proof type. schema and meta are the
-// values of r.Schema and r.Meta; freshSchema and freshMeta, when not nil, are their canonical
-// text as this write made it, which the digest takes as it is (as sealRecord does).
-func sealRegistry(r *RowRegistry, schema, meta map[string]any, freshSchema, freshMeta *string, st stamp) error {
-	r.Version = newVersion()
-	r.ProofType = proof.ProofType(regVersionRow{}.kind(), st.year)
-	var err error
-	r.Digest, err = r.registry(schema, meta, "", 0, 0, 0).Fields().DigestCanonical(freshSchema, freshMeta)
-	return err
+// Registry is the head as a lookup shows it.
+func (a RegistryAccess) Registry() (directory.Registry, error) {
+	return a.SealedRegistry.Registry(a.NamespaceName, a.RecordCount)
 }
 
-// CreateRegistry creates a live registry in the namespace and counts it on the namespace. The
-// answer is the version it wrote.
-func (s *Store) CreateRegistry(ctx context.Context, namespaceID, creatorDID string, in RegistryInput) (Registry, error) {
-	var out Registry
-	err := s.tx(ctx, func(tx *gorm.DB) error {
-		var err error
-		out, err = s.createRegistryTx(tx, namespaceID, creatorDID, in)
-		return err
-	})
-	if err != nil {
-		return Registry{}, err
+// RegistryForWrite reads and locks (until the transaction ends) the registry a write names, by
+// its namespace (id or verified domain) and name, with the namespace's name and the access of
+// the user userID, in one statement. A registry that is not there is a
+// *directory.NotFoundError (MissingRegistry, with the caller's role in the namespace, or
+// MissingNamespace when the namespace is not there either, which a second statement tells).
+func (t *Tx) RegistryForWrite(nsRef, name, userID string) (RegistryAccess, error) {
+	cond, arg := namespaceRefClause(nsRef)
+	var rows []struct {
+		RowRegistry          `gorm:"embedded"`
+		CreatedAt, UpdatedAt int64
+		RecordCount          int64
+		NamespaceName        string `gorm:"column:namespace_name"`
+		Role                 string `gorm:"column:role"`
+		RegistryDelegate     bool   `gorm:"column:registry_delegate"`
 	}
-	return out, nil
+	// A write on the directory's own behalf (userID "") reads no access.
+	access, args := `'' AS role, 0 AS registry_delegate`, []any{name, arg}
+	if userID != "" {
+		access = `COALESCE((SELECT m.role FROM namespace_members m WHERE m.namespace_id = n.namespace_id AND m.user_id = ?), '') AS role,
+			EXISTS (SELECT 1 FROM registry_delegates d WHERE d.registry_id = g.registry_id AND d.user_id = ?) AS registry_delegate`
+		args = []any{userID, userID, name, arg}
+	}
+	q := `SELECT g.*, n.name AS namespace_name, ` + access + `
+		FROM namespaces n JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?
+		WHERE ` + cond + t.s.d.forUpdateOf("g")
+	if err := t.db.Raw(q, args...).Scan(&rows).Error; err != nil {
+		return RegistryAccess{}, translate(err, "registry")
+	}
+	if len(rows) == 0 {
+		ns, err := t.NamespaceForWrite(nsRef, userID, false)
+		if err != nil {
+			return RegistryAccess{}, err
+		}
+		return RegistryAccess{NamespaceName: ns.Name, Role: ns.Role}, directory.NotFound(directory.MissingRegistry, name)
+	}
+	r := rows[0]
+	return RegistryAccess{SealedRegistry: r.sealed(r.CreatedAt, r.UpdatedAt), NamespaceName: r.NamespaceName,
+		RecordCount: r.RecordCount, Role: r.Role, RegistryDelegate: r.RegistryDelegate}, nil
 }
 
-// createRegistryTx is CreateRegistry inside the caller's transaction.
-func (s *Store) createRegistryTx(tx *gorm.DB, namespaceID, creatorDID string, in RegistryInput) (Registry, error) {
-	schema, err := canonicalText(in.Schema)
-	if err != nil {
-		return Registry{}, err
-	}
-	meta, err := canonicalText(in.Meta)
-	if err != nil {
-		return Registry{}, err
-	}
-	qa := true
-	if in.QueryAllowed != nil {
-		qa = *in.QueryAllowed
-	}
-	st := s.stamp()
-	h := regHeadRow{RowRegistry: RowRegistry{
-		RegistryID: newUUID(), NamespaceID: namespaceID, RegistryName: in.RegistryName, Tag: in.Tag, Schema: schema,
-		CreatedBy: creatorDID, Genesis: st.text, VersionCount: 1, Description: in.Description, Meta: meta,
-		TTL: ttlOr(in.TTL, DefaultTTL), State: StateLive, QueryAllowed: qa,
-	}, CreatedAt: st.ms, UpdatedAt: st.ms}
-	if err := sealRegistry(&h.RowRegistry, nil, nil, &h.Schema, &h.Meta, st); err != nil {
-		return Registry{}, err
-	}
+// InsertRegistry writes a new registry (its head and first version) and counts it on its
+// namespace. It returns the namespace's name.
+func (t *Tx) InsertRegistry(g directory.SealedRegistry) (namespaceName string, err error) {
 	var names []string
-	if err := tx.Raw(`UPDATE namespaces SET registry_count = registry_count + 1 WHERE namespace_id = ? RETURNING name`, namespaceID).
+	if err := t.db.Raw(`UPDATE namespaces SET registry_count = registry_count + 1 WHERE namespace_id = ? RETURNING name`, g.NamespaceID).
 		Scan(&names).Error; err != nil {
-		return Registry{}, translate(err, "count registry")
+		return "", translate(err, "count registry")
 	}
 	if len(names) != 1 {
-		return Registry{}, fmt.Errorf("namespace %q: %w", namespaceID, ErrNotFound)
+		return "", directory.NotFound(directory.MissingNamespace, g.NamespaceID)
 	}
-	if err := tx.Create(&h).Error; err != nil {
-		if err = translate(err, "create registry"); IsConflict(err) {
-			return Registry{}, ErrNameTaken.With("registry %q already exists in the namespace", in.RegistryName)
+	h := regHeadRow{RowRegistry: rowRegistryOf(g), CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt}
+	if err := t.db.Create(&h).Error; err != nil {
+		if err = translate(err, "create registry"); directory.IsConflict(err) {
+			return "", directory.ErrNameTaken.With("registry %q already exists in the namespace", g.RegistryName)
 		}
-		return Registry{}, err
+		return "", err
 	}
-	if err := appendVersions(tx, []regVersionRow{{RowRegistry: h.RowRegistry, CreatedAt: st.ms}}); err != nil {
-		return Registry{}, err
-	}
-	return h.registry(in.Schema, in.Meta, names[0], h.CreatedAt, st.ms, 0), nil
+	return names[0], appendVersions(t.db, []regVersionRow{regVersionOf(g)})
 }
 
-// UpdateRegistry makes a new version with the patch applied (ifMatch as for UpdateNamespace).
-// A patch that changes nothing returns the current version. The answer is the version this
-// call wrote (or found), never one a concurrent writer made after it.
-func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch string, p RegistryPatch) (Registry, error) {
-	var out regHeadRow // the version this call wrote or found
-	var nsName string
-	err := s.tx(ctx, func(tx *gorm.DB) error {
-		var h regHeadRow
-		if err := tx.Raw(`SELECT * FROM registries WHERE namespace_id = ? AND registry_name = ?`+s.d.forUpdate(), namespaceID, name).Take(&h).Error; err != nil {
-			return translate(err, "registry")
-		}
-		if ifMatch != "" && ifMatch != h.Version {
-			return ErrStaleVersion
-		}
-		var err error
-		if nsName, err = namespaceNameTx(tx, namespaceID); err != nil {
-			return err
-		}
-		out = h
-		next := h.RowRegistry
-		if p.Description != nil {
-			next.Description = *p.Description
-		}
-		if p.Meta != nil {
-			m, err := canonicalText(p.Meta)
-			if err != nil {
-				return err
-			}
-			next.Meta = m
-		}
-		if p.TTL != nil {
-			next.TTL = *p.TTL
-		}
-		if p.QueryAllowed != nil {
-			next.QueryAllowed = *p.QueryAllowed
-		}
-		if p.Action != "" {
-			if next.State, err = registryLifecycle.next(h.State, p.Action); err != nil {
-				return err
-			}
-		}
-		if next == h.RowRegistry {
-			return nil
-		}
-		// An archived registry changes only its state; a revoked one, nothing.
-		if h.State == StateRevoked {
-			return ErrRegistryRevoked
-		}
-		if h.State == StateArchived && p.Action == "" {
-			return ErrRegistryArchived
-		}
-		st := s.stamp()
-		next.VersionCount = h.VersionCount + 1
-		schema, err := decodeObject(next.Schema)
-		if err != nil {
-			return err
-		}
-		meta := p.Meta
-		if meta == nil {
-			if meta, err = decodeObject(next.Meta); err != nil {
-				return err
-			}
-		}
-		var freshMeta *string
-		if p.Meta != nil {
-			freshMeta = &next.Meta
-		}
-		if err := sealRegistry(&next, schema, meta, nil, freshMeta, st); err != nil {
-			return err
-		}
-		res := tx.Model(&regHeadRow{}).Where("registry_id = ? AND version = ?", h.RegistryID, h.Version).Updates(map[string]any{
-			"version": next.Version, "version_count": next.VersionCount, "description": next.Description, "meta": next.Meta,
-			"ttl": next.TTL, "state": next.State, "query_allowed": next.QueryAllowed, "digest": next.Digest,
-			"proof_type": next.ProofType, "updated_at": st.ms,
-		})
-		if res.Error != nil {
-			return translate(res.Error, "update registry")
-		}
-		if res.RowsAffected != 1 {
-			return ErrStaleVersion
-		}
-		out.RowRegistry, out.UpdatedAt = next, st.ms
-		return appendVersions(tx, []regVersionRow{{RowRegistry: next, CreatedAt: st.ms}})
+// UpdateRegistry replaces the head prev (read in this transaction) with its next version and
+// appends that version. A head that is no longer prev is directory.ErrStaleVersion.
+func (t *Tx) UpdateRegistry(prev, next directory.SealedRegistry) error {
+	res := t.db.Model(&regHeadRow{}).Where("registry_id = ? AND version = ?", prev.RegistryID, prev.Version).Updates(map[string]any{
+		"version": next.Version, "version_count": next.VersionCount, "description": next.Description, "meta": next.Meta,
+		"ttl": next.TTL, "state": next.State, "query_allowed": next.QueryAllowed, "digest": next.Digest,
+		"proof_type": next.ProofType, "updated_at": next.UpdatedAt,
 	})
-	if err != nil {
-		return Registry{}, err
+	if res.Error != nil {
+		return translate(res.Error, "update registry")
 	}
-	schema, err := decodeObject(out.Schema)
-	if err != nil {
-		return Registry{}, err
+	if res.RowsAffected != 1 {
+		return directory.ErrStaleVersion
 	}
-	meta, err := decodeObject(out.Meta)
-	if err != nil {
-		return Registry{}, err
-	}
-	return out.registry(schema, meta, nsName, out.CreatedAt, out.UpdatedAt, out.RecordCount), nil
-}
-
-// namespaceNameTx reads the current name of a namespace inside the caller's transaction.
-func namespaceNameTx(tx *gorm.DB, namespaceID string) (string, error) {
-	var names []string
-	if err := tx.Model(&nsHeadRow{}).Where("namespace_id = ?", namespaceID).Limit(1).Pluck("name", &names).Error; err != nil {
-		return "", translate(err, "namespace")
-	}
-	if len(names) == 0 {
-		return "", fmt.Errorf("namespace %q: %w", namespaceID, ErrNotFound)
-	}
-	return names[0], nil
+	return appendVersions(t.db, []regVersionRow{regVersionOf(next)})
 }
 
 // GetRegistry reads a registry of the namespace (id or verified domain) at the selected version.
-func (s *Store) GetRegistry(ctx context.Context, nsRef, name string, sel VersionSel) (Registry, error) {
+func (s *Store) GetRegistry(ctx context.Context, nsRef, name string, sel directory.VersionSel) (directory.Registry, error) {
 	cond, arg := namespaceRefClause(nsRef)
 	q := `SELECT v.registry_id, v.namespace_id, v.registry_name, v.tag, v.schema, v.created_by, v.genesis, v.version,
 			v.version_count, v.description, v.meta, v.ttl, v.state, v.query_allowed, v.digest, v.proof_type,
@@ -295,7 +192,7 @@ func (s *Store) GetRegistry(ctx context.Context, nsRef, name string, sel Version
 	var err error
 	db := s.rdb(ctx)
 	switch {
-	case sel.latest():
+	case sel.Latest():
 		err = db.Raw(q+` AND v.version = g.version`, name, arg).Scan(&rows).Error
 	case sel.VersionID != "":
 		err = db.Raw(q+` AND v.version = ?`, name, arg, sel.VersionID).Scan(&rows).Error
@@ -303,10 +200,10 @@ func (s *Store) GetRegistry(ctx context.Context, nsRef, name string, sel Version
 		err = db.Raw(q+` AND v.created_at < ? ORDER BY v.version_count DESC LIMIT 1`, name, arg, sel.Before.UnixMilli()).Scan(&rows).Error
 	}
 	if err != nil {
-		return Registry{}, translate(err, "registry")
+		return directory.Registry{}, translate(err, "registry")
 	}
 	if len(rows) == 0 {
-		return Registry{}, fmt.Errorf("registry %q: %w", name, ErrNotFound)
+		return directory.Registry{}, fmt.Errorf("registry %q: %w", name, directory.ErrNotFound)
 	}
 	return rows[0].registry()
 }
@@ -317,4 +214,13 @@ func (s *Store) RegistryVersions(ctx context.Context, registryID string) ([]stri
 	err := s.rdb(ctx).Model(&regVersionRow{}).Where("registry_id = ?", registryID).
 		Order("version_count DESC").Pluck("version", &out).Error
 	return out, translate(err, "registry versions")
+}
+
+// RecordOf is a record version of this registry as a lookup shows it.
+func (a RegistryAccess) RecordOf(r directory.SealedRecord) (directory.Record, error) {
+	schema, err := directory.DecodeObject(a.Schema)
+	if err != nil {
+		return directory.Record{}, err
+	}
+	return r.Record(a.NamespaceName, a.State, schema)
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // Registry delegates: users who may add and change the records of one registry (table
@@ -35,7 +37,7 @@ func registryID(db *gorm.DB, namespaceID, registryName string) (string, error) {
 		return "", translate(err, "registry")
 	}
 	if len(ids) == 0 {
-		return "", fmt.Errorf("registry %s: %w", registryName, ErrNotFound)
+		return "", fmt.Errorf("registry %s: %w", registryName, directory.ErrNotFound)
 	}
 	return ids[0], nil
 }
@@ -57,11 +59,11 @@ func (s *Store) AddRegistryDelegate(ctx context.Context, namespaceID, registryNa
 			return translate(err, "membership")
 		}
 		if len(roles) > 0 {
-			return conflict.With("%s is the namespace's %s and writes every registry of it already", u.Email, roles[0])
+			return directory.Conflict.With("%s is the namespace's %s and writes every registry of it already", u.Email, roles[0])
 		}
 		err = translate(tx.Create(&registryDelegateRow{RegistryID: regID, UserID: u.ID, CreatedAt: s.nowMS()}).Error, "add registry delegate")
-		if errors.Is(err, ErrConflict) {
-			return conflict.With("%s is already a delegate of the registry", u.Email)
+		if errors.Is(err, directory.ErrConflict) {
+			return directory.Conflict.With("%s is already a delegate of the registry", u.Email)
 		}
 		return err
 	})
@@ -84,7 +86,7 @@ func (s *Store) RemoveRegistryDelegate(ctx context.Context, namespaceID, registr
 			return translate(res.Error, "remove registry delegate")
 		}
 		if res.RowsAffected == 0 {
-			return fmt.Errorf("registry delegate %s: %w", e, ErrNotFound)
+			return fmt.Errorf("registry delegate %s: %w", e, directory.ErrNotFound)
 		}
 		return nil
 	})

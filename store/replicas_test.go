@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -27,7 +28,7 @@ func TestConsistencyTokenText(t *testing.T) {
 		t.Fatalf("1/0 (%d) does not order after 0/FFFFFFFF", a)
 	}
 	for _, s := range []string{"", "/", "16", "16/", "/1", "1/2/3", "g/1", "123456789/1", "1/-1", " 1/1", "1/1 ", "+1/1"} {
-		if _, err := store.ParseConsistencyToken(s); !errors.Is(err, store.ErrInvalid) {
+		if _, err := store.ParseConsistencyToken(s); !errors.Is(err, directory.ErrInvalid) {
 			t.Fatalf("%q: %v, want ErrInvalid", s, err)
 		}
 	}
@@ -73,7 +74,7 @@ func TestReplicaReadsWithoutAUsableReplica(t *testing.T) {
 	}
 	defer s.Close()
 	ns := acmePeople(t, s)
-	if _, err := s.AddRecord(ctx, ns.NamespaceID, "people", creator, store.RecordInput{RecordName: "a", Details: map[string]any{"n": 1.0}}); err != nil {
+	if _, err := s.AddRecord(ctx, ns.NamespaceID, "people", creator, directory.RecordInput{RecordName: "a", Details: map[string]any{"n": 1.0}}); err != nil {
 		t.Fatal(err)
 	}
 	tok, err := s.ConsistencyToken(ctx)
@@ -82,7 +83,7 @@ func TestReplicaReadsWithoutAUsableReplica(t *testing.T) {
 	}
 	for _, tk := range []store.ConsistencyToken{0, tok} {
 		rctx := store.ReplicaReads(ctx, tk)
-		rec, err := s.GetRecord(rctx, ns.NamespaceID, "people", "a", store.VersionSel{})
+		rec, err := s.GetRecord(rctx, ns.NamespaceID, "people", "a", directory.VersionSel{})
 		if err != nil || rec.RecordName != "a" {
 			t.Fatalf("token %v: %+v %v", tk, rec, err)
 		}

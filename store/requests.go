@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // Statuses of a delegated verification request.
@@ -83,7 +85,7 @@ func (t *Tx) PendingRequest(namespaceID, domain string) (r Request, found bool, 
 // domain already: then it writes nothing and inserted is false. The unique index on pending
 // requests decides, also between concurrent transactions (Postgres waits for the other one).
 func (t *Tx) InsertPendingRequest(namespaceID, targetID, domain, txt, requestedBy string) (r Request, inserted bool, err error) {
-	row := requestRow{RequestID: newUUID(), NamespaceID: namespaceID, TargetNamespaceID: targetID, Domain: domain, TXT: txt,
+	row := requestRow{RequestID: directory.NewUUID(), NamespaceID: namespaceID, TargetNamespaceID: targetID, Domain: domain, TXT: txt,
 		Status: RequestPending, RequestedBy: requestedBy, CreatedAt: t.s.nowMS()}
 	// The conflict target names the partial unique index verification_requests_one_pending.
 	res := t.db.Exec(`INSERT INTO verification_requests (request_id, namespace_id, target_namespace_id, domain, txt, status,

@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // FieldFilter is one details condition of a search: the scalar at Path (or an element of the
@@ -63,7 +65,7 @@ const SearchCountLimit = 100
 
 // SearchResult is a page of search results.
 type SearchResult struct {
-	Records    []Record
+	Records    []directory.Record
 	Total      int64 // exact when TotalExact, else a lower bound (SearchCountLimit)
 	TotalExact bool
 }
@@ -106,7 +108,7 @@ func (s *Store) searchFilter(q *searchQuery, walked bool) *where {
 	w := &where{}
 	if !o.Member {
 		w.add("r.registry_id IN (SELECT registry_id FROM registries WHERE namespace_id = ? AND query_allowed = ?)", q.namespaceID, true)
-		w.add("r.state <> ?", StateDraft)
+		w.add("r.state <> ?", directory.StateDraft)
 	}
 	if o.State != "" {
 		effectiveStateFilter(w, o.State, q.nowMS)
@@ -138,7 +140,7 @@ func (q *searchQuery) inNamespace(w *where) *where {
 
 // searchPostgres: the walk first, then the trigram indexes (Search).
 func (s *Store) searchPostgres(ctx context.Context, q *searchQuery) (SearchResult, error) {
-	res := SearchResult{Records: []Record{}}
+	res := SearchResult{Records: []directory.Record{}}
 	walk := &searchWalk{s: s, namespaceID: q.namespaceID, filter: s.searchFilter(q, true)}
 	if !q.o.From.IsZero() {
 		walk.from = q.o.From.UnixMilli()
@@ -176,7 +178,7 @@ func (s *Store) searchPostgres(ctx context.Context, q *searchQuery) (SearchResul
 
 // searchSQLite: the full-text index's candidates, or the namespace's records (Search).
 func (s *Store) searchSQLite(ctx context.Context, q *searchQuery) (SearchResult, error) {
-	res := SearchResult{Records: []Record{}}
+	res := SearchResult{Records: []directory.Record{}}
 	w := q.inNamespace(s.searchFilter(q, false))
 	keysFrom := "SELECT r.record_id, r.updated_at FROM records r"
 	if match := ftsQuery(q.o); match != "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -67,7 +68,7 @@ func listCases(n, regs int) []benchCase {
 			{fmt.Sprintf("record query page %d (page_size 20, middle), sort %s", last/2, sortBy), last / 2, 20},
 		} {
 			out = append(out, benchCase{c.name, func(ctx context.Context, s *store.Store, ns string, r *rand.Rand) (int64, error) {
-				reg, err := s.GetRegistry(ctx, ns, fmt.Sprintf("r%d", r.IntN(regs)), store.VersionSel{})
+				reg, err := s.GetRegistry(ctx, ns, fmt.Sprintf("r%d", r.IntN(regs)), directory.VersionSel{})
 				if err != nil {
 					return 0, err
 				}
@@ -190,17 +191,17 @@ func importForBench(b *testing.B, s *store.Store, n, regs int) string {
 	start := time.Now()
 	_, nsID := storetest.BenchNamespace(b, s)
 	for g := range regs {
-		if _, err := s.CreateRegistry(ctx, nsID, storetest.BenchCreator, store.RegistryInput{RegistryName: fmt.Sprintf("r%d", g),
-			Tag: store.TagCustom, Schema: map[string]any{"type": "object"}}); err != nil {
+		if _, err := s.CreateRegistry(ctx, nsID, storetest.BenchCreator, directory.RegistryInput{RegistryName: fmt.Sprintf("r%d", g),
+			Tag: directory.TagCustom, Schema: map[string]any{"type": "object"}}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	batches := make([][]store.RecordInput, regs)
+	batches := make([][]directory.RecordInput, regs)
 	for i := range n {
 		g := i % regs
-		batches[g] = append(batches[g], store.RecordInput{RecordName: storetest.PersonName(i), Description: "seeded", Details: storetest.Details(r, i)})
-		if len(batches[g]) == store.MaxBatch || i >= n-regs {
+		batches[g] = append(batches[g], directory.RecordInput{RecordName: storetest.PersonName(i), Description: "seeded", Details: storetest.Details(r, i)})
+		if len(batches[g]) == directory.MaxBatch || i >= n-regs {
 			if _, err := s.AddRecords(ctx, nsID, fmt.Sprintf("r%d", g), storetest.BenchCreator, batches[g]); err != nil {
 				b.Fatal(err)
 			}

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // TestMigrationRefoldsSearchText: a database written by a release that lowercased its search
@@ -36,11 +37,11 @@ func TestMigrationRefoldsSearchText(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ns, err := s.CreateNamespace(ctx, u, "did:web:old", NamespaceInput{Name: "Old Co"})
+			ns, err := s.CreateNamespace(ctx, u, "did:web:old", directory.NamespaceInput{Name: "Old Co"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:old", RegistryInput{RegistryName: "r", Tag: TagCustom,
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:old", directory.RegistryInput{RegistryName: "r", Tag: directory.TagCustom,
 				Schema: map[string]any{"type": "object"}}); err != nil {
 				t.Fatal(err)
 			}
@@ -51,9 +52,9 @@ func TestMigrationRefoldsSearchText(t *testing.T) {
 				"final":   {"name": "σίσυφος"},
 				"unmoved": {"name": "Ada"},
 			}
-			var in []RecordInput
+			var in []directory.RecordInput
 			for name, d := range details {
-				in = append(in, RecordInput{RecordName: name, Details: d})
+				in = append(in, directory.RecordInput{RecordName: name, Details: d})
 			}
 			added, err := s.AddRecords(ctx, ns.NamespaceID, "r", "did:web:old", in)
 			if err != nil {
@@ -98,10 +99,10 @@ func TestMigrationRefoldsSearchText(t *testing.T) {
 				}
 			}
 			// Records written after the migration are found as they are written.
-			if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", "did:web:old", []RecordInput{{RecordName: "new", Details: map[string]any{"street": "Weißstraße"}}}); err != nil {
+			if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", "did:web:old", []directory.RecordInput{{RecordName: "new", Details: map[string]any{"street": "Weißstraße"}}}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "unmoved", "", RecordPatch{Details: map[string]any{"name": "GROSS"}}); err != nil {
+			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "unmoved", "", directory.RecordPatch{Details: map[string]any{"name": "GROSS"}}); err != nil {
 				t.Fatal(err)
 			}
 			for _, tc := range []struct {
@@ -130,19 +131,19 @@ func TestSQLiteFullTextIndexStaysInStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns, err := s.CreateNamespace(ctx, u, "did:web:fts", NamespaceInput{Name: "FTS Co"})
+	ns, err := s.CreateNamespace(ctx, u, "did:web:fts", directory.NamespaceInput{Name: "FTS Co"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:fts", RegistryInput{RegistryName: "r", Tag: TagCustom,
+	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:fts", directory.RegistryInput{RegistryName: "r", Tag: directory.TagCustom,
 		Schema: map[string]any{"type": "object"}}); err != nil {
 		t.Fatal(err)
 	}
 	code := map[string]string{}
 	add := func(names ...string) error {
-		var in []RecordInput
+		var in []directory.RecordInput
 		for _, n := range names {
-			in = append(in, RecordInput{RecordName: n, Details: map[string]any{"code": "K-" + n}})
+			in = append(in, directory.RecordInput{RecordName: n, Details: map[string]any{"code": "K-" + n}})
 		}
 		_, err := s.AddRecords(ctx, ns.NamespaceID, "r", "did:web:fts", in)
 		if err == nil {
@@ -161,7 +162,7 @@ func TestSQLiteFullTextIndexStaysInStep(t *testing.T) {
 	if err := add("echo", "foxtrot"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "bravo", "", RecordPatch{Details: map[string]any{"code": "K-ZULU"}}); err != nil {
+	if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "bravo", "", directory.RecordPatch{Details: map[string]any{"code": "K-ZULU"}}); err != nil {
 		t.Fatal(err)
 	}
 	code["bravo"] = "k-zulu"

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/text/cases"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -42,7 +43,7 @@ func TestSearchMatchesABruteForceOracle(t *testing.T) {
 	words := []string{"ΣΊΣΥΦΟΣ", "σίσυφος", "Straße", "STRASSE"} // pairs that fold alike
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Search Co"})
+		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, directory.NamespaceInput{Name: "Search Co"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,22 +51,22 @@ func TestSearchMatchesABruteForceOracle(t *testing.T) {
 			name string
 			qa   bool
 		}{{"open", true}, {"closed", false}} {
-			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: reg.name, Tag: store.TagCustom,
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: reg.name, Tag: directory.TagCustom,
 				Schema: map[string]any{"type": "object"}, QueryAllowed: ptr(reg.qa)}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		batches := map[string][]store.RecordInput{}
+		batches := map[string][]directory.RecordInput{}
 		for i := range 3000 {
 			reg := "open"
 			if i%3 == 2 {
 				reg = "closed"
 			}
-			state := store.StateLive
+			state := directory.StateLive
 			if i%10 == 0 {
 				state = "draft"
 			}
-			batches[reg] = append(batches[reg], store.RecordInput{RecordName: fmt.Sprintf("rec-%04d", i), State: state, Details: map[string]any{
+			batches[reg] = append(batches[reg], directory.RecordInput{RecordName: fmt.Sprintf("rec-%04d", i), State: state, Details: map[string]any{
 				"name": map[string]any{"last": lasts[i%len(lasts)]}, "city": fmt.Sprintf("City-%d", i%50),
 				"zip": fmt.Sprintf("%05d", i), "tags": []any{"common", fmt.Sprintf("t%d", i%7)}, "word": words[i%len(words)]}})
 		}
@@ -82,14 +83,14 @@ func TestSearchMatchesABruteForceOracle(t *testing.T) {
 			if n%3 == 2 {
 				reg = "closed"
 			}
-			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, reg, fmt.Sprintf("rec-%04d", n), "", store.RecordPatch{Description: ptr("updated")}); err != nil {
+			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, reg, fmt.Sprintf("rec-%04d", n), "", directory.RecordPatch{Description: ptr("updated")}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		// The oracle's copy, in result order (updated_at newest first, then record_id).
 		var all []searchRecord
 		for _, reg := range []string{"open", "closed"} {
-			r, err := s.GetRegistry(ctx, ns.NamespaceID, reg, store.VersionSel{})
+			r, err := s.GetRegistry(ctx, ns.NamespaceID, reg, directory.VersionSel{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +155,7 @@ func TestSearchMatchesABruteForceOracle(t *testing.T) {
 				for _, member := range []bool{false, true} {
 					var want []string
 					for _, r := range all {
-						if (member || r.registry == "open" && r.state == store.StateLive) && c.match(r) {
+						if (member || r.registry == "open" && r.state == directory.StateLive) && c.match(r) {
 							want = append(want, r.id)
 						}
 					}
@@ -216,22 +217,22 @@ func TestPageWindow(t *testing.T) {
 func TestRecordPagesFromEitherEnd(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Pages Co"})
+		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, directory.NamespaceInput{Name: "Pages Co"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		reg, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "r", Tag: store.TagCustom, Schema: map[string]any{"type": "object"}})
+		reg, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "r", Tag: directory.TagCustom, Schema: map[string]any{"type": "object"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for b := range 3 { // three batches: records of one batch share updated_at
-			var in []store.RecordInput
+			var in []directory.RecordInput
 			for i := range 83 {
-				state := store.StateLive
+				state := directory.StateLive
 				if (b+i)%4 == 0 {
 					state = "draft"
 				}
-				in = append(in, store.RecordInput{RecordName: fmt.Sprintf("n-%02d-%d", (i*37)%83, b), State: state, Details: map[string]any{}})
+				in = append(in, directory.RecordInput{RecordName: fmt.Sprintf("n-%02d-%d", (i*37)%83, b), State: state, Details: map[string]any{}})
 			}
 			if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", creator, in); err != nil {
 				t.Fatal(err)
@@ -277,11 +278,11 @@ func TestRecordPagesFromEitherEnd(t *testing.T) {
 func TestSearchCaseFolds(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Fold Co"})
+		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, directory.NamespaceInput{Name: "Fold Co"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "r", Tag: store.TagCustom,
+		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "r", Tag: directory.TagCustom,
 			Schema: map[string]any{"type": "object"}}); err != nil {
 			t.Fatal(err)
 		}
@@ -292,9 +293,9 @@ func TestSearchCaseFolds(t *testing.T) {
 			"strasse-upper":  {"name": "STRASSE"},
 			"ross":           {"name": "Ross"},
 		}
-		var in []store.RecordInput
+		var in []directory.RecordInput
 		for name, d := range recs {
-			in = append(in, store.RecordInput{RecordName: name, Details: d})
+			in = append(in, directory.RecordInput{RecordName: name, Details: d})
 		}
 		if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", creator, in); err != nil {
 			t.Fatal(err)
@@ -342,19 +343,19 @@ func TestSearchCaseFolds(t *testing.T) {
 func TestPlannerStatisticsFollowBulkWrites(t *testing.T) {
 	s, dbURL := storetest.OpenURL(t, store.DialectPostgres)
 	ctx := context.Background()
-	ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Bulk Co"})
+	ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, directory.NamespaceInput{Name: "Bulk Co"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom,
+	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom,
 		Schema: map[string]any{"type": "object"}}); err != nil {
 		t.Fatal(err)
 	}
 	const batches = 3
 	for b := range batches {
-		in := make([]store.RecordInput, store.MaxBatch)
+		in := make([]directory.RecordInput, directory.MaxBatch)
 		for i := range in {
-			in[i] = store.RecordInput{RecordName: fmt.Sprintf("p-%d-%04d", b, i), Details: map[string]any{"zip": fmt.Sprintf("%05d", b*store.MaxBatch+i)}}
+			in[i] = directory.RecordInput{RecordName: fmt.Sprintf("p-%d-%04d", b, i), Details: map[string]any{"zip": fmt.Sprintf("%05d", b*directory.MaxBatch+i)}}
 		}
 		if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, in); err != nil {
 			t.Fatal(err)
@@ -378,13 +379,13 @@ func TestPlannerStatisticsFollowBulkWrites(t *testing.T) {
 				t.Fatal(err)
 			}
 			state += fmt.Sprintf(" %s: analyzed %v, reltuples %.0f;", table, analyzed, tuples)
-			ok = ok && analyzed && tuples >= batches*store.MaxBatch
+			ok = ok && analyzed && tuples >= batches*directory.MaxBatch
 		}
 		if ok {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("statistics not refreshed after %d records were added:%s", batches*store.MaxBatch, state)
+			t.Fatalf("statistics not refreshed after %d records were added:%s", batches*directory.MaxBatch, state)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -396,19 +397,19 @@ func TestPlannerStatisticsFollowBulkWrites(t *testing.T) {
 func TestSearchOddValuesAreLiteral(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Odd Co"})
+		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, directory.NamespaceInput{Name: "Odd Co"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "r", Tag: store.TagCustom,
+		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "r", Tag: directory.TagCustom,
 			Schema: map[string]any{"type": "object"}}); err != nil {
 			t.Fatal(err)
 		}
 		values := []string{`say "hi" now`, `a""b`, `x* OR y`, `NEAR(a b)`, `search_text : "q"`, `{record_name}: ab`, `^(a|b)+$`,
 			`50% _off_`, `\d\\`, "tab\there", "😀😀😀", "é́é"}
-		var in []store.RecordInput
+		var in []directory.RecordInput
 		for i, v := range values {
-			in = append(in, store.RecordInput{RecordName: fmt.Sprintf("odd-%02d", i), Details: map[string]any{"v": v}})
+			in = append(in, directory.RecordInput{RecordName: fmt.Sprintf("odd-%02d", i), Details: map[string]any{"v": v}})
 		}
 		if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", creator, in); err != nil {
 			t.Fatal(err)
@@ -428,7 +429,7 @@ func TestSearchOddValuesAreLiteral(t *testing.T) {
 				res, err := s.Search(ctx, ns.NamespaceID, f)
 				// Postgres refuses NUL and invalid UTF-8 in text as ErrInvalid (the server refuses
 				// them before).
-				if err != nil && !errors.Is(err, store.ErrInvalid) {
+				if err != nil && !errors.Is(err, directory.ErrInvalid) {
 					t.Fatalf("%q: %v", v, err)
 				}
 				if err == nil && s.Dialect() == store.DialectSQLite && len(res.Records) != 0 {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/cases"
 	sqlite "modernc.org/sqlite"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/proof"
 )
 
@@ -165,7 +166,7 @@ func refoldSearchText(ctx context.Context, s *Store, tx *sql.Tx) error {
 			return fmt.Errorf("refold search text: %w", err)
 		}
 		for _, r := range batch {
-			details, err := decodeObject(r.details)
+			details, err := directory.DecodeObject(r.details)
 			if err != nil {
 				return fmt.Errorf("refold search text of record %s: %w", r.id, err)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"gorm.io/gorm/clause"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/proof"
 )
 
@@ -22,7 +23,7 @@ func (setting) TableName() string { return "settings" }
 // statement naming a fresh random nonce and the time. Concurrent first runs agree on one value
 // (insert-if-absent, then read back).
 func (s *Store) ensureNetworkGenesis(ctx context.Context) (string, error) {
-	statement := fmt.Sprintf("svc anchor log genesis %s %s", newUUID(), proof.FormatTime(s.now()))
+	statement := fmt.Sprintf("svc anchor log genesis %s %s", directory.NewUUID(), proof.FormatTime(s.now()))
 	row := setting{Key: keyNetworkGenesis, Value: proof.NetworkGenesis(statement)}
 	db := s.db.WithContext(ctx)
 	if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {

@@ -8,6 +8,8 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // Statuses of a verification source.
@@ -18,8 +20,8 @@ const (
 
 // Refusals of ClaimDomain; each also matches ErrConflict.
 var (
-	ErrDomainTaken        = conflict.With("the domain is already verified by another namespace")
-	ErrNamespaceHasDomain = conflict.With("the namespace already has another verified domain")
+	ErrDomainTaken        = directory.Conflict.With("the domain is already verified by another namespace")
+	ErrNamespaceHasDomain = directory.Conflict.With("the namespace already has another verified domain")
 )
 
 type sourceRow struct {
@@ -61,7 +63,7 @@ type Source struct {
 // DomainHolder returns the namespace that holds the verified domain ("" when none).
 func (s *Store) DomainHolder(ctx context.Context, domain string) (string, error) {
 	var ids []string
-	err := s.db.WithContext(ctx).Model(&nsHeadRow{}).Where("domain = ?", domain).Pluck("namespace_id", &ids).Error
+	err := s.db.WithContext(ctx).Model(&RowNamespace{}).Where("domain = ?", domain).Pluck("namespace_id", &ids).Error
 	if err != nil || len(ids) == 0 {
 		return "", translate(err, "domain holder")
 	}
@@ -75,23 +77,23 @@ func (s *Store) DomainHolder(ctx context.Context, domain string) (string, error)
 func (t *Tx) ClaimDomain(namespaceID, domain, method, requestID string, nextCheck time.Time) error {
 	res := t.db.Exec(`UPDATE namespaces SET domain = ? WHERE namespace_id = ? AND (domain IS NULL OR domain = ?)`, domain, namespaceID, domain)
 	if err := translate(res.Error, "claim domain"); err != nil {
-		if IsConflict(err) {
+		if directory.IsConflict(err) {
 			return ErrDomainTaken
 		}
 		return err
 	}
 	if res.RowsAffected == 0 {
 		var n int64
-		if err := t.db.Model(&nsHeadRow{}).Where("namespace_id = ?", namespaceID).Count(&n).Error; err != nil {
+		if err := t.db.Model(&RowNamespace{}).Where("namespace_id = ?", namespaceID).Count(&n).Error; err != nil {
 			return translate(err, "namespace")
 		}
 		if n == 0 {
-			return fmt.Errorf("namespace %q: %w", namespaceID, ErrNotFound)
+			return fmt.Errorf("namespace %q: %w", namespaceID, directory.ErrNotFound)
 		}
 		return ErrNamespaceHasDomain
 	}
 	now := t.s.nowMS()
-	row := sourceRow{ID: newUUID(), NamespaceID: namespaceID, Domain: domain, Method: method, RequestID: nullable(requestID),
+	row := sourceRow{ID: directory.NewUUID(), NamespaceID: namespaceID, Domain: domain, Method: method, RequestID: nullable(requestID),
 		Status: SourceActive, VerifiedAt: now, LastCheckedAt: now, NextCheckAt: nextCheck.UnixMilli(), CreatedAt: now}
 	err := t.db.Clauses(clause.OnConflict{
 		Columns: []clause.Column{{Name: "namespace_id"}, {Name: "domain"}, {Name: "method"}},
@@ -218,7 +220,7 @@ func (s *Store) ClaimDueSources(ctx context.Context, now, leaseUntil time.Time, 
 func (t *Tx) LockSource(id string) (src Source, found bool, err error) {
 	var row sourceRow
 	if err := t.db.Raw(`SELECT * FROM domain_sources WHERE id = ?`+t.s.d.forUpdate(), id).Take(&row).Error; err != nil {
-		if err = translate(err, "source"); errors.Is(err, ErrNotFound) {
+		if err = translate(err, "source"); errors.Is(err, directory.ErrNotFound) {
 			return Source{}, false, nil
 		}
 		return Source{}, false, err

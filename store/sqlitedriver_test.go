@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // TestSQLiteEngine: the embedded SQLite is a current release with FTS5 and its trigram

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -18,9 +19,9 @@ func TestSQLitePoolKeepsConnections(t *testing.T) {
 	s := storetest.Open(t, store.DialectSQLite)
 	ctx := context.Background()
 	ns := acmePeople(t, s)
-	var in []store.RecordInput
+	var in []directory.RecordInput
 	for i := range 20 {
-		in = append(in, store.RecordInput{RecordName: fmt.Sprintf("rec-%d", i), Details: map[string]any{"i": float64(i)}})
+		in = append(in, directory.RecordInput{RecordName: fmt.Sprintf("rec-%d", i), Details: map[string]any{"i": float64(i)}})
 	}
 	if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, in); err != nil {
 		t.Fatal(err)
@@ -33,7 +34,7 @@ func TestSQLitePoolKeepsConnections(t *testing.T) {
 			defer wg.Done()
 			for i := range 50 {
 				name := fmt.Sprintf("rec-%d", (w+i)%20)
-				rec, err := s.GetRecord(ctx, ns.NamespaceID, "people", name, store.VersionSel{})
+				rec, err := s.GetRecord(ctx, ns.NamespaceID, "people", name, directory.VersionSel{})
 				if err == nil && rec.RecordName != name {
 					err = fmt.Errorf("asked %s, got %s", name, rec.RecordName)
 				}

@@ -85,3 +85,29 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	}
 	return st, nil
 }
+
+// Counts are the numbers of entries and of versions in the directory.
+type Counts struct {
+	Namespaces, Registries, Records, Versions int64
+	// Users, and Members: namespace members and registry delegates.
+	Users, Members int64
+	// Subscriptions are watch subscriptions, WebhookEvents the events waiting in their outbox.
+	Subscriptions, WebhookEvents int64
+}
+
+// Count counts the directory's entries and versions, its users and their memberships, with
+// full counts (tests and tools; GET /svc/stats reads the maintained counters instead).
+func (s *Store) Count(ctx context.Context) (Counts, error) {
+	var c Counts
+	err := s.db.WithContext(ctx).Raw(`SELECT
+		(SELECT COUNT(*) FROM namespaces) AS namespaces,
+		(SELECT COUNT(*) FROM registries) AS registries,
+		(SELECT COUNT(*) FROM records) AS records,
+		(SELECT COUNT(*) FROM users) AS users,
+		(SELECT COUNT(*) FROM namespace_members) + (SELECT COUNT(*) FROM registry_delegates) AS members,
+		(SELECT COUNT(*) FROM watch_subscriptions) AS subscriptions,
+		(SELECT COUNT(*) FROM watch_outbox) AS webhook_events,
+		(SELECT COUNT(*) FROM namespace_versions) + (SELECT COUNT(*) FROM registry_versions) +
+		(SELECT COUNT(*) FROM record_versions) AS versions`).Scan(&c).Error
+	return c, translate(err, "count")
+}

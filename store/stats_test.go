@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -38,33 +39,33 @@ func TestStatsCountWhatWritesCreate(t *testing.T) {
 		}
 		want.Users = 2
 		check("users")
-		ns, err := s.CreateNamespace(ctx, u, creator, store.NamespaceInput{Name: "n"})
+		ns, err := s.CreateNamespace(ctx, u, creator, directory.NamespaceInput{Name: "n"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "r", Tag: store.TagCustom}); err != nil {
+		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "r", Tag: directory.TagCustom}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", creator, []store.RecordInput{
+		if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", creator, []directory.RecordInput{
 			{RecordName: "a", Details: map[string]any{"n": 1.0}},
-			{RecordName: "d", Details: map[string]any{"n": 2.0}, State: store.StateDraft},
+			{RecordName: "d", Details: map[string]any{"n": 2.0}, State: directory.StateDraft},
 		}); err != nil {
 			t.Fatal(err)
 		}
 		want.Namespaces, want.Registries, want.Records = 1, 1, 2
 		check("created")
 		desc := "second"
-		if _, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", store.NamespacePatch{Description: &desc}); err != nil {
+		if _, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", directory.NamespacePatch{Description: &desc}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "r", "", store.RegistryPatch{Description: &desc}); err != nil {
+		if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "r", "", directory.RegistryPatch{Description: &desc}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "a", "", store.RecordPatch{Details: map[string]any{"n": 9.0}}); err != nil {
+		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "a", "", directory.RecordPatch{Details: map[string]any{"n": 9.0}}); err != nil {
 			t.Fatal(err)
 		}
 		check("updates")
-		if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", creator, []store.RecordInput{
+		if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", creator, []directory.RecordInput{
 			{RecordName: "x", Details: map[string]any{"n": 1.0}}, {RecordName: "a", Details: map[string]any{"n": 1.0}}}); err == nil {
 			t.Fatal("a batch naming an existing record was accepted")
 		}
@@ -73,7 +74,7 @@ func TestStatsCountWhatWritesCreate(t *testing.T) {
 		for w := range 8 {
 			g.Go(func() error {
 				for i := range 10 {
-					if _, err := s.AddRecord(ctx, ns.NamespaceID, "r", creator, store.RecordInput{RecordName: fmt.Sprintf("w%d-%d", w, i), Details: map[string]any{}}); err != nil {
+					if _, err := s.AddRecord(ctx, ns.NamespaceID, "r", creator, directory.RecordInput{RecordName: fmt.Sprintf("w%d-%d", w, i), Details: map[string]any{}}); err != nil {
 						return err
 					}
 				}
@@ -102,11 +103,11 @@ func TestStatsWritersDoNotWaitForEachOthersCounter(t *testing.T) {
 	}
 	var nsIDs []string
 	for _, name := range []string{"held", "free"} {
-		ns, err := s.CreateNamespace(ctx, u, creator, store.NamespaceInput{Name: name})
+		ns, err := s.CreateNamespace(ctx, u, creator, directory.NamespaceInput{Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "r", Tag: store.TagCustom}); err != nil {
+		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "r", Tag: directory.TagCustom}); err != nil {
 			t.Fatal(err)
 		}
 		nsIDs = append(nsIDs, ns.NamespaceID)
@@ -114,7 +115,7 @@ func TestStatsWritersDoNotWaitForEachOthersCounter(t *testing.T) {
 	took, release, held := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
 		held <- s.InTx(ctx, func(tx *store.Tx) error {
-			if _, err := tx.AddRecords(nsIDs[0], "r", creator, []store.RecordInput{{RecordName: "held", Details: map[string]any{}}}); err != nil {
+			if _, err := tx.AddRecords(nsIDs[0], "r", creator, []directory.RecordInput{{RecordName: "held", Details: map[string]any{}}}); err != nil {
 				return err
 			}
 			close(took)
@@ -125,7 +126,7 @@ func TestStatsWritersDoNotWaitForEachOthersCounter(t *testing.T) {
 	<-took
 	for i := range 40 {
 		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, err := s.AddRecords(wctx, nsIDs[1], "r", creator, []store.RecordInput{{RecordName: fmt.Sprintf("free-%d", i), Details: map[string]any{}}})
+		_, err := s.AddRecords(wctx, nsIDs[1], "r", creator, []directory.RecordInput{{RecordName: fmt.Sprintf("free-%d", i), Details: map[string]any{}}})
 		cancel()
 		if err != nil {
 			close(release)

@@ -7,7 +7,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -19,18 +18,6 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/svc-directory/svc/internal/cache"
-)
-
-// Sentinel errors. Wrapped errors carry detail; test with errors.Is.
-var (
-	// ErrNotFound: the entry, user, key or other row does not exist.
-	ErrNotFound = errors.New("not found")
-	// ErrConflict: a uniqueness rule or a state rule refused the write (name taken, domain in use).
-	ErrConflict = errors.New("conflict")
-	// ErrPrecondition: an optimistic-concurrency check (If-Match) failed; nothing was written.
-	ErrPrecondition = errors.New("precondition failed")
-	// ErrInvalid: the database refused a value as malformed (for example a NUL character in text).
-	ErrInvalid = errors.New("invalid value")
 )
 
 // Store is the handle on the database. It is safe for concurrent use.

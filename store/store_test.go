@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -118,7 +119,7 @@ func TestAPIKeys(t *testing.T) {
 			{"no prefix", strings.TrimPrefix(key, "svc_"), store.ErrMalformedKey},
 			{"short", key[:30], store.ErrMalformedKey},
 			{"bad alphabet", key[:46] + "*", store.ErrMalformedKey},
-			{"unknown", "svc_" + strings.Repeat("A", 43), store.ErrNotFound},
+			{"unknown", "svc_" + strings.Repeat("A", 43), directory.ErrNotFound},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -131,10 +132,10 @@ func TestAPIKeys(t *testing.T) {
 		if err := s.RevokeAPIKey(ctx, key); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Authenticate(ctx, key); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.Authenticate(ctx, key); !errors.Is(err, directory.ErrNotFound) {
 			t.Fatalf("revoked key authenticates: %v", err)
 		}
-		if err := s.RevokeAPIKey(ctx, key); !errors.Is(err, store.ErrNotFound) {
+		if err := s.RevokeAPIKey(ctx, key); !errors.Is(err, directory.ErrNotFound) {
 			t.Fatalf("second revoke = %v, want ErrNotFound", err)
 		}
 		if _, err := s.Authenticate(ctx, key2); err != nil {
@@ -148,10 +149,10 @@ func TestAPIKeys(t *testing.T) {
 		if err != nil || !got.Disabled {
 			t.Fatalf("disabled user: %+v, %v", got, err)
 		}
-		if err := s.SetUserDisabled(ctx, "nobody@example.com", true); !errors.Is(err, store.ErrNotFound) {
+		if err := s.SetUserDisabled(ctx, "nobody@example.com", true); !errors.Is(err, directory.ErrNotFound) {
 			t.Fatalf("disable unknown user = %v", err)
 		}
-		if _, _, err := s.CreateAPIKey(ctx, "not an email"); !errors.Is(err, store.ErrInvalid) {
+		if _, _, err := s.CreateAPIKey(ctx, "not an email"); !errors.Is(err, directory.ErrInvalid) {
 			t.Fatalf("bad email = %v, want ErrInvalid", err)
 		}
 	})
@@ -194,10 +195,10 @@ func TestProfileKeys(t *testing.T) {
 		if err := s.AddProfileKey(ctx, "bob@example.com", mb); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.AddProfileKey(ctx, "bob@example.com", mb); !errors.Is(err, store.ErrConflict) {
+		if err := s.AddProfileKey(ctx, "bob@example.com", mb); !errors.Is(err, directory.ErrConflict) {
 			t.Fatalf("duplicate key = %v, want ErrConflict", err)
 		}
-		if err := s.AddProfileKey(ctx, "nobody@example.com", mb); !errors.Is(err, store.ErrNotFound) {
+		if err := s.AddProfileKey(ctx, "nobody@example.com", mb); !errors.Is(err, directory.ErrNotFound) {
 			t.Fatalf("unknown user = %v, want ErrNotFound", err)
 		}
 		keys, err := s.ProfileKeys(ctx, u.ID)
@@ -208,7 +209,7 @@ func TestProfileKeys(t *testing.T) {
 		if err != nil || byProfile.ID != u.ID {
 			t.Fatalf("by profile = %+v, %v", byProfile, err)
 		}
-		if _, err := s.UserByProfileID(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.UserByProfileID(ctx, "nope"); !errors.Is(err, directory.ErrNotFound) {
 			t.Fatalf("unknown profile = %v", err)
 		}
 	})
@@ -229,7 +230,7 @@ func TestAllowList(t *testing.T) {
 		if err := s.DisallowDomain(ctx, "example.com"); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DisallowDomain(ctx, "example.com"); !errors.Is(err, store.ErrNotFound) {
+		if err := s.DisallowDomain(ctx, "example.com"); !errors.Is(err, directory.ErrNotFound) {
 			t.Fatalf("second disallow = %v", err)
 		}
 	})

@@ -9,59 +9,9 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"github.com/svc-directory/svc/proof"
+	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/translog/logstore"
 )
-
-// LogLeaf is the transparency-log leaf of one public version: the fields a lookup of that
-// version shows that identify it and its content (docs/transparency-log.md).
-type LogLeaf struct {
-	Kind         string // "namespace", "registry" or "record"
-	NamespaceID  string
-	RegistryID   string // registry and record leaves
-	RecordID     string // record leaves
-	Version      string
-	VersionCount int64
-	Digest       string
-}
-
-// Canonical returns the leaf text: RFC 8785 canonical JSON of {kind, namespace_id,
-// registry_id (registry and record leaves), record_id (record leaves), version,
-// version_count, digest}.
-func (l LogLeaf) Canonical() ([]byte, error) {
-	// The members in RFC 8785 order (digest, kind, namespace_id, record_id, registry_id,
-	// version, version_count); each value written by the proof package's canonicalizer.
-	b := make([]byte, 0, 320)
-	var err error
-	member := func(first bool, name string, v any) {
-		if err != nil {
-			return
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		b = append(b, '"')
-		b = append(b, name...)
-		b = append(b, '"', ':')
-		b, err = proof.AppendCanonical(b, v)
-	}
-	b = append(b, '{')
-	member(true, "digest", l.Digest)
-	member(false, "kind", l.Kind)
-	member(false, "namespace_id", l.NamespaceID)
-	if l.Kind == proof.KindRecord.String() {
-		member(false, "record_id", l.RecordID)
-	}
-	if l.Kind != proof.KindNamespace.String() {
-		member(false, "registry_id", l.RegistryID)
-	}
-	member(false, "version", l.Version)
-	member(false, "version_count", l.VersionCount)
-	b = append(b, '}')
-	if err != nil {
-		return nil, fmt.Errorf("store: log leaf of %s: %w", l.Version, err)
-	}
-	return b, nil
-}
 
 // logQueueRow is a leaf waiting for the integrator; seq (assigned by the database) is the
 // queue order.
@@ -106,50 +56,14 @@ type logStateRow struct {
 
 func (logStateRow) TableName() string { return "log_state" }
 
-// LogEntriesLevel is the tile level under which entry bundles are stored (hash tiles have
-// levels 0 and up).
-const LogEntriesLevel = -1
+// notInLog is the not-found of the log's reads: errors.Is matches both the store's directory.ErrNotFound
+// and logstore.ErrNotFound, which the log's storage interfaces (package translog) speak of.
+type notInLog struct{}
 
-// LogState is the integrated state of the log: the origin it was started with ("" before the
-// first checkpoint), how many leaves it holds, and its latest signed checkpoint ("" before the
-// first).
-type LogState struct {
-	Origin     string
-	Size       int64
-	Checkpoint string
-}
+func (notInLog) Error() string { return directory.ErrNotFound.Error() }
 
-// LogQueued is a leaf waiting to be integrated.
-type LogQueued struct {
-	Version string
-	Leaf    []byte
-}
-
-// LogTile is a stored tile: a hash tile (Level >= 0) or an entry bundle (Level ==
-// LogEntriesLevel), with its data at its current width.
-type LogTile struct {
-	Level int
-	N     int64
-	Data  []byte
-}
-
-// LogBatch is what an integration sees, inside its transaction: the state, the leaves it is
-// to append (at indices State.Size, State.Size+1, ...) and the stored tiles.
-type LogBatch struct {
-	State  LogState
-	Queued []LogQueued
-	tx     *gorm.DB
-}
-
-// Tile returns the stored tile (nil when there is none), as of this transaction.
-func (b *LogBatch) Tile(level int, n int64) ([]byte, error) { return readLogTile(b.tx, level, n) }
-
-// LogUpdate is what an integration writes: the tiles it made or extended, and the new
-// checkpoint (of size State.Size+len(Queued)) signed for Origin.
-type LogUpdate struct {
-	Tiles      []LogTile
-	Origin     string
-	Checkpoint string
+func (notInLog) Is(target error) bool {
+	return target == directory.ErrNotFound || target == logstore.ErrNotFound
 }
 
 // IntegrateLog runs one integration in one transaction: it locks the log (Postgres: the row
@@ -158,7 +72,7 @@ type LogUpdate struct {
 // the next indices, fn's tiles and checkpoint are stored and the leaves leave the queue, all
 // at once; when it fails nothing changes. With an empty queue fn is called only when the log
 // has no checkpoint yet (to sign the empty tree). It returns how many leaves it integrated.
-func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *LogBatch) (LogUpdate, error)) (int, error) {
+func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *logstore.Batch) (logstore.Update, error)) (int, error) {
 	n := 0
 	release, err := s.writeTurn(ctx)
 	if err != nil {
@@ -180,11 +94,12 @@ func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *LogBatch
 		if len(rows) == 0 && st.Checkpoint != "" {
 			return nil
 		}
-		b := &LogBatch{State: LogState{Origin: st.Origin, Size: st.Size, Checkpoint: st.Checkpoint}, tx: tx}
-		b.Queued = make([]LogQueued, len(rows))
+		b := &logstore.Batch{State: logstore.State{Origin: st.Origin, Size: st.Size, Checkpoint: st.Checkpoint},
+			ReadTile: func(level int, n int64) ([]byte, error) { return readLogTile(tx, level, n) }}
+		b.Queued = make([]logstore.Queued, len(rows))
 		seqs := make([]int64, len(rows))
 		for i, r := range rows {
-			b.Queued[i] = LogQueued{Version: r.Version, Leaf: []byte(r.Leaf)}
+			b.Queued[i] = logstore.Queued{Version: r.Version, Leaf: []byte(r.Leaf)}
 			seqs[i] = r.Seq
 		}
 		up, err := fn(b)
@@ -271,23 +186,23 @@ func readLogTile(db *gorm.DB, level int, n int64) ([]byte, error) {
 	return rows[0].Data, nil
 }
 
-// LogTile returns the stored tile (level LogEntriesLevel: the entry bundle) at its current
-// width; ErrNotFound when there is none.
+// LogTile returns the stored tile (level logstore.EntriesLevel: the entry bundle) at its
+// current width; directory.ErrNotFound (and logstore.ErrNotFound) when there is none.
 func (s *Store) LogTile(ctx context.Context, level int, n int64) ([]byte, error) {
 	data, err := readLogTile(s.db.WithContext(ctx), level, n)
 	if err == nil && data == nil {
-		return nil, fmt.Errorf("log tile %d/%d: %w", level, n, ErrNotFound)
+		return nil, fmt.Errorf("log tile %d/%d: %w", level, n, notInLog{})
 	}
 	return data, err
 }
 
 // LogState returns the integrated state of the log.
-func (s *Store) LogState(ctx context.Context) (LogState, error) {
+func (s *Store) LogState(ctx context.Context) (logstore.State, error) {
 	var st logStateRow
 	if err := s.db.WithContext(ctx).Where("id = 1").Take(&st).Error; err != nil {
-		return LogState{}, fmt.Errorf("store: log state: %w", err)
+		return logstore.State{}, fmt.Errorf("store: log state: %w", err)
 	}
-	return LogState{Origin: st.Origin, Size: st.Size, Checkpoint: st.Checkpoint}, nil
+	return logstore.State{Origin: st.Origin, Size: st.Size, Checkpoint: st.Checkpoint}, nil
 }
 
 // LogQueueLength returns how many leaves wait for the integrator.
@@ -300,14 +215,14 @@ func (s *Store) LogQueueLength(ctx context.Context) (int64, error) {
 }
 
 // LogQueuedLeaves returns the waiting leaves in queue order (tests and tools).
-func (s *Store) LogQueuedLeaves(ctx context.Context) ([]LogQueued, error) {
+func (s *Store) LogQueuedLeaves(ctx context.Context) ([]logstore.Queued, error) {
 	var rows []logQueueRead
 	if err := s.db.WithContext(ctx).Table("log_queue").Order("seq").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("store: log queue: %w", err)
 	}
-	out := make([]LogQueued, len(rows))
+	out := make([]logstore.Queued, len(rows))
 	for i, r := range rows {
-		out[i] = LogQueued{Version: r.Version, Leaf: []byte(r.Leaf)}
+		out[i] = logstore.Queued{Version: r.Version, Leaf: []byte(r.Leaf)}
 	}
 	return out, nil
 }
@@ -332,7 +247,7 @@ func (s *Store) LogOldestWaiting(ctx context.Context) (time.Time, bool, error) {
 func (s *Store) LogPending(ctx context.Context, version string) (bool, error) {
 	if _, err := s.LogIndex(ctx, version); err == nil {
 		return false, nil
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, directory.ErrNotFound) {
 		return false, err
 	}
 	_, ok, err := s.publicVersionTime(ctx, version)
@@ -346,7 +261,7 @@ func (s *Store) publicVersionTime(ctx context.Context, version string) (t time.T
 	err = s.db.WithContext(ctx).Raw(`SELECT created_at FROM namespace_versions WHERE version = ?
 		UNION ALL SELECT created_at FROM registry_versions WHERE version = ?
 		UNION ALL SELECT created_at FROM record_versions WHERE version = ? AND state <> ?`,
-		version, version, version, StateDraft).Scan(&ms).Error
+		version, version, version, directory.StateDraft).Scan(&ms).Error
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store: version %s: %w", version, err)
 	}

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/testdb"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 // preWriteTables stands in for the tables that today's writes touch and a database migrated to
@@ -82,25 +84,25 @@ func TestMigrationBackfillsTheLogQueue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ns, err := s.CreateNamespace(ctx, u, "did:web:old", NamespaceInput{Name: "Old Co"})
+			ns, err := s.CreateNamespace(ctx, u, "did:web:old", directory.NamespaceInput{Name: "Old Co"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:old", RegistryInput{RegistryName: "r", Tag: TagCustom}); err != nil {
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:old", directory.RegistryInput{RegistryName: "r", Tag: directory.TagCustom}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", "did:web:old", []RecordInput{
+			if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", "did:web:old", []directory.RecordInput{
 				{RecordName: "a", Details: map[string]any{"n": 1.0}},
-				{RecordName: "draft", Details: map[string]any{"n": 2.0}, State: StateDraft},
+				{RecordName: "draft", Details: map[string]any{"n": 2.0}, State: directory.StateDraft},
 				{RecordName: "b", Details: map[string]any{"n": 3.0}},
 			}); err != nil {
 				t.Fatal(err)
 			}
 			desc := "second"
-			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "a", "", RecordPatch{Description: &desc}); err != nil {
+			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "a", "", directory.RecordPatch{Description: &desc}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", NamespacePatch{Description: &desc}); err != nil {
+			if _, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", directory.NamespacePatch{Description: &desc}); err != nil {
 				t.Fatal(err)
 			}
 			// The leaves the store queued as it wrote, in order, are what the backfill must
@@ -128,17 +130,17 @@ func TestMigrationBackfillsTheLogQueue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Record a's second version was "made" before everything, yet it follows its first
+			// directory.Record a's second version was "made" before everything, yet it follows its first
 			// (it ties with it and comes before b, made a second later).
 			if len(written) != 6 {
 				t.Fatalf("%d versions written", len(written))
 			}
-			want := []LogQueued{written[0], written[1], written[2], written[4], written[3], written[5]}
-			if !slices.EqualFunc(got, want, func(a, b LogQueued) bool { return a.Version == b.Version && string(a.Leaf) == string(b.Leaf) }) {
+			want := []logstore.Queued{written[0], written[1], written[2], written[4], written[3], written[5]}
+			if !slices.EqualFunc(got, want, func(a, b logstore.Queued) bool { return a.Version == b.Version && string(a.Leaf) == string(b.Leaf) }) {
 				t.Fatalf("backfilled queue:\n%s\nwant\n%s", leavesText(got), leavesText(want))
 			}
 			// New versions follow the backfill.
-			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "b", "", RecordPatch{Description: &desc}); err != nil {
+			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "b", "", directory.RecordPatch{Description: &desc}); err != nil {
 				t.Fatal(err)
 			}
 			after, err := s.LogQueuedLeaves(ctx)
@@ -149,7 +151,7 @@ func TestMigrationBackfillsTheLogQueue(t *testing.T) {
 	}
 }
 
-func leavesText(qs []LogQueued) string {
+func leavesText(qs []logstore.Queued) string {
 	var s string
 	for _, q := range qs {
 		s += string(q.Leaf) + "\n"
@@ -165,14 +167,14 @@ func TestCompactLogReclaimsTheQueue(t *testing.T) {
 	s := openAtForTest(t, testdb.OwnPostgresDatabase(t)) // no other package's session holds rows back
 	rows := make([]logQueueRow, 5000)
 	for i := range rows {
-		rows[i] = logQueueRow{Version: newVersion(), Leaf: `{"leaf":"x"}`}
+		rows[i] = logQueueRow{Version: directory.NewVersion(), Leaf: `{"leaf":"x"}`}
 	}
 	if err := s.db.CreateInBatches(rows, 1000).Error; err != nil {
 		t.Fatal(err)
 	}
 	for {
-		n, err := s.IntegrateLog(ctx, 1000, func(*LogBatch) (LogUpdate, error) {
-			return LogUpdate{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
+		n, err := s.IntegrateLog(ctx, 1000, func(*logstore.Batch) (logstore.Update, error) {
+			return logstore.Update{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
 		})
 		if err != nil {
 			t.Fatal(err)

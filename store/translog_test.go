@@ -7,22 +7,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/translog/leaf"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
-func nsLeaf(n store.Namespace) string {
+func nsLeaf(n directory.Namespace) string {
 	return fmt.Sprintf(`{"digest":"%s","kind":"namespace","namespace_id":"%s","version":"%s","version_count":%d}`,
 		n.Digest, n.NamespaceID, n.Version, n.VersionCount)
 }
 
-func regLeaf(r store.Registry) string {
+func regLeaf(r directory.Registry) string {
 	return fmt.Sprintf(`{"digest":"%s","kind":"registry","namespace_id":"%s","registry_id":"%s","version":"%s","version_count":%d}`,
 		r.Digest, r.NamespaceID, r.RegistryID, r.Version, r.VersionCount)
 }
 
-func recLeaf(r store.Record) string {
+func recLeaf(r directory.Record) string {
 	return fmt.Sprintf(`{"digest":"%s","kind":"record","namespace_id":"%s","record_id":"%s","registry_id":"%s","version":"%s","version_count":%d}`,
 		r.Digest, r.NamespaceID, r.RecordID, r.RegistryID, r.Version, r.VersionCount)
 }
@@ -34,19 +37,19 @@ func TestPublicVersionsAreQueuedForTheLog(t *testing.T) {
 		ctx := context.Background()
 		owner := newOwner(t, s)
 		var want []string
-		ns, err := s.CreateNamespace(ctx, owner, creator, store.NamespaceInput{Name: "n"})
+		ns, err := s.CreateNamespace(ctx, owner, creator, directory.NamespaceInput{Name: "n"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, nsLeaf(ns))
-		reg, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom})
+		reg, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, regLeaf(reg))
-		added, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, []store.RecordInput{
+		added, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, []directory.RecordInput{
 			{RecordName: "alice", Details: map[string]any{"n": 1.0}},
-			{RecordName: "draft", Details: map[string]any{"n": 2.0}, State: store.StateDraft},
+			{RecordName: "draft", Details: map[string]any{"n": 2.0}, State: directory.StateDraft},
 			{RecordName: "bob", Details: map[string]any{"n": 3.0}},
 		})
 		if err != nil {
@@ -56,33 +59,33 @@ func TestPublicVersionsAreQueuedForTheLog(t *testing.T) {
 			if a.RecordName == "draft" {
 				continue
 			}
-			r, err := s.GetRecord(ctx, ns.NamespaceID, "people", a.RecordName, store.VersionSel{})
+			r, err := s.GetRecord(ctx, ns.NamespaceID, "people", a.RecordName, directory.VersionSel{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			want = append(want, recLeaf(r))
 		}
 		// A draft edited stays out; publishing it makes a logged version.
-		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "draft", "", store.RecordPatch{Details: map[string]any{"n": 4.0}}); err != nil {
+		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "draft", "", directory.RecordPatch{Details: map[string]any{"n": 4.0}}); err != nil {
 			t.Fatal(err)
 		}
-		pub, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "draft", "", store.RecordPatch{Action: store.ActionPublish})
+		pub, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "draft", "", directory.RecordPatch{Action: directory.ActionPublish})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, recLeaf(pub))
-		alice, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "alice", "", store.RecordPatch{Details: map[string]any{"n": 5.0}})
+		alice, err := s.UpdateRecord(ctx, ns.NamespaceID, "people", "alice", "", directory.RecordPatch{Details: map[string]any{"n": 5.0}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, recLeaf(alice))
 		desc := "d"
-		reg2, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", store.RegistryPatch{Description: &desc})
+		reg2, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", directory.RegistryPatch{Description: &desc})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, regLeaf(reg2))
-		ns2, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", store.NamespacePatch{Description: &desc})
+		ns2, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", directory.NamespacePatch{Description: &desc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +103,7 @@ func TestPublicVersionsAreQueuedForTheLog(t *testing.T) {
 			t.Fatalf("queued leaves:\n%q\nwant\n%q", got, want)
 		}
 		// A failed write queues nothing.
-		if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, []store.RecordInput{
+		if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, []directory.RecordInput{
 			{RecordName: "carol", Details: map[string]any{"n": 1.0}}, {RecordName: "carol", Details: map[string]any{"n": 1.0}}}); err == nil {
 			t.Fatal("a batch naming one record twice was accepted")
 		}
@@ -112,7 +115,7 @@ func TestPublicVersionsAreQueuedForTheLog(t *testing.T) {
 
 // The leaf text is the RFC 8785 form of the leaf's members, whatever the values hold.
 func TestLogLeafIsCanonicalJSON(t *testing.T) {
-	for _, l := range []store.LogLeaf{
+	for _, l := range []leaf.Leaf{
 		{Kind: "namespace", NamespaceID: "did:svc:x", Version: "0x01", VersionCount: 1, Digest: "0xab"},
 		{Kind: "registry", NamespaceID: "n\"é\u2028", RegistryID: "r\\", Version: "v", VersionCount: 9007199254740991, Digest: "d"},
 		{Kind: "record", NamespaceID: "n", RegistryID: "r", RecordID: "\u0001", Version: "v", VersionCount: 2, Digest: "d"},
@@ -147,21 +150,21 @@ func TestLogOldestWaitingIsTheHeadOfTheQueue(t *testing.T) {
 				t.Fatalf("empty queue: ok %v, %v", ok, err)
 			}
 			owner := newOwner(t, s)
-			ns, err := s.CreateNamespace(ctx, owner, creator, store.NamespaceInput{Name: "n"})
+			ns, err := s.CreateNamespace(ctx, owner, creator, directory.NamespaceInput{Name: "n"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t0 := c.now()
 			c.set(t0.Add(90 * time.Second))
-			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "r", Tag: store.TagCustom}); err != nil {
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "r", Tag: directory.TagCustom}); err != nil {
 				t.Fatal(err)
 			}
 			if got, ok, err := s.LogOldestWaiting(ctx); err != nil || !ok || !got.Equal(t0) {
 				t.Fatalf("oldest = %v, %v, %v; want the namespace's %v", got, ok, err, t0)
 			}
 			// Integrating the namespace's leaf leaves the registry's at the head.
-			n, err := s.IntegrateLog(ctx, 1, func(*store.LogBatch) (store.LogUpdate, error) {
-				return store.LogUpdate{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
+			n, err := s.IntegrateLog(ctx, 1, func(*logstore.Batch) (logstore.Update, error) {
+				return logstore.Update{Origin: "example.test/log", Checkpoint: "checkpoint"}, nil
 			})
 			if err != nil || n != 1 {
 				t.Fatalf("integrate: %d, %v", n, err)

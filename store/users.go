@@ -13,6 +13,8 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // APIKeyPrefix starts every API key: "svc_" + 43 base64url characters (32 random bytes).
@@ -72,11 +74,11 @@ func NormalizeEmail(email string) (string, error) {
 	e := strings.ToLower(strings.TrimSpace(email))
 	local, domain, ok := strings.Cut(e, "@")
 	if !ok || local == "" || domain == "" || strings.Contains(domain, "@") || len(e) > 254 {
-		return "", invalid.With("email %q is not an address", email)
+		return "", directory.Invalid.With("email %q is not an address", email)
 	}
 	for _, r := range e {
 		if r <= ' ' || r == 0x7f {
-			return "", invalid.With("email %q has spaces or control characters", email)
+			return "", directory.Invalid.With("email %q has spaces or control characters", email)
 		}
 	}
 	return e, nil
@@ -98,7 +100,7 @@ func (s *Store) ensureUserTx(tx *gorm.DB, email string) (User, error) {
 	if err != nil {
 		return User{}, err
 	}
-	row := userRow{ID: newUUID(), Email: e, ProfileID: newProfileID(), CreatedAt: s.nowMS()}
+	row := userRow{ID: directory.NewUUID(), Email: e, ProfileID: directory.NewProfileID(), CreatedAt: s.nowMS()}
 	if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "email"}}, DoNothing: true}).Create(&row).Error; err != nil {
 		return User{}, translate(err, "create user")
 	}
@@ -147,7 +149,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, email string) (string, User, e
 		if u, err = s.ensureUserTx(tx, email); err != nil {
 			return err
 		}
-		row := RowAPIKey{ID: newUUID(), UserID: u.ID, KeyHash: sum[:], CreatedAt: s.nowMS()}
+		row := RowAPIKey{ID: directory.NewUUID(), UserID: u.ID, KeyHash: sum[:], CreatedAt: s.nowMS()}
 		return translate(tx.Create(&row).Error, "create key")
 	})
 	if err != nil {
@@ -190,13 +192,13 @@ func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
 		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`), sum[:]).Scan(&hash, &revoked, &u.ID, &u.Email,
 		&u.ProfileID, &u.Disabled, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return User{}, fmt.Errorf("api key: %w", ErrNotFound)
+		return User{}, fmt.Errorf("api key: %w", directory.ErrNotFound)
 	}
 	if err != nil {
 		return User{}, translate(err, "authenticate")
 	}
 	if revoked.Valid || subtle.ConstantTimeCompare(hash, sum[:]) != 1 {
-		return User{}, fmt.Errorf("api key: %w", ErrNotFound)
+		return User{}, fmt.Errorf("api key: %w", directory.ErrNotFound)
 	}
 	u.CreatedAt = time.UnixMilli(created).UTC()
 	s.auth.Set(sum, u)
@@ -214,7 +216,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, key string) error {
 		return translate(res.Error, "revoke key")
 	}
 	if res.RowsAffected == 0 {
-		return fmt.Errorf("api key: %w", ErrNotFound)
+		return fmt.Errorf("api key: %w", directory.ErrNotFound)
 	}
 	s.auth.Clear()
 	return nil
@@ -232,7 +234,7 @@ func (s *Store) SetUserDisabled(ctx context.Context, email string, disabled bool
 		return translate(res.Error, "disable user")
 	}
 	if res.RowsAffected == 0 {
-		return fmt.Errorf("user %s: %w", e, ErrNotFound)
+		return fmt.Errorf("user %s: %w", e, directory.ErrNotFound)
 	}
 	s.auth.Clear()
 	return nil
@@ -245,7 +247,7 @@ func (s *Store) AddProfileKey(ctx context.Context, email, multibase string) erro
 	if err != nil {
 		return err
 	}
-	row := profileKeyRow{ID: newUUID(), UserID: u.ID, PublicKeyMultibase: multibase, CreatedAt: s.nowMS()}
+	row := profileKeyRow{ID: directory.NewUUID(), UserID: u.ID, PublicKeyMultibase: multibase, CreatedAt: s.nowMS()}
 	return translate(s.db.WithContext(ctx).Create(&row).Error, "add profile key")
 }
 

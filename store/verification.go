@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/proof"
 )
 
@@ -77,19 +78,19 @@ const (
 // the row is written: concurrent attempts are written together in one statement (a small
 // group commit), so that the log keeps up with many verifications at once.
 func (s *Store) AddVerificationLog(ctx context.Context, l VerificationLog) (VerificationLog, error) {
-	req, err := canonicalText(l.Request)
+	req, err := directory.CanonicalText(l.Request)
 	if err != nil {
 		return l, err
 	}
 	switch {
 	case len(l.VerifiedID) > MaxLogVerifiedID:
-		return l, invalid.With("verification log: verified_id of %d bytes (at most %d)", len(l.VerifiedID), MaxLogVerifiedID)
+		return l, directory.Invalid.With("verification log: verified_id of %d bytes (at most %d)", len(l.VerifiedID), MaxLogVerifiedID)
 	case len(l.Reason) > MaxLogReason:
-		return l, invalid.With("verification log: reason of %d bytes (at most %d)", len(l.Reason), MaxLogReason)
+		return l, directory.Invalid.With("verification log: reason of %d bytes (at most %d)", len(l.Reason), MaxLogReason)
 	case len(req) > MaxLogRequest:
-		return l, invalid.With("verification log: request of %d bytes (at most %d)", len(req), MaxLogRequest)
+		return l, directory.Invalid.With("verification log: request of %d bytes (at most %d)", len(req), MaxLogRequest)
 	}
-	l.ID = newUUID()
+	l.ID = directory.NewUUID()
 	now := s.nowMS()
 	l.CreatedAt = msTime(now)
 	w := logWrite{args: []any{l.ID, l.LookupType, l.VerifiedID, nullable(l.NamespaceID), nullable(l.RegistryID), nullable(l.RecordID),
@@ -187,7 +188,7 @@ func (s *Store) VerificationLogs(ctx context.Context, lookupType, entryID, onlyU
 	}
 	out := make([]VerificationLog, len(rows))
 	for i, r := range rows {
-		req, err := decodeObject(r.Request)
+		req, err := directory.DecodeObject(r.Request)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -232,12 +233,12 @@ func (s *Store) entryVersion(ctx context.Context, kind proof.Kind, entryID, vers
 	case proof.KindRecord:
 		q = `SELECT namespace_id, registry_id, record_id, digest, proof_type FROM record_versions WHERE record_id = ? AND version = ?`
 	default:
-		return StoredVersion{}, invalid.With("unknown entry kind %v", kind)
+		return StoredVersion{}, directory.Invalid.With("unknown entry kind %v", kind)
 	}
 	var v StoredVersion
 	err := queryRow(ctx, s.rsql(ctx), s.d.rebind(q), []any{entryID, version}, &v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType)
 	if errors.Is(err, sql.ErrNoRows) {
-		return StoredVersion{}, fmt.Errorf("%s %q version %q: %w", kind, entryID, version, ErrNotFound)
+		return StoredVersion{}, fmt.Errorf("%s %q version %q: %w", kind, entryID, version, directory.ErrNotFound)
 	}
 	return v, translate(err, kind.String()+" version")
 }
@@ -253,7 +254,7 @@ func (s *Store) EntryExists(ctx context.Context, kind proof.Kind, entryID string
 	case proof.KindRecord:
 		q = `SELECT COUNT(*) FROM records WHERE record_id = ?`
 	default:
-		return false, invalid.With("unknown entry kind %v", kind)
+		return false, directory.Invalid.With("unknown entry kind %v", kind)
 	}
 	var n int64
 	err := s.rdb(ctx).Raw(q, entryID).Scan(&n).Error

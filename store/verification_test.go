@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -73,7 +74,7 @@ func TestVerificationLogRowsAreBounded(t *testing.T) {
 		} {
 			l := ok
 			mutate(&l)
-			if _, err := s.AddVerificationLog(ctx, l); !errors.Is(err, store.ErrInvalid) {
+			if _, err := s.AddVerificationLog(ctx, l); !errors.Is(err, directory.ErrInvalid) {
 				t.Fatalf("%s of 1 MiB: %v, want ErrInvalid", name, err)
 			}
 		}

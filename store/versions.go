@@ -5,7 +5,9 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/proof"
+	"github.com/svc-directory/svc/translog/leaf"
 )
 
 // versionRow is a row of one of the three version tables; kind says which.
@@ -14,7 +16,7 @@ type versionRow[V any] interface {
 	kind() proof.Kind
 	// logLeaf is the version's transparency-log leaf; ok is false for a version anonymous
 	// readers cannot see (a record draft), which is not logged.
-	logLeaf() (leaf LogLeaf, ok bool)
+	logLeaf() (l leaf.Leaf, ok bool)
 	// first reports whether the version is its entry's first: the entry is created with it.
 	first() bool
 	// queuedAt is the row with its log queue position (log_seq).
@@ -39,21 +41,21 @@ func (RowNamespaceVersion) kind() proof.Kind { return proof.KindNamespace }
 func (regVersionRow) kind() proof.Kind       { return proof.KindRegistry }
 func (recVersionRow) kind() proof.Kind       { return proof.KindRecord }
 
-func (r RowNamespaceVersion) logLeaf() (LogLeaf, bool) {
-	return LogLeaf{Kind: proof.KindNamespace.String(), NamespaceID: r.NamespaceID, Version: r.Version,
+func (r RowNamespaceVersion) logLeaf() (leaf.Leaf, bool) {
+	return leaf.Leaf{Kind: proof.KindNamespace.String(), NamespaceID: r.NamespaceID, Version: r.Version,
 		VersionCount: r.VersionCount, Digest: r.Digest}, true
 }
 
-func (r regVersionRow) logLeaf() (LogLeaf, bool) {
-	return LogLeaf{Kind: proof.KindRegistry.String(), NamespaceID: r.NamespaceID, RegistryID: r.RegistryID,
+func (r regVersionRow) logLeaf() (leaf.Leaf, bool) {
+	return leaf.Leaf{Kind: proof.KindRegistry.String(), NamespaceID: r.NamespaceID, RegistryID: r.RegistryID,
 		Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest}, true
 }
 
-func (r recVersionRow) logLeaf() (LogLeaf, bool) {
-	if r.State == StateDraft {
-		return LogLeaf{}, false
+func (r recVersionRow) logLeaf() (leaf.Leaf, bool) {
+	if r.State == directory.StateDraft {
+		return leaf.Leaf{}, false
 	}
-	return LogLeaf{Kind: proof.KindRecord.String(), NamespaceID: r.NamespaceID, RegistryID: r.RegistryID,
+	return leaf.Leaf{Kind: proof.KindRecord.String(), NamespaceID: r.NamespaceID, RegistryID: r.RegistryID,
 		RecordID: r.RecordID, Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest}, true
 }
 

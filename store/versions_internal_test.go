@@ -9,7 +9,8 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // Writes answer with the entry they wrote: after a create or an update, no version is read back
@@ -47,28 +48,28 @@ func TestWritesAnswerWithoutReadingBack(t *testing.T) {
 			s.sqlDB = closed
 			t.Cleanup(func() { s.sqlDB = live })
 
-			ns, err := s.CreateNamespace(ctx, u, "did:web:x", NamespaceInput{Name: "n"})
+			ns, err := s.CreateNamespace(ctx, u, "did:web:x", directory.NamespaceInput{Name: "n"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			desc := "changed"
-			if _, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", NamespacePatch{Description: &desc}); err != nil {
+			if _, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", directory.NamespacePatch{Description: &desc}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:x", RegistryInput{RegistryName: "r", Tag: TagCustom,
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:x", directory.RegistryInput{RegistryName: "r", Tag: directory.TagCustom,
 				Schema: map[string]any{"type": "object"}}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "r", "", RegistryPatch{Description: &desc}); err != nil {
+			if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "r", "", directory.RegistryPatch{Description: &desc}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", "did:web:x", []RecordInput{{RecordName: "a"}}); err != nil {
+			if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", "did:web:x", []directory.RecordInput{{RecordName: "a"}}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "a", "", RecordPatch{Description: &desc}); err != nil {
+			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "a", "", directory.RecordPatch{Description: &desc}); err != nil {
 				t.Errorf("update record: %v", err)
 			}
-			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "a", "", RecordPatch{Description: &desc}); err != nil {
+			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "a", "", directory.RecordPatch{Description: &desc}); err != nil {
 				t.Errorf("update record that changes nothing: %v", err)
 			}
 			mu.Lock()

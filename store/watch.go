@@ -13,6 +13,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/proof"
 )
 
@@ -66,7 +67,7 @@ func (r subscriptionRow) subscription() Subscription {
 }
 
 // ErrTooManySubscriptions: the user holds MaxSubscriptionsPerUser already.
-var ErrTooManySubscriptions = conflict.With("a user holds at most %d watch subscriptions; delete one first", MaxSubscriptionsPerUser)
+var ErrTooManySubscriptions = directory.Conflict.With("a user holds at most %d watch subscriptions; delete one first", MaxSubscriptionsPerUser)
 
 // CreateSubscription subscribes the user to the new versions of the entry targetID names (a
 // namespace id, registry id or record id, by watchType). An unknown entry is ErrNotFound.
@@ -80,9 +81,9 @@ func (s *Store) CreateSubscription(ctx context.Context, userID, watchType, targe
 	case WatchRecord:
 		table, col = "records", "record_id"
 	default:
-		return Subscription{}, invalid.With("watch_type must be namespace, registry or record")
+		return Subscription{}, directory.Invalid.With("watch_type must be namespace, registry or record")
 	}
-	row := subscriptionRow{SubscriptionID: newUUID(), UserID: userID, WatchType: watchType, TargetID: targetID,
+	row := subscriptionRow{SubscriptionID: directory.NewUUID(), UserID: userID, WatchType: watchType, TargetID: targetID,
 		WebhookURL: webhookURL, Secret: secret, State: SubscriptionActive, CreatedAt: s.nowMS()}
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		var ns []string
@@ -90,7 +91,7 @@ func (s *Store) CreateSubscription(ctx context.Context, userID, watchType, targe
 			return translate(err, "watched entry")
 		}
 		if len(ns) == 0 {
-			return fmt.Errorf("watched %s %q: %w", watchType, targetID, ErrNotFound)
+			return fmt.Errorf("watched %s %q: %w", watchType, targetID, directory.ErrNotFound)
 		}
 		row.NamespaceID = ns[0]
 		// The user's row is locked so that concurrent creations count one after another.
@@ -144,7 +145,7 @@ func (s *Store) DeleteSubscription(ctx context.Context, userID, id string) error
 			return translate(err, "subscription")
 		}
 		if n == 0 {
-			return fmt.Errorf("subscription %q: %w", id, ErrNotFound)
+			return fmt.Errorf("subscription %q: %w", id, directory.ErrNotFound)
 		}
 		for _, table := range []string{"watch_outbox", "watch_deliveries", "watch_subscriptions"} {
 			if err := tx.Exec(`DELETE FROM `+table+` WHERE subscription_id = ?`, id).Error; err != nil {
@@ -252,7 +253,7 @@ func queueForWatchers[V versionRow[V]](tx *gorm.DB, rows []V) error {
 			if err != nil {
 				return err
 			}
-			out = append(out, outboxRow{EventID: "msg_" + strings.ReplaceAll(newUUID(), "-", ""), SubscriptionID: sub.SubscriptionID,
+			out = append(out, outboxRow{EventID: "msg_" + strings.ReplaceAll(directory.NewUUID(), "-", ""), SubscriptionID: sub.SubscriptionID,
 				Payload: string(body), CreatedAt: e.at, NextAttemptAt: e.at})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -18,7 +19,7 @@ func TestWatchOutbox(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		ns := lifecycleFixture(t, s) // people: draft, a, b, c
-		reg, err := s.GetRegistry(ctx, ns.NamespaceID, "people", store.VersionSel{})
+		reg, err := s.GetRegistry(ctx, ns.NamespaceID, "people", directory.VersionSel{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +42,7 @@ func TestWatchOutbox(t *testing.T) {
 			return n
 		}
 		// A batch refused for one taken name writes no version and queues no event.
-		if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, []store.RecordInput{
+		if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, []directory.RecordInput{
 			{RecordName: "new1", Details: map[string]any{}}, {RecordName: "a", Details: map[string]any{}},
 		}); err == nil {
 			t.Fatal("the batch with a taken name was written")
@@ -49,11 +50,11 @@ func TestWatchOutbox(t *testing.T) {
 		if n := depth(); n != 0 {
 			t.Fatalf("a refused batch queued %d events", n)
 		}
-		var in []store.RecordInput
+		var in []directory.RecordInput
 		for i := range 40 {
-			in = append(in, store.RecordInput{RecordName: storetest.PersonName(i), Details: map[string]any{}})
+			in = append(in, directory.RecordInput{RecordName: storetest.PersonName(i), Details: map[string]any{}})
 		}
-		in = append(in, store.RecordInput{RecordName: "d", Details: map[string]any{}, State: store.StateDraft})
+		in = append(in, directory.RecordInput{RecordName: "d", Details: map[string]any{}, State: directory.StateDraft})
 		if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, in); err != nil {
 			t.Fatal(err)
 		}

@@ -3,34 +3,28 @@ package store
 import (
 	"context"
 	"fmt"
+
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
-// LogCosigned is the latest checkpoint a quorum of the log's witnesses cosigned: its tree size
-// and its text with the log's signature and the witnesses' cosignatures (Size 0, Text "" before
-// the first).
-type LogCosigned struct {
-	Size int64
-	Text string
-}
-
 // LogCosigned returns the latest cosigned checkpoint.
-func (s *Store) LogCosigned(ctx context.Context) (LogCosigned, error) {
+func (s *Store) LogCosigned(ctx context.Context) (logstore.Cosigned, error) {
 	var rows []struct {
 		Cosigned     string `gorm:"column:cosigned"`
 		CosignedSize int64  `gorm:"column:cosigned_size"`
 	}
 	if err := s.db.WithContext(ctx).Table("log_state").Select("cosigned, cosigned_size").Where("id = 1").Find(&rows).Error; err != nil {
-		return LogCosigned{}, fmt.Errorf("store: log cosigned checkpoint: %w", err)
+		return logstore.Cosigned{}, fmt.Errorf("store: log cosigned checkpoint: %w", err)
 	}
 	if len(rows) == 0 {
-		return LogCosigned{}, fmt.Errorf("store: log cosigned checkpoint: no log state")
+		return logstore.Cosigned{}, fmt.Errorf("store: log cosigned checkpoint: no log state")
 	}
-	return LogCosigned{Size: rows[0].CosignedSize, Text: rows[0].Cosigned}, nil
+	return logstore.Cosigned{Size: rows[0].CosignedSize, Text: rows[0].Cosigned}, nil
 }
 
 // SaveLogCosigned keeps c as the latest cosigned checkpoint when it is larger than the one
 // stored (instances witnessing at once never move it back); it reports whether it did.
-func (s *Store) SaveLogCosigned(ctx context.Context, c LogCosigned) (bool, error) {
+func (s *Store) SaveLogCosigned(ctx context.Context, c logstore.Cosigned) (bool, error) {
 	// The log's tables are shown by no cached lookup: the write is not reported to OnCommit.
 	ctx = context.WithValue(ctx, txWritesKey{}, new(txWrites))
 	res := s.db.WithContext(ctx).Table("log_state").Where("id = 1 AND cosigned_size < ?", c.Size).

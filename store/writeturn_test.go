@@ -10,8 +10,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 // TestWritersTakeTurns: on SQLite the store's write transactions wait for their turn in the
@@ -20,7 +22,7 @@ import (
 func TestWritersTakeTurns(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, store.NamespaceInput{Name: "Acme"})
+		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, directory.NamespaceInput{Name: "Acme"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,18 +38,18 @@ func TestWritersTakeTurns(t *testing.T) {
 		<-holding
 		short, cancel := context.WithTimeout(ctx, time.Second) // room for a loaded machine: Postgres must not need it
 		defer cancel()
-		_, err = s.CreateRegistry(short, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom,
+		_, err = s.CreateRegistry(short, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom,
 			Schema: map[string]any{"type": "object"}})
 		close(release)
 		if err := <-first; err != nil {
 			t.Fatal(err)
 		}
-		_, getErr := s.GetRegistry(ctx, ns.NamespaceID, "people", store.VersionSel{})
+		_, getErr := s.GetRegistry(ctx, ns.NamespaceID, "people", directory.VersionSel{})
 		if s.Dialect() == store.DialectSQLite {
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("a writer waiting for the turn past its deadline: %v, want the deadline", err)
 			}
-			if !errors.Is(getErr, store.ErrNotFound) {
+			if !errors.Is(getErr, directory.ErrNotFound) {
 				t.Fatalf("the writer that gave up wrote its registry: %v", getErr)
 			}
 			return
@@ -70,9 +72,9 @@ func TestLogIntegrationBesideBulkWriters(t *testing.T) {
 		for w := range 4 {
 			writers.Go(func() error {
 				for i := 0; !stop.Load(); i++ {
-					in := make([]store.RecordInput, 20)
+					in := make([]directory.RecordInput, 20)
 					for j := range in {
-						in[j] = store.RecordInput{RecordName: fmt.Sprintf("w%d-%d-%d", w, i, j), Details: map[string]any{"j": float64(j)}}
+						in[j] = directory.RecordInput{RecordName: fmt.Sprintf("w%d-%d-%d", w, i, j), Details: map[string]any{"j": float64(j)}}
 					}
 					if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, in); err != nil {
 						return err
@@ -83,8 +85,8 @@ func TestLogIntegrationBesideBulkWriters(t *testing.T) {
 		}
 		integrated := 0
 		for range 20 {
-			n, err := s.IntegrateLog(ctx, 100, func(b *store.LogBatch) (store.LogUpdate, error) {
-				return store.LogUpdate{Origin: "test", Checkpoint: fmt.Sprintf("size %d", b.State.Size+int64(len(b.Queued)))}, nil
+			n, err := s.IntegrateLog(ctx, 100, func(b *logstore.Batch) (logstore.Update, error) {
+				return logstore.Update{Origin: "test", Checkpoint: fmt.Sprintf("size %d", b.State.Size+int64(len(b.Queued)))}, nil
 			})
 			if err != nil {
 				t.Errorf("integration beside the writers: %v", err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -32,11 +33,11 @@ func BenchmarkCommitToCheckpointPostgres(b *testing.B) {
 	u, _ := s.EnsureUser(ctx, "bench@example.com")
 	namespaces := make([]string, *benchWriters)
 	for w := range namespaces {
-		ns, err := s.CreateNamespace(ctx, u, creator, store.NamespaceInput{Name: fmt.Sprintf("bench-%d", w)})
+		ns, err := s.CreateNamespace(ctx, u, creator, directory.NamespaceInput{Name: fmt.Sprintf("bench-%d", w)})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom}); err != nil {
+		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom}); err != nil {
 			b.Fatal(err)
 		}
 		namespaces[w] = ns.NamespaceID
@@ -87,9 +88,9 @@ func BenchmarkCommitToCheckpointPostgres(b *testing.B) {
 			defer writers.Done()
 			r := rand.New(rand.NewPCG(1, uint64(w)))
 			for n := 0; time.Since(start) < span; {
-				in := make([]store.RecordInput, store.MaxBatch)
+				in := make([]directory.RecordInput, directory.MaxBatch)
 				for j := range in {
-					in[j] = store.RecordInput{RecordName: fmt.Sprintf("p-%08d", n+j), Details: storetest.Details(r, n+j)}
+					in[j] = directory.RecordInput{RecordName: fmt.Sprintf("p-%08d", n+j), Details: storetest.Details(r, n+j)}
 				}
 				added, err := s.AddRecords(ctx, nsID, "people", creator, in)
 				if err != nil {

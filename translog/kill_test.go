@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 )
@@ -54,9 +55,9 @@ func killChild() int {
 	run, ns := os.Getenv(killChildRun), os.Getenv(killChildNS)
 	go func() {
 		for i := 0; ; i++ {
-			in := make([]store.RecordInput, 25)
+			in := make([]directory.RecordInput, 25)
 			for j := range in {
-				in[j] = store.RecordInput{RecordName: fmt.Sprintf("k%s-%06d", run, i*len(in)+j), Details: map[string]any{"n": float64(j)}}
+				in[j] = directory.RecordInput{RecordName: fmt.Sprintf("k%s-%06d", run, i*len(in)+j), Details: map[string]any{"n": float64(j)}}
 			}
 			if _, err := s.AddRecords(ctx, ns, "people", creator, in); err != nil {
 				fmt.Fprintln(os.Stderr, "write:", err)
@@ -186,7 +187,7 @@ func TestKill9DuringIntegration(t *testing.T) {
 			seen := checkOrder(t, v.checkTiles(ctx, final))
 			// Every record that exists (the seeded ones and those the killed processes
 			// committed) has its version in the log; nothing else is.
-			reg, err := s.GetRegistry(ctx, ns.NamespaceID, "people", store.VersionSel{})
+			reg, err := s.GetRegistry(ctx, ns.NamespaceID, "people", directory.VersionSel{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,7 +198,7 @@ func TestKill9DuringIntegration(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, rec := range recs {
-					if rec.State == store.StateDraft {
+					if rec.State == directory.StateDraft {
 						continue
 					}
 					if !seen[rec.Version] {

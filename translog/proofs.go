@@ -10,7 +10,8 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/svc-directory/svc/internal/cache"
-	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/translog/leaf"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 // Errors of the reading side; wrapped errors carry detail.
@@ -24,16 +25,18 @@ var (
 	ErrBadSize = errors.New("bad tree size")
 	// ErrNoCheckpoint: the log has not signed its first checkpoint yet.
 	ErrNoCheckpoint = errors.New("translog: no checkpoint yet")
+	// ErrNoTile: the log holds no such tile, or not that many hashes or entries of it yet.
+	ErrNoTile = errors.New("translog: tile not in the log")
 )
 
-// Reader answers the log's public questions from the store: checkpoint, tiles, proofs. It keeps
+// Reader answers the log's public questions from its storage: checkpoint, tiles, proofs. It keeps
 // hash tiles in memory (tiles: a stored hash never changes), and the log state it read last for
 // a moment (state), so that a proof costs one read of the database: its entry.
 type Reader struct {
-	st    *store.Store
+	st    ReadStorage
 	tiles *cache.Cache[[2]int64, []byte]
 	nodes *cache.Cache[int64, tlog.Hash] // stored hashes by index (tlog.StoredHashIndex)
-	state *cache.Cache[struct{}, store.LogState]
+	state *cache.Cache[struct{}, logstore.State]
 }
 
 // readerTiles bounds the hash tiles a reader keeps: at most 8 KiB each, 32 MiB in all; the
@@ -47,22 +50,22 @@ const readerNodes = 1 << 18
 // integrated since is proven against a fresh read.
 const readerStateTTL = 100 * time.Millisecond
 
-// NewReader returns a reader of the store's log.
-func NewReader(st *store.Store) *Reader {
+// NewReader returns a reader of the log in st.
+func NewReader(st ReadStorage) *Reader {
 	return &Reader{st: st,
 		tiles: cache.New[[2]int64, []byte](cache.Options{MaxSize: readerTiles}),
 		nodes: cache.New[int64, tlog.Hash](cache.Options{MaxSize: readerNodes}),
-		state: cache.New[struct{}, store.LogState](cache.Options{MaxSize: 1, TTL: readerStateTTL})}
+		state: cache.New[struct{}, logstore.State](cache.Options{MaxSize: 1, TTL: readerStateTTL})}
 }
 
 // logState is the log's state as read at most readerStateTTL ago, or newer than minSize.
-func (r *Reader) logState(ctx context.Context, minSize int64) (store.LogState, error) {
+func (r *Reader) logState(ctx context.Context, minSize int64) (logstore.State, error) {
 	if s, ok := r.state.Get(struct{}{}); ok && s.Size > minSize {
 		return s, nil
 	}
 	s, err := r.st.LogState(ctx)
 	if err != nil {
-		return store.LogState{}, err
+		return logstore.State{}, err
 	}
 	r.state.Set(struct{}{}, s)
 	return s, nil
@@ -84,14 +87,14 @@ func (r *Reader) hashTile(ctx context.Context, level int, n int64, minLen int) (
 }
 
 // Checkpoint returns the latest signed checkpoint and its parsed body.
-func (r *Reader) Checkpoint(ctx context.Context) (string, Checkpoint, error) {
+func (r *Reader) Checkpoint(ctx context.Context) (string, leaf.Checkpoint, error) {
 	return r.checkpoint(ctx, -1)
 }
 
 // checkpoint is Checkpoint, from a state read at most readerStateTTL ago when it is larger than
 // minSize (-1: always fresh).
-func (r *Reader) checkpoint(ctx context.Context, minSize int64) (string, Checkpoint, error) {
-	var s store.LogState
+func (r *Reader) checkpoint(ctx context.Context, minSize int64) (string, leaf.Checkpoint, error) {
+	var s logstore.State
 	var err error
 	if minSize < 0 {
 		s, err = r.st.LogState(ctx)
@@ -99,16 +102,16 @@ func (r *Reader) checkpoint(ctx context.Context, minSize int64) (string, Checkpo
 		s, err = r.logState(ctx, minSize)
 	}
 	if err != nil {
-		return "", Checkpoint{}, err
+		return "", leaf.Checkpoint{}, err
 	}
 	if s.Checkpoint == "" {
-		return "", Checkpoint{}, ErrNoCheckpoint
+		return "", leaf.Checkpoint{}, ErrNoCheckpoint
 	}
 	text, err := noteText(s.Checkpoint)
 	if err != nil {
-		return "", Checkpoint{}, err
+		return "", leaf.Checkpoint{}, err
 	}
-	c, err := ParseCheckpoint(text)
+	c, err := leaf.ParseCheckpoint(text)
 	return s.Checkpoint, c, err
 }
 
@@ -126,16 +129,19 @@ func noteText(signed string) (string, error) {
 	return n.Text, nil
 }
 
-// Tile returns the stored tile (level store.LogEntriesLevel: the entry bundle) cut to width w
-// (1..TileWidth); store.ErrNotFound when the log does not hold that many yet.
+// Tile returns the stored tile (level logstore.EntriesLevel: the entry bundle) cut to width w
+// (1..leaf.TileWidth); ErrNoTile when the log does not hold that many yet.
 func (r *Reader) Tile(ctx context.Context, level int, n int64, w int) ([]byte, error) {
 	data, err := r.hashTile(ctx, level, n, w*tlog.HashSize)
+	if errors.Is(err, logstore.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %v", ErrNoTile, err)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if level >= 0 {
 		if len(data) < w*tlog.HashSize {
-			return nil, fmt.Errorf("tile %d/%d width %d: %w", level, n, w, store.ErrNotFound)
+			return nil, fmt.Errorf("tile %d/%d width %d: %w", level, n, w, ErrNoTile)
 		}
 		return data[:w*tlog.HashSize], nil
 	}
@@ -143,7 +149,7 @@ func (r *Reader) Tile(ctx context.Context, level int, n int64, w int) ([]byte, e
 	off := 0
 	for i := 0; i < w; i++ {
 		if off+2 > len(data) {
-			return nil, fmt.Errorf("entry bundle %d width %d: %w", n, w, store.ErrNotFound)
+			return nil, fmt.Errorf("entry bundle %d width %d: %w", n, w, ErrNoTile)
 		}
 		off += 2 + (int(data[off])<<8 | int(data[off+1]))
 	}
@@ -203,7 +209,7 @@ func (r *Reader) Inclusion(ctx context.Context, version string, size int64) (Inc
 		return Inclusion{}, fmt.Errorf("%w: size %d is negative", ErrBadSize, size)
 	}
 	idx, entry, err := r.st.LogEntry(ctx, version)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, logstore.ErrNotFound) {
 		pending, perr := r.st.LogPending(ctx, version)
 		switch {
 		case perr != nil:
@@ -235,7 +241,7 @@ func (r *Reader) Inclusion(ctx context.Context, version string, size int64) (Inc
 	// The leaf as the version's row gives it, when the tree holds exactly that leaf; otherwise
 	// (the row no longer matches what was logged) the leaf the log holds, from its bundle, so
 	// that the proof shows what was logged.
-	leaf, err := entry.Canonical()
+	text, err := entry.Canonical()
 	if err != nil {
 		return Inclusion{}, err
 	}
@@ -243,8 +249,8 @@ func (r *Reader) Inclusion(ctx context.Context, version string, size int64) (Inc
 	if err != nil {
 		return Inclusion{}, fmt.Errorf("translog: leaf hash %d: %w", idx, err)
 	}
-	if stored[0] != tlog.RecordHash(leaf) {
-		if leaf, err = r.Leaf(ctx, idx); err != nil {
+	if stored[0] != leaf.Hash(text) {
+		if text, err = r.Leaf(ctx, idx); err != nil {
 			return Inclusion{}, err
 		}
 	}
@@ -252,12 +258,12 @@ func (r *Reader) Inclusion(ctx context.Context, version string, size int64) (Inc
 	if err != nil {
 		return Inclusion{}, fmt.Errorf("translog: prove leaf %d in %d: %w", idx, size, err)
 	}
-	return Inclusion{Index: idx, TreeSize: size, Leaf: leaf, Hashes: p, Checkpoint: signed}, nil
+	return Inclusion{Index: idx, TreeSize: size, Leaf: text, Hashes: p, Checkpoint: signed}, nil
 }
 
 // Leaf returns the leaf at index idx from its entry bundle.
 func (r *Reader) Leaf(ctx context.Context, idx int64) ([]byte, error) {
-	data, err := r.st.LogTile(ctx, store.LogEntriesLevel, idx/TileWidth)
+	data, err := r.st.LogTile(ctx, logstore.EntriesLevel, idx/leaf.TileWidth)
 	if err != nil {
 		return nil, err
 	}
@@ -268,9 +274,9 @@ func (r *Reader) Leaf(ctx context.Context, idx int64) ([]byte, error) {
 		}
 		l := int(data[off])<<8 | int(data[off+1])
 		if off+2+l > len(data) {
-			return nil, fmt.Errorf("translog: entry bundle %d is truncated", idx/TileWidth)
+			return nil, fmt.Errorf("translog: entry bundle %d is truncated", idx/leaf.TileWidth)
 		}
-		if i == idx%TileWidth {
+		if i == idx%leaf.TileWidth {
 			return data[off+2 : off+2+l], nil
 		}
 		off += 2 + l

@@ -2,9 +2,13 @@ package translog
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
-	"github.com/svc-directory/svc/store"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/svc-directory/svc/translog/leaf"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 // ParseTilePath reads the canonical C2SP tile paths of height 8 and refuses every other
@@ -14,8 +18,8 @@ func TestParseTilePath(t *testing.T) {
 		"0/000":                          {Level: 0, N: 0, W: 256},
 		"0/x001/234.p/17":                {Level: 0, N: 1234, W: 17},
 		"3/x001/x234/067":                {Level: 3, N: 1234067, W: 256},
-		"entries/000.p/1":                {Level: store.LogEntriesLevel, N: 0, W: 1},
-		"entries/x002/000":               {Level: store.LogEntriesLevel, N: 2000, W: 256},
+		"entries/000.p/1":                {Level: logstore.EntriesLevel, N: 0, W: 1},
+		"entries/x002/000":               {Level: logstore.EntriesLevel, N: 2000, W: 256},
 		"63/999.p/255":                   {Level: 63, N: 999, W: 255},
 		"0/x999/x999/x999/x999/x999/999": {Level: 0, N: 999999999999999999, W: 256},
 	} {
@@ -23,7 +27,7 @@ func TestParseTilePath(t *testing.T) {
 		if err != nil || got != want {
 			t.Errorf("%q: %+v %v, want %+v", path, got, err, want)
 		}
-		if got.Full() != (want.W == TileWidth) {
+		if got.Full() != (want.W == leaf.TileWidth) {
 			t.Errorf("%q: Full %v", path, got.Full())
 		}
 	}
@@ -34,6 +38,32 @@ func TestParseTilePath(t *testing.T) {
 	} {
 		if p, err := ParseTilePath(path); !errors.Is(err, ErrBadTilePath) {
 			t.Errorf("%q: %+v %v", path, p, err)
+		}
+	}
+}
+
+// TestTileServicePath: the paths the monitor asks for are the service's canonical tile paths.
+func TestTileServicePath(t *testing.T) {
+	for _, tc := range []struct {
+		tile tlog.Tile
+		want string
+	}{
+		{tlog.Tile{H: 8, L: 0, N: 0, W: 5}, "tile/0/000.p/5"},
+		{tlog.Tile{H: 8, L: 1, N: 1234067, W: 256}, "tile/1/x001/x234/067"},
+		{tlog.Tile{H: 8, L: -1, N: 1, W: 3}, "tile/entries/001.p/3"},
+		{tlog.Tile{H: 8, L: -1, N: 1000, W: 256}, "tile/entries/x001/000"},
+	} {
+		got := leaf.TileServicePath(tc.tile)
+		if got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.tile, got, tc.want)
+		}
+		p, err := ParseTilePath(strings.TrimPrefix(got, "tile/"))
+		wantL := tc.tile.L
+		if wantL == -1 {
+			wantL = logstore.EntriesLevel
+		}
+		if err != nil || p.Level != wantL || p.N != tc.tile.N || p.W != tc.tile.W {
+			t.Errorf("%q parses as %+v, %v", got, p, err)
 		}
 	}
 }

@@ -1,71 +1,33 @@
 // Package translog is the directory's transparency log: an append-only Merkle tree (RFC 6962,
-// SHA-256) over the leaves of every public version, kept as C2SP tlog-tiles in the store's
+// SHA-256) over the leaves of every public version, kept as C2SP tlog-tiles in the service's
 // database and published as C2SP tlog-checkpoint signed notes (Ed25519). The store queues a
 // leaf in the transaction that writes a version; an Integrator here moves queued leaves into
-// the tree, one store transaction per batch, and signs the new checkpoint. docs/transparency-log.md
-// describes the log for its readers.
+// the tree, one storage transaction per batch, and signs the new checkpoint; a Reader serves
+// checkpoints, tiles and proofs; a Witnesser gathers the witnesses' cosignatures. It reaches
+// its storage only through the interfaces of storage.go (in the words of translog/logstore) and
+// imports no database. The leaf format and the checks a reader makes are translog/leaf's.
+// docs/transparency-log.md describes the log for its readers.
 package translog
 
 import (
 	"context"
-	"encoding/base64"
-	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
-	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/translog/leaf"
+	"github.com/svc-directory/svc/translog/logstore"
 )
-
-// TileHeight is the height of the tiles (C2SP tlog-tiles: 8, 256 hashes or entries a tile).
-const TileHeight = 8
-
-// TileWidth is how many hashes or entries a full tile holds.
-const TileWidth = 1 << TileHeight
 
 // BatchMax is the most leaves one integration takes from the queue.
 const BatchMax = 4096
 
-// Checkpoint is a parsed C2SP tlog-checkpoint body.
-type Checkpoint struct {
-	Origin string
-	Size   int64
-	Hash   tlog.Hash
-}
-
-// Format returns the checkpoint body: origin, size and base64 root hash, one a line.
-func (c Checkpoint) Format() string {
-	return c.Origin + "\n" + strconv.FormatInt(c.Size, 10) + "\n" + base64.StdEncoding.EncodeToString(c.Hash[:]) + "\n"
-}
-
-// ParseCheckpoint parses a checkpoint body (the text of the signed note). Extension lines
-// after the root hash are allowed and ignored.
-func ParseCheckpoint(text string) (Checkpoint, error) {
-	lines := strings.SplitN(text, "\n", 4)
-	if len(lines) < 4 || lines[0] == "" {
-		return Checkpoint{}, errors.New("translog: malformed checkpoint")
-	}
-	size, err := strconv.ParseInt(lines[1], 10, 64)
-	if err != nil || size < 0 || strconv.FormatInt(size, 10) != lines[1] {
-		return Checkpoint{}, errors.New("translog: malformed checkpoint size")
-	}
-	h, err := base64.StdEncoding.DecodeString(lines[2])
-	if err != nil || len(h) != tlog.HashSize {
-		return Checkpoint{}, errors.New("translog: malformed checkpoint root hash")
-	}
-	c := Checkpoint{Origin: lines[0], Size: size}
-	copy(c.Hash[:], h)
-	return c, nil
-}
-
 // Integrator moves queued leaves into the log and signs its checkpoints.
 type Integrator struct {
-	st     *store.Store
+	st     IntegrateStorage
 	signer note.Signer
 	verif  note.Verifier
 	log    *slog.Logger
@@ -75,7 +37,7 @@ type Integrator struct {
 	sinceCompact, leavesSinceCompact int
 }
 
-// The integrator compacts the log's tables (store.CompactLog) after this many integrations or
+// The integrator compacts the log's tables (CompactLog) after this many integrations or
 // integrated leaves, whichever comes first: a steady trickle of writes replaces the partial
 // tiles four times a second, a bulk load deletes thousands of queue rows per integration.
 const (
@@ -83,9 +45,9 @@ const (
 	compactEveryLeaves = 16 * BatchMax
 )
 
-// NewIntegrator returns an integrator of the store's log that signs with key; the key's name
-// is the log's origin. now is the clock (nil: time.Now).
-func NewIntegrator(st *store.Store, key Key, log *slog.Logger, now func() time.Time) *Integrator {
+// NewIntegrator returns an integrator of the log in st that signs with key; the key's name is
+// the log's origin. now is the clock (nil: time.Now).
+func NewIntegrator(st IntegrateStorage, key Key, log *slog.Logger, now func() time.Time) *Integrator {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -116,15 +78,15 @@ func (g *Integrator) IntegrateOnce(ctx context.Context) (int, error) {
 
 // integrate is IntegrateOnce with the batch size and a function the update passes through
 // before it is written (tests fail there to stop an integration midway).
-func (g *Integrator) integrate(ctx context.Context, limit int, last func(store.LogUpdate) error) (int, error) {
-	return g.st.IntegrateLog(ctx, limit, func(b *store.LogBatch) (store.LogUpdate, error) {
+func (g *Integrator) integrate(ctx context.Context, limit int, last func(logstore.Update) error) (int, error) {
+	return g.st.IntegrateLog(ctx, limit, func(b *logstore.Batch) (logstore.Update, error) {
 		up, err := g.extend(b)
 		if err != nil {
-			return store.LogUpdate{}, err
+			return logstore.Update{}, err
 		}
 		if last != nil {
 			if err := last(up); err != nil {
-				return store.LogUpdate{}, err
+				return logstore.Update{}, err
 			}
 		}
 		return up, nil
@@ -132,19 +94,19 @@ func (g *Integrator) integrate(ctx context.Context, limit int, last func(store.L
 }
 
 // extend computes the tiles and the signed checkpoint of the batch's tree.
-func (g *Integrator) extend(b *store.LogBatch) (store.LogUpdate, error) {
+func (g *Integrator) extend(b *logstore.Batch) (logstore.Update, error) {
 	old := b.State
 	if old.Origin != "" && old.Origin != g.Origin() {
-		return store.LogUpdate{}, fmt.Errorf("translog: the log in this database has origin %q, not %q: a log keeps its origin and key", old.Origin, g.Origin())
+		return logstore.Update{}, fmt.Errorf("translog: the log in this database has origin %q, not %q: a log keeps its origin and key", old.Origin, g.Origin())
 	}
 	if old.Checkpoint != "" {
 		n, err := note.Open([]byte(old.Checkpoint), note.VerifierList(g.verif))
 		if err != nil {
-			return store.LogUpdate{}, fmt.Errorf("translog: the latest checkpoint is not signed by this log's key %s: %w", g.verif.Name(), err)
+			return logstore.Update{}, fmt.Errorf("translog: the latest checkpoint is not signed by this log's key %s: %w", g.verif.Name(), err)
 		}
-		c, err := ParseCheckpoint(n.Text)
+		c, err := leaf.ParseCheckpoint(n.Text)
 		if err != nil || c.Size != old.Size {
-			return store.LogUpdate{}, fmt.Errorf("translog: the latest checkpoint does not match the log state (size %d)", old.Size)
+			return logstore.Update{}, fmt.Errorf("translog: the latest checkpoint does not match the log state (size %d)", old.Size)
 		}
 	}
 	r := &batchReader{tiles: b.Tile, fresh: map[int64]tlog.Hash{}, cache: map[[2]int64][]byte{}}
@@ -152,7 +114,7 @@ func (g *Integrator) extend(b *store.LogBatch) (store.LogUpdate, error) {
 	for _, q := range b.Queued {
 		hs, err := tlog.StoredHashes(n, q.Leaf, r)
 		if err != nil {
-			return store.LogUpdate{}, fmt.Errorf("translog: hashes of leaf %d: %w", n, err)
+			return logstore.Update{}, fmt.Errorf("translog: hashes of leaf %d: %w", n, err)
 		}
 		base := tlog.StoredHashIndex(0, n)
 		for i, h := range hs {
@@ -160,26 +122,26 @@ func (g *Integrator) extend(b *store.LogBatch) (store.LogUpdate, error) {
 		}
 		n++
 	}
-	var up store.LogUpdate
-	for _, t := range tlog.NewTiles(TileHeight, old.Size, n) {
+	var up logstore.Update
+	for _, t := range tlog.NewTiles(leaf.TileHeight, old.Size, n) {
 		data, err := tlog.ReadTileData(t, r)
 		if err != nil {
-			return store.LogUpdate{}, fmt.Errorf("translog: tile %s: %w", t.Path(), err)
+			return logstore.Update{}, fmt.Errorf("translog: tile %s: %w", t.Path(), err)
 		}
-		up.Tiles = append(up.Tiles, store.LogTile{Level: t.L, N: t.N, Data: data})
+		up.Tiles = append(up.Tiles, logstore.Tile{Level: t.L, N: t.N, Data: data})
 	}
 	bundles, err := extendBundles(b, old.Size)
 	if err != nil {
-		return store.LogUpdate{}, err
+		return logstore.Update{}, err
 	}
 	up.Tiles = append(up.Tiles, bundles...)
 	root, err := tlog.TreeHash(n, r)
 	if err != nil {
-		return store.LogUpdate{}, fmt.Errorf("translog: root of %d: %w", n, err)
+		return logstore.Update{}, fmt.Errorf("translog: root of %d: %w", n, err)
 	}
-	signed, err := note.Sign(&note.Note{Text: Checkpoint{Origin: g.Origin(), Size: n, Hash: root}.Format()}, g.signer)
+	signed, err := note.Sign(&note.Note{Text: leaf.Checkpoint{Origin: g.Origin(), Size: n, Hash: root}.Format()}, g.signer)
 	if err != nil {
-		return store.LogUpdate{}, fmt.Errorf("translog: sign checkpoint: %w", err)
+		return logstore.Update{}, fmt.Errorf("translog: sign checkpoint: %w", err)
 	}
 	up.Origin, up.Checkpoint = g.Origin(), string(signed)
 	return up, nil
@@ -187,21 +149,21 @@ func (g *Integrator) extend(b *store.LogBatch) (store.LogUpdate, error) {
 
 // extendBundles appends the batch's leaves to the entry bundles (each entry a big-endian
 // 16-bit length and the leaf).
-func extendBundles(b *store.LogBatch, start int64) ([]store.LogTile, error) {
-	var out []store.LogTile
+func extendBundles(b *logstore.Batch, start int64) ([]logstore.Tile, error) {
+	var out []logstore.Tile
 	var cur []byte
 	for i, q := range b.Queued {
 		idx := start + int64(i)
 		if len(q.Leaf) > 0xffff {
 			return nil, fmt.Errorf("translog: leaf %d is longer than 65535 bytes", idx)
 		}
-		if i == 0 || idx%TileWidth == 0 {
+		if i == 0 || idx%leaf.TileWidth == 0 {
 			if cur != nil {
-				out = append(out, store.LogTile{Level: store.LogEntriesLevel, N: (idx - 1) / TileWidth, Data: cur})
+				out = append(out, logstore.Tile{Level: logstore.EntriesLevel, N: (idx - 1) / leaf.TileWidth, Data: cur})
 			}
 			cur = nil
-			if idx%TileWidth != 0 {
-				prev, err := b.Tile(store.LogEntriesLevel, idx/TileWidth)
+			if idx%leaf.TileWidth != 0 {
+				prev, err := b.Tile(logstore.EntriesLevel, idx/leaf.TileWidth)
 				if err != nil {
 					return nil, err
 				}
@@ -212,7 +174,7 @@ func extendBundles(b *store.LogBatch, start int64) ([]store.LogTile, error) {
 		cur = append(cur, q.Leaf...)
 	}
 	if cur != nil {
-		out = append(out, store.LogTile{Level: store.LogEntriesLevel, N: (start + int64(len(b.Queued)) - 1) / TileWidth, Data: cur})
+		out = append(out, logstore.Tile{Level: logstore.EntriesLevel, N: (start + int64(len(b.Queued)) - 1) / leaf.TileWidth, Data: cur})
 	}
 	return out, nil
 }
@@ -253,7 +215,7 @@ func (r *batchReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
 
 // hashFromTiles returns stored hash idx from the tile that holds it.
 func hashFromTiles(idx int64, tile func(level int, n int64, minLen int) ([]byte, error)) (tlog.Hash, error) {
-	t := tlog.TileForIndex(TileHeight, idx)
+	t := tlog.TileForIndex(leaf.TileHeight, idx)
 	data, err := tile(t.L, t.N, t.W*tlog.HashSize)
 	if err != nil {
 		return tlog.Hash{}, err

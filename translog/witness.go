@@ -18,7 +18,8 @@ import (
 	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
 
-	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/translog/leaf"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 // Witnessing: the log submits each new checkpoint to its witnesses with the C2SP tlog-witness
@@ -79,7 +80,7 @@ type witnessState struct {
 
 // Witnesser submits the log's checkpoints to its witnesses.
 type Witnesser struct {
-	st        *store.Store
+	st        WitnessStorage
 	r         *Reader
 	logVerif  note.Verifier
 	witnesses []*witnessState
@@ -89,9 +90,9 @@ type Witnesser struct {
 	m         *Metrics
 }
 
-// NewWitnesser returns the witnessing of the store's log, signed by the log key logVerifierKey,
+// NewWitnesser returns the witnessing of the log in st, signed by the log key logVerifierKey,
 // by ws, needing quorum cosignatures (1..len(ws)) on a checkpoint for it to count as cosigned.
-func NewWitnesser(st *store.Store, logVerifierKey string, ws []WitnessConfig, quorum int, log *slog.Logger) (*Witnesser, error) {
+func NewWitnesser(st WitnessStorage, logVerifierKey string, ws []WitnessConfig, quorum int, log *slog.Logger) (*Witnesser, error) {
 	if len(ws) == 0 {
 		return nil, errors.New("translog: no witnesses")
 	}
@@ -177,7 +178,7 @@ func (w *Witnesser) WitnessOnce(ctx context.Context) (int, error) {
 	if n < w.quorum {
 		return n, fmt.Errorf("translog: checkpoint %d has %d of the %d cosignatures it needs", c.Size, n, w.quorum)
 	}
-	if _, err := w.st.SaveLogCosigned(ctx, store.LogCosigned{Size: c.Size, Text: cosigned}); err != nil {
+	if _, err := w.st.SaveLogCosigned(ctx, logstore.Cosigned{Size: c.Size, Text: cosigned}); err != nil {
 		return n, err
 	}
 	return n, nil
@@ -186,7 +187,7 @@ func (w *Witnesser) WitnessOnce(ctx context.Context) (int, error) {
 // submit asks one witness to cosign the checkpoint, starting the consistency proof from the size
 // it holds; a 409 tells that size, and the request is made once more from it. It returns the
 // witness's cosignature line, checked.
-func (w *Witnesser) submit(ctx context.Context, ws *witnessState, signed string, c Checkpoint) (string, error) {
+func (w *Witnesser) submit(ctx context.Context, ws *witnessState, signed string, c leaf.Checkpoint) (string, error) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	for attempt := 0; ; attempt++ {
@@ -227,7 +228,7 @@ func (w *Witnesser) submit(ctx context.Context, ws *witnessState, signed string,
 
 // post sends one add-checkpoint request: "old N", the consistency proof from N, a blank line and
 // the signed checkpoint.
-func (w *Witnesser) post(ctx context.Context, ws *witnessState, signed string, c Checkpoint) (status int, body string, err error) {
+func (w *Witnesser) post(ctx context.Context, ws *witnessState, signed string, c leaf.Checkpoint) (status int, body string, err error) {
 	var req bytes.Buffer
 	fmt.Fprintf(&req, "old %d\n", ws.size)
 	if ws.size > 0 && ws.size < c.Size {

@@ -10,9 +10,11 @@ import (
 	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/leaf"
 	"github.com/svc-directory/svc/translog/witnesstest"
 )
 
@@ -43,11 +45,11 @@ func newWitnessedLog(t *testing.T, d string) *witnessedLog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns, err := st.CreateNamespace(ctx, u, witnessCreator, store.NamespaceInput{Name: "n"})
+	ns, err := st.CreateNamespace(ctx, u, witnessCreator, directory.NamespaceInput{Name: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.CreateRegistry(ctx, ns.NamespaceID, witnessCreator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom}); err != nil {
+	if _, err := st.CreateRegistry(ctx, ns.NamespaceID, witnessCreator, directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom}); err != nil {
 		t.Fatal(err)
 	}
 	return &witnessedLog{t: t, st: st, key: key, g: translog.NewIntegrator(st, key, nil, nil), ns: ns.NamespaceID}
@@ -57,9 +59,9 @@ func newWitnessedLog(t *testing.T, d string) *witnessedLog {
 func (l *witnessedLog) grow(n int) int64 {
 	l.t.Helper()
 	ctx := context.Background()
-	in := make([]store.RecordInput, n)
+	in := make([]directory.RecordInput, n)
 	for i := range in {
-		in[i] = store.RecordInput{RecordName: fmt.Sprintf("r%05d", l.recs+i), Details: map[string]any{"i": float64(i)}}
+		in[i] = directory.RecordInput{RecordName: fmt.Sprintf("r%05d", l.recs+i), Details: map[string]any{"i": float64(i)}}
 	}
 	l.recs += n
 	if _, err := l.st.AddRecords(ctx, l.ns, "people", witnessCreator, in); err != nil {
@@ -104,7 +106,7 @@ func (l *witnessedLog) cosigners(ws ...*witnesstest.Witness) (int64, []string) {
 	if err != nil {
 		l.t.Fatalf("cosigned checkpoint: %v", err)
 	}
-	cp, err := translog.ParseCheckpoint(n.Text)
+	cp, err := leaf.ParseCheckpoint(n.Text)
 	if err != nil || cp.Size != c.Size {
 		l.t.Fatalf("cosigned checkpoint of size %d holds %v (%v)", c.Size, cp, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
@@ -40,11 +41,11 @@ func TestImport(t *testing.T) {
 	defer srv.Close()
 	ctx := context.Background()
 	key, u, _ := st.CreateAPIKey(ctx, "importer@example.com")
-	ns, err := st.CreateNamespace(ctx, u, "did:web:x:y", store.NamespaceInput{Name: "n"})
+	ns, err := st.CreateNamespace(ctx, u, "did:web:x:y", directory.NamespaceInput{Name: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.CreateRegistry(ctx, ns.NamespaceID, "did:web:x:y", store.RegistryInput{RegistryName: "people", Tag: store.TagCustom,
+	if _, err := st.CreateRegistry(ctx, ns.NamespaceID, "did:web:x:y", directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom,
 		Schema: map[string]any{"type": "object", "required": []any{"email"}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestImport(t *testing.T) {
 		return 0, out.String(), errb.String()
 	}
 	count := func() int64 {
-		reg, err := st.GetRegistry(ctx, ns.NamespaceID, "people", store.VersionSel{})
+		reg, err := st.GetRegistry(ctx, ns.NamespaceID, "people", directory.VersionSel{})
 		if err != nil {
 			t.Fatal(err)
 		}

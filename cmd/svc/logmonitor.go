@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
-	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/leaf"
 )
 
 // cmdLogMonitor follows a transparency log from the checkpoint kept in the state file: svc log
@@ -37,7 +37,7 @@ func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintln(stdout, "FAILED:", oneLine(err))
 		return errMismatch
 	}
-	state := translog.MonitorState{Counts: map[string]int64{}}
+	state := leaf.MonitorState{Counts: map[string]int64{}}
 	raw, err := os.ReadFile(*statePath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -51,9 +51,9 @@ func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer)
 			state.Counts = map[string]int64{}
 		}
 	}
-	var old translog.Checkpoint
+	var old leaf.Checkpoint
 	if state.Checkpoint != "" {
-		if old, err = translog.OpenCheckpoint([]byte(state.Checkpoint), *logKey); err != nil {
+		if old, err = leaf.OpenCheckpoint([]byte(state.Checkpoint), *logKey); err != nil {
 			return fail(fmt.Errorf("the stored checkpoint: %w", err))
 		}
 	}
@@ -61,7 +61,7 @@ func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	cur, err := translog.OpenCheckpoint(signed, *logKey)
+	cur, err := leaf.OpenCheckpoint(signed, *logKey)
 	if err != nil {
 		return fail(fmt.Errorf("the served checkpoint: %w", err))
 	}
@@ -78,28 +78,28 @@ func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer)
 				return fail(fmt.Errorf("consistency proof: %w", err))
 			}
 		}
-		if err := translog.VerifyConsistency(old, cur, proof.Hashes); err != nil {
+		if err := leaf.VerifyConsistency(old, cur, proof.Hashes); err != nil {
 			return fail(err)
 		}
 	}
 	// The new leaves, bundle by bundle, each checked against the tree's hash tiles (which the
 	// tile hash reader checks against the checkpoint's root).
 	hashes := tlog.TileHashReader(tlog.Tree{N: cur.Size, Hash: cur.Hash}, &httpTiles{ctx: ctx, base: *baseURL})
-	for n := old.Size / translog.TileWidth; n*translog.TileWidth < cur.Size; n++ {
-		w := min(int64(translog.TileWidth), cur.Size-n*translog.TileWidth)
-		data, err := httpGet(ctx, *baseURL, "svc/log/tile/"+translog.BundlePath(n, int(w)))
+	for n := old.Size / leaf.TileWidth; n*leaf.TileWidth < cur.Size; n++ {
+		w := min(int64(leaf.TileWidth), cur.Size-n*leaf.TileWidth)
+		data, err := httpGet(ctx, *baseURL, "svc/log/tile/"+leaf.BundlePath(n, int(w)))
 		if err != nil {
 			return err
 		}
-		leaves, err := translog.SplitBundle(data, int(w))
+		leaves, err := leaf.SplitBundle(data, int(w))
 		if err != nil {
 			return fail(fmt.Errorf("entry bundle %d: %w", n, err))
 		}
-		skip := max(old.Size-n*translog.TileWidth, 0)
-		if err := translog.CheckLeafHashes(cur, hashes, n*translog.TileWidth+skip, leaves[skip:]); err != nil {
+		skip := max(old.Size-n*leaf.TileWidth, 0)
+		if err := leaf.CheckLeafHashes(cur, hashes, n*leaf.TileWidth+skip, leaves[skip:]); err != nil {
 			return fail(err)
 		}
-		if err := translog.CheckLeaves(state.Counts, n*translog.TileWidth+skip, leaves[skip:]); err != nil {
+		if err := leaf.CheckLeaves(state.Counts, n*leaf.TileWidth+skip, leaves[skip:]); err != nil {
 			return fail(err)
 		}
 	}
@@ -117,12 +117,12 @@ type httpTiles struct {
 	base string
 }
 
-func (r *httpTiles) Height() int { return translog.TileHeight }
+func (r *httpTiles) Height() int { return leaf.TileHeight }
 
 func (r *httpTiles) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 	out := make([][]byte, len(tiles))
 	for i, t := range tiles {
-		b, err := httpGet(r.ctx, r.base, "svc/log/"+translog.TileServicePath(t))
+		b, err := httpGet(r.ctx, r.base, "svc/log/"+leaf.TileServicePath(t))
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +134,7 @@ func (r *httpTiles) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 func (r *httpTiles) SaveTiles([]tlog.Tile, [][]byte) {}
 
 // writeState replaces the state file (a new file renamed over it).
-func writeState(path string, s translog.MonitorState) error {
+func writeState(path string, s leaf.MonitorState) error {
 	b, err := json.MarshalIndent(s, "", " ")
 	if err != nil {
 		return err

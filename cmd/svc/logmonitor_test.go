@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/leaf"
 )
 
 func TestLogMonitor(t *testing.T) {
@@ -47,7 +47,7 @@ func TestLogMonitor(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "OK: log example.test/svc/log size 305 (302 new leaves)") {
 		t.Fatalf("second run: exit %d %q %q", code, out, errs)
 	}
-	var st translog.MonitorState
+	var st leaf.MonitorState
 	raw, _ := os.ReadFile(state)
 	if err := json.Unmarshal(raw, &st); err != nil || st.Counts["namespace "+ns] != 2 || len(st.Counts) != 304 {
 		t.Fatalf("state: %v, %d entries", err, len(st.Counts))
@@ -86,7 +86,7 @@ func TestLogMonitor(t *testing.T) {
 	// The right log, but the wrong key, or a stored checkpoint signed by another key.
 	other := newLogService(t, "example.test/svc/log")
 	refused("wrong key", l.srv.URL, other.vkey, "the stored checkpoint: checkpoint signature")
-	var forged translog.MonitorState
+	var forged leaf.MonitorState
 	_ = json.Unmarshal(kept, &forged)
 	other.populate("n")
 	other.integrate()

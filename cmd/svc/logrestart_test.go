@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/leaf"
 )
 
 // svc log restart starts a new log under a new origin: the old origin and a missing --yes are
@@ -23,17 +24,17 @@ func TestLogRestart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ns, err := s.CreateNamespace(ctx, u, "did:web:example.com", store.NamespaceInput{Name: "Acme"})
+			ns, err := s.CreateNamespace(ctx, u, "did:web:example.com", directory.NamespaceInput{Name: "Acme"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:example.com", store.RegistryInput{RegistryName: "people", Tag: store.TagCustom,
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, "did:web:example.com", directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom,
 				Schema: map[string]any{"type": "object"}}); err != nil {
 				t.Fatal(err)
 			}
-			in := make([]store.RecordInput, 6)
+			in := make([]directory.RecordInput, 6)
 			for i := range in {
-				in[i] = store.RecordInput{RecordName: fmt.Sprintf("p%d", i), Details: map[string]any{"i": float64(i)}}
+				in[i] = directory.RecordInput{RecordName: fmt.Sprintf("p%d", i), Details: map[string]any{"i": float64(i)}}
 			}
 			added, err := s.AddRecords(ctx, ns.NamespaceID, "people", "did:web:example.com", in)
 			if err != nil {
@@ -88,19 +89,19 @@ func TestLogRestart(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, leaf, err := s.LogEntry(ctx, a.Version)
+				_, want, err := s.LogEntry(ctx, a.Version)
 				if err != nil {
 					t.Fatal(err)
 				}
-				p := translog.InclusionProof{LogIndex: inc.Index, TreeSize: inc.TreeSize, Leaf: string(inc.Leaf), Checkpoint: inc.Checkpoint}
+				p := leaf.InclusionProof{LogIndex: inc.Index, TreeSize: inc.TreeSize, Leaf: string(inc.Leaf), Checkpoint: inc.Checkpoint}
 				for _, h := range inc.Hashes {
 					p.Hashes = append(p.Hashes, h[:])
 				}
-				c, err := translog.VerifyInclusion(p, newVKey, leaf)
+				c, err := leaf.VerifyInclusion(p, newVKey, want)
 				if err != nil || c.Size != 8 {
 					t.Fatalf("%s in the new log: %+v, %v", a.RecordName, c, err)
 				}
-				if _, err := translog.VerifyInclusion(p, oldVKey, leaf); err == nil {
+				if _, err := leaf.VerifyInclusion(p, oldVKey, want); err == nil {
 					t.Fatalf("%s: the new log's proof verified with the old key", a.RecordName)
 				}
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mr-tron/base58"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/store"
 )
@@ -110,7 +111,7 @@ func cmdKeyRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	switch err := s.RevokeAPIKey(ctx, key); {
 	case errors.Is(err, store.ErrMalformedKey):
 		return fmt.Errorf("that is not an API key (svc_ followed by 43 characters)")
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, directory.ErrNotFound):
 		return fmt.Errorf("no live API key matches (unknown or already revoked)")
 	case err != nil:
 		return err
@@ -135,7 +136,7 @@ func cmdUserDisable(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	defer s.Close()
 	if err := s.SetUserDisabled(ctx, email, true); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, directory.ErrNotFound) {
 			return fmt.Errorf("no user with email %s", email)
 		}
 		return err
@@ -182,9 +183,9 @@ func cmdUserAddKey(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	defer s.Close()
 	switch err := s.AddProfileKey(ctx, email, mb); {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, directory.ErrNotFound):
 		return fmt.Errorf("no user with email %s", email)
-	case errors.Is(err, store.ErrConflict):
+	case errors.Is(err, directory.ErrConflict):
 		return fmt.Errorf("that key is already registered for %s", email)
 	case err != nil:
 		return err
@@ -216,7 +217,7 @@ func cmdDomain(ctx context.Context, verb string, args []string, stdout, stderr i
 		return nil
 	}
 	if err := s.DisallowDomain(ctx, pattern); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, directory.ErrNotFound) {
 			return fmt.Errorf("%s is not in the global registry", pattern)
 		}
 		return err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/leaf"
 )
 
 // errMismatch marks a lookup response that does not verify (exit status 1).
@@ -123,10 +124,10 @@ type witnessCheck struct {
 // inclusion proof read from file or fetched from the service at baseURL; with witness keys the
 // checkpoint must be cosigned by their quorum (the cosigned checkpoint, and the proof in its
 // tree).
-func verifyLogged(ctx context.Context, kind string, data map[string]any, logKey, file, baseURL string, w witnessCheck) (translog.Checkpoint, error) {
-	leaf, err := translog.LeafFromLookup(kind, data)
+func verifyLogged(ctx context.Context, kind string, data map[string]any, logKey, file, baseURL string, w witnessCheck) (leaf.Checkpoint, error) {
+	want, err := leaf.FromLookup(kind, data)
 	if err != nil {
-		return translog.Checkpoint{}, err
+		return leaf.Checkpoint{}, err
 	}
 	var cosigned []byte
 	if len(w.keys) > 0 {
@@ -137,14 +138,14 @@ func verifyLogged(ctx context.Context, kind string, data map[string]any, logKey,
 			cosigned, err = httpGet(ctx, baseURL, "svc/log/cosigned-checkpoint")
 		}
 		if err != nil {
-			return translog.Checkpoint{}, fmt.Errorf("cosigned checkpoint: %w", err)
+			return leaf.Checkpoint{}, fmt.Errorf("cosigned checkpoint: %w", err)
 		}
 	}
-	path := "svc/log/inclusion/" + url.PathEscape(leaf.Version)
+	path := "svc/log/inclusion/" + url.PathEscape(want.Version)
 	if cosigned != nil {
 		c, err := translog.VerifyCosigned(cosigned, logKey, w.keys, w.quorum)
 		if err != nil {
-			return translog.Checkpoint{}, err
+			return leaf.Checkpoint{}, err
 		}
 		path += "?size=" + strconv.FormatInt(c.Size, 10)
 	}
@@ -155,22 +156,22 @@ func verifyLogged(ctx context.Context, kind string, data map[string]any, logKey,
 		raw, err = httpGet(ctx, baseURL, path)
 	}
 	if err != nil {
-		return translog.Checkpoint{}, fmt.Errorf("inclusion proof: %w", err)
+		return leaf.Checkpoint{}, fmt.Errorf("inclusion proof: %w", err)
 	}
-	var p translog.InclusionProof
+	var p leaf.InclusionProof
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return translog.Checkpoint{}, fmt.Errorf("inclusion proof: %w", err)
+		return leaf.Checkpoint{}, fmt.Errorf("inclusion proof: %w", err)
 	}
 	if len(w.keys) > 0 {
 		if cosigned == nil { // the inclusion file's own checkpoint must be the cosigned one
 			cosigned = []byte(p.Checkpoint)
 			if _, err := translog.VerifyCosigned(cosigned, logKey, w.keys, w.quorum); err != nil {
-				return translog.Checkpoint{}, err
+				return leaf.Checkpoint{}, err
 			}
 		}
 		p.Checkpoint = string(cosigned)
 	}
-	return translog.VerifyInclusion(p, logKey, leaf)
+	return leaf.VerifyInclusion(p, logKey, want)
 }
 
 // httpGet fetches path under the service's base URL; anything but 200 is an error naming the
@@ -205,8 +206,8 @@ func httpGet(ctx context.Context, baseURL, path string) ([]byte, error) {
 // oneLine keeps an error message on one line.
 func oneLine(err error) string {
 	msg := err.Error()
-	if errors.Is(err, translog.ErrVerify) {
-		msg = strings.ReplaceAll(msg, translog.ErrVerify.Error()+": ", "")
+	if errors.Is(err, leaf.ErrVerify) {
+		msg = strings.ReplaceAll(msg, leaf.ErrVerify.Error()+": ", "")
 	}
 	return strings.Join(strings.Fields(msg), " ")
 }

@@ -12,2677 +12,622 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/oapi-codegen/runtime"
-	openapi_types "github.com/oapi-codegen/runtime/types"
+	models "github.com/svc-directory/svc/gen/models"
 )
 
-// Defines values for AddRecordRequestState.
 const (
-	AddRecordRequestStateDraft AddRecordRequestState = "draft"
-	AddRecordRequestStateLive  AddRecordRequestState = "live"
+	AddRecordRequestStateDraft = models.AddRecordRequestStateDraft
+	AddRecordRequestStateLive  = models.AddRecordRequestStateLive
 )
 
-// Valid indicates whether the value is a known member of the AddRecordRequestState enum.
-func (e AddRecordRequestState) Valid() bool {
-	switch e {
-	case AddRecordRequestStateDraft:
-		return true
-	case AddRecordRequestStateLive:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for CreateRegistryRequestTag.
 const (
-	CreateRegistryRequestTagCustom     CreateRegistryRequestTag = "custom"
-	CreateRegistryRequestTagMembership CreateRegistryRequestTag = "membership"
-	CreateRegistryRequestTagPublicKey  CreateRegistryRequestTag = "public_key"
-	CreateRegistryRequestTagRevoke     CreateRegistryRequestTag = "revoke"
+	CreateRegistryRequestTagCustom     = models.CreateRegistryRequestTagCustom
+	CreateRegistryRequestTagMembership = models.CreateRegistryRequestTagMembership
+	CreateRegistryRequestTagPublicKey  = models.CreateRegistryRequestTagPublicKey
+	CreateRegistryRequestTagRevoke     = models.CreateRegistryRequestTagRevoke
 )
 
-// Valid indicates whether the value is a known member of the CreateRegistryRequestTag enum.
-func (e CreateRegistryRequestTag) Valid() bool {
-	switch e {
-	case CreateRegistryRequestTagCustom:
-		return true
-	case CreateRegistryRequestTagMembership:
-		return true
-	case CreateRegistryRequestTagPublicKey:
-		return true
-	case CreateRegistryRequestTagRevoke:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for DelegateRole.
 const (
-	DelegateRoleDelegate DelegateRole = "delegate"
-	DelegateRoleOwner    DelegateRole = "owner"
+	DelegateRoleDelegate = models.DelegateRoleDelegate
+	DelegateRoleOwner    = models.DelegateRoleOwner
 )
 
-// Valid indicates whether the value is a known member of the DelegateRole enum.
-func (e DelegateRole) Valid() bool {
-	switch e {
-	case DelegateRoleDelegate:
-		return true
-	case DelegateRoleOwner:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for DidVerificationMethodType.
 const (
-	Multikey DidVerificationMethodType = "Multikey"
+	Multikey = models.Multikey
 )
 
-// Valid indicates whether the value is a known member of the DidVerificationMethodType enum.
-func (e DidVerificationMethodType) Valid() bool {
-	switch e {
-	case Multikey:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ErrorCode.
 const (
-	ErrorCodeConflict             ErrorCode = "conflict"
-	ErrorCodeForbidden            ErrorCode = "forbidden"
-	ErrorCodeInternal             ErrorCode = "internal"
-	ErrorCodeInvalidInput         ErrorCode = "invalid_input"
-	ErrorCodeMethodNotAllowed     ErrorCode = "method_not_allowed"
-	ErrorCodeNamespaceNotFound    ErrorCode = "namespace_not_found"
-	ErrorCodeNotFound             ErrorCode = "not_found"
-	ErrorCodeNotIntegrated        ErrorCode = "not_integrated"
-	ErrorCodePayloadTooLarge      ErrorCode = "payload_too_large"
-	ErrorCodePreconditionFailed   ErrorCode = "precondition_failed"
-	ErrorCodeRateLimited          ErrorCode = "rate_limited"
-	ErrorCodeUnauthorized         ErrorCode = "unauthorized"
-	ErrorCodeUnavailable          ErrorCode = "unavailable"
-	ErrorCodeUnsupportedMediaType ErrorCode = "unsupported_media_type"
-	ErrorCodeUserNotFound         ErrorCode = "user_not_found"
-	ErrorCodeVerificationFailed   ErrorCode = "verification_failed"
+	ErrorCodeConflict             = models.ErrorCodeConflict
+	ErrorCodeForbidden            = models.ErrorCodeForbidden
+	ErrorCodeInternal             = models.ErrorCodeInternal
+	ErrorCodeInvalidInput         = models.ErrorCodeInvalidInput
+	ErrorCodeMethodNotAllowed     = models.ErrorCodeMethodNotAllowed
+	ErrorCodeNamespaceNotFound    = models.ErrorCodeNamespaceNotFound
+	ErrorCodeNotFound             = models.ErrorCodeNotFound
+	ErrorCodeNotIntegrated        = models.ErrorCodeNotIntegrated
+	ErrorCodePayloadTooLarge      = models.ErrorCodePayloadTooLarge
+	ErrorCodePreconditionFailed   = models.ErrorCodePreconditionFailed
+	ErrorCodeRateLimited          = models.ErrorCodeRateLimited
+	ErrorCodeUnauthorized         = models.ErrorCodeUnauthorized
+	ErrorCodeUnavailable          = models.ErrorCodeUnavailable
+	ErrorCodeUnsupportedMediaType = models.ErrorCodeUnsupportedMediaType
+	ErrorCodeUserNotFound         = models.ErrorCodeUserNotFound
+	ErrorCodeVerificationFailed   = models.ErrorCodeVerificationFailed
 )
 
-// Valid indicates whether the value is a known member of the ErrorCode enum.
-func (e ErrorCode) Valid() bool {
-	switch e {
-	case ErrorCodeConflict:
-		return true
-	case ErrorCodeForbidden:
-		return true
-	case ErrorCodeInternal:
-		return true
-	case ErrorCodeInvalidInput:
-		return true
-	case ErrorCodeMethodNotAllowed:
-		return true
-	case ErrorCodeNamespaceNotFound:
-		return true
-	case ErrorCodeNotFound:
-		return true
-	case ErrorCodeNotIntegrated:
-		return true
-	case ErrorCodePayloadTooLarge:
-		return true
-	case ErrorCodePreconditionFailed:
-		return true
-	case ErrorCodeRateLimited:
-		return true
-	case ErrorCodeUnauthorized:
-		return true
-	case ErrorCodeUnavailable:
-		return true
-	case ErrorCodeUnsupportedMediaType:
-		return true
-	case ErrorCodeUserNotFound:
-		return true
-	case ErrorCodeVerificationFailed:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for JobState.
 const (
-	JobStateDone    JobState = "done"
-	JobStateFailed  JobState = "failed"
-	JobStateQueued  JobState = "queued"
-	JobStateRunning JobState = "running"
+	JobStateDone    = models.JobStateDone
+	JobStateFailed  = models.JobStateFailed
+	JobStateQueued  = models.JobStateQueued
+	JobStateRunning = models.JobStateRunning
 )
 
-// Valid indicates whether the value is a known member of the JobState enum.
-func (e JobState) Valid() bool {
-	switch e {
-	case JobStateDone:
-		return true
-	case JobStateFailed:
-		return true
-	case JobStateQueued:
-		return true
-	case JobStateRunning:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for JobDetailState.
 const (
-	JobDetailStateDone    JobDetailState = "done"
-	JobDetailStateFailed  JobDetailState = "failed"
-	JobDetailStateQueued  JobDetailState = "queued"
-	JobDetailStateRunning JobDetailState = "running"
+	JobDetailStateDone    = models.JobDetailStateDone
+	JobDetailStateFailed  = models.JobDetailStateFailed
+	JobDetailStateQueued  = models.JobDetailStateQueued
+	JobDetailStateRunning = models.JobDetailStateRunning
 )
 
-// Valid indicates whether the value is a known member of the JobDetailState enum.
-func (e JobDetailState) Valid() bool {
-	switch e {
-	case JobDetailStateDone:
-		return true
-	case JobDetailStateFailed:
-		return true
-	case JobDetailStateQueued:
-		return true
-	case JobDetailStateRunning:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for NotificationEventType.
 const (
-	NotificationEventTypeAccepted NotificationEventType = "accepted"
-	NotificationEventTypePending  NotificationEventType = "pending"
-	NotificationEventTypeRejected NotificationEventType = "rejected"
+	NotificationEventTypeAccepted = models.NotificationEventTypeAccepted
+	NotificationEventTypePending  = models.NotificationEventTypePending
+	NotificationEventTypeRejected = models.NotificationEventTypeRejected
 )
 
-// Valid indicates whether the value is a known member of the NotificationEventType enum.
-func (e NotificationEventType) Valid() bool {
-	switch e {
-	case NotificationEventTypeAccepted:
-		return true
-	case NotificationEventTypePending:
-		return true
-	case NotificationEventTypeRejected:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for NotificationSummaryEventType.
 const (
-	NotificationSummaryEventTypeAccepted NotificationSummaryEventType = "accepted"
-	NotificationSummaryEventTypePending  NotificationSummaryEventType = "pending"
-	NotificationSummaryEventTypeRejected NotificationSummaryEventType = "rejected"
+	NotificationSummaryEventTypeAccepted = models.NotificationSummaryEventTypeAccepted
+	NotificationSummaryEventTypePending  = models.NotificationSummaryEventTypePending
+	NotificationSummaryEventTypeRejected = models.NotificationSummaryEventTypeRejected
 )
 
-// Valid indicates whether the value is a known member of the NotificationSummaryEventType enum.
-func (e NotificationSummaryEventType) Valid() bool {
-	switch e {
-	case NotificationSummaryEventTypeAccepted:
-		return true
-	case NotificationSummaryEventTypePending:
-		return true
-	case NotificationSummaryEventTypeRejected:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for RecordEffectiveState.
 const (
-	RecordEffectiveStateDraft     RecordEffectiveState = "draft"
-	RecordEffectiveStateExpired   RecordEffectiveState = "expired"
-	RecordEffectiveStateLive      RecordEffectiveState = "live"
-	RecordEffectiveStateRevoked   RecordEffectiveState = "revoked"
-	RecordEffectiveStateSuspended RecordEffectiveState = "suspended"
+	RecordEffectiveStateDraft     = models.RecordEffectiveStateDraft
+	RecordEffectiveStateExpired   = models.RecordEffectiveStateExpired
+	RecordEffectiveStateLive      = models.RecordEffectiveStateLive
+	RecordEffectiveStateRevoked   = models.RecordEffectiveStateRevoked
+	RecordEffectiveStateSuspended = models.RecordEffectiveStateSuspended
 )
 
-// Valid indicates whether the value is a known member of the RecordEffectiveState enum.
-func (e RecordEffectiveState) Valid() bool {
-	switch e {
-	case RecordEffectiveStateDraft:
-		return true
-	case RecordEffectiveStateExpired:
-		return true
-	case RecordEffectiveStateLive:
-		return true
-	case RecordEffectiveStateRevoked:
-		return true
-	case RecordEffectiveStateSuspended:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for RecordState.
 const (
-	RecordStateDraft     RecordState = "draft"
-	RecordStateLive      RecordState = "live"
-	RecordStateRevoked   RecordState = "revoked"
-	RecordStateSuspended RecordState = "suspended"
+	RecordStateDraft     = models.RecordStateDraft
+	RecordStateLive      = models.RecordStateLive
+	RecordStateRevoked   = models.RecordStateRevoked
+	RecordStateSuspended = models.RecordStateSuspended
 )
 
-// Valid indicates whether the value is a known member of the RecordState enum.
-func (e RecordState) Valid() bool {
-	switch e {
-	case RecordStateDraft:
-		return true
-	case RecordStateLive:
-		return true
-	case RecordStateRevoked:
-		return true
-	case RecordStateSuspended:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for RegistryTag.
 const (
-	RegistryTagCustom     RegistryTag = "custom"
-	RegistryTagMembership RegistryTag = "membership"
-	RegistryTagPublicKey  RegistryTag = "public_key"
-	RegistryTagRevoke     RegistryTag = "revoke"
+	RegistryTagCustom     = models.RegistryTagCustom
+	RegistryTagMembership = models.RegistryTagMembership
+	RegistryTagPublicKey  = models.RegistryTagPublicKey
+	RegistryTagRevoke     = models.RegistryTagRevoke
 )
 
-// Valid indicates whether the value is a known member of the RegistryTag enum.
-func (e RegistryTag) Valid() bool {
-	switch e {
-	case RegistryTagCustom:
-		return true
-	case RegistryTagMembership:
-		return true
-	case RegistryTagPublicKey:
-		return true
-	case RegistryTagRevoke:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for RegistryListEntryTag.
 const (
-	RegistryListEntryTagCustom     RegistryListEntryTag = "custom"
-	RegistryListEntryTagMembership RegistryListEntryTag = "membership"
-	RegistryListEntryTagPublicKey  RegistryListEntryTag = "public_key"
-	RegistryListEntryTagRevoke     RegistryListEntryTag = "revoke"
+	RegistryListEntryTagCustom     = models.RegistryListEntryTagCustom
+	RegistryListEntryTagMembership = models.RegistryListEntryTagMembership
+	RegistryListEntryTagPublicKey  = models.RegistryListEntryTagPublicKey
+	RegistryListEntryTagRevoke     = models.RegistryListEntryTagRevoke
 )
 
-// Valid indicates whether the value is a known member of the RegistryListEntryTag enum.
-func (e RegistryListEntryTag) Valid() bool {
-	switch e {
-	case RegistryListEntryTagCustom:
-		return true
-	case RegistryListEntryTagMembership:
-		return true
-	case RegistryListEntryTagPublicKey:
-		return true
-	case RegistryListEntryTagRevoke:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for RegistryState.
 const (
-	RegistryStateArchived RegistryState = "archived"
-	RegistryStateInactive RegistryState = "inactive"
-	RegistryStateLive     RegistryState = "live"
-	RegistryStateRevoked  RegistryState = "revoked"
+	RegistryStateArchived = models.RegistryStateArchived
+	RegistryStateInactive = models.RegistryStateInactive
+	RegistryStateLive     = models.RegistryStateLive
+	RegistryStateRevoked  = models.RegistryStateRevoked
 )
 
-// Valid indicates whether the value is a known member of the RegistryState enum.
-func (e RegistryState) Valid() bool {
-	switch e {
-	case RegistryStateArchived:
-		return true
-	case RegistryStateInactive:
-		return true
-	case RegistryStateLive:
-		return true
-	case RegistryStateRevoked:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for VerificationLogLookupType.
 const (
-	VerificationLogLookupTypeNamespace VerificationLogLookupType = "namespace"
-	VerificationLogLookupTypeRecord    VerificationLogLookupType = "record"
-	VerificationLogLookupTypeRegistry  VerificationLogLookupType = "registry"
+	VerificationLogLookupTypeNamespace = models.VerificationLogLookupTypeNamespace
+	VerificationLogLookupTypeRecord    = models.VerificationLogLookupTypeRecord
+	VerificationLogLookupTypeRegistry  = models.VerificationLogLookupTypeRegistry
 )
 
-// Valid indicates whether the value is a known member of the VerificationLogLookupType enum.
-func (e VerificationLogLookupType) Valid() bool {
-	switch e {
-	case VerificationLogLookupTypeNamespace:
-		return true
-	case VerificationLogLookupTypeRecord:
-		return true
-	case VerificationLogLookupTypeRegistry:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for VerificationLogResult.
 const (
-	VerificationLogResultFailed  VerificationLogResult = "failed"
-	VerificationLogResultSuccess VerificationLogResult = "success"
+	VerificationLogResultFailed  = models.VerificationLogResultFailed
+	VerificationLogResultSuccess = models.VerificationLogResultSuccess
 )
 
-// Valid indicates whether the value is a known member of the VerificationLogResult enum.
-func (e VerificationLogResult) Valid() bool {
-	switch e {
-	case VerificationLogResultFailed:
-		return true
-	case VerificationLogResultSuccess:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for VerificationMethod.
 const (
-	RequestOtherNamespace VerificationMethod = "request_other_namespace"
-	SelfDns               VerificationMethod = "self_dns"
-	SelfHttp              VerificationMethod = "self_http"
+	RequestOtherNamespace = models.RequestOtherNamespace
+	SelfDns               = models.SelfDns
+	SelfHttp              = models.SelfHttp
 )
 
-// Valid indicates whether the value is a known member of the VerificationMethod enum.
-func (e VerificationMethod) Valid() bool {
-	switch e {
-	case RequestOtherNamespace:
-		return true
-	case SelfDns:
-		return true
-	case SelfHttp:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WatchState.
 const (
-	WatchStateActive  WatchState = "active"
-	WatchStateFailing WatchState = "failing"
+	WatchStateActive  = models.WatchStateActive
+	WatchStateFailing = models.WatchStateFailing
 )
 
-// Valid indicates whether the value is a known member of the WatchState enum.
-func (e WatchState) Valid() bool {
-	switch e {
-	case WatchStateActive:
-		return true
-	case WatchStateFailing:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WatchType.
 const (
-	WatchTypeNamespace WatchType = "namespace"
-	WatchTypeRecord    WatchType = "record"
-	WatchTypeRegistry  WatchType = "registry"
+	WatchTypeNamespace = models.WatchTypeNamespace
+	WatchTypeRecord    = models.WatchTypeRecord
+	WatchTypeRegistry  = models.WatchTypeRegistry
 )
 
-// Valid indicates whether the value is a known member of the WatchType enum.
-func (e WatchType) Valid() bool {
-	switch e {
-	case WatchTypeNamespace:
-		return true
-	case WatchTypeRecord:
-		return true
-	case WatchTypeRegistry:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WebhookEventKind.
 const (
-	WebhookEventKindNamespace WebhookEventKind = "namespace"
-	WebhookEventKindRecord    WebhookEventKind = "record"
-	WebhookEventKindRegistry  WebhookEventKind = "registry"
+	WebhookEventKindNamespace = models.WebhookEventKindNamespace
+	WebhookEventKindRecord    = models.WebhookEventKindRecord
+	WebhookEventKindRegistry  = models.WebhookEventKindRegistry
 )
 
-// Valid indicates whether the value is a known member of the WebhookEventKind enum.
-func (e WebhookEventKind) Valid() bool {
-	switch e {
-	case WebhookEventKindNamespace:
-		return true
-	case WebhookEventKindRecord:
-		return true
-	case WebhookEventKindRegistry:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WebhookPayloadType.
 const (
-	NamespaceCreated WebhookPayloadType = "namespace.created"
-	NamespaceUpdated WebhookPayloadType = "namespace.updated"
-	RecordCreated    WebhookPayloadType = "record.created"
-	RecordUpdated    WebhookPayloadType = "record.updated"
-	RegistryCreated  WebhookPayloadType = "registry.created"
-	RegistryUpdated  WebhookPayloadType = "registry.updated"
+	NamespaceCreated = models.NamespaceCreated
+	NamespaceUpdated = models.NamespaceUpdated
+	RecordCreated    = models.RecordCreated
+	RecordUpdated    = models.RecordUpdated
+	RegistryCreated  = models.RegistryCreated
+	RegistryUpdated  = models.RegistryUpdated
 )
 
-// Valid indicates whether the value is a known member of the WebhookPayloadType enum.
-func (e WebhookPayloadType) Valid() bool {
-	switch e {
-	case NamespaceCreated:
-		return true
-	case NamespaceUpdated:
-		return true
-	case RecordCreated:
-		return true
-	case RecordUpdated:
-		return true
-	case RegistryCreated:
-		return true
-	case RegistryUpdated:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for Sort.
 const (
-	SortDate   Sort = "date"
-	SortId     Sort = "id"
-	SortName   Sort = "name"
-	SortStatus Sort = "status"
+	SortDate   = models.SortDate
+	SortId     = models.SortId
+	SortName   = models.SortName
+	SortStatus = models.SortStatus
 )
 
-// Valid indicates whether the value is a known member of the Sort enum.
-func (e Sort) Valid() bool {
-	switch e {
-	case SortDate:
-		return true
-	case SortId:
-		return true
-	case SortName:
-		return true
-	case SortStatus:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for QueryRegistriesParamsStatus.
 const (
-	QueryRegistriesParamsStatusActive   QueryRegistriesParamsStatus = "active"
-	QueryRegistriesParamsStatusArchived QueryRegistriesParamsStatus = "archived"
-	QueryRegistriesParamsStatusInactive QueryRegistriesParamsStatus = "inactive"
-	QueryRegistriesParamsStatusRevoked  QueryRegistriesParamsStatus = "revoked"
+	QueryRegistriesParamsStatusActive   = models.QueryRegistriesParamsStatusActive
+	QueryRegistriesParamsStatusArchived = models.QueryRegistriesParamsStatusArchived
+	QueryRegistriesParamsStatusInactive = models.QueryRegistriesParamsStatusInactive
+	QueryRegistriesParamsStatusRevoked  = models.QueryRegistriesParamsStatusRevoked
 )
 
-// Valid indicates whether the value is a known member of the QueryRegistriesParamsStatus enum.
-func (e QueryRegistriesParamsStatus) Valid() bool {
-	switch e {
-	case QueryRegistriesParamsStatusActive:
-		return true
-	case QueryRegistriesParamsStatusArchived:
-		return true
-	case QueryRegistriesParamsStatusInactive:
-		return true
-	case QueryRegistriesParamsStatusRevoked:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for QueryRegistriesParamsSort.
 const (
-	QueryRegistriesParamsSortDate   QueryRegistriesParamsSort = "date"
-	QueryRegistriesParamsSortId     QueryRegistriesParamsSort = "id"
-	QueryRegistriesParamsSortName   QueryRegistriesParamsSort = "name"
-	QueryRegistriesParamsSortStatus QueryRegistriesParamsSort = "status"
+	QueryRegistriesParamsSortDate   = models.QueryRegistriesParamsSortDate
+	QueryRegistriesParamsSortId     = models.QueryRegistriesParamsSortId
+	QueryRegistriesParamsSortName   = models.QueryRegistriesParamsSortName
+	QueryRegistriesParamsSortStatus = models.QueryRegistriesParamsSortStatus
 )
 
-// Valid indicates whether the value is a known member of the QueryRegistriesParamsSort enum.
-func (e QueryRegistriesParamsSort) Valid() bool {
-	switch e {
-	case QueryRegistriesParamsSortDate:
-		return true
-	case QueryRegistriesParamsSortId:
-		return true
-	case QueryRegistriesParamsSortName:
-		return true
-	case QueryRegistriesParamsSortStatus:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for QueryRecordsParamsSort.
 const (
-	QueryRecordsParamsSortDate   QueryRecordsParamsSort = "date"
-	QueryRecordsParamsSortId     QueryRecordsParamsSort = "id"
-	QueryRecordsParamsSortName   QueryRecordsParamsSort = "name"
-	QueryRecordsParamsSortStatus QueryRecordsParamsSort = "status"
+	QueryRecordsParamsSortDate   = models.QueryRecordsParamsSortDate
+	QueryRecordsParamsSortId     = models.QueryRecordsParamsSortId
+	QueryRecordsParamsSortName   = models.QueryRecordsParamsSortName
+	QueryRecordsParamsSortStatus = models.QueryRecordsParamsSortStatus
 )
 
-// Valid indicates whether the value is a known member of the QueryRecordsParamsSort enum.
-func (e QueryRecordsParamsSort) Valid() bool {
-	switch e {
-	case QueryRecordsParamsSortDate:
-		return true
-	case QueryRecordsParamsSortId:
-		return true
-	case QueryRecordsParamsSortName:
-		return true
-	case QueryRecordsParamsSortStatus:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for GetRegistriesByTagParamsStatus.
 const (
-	GetRegistriesByTagParamsStatusActive   GetRegistriesByTagParamsStatus = "active"
-	GetRegistriesByTagParamsStatusArchived GetRegistriesByTagParamsStatus = "archived"
-	GetRegistriesByTagParamsStatusInactive GetRegistriesByTagParamsStatus = "inactive"
-	GetRegistriesByTagParamsStatusRevoked  GetRegistriesByTagParamsStatus = "revoked"
+	GetRegistriesByTagParamsStatusActive   = models.GetRegistriesByTagParamsStatusActive
+	GetRegistriesByTagParamsStatusArchived = models.GetRegistriesByTagParamsStatusArchived
+	GetRegistriesByTagParamsStatusInactive = models.GetRegistriesByTagParamsStatusInactive
+	GetRegistriesByTagParamsStatusRevoked  = models.GetRegistriesByTagParamsStatusRevoked
 )
 
-// Valid indicates whether the value is a known member of the GetRegistriesByTagParamsStatus enum.
-func (e GetRegistriesByTagParamsStatus) Valid() bool {
-	switch e {
-	case GetRegistriesByTagParamsStatusActive:
-		return true
-	case GetRegistriesByTagParamsStatusArchived:
-		return true
-	case GetRegistriesByTagParamsStatusInactive:
-		return true
-	case GetRegistriesByTagParamsStatusRevoked:
-		return true
-	default:
-		return false
-	}
-}
-
-// AcceptRequestData The `data` of the accept request answer.
-type AcceptRequestData struct {
-	RecordId   string `json:"record_id"`
-	RegistryId string `json:"registry_id"`
-	RequestId  string `json:"request_id"`
-}
-
-// AcceptRequestResponse The answer of accepting a delegated verification request.
-type AcceptRequestResponse struct {
-	// Data The `data` of the accept request answer.
-	Data    AcceptRequestData `json:"data"`
-	Message string            `json:"message"`
-}
-
-// AddRecordRequest The body of add-record, and one record of add-records. Absent fields take the server's defaults, which each field's description states.
-type AddRecordRequest struct {
-	// Description Free text describing an entry (at most 4096 characters).
-	Description *Description `json:"description,omitempty"`
-
-	// Details A free-form JSON object.
-	Details *JSONObject `json:"details,omitempty"`
-
-	// Meta A free-form JSON object.
-	Meta *JSONObject `json:"meta,omitempty"`
-
-	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RecordName EntryName `json:"record_name"`
-
-	// State `draft` or `live`; `live` when absent.
-	State *AddRecordRequestState `json:"state,omitempty"`
-
-	// Ttl Seconds (default 600).
-	Ttl       *TTL       `json:"ttl,omitempty"`
-	ValidTill *time.Time `json:"valid_till,omitempty"`
-}
-
-// AddRecordRequestState `draft` or `live`; `live` when absent.
-type AddRecordRequestState string
-
-// AddRecordsData The `data` of the add records answer.
-type AddRecordsData struct {
-	Records []AddedRecord `json:"records"`
-}
-
-// AddRecordsRequest The body of add-records: up to 1000 records, added all or none.
-type AddRecordsRequest struct {
-	Records []AddRecordRequest `json:"records"`
-}
-
-// AddRecordsResponse The answer of add-records.
-type AddRecordsResponse struct {
-	// Data The `data` of the add records answer.
-	Data AddRecordsData `json:"data"`
-
-	// Message Example: 2 records added
-	Message string `json:"message"`
-}
-
-// AddedRecord One record that add-records created.
-type AddedRecord struct {
-	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
-	//
-	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
-	Digest   Digest `json:"digest"`
-	RecordId string `json:"record_id"`
-
-	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RecordName EntryName `json:"record_name"`
-
-	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
-	//
-	// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
-	Version Version `json:"version"`
-}
-
-// CheckVerificationResponse Whether the namespace owns a verified domain, and which.
-type CheckVerificationResponse struct {
-	Domain   *string `json:"domain,omitempty"`
-	Message  string  `json:"message"`
-	Verified bool    `json:"verified"`
-}
-
-// CreateNamespaceRequest The body of create-namespace.
-type CreateNamespaceRequest struct {
-	// Description Free text describing an entry (at most 4096 characters).
-	Description *Description `json:"description,omitempty"`
-
-	// Meta A free-form JSON object.
-	Meta *JSONObject `json:"meta,omitempty"`
-
-	// Name Example: Acme
-	Name string `json:"name"`
-
-	// Ttl Seconds (default 600).
-	Ttl *TTL `json:"ttl,omitempty"`
-}
-
-// CreateRegistryRequest The body of create-registry. Absent fields take the server's defaults, which each field's description states.
-type CreateRegistryRequest struct {
-	// Description Free text describing an entry (at most 4096 characters).
-	Description *Description `json:"description,omitempty"`
-
-	// Meta A free-form JSON object.
-	Meta *JSONObject `json:"meta,omitempty"`
-
-	// QueryAllowed Whether anyone may query the registry's records; `true` when absent.
-	QueryAllowed *bool `json:"query_allowed,omitempty"`
-
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
-
-	// Schema A free-form JSON object.
-	Schema *JSONObject `json:"schema,omitempty"`
-
-	// Tag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
-	Tag *CreateRegistryRequestTag `json:"tag,omitempty"`
-
-	// Ttl Seconds (default 600).
-	Ttl *TTL `json:"ttl,omitempty"`
-}
-
-// CreateRegistryRequestTag The schema tag: `custom` (the default when absent) or a standard tag, whose built-in schema the registry then uses.
-type CreateRegistryRequestTag string
-
-// CreateWatchRequest The body of createWatchSubscription.
-type CreateWatchRequest struct {
-	// TargetId The namespace_id, registry_id or record_id watched.
-	TargetId string `json:"target_id"`
-
-	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
-	WatchType WatchType `json:"watch_type"`
-
-	// WebhookUrl Where events are posted; https on a public address.
-	//
-	// Example: https://hooks.example.com/svc
-	WebhookUrl string `json:"webhook_url"`
-}
-
-// Delegate The owner or a delegate of a namespace.
-type Delegate struct {
-	// AddedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	AddedAt Timestamp    `json:"added_at"`
-	Email   string       `json:"email"`
-	Role    DelegateRole `json:"role"`
-}
-
-// DelegateRole defines model for Delegate.Role.
-type DelegateRole string
-
-// DelegateRequest The body of add-delegate, remove-delegate, add-registry-delegate and remove-registry-delegate: the user's email.
-type DelegateRequest struct {
-	// Email Example: dee@example.com
-	Email openapi_types.Email `json:"email"`
-}
-
-// DelegatesData The `data` of the delegates answer.
-type DelegatesData struct {
-	Delegates   []Delegate `json:"delegates"`
-	NamespaceId string     `json:"namespace_id"`
-}
-
-// DelegatesResponse The owner and delegates of a namespace.
-type DelegatesResponse struct {
-	// Data The `data` of the delegates answer.
-	Data    DelegatesData `json:"data"`
-	Message string        `json:"message"`
-}
-
-// Description Free text describing an entry (at most 4096 characters).
-type Description = string
-
-// DidDocument The DID document of a user's profile (did:web).
-type DidDocument struct {
-	// Context Example: ["https://www.w3.org/ns/did/v1","https://w3id.org/security/multikey/v1"]
-	Context         []string `json:"@context"`
-	AssertionMethod []string `json:"assertionMethod"`
-	Authentication  []string `json:"authentication"`
-
-	// Id Example: did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj
-	Id                 string                  `json:"id"`
-	VerificationMethod []DidVerificationMethod `json:"verificationMethod"`
-}
-
-// DidVerificationMethod One key of a DID document, as a `Multikey`.
-type DidVerificationMethod struct {
-	Controller string `json:"controller"`
-
-	// Id Example: did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj#key-1
-	Id string `json:"id"`
-
-	// PublicKeyMultibase Example: z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK
-	PublicKeyMultibase string                    `json:"publicKeyMultibase"`
-	Type               DidVerificationMethodType `json:"type"`
-}
-
-// DidVerificationMethodType defines model for DidVerificationMethod.Type.
-type DidVerificationMethodType string
-
-// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
-//
-// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
-type Digest = string
-
-// EntryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-//
-// Example: employees
-type EntryName = string
-
-// Error The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type Error struct {
-	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
-	//
-	//
-	// Example: not_found
-	Code ErrorCode `json:"code"`
-
-	// Error Detail of a failed search.
-	Error *string `json:"error,omitempty"`
-
-	// Message What went wrong, for people.
-	//
-	// Example: Namespace not found
-	Message string `json:"message"`
-}
-
-// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
-//
-// Example: not_found
-type ErrorCode string
-
-// GenerateTxtData The `data` of the generate txt answer.
-type GenerateTxtData struct {
-	RequestId       *string `json:"request_id,omitempty"`
-	TargetNamespace *string `json:"target_namespace,omitempty"`
-	Txt             string  `json:"txt"`
-}
-
-// GenerateTxtResponse The answer of generate-dns-txt: a new value at the top level, or a value generated before or a delegated request in `data`.
-type GenerateTxtResponse struct {
-	// Data The `data` of the generate txt answer.
-	Data    *GenerateTxtData `json:"data,omitempty"`
-	Message string           `json:"message"`
-
-	// Txt A newly generated value (first form).
-	Txt *string `json:"txt,omitempty"`
-}
-
-// GetDnsTxtResponse The newest verification value generated for a namespace.
-type GetDnsTxtResponse struct {
-	Domain      string `json:"domain"`
-	IsVerified  bool   `json:"is_verified"`
-	Message     string `json:"message"`
-	NamespaceId string `json:"namespace_id"`
-	Txt         string `json:"txt"`
-}
-
-// JSONObject A free-form JSON object.
-type JSONObject map[string]interface{}
-
-// Job An import job (docs/csv.md).
-type Job struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt Timestamp `json:"created_at"`
-	ErrorRows int64     `json:"error_rows"`
-
-	// Failure Why a failed job stopped; empty otherwise.
-	Failure      string `json:"failure"`
-	ImportedRows int64  `json:"imported_rows"`
-	JobId        string `json:"job_id"`
-	NamespaceId  string `json:"namespace_id"`
-
-	// ProcessedRows Rows done, imported or refused.
-	ProcessedRows int64 `json:"processed_rows"`
-
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
-
-	// State `queued`, `running`, `done` (every row imported or refused), or `failed` (stopped; `failure` says why).
-	State     JobState `json:"state"`
-	TotalRows int64    `json:"total_rows"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-}
-
-// JobState `queued`, `running`, `done` (every row imported or refused), or `failed` (stopped; `failure` says why).
-type JobState string
-
-// JobDetail An import job with its first row errors.
-type JobDetail struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt Timestamp `json:"created_at"`
-	ErrorRows int64     `json:"error_rows"`
-
-	// Errors The first 1,000 row errors, by row.
-	Errors []JobRowError `json:"errors"`
-
-	// Failure Why a failed job stopped; empty otherwise.
-	Failure      string `json:"failure"`
-	ImportedRows int64  `json:"imported_rows"`
-	JobId        string `json:"job_id"`
-	NamespaceId  string `json:"namespace_id"`
-
-	// ProcessedRows Rows done, imported or refused.
-	ProcessedRows int64 `json:"processed_rows"`
-
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
-
-	// State `queued`, `running`, `done` (every row imported or refused), or `failed` (stopped; `failure` says why).
-	State     JobDetailState `json:"state"`
-	TotalRows int64          `json:"total_rows"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-}
-
-// JobDetailState `queued`, `running`, `done` (every row imported or refused), or `failed` (stopped; `failure` says why).
-type JobDetailState string
-
-// JobDetailResponse The answer of getJob.
-type JobDetailResponse struct {
-	// Data An import job with its first row errors.
-	Data JobDetail `json:"data"`
-
-	// Message Example: Job found
-	Message string `json:"message"`
-}
-
-// JobResponse The answer of bulkUploadRecords.
-type JobResponse struct {
-	// Data An import job (docs/csv.md).
-	Data Job `json:"data"`
-
-	// Message Example: Import queued
-	Message string `json:"message"`
-}
-
-// JobRowError A row an import job refused, and why.
-type JobRowError struct {
-	Message string `json:"message"`
-
-	// Row The row, 1 being the first after the header.
-	Row int64 `json:"row"`
-}
-
-// JobsResponse The answer of listJobs.
-type JobsResponse struct {
-	Data []Job `json:"data"`
-
-	// Message Example: Jobs found
-	Message string `json:"message"`
-}
-
-// LogConsistency A consistency proof between two trees of the transparency log.
-type LogConsistency struct {
-	// Hashes The RFC 6962 consistency proof, base64.
-	Hashes [][]byte `json:"hashes"`
-
-	// Message Example: Consistency proof
-	Message string `json:"message"`
-}
-
-// LogInclusion An inclusion proof of one leaf of the transparency log.
-type LogInclusion struct {
-	// Checkpoint The latest signed checkpoint. When `tree_size` is its size, the proof is against its root; when a smaller `size` was asked for, against the root of that tree.
-	Checkpoint string `json:"checkpoint"`
-
-	// Hashes The RFC 6962 audit path, base64, from the leaf up to the root.
-	Hashes [][]byte `json:"hashes"`
-
-	// Leaf The leaf text (RFC 8785 JSON of kind, ids, version, version_count and digest).
-	Leaf string `json:"leaf"`
-
-	// LogIndex The leaf's index in the log.
-	LogIndex int64 `json:"log_index"`
-
-	// Message Example: Inclusion proof
-	Message string `json:"message"`
-
-	// TreeSize The size of the tree the proof is for (the checkpoint's, or the `size` asked for).
-	TreeSize int64 `json:"tree_size"`
-}
-
-// LookupResponseEnvelope A lookup response as a lookup returned it.
-type LookupResponseEnvelope struct {
-	// Data The `data` of the lookup response (the entry with its `proof`), checked by the handler.
-	Data    map[string]interface{} `json:"data"`
-	Message *string                `json:"message,omitempty"`
-}
-
-// MarkAllReadData The `data` of the mark all read answer.
-type MarkAllReadData struct {
-	Affected int64 `json:"affected"`
-}
-
-// MarkAllReadResponse The answer of marking every notification read.
-type MarkAllReadResponse struct {
-	// Data The `data` of the mark all read answer.
-	Data    MarkAllReadData `json:"data"`
-	Message string          `json:"message"`
-}
-
-// MarkReadData The `data` of the mark read answer.
-type MarkReadData struct {
-	Id     string  `json:"id"`
-	IsRead bool    `json:"is_read"`
-	ReadAt *string `json:"read_at"`
-}
-
-// MarkReadResponse The answer of marking one notification read.
-type MarkReadResponse struct {
-	// Data The `data` of the mark read answer.
-	Data    MarkReadData `json:"data"`
-	Message string       `json:"message"`
-}
-
-// Message The body of an answer that only says what happened.
-type Message struct {
-	// Message Example: ok
-	Message string `json:"message"`
-}
-
-// Namespace A namespace at one version, as a lookup returns it (genesis in its hex form).
-type Namespace struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt Timestamp `json:"created_at"`
-
-	// CreatedBy Example: did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj
-	CreatedBy string `json:"created_by"`
-
-	// Description Example: Acme Corporation
-	Description string `json:"description"`
-
-	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
-	//
-	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
-	Digest Digest `json:"digest"`
-
-	// Domain The verified domain, or null.
-	//
-	// Example: example.com
-	Domain *string `json:"domain"`
-
-	// Genesis `0x` + hex of the UTF-8 bytes of the creation timestamp.
-	//
-	// Example: 0x323032362d31312d32325430383a30303a30302e3030305a
-	Genesis    string `json:"genesis"`
-	IsVerified bool   `json:"is_verified"`
-
-	// Meta A free-form JSON object.
-	Meta JSONObject `json:"meta"`
-
-	// Name Example: Acme
-	Name string `json:"name"`
-
-	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
-	NamespaceId string `json:"namespace_id"`
-
-	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
-	Proof         Proof `json:"proof"`
-	RegistryCount int64 `json:"registry_count"`
-
-	// Ttl Example: 600
-	Ttl int64 `json:"ttl"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-
-	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
-	//
-	// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
-	Version Version `json:"version"`
-
-	// VersionCount Example: 1
-	VersionCount int64 `json:"version_count"`
-}
-
-// NamespaceLookupResponse The answer of a namespace lookup.
-type NamespaceLookupResponse struct {
-	// Data A namespace at one version, as a lookup returns it (genesis in its hex form).
-	Data Namespace `json:"data"`
-
-	// Message Example: Namespace retrieved
-	Message string `json:"message"`
-}
-
-// NamespaceVersionsData The `data` of the namespace versions answer.
-type NamespaceVersionsData struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt     Timestamp `json:"created_at"`
-	CreatedBy     string    `json:"created_by"`
-	TotalVersions int64     `json:"total_versions"`
-	Ttl           int64     `json:"ttl"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-
-	// Versions Newest first, oldest last.
-	Versions []Version `json:"versions"`
-}
-
-// NamespaceVersionsResponse The answer listing a namespace's versions.
-type NamespaceVersionsResponse struct {
-	// Data The `data` of the namespace versions answer.
-	Data NamespaceVersionsData `json:"data"`
-
-	// Message Example: Versions retrieved
-	Message string `json:"message"`
-}
-
-// Notification A notification: a delegated verification request sent to a namespace the caller owns or is a delegate of.
-type Notification struct {
-	ActorEmail *string `json:"actor_email"`
-
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt Timestamp             `json:"created_at"`
-	Domain    string                `json:"domain"`
-	EventType NotificationEventType `json:"event_type"`
-	Id        string                `json:"id"`
-	IsRead    bool                  `json:"is_read"`
-	Message   string                `json:"message"`
-
-	// Metadata A free-form JSON object.
-	Metadata          JSONObject `json:"metadata"`
-	NamespaceId       string     `json:"namespace_id"`
-	ReadAt            *string    `json:"read_at"`
-	RecipientEmail    string     `json:"recipient_email"`
-	RequestId         string     `json:"request_id"`
-	TargetNamespaceId string     `json:"target_namespace_id"`
-	Title             string     `json:"title"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-}
-
-// NotificationEventType defines model for Notification.EventType.
-type NotificationEventType string
-
-// NotificationHistoryResponse All of the caller's notifications.
-type NotificationHistoryResponse struct {
-	Data    []NotificationSummary `json:"data"`
-	Message string                `json:"message"`
-}
-
-// NotificationSummary A notification in the history, read or not.
-type NotificationSummary struct {
-	Domain         string                       `json:"domain"`
-	EventType      NotificationSummaryEventType `json:"event_type"`
-	Id             string                       `json:"id"`
-	IsRead         bool                         `json:"is_read"`
-	ReadAt         *string                      `json:"read_at"`
-	RecipientEmail string                       `json:"recipient_email"`
-	RequestId      string                       `json:"request_id"`
-}
-
-// NotificationSummaryEventType defines model for NotificationSummary.EventType.
-type NotificationSummaryEventType string
-
-// PendingNotificationsResponse The caller's unread notifications.
-type PendingNotificationsResponse struct {
-	Data        []Notification `json:"data"`
-	Message     string         `json:"message"`
-	UnreadCount int64          `json:"unread_count"`
-}
-
-// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
-type Proof struct {
-	// CreatorDid Example: did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj
-	CreatorDid string `json:"creator_did"`
-
-	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
-	//
-	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
-	Digest Digest `json:"digest"`
-
-	// NamespaceDid Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
-	NamespaceDid string `json:"namespace_did"`
-
-	// NetworkGenesis A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
-	//
-	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
-	NetworkGenesis Digest `json:"network_genesis"`
-
-	// RecordIdentifier Record proofs.
-	//
-	// Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c7
-	RecordIdentifier *string `json:"record_identifier,omitempty"`
-
-	// RegistryIdentifier Registry and record proofs.
-	//
-	// Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c6
-	RegistryIdentifier *string `json:"registry_identifier,omitempty"`
-
-	// Type Kind and the UTC year in which the version was made.
-	//
-	// Example: SvcRecordProof2026
-	Type string `json:"type"`
-}
-
-// Readiness An instance's readiness, with its read replicas.
-type Readiness struct {
-	// Message Example: ready
-	Message string `json:"message"`
-
-	// Replicas The read replicas the instance is configured with (0 on the embedded database).
-	Replicas int64 `json:"replicas"`
-
-	// ReplicasReady How many of them it reads from now (answering probes, within the lag bound).
-	ReplicasReady int64 `json:"replicas_ready"`
-}
-
-// Record A record at one version, as a lookup returns it, with the state and schema of its registry.
-type Record struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt   Timestamp `json:"created_at"`
-	CreatedBy   string    `json:"created_by"`
-	Description string    `json:"description"`
-
-	// Details A free-form JSON object.
-	Details JSONObject `json:"details"`
-
-	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
-	//
-	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
-	Digest Digest `json:"digest"`
-
-	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
-	EffectiveState RecordEffectiveState `json:"effective_state"`
-
-	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	Genesis Timestamp `json:"genesis"`
-
-	// Meta A free-form JSON object.
-	Meta JSONObject `json:"meta"`
-
-	// Namespace The namespace's name.
-	Namespace   string `json:"namespace"`
-	NamespaceId string `json:"namespace_id"`
-
-	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
-	Proof Proof `json:"proof"`
-
-	// RecordId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c7
-	RecordId string `json:"record_id"`
-
-	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RecordName EntryName `json:"record_name"`
-	RegistryId string    `json:"registry_id"`
-
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
-
-	// RegistryState A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
-	RegistryState RegistryState `json:"registry_state"`
-
-	// Schema A free-form JSON object.
-	Schema JSONObject `json:"schema"`
-
-	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
-	State RecordState `json:"state"`
-	Ttl   int64       `json:"ttl"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-	ValidTill *string   `json:"valid_till"`
-
-	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
-	//
-	// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
-	Version      Version `json:"version"`
-	VersionCount int64   `json:"version_count"`
-}
-
-// RecordEffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
-type RecordEffectiveState string
-
-// RecordListEntry One record in a list of records (record query).
-type RecordListEntry struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt   Timestamp `json:"created_at"`
-	CreatedBy   string    `json:"created_by"`
-	Description string    `json:"description"`
-
-	// Details A free-form JSON object.
-	Details JSONObject `json:"details"`
-
-	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
-	//
-	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
-	Digest Digest `json:"digest"`
-
-	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
-	EffectiveState RecordEffectiveState `json:"effective_state"`
-
-	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	Genesis Timestamp `json:"genesis"`
-
-	// Meta A free-form JSON object.
-	Meta     JSONObject `json:"meta"`
-	RecordId string     `json:"record_id"`
-
-	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RecordName EntryName `json:"record_name"`
-
-	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
-	State RecordState `json:"state"`
-	Ttl   int64       `json:"ttl"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-
-	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
-	//
-	// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
-	Version      Version `json:"version"`
-	VersionCount int64   `json:"version_count"`
-}
-
-// RecordLookupResponse The answer of a record lookup.
-type RecordLookupResponse struct {
-	// Data A record at one version, as a lookup returns it, with the state and schema of its registry.
-	Data Record `json:"data"`
-
-	// Message Example: Record retrieved
-	Message string `json:"message"`
-}
-
-// RecordQueryData The `data` of the record query answer.
-type RecordQueryData struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt Timestamp `json:"created_at"`
-	CreatedBy string    `json:"created_by"`
-
-	// Meta A free-form JSON object.
-	Meta          JSONObject        `json:"meta"`
-	NamespaceId   string            `json:"namespace_id"`
-	NamespaceName string            `json:"namespace_name"`
-	PageNumber    int64             `json:"page_number"`
-	PageSize      int64             `json:"page_size"`
-	Records       []RecordListEntry `json:"records"`
-	RegistryId    string            `json:"registry_id"`
-
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
-
-	// Schema A free-form JSON object.
-	Schema       JSONObject `json:"schema"`
-	TotalPages   int64      `json:"total_pages"`
-	TotalRecords int64      `json:"total_records"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-}
-
-// RecordQueryResponse The answer of a record query: the registry and a page of its records.
-type RecordQueryResponse struct {
-	// Data The `data` of the record query answer.
-	Data RecordQueryData `json:"data"`
-
-	// Message Example: Records retrieved
-	Message string `json:"message"`
-}
-
-// RecordState The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
-type RecordState string
-
-// RecordVersionsData The `data` of the record versions answer.
-type RecordVersionsData struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt Timestamp `json:"created_at"`
-	CreatedBy string    `json:"created_by"`
-
-	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RecordName EntryName `json:"record_name"`
-
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
-
-	// Schema A free-form JSON object.
-	Schema        JSONObject `json:"schema"`
-	TotalVersions int64      `json:"total_versions"`
-	Ttl           int64      `json:"ttl"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-
-	// Versions Newest first, oldest last.
-	Versions []Version `json:"versions"`
-}
-
-// RecordVersionsResponse The answer listing a record's versions.
-type RecordVersionsResponse struct {
-	// Data The `data` of the record versions answer.
-	Data RecordVersionsData `json:"data"`
-
-	// Message Example: Versions retrieved
-	Message string `json:"message"`
-}
-
-// Registry A registry at one version, as a lookup returns it.
-type Registry struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt   Timestamp `json:"created_at"`
-	CreatedBy   string    `json:"created_by"`
-	Description string    `json:"description"`
-
-	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
-	//
-	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
-	Digest Digest `json:"digest"`
-
-	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	Genesis Timestamp `json:"genesis"`
-
-	// Meta A free-form JSON object.
-	Meta JSONObject `json:"meta"`
-
-	// Namespace The namespace's name.
-	//
-	// Example: Acme
-	Namespace string `json:"namespace"`
-
-	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
-	NamespaceId string `json:"namespace_id"`
-
-	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
-	Proof        Proof `json:"proof"`
-	QueryAllowed bool  `json:"query_allowed"`
-	RecordCount  int64 `json:"record_count"`
-
-	// RegistryId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c6
-	RegistryId string `json:"registry_id"`
-
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
-
-	// Schema A free-form JSON object.
-	Schema JSONObject `json:"schema"`
-
-	// State A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
-	State RegistryState `json:"state"`
-	Tag   RegistryTag   `json:"tag"`
-	Ttl   int64         `json:"ttl"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-
-	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
-	//
-	// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
-	Version      Version `json:"version"`
-	VersionCount int64   `json:"version_count"`
-}
-
-// RegistryTag defines model for Registry.Tag.
-type RegistryTag string
-
-// RegistryDelegate A delegate of one registry.
-type RegistryDelegate struct {
-	// AddedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	AddedAt Timestamp `json:"added_at"`
-	Email   string    `json:"email"`
-}
-
-// RegistryDelegatesResponse The delegates of a registry.
-type RegistryDelegatesResponse struct {
-	Data struct {
-		Delegates    []RegistryDelegate `json:"delegates"`
-		NamespaceId  string             `json:"namespace_id"`
-		RegistryName string             `json:"registry_name"`
-	} `json:"data"`
-
-	// Message Example: Registry delegates retrieved
-	Message string `json:"message"`
-}
-
-// RegistryListEntry One registry in a list of registries (query and tag query).
-type RegistryListEntry struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt   Timestamp `json:"created_at"`
-	CreatedBy   string    `json:"created_by"`
-	Description string    `json:"description"`
-
-	// Digest A BLAKE2b-256 digest of an entry's digest fields in RFC 8785 form: `0x` + 64 lowercase hex digits.
-	//
-	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
-	Digest Digest `json:"digest"`
-
-	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	Genesis Timestamp `json:"genesis"`
-
-	// Meta A free-form JSON object.
-	Meta JSONObject `json:"meta"`
-
-	// NamespaceId Present in the tag query.
-	NamespaceId  *string `json:"namespace_id,omitempty"`
-	QueryAllowed bool    `json:"query_allowed"`
-	RecordCount  int64   `json:"record_count"`
-	RegistryId   string  `json:"registry_id"`
-
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
-
-	// Schema A free-form JSON object.
-	Schema JSONObject `json:"schema"`
-
-	// State A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
-	State RegistryState        `json:"state"`
-	Tag   RegistryListEntryTag `json:"tag"`
-	Ttl   int64                `json:"ttl"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-
-	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
-	//
-	// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
-	Version      Version `json:"version"`
-	VersionCount int64   `json:"version_count"`
-}
-
-// RegistryListEntryTag defines model for RegistryListEntry.Tag.
-type RegistryListEntryTag string
-
-// RegistryLookupResponse The answer of a registry lookup.
-type RegistryLookupResponse struct {
-	// Data A registry at one version, as a lookup returns it.
-	Data Registry `json:"data"`
-
-	// Message Example: Registry retrieved
-	Message string `json:"message"`
-}
-
-// RegistryQueryData The `data` of the registry query answer.
-type RegistryQueryData struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt       Timestamp           `json:"created_at"`
-	CreatedBy       string              `json:"created_by"`
-	Domain          *string             `json:"domain"`
-	NamespaceId     string              `json:"namespace_id"`
-	NamespaceName   string              `json:"namespace_name"`
-	PageNumber      int64               `json:"page_number"`
-	PageSize        int64               `json:"page_size"`
-	Registries      []RegistryListEntry `json:"registries"`
-	TotalPages      int64               `json:"total_pages"`
-	TotalRegistries int64               `json:"total_registries"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-}
-
-// RegistryQueryResponse The answer of a registry query: the namespace and a page of its registries.
-type RegistryQueryResponse struct {
-	// Data The `data` of the registry query answer.
-	Data RegistryQueryData `json:"data"`
-
-	// Message Example: Registries retrieved
-	Message string `json:"message"`
-}
-
-// RegistryState A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
-type RegistryState string
-
-// RegistryVersionsData The `data` of the registry versions answer.
-type RegistryVersionsData struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt Timestamp `json:"created_at"`
-	CreatedBy string    `json:"created_by"`
-
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
-
-	// Schema A free-form JSON object.
-	Schema        JSONObject `json:"schema"`
-	TotalVersions int64      `json:"total_versions"`
-	Ttl           int64      `json:"ttl"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-
-	// Versions Newest first, oldest last.
-	Versions []Version `json:"versions"`
-}
-
-// RegistryVersionsResponse The answer listing a registry's versions.
-type RegistryVersionsResponse struct {
-	// Data The `data` of the registry versions answer.
-	Data RegistryVersionsData `json:"data"`
-
-	// Message Example: Versions retrieved
-	Message string `json:"message"`
-}
-
-// RemoveVerificationData The `data` of the remove verification answer.
-type RemoveVerificationData struct {
-	Domain                     string               `json:"domain"`
-	DomainRemovedFromNamespace bool                 `json:"domain_removed_from_namespace"`
-	DomainStillVerified        bool                 `json:"domain_still_verified"`
-	RemovedEntries             int64                `json:"removed_entries"`
-	RemovedTargets             []string             `json:"removed_targets"`
-	VerificationMethods        []VerificationMethod `json:"verification_methods"`
-}
-
-// RemoveVerificationResponse The answer of remove-namespace-verification.
-type RemoveVerificationResponse struct {
-	// Data The `data` of the remove verification answer.
-	Data    RemoveVerificationData `json:"data"`
-	Message string                 `json:"message"`
-}
-
-// SearchResponse The answer of a search: a page of matching records and how many matched.
-type SearchResponse struct {
-	Data []SearchResult `json:"data"`
-
-	// Message Example: Records found
-	Message  string `json:"message"`
-	Page     int64  `json:"page"`
-	PageSize int64  `json:"page_size"`
-
-	// Total The number of matching records, exact up to 100; beyond that 100 (see total_exact).
-	Total int64 `json:"total"`
-
-	// TotalExact False when more than 100 records match and total is a lower bound.
-	TotalExact bool `json:"total_exact"`
-}
-
-// SearchResult One record that a search matched.
-type SearchResult struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt   Timestamp `json:"created_at"`
-	CreatedBy   string    `json:"created_by"`
-	Description string    `json:"description"`
-
-	// Details A free-form JSON object.
-	Details JSONObject `json:"details"`
-
-	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
-	EffectiveState RecordEffectiveState `json:"effective_state"`
-
-	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	Genesis Timestamp `json:"genesis"`
-	Latest  bool      `json:"latest"`
-
-	// Meta A free-form JSON object.
-	Meta        JSONObject `json:"meta"`
-	NamespaceId string     `json:"namespace_id"`
-	RecordId    string     `json:"record_id"`
-
-	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RecordName EntryName `json:"record_name"`
-
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-	//
-	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
-
-	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
-	State RecordState `json:"state"`
-	Ttl   int64       `json:"ttl"`
-
-	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	UpdatedAt Timestamp `json:"updated_at"`
-	ValidTill *string   `json:"valid_till"`
-
-	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
-	//
-	// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
-	Version      Version `json:"version"`
-	VersionCount int64   `json:"version_count"`
-}
-
-// Stats How many of each the directory holds.
-type Stats struct {
-	// Namespaces Example: 9
-	Namespaces int64 `json:"namespaces"`
-
-	// Records Example: 104233
-	Records int64 `json:"records"`
-
-	// Registries Example: 21
-	Registries int64 `json:"registries"`
-
-	// Users Example: 12
-	Users int64 `json:"users"`
-}
-
-// StatsResponse The platform statistics.
-type StatsResponse struct {
-	// Data How many of each the directory holds.
-	Data Stats `json:"data"`
-
-	// Message Example: Platform statistics
-	Message string `json:"message"`
-}
-
-// TTL Seconds (default 600).
-type TTL = int64
-
-// TagQueryData The `data` of the tag query answer.
-type TagQueryData struct {
-	Registries []RegistryListEntry `json:"registries"`
-
-	// Tag Example: membership
-	Tag             string `json:"tag"`
-	TotalRegistries int64  `json:"total_registries"`
-}
-
-// TagQueryResponse The answer of the tag query: verified registries with a standard tag.
-type TagQueryResponse struct {
-	// Data The `data` of the tag query answer.
-	Data TagQueryData `json:"data"`
-
-	// Message Example: Registries retrieved
-	Message string `json:"message"`
-}
-
-// Timestamp UTC, JavaScript `toISOString()` form (millisecond precision).
-//
-// Example: 2026-11-22T08:00:00.000Z
-type Timestamp = string
-
-// UpdateNamespaceRequest The body of update-namespace: the fields to change (at least one).
-type UpdateNamespaceRequest struct {
-	// Description Free text describing an entry (at most 4096 characters).
-	Description *Description `json:"description,omitempty"`
-
-	// Meta A free-form JSON object.
-	Meta *JSONObject `json:"meta,omitempty"`
-	Name *string     `json:"name,omitempty"`
-
-	// Ttl Seconds (default 600).
-	Ttl *TTL `json:"ttl,omitempty"`
-}
-
-// UpdateRecordRequest The body of update-record: the fields to change (at least one).
-type UpdateRecordRequest struct {
-	// Description Free text describing an entry (at most 4096 characters).
-	Description *Description `json:"description,omitempty"`
-
-	// Details A free-form JSON object.
-	Details *JSONObject `json:"details,omitempty"`
-
-	// Meta A free-form JSON object.
-	Meta *JSONObject `json:"meta,omitempty"`
-
-	// Ttl Seconds (default 600).
-	Ttl       *TTL       `json:"ttl,omitempty"`
-	ValidTill *time.Time `json:"valid_till,omitempty"`
-}
-
-// UpdateRegistryRequest The body of update-registry: the fields to change (at least one).
-type UpdateRegistryRequest struct {
-	// Description Free text describing an entry (at most 4096 characters).
-	Description *Description `json:"description,omitempty"`
-
-	// Meta A free-form JSON object.
-	Meta         *JSONObject `json:"meta,omitempty"`
-	QueryAllowed *bool       `json:"query_allowed,omitempty"`
-
-	// Ttl Seconds (default 600).
-	Ttl *TTL `json:"ttl,omitempty"`
-}
-
-// VerificationLog One logged verification attempt: what was verified, by whom, when, and its result.
-type VerificationLog struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt  Timestamp                 `json:"created_at"`
-	Id         string                    `json:"id"`
-	LookupType VerificationLogLookupType `json:"lookup_type"`
-
-	// Request A free-form JSON object.
-	Request JSONObject            `json:"request"`
-	Result  VerificationLogResult `json:"result"`
-
-	// VerifiedBy The DID of the caller who verified.
-	VerifiedBy string `json:"verified_by"`
-	VerifiedId string `json:"verified_id"`
-}
-
-// VerificationLogLookupType defines model for VerificationLog.LookupType.
-type VerificationLogLookupType string
-
-// VerificationLogResult defines model for VerificationLog.Result.
-type VerificationLogResult string
-
-// VerificationLogsData The `data` of the verification logs answer.
-type VerificationLogsData struct {
-	Logs              []VerificationLog `json:"logs"`
-	Page              int64             `json:"page"`
-	PageSize          int64             `json:"page_size"`
-	VerificationCount int64             `json:"verification_count"`
-}
-
-// VerificationLogsResponse The answer listing the verification attempts of an entry.
-type VerificationLogsResponse struct {
-	// Data The `data` of the verification logs answer.
-	Data VerificationLogsData `json:"data"`
-
-	// Message Example: Verification logs retrieved
-	Message string `json:"message"`
-}
-
-// VerificationMethod How a domain is verified: a DNS TXT record, an HTTP file, or an attestation by another (self-verified) namespace.
-type VerificationMethod string
-
-// VerifyDomainRequest The body of verify-domain: the namespace, and the domain when it has values for several.
-type VerifyDomainRequest struct {
-	// Domain Example: example.com
-	Domain *string `json:"domain,omitempty"`
-
-	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
-	NamespaceId string `json:"namespace_id"`
-}
-
-// VerifyNamespaceLookupRequest The body of verify-namespace-lookup: a namespace lookup answer to verify.
-type VerifyNamespaceLookupRequest struct {
-	// NamespaceLookupResponse A lookup response as a lookup returned it.
-	NamespaceLookupResponse LookupResponseEnvelope `json:"namespace_lookup_response"`
-}
-
-// VerifyRecordLookupRequest The body of verify-record-lookup: a record lookup answer to verify.
-type VerifyRecordLookupRequest struct {
-	// RecordLookupResponse A lookup response as a lookup returned it.
-	RecordLookupResponse LookupResponseEnvelope `json:"record_lookup_response"`
-}
-
-// VerifyRegistryLookupRequest The body of verify-registry-lookup: a registry lookup answer to verify.
-type VerifyRegistryLookupRequest struct {
-	// RegistryLookupResponse A lookup response as a lookup returned it.
-	RegistryLookupResponse LookupResponseEnvelope `json:"registry_lookup_response"`
-}
-
-// Version A version identifier (the 16 bytes of a UUIDv7, hex).
-//
-// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
-type Version = string
-
-// WatchCreated A new subscription and its signing secret.
-type WatchCreated struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt    Timestamp `json:"created_at"`
-	FailingSince *string   `json:"failing_since"`
-	NamespaceId  string    `json:"namespace_id"`
-
-	// Secret The Standard Webhooks signing secret (whsec_ and base64), shown only once.
-	//
-	// Example: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-	Secret string `json:"secret"`
-
-	// State `failing` once an event could not be delivered within 24 hours; a later delivery makes it `active` again.
-	State          WatchState `json:"state"`
-	SubscriptionId string     `json:"subscription_id"`
-	TargetId       string     `json:"target_id"`
-
-	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
-	WatchType  WatchType `json:"watch_type"`
-	WebhookUrl string    `json:"webhook_url"`
-}
-
-// WatchCreatedResponse The answer of createWatchSubscription.
-type WatchCreatedResponse struct {
-	// Data A new subscription and its signing secret.
-	Data WatchCreated `json:"data"`
-
-	// Message Example: Subscription created
-	Message string `json:"message"`
-}
-
-// WatchDeliveriesResponse The answer of listWatchDeliveries.
-type WatchDeliveriesResponse struct {
-	Data []WatchDelivery `json:"data"`
-
-	// Message Example: Deliveries found
-	Message string `json:"message"`
-}
-
-// WatchDelivery One delivery attempt of an event.
-type WatchDelivery struct {
-	Attempt int `json:"attempt"`
-
-	// AttemptedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	AttemptedAt Timestamp `json:"attempted_at"`
-	Delivered   bool      `json:"delivered"`
-
-	// Error What went wrong; empty when delivered.
-	Error string `json:"error"`
-
-	// EventId The event's webhook-id, the same on every attempt.
-	EventId string `json:"event_id"`
-
-	// StatusCode The receiver's HTTP status; 0 when it did not answer.
-	StatusCode int `json:"status_code"`
-}
-
-// WatchState `failing` once an event could not be delivered within 24 hours; a later delivery makes it `active` again.
-type WatchState string
-
-// WatchSubscription A watch subscription (without its secret).
-type WatchSubscription struct {
-	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
-	//
-	// Example: 2026-11-22T08:00:00.000Z
-	CreatedAt    Timestamp `json:"created_at"`
-	FailingSince *string   `json:"failing_since"`
-	NamespaceId  string    `json:"namespace_id"`
-
-	// State `failing` once an event could not be delivered within 24 hours; a later delivery makes it `active` again.
-	State          WatchState `json:"state"`
-	SubscriptionId string     `json:"subscription_id"`
-	TargetId       string     `json:"target_id"`
-
-	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
-	WatchType  WatchType `json:"watch_type"`
-	WebhookUrl string    `json:"webhook_url"`
-}
-
-// WatchSubscriptionResponse The answer of getWatchSubscription.
-type WatchSubscriptionResponse struct {
-	// Data A watch subscription (without its secret).
-	Data WatchSubscription `json:"data"`
-
-	// Message Example: Subscription found
-	Message string `json:"message"`
-}
-
-// WatchSubscriptionsResponse The answer of listWatchSubscriptions.
-type WatchSubscriptionsResponse struct {
-	Data []WatchSubscription `json:"data"`
-
-	// Message Example: Subscriptions found
-	Message string `json:"message"`
-}
-
-// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
-type WatchType string
-
-// WebhookEvent The new version a webhook announces; look it up with version_id and recompute its digest to trust it.
-type WebhookEvent struct {
-	Digest      string           `json:"digest"`
-	Kind        WebhookEventKind `json:"kind"`
-	NamespaceId string           `json:"namespace_id"`
-
-	// RecordId Records.
-	RecordId *string `json:"record_id,omitempty"`
-
-	// RegistryId Registries and records.
-	RegistryId *string `json:"registry_id,omitempty"`
-
-	// State The version's state (registries and records; see RegistryState and RecordState).
-	State *string `json:"state,omitempty"`
-
-	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
-	//
-	// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
-	Version      Version `json:"version"`
-	VersionCount int64   `json:"version_count"`
-}
-
-// WebhookEventKind defines model for WebhookEvent.Kind.
-type WebhookEventKind string
-
-// WebhookPayload The body of a webhook delivery (docs/webhooks.md), in the Standard Webhooks shape.
-type WebhookPayload struct {
-	// Data The new version a webhook announces; look it up with version_id and recompute its digest to trust it.
-	Data           WebhookEvent `json:"data"`
-	SubscriptionId string       `json:"subscription_id"`
-
-	// Timestamp When the version was made.
-	Timestamp time.Time `json:"timestamp"`
-
-	// Type `<kind>.created` for an entry's first version, else `<kind>.updated`.
-	Type WebhookPayloadType `json:"type"`
-}
-
-// WebhookPayloadType `<kind>.created` for an entry's first version, else `<kind>.updated`.
-type WebhookPayloadType string
-
-// AsOn defines model for AsOn.
-type AsOn = openapi_types.Date
-
-// ConsistencyToken Example: 16/B374D848
-type ConsistencyToken = string
-
-// Domain defines model for Domain.
-type Domain = string
-
-// FromDate defines model for FromDate.
-type FromDate = openapi_types.Date
-
-// IfMatch defines model for IfMatch.
-type IfMatch = string
-
-// IfNoneMatch defines model for IfNoneMatch.
-type IfNoneMatch = string
-
-// NameFilter defines model for NameFilter.
-type NameFilter = string
-
-// NamespaceId defines model for NamespaceId.
-type NamespaceId = string
-
-// NamespaceRef defines model for NamespaceRef.
-type NamespaceRef = string
-
-// Page defines model for Page.
-type Page = int64
-
-// PageSize defines model for PageSize.
-type PageSize = int64
-
-// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-//
-// Example: employees
-type RecordName = EntryName
-
-// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
-//
-// Example: employees
-type RegistryName = EntryName
-
-// RequestId defines model for RequestId.
-type RequestId = string
-
-// Sort defines model for Sort.
-type Sort string
-
-// ToDate defines model for ToDate.
-type ToDate = openapi_types.Date
-
-// VersionId A version identifier (the 16 bytes of a UUIDv7, hex).
-//
-// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
-type VersionId = Version
-
-// AuthenticationFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type AuthenticationFailed = Error
-
-// BadRequest The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type BadRequest = Error
-
-// Conflict The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type Conflict = Error
-
-// Delegates The owner and delegates of a namespace.
-type Delegates = DelegatesResponse
-
-// DelegatesAfterWrite The owner and delegates of a namespace.
-type DelegatesAfterWrite = DelegatesResponse
-
-// Forbidden The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type Forbidden = Error
-
-// InternalError The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type InternalError = Error
-
-// MessageAfterWrite The body of an answer that only says what happened.
-type MessageAfterWrite = Message
-
-// NotFound The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type NotFound = Error
-
-// PayloadTooLarge The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type PayloadTooLarge = Error
-
-// PreconditionFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type PreconditionFailed = Error
-
-// RegistryDelegates The delegates of a registry.
-type RegistryDelegates = RegistryDelegatesResponse
-
-// RegistryDelegatesAfterWrite The delegates of a registry.
-type RegistryDelegatesAfterWrite = RegistryDelegatesResponse
-
-// SearchFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type SearchFailed = Error
-
-// ServiceUnavailable The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type ServiceUnavailable = Error
-
-// TooManyRequests The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type TooManyRequests = Error
-
-// Unauthorized The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type Unauthorized = Error
-
-// UnsupportedMediaType The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type UnsupportedMediaType = Error
-
-// UserNotFound The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type UserNotFound = Error
-
-// VerificationFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
-type VerificationFailed = Error
-
-// Verified The body of an answer that only says what happened.
-type Verified = Message
-
-// CheckVerificationParams defines parameters for CheckVerification.
-type CheckVerificationParams struct {
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// GenerateDnsTxtParams defines parameters for GenerateDnsTxt.
-type GenerateDnsTxtParams struct {
-	// VerificationMethod How the domain is verified (required, here or in the body).
-	VerificationMethod *VerificationMethod `form:"verification_method,omitempty" json:"verification_method,omitempty"`
-
-	// TargetNamespace ID or verified domain of the attesting namespace (for `request_other_namespace`).
-	TargetNamespace *string `form:"target_namespace,omitempty" json:"target_namespace,omitempty"`
-
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// GetDnsTxtParams defines parameters for GetDnsTxt.
-type GetDnsTxtParams struct {
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// GetJobParams defines parameters for GetJob.
-type GetJobParams struct {
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// GetLogConsistencyParams defines parameters for GetLogConsistency.
-type GetLogConsistencyParams struct {
-	// From The size of the older tree.
-	From int64 `form:"from" json:"from"`
-
-	// To The size of the newer tree.
-	To int64 `form:"to" json:"to"`
-
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// GetLogInclusionParams defines parameters for GetLogInclusion.
-type GetLogInclusionParams struct {
-	// Size The size of the tree to prove inclusion in, for a client that holds a checkpoint of that size (one a witness cosigned, say). Default: the latest checkpoint's size. A consistency proof from `size` to the returned checkpoint's size links the two.
-	Size *int64 `form:"size,omitempty" json:"size,omitempty"`
-
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// GetLogTileParams defines parameters for GetLogTile.
-type GetLogTileParams struct {
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// LookupNamespaceParams defines parameters for LookupNamespace.
-type LookupNamespaceParams struct {
-	// VersionId A version identifier of the entry. Not with `as_on`.
-	VersionId *VersionId `form:"version_id,omitempty" json:"version_id,omitempty"`
-
-	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
-	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
-
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-
-	// IfNoneMatch An ETag from an earlier answer; a match gets 304.
-	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
-}
-
-// LookupRegistryParams defines parameters for LookupRegistry.
-type LookupRegistryParams struct {
-	// VersionId A version identifier of the entry. Not with `as_on`.
-	VersionId *VersionId `form:"version_id,omitempty" json:"version_id,omitempty"`
-
-	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
-	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
-
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-
-	// IfNoneMatch An ETag from an earlier answer; a match gets 304.
-	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
-}
-
-// LookupRecordParams defines parameters for LookupRecord.
-type LookupRecordParams struct {
-	// VersionId A version identifier of the entry. Not with `as_on`.
-	VersionId *VersionId `form:"version_id,omitempty" json:"version_id,omitempty"`
-
-	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
-	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
-
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-
-	// IfNoneMatch An ETag from an earlier answer; a match gets 304.
-	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
-}
-
-// QueryRegistriesParams defines parameters for QueryRegistries.
-type QueryRegistriesParams struct {
-	// From Entries updated on or after this UTC day.
-	From *FromDate `form:"from,omitempty" json:"from,omitempty"`
-
-	// To Entries updated on or before this UTC day.
-	To *ToDate `form:"to,omitempty" json:"to,omitempty"`
-
-	// Status Registry status filter (`active` is `live`).
-	Status *QueryRegistriesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
-
-	// Name Partial, case-insensitive name match (at least 3 characters).
-	Name *NameFilter `form:"name,omitempty" json:"name,omitempty"`
-
-	// Sort `date` newest first; `name` and `id` ascending; `status` by state, then name.
-	Sort *QueryRegistriesParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
-
-	// Page Page number, from 1.
-	Page *Page `form:"page,omitempty" json:"page,omitempty"`
-
-	// PageSize Items per page.
-	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
-
-	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
-	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
-
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// QueryRegistriesParamsStatus defines parameters for QueryRegistries.
-type QueryRegistriesParamsStatus string
-
-// QueryRegistriesParamsSort defines parameters for QueryRegistries.
-type QueryRegistriesParamsSort string
-
-// QueryRecordsParams defines parameters for QueryRecords.
-type QueryRecordsParams struct {
-	// From Entries updated on or after this UTC day.
-	From *FromDate `form:"from,omitempty" json:"from,omitempty"`
-
-	// To Entries updated on or before this UTC day.
-	To *ToDate `form:"to,omitempty" json:"to,omitempty"`
-
-	// State Record state filter, on the state a record reads as (`effective_state`).
-	State *RecordEffectiveState `form:"state,omitempty" json:"state,omitempty"`
-
-	// Name Partial, case-insensitive name match (at least 3 characters).
-	Name *NameFilter `form:"name,omitempty" json:"name,omitempty"`
-
-	// Sort `date` newest first; `name` and `id` ascending; `status` by state, then name.
-	Sort *QueryRecordsParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
-
-	// Page Page number, from 1.
-	Page *Page `form:"page,omitempty" json:"page,omitempty"`
-
-	// PageSize Items per page.
-	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
-
-	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
-	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
-
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// QueryRecordsParamsSort defines parameters for QueryRecords.
-type QueryRecordsParamsSort string
-
-// SearchRecordsParams defines parameters for SearchRecords.
-type SearchRecordsParams struct {
-	// RegistryName Partial, case-insensitive match on the registry name.
-	RegistryName *string `form:"registry_name,omitempty" json:"registry_name,omitempty"`
-
-	// RecordName Partial, case-insensitive match on the record name.
-	RecordName *string `form:"record_name,omitempty" json:"record_name,omitempty"`
-
-	// From Records created or updated at or after this time.
-	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
-
-	// To Records created or updated at or before this time.
-	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
-
-	// RecordState Records that read as this state (`effective_state`). Named `record_state` so that a details field called `state` stays searchable.
-	RecordState *RecordEffectiveState `form:"record_state,omitempty" json:"record_state,omitempty"`
-
-	// Page Page number, from 1.
-	Page *Page `form:"page,omitempty" json:"page,omitempty"`
-
-	// PageSize Items per page.
-	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
-
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// ListNamespaceVersionsParams defines parameters for ListNamespaceVersions.
-type ListNamespaceVersionsParams struct {
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// ListRegistryVersionsParams defines parameters for ListRegistryVersions.
-type ListRegistryVersionsParams struct {
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// ListRecordVersionsParams defines parameters for ListRecordVersions.
-type ListRecordVersionsParams struct {
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// GetWatchSubscriptionParams defines parameters for GetWatchSubscription.
-type GetWatchSubscriptionParams struct {
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// ListWatchDeliveriesParams defines parameters for ListWatchDeliveries.
-type ListWatchDeliveriesParams struct {
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// GetDelegatesParams defines parameters for GetDelegates.
-type GetDelegatesParams struct {
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// GetNamespaceVerificationLogsParams defines parameters for GetNamespaceVerificationLogs.
-type GetNamespaceVerificationLogsParams struct {
-	// Page Page number, from 1.
-	Page *Page `form:"page,omitempty" json:"page,omitempty"`
-
-	// PageSize Items per page.
-	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
-
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// UpdateNamespaceParams defines parameters for UpdateNamespace.
-type UpdateNamespaceParams struct {
-	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
-	IfMatch *IfMatch `json:"If-Match,omitempty"`
-}
-
-// ActivateRegistryParams defines parameters for ActivateRegistry.
-type ActivateRegistryParams struct {
-	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
-	IfMatch *IfMatch `json:"If-Match,omitempty"`
-}
-
-// ArchiveRegistryParams defines parameters for ArchiveRegistry.
-type ArchiveRegistryParams struct {
-	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
-	IfMatch *IfMatch `json:"If-Match,omitempty"`
-}
-
-// BulkUploadRecordsMultipartBody defines parameters for BulkUploadRecords.
-type BulkUploadRecordsMultipartBody struct {
-	// File The CSV file.
-	File openapi_types.File `json:"file"`
-}
-
-// DeactivateRegistryParams defines parameters for DeactivateRegistry.
-type DeactivateRegistryParams struct {
-	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
-	IfMatch *IfMatch `json:"If-Match,omitempty"`
-}
-
-// ExportRecordsAsCsvParams defines parameters for ExportRecordsAsCsv.
-type ExportRecordsAsCsvParams struct {
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// GetRegistryDelegatesParams defines parameters for GetRegistryDelegates.
-type GetRegistryDelegatesParams struct {
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// GetRegistryVerificationLogsParams defines parameters for GetRegistryVerificationLogs.
-type GetRegistryVerificationLogsParams struct {
-	// Page Page number, from 1.
-	Page *Page `form:"page,omitempty" json:"page,omitempty"`
-
-	// PageSize Items per page.
-	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
-
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// RestoreRegistryParams defines parameters for RestoreRegistry.
-type RestoreRegistryParams struct {
-	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
-	IfMatch *IfMatch `json:"If-Match,omitempty"`
-}
-
-// RevokeRegistryParams defines parameters for RevokeRegistry.
-type RevokeRegistryParams struct {
-	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
-	IfMatch *IfMatch `json:"If-Match,omitempty"`
-}
-
-// UpdateRegistryParams defines parameters for UpdateRegistry.
-type UpdateRegistryParams struct {
-	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
-	IfMatch *IfMatch `json:"If-Match,omitempty"`
-}
-
-// GetRecordVerificationLogsParams defines parameters for GetRecordVerificationLogs.
-type GetRecordVerificationLogsParams struct {
-	// Page Page number, from 1.
-	Page *Page `form:"page,omitempty" json:"page,omitempty"`
-
-	// PageSize Items per page.
-	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
-
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// PublishRecordParams defines parameters for PublishRecord.
-type PublishRecordParams struct {
-	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
-	IfMatch *IfMatch `json:"If-Match,omitempty"`
-}
-
-// ReinstateRecordParams defines parameters for ReinstateRecord.
-type ReinstateRecordParams struct {
-	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
-	IfMatch *IfMatch `json:"If-Match,omitempty"`
-}
-
-// RevokeRecordParams defines parameters for RevokeRecord.
-type RevokeRecordParams struct {
-	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
-	IfMatch *IfMatch `json:"If-Match,omitempty"`
-}
-
-// SuspendRecordParams defines parameters for SuspendRecord.
-type SuspendRecordParams struct {
-	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
-	IfMatch *IfMatch `json:"If-Match,omitempty"`
-}
-
-// UpdateRecordParams defines parameters for UpdateRecord.
-type UpdateRecordParams struct {
-	// IfMatch `"<version>"`: the change is made only if this is still the current version (else 412).
-	IfMatch *IfMatch `json:"If-Match,omitempty"`
-}
-
-// GetRegistriesByTagParams defines parameters for GetRegistriesByTag.
-type GetRegistriesByTagParams struct {
-	// Status The registries' state (default `active`, that is live).
-	Status *GetRegistriesByTagParamsStatus `form:"status,omitempty" json:"status,omitempty"`
-
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// GetRegistriesByTagParamsStatus defines parameters for GetRegistriesByTag.
-type GetRegistriesByTagParamsStatus string
-
-// GetDidDocumentParams defines parameters for GetDidDocument.
-type GetDidDocumentParams struct {
-	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
-	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
-}
-
-// VersionEventParams defines parameters for VersionEvent.
-type VersionEventParams struct {
-	// WebhookId The event's id, the same on every attempt.
-	WebhookId string `json:"webhook-id"`
-
-	// WebhookTimestamp When this attempt was signed, in Unix seconds.
-	WebhookTimestamp string `json:"webhook-timestamp"`
-
-	// WebhookSignature v1, and the base64 of HMAC-SHA256 over id.timestamp.body keyed with the secret.
-	WebhookSignature string `json:"webhook-signature"`
-}
-
-// CreateNamespaceJSONRequestBody defines body for CreateNamespace for application/json ContentType.
-type CreateNamespaceJSONRequestBody = CreateNamespaceRequest
-
-// VerifyDomainJSONRequestBody defines body for VerifyDomain for application/json ContentType.
-type VerifyDomainJSONRequestBody = VerifyDomainRequest
-
-// VerifyNamespaceLookupJSONRequestBody defines body for VerifyNamespaceLookup for application/json ContentType.
-type VerifyNamespaceLookupJSONRequestBody = VerifyNamespaceLookupRequest
-
-// VerifyRecordLookupJSONRequestBody defines body for VerifyRecordLookup for application/json ContentType.
-type VerifyRecordLookupJSONRequestBody = VerifyRecordLookupRequest
-
-// VerifyRegistryLookupJSONRequestBody defines body for VerifyRegistryLookup for application/json ContentType.
-type VerifyRegistryLookupJSONRequestBody = VerifyRegistryLookupRequest
-
-// CreateWatchSubscriptionJSONRequestBody defines body for CreateWatchSubscription for application/json ContentType.
-type CreateWatchSubscriptionJSONRequestBody = CreateWatchRequest
-
-// AddDelegateJSONRequestBody defines body for AddDelegate for application/json ContentType.
-type AddDelegateJSONRequestBody = DelegateRequest
-
-// CreateRegistryJSONRequestBody defines body for CreateRegistry for application/json ContentType.
-type CreateRegistryJSONRequestBody = CreateRegistryRequest
-
-// RemoveDelegateJSONRequestBody defines body for RemoveDelegate for application/json ContentType.
-type RemoveDelegateJSONRequestBody = DelegateRequest
-
-// UpdateNamespaceJSONRequestBody defines body for UpdateNamespace for application/json ContentType.
-type UpdateNamespaceJSONRequestBody = UpdateNamespaceRequest
-
-// AddRecordJSONRequestBody defines body for AddRecord for application/json ContentType.
-type AddRecordJSONRequestBody = AddRecordRequest
-
-// AddRecordsJSONRequestBody defines body for AddRecords for application/json ContentType.
-type AddRecordsJSONRequestBody = AddRecordsRequest
-
-// AddRegistryDelegateJSONRequestBody defines body for AddRegistryDelegate for application/json ContentType.
-type AddRegistryDelegateJSONRequestBody = DelegateRequest
-
-// BulkUploadRecordsMultipartRequestBody defines body for BulkUploadRecords for multipart/form-data ContentType.
-type BulkUploadRecordsMultipartRequestBody BulkUploadRecordsMultipartBody
-
-// RemoveRegistryDelegateJSONRequestBody defines body for RemoveRegistryDelegate for application/json ContentType.
-type RemoveRegistryDelegateJSONRequestBody = DelegateRequest
-
-// UpdateRegistryJSONRequestBody defines body for UpdateRegistry for application/json ContentType.
-type UpdateRegistryJSONRequestBody = UpdateRegistryRequest
-
-// UpdateRecordJSONRequestBody defines body for UpdateRecord for application/json ContentType.
-type UpdateRecordJSONRequestBody = UpdateRecordRequest
-
-// VersionEventJSONRequestBody defines body for VersionEvent for application/json ContentType.
-type VersionEventJSONRequestBody = WebhookPayload
+type AcceptRequestData = models.AcceptRequestData
+
+type AcceptRequestResponse = models.AcceptRequestResponse
+
+type AddRecordRequest = models.AddRecordRequest
+
+type AddRecordRequestState = models.AddRecordRequestState
+
+type AddRecordsData = models.AddRecordsData
+
+type AddRecordsRequest = models.AddRecordsRequest
+
+type AddRecordsResponse = models.AddRecordsResponse
+
+type AddedRecord = models.AddedRecord
+
+type CheckVerificationResponse = models.CheckVerificationResponse
+
+type CreateNamespaceRequest = models.CreateNamespaceRequest
+
+type CreateRegistryRequest = models.CreateRegistryRequest
+
+type CreateRegistryRequestTag = models.CreateRegistryRequestTag
+
+type CreateWatchRequest = models.CreateWatchRequest
+
+type Delegate = models.Delegate
+
+type DelegateRole = models.DelegateRole
+
+type DelegateRequest = models.DelegateRequest
+
+type DelegatesData = models.DelegatesData
+
+type DelegatesResponse = models.DelegatesResponse
+
+type Description = models.Description
+
+type DidDocument = models.DidDocument
+
+type DidVerificationMethod = models.DidVerificationMethod
+
+type DidVerificationMethodType = models.DidVerificationMethodType
+
+type Digest = models.Digest
+
+type EntryName = models.EntryName
+
+type Error = models.Error
+
+type ErrorCode = models.ErrorCode
+
+type GenerateTxtData = models.GenerateTxtData
+
+type GenerateTxtResponse = models.GenerateTxtResponse
+
+type GetDnsTxtResponse = models.GetDnsTxtResponse
+
+type JSONObject = models.JSONObject
+
+type Job = models.Job
+
+type JobState = models.JobState
+
+type JobDetail = models.JobDetail
+
+type JobDetailState = models.JobDetailState
+
+type JobDetailResponse = models.JobDetailResponse
+
+type JobResponse = models.JobResponse
+
+type JobRowError = models.JobRowError
+
+type JobsResponse = models.JobsResponse
+
+type LogConsistency = models.LogConsistency
+
+type LogInclusion = models.LogInclusion
+
+type LookupResponseEnvelope = models.LookupResponseEnvelope
+
+type MarkAllReadData = models.MarkAllReadData
+
+type MarkAllReadResponse = models.MarkAllReadResponse
+
+type MarkReadData = models.MarkReadData
+
+type MarkReadResponse = models.MarkReadResponse
+
+type Message = models.Message
+
+type Namespace = models.Namespace
+
+type NamespaceLookupResponse = models.NamespaceLookupResponse
+
+type NamespaceVersionsData = models.NamespaceVersionsData
+
+type NamespaceVersionsResponse = models.NamespaceVersionsResponse
+
+type Notification = models.Notification
+
+type NotificationEventType = models.NotificationEventType
+
+type NotificationHistoryResponse = models.NotificationHistoryResponse
+
+type NotificationSummary = models.NotificationSummary
+
+type NotificationSummaryEventType = models.NotificationSummaryEventType
+
+type PendingNotificationsResponse = models.PendingNotificationsResponse
+
+type Proof = models.Proof
+
+type Readiness = models.Readiness
+
+type Record = models.Record
+
+type RecordEffectiveState = models.RecordEffectiveState
+
+type RecordListEntry = models.RecordListEntry
+
+type RecordLookupResponse = models.RecordLookupResponse
+
+type RecordQueryData = models.RecordQueryData
+
+type RecordQueryResponse = models.RecordQueryResponse
+
+type RecordState = models.RecordState
+
+type RecordVersionsData = models.RecordVersionsData
+
+type RecordVersionsResponse = models.RecordVersionsResponse
+
+type Registry = models.Registry
+
+type RegistryTag = models.RegistryTag
+
+type RegistryDelegate = models.RegistryDelegate
+
+type RegistryDelegatesResponse = models.RegistryDelegatesResponse
+
+type RegistryListEntry = models.RegistryListEntry
+
+type RegistryListEntryTag = models.RegistryListEntryTag
+
+type RegistryLookupResponse = models.RegistryLookupResponse
+
+type RegistryQueryData = models.RegistryQueryData
+
+type RegistryQueryResponse = models.RegistryQueryResponse
+
+type RegistryState = models.RegistryState
+
+type RegistryVersionsData = models.RegistryVersionsData
+
+type RegistryVersionsResponse = models.RegistryVersionsResponse
+
+type RemoveVerificationData = models.RemoveVerificationData
+
+type RemoveVerificationResponse = models.RemoveVerificationResponse
+
+type SearchResponse = models.SearchResponse
+
+type SearchResult = models.SearchResult
+
+type Stats = models.Stats
+
+type StatsResponse = models.StatsResponse
+
+type TTL = models.TTL
+
+type TagQueryData = models.TagQueryData
+
+type TagQueryResponse = models.TagQueryResponse
+
+type Timestamp = models.Timestamp
+
+type UpdateNamespaceRequest = models.UpdateNamespaceRequest
+
+type UpdateRecordRequest = models.UpdateRecordRequest
+
+type UpdateRegistryRequest = models.UpdateRegistryRequest
+
+type VerificationLog = models.VerificationLog
+
+type VerificationLogLookupType = models.VerificationLogLookupType
+
+type VerificationLogResult = models.VerificationLogResult
+
+type VerificationLogsData = models.VerificationLogsData
+
+type VerificationLogsResponse = models.VerificationLogsResponse
+
+type VerificationMethod = models.VerificationMethod
+
+type VerifyDomainRequest = models.VerifyDomainRequest
+
+type VerifyNamespaceLookupRequest = models.VerifyNamespaceLookupRequest
+
+type VerifyRecordLookupRequest = models.VerifyRecordLookupRequest
+
+type VerifyRegistryLookupRequest = models.VerifyRegistryLookupRequest
+
+type Version = models.Version
+
+type WatchCreated = models.WatchCreated
+
+type WatchCreatedResponse = models.WatchCreatedResponse
+
+type WatchDeliveriesResponse = models.WatchDeliveriesResponse
+
+type WatchDelivery = models.WatchDelivery
+
+type WatchState = models.WatchState
+
+type WatchSubscription = models.WatchSubscription
+
+type WatchSubscriptionResponse = models.WatchSubscriptionResponse
+
+type WatchSubscriptionsResponse = models.WatchSubscriptionsResponse
+
+type WatchType = models.WatchType
+
+type WebhookEvent = models.WebhookEvent
+
+type WebhookEventKind = models.WebhookEventKind
+
+type WebhookPayload = models.WebhookPayload
+
+type WebhookPayloadType = models.WebhookPayloadType
+
+type AsOn = models.AsOn
+
+type ConsistencyToken = models.ConsistencyToken
+
+type Domain = models.Domain
+
+type FromDate = models.FromDate
+
+type IfMatch = models.IfMatch
+
+type IfNoneMatch = models.IfNoneMatch
+
+type NameFilter = models.NameFilter
+
+type NamespaceId = models.NamespaceId
+
+type NamespaceRef = models.NamespaceRef
+
+type Page = models.Page
+
+type PageSize = models.PageSize
+
+type RecordName = models.RecordName
+
+type RegistryName = models.RegistryName
+
+type RequestId = models.RequestId
+
+type Sort = models.Sort
+
+type ToDate = models.ToDate
+
+type VersionId = models.VersionId
+
+type AuthenticationFailed = models.AuthenticationFailed
+
+type BadRequest = models.BadRequest
+
+type Conflict = models.Conflict
+
+type Delegates = models.Delegates
+
+type DelegatesAfterWrite = models.DelegatesAfterWrite
+
+type Forbidden = models.Forbidden
+
+type InternalError = models.InternalError
+
+type MessageAfterWrite = models.MessageAfterWrite
+
+type NotFound = models.NotFound
+
+type PayloadTooLarge = models.PayloadTooLarge
+
+type PreconditionFailed = models.PreconditionFailed
+
+type RegistryDelegates = models.RegistryDelegates
+
+type RegistryDelegatesAfterWrite = models.RegistryDelegatesAfterWrite
+
+type SearchFailed = models.SearchFailed
+
+type ServiceUnavailable = models.ServiceUnavailable
+
+type TooManyRequests = models.TooManyRequests
+
+type Unauthorized = models.Unauthorized
+
+type UnsupportedMediaType = models.UnsupportedMediaType
+
+type UserNotFound = models.UserNotFound
+
+type VerificationFailed = models.VerificationFailed
+
+type Verified = models.Verified
+
+type CheckVerificationParams = models.CheckVerificationParams
+
+type GenerateDnsTxtParams = models.GenerateDnsTxtParams
+
+type GetDnsTxtParams = models.GetDnsTxtParams
+
+type GetJobParams = models.GetJobParams
+
+type GetLogConsistencyParams = models.GetLogConsistencyParams
+
+type GetLogInclusionParams = models.GetLogInclusionParams
+
+type GetLogTileParams = models.GetLogTileParams
+
+type LookupNamespaceParams = models.LookupNamespaceParams
+
+type LookupRegistryParams = models.LookupRegistryParams
+
+type LookupRecordParams = models.LookupRecordParams
+
+type QueryRegistriesParams = models.QueryRegistriesParams
+
+type QueryRegistriesParamsStatus = models.QueryRegistriesParamsStatus
+
+type QueryRegistriesParamsSort = models.QueryRegistriesParamsSort
+
+type QueryRecordsParams = models.QueryRecordsParams
+
+type QueryRecordsParamsSort = models.QueryRecordsParamsSort
+
+type SearchRecordsParams = models.SearchRecordsParams
+
+type ListNamespaceVersionsParams = models.ListNamespaceVersionsParams
+
+type ListRegistryVersionsParams = models.ListRegistryVersionsParams
+
+type ListRecordVersionsParams = models.ListRecordVersionsParams
+
+type GetWatchSubscriptionParams = models.GetWatchSubscriptionParams
+
+type ListWatchDeliveriesParams = models.ListWatchDeliveriesParams
+
+type GetDelegatesParams = models.GetDelegatesParams
+
+type GetNamespaceVerificationLogsParams = models.GetNamespaceVerificationLogsParams
+
+type UpdateNamespaceParams = models.UpdateNamespaceParams
+
+type ActivateRegistryParams = models.ActivateRegistryParams
+
+type ArchiveRegistryParams = models.ArchiveRegistryParams
+
+type BulkUploadRecordsMultipartBody = models.BulkUploadRecordsMultipartBody
+
+type DeactivateRegistryParams = models.DeactivateRegistryParams
+
+type ExportRecordsAsCsvParams = models.ExportRecordsAsCsvParams
+
+type GetRegistryDelegatesParams = models.GetRegistryDelegatesParams
+
+type GetRegistryVerificationLogsParams = models.GetRegistryVerificationLogsParams
+
+type RestoreRegistryParams = models.RestoreRegistryParams
+
+type RevokeRegistryParams = models.RevokeRegistryParams
+
+type UpdateRegistryParams = models.UpdateRegistryParams
+
+type GetRecordVerificationLogsParams = models.GetRecordVerificationLogsParams
+
+type PublishRecordParams = models.PublishRecordParams
+
+type ReinstateRecordParams = models.ReinstateRecordParams
+
+type RevokeRecordParams = models.RevokeRecordParams
+
+type SuspendRecordParams = models.SuspendRecordParams
+
+type UpdateRecordParams = models.UpdateRecordParams
+
+type GetRegistriesByTagParams = models.GetRegistriesByTagParams
+
+type GetRegistriesByTagParamsStatus = models.GetRegistriesByTagParamsStatus
+
+type GetDidDocumentParams = models.GetDidDocumentParams
+
+type VersionEventParams = models.VersionEventParams
+
+type CreateNamespaceJSONRequestBody = models.CreateNamespaceJSONRequestBody
+
+type VerifyDomainJSONRequestBody = models.VerifyDomainJSONRequestBody
+
+type VerifyNamespaceLookupJSONRequestBody = models.VerifyNamespaceLookupJSONRequestBody
+
+type VerifyRecordLookupJSONRequestBody = models.VerifyRecordLookupJSONRequestBody
+
+type VerifyRegistryLookupJSONRequestBody = models.VerifyRegistryLookupJSONRequestBody
+
+type CreateWatchSubscriptionJSONRequestBody = models.CreateWatchSubscriptionJSONRequestBody
+
+type AddDelegateJSONRequestBody = models.AddDelegateJSONRequestBody
+
+type CreateRegistryJSONRequestBody = models.CreateRegistryJSONRequestBody
+
+type RemoveDelegateJSONRequestBody = models.RemoveDelegateJSONRequestBody
+
+type UpdateNamespaceJSONRequestBody = models.UpdateNamespaceJSONRequestBody
+
+type AddRecordJSONRequestBody = models.AddRecordJSONRequestBody
+
+type AddRecordsJSONRequestBody = models.AddRecordsJSONRequestBody
+
+type AddRegistryDelegateJSONRequestBody = models.AddRegistryDelegateJSONRequestBody
+
+type BulkUploadRecordsMultipartRequestBody = models.BulkUploadRecordsMultipartRequestBody
+
+type RemoveRegistryDelegateJSONRequestBody = models.RemoveRegistryDelegateJSONRequestBody
+
+type UpdateRegistryJSONRequestBody = models.UpdateRegistryJSONRequestBody
+
+type UpdateRecordJSONRequestBody = models.UpdateRecordJSONRequestBody
+
+type VersionEventJSONRequestBody = models.VersionEventJSONRequestBody
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error

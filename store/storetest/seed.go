@@ -12,8 +12,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // BenchCreator is the creator DID of seeded benchmark data.
@@ -27,7 +28,7 @@ func BenchNamespace(b testing.TB, s *store.Store) (store.User, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ns, err := s.CreateNamespace(ctx, u, BenchCreator, store.NamespaceInput{Name: "bench"})
+	ns, err := s.CreateNamespace(ctx, u, BenchCreator, directory.NamespaceInput{Name: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func SeededRegistry(b testing.TB, n int) (*store.Store, string) {
 		if err != nil || id == "" {
 			return false
 		}
-		reg, err := s.GetRegistry(ctx, id, "people", store.VersionSel{})
+		reg, err := s.GetRegistry(ctx, id, "people", directory.VersionSel{})
 		if err != nil || reg.RecordCount != int64(n) {
 			return false
 		}
@@ -86,19 +87,19 @@ func SeededRegistry(b testing.TB, n int) (*store.Store, string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ns, err := s.CreateNamespace(ctx, u, BenchCreator, store.NamespaceInput{Name: "bench", Description: "benchmark data"})
+		ns, err := s.CreateNamespace(ctx, u, BenchCreator, directory.NamespaceInput{Name: "bench", Description: "benchmark data"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, BenchCreator, store.RegistryInput{RegistryName: "people", Tag: store.TagCustom,
+		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, BenchCreator, directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom,
 			Schema: map[string]any{"type": "object"}}); err != nil {
 			b.Fatal(err)
 		}
 		r := rand.New(rand.NewPCG(1, 2))
-		batch := make([]store.RecordInput, 0, store.MaxBatch)
+		batch := make([]directory.RecordInput, 0, directory.MaxBatch)
 		for i := 0; i < n; i++ {
-			batch = append(batch, store.RecordInput{RecordName: PersonName(i), Description: "seeded", Details: Details(r, i)})
-			if len(batch) == store.MaxBatch || i == n-1 {
+			batch = append(batch, directory.RecordInput{RecordName: PersonName(i), Description: "seeded", Details: Details(r, i)})
+			if len(batch) == directory.MaxBatch || i == n-1 {
 				if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", BenchCreator, batch); err != nil {
 					b.Fatal(err)
 				}
@@ -170,22 +171,22 @@ func SeededNamespace(b testing.TB, dialect string, n, regs int) (*store.Store, s
 		if err != nil {
 			b.Fatal(err)
 		}
-		ns, err := s.CreateNamespace(ctx, u, BenchCreator, store.NamespaceInput{Name: "bench", Description: "search benchmark data"})
+		ns, err := s.CreateNamespace(ctx, u, BenchCreator, directory.NamespaceInput{Name: "bench", Description: "search benchmark data"})
 		if err != nil {
 			b.Fatal(err)
 		}
 		for g := 0; g < regs; g++ {
-			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, BenchCreator, store.RegistryInput{RegistryName: fmt.Sprintf("r%d", g),
-				Tag: store.TagCustom, Schema: map[string]any{"type": "object"}}); err != nil {
+			if _, err := s.CreateRegistry(ctx, ns.NamespaceID, BenchCreator, directory.RegistryInput{RegistryName: fmt.Sprintf("r%d", g),
+				Tag: directory.TagCustom, Schema: map[string]any{"type": "object"}}); err != nil {
 				b.Fatal(err)
 			}
 		}
 		r := rand.New(rand.NewPCG(1, 2))
-		batches := make([][]store.RecordInput, regs)
+		batches := make([][]directory.RecordInput, regs)
 		for i := 0; i < n; i++ {
 			g := i % regs
-			batches[g] = append(batches[g], store.RecordInput{RecordName: PersonName(i), Description: "seeded", Details: Details(r, i)})
-			if len(batches[g]) == store.MaxBatch || i >= n-regs {
+			batches[g] = append(batches[g], directory.RecordInput{RecordName: PersonName(i), Description: "seeded", Details: Details(r, i)})
+			if len(batches[g]) == directory.MaxBatch || i >= n-regs {
 				if _, err := s.AddRecords(ctx, ns.NamespaceID, fmt.Sprintf("r%d", g), BenchCreator, batches[g]); err != nil {
 					b.Fatal(err)
 				}

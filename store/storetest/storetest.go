@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/internal/testdb"
+	"github.com/svc-directory/svc/internal/testdb"
 )
 
 // Dialects lists the dialects every store test runs on.
@@ -107,4 +107,30 @@ func Exec(t testing.TB, dbURL, query string, args ...any) {
 	if _, err := db.ExecContext(context.Background(), query, args...); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
+}
+
+// StatementCounter counts the statements and round trips a store sends Postgres (see
+// OpenCounting).
+type StatementCounter = testdb.StatementCounter
+
+// OpenCounting opens a migrated Postgres store (with opts) whose connections go through a
+// loopback proxy that counts the statements and round trips it sends, and reports their text;
+// the store's code runs as in production. It also returns the database URL (unproxied).
+func OpenCounting(t testing.TB, opts store.Options) (*store.Store, *StatementCounter, string) {
+	t.Helper()
+	dbURL := testdb.URL(t, store.DialectPostgres)
+	proxied, counter := testdb.CountingPostgres(t, dbURL)
+	ctx := context.Background()
+	if opts.MaxOpenConns == 0 {
+		opts.MaxOpenConns = 10
+	}
+	s, err := store.Open(ctx, proxied, slog.New(slog.DiscardHandler), opts)
+	if err != nil {
+		t.Fatalf("open counted store: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatalf("migrate counted store: %v", err)
+	}
+	return s, counter, dbURL
 }

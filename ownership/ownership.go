@@ -1,9 +1,11 @@
-// Package verification is the domain-verification workflow: generated values and self
-// verification over DNS or HTTP, delegated requests and their attestation, and the periodic
-// re-verification with its grace period. It decides; domainverify checks (through the Checker
+// Package ownership is the domain-ownership workflow (a namespace proves that it owns an
+// internet domain): generated values and self verification over DNS or HTTP, delegated requests
+// and their attestation, and the periodic re-verification with its grace period. (The other two
+// kinds of verification are a lookup's proof, checked by the server's verify operations and
+// package proof, and the transparency log's proofs, in package translog/leaf.) It decides; domainverify checks (through the Checker
 // interface) and store persists (in transactions it composes with store.Tx). The HTTP handlers
 // in server call one method of Service per request.
-package verification
+package ownership
 
 import (
 	"context"
@@ -11,6 +13,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/store"
 )
@@ -20,9 +23,25 @@ type Checker interface {
 	Check(ctx context.Context, domain, want string) domainverify.Result
 }
 
+// Store is what the workflow needs of the store: its reads of namespaces, challenges, sources
+// and requests, and transactions for its writes (store.Tx).
+type Store interface {
+	InTx(ctx context.Context, fn func(tx *store.Tx) error) error
+	GetNamespace(ctx context.Context, ref string, sel directory.VersionSel) (directory.Namespace, error)
+	ResolveNamespace(ctx context.Context, ref string) (string, error)
+	MemberRole(ctx context.Context, namespaceID, userID string) (string, error)
+	Challenges(ctx context.Context, namespaceID string) ([]store.Challenge, error)
+	EnsureChallenge(ctx context.Context, namespaceID, domain, method, txt string) (store.Challenge, bool, error)
+	DomainAllowed(ctx context.Context, domain string) (bool, error)
+	DomainHolder(ctx context.Context, domain string) (string, error)
+	SelfVerifiedDomain(ctx context.Context, namespaceID string) (string, error)
+	GetRequest(ctx context.Context, requestID string) (store.Request, error)
+	ClaimDueSources(ctx context.Context, now, leaseUntil time.Time, limit int) ([]store.Source, error)
+}
+
 // Config is what Service needs. Store is required; the zero values of the rest are fine.
 type Config struct {
-	Store *store.Store
+	Store Store
 	// Checker runs the DNS and HTTP checks (nil: verify-domain fails, and self sources fail
 	// their re-verification).
 	Checker Checker
@@ -42,7 +61,7 @@ type Config struct {
 
 // Service runs the workflow. It is safe for concurrent use.
 type Service struct {
-	store   *store.Store
+	store   Store
 	checker Checker
 	log     *slog.Logger
 	now     func() time.Time

@@ -1,4 +1,4 @@
-package verification
+package ownership
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/store"
 )
@@ -36,7 +37,7 @@ func (v *Service) requestAttestation(ctx context.Context, in Generate, txt strin
 		return Generated{}, refuse(Invalid, nil, "Invalid input: target_namespace is required for request_other_namespace")
 	}
 	targetID, err := v.store.ResolveNamespace(ctx, in.Target)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, directory.ErrNotFound) {
 		return Generated{}, refuse(NotFound, err, "Target namespace not found")
 	}
 	if err != nil {
@@ -65,7 +66,7 @@ func (v *Service) requestAttestation(ctx context.Context, in Generate, txt strin
 				return nil
 			}
 			if attempt == 3 {
-				return refuse(Conflict, store.ErrConflict, "Conflict: the pending request for "+in.Domain+" kept changing; try again")
+				return refuse(Conflict, directory.ErrConflict, "Conflict: the pending request for "+in.Domain+" kept changing; try again")
 			}
 			// A concurrent insert of the same pending request makes this one do nothing
 			// (Postgres waits for the other transaction first), and the loop reads that request.
@@ -138,7 +139,7 @@ func notifyMembers(tx *store.Tx, namespaceID string, r store.Request, event, act
 // the request to be pending.
 func (v *Service) pendingFor(ctx context.Context, requestID string, by store.User) (store.Request, error) {
 	r, err := v.store.GetRequest(ctx, requestID)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, directory.ErrNotFound) {
 		return r, refuse(NotFound, err, "Verification request not found")
 	}
 	if err != nil {
@@ -160,7 +161,7 @@ func (v *Service) pendingFor(ctx context.Context, requestID string, by store.Use
 // lockPending locks the request in tx and requires it to be still pending.
 func lockPending(tx *store.Tx, requestID string) (store.Request, error) {
 	r, err := tx.LockRequest(requestID)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, directory.ErrNotFound) {
 		return r, refuse(NotFound, err, "Verification request not found")
 	}
 	if err != nil {
@@ -197,17 +198,20 @@ func (v *Service) Accept(ctx context.Context, requestID string, by store.User, b
 		case err != nil:
 			return err
 		}
-		regID, err := tx.RegistryID(r.TargetNamespaceID, AttestationRegistry)
-		if err != nil {
-			return err
-		}
-		if regID == "" {
-			if regID, err = tx.CreateRegistry(r.TargetNamespaceID, byDID, store.RegistryInput{RegistryName: AttestationRegistry,
-				Description: "Domains this namespace attests for other namespaces", Tag: store.TagCustom, Schema: attestationSchema}); err != nil {
+		var reg directory.SealedRegistry
+		switch a, err := tx.RegistryForWrite(r.TargetNamespaceID, AttestationRegistry, ""); {
+		case errors.Is(err, directory.ErrNotFound):
+			if reg, _, err = tx.CreateRegistry(r.TargetNamespaceID, byDID, directory.RegistryInput{RegistryName: AttestationRegistry,
+				Description: "Domains this namespace attests for other namespaces", Tag: directory.TagCustom, Schema: attestationSchema}); err != nil {
 				return err
 			}
+		case err != nil:
+			return err
+		default:
+			reg = a.SealedRegistry
 		}
-		added, err := tx.AddRecords(r.TargetNamespaceID, AttestationRegistry, byDID, []store.RecordInput{{
+		regID := reg.RegistryID
+		added, err := tx.AddRecordsTo(reg, byDID, []directory.RecordInput{{
 			RecordName:  requestID,
 			Description: fmt.Sprintf("%s attests that %s owns %s", r.TargetNamespaceID, r.NamespaceID, r.Domain),
 			Details: map[string]any{"domain": r.Domain, "namespace_id": r.NamespaceID, "request_id": requestID,

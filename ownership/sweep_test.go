@@ -1,14 +1,15 @@
-package verification_test
+package ownership_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/internal/testclock"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
-	"github.com/svc-directory/svc/verification"
+	"github.com/svc-directory/svc/ownership"
 )
 
 // A namespace that holds its domain through two sources keeps it when one of them is removed
@@ -17,9 +18,9 @@ func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		clk := testclock.New()
-		v := verification.New(verification.Config{Store: s, Now: clk.Now, Interval: time.Hour, Grace: time.Minute})
+		v := ownership.New(ownership.Config{Store: s, Now: clk.Now, Interval: time.Hour, Grace: time.Minute})
 		u, _ := s.EnsureUser(ctx, "o@example.com")
-		ns, err := s.CreateNamespace(ctx, u, "did:web:x:o", store.NamespaceInput{Name: "n"})
+		ns, err := s.CreateNamespace(ctx, u, "did:web:x:o", directory.NamespaceInput{Name: "n"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,33 +46,33 @@ func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 			}
 		}
 		// The DNS source fails: grace; with the grace over it is removed, but the HTTP source stays.
-		if out, err := v.RecordCheck(ctx, dns, false, "gone"); err != nil || out != verification.OutcomeGrace {
+		if out, err := v.RecordCheck(ctx, dns, false, "gone"); err != nil || out != ownership.OutcomeGrace {
 			t.Fatalf("first failure: %s %v", out, err)
 		}
 		clk.Advance(30 * time.Second)
-		if out, err := v.RecordCheck(ctx, dns, false, "gone"); err != nil || out != verification.OutcomeGrace {
+		if out, err := v.RecordCheck(ctx, dns, false, "gone"); err != nil || out != ownership.OutcomeGrace {
 			t.Fatalf("failure within the grace period: %s %v", out, err)
 		}
 		clk.Advance(time.Minute)
-		if out, err := v.RecordCheck(ctx, dns, false, "gone"); err != nil || out != verification.OutcomeRemoved {
+		if out, err := v.RecordCheck(ctx, dns, false, "gone"); err != nil || out != ownership.OutcomeRemoved {
 			t.Fatalf("after the grace period: %s %v", out, err)
 		}
-		got, _ := s.GetNamespace(ctx, ns.NamespaceID, store.VersionSel{})
+		got, _ := s.GetNamespace(ctx, ns.NamespaceID, directory.VersionSel{})
 		if got.Domain != "two.example" {
 			t.Fatalf("the domain left while another source remained: %q", got.Domain)
 		}
-		if out, _ := v.RecordCheck(ctx, web, false, "gone"); out != verification.OutcomeGrace {
+		if out, _ := v.RecordCheck(ctx, web, false, "gone"); out != ownership.OutcomeGrace {
 			t.Fatalf("last source, first failure: %s", out)
 		}
 		clk.Advance(2 * time.Minute)
-		if out, _ := v.RecordCheck(ctx, web, false, "gone"); out != verification.OutcomeDomainRemoved {
+		if out, _ := v.RecordCheck(ctx, web, false, "gone"); out != ownership.OutcomeDomainRemoved {
 			t.Fatalf("last source removed: %s", out)
 		}
-		got, _ = s.GetNamespace(ctx, ns.NamespaceID, store.VersionSel{})
+		got, _ = s.GetNamespace(ctx, ns.NamespaceID, directory.VersionSel{})
 		if got.Domain != "" {
 			t.Fatalf("the domain stayed without a source: %q", got.Domain)
 		}
-		if out, _ := v.RecordCheck(ctx, web, false, "gone"); out != verification.OutcomeRemoved {
+		if out, _ := v.RecordCheck(ctx, web, false, "gone"); out != ownership.OutcomeRemoved {
 			t.Fatalf("a source removed meanwhile: %s", out)
 		}
 		// remove-namespace-verification of a pair with two sources removes both.

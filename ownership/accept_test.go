@@ -1,4 +1,4 @@
-package verification_test
+package ownership_test
 
 import (
 	"context"
@@ -10,24 +10,25 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
-	"github.com/svc-directory/svc/verification"
+	"github.com/svc-directory/svc/ownership"
 )
 
 // acceptSetup makes an attester namespace self-verified for attester.test, a requester namespace
 // with a pending delegated request for carol.test (allowed), and returns them with the
 // attester's owner.
-func acceptSetup(t *testing.T, s *store.Store, v *verification.Service) (attester, requester string, owner store.User, requestID string) {
+func acceptSetup(t *testing.T, s *store.Store, v *ownership.Service) (attester, requester string, owner store.User, requestID string) {
 	t.Helper()
 	ctx := context.Background()
 	owner, _ = s.EnsureUser(ctx, "alice@example.com")
 	carol, _ := s.EnsureUser(ctx, "carol@example.com")
-	a, err := s.CreateNamespace(ctx, owner, "did:web:x:alice", store.NamespaceInput{Name: "Attester"})
+	a, err := s.CreateNamespace(ctx, owner, "did:web:x:alice", directory.NamespaceInput{Name: "Attester"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.CreateNamespace(ctx, carol, "did:web:x:carol", store.NamespaceInput{Name: "Carol"})
+	c, err := s.CreateNamespace(ctx, carol, "did:web:x:carol", directory.NamespaceInput{Name: "Carol"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func acceptSetup(t *testing.T, s *store.Store, v *verification.Service) (atteste
 	if err := v.MarkSelfVerified(ctx, a.NamespaceID, "attester.test", store.MethodSelfDNS); err != nil {
 		t.Fatal(err)
 	}
-	g, err := v.Generate(ctx, verification.Generate{NamespaceID: c.NamespaceID, Domain: "carol.test", Method: store.MethodDelegated,
+	g, err := v.Generate(ctx, ownership.Generate{NamespaceID: c.NamespaceID, Domain: "carol.test", Method: store.MethodDelegated,
 		Target: a.NamespaceID, By: carol})
 	if err != nil || g.Request == nil || !g.Created {
 		t.Fatalf("request: %+v %v", g, err)
@@ -56,13 +57,13 @@ func TestAcceptWaitsForConcurrentChanges(t *testing.T) {
 		stmts []string // the concurrent transaction ($1: the attester's namespace id)
 		want  error
 	}{
-		{"disallow", []string{`DELETE FROM domain_allowlist WHERE pattern = 'carol.test'`}, verification.ErrNotDelegable},
+		{"disallow", []string{`DELETE FROM domain_allowlist WHERE pattern = 'carol.test'`}, ownership.ErrNotDelegable},
 		{"attester loses its verification", []string{`DELETE FROM domain_sources WHERE namespace_id = $1`,
-			`UPDATE namespaces SET domain = NULL WHERE namespace_id = $1`}, verification.ErrTargetNotSelfVerified},
+			`UPDATE namespaces SET domain = NULL WHERE namespace_id = $1`}, ownership.ErrTargetNotSelfVerified},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, dbURL := storetest.OpenURL(t, store.DialectPostgres)
-			v := verification.New(verification.Config{Store: s})
+			v := ownership.New(ownership.Config{Store: s})
 			attester, requester, owner, id := acceptSetup(t, s, v)
 			ctx := context.Background()
 			db, err := sql.Open("pgx", dbURL)
@@ -98,15 +99,15 @@ func TestAcceptWaitsForConcurrentChanges(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = <-done
-			var r *verification.Refusal
-			if !errors.As(err, &r) || r.Kind != verification.Conflict || !errors.Is(err, tc.want) {
+			var r *ownership.Refusal
+			if !errors.As(err, &r) || r.Kind != ownership.Conflict || !errors.Is(err, tc.want) {
 				t.Fatalf("accept after the concurrent change: %v, want a conflict refusal matching %v", err, tc.want)
 			}
 			req, err := s.GetRequest(ctx, id)
 			if err != nil || req.Status != store.RequestPending {
 				t.Fatalf("request %+v %v, want it still pending", req, err)
 			}
-			if got, _ := s.GetNamespace(ctx, requester, store.VersionSel{}); got.Domain != "" {
+			if got, _ := s.GetNamespace(ctx, requester, directory.VersionSel{}); got.Domain != "" {
 				t.Fatalf("the requester holds %q", got.Domain)
 			}
 		})

@@ -1,4 +1,4 @@
-package verification_test
+package ownership_test
 
 import (
 	"context"
@@ -8,10 +8,11 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/internal/testclock"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
-	"github.com/svc-directory/svc/verification"
+	"github.com/svc-directory/svc/ownership"
 )
 
 // Re-verification runs once across instances: three services, each with its own store on one
@@ -26,7 +27,7 @@ func TestSweepChecksEachSourceOnceAcrossInstances(t *testing.T) {
 			const sources = 60
 			u, _ := first.EnsureUser(ctx, "o@example.com")
 			for i := range sources {
-				ns, err := first.CreateNamespace(ctx, u, "did:web:x:o", store.NamespaceInput{Name: fmt.Sprintf("n%d", i)})
+				ns, err := first.CreateNamespace(ctx, u, "did:web:x:o", directory.NamespaceInput{Name: fmt.Sprintf("n%d", i)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -34,14 +35,14 @@ func TestSweepChecksEachSourceOnceAcrossInstances(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			var services []*verification.Service
+			var services []*ownership.Service
 			for range 3 {
 				s, err := store.Open(ctx, url, nil, store.Options{Now: clk.Now})
 				if err != nil {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { _ = s.Close() })
-				services = append(services, verification.New(verification.Config{Store: s, Now: clk.Now, Interval: time.Hour,
+				services = append(services, ownership.New(ownership.Config{Store: s, Now: clk.Now, Interval: time.Hour,
 					Grace: 24 * time.Hour, Sweep: time.Minute}))
 			}
 			clk.Advance(2 * time.Hour) // every source is due

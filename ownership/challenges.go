@@ -1,10 +1,11 @@
-package verification
+package ownership
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/store"
 )
@@ -33,7 +34,7 @@ type Generated struct {
 // another domain; a self method needs the domain in the global registry, a delegated request
 // the delegation rule (see requestAttestation).
 func (v *Service) Generate(ctx context.Context, in Generate) (Generated, error) {
-	ns, err := v.store.GetNamespace(ctx, in.NamespaceID, store.VersionSel{})
+	ns, err := v.store.GetNamespace(ctx, in.NamespaceID, directory.VersionSel{})
 	if err != nil {
 		return Generated{}, err
 	}
@@ -193,7 +194,7 @@ func (v *Service) Remove(ctx context.Context, namespaceID, domain string) (Remov
 			return err
 		}
 		if len(srcs) == 0 && len(reqs) == 0 {
-			return refuse(NotFound, store.ErrNotFound, "No verification data for this namespace and domain")
+			return refuse(NotFound, directory.ErrNotFound, "No verification data for this namespace and domain")
 		}
 		seen := map[string]bool{}
 		for _, src := range srcs {

@@ -1,0 +1,119 @@
+package svc
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The import rules of docs/architecture.md, checked on the module's own packages: each floor
+// imports only floors below it, the domain core and the log's leaf are pure, and nothing below
+// the server knows the generated contract code.
+
+const module = "github.com/svc-directory/svc"
+
+// floors lists the service's packages from the top down; a package may import the packages
+// of the floors below its own (and never one above, nor one of its own floor unless listed
+// in sameFloor).
+var floors = [][]string{
+	{"cmd/svc"},
+	{"server"},
+	{"entries", "ownership", "csvjob", "webhook", "translog"},
+	{"store"},
+	{"directory", "domainverify"},
+	{"recordschema", "proof", "translog/logstore", "translog/leaf"},
+	{"internal/cache"},
+}
+
+// databasePackages are the import path prefixes of the database layer (database/sql/driver,
+// which identifier types such as UUIDs implement, is not one).
+var databasePackages = []string{"gorm.io/", "github.com/jackc/pgx", "github.com/pressly/goose", "modernc.org/",
+	"github.com/libtnb/sqlite", "database/sql"}
+
+func isDatabasePackage(p string) bool {
+	for _, db := range databasePackages {
+		if p == db || strings.HasPrefix(p, db) && strings.HasSuffix(db, "/") || strings.HasPrefix(p, db+"/") && db != "database/sql" {
+			return true
+		}
+	}
+	return false
+}
+
+// pure packages import no database, HTTP or generated package, directly or through others.
+var pure = []string{"directory", "translog/leaf", "translog/logstore", "proof"}
+
+type pkgInfo struct{ imports, deps []string }
+
+func listPackages(t *testing.T) map[string]pkgInfo {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{join .Deps \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	pkgs := map[string]pkgInfo{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), "|", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		pkgs[strings.TrimPrefix(strings.TrimPrefix(parts[0], module), "/")] = pkgInfo{
+			imports: strings.Fields(parts[1]), deps: strings.Fields(parts[2])}
+	}
+	return pkgs
+}
+
+func floorOf(pkg string) int {
+	for i, f := range floors {
+		if slices.Contains(f, pkg) {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestImportRules(t *testing.T) {
+	pkgs := listPackages(t)
+	for _, f := range floors {
+		for _, p := range f {
+			if _, ok := pkgs[p]; !ok {
+				t.Errorf("floors name %s, which is not a package of the module", p)
+			}
+		}
+	}
+	for p, info := range pkgs {
+		floor := floorOf(p)
+		for _, imp := range info.imports {
+			own, ok := strings.CutPrefix(imp, module+"/")
+			if !ok {
+				continue
+			}
+			if strings.HasPrefix(own, "gen") && floor > floorOf("server") {
+				t.Errorf("%s imports %s: below the server, nothing knows the generated contract code", p, own)
+			}
+			to := floorOf(own)
+			if floor >= 0 && to >= 0 && to <= floor {
+				t.Errorf("%s (floor %d) imports %s (floor %d): a package imports only the floors below its own", p, floor, own, to)
+			}
+		}
+	}
+	for _, p := range pure {
+		info, ok := pkgs[p]
+		if !ok {
+			t.Errorf("pure package %s is missing", p)
+			continue
+		}
+		for _, d := range info.deps {
+			if isDatabasePackage(d) {
+				t.Errorf("%s depends on %s: the domain core and the log's leaf use no database", p, d)
+			}
+			if d == "net/http" || strings.HasPrefix(d, module+"/gen") || strings.HasPrefix(d, "github.com/labstack/") {
+				t.Errorf("%s depends on %s: the domain core and the log's leaf speak no HTTP and know no generated code", p, d)
+			}
+		}
+	}
+}

@@ -1,0 +1,47 @@
+package directory
+
+import (
+	"fmt"
+	"time"
+)
+
+// Missing names what a read did not find.
+type Missing string
+
+const (
+	MissingNamespace Missing = "namespace"
+	MissingRegistry  Missing = "registry"
+	MissingRecord    Missing = "record"
+	// MissingVersion: the entry exists, but not the version the read selected (version_id).
+	MissingVersion Missing = "version"
+	// MissingYet: the entry exists, but did not exist yet at the date the read selected (as_on).
+	MissingYet Missing = "not yet"
+)
+
+// NotFoundError is a read that found nothing, saying which level was missing, so that the
+// answer can name it without asking again. It matches ErrNotFound.
+type NotFoundError struct {
+	Missing Missing
+	// Kind is the kind of entry a MissingVersion or MissingYet is about.
+	Kind string
+	// Name is what the request named (a namespace ref, registry or record name, a version id).
+	Name string
+	// Before is the selected date's end (MissingYet).
+	Before time.Time
+}
+
+// NotFound is the error of a read that found no such level named name.
+func NotFound(m Missing, name string) *NotFoundError { return &NotFoundError{Missing: m, Name: name} }
+
+func (e *NotFoundError) Error() string {
+	switch e.Missing {
+	case MissingVersion:
+		return fmt.Sprintf("version %s of the %s: %v", e.Name, e.Kind, ErrNotFound)
+	case MissingYet:
+		return fmt.Sprintf("the %s did not exist yet on %s: %v", e.Kind, e.Before.AddDate(0, 0, -1).Format(time.DateOnly), ErrNotFound)
+	}
+	return fmt.Sprintf("%s %q: %v", e.Missing, e.Name, ErrNotFound)
+}
+
+// Is makes a NotFoundError match ErrNotFound.
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }

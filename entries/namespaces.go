@@ -1,0 +1,70 @@
+package entries
+
+import (
+	"context"
+
+	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/store"
+)
+
+// CreateNamespace creates a namespace owned by the caller.
+func (s *Service) CreateNamespace(ctx context.Context, c Caller, in directory.NamespaceInput) (directory.Namespace, error) {
+	var n directory.SealedNamespace
+	err := s.st.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		if n, err = directory.NewNamespace(c.UserID, c.DID, in, tx.Stamp()); err != nil {
+			return err
+		}
+		return tx.InsertNamespace(n)
+	})
+	if err != nil {
+		return directory.Namespace{}, err
+	}
+	return n.Namespace("", 0)
+}
+
+// UpdateNamespace makes a new version of the namespace (by id or verified domain) with the
+// patch applied, for its owner or a delegate. ifMatch ("" for none) must be the current
+// version. A patch that changes nothing answers the current version.
+func (s *Service) UpdateNamespace(ctx context.Context, c Caller, ref, ifMatch string, p directory.NamespacePatch) (directory.Namespace, error) {
+	var out store.NamespaceAccess
+	err := s.st.InTx(ctx, func(tx *store.Tx) error {
+		a, err := tx.NamespaceForWrite(ref, c.UserID, true)
+		if err != nil {
+			return err
+		}
+		if err := (directory.Access{Role: a.Role}).WriteNamespace(false); err != nil {
+			return err
+		}
+		if err := stale(ifMatch, a.Version); err != nil {
+			return err
+		}
+		out = a
+		next, changed, err := a.SealedNamespace.Next(p, tx.Stamp())
+		if err != nil || !changed {
+			return err
+		}
+		out.SealedNamespace = next
+		return tx.UpdateNamespace(a.SealedNamespace, next)
+	})
+	if err != nil {
+		return directory.Namespace{}, err
+	}
+	return out.Namespace()
+}
+
+// NamespaceAccess authorizes a write of the namespace (by id or verified domain) by the
+// caller, its owner or a delegate (ownerOnly: its owner), for the operations whose writes are
+// their own workflows' (delegates, domains); it returns the namespace's id.
+func (s *Service) NamespaceAccess(ctx context.Context, c Caller, ref string, ownerOnly bool) (string, error) {
+	var id string
+	err := s.st.InTx(ctx, func(tx *store.Tx) error {
+		a, err := tx.NamespaceForWrite(ref, c.UserID, false)
+		if err != nil {
+			return err
+		}
+		id = a.NamespaceID
+		return (directory.Access{Role: a.Role}).WriteNamespace(ownerOnly)
+	})
+	return id, err
+}

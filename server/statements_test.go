@@ -1,0 +1,83 @@
+package server_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/svc-directory/svc/server"
+	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/store/storetest"
+)
+
+// TestStatementCounts counts, on Postgres, the statements and round trips that an add-record,
+// an update-record and an uncached record lookup send the database, through a counting proxy
+// in front of it (the service's code runs as in production). The bounds are the counts the
+// code has today: a change that adds a statement to these paths fails here and must say why.
+// Before the publish side ran each operation in one transaction (package entries), an
+// add-record took 16 statements and read its registry twice, an update-record 14.
+func TestStatementCounts(t *testing.T) {
+	st, counter, _ := storetest.OpenCounting(t, store.Options{})
+	// No lookup cache, so that every lookup reads the database.
+	h := newHarnessOn(t, st, func(c *server.Config) { c.LookupCacheTTL = 0 })
+	key := h.key("owner@example.com")
+	ns := h.must(http.StatusCreated, "POST", "/svc/create-namespace", key, map[string]any{"name": "Acme"}).data()["namespace_id"].(string)
+	h.must(http.StatusCreated, "POST", "/svc/"+ns+"/create-registry", key, map[string]any{
+		"registry_name": "people", "schema": map[string]any{"type": "object"}})
+	// A first add and update warm the schema cache and the prepared statements.
+	h.must(http.StatusCreated, "POST", "/svc/"+ns+"/people/add-record", key, map[string]any{"record_name": "warm", "details": map[string]any{"a": 1}})
+	h.must(http.StatusOK, "POST", "/svc/"+ns+"/people/warm/update-record", key, map[string]any{"details": map[string]any{"a": 2}})
+	h.must(http.StatusOK, "GET", "/svc/lookup/"+ns+"/people/warm", "", nil)
+
+	type count struct {
+		statements, roundTrips int64
+		registryReads          int
+	}
+	measure := func(name string, fn func()) count {
+		counter.Reset()
+		fn()
+		s, r := counter.Counts()
+		c := count{statements: s, roundTrips: r}
+		for _, q := range counter.Statements() {
+			if readsRegistries(q) {
+				c.registryReads++
+			}
+		}
+		t.Logf("%s: %d statements, %d round trips, %d registry reads", name, c.statements, c.roundTrips, c.registryReads)
+		for i, q := range counter.Statements() {
+			t.Logf("  %d: %s", i+1, strings.Join(strings.Fields(q), " "))
+		}
+		return c
+	}
+	add := measure("add-record", func() {
+		h.must(http.StatusCreated, "POST", "/svc/"+ns+"/people/add-record", key, map[string]any{"record_name": "alice", "details": map[string]any{"a": 1}})
+	})
+	update := measure("update-record", func() {
+		h.must(http.StatusOK, "POST", "/svc/"+ns+"/people/alice/update-record", key, map[string]any{"details": map[string]any{"a": 2}})
+	})
+	lookup := measure("record lookup", func() {
+		h.must(http.StatusOK, "GET", "/svc/lookup/"+ns+"/people/alice", "", nil)
+	})
+	for _, c := range []struct {
+		name      string
+		got       count
+		max       int64
+		maxRegRds int
+	}{
+		{"add-record", add, 12, 1},
+		{"update-record", update, 10, 1},
+		{"record lookup", lookup, 1, 1},
+	} {
+		if c.got.statements > c.max || c.got.registryReads > c.maxRegRds {
+			t.Errorf("%s: %s", c.name, fmt.Sprintf("%d statements (at most %d), %d registry reads (at most %d)", c.got.statements, c.max, c.got.registryReads, c.maxRegRds))
+		}
+	}
+}
+
+// readsRegistries reports whether a statement is a SELECT that reads the registries table.
+func readsRegistries(q string) bool {
+	q = strings.ReplaceAll(q, `"`, "")
+	return strings.HasPrefix(strings.TrimSpace(q), "SELECT") &&
+		(strings.Contains(q, "FROM registries") || strings.Contains(q, "JOIN registries"))
+}

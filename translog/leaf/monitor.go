@@ -1,0 +1,105 @@
+package leaf
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// TileHeight is the height of the log's tiles (C2SP tlog-tiles: 8, 256 hashes or entries a
+// tile).
+const TileHeight = 8
+
+// TileWidth is how many hashes or entries a full tile holds.
+const TileWidth = 1 << TileHeight
+
+// BundlePath is the C2SP tlog-tiles path (after "tile/") of entry bundle n cut to w entries
+// (TileWidth: the full bundle): entries/x001/234[.p/W].
+func BundlePath(n int64, w int) string {
+	p := tlog.Tile{H: TileHeight, L: 0, N: n, W: w}.Path() // tile/8/0/N[.p/W]
+	return "entries/" + strings.TrimPrefix(p, "tile/"+strconv.Itoa(TileHeight)+"/0/")
+}
+
+// TileServicePath is where a service publishes tile t of this log's height, after its log
+// prefix (`tile/{L}/{N}[.p/{W}]`, `tile/entries/...` for level -1).
+func TileServicePath(t tlog.Tile) string {
+	if t.L == -1 {
+		return "tile/" + BundlePath(t.N, t.W)
+	}
+	return "tile/" + strings.TrimPrefix(t.Path(), "tile/"+strconv.Itoa(TileHeight)+"/")
+}
+
+// SplitBundle returns the leaves of an entry bundle (each a big-endian 16-bit length and the
+// leaf); want is how many it must hold.
+func SplitBundle(data []byte, want int) ([][]byte, error) {
+	var out [][]byte
+	for off := 0; off < len(data); {
+		if off+2 > len(data) {
+			return nil, failf("entry bundle is truncated")
+		}
+		l := int(data[off])<<8 | int(data[off+1])
+		if off+2+l > len(data) {
+			return nil, failf("entry bundle is truncated")
+		}
+		out = append(out, data[off+2:off+2+l])
+		off += 2 + l
+	}
+	if len(out) != want {
+		return nil, failf("entry bundle holds %d leaves, want %d", len(out), want)
+	}
+	return out, nil
+}
+
+// MonitorState is what a monitor keeps between runs: the last checkpoint it verified and the
+// last version_count of every entry it has seen in the log.
+type MonitorState struct {
+	Checkpoint string           `json:"checkpoint"`
+	Counts     map[string]int64 `json:"counts"`
+}
+
+// CheckLeaves checks the leaves that follow the state's tree in log order: each parses as a
+// canonical leaf and the version_count of each entry grows by exactly one per leaf (from 1), or
+// for records (whose draft versions are not logged) grows. It updates counts; first is the log
+// index of leaves[0].
+func CheckLeaves(counts map[string]int64, first int64, leaves [][]byte) error {
+	for i, text := range leaves {
+		l, err := Parse(text)
+		if err != nil {
+			return fmt.Errorf("leaf %d: %w", first+int64(i), err)
+		}
+		id := l.EntryID()
+		prev := counts[id]
+		// Draft record versions are not logged, so a record's logged versions may skip the
+		// counts of its drafts; they still only grow.
+		if l.Kind == KindRecord && l.VersionCount <= prev {
+			return failf("leaf %d: %s has version_count %d after %d (want more)", first+int64(i), id, l.VersionCount, prev)
+		}
+		if l.Kind != KindRecord && l.VersionCount != prev+1 {
+			return failf("leaf %d: %s has version_count %d after %d (want %d)", first+int64(i), id, l.VersionCount, prev, prev+1)
+		}
+		counts[id] = l.VersionCount
+	}
+	return nil
+}
+
+// CheckLeafHashes checks that leaves (from log index first on) are the leaves of the tree of c:
+// their RFC 6962 leaf hashes equal the tree's, as hashes reads them (a tlog.TileHashReader
+// checks each tile it reads against c's root hash).
+func CheckLeafHashes(c Checkpoint, hashes tlog.HashReader, first int64, leaves [][]byte) error {
+	idx := make([]int64, len(leaves))
+	for i := range leaves {
+		idx[i] = tlog.StoredHashIndex(0, first+int64(i))
+	}
+	got, err := hashes.ReadHashes(idx)
+	if err != nil {
+		return failf("leaf hashes of %d..%d in tree %d: %v", first, first+int64(len(leaves))-1, c.Size, err)
+	}
+	for i, text := range leaves {
+		if got[i] != Hash(text) {
+			return failf("leaf %d of the entry bundle is not the tree's leaf %d", first+int64(i), first+int64(i))
+		}
+	}
+	return nil
+}
