@@ -34,6 +34,8 @@ __all__ = [
     "leaf_hash",
     "node_hash",
     "log_leaf",
+    "leaf_of_fields",
+    "parse_leaf",
 ]
 
 _MAX_SAFE = 2**53 - 1
@@ -307,14 +309,63 @@ def log_leaf(kind: str, data: dict[str, Any]) -> str:
     return canonicalize(leaf)
 
 
-def verify_inclusion(proof: Any, verifier_key: str, *, kind: str | None = None, lookup: Any = None) -> InclusionResult:
+def leaf_of_fields(fields: dict[str, Any]) -> str:
+    """The leaf text of a leaf's fields (``kind``, ``namespace_id``, ``registry_id``,
+    ``record_id``, ``version``, ``version_count``, ``digest``), the members the kind has; as the
+    fields of translog/leaf/testdata/leaves.json give them. Raises ValueError."""
+    kind = fields.get("kind")
+    if kind not in ("namespace", "registry", "record"):
+        raise ValueError(f"the leaf's kind {kind!r} is not namespace, registry or record")
+    return log_leaf(kind, dict(fields, proof={"digest": fields.get("digest")}))
+
+
+_LEAF_MEMBERS = {
+    "namespace": {"kind", "namespace_id", "version", "version_count", "digest"},
+    "registry": {"kind", "namespace_id", "registry_id", "version", "version_count", "digest"},
+    "record": {"kind", "namespace_id", "registry_id", "record_id", "version", "version_count", "digest"},
+}
+
+
+def parse_leaf(text: str | bytes) -> dict[str, Any]:
+    """Reads a leaf text: a JSON object of exactly the members of its kind (text members, a
+    version_count from 1 to 2^53 − 1) that is its own canonical form, byte for byte. Returns
+    the members; raises ValueError for anything else."""
+    raw = text.decode("utf-8") if isinstance(text, (bytes, bytearray)) else text
+    try:
+        v = parse_json(raw)
+    except (ValueError, RecursionError) as e:
+        raise ValueError(f"the leaf is not JSON: {e}") from None
+    if not isinstance(v, dict) or v.get("kind") not in _LEAF_MEMBERS:
+        raise ValueError("the leaf is not an object with a known kind")
+    if set(v) != _LEAF_MEMBERS[v["kind"]]:
+        raise ValueError(f"the members of a {v['kind']} leaf are {sorted(_LEAF_MEMBERS[v['kind']])}")
+    count = v["version_count"]
+    if not _safe_int(count) or count < 1:
+        raise ValueError("the leaf's version_count is not an integer from 1")
+    if any(not isinstance(x, str) for k, x in v.items() if k != "version_count"):
+        raise ValueError("the leaf's members but version_count must be text")
+    v["version_count"] = int(count)
+    if canonicalize(v) != raw:
+        raise ValueError("the leaf is not in its canonical form")
+    return v
+
+
+def verify_inclusion(
+    proof: Any, verifier_key: str, *, kind: str | None = None, lookup: Any = None, leaf_fields: dict[str, Any] | None = None
+) -> InclusionResult:
     """Verifies an inclusion proof (the body of ``GET /svc/log/inclusion/{version}``, as a dict or
     JSON text): the checkpoint is signed by the verifier key (verify_checkpoint), its size is
     the proof's tree_size, and the audit path of SHA-256(0x00 || leaf) at log_index leads to its
     root hash. With ``kind`` and ``lookup`` (any form verify_lookup takes), the lookup must
-    verify and its leaf (log_leaf) must be the proof's leaf. It never raises."""
+    verify and its leaf (log_leaf) must be the proof's leaf; with ``leaf_fields``, the proof's
+    leaf must be theirs (leaf_of_fields). It never raises."""
     try:
-        return _inclusion(proof, verifier_key, kind, lookup)
+        result = _inclusion(proof, verifier_key, kind, lookup)
+        if result.ok and leaf_fields is not None:
+            want = leaf_of_fields(leaf_fields)
+            if want != result.leaf:
+                return InclusionResult(ok=False, reason=f"the proof's leaf {result.leaf} is not the expected leaf {want}")
+        return result
     except Exception as e:
         return InclusionResult(ok=False, reason=f"cannot verify the inclusion proof: {e}")
 
