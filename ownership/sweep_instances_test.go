@@ -10,9 +10,9 @@ import (
 
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/internal/testclock"
+	"github.com/svc-directory/svc/ownership"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
-	"github.com/svc-directory/svc/ownership"
 )
 
 // Re-verification runs once across instances: three services, each with its own store on one

@@ -7,9 +7,9 @@ import (
 
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/internal/testclock"
+	"github.com/svc-directory/svc/ownership"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/store/storetest"
-	"github.com/svc-directory/svc/ownership"
 )
 
 // A namespace that holds its domain through two sources keeps it when one of them is removed

@@ -24,10 +24,10 @@ import (
 	"github.com/svc-directory/svc/entries"
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/internal/cache"
+	"github.com/svc-directory/svc/ownership"
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
-	"github.com/svc-directory/svc/ownership"
 )
 
 // Config is what the server needs; the binary fills it from its own configuration.

@@ -164,7 +164,7 @@ func (t *Tx) InsertNamespace(n directory.SealedNamespace) error {
 	if err := t.db.Create(&h).Error; err != nil {
 		return translate(err, "create namespace")
 	}
-	if err := appendVersions(t.db, []RowNamespaceVersion{nsVersionOf(n)}); err != nil {
+	if err := appendVersions(t.db, t.s.sinks, []RowNamespaceVersion{nsVersionOf(n)}); err != nil {
 		return err
 	}
 	m := memberRow{NamespaceID: n.NamespaceID, UserID: n.OwnerID, Role: directory.RoleOwner, CreatedAt: n.CreatedAt}
@@ -184,7 +184,7 @@ func (t *Tx) UpdateNamespace(prev, next directory.SealedNamespace) error {
 	if res.RowsAffected != 1 {
 		return directory.ErrStaleVersion
 	}
-	return appendVersions(t.db, []RowNamespaceVersion{nsVersionOf(next)})
+	return appendVersions(t.db, t.s.sinks, []RowNamespaceVersion{nsVersionOf(next)})
 }
 
 // ResolveNamespace maps a {namespace} path value (a namespace_id or a verified domain) to the

@@ -118,7 +118,7 @@ func (t *Tx) InsertRecords(recs []directory.SealedRecord) error {
 		}
 		return err
 	}
-	if err := appendVersions(t.db, versions); err != nil {
+	if err := appendVersions(t.db, t.s.sinks, versions); err != nil {
 		return err
 	}
 	if err := t.db.Exec(`UPDATE registries SET record_count = record_count + ? WHERE registry_id = ?`, len(recs), registryID).Error; err != nil {
@@ -157,7 +157,7 @@ func (t *Tx) UpdateRecord(prev, next directory.SealedRecord) error {
 		return directory.ErrStaleVersion
 	}
 	t.recordWrites++
-	return appendVersions(t.db, []recVersionRow{{RowRecord: rowRecordOf(next), CreatedAt: next.UpdatedAt}})
+	return appendVersions(t.db, t.s.sinks, []recVersionRow{{RowRecord: rowRecordOf(next), CreatedAt: next.UpdatedAt}})
 }
 
 // searchTextOf is the search text of a record version's details.

@@ -158,7 +158,7 @@ func (t *Tx) InsertRegistry(g directory.SealedRegistry) (namespaceName string, e
 		}
 		return "", err
 	}
-	return names[0], appendVersions(t.db, []regVersionRow{regVersionOf(g)})
+	return names[0], appendVersions(t.db, t.s.sinks, []regVersionRow{regVersionOf(g)})
 }
 
 // UpdateRegistry replaces the head prev (read in this transaction) with its next version and
@@ -175,7 +175,7 @@ func (t *Tx) UpdateRegistry(prev, next directory.SealedRegistry) error {
 	if res.RowsAffected != 1 {
 		return directory.ErrStaleVersion
 	}
-	return appendVersions(t.db, []regVersionRow{regVersionOf(next)})
+	return appendVersions(t.db, t.s.sinks, []regVersionRow{regVersionOf(next)})
 }
 
 // GetRegistry reads a registry of the namespace (id or verified domain) at the selected version.

@@ -50,6 +50,8 @@ type Store struct {
 	stats statsKeeper
 	// onCommit are the observers of committed writes (OnCommit).
 	onCommit atomic.Pointer[[]func()]
+	// sinks are told of every version a write appends, in its transaction (versions.go).
+	sinks []versionSink
 	// writers holds the one write transaction a oneWriter database allows (nil: no queue);
 	// the transactions waiting for it are let in first come, first served.
 	writers chan struct{}
@@ -90,6 +92,9 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 		TranslateError:         false,
 	}
 	s := &Store{log: log, now: time.Now, logQueue: make(chan logWrite, 1024), closed: make(chan struct{})}
+	// Every public version goes to the transparency log's queue and to the watchers'
+	// outbox, in the transaction that writes it.
+	s.sinks = []versionSink{queueForLog, queueForWatchers}
 	if opts.Now != nil {
 		s.now = opts.Now
 	}

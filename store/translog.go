@@ -282,3 +282,35 @@ func (s *Store) CompactLog(ctx context.Context) error {
 	_, err := s.sqlDB.ExecContext(ctx, q)
 	return translate(err, "compact log")
 }
+
+// queueForLog is the log queue's sink: it queues the public versions for the log, in order,
+// and gives each its queue position (log_seq), by which the log finds its index once
+// integrated.
+func queueForLog(tx *gorm.DB, vs []appendedVersion) error {
+	queued := make([]logQueueRow, 0, len(vs))
+	at := make([]int, 0, len(vs))
+	for i, v := range vs {
+		if !v.public {
+			continue
+		}
+		text, err := v.leaf.Canonical()
+		if err != nil {
+			return err
+		}
+		queued = append(queued, logQueueRow{Version: v.leaf.Version, Leaf: string(text)})
+		at = append(at, i)
+	}
+	if len(queued) == 0 {
+		return nil
+	}
+	if err := tx.CreateInBatches(queued, 4*versionBatch).Error; err != nil {
+		return translate(err, "log queue")
+	}
+	for k, i := range at {
+		if queued[k].Seq == 0 {
+			return fmt.Errorf("store: the log queue gave version %s no position", queued[k].Version)
+		}
+		vs[i].logSeq = queued[k].Seq
+	}
+	return nil
+}

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"fmt"
-
 	"gorm.io/gorm"
 
 	"github.com/svc-directory/svc/directory"
@@ -14,24 +12,17 @@ import (
 type versionRow[V any] interface {
 	RowNamespaceVersion | regVersionRow | recVersionRow
 	kind() proof.Kind
-	// logLeaf is the version's transparency-log leaf; ok is false for a version anonymous
-	// readers cannot see (a record draft), which is not logged.
-	logLeaf() (l leaf.Leaf, ok bool)
+	// appended is what the sinks are told of the version.
+	appended() appendedVersion
 	// first reports whether the version is its entry's first: the entry is created with it.
 	first() bool
 	// queuedAt is the row with its log queue position (log_seq).
 	queuedAt(seq int64) V
-	// event is what a watch subscription's webhook says of the version (watch.go).
-	event() WatchEvent
 }
 
 func (r RowNamespaceVersion) queuedAt(seq int64) RowNamespaceVersion { r.LogSeq = &seq; return r }
 func (r regVersionRow) queuedAt(seq int64) regVersionRow             { r.LogSeq = &seq; return r }
 func (r recVersionRow) queuedAt(seq int64) recVersionRow             { r.LogSeq = &seq; return r }
-
-func (r RowNamespaceVersion) event() WatchEvent { return watchEventOf(r, "", r.CreatedAt) }
-func (r regVersionRow) event() WatchEvent       { return watchEventOf(r, r.State, r.CreatedAt) }
-func (r recVersionRow) event() WatchEvent       { return watchEventOf(r, r.State, r.CreatedAt) }
 
 func (r RowNamespaceVersion) first() bool { return r.VersionCount == 1 }
 func (r regVersionRow) first() bool       { return r.VersionCount == 1 }
@@ -41,23 +32,37 @@ func (RowNamespaceVersion) kind() proof.Kind { return proof.KindNamespace }
 func (regVersionRow) kind() proof.Kind       { return proof.KindRegistry }
 func (recVersionRow) kind() proof.Kind       { return proof.KindRecord }
 
-func (r RowNamespaceVersion) logLeaf() (leaf.Leaf, bool) {
-	return leaf.Leaf{Kind: proof.KindNamespace.String(), NamespaceID: r.NamespaceID, Version: r.Version,
-		VersionCount: r.VersionCount, Digest: r.Digest}, true
+// The leaves are the domain's (directory: which versions are logged, and their fields).
+func (r RowNamespaceVersion) appended() appendedVersion {
+	l, public := directory.SealedNamespace{NamespaceID: r.NamespaceID, Version: r.Version, VersionCount: r.VersionCount,
+		Digest: r.Digest}.Leaf()
+	return appendedVersion{leaf: l, public: public, at: r.CreatedAt}
 }
 
-func (r regVersionRow) logLeaf() (leaf.Leaf, bool) {
-	return leaf.Leaf{Kind: proof.KindRegistry.String(), NamespaceID: r.NamespaceID, RegistryID: r.RegistryID,
-		Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest}, true
+func (r regVersionRow) appended() appendedVersion {
+	l, public := r.sealed(0, r.CreatedAt).Leaf()
+	return appendedVersion{leaf: l, public: public, state: r.State, at: r.CreatedAt}
 }
 
-func (r recVersionRow) logLeaf() (leaf.Leaf, bool) {
-	if r.State == directory.StateDraft {
-		return leaf.Leaf{}, false
-	}
-	return leaf.Leaf{Kind: proof.KindRecord.String(), NamespaceID: r.NamespaceID, RegistryID: r.RegistryID,
-		RecordID: r.RecordID, Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest}, true
+func (r recVersionRow) appended() appendedVersion {
+	l, public := r.sealed(0, r.CreatedAt).Leaf()
+	return appendedVersion{leaf: l, public: public, state: r.State, at: r.CreatedAt}
 }
+
+// appendedVersion is what the sinks are told of a version a write appends.
+type appendedVersion struct {
+	leaf   leaf.Leaf
+	public bool   // logged and announced: every version but a record draft
+	state  string // of registries and records
+	at     int64  // when it was made (Unix ms)
+	// logSeq is its position in the log's queue, set by the log queue's sink (0: not queued).
+	logSeq int64
+}
+
+// A versionSink is told, in the writing transaction and before they are stored, of the versions
+// a write appends, in order; it may give them their log queue positions (logSeq). The store's
+// sinks are the log queue (translog.go) and the watch outbox (watch.go), registered at Open.
+type versionSink func(tx *gorm.DB, vs []appendedVersion) error
 
 // versionBatch is how many version rows one INSERT carries (17 columns each: well inside both
 // dialects' limits on bound parameters).
@@ -72,22 +77,28 @@ const versionBatch = 500
 //
 // The platform statistics count entries here (stats.go): a first version creates its entry.
 //
-// The transparency log attaches here: each public version (every version but a record draft)
-// is queued for the log (log_queue) in the same transaction, in the order of rows, so that the
-// log and the directory can never disagree on what exists; its row keeps its queue position. The integrator (package translog)
-// takes it from the queue into the tree.
-//
-// Watch subscriptions attach here too: each public version of a watched entry queues one
-// webhook event per subscription (watch_outbox), in the same transaction (watch.go).
-func appendVersions[V versionRow[V]](tx *gorm.DB, rows []V) error {
+// The sinks registered at Open are told of the versions here, in the same transaction and in
+// order, before the versions are stored: the transparency log's queue (queueForLog: every
+// public version is queued, so that the log and the directory can never disagree on what
+// exists, and its row keeps its queue position; package translog integrates the queue) and the
+// watch subscriptions' outbox (queueForWatchers, watch.go).
+func appendVersions[V versionRow[V]](tx *gorm.DB, sinks []versionSink, rows []V) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	if err := queueForLog(tx, rows); err != nil {
-		return err
+	vs := make([]appendedVersion, len(rows))
+	for i, r := range rows {
+		vs[i] = r.appended()
 	}
-	if err := queueForWatchers(tx, rows); err != nil {
-		return err
+	for _, sink := range sinks {
+		if err := sink(tx, vs); err != nil {
+			return err
+		}
+	}
+	for i := range rows {
+		if vs[i].logSeq != 0 {
+			rows[i] = rows[i].queuedAt(vs[i].logSeq)
+		}
 	}
 	if err := tx.CreateInBatches(rows, versionBatch).Error; err != nil {
 		return translate(err, rows[0].kind().String()+" versions")
@@ -99,36 +110,4 @@ func appendVersions[V versionRow[V]](tx *gorm.DB, rows []V) error {
 		}
 	}
 	return addToCounter(tx, kindCounter[rows[0].kind()], created)
-}
-
-// queueForLog queues the public versions of rows for the log, in the order of rows, and
-// gives each its queue position (log_seq), by which the log finds its index once integrated.
-func queueForLog[V versionRow[V]](tx *gorm.DB, rows []V) error {
-	queued := make([]logQueueRow, 0, len(rows))
-	at := make([]int, 0, len(rows))
-	for i, r := range rows {
-		l, ok := r.logLeaf()
-		if !ok {
-			continue
-		}
-		text, err := l.Canonical()
-		if err != nil {
-			return err
-		}
-		queued = append(queued, logQueueRow{Version: l.Version, Leaf: string(text)})
-		at = append(at, i)
-	}
-	if len(queued) == 0 {
-		return nil
-	}
-	if err := tx.CreateInBatches(queued, 4*versionBatch).Error; err != nil {
-		return translate(err, "log queue")
-	}
-	for k, i := range at {
-		if queued[k].Seq == 0 {
-			return fmt.Errorf("store: the log queue gave version %s no position", queued[k].Version)
-		}
-		rows[i] = rows[i].queuedAt(queued[k].Seq)
-	}
-	return nil
 }

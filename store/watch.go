@@ -170,13 +170,10 @@ type WatchEvent struct {
 	at           int64
 }
 
-func watchEventOf[V versionRow[V]](r V, state string, createdAt int64) WatchEvent {
-	l, _ := r.logLeaf()
-	if l.Kind == "" { // a record draft has no leaf; it is not announced either
-		return WatchEvent{}
-	}
+func watchEventOf(v appendedVersion) WatchEvent {
+	l := v.leaf
 	return WatchEvent{Kind: l.Kind, NamespaceID: l.NamespaceID, RegistryID: l.RegistryID, RecordID: l.RecordID,
-		Version: l.Version, VersionCount: l.VersionCount, Digest: l.Digest, State: state, at: createdAt}
+		Version: l.Version, VersionCount: l.VersionCount, Digest: l.Digest, State: v.state, at: v.at}
 }
 
 // watchedBy reports whether a subscription of watchType on target hears of e.
@@ -211,17 +208,18 @@ type outboxRow struct {
 
 func (outboxRow) TableName() string { return "watch_outbox" }
 
-// queueForWatchers queues an event per public version of rows and subscription watching it.
-// A write to a namespace nobody watches costs one indexed look-up that finds nothing.
-func queueForWatchers[V versionRow[V]](tx *gorm.DB, rows []V) error {
-	events := make([]WatchEvent, 0, len(rows))
+// queueForWatchers is the watch outbox's sink: it queues an event per public version and
+// subscription watching it (a record draft is not announced). A write to a namespace nobody
+// watches costs one indexed look-up that finds nothing.
+func queueForWatchers(tx *gorm.DB, vs []appendedVersion) error {
+	events := make([]WatchEvent, 0, len(vs))
 	namespaces := map[string]bool{}
 	var nsIDs []string
-	for _, r := range rows {
-		e := r.event()
-		if e.Kind == "" {
+	for _, v := range vs {
+		if !v.public {
 			continue
 		}
+		e := watchEventOf(v)
 		events = append(events, e)
 		if !namespaces[e.NamespaceID] {
 			namespaces[e.NamespaceID] = true

@@ -18,6 +18,12 @@
 //	                                write a transparency-log signer key; print its verifier key
 //	svc log monitor --url URL --log-key VKEY --state FILE
 //	                                check the log's new checkpoint and leaves against the last one
+//	svc dedi verify FILE (--manifest M | --fetch) [--at T]
+//	                                verify a DeDi file; print its outcome word (exit 0: authentic)
+//	svc dedi key create --kid K --out FILE
+//	                                write a private Ed25519 JWK; print its public JWK
+//	svc dedi export --url URL --namespace NS --key FILE --base-url U --valid-for D --out DIR
+//	                                write a namespace as signed DeDi files and a manifest
 //	svc version                     print the version (also --version)
 //
 // "svc <command> -h" prints a command's help and flags.
@@ -67,6 +73,13 @@ commands:
                                           check the log's new checkpoint (signature, consistency
                                           with the one in FILE) and new leaves; then store it
   log restart --origin O --yes            start a new, empty log under origin O (after a restore)
+  dedi verify FILE (--manifest M | --fetch) [--at RFC3339]
+                                          verify a DeDi file against its publisher's manifest;
+                                          print the outcome word (exit 0 only for authentic)
+  dedi key create --kid K --out FILE      write a private Ed25519 JWK (mode 0600); print the public JWK
+  dedi export --url URL --namespace NS --key FILE --base-url URL --valid-for D --out DIR
+                                          write the namespace's live records as signed DeDi files
+                                          and the manifest .well-known/dedi.index.json
   version                                 print the version (also: svc --version)
 
 Run "svc <command> -h" (or "svc help <command>") for the help and flags of a command.
@@ -129,6 +142,18 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		printGroupHelp(stderr, cmd)
 		if sub == "" || sub == "key" && (len(rest) == 1 || !isHelp(rest[1])) {
 			return fmt.Errorf("%w: log needs a subcommand", errUsage)
+		}
+		return flag.ErrHelp
+	case cmd == "dedi" && sub == "verify":
+		return cmdDediVerify(ctx, rest[1:], stdout, stderr)
+	case cmd == "dedi" && sub == "key" && len(rest) > 1 && rest[1] == "create":
+		return cmdDediKeyCreate(rest[2:], stdout, stderr)
+	case cmd == "dedi" && sub == "export":
+		return cmdDediExport(ctx, rest[1:], stdout, stderr)
+	case cmd == "dedi" && (sub == "" || isHelp(sub) || sub == "key"):
+		printGroupHelp(stderr, cmd)
+		if sub == "" || sub == "key" && (len(rest) == 1 || !isHelp(rest[1])) {
+			return fmt.Errorf("%w: dedi needs a subcommand", errUsage)
 		}
 		return flag.ErrHelp
 	case cmd == "verify":

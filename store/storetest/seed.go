@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/svc-directory/svc/directory"
-	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/internal/testdb"
+	"github.com/svc-directory/svc/store"
 )
 
 // BenchCreator is the creator DID of seeded benchmark data.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/internal/testdb"
+	"github.com/svc-directory/svc/store"
 )
 
 // Dialects lists the dialects every store test runs on.
