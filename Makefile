@@ -4,6 +4,9 @@
 SHELL        := bash
 .SHELLFLAGS  := -eu -o pipefail -c
 GO           ?= go
+# Debian's python3 (the Python SDK uses the standard library only; pyenv or other interpreters on
+# PATH come after it)
+PYTHON       ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 CACHE        := .cache
 CONFORMANCE  := conformance
 BIN          := bin/svc
@@ -11,7 +14,7 @@ VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo
 export SVC_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export SVC_CONFORMANCE_DIR   ?= $(abspath $(CONFORMANCE))
 
-.PHONY: all build docs-assets check-docs-assets run test gotest generate check-generate lint lint-spec contract bench conformance vectors walkthrough node-tools fuzz clean cluster-test cluster-bench
+.PHONY: all build docs-assets check-docs-assets run test gotest sdk-py sdk-py-generate generate check-generate lint lint-spec contract bench conformance vectors walkthrough node-tools fuzz clean cluster-test cluster-bench
 
 all: build
 
@@ -35,11 +38,15 @@ check-docs-assets: node-tools
 run: build
 	./$(BIN) serve
 
-## test: everything the project checks
-test: check-generate check-docs-assets lint lint-spec gotest contract
+## test: everything the project checks; the Go tests come last, so that their summary (counts,
+## and each skipped test with its reason) ends the output
+test: check-generate check-docs-assets lint lint-spec sdk-py contract gotest
 
+## gotest: go test -race over every package through gotestsum, which ends with a summary: the
+## number of tests run, failed and skipped, and each skipped test with its reason (-timeout 30m:
+## on two busy cores the race-enabled server package alone can pass go test's default 10m)
 gotest: conformance sdk-ts node-tools
-	$(GO) test -race -count=1 ./...
+	$(GO) tool gotestsum --format pkgname --format-hide-empty-pkg -- -race -count=1 -timeout=30m ./...
 
 ## generate: regenerate gen/ from openapi.yaml
 generate:
@@ -68,14 +75,42 @@ node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-## sdk-ts: the TypeScript SDK (sdk/typescript): install, build and run its offline tests; its
-## live test runs from the Go test TestTypeScriptSDK, which needs this first
+## sdk-ts: the TypeScript SDK (sdk/typescript): install, build and run its offline tests (a
+## CommonJS and an ES module consumer of the packed SDK included), and leave the package in
+## dist/ (ignored); its live test runs from the Go test TestTypeScriptSDK, which needs this first
 .PHONY: sdk-ts
 sdk-ts: sdk/typescript/node_modules/.package-lock.json
-	cd sdk/typescript && npm run build && npm test
+	mkdir -p dist
+	cd sdk/typescript && npm run build && npm pack --silent --pack-destination ../../dist >/dev/null
+	cd sdk/typescript && SVC_SDK_TARBALL=$(abspath dist)/svc-directory-sdk-$$(node -p 'require("./package.json").version').tgz npm test
+	@echo "dist/svc-directory-sdk-$$(node -p 'require("./sdk/typescript/package.json").version').tgz"
 sdk/typescript/node_modules/.package-lock.json: sdk/typescript/package.json sdk/typescript/package-lock.json
 	cd sdk/typescript && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
+
+## sdk-py: the Python SDK (sdk/python, standard library only, Debian's python3): the generated
+## client is current, the offline tests (shared vectors, the JavaScript reference), the package
+## builds with `python3 -m build --no-isolation` (Debian's python3-build; its wheel is left in
+## dist/), and the live test against bin/svc serve. A missing python3-build skips the build
+## check with a message, except under CI=true, where it fails.
+sdk-py: build conformance node-tools
+	cd sdk/python && $(PYTHON) tools/generate.py --check
+	cd sdk/python/tests && $(PYTHON) -m unittest discover -v -s . -p 'test_*.py' 2>&1 | grep -v ' ... ok$$'
+	@if ! $(PYTHON) -c 'import build, setuptools, wheel' 2>/dev/null; then \
+		if [ "$${CI:-}" = true ]; then echo "python3-build, python3-setuptools and python3-wheel are required in CI"; exit 1; fi; \
+		echo "SKIPPING the package build: python3-build, python3-setuptools or python3-wheel is missing (apt install python3-build)"; \
+	else \
+		tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; mkdir -p dist; \
+		cp -r sdk/python/. "$$tmp/"; find "$$tmp" -name __pycache__ -prune -exec rm -rf {} +; \
+		(cd "$$tmp" && $(PYTHON) -m build --no-isolation --outdir "$$tmp/out" >"$$tmp/build.log" 2>&1) || { cat "$$tmp/build.log"; exit 1; }; \
+		cp "$$tmp"/out/* dist/; whl=$$(ls "$$tmp"/out/*.whl); \
+		PYTHONPATH="$$whl" $(PYTHON) -c 'import svc_sdk, sys; assert svc_sdk.__file__.startswith(sys.argv[1]), svc_sdk.__file__; print("built", sys.argv[1].rsplit("/", 1)[-1], "and its package imports")' "$$whl"; \
+	fi
+	$(PYTHON) sdk/python/tests/run_live.py --svc $(BIN)
+
+## sdk-py-generate: regenerate sdk/python/src/svc_sdk/_generated.py from openapi.yaml
+sdk-py-generate:
+	$(PYTHON) sdk/python/tools/generate.py
 
 ## lint-spec: Redocly's recommended rules and Spectral's spectral:oas ruleset over openapi.yaml (0 problems)
 lint-spec: node-tools
@@ -129,4 +164,4 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=20s $$pkg; done; done
 
 clean:
-	rm -rf bin $(CACHE) node_modules $(CONFORMANCE)/node_modules svc.db svc.db-wal svc.db-shm
+	rm -rf bin dist $(CACHE) node_modules $(CONFORMANCE)/node_modules svc.db svc.db-wal svc.db-shm svc.db.migrate-lock

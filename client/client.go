@@ -2,24 +2,21 @@
 //
 // The client itself is generated from openapi.yaml by oapi-codegen into the package gen/client
 // (every operation as a method, typed request bodies and responses); this package only adds what
-// every integrator writes first: a constructor that sends the API key, and the offline check of
-// a saved lookup response, which recomputes its digest without trusting the service (the Go
-// twin of the TypeScript SDK's verifyLookup). The examples run against an in-process service in
-// `go test`.
+// every integrator writes first: a constructor that sends the API key, Ptr for the optional
+// fields of request bodies, and the offline check of a lookup response, which recomputes its
+// digest without trusting the service (the Go twin of the TypeScript SDK's verifyLookup). The
+// examples run against an in-process service in `go test`.
 //
 //	c, err := client.New("https://directory.example.com", os.Getenv("SVC_API_KEY"))
 //	res, err := c.LookupRecordWithResponse(ctx, namespaceID, "employees", "alice", nil)
-//	err = client.VerifyLookup("record", res.Body)
+//	err = client.VerifyLookupResponse("record", res) // or client.VerifyLookup("record", res.Body)
 package client
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"time"
 
 	genclient "github.com/svc-directory/svc/gen/client"
-	"github.com/svc-directory/svc/proof"
 )
 
 // Client is the generated client whose methods return typed responses (JSON200, JSON201, ...
@@ -27,9 +24,11 @@ import (
 type Client = genclient.ClientWithResponses
 
 // New returns a client of the service at baseURL (for example "http://localhost:8080"). A
-// non-empty apiKey is sent as a bearer token with every request; anonymous calls (lookups,
-// searches, verification) work without one. opts are the generated client's options, such as
-// genclient.WithHTTPClient.
+// non-empty apiKey is sent as a bearer token with every request. Lookups, queries, versions and
+// searches work without one (anonymously); publishing, domain operations and the service's
+// verify-*-lookup operations need one and answer 401 without it. The offline checks of this
+// package (VerifyLookup, VerifyLookupResponse) need no key and no service. opts are the
+// generated client's options, such as genclient.WithHTTPClient.
 func New(baseURL, apiKey string, opts ...genclient.ClientOption) (*Client, error) {
 	if apiKey != "" {
 		opts = append([]genclient.ClientOption{genclient.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
@@ -40,24 +39,10 @@ func New(baseURL, apiKey string, opts ...genclient.ClientOption) (*Client, error
 	return genclient.NewClientWithResponses(baseURL, opts...)
 }
 
-// VerifyLookup checks a lookup response as the service returned it (the body of a lookup of a
-// namespace, registry or record, kind "namespace", "registry" or "record") offline: it
-// recomputes the digest from the entry's digest fields (RFC 8785 canonical JSON, BLAKE2b-256)
-// and compares it, and checks the proof's type and identifiers. nil means it verifies.
-func VerifyLookup(kind string, body []byte) error {
-	kinds := map[string]proof.Kind{"namespace": proof.KindNamespace, "registry": proof.KindRegistry, "record": proof.KindRecord}
-	k, ok := kinds[kind]
-	if !ok {
-		return fmt.Errorf("kind %q: want namespace, registry or record", kind)
-	}
-	v, err := proof.ParseJSON(body, 256)
-	if err != nil {
-		return err
-	}
-	envelope, _ := v.(map[string]any)
-	data, ok := envelope["data"].(map[string]any)
-	if !ok {
-		return fmt.Errorf("not a lookup response: no data object")
-	}
-	return proof.CheckLookup(k, data, time.Now().UTC().Year())
-}
+// Ptr returns a pointer to a copy of v: the optional fields of the generated request bodies are
+// pointers, of the contract's named types (genclient.Description is a string, genclient.TTL an
+// int64, genclient.JSONObject a map), so
+//
+//	genclient.AddRecordJSONRequestBody{RecordName: "alice", Description: client.Ptr("Alice"),
+//		Details: client.Ptr(genclient.JSONObject{"email": "alice@example.com"}), Ttl: client.Ptr[genclient.TTL](300)}
+func Ptr[T any](v T) *T { return &v }

@@ -131,9 +131,10 @@ func Example_lookup() {
 	// 404 true
 }
 
-// Verify a lookup twice: offline with VerifyLookup, which recomputes the digest from the
-// response alone, and through the service's verify-record-lookup operation. A changed byte in
-// the details fails both.
+// Verify a lookup twice: offline with VerifyLookupResponse (or VerifyLookup on saved bytes),
+// which recomputes the digest from the response alone and needs no key, and through the
+// service's verify-record-lookup operation, which needs an API key (c has one; without, 401).
+// A changed byte in the details fails both.
 func Example_verify() {
 	d := startDemo()
 	defer d.stop()
@@ -149,7 +150,7 @@ func Example_verify() {
 		log.Fatalf("lookup: %v", err)
 	}
 
-	fmt.Println("offline:", client.VerifyLookup("record", lookup.Body))
+	fmt.Println("offline:", client.VerifyLookupResponse("record", lookup))
 	tampered := bytes.Replace(lookup.Body, []byte("alice@example.com"), []byte("mallory@example.com"), 1)
 	fmt.Println("offline, tampered:", client.VerifyLookup("record", tampered) != nil)
 
@@ -161,9 +162,18 @@ func Example_verify() {
 		}
 		fmt.Println("service:", res.StatusCode())
 	}
+
+	anonymous, _ := client.New(d.URL, "")
+	res, err := anonymous.VerifyRecordLookupWithBodyWithResponse(ctx, "application/json",
+		bytes.NewReader(append(append([]byte(`{"record_lookup_response":`), lookup.Body...), '}')))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("service, no key:", res.StatusCode())
 	// Output:
 	// offline: <nil>
 	// offline, tampered: true
 	// service: 200
 	// service: 400
+	// service, no key: 401
 }

@@ -5,7 +5,7 @@
 #   - INSTANCES `svc serve` processes on the primary, reading from the replicas;
 #   - HAProxy in front, health-checking /readyz, round robin.
 #
-#   scripts/cluster.sh up DIR        # build bin/svc, start everything, write DIR/env
+#   scripts/cluster.sh up DIR        # check its ports are free, build bin/svc, start everything, write DIR/env
 #   scripts/cluster.sh down DIR      # stop everything (DIR stays: its logs are in DIR/logs)
 #   scripts/cluster.sh start DIR NAME    # start one stopped process again: replicaN or svcN
 #   scripts/cluster.sh stop DIR NAME     # stop one: replicaN or svcN
@@ -24,6 +24,9 @@ cd "$(dirname "$0")/.."
 cmd=${1:-}; DIR=${2:-}
 [ -n "$cmd" ] && [ -n "$DIR" ] || { sed -n '2,20p' "$0" >&2; exit 2; }
 REPLICAS=${REPLICAS:-2}; INSTANCES=${INSTANCES:-3}; PORT_BASE=${PORT_BASE:-25430}
+for v in REPLICAS INSTANCES PORT_BASE; do
+  [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "cluster: $v=${!v} is not a number" >&2; exit 2; }
+done
 if [ "$cmd" = up ]; then mkdir -p "$DIR"; fi
 [ -d "$DIR" ] && DIR=$(cd "$DIR" && pwd)
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)}
@@ -66,7 +69,27 @@ svc_start() { # N: start instance N and wait for its /readyz
   return 1
 }
 
+# ports_free: every port the cluster would listen on is free on 127.0.0.1, or it says which is
+# taken (by what, when ss can tell) and how to move the cluster.
+ports_free() {
+  [ "$PORT_BASE" -ge 1024 ] && [ $((PROXY_PORT + INSTANCES)) -le 65535 ] \
+    || { echo "cluster: PORT_BASE=$PORT_BASE: want a number from 1024 on, with PORT_BASE+50+INSTANCES at most 65535" >&2; exit 1; }
+  local busy=0 port what
+  local -a all=("$PRIMARY_PORT:the primary" "$PROXY_PORT:HAProxy")
+  for r in $(seq 1 "$REPLICAS"); do all+=("$(replica_port "$r"):replica$r"); done
+  for n in $(seq 1 "$INSTANCES"); do all+=("$(svc_port "$n"):svc$n"); done
+  for entry in "${all[@]}"; do
+    port=${entry%%:*}; what=${entry#*:}
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "cluster: port $port (for $what) is in use$(command -v ss >/dev/null && ss -Hltnp "sport = :$port" 2>/dev/null | awk '{print ": " $NF; exit}')" >&2
+      busy=1
+    fi
+  done
+  [ "$busy" = 0 ] || { echo "cluster: choose other ports with PORT_BASE (now $PORT_BASE; the cluster uses PORT_BASE..PORT_BASE+$REPLICAS and PORT_BASE+50..PORT_BASE+$((50 + INSTANCES))), e.g. PORT_BASE=$((PORT_BASE + 1000)) $0 up DIR" >&2; exit 1; }
+}
+
 up() {
+  ports_free
   for tool in haproxy curl go; do command -v "$tool" >/dev/null || { echo "cluster: $tool is required" >&2; exit 1; }; done
   [ -x "$PG_BIN/initdb" ] || { echo "cluster: no Postgres server binaries (PG_BIN=$PG_BIN)" >&2; exit 1; }
   [ ! -e "$DIR/pg" ] || { echo "cluster: $DIR/pg exists: run down, or use a new DIR" >&2; exit 1; }

@@ -72,6 +72,8 @@ func (s *Server) registerDocs(e *echo.Echo) {
 	}
 	index := newDocsAsset(page, "index.html", "no-cache")
 	e.GET("/docs", func(c echo.Context) error { return serveDocsAsset(c, index) })
+	// The page has one address; /docs/ (as typed, or from a relative link) is sent there.
+	e.GET("/docs/", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/docs") })
 	e.GET("/docs/:file", func(c echo.Context) error {
 		a, ok := assets[c.Param("file")]
 		if !ok {

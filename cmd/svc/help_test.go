@@ -91,3 +91,17 @@ func TestServeRefusesUnknownLogLevel(t *testing.T) {
 		}
 	}
 }
+
+// An unknown command is answered with the error and one hint line, not the whole usage.
+func TestUnknownCommandIsShort(t *testing.T) {
+	for _, args := range [][]string{{"bogus"}, {"key", "bogus"}, {"frobnicate", "--x"}} {
+		code, out, errs := svc(t, args...)
+		if code != 2 || out != "" {
+			t.Errorf("svc %v: exit %d, stdout %q", args, code, out)
+		}
+		lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+		if len(lines) != 2 || !strings.Contains(lines[0], "unknown command") || !strings.Contains(lines[1], `"svc help"`) {
+			t.Errorf("svc %v: stderr %q, want the error and one hint line", args, errs)
+		}
+	}
+}

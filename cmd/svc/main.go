@@ -182,9 +182,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("%w: unknown command %q", errUsage, joinArgs(args, 2))
+	return fmt.Errorf("%w: unknown command %q\n%s", errUsage, joinArgs(args, 2), hint)
 }
+
+// hint is the line that follows a usage error which the usage would not explain better.
+const hint = `Run "svc help" for the list of commands, "svc <command> -h" for a command's flags.`
 
 func joinArgs(args []string, n int) string {
 	if len(args) < n {

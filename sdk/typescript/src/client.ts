@@ -80,3 +80,55 @@ export type NamespaceLookupResponse = JSONBody200<paths["/svc/lookup/{namespace}
 export type RegistryLookupResponse = JSONBody200<paths["/svc/lookup/{namespace}/{registry_name}"]["get"]>;
 /** The answer of GET /svc/lookup/{namespace}/{registry_name}/{record_name}. */
 export type RecordLookupResponse = JSONBody200<paths["/svc/lookup/{namespace}/{registry_name}/{record_name}"]["get"]>;
+
+/** An answer outside 2xx from one of the text helpers: its status and body. */
+export class SvcTextError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    path: string,
+  ) {
+    super(`GET ${path}: ${status} ${body.slice(0, 200)}`);
+    this.name = "SvcTextError";
+  }
+}
+
+// getText reads a text/plain answer: openapi-fetch parses bodies as JSON unless told otherwise
+// (parseAs: "text"), and a checkpoint is not JSON.
+async function getText(
+  client: SvcClient,
+  path: "/svc/log/checkpoint" | "/svc/log/cosigned-checkpoint" | "/svc/log/key",
+  signal?: AbortSignal,
+): Promise<string> {
+  const { data, error, response } = await client.GET(path, { parseAs: "text", ...(signal ? { signal } : {}) });
+  if (!response.ok || typeof data !== "string") {
+    throw new SvcTextError(response.status, typeof error === "string" ? error : JSON.stringify(error ?? ""), path);
+  }
+  return data;
+}
+
+/**
+ * The latest signed checkpoint of the transparency log (GET /svc/log/checkpoint, text/plain), as
+ * text for verifyCheckpoint(). Throws SvcTextError for an answer outside 2xx.
+ */
+export function getCheckpoint(client: SvcClient, options: { signal?: AbortSignal } = {}): Promise<string> {
+  return getText(client, "/svc/log/checkpoint", options.signal);
+}
+
+/**
+ * The latest checkpoint with its witnesses' cosignatures (GET /svc/log/cosigned-checkpoint), as
+ * text for verifyCosignedCheckpoint(). Throws SvcTextError for an answer outside 2xx (404 while
+ * no checkpoint has been cosigned).
+ */
+export function getCosignedCheckpoint(client: SvcClient, options: { signal?: AbortSignal } = {}): Promise<string> {
+  return getText(client, "/svc/log/cosigned-checkpoint", options.signal);
+}
+
+/**
+ * The log's verifier key as the service serves it (GET /svc/log/key, text/plain), without the
+ * final newline. A reader who audits the service takes the key from the operator, not from the
+ * service; this is for comparing the two. Throws SvcTextError for an answer outside 2xx.
+ */
+export async function getLogKey(client: SvcClient, options: { signal?: AbortSignal } = {}): Promise<string> {
+  return (await getText(client, "/svc/log/key", options.signal)).trim();
+}

@@ -1,7 +1,7 @@
 // @svc-directory/sdk: a typed client of the svc trust directory, an offline verifier of its
 // lookups, and verifiers of its transparency log's checkpoints and inclusion proofs.
 
-export { createSvcClient, consistencyHeader, tokenPosition } from "./client.js";
+export { createSvcClient, consistencyHeader, tokenPosition, getCheckpoint, getCosignedCheckpoint, getLogKey, SvcTextError } from "./client.js";
 export type { SvcClient, SvcClientOptions, NamespaceLookupResponse, RegistryLookupResponse, RecordLookupResponse } from "./client.js";
 export { verifyLookup, recomputeDigest, digestOf, proofType, genesisHex, FIRST_PROOF_YEAR, MAX_DEPTH } from "./verify.js";
 export type { LookupKind, VerifyResult, VerifyOptions } from "./verify.js";

@@ -5,7 +5,7 @@
 // record's version is in the log). Without SVC_SDK_BASE_URL it is skipped.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createSvcClient, verifyLookup, proofType, verifyCheckpoint, verifyCosignedCheckpoint, verifyInclusion, verifyConsistencyProof, rootFromInclusionProof, leafHash } from "../dist/index.js";
+import { createSvcClient, getCheckpoint, getLogKey, verifyLookup, proofType, verifyCheckpoint, verifyCosignedCheckpoint, verifyInclusion, verifyConsistencyProof, rootFromInclusionProof, leafHash } from "../dist/index.js";
 
 const env = process.env;
 const live = env.SVC_SDK_BASE_URL
@@ -97,9 +97,9 @@ async function inclusionOf(client, version) {
 test("inclusion proofs of every kind verify against the log's key and the lookups", live, async () => {
   const client = createSvcClient({ baseUrl: need("SVC_SDK_BASE_URL") });
   const vkey = need("SVC_SDK_LOG_KEY");
-  const cp = await fetch(new URL("/svc/log/checkpoint", need("SVC_SDK_BASE_URL")));
-  assert.equal(cp.status, 200);
-  const tree = verifyCheckpoint(await cp.text(), vkey);
+  // The text helpers read the plain-text answers that the raw client would parse as JSON.
+  assert.equal(await getLogKey(client), vkey);
+  const tree = verifyCheckpoint(await getCheckpoint(client), vkey);
   assert.equal(tree.ok, true, tree.reason);
   assert.equal(tree.origin, vkey.split("+")[0]);
   assert.ok(tree.size >= 3, `a tree of ${tree.size} leaves`);
@@ -222,4 +222,34 @@ test("the cosigned checkpoint verifies with the witness's key, and not without i
   assert.match(verifyCosignedCheckpoint(forged.join("\n"), vkey, [wkey]).reason, /does not verify/);
   // The log's own signature still decides: a wrong log key fails.
   assert.equal(verifyCosignedCheckpoint(text, wkey, [wkey]).ok, false);
+});
+
+test("the README's examples (examples/*.ts) run against the service as written", live, async () => {
+  const { mkdtempSync, readFileSync, rmSync, writeFileSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { fileURLToPath, pathToFileURL } = await import("node:url");
+  const ts = (await import("typescript")).default;
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  // The tooling test type-checks the examples with tsc --strict; here each is only transpiled
+  // (fast), with its import of the sources pointed at the build, and run.
+  const out = mkdtempSync(join(root, ".examples-"));
+  const load = async (name) => {
+    const source = readFileSync(join(root, "examples", `${name}.ts`), "utf8");
+    const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText;
+    const file = join(out, `${name}.mjs`);
+    writeFileSync(file, js.replaceAll('"../src/index.js"', JSON.stringify(pathToFileURL(join(root, "dist", "index.js")).href)));
+    return import(pathToFileURL(file).href);
+  };
+  try {
+    const [base, key, ns, reg, rec] = ["SVC_SDK_BASE_URL", "SVC_SDK_API_KEY", "SVC_SDK_NAMESPACE", "SVC_SDK_REGISTRY", "SVC_SDK_RECORD"].map(need);
+    const { lookUpAndVerify } = await load("lookup");
+    assert.match(await lookUpAndVerify(base, ns, reg, rec), /^0x[0-9a-f]{64}$/);
+    const { lookUpAndCheckInclusion } = await load("inclusion");
+    assert.ok(Number.isInteger(await lookUpAndCheckInclusion(base, ns, need("SVC_SDK_LOG_KEY"))));
+    const { verifyBothWays } = await load("verify");
+    assert.equal(await verifyBothWays(base, key, ns, reg, rec), 200, "with a key, the service verifies");
+    assert.equal(await verifyBothWays(base, "", ns, reg, rec), 401, "without a key, the service's verify answers 401");
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 });

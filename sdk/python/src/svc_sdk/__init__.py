@@ -1,0 +1,60 @@
+"""Python SDK of the svc trust directory (standard library only).
+
+- ``Client``: every operation of the contract (generated from openapi.yaml) over urllib;
+- ``verify_lookup``: recomputes a lookup's digest offline (RFC 8785, BLAKE2b-256) and runs the
+  checks of ``svc verify``;
+- ``verify_checkpoint``, ``verify_inclusion``, ``verify_consistency`` and
+  ``verify_cosigned_checkpoint``: the transparency log's signed checkpoints (Ed25519) and proofs.
+"""
+
+from ._generated import *  # noqa: F401,F403  (the schema types)
+from .canonical import canonicalize, digest_of, format_number
+from .client import CONSISTENCY_HEADER, Client, token_position
+from .log import (
+    CheckpointResult,
+    ConsistencyResult,
+    InclusionResult,
+    leaf_hash,
+    log_leaf,
+    node_hash,
+    root_from_inclusion_proof,
+    verify_checkpoint,
+    verify_consistency,
+    verify_consistency_proof,
+    verify_cosigned_checkpoint,
+    verify_inclusion,
+)
+from .response import Response, SvcError
+from .verify import FIRST_PROOF_YEAR, MAX_DEPTH, VerifyResult, genesis_hex, proof_type, recompute_digest, verify_lookup
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Client",
+    "Response",
+    "SvcError",
+    "CONSISTENCY_HEADER",
+    "token_position",
+    "verify_lookup",
+    "VerifyResult",
+    "recompute_digest",
+    "digest_of",
+    "canonicalize",
+    "format_number",
+    "proof_type",
+    "genesis_hex",
+    "FIRST_PROOF_YEAR",
+    "MAX_DEPTH",
+    "verify_checkpoint",
+    "verify_cosigned_checkpoint",
+    "verify_inclusion",
+    "verify_consistency",
+    "verify_consistency_proof",
+    "root_from_inclusion_proof",
+    "leaf_hash",
+    "node_hash",
+    "log_leaf",
+    "CheckpointResult",
+    "InclusionResult",
+    "ConsistencyResult",
+]
