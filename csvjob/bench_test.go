@@ -16,9 +16,9 @@ import (
 
 	"github.com/svc-directory/svc/csvjob"
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // importRows is the size of the import benchmark's file (issue 19: 200,000 rows at 5,000/s).

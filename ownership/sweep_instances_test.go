@@ -9,10 +9,10 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/internal/testclock"
 	"github.com/svc-directory/svc/ownership"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // Re-verification runs once across instances: three services, each with its own store on one

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/internal/testclock"
 	"github.com/svc-directory/svc/ownership"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // A namespace that holds its domain through two sources keeps it when one of them is removed

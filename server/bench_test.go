@@ -22,9 +22,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/translog"
 )
 

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // send makes one request to a live server (HEAD bodies are only dropped by a real connection).

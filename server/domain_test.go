@@ -21,10 +21,10 @@ import (
 
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/domainverify/dnstest"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/ownership"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // webFiles serves /.well-known/svc-verification.txt per Host, as each domain's web server would.

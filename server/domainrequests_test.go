@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 func TestDelegatedVerificationNotificationsAndRemoval(t *testing.T) {

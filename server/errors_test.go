@@ -10,9 +10,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // A panic or an unexpected error answers 500 with the fixed message and is logged with the

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // harness is a server in-process (no port) over a fresh store of one dialect.

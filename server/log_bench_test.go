@@ -11,7 +11,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
-	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/translog"
 	"github.com/svc-directory/svc/translog/leaf"
 	"github.com/svc-directory/svc/translog/logstore"

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // benchDialectRecords and benchDialectRegistries are the data set of the dialect comparisons:

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/domainverify/dnstest"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/internal/testclock"
 	"github.com/svc-directory/svc/ownership"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // TestReverification: success keeps the source; a failure puts it in its grace period; a

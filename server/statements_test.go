@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // TestStatementCounts counts, on Postgres, the statements and round trips that an add-record,

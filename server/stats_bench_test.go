@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/internal/storetest"
 )
 
 // BenchmarkStatsOverHTTP1M: GET /svc/stats over loopback HTTP on Postgres with the million

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/internal/storetest"
 )
 
 // TestVerificationLogIsBounded: verify calls with bodies of about 1 MB (in the message, in digest

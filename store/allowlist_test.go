@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/svc-directory/svc/domainverify"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // DomainAllowed answers as matching every entry with domainverify.MatchAllowPattern would: an

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // answer is what one update answered: the version it carries, its version_count, and the value

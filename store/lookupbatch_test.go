@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // TestConcurrentLatestLookups: many lookups at once (grouped on Postgres) each get their own

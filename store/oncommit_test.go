@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // OnCommit observers are called once per committed write, after it committed (another

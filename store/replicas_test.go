@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // A consistency token reads back as the WAL position it was written from; anything else is

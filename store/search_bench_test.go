@@ -10,8 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // benchCase is one kind of collection read, given a random source.

@@ -13,8 +13,8 @@ import (
 	"golang.org/x/text/cases"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 func fromMS(ms int64) time.Time {

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // TestSQLitePoolKeepsConnections: under concurrent lookups the SQLite pool keeps the

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 func TestMigrateIsIdempotentAndFixesNetworkGenesis(t *testing.T) {

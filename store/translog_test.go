@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/translog/leaf"
 	"github.com/svc-directory/svc/translog/logstore"
 )

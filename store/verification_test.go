@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // Concurrent log writes are grouped into shared statements; every caller learns its own

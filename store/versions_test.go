@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // The entry a write answers with is exactly what a lookup of that version shows, field for

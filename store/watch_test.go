@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // Events are queued with the versions they announce, in the same transaction: a refused batch

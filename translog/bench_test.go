@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // BenchmarkCommitToCheckpointPostgres writes add-records batches for a few seconds from

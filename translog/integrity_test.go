@@ -15,8 +15,8 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/translog/logstore"
 )
 

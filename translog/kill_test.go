@@ -17,8 +17,8 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // The process TestKill9DuringIntegration kills is this test binary started again with these

@@ -11,8 +11,8 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/translog"
 	"github.com/svc-directory/svc/translog/leaf"
 	"github.com/svc-directory/svc/translog/witnesstest"

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/dedi"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // exportService is an in-process service holding a namespace to export.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/svc-directory/svc/directory"
-	"github.com/svc-directory/svc/store/storetest"
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/translog"
 	"github.com/svc-directory/svc/translog/leaf"
 )

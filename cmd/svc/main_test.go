@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 )
 
 // svc runs the command in-process and returns its exit status, stdout and stderr.

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
-	"github.com/svc-directory/svc/store/storetest"
 	"github.com/svc-directory/svc/translog"
 	"github.com/svc-directory/svc/translog/leaf"
 )
