@@ -95,8 +95,8 @@ func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, er
 
 // requeueForLog queues every public version in creation order, into the empty queue: it numbers
 // them in a temporary table (logRestartOrderSQL) and reads that back a page at a time, writing
-// each version's leaf with translog/leaf and queueing the page in one statement, so that the
-// queue's positions follow the numbering. It returns how many it queued.
+// each version's leaf with translog/leaf and queueing the page in multi-row inserts in the
+// numbering's order, so that the queue's positions follow it. It returns how many it queued.
 func requeueForLog(tx *gorm.DB) (int64, error) {
 	if err := tx.Exec(`CREATE TEMPORARY TABLE log_restart (n BIGINT PRIMARY KEY, kind TEXT NOT NULL,
 		namespace_id TEXT NOT NULL, registry_id TEXT NOT NULL, record_id TEXT NOT NULL, version TEXT NOT NULL,
