@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"gorm.io/gorm"
 
@@ -36,20 +37,12 @@ const logRestartOrderSQL = `
 	      FROM record_versions WHERE state <> 'draft'
 	) AS v`
 
-// logRestartPage is how many versions the restart reads and queues at a time.
-const logRestartPage = 4096
-
-// logRestartRow is a version of log_restart, the restart's numbered list (a temporary table).
-type logRestartRow struct {
-	N            int64  `gorm:"column:n"`
-	Kind         string `gorm:"column:kind"`
-	NamespaceID  string `gorm:"column:namespace_id"`
-	RegistryID   string `gorm:"column:registry_id"`
-	RecordID     string `gorm:"column:record_id"`
-	Version      string `gorm:"column:version"`
-	VersionCount int64  `gorm:"column:version_count"`
-	Digest       string `gorm:"column:digest"`
-}
+// logRestartPage is how many versions the restart reads and queues at a time, in statements of
+// logQueueInsert rows (two parameters each: well inside both dialects' limits).
+const (
+	logRestartPage = 4096
+	logQueueInsert = 2048
+)
 
 // RestartLog starts a new, empty log under origin in place of the database's log, in one
 // transaction: the old log's tiles, bundles, checkpoints, cosigned checkpoint and index map are
@@ -103,8 +96,8 @@ func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, er
 
 // requeueForLog queues every public version in creation order, into the empty queue: it numbers
 // them in a temporary table (logRestartOrderSQL) and reads that back a page at a time, writing
-// each version's leaf with translog/leaf and queueing the page in one statement, so that the
-// queue's positions follow the numbering. It returns how many it queued.
+// each version's leaf with translog/leaf and queueing the page in multi-row inserts in the
+// numbering's order, so that the queue's positions follow it. It returns how many it queued.
 func requeueForLog(tx *gorm.DB) (int64, error) {
 	if err := tx.Exec(`CREATE TEMPORARY TABLE log_restart (n BIGINT PRIMARY KEY, kind TEXT NOT NULL,
 		namespace_id TEXT NOT NULL, registry_id TEXT NOT NULL, record_id TEXT NOT NULL, version TEXT NOT NULL,
@@ -115,32 +108,44 @@ func requeueForLog(tx *gorm.DB) (int64, error) {
 		return 0, err
 	}
 	var queued int64
-	page := make([]logRestartRow, 0, logRestartPage)
-	rows := make([]logQueueRow, 0, logRestartPage)
+	args := make([]any, 0, 2*logRestartPage) // version, leaf, version, leaf, ...
 	for {
-		page = page[:0]
-		if err := tx.Table("log_restart").Where("n > ?", queued).Order("n").Limit(logRestartPage).Find(&page).Error; err != nil {
+		rows, err := tx.Raw(`SELECT kind, namespace_id, registry_id, record_id, version, version_count, digest
+			FROM log_restart WHERE n > ? ORDER BY n LIMIT ?`, queued, logRestartPage).Rows()
+		if err != nil {
 			return 0, err
 		}
-		if len(page) == 0 {
-			break
-		}
-		rows = rows[:0]
-		for i, r := range page {
-			if r.N != queued+int64(i)+1 {
-				return 0, fmt.Errorf("the numbered versions skip from %d to %d", queued+int64(i), r.N)
-			}
-			text, err := leaf.Leaf{Kind: r.Kind, NamespaceID: r.NamespaceID, RegistryID: r.RegistryID, RecordID: r.RecordID,
-				Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest}.Canonical()
-			if err != nil {
+		args = args[:0]
+		for rows.Next() {
+			var l leaf.Leaf
+			if err := rows.Scan(&l.Kind, &l.NamespaceID, &l.RegistryID, &l.RecordID, &l.Version, &l.VersionCount, &l.Digest); err != nil {
+				_ = rows.Close()
 				return 0, err
 			}
-			rows = append(rows, logQueueRow{Version: r.Version, Leaf: string(text)})
+			text, err := l.Canonical()
+			if err != nil {
+				_ = rows.Close()
+				return 0, err
+			}
+			args = append(args, l.Version, string(text))
 		}
-		if err := tx.CreateInBatches(rows, 4*versionBatch).Error; err != nil {
-			return 0, translate(err, "log queue")
+		if err := rows.Close(); err != nil {
+			return 0, err
 		}
-		queued += int64(len(page))
+		if err := rows.Err(); err != nil {
+			return 0, err
+		}
+		if len(args) == 0 {
+			break
+		}
+		for i := 0; i < len(args); i += 2 * logQueueInsert {
+			part := args[i:min(i+2*logQueueInsert, len(args))]
+			q := "INSERT INTO log_queue (version, leaf) VALUES (?, ?)" + strings.Repeat(", (?, ?)", len(part)/2-1)
+			if err := tx.Exec(q, part...).Error; err != nil {
+				return 0, translate(err, "log queue")
+			}
+		}
+		queued += int64(len(args) / 2)
 	}
 	return queued, tx.Exec(`DROP TABLE log_restart`).Error
 }
