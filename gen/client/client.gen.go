@@ -774,7 +774,7 @@ type CreateWatchRequest struct {
 	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
 	WatchType WatchType `json:"watch_type"`
 
-	// WebhookUrl Where events are posted; https on a public address.
+	// WebhookUrl Where events are posted; https on a public address (docs/webhooks.md, "Which URLs are accepted").
 	//
 	// Example: https://hooks.example.com/svc
 	WebhookUrl string `json:"webhook_url"`
@@ -1996,8 +1996,10 @@ type WatchCreated struct {
 	TargetId       string     `json:"target_id"`
 
 	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
-	WatchType  WatchType `json:"watch_type"`
-	WebhookUrl string    `json:"webhook_url"`
+	WatchType WatchType `json:"watch_type"`
+
+	// WebhookUrl The URL as the URL rule normalised it at creation.
+	WebhookUrl string `json:"webhook_url"`
 }
 
 // WatchCreatedResponse The answer of createWatchSubscription.
@@ -2055,8 +2057,10 @@ type WatchSubscription struct {
 	TargetId       string     `json:"target_id"`
 
 	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
-	WatchType  WatchType `json:"watch_type"`
-	WebhookUrl string    `json:"webhook_url"`
+	WatchType WatchType `json:"watch_type"`
+
+	// WebhookUrl The URL as the URL rule normalised it at creation.
+	WebhookUrl string `json:"webhook_url"`
 }
 
 // WatchSubscriptionResponse The answer of getWatchSubscription.
@@ -3070,7 +3074,7 @@ type ClientInterface interface {
 
 	// CreateWatchSubscriptionWithBody Watch an entry with a webhook
 	//
-	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3079,7 +3083,7 @@ type ClientInterface interface {
 
 	// CreateWatchSubscription Watch an entry with a webhook
 	//
-	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4132,7 +4136,7 @@ func (c *Client) ListRecordVersions(ctx context.Context, namespace NamespaceRef,
 
 // CreateWatchSubscriptionWithBody Watch an entry with a webhook
 //
-// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4151,7 +4155,7 @@ func (c *Client) CreateWatchSubscriptionWithBody(ctx context.Context, contentTyp
 
 // CreateWatchSubscription Watch an entry with a webhook
 //
-// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9278,7 +9282,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateWatchSubscriptionWithBodyWithResponse Watch an entry with a webhook
 	//
-	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9287,7 +9291,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateWatchSubscriptionWithResponse Watch an entry with a webhook
 	//
-	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -17116,7 +17120,7 @@ func (c *ClientWithResponses) ListRecordVersionsWithResponse(ctx context.Context
 
 // CreateWatchSubscriptionWithBodyWithResponse Watch an entry with a webhook
 //
-// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17131,7 +17135,7 @@ func (c *ClientWithResponses) CreateWatchSubscriptionWithBodyWithResponse(ctx co
 
 // CreateWatchSubscriptionWithResponse Watch an entry with a webhook
 //
-// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
