@@ -131,15 +131,16 @@ func (s *Store) CreateNamespace(ctx context.Context, owner User, creatorDID stri
 	if err != nil {
 		return Namespace{}, err
 	}
-	st := s.stamp()
-	h := nsHeadRow{
-		NamespaceID: newNamespaceID(), OwnerID: owner.ID, CreatedBy: creatorDID, Genesis: st.text, CreatedAt: st.ms,
-		VersionCount: 1, Name: in.Name, Description: in.Description, Meta: meta, TTL: ttlOr(in.TTL, DefaultTTL),
-	}
-	if err := sealNamespace(&h, st); err != nil {
-		return Namespace{}, err
-	}
+	var h nsHeadRow
 	err = s.tx(ctx, func(tx *gorm.DB) error {
+		st := s.stamp() // inside the transaction: on SQLite after its write lock
+		h = nsHeadRow{
+			NamespaceID: newNamespaceID(), OwnerID: owner.ID, CreatedBy: creatorDID, Genesis: st.text, CreatedAt: st.ms,
+			VersionCount: 1, Name: in.Name, Description: in.Description, Meta: meta, TTL: ttlOr(in.TTL, DefaultTTL),
+		}
+		if err := sealNamespace(&h, st); err != nil {
+			return err
+		}
 		if err := tx.Create(&h).Error; err != nil {
 			return translate(err, "create namespace")
 		}

@@ -237,12 +237,14 @@ func (s *Store) insertRecordsTx(tx *gorm.DB, namespaceID, registryName, creatorD
 		seen[r.RecordName] = struct{}{}
 		names[i] = r.RecordName
 	}
-	st := s.stamp()
 	heads := make([]recHeadRow, len(in))
 	g, err := s.registryForWrite(tx, namespaceID, registryName)
 	if err != nil {
 		return g, nil, err
 	}
+	// The time of the new versions is read once the registry's lock is held, so that it never
+	// runs against the order in which the registry's writers commit and are logged.
+	st := s.stamp()
 	var taken []string
 	if err := tx.Model(&recHeadRow{}).Where("registry_id = ? AND record_name IN ?", g.RegistryID, names).Limit(1).Pluck("record_name", &taken).Error; err != nil {
 		return g, nil, translate(err, "record names")

@@ -142,6 +142,16 @@ func (s *Store) createRegistryTx(tx *gorm.DB, namespaceID, creatorDID string, in
 	if in.QueryAllowed != nil {
 		qa = *in.QueryAllowed
 	}
+	// The namespace's row is locked (its count) before the time of the new version is read, so
+	// that the time follows the order of the namespace's writers.
+	var names []string
+	if err := tx.Raw(`UPDATE namespaces SET registry_count = registry_count + 1 WHERE namespace_id = ? RETURNING name`, namespaceID).
+		Scan(&names).Error; err != nil {
+		return Registry{}, translate(err, "count registry")
+	}
+	if len(names) != 1 {
+		return Registry{}, fmt.Errorf("namespace %q: %w", namespaceID, ErrNotFound)
+	}
 	st := s.stamp()
 	h := regHeadRow{RowRegistry: RowRegistry{
 		RegistryID: newUUID(), NamespaceID: namespaceID, RegistryName: in.RegistryName, Tag: in.Tag, Schema: schema,
@@ -150,14 +160,6 @@ func (s *Store) createRegistryTx(tx *gorm.DB, namespaceID, creatorDID string, in
 	}, CreatedAt: st.ms, UpdatedAt: st.ms}
 	if err := sealRegistry(&h.RowRegistry, nil, nil, &h.Schema, &h.Meta, st); err != nil {
 		return Registry{}, err
-	}
-	var names []string
-	if err := tx.Raw(`UPDATE namespaces SET registry_count = registry_count + 1 WHERE namespace_id = ? RETURNING name`, namespaceID).
-		Scan(&names).Error; err != nil {
-		return Registry{}, translate(err, "count registry")
-	}
-	if len(names) != 1 {
-		return Registry{}, fmt.Errorf("namespace %q: %w", namespaceID, ErrNotFound)
 	}
 	if err := tx.Create(&h).Error; err != nil {
 		if err = translate(err, "create registry"); IsConflict(err) {
