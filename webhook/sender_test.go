@@ -18,7 +18,7 @@ type queue struct {
 	recorded chan store.DeliveryAttempt
 }
 
-func (q *queue) ClaimWebhookEvents(context.Context, time.Time, time.Time, int) ([]store.WebhookEvent, error) {
+func (q *queue) ClaimWebhookEvents(context.Context, time.Time, time.Time, store.WebhookClaim) ([]store.WebhookEvent, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	out := q.events
