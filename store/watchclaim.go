@@ -91,4 +91,3 @@ func (s *Store) ClaimWebhookEvents(ctx context.Context, now, leaseUntil time.Tim
 	})
 	return out, err
 }
-
