@@ -180,7 +180,7 @@ func (w *Worker) run(ctx context.Context, job store.ClaimedJob) error {
 
 // recordOf checks one row: its name, its cells' types, the schema, the size limit.
 func (w *Worker) recordOf(layout *Layout, schema *recordschema.Schema, cells []string) (store.RecordInput, error) {
-	name, details, err := layout.Record(cells)
+	name, state, details, err := layout.Record(cells)
 	if err != nil {
 		return store.RecordInput{}, err
 	}
@@ -195,7 +195,7 @@ func (w *Worker) recordOf(layout *Layout, schema *recordschema.Schema, cells []s
 	} else if len(b) > store.MaxDetails {
 		return store.RecordInput{}, fmt.Errorf("details are larger than %d KiB", store.MaxDetails>>10)
 	}
-	return store.RecordInput{RecordName: name, Details: details}, nil
+	return store.RecordInput{RecordName: name, Details: details, State: state}, nil
 }
 
 // Run takes jobs every interval until ctx ends.

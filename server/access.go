@@ -34,6 +34,14 @@ func (s *Server) memberOf(ctx context.Context, namespaceID string) (string, erro
 	return s.store.MemberRole(ctx, namespaceID, u.ID)
 }
 
+// seesDrafts reports whether the caller sees the namespace's drafts: its owner and delegates
+// do; anyone else, anonymous readers and registry delegates included, sees a record from its
+// first public version on (drafts are private, docs/lifecycle.md).
+func (s *Server) seesDrafts(ctx context.Context, namespaceID string) (bool, error) {
+	role, err := s.memberOf(ctx, namespaceID)
+	return role != "", err
+}
+
 // authorizeWrite resolves the namespace and requires the caller to be its owner or a delegate
 // (ownerOnly: its owner). It returns the namespace id, or an *apiError (400, 404, 403), or an error.
 func (s *Server) authorizeWrite(ctx context.Context, ref string, ownerOnly bool) (string, error) {

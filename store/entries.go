@@ -90,7 +90,7 @@ type Registry struct {
 	VersionCount  int64
 	Digest        string
 	ProofType     string
-	RecordCount   int64 // current
+	RecordCount   int64 // its records now, drafts not counted (they are private)
 }
 
 // Record is one version of a record plus its registry's current state and schema.

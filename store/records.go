@@ -293,7 +293,14 @@ func (s *Store) insertRecordsTx(tx *gorm.DB, namespaceID, registryName, creatorD
 	if err := appendVersions(tx, versions); err != nil {
 		return g, nil, err
 	}
-	if err := tx.Exec(`UPDATE registries SET record_count = record_count + ? WHERE registry_id = ?`, len(in), g.RegistryID).Error; err != nil {
+	drafts := 0
+	for _, h := range heads {
+		if h.State == StateDraft {
+			drafts++
+		}
+	}
+	if err := tx.Exec(`UPDATE registries SET record_count = record_count + ?, draft_count = draft_count + ? WHERE registry_id = ?`,
+		len(in), drafts, g.RegistryID).Error; err != nil {
 		return g, nil, translate(err, "count records")
 	}
 	return g, heads, nil
@@ -395,6 +402,14 @@ func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, rec
 			if err := appendVersions(tx, []recVersionRow{{RowRecord: next, CreatedAt: st.ms}}); err != nil {
 				return err
 			}
+			if h.State == StateDraft && next.State != StateDraft { // published: the record is public from now on
+				if err := tx.Exec(`UPDATE registries SET draft_count = draft_count - 1 WHERE registry_id = ?`, g.RegistryID).Error; err != nil {
+					return translate(err, "count drafts")
+				}
+				if err := addToCounter(tx, counterRecords, 1); err != nil {
+					return err
+				}
+			}
 			updatedAt = st.ms
 		}
 		schema, err := decodeObject(g.Schema)
@@ -471,10 +486,14 @@ func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName s
 	return r.record()
 }
 
-// RecordVersions lists a record's version ids, newest first.
-func (s *Store) RecordVersions(ctx context.Context, recordID string) ([]string, error) {
+// RecordVersions lists a record's version ids, newest first; its draft versions only
+// withDrafts (for the namespace's owner and delegates: drafts are private).
+func (s *Store) RecordVersions(ctx context.Context, recordID string, withDrafts bool) ([]string, error) {
 	var out []string
-	err := s.rdb(ctx).Model(&recVersionRow{}).Where("record_id = ?", recordID).
-		Order("version_count DESC").Pluck("version", &out).Error
+	q := s.rdb(ctx).Model(&recVersionRow{}).Where("record_id = ?", recordID)
+	if !withDrafts {
+		q = q.Where("state <> ?", StateDraft)
+	}
+	err := q.Order("version_count DESC").Pluck("version", &out).Error
 	return out, translate(err, "record versions")
 }

@@ -57,6 +57,7 @@ type regHeadRow struct {
 	CreatedAt   int64 `gorm:"column:created_at"`
 	UpdatedAt   int64 `gorm:"column:updated_at"`
 	RecordCount int64 `gorm:"column:record_count"`
+	DraftCount  int64 `gorm:"column:draft_count;->"` // read only: writes change it by statements
 }
 
 func (regHeadRow) TableName() string { return "registries" }
@@ -268,7 +269,7 @@ func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch s
 	if err != nil {
 		return Registry{}, err
 	}
-	return out.registry(schema, meta, nsName, out.CreatedAt, out.UpdatedAt, out.RecordCount), nil
+	return out.registry(schema, meta, nsName, out.CreatedAt, out.UpdatedAt, out.RecordCount-out.DraftCount), nil
 }
 
 // namespaceNameTx reads the current name of a namespace inside the caller's transaction.
@@ -288,7 +289,7 @@ func (s *Store) GetRegistry(ctx context.Context, nsRef, name string, sel Version
 	cond, arg := namespaceRefClause(nsRef)
 	q := `SELECT v.registry_id, v.namespace_id, v.registry_name, v.tag, v.schema, v.created_by, v.genesis, v.version,
 			v.version_count, v.description, v.meta, v.ttl, v.state, v.query_allowed, v.digest, v.proof_type,
-			v.created_at AS v_created_at, g.created_at AS head_created_at, g.record_count, n.name AS namespace_name
+			v.created_at AS v_created_at, g.created_at AS head_created_at, g.record_count - g.draft_count AS record_count, n.name AS namespace_name
 		FROM namespaces n
 		JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?
 		JOIN registry_versions v ON v.registry_id = g.registry_id

@@ -68,7 +68,8 @@ const versionBatch = 500
 // namespace_versions, registry_versions or record_versions, so a version exists exactly when it
 // went through here and its transaction committed.
 //
-// The platform statistics count entries here (stats.go): a first version creates its entry.
+// The platform statistics count entries here (stats.go): a first version creates its entry,
+// and is counted when it is public (a record draft is counted when it is published).
 //
 // The transparency log attaches here: each public version (every version but a record draft)
 // is queued for the log (log_queue) in the same transaction, in the order of rows, so that the
@@ -92,8 +93,8 @@ func appendVersions[V versionRow[V]](tx *gorm.DB, rows []V) error {
 	}
 	created := 0
 	for _, r := range rows {
-		if r.first() {
-			created++
+		if _, public := r.logLeaf(); public && r.first() {
+			created++ // a record added as a draft is counted when it is published (UpdateRecord)
 		}
 	}
 	return addToCounter(tx, kindCounter[rows[0].kind()], created)

@@ -1533,7 +1533,9 @@ type Registry struct {
 	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
 	Proof        Proof `json:"proof"`
 	QueryAllowed bool  `json:"query_allowed"`
-	RecordCount  int64 `json:"record_count"`
+
+	// RecordCount How many records the registry holds, drafts not counted (they are private).
+	RecordCount int64 `json:"record_count"`
 
 	// RegistryId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c6
 	RegistryId string `json:"registry_id"`
@@ -1612,8 +1614,10 @@ type RegistryListEntry struct {
 	// NamespaceId Present in the tag query.
 	NamespaceId  *string `json:"namespace_id,omitempty"`
 	QueryAllowed bool    `json:"query_allowed"`
-	RecordCount  int64   `json:"record_count"`
-	RegistryId   string  `json:"registry_id"`
+
+	// RecordCount How many records the registry holds, drafts not counted (they are private).
+	RecordCount int64  `json:"record_count"`
+	RegistryId  string `json:"registry_id"`
 
 	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
 	//
@@ -2894,7 +2898,7 @@ type ClientInterface interface {
 
 	// LookupRecord Look up a record
 	//
-	// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`.
+	// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
 	//
 	// Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 	LookupRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2936,7 +2940,7 @@ type ClientInterface interface {
 
 	// QueryRecords List the records of a registry
 	//
-	// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+	// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. Drafts are listed, and counted in `total_records`, for the namespace's owner and delegates only; anyone else sees each record from its first public version on.
 	//
 	// Corresponds with GET /svc/query/{namespace}/{registry_name} (the `QueryRecords` operationId).
 	QueryRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *QueryRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2949,7 +2953,7 @@ type ClientInterface interface {
 	// (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
 	// A value matches when the text form of the scalar at that path, or of any element of an array
 	// there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-	// URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+	// URL-encoded. Anonymous callers and other users search registries whose `query_allowed` is true and see every
 	// record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
 	// namespace's owner and delegates also search its other registries and see drafts. Results are newest
 	// `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
@@ -2960,7 +2964,7 @@ type ClientInterface interface {
 
 	// GetStats Platform statistics
 	//
-	// How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+	// How many users, namespaces, registries and records (in every state but draft: drafts are private, and a record is counted once published) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
 	//
 	// Corresponds with GET /svc/stats (the `GetStats` operationId).
 	GetStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3067,7 +3071,7 @@ type ClientInterface interface {
 
 	// ListRecordVersions List the versions of a record
 	//
-	// Version identifiers, newest first, with the registry's schema.
+	// Version identifiers, newest first, with the registry's schema. Draft versions are listed for the namespace's owner and delegates only; to anyone else a record whose versions are all drafts is 404.
 	//
 	// Corresponds with GET /svc/versions/{namespace}/{registry_name}/{record_name} (the `ListRecordVersions` operationId).
 	ListRecordVersions(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ListRecordVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3281,7 +3285,7 @@ type ClientInterface interface {
 
 	// BulkUploadRecordsWithBody Import records from a CSV file, as a job
 	//
-	// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+	// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name`, optionally `record_state`, and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). A cell that begins with `'` followed by `=`, `+`, `-`, `@`, a tab, a carriage return or another `'` loses that first `'` (the export's formula neutralisation). `record_state` `live` or empty imports a live record, `draft` a draft; any other state (`suspended`, `revoked`, `expired`) refuses the row, so an export uploaded again never makes such a record live. The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3297,7 +3301,7 @@ type ClientInterface interface {
 
 	// ExportRecordsAsCsv Export a registry's records as CSV
 	//
-	// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+	// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, `record_state` (the state the record reads as, its `effective_state`), then one column per details path. A cell that a spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage return) is written with a `'` before it, which bulk-upload reads away (OWASP CSV injection guidance). Drafts are exported to the namespace's owner and delegates only. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name (among them a top-level `record_name` or `record_state`) is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
 	//
 	// Corresponds with GET /svc/{namespace}/{registry_name}/export-records-as-csv (the `ExportRecordsAsCsv` operationId).
 	ExportRecordsAsCsv(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ExportRecordsAsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3736,7 +3740,7 @@ func (c *Client) LookupRegistry(ctx context.Context, namespace NamespaceRef, reg
 
 // LookupRecord Look up a record
 //
-// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`.
+// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
 //
 // Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 func (c *Client) LookupRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3838,7 +3842,7 @@ func (c *Client) QueryRegistries(ctx context.Context, namespace NamespaceRef, pa
 
 // QueryRecords List the records of a registry
 //
-// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. Drafts are listed, and counted in `total_records`, for the namespace's owner and delegates only; anyone else sees each record from its first public version on.
 //
 // Corresponds with GET /svc/query/{namespace}/{registry_name} (the `QueryRecords` operationId).
 func (c *Client) QueryRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *QueryRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3861,7 +3865,7 @@ func (c *Client) QueryRecords(ctx context.Context, namespace NamespaceRef, regis
 // (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
 // A value matches when the text form of the scalar at that path, or of any element of an array
 // there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-// URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+// URL-encoded. Anonymous callers and other users search registries whose `query_allowed` is true and see every
 // record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
 // namespace's owner and delegates also search its other registries and see drafts. Results are newest
 // `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
@@ -3882,7 +3886,7 @@ func (c *Client) SearchRecords(ctx context.Context, namespace NamespaceRef, para
 
 // GetStats Platform statistics
 //
-// How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+// How many users, namespaces, registries and records (in every state but draft: drafts are private, and a record is counted once published) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
 //
 // Corresponds with GET /svc/stats (the `GetStats` operationId).
 func (c *Client) GetStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4119,7 +4123,7 @@ func (c *Client) ListRegistryVersions(ctx context.Context, namespace NamespaceRe
 
 // ListRecordVersions List the versions of a record
 //
-// Version identifiers, newest first, with the registry's schema.
+// Version identifiers, newest first, with the registry's schema. Draft versions are listed for the namespace's owner and delegates only; to anyone else a record whose versions are all drafts is 404.
 //
 // Corresponds with GET /svc/versions/{namespace}/{registry_name}/{record_name} (the `ListRecordVersions` operationId).
 func (c *Client) ListRecordVersions(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ListRecordVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4593,7 +4597,7 @@ func (c *Client) ArchiveRegistry(ctx context.Context, namespace NamespaceRef, re
 
 // BulkUploadRecordsWithBody Import records from a CSV file, as a job
 //
-// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name`, optionally `record_state`, and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). A cell that begins with `'` followed by `=`, `+`, `-`, `@`, a tab, a carriage return or another `'` loses that first `'` (the export's formula neutralisation). `record_state` `live` or empty imports a live record, `draft` a draft; any other state (`suspended`, `revoked`, `expired`) refuses the row, so an export uploaded again never makes such a record live. The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4629,7 +4633,7 @@ func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef,
 
 // ExportRecordsAsCsv Export a registry's records as CSV
 //
-// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, `record_state` (the state the record reads as, its `effective_state`), then one column per details path. A cell that a spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage return) is written with a `'` before it, which bulk-upload reads away (OWASP CSV injection guidance). Drafts are exported to the namespace's owner and delegates only. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name (among them a top-level `record_name` or `record_state`) is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
 //
 // Corresponds with GET /svc/{namespace}/{registry_name}/export-records-as-csv (the `ExportRecordsAsCsv` operationId).
 func (c *Client) ExportRecordsAsCsv(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ExportRecordsAsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9074,7 +9078,7 @@ type ClientWithResponsesInterface interface {
 
 	// LookupRecordWithResponse Look up a record
 	//
-	// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`.
+	// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9128,7 +9132,7 @@ type ClientWithResponsesInterface interface {
 
 	// QueryRecordsWithResponse List the records of a registry
 	//
-	// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+	// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. Drafts are listed, and counted in `total_records`, for the namespace's owner and delegates only; anyone else sees each record from its first public version on.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9143,7 +9147,7 @@ type ClientWithResponsesInterface interface {
 	// (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
 	// A value matches when the text form of the scalar at that path, or of any element of an array
 	// there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-	// URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+	// URL-encoded. Anonymous callers and other users search registries whose `query_allowed` is true and see every
 	// record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
 	// namespace's owner and delegates also search its other registries and see drafts. Results are newest
 	// `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
@@ -9156,7 +9160,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetStatsWithResponse Platform statistics
 	//
-	// How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+	// How many users, namespaces, registries and records (in every state but draft: drafts are private, and a record is counted once published) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9273,7 +9277,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListRecordVersionsWithResponse List the versions of a record
 	//
-	// Version identifiers, newest first, with the registry's schema.
+	// Version identifiers, newest first, with the registry's schema. Draft versions are listed for the namespace's owner and delegates only; to anyone else a record whose versions are all drafts is 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9507,7 +9511,7 @@ type ClientWithResponsesInterface interface {
 
 	// BulkUploadRecordsWithBodyWithResponse Import records from a CSV file, as a job
 	//
-	// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+	// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name`, optionally `record_state`, and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). A cell that begins with `'` followed by `=`, `+`, `-`, `@`, a tab, a carriage return or another `'` loses that first `'` (the export's formula neutralisation). `record_state` `live` or empty imports a live record, `draft` a draft; any other state (`suspended`, `revoked`, `expired`) refuses the row, so an export uploaded again never makes such a record live. The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9525,7 +9529,7 @@ type ClientWithResponsesInterface interface {
 
 	// ExportRecordsAsCsvWithResponse Export a registry's records as CSV
 	//
-	// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+	// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, `record_state` (the state the record reads as, its `effective_state`), then one column per details path. A cell that a spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage return) is written with a `'` before it, which bulk-upload reads away (OWASP CSV injection guidance). Drafts are exported to the namespace's owner and delegates only. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name (among them a top-level `record_name` or `record_state`) is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -16780,7 +16784,7 @@ func (c *ClientWithResponses) LookupRegistryWithResponse(ctx context.Context, na
 
 // LookupRecordWithResponse Look up a record
 //
-// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`.
+// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16870,7 +16874,7 @@ func (c *ClientWithResponses) QueryRegistriesWithResponse(ctx context.Context, n
 
 // QueryRecordsWithResponse List the records of a registry
 //
-// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. Drafts are listed, and counted in `total_records`, for the namespace's owner and delegates only; anyone else sees each record from its first public version on.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16891,7 +16895,7 @@ func (c *ClientWithResponses) QueryRecordsWithResponse(ctx context.Context, name
 // (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
 // A value matches when the text form of the scalar at that path, or of any element of an array
 // there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-// URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+// URL-encoded. Anonymous callers and other users search registries whose `query_allowed` is true and see every
 // record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
 // namespace's owner and delegates also search its other registries and see drafts. Results are newest
 // `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
@@ -16910,7 +16914,7 @@ func (c *ClientWithResponses) SearchRecordsWithResponse(ctx context.Context, nam
 
 // GetStatsWithResponse Platform statistics
 //
-// How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+// How many users, namespaces, registries and records (in every state but draft: drafts are private, and a record is counted once published) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -17105,7 +17109,7 @@ func (c *ClientWithResponses) ListRegistryVersionsWithResponse(ctx context.Conte
 
 // ListRecordVersionsWithResponse List the versions of a record
 //
-// Version identifiers, newest first, with the registry's schema.
+// Version identifiers, newest first, with the registry's schema. Draft versions are listed for the namespace's owner and delegates only; to anyone else a record whose versions are all drafts is 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -17495,7 +17499,7 @@ func (c *ClientWithResponses) ArchiveRegistryWithResponse(ctx context.Context, n
 
 // BulkUploadRecordsWithBodyWithResponse Import records from a CSV file, as a job
 //
-// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name`, optionally `record_state`, and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). A cell that begins with `'` followed by `=`, `+`, `-`, `@`, a tab, a carriage return or another `'` loses that first `'` (the export's formula neutralisation). `record_state` `live` or empty imports a live record, `draft` a draft; any other state (`suspended`, `revoked`, `expired`) refuses the row, so an export uploaded again never makes such a record live. The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17525,7 +17529,7 @@ func (c *ClientWithResponses) DeactivateRegistryWithResponse(ctx context.Context
 
 // ExportRecordsAsCsvWithResponse Export a registry's records as CSV
 //
-// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, `record_state` (the state the record reads as, its `effective_state`), then one column per details path. A cell that a spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage return) is written with a `'` before it, which bulk-upload reads away (OWASP CSV injection guidance). Drafts are exported to the namespace's owner and delegates only. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name (among them a top-level `record_name` or `record_state`) is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
 //
 // Returns a wrapper object for the known response body format(s).
 //
