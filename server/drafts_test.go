@@ -111,6 +111,17 @@ func TestDraftsArePrivate(t *testing.T) {
 		if st := h.must(http.StatusOK, "GET", "/svc/stats", "", nil).data(); st["records"] != 2.0 {
 			t.Fatalf("stats count %v records; want the 2 published", st["records"])
 		}
+		// A draft's lookup, verified: the owner's key finds it; to anyone else it is not there.
+		draftLookup := h.must(http.StatusOK, "GET", "/svc/lookup/"+id+"/employees/dora", owner, nil).data()
+		verify := func(k string) resp {
+			return h.do("POST", "/svc/verify-record-lookup", k, map[string]any{"record_lookup_response": map[string]any{"message": "found", "data": draftLookup}})
+		}
+		if r := verify(owner); r.Status != http.StatusOK {
+			t.Fatalf("the owner's verification of the draft: %d %s", r.Status, r.Raw)
+		}
+		if r := verify(other); r.Status != http.StatusBadRequest || r.msg() != "Verification failed" {
+			t.Fatalf("another user's verification of the draft: %d %s", r.Status, r.Raw)
+		}
 
 		// Published: everyone sees it from its public version on; its drafts stay private.
 		published := h.must(http.StatusOK, "POST", reg+"/dora/publish-record", owner, nil).data()["version"].(string)

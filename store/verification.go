@@ -205,6 +205,7 @@ type StoredVersion struct {
 	RecordID    string
 	Digest      string
 	ProofType   string
+	Draft       bool // a record's draft version: private to its namespace's owner and delegates
 }
 
 // EntryVersion finds the version of the entry (of the kind, by its id) and returns its stored
@@ -226,16 +227,18 @@ func (s *Store) entryVersion(ctx context.Context, kind proof.Kind, entryID, vers
 	var q string
 	switch kind {
 	case proof.KindNamespace:
-		q = `SELECT namespace_id, '' AS registry_id, '' AS record_id, digest, proof_type FROM namespace_versions WHERE namespace_id = ? AND version = ?`
+		q = `SELECT namespace_id, '' AS registry_id, '' AS record_id, digest, proof_type, 'live' AS state FROM namespace_versions WHERE namespace_id = ? AND version = ?`
 	case proof.KindRegistry:
-		q = `SELECT namespace_id, registry_id, '' AS record_id, digest, proof_type FROM registry_versions WHERE registry_id = ? AND version = ?`
+		q = `SELECT namespace_id, registry_id, '' AS record_id, digest, proof_type, 'live' AS state FROM registry_versions WHERE registry_id = ? AND version = ?`
 	case proof.KindRecord:
-		q = `SELECT namespace_id, registry_id, record_id, digest, proof_type FROM record_versions WHERE record_id = ? AND version = ?`
+		q = `SELECT namespace_id, registry_id, record_id, digest, proof_type, state FROM record_versions WHERE record_id = ? AND version = ?`
 	default:
 		return StoredVersion{}, invalid.With("unknown entry kind %v", kind)
 	}
 	var v StoredVersion
-	err := queryRow(ctx, s.rsql(ctx), s.d.rebind(q), []any{entryID, version}, &v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType)
+	var state string
+	err := queryRow(ctx, s.rsql(ctx), s.d.rebind(q), []any{entryID, version}, &v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType, &state)
+	v.Draft = state == StateDraft
 	if errors.Is(err, sql.ErrNoRows) {
 		return StoredVersion{}, fmt.Errorf("%s %q version %q: %w", kind, entryID, version, ErrNotFound)
 	}

@@ -3021,7 +3021,7 @@ type ClientInterface interface {
 
 	// VerifyRecordLookupWithBody Verify a record lookup response
 	//
-	// As the namespace form, for a record lookup response (with `record_id`).
+	// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3030,7 +3030,7 @@ type ClientInterface interface {
 
 	// VerifyRecordLookup Verify a record lookup response
 	//
-	// As the namespace form, for a record lookup response (with `record_id`).
+	// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4013,7 +4013,7 @@ func (c *Client) VerifyNamespaceLookup(ctx context.Context, body VerifyNamespace
 
 // VerifyRecordLookupWithBody Verify a record lookup response
 //
-// As the namespace form, for a record lookup response (with `record_id`).
+// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4032,7 +4032,7 @@ func (c *Client) VerifyRecordLookupWithBody(ctx context.Context, contentType str
 
 // VerifyRecordLookup Verify a record lookup response
 //
-// As the namespace form, for a record lookup response (with `record_id`).
+// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9223,7 +9223,7 @@ type ClientWithResponsesInterface interface {
 
 	// VerifyRecordLookupWithBodyWithResponse Verify a record lookup response
 	//
-	// As the namespace form, for a record lookup response (with `record_id`).
+	// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9232,7 +9232,7 @@ type ClientWithResponsesInterface interface {
 
 	// VerifyRecordLookupWithResponse Verify a record lookup response
 	//
-	// As the namespace form, for a record lookup response (with `record_id`).
+	// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -17019,7 +17019,7 @@ func (c *ClientWithResponses) VerifyNamespaceLookupWithResponse(ctx context.Cont
 
 // VerifyRecordLookupWithBodyWithResponse Verify a record lookup response
 //
-// As the namespace form, for a record lookup response (with `record_id`).
+// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17034,7 +17034,7 @@ func (c *ClientWithResponses) VerifyRecordLookupWithBodyWithResponse(ctx context
 
 // VerifyRecordLookupWithResponse Verify a record lookup response
 //
-// As the namespace form, for a record lookup response (with `record_id`).
+// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

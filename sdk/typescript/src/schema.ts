@@ -265,7 +265,7 @@ export interface paths {
         put?: never;
         /**
          * Verify a record lookup response
-         * @description As the namespace form, for a record lookup response (with `record_id`).
+         * @description As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
          */
         post: operations["verifyRecordLookup"];
         delete?: never;
