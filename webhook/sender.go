@@ -223,7 +223,11 @@ func (s *Sender) start(ctx context.Context, e store.WebhookEvent) {
 		if s.busy[e.UserID]--; s.busy[e.UserID] == 0 {
 			delete(s.busy, e.UserID)
 		}
-		if next := s.waiting[e.UserID]; len(next) > 0 && ctx.Err() == nil {
+		switch next := s.waiting[e.UserID]; {
+		case len(next) > 0 && ctx.Err() != nil: // stopping: they go back to the outbox when their lease ends
+			s.held -= len(next)
+			delete(s.waiting, e.UserID)
+		case len(next) > 0:
 			s.waiting[e.UserID] = next[1:]
 			if len(next) == 1 {
 				delete(s.waiting, e.UserID)
