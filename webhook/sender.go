@@ -120,7 +120,7 @@ func (s *Sender) retryAfter(attempt int) time.Duration {
 // ended, and says what it did.
 func (s *Sender) SendOnce(ctx context.Context) (SendStats, error) {
 	for {
-		claimed, err := s.fill(ctx)
+		claimed, skipped, err := s.fill(ctx)
 		if err != nil {
 			s.wg.Wait()
 			return s.takeStats(err)
@@ -128,8 +128,11 @@ func (s *Sender) SendOnce(ctx context.Context) (SendStats, error) {
 		s.mu.Lock()
 		idle := s.held == 0
 		s.mu.Unlock()
-		if idle && !claimed {
-			return s.takeStats(nil)
+		if idle {
+			if !claimed && !skipped {
+				return s.takeStats(nil)
+			}
+			continue // a subscriber was skipped whose deliveries have ended since: claim again
 		}
 		select {
 		case <-s.done:
@@ -154,9 +157,9 @@ func (s *Sender) takeStats(err error) (SendStats, error) {
 // fill claims due events while this sender has slots free, and starts each whose subscriber
 // has a slot free; the others wait for one (they are leased meanwhile: a subscriber never
 // holds more than twice its slots, so a waiting event starts within one attempt's timeout,
-// well inside its lease). It reports whether it claimed anything.
-func (s *Sender) fill(ctx context.Context) (bool, error) {
-	claimedAny := false
+// well inside its lease). It reports whether it claimed anything, and whether its last claim
+// skipped a subscriber whose slots were full.
+func (s *Sender) fill(ctx context.Context) (claimedAny, skipped bool, err error) {
 	for {
 		s.mu.Lock()
 		free := min(s.cfg.Parallel-s.held, s.cfg.Batch)
@@ -167,17 +170,18 @@ func (s *Sender) fill(ctx context.Context) (bool, error) {
 			}
 		}
 		s.mu.Unlock()
+		skipped = len(skip) > 0
 		if free <= 0 {
-			return claimedAny, nil
+			return claimedAny, skipped, nil
 		}
 		now := s.cfg.Now()
 		events, err := s.q.ClaimWebhookEvents(ctx, now, now.Add(s.cfg.Lease),
 			store.WebhookClaim{Limit: free, PerUser: s.cfg.PerSubscriber, SkipUsers: skip})
 		if err != nil {
-			return claimedAny, err
+			return claimedAny, skipped, err
 		}
 		if len(events) == 0 {
-			return claimedAny, nil
+			return claimedAny, skipped, nil
 		}
 		claimedAny = true
 		s.mu.Lock()
@@ -191,7 +195,7 @@ func (s *Sender) fill(ctx context.Context) (bool, error) {
 		}
 		s.mu.Unlock()
 		if len(events) < free {
-			return claimedAny, nil
+			return claimedAny, skipped, nil
 		}
 	}
 }
@@ -280,7 +284,7 @@ func (s *Sender) Run(ctx context.Context, interval time.Duration) {
 	defer t.Stop()
 	defer s.wg.Wait()
 	for {
-		if _, err := s.fill(ctx); err != nil && ctx.Err() == nil {
+		if _, _, err := s.fill(ctx); err != nil && ctx.Err() == nil {
 			s.cfg.Logger.ErrorContext(ctx, "webhook sender", "error", err)
 		}
 		_, _ = s.takeStats(nil)
