@@ -41,7 +41,7 @@ func benchCSV(b *testing.B, n int) []byte {
 	w := csv.NewWriter(&buf)
 	_ = w.Write(header)
 	for i, d := range details {
-		row, err := csvjob.Row(header, nil, storetest.PersonName(i), d)
+		row, err := csvjob.Row(header, nil, storetest.PersonName(i), directory.StateLive, d)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -97,12 +97,12 @@ func BenchmarkRoundTrip200kPostgres(b *testing.B) {
 		b.ReportMetric(float64(importRows)/took.Seconds(), "import_rows/s")
 
 		start := time.Now()
-		header, err := csvjob.ExportHeader(ctx, s, reg.RegistryID)
+		header, err := csvjob.ExportHeader(ctx, s, reg.RegistryID, true)
 		if err != nil {
 			b.Fatal(err)
 		}
 		var out bytes.Buffer
-		if err := csvjob.Export(ctx, &out, s, reg.RegistryID, reg.Schema, header); err != nil {
+		if err := csvjob.Export(ctx, &out, s, reg.RegistryID, true, reg.Schema, header); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(importRows)/time.Since(start).Seconds(), "export_records/s")
@@ -110,17 +110,17 @@ func BenchmarkRoundTrip200kPostgres(b *testing.B) {
 		took2, copied := importInto(b, s, u, nsID, "copy", out.Bytes())
 		b.ReportMetric(float64(importRows)/took2.Seconds(), "reimport_rows/s")
 		want := map[string]string{}
-		if err := s.EachRecordDetails(ctx, reg.RegistryID, func(name string, d map[string]any) error {
-			c, err := proof.Canonicalize(d)
-			want[name] = string(c)
+		if err := s.EachRecordDetails(ctx, reg.RegistryID, true, func(r store.ExportedRecord) error {
+			c, err := proof.Canonicalize(r.Details)
+			want[r.Name] = string(c)
 			return err
 		}); err != nil {
 			b.Fatal(err)
 		}
 		same := 0
-		if err := s.EachRecordDetails(ctx, copied.RegistryID, func(name string, d map[string]any) error {
-			c, err := proof.Canonicalize(d)
-			if string(c) == want[name] {
+		if err := s.EachRecordDetails(ctx, copied.RegistryID, true, func(r store.ExportedRecord) error {
+			c, err := proof.Canonicalize(r.Details)
+			if string(c) == want[r.Name] {
 				same++
 			}
 			return err
@@ -182,12 +182,12 @@ func BenchmarkExport1MPostgres(b *testing.B) {
 			}
 		}()
 		start := time.Now()
-		header, err := csvjob.ExportHeader(ctx, s, reg.RegistryID)
+		header, err := csvjob.ExportHeader(ctx, s, reg.RegistryID, true)
 		if err != nil {
 			b.Fatal(err)
 		}
 		var w countingWriter
-		if err := csvjob.Export(ctx, io.Writer(&w), s, reg.RegistryID, reg.Schema, header); err != nil {
+		if err := csvjob.Export(ctx, io.Writer(&w), s, reg.RegistryID, true, reg.Schema, header); err != nil {
 			b.Fatal(err)
 		}
 		el := time.Since(start)

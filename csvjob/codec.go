@@ -16,35 +16,46 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/recordschema"
 )
 
-// NameColumn is the column of the record name.
-const NameColumn = "record_name"
+// NameColumn is the column of the record name; StateColumn the column of the state the record
+// reads as (docs/csv.md). Neither can be a details path: a top-level details key of either
+// name cannot be exported.
+const (
+	NameColumn  = "record_name"
+	StateColumn = "record_state"
+)
 
-// Layout is the columns of a file: the record name's index and the details paths of the others.
+// Layout is the columns of a file: the record name's index, the state's (-1 when the file has
+// none) and the details paths of the others.
 type Layout struct {
-	name  int
-	paths []string // "" at the name's index
-	types []string // the schema's type of each path
+	name, state int
+	paths       []string // "" at the name's and the state's index
+	types       []string // the schema's type of each path
 }
 
 // ParseHeader checks a header row against a registry's schema: record_name exactly once,
-// every other column a dotted details path, none twice, and none inside another (a and a.b).
+// record_state at most once, every other column a dotted details path, none twice, and none
+// inside another (a and a.b).
 func ParseHeader(header []string, schema map[string]any) (*Layout, error) {
-	l := &Layout{name: -1, paths: make([]string, len(header)), types: make([]string, len(header))}
+	l := &Layout{name: -1, state: -1, paths: make([]string, len(header)), types: make([]string, len(header))}
 	seen := map[string]bool{}
 	for i, h := range header {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		h = unneutralise(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
 		if err := proof.CheckText(h); err != nil {
 			return nil, fmt.Errorf("header column %d: %v", i+1, err)
 		}
 		switch {
-		case h == NameColumn && l.name >= 0:
-			return nil, errors.New("the header names record_name twice")
+		case (h == NameColumn && l.name >= 0) || (h == StateColumn && l.state >= 0):
+			return nil, fmt.Errorf("the header names %s twice", h)
 		case h == NameColumn:
 			l.name = i
+			continue
+		case h == StateColumn:
+			l.state = i
 			continue
 		case !recordschema.IsDetailsPath(h):
 			return nil, fmt.Errorf("header column %d (%.60q) is not a details path (names of letters, digits, _ and -, joined by dots)", i+1, h)
@@ -67,26 +78,54 @@ func ParseHeader(header []string, schema map[string]any) (*Layout, error) {
 	return l, nil
 }
 
-// Record turns one row into a record name and its details; the error says which column is wrong.
-func (l *Layout) Record(row []string) (string, map[string]any, error) {
+// Record turns one row into a record name, the state it is imported in (live or draft) and
+// its details; the error says which column is wrong. Each cell is read without the mark the
+// export puts before a cell a spreadsheet would run (formula.go). A record_state other than
+// live or draft (empty: live) refuses the row: an export's suspended, revoked or expired
+// record is never re-created live.
+func (l *Layout) Record(row []string) (name, state string, details map[string]any, err error) {
 	if len(row) != len(l.paths) {
-		return "", nil, fmt.Errorf("the row has %d cells, the header %d", len(row), len(l.paths))
+		return "", "", nil, fmt.Errorf("the row has %d cells, the header %d", len(row), len(l.paths))
 	}
-	details := map[string]any{}
+	details = map[string]any{}
+	state = directory.StateLive
 	for i, cell := range row {
 		if err := proof.CheckText(cell); err != nil {
-			return "", nil, fmt.Errorf("column %d: %v", i+1, err)
+			return "", "", nil, fmt.Errorf("column %d: %v", i+1, err)
 		}
-		if i == l.name || cell == "" {
+		cell = unneutralise(cell)
+		switch {
+		case i == l.name:
+			name = cell
+			continue
+		case i == l.state:
+			if state, err = importState(cell); err != nil {
+				return "", "", nil, err
+			}
+			continue
+		case cell == "":
 			continue
 		}
 		v, err := cellValue(cell, l.types[i])
 		if err != nil {
-			return "", nil, fmt.Errorf("%s: %v", l.paths[i], err)
+			return "", "", nil, fmt.Errorf("%s: %v", l.paths[i], err)
 		}
 		setPath(details, l.paths[i], v)
 	}
-	return row[l.name], details, nil
+	return name, state, details, nil
+}
+
+// importState is the state a record_state cell imports a record in.
+func importState(cell string) (string, error) {
+	switch cell {
+	case "", directory.StateLive:
+		return directory.StateLive, nil
+	case directory.StateDraft:
+		return directory.StateDraft, nil
+	case directory.StateSuspended, directory.StateRevoked, directory.StateExpired:
+		return "", fmt.Errorf("record_state is %s: only live and draft records are imported (a %s record is not re-created)", cell, cell)
+	}
+	return "", fmt.Errorf("record_state %.40q is not live or draft", cell)
 }
 
 func cellValue(cell, typ string) (any, error) {
@@ -167,6 +206,9 @@ func (c *Columns) Add(details map[string]any) error {
 		if !recordschema.IsPathSegment(k) {
 			return fmt.Errorf("%w: the details key %.60q (column names are letters, digits, _ and -)", ErrNotAColumn, k)
 		}
+		if k == NameColumn || k == StateColumn {
+			return fmt.Errorf("%w: the details key %s (the column of the record's own %s)", ErrNotAColumn, k, strings.TrimPrefix(k, "record_"))
+		}
 		c.add(k, v)
 	}
 	return nil
@@ -189,8 +231,8 @@ func (c *Columns) add(path string, v any) {
 	}
 }
 
-// Header is the export's header: record_name, then the paths in order, each path that lies
-// inside another left out (the outer one is written whole).
+// Header is the export's header: record_name, record_state, then the paths in order, each
+// path that lies inside another left out (the outer one is written whole).
 func (c *Columns) Header() []string {
 	var paths []string
 	for p := range c.set {
@@ -206,15 +248,23 @@ func (c *Columns) Header() []string {
 		}
 	}
 	sort.Strings(paths)
-	return append([]string{NameColumn}, paths...)
+	return append([]string{NameColumn, StateColumn}, paths...)
 }
 
 // Row is one record's row under header, its cells written so that ParseHeader and Record read
-// the same details back (typed by the same schema).
-func Row(header []string, schema map[string]any, name string, details map[string]any) ([]string, error) {
+// the same name, state and details back (typed by the same schema), each cell that a
+// spreadsheet would run as a formula neutralised (formula.go).
+func Row(header []string, schema map[string]any, name, state string, details map[string]any) ([]string, error) {
 	row := make([]string, len(header))
-	row[0] = name
-	for i, p := range header[1:] {
+	for i, p := range header {
+		switch p {
+		case NameColumn:
+			row[i] = neutralise(name)
+			continue
+		case StateColumn:
+			row[i] = state
+			continue
+		}
 		v, ok := getPath(details, p)
 		if !ok {
 			continue
@@ -223,7 +273,7 @@ func Row(header []string, schema map[string]any, name string, details map[string
 		if err != nil {
 			return nil, fmt.Errorf("%s of %s: %v", p, name, err)
 		}
-		row[i+1] = cell
+		row[i] = neutralise(cell)
 	}
 	return row, nil
 }

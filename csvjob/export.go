@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/svc-directory/svc/store"
 )
 
 // ErrChanged: the registry changed during an export in a way its header cannot hold.
@@ -26,16 +28,17 @@ func coveredBy(columns map[string]bool, path string) bool {
 	}
 }
 
-// Records is the store's walk over a registry's latest records (store.EachRecordDetails).
+// Records is the store's walk over a registry's latest records (store.EachRecordDetails);
+// drafts are walked only withDrafts (for the namespace's owner and delegates).
 type Records interface {
-	EachRecordDetails(ctx context.Context, registryID string, fn func(name string, details map[string]any) error) error
+	EachRecordDetails(ctx context.Context, registryID string, withDrafts bool, fn func(r store.ExportedRecord) error) error
 }
 
 // ExportHeader walks the registry once for the export's header (Columns.Add's error when a
 // details key cannot be a column). Memory holds the set of paths, not the records.
-func ExportHeader(ctx context.Context, src Records, registryID string) ([]string, error) {
+func ExportHeader(ctx context.Context, src Records, registryID string, withDrafts bool) ([]string, error) {
 	cols := NewColumns()
-	if err := src.EachRecordDetails(ctx, registryID, func(_ string, d map[string]any) error { return cols.Add(d) }); err != nil {
+	if err := src.EachRecordDetails(ctx, registryID, withDrafts, func(r store.ExportedRecord) error { return cols.Add(r.Details) }); err != nil {
 		return nil, err
 	}
 	return cols.Header(), nil
@@ -44,28 +47,35 @@ func ExportHeader(ctx context.Context, src Records, registryID string) ([]string
 // Export writes the registry's records under header to w as CSV, in record name order, a page
 // at a time: it walks the registry a second time and keeps no more than a page in memory. A
 // record written since the header was made with a field no column holds stops the export with
-// ErrChanged rather than leave the field out (the answer is then cut short).
-func Export(ctx context.Context, w io.Writer, src Records, registryID string, schema map[string]any, header []string) error {
+// ErrChanged rather than leave the field out (the answer is then cut short). Drafts are
+// written only withDrafts.
+func Export(ctx context.Context, w io.Writer, src Records, registryID string, withDrafts bool, schema map[string]any, header []string) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
+	head := make([]string, len(header))
+	for i, h := range header {
+		head[i] = neutralise(h) // a details key may begin with '-'
+	}
+	if err := cw.Write(head); err != nil {
 		return err
 	}
 	covered := map[string]bool{}
-	for _, p := range header[1:] {
-		covered[p] = true
+	for _, p := range header {
+		if p != NameColumn && p != StateColumn {
+			covered[p] = true
+		}
 	}
 	n := 0
-	err := src.EachRecordDetails(ctx, registryID, func(name string, d map[string]any) error {
+	err := src.EachRecordDetails(ctx, registryID, withDrafts, func(r store.ExportedRecord) error {
 		leaves := NewColumns()
-		if err := leaves.Add(d); err != nil {
+		if err := leaves.Add(r.Details); err != nil {
 			return err
 		}
 		for p := range leaves.set {
 			if !coveredBy(covered, p) {
-				return fmt.Errorf("%w: %s of %s has no column", ErrChanged, p, name)
+				return fmt.Errorf("%w: %s of %s has no column", ErrChanged, p, r.Name)
 			}
 		}
-		row, err := Row(header, schema, name, d)
+		row, err := Row(header, schema, r.Name, r.State, r.Details)
 		if err != nil {
 			return err
 		}

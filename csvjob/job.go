@@ -181,7 +181,7 @@ func (w *Worker) run(ctx context.Context, job store.ClaimedJob) error {
 
 // recordOf checks one row: its name, its cells' types, the schema, the size limit.
 func (w *Worker) recordOf(layout *Layout, schema *recordschema.Schema, cells []string) (directory.RecordInput, error) {
-	name, details, err := layout.Record(cells)
+	name, state, details, err := layout.Record(cells)
 	if err != nil {
 		return directory.RecordInput{}, err
 	}
@@ -196,7 +196,7 @@ func (w *Worker) recordOf(layout *Layout, schema *recordschema.Schema, cells []s
 	} else if len(b) > directory.MaxDetails {
 		return directory.RecordInput{}, fmt.Errorf("details are larger than %d KiB", directory.MaxDetails>>10)
 	}
-	return directory.RecordInput{RecordName: name, Details: details}, nil
+	return directory.RecordInput{RecordName: name, Details: details, State: state}, nil
 }
 
 // Run takes jobs every interval until ctx ends.

@@ -228,10 +228,14 @@ func (f *HTTPFetcher) vet(ctx context.Context, host string) (netip.Addr, error) 
 // ResolveVetted resolves host (an address literal is taken as it is) and returns the first of
 // its addresses, the one to dial, when allow admits every one of them (a name that mixes
 // public and private addresses is refused; nil allow admits all). The other outbound fetches
-// of the service (webhooks) vet their targets with it too.
+// of the service (webhooks) vet their targets with it too. An address literal with a zone
+// (fe80::1%eth0) is refused whatever allow says: it names an interface of this machine.
 func ResolveVetted(ctx context.Context, r IPResolver, host string, allow func(netip.Addr) bool) (netip.Addr, error) {
 	var addrs []netip.Addr
 	if ip, err := netip.ParseAddr(host); err == nil {
+		if ip.Zone() != "" {
+			return netip.Addr{}, fmt.Errorf("refused: %w (an address with a zone)", ErrNonPublicAddress)
+		}
 		addrs = []netip.Addr{ip.Unmap()}
 	} else {
 		ips, err := r.LookupIPAddr(ctx, host)

@@ -35,6 +35,14 @@ func (s *Server) memberOf(ctx context.Context, namespaceID string) (string, erro
 	return s.store.MemberRole(ctx, namespaceID, u.ID)
 }
 
+// seesDrafts reports whether the caller sees the namespace's drafts: its owner and delegates
+// do; anyone else, anonymous readers and registry delegates included, sees a record from its
+// first public version on (drafts are private, docs/lifecycle.md).
+func (s *Server) seesDrafts(ctx context.Context, namespaceID string) (bool, error) {
+	role, err := s.memberOf(ctx, namespaceID)
+	return role != "", err
+}
+
 // callerOf is the request's caller as the application layer knows it (anonymous: empty).
 func (s *Server) callerOf(ctx context.Context) entries.Caller {
 	u := caller(ctx)

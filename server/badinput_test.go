@@ -23,7 +23,10 @@ func TestBadInputIs4xxAndWritesNothing(t *testing.T) {
 		}
 		frozen, gone := "/svc/"+id+"/frozen", "/svc/"+id+"/gone"
 		// A watch on the namespace: a refused write that queued a webhook event would show.
-		h.must(201, "POST", "/svc/watch", key, `{"watch_type":"namespace","target_id":"`+id+`","webhook_url":"https://hooks.example.com/"}`)
+		// Its URL is kept as the one URL rule normalises it (docs/webhooks.md).
+		if w := h.must(201, "POST", "/svc/watch", key, `{"watch_type":"namespace","target_id":"`+id+`","webhook_url":"https://Hooks.Example.COM.:443/"}`).data(); w["webhook_url"] != "https://hooks.example.com/" {
+			t.Fatalf("webhook_url %v; want it normalised", w["webhook_url"])
+		}
 		tests := []struct {
 			name, method, path, body string
 			status                   int
@@ -127,6 +130,15 @@ func TestBadInputIs4xxAndWritesNothing(t *testing.T) {
 			{"watch: unknown watch_type", "POST", "/svc/watch", `{"watch_type":"user","target_id":"` + id + `","webhook_url":"https://hooks.example.com/"}`, 400, "watch_type"},
 			{"watch: missing target", "POST", "/svc/watch", `{"watch_type":"record","webhook_url":"https://hooks.example.com/"}`, 400, "target_id"},
 			{"watch: unknown target", "POST", "/svc/watch", `{"watch_type":"record","target_id":"nope","webhook_url":"https://hooks.example.com/"}`, 404, "no record with id nope"},
+			{"watch: https://LOCALHOST/", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"https://LOCALHOST/"}`, 400, "not a public host"},
+			{"watch: https://localhost./", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"https://localhost./"}`, 400, "not a public host"},
+			{"watch: https://127.1/", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"https://127.1/"}`, 400, "not a public address"},
+			{"watch: https://2130706433/", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"https://2130706433/"}`, 400, "not a public address"},
+			{"watch: https://0x7f.0.0.1/", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"https://0x7f.0.0.1/"}`, 400, "not a public address"},
+			{"watch: https://[fd00:ec2::254%25lo]/", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"https://[fd00:ec2::254%25lo]/"}`, 400, "zone"},
+			{"watch: https://[fc00::1%25lo]/", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"https://[fc00::1%25lo]/"}`, 400, "zone"},
+			{"watch: https://[64:ff9b::a9fe:a9fe%25eth0]/", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"https://[64:ff9b::a9fe:a9fe%25eth0]/"}`, 400, "zone"},
+			{"watch: https://[2002:7f00:1::1%25lo]/", "POST", "/svc/watch", `{"watch_type":"namespace","target_id":"` + id + `","webhook_url":"https://[2002:7f00:1::1%25lo]/"}`, 400, "zone"},
 			{"watch: NUL in the target", "POST", "/svc/watch", `{"watch_type":"registry","target_id":"a\u0000b","webhook_url":"https://hooks.example.com/"}`, 400, "NUL"},
 			{"watch: delete an unknown subscription", "DELETE", "/svc/watch/nope", ``, 404, "Subscription not found"},
 			{"watch: deliveries of an unknown subscription", "GET", "/svc/watch/nope/deliveries", ``, 404, "Subscription not found"},

@@ -103,7 +103,11 @@ func (s *Server) ExportRecordsAsCsv(ctx context.Context, req gen.ExportRecordsAs
 	if err != nil {
 		return nil, err
 	}
-	header, err := csvjob.ExportHeader(ctx, s.store, reg.RegistryID)
+	withDrafts, err := s.seesDrafts(ctx, reg.NamespaceID)
+	if err != nil {
+		return nil, err
+	}
+	header, err := csvjob.ExportHeader(ctx, s.store, reg.RegistryID, withDrafts)
 	if errors.Is(err, csvjob.ErrNotAColumn) {
 		return nil, problem(http.StatusConflict, "Conflict: the registry cannot be exported as CSV: "+err.Error())
 	}
@@ -117,7 +121,7 @@ func (s *Server) ExportRecordsAsCsv(ctx context.Context, req gen.ExportRecordsAs
 		_ = pr.CloseWithError(ctx.Err())
 	}()
 	go func() {
-		err := csvjob.Export(ctx, pw, s.store, reg.RegistryID, reg.Schema, header)
+		err := csvjob.Export(ctx, pw, s.store, reg.RegistryID, withDrafts, reg.Schema, header)
 		if err != nil && ctx.Err() == nil {
 			s.log.ErrorContext(ctx, "export cut short", "registry", reg.RegistryID, "error", err)
 		}

@@ -189,8 +189,10 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 		if rec.ValidTill != nil && rec.ValidTill.Before(s.now()) {
 			msg = "Record has been expired"
 		}
-		// A record with valid_till changes its message with time: never cached.
-		return found{gen.RecordLookupResponse{Message: msg, Data: s.recordOut(rec)}, rec.Digest, rec.TTL, rec.ValidTill == nil}, nil
+		// A record with valid_till changes its message with time, and a draft is for its
+		// namespace's owner and delegates only: neither is cached.
+		return found{gen.RecordLookupResponse{Message: msg, Data: s.recordOut(rec)}, rec.Digest, rec.TTL,
+			rec.ValidTill == nil && rec.State != directory.StateDraft}, nil
 	})
 }
 
@@ -199,14 +201,33 @@ func (s *Server) lookupRecord(ctx context.Context, nsRef, registry, record strin
 	if err != nil {
 		return directory.Record{}, err
 	}
-	rec, err := s.store.GetRecord(ctx, nsRef, registry, record, sel)
+	rec, err := s.hideDraft(ctx, record)(s.store.GetRecord(ctx, nsRef, registry, record, sel))
 	if errors.Is(err, directory.ErrNotFound) {
 		if _, err := s.lookupRegistry(ctx, nsRef, registry, nil, nil); err != nil {
 			return directory.Record{}, err
 		}
 	}
 	return rec, lookupMiss(err, "Record", errRecordMissing, sel, func() error {
-		_, err := s.store.GetRecord(ctx, nsRef, registry, record, directory.VersionSel{})
+		_, err := s.hideDraft(ctx, record)(s.store.GetRecord(ctx, nsRef, registry, record, directory.VersionSel{}))
 		return err
 	})
+}
+
+// hideDraft makes a draft version read as missing for a caller who does not see drafts
+// (seesDrafts): to them a record exists from its first public version on. Since a record's
+// drafts all come before its public versions, a draft found by version_id or as_on means the
+// record had no public version then, and a draft found as the latest means it has none yet.
+func (s *Server) hideDraft(ctx context.Context, record string) func(directory.Record, error) (directory.Record, error) {
+	return func(rec directory.Record, err error) (directory.Record, error) {
+		if err != nil || rec.State != directory.StateDraft {
+			return rec, err
+		}
+		switch sees, err := s.seesDrafts(ctx, rec.NamespaceID); {
+		case err != nil:
+			return directory.Record{}, err
+		case !sees:
+			return directory.Record{}, fmt.Errorf("record %q: %w", record, directory.ErrNotFound)
+		}
+		return rec, nil
+	}
 }

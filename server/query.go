@@ -121,6 +121,9 @@ func (s *Server) QueryRecords(ctx context.Context, req gen.QueryRecordsRequestOb
 	if p.State != nil {
 		o.State = string(*p.State)
 	}
+	if o.WithDrafts, err = s.seesDrafts(ctx, reg.NamespaceID); err != nil {
+		return nil, err
+	}
 	recs, total, err := s.store.ListRecords(ctx, reg.RegistryID, o)
 	if err != nil {
 		return nil, err

@@ -35,6 +35,23 @@ func (s *Server) checkLookup(ctx context.Context, kind proof.Kind, data map[stri
 		if err != nil && !errors.Is(err, directory.ErrNotFound) {
 			return "", held, err
 		}
+		if held.Draft { // drafts are private: to anyone but the namespace's owner and delegates it is not there
+			if sees, err := s.seesDrafts(ctx, held.NamespaceID); err != nil || !sees {
+				hidden := held
+				held = store.StoredVersion{}
+				if err != nil {
+					return "", held, err
+				}
+				public, err := s.store.RecordVersions(ctx, hidden.RecordID, false)
+				if err != nil {
+					return "", held, err
+				}
+				if len(public) == 0 {
+					return fmt.Sprintf("no %s %q exists in this directory", kind, entryID), held, nil
+				}
+				return fmt.Sprintf("version %s of this %s never existed in this directory", version, kind), held, nil
+			}
+		}
 	}
 	if err := proof.CheckLookup(kind, data, s.now().UTC().Year()); err != nil {
 		return err.Error(), held, nil

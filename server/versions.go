@@ -48,7 +48,11 @@ func (s *Server) ListRecordVersions(ctx context.Context, req gen.ListRecordVersi
 	if err != nil {
 		return nil, err
 	}
-	vs, err := s.store.RecordVersions(ctx, rec.RecordID)
+	withDrafts, err := s.seesDrafts(ctx, rec.NamespaceID)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := s.store.RecordVersions(ctx, rec.RecordID, withDrafts)
 	if err != nil {
 		return nil, err
 	}

@@ -16,10 +16,12 @@ import (
 // CreateWatchSubscription subscribes the caller; the answer holds the signing secret, once.
 func (s *Server) CreateWatchSubscription(ctx context.Context, req gen.CreateWatchSubscriptionRequestObject) (gen.CreateWatchSubscriptionResponseObject, error) {
 	b := req.Body
-	if _, err := webhook.CheckURL(b.WebhookUrl, s.webhookInsecure); err != nil {
+	// The URL is kept as the rule normalises it, the form each delivery reads it in.
+	u, err := webhook.CheckURL(b.WebhookUrl, s.webhookInsecure)
+	if err != nil {
 		return nil, problem(http.StatusBadRequest, "Invalid input: webhook_url: "+err.Error())
 	}
-	sub, err := s.store.CreateSubscription(ctx, caller(ctx).ID, string(b.WatchType), b.TargetId, b.WebhookUrl, webhook.NewSecret())
+	sub, err := s.store.CreateSubscription(ctx, caller(ctx).ID, string(b.WatchType), b.TargetId, u.String(), webhook.NewSecret())
 	if errors.Is(err, directory.ErrNotFound) {
 		return nil, problemf(http.StatusNotFound, "Not found: no %s with id %s to watch", b.WatchType, b.TargetId)
 	}

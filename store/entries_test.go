@@ -263,7 +263,7 @@ func TestRegistriesAndRecords(t *testing.T) {
 			t.Fatalf("record's registry_state = %q", got.RegistryState)
 		}
 
-		rv, err := s.RecordVersions(ctx, rec.RecordID)
+		rv, err := s.RecordVersions(ctx, rec.RecordID, true)
 		if err != nil || len(rv) != 2 || rv[0] != upd.Version {
 			t.Fatalf("record versions = %v, %v", rv, err)
 		}
@@ -335,7 +335,7 @@ func TestConcurrentUpdatesLoseNothing(t *testing.T) {
 			}
 		}
 		rec, _ := s.GetRecord(ctx, ns.NamespaceID, "r", "x", directory.VersionSel{})
-		vs, _ := s.RecordVersions(ctx, rec.RecordID)
+		vs, _ := s.RecordVersions(ctx, rec.RecordID, true)
 		if rec.VersionCount != n+1 || len(vs) != n+1 {
 			t.Fatalf("after %d concurrent updates: version_count %d, %d versions; want %d", n, rec.VersionCount, len(vs), n+1)
 		}

@@ -81,7 +81,7 @@ func (s *Store) CreateImportJob(ctx context.Context, userID, namespaceID, regist
 	return row.job(), nil
 }
 
-// Job reads one of the user's jobs with its first MaxJobErrors row errors (ErrNotFound when it
+// Job reads one of the user's jobs with its first MaxJobErrors row errors (directory.ErrNotFound when it
 // is not theirs).
 func (s *Store) Job(ctx context.Context, userID, id string) (Job, []JobError, error) {
 	var r jobRow
@@ -288,24 +288,44 @@ func (s *Store) addJobErrors(tx *gorm.DB, jobID string, kept int64, errs []JobEr
 // exportPage is how many records one read of an export takes.
 const exportPage = 1000
 
-// EachRecordDetails calls fn with the name and details of every latest record of a registry,
-// by name, reading exportPage records at a time (keyset on the registry's name index), so that
-// memory stays flat however large the registry is. fn runs between reads, never while one is
-// open, so that a slow reader of the export holds no database cursor.
-func (s *Store) EachRecordDetails(ctx context.Context, registryID string, fn func(name string, details map[string]any) error) error {
-	type rec struct{ name, details string }
+// ExportedRecord is what an export shows of a record: its name, the state it reads as
+// (directory.Record.EffectiveState: revoked in a revoked registry, expired past its valid_till) and its
+// details.
+type ExportedRecord struct {
+	Name, State string
+	Details     map[string]any
+}
+
+// EachRecordDetails calls fn with every latest record of a registry, by name, reading
+// exportPage records at a time (keyset on the registry's name index), so that memory stays
+// flat however large the registry is. Drafts are left out unless withDrafts (the namespace's
+// owner and delegates: drafts are private). fn runs between reads, never while one is open, so
+// that a slow reader of the export holds no database cursor.
+func (s *Store) EachRecordDetails(ctx context.Context, registryID string, withDrafts bool, fn func(r ExportedRecord) error) error {
+	var registryState string
+	if err := queryRow(ctx, s.sqlDB, s.d.rebind(`SELECT state FROM registries WHERE registry_id = ?`), []any{registryID}, &registryState); err != nil {
+		return translate(err, "export")
+	}
+	drafts := ""
+	if !withDrafts {
+		drafts = " AND state <> 'draft'"
+	}
+	type rec struct {
+		name, details, state string
+		validTill            *int64
+	}
 	page := make([]rec, 0, exportPage)
 	after := ""
 	for {
 		page = page[:0]
-		rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(`SELECT record_name, details FROM records
-			WHERE registry_id = ? AND record_name > ? ORDER BY record_name LIMIT ?`), registryID, after, exportPage)
+		rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(`SELECT record_name, details, state, valid_till FROM records
+			WHERE registry_id = ? AND record_name > ?`+drafts+` ORDER BY record_name LIMIT ?`), registryID, after, exportPage)
 		if err != nil {
 			return translate(err, "export")
 		}
 		for rows.Next() {
 			var r rec
-			if err := rows.Scan(&r.name, &r.details); err != nil {
+			if err := rows.Scan(&r.name, &r.details, &r.state, &r.validTill); err != nil {
 				rows.Close()
 				return translate(err, "export")
 			}
@@ -316,12 +336,14 @@ func (s *Store) EachRecordDetails(ctx context.Context, registryID string, fn fun
 		if err != nil {
 			return translate(err, "export")
 		}
+		now := s.now()
 		for _, r := range page {
 			details, err := directory.DecodeObject(r.details)
 			if err != nil {
 				return err
 			}
-			if err := fn(r.name, details); err != nil {
+			state := directory.Record{State: r.state, RegistryState: registryState, ValidTill: msTimePtr(r.validTill)}.EffectiveState(now)
+			if err := fn(ExportedRecord{Name: r.name, State: state, Details: details}); err != nil {
 				return err
 			}
 			after = r.name

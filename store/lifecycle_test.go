@@ -190,7 +190,7 @@ func TestRecordLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids, err := s.RecordVersions(context.Background(), b.RecordID)
+		ids, err := s.RecordVersions(context.Background(), b.RecordID, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -369,7 +369,7 @@ func TestEffectiveStates(t *testing.T) {
 						names = append(names, name)
 					}
 				}
-				recs, total, err := s.ListRecords(ctx, reg.RegistryID, store.ListOptions{State: state, Page: 1, Size: 100})
+				recs, total, err := s.ListRecords(ctx, reg.RegistryID, store.ListOptions{State: state, Page: 1, Size: 100, WithDrafts: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -396,10 +396,17 @@ func TestEffectiveStates(t *testing.T) {
 			}
 		}
 		check(want)
-		// Anonymous searches see every state but drafts.
+		// Anonymous searches and queries see every state but drafts.
 		res, err := s.Search(ctx, ns.NamespaceID, store.SearchOptions{Page: 1, Size: 100})
 		if err != nil || res.Total != 4 {
 			t.Fatalf("an anonymous search finds %d records (%v), want the 4 that are not drafts", res.Total, err)
+		}
+		for _, o := range []store.ListOptions{{}, {State: directory.StateDraft}} {
+			o.Page, o.Size = 1, 100
+			recs, total, err := s.ListRecords(ctx, reg.RegistryID, o)
+			if err != nil || total != int64(len(recs)) || total != map[string]int64{"": 4, directory.StateDraft: 0}[o.State] {
+				t.Fatalf("an anonymous query of state %q lists %d of %d (%v); drafts are private", o.State, len(recs), total, err)
+			}
 		}
 		// Revoking the registry revokes every record as it reads; the versions keep their states.
 		if _, err := s.UpdateRegistry(ctx, ns.NamespaceID, "people", "", directory.RegistryPatch{Action: directory.ActionRevoke}); err != nil {

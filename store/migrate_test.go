@@ -120,7 +120,7 @@ func takeSnapshot(t *testing.T, s *Store, nsID, firstNSVersion, firstRecVersion 
 	if sn.RecFirst, err = s.GetRecord(ctx, nsID, "people", "alice", directory.VersionSel{VersionID: firstRecVersion}); err != nil {
 		t.Fatal(err)
 	}
-	if sn.RecVersion, err = s.RecordVersions(ctx, sn.Records[0].RecordID); err != nil {
+	if sn.RecVersion, err = s.RecordVersions(ctx, sn.Records[0].RecordID, true); err != nil {
 		t.Fatal(err)
 	}
 	return sn

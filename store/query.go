@@ -21,6 +21,9 @@ type ListOptions struct {
 	Sort       string // date (newest first), name, id (ascending), status (state, then name)
 	Page, Size int
 	AsOf       time.Time // the end of this UTC day (zero: now)
+	// WithDrafts lists records' draft versions too: for the namespace's owner and delegates
+	// only. Anyone else sees a record from its first public version on (drafts are private).
+	WithDrafts bool
 }
 
 func (o ListOptions) offset() int { return (o.Page - 1) * o.Size }
@@ -93,7 +96,7 @@ func pageWindow(offset, size int, total int64) (limit, off int, reversed bool) {
 
 const registryListCols = `r.registry_id, r.namespace_id, r.registry_name, r.tag, r.schema, r.created_by, r.genesis, r.version,
 	r.version_count, r.description, r.meta, r.ttl, r.state, r.query_allowed, r.digest, r.proof_type, r.updated_at, r.created_at,
-	r.record_count`
+	r.record_count - r.draft_count`
 
 func scanRegistries(rows *sql.Rows) ([]directory.Registry, error) {
 	defer rows.Close()
@@ -121,7 +124,7 @@ func (s *Store) ListRegistries(ctx context.Context, namespaceID string, o ListOp
 	if !o.AsOf.IsZero() {
 		rel = `(SELECT v.registry_id, v.namespace_id, v.registry_name, v.tag, v.schema, v.created_by, v.genesis, v.version,
 			v.version_count, v.description, v.meta, v.ttl, v.state, v.query_allowed, v.digest, v.proof_type,
-			v.created_at AS updated_at, g.created_at, g.record_count
+			v.created_at AS updated_at, g.created_at, g.record_count, g.draft_count
 			FROM registry_versions v JOIN registries g ON g.registry_id = v.registry_id
 			JOIN (SELECT registry_id, MAX(version_count) AS vc FROM registry_versions WHERE namespace_id = ? AND created_at < ?
 				GROUP BY registry_id) m ON m.registry_id = v.registry_id AND m.vc = v.version_count)`
@@ -199,17 +202,35 @@ func scanRecords(rows *sql.Rows) ([]directory.Record, error) {
 func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOptions) ([]directory.Record, int64, error) {
 	rel := "records"
 	var relArgs []any
+	publicOnly := ""
+	if !o.WithDrafts {
+		publicOnly = " AND state <> 'draft'"
+	}
 	if !o.AsOf.IsZero() {
 		rel = `(SELECT v.record_id, v.registry_id, v.namespace_id, v.registry_name, v.record_name, v.created_by, v.genesis,
 			v.version, v.version_count, v.description, v.details, v.meta, v.ttl, v.state, v.valid_till, v.digest, v.proof_type,
 			v.created_at AS updated_at, h.created_at
 			FROM record_versions v JOIN records h ON h.record_id = v.record_id
-			JOIN (SELECT record_id, MAX(version_count) AS vc FROM record_versions WHERE registry_id = ? AND created_at < ?
-				GROUP BY record_id) m ON m.record_id = v.record_id AND m.vc = v.version_count)`
+			JOIN (SELECT record_id, MAX(version_count) AS vc FROM record_versions WHERE registry_id = ? AND created_at < ?` +
+			publicOnly + ` GROUP BY record_id) m ON m.record_id = v.record_id AND m.vc = v.version_count)`
 		relArgs = []any{registryID, o.AsOf.UnixMilli()}
+	}
+	// The registry's maintained counts: the total of an unfiltered query of the latest
+	// records, and whether any record is a draft now.
+	var all, drafts int64
+	if err := queryRow(ctx, s.rsql(ctx), s.d.rebind(`SELECT record_count, draft_count FROM registries WHERE registry_id = ?`),
+		[]any{registryID}, &all, &drafts); err != nil {
+		return nil, 0, translate(err, "count")
 	}
 	w := &where{}
 	w.add("r.registry_id = ?", registryID)
+	if !o.WithDrafts && drafts > 0 {
+		// Only the records with a public version (drafts come before a record's public
+		// versions, so a record whose latest version is a draft has none). A registry without
+		// drafts needs no condition, and its pages stay on the name index alone.
+		w.add("r.state <> ?", directory.StateDraft)
+	}
+	unfiltered := len(w.conds)
 	s.listFilters(w, o, "record_name")
 	if o.State != "" {
 		effectiveStateFilter(w, o.State, s.nowMS()) // as the records read now, as_on or not
@@ -226,9 +247,10 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 	// and the page is found on an index alone (a deferred join) before its rows are read, so that
 	// deep pages stay cheap.
 	var total int64
-	if len(w.conds) == 1 {
-		if err := queryRow(ctx, s.rsql(ctx), s.d.rebind(`SELECT record_count FROM registries WHERE registry_id = ?`), []any{registryID}, &total); err != nil {
-			return nil, 0, translate(err, "count")
+	if len(w.conds) == unfiltered {
+		total = all
+		if !o.WithDrafts {
+			total = all - drafts
 		}
 	} else if err := queryRow(ctx, s.rsql(ctx), s.d.rebind("SELECT COUNT(*) FROM records r"+w.sql()), w.args, &total); err != nil {
 		return nil, 0, translate(err, "count")

@@ -121,7 +121,14 @@ func (t *Tx) InsertRecords(recs []directory.SealedRecord) error {
 	if err := appendVersions(t.db, t.s.sinks, versions); err != nil {
 		return err
 	}
-	if err := t.db.Exec(`UPDATE registries SET record_count = record_count + ? WHERE registry_id = ?`, len(recs), registryID).Error; err != nil {
+	drafts := 0
+	for _, r := range recs {
+		if r.State == directory.StateDraft {
+			drafts++
+		}
+	}
+	if err := t.db.Exec(`UPDATE registries SET record_count = record_count + ?, draft_count = draft_count + ? WHERE registry_id = ?`,
+		len(recs), drafts, registryID).Error; err != nil {
 		return translate(err, "count records")
 	}
 	t.recordWrites += len(recs)
@@ -157,7 +164,16 @@ func (t *Tx) UpdateRecord(prev, next directory.SealedRecord) error {
 		return directory.ErrStaleVersion
 	}
 	t.recordWrites++
-	return appendVersions(t.db, t.s.sinks, []recVersionRow{{RowRecord: rowRecordOf(next), CreatedAt: next.UpdatedAt}})
+	if err := appendVersions(t.db, t.s.sinks, []recVersionRow{{RowRecord: rowRecordOf(next), CreatedAt: next.UpdatedAt}}); err != nil {
+		return err
+	}
+	if prev.State == directory.StateDraft && next.State != directory.StateDraft { // published: public from now on
+		if err := t.db.Exec(`UPDATE registries SET draft_count = draft_count - 1 WHERE registry_id = ?`, prev.RegistryID).Error; err != nil {
+			return translate(err, "count drafts")
+		}
+		return addToCounter(t.db, counterRecords, 1)
+	}
+	return nil
 }
 
 // searchTextOf is the search text of a record version's details.
@@ -223,10 +239,14 @@ func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName s
 	return r.record()
 }
 
-// RecordVersions lists a record's version ids, newest first.
-func (s *Store) RecordVersions(ctx context.Context, recordID string) ([]string, error) {
+// RecordVersions lists a record's version ids, newest first; its draft versions only
+// withDrafts (for the namespace's owner and delegates: drafts are private).
+func (s *Store) RecordVersions(ctx context.Context, recordID string, withDrafts bool) ([]string, error) {
 	var out []string
-	err := s.rdb(ctx).Model(&recVersionRow{}).Where("record_id = ?", recordID).
-		Order("version_count DESC").Pluck("version", &out).Error
+	q := s.rdb(ctx).Model(&recVersionRow{}).Where("record_id = ?", recordID)
+	if !withDrafts {
+		q = q.Where("state <> ?", directory.StateDraft)
+	}
+	err := q.Order("version_count DESC").Pluck("version", &out).Error
 	return out, translate(err, "record versions")
 }

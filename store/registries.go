@@ -37,6 +37,7 @@ type regHeadRow struct {
 	CreatedAt   int64 `gorm:"column:created_at"`
 	UpdatedAt   int64 `gorm:"column:updated_at"`
 	RecordCount int64 `gorm:"column:record_count"`
+	DraftCount  int64 `gorm:"column:draft_count;->"` // read only: writes change it by statements
 }
 
 func (regHeadRow) TableName() string { return "registries" }
@@ -85,7 +86,7 @@ func (r regRead) registry() (directory.Registry, error) {
 }
 
 // RegistryAccess is a registry a write names, as the write sees it: its head, its namespace's
-// current name, its record count, and the caller's role in the namespace ("" none) and whether
+// current name, its count of published records, and the caller's role in the namespace ("" none) and whether
 // the caller is a delegate of the registry.
 type RegistryAccess struct {
 	directory.SealedRegistry
@@ -111,6 +112,7 @@ func (t *Tx) RegistryForWrite(nsRef, name, userID string) (RegistryAccess, error
 		RowRegistry          `gorm:"embedded"`
 		CreatedAt, UpdatedAt int64
 		RecordCount          int64
+		DraftCount           int64
 		NamespaceName        string `gorm:"column:namespace_name"`
 		Role                 string `gorm:"column:role"`
 		RegistryDelegate     bool   `gorm:"column:registry_delegate"`
@@ -137,28 +139,35 @@ func (t *Tx) RegistryForWrite(nsRef, name, userID string) (RegistryAccess, error
 	}
 	r := rows[0]
 	return RegistryAccess{SealedRegistry: r.sealed(r.CreatedAt, r.UpdatedAt), NamespaceName: r.NamespaceName,
-		RecordCount: r.RecordCount, Role: r.Role, RegistryDelegate: r.RegistryDelegate}, nil
+		RecordCount: r.RecordCount - r.DraftCount, Role: r.Role, RegistryDelegate: r.RegistryDelegate}, nil
 }
 
-// InsertRegistry writes a new registry (its head and first version) and counts it on its
-// namespace. It returns the namespace's name.
-func (t *Tx) InsertRegistry(g directory.SealedRegistry) (namespaceName string, err error) {
+// CountRegistry counts a new registry on its namespace, whose row it locks until the
+// transaction ends, and returns the namespace's name. A write reads its time after it, so that
+// the times of a namespace's new registries follow the order of its writers.
+func (t *Tx) CountRegistry(namespaceID string) (namespaceName string, err error) {
 	var names []string
-	if err := t.db.Raw(`UPDATE namespaces SET registry_count = registry_count + 1 WHERE namespace_id = ? RETURNING name`, g.NamespaceID).
+	if err := t.db.Raw(`UPDATE namespaces SET registry_count = registry_count + 1 WHERE namespace_id = ? RETURNING name`, namespaceID).
 		Scan(&names).Error; err != nil {
 		return "", translate(err, "count registry")
 	}
 	if len(names) != 1 {
-		return "", directory.NotFound(directory.MissingNamespace, g.NamespaceID)
+		return "", directory.NotFound(directory.MissingNamespace, namespaceID)
 	}
+	return names[0], nil
+}
+
+// InsertRegistry writes a new registry: its head and first version (its namespace counted it
+// with CountRegistry).
+func (t *Tx) InsertRegistry(g directory.SealedRegistry) error {
 	h := regHeadRow{RowRegistry: rowRegistryOf(g), CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt}
 	if err := t.db.Create(&h).Error; err != nil {
 		if err = translate(err, "create registry"); directory.IsConflict(err) {
-			return "", directory.ErrNameTaken.With("registry %q already exists in the namespace", g.RegistryName)
+			return directory.ErrNameTaken.With("registry %q already exists in the namespace", g.RegistryName)
 		}
-		return "", err
+		return err
 	}
-	return names[0], appendVersions(t.db, t.s.sinks, []regVersionRow{regVersionOf(g)})
+	return appendVersions(t.db, t.s.sinks, []regVersionRow{regVersionOf(g)})
 }
 
 // UpdateRegistry replaces the head prev (read in this transaction) with its next version and
@@ -183,7 +192,7 @@ func (s *Store) GetRegistry(ctx context.Context, nsRef, name string, sel directo
 	cond, arg := namespaceRefClause(nsRef)
 	q := `SELECT v.registry_id, v.namespace_id, v.registry_name, v.tag, v.schema, v.created_by, v.genesis, v.version,
 			v.version_count, v.description, v.meta, v.ttl, v.state, v.query_allowed, v.digest, v.proof_type,
-			v.created_at AS v_created_at, g.created_at AS head_created_at, g.record_count, n.name AS namespace_name
+			v.created_at AS v_created_at, g.created_at AS head_created_at, g.record_count - g.draft_count AS record_count, n.name AS namespace_name
 		FROM namespaces n
 		JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?
 		JOIN registry_versions v ON v.registry_id = g.registry_id

@@ -95,7 +95,7 @@ func TestSearchMatchesABruteForceOracle(t *testing.T) {
 				t.Fatal(err)
 			}
 			for page := 1; ; page++ {
-				recs, _, err := s.ListRecords(ctx, r.RegistryID, store.ListOptions{Sort: "id", Page: page, Size: 1000})
+				recs, _, err := s.ListRecords(ctx, r.RegistryID, store.ListOptions{Sort: "id", Page: page, Size: 1000, WithDrafts: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -240,7 +240,8 @@ func TestRecordPagesFromEitherEnd(t *testing.T) {
 			time.Sleep(3 * time.Millisecond)
 		}
 		for _, sortBy := range []string{"date", "name", "id", "status"} {
-			for _, filter := range []store.ListOptions{{}, {State: "draft"}, {Name: "-1"}} {
+			// The owner's view, drafts included, and everyone else's (without them).
+			for _, filter := range []store.ListOptions{{WithDrafts: true}, {State: "draft", WithDrafts: true}, {Name: "-1", WithDrafts: true}, {}, {Name: "-1"}} {
 				o := filter
 				o.Sort, o.Page, o.Size = sortBy, 1, 1000
 				whole, total, err := s.ListRecords(ctx, reg.RegistryID, o)

@@ -15,7 +15,9 @@ import (
 // in its own transaction: users where a user is created (ensureUserTx), the others at the one
 // place new versions come into existence (appendVersions), by their first versions. Nothing is
 // ever deleted, so the counters only grow. Reading them sums 64 rows, whatever the size of the
-// directory. Records count in every state, drafts included.
+// directory. Records count in every state but draft: a draft is private (its namespace's owner
+// and delegates see it), so it is counted when it is published (migration 0017 took the
+// drafts counted before out).
 
 // Stats are the platform's counts.
 type Stats struct {

@@ -52,8 +52,17 @@ func TestStatsCountWhatWritesCreate(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		want.Namespaces, want.Registries, want.Records = 1, 1, 2
-		check("created")
+		want.Namespaces, want.Registries, want.Records = 1, 1, 1
+		check("created (the draft is not counted: drafts are private)")
+		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "d", "", directory.RecordPatch{Details: map[string]any{"n": 3.0}}); err != nil {
+			t.Fatal(err)
+		}
+		check("a draft updated")
+		if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "d", "", directory.RecordPatch{Action: directory.ActionPublish}); err != nil {
+			t.Fatal(err)
+		}
+		want.Records = 2
+		check("the draft published")
 		desc := "second"
 		if _, err := s.UpdateNamespace(ctx, ns.NamespaceID, "", directory.NamespacePatch{Description: &desc}); err != nil {
 			t.Fatal(err)

@@ -37,15 +37,16 @@ func preWriteTables(t *testing.T, s *Store) (drop func()) {
 		}
 		made = append(made, name)
 	}
-	var columns []string
-	for _, table := range []string{"namespace_versions", "registry_versions", "record_versions"} {
-		if s.db.Exec(`SELECT log_seq FROM `+table+` LIMIT 0`).Error == nil {
+	var columns [][2]string // table, column
+	for _, c := range [][3]string{{"namespace_versions", "log_seq", "BIGINT"}, {"registry_versions", "log_seq", "BIGINT"},
+		{"record_versions", "log_seq", "BIGINT"}, {"registries", "draft_count", "BIGINT NOT NULL DEFAULT 0"}} {
+		if s.db.Exec(`SELECT `+c[1]+` FROM `+c[0]+` LIMIT 0`).Error == nil {
 			continue
 		}
-		if err := s.db.Exec(`ALTER TABLE ` + table + ` ADD COLUMN log_seq BIGINT`).Error; err != nil {
+		if err := s.db.Exec(`ALTER TABLE ` + c[0] + ` ADD COLUMN ` + c[1] + ` ` + c[2]).Error; err != nil {
 			t.Fatal(err)
 		}
-		columns = append(columns, table)
+		columns = append(columns, [2]string{c[0], c[1]})
 	}
 	return func() {
 		t.Helper()
@@ -54,8 +55,8 @@ func preWriteTables(t *testing.T, s *Store) (drop func()) {
 				t.Fatal(err)
 			}
 		}
-		for _, table := range columns {
-			if err := s.db.Exec(`ALTER TABLE ` + table + ` DROP COLUMN log_seq`).Error; err != nil {
+		for _, c := range columns {
+			if err := s.db.Exec(`ALTER TABLE ` + c[0] + ` DROP COLUMN ` + c[1]).Error; err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -146,6 +147,21 @@ func TestMigrationBackfillsTheLogQueue(t *testing.T) {
 			after, err := s.LogQueuedLeaves(ctx)
 			if err != nil || len(after) != len(want)+1 {
 				t.Fatalf("queue after a new version: %d, %v", len(after), err)
+			}
+			// Migration 17 left the draft out of the counts anyone sees, and counts it once
+			// published.
+			reg, err := s.GetRegistry(ctx, ns.NamespaceID, "r", directory.VersionSel{})
+			st, serr := s.Stats(ctx)
+			if err != nil || serr != nil || reg.RecordCount != 2 || st.Records != 2 {
+				t.Fatalf("after migration: record_count %d, stats %+v (%v, %v); want the 2 records that are not drafts", reg.RecordCount, st, err, serr)
+			}
+			if _, err := s.UpdateRecord(ctx, ns.NamespaceID, "r", "draft", "", directory.RecordPatch{Action: directory.ActionPublish}); err != nil {
+				t.Fatal(err)
+			}
+			reg, err = s.GetRegistry(ctx, ns.NamespaceID, "r", directory.VersionSel{})
+			st, serr = s.Stats(ctx)
+			if err != nil || serr != nil || reg.RecordCount != 3 || st.Records != 3 {
+				t.Fatalf("after publishing: record_count %d, stats %+v (%v, %v)", reg.RecordCount, st, err, serr)
 			}
 		})
 	}

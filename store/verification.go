@@ -67,7 +67,7 @@ func deref(p *string) string {
 
 // Bounds of one verification log row (bytes): what callers submit must not drive the size of
 // the log. Callers keep to them (the server stores what the check compared, shortened); a row
-// beyond them is refused with ErrInvalid and nothing is written.
+// beyond them is refused with directory.ErrInvalid and nothing is written.
 const (
 	MaxLogVerifiedID = 256
 	MaxLogReason     = 1 << 10
@@ -206,10 +206,11 @@ type StoredVersion struct {
 	RecordID    string
 	Digest      string
 	ProofType   string
+	Draft       bool // a record's draft version: private to its namespace's owner and delegates
 }
 
 // EntryVersion finds the version of the entry (of the kind, by its id) and returns its stored
-// digest. ErrNotFound when the entry or that version does not exist. Versions never change once
+// digest. directory.ErrNotFound when the entry or that version does not exist. Versions never change once
 // written, so found versions are remembered (a bounded cache).
 func (s *Store) EntryVersion(ctx context.Context, kind proof.Kind, entryID, version string) (StoredVersion, error) {
 	key := kind.String() + "\x00" + entryID + "\x00" + version
@@ -227,16 +228,18 @@ func (s *Store) entryVersion(ctx context.Context, kind proof.Kind, entryID, vers
 	var q string
 	switch kind {
 	case proof.KindNamespace:
-		q = `SELECT namespace_id, '' AS registry_id, '' AS record_id, digest, proof_type FROM namespace_versions WHERE namespace_id = ? AND version = ?`
+		q = `SELECT namespace_id, '' AS registry_id, '' AS record_id, digest, proof_type, 'live' AS state FROM namespace_versions WHERE namespace_id = ? AND version = ?`
 	case proof.KindRegistry:
-		q = `SELECT namespace_id, registry_id, '' AS record_id, digest, proof_type FROM registry_versions WHERE registry_id = ? AND version = ?`
+		q = `SELECT namespace_id, registry_id, '' AS record_id, digest, proof_type, 'live' AS state FROM registry_versions WHERE registry_id = ? AND version = ?`
 	case proof.KindRecord:
-		q = `SELECT namespace_id, registry_id, record_id, digest, proof_type FROM record_versions WHERE record_id = ? AND version = ?`
+		q = `SELECT namespace_id, registry_id, record_id, digest, proof_type, state FROM record_versions WHERE record_id = ? AND version = ?`
 	default:
 		return StoredVersion{}, directory.Invalid.With("unknown entry kind %v", kind)
 	}
 	var v StoredVersion
-	err := queryRow(ctx, s.rsql(ctx), s.d.rebind(q), []any{entryID, version}, &v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType)
+	var state string
+	err := queryRow(ctx, s.rsql(ctx), s.d.rebind(q), []any{entryID, version}, &v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType, &state)
+	v.Draft = state == directory.StateDraft
 	if errors.Is(err, sql.ErrNoRows) {
 		return StoredVersion{}, fmt.Errorf("%s %q version %q: %w", kind, entryID, version, directory.ErrNotFound)
 	}

@@ -75,7 +75,8 @@ const versionBatch = 500
 // namespace_versions, registry_versions or record_versions, so a version exists exactly when it
 // went through here and its transaction committed.
 //
-// The platform statistics count entries here (stats.go): a first version creates its entry.
+// The platform statistics count entries here (stats.go): a first version creates its entry,
+// and is counted when it is public (a record draft is counted when it is published).
 //
 // The sinks registered at Open are told of the versions here, in the same transaction and in
 // order, before the versions are stored: the transparency log's queue (queueForLog: every
@@ -104,9 +105,9 @@ func appendVersions[V versionRow[V]](tx *gorm.DB, sinks []versionSink, rows []V)
 		return translate(err, rows[0].kind().String()+" versions")
 	}
 	created := 0
-	for _, r := range rows {
-		if r.first() {
-			created++
+	for i, r := range rows {
+		if vs[i].public && r.first() {
+			created++ // a record added as a draft is counted when it is published (Tx.UpdateRecord)
 		}
 	}
 	return addToCounter(tx, kindCounter[rows[0].kind()], created)

@@ -261,56 +261,6 @@ func queueForWatchers(tx *gorm.DB, vs []appendedVersion) error {
 	return translate(tx.CreateInBatches(out, versionBatch).Error, "watch outbox")
 }
 
-// WebhookEvent is an event claimed for delivery, with where and how to send it.
-type WebhookEvent struct {
-	EventID, SubscriptionID, WebhookURL, Secret string
-	Payload                                     []byte
-	CreatedAt                                   time.Time
-	Attempt                                     int // 1 for the first
-}
-
-// ClaimWebhookEvents leases up to limit events due at now until leaseUntil, oldest first, so
-// that with several instances on one database each event is sent by one of them at a time
-// (Postgres: FOR UPDATE SKIP LOCKED; SQLite: one writer at a time). Each claim counts an attempt.
-func (s *Store) ClaimWebhookEvents(ctx context.Context, now, leaseUntil time.Time, limit int) ([]WebhookEvent, error) {
-	var out []WebhookEvent
-	err := s.tx(ctx, func(tx *gorm.DB) error {
-		var rows []outboxRow
-		if err := tx.Raw(`SELECT * FROM watch_outbox WHERE next_attempt_at <= ? ORDER BY next_attempt_at, event_id LIMIT ?`+s.d.forUpdateSkipLocked(),
-			now.UnixMilli(), limit).Scan(&rows).Error; err != nil {
-			return translate(err, "due webhook events")
-		}
-		if len(rows) == 0 {
-			return nil
-		}
-		ids := make([]string, len(rows))
-		subIDs := make([]string, 0, len(rows))
-		for i, r := range rows {
-			ids[i] = r.EventID
-			subIDs = append(subIDs, r.SubscriptionID)
-		}
-		if err := tx.Exec(`UPDATE watch_outbox SET next_attempt_at = ?, attempts = attempts + 1 WHERE event_id IN ?`,
-			leaseUntil.UnixMilli(), ids).Error; err != nil {
-			return translate(err, "lease webhook events")
-		}
-		var subs []subscriptionRow
-		if err := tx.Where("subscription_id IN ?", subIDs).Find(&subs).Error; err != nil {
-			return translate(err, "watch subscriptions")
-		}
-		byID := make(map[string]subscriptionRow, len(subs))
-		for _, sub := range subs {
-			byID[sub.SubscriptionID] = sub
-		}
-		for _, r := range rows {
-			sub := byID[r.SubscriptionID]
-			out = append(out, WebhookEvent{EventID: r.EventID, SubscriptionID: r.SubscriptionID, WebhookURL: sub.WebhookURL,
-				Secret: sub.Secret, Payload: []byte(r.Payload), CreatedAt: msTime(r.CreatedAt), Attempt: r.Attempts + 1})
-		}
-		return nil
-	})
-	return out, err
-}
-
 // DeliveryAttempt is the outcome of sending an event once.
 type DeliveryAttempt struct {
 	At         time.Time

@@ -71,7 +71,7 @@ func TestWatchOutbox(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for {
-					evs, err := s.ClaimWebhookEvents(ctx, now, now.Add(time.Hour), 7)
+					evs, err := s.ClaimWebhookEvents(ctx, now, now.Add(time.Hour), store.WebhookClaim{Limit: 7})
 					if err != nil {
 						t.Error(err)
 						return
@@ -100,10 +100,10 @@ func TestWatchOutbox(t *testing.T) {
 			}
 		}
 		// Leased: nothing is due until the lease ends; then each is claimed again as attempt 2.
-		if evs, err := s.ClaimWebhookEvents(ctx, now.Add(time.Minute), now.Add(2*time.Hour), 100); err != nil || len(evs) != 0 {
+		if evs, err := s.ClaimWebhookEvents(ctx, now.Add(time.Minute), now.Add(2*time.Hour), store.WebhookClaim{Limit: 100}); err != nil || len(evs) != 0 {
 			t.Fatalf("leased events were claimed: %d, %v", len(evs), err)
 		}
-		evs, err := s.ClaimWebhookEvents(ctx, now.Add(time.Hour), now.Add(2*time.Hour), 100)
+		evs, err := s.ClaimWebhookEvents(ctx, now.Add(time.Hour), now.Add(2*time.Hour), store.WebhookClaim{Limit: 100})
 		if err != nil || len(evs) != 40 || evs[0].Attempt != 2 {
 			t.Fatalf("after the lease: %d events, %v", len(evs), err)
 		}

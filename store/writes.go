@@ -14,11 +14,15 @@ import (
 // CreateNamespace creates a namespace owned by owner, its first version and the owner's
 // membership, in one transaction.
 func (s *Store) CreateNamespace(ctx context.Context, owner User, creatorDID string, in directory.NamespaceInput) (directory.Namespace, error) {
-	n, err := directory.NewNamespace(owner.ID, creatorDID, in, s.stamp())
+	var n directory.SealedNamespace
+	err := s.InTx(ctx, func(tx *Tx) error {
+		var err error
+		if n, err = directory.NewNamespace(owner.ID, creatorDID, in, tx.Stamp()); err != nil {
+			return err
+		}
+		return tx.InsertNamespace(n)
+	})
 	if err != nil {
-		return directory.Namespace{}, err
-	}
-	if err := s.InTx(ctx, func(tx *Tx) error { return tx.InsertNamespace(n) }); err != nil {
 		return directory.Namespace{}, err
 	}
 	return n.Namespace("", 0)
@@ -68,12 +72,15 @@ func (s *Store) CreateRegistry(ctx context.Context, namespaceID, creatorDID stri
 // CreateRegistry creates a live registry in the namespace in the transaction; it returns the
 // registry's first version and the namespace's name.
 func (t *Tx) CreateRegistry(namespaceID, creatorDID string, in directory.RegistryInput) (directory.SealedRegistry, string, error) {
+	name, err := t.CountRegistry(namespaceID)
+	if err != nil {
+		return directory.SealedRegistry{}, "", err
+	}
 	g, err := directory.NewRegistry(namespaceID, creatorDID, in, t.Stamp())
 	if err != nil {
 		return g, "", err
 	}
-	name, err := t.InsertRegistry(g)
-	return g, name, err
+	return g, name, t.InsertRegistry(g)
 }
 
 // UpdateRegistry makes a new version with the patch applied (ifMatch as for UpdateNamespace).

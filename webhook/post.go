@@ -11,14 +11,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"time"
 
 	"github.com/svc-directory/svc/domainverify"
 )
-
-// MaxURL is the longest webhook URL taken.
-const MaxURL = 2048
 
 // ErrRefusedURL: a webhook URL the rules refuse (CheckURL, and each delivery's address check).
 var ErrRefusedURL = errors.New("refused webhook URL")
@@ -64,7 +60,7 @@ func NewPoster(o PostOptions) *Poster {
 	}
 	if o.Insecure {
 		public := o.AllowAddr
-		o.AllowAddr = func(a netip.Addr) bool { return a.IsLoopback() || public(a) }
+		o.AllowAddr = func(a netip.Addr) bool { return a.Zone() == "" && a.IsLoopback() || public(a) }
 	}
 	if o.Dial == nil {
 		d := &net.Dialer{Timeout: o.Timeout}
@@ -89,33 +85,6 @@ func NewPoster(o PostOptions) *Poster {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
-// CheckURL refuses a webhook URL that can never be delivered to: not absolute https (http
-// too when insecure), with credentials or a fragment, too long, or naming an address that is
-// not public. A host name is resolved at each delivery, and its addresses checked then.
-func CheckURL(raw string, insecure bool) (*url.URL, error) {
-	if len(raw) > MaxURL {
-		return nil, fmt.Errorf("%w: longer than %d characters", ErrRefusedURL, MaxURL)
-	}
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
-		return nil, fmt.Errorf("%w: not an absolute URL", ErrRefusedURL)
-	}
-	if u.Scheme != "https" && !(insecure && u.Scheme == "http") {
-		return nil, fmt.Errorf("%w: the scheme must be https", ErrRefusedURL)
-	}
-	if u.User != nil || u.Fragment != "" {
-		return nil, fmt.Errorf("%w: no credentials or fragment", ErrRefusedURL)
-	}
-	if a, err := netip.ParseAddr(u.Hostname()); err == nil {
-		if !domainverify.IsPublicIP(a.Unmap()) && !(insecure && a.IsLoopback()) {
-			return nil, fmt.Errorf("%w: %s is not a public address", ErrRefusedURL, a)
-		}
-	} else if !insecure && (u.Hostname() == "localhost" || net.ParseIP(u.Hostname()) != nil) {
-		return nil, fmt.Errorf("%w: %s is not a public host", ErrRefusedURL, u.Hostname())
-	}
-	return u, nil
-}
-
 // Result is what one post found.
 type Result struct {
 	StatusCode int // 0 when no HTTP answer came
@@ -126,7 +95,7 @@ type Result struct {
 func (p *Poster) Post(ctx context.Context, rawURL string, headers map[string]string, body []byte) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	defer cancel()
-	u, err := CheckURL(rawURL, p.opts.Insecure)
+	u, err := CheckURL(rawURL, p.opts.Insecure) // the rule of creation, normalising the host
 	if err != nil {
 		return Result{}, err
 	}

@@ -4,17 +4,17 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/svc-directory/svc/store"
 )
 
 // Queue is the outbox the sender works from (store.Store).
 type Queue interface {
-	ClaimWebhookEvents(ctx context.Context, now, leaseUntil time.Time, limit int) ([]store.WebhookEvent, error)
+	ClaimWebhookEvents(ctx context.Context, now, leaseUntil time.Time, c store.WebhookClaim) ([]store.WebhookEvent, error)
 	RecordDelivery(ctx context.Context, e store.WebhookEvent, a store.DeliveryAttempt) error
 	WebhookQueue(ctx context.Context) (depth int64, oldest time.Time, err error)
 }
@@ -30,21 +30,36 @@ type Config struct {
 	// FirstRetry is the wait after the first failed attempt; each further failure doubles it,
 	// up to MaxRetry (defaults 5s and 1h).
 	FirstRetry, MaxRetry time.Duration
-	// Batch is how many events one claim takes (default 20); each is leased for Lease (default
-	// a minute, longer than an attempt's timeout), so that another instance takes it only if
+	// Batch is the most events one claim takes (default 20); each is leased for Lease (default
+	// a minute, longer than two attempts' timeouts), so that another instance takes it only if
 	// this one died while sending.
 	Batch int
 	Lease time.Duration
-	// Parallel is how many events of a batch are sent at once (default 8).
-	Parallel int
+	// Parallel is how many deliveries this sender holds at once, sending or waiting for their
+	// subscriber's turn (default 64); PerSubscriber how many of them one subscriber (the user
+	// who holds the subscriptions) may have in flight (default 4). A subscriber whose receivers
+	// hang fills its own slots only: the others' deliveries are claimed and sent meanwhile.
+	Parallel, PerSubscriber int
 }
 
 // Sender delivers the outbox's due events. Several senders (one per instance) on one
-// database share the work: each event is claimed by one of them at a time.
+// database share the work: each event is claimed by one of them at a time. A sender schedules
+// subscribers fairly: it claims events round by round across subscribers, skips those whose
+// slots are full, and sends each delivery on its own, bounded by the poster's timeout, so
+// that a receiver that hangs delays only its own subscriber's deliveries.
 type Sender struct {
 	q       Queue
 	cfg     Config
 	metrics *Metrics
+
+	mu      sync.Mutex
+	held    int                             // deliveries in flight or waiting for their subscriber's slot
+	busy    map[string]int                  // deliveries in flight, by subscriber
+	waiting map[string][]store.WebhookEvent // claimed deliveries waiting for their subscriber's slot
+	stats   SendStats
+	err     error         // the first failure to record an attempt since the last SendOnce
+	done    chan struct{} // a delivery ended (capacity 1: a wake-up, not a count)
+	wg      sync.WaitGroup
 }
 
 // NewSender builds a sender over q.
@@ -74,9 +89,12 @@ func NewSender(q Queue, cfg Config) *Sender {
 		cfg.Lease = time.Minute
 	}
 	if cfg.Parallel <= 0 {
-		cfg.Parallel = 8
+		cfg.Parallel = 64
 	}
-	return &Sender{q: q, cfg: cfg}
+	if cfg.PerSubscriber <= 0 {
+		cfg.PerSubscriber = 4
+	}
+	return &Sender{q: q, cfg: cfg, busy: map[string]int{}, waiting: map[string][]store.WebhookEvent{}, done: make(chan struct{}, 1)}
 }
 
 // WithMetrics makes the sender count its deliveries in m.
@@ -98,41 +116,134 @@ func (s *Sender) retryAfter(attempt int) time.Duration {
 	return time.Duration(min(d, float64(s.cfg.MaxRetry)))
 }
 
-// SendOnce delivers every event that is due, batch after batch, until none is.
+// SendOnce delivers every event that is due until none is and every delivery it started has
+// ended, and says what it did.
 func (s *Sender) SendOnce(ctx context.Context) (SendStats, error) {
-	var st SendStats
 	for {
-		now := s.cfg.Now()
-		events, err := s.q.ClaimWebhookEvents(ctx, now, now.Add(s.cfg.Lease), s.cfg.Batch)
-		if err != nil || len(events) == 0 {
-			return st, err
+		claimed, skipped, err := s.fill(ctx)
+		if err != nil {
+			s.wg.Wait()
+			return s.takeStats(err)
 		}
-		// The batch's events are sent side by side, so that a receiver that is slow or does not
-		// answer (up to the poster's timeout) does not hold up the others.
-		outcomes := make([]string, len(events))
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(s.cfg.Parallel)
-		for i, e := range events {
-			g.Go(func() error {
-				var err error
-				outcomes[i], err = s.deliver(gctx, e)
-				return err
-			})
-		}
-		if err := g.Wait(); err != nil {
-			return st, err
-		}
-		for _, o := range outcomes {
-			switch o {
-			case OutcomeDelivered:
-				st.Delivered++
-			case OutcomeRetry:
-				st.Retried++
-			default:
-				st.GivenUp++
+		s.mu.Lock()
+		idle := s.held == 0
+		s.mu.Unlock()
+		if idle {
+			if !claimed && !skipped {
+				return s.takeStats(nil)
 			}
+			continue // a subscriber was skipped whose deliveries have ended since: claim again
+		}
+		select {
+		case <-s.done:
+		case <-ctx.Done():
+			s.wg.Wait()
+			return s.takeStats(ctx.Err())
 		}
 	}
+}
+
+func (s *Sender) takeStats(err error) (SendStats, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, first := s.stats, s.err
+	s.stats, s.err = SendStats{}, nil
+	if err == nil {
+		err = first
+	}
+	return st, err
+}
+
+// fill claims due events while this sender has slots free, and starts each whose subscriber
+// has a slot free; the others wait for one (they are leased meanwhile: a subscriber never
+// holds more than twice its slots, so a waiting event starts within one attempt's timeout,
+// well inside its lease). It reports whether it claimed anything, and whether its last claim
+// skipped a subscriber whose slots were full.
+func (s *Sender) fill(ctx context.Context) (claimedAny, skipped bool, err error) {
+	for {
+		s.mu.Lock()
+		free := min(s.cfg.Parallel-s.held, s.cfg.Batch)
+		var skip []string
+		for u, n := range s.busy {
+			if n+len(s.waiting[u]) >= s.cfg.PerSubscriber {
+				skip = append(skip, u)
+			}
+		}
+		s.mu.Unlock()
+		skipped = len(skip) > 0
+		if free <= 0 {
+			return claimedAny, skipped, nil
+		}
+		now := s.cfg.Now()
+		events, err := s.q.ClaimWebhookEvents(ctx, now, now.Add(s.cfg.Lease),
+			store.WebhookClaim{Limit: free, PerUser: s.cfg.PerSubscriber, SkipUsers: skip})
+		if err != nil {
+			return claimedAny, skipped, err
+		}
+		if len(events) == 0 {
+			return claimedAny, skipped, nil
+		}
+		claimedAny = true
+		s.mu.Lock()
+		for _, e := range events {
+			s.held++
+			if s.busy[e.UserID] < s.cfg.PerSubscriber {
+				s.start(ctx, e)
+			} else {
+				s.waiting[e.UserID] = append(s.waiting[e.UserID], e)
+			}
+		}
+		s.mu.Unlock()
+		if len(events) < free {
+			return claimedAny, skipped, nil
+		}
+	}
+}
+
+// start sends e on its own; s.mu is held.
+func (s *Sender) start(ctx context.Context, e store.WebhookEvent) {
+	s.busy[e.UserID]++
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		outcome, err := s.deliver(ctx, e)
+		s.mu.Lock()
+		switch {
+		case err != nil:
+			if s.err == nil {
+				s.err = err
+			}
+			if ctx.Err() == nil {
+				s.cfg.Logger.ErrorContext(ctx, "webhook sender: recording an attempt", "event", e.EventID, "error", err)
+			}
+		case outcome == OutcomeDelivered:
+			s.stats.Delivered++
+		case outcome == OutcomeRetry:
+			s.stats.Retried++
+		default:
+			s.stats.GivenUp++
+		}
+		s.held--
+		if s.busy[e.UserID]--; s.busy[e.UserID] == 0 {
+			delete(s.busy, e.UserID)
+		}
+		switch next := s.waiting[e.UserID]; {
+		case len(next) > 0 && ctx.Err() != nil: // stopping: they go back to the outbox when their lease ends
+			s.held -= len(next)
+			delete(s.waiting, e.UserID)
+		case len(next) > 0:
+			s.waiting[e.UserID] = next[1:]
+			if len(next) == 1 {
+				delete(s.waiting, e.UserID)
+			}
+			s.start(ctx, next[0])
+		}
+		s.mu.Unlock()
+		select {
+		case s.done <- struct{}{}:
+		default:
+		}
+	}()
 }
 
 // deliver sends one event once (check), decides what follows (decide) and records it (store).
@@ -166,18 +277,22 @@ func (s *Sender) deliver(ctx context.Context, e store.WebhookEvent) (string, err
 	return outcome, nil
 }
 
-// Run sends due events every interval until ctx ends.
+// Run sends due events until ctx ends: it claims more whenever a delivery ends, and looks for
+// new due events every interval. It returns once its deliveries have ended.
 func (s *Sender) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	defer s.wg.Wait()
 	for {
-		if _, err := s.SendOnce(ctx); err != nil && ctx.Err() == nil {
+		if _, _, err := s.fill(ctx); err != nil && ctx.Err() == nil {
 			s.cfg.Logger.ErrorContext(ctx, "webhook sender", "error", err)
 		}
+		_, _ = s.takeStats(nil)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-s.done:
 		}
 	}
 }

@@ -18,7 +18,7 @@ type queue struct {
 	recorded chan store.DeliveryAttempt
 }
 
-func (q *queue) ClaimWebhookEvents(context.Context, time.Time, time.Time, int) ([]store.WebhookEvent, error) {
+func (q *queue) ClaimWebhookEvents(context.Context, time.Time, time.Time, store.WebhookClaim) ([]store.WebhookEvent, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	out := q.events
@@ -71,5 +71,39 @@ func TestSlowReceiverDoesNotHoldUpOthers(t *testing.T) {
 	}
 	if st := <-done; st != (SendStats{Delivered: 1, Retried: 1}) {
 		t.Fatalf("stats %+v", st)
+	}
+}
+
+// One subscriber's deliveries never take more than its slots: claimed beyond them, they wait
+// for one of its deliveries to end, and all are sent.
+func TestPerSubscriberSlots(t *testing.T) {
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer slow.Close()
+	now := time.Now()
+	q := &queue{recorded: make(chan store.DeliveryAttempt, 10)}
+	for i := range 7 {
+		q.events = append(q.events, store.WebhookEvent{EventID: "msg_" + string(rune('a'+i)), UserID: "u1", WebhookURL: slow.URL,
+			Secret: NewSecret(), Payload: []byte("{}"), CreatedAt: now, Attempt: 1})
+	}
+	s := NewSender(q, Config{Now: func() time.Time { return now }, PerSubscriber: 2,
+		Poster: NewPoster(PostOptions{Insecure: true, Timeout: 3 * time.Second})})
+	st, err := s.SendOnce(context.Background())
+	if err != nil || st.Delivered != 7 {
+		t.Fatalf("stats %+v, %v; want 7 delivered", st, err)
+	}
+	if most != 2 {
+		t.Fatalf("the subscriber had %d deliveries at once; want its 2 slots", most)
 	}
 }

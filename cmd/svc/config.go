@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -48,6 +49,25 @@ type Config struct {
 	LogWitnessQuorum int
 }
 
+// settleIdentities fills in the settings that follow from the address the listener holds:
+// without SVC_DID_HOST the DID host is localhost and the port served (localhost%3A18181 when
+// serving on :18181; the port actually bound when the address asks for port 0), and without
+// SVC_LOG_ORIGIN the log origin is that host decoded, plus /svc/log. It says whether the
+// DID host was derived.
+func (c *Config) settleIdentities(bound net.Addr) (derived bool) {
+	if c.DIDHost == "" {
+		port := "8080"
+		if _, p, err := net.SplitHostPort(bound.String()); err == nil {
+			port = p
+		}
+		c.DIDHost, derived = "localhost%3A"+port, true
+	}
+	if c.LogOrigin == "" {
+		c.LogOrigin = defaultLogOrigin(c.DIDHost)
+	}
+	return derived
+}
+
 // envOr returns the variable's value, or def when unset or empty.
 func envOr(name, def string) string {
 	if v, ok := os.LookupEnv(name); ok && v != "" {
@@ -70,7 +90,7 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	fs.SetOutput(out)
 	fs.StringVar(&c.Addr, "addr", envOr("SVC_ADDR", ":8080"), "listen address [SVC_ADDR]")
 	registerDatabaseFlag(fs, &c.DatabaseURL)
-	fs.StringVar(&c.DIDHost, "did-host", envOr("SVC_DID_HOST", "localhost%3A8080"), "host part of did:web identifiers [SVC_DID_HOST]")
+	fs.StringVar(&c.DIDHost, "did-host", envOr("SVC_DID_HOST", ""), "host part of did:web identifiers (default: localhost and the port served, e.g. localhost%3A8080) [SVC_DID_HOST]")
 	fs.StringVar(&c.DNSServer, "dns-server", envOr("SVC_DNS_SERVER", ""), "host:port of the DNS server used for domain verification; empty = system resolver [SVC_DNS_SERVER]")
 	fs.StringVar(&c.LogKeyFile, "log-key-file", envOr("SVC_LOG_KEY_FILE", ""), "the transparency log's signer key (svc log key create); required on Postgres, created beside an embedded database when empty [SVC_LOG_KEY_FILE]")
 	fs.StringVar(&c.LogOrigin, "log-origin", envOr("SVC_LOG_ORIGIN", ""), "the transparency log's origin (default: the DID host decoded, plus /svc/log) [SVC_LOG_ORIGIN]")
@@ -143,9 +163,6 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	if _, err := parseLogLevel(c.LogLevel); err != nil {
 		return c, fmt.Errorf("%w: serve: %v", errUsage, err)
 	}
-	if c.LogOrigin == "" {
-		c.LogOrigin = defaultLogOrigin(c.DIDHost)
-	}
 	if c.LogWitnesses, err = translog.ParseWitnesses(witnesses); err != nil {
 		return c, fmt.Errorf("%w: serve: %v", errUsage, err)
 	}
@@ -167,6 +184,9 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 		if o = strings.TrimSpace(o); o != "" {
 			c.CORSOrigins = append(c.CORSOrigins, o)
 		}
+	}
+	if !strings.HasPrefix(c.DatabaseURL, "sqlite://") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		return c, fmt.Errorf("%w: serve: the database URL must be sqlite://PATH or postgres://... (SVC_DATABASE_URL)", errUsage)
 	}
 	if c.RateLimitRPS < 0 || c.RateLimitBurst < 0 {
 		return c, fmt.Errorf("%w: serve: rate limits must not be negative", errUsage)

@@ -6,18 +6,26 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/svc-directory/svc/store"
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
-// logKeyFileName is the signer key `svc serve` creates beside an embedded database that has
-// no SVC_LOG_KEY_FILE.
-const logKeyFileName = "svc-log.key"
+// logKeySuffix names the signer key `svc serve` creates beside an embedded database that has
+// no SVC_LOG_KEY_FILE: the database file's name and this (svc.db.log.key).
+const logKeySuffix = ".log.key"
+
+// legacyLogKeyFileName is the one key file of a folder that earlier versions created beside
+// every embedded database; a database whose log it signed keeps using it.
+const legacyLogKeyFileName = "svc-log.key"
 
 // defaultLogOrigin is the transparency log's origin when SVC_LOG_ORIGIN is not set: the DID
 // host, decoded (localhost%3A8080 is localhost:8080), and /svc/log.
@@ -85,34 +93,67 @@ func cmdLogRestart(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return nil
 }
 
-// resolveLogKey returns the transparency log's signer key for `svc serve`: the file of
-// SVC_LOG_KEY_FILE; without it on the embedded database svc-log.key beside the database file
-// (created on first start, its verifier key logged); on Postgres it refuses, since every
-// instance must sign as the one log. The key's name must be the configured origin.
-func resolveLogKey(cfg Config, dialect string, log *slog.Logger) (translog.Key, error) {
-	var k translog.Key
-	var err error
+// configuredLogKey is the part of finding the transparency log's signer key that needs no
+// database, so that `svc serve` refuses a wrong setup before it touches one: the file of
+// SVC_LOG_KEY_FILE, read and checked against the origin (ok); on Postgres without it an error,
+// since every instance must sign as the one log; on the embedded database without it nothing
+// yet (embeddedLogKey finds the key once the database is open).
+func configuredLogKey(cfg Config) (k translog.Key, ok bool, err error) {
 	switch {
 	case cfg.LogKeyFile != "":
-		k, err = translog.ReadKeyFile(cfg.LogKeyFile)
-	case dialect == store.DialectSQLite:
-		path := filepath.Join(filepath.Dir(sqlitePath(cfg.DatabaseURL)), logKeyFileName)
-		var created bool
-		k, created, err = translog.EnsureKeyFile(path, cfg.LogOrigin)
-		if err == nil && created {
-			log.Info("transparency log key created", "file", path, "verifier_key", k.VerifierKey)
+		if k, err = translog.ReadKeyFile(cfg.LogKeyFile); err != nil {
+			return k, false, err
 		}
-	default:
-		return k, errors.New("the transparency log needs SVC_LOG_KEY_FILE on Postgres, the same key for every instance (create one with: svc log key create --origin " +
-			cfg.LogOrigin + " --out FILE)")
+		return k, true, checkKeyOrigin(k, cfg.LogOrigin)
+	case strings.HasPrefix(cfg.DatabaseURL, "sqlite://"):
+		return k, false, nil
 	}
+	return k, false, errors.New("the transparency log needs SVC_LOG_KEY_FILE on Postgres, the same key for every instance (create one with: svc log key create --origin " +
+		cfg.LogOrigin + " --out FILE)")
+}
+
+func checkKeyOrigin(k translog.Key, origin string) error {
+	if k.Signer.Name() != origin {
+		return fmt.Errorf("the transparency log key is for origin %q, but the origin is %q (SVC_LOG_ORIGIN)", k.Signer.Name(), origin)
+	}
+	return nil
+}
+
+// logStater reads the log's state (store.Store).
+type logStater interface {
+	LogState(ctx context.Context) (logstore.State, error)
+}
+
+// embeddedLogKey is the signer key of an embedded database without SVC_LOG_KEY_FILE: the file
+// named after the database file, beside it (svc.db has svc.db.log.key), created on first start
+// with its verifier key logged. Each database of a folder thus has a key of its own. A
+// database started before keys were named so signed its log with the folder's svc-log.key:
+// when its latest checkpoint is signed by that key and it has no key of its own yet, it keeps
+// using svc-log.key where it is.
+func embeddedLogKey(ctx context.Context, cfg Config, st logStater, log *slog.Logger) (translog.Key, error) {
+	db := sqlitePath(cfg.DatabaseURL)
+	path := db + logKeySuffix
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		legacy := filepath.Join(filepath.Dir(db), legacyLogKeyFileName)
+		if k, err := translog.ReadKeyFile(legacy); err == nil {
+			state, err := st.LogState(ctx)
+			if err != nil {
+				return translog.Key{}, err
+			}
+			if _, err := note.Open([]byte(state.Checkpoint), note.VerifierList(k.Verifier)); state.Checkpoint != "" && err == nil {
+				log.Info("transparency log key: the database's log is signed with the key file of the folder", "file", legacy)
+				return k, checkKeyOrigin(k, cfg.LogOrigin)
+			}
+		}
+	}
+	k, created, err := translog.EnsureKeyFile(path, cfg.LogOrigin)
 	if err != nil {
 		return k, err
 	}
-	if k.Signer.Name() != cfg.LogOrigin {
-		return k, fmt.Errorf("the transparency log key is for origin %q, but the origin is %q (SVC_LOG_ORIGIN)", k.Signer.Name(), cfg.LogOrigin)
+	if created {
+		log.Info("transparency log key created", "file", path, "verifier_key", k.VerifierKey)
 	}
-	return k, nil
+	return k, checkKeyOrigin(k, cfg.LogOrigin)
 }
 
 // sqlitePath is the file of a sqlite:// database URL.

@@ -60,39 +60,117 @@ func TestLogKeyCreate(t *testing.T) {
 	}
 }
 
-// serve's key: the file named; beside an embedded database a key made on first start and
-// kept; none on Postgres without a file; a key of another origin is refused.
-func TestResolveLogKey(t *testing.T) {
+// serve's key: the file named, read before any database is opened; none on Postgres without
+// a file; a key of another origin is refused; beside an embedded database a key named after
+// the database file, made on first start and kept.
+func TestServeLogKey(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	dir := t.TempDir()
 	cfg := Config{DatabaseURL: "sqlite://" + filepath.Join(dir, "svc.db"), LogOrigin: defaultLogOrigin("localhost%3A8080")}
 	if cfg.LogOrigin != "localhost:8080/svc/log" {
 		t.Fatalf("default origin %q", cfg.LogOrigin)
 	}
-	k1, err := resolveLogKey(cfg, store.DialectSQLite, log)
+	if _, ok, err := configuredLogKey(cfg); ok || err != nil {
+		t.Fatalf("embedded without a file: %v %v; want the key left to embeddedLogKey", ok, err)
+	}
+	st, err := store.Open(context.Background(), cfg.DatabaseURL, nil, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(filepath.Join(dir, logKeyFileName))
+	defer st.Close()
+	if _, err := st.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	k1, err := embeddedLogKey(context.Background(), cfg, st, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "svc.db.log.key"))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("key beside the database: %v %v", fi, err)
 	}
-	k2, err := resolveLogKey(cfg, store.DialectSQLite, log)
+	k2, err := embeddedLogKey(context.Background(), cfg, st, log)
 	if err != nil || k2.VerifierKey != k1.VerifierKey {
 		t.Fatalf("second start: %v, key %q then %q", err, k1.VerifierKey, k2.VerifierKey)
 	}
-	if _, err := resolveLogKey(Config{DatabaseURL: "postgres://x", LogOrigin: cfg.LogOrigin}, store.DialectPostgres, log); err == nil ||
+	if _, _, err := configuredLogKey(Config{DatabaseURL: "postgres://x", LogOrigin: cfg.LogOrigin}); err == nil ||
 		!strings.Contains(err.Error(), "SVC_LOG_KEY_FILE") {
 		t.Fatalf("Postgres without a key: %v", err)
 	}
-	cfg.LogKeyFile = filepath.Join(dir, logKeyFileName)
+	cfg.LogKeyFile = filepath.Join(dir, "svc.db.log.key")
 	cfg.DatabaseURL = "postgres://x"
-	if k, err := resolveLogKey(cfg, store.DialectPostgres, log); err != nil || k.VerifierKey != k1.VerifierKey {
+	if k, ok, err := configuredLogKey(cfg); err != nil || !ok || k.VerifierKey != k1.VerifierKey {
 		t.Fatalf("Postgres with the key file: %v", err)
 	}
 	cfg.LogOrigin = "other.example/svc/log"
-	if _, err := resolveLogKey(cfg, store.DialectPostgres, log); err == nil || !strings.Contains(err.Error(), "origin") {
+	if _, _, err := configuredLogKey(cfg); err == nil || !strings.Contains(err.Error(), "origin") {
 		t.Fatalf("a key of another origin: %v", err)
+	}
+}
+
+// Two embedded databases in one folder, each with its own origin, both serve, each with a key
+// of its own named after its file; a database whose log the folder's svc-log.key signed (made
+// by an earlier version) keeps that key where it is, while a new database beside it does not
+// take it.
+func TestEmbeddedDatabasesOfOneFolderHaveTheirOwnKeys(t *testing.T) {
+	dir := t.TempDir()
+	serveOnce := func(db, origin string) *syncBuffer {
+		t.Helper()
+		srv := startServe(t, "sqlite://"+filepath.Join(dir, db), "--log-origin", origin)
+		waitServing(t, srv)
+		if code := srv.stop(); code != 0 {
+			t.Fatalf("serve %s: exit %d\n%s", db, code, srv.logs.String())
+		}
+		return srv.logs
+	}
+	serveOnce("a.db", "a.example/svc/log")
+	serveOnce("b.db", "b.example/svc/log")
+	for db, origin := range map[string]string{"a.db": "a.example/svc/log", "b.db": "b.example/svc/log"} {
+		k, err := translog.ReadKeyFile(filepath.Join(dir, db+".log.key"))
+		if err != nil || k.Signer.Name() != origin {
+			t.Fatalf("%s: key %v, %v; want one for %s", db, k.Signer, err, origin)
+		}
+	}
+
+	// An earlier version's database: its log signed with svc-log.key of the folder.
+	legacy := filepath.Join(dir, "svc-log.key")
+	lk, err := translog.WriteKeyFile(legacy, "old.example/svc/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServe(t, "sqlite://"+filepath.Join(dir, "old.db"), "--log-origin", "old.example/svc/log", "--log-key-file", legacy)
+	waitServing(t, srv)
+	srv.stop()
+	logs := serveOnce("old.db", "old.example/svc/log")
+	if _, err := os.Stat(filepath.Join(dir, "old.db.log.key")); err == nil || strings.Contains(logs.String(), "transparency log key created") {
+		t.Fatalf("the earlier database did not keep svc-log.key:\n%s", logs.String())
+	}
+	st, err := store.Open(context.Background(), "sqlite://"+filepath.Join(dir, "old.db"), nil, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if s, err := st.LogState(context.Background()); err != nil || s.Checkpoint == "" {
+		t.Fatalf("old.db's log: %v %v", s, err)
+	} else if _, err := note.Open([]byte(s.Checkpoint), note.VerifierList(lk.Verifier)); err != nil {
+		t.Fatalf("old.db's checkpoint is not signed with svc-log.key after a restart: %v", err)
+	}
+	// A new database beside it, with the same origin, gets a key of its own, not svc-log.key.
+	serveOnce("new.db", "old.example/svc/log")
+	if k, err := translog.ReadKeyFile(filepath.Join(dir, "new.db.log.key")); err != nil || k.VerifierKey == lk.VerifierKey {
+		t.Fatalf("new.db's key: %v; want its own", err)
+	}
+}
+
+// waitServing waits for the "serving" line of a server started by startServe.
+func waitServing(t *testing.T, srv *served) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(srv.logs.String(), `"serving"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not come up:\n%s", srv.logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -117,7 +195,7 @@ func TestServeRunsTheLog(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	k, err := translog.ReadKeyFile(filepath.Join(dir, logKeyFileName))
+	k, err := translog.ReadKeyFile(filepath.Join(dir, "svc.db.log.key"))
 	if err != nil {
 		t.Fatal(err)
 	}

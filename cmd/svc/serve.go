@@ -42,14 +42,29 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
-// cmdServe migrates, serves until ctx ends (SIGINT/SIGTERM), then lets in-flight requests
-// finish within the shutdown timeout.
+// cmdServe checks its configuration and binds the listener before it touches the database
+// (a busy port or a missing Postgres log key changes nothing), then migrates, serves until ctx
+// ends (SIGINT/SIGTERM), then lets in-flight requests finish within the shutdown timeout.
 func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	cfg, err := parseServeConfig(args, stderr)
 	if err != nil {
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer ln.Close()
+	didFrom := "SVC_DID_HOST"
+	if cfg.settleIdentities(ln.Addr()) {
+		didFrom = "the listen address (SVC_DID_HOST is unset)"
+	}
+	log.Info("identities", "did_host", cfg.DIDHost, "did_host_from", didFrom, "log_origin", cfg.LogOrigin)
+	logKey, haveKey, err := configuredLogKey(cfg)
+	if err != nil {
+		return err
+	}
 	replicaMetrics := store.NewReplicaMetrics()
 	st, err := store.Open(ctx, cfg.DatabaseURL, log, store.Options{AuthCacheTTL: cfg.AuthCacheTTL,
 		ReplicaURLs: cfg.ReplicaURLs, ReplicaMaxLag: cfg.ReplicaMaxLag, ConsistencyWait: cfg.ConsistencyWait, ReplicaMetrics: replicaMetrics})
@@ -60,9 +75,10 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if _, err := st.Migrate(ctx); err != nil {
 		return err
 	}
-	logKey, err := resolveLogKey(cfg, st.Dialect(), log)
-	if err != nil {
-		return err
+	if !haveKey {
+		if logKey, err = embeddedLogKey(ctx, cfg, st, log); err != nil {
+			return err
+		}
 	}
 	logMetrics := translog.NewMetrics()
 	integrator := translog.NewIntegrator(st, logKey, log, nil).WithMetrics(logMetrics)
@@ -119,10 +135,6 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		go func() { defer close(witnessDone); witnesser.Run(bgctx, witnessInterval) }()
 	} else {
 		close(witnessDone)
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
 	}
 	srv := newHTTPServer(e, log)
 	log.Info("serving", "addr", ln.Addr().String(), "dialect", st.Dialect())

@@ -127,13 +127,13 @@ func TestServeWithWitnesses(t *testing.T) {
 		{"--log-witnesses", "nokey " + w.URL},
 		{"--log-witnesses", w.VerifierKey + " " + w.URL, "--log-witness-quorum", "2"},
 	} {
-		args := append([]string{"serve", "--addr", freeAddr(t), "--database-url", dbURL, "--log-key-file", keyFile}, bad...)
+		args := append([]string{"serve", "--addr", freeAddr(t), "--database-url", dbURL, "--log-key-file", keyFile, "--did-host", "localhost%3A8080"}, bad...)
 		if code, _, errs := svc(t, args...); code != 2 {
 			t.Errorf("%q: exit %d, want 2 (%s)", bad, code, errs)
 		}
 	}
 	key := apiKey(t, dbURL)
-	srv := startServe(t, dbURL, "--log-key-file", keyFile, "--log-witnesses", w.VerifierKey+" "+w.URL)
+	srv := startServe(t, dbURL, "--log-key-file", keyFile, "--did-host", "localhost%3A8080", "--log-witnesses", w.VerifierKey+" "+w.URL)
 	base, logs := srv.base, srv.logs
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		req, _ := http.NewRequest(http.MethodPost, base+"/svc/create-namespace", strings.NewReader(`{"name":"n"}`))

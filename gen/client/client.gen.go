@@ -835,7 +835,7 @@ type ClientInterface interface {
 
 	// LookupRecord Look up a record
 	//
-	// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`.
+	// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
 	//
 	// Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 	LookupRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -877,7 +877,7 @@ type ClientInterface interface {
 
 	// QueryRecords List the records of a registry
 	//
-	// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+	// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. Drafts are listed, and counted in `total_records`, for the namespace's owner and delegates only; anyone else sees each record from its first public version on.
 	//
 	// Corresponds with GET /svc/query/{namespace}/{registry_name} (the `QueryRecords` operationId).
 	QueryRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *QueryRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -890,7 +890,7 @@ type ClientInterface interface {
 	// (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
 	// A value matches when the text form of the scalar at that path, or of any element of an array
 	// there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-	// URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+	// URL-encoded. Anonymous callers and other users search registries whose `query_allowed` is true and see every
 	// record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
 	// namespace's owner and delegates also search its other registries and see drafts. Results are newest
 	// `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
@@ -901,7 +901,7 @@ type ClientInterface interface {
 
 	// GetStats Platform statistics
 	//
-	// How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+	// How many users, namespaces, registries and records (in every state but draft: drafts are private, and a record is counted once published) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
 	//
 	// Corresponds with GET /svc/stats (the `GetStats` operationId).
 	GetStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -958,7 +958,7 @@ type ClientInterface interface {
 
 	// VerifyRecordLookupWithBody Verify a record lookup response
 	//
-	// As the namespace form, for a record lookup response (with `record_id`).
+	// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -967,7 +967,7 @@ type ClientInterface interface {
 
 	// VerifyRecordLookup Verify a record lookup response
 	//
-	// As the namespace form, for a record lookup response (with `record_id`).
+	// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1008,14 +1008,14 @@ type ClientInterface interface {
 
 	// ListRecordVersions List the versions of a record
 	//
-	// Version identifiers, newest first, with the registry's schema.
+	// Version identifiers, newest first, with the registry's schema. Draft versions are listed for the namespace's owner and delegates only; to anyone else a record whose versions are all drafts is 404.
 	//
 	// Corresponds with GET /svc/versions/{namespace}/{registry_name}/{record_name} (the `ListRecordVersions` operationId).
 	ListRecordVersions(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ListRecordVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateWatchSubscriptionWithBody Watch an entry with a webhook
 	//
-	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1024,7 +1024,7 @@ type ClientInterface interface {
 
 	// CreateWatchSubscription Watch an entry with a webhook
 	//
-	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1222,7 +1222,7 @@ type ClientInterface interface {
 
 	// BulkUploadRecordsWithBody Import records from a CSV file, as a job
 	//
-	// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+	// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name`, optionally `record_state`, and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). A cell that begins with `'` followed by `=`, `+`, `-`, `@`, a tab, a carriage return or another `'` loses that first `'` (the export's formula neutralisation). `record_state` `live` or empty imports a live record, `draft` a draft; any other state (`suspended`, `revoked`, `expired`) refuses the row, so an export uploaded again never makes such a record live. The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1238,7 +1238,7 @@ type ClientInterface interface {
 
 	// ExportRecordsAsCsv Export a registry's records as CSV
 	//
-	// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+	// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, `record_state` (the state the record reads as, its `effective_state`), then one column per details path. A cell that a spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage return) is written with a `'` before it, which bulk-upload reads away (OWASP CSV injection guidance). Drafts are exported to the namespace's owner and delegates only. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name (among them a top-level `record_name` or `record_state`) is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
 	//
 	// Corresponds with GET /svc/{namespace}/{registry_name}/export-records-as-csv (the `ExportRecordsAsCsv` operationId).
 	ExportRecordsAsCsv(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ExportRecordsAsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1677,7 +1677,7 @@ func (c *Client) LookupRegistry(ctx context.Context, namespace NamespaceRef, reg
 
 // LookupRecord Look up a record
 //
-// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`.
+// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
 //
 // Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 func (c *Client) LookupRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1779,7 +1779,7 @@ func (c *Client) QueryRegistries(ctx context.Context, namespace NamespaceRef, pa
 
 // QueryRecords List the records of a registry
 //
-// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. Drafts are listed, and counted in `total_records`, for the namespace's owner and delegates only; anyone else sees each record from its first public version on.
 //
 // Corresponds with GET /svc/query/{namespace}/{registry_name} (the `QueryRecords` operationId).
 func (c *Client) QueryRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *QueryRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1802,7 +1802,7 @@ func (c *Client) QueryRecords(ctx context.Context, namespace NamespaceRef, regis
 // (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
 // A value matches when the text form of the scalar at that path, or of any element of an array
 // there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-// URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+// URL-encoded. Anonymous callers and other users search registries whose `query_allowed` is true and see every
 // record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
 // namespace's owner and delegates also search its other registries and see drafts. Results are newest
 // `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
@@ -1823,7 +1823,7 @@ func (c *Client) SearchRecords(ctx context.Context, namespace NamespaceRef, para
 
 // GetStats Platform statistics
 //
-// How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+// How many users, namespaces, registries and records (in every state but draft: drafts are private, and a record is counted once published) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
 //
 // Corresponds with GET /svc/stats (the `GetStats` operationId).
 func (c *Client) GetStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1950,7 +1950,7 @@ func (c *Client) VerifyNamespaceLookup(ctx context.Context, body VerifyNamespace
 
 // VerifyRecordLookupWithBody Verify a record lookup response
 //
-// As the namespace form, for a record lookup response (with `record_id`).
+// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1969,7 +1969,7 @@ func (c *Client) VerifyRecordLookupWithBody(ctx context.Context, contentType str
 
 // VerifyRecordLookup Verify a record lookup response
 //
-// As the namespace form, for a record lookup response (with `record_id`).
+// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2060,7 +2060,7 @@ func (c *Client) ListRegistryVersions(ctx context.Context, namespace NamespaceRe
 
 // ListRecordVersions List the versions of a record
 //
-// Version identifiers, newest first, with the registry's schema.
+// Version identifiers, newest first, with the registry's schema. Draft versions are listed for the namespace's owner and delegates only; to anyone else a record whose versions are all drafts is 404.
 //
 // Corresponds with GET /svc/versions/{namespace}/{registry_name}/{record_name} (the `ListRecordVersions` operationId).
 func (c *Client) ListRecordVersions(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ListRecordVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2077,7 +2077,7 @@ func (c *Client) ListRecordVersions(ctx context.Context, namespace NamespaceRef,
 
 // CreateWatchSubscriptionWithBody Watch an entry with a webhook
 //
-// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2096,7 +2096,7 @@ func (c *Client) CreateWatchSubscriptionWithBody(ctx context.Context, contentTyp
 
 // CreateWatchSubscription Watch an entry with a webhook
 //
-// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2534,7 +2534,7 @@ func (c *Client) ArchiveRegistry(ctx context.Context, namespace NamespaceRef, re
 
 // BulkUploadRecordsWithBody Import records from a CSV file, as a job
 //
-// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name`, optionally `record_state`, and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). A cell that begins with `'` followed by `=`, `+`, `-`, `@`, a tab, a carriage return or another `'` loses that first `'` (the export's formula neutralisation). `record_state` `live` or empty imports a live record, `draft` a draft; any other state (`suspended`, `revoked`, `expired`) refuses the row, so an export uploaded again never makes such a record live. The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2570,7 +2570,7 @@ func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef,
 
 // ExportRecordsAsCsv Export a registry's records as CSV
 //
-// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, `record_state` (the state the record reads as, its `effective_state`), then one column per details path. A cell that a spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage return) is written with a `'` before it, which bulk-upload reads away (OWASP CSV injection guidance). Drafts are exported to the namespace's owner and delegates only. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name (among them a top-level `record_name` or `record_state`) is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
 //
 // Corresponds with GET /svc/{namespace}/{registry_name}/export-records-as-csv (the `ExportRecordsAsCsv` operationId).
 func (c *Client) ExportRecordsAsCsv(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ExportRecordsAsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7015,7 +7015,7 @@ type ClientWithResponsesInterface interface {
 
 	// LookupRecordWithResponse Look up a record
 	//
-	// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`.
+	// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7069,7 +7069,7 @@ type ClientWithResponsesInterface interface {
 
 	// QueryRecordsWithResponse List the records of a registry
 	//
-	// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+	// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. Drafts are listed, and counted in `total_records`, for the namespace's owner and delegates only; anyone else sees each record from its first public version on.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7084,7 +7084,7 @@ type ClientWithResponsesInterface interface {
 	// (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
 	// A value matches when the text form of the scalar at that path, or of any element of an array
 	// there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-	// URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+	// URL-encoded. Anonymous callers and other users search registries whose `query_allowed` is true and see every
 	// record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
 	// namespace's owner and delegates also search its other registries and see drafts. Results are newest
 	// `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
@@ -7097,7 +7097,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetStatsWithResponse Platform statistics
 	//
-	// How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+	// How many users, namespaces, registries and records (in every state but draft: drafts are private, and a record is counted once published) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7160,7 +7160,7 @@ type ClientWithResponsesInterface interface {
 
 	// VerifyRecordLookupWithBodyWithResponse Verify a record lookup response
 	//
-	// As the namespace form, for a record lookup response (with `record_id`).
+	// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7169,7 +7169,7 @@ type ClientWithResponsesInterface interface {
 
 	// VerifyRecordLookupWithResponse Verify a record lookup response
 	//
-	// As the namespace form, for a record lookup response (with `record_id`).
+	// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7214,7 +7214,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListRecordVersionsWithResponse List the versions of a record
 	//
-	// Version identifiers, newest first, with the registry's schema.
+	// Version identifiers, newest first, with the registry's schema. Draft versions are listed for the namespace's owner and delegates only; to anyone else a record whose versions are all drafts is 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7223,7 +7223,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateWatchSubscriptionWithBodyWithResponse Watch an entry with a webhook
 	//
-	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7232,7 +7232,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateWatchSubscriptionWithResponse Watch an entry with a webhook
 	//
-	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7448,7 +7448,7 @@ type ClientWithResponsesInterface interface {
 
 	// BulkUploadRecordsWithBodyWithResponse Import records from a CSV file, as a job
 	//
-	// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+	// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name`, optionally `record_state`, and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). A cell that begins with `'` followed by `=`, `+`, `-`, `@`, a tab, a carriage return or another `'` loses that first `'` (the export's formula neutralisation). `record_state` `live` or empty imports a live record, `draft` a draft; any other state (`suspended`, `revoked`, `expired`) refuses the row, so an export uploaded again never makes such a record live. The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7466,7 +7466,7 @@ type ClientWithResponsesInterface interface {
 
 	// ExportRecordsAsCsvWithResponse Export a registry's records as CSV
 	//
-	// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+	// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, `record_state` (the state the record reads as, its `effective_state`), then one column per details path. A cell that a spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage return) is written with a `'` before it, which bulk-upload reads away (OWASP CSV injection guidance). Drafts are exported to the namespace's owner and delegates only. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name (among them a top-level `record_name` or `record_state`) is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14721,7 +14721,7 @@ func (c *ClientWithResponses) LookupRegistryWithResponse(ctx context.Context, na
 
 // LookupRecordWithResponse Look up a record
 //
-// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`.
+// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14811,7 +14811,7 @@ func (c *ClientWithResponses) QueryRegistriesWithResponse(ctx context.Context, n
 
 // QueryRecordsWithResponse List the records of a registry
 //
-// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+// Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. Drafts are listed, and counted in `total_records`, for the namespace's owner and delegates only; anyone else sees each record from its first public version on.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14832,7 +14832,7 @@ func (c *ClientWithResponses) QueryRecordsWithResponse(ctx context.Context, name
 // (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
 // A value matches when the text form of the scalar at that path, or of any element of an array
 // there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-// URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+// URL-encoded. Anonymous callers and other users search registries whose `query_allowed` is true and see every
 // record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
 // namespace's owner and delegates also search its other registries and see drafts. Results are newest
 // `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
@@ -14851,7 +14851,7 @@ func (c *ClientWithResponses) SearchRecordsWithResponse(ctx context.Context, nam
 
 // GetStatsWithResponse Platform statistics
 //
-// How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+// How many users, namespaces, registries and records (in every state but draft: drafts are private, and a record is counted once published) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14956,7 +14956,7 @@ func (c *ClientWithResponses) VerifyNamespaceLookupWithResponse(ctx context.Cont
 
 // VerifyRecordLookupWithBodyWithResponse Verify a record lookup response
 //
-// As the namespace form, for a record lookup response (with `record_id`).
+// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14971,7 +14971,7 @@ func (c *ClientWithResponses) VerifyRecordLookupWithBodyWithResponse(ctx context
 
 // VerifyRecordLookupWithResponse Verify a record lookup response
 //
-// As the namespace form, for a record lookup response (with `record_id`).
+// As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -15046,7 +15046,7 @@ func (c *ClientWithResponses) ListRegistryVersionsWithResponse(ctx context.Conte
 
 // ListRecordVersionsWithResponse List the versions of a record
 //
-// Version identifiers, newest first, with the registry's schema.
+// Version identifiers, newest first, with the registry's schema. Draft versions are listed for the namespace's owner and delegates only; to anyone else a record whose versions are all drafts is 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15061,7 +15061,7 @@ func (c *ClientWithResponses) ListRecordVersionsWithResponse(ctx context.Context
 
 // CreateWatchSubscriptionWithBodyWithResponse Watch an entry with a webhook
 //
-// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -15076,7 +15076,7 @@ func (c *ClientWithResponses) CreateWatchSubscriptionWithBodyWithResponse(ctx co
 
 // CreateWatchSubscriptionWithResponse Watch an entry with a webhook
 //
-// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -15436,7 +15436,7 @@ func (c *ClientWithResponses) ArchiveRegistryWithResponse(ctx context.Context, n
 
 // BulkUploadRecordsWithBodyWithResponse Import records from a CSV file, as a job
 //
-// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+// Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name`, optionally `record_state`, and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). A cell that begins with `'` followed by `=`, `+`, `-`, `@`, a tab, a carriage return or another `'` loses that first `'` (the export's formula neutralisation). `record_state` `live` or empty imports a live record, `draft` a draft; any other state (`suspended`, `revoked`, `expired`) refuses the row, so an export uploaded again never makes such a record live. The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -15466,7 +15466,7 @@ func (c *ClientWithResponses) DeactivateRegistryWithResponse(ctx context.Context
 
 // ExportRecordsAsCsvWithResponse Export a registry's records as CSV
 //
-// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+// The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, `record_state` (the state the record reads as, its `effective_state`), then one column per details path. A cell that a spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage return) is written with a `'` before it, which bulk-upload reads away (OWASP CSV injection guidance). Drafts are exported to the namespace's owner and delegates only. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name (among them a top-level `record_name` or `record_state`) is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
 //
 // Returns a wrapper object for the known response body format(s).
 //

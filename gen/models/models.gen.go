@@ -765,7 +765,7 @@ type CreateWatchRequest struct {
 	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
 	WatchType WatchType `json:"watch_type"`
 
-	// WebhookUrl Where events are posted; https on a public address.
+	// WebhookUrl Where events are posted; https on a public address (docs/webhooks.md, "Which URLs are accepted").
 	//
 	// Example: https://hooks.example.com/svc
 	WebhookUrl string `json:"webhook_url"`
@@ -1524,7 +1524,9 @@ type Registry struct {
 	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
 	Proof        Proof `json:"proof"`
 	QueryAllowed bool  `json:"query_allowed"`
-	RecordCount  int64 `json:"record_count"`
+
+	// RecordCount How many records the registry holds, drafts not counted (they are private).
+	RecordCount int64 `json:"record_count"`
 
 	// RegistryId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c6
 	RegistryId string `json:"registry_id"`
@@ -1603,8 +1605,10 @@ type RegistryListEntry struct {
 	// NamespaceId Present in the tag query.
 	NamespaceId  *string `json:"namespace_id,omitempty"`
 	QueryAllowed bool    `json:"query_allowed"`
-	RecordCount  int64   `json:"record_count"`
-	RegistryId   string  `json:"registry_id"`
+
+	// RecordCount How many records the registry holds, drafts not counted (they are private).
+	RecordCount int64  `json:"record_count"`
+	RegistryId  string `json:"registry_id"`
 
 	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
 	//
@@ -1987,8 +1991,10 @@ type WatchCreated struct {
 	TargetId       string     `json:"target_id"`
 
 	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
-	WatchType  WatchType `json:"watch_type"`
-	WebhookUrl string    `json:"webhook_url"`
+	WatchType WatchType `json:"watch_type"`
+
+	// WebhookUrl The URL as the URL rule normalised it at creation.
+	WebhookUrl string `json:"webhook_url"`
 }
 
 // WatchCreatedResponse The answer of createWatchSubscription.
@@ -2046,8 +2052,10 @@ type WatchSubscription struct {
 	TargetId       string     `json:"target_id"`
 
 	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
-	WatchType  WatchType `json:"watch_type"`
-	WebhookUrl string    `json:"webhook_url"`
+	WatchType WatchType `json:"watch_type"`
+
+	// WebhookUrl The URL as the URL rule normalised it at creation.
+	WebhookUrl string `json:"webhook_url"`
 }
 
 // WatchSubscriptionResponse The answer of getWatchSubscription.

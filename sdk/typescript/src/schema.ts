@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Look up a record
-         * @description Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`.
+         * @description Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
          */
         get: operations["lookupRecord"];
         put?: never;
@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * List the records of a registry
-         * @description Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates.
+         * @description Filters as for the registry query; `state` filters records by the state they read as (`effective_state`: `live` excludes expired records, `revoked` includes every record of a revoked registry). A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. Drafts are listed, and counted in `total_records`, for the namespace's owner and delegates only; anyone else sees each record from its first public version on.
          */
         get: operations["queryRecords"];
         put?: never;
@@ -173,7 +173,7 @@ export interface paths {
         };
         /**
          * List the versions of a record
-         * @description Version identifiers, newest first, with the registry's schema.
+         * @description Version identifiers, newest first, with the registry's schema. Draft versions are listed for the namespace's owner and delegates only; to anyone else a record whose versions are all drafts is 404.
          */
         get: operations["listRecordVersions"];
         put?: never;
@@ -199,7 +199,7 @@ export interface paths {
          *     (`a.b.c` matches `details.a.b.c`; names match `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`, else 400).
          *     A value matches when the text form of the scalar at that path, or of any element of an array
          *     there, contains it. `from`/`to` bound the creation or last update time (ISO 8601). Values must be
-         *     URL-encoded. Anonymous callers search registries whose `query_allowed` is true and see every
+         *     URL-encoded. Anonymous callers and other users search registries whose `query_allowed` is true and see every
          *     record but drafts (suspended and revoked ones too: a verifier must tell them apart); the
          *     namespace's owner and delegates also search its other registries and see drafts. Results are newest
          *     `updated_at` first, then `record_id`. `total` is exact up to 100 matches (one page of the
@@ -265,7 +265,7 @@ export interface paths {
         put?: never;
         /**
          * Verify a record lookup response
-         * @description As the namespace form, for a record lookup response (with `record_id`).
+         * @description As the namespace form, for a record lookup response (with `record_id`). A draft version verifies only for the namespace's owner and delegates; to anyone else it is not in the directory (drafts are private), and the verification fails.
          */
         post: operations["verifyRecordLookup"];
         delete?: never;
@@ -812,7 +812,7 @@ export interface paths {
         put?: never;
         /**
          * Import records from a CSV file, as a job
-         * @description Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name` and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
+         * @description Takes a CSV file in the multipart field `file` (at most 64 MiB and 1,000,000 rows): a header row with `record_name`, optionally `record_state`, and dotted details paths, then one record per row, each cell typed by the registry's schema (docs/csv.md). A cell that begins with `'` followed by `=`, `+`, `-`, `@`, a tab, a carriage return or another `'` loses that first `'` (the export's formula neutralisation). `record_state` `live` or empty imports a live record, `draft` a draft; any other state (`suspended`, `revoked`, `expired`) refuses the row, so an export uploaded again never makes such a record live. The file is checked as CSV and its header against the schema, then queued: the answer is 202 with the job, which `GET /svc/jobs/{job_id}` follows. Rows are checked as the job runs; a refused row is a row error of the job, the others are imported. Who may add records to the registry may upload; a registry that is not live is 409.
          */
         post: operations["bulkUploadRecords"];
         delete?: never;
@@ -830,7 +830,7 @@ export interface paths {
         };
         /**
          * Export a registry's records as CSV
-         * @description The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, then one column per details path. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
+         * @description The latest version of every record of the registry, by name, in the layout bulk-upload reads (docs/csv.md): `record_name`, `record_state` (the state the record reads as, its `effective_state`), then one column per details path. A cell that a spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage return) is written with a `'` before it, which bulk-upload reads away (OWASP CSV injection guidance). Drafts are exported to the namespace's owner and delegates only. Streamed as it is read. A registry whose `query_allowed` is false answers 403 to anyone but the namespace's owner and delegates. A details key that cannot be a column name (among them a top-level `record_name` or `record_state`) is 409. A record written during the export with a field the header has no column for cuts the answer short (export again).
          */
         get: operations["exportRecordsAsCsv"];
         put?: never;
@@ -1092,7 +1092,7 @@ export interface paths {
         put?: never;
         /**
          * Watch an entry with a webhook
-         * @description Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address (docs/webhooks.md). An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+         * @description Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
          */
         post: operations["createWatchSubscription"];
         delete?: never;
@@ -1214,7 +1214,7 @@ export interface paths {
         };
         /**
          * Platform statistics
-         * @description How many users, namespaces, registries and records (in every state, drafts included) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
+         * @description How many users, namespaces, registries and records (in every state but draft: drafts are private, and a record is counted once published) the directory holds. Served from counters that the writes keep, so it answers in the same time at any size; a write that has committed is counted.
          */
         get: operations["getStats"];
         put?: never;
@@ -1551,7 +1551,10 @@ export interface components {
             updated_at: components["schemas"]["Timestamp"];
             state: components["schemas"]["RegistryState"];
             meta: components["schemas"]["JSONObject"];
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description How many records the registry holds, drafts not counted (they are private).
+             */
             record_count: number;
             /** Format: int64 */
             version_count: number;
@@ -1627,7 +1630,10 @@ export interface components {
             created_by: string;
             state: components["schemas"]["RegistryState"];
             meta: components["schemas"]["JSONObject"];
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description How many records the registry holds, drafts not counted (they are private).
+             */
             record_count: number;
             /** Format: int64 */
             version_count: number;
@@ -1899,7 +1905,7 @@ export interface components {
             /** @description The namespace_id, registry_id or record_id watched. */
             target_id: string;
             /**
-             * @description Where events are posted; https on a public address.
+             * @description Where events are posted; https on a public address (docs/webhooks.md, "Which URLs are accepted").
              * @example https://hooks.example.com/svc
              */
             webhook_url: string;
@@ -1915,6 +1921,7 @@ export interface components {
             watch_type: components["schemas"]["WatchType"];
             target_id: string;
             namespace_id: string;
+            /** @description The URL as the URL rule normalised it at creation. */
             webhook_url: string;
             state: components["schemas"]["WatchState"];
             created_at: components["schemas"]["Timestamp"];
