@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/internal/storetest"
+	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/webhook"
 )
 

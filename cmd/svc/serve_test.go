@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/internal/storetest"
+	"github.com/svc-directory/svc/store"
 )
 
 // svc serve checks its configuration and binds its port before it touches the database: on a
