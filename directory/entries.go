@@ -101,6 +101,9 @@ type Record struct {
 	VersionCount  int64
 	Digest        string
 	ProofType     string
+	// LatestState is the state of the record's latest version, which a read of an older
+	// version needs for the drafts rule (drafts.go); it is not part of the answer.
+	LatestState string
 }
 
 // Fields returns the digest fields of this namespace version.

@@ -28,6 +28,11 @@ type NotFoundError struct {
 	Name string
 	// Before is the selected date's end (MissingYet).
 	Before time.Time
+	// Draft: the record of a MissingVersion or MissingYet has no public version yet (its latest
+	// is a draft), so to a caller who does not see drafts the record itself is missing
+	// (drafts.go); NamespaceID is its namespace, whose members see it.
+	Draft       bool
+	NamespaceID string
 }
 
 // NotFound is the error of a read that found no such level named name.
@@ -45,3 +50,13 @@ func (e *NotFoundError) Error() string {
 
 // Is makes a NotFoundError match ErrNotFound.
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// VersionMissing is the not-found of a read whose entry (of kind "namespace", "registry" or
+// "record") is there but not at the version sel selects: MissingVersion for a version id,
+// MissingYet for an as_on day.
+func VersionMissing(kind string, sel VersionSel) *NotFoundError {
+	if sel.VersionID != "" {
+		return &NotFoundError{Missing: MissingVersion, Kind: kind, Name: sel.VersionID}
+	}
+	return &NotFoundError{Missing: MissingYet, Kind: kind, Before: sel.Before}
+}

@@ -119,5 +119,5 @@ func (r SealedRecord) lookup(details, meta, schema map[string]any, namespaceName
 		Description: r.Description, Details: NonNil(details), Meta: NonNil(meta), TTL: r.TTL, State: r.State,
 		ValidTill: msTimePtr(r.ValidTill), CreatedBy: r.CreatedBy, Genesis: r.Genesis, CreatedAt: msTime(r.CreatedAt),
 		UpdatedAt: msTime(r.UpdatedAt), Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest,
-		ProofType: r.ProofType}
+		ProofType: r.ProofType, LatestState: r.State} // a read of an older version sets the latest's state
 }

@@ -91,3 +91,15 @@ func parseIfMatch(h *string) (string, error) {
 	}
 	return v, nil
 }
+
+// unlessSeesDrafts is hidden for a caller who does not see the drafts of the namespace, and
+// seen for one who does.
+func (s *Server) unlessSeesDrafts(ctx context.Context, namespaceID string, hidden, seen error) error {
+	switch sees, err := s.seesDrafts(ctx, namespaceID); {
+	case err != nil:
+		return err
+	case !sees:
+		return hidden
+	}
+	return seen
+}

@@ -30,27 +30,6 @@ func versionSel(versionID *string, asOn *openapi_types.Date) (directory.VersionS
 	return sel, nil
 }
 
-// lookupMiss explains a lookup that found nothing: the entry is unknown (missing), or it exists
-// but not at the selected version or date.
-func lookupMiss(err error, entity string, missing *apiError, sel directory.VersionSel, exists func() error) error {
-	if !errors.Is(err, directory.ErrNotFound) {
-		return err
-	}
-	if sel.VersionID == "" && sel.Before.IsZero() {
-		return missing
-	}
-	switch e := exists(); {
-	case errors.Is(e, directory.ErrNotFound):
-		return missing
-	case e != nil:
-		return e
-	case sel.VersionID != "":
-		return problem(http.StatusNotFound, fmt.Sprintf("Version %s of this %s not found", sel.VersionID, strings.ToLower(entity)))
-	default:
-		return problem(http.StatusNotFound, fmt.Sprintf("%s did not exist yet on %s", entity, sel.Before.AddDate(0, 0, -1).Format(time.DateOnly)))
-	}
-}
-
 // etagMatches applies If-None-Match to an entry's digest.
 func etagMatches(header *string, digest string) bool {
 	if header == nil {
@@ -139,11 +118,7 @@ func (s *Server) lookupNamespace(ctx context.Context, req gen.LookupNamespaceReq
 	if err != nil {
 		return directory.Namespace{}, err
 	}
-	ns, err := s.store.GetNamespace(ctx, req.Namespace, sel)
-	return ns, lookupMiss(err, "Namespace", errNamespaceMissing, sel, func() error {
-		_, err := s.store.GetNamespace(ctx, req.Namespace, directory.VersionSel{})
-		return err
-	})
+	return s.store.GetNamespace(ctx, req.Namespace, sel)
 }
 
 // LookupRegistry returns a registry with its proof.
@@ -158,22 +133,13 @@ func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryReque
 	})
 }
 
-// lookupRegistry reads a registry, telling an unknown namespace from an unknown registry.
+// lookupRegistry reads a registry; a miss says which level was missing (errors.go maps it).
 func (s *Server) lookupRegistry(ctx context.Context, nsRef, name string, versionID *string, asOn *openapi_types.Date) (directory.Registry, error) {
 	sel, err := versionSel(versionID, asOn)
 	if err != nil {
 		return directory.Registry{}, err
 	}
-	reg, err := s.store.GetRegistry(ctx, nsRef, name, sel)
-	if errors.Is(err, directory.ErrNotFound) {
-		if _, err := s.resolveNamespace(ctx, nsRef); err != nil {
-			return directory.Registry{}, err
-		}
-	}
-	return reg, lookupMiss(err, "Registry", errRegistryMissing, sel, func() error {
-		_, err := s.store.GetRegistry(ctx, nsRef, name, directory.VersionSel{})
-		return err
-	})
+	return s.store.GetRegistry(ctx, nsRef, name, sel)
 }
 
 // LookupRecord returns a record with its proof; an expired record says so in the message.
@@ -196,38 +162,20 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 	})
 }
 
+// lookupRecord reads a record as the caller may see it: a miss says which level was missing,
+// and drafts are for the namespace's owner and delegates only (directory/drafts.go).
 func (s *Server) lookupRecord(ctx context.Context, nsRef, registry, record string, versionID *string, asOn *openapi_types.Date) (directory.Record, error) {
 	sel, err := versionSel(versionID, asOn)
 	if err != nil {
 		return directory.Record{}, err
 	}
-	rec, err := s.hideDraft(ctx, record)(s.store.GetRecord(ctx, nsRef, registry, record, sel))
-	if errors.Is(err, directory.ErrNotFound) {
-		if _, err := s.lookupRegistry(ctx, nsRef, registry, nil, nil); err != nil {
-			return directory.Record{}, err
-		}
+	rec, err := s.store.GetRecord(ctx, nsRef, registry, record, sel)
+	var nf *directory.NotFoundError
+	switch {
+	case err == nil && rec.State == directory.StateDraft:
+		return rec, s.unlessSeesDrafts(ctx, rec.NamespaceID, directory.HiddenDraft(rec, sel), nil)
+	case errors.As(err, &nf) && nf.Draft:
+		return rec, s.unlessSeesDrafts(ctx, nf.NamespaceID, nf.Hidden(), err)
 	}
-	return rec, lookupMiss(err, "Record", errRecordMissing, sel, func() error {
-		_, err := s.hideDraft(ctx, record)(s.store.GetRecord(ctx, nsRef, registry, record, directory.VersionSel{}))
-		return err
-	})
-}
-
-// hideDraft makes a draft version read as missing for a caller who does not see drafts
-// (seesDrafts): to them a record exists from its first public version on. Since a record's
-// drafts all come before its public versions, a draft found by version_id or as_on means the
-// record had no public version then, and a draft found as the latest means it has none yet.
-func (s *Server) hideDraft(ctx context.Context, record string) func(directory.Record, error) (directory.Record, error) {
-	return func(rec directory.Record, err error) (directory.Record, error) {
-		if err != nil || rec.State != directory.StateDraft {
-			return rec, err
-		}
-		switch sees, err := s.seesDrafts(ctx, rec.NamespaceID); {
-		case err != nil:
-			return directory.Record{}, err
-		case !sees:
-			return directory.Record{}, fmt.Errorf("record %q: %w", record, directory.ErrNotFound)
-		}
-		return rec, nil
-	}
+	return rec, err
 }

@@ -206,27 +206,19 @@ func (s *Store) ResolveNamespace(ctx context.Context, ref string) (string, error
 	return ids[0], nil
 }
 
-// GetNamespace reads a namespace (by id or verified domain) at the selected version.
+// GetNamespace reads a namespace (by id or verified domain) at the selected version, in one
+// statement that also says what it missed (versionread.go).
 func (s *Store) GetNamespace(ctx context.Context, ref string, sel directory.VersionSel) (directory.Namespace, error) {
 	cond, arg := namespaceRefClause(ref)
-	db := s.rdb(ctx)
+	join, args := versionJoin("namespace_versions", "n", "namespace_id", sel)
 	var rows []nsRead
-	var err error
-	head := `SELECT ` + nsVersionCols + `, n.owner_id, n.created_at AS head_created_at, n.domain, n.registry_count
-		FROM namespaces n JOIN namespace_versions v ON v.namespace_id = n.namespace_id WHERE ` + cond
-	switch {
-	case sel.Latest():
-		err = db.Raw(head+` AND v.version = n.version`, arg).Scan(&rows).Error
-	case sel.VersionID != "":
-		err = db.Raw(head+` AND v.version = ?`, arg, sel.VersionID).Scan(&rows).Error
-	default:
-		err = db.Raw(head+` AND v.created_at < ? ORDER BY v.version_count DESC LIMIT 1`, arg, sel.Before.UnixMilli()).Scan(&rows).Error
-	}
+	err := s.rdb(ctx).Raw(`SELECT `+nsVersionCols+`, n.owner_id, n.created_at AS head_created_at, n.domain, n.registry_count
+		FROM namespaces n`+join+` WHERE `+cond, append(args, arg)...).Scan(&rows).Error
 	if err != nil {
 		return directory.Namespace{}, translate(err, "namespace")
 	}
-	if len(rows) == 0 {
-		return directory.Namespace{}, fmt.Errorf("namespace %q: %w", ref, directory.ErrNotFound)
+	if err := missedLevel(len(rows), "namespace", sel, []string{ref}, nil, len(rows) > 0 && rows[0].Version != ""); err != nil {
+		return directory.Namespace{}, err
 	}
 	return rows[0].namespace()
 }

@@ -2,9 +2,8 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
+	"strings"
 
 	"github.com/svc-directory/svc/directory"
 )
@@ -76,6 +75,11 @@ type recRead struct {
 	RegistryState    string `gorm:"column:registry_state"`
 	Schema           string `gorm:"column:schema"`
 	NamespaceName    string `gorm:"column:namespace_name"`
+	// The heads a general read (readRecord) found: "" at the level it missed.
+	HeadNamespaceID string `gorm:"column:head_namespace_id"`
+	HeadRegistryID  string `gorm:"column:head_registry_id"`
+	HeadRecordID    string `gorm:"column:head_record_id"`
+	HeadState       string `gorm:"column:head_state"`
 }
 
 func (r recRead) record() (directory.Record, error) {
@@ -188,55 +192,67 @@ func searchTextOf(r directory.SealedRecord) string {
 	return SearchText(m)
 }
 
-// GetRecord reads a record at the selected version. It is the hottest read of the service,
-// so it goes to database/sql directly: the latest version from the head row (no history join),
-// older ones from the history.
+// GetRecord reads a record at the selected version. The latest version by namespace id, the
+// hottest read of the service, takes its dialect's fast path (lookupbatch.go), and a miss there
+// is explained by the general read, which says which level was missing.
 func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName string, sel directory.VersionSel) (directory.Record, error) {
 	cond, arg := namespaceRefClause(nsRef)
 	if sel.Latest() && cond == namespaceIDClause {
 		r, err := s.d.readLatest(ctx, s, arg, registryName, recordName)
-		if errors.Is(err, directory.ErrNotFound) {
-			return directory.Record{}, fmt.Errorf("record %q: %w", recordName, directory.ErrNotFound)
-		}
-		if err != nil {
+		switch {
+		case errors.Is(err, directory.ErrNotFound):
+		case err != nil:
 			return directory.Record{}, translate(err, "record")
+		default:
+			return r.record()
 		}
-		return r.record()
 	}
-	src := "r" // the latest version is the head row itself
-	join := ""
-	args := []any{registryName, recordName, arg}
-	tail := ""
-	switch {
-	case sel.Latest():
-	case sel.VersionID != "":
-		src, join, tail = "v", " JOIN record_versions v ON v.record_id = r.record_id", " AND v.version = ?"
-		args = append(args, sel.VersionID)
-	default:
-		src, join, tail = "v", " JOIN record_versions v ON v.record_id = r.record_id", " AND v.created_at < ? ORDER BY v.version_count DESC LIMIT 1"
-		args = append(args, sel.Before.UnixMilli())
+	return s.readRecord(ctx, cond, arg, registryName, recordName, sel)
+}
+
+// recordCols are a record version's columns, of the head row r or the version row v.
+var recordCols = [...]string{"record_id", "registry_id", "namespace_id", "registry_name", "record_name", "created_by",
+	"genesis", "version", "version_count", "description", "details", "meta", "ttl", "state", "valid_till", "digest", "proof_type"}
+
+// readRecord reads a record at the selected version in one statement that also says what it
+// missed (versionread.go): the latest from the head row (no history join), older ones from
+// the history.
+func (s *Store) readRecord(ctx context.Context, cond, arg, registryName, recordName string, sel directory.VersionSel) (directory.Record, error) {
+	src, updated, join, jargs := "r", "r.updated_at", "", []any(nil)
+	if !sel.Latest() {
+		src, updated = "v", "v.created_at"
+		join, jargs = versionJoin("record_versions", "r", "record_id", sel)
 	}
-	updated := src + ".created_at"
-	if src == "r" {
-		updated = "r.updated_at"
+	cols := make([]string, len(recordCols))
+	for i, c := range recordCols {
+		cols[i] = src + "." + c
 	}
-	q := `SELECT ` + src + `.record_id, ` + src + `.registry_id, ` + src + `.namespace_id, ` + src + `.registry_name, ` +
-		src + `.record_name, ` + src + `.created_by, ` + src + `.genesis, ` + src + `.version, ` + src + `.version_count, ` +
-		src + `.description, ` + src + `.details, ` + src + `.meta, ` + src + `.ttl, ` + src + `.state, ` + src + `.valid_till, ` +
-		src + `.digest, ` + src + `.proof_type, ` + updated + `, r.created_at, g.state, g.schema, n.name
+	q := `SELECT ` + strings.Join(cols, ", ") + `, ` + updated + ` AS v_created_at, r.created_at AS head_created_at,
+			g.state AS registry_state, g.schema AS schema, n.name AS namespace_name,
+			n.namespace_id AS head_namespace_id, g.registry_id AS head_registry_id, r.record_id AS head_record_id, r.state AS head_state
 		FROM namespaces n
-		JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?
-		JOIN records r ON r.registry_id = g.registry_id AND r.record_name = ?` + join + `
-		WHERE ` + cond + tail
-	var r recRead
-	err := queryRow(ctx, s.rsql(ctx), s.d.rebind(q), args, r.scanDest()...)
-	if errors.Is(err, sql.ErrNoRows) {
-		return directory.Record{}, fmt.Errorf("record %q: %w", recordName, directory.ErrNotFound)
-	}
-	if err != nil {
+		LEFT JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?
+		LEFT JOIN records r ON r.registry_id = g.registry_id AND r.record_name = ?` + join + `
+		WHERE ` + cond
+	var rows []recRead
+	if err := s.rdb(ctx).Raw(q, append(append([]any{registryName, recordName}, jargs...), arg)...).Scan(&rows).Error; err != nil {
 		return directory.Record{}, translate(err, "record")
 	}
-	return r.record()
+	var r recRead
+	if len(rows) > 0 {
+		r = rows[0]
+	}
+	err := missedLevel(len(rows), "record", sel, []string{arg, registryName, recordName},
+		[]bool{r.HeadRegistryID != "", r.HeadRecordID != ""}, r.Version != "")
+	if nf, ok := err.(*directory.NotFoundError); ok && nf.Missing != directory.MissingRecord && r.HeadRecordID != "" {
+		nf.Draft, nf.NamespaceID = r.HeadState == directory.StateDraft, r.HeadNamespaceID
+	}
+	if err != nil {
+		return directory.Record{}, err
+	}
+	rec, err := r.record()
+	rec.LatestState = r.HeadState
+	return rec, err
 }
 
 // RecordVersions lists a record's version ids, newest first; its draft versions only

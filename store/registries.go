@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/svc-directory/svc/directory"
 )
@@ -79,6 +78,7 @@ type regRead struct {
 	HeadCreatedAt    int64  `gorm:"column:head_created_at"`
 	RecordCount      int64  `gorm:"column:record_count"`
 	NamespaceName    string `gorm:"column:namespace_name"`
+	HeadID           string `gorm:"column:head_id"` // the head's id: "" when the registry is missing
 }
 
 func (r regRead) registry() (directory.Registry, error) {
@@ -187,32 +187,26 @@ func (t *Tx) UpdateRegistry(prev, next directory.SealedRegistry) error {
 	return appendVersions(t.db, t.s.sinks, []regVersionRow{regVersionOf(next)})
 }
 
-// GetRegistry reads a registry of the namespace (id or verified domain) at the selected version.
+// GetRegistry reads a registry of the namespace (id or verified domain) at the selected
+// version, in one statement that also says what it missed (versionread.go).
 func (s *Store) GetRegistry(ctx context.Context, nsRef, name string, sel directory.VersionSel) (directory.Registry, error) {
 	cond, arg := namespaceRefClause(nsRef)
+	join, jargs := versionJoin("registry_versions", "g", "registry_id", sel)
 	q := `SELECT v.registry_id, v.namespace_id, v.registry_name, v.tag, v.schema, v.created_by, v.genesis, v.version,
 			v.version_count, v.description, v.meta, v.ttl, v.state, v.query_allowed, v.digest, v.proof_type,
-			v.created_at AS v_created_at, g.created_at AS head_created_at, g.record_count - g.draft_count AS record_count, n.name AS namespace_name
+			v.created_at AS v_created_at, g.created_at AS head_created_at, g.record_count - g.draft_count AS record_count,
+			n.name AS namespace_name, g.registry_id AS head_id
 		FROM namespaces n
-		JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?
-		JOIN registry_versions v ON v.registry_id = g.registry_id
+		LEFT JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?` + join + `
 		WHERE ` + cond
 	var rows []regRead
-	var err error
-	db := s.rdb(ctx)
-	switch {
-	case sel.Latest():
-		err = db.Raw(q+` AND v.version = g.version`, name, arg).Scan(&rows).Error
-	case sel.VersionID != "":
-		err = db.Raw(q+` AND v.version = ?`, name, arg, sel.VersionID).Scan(&rows).Error
-	default:
-		err = db.Raw(q+` AND v.created_at < ? ORDER BY v.version_count DESC LIMIT 1`, name, arg, sel.Before.UnixMilli()).Scan(&rows).Error
-	}
+	err := s.rdb(ctx).Raw(q, append(append([]any{name}, jargs...), arg)...).Scan(&rows).Error
 	if err != nil {
 		return directory.Registry{}, translate(err, "registry")
 	}
-	if len(rows) == 0 {
-		return directory.Registry{}, fmt.Errorf("registry %q: %w", name, directory.ErrNotFound)
+	found := len(rows) > 0 && rows[0].HeadID != ""
+	if err := missedLevel(len(rows), "registry", sel, []string{nsRef, name}, []bool{found}, found && rows[0].Version != ""); err != nil {
+		return directory.Registry{}, err
 	}
 	return rows[0].registry()
 }
