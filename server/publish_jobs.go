@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -12,7 +11,7 @@ import (
 	"github.com/svc-directory/svc/store"
 )
 
-// CSV import jobs and the CSV export (docs/csv.md).
+// CSV import jobs (docs/csv.md): the upload, and the caller's jobs.
 
 // BulkUploadRecords checks an uploaded CSV file and queues its import.
 func (s *Server) BulkUploadRecords(ctx context.Context, req gen.BulkUploadRecordsRequestObject) (gen.BulkUploadRecordsResponseObject, error) {
@@ -94,38 +93,4 @@ func jobOut(j store.Job) gen.Job {
 	return gen.Job{JobId: j.ID, NamespaceId: j.NamespaceID, RegistryName: j.RegistryName, State: gen.JobState(j.State),
 		TotalRows: j.TotalRows, ProcessedRows: j.ProcessedRows, ImportedRows: j.ImportedRows, ErrorRows: j.ErrorRows,
 		Failure: j.Failure, CreatedAt: ts(j.CreatedAt), UpdatedAt: ts(j.UpdatedAt)}
-}
-
-// ExportRecordsAsCsv streams a registry's records as CSV: the header from a first walk of the
-// registry, then the rows from a second, a page at a time.
-func (s *Server) ExportRecordsAsCsv(ctx context.Context, req gen.ExportRecordsAsCsvRequestObject) (gen.ExportRecordsAsCsvResponseObject, error) {
-	reg, err := s.queryableRegistry(ctx, req.Namespace, req.RegistryName)
-	if err != nil {
-		return nil, err
-	}
-	withDrafts, err := s.seesDrafts(ctx, reg.NamespaceID)
-	if err != nil {
-		return nil, err
-	}
-	header, err := csvjob.ExportHeader(ctx, s.store, reg.RegistryID, withDrafts)
-	if errors.Is(err, csvjob.ErrNotAColumn) {
-		return nil, problem(http.StatusConflict, "Conflict: the registry cannot be exported as CSV: "+err.Error())
-	}
-	if err != nil {
-		return nil, err
-	}
-	pr, pw := io.Pipe()
-	go func() {
-		// The answer ends with the request; a reader that stopped reading releases the writer.
-		<-ctx.Done()
-		_ = pr.CloseWithError(ctx.Err())
-	}()
-	go func() {
-		err := csvjob.Export(ctx, pw, s.store, reg.RegistryID, withDrafts, reg.Schema, header)
-		if err != nil && ctx.Err() == nil {
-			s.log.ErrorContext(ctx, "export cut short", "registry", reg.RegistryID, "error", err)
-		}
-		_ = pw.CloseWithError(err)
-	}()
-	return gen.ExportRecordsAsCsv200TextcsvResponse{Body: pr}, nil
 }
