@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // Planner statistics after large writes (Postgres).
@@ -131,22 +133,17 @@ func (s *Store) refreshStatistics(taken int64) {
 // analyzeRecordTables analyzes records and record_versions unless another instance is doing
 // so (ran false), and reports the rows of records the statistics now count.
 func (s *Store) analyzeRecordTables(ctx context.Context) (rows int64, ran bool, err error) {
-	tx, err := s.sqlDB.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, false, err
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := tx.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock($1)`, analyzeLockKey).Scan(&ran); err != nil || !ran {
-		return 0, false, err
-	}
-	if _, err := tx.ExecContext(ctx, `ANALYZE records, record_versions`); err != nil {
-		return 0, false, fmt.Errorf("analyze: %w", err)
-	}
 	var tuples sql.NullFloat64
-	if err := tx.QueryRowContext(ctx, `SELECT reltuples FROM pg_class WHERE oid = 'records'::regclass`).Scan(&tuples); err != nil {
-		return 0, false, err
-	}
-	if err := tx.Commit(); err != nil {
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Raw(`SELECT pg_try_advisory_xact_lock(?)`, analyzeLockKey).Row().Scan(&ran); err != nil || !ran {
+			return err
+		}
+		if err := tx.Exec(`ANALYZE records, record_versions`).Error; err != nil {
+			return fmt.Errorf("analyze: %w", err)
+		}
+		return tx.Raw(`SELECT reltuples FROM pg_class WHERE oid = 'records'::regclass`).Row().Scan(&tuples)
+	})
+	if err != nil || !ran {
 		return 0, false, err
 	}
 	return max(int64(tuples.Float64), 0), true, nil

@@ -35,9 +35,9 @@ type dialect interface {
 	// its own transactions in order (Store.writers) instead of letting them poll for the lock.
 	oneWriter() bool
 
-	// rebind turns ? placeholders into the database's own, for queries sent through
-	// database/sql directly (GORM does this itself). The queries it is used on have no ? inside
-	// literals.
+	// rebind turns ? placeholders into the database's own, for the Go migrations, which goose
+	// runs on a *sql.Tx (every other query goes through GORM, which binds them itself). The
+	// queries it is used on have no ? inside literals.
 	rebind(q string) string
 	// openReplica opens the pool of a read replica (replicas.go); only Postgres has them.
 	openReplica(replicaURL string, opts Options) (*sql.DB, error)

@@ -88,8 +88,8 @@ func (s *Store) Job(ctx context.Context, userID, id string) (Job, []JobError, er
 	if err := s.db.WithContext(ctx).Where("job_id = ? AND user_id = ?", id, userID).Take(&r).Error; err != nil {
 		return Job{}, nil, translate(err, "job")
 	}
-	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(`SELECT row_number, message FROM import_job_errors WHERE job_id = ?
-		ORDER BY row_number LIMIT ?`), id, MaxJobErrors)
+	rows, err := s.primaryRows(ctx, `SELECT row_number, message FROM import_job_errors WHERE job_id = ?
+		ORDER BY row_number LIMIT ?`, id, MaxJobErrors)
 	if err != nil {
 		return Job{}, nil, translate(err, "job errors")
 	}
@@ -303,7 +303,7 @@ type ExportedRecord struct {
 // that a slow reader of the export holds no database cursor.
 func (s *Store) EachRecordDetails(ctx context.Context, registryID string, withDrafts bool, fn func(r ExportedRecord) error) error {
 	var registryState string
-	if err := queryRow(ctx, s.sqlDB, s.d.rebind(`SELECT state FROM registries WHERE registry_id = ?`), []any{registryID}, &registryState); err != nil {
+	if err := s.primaryRow(ctx, `SELECT state FROM registries WHERE registry_id = ?`, []any{registryID}, &registryState); err != nil {
 		return translate(err, "export")
 	}
 	drafts := ""
@@ -318,8 +318,8 @@ func (s *Store) EachRecordDetails(ctx context.Context, registryID string, withDr
 	after := ""
 	for {
 		page = page[:0]
-		rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(`SELECT record_name, details, state, valid_till FROM records
-			WHERE registry_id = ? AND record_name > ?`+drafts+` ORDER BY record_name LIMIT ?`), registryID, after, exportPage)
+		rows, err := s.primaryRows(ctx, `SELECT record_name, details, state, valid_till FROM records
+			WHERE registry_id = ? AND record_name > ?`+drafts+` ORDER BY record_name LIMIT ?`, registryID, after, exportPage)
 		if err != nil {
 			return translate(err, "export")
 		}

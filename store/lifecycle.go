@@ -22,8 +22,8 @@ func (s *Store) withRegistryStates(ctx context.Context, recs []directory.Record)
 	if len(args) == 0 {
 		return nil
 	}
-	rows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind(`SELECT registry_id, state FROM registries WHERE registry_id IN (?`+
-		strings.Repeat(", ?", len(args)-1)+`)`), args...)
+	rows, err := s.rawRows(ctx, `SELECT registry_id, state FROM registries WHERE registry_id IN (?`+
+		strings.Repeat(", ?", len(args)-1)+`)`, args...)
 	if err != nil {
 		return translate(err, "registry states")
 	}

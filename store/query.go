@@ -158,13 +158,13 @@ func queryPage[T any](ctx context.Context, s *Store, selectFrom string, relArgs 
 	args := append(append([]any{}, relArgs...), w.args...)
 	from := selectFrom[strings.Index(selectFrom, " FROM "):]
 	var total int64
-	if err := queryRow(ctx, s.rsql(ctx), s.d.rebind("SELECT COUNT(*)"+from+w.sql()), args, &total); err != nil {
+	if err := s.rawRow(ctx, "SELECT COUNT(*)"+from+w.sql(), args, &total); err != nil {
 		return nil, 0, translate(err, "count")
 	}
 	if total == 0 || o.offset() >= int(total) {
 		return []T{}, total, nil
 	}
-	rows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind(selectFrom+w.sql()+order+" LIMIT ? OFFSET ?"), append(args, o.Size, o.offset())...)
+	rows, err := s.rawRows(ctx, selectFrom+w.sql()+order+" LIMIT ? OFFSET ?", append(args, o.Size, o.offset())...)
 	if err != nil {
 		return nil, 0, translate(err, "list")
 	}
@@ -218,7 +218,7 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 	// The registry's maintained counts: the total of an unfiltered query of the latest
 	// records, and whether any record is a draft now.
 	var all, drafts int64
-	if err := queryRow(ctx, s.rsql(ctx), s.d.rebind(`SELECT record_count, draft_count FROM registries WHERE registry_id = ?`),
+	if err := s.rawRow(ctx, `SELECT record_count, draft_count FROM registries WHERE registry_id = ?`,
 		[]any{registryID}, &all, &drafts); err != nil {
 		return nil, 0, translate(err, "count")
 	}
@@ -252,7 +252,7 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 		if !o.WithDrafts {
 			total = all - drafts
 		}
-	} else if err := queryRow(ctx, s.rsql(ctx), s.d.rebind("SELECT COUNT(*) FROM records r"+w.sql()), w.args, &total); err != nil {
+	} else if err := s.rawRow(ctx, "SELECT COUNT(*) FROM records r"+w.sql(), w.args, &total); err != nil {
 		return nil, 0, translate(err, "count")
 	}
 	if total == 0 || o.offset() >= int(total) {
@@ -261,7 +261,7 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 	limit, off, reversed := pageWindow(o.offset(), o.Size, total)
 	q := "SELECT " + recordListCols + " FROM records r JOIN (SELECT r.record_id FROM records r" + w.sql() +
 		orderSQL(o.Sort, "record_name", "record_id", reversed) + " LIMIT ? OFFSET ?) k ON k.record_id = r.record_id" + order
-	rows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind(q), append(w.args, limit, off)...)
+	rows, err := s.rawRows(ctx, q, append(w.args, limit, off)...)
 	if err != nil {
 		return nil, 0, translate(err, "records")
 	}
@@ -278,9 +278,9 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 // RegistriesByTag lists the registries in state with the tag in namespaces that hold a
 // verified domain, newest first.
 func (s *Store) RegistriesByTag(ctx context.Context, tag, state string) ([]directory.Registry, error) {
-	rows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind(`SELECT `+registryListCols+` FROM registries r
+	rows, err := s.rawRows(ctx, `SELECT `+registryListCols+` FROM registries r
 		JOIN namespaces n ON n.namespace_id = r.namespace_id
-		WHERE r.tag = ? AND r.state = ? AND n.domain IS NOT NULL ORDER BY r.updated_at DESC, r.registry_id LIMIT 10000`), tag, state)
+		WHERE r.tag = ? AND r.state = ? AND n.domain IS NOT NULL ORDER BY r.updated_at DESC, r.registry_id LIMIT 10000`, tag, state)
 	if err != nil {
 		return nil, translate(err, "registries by tag")
 	}

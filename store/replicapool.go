@@ -25,7 +25,7 @@ func (p *failoverPool) QueryContext(ctx context.Context, q string, args ...any) 
 }
 
 // QueryRowContext answers from the replica; its error only shows at Scan, too late to fail
-// over, so the store's raw reads use queryRow instead.
+// over, so the store's raw reads use rawRow instead.
 func (p *failoverPool) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
 	return p.t.sqlDB.QueryRowContext(ctx, q, args...)
 }

@@ -126,27 +126,51 @@ func (s *Store) target(ctx context.Context) *readTarget {
 // rdb is the GORM handle for a read that may go to a replica.
 func (s *Store) rdb(ctx context.Context) *gorm.DB { return s.target(ctx).db.WithContext(ctx) }
 
-// rsql is the pool for a raw read that may go to a replica.
-func (s *Store) rsql(ctx context.Context) readQuerier { return s.target(ctx).q }
+// The store's raw SQL goes through GORM like the rest (? parameters, which GORM binds for
+// each dialect). A read that may go to a replica reads with rawRows and rawRow, a read that
+// must see the primary with primaryRows and primaryRow. On a replica, GORM's pool is the
+// failoverPool, so that a replica failing under a read hands it to the primary; a one-row
+// read goes through Rows for that, because a *sql.Row's error shows only at Scan, too late to
+// fail over.
 
-// queryRow runs a one-row read on q and scans it (sql.ErrNoRows when there is none), failing
-// over like QueryContext where QueryRowContext could not.
-func queryRow(ctx context.Context, q readQuerier, query string, args []any, dest ...any) error {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
+// rawRows runs a raw read on ctx's target.
+func (s *Store) rawRows(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return s.rdb(ctx).Raw(q, args...).Rows()
+}
+
+// rawRow runs a one-row raw read on ctx's target and scans it (sql.ErrNoRows when there is none).
+func (s *Store) rawRow(ctx context.Context, q string, args []any, dest ...any) error {
+	return scanOne(s.rawRows(ctx, q, args...))(dest...)
+}
+
+// primaryRows runs a raw read on the primary.
+func (s *Store) primaryRows(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return s.db.WithContext(ctx).Raw(q, args...).Rows()
+}
+
+// primaryRow runs a one-row raw read on the primary and scans it (sql.ErrNoRows when there is none).
+func (s *Store) primaryRow(ctx context.Context, q string, args []any, dest ...any) error {
+	return scanOne(s.primaryRows(ctx, q, args...))(dest...)
+}
+
+// scanOne scans the first row of rows into dest (sql.ErrNoRows when there is none) and closes them.
+func scanOne(rows *sql.Rows, err error) func(dest ...any) error {
+	return func(dest ...any) error {
+		if err != nil {
 			return err
 		}
-		return sql.ErrNoRows
+		defer rows.Close()
+		if !rows.Next() {
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			return sql.ErrNoRows
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		return rows.Close()
 	}
-	if err := rows.Scan(dest...); err != nil {
-		return err
-	}
-	return rows.Close()
 }
 
 // groupGet reads one key through ctx's target's group reader, and through the primary's

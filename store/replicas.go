@@ -56,7 +56,6 @@ type readTarget struct {
 	name  string // "primary", or the replica's host:port
 	db    *gorm.DB
 	sqlDB *sql.DB
-	q     readQuerier // what raw reads query: sqlDB, or for a replica a pool failing over to the primary
 	// Grouped reads on Postgres (groupread.go): latest-record lookups, log entries.
 	lookups    *groupReader[lookupKey, recRead]
 	logEntries *groupReader[string, logEntryRead]
@@ -102,14 +101,8 @@ func (t *readTarget) cancelInFlight() {
 	clear(t.inFlight)
 }
 
-// readQuerier is what a raw read needs of a pool.
-type readQuerier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 func newReadTarget(s *Store, name string, db *gorm.DB, sqlDB *sql.DB) *readTarget {
-	t := &readTarget{name: name, db: db, sqlDB: sqlDB, q: sqlDB, inFlight: map[*context.CancelFunc]struct{}{}}
+	t := &readTarget{name: name, db: db, sqlDB: sqlDB, inFlight: map[*context.CancelFunc]struct{}{}}
 	t.lookups = newGroupReader("record lookup", s.closed, func(ctx context.Context, keys []lookupKey, found func(int, recRead) error) error {
 		ctx, release := t.guard(ctx)
 		defer release()
@@ -165,8 +158,7 @@ func openReplicas(s *Store, opts Options) (*replicaSet, error) {
 		}
 		t := newReadTarget(s, replicaName(u), nil, sqlDB)
 		t.replica, t.idle = true, max(opts.MaxOpenConns, 10)
-		t.q = &failoverPool{rs: rs, t: t}
-		db, err := gorm.Open(postgres.New(postgres.Config{Conn: t.q.(*failoverPool)}), &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true})
+		db, err := gorm.Open(postgres.New(postgres.Config{Conn: &failoverPool{rs: rs, t: t}}), &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true})
 		if err != nil {
 			_ = sqlDB.Close()
 			rs.close()

@@ -196,15 +196,15 @@ func (s *Store) searchSQLite(ctx context.Context, q *searchQuery) (SearchResult,
 	// Many rows match: reading newest first and filtering finds a page sooner than collecting
 	// every match.
 	w = q.inNamespace(s.searchFilter(q, false))
-	rows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind("SELECT "+recordListCols+" FROM records r"+w.sql()+
-		" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?"), append(w.args, q.o.Size, q.pageFrom)...)
+	rows, err := s.rawRows(ctx, "SELECT "+recordListCols+" FROM records r"+w.sql()+
+		" ORDER BY r.updated_at DESC, r.record_id LIMIT ? OFFSET ?", append(w.args, q.o.Size, q.pageFrom)...)
 	return withRecords(res, rows, err)
 }
 
 // searchKeys collects, in one pass, the keys of up to SearchCountLimit+1 matches: when they
 // are all there, the total is exact and the page is cut from them; otherwise the search is broad.
 func (s *Store) searchKeys(ctx context.Context, keysFrom string, w *where) ([]searchKey, error) {
-	keyRows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind(keysFrom+w.sql()+" LIMIT ?"), append(w.args, SearchCountLimit+1)...)
+	keyRows, err := s.rawRows(ctx, keysFrom+w.sql()+" LIMIT ?", append(w.args, SearchCountLimit+1)...)
 	if err != nil {
 		return nil, translate(err, "search")
 	}
@@ -291,7 +291,7 @@ func (s *Store) searchPage(ctx context.Context, res SearchResult, keys []searchK
 	for i, k := range page {
 		ids[i], marks[i] = k.id, "?"
 	}
-	rows, err := s.rsql(ctx).QueryContext(ctx, s.d.rebind("SELECT "+recordListCols+" FROM records r WHERE r.record_id IN ("+
-		strings.Join(marks, ",")+") ORDER BY r.updated_at DESC, r.record_id"), ids...)
+	rows, err := s.rawRows(ctx, "SELECT "+recordListCols+" FROM records r WHERE r.record_id IN ("+
+		strings.Join(marks, ",")+") ORDER BY r.updated_at DESC, r.record_id", ids...)
 	return withRecords(res, rows, err)
 }

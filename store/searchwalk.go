@@ -86,7 +86,7 @@ func (wk *searchWalk) step(ctx context.Context, n, want int) error {
 			FROM records` + inner.sql() + ` ORDER BY updated_at DESC, record_id LIMIT ?) r
 		) x WHERE m OR rn = ? LIMIT ?`
 	args := append(append(append([]any{}, wk.filter.args...), inner.args...), n, n, want)
-	rows, err := wk.s.rsql(ctx).QueryContext(ctx, wk.s.d.rebind(q), args...)
+	rows, err := wk.s.rawRows(ctx, q, args...)
 	if err != nil {
 		return translate(err, "search")
 	}

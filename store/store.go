@@ -295,6 +295,5 @@ func redact(u string) string {
 // Analyze refreshes the planner's statistics and, on Postgres, the visibility map that
 // index-only scans rely on (after a bulk load; autovacuum does the same in time).
 func (s *Store) Analyze(ctx context.Context) error {
-	_, err := s.sqlDB.ExecContext(ctx, s.d.analyzeStatement())
-	return translate(err, "analyze")
+	return translate(s.db.WithContext(ctx).Exec(s.d.analyzeStatement()).Error, "analyze")
 }

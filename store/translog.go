@@ -279,8 +279,7 @@ func (s *Store) CompactLog(ctx context.Context) error {
 	if q == "" {
 		return nil
 	}
-	_, err := s.sqlDB.ExecContext(ctx, q)
-	return translate(err, "compact log")
+	return translate(s.db.WithContext(ctx).Exec(q).Error, "compact log")
 }
 
 // queueForLog is the log queue's sink: it queues the public versions for the log, in order,

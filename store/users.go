@@ -188,8 +188,8 @@ func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
 		revoked sql.NullInt64
 		created int64
 	)
-	err := s.sqlDB.QueryRowContext(ctx, s.d.rebind(`SELECT k.key_hash, k.revoked_at, u.id, u.email, u.profile_id, u.disabled, u.created_at
-		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`), sum[:]).Scan(&hash, &revoked, &u.ID, &u.Email,
+	err := s.primaryRow(ctx, `SELECT k.key_hash, k.revoked_at, u.id, u.email, u.profile_id, u.disabled, u.created_at
+		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`, []any{sum[:]}, &hash, &revoked, &u.ID, &u.Email,
 		&u.ProfileID, &u.Disabled, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, fmt.Errorf("api key: %w", directory.ErrNotFound)

@@ -167,7 +167,7 @@ func (s *Store) insertLogs(ctx context.Context, batch []logWrite) error {
 		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?)")
 		args = append(args, w.args...)
 	}
-	_, err := s.sqlDB.ExecContext(ctx, s.d.rebind(b.String()), args...)
+	err := s.db.WithContext(ctx).Exec(b.String(), args...).Error
 	return translate(err, "verification log")
 }
 
@@ -238,7 +238,7 @@ func (s *Store) entryVersion(ctx context.Context, kind proof.Kind, entryID, vers
 	}
 	var v StoredVersion
 	var state string
-	err := queryRow(ctx, s.rsql(ctx), s.d.rebind(q), []any{entryID, version}, &v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType, &state)
+	err := s.rawRow(ctx, q, []any{entryID, version}, &v.NamespaceID, &v.RegistryID, &v.RecordID, &v.Digest, &v.ProofType, &state)
 	v.Draft = state == directory.StateDraft
 	if errors.Is(err, sql.ErrNoRows) {
 		return StoredVersion{}, fmt.Errorf("%s %q version %q: %w", kind, entryID, version, directory.ErrNotFound)

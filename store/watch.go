@@ -317,8 +317,8 @@ func (s *Store) Deliveries(ctx context.Context, userID, id string, limit int) ([
 	if _, err := s.Subscription(ctx, userID, id); err != nil {
 		return nil, err
 	}
-	rows, err := s.sqlDB.QueryContext(ctx, s.d.rebind(`SELECT event_id, attempt, attempted_at, status_code, error, delivered
-		FROM watch_deliveries WHERE subscription_id = ? ORDER BY id DESC LIMIT ?`), id, limit)
+	rows, err := s.primaryRows(ctx, `SELECT event_id, attempt, attempted_at, status_code, error, delivered
+		FROM watch_deliveries WHERE subscription_id = ? ORDER BY id DESC LIMIT ?`, id, limit)
 	if err != nil {
 		return nil, translate(err, "deliveries")
 	}
@@ -339,7 +339,7 @@ func (s *Store) Deliveries(ctx context.Context, userID, id string, limit int) ([
 // WebhookQueue is the outbox's depth and the age of its oldest event (metrics).
 func (s *Store) WebhookQueue(ctx context.Context) (depth int64, oldest time.Time, err error) {
 	var o *int64
-	if err := s.sqlDB.QueryRowContext(ctx, `SELECT COUNT(*), MIN(created_at) FROM watch_outbox`).Scan(&depth, &o); err != nil {
+	if err := s.primaryRow(ctx, `SELECT COUNT(*), MIN(created_at) FROM watch_outbox`, nil, &depth, &o); err != nil {
 		return 0, time.Time{}, translate(err, "webhook queue")
 	}
 	if o != nil {
