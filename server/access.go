@@ -17,10 +17,18 @@ func caller(ctx context.Context) *store.User { return info(ctx).User }
 // didOf is the did:web identifier of a user's profile.
 func (s *Server) didOf(u *store.User) string { return "did:web:" + s.didHost + ":" + u.ProfileID }
 
+// namespaceGiven refuses a blank {namespace} value (400).
+func namespaceGiven(ref string) error {
+	if strings.TrimSpace(ref) == "" {
+		return problem(http.StatusBadRequest, "Invalid input: namespace is missing or empty")
+	}
+	return nil
+}
+
 // resolveNamespace maps a {namespace} value (id or verified domain) to its id: 404 when unknown.
 func (s *Server) resolveNamespace(ctx context.Context, ref string) (string, error) {
-	if strings.TrimSpace(ref) == "" {
-		return "", problem(http.StatusBadRequest, "Invalid input: namespace is missing or empty")
+	if err := namespaceGiven(ref); err != nil {
+		return "", err
 	}
 	id, err := s.store.ResolveNamespace(ctx, ref)
 	return id, namespaceNotFound(err)

@@ -136,6 +136,9 @@ func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryReque
 // lookupRegistry reads a registry; a miss says which level was missing (errors.go maps it).
 func (s *Server) lookupRegistry(ctx context.Context, nsRef, name string, versionID *string, asOn *openapi_types.Date) (directory.Registry, error) {
 	sel, err := versionSel(versionID, asOn)
+	if err == nil {
+		err = namespaceGiven(nsRef)
+	}
 	if err != nil {
 		return directory.Registry{}, err
 	}
@@ -166,6 +169,9 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 // and drafts are for the namespace's owner and delegates only (directory/drafts.go).
 func (s *Server) lookupRecord(ctx context.Context, nsRef, registry, record string, versionID *string, asOn *openapi_types.Date) (directory.Record, error) {
 	sel, err := versionSel(versionID, asOn)
+	if err == nil {
+		err = namespaceGiven(nsRef)
+	}
 	if err != nil {
 		return directory.Record{}, err
 	}
