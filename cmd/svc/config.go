@@ -43,6 +43,8 @@ type Config struct {
 	LogLevel         string
 	LogKeyFile       string
 	LogOrigin        string
+	// logOriginDerived: SVC_LOG_ORIGIN was unset and LogOrigin follows the DID host.
+	logOriginDerived bool
 	// LogWitnesses are the transparency log's witnesses; a checkpoint counts as cosigned once
 	// LogWitnessQuorum of them cosigned it (default: all of them).
 	LogWitnesses     []translog.WitnessConfig
@@ -63,7 +65,7 @@ func (c *Config) settleIdentities(bound net.Addr) (derived bool) {
 		c.DIDHost, derived = "localhost%3A"+port, true
 	}
 	if c.LogOrigin == "" {
-		c.LogOrigin = defaultLogOrigin(c.DIDHost)
+		c.LogOrigin, c.logOriginDerived = defaultLogOrigin(c.DIDHost), true
 	}
 	return derived
 }

@@ -104,7 +104,7 @@ func configuredLogKey(cfg Config) (k translog.Key, ok bool, err error) {
 		if k, err = translog.ReadKeyFile(cfg.LogKeyFile); err != nil {
 			return k, false, err
 		}
-		return k, true, checkKeyOrigin(k, cfg.LogOrigin)
+		return k, true, keptOrigin(k, cfg)
 	case strings.HasPrefix(cfg.DatabaseURL, "sqlite://"):
 		return k, false, nil
 	}
@@ -142,7 +142,7 @@ func embeddedLogKey(ctx context.Context, cfg Config, st logStater, log *slog.Log
 			}
 			if _, err := note.Open([]byte(state.Checkpoint), note.VerifierList(k.Verifier)); state.Checkpoint != "" && err == nil {
 				log.Info("transparency log key: the database's log is signed with the key file of the folder", "file", legacy)
-				return k, checkKeyOrigin(k, cfg.LogOrigin)
+				return k, keptOrigin(k, cfg)
 			}
 		}
 	}
@@ -153,7 +153,19 @@ func embeddedLogKey(ctx context.Context, cfg Config, st logStater, log *slog.Log
 	if created {
 		log.Info("transparency log key created", "file", path, "verifier_key", k.VerifierKey)
 	}
-	return k, checkKeyOrigin(k, cfg.LogOrigin)
+	return k, keptOrigin(k, cfg)
+}
+
+// keptOrigin checks the log's key against the origin. The key names the origin its log signs
+// as, and without SVC_LOG_ORIGIN the log keeps it (serve says so): the derived origin follows
+// the port served, which an operator may change, and a database made before the origin
+// followed the port (when it was always localhost:8080/svc/log) would otherwise refuse to
+// start. An origin set with SVC_LOG_ORIGIN must be the key's.
+func keptOrigin(k translog.Key, cfg Config) error {
+	if cfg.logOriginDerived {
+		return nil
+	}
+	return checkKeyOrigin(k, cfg.LogOrigin)
 }
 
 // sqlitePath is the file of a sqlite:// database URL.

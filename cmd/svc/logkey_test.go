@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -240,5 +241,63 @@ func TestServeRunsTheLog(t *testing.T) {
 	code, _, errs := svc(t, "serve", "--addr", "127.0.0.1:0", "--database-url", pg)
 	if code != 1 || !strings.Contains(errs, "SVC_LOG_KEY_FILE") {
 		t.Fatalf("serve on Postgres without a log key: exit %d, %q", code, errs)
+	}
+}
+
+// A database made when the log's origin was always localhost:8080/svc/log (its key in the
+// folder's svc-log.key, or its own key file), served on another port without SVC_LOG_ORIGIN,
+// starts and keeps signing as its key's origin; with an SVC_LOG_ORIGIN that is not the key's
+// it still refuses to start.
+func TestEmbeddedLogKeepsItsOriginWhenThePortChanges(t *testing.T) {
+	for _, legacy := range []bool{true, false} {
+		t.Run(fmt.Sprintf("legacy_key_%v", legacy), func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, "svc.db")
+			keyFile := db + ".log.key"
+			if legacy {
+				keyFile = filepath.Join(dir, "svc-log.key")
+			}
+			k, err := translog.WriteKeyFile(keyFile, "localhost:8080/svc/log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The earlier version's first start: the log signed as localhost:8080/svc/log.
+			srv := startServe(t, "sqlite://"+db, "--log-origin", "localhost:8080/svc/log", "--log-key-file", keyFile)
+			waitServing(t, srv)
+			srv.stop()
+
+			srv = startServe(t, "sqlite://"+db) // another port, no SVC_LOG_ORIGIN
+			waitServing(t, srv)
+			if code := srv.stop(); code != 0 {
+				t.Fatalf("serve on another port: exit %d\n%s", code, srv.logs.String())
+			}
+			if !strings.Contains(srv.logs.String(), "the log keeps its key's origin") {
+				t.Fatalf("no word of the kept origin:\n%s", srv.logs.String())
+			}
+			st, err := store.Open(context.Background(), "sqlite://"+db, nil, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			s, err := st.LogState(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := note.Open([]byte(s.Checkpoint), note.VerifierList(k.Verifier)); err != nil {
+				t.Fatalf("the checkpoint is not signed with the database's key as localhost:8080/svc/log: %v\n%s", err, s.Checkpoint)
+			}
+
+			srv = startServe(t, "sqlite://"+db, "--log-origin", "elsewhere.example/svc/log")
+			deadline := time.Now().Add(15 * time.Second)
+			for !strings.Contains(srv.logs.String(), "but the origin is") {
+				if strings.Contains(srv.logs.String(), `"serving"`) || time.Now().After(deadline) {
+					t.Fatalf("an explicit SVC_LOG_ORIGIN unlike the key's was not refused:\n%s", srv.logs.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if code := srv.stop(); code == 0 {
+				t.Fatalf("refused, but exit 0:\n%s", srv.logs.String())
+			}
+		})
 	}
 }

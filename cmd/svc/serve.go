@@ -80,6 +80,9 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 	}
+	if origin := logKey.Signer.Name(); origin != cfg.LogOrigin {
+		log.Info("transparency log origin: the log keeps its key's origin (SVC_LOG_ORIGIN is unset)", "origin", origin, "derived_origin", cfg.LogOrigin)
+	}
 	logMetrics := translog.NewMetrics()
 	integrator := translog.NewIntegrator(st, logKey, log, nil).WithMetrics(logMetrics)
 	if _, err := integrator.IntegrateOnce(ctx); err != nil {
