@@ -1,0 +1,100 @@
+// The writes that index an accepted DeDi file as read-only data of an origin-hosted namespace
+// (docs/dedi-files.md, "The server's side"). Which versions to make is package dedi/ingest's;
+// the versions themselves are made by the store's usual writes (writes.go), so that they are
+// sealed, counted and logged like every public version.
+
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/svc-directory/svc/directory"
+)
+
+// ErrOriginConflict refuses to index a publisher whose domain a local namespace has verified.
+var ErrOriginConflict = directory.Conflict.With("the domain is verified by a local namespace: its DeDi files are not ingested")
+
+// OriginNamespace returns the namespace of the publisher domain, creating it (owned by
+// ownerID, named and addressed by the domain) on the first accepted file. A domain that a
+// namespace not indexed from this publisher holds is ErrOriginConflict.
+func (t *Tx) OriginNamespace(domain, ownerID, creatorDID string) (string, error) {
+	var rows []dediPublisherRow
+	if err := t.db.Raw(`SELECT * FROM dedi_publishers WHERE domain = ?`+t.s.d.forUpdate(), domain).Scan(&rows).Error; err != nil {
+		return "", translate(err, "publisher")
+	}
+	if len(rows) == 0 {
+		return "", fmt.Errorf("DeDi publisher %q: %w", domain, directory.ErrNotFound)
+	}
+	var holders []string
+	if err := t.db.Model(&RowNamespace{}).Where("domain = ?", domain).Pluck("namespace_id", &holders).Error; err != nil {
+		return "", translate(err, "domain holder")
+	}
+	if id := deref(rows[0].NamespaceID); id != "" {
+		if len(holders) > 0 && holders[0] != id {
+			return "", ErrOriginConflict
+		}
+		return id, nil
+	}
+	if len(holders) > 0 {
+		return "", ErrOriginConflict
+	}
+	n, err := directory.NewNamespace(ownerID, creatorDID, directory.NamespaceInput{Name: domain,
+		Description: "Published by " + domain + " as DeDi files, served as received"}, t.Stamp())
+	if err != nil {
+		return "", err
+	}
+	if err := t.InsertNamespace(n); err != nil {
+		return "", err
+	}
+	res := t.db.Exec(`UPDATE namespaces SET domain = ? WHERE namespace_id = ? AND domain IS NULL`, domain, n.NamespaceID)
+	if err := translate(res.Error, "origin domain"); err != nil {
+		if directory.IsConflict(err) {
+			return "", ErrOriginConflict
+		}
+		return "", err
+	}
+	err = t.db.Exec(`UPDATE dedi_publishers SET namespace_id = ? WHERE domain = ?`, n.NamespaceID, domain).Error
+	return n.NamespaceID, translate(err, "publisher namespace")
+}
+
+// OriginRegistry reads and locks the registry of an origin-hosted namespace; found is false
+// when it is not there yet.
+func (t *Tx) OriginRegistry(namespaceID, name string) (g directory.SealedRegistry, found bool, err error) {
+	a, err := t.RegistryForWrite(namespaceID, name, "")
+	var nf *directory.NotFoundError
+	if errors.As(err, &nf) && nf.Missing == directory.MissingRegistry {
+		return g, false, nil
+	}
+	return a.SealedRegistry, err == nil, err
+}
+
+// RecordHeads reads the heads of every record of a registry (whose row the transaction holds),
+// by name.
+func (t *Tx) RecordHeads(registryID string) (map[string]directory.SealedRecord, error) {
+	var rows []recHeadRow
+	if err := t.db.Raw(`SELECT * FROM records WHERE registry_id = ?`, registryID).Scan(&rows).Error; err != nil {
+		return nil, translate(err, "records")
+	}
+	out := make(map[string]directory.SealedRecord, len(rows))
+	for _, r := range rows {
+		out[r.RecordName] = r.sealed(r.CreatedAt, r.UpdatedAt)
+	}
+	return out, nil
+}
+
+// IsOriginRef says whether a {namespace} path value (a namespace_id or a domain) names a
+// namespace indexed from a DeDi publisher, and returns that publisher's domain.
+func IsOriginRef(origins map[string]string, ref string) (string, bool) {
+	if d, ok := origins[ref]; ok {
+		return d, true
+	}
+	ref = strings.TrimSuffix(strings.ToLower(ref), ".")
+	for _, d := range origins {
+		if d == ref {
+			return d, true
+		}
+	}
+	return "", false
+}
