@@ -79,7 +79,17 @@ func (t *Tx) RecordHeads(registryID string) (map[string]directory.SealedRecord, 
 	}
 	out := make(map[string]directory.SealedRecord, len(rows))
 	for _, r := range rows {
-		out[r.RecordName] = r.sealed(r.CreatedAt, r.UpdatedAt)
+		h := r.sealed(r.CreatedAt, r.UpdatedAt)
+		// Postgres keeps JSON objects as jsonb, whose text is not canonical: compared with a
+		// next version's, an unchanged object would read as changed.
+		var err error
+		if h.Details, err = canonicalAgain(h.Details); err != nil {
+			return nil, err
+		}
+		if h.Meta, err = canonicalAgain(h.Meta); err != nil {
+			return nil, err
+		}
+		out[r.RecordName] = h
 	}
 	return out, nil
 }
@@ -97,4 +107,13 @@ func IsOriginRef(origins map[string]string, ref string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// canonicalAgain is the canonical text (directory.CanonicalText) of stored object text.
+func canonicalAgain(text string) (string, error) {
+	m, err := directory.DecodeObject(text)
+	if err != nil {
+		return "", err
+	}
+	return directory.CanonicalText(m)
 }
