@@ -148,7 +148,9 @@ func (p *publisher) registry(name string, recs ...dedi.Record) *dedi.File {
 	return f
 }
 
-func rec(name string, details map[string]any) dedi.Record { return dedi.Record{Name: name, Details: details} }
+func rec(name string, details map[string]any) dedi.Record {
+	return dedi.Record{Name: name, Details: details}
+}
 
 // publish signs every file (updated_at now) and the manifest, and serves them.
 func (p *publisher) publish(t *testing.T, now time.Time) map[string][]byte {
