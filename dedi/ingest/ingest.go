@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/dedi"
+	"github.com/svc-directory/svc/dedi/discovery"
 	"github.com/svc-directory/svc/dedi/fetch"
 	"github.com/svc-directory/svc/store"
 )
@@ -142,7 +143,15 @@ func (s *Service) Run(ctx context.Context, tick time.Duration) {
 	}
 	t := time.NewTicker(tick)
 	defer t.Stop()
+	ls, _ := s.cfg.Store.(ListStore)
+	lf, _ := s.cfg.Fetcher.(discovery.Fetcher)
+	every := &lists{every: s.cfg.Interval}
 	for {
+		if ls != nil && lf != nil && every.due(s.cfg.Now()) {
+			if err := ReadLists(ctx, ls, lf, s.log); err != nil && ctx.Err() == nil {
+				s.log.WarnContext(ctx, "dedi discovery lists", "error", err)
+			}
+		}
 		if st, err := s.CrawlDue(ctx); err != nil && ctx.Err() == nil {
 			s.log.WarnContext(ctx, "dedi crawl", "error", err)
 		} else if st.Publishers > 0 {
