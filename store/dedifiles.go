@@ -73,6 +73,20 @@ func (s *Store) DediFiles(ctx context.Context, domain string) (map[string]DediFi
 	return out, nil
 }
 
+// DediFileStates reads the accepted files of a publisher without their bytes, by registry
+// name.
+func (s *Store) DediFileStates(ctx context.Context, domain string) ([]DediFile, error) {
+	var rows []dediFileRow
+	if err := s.db.WithContext(ctx).Omit("bytes").Where("domain = ?", domain).Order("registry_name").Find(&rows).Error; err != nil {
+		return nil, translate(err, "publisher files")
+	}
+	out := make([]DediFile, len(rows))
+	for i, r := range rows {
+		out[i] = r.file()
+	}
+	return out, nil
+}
+
 // DediFile reads one accepted file (a *directory.NotFoundError when there is none).
 func (s *Store) DediFile(ctx context.Context, domain, registry string) (DediFile, error) {
 	var rows []dediFileRow

@@ -67,7 +67,12 @@ func (t *Tx) OriginRegistry(namespaceID, name string) (g directory.SealedRegistr
 	if errors.As(err, &nf) && nf.Missing == directory.MissingRegistry {
 		return g, false, nil
 	}
-	return a.SealedRegistry, err == nil, err
+	if err != nil {
+		return g, false, err
+	}
+	g = a.SealedRegistry
+	g.Meta, err = canonicalAgain(g.Meta) // jsonb on Postgres (RecordHeads)
+	return g, err == nil, err
 }
 
 // RecordHeads reads the heads of every record of a registry (whose row the transaction holds),
