@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/csvjob"
+	"github.com/svc-directory/svc/dedi/fetch"
+	"github.com/svc-directory/svc/dedi/ingest"
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
@@ -130,6 +132,10 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	go func() { defer close(webhookDone); sender.Run(bgctx, webhookInterval) }()
 	importer := csvjob.NewWorker(st, log, nil)
 	go func() { defer close(importDone); importer.Run(bgctx, importInterval) }()
+	dediDone := make(chan struct{})
+	crawler := ingest.New(ingest.Config{Store: st, Logger: log, Now: time.Now, Interval: cfg.DediCrawlInterval, CreatorDID: "did:web:" + cfg.DIDHost,
+		Fetcher: fetch.New(fetch.Options{DNSServer: cfg.DNSServer, Port: cfg.VerifyHTTPPort, Insecure: cfg.VerifyInsecure})})
+	go func() { defer close(dediDone); crawler.Run(bgctx, min(cfg.DediCrawlInterval, time.Minute)) }()
 	witnessDone := make(chan struct{})
 	if witnesser != nil {
 		go func() { defer close(witnessDone); witnesser.Run(bgctx, witnessInterval) }()
@@ -174,6 +180,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	<-witnessDone
 	<-webhookDone
 	<-importDone
+	<-dediDone
 	log.Info("stopped")
 	return nil
 }

@@ -46,6 +46,7 @@ type origin struct {
 	handlers map[string]http.HandlerFunc
 	requests atomic.Int64
 	notMod   atomic.Int64
+	byPath   sync.Map // host+path → *atomic.Int64
 }
 
 func newOrigin(t *testing.T) *origin {
@@ -61,6 +62,8 @@ func newOrigin(t *testing.T) *origin {
 func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
 	o.requests.Add(1)
 	host, _, _ := net.SplitHostPort(r.Host)
+	n, _ := o.byPath.LoadOrStore(host+r.URL.Path, new(atomic.Int64))
+	n.(*atomic.Int64).Add(1)
 	o.mu.Lock()
 	b, ok := o.docs[host+r.URL.Path]
 	h := o.handlers[host+r.URL.Path]
@@ -203,3 +206,12 @@ func fileState(t *testing.T, s *store.Store, domain, registry string) store.Dedi
 }
 
 func describe(rep ingest.Report) string { return fmt.Sprintf("%+v", rep) }
+
+// count is how many requests host+path got.
+func (o *origin) count(hostPath string) int64 {
+	n, ok := o.byPath.Load(hostPath)
+	if !ok {
+		return 0
+	}
+	return n.(*atomic.Int64).Load()
+}
