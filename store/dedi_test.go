@@ -44,6 +44,15 @@ func TestDediSources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Again (an upsert): the times are the file's, not the write's.
+		upd := now.Add(-48 * time.Hour)
+		err = s.InTx(ctx, func(tx *store.Tx) error {
+			return tx.PutDediFile(store.DediFile{Domain: "pub.example", Registry: "r1", URL: "https://pub.example/r1.json", State: store.OriginLive,
+				Bytes: raw, SHA256: "sha-256:y", Kid: "k1", FetchedAt: now, UpdatedAt: upd, NextUpdate: now.Add(time.Hour), RecordCount: 3})
+		})
+		if f, _ := s.DediFile(ctx, "pub.example", "r1"); err != nil || f.UpdatedAt.UnixMilli() != upd.UnixMilli() {
+			t.Fatalf("updated_at after an upsert: %v, %v; want %v", f.UpdatedAt, err, upd)
+		}
 		p, err := s.DediPublisher(ctx, "pub.example")
 		if err != nil || p.Status != store.DediOK || p.LastSuccess == nil || !bytes.Equal(p.Manifest.Bytes, raw) || p.FileCount != 1 || p.Manifest.ETag != `"e1"` {
 			t.Fatalf("publisher = %+v, %v", p, err)

@@ -47,7 +47,7 @@ type dediFileRow struct {
 	SHA256       string `gorm:"column:sha256"`
 	Kid          string `gorm:"column:kid"`
 	FetchedAt    int64  `gorm:"column:fetched_at"`
-	UpdatedAt    int64  `gorm:"column:updated_at"`
+	UpdatedAt    int64  `gorm:"column:updated_at;autoUpdateTime:false"`
 	NextUpdate   int64  `gorm:"column:next_update"`
 	RecordCount  int64  `gorm:"column:record_count"`
 }
@@ -134,7 +134,7 @@ type dediListRow struct {
 	Head        string `gorm:"column:head"`
 	LastOutcome string `gorm:"column:last_outcome"`
 	FetchedAt   *int64 `gorm:"column:fetched_at"`
-	CreatedAt   int64  `gorm:"column:created_at"`
+	CreatedAt   int64  `gorm:"column:created_at;autoCreateTime:false"`
 }
 
 func (dediListRow) TableName() string { return "dedi_lists" }

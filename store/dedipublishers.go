@@ -62,7 +62,7 @@ type dediPublisherRow struct {
 	ManifestFetchedAt  *int64  `gorm:"column:manifest_fetched_at"`
 	ManifestUpdatedAt  *int64  `gorm:"column:manifest_updated_at"`
 	ManifestNextUpdate *int64  `gorm:"column:manifest_next_update"`
-	CreatedAt          int64   `gorm:"column:created_at"`
+	CreatedAt          int64   `gorm:"column:created_at;autoCreateTime:false"`
 }
 
 func (dediPublisherRow) TableName() string { return "dedi_publishers" }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/dedi"
+	"github.com/svc-directory/svc/dedi/fetch"
 	"github.com/svc-directory/svc/store"
 )
 
@@ -71,6 +72,11 @@ func (s *Service) Crawl(ctx context.Context, domain string) (Report, error) {
 	}
 	resp, ferr := s.cfg.Fetcher.Manifest(ctx, domain, c.pub.Manifest.ETag, c.pub.Manifest.LastModified)
 	c.rep.Requests++
+	if errors.Is(ferr, fetch.ErrTooLarge) {
+		// Served, but not a manifest this server reads: refused, the accepted data stays.
+		c.markStale(ctx, string(dedi.Invalid), ferr.Error())
+		return c.end(ctx, store.DediFailed, string(dedi.Invalid), ferr.Error(), false, nil)
+	}
 	var raw []byte
 	fetched := false
 	switch {
@@ -151,7 +157,11 @@ func (c *crawl) file(ctx context.Context, m *dedi.Manifest, cached bool, e *dedi
 					state = store.OriginStale
 				}
 			}
-			c.mark(ctx, e.Registry, state, OutcomeUnreachable, err.Error(), "", "")
+			outcome := OutcomeUnreachable
+			if errors.Is(err, fetch.ErrTooLarge) {
+				outcome = string(dedi.Invalid)
+			}
+			c.mark(ctx, e.Registry, state, outcome, err.Error(), "", "")
 			return nil
 		case resp.NotModified && had:
 			raw = old.Bytes

@@ -184,7 +184,11 @@ func (p *publisher) publish(t *testing.T, now time.Time) map[string][]byte {
 }
 
 func newService(s *store.Store, o *origin, c *clock) *ingest.Service {
-	return ingest.New(ingest.Config{Store: s, Fetcher: o.fetcher(nil), Now: c.Now, Logger: slog.New(slog.DiscardHandler), Interval: time.Hour})
+	return newServiceWith(s, o, c, nil)
+}
+
+func newServiceWith(s *store.Store, o *origin, c *clock, mod func(*fetch.Options)) *ingest.Service {
+	return ingest.New(ingest.Config{Store: s, Fetcher: o.fetcher(mod), Now: c.Now, Logger: slog.New(slog.DiscardHandler), Interval: time.Hour})
 }
 
 func mustCrawl(t *testing.T, svc *ingest.Service, domain string) ingest.Report {
