@@ -277,6 +277,7 @@ func (c *crawl) due(t time.Time) {
 // end records the crawl on the publisher's row.
 func (c *crawl) end(ctx context.Context, status, outcome, reason string, success bool, m *store.DediManifest) (Report, error) {
 	c.rep.Outcome, c.rep.Reason = outcome, reason
+	c.s.cfg.Metrics.crawled(c.rep)
 	c.due(c.nextDue)
 	err := c.s.cfg.Store.RecordDediCrawl(ctx, c.domain, store.DediCrawl{Status: status, Outcome: outcome, Reason: reason,
 		Success: success, NextCrawl: c.nextDue, Manifest: m, NamespaceID: c.nsID})

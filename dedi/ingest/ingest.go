@@ -50,6 +50,8 @@ type Config struct {
 	Interval time.Duration
 	// CreatorDID is the created_by of origin-hosted entries (the server's own DID).
 	CreatorDID string
+	// Metrics count the crawls (nil: none).
+	Metrics *Metrics
 }
 
 // OwnerEmail is the system user that owns every origin-hosted namespace. It has no API key:
