@@ -74,3 +74,57 @@ func TestIngestLargeFile(t *testing.T) {
 		dialect, n, float64(len(docs["keys"]))/(1<<20), first.Round(time.Millisecond), float64(n)/first.Seconds(), second.Round(time.Millisecond),
 		rep.Requests, float64(peak)/(1<<20))
 }
+
+// TestIngestManyPublishers (SVC_DEDI_BENCH_PUBLISHERS=100 SVC_DEDI_BENCH_RECORDS=10000 to
+// run) crawls that many publishers of one file each from scratch, then again unchanged: the
+// second crawl makes no version and costs one request (a 304) per manifest and file.
+func TestIngestManyPublishers(t *testing.T) {
+	np, _ := strconv.Atoi(os.Getenv("SVC_DEDI_BENCH_PUBLISHERS"))
+	n, _ := strconv.Atoi(os.Getenv("SVC_DEDI_BENCH_RECORDS"))
+	if np <= 0 || n <= 0 {
+		t.Skip("set SVC_DEDI_BENCH_PUBLISHERS and SVC_DEDI_BENCH_RECORDS to run")
+	}
+	dialect := os.Getenv("SVC_DEDI_BENCH_DIALECT")
+	if dialect == "" {
+		dialect = store.DialectSQLite
+	}
+	s := storetest.Open(t, dialect)
+	c := &clock{t: time.Now().UTC().Truncate(time.Second).Add(time.Second)}
+	o := newOrigin(t)
+	for i := range np {
+		d := fmt.Sprintf("p%03d.test", i)
+		p := newPublisher(t, o, d, c.Now())
+		recs := make([]dedi.Record, n)
+		for j := range recs {
+			recs[j] = rec(fmt.Sprintf("r%06d", j), map[string]any{"id": fmt.Sprintf("%s-%d", d, j), "n": float64(j)})
+		}
+		p.registry("keys", recs...)
+		p.publish(t, c.Now())
+		if _, err := s.AddDediPublisher(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.mu.Lock()
+	c.t = time.Now().UTC().Add(time.Second) // every publisher is due
+	c.mu.Unlock()
+	svc := newService(s, o, c)
+	start := time.Now()
+	st, err := svc.CrawlDue(t.Context())
+	if err != nil || st.Publishers != np || st.NewVersions != np*(n+1) {
+		t.Fatalf("first sweep: %+v, %v", st, err)
+	}
+	first := time.Since(start)
+	c.Add(time.Hour + time.Minute)
+	before, notMod := o.requests.Load(), o.notMod.Load()
+	start = time.Now()
+	st, err = svc.CrawlDue(t.Context())
+	if err != nil || st.Publishers != np || st.NewVersions != 0 {
+		t.Fatalf("unchanged sweep: %+v, %v", st, err)
+	}
+	reqs, m304 := o.requests.Load()-before, o.notMod.Load()-notMod
+	if reqs != int64(2*np) || m304 != reqs {
+		t.Fatalf("unchanged sweep: %d requests, %d of them 304; want %d, all 304", reqs, m304, 2*np)
+	}
+	t.Logf("%s: %d publishers x %d records: from scratch %s (%.0f records/s); unchanged %s, %d requests (all 304), 0 new versions",
+		dialect, np, n, first.Round(time.Millisecond), float64(np*n)/first.Seconds(), time.Since(start).Round(time.Millisecond), reqs)
+}
