@@ -6,6 +6,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -17,8 +18,9 @@ import (
 var ErrOriginConflict = directory.Conflict.With("the domain is verified by a local namespace: its DeDi files are not ingested")
 
 // OriginNamespace returns the namespace of the publisher domain, creating it (owned by
-// ownerID, named and addressed by the domain) on the first accepted file. A domain that a
-// namespace not indexed from this publisher holds is ErrOriginConflict.
+// ownerID, named and addressed by the domain) on the first accepted file, or taking back the
+// one indexed from the domain before (a publisher removed and added again). A domain that a
+// namespace of another owner holds (a local namespace verified it) is ErrOriginConflict.
 func (t *Tx) OriginNamespace(domain, ownerID, creatorDID string) (string, error) {
 	var rows []dediPublisherRow
 	if err := t.db.Raw(`SELECT * FROM dedi_publishers WHERE domain = ?`+t.s.d.forUpdate(), domain).Scan(&rows).Error; err != nil {
@@ -27,18 +29,20 @@ func (t *Tx) OriginNamespace(domain, ownerID, creatorDID string) (string, error)
 	if len(rows) == 0 {
 		return "", fmt.Errorf("DeDi publisher %q: %w", domain, directory.ErrNotFound)
 	}
-	var holders []string
-	if err := t.db.Model(&RowNamespace{}).Where("domain = ?", domain).Pluck("namespace_id", &holders).Error; err != nil {
+	var holders []RowNamespace
+	if err := t.db.Where("domain = ?", domain).Limit(1).Find(&holders).Error; err != nil {
 		return "", translate(err, "domain holder")
 	}
-	if id := deref(rows[0].NamespaceID); id != "" {
-		if len(holders) > 0 && holders[0] != id {
+	if len(holders) > 0 {
+		h := holders[0]
+		if h.OwnerID != ownerID {
 			return "", ErrOriginConflict
 		}
-		return id, nil
-	}
-	if len(holders) > 0 {
-		return "", ErrOriginConflict
+		if deref(rows[0].NamespaceID) != h.NamespaceID {
+			err := t.db.Exec(`UPDATE dedi_publishers SET namespace_id = ? WHERE domain = ?`, h.NamespaceID, domain).Error
+			return h.NamespaceID, translate(err, "publisher namespace")
+		}
+		return h.NamespaceID, nil
 	}
 	n, err := directory.NewNamespace(ownerID, creatorDID, directory.NamespaceInput{Name: domain,
 		Description: "Published by " + domain + " as DeDi files, served as received"}, t.Stamp())
@@ -121,4 +125,14 @@ func canonicalAgain(text string) (string, error) {
 		return "", err
 	}
 	return directory.CanonicalText(m)
+}
+
+// DomainHolderOwner returns the namespace holding the verified domain and its owner ("" when
+// none).
+func (s *Store) DomainHolderOwner(ctx context.Context, domain string) (namespaceID, ownerID string, err error) {
+	var rows []RowNamespace
+	if err := s.db.WithContext(ctx).Where("domain = ?", domain).Limit(1).Find(&rows).Error; err != nil || len(rows) == 0 {
+		return "", "", translate(err, "domain holder")
+	}
+	return rows[0].NamespaceID, rows[0].OwnerID, nil
 }

@@ -60,11 +60,15 @@ func (s *Service) Crawl(ctx context.Context, domain string) (Report, error) {
 	if c.old, err = s.cfg.Store.DediFiles(ctx, domain); err != nil {
 		return c.rep, err
 	}
-	holder, err := s.cfg.Store.DomainHolder(ctx, domain)
+	owner, err := s.ownerID(ctx)
 	if err != nil {
 		return c.rep, err
 	}
-	if holder != "" && holder != c.pub.NamespaceID {
+	holder, holderOwner, err := s.cfg.Store.DomainHolderOwner(ctx, domain)
+	if err != nil {
+		return c.rep, err
+	}
+	if holder != "" && holderOwner != owner {
 		return c.end(ctx, store.DediConflict, OutcomeConflict, "the domain is verified by a local namespace: its DeDi files are not ingested", false, nil)
 	}
 	if c.pub.Manifest.Bytes != nil {

@@ -26,7 +26,7 @@ type Store interface {
 	RecordDediCrawl(ctx context.Context, domain string, c store.DediCrawl) error
 	MarkDediFile(ctx context.Context, domain, registry, state, outcome, reason, etag, lastModified string) error
 	ClaimDueDediPublishers(ctx context.Context, now, leaseUntil time.Time, limit int) ([]string, error)
-	DomainHolder(ctx context.Context, domain string) (string, error)
+	DomainHolderOwner(ctx context.Context, domain string) (namespaceID, ownerID string, err error)
 	EnsureUser(ctx context.Context, email string) (store.User, error)
 	InTx(ctx context.Context, fn func(tx *store.Tx) error) error
 }

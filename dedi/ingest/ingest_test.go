@@ -124,6 +124,25 @@ func TestIngestLifecycle(t *testing.T) {
 		if pub.Status != store.DediFailed || pub.LastSuccess == nil {
 			t.Fatalf("publisher after going dark: %+v", pub)
 		}
+
+		// Removed and added again: the namespace indexed before is taken back, no conflict.
+		if _, err := s.RemoveDediPublisher(ctx, "pub.test"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.AddDediPublisher(ctx, "pub.test"); err != nil {
+			t.Fatal(err)
+		}
+		c.Add(time.Minute)
+		p.publish(t, c.Now())
+		if rep = mustCrawl(t, svc, "pub.test"); rep.Outcome != "authentic" || rep.Files["keys"].State != store.OriginLive {
+			t.Fatalf("added again: %s", describe(rep))
+		}
+		if again, _ := s.DediPublisher(ctx, "pub.test"); again.NamespaceID != pub.NamespaceID {
+			t.Fatalf("added again into namespace %q, was %q", again.NamespaceID, pub.NamespaceID)
+		}
+		if a5, _ := s.GetRecord(ctx, "pub.test", "keys", "a", directory.VersionSel{}); a5.Version != a2.Version {
+			t.Fatal("adding the publisher again made a new version of an unchanged record")
+		}
 	})
 }
 
