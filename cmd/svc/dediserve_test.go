@@ -16,8 +16,9 @@ import (
 	"github.com/svc-directory/svc/domainverify/dnstest"
 )
 
-// TestServeCrawlsDediPublishers: svc serve crawls the publishers in the background, under the
-// fetch rules' test switch, and serves what it accepted.
+// TestServeCrawlsDediPublishers: svc dedi crawl crawls once from the command line, and svc
+// serve in the background, under the fetch rules' test switch; the server serves what was
+// accepted.
 func TestServeCrawlsDediPublishers(t *testing.T) {
 	dir := t.TempDir()
 	var mu sync.Mutex
@@ -61,21 +62,33 @@ func TestServeCrawlsDediPublishers(t *testing.T) {
 	if code, out, errs := svc(t, "dedi", "publisher", "add", "--database-url", dbURL, "pub.test"); code != 0 {
 		t.Fatalf("publisher add: %s %s", out, errs)
 	}
+	// Once from the command line, before the server is up.
+	code, out, errs := svc(t, "dedi", "crawl", "--database-url", dbURL)
+	if code != 0 || !strings.Contains(out, "pub.test authentic requests=2 new_versions=2") || !strings.Contains(out, "keys authentic state=live") {
+		t.Fatalf("svc dedi crawl: %d %q %q", code, out, errs)
+	}
+	// Removed and added again, the publisher is due now: the server crawls it in the background.
+	for _, verb := range []string{"remove", "add"} {
+		if code, out, errs := svc(t, "dedi", "publisher", verb, "--database-url", dbURL, "pub.test"); code != 0 {
+			t.Fatalf("publisher %s: %s %s", verb, out, errs)
+		}
+	}
 	srv := startServe(t, dbURL)
 	waitServing(t, srv)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		code, body, _ := getJSON(t, srv.base+"/svc/lookup/pub.test/keys/a")
-		if code == http.StatusOK {
-			if d := body["data"].(map[string]any)["details"].(map[string]any); d["id"] != "served" {
-				t.Fatalf("details %v", d)
-			}
+		_, list, _ := getJSON(t, srv.base+"/svc/dedi/publishers")
+		if p := list["data"].([]any)[0].(map[string]any); p["status"] == "ok" && p["file_count"] == 1.0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("svc serve did not crawl pub.test: %d\n%s", code, srv.logs.String())
+			t.Fatalf("svc serve did not crawl pub.test:\n%s", srv.logs.String())
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	code, body, _ := getJSON(t, srv.base+"/svc/lookup/pub.test/keys/a")
+	if d, _ := body["data"].(map[string]any)["details"].(map[string]any); code != http.StatusOK || d["id"] != "served" {
+		t.Fatalf("lookup: %d %v", code, body)
 	}
 	if code, _, raw := getJSON(t, srv.base+"/svc/dedi/pub.test/keys"); code != http.StatusOK || string(raw) != string(fb) {
 		t.Fatalf("relay: %d", code)
