@@ -36,6 +36,20 @@ const (
 )
 
 const (
+	DediPublisherStatusConflict = models.DediPublisherStatusConflict
+	DediPublisherStatusFailed   = models.DediPublisherStatusFailed
+	DediPublisherStatusOk       = models.DediPublisherStatusOk
+	DediPublisherStatusPending  = models.DediPublisherStatusPending
+)
+
+const (
+	DediPublisherFileStateInactive  = models.DediPublisherFileStateInactive
+	DediPublisherFileStateLive      = models.DediPublisherFileStateLive
+	DediPublisherFileStateStale     = models.DediPublisherFileStateStale
+	DediPublisherFileStateWithdrawn = models.DediPublisherFileStateWithdrawn
+)
+
+const (
 	DelegateRoleDelegate = models.DelegateRoleDelegate
 	DelegateRoleOwner    = models.DelegateRoleOwner
 )
@@ -228,6 +242,16 @@ type CreateRegistryRequest = models.CreateRegistryRequest
 type CreateRegistryRequestTag = models.CreateRegistryRequestTag
 
 type CreateWatchRequest = models.CreateWatchRequest
+
+type DediPublisher = models.DediPublisher
+
+type DediPublisherStatus = models.DediPublisherStatus
+
+type DediPublisherFile = models.DediPublisherFile
+
+type DediPublisherFileState = models.DediPublisherFileState
+
+type DediPublishersResponse = models.DediPublishersResponse
 
 type Delegate = models.Delegate
 
@@ -439,6 +463,8 @@ type AsOn = models.AsOn
 
 type ConsistencyToken = models.ConsistencyToken
 
+type DediDomain = models.DediDomain
+
 type Domain = models.Domain
 
 type FromDate = models.FromDate
@@ -649,6 +675,15 @@ type ServerInterface interface {
 	// CreateNamespace Create a namespace
 	// (POST /svc/create-namespace)
 	CreateNamespace(ctx echo.Context) error
+	// ListDediPublishers The DeDi publishers this server crawls
+	// (GET /svc/dedi/publishers)
+	ListDediPublishers(ctx echo.Context) error
+	// GetDediManifest A publisher's manifest, as fetched
+	// (GET /svc/dedi/{domain}/manifest)
+	GetDediManifest(ctx echo.Context, domain DediDomain) error
+	// GetDediFile A publisher's file of one registry, as fetched
+	// (GET /svc/dedi/{domain}/{registry_name})
+	GetDediFile(ctx echo.Context, domain DediDomain, registryName RegistryName) error
 	// GenerateDnsTxt Generate a domain verification value, or request an attestation
 	// (GET /svc/generate-dns-txt/{namespace_id}/{domain})
 	GenerateDnsTxt(ctx echo.Context, namespaceId NamespaceId, domain Domain, params GenerateDnsTxtParams) error
@@ -908,6 +943,55 @@ func (w *ServerInterfaceWrapper) CreateNamespace(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateNamespace(ctx)
+	return err
+}
+
+// ListDediPublishers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDediPublishers(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDediPublishers(ctx)
+	return err
+}
+
+// GetDediManifest converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDediManifest(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "domain" -------------
+	var domain DediDomain
+
+	err = runtime.BindStyledParameterWithOptions("simple", "domain", ctx.Param("domain"), &domain, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter domain: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDediManifest(ctx, domain)
+	return err
+}
+
+// GetDediFile converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDediFile(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "domain" -------------
+	var domain DediDomain
+
+	err = runtime.BindStyledParameterWithOptions("simple", "domain", ctx.Param("domain"), &domain, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter domain: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDediFile(ctx, domain, registryName)
 	return err
 }
 
@@ -3284,6 +3368,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/svc/log/inclusion/:version", wrapper.GetLogInclusion, options.OperationMiddlewares["getLogInclusion"]...)
 	router.GET(options.BaseURL+"/svc/log/consistency", wrapper.GetLogConsistency, options.OperationMiddlewares["getLogConsistency"]...)
 	router.GET(options.BaseURL+"/svc/log/tile/:tile_path", wrapper.GetLogTile, options.OperationMiddlewares["getLogTile"]...)
+	router.GET(options.BaseURL+"/svc/dedi/publishers", wrapper.ListDediPublishers, options.OperationMiddlewares["listDediPublishers"]...)
+	router.GET(options.BaseURL+"/svc/dedi/:domain/manifest", wrapper.GetDediManifest, options.OperationMiddlewares["getDediManifest"]...)
+	router.GET(options.BaseURL+"/svc/dedi/:domain/:registry_name", wrapper.GetDediFile, options.OperationMiddlewares["getDediFile"]...)
 
 }
 
@@ -3877,6 +3964,301 @@ func (response CreateNamespace429JSONResponse) VisitCreateNamespaceResponse(w ht
 type CreateNamespace500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response CreateNamespace500JSONResponse) VisitCreateNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDediPublishersRequestObject struct {
+}
+
+type ListDediPublishersResponseObject interface {
+	VisitListDediPublishersResponse(w http.ResponseWriter) error
+}
+
+type ListDediPublishers200JSONResponse DediPublishersResponse
+
+func (response ListDediPublishers200JSONResponse) VisitListDediPublishersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDediPublishers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListDediPublishers400JSONResponse) VisitListDediPublishersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDediPublishers413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListDediPublishers413JSONResponse) VisitListDediPublishersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDediPublishers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListDediPublishers429JSONResponse) VisitListDediPublishersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDediPublishers500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListDediPublishers500JSONResponse) VisitListDediPublishersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediManifestRequestObject struct {
+	Domain DediDomain `json:"domain"`
+}
+
+type GetDediManifestResponseObject interface {
+	VisitGetDediManifestResponse(w http.ResponseWriter) error
+}
+
+type GetDediManifest200ResponseHeaders struct {
+	ETag *string
+}
+
+type GetDediManifest200JSONResponse struct {
+	Body    map[string]interface{}
+	Headers GetDediManifest200ResponseHeaders
+}
+
+func (response GetDediManifest200JSONResponse) VisitGetDediManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediManifest400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDediManifest400JSONResponse) VisitGetDediManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediManifest404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetDediManifest404JSONResponse) VisitGetDediManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediManifest413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetDediManifest413JSONResponse) VisitGetDediManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediManifest429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetDediManifest429JSONResponse) VisitGetDediManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediManifest500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetDediManifest500JSONResponse) VisitGetDediManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediFileRequestObject struct {
+	Domain       DediDomain   `json:"domain"`
+	RegistryName RegistryName `json:"registry_name"`
+}
+
+type GetDediFileResponseObject interface {
+	VisitGetDediFileResponse(w http.ResponseWriter) error
+}
+
+type GetDediFile200ResponseHeaders struct {
+	ETag       *string
+	XDediState *string
+}
+
+type GetDediFile200JSONResponse struct {
+	Body    map[string]interface{}
+	Headers GetDediFile200ResponseHeaders
+}
+
+func (response GetDediFile200JSONResponse) VisitGetDediFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.XDediState != nil {
+		w.Header().Set("X-Dedi-State", fmt.Sprint(*response.Headers.XDediState))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediFile400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDediFile400JSONResponse) VisitGetDediFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediFile404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetDediFile404JSONResponse) VisitGetDediFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediFile413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetDediFile413JSONResponse) VisitGetDediFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediFile429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetDediFile429JSONResponse) VisitGetDediFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediFile500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetDediFile500JSONResponse) VisitGetDediFileResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -12317,6 +12699,15 @@ type StrictServerInterface interface {
 	// CreateNamespace Create a namespace
 	// (POST /svc/create-namespace)
 	CreateNamespace(ctx context.Context, request CreateNamespaceRequestObject) (CreateNamespaceResponseObject, error)
+	// ListDediPublishers The DeDi publishers this server crawls
+	// (GET /svc/dedi/publishers)
+	ListDediPublishers(ctx context.Context, request ListDediPublishersRequestObject) (ListDediPublishersResponseObject, error)
+	// GetDediManifest A publisher's manifest, as fetched
+	// (GET /svc/dedi/{domain}/manifest)
+	GetDediManifest(ctx context.Context, request GetDediManifestRequestObject) (GetDediManifestResponseObject, error)
+	// GetDediFile A publisher's file of one registry, as fetched
+	// (GET /svc/dedi/{domain}/{registry_name})
+	GetDediFile(ctx context.Context, request GetDediFileRequestObject) (GetDediFileResponseObject, error)
 	// GenerateDnsTxt Generate a domain verification value, or request an attestation
 	// (GET /svc/generate-dns-txt/{namespace_id}/{domain})
 	GenerateDnsTxt(ctx context.Context, request GenerateDnsTxtRequestObject) (GenerateDnsTxtResponseObject, error)
@@ -12635,6 +13026,80 @@ func (sh *strictHandler) CreateNamespace(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(CreateNamespaceResponseObject); ok {
 		return validResponse.VisitCreateNamespaceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListDediPublishers operation middleware
+func (sh *strictHandler) ListDediPublishers(ctx echo.Context) error {
+	var request ListDediPublishersRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDediPublishers(ctx.Request().Context(), request.(ListDediPublishersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDediPublishers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDediPublishersResponseObject); ok {
+		return validResponse.VisitListDediPublishersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDediManifest operation middleware
+func (sh *strictHandler) GetDediManifest(ctx echo.Context, domain DediDomain) error {
+	var request GetDediManifestRequestObject
+
+	request.Domain = domain
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDediManifest(ctx.Request().Context(), request.(GetDediManifestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDediManifest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDediManifestResponseObject); ok {
+		return validResponse.VisitGetDediManifestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDediFile operation middleware
+func (sh *strictHandler) GetDediFile(ctx echo.Context, domain DediDomain, registryName RegistryName) error {
+	var request GetDediFileRequestObject
+
+	request.Domain = domain
+	request.RegistryName = registryName
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDediFile(ctx.Request().Context(), request.(GetDediFileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDediFile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDediFileResponseObject); ok {
+		return validResponse.VisitGetDediFileResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -14640,387 +15105,408 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P35ctvGtjgKv0oXzzllMhukKGqIJdWu31EsO7bjKZYcJzvyEZpEk0QEdjPoBinGx199D3Hf5f5/H+U+",
-	"ya1eqxtogAAHibIdb+7a5VAk0OOax4+1nhiNBWdcydrxx9qQ0YDF8PER7Q3ZI8FVLCL9d8BkLw7HKhS8",
-	"dlzzx0k3CnseGdGbJh2wf14m7fZeT6kIPjC/VfNqsjdkI6pfVrMxqx3XpIpDPqh9+uTVHgkuQ6kY780u",
-	"xDXj81NcDBkZx+GIxjMSUEW7VLIHkkzjUDEyFjLUzxHBe4yoYWh/6InRKFSKBaROyRsh1SBmkrw/fZG9",
-	"IpPekFBJ/N3DnR/2vt8/e7j/0D8htCsZV2Q6ZJyoISMx+zNhUpHekPIBCwgXahjygUcoD4jAZ9ioy4KA",
-	"BeT85xd6drtOj0yHYW9IhlQSLkjMxlHYo7LRIueMByRUpEt71yTEUfzzSa/pHEgTTsRPV4C3QkSfUBJR",
-	"xWISMxp4RA1jkQyGhPIZCblUlPeYR5SAn8l0SJV7MtNYKNa65LmLYTd0NI703TiHUfNqY6oUi/U1/M/v",
-	"7ebRafMJbfY/fNz1Hn7aKX7xnzWv5IIfX9BB+aUyruLZA0mCcMCk8sifiVAsWAwwn/SSYjpiyoDnqXzN",
-	"Fwyv7zdURCohAgLnoH8I9BnCkby7eEQCOiN1/7fffvut+fJl8+zMb7TIK6HINFRD4k9YLEPBr8IAYDk7",
-	"qE67c9hs7zXb+zWvFupZ/0xYPKt5NU5H+gEqr0T+lPsiHlFVO64FVLHS01qODqeklz1DlH7I07uk5nop",
-	"l1MWMwCukJNQyUq4Qng6NlBOAxJKIlk8YRquoxnpzghNQZkoDUcakDUU0xkLyJhKhV/j1HVKejQZDFUz",
-	"GVtY94iIYQKDwo0WeR+qoUgUCZUH00oyojPSZXZumNa8TpKxBmQ9gP417GnUt79FdEC6IuEB6bJhyANS",
-	"7xCpXw9YnyaRarTIKZnQKDGLDzUSKkLx1PSflOy324gLcIN4ItkVlh7cZ0KcMzGiYRkAcBJyPTZTJIBn",
-	"SP3Z2StJaMwI7fXYWFM9TZxUEnMW6PMbJ3zWEwFr5EHYfGr1xMiewJiqYbZ/HL/m1TQJCmMW1I5VnDD3",
-	"AEb05gXjAzWsHXcODrzaKOT2792ybT2JxehMg//cxh5zFYdMkmSs0QNoq4gJ7WtC5yJrGRruNtu7FWjY",
-	"j2F362Dhs/5LqnrDEnZ3WUMGZ6gCMrnLmo9IhCxCA9aIBgyRKDSURuOWCqMIH0ziWDMZMwyps0gysr/b",
-	"KVzQZa190949avc7dLfb6e0F++ygf9j+fvdh52iP7ncPeofBZa0Kep/1m7iPivs63C/f/CvBWcUBnHKi",
-	"CTrRh0ooJ4zGUchiQ3VOCCUj/SIZMCXJXnu/tWBteprFC9xtd0qX+IqO2JMwUiyeX+EbGquQRh7pUcma",
-	"IZeMa34/YUTPbJZXp4pETJOvPX1pMe1pftJoVYAQ/KdqjZ2HOaDfq1qwHNMeexaUUXRuf74KA1L3gzA4",
-	"lpPecavV8huWfqbPPJAabMJ+yAKD/3mYsW8fPE3Yox/fPYxf/nHz+Neb8E1ydvDDWTmeuwvYKLanG3/L",
-	"+l/3zje67Td0wMpAc8AIT0ZdFnuIQbtVEDfWA7grMCwN5ksJWMjVoZY+RvQmHCUjjTD2f7BG82W6Qs03",
-	"BixOl3ge/lWyzGeKjSQZs5joVSxa4ZXUA5Qus9Ness6lC3zLeiIOXsFs84ATw68AGx5JePhnwqy4E7NB",
-	"KFU8a5XfOL55ZXC6+s7/M9YgW/uPnUw12sFf5Y5mVTNYGq4UJ6xeK/5eutoUACuXiy9vdsGgUJQTo4BF",
-	"bAAMGJGtR0FbMkpIHuMsb2pq5tT8PthnzYf9w3bTZVBV24Lh1qA35dzqXMSqhE9r1u4TzqZab+qHsVQn",
-	"xNdT+yAZ+WHgEyp7jAchH5wQXyqqEulr4VF/1OqT1v/0G1UIIPXMpbBvBQvGNXT/bv/EOewAXi0Mah/K",
-	"tnQh1pGPuqwvYrZMQNrtNPeqBCQl1hSPfkGppRx8rEgTBowrTatjVLaMQuaqVqAg+VXnmyletVWh3CwM",
-	"9cSYybHgkqGamOj7VAaYn9AwYrD6nuCKcYAgOgatQv++84cUPCfd6ycDvaqE00QNRRz+xfS6RkxKoPWF",
-	"GUgfp/i0MoLGsYhx4fkTfSW0ChMG5PTNM3LNZi095g80MDi8+ibgHEIOg+mPoBg5OzM/XYV8nKjc1p7h",
-	"LwR+OSZwTyRVw0nKCY4NcyOjRCqt0FFFRkIqsttuA+BkzPYu86ejgKAdShnygcYENhqrGR7hHc/8wjH7",
-	"aNEd54eTfyR4Pwp76lbA07Mvu7uz3EOvPxIzxiShkdaLZ4TdhFJJax7KTm8zOzTail2URKx01RMghVqt",
-	"B9FZUbQ1aP2T9kCktszJA40dD8wuPmC9MGBBA47tzDAVucK5rba1dMS3Bs+rtimmHBSUIOVs0lIkh/e6",
-	"azzVKuf7OFTs61ytlyrF9hI1DXVstuVmi4olmvd25kxPsMInIu6GQYCvrw3w/fRtF+LTMY/JTCRgt+AC",
-	"bXO4fa32p/tPbXUbh38aRZpY0RlMHwicpo42ovz0udMXMdJATXesTSmKxNQC+zMwz9AIZ7/NuYVmhDyH",
-	"4STh7GbMepr7Mz04ET3A1U0wmpLhYTcv7QLW2Ue2anG9+trsVCWrO096PSalu6K10PSzrO2+kPCVUE9E",
-	"wm8nsWQqNhfqqg/juGCVqugAyPj7ZhAMLfB1jc1cqCGLAYkCAv6TBgkEQ+QBNgc3+0qolyIADX+RUR/d",
-	"KZlLRobo/WFonBqEE6aZFPFzViYfpnhDZ5GgwYUQL2i8LlibIx3jGFdKiKsIRskzdGSEXRHMiBKCwCOk",
-	"HoWjUJFd8jL8obGhE4YpQokzaIZAuSVFpA4znZCH+j+kr28hCJqo/UokVG/0XzwI7ygTj51hrozg6x6I",
-	"O40RjI9LzaChJEvtnZug/r61jPpI1glNl5A5CkgkuD5Us8gT6/gjU4quNMU4nKIV4DYv48yNvEx6mJMZ",
-	"MltI2ULvQdDZ3JI/p5RzzmjcG94BBRyGzZDr1/S6U+dZEAYoJ4CdHCT6cJQnGz+DWrUxvfECXGZ6W2ZM",
-	"AIFzdKK943RCw4h2I3ZbLTh9391Dul/3gc3sJTtKyzbwLGFbF0K8pHxmKK+81Z5iqtgV0OgC+boQgowo",
-	"n1kNR25gR2+1ZGkmK4D1W6biWRNQc54HngMllUQJMqWhKnWWZ0ZUPe8712CxUYuHO/IxsUq6iFOdnOZN",
-	"IgrxbeMWESNhWDUdvhKcUIKxKeBjRn73jstkPBaxYsFLFoT0Ag7sVmeSDnQ10iNdwdnnTyd9hMAjRD9y",
-	"TCTjAdA04N1UkrkZNysaaEyBgBYqiV+cC0Wid5LFdxIxE8niCulSj71xwfKazR5IomfVOwxCqekMErhf",
-	"HJv1uvQc0K+fvlQ0ULnm8DIxx506peOfvJpBh83YvK4iIa6T8ZW1bjo2sA2avvQbiYZcjM3JaC64T9OY",
-	"Dlhc0UL2i3HR3VYpyx2jRNWqn0Qb0dT07vAASXqAxqV4b+pbum40REOAhmFUZ1TRcj3H1+zOtyIRRnVk",
-	"FjbD+LzaOBZjFqsQQdd4ttC8WzDbe5kjqfL31CNTGqmXOWl+L3pvsoE9ZxGZc0N0/2A9pSfJbT8VDUuP",
-	"wIhKom+2DxxlBe9U/kwCc8SLAGb+Tj45qLjsLOyDHs5VuusgQG+mY7SnASpENHrjLLhPI8kqybk+i1SH",
-	"swGIzPpCc7/KFjnFQMZ+yCItMdBrlsZRsfiBtFFS0gYpMqplRf00/JiuAM3AsuRs3VUus39mjwJWKhpG",
-	"ctlbz89fv3qdnuKILb/K/Buuq3d1Byl66liZVzGmfeVr6udH4YT5J+a/GCyKgaMt1/Gnn695Nf1Qia/P",
-	"qykVLVvYxcUL/STyCRVG0ZyPrmlUCZ5ERqJHL+oyFM7OZiHMypWpVBAYUJRLSBS6ohQbLYWA0yBgZh1w",
-	"XrhKGsd0VrEjuWQ3m0RBeWziE3fb7bbdu6cfYAGhUaQhhQvONnIOeQryCaIpnuG7uzbgw/69oZNakTw7",
-	"ROd29DcPanni6ziyM+jSB1zzNkKYU/Ca2+XrjLSCVcjZJ+nFjBrVrbBfEJiWkkN86pO3lGffjoAZa9bq",
-	"/vJq2uAu0bPby2YoO9VHQ9a7dsW4akh6P2RgGM55WIiYcmOTc4O9kOEBryo59zRadu4Qqzm5V5s4wqr5",
-	"sStExChfAE7pS6WbB8hw4t7uSm4Q1Jq5OKFN8eH1WaoFxQwtT3toyKoOidx1w6EvL89rd+CEhUupZF94",
-	"DdYaubFbSO2pX7N0tf6tgjvzyngOqrGU8pmWN0d0ZoJAXHstBOYDdTwhvpZA5sSiIoJ5heC2tUS0lVTB",
-	"/C5VVSYKPk4UHRwTv5dIJUY+qYMBF2/R3UkD3dNSUR5QzRvoQN+xkIx0kzBSzZCnAzrHgwFliWQS8w2s",
-	"jIjTge4/6rJYDsOxBgUwXV1dsxkQ4Im4vpsAOUfg3XOvxp/3Wt3fFPLAYOdJN31qHuYVjQfMqqDz47nR",
-	"wh5x9E59JSmbIlM9ETLntQJ3vRq8iba8JacKmwH7oX6NdYdCXF8lcVSKPDEjbKJfh1iHsZCKBSdkqNRY",
-	"5iyVNAhiJiWpB6Ind8yosjUKPHJZew9k5N3bF/lMj8taIWcAhj3e2cF3nRSPHTnpFY6kvf9weTCzCzjO",
-	"AXnObeWPoAyerD+o/GIrwj4oWcD1QAi8oktlrYtwxKSio7FeBhvRMCoXtQQaoixewpK0xGMX/mHZ2eDY",
-	"ZiQvW9+i49iMNmLXqHFiJCbM+QKFVkSU9GsQpMyjcz+iazaRwMVgT/Nnnx6jE3zP2H/n84lSJdUeTA4Z",
-	"91c7zkWHt7JmmvkYq/TSwPXdrqSRpQA9p5Z6+XSKpQakQvJFtpSFe1+snVWEkS1EqFVUtfzRb9hMdpaX",
-	"ePK7ehIzRhS7UUZ46oI9kNsgExtqut8+Oiym9Dhwp38uoftnYXAmesnI2Krnz/Ps2RkJzBN4kAZBxrHo",
-	"hxEj9SAMjqes25g/1/8GK/iNyuHL7ymdnk6nreleS8SDHS53gjDYmezWvOznvTCAHyXrJXGoZjujJFLh",
-	"NZvp5z54GbTOCwcFsKRS6lUJ/pKpoQhyoL785Zwzb713EQvyiTpT1j2ORI9GQyHVf+2dPmw/bB/vT54f",
-	"PX+3233+/PHR4ZP3589/mjyVf5TpC671t2Q7i5Xv4Jf5t5dZl9JbhO2ULmDukOaPvBTsS9dTao4A16aG",
-	"PhceTfqv/9LAhT8Pgj3M34/QpTx3mHe8n/+4ZrPmbtktoVzzE5vB2rpUFnTHvw5fXg/pr4Mf/nU2Eers",
-	"+sVB5+D7Pg3/UuGP4aPOz+qnFz+Ou5w//lHRTiB+KtUcjbRmGbc9huUMO0xtSJ57QqXLLr84a+spJkH8",
-	"8OL0p8edbrNzcGhdaPraeCHn3WqPISdvnzwiD79/eEA01zwmfvvGJ/8gh/tEq2Rxj0pGhuxGvxcqWUjC",
-	"uTn6/ojR/lFnt9vZffh99+jwiO0dtB+2H3b7R/v9ve/ZPuvQPdrdpYft/m7vsPP9UffwsHtw0N+l9IDR",
-	"fL5y++b3dvMIspMP98uSk71apopVyukIp6n2kwroxyRieirpmc1gQk7r6v/X9D2tVcXg6YFYdGqe1W/D",
-	"w16WUtB56JD5QlqzDaRfwyzxP7+fNv9Fm3+1m0cfso96VR8+tr3dzvcVB2FDfKsFNDbRmjJEBR0TSobJ",
-	"iPJmzGhAuxEjvuGLmJcEaqX+ekR7w5Az57meCJjfIj/ElPeGWmvAb05AwJmKOIAsiL4zoFbTTeAUaJxF",
-	"khCwlbzEj/SDn9K4puJWz8CVg7eNTm8TdtQqOy9HXChqSVSRKRTeiAUfeBCwOGZCi5O5yy0LV13dEgy7",
-	"LsPlbKull3kdYtEIjcL6Sc9eFO3FQkoSs4hRySSpS8YIqG/wnFbeGsfEzzn6fVLfb7c1MKRJNF5a3CNG",
-	"wOnGjF5LDH7TpIn2FOpHcRKxhgd1KYrRCNm4Muma6idFb3fqyYf3Z3okN8AHhtg9JrwQYwMu/2UxNh7x",
-	"04B/GGjPhHmWBtrrx9OYEXh8/zjLEyPlUcOFoGEPPSxEAzY6gk2NjzFVQ5hgPvjZnSozOeMcJtNGv12Y",
-	"ya4WgqtiqlhuHCeA1RxIN1Hw8owpO6qKKZdjGkPhjkgMHkiitFBL5TULNLzDZeRCadw5zE2UBL54tgxN",
-	"ziXOeDAWIVdw0CMQKmBgY+WDoQ+Os/2aZCMkvObk8TU9gM0SgteOcuUOliUQ6ddLQoT1SLudY3KbYFwY",
-	"shiEDQMakLPRT2JinAsQa4fQXha6Be8e5N/V1zcfMaXHcEMF9ZsdfSDFKMETokmB74Tzwbs2UtQn9QNA",
-	"1vm0C4OUNoASnjT7qoqCbOSNisW4ovLQpUJkn5us4wZzlScQ5JFBjzYfBFaEOZSzbApcedh4WWx9Zbhd",
-	"IWbTicJ1A1A/uPzDXeEce/qRcU1I2MXNyrE5A/MKUTeLInMWxNakhrRceuT8Q6hBLuZ0+qEy9uZsbFW3",
-	"rt1YM+CyqW6U5iucTU1BHUNnlRiTiE1YhAzC/GhfDWx2cs6yF2S5ldwc5u2MEcXbWuLrMwc4V4KCTaOZ",
-	"s2TcQh2SxkEab7RWFjDKj16dcbn04E2ueo6EF08TkjgWmnCqvaChvFrk7Fx8dEsMWisCZyaGFU1etsyQ",
-	"Qv3aWWrZiTpenUq7KYbAFO+6HzPW1HdK9BgEh3Su15lDdMtLL400HSJ/iK6x0vfkRMt4JTo3hgisbaHW",
-	"HOAqFlOZC/SxJTSKMd4eBKwmcalIPctkcr1gqcR4zIITzJQmwOKnoWSlkjpulAXrLOUP0a0CkKUQNI5F",
-	"j0npTFiImBdTSQLBmUfs0lCp7CcSfT0rLPAO/saKkLA/E5awwNdCQcJ5yAf6o16mT+qo+cViWrbiBlBM",
-	"P5WF0svxzYX6RNKZJNPhrOHGlOGEmvfhfIA+XCOVYaGlbkKhaLTOTZoaE+sBbwHdDTR489WF8hVN8Ghz",
-	"i5wDhyI85vAkwwHPxbrcLj6U4zhqr0BGouh1v3b8+xKHsujWPnkfi+4QUPXK6TrykV0PIsTEFCU86ZEu",
-	"QAYUv1jFaPlcdN+KqQnbXmKqNMuZ3/IHbyFBA/E9VNKsOVttK3daqwsQ6rno3o61Z1dTFQ32XHTX1v4r",
-	"PQ/6dFfcVTeJrt+NtYj69i4xbwhI5Vt7hleSYvpGtmeBp6w+kZiCbp9BgqFRNuJqNr/HRdJCLKblpxiL",
-	"qUd2SZdpTV6lyJHl+aERZCViXoxoEFMnf6LiEFYOaYxCqWF3wd2uirRl7pAqeJabA+gXYuDkIiyrIjqO",
-	"hYZspqaMcaKmAgwTaUZm0XAxfypDKoesggC+ffKIHB4dduZn9IhWZQ/3c0QwvfjurKz80Iqn+ag41xqH",
-	"ajZTcazPeC9KZKmLEipzml/Nmer/c0YiRvurn2ZvyHrXYLspP9GIKq0qyHDAWUCyp1vk/ZBx4uvLg4I8",
-	"PuTmKEn0H54pw6qXFUpCBzTkWgdTksRCqBMT40TkCM11Po4wpTKzUHnpaxDaJITCXWltMGbGzjx3YytB",
-	"B02CUIElyoKFqZEH1ht9flkpWD3x3YBGD1hxuHoq8DPXU58MKgt9sAJ7JAykZ01U6Yernki4Qo87+HYa",
-	"pVJ1JAZXIQ/YTfXkDySBJ6zZ0IDICkJbOTPJQ2Tp4Vh4qYiOC/9iGfAylocjrZPW0Rpo4fCBTDPEDBBl",
-	"Js7b0PYMNbPjc1dtrjMFNM/FoHI0FtfJ2DKDx3zCIjEuLd1XNJ+DpzX90hTYDRfkHa2unc6bloqT1zPr",
-	"eCqq+XARfsPD88fyycBKKQ8i5KVz+185aKOSv7yk8fVpFL1lNFjVUDai8TUkRUCp6SpLGe33wRK6kp5S",
-	"WG367pIVryoF6BVrSQX1OC6Um29Gg9sJfsWT23AMjR5+7VtZeCMV+noor/Rr5bYk/YvRHW+RquTVbpoD",
-	"0VzBeW8Xkc246EzWvXfNuTd46/d25VU+1VyYILcbBG4NpamNfQHKuo/HjJfls5TyFHF9J4voK9fOXVkR",
-	"mMAyWcZp52kv1PavDxhnEpKQgSIO2U1mtt2ISc6+1p1tPIypEOSfz6ogj0Q8FrGNJZp/ec1co6CiovxF",
-	"6jp0cm1ETDSWLioYvyTh0KuZmykxm2F4i74qQ4feXTxpPiRafEvVDjh2cAPayyjGvex19tp7nb3DTrC3",
-	"u7fbCfY6e52D/b323sM9utfea+O/HQaf2we01M653C6+sRyZpVbRNWpZlxlQRX/ZQt/AQ64lFOTWFa2C",
-	"JtsgXeVhu+3dmzVx/Sy29I1sU+lSd9cXO1OvhLFTFp0WNhXOBe0cscgQoNoume2yuPo8aBo4nLs4vBR7",
-	"+wupbV7qXZrV6VBiJLq343yv3KqNpdwki+iJmYpDNtmM0Ssd1sDHytHi2b7NhVSHjW+EoVRY6+3k6+Hm",
-	"vWNjCTV/5ZTZ9oiIAv1XRKVa2brtoPBCy3YOuapRqnCAztrxnFYCl5UQJQqlKUxR6FIAQ9wRY3KAW4U9",
-	"9qENI48j9pZKac7vx0vLcmABIiVyRMWJDIN8XxFjRx4nAahEPewpEV+l6SdLJZBbIugCPzokcl0Vg47H",
-	"WEm+5tVsXhaQ6j+K+mgx5no9tWqR0V2zh5UcD3OiykK37H1ocpBSHo5DfZALErLWi5mpfC5UUfmJbcLH",
-	"mbYvSKvhFKSEsmXO79/LAbYTEOFAm92K5+BveullqvB6zlAX45+GUol4Vk0BT6MoldIBhR/IHEm4q+PE",
-	"Xcx5MhrReLbE9L9RimenXEL4rIV2iMeF3cwwIlWtFZvzJWnKV4rgS/FsHoXKkWY1E9EbPGsXCJYIACnc",
-	"Jxyu/b7Afz2492q4nDXUukpUyY20AHPeWMWzJKLfGmyylBfN43lvKGLoTHfsOBP0wF4WAf4AM0OAhgl9",
-	"0FlHEemZtM5xJGYjxpUmP0xNRXxNrDWImjKLOG2F6C7iq+AektPWNcxk3CG4ux3AHMSVY3xZsxSNPeaS",
-	"ICwshwP3JdduBfR92XKdLP5F85o0IkxcvssiDhflkOVn/SnkQQpH7y4ekRmjULsXK3q4gf9Tij3/8ss5",
-	"n/TwxABFOu3OYT7T6nzSq6fS/v/aTf4vvtOAl35vN48+fNyv6BGZC/1FepeHJS8H547RogglZYj9ltEg",
-	"5EzKClc3dpqFuh/mQS9zTAFRtA1vV7QrQ+OQciDBcSrCStypTGFKXJumNj3B++Eg0fQGFldvz3XttVH1",
-	"5d7JtE9ZuzykEOe9wsXPLfCpmGJeAMpLIxIq0/UUvNtcTEkdlUmtR45j0WXmGK3/13Y5XX91laQ9Pc+5",
-	"9ZfDQXmBrLQL22qWei/LD8HGMhq1TKUU0Z9r3fY5LC0F83vJ77eoU7gu9Wfgtgwn7CoNMl1cYV2f+WP7",
-	"0rkyRQhWpPe547mdbbvCd3NR6NVom6fdKhZ4LVO2U0JtEwzpdjXXltdXvW3scfrmivCBT6eAcZtSSWtA",
-	"YjrP/Vsg71oDs0pb2YCjYV0x2+07WhUfXRotXQCGfHm+fOG+vGMiZf0GHub9DZknwtK91OuwiiMjZ5y1",
-	"qysSN+uvcO5ykfOilNiVRykBS1HDtGYjMlkqMa4tNJoHNkc/Jj4W1Qp8+3PGfPSD5leP+OxmrO/Md4eJ",
-	"wglyL4jAybbiQ2eaMZUQOws9neEJWJvfIs/g7YDF4YQB1wTJRYMujma62ogJNHA3gTxGgcnl9+UKy3o1",
-	"mcgx44ExEMDKQQ6FlZdaCvBcX4RSAaVZWPwy5Jqbh1jDwBbArJsfoQ5cY8uvv1Z+fT/1Rb9O9vD5qfja",
-	"tDcjrBukqNV0HGktQE01dV3XL2ww/y5O4ayic6ke+NZS8A16tHBMaLKzqiPYJXGf2QV8B8F8eQaeRfd5",
-	"uZsO2BX2cF0RVbMu4Ks9v27d6yKfKjGG3p/cfasao+B61seysuMe096yg/lM6XkFqbMAHgsET7chcyog",
-	"ruWZt5vNH1ce/rxch/lFFcsdzF6biAFuH+cLtWIhHj17Zpa4Q6ZXkfAsJnryPqjeUrE5PQ9rzxyKKEhL",
-	"F+sjMNZ7kE1tgdIo7LPerBcxU+TGtEeoJ1yFERZCkUNTMr3hmV4JHvFTcdXXYiRM2Y0Y1NXNxPJ6P+Q0",
-	"aqwt91ZLu+vGAeWP5HMHAd3ZDPEZyd02VGm2pMRyUTxMyec9RjTloX7NcCZc7p1jmUow7/MGMllrWLn1",
-	"2lL8lezXX42Su6a++tUahr/m+Oi5ivhlkROA0anyWOH3sRaTnIxh+CvwM2v1SbhiASR5zbBOeBxOqGKN",
-	"dWtb3MIQfrjQM/tZOMntbNumpP9Gi+l/UxaKW9uZVwlv16fv8LJVTBrWZpFGszs4tMiSkcfH5VHvxT7E",
-	"ZfTfLTWPfdSqvI8brTVfUTZ+Yb346rbKpdS2UPS7emOWh9+1Gvrcca9fFb2E4KxVN30OgBfWUa9QwQx5",
-	"zs7vXoSRpXZ364jIW97h25BJUrcmKeg+8rXZ4L9u8aS0ucibmEGIuq3UaQ+11H39txcNtpz+2/RFLGTn",
-	"5f6IW3DwUqfEJtj5Qoq5to/CYNPdvBRGd1zKL+6FS6zpqzBL+RLeiiy0fWlCzt/FTWF57doS0EJfxe29",
-	"A+56vhIHQRpvv6btP93KOub/9KWlGHMLIuF4AZzyAyVuALuKu9GTVXwBqax3L6SlwiFw6jbzQ89AuaXf",
-	"dj8OOQVXtE/qAYOPbpPE41TA6VGuBZkuM71xRWyKhweNE+LTuDcMJ8YdQIMmFKdAJ0LMpBJxNqR+vOAi",
-	"ONYyEtSGxyElVq0zxTcLsUDm3YJbwbgT7G60MmaWtNSxgMta37VgIO+LORe2ToKv0UnwedwCeZhd2zGQ",
-	"Uoi7ugZKcOdzOwdGYsLc5kurI7B+M5/sXNlbrjrxD3+6wtGCq34sRqVV4B3V0rwiVRhFSyqX2GEZX0d0",
-	"sG9h5qpcr9NXrtEANgBYXYS6RVeuVAYpnXh+M/OHsuwSqk58NXhaVRgxzRjTaZvufm6LX6XAveG02XPo",
-	"9bO6zIW9gY4dyWpEVQ/Yd9rdnQdkaE0ko6yX6x0SKtNVJpFauYaoDcio7BYxNq/cgwIChL3CkwYCctnJ",
-	"eYTd0J4yhTJ32+0T0mUzwU3/+t12G9sTIdeAZ1e1IDmvlLRmpJFkGB89EjHTs3GYzd4oLBTNlXocrPMA",
-	"jc0ws6msOfRiULQnlF+ZuRL3uBfCrIaG5W3/DcxWg+LfKNb5C8YuY9XaTdbYWuJMuI/A5w00ENhm1Hzu",
-	"WOyilD3XcDdnGk0jtJcGXJdYONc2oDoR2oWkGIMvpQRMUSUXp5oyajKUgzBmPSWsY2GeeqWnIXPs7+gW",
-	"mbBpCGtWdq2939nbu8VQrr0rHa2zu/ZIiWRxYUmdu2XR4oiee265BS8OVoWrWywujSOqoEeNBjetd/Vu",
-	"qWEhmFSJN2/mp9mETnVx8WJ+W+fQ6UuSesD6NIkUOWy3K9KZ6Q1exN7uwd5hu91edsEXdLCWoTz17S1o",
-	"1nVPxl/jwUpvIOe6qurZsp7lt1gTANw7JYbXJQZVe6iryvW5gz3Oiok6PmvT0FUqygMag+P6dlCdu/DP",
-	"bUDNuOfciby7eOSR53RCz+FL4ivx7Pz1OUxVb/hQk5bUR2EUhRLQgYxj1gs1+2jko+E67c5hc3e32elc",
-	"tB8et9vH7Xar3W7/y8UXl0WvxpLfAQ9Ky028xWI61TXK+1qq9xaUFEamlumsx6alB7Q0VsK2h6xTRSJG",
-	"JcRYYj/2kLsT7c43489Jvov70WeP3qlW66p9gi8vz2vVDuWFcHvxAiBuDqbwYlD029it2GbLX/xKbqWm",
-	"rH+Pq17ABmTehZeIfGCD12hdKX9D3FohUOYueOOatl6IQbkmH4nBoFiVUiPzaKyOsfb5lMqUYUFbrulQ",
-	"jDwwZ3hpkncMxoKNqf4VWikGK8wVgnONkRYgUjGz1C8VZ/C3TqqwNYjYiWXS6zEpF/eWs2dn7BjzIH32",
-	"7CxfLFCfcHrkpSFW6Zgr14Zzjy7/fn6F6TYLGpo9sQ/LAW1lL18O6CIxqPby6R9vZSbXcF8iat6jZTJn",
-	"aL+1sl4yioensKINr3gna3mx5i7HUARpW7zzhcGya1zOUq9WAUA2KqyW+FNKbQbUFP0nYUYJjwklZ6/O",
-	"ycWvF8YaqokheXpx8Yb0w4jZhvD65ECBFFzTTts4vC5Z1G/awRr5nrUpeWFR/yoAZyV8HCo1dso8wkiO",
-	"J6aM+MAWZ2ew/LszXeyJ38TTKMSDeFlFQTwsWw9kqPkHjRKGvZAkm7CYRovcgFX9FBwZtHNwsNl0mOLY",
-	"efl2jUDrSkCbzRWaT69j6Ylnfi+k48cl5efT/iWGd8wWmLKuDDuIHaqwCGsrGkJVH0Rx/OpTyddYWP1I",
-	"EOmc88iVXVjhMIwN9H5OomLwRceQD+Rc5yDwzdxR5KI7VzoMYwK+r+OoGL7iQCr6B6bp11ktTGz6tXuY",
-	"tUah5N27Z2eT7z0yZDeNYksUm+zV7fT2gn120D9su3leQb4AZfvm93bziDb7Hz7udcpqTHq191T1ho9Q",
-	"VFq9Ty68dZ50XQ2imGUiWS9mFTBwbs1E71l3KMS1hG6HmnfjW6Q+HUrWuwKijO0CGx6RQzHl2NtI8F4h",
-	"xxBfeNn/6eej+OGPP/32Z3wx/ePdm7OHz168+dcz0XlBX9Dz6VK+a1a9SnNdaJcvnUNI1Yn8ZlrFc17V",
-	"7IYS7NxZ305yyV10lcTiTmOm34ioApOfsSjUCMzW6tNaePWOkQLuaLOVQwWy6TfXwjW/klLlNjC/WvnV",
-	"iq8Txkt0VfOQo1A5Yr358RatEnANVQo+K286DMWhp4wrMo0FH9iW9CBTpSOWqoZY3LssiUeDBvz6QJIp",
-	"ko1mGGCpaElHjAhuokLNZkvH18JsIq96ImBV1WZ7TK/vgURpGF84Ie1UIgxCKAfuaHtLtKF0T+k91Ao3",
-	"kl+XPVb39CtBqCLWF9rMh3zgA6lMwYb0RBLh8rssuwpbkLazT4YiieUJodCGNs5gcESvGTRk821MMPSK",
-	"dQX+NLzWzF0q0s+zjhJGOYWIkhxtresligQ72iJh3VxOnFnwlQx5j23YV740lGGl0AHnrvUrzsks6aBR",
-	"8SuccGqKWjrzhX5Qv4aId5XEFeFL796+IKZKs/4YJxEjXB9mFEropUqoSlu/tZaz48JGcwt39zjn9ndX",
-	"mjn7c0ah/K1XY5izhjWa42+SbxdErRWY92b5lDv0+tw79/YmGHjxOFZi4rlVbPh8LkoLzJsWCTkyBuDL",
-	"gMBmGnDuiSGjsZzPSXFq40uihPBcRSk3wHxVq9tbmo18/ljzjop4RTZN9RpqGTOhnIuE9/RGtc6k8T4Z",
-	"o5PYxtSEQbql0ThRzK1DpQRRcQLty0vgJc1AnlvudciDu5nW1ws8K2ufIFtL+iBU9j8o3HKl/MIqe3zq",
-	"g81ye8qB54RIxkguVQh+doLTGlVW+88d9AX3OUfaq+OzDGiU4ilC5hs6iwQNlnTTTeE4FX8wUcp8LVuj",
-	"oOHZdPISZXZIx+yW5N5FuFU5fXXUwnsts1Z1slgh2qCyeYZ/mbTbez19QfCJtQxrhUiI1Mr+QGKeTVZ8",
-	"Ccomz79tQuj8UnLVylTR7DvzhoPZzmPpV+5TGr5zz8AX9okPK3bgyE7bKxFPKviEvknWS+JQzc71TSNA",
-	"dBmNWXyaqGFpC47TN8/INZsdE19Oelf6YNHXSrozsr9n7CJJHJHekMa0p6BzjtmfLS+t4Y8qEZO6HkQP",
-	"Z57wAckB7ECng6Vk9w/G+k963SHvCxCtBVcmPtyUPqmNaMgVDTmL5X/LSa8VcvC+256qxzU9pfPQXNxz",
-	"7RTrCPYMuU+jGVvku+9Sg7P87juIbiTffZeRtO++81zumP4ONE7/SHlwyVEhxKb6PTFiknRp79pGK333",
-	"HVSY+e47EwrOZ4Iz0qM840rHl/yS77aIotcs17zIcCrjs693WSSmDRJyJTTw473jPBC8HunrENI6+T2j",
-	"qgrOLjkhZGwqVNRHoZTgw2I3UE3cv6xd1nyP2O9xYEn8j598D0tHSKgZYUiobJxc8k6LSBaHNAr/0mwV",
-	"l/H2ySPy8PuHB6T+/Pz1K/KIcsHDnn4G3TsIl8caRCSRIjZA9O7iSXP3kGjFlCQ8VNKDBT9+9PLUREKZ",
-	"jAVNTaRHfD16C1Eo7M98gh8Jkz06DvlAr2+vRYZUDuc6Q8M6f3hx+tPjTpeA7LTXaeqfiEjUOFHAp6Zx",
-	"qBgxLaYhy6BHJSNDdtOClaESL5NIEfZnQiNJfLjlFt6Y39I3eube3rEjivkur/GIA62e7T2V4thVd+Zl",
-	"hC3Hi/yTS55KZ4Uxc/HKhSmQDXhE0UHV0B6yd++Sl65nxJR+X0X+ifUpVM1fshgnstq75LmlmUifZcsi",
-	"S1bVuuTPuAwD5lS/J755yYfckWhKZ7KiR7gFp7pfFUbnawjL53obP4IciimYMKgkxRblVJmRH0gXJAFY",
-	"HgOqmpgcx4VsbCIUZOBwNEoU7UYZq6375pPvET8PHeQfZNfTr11yPIHGCdEELM0XlorOIK0ZRuwLqKOa",
-	"jXgVBnpQKq8E9xstkhozkBa8u3hEQn7Jl4Qrtoivb4Rgc32MWpQtgtsFWSiUBIiFoZe+0YcQhzTfYlxl",
-	"bWJTjoXM5kpvc3/P4U4NOHn9nogN2TkmPwDnIUYiYDMUCPwWeYOcAZK7L3kdL9HDINQU+KRn8ncaSKI1",
-	"7R2jb1ivROtZekFwwaHETrUjzWq6jACzwlTxKOwxo9Ia1nU6pr0ha3Za7ZpXA3MH8ER5vLMznU5bFH5u",
-	"iXiwY96VOy+ePXr86vwxvJO1JgUmWGBvjhB7XNtttfEFMWacjsPacW2v1W7toS9nCJLCzpDRSA3/0p8H",
-	"ZV6VU1C7Jem022Q6DCNmO+/1mJQkTrg8AdulYFh0SInEZhCY7lh4ECgvhII/C2rHtadmVgirAaUfVtNp",
-	"t6vk2PS5nZdGd/7k1fZXef4HmoZH6ld295a/YoT5CyFe0NhM1Tla/t6FEC8pt2F8IJYcrLLEZ1yxmNPo",
-	"MZhnXaGudvz7By0OmsaitRfhhHGMrVJ0IMGUNZOKjWof9Gs70I1r1ds0Ivw4DvXo6YUZU4smQJqxpk3F",
-	"psLiskcO2nsEAi2moWSkrvkn9CUzXbpiZdI2h4kKxJRrUpLZcIx0odbuwZZL8XQao40MUSvtjabV/4X9",
-	"0U40cqfTTkGaSpekyR6NIqJ3AYiuwiiCyWbHudOTLJ6AIRt72MkysH+Lt1MO9VoONtYQOobZ9Xs7f0iR",
-	"j/5wmuClne+yRned+dZynZXrL2Sd+0BCLxoTaDBrfcNop99aYZXnLJ6EPfaO0wkN0W6/CGPTM0WXfBWy",
-	"NaowWk56O70h613ncrt3Prqy16dKhL9gUQStjCC8Ki+9QPt0mmVdYKQRBixBBfcWeSIKLz2Q+jUWw0Np",
-	"ucMyWH+k1+yGkgHbiemIKUitqogEyB7ZeSS4DKVivDe7ENcMYwGWvJPqds8CcK3fAtFWQ5W57aXW6xLU",
-	"uSgGDqJX7tbI1N5d/so7To08hH75/VVg+4mIu2EQwFnX9tv7y994JdQTMHn/jXhripsaO1LkoEtRw0FR",
-	"84WDoqCUNHNVOMaiKlbJBDR3GdoONNMAtGrNoxGM+ypnb4YT+EFg29DNQHN+lhTW8qYqFSfs0xxO7W5s",
-	"FXORgIsxSmtHTpxliO3YjE4GekjNqw0ZDUwq5/mk13RoShOJSsWazHslROjTZ0XaFTDjkeD9KOzdjc/u",
-	"HqyyOpmMx2DBecmCkFrn7RfDXwRbF3MdFDWNRBwcHTCuUYs1Ay6b6kYVmOjOR8Tqam7ql5SL8bHvH+LI",
-	"iZVGaSSFVgVteViK+i4ovyDK+sbFnK5A676a3fo2vNm3rVDQzk6jhGGHgSy2mlDlhBY/kISO2Q2py2Sg",
-	"dX8WkIuLF2Sv3SaycaIx4pL7acS0jxKr8Zz7VgdFdRkHRI15pzVlUdS85mLK9THma8yoG+Wf6EVwIGqX",
-	"3M9FQ/st8oNQQ8IZy0VBGyHcWpH10qNITJtRKBWIHZfcrwjo9rVegn33iXmEDLT6qQSqH24Ieck5eyji",
-	"X/ISQQbEfWzJzwKts8SMgbIERshjY5LBu6j7eu/2CpQYk4hNWNTwNOPQT6AhLUarOeuLWL+j5T44tIZn",
-	"SgXayYN0N+Ypu3+0yaQvepfc/FHcWaNMDvvRrOGMy4sb9fmFsOWPYxg+PDmfZODCTJZmQOoW4zwyZDEj",
-	"IrYgpVEMXBChHgKMOpnfoAR/a6sqR2VlpubX/OxMr6UgONjMHsx60ICbiRr1PvYvKof1yp0ULz+3jSUZ",
-	"AbcUjI0Gmiv1Do7DjCCfzkMz1qdImOuozCB7jT4TxQ2v0szjRqGdLEez/vlz52bYGz0e0F9fDn47/4F3",
-	"O0fXz358O/nXNBfkkc+zscgJFN2QGlyTw300q2E3mC5UPBmkGkWSUHY8d1y2yx8isAFks8IKOZsWF5eS",
-	"NXc9pUNmQ93qfD+tbIywhOviRq2lW+E5G8V1Dhy/OZ3rs0mIX0rIs3CQ5ZvNXzeklVkMzaeXLVLaBkxV",
-	"yIKVIuBb09dJoQLCMAShCH0ZlveLFhQMOMWgJNyOFgOQFzU8IoXxKSjwF3eZlQJZYAJjVzXKnJD99j5a",
-	"ebngDCI00nWVSwrqSwkJ92mpSbe1lIqgiG1yLfBytiaaL4z9bxkNXAXvgQPEJZi3CNv/EF1ZbShNrTIP",
-	"JAlHWssl+gXPYjmGG9WpIiMhoSpiA/0JIgENIIxJLKYEIuzlvB3nRSjVc72Ae4R0Pf4yINd7+rxA/XeD",
-	"OH1TTtWBPDgstC/oB3Y+/iG6CznIa87ydQ2KAJfyBwS5Xa/dbjuw5dB1pzbCkErChR4B30cmErTKqPxz",
-	"0d0MiS8Fr1RjGVM1zBQWPJZa0Z5YobYc7i/LNf5wv4h0BlEpK2DTZ+YQ3zq9P+UOMjwAz+0gZtJEGqdI",
-	"sBAPIzFAl9lYhAgK5c5w8qhz/oaoSAya2eOkLuJwEHKPqJgxIsO/mGdCIiHU7fDosENiISCDf9iAnEwt",
-	"m0lCcTzzBReKWVSEejIPJHkcdA4Odo9MKEu61ms28xst8Klj+wLzBiC1GS6jB+5SR2LEIFCvr4x7T6J3",
-	"Ep3wssIipF6IwaPsgJZikmI3amcc0ZCfQNSNZOqfieo3H+YzISLRo9FQSHX8sP2wbbd3yTuX/PrPo+A1",
-	"/3n6fvLi9eHTX75PLv7cff7D+c/hbn90ED/6h+Jn/zp4exZPXl//85Jf8v/3//9/kfLhyOlfe4M46ox/",
-	"6z761/uHb188/uPhNJqdBru/dbpne3uv5MM/+H7YOXrZ/8ck+nN08PpA/vn0zXB/pn6Y/PDndZs+fvci",
-	"fqWe84vk0aOg/dfTo9cX/b+e/nQz2P8nnFZGI4o0p5QGmAvKrqXgdngE8T6PBFexKElu8jFQ1SMjetOk",
-	"A/bPXb+1eBFbD/x6HvgLiPZQYLwp3lVahTCmXI5prPmbRj2Hvui/CrQl44UL5cmUXDgvEIgZzYJlgMiI",
-	"PtAZ4uuv/dS6lPtJCZ/UnXRX82woSVsrvzYkVQlNSvZtfI95Ci35OIiI8b+hzMp8pwfkQHE15XC2f09i",
-	"BGzZXI2IAk3bYsaqbKF6jwsFizXrti5bkdYIFq9IiQ2u5z4lncJ1VpC4OfjdhgGtS4SgQzRK5YJnuF1G",
-	"ewi7UYxDRwNwByyhRUjTmisIPBdleI5rUnjLNtruz0TEyUgvcBoqzqRkktiZSD0Tm8yvDa9c/jl2ZB/9",
-	"NVVJzHLpJlBv2ozywM4Bj+1MdkkUctYiz9Cl2mXQ1VSpiJEuG4Y8IH6JuOenkxKZdEdaboJJOJvmdi1A",
-	"pMq2Z91HtHc9iKG7AHkTiwnDMBAsr8LTpIds5pD3okRCSJZ57tP/0cTin698j7yCSVJBsmVUtxCSl93l",
-	"DKHJlJYUkBzjBaCLEBIg9X7gpoyily58EZ3Gq9hKeqWSnp7YnGLLFtQS8YBcB78N96enp6enP4zfjLq9",
-	"yUHw62/t73/+qXfWfjM4fTHsdS66N7/sT17uJY+uDy9+/ePX4U7w497T50cvTn/b/Sn55fDPH151Tt/+",
-	"+HN38OxwOJTjX29O/3kr2TLFua9euvxWFdPlMqWDxel1dWeEOkQ0o4Ip2i4k6iU0ZTVBkyZBqMiYqqFT",
-	"TNIk70aM9tNOxQ77md9GXcTGCuVrquV7869RBQTNmEBxHD0+zYuT89ALFNDnQl1Bpnya1ZlwCDBJaa3+",
-	"FpsZn2SvgEwUO9mgNsvPvmXTMbgwTZk1a9OLnjF1DMSbgiJtPCh2PBGTukPmJckmsiHj1MS+g2NxKmwy",
-	"PCSNNcD9FCrCNPwYCq4JWKaW25PDA3UFdPji9sL4Mwsq9yWKz9cWqzDwZdnT1YLvSvndywVwOE0ltCw6",
-	"0bdojoCE3DNw0YtCZmUbaGChvytofQaGSV0LZNSiZorEHpF01miRM+w9cFx+MyDZaM5+WqXlmRs2Sl0M",
-	"/sMcTpghtLRzjY5FNRV442W6heltuoo2sfv5tYkMHitYWnZbd9MkvkWGc++qR4HIrW/6uGaLTR7WwmkC",
-	"oGIwdeY4YAb3MuUr+iGEYqhxIyLKB5ACd7MzEsGOTEZBdwcMqnWT4Y82WjRr/CNN8QOTbO5LY7jN0v8a",
-	"LfIWpScih1CzCtL7QpWZZGxQogdsJEtrMpZV7KavGS1Ee0LyXzwxrv6e4BPGQ8Z7DA26xk8Dx20yjIwE",
-	"rxnENZtVk/afTDv6FQX2VST0f/SCQ7bXP6D/OP112o7idvTi2cFzefP48YsXYefN9V7w16/P9mdTeto9",
-	"vGadp3/Fz39K3q4vt7rXv7UV3MZgWYZAa2GqCiO281H/e6X59GIBElFTPwztjjMFH7+qD1k4GCrysEEi",
-	"k0I9IiJRJOGBEXDGMeuHN45e7LeIn84OAg6yP5naXN+9fYGiKopJfn7pvkdkROUQVPNelAQsOCb+xxef",
-	"dj6++vR7a7zz8f2nD5jXbZL+tVYNOVadg0P4CgufQlQuefj//N8vTEUBFpBXRmKzPpX3DY/4prVnfvw0",
-	"J7ub8MBOEDE6YdJDwwIl3XDQZDwIKSe7h81uqEgEfstMGtaiscbURou80kvWYqNiYFEYxCIZSzwTLdYE",
-	"4SDUpJFGEeliaAE0ETYnbFMh/Ruf1P2bdnt356azt7/TPvweDmO3s7ffPvy+0SLngvg/Pr4g+WNt78A7",
-	"nb391nhn93sf1ljynD2MdrvtQ1Q0ND3QMGFkK8h5Dk4KshbIw3jVqaipIUqLWHDXkg1GUJDCb/9X54le",
-	"y391nsBq/qvzZPd7v0EGzOSGQvFFUwwR0kf9m6ac9Joahpqi30TAAmMZsDSIESlMjRoApNMXwQ+WU389",
-	"Zvz0zTP8K5OObetxKP9BERIbWsjrJ1GEoAY1QGzzcAwb0q+BCQeF0Bmj8Qm0LI1VSCM4BPxlFPJEMVQD",
-	"jCJDU6c9qi8UZ7G6nMVAUueCN3u2yIaG5PdW3dlttToHBw1UmHBYZTO29cWlSdqwqxlTpL5I6cBa7c6O",
-	"02R3yIE1u1rgYrwII3Yfask8FRBxOfrO0xBsZUq7YsKKRZDzmFGu5KQU7ZaBDHu5Osp1s+b//b3dPPrw",
-	"cdfrfGrs1G/wr71PO43v7Mf65WVrvGMf2/vU+D8lVZfXlO1FTzHVlCpmdJSX8VONohtyCrrHSlxfH84x",
-	"eU/qmgD388DTIOdPT5t5yrzXwWIYno3WRRqb1nZ6T8z5IIjdweqVdoXLymn4xRV6ZO61w3ZqZ8hQeGs/",
-	"24D97BQpilPRyzLYKqdIvSCUNIrSj1ebZw85jHXEI3GdjJ2I3xXDfdMQXorVYg3FTOvWUEXyhVQE8L5Q",
-	"EamESLO1GA9SEejiEQnozFZc0cRdka5QmtfkateY5MYhu8GGcEMWsxax5Rx6NI5nxH98QQc+Siim+gty",
-	"9xy2+MYqgZV8aNYN2n/Wb74SnDVf6m985MN77f0y+o4Jmm5W6mcMGH7L+qs8b+xJq+UgncrXKy3iWV8f",
-	"EZzQ/UYtr5sL6zZKWUQoF+a66ofts5+8moanZe/AM7CovRVJ2EsRYCv8bdzcJsnrRw29buG/3z98ypeO",
-	"EeKaJOOKbFmkiTkdskgkdz7minqtRjTTYmXr0UzRtzRRC92ddptIrXhCjwYQQwOqKKQ0gBvhGMVW4kOt",
-	"MDC2XnMxzRW+SFcSShKFE1ZN195mFV2/PrJmF2cahH/jZLDY/2UxFUyrc26J4JYILiGCTtnmO9BA/Xda",
-	"2XBVimhT929FDx2Pq0xrLCO6FIp7zzTpNLONqcT5/KyPqe/Ws0KvlDO4Sf4kPtZvBqt1lzFO2M1Ya71+",
-	"i5zFtG+qhI7jcEIVO7YUeml2GhSLNh5eu/sTAkVOoVgqlPNNu1dhUa60imFalAsXEEp0EZuVgtUenMtp",
-	"ir07C1Ymy7LqzBTG7AIvmqrMUdhnvVkvYq1R4JndNhaxDaj+/S0wDdzKvwuLcTutLWMwUNp5y1627GUp",
-	"ezHEoJK5YJkRBFm5MwwlFPCsTFaJormssdwIHlZAFLH+Op+1WEqyQqleOe8/NfPfp0o7P90ifMNyse4e",
-	"CQ2CmEnJAhtNkR4FVA4v7Hqb5bgsy5EuAyoHfvPfV4GxKcyzWpptwgFkcyOQelayYVJSf0OmBThSAUO6",
-	"eZBQuU3E6Be0QxHRb+SBIxN0QlOPtApJ3uCOXhWO5d6wpGy+RWjyruwQt4hyj+nAZWC7NqLoIZo0iqrr",
-	"BL6k8bU05fxLpiz0RoffQRWgM5kVyUX3ZGm5Bz3+aRQVAI0G9wncZk49zSKYfmqXn4dqu5m/f1m/vxsS",
-	"6Htbzi0ACNfGhI/un1CHD4ZZgheiJIt+fjELc+Vz2JRLmq/AFhdVDKYUVL0Sw7zzTkXgbGH/63iWP2dS",
-	"vD6BZYhb3PEDvAa0VHwL5Ti/9fR7QHSNWznkWBGvIVB5JbfqkzDCKBsx6kKOF+ap7kBiKlRlz+KesI8S",
-	"gX/qJnp4krpOZeMErf6J/KdtIDpilEviR/qPE+xS4qOfk0nryY9mwC17VLJmyCXjMtQvRzM9nIgVGMf8",
-	"ALwJdVdaanh2RPCthoFP6lT2UGprQCQKLscn9e7MNi+BApn6tUYrdfZGoVQ5J0mI0XcQYFruMQbHR2nI",
-	"6M/67LN+b1+lFepJLEZn2Gl06bMXIn2ytKfdzNTQJn0AJVJP28eG9uorayfim7kwjrlWsyFPP9K4Nwwn",
-	"prXXRFxX9PRa6bgQ8Fc5gHMRq1Wee4O9MFZ67jz8i61uo/scfh0DttUc5ZSMKXbHyZBkW3Llc5u1rA7k",
-	"ECqwopd5khHZFnCFlf3IlkvQLGMrdeLCqCepw7dvHrWNTE2XOvSQAEFFBUmSus/6fQa4fYUvHxt6QdgN",
-	"xAhK6+Kwo3nEN4jv2zhCq5gZ5wEchnkmXWMD/S9mwejC8GHdVxQzoIFY9Wnk9FzZb+85XhAbALys/4Lr",
-	"itFshQXo+gDLBgtIyImvhKLRldmS781XJqxw1AiumaLrlpGMmaRqs32IKMqiqQtJeYIvYFiwmm/CZ7Ih",
-	"7gYHinCLQO0RwV13nz106DJTDtELOR+reWt5Rh7bwU2X8C2nu4V7aS0+Z7r0bitP/n3YInIdwwbmAguK",
-	"LBE7y62kKZ3Do8bGnQ8W0NMVuRCobmksIDmNIuz4mUZ5hqkGhI1MiwrQiRkyS6EYhBPGsbcdjNLS3NDh",
-	"3z6wxzQIQv8JypwHZYY8KOQPvyJt8oivId2oT/rjFSbIat4VM8ylOyHffWcamUL8Fhygsyaw7kNqBDRG",
-	"9U0PSf+77y553aetbquXaXz21xZ+f2ISReBn4v/P76fNf9HmX+3m0VXzwz/ql5et/DeN7/7TN+2F99vt",
-	"RuuS21redoLUvgRHDfG5xjQlezSiMapxFBPzIaIDmj3OCIsYJMNg70doMw8tJmPmEWiLG3JJQlWlHqdd",
-	"LEWcU5VVOGKk/uz8NXl42N5ttMgvernS9ie85O/evmgy3hMBC1rklAs+G4lEGvMY5rLguScSEiUBBl3h",
-	"r1KYUbEpoSsZQ0i65AY6tSxjAjbqMpFjxgNmW7Wj4CQ4dHEQx1nrnRgXrVgUYdYZ1dDbgI4Tl3yZ6AJd",
-	"OMzqoccObKrQvlyvFNfVIm+hv6tpAwFK/yX3TSPnK6p86zwCdd5PW7ZDrpsWr+AMoC8vScZajtttt1Mw",
-	"qWMS1MAaLi95pImcNKUUTrIKAFj/OZTwOuAJCm8wciY0lolVSC++qFyVJ2BvkNp4c6YWg4BGuEnlZH2n",
-	"VeJLju5UdTzY7Tws1c5vuSwMKVq4qJT23W1J5tLSTtsiNggNdiARp+UkNJ6FuKAsfQna1rZ3m+3dC+hZ",
-	"a9vWLq6ZVpLzs6Bp+y3WbBqfLFr0bqe5t3vR2Ts+ODo+OGodHR39a1FZtU0tGdDMaoWwPhSwy8RpooE8",
-	"IHlOltZqp7aHMfZ9RjoapLqpVHRmiSjtRqy6tIM7/P1L6evL0/cpJ1vCtYqInEozW1n588nKeEFPaBiZ",
-	"NiLriMr48rywXGZAQkxxxWVFVXXl9tRZDMKK58SFeEVWb6euh9yIuYjyqWhybCUUJ6bVBpFmcaLWqiJ4",
-	"z2nP0DCNx00rZiw70yLnpjhELEbmxVhmNfdMvvQ1Y2Po/RCq1BJkamNAFjRIdJrS8BkICyeEmn71aU24",
-	"nhiNQgXGnnSFFam553Ce94nLeoJlfkLsAtz69+zj/CaiChQF6FIiVdiTixrAupFQTRsJtfMx66P0aYf2",
-	"emysqt3mr21gdrFpUYXsHLBeGGgVEsaFPtAIq/n2KilacGfwB1kMOvGxD0PTeUei8qcVS+v/gn1AE858",
-	"n1SRxL1SOReXlW/AavtNrSfzmvfuuw0JLthMtgw3nMP6Frzm2y5Id6+LD+CTaxdYFh65gpd+BVoSsz9Y",
-	"Ty1uYYs0A8v0ZWGWpRSGxKyfSCadxo2Ld3HiUoVcu7wHadcklKoTblvtobPFdIAybc+QhgWOc+WovC27",
-	"3u7noSWLIeAlJt2cakXvvSa3225lf7t+RRqWNoanto9qNS5CdV8558lzmiTRKGHHxjWnH8ua+cnSBrLG",
-	"vKW/f3px8eac9MOItchrbqsFFKoh2C7WadNL61k0LbTIKenTMEriLKkMglSholCawtsiZ6/O03I6IzrD",
-	"wmwHRAmy1zYVcySpxzRm0YzsPyRDkcSyoX+HRrus1M0IWD07s/2776N5tjvFWp2ztwTh36xfNUJK1shQ",
-	"TFiswd5gnMa2RQ3MDEVIMa9pcooqacNbjZnjxFbkwqIgqW8CqqNrCmFapts9PMDAN+qTuilBoqV7FoLx",
-	"XCstWFakh4RHa6wDGnKpTI9iLOuJc/meKQ4nRP+BJGo2Ng320mKy0kurpJnlgSkuU6OlEnFKU2jq/MqK",
-	"n0DG6ZhKSPvQhMa6sLQQPRqDHT0Sg4GtnIYZslSKBfSiUH3jXgnHXKWPzVKQXwxVXplwuHKQtfasSEBO",
-	"Ew3HquTlFcjCO8niLWlw+GoBLR3K4EoU8/QBeftS4nBarGqkUdvWTzZafWEJpnep4/iCGKd8erURAwxi",
-	"9ldtVlpI/Q7zdbxdw1p93kbXyKhITtrqg9+3Es3d1N97xfF8jvEWwf+dEbwctdbAbjSs3RW/jXmusIxW",
-	"Jaa4dVjuGVfyJV+22PLvjS3lgLoSvkiTYLY8zOqXuS4HspgkW5pBb0c273+JiIvPUoXO7m+FTvzw3DZE",
-	"/0vFIqZFcir9q/aJJbiycpj+UtxxqgrZIR9IWJpTvKgcwSwz+IL4tW6k+OdIm9mi498THUtig2+JjSsW",
-	"HrslbhqUxLSSfN0tTC9ZM3vkLnW9qgpzoE71NyIM65Xduv+chC0R+bsSkUJpqRISMoW6aY5u2KNR1KW9",
-	"a4Al88LjiYGkj/9p1LlWVwSz/9iZsu5QiOurJI4+VSuYbwRQAlNhRibd9McHkjhDAK1Ie3AWk8PQGA3r",
-	"ZQGWAocqiBGjUkGIlUOizhXlAY0D8h6Hl8SEONj5mmGABbAhbErwvCm44aXPqXDEpKKjMdAr+23WpBQr",
-	"AJrvZWsUNFrklM9I5+bGuJPTEkPhBFIRKZ8pCEpE+5UkMVOxdYdhNHhnH51WSNKW1o5g+n4eSBIGHqnc",
-	"UxqWjCeRBZNmJ7KwosTSeNn3aQcja1Cfpm3poYPTOx7emO54culq0nO/26Imu5nFz/R4En3y9OXpo+b5",
-	"09POwSH6VsKglU4IsE2u2cw6ArCpUy9my88whYu1Vv3hfswkBvYNLVvDMlKwDy2AZiT1v/5a8hbYVCG8",
-	"G4ABOv/Cuwc3Nx6hZO/mBovQpQNzstsm8oQgNoCzCDKZ4lYxxqWCQNA8eTBdFgp5Ukh+uvlqYIY26WEr",
-	"9CJS12AEGIXYC5X2G55reoBH0G0EXvMGcWzkx0jaCqsOJRmn5NF3iKHv2aaYY1OXep6myTHrzVWmYcRH",
-	"YPXNwbKAYKaQgGZjuUlsqg8ZKjWW2EHYrNCUBjPlAk2etJbM3r19QeIEOzAUiZ9DU6ky9MfCCibj5Og/",
-	"xLOCa5CLeESjULKA1IdCKhKJKYt7VGraoWIaRhANJJQRG6HVIhmLWJEgFuOxfuzZmwm0sxlJIpPeUAOc",
-	"3775vt/a9dP4fVvwTDZsuC40QIN79shfgjNTGpE38+eAQmZbE/e0B6mPAUxXIeY07bf3oc2RKR4kIohg",
-	"2m23c3uW2DChIsToEeRHvNdgfO68dE+GVGe2teynu5ujUXpuXMbSgkHuKXqZj1ajiT5ohHpSl0N9N+BU",
-	"0nDf+HcsJ/TZwqf+lkZjALqsoQxAErWynSMvo3BcEJZ3csi8WgHL3CseEVFQ0KsF1m8IYwPFstzKNUcX",
-	"7jU6f362dTBUbstFrlcuEqArf4RLYfGj+/hVGHxCQIyYYvMgeQbfl5fEK0BoSlynNITAWlAxTPc6JVOe",
-	"Tkw54oX183Icf1n9PFxkGQNcqga581SU0Csc1y2bs+2uXFDvqw7a+9Zr1CEoWa0gBx4liOWV0/HXqyGL",
-	"JuAgjAD5viU6lOVgrYAJm+nf/hViz/1wsXWY2NaUuVGM1Mi0EjIu4XI7hv+EbLEAZuqgaBUs5VjGHiFt",
-	"FZQlyJ33gYAK7zhCekwP+kBCSK6tNFhvI+qHigQhthlBTRzjYTGcnXFFprHggyq3BcDtWbbPLdqvj/bZ",
-	"8a2SSKehYovwG0V4fbRFWdGx1K1KBlz/Jg2CpnUbLs48SySLLbKGpqI9qdsKFICinE0bkENisrNtEKnT",
-	"wpMHJE6wq6aNxre4WqKlnQbBmV3cuhhbEq6zeZOPXd2m4+XsuHKbk/bvaVQ5DQI3xbNu8j55NHM78Bo8",
-	"q8BtxM00dLUavf1eIpUY+W7hhq7mKoSS5+evX5FzbHTWaXfazd2OjUIIY2uaf5DVAiN1vVfwVQhuCtSc",
-	"QLt4vVXi6yPxpSk71k8kCxonxB+xUZfFchiO/bQh9NU1m5l6ZViqyic9MWJIg7pJGKlmyE3MhGyRCzpw",
-	"m7K5feKrTcO37jn5WahLfo1fyKa8Xi9IzqZV/SC3OfRbOrg2HUQUKI/hWkz9Bkylks1ivSYLoFIoYNkg",
-	"qn5eesEofqhoV1IMuLzoS8rIv54Q5RUlj23K61di0i4BtrWQIEtczdWgiMSgGi1euTH45GLFxqK5CJmS",
-	"4tXKUQ2xPPiIBqwCc9wg+HTVL/Siv8aYw6+rqlvxyFar7xaJAfjw7rvW/50SdP7WOP2W0ZJ0SX3ui9IG",
-	"ytJsXCSP2UhM2Ipq/Dwe4+u5xn3dGer3LbLfPsos72ACMPmh2dPltV30mFvdfau7/xvKrAj8d1bfsaJr",
-	"xr4X9Wa7Bvx1Au5a5JRA5CV4w2x9Fy6UKeCZNUbvJXHMeFbhYQ6X38E6Xjm06S7IvEoLarf99ObxvrCf",
-	"9dF/szl+q+vVzg1t1erNk6jOCiQqhnjrsCC3/FtRN0SfCmllMUX7iCb/VGIp10wWFdZBSaWYAVVSvFIW",
-	"ymGlsTZYsBPjUufL4tnCfKY0UJxV8oFwBEUVO3ZHjRidWxAGS6JDRBDsZ2ZWpWUtGnJZUKn04Czqg2gF",
-	"ZkuMOQqqJatS5ejeKbOp53XPSVJ6f/mqgNWk8b0tZoYQFWxp47epNhmBqhLpQX0KbLm5ylJeizI7AVFX",
-	"85ecuuwY/RFY0Ro7mnlYdtq3zQx9LYzpX7LcBlsas0QAO8GmJNj8EGIqIBj+iNRjBlW5mtkoGsvS4Hsp",
-	"MCPE6etR4lE1u9yQ42PzyZh56e+eE7pXk722/oxvTfD6cuWEEftu48+Yo1dBYGqOLXDspl7ZUJIJjULT",
-	"I8RUDixNPyd1SkahxJKjmKaj6a6Wk/TzfZM8BH7hsQj1bhst8gr8fqa6aWwpIUl4xKRMe3JAc9+Y9pWP",
-	"ElBKyWziFFDJuun6dNQoLUEeBG9tKu7nJF33pI2m2/li7l23Rtoqzl39/JYUbs1kmwlxmUurvy0VlAvk",
-	"tSgyaYgMUqe1UKViyqWWzwRHWgTWshGdaTKEeeMPycvwh1Y1AZLfGAWSX4gEuQtYlQDJLQXaUqBNUKC0",
-	"YWDbrc4u+DpmrVKaZOpF3tYrl2/xkDVtWTUMF2S7cDBUUAUoCEzxaMoHrNgPCgayC0ZdUvQJF6ZxI9bk",
-	"yAJdoChHqV+QEozjm4ucIfXpUNhONrZ5qlVisWtEo7ypRfGxSokQH9uQx/Erocz35aEsntbWU7mNMjY4",
-	"p0Wju6umaL26kyXNWsBSaxoqlCJ27GrHeRJhO2JoQtEUPDK0zFK6HgWDfCT4gMVayqNBgH4AJIsBSbgK",
-	"I1I0s0GRitQgt6IJz7XCGQNeKenCYbfWuK01bmuN++zUD5EvV3MopR2NW1O/bhJdN5MxVImqFvpMyMaj",
-	"81+g0Y9NlRolkQrHNFamqa2vf/RJnSoyElKRw32tlAJd2/Xa7bYHgquYysYxoaYsm/6b5FoGmA7xAman",
-	"UTQjxe7wEMwpoC+J7ao7pmpoHaHIFqB45BgnMNmbPWgRPhuztKhRiUERBMienJh6bualIVWkywYhl2ax",
-	"D3zSF9jVXA/m/9P3iP8P/U9T//PfeplE0a4HZYHiOKQDZkJZQHjkKK/qcSIhmen3iR2Y9JdQTYndaAb8",
-	"APzDoySihLNExTQKJZCuRqvYbjhjPGw0VjMSjvQA+u6MS0c/7Fm7pman+gNEvxoB2jY4TtuvY+9+4A/6",
-	"I7sZa4HOb6Qd2+Ac9RlLAYVVYM0EYSot5oWu4hEAElZoSovchxOGRg0ELYldYxjUbNIQZ53hBl5cezDe",
-	"mbn2PxOWsADZbFawrNPuZFm7f4iuR6bDsDck/o+PLwigxx+iK3c+/iG6V2Hwyd6qbJG3YormYWc9ZhAS",
-	"J1wi44SsIABi9GeJKWEafa1OAFNCZLQ+XhwQb4UFLfJ+KMCMo3Uey/pNQbLM3Exn5jRPXOzHygEY3wiX",
-	"W824f0ii63cwwldoC0qJyI4G8mZAFc1z43Gsd6NMwrcGknK11FInzWvTtt/dkFMUDovlAh3d5Hcc9UP6",
-	"lOhCc8OVVJjOxkSL56K7TJ4AaEJA34oUW5XqrkLFMyBEKeUB3SVj81C3kWqYu7V4EbCNRCqkSlROvzpx",
-	"Cy4u15hANbIj3Sa6IS7Tk0qqGNFt2MJWUdoqSl+s9BPdYOACSrPWa9ekstmTk1UKzzi1aa0NGcTdgqnY",
-	"08oDViA1SlVEZyJRxFHMwEYk85rJcVFdKigCWIwVqGdmQDcDUekB5fRZv8+AGpq3Go4C1RNRMuKgQLk6",
-	"Vl4jokSOYcwhY4pMRRJhxQzgG1ZnqYcF1alKVUKjekFZamhCO41DpRi35Rq1ftRlfaFFaWUF+vkDo1M6",
-	"I/XX70/P3wBPC7mW6vSlDJIwoLzHGqZ9AYrleNdZufJV+ha0yLmKGR2heoAd6fTs2GrasBhsYeD/mbB4",
-	"dkVRaYT4kj6FVgdp6+k9pwtCF+tCLlsFNNczF3TNbAoF5Vot0EzQXiS0UqnTkcDQGM3nlRg3IzZhUR6W",
-	"wGyZg6aGZXawKezKYG4kSGIbbGMUP3NHaBHQ3xu9zZRAM8vpa76cKOlqa3Ko36+bcUDPKw2qeQwPGFXm",
-	"VD6Sk2+i5YtiN2rHUJfqguGl3DNTfbbi+7fW4eGxQQfXVpU6f8FC4jA3IDErsrYBU/Oe38XFB5wlpC8A",
-	"B7Pe1RmZstiI3t6qDWAqcqrnHH9/Xyxf08O5rWbwlVQzyJXX2Ii3MYd0q5c4WKlRZ2sRFv0tChOsq8hu",
-	"CxlsCxncuZBBecO1ZXUMiohtsgQ3HEqlwGGSC4+CwKR8GJQjERgTXqp6pHUP8mWJy4sjFJXT6pS+bQjT",
-	"NoRpo7ThG6mdsCkxoRjWc+f0vjRCaf30vtRk7qb3zZn1V8jvK6UmsM+tpXxrKd9ayj8/+QLkyzm5NkC5",
-	"NMLfiXBl0SaOs89zvIBgoXQo2ls2EUaqCyXph5xGhWjLQnc2kKsIF6SfxBD1YmLN6/vtI0PAckZ7azdP",
-	"yVl93naOxlH8eRXaWk4O9ftbarilhltq+Pmpoca9XHwlUJLbx1aamljLSeEjU/FKFU2sTs+7EVPUI0pB",
-	"cmDOk0RCXiyn9R78bM/6TcBXH8kPkrhQQh1LrPsSFvJWQkmkCqOIUIWOJEue6/u7HYxgm4aSlXplsNTO",
-	"34R23VehrluVv25/wfLX2zJd2zJdX1GZrjuLnx8dT7a1tusvNmdrtxUFSiztpmP+t2dnx61trfJbq/xn",
-	"tMoXSi3cwiafJwaGkCytQ7PEonaSpS64IfgmlaIyLPQNzv5FqsFsGsE/kx64eq0Xc7Us2FZ82WqDG6FO",
-	"Bl1TtL5j5Zc8JYpZyIGk3JUWWQtZlqzlmPeBRC1J/MXNlUa2k3o8b1abs+7bmNYFiUnlhi5zAlt6eB/0",
-	"MAWwLUHcEsRNiWsGpAglKbnZNFk0roPb0sRSxwE4C1wCWeotQHN/RFXmDEiDIYDGuRHQ1si/OoVN3abm",
-	"b6CRcggB85ga24WgDJgnYn1FEp4KNZsjuuhd2FLc+6C4LlBsye2W3G7MGwHYfldfRJ7SGnJ4B1LrlgfI",
-	"pWQWZVuS8EBASXpNO4uc4w7y6YaI4jmuaEsV74MqFq97Sxe3dPFudNGga76gyYaoYuqvXUwUSxoYncAf",
-	"WQFrGrNVK1i3Kh2p3xxBuj+n69olqdtfrCT11uG6dbh+VQ7X5QRU0UEhcak7ayo6qPSgvs06s5tsYKko",
-	"D2gcaOCxlbYUHZB6dTP1tOyU3yAhz9yxplKWmHJCje+IBaadCkb9RSZYWXoEEhCFTCuWWelVUZVIHwcl",
-	"dd/GFWrlO5ywEwKp9lHYZ71ZL2JYCixtPK/lzoRfc70EfWxuf3jc8H67vTipMWTyh9kFHWzGO1wU2u1p",
-	"Oyet6Q27oaNxxGrHtezQa14t1C+NqRrWvJo+kNqxBoZakYh6DkEc0ZsXjA/UsHZ8uO/VRiG3f+6WVFpa",
-	"kEkaMvnAlhwLWJ8mkSJ+WuvFyu/6Thotu1TMcU3XindZc5fHeDLSsIwDwXvpRxs2CvsDncKp+5Su+T4F",
-	"6As6+FlvYcXQxhSLNPzCTd6WyH+jHuUsl/rDXBJnSh/iSpJEENjLMqg/jmPRDyN2FQafdoIwaNmLLqV6",
-	"fhAGx1PWPf4YhMHVUEj16dgdwScxkyKaMEmGLGYt4rsu7ZdMDUXgkyiUpiqCefWBzfNiMQvI46BzcLB7",
-	"RK7ZDAKS/ZdJpEJNL0kdS/6ZXm68PErvR6bOwuBM9JKRBuR7ID8X2dJJvUslO3jYVb1GngDtT54fPX+3",
-	"233+/PHR4ZP3589/mjyVf5QTo+wIF9KkMVUaNGrHtf/5fbd5dNp8+rz56k3zX7R5PWr+9eHjrre//+k/",
-	"a58X192zrkDzs2dnmt3AM1vcXg23i+eGdh8DKA4yhwHjSr//4VOx7EJZzQUWTywe5O8JypgIqYh+BOud",
-	"hDKbve6P6DUjccJ9eAJqwxAo2/Cw/bDdqHm1JI5qx7Ud0ITM6oqTvOYMQo5mSKFCJfWORN8jmgsqaSsL",
-	"QfXQGWE0jkIWuwqFQZgIlJES1Hwkoggr4EBCu0MT3dLTMHs/jBSUq+QBxERJNLcZHoQByM6USDXnZ/zF",
-	"mA7xIvqhHlLfFcedelolynr3Z+OZTcmSId9mvQAEd8P0oAkUVmPF4jMTGiVMOqNKprl/yZiovuUjkepp",
-	"P03sRiBGYy3nUbyURppSEomBzK88C1Oanwm7Us71A3SkWzFhMTl7dU4ufr3Qh06eXly8MfX44OqJJnRa",
-	"6tHvdmdpKdl0DGc1pqng/DpeCZUuQJpyHL1QWtDImowGJQu2jUedibg7XhnoxYwqjTlpZwf9R7ZtrwIa",
-	"EexGlNOB2/zUndpqLPOTvoe2YDLppl9Kj0xZdyjENaCoyivlsHUT9WfKbdmnQQXI5pyiWWP+eh2iJK0H",
-	"MZEslg8seXKXntKncjYKbX801PHezEbGoaMS9aQsPB/W6j7ejMSgsOZIDErmecpopOUhjllOIWcyhzIz",
-	"qdio9unDp/8vAAD//w==",
+	"7P37cttGnjiKv0oXd7dMZkCKoi6xpZr6rmLZEzu247HkcWYir9AkmmRHYDeDbohivP7V7yHOu5z/z6Oc",
+	"JznVn0830AABXiTKcTLa2spYBNDXz/36qTGQk6kUTGjVOPrUGDMasQT++ZQOxuypFDqRsfk7YmqQ8Knm",
+	"UjSOGuE07cd8EJAJvWnTEfvrRdrt7g20juEfLOw0goYajNmEmo/1fMoaRw2lEy5Gjc+fg8ZTKRRXmonB",
+	"/FxeMbE4xfmYkWnCJzSZk4hq2qeKPVJklnDNyFQqbt4jUgwY0WPuHgzkZMK1ZhFpUvJWKj1KmCIfTl7l",
+	"n6h0MCZUkXD3cOe7vW/3Tx/vPw6PCe0rJjSZjZkgesxIwn5NmdJkMKZixCIipB5zMQoIFRGR+A6b9FkU",
+	"sYic/f2Vmd2tMyCzMR+MyZgqIiRJ2DTmA6paHXLGRES4Jn06uCIcRwnPrgdt70DacCJhtgK8FSKHhJKY",
+	"apaQhNEoIHqcyHQ0JlTMCRdKUzFgAdESHpPZmGr/ZGaJ1KxzIQoXw27oZBqbu/EOoxE0plRrlphr+J+f",
+	"u+0nJ+3ntD38+Gk3ePx5p/zDfzaCigt+dk5H1ZfKhE7mjxSJ+IgpHZBfU6lZtBxgPpslJXTCtAXPE/Wj",
+	"WDK8uV+uidJSRgTOwTyIzBnCkbw/f0oiOifN8J///Oc/269ft09Pw1aHvJGazLgek/CaJYpLcckjgOX8",
+	"oHrd3mG7u9fu7jeCBjez/pqyZN4IGoJOzAtUXcriKQ9lMqG6cdSIqGaVp7UaHU7IIH+HaPNSYHZJ7fVS",
+	"oWYsYQBcXBCuVS1cITwdWSinEeGKKJZcMwPX8Zz054RmoEy0gSMDyAaK6ZxFZEqVxp9x6iYlA5qOxrqd",
+	"Th2sB0QmMIFF4VaHfOB6LFNNuA5gWkUmdE76zM0N09rPSTo1gGwGME/5wKC+exbTEenLVESkz8ZcRKTZ",
+	"I8p8HrEhTWPd6pATck3j1C6eGyTUhOKpmT8p2e92ERfgBvFE8iusPLgvhDinLOKnckJ5JRCcslNOgPiq",
+	"MUsMFsGrRRCdpv2O+8vucEr1ON8fftQIGobE8IRFjSOdpMzf4ITevGJipMeNo97BXtCYcOH+3q1cdt2S",
+	"BeHCHAnTdq2k+eL0jSI0YYQOBmxqiLWhqTpNBIvMtU9TMR/IiLWK27L/6gzkZDvbOli9reeJnJwarF3Y",
+	"2DOhE84USacGq4ElyITQoaHPPo2poh677e5uDfUYJrC7TYjHi+FrqgfjCi590UC+bIkZ8uaLRoi4j5zN",
+	"4MOERgxxn1sCaUiC5nGML6ZJYnijHYY0WawY2d/tlS7ootG96e4+6Q57dLffG+xF++xgeNj9dvdx78ke",
+	"3e8fDA6ji0Yd0r0YtnEfNfd1uF+9+TdSsJoDOBHE8CFiDpVQQRhNYs4SSyyPCSUT8yEZMa3IXne/s2Rt",
+	"ZprlC9zt9iqX+IZO2HMea5YsrvAtTTSncUAGVLE2F4oJI6ZcM2JmtstrUk1iZqjunrm0hA4MG2x1akAI",
+	"/qdujb3HBaDfq1uwmtIBexFV0SDhHl/yiDTDiEdH6npw1Ol0wpYj+9k7j5QBGz7kLKqkVe7rg+9T9vRv",
+	"7x8nr3+5efbTDX+bnh58d1qN5/4Ctort2cbfseHXvfOtbvstHbEq0BwxItJJnyUBYtBuHcRNzQD+Ciwn",
+	"hvkyAsaFPjRC04Te8Ek6MQjj/g/WaH/MVmj4xogl2RLP+G8Vy3yh2USRKUuIWcWyFV4qM0DlMnvdFetc",
+	"ucB3bCCT6A3Mtgg4CTwF2AhIKvivKXNSWsJGXOlk3qm+cfzy0uJ0/Z3/Z2JAtvEfO7lGt4NP1Y5hVXNY",
+	"Gq4UJ6xfKz6vXG0GgLXLxY+3u2DQg6qJUcRiNgIGjMg2oKDkWd2piHGON7UNc2p/G+2z9uPhYbftM6i6",
+	"bcFwG9Cbam51JhNdwacNaw+JYDOj7g15ovQxCc3UIUhGIY9CQtWAiYiL0TEJlaY6VaGRec0/jdZn1Fbz",
+	"RR0CKDNzJew7wYIJA90/uz9xDjdA0OBR42PVls7lJvJRnw1lwlYJSLu99l6dgKTlhuLRP1BqqQYfJ9Lw",
+	"iAltaHWCOqLVI32NEPS6sO58c32xsS6U24WhepswNZVCMdRuU3Of2gLzc8pjBqsfSKGZAAiiU1CGzPOd",
+	"X5QUBaXEvBmZVaWCpnosE/4bM+uaMKWA1pdmIEOc4vPaCJokMsGFF0/0jTSaF4/IydsX5IrNO2bM72hk",
+	"cXj9TcA5cAGDmX+CPuftzD665GKa6sLWXuATAk+OCNwTyawHJOMER5a5kUmqtNFDqSYTqTTZ7XYBcHJm",
+	"e5f5s1FA0OZKcTEymMAmUz3HI7zjmZ971iojuuP8cPJPpRjGfKBvBTwD97G/O8c9zPpjOWdMERobdX5O",
+	"2A1XWjmrVn5629mh1VbcohRipa+eACkkTYqis6ZoIjH6Jx2ASO2YUwCGBjwwt/iIDXjEohYc26llKmqN",
+	"c1tva9mI7yye121TzgQoKFHG2ZSjSB7v9dd4YlTODwnX7OtcbZApxe4SDQ31TM3V1paaJdrvdhYsZrDC",
+	"5zLp8yjCzzcG+GH2tQ/x2ZhHZC5TsFsIiSZF3L5R+7P9ZybGrcM/jWNDrOgcpo8kTtNE01Zx+sLpywRp",
+	"oKE7zhQWx3LmgP0FmGdojLPf5ty4HaHIYQRJBbuZsoHh/swMTuQAcHUbjKZieNjNa7eATfaRr1perb82",
+	"N1XF6s7SwYAp5a9oIzT9Imu7LyR8I/VzmYrbSSy5ii2kvhzCOD5YZSo6ADI+3w6CoeOgabBZSD1mCSBR",
+	"RMDt0yKRZIg8wObgZt9I/VpGoOEv80WgFyj3JCmOTiuGxqkRv2aGSZGwYGUKYYq3dB5LGp1L+Yomm4K1",
+	"PdIpjnGppbyMYZQiQ0dG2JfRnGgpCbxCmjGfcE12yWv+XWtLJwxTcIUzGIZAhSNFpAkzHZPH5n/I0NxC",
+	"FLVR+1VIqN6av0TE7ygTT71hLq3g6x+IP40VjI8qzaBckZX2zm1Q/9BZRkMk64RmS8j9GySWwhyqXeSx",
+	"81eSGUUPoGYCTtEJcNuXcRZGXiU9LMgMuS2kaqH3IOhsb8lfUso5YzQZjO+AAh7DZsj1G2bdmc8v4hHK",
+	"CWAnB4meT4pk4++gVm1NbzwHT5/Zlh0TQOAMfX/vBb2mPKb9mN1WC86+9/eQ7dd/YTt7yY/SsQ08S9jW",
+	"uZSvqZhbyqtutaeEanYJNLpEvs6lJBMq5k7DUVvY0TsjWdrJSmD9julk3gbUXOSBZ0BJFdGSzCjXlT7+",
+	"3Ihq5n3vGyy2avHwRz4iTkmXSaaT06JJRCO+bd0iYiUMp6bDT1IQil7dAbjGkd+9FyqdTmWiWfSaRZye",
+	"w4Hd6kyygS4nZqRLOPvi6WSvEHiFmFeOiGIiApoGvJsqsjDjdkUDgykQh0MVCctzoUj0XrHkTiJmqlhS",
+	"I12asbcuWF6x+SNFzKxmhxFXhs4ggfuHZ7PelJ4D+g2zj8oGKt8cXiXm+FNndPxz0LDosB2b12Us5VU6",
+	"vXTWTc8GtkXTl/kiNZCLIUU5zQX3aRaKAosrW8j+YV10t1XKCseoULUapvFWNDWzOzxAkh2gdSnem/qW",
+	"rRsN0RCgYRnVKdW0Ws8JDbsLnUiEUR25hc0yvqAxTeSUJZoj6FrPFpp3S2b7IHck1T7PPDKVAYa5k+bn",
+	"svcmHzjwFpE7N2T/FzbQZpLC9jPRsPIIrKgkh3b7wFHW8E4VzySyR7wMYBbv5LOHiqvOwr0Y4FyVu44i",
+	"9GZ6RnsaoUJE47fegoc0VqyWnJuzyHQ4FzfJnC+08FR1yAnGXw45i43EQK9YFv6FgU7or1IutpJRIyua",
+	"t+FhtgI0A6uKs/VXucr+mb8KWKkpj9Wqr16e/fjmx+wUJ2z1VRa/8F296ztI0VPHqryKCR3q0FC/MObX",
+	"LDy2/4sxrhjv2vEdf+b9RtAwL1X4+oKG1vGqhZ2fvzJvIp/QPI4XfHRtq0qINLYSPXpRV6FwfjZLYVat",
+	"TaWiyIKiWkGi0BWl2WQlBJxEEbPrgPPCVdIkofOaHakVu9kmCqojG1a52+123d4D8wKLCI1jAylCCraV",
+	"cyhSkM8QTfECv911AR/u7y2d1Jrk2SM6t6O/RVArEl/PkZ1DlzngRrAVwpyB18Iuf8xJK1iFvH2SQcKo",
+	"Vd1K+wWBaSU5xLc+Byt59u0ImLVmre8vr6cN/hIDt718hqpTfTpmgytfjKuHpA9jBobhgoeFyJmwNjk/",
+	"2AsZHvCqinPPomUXDrGekweNa09YtQ/7UsaMiiXglH1UuXmADC/u7a7kBkGtXYgT2hYf3pylOlDM0fJk",
+	"gIas+pDIXT+K++LirHEHTli6lFr2hdfgrJFbu4XMnvo1S1eb3yq4My+t56AeS6mYG3lzQuc2CMS310I+",
+	"AVDHYxIaCWRBLCojWFAKbttIRFtLFSzuUtcl0ODrRNPREQkHqdJyEpImGHDxFv2dtNA9rTQVETW8gY7M",
+	"HUvFSD/lsW5zkQ3oHQ8GlKWKKUyTcDIiTge6/6TPEjXmUwMKYLq6vGJzIMDX8upuAuQCgffPvR5/Phh1",
+	"f1vIA4Odpf3srUWY1zQZMaeCLo7nRwsHxNM7zZVkbIrMzETInDcK3A0a8CXa8lacKmwG7IfmM9YfS3l1",
+	"mSZxJfIkjLBr8znEOkyl0iw6JmOtp6pgqaRRlDClSDOSA7VjR1WdSRSQi8YHICPv370qZnpcNEo5AzDs",
+	"0c4OfuuleOyo60HpSLr7j1cHM/uA4x1Q4N1W8Qiq4OmURfyty7JZnYeD+SsGNbWNweDaSF10Fi/j/XUZ",
+	"OwsXPeQxuxzIFG1TC4HKZUs6frC+uF7Y7XOOTpCiSB40Yqr0pUz1QE5qZGz7kMysem8OxHyFB2HBJGIR",
+	"b8PyOpOoBba50MV0lTLtMoN81ZHAchJGrW2u+rm1x1VCuQFkXBisMUtFMqueUMGH1kBzG+U1KKYoVJ9W",
+	"wkdctMeAXoV4HTFghBJzRuC85SJiN0gfVk/LbvQl7KpW767+BqN0a3QndzTuWB4p4n10+0OyIcYV2cUY",
+	"6RxidBPsh0VkznQrIKG8stzOg63K2zMvo2E7LMEZaVISywGNPSl+TL18DWCmgKct30Ji19UIGvLK7NpZ",
+	"1bNIyY+rKFKWopaFVxfwqgjXBcR3SF245JW0C7C5gn75KYTZ4QHIyaG10uVpCUX6NWTAry6pXh/Grmo0",
+	"xjJRWQWc681meesmBHNBtFsE1jHtHRwWybYa03bv4PDoyfDxYdR9vPv48f7g2+jw4AntDRml3cHBAY26",
+	"uwd0rz/cH+72e/1u/3GvN4h2D6LDwe5Bvzvsdmn3caMGOVB3scAHZrmg4aJZEYaAX8y4HkcJnYlKoWsJ",
+	"m+caKIy9UdK8aFw0MPYGYYGLmAvmInozvOo0VpvrimkgZg1uSwsgb08WoSTw4at4/6WLXQn7K0xCRRau",
+	"MJwSFSKkKkvsQ5uz1SqWWmk3Ki1rG3YjF91Sw4iqg1gpWaLDg0nLUoCl0jyfMKXpZGqWwSaUx9WGIxkX",
+	"QB2WZHbkFr6SruLYdqQgX9+y49iObdWt0Uj4E3nNvB/QBIeYkP0MsqJ9deEhBpqlCugy7Gnx7LNj9FIJ",
+	"GfvvYnZ0RvLcwRRUi/31jnPZ4a1tZ88jpuqs7JEfibYmZlm4qECqsuS1fKOlVNJ8KUv3vpyw1ATFL0Wo",
+	"dQzPxaPfstPvtGi/Ke7qecIY0exGW1NQH7ybwoXMusSZ/e6Tw3KCsgd35nEFfzrl0akcpBPrea8g1C9O",
+	"SWTfwIO0CDJNJLCpZsSjoxnrtxbP9b/Bp3+jC/jyc6Z1zmazzmyvI5PRjlA7EY92rncbQf54j0fwULFB",
+	"mnA935mkseZXbG7e+xjk0Lpo6iiBJVXKrEqK10yPZVQA9dUfF0KTNvsWsaCYdjxj/SOQf4328V97J4+7",
+	"j7tH+9cvn7x8v9t/+fLZk8PnH85e/nD9vfqlSjTxfdkV21nuSoj+sfj1Kl9ZdouwncoFLBzS4pFXgn3l",
+	"eiqdKxCoZaDPh0dbgyV8beEiXATBARZRitGQsHCYd7yf/7hi8/Zu1S2hleYHNoe19akqCRq/Hb6+GtOf",
+	"Rt/96/Ra6tOrVwe9g2+HlP+m+d/4097f9Q+v/jbtC/Hsb5r2IvlDpR3c2p4c43bHsJph88wjFvgnVLns",
+	"6otznquyavPdq5MfnvX6RjB3AUHm2kSp8JCzhXNB3j1/Sh5/+/jAiL6TIxJ2b0LyF3K4T2I5Y8mAKkbG",
+	"7MZ8x7UqpRTfPPn2CaPDJ73dfm/38bf9J4dP2N5B93H3cX/4ZH+49y3bZz26R/u79LA73B0c9r590j88",
+	"7B8cDHcpPWC0WDSme/Nzt/0ESsQc7ldViAkauWG51uqIcJrZcjNz4xGJmZlKBXYzmF7cufz/tcOAKE0T",
+	"iFuBzDpq3zVfw8tBniDZe+yR+VKRFpcWuIGT5X9+Pmn/i7Z/67affMz/aVb18VM32O19W3MQLmGpXkBj",
+	"1yyZY3bQEaFknE6oaCeMRrQfMxJavohZ1mAkNz9P6GDMBfPeG8iIhR3yXULFYEyksL8cg4Azk0kEOZ1D",
+	"b8AJnbswcLCfl0lCxNaKeXtqXvycRWmXt3oKgSl422iMsEHUnarz8sSFsjJINZlB9bNEilEAKuCUSSNO",
+	"Fi63Kvlmff0Edl2Fy/lWKy/zimPlLoPC5s3AXRQdJFIpkrCYUcUUaSrGCFgZ4T2wMB6RsBC2GJLmfrdr",
+	"gCFLCQ6yCmsJAk4/YfRKYSi/IU10oFE/StKYtQIoDlaOrczHVWnflqArx+5lcYnw/dyM5IcrwxC7R0SU",
+	"IobBeLUqYjggYZa+CAPt2aSVyrRB83oWAQuv7x/lWe+kOgeqlAIVYLwIMYCNYW220NqU6jFMsJjK5U+V",
+	"m95wDmtlMF+XZnKrBXtNQjUrjOOl49gD6acaPp4z7UbVCRVqShOonhbL0SNFtBFqqbpikYF3uIxCYLA/",
+	"h72JijDewNUCLAT4MRFNJRcaDnoCQgUMbH2WMPTBUb5fmzqNhNeePH5mBvDslvvdJ4XiTavSoc3nFQlP",
+	"ZqTd3hG5TWoRDFlOKYMBLci5WG55bUMlIHMAob0qEB2+PSh+a65vMf7bjOEnPpgve+ZAyjkPx8SQgtBL",
+	"ToBvXd5LSJoHgKyLSaQWKV06CLxp91WX09EqukjLUdLVgdilPAU/9dgPTa9OhywigxltMaS9DHO+mTqo",
+	"SYKryhSsTR4oZaB4OUV+Os1Hn3/4K1xgT39jwhASdn6zdqTxyH5C9M2yOOMlkcKZW7BQ7GHxJdQgl3M6",
+	"81IVe/M2tm6QmttYOxKqrW+04SuCzWxVQ0tntZySmF2zGBmEfeg+jVytlYJlL8orRQh7mLczRpRva0Xk",
+	"kj3AhYJabBbPvSXjFppQAgek8TVszW7a6qPXp0KtPHhbeadAwsuniWbxZSac+pguri6XhW4tP7oVBq01",
+	"gTMXw8omL+eR0qhfe0utOlEvRqXWboruvvJdDxPG2uZOiRmD4JDe9XpzyH51IcmJoUPkF9m3zuSBujYy",
+	"XoXOjQGPG1uoDQe4TORMretnpzxOk0qRep7L5GbBSsvplEXHWPeFAIufccUqJXXcKIs2Wcovsl8HICsh",
+	"aJrIAVPKm7CU/ydnikRSsIC4paFSOUwVeqZv42K7c4D7rylLwbkbJqkQXIzMP80yQ9JEzS+Rs6oV27iD",
+	"TBbKLie0FxoSReeKzMbzgv8XJzS8D+cD9BEsdwVXBj1JTeNNbtJWzNoMeEvobqEhWKyVWHTMOZect8gF",
+	"cCjDYwFPchwIfKwr7OJjNY6j9gpkJI5/HDaOfl4RHif7jc/Bp7I7BFS9arqOfGQ3gHh3OUMJTwWkD5AB",
+	"pbzWMVq+lP13cmaT0FaYKu1yFrf8MVhK0EB851rZNeer7RROa30BQr+U/dux9vxq6nyUL2V/Y+2/1vNg",
+	"TnfNXfXT+Or91Iio7+4SwY+AVL21F3glGaZvZXsOeKqqLcoZ6PY5JFga5eLHKyIwlkkLiZxVn2IiZwHZ",
+	"JX1mNHmdIUdetQCNIGsR87K3X868bNCaQ1g7QSPmysDuXb3v9pLX8rmb6bYH0K/kyMusXFXKfZpIA9lM",
+	"zxgTRM8kGCay+hJlw8XiqYypGrMaAvju+VNy+OSwtzhjQIwqe7hfIILZxffnmtXb+1ec5tPyXBscqt1M",
+	"zbG+EIM4VZUuSqgzbp/aM7WRTDGjw/VPczBmgyuw3VSfaEy1URUUHwkWkfztDoGYwtBcHpQXDCHTWCti",
+	"/ghsLXyzLK4IHVEujA6mFUmk1Mc2YpuoCZrrQhxhRlVuoQqyzyBQW0qNuzLaYMKsnXnhxtaCDppGXIMl",
+	"yoGFrfgL1htzfnk9fjPx3YDGDFhzuGYq8DM3M58MKgtDsAIHhEcqcCaq7B8YEIQed/DttCql6liOLiGY",
+	"sn7yRzbc0pkNLYisIbRVM5MiRFYejoOXmlh//hvLgZexIhwZnbSJ1kAHh49Ulu9ugSg3cd6GtueomR+f",
+	"v2p7nRmgBT4GVaOxvEqnjhk8E9csltPKGMWy+Rw8rdmPtl0AX5JFvb52umhaKk/ezK3jmagWwkWErQDP",
+	"H3tYACulIoqRly7sf+2gjVr+8pomVydx/I7RaF1D2YQmV5DiCf0+6ixldDgES+haekpptdm3K1a8rhRg",
+	"VmwkFdTjhNR+9jyNbif4lU9uyzE0ZviNb2XpjdTo61xdms+qbUnmybLg3OVh2UHjpj2S7TWc924R+YzL",
+	"zmTTezece4u3fm9XXudTLYQJCrdB4NbQaMPaF6C3znTKRFV2biVPgcjz21tE3/h27tr+BgSWyXJOu0h7",
+	"ocFSc8QEU1BSBSjimN3kZtutmOTcZ/351sOYSimLxRxR8lQmU5m4WKLFjzfMnI5q+uOcZ65DL3NYJsRg",
+	"6bL2NyuTK+zNVJjNMLzFXJWlQ+/Pn7cfEyO+ZWoHHDu4Ad1llONe9np73b3e3mEv2tvd2+1Fe7293sH+",
+	"Xnfv8R7d6+518b89Bv/uHtBKO+dqu/jWMn5XWkU36MxRZUCVw1ULfQsv+ZbQTTIUbO5ktsrDbje4N2vi",
+	"5jn52Rf5prKl7m4udmZeCWunLDstXGK/D9oFYpEjQL1dMt9lefVF0LRwuHBxeCnu9pdS26LUu7JGhUeJ",
+	"kejejvO98WtQV3KTPKInYTrh7Ho7Rq9sWAsfa0eL5/u2F1IfNr4VhlJjrXeTb4ab946NFdT8jdc0JCAy",
+	"jsxfMVV6beu2h8JLLdsF5KpHqdIBemvHc1oLXNZClJgrW2ar1HMJhrgjxhQAtw573EtbRh5P7K2U0rzn",
+	"RyuLjGE5RS0LRMWLDIPqJTLBtoheAlCFejjQMrnM0k9WSiC3RNAlfnRIS78sBx3nWZkukxFI9S9lfbQc",
+	"c72ZWrXM6G7Yw1qOhwVRZalb9j40OUii41NuDnJJQtZmMTO173EdV5/YNnycWTOmrLZfSUqoWubi/oMC",
+	"YHsBER60ua0EHv5ml16lCm/mDPUx/nuutEzm9RTwJI4zKR1Q+JEqkIS7Ok78xZylkwlN5itM/1uleG7K",
+	"FYTPWWjHeFzYUhYjUvVGsTm/J035ShF8JZ4tolA10qxnInqLZ+0DwQoBIIP7VMC13xf4bwb3QQOXs4Fa",
+	"V4sqhZGWYM5bp3hWRPQ7g02e8mJ4vBiMZQJ9do88Z4IZOMgjwB9hZgjQMGkOOu+PpgKb1jmN5XzCBFaD",
+	"0DOZXBFnDXLlUHDaGtFdJpfRPSSnbWqYyblDdHc7gD2IS8/4smFhPXfMFUFYWNwP7ktt3Njw2+pCCVlN",
+	"omXz2jQiTFy+yyIOl+WQFWf9gYsog6P350/JnFHoRID1yfzA/xnFDsbF5ZxdD/DEAEV63d5hMdPq7HrQ",
+	"zKT9/3Wb/F/8pgUf/dxtP/n4ab+mUXch9BfpXRGWggKce0aLMpRUIfY7RiMuKovXgKsb2/1DFTP7YpA7",
+	"poAo2nbpak27MrRBqwYSHKcmrMSfypbZxrUZajOQYshHqaE3sLhm16VLsEmfQeFRF1Vf7Z3Muq52q0MK",
+	"cd5LXPzCAr+XM8wLQHlpQri2refBuy3kjDRRmTR65DSRfWaP0fl/Xav5zVdXS9qz81xYfzUcVJf7zHrK",
+	"rmepD/L8EKxRZVDL1n2z5arqK77cj6WlZH6veH6LqsubUn8Gbkt+zS6zINPl/WLMmT9zH51pW4RgTXpf",
+	"OJ7b2bZrfDfnpc7TrhXsrWKBNzJlewVht8GQbldBdnW1+NvGHmdfrgkf+HYGGLcp/LgBJGbz3L8F8q4V",
+	"veu0lS04GjYVs/0u6nXx0ZXR0iVgKBYbLpYhLjomMtZv4WHR35B7Ihzdy7wO6zgyCsZZt7oycXP+Cu8u",
+	"lzkvKolddZQSsBQ9zipQI5OlCuPauNU8DKNl0REJsURoFLrHOfMxL9qnAQnZzdTcWegPE/Nr5F4QgZNv",
+	"JYQKblOqIHaWxYrhG7C2sENewNcRS/g1A64JkosBXRzN9uiT12aNLpDHKjCF/L5CmfygoVI1ZSKyBgJY",
+	"OcihsPJKSwGe6yuuNFCapaW8uTDcnGMNA1fOu2kfQlXb1gO//lr59f1US/862cOXp+Ib096csG6RotbT",
+	"caS1ADX11HVTv7DF/Ls4hfP+FJV64DtHwbfo0cIxoWXguo5gn8R9YRfwHQTz1Rl4tfUloS89dqRfE1Wz",
+	"TvZr17jcrItHmU9VGEPvT+6+VcV0cD2bY1nbcY9pb/nBfKH0vJLUWQKPJYInvJ4JkVZA3Mgz7zZbPK4i",
+	"/PmwFSztv+Jh9sZEDHD7qFh2HgvxmNlzs8QdMr3KhGc50VP3QfVWis3ZeTh75ljGUdaIwRyBtd6DbOrK",
+	"rcd8yAbzQcxskRvb7KmZCs1jVz/UNoBpBbbzU0DCTFwNjRgJU/ZjBl0CcrG8OeSCxq2N5d56aXfTOKDi",
+	"kXzpIKA7myG+ILl7CFWaryw/XBQPM/J5jxFNRajfMJwJl3vnWKYKzPuygUzOGlZtvXYUfy379Vej5G6o",
+	"r361huGvOT56ob9PVeREscR7jd/HWUwKMoblr8DPnNUnFZpFkOQ1x64nCb+mmrU2rW1xC0P44VLP7Bfh",
+	"JLezbdsGRVttDfSnslDc2s68Tni7OX2Pl61j0nA2iyya3cOhZZaMIj6ujnp3kFJfd/6kUGp+eb+Jrdaa",
+	"rykbv7RefHk7K9h5qeh3/cYcD79rNfSF4968KvrqBhjLFdgFAF5aR71GBbPkOT+/exFGVtrdnSOiaHmH",
+	"XzlTpOlMUtBL7WuzwX/d4kllM6S3CYMQdVep0x1qpfv6Dy8aPHD6P6cvYik7r/ZH3IKDVzoltsHOl1LM",
+	"jX0UFpvu5qWwuuNKfnEvXGJDX4Vdyu/hrchD2zduSve1uikcr91YAlrqq7i9d8Bfz1fiIMji7Te0/Wdb",
+	"2cT8n320EmNuQSQ8L4BXfqDCDeBWcTd6so4vIJP17oW01DgETvzWxOgZqLb0gyX/mISuEVxImhGDf/ot",
+	"n48yAWdAhRFk+sx2+peJLR4etY5JSJPBmF9bdwCN2lCcAp0ICVNaJvmQ5vWSi+DIyEhQGx6HVFi1zhbf",
+	"LMUC2W9LboXFtnZuSSsdC7iszV0LFvJ+N+fCg5Pga3QSfBm3QBFmN3YMZBTirq6BCtz50s6BibxmfvOl",
+	"9RHYfFlMdq7tLVef+IePLnG06HKYyEllFXhPtbSfKM3jeEXlEjcsE5uIDu4rzFxVm3X6KjQawAYA64tQ",
+	"t+jKlckglRMvbmbxUFZdQt2JrwdP6wojthljNm3b389t8asSuLecNnsGvX7Wl7mwN9CRJ1lNqB4A+3bC",
+	"guHeY2cimeSd6e+QUJmtMo312jVEXUBGbbeIqf3kHhQQIOw1njQQkKtOLiDshg60LZS52+0ekz6bS0hg",
+	"o9r8gO2JkGvAu+takLxPKloz0lgxjI+eyISZ2QTM5m4UFormSjMO1nmAxmaY2eSZ2TLytRwU3QkVV2av",
+	"xD/upTBroGFZ5LPGFFaE2XpQ/APFOv+OsctYtXabNbZWOBPuI/B5Cw0EHjJqvnQsdlnKXmi4WzCNZhHa",
+	"KwOuKyycGxtQvQjtUlKMxZdKAqapVstTTRm1GcoRT9hAS+dYWKRe2WmoAvt7cotM2CyENS+71t3v7e3d",
+	"Yijf3pWN1tvdeKRUsaS0pN7dsmhxxMA/t8KClwerwtUtF5emMdXQo8aAm9G7BrfUsBBM6sSbt4vTbEOn",
+	"Oj9/tbitM+j0pUgzYkOaxpocdrs16cz0Bi9ib/dg77Db7a664HM62shQnvn2ljTruifjr/VgZTdQcF3V",
+	"9WzZzPJbrgkA7p0Kw+sKg6o71HXl+sLBHuXFRD2ftW3oqjQVEU3AcX07qC5c+Jc2oObcc+FE3p8/DchL",
+	"ek3P4EcSavni7MczmKrZCqEmLWlOeBxzBehApgkbcMM+WsVouF63d9je3W33eufdx0fd7lG32+l2u//y",
+	"8cVn0eux5PfAg7JyE++wmE59jfKhkeqDJSWFkanlOuuRbekBLY21dO0hm1STmFEFMZbYj50Lf6LdxWb8",
+	"Bcl3eT/6/NU71Wpdt0/wxcVZo96hvBRuz18BxC3AFF4Min5buxXXbPl3v5JbqSmb3+O6F7AFmXfpJSIf",
+	"2OI1OlfKHxC31giUuQve+KatV3JUrcnHcjQqV6U0yDyZ6iOsfT6jKmNY0JZrNpaTAMwZQZbknYCxYGuq",
+	"f41WisEKC4XgfGOkA4hMzKz0SyU5/G2SKuwMIm5ilQ4GTKnlveXc2Vk7xiJIn744LRYLNCecHXlliFU2",
+	"5tq14fyjK35fXGG2zZKG5k7s42pAW9vLVwC6WI7qvXzm4a3M5AbuK0TNe7RMFgztt1bWK0YJ8BTWtOGV",
+	"72QjL9bC5ViKoFyLd7E0WHaDy1np1SoByFaF1Qp/SqXNgNqi/4TnlPCIUHL65oyc/3RuraGGGJLvz8/f",
+	"kiGPmWsIb04OFEgpDO10jcObisXDthusVexZm5EXFg8vI3BWwj/HWk+9Mo8wkueJqSI+sMX5KSz/7kwX",
+	"e+K38TRK8SBBXlEQD8vVAxkb/kHjlGEvJMWuWULjZW7Aun4KngzaOzjYbjpMeeyifLtBoHUtoM0XCs1n",
+	"17HyxHO/F9Lxo4ry81n/Ess75ktMWZeWHSQeVViGtTUNoeoPojx+/akUayysfySIdN55FMourHEY1gZ6",
+	"PydRM/iyYygGcm5yEPhl4SgK0Z1rHYY1Ad/XcdQMX3MgNf0Ds/TrvBYmNv3aPcxbo1Dy/v2L0+tvAzJm",
+	"N61ySxSX7NXvDfaifXYwPOz6eV5RsQBl9+bnbvsJbQ8/ftrrVdWYDBofqB6Mn6KotH6fXPjqLO37GkQ5",
+	"y0SxQcJqYODMmYk+sP5YyisF3Q4N78avSHM2VmxwCUQZ2wW2AqLGciawt5EUg1KOIX7wevjD358kj//2",
+	"wz9/Tc5nv7x/e/r4xau3/3ohe6/oK3o2W8l37arXaa4L7fKVdwiZOlHcTKd8zuua3VCCXTjr20kuhYuu",
+	"k1j8aez0WxFVYPJTFnODwGyjPq2lT+8YKeCPNl87VCCffnstXIsrqVRuI/vUya9OfL1mokJXtS95CpUn",
+	"1tuHt2iVgGuoU/BZddNhKA49Y0KTWSLFyLWkB5kqG7FSNcTi3lVJPAY04OkjRWZINto8wlLRik4YkcJG",
+	"hdrNVo5vhNlUXQ5kxOqqzQ6YWd8jhdIwfnBMuplEGHEoB+5peyu0oWxP2T00SjdSXJc7Vv/0a0GoJtYX",
+	"2sxzMQqBVGZgQwYyjXH5fZZfhStI29snY5km6phQaEOb5DA4oVcMGrKFLiYYesX6An8WXmvnrhTpF1lH",
+	"BaOcQURJgbY2zRJlih1tkbBuLyfOLvhScTFgW/aVrwxlWCt0wLtr84l3Mis6aNQ8hRPOTFErZz43L5rP",
+	"EPEu06QmfOn9u1fEVmk2/0zSmBFhDjPmCnqpEqqz1m+d1ey4tNHCwv09Lrj9/ZXmzv6CUah46/UY5q1h",
+	"g+b42+TbJVFrDea9XT7lD7059y58vQ0GXj6OtZh4YRVbPp/zygLztkVCgYwB+DIgsLkGXHhjzGiiFnNS",
+	"vNr4imgpA19RKgywWNXq9pZmK58/M7yjJl6RzTK9hjrGTKgQMhUDs1GjMxm8T6foJHYxNTzKtjSZppr5",
+	"dai0JDpJoX15BbxkGcgLy73iIrqbaX2zwLOq9gmqs6IPQm3/g9It18ovrLbHpznYPLenGniOiWKMFFKF",
+	"4LEXnNaqs9p/6aAvuM8F0l4fn2VBoxJPETLf0nksabSim24Gx5n4g4lS9mfVmUStwKWTVyizYzpltyT3",
+	"PsKty+nroxY+GJm1rpPFGtEGtc0zwou0290bmAuCf7GOZa0QCZFZ2R8pzLPJiy9B2eTFr20IXVhJrjq5",
+	"Kpr/Zr/wMNt7LfvJf8vAd+Ed+MG98XHNDhz5aQcV4kkNnzA3yQZpwvX8zNw0AkSf0YQlJ6keV7bgOHn7",
+	"glyx+REJ1fXg0hws+lpJf07296xdJE1iMhjThA40dM6x+3PlpQ38US0T0jSDmOHsGyEgOYAd6HSwlPz+",
+	"wVj/2aybi6EE0VoKbePDbemTxoRyoSkXLFH/ra4HHS7A++56qh41zJTeSwtxz40TrCM4sOQ+i2bskG++",
+	"yQzO6ptvILqRfPNNTtK++SbwuWP2HGiceUhFdCFQIcSm+gM5YYr06eDKRSt98w1UmPnmGxsKLuZSMDKg",
+	"IudKRxfiQux2iKZXrNC8yHIq67Nv9lksZy3ChZYG+PHecR4IXo/NdUjlnPyBVVWlYBeCEDK1FSqaE64U",
+	"+LDYDVQTDy8aF40wIO53HFiR8NPnMMDSEQpqRlgSqlrHF6LXIYolnMb8N8NWcRnvnj8lj799fECaL89+",
+	"fEOeUiEFH5h30L2DcHlkQEQRJRMLRO/Pn7d3D4lRTEkquFYBLPjZ09cnNhLKZiwYaqICEprRO4hCfDgP",
+	"Cf6TMDWgUy5GZn17HTKmarzQGRrW+d2rkx+e9foEZKe9Xts8IjLV01QDn5olXDNiW0xDlsGAKkbG7KYD",
+	"K0MlXqWxJuzXlMaKhHDLHbyxsGNu9NS/vSNPFAt9XhMQD1oD13sqw7HL/jzICVuBF4XHFyKTzkpjFuKV",
+	"S1MgGwiIpqO6oQNk78GFqFzPhGnzvY7DY+dTqJu/YjFeZHVwIQpLs5E+q5ZFVqyqcyFeCMUj5lW/J6H9",
+	"KITckXhG56qmR7gDp2ZYF0YXGggr5npbP4IayxmYMKgi5RblVNuRHykfJAFYngGq2pgcz4VsbSIUZGA+",
+	"maSa9uOc1TZD+68wIGEROshfyG5gPrsQeAKtY2IIWJYvrDSdQ1ozjDiUUEc1H/GSR2ZQqi6lCFsdkhkz",
+	"kBa8P39KuLgQK8IVOyQ0N0KwuT5GLaoOwe2CLMQVAWJh6WVo9SHEIcO3mNB5m9iMYyGzuTTb3N/zuFML",
+	"Tt58JxNLdo7Id8B5iJUI2BwFgrBD3iJngOTuC9HESwwwCDUDPhXY/J0WkmhDe6foGzYrMXqWWRBcMFfY",
+	"qXZiWE2fEWBWmCoe8wGzKq1lXSdTOhizdq/TbQQNMHcAT1RHOzuz2axD4XFHJqMd+63aefXi6bM3Z8/g",
+	"m7w1KTDBEnvzhNijxm6nix/IKRN0yhtHjb1Ot7OHvpwxSAo7Y0ZjPf7N/HtU5VU5AbVbkV63S2ZjHjPX",
+	"eW/AlCJJKtQx2C4lw6JDWqYug8B2x8KDQHmBS/Eiahw1vrezQlgNKP2wml63WyfHZu/tvLa68+egsb/O",
+	"+9/RLDzSfLK7t/oTK8yfS/mKJnaq3pPV351L+ZoKF8YHYsnBOkt8ITRLBI2fgXnWF+oaRz9/NOKgbSza",
+	"eMWvmcDYKk1HCkxZc6XZpPHRfLYD3bjWvU0rwk8TbkbPLsyaWgwBMow1ayo2kw6XA3LQ3SMQaDHjipGm",
+	"4Z/Ql8x26Uq0TdscpzqSM2FISW7DsdKF3rgHWyHF02uMNrFErbI3mlH/l/ZHOzbInU07A2kqW5IhezSO",
+	"idkFILrmcQyTzY8Kp6dYcg2GbOxhp6rA/h3eTjXUGznYWkPoFGY33+38omQx+sNrgpd1vssb3fUWW8v1",
+	"1q6/kHfuAwm9bEyg0bzzJ0Y789UaqzxjyTUfsPeCXlOOdvtlGJudKbrk65CtVYfR6nqwMxizwVUht3vn",
+	"ky97fa5F+HMWx9DKCMKritILtE+nedYFRhphwBJUcO+Q57L00SNlPmMJvJSVO6yC9admzX4oGbCdhE6Y",
+	"htSqmkiA/JWdp1IorjQTg/m5vGIYC7Dim0y3exGBa/0WiLYeqixsL7NeV6DOeTlwEL1yt0am7u7qT94L",
+	"auUh9MvvrwPbz2XS51EEZ93Y7+6v/uKN1M/B5P0H4q0ZbhrsyJCDrkQND0XtDx6KglLSLlThmMq6WCUb",
+	"0NxnaDswTAPQqrOIRjDum4K9GU7gO4ltQ7cDzcVZMlgrmqp0krLPCzi1u7VVLEQCLscoox15cZYc27FZ",
+	"nQz0kEbQGDMa2VTOs+tB26MpbSQqNWuy31UQoc9fFGnXwIynUgxjPrgbn909WGd1Kp1OwYLzmkWcOuft",
+	"74a/CLY+5nooahuJeDgasYjv2J8tTFQyTVRUsxetSHjKTjnEMBs5FVS+xOjOg4TOYmXNoGYG70MaGXVa",
+	"JugVxLq8EVfQDWUOfswWpI74kcPIGoC/ylQb+uAcbzFVGqfDNBNC8S984Jr9w6sTKviQKY1RLO6vR4qE",
+	"gt3oSzRNh7biGR2M3RS4vVK/3VKTXdLMOrJkddwCaFYYs5BMzVoKs+BwQhKbFjJMjfw8TJgaByQ0D6OE",
+	"zoTtlCgkiaUYmcNzZgCrPBiJyVpJZMJHXLTHUpkN52Sb2/7RVJMQbhyJwc4nPODPO51OJ6wSVl5xpU9Z",
+	"xN/mwHGPskNxplVkLgfYzr+nzgvJQAb58pOowECfObOIl9E+AwGHDPUi85jZgjhZ7KyPRCVsA40zdBac",
+	"HNBmLI7bV0LOBMzf4SJiNx0DJ6HX7fzlh7OAKOkqxiQsnkM7b5roOfgLQPKHWjLJNct62MP3OcHB6GXS",
+	"brs1hh2y393PNfw8TwPiyzwKJRODcdneZkbjdVubM12FK39jgCqv3TluKtabjzHz4u4SekUJezlIJ0yA",
+	"LXbIoPJOABcJ7kP4R5MiOGW7NgQaclPAF2uOtA2EsDOJfI915nOrRFOPyKKFtyh8PDvHNP5lsga8c3v5",
+	"4k8qrddQhZMcih/5DC+/93UpwqeCr+LzpoQhkwsWqnRWUArtE3TSBJc2fsxFzAVzvv98P4ZMDJxPDazm",
+	"rSIBcf2BLYmYjakGo76/FBe7cUzCn9oGAdsQjxESRefguVjK02Xi8+lWkbgkDOmKt9HsLKBVsXWY11OS",
+	"5zxmd6Iiq80CLioFqyr9iaiO+eLOFCdo+EBRvcOiyFWGq07DNzHW18cFgGoEjQyaqqIjHgjgLQigQzq/",
+	"Ic16xHDEhEFK1o6EausbXTItZnSyli6GFUU0Q5TF0XJw7Gz0NFaS9BlxTTMoegHBJYgyjQ28zVZgpPXn",
+	"hv64pM/Q7Rqjj2icMuy7lmecGvE/l3oeKUKn7IY0VToaMYDe8/NXZK/bJap1bPDzQoRZHmmIZNTGE2dy",
+	"HToRcUD0IxYkPHU9KFbe1Dc6PDaLEGDquRBhIUc07JDvpFGKGCvkhlri72JrzNLjWM7aRlMEY+yFCGvS",
+	"XEMj1jERYV1HeIWMJIOqD6DK+Ym1FeccoJZ7ISrMu+AEEVJj4j05HyeMgQsJQjOOrKMa76IZmr27K9By",
+	"SmJ2zeJWQCi+geEFCcYSsaFMzDdGt4NDawW2gLqbPMp2Y99y+0dPdfZhcCHsH+WdtapZD67hVKjzG/3l",
+	"TdOrX/eY22LqdVGoz6616TAuIMCYZeJAyqAYcBVuhgBXdx5NVYG/jXVdRlXFdxfX/OLUrKVkTnXyEuaC",
+	"G8DNNXmQjGphvXYn5csvbGNFnvQtxQLrlys0wIJwSp9SL0AzVu1LmR++mUP2Bt33yhtep8XhjcbogQLN",
+	"+uvfezfjweTZiP70evTPs+9Ev/fk6sXf3l3/a1YIfS9WH3DICRTdkhpck2eTM6yG3WARhfLJINUok4Sq",
+	"47njsn3+EINnNJ8VVijYrLy4jKz566kcMh/qVuf7eW0XrSNc5zd6I48TnrN15y2A45/OE/XF7Oa/l+nb",
+	"wUFehWPxusH07DC0WHRjmStrxHSNLFgrAr6z3W41umUYBmaXoS/H8mHZr4xpeJiqgdsxYgDyolZuIuMa",
+	"rGL9XImObLrguq7q41x5FUZWnlGVr6tOSf2dhIT79F9n21pJRVDEthnoeDkPjuvfGfvfgZejAOs5ci1i",
+	"3jJs/0X21VKTF/qqHynCJ1OZaGI+CByWYxJGk2oykQpqxVvrlExBA+AJSeSMQN6x6lT6XV6aBdwjpJvx",
+	"VwG52dOXBeo/GsSZm/JqsRXBYanX1byw8+kX2V/KQX4UrFjtrQxwGX9AkNsNut2uB1vHRY+HDbAYUzBN",
+	"/iL7zqlpmEjUqaLyL2V/OyS+ErwyjWVK9ThXWPBYGuUoixq15XB/VQWmj/eLSKcQq78GNn1hDvFnp/cn",
+	"wkOGRxDPOkqYsvmXGRIsxcNYjjCQcCq5qHd/npCnvbO3RMdy1M5fJ000AAdEJ4wRxX9jgU0UgwSgwyeH",
+	"PZJICXXNxi2oVGNkM0Uojmd/EFKzPL4glqNHijyLegcHu09sgH+21is2D1sdiDTGpm72C0BqO1xOD/yl",
+	"TuSEQfrSUFs/iMKYTQxNVjUWIf1Kjp7mB7QSkzS70TvTmHJxDLkIium/pnrYflzMD4/lgMZjqfTR4+7j",
+	"rtvehehdiKtfn0Q/ir/PPly/+vHw+398m57/uvvyu7O/893h5CB5+hctTv918O40uf7x6q8X4kL8v///",
+	"/4tUD0dOftsbJXFv+s/+0399ePzu1bNfHs/i+Um0+89e/3Rv7416/IvY570nr4d/uY5/nRz8eKB+/f7t",
+	"eH+uv7v+7terLn32/lXyRr8U5+nTp1H3t++f/Hg+/O37H25G+3+F08ppxIK9vooG2AvKr6XknXgKWRBP",
+	"pdCJrCj5EGL6XkAm9KZNR+yvu2Fn+SIe4pI3i0s+hxh4Dcab8l1ltdkTKtSUJoa/GdTz6Iv5q0Rbcl64",
+	"VJ7MyIX3AYFMutxFCkRGDoHOkND8HGbWpcIjLUPS9IoA2Xe5Il2j/LpEPS3RbdktvIWWfBxEJvi/XOXN",
+	"j7ID8qC4nnJ4278nMQK2bK9GxpGhbQljdbZQs8elgsWG3SxWrchoBMtXpOUW13Ofkk7pOmtI3AL8PiRH",
+	"bEqE3gLag1QuRY7bVbSHsBvNBPR5A3fAClqENK29hsBzXoXnuCaNt+xykH5NZZJOzAJnXAumFFPEzUSa",
+	"udhkn7aCavnnyJN9zM9UpwkrJOFDSKYd5ZGbA17bud4lMRcMgj4mdA69cUnMtY4Z6bMxFxEJK8S9MJuU",
+	"qLQ/MXITTCLYrLBrCSJVvj3nPqKDq1ECPdfI20ReMwyOx6KTIksFz2fmYhCnChJV7Huf/48hFn99Ewbk",
+	"DUySCZIunoRDSSd/OWNovWskBSTHeAHoIoSyMGY/cFNW0csWvoxO41U8SHqVkp6Z2J5ix5UZlsmIXEX/",
+	"HO/PTk5OTr6bvp30B9cH0U//7H779x8Gp923o5NX40HvvH/zj/3r13vp06vD859++Wm8E/1t7/uXT16d",
+	"/HP3h/Qfh79+96Z38u5vf++PXhyOx2r6083JX28lW2Y499VLl/9mISnVpDS7rv6cUI+I5lQwQ9ulRL2C",
+	"pqwnaNI04ppMqR57JfZtSaOY0aGjcj77WdxGUyaBi7zlv7EwWPyMaiBoLkAPxjHj06I4uQi9QAFDIfUl",
+	"ZApktW5SAQEmGa2FcMEooUN9nH8CMlHi1chxtU/cVy5JXUiNazaszSx6zvQREG8KirT1oLjxZEKaHplX",
+	"JJ/IJdJSmxEMjsWZdKkCUEqjBe4nrgkz8GMpuCFguVruTg4P1BfQ4YfbC+MvHKjclyi+WHG5xsCX15Sq",
+	"F3zXqnq1WgCH09TSyKLX5hbtERAuAgsXg5gzJ9tAWz/zW0nrszBMmkYgow41MyQOiKLzVoecYke2o+qb",
+	"AcnGcPaTOi3P3rBV6hLwHxZwwg5hpJ0rdCzqmcQbr9ItoOPDetrE7pfXJnJ4rGFp+W3dTZP4MzKce1c9",
+	"SkRuc9PHFVtu8nAWThsAlYCps8ABc7hXGV8xLyEUQ+VPGVMxgsIgNzsTGe2odBL1d8Cg2rR1z9BGi2aN",
+	"v2SFT8AkW/jRGm7zoiitDnmH0hNRY6jkC0VPuM5NMi4oMQA2khd7sJZVPWZzZLQQ7ZnHoxvKM5DimgnO",
+	"xIChQdf6aeC4bd0FK8EbBnHF5vWk/Qc230RgX0dC/8sgOmR7wwP6l5OfZt046cavXhy8VDfPnr16xXtv",
+	"r/ai3356sT+f0ZP+4RXrff9b8vKH9N3mcqt//Q+2gtsYLKsQaCNM1TxmO5/Mfy8Nn14uQCJqasiJpMrz",
+	"i+BPzTHjo7Emj1sktoWlJkSmmqQisgLONGFDfuPpxWGHhNnsIOAg+1OZzfX9u1coqqKYFBaXHgZExVSN",
+	"QTUfxGnEoiMSfnr1eefTm88/d6Y7nz58/ojVrmwpNKNVQ+WJ3sEh/ISZKxCVSx7/P//3K1tnjUXkjZXY",
+	"nE/lQysgIRNQCK84flapqp+KyE0QM3rNVICGBUr6fNRmIuJUkN3Ddp9rEoPfMpeGjWhsMLXVIW/Mko3Y",
+	"qBlYFEaJTKc2xcaINREfcUMaaRyTPoYWYHoNnrArEBPehKQZ3nS7uzs3vb39ne7ht3AYu729/e7ht60O",
+	"OZMk/Nuzc1I81u4OfNPb2+9Md3a/DWGNFe+5w+h2uyFERUMrOAMTVraCSlDRcUnWAnkYrzoTNQ1EGREL",
+	"7lqxEaSPNMPuf/Wem7X8V+85rOa/es93vw1bZMRsxRwoSW9LxENebHjTVteDtoGhthy2EbDAWAYsDWJE",
+	"SlOjBgBFxsrgB8tp/jhl4uTtC/wrl47JgApD/aEoIkVIbBkhb5jGMYIaVEa0Nc3QPcnNZ2DCQSF0zmhi",
+	"DmhKE81pDIeATyZcpJqhGmAVGZo57V3uIszidDmHgaQppGjnaVJvAvLBqTu7nU7v4KCFChMOq10dK3Nx",
+	"Wekq2NWcadJcpnRgBytvx1kJMKgMZHe1xMV4fpt0pzXUkkUqIJNq9F2kIaSpGCO0L69ZuTVMETOqlZyM",
+	"ot0ykGGv0F2madf8vz93208+ftoNep9bO80b/Gvv807rG/fP5sVFZ7rjXtv73Po/Fb1oNpTt5UAz3VY6",
+	"YXRSlPEzjaLPBQXdYy2ubw7niHwgTUOAh0XgaZGz70/aRcq818N0rsBF6yKNzSrefiD2fBDE7mD1ynpl",
+	"50UGw/IKA7Lw2WE3szPkKPxgP9tKShdQFK/OsWOwdU6RZkkoaZWln6CxyB4KGOuJR1grIQsqXDPcNwvh",
+	"pdqWqdDML8xMNSmWl5TA+7gmSkuZZWsxEWUi0PlTEtG5q0NpiLsmfakNrylU9LQlX8bsBttkj1nCOsQV",
+	"uRvQJJmT8Nk5HYUoodiamMjdC9gSWqsE1jelZEL1YMzFiIQvhu03UrD2a/NLiHx4r7tfWUUCTtCv1fMF",
+	"A4bfseE671t70no5SCfqx7UW8WJojghO6H6jljetEOS3j1xGKJdWADIvu3c/Bxtm8u+tScJeywhyox7i",
+	"5rZKXj8Z6PXLof/88XOxoKaUVySd1tQQQppY0CHLRHLt8gE+0cxKBGxGM+XQ0UQjdPe6Xczfh851IIZC",
+	"jZwZtW1Ijmz5kFBhsr+W5ErIWaEcYLYSrkjMr1k9XXuX97n4+shaMcH/z04Gy10xl1PBrATDAxF8IIIr",
+	"iKDXzOYONND8ndV7X5ciutT9W9HDoFy0zIh4iC7l+mWGdNrZoFiZeRZCye5Lo8GHfpVf9Ep5g9vkTxJi",
+	"VxuwWvcZE4TdTI3WG3bIaUKHtnfCNOHXVLMjR6FXZqdBCx3r4XW7PybQ+gFaSECTk6ynL9aly2q7Z6WK",
+	"cQFcoYvYrhSs9uBczlLs/VmwXnOeVWensGYXrF+HvWpiPmSD+SBmnUkU2N22lrEN6In0Z2AauJV/Fxbj",
+	"959exWCg4c0De3lgLyvZiyUGtcwFy4wgyKqdMVfQ1qA2WSWOF7LGCiMEWBASytzpYtZiXR3IN97339v5",
+	"71OlXZxuGb5hbVJ/j4RGUcKUYpGLpsiOAvoplXb9kOW4KsuRrgIqD36Lv9eBsS3Ms16abSoAZAsjkGZe",
+	"suG6ov6GygpwZAKG8vMgoZ61TNAv6IYictgqAkcu6HDbpaEOSd7ijt6UjuXesKRqvmVo8r7qEB8Q5R7T",
+	"gavAdmNEMUO0aRzXV09/TZMrZZucVUxZRFxbDdioAnSu8tYh6J6sLPdgxj+J4xKg0eg+gdvOaaZZBtPf",
+	"u+UXodpt5o9f7PyPhgTm3lZzCwDCjTHhk/8n1OGDYVbghazIol9czNJc+QI2FZLma7DFRxWLKSVVr8Iw",
+	"731TEzhb2v8mnuUvmRRvTmAV4pZ3/MiWKc9KZ/7RmxT82dPvAdENbhWQY028hkDltdyqz3mMUTZy0occ",
+	"L8xT3YHEVOhVlcc9YXF9Av9p2ujh68x1qlrHaPVP1V9tOV8yYVQognV+j7F3Y4h+TqacJz+eA7ccUMXa",
+	"XCgmFDcfx3MznEw0GMdCLOvf9KWlVuBGBN8qj0LSpGqAUlsLIlFwOSFp9ueupSMUyDSftTqZszfmShec",
+	"JByj7yDAtNpjDI6PypDRv5uzz7tgf5VWqOeJnJxSvZZN6Vxmb1Z2+p679hFDACXSDN3tc3f1tbUT8cvK",
+	"Qr5Z/V6vlC9NBmN+bRseX8urmk7Hax0XAv46B3AmE73Oe2+xQ+Ba753x39j6Nrov4dexYFvPUU7IlGLP",
+	"0BxJHkqufGmzltOBPEIFVvQqTzIi2xKusLYf2XEJmmdsZU5cGPU4c/gO7au2e7Xr3Y0eEiCoqCAp0gzZ",
+	"cMgAty/x4yNLLwi7gRhB5VwcbrSAhBbxQxdH6BQz6zyAw7DvZGtsof/FLhhdGCGs+5JiBjQQqyGNvU6U",
+	"+909zwviAoBXdaXzXTGGrbAIXR9g2WDQjyfUUtP40m4pDBYrE9Y4aqQwTNF3yyjGbFK13T5EFOXR1KWk",
+	"PCmWMCxYzZ/CZ7Il7gYHinCLQB0QKXx3nzt06L1ZDdFLOR9rBBt5Rp65wbFm/gOnu417aSM+BzjxUHny",
+	"j8QWketYNrAQWFBmidhvey1N6QxetTbuYrCAma7MhUB1y2IByUkcQ95JHuXJMw3IkPkLUVaAju2QeQrF",
+	"iF8zgR2/YZSO4YYe/w6BPWZBEOZPUOYCKDMUQCF/eIq0KSChgXSrPpl/XmKCrOFdCcNcumPyzTe4DqiA",
+	"gtzeWxNY9yE1ggstSWg764fffHMhmiHt9DuDXONzTzv4+7FNFIHHJPyfn0/a/6Lt37rtJ5ftj39pXlx0",
+	"ir+0vvnPMEDGt9/ttjoXwtXydhNk9iU4aojPtaYpNaAxTVCNo5iYDxEd0NxtTljMIBkGe73RJKFzaLyf",
+	"sIAY4kO5UITrOvU46+0vk4KqrPmEkeaLsx/J48PubqtD/mGWq1zX9gvx/t2rNhMDGbGoQ06EFPOJTJU1",
+	"j9mOfHDuqYJESYBBX/irFWZ0YkvoKsYQki6EhU4jy9iAjaZK1ZSJiKHJ2glOUkAXB3mUNyRNcNGaxTFm",
+	"nVEDvS3oOHEhVoku0IXDrh46j8KmfG3brhTX1SHvmEpjK0eh0n8hQjzV6JLq0DmPQJ13cM0jyHUz4hWc",
+	"AXZOSqdGjtvtdjMwaWIS1MgZLi9EbIicsqUUjvMKAFj/mSv4HPAEhTcYORcaq8QqpBe/q1xVJGBvkdoE",
+	"C6YWi4BWuMnkZHOndeJLge7UdTzY7T2u1M5vuSwMKVq6qIz23W1J9tIQrRm48i3oGQIik6ychMEzjgvK",
+	"05d63d5hu7vb7u6ed7tH8P+dbrf7r+U10ypyfsyMbTN+Yxtrto1Pli16t9fe2z3v7R0dPDk6eNJ58uTJ",
+	"v5aVVdvWkm3TLtQKscsiCNhV4jQxQB6RIifz2hlaDkOGnMUR0tEo002VpnNHRGk/ZvWlHfzh719K31ye",
+	"vk852RGudUTkTJp5kJW/nKyMF/Sc8ti2EdlEVMaPF4XlKgMSYoovLmuq6yu3Z85iEFYCLy4kKLN6N3WT",
+	"CyvmIspnosmRk1C8mFYXRJrHiTqrihQDrz1DCxuO8IQNtEzmWHamQ85scYhETuyHicpr7tl86SvGptD7",
+	"gevMEmRrY0AWNEh0htKIOQgLx4Tip3lNuIGcTLgGY0+2wprU3DM4z/vEZTPBKj8hrPHftdPv25hqUBSg",
+	"S4nSfOCHkKi50mziYYAfCdV2kVA7n/I+Sp93sCllvdv8RxeYXW5aVCM7R2zAI6NCwriG2FpYLbZXydBC",
+	"eIM/8npoh9iHoe19o1D5M4ql83/BPswaikFfSqbJoFLOxWX5HZreZf2mNpN57Xf33YYEF2wnW4Ub3mH9",
+	"GbzmD12Q7l4XH8Cn0C6wKjxyDS/9GrQkYdCJtZaWQJtUoBlYpi8Ps6ykMCRhw1Qx5TVuXL6LY58qFNrl",
+	"Pcq6JqFUnQrXag+dLbYDlG17hjQs8pwrT6poyTvY7pehJcsh4DUm3ZwYRe+DIbcP3cr+cP2KDCxtDU9d",
+	"H9V6XITqvmrBk+c1SaJxyo6sa868ljfzU5UNZK15y/z+/fn52zPouNshPwpXLaBUDaHPBnLCvOaczrNo",
+	"W2iREzKkPE6TPKkMglSholCWwtshp2/OsnI6EzrHwmwHREuy17UVcxRpJjRh8ZzsPyZjmSaqZZ5Do11W",
+	"6WYErJ7bFqOB6zz5nYzmW+Ps/hQZDpprLIbxfX4gCFvUdHcP1tmPSqdTmWgWvWYRp+fz6e9LHBBS8kaG",
+	"8polBuwtxhlsW9bAzFKEDPPaNqeolja8M5g5TV1FLiwKkvkmoDq6oRA4DHF7eISBbzQkTVuCxEj3jIPx",
+	"3CgtWFZkgITHaKwjyoXStkcxlvXEucLAFoeTcvhIET2f2gZ7WTFZFWRV0uzywBSXq9FKyySjKTRzfuXF",
+	"TyDjdEoVpH0YQuNcWEaInkzBjh7L0chVTsMMWarkEnpRqr5xr4RjodLHdinIPyxVXptw+HKQs/asSUBO",
+	"UgPHuuLjNcjCe8WSB9Lg8dUSWnqUwZcoFukD8vaVxOGkXNXIoLarn2y1+tISbO9Sz/EFMU7F9GorBljE",
+	"HK7brLSU+s2Ldbx9w1pz0UbXyqlIQdoagt+3Fs391N97xfFijvEDgv87I3g1am2A3WhYuyt+W/NcaRmd",
+	"Wkzx67DcM64US748YMu/N7ZUA+pa+KJsgtnqMKt/LHQ5UOUk2coMejey/f73iLj4IlXo3P7W6MQP7z2E",
+	"6P9esYhZkZxa/6p7YwWurB2mvxJ3vKpCbshHCpbmFS+qRjDHDH5H/No0UvxLpM08oOMfEx0rYoNviY1r",
+	"Fh67JW5alMS0kmLdLUwv2TB75C51veoKc6BO9QciDJuV3br/nIQHIvJHJSKl0lIVJGQGddM83XBA47hP",
+	"B1cAS/aDZ9cWkj79p1XnOn0Zzf9jZ8b6YymvLtMk/lyvYL6VQAlshRmV9rOHjxTxhgBakfXgLCeHoTEa",
+	"1ssiLAUOVRBjRpWGECuPRJ1pKiKaROQDDq+IDXFw87V5hAWwIWxKiqIpuBVk72k+YUrTyRTolfs1b1KK",
+	"FQDt76oziVodciLmpHdzY93JWYkhfg2piFTMNQQlov1KkYTpxLnDMBq8t49OKyRpK2tHMHM/jxThUUBq",
+	"95SFJeNJ5MGk+YksrSixMl72Q9bByBnUZ1lbeujg9F7wG9sdT61cTXbud1vU9W5u8bM9nuSQfP/65Gn7",
+	"7PuT3sEh+lZ41MkmBNgmV2zuHAHY1GmQsNVnmMHFRqv+eD9mEgv7lpZtYBkp2YeWQDOS+p9+qvgKbKoQ",
+	"3g3AAJ1/4duDm5uAULJ3c4NF6LKBBdntEnVMEBvAWQSZTEmnHONSQyBokTzYLgulPCkkP/1iNTBLm8yw",
+	"NXoRaRowAoxC7IVK+63ANz3AK+g2Aq95i3g28iMkbaVVc0WmGXkMPWIYBq4p5tTWpV6kaWrKBguVaRgJ",
+	"EVhDe7AsIpgpJKHZWGESl+pDxlpPFXYQtiu0pcFsuUCbJ20ks/fvXpEkxQ4MZeLn0VSqLf1xsILJOAX6",
+	"D/Gs4BoUMpnQmCsWkeZYKk1iOWPJgCpDO3RCeQzRQFJbsRFaLZKpTDSJEjmdmtdevL2GdjYTRVQ6GBuA",
+	"C7s33w47u2EWv+8KnqmWC9eFBmhwzwH5TQpmSyOKdvEcUMjsGuKe9SANMYDpkmNO0353H9oc2eJBMoYI",
+	"pt1ut7BnhQ0TakKMnkJ+xAcDxmfeR/dkSPVm28h+urs9GmXmxmWsLBjkn2KQ+2gNmpiDRqgnTTU2dwNO",
+	"JQP3rX/HckJfLHzqD2k0BqDLG8oAJFEn23nyMgrHJWF5p4DM6xWwLHwSEBlHJb1aYv0GnlgoVtVWrgW6",
+	"cK/R+YuzbYKh6qFc5GblIgG6ike4EhY/+a9f8ugzAmLMNFsEyVP4vbokXglCM+I6oxwCa0HFsN3rtMp4",
+	"OrHliJfWzytw/FX183CRVQxwpRrkz1NTQq90XLdszra7dkG9rzpo789eow5ByWkFBfCoQKygmo7/uB6y",
+	"GAIOwgiQ71uiQ1UO1hqYsJ3+7V8h9twPF9uEiT2YMreKkQaZ1kLGFVxux/IfzpYLYLYOilHBMo5l7RHK",
+	"VUFZgdxFHwio8J4jZMDMoI8UhOS6SoPNLqI+1yTi2GYENXGMh8VwdiY0mSVSjOrcFgC3p/k+H9B+c7TP",
+	"j2+dRDoDFQ8Iv1WEN0dblhU9S926ZMD3b9Ioaju34fLMs1SxxCErtxXtSdNVoAAUFWzWghwSm53tgki9",
+	"Fp4iIkmKXTVdNL7D1Qot7SSKTt3iNsXYinCd7Zt83Oq2HS/nxlUPOWn/nkaVkyjyUzybNu9TxHO/A6/F",
+	"sxrcRtzMQlfr0TscpErLSegXbugbrkIoeXn24xtyho3Oet1et73bc1EIPHGm+Ud5LTDSNHsFX4UUtkDN",
+	"MbSLN1sloTmSUNmyY8NUsah1TMIJm/RZosZ8GmYNoS+v2NzWK8NSVSEZyAlDGtRPeazbXNiYCdUh53Tk",
+	"N2Xz+8TXm4Zv3XPyi1CX4hp/J5vyZr0gBZvV9YN8yKF/oIMb00FEgeoYruXUb8R0Jtks12vyACqNApYL",
+	"ohoWpReM4oeKdhXFgKuLvmSM/OsJUV5T8nhIef1KTNoVwLYREuSJq4UaFLEc1aPFGz8Gn5yv2Vi0ECFT",
+	"Ubxae6ohlgef0IjVYI4fBJ+t+pVZ9NcYc/h1VXUrH9l69d1iOQIf3n3X+r9Tgs4fGqffMVqRLmnOfVna",
+	"QFWajY/kCZvIa7amGr+Ix/h5oXFff476fYfsd5/klncwAdj80Pzt6touZswH3f1Bd/83lFkR+O+svmNF",
+	"15x9L+vNdgX46wXcdcgJgchL8Ia5+i5CalvAM2+MPkiThIm8wsMCLr+HdbzxaNNdkHmdFtR+++nt431p",
+	"P5uj/3Zz/NbXq70belCrt0+iemuQqATirXlJbvm3om6IPjXSynKK9glN/pnEUq2ZLCusg5JKOQOqonil",
+	"KpXDymJtsGAnxqUulsVzhflsaaAkr+QD4QiaanbkjxozurAgDJZEh4gk2M/MrsrIWpQLVVKpzOAsHoJo",
+	"BWZLjDmK6iWrSuXo3imzred1z0lSZn/FqoD1pPGDK2aGEBU90MY/p9pkBapapAf1KXLl5mpLeS3L7ARE",
+	"Xc9fcuKzY/RHYEVr7GgWYNnp0DUzDI0wZp7kuQ2uNGaFAHaMTUmw+SHEVEAw/BPSTBhU5Wrnoxgsy4Lv",
+	"lcSMEK+vR4VH1e5yS46P7SdjFqW/e07oXk/2evBn/NkEr9+vnDBi3238GQv0KopszbEljt3MK8sVuaYx",
+	"tz1CbOXAyvRz0qRkwhWWHMU0HUN3jZxk3h/a5CHwC08lN7ttdcgb8PvZ6qaJo4QkFTFTKuvJAc19EzrU",
+	"IUpAGSVziVNAJZu269OTVmUJ8ih651JxvyTpuidtNNvO7+be9WukrePcNe8/kMIHM9l2QlwW0upvSwXV",
+	"Enktjm0aIoPUaSNU6YQKZeQzKZAWgbVsQueGDGHe+GPymn/XqSdA6k9GgdTvRIL8BaxLgNQDBXqgQNug",
+	"QFnDwK5fnV2KTcxalTTJ1ou8rVeu2OIhb9qybhguyHZ8NNZQBSiKbPFoKkas3A8KBnILRl1SDomQtnEj",
+	"1uTIA12gKEelX5ASjONbiJwhzdlYuk42rnmqU2Kxa0SruqlF+bVaiRBf25LH8SuhzPfloSyf1oOn8iHK",
+	"2OKcEY3urpqi9epOljRnAcusaahQysSzqx0VSYTriGEIRVuK2NIyR+kGFAzysRQjlhgpj0YR+gGQLEYk",
+	"FZrHpGxmgyIVmUFuTROeb4WzBrxK0oXDPljjHqxxD9a4L079EPkKNYcy2tG6NfXrp/FVO51Clah6oc+G",
+	"bDw9+wc0+nGpUpM01nxKE22b2obmYUiaVJOJVJoc7hulFOjabtDtdgMQXOVMtY4ItWXZzN+k0DLAdoiX",
+	"MDuN4zkpd4eHYE4JfUlcV90p1WPnCEW2AMUjpziBzd4cQIvw+ZRlRY0qDIogQA7Uta3nZj8aU036bMSF",
+	"sot9FJKhxK7mZrDwr2FAwr+Y/7TNf/7bLJNo2g+gLFCScDpiNpQFhEeB8qoZJ5aK2X6f2IHJ/AjVlNiN",
+	"YcCPwD88SWNKBEt1QmOugHS1OuV2wznjYZOpnhM+MQOYu7MuHfNy4Oyahp2af0D0qxWgXYPjrP069u4H",
+	"/mD+yW6mRqALW1nHNjhHc8ZKQmEVWDNBmMqKeaGreAKAhBWasiL3/JqhUQNBS2HXGAY1mwzEOWe4hRff",
+	"Hox3Zq/915SlLEI2mxcs63V7edbuL7IfkNmYD8Yk/NuzcwLo8Yvsq51Pv8j+JY8+u1tVHfJOztA87K3H",
+	"DkKSVChknJAVBECM/iw5I8ygr9MJYEqIjDbHiwPirbCoQz6MJZhxjM7jWL8tSJabm+ncnuaxj/1YOQDj",
+	"G+Fy6xn3d2l89R5G+AptQRkR2TFA3o6opkVuPE3MbrRN+DZAUq2WOupkeG3W9rvPBUXhsFwu0NNNfsZR",
+	"P2ZvyT40N1xLheltTbR4Kfur5AmAJgT0B5HiQaW6q1DxAghRRnlAd8nZPNRtpAbmbi1eRGwrkQqZElXQ",
+	"r479gourNSZQjdxIt4luSKr0pIoqRvQhbOFBUXpQlH630k90i4ELKM06r12bqvZAXa9TeMarTetsyCDu",
+	"lkzFgVEesAKpVapiOpepJp5iBjYiVdRMjsrqUkkRwGKsQD1zA7odiKoAKGfIhkMG1NB+1fIUqIGM04kA",
+	"BcrXsYoaESVqCmOOGdNkJtMYK2YA33A6S5OXVKc6VQmN6iVlqWUI7SzhWjPhyjUa/ajPhtKI0toJ9IsH",
+	"Rmd0Tpo/fjg5ews8jQsj1ZlLGaU8omLAWrZ9AYrleNd5ufJ1+hZ0yJlOGJ2geoAd6czs2GrashhsYRD+",
+	"mrJkfklRaYT4kiGFVgdZ6+k9rwtCH+tCrloFNNezF3TFXAoFFUYtMEzQXSS0UmnSicTQGMPntZy2Y3bN",
+	"4iIsgdmyAE0tx+xgU9iVwd5IlCYu2MYqfvaO0CJgfrd6my2BZpczNHw51crX1tTYfN+044CeVxlU8wxe",
+	"sKrMiXqqrv8ULV80u9E7lrrUFwyv5J656vMgvv/ZOjw8s+jg26oy5y9YSDzmBiRmTdY2YnrR87u8+IC3",
+	"hOwD4GDOuzonM5ZY0TtYtwFMTU71guPvj4vlG3o4H6oZfCXVDArlNbbibSwg3folDtZq1NlZhkV/iMIE",
+	"myqyD4UMHgoZ3LmQQXXDtVV1DMqIbbMEtxxKpcFhUgiPgsCkYhiUJxFYE16memR1D4pliauLI5SV0/qU",
+	"vocQpocQpq3Shj9J7YRtiQnlsJ47p/dlEUqbp/dlJnM/vW/BrL9Gfl8lNYF9PljKHyzlD5byL0++APkK",
+	"Tq4tUC6D8HciXHm0iefsCzwvIFgoPYr2jl1LK9VxRYZc0LgUbVnqzgZyFRGSDNMEol5srHlzv/vEErCC",
+	"0d7ZzTNy1ly0naNxFB+vQ1uryaH5/oEaPlDDB2r45amhwb1CfCVQktvHVtqaWKtJ4VNb8UqXTaxez7sJ",
+	"0zQgWkNyYMGTRLgol9P6AH62F8M24GuI5AdJHFdQxxLrvvBS3gpXRGkex4RqdCQ58tzc3+1hBNuMK1bp",
+	"lcFSO38Q2nVfhbpuVf66+zuWv34o0/VQpusrKtN1Z/Hzk+fJdtZ288P2bO2uokCFpd12zP/z2dlxaw9W",
+	"+Qer/Be0ypdKLdzCJl8kBpaQrKxDs8KidpynLvgh+DaVojYs9C3O/rtUg9k2gn8hPXD9Wi/2aln0UPHl",
+	"QRvcCnWy6Jqh9R0rvxQpUcK4AJJyV1rkLGR5spZn3gcStSLxFzdXGdlOmsmiWW3Buu9iWpckJlUbuuwJ",
+	"PNDD+6CHGYA9EMQHgrgtcc2CFKEkIzfbJovWdXBbmljpOABngU8gK70FaO6Pqc6dAVkwBNA4PwLaGfnX",
+	"p7CZ29T+DTRSjSFgHlNj+xCUAfPEbKhJKjKhZntEF70LDxT3PiiuDxQP5PaB3G7NGwHYfldfRJHSWnJ4",
+	"B1LrlwcopGSWZVuSikhCSXpDO8uc4w7y6ZaI4hmu6IEq3gdVLF/3A118oIt3o4sWXYsFTbZEFTN/7XKi",
+	"WNHA6Bj+yAtY04StW8G6U+tI/dMRpPtzum5ckrr7u5WkfnC4PjhcvyqH62oCqumolLjUn7c1HdV6UN/l",
+	"ndltNrDSVEQ0iQzwuEpbmo5Is76ZelZ2KmwRLnJ3rK2UJWeCUOs7YpFtp4JRf7ENVlYBgQREqbKKZU56",
+	"1VSnKsRBSTN0cYVG+ebX7JhAqn3Mh2wwH8QMS4FljeeN3JmKK2GWYI7N7w+PG97vdpcnNXKmvpuf09F2",
+	"vMNlod2dtnfSht6wGzqZxqxx1MgPvRE0uPloSvW4ETTMgTSODDA0ykQ08AjihN68YmKkx42jw/2gMeHC",
+	"/blbUWlpSSYpZ+qRKzkWsSFNY03CrNaLk9/NnbQ6bqmY45qtFe+y4S+PiXRiYBkHgu+yf7qwUdgf6BRe",
+	"3adszfcpQJ/T0d/NFtYMbcywyMAv3ORtifyf1KOc51J/XEjizOhDUkuSCAJ7VQb1p2kihzxmlzz6vBPx",
+	"qOMuupLqhRGPjmasf/Qp4tHlWCr9+cgfISQJUzK+ZoqMWcI6JPRd2q+ZHssoJDFXtiqC/fSRy/NiCYvI",
+	"s6h3cLD7hFyxOQQkh6/TWHNDL0kTS/7ZXm6iOkrvb0yf8uhUDtKJAeR7ID/n+dJJs08VO3jc14NWkQDt",
+	"X7988vL9bv/ly2dPDp9/OHv5w/X36pdqYpQf4VKaNKXagEbjqPE/P++2n5y0v3/ZfvO2/S/avpq0f/v4",
+	"aTfY3//8n40vi+v+Wdeg+emLU8Nu4J0H3F4Pt8vnhnYfCygeMvOICW2+//i5XHahquYCS64dHhTvCcqY",
+	"SKWJeQXrnXCVz94MJ/SKkSQVIbwBtWEIlG143H3cbTWCRprEjaPGDmhCdnXlSX4UDEKO5kihuFZmR3IY",
+	"EMMFtXKVhaB66JwwmsScJb5CYREmBmWkAjWfyjjGCjiQ0O7RRL/0NMw+5LGGcpUigpgoheY2y4MwANmb",
+	"Eqnm4oz/sKZDvIghN0OauxK408CoRHnv/nw8uylVMeS7vBeAFH6YHjSBwmqsWHzmmsYpU96oihnuXzEm",
+	"qm/FSKRm1k8TuxHIydTIeRQvpZWllMRypIorz8OUFmfCrpQL/QA96VZes4Scvjkj5z+dm0Mn35+fv7X1",
+	"+ODqiSF0Ruox3/bnWSnZbAxvNbap4OI63kidLUDZchwDrhxo5E1Go4oFu8aj3kTCH68K9BJGtcGcrLOD",
+	"+SPfdlADjQh2EyroyG9+6k/tNJbFST9AWzCV9rMfVUBmrD+W8gpQVBeVcti6jfqz5bbc26AC5HPO0Kyx",
+	"eL0eUVLOg5gqlqhHjjz5S8/oUzUbhbY/BurEYO4i49BRiXpSHp4Pa/Vfb8dyVFpzLEc185yyU46EK3mk",
+	"iOIRy/poRLyNi55ELdK2NYKdZ9LsSvGRYBHAJ1xiTOeAgxriZuEfOelASR+PhSdkkNBZ7EMri3jFEr9n",
+	"NDYim8BELC6YKmD1XGk2aXz++Pn/CwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -90,6 +90,8 @@ type Server struct {
 	// The transparency log's reads and verifier key.
 	logReader *translog.Reader
 	logKey    string
+	// origins are the namespaces indexed from DeDi publishers: read-only (dedi.go).
+	origins origins
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -182,6 +184,7 @@ func NewServer(cfg Config) (*Server, error) {
 		e.Use(s.rateLimit)
 	}
 	e.Use(s.contract)
+	e.Use(s.originReadOnly)
 	e.Use(s.consistency)
 
 	// Handler errors (and parameter binding errors) return through echo's error handler above.

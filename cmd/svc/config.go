@@ -33,16 +33,18 @@ type Config struct {
 	ReverifyInterval time.Duration
 	ReverifyGrace    time.Duration
 	ReverifySweep    time.Duration
-	ShutdownTimeout  time.Duration
-	DrainDelay       time.Duration
-	LookupCacheTTL   time.Duration
-	AuthCacheTTL     time.Duration
-	RateLimitRPS     float64
-	RateLimitBurst   int
-	CORSOrigins      []string
-	LogLevel         string
-	LogKeyFile       string
-	LogOrigin        string
+	// DediCrawlInterval is how often each DeDi publisher is crawled at most apart.
+	DediCrawlInterval time.Duration
+	ShutdownTimeout   time.Duration
+	DrainDelay        time.Duration
+	LookupCacheTTL    time.Duration
+	AuthCacheTTL      time.Duration
+	RateLimitRPS      float64
+	RateLimitBurst    int
+	CORSOrigins       []string
+	LogLevel          string
+	LogKeyFile        string
+	LogOrigin         string
 	// logOriginDerived: SVC_LOG_ORIGIN was unset and LogOrigin follows the DID host.
 	logOriginDerived bool
 	// LogWitnesses are the transparency log's witnesses; a checkpoint counts as cosigned once
@@ -143,6 +145,7 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 		{&c.ReverifyInterval, "reverify-interval", "SVC_REVERIFY_INTERVAL", 8760 * time.Hour, "how often a verified domain source is checked again"},
 		{&c.ReverifyGrace, "reverify-grace", "SVC_REVERIFY_GRACE", 168 * time.Hour, "how long a failing source stays in its grace period"},
 		{&c.ReverifySweep, "reverify-sweep", "SVC_REVERIFY_SWEEP", time.Minute, "how often the re-verification sweep looks for due sources"},
+		{&c.DediCrawlInterval, "dedi-crawl-interval", "SVC_DEDI_CRAWL_INTERVAL", time.Hour, "how often each DeDi publisher is crawled (sooner when a file's next_update comes)"},
 		{&c.ShutdownTimeout, "shutdown-timeout", "SVC_SHUTDOWN_TIMEOUT", 15 * time.Second, "how long in-flight requests get to finish on SIGTERM"},
 		{&c.DrainDelay, "drain-delay", "SVC_DRAIN_DELAY", 0, "how long the server keeps serving on SIGTERM, with /readyz answering 503, before it stops taking connections"},
 		{&c.AuthCacheTTL, "auth-cache-ttl", "SVC_AUTH_CACHE_TTL", time.Second, "how long a successful API-key check is remembered (0 = off; revocations take effect within it)"},
@@ -193,7 +196,7 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	if c.RateLimitRPS < 0 || c.RateLimitBurst < 0 {
 		return c, fmt.Errorf("%w: serve: rate limits must not be negative", errUsage)
 	}
-	if c.ReverifyInterval <= 0 || c.ReverifyGrace < 0 || c.ReverifySweep <= 0 || c.ShutdownTimeout <= 0 || c.DrainDelay < 0 || c.LookupCacheTTL < 0 || c.AuthCacheTTL < 0 ||
+	if c.ReverifyInterval <= 0 || c.DediCrawlInterval <= 0 || c.ReverifyGrace < 0 || c.ReverifySweep <= 0 || c.ShutdownTimeout <= 0 || c.DrainDelay < 0 || c.LookupCacheTTL < 0 || c.AuthCacheTTL < 0 ||
 		c.ReplicaMaxLag <= 0 || c.ConsistencyWait <= 0 {
 		return c, fmt.Errorf("%w: serve: durations must be positive", errUsage)
 	}

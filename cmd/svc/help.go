@@ -120,6 +120,18 @@ keeps a registry's updated_at (and the manifest's) when its content did not chan
 only next_update moves. --extra-key lists further public keys in the manifest (a key
 rotation's overlap). Serve DIR's dedi.*.json files at --base-url and
 DIR/.well-known/dedi.index.json at https://{domain}/.well-known/dedi.index.json.`},
+	"dedi publisher add": {"DOMAIN [--database-url URL]", `Adds DOMAIN to the DeDi publishers this server crawls (docs/dedi-files.md, "The server's side"):
+svc serve fetches https://DOMAIN/.well-known/dedi.index.json and the files it lists, verifies
+them end to end and serves them as the read-only namespace DOMAIN. A domain that a local
+namespace has verified is not ingested (its crawl reports conflict).`},
+	"dedi publisher remove": {"DOMAIN [--database-url URL]", `Stops crawling DOMAIN and forgets its fetched documents. The namespace indexed from it stays,
+read-only, with every version it has.`},
+	"dedi list add": {"URL [--database-url URL]", `Adds a discovery list (domains.txt, https only): one publisher domain or list URL per line,
+followed to a depth of 3; the publishers it names are added as the crawler reads it.`},
+	"dedi list remove": {"URL [--database-url URL]", `Removes a discovery list (the publishers it added stay).`},
+	"dedi crawl": {"[DOMAIN] [--database-url URL]", `Reads the discovery lists, then crawls every publisher (or only DOMAIN) once, now, under the
+fetch rules of domain verification (SVC_DNS_SERVER, SVC_VERIFY_HTTP_PORT, SVC_VERIFY_INSECURE),
+and prints each publisher's outcome and each file's outcome and state.`},
 }
 
 // groupHelp lists the subcommands of the commands that have them.
@@ -127,7 +139,7 @@ var groupHelp = map[string]string{
 	"key":    "usage: svc key create --email EMAIL | svc key revoke --key KEY\n",
 	"user":   "usage: svc user disable --email EMAIL | svc user add-key --email EMAIL --multibase z6Mk...\n",
 	"domain": "usage: svc domain allow DOMAIN | svc domain disallow DOMAIN\n",
-	"dedi":   "usage: svc dedi verify FILE (--manifest M | --fetch) [--at T] | svc dedi key create --kid K --out FILE | svc dedi export --url URL --namespace NS --key FILE --base-url URL --valid-for D --out DIR\n",
+	"dedi":   "usage: svc dedi verify FILE (--manifest M | --fetch) [--at T] | svc dedi key create --kid K --out FILE | svc dedi export --url URL --namespace NS --key FILE --base-url URL --valid-for D --out DIR | svc dedi publisher add|remove DOMAIN | svc dedi list add|remove URL | svc dedi crawl [DOMAIN]\n",
 	"log":    "usage: svc log key create --origin ORIGIN --out FILE | svc log monitor --url URL --log-key VKEY --state FILE | svc log restart --origin ORIGIN --yes\n",
 }
 

@@ -80,6 +80,9 @@ commands:
   dedi export --url URL --namespace NS --key FILE --base-url URL --valid-for D --out DIR
                                           write the namespace's live records as signed DeDi files
                                           and the manifest .well-known/dedi.index.json
+  dedi publisher add|remove DOMAIN        crawl (or stop crawling) a DeDi publisher's files
+  dedi list add|remove URL                read (or stop reading) a discovery list (domains.txt)
+  dedi crawl [DOMAIN]                     read the lists and crawl every publisher (or DOMAIN) once
   version                                 print the version (also: svc --version)
 
 Run "svc <command> -h" (or "svc help <command>") for the help and flags of a command.
@@ -150,9 +153,16 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdDediKeyCreate(rest[2:], stdout, stderr)
 	case cmd == "dedi" && sub == "export":
 		return cmdDediExport(ctx, rest[1:], stdout, stderr)
-	case cmd == "dedi" && (sub == "" || isHelp(sub) || sub == "key"):
+	case cmd == "dedi" && (sub == "publisher" || sub == "list") && len(rest) > 1 && (rest[1] == "add" || rest[1] == "remove"):
+		if sub == "list" {
+			return cmdDediList(ctx, rest[1], rest[2:], stdout, stderr)
+		}
+		return cmdDediPublisher(ctx, rest[1], rest[2:], stdout, stderr)
+	case cmd == "dedi" && sub == "crawl":
+		return cmdDediCrawl(ctx, rest[1:], stdout, stderr)
+	case cmd == "dedi" && (sub == "" || isHelp(sub) || sub == "key" || sub == "publisher" || sub == "list"):
 		printGroupHelp(stderr, cmd)
-		if sub == "" || sub == "key" && (len(rest) == 1 || !isHelp(rest[1])) {
+		if sub == "" || sub != "" && !isHelp(sub) && (len(rest) == 1 || !isHelp(rest[1])) {
 			return fmt.Errorf("%w: dedi needs a subcommand", errUsage)
 		}
 		return flag.ErrHelp

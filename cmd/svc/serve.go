@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/csvjob"
+	"github.com/svc-directory/svc/dedi/fetch"
+	"github.com/svc-directory/svc/dedi/ingest"
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
@@ -107,6 +109,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	sender := webhook.NewSender(st, webhook.Config{Logger: log,
 		Poster: webhook.NewPoster(webhook.PostOptions{Insecure: cfg.WebhookInsecure, Resolver: domainverify.NewDNSResolver(cfg.DNSServer, 5*time.Second)}),
 	}).WithMetrics(webhookMetrics)
+	dediMetrics := ingest.NewMetrics(st)
 	srvr, err := server.NewServer(server.Config{
 		Store:           st,
 		Logger:          log,
@@ -117,7 +120,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		RateLimit:       server.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
 		CORSOrigins:     cfg.CORSOrigins,
 		LogVerifierKey:  logKey.VerifierKey,
-		Collectors:      append(append(logMetrics.Collectors(), webhookMetrics.Collectors()...), replicaMetrics.Collectors()...),
+		Collectors:      append(append(append(logMetrics.Collectors(), webhookMetrics.Collectors()...), replicaMetrics.Collectors()...), dediMetrics.Collectors()...),
 		WebhookInsecure: cfg.WebhookInsecure,
 	})
 	if err != nil {
@@ -133,6 +136,11 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	go func() { defer close(webhookDone); sender.Run(bgctx, webhookInterval) }()
 	importer := csvjob.NewWorker(st, log, nil)
 	go func() { defer close(importDone); importer.Run(bgctx, importInterval) }()
+	dediDone := make(chan struct{})
+	crawler := ingest.New(ingest.Config{Store: st, Logger: log, Now: time.Now, Interval: cfg.DediCrawlInterval, CreatorDID: "did:web:" + cfg.DIDHost,
+		Metrics: dediMetrics,
+		Fetcher: fetch.New(fetch.Options{DNSServer: cfg.DNSServer, Port: cfg.VerifyHTTPPort, Insecure: cfg.VerifyInsecure})})
+	go func() { defer close(dediDone); crawler.Run(bgctx, min(cfg.DediCrawlInterval, time.Minute)) }()
 	witnessDone := make(chan struct{})
 	if witnesser != nil {
 		go func() { defer close(witnessDone); witnesser.Run(bgctx, witnessInterval) }()
@@ -177,6 +185,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	<-witnessDone
 	<-webhookDone
 	<-importDone
+	<-dediDone
 	log.Info("stopped")
 	return nil
 }

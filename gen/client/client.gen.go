@@ -30,6 +30,20 @@ const (
 )
 
 const (
+	DediPublisherStatusConflict = models.DediPublisherStatusConflict
+	DediPublisherStatusFailed   = models.DediPublisherStatusFailed
+	DediPublisherStatusOk       = models.DediPublisherStatusOk
+	DediPublisherStatusPending  = models.DediPublisherStatusPending
+)
+
+const (
+	DediPublisherFileStateInactive  = models.DediPublisherFileStateInactive
+	DediPublisherFileStateLive      = models.DediPublisherFileStateLive
+	DediPublisherFileStateStale     = models.DediPublisherFileStateStale
+	DediPublisherFileStateWithdrawn = models.DediPublisherFileStateWithdrawn
+)
+
+const (
 	DelegateRoleDelegate = models.DelegateRoleDelegate
 	DelegateRoleOwner    = models.DelegateRoleOwner
 )
@@ -222,6 +236,16 @@ type CreateRegistryRequest = models.CreateRegistryRequest
 type CreateRegistryRequestTag = models.CreateRegistryRequestTag
 
 type CreateWatchRequest = models.CreateWatchRequest
+
+type DediPublisher = models.DediPublisher
+
+type DediPublisherStatus = models.DediPublisherStatus
+
+type DediPublisherFile = models.DediPublisherFile
+
+type DediPublisherFileState = models.DediPublisherFileState
+
+type DediPublishersResponse = models.DediPublishersResponse
 
 type Delegate = models.Delegate
 
@@ -432,6 +456,8 @@ type WebhookPayloadType = models.WebhookPayloadType
 type AsOn = models.AsOn
 
 type ConsistencyToken = models.ConsistencyToken
+
+type DediDomain = models.DediDomain
 
 type Domain = models.Domain
 
@@ -741,6 +767,27 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /svc/create-namespace (the `CreateNamespace` operationId).
 	CreateNamespace(ctx context.Context, body CreateNamespaceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListDediPublishers The DeDi publishers this server crawls
+	//
+	// Every publisher whose DeDi files this server crawls (`svc dedi publisher add`, or found in a discovery list), by domain: the status and outcome of its last crawl, when a crawl last accepted its manifest, the manifest's `next_update`, and each of its files with the state of its registry (`live`, `inactive`, `stale` past `next_update` with no successful refresh, `withdrawn` when no longer authentic). The data of an origin-hosted namespace is read at `/svc/lookup/{domain}/...`.
+	//
+	// Corresponds with GET /svc/dedi/publishers (the `ListDediPublishers` operationId).
+	ListDediPublishers(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetDediManifest A publisher's manifest, as fetched
+	//
+	// The exact bytes of the manifest last accepted from `https://{domain}/.well-known/dedi.index.json`, with its JWS, so that a relying party can check a served record with `svc dedi verify --manifest`. 404 when the domain is not a publisher or no manifest was accepted yet.
+	//
+	// Corresponds with GET /svc/dedi/{domain}/manifest (the `GetDediManifest` operationId).
+	GetDediManifest(ctx context.Context, domain DediDomain, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetDediFile A publisher's file of one registry, as fetched
+	//
+	// The exact bytes of the DeDi file of the registry last accepted from the publisher (for a file inline in the manifest, its canonical JSON), with its JWS. It is served whatever the registry's state; `X-Dedi-State` says it (`live`, `inactive`, `stale` or `withdrawn`). 404 when there is no accepted file of that registry.
+	//
+	// Corresponds with GET /svc/dedi/{domain}/{registry_name} (the `GetDediFile` operationId).
+	GetDediFile(ctx context.Context, domain DediDomain, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GenerateDnsTxt Generate a domain verification value, or request an attestation
 	//
@@ -1454,6 +1501,57 @@ func (c *Client) CreateNamespaceWithBody(ctx context.Context, contentType string
 // Corresponds with POST /svc/create-namespace (the `CreateNamespace` operationId).
 func (c *Client) CreateNamespace(ctx context.Context, body CreateNamespaceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateNamespaceRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListDediPublishers The DeDi publishers this server crawls
+//
+// Every publisher whose DeDi files this server crawls (`svc dedi publisher add`, or found in a discovery list), by domain: the status and outcome of its last crawl, when a crawl last accepted its manifest, the manifest's `next_update`, and each of its files with the state of its registry (`live`, `inactive`, `stale` past `next_update` with no successful refresh, `withdrawn` when no longer authentic). The data of an origin-hosted namespace is read at `/svc/lookup/{domain}/...`.
+//
+// Corresponds with GET /svc/dedi/publishers (the `ListDediPublishers` operationId).
+func (c *Client) ListDediPublishers(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListDediPublishersRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDediManifest A publisher's manifest, as fetched
+//
+// The exact bytes of the manifest last accepted from `https://{domain}/.well-known/dedi.index.json`, with its JWS, so that a relying party can check a served record with `svc dedi verify --manifest`. 404 when the domain is not a publisher or no manifest was accepted yet.
+//
+// Corresponds with GET /svc/dedi/{domain}/manifest (the `GetDediManifest` operationId).
+func (c *Client) GetDediManifest(ctx context.Context, domain DediDomain, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDediManifestRequest(c.Server, domain)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDediFile A publisher's file of one registry, as fetched
+//
+// The exact bytes of the DeDi file of the registry last accepted from the publisher (for a file inline in the manifest, its canonical JSON), with its JWS. It is served whatever the registry's state; `X-Dedi-State` says it (`live`, `inactive`, `stale` or `withdrawn`). 404 when there is no accepted file of that registry.
+//
+// Corresponds with GET /svc/dedi/{domain}/{registry_name} (the `GetDediFile` operationId).
+func (c *Client) GetDediFile(ctx context.Context, domain DediDomain, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDediFileRequest(c.Server, domain, registryName)
 	if err != nil {
 		return nil, err
 	}
@@ -3025,6 +3123,108 @@ func NewCreateNamespaceRequestWithBody(server string, contentType string, body i
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListDediPublishersRequest constructs an http.Request for the ListDediPublishers method
+func NewListDediPublishersRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/dedi/publishers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetDediManifestRequest constructs an http.Request for the GetDediManifest method
+func NewGetDediManifestRequest(server string, domain DediDomain) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "domain", domain, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/dedi/%s/manifest", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetDediFileRequest constructs an http.Request for the GetDediFile method
+func NewGetDediFileRequest(server string, domain DediDomain, registryName RegistryName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "domain", domain, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/dedi/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -6898,6 +7098,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /svc/create-namespace (the `CreateNamespace` operationId).
 	CreateNamespaceWithResponse(ctx context.Context, body CreateNamespaceJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateNamespaceResult, error)
 
+	// ListDediPublishersWithResponse The DeDi publishers this server crawls
+	//
+	// Every publisher whose DeDi files this server crawls (`svc dedi publisher add`, or found in a discovery list), by domain: the status and outcome of its last crawl, when a crawl last accepted its manifest, the manifest's `next_update`, and each of its files with the state of its registry (`live`, `inactive`, `stale` past `next_update` with no successful refresh, `withdrawn` when no longer authentic). The data of an origin-hosted namespace is read at `/svc/lookup/{domain}/...`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/dedi/publishers (the `ListDediPublishers` operationId).
+	ListDediPublishersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListDediPublishersResult, error)
+
+	// GetDediManifestWithResponse A publisher's manifest, as fetched
+	//
+	// The exact bytes of the manifest last accepted from `https://{domain}/.well-known/dedi.index.json`, with its JWS, so that a relying party can check a served record with `svc dedi verify --manifest`. 404 when the domain is not a publisher or no manifest was accepted yet.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/dedi/{domain}/manifest (the `GetDediManifest` operationId).
+	GetDediManifestWithResponse(ctx context.Context, domain DediDomain, reqEditors ...RequestEditorFn) (*GetDediManifestResult, error)
+
+	// GetDediFileWithResponse A publisher's file of one registry, as fetched
+	//
+	// The exact bytes of the DeDi file of the registry last accepted from the publisher (for a file inline in the manifest, its canonical JSON), with its JWS. It is served whatever the registry's state; `X-Dedi-State` says it (`live`, `inactive`, `stale` or `withdrawn`). 404 when there is no accepted file of that registry.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/dedi/{domain}/{registry_name} (the `GetDediFile` operationId).
+	GetDediFileWithResponse(ctx context.Context, domain DediDomain, registryName RegistryName, reqEditors ...RequestEditorFn) (*GetDediFileResult, error)
+
 	// GenerateDnsTxtWithResponse Generate a domain verification value, or request an attestation
 	//
 	// `verification_method` is required; it may also be sent in a JSON body with `target_namespace`.
@@ -7981,6 +8208,263 @@ func (r CreateNamespaceResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreateNamespaceResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListDediPublishersResult429Headers the declared response headers of an HTTP 429 response for ListDediPublishers
+type ListDediPublishersResult429Headers struct {
+	RetryAfter *int
+}
+
+type ListDediPublishersResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DediPublishersResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDediPublishersResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListDediPublishersResult) GetJSON200() *DediPublishersResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListDediPublishersResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListDediPublishersResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListDediPublishersResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListDediPublishersResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListDediPublishersResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListDediPublishersResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListDediPublishersResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListDediPublishersResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetDediManifestResult200Headers the declared response headers of an HTTP 200 response for GetDediManifest
+type GetDediManifestResult200Headers struct {
+	ETag *string
+}
+
+// GetDediManifestResult429Headers the declared response headers of an HTTP 429 response for GetDediManifest
+type GetDediManifestResult429Headers struct {
+	RetryAfter *int
+}
+
+type GetDediManifestResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *map[string]interface{}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetDediManifestResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDediManifestResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetDediManifestResult) GetJSON200() *map[string]interface{} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetDediManifestResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetDediManifestResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetDediManifestResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetDediManifestResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetDediManifestResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDediManifestResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDediManifestResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDediManifestResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDediManifestResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetDediFileResult200Headers the declared response headers of an HTTP 200 response for GetDediFile
+type GetDediFileResult200Headers struct {
+	ETag       *string
+	XDediState *string
+}
+
+// GetDediFileResult429Headers the declared response headers of an HTTP 429 response for GetDediFile
+type GetDediFileResult429Headers struct {
+	RetryAfter *int
+}
+
+type GetDediFileResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *map[string]interface{}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetDediFileResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDediFileResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetDediFileResult) GetJSON200() *map[string]interface{} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetDediFileResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetDediFileResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetDediFileResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetDediFileResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetDediFileResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDediFileResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDediFileResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDediFileResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDediFileResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14532,6 +15016,51 @@ func (c *ClientWithResponses) CreateNamespaceWithResponse(ctx context.Context, b
 	return ParseCreateNamespaceResult(rsp)
 }
 
+// ListDediPublishersWithResponse The DeDi publishers this server crawls
+//
+// Every publisher whose DeDi files this server crawls (`svc dedi publisher add`, or found in a discovery list), by domain: the status and outcome of its last crawl, when a crawl last accepted its manifest, the manifest's `next_update`, and each of its files with the state of its registry (`live`, `inactive`, `stale` past `next_update` with no successful refresh, `withdrawn` when no longer authentic). The data of an origin-hosted namespace is read at `/svc/lookup/{domain}/...`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/dedi/publishers (the `ListDediPublishers` operationId).
+func (c *ClientWithResponses) ListDediPublishersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListDediPublishersResult, error) {
+	rsp, err := c.ListDediPublishers(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListDediPublishersResult(rsp)
+}
+
+// GetDediManifestWithResponse A publisher's manifest, as fetched
+//
+// The exact bytes of the manifest last accepted from `https://{domain}/.well-known/dedi.index.json`, with its JWS, so that a relying party can check a served record with `svc dedi verify --manifest`. 404 when the domain is not a publisher or no manifest was accepted yet.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/dedi/{domain}/manifest (the `GetDediManifest` operationId).
+func (c *ClientWithResponses) GetDediManifestWithResponse(ctx context.Context, domain DediDomain, reqEditors ...RequestEditorFn) (*GetDediManifestResult, error) {
+	rsp, err := c.GetDediManifest(ctx, domain, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDediManifestResult(rsp)
+}
+
+// GetDediFileWithResponse A publisher's file of one registry, as fetched
+//
+// The exact bytes of the DeDi file of the registry last accepted from the publisher (for a file inline in the manifest, its canonical JSON), with its JWS. It is served whatever the registry's state; `X-Dedi-State` says it (`live`, `inactive`, `stale` or `withdrawn`). 404 when there is no accepted file of that registry.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/dedi/{domain}/{registry_name} (the `GetDediFile` operationId).
+func (c *ClientWithResponses) GetDediFileWithResponse(ctx context.Context, domain DediDomain, registryName RegistryName, reqEditors ...RequestEditorFn) (*GetDediFileResult, error) {
+	rsp, err := c.GetDediFile(ctx, domain, registryName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDediFileResult(rsp)
+}
+
 // GenerateDnsTxtWithResponse Generate a domain verification value, or request an attestation
 //
 // `verification_method` is required; it may also be sent in a JSON body with `target_namespace`.
@@ -16048,6 +16577,248 @@ func ParseCreateNamespaceResult(rsp *http.Response) (*CreateNamespaceResult, err
 		response.Headers201 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreateNamespaceResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListDediPublishersResult parses an HTTP response from a ListDediPublishersWithResponse call
+func ParseListDediPublishersResult(rsp *http.Response) (*ListDediPublishersResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListDediPublishersResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DediPublishersResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListDediPublishersResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetDediManifestResult parses an HTTP response from a GetDediManifestWithResponse call
+func ParseGetDediManifestResult(rsp *http.Response) (*GetDediManifestResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDediManifestResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest map[string]interface{}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetDediManifestResult200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetDediManifestResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetDediFileResult parses an HTTP response from a GetDediFileWithResponse call
+func ParseGetDediFileResult(rsp *http.Response) (*GetDediFileResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDediFileResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest map[string]interface{}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetDediFileResult200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Dedi-State"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Dedi-State", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XDediState = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetDediFileResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -51,6 +51,54 @@ func (e CreateRegistryRequestTag) Valid() bool {
 	}
 }
 
+// Defines values for DediPublisherStatus.
+const (
+	DediPublisherStatusConflict DediPublisherStatus = "conflict"
+	DediPublisherStatusFailed   DediPublisherStatus = "failed"
+	DediPublisherStatusOk       DediPublisherStatus = "ok"
+	DediPublisherStatusPending  DediPublisherStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the DediPublisherStatus enum.
+func (e DediPublisherStatus) Valid() bool {
+	switch e {
+	case DediPublisherStatusConflict:
+		return true
+	case DediPublisherStatusFailed:
+		return true
+	case DediPublisherStatusOk:
+		return true
+	case DediPublisherStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DediPublisherFileState.
+const (
+	DediPublisherFileStateInactive  DediPublisherFileState = "inactive"
+	DediPublisherFileStateLive      DediPublisherFileState = "live"
+	DediPublisherFileStateStale     DediPublisherFileState = "stale"
+	DediPublisherFileStateWithdrawn DediPublisherFileState = "withdrawn"
+)
+
+// Valid indicates whether the value is a known member of the DediPublisherFileState enum.
+func (e DediPublisherFileState) Valid() bool {
+	switch e {
+	case DediPublisherFileStateInactive:
+		return true
+	case DediPublisherFileStateLive:
+		return true
+	case DediPublisherFileStateStale:
+		return true
+	case DediPublisherFileStateWithdrawn:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DelegateRole.
 const (
 	DelegateRoleDelegate DelegateRole = "delegate"
@@ -769,6 +817,64 @@ type CreateWatchRequest struct {
 	//
 	// Example: https://hooks.example.com/svc
 	WebhookUrl string `json:"webhook_url"`
+}
+
+// DediPublisher A DeDi publisher and the state of its crawl.
+type DediPublisher struct {
+	// Domain Example: pub.example
+	Domain    string              `json:"domain"`
+	FileCount int64               `json:"file_count"`
+	Files     []DediPublisherFile `json:"files"`
+
+	// LastOutcome The outcome word of the last crawl (docs/dedi-files.md), or `conflict`.
+	//
+	// Example: authentic
+	LastOutcome string `json:"last_outcome"`
+	LastReason  string `json:"last_reason"`
+
+	// LastSuccess When a crawl last accepted the manifest.
+	LastSuccess *time.Time `json:"last_success,omitempty"`
+
+	// NamespaceId The origin-hosted namespace, once a file was indexed.
+	NamespaceId *string   `json:"namespace_id,omitempty"`
+	NextCrawl   time.Time `json:"next_crawl"`
+
+	// NextUpdate The accepted manifest's next_update.
+	NextUpdate *time.Time `json:"next_update,omitempty"`
+
+	// Status `pending` (not crawled yet), `ok` (the last crawl accepted the manifest), `failed`, or `conflict` (a local namespace has verified the domain).
+	Status DediPublisherStatus `json:"status"`
+}
+
+// DediPublisherStatus `pending` (not crawled yet), `ok` (the last crawl accepted the manifest), `failed`, or `conflict` (a local namespace has verified the domain).
+type DediPublisherStatus string
+
+// DediPublisherFile A publisher's accepted file of one registry.
+type DediPublisherFile struct {
+	FetchedAt    time.Time `json:"fetched_at"`
+	Kid          string    `json:"kid"`
+	LastOutcome  string    `json:"last_outcome"`
+	NextUpdate   time.Time `json:"next_update"`
+	RecordCount  int64     `json:"record_count"`
+	RegistryName string    `json:"registry_name"`
+
+	// Sha256 Example: sha-256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Sha256 string                 `json:"sha256"`
+	State  DediPublisherFileState `json:"state"`
+
+	// Url Where it was fetched ("" for a file inline in the manifest).
+	Url string `json:"url"`
+}
+
+// DediPublisherFileState defines model for DediPublisherFile.State.
+type DediPublisherFileState string
+
+// DediPublishersResponse The DeDi publishers this server crawls.
+type DediPublishersResponse struct {
+	Data []DediPublisher `json:"data"`
+
+	// Message Example: DeDi publishers
+	Message string `json:"message"`
 }
 
 // Delegate The owner or a delegate of a namespace.
@@ -2124,6 +2230,9 @@ type AsOn = openapi_types.Date
 
 // ConsistencyToken Example: 16/B374D848
 type ConsistencyToken = string
+
+// DediDomain defines model for DediDomain.
+type DediDomain = string
 
 // Domain defines model for Domain.
 type Domain = string

@@ -1365,10 +1365,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/dedi/publishers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The DeDi publishers this server crawls
+         * @description Every publisher whose DeDi files this server crawls (`svc dedi publisher add`, or found in a discovery list), by domain: the status and outcome of its last crawl, when a crawl last accepted its manifest, the manifest's `next_update`, and each of its files with the state of its registry (`live`, `inactive`, `stale` past `next_update` with no successful refresh, `withdrawn` when no longer authentic). The data of an origin-hosted namespace is read at `/svc/lookup/{domain}/...`.
+         */
+        get: operations["listDediPublishers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/dedi/{domain}/manifest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A publisher's manifest, as fetched
+         * @description The exact bytes of the manifest last accepted from `https://{domain}/.well-known/dedi.index.json`, with its JWS, so that a relying party can check a served record with `svc dedi verify --manifest`. 404 when the domain is not a publisher or no manifest was accepted yet.
+         */
+        get: operations["getDediManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/dedi/{domain}/{registry_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A publisher's file of one registry, as fetched
+         * @description The exact bytes of the DeDi file of the registry last accepted from the publisher (for a file inline in the manifest, its canonical JSON), with its JWS. It is served whatever the registry's state; `X-Dedi-State` says it (`live`, `inactive`, `stale` or `withdrawn`). 404 when there is no accepted file of that registry.
+         */
+        get: operations["getDediFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The DeDi publishers this server crawls. */
+        DediPublishersResponse: {
+            /** @example DeDi publishers */
+            message: string;
+            data: components["schemas"]["DediPublisher"][];
+        };
+        /** @description A DeDi publisher and the state of its crawl. */
+        DediPublisher: {
+            /** @example pub.example */
+            domain: string;
+            /** @description The origin-hosted namespace, once a file was indexed. */
+            namespace_id?: string | null;
+            /**
+             * @description `pending` (not crawled yet), `ok` (the last crawl accepted the manifest), `failed`, or `conflict` (a local namespace has verified the domain).
+             * @enum {string}
+             */
+            status: "pending" | "ok" | "failed" | "conflict";
+            /**
+             * Format: date-time
+             * @description When a crawl last accepted the manifest.
+             */
+            last_success?: string | null;
+            /**
+             * @description The outcome word of the last crawl (docs/dedi-files.md), or `conflict`.
+             * @example authentic
+             */
+            last_outcome: string;
+            last_reason: string;
+            /**
+             * Format: date-time
+             * @description The accepted manifest's next_update.
+             */
+            next_update?: string | null;
+            /** Format: date-time */
+            next_crawl: string;
+            /** Format: int64 */
+            file_count: number;
+            files: components["schemas"]["DediPublisherFile"][];
+        };
+        /** @description A publisher's accepted file of one registry. */
+        DediPublisherFile: {
+            registry_name: string;
+            /** @description Where it was fetched ("" for a file inline in the manifest). */
+            url: string;
+            /** @enum {string} */
+            state: "live" | "inactive" | "stale" | "withdrawn";
+            last_outcome: string;
+            /** @example sha-256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+            sha256: string;
+            kid: string;
+            /** Format: date-time */
+            fetched_at: string;
+            /** Format: date-time */
+            next_update: string;
+            /** Format: int64 */
+            record_count: number;
+        };
         /** @description An instance's readiness, with its read replicas. */
         Readiness: {
             /** @example ready */
@@ -2676,6 +2793,11 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description A DeDi publisher's domain.
+         * @example pub.example
+         */
+        DediDomain: string;
         /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
         ConsistencyToken: string;
         /**
@@ -5247,6 +5369,98 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDediPublishers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The publishers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DediPublishersResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getDediManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A DeDi publisher's domain.
+                 * @example pub.example
+                 */
+                domain: components["parameters"]["DediDomain"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The manifest's bytes. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getDediFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A DeDi publisher's domain.
+                 * @example pub.example
+                 */
+                domain: components["parameters"]["DediDomain"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    /** @description The origin-hosted registry's state. */
+                    "X-Dedi-State"?: "live" | "inactive" | "stale" | "withdrawn";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
                 };
             };
             400: components["responses"]["BadRequest"];

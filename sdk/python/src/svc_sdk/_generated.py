@@ -7,6 +7,51 @@ from typing import Any, Literal, Mapping, NotRequired, Optional, Required, Typed
 
 from .response import Response
 
+# The DeDi publishers this server crawls.
+DediPublishersResponse = TypedDict(
+    'DediPublishersResponse',
+    {
+        'message': Required[str],
+        'data': Required[list['DediPublisher']],
+    },
+    total=False,
+)
+
+# A DeDi publisher and the state of its crawl.
+DediPublisher = TypedDict(
+    'DediPublisher',
+    {
+        'domain': Required[str],
+        'namespace_id': NotRequired[Optional[str]],
+        'status': Required[Literal['pending', 'ok', 'failed', 'conflict']],
+        'last_success': NotRequired[Optional[str]],
+        'last_outcome': Required[str],
+        'last_reason': Required[str],
+        'next_update': NotRequired[Optional[str]],
+        'next_crawl': Required[str],
+        'file_count': Required[int],
+        'files': Required[list['DediPublisherFile']],
+    },
+    total=False,
+)
+
+# A publisher's accepted file of one registry.
+DediPublisherFile = TypedDict(
+    'DediPublisherFile',
+    {
+        'registry_name': Required[str],
+        'url': Required[str],
+        'state': Required[Literal['live', 'inactive', 'stale', 'withdrawn']],
+        'last_outcome': Required[str],
+        'sha256': Required[str],
+        'kid': Required[str],
+        'fetched_at': Required[str],
+        'next_update': Required[str],
+        'record_count': Required[int],
+    },
+    total=False,
+)
+
 # An instance's readiness, with its read replicas.
 Readiness = TypedDict(
     'Readiness',
@@ -2832,6 +2877,69 @@ class Operations:
             {'tile_path': tile_path},
             {**(extra_query or {})},
             {'Svc-Consistency-Token': svc_consistency_token},
+            None,
+            None,
+        )
+
+    def list_dedi_publishers(
+        self,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[DediPublishersResponse]:
+        """GET /svc/dedi/publishers: The DeDi publishers this server crawls.
+
+        Answers: 200 DediPublishersResponse, 400 Error, 413 Error, 429 Error, 500 Error.
+        No API key.
+        """
+        return self._call(
+            'GET',
+            '/svc/dedi/publishers',
+            {},
+            {**(extra_query or {})},
+            {},
+            None,
+            None,
+        )
+
+    def get_dedi_manifest(
+        self,
+        domain: str,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[dict[str, Any]]:
+        """GET /svc/dedi/{domain}/manifest: A publisher's manifest, as fetched.
+
+        Answers: 200 dict[str, Any], 400 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        No API key.
+        """
+        return self._call(
+            'GET',
+            '/svc/dedi/{domain}/manifest',
+            {'domain': domain},
+            {**(extra_query or {})},
+            {},
+            None,
+            None,
+        )
+
+    def get_dedi_file(
+        self,
+        domain: str,
+        registry_name: str,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[dict[str, Any]]:
+        """GET /svc/dedi/{domain}/{registry_name}: A publisher's file of one registry, as fetched.
+
+        Answers: 200 dict[str, Any], 400 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        No API key.
+        """
+        return self._call(
+            'GET',
+            '/svc/dedi/{domain}/{registry_name}',
+            {'domain': domain, 'registry_name': registry_name},
+            {**(extra_query or {})},
+            {},
             None,
             None,
         )

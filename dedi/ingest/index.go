@@ -1,0 +1,158 @@
+package ingest
+
+import (
+	"context"
+
+	"github.com/svc-directory/svc/dedi"
+	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/store"
+)
+
+// index makes an accepted file the content of its registry in the publisher's namespace, in
+// one transaction, with the file's copy (df): the registry is created on the first file, its
+// description and meta follow the file's, a new record is added, a changed one gets a new
+// version, an unchanged one none, and a record that left the file is suspended (its versions
+// stay readable by version_id; it is reinstated if it comes back). An inactive file leaves the
+// registry inactive. It returns the number of versions made and the namespace's id.
+func (s *Service) index(ctx context.Context, domain string, f *dedi.File, df store.DediFile) (n int, nsID string, err error) {
+	owner, err := s.ownerID(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	creator := s.cfg.CreatorDID
+	err = s.cfg.Store.InTx(ctx, func(tx *store.Tx) error {
+		n = 0
+		if nsID, err = tx.OriginNamespace(domain, owner, creator); err != nil {
+			return err
+		}
+		g, found, err := tx.OriginRegistry(nsID, f.Registry.Name)
+		if err != nil {
+			return err
+		}
+		desc := f.Registry.Description
+		if !found {
+			if g, _, err = tx.CreateRegistry(nsID, creator, directory.RegistryInput{RegistryName: f.Registry.Name, Tag: "custom",
+				Description: desc, Schema: registrySchema(f.Registry), Meta: f.Registry.Meta}); err != nil {
+				return err
+			}
+			n++
+		} else {
+			p := directory.RegistryPatch{Description: &desc, Meta: directory.NonNil(f.Registry.Meta)}
+			if g.State == directory.StateInactive {
+				p.Action = directory.ActionActivate // records are written to a live registry
+			}
+			next, changed, err := g.Next(p, tx.Stamp())
+			if err != nil {
+				return err
+			}
+			if changed {
+				if err := tx.UpdateRegistry(g, next); err != nil {
+					return err
+				}
+				g = next
+				n++
+			}
+		}
+		made, err := indexRecords(tx, g, creator, f.Records)
+		if err != nil {
+			return err
+		}
+		n += made
+		if df.State == store.OriginInactive {
+			next, changed, err := g.Next(directory.RegistryPatch{Action: directory.ActionDeactivate}, tx.Stamp())
+			if err != nil {
+				return err
+			}
+			if changed {
+				if err := tx.UpdateRegistry(g, next); err != nil {
+					return err
+				}
+				n++
+			}
+		}
+		return tx.PutDediFile(df)
+	})
+	return n, nsID, err
+}
+
+// indexRecords writes the records of the file into the live registry g.
+func indexRecords(tx *store.Tx, g directory.SealedRegistry, creator string, recs []dedi.Record) (int, error) {
+	heads, err := tx.RecordHeads(g.RegistryID)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var adds []directory.RecordInput
+	for _, r := range recs {
+		h, ok := heads[r.Name]
+		if !ok {
+			adds = append(adds, directory.RecordInput{RecordName: r.Name, Description: r.Description, Details: r.Details, Meta: r.Meta})
+			continue
+		}
+		delete(heads, r.Name)
+		desc := r.Description
+		p := directory.RecordPatch{Details: r.Details, Description: &desc, Meta: directory.NonNil(r.Meta)}
+		if h.State == directory.StateSuspended {
+			p.Action = directory.ActionReinstate
+		}
+		next, changed, err := h.Next(p, tx.Stamp())
+		if err != nil {
+			return n, err
+		}
+		if changed {
+			if err := tx.UpdateRecord(h, next); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	for len(adds) > 0 {
+		k := min(len(adds), directory.MaxBatch)
+		if _, err := tx.AddRecordsTo(g, creator, adds[:k]); err != nil {
+			return n, err
+		}
+		n += k
+		adds = adds[k:]
+	}
+	for _, h := range heads { // left the file
+		if h.State != directory.StateLive {
+			continue
+		}
+		next, changed, err := h.Next(directory.RecordPatch{Action: directory.ActionSuspend}, tx.Stamp())
+		if err != nil {
+			return n, err
+		}
+		if changed {
+			if err := tx.UpdateRecord(h, next); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// registrySchema is the registry's schema as the directory keeps it: an inline schema as it
+// is; a schema named by URL (already applied by the verification) as a schema that says where
+// it is.
+func registrySchema(r dedi.Registry) map[string]any {
+	if m, ok := r.Schema.(map[string]any); ok {
+		return m
+	}
+	return map[string]any{"type": "object", "description": "The publisher's schema is at " + r.SchemaURL}
+}
+
+// deactivate makes the registry of an origin-hosted namespace inactive (a withdrawn file).
+func (s *Service) deactivate(ctx context.Context, nsID, registry string) error {
+	return s.cfg.Store.InTx(ctx, func(tx *store.Tx) error {
+		g, found, err := tx.OriginRegistry(nsID, registry)
+		if err != nil || !found {
+			return err
+		}
+		next, changed, err := g.Next(directory.RegistryPatch{Action: directory.ActionDeactivate}, tx.Stamp())
+		if err != nil || !changed {
+			return err
+		}
+		return tx.UpdateRegistry(g, next)
+	})
+}
