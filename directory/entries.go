@@ -104,6 +104,9 @@ type Record struct {
 	// LatestState is the state of the record's latest version, which a read of an older
 	// version needs for the drafts rule (drafts.go); it is not part of the answer.
 	LatestState string
+	// OriginState is the state of the DeDi file an origin-hosted record was indexed from (live,
+	// inactive, stale, withdrawn; "" for a record published here), which EffectiveState reads.
+	OriginState string
 }
 
 // Fields returns the digest fields of this namespace version.

@@ -26,12 +26,15 @@ const (
 	StateRevoked   = "revoked"
 	StateArchived  = "archived"
 	StateExpired   = "expired"
+	// The states of an origin-hosted registry's file (OriginState) that its records read as.
+	StateStale     = "stale"     // past next_update with no successful refresh: still served
+	StateWithdrawn = "withdrawn" // no longer authentic: key removed, file unlisted, signature or digest broken
 )
 
 var (
 	// EffectiveRecordStates are the states a record reads as (EffectiveState), the values of
 	// the record state filters.
-	EffectiveRecordStates = []string{StateDraft, StateLive, StateSuspended, StateRevoked, StateExpired}
+	EffectiveRecordStates = []string{StateDraft, StateLive, StateSuspended, StateRevoked, StateExpired, StateStale, StateWithdrawn}
 	// RegistryStates are the states of a registry, the values of the registry state filter.
 	RegistryStates = []string{StateLive, StateInactive, StateArchived, StateRevoked}
 )
@@ -128,14 +131,17 @@ func RegistryWritable(state string) error {
 	return ErrRegistryInactive
 }
 
-// EffectiveState is the state the record reads as at now: revoked in a revoked registry,
-// expired when it is live and its valid_till has passed, else its own state. It is derived when
-// the record is answered, so that it is never older than the answer (a lookup of a record with
-// a valid_till is not cached).
+// EffectiveState is the state the record reads as at now: revoked in a revoked registry; for a
+// record that would read as live or expired, the state of its origin-hosted registry's file
+// when that is stale or withdrawn (OriginState); expired when it is live and its valid_till has
+// passed; else its own state. It is derived when the record is answered, so that it is never
+// older than the answer (a lookup of a record with a valid_till is not cached).
 func (r Record) EffectiveState(now time.Time) string {
 	switch {
 	case r.RegistryState == StateRevoked:
 		return StateRevoked
+	case r.State == StateLive && (r.OriginState == StateStale || r.OriginState == StateWithdrawn):
+		return r.OriginState
 	case r.State == StateLive && r.ValidTill != nil && !r.ValidTill.After(now):
 		return StateExpired
 	}

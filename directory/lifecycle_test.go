@@ -85,6 +85,11 @@ func TestEffectiveState(t *testing.T) {
 		{Record{State: StateSuspended, ValidTill: &past}, StateSuspended},
 		{Record{State: StateLive, RegistryState: StateRevoked}, StateRevoked},
 		{Record{State: StateDraft, RegistryState: StateArchived}, StateDraft},
+		{Record{State: StateLive, OriginState: StateStale}, StateStale},
+		{Record{State: StateLive, OriginState: StateWithdrawn, ValidTill: &past}, StateWithdrawn},
+		{Record{State: StateLive, OriginState: StateLive, ValidTill: &past}, StateExpired},
+		{Record{State: StateLive, OriginState: StateInactive}, StateLive},
+		{Record{State: StateSuspended, OriginState: StateStale}, StateSuspended},
 	} {
 		if got := c.r.EffectiveState(now); got != c.want {
 			t.Errorf("%+v: %s, want %s", c.r, got, c.want)

@@ -95,3 +95,97 @@ func TestDediRelayAndReadOnly(t *testing.T) {
 		}
 	})
 }
+
+// TestOriginHostedLookups: a lookup of an origin-hosted registry or record carries its file's
+// origin block; while the file is stale (or withdrawn) its live records read as that in
+// lookups, queries and search, and the record_state filters select them so; once the file is
+// live again they read as live. An entry published here has no origin block.
+func TestOriginHostedLookups(t *testing.T) {
+	eachDialect(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		st := h.store
+		now := time.Now().UTC().Truncate(time.Millisecond)
+		if _, err := st.AddDediPublisher(ctx, "pub.example"); err != nil {
+			t.Fatal(err)
+		}
+		owner, _ := st.EnsureUser(ctx, "dedi-origin@svc.invalid")
+		var nsID string
+		err := st.InTx(ctx, func(tx *store.Tx) error {
+			var err error
+			if nsID, err = tx.OriginNamespace("pub.example", owner.ID, "did:web:localhost%3A8080"); err != nil {
+				return err
+			}
+			if _, _, err = tx.CreateRegistry(nsID, "did:web:localhost%3A8080", directory.RegistryInput{RegistryName: "keys", Tag: "custom",
+				Schema: map[string]any{"type": "object"}}); err != nil {
+				return err
+			}
+			return tx.PutDediFile(store.DediFile{Domain: "pub.example", Registry: "keys", URL: "https://pub.example/keys.json", State: store.OriginStale,
+				Bytes: []byte("{}"), SHA256: "ab12", Kid: "k1", FetchedAt: now, UpdatedAt: now, NextUpdate: now.Add(-time.Hour)})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.RecordDediCrawl(ctx, "pub.example", store.DediCrawl{Status: store.DediOK, Outcome: "authentic", Success: true,
+			NextCrawl: now.Add(time.Hour), NamespaceID: nsID}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.AddRecords(ctx, nsID, "keys", "did:web:localhost%3A8080", []directory.RecordInput{
+			{RecordName: "k1", Details: map[string]any{"x": 1.0}}}); err != nil {
+			t.Fatal(err)
+		}
+
+		reg := h.must(http.StatusOK, "GET", "/svc/lookup/pub.example/keys", "", nil).data()
+		origin, _ := reg["origin"].(map[string]any)
+		if origin["publisher_domain"] != "pub.example" || origin["file_url"] != "https://pub.example/keys.json" || origin["sha256"] != "ab12" ||
+			origin["kid"] != "k1" || origin["state"] != "stale" || origin["fetched_at"] == nil || origin["next_update"] == nil {
+			t.Fatalf("registry origin: %v", reg)
+		}
+		rec := h.must(http.StatusOK, "GET", "/svc/lookup/pub.example/keys/k1", "", nil).data()
+		if o, _ := rec["origin"].(map[string]any); rec["state"] != "live" || rec["effective_state"] != "stale" || o["state"] != "stale" {
+			t.Fatalf("record of a stale file: %v", rec)
+		}
+		listed := func(state string) []any {
+			t.Helper()
+			q := h.must(http.StatusOK, "GET", "/svc/query/pub.example/keys?state="+state, "", nil).data()
+			recs, _ := q["records"].([]any)
+			return recs
+		}
+		if recs := listed("stale"); len(recs) != 1 || recs[0].(map[string]any)["effective_state"] != "stale" {
+			t.Fatalf("the stale query: %v", recs)
+		}
+		if recs := listed("live"); len(recs) != 0 {
+			t.Fatalf("the live query lists the records of a stale file: %v", recs)
+		}
+		found := h.must(http.StatusOK, "GET", "/svc/search/pub.example?record_name=k1", "", nil)
+		if res, _ := found.Body["data"].([]any); len(res) != 1 || res[0].(map[string]any)["effective_state"] != "stale" {
+			t.Fatalf("search: %s", found.Raw)
+		}
+		for state, want := range map[string]int{"stale": 1, "live": 0} {
+			r := h.must(http.StatusOK, "GET", "/svc/search/pub.example?record_state="+state, "", nil)
+			if res, _ := r.Body["data"].([]any); len(res) != want {
+				t.Fatalf("search record_state=%s: %s", state, r.Raw)
+			}
+		}
+
+		// The file refreshed: its records read as live again (the lookup cache follows).
+		if err := st.MarkDediFile(ctx, "pub.example", "keys", store.OriginLive, "authentic", "", "", ""); err != nil {
+			t.Fatal(err)
+		}
+		rec = h.must(http.StatusOK, "GET", "/svc/lookup/pub.example/keys/k1", "", nil).data()
+		if rec["effective_state"] != "live" || rec["origin"].(map[string]any)["state"] != "live" {
+			t.Fatalf("record of a live file: %v", rec)
+		}
+		if recs := listed("live"); len(recs) != 1 {
+			t.Fatalf("the live query: %v", recs)
+		}
+
+		// Published here: no origin block.
+		key := h.key("local@example.com")
+		local := h.must(http.StatusCreated, "POST", "/svc/create-namespace", key, map[string]any{"name": "Local"}).data()["namespace_id"].(string)
+		h.must(http.StatusCreated, "POST", "/svc/"+local+"/create-registry", key, map[string]any{"registry_name": "people", "schema": map[string]any{"type": "object"}})
+		h.must(http.StatusCreated, "POST", "/svc/"+local+"/people/add-record", key, map[string]any{"record_name": "a", "details": map[string]any{}})
+		if r := h.must(http.StatusOK, "GET", "/svc/lookup/"+local+"/people/a", "", nil).data(); r["origin"] != nil || r["effective_state"] != "live" {
+			t.Fatalf("a local record: %v", r)
+		}
+	})
+}

@@ -129,7 +129,15 @@ func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryReque
 		if err != nil {
 			return found{}, err
 		}
-		return found{gen.RegistryLookupResponse{Message: "Registry found", Data: s.registryOut(reg)}, reg.Digest, reg.TTL, true}, nil
+		out := s.registryOut(reg)
+		f, hosted, err := s.originFile(ctx, reg.NamespaceID, reg.RegistryName)
+		if err != nil {
+			return found{}, err
+		}
+		if hosted {
+			out.Origin = originOut(f)
+		}
+		return found{gen.RegistryLookupResponse{Message: "Registry found", Data: out}, reg.Digest, reg.TTL, true}, nil
 	})
 }
 
@@ -154,13 +162,22 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 		if err != nil {
 			return found{}, err
 		}
+		f, hosted, err := s.originFile(ctx, rec.NamespaceID, rec.RegistryName)
+		if err != nil {
+			return found{}, err
+		}
+		rec.OriginState = f.State
 		msg := "Record found"
 		if rec.ValidTill != nil && rec.ValidTill.Before(s.now()) {
 			msg = "Record has been expired"
 		}
 		// A record with valid_till changes its message with time, and a draft is for its
 		// namespace's owner and delegates only: neither is cached.
-		return found{gen.RecordLookupResponse{Message: msg, Data: s.recordOut(rec)}, rec.Digest, rec.TTL,
+		out := s.recordOut(rec)
+		if hosted {
+			out.Origin = originOut(f)
+		}
+		return found{gen.RecordLookupResponse{Message: msg, Data: out}, rec.Digest, rec.TTL,
 			rec.ValidTill == nil && rec.State != directory.StateDraft}, nil
 	})
 }

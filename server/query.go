@@ -123,6 +123,9 @@ func (s *Server) QueryRecords(ctx context.Context, req gen.QueryRecordsRequestOb
 		return nil, err
 	}
 	recs, total, err := s.store.ListRecords(ctx, reg.RegistryID, o)
+	if err == nil {
+		err = s.withOriginStates(ctx, reg.NamespaceID, recs)
+	}
 	if err != nil {
 		return nil, err
 	}

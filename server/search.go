@@ -72,6 +72,9 @@ func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequest
 		return gen.SearchRecords500JSONResponse{SearchFailedJSONResponse: searchFailedBody("Query failed",
 			"the search could not be completed")}, nil
 	}
+	if err := s.withOriginStates(ctx, nsID, res.Records); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	out := gen.SearchRecords200JSONResponse{Message: "Records found", Total: res.Total, TotalExact: res.TotalExact,
 		Page: int64(page), PageSize: int64(size), Data: make([]gen.SearchResult, len(res.Records))}

@@ -134,7 +134,7 @@ func (s *Store) refreshStatistics(taken int64) {
 // so (ran false), and reports the rows of records the statistics now count.
 func (s *Store) analyzeRecordTables(ctx context.Context) (rows int64, ran bool, err error) {
 	var tuples sql.NullFloat64
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.db.WithContext(quiet(ctx)).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Raw(`SELECT pg_try_advisory_xact_lock(?)`, analyzeLockKey).Row().Scan(&ran); err != nil || !ran {
 			return err
 		}

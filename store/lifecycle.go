@@ -43,21 +43,33 @@ func (s *Store) withRegistryStates(ctx context.Context, recs []directory.Record)
 }
 
 // effectiveStateFilter adds to w the condition that a record (r) reads as state at nowMS
-// (Record.EffectiveState).
+// (Record.EffectiveState; a record of an origin-hosted registry whose file is stale or
+// withdrawn reads as that when it would read as live or expired).
 func effectiveStateFilter(w *where, state string, nowMS int64) {
 	const inRevoked = "r.registry_id IN (SELECT registry_id FROM registries WHERE state = 'revoked')"
 	switch state {
 	case directory.StateRevoked:
 		w.add("(r.state = ? OR "+inRevoked+")", directory.StateRevoked)
 		return
+	case directory.StateStale, directory.StateWithdrawn:
+		w.add("r.state = ? AND "+inOriginFiles("?"), directory.StateLive, state)
 	case directory.StateExpired:
-		w.add("r.state = ? AND r.valid_till IS NOT NULL AND r.valid_till <= ?", directory.StateLive, nowMS)
+		w.add("r.state = ? AND r.valid_till IS NOT NULL AND r.valid_till <= ? AND NOT "+inOriginFiles("'stale', 'withdrawn'"), directory.StateLive, nowMS)
 	case directory.StateLive:
-		w.add("r.state = ? AND (r.valid_till IS NULL OR r.valid_till > ?)", directory.StateLive, nowMS)
+		w.add("r.state = ? AND (r.valid_till IS NULL OR r.valid_till > ?) AND NOT "+inOriginFiles("'stale', 'withdrawn'"), directory.StateLive, nowMS)
 	default:
 		w.add("r.state = ?", state)
 	}
 	w.add("r.registry_id NOT IN (SELECT registry_id FROM registries WHERE state = 'revoked')")
+}
+
+// inOriginFiles is the condition that a record (r) is of an origin-hosted registry whose
+// file's state is among states (SQL: literals or a parameter).
+func inOriginFiles(states string) string {
+	return `r.registry_id IN (SELECT g.registry_id FROM registries g
+		JOIN dedi_publishers p ON p.namespace_id = g.namespace_id
+		JOIN dedi_files f ON f.domain = p.domain AND f.registry_name = g.registry_name
+		WHERE f.state IN (` + states + `))`
 }
 
 // widenStateChecks lets the state columns of records and registries hold the lifecycle

@@ -87,7 +87,7 @@ func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, er
 		return 0, err
 	}
 	if q := s.d.compactAfterRestartStatement(); q != "" {
-		if err := s.db.WithContext(ctx).Exec(q).Error; err != nil {
+		if err := s.db.WithContext(quiet(ctx)).Exec(q).Error; err != nil {
 			return queued, translate(err, "compact after the log restart")
 		}
 	}

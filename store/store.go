@@ -259,9 +259,17 @@ type txWritesKey struct{}
 // Exec): inside a transaction begun by tx a write is noted and reported once the transaction
 // commits; outside one the statement has committed on its own and is reported at once. Every
 // write goes through GORM, so no write method has to remember to report.
+// quietKey marks the writes that change nothing an answer is made of (the verification log,
+// the database's maintenance): they are not committed writes to OnCommit's observers, so that
+// they do not empty the lookup cache.
+type quietKey struct{}
+
+// quiet marks ctx's writes as quiet (quietKey).
+func quiet(ctx context.Context) context.Context { return context.WithValue(ctx, quietKey{}, true) }
+
 func (s *Store) watchWrites(db *gorm.DB) error {
 	note := func(db *gorm.DB) {
-		if db.Error != nil || db.RowsAffected <= 0 {
+		if db.Error != nil || db.RowsAffected <= 0 || db.Statement.Context.Value(quietKey{}) != nil {
 			return
 		}
 		if w, ok := db.Statement.Context.Value(txWritesKey{}).(*txWrites); ok {
@@ -295,5 +303,5 @@ func redact(u string) string {
 // Analyze refreshes the planner's statistics and, on Postgres, the visibility map that
 // index-only scans rely on (after a bulk load; autovacuum does the same in time).
 func (s *Store) Analyze(ctx context.Context) error {
-	return translate(s.db.WithContext(ctx).Exec(s.d.analyzeStatement()).Error, "analyze")
+	return translate(s.db.WithContext(quiet(ctx)).Exec(s.d.analyzeStatement()).Error, "analyze")
 }

@@ -279,7 +279,7 @@ func (s *Store) CompactLog(ctx context.Context) error {
 	if q == "" {
 		return nil
 	}
-	return translate(s.db.WithContext(ctx).Exec(q).Error, "compact log")
+	return translate(s.db.WithContext(quiet(ctx)).Exec(q).Error, "compact log")
 }
 
 // queueForLog is the log queue's sink: it queues the public versions for the log, in order,

@@ -167,7 +167,7 @@ func (s *Store) insertLogs(ctx context.Context, batch []logWrite) error {
 		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?)")
 		args = append(args, w.args...)
 	}
-	err := s.db.WithContext(ctx).Exec(b.String(), args...).Error
+	err := s.db.WithContext(quiet(ctx)).Exec(b.String(), args...).Error
 	return translate(err, "verification log")
 }
 

@@ -98,11 +98,20 @@ const (
 )
 
 const (
+	OriginStateInactive  = models.OriginStateInactive
+	OriginStateLive      = models.OriginStateLive
+	OriginStateStale     = models.OriginStateStale
+	OriginStateWithdrawn = models.OriginStateWithdrawn
+)
+
+const (
 	RecordEffectiveStateDraft     = models.RecordEffectiveStateDraft
 	RecordEffectiveStateExpired   = models.RecordEffectiveStateExpired
 	RecordEffectiveStateLive      = models.RecordEffectiveStateLive
 	RecordEffectiveStateRevoked   = models.RecordEffectiveStateRevoked
+	RecordEffectiveStateStale     = models.RecordEffectiveStateStale
 	RecordEffectiveStateSuspended = models.RecordEffectiveStateSuspended
+	RecordEffectiveStateWithdrawn = models.RecordEffectiveStateWithdrawn
 )
 
 const (
@@ -330,6 +339,10 @@ type NotificationHistoryResponse = models.NotificationHistoryResponse
 type NotificationSummary = models.NotificationSummary
 
 type NotificationSummaryEventType = models.NotificationSummaryEventType
+
+type Origin = models.Origin
+
+type OriginState = models.OriginState
 
 type PendingNotificationsResponse = models.PendingNotificationsResponse
 

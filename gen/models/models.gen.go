@@ -282,13 +282,39 @@ func (e NotificationSummaryEventType) Valid() bool {
 	}
 }
 
+// Defines values for OriginState.
+const (
+	OriginStateInactive  OriginState = "inactive"
+	OriginStateLive      OriginState = "live"
+	OriginStateStale     OriginState = "stale"
+	OriginStateWithdrawn OriginState = "withdrawn"
+)
+
+// Valid indicates whether the value is a known member of the OriginState enum.
+func (e OriginState) Valid() bool {
+	switch e {
+	case OriginStateInactive:
+		return true
+	case OriginStateLive:
+		return true
+	case OriginStateStale:
+		return true
+	case OriginStateWithdrawn:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RecordEffectiveState.
 const (
 	RecordEffectiveStateDraft     RecordEffectiveState = "draft"
 	RecordEffectiveStateExpired   RecordEffectiveState = "expired"
 	RecordEffectiveStateLive      RecordEffectiveState = "live"
 	RecordEffectiveStateRevoked   RecordEffectiveState = "revoked"
+	RecordEffectiveStateStale     RecordEffectiveState = "stale"
 	RecordEffectiveStateSuspended RecordEffectiveState = "suspended"
+	RecordEffectiveStateWithdrawn RecordEffectiveState = "withdrawn"
 )
 
 // Valid indicates whether the value is a known member of the RecordEffectiveState enum.
@@ -302,7 +328,11 @@ func (e RecordEffectiveState) Valid() bool {
 		return true
 	case RecordEffectiveStateRevoked:
 		return true
+	case RecordEffectiveStateStale:
+		return true
 	case RecordEffectiveStateSuspended:
+		return true
+	case RecordEffectiveStateWithdrawn:
 		return true
 	default:
 		return false
@@ -1324,6 +1354,30 @@ type NotificationSummary struct {
 // NotificationSummaryEventType defines model for NotificationSummary.EventType.
 type NotificationSummaryEventType string
 
+// Origin Where an origin-hosted entry comes from: the DeDi file its publisher signed, as this server last accepted it (docs/dedi-files.md). The exact bytes are at `GET /svc/dedi/{publisher_domain}/{registry_name}`, and `svc dedi verify` checks them.
+type Origin struct {
+	FetchedAt string `json:"fetched_at"`
+
+	// FileUrl Example: https://example.org/dedi/dedi.keys.json
+	FileUrl string `json:"file_url"`
+
+	// Kid The key id of the publisher's key that signed the file.
+	Kid        string `json:"kid"`
+	NextUpdate string `json:"next_update"`
+
+	// PublisherDomain Example: example.org
+	PublisherDomain string `json:"publisher_domain"`
+
+	// Sha256 The SHA-256 of the accepted file's bytes, lowercase hex.
+	Sha256 string `json:"sha256"`
+
+	// State `live`; `inactive` (the publisher says so); `stale` (past `next_update` with no successful refresh: the data is still served); `withdrawn` (no longer authentic: key removed, file unlisted, signature or digest broken).
+	State OriginState `json:"state"`
+}
+
+// OriginState `live`; `inactive` (the publisher says so); `stale` (past `next_update` with no successful refresh: the data is still served); `withdrawn` (no longer authentic: key removed, file unlisted, signature or digest broken).
+type OriginState string
+
 // PendingNotificationsResponse The caller's unread notifications.
 type PendingNotificationsResponse struct {
 	Data        []Notification `json:"data"`
@@ -1394,7 +1448,7 @@ type Record struct {
 	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
-	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed; for a record of an origin-hosted registry (indexed from its publisher's DeDi file, docs/dedi-files.md), `stale` when the file is past its `next_update` with no successful refresh and `withdrawn` when the file is no longer authentic (for a record that would read as `live` or `expired`); else its `state`. It is derived at read time and is not covered by the digest. As a `record_state` filter, each value selects the records that read as it.
 	EffectiveState RecordEffectiveState `json:"effective_state"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1408,6 +1462,9 @@ type Record struct {
 	// Namespace The namespace's name.
 	Namespace   string `json:"namespace"`
 	NamespaceId string `json:"namespace_id"`
+
+	// Origin Where an origin-hosted entry comes from: the DeDi file its publisher signed, as this server last accepted it (docs/dedi-files.md). The exact bytes are at `GET /svc/dedi/{publisher_domain}/{registry_name}`, and `svc dedi verify` checks them.
+	Origin *Origin `json:"origin,omitempty"`
 
 	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
 	Proof Proof `json:"proof"`
@@ -1449,7 +1506,7 @@ type Record struct {
 	VersionCount int64   `json:"version_count"`
 }
 
-// RecordEffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+// RecordEffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed; for a record of an origin-hosted registry (indexed from its publisher's DeDi file, docs/dedi-files.md), `stale` when the file is past its `next_update` with no successful refresh and `withdrawn` when the file is no longer authentic (for a record that would read as `live` or `expired`); else its `state`. It is derived at read time and is not covered by the digest. As a `record_state` filter, each value selects the records that read as it.
 type RecordEffectiveState string
 
 // RecordListEntry One record in a list of records (record query).
@@ -1469,7 +1526,7 @@ type RecordListEntry struct {
 	// Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 	Digest Digest `json:"digest"`
 
-	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed; for a record of an origin-hosted registry (indexed from its publisher's DeDi file, docs/dedi-files.md), `stale` when the file is past its `next_update` with no successful refresh and `withdrawn` when the file is no longer authentic (for a record that would read as `live` or `expired`); else its `state`. It is derived at read time and is not covered by the digest. As a `record_state` filter, each value selects the records that read as it.
 	EffectiveState RecordEffectiveState `json:"effective_state"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -1626,6 +1683,9 @@ type Registry struct {
 
 	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
 	NamespaceId string `json:"namespace_id"`
+
+	// Origin Where an origin-hosted entry comes from: the DeDi file its publisher signed, as this server last accepted it (docs/dedi-files.md). The exact bytes are at `GET /svc/dedi/{publisher_domain}/{registry_name}`, and `svc dedi verify` checks them.
+	Origin *Origin `json:"origin,omitempty"`
 
 	// Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
 	Proof        Proof `json:"proof"`
@@ -1868,7 +1928,7 @@ type SearchResult struct {
 	// Details A free-form JSON object.
 	Details JSONObject `json:"details"`
 
-	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+	// EffectiveState The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed; for a record of an origin-hosted registry (indexed from its publisher's DeDi file, docs/dedi-files.md), `stale` when the file is past its `next_update` with no successful refresh and `withdrawn` when the file is no longer authentic (for a record that would read as `live` or `expired`); else its `state`. It is derived at read time and is not covered by the digest. As a `record_state` filter, each value selects the records that read as it.
 	EffectiveState RecordEffectiveState `json:"effective_state"`
 
 	// Genesis UTC, JavaScript `toISOString()` form (millisecond precision).

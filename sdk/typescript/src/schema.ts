@@ -1680,6 +1680,7 @@ export interface components {
             /** Format: int64 */
             ttl: number;
             proof: components["schemas"]["Proof"];
+            origin?: components["schemas"]["Origin"];
         };
         /** @description A record at one version, as a lookup returns it, with the state and schema of its registry. */
         Record: {
@@ -1711,6 +1712,7 @@ export interface components {
             /** Format: date-time */
             valid_till: string | null;
             proof: components["schemas"]["Proof"];
+            origin?: components["schemas"]["Origin"];
         };
         /** @description The answer of a namespace lookup. */
         NamespaceLookupResponse: {
@@ -2194,10 +2196,30 @@ export interface components {
          */
         RecordState: "draft" | "live" | "suspended" | "revoked";
         /**
-         * @description The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at read time and is not covered by the digest.
+         * @description The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed; for a record of an origin-hosted registry (indexed from its publisher's DeDi file, docs/dedi-files.md), `stale` when the file is past its `next_update` with no successful refresh and `withdrawn` when the file is no longer authentic (for a record that would read as `live` or `expired`); else its `state`. It is derived at read time and is not covered by the digest. As a `record_state` filter, each value selects the records that read as it.
          * @enum {string}
          */
-        RecordEffectiveState: "draft" | "live" | "suspended" | "revoked" | "expired";
+        RecordEffectiveState: "draft" | "live" | "suspended" | "revoked" | "expired" | "stale" | "withdrawn";
+        /** @description Where an origin-hosted entry comes from: the DeDi file its publisher signed, as this server last accepted it (docs/dedi-files.md). The exact bytes are at `GET /svc/dedi/{publisher_domain}/{registry_name}`, and `svc dedi verify` checks them. */
+        Origin: {
+            /** @example example.org */
+            publisher_domain: string;
+            /** @example https://example.org/dedi/dedi.keys.json */
+            file_url: string;
+            /** @description The SHA-256 of the accepted file's bytes, lowercase hex. */
+            sha256: string;
+            /** @description The key id of the publisher's key that signed the file. */
+            kid: string;
+            /** Format: date-time */
+            fetched_at: string;
+            /** Format: date-time */
+            next_update: string;
+            /**
+             * @description `live`; `inactive` (the publisher says so); `stale` (past `next_update` with no successful refresh: the data is still served); `withdrawn` (no longer authentic: key removed, file unlisted, signature or digest broken).
+             * @enum {string}
+             */
+            state: "live" | "inactive" | "stale" | "withdrawn";
+        };
         /** @description Free text describing an entry (at most 4096 characters). */
         Description: string;
         /**

@@ -172,6 +172,7 @@ Registry = TypedDict(
         'query_allowed': Required[bool],
         'ttl': Required[int],
         'proof': Required['Proof'],
+        'origin': NotRequired['Origin'],
     },
     total=False,
 )
@@ -203,6 +204,7 @@ Record = TypedDict(
         'ttl': Required[int],
         'valid_till': Required[Optional[str]],
         'proof': Required['Proof'],
+        'origin': NotRequired['Origin'],
     },
     total=False,
 )
@@ -822,6 +824,23 @@ JobsResponse = TypedDict(
     total=False,
 )
 
+# Where an origin-hosted entry comes from: the DeDi file its publisher signed, as this server last
+# accepted it (docs/dedi-files.md). The exact bytes are at `GET
+# /svc/dedi/{publisher_domain}/{registry_name}`, and `svc dedi verify` checks them.
+Origin = TypedDict(
+    'Origin',
+    {
+        'publisher_domain': Required[str],
+        'file_url': Required[str],
+        'sha256': Required[str],
+        'kid': Required[str],
+        'fetched_at': Required[str],
+        'next_update': Required[str],
+        'state': Required[Literal['live', 'inactive', 'stale', 'withdrawn']],
+    },
+    total=False,
+)
+
 # The body of create-namespace.
 CreateNamespaceRequest = TypedDict(
     'CreateNamespaceRequest',
@@ -1250,9 +1269,13 @@ RegistryState = Literal['live', 'inactive', 'archived', 'revoked']
 RecordState = Literal['draft', 'live', 'suspended', 'revoked']
 
 # The state the record reads as when it is answered: `revoked` when its registry is revoked,
-# `expired` when it is live and its `valid_till` has passed, else its `state`. It is derived at
-# read time and is not covered by the digest.
-RecordEffectiveState = Literal['draft', 'live', 'suspended', 'revoked', 'expired']
+# `expired` when it is live and its `valid_till` has passed; for a record of an origin-hosted
+# registry (indexed from its publisher's DeDi file, docs/dedi-files.md), `stale` when the file is
+# past its `next_update` with no successful refresh and `withdrawn` when the file is no longer
+# authentic (for a record that would read as `live` or `expired`); else its `state`. It is derived
+# at read time and is not covered by the digest. As a `record_state` filter, each value selects
+# the records that read as it.
+RecordEffectiveState = Literal['draft', 'live', 'suspended', 'revoked', 'expired', 'stale', 'withdrawn']
 
 # Free text describing an entry (at most 4096 characters).
 Description = str
@@ -1399,7 +1422,7 @@ class Operations:
         svc_consistency_token: str | None = None,
         from_: str | None = None,
         to: str | None = None,
-        state: Literal['draft', 'live', 'suspended', 'revoked', 'expired'] | None = None,
+        state: Literal['draft', 'live', 'suspended', 'revoked', 'expired', 'stale', 'withdrawn'] | None = None,
         name: str | None = None,
         sort: Literal['date', 'status', 'name', 'id'] | None = None,
         page: int | None = None,
@@ -1527,7 +1550,7 @@ class Operations:
         record_name: str | None = None,
         from_: str | None = None,
         to: str | None = None,
-        record_state: Literal['draft', 'live', 'suspended', 'revoked', 'expired'] | None = None,
+        record_state: Literal['draft', 'live', 'suspended', 'revoked', 'expired', 'stale', 'withdrawn'] | None = None,
         page: int | None = None,
         page_size: int | None = None,
         extra_query: Mapping[str, Any] | None = None,
