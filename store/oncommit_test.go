@@ -119,3 +119,39 @@ func TestOnCommitReportsCommittedWritesOnly(t *testing.T) {
 		})
 	}
 }
+
+// The writes that change nothing an answer is made of (the verification log, the log's
+// compaction, the planner's statistics) are not committed writes to OnCommit's observers: a
+// verification or a maintenance run does not empty the lookup cache.
+func TestQuietWritesAreNotCommits(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		u, err := s.EnsureUser(ctx, "quiet@example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		calls := 0
+		s.OnCommit(func() { mu.Lock(); calls++; mu.Unlock() })
+		count := func() int { mu.Lock(); defer mu.Unlock(); return calls }
+		if _, err := s.AddVerificationLog(ctx, store.VerificationLog{LookupType: "record", VerifiedID: "rec-1", UserID: u.ID,
+			VerifiedBy: "did:web:x:v", Result: store.ResultSuccess, Request: map[string]any{}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CompactLog(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Analyze(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(); n != 0 {
+			t.Fatalf("%d commits reported for quiet writes", n)
+		}
+		if _, err := s.EnsureUser(ctx, "loud@example.com"); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(); n == 0 {
+			t.Fatal("a real write was not reported: the test sees nothing")
+		}
+	})
+}
