@@ -11,52 +11,49 @@ import (
 	"github.com/svc-directory/svc/dedi/fetch"
 	"github.com/svc-directory/svc/dedi/ingest"
 	"github.com/svc-directory/svc/domainverify"
+	"github.com/svc-directory/svc/store"
 )
 
-// cmdDediPublisher adds or removes a publisher the server crawls: svc dedi publisher add|remove
-// DOMAIN.
-func cmdDediPublisher(ctx context.Context, verb string, args []string, stdout, stderr io.Writer) error {
-	var dbURL string
-	fs := newFlags("dedi publisher "+verb, stderr, &dbURL)
-	if err := parseFlags(fs, args, 1); err != nil {
-		return err
-	}
-	domain, err := domainverify.NormalizeDomain(fs.Arg(0))
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	s, err := openStore(ctx, dbURL, newLogger(stderr, "warn"))
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	if verb == "add" {
-		added, err := s.AddDediPublisher(ctx, domain)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s %s\n", map[bool]string{true: "added", false: "already a publisher:"}[added], domain)
-		return nil
-	}
-	removed, err := s.RemoveDediPublisher(ctx, domain)
-	if err != nil {
-		return err
-	}
-	if !removed {
-		return fmt.Errorf("%s is not a publisher", domain)
-	}
-	fmt.Fprintf(stdout, "removed %s (its namespace and versions stay, read-only)\n", domain)
-	return nil
+// dediSource is a kind of source the server crawls from, which svc dedi adds and removes:
+// publishers (svc dedi publisher add|remove DOMAIN) and discovery lists (svc dedi list
+// add|remove URL).
+type dediSource struct {
+	what      string // "publisher", "list"
+	normalize func(string) (string, error)
+	add       func(*store.Store, context.Context, string) (bool, error)
+	remove    func(*store.Store, context.Context, string) (bool, error)
+	already   string // the word for one that is there already
+	notOne    string // the error for removing one that is not there
+	removed   string // what stays after a removal
 }
 
-// cmdDediList adds or removes a discovery list: svc dedi list add|remove URL.
+var (
+	dediPublishers = dediSource{what: "publisher", normalize: domainverify.NormalizeDomain,
+		add: (*store.Store).AddDediPublisher, remove: (*store.Store).RemoveDediPublisher,
+		already: "already a publisher:", notOne: "is not a publisher", removed: " (its namespace and versions stay, read-only)"}
+	dediLists = dediSource{what: "list", normalize: discovery.NormalizeListURL,
+		add: (*store.Store).AddDediList, remove: (*store.Store).RemoveDediList,
+		already: "already a list:", notOne: "is not a discovery list"}
+)
+
+// cmdDediPublisher adds or removes a publisher the server crawls.
+func cmdDediPublisher(ctx context.Context, verb string, args []string, stdout, stderr io.Writer) error {
+	return dediPublishers.run(ctx, verb, args, stdout, stderr)
+}
+
+// cmdDediList adds or removes a discovery list.
 func cmdDediList(ctx context.Context, verb string, args []string, stdout, stderr io.Writer) error {
+	return dediLists.run(ctx, verb, args, stdout, stderr)
+}
+
+// run adds (verb add) or removes (remove) the source its one argument names.
+func (k dediSource) run(ctx context.Context, verb string, args []string, stdout, stderr io.Writer) error {
 	var dbURL string
-	fs := newFlags("dedi list "+verb, stderr, &dbURL)
+	fs := newFlags("dedi "+k.what+" "+verb, stderr, &dbURL)
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
-	u, err := discovery.NormalizeListURL(fs.Arg(0))
+	name, err := k.normalize(fs.Arg(0))
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -66,21 +63,21 @@ func cmdDediList(ctx context.Context, verb string, args []string, stdout, stderr
 	}
 	defer s.Close()
 	if verb == "add" {
-		added, err := s.AddDediList(ctx, u)
+		added, err := k.add(s, ctx, name)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s %s\n", map[bool]string{true: "added", false: "already a list:"}[added], u)
+		fmt.Fprintf(stdout, "%s %s\n", map[bool]string{true: "added", false: k.already}[added], name)
 		return nil
 	}
-	removed, err := s.RemoveDediList(ctx, u)
+	removed, err := k.remove(s, ctx, name)
 	if err != nil {
 		return err
 	}
 	if !removed {
-		return fmt.Errorf("%s is not a discovery list", u)
+		return fmt.Errorf("%s %s", name, k.notOne)
 	}
-	fmt.Fprintf(stdout, "removed %s\n", u)
+	fmt.Fprintf(stdout, "removed %s%s\n", name, k.removed)
 	return nil
 }
 
