@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -103,25 +104,43 @@ func (s *Server) GetDediFile(ctx context.Context, req gen.GetDediFileRequestObje
 const originsTTL = 30 * time.Second
 
 // origins is the set of namespaces indexed from DeDi publishers (namespace_id → domain),
-// read again every originsTTL.
+// read again every originsTTL (a namespace that becomes origin-hosted shows its origin within
+// that time). Every lookup asks it, so a fresh set is read without a lock.
 type origins struct {
-	mu sync.Mutex
+	cur atomic.Pointer[originsSnap]
+	mu  sync.Mutex // one refresh at a time
+}
+
+type originsSnap struct {
 	m  map[string]string
 	at time.Time
 }
 
 func (o *origins) get(ctx context.Context, s *Server) (map[string]string, error) {
+	now := s.now()
+	if c := o.cur.Load(); c != nil && now.Sub(c.at) < originsTTL {
+		return c.m, nil
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	now := s.now()
-	if o.m != nil && now.Sub(o.at) < originsTTL {
-		return o.m, nil
+	if c := o.cur.Load(); c != nil && now.Sub(c.at) < originsTTL {
+		return c.m, nil
 	}
 	m, err := s.store.OriginNamespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
-	o.m, o.at = m, now
+	prev := o.cur.Swap(&originsSnap{m: m, at: now})
+	// A namespace that became origin-hosted since the last read may have answers in the
+	// lookup cache made without its origin: they go.
+	if prev != nil && s.cache != nil {
+		for id := range m {
+			if _, ok := prev.m[id]; !ok {
+				s.cache.Clear()
+				break
+			}
+		}
+	}
 	return m, nil
 }
 
