@@ -179,13 +179,28 @@ func TestOriginHostedLookups(t *testing.T) {
 			t.Fatalf("the live query: %v", recs)
 		}
 
-		// Published here: no origin block.
+		// A record that left its file (the crawler suspends it) answers 404 as the latest, and
+		// its versions stay readable by version_id.
+		left, err := st.UpdateRecord(ctx, nsID, "keys", "k1", "", directory.RecordPatch{Action: directory.ActionSuspend})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.must(http.StatusNotFound, "GET", "/svc/lookup/pub.example/keys/k1", "", nil)
+		if r := h.must(http.StatusOK, "GET", "/svc/lookup/pub.example/keys/k1?version_id="+left.Version, "", nil).data(); r["state"] != "suspended" {
+			t.Fatalf("the version that left: %v", r)
+		}
+
+		// Published here: no origin block, and a suspended record answers as such.
 		key := h.key("local@example.com")
 		local := h.must(http.StatusCreated, "POST", "/svc/create-namespace", key, map[string]any{"name": "Local"}).data()["namespace_id"].(string)
 		h.must(http.StatusCreated, "POST", "/svc/"+local+"/create-registry", key, map[string]any{"registry_name": "people", "schema": map[string]any{"type": "object"}})
 		h.must(http.StatusCreated, "POST", "/svc/"+local+"/people/add-record", key, map[string]any{"record_name": "a", "details": map[string]any{}})
 		if r := h.must(http.StatusOK, "GET", "/svc/lookup/"+local+"/people/a", "", nil).data(); r["origin"] != nil || r["effective_state"] != "live" {
 			t.Fatalf("a local record: %v", r)
+		}
+		h.must(http.StatusOK, "POST", "/svc/"+local+"/people/a/suspend-record", key, nil)
+		if r := h.must(http.StatusOK, "GET", "/svc/lookup/"+local+"/people/a", "", nil).data(); r["state"] != "suspended" {
+			t.Fatalf("a local suspended record: %v", r)
 		}
 	})
 }

@@ -157,7 +157,8 @@ func (s *Server) lookupRegistry(ctx context.Context, nsRef, name string, version
 func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestObject) (gen.LookupRecordResponseObject, error) {
 	p := req.Params
 	key := "r\x00" + req.Namespace + "\x00" + req.RegistryName + "\x00" + req.RecordName
-	return s.lookup(key, p.VersionId == nil && p.AsOn == nil, p.SvcConsistencyToken != nil, p.IfNoneMatch, func() (found, error) {
+	latest := p.VersionId == nil && p.AsOn == nil
+	return s.lookup(key, latest, p.SvcConsistencyToken != nil, p.IfNoneMatch, func() (found, error) {
 		rec, err := s.lookupRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, p.VersionId, p.AsOn)
 		if err != nil {
 			return found{}, err
@@ -165,6 +166,9 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 		f, hosted, err := s.originFile(ctx, rec.NamespaceID, rec.RegistryName)
 		if err != nil {
 			return found{}, err
+		}
+		if latest && leftItsFile(rec, hosted) {
+			return found{}, directory.NotFound(directory.MissingRecord, rec.RecordName)
 		}
 		rec.OriginState = f.State
 		msg := "Record found"

@@ -66,6 +66,13 @@ func (s *Server) withOriginStates(ctx context.Context, namespaceID string, recs 
 	return err
 }
 
+// leftItsFile reports whether rec, the latest version of an origin-hosted record, is one that
+// left its publisher's file: the crawler suspends such a record (dedi/ingest/index.go), and
+// its latest lookup answers 404 while its versions stay readable by version_id.
+func leftItsFile(rec directory.Record, hosted bool) bool {
+	return hosted && rec.State == directory.StateSuspended
+}
+
 func originOut(f store.DediFile) *gen.Origin {
 	return &gen.Origin{PublisherDomain: f.Domain, FileUrl: f.URL, Sha256: f.SHA256, Kid: f.Kid,
 		FetchedAt: ts(f.FetchedAt), NextUpdate: ts(f.NextUpdate), State: gen.OriginState(f.State)}

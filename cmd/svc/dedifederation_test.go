@@ -210,13 +210,25 @@ func federation(t *testing.T, dialect string) {
 	if d, _ := details(t, b.URL, "pub.test/keys/b"); d["id"] != "b2" {
 		t.Fatalf("B's keys/b after the change: %v", d)
 	}
-	// A record is removed: it no longer reads as live on B.
+	// A record is removed: its latest lookup on B answers 404.
 	a.call("POST", "/svc/"+a.ns+"/keys/a/suspend-record", ``)
 	now = now.Add(time.Hour)
 	export(key1)
 	crawl("authentic")
-	if _, state := details(t, b.URL, "pub.test/keys/a"); state == "live" {
-		t.Fatal("a record removed from the file still reads as live")
+	if code, _, raw := getJSON(t, b.URL+"/svc/lookup/pub.test/keys/a"); code != http.StatusNotFound {
+		t.Fatalf("a record removed from the file still answers its latest lookup: %d %s", code, raw)
+	}
+	// Its versions stay readable by version_id.
+	vcode, vbody, vraw := getJSON(t, b.URL+"/svc/versions/pub.test/keys/a")
+	if vcode != http.StatusOK {
+		t.Fatalf("versions of the removed record: %d %s", vcode, vraw)
+	}
+	vs, _ := vbody["data"].(map[string]any)["versions"].([]any)
+	if len(vs) < 2 {
+		t.Fatalf("versions of the removed record: %s", vraw)
+	}
+	if d, _ := details(t, b.URL, "pub.test/keys/a?version_id="+vs[len(vs)-1].(string)); d["ü"] != "ß" {
+		t.Fatalf("the first version of the removed record: %v", d)
 	}
 	// Rotation with an overlap: the manifest lists both keys; still live.
 	now = now.Add(time.Hour)
