@@ -219,7 +219,17 @@ type AddRecordsResponse = models.AddRecordsResponse
 
 type AddedRecord = models.AddedRecord
 
+type ApiKey = models.ApiKey
+
+type ApiKeyCreated = models.ApiKeyCreated
+
+type ApiKeyCreatedResponse = models.ApiKeyCreatedResponse
+
+type ApiKeysResponse = models.ApiKeysResponse
+
 type CheckVerificationResponse = models.CheckVerificationResponse
+
+type CreateApiKeyRequest = models.CreateApiKeyRequest
 
 type CreateNamespaceRequest = models.CreateNamespaceRequest
 
@@ -511,6 +521,8 @@ type VerificationFailed = models.VerificationFailed
 
 type Verified = models.Verified
 
+type ListApiKeysParams = models.ListApiKeysParams
+
 type CheckVerificationParams = models.CheckVerificationParams
 
 type GenerateDnsTxtParams = models.GenerateDnsTxtParams
@@ -599,6 +611,8 @@ type GetDidDocumentParams = models.GetDidDocumentParams
 
 type VersionEventParams = models.VersionEventParams
 
+type CreateApiKeyJSONRequestBody = models.CreateApiKeyJSONRequestBody
+
 type CreateNamespaceJSONRequestBody = models.CreateNamespaceJSONRequestBody
 
 type VerifyDomainJSONRequestBody = models.VerifyDomainJSONRequestBody
@@ -643,6 +657,15 @@ type ServerInterface interface {
 	// Readyz Readiness (the primary database answers)
 	// (GET /readyz)
 	Readyz(ctx echo.Context) error
+	// ListApiKeys List the caller's API keys
+	// (GET /svc/api-keys)
+	ListApiKeys(ctx echo.Context, params ListApiKeysParams) error
+	// CreateApiKey Create an API key for the caller
+	// (POST /svc/api-keys)
+	CreateApiKey(ctx echo.Context) error
+	// RevokeApiKey Revoke one of the caller's API keys
+	// (DELETE /svc/api-keys/{key_id})
+	RevokeApiKey(ctx echo.Context, keyId string) error
 	// CheckVerification Tell whether a namespace owns a verified domain
 	// (GET /svc/check-verification/{namespace_id})
 	CheckVerification(ctx echo.Context, namespaceId NamespaceId, params CheckVerificationParams) error
@@ -863,6 +886,60 @@ func (w *ServerInterfaceWrapper) Readyz(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.Readyz(ctx)
+	return err
+}
+
+// ListApiKeys converts echo context to params.
+func (w *ServerInterfaceWrapper) ListApiKeys(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListApiKeysParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListApiKeys(ctx, params)
+	return err
+}
+
+// CreateApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateApiKey(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateApiKey(ctx)
+	return err
+}
+
+// RevokeApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeApiKey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "key_id" -------------
+	var keyId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key_id", ctx.Param("key_id"), &keyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeApiKey(ctx, keyId)
 	return err
 }
 
@@ -3277,6 +3354,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/svc/jobs", wrapper.ListJobs, options.OperationMiddlewares["listJobs"]...)
 	router.GET(options.BaseURL+"/svc/jobs/:job_id", wrapper.GetJob, options.OperationMiddlewares["getJob"]...)
 	router.GET(options.BaseURL+"/svc/stats", wrapper.GetStats, options.OperationMiddlewares["getStats"]...)
+	router.GET(options.BaseURL+"/svc/api-keys", wrapper.ListApiKeys, options.OperationMiddlewares["listApiKeys"]...)
+	router.POST(options.BaseURL+"/svc/api-keys", wrapper.CreateApiKey, options.OperationMiddlewares["createApiKey"]...)
+	router.DELETE(options.BaseURL+"/svc/api-keys/:key_id", wrapper.RevokeApiKey, options.OperationMiddlewares["revokeApiKey"]...)
 	router.GET(options.BaseURL+"/readyz", wrapper.Readyz, options.OperationMiddlewares["readyz"]...)
 	router.GET(options.BaseURL+"/svc/log/checkpoint", wrapper.GetLogCheckpoint, options.OperationMiddlewares["getLogCheckpoint"]...)
 	router.GET(options.BaseURL+"/svc/log/cosigned-checkpoint", wrapper.GetLogCosignedCheckpoint, options.OperationMiddlewares["getLogCosignedCheckpoint"]...)
@@ -3625,6 +3705,348 @@ func (response Readyz503JSONResponse) VisitReadyzResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeysRequestObject struct {
+	Params ListApiKeysParams
+}
+
+type ListApiKeysResponseObject interface {
+	VisitListApiKeysResponse(w http.ResponseWriter) error
+}
+
+type ListApiKeys200JSONResponse ApiKeysResponse
+
+func (response ListApiKeys200JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListApiKeys400JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListApiKeys401JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListApiKeys413JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListApiKeys429JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListApiKeys500JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKeyRequestObject struct {
+	Body *CreateApiKeyJSONRequestBody
+}
+
+type CreateApiKeyResponseObject interface {
+	VisitCreateApiKeyResponse(w http.ResponseWriter) error
+}
+
+type CreateApiKey201ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type CreateApiKey201JSONResponse struct {
+	Body    ApiKeyCreatedResponse
+	Headers CreateApiKey201ResponseHeaders
+}
+
+func (response CreateApiKey201JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateApiKey400JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateApiKey401JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateApiKey409JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateApiKey413JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateApiKey415JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateApiKey429JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateApiKey500JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKeyRequestObject struct {
+	KeyId string `json:"key_id"`
+}
+
+type RevokeApiKeyResponseObject interface {
+	VisitRevokeApiKeyResponse(w http.ResponseWriter) error
+}
+
+type RevokeApiKey200JSONResponse struct{ MessageAfterWriteJSONResponse }
+
+func (response RevokeApiKey200JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeApiKey400JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RevokeApiKey401JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeApiKey404JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RevokeApiKey413JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RevokeApiKey429JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RevokeApiKey500JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12311,6 +12733,15 @@ type StrictServerInterface interface {
 	// Readyz Readiness (the primary database answers)
 	// (GET /readyz)
 	Readyz(ctx context.Context, request ReadyzRequestObject) (ReadyzResponseObject, error)
+	// ListApiKeys List the caller's API keys
+	// (GET /svc/api-keys)
+	ListApiKeys(ctx context.Context, request ListApiKeysRequestObject) (ListApiKeysResponseObject, error)
+	// CreateApiKey Create an API key for the caller
+	// (POST /svc/api-keys)
+	CreateApiKey(ctx context.Context, request CreateApiKeyRequestObject) (CreateApiKeyResponseObject, error)
+	// RevokeApiKey Revoke one of the caller's API keys
+	// (DELETE /svc/api-keys/{key_id})
+	RevokeApiKey(ctx context.Context, request RevokeApiKeyRequestObject) (RevokeApiKeyResponseObject, error)
 	// CheckVerification Tell whether a namespace owns a verified domain
 	// (GET /svc/check-verification/{namespace_id})
 	CheckVerification(ctx context.Context, request CheckVerificationRequestObject) (CheckVerificationResponseObject, error)
@@ -12563,6 +12994,102 @@ func (sh *strictHandler) Readyz(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(ReadyzResponseObject); ok {
 		return validResponse.VisitReadyzResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListApiKeys operation middleware
+func (sh *strictHandler) ListApiKeys(ctx echo.Context, params ListApiKeysParams) error {
+	var request ListApiKeysRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListApiKeys(ctx.Request().Context(), request.(ListApiKeysRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListApiKeys")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListApiKeysResponseObject); ok {
+		return validResponse.VisitListApiKeysResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateApiKey operation middleware
+func (sh *strictHandler) CreateApiKey(ctx echo.Context) error {
+	var request CreateApiKeyRequestObject
+
+	var body CreateApiKeyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateApiKey(ctx.Request().Context(), request.(CreateApiKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateApiKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateApiKeyResponseObject); ok {
+		return validResponse.VisitCreateApiKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeApiKey operation middleware
+func (sh *strictHandler) RevokeApiKey(ctx echo.Context, keyId string) error {
+	var request RevokeApiKeyRequestObject
+
+	request.KeyId = keyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeApiKey(ctx.Request().Context(), request.(RevokeApiKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeApiKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeApiKeyResponseObject); ok {
+		return validResponse.VisitRevokeApiKeyResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -14640,387 +15167,401 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P35ctvGtjgKv0oXzzllMhukKGqIJdWu31EsO7bjKZYcJzvyEZpEk0QEdjPoBinGx199D3Hf5f5/H+U+",
-	"ya1eqxtogAAHibIdb+7a5VAk0OOax4+1nhiNBWdcydrxx9qQ0YDF8PER7Q3ZI8FVLCL9d8BkLw7HKhS8",
-	"dlzzx0k3CnseGdGbJh2wf14m7fZeT6kIPjC/VfNqsjdkI6pfVrMxqx3XpIpDPqh9+uTVHgkuQ6kY780u",
-	"xDXj81NcDBkZx+GIxjMSUEW7VLIHkkzjUDEyFjLUzxHBe4yoYWh/6InRKFSKBaROyRsh1SBmkrw/fZG9",
-	"IpPekFBJ/N3DnR/2vt8/e7j/0D8htCsZV2Q6ZJyoISMx+zNhUpHekPIBCwgXahjygUcoD4jAZ9ioy4KA",
-	"BeT85xd6drtOj0yHYW9IhlQSLkjMxlHYo7LRIueMByRUpEt71yTEUfzzSa/pHEgTTsRPV4C3QkSfUBJR",
-	"xWISMxp4RA1jkQyGhPIZCblUlPeYR5SAn8l0SJV7MtNYKNa65LmLYTd0NI703TiHUfNqY6oUi/U1/M/v",
-	"7ebRafMJbfY/fNz1Hn7aKX7xnzWv5IIfX9BB+aUyruLZA0mCcMCk8sifiVAsWAwwn/SSYjpiyoDnqXzN",
-	"Fwyv7zdURCohAgLnoH8I9BnCkby7eEQCOiN1/7fffvut+fJl8+zMb7TIK6HINFRD4k9YLEPBr8IAYDk7",
-	"qE67c9hs7zXb+zWvFupZ/0xYPKt5NU5H+gEqr0T+lPsiHlFVO64FVLHS01qODqeklz1DlH7I07uk5nop",
-	"l1MWMwCukJNQyUq4Qng6NlBOAxJKIlk8YRquoxnpzghNQZkoDUcakDUU0xkLyJhKhV/j1HVKejQZDFUz",
-	"GVtY94iIYQKDwo0WeR+qoUgUCZUH00oyojPSZXZumNa8TpKxBmQ9gP417GnUt79FdEC6IuEB6bJhyANS",
-	"7xCpXw9YnyaRarTIKZnQKDGLDzUSKkLx1PSflOy324gLcIN4ItkVlh7cZ0KcMzGiYRkAcBJyPTZTJIBn",
-	"SP3Z2StJaMwI7fXYWFM9TZxUEnMW6PMbJ3zWEwFr5EHYfGr1xMiewJiqYbZ/HL/m1TQJCmMW1I5VnDD3",
-	"AEb05gXjAzWsHXcODrzaKOT2792ybT2JxehMg//cxh5zFYdMkmSs0QNoq4gJ7WtC5yJrGRruNtu7FWjY",
-	"j2F362Dhs/5LqnrDEnZ3WUMGZ6gCMrnLmo9IhCxCA9aIBgyRKDSURuOWCqMIH0ziWDMZMwyps0gysr/b",
-	"KVzQZa190949avc7dLfb6e0F++ygf9j+fvdh52iP7ncPeofBZa0Kep/1m7iPivs63C/f/CvBWcUBnHKi",
-	"CTrRh0ooJ4zGUchiQ3VOCCUj/SIZMCXJXnu/tWBteprFC9xtd0qX+IqO2JMwUiyeX+EbGquQRh7pUcma",
-	"IZeMa34/YUTPbJZXp4pETJOvPX1pMe1pftJoVYAQ/KdqjZ2HOaDfq1qwHNMeexaUUXRuf74KA1L3gzA4",
-	"lpPecavV8huWfqbPPJAabMJ+yAKD/3mYsW8fPE3Yox/fPYxf/nHz+Neb8E1ydvDDWTmeuwvYKLanG3/L",
-	"+l/3zje67Td0wMpAc8AIT0ZdFnuIQbtVEDfWA7grMCwN5ksJWMjVoZY+RvQmHCUjjTD2f7BG82W6Qs03",
-	"BixOl3ge/lWyzGeKjSQZs5joVSxa4ZXUA5Qus9Ness6lC3zLeiIOXsFs84ATw68AGx5JePhnwqy4E7NB",
-	"KFU8a5XfOL55ZXC6+s7/M9YgW/uPnUw12sFf5Y5mVTNYGq4UJ6xeK/5eutoUACuXiy9vdsGgUJQTo4BF",
-	"bAAMGJGtR0FbMkpIHuMsb2pq5tT8PthnzYf9w3bTZVBV24Lh1qA35dzqXMSqhE9r1u4TzqZab+qHsVQn",
-	"xNdT+yAZ+WHgEyp7jAchH5wQXyqqEulr4VF/1OqT1v/0G1UIIPXMpbBvBQvGNXT/bv/EOewAXi0Mah/K",
-	"tnQh1pGPuqwvYrZMQNrtNPeqBCQl1hSPfkGppRx8rEgTBowrTatjVLaMQuaqVqAg+VXnmyletVWh3CwM",
-	"9cSYybHgkqGamOj7VAaYn9AwYrD6nuCKcYAgOgatQv++84cUPCfd6ycDvaqE00QNRRz+xfS6RkxKoPWF",
-	"GUgfp/i0MoLGsYhx4fkTfSW0ChMG5PTNM3LNZi095g80MDi8+ibgHEIOg+mPoBg5OzM/XYV8nKjc1p7h",
-	"LwR+OSZwTyRVw0nKCY4NcyOjRCqt0FFFRkIqsttuA+BkzPYu86ejgKAdShnygcYENhqrGR7hHc/8wjH7",
-	"aNEd54eTfyR4Pwp76lbA07Mvu7uz3EOvPxIzxiShkdaLZ4TdhFJJax7KTm8zOzTail2URKx01RMghVqt",
-	"B9FZUbQ1aP2T9kCktszJA40dD8wuPmC9MGBBA47tzDAVucK5rba1dMS3Bs+rtimmHBSUIOVs0lIkh/e6",
-	"azzVKuf7OFTs61ytlyrF9hI1DXVstuVmi4olmvd25kxPsMInIu6GQYCvrw3w/fRtF+LTMY/JTCRgt+AC",
-	"bXO4fa32p/tPbXUbh38aRZpY0RlMHwicpo42ovz0udMXMdJATXesTSmKxNQC+zMwz9AIZ7/NuYVmhDyH",
-	"4STh7GbMepr7Mz04ET3A1U0wmpLhYTcv7QLW2Ue2anG9+trsVCWrO096PSalu6K10PSzrO2+kPCVUE9E",
-	"wm8nsWQqNhfqqg/juGCVqugAyPj7ZhAMLfB1jc1cqCGLAYkCAv6TBgkEQ+QBNgc3+0qolyIADX+RUR/d",
-	"KZlLRobo/WFonBqEE6aZFPFzViYfpnhDZ5GgwYUQL2i8LlibIx3jGFdKiKsIRskzdGSEXRHMiBKCwCOk",
-	"HoWjUJFd8jL8obGhE4YpQokzaIZAuSVFpA4znZCH+j+kr28hCJqo/UokVG/0XzwI7ygTj51hrozg6x6I",
-	"O40RjI9LzaChJEvtnZug/r61jPpI1glNl5A5CkgkuD5Us8gT6/gjU4quNMU4nKIV4DYv48yNvEx6mJMZ",
-	"MltI2ULvQdDZ3JI/p5RzzmjcG94BBRyGzZDr1/S6U+dZEAYoJ4CdHCT6cJQnGz+DWrUxvfECXGZ6W2ZM",
-	"AIFzdKK943RCw4h2I3ZbLTh9391Dul/3gc3sJTtKyzbwLGFbF0K8pHxmKK+81Z5iqtgV0OgC+boQgowo",
-	"n1kNR25gR2+1ZGkmK4D1W6biWRNQc54HngMllUQJMqWhKnWWZ0ZUPe8712CxUYuHO/IxsUq6iFOdnOZN",
-	"IgrxbeMWESNhWDUdvhKcUIKxKeBjRn73jstkPBaxYsFLFoT0Ag7sVmeSDnQ10iNdwdnnTyd9hMAjRD9y",
-	"TCTjAdA04N1UkrkZNysaaEyBgBYqiV+cC0Wid5LFdxIxE8niCulSj71xwfKazR5IomfVOwxCqekMErhf",
-	"HJv1uvQc0K+fvlQ0ULnm8DIxx506peOfvJpBh83YvK4iIa6T8ZW1bjo2sA2avvQbiYZcjM3JaC64T9OY",
-	"Dlhc0UL2i3HR3VYpyx2jRNWqn0Qb0dT07vAASXqAxqV4b+pbum40REOAhmFUZ1TRcj3H1+zOtyIRRnVk",
-	"FjbD+LzaOBZjFqsQQdd4ttC8WzDbe5kjqfL31CNTGqmXOWl+L3pvsoE9ZxGZc0N0/2A9pSfJbT8VDUuP",
-	"wIhKom+2DxxlBe9U/kwCc8SLAGb+Tj45qLjsLOyDHs5VuusgQG+mY7SnASpENHrjLLhPI8kqybk+i1SH",
-	"swGIzPpCc7/KFjnFQMZ+yCItMdBrlsZRsfiBtFFS0gYpMqplRf00/JiuAM3AsuRs3VUus39mjwJWKhpG",
-	"ctlbz89fv3qdnuKILb/K/Buuq3d1Byl66liZVzGmfeVr6udH4YT5J+a/GCyKgaMt1/Gnn695Nf1Qia/P",
-	"qykVLVvYxcUL/STyCRVG0ZyPrmlUCZ5ERqJHL+oyFM7OZiHMypWpVBAYUJRLSBS6ohQbLYWA0yBgZh1w",
-	"XrhKGsd0VrEjuWQ3m0RBeWziE3fb7bbdu6cfYAGhUaQhhQvONnIOeQryCaIpnuG7uzbgw/69oZNakTw7",
-	"ROd29DcPanni6ziyM+jSB1zzNkKYU/Ca2+XrjLSCVcjZJ+nFjBrVrbBfEJiWkkN86pO3lGffjoAZa9bq",
-	"/vJq2uAu0bPby2YoO9VHQ9a7dsW4akh6P2RgGM55WIiYcmOTc4O9kOEBryo59zRadu4Qqzm5V5s4wqr5",
-	"sStExChfAE7pS6WbB8hw4t7uSm4Q1Jq5OKFN8eH1WaoFxQwtT3toyKoOidx1w6EvL89rd+CEhUupZF94",
-	"DdYaubFbSO2pX7N0tf6tgjvzyngOqrGU8pmWN0d0ZoJAXHstBOYDdTwhvpZA5sSiIoJ5heC2tUS0lVTB",
-	"/C5VVSYKPk4UHRwTv5dIJUY+qYMBF2/R3UkD3dNSUR5QzRvoQN+xkIx0kzBSzZCnAzrHgwFliWQS8w2s",
-	"jIjTge4/6rJYDsOxBgUwXV1dsxkQ4Im4vpsAOUfg3XOvxp/3Wt3fFPLAYOdJN31qHuYVjQfMqqDz47nR",
-	"wh5x9E59JSmbIlM9ETLntQJ3vRq8iba8JacKmwH7oX6NdYdCXF8lcVSKPDEjbKJfh1iHsZCKBSdkqNRY",
-	"5iyVNAhiJiWpB6Ind8yosjUKPHJZew9k5N3bF/lMj8taIWcAhj3e2cF3nRSPHTnpFY6kvf9weTCzCzjO",
-	"AXnObeWPoAyerD+o/GIrwj4oWcD1QAi8oktlrYtwxKSio7FeBhvRMCoXtQQaoixewpK0xGMX/mHZ2eDY",
-	"ZiQvW9+i49iMNmLXqHFiJCbM+QKFVkSU9GsQpMyjcz+iazaRwMVgT/Nnnx6jE3zP2H/n84lSJdUeTA4Z",
-	"91c7zkWHt7JmmvkYq/TSwPXdrqSRpQA9p5Z6+XSKpQakQvJFtpSFe1+snVWEkS1EqFVUtfzRb9hMdpaX",
-	"ePK7ehIzRhS7UUZ46oI9kNsgExtqut8+Oiym9Dhwp38uoftnYXAmesnI2Krnz/Ps2RkJzBN4kAZBxrHo",
-	"hxEj9SAMjqes25g/1/8GK/iNyuHL7ymdnk6nreleS8SDHS53gjDYmezWvOznvTCAHyXrJXGoZjujJFLh",
-	"NZvp5z54GbTOCwcFsKRS6lUJ/pKpoQhyoL785Zwzb713EQvyiTpT1j2ORI9GQyHVf+2dPmw/bB/vT54f",
-	"PX+3233+/PHR4ZP3589/mjyVf5TpC671t2Q7i5Xv4Jf5t5dZl9JbhO2ULmDukOaPvBTsS9dTao4A16aG",
-	"PhceTfqv/9LAhT8Pgj3M34/QpTx3mHe8n/+4ZrPmbtktoVzzE5vB2rpUFnTHvw5fXg/pr4Mf/nU2Eers",
-	"+sVB5+D7Pg3/UuGP4aPOz+qnFz+Ou5w//lHRTiB+KtUcjbRmGbc9huUMO0xtSJ57QqXLLr84a+spJkH8",
-	"8OL0p8edbrNzcGhdaPraeCHn3WqPISdvnzwiD79/eEA01zwmfvvGJ/8gh/tEq2Rxj0pGhuxGvxcqWUjC",
-	"uTn6/ojR/lFnt9vZffh99+jwiO0dtB+2H3b7R/v9ve/ZPuvQPdrdpYft/m7vsPP9UffwsHtw0N+l9IDR",
-	"fL5y++b3dvMIspMP98uSk71apopVyukIp6n2kwroxyRieirpmc1gQk7r6v/X9D2tVcXg6YFYdGqe1W/D",
-	"w16WUtB56JD5QlqzDaRfwyzxP7+fNv9Fm3+1m0cfso96VR8+tr3dzvcVB2FDfKsFNDbRmjJEBR0TSobJ",
-	"iPJmzGhAuxEjvuGLmJcEaqX+ekR7w5Az57meCJjfIj/ElPeGWmvAb05AwJmKOIAsiL4zoFbTTeAUaJxF",
-	"khCwlbzEj/SDn9K4puJWz8CVg7eNTm8TdtQqOy9HXChqSVSRKRTeiAUfeBCwOGZCi5O5yy0LV13dEgy7",
-	"LsPlbKull3kdYtEIjcL6Sc9eFO3FQkoSs4hRySSpS8YIqG/wnFbeGsfEzzn6fVLfb7c1MKRJNF5a3CNG",
-	"wOnGjF5LDH7TpIn2FOpHcRKxhgd1KYrRCNm4Muma6idFb3fqyYf3Z3okN8AHhtg9JrwQYwMu/2UxNh7x",
-	"04B/GGjPhHmWBtrrx9OYEXh8/zjLEyPlUcOFoGEPPSxEAzY6gk2NjzFVQ5hgPvjZnSozOeMcJtNGv12Y",
-	"ya4WgqtiqlhuHCeA1RxIN1Hw8owpO6qKKZdjGkPhjkgMHkiitFBL5TULNLzDZeRCadw5zE2UBL54tgxN",
-	"ziXOeDAWIVdw0CMQKmBgY+WDoQ+Os/2aZCMkvObk8TU9gM0SgteOcuUOliUQ6ddLQoT1SLudY3KbYFwY",
-	"shiEDQMakLPRT2JinAsQa4fQXha6Be8e5N/V1zcfMaXHcEMF9ZsdfSDFKMETokmB74Tzwbs2UtQn9QNA",
-	"1vm0C4OUNoASnjT7qoqCbOSNisW4ovLQpUJkn5us4wZzlScQ5JFBjzYfBFaEOZSzbApcedh4WWx9Zbhd",
-	"IWbTicJ1A1A/uPzDXeEce/qRcU1I2MXNyrE5A/MKUTeLInMWxNakhrRceuT8Q6hBLuZ0+qEy9uZsbFW3",
-	"rt1YM+CyqW6U5iucTU1BHUNnlRiTiE1YhAzC/GhfDWx2cs6yF2S5ldwc5u2MEcXbWuLrMwc4V4KCTaOZ",
-	"s2TcQh2SxkEab7RWFjDKj16dcbn04E2ueo6EF08TkjgWmnCqvaChvFrk7Fx8dEsMWisCZyaGFU1etsyQ",
-	"Qv3aWWrZiTpenUq7KYbAFO+6HzPW1HdK9BgEh3Su15lDdMtLL400HSJ/iK6x0vfkRMt4JTo3hgisbaHW",
-	"HOAqFlOZC/SxJTSKMd4eBKwmcalIPctkcr1gqcR4zIITzJQmwOKnoWSlkjpulAXrLOUP0a0CkKUQNI5F",
-	"j0npTFiImBdTSQLBmUfs0lCp7CcSfT0rLPAO/saKkLA/E5awwNdCQcJ5yAf6o16mT+qo+cViWrbiBlBM",
-	"P5WF0svxzYX6RNKZJNPhrOHGlOGEmvfhfIA+XCOVYaGlbkKhaLTOTZoaE+sBbwHdDTR489WF8hVN8Ghz",
-	"i5wDhyI85vAkwwHPxbrcLj6U4zhqr0BGouh1v3b8+xKHsujWPnkfi+4QUPXK6TrykV0PIsTEFCU86ZEu",
-	"QAYUv1jFaPlcdN+KqQnbXmKqNMuZ3/IHbyFBA/E9VNKsOVttK3daqwsQ6rno3o61Z1dTFQ32XHTX1v4r",
-	"PQ/6dFfcVTeJrt+NtYj69i4xbwhI5Vt7hleSYvpGtmeBp6w+kZiCbp9BgqFRNuJqNr/HRdJCLKblpxiL",
-	"qUd2SZdpTV6lyJHl+aERZCViXoxoEFMnf6LiEFYOaYxCqWF3wd2uirRl7pAqeJabA+gXYuDkIiyrIjqO",
-	"hYZspqaMcaKmAgwTaUZm0XAxfypDKoesggC+ffKIHB4dduZn9IhWZQ/3c0QwvfjurKz80Iqn+ag41xqH",
-	"ajZTcazPeC9KZKmLEipzml/Nmer/c0YiRvurn2ZvyHrXYLspP9GIKq0qyHDAWUCyp1vk/ZBx4uvLg4I8",
-	"PuTmKEn0H54pw6qXFUpCBzTkWgdTksRCqBMT40TkCM11Po4wpTKzUHnpaxDaJITCXWltMGbGzjx3YytB",
-	"B02CUIElyoKFqZEH1ht9flkpWD3x3YBGD1hxuHoq8DPXU58MKgt9sAJ7JAykZ01U6Yernki4Qo87+HYa",
-	"pVJ1JAZXIQ/YTfXkDySBJ6zZ0IDICkJbOTPJQ2Tp4Vh4qYiOC/9iGfAylocjrZPW0Rpo4fCBTDPEDBBl",
-	"Js7b0PYMNbPjc1dtrjMFNM/FoHI0FtfJ2DKDx3zCIjEuLd1XNJ+DpzX90hTYDRfkHa2unc6bloqT1zPr",
-	"eCqq+XARfsPD88fyycBKKQ8i5KVz+185aKOSv7yk8fVpFL1lNFjVUDai8TUkRUCp6SpLGe33wRK6kp5S",
-	"WG367pIVryoF6BVrSQX1OC6Um29Gg9sJfsWT23AMjR5+7VtZeCMV+noor/Rr5bYk/YvRHW+RquTVbpoD",
-	"0VzBeW8Xkc246EzWvXfNuTd46/d25VU+1VyYILcbBG4NpamNfQHKuo/HjJfls5TyFHF9J4voK9fOXVkR",
-	"mMAyWcZp52kv1PavDxhnEpKQgSIO2U1mtt2ISc6+1p1tPIypEOSfz6ogj0Q8FrGNJZp/ec1co6CiovxF",
-	"6jp0cm1ETDSWLioYvyTh0KuZmykxm2F4i74qQ4feXTxpPiRafEvVDjh2cAPayyjGvex19tp7nb3DTrC3",
-	"u7fbCfY6e52D/b323sM9utfea+O/HQaf2we01M653C6+sRyZpVbRNWpZlxlQRX/ZQt/AQ64lFOTWFa2C",
-	"JtsgXeVhu+3dmzVx/Sy29I1sU+lSd9cXO1OvhLFTFp0WNhXOBe0cscgQoNoume2yuPo8aBo4nLs4vBR7",
-	"+wupbV7qXZrV6VBiJLq343yv3KqNpdwki+iJmYpDNtmM0Ssd1sDHytHi2b7NhVSHjW+EoVRY6+3k6+Hm",
-	"vWNjCTV/5ZTZ9oiIAv1XRKVa2brtoPBCy3YOuapRqnCAztrxnFYCl5UQJQqlKUxR6FIAQ9wRY3KAW4U9",
-	"9qENI48j9pZKac7vx0vLcmABIiVyRMWJDIN8XxFjRx4nAahEPewpEV+l6SdLJZBbIugCPzokcl0Vg47H",
-	"WEm+5tVsXhaQ6j+K+mgx5no9tWqR0V2zh5UcD3OiykK37H1ocpBSHo5DfZALErLWi5mpfC5UUfmJbcLH",
-	"mbYvSKvhFKSEsmXO79/LAbYTEOFAm92K5+BveullqvB6zlAX45+GUol4Vk0BT6MoldIBhR/IHEm4q+PE",
-	"Xcx5MhrReLbE9L9RimenXEL4rIV2iMeF3cwwIlWtFZvzJWnKV4rgS/FsHoXKkWY1E9EbPGsXCJYIACnc",
-	"Jxyu/b7Afz2492q4nDXUukpUyY20AHPeWMWzJKLfGmyylBfN43lvKGLoTHfsOBP0wF4WAf4AM0OAhgl9",
-	"0FlHEemZtM5xJGYjxpUmP0xNRXxNrDWImjKLOG2F6C7iq+AektPWNcxk3CG4ux3AHMSVY3xZsxSNPeaS",
-	"ICwshwP3JdduBfR92XKdLP5F85o0IkxcvssiDhflkOVn/SnkQQpH7y4ekRmjULsXK3q4gf9Tij3/8ss5",
-	"n/TwxABFOu3OYT7T6nzSq6fS/v/aTf4vvtOAl35vN48+fNyv6BGZC/1FepeHJS8H547RogglZYj9ltEg",
-	"5EzKClc3dpqFuh/mQS9zTAFRtA1vV7QrQ+OQciDBcSrCStypTGFKXJumNj3B++Eg0fQGFldvz3XttVH1",
-	"5d7JtE9ZuzykEOe9wsXPLfCpmGJeAMpLIxIq0/UUvNtcTEkdlUmtR45j0WXmGK3/13Y5XX91laQ9Pc+5",
-	"9ZfDQXmBrLQL22qWei/LD8HGMhq1TKUU0Z9r3fY5LC0F83vJ77eoU7gu9Wfgtgwn7CoNMl1cYV2f+WP7",
-	"0rkyRQhWpPe547mdbbvCd3NR6NVom6fdKhZ4LVO2U0JtEwzpdjXXltdXvW3scfrmivCBT6eAcZtSSWtA",
-	"YjrP/Vsg71oDs0pb2YCjYV0x2+07WhUfXRotXQCGfHm+fOG+vGMiZf0GHub9DZknwtK91OuwiiMjZ5y1",
-	"qysSN+uvcO5ykfOilNiVRykBS1HDtGYjMlkqMa4tNJoHNkc/Jj4W1Qp8+3PGfPSD5leP+OxmrO/Md4eJ",
-	"wglyL4jAybbiQ2eaMZUQOws9neEJWJvfIs/g7YDF4YQB1wTJRYMujma62ogJNHA3gTxGgcnl9+UKy3o1",
-	"mcgx44ExEMDKQQ6FlZdaCvBcX4RSAaVZWPwy5Jqbh1jDwBbArJsfoQ5cY8uvv1Z+fT/1Rb9O9vD5qfja",
-	"tDcjrBukqNV0HGktQE01dV3XL2ww/y5O4ayic6ke+NZS8A16tHBMaLKzqiPYJXGf2QV8B8F8eQaeRfd5",
-	"uZsO2BX2cF0RVbMu4Ks9v27d6yKfKjGG3p/cfasao+B61seysuMe096yg/lM6XkFqbMAHgsET7chcyog",
-	"ruWZt5vNH1ce/rxch/lFFcsdzF6biAFuH+cLtWIhHj17Zpa4Q6ZXkfAsJnryPqjeUrE5PQ9rzxyKKEhL",
-	"F+sjMNZ7kE1tgdIo7LPerBcxU+TGtEeoJ1yFERZCkUNTMr3hmV4JHvFTcdXXYiRM2Y0Y1NXNxPJ6P+Q0",
-	"aqwt91ZLu+vGAeWP5HMHAd3ZDPEZyd02VGm2pMRyUTxMyec9RjTloX7NcCZc7p1jmUow7/MGMllrWLn1",
-	"2lL8lezXX42Su6a++tUahr/m+Oi5ivhlkROA0anyWOH3sRaTnIxh+CvwM2v1SbhiASR5zbBOeBxOqGKN",
-	"dWtb3MIQfrjQM/tZOMntbNumpP9Gi+l/UxaKW9uZVwlv16fv8LJVTBrWZpFGszs4tMiSkcfH5VHvxT7E",
-	"ZfTfLTWPfdSqvI8brTVfUTZ+Yb346rbKpdS2UPS7emOWh9+1Gvrcca9fFb2E4KxVN30OgBfWUa9QwQx5",
-	"zs7vXoSRpXZ364jIW97h25BJUrcmKeg+8rXZ4L9u8aS0ucibmEGIuq3UaQ+11H39txcNtpz+2/RFLGTn",
-	"5f6IW3DwUqfEJtj5Qoq5to/CYNPdvBRGd1zKL+6FS6zpqzBL+RLeiiy0fWlCzt/FTWF57doS0EJfxe29",
-	"A+56vhIHQRpvv6btP93KOub/9KWlGHMLIuF4AZzyAyVuALuKu9GTVXwBqax3L6SlwiFw6jbzQ89AuaXf",
-	"dj8OOQVXtE/qAYOPbpPE41TA6VGuBZkuM71xRWyKhweNE+LTuDcMJ8YdQIMmFKdAJ0LMpBJxNqR+vOAi",
-	"ONYyEtSGxyElVq0zxTcLsUDm3YJbwbgT7G60MmaWtNSxgMta37VgIO+LORe2ToKv0UnwedwCeZhd2zGQ",
-	"Uoi7ugZKcOdzOwdGYsLc5kurI7B+M5/sXNlbrjrxD3+6wtGCq34sRqVV4B3V0rwiVRhFSyqX2GEZX0d0",
-	"sG9h5qpcr9NXrtEANgBYXYS6RVeuVAYpnXh+M/OHsuwSqk58NXhaVRgxzRjTaZvufm6LX6XAveG02XPo",
-	"9bO6zIW9gY4dyWpEVQ/Yd9rdnQdkaE0ko6yX6x0SKtNVJpFauYaoDcio7BYxNq/cgwIChL3CkwYCctnJ",
-	"eYTd0J4yhTJ32+0T0mUzwU3/+t12G9sTIdeAZ1e1IDmvlLRmpJFkGB89EjHTs3GYzd4oLBTNlXocrPMA",
-	"jc0ws6msOfRiULQnlF+ZuRL3uBfCrIaG5W3/DcxWg+LfKNb5C8YuY9XaTdbYWuJMuI/A5w00ENhm1Hzu",
-	"WOyilD3XcDdnGk0jtJcGXJdYONc2oDoR2oWkGIMvpQRMUSUXp5oyajKUgzBmPSWsY2GeeqWnIXPs7+gW",
-	"mbBpCGtWdq2939nbu8VQrr0rHa2zu/ZIiWRxYUmdu2XR4oiee265BS8OVoWrWywujSOqoEeNBjetd/Vu",
-	"qWEhmFSJN2/mp9mETnVx8WJ+W+fQ6UuSesD6NIkUOWy3K9KZ6Q1exN7uwd5hu91edsEXdLCWoTz17S1o",
-	"1nVPxl/jwUpvIOe6qurZsp7lt1gTANw7JYbXJQZVe6iryvW5gz3Oiok6PmvT0FUqygMag+P6dlCdu/DP",
-	"bUDNuOfciby7eOSR53RCz+FL4ivx7Pz1OUxVb/hQk5bUR2EUhRLQgYxj1gs1+2jko+E67c5hc3e32elc",
-	"tB8et9vH7Xar3W7/y8UXl0WvxpLfAQ9Ky028xWI61TXK+1qq9xaUFEamlumsx6alB7Q0VsK2h6xTRSJG",
-	"JcRYYj/2kLsT7c43489Jvov70WeP3qlW66p9gi8vz2vVDuWFcHvxAiBuDqbwYlD029it2GbLX/xKbqWm",
-	"rH+Pq17ABmTehZeIfGCD12hdKX9D3FohUOYueOOatl6IQbkmH4nBoFiVUiPzaKyOsfb5lMqUYUFbrulQ",
-	"jDwwZ3hpkncMxoKNqf4VWikGK8wVgnONkRYgUjGz1C8VZ/C3TqqwNYjYiWXS6zEpF/eWs2dn7BjzIH32",
-	"7CxfLFCfcHrkpSFW6Zgr14Zzjy7/fn6F6TYLGpo9sQ/LAW1lL18O6CIxqPby6R9vZSbXcF8iat6jZTJn",
-	"aL+1sl4yioensKINr3gna3mx5i7HUARpW7zzhcGya1zOUq9WAUA2KqyW+FNKbQbUFP0nYUYJjwklZ6/O",
-	"ycWvF8YaqokheXpx8Yb0w4jZhvD65ECBFFzTTts4vC5Z1G/awRr5nrUpeWFR/yoAZyV8HCo1dso8wkiO",
-	"J6aM+MAWZ2ew/LszXeyJ38TTKMSDeFlFQTwsWw9kqPkHjRKGvZAkm7CYRovcgFX9FBwZtHNwsNl0mOLY",
-	"efl2jUDrSkCbzRWaT69j6Ylnfi+k48cl5efT/iWGd8wWmLKuDDuIHaqwCGsrGkJVH0Rx/OpTyddYWP1I",
-	"EOmc88iVXVjhMIwN9H5OomLwRceQD+Rc5yDwzdxR5KI7VzoMYwK+r+OoGL7iQCr6B6bp11ktTGz6tXuY",
-	"tUah5N27Z2eT7z0yZDeNYksUm+zV7fT2gn120D9su3leQb4AZfvm93bziDb7Hz7udcpqTHq191T1ho9Q",
-	"VFq9Ty68dZ50XQ2imGUiWS9mFTBwbs1E71l3KMS1hG6HmnfjW6Q+HUrWuwKijO0CGx6RQzHl2NtI8F4h",
-	"xxBfeNn/6eej+OGPP/32Z3wx/ePdm7OHz168+dcz0XlBX9Dz6VK+a1a9SnNdaJcvnUNI1Yn8ZlrFc17V",
-	"7IYS7NxZ305yyV10lcTiTmOm34ioApOfsSjUCMzW6tNaePWOkQLuaLOVQwWy6TfXwjW/klLlNjC/WvnV",
-	"iq8Txkt0VfOQo1A5Yr358RatEnANVQo+K286DMWhp4wrMo0FH9iW9CBTpSOWqoZY3LssiUeDBvz6QJIp",
-	"ko1mGGCpaElHjAhuokLNZkvH18JsIq96ImBV1WZ7TK/vgURpGF84Ie1UIgxCKAfuaHtLtKF0T+k91Ao3",
-	"kl+XPVb39CtBqCLWF9rMh3zgA6lMwYb0RBLh8rssuwpbkLazT4YiieUJodCGNs5gcESvGTRk821MMPSK",
-	"dQX+NLzWzF0q0s+zjhJGOYWIkhxtresligQ72iJh3VxOnFnwlQx5j23YV740lGGl0AHnrvUrzsks6aBR",
-	"8SuccGqKWjrzhX5Qv4aId5XEFeFL796+IKZKs/4YJxEjXB9mFEropUqoSlu/tZaz48JGcwt39zjn9ndX",
-	"mjn7c0ah/K1XY5izhjWa42+SbxdErRWY92b5lDv0+tw79/YmGHjxOFZi4rlVbPh8LkoLzJsWCTkyBuDL",
-	"gMBmGnDuiSGjsZzPSXFq40uihPBcRSk3wHxVq9tbmo18/ljzjop4RTZN9RpqGTOhnIuE9/RGtc6k8T4Z",
-	"o5PYxtSEQbql0ThRzK1DpQRRcQLty0vgJc1AnlvudciDu5nW1ws8K2ufIFtL+iBU9j8o3HKl/MIqe3zq",
-	"g81ye8qB54RIxkguVQh+doLTGlVW+88d9AX3OUfaq+OzDGiU4ilC5hs6iwQNlnTTTeE4FX8wUcp8LVuj",
-	"oOHZdPISZXZIx+yW5N5FuFU5fXXUwnsts1Z1slgh2qCyeYZ/mbTbez19QfCJtQxrhUiI1Mr+QGKeTVZ8",
-	"Ccomz79tQuj8UnLVylTR7DvzhoPZzmPpV+5TGr5zz8AX9okPK3bgyE7bKxFPKviEvknWS+JQzc71TSNA",
-	"dBmNWXyaqGFpC47TN8/INZsdE19Oelf6YNHXSrozsr9n7CJJHJHekMa0p6BzjtmfLS+t4Y8qEZO6HkQP",
-	"Z57wAckB7ECng6Vk9w/G+k963SHvCxCtBVcmPtyUPqmNaMgVDTmL5X/LSa8VcvC+256qxzU9pfPQXNxz",
-	"7RTrCPYMuU+jGVvku+9Sg7P87juIbiTffZeRtO++81zumP4ONE7/SHlwyVEhxKb6PTFiknRp79pGK333",
-	"HVSY+e47EwrOZ4Iz0qM840rHl/yS77aIotcs17zIcCrjs693WSSmDRJyJTTw473jPBC8HunrENI6+T2j",
-	"qgrOLjkhZGwqVNRHoZTgw2I3UE3cv6xd1nyP2O9xYEn8j598D0tHSKgZYUiobJxc8k6LSBaHNAr/0mwV",
-	"l/H2ySPy8PuHB6T+/Pz1K/KIcsHDnn4G3TsIl8caRCSRIjZA9O7iSXP3kGjFlCQ8VNKDBT9+9PLUREKZ",
-	"jAVNTaRHfD16C1Eo7M98gh8Jkz06DvlAr2+vRYZUDuc6Q8M6f3hx+tPjTpeA7LTXaeqfiEjUOFHAp6Zx",
-	"qBgxLaYhy6BHJSNDdtOClaESL5NIEfZnQiNJfLjlFt6Y39I3eube3rEjivkur/GIA62e7T2V4thVd+Zl",
-	"hC3Hi/yTS55KZ4Uxc/HKhSmQDXhE0UHV0B6yd++Sl65nxJR+X0X+ifUpVM1fshgnstq75LmlmUifZcsi",
-	"S1bVuuTPuAwD5lS/J755yYfckWhKZ7KiR7gFp7pfFUbnawjL53obP4IciimYMKgkxRblVJmRH0gXJAFY",
-	"HgOqmpgcx4VsbCIUZOBwNEoU7UYZq6375pPvET8PHeQfZNfTr11yPIHGCdEELM0XlorOIK0ZRuwLqKOa",
-	"jXgVBnpQKq8E9xstkhozkBa8u3hEQn7Jl4Qrtoivb4Rgc32MWpQtgtsFWSiUBIiFoZe+0YcQhzTfYlxl",
-	"bWJTjoXM5kpvc3/P4U4NOHn9nogN2TkmPwDnIUYiYDMUCPwWeYOcAZK7L3kdL9HDINQU+KRn8ncaSKI1",
-	"7R2jb1ivROtZekFwwaHETrUjzWq6jACzwlTxKOwxo9Ia1nU6pr0ha3Za7ZpXA3MH8ER5vLMznU5bFH5u",
-	"iXiwY96VOy+ePXr86vwxvJO1JgUmWGBvjhB7XNtttfEFMWacjsPacW2v1W7toS9nCJLCzpDRSA3/0p8H",
-	"ZV6VU1C7Jem022Q6DCNmO+/1mJQkTrg8AdulYFh0SInEZhCY7lh4ECgvhII/C2rHtadmVgirAaUfVtNp",
-	"t6vk2PS5nZdGd/7k1fZXef4HmoZH6ld295a/YoT5CyFe0NhM1Tla/t6FEC8pt2F8IJYcrLLEZ1yxmNPo",
-	"MZhnXaGudvz7By0OmsaitRfhhHGMrVJ0IMGUNZOKjWof9Gs70I1r1ds0Ivw4DvXo6YUZU4smQJqxpk3F",
-	"psLiskcO2nsEAi2moWSkrvkn9CUzXbpiZdI2h4kKxJRrUpLZcIx0odbuwZZL8XQao40MUSvtjabV/4X9",
-	"0U40cqfTTkGaSpekyR6NIqJ3AYiuwiiCyWbHudOTLJ6AIRt72MkysH+Lt1MO9VoONtYQOobZ9Xs7f0iR",
-	"j/5wmuClne+yRned+dZynZXrL2Sd+0BCLxoTaDBrfcNop99aYZXnLJ6EPfaO0wkN0W6/CGPTM0WXfBWy",
-	"NaowWk56O70h613ncrt3Prqy16dKhL9gUQStjCC8Ki+9QPt0mmVdYKQRBixBBfcWeSIKLz2Q+jUWw0Np",
-	"ucMyWH+k1+yGkgHbiemIKUitqogEyB7ZeSS4DKVivDe7ENcMYwGWvJPqds8CcK3fAtFWQ5W57aXW6xLU",
-	"uSgGDqJX7tbI1N5d/so7To08hH75/VVg+4mIu2EQwFnX9tv7y994JdQTMHn/jXhripsaO1LkoEtRw0FR",
-	"84WDoqCUNHNVOMaiKlbJBDR3GdoONNMAtGrNoxGM+ypnb4YT+EFg29DNQHN+lhTW8qYqFSfs0xxO7W5s",
-	"FXORgIsxSmtHTpxliO3YjE4GekjNqw0ZDUwq5/mk13RoShOJSsWazHslROjTZ0XaFTDjkeD9KOzdjc/u",
-	"HqyyOpmMx2DBecmCkFrn7RfDXwRbF3MdFDWNRBwcHTCuUYs1Ay6b6kYVmOjOR8Tqam7ql5SL8bHvH+LI",
-	"iZVGaSSFVgVteViK+i4ovyDK+sbFnK5A676a3fo2vNm3rVDQzk6jhGGHgSy2mlDlhBY/kISO2Q2py2Sg",
-	"dX8WkIuLF2Sv3SaycaIx4pL7acS0jxKr8Zz7VgdFdRkHRI15pzVlUdS85mLK9THma8yoG+Wf6EVwIGqX",
-	"3M9FQ/st8oNQQ8IZy0VBGyHcWpH10qNITJtRKBWIHZfcrwjo9rVegn33iXmEDLT6qQSqH24Ieck5eyji",
-	"X/ISQQbEfWzJzwKts8SMgbIERshjY5LBu6j7eu/2CpQYk4hNWNTwNOPQT6AhLUarOeuLWL+j5T44tIZn",
-	"SgXayYN0N+Ypu3+0yaQvepfc/FHcWaNMDvvRrOGMy4sb9fmFsOWPYxg+PDmfZODCTJZmQOoW4zwyZDEj",
-	"IrYgpVEMXBChHgKMOpnfoAR/a6sqR2VlpubX/OxMr6UgONjMHsx60ICbiRr1PvYvKof1yp0ULz+3jSUZ",
-	"AbcUjI0Gmiv1Do7DjCCfzkMz1qdImOuozCB7jT4TxQ2v0szjRqGdLEez/vlz52bYGz0e0F9fDn47/4F3",
-	"O0fXz358O/nXNBfkkc+zscgJFN2QGlyTw300q2E3mC5UPBmkGkWSUHY8d1y2yx8isAFks8IKOZsWF5eS",
-	"NXc9pUNmQ93qfD+tbIywhOviRq2lW+E5G8V1Dhy/OZ3rs0mIX0rIs3CQ5ZvNXzeklVkMzaeXLVLaBkxV",
-	"yIKVIuBb09dJoQLCMAShCH0ZlveLFhQMOMWgJNyOFgOQFzU8IoXxKSjwF3eZlQJZYAJjVzXKnJD99j5a",
-	"ebngDCI00nWVSwrqSwkJ92mpSbe1lIqgiG1yLfBytiaaL4z9bxkNXAXvgQPEJZi3CNv/EF1ZbShNrTIP",
-	"JAlHWssl+gXPYjmGG9WpIiMhoSpiA/0JIgENIIxJLKYEIuzlvB3nRSjVc72Ae4R0Pf4yINd7+rxA/XeD",
-	"OH1TTtWBPDgstC/oB3Y+/iG6CznIa87ydQ2KAJfyBwS5Xa/dbjuw5dB1pzbCkErChR4B30cmErTKqPxz",
-	"0d0MiS8Fr1RjGVM1zBQWPJZa0Z5YobYc7i/LNf5wv4h0BlEpK2DTZ+YQ3zq9P+UOMjwAz+0gZtJEGqdI",
-	"sBAPIzFAl9lYhAgK5c5w8qhz/oaoSAya2eOkLuJwEHKPqJgxIsO/mGdCIiHU7fDosENiISCDf9iAnEwt",
-	"m0lCcTzzBReKWVSEejIPJHkcdA4Odo9MKEu61ms28xst8Klj+wLzBiC1GS6jB+5SR2LEIFCvr4x7T6J3",
-	"Ep3wssIipF6IwaPsgJZikmI3amcc0ZCfQNSNZOqfieo3H+YzISLRo9FQSHX8sP2wbbd3yTuX/PrPo+A1",
-	"/3n6fvLi9eHTX75PLv7cff7D+c/hbn90ED/6h+Jn/zp4exZPXl//85Jf8v/3//9/kfLhyOlfe4M46ox/",
-	"6z761/uHb188/uPhNJqdBru/dbpne3uv5MM/+H7YOXrZ/8ck+nN08PpA/vn0zXB/pn6Y/PDndZs+fvci",
-	"fqWe84vk0aOg/dfTo9cX/b+e/nQz2P8nnFZGI4o0p5QGmAvKrqXgdngE8T6PBFexKElu8jFQ1SMjetOk",
-	"A/bPXb+1eBFbD/x6HvgLiPZQYLwp3lVahTCmXI5prPmbRj2Hvui/CrQl44UL5cmUXDgvEIgZzYJlgMiI",
-	"PtAZ4uuv/dS6lPtJCZ/UnXRX82woSVsrvzYkVQlNSvZtfI95Ci35OIiI8b+hzMp8pwfkQHE15XC2f09i",
-	"BGzZXI2IAk3bYsaqbKF6jwsFizXrti5bkdYIFq9IiQ2u5z4lncJ1VpC4OfjdhgGtS4SgQzRK5YJnuF1G",
-	"ewi7UYxDRwNwByyhRUjTmisIPBdleI5rUnjLNtruz0TEyUgvcBoqzqRkktiZSD0Tm8yvDa9c/jl2ZB/9",
-	"NVVJzHLpJlBv2ozywM4Bj+1MdkkUctYiz9Cl2mXQ1VSpiJEuG4Y8IH6JuOenkxKZdEdaboJJOJvmdi1A",
-	"pMq2Z91HtHc9iKG7AHkTiwnDMBAsr8LTpIds5pD3okRCSJZ57tP/0cTin698j7yCSVJBsmVUtxCSl93l",
-	"DKHJlJYUkBzjBaCLEBIg9X7gpoyily58EZ3Gq9hKeqWSnp7YnGLLFtQS8YBcB78N96enp6enP4zfjLq9",
-	"yUHw62/t73/+qXfWfjM4fTHsdS66N7/sT17uJY+uDy9+/ePX4U7w497T50cvTn/b/Sn55fDPH151Tt/+",
-	"+HN38OxwOJTjX29O/3kr2TLFua9euvxWFdPlMqWDxel1dWeEOkQ0o4Ip2i4k6iU0ZTVBkyZBqMiYqqFT",
-	"TNIk70aM9tNOxQ77md9GXcTGCuVrquV7869RBQTNmEBxHD0+zYuT89ALFNDnQl1Bpnya1ZlwCDBJaa3+",
-	"FpsZn2SvgEwUO9mgNsvPvmXTMbgwTZk1a9OLnjF1DMSbgiJtPCh2PBGTukPmJckmsiHj1MS+g2NxKmwy",
-	"PCSNNcD9FCrCNPwYCq4JWKaW25PDA3UFdPji9sL4Mwsq9yWKz9cWqzDwZdnT1YLvSvndywVwOE0ltCw6",
-	"0bdojoCE3DNw0YtCZmUbaGChvytofQaGSV0LZNSiZorEHpF01miRM+w9cFx+MyDZaM5+WqXlmRs2Sl0M",
-	"/sMcTpghtLRzjY5FNRV442W6heltuoo2sfv5tYkMHitYWnZbd9MkvkWGc++qR4HIrW/6uGaLTR7WwmkC",
-	"oGIwdeY4YAb3MuUr+iGEYqhxIyLKB5ACd7MzEsGOTEZBdwcMqnWT4Y82WjRr/CNN8QOTbO5LY7jN0v8a",
-	"LfIWpScih1CzCtL7QpWZZGxQogdsJEtrMpZV7KavGS1Ee0LyXzwxrv6e4BPGQ8Z7DA26xk8Dx20yjIwE",
-	"rxnENZtVk/afTDv6FQX2VST0f/SCQ7bXP6D/OP112o7idvTi2cFzefP48YsXYefN9V7w16/P9mdTeto9",
-	"vGadp3/Fz39K3q4vt7rXv7UV3MZgWYZAa2GqCiO281H/e6X59GIBElFTPwztjjMFH7+qD1k4GCrysEEi",
-	"k0I9IiJRJOGBEXDGMeuHN45e7LeIn84OAg6yP5naXN+9fYGiKopJfn7pvkdkROUQVPNelAQsOCb+xxef",
-	"dj6++vR7a7zz8f2nD5jXbZL+tVYNOVadg0P4CgufQlQuefj//N8vTEUBFpBXRmKzPpX3DY/4prVnfvw0",
-	"J7ub8MBOEDE6YdJDwwIl3XDQZDwIKSe7h81uqEgEfstMGtaiscbURou80kvWYqNiYFEYxCIZSzwTLdYE",
-	"4SDUpJFGEeliaAE0ETYnbFMh/Ruf1P2bdnt356azt7/TPvweDmO3s7ffPvy+0SLngvg/Pr4g+WNt78A7",
-	"nb391nhn93sf1ljynD2MdrvtQ1Q0ND3QMGFkK8h5Dk4KshbIw3jVqaipIUqLWHDXkg1GUJDCb/9X54le",
-	"y391nsBq/qvzZPd7v0EGzOSGQvFFUwwR0kf9m6ac9Joahpqi30TAAmMZsDSIESlMjRoApNMXwQ+WU389",
-	"Zvz0zTP8K5OObetxKP9BERIbWsjrJ1GEoAY1QGzzcAwb0q+BCQeF0Bmj8Qm0LI1VSCM4BPxlFPJEMVQD",
-	"jCJDU6c9qi8UZ7G6nMVAUueCN3u2yIaG5PdW3dlttToHBw1UmHBYZTO29cWlSdqwqxlTpL5I6cBa7c6O",
-	"02R3yIE1u1rgYrwII3Yfask8FRBxOfrO0xBsZUq7YsKKRZDzmFGu5KQU7ZaBDHu5Osp1s+b//b3dPPrw",
-	"cdfrfGrs1G/wr71PO43v7Mf65WVrvGMf2/vU+D8lVZfXlO1FTzHVlCpmdJSX8VONohtyCrrHSlxfH84x",
-	"eU/qmgD388DTIOdPT5t5yrzXwWIYno3WRRqb1nZ6T8z5IIjdweqVdoXLymn4xRV6ZO61w3ZqZ8hQeGs/",
-	"24D97BQpilPRyzLYKqdIvSCUNIrSj1ebZw85jHXEI3GdjJ2I3xXDfdMQXorVYg3FTOvWUEXyhVQE8L5Q",
-	"EamESLO1GA9SEejiEQnozFZc0cRdka5QmtfkateY5MYhu8GGcEMWsxax5Rx6NI5nxH98QQc+Siim+gty",
-	"9xy2+MYqgZV8aNYN2n/Wb74SnDVf6m985MN77f0y+o4Jmm5W6mcMGH7L+qs8b+xJq+UgncrXKy3iWV8f",
-	"EZzQ/UYtr5sL6zZKWUQoF+a66ofts5+8moanZe/AM7CovRVJ2EsRYCv8bdzcJsnrRw29buG/3z98ypeO",
-	"EeKaJOOKbFmkiTkdskgkdz7minqtRjTTYmXr0UzRtzRRC92ddptIrXhCjwYQQwOqKKQ0gBvhGMVW4kOt",
-	"MDC2XnMxzRW+SFcSShKFE1ZN195mFV2/PrJmF2cahH/jZLDY/2UxFUyrc26J4JYILiGCTtnmO9BA/Xda",
-	"2XBVimhT929FDx2Pq0xrLCO6FIp7zzTpNLONqcT5/KyPqe/Ws0KvlDO4Sf4kPtZvBqt1lzFO2M1Ya71+",
-	"i5zFtG+qhI7jcEIVO7YUeml2GhSLNh5eu/sTAkVOoVgqlPNNu1dhUa60imFalAsXEEp0EZuVgtUenMtp",
-	"ir07C1Ymy7LqzBTG7AIvmqrMUdhnvVkvYq1R4JndNhaxDaj+/S0wDdzKvwuLcTutLWMwUNp5y1627GUp",
-	"ezHEoJK5YJkRBFm5MwwlFPCsTFaJormssdwIHlZAFLH+Op+1WEqyQqleOe8/NfPfp0o7P90ifMNyse4e",
-	"CQ2CmEnJAhtNkR4FVA4v7Hqb5bgsy5EuAyoHfvPfV4GxKcyzWpptwgFkcyOQelayYVJSf0OmBThSAUO6",
-	"eZBQuU3E6Be0QxHRb+SBIxN0QlOPtApJ3uCOXhWO5d6wpGy+RWjyruwQt4hyj+nAZWC7NqLoIZo0iqrr",
-	"BL6k8bU05fxLpiz0RoffQRWgM5kVyUX3ZGm5Bz3+aRQVAI0G9wncZk49zSKYfmqXn4dqu5m/f1m/vxsS",
-	"6Htbzi0ACNfGhI/un1CHD4ZZgheiJIt+fjELc+Vz2JRLmq/AFhdVDKYUVL0Sw7zzTkXgbGH/63iWP2dS",
-	"vD6BZYhb3PEDvAa0VHwL5Ti/9fR7QHSNWznkWBGvIVB5JbfqkzDCKBsx6kKOF+ap7kBiKlRlz+KesI8S",
-	"gX/qJnp4krpOZeMErf6J/KdtIDpilEviR/qPE+xS4qOfk0nryY9mwC17VLJmyCXjMtQvRzM9nIgVGMf8",
-	"ALwJdVdaanh2RPCthoFP6lT2UGprQCQKLscn9e7MNi+BApn6tUYrdfZGoVQ5J0mI0XcQYFruMQbHR2nI",
-	"6M/67LN+b1+lFepJLEZn2Gl06bMXIn2ytKfdzNTQJn0AJVJP28eG9uorayfim7kwjrlWsyFPP9K4Nwwn",
-	"prXXRFxX9PRa6bgQ8Fc5gHMRq1Wee4O9MFZ67jz8i61uo/scfh0DttUc5ZSMKXbHyZBkW3Llc5u1rA7k",
-	"ECqwopd5khHZFnCFlf3IlkvQLGMrdeLCqCepw7dvHrWNTE2XOvSQAEFFBUmSus/6fQa4fYUvHxt6QdgN",
-	"xAhK6+Kwo3nEN4jv2zhCq5gZ5wEchnkmXWMD/S9mwejC8GHdVxQzoIFY9Wnk9FzZb+85XhAbALys/4Lr",
-	"itFshQXo+gDLBgtIyImvhKLRldmS781XJqxw1AiumaLrlpGMmaRqs32IKMqiqQtJeYIvYFiwmm/CZ7Ih",
-	"7gYHinCLQO0RwV13nz106DJTDtELOR+reWt5Rh7bwU2X8C2nu4V7aS0+Z7r0bitP/n3YInIdwwbmAguK",
-	"LBE7y62kKZ3Do8bGnQ8W0NMVuRCobmksIDmNIuz4mUZ5hqkGhI1MiwrQiRkyS6EYhBPGsbcdjNLS3NDh",
-	"3z6wxzQIQv8JypwHZYY8KOQPvyJt8oivId2oT/rjFSbIat4VM8ylOyHffWcamUL8Fhygsyaw7kNqBDRG",
-	"9U0PSf+77y553aetbquXaXz21xZ+f2ISReBn4v/P76fNf9HmX+3m0VXzwz/ql5et/DeN7/7TN+2F99vt",
-	"RuuS21redoLUvgRHDfG5xjQlezSiMapxFBPzIaIDmj3OCIsYJMNg70doMw8tJmPmEWiLG3JJQlWlHqdd",
-	"LEWcU5VVOGKk/uz8NXl42N5ttMgvernS9ie85O/evmgy3hMBC1rklAs+G4lEGvMY5rLguScSEiUBBl3h",
-	"r1KYUbEpoSsZQ0i65AY6tSxjAjbqMpFjxgNmW7Wj4CQ4dHEQx1nrnRgXrVgUYdYZ1dDbgI4Tl3yZ6AJd",
-	"OMzqoccObKrQvlyvFNfVIm+hv6tpAwFK/yX3TSPnK6p86zwCdd5PW7ZDrpsWr+AMoC8vScZajtttt1Mw",
-	"qWMS1MAaLi95pImcNKUUTrIKAFj/OZTwOuAJCm8wciY0lolVSC++qFyVJ2BvkNp4c6YWg4BGuEnlZH2n",
-	"VeJLju5UdTzY7Tws1c5vuSwMKVq4qJT23W1J5tLSTtsiNggNdiARp+UkNJ6FuKAsfQna1rZ3m+3dC+hZ",
-	"a9vWLq6ZVpLzs6Bp+y3WbBqfLFr0bqe5t3vR2Ts+ODo+OGodHR39a1FZtU0tGdDMaoWwPhSwy8RpooE8",
-	"IHlOltZqp7aHMfZ9RjoapLqpVHRmiSjtRqy6tIM7/P1L6evL0/cpJ1vCtYqInEozW1n588nKeEFPaBiZ",
-	"NiLriMr48rywXGZAQkxxxWVFVXXl9tRZDMKK58SFeEVWb6euh9yIuYjyqWhybCUUJ6bVBpFmcaLWqiJ4",
-	"z2nP0DCNx00rZiw70yLnpjhELEbmxVhmNfdMvvQ1Y2Po/RCq1BJkamNAFjRIdJrS8BkICyeEmn71aU24",
-	"nhiNQgXGnnSFFam553Ce94nLeoJlfkLsAtz69+zj/CaiChQF6FIiVdiTixrAupFQTRsJtfMx66P0aYf2",
-	"emysqt3mr21gdrFpUYXsHLBeGGgVEsaFPtAIq/n2KilacGfwB1kMOvGxD0PTeUei8qcVS+v/gn1AE858",
-	"n1SRxL1SOReXlW/AavtNrSfzmvfuuw0JLthMtgw3nMP6Frzm2y5Id6+LD+CTaxdYFh65gpd+BVoSsz9Y",
-	"Ty1uYYs0A8v0ZWGWpRSGxKyfSCadxo2Ld3HiUoVcu7wHadcklKoTblvtobPFdIAybc+QhgWOc+WovC27",
-	"3u7noSWLIeAlJt2cakXvvSa3225lf7t+RRqWNoanto9qNS5CdV8558lzmiTRKGHHxjWnH8ua+cnSBrLG",
-	"vKW/f3px8eac9MOItchrbqsFFKoh2C7WadNL61k0LbTIKenTMEriLKkMglSholCawtsiZ6/O03I6IzrD",
-	"wmwHRAmy1zYVcySpxzRm0YzsPyRDkcSyoX+HRrus1M0IWD07s/2776N5tjvFWp2ztwTh36xfNUJK1shQ",
-	"TFiswd5gnMa2RQ3MDEVIMa9pcooqacNbjZnjxFbkwqIgqW8CqqNrCmFapts9PMDAN+qTuilBoqV7FoLx",
-	"XCstWFakh4RHa6wDGnKpTI9iLOuJc/meKQ4nRP+BJGo2Ng320mKy0kurpJnlgSkuU6OlEnFKU2jq/MqK",
-	"n0DG6ZhKSPvQhMa6sLQQPRqDHT0Sg4GtnIYZslSKBfSiUH3jXgnHXKWPzVKQXwxVXplwuHKQtfasSEBO",
-	"Ew3HquTlFcjCO8niLWlw+GoBLR3K4EoU8/QBeftS4nBarGqkUdvWTzZafWEJpnep4/iCGKd8erURAwxi",
-	"9ldtVlpI/Q7zdbxdw1p93kbXyKhITtrqg9+3Es3d1N97xfF8jvEWwf+dEbwctdbAbjSs3RW/jXmusIxW",
-	"Jaa4dVjuGVfyJV+22PLvjS3lgLoSvkiTYLY8zOqXuS4HspgkW5pBb0c273+JiIvPUoXO7m+FTvzw3DZE",
-	"/0vFIqZFcir9q/aJJbiycpj+UtxxqgrZIR9IWJpTvKgcwSwz+IL4tW6k+OdIm9mi498THUtig2+JjSsW",
-	"HrslbhqUxLSSfN0tTC9ZM3vkLnW9qgpzoE71NyIM65Xduv+chC0R+bsSkUJpqRISMoW6aY5u2KNR1KW9",
-	"a4Al88LjiYGkj/9p1LlWVwSz/9iZsu5QiOurJI4+VSuYbwRQAlNhRibd9McHkjhDAK1Ie3AWk8PQGA3r",
-	"ZQGWAocqiBGjUkGIlUOizhXlAY0D8h6Hl8SEONj5mmGABbAhbErwvCm44aXPqXDEpKKjMdAr+23WpBQr",
-	"AJrvZWsUNFrklM9I5+bGuJPTEkPhBFIRKZ8pCEpE+5UkMVOxdYdhNHhnH51WSNKW1o5g+n4eSBIGHqnc",
-	"UxqWjCeRBZNmJ7KwosTSeNn3aQcja1Cfpm3poYPTOx7emO54culq0nO/26Imu5nFz/R4En3y9OXpo+b5",
-	"09POwSH6VsKglU4IsE2u2cw6ArCpUy9my88whYu1Vv3hfswkBvYNLVvDMlKwDy2AZiT1v/5a8hbYVCG8",
-	"G4ABOv/Cuwc3Nx6hZO/mBovQpQNzstsm8oQgNoCzCDKZ4lYxxqWCQNA8eTBdFgp5Ukh+uvlqYIY26WEr",
-	"9CJS12AEGIXYC5X2G55reoBH0G0EXvMGcWzkx0jaCqsOJRmn5NF3iKHv2aaYY1OXep6myTHrzVWmYcRH",
-	"YPXNwbKAYKaQgGZjuUlsqg8ZKjWW2EHYrNCUBjPlAk2etJbM3r19QeIEOzAUiZ9DU6ky9MfCCibj5Og/",
-	"xLOCa5CLeESjULKA1IdCKhKJKYt7VGraoWIaRhANJJQRG6HVIhmLWJEgFuOxfuzZmwm0sxlJIpPeUAOc",
-	"3775vt/a9dP4fVvwTDZsuC40QIN79shfgjNTGpE38+eAQmZbE/e0B6mPAUxXIeY07bf3oc2RKR4kIohg",
-	"2m23c3uW2DChIsToEeRHvNdgfO68dE+GVGe2teynu5ujUXpuXMbSgkHuKXqZj1ajiT5ohHpSl0N9N+BU",
-	"0nDf+HcsJ/TZwqf+lkZjALqsoQxAErWynSMvo3BcEJZ3csi8WgHL3CseEVFQ0KsF1m8IYwPFstzKNUcX",
-	"7jU6f362dTBUbstFrlcuEqArf4RLYfGj+/hVGHxCQIyYYvMgeQbfl5fEK0BoSlynNITAWlAxTPc6JVOe",
-	"Tkw54oX183Icf1n9PFxkGQNcqga581SU0Csc1y2bs+2uXFDvqw7a+9Zr1CEoWa0gBx4liOWV0/HXqyGL",
-	"JuAgjAD5viU6lOVgrYAJm+nf/hViz/1wsXWY2NaUuVGM1Mi0EjIu4XI7hv+EbLEAZuqgaBUs5VjGHiFt",
-	"FZQlyJ33gYAK7zhCekwP+kBCSK6tNFhvI+qHigQhthlBTRzjYTGcnXFFprHggyq3BcDtWbbPLdqvj/bZ",
-	"8a2SSKehYovwG0V4fbRFWdGx1K1KBlz/Jg2CpnUbLs48SySLLbKGpqI9qdsKFICinE0bkENisrNtEKnT",
-	"wpMHJE6wq6aNxre4WqKlnQbBmV3cuhhbEq6zeZOPXd2m4+XsuHKbk/bvaVQ5DQI3xbNu8j55NHM78Bo8",
-	"q8BtxM00dLUavf1eIpUY+W7hhq7mKoSS5+evX5FzbHTWaXfazd2OjUIIY2uaf5DVAiN1vVfwVQhuCtSc",
-	"QLt4vVXi6yPxpSk71k8kCxonxB+xUZfFchiO/bQh9NU1m5l6ZViqyic9MWJIg7pJGKlmyE3MhGyRCzpw",
-	"m7K5feKrTcO37jn5WahLfo1fyKa8Xi9IzqZV/SC3OfRbOrg2HUQUKI/hWkz9Bkylks1ivSYLoFIoYNkg",
-	"qn5eesEofqhoV1IMuLzoS8rIv54Q5RUlj23K61di0i4BtrWQIEtczdWgiMSgGi1euTH45GLFxqK5CJmS",
-	"4tXKUQ2xPPiIBqwCc9wg+HTVL/Siv8aYw6+rqlvxyFar7xaJAfjw7rvW/50SdP7WOP2W0ZJ0SX3ui9IG",
-	"ytJsXCSP2UhM2Ipq/Dwe4+u5xn3dGer3LbLfPsos72ACMPmh2dPltV30mFvdfau7/xvKrAj8d1bfsaJr",
-	"xr4X9Wa7Bvx1Au5a5JRA5CV4w2x9Fy6UKeCZNUbvJXHMeFbhYQ6X38E6Xjm06S7IvEoLarf99ObxvrCf",
-	"9dF/szl+q+vVzg1t1erNk6jOCiQqhnjrsCC3/FtRN0SfCmllMUX7iCb/VGIp10wWFdZBSaWYAVVSvFIW",
-	"ymGlsTZYsBPjUufL4tnCfKY0UJxV8oFwBEUVO3ZHjRidWxAGS6JDRBDsZ2ZWpWUtGnJZUKn04Czqg2gF",
-	"ZkuMOQqqJatS5ejeKbOp53XPSVJ6f/mqgNWk8b0tZoYQFWxp47epNhmBqhLpQX0KbLm5ylJeizI7AVFX",
-	"85ecuuwY/RFY0Ro7mnlYdtq3zQx9LYzpX7LcBlsas0QAO8GmJNj8EGIqIBj+iNRjBlW5mtkoGsvS4Hsp",
-	"MCPE6etR4lE1u9yQ42PzyZh56e+eE7pXk722/oxvTfD6cuWEEftu48+Yo1dBYGqOLXDspl7ZUJIJjULT",
-	"I8RUDixNPyd1SkahxJKjmKaj6a6Wk/TzfZM8BH7hsQj1bhst8gr8fqa6aWwpIUl4xKRMe3JAc9+Y9pWP",
-	"ElBKyWziFFDJuun6dNQoLUEeBG9tKu7nJF33pI2m2/li7l23Rtoqzl39/JYUbs1kmwlxmUurvy0VlAvk",
-	"tSgyaYgMUqe1UKViyqWWzwRHWgTWshGdaTKEeeMPycvwh1Y1AZLfGAWSX4gEuQtYlQDJLQXaUqBNUKC0",
-	"YWDbrc4u+DpmrVKaZOpF3tYrl2/xkDVtWTUMF2S7cDBUUAUoCEzxaMoHrNgPCgayC0ZdUvQJF6ZxI9bk",
-	"yAJdoChHqV+QEozjm4ucIfXpUNhONrZ5qlVisWtEo7ypRfGxSokQH9uQx/Erocz35aEsntbWU7mNMjY4",
-	"p0Wju6umaL26kyXNWsBSaxoqlCJ27GrHeRJhO2JoQtEUPDK0zFK6HgWDfCT4gMVayqNBgH4AJIsBSbgK",
-	"I1I0s0GRitQgt6IJz7XCGQNeKenCYbfWuK01bmuN++zUD5EvV3MopR2NW1O/bhJdN5MxVImqFvpMyMaj",
-	"81+g0Y9NlRolkQrHNFamqa2vf/RJnSoyElKRw32tlAJd2/Xa7bYHgquYysYxoaYsm/6b5FoGmA7xAman",
-	"UTQjxe7wEMwpoC+J7ao7pmpoHaHIFqB45BgnMNmbPWgRPhuztKhRiUERBMienJh6bualIVWkywYhl2ax",
-	"D3zSF9jVXA/m/9P3iP8P/U9T//PfeplE0a4HZYHiOKQDZkJZQHjkKK/qcSIhmen3iR2Y9JdQTYndaAb8",
-	"APzDoySihLNExTQKJZCuRqvYbjhjPGw0VjMSjvQA+u6MS0c/7Fm7pman+gNEvxoB2jY4TtuvY+9+4A/6",
-	"I7sZa4HOb6Qd2+Ac9RlLAYVVYM0EYSot5oWu4hEAElZoSovchxOGRg0ELYldYxjUbNIQZ53hBl5cezDe",
-	"mbn2PxOWsADZbFawrNPuZFm7f4iuR6bDsDck/o+PLwigxx+iK3c+/iG6V2Hwyd6qbJG3YormYWc9ZhAS",
-	"J1wi44SsIABi9GeJKWEafa1OAFNCZLQ+XhwQb4UFLfJ+KMCMo3Uey/pNQbLM3Exn5jRPXOzHygEY3wiX",
-	"W824f0ii63cwwldoC0qJyI4G8mZAFc1z43Gsd6NMwrcGknK11FInzWvTtt/dkFMUDovlAh3d5Hcc9UP6",
-	"lOhCc8OVVJjOxkSL56K7TJ4AaEJA34oUW5XqrkLFMyBEKeUB3SVj81C3kWqYu7V4EbCNRCqkSlROvzpx",
-	"Cy4u15hANbIj3Sa6IS7Tk0qqGNFt2MJWUdoqSl+s9BPdYOACSrPWa9ekstmTk1UKzzi1aa0NGcTdgqnY",
-	"08oDViA1SlVEZyJRxFHMwEYk85rJcVFdKigCWIwVqGdmQDcDUekB5fRZv8+AGpq3Go4C1RNRMuKgQLk6",
-	"Vl4jokSOYcwhY4pMRRJhxQzgG1ZnqYcF1alKVUKjekFZamhCO41DpRi35Rq1ftRlfaFFaWUF+vkDo1M6",
-	"I/XX70/P3wBPC7mW6vSlDJIwoLzHGqZ9AYrleNdZufJV+ha0yLmKGR2heoAd6fTs2GrasBhsYeD/mbB4",
-	"dkVRaYT4kj6FVgdp6+k9pwtCF+tCLlsFNNczF3TNbAoF5Vot0EzQXiS0UqnTkcDQGM3nlRg3IzZhUR6W",
-	"wGyZg6aGZXawKezKYG4kSGIbbGMUP3NHaBHQ3xu9zZRAM8vpa76cKOlqa3Ko36+bcUDPKw2qeQwPGFXm",
-	"VD6Sk2+i5YtiN2rHUJfqguGl3DNTfbbi+7fW4eGxQQfXVpU6f8FC4jA3IDErsrYBU/Oe38XFB5wlpC8A",
-	"B7Pe1RmZstiI3t6qDWAqcqrnHH9/Xyxf08O5rWbwlVQzyJXX2Ii3MYd0q5c4WKlRZ2sRFv0tChOsq8hu",
-	"CxlsCxncuZBBecO1ZXUMiohtsgQ3HEqlwGGSC4+CwKR8GJQjERgTXqp6pHUP8mWJy4sjFJXT6pS+bQjT",
-	"NoRpo7ThG6mdsCkxoRjWc+f0vjRCaf30vtRk7qb3zZn1V8jvK6UmsM+tpXxrKd9ayj8/+QLkyzm5NkC5",
-	"NMLfiXBl0SaOs89zvIBgoXQo2ls2EUaqCyXph5xGhWjLQnc2kKsIF6SfxBD1YmLN6/vtI0PAckZ7azdP",
-	"yVl93naOxlH8eRXaWk4O9ftbarilhltq+Pmpoca9XHwlUJLbx1aamljLSeEjU/FKFU2sTs+7EVPUI0pB",
-	"cmDOk0RCXiyn9R78bM/6TcBXH8kPkrhQQh1LrPsSFvJWQkmkCqOIUIWOJEue6/u7HYxgm4aSlXplsNTO",
-	"34R23VehrluVv25/wfLX2zJd2zJdX1GZrjuLnx8dT7a1tusvNmdrtxUFSiztpmP+t2dnx61trfJbq/xn",
-	"tMoXSi3cwiafJwaGkCytQ7PEonaSpS64IfgmlaIyLPQNzv5FqsFsGsE/kx64eq0Xc7Us2FZ82WqDG6FO",
-	"Bl1TtL5j5Zc8JYpZyIGk3JUWWQtZlqzlmPeBRC1J/MXNlUa2k3o8b1abs+7bmNYFiUnlhi5zAlt6eB/0",
-	"MAWwLUHcEsRNiWsGpAglKbnZNFk0roPb0sRSxwE4C1wCWeotQHN/RFXmDEiDIYDGuRHQ1si/OoVN3abm",
-	"b6CRcggB85ga24WgDJgnYn1FEp4KNZsjuuhd2FLc+6C4LlBsye2W3G7MGwHYfldfRJ7SGnJ4B1LrlgfI",
-	"pWQWZVuS8EBASXpNO4uc4w7y6YaI4jmuaEsV74MqFq97Sxe3dPFudNGga76gyYaoYuqvXUwUSxoYncAf",
-	"WQFrGrNVK1i3Kh2p3xxBuj+n69olqdtfrCT11uG6dbh+VQ7X5QRU0UEhcak7ayo6qPSgvs06s5tsYKko",
-	"D2gcaOCxlbYUHZB6dTP1tOyU3yAhz9yxplKWmHJCje+IBaadCkb9RSZYWXoEEhCFTCuWWelVUZVIHwcl",
-	"dd/GFWrlO5ywEwKp9lHYZ71ZL2JYCixtPK/lzoRfc70EfWxuf3jc8H67vTipMWTyh9kFHWzGO1wU2u1p",
-	"Oyet6Q27oaNxxGrHtezQa14t1C+NqRrWvJo+kNqxBoZakYh6DkEc0ZsXjA/UsHZ8uO/VRiG3f+6WVFpa",
-	"kEkaMvnAlhwLWJ8mkSJ+WuvFyu/6Thotu1TMcU3XindZc5fHeDLSsIwDwXvpRxs2CvsDncKp+5Su+T4F",
-	"6As6+FlvYcXQxhSLNPzCTd6WyH+jHuUsl/rDXBJnSh/iSpJEENjLMqg/jmPRDyN2FQafdoIwaNmLLqV6",
-	"fhAGx1PWPf4YhMHVUEj16dgdwScxkyKaMEmGLGYt4rsu7ZdMDUXgkyiUpiqCefWBzfNiMQvI46BzcLB7",
-	"RK7ZDAKS/ZdJpEJNL0kdS/6ZXm68PErvR6bOwuBM9JKRBuR7ID8X2dJJvUslO3jYVb1GngDtT54fPX+3",
-	"233+/PHR4ZP3589/mjyVf5QTo+wIF9KkMVUaNGrHtf/5fbd5dNp8+rz56k3zX7R5PWr+9eHjrre//+k/",
-	"a58X192zrkDzs2dnmt3AM1vcXg23i+eGdh8DKA4yhwHjSr//4VOx7EJZzQUWTywe5O8JypgIqYh+BOud",
-	"hDKbve6P6DUjccJ9eAJqwxAo2/Cw/bDdqHm1JI5qx7Ud0ITM6oqTvOYMQo5mSKFCJfWORN8jmgsqaSsL",
-	"QfXQGWE0jkIWuwqFQZgIlJES1Hwkoggr4EBCu0MT3dLTMHs/jBSUq+QBxERJNLcZHoQByM6USDXnZ/zF",
-	"mA7xIvqhHlLfFcedelolynr3Z+OZTcmSId9mvQAEd8P0oAkUVmPF4jMTGiVMOqNKprl/yZiovuUjkepp",
-	"P03sRiBGYy3nUbyURppSEomBzK88C1Oanwm7Us71A3SkWzFhMTl7dU4ufr3Qh06eXly8MfX44OqJJnRa",
-	"6tHvdmdpKdl0DGc1pqng/DpeCZUuQJpyHL1QWtDImowGJQu2jUedibg7XhnoxYwqjTlpZwf9R7ZtrwIa",
-	"EexGlNOB2/zUndpqLPOTvoe2YDLppl9Kj0xZdyjENaCoyivlsHUT9WfKbdmnQQXI5pyiWWP+eh2iJK0H",
-	"MZEslg8seXKXntKncjYKbX801PHezEbGoaMS9aQsPB/W6j7ejMSgsOZIDErmecpopOUhjllOIWcyhzIz",
-	"qdio9unDp/8vAAD//w==",
+	"7P37cttGtjgKv0oX995lMgNSFHWJLdXUbyuWk9ixHY8lx5mJvIUm0SQ7ArsZdEMU4+2vvoc473L+P49y",
+	"nuRUr9UNNECAF4lynIymphyKBPq67tePjYGcTKVgQqvG0cfGmNGIJfDxKR2M2VMpdCJj83fE1CDhU82l",
+	"aBw1wmnaj/kgIBN606Yj9veLtNvdG2gdwwcWdhpBQw3GbELNy3o+ZY2jhtIJF6PGp09B46kUiivNxGB+",
+	"Lq+YWJzifMzINOETmsxJRDXtU8UeKTJLuGZkKhU3zxEpBozoMXc/DORkwrVmEWlS8kYqPUqYIu9PXuav",
+	"qHQwJlSRcPdw55u9r/dPH+8/Do8J7SsmNJmNmSB6zEjCfkuZ0mQwpmLEIiKkHnMxCggVEZH4DJv0WRSx",
+	"iJz946WZ3a0zILMxH4zJmCoiJEnYNOYDqlodcsZERLgmfTq4IhxHCc+uB23vQNpwImG2ArwVIoeEkphq",
+	"lpCE0SggepzIdDQmVMwJF0pTMWAB0RJ+JrMx1f7JzBKpWedCFC6G3dDJNDZ34x1GI2hMqdYsMdfwP790",
+	"209O2t/S9vDDx93g8aed8hf/2QgqLvjZOR1VXyoTOpk/UiTiI6Z0QH5LpWbRcoD5ZJaU0AnTFjxP1I9i",
+	"yfDmfrkmSksZETgH80NkzhCO5N35UxLROWmG//znP//ZfvWqfXoatjrktdRkxvWYhNcsUVyKSx4BLOcH",
+	"1ev2DtvdvXZ3vxE0uJn1t5Ql80bQEHRiHqDqUhZPeSiTCdWNo0ZENas8rdXocEIG+TNEm4cCs0tqr5cK",
+	"NWMJA+DignCtauEK4enIQjmNCFdEseSaGbiO56Q/JzQDZaINHBlANlBM5ywiU6o0fo1TNykZ0HQ01u10",
+	"6mA9IDKBCSwKtzrkPddjmWrCdQDTKjKhc9Jnbm6Y1r5O0qkBZDOA+ZUPDOq732I6In2Zioj02ZiLiDR7",
+	"RJnXIzakaaxbHXJCrmmc2sVzg4SaUDw18ycl+90u4gLcIJ5IfoWVB/eZEOdUTiivAgBBuDBjM00ieIY0",
+	"n5++VoQmjNDBgE0N1TPESaeJYJE5v2kq5gMZsVYRhO2nzkBO3AlMqR7n+8fxG0HDkCCesKhxpJOU+Qcw",
+	"oTcvmRjpceOod3AQNCZcuL93q7b1bSInpwb8Fzb2TOiEM0XSqUEPoK0yIXRoCJ2PrFVouNvu7tag4TCB",
+	"3W2Chc+Hr6gejCvY3UUDGZylCsjkLhohIhGyCANYExoxRCJuKY3BLc3jGB9Mk8QwGTsMabJYMbK/2ytd",
+	"0EWje9PdfdId9uhuvzfYi/bZwfCw+/Xu496TPbrfPxgcRheNOuh9PmzjPmru63C/evOvpWA1B3AiiCHo",
+	"xBwqoYIwmsScJZbqHBNKJuZFMmJakb3ufmfJ2sw0yxe42+1VLvE1nbBveaxZsrjCNzTRnMYBGVDF2lwo",
+	"Jgy/v2bEzGyX16SaxMyQrz1zaQkdGH7S6tSAEPynbo29xwWg36tbsJrSAXseVVF04X6+5BFphhGPjtT1",
+	"4KjT6YQtRz+zZx4pAzZ8yFlk8b8IM+7tg+9T9vS7d4+TV7/ePPv5hr9JTw++Oa3Gc38BW8X2bONv2fDL",
+	"3vlWt/2GjlgVaI4YEemkz5IAMWi3DuKmZgB/BZalwXwZAeNCHxrpY0Jv+CSdGIRx/4M12i+zFRq+MWJJ",
+	"tsQz/nvFMp9rNlFkyhJiVrFshZfKDFC5zF53xTpXLvAtG8gkeg2zLQJOAr8CbAQkFfy3lDlxJ2EjrnQy",
+	"71TfOL55aXG6/s7/MzEg2/iPnVw12sFf1Y5hVXNYGq4UJ6xfK/5eudoMAGuXiy9vd8GgUFQTo4jFbAQM",
+	"GJFtQEFbskpIEeMcb2ob5tT+Otpn7cfDw27bZ1B124LhNqA31dzqTCa6gk8b1h4SwWZGbxryROljEpqp",
+	"Q5CMQh6FhKoBExEXo2MSKk11qkIjPJqPRn0y+p95ow4BlJm5EvadYMGEge5f3J84hxsgaPCo8aFqS+dy",
+	"E/moz4YyYasEpN1ee69OQNJyQ/HoJ5RaqsHHiTQ8YkIbWp2gsmUVMl+1AgUprDvfXPFqrAvldmGoJyZM",
+	"TaVQDNXE1NyntsD8LeUxg9UPpNBMAATRKWgV5vedX5UUBenePBmZVaWCpnosE/47M+uaMKWA1pdmIEOc",
+	"4tPaCJokMsGFF0/0tTQqDI/IyZvn5IrNO2bMb2hkcXj9TcA5cAGDmY+gGHk7sz9dcjFNdWFrz/EXAr8c",
+	"EbgnkqnhJOMER5a5kUmqtFHoqCYTqTTZ7XYBcHJme5f5s1FA0OZKcTEymMAmUz3HI7zjmZ97Zh8juuP8",
+	"cPJPpRjGfKBvBTwD97K/O8c9zPpjOWdMERobvXhO2A1XWjnzUH5629mh1VbcohRipa+eACk0aj2Izpqi",
+	"rcHon3QAIrVjTgFo7HhgbvERG/CIRS04tlPLVNQa57be1rIR31o8r9umnAlQUKKMsylHkTze66/xxKic",
+	"7xOu2Ze52iBTit0lGhrq2WyrzRY1S7Tv7SyYnmCF38qkz6MIX98Y4IfZ2z7EZ2MekblMwW4hJNrmcPtG",
+	"7c/2n9nqtg7/NI4NsaJzmD6SOE0TbUTF6QunLxOkgYbuOJtSHMuZA/bnYJ6hMc5+m3PjdoQihxEkFexm",
+	"ygaG+zMzOJEDwNVtMJqK4WE3r9wCNtlHvmp5tf7a3FQVqztLBwOmlL+ijdD0s6ztvpDwtdTfylTcTmLJ",
+	"VWwh9eUQxvHBKlPRAZDx9+0gGFrgmwabhdRjlgASRQT8Jy0SSYbIA2wObva11K9kBBr+MqM+ulNyl4zi",
+	"6P1haJwa8WtmmBQJC1amEKZ4Q+expNG5lC9psilY2yOd4hiXWsrLGEYpMnRkhH0ZzYmWksAjpBnzCddk",
+	"l7zi37S2dMIwBVc4g2EIVDhSRJow0zF5bP5DhuYWoqiN2q9CQvXG/CUifkeZeOoNc2kFX/9A/GmsYHxU",
+	"aQbliqy0d26D+ofOMhoiWSc0W0LuKCCxFOZQ7SKPneOPzCi60jQTcIpOgNu+jLMw8irpYUFmyG0hVQu9",
+	"B0Fne0v+nFLOGaPJYHwHFPAYNkOu3zDrzpxnEY9QTgA7OUj0fFIkG/8AtWpreuM5uMzMtuyYAAJn6ER7",
+	"J+g15THtx+y2WnD2vr+HbL/+A9vZS36Ujm3gWcK2zqV8RcXcUl51qz0lVLNLoNEl8nUuJZlQMXcajtrC",
+	"jt4aydJOVgLrt0wn8zag5iIPPANKqoiWZEa5rnSW50ZUM+8732CxVYuHP/IRcUq6TDKdnBZNIhrxbesW",
+	"ESthODUdvpKCUIKxKeBjRn73Tqh0OpWJZtErFnF6Dgd2qzPJBrqcmJEu4eyLp5M9QuARYh45IoqJCGga",
+	"8G6qyMKM2xUNDKZAQAtVJCzPhSLRO8WSO4mYqWJJjXRpxt66YHnF5o8UMbOaHUZcGTqDBO4nz2a9KT0H",
+	"9BtmL5UNVL45vErM8afO6PinoGHRYTs2r8tYyqt0eumsm54NbIumL/NGaiAXY3Nymgvu0yymAxZXtpD9",
+	"ZF10t1XKCseoULUapvFWNDWzOzxAkh2gdSnem/qWrRsN0RCgYRnVKdW0Ws8JDbsLnUiEUR25hc0yvqAx",
+	"TeSUJZoj6FrPFpp3S2b7IHck1f6eeWQqI/VyJ80vZe9NPnDgLSJ3bsj+r2ygzSSF7WeiYeURWFFJDu32",
+	"gaOs4Z0qnklkj3gZwCzeyScPFVedhXswwLkqdx1F6M30jPY0QoWIxm+8BQ9prFgtOTdnkelwLgCROV9o",
+	"4VfVIScYyDjkLDYSA71iWRwVSx4pFyWlXJAio0ZWNE/Dj9kK0AysKs7WX+Uq+2f+KGClpjxWq956cfbj",
+	"6x+zU5yw1VdZfMN39a7vIEVPHavyKiZ0qEND/cKYX7Pw2P4Xg0UxcLTjO/7M842gYR6q8PUFDa3jVQs7",
+	"P39pnkQ+oXkcL/jo2laVEGlsJXr0oq5C4fxslsKsWptKRZEFRbWCRKErSrPJSgg4iSJm1wHnhaukSULn",
+	"NTtSK3azTRRURzY+cbfb7bq9B+YBFhEaxwZShBRsK+dQpCCfIJriOb676wI+3N9bOqk1ybNHdG5Hf4ug",
+	"ViS+niM7hy5zwI1gK4Q5A6+FXf6Yk1awCnn7JIOEUau6lfYLAtNKcohPfQpW8uzbETBrzVrfX15PG/wl",
+	"Bm57+QyVpzrlP7B59YFaWoG+l0fK6XCGCWVhwYooNkhYBTe3x35JV57wOZ8wpelkahZ0xWqlnpgqfZmq",
+	"bMziit8DXc8EL/Owr9WyCH2mXEO4vfnMzfMTLlLNSNNQZOQNgl2zBOILb0G6g8ZNeyTbC2sXlfFG59ZZ",
+	"Zc3gVCOwYpjpZKrnYAs2Z26UZnO6VEujSKkUHFgVbGqasCG/qZ4KdTEIsSG7PS+acmE2iIm14So4IlNk",
+	"xhIzxlRXz5ywa3m17HK4BnusfS47ch4zYrjudo+8hCYWrLKAHntMgQ+mJQgr7Kged57iAMCk4vjHYePo",
+	"lxUkFFHuU/CxhDFXVYho7y0goboeXGJI1P4e6VPFDvfTJPZu8ZiosZwJG8ss0EWac/eVB1SxyQ/BYhgo",
+	"mzlKEDiUyqlA+VjWZUx4DfjqLTlT4TbqGJOzQ9lr3wpjgonXZsExV9q+Ur/R9QQNB0glCWL51hVxlp87",
+	"7/zpmA2ufBtA/Rm8HzPwKhbc80TOhHXo+JHCqC2BolNxQlmqxQIBqlcDg8a1Z+mwP/aljBkVSzaevVS5",
+	"eQ9i7y6oLof/au7xfmyzpAxAc3OvCaQX5UybzHgcg2A0Elwxm2dkfo85auCFCP7u6mhp/6Bq9RE8Gi+e",
+	"fDun0y7E325Lv91cVXW34aHWAB1E9akGu36a0cXFWeMOGuZm1+C8fFu7hcxP+SVbLTa/VQgTurQe+XoC",
+	"RsVcCgaRSBhc6ftBIeENtI5jEhpZZcHcUKY9QSlofCPTx1om1uIudV2GJz5ONB0dkXCQKi0nIWmCYxRv",
+	"0d9JC8O+lKYiokbnoiNzx1Ix0k95rNtcZAN6x4OB2qliCvP4nO0FpwOb+qTPEjXmUwMK4BK6NIKJE8Xu",
+	"ZJhZUJz8c6/Hn/dUD8bbQh4Y7CztZ08twrymyYg50261uuCycALi2XPNlWTqH5mZiVDp3SghJmjAm+gj",
+	"W3GqsBnwy5nXWH8s5dVlmsSVyJMwwq7N6xBDOJVKs+iYjLWeqoIHkEZRwpQizUgO1I4dVXUmUUAuGu+B",
+	"jLx7+7KYQXnRKOXiwbBHOzv4rpc6uaOuB6Uj6e4/3ozteQcUeLdVPIIqeHJxFtUXWxNOSckSrgfGlU01",
+	"bDahPK42YUh08Di8hCUZAdAt/MOqs8Gx7UhBvr5lx7EdK59bo8GJibxm3hdoDEJEyb4GGdM+uvAjhjyl",
+	"CrgY7Gnx7LNj9JLaGPvvYp5ups66gykg4/56x7ns8Na2+OaxO3X23siPiVpLAckAukIFKaQprnTMlJIa",
+	"86Us3ftylasmPHspQq2jaBaPfsvup9OixFPc1bcJY0SzG22Fpz742YQL3nQpHPvdJ4flVFkP7szPFXT/",
+	"lEencpBOrA948TxPn5+SyD6BB2kRZJrIIY8ZaUY8OpqxfmvxXP8bvMs3uoAvv2R0ejabdWZ7HZmMdoTa",
+	"iXi0c73bCPKf93gEPyo2SBOu5zuTNNb8is3Ncx+CHFoXhYMSWFKlzKqkeMX0WEYFUF/9ciFIZrN3EQuK",
+	"CbAz1j+K5YDGY6n0f+2dPO4+7h7tX7948uLdbv/Fi2dPDr99f/bih+vv1a9V+oLvVa3YznKjdvTT4tur",
+	"vDbZLcJ2KhewcEiLR14J9pXrqbRKQ8iQgT4fHm1ZjfCVhYuwwh6NdXFiDNVaOMw73s9/XLF5e7fSIAty",
+	"zQ9sDmvrU1XSHX8/fHU1pj+PvvnX6bXUp1cvD3oHXw8p/13z7/jT3j/0Dy+/m/aFePadpr1I/lCpOVpp",
+	"zTFudwyrGTbPDEGBf0KVy66+OOdDKdsJv3l58sOzXr/dOzh0oSnm2kSplozTHrkgb799Sh5//fiAGK55",
+	"RMLuTUj+Rg73iVHJkgFVjIzZjXmPa1VKbr158vUTRodPerv93u7jr/tPDp+wvYPu4+7j/vDJ/nDva7bP",
+	"enSP9nfpYXe4Ozjsff2kf3jYPzgY7lJ6wGixDkj35pdu+wlU/Tjcryr6ETRyVazerA9wmmk/mYB+RGJm",
+	"plKB3QwmunYu/3/tMDBaVQIRFGBcpfZZ8zY8HOSper3HHpkvlQtxCWobmCX+55eT9r9o+/du+8mH/KNZ",
+	"1YeP3WC393XNQbjUmXoBjV0bTRmibY8IJeN0QkU7YTSi/ZiR0PJFNG6DWmm+ntDBmAvmPTeQEQs75JuE",
+	"isHYaA34zTEIODOZRJBdOPQGNGq6DUgGjbNMEiK2VvTVU/PgpyxeuLzVUwiRwNvGYDIbzlvpJ/HEhQp7",
+	"3gwKWiVSjAJwx0yZNOJk4XKr0kDWN+fCrqtwOd9qtReCYzEmg8LmycBdFB0kUimSsJhRxRRpKsYIqG/w",
+	"nFHeWkckLATQhaS53+0aYMiSU4OsaFaCgNNPGL2y5kxDmuhAo36UpDFrBVDvqRzll4+r0r6tKlaOIssi",
+	"5OD9uRnJD5yFIXaPiCjFrkIo3arY1YCEWSIdDLR35NtjSwls5vEsFhMe3z/K869JdTZOKRknwMgF6x3k",
+	"UrjaWVOqxzDBYlKRP1Vujcc5rIHYvF2aya0WgpYTqllhHC8xxB5IP9Xw8pxlZmedUKGmNIGCWLEcPVJE",
+	"G6GWqisWGXiHyyiEqPpz2JuoCCgNXHm3QqgZE9FUcqHhoCcgVMDA1soHQx8c5fu1SbxIeO3J42tmAJd9",
+	"C689KZQRWpWYa16vSL0xI+32jshtklxgyHJyEwxoQc5FFctr63eBGHaE9qqQaHj3oPiuub7FSGQzhh+C",
+	"b97smQMpR98fE0MKQi9MHt51GRghaR4Asi6mM1qkdIkJ8KTdV112QatoVCzH61aHBJci5v0kWD9Iujox",
+	"r4gMZrTF4OoyzKGc5VLLq9OxqnLWasPYS7kQXnaLn9jxwecf/goX2NN3TBhCws5v1o55HdlXiL5ZFvG6",
+	"JGY1M6QVyg4sPoQa5HJOZx6qYm/extb11bqNtSOh2vpGG74i2MwWqrN0Vsspidk1i5FB2B/dq5ELoyhY",
+	"9qK8ZoGwh3k7Y0T5tla4Qe0BVvj047m3ZNxCEyNFjDTe6qwtYFQfvT4VauXB2xowBRJePk1Ijlxqwql3",
+	"EHN1ucwPvPzoVhi01gTOXAwrm7xc+T6N+rW31KoT9bw6tXZTDJYp3/UwYaxt7pSYMQgO6V2vN4fsV5c0",
+	"nBg6RH6VfWulH6hrI+NtLQYMOMBlImeqEEDrSlOVc6cCSARJk0qRep7L5GbBSsvplEXHWIGEAIufccUq",
+	"JXXcKIs2Wcqvsl8HICshaJrIAVPKm7CUiSZnikRSsIC4paFSOUwV+nrWWOAd/I01oda/pSxlUWiEglQI",
+	"Lkbmo1lmSJqo+SVyVrXiFlDMMJOFsssJ7YWGRNG5IrPxvOXHauOEhvfhfIA+wiCVZaGVbkKpabzJTdra",
+	"TZsBbwndLTQEi1X7ipXC8GgLi1wAhzI8FvAkx4FSSJu3iw/VOI7a6/rxa4YsLAavoapXTddtxGEAkddy",
+	"hhKeCkgfIAOKSq1jtHwh+2/lzKZDrTBV2uWsE9FWIGhZQBuuOV9tp3Ba6wsQ+oXs346151dTF9H1Qva3",
+	"F8xlTnfNXfXT+Ord1Iiob+8SS46AVL2153glGaZvZXsOeKrq/skZ6PY5JFga5YLRKqKylkkLiZxVn2Ii",
+	"ZwHZJX1mNHmdIUeeP49GkLWIeTmiQc68vMSaQ9goTtE8f8cgRXvJa0Uomum2B9Av5cjL8VtVnXuaSAPZ",
+	"TM8YE0TPJBgmskoHZcPF4qmMqRqzGgL49tun5PDJYW9xxsBG8haIYHbx/XlVWb81T/Npea4NDtVupuZY",
+	"n4tBnKpKFyVUvLa/2jM1/xeMxIwO1z/NwZgNrsB2U32iMdVGVVB8JFhE8qc7BELNQ3N5UOguhJxXrYj5",
+	"I7Dlzc2yuCJ0RLlQmMaQSKmPbYwTURM014U4woyq3EIVZK9BaJOUGndltMGEWTvzwo2tBR00jbgGS5QD",
+	"C1t7Fqw35vzyEutm4rsBjRmw5nDNVOBnbmY+GVQWhmAFDgiPVOBMVNmHy4FMhUaPO/h2qvMEYjm65CJi",
+	"N/WTP1IEnsiiVRFE1hDaqplJESIrD8fBS010HP+d5cDLWBGOjE7aRGugg8NHKsu8tkCUmzhvQ9tz1MyP",
+	"z1+1vc4M0AIfg6rRWF6lU8cMnolrFstpZUncsvkcPK3Zl7ZwPV+Sz7u+drpoWipP3syt45moFsJFhK0A",
+	"zx/bEgArpSKKC8kP0stQXTNoo5a/vKLJ1Ukcv2U0WtdQNqHJFSQbQguHOksZHQ7BErqWnlJabfbuihWv",
+	"KwWYFRtJBfU4IbWfx02j2wl+5ZPbcgyNGX7jW1l6IzX6OleX5rVqW5L5xeqO95XUBKqkW0Q+47Iz2fTe",
+	"Defe4q3f25XX+VQLYYLCbRC4NaRJWfsCtEuZTpmoyhOt5Cny6k4W0de+nbu20j6BZbKc0y7SXuiZ0xwx",
+	"wRQU9wCKOGY3udl2KyY591p/vvUwplKQfzGrgjyVyVQmLpZo8eUNc3ijmk4t55nr0EtDkgkxWLqsEcuK",
+	"RP6gYW+mwmyG4S3mqiwdenf+bfsxMeJbpnZk6aDaXUY57mWvt9fd6+0d9qK93b3dXrTX2+sd7O919x7v",
+	"0b3uXhf/7TH43D2glXbO1XbxreXIrLSKbtAjosqAKoerFvoGHvItoSC3rmkVtNkG2SoPu93g3qyJm2eH",
+	"Z2/km8qWuru52Jl5Jaydsuy0cCnmPmgXiEWOAPV2yXyX5dUXQdPC4cLF4aW4219KbYtS78pqCR4lRqJ7",
+	"O8732q+GXMlN8oiehOmEs+vtGL2yYS18rB0tnu/bXkh92PhWGEqNtd5Nvhlu3js2VlDz1177ioDIOHI1",
+	"CNa2bnsovNSyXUCuepQqHaC3djyntcBlLUSJubIFn0rdf2CIO2JMAXDrsMc9tGXk8cTeSinN+/1oZbkr",
+	"LOynZYGoeJFhkAoNtR2KCUAV6uFAy+QySz9ZKYHcEkGX+NEhkeuyHHQ8xQ4tjaDh8rKAVP9a1kfLMdeb",
+	"qVXLjO6GPazleFgQVZa6Ze9Dk4NSLXzKzUEuScjaLGam9jmu4+oT24aPM2sLlFWZK0kJVctc3H9QAGwv",
+	"IMKDNreVwMPf7NKrVOHNnKE+xn/PlZbJvJ4CnsTxQoUcnyTc1XHiL+YsnUxosqrUw1YpnptyBeFzFtox",
+	"Hhd2CcWIVL1RbM4fSVO+UARfiWeLKFSNNOuZiN7gWftAsEIAyOA+FXDt9wX+m8F90MDlbKDW1aJKYaQl",
+	"mPPGKZ4VEf3OYJOnvEBZnsFYJtDx9chzJpiBgzwC/BFmhgANk+ag805dKrBpndNYzidMaEN+mJ7J5Io4",
+	"axC15Ytx2hrRXSaX0T0kp21qmMm5Q3R3O4A9iEvP+LJhiTd3zBVBWFhmDu5Lbdxi7+vqyllZFv+yeW0a",
+	"ESYu32URh8tyyIqz/sBFlMHRu/OnZM4o1MTHih5+4P+MYt2w4nLOrgd4YoAivW7vsJhpdXY9aGbS/v+6",
+	"Tf4vvtOCl37ptp98+Lhf03u5EPqL9K4IS0EBzj2jRRlKqhD7LaMRF0ypGlc3dnCHuh/2Qa8oFhBF10h+",
+	"TbsyNOSqBhIcpyasxJ/KFnzGtRlqM5BiyEdp4orgNbsL3fBdVH21dzLr/9mtDinEeS9x8QsL/F7OMC8A",
+	"5aUJ4dp2EwfvtpAz0kRl0uiR00T2mT1G5/913cM3X10tac/Oc2H91XBQXXgy6266nqU+yPNDsGGbQS1b",
+	"KUUOF1qifg5LS8n8XvH7Ler/bkr9Gbgt+TW7zIJMl3cuMWf+zL10pm0RgjXpfeF4bmfbrvHdnJd6ILum",
+	"pLeKBd7IlO2VJt0GQ7pdLdPVdctvG3ucvbkmfODTGWDcplTSBpCYzXP/Fsi71pau01a24GjYVMz2+3nX",
+	"xUdXRkuXgKFY9rZYELfomMhYv4WHRX9D7olwdC/zOqzjyCgYZ93qysTN+Su8u1zmvKgkdtVRSsBS9Dir",
+	"hYxMliqMa+NW8zCMlkVHJLT1TUP3c858zIP214CE7GZq7iz0h4n5NXIviMDJtxJCx7cpVRA7y2KoOqiw",
+	"azMLO+Q5vB2xhF8z4JoguRjQxdFstzh5bdboAnmsAlPI7ysUbA8aKlVTJiJrIICVgxwKK6+0FOC5vuRK",
+	"A6VZWlQaSgXHHGsYuMLSTfsj1IFrPfDrL5Vf30/d7i+TPXx+Kr4x7c0J6xYpaj0dR1oLUFNPXTf1C1vM",
+	"v4tTOO+UUKkHvnUUfIseLRwTmtet6wj2SdxndgHfQTBfnYHn0H1R7qYjdom90ddE1ayn+prPb9pPosyn",
+	"Koyh9yd336rGKLiezbGs7bjHtLf8YD5Tel5J6iyBxxLBEx7PhEgrIG7kmXebLR5XEf582AqWdgLxMHtj",
+	"Iga4fVQs1IqFeMzsuVniDpleZcKznOip+6B6K8Xm7DycPXMs4ygrXWyOwFrvQTZ1BUpjPmSD+SBmtsiN",
+	"bTvUTIXmMRZCUWPbiqQV2B5EAQkzcTU0YiRM2Y8Z1NXNxfLmkAsatzaWe+ul3U3jgIpH8rmDgO5shviM",
+	"5O4hVGm+osRyWTzMyOc9RjQVoX7DcCZc7p1jmSow7/MGMjlrWLX12lH8tezXX4ySu6G++sUahr/k+OiF",
+	"ivhVkROA0ZnyWOP3cRaTgoxh+SvwM2f1SYVmESR5zbFOeMKvqWatTWtb3MIQfrjUM/tZOMntbNu2pP9W",
+	"i+n/pSwUt7YzrxPebk7f42XrmDSczSKLZvdwaJklo4iPq6Pey/39q+i/X2oe+5PWeR+3Wmu+pmz80nrx",
+	"5e2sYOelot/1G3M8/K7V0BeOe/Oq6BUEZ6O66QsAvLSOeo0KZslzfn73IoystLs7R0TR8g7fcqZI05mk",
+	"oPvIl2aD/7LFk8rmIm8SBiHqrlKnO9RK9/WfXjR44PR/TV/EUnZe7Y+4BQevdEpsg50vpZgb+ygsNt3N",
+	"S2F1x5X84l64xIa+CruUP8JbkYe2r0zI+bO4KRyv3VgCWuqruL13wF/PF+IgyOLtN7T9Z1vZxPyfvbQS",
+	"Y25BJDwvgFd+oMIN4FZxN3qyji8gk/XuhbTUOARO/GZ+6BmotvSDJf+YhFxQcEWHpBkx+Og3STzKBJwB",
+	"FUaQ6TPbc14mtnh41DomIU0GY35t3QE0akNxCnQiJExpmeRDmsdLLoIjIyNBbXgcUmHVOlt8sxQLZN8t",
+	"uRWsO8HtxihjdkkrHQu4rM1dCxby/jDnwoOT4Et0Enwet0ARZjd2DGQU4q6ugQrc+dzOgYm8Zn7zpfUR",
+	"2LxZTHau7S1Xn/iHP13iaNHlMJGTyirwnmppX1Gax/GKyiVuWCY2ER3cW5i5qjbr9FVoNIANANYXoW7R",
+	"lSuTQSonXtzM4qGsuoS6E18PntYVRmwzxmzatr+f2+JXJXBvOW32DHr9rC9zYW+gI0+ymlA9APbthAXD",
+	"vcfORDLJe7neIaEyW2Ua67VriLqAjNpuEVP7yj0oIEDYazxpICBXnVxA2A0daFsoc7fbPSZ9NpeQwEa1",
+	"+QLbEyHXgGfXtSB5r1S0ZqSxYhgfPZEJM7MJmM3dKCwUzZVmHKzzAI3NMLOpqjn0clB0J1Rcmb0S/7iX",
+	"wqyBhmWRzxpTWBFm60HxTxTr/AfGLmPV2m3W2FrhTLiPwOctNBB4yKj53LHYZSl7oeFuwTSaRWivDLiu",
+	"sHBubED1IrRLSTEWXyoJmKZaLU81ZdRmKEc8YQMtnWNhkXplp6EK7O/JLTJhsxDWvOxad7+3t3eLoXx7",
+	"VzZab3fjkVLFktKSenfLosURA//cCgteHqwKV7dcXJrGVEOPGgNuRu8a3FLDQjCpE2/eLE6zDZ3q/Pzl",
+	"4rbOoNOXIs2IDWkaa3LY7dakM9MbvIi93YO9w263u+qCz+loI0N55ttb0qzrnoy/1oOV3UDBdVXXs2Uz",
+	"y2+5JgC4dyoMrysMqu5Q15XrCwd7lBcT9XzWtqGr0lRENAHH9e2gunDhn9uAmnPPhRN5d/40IC/oNT2D",
+	"L0mo5fOzH89gqmYrhJq0pDnhccwVoAOZJmzADftoFaPhet3eYXt3t93rnXcfH3W7R91up9vt/svHF59F",
+	"r8eS3wEPyspNvMViOvU1yodGqg+WlBRGppbrrEe2pQe0NNbStYdsUk1iRhXEWGI/di78iXYXm/EXJN/l",
+	"/ejzR+9Uq3XdPsEXF2eNeofyUrg9fwkQtwBTeDEo+m3tVlyz5T/8Sm6lpmx+j+tewBZk3qWXiHxgi9fo",
+	"XCl/QtxaI1DmLnjjm7ZeylG1Jh/L0ahcldIg82Sqj7D2+YyqjGFBW67ZWE4CMGcEWZJ3AsaCran+NVop",
+	"BissFILzjZEOIDIxs9IvleTwt0mqsDOIuIlVOhgwpZb3lnNnZ+0YiyB9+vy0WCzQnHB25JUhVtmYa9eG",
+	"84+u+H5xhdk2SxqaO7EPqwFtbS9fAehiOar38pkfb2UmN3BfIWreo2WyYGi/tbJeMUqAp7CmDa98Jxt5",
+	"sRYux1IE5Vq8i6XBshtczkqvVglAtiqsVvhTKm0G1Bb9JzynhEeEktPXZ+T853NrDTXEkHx/fv6GDHnM",
+	"XEN4c3KgQEphaKdrHN5ULB623WCtYs/ajLyweHgZgbMSPo61nnplHmEkzxNTRXxgi/NTWP7dmS72xG/j",
+	"aZTiQYK8oiAelqsHMjb8g8Ypw15Iil2zhMbL3IB1/RQ8GbR3cLDddJjy2EX5doNA61pAmy8Ums+uY+WJ",
+	"534vpONHFeXns/4llnfMl5iyLi07SDyqsAxraxpC1R9Eefz6UynWWFj/SBDpvPMolF1Y4zCsDfR+TqJm",
+	"8GXHUAzk3OQg8M3CURSiO9c6DGsCvq/jqBm+5kBq+gdm6dd5LUxs+rV7mLdGoeTdu+en118HZMxuWuWW",
+	"KC7Zq98b7EX77GB42PXzvKJiAcruzS/d9hPaHn74uNerqjEZNN5TPRg/RVFp/T658NZZ2vc1iHKWiWKD",
+	"hNXAwJkzE71n/bGUVwq6HRrejW+R5mys2OASiDK2C2wFRI3lTGBvIykGpRxDfOHV8Id/PEkef/fDP39L",
+	"zme/vntz+vj5yzf/ei57L+lLejZbyXftqtdprgvt8pV3CJk6UdxMp3zO65rdUIJdOOvbSS6Fi66TWPxp",
+	"7PRbEVVg8lMWc4PAbKM+raVX7xgp4I82XztUIJ9+ey1ciyupVG4j+6uTX534es1Eha5qH/IUKk+stz/e",
+	"olUCrqFOwWfVTYehOPSMCU1miRQj15IeZKpsxErVEIt7VyXxGNCAXx8pMkOy0eYRlopWdMKIFDYq1G62",
+	"cnwjzKbqciAjVldtdsDM+h4plIbxhWPSzSTCiEM5cE/bW6ENZXvK7qFRupHiutyx+qdfC0I1sb7QZp6L",
+	"UQikMgMbMpBpjMvvs/wqXEHa3j4ZyzRRx4RCG9okh8EJvWLQkC10McHQK9YX+LPwWjt3pUi/yDoqGOUM",
+	"IkoKtLVplihT7GiLhHV7OXF2wZeKiwHbsq98ZSjDWqED3l2bV7yTWdFBo+ZXOOHMFLVy5nPzoHkNEe8y",
+	"TWrCl969fUlslWbzMUljRoQ5zJgr6KVKqM5av3VWs+PSRgsL9/e44Pb3V5o7+wtGoeKt12OYt4YNmuNv",
+	"k2+XRK01mPd2+ZQ/9Obcu/D2Nhh4+TjWYuKFVWz5fM4rC8zbFgkFMgbgy4DA5hpw4Ykxo4lazEnxauMr",
+	"oqUMfEWpMMBiVavbW5qtfP7M8I6aeEU2y/Qa6hgzoULIVAzMRo3OZPA+naKT2MXU8Cjb0mSaaubXodKS",
+	"6CSF9uUV8JJlIC8s94qL6G6m9c0Cz6raJ6jOij4Itf0PSrdcK7+w2h6f5mDz3J5q4DkmijFSSBWCn73g",
+	"tFad1f5zB33BfS6Q9vr4LAsalXiKkPmGzmNJoxXddDM4zsQfTJSyX6vOJGoFLp28Qpkd0ym7Jbn3EW5d",
+	"Tl8ftfDeyKx1nSzWiDaobZ4RXqTd7t7AXBB8Yh3LWiESIrOyP1KYZ5MXX4KyyYtv2xC6sJJcdXJVNP/O",
+	"vuFhtvdY9pX/lIHvwjPwhXviw5odOPLTDirEkxo+YW6SDdKE6/mZuWkEiD6jCUtOUj2ubMFx8uY5uWLz",
+	"IxKq68GlOVj0tZL+nOzvWbtImsRkMKYJHWjonGP358pLG/ijWiakaQYxw9knQkByADvQ6WAp+f2Dsf6T",
+	"WTcXQwmitRTaxofb0ieNCeVCUy5Yov5bXQ86XID33fVUPWqYKb2HFuKeGydYR3BgyX0WzdghX32VGZzV",
+	"V19BdCP56qucpH31VeBzx+x3oHHmRyqiC4EKITbVH8gJU6RPB1cuWumrr6DCzFdf2VBwMZeCkQEVOVc6",
+	"uhAXYrdDNL1iheZFllNZn32zz2I5axEutDTAj/eO80DwemyuQyrn5A+sqioFuxCEkKmtUNGccKXAh8Vu",
+	"oJp4eNG4aIQBcd/jwIqEHz+FAZaOUFAzwpJQ1Tq+EL0OUSzhNOa/G7aKy3j77VPy+OvHB6T54uzH1+Qp",
+	"FVLwgXkG3TsIl0cGRBRRMrFA9O782/buITGKKUkF1yqABT97+urERkLZjAVDTVRAQjN6B1GID+chwY+E",
+	"qQGdcjEy69vrkDFV44XO0LDOb16e/PCs1ycgO+312uYnIlM9TTXwqVnCNSO2xTRkGQyoYmTMbjqwMlTi",
+	"VRprwn5LaaxICLfcwRsLO+ZGT/3bO/JEsdDnNQHxoDVwvacyHLvsz4OcsBV4UXh8ITLprDRmIV65NAWy",
+	"gYBoOqobOkD2HlyIyvVMmDbv6zg8dj6FuvkrFuNFVgcXorA0G+mzallkxao6F+K5UDxiXvV7EtqXQsgd",
+	"iWd0rmp6hDtwaoZ1YXShgbBirrf1I6ixnIEJgypSblFOtR35kfJBEoDlGaCqjcnxXMjWJkJBBuaTSapp",
+	"P85ZbTO0n8KAhEXoIH8ju4F57ULgCbSOiSFgWb6w0nQOac0w4lBCHdV8xEsemUGpupQibHVIZsxAWvDu",
+	"/Cnh4kKsCFfskNDcCMHm+hi1qDoEtwuyEFcEiIWll6HVhxCHDN9iQudtYjOOhczm0mxzf8/jTi04efOe",
+	"TCzZOSLfAOchViJgcxQIwg55g5wBkrsvRBMvMcAg1Az4VGDzd1pIog3tnaJv2KzE6FlmQXDBXGGn2olh",
+	"NX1GgFlhqnjMB8yqtJZ1nUzpYMzavU63ETTA3AE8UR3t7Mxmsw6FnzsyGe3Yd9XOy+dPn70+ewbv5K1J",
+	"gQmW2JsnxB41djtdfEFOmaBT3jhq7HW6nT305YxBUtgZMxrr8e/m86jKq3ICarcivW6XzMY8Zq7z3oAp",
+	"RZJUqGOwXUqGRYe0TF0Gge2OhQeB8gKX4nnUOGp8b2eFsBpQ+mE1vW63To7Nntt5ZXXnT0Fjf53nv6FZ",
+	"eKR5ZXdv9StWmD+X8iVN7FS9J6vfO5fyFRUujA/EkoN1lvhcaJYIGj8D86wv1DWOfvlgxEHbWLTxkl8z",
+	"gbFVmo4UmLLmSrNJ44N5bQe6ca17m1aEnybcjJ5dmDW1GAJkGGvWVGwmHS4H5KC7RyDQYsYVI03DP6Ev",
+	"me3SlWibtjlOdSRnwpCS3IZjpQu9cQ+2Qoqn1xhtYolaZW80o/4v7Y92bJA7m3YG0lS2JEP2aBwTswtA",
+	"dM3jGCabHxVOT7HkGgzZ2MNOVYH9W7ydaqg3crC1htApzG7e2/lVyWL0h9cEL+t8lze66y22luutXX8h",
+	"79wHEnrZmECjeecvjHbmrTVWecaSaz5g7wS9phzt9sswNjtTdMnXIVurDqPV9WCHTnnbiM+1eI2s1XHJ",
+	"QtRkkLcdyroTiUKlCucA0WPGE+sCUXkYU2DBnA35TZA5q5y+H0CFC5IqKDQnHYZRMuEi1azlT1yFEi+5",
+	"0idT/oPZneFLCZ0wDblXNaEC+SM7T6VQXGkmBvNzecUEONNvgVrrIYddZWalrkARQ+PMPd0aS7q7q195",
+	"J6gVdNDh/mfhaB4PU7rYA9wCrs/V6ABtbx8+BY2prIr5eeUJyQ7yhzIpgL6BX6unhKS5297tdgtGDfBX",
+	"xlRcWQZlxuBasXhohVc9ztp/QYDIEYaJGCp/9v1Ju3dwiBonV+SKTTVG+8VcaQVaATyIhqrdnjczaYaI",
+	"UEbIPnHxzWMZR4Zj9bqIs81UuMJDqD2PmFZkv/vkyGIUlJ+F4atQC4MyEGzz+MhvJLYb3QpO+FNkcFy0",
+	"b+kkZZ8W0HJ3y2hZjoCpQU4DK1ds7vWbdXFBXgzQmCVoqR4zGtk00LPrQdsjN22kNzVLs+9V0KdPn5Mu",
+	"dNfA76dSDGM+uBuP3j1YZ3UqnU7B+vOKRZw6x+8fRoUQYnzlskg8KmlRmSHvfLxi80sefXLlj6t8KG8B",
+	"VxUga4E1P7ItAQG3QTrIuDf0EoTdEi4GcRqxqNUhmdU9E6QnDKhY9jDNdefcVmtGhZwMZkR3iCeb5wKv",
+	"GtPERbc7qeTIn2VGDaJYCcGfAYK5jLpKmuHZT08vT96df3/59OTp988uz89fGtK2393P9QxH5ajRFLOd",
+	"u+6+Ro+OqoVmc3wZGSuJCJUMGLq+k2aIl5MlVhi6DIjNzbNGB84tyvhoo0y5fMnZi4U+3F8VCv3hDqrt",
+	"yVCz5H3CNfusckR3f/VLr6X+Fjzcf0bB423ONMt4uFQCcVg/GLPBVaHE0s5H3wT6qVY+P2dxDB1FIcuh",
+	"aESUM2HEmCz5GQP+UZKARkod8q0svfRImddYAg9lVccrhQCzZj+jYwtSdrDynczF8jy6X6F8YXurJIBC",
+	"/g4Gx31eaX0dFfNbmfR5FMFZ/xvgpcGODDnoStTwcNR+4aEocPV2oRhetfpwnnOkPkMXHrA5g1adGln6",
+	"dSHs477E6YVc+88sUS8k5KyWqb10J45dka1rBNwBD6L0v4coTfywKIeitp+fh6MjJgxqsXYkVFvf6BIT",
+	"3fmIWF3PTcOKqo0hsSKzwZFjZxSmsZKkz4jr0kDR7QQ+KJA7Qxvpma0g7FwIw25Dl2UYuo6EGO5C45Rh",
+	"o688xZFQ7WX4PVKETtkNaap0NGLKyOHn5y/JXrdLVOvYYMSFCLPExRANxzaANXSuIPRa4YDouNrpzFgc",
+	"t6+EnAlzjMVSj/pGh8dmEQKI2oUIC0mJYYd8I/WYCMYKyYjWFu6COczS41jO2kZSBrHjQoQ1eZUhoWTK",
+	"RISFBFH7GEkGZQbAC+Bnclacc4CW9gtRIciA1V1IjZne5HycMAY+C4gFOLJGH7yLZmj27q5AyymJ2TWL",
+	"W4FhHOYJ9GcnqBCxoUzMO0bRgUNrBbZit5s8ynZjn3L7R9do9mJwIewf5Z21quSw7+waToU6v9GfXwhb",
+	"/Thmw8KTi7m+Pszk2b6k6TAuAKsJkYkDKYNiua4FvtVc2arA38a6Poqqaq+La35+atZSEhyc1I/JxwZw",
+	"c1GjOcQ2otWwXruT8uU3ahTGqsTcWwrG1hFU6LgE8Xs5QT5ZhGYsE5cyP14wh+wN2r2VN7xOT70bje7q",
+	"As36+z96N+PB5NmI/vxq9M+zb0S/9+Tq+Xdvr/81K8RaF9PdHXICRbekBtfkcR/DatgNZu2XTwapRpkk",
+	"VB3PHZft84cYXHH5rLBCwWblxWVkzV9P5ZD5ULc6309r+wQd4Tq/0RvpVnjOVnFdAMe/nM712STEP0rI",
+	"c3CQl31YvG6o7pCZIgtVHpYpbSOma2TBWhHwrW2vqlEBYRgJXIa+HMuHZQsK5n1hbgBux4gByItaAVHS",
+	"miQ1hG32mZMCWWTz09Y1yhznRlAhBQPHabauaklB/1FCwn1aarJtraQiKGLblGe8nAcTzR9uOqWRr+A9",
+	"8oC4AvOWYfuvsl8fyHDuG2X5xGi5xLxQjFmAAmYTqaA4eascwZDIGYFEV9WpDDd4YRZwj5Buxl8F5GZP",
+	"D1ECm0UJeOCw1L5gHtj5+KvsL+UgP1Z4AQoAl/EH678Put2uB1vHy5xbv8p+0a9VReVfyP52SHwleNX4",
+	"ufBY7t3PtS1EOoXg8DWwqfPgKtsm9p0IDxkeQQDlKGHKJvxlSLAUD2M5QpfZVHIEheqYVPK0d/aG6FiO",
+	"2vnjpCkTPuIiIDphjCj+OwtsZhJknBw+OeyRREoopDVuQWkUI5spQnE8+4WQmjlUhLKOjxR5FvUODnaf",
+	"2IjybK1XbB62OhDail3E7BuA1Ha4nB74S53ICYN8maG27j2FQYIYC6tqLEL6pRw9zQ9oJSZpdqN3pjHl",
+	"4hhiiRTTf0/1sP24mJAcywGNx1Lpo8fdx123vQvRuxBXvz2JfhT/mL2/fvnj4fc/fZ2e/7b74puzf/Dd",
+	"4eQgefo3LU7/dfD2NLn+8ervF+JC/L////+LVA9HTn7fGyVxb/rP/tN/vX/89uWzXx/P4vlJtPvPXv90",
+	"b++1evyr2Oe9J6+Gf7uOf5sc/Higfvv+zXh/rr+5/ua3qy599u5l8lq/EOfp06dR9/fvn/x4Pvz9+x9u",
+	"Rvt/h9PKaUSZ5lTSAHtB+bWU3A5PIez+qRQ6kRU1BkLMFwvIhN606Yj9fTfsLF/EQyDsZoGw5xB0rcF4",
+	"U76rrBh4QoWa0sTwN4N6Hn0xf5VoS84Ll8qTGbnwXiCQupXHrAORkUOgMyQ0X4eZdanwk5YhaXpVZ+yz",
+	"XJGuUX5dZpiWGP7SLTyFlnwcRCb4X67ybjvZAXlQXE85vO3fkxgBW7ZXI+PI0LaEsTpbqNnjUsFiw/YJ",
+	"q1ZkNILlK9Jyi+u5T0mndJ01JG4Bfh+i8TclQm8A7UEqlyLH7SraQ9iNZgIai4E7YAUtQprWXkPgOa/C",
+	"c1yTxlt2SS+/pTJJJ2aBM64FU4op4mYizVxssr+2gmr558iTfczXVKcJK2R9Q9sXO8ojNwc8tnO9S2Iu",
+	"WIc8R5dqnxFKYq51zEifjbmISFgh7oXZpESl/YmRm2ASwWaFXUsQqfLtOfcRHVyNEmjyRd4k8pphGAhW",
+	"ORRZ7nE+M0RJKgjJss99+j+GWPz9dRiQ1zBJJki6uEQONYT85Yyh16uRFJAc4wWgixDqkJj9wE1ZRS9b",
+	"+DI6jVfxIOlVSnpmYnuKHVfXViYjchX9c7w/Ozk5Oflm+mbSH1wfRD//s/v1P34YnHbfjE5ejge98/7N",
+	"T/vXr/bSp1eH5z//+vN4J/pu7/sXT16e/HP3h/Snw9++ed07efvdP/qj54fjsZr+fHPy91vJlhnOffHS",
+	"5V9VMV0tU3pYnF1Xf06oR0RzKpih7VKiXkFT1hM0aRpxTaZUj72a7raGTszo0FE5n/0sbqMpE2uFCg3V",
+	"CoPF16gGgmZNoDiOGZ8WxclF6AUKGAqpL6FgVVZcJRUQYJLRWvMtiRI61Mf5KyATJV5RFldsw73lsqKF",
+	"1Lhmw9rMoudMH2H2GCjS1oPixpMJaXpkXpF8ojyvzDbBMa/OpKtJBbUbWuB+4powAz+WghsClqvl7uTw",
+	"QH0BHb64vTD+3IHKfYniiyV+awx8eRGjesF3rTJLqwVwOE0tjSx6zUiGLYSLwMLFIObMyTbQR858V9L6",
+	"LAyTphHIqEPNDIkDoui81SGn2ALsqPpmQLIxnP2kTsuzN2yVugT8hwWcsEMYaecKHYt6JvHGq3QLaDGw",
+	"njax+/m1iRwea1haflt30yT+igzn3lWPEpHb3PRxxZabPJyF0wZAJX5aMHLAHO5VxldsEtSEAmaOZEzF",
+	"CCpR3OxMZLSj0knU3wGDatMW2kIbLZo1/pZV2gCTbOFLa7jNq3C0OuQtSk9EjaF0LFTZ4Do3ybigRMzS",
+	"zKsLWMuqHrM5MlqI9oQaHMm1dfUPpLhmgjMxYGjQtX4aOG6b9+TykOTIrKuetLvsyTUF9nUk9L8NokO2",
+	"Nzygfzv5edaNk2788vnBC3Xz7NnLl7z35mov+v3n5/vzGT3pH16x3ve/Jy9+SN9uLrf61/9gK7iNwbIK",
+	"gTbCVM1jtvPR/Htp+PRyARJR0zysjCafK/j4VXPM+GisyeMWiW0lownk5aUisgIOZhV7enHYIWE2Owg4",
+	"yP5UZnN99/YliqooJoXFpYcBUTFVY1DNMRHxiIQfX37a+fj60y+d6c7H958+YHklW3vLaNWQzOiSo7H/",
+	"AETlksf/z//90hb2YhF5bSU251N53wpIaDvsF8fPSiP1UxG5CWJGr5kK0LBASZ+P2kxEnAqye9juc01i",
+	"8Fvm0rARjQ2mtjrktVmyERs1A4vCKJHpVOGZGLEm4iNuSCONY9K3qY9Q6QBP2FUkCW9C0gxvut3dnZve",
+	"3v5O9/BrOIzd3t5+9/DrVoecSRJ+9+ycFI+1uwPv9Pb2O9Od3a9DWGPFc+4wut1uCFHR0HvMwISVraD0",
+	"UHRckrVAHsarzkRNA1FGxIK7Vmw0gbpwYfe/et+atfxX71tYzX/1vt39OmxhrnlWA93WJIck+fCmra4H",
+	"bQNDbTlsI2CBsQxYGsSIlKZGDQAS9svgB8tp/jhl4uTNc/wrl47JgApD/aEKH0VIhIz5YRrHCGpQis8W",
+	"0UL3JFeYlRpZIXTOaGIOaEoTzWmMSfPwC9aoQDXAKjI0c9qj+kJxFqfLOQwkTSFFe+Bq3RlIfu/Und1O",
+	"p3dw0EKFCYfVrnCSubisVhLsas40aS5TOrBlkrfjrOYUlKKxu1riYjznMbsPtWSRCsikGn0XaQhpKsYI",
+	"7ctrVu5FUsSMaiUno2i3DGTYK7Qzado1/+8v3faTDx93g96n1k7zBv/a+7TT+sp9bF5cdKY77rG9T63/",
+	"U9H8ZEPZXg40022lE0YnRRk/0yj6XFDQPdbi+uZwjsh70jQEeFgEnlahbAVS5r0e1qQLXLQu0tisxOp7",
+	"Ys8HQewOVq+sOXNe1S4srzAgC68ddjM7Q47CD/azLdjPTpCieIV1HYOtc4o0S0JJqyz9BI1F9lDAWE88",
+	"klfp1Iv4XTPcNwvhpdi0wVLMrHwk1aRYz1AC7+OaKC1llq3FRJSJQOdPSUTnrvChIe6a9KU2vKZQQtIm",
+	"N47ZDfZlHrOEdYirqjagSTIn4bNzOgpRQrFFGJG7F7AltFYJLKhJyYTqwZiLEQmfD9uvpWDtV+abEPnw",
+	"Xne/sngSnKCflfoZA4bfsuE6z1t70no5SCfqx7UW8XxojghO6H6jljfNhfX7FS4jlEtzXc3D7tlPQcPA",
+	"06p34BlY1N6aJOyVjCA36iFubqvk9aOBXr/+9i8fPhUrOEp5RdJpTbYs0sSCDlkmkjsfC7V11yOaWc3g",
+	"zWimHDqaaITuXrdLlFE8oUwSiKER1RRSGsCNcIRiKwmhZC8YW6+EnBUKX2Qr4Vj9pp6uvc0bK3x5ZM0t",
+	"zrz31yeD5TaMy6lgViT/gQg+EMEVRNDrnnIHGmj+zgqMr0sRXer+reih53FVWasTRJdSj525IZ12tilV",
+	"OF8INaIvjQYf+mVl0SvlDW6TP0mIbVTAat1nTBB2MzVab9ghpwkd2mL904RfU82OHIVemZ0GPVush9ft",
+	"/phArwHoWQBdNbImslgbNysmntXGxQVwhS5iu1Kw2oNzOUux92fBAsF5Vp2dwppd4EXbHCXmQzaYD2LW",
+	"mUSB3W1rGduAJjx/BaaBW/l3YTF+w+NVDAY6rDywlwf2spK9WGJQy1ywzAiCrNoZcwV19GuTVeJ4IWus",
+	"MEKAhchlYr4uZi3WlT9+7b3/vZ3/PlXaxemW4RuWlvb3SGgUJUwpFrloiuwooIFPadcPWY6rshzpKqDy",
+	"4Lf4fR0Y28I866XZpgJAtjACaeYlG64r6m+orABHJmAoPw8SKrfJBP2Cbigih62q4uM2bxfKLdYhyRvc",
+	"0evSsdwbllTNtwxN3lUd4gOi3GM6cBXYbowoZog2jeP6OoGvaHKlbFetiimLiIvEH1QBOld5rwp0T1aW",
+	"ezDjn8RxCdBodJ/Abec00yyD6e/d8otQ7Tbz5y/r92dDAnNvq7kFAOHGmPDR/xPq8MEwK/Ciqpbu4mKW",
+	"5soXsGlVMWgzq48qFlNWFoX2J6kJnC3tfxPP8udMijcnsApxyzt+hNeAloq/QjnOv3r6PSC6wa0CcqyJ",
+	"1xCovJZb9VseY5SNnPQhxwvzVHcgMRWaI+VxT9jOlMA/TRs9fJ25TlXrGK3+qfq76+M/YVQoEsbmj2PX",
+	"hGOCfaqdJz+eA7ccUMXaXCgmFDcvx3MznEw0GMfCCLwJTV9aagVuRPCt8igkTaoGKLW1IBIFlxOSZn/u",
+	"eghCgUzzWquTOXuxW4fnmuAYfQcBptUeY3B8VIaM/sOcfd52+Yu0Qn2byMkpNvxf+ey5zJ6sbC09tzW0",
+	"yRBAiTRDd/vcXX1t7UR8sxDG4Tr04iDwXvaRJoMxv7YddqErSmVr3bWOCwF/nQM4k4le57k32JJurefO",
+	"+O9sfRvd5/DrWLCt5ygnZEqxSWWOJA8lVz63WcvpQB6hAit6lScZkW0JV1jbj+y4BM0ztjInLox6nDl8",
+	"h/ZR2y7ZNSBBDwkQVFSQFGmGbDhkgNuX+PKRpReE3UCMoHIuDjdaQEKL+KGLI3SKmXUewGHYZ7I1ttD/",
+	"YheMLowQ1n1JMQMaiNWQxl7rw/3unucFcQHAq/ov+K4Yw1ZYhK4PsGywiHBBQi01jS/tlsJgsTJhjaNG",
+	"CsMUfbeMYswmVdvtQ0RRHk1dSsqTYgnDgtX8JXwmW+JucKAItwjU0DjHc/e5Q4dmj9UQvZTzsUawkWfk",
+	"mRv8DF5+4HS3cS9txOcAJx4qT/6Z2CJyHcsGFgILyiwRGzyvpSmdwaPWxl0MFjDTlbkQqG5ZLCA5iWNs",
+	"vJ9FefJMAzJk/kKUFaBjO2SeQjHi10xgi2kYpWO4oce/Q2CPWRCE+ROUuQDKDAVQyB9+RdoUkNBAulWf",
+	"zMdLTJA1vCthmEt3TL76CtcBFVCQ23trAus+pEZwoSUJbSv38KuvLkQzpJ1+Z5BrfO7XDn5/bBNF4GcS",
+	"/s8vJ+1/0fbv3faTy/aHvzUvLjrFb1pf/WcYIOPb73ZbnQvhanm7CTL7Ehw1xOda05Qa0JgmqMZRTMyH",
+	"iA7ouT4nLGaQDIMt2GmS0Dl0ek9YQAzxoVwownWdepw1k5dJQVXWfMJI8/nZj+TxYXe31SE/meUq1yb8",
+	"Qrx7+7LNxEBGLOqQEyHFfCJTZc1jmMuC554qSJQEGPSFv1phRie2hK5iDCHpQljoNLKMDdhoqlRNmYhY",
+	"5HdpNcCriJbyKG+9k+CiNYtjzDqjBnpb0HHiQqwSXaALh1099NiBTfnatl0prqtD3jKVxlaOQqX/QoR4",
+	"qtEl1aFzHoE67+CaR5DrZsQrOAN2QwfmLowct9vtZmDSxCSokTNcXojYEDllSykc5xUAsP4zV/A64AkK",
+	"bzByLjRWiVVIL/5QuapIwN4gtQkWTC0WAa1wk8nJ5k7rxJcC3anreLDbe1ypnd9yWRhStHRRGe2725Ls",
+	"pSFaM3DlW9AzBEQmWTkJg2ccF5SnL/W6vcN2d7fd3T3vdo/g/51ut/uv5TXTKnJ+zIxtM35jG2u2jU+W",
+	"LXq3197bPe/tHR08OTp40nny5Mm/lpVV29aSAc2cVgjrQwG7Spwmr7Gfb4GTZbXaKbEchgw5iyOko1Gm",
+	"mypN546I0n7M6ks7+MPfv5S+uTx9n3KyI1zriMiZNPMgK38+WRkv6FvKY9tGZBNRGV9eFJarDEiIKb64",
+	"rKmur9yeOYtBWAm8uJCgzOrd1E0urJiLKJ+JJkdOQvFiWl0QaR4n6qwqUgy89gwtbDjCEzbQMplj2ZkO",
+	"ObPFIRI5sS8mKq+5Z/OlrxibQu8HrjNLkK2NAVnQINEZSiPmICwcE4qv5jXhBnIy4RqMPdkKa1Jzz+A8",
+	"7xOXzQSr/ISwRvVXrg6xrCZLTDUoCtClRGk+8ENI1FxpNvEwwI+EartIqJ2PeR+lTzt0MGBTXe82/9EF",
+	"ZpebFtXIzhEb8MiokDCuIbYWVovtVTK0EN7gj/IYdBJiH4a2945C5c8ols7/BfuAJpzFPqkyTQaVci4u",
+	"q9iA1fWb2kzmte/ddxsSXLCdbBVueIf1V/CaP3RBuntdfACfQrvAqvDINbz0a9CShP3KBnp5C1ukGVim",
+	"Lw+zrKQwJGHDVDHlNW5cvotjnyoU2uU9yromoVSdCtdqD50ttgOUbXuGNCzynCtPqhu9m+1+HlryRfdh",
+	"f8DTLfQrMrC0NTx1fVTrcRGq+6oFT57XJInGKTuyrjnzWN7MT1U2kLXmLfP99+fnb87IkMesQ34UrlpA",
+	"qRqC62KdNb10nkXbQouckCHlcZrkSWUQpAoVhbIU3g45fX2WldOZ0DkWZjsgWpK9rq2Yo0gzoQmL52T/",
+	"MRnLNFEt8zs02mWVbkbA6vmp6999H82z/Sk26pz9QBD+zfpVI6TkjQzlNUsM2FuMM9i2rIGZpQgZ5rVt",
+	"TlEtbXhrMHOauopcWBQk801AdXRDIWzLdLeHRxj4RkPStCVIjHTPOBjPjdKCZUUGSHiMxjqiXChtexRj",
+	"WU+cKwxscTgph48U0fOpbbCXFZNVQVYlzS4PTHG5Gq20TDKaQjPnV178BDJOp1RB2ochNM6FZYToyRTs",
+	"6LEcjVzlNMyQpUouoRel6hv3SjgWKn1sl4L8ZKny2oTDl4OctWdNAnKSGjjWFS+vQRbeKZY8kAaPr5bQ",
+	"0qMMvkSxSB+Qt68kDiflqkYGtV39ZKvVl5Zge5d6ji+IcSqmV1sxwCLmcN1mpaXUb16s4+0b1pqLNrpW",
+	"TkUK0tYQ/L61aO6n/t4rjhdzjB8Q/N8ZwatRawPsRsPaXfHbmudKy+jUYopfh+WecaVY8uUBW/69saUa",
+	"UNfCF2UTzFaHWf200OVAlZNkKzPo3cj2/T8i4uKzVKFz+1ujEz889xCi/0fFImZFcmr9q+6JFbiydpj+",
+	"Stzxqgq5IR8pWJpXvKgawRwz+APxa9NI8c+RNvOAjn9OdKyIDb4lNq5ZeOyWuGlREtNKinW3ML1kw+yR",
+	"u9T1qivMgTrVn4gwbFZ26/5zEh6IyJ+ViJRKS1WQkBnUTfN0wwGN4z4dXAEs2ReeXVtI+vifVp3r9GU0",
+	"/4+dGeuPpby6TJP4U72C+UYCJbAVZlTaz358pIg3BNCKrAdnOTkMjdGwXhZhKXCoghgzqjSEWHkk6kxT",
+	"EdEkIu9xeEVsiIObr80jLIANYVNSFE3BrSB7TvMJU5pOpkCv3Ld5k1KsAGi/V51J1OqQEzEnvZsb607O",
+	"Sgzxa0hFpGKuISgR7VeKJEwnzh2G0eC9fXRaIUlbWTuCmft5pAiPAlK7pywsGU8iDybNT2RpRYmV8bLv",
+	"sw5GzqA+y9rSQwend4Lf2O54auVqsnO/26Kud3OLn+3xJIfk+1cnT9tn35/0Dg7Rt8KjTjYhwDa5YnPn",
+	"CMCmToOErT7DDC42WvWH+zGTWNi3tGwDy0jJPrQEmpHU//xzxVtgU4XwbgAG6PwL7x7c3ASEkr2bGyxC",
+	"lw0syG6XqGOC2ADOIshkSjrlGJcaAkGL5MF2WSjlSSH56RergVnaZIat0YtI04ARYBRiL1TabwW+6QEe",
+	"QbcReM1bxLORHyFpK62aKzLNyGPoEcMwcE0xp7Yu9SJNU1M2WKhMw0iIwBrag2URwUwhCc3GCpO4VB8y",
+	"1nqqsIOwXaEtDWbLBdo8aSOZvXv7kiQpdmAoEz+PplJt6Y+DFUzGKdB/iGcF16CQyYTGXLGINMdSaRLL",
+	"GUsGVBnaoRPKY4gGktqKjdBqkUxlokmUyOnUPPb8zTW0s5kootLB2ABc2L35etjZDbP4fVfwTLVcuC40",
+	"QIN7DsjvUjBbGlG0i+eAQmbXEPesB2mIAUyXHHOa9rv70ObIFg+SMUQw7Xa7hT0rbJhQE2L0FPIj3hsw",
+	"PvNeuidDqjfbRvbT3e3RKDM3LmNlwSD/FIPcR2vQxBw0Qj1pqrG5G3AqGbhv/TuWE/ps4VN/SqMxAF3e",
+	"UAYgiTrZzpOXUTguCcs7BWRer4Bl4ZWAyDgq6dUS6zfwxEKxqrZyLdCFe43OX5xtEwxVD+UiNysXCdBV",
+	"PMKVsPjRf/ySR58QEGOm2SJInsL31SXxShCaEdcZ5RBYCyqG7V6nVcbTiS1HvLR+XoHjr6qfh4usYoAr",
+	"1SB/npoSeqXjumVztt21C+p90UF7f/UadQhKTisogEcFYgXVdPzH9ZDFEHAQRoB83xIdqnKw1sCE7fRv",
+	"/wKx53642CZM7MGUuVWMNMi0FjKu4HI7lv9wtlwAs3VQjAqWcSxrj1CuCsoK5C76QECF9xwhA2YGfaQg",
+	"JNdVGmx2EfW5JhHHNiOoiWM8LIazM6HJLJFiVOe2ALg9zff5gPabo31+fOsk0hmoeED4rSK8OdqyrOhZ",
+	"6tYlA75/k0ZR27kNl2eepYolDlm5rWhPmq4CBaCoYLMW5JDY7GwXROq18BQRSVLsqumi8R2uVmhpJ1F0",
+	"6ha3KcZWhOts3+TjVrfteDk3rnrISfv3NKqcRJGf4tm0eZ8invsdeC2e1eA24mYWulqP3uEgVVpOQr9w",
+	"Q99wFULJi7MfX5MzbHTW6/a67d2ei0LgiTPNP8prgZGm2Sv4KqSwBWqOoV282SoJzZGEypYdG6aKRa1j",
+	"Ek7YpM8SNebTMGsIfXnF5rZeGZaqCslAThjSoH7KY93mwsZMqA45pyO/KZvfJ77eNHzrnpOfhboU1/gH",
+	"2ZQ36wUp2KyuH+RDDv0DHdyYDiIKVMdwLad+I6YzyWa5XpMHUGkUsFwQ1bAovWAUP1S0qygGXF30JWPk",
+	"X06I8pqSx0PK6xdi0q4Ato2QIE9cLdSgiOWoHi1e+zH45HzNxqKFCJmK4tXaUw2xPPiERqwGc/wg+GzV",
+	"L82iv8SYwy+rqlv5yNar7xbLEfjw7rvW/50SdP7UOP2W0Yp0SXPuy9IGqtJsfCRP2EReszXV+EU8xtcL",
+	"jfv6c9TvO2S/+yS3vIMJwOaH5k9X13YxYz7o7g+6+7+hzIrAf2f1HSu65ux7WW+2K8BfL+CuQ04IRF6C",
+	"N8zVdxFS2wKeeWP0QZokTOQVHhZw+R2s47VHm+6CzOu0oPbbT28f70v72Rz9t5vjt75e7d3Qg1q9fRLV",
+	"W4NEJRBvzUtyy78VdUP0qZFWllO0j2jyzySWas1kWWEdlFTKGVAVxStVqRxWFmuDBTsxLnWxLJ4rzGdL",
+	"AyV5JR8IR9BUsyN/1JjRhQVhsCQ6RCTBfmZ2VUbWolyokkplBmfxEEQrMFtizFFUL1lVKkf3TpltPa97",
+	"TpIy+ytWBawnje9dMTOEqOiBNv411SYrUNUiPahPkSs3V1vKa1lmJyDqev6SE58doz8CK1pjR7MAy06H",
+	"rplhaIQx80ue2+BKY1YIYMfYlASbH0JMBQTDPyHNhEFVrnY+isGyLPheScwI8fp6VHhU7S635PjYfjJm",
+	"Ufq754Tu9WSvB3/GX03w+uPKCSP23cafsUCvosjWHFvi2M28slyRaxpz2yPEVg6sTD8nTUomXGHJUUzT",
+	"MXTXyEnm+aFNHgK/8FRys9tWh7wGv5+tbpo4SkhSETOlsp4c0Nw3oUMdogSUUTKXOAVUsmm7Pj1pVZYg",
+	"j6K3LhX3c5Kue9JGs+38Ye5dv0baOs5d8/wDKXwwk20nxGUhrf62VFAtkdfi2KYhMkidNkKVTqhQRj6T",
+	"AmkRWMsmdG7IEOaNPyav+DedegKk/mIUSP1BJMhfwLoESD1QoAcKtA0KlDUM7PrV2aXYxKxVSZNsvcjb",
+	"euWKLR7ypi3rhuGCbMdHYw1VgKLIFo+mYsTK/aBgILdg1CXlkAhpGzdiTY480AWKclT6BSnBOL6FyBnS",
+	"nI2l62Tjmqc6JRa7RrSqm1qUH6uVCPGxLXkcvxDKfF8eyvJpPXgqH6KMLc4Z0ejuqilar+5kSXMWsMya",
+	"hgqlTDy72lGRRLiOGIZQtKWILS1zlG5AwSAfSzFiiZHyaBShHwDJYkRSoXlMymY2KFKRGeTWNOH5Vjhr",
+	"wKskXTjsgzXuwRr3YI377NQPka9QcyijHa1bU79+Gl+10ylUiaoX+mzIxtOzn6DRj0uVmqSx5lOaaNvU",
+	"NjQ/hqRJNZlIpcnhvlFKga7tBt1uNwDBVc5U64hQW5bN/E0KLQNsh3gJs9M4npNyd3gI5pTQl8R11Z1S",
+	"PXaOUGQLUDxyihPY7M0BtAifT1lW1KjCoAgC5EBd23pu9qUx1aTPRlwou9hHIRlK7GpuBgv/HgYk/Jv5",
+	"p23++W+zTKJpP4CyQEnC6YjZUBYQHgXKq2acWCpm+31iBybzJVRTYjeGAT8C//AkjSkRLNUJjbkC0tXq",
+	"lNsN54yHTaZ6TvjEDGDuzrp0zMOBs2sadmo+QPSrFaBdg+Os/Tr27gf+YD6ym6kR6MJW1rENztGcsZJQ",
+	"WAXWTBCmsmJe6CqeACBhhaasyD2/ZmjUQNBS2DWGQc0mA3HOGW7hxbcH453Za/8tZSmLkM3mBct63V6e",
+	"tfur7AdkNuaDMQm/e3ZOAD1+lX218/FX2b/k0Sd3q6pD3soZmoe99dhBSJIKhYwTsoIAiNGfJWeEGfR1",
+	"OgFMCZHR5nhxQLwVFnXI+7EEM47ReRzrtwXJcnMzndvTPPaxHysHYHwjXG494/4mja/ewQhfoC0oIyI7",
+	"BsjbEdW0yI2nidmNtgnfBkiq1VJHnQyvzdp+97mgKByWywV6uskvOOqH7CnZh+aGa6kwva2JFi9kf5U8",
+	"AdCEgP4gUjyoVHcVKp4DIcooD+guOZuHuo3UwNytxYuIbSVSIVOiCvrVsV9wcbXGBKqRG+k20Q1JlZ5U",
+	"UcWIPoQtPChKD4rSH1b6iW4xcAGlWee1a1PVHqjrdQrPeLVpnQ0ZxN2SqTgwygNWILVKVUznMtXEU8zA",
+	"RqSKmslRWV0qKQJYjBWoZ25AtwNRFQDlDNlwyIAa2rdangI1kHE6EaBA+TpWUSOiRE1hzDFjmsxkGmPF",
+	"DOAbTmdp8pLqVKcqoVG9pCy1DKGdJVxrJly5RqMf9dlQGlFaO4F+8cDojM5J88f3J2dvgKdxYaQ6cymj",
+	"lEdUDFjLti9AsRzvOi9Xvk7fgg450wmjE1QPsCOdmR1bTVsWgy0Mwt9SlswvKSqNEF8ypNDqIGs9ved1",
+	"QehjXchVq4DmevaCrphLoaDCqAWGCbqLhFYqTTqRGBpj+LyW03bMrllchCUwWxagqeWYHWwKuzLYG4nS",
+	"xAXbWMXP3hFaBMz3Vm+zJdDscoaGL6da+dqaGpv3m3Yc0PMqg2qewQNWlTlRT9X1X6Lli2Y3esdSl/qC",
+	"4ZXcM1d9HsT3v1qHh2cWHXxbVeb8BQuJx9yAxKzJ2kZML3p+lxcf8JaQvQAczHlX52TGEit6B+s2gKnJ",
+	"qV5w/P15sXxDD+dDNYMvpJpBobzGVryNBaRbv8TBWo06O8uw6E9RmGBTRfahkMFDIYM7FzKobri2qo5B",
+	"GbFtluCWQ6k0OEwK4VEQmFQMg/IkAmvCy1SPrO5BsSxxdXGEsnJan9L3EML0EMK0VdrwF6mdsC0xoRzW",
+	"c+f0vixCafP0vsxk7qf3LZj118jvq6QmsM8HS/mDpfzBUv75yRcgX8HJtQXKZRD+ToQrjzbxnH2B5wUE",
+	"C6VH0d6ya2mlOq7IkAsal6ItS93ZQK4iQpJhmkDUi401b+53n1gCVjDaO7t5Rs6ai7ZzNI7iz+vQ1mpy",
+	"aN5/oIYP1PCBGn5+amhwrxBfCZTk9rGVtibWalL41Fa80mUTq9fzbsI0DYjWkBxY8CQRLsrltN6Dn+35",
+	"sA34GiL5QRLHFdSxxLovvJS3whVRmscxoRodSY48N/d3exjBNuOKVXplsNTOn4R23VehrluVv+7+geWv",
+	"H8p0PZTp+oLKdN1Z/PzoebKdtd18sT1bu6soUGFptx3z/3p2dtzag1X+wSr/Ga3ypVILt7DJF4mBJSQr",
+	"69CssKgd56kLfgi+TaWoDQt9g7P/IdVgto3gn0kPXL/Wi71aFj1UfHnQBrdCnSy6Zmh9x8ovRUqUMC6A",
+	"pNyVFjkLWZ6s5Zn3gUStSPzFzVVGtpNmsmhWW7Duu5jWJYlJ1YYuewIP9PA+6GEGYA8E8YEgbktcsyBF",
+	"KMnIzbbJonUd3JYmVjoOwFngE8hKbwGa+2Oqc2dAFgwBNM6PgHZG/vUpbOY2tX8DjVRjCJjH1Ng+BGXA",
+	"PDEbapKKTKjZHtFF78IDxb0PiusDxQO5fSC3W/NGALbf1RdRpLSWHN6B1PrlAQopmWXZlqQiklCS3tDO",
+	"Mue4g3y6JaJ4hit6oIr3QRXL1/1AFx/o4t3ookXXYkGTLVHFzF+7nChWNDA6hj/yAtY0YetWsO7UOlL/",
+	"cgTp/pyuG5ek7v5hJakfHK4PDtcvyuG6moBqOiolLvXnbU1HtR7Ut3lndpsNrDQVEU0iAzyu0pamI9Ks",
+	"b6aelZ0KW4SL3B1rK2XJmSDU+o5YZNupYNRfbIOVVUAgAVGqrGKZk1411akKcVDSDF1coVG++TU7JpBq",
+	"H/MhG8wHMcNSYFnjeSN3puJKmCWYY/P7w+OG97vd5UmNnKlv5ud0tB3vcFlod6ftnbShN+yGTqYxaxw1",
+	"8kNvBA1uXppSPW4EDXMgjSMDDI0yEQ08gjihNy+ZGOlx4+hwP2hMuHB/7lZUWlqSScqZeuRKjkVsSNNY",
+	"kzCr9eLkd3MnrY5bKua4ZmvFu2z4y2MinRhYxoHgveyjCxuF/YFO4dV9ytZ8nwL0OR39w2xhzdDGDIsM",
+	"/MJN3pbI/0U9ynku9YeFJM6MPiS1JIkgsFdlUH+cJnLIY3bJo087EY867qIrqV4Y8ehoxvpHHyMeXY6l",
+	"0p+O/BFCkjAl42umyJglrENC36X9iumxjEISc2WrIthXH7k8L5awiDyLegcHu0/IFZtDQHL4Ko01N/SS",
+	"NLHkn+3lJqqj9L5j+pRHp3KQTgwg3wP5Oc+XTpp9qtjB474etIoEaP/6xZMX73b7L148e3L47fuzFz9c",
+	"f69+rSZG+REupUlTqg1oNI4a//PLbvvJSfv7F+3Xb9r/ou2rSfv3Dx93g/39T//Z+Ly47p91DZqfPj81",
+	"7AaeecDt9XC7fG5o97GA4iEzj5jQ5v0Pn8plF6pqLrDk2uFB8Z6gjIlUmphHsN4JV/nszXBCrxhJUhHC",
+	"E1AbhkDZhsfdx91WI2ikSdw4auyAJmRXV57kR8Eg5GiOFIprZXYkhwExXFArV1kIqofOCaNJzFniKxQW",
+	"YWJQRipQ86mMY6yAAwntHk30S0/D7EMeayhXKSKIiVJobrM8CAOQvSmRai7O+JM1HeJFDLkZ0tyVwJ0G",
+	"RiXKe/fn49lNqYoh3+a9AKTww/SgCRRWY8XiM9c0TpnyRlXMcP+KMVF9K0YiNbN+mtiNQE6mRs6jeCmt",
+	"LKUkliNVXHkeprQ4E3alXOgH6Em38pol5PT1GTn/+dwcOvn+/PyNrccHV08MoTNSj3m3P89KyWZjeKux",
+	"TQUX1/Fa6mwBypbjGHDlQCNvMhpVLNg1HvUmEv54VaCXMKoN5mSdHcwf+baDGmhEsJtQQUd+81N/aqex",
+	"LE76HtqCqbSffakCMmP9sZRXgKK6qJTD1m3Uny235Z4GFSCfc4ZmjcXr9YiSch7EVLFEPXLkyV96Rp+q",
+	"2Si0/TFQJwZzFxmHjkrUk/LwfFir/3g7lqPSmmM5qplnQOOYJZiCTk7ePAfpwnuTDgYyNRxs4e3vGY2N",
+	"NCUwR4oLpgoIN1eaTRqfPnz6/wIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

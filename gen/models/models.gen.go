@@ -706,11 +706,79 @@ type AddedRecord struct {
 	Version Version `json:"version"`
 }
 
+// ApiKey One of the caller's API keys, without its secret.
+type ApiKey struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	KeyId     string    `json:"key_id"`
+
+	// LastUsedAt When a request last authenticated with it, to within a minute (null when never).
+	LastUsedAt *string `json:"last_used_at"`
+
+	// Name The name given at creation (empty for keys an operator issued).
+	Name string `json:"name"`
+
+	// Prefix The key's first 12 characters (empty for keys made before prefixes were kept).
+	Prefix string `json:"prefix"`
+
+	// RevokedAt When it was revoked (null while live).
+	RevokedAt *string `json:"revoked_at"`
+}
+
+// ApiKeyCreated A new API key, with its secret.
+type ApiKeyCreated struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+
+	// Key The key, `svc_` and 43 base64url characters; shown only in this answer.
+	Key   string `json:"key"`
+	KeyId string `json:"key_id"`
+
+	// LastUsedAt When a request last authenticated with it, to within a minute (null when never).
+	LastUsedAt *string `json:"last_used_at"`
+
+	// Name The name given at creation (empty for keys an operator issued).
+	Name string `json:"name"`
+
+	// Prefix The key's first 12 characters (empty for keys made before prefixes were kept).
+	Prefix string `json:"prefix"`
+
+	// RevokedAt When it was revoked (null while live).
+	RevokedAt *string `json:"revoked_at"`
+}
+
+// ApiKeyCreatedResponse The answer of createApiKey.
+type ApiKeyCreatedResponse struct {
+	// Data A new API key, with its secret.
+	Data ApiKeyCreated `json:"data"`
+
+	// Message Example: API key created
+	Message string `json:"message"`
+}
+
+// ApiKeysResponse The answer of listApiKeys.
+type ApiKeysResponse struct {
+	Data []ApiKey `json:"data"`
+
+	// Message Example: API keys found
+	Message string `json:"message"`
+}
+
 // CheckVerificationResponse Whether the namespace owns a verified domain, and which.
 type CheckVerificationResponse struct {
 	Domain   *string `json:"domain,omitempty"`
 	Message  string  `json:"message"`
 	Verified bool    `json:"verified"`
+}
+
+// CreateApiKeyRequest The body of createApiKey.
+type CreateApiKeyRequest struct {
+	// Name What the key is for, as the caller will recognise it in the list.
+	Name string `json:"name"`
 }
 
 // CreateNamespaceRequest The body of create-namespace.
@@ -2239,6 +2307,12 @@ type VerificationFailed = Error
 // Verified The body of an answer that only says what happened.
 type Verified = Message
 
+// ListApiKeysParams defines parameters for ListApiKeys.
+type ListApiKeysParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
 // CheckVerificationParams defines parameters for CheckVerification.
 type CheckVerificationParams struct {
 	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
@@ -2628,6 +2702,9 @@ type VersionEventParams struct {
 	// WebhookSignature v1, and the base64 of HMAC-SHA256 over id.timestamp.body keyed with the secret.
 	WebhookSignature string `json:"webhook-signature"`
 }
+
+// CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
+type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
 
 // CreateNamespaceJSONRequestBody defines body for CreateNamespace for application/json ContentType.
 type CreateNamespaceJSONRequestBody = CreateNamespaceRequest

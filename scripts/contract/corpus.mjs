@@ -275,6 +275,18 @@ await send("markAllNotificationsRead", "POST", "/svc/notifications/read-all", { 
 await send("acceptVerificationRequest", "POST", "/svc/verification-requests/0190f2a1-b2c3-7d4e-8f60-718293a4b5c6/accept", { key: ownerKey });
 await send("rejectVerificationRequest", "POST", "/svc/verification-requests/0190f2a1-b2c3-7d4e-8f60-718293a4b5c6/reject", { key: ownerKey });
 
+// Self-service API keys: made, listed, revoked (by a stranger: 404; twice: 404), the 21st live key 409.
+const made = await send("createApiKey", "POST", "/svc/api-keys", { key: otherKey, body: { name: "contract corpus" } });
+const madeKey = JSON.parse(made.text).data;
+await send("listApiKeys", "GET", "/svc/api-keys", { key: madeKey.key });
+await send("revokeApiKey", "DELETE", `/svc/api-keys/${madeKey.key_id}`, { key: ownerKey }); // 404: not theirs
+await send("revokeApiKey", "DELETE", `/svc/api-keys/${madeKey.key_id}`, { key: otherKey });
+await send("revokeApiKey", "DELETE", `/svc/api-keys/${madeKey.key_id}`, { key: otherKey }); // 404: revoked
+await send("listApiKeys", "GET", "/svc/api-keys", { key: madeKey.key }); // 401: revoked
+await send("createApiKey", "POST", "/svc/api-keys", { key: otherKey, body: { name: "   " } }); // 400
+for (let i = 0; i < 19; i++) await send("createApiKey", "POST", "/svc/api-keys", { key: otherKey, body: { name: `k${i}` } });
+await send("createApiKey", "POST", "/svc/api-keys", { key: otherKey, body: { name: "one too many" } }); // 409
+
 // The transparency log's tiles, once the integrator (four times a second) has logged the writes
 // above. Prism matches a path parameter to one segment, so the tile path goes as a contract
 // client sends it, slashes escaped (the service serves /svc/log/tile/0/000 alike; the Go tests
@@ -317,6 +329,7 @@ const good = {
   profile_id: profileId,
   notification_id: "0190f2a1-b2c3-7d4e-8f60-718293a4b5c6",
   request_id: "0190f2a1-b2c3-7d4e-8f60-718293a4b5c6",
+  key_id: "0190f2a1-b2c3-7d4e-8f60-718293a4b5c6",
   tile_path: "0/000.p/1",
 };
 // Prism itself stops on a malformed percent-encoding ("%ff": URIError), so the corpus leaves

@@ -1225,6 +1225,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's API keys
+         * @description Every API key of the caller, live and revoked, newest first, without their secrets: the name, the prefix, when it was made, last used (to within a minute) and revoked.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key for the caller
+         * @description Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of the caller's API keys
+         * @description Revokes one of the caller's live keys (the key of this request included). When the answer comes, no request authenticated by the key succeeds, on any instance sharing the database: the answer waits out the authentication cache (`SVC_AUTH_CACHE_TTL`). 404 when the caller has no live key with that id.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -1369,6 +1413,47 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The body of createApiKey. */
+        CreateApiKeyRequest: {
+            /** @description What the key is for, as the caller will recognise it in the list. */
+            name: string;
+        };
+        /** @description One of the caller's API keys, without its secret. */
+        ApiKey: {
+            key_id: string;
+            /** @description The name given at creation (empty for keys an operator issued). */
+            name: string;
+            /** @description The key's first 12 characters (empty for keys made before prefixes were kept). */
+            prefix: string;
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When a request last authenticated with it, to within a minute (null when never).
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was revoked (null while live).
+             */
+            revoked_at: string | null;
+        };
+        /** @description A new API key, with its secret. */
+        ApiKeyCreated: components["schemas"]["ApiKey"] & {
+            /** @description The key, `svc_` and 43 base64url characters; shown only in this answer. */
+            key: string;
+        };
+        /** @description The answer of createApiKey. */
+        ApiKeyCreatedResponse: {
+            /** @example API key created */
+            message: string;
+            data: components["schemas"]["ApiKeyCreated"];
+        };
+        /** @description The answer of listApiKeys. */
+        ApiKeysResponse: {
+            /** @example API keys found */
+            message: string;
+            data: components["schemas"]["ApiKey"][];
+        };
         /** @description An instance's readiness, with its read replicas. */
         Readiness: {
             /** @example ready */
@@ -5020,6 +5105,87 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeysResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The new key, with its secret (shown only here). */
+            201: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreatedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id (`key_id` of the list). */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["MessageAfterWrite"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

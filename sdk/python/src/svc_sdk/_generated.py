@@ -7,6 +7,64 @@ from typing import Any, Literal, Mapping, NotRequired, Optional, Required, Typed
 
 from .response import Response
 
+# The body of createApiKey.
+CreateApiKeyRequest = TypedDict(
+    'CreateApiKeyRequest',
+    {
+        'name': Required[str],
+    },
+    total=False,
+)
+
+# One of the caller's API keys, without its secret.
+ApiKey = TypedDict(
+    'ApiKey',
+    {
+        'key_id': Required[str],
+        'name': Required[str],
+        'prefix': Required[str],
+        'created_at': Required['Timestamp'],
+        'last_used_at': Required[Optional[str]],
+        'revoked_at': Required[Optional[str]],
+    },
+    total=False,
+)
+
+# A new API key, with its secret.
+ApiKeyCreated = TypedDict(
+    'ApiKeyCreated',
+    {
+        'key_id': Required[str],
+        'name': Required[str],
+        'prefix': Required[str],
+        'created_at': Required['Timestamp'],
+        'last_used_at': Required[Optional[str]],
+        'revoked_at': Required[Optional[str]],
+        'key': Required[str],
+    },
+    total=False,
+)
+
+# The answer of createApiKey.
+ApiKeyCreatedResponse = TypedDict(
+    'ApiKeyCreatedResponse',
+    {
+        'message': Required[str],
+        'data': Required['ApiKeyCreated'],
+    },
+    total=False,
+)
+
+# The answer of listApiKeys.
+ApiKeysResponse = TypedDict(
+    'ApiKeysResponse',
+    {
+        'message': Required[str],
+        'data': Required[list['ApiKey']],
+    },
+    total=False,
+)
+
 # An instance's readiness, with its read replicas.
 Readiness = TypedDict(
     'Readiness',
@@ -2678,6 +2736,70 @@ class Operations:
             'GET',
             '/svc/stats',
             {},
+            {**(extra_query or {})},
+            {},
+            None,
+            None,
+        )
+
+    def list_api_keys(
+        self,
+        *,
+        svc_consistency_token: str | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[ApiKeysResponse]:
+        """GET /svc/api-keys: List the caller's API keys.
+
+        Answers: 200 ApiKeysResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'GET',
+            '/svc/api-keys',
+            {},
+            {**(extra_query or {})},
+            {'Svc-Consistency-Token': svc_consistency_token},
+            None,
+            None,
+        )
+
+    def create_api_key(
+        self,
+        body: CreateApiKeyRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[ApiKeyCreatedResponse]:
+        """POST /svc/api-keys: Create an API key for the caller.
+
+        Answers: 201 ApiKeyCreatedResponse, 400 Error, 401 Error, 409 Error, 413 Error, 415
+        Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'POST',
+            '/svc/api-keys',
+            {},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def revoke_api_key(
+        self,
+        key_id: str,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[Message]:
+        """DELETE /svc/api-keys/{key_id}: Revoke one of the caller's API keys.
+
+        Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'DELETE',
+            '/svc/api-keys/{key_id}',
+            {'key_id': key_id},
             {**(extra_query or {})},
             {},
             None,
