@@ -391,6 +391,8 @@ type TagQueryResponse = models.TagQueryResponse
 
 type Timestamp = models.Timestamp
 
+type TransferOwnershipRequest = models.TransferOwnershipRequest
+
 type UpdateNamespaceRequest = models.UpdateNamespaceRequest
 
 type UpdateRecordRequest = models.UpdateRecordRequest
@@ -631,6 +633,8 @@ type CreateRegistryJSONRequestBody = models.CreateRegistryJSONRequestBody
 
 type RemoveDelegateJSONRequestBody = models.RemoveDelegateJSONRequestBody
 
+type TransferOwnershipJSONRequestBody = models.TransferOwnershipJSONRequestBody
+
 type UpdateNamespaceJSONRequestBody = models.UpdateNamespaceJSONRequestBody
 
 type AddRecordJSONRequestBody = models.AddRecordJSONRequestBody
@@ -792,6 +796,9 @@ type ServerInterface interface {
 	// RemoveDelegate Remove a delegate (owner only)
 	// (POST /svc/{namespace}/remove-delegate)
 	RemoveDelegate(ctx echo.Context, namespace NamespaceRef) error
+	// TransferOwnership Transfer the namespace to another user (owner only)
+	// (POST /svc/{namespace}/transfer-ownership)
+	TransferOwnership(ctx echo.Context, namespace NamespaceRef) error
 	// UpdateNamespace Update a namespace
 	// (POST /svc/{namespace}/update-namespace)
 	UpdateNamespace(ctx echo.Context, namespace NamespaceRef, params UpdateNamespaceParams) error
@@ -2254,6 +2261,22 @@ func (w *ServerInterfaceWrapper) RemoveDelegate(ctx echo.Context) error {
 	return err
 }
 
+// TransferOwnership converts echo context to params.
+func (w *ServerInterfaceWrapper) TransferOwnership(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TransferOwnership(ctx, namespace)
+	return err
+}
+
 // UpdateNamespace converts echo context to params.
 func (w *ServerInterfaceWrapper) UpdateNamespace(ctx echo.Context) error {
 	var err error
@@ -3344,6 +3367,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/svc/:namespace/add-delegate", wrapper.AddDelegate, options.OperationMiddlewares["addDelegate"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/remove-delegate", wrapper.RemoveDelegate, options.OperationMiddlewares["removeDelegate"]...)
 	router.GET(options.BaseURL+"/svc/:namespace/get-delegates", wrapper.GetDelegates, options.OperationMiddlewares["getDelegates"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/transfer-ownership", wrapper.TransferOwnership, options.OperationMiddlewares["transferOwnership"]...)
 	router.GET(options.BaseURL+"/:profile_id/did.json", wrapper.GetDidDocument, options.OperationMiddlewares["getDidDocument"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.Healthz, options.OperationMiddlewares["healthz"]...)
 	router.POST(options.BaseURL+"/svc/watch", wrapper.CreateWatchSubscription, options.OperationMiddlewares["createWatchSubscription"]...)
@@ -9090,6 +9114,170 @@ func (response RemoveDelegate500JSONResponse) VisitRemoveDelegateResponse(w http
 	return err
 }
 
+type TransferOwnershipRequestObject struct {
+	Namespace NamespaceRef `json:"namespace"`
+	Body      *TransferOwnershipJSONRequestBody
+}
+
+type TransferOwnershipResponseObject interface {
+	VisitTransferOwnershipResponse(w http.ResponseWriter) error
+}
+
+type TransferOwnership200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type TransferOwnership200JSONResponse struct {
+	Body    NamespaceLookupResponse
+	Headers TransferOwnership200ResponseHeaders
+}
+
+func (response TransferOwnership200JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TransferOwnership400JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TransferOwnership401JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TransferOwnership403JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TransferOwnership404JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership409JSONResponse struct{ ConflictJSONResponse }
+
+func (response TransferOwnership409JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response TransferOwnership413JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response TransferOwnership415JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response TransferOwnership429JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response TransferOwnership500JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateNamespaceRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    UpdateNamespaceParams
@@ -12868,6 +13056,9 @@ type StrictServerInterface interface {
 	// RemoveDelegate Remove a delegate (owner only)
 	// (POST /svc/{namespace}/remove-delegate)
 	RemoveDelegate(ctx context.Context, request RemoveDelegateRequestObject) (RemoveDelegateResponseObject, error)
+	// TransferOwnership Transfer the namespace to another user (owner only)
+	// (POST /svc/{namespace}/transfer-ownership)
+	TransferOwnership(ctx context.Context, request TransferOwnershipRequestObject) (TransferOwnershipResponseObject, error)
 	// UpdateNamespace Update a namespace
 	// (POST /svc/{namespace}/update-namespace)
 	UpdateNamespace(ctx context.Context, request UpdateNamespaceRequestObject) (UpdateNamespaceResponseObject, error)
@@ -14350,6 +14541,54 @@ func (sh *strictHandler) RemoveDelegate(ctx echo.Context, namespace NamespaceRef
 	return nil
 }
 
+// TransferOwnership operation middleware
+func (sh *strictHandler) TransferOwnership(ctx echo.Context, namespace NamespaceRef) error {
+	var request TransferOwnershipRequestObject
+
+	request.Namespace = namespace
+
+	var body TransferOwnershipJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TransferOwnership(ctx.Request().Context(), request.(TransferOwnershipRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TransferOwnership")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TransferOwnershipResponseObject); ok {
+		return validResponse.VisitTransferOwnershipResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // UpdateNamespace operation middleware
 func (sh *strictHandler) UpdateNamespace(ctx echo.Context, namespace NamespaceRef, params UpdateNamespaceParams) error {
 	var request UpdateNamespaceRequestObject
@@ -15167,401 +15406,406 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37cttGtjgKv0oX995lMgNSFHWJLdXUbyuWk9ixHY8lx5mJvIUm0SQ7ArsZdEMU4+2vvoc473L+P49y",
-	"nuRUr9UNNECAF4lynIymphyKBPq67tePjYGcTKVgQqvG0cfGmNGIJfDxKR2M2VMpdCJj83fE1CDhU82l",
-	"aBw1wmnaj/kgIBN606Yj9veLtNvdG2gdwwcWdhpBQw3GbELNy3o+ZY2jhtIJF6PGp09B46kUiivNxGB+",
-	"Lq+YWJzifMzINOETmsxJRDXtU8UeKTJLuGZkKhU3zxEpBozoMXc/DORkwrVmEWlS8kYqPUqYIu9PXuav",
-	"qHQwJlSRcPdw55u9r/dPH+8/Do8J7SsmNJmNmSB6zEjCfkuZ0mQwpmLEIiKkHnMxCggVEZH4DJv0WRSx",
-	"iJz946WZ3a0zILMxH4zJmCoiJEnYNOYDqlodcsZERLgmfTq4IhxHCc+uB23vQNpwImG2ArwVIoeEkphq",
-	"lpCE0SggepzIdDQmVMwJF0pTMWAB0RJ+JrMx1f7JzBKpWedCFC6G3dDJNDZ34x1GI2hMqdYsMdfwP790",
-	"209O2t/S9vDDx93g8aed8hf/2QgqLvjZOR1VXyoTOpk/UiTiI6Z0QH5LpWbRcoD5ZJaU0AnTFjxP1I9i",
-	"yfDmfrkmSksZETgH80NkzhCO5N35UxLROWmG//znP//ZfvWqfXoatjrktdRkxvWYhNcsUVyKSx4BLOcH",
-	"1ev2DtvdvXZ3vxE0uJn1t5Ql80bQEHRiHqDqUhZPeSiTCdWNo0ZENas8rdXocEIG+TNEm4cCs0tqr5cK",
-	"NWMJA+DignCtauEK4enIQjmNCFdEseSaGbiO56Q/JzQDZaINHBlANlBM5ywiU6o0fo1TNykZ0HQ01u10",
-	"6mA9IDKBCSwKtzrkPddjmWrCdQDTKjKhc9Jnbm6Y1r5O0qkBZDOA+ZUPDOq732I6In2Zioj02ZiLiDR7",
-	"RJnXIzakaaxbHXJCrmmc2sVzg4SaUDw18ycl+90u4gLcIJ5IfoWVB/eZEOdUTiivAgBBuDBjM00ieIY0",
-	"n5++VoQmjNDBgE0N1TPESaeJYJE5v2kq5gMZsVYRhO2nzkBO3AlMqR7n+8fxG0HDkCCesKhxpJOU+Qcw",
-	"oTcvmRjpceOod3AQNCZcuL93q7b1bSInpwb8Fzb2TOiEM0XSqUEPoK0yIXRoCJ2PrFVouNvu7tag4TCB",
-	"3W2Chc+Hr6gejCvY3UUDGZylCsjkLhohIhGyCANYExoxRCJuKY3BLc3jGB9Mk8QwGTsMabJYMbK/2ytd",
-	"0EWje9PdfdId9uhuvzfYi/bZwfCw+/Xu496TPbrfPxgcRheNOuh9PmzjPmru63C/evOvpWA1B3AiiCHo",
-	"xBwqoYIwmsScJZbqHBNKJuZFMmJakb3ufmfJ2sw0yxe42+1VLvE1nbBveaxZsrjCNzTRnMYBGVDF2lwo",
-	"Jgy/v2bEzGyX16SaxMyQrz1zaQkdGH7S6tSAEPynbo29xwWg36tbsJrSAXseVVF04X6+5BFphhGPjtT1",
-	"4KjT6YQtRz+zZx4pAzZ8yFlk8b8IM+7tg+9T9vS7d4+TV7/ePPv5hr9JTw++Oa3Gc38BW8X2bONv2fDL",
-	"3vlWt/2GjlgVaI4YEemkz5IAMWi3DuKmZgB/BZalwXwZAeNCHxrpY0Jv+CSdGIRx/4M12i+zFRq+MWJJ",
-	"tsQz/nvFMp9rNlFkyhJiVrFshZfKDFC5zF53xTpXLvAtG8gkeg2zLQJOAr8CbAQkFfy3lDlxJ2EjrnQy",
-	"71TfOL55aXG6/s7/MzEg2/iPnVw12sFf1Y5hVXNYGq4UJ6xfK/5eudoMAGuXiy9vd8GgUFQTo4jFbAQM",
-	"GJFtQEFbskpIEeMcb2ob5tT+Otpn7cfDw27bZ1B124LhNqA31dzqTCa6gk8b1h4SwWZGbxryROljEpqp",
-	"Q5CMQh6FhKoBExEXo2MSKk11qkIjPJqPRn0y+p95ow4BlJm5EvadYMGEge5f3J84hxsgaPCo8aFqS+dy",
-	"E/moz4YyYasEpN1ee69OQNJyQ/HoJ5RaqsHHiTQ8YkIbWp2gsmUVMl+1AgUprDvfXPFqrAvldmGoJyZM",
-	"TaVQDNXE1NyntsD8LeUxg9UPpNBMAATRKWgV5vedX5UUBenePBmZVaWCpnosE/47M+uaMKWA1pdmIEOc",
-	"4tPaCJokMsGFF0/0tTQqDI/IyZvn5IrNO2bMb2hkcXj9TcA5cAGDmY+gGHk7sz9dcjFNdWFrz/EXAr8c",
-	"EbgnkqnhJOMER5a5kUmqtFHoqCYTqTTZ7XYBcHJme5f5s1FA0OZKcTEymMAmUz3HI7zjmZ97Zh8juuP8",
-	"cPJPpRjGfKBvBTwD97K/O8c9zPpjOWdMERobvXhO2A1XWjnzUH5629mh1VbcohRipa+eACk0aj2Izpqi",
-	"rcHon3QAIrVjTgFo7HhgbvERG/CIRS04tlPLVNQa57be1rIR31o8r9umnAlQUKKMsylHkTze66/xxKic",
-	"7xOu2Ze52iBTit0lGhrq2WyrzRY1S7Tv7SyYnmCF38qkz6MIX98Y4IfZ2z7EZ2MekblMwW4hJNrmcPtG",
-	"7c/2n9nqtg7/NI4NsaJzmD6SOE0TbUTF6QunLxOkgYbuOJtSHMuZA/bnYJ6hMc5+m3PjdoQihxEkFexm",
-	"ygaG+zMzOJEDwNVtMJqK4WE3r9wCNtlHvmp5tf7a3FQVqztLBwOmlL+ijdD0s6ztvpDwtdTfylTcTmLJ",
-	"VWwh9eUQxvHBKlPRAZDx9+0gGFrgmwabhdRjlgASRQT8Jy0SSYbIA2wObva11K9kBBr+MqM+ulNyl4zi",
-	"6P1haJwa8WtmmBQJC1amEKZ4Q+expNG5lC9psilY2yOd4hiXWsrLGEYpMnRkhH0ZzYmWksAjpBnzCddk",
-	"l7zi37S2dMIwBVc4g2EIVDhSRJow0zF5bP5DhuYWoqiN2q9CQvXG/CUifkeZeOoNc2kFX/9A/GmsYHxU",
-	"aQbliqy0d26D+ofOMhoiWSc0W0LuKCCxFOZQ7SKPneOPzCi60jQTcIpOgNu+jLMw8irpYUFmyG0hVQu9",
-	"B0Fne0v+nFLOGaPJYHwHFPAYNkOu3zDrzpxnEY9QTgA7OUj0fFIkG/8AtWpreuM5uMzMtuyYAAJn6ER7",
-	"J+g15THtx+y2WnD2vr+HbL/+A9vZS36Ujm3gWcK2zqV8RcXcUl51qz0lVLNLoNEl8nUuJZlQMXcajtrC",
-	"jt4aydJOVgLrt0wn8zag5iIPPANKqoiWZEa5rnSW50ZUM+8732CxVYuHP/IRcUq6TDKdnBZNIhrxbesW",
-	"ESthODUdvpKCUIKxKeBjRn73Tqh0OpWJZtErFnF6Dgd2qzPJBrqcmJEu4eyLp5M9QuARYh45IoqJCGga",
-	"8G6qyMKM2xUNDKZAQAtVJCzPhSLRO8WSO4mYqWJJjXRpxt66YHnF5o8UMbOaHUZcGTqDBO4nz2a9KT0H",
-	"9BtmL5UNVL45vErM8afO6PinoGHRYTs2r8tYyqt0eumsm54NbIumL/NGaiAXY3Nymgvu0yymAxZXtpD9",
-	"ZF10t1XKCseoULUapvFWNDWzOzxAkh2gdSnem/qWrRsN0RCgYRnVKdW0Ws8JDbsLnUiEUR25hc0yvqAx",
-	"TeSUJZoj6FrPFpp3S2b7IHck1f6eeWQqI/VyJ80vZe9NPnDgLSJ3bsj+r2ygzSSF7WeiYeURWFFJDu32",
-	"gaOs4Z0qnklkj3gZwCzeyScPFVedhXswwLkqdx1F6M30jPY0QoWIxm+8BQ9prFgtOTdnkelwLgCROV9o",
-	"4VfVIScYyDjkLDYSA71iWRwVSx4pFyWlXJAio0ZWNE/Dj9kK0AysKs7WX+Uq+2f+KGClpjxWq956cfbj",
-	"6x+zU5yw1VdZfMN39a7vIEVPHavyKiZ0qEND/cKYX7Pw2P4Xg0UxcLTjO/7M842gYR6q8PUFDa3jVQs7",
-	"P39pnkQ+oXkcL/jo2laVEGlsJXr0oq5C4fxslsKsWptKRZEFRbWCRKErSrPJSgg4iSJm1wHnhaukSULn",
-	"NTtSK3azTRRURzY+cbfb7bq9B+YBFhEaxwZShBRsK+dQpCCfIJriOb676wI+3N9bOqk1ybNHdG5Hf4ug",
-	"ViS+niM7hy5zwI1gK4Q5A6+FXf6Yk1awCnn7JIOEUau6lfYLAtNKcohPfQpW8uzbETBrzVrfX15PG/wl",
-	"Bm57+QyVpzrlP7B59YFaWoG+l0fK6XCGCWVhwYooNkhYBTe3x35JV57wOZ8wpelkahZ0xWqlnpgqfZmq",
-	"bMziit8DXc8EL/Owr9WyCH2mXEO4vfnMzfMTLlLNSNNQZOQNgl2zBOILb0G6g8ZNeyTbC2sXlfFG59ZZ",
-	"Zc3gVCOwYpjpZKrnYAs2Z26UZnO6VEujSKkUHFgVbGqasCG/qZ4KdTEIsSG7PS+acmE2iIm14So4IlNk",
-	"xhIzxlRXz5ywa3m17HK4BnusfS47ch4zYrjudo+8hCYWrLKAHntMgQ+mJQgr7Kged57iAMCk4vjHYePo",
-	"lxUkFFHuU/CxhDFXVYho7y0goboeXGJI1P4e6VPFDvfTJPZu8ZiosZwJG8ss0EWac/eVB1SxyQ/BYhgo",
-	"mzlKEDiUyqlA+VjWZUx4DfjqLTlT4TbqGJOzQ9lr3wpjgonXZsExV9q+Ur/R9QQNB0glCWL51hVxlp87",
-	"7/zpmA2ufBtA/Rm8HzPwKhbc80TOhHXo+JHCqC2BolNxQlmqxQIBqlcDg8a1Z+mwP/aljBkVSzaevVS5",
-	"eQ9i7y6oLof/au7xfmyzpAxAc3OvCaQX5UybzHgcg2A0Elwxm2dkfo85auCFCP7u6mhp/6Bq9RE8Gi+e",
-	"fDun0y7E325Lv91cVXW34aHWAB1E9akGu36a0cXFWeMOGuZm1+C8fFu7hcxP+SVbLTa/VQgTurQe+XoC",
-	"RsVcCgaRSBhc6ftBIeENtI5jEhpZZcHcUKY9QSlofCPTx1om1uIudV2GJz5ONB0dkXCQKi0nIWmCYxRv",
-	"0d9JC8O+lKYiokbnoiNzx1Ix0k95rNtcZAN6x4OB2qliCvP4nO0FpwOb+qTPEjXmUwMK4BK6NIKJE8Xu",
-	"ZJhZUJz8c6/Hn/dUD8bbQh4Y7CztZ08twrymyYg50261uuCycALi2XPNlWTqH5mZiVDp3SghJmjAm+gj",
-	"W3GqsBnwy5nXWH8s5dVlmsSVyJMwwq7N6xBDOJVKs+iYjLWeqoIHkEZRwpQizUgO1I4dVXUmUUAuGu+B",
-	"jLx7+7KYQXnRKOXiwbBHOzv4rpc6uaOuB6Uj6e4/3ozteQcUeLdVPIIqeHJxFtUXWxNOSckSrgfGlU01",
-	"bDahPK42YUh08Di8hCUZAdAt/MOqs8Gx7UhBvr5lx7EdK59bo8GJibxm3hdoDEJEyb4GGdM+uvAjhjyl",
-	"CrgY7Gnx7LNj9JLaGPvvYp5ups66gykg4/56x7ns8Na2+OaxO3X23siPiVpLAckAukIFKaQprnTMlJIa",
-	"86Us3ftylasmPHspQq2jaBaPfsvup9OixFPc1bcJY0SzG22Fpz742YQL3nQpHPvdJ4flVFkP7szPFXT/",
-	"lEencpBOrA948TxPn5+SyD6BB2kRZJrIIY8ZaUY8OpqxfmvxXP8bvMs3uoAvv2R0ejabdWZ7HZmMdoTa",
-	"iXi0c73bCPKf93gEPyo2SBOu5zuTNNb8is3Ncx+CHFoXhYMSWFKlzKqkeMX0WEYFUF/9ciFIZrN3EQuK",
-	"CbAz1j+K5YDGY6n0f+2dPO4+7h7tX7948uLdbv/Fi2dPDr99f/bih+vv1a9V+oLvVa3YznKjdvTT4tur",
-	"vDbZLcJ2KhewcEiLR14J9pXrqbRKQ8iQgT4fHm1ZjfCVhYuwwh6NdXFiDNVaOMw73s9/XLF5e7fSIAty",
-	"zQ9sDmvrU1XSHX8/fHU1pj+PvvnX6bXUp1cvD3oHXw8p/13z7/jT3j/0Dy+/m/aFePadpr1I/lCpOVpp",
-	"zTFudwyrGTbPDEGBf0KVy66+OOdDKdsJv3l58sOzXr/dOzh0oSnm2kSplozTHrkgb799Sh5//fiAGK55",
-	"RMLuTUj+Rg73iVHJkgFVjIzZjXmPa1VKbr158vUTRodPerv93u7jr/tPDp+wvYPu4+7j/vDJ/nDva7bP",
-	"enSP9nfpYXe4Ozjsff2kf3jYPzgY7lJ6wGixDkj35pdu+wlU/Tjcryr6ETRyVazerA9wmmk/mYB+RGJm",
-	"plKB3QwmunYu/3/tMDBaVQIRFGBcpfZZ8zY8HOSper3HHpkvlQtxCWobmCX+55eT9r9o+/du+8mH/KNZ",
-	"1YeP3WC393XNQbjUmXoBjV0bTRmibY8IJeN0QkU7YTSi/ZiR0PJFNG6DWmm+ntDBmAvmPTeQEQs75JuE",
-	"isHYaA34zTEIODOZRJBdOPQGNGq6DUgGjbNMEiK2VvTVU/PgpyxeuLzVUwiRwNvGYDIbzlvpJ/HEhQp7",
-	"3gwKWiVSjAJwx0yZNOJk4XKr0kDWN+fCrqtwOd9qtReCYzEmg8LmycBdFB0kUimSsJhRxRRpKsYIqG/w",
-	"nFHeWkckLATQhaS53+0aYMiSU4OsaFaCgNNPGL2y5kxDmuhAo36UpDFrBVDvqRzll4+r0r6tKlaOIssi",
-	"5OD9uRnJD5yFIXaPiCjFrkIo3arY1YCEWSIdDLR35NtjSwls5vEsFhMe3z/K869JdTZOKRknwMgF6x3k",
-	"UrjaWVOqxzDBYlKRP1Vujcc5rIHYvF2aya0WgpYTqllhHC8xxB5IP9Xw8pxlZmedUKGmNIGCWLEcPVJE",
-	"G6GWqisWGXiHyyiEqPpz2JuoCCgNXHm3QqgZE9FUcqHhoCcgVMDA1soHQx8c5fu1SbxIeO3J42tmAJd9",
-	"C689KZQRWpWYa16vSL0xI+32jshtklxgyHJyEwxoQc5FFctr63eBGHaE9qqQaHj3oPiuub7FSGQzhh+C",
-	"b97smQMpR98fE0MKQi9MHt51GRghaR4Asi6mM1qkdIkJ8KTdV112QatoVCzH61aHBJci5v0kWD9Iujox",
-	"r4gMZrTF4OoyzKGc5VLLq9OxqnLWasPYS7kQXnaLn9jxwecf/goX2NN3TBhCws5v1o55HdlXiL5ZFvG6",
-	"JGY1M6QVyg4sPoQa5HJOZx6qYm/extb11bqNtSOh2vpGG74i2MwWqrN0Vsspidk1i5FB2B/dq5ELoyhY",
-	"9qK8ZoGwh3k7Y0T5tla4Qe0BVvj047m3ZNxCEyNFjDTe6qwtYFQfvT4VauXB2xowBRJePk1Ijlxqwql3",
-	"EHN1ucwPvPzoVhi01gTOXAwrm7xc+T6N+rW31KoT9bw6tXZTDJYp3/UwYaxt7pSYMQgO6V2vN4fsV5c0",
-	"nBg6RH6VfWulH6hrI+NtLQYMOMBlImeqEEDrSlOVc6cCSARJk0qRep7L5GbBSsvplEXHWIGEAIufccUq",
-	"JXXcKIs2Wcqvsl8HICshaJrIAVPKm7CUiSZnikRSsIC4paFSOUwV+nrWWOAd/I01oda/pSxlUWiEglQI",
-	"Lkbmo1lmSJqo+SVyVrXiFlDMMJOFsssJ7YWGRNG5IrPxvOXHauOEhvfhfIA+wiCVZaGVbkKpabzJTdra",
-	"TZsBbwndLTQEi1X7ipXC8GgLi1wAhzI8FvAkx4FSSJu3iw/VOI7a6/rxa4YsLAavoapXTddtxGEAkddy",
-	"hhKeCkgfIAOKSq1jtHwh+2/lzKZDrTBV2uWsE9FWIGhZQBuuOV9tp3Ba6wsQ+oXs346151dTF9H1Qva3",
-	"F8xlTnfNXfXT+Ord1Iiob+8SS46AVL2153glGaZvZXsOeKrq/skZ6PY5JFga5YLRKqKylkkLiZxVn2Ii",
-	"ZwHZJX1mNHmdIUeeP49GkLWIeTmiQc68vMSaQ9goTtE8f8cgRXvJa0Uomum2B9Av5cjL8VtVnXuaSAPZ",
-	"TM8YE0TPJBgmskoHZcPF4qmMqRqzGgL49tun5PDJYW9xxsBG8haIYHbx/XlVWb81T/Npea4NDtVupuZY",
-	"n4tBnKpKFyVUvLa/2jM1/xeMxIwO1z/NwZgNrsB2U32iMdVGVVB8JFhE8qc7BELNQ3N5UOguhJxXrYj5",
-	"I7Dlzc2yuCJ0RLlQmMaQSKmPbYwTURM014U4woyq3EIVZK9BaJOUGndltMGEWTvzwo2tBR00jbgGS5QD",
-	"C1t7Fqw35vzyEutm4rsBjRmw5nDNVOBnbmY+GVQWhmAFDgiPVOBMVNmHy4FMhUaPO/h2qvMEYjm65CJi",
-	"N/WTP1IEnsiiVRFE1hDaqplJESIrD8fBS010HP+d5cDLWBGOjE7aRGugg8NHKsu8tkCUmzhvQ9tz1MyP",
-	"z1+1vc4M0AIfg6rRWF6lU8cMnolrFstpZUncsvkcPK3Zl7ZwPV+Sz7u+drpoWipP3syt45moFsJFhK0A",
-	"zx/bEgArpSKKC8kP0stQXTNoo5a/vKLJ1Ukcv2U0WtdQNqHJFSQbQguHOksZHQ7BErqWnlJabfbuihWv",
-	"KwWYFRtJBfU4IbWfx02j2wl+5ZPbcgyNGX7jW1l6IzX6OleX5rVqW5L5xeqO95XUBKqkW0Q+47Iz2fTe",
-	"Defe4q3f25XX+VQLYYLCbRC4NaRJWfsCtEuZTpmoyhOt5Cny6k4W0de+nbu20j6BZbKc0y7SXuiZ0xwx",
-	"wRQU9wCKOGY3udl2KyY591p/vvUwplKQfzGrgjyVyVQmLpZo8eUNc3ijmk4t55nr0EtDkgkxWLqsEcuK",
-	"RP6gYW+mwmyG4S3mqiwdenf+bfsxMeJbpnZk6aDaXUY57mWvt9fd6+0d9qK93b3dXrTX2+sd7O919x7v",
-	"0b3uXhf/7TH43D2glXbO1XbxreXIrLSKbtAjosqAKoerFvoGHvItoSC3rmkVtNkG2SoPu93g3qyJm2eH",
-	"Z2/km8qWuru52Jl5Jaydsuy0cCnmPmgXiEWOAPV2yXyX5dUXQdPC4cLF4aW4219KbYtS78pqCR4lRqJ7",
-	"O8732q+GXMlN8oiehOmEs+vtGL2yYS18rB0tnu/bXkh92PhWGEqNtd5Nvhlu3js2VlDz1177ioDIOHI1",
-	"CNa2bnsovNSyXUCuepQqHaC3djyntcBlLUSJubIFn0rdf2CIO2JMAXDrsMc9tGXk8cTeSinN+/1oZbkr",
-	"LOynZYGoeJFhkAoNtR2KCUAV6uFAy+QySz9ZKYHcEkGX+NEhkeuyHHQ8xQ4tjaDh8rKAVP9a1kfLMdeb",
-	"qVXLjO6GPazleFgQVZa6Ze9Dk4NSLXzKzUEuScjaLGam9jmu4+oT24aPM2sLlFWZK0kJVctc3H9QAGwv",
-	"IMKDNreVwMPf7NKrVOHNnKE+xn/PlZbJvJ4CnsTxQoUcnyTc1XHiL+YsnUxosqrUw1YpnptyBeFzFtox",
-	"Hhd2CcWIVL1RbM4fSVO+UARfiWeLKFSNNOuZiN7gWftAsEIAyOA+FXDt9wX+m8F90MDlbKDW1aJKYaQl",
-	"mPPGKZ4VEf3OYJOnvEBZnsFYJtDx9chzJpiBgzwC/BFmhgANk+ag805dKrBpndNYzidMaEN+mJ7J5Io4",
-	"axC15Ytx2hrRXSaX0T0kp21qmMm5Q3R3O4A9iEvP+LJhiTd3zBVBWFhmDu5Lbdxi7+vqyllZFv+yeW0a",
-	"ESYu32URh8tyyIqz/sBFlMHRu/OnZM4o1MTHih5+4P+MYt2w4nLOrgd4YoAivW7vsJhpdXY9aGbS/v+6",
-	"Tf4vvtOCl37ptp98+Lhf03u5EPqL9K4IS0EBzj2jRRlKqhD7LaMRF0ypGlc3dnCHuh/2Qa8oFhBF10h+",
-	"TbsyNOSqBhIcpyasxJ/KFnzGtRlqM5BiyEdp4orgNbsL3fBdVH21dzLr/9mtDinEeS9x8QsL/F7OMC8A",
-	"5aUJ4dp2EwfvtpAz0kRl0uiR00T2mT1G5/913cM3X10tac/Oc2H91XBQXXgy6266nqU+yPNDsGGbQS1b",
-	"KUUOF1qifg5LS8n8XvH7Ler/bkr9Gbgt+TW7zIJMl3cuMWf+zL10pm0RgjXpfeF4bmfbrvHdnJd6ILum",
-	"pLeKBd7IlO2VJt0GQ7pdLdPVdctvG3ucvbkmfODTGWDcplTSBpCYzXP/Fsi71pau01a24GjYVMz2+3nX",
-	"xUdXRkuXgKFY9rZYELfomMhYv4WHRX9D7olwdC/zOqzjyCgYZ93qysTN+Su8u1zmvKgkdtVRSsBS9Dir",
-	"hYxMliqMa+NW8zCMlkVHJLT1TUP3c858zIP214CE7GZq7iz0h4n5NXIviMDJtxJCx7cpVRA7y2KoOqiw",
-	"azMLO+Q5vB2xhF8z4JoguRjQxdFstzh5bdboAnmsAlPI7ysUbA8aKlVTJiJrIICVgxwKK6+0FOC5vuRK",
-	"A6VZWlQaSgXHHGsYuMLSTfsj1IFrPfDrL5Vf30/d7i+TPXx+Kr4x7c0J6xYpaj0dR1oLUFNPXTf1C1vM",
-	"v4tTOO+UUKkHvnUUfIseLRwTmtet6wj2SdxndgHfQTBfnYHn0H1R7qYjdom90ddE1ayn+prPb9pPosyn",
-	"Koyh9yd336rGKLiezbGs7bjHtLf8YD5Tel5J6iyBxxLBEx7PhEgrIG7kmXebLR5XEf582AqWdgLxMHtj",
-	"Iga4fVQs1IqFeMzsuVniDpleZcKznOip+6B6K8Xm7DycPXMs4ygrXWyOwFrvQTZ1BUpjPmSD+SBmtsiN",
-	"bTvUTIXmMRZCUWPbiqQV2B5EAQkzcTU0YiRM2Y8Z1NXNxfLmkAsatzaWe+ul3U3jgIpH8rmDgO5shviM",
-	"5O4hVGm+osRyWTzMyOc9RjQVoX7DcCZc7p1jmSow7/MGMjlrWLX12lH8tezXX4ySu6G++sUahr/k+OiF",
-	"ivhVkROA0ZnyWOP3cRaTgoxh+SvwM2f1SYVmESR5zbFOeMKvqWatTWtb3MIQfrjUM/tZOMntbNu2pP9W",
-	"i+n/pSwUt7YzrxPebk7f42XrmDSczSKLZvdwaJklo4iPq6Pey/39q+i/X2oe+5PWeR+3Wmu+pmz80nrx",
-	"5e2sYOelot/1G3M8/K7V0BeOe/Oq6BUEZ6O66QsAvLSOeo0KZslzfn73IoystLs7R0TR8g7fcqZI05mk",
-	"oPvIl2aD/7LFk8rmIm8SBiHqrlKnO9RK9/WfXjR44PR/TV/EUnZe7Y+4BQevdEpsg50vpZgb+ygsNt3N",
-	"S2F1x5X84l64xIa+CruUP8JbkYe2r0zI+bO4KRyv3VgCWuqruL13wF/PF+IgyOLtN7T9Z1vZxPyfvbQS",
-	"Y25BJDwvgFd+oMIN4FZxN3qyji8gk/XuhbTUOARO/GZ+6BmotvSDJf+YhFxQcEWHpBkx+Og3STzKBJwB",
-	"FUaQ6TPbc14mtnh41DomIU0GY35t3QE0akNxCnQiJExpmeRDmsdLLoIjIyNBbXgcUmHVOlt8sxQLZN8t",
-	"uRWsO8HtxihjdkkrHQu4rM1dCxby/jDnwoOT4Et0Enwet0ARZjd2DGQU4q6ugQrc+dzOgYm8Zn7zpfUR",
-	"2LxZTHau7S1Xn/iHP13iaNHlMJGTyirwnmppX1Gax/GKyiVuWCY2ER3cW5i5qjbr9FVoNIANANYXoW7R",
-	"lSuTQSonXtzM4qGsuoS6E18PntYVRmwzxmzatr+f2+JXJXBvOW32DHr9rC9zYW+gI0+ymlA9APbthAXD",
-	"vcfORDLJe7neIaEyW2Ua67VriLqAjNpuEVP7yj0oIEDYazxpICBXnVxA2A0daFsoc7fbPSZ9NpeQwEa1",
-	"+QLbEyHXgGfXtSB5r1S0ZqSxYhgfPZEJM7MJmM3dKCwUzZVmHKzzAI3NMLOpqjn0clB0J1Rcmb0S/7iX",
-	"wqyBhmWRzxpTWBFm60HxTxTr/AfGLmPV2m3W2FrhTLiPwOctNBB4yKj53LHYZSl7oeFuwTSaRWivDLiu",
-	"sHBubED1IrRLSTEWXyoJmKZaLU81ZdRmKEc8YQMtnWNhkXplp6EK7O/JLTJhsxDWvOxad7+3t3eLoXx7",
-	"VzZab3fjkVLFktKSenfLosURA//cCgteHqwKV7dcXJrGVEOPGgNuRu8a3FLDQjCpE2/eLE6zDZ3q/Pzl",
-	"4rbOoNOXIs2IDWkaa3LY7dakM9MbvIi93YO9w263u+qCz+loI0N55ttb0qzrnoy/1oOV3UDBdVXXs2Uz",
-	"y2+5JgC4dyoMrysMqu5Q15XrCwd7lBcT9XzWtqGr0lRENAHH9e2gunDhn9uAmnPPhRN5d/40IC/oNT2D",
-	"L0mo5fOzH89gqmYrhJq0pDnhccwVoAOZJmzADftoFaPhet3eYXt3t93rnXcfH3W7R91up9vt/svHF59F",
-	"r8eS3wEPyspNvMViOvU1yodGqg+WlBRGppbrrEe2pQe0NNbStYdsUk1iRhXEWGI/di78iXYXm/EXJN/l",
-	"/ejzR+9Uq3XdPsEXF2eNeofyUrg9fwkQtwBTeDEo+m3tVlyz5T/8Sm6lpmx+j+tewBZk3qWXiHxgi9fo",
-	"XCl/QtxaI1DmLnjjm7ZeylG1Jh/L0ahcldIg82Sqj7D2+YyqjGFBW67ZWE4CMGcEWZJ3AsaCran+NVop",
-	"BissFILzjZEOIDIxs9IvleTwt0mqsDOIuIlVOhgwpZb3lnNnZ+0YiyB9+vy0WCzQnHB25JUhVtmYa9eG",
-	"84+u+H5xhdk2SxqaO7EPqwFtbS9fAehiOar38pkfb2UmN3BfIWreo2WyYGi/tbJeMUqAp7CmDa98Jxt5",
-	"sRYux1IE5Vq8i6XBshtczkqvVglAtiqsVvhTKm0G1Bb9JzynhEeEktPXZ+T853NrDTXEkHx/fv6GDHnM",
-	"XEN4c3KgQEphaKdrHN5ULB623WCtYs/ajLyweHgZgbMSPo61nnplHmEkzxNTRXxgi/NTWP7dmS72xG/j",
-	"aZTiQYK8oiAelqsHMjb8g8Ypw15Iil2zhMbL3IB1/RQ8GbR3cLDddJjy2EX5doNA61pAmy8Ums+uY+WJ",
-	"534vpONHFeXns/4llnfMl5iyLi07SDyqsAxraxpC1R9Eefz6UynWWFj/SBDpvPMolF1Y4zCsDfR+TqJm",
-	"8GXHUAzk3OQg8M3CURSiO9c6DGsCvq/jqBm+5kBq+gdm6dd5LUxs+rV7mLdGoeTdu+en118HZMxuWuWW",
-	"KC7Zq98b7EX77GB42PXzvKJiAcruzS/d9hPaHn74uNerqjEZNN5TPRg/RVFp/T658NZZ2vc1iHKWiWKD",
-	"hNXAwJkzE71n/bGUVwq6HRrejW+R5mys2OASiDK2C2wFRI3lTGBvIykGpRxDfOHV8Id/PEkef/fDP39L",
-	"zme/vntz+vj5yzf/ei57L+lLejZbyXftqtdprgvt8pV3CJk6UdxMp3zO65rdUIJdOOvbSS6Fi66TWPxp",
-	"7PRbEVVg8lMWc4PAbKM+raVX7xgp4I82XztUIJ9+ey1ciyupVG4j+6uTX534es1Eha5qH/IUKk+stz/e",
-	"olUCrqFOwWfVTYehOPSMCU1miRQj15IeZKpsxErVEIt7VyXxGNCAXx8pMkOy0eYRlopWdMKIFDYq1G62",
-	"cnwjzKbqciAjVldtdsDM+h4plIbxhWPSzSTCiEM5cE/bW6ENZXvK7qFRupHiutyx+qdfC0I1sb7QZp6L",
-	"UQikMgMbMpBpjMvvs/wqXEHa3j4ZyzRRx4RCG9okh8EJvWLQkC10McHQK9YX+LPwWjt3pUi/yDoqGOUM",
-	"IkoKtLVplihT7GiLhHV7OXF2wZeKiwHbsq98ZSjDWqED3l2bV7yTWdFBo+ZXOOHMFLVy5nPzoHkNEe8y",
-	"TWrCl969fUlslWbzMUljRoQ5zJgr6KVKqM5av3VWs+PSRgsL9/e44Pb3V5o7+wtGoeKt12OYt4YNmuNv",
-	"k2+XRK01mPd2+ZQ/9Obcu/D2Nhh4+TjWYuKFVWz5fM4rC8zbFgkFMgbgy4DA5hpw4Ykxo4lazEnxauMr",
-	"oqUMfEWpMMBiVavbW5qtfP7M8I6aeEU2y/Qa6hgzoULIVAzMRo3OZPA+naKT2MXU8Cjb0mSaaubXodKS",
-	"6CSF9uUV8JJlIC8s94qL6G6m9c0Cz6raJ6jOij4Itf0PSrdcK7+w2h6f5mDz3J5q4DkmijFSSBWCn73g",
-	"tFad1f5zB33BfS6Q9vr4LAsalXiKkPmGzmNJoxXddDM4zsQfTJSyX6vOJGoFLp28Qpkd0ym7Jbn3EW5d",
-	"Tl8ftfDeyKx1nSzWiDaobZ4RXqTd7t7AXBB8Yh3LWiESIrOyP1KYZ5MXX4KyyYtv2xC6sJJcdXJVNP/O",
-	"vuFhtvdY9pX/lIHvwjPwhXviw5odOPLTDirEkxo+YW6SDdKE6/mZuWkEiD6jCUtOUj2ubMFx8uY5uWLz",
-	"IxKq68GlOVj0tZL+nOzvWbtImsRkMKYJHWjonGP358pLG/ijWiakaQYxw9knQkByADvQ6WAp+f2Dsf6T",
-	"WTcXQwmitRTaxofb0ieNCeVCUy5Yov5bXQ86XID33fVUPWqYKb2HFuKeGydYR3BgyX0WzdghX32VGZzV",
-	"V19BdCP56qucpH31VeBzx+x3oHHmRyqiC4EKITbVH8gJU6RPB1cuWumrr6DCzFdf2VBwMZeCkQEVOVc6",
-	"uhAXYrdDNL1iheZFllNZn32zz2I5axEutDTAj/eO80DwemyuQyrn5A+sqioFuxCEkKmtUNGccKXAh8Vu",
-	"oJp4eNG4aIQBcd/jwIqEHz+FAZaOUFAzwpJQ1Tq+EL0OUSzhNOa/G7aKy3j77VPy+OvHB6T54uzH1+Qp",
-	"FVLwgXkG3TsIl0cGRBRRMrFA9O782/buITGKKUkF1yqABT97+urERkLZjAVDTVRAQjN6B1GID+chwY+E",
-	"qQGdcjEy69vrkDFV44XO0LDOb16e/PCs1ycgO+312uYnIlM9TTXwqVnCNSO2xTRkGQyoYmTMbjqwMlTi",
-	"VRprwn5LaaxICLfcwRsLO+ZGT/3bO/JEsdDnNQHxoDVwvacyHLvsz4OcsBV4UXh8ITLprDRmIV65NAWy",
-	"gYBoOqobOkD2HlyIyvVMmDbv6zg8dj6FuvkrFuNFVgcXorA0G+mzallkxao6F+K5UDxiXvV7EtqXQsgd",
-	"iWd0rmp6hDtwaoZ1YXShgbBirrf1I6ixnIEJgypSblFOtR35kfJBEoDlGaCqjcnxXMjWJkJBBuaTSapp",
-	"P85ZbTO0n8KAhEXoIH8ju4F57ULgCbSOiSFgWb6w0nQOac0w4lBCHdV8xEsemUGpupQibHVIZsxAWvDu",
-	"/Cnh4kKsCFfskNDcCMHm+hi1qDoEtwuyEFcEiIWll6HVhxCHDN9iQudtYjOOhczm0mxzf8/jTi04efOe",
-	"TCzZOSLfAOchViJgcxQIwg55g5wBkrsvRBMvMcAg1Az4VGDzd1pIog3tnaJv2KzE6FlmQXDBXGGn2olh",
-	"NX1GgFlhqnjMB8yqtJZ1nUzpYMzavU63ETTA3AE8UR3t7Mxmsw6FnzsyGe3Yd9XOy+dPn70+ewbv5K1J",
-	"gQmW2JsnxB41djtdfEFOmaBT3jhq7HW6nT305YxBUtgZMxrr8e/m86jKq3ICarcivW6XzMY8Zq7z3oAp",
-	"RZJUqGOwXUqGRYe0TF0Gge2OhQeB8gKX4nnUOGp8b2eFsBpQ+mE1vW63To7Nntt5ZXXnT0Fjf53nv6FZ",
-	"eKR5ZXdv9StWmD+X8iVN7FS9J6vfO5fyFRUujA/EkoN1lvhcaJYIGj8D86wv1DWOfvlgxEHbWLTxkl8z",
-	"gbFVmo4UmLLmSrNJ44N5bQe6ca17m1aEnybcjJ5dmDW1GAJkGGvWVGwmHS4H5KC7RyDQYsYVI03DP6Ev",
-	"me3SlWibtjlOdSRnwpCS3IZjpQu9cQ+2Qoqn1xhtYolaZW80o/4v7Y92bJA7m3YG0lS2JEP2aBwTswtA",
-	"dM3jGCabHxVOT7HkGgzZ2MNOVYH9W7ydaqg3crC1htApzG7e2/lVyWL0h9cEL+t8lze66y22luutXX8h",
-	"79wHEnrZmECjeecvjHbmrTVWecaSaz5g7wS9phzt9sswNjtTdMnXIVurDqPV9WCHTnnbiM+1eI2s1XHJ",
-	"QtRkkLcdyroTiUKlCucA0WPGE+sCUXkYU2DBnA35TZA5q5y+H0CFC5IqKDQnHYZRMuEi1azlT1yFEi+5",
-	"0idT/oPZneFLCZ0wDblXNaEC+SM7T6VQXGkmBvNzecUEONNvgVrrIYddZWalrkARQ+PMPd0aS7q7q195",
-	"J6gVdNDh/mfhaB4PU7rYA9wCrs/V6ABtbx8+BY2prIr5eeUJyQ7yhzIpgL6BX6unhKS5297tdgtGDfBX",
-	"xlRcWQZlxuBasXhohVc9ztp/QYDIEYaJGCp/9v1Ju3dwiBonV+SKTTVG+8VcaQVaATyIhqrdnjczaYaI",
-	"UEbIPnHxzWMZR4Zj9bqIs81UuMJDqD2PmFZkv/vkyGIUlJ+F4atQC4MyEGzz+MhvJLYb3QpO+FNkcFy0",
-	"b+kkZZ8W0HJ3y2hZjoCpQU4DK1ds7vWbdXFBXgzQmCVoqR4zGtk00LPrQdsjN22kNzVLs+9V0KdPn5Mu",
-	"dNfA76dSDGM+uBuP3j1YZ3UqnU7B+vOKRZw6x+8fRoUQYnzlskg8KmlRmSHvfLxi80sefXLlj6t8KG8B",
-	"VxUga4E1P7ItAQG3QTrIuDf0EoTdEi4GcRqxqNUhmdU9E6QnDKhY9jDNdefcVmtGhZwMZkR3iCeb5wKv",
-	"GtPERbc7qeTIn2VGDaJYCcGfAYK5jLpKmuHZT08vT96df3/59OTp988uz89fGtK2393P9QxH5ajRFLOd",
-	"u+6+Ro+OqoVmc3wZGSuJCJUMGLq+k2aIl5MlVhi6DIjNzbNGB84tyvhoo0y5fMnZi4U+3F8VCv3hDqrt",
-	"yVCz5H3CNfusckR3f/VLr6X+Fjzcf0bB423ONMt4uFQCcVg/GLPBVaHE0s5H3wT6qVY+P2dxDB1FIcuh",
-	"aESUM2HEmCz5GQP+UZKARkod8q0svfRImddYAg9lVccrhQCzZj+jYwtSdrDynczF8jy6X6F8YXurJIBC",
-	"/g4Gx31eaX0dFfNbmfR5FMFZ/xvgpcGODDnoStTwcNR+4aEocPV2oRhetfpwnnOkPkMXHrA5g1adGln6",
-	"dSHs477E6YVc+88sUS8k5KyWqb10J45dka1rBNwBD6L0v4coTfywKIeitp+fh6MjJgxqsXYkVFvf6BIT",
-	"3fmIWF3PTcOKqo0hsSKzwZFjZxSmsZKkz4jr0kDR7QQ+KJA7Qxvpma0g7FwIw25Dl2UYuo6EGO5C45Rh",
-	"o688xZFQ7WX4PVKETtkNaap0NGLKyOHn5y/JXrdLVOvYYMSFCLPExRANxzaANXSuIPRa4YDouNrpzFgc",
-	"t6+EnAlzjMVSj/pGh8dmEQKI2oUIC0mJYYd8I/WYCMYKyYjWFu6COczS41jO2kZSBrHjQoQ1eZUhoWTK",
-	"RISFBFH7GEkGZQbAC+Bnclacc4CW9gtRIciA1V1IjZne5HycMAY+C4gFOLJGH7yLZmj27q5AyymJ2TWL",
-	"W4FhHOYJ9GcnqBCxoUzMO0bRgUNrBbZit5s8ynZjn3L7R9do9mJwIewf5Z21quSw7+waToU6v9GfXwhb",
-	"/Thmw8KTi7m+Pszk2b6k6TAuAKsJkYkDKYNiua4FvtVc2arA38a6Poqqaq+La35+atZSEhyc1I/JxwZw",
-	"c1GjOcQ2otWwXruT8uU3ahTGqsTcWwrG1hFU6LgE8Xs5QT5ZhGYsE5cyP14wh+wN2r2VN7xOT70bje7q",
-	"As36+z96N+PB5NmI/vxq9M+zb0S/9+Tq+Xdvr/81K8RaF9PdHXICRbekBtfkcR/DatgNZu2XTwapRpkk",
-	"VB3PHZft84cYXHH5rLBCwWblxWVkzV9P5ZD5ULc6309r+wQd4Tq/0RvpVnjOVnFdAMe/nM712STEP0rI",
-	"c3CQl31YvG6o7pCZIgtVHpYpbSOma2TBWhHwrW2vqlEBYRgJXIa+HMuHZQsK5n1hbgBux4gByItaAVHS",
-	"miQ1hG32mZMCWWTz09Y1yhznRlAhBQPHabauaklB/1FCwn1aarJtraQiKGLblGe8nAcTzR9uOqWRr+A9",
-	"8oC4AvOWYfuvsl8fyHDuG2X5xGi5xLxQjFmAAmYTqaA4eascwZDIGYFEV9WpDDd4YRZwj5Buxl8F5GZP",
-	"D1ECm0UJeOCw1L5gHtj5+KvsL+UgP1Z4AQoAl/EH678Put2uB1vHy5xbv8p+0a9VReVfyP52SHwleNX4",
-	"ufBY7t3PtS1EOoXg8DWwqfPgKtsm9p0IDxkeQQDlKGHKJvxlSLAUD2M5QpfZVHIEheqYVPK0d/aG6FiO",
-	"2vnjpCkTPuIiIDphjCj+OwtsZhJknBw+OeyRREoopDVuQWkUI5spQnE8+4WQmjlUhLKOjxR5FvUODnaf",
-	"2IjybK1XbB62OhDail3E7BuA1Ha4nB74S53ICYN8maG27j2FQYIYC6tqLEL6pRw9zQ9oJSZpdqN3pjHl",
-	"4hhiiRTTf0/1sP24mJAcywGNx1Lpo8fdx123vQvRuxBXvz2JfhT/mL2/fvnj4fc/fZ2e/7b74puzf/Dd",
-	"4eQgefo3LU7/dfD2NLn+8ervF+JC/L////+LVA9HTn7fGyVxb/rP/tN/vX/89uWzXx/P4vlJtPvPXv90",
-	"b++1evyr2Oe9J6+Gf7uOf5sc/Higfvv+zXh/rr+5/ua3qy599u5l8lq/EOfp06dR9/fvn/x4Pvz9+x9u",
-	"Rvt/h9PKaUSZ5lTSAHtB+bWU3A5PIez+qRQ6kRU1BkLMFwvIhN606Yj9fTfsLF/EQyDsZoGw5xB0rcF4",
-	"U76rrBh4QoWa0sTwN4N6Hn0xf5VoS84Ll8qTGbnwXiCQupXHrAORkUOgMyQ0X4eZdanwk5YhaXpVZ+yz",
-	"XJGuUX5dZpiWGP7SLTyFlnwcRCb4X67ybjvZAXlQXE85vO3fkxgBW7ZXI+PI0LaEsTpbqNnjUsFiw/YJ",
-	"q1ZkNILlK9Jyi+u5T0mndJ01JG4Bfh+i8TclQm8A7UEqlyLH7SraQ9iNZgIai4E7YAUtQprWXkPgOa/C",
-	"c1yTxlt2SS+/pTJJJ2aBM64FU4op4mYizVxssr+2gmr558iTfczXVKcJK2R9Q9sXO8ojNwc8tnO9S2Iu",
-	"WIc8R5dqnxFKYq51zEifjbmISFgh7oXZpESl/YmRm2ASwWaFXUsQqfLtOfcRHVyNEmjyRd4k8pphGAhW",
-	"ORRZ7nE+M0RJKgjJss99+j+GWPz9dRiQ1zBJJki6uEQONYT85Yyh16uRFJAc4wWgixDqkJj9wE1ZRS9b",
-	"+DI6jVfxIOlVSnpmYnuKHVfXViYjchX9c7w/Ozk5Oflm+mbSH1wfRD//s/v1P34YnHbfjE5ejge98/7N",
-	"T/vXr/bSp1eH5z//+vN4J/pu7/sXT16e/HP3h/Snw9++ed07efvdP/qj54fjsZr+fHPy91vJlhnOffHS",
-	"5V9VMV0tU3pYnF1Xf06oR0RzKpih7VKiXkFT1hM0aRpxTaZUj72a7raGTszo0FE5n/0sbqMpE2uFCg3V",
-	"CoPF16gGgmZNoDiOGZ8WxclF6AUKGAqpL6FgVVZcJRUQYJLRWvMtiRI61Mf5KyATJV5RFldsw73lsqKF",
-	"1Lhmw9rMoudMH2H2GCjS1oPixpMJaXpkXpF8ojyvzDbBMa/OpKtJBbUbWuB+4powAz+WghsClqvl7uTw",
-	"QH0BHb64vTD+3IHKfYniiyV+awx8eRGjesF3rTJLqwVwOE0tjSx6zUiGLYSLwMLFIObMyTbQR858V9L6",
-	"LAyTphHIqEPNDIkDoui81SGn2ALsqPpmQLIxnP2kTsuzN2yVugT8hwWcsEMYaecKHYt6JvHGq3QLaDGw",
-	"njax+/m1iRwea1haflt30yT+igzn3lWPEpHb3PRxxZabPJyF0wZAJX5aMHLAHO5VxldsEtSEAmaOZEzF",
-	"CCpR3OxMZLSj0knU3wGDatMW2kIbLZo1/pZV2gCTbOFLa7jNq3C0OuQtSk9EjaF0LFTZ4Do3ybigRMzS",
-	"zKsLWMuqHrM5MlqI9oQaHMm1dfUPpLhmgjMxYGjQtX4aOG6b9+TykOTIrKuetLvsyTUF9nUk9L8NokO2",
-	"Nzygfzv5edaNk2788vnBC3Xz7NnLl7z35mov+v3n5/vzGT3pH16x3ve/Jy9+SN9uLrf61/9gK7iNwbIK",
-	"gTbCVM1jtvPR/Htp+PRyARJR0zysjCafK/j4VXPM+GisyeMWiW0lownk5aUisgIOZhV7enHYIWE2Owg4",
-	"yP5UZnN99/YliqooJoXFpYcBUTFVY1DNMRHxiIQfX37a+fj60y+d6c7H958+YHklW3vLaNWQzOiSo7H/",
-	"AETlksf/z//90hb2YhF5bSU251N53wpIaDvsF8fPSiP1UxG5CWJGr5kK0LBASZ+P2kxEnAqye9juc01i",
-	"8Fvm0rARjQ2mtjrktVmyERs1A4vCKJHpVOGZGLEm4iNuSCONY9K3qY9Q6QBP2FUkCW9C0gxvut3dnZve",
-	"3v5O9/BrOIzd3t5+9/DrVoecSRJ+9+ycFI+1uwPv9Pb2O9Od3a9DWGPFc+4wut1uCFHR0HvMwISVraD0",
-	"UHRckrVAHsarzkRNA1FGxIK7Vmw0gbpwYfe/et+atfxX71tYzX/1vt39OmxhrnlWA93WJIck+fCmra4H",
-	"bQNDbTlsI2CBsQxYGsSIlKZGDQAS9svgB8tp/jhl4uTNc/wrl47JgApD/aEKH0VIhIz5YRrHCGpQis8W",
-	"0UL3JFeYlRpZIXTOaGIOaEoTzWmMSfPwC9aoQDXAKjI0c9qj+kJxFqfLOQwkTSFFe+Bq3RlIfu/Und1O",
-	"p3dw0EKFCYfVrnCSubisVhLsas40aS5TOrBlkrfjrOYUlKKxu1riYjznMbsPtWSRCsikGn0XaQhpKsYI",
-	"7ctrVu5FUsSMaiUno2i3DGTYK7Qzado1/+8v3faTDx93g96n1k7zBv/a+7TT+sp9bF5cdKY77rG9T63/",
-	"U9H8ZEPZXg40022lE0YnRRk/0yj6XFDQPdbi+uZwjsh70jQEeFgEnlahbAVS5r0e1qQLXLQu0tisxOp7",
-	"Ys8HQewOVq+sOXNe1S4srzAgC68ddjM7Q47CD/azLdjPTpCieIV1HYOtc4o0S0JJqyz9BI1F9lDAWE88",
-	"klfp1Iv4XTPcNwvhpdi0wVLMrHwk1aRYz1AC7+OaKC1llq3FRJSJQOdPSUTnrvChIe6a9KU2vKZQQtIm",
-	"N47ZDfZlHrOEdYirqjagSTIn4bNzOgpRQrFFGJG7F7AltFYJLKhJyYTqwZiLEQmfD9uvpWDtV+abEPnw",
-	"Xne/sngSnKCflfoZA4bfsuE6z1t70no5SCfqx7UW8XxojghO6H6jljfNhfX7FS4jlEtzXc3D7tlPQcPA",
-	"06p34BlY1N6aJOyVjCA36iFubqvk9aOBXr/+9i8fPhUrOEp5RdJpTbYs0sSCDlkmkjsfC7V11yOaWc3g",
-	"zWimHDqaaITuXrdLlFE8oUwSiKER1RRSGsCNcIRiKwmhZC8YW6+EnBUKX2Qr4Vj9pp6uvc0bK3x5ZM0t",
-	"zrz31yeD5TaMy6lgViT/gQg+EMEVRNDrnnIHGmj+zgqMr0sRXer+reih53FVWasTRJdSj525IZ12tilV",
-	"OF8INaIvjQYf+mVl0SvlDW6TP0mIbVTAat1nTBB2MzVab9ghpwkd2mL904RfU82OHIVemZ0GPVush9ft",
-	"/phArwHoWQBdNbImslgbNysmntXGxQVwhS5iu1Kw2oNzOUux92fBAsF5Vp2dwppd4EXbHCXmQzaYD2LW",
-	"mUSB3W1rGduAJjx/BaaBW/l3YTF+w+NVDAY6rDywlwf2spK9WGJQy1ywzAiCrNoZcwV19GuTVeJ4IWus",
-	"MEKAhchlYr4uZi3WlT9+7b3/vZ3/PlXaxemW4RuWlvb3SGgUJUwpFrloiuwooIFPadcPWY6rshzpKqDy",
-	"4Lf4fR0Y28I866XZpgJAtjACaeYlG64r6m+orABHJmAoPw8SKrfJBP2Cbigih62q4uM2bxfKLdYhyRvc",
-	"0evSsdwbllTNtwxN3lUd4gOi3GM6cBXYbowoZog2jeP6OoGvaHKlbFetiimLiIvEH1QBOld5rwp0T1aW",
-	"ezDjn8RxCdBodJ/Abec00yyD6e/d8otQ7Tbz5y/r92dDAnNvq7kFAOHGmPDR/xPq8MEwK/Ciqpbu4mKW",
-	"5soXsGlVMWgzq48qFlNWFoX2J6kJnC3tfxPP8udMijcnsApxyzt+hNeAloq/QjnOv3r6PSC6wa0CcqyJ",
-	"1xCovJZb9VseY5SNnPQhxwvzVHcgMRWaI+VxT9jOlMA/TRs9fJ25TlXrGK3+qfq76+M/YVQoEsbmj2PX",
-	"hGOCfaqdJz+eA7ccUMXaXCgmFDcvx3MznEw0GMfCCLwJTV9aagVuRPCt8igkTaoGKLW1IBIFlxOSZn/u",
-	"eghCgUzzWquTOXuxW4fnmuAYfQcBptUeY3B8VIaM/sOcfd52+Yu0Qn2byMkpNvxf+ey5zJ6sbC09tzW0",
-	"yRBAiTRDd/vcXX1t7UR8sxDG4Tr04iDwXvaRJoMxv7YddqErSmVr3bWOCwF/nQM4k4le57k32JJurefO",
-	"+O9sfRvd5/DrWLCt5ygnZEqxSWWOJA8lVz63WcvpQB6hAit6lScZkW0JV1jbj+y4BM0ztjInLox6nDl8",
-	"h/ZR2y7ZNSBBDwkQVFSQFGmGbDhkgNuX+PKRpReE3UCMoHIuDjdaQEKL+KGLI3SKmXUewGHYZ7I1ttD/",
-	"YheMLowQ1n1JMQMaiNWQxl7rw/3unucFcQHAq/ov+K4Yw1ZYhK4PsGywiHBBQi01jS/tlsJgsTJhjaNG",
-	"CsMUfbeMYswmVdvtQ0RRHk1dSsqTYgnDgtX8JXwmW+JucKAItwjU0DjHc/e5Q4dmj9UQvZTzsUawkWfk",
-	"mRv8DF5+4HS3cS9txOcAJx4qT/6Z2CJyHcsGFgILyiwRGzyvpSmdwaPWxl0MFjDTlbkQqG5ZLCA5iWNs",
-	"vJ9FefJMAzJk/kKUFaBjO2SeQjHi10xgi2kYpWO4oce/Q2CPWRCE+ROUuQDKDAVQyB9+RdoUkNBAulWf",
-	"zMdLTJA1vCthmEt3TL76CtcBFVCQ23trAus+pEZwoSUJbSv38KuvLkQzpJ1+Z5BrfO7XDn5/bBNF4GcS",
-	"/s8vJ+1/0fbv3faTy/aHvzUvLjrFb1pf/WcYIOPb73ZbnQvhanm7CTL7Ehw1xOda05Qa0JgmqMZRTMyH",
-	"iA7ouT4nLGaQDIMt2GmS0Dl0ek9YQAzxoVwownWdepw1k5dJQVXWfMJI8/nZj+TxYXe31SE/meUq1yb8",
-	"Qrx7+7LNxEBGLOqQEyHFfCJTZc1jmMuC554qSJQEGPSFv1phRie2hK5iDCHpQljoNLKMDdhoqlRNmYhY",
-	"5HdpNcCriJbyKG+9k+CiNYtjzDqjBnpb0HHiQqwSXaALh1099NiBTfnatl0prqtD3jKVxlaOQqX/QoR4",
-	"qtEl1aFzHoE67+CaR5DrZsQrOAN2QwfmLowct9vtZmDSxCSokTNcXojYEDllSykc5xUAsP4zV/A64AkK",
-	"bzByLjRWiVVIL/5QuapIwN4gtQkWTC0WAa1wk8nJ5k7rxJcC3anreLDbe1ypnd9yWRhStHRRGe2725Ls",
-	"pSFaM3DlW9AzBEQmWTkJg2ccF5SnL/W6vcN2d7fd3T3vdo/g/51ut/uv5TXTKnJ+zIxtM35jG2u2jU+W",
-	"LXq3197bPe/tHR08OTp40nny5Mm/lpVV29aSAc2cVgjrQwG7Spwmr7Gfb4GTZbXaKbEchgw5iyOko1Gm",
-	"mypN546I0n7M6ks7+MPfv5S+uTx9n3KyI1zriMiZNPMgK38+WRkv6FvKY9tGZBNRGV9eFJarDEiIKb64",
-	"rKmur9yeOYtBWAm8uJCgzOrd1E0urJiLKJ+JJkdOQvFiWl0QaR4n6qwqUgy89gwtbDjCEzbQMplj2ZkO",
-	"ObPFIRI5sS8mKq+5Z/OlrxibQu8HrjNLkK2NAVnQINEZSiPmICwcE4qv5jXhBnIy4RqMPdkKa1Jzz+A8",
-	"7xOXzQSr/ISwRvVXrg6xrCZLTDUoCtClRGk+8ENI1FxpNvEwwI+EartIqJ2PeR+lTzt0MGBTXe82/9EF",
-	"ZpebFtXIzhEb8MiokDCuIbYWVovtVTK0EN7gj/IYdBJiH4a2945C5c8ols7/BfuAJpzFPqkyTQaVci4u",
-	"q9iA1fWb2kzmte/ddxsSXLCdbBVueIf1V/CaP3RBuntdfACfQrvAqvDINbz0a9CShP3KBnp5C1ukGVim",
-	"Lw+zrKQwJGHDVDHlNW5cvotjnyoU2uU9yromoVSdCtdqD50ttgOUbXuGNCzynCtPqhu9m+1+HlryRfdh",
-	"f8DTLfQrMrC0NTx1fVTrcRGq+6oFT57XJInGKTuyrjnzWN7MT1U2kLXmLfP99+fnb87IkMesQ34UrlpA",
-	"qRqC62KdNb10nkXbQouckCHlcZrkSWUQpAoVhbIU3g45fX2WldOZ0DkWZjsgWpK9rq2Yo0gzoQmL52T/",
-	"MRnLNFEt8zs02mWVbkbA6vmp6999H82z/Sk26pz9QBD+zfpVI6TkjQzlNUsM2FuMM9i2rIGZpQgZ5rVt",
-	"TlEtbXhrMHOauopcWBQk801AdXRDIWzLdLeHRxj4RkPStCVIjHTPOBjPjdKCZUUGSHiMxjqiXChtexRj",
-	"WU+cKwxscTgph48U0fOpbbCXFZNVQVYlzS4PTHG5Gq20TDKaQjPnV178BDJOp1RB2ochNM6FZYToyRTs",
-	"6LEcjVzlNMyQpUouoRel6hv3SjgWKn1sl4L8ZKny2oTDl4OctWdNAnKSGjjWFS+vQRbeKZY8kAaPr5bQ",
-	"0qMMvkSxSB+Qt68kDiflqkYGtV39ZKvVl5Zge5d6ji+IcSqmV1sxwCLmcN1mpaXUb16s4+0b1pqLNrpW",
-	"TkUK0tYQ/L61aO6n/t4rjhdzjB8Q/N8ZwatRawPsRsPaXfHbmudKy+jUYopfh+WecaVY8uUBW/69saUa",
-	"UNfCF2UTzFaHWf200OVAlZNkKzPo3cj2/T8i4uKzVKFz+1ujEz889xCi/0fFImZFcmr9q+6JFbiydpj+",
-	"Stzxqgq5IR8pWJpXvKgawRwz+APxa9NI8c+RNvOAjn9OdKyIDb4lNq5ZeOyWuGlREtNKinW3ML1kw+yR",
-	"u9T1qivMgTrVn4gwbFZ26/5zEh6IyJ+ViJRKS1WQkBnUTfN0wwGN4z4dXAEs2ReeXVtI+vifVp3r9GU0",
-	"/4+dGeuPpby6TJP4U72C+UYCJbAVZlTaz358pIg3BNCKrAdnOTkMjdGwXhZhKXCoghgzqjSEWHkk6kxT",
-	"EdEkIu9xeEVsiIObr80jLIANYVNSFE3BrSB7TvMJU5pOpkCv3Ld5k1KsAGi/V51J1OqQEzEnvZsb607O",
-	"Sgzxa0hFpGKuISgR7VeKJEwnzh2G0eC9fXRaIUlbWTuCmft5pAiPAlK7pywsGU8iDybNT2RpRYmV8bLv",
-	"sw5GzqA+y9rSQwend4Lf2O54auVqsnO/26Kud3OLn+3xJIfk+1cnT9tn35/0Dg7Rt8KjTjYhwDa5YnPn",
-	"CMCmToOErT7DDC42WvWH+zGTWNi3tGwDy0jJPrQEmpHU//xzxVtgU4XwbgAG6PwL7x7c3ASEkr2bGyxC",
-	"lw0syG6XqGOC2ADOIshkSjrlGJcaAkGL5MF2WSjlSSH56RergVnaZIat0YtI04ARYBRiL1TabwW+6QEe",
-	"QbcReM1bxLORHyFpK62aKzLNyGPoEcMwcE0xp7Yu9SJNU1M2WKhMw0iIwBrag2URwUwhCc3GCpO4VB8y",
-	"1nqqsIOwXaEtDWbLBdo8aSOZvXv7kiQpdmAoEz+PplJt6Y+DFUzGKdB/iGcF16CQyYTGXLGINMdSaRLL",
-	"GUsGVBnaoRPKY4gGktqKjdBqkUxlokmUyOnUPPb8zTW0s5kootLB2ABc2L35etjZDbP4fVfwTLVcuC40",
-	"QIN7DsjvUjBbGlG0i+eAQmbXEPesB2mIAUyXHHOa9rv70ObIFg+SMUQw7Xa7hT0rbJhQE2L0FPIj3hsw",
-	"PvNeuidDqjfbRvbT3e3RKDM3LmNlwSD/FIPcR2vQxBw0Qj1pqrG5G3AqGbhv/TuWE/ps4VN/SqMxAF3e",
-	"UAYgiTrZzpOXUTguCcs7BWRer4Bl4ZWAyDgq6dUS6zfwxEKxqrZyLdCFe43OX5xtEwxVD+UiNysXCdBV",
-	"PMKVsPjRf/ySR58QEGOm2SJInsL31SXxShCaEdcZ5RBYCyqG7V6nVcbTiS1HvLR+XoHjr6qfh4usYoAr",
-	"1SB/npoSeqXjumVztt21C+p90UF7f/UadQhKTisogEcFYgXVdPzH9ZDFEHAQRoB83xIdqnKw1sCE7fRv",
-	"/wKx53642CZM7MGUuVWMNMi0FjKu4HI7lv9wtlwAs3VQjAqWcSxrj1CuCsoK5C76QECF9xwhA2YGfaQg",
-	"JNdVGmx2EfW5JhHHNiOoiWM8LIazM6HJLJFiVOe2ALg9zff5gPabo31+fOsk0hmoeED4rSK8OdqyrOhZ",
-	"6tYlA75/k0ZR27kNl2eepYolDlm5rWhPmq4CBaCoYLMW5JDY7GwXROq18BQRSVLsqumi8R2uVmhpJ1F0",
-	"6ha3KcZWhOts3+TjVrfteDk3rnrISfv3NKqcRJGf4tm0eZ8invsdeC2e1eA24mYWulqP3uEgVVpOQr9w",
-	"Q99wFULJi7MfX5MzbHTW6/a67d2ei0LgiTPNP8prgZGm2Sv4KqSwBWqOoV282SoJzZGEypYdG6aKRa1j",
-	"Ek7YpM8SNebTMGsIfXnF5rZeGZaqCslAThjSoH7KY93mwsZMqA45pyO/KZvfJ77eNHzrnpOfhboU1/gH",
-	"2ZQ36wUp2KyuH+RDDv0DHdyYDiIKVMdwLad+I6YzyWa5XpMHUGkUsFwQ1bAovWAUP1S0qygGXF30JWPk",
-	"X06I8pqSx0PK6xdi0q4Ato2QIE9cLdSgiOWoHi1e+zH45HzNxqKFCJmK4tXaUw2xPPiERqwGc/wg+GzV",
-	"L82iv8SYwy+rqlv5yNar7xbLEfjw7rvW/50SdP7UOP2W0Yp0SXPuy9IGqtJsfCRP2EReszXV+EU8xtcL",
-	"jfv6c9TvO2S/+yS3vIMJwOaH5k9X13YxYz7o7g+6+7+hzIrAf2f1HSu65ux7WW+2K8BfL+CuQ04IRF6C",
-	"N8zVdxFS2wKeeWP0QZokTOQVHhZw+R2s47VHm+6CzOu0oPbbT28f70v72Rz9t5vjt75e7d3Qg1q9fRLV",
-	"W4NEJRBvzUtyy78VdUP0qZFWllO0j2jyzySWas1kWWEdlFTKGVAVxStVqRxWFmuDBTsxLnWxLJ4rzGdL",
-	"AyV5JR8IR9BUsyN/1JjRhQVhsCQ6RCTBfmZ2VUbWolyokkplBmfxEEQrMFtizFFUL1lVKkf3TpltPa97",
-	"TpIy+ytWBawnje9dMTOEqOiBNv411SYrUNUiPahPkSs3V1vKa1lmJyDqev6SE58doz8CK1pjR7MAy06H",
-	"rplhaIQx80ue2+BKY1YIYMfYlASbH0JMBQTDPyHNhEFVrnY+isGyLPheScwI8fp6VHhU7S635PjYfjJm",
-	"Ufq754Tu9WSvB3/GX03w+uPKCSP23cafsUCvosjWHFvi2M28slyRaxpz2yPEVg6sTD8nTUomXGHJUUzT",
-	"MXTXyEnm+aFNHgK/8FRys9tWh7wGv5+tbpo4SkhSETOlsp4c0Nw3oUMdogSUUTKXOAVUsmm7Pj1pVZYg",
-	"j6K3LhX3c5Kue9JGs+38Ye5dv0baOs5d8/wDKXwwk20nxGUhrf62VFAtkdfi2KYhMkidNkKVTqhQRj6T",
-	"AmkRWMsmdG7IEOaNPyav+DedegKk/mIUSP1BJMhfwLoESD1QoAcKtA0KlDUM7PrV2aXYxKxVSZNsvcjb",
-	"euWKLR7ypi3rhuGCbMdHYw1VgKLIFo+mYsTK/aBgILdg1CXlkAhpGzdiTY480AWKclT6BSnBOL6FyBnS",
-	"nI2l62Tjmqc6JRa7RrSqm1qUH6uVCPGxLXkcvxDKfF8eyvJpPXgqH6KMLc4Z0ejuqilar+5kSXMWsMya",
-	"hgqlTDy72lGRRLiOGIZQtKWILS1zlG5AwSAfSzFiiZHyaBShHwDJYkRSoXlMymY2KFKRGeTWNOH5Vjhr",
-	"wKskXTjsgzXuwRr3YI377NQPka9QcyijHa1bU79+Gl+10ylUiaoX+mzIxtOzn6DRj0uVmqSx5lOaaNvU",
-	"NjQ/hqRJNZlIpcnhvlFKga7tBt1uNwDBVc5U64hQW5bN/E0KLQNsh3gJs9M4npNyd3gI5pTQl8R11Z1S",
-	"PXaOUGQLUDxyihPY7M0BtAifT1lW1KjCoAgC5EBd23pu9qUx1aTPRlwou9hHIRlK7GpuBgv/HgYk/Jv5",
-	"p23++W+zTKJpP4CyQEnC6YjZUBYQHgXKq2acWCpm+31iBybzJVRTYjeGAT8C//AkjSkRLNUJjbkC0tXq",
-	"lNsN54yHTaZ6TvjEDGDuzrp0zMOBs2sadmo+QPSrFaBdg+Os/Tr27gf+YD6ym6kR6MJW1rENztGcsZJQ",
-	"WAXWTBCmsmJe6CqeACBhhaasyD2/ZmjUQNBS2DWGQc0mA3HOGW7hxbcH453Za/8tZSmLkM3mBct63V6e",
-	"tfur7AdkNuaDMQm/e3ZOAD1+lX218/FX2b/k0Sd3q6pD3soZmoe99dhBSJIKhYwTsoIAiNGfJWeEGfR1",
-	"OgFMCZHR5nhxQLwVFnXI+7EEM47ReRzrtwXJcnMzndvTPPaxHysHYHwjXG494/4mja/ewQhfoC0oIyI7",
-	"BsjbEdW0yI2nidmNtgnfBkiq1VJHnQyvzdp+97mgKByWywV6uskvOOqH7CnZh+aGa6kwva2JFi9kf5U8",
-	"AdCEgP4gUjyoVHcVKp4DIcooD+guOZuHuo3UwNytxYuIbSVSIVOiCvrVsV9wcbXGBKqRG+k20Q1JlZ5U",
-	"UcWIPoQtPChKD4rSH1b6iW4xcAGlWee1a1PVHqjrdQrPeLVpnQ0ZxN2SqTgwygNWILVKVUznMtXEU8zA",
-	"RqSKmslRWV0qKQJYjBWoZ25AtwNRFQDlDNlwyIAa2rdangI1kHE6EaBA+TpWUSOiRE1hzDFjmsxkGmPF",
-	"DOAbTmdp8pLqVKcqoVG9pCy1DKGdJVxrJly5RqMf9dlQGlFaO4F+8cDojM5J88f3J2dvgKdxYaQ6cymj",
-	"lEdUDFjLti9AsRzvOi9Xvk7fgg450wmjE1QPsCOdmR1bTVsWgy0Mwt9SlswvKSqNEF8ypNDqIGs9ved1",
-	"QehjXchVq4DmevaCrphLoaDCqAWGCbqLhFYqTTqRGBpj+LyW03bMrllchCUwWxagqeWYHWwKuzLYG4nS",
-	"xAXbWMXP3hFaBMz3Vm+zJdDscoaGL6da+dqaGpv3m3Yc0PMqg2qewQNWlTlRT9X1X6Lli2Y3esdSl/qC",
-	"4ZXcM1d9HsT3v1qHh2cWHXxbVeb8BQuJx9yAxKzJ2kZML3p+lxcf8JaQvQAczHlX52TGEit6B+s2gKnJ",
-	"qV5w/P15sXxDD+dDNYMvpJpBobzGVryNBaRbv8TBWo06O8uw6E9RmGBTRfahkMFDIYM7FzKobri2qo5B",
-	"GbFtluCWQ6k0OEwK4VEQmFQMg/IkAmvCy1SPrO5BsSxxdXGEsnJan9L3EML0EMK0VdrwF6mdsC0xoRzW",
-	"c+f0vixCafP0vsxk7qf3LZj118jvq6QmsM8HS/mDpfzBUv75yRcgX8HJtQXKZRD+ToQrjzbxnH2B5wUE",
-	"C6VH0d6ya2mlOq7IkAsal6ItS93ZQK4iQpJhmkDUi401b+53n1gCVjDaO7t5Rs6ai7ZzNI7iz+vQ1mpy",
-	"aN5/oIYP1PCBGn5+amhwrxBfCZTk9rGVtibWalL41Fa80mUTq9fzbsI0DYjWkBxY8CQRLsrltN6Dn+35",
-	"sA34GiL5QRLHFdSxxLovvJS3whVRmscxoRodSY48N/d3exjBNuOKVXplsNTOn4R23VehrluVv+7+geWv",
-	"H8p0PZTp+oLKdN1Z/PzoebKdtd18sT1bu6soUGFptx3z/3p2dtzag1X+wSr/Ga3ypVILt7DJF4mBJSQr",
-	"69CssKgd56kLfgi+TaWoDQt9g7P/IdVgto3gn0kPXL/Wi71aFj1UfHnQBrdCnSy6Zmh9x8ovRUqUMC6A",
-	"pNyVFjkLWZ6s5Zn3gUStSPzFzVVGtpNmsmhWW7Duu5jWJYlJ1YYuewIP9PA+6GEGYA8E8YEgbktcsyBF",
-	"KMnIzbbJonUd3JYmVjoOwFngE8hKbwGa+2Oqc2dAFgwBNM6PgHZG/vUpbOY2tX8DjVRjCJjH1Ng+BGXA",
-	"PDEbapKKTKjZHtFF78IDxb0PiusDxQO5fSC3W/NGALbf1RdRpLSWHN6B1PrlAQopmWXZlqQiklCS3tDO",
-	"Mue4g3y6JaJ4hit6oIr3QRXL1/1AFx/o4t3ookXXYkGTLVHFzF+7nChWNDA6hj/yAtY0YetWsO7UOlL/",
-	"cgTp/pyuG5ek7v5hJakfHK4PDtcvyuG6moBqOiolLvXnbU1HtR7Ut3lndpsNrDQVEU0iAzyu0pamI9Ks",
-	"b6aelZ0KW4SL3B1rK2XJmSDU+o5YZNupYNRfbIOVVUAgAVGqrGKZk1411akKcVDSDF1coVG++TU7JpBq",
-	"H/MhG8wHMcNSYFnjeSN3puJKmCWYY/P7w+OG97vd5UmNnKlv5ud0tB3vcFlod6ftnbShN+yGTqYxaxw1",
-	"8kNvBA1uXppSPW4EDXMgjSMDDI0yEQ08gjihNy+ZGOlx4+hwP2hMuHB/7lZUWlqSScqZeuRKjkVsSNNY",
-	"kzCr9eLkd3MnrY5bKua4ZmvFu2z4y2MinRhYxoHgveyjCxuF/YFO4dV9ytZ8nwL0OR39w2xhzdDGDIsM",
-	"/MJN3pbI/0U9ynku9YeFJM6MPiS1JIkgsFdlUH+cJnLIY3bJo087EY867qIrqV4Y8ehoxvpHHyMeXY6l",
-	"0p+O/BFCkjAl42umyJglrENC36X9iumxjEISc2WrIthXH7k8L5awiDyLegcHu0/IFZtDQHL4Ko01N/SS",
-	"NLHkn+3lJqqj9L5j+pRHp3KQTgwg3wP5Oc+XTpp9qtjB474etIoEaP/6xZMX73b7L148e3L47fuzFz9c",
-	"f69+rSZG+REupUlTqg1oNI4a//PLbvvJSfv7F+3Xb9r/ou2rSfv3Dx93g/39T//Z+Ly47p91DZqfPj81",
-	"7AaeecDt9XC7fG5o97GA4iEzj5jQ5v0Pn8plF6pqLrDk2uFB8Z6gjIlUmphHsN4JV/nszXBCrxhJUhHC",
-	"E1AbhkDZhsfdx91WI2ikSdw4auyAJmRXV57kR8Eg5GiOFIprZXYkhwExXFArV1kIqofOCaNJzFniKxQW",
-	"YWJQRipQ86mMY6yAAwntHk30S0/D7EMeayhXKSKIiVJobrM8CAOQvSmRai7O+JM1HeJFDLkZ0tyVwJ0G",
-	"RiXKe/fn49lNqYoh3+a9AKTww/SgCRRWY8XiM9c0TpnyRlXMcP+KMVF9K0YiNbN+mtiNQE6mRs6jeCmt",
-	"LKUkliNVXHkeprQ4E3alXOgH6Em38pol5PT1GTn/+dwcOvn+/PyNrccHV08MoTNSj3m3P89KyWZjeKux",
-	"TQUX1/Fa6mwBypbjGHDlQCNvMhpVLNg1HvUmEv54VaCXMKoN5mSdHcwf+baDGmhEsJtQQUd+81N/aqex",
-	"LE76HtqCqbSffakCMmP9sZRXgKK6qJTD1m3Uny235Z4GFSCfc4ZmjcXr9YiSch7EVLFEPXLkyV96Rp+q",
-	"2Si0/TFQJwZzFxmHjkrUk/LwfFir/3g7lqPSmmM5qplnQOOYJZiCTk7ePAfpwnuTDgYyNRxs4e3vGY2N",
-	"NCUwR4oLpgoIN1eaTRqfPnz6/wIAAP//",
+	"7P37ctvGljgKv0oXZ6ZMZoMURcmKLdWu3yiWE9vxbVtynL0jj9AkmmRHYDeDbohiPP7qe4jzLuf/8yjn",
+	"SU71Wt1AAwR4kSjHydbUVLZMAH1d9+unxkBOplIwoVXj8FNjzGjEEvjzCR2M2RMpdCJj8++IqUHCp5pL",
+	"0ThshNO0H/NBQCb0uk1H7O/nabe7N9A6hj9Y2GkEDTUYswk1H+v5lDUOG0onXIwanz8HjSdSKK40E4P5",
+	"mbxkYnGKszEj04RPaDInEdW0TxV7oMgs4ZqRqVTcvEekGDCix9w9GMjJhGvNItKk5K1UepQwRT4cv8w/",
+	"UelgTKgi4e7Bznd73+6fPNp/FB4R2ldMaDIbM0H0mJGE/ZYypclgTMWIRURIPeZiFBAqIiLxHTbpsyhi",
+	"ETn9x0szu1tnQGZjPhiTMVVESJKwacwHVLU65JSJiHBN+nRwSTiOEp5eDdregbThRMJsBXgrRA4JJTHV",
+	"LCEJo1FA9DiR6WhMqJgTLpSmYsACoiU8JrMx1f7JzBKpWedcFC6GXdPJNDZ34x1GI2hMqdYsMdfwP790",
+	"24+P29/T9vDjp93g0eed8g//2QgqLvjpGR1VXyoTOpk/UCTiI6Z0QH5LpWbRcoD5bJaU0AnTFjyP1Rux",
+	"ZHhzv1wTpaWMCJyDeRCZM4QjeX/2hER0TprhP//5z3+2X71qn5yErQ55LTWZcT0m4RVLFJfigkcAy/lB",
+	"9bq9g3Z3r93dbwQNbmb9LWXJvBE0BJ2YF6i6kMVTHspkQnXjsBFRzSpPazU6HJNB/g7R5qXA7JLa66VC",
+	"zVjCALi4IFyrWrhCeDq0UE4jwhVRLLliBq7jOenPCc1AmWgDRwaQDRTTOYvIlCqNP+PUTUoGNB2NdTud",
+	"OlgPiExgAovCrQ75wPVYpppwHcC0ikzonPSZmxumtZ+TdGoA2QxgnvKBQX33LKYj0pepiEifjbmISLNH",
+	"lPk8YkOaxrrVIcfkisapXTw3SKgJxVMz/6Rkv9tFXIAbxBPJr7Dy4L4Q4pzICeVVACAIF2ZspkkE75Dm",
+	"85PXitCEEToYsKmheoY46TQRLDLnN03FfCAj1iqCsP2rM5ATdwJTqsf5/nH8RtAwJIgnLGoc6iRl/gFM",
+	"6PVLJkZ63DjsPXwYNCZcuH/vVm3r+0ROTgz4L2zsqdAJZ4qkU4MeQFtlQujQEDofWavQcLfd3a1Bw2EC",
+	"u9sEC58PX1E9GFewu/MGMjhLFZDJnTdCRCJkEQawJjRiiETcUhqDW5rHMb6YJolhMnYY0mSxYmR/t1e6",
+	"oPNG97q7+7g77NHdfm+wF+2zh8OD7re7j3qP9+h+/+HgIDpv1EHv82Eb91FzXwf71Zt/LQWrOYBjQQxB",
+	"J+ZQCRWE0STmLLFU54hQMjEfkhHTiux19ztL1mamWb7A3W6vcomv6YR9z2PNksUVvqWJ5jQOyIAq1uZC",
+	"MWH4/RUjZma7vCbVJGaGfO2ZS0vowPCTVqcGhOB/6tbYe1QA+r26BaspHbDnURVFF+7xBY9IM4x4dKiu",
+	"BoedTidsOfqZvfNAGbDhQ84ii/9FmHFfP3yWsic/vH+UvPr1+unP1/xtevLwu5NqPPcXsFVszzb+jg2/",
+	"7p1vddtv6YhVgeaIEZFO+iwJEIN26yBuagbwV2BZGsyXETAu9IGRPib0mk/SiUEY93+wRvtjtkLDN0Ys",
+	"yZZ4yn+vWOZzzSaKTFlCzCqWrfBCmQEql9nrrljnygW+YwOZRK9htkXASeApwEZAUsF/S5kTdxI24kon",
+	"8071jeOXFxan6+/8PxMDso3/2MlVox18qnYMq5rD0nClOGH9WvF55WozAKxdLn683QWDQlFNjCIWsxEw",
+	"YES2AQVtySohRYxzvKltmFP722iftR8ND7ptn0HVbQuG24DeVHOrU5noCj5tWHtIBJsZvWnIE6WPSGim",
+	"DkEyCnkUEqoGTERcjI5IqDTVqQqN8Gj+NOqT0f/MF3UIoMzMlbDvBAsmDHT/4v6Jc7gBggaPGh+rtnQm",
+	"N5GP+mwoE7ZKQNrttffqBCQtNxSPfkKppRp8nEjDIya0odUJKltWIfNVK1CQwrrzzRWvxrpQbheGemLC",
+	"1FQKxVBNTM19agvM31MeM1j9QArNBEAQnYJWYZ7v/KqkKEj35s3IrCoVNNVjmfDfmVnXhCkFtL40Axni",
+	"FJ/XRtAkkQkuvHiir6VRYXhEjt8+J5ds3jFjfkcji8PrbwLOgQsYzPwJipG3M/vogotpqgtbe45PCDw5",
+	"JHBPJFPDScYJDi1zI5NUaaPQUU0mUmmy2+0C4OTM9jbzZ6OAoM2V4mJkMIFNpnqOR3jLMz/zzD5GdMf5",
+	"4eSfSDGM+UDfCHgG7mN/d457mPXHcs6YIjQ2evGcsGuutHLmofz0trNDq624RSnESl89AVJo1HoQnTVF",
+	"W4PRP+kARGrHnALQ2PHA3OIjNuARi1pwbCeWqag1zm29rWUjvrN4XrdNOROgoEQZZ1OOInm811/jsVE5",
+	"PyRcs69ztUGmFLtLNDTUs9lWmy1qlmi/21kwPcEKv5dJn0cRfr4xwA+zr32Iz8Y8JHOZgt1CSLTN4faN",
+	"2p/tP7PVbR3+aRwbYkXnMH0kcZom2oiK0xdOXyZIAw3dcTalOJYzB+zPwTxDY5z9JufG7QhFDiNIKtj1",
+	"lA0M92dmcCIHgKvbYDQVw8NuXrkFbLKPfNXycv21uakqVneaDgZMKX9FG6HpF1nbXSHha6m/l6m4mcSS",
+	"q9hC6oshjOODVaaiAyDj8+0gGFrgmwabhdRjlgASRQT8Jy0SSYbIA2wObva11K9kBBr+MqM+ulNyl4zi",
+	"6P1haJwa8StmmBQJC1amEKZ4S+expNGZlC9psilY2yOd4hgXWsqLGEYpMnRkhH0ZzYmWksArpBnzCddk",
+	"l7zi37W2dMIwBVc4g2EIVDhSRJow0xF5ZP6HDM0tRFEbtV+FhOqt+ZeI+C1l4qk3zIUVfP0D8aexgvFh",
+	"pRmUK7LS3rkN6h86y2iIZJ3QbAm5o4DEUphDtYs8co4/MqPoStNMwCk6AW77Ms7CyKukhwWZIbeFVC30",
+	"DgSd7S35S0o5p4wmg/EtUMBj2Ay5fsOsO3OeRTxCOQHs5CDR80mRbPwD1Kqt6Y1n4DIz27JjAgicohPt",
+	"vaBXlMe0H7ObasHZ9/4esv36L2xnL/lROraBZwnbOpPyFRVzS3nVjfaUUM0ugEaXyNeZlGRCxdxpOGoL",
+	"O3pnJEs7WQms3zGdzNuAmos88BQoqSJakhnlutJZnhtRzbzvfYPFVi0e/siHxCnpMsl0clo0iWjEt61b",
+	"RKyE4dR0+EkKQgnGpoCPGfnde6HS6VQmmkWvWMTpGRzYjc4kG+hiYka6gLMvnk72CoFXiHnlkCgmIqBp",
+	"wLupIgszblc0MJgCAS1UkbA8F4pE7xVLbiVipoolNdKlGXvrguUlmz9QxMxqdhhxZegMErifPJv1pvQc",
+	"0G+YfVQ2UPnm8Coxx586o+Ofg4ZFh+3YvC5iKS/T6YWzbno2sC2avswXqYFcjM3JaS64T7OYDlhc2UL2",
+	"k3XR3VQpKxyjQtVqmMZb0dTM7vAASXaA1qV4Z+pbtm40REOAhmVUJ1TTaj0nNOwudCIRRnXkFjbL+ILG",
+	"NJFTlmiOoGs9W2jeLZntg9yRVPs888hURurlTppfyt6bfODAW0Tu3JD9X9lAm0kK289Ew8ojsKKSHNrt",
+	"A0dZwztVPJPIHvEygFm8k88eKq46C/digHNV7jqK0JvpGe1phAoRjd96Cx7SWLFacm7OItPhXAAic77Q",
+	"wlPVIccYyDjkLDYSA71kWRwVSx4oFyWlXJAio0ZWNG/Dw2wFaAZWFWfrr3KV/TN/FbBSUx6rVV+9OH3z",
+	"+k12ihO2+iqLX/iu3vUdpOipY1VexYQOdWioXxjzKxYe2f/FYFEMHO34jj/zfiNomJcqfH1BQ+t41cLO",
+	"zl6aN5FPaB7HCz66tlUlRBpbiR69qKtQOD+bpTCr1qZSUWRBUa0gUeiK0myyEgKOo4jZdcB54SppktB5",
+	"zY7Uit1sEwXVoY1P3O12u27vgXmBRYTGsYEUIQXbyjkUKchniKZ4jt/uuoAP9+8tndSa5NkjOjejv0VQ",
+	"KxJfz5GdQ5c54EawFcKcgdfCLt/kpBWsQt4+ySBh1Kpupf2CwLSSHOJbn4OVPPtmBMxas9b3l9fTBn+J",
+	"gdtePkPlqU75j2xefaCWVqDv5YFyOpxhQllYsCKKDRJWwc3tsV/QlSd8xidMaTqZmgVdslqpJ6ZKX6Qq",
+	"G7O44g9A1zPBy7zsa7UsQp8p1xBub/7m5v0JF6lmpGkoMvIGwa5YAvGFNyDdQeO6PZLthbWLynijM+us",
+	"smZwqhFYMcx0MtVzsAWbMzdKszldqqVRpFQKDqwKNjVN2JBfV0+FuhiE2JDdnhdNuTAbxMTacBUckSky",
+	"Y4kZY6qrZ07Ylbxcdjlcgz3WvpcdOY8ZMVx3u0deQhMLVllAjz2mwAfTEoQVdlSPO09wAGBScfxm2Dj8",
+	"ZQUJRZT7HHwqYcxlFSLaewtIqK4GFxgStb9H+lSxg/00ib1bPCJqLGfCxjILdJHm3H3lAVVs8mOwGAbK",
+	"Zo4SBA6lcipQPpZ1GRNeA356Q85UuI06xuTsUPbat8KYYOK1WXDMlbaf1G90PUHDAVJJgli+dUWc5efW",
+	"O38yZoNL3wZQfwYfxgy8igX3PJEzYR06fqQwakug6FScUJZqsUCA6tXAoHHlWTrsw76UMaNiycazjyo3",
+	"70Hs7QXV5fBfzT0+jG2WlAFobu41gfSinGmTGY9jEIxGgitm84zM85ijBl6I4O+ujpb2D6pWH8Gj8eLJ",
+	"t3M67UL87bb0281VVXcbHmoN0EFUn2qw66cZnZ+fNm6hYW52Dc7Lt7VbyPyUX7PVYvNbhTChC+uRrydg",
+	"VMylYBCJhMGVvh8UEt5A6zgioZFVFswNZdoTlILGNzJ9rGViLe5S12V44utE09EhCQep0nISkiY4RvEW",
+	"/Z20MOxLaSoianQuOjJ3LBUj/ZTHus1FNqB3PBionSqmMI/P2V5wOrCpT/osUWM+NaAALqELI5g4UexW",
+	"hpkFxck/93r8+UD1YLwt5IHBTtN+9tYizGuajJgz7VarCy4LJyCePddcSab+kZmZCJXejRJiggZ8iT6y",
+	"FacKmwG/nPmM9cdSXl6kSVyJPAkj7Mp8DjGEU6k0i47IWOupKngAaRQlTCnSjORA7dhRVWcSBeS88QHI",
+	"yPt3L4sZlOeNUi4eDHu4s4PfeqmTO+pqUDqS7v6jzdied0CBd1vFI6iCJxdnUX2xNeGUlCzhemBc2VTD",
+	"ZhPK42oThkQHj8NLWJIRAN3CP646GxzbjhTk61t2HNux8rk1GpyYyCvm/YDGIESU7GeQMe2rCw8x5ClV",
+	"wMVgT4tnnx2jl9TG2H8X83QzddYdTAEZ99c7zmWHt7bFN4/dqbP3Rn5M1FoKSAbQFSpIIU1xpWOmlNSY",
+	"L2Xp3perXDXh2UsRah1Fs3j0W3Y/nRQlnuKuvk8YI5pdays89cHPJlzwpkvh2O8+PiinynpwZx5X0P0T",
+	"Hp3IQTqxPuDF8zx5fkIi+wYepEWQaSKHPGakGfHocMb6rcVz/W/wLl/rAr78ktHp2WzWme11ZDLaEWon",
+	"4tHO1W4jyB/v8QgeKjZIE67nO5M01vySzc17H4McWheFgxJYUqXMqqR4xfRYRgVQX/1xIUhms28RC4oJ",
+	"sDPWP4zlgMZjqfR/7R0/6j7qHu5fvXj84v1u/8WLp48Pvv9w+uLHq2fq1yp9wfeqVmxnuVE7+mnx61Ve",
+	"m+wWYTuVC1g4pMUjrwT7yvVUWqUhZMhAnw+PtqxG+MrCRVhhj8a6ODGGai0c5i3v5z8u2by9W2mQBbnm",
+	"RzaHtfWpKumOvx+8uhzTn0ff/evkSuqTy5cPew+/HVL+u+Y/8Ce9f+gfX/4w7Qvx9AdNe5H8sVJztNKa",
+	"Y9zuGFYzbJ4ZggL/hCqXXX1xzodSthN+9/L4x6e9frv38MCFpphrE6VaMk575IK8+/4JefTto4fEcM1D",
+	"EnavQ/I3crBPjEqWDKhiZMyuzXdcq1Jy6/Xjbx8zOnzc2+33dh9923988JjtPew+6j7qDx/vD/e+Zfus",
+	"R/dof5cedIe7g4Pet4/7Bwf9hw+Hu5Q+ZLRYB6R7/Uu3/RiqfhzsVxX9CBq5KlZv1gc4zbSfTEA/JDEz",
+	"U6nAbgYTXTsX/792GBitKoEICjCuUvuu+RpeDvJUvd4jj8yXyoW4BLUNzBL/88tx+1+0/Xu3/fhj/qdZ",
+	"1cdP3WC3923NQbjUmXoBjV0ZTRmibQ8JJeN0QkU7YTSi/ZiR0PJFNG6DWml+ntDBmAvmvTeQEQs75LuE",
+	"isHYaA34yxEIODOZRJBdOPQGNGq6DUgGjbNMEiK2VvTVE/Pi5yxeuLzVEwiRwNvGYDIbzlvpJ/HEhQp7",
+	"3gwKWiVSjAJwx0yZNOJk4XKr0kDWN+fCrqtwOd9qtReCYzEmg8LmzcBdFB0kUimSsJhRxRRpKsYIqG/w",
+	"nlHeWockLATQhaS53+0aYMiSU4OsaFaCgNNPGL205kxDmuhAo36UpDFrBVDvqRzll4+r0r6tKlaOIssi",
+	"5OD7uRnJD5yFIXYPiSjFrkIo3arY1YCEWSIdDLR36NtjSwls5vUsFhNe3z/M869JdTZOKRknwMgF6x3k",
+	"UrjaWVOqxzDBYlKRP1Vujcc5rIHYfF2aya0WgpYTqllhHC8xxB5IP9Xw8ZxlZmedUKGmNIGCWLEcPVBE",
+	"G6GWqksWGXiHyyiEqPpz2JuoCCgNXHm3QqgZE9FUcqHVkT0k+GxsbeSgXRGKixqypA0agxrzKR6KWcsE",
+	"JBFYjTUNwnoeHuaHZDN/kVrb68LPzAAuZRc+e1yoPbQqm9d8XpGvY0ba7R2Sm2TGwJDljCgY0MKpC0WW",
+	"V9ZZA4HviCJVcdTw7cPit+bOF8OXzRh+3L75smcOpByyf0QM/Qi92Hr41qVthKT5EDB8MQfSYrLLZoA3",
+	"7b7qUhJaRUtkOci3Oo64FGbvZ876kdXV2XxFDDKjLUZkl2EOhTOXj16dw1WV6FYb+15KoPBSYvxskI8+",
+	"0/FXuMDTfmDCUB92dr12oOzIfkL09bIw2SWBrpn1rVCrYPElVDuXs0fzUhVP9Da2roPXbawdCdXW19ow",
+	"I8FmtrqdJc5aTknMrliMXMU+dJ9GLvaiYA6M8kIHwh7mzSwY5dta4Tu1B1gRCBDPvSXjFpoYXmJE+FZn",
+	"bamk+uj1iVArD94WjinQ/fJpQkblUrtPvVeZq4tlzuPlR7fCCrYmcOayW9lO5mr+aVTKvaVWnajnCqo1",
+	"tmKETfmuhwljbXOnxIxBcEjver05ZL+6DuLE0CHyq+xb0/5AXRnBcGuBY8ABLhI5U4WoW1fPqpxwFUD2",
+	"SJpUyuHzXJA3C1ZaTqcsOsKyJQRY/IwrVine40ZZtMlSfpX9OgBZCUHTRA6YUt6EpfQ1OVMkkoIFxC0N",
+	"NdFhqtBBtMYCb+GkrInP/i1lKYtCIxSkQnAxMn+aZYakiepiImdVK24BxQwzWSi7nNBeaEgUnSsyG89b",
+	"foA3Tmh4H84H6CMMUlkWWulblJrGm9ykLfi0GfCW0N1CQ7BY6q9YXgyPtrDIBXAow2MBT3IcKMXBebv4",
+	"WI3jqPKuH/RmyMJixBvqh9V03YYpBhCuLWco4amA9AEyoBLVOpbOF7L/Ts5sDtUK+6ZdzjphcAWClkXB",
+	"4Zrz1XYKp7W+AKFfyP7NWHt+NXVhYC9kf3sRYOZ019xVP40v30+NiPruNgHoCEjVW3uOV5Jh+la254Cn",
+	"qlignIFBIIcES6NcBFtFKNcyaSGRs+pTTOQsILukz4z6rzPkyJPu0XKyFjEvh0HImZfMWHMIGwU3mvdv",
+	"GdloL3mtsEYz3fYA+qUceYmBq0p6TxNpIJvpGWOC6JkEa0ZWHqFs7Vg8lTFVY1ZDAN99/4QcPD7oLc4Y",
+	"2PDfAhHMLr4/r6oFuOZpPinPtcGh2s3UHOtzMYhTVenXhDLZ9qk9U/P/gpGY0eH6pzkYs8ElGHyqTzSm",
+	"2qgKio8Ei0j+dodAfHpoLg+q44WQKKsVMf8IbE10syyuCB1RLhTmPiRS6iMbGEXUBG18IY4woyo3awXZ",
+	"ZxAPJaXGXRltMGHWOL1wY2tBB00jrsES5cDCFqwF6405v7wuu5n4dkBjBqw5XDMVOKebmSMHlYUhmI4D",
+	"wiMVOBNV9sfFQKZCo5seHELVyQWxHF1wEbHr+skfKAJvZCGuCCJrCG3VzKQIkZWH4+ClJqSO/85y4GWs",
+	"CEdGJ22iNdDB4QOVpWtbIMrtojeh7Tlq5sfnr9peZwZogY9B1WgsL9OpYwZPxRWL5bSyjm7Z5g7u2exH",
+	"W+2eL0kCXl87XTQtlSdv5ib1TFQL4SLCVoDnj70MgJVSEcWFjAnppbWuGelRy19e0eTyOI7fMRqtayib",
+	"0OQSMhSh70OdpYwOh2AJXUtPKa02+3bFiteVAsyKjaSCepyQ2k/+ptHNBL/yyW058MYMv/GtLL2RGn2d",
+	"qwvzWbUtyTyxuuNdZUKBKukWkc+47Ew2vXfDubd463d25XWO2EJsoXAbBG4NuVXWvgA9VqZTJqqSSyt5",
+	"iry8lUX0tW/nri3PT2CZLOe0i7QXGu00R0wwBRVBgCKO2XVutt2KSc591p9vPfaplBlQTMUgT2QylYkL",
+	"QFr8eMPE36imvctZ5m/0cpdkQgyWLuvesiL7P2jYm6kwm2FMjLkqS4fen33ffkSM+JapHVkOqXaXUQ6W",
+	"2evtdfd6ewe9aG93b7cX7fX2eg/397p7j/boXnevi//tMfi7+5BW2jlX28W3lliz0iq6QWOJKgOqHK5a",
+	"6Ft4ybeEgty6plXQpihkqzzodoM7syZunlKefZFvKlvq7uZiZ+aVsHbKstPC5aX7oF0gFjkC1Nsl812W",
+	"V18ETQuHCxeHl+Jufym1LUq9K0sseJQYie7NON9rv4RyJTfJw4ASphPOrrZj9MqGtfCxdoh5vm97IfWx",
+	"5lthKDXWejf5Zrh559hYQc1fez0vAiLjyBUuWNu67aHwUst2AbnqUap0gN7a8ZzWApe1ECXmylaJKrUM",
+	"giFuiTEFwK3DHvfSlpHHE3srpTTv+eHKGllYDVDLAlHxwskgfxoKQhSzhirUw4GWyUWWs7JSArkhgi7x",
+	"o0P210U5UnmKbV0aQcMlcwGp/rWsj5YDtTdTq5YZ3Q17WMvxsCCqLHXL3oUmB/Vd+JSbg1ySxbVZzEzt",
+	"e1zH1Se2DR9n1ksoK01XkhKqlrm4/6AA2F5AhAdtbiuBh7/ZpVepwps5Q32Mf8aVlsm8ngIex/FCWR2f",
+	"JNzWceIv5jSdTGiyqj7EVimem3IF4XMW2jEeF7YWxQhNvVFszh9JU75SBF+JZ4soVI0065mI3uJZ+0Cw",
+	"QgDI4D4VcO13Bf6bwX3QwOVsoNbVokphpCWY89YpnhVpAM5gk+fJQC2fwVgm0Cb20HMmmIGDPGz8AaaT",
+	"AA2T5qDz9l4qsLmg01jOJ0xoQ36YnsnkkjhrELU1j3HaGtFdJhfRHWS0bWqYyblDdHs7gD2IC8/4smFd",
+	"OHfMFUFYWJsO7ktt3Jfv2+pyW1nq/7J5be4RZjvfZhEHyxLPirP+yEWUwdH7sydkzigU0scyIH62wIxi",
+	"sbHick6vBnhigCK9bu+gmJ51ejVoZtL+/7pN/i9+04KPfum2H3/8tF/TsLkQ+ov0rghLQQHOPaNFGUqq",
+	"EPsdoxEXTKkaVze2fYdiIfZFr5IWEEXXfX5NuzJ08aoGEhynJqzEn8pWica1GWozkGLIR2niKuc1uwst",
+	"9F1UfbV3Mmsa2q0OKcR5L3DxCwt8JmeYF4Dy0oRwbVuQg3dbyBlpojJp9MhpIvvMHqPz/7qW45uvrpa0",
+	"Z+e5sP5qOKiuVpm1RF3PUh/k+SHY5c2gli2vIocLfVS/hKWlZH6veH6DosGbUn8Gbkt+xS6yINPl7U7M",
+	"mT91H51qW7lgTXpfOJ6b2bZrfDdnpcbJrpPpjWKBNzJle/VMt8GQblYAdXWx85vGHmdfrgkf+HYGGDep",
+	"r7QBJGbz3L0F8rYFqeu0lS04GjYVs/0m4HXx0ZXR0iVgKNbKLVbRLTomMtZv4WHR35B7Ihzdy7wO6zgy",
+	"CsZZt7oycXP+Cu8ulzkvKolddZQSsBQ9zgooI5OlCuPauNU8DKNl0SEJbVHU0D3OmY950T4NSMiup+bO",
+	"Qn+YmF8h94IInHwrIeRkTqmC2FkWQ6lCha2eWdghz+HriCX8igHXBMnFgC6OZlvMySuzRhfIYxWYQn5f",
+	"ocp70FCpmjIRWQMBrBzkUFh5paUAz/UlVxoozdJK1FBfOOZY+MBVo27ah1A8rnXPr79Wfn03xb6/Tvbw",
+	"5an4xrQ3J6xbpKj1dBxpLUBNPXXd1C9sMf82TuG8vUKlHvjOUfAterRwTOh4t64j2CdxX9gFfAvBfHUG",
+	"nkP3RbmbjtgFNlRfE1WzRuxrvr9pE4oyn6owht6d3H2jwqTgejbHsrbjHtPe8oP5Qul5JamzBB5LBE94",
+	"PRMirYC4kWfebbZ4XEX482ErWNo+xMPsjYkY4PZhsborVu8xs+dmiVtkepUJz3Kip+6C6q0Um7PzcPbM",
+	"sYyjrN6xOQJrvQfZ1FU1jfmQDeaDmNnKOLZXUTMVmsdYPUWNbf+SVmAbFwUkzMTV0IiRMGU/ZlCMNxfL",
+	"m0MuaNzaWO6tl3Y3jQMqHsmXDgK6tRniC5K7+1Cl+Yq6zGXxMCOfdxjRVIT6DcOZcLm3jmWqwLwvG8jk",
+	"rGHV1mtH8deyX381Su6G+upXaxj+muOjF8roV0VOAEZnymON38dZTAoyhuWvwM+c1ScVmkWQ5DXH4uIJ",
+	"v6KatTatbXEDQ/jBUs/sF+EkN7Nt2z4AW63A/5eyUNzYzrxOeLs5fY+XrWPScDaLLJrdw6FllowiPq6O",
+	"eneQUl+s/rhQnx6bmtZ5H7daoL6m1vzSIvPl7axg56VK4fUbczz8tiXUF45781LqFQRno2LrCwC8tPh6",
+	"jQpmyXN+fncijKy0uztHRNHyDr9ypkjTmaSgZcnXZoP/usWTyo4kbxMGIequvKc71Er39Z9eNLjn9H9N",
+	"X8RSdl7tj7gBB690SmyDnS+lmBv7KCw23c5LYXXHlfziTrjEhr4Ku5Q/wluRh7avTMj5s7gpHK/dWAJa",
+	"6qu4uXfAX89X4iDI4u03tP1nW9nE/J99tBJjbkAkPC+AV36gwg3gVnE7erKOLyCT9e6EtNQ4BI79DoDo",
+	"Gai29IMl/4iEXFBwRYekGTH40++seJgJOAMqjCDTZ7ZRvUxs8fCodURCmgzG/Mq6A2jUhuIU6ERImNIy",
+	"yYc0r5dcBIdGRoKC8jikwqp1tvhmKRbIfltyK1h3gtuNUcbsklY6FnBZm7sWLOT9Yc6FeyfB1+gk+DJu",
+	"gSLMbuwYyCjEbV0DFbjzpZ0DE3nF/I5N6yOw+bKY7FzbkK4+8Q8fXeBo0cUwkZPKKvCeamk/UZrH8YrK",
+	"JW5YJjYRHdxXmLmqNmsPVmg0gA0A1hehbtDKK5NBKide3Mzioay6hLoTXw+e1hVGbAfHbNq2v5+b4lcl",
+	"cG85bfYUGgStL3NhQ6FDT7KaUD0A9u2EBcO9x85EMskbwN4ioTJbZRrrtWuIuoCM2m4RU/vJHSggQNhr",
+	"PGkgIFedXEDYNR1oWyhzt9s9In02l5DARrX5AXsaIdeAd9e1IHmfVPRzpLFiGB89kQkzswmYzd0oLBTN",
+	"lWYcrPMA3dAws6mqo/RyUHQnVFyZvRL/uJfCrIGGZZHPGlNYEWbrQfFPFOv8B8YuY9XabdbYWuFMuIvA",
+	"5y00ELjPqPnSsdhlKXuhS2/BNJpFaK8MuK6wcG5sQPUitEtJMRZfKgmYplotTzVl1GYoRzxhAy2dY2GR",
+	"emWnoQrs7/ENMmGzENa87Fp3v7e3d4OhfHtXNlpvd+ORUsWS0pJ6t8uixRED/9wKC14erApXt1xcmsZU",
+	"Q48aA25G7xrcUMNCMKkTb94uTrMNners7OXitk6h05cizYgNaRprctDt1qQz02u8iL3dh3sH3W531QWf",
+	"0dFGhvLMt7ekWdcdGX+tByu7gYLrqq5ny2aW33JNAHDvVBheVxhU3aGuK9cXDvYwLybq+axtF1ilqYho",
+	"Ao7rm0F14cK/tAE1554LJ/L+7ElAXtArego/klDL56dvTmGqZiuEmrSkOeFxzBWgA5kmbMAN+2gVo+F6",
+	"3d5Be3e33euddR8ddruH3W6n2+3+y8cXn0Wvx5LPbHvIN6475Dssp1NfpXxo5PpgSVHhxY6Ti1eaRcFU",
+	"tjzD7vYBNGO9tjYmQ2CLBxIx9t/F0rPZObjoGa85cO/hfgU6XTI2vaDqIioEBAE1qq7H/mHMoAemgW0Z",
+	"R7YPv9J0XqhSl5E0M0ZrDU0GV1wFXO9BSsgKgtz+flDsyK0Kh7bpCnSq1tI18GxSTWJGFUTBYpt9LvyJ",
+	"dhfwtKibLA308F69VTXddds/n5+fNupd/kspy9lLuK2ai0HhfGu34npo/+FXciNFcvN7XPcCtqCVLL1E",
+	"5NRbvEbn7PoT4tYaoUy3wRvf+PhSjqptLbEcjcp1Qw0yT6b6EKvTz6jKRAponDYby0kABqcgS8NPwJyz",
+	"NeNMjd0Aw0kWSvX55mIHEJkiUOk5THL42ySZ25ms3MQqHQyYUsu7/7mzs5amRZA+eX5SLOdoTjg78sog",
+	"uGzMtav3+UdX/L64wmybJR3andjH1YC2th+2AHSxHNX7Yc3DGzkyDNxXKAN3aDsuuEJubE6pGCXAU1jT",
+	"ylq+k438jAuXYymCcp37xdJw5g0uZ6XfsQQgW1UnKjxelVYdatsyEJ5TwkNCycnrU3L285m1V4MY/ezs",
+	"7C0Z8pi5Pv/m5EDFl8LQTtfavalYPGy7wVrFrsIZeWHx8CICdzL8OdZ66hXihJE8X1kV8YEtzk9g+bdn",
+	"urDeeRtPoxSxE+Q1H/GwXMWWseEfNE4ZdqtS7IolNF7mqK3reFHQMh5uN2GpPHZRvt0gFL4W0OYLrQCy",
+	"61h54rlnEun4YUWDgKzDjOUd8yXGxgvLDhKPKizD2pqWXfUHUR6//lSKVTDWPxJEOu88CoUx1jgMa6W+",
+	"m5OoGXzZMRRDbTc5CPyycBSF+Nu1DsMa6e/qOGqGrzmQmg6PWYJ8Xq0U27LtHuTNayh5//75ydW3ARmz",
+	"61a5aY1Lx+v3BnvRPns4POj6mXhRsURo9/qXbvsxbQ8/ftrrVVUBDRofqB6Mn6CotH4nY/jqNO37GkQ5",
+	"D0ixQcJqYODUGfI+sP5YyksF/SgN78avSHM2VmxwAUQZGzq2AqLGciaw+5QUg1IWKH7wavjjPx4nj374",
+	"8Z+/JWezX9+/PXn0/OXbfz2XvZf0JT2dreS7dtXrtD8GE5TyDiFTJ4qb6ZTPeV3DKEqwC2d9M8mlcNF1",
+	"Eos/jZ1+K6IKTH7CYm4QmG3USbf06S1jOfzR5msHc+TTb6/JbnEllcptZJ86+dWJr1dMVOiq9iVPofLE",
+	"evvwBs0scA11Cj6rbgsN5btnTGgyS6QYHREz+RxlqmzEStUQy69XpVkZ0ICnDxSZIdlo8wiLeSs6YUQK",
+	"G7drN1s5vhFmU3UxkBGrqwc8YGZ9DxRKw/jBEelmEmHEoWC7p+2t0IayPWX30CjdSHFd7lj9068FoZpo",
+	"7NCo9FyMQiCVGdiQgUxjXH6f5VfhSgb39slYpok6IhQaBSc5DE7oJYOWeaGL2oZuvr7AnwVA27krRfpF",
+	"1lHBKGcQ81OgrU2zRJliz2EkrNvLWrQLvlBcDNiWoxlWBpusFdzh3bX5xDuZFT1Oap7CCWemqJUzn5kX",
+	"zWeIeBdpUuOWef/uJbF1tM2fSRozIsxhxlxBt1tCddacr7OaHZc2Wli4v8eFwAx/pXk4RsEoVLz1egzz",
+	"1rAu5xoxvU2+XRK11mDe2+VT/tCbc+/C19tg4OXjWIuJF1ax5fM5q2wBYJtYFMgYgC8DAptrwIU3xowm",
+	"ajFryOteoIiWMvAVpcIAi3XHbm5ptvL5U8M76v2wTq+hjjETKoRMxcBs1OhMBu/TKbrxXdQTj7ItTaap",
+	"Zn6lMC2JTlJoMF8BL1mO+KKflovodqb1zUIDqxpcqM6KThW1HSpKt1wrv7DaLqzmYPPsq2rgOSKKMVJI",
+	"5oLHXvhgq85q/6XD8uA+F0h7fQSdBY1KPEXIfEvnsaTRin7HGRxn4g+mstmfVWcStQKX8F+hzI7plN2Q",
+	"3PsIty6nr48r+WBk1rpeI2vEg9S2NwnP0253b2AuCP5iHctaIVYls7I/UJgJlZfHgsLWi1/bIMewklx1",
+	"clU0/81+4WG291r2k/+Wge/CO/CDe+Pjmj1S8tMOKsSTGj5hbpIN0oTr+am5aQSIPqMJS45TPa5sknL8",
+	"9jm5ZPNDEqqrwYU5WPS1kv6c7O9Zu0iaxGQwpgkdaOhtZPfnCoAb+KNaJqRpBjHD2TdCQHIAO9DpYCn5",
+	"/YOx/rNZNxdDCaK1FNpG8NuwnMaEcqEpFyxR/62uBh0uwPvuut4eNsyU3ksLkemNY6z0OLDkPos37ZBv",
+	"vskMzuqbbyD+lHzzTU7Svvkm8Llj9hxonHlIRXQuUCEEUCQDOWGK9Ong0sWTffMN1AD65hsbrC/mUjAy",
+	"oCLnSofn4lzsdoiml6zQXspyKuuzb/ZZLGctwoWWBvjx3nEeSC+IzXVI5Zz8gVVVpWDnghAytTVEmhOu",
+	"FPiw2DXUew/PG+eNMCDudxxYkfDT5zDA4h4KqnpYEqpaR+ei1yGKJZzG/HfDVnEZ775/Qh59++ghab44",
+	"ffOaPKFCCj4w76B7B+Hy0ICIIkomFojen33f3j0gRjElqeBaBbDgp09eHdtYNZtTYqiJCkhoRu8gCvHh",
+	"PCT4J2FqQKdcjMz69jpkTNV4oXc3rPO7l8c/Pu31CchOe722eURkqqepBj41S7hmxDYBhzyQAVWMjNl1",
+	"B1aGSrxKY03YbymNFQnhljt4Y2HH3OiJf3uHnigW+rwmIB60Bq47WIZjF/15kBO2Ai8Kj85FJp2VxixE",
+	"lJemQDYQEE1HdUMHyN6Dc1G5ngnT5nsdh0fOp1A3f8VivNj34FwUlmYjfVYti6xYVedcPBeKR8zrT0BC",
+	"+1EI2T3xjM5VTRd3B07NsC7QMTQQVszGt34ENZYzMGFQRcpN5Km2Iz9QPkgCsDwFVLUxOZ4L2dpEKMjA",
+	"fDJJNe3HOatthvavMCBhETrI38huYD47F3gCrSMIE8wyupWmc0g8hxGHEird5iNe8MgMStWFFGGrQzJj",
+	"BtKC92dPCBfnYkVAaYeE5kbMmXNBMK5UdQhuF2QhrggQC0svQ6sPIQ4ZvsWEzhv5ZhwLmc2F2eb+nsed",
+	"WnDy5juZWLJzSL4DzkOsRMDmKBCEHfIWOQOk35+LJl5igGHCGfCpwGZYtZBEG9o7Rd+wWYnRs8yC4IK5",
+	"wl7CE8Nq+owAs8Jk/pgPmFVpLes6ntLBmLV7nW4jaIC5A3iiOtzZmc1mHQqPOzIZ7dhv1c7L50+evj59",
+	"Ct/kzWOBCZbYmyfEHjZ2O138QE6ZoFPeOGzsdbqdPfTljEFS2BkzGuvx7+bvUZVX5RjUbkV63S6ZjXnM",
+	"XG/EAVOKJKlQR2C7lAzLQmmZuhwP278MDwLlBS7F86hx2HhmZ4WwGlD6YTW9brdOjs3e23lldefPQWN/",
+	"nfe/o1l4pPlkd2/1J1aYP5PyJU3sVL3Hq787k/IVFS6MD8SSh+ss8bnQLBE0fgrmWV+oaxz+8tGIg7b1",
+	"a+Mlv2ICY6s0HSkwZc2VZpPGR/PZDvRLW/c2rQg/TbgZPbswa2oxBMgw1qzt20w6XA7Iw+4egUCLGVeM",
+	"NA3/hM5xto9aom1i7TjVkZwJQ0pyG46VLvTGXfIKSbhe67qJJWqV3euM+r+0g92RQe5s2hlIU9mSDNmj",
+	"cUzMLgDRNY9jmGx+WDg9xZIrMGRjl0FVBfbv8Haqod7IwdYaQqcwu/lu51cli9EfXpvCrDdh3oqwt9j8",
+	"r7d2hYy8tyJI6GVjAo3mnb8w2pmv1ljlKUuu+IC9F/SKcrTbL8PY7EzRJV+HbK06jFZXgx065W0jPtfi",
+	"NbJWxyULUZNB3hgq6x8lCrVEnANEjxlPrAtE5WFMgQVzNuTXQeascvp+ADVISKqgFKB0GEbJhItUs5Y/",
+	"cRVKvORKH0/5j2Z3hi8ldMI0ZMfVhArkr+w8kUJxpZkYzM/kJRPgTL8Baq2HHHaVmZW6AkUMjTP3dGMs",
+	"6e6u/uS9oFbQQYf7n4WjeTxM6WKXdgu4PlejA7S9ffwcNKayKubnlSckO8gfyqQA+gZ+rZ4SkuZue7fb",
+	"LRg1wF8ZU3FpGZQZg2vF4qEVXvU4a9AGASKHGCZiqPzps+N27+EBapxckUs21RjtF3OlFWgF8CIaqnZ7",
+	"3sykGSJCGSH72MU3j2UcGY7V6yLONlPhSkOh9jxiWpH97uNDi1FQIBiGr0ItDMpAsM3jI7+T2BB2Kzjh",
+	"T5HBcdG+pZOUfV5Ay90to2U5AqYGOQ2sXLK51xHYxQV5MUBjlqClesxoZBN1T68GbY/ctJHe1CzNfldB",
+	"nz5/SbrQXQO/n0gxjPngdjx69+E6q1PpdArWn1cs4tQ5fv8wKoQQ4yuXReJRSYvKDHnn0yWbX/DosytQ",
+	"XeVDeQe4qgBZC6z5gW3aCLgN0kHGvaHbI+yWcDGI04hFrQ7JrO6ZID1hQMWyl2muO+e2WjMq5GQwI7pD",
+	"PNk8F3jVmCYuut1JJYf+LDNqEMVKCP4MEMxl1FXSDE9/enJx/P7s2cWT4yfPnl6cnb00pG2/u5/rGY7K",
+	"UaMpZjt3/ZeNHh1VC83m+DIyVhIRKhkw9OUnzRAvJ0usMHQZEJubd40OnFuU8dVGmXL5krMXC32wvyoU",
+	"+uMtVNvjoWbJh4Rr9kXliO7+6o9eS/09eLj/jILHu5xplvFwqQTisH4wZoPLQhGsnU++CfRzrXx+xuIY",
+	"er5mybu5EVHOhBFjsvR0DPhHSQJaXXXI97L00QNlM3/NS1ld+EohwKzZz+jYgpQdrPwmc7E8j+5WKF/Y",
+	"3ioJoJC/g8FxX1ZaX0fF/F4mfR5FcNb/BnhpsCNDDroSNTwctT94KApcvV0oV1itPpzlHKnP0IUHbM6g",
+	"VadGln5dCPu4K3F6Idf+C0vUCwk5q2VqL92JY99q6xoBd8C9KP3vIUoTPyzKoajtuOjh6IgJg1qsHQnV",
+	"1te6xER3PiFW13PTsKKuZkisyGxw5MgZhWmsJOkz4vpoUHQ7gQ8K5M7QRnpmKwg758Kw29BlGYauZySG",
+	"u9A4ZdiKLU9xJFR7GX4PFKFTdk2aKh2NmDJy+NnZS7LX7RLVOjIYcS7CLHExRMOxDWANnSsIvVY4IDqu",
+	"djozFsftSyFnwhxjsRinvtbhkVmEAKJ2LsJCUmLYId9JPSaCsUIyorWFu2AOs/Q4lrO2kZRB7DgXYU1e",
+	"ZUgomTIRYalH1D5GkkGZAfAC+JmcFeccoKX9XFQIMmB1F1Jjpjc5GyeMgc8CYgEOrdEH76IZmr27K9By",
+	"SmJ2xeJWYBiHeQP92QkqRGwoE/ONUXTg0FqBranuJo+y3di33P7RNZp9GJwL+4/yzlpVctgPdg0nQp1d",
+	"6y8vhK1+HbNh4c3FXF8fZvJsX9J0GBeA1YTIxIGUQbFc1wLfaq5sVeBvY10fRVU93sU1Pz8xaykJDk7q",
+	"x+RjA7i5qNEcYqPXaliv3Un58hs1CmNVYu4NBWPrCCr0xIL4vZwgHy9CMxbyS5kfL5hD9gYN+cobXqfr",
+	"4bVGd3WBZv39H73r8WDydER/fjX65+l3ot97fPn8h3dX/5oVYq2L6e4OOYGiW1KDa/K4j2E1rnJT+WSQ",
+	"apRJQtXx3HLZPn+IwRWXzworFGxWXlxG1vz1VA6ZD3Wj8/28tk/QEa6za72RboXnbBXXBXD8y+lcX0xC",
+	"/KOEPAcHedmHxeuG6g6ZKbJQ5WGZ0jZiukYWrBUB39kGuBoVEIaRwGXoy7F8WLagYN4X5gbgdowYgLyo",
+	"FRAlrUlSQ9hmnzkpkEU2P21do8xRbgQVUjBwnGbrqpYU9B8lJNylpSbb1koqgiK2TXnGy7k30fzhplMa",
+	"+QreAw+IKzBvGbb/Kvv1gQxnvlGWT4yWS8wHxZgFKGA2kQrKx7fKEQyJnBFIdFWdynCDF2YBdwjpZvxV",
+	"QG72dB8lsFmUgAcOS+0L5oWdT7/K/lIO8qbCC1AAuIw/WP990O12Pdg6Wubc+lX2i36tKir/Qva3Q+Ir",
+	"wavGz4XHcud+rm0h0gkEh6+BTZ17V9k2se9YeMjwAAIoRwlTNuEvQ4KleBjLEbrMppIjKFTHpJInvdO3",
+	"RMdy1M5fJ02Z8BEXAdEJY0Tx31lgM5Mg4+Tg8UGPJFJCIa1xC0qjGNlMEYrj2R+E1MyhIpR1fKDI06j3",
+	"8OHuYxtRnq31ks3DVgdCW7HPm/0CkNoOl9MDf6kTOWGQLzPU1r2nMEgQY2FVjUVIv5SjJ/kBrcQkza71",
+	"zjSmXBxBLJFi+u+pHrYfFROSYzmg8Vgqffio+6jrtncueufi8rfH0Rvxj9mHq5dvDp799G169tvui+9O",
+	"/8F3h5OHyZO/aXHyr4fvTpKrN5d/Pxfn4v/9//9fpHo4cvz73iiJe9N/9p/868Ojdy+f/vpoFs+Po91/",
+	"9vone3uv1aNfxT7vPX41/NtV/Nvk4ZuH6rdnb8f7c/3d1Xe/XXbp0/cvk9f6hThLnzyJur8/e/zmbPj7",
+	"sx+vR/t/h9PKaUSZ5lTSAHtB+bWU3A5PIOz+iRQ6kRU1BkLMFwvIhF636Yj9fTfsLF/EfSDsZoGwZxB0",
+	"rcF4U76rrFx7QoWa0sTwN4N6Hn0x/yrRlpwXLpUnM3LhfUAgdSuPWQciI4dAZ0hofg4z61LhkZYhaXpV",
+	"Z+y7XJGuUX5dZpiWGP7SLbyFlnwcRCb4v1zl/ZCyA/KguJ5yeNu/IzECtmyvRsaRoW0JY3W2ULPHpYLF",
+	"hg0uVq3IaATLV6TlFtdzl5JO6TprSNwC/N5H429KhN4C2oNULkWO21W0h7BrzQS0fgN3wApahDStvYbA",
+	"c1aF57gmjbfskl5+S2WSTswCZ1wLphRTxM1EmrnYZJ+2gmr559CTfczPVKcJK2R9Q2MeO8oDNwe8tnO1",
+	"S2IuWIc8R5dqnxFKYq51zEifjbmISFgh7oXZpESl/YmRm2ASwWaFXUsQqfLtOfcRHVyOEmjDRt4m8oph",
+	"GAhWORRZ7nE+M0RJKgjJsu99/j+GWPz9dRiQ1zBJJki6uEQONYT85YyhG6+RFJAc4wWgixDqkJj9wE1Z",
+	"RS9b+DI6jVdxL+lVSnpmYnuKHVfXViYjchn9c7w/Oz4+Pv5u+nbSH1w9jH7+Z/fbf/w4OOm+HR2/HA96",
+	"Z/3rn/avXu2lTy4Pzn7+9efxTvTD3rMXj18e/3P3x/Sng9++e907fvfDP/qj5wfjsZr+fH389xvJlhnO",
+	"ffXS5V9VMV0tU3pYnF1Xf06oR0RzKpih7VKiXkFT1hM0aRpxTaZUj72a7raGTszo0FE5n/0sbqMpE2uF",
+	"Cg3VCoPFz6gGgmZNoDiOGZ8WxclF6AUKGAqpL6BgVVZcJRUQYJLRWvMriRI61Ef5JyATJV5RFldsw33l",
+	"sqKF1Lhmw9rMoudMH2L2GCjS1oPixpMJaXpkXpF8ojyvzLYpMp/OpKtJBbUbWuB+4powAz+WghsClqvl",
+	"7uTwQH0BHX64uTD+3IHKXYniiyV+awx8eRGjesF3rTJLqwVwOE0tjSx6xUiGLYSLwMLFIObMyTbQ6c/8",
+	"VtL6LAyTphHIqEPNDIkDoui81SEn2NHosPpmQLIxnP24TsuzN2yVugT8hwWcsEMYaecSHYt6JvHGq3QL",
+	"aDGwnjax++W1iRwea1haflu30yT+igznzlWPEpHb3PRxyZabPJyF0wZAJX5aMHLAHO5VxldsEtSEAmaO",
+	"ZEzFCCpRXO9MZLSj0knU3wGDatMW2kIbLZo1/pZV2gCTbOFHa7jNq3C0OuQdSk9EjaF0LFTZ4Do3ybig",
+	"RMzSzKsLWMuqHrM5MlqI9oQaHMmVdfUPpLhigjMxYGjQtX4aOG6b9+TykOTIrKuetLvsyTUF9nUk9L8N",
+	"ogO2N3xI/3b886wbJ9345fOHL9T106cvX/Le28u96Pefn+/PZ/S4f3DJes9+T178mL7bXG71r//eVnAT",
+	"g2UVAm2EqZrHbOeT+e+F4dPLBUhETfOyMpp8ruDjT80x46OxJo9aJLaVjCaQl5eKyAo4mFXs6cVhh4TZ",
+	"7CDgIPtTmc31/buXKKqimBQWlx4GRMVUjUE1x0TEQxJ+evl559Prz790pjufPnz+iOWVbO0to1VDMqNL",
+	"jsb+AxCVSx79P//3S1vYi0XktZXYnE/lQysgIRNQea04flYaqZ+KyE0QM3rFVICGBUr6fNRmIuJUkN2D",
+	"dp9rEoPfMpeGjWhsMLXVIa/Nko3YqBlYFEaJTKcKz8SINREfcUMaaRyTvk19hEoHeMKuIkl4HZJmeN3t",
+	"7u5c9/b2d7oH38Jh7Pb29rsH37Y65FSS8IenZ6R4rN0d+Ka3t9+Z7ux+G8IaK95zh9HtdkOIiobeYwYm",
+	"rGwFpYeio5KsBfIwXnUmahqIMiIW3LViownUhQu7/9X73qzlv3rfw2r+q/f97rdhC3PNsxrotiY5JMmH",
+	"1211NWgbGGrLYRsBC4xlwNIgRqQ0NWoAkLBfBj9YTvPNlInjt8/xX7l0TAZUGOoPVfgoQiJkzA/TOEZQ",
+	"g1J8togWuie5wqzUyAqhc0YTc0BTmmhOY0yahydYowLVAKvI0Mxpj+oLxVmcLucwkDSFFO2Bq3VnIPmD",
+	"U3d2O53ew4ctVJhwWO0KJ5mLy2olwa7mTJPmMqUDWyZ5O85qTkEpGrurJS7GMx6zu1BLFqmATKrRd5GG",
+	"kKZijNC+vGLlXiRFzKhWcjKKdsNAhr1CO5OmXfP//tJtP/74aTfofW7tNK/xX3ufd1rfuD+b5+ed6Y57",
+	"be9z6/9UND/ZULaXA810W+mE0UlRxs80ij4XFHSPtbi+OZxD8oE0DQEeFoGnVShbgZR5r4c16QIXrYs0",
+	"Niux+oHY80EQu4XVK2ufnVe1C8srDMjCZwfdzM6Qo/C9/WwL9rNjpCheYV3HYOucIs2SUNIqSz9BY5E9",
+	"FDDWE4/kZTr1In7XDPfNQngpNm2wFDMrH0k1KdYzlMD7uCZKS5llazERZSLQ2RMS0bkrfGiIuyZ9qQ2v",
+	"KZSQtMmNY3aNnbPHLGEd4qqqDWiSzEn49IyOQpRQbBFG5O4FbAmtVQILalIyoXow5mJEwufD9mspWPuV",
+	"+SVEPrzX3a8sngQn6GelfsGA4XdsuM771p60Xg7SsXqz1iKeD80RwQndbdTyprmwfr/CZYRyaa6redm9",
+	"+zloGHha9Q28A4vaW5OEvZIR5Ebdx81tlbx+MtDr19/+5ePnYgVHKS9JOq3JlkWaWNAhy0Ry51Ohtu56",
+	"RDOrGbwZzZRDRxON0N3rdokyiieUSQIxNKKaQkoDuBEOUWwlIZTsBWPrpZCzQuGLbCUcq9/U07V3eWOF",
+	"r4+sucWZ7/76ZLDchnE5FcyK5N8TwXsiuIIIet1TbkEDzb+zAuPrUkSXun8jeuh5XFXW6gTRpdRjZ25I",
+	"p51tShXOF0KN6AujwYd+WVn0SnmD2+RPEmIbFbBa9xkThF1PjdYbdshJQoe2WP804VdUs0NHoVdmp0HP",
+	"Fuvhdbs/ItBrAHoWQFeNrIks1sbNiolntXFxAVyhi9iuFKz24FzOUuz9WbBAcJ5VZ6ewZhf40DZHifmQ",
+	"DeaDmHUmUWB321rGNqAJz1+BaeBW/l1YjN/weBWDgQ4r9+zlnr2sZC+WGNQyFywzgiCrdsZcQR392mSV",
+	"OF7IGiuMEGAhcpmYn4tZi3Xlj1973z+z89+lSrs43TJ8w9LS/h4JjaKEKcUiF02RHQU08Cnt+j7LcVWW",
+	"I10FVB78Fn+vA2NbmGe9NNtUAMgWRiDNvGTDVUX9DZUV4MgEDOXnQULlNpmgX9ANReSwVVV83ObtQrnF",
+	"OiR5izt6XTqWO8OSqvmWocn7qkO8R5Q7TAeuAtuNEcUM0aZxXF8n8BVNLpXtqlUxZRFxkfiDKkDnKu9V",
+	"ge7JynIPZvzjOC4BGo3uErjtnGaaZTD9zC2/CNVuM3/+sn5/NiQw97aaWwAQbowJn/x/Qh0+GGYFXlTV",
+	"0l1czNJc+QI2rSoGbWb1UcViysqi0P4kNYGzpf1v4ln+kknx5gRWIW55xw/wGtBS8Vcox/lXT78HRDe4",
+	"VUCONfEaApXXcqt+z2OMspGTPuR4YZ7qDiSmQnOkPO4J25kS+E/TRg9fZa5T1TpCq3+q/u76+E8YFYqE",
+	"sfnHkWvCMcE+1c6TH8+BWw6oYm0uFBOKm4/juRlOJhqMY2EE3oSmLy21Ajci+FZ5FJImVQOU2loQiYLL",
+	"CUmzP3c9BKFApvms1cmcvditw3NNcIy+gwDTao8xOD4qQ0b/Yc4+b7v8VVqhvk/k5AQb/q9890xmb1a2",
+	"lp7bGtpkCKBEmqG7fe6uvrZ2In5ZCONwHXpxEPgu+5MmgzG/sh12oStKZWvdtY4LAX+dAziViV7nvbfY",
+	"km6t907572x9G92X8OtYsK3nKMdkSrFJZY4k9yVXvrRZy+lAHqECK3qVJxmRbQlXWNuP7LgEzTO2Micu",
+	"jHqUOXyH9lXbLtk1IEEPCRBUVJAUaYZsOGSA2xf48aGlF4RdQ4ygci4ON1pAQov4oYsjdIqZdR7AYdh3",
+	"sjW20P9iF4wujBDWfUExAxqI1ZDGXuvD/e6e5wVxAcCr+i/4rhjDVliErg+wbLCIcEFCLTWNL+yWwmCx",
+	"MmGNo0YKwxR9t4xizCZV2+1DRFEeTV1KypNiCcOC1fwlfCZb4m5woAi3CNTQOMdz97lDh2aP1RC9lPOx",
+	"RrCRZ+SpG/wUPr7ndDdxL23E5wAn7itP/pnYInIdywYWAgvKLBEbPK+lKZ3Cq9bGXQwWMNOVuRCoblks",
+	"IDmOY2y8n0V58kwDMmT+XJQVoCM7ZJ5CMeJXTGCLaRilY7ihx79DYI9ZEIT5JyhzAZQZCqCQPzxF2hSQ",
+	"0EC6VZ/MnxeYIGt4V8Iwl+6IfPMNrgMqoCC399YE1n1IjeBCSxLaVu7hN9+ci2ZIO/3OINf43NMO/n5k",
+	"E0XgMQn/55fj9r9o+/du+/FF++PfmufnneIvrW/+MwyQ8e13u63OuXC1vN0EmX0Jjhric61pSg1oTBNU",
+	"4ygm5kNEB/RcnxMWM0iGwRbsNEnoHDq9JywghvhQLhThuk49zprJy6SgKms+YaT5/PQNeXTQ3W11yE9m",
+	"ucq1CT8X79+9bDMxkBGLOuRYSDGfyFRZ8xjmsuC5pwoSJQEGfeGvVpjRiS2hqxhDSDoXFjqNLGMDNpoq",
+	"VVMmIhb5XVoN8CqipTzMW+8kuGjN4hizzqiB3hZ0nDgXq0QX6MJhVw89dmBTvrZtV4rr6pB3TKWxlaNQ",
+	"6T8XIZ5qdEF16JxHoM47uOYR5LoZ8QrOgF3TgbkLI8ftdrsZmDQxCWrkDJfnIjZETtlSCkd5BQCs/8wV",
+	"fA54gsIbjJwLjVViFdKLP1SuKhKwt0htggVTi0VAK9xkcrK50zrxpUB36joe7PYeVWrnN1wWhhQtXVRG",
+	"+263JHtpiNYMXPkW9AwBkUlWTsLgGccF5elLvW7voN3dbXd3z7rdQ/j/Trfb/dfymmkVOT9mxrYZv7GN",
+	"NdvGJ8sWvdtr7+2e9fYOHz4+fPi48/jx438tK6u2rSUDmjmtENaHAnaVOE1eYz/fAifLarVTYjkMGXIW",
+	"R0hHo0w3VZrOHRGl/ZjVl3bwh797KX1zefou5WRHuNYRkTNp5l5W/nKyMl7Q95THto3IJqIyfrwoLFcZ",
+	"kBBTfHFZU11fuT1zFoOwEnhxIUGZ1bupm1xYMRdRPhNNDp2E4sW0uiDSPE7UWVWkGHjtGVrYcIQnbKBl",
+	"MseyMx1yaotDJHJiP0xUXnPP5ktfMjaF3g9cZ5YgWxsDsqBBojOURsxBWDgiFD/Na8IN5GTCNRh7shXW",
+	"pOaewnneJS6bCVb5CWGN6q9cHWJZTZaYalAUoEuJ0nzgh5CoudJs4mGAHwnVdpFQO5/yPkqfd+hgwKa6",
+	"3m3+xgVml5sW1cjOERvwyKiQMK4hthZWi+1VMrQQ3uAP8hh0EmIfhrb3jULlzyiWzv8F+4AmnMU+qTJN",
+	"BpVyLi6r2IDV9ZvaTOa13911GxJcsJ1sFW54h/VX8Jrfd0G6fV18AJ9Cu8Cq8Mg1vPRr0JKE/coGenkL",
+	"W6QZWKYvD7OspDAkYcNUMeU1bly+iyOfKhTa5T3IuiahVJ0K12oPnS22A5Rte4Y0LPKcK4+rG72b7X4Z",
+	"WvJV92G/x9Mt9CsysLQ1PHV9VOtxEar7qgVPntckicYpO7SuOfNa3sxPVTaQteYt8/uzs7O3p2TIY9Yh",
+	"b4SrFlCqhuC6WGdNL51n0bbQIsdkSHmcJnlSGQSpQkWhLIW3Q05en2bldCZ0joXZHhItyV7XVsxRpJnQ",
+	"hMVzsv+IjGWaqJZ5Do12WaWbEbB6fuL6d99F82x/io06Z98ThH+zftUIKXkjQ3nFEgP2FuMMti1rYGYp",
+	"QoZ5bZtTVEsb3hnMnKauIhcWBcl8E1Ad3VAI2zLd7eEBBr7RkDRtCRIj3TMOxnOjtGBZkQESHqOxjigX",
+	"StsexVjWE+cKA1scTsrhA0X0fGob7GXFZFWQVUmzywNTXK5GKy2TjKbQzPmVFz+BjNMpVZD2YQiNc2EZ",
+	"IXoyBTt6LEcjVzkNM2SpkkvoRan6xp0SjoVKH9ulID9Zqrw24fDlIGftWZOAHKcGjnXFx2uQhfeKJfek",
+	"weOrJbT0KIMvUSzSB+TtK4nDcbmqkUFtVz/ZavWlJdjepZ7jC2KciunVVgywiDlct1lpKfWbF+t4+4a1",
+	"5qKNrpVTkYK0NQS/by2a+6m/d4rjxRzjewT/d0bwatTaALvRsHZb/LbmudIyOrWY4tdhuWNcKZZ8uceW",
+	"f29sqQbUtfBF2QSz1WFWPy10OVDlJNnKDHo3sv3+j4i4+CJV6Nz+1ujED+/dh+j/UbGIWZGcWv+qe2MF",
+	"rqwdpr8Sd7yqQm7IBwqW5hUvqkYwxwz+QPzaNFL8S6TN3KPjnxMdK2KDb4iNaxYeuyFuWpTEtJJi3S1M",
+	"L9kwe+Q2db3qCnOgTvUnIgybld26+5yEeyLyZyUipdJSFSRkBnXTPN1wQOO4TweXAEv2g6dXFpI+/adV",
+	"5zp9Gc3/Y2fG+mMpLy/SJP5cr2C+lUAJbIUZlfazhw8U8YYAWpH14Cwnh6ExGtbLIiwFDlUQY0aVhhAr",
+	"j0SdaioimkTkAw6viA1xcPO1eYQFsCFsSoqiKbgVZO9pPmFK08kU6JX7NW9SihUA7e+qM4laHXIs5qR3",
+	"fW3dyVmJIX4FqYhUzDUEJaL9SpGE6cS5wzAavLePTiskaStrRzBzPw8U4VFAaveUhSXjSeTBpPmJLK0o",
+	"sTJe9kPWwcgZ1GdZW3ro4PRe8GvbHU+tXE127rdb1NVubvGzPZ7kkDx7dfykffrsuPfwAH0rPOpkEwJs",
+	"k0s2d44AbOo0SNjqM8zgYqNVf7wbM4mFfUvLNrCMlOxDS6AZSf3PP1d8BTZVCO8GYIDOv/Dtw+vrgFCy",
+	"d32NReiygQXZ7RJ1RBAbwFkEmUxJpxzjUkMgaJE82C4LpTwpJD/9YjUwS5vMsDV6EWkaMAKMQuyFSvut",
+	"wDc9wCvoNgKveYt4NvJDJG2lVXNFphl5DD1iGAauKebU1qVepGlqygYLlWkYCRFYQ3uwLCKYKSSh2Vhh",
+	"EpfqQ8ZaTxV2ELYrtKXBbLlAmydtJLP3716SJMUODGXi59FUqi39cbCCyTgF+g/xrOAaFDKZ0JgrFpHm",
+	"WCpNYjljyYAqQzt0QnkM0UBSW7ERWi2SqUw0iRI5nZrXnr+9gnY2E0VUOhgbgAu7198OO7thFr/vCp6p",
+	"lgvXhQZocM8B+V0KZksjinbxHFDI7BrinvUgDTGA6YJjTtN+dx/aHNniQTKGCKbdbrewZ4UNE2pCjJ5A",
+	"fsQHA8an3kd3ZEj1ZtvIfrq7PRpl5sZlrCwY5J9ikPtoDZqYg0aoJ001NncDTiUD961/x3JCXyx86k9p",
+	"NAagyxvKACRRJ9t58jIKxyVheaeAzOsVsCx8EhAZRyW9WmL9Bp5YKFbVVq4FunCn0fmLs22Coeq+XORm",
+	"5SIBuopHuBIWP/mvX/DoMwJizDRbBMkT+L26JF4JQjPiOqMcAmtBxbDd67TKeDqx5YiX1s8rcPxV9fNw",
+	"kVUMcKUa5M9TU0KvdFw3bM62u3ZBva86aO+vXqMOQclpBQXwqECsoJqOv1kPWQwBB2EEyPcN0aEqB2sN",
+	"TNhO//avEHvuhottwsTuTZlbxUiDTGsh4wout2P5D2fLBTBbB8WoYBnHsvYI5aqgrEDuog8EVHjPETJg",
+	"ZtAHCkJyXaXBZhdRn2sScWwzgpo4xsNiODsTmswSKUZ1bguA25N8n/dovzna58e3TiKdgYp7hN8qwpuj",
+	"LcuKnqVuXTLg+zdpFLWd23B55lmqWOKQlduK9qTpKlAAigo2a0EOic3OdkGkXgtPEZEkxa6aLhrf4WqF",
+	"lnYcRSducZtibEW4zvZNPm51246Xc+Oq+5y0f0+jynEU+SmeTZv3KeK534HX4lkNbiNuZqGr9egdDlKl",
+	"5ST0Czf0DVchlLw4ffOanGKjs163123v9lwUAk+caf5BXguMNM1ewVchhS1QcwTt4s1WSWiOJFS27Ngw",
+	"VSxqHZFwwiZ9lqgxn4ZZQ+iLSza39cqwVFVIBnLCkAb1Ux7rNhc2ZkJ1yBkd+U3Z/D7x9abhG/ec/CLU",
+	"pbjGP8imvFkvSMFmdf0g73Po7+ngxnQQUaA6hms59RsxnUk2y/WaPIBKo4DlgqiGRekFo/ihol1FMeDq",
+	"oi8ZI/96QpTXlDzuU16/EpN2BbBthAR54mqhBkUsR/Vo8dqPwSdnazYWLUTIVBSv1p5qiOXBJzRiNZjj",
+	"B8Fnq35pFv01xhx+XVXdyke2Xn23WI7Ah3fXtf5vlaDzp8bpd4xWpEuac1+WNlCVZuMjecIm8oqtqcYv",
+	"4jF+Xmjc15+jft8h+93HueUdTAA2PzR/u7q2ixnzXne/193/DWVWBP5bq+86oUINWdKGj41uvKw726Xl",
+	"r+yaY/GmSntdZe4AhJNSP1yvQvS1tRxifsmgHiIUdUbRQMaRJSVYHcrbeCpiphQJLxmbXlB14R541ZSx",
+	"ibhZ7YWQ+gJbiFt7oiRNJmg/ZlEL9zOmtoojbOfIJ09U4yuuChW0JC1s4gjafEAmbrHPByy+ioyd2St4",
+	"k93AV0nJFpa5OUnbbt7imrYCDxA94Ls3G9yT4Ft7SixGlNwPkBCV19i/GV3GStu5WrWKKhcoa4ccE4iI",
+	"B4Ll6m6ZNWFhZZ0mlmwN0iRhQvtYUSRO72Edrz2Z8TakabXq8nz4ChxJd0XFSvv5k9Cwe7p113Srtwbd",
+	"SiAPhpf0yX8rkofoU6NFLqdon9AVm2mS1RajZQXPUIMsS5cVRYVVqUxhFgOJhZQxX2CxXKkrmGpLtiV5",
+	"hTUIE9NUs0N/1JjRhQVhELsTLLHPpF2V0YEpF6pk6jKDs3gIKi+4kzAWNKrXeCuNVndOmW2dxTtOXjX7",
+	"K1ZrrSeNH1yRSYSo6J42/jXNWVbRrUV6MGtFrgxobYnFZRn3gKjr+bGPCzos6L7YaQA7TQbYDiB0TWZD",
+	"I4yZJ3nOmStZXCGAHWGzKGxKC7FukKT0mDQTBtUS2/koBsuypCglMVPP67dUEelid7klh/T2k+SL0t8d",
+	"F9pYT/a69zP/1QSvP67MO2LfTfzMC/QqimwtyCUBN1m0DFfkisbc9m6yFV0ry4KQJiUTrrAUNKZPGrpr",
+	"5CTz/tAmdUK8zlRys9tWh7yGeAxbdTpxlDCzy9leSdB0PaFDHaIElFEyl9AKVLJpu/E9blW2hoiid65E",
+	"wpckXXekjWbb+cPCbvzalesE3Zj370nhve1sO6GHC+VObkoF1RJ5LY5tejgDH4QRqsDrYeQzKZAWgbVs",
+	"QueGDGE9j0fkFf+uU0+A1F+MAqk/iAT5C1iXAKl7CnRPgbZBgbJGrl2/a4YUm5i1KmmSreN702iJYuud",
+	"vJnWuukRINvx0ViDMyKKbFF/Kkas3KcPBnILRl1SDomQtqEu1krKAxChWFJlvAYlGF+94NYlzdlYug5j",
+	"rqm1U2LRj9qqbjZUfq1WIsTXthQJ8pVQ5ruKHCmf1n0EyX32h8U5IxrdXjVF69WtLGnOApZZ01ChlIln",
+	"VzsskgjXqcgQirYUsaVljtINKBjkYylGLDFSHo0i9AMgWYxIKjSPSdnMBsWDMoPcmiY83wpnDXiVpAuH",
+	"vbfG3Vvj7q1xX5z6IfIVasFltKN1Y+rXT+PLdjqF6n31Qp8N2Xhy+hM0YHMprJM01nxKE22bjYfmYUia",
+	"VJOJVJoc7BulFOjabtDtdgMQXOVMtQ4JteUyzb9JoZWLWVgYEAmz0ziel3qdI6GMJPSLct3Op1SPnSMU",
+	"2QIU9Z3iBDarfsDiGBo/ZcXmKgyKIEAO1JWts2k/GlNN+mzEhbKLfRCSoYxjOcPBwr+HAQn/Zv7TNv/5",
+	"b7NMomk/gHJtScLpiNlQFhAebcSNGSeWitkIPuyMZ35sYtyiYcAPwD88SWNKBEt1QmOugHS1OuU28Dnj",
+	"YZOpnhM+MQOYu7MuHfNy4Oyahp2aP47y4MWs8bxK1ZSJCHiaTTWEP9n11Ah0YSvrpAnnaM5YSSh4BWsm",
+	"CFNZkUV0FU8AkLByXtZ8hF8xNGogaCns5sWglp6BOOcMt/Di24Pxzuy1/5aylEXIZvNCkr1uL6+m8Kvs",
+	"B2Q25oMxCX94ekYAPX6VfbXz6VfZv+DRZ3erqkPeyRmah7312EFIkgqFjBOyNQGI0Z8lZ4QZ9HU6AUwJ",
+	"8ZTmeHFAvBUWdciHsQQzjtF5HOu3hSJzczOd29M88rEfK7pg3Dlcbj3j/i6NL9/DCF+hLSgjIjsGyNsR",
+	"1bTIjaeJ2Y22hTgMkFSrpY46GV5rhqK6cdjoc0FROCyXcfV0k19w1I/ZW7IPTWfXUmF6WxMtXsj+KnkC",
+	"oAkB/V6kuFepbitUPAdClFEe0F1yNg/1dKmBuRuLFxHbSqRCpkQV9KsjvxDuao0JVCM30k2iG5IqPami",
+	"uhy9D1u4V5TuFaU/rCQf3WLgAkqzzmvXpqo9UFfrFATzkoacDRnE3ZKpODDKA1aGtkpVTOcy1cRTzMBG",
+	"pIqayWFZXSopAlgkG6hnbkC3A1EVAOUM2XDIgBrar1qeAjWQcToRoED5OlZRI6JETWHMMWOazGQaYyUj",
+	"4BtOZ2nykupUpyqhUb2kLLUMoZ0lXGsmXBldox/12VAaUVo7gX7xwOiMzknzzYfj07fA07gwUp25lFHK",
+	"IyoGrGXbyqBYjnedt5FYp59Mh5zqhNEJqgfYKdTMbs4pYzHYWib8LWXJ/IKi0pgne2UcaL+753WncXlY",
+	"K1YBTU/tBV0yl0JBhVELDBN0Fwktrpp0IjE0xvB5LaftmF2xuAhLYLYsQFPLMTvYFHbLsTcSpYkLtrGK",
+	"n70jtAiY363eZktT2uUMDV9OtfK1NTU23zftOKDnVQbVPIUXrCpzrJ6oq79EKy7NrvWOpS71jRwquWeu",
+	"+tyL73+1zjtPLTr4tqrM+QsWEo+5AYlZk7WNmF70/C4vCuMtIfsAOJjzrs7JjCVW9A7WbcxVU+tiwfH3",
+	"58XyDT2c91VmvpIqM4WyR1vxNhaQbv3SM2s1UO4sw6I/RcGYTRXZ+wIz9wVmbl1gproR5qr6MmXEtlmC",
+	"Ww6l0lkJiyw8CgKTimFQnkRgTXiZ6pHVoymWi68uWlNWTutT+u5DmO5DmLZKG/4iNW22JSaUw3pund6X",
+	"RShtnt6Xmcz99L4Fs/4a+X2V1AT2eW8pv7eU31vKvzz5AuQrOLm2QLkMwt+KcOXRJp6zL/C8gGCh9Cja",
+	"O3YlrVTHFRlyQeNStGWpaybIVURIMkwTiHqxsebN/e5jS8AKRntnN8/IWXPRdo7GUXy8Dm2tJofm+3tq",
+	"eE8N76nhl6eGBvcK8ZVASW4eW2lrYq0mhU9sxStdNrF6vUgnTNOAaA3JgQVP0kKhwg75AH6258M24GuI",
+	"5AdJHFdQXxjrvvBS3gpXRGkex4RqdCQ58tzc3+1hBNuMK1bplcFSO38S2nVXhbpu1Jag+we2Jbgv03Vf",
+	"pusrKtN1a/Hzk+fJdtZ288P2bO2uokCFpd08+kva2XFr91b5e6v8F7TKl0ot3MAmXyQGlpCsrEOzwqJ2",
+	"lKcu+CH4NpWiNiz0Lc7+h1SD2TaCfyE9cP1aL/ZqWXRf8eVeG9wKdbLomqH1LSu/FClRwrgAknJbWuQs",
+	"ZHmylmfeBxK1IvEXN1cZ2U6ayaJZbcG672JalyQmVRu67Anc08O7oIcZgN0TxHuCuC1xzYIUoSQjN9sm",
+	"i9Z1cFOaWOk4AGeBTyArvQVo7o+pzp0BWTAE0Dg/AtoZ+densJnb1P4baKQaQ8A8psb2ISgD5onZUJNU",
+	"ZELN9oguehfuKe5dUFwfKO7J7T253Zo3ArD9tr6IIqW15PAWpNYvD1BIySzLtiQVkYSS9IZ2ljnHLeTT",
+	"LRHFU1zRPVW8C6pYvu57unhPF29HFy26FguabIkqZv7a5USxooHREfwjL2BNE7ZuBetOrSP1L0eQ7s7p",
+	"unFJ6u4fVpL63uF673D9qhyuqwmopqNS4lJ/3tZ0VOtBtUSFM+WygZWmIqJJZIDHVdrSdESaIRZhVWM+",
+	"DQMSwuyDi0s2z8tOhS3CRe6OtZWy5EwQan1HLLLtVDDqL7bByiogkIAoVVaxzEmvmupUhTgoaYYurtAo",
+	"3/yKHRFItY/5kA3mg5hhKbBwkCotJyHInam4FGYJ5tiA3LtKULDh/W53eVIjZ+q7+Rkdbcc7XBba3Wl7",
+	"J23oDbumk2nMGoeN/NAbQYObj6ZUjxtBwxxI49AAQ6NMRAOPIE7o9UsmRnrcODzYDxoTLtw/dysqLS3J",
+	"JOVMPXAlxyI2pGmsSZjVenHyu7mTVsctFXNcs7XiXTb85TGRTgws40DwXfanCxuF/YFO4dV9ytZ8lwL0",
+	"GR39w2xhzdDGDIsM/MJN3pTI/0U9ynku9ceFJM6MPiS1JIkgsFdlUH+aJnLIY3bBo887EY867qIrqV4Y",
+	"8ehwxvqHnyIeXYyl0p8P/RFCkjAl4yumyJglrENC36X9iumxjEISc2WrIthPH7g8L5awiDyNeg8f7j4m",
+	"l2wOAcnhqzTW3NBL0sSSf7aXm6iO0vuB6RMenchBOjGAfAfk5yxfOmn2qWIPH/X1oFUkQPtXLx6/eL/b",
+	"f/Hi6eOD7z+cvvjx6pn6tZoY5Ue4lCZNqTag0Ths/M8vu+3Hx+1nL9qv37b/RduXk/bvHz/tBvv7n/+z",
+	"8WVx3T/rGjQ/eX5i2A28c4/b6+F2+dzQ7mMBxUNmHjGhzfcfP5fLLlTVXGDJlcOD4j1BGROpNDGvYL0T",
+	"rvLZm+GEXjKSpCKEN6A2DIGyDY+6j7qtRtBIk7hx2NgBTciurjzJG8Eg5GiOFIprZXYkhwExXFArV1kI",
+	"W3UTRpOYs8RXKCzCxKCMVKDmExnHWAEHEto9muiXnobZhzzWUK5SRBATpdDcZnkQBiB7UyLVXJzxJ2s6",
+	"xIsYcjOkuSuBOw2MSmT2BHVPvfHsplTFkO/yXgBS+GF60AQKq7Fi8ZkrGqdMeaMqZrh/xZiovhUjkZpZ",
+	"P03sRiAnUyPnUbyUVpZSEsuRKq48D1NanAm7Ui70A/SkW3nFEnLy+pSc/XxmDp08Ozt7a+vxwdUTQ+iM",
+	"1GO+7c+zUrLZGN5qbFPBxXW8ljpbgLLlOAZcOdDIm4xGFQt2jUe9iYQ/XhXoJYxCB/6ss4P5R77toAYa",
+	"EewmVNCR3/zUn9ppLIuTfoC2YCrtZz+qgMxYfyzlJaCoLirlsHUb9WfLbbm3QQXI55yhWWPxej2ipJwH",
+	"MVUsUQ8cefKXntGnajYKbX8M1InB3EXGoaMS9aQ8PB/W6r/ejuWotOZYjmrmGdA4ZgmmoJPjt89BuvC+",
+	"pIOBTA0HW/j6GaOxkaYE5khxwVQB4eZKs0nj88fP/18AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -385,6 +385,8 @@ type TagQueryResponse = models.TagQueryResponse
 
 type Timestamp = models.Timestamp
 
+type TransferOwnershipRequest = models.TransferOwnershipRequest
+
 type UpdateNamespaceRequest = models.UpdateNamespaceRequest
 
 type UpdateRecordRequest = models.UpdateRecordRequest
@@ -624,6 +626,8 @@ type AddDelegateJSONRequestBody = models.AddDelegateJSONRequestBody
 type CreateRegistryJSONRequestBody = models.CreateRegistryJSONRequestBody
 
 type RemoveDelegateJSONRequestBody = models.RemoveDelegateJSONRequestBody
+
+type TransferOwnershipJSONRequestBody = models.TransferOwnershipJSONRequestBody
 
 type UpdateNamespaceJSONRequestBody = models.UpdateNamespaceJSONRequestBody
 
@@ -1172,6 +1176,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /svc/{namespace}/remove-delegate (the `RemoveDelegate` operationId).
 	RemoveDelegate(ctx context.Context, namespace NamespaceRef, body RemoveDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransferOwnershipWithBody Transfer the namespace to another user (owner only)
+	//
+	// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+	TransferOwnershipWithBody(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransferOwnership Transfer the namespace to another user (owner only)
+	//
+	// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+	TransferOwnership(ctx context.Context, namespace NamespaceRef, body TransferOwnershipJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateNamespaceWithBody Update a namespace
 	//
@@ -2437,6 +2459,44 @@ func (c *Client) RemoveDelegateWithBody(ctx context.Context, namespace Namespace
 // Corresponds with POST /svc/{namespace}/remove-delegate (the `RemoveDelegate` operationId).
 func (c *Client) RemoveDelegate(ctx context.Context, namespace NamespaceRef, body RemoveDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRemoveDelegateRequest(c.Server, namespace, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TransferOwnershipWithBody Transfer the namespace to another user (owner only)
+//
+// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+func (c *Client) TransferOwnershipWithBody(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransferOwnershipRequestWithBody(c.Server, namespace, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TransferOwnership Transfer the namespace to another user (owner only)
+//
+// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+func (c *Client) TransferOwnership(ctx context.Context, namespace NamespaceRef, body TransferOwnershipJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransferOwnershipRequest(c.Server, namespace, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5570,6 +5630,53 @@ func NewRemoveDelegateRequestWithBody(server string, namespace NamespaceRef, con
 	return req, nil
 }
 
+// NewTransferOwnershipRequest calls the generic TransferOwnership builder with application/json body
+func NewTransferOwnershipRequest(server string, namespace NamespaceRef, body TransferOwnershipJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTransferOwnershipRequestWithBody(server, namespace, "application/json", bodyReader)
+}
+
+// NewTransferOwnershipRequestWithBody constructs an http.Request for the TransferOwnership method, with any body, and a specified content type
+func NewTransferOwnershipRequestWithBody(server string, namespace NamespaceRef, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/transfer-ownership", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewUpdateNamespaceRequest calls the generic UpdateNamespace builder with application/json body
 func NewUpdateNamespaceRequest(server string, namespace NamespaceRef, params *UpdateNamespaceParams, body UpdateNamespaceJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -7616,6 +7723,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /svc/{namespace}/remove-delegate (the `RemoveDelegate` operationId).
 	RemoveDelegateWithResponse(ctx context.Context, namespace NamespaceRef, body RemoveDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveDelegateResult, error)
+
+	// TransferOwnershipWithBodyWithResponse Transfer the namespace to another user (owner only)
+	//
+	// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+	TransferOwnershipWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TransferOwnershipResult, error)
+
+	// TransferOwnershipWithResponse Transfer the namespace to another user (owner only)
+	//
+	// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+	TransferOwnershipWithResponse(ctx context.Context, namespace NamespaceRef, body TransferOwnershipJSONRequestBody, reqEditors ...RequestEditorFn) (*TransferOwnershipResult, error)
 
 	// UpdateNamespaceWithBodyWithResponse Update a namespace
 	//
@@ -12347,6 +12472,124 @@ func (r RemoveDelegateResult) ContentType() string {
 	return ""
 }
 
+// TransferOwnershipResult200Headers the declared response headers of an HTTP 200 response for TransferOwnership
+type TransferOwnershipResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
+// TransferOwnershipResult429Headers the declared response headers of an HTTP 429 response for TransferOwnership
+type TransferOwnershipResult429Headers struct {
+	RetryAfter *int
+}
+
+type TransferOwnershipResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *NamespaceLookupResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *TransferOwnershipResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TransferOwnershipResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TransferOwnershipResult) GetJSON200() *NamespaceLookupResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r TransferOwnershipResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r TransferOwnershipResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r TransferOwnershipResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r TransferOwnershipResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r TransferOwnershipResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r TransferOwnershipResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r TransferOwnershipResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r TransferOwnershipResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r TransferOwnershipResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r TransferOwnershipResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TransferOwnershipResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TransferOwnershipResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TransferOwnershipResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // UpdateNamespaceResult200Headers the declared response headers of an HTTP 200 response for UpdateNamespace
 type UpdateNamespaceResult200Headers struct {
 	SvcConsistencyToken *string
@@ -15881,6 +16124,36 @@ func (c *ClientWithResponses) RemoveDelegateWithResponse(ctx context.Context, na
 		return nil, err
 	}
 	return ParseRemoveDelegateResult(rsp)
+}
+
+// TransferOwnershipWithBodyWithResponse Transfer the namespace to another user (owner only)
+//
+// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+func (c *ClientWithResponses) TransferOwnershipWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TransferOwnershipResult, error) {
+	rsp, err := c.TransferOwnershipWithBody(ctx, namespace, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTransferOwnershipResult(rsp)
+}
+
+// TransferOwnershipWithResponse Transfer the namespace to another user (owner only)
+//
+// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+func (c *ClientWithResponses) TransferOwnershipWithResponse(ctx context.Context, namespace NamespaceRef, body TransferOwnershipJSONRequestBody, reqEditors ...RequestEditorFn) (*TransferOwnershipResult, error) {
+	rsp, err := c.TransferOwnership(ctx, namespace, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTransferOwnershipResult(rsp)
 }
 
 // UpdateNamespaceWithBodyWithResponse Update a namespace
@@ -20455,6 +20728,118 @@ func ParseRemoveDelegateResult(rsp *http.Response) (*RemoveDelegateResult, error
 		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers RemoveDelegateResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTransferOwnershipResult parses an HTTP response from a TransferOwnershipWithResponse call
+func ParseTransferOwnershipResult(rsp *http.Response) (*TransferOwnershipResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TransferOwnershipResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest NamespaceLookupResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers TransferOwnershipResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers TransferOwnershipResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -251,6 +251,14 @@ await send("addDelegate", "POST", `/svc/${N}/add-delegate`, { key: otherKey, bod
 await send("removeDelegate", "POST", `/svc/${N}/remove-delegate`, { key: ownerKey, body: { email: "other@example.com" } });
 await send("removeDelegate", "POST", `/svc/${N}/remove-delegate`, { key: ownerKey, body: { email: "other@example.com" } }); // not a delegate
 
+// Ownership transfer, of a namespace of its own: refused (not the owner, no such user, the owner itself), then done.
+const handed = await send("createNamespace", "POST", "/svc/create-namespace", { key: ownerKey, body: { name: "Handed over" } });
+const H = enc(handed.json.data.namespace_id);
+await send("transferOwnership", "POST", `/svc/${H}/transfer-ownership`, { key: otherKey, body: { email: "other@example.com" } }); // 403
+await send("transferOwnership", "POST", `/svc/${H}/transfer-ownership`, { key: ownerKey, body: { email: "nobody@example.com" } }); // 404 user_not_found
+await send("transferOwnership", "POST", `/svc/${H}/transfer-ownership`, { key: ownerKey, body: { email: "owner@example.com" } }); // 409
+await send("transferOwnership", "POST", `/svc/${H}/transfer-ownership`, { key: ownerKey, body: { email: "other@example.com", keep_as_delegate: false } });
+
 await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: ownerKey, body: { email: "third@example.com" } });
 await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: ownerKey, body: { email: "third@example.com" } }); // already: 409
 await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: otherKey, body: { email: "fourth@example.com" } }); // not a member: 403

@@ -65,6 +65,16 @@ ApiKeysResponse = TypedDict(
     total=False,
 )
 
+# The body of transfer-ownership.
+TransferOwnershipRequest = TypedDict(
+    'TransferOwnershipRequest',
+    {
+        'email': Required[str],
+        'keep_as_delegate': NotRequired[bool],
+    },
+    total=False,
+)
+
 # An instance's readiness, with its read replicas.
 Readiness = TypedDict(
     'Readiness',
@@ -1216,12 +1226,13 @@ DelegatesData = TypedDict(
 # entry or another named thing does not exist, or no operation at the path), `namespace_not_found`
 # (404: the namespace named in the path does not exist), `not_integrated` (404: the version is
 # public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API
-# key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path
-# exists with another method), `conflict` (409: the change conflicts with the current state),
-# `precondition_failed` (412: `If-Match` names a version that is no longer current),
-# `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body
-# is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`),
-# `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+# key's user is disabled, on the verification endpoints; or no user has the email a transfer-
+# ownership names), `method_not_allowed` (405: the path exists with another method), `conflict`
+# (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names
+# a version that is no longer current), `payload_too_large` (413: the body is over the limit),
+# `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too
+# many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503:
+# the database does not answer).
 ErrorCode = Literal['invalid_input', 'verification_failed', 'unauthorized', 'forbidden', 'not_found', 'namespace_not_found', 'not_integrated', 'user_not_found', 'method_not_allowed', 'conflict', 'precondition_failed', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal', 'unavailable']
 
 # The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit,
@@ -2525,6 +2536,29 @@ class Operations:
             {'Svc-Consistency-Token': svc_consistency_token},
             None,
             None,
+        )
+
+    def transfer_ownership(
+        self,
+        namespace: str,
+        body: TransferOwnershipRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[NamespaceLookupResponse]:
+        """POST /svc/{namespace}/transfer-ownership: Transfer the namespace to another user (owner only).
+
+        Answers: 200 NamespaceLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
+        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'POST',
+            '/svc/{namespace}/transfer-ownership',
+            {'namespace': namespace},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
         )
 
     def get_did_document(
