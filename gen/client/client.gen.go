@@ -890,6 +890,13 @@ type ClientInterface interface {
 	// Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 	LookupRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ClearReadNotifications Clear the caller's read notifications from history
+	//
+	// Hides every read notification of the caller from `/svc/notifications/history` and says how many it hid (`affected`, in the answer shape of read-all). Unread notifications stay (and stay pending); the cleared ones are kept, not deleted.
+	//
+	// Corresponds with POST /svc/notifications/clearall (the `ClearReadNotifications` operationId).
+	ClearReadNotifications(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListNotificationHistory List all of the caller's notifications
 	//
 	// All of the caller's notifications, read or not, newest first.
@@ -1822,6 +1829,23 @@ func (c *Client) LookupRegistry(ctx context.Context, namespace NamespaceRef, reg
 // Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 func (c *Client) LookupRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewLookupRecordRequest(c.Server, namespace, registryName, recordName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClearReadNotifications Clear the caller's read notifications from history
+//
+// Hides every read notification of the caller from `/svc/notifications/history` and says how many it hid (`affected`, in the answer shape of read-all). Unread notifications stay (and stay pending); the cleared ones are kept, not deleted.
+//
+// Corresponds with POST /svc/notifications/clearall (the `ClearReadNotifications` operationId).
+func (c *Client) ClearReadNotifications(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClearReadNotificationsRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -4135,6 +4159,33 @@ func NewLookupRecordRequest(server string, namespace NamespaceRef, registryName 
 			req.Header.Set("If-None-Match", headerParam1)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewClearReadNotificationsRequest constructs an http.Request for the ClearReadNotifications method
+func NewClearReadNotificationsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/notifications/clearall")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -7399,6 +7450,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 	LookupRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*LookupRecordResult, error)
 
+	// ClearReadNotificationsWithResponse Clear the caller's read notifications from history
+	//
+	// Hides every read notification of the caller from `/svc/notifications/history` and says how many it hid (`affected`, in the answer shape of read-all). Unread notifications stay (and stay pending); the cleared ones are kept, not deleted.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/notifications/clearall (the `ClearReadNotifications` operationId).
+	ClearReadNotificationsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ClearReadNotificationsResult, error)
+
 	// ListNotificationHistoryWithResponse List all of the caller's notifications
 	//
 	// All of the caller's notifications, read or not, newest first.
@@ -9826,6 +9886,96 @@ func (r LookupRecordResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r LookupRecordResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ClearReadNotificationsResult200Headers the declared response headers of an HTTP 200 response for ClearReadNotifications
+type ClearReadNotificationsResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
+// ClearReadNotificationsResult429Headers the declared response headers of an HTTP 429 response for ClearReadNotifications
+type ClearReadNotificationsResult429Headers struct {
+	RetryAfter *int
+}
+
+type ClearReadNotificationsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MarkAllReadResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ClearReadNotificationsResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ClearReadNotificationsResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON200() *MarkAllReadResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ClearReadNotificationsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClearReadNotificationsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClearReadNotificationsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClearReadNotificationsResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -15591,6 +15741,21 @@ func (c *ClientWithResponses) LookupRecordWithResponse(ctx context.Context, name
 	return ParseLookupRecordResult(rsp)
 }
 
+// ClearReadNotificationsWithResponse Clear the caller's read notifications from history
+//
+// Hides every read notification of the caller from `/svc/notifications/history` and says how many it hid (`affected`, in the answer shape of read-all). Unread notifications stay (and stay pending); the cleared ones are kept, not deleted.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/notifications/clearall (the `ClearReadNotifications` operationId).
+func (c *ClientWithResponses) ClearReadNotificationsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ClearReadNotificationsResult, error) {
+	rsp, err := c.ClearReadNotifications(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClearReadNotificationsResult(rsp)
+}
+
 // ListNotificationHistoryWithResponse List all of the caller's notifications
 //
 // All of the caller's notifications, read or not, newest first.
@@ -18292,6 +18457,90 @@ func ParseLookupRecordResult(rsp *http.Response) (*LookupRecordResult, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers LookupRecordResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseClearReadNotificationsResult parses an HTTP response from a ClearReadNotificationsWithResponse call
+func ParseClearReadNotificationsResult(rsp *http.Response) (*ClearReadNotificationsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClearReadNotificationsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MarkAllReadResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ClearReadNotificationsResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ClearReadNotificationsResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

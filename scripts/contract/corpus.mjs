@@ -280,6 +280,7 @@ await send("listPendingNotifications", "GET", "/svc/notifications/pending", { ke
 await send("listNotificationHistory", "GET", "/svc/notifications/history", { key: ownerKey });
 await send("markNotificationRead", "POST", "/svc/notifications/0190f2a1-b2c3-7d4e-8f60-718293a4b5c6/read", { key: ownerKey });
 await send("markAllNotificationsRead", "POST", "/svc/notifications/read-all", { key: ownerKey });
+await send("clearReadNotifications", "POST", "/svc/notifications/clearall", { key: ownerKey });
 await send("acceptVerificationRequest", "POST", "/svc/verification-requests/0190f2a1-b2c3-7d4e-8f60-718293a4b5c6/accept", { key: ownerKey });
 await send("rejectVerificationRequest", "POST", "/svc/verification-requests/0190f2a1-b2c3-7d4e-8f60-718293a4b5c6/reject", { key: ownerKey });
 

@@ -521,6 +521,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/notifications/clearall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clear the caller's read notifications from history
+         * @description Hides every read notification of the caller from `/svc/notifications/history` and says how many it hid (`affected`, in the answer shape of read-all). Unread notifications stay (and stay pending); the cleared ones are kept, not deleted.
+         */
+        post: operations["clearReadNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/verification-requests/{request_id}/accept": {
         parameters: {
             query?: never;
@@ -3814,6 +3834,32 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description How many notifications changed. */
+            200: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarkAllReadResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    clearReadNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many notifications were cleared. */
             200: {
                 headers: {
                     "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];

@@ -1917,6 +1917,26 @@ class Operations:
             None,
         )
 
+    def clear_read_notifications(
+        self,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[MarkAllReadResponse]:
+        """POST /svc/notifications/clearall: Clear the caller's read notifications from history.
+
+        Answers: 200 MarkAllReadResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'POST',
+            '/svc/notifications/clearall',
+            {},
+            {**(extra_query or {})},
+            {},
+            None,
+            None,
+        )
+
     def accept_verification_request(
         self,
         request_id: str,
