@@ -327,6 +327,10 @@ type PendingNotificationsResponse = models.PendingNotificationsResponse
 
 type Proof = models.Proof
 
+type PublishRecordsRequest = models.PublishRecordsRequest
+
+type PublishRecordsResponse = models.PublishRecordsResponse
+
 type Readiness = models.Readiness
 
 type Record = models.Record
@@ -645,7 +649,11 @@ type AddRegistryDelegateJSONRequestBody = models.AddRegistryDelegateJSONRequestB
 
 type BulkUploadRecordsMultipartRequestBody = models.BulkUploadRecordsMultipartRequestBody
 
+type PublishRecordsJSONRequestBody = models.PublishRecordsJSONRequestBody
+
 type RemoveRegistryDelegateJSONRequestBody = models.RemoveRegistryDelegateJSONRequestBody
+
+type SaveRecordAsDraftJSONRequestBody = models.SaveRecordAsDraftJSONRequestBody
 
 type UpdateRegistryJSONRequestBody = models.UpdateRegistryJSONRequestBody
 
@@ -838,6 +846,9 @@ type ServerInterface interface {
 	// GetRegistryVerificationLogs Read the verification log of a registry
 	// (GET /svc/{namespace}/{registry_name}/get-registry-verification-logs)
 	GetRegistryVerificationLogs(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params GetRegistryVerificationLogsParams) error
+	// PublishRecords Publish up to 1000 drafts at once
+	// (POST /svc/{namespace}/{registry_name}/publish-records)
+	PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
 	// RemoveRegistryDelegate Remove a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/remove-registry-delegate)
 	RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
@@ -847,6 +858,9 @@ type ServerInterface interface {
 	// RevokeRegistry Revoke a registry (final)
 	// (POST /svc/{namespace}/{registry_name}/revoke-registry)
 	RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RevokeRegistryParams) error
+	// SaveRecordAsDraft Add a record as a draft
+	// (POST /svc/{namespace}/{registry_name}/save-record-as-draft)
+	SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
 	// UpdateRegistry Update a registry
 	// (POST /svc/{namespace}/{registry_name}/update-registry)
 	UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params UpdateRegistryParams) error
@@ -2722,6 +2736,30 @@ func (w *ServerInterfaceWrapper) GetRegistryVerificationLogs(ctx echo.Context) e
 	return err
 }
 
+// PublishRecords converts echo context to params.
+func (w *ServerInterfaceWrapper) PublishRecords(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PublishRecords(ctx, namespace, registryName)
+	return err
+}
+
 // RemoveRegistryDelegate converts echo context to params.
 func (w *ServerInterfaceWrapper) RemoveRegistryDelegate(ctx echo.Context) error {
 	var err error
@@ -2831,6 +2869,30 @@ func (w *ServerInterfaceWrapper) RevokeRegistry(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RevokeRegistry(ctx, namespace, registryName, params)
+	return err
+}
+
+// SaveRecordAsDraft converts echo context to params.
+func (w *ServerInterfaceWrapper) SaveRecordAsDraft(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SaveRecordAsDraft(ctx, namespace, registryName)
 	return err
 }
 
@@ -3381,6 +3443,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/svc/:namespace/remove-delegate", wrapper.RemoveDelegate, options.OperationMiddlewares["removeDelegate"]...)
 	router.GET(options.BaseURL+"/svc/:namespace/get-delegates", wrapper.GetDelegates, options.OperationMiddlewares["getDelegates"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/transfer-ownership", wrapper.TransferOwnership, options.OperationMiddlewares["transferOwnership"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/save-record-as-draft", wrapper.SaveRecordAsDraft, options.OperationMiddlewares["saveRecordAsDraft"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/publish-records", wrapper.PublishRecords, options.OperationMiddlewares["publishRecords"]...)
 	router.GET(options.BaseURL+"/:profile_id/did.json", wrapper.GetDidDocument, options.OperationMiddlewares["getDidDocument"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.Healthz, options.OperationMiddlewares["healthz"]...)
 	router.POST(options.BaseURL+"/svc/watch", wrapper.CreateWatchSubscription, options.OperationMiddlewares["createWatchSubscription"]...)
@@ -11235,6 +11299,171 @@ func (response GetRegistryVerificationLogs500JSONResponse) VisitGetRegistryVerif
 	return err
 }
 
+type PublishRecordsRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Body         *PublishRecordsJSONRequestBody
+}
+
+type PublishRecordsResponseObject interface {
+	VisitPublishRecordsResponse(w http.ResponseWriter) error
+}
+
+type PublishRecords200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type PublishRecords200JSONResponse struct {
+	Body    PublishRecordsResponse
+	Headers PublishRecords200ResponseHeaders
+}
+
+func (response PublishRecords200JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PublishRecords400JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PublishRecords401JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PublishRecords403JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PublishRecords404JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PublishRecords409JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PublishRecords413JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PublishRecords415JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PublishRecords429JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response PublishRecords500JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RemoveRegistryDelegateRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -11696,6 +11925,171 @@ func (response RevokeRegistry429JSONResponse) VisitRevokeRegistryResponse(w http
 type RevokeRegistry500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response RevokeRegistry500JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraftRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Body         *SaveRecordAsDraftJSONRequestBody
+}
+
+type SaveRecordAsDraftResponseObject interface {
+	VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error
+}
+
+type SaveRecordAsDraft201ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type SaveRecordAsDraft201JSONResponse struct {
+	Body    RecordLookupResponse
+	Headers SaveRecordAsDraft201ResponseHeaders
+}
+
+func (response SaveRecordAsDraft201JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SaveRecordAsDraft400JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SaveRecordAsDraft401JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SaveRecordAsDraft403JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SaveRecordAsDraft404JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SaveRecordAsDraft409JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SaveRecordAsDraft413JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SaveRecordAsDraft415JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SaveRecordAsDraft429JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SaveRecordAsDraft500JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -13215,6 +13609,9 @@ type StrictServerInterface interface {
 	// GetRegistryVerificationLogs Read the verification log of a registry
 	// (GET /svc/{namespace}/{registry_name}/get-registry-verification-logs)
 	GetRegistryVerificationLogs(ctx context.Context, request GetRegistryVerificationLogsRequestObject) (GetRegistryVerificationLogsResponseObject, error)
+	// PublishRecords Publish up to 1000 drafts at once
+	// (POST /svc/{namespace}/{registry_name}/publish-records)
+	PublishRecords(ctx context.Context, request PublishRecordsRequestObject) (PublishRecordsResponseObject, error)
 	// RemoveRegistryDelegate Remove a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/remove-registry-delegate)
 	RemoveRegistryDelegate(ctx context.Context, request RemoveRegistryDelegateRequestObject) (RemoveRegistryDelegateResponseObject, error)
@@ -13224,6 +13621,9 @@ type StrictServerInterface interface {
 	// RevokeRegistry Revoke a registry (final)
 	// (POST /svc/{namespace}/{registry_name}/revoke-registry)
 	RevokeRegistry(ctx context.Context, request RevokeRegistryRequestObject) (RevokeRegistryResponseObject, error)
+	// SaveRecordAsDraft Add a record as a draft
+	// (POST /svc/{namespace}/{registry_name}/save-record-as-draft)
+	SaveRecordAsDraft(ctx context.Context, request SaveRecordAsDraftRequestObject) (SaveRecordAsDraftResponseObject, error)
 	// UpdateRegistry Update a registry
 	// (POST /svc/{namespace}/{registry_name}/update-registry)
 	UpdateRegistry(ctx context.Context, request UpdateRegistryRequestObject) (UpdateRegistryResponseObject, error)
@@ -15148,6 +15548,55 @@ func (sh *strictHandler) GetRegistryVerificationLogs(ctx echo.Context, namespace
 	return nil
 }
 
+// PublishRecords operation middleware
+func (sh *strictHandler) PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request PublishRecordsRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	var body PublishRecordsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PublishRecords(ctx.Request().Context(), request.(PublishRecordsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PublishRecords")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PublishRecordsResponseObject); ok {
+		return validResponse.VisitPublishRecordsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RemoveRegistryDelegate operation middleware
 func (sh *strictHandler) RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
 	var request RemoveRegistryDelegateRequestObject
@@ -15245,6 +15694,55 @@ func (sh *strictHandler) RevokeRegistry(ctx echo.Context, namespace NamespaceRef
 		return err
 	} else if validResponse, ok := response.(RevokeRegistryResponseObject); ok {
 		return validResponse.VisitRevokeRegistryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SaveRecordAsDraft operation middleware
+func (sh *strictHandler) SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request SaveRecordAsDraftRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	var body SaveRecordAsDraftJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SaveRecordAsDraft(ctx.Request().Context(), request.(SaveRecordAsDraftRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SaveRecordAsDraft")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SaveRecordAsDraftResponseObject); ok {
+		return validResponse.VisitSaveRecordAsDraftResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -15549,408 +16047,414 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37cttGtjgKv0oX995lMgNSFCUrtlRTv61YTmzHdjyWHGcm8haaRJPsCOxm0A1RjLe/+h7ivMv5/zzK",
-	"eZJTvVY30AABXiTKcTyamnIoEujrul8/NgZyMpWCCa0ahx8bY0YjlsDHJ3QwZk+k0ImMzd8RU4OETzWX",
-	"onHYCKdpP+aDgEzodZuO2N/P0253b6B1DB9Y2GkEDTUYswk1L+v5lDUOG0onXIwanz4FjSdSKK40E4P5",
-	"mbxkYnGKszEj04RPaDInEdW0TxV7oMgs4ZqRqVTcPEekGDCix9z9MJCTCdeaRaRJyRup9Chhirw/fpm/",
-	"otLBmFBFwt2Dne/2vt0/ebT/KDwitK+Y0GQ2ZoLoMSMJ+z1lSpPBmIoRi4iQeszFKCBURETiM2zSZ1HE",
-	"InL6j5dmdrfOgMzGfDAmY6qIkCRh05gPqGp1yCkTEeGa9OngknAcJTy9GrS9A2nDiYTZCvBWiBwSSmKq",
-	"WUISRqOA6HEi09GYUDEnXChNxYAFREv4mczGVPsnM0ukZp1zUbgYdk0n09jcjXcYjaAxpVqzxFzD//za",
-	"bT8+bn9P28MPH3eDR592yl/8ZyOouOCnZ3RUfalM6GT+QJGIj5jSAfk9lZpFywHmk1lSQidMW/A8Vj+J",
-	"JcOb++WaKC1lROAczA+ROUM4kndnT0hE56QZ/vOf//xn+9Wr9slJ2OqQ11KTGddjEl6xRHEpLngEsJwf",
-	"VK/bO2h399rd/UbQ4GbW31OWzBtBQ9CJeYCqC1k85aFMJlQ3DhsR1azytFajwzEZ5M8QbR4KzC6pvV4q",
-	"1IwlDICLC8K1qoUrhKdDC+U0IlwRxZIrZuA6npP+nNAMlIk2cGQA2UAxnbOITKnS+DVO3aRkQNPRWLfT",
-	"qYP1gMgEJrAo3OqQ91yPZaoJ1wFMq8iEzkmfublhWvs6SacGkM0A5lc+MKjvfovpiPRlKiLSZ2MuItLs",
-	"EWVej9iQprFudcgxuaJxahfPDRJqQvHUzJ+U7He7iAtwg3gi+RVWHtxnQpwTOaG8CgAE4cKMzTSJ4BnS",
-	"fH7yWhGaMEIHAzY1VM8QJ50mgkXm/KapmA9kxFpFELafOgM5cScwpXqc7x/HbwQNQ4J4wqLGoU5S5h/A",
-	"hF6/ZGKkx43D3sOHQWPChft7t2pb3ydycmLAf2FjT4VOOFMknRr0ANoqE0KHhtD5yFqFhrvt7m4NGg4T",
-	"2N0mWPh8+IrqwbiC3Z03kMFZqoBM7rwRIhIhizCANaERQyTiltIY3NI8jvHBNEkMk7HDkCaLFSP7u73S",
-	"BZ03utfd3cfdYY/u9nuDvWifPRwedL/dfdR7vEf3+w8HB9F5ow56nw/buI+a+zrYr978aylYzQEcC2II",
-	"OjGHSqggjCYxZ4mlOkeEkol5kYyYVmSvu99ZsjYzzfIF7nZ7lUt8TSfsex5rliyu8A1NNKdxQAZUsTYX",
-	"ignD768YMTPb5TWpJjEz5GvPXFpCB4aftDo1IAT/qVtj71EB6PfqFqymdMCeR1UUXbifL3hEmmHEo0N1",
-	"NTjsdDphy9HP7JkHyoANH3IWWfwvwox7++GzlD354d2j5NVv109/ueZv0pOH351U47m/gK1ie7bxt2z4",
-	"Ze98q9t+Q0esCjRHjIh00mdJgBi0WwdxUzOAvwLL0mC+jIBxoQ+M9DGh13ySTgzCuP/BGu2X2QoN3xix",
-	"JFviKf+jYpnPNZsoMmUJMatYtsILZQaoXGavu2KdKxf4lg1kEr2G2RYBJ4FfATYCkgr+e8qcuJOwEVc6",
-	"mXeqbxzfvLA4XX/n/5kYkG38x06uGu3gr2rHsKo5LA1XihPWrxV/r1xtBoC1y8WXt7tgUCiqiVHEYjYC",
-	"BozINqCgLVklpIhxjje1DXNqfxvts/aj4UG37TOoum3BcBvQm2pudSoTXcGnDWsPiWAzozcNeaL0EQnN",
-	"1CFIRiGPQkLVgImIi9ERCZWmOlWhER7NR6M+Gf3PvFGHAMrMXAn7TrBgwkD3r+5PnMMNEDR41PhQtaUz",
-	"uYl81GdDmbBVAtJur71XJyBpuaF49DNKLdXg40QaHjGhDa1OUNmyCpmvWoGCFNadb654NdaFcrsw1BMT",
-	"pqZSKIZqYmruU1tg/p7ymMHqB1JoJgCC6BS0CvP7zm9KioJ0b56MzKpSQVM9lgn/g5l1TZhSQOtLM5Ah",
-	"TvFpbQRNEpngwosn+loaFYZH5PjNc3LJ5h0z5nc0sji8/ibgHLiAwcxHUIy8ndmfLriYprqwtef4C4Ff",
-	"DgncE8nUcJJxgkPL3MgkVdoodFSTiVSa7Ha7ADg5s73N/NkoIGhzpbgYGUxgk6me4xHe8szPPLOPEd1x",
-	"fjj5J1IMYz7QNwKegXvZ353jHmb9sZwzpgiNjV48J+yaK62ceSg/ve3s0GorblEKsdJXT4AUGrUeRGdN",
-	"0dZg9E86AJHaMacANHY8MLf4iA14xKIWHNuJZSpqjXNbb2vZiG8tntdtU84EKChRxtmUo0ge7/XXeGxU",
-	"zvcJ1+zLXG2QKcXuEg0N9Wy21WaLmiXa93YWTE+wwu9l0udRhK9vDPDD7G0f4rMxD8lcpmC3EBJtc7h9",
-	"o/Zn+89sdVuHfxrHhljROUwfSZymiTai4vSF05cJ0kBDd5xNKY7lzAH7czDP0Bhnv8m5cTtCkcMIkgp2",
-	"PWUDw/2ZGZzIAeDqNhhNxfCwm1duAZvsI1+1vFx/bW6qitWdpoMBU8pf0UZo+lnWdldI+Frq72Uqbiax",
-	"5Cq2kPpiCOP4YJWp6ADI+Pt2EAwt8E2DzULqMUsAiSIC/pMWiSRD5AE2Bzf7WupXMgINf5lRH90puUtG",
-	"cfT+MDROjfgVM0yKhAUrUwhTvKHzWNLoTMqXNNkUrO2RTnGMCy3lRQyjFBk6MsK+jOZES0ngEdKM+YRr",
-	"skte8e9aWzphmIIrnMEwBCocKSJNmOmIPDL/IUNzC1HURu1XIaF6Y/4SEb+lTDz1hrmwgq9/IP40VjA+",
-	"rDSDckVW2ju3Qf1DZxkNkawTmi0hdxSQWApzqHaRR87xR2YUXWmaCThFJ8BtX8ZZGHmV9LAgM+S2kKqF",
-	"3oGgs70lf04p55TRZDC+BQp4DJsh12+YdWfOs4hHKCeAnRwkej4pko1/gFq1Nb3xDFxmZlt2TACBU3Si",
-	"vRP0ivKY9mN2Uy04e9/fQ7Zf/4Ht7CU/Ssc28CxhW2dSvqJibimvutGeEqrZBdDoEvk6k5JMqJg7DUdt",
-	"YUdvjWRpJyuB9Vumk3kbUHORB54CJVVESzKjXFc6y3Mjqpn3nW+w2KrFwx/5kDglXSaZTk6LJhGN+LZ1",
-	"i4iVMJyaDl9JQSjB2BTwMSO/eydUOp3KRLPoFYs4PYMDu9GZZANdTMxIF3D2xdPJHiHwCDGPHBLFRAQ0",
-	"DXg3VWRhxu2KBgZTIKCFKhKW50KR6J1iya1EzFSxpEa6NGNvXbC8ZPMHiphZzQ4jrgydQQL3s2ez3pSe",
-	"A/oNs5fKBirfHF4l5vhTZ3T8U9Cw6LAdm9dFLOVlOr1w1k3PBrZF05d5IzWQi7E5Oc0F92kW0wGLK1vI",
-	"frYuupsqZYVjVKhaDdN4K5qa2R0eIMkO0LoU70x9y9aNhmgI0LCM6oRqWq3nhIbdhU4kwqiO3MJmGV/Q",
-	"mCZyyhLNEXStZwvNuyWzfZA7kmp/zzwylZF6uZPm17L3Jh848BaROzdk/zc20GaSwvYz0bDyCKyoJId2",
-	"+8BR1vBOFc8kske8DGAW7+STh4qrzsI9GOBclbuOIvRmekZ7GqFCROM33oKHNFaslpybs8h0OBeAyJwv",
-	"tPCr6pBjDGQcchYbiYFesiyOiiUPlIuSUi5IkVEjK5qn4cdsBWgGVhVn669ylf0zfxSwUlMeq1VvvTj9",
-	"6fVP2SlO2OqrLL7hu3rXd5Cip45VeRUTOtShoX5hzK9YeGT/i8GiGDja8R1/5vlG0DAPVfj6gobW8aqF",
-	"nZ29NE8in9A8jhd8dG2rSog0thI9elFXoXB+NkthVq1NpaLIgqJaQaLQFaXZZCUEHEcRs+uA88JV0iSh",
-	"85odqRW72SYKqkMbn7jb7Xbd3gPzAIsIjWMDKUIKtpVzKFKQTxBN8Rzf3XUBH+7vLZ3UmuTZIzo3o79F",
-	"UCsSX8+RnUOXOeBGsBXCnIHXwi5/ykkrWIW8fZJBwqhV3Ur7BYFpJTnEpz4FK3n2zQiYtWat7y+vpw3+",
-	"EgO3vXyGylOd8h/ZvPpALa1A38sD5XQ4w4SysGBFFBskrIKb22O/oCtP+IxPmNJ0MjULumS1Uk9Mlb5I",
-	"VTZmccXvga5ngpd52NdqWYQ+U64h3N585ub5CRepZqRpKDLyBsGuWALxhTcg3UHjuj2S7YW1i8p4ozPr",
-	"rLJmcKoRWDHMdDLVc7AFmzM3SrM5XaqlUaRUCg6sCjY1TdiQX1dPhboYhNiQ3Z4XTbkwG8TE2nAVHJEp",
-	"MmOJGWOqq2dO2JW8XHY5XIM91j6XHTmPGTFcd7tHXkITC1ZZQI89psAH0xKEFXZUjztPcABgUnH807Bx",
-	"+OsKEooo9yn4WMKYyypEtPcWkFBdDS4wJGp/j/SpYgf7aRJ7t3hE1FjOhI1lFugizbn7ygOq2OSHYDEM",
-	"lM0cJQgcSuVUoHws6zImvAZ89YacqXAbdYzJ2aHstW+FMcHEa7PgmCttX6nf6HqChgOkkgSxfOuKOMvP",
-	"rXf+ZMwGl74NoP4M3o8ZeBUL7nkiZ8I6dPxIYdSWQNGpOKEs1WKBANWrgUHjyrN02B/7UsaMiiUbz16q",
-	"3LwHsbcXVJfDfzX3eD+2WVIGoLm51wTSi3KmTWY8jkEwGgmumM0zMr/HHDXwQgR/d3W0tH9QtfoIHo0X",
-	"T76d02kX4m+3pd9urqq62/BQa4AOovpUg10/zej8/LRxCw1zs2twXr6t3ULmp/ySrRab3yqECV1Yj3w9",
-	"AaNiLgWDSCQMrvT9oJDwBlrHEQmNrLJgbijTnqAUNL6R6WMtE2txl7ouwxMfJ5qODkk4SJWWk5A0wTGK",
-	"t+jvpIVhX0pTEVGjc9GRuWOpGOmnPNZtLrIBvePBQO1UMYV5fM72gtOBTX3SZ4ka86kBBXAJXRjBxIli",
-	"tzLMLChO/rnX4897qgfjbSEPDHaa9rOnFmFe02TEnGm3Wl1wWTgB8ey55koy9Y/MzESo9G6UEBM04E30",
-	"ka04VdgM+OXMa6w/lvLyIk3iSuRJGGFX5nWIIZxKpVl0RMZaT1XBA0ijKGFKkWYkB2rHjqo6kygg5433",
-	"QEbevX1ZzKA8b5Ry8WDYw50dfNdLndxRV4PSkXT3H23G9rwDCrzbKh5BFTy5OIvqi60Jp6RkCdcD48qm",
-	"GjabUB5XmzAkOngcXsKSjADoFv5h1dng2HakIF/fsuPYjpXPrdHgxEReMe8LNAYhomRfg4xpH134EUOe",
-	"UgVcDPa0ePbZMXpJbYz9dzFPN1Nn3cEUkHF/veNcdnhrW3zz2J06e2/kx0StpYBkAF2hghTSFFc6ZkpJ",
-	"jflSlu59ucpVE569FKHWUTSLR79l99NJUeIp7ur7hDGi2bW2wlMf/GzCBW+6FI797uODcqqsB3fm5wq6",
-	"f8KjEzlIJ9YHvHieJ89PSGSfwIO0CDJN5JDHjDQjHh3OWL+1eK7/Dd7la13Al18zOj2bzTqzvY5MRjtC",
-	"7UQ82rnabQT5z3s8gh8VG6QJ1/OdSRprfsnm5rkPQQ6ti8JBCSypUmZVUrxieiyjAqivfrkQJLPZu4gF",
-	"xQTYGesfxnJA47FU+r/2jh91H3UP969ePH7xbrf/4sXTxwffvz998ePVM/Vblb7ge1UrtrPcqB39vPj2",
-	"Kq9NdouwncoFLBzS4pFXgn3leiqt0hAyZKDPh0dbViN8ZeEirLBHY12cGEO1Fg7zlvfzH5ds3t6tNMiC",
-	"XPMjm8Pa+lSVdMc/Dl5djukvo+/+dXIl9cnly4e9h98OKf9D8x/4k94/9I8vf5j2hXj6g6a9SP5YqTla",
-	"ac0xbncMqxk2zwxBgX9ClcuuvjjnQynbCb97efzj016/3Xt44EJTzLWJUi0Zpz1yQd5+/4Q8+vbRQ2K4",
-	"5iEJu9ch+Rs52CdGJUsGVDEyZtfmPa5VKbn1+vG3jxkdPu7t9nu7j77tPz54zPYedh91H/WHj/eHe9+y",
-	"fdaje7S/Sw+6w93BQe/bx/2Dg/7Dh8NdSh8yWqwD0r3+tdt+DFU/Dvarin4EjVwVqzfrA5xm2k8moB+S",
-	"mJmpVGA3g4munYv/XzsMjFaVQAQFGFepfda8DQ8Heape75FH5kvlQlyC2gZmif/59bj9L9r+o9t+/CH/",
-	"aFb14WM32O19W3MQLnWmXkBjV0ZThmjbQ0LJOJ1Q0U4YjWg/ZiS0fBGN26BWmq8ndDDmgnnPDWTEwg75",
-	"LqFiMDZaA35zBALOTCYRZBcOvQGNmm4DkkHjLJOEiK0VffXEPPgpixcub/UEQiTwtjGYzIbzVvpJPHGh",
-	"wp43g4JWiRSjANwxUyaNOFm43Ko0kPXNubDrKlzOt1rtheBYjMmgsHkycBdFB4lUiiQsZlQxRZqKMQLq",
-	"GzxnlLfWIQkLAXQhae53uwYYsuTUICualSDg9BNGL60505AmOtCoHyVpzFoB1HsqR/nl46q0b6uKlaPI",
-	"sgg5eH9uRvIDZ2GI3UMiSrGrEEq3KnY1IGGWSAcD7R369thSApt5PIvFhMf3D/P8a1KdjVNKxgkwcsF6",
-	"B7kUrnbWlOoxTLCYVORPlVvjcQ5rIDZvl2Zyq4Wg5YRqVhjHSwyxB9JPNbw8Z5nZWSdUqClNoCBWLEcP",
-	"FNFGqKXqkkUG3uEyCiGq/hz2JioCSgNX3q0QasZENJVcaHVkDwleG1sbOWhXhOKihixpg8agxnyKh2LW",
-	"MgFJBFZjTYOwnoeH+SHZzF+k1va68DUzgEvZhdceF2oPrcrmNa9X5OuYkXZ7h+QmmTEwZDkjCga0cOpC",
-	"keWVddZA4DuiSFUcNbz7sPiuufPF8GUzhh+3b97smQMph+wfEUM/Qi+2Ht51aRshaT4EDF/MgbSY7LIZ",
-	"4Em7r7qUhFbRElkO8q2OIy6F2fuZs35kdXU2XxGDzGiLEdllmEPhzOWjV+dwVSW61ca+lxIovJQYPxvk",
-	"g890/BUu8LQfmDDUh51drx0oO7KvEH29LEx2SaBrZn0r1CpYfAjVzuXs0TxUxRO9ja3r4HUba0dCtfW1",
-	"NsxIsJmtbmeJs5ZTErMrFiNXsT+6VyMXe1EwB0Z5oQNhD/NmFozyba3wndoDrAgEiOfeknELTQwvMSJ8",
-	"q7O2VFJ99PpEqJUHbwvHFOh++TQho3Kp3afeq8zVxTLn8fKjW2EFWxM4c9mtbCdzNf80KuXeUqtO1HMF",
-	"1RpbMcKmfNfDhLG2uVNixiA4pHe93hyyX10HcWLoEPlN9q1pf6CujGC4tcAx4AAXiZypQtStq2dVTrgK",
-	"IHskTSrl8HkuyJsFKy2nUxYdYdkSAix+xhWrFO9xoyzaZCm/yX4dgKyEoGkiB0wpb8JS+pqcKRJJwQLi",
-	"loaa6DBV6CBaY4G3cFLWxGf/nrKURaERClIhuBiZj2aZIWmiupjIWdWKW0Axw0wWyi4ntBcaEkXniszG",
-	"85Yf4I0TGt6H8wH6CINUloVW+halpvEmN2kLPm0GvCV0t9AQLJb6K5YXw6MtLHIBHMrwWMCTHAdKcXDe",
-	"Lj5U4ziqvOsHvRmysBjxhvphNV23YYoBhGvLGUp4KiB9gAyoRLWOpfOF7L+VM5tDtcK+aZezThhcgaBl",
-	"UXC45ny1ncJprS9A6BeyfzPWnl9NXRjYC9nfXgSYOd01d9VP48t3UyOivr1NADoCUvXWnuOVZJi+le05",
-	"4KkqFihnYBDIIcHSKBfBVhHKtUxaSOSs+hQTOQvILukzo/7rDDnypHu0nKxFzMthEHLmJTPWHMJGwY3m",
-	"+VtGNtpLXius0Uy3PYB+KUdeYuCqkt7TRBrIZnrGmCB6JsGakZVHKFs7Fk9lTNWY1RDAt98/IQePD3qL",
-	"MwY2/LdABLOL78+ragGueZpPynNtcKh2MzXH+lwM4lRV+jWhTLb91Z6p+b9gJGZ0uP5pDsZscAkGn+oT",
-	"jak2qoLiI8Eikj/dIRCfHprLg+p4ISTKakXMH4GtiW6WxRWhI8qFwtyHREp9ZAOjiJqgjS/EEWZU5Wat",
-	"IHsN4qGk1Lgrow0mzBqnF25sLeigacQ1WKIcWNiCtWC9MeeX12U3E98OaMyANYdrpgLndDNz5KCyMATT",
-	"cUB4pAJnoso+XAxkKjS66cEhVJ1cEMvRBRcRu66f/IEi8EQW4oogsobQVs1MihBZeTgOXmpC6vgfLAde",
-	"xopwZHTSJloDHRw+UFm6tgWi3C56E9qeo2Z+fP6q7XVmgBb4GFSNxvIynTpm8FRcsVhOK+volm3u4J7N",
-	"vrTV7vmSJOD1tdNF01J58mZuUs9EtRAuImwFeP7YywBYKRVRXMiYkF5a65qRHrX85RVNLo/j+C2j0bqG",
-	"sglNLiFDEfo+1FnK6HAIltC19JTSarN3V6x4XSnArNhIKqjHCan95G8a3UzwK5/clgNvzPAb38rSG6nR",
-	"17m6MK9V25LML1Z3vKtMKFAl3SLyGZedyab3bjj3Fm/9zq68zhFbiC0UboPArSG3ytoXoMfKdMpEVXJp",
-	"JU+Rl7eyiL727dy15fkJLJPlnHaR9kKjneaICaagIghQxDG7zs22WzHJudf6863HPpUyA4qpGOSJTKYy",
-	"cQFIiy9vmPgb1bR3Ocv8jV7ukkyIwdJl3VtWZP8HDXszFWYzjIkxV2Xp0Luz79uPiBHfMrUjyyHV7jLK",
-	"wTJ7vb3uXm/voBft7e7t9qK93l7v4f5ed+/RHt3r7nXx3x6Dz92HtNLOudouvrXEmpVW0Q0aS1QZUOVw",
-	"1ULfwEO+JRTk1jWtgjZFIVvlQbcb3Jk1cfOU8uyNfFPZUnc3Fzszr4S1U5adFi4v3QftArHIEaDeLpnv",
-	"srz6ImhaOFy4OLwUd/tLqW1R6l1ZYsGjxEh0b8b5XvsllCu5SR4GlDCdcHa1HaNXNqyFj7VDzPN92wup",
-	"jzXfCkOpsda7yTfDzTvHxgpq/trreREQGUeucMHa1m0PhZdatgvIVY9SpQP01o7ntBa4rIUoMVe2SlSp",
-	"ZRAMcUuMKQBuHfa4h7aMPJ7YWymleb8frqyRhdUAtSwQFS+cDPKnoSBEMWuoQj0caJlcZDkrKyWQGyLo",
-	"Ej86ZH9dlCOVp9jWpRE0XDIXkOrfyvpoOVB7M7VqmdHdsIe1HA8LospSt+xdaHJQ34VPuTnIJVlcm8XM",
-	"1D7HdVx9YtvwcWa9hLLSdCUpoWqZi/sPCoDtBUR40Oa2Enj4m116lSq8mTPUx/hnXGmZzOsp4HEcL5TV",
-	"8UnCbR0n/mJO08mEJqvqQ2yV4rkpVxA+Z6Ed43Fha1GM0NQbxeb8mTTlC0XwlXi2iELVSLOeiegNnrUP",
-	"BCsEgAzuUwHXflfgvxncBw1czgZqXS2qFEZagjlvnOJZkQbgDDZ5ngzU8hmMZQJtYg89Z4IZOMjDxh9g",
-	"OgnQMGkOOm/vpQKbCzqN5XzChDbkh+mZTC6JswZRW/MYp60R3WVyEd1BRtumhpmcO0S3twPYg7jwjC8b",
-	"1oVzx1wRhIW16eC+1MZ9+b6tLreVpf4vm9fmHmG2820WcbAs8aw4649cRBkcvTt7QuaMQiF9LAPiZwvM",
-	"KBYbKy7n9GqAJwYo0uv2DorpWadXg2Ym7f+v2+T/4jsteOnXbvvxh4/7NQ2bC6G/SO+KsBQU4NwzWpSh",
-	"pAqx3zIaccGUqnF1Y9t3KBZiH/QqaQFRdN3n17QrQxevaiDBcWrCSvypbJVoXJuhNgMphnyUJq5yXrO7",
-	"0ELfRdVXeyezpqHd6pBCnPcCF7+wwGdyhnkBKC9NCNe2BTl4t4WckSYqk0aPnCayz+wxOv+vazm++epq",
-	"SXt2ngvrr4aD6mqVWUvU9Sz1QZ4fgl3eDGrZ8ipyuNBH9XNYWkrm94rfb1A0eFPqz8Btya/YRRZkurzd",
-	"iTnzp+6lU20rF6xJ7wvHczPbdo3v5qzUONl1Mr1RLPBGpmyvnuk2GNLNCqCuLnZ+09jj7M014QOfzgDj",
-	"JvWVNoDEbJ67t0DetiB1nbayBUfDpmK23wS8Lj66Mlq6BAzFWrnFKrpFx0TG+i08LPobck+Eo3uZ12Ed",
-	"R0bBOOtWVyZuzl/h3eUy50UlsauOUgKWosdZAWVkslRhXBu3modhtCw6JKEtihq6n3PmYx60vwYkZNdT",
-	"c2ehP0zMr5B7QQROvpUQcjKnVEHsLIuhVKHCVs8s7JDn8HbEEn7FgGuC5GJAF0ezLebklVmjC+SxCkwh",
-	"v69Q5T1oqFRNmYisgQBWDnIorLzSUoDn+pIrDZRmaSVqqC8ccyx84KpRN+2PUDyudc+vv1R+fTfFvr9M",
-	"9vD5qfjGtDcnrFukqPV0HGktQE09dd3UL2wx/zZO4by9QqUe+NZR8C16tHBM6Hi3riPYJ3Gf2QV8C8F8",
-	"dQaeQ/dFuZuO2AU2VF8TVbNG7Gs+v2kTijKfqjCG3p3cfaPCpOB6NseytuMe097yg/lM6XklqbMEHksE",
-	"T3g8EyKtgLiRZ95ttnhcRfjzYStY2j7Ew+yNiRjg9mGxuitW7zGz52aJW2R6lQnPcqKn7oLqrRSbs/Nw",
-	"9syxjKOs3rE5Amu9B9nUVTWN+ZAN5oOY2co4tldRMxWax1g9RY1t/5JWYBsXBSTMxNXQiJEwZT9mUIw3",
-	"F8ubQy5o3NpY7q2XdjeNAyoeyecOArq1GeIzkrv7UKX5irrMZfEwI593GNFUhPoNw5lwubeOZarAvM8b",
-	"yOSsYdXWa0fx17JffzFK7ob66hdrGP6S46MXyuhXRU4ARmfKY43fx1lMCjKG5a/Az5zVJxWaRZDkNcfi",
-	"4gm/opq1Nq1tcQND+MFSz+xn4SQ3s23bPgBbrcD/VVkobmxnXie83Zy+x8vWMWk4m0UWze7h0DJLRhEf",
-	"V0e9O0ipL1Z/XKhPj01N67yPWy1QX1NrfmmR+fJ2VrDzUqXw+o05Hn7bEuoLx715KfUKgrNRsfUFAF5a",
-	"fL1GBbPkOT+/OxFGVtrdnSOiaHmHbzlTpOlMUtCy5EuzwX/Z4kllR5I3CYMQdVfe0x1qpfv6Ly8a3HP6",
-	"r9MXsZSdV/sjbsDBK50S22DnSynmxj4Ki02381JY3XElv7gTLrGhr8Iu5c/wVuSh7SsTcv4qbgrHazeW",
-	"gJb6Km7uHfDX84U4CLJ4+w1t/9lWNjH/Zy+txJgbEAnPC+CVH6hwA7hV3I6erOMLyGS9OyEtNQ6BY78D",
-	"IHoGqi39YMk/IiEXFFzRIWlGDD76nRUPMwFnQIURZPrMNqqXiS0eHrWOSEiTwZhfWXcAjdpQnAKdCAlT",
-	"Wib5kObxkovg0MhIUFAeh1RYtc4W3yzFAtl3S24F605wuzHKmF3SSscCLmtz14KFvD/NuXDvJPgSnQSf",
-	"xy1QhNmNHQMZhbita6ACdz63c2Air5jfsWl9BDZvFpOdaxvS1Sf+4U8XOFp0MUzkpLIKvKda2leU5nG8",
-	"onKJG5aJTUQH9xZmrqrN2oMVGg1gA4D1RagbtPLKZJDKiRc3s3goqy6h7sTXg6d1hRHbwTGbtu3v56b4",
-	"VQncW06bPYUGQevLXNhQ6NCTrCZUD4B9O2HBcO+xM5FM8gawt0iozFaZxnrtGqIuIKO2W8TUvnIHCggQ",
-	"9hpPGgjIVScXEHZNB9oWytztdo9In80lJLBRbb7AnkbINeDZdS1I3isV/RxprBjGR09kwsxsAmZzNwoL",
-	"RXOlGQfrPEA3NMxsquoovRwU3QkVV2avxD/upTBroGFZ5LPGFFaE2XpQ/AvFOv+JsctYtXabNbZWOBPu",
-	"IvB5Cw0E7jNqPncsdlnKXujSWzCNZhHaKwOuKyycGxtQvQjtUlKMxZdKAqapVstTTRm1GcoRT9hAS+dY",
-	"WKRe2WmoAvt7fINM2CyENS+71t3v7e3dYCjf3pWN1tvdeKRUsaS0pN7tsmhxxMA/t8KClwerwtUtF5em",
-	"MdXQo8aAm9G7BjfUsBBM6sSbN4vTbEOnOjt7ubitU+j0pUgzYkOaxpocdLs16cz0Gi9ib/fh3kG32111",
-	"wWd0tJGhPPPtLWnWdUfGX+vBym6g4Lqq69mymeW3XBMA3DsVhtcVBlV3qOvK9YWDPcyLiXo+a9sFVmkq",
-	"IpqA4/pmUF248M9tQM2558KJvDt7EpAX9Iqewpck1PL56U+nMFWzFUJNWtKc8DjmCtCBTBM24IZ9tIrR",
-	"cL1u76C9u9vu9c66jw673cNut9Ptdv/l44vPotdjyWe2PeRPrjvkWyynU1+lfGjk+mBJUeHFjpOLV5pF",
-	"wVS2PMPu9gE0Y722NiZDYIsHEjH238XSs9k5uOgZrzlw7+F+BTpdMja9oOoiKgQEATWqrsf+fsygB6aB",
-	"bRlHtg+/0nReqFKXkTQzRmsNTQZXXAVc70BKyAqC3P5+UOzIrQqHtukKdKrW0jXwbFJNYkYVRMFim30u",
-	"/Il2F/C0qJssDfTwHr1VNd112z+fn5826l3+SynL2Uu4rZqLQeF8a7fiemj/6VdyI0Vy83tc9wK2oJUs",
-	"vUTk1Fu8Rufs+gvi1hqhTLfBG9/4+FKOqm0tsRyNynVDDTJPpvoQq9PPqMpECmicNhvLSQAGpyBLw0/A",
-	"nLM140yN3QDDSRZK9fnmYgcQmSJQ6TlMcvjbJJnbmazcxCodDJhSy7v/ubOzlqZFkD55flIs52hOODvy",
-	"yiC4bMy1q/f5R1d8v7jCbJslHdqd2IfVgLa2H7YAdLEc1fthzY83cmQYuK9QBu7QdlxwhdzYnFIxSoCn",
-	"sKaVtXwnG/kZFy7HUgTlOveLpeHMG1zOSr9jCUC2qk5UeLwqrTrUtmUgPKeEh4SSk9en5OyXM2uvBjH6",
-	"2dnZGzLkMXN9/s3JgYovhaGdrrV7U7F42HaDtYpdhTPywuLhRQTuZPg41nrqFeKEkTxfWRXxgS3OT2D5",
-	"t2e6sN55G0+jFLET5DUf8bBcxZax4R80Thl2q1LsiiU0Xuaoret4UdAyHm43Yak8dlG+3SAUvhbQ5gut",
-	"ALLrWHniuWcS6fhhRYOArMOM5R3zJcbGC8sOEo8qLMPampZd9QdRHr/+VIpVMNY/EkQ67zwKhTHWOAxr",
-	"pb6bk6gZfNkxFENtNzkIfLNwFIX427UOwxrp7+o4aoavOZCaDo9ZgnxerRTbsu0e5M1rKHn37vnJ1bcB",
-	"GbPrVrlpjUvH6/cGe9E+ezg86PqZeFGxRGj3+tdu+zFtDz983OtVVQENGu+pHoyfoKi0fidjeOs07fsa",
-	"RDkPSLFBwmpg4NQZ8t6z/ljKSwX9KA3vxrdIczZWbHABRBkbOrYCosZyJrD7lBSDUhYovvBq+OM/HieP",
-	"fvjxn78nZ7Pf3r05efT85Zt/PZe9l/QlPZ2t5Lt21eu0PwYTlPIOIVMnipvplM95XcMoSrALZ30zyaVw",
-	"0XUSiz+NnX4rogpMfsJibhCYbdRJt/TqLWM5/NHmawdz5NNvr8lucSWVym1kf3XyqxNfr5io0FXtQ55C",
-	"5Yn19scbNLPANdQp+Ky6LTSU754xockskWJ0RMzkc5SpshErVUMsv16VZmVAA359oMgMyUabR1jMW9EJ",
-	"I1LYuF272crxjTCbqouBjFhdPeABM+t7oFAaxheOSDeTCCMOBds9bW+FNpTtKbuHRulGiutyx+qffi0I",
-	"1URjh0al52IUAqnMwIYMZBrj8vssvwpXMri3T8YyTdQRodAoOMlhcEIvGbTMC13UNnTz9QX+LADazl0p",
-	"0i+yjgpGOYOYnwJtbZolyhR7DiNh3V7Wol3wheJiwLYczbAy2GSt4A7vrs0r3sms6HFS8yuccGaKWjnz",
-	"mXnQvIaId5EmNW6Zd29fEltH23xM0pgRYQ4z5gq63RKqs+Z8ndXsuLTRwsL9PS4EZvgrzcMxCkah4q3X",
-	"Y5i3hnU514jpbfLtkqi1BvPeLp/yh96cexfe3gYDLx/HWky8sIotn89ZZQsA28SiQMYAfBkQ2FwDLjwx",
-	"ZjRRi1lDXvcCRbSUga8oFQZYrDt2c0uzlc+fGt5R74d1eg11jJlQIWQqBmajRmcyeJ9O0Y3vop54lG1p",
-	"Mk018yuFaUl0kkKD+Qp4yXLEF/20XES3M61vFhpY1eBCdVZ0qqjtUFG65Vr5hdV2YTUHm2dfVQPPEVGM",
-	"kUIyF/zshQ+26qz2nzssD+5zgbTXR9BZ0KjEU4TMN3QeSxqt6HecwXEm/mAqm/1adSZRK3AJ/xXK7JhO",
-	"2Q3JvY9w63L6+riS90Zmres1skY8SG17k/A87Xb3BuaC4BPrWNYKsSqZlf2BwkyovDwWFLZefNsGOYaV",
-	"5KqTq6L5d/YND7O9x7Kv/KcMfBeegS/cEx/W7JGSn3ZQIZ7U8Alzk2yQJlzPT81NI0D0GU1YcpzqcWWT",
-	"lOM3z8klmx+SUF0NLszBoq+V9Odkf8/aRdIkJoMxTehAQ28juz9XANzAH9UyIU0ziBnOPhECkgPYgU4H",
-	"S8nvH4z1n8y6uRhKEK2l0DaC34blNCaUC025YIn6b3U16HAB3nfX9fawYab0HlqITG8cY6XHgSX3Wbxp",
-	"h3zzTWZwVt98A/Gn5JtvcpL2zTeBzx2z34HGmR+piM4FKoQAimQgJ0yRPh1cuniyb76BGkDffGOD9cVc",
-	"CkYGVORc6fBcnIvdDtH0khXaS1lOZX32zT6L5axFuNDSAD/eO84D6QWxuQ6pnJM/sKqqFOxcEEKmtoZI",
-	"c8KVAh8Wu4Z67+F547wRBsR9jwMrEn78FAZY3ENBVQ9LQlXr6Fz0OkSxhNOY/2HYKi7j7fdPyKNvHz0k",
-	"zRenP70mT6iQgg/MM+jeQbg8NCCiiJKJBaJ3Z9+3dw+IUUxJKrhWASz46ZNXxzZWzeaUGGqiAhKa0TuI",
-	"Qnw4Dwl+JEwN6JSLkVnfXoeMqRov9O6GdX738vjHp70+Adlpr9c2PxGZ6mmqgU/NEq4ZsU3AIQ9kQBUj",
-	"Y3bdgZWhEq/SWBP2e0pjRUK45Q7eWNgxN3ri396hJ4qFPq8JiAetgesOluHYRX8e5IStwIvCo3ORSWel",
-	"MQsR5aUpkA0ERNNR3dABsvfgXFSuZ8K0eV/H4ZHzKdTNX7EYL/Y9OBeFpdlIn1XLIitW1TkXz4XiEfP6",
-	"E5DQvhRCdk88o3NV08XdgVMzrAt0DA2EFbPxrR9BjeUMTBhUkXITeartyA+UD5IALE8BVW1MjudCtjYR",
-	"CjIwn0xSTftxzmqbof0UBiQsQgf5G9kNzGvnAk+gdQRhgllGt9J0DonnMOJQQqXbfMQLHplBqbqQImx1",
-	"SGbMQFrw7uwJ4eJcrAgo7ZDQ3Ig5cy4IxpWqDsHtgizEFQFiYellaPUhxCHDt5jQeSPfjGMhs7kw29zf",
-	"87hTC07evCcTS3YOyXfAeYiVCNgcBYKwQ94gZ4D0+3PRxEsMMEw4Az4V2AyrFpJoQ3un6Bs2KzF6llkQ",
-	"XDBX2Et4YlhNnxFgVpjMH/MBsyqtZV3HUzoYs3av020EDTB3AE9Uhzs7s9msQ+HnjkxGO/ZdtfPy+ZOn",
-	"r0+fwjt581hggiX25gmxh43dThdfkFMm6JQ3Dht7nW5nD305Y5AUdsaMxnr8h/k8qvKqHIParUiv2yWz",
-	"MY+Z6404YEqRJBXqCGyXkmFZKC1Tl+Nh+5fhQaC8wKV4HjUOG8/srBBWA0o/rKbX7dbJsdlzO6+s7vwp",
-	"aOyv8/x3NAuPNK/s7q1+xQrzZ1K+pImdqvd49XtnUr6iwoXxgVjycJ0lPheaJYLGT8E86wt1jcNfPxhx",
-	"0LZ+bbzkV0xgbJWmIwWmrLnSbNL4YF7bgX5p696mFeGnCTejZxdmTS2GABnGmrV9m0mHywF52N0jEGgx",
-	"44qRpuGf0DnO9lFLtE2sHac6kjNhSEluw7HShd64S14hCddrXTexRK2ye51R/5d2sDsyyJ1NOwNpKluS",
-	"IXs0jonZBSC65nEMk80PC6enWHIFhmzsMqiqwP4t3k411Bs52FpD6BRmN+/t/KZkMfrDa1OY9SbMWxH2",
-	"Fpv/9daukJH3VgQJvWxMoNG88xWjnXlrjVWesuSKD9g7Qa8oR7v9MozNzhRd8nXI1qrDaHU12KFT3jbi",
-	"cy1eI2t1XLIQNRnkjaGy/lGiUEvEOUD0mPHEukBUHsYUWDBnQ34dZM4qp+8HUIOEpApKAUqHYZRMuEg1",
-	"a/kTV6HES6708ZT/aHZn+FJCJ0xDdlxNqED+yM4TKRRXmonB/ExeMgHO9Bug1nrIYVeZWakrUMTQOHNP",
-	"N8aS7u7qV94JagUddLj/VTiax8OULnZpt4DrczU6QNvbh09BYyqrYn5eeUKyg/yhTAqgb+DX6ikhae62",
-	"d7vdglED/JUxFZeWQZkxuFYsHlrhVY+zBm0QIHKIYSKGyp8+O273Hh6gxskVuWRTjdF+MVdagVYAD6Kh",
-	"arfnzUyaISKUEbKPXXzzWMaR4Vi9LuJsMxWuNBRqzyOmFdnvPj60GAUFgmH4KtTCoAwE2zw+8juJDWG3",
-	"ghP+FBkcF+1bOknZpwW03N0yWpYjYGqQ08DKJZt7HYFdXJAXAzRmCVqqx4xGNlH39GrQ9shNG+lNzdLs",
-	"exX06dPnpAvdNfD7iRTDmA9ux6N3H66zOpVOp2D9ecUiTp3j90+jQggxvnJZJB6VtKjMkHc+XrL5BY8+",
-	"uQLVVT6Ut4CrCpC1wJof2KaNgNsgHWTcG7o9wm4JF4M4jVjU6pDM6p4J0hMGVCx7mOa6c26rNaNCTgYz",
-	"ojvEk81zgVeNaeKi251UcujPMqMGUayE4M8AwVxGXSXN8PTnJxfH786eXTw5fvLs6cXZ2UtD2va7+7me",
-	"4agcNZpitnPXf9no0VG10GyOLyNjJRGhkgFDX37SDPFyssQKQ5cBsbl51ujAuUUZH22UKZcvOXux0Af7",
-	"q0KhP9xCtT0eapa8T7hmn1WO6O6vfum11N+Dh/uvKHi8zZlmGQ+XSiAO6wdjNrgsFMHa+eibQD/Vyudn",
-	"LI6h52uWvJsbEeVMGDEmS0/HgH+UJKDVVYd8L0svPVA289c8lNWFrxQCzJr9jI4tSNnByncyF8vz6G6F",
-	"8oXtrZIACvk7GBz3eaX1dVTM72XS51EEZ/1vgJcGOzLkoCtRw8NR+4WHosDV24VyhdXqw1nOkfoMXXjA",
-	"5gxadWpk6deFsI+7EqcXcu0/s0S9kJCzWqb20p049q22rhFwB9yL0v8eojTxw6IcitqOix6OjpgwqMXa",
-	"kVBtfa1LTHTnI2J1PTcNK+pqhsSKzAZHjpxRmMZKkj4jro8GRbcT+KBA7gxtpGe2grBzLgy7DV2WYeh6",
-	"RmK4C41Thq3Y8hRHQrWX4fdAETpl16Sp0tGIKSOHn529JHvdLlGtI4MR5yLMEhdDNBzbANbQuYLQa4UD",
-	"ouNqpzNjcdy+FHImzDEWi3Hqax0emUUIIGrnIiwkJYYd8p3UYyIYKyQjWlu4C+YwS49jOWsbSRnEjnMR",
-	"1uRVhoSSKRMRlnpE7WMkGZQZAC+An8lZcc4BWtrPRYUgA1Z3ITVmepOzccIY+CwgFuDQGn3wLpqh2bu7",
-	"Ai2nJGZXLG4FhnGYJ9CfnaBCxIYyMe8YRQcOrRXYmupu8ijbjX3K7R9do9mLwbmwf5R31qqSw36wazgR",
-	"6uxaf34hbPXjmA0LTy7m+vowk2f7kqbDuACsJkQmDqQMiuW6FvhWc2WrAn8b6/ooqurxLq75+YlZS0lw",
-	"cFI/Jh8bwM1FjeYQG71Ww3rtTsqX36hRGKsSc28oGFtHUKEnFsTv5QT5eBGasZBfyvx4wRyyN2jIV97w",
-	"Ol0PrzW6qws06+//6F2PB5OnI/rLq9E/T78T/d7jy+c/vL3616wQa11Md3fICRTdkhpck8d9DKtxlZvK",
-	"J4NUo0wSqo7nlsv2+UMMrrh8VlihYLPy4jKy5q+ncsh8qBud76e1fYKOcJ1d6410Kzxnq7gugONXp3N9",
-	"NgnxzxLyHBzkZR8WrxuqO2SmyEKVh2VK24jpGlmwVgR8axvgalRAGEYCl6Evx/Jh2YKCeV+YG4DbMWIA",
-	"8qJWQJS0JkkNYZt95qRAFtn8tHWNMke5EVRIwcBxmq2rWlLQf5aQcJeWmmxbK6kIitg25Rkv595E86eb",
-	"TmnkK3gPPCCuwLxl2P6b7NcHMpz5Rlk+MVouMS8UYxaggNlEKigf3ypHMCRyRiDRVXUqww1emAXcIaSb",
-	"8VcBudnTfZTAZlECHjgstS+YB3Y+/ib7SznITxVegALAZfzB+u+DbrfrwdbRMufWb7Jf9GtVUfkXsr8d",
-	"El8JXjV+LjyWO/dzbQuRTiA4fA1s6ty7yraJfcfCQ4YHEEA5SpiyCX8ZEizFw1iO0GU2lRxBoTomlTzp",
-	"nb4hOpajdv44acqEj7gIiE4YI4r/wQKbmQQZJwePD3okkRIKaY1bUBrFyGaKUBzPfiGkZg4VoazjA0We",
-	"Rr2HD3cf24jybK2XbB62OhDain3e7BuA1Ha4nB74S53ICYN8maG27j2FQYIYC6tqLEL6pRw9yQ9oJSZp",
-	"dq13pjHl4ghiiRTTf0/1sP2omJAcywGNx1Lpw0fdR123vXPROxeXvz+OfhL/mL2/evnTwbOfv03Pft99",
-	"8d3pP/jucPIwefI3LU7+9fDtSXL10+Xfz8W5+H////8XqR6OHP+xN0ri3vSf/Sf/ev/o7cunvz2axfPj",
-	"aPefvf7J3t5r9eg3sc97j18N/3YV/z55+NND9fuzN+P9uf7u6rvfL7v06buXyWv9QpylT55E3T+ePf7p",
-	"bPjHsx+vR/t/h9PKaUSZ5lTSAHtB+bWU3A5PIOz+iRQ6kRU1BkLMFwvIhF636Yj9fTfsLF/EfSDsZoGw",
-	"ZxB0rcF4U76rrFx7QoWa0sTwN4N6Hn0xf5VoS84Ll8qTGbnwXiCQupXHrAORkUOgMyQ0X4eZdanwk5Yh",
-	"aXpVZ+yzXJGuUX5dZpiWGP7SLTyFlnwcRCb4X67yfkjZAXlQXE85vO3fkRgBW7ZXI+PI0LaEsTpbqNnj",
-	"UsFiwwYXq1ZkNILlK9Jyi+u5S0mndJ01JG4Bfu+j8TclQm8A7UEqlyLH7SraQ9i1ZgJav4E7YAUtQprW",
-	"XkPgOavCc1yTxlt2SS+/pzJJJ2aBM64FU4op4mYizVxssr+2gmr559CTfczXVKcJK2R9Q2MeO8oDNwc8",
-	"tnO1S2IuWIc8R5dqnxFKYq51zEifjbmISFgh7oXZpESl/YmRm2ASwWaFXUsQqfLtOfcRHVyOEmjDRt4k",
-	"8ophGAhWORRZ7nE+M0RJKgjJss99+j+GWPz9dRiQ1zBJJki6uEQONYT85YyhG6+RFJAc4wWgixDqkJj9",
-	"wE1ZRS9b+DI6jVdxL+lVSnpmYnuKHVfXViYjchn9c7w/Oz4+Pv5u+mbSH1w9jH75Z/fbf/w4OOm+GR2/",
-	"HA96Z/3rn/evXu2lTy4Pzn757ZfxTvTD3rMXj18e/3P3x/Tng9+/e907fvvDP/qj5wfjsZr+cn389xvJ",
-	"lhnOffHS5deqmK6WKT0szq6rPyfUI6I5FczQdilRr6Ap6wmaNI24JlOqx15Nd1tDJ2Z06Kicz34Wt9GU",
-	"ibVChYZqhcHia1QDQbMmUBzHjE+L4uQi9AIFDIXUF1CwKiuukgoIMMlorfmWRAkd6qP8FZCJEq8oiyu2",
-	"4d5yWdFCalyzYW1m0XOmDzF7DBRp60Fx48mEND0yr0g+UZ5XZtsUmVdn0tWkgtoNLXA/cU2YgR9LwQ0B",
-	"y9Vyd3J4oL6ADl/cXBh/7kDlrkTxxRK/NQa+vIhRveC7Vpml1QI4nKaWRha9YiTDFsJFYOFiEHPmZBvo",
-	"9Ge+K2l9FoZJ0whk1KFmhsQBUXTe6pAT7Gh0WH0zINkYzn5cp+XZG7ZKXQL+wwJO2CGMtHOJjkU9k3jj",
-	"VboFtBhYT5vY/fzaRA6PNSwtv63baRJfI8O5c9WjROQ2N31csuUmD2fhtAFQiZ8WjBwwh3uV8RWbBDWh",
-	"gJkjGVMxgkoU1zsTGe2odBL1d8Cg2rSFttBGi2aNv2WVNsAkW/jSGm7zKhytDnmL0hNRYygdC1U2uM5N",
-	"Mi4oEbM08+oC1rKqx2yOjBaiPaEGR3JlXf0DKa6Y4EwMGBp0rZ8GjtvmPbk8JDky66on7S57ck2BfR0J",
-	"/W+D6IDtDR/Svx3/MuvGSTd++fzhC3X99OnLl7z35nIv+uOX5/vzGT3uH1yy3rM/khc/pm83l1v967+3",
-	"FdzEYFmFQBthquYx2/lo/r0wfHq5AImoaR5WRpPPFXz8qjlmfDTW5FGLxLaS0QTy8lIRWQEHs4o9vTjs",
-	"kDCbHQQcZH8qs7m+e/sSRVUUk8Li0sOAqJiqMajmmIh4SMKPLz/tfHz96dfOdOfj+08fsLySrb1ltGpI",
-	"ZnTJ0dh/AKJyyaP/5/9+aQt7sYi8thKb86m8bwUkZAIqrxXHz0oj9VMRuQliRq+YCtCwQEmfj9pMRJwK",
-	"snvQ7nNNYvBb5tKwEY0NprY65LVZshEbNQOLwiiR6VThmRixJuIjbkgjjWPSt6mPUOkAT9hVJAmvQ9IM",
-	"r7vd3Z3r3t7+TvfgWziM3d7efvfg21aHnEoS/vD0jBSPtbsD7/T29jvTnd1vQ1hjxXPuMLrdbghR0dB7",
-	"zMCEla2g9FB0VJK1QB7Gq85ETQNRRsSCu1ZsNIG6cGH3v3rfm7X8V+97WM1/9b7f/TZsYa55VgPd1iSH",
-	"JPnwuq2uBm0DQ205bCNggbEMWBrEiJSmRg0AEvbL4AfLaf40ZeL4zXP8K5eOyYAKQ/2hCh9FSISM+WEa",
-	"xwhqUIrPFtFC9yRXmJUaWSF0zmhiDmhKE81pjEnz8AvWqEA1wCoyNHPao/pCcRanyzkMJE0hRXvgat0Z",
-	"SH7v1J3dTqf38GELFSYcVrvCSebislpJsKs506S5TOnAlknejrOaU1CKxu5qiYvxjMfsLtSSRSogk2r0",
-	"XaQhpKkYI7Qvr1i5F0kRM6qVnIyi3TCQYa/QzqRp1/y/v3bbjz983A16n1o7zWv8a+/TTusb97F5ft6Z",
-	"7rjH9j61/k9F85MNZXs50Ey3lU4YnRRl/Eyj6HNBQfdYi+ubwzkk70nTEOBhEXhahbIVSJn3eliTLnDR",
-	"ukhjsxKr74k9HwSxW1i9svbZeVW7sLzCgCy8dtDN7Aw5Ct/bz7ZgPztGiuIV1nUMts4p0iwJJa2y9BM0",
-	"FtlDAWM98UheplMv4nfNcN8shJdi0wZLMbPykVSTYj1DCbyPa6K0lFm2FhNRJgKdPSERnbvCh4a4a9KX",
-	"2vCaQglJm9w4ZtfYOXvMEtYhrqragCbJnIRPz+goRAnFFmFE7l7AltBaJbCgJiUTqgdjLkYkfD5sv5aC",
-	"tV+Zb0Lkw3vd/criSXCCflbqZwwYfsuG6zxv7Unr5SAdq5/WWsTzoTkiOKG7jVreNBfW71e4jFAuzXU1",
-	"D7tnPwUNA0+r3oFnYFF7a5KwVzKC3Kj7uLmtktePBnr9+tu/fvhUrOAo5SVJpzXZskgTCzpkmUjufCzU",
-	"1l2PaGY1gzejmXLoaKIRunvdLlFG8YQySSCGRlRTSGkAN8Ihiq0khJK9YGy9FHJWKHyRrYRj9Zt6uvY2",
-	"b6zw5ZE1tzjz3tdPBsttGJdTwaxI/j0RvCeCK4ig1z3lFjTQ/J0VGF+XIrrU/RvRQ8/jqrJWJ4gupR47",
-	"c0M67WxTqnC+EGpEXxgNPvTLyqJXyhvcJn+SENuogNW6z5gg7HpqtN6wQ04SOrTF+qcJv6KaHToKvTI7",
-	"DXq2WA+v2/0RgV4D0LMAumpkTWSxNm5WTDyrjYsL4ApdxHalYLUH53KWYu/PggWC86w6O4U1u8CLtjlK",
-	"zIdsMB/ErDOJArvb1jK2AU14vgamgVv5d2ExfsPjVQwGOqzcs5d79rKSvVhiUMtcsMwIgqzaGcSMJjSO",
-	"6+tGPeMRU7bLCtQc9wcoZpRZFb9imjFXWiZzNPuDSJ2VNeeajKF4IR0O2UCzKI/7sfUYoQuUmclM36Zx",
-	"3OqQd2JhLbbZA9Rmh0+2WkvrCJdodsoiIoWtt4L1aw3xxUKWlcnJT8xbbxmNXvsz3WU25SuaXB7HsZlz",
-	"GVl45s6veAQzlmRb/QrqUP3V0sgAXIo5lhVwCmhiUcJD1cJDtRjr3qtNL4vjhTzPwggBLkkm5utinnFd",
-	"wXIf+J9l6747I9TidMtQAYvBF8gSjaKEKcUiF/+UHQW03Crt+j4veVVeMl0FVBuDsSXO6yXGp1XUvpkX",
-	"WbmqqJijspI5mUqgfF4FtRZlgp58NxSRw1ZVuwCbaQ8FUuuQ5A3u6LMxiqr5lqFJJcu8R5Q7TOCvAtuN",
-	"EcUJPfUSmpEYnIRWMWVJRoPfF8UwDCiolIGsRFICNBp9uVKQ28y9APS5kcDc22puAUC4MSZ89P+Eypkw",
-	"zAq8qKp+vbiYpdUtCti0qny7mdVHFYspK8u4+5PUhLqX9r9JLMjnLGNhTmAV4pZ37ARlsC1+DQV0v/aC",
-	"GYDoBrcKyLEmXkNqwVqBEN/zGOPi5KQPWZmYWb4DqeTQziyPVMQGxAT+adp4/6ss2EG1jtBPl6q/04Hm",
-	"VywkE0aFImFs/jhybXMm2Fnexd7Ec+CWA6pYmwvFhOLm5XhuhpOJBnN2GIH/r+lLS63AjQjREDwKSZOq",
-	"gTVKQOwYLickzf7cdf2EkrbmtVYnC8/A/jqeM5FjvCyEhFfHeICrsjLI+x/m7PNG6V+k3fj7RE5OqF7L",
-	"Cnwmsycrm8HPbdV7MgRQIs3Q3T53V19b7RTfLAReuZ7aOAi8l32kyWDMr2xPbOhjVNkMe63jQsBf5wBO",
-	"ZaLXee4NNpFc67lT/gdb36r+OTyxFmzrOcoxmdKRNRM64L4vkvS5DdFOB/IIFfi9qmI/ENmWcIW1Iz8c",
-	"l6B5jmUWdgGjHmUhGkP7qG1w7loGoU8TCCoqSIo0QwYWaX7FLvDlQ0svCLuGqF7lnJJutICEFvFDF/mb",
-	"m87B3QeHYZ/J1thCj6ldMDodQ1j3BcWaBUCshjT2mpXud/c8v6UL2V/VMcV3nhq2wiJ0VoJlg0WECxJq",
-	"qWl8YbcUBou1RGtcq1IYpug7UhVjtgyC3T5YPvP8h1IarRRLGBas5qvwcm6Ju8GBItwiUEOrK89B7w4d",
-	"2rNWQ/RSzscawUa+zKdu8FN4+Z7T3cQhvBGfA5y4rxX7V2KLyHUsG1gIBSqzRGzJvpamdAqPWht3MbzH",
-	"TFfmQqC6ZdG75DiOIVMsj8vmmQZkyPy5KCtAR3bIPOlpxK+YwKbwMErHcEOPf4fAHrOwJfMnKHMBFAYL",
-	"oPUG/Iq0KSChgXSrPpmPF5jSbnhXwjD79Yh88w2uA2oWIbf31gTWfUhm4kJLEkZQX1OF33xzLpoh7fQ7",
-	"g1zjc7928Psjm9oFP5Pwf349bv+Ltv/oth9ftD/8rXl+3il+0/rmP8MAGd9+t9vqnAtXfd9NkNmX4Kgh",
-	"ot6aptSAxjRBNY5iKQ2IwTKAIuaExQzS1+BPQpOEzs+F2TALiCE+lAtFuK5Tj6FLlC1v4avKmk8YaT4/",
-	"/Yk8OujutjrkZ7Nc5Rr7n4t3b1+2mRjIiEUdciykmE9kqqx5DLPP8NxTBanNAIO+8FcrzOjEFr1WjCEk",
-	"nQsLnUaWsSFWTZWqKRMRi/y+yujD11Ie5s2yEly0ZnGMeaLUQC/6/s/FKtEF+ubY1UNXLNiUr23bleK6",
-	"OuQtU2ls5ShU+s9FiKcaXVAdOucRqPMOrnkE2alGvIIzYNd0YO7CyHG73W4GJk1MWxw5w+W5iA2RU7b4",
-	"yVFeswMrtnMFrwOeoPAGI+dCY5VYhfTiT5WrigTsDVKbYMHUYhHQCjeZnGzutE58KdCduh4lu71Hldr5",
-	"DZeFQYBLF5XRvtstyV4aojUDV74FPUNAZJIVgDF4xnFBecJhr9s7aHd3293ds273EP7f6Xa7/1pe5bAi",
-	"S8/M2DbjN7axZtuqaNmid3vtvd2z3t7hw8eHDx93Hj9+/K9lhRC3tWRAM6cVwvpQwK4Sp8lr7MBd4GRZ",
-	"dwVKLIchQ87iCOlolOmmStO5I6K0H7P6Yiz+8HcvpW8uT9+lnOwI1zoicibN3MvKn09Wxgv6nvLYNv7Z",
-	"RFTGlxeF5SoDEmKKLy5rqut7LWTOYhBWAi8uJCizejd1kwsr5iLKZ6LJoZNQvCh0F/adR3Y7q4oUA6+h",
-	"SgtbBPGEDbRM5lgoqkNObTmXRE7si4nKq2TaCgeXjE2hWwvXmSXIRktC3QKQ6AylEXMQFo4IxVfzKo4D",
-	"OZlwDcaebIU1yfSncJ53ictmglV+Qlij+prruSyrohRTDYoC9BVSmg/8EBI1V5pNPAzwI6HaLhJq52Pe",
-	"+ezTDh0M2FTXu81/cqkU5TZjNbJzxAY8MiokjGuIrYXVYkOkDC2EN/iDPGuEhNg5pe29o1D5M4ql83/B",
-	"PqBtbrGzsUyTQaWci8sqtkx2HeI2k3nte3fdOAgXbCdbhRveYX0NXvP7vmW372QB4FNo8FkVHrmGl34N",
-	"WpKw39hAL286jTQDC2vmYZaVFIYkbJgqprxWq8t3ceRThUKDywdZnzOUqlPhmmOis8X2bLONCpGGRZ5z",
-	"5XEVLXkL2/08tGQ5BLzCNLljo+i9N+T2vr/gX67DmIGlreGp63xcj4tQj1stePK8tmY0Ttmhdc2Zx/L2",
-	"m6qy5bM1b5nvn52dvTklQx6zDvlJuPoepfolru981qbWeRZt0ztyTIaUx2mSp4FCkCrUAMuS7jvk5PVp",
-	"VgBrQudYSvEh0ZLsdW2NK0WaCU1YPCf7j8hYpolqmd+hNTardDMCVs9PXMf9u2h370+xUa/7e4Lwb9Zh",
-	"HiElbz0qr1hiwN5inMG2ZS0HLUXIMK9tswBracNbg5nT1NXQwzI+mW8C+hkYCoHDELeHBxj4RkPStEWD",
-	"jHTPOBjPjdKChYAGSHiMxjqiXChtu4pjIV6cKwxsOUcphw8U0fOpbYmZlX9WQVbX0C4PTHG5Gq20TDKa",
-	"QjPnV16uCHLEp1RB2ochNM6FZYToyRTs6LEcjVytQ8xpp0ouoRelejl3SjgWavNsl4L8bKny2oTDl4Oc",
-	"tWdNAnKcGjjWFS+vQRbeKZbckwaPr5bQ0qMMvkSxSB+Qt68kDsflOmQGtV3Fc6vVl5Zguw17ji+IcSoW",
-	"RLBigEXM4brthUvFGnix8r5vWGsu2uhaORUpSFtD8PvWormfrH+nOF6sCnCP4P/OCF6NWhtgNxrWbovf",
-	"1jxXWkanFlP8ykl3jCvFIk332PLvjS3VgLoWviibYLY6zOrnhb4kqpwkW5lB70a27/8ZERefpW6k29/K",
-	"rvf2ufsQ/T8rFjEra1XrX3VPrMCVtcP0V+KOVwfMDflAwdK8cmPVCOaYwZ+IX5tGin+OtJl7dPxromNF",
-	"bPANsXHNUoE3xE2LkphWUqyUh+klG2aP3KYSX11hDtSp/kKEYbNCeXefk3BPRP6qRKRUDK6ChMyg0qGn",
-	"Gw5oHPfp4BJgyb7w9MpC0sf/tOpcpy+j+X/szFh/LOXlRZrEn+oVzDcSKIGtMKPSfvbjA0W8IYBWZF1z",
-	"y8lhaIyG9bIIi/dD3dKYUaUhxMojUaeaiogmEXmPwytiQxzcfG0eYcl6CJuSomgKbgXZc5pPmNJ0MgV6",
-	"5b7N2wpjzU77vepMolaHHIs56V1fuwJ2rsQQv4JURCrmGoIS0X6lSMJ04txhGA3e20enFZK0lbUjmLmf",
-	"B4rwKCC1e8rCkvEk8mDS/ESWVpRYGS/7Pus55gzqM6qI62rIBXkn+LXtZ6lWriY799st6mo3t/jZrmxy",
-	"SJ69On7SPn123Ht4gL4VHnWyCQG2ySWbO0cAtmEbJGz1GWZwsdGqP9yNmcTCvqVlG1hGSvahJdCMpP6X",
-	"XyreApsqhHcDMECvbnj34fV1QCjZu77GInTZwILsdok6IogN4CyCTKakU45xqSEQtEgebF+UUp4Ukp9+",
-	"sRqYpU1m2Bq9CAtLAkYh9kJvjFbgmx7gEXQbgde8RTwb+SGSttKquSLTjDyGHjEMA9fGdmoryS/SNDVl",
-	"g4XKNIyECKyhPVgWEcwUktAesDCJS/UhY62nCnt+2xXa0mC2XKDNkzaS2bu3L0mSYs+UMvHzaCrVlv44",
-	"WLGFOH36D/Gs4BoUMpnQmCsWkeZYKk1iOWPJgCpDO3RCeQzRQFJbsRGao5KpTDSJEjmdmseev7mCBlQT",
-	"RVQ6GBuAC7vX3w47u2EWv+8KnqmWC9eFloVwzwH5QwpmSyOKdvEcUMjsGuKedQ0OMYDpgmNO0353HxqT",
-	"2eJBMoYIpt1ut7BnhS1OakKMnkB+xHsDxqfeS3dkSPVm28h+urs9GmXmxmWsLBjkn2KQ+2gNmpiDRqgn",
-	"TTU2dwNOJQP3rX/HckKfLXzqL2k0BqDLW0ABJFEn23nyMgrHJWF5p4DM6xWwLLwSEBlHJb1aYv0Gnlgo",
-	"VtVWrgW6cKfR+YuzbYKh6r5c5GblIgG6ike4EhY/+o9f8OgTAmLMNFsEyRP4vrokXglCM+I6oxwCa0HF",
-	"sP0mtcp4uitjvLR+XoHjr6qfh4usYoAr1SB/npoSeqXjumE7xd21C+p90UF7X3uNOgQlpxUUwKMCsYJq",
-	"Ov7TeshiCDgII0C+b4gOVTlYa2DC7VubfqHYczdcbBMmdm/K3CpGGmRaCxlXcLkdy384Wy6A2TooRgXL",
-	"OJa1RyhXBWUFchd9IKDCe46QATODPlAQkusqDTa7iPpck4hjYyDUxDEeFsPZmdBklkgxqnNbANye5Pu8",
-	"R/vN0T4/vnUS6QxU3CP8VhHeHG1ZVvQsdeuSAd+/SaOo7dyGyzPPUsUSh6zcVrQnTVeBAlBUsFkLckhs",
-	"drYLIvWa7oqIJCn2wXXR+A5XK7S04yg6cYvbFGMrwnW2b/Jxq9t2vJwbV93npP17GlWOo8hP8WzavE8R",
-	"z/2e2RbPanAbcTMLXa1H73CQKi0noV+4oW+4CqHkxelPr8kptibsdXvd9m7PRSHwxJnmH+S1wEjT7BV8",
-	"FVLYAjVHhF3jVklojiRUtuzYMFUsah2RcMImfZaoMZ+GWQv3i0tme1zZOqAhGcgJQxrUT3ms21zYmAnV",
-	"IWd05LdRFOyKJTaxrd40fOMusZ+FuhTX+CfZlDfr3irYrK6D630O/T0d3LwHGKBAdQzXcuo3YjqTbJbr",
-	"NXkAlUYBywVRDYvSC0bxQ0W7imLA1UVfMkb+5YQoryl53Ke8fiEm7Qpg2wgJ8sTVQg2KWI7q0eK1H4NP",
-	"ztZsBVyIkKkoXq091RDLg09oxGowxw+Cz1b90iz6S4w5/LKqupWPbL36brEcgQ/vrmv93ypB5y+N028Z",
-	"rUiXNOe+LG2gKs3GR/KETeQVW1ONX8RjfL3QuK8/R/2+Q/a7j3PLO5gAbH5o/nR1bRcz5r3ufq+7/xvK",
-	"rAj8t1bfdUKFGrKkDS8b3XhZd7ZLy1/ZNcfiTZX2usrcAQgnpX64XoXoa2s5xPySQT1EKOqMooGMI0tK",
-	"sDqUt/FUxEwpEl4yNr2g6sL94FVTxrb/ZrUXQuoLbPpv7YmSNJmg/ZhFLdzPmNoqjrCdI588UY2PuCpU",
-	"0JK0sIkjaPMBmbjFPh+w+Coydmav4KfsBr5ISrawzM1J2nbzFte0FXiA6AHfvdngngTf2lNiMaLkfoCE",
-	"qLzG/s3oMlbaztWqVVS5QFk75JhARDwQLFd3y6wJCyvrNLFka5AmCRPax4oicXoH63jtyYy3IU2rVZfn",
-	"w1fgSLorKlbaz1+Eht3TrbumW7016FYCeTC8pE/+W5E8RJ8aLXI5RfuIrthMk6y2GC0reIYaZFm6rCgq",
-	"rEplCrMYSCykjPkCi+VKXcFUW7ItySusQZiYppod+qPGjC4sCIPYnWCJfSbtqowOTLlQJVOXGZzFQ1B5",
-	"wZ2EsaBRvcZbabS6c8ps6yzecfKq2V+xWms9aXzvikwiREX3tPHrNGdZRbcW6cGsFbkyoLUlFpdl3AOi",
-	"rufHPi7osKD7YqcB7DQZYDuA0DWZDY0wZn7Jc85cyeIKAewIm0VhU1qIdYMkpcekmTColtjORzFYliVF",
-	"KYmZel6/pYpIF7vLLTmkt58kX5T+7rjQxnqy172f+WsTvP68Mu+IfTfxMy/QqyiytSCXBNxk0TJckSsa",
-	"c9u7yVZ0rSwLQpqUTLjCUtCYPmnorpGTzPNDm9QJ8TpTyc1uWx3yGuIxbNXpxFHCzC5neyVB0/WEDnWI",
-	"ElBGyVxCK1DJpu3G97hV2Roiit66Egmfk3TdkTaabedPC7vxa1euE3Rjnr8nhfe2s+2EHi6UO7kpFVRL",
-	"5LU4tunhDHwQRqgCr4eRz6RAWgTWsgmdGzKE9TwekVf8u049AVJfGQVSfxIJ8hewLgFS9xTongJtgwJl",
-	"jVy7ftcMKTYxa1XSJFvH96bREsXWO3kzrXXTI0C246OxBmdEFNmi/lSMWLlPHwzkFoy6pBwSIW1DXayV",
-	"lAcgQrGkyngNSjC+esGtS5qzsXQdxlxTa6fEoh+1Vd1sqPxYrUSIj20pEuQLocx3FTlSPq37CJL77A+L",
-	"c0Y0ur1qitarW1nSnAUss6ahQikTz652WCQRrlORIRRtKWJLyxylG1AwyMdSjFhipDwaRegHQLIYkVRo",
-	"HpOymQ2KB2UGuTVNeL4VzhrwKkkXDntvjbu3xt1b4z479UPkK9SCy2hH68bUr5/Gl+10CtX76oU+G7Lx",
-	"5PRnaMDmUlgnaaz5lCbaNhsPzY8haVJNJlJpcrBvlFKga7tBt9sNQHCVM9U6JNSWyzR/k0IrF7OwMCAS",
-	"ZqdxPC/1OkdCGUnoF+W6nU+pHjtHKLIFKOo7xQlsVv2AxTE0fsqKzVUYFEGAHKgrW2fTvjSmmvTZiAtl",
-	"F/sgJEMZx3KGg4V/DwMS/s380zb//LdZJtG0H0C5tiThdMRsKAsIjzbixowTS8VsBB92xjNfNjFu0TDg",
-	"B+AfnqQxJYKlOqExV0C6Wp1yG/ic8bDJVM8Jn5gBzN1Zl455OHB2TcNOzYejPHgxazyvUjVlIgKeZlMN",
-	"4SO7nhqBLmxlnTThHM0ZKwkFr2DNBGEqK7KIruIJABJWzsuaj/ArhkYNBC2F3bwY1NIzEOec4RZefHsw",
-	"3pm99t9TlrII2WxeSLLX7eXVFH6T/YDMxnwwJuEPT88IoMdvsq92Pv4m+xc8+uRuVXXIWzlD87C3HjsI",
-	"SVKhkHFCtiYAMfqz5Iwwg75OJ4ApIZ7SHC8OiLfCog55P5ZgxjE6j2P9tlBkbm6mc3uaRz72Y0UXjDuH",
-	"y61n3N+l8eU7GOELtAVlRGTHAHk7opoWufE0MbvRthCHAZJqtdRRJ8NrzVBUNw4bfS4oCoflMq6ebvIr",
-	"jvohe0r2oensWipMb2uixQvZXyVPADQhoN+LFPcq1W2FiudAiDLKA7pLzuahni41MHdj8SJiW4lUyJSo",
-	"gn515BfCXa0xgWrkRrpJdENSpSdVVJej92EL94rSvaL0p5Xko1sMXEBp1nnt2lS1B+pqnYJgXtKQsyGD",
-	"uFsyFQdGecDK0Fapiulcppp4ihnYiFRRMzksq0slRQCLZAP1zA3odiCqAqCcIRsOGVBD+1bLU6AGMk4n",
-	"AhQoX8cqakSUqCmMOWZMk5lMY6xkBHzD6SxNXlKd6lQlNKqXlKWWIbSzhGvNhCuja/SjPhtKI0prJ9Av",
-	"Hhid0Tlp/vT++PQN8DQujFRnLmWU8oiKAWvZtjIoluNd520k1ukn0yGnOmF0guoBdgo1s5tzylgMtpYJ",
-	"f09ZMr+gqDTmyV4ZB9rv7nndaVwe1opVQNNTe0GXzKVQUGHUAsME3UVCi6smnUgMjTF8XstpO2ZXLC7C",
-	"EpgtC9DUcswONoXdcuyNRGnigm2s4mfvCC0C5nurt9nSlHY5Q8OXU618bU2NzftNOw7oeZVBNU/hAavK",
-	"HKsn6uqraMWl2bXesdSlvpFDJffMVZ978f1r67zz1KKDb6vKnL9gIfGYG5CYNVnbiOlFz+/yojDeErIX",
-	"gIM57+qczFhiRe9g3cZcNbUuFhx/f10s39DDeV9l5gupMlMoe7QVb2MB6dYvPbNWA+XOMiz6SxSM2VSR",
-	"vS8wc19g5tYFZqobYa6qL1NGbJsluOVQKp2VsMjCoyAwqRgG5UkE1oSXqR5ZPZpiufjqojVl5bQ+pe8+",
-	"hOk+hGmrtOErqWmzLTGhHNZz6/S+LEJp8/S+zGTup/ctmPXXyO+rpCawz3tL+b2l/N5S/vnJFyBfwcm1",
-	"BcplEP5WhCuPNvGcfYHnBQQLpUfR3rIraaU6rsiQCxqXoi1LXTNBriJCkmGaQNSLjTVv7ncfWwJWMNo7",
-	"u3lGzpqLtnM0juLP69DWanJo3r+nhvfU8J4afn5qaHCvEF8JlOTmsZW2JtZqUvjEVrzSZROr14t0wjQN",
-	"iNaQHFjwJC0UKuyQ9+Bnez5sA76GSH6QxHEF9YWx7gsv5a1wRZTmcUyoRkeSI8/N/d0eRrDNuGKVXhks",
-	"tfMXoV13VajrRm0Jun9iW4L7Ml33Zbq+oDJdtxY/P3qebGdtN19sz9buKgpUWNrNT1+lnR23dm+Vv7fK",
-	"f0arfKnUwg1s8kViYAnJyjo0KyxqR3nqgh+Cb1MpasNC3+Dsf0o1mG0j+GfSA9ev9WKvlkX3FV/utcGt",
-	"UCeLrhla37LyS5ESJYwLICm3pUXOQpYna3nmfSBRKxJ/cXOVke2kmSya1Ras+y6mdUliUrWhy57APT28",
-	"C3qYAdg9QbwniNsS1yxIEUoycrNtsmhdBzeliZWOA3AW+ASy0luA5v6Y6twZkAVDAI3zI6CdkX99Cpu5",
-	"Te3fQCPVGALmMTW2D0EZME/MhpqkIhNqtkd00btwT3HvguL6QHFPbu/J7da8EYDtt/VFFCmtJYe3ILV+",
-	"eYBCSmZZtiWpiCSUpDe0s8w5biGfbokonuKK7qniXVDF8nXf08V7ung7umjRtVjQZEtUMfPXLieKFQ2M",
-	"juCPvIA1Tdi6Faw7tY7Ur44g3Z3TdeOS1N0/rST1vcP13uH6RTlcVxNQTUelxKX+vK3pqNaDaokKZ8pl",
-	"AytNRUSTyACPq7Sl6Yg0QyzCqsZ8GgYkhNkHF5dsnpedCluEi9wdaytlyZkg1PqOWGTbqWDUX2yDlVVA",
-	"IAFRqqximZNeNdWpCnFQ0gxdXKFRvvkVOyKQah/zIRvMBzHDUmDhIFVaTkKQO1NxKcwSzLEBuXeVoGDD",
-	"+93u8qRGztR38zM62o53uCy0u9P2TtrQG3ZNJ9OYNQ4b+aE3ggY3L02pHjeChjmQxqEBhkaZiAYeQZzQ",
-	"65dMjPS4cXiwHzQmXLg/dysqLS3JJOVMPXAlxyI2pGmsSZjVenHyu7mTVsctFXNcs7XiXTb85TGRTgws",
-	"40DwXvbRhY3C/kCn8Oo+ZWu+SwH6jI7+YbawZmhjhkUGfuEmb0rkv1KPcp5L/WEhiTOjD0ktSSII7FUZ",
-	"1B+niRzymF3w6NNOxKOOu+hKqhdGPDqcsf7hx4hHF2Op9KdDf4SQJEzJ+IopMmYJ65DQd2m/Ynoso5DE",
-	"XNmqCPbVBy7PiyUsIk+j3sOHu4/JJZtDQHL4Ko01N/SSNLHkn+3lJqqj9H5g+oRHJ3KQTgwg3wH5OcuX",
-	"Tpp9qtjDR309aBUJ0P7Vi8cv3u32X7x4+vjg+/enL368eqZ+qyZG+REupUlTqg1oNA4b//PrbvvxcfvZ",
-	"i/brN+1/0fblpP3Hh4+7wf7+p/9sfF5c98+6Bs1Pnp8YdgPP3OP2erhdPje0+1hA8ZCZR0xo8/6HT+Wy",
-	"C1U1F1hy5fCgeE9QxkQqTcwjWO+Eq3z2Zjihl4wkqQjhCagNQ6Bsw6Puo26rETTSJG4cNnZAE7KrK0/y",
-	"k2AQcjRHCsW1MjuSw4AYLqiVqyyErboJo0nMWeIrFBZhYlBGKlDziYxjrIADCe0eTfRLT8PsQx5rKFcp",
-	"IoiJUmhuszwIA5C9KZFqLs74szUd4kUMuRnS3JXAnQZGJTJ7grqn3nh2U6piyLd5LwAp/DA9aAKF1Vix",
-	"+MwVjVOmvFEVM9y/YkxU34qRSM2snyZ2I5CTqZHzKF5KK0spieVIFVeehyktzoRdKRf6AXrSrbxiCTl5",
-	"fUrOfjkzh06enZ29sfX44OqJIXRG6jHv9udZKdlsDG81tqng4jpeS50tQNlyHAOuHGjkTUajigW7xqPe",
-	"RMIfrwr0EkahA3/W2cH8kW87qIFGBLsJFXTkNz/1p3Yay+Kk76EtmEr72ZcqIDPWH0t5CSiqi0o5bN1G",
-	"/dlyW+5pUAHyOWdo1li8Xo8oKedBTBVL1ANHnvylZ/Spmo1C2x8DdWIwd5Fx6KhEPSkPz4e1+o+3Yzkq",
-	"rTmWo5p5BjSOWYIp6OT4zXOQLrw36WAgU8PBFt5+xmhspCmBOVJcMFVAuLnSbNL49OHT/xcAAP//",
+	"7P39cttGmjgK30oXd7dMZkCKomTFlmrqt4rtJHZsx2PJcWYir9AkmmRHYDeDbohivH7rvYhzL+f/cynn",
+	"Sk7183QDDRDgh0Q5ToZbWxmZAPrz+f782BjIyVQKJrRqHH9sjBmNWAJ/PqGDMXsihU5kbP4dMTVI+FRz",
+	"KRrHjXCa9mM+CMiE3rTpiP39Iu12DwZax/AHCzuNoKEGYzah5mM9n7LGcUPphItR49OnoPFECsWVZmIw",
+	"P5dXTCxOcT5mZJrwCU3mJKKa9qliDxSZJVwzMpWKm/eIFANG9Ji7BwM5mXCtWUSalLyRSo8Spsj705f5",
+	"JyodjAlVJNw/2vvm4OvDp48OH4UnhPYVE5rMxkwQPWYkYb+lTGkyGFMxYhERUo+5GAWEiohIfIdN+iyK",
+	"WETO/vHSzO7WGZDZmA/GZEwVEZIkbBrzAVWtDjljIiJckz4dXBGOo4Rn14O2dyBtOJEwWwHeCpFDQklM",
+	"NUtIwmgUED1OZDoaEyrmhAulqRiwgGgJj8lsTLV/MrNEata5EIWLYTd0Mo3N3XiH0QgaU6o1S8w1/M8v",
+	"3fbj0/a3tD388HE/ePRpr/zDfzaCigt+dk5H1ZfKhE7mDxSJ+IgpHZDfUqlZtBxgPpklJXTCtAXPU/Wj",
+	"WDK8uV+uidJSRgTOwTyIzBnCkbw7f0IiOifN8J///Oc/269etZ8+DVsd8lpqMuN6TMJrliguxSWPAJbz",
+	"g+p1e0ft7kG7e9gIGtzM+lvKknkjaAg6MS9QdSmLpzyUyYTqxnEjoppVntZqdDglg/wdos1LgdkltddL",
+	"hZqxhAFwcUG4VrVwhfB0bKGcRoQrolhyzQxcx3PSnxOagTLRBo4MIBsopnMWkSlVGn/GqZuUDGg6Gut2",
+	"OnWwHhCZwAQWhVsd8p7rsUw14TqAaRWZ0DnpMzc3TGs/J+nUALIZwDzlA4P67llMR6QvUxGRPhtzEZFm",
+	"jyjzecSGNI11q0NOyTWNU7t4bpBQE4qnZv5JyWG3i7gAN4gnkl9h5cF9JsR5KieUVwGAIFyYsZkmEbxD",
+	"ms+fvlaEJozQwYBNDdUzxEmniWCROb9pKuYDGbFWEYTtX52BnLgTmFI9zveP4zeChiFBPGFR41gnKfMP",
+	"YEJvXjIx0uPGce/hw6Ax4cL9e79qW98mcvLUgP/Cxp4JnXCmSDo16AG0VSaEDg2h85G1Cg332939GjQc",
+	"JrC7TbDw+fAV1YNxBbu7aCCDs1QBmdxFI0QkQhZhAGtCI4ZIxC2lMbileRzji2mSGCZjhyFNFitGDvd7",
+	"pQu6aHRvuvuPu8Me3e/3BgfRIXs4POp+vf+o9/iAHvYfDo6ii0Yd9D4ftnEfNfd1dFi9+ddSsJoDOBXE",
+	"EHRiDpVQQRhNYs4SS3VOCCUT8yEZMa3IQfews2RtZprlC9zv9iqX+JpO2Lc81ixZXOEbmmhO44AMqGJt",
+	"LhQTht9fM2JmtstrUk1iZsjXgbm0hA4MP2l1akAI/qdujb1HBaA/qFuwmtIBex5VUXThHl/yiDTDiEfH",
+	"6npw3Ol0wpajn9k7D5QBGz7kLLL4X4QZ9/XD71P25Lt3j5JXv948+/mGv0mfPvzmaTWe+wvYKrZnG3/L",
+	"hl/2zre67Td0xKpAc8SISCd9lgSIQft1EDc1A/grsCwN5ssIGBf6yEgfE3rDJ+nEIIz7P1ij/TFboeEb",
+	"I5ZkSzzjv1cs87lmE0WmLCFmFctWeKnMAJXL7HVXrHPlAt+ygUyi1zDbIuAk8BRgIyCp4L+lzIk7CRtx",
+	"pZN5p/rG8ctLi9P1d/6fiQHZxn/s5arRHj5Ve4ZVzWFpuFKcsH6t+LxytRkA1i4XP97ugkGhqCZGEYvZ",
+	"CBgwItuAgrZklZAixjne1DbMqf11dMjaj4ZH3bbPoOq2BcNtQG+qudWZTHQFnzasPSSCzYzeNOSJ0ick",
+	"NFOHIBmFPAoJVQMmIi5GJyRUmupUhUZ4NH8a9cnof+aLOgRQZuZK2HeCBRMGun9x/8Q53ABBg0eND1Vb",
+	"OpebyEd9NpQJWyUg7ffaB3UCkpYbikc/odRSDT5OpOERE9rQ6gSVLauQ+aoVKEhh3fnmildjXSi3C0M9",
+	"MWFqKoViqCam5j61BeZvKY8ZrH4ghWYCIIhOQaswz/d+VVIUpHvzZmRWlQqa6rFM+O/MrGvClAJaX5qB",
+	"DHGKT2sjaJLIBBdePNHX0qgwPCKnb56TKzbvmDG/oZHF4fU3AefABQxm/gTFyNuZfXTJxTTVha09xycE",
+	"nhwTuCeSqeEk4wTHlrmRSaq0UeioJhOpNNnvdgFwcmZ7l/mzUUDQ5kpxMTKYwCZTPccjvOOZn3tmHyO6",
+	"4/xw8k+kGMZ8oG8FPAP3sb87xz3M+mM5Z0wRGhu9eE7YDVdaOfNQfnrb2aHVVtyiFGKlr54AKTRqPYjO",
+	"mqKtweifdAAitWNOAWjseGBu8REb8IhFLTi2p5apqDXObb2tZSO+tXhet005E6CgRBlnU44iebzXX+Op",
+	"UTnfJ1yzL3O1QaYUu0s0NNSz2VabLWqWaL/bWzA9wQq/lUmfRxF+vjHAD7OvfYjPxjwmc5mC3UJItM3h",
+	"9o3an+0/s9VtHf5pHBtiRecwfSRxmibaiIrTF05fJkgDDd1xNqU4ljMH7M/BPENjnP0258btCEUOI0gq",
+	"2M2UDQz3Z2ZwIgeAq9tgNBXDw25euQVsso981fJq/bW5qSpWd5YOBkwpf0UboelnWdt9IeFrqb+Vqbid",
+	"xJKr2ELqyyGM44NVpqIDIOPz7SAYWuCbBpuF1GOWABJFBPwnLRJJhsgDbA5u9rXUr2QEGv4yoz66U3KX",
+	"jOLo/WFonBrxa2aYFAkLVqYQpnhD57Gk0bmUL2myKVjbI53iGJdayssYRikydGSEfRnNiZaSwCukGfMJ",
+	"12SfvOLftLZ0wjAFVziDYQhUOFJEmjDTCXlk/ocMzS1EURu1X4WE6o35l4j4HWXiqTfMpRV8/QPxp7GC",
+	"8XGlGZQrstLeuQ3qHzrLaIhkndBsCbmjgMRSmEO1izxxjj8yo+hK00zAKToBbvsyzsLIq6SHBZkht4VU",
+	"LfQeBJ3tLflzSjlnjCaD8R1QwGPYDLl+w6w7c55FPEI5AezkINHzSZFs/APUqq3pjefgMjPbsmMCCJyh",
+	"E+2doNeUx7Qfs9tqwdn3/h6y/fovbGcv+VE6toFnCds6l/IVFXNLedWt9pRQzS6BRpfI17mUZELF3Gk4",
+	"ags7emskSztZCazfMp3M24CaizzwDCipIlqSGeW60lmeG1HNvO98g8VWLR7+yMfEKekyyXRyWjSJaMS3",
+	"rVtErITh1HT4SQpCCcamgI8Z+d07odLpVCaaRa9YxOk5HNitziQb6HJiRrqEsy+eTvYKgVeIeeWYKCYi",
+	"oGnAu6kiCzNuVzQwmAIBLVSRsDwXikTvFEvuJGKmiiU10qUZe+uC5RWbP1DEzGp2GHFl6AwSuJ88m/Wm",
+	"9BzQb5h9VDZQ+ebwKjHHnzqj45+ChkWH7di8LmMpr9LppbNuejawLZq+zBepgVyMzclpLrhPs5gOWFzZ",
+	"QvaTddHdVikrHKNC1WqYxlvR1Mzu8ABJdoDWpXhv6lu2bjREQ4CGZVRPqabVek5o2F3oRCKM6sgtbJbx",
+	"BY1pIqcs0RxB13q20LxbMtsHuSOp9nnmkamM1MudNL+UvTf5wIG3iNy5Ifu/soE2kxS2n4mGlUdgRSU5",
+	"tNsHjrKGd6p4JpE94mUAs3gnnzxUXHUW7sUA56rcdRShN9Mz2tMIFSIav/EWPKSxYrXk3JxFpsO5AETm",
+	"fKGFp6pDTjGQcchZbCQGesWyOCqWPFAuSkq5IEVGjaxo3oaH2QrQDKwqztZf5Sr7Z/4qYKWmPFarvnpx",
+	"9uPrH7NTnLDVV1n8wnf1ru8gRU8dq/IqJnSoQ0P9wphfs/DE/i8Gi2LgaMd3/Jn3G0HDvFTh6wsaWser",
+	"FnZ+/tK8iXxC8zhe8NG1rSoh0thK9OhFXYXC+dkshVm1NpWKIguKagWJQleUZpOVEHAaRcyuA84LV0mT",
+	"hM5rdqRW7GabKKiObXzifrfbdXsPzAssIjSODaQIKdhWzqFIQT5BNMVz/HbfBXy4f2/ppNYkzx7RuR39",
+	"LYJakfh6juwcuswBN4KtEOYMvBZ2+WNOWsEq5O2TDBJGrepW2i8ITCvJIb71KVjJs29HwKw1a31/eT1t",
+	"8JcYuO3lM1Se6pT/wObVB2ppBfpeHiinwxkmlIUFK6LYIGEV3Nwe+yVdecLnfMKUppOpWdAVq5V6Yqr0",
+	"ZaqyMYsrfg90PRO8zMu+Vssi9JlyDeH25m9u3p9wkWpGmoYiI28Q7JolEF94C9IdNG7aI9leWLuojDc6",
+	"t84qawanGoEVw0wnUz0HW7A5c6M0m9OlWhpFSqXgwKpgU9OEDflN9VSoi0GIDdnvedGUC7NBTKwNV8ER",
+	"mSIzlpgxprp65oRdy6tll8M12GPte9mR85gRw3W3e+QlNLFglQX02GMKfDAtQVhhR/W48wQHACYVxz8O",
+	"G8e/rCChiHKfgo8ljLmqQkR7bwEJ1fXgEkOiDg9Inyp2dJgmsXeLJ0SN5UzYWGaBLtKcu688oIpNfggW",
+	"w0DZzFGCwKFUTgXKx7IuY8JrwE9vyZkKt1HHmJwdyl77VhgTTLw2C4650vaT+o2uJ2g4QCpJEMu3roiz",
+	"/Nx550/GbHDl2wDqz+D9mIFXseCeJ3ImrEPHjxRGbQkUnYoTylItFghQvRoYNK49S4d92JcyZlQs2Xj2",
+	"UeXmPYi9u6C6HP6rucf7sc2SMgDNzb0mkF6UM20y43EMgtFIcMVsnpF5HnPUwAsR/N3V0dL+QdXqI3g0",
+	"Xjz5dk6nXYi/3ZZ+u7mq6m7DQ60BOojqUw32/TSji4uzxh00zM2uwXn5tnYLmZ/yS7ZabH6rECZ0aT3y",
+	"9QSMirkUDCKRMLjS94NCwhtoHSckNLLKgrmhTHuCUtD4RqaPtUysxV3qugxPfJ1oOjom4SBVWk5C0gTH",
+	"KN6iv5MWhn0pTUVEjc5FR+aOpWKkn/JYt7nIBvSOBwO1U8UU5vE52wtOBzb1SZ8lasynBhTAJXRpBBMn",
+	"it3JMLOgOPnnXo8/76kejLeFPDDYWdrP3lqEeU2TEXOm3Wp1wWXhBMSz55orydQ/MjMTodK7UUJM0IAv",
+	"0Ue24lRhM+CXM5+x/ljKq8s0iSuRJ2GEXZvPIYZwKpVm0QkZaz1VBQ8gjaKEKUWakRyoPTuq6kyigFw0",
+	"3gMZeff2ZTGD8qJRysWDYY/39vBbL3VyT10PSkfSPXy0GdvzDijwbqt4BFXw5OIsqi+2JpySkiVcD4wr",
+	"m2rYbEJ5XG3CkOjgcXgJSzICoFv4h1Vng2PbkYJ8fcuOYztWPrdGgxMTec28H9AYhIiS/Qwypn114SGG",
+	"PKUKuBjsafHss2P0ktoY++9inm6mzrqDKSDj4XrHuezw1rb45rE7dfbeyI+JWksByQC6QgUppCmudMyU",
+	"khrzpSzd+3KVqyY8eylCraNoFo9+y+6np0WJp7irbxPGiGY32gpPffCzCRe86VI4DruPj8qpsh7cmccV",
+	"dP8pj57KQTqxPuDF83z6/CmJ7Bt4kBZBpokc8piRZsSj4xnrtxbP9b/Bu3yjC/jyS0anZ7NZZ3bQkclo",
+	"T6i9iEd71/uNIH98wCN4qNggTbie703SWPMrNjfvfQhyaF0UDkpgSZUyq5LiFdNjGRVAffXHhSCZzb5F",
+	"LCgmwM5Y/ziWAxqPpdL/dXD6qPuoe3x4/eLxi3f7/Rcvnj0++vb92Ysfrr9Xv1bpC75XtWI7y43a0U+L",
+	"X6/y2mS3CNupXMDCIS0eeSXYV66n0ioNIUMG+nx4tGU1wlcWLsIKezTWxYkxVGvhMO94P/9xxebt/UqD",
+	"LMg1P7A5rK1PVUl3/P3o1dWY/jz65l9Pr6V+evXyYe/h10PKf9f8O/6k9w/9w8vvpn0hnn2naS+SP1Rq",
+	"jlZac4zbHcNqhs0zQ1Dgn1DlsqsvzvlQynbCb16e/vCs12/3Hh650BRzbaJUS8Zpj1yQt98+IY++fvSQ",
+	"GK55TMLuTUj+Ro4OiVHJkgFVjIzZjfmOa1VKbr15/PVjRoePe/v93v6jr/uPjx6zg4fdR91H/eHjw+HB",
+	"1+yQ9egB7e/To+5wf3DU+/px/+io//DhcJ/Sh4wW64B0b37pth9D1Y+jw6qiH0EjV8XqzfoAp5n2kwno",
+	"xyRmZioV2M1gomvn8v/XDgOjVSUQQQHGVWrfNV/Dy0Geqtd75JH5UrkQl6C2gVnif345bf+Ltn/vth9/",
+	"yP80q/rwsRvs976uOQiXOlMvoLFroylDtO0xoWScTqhoJ4xGtB8zElq+iMZtUCvNzxM6GHPBvPcGMmJh",
+	"h3yTUDEYG60BfzkBAWcmkwiyC4fegEZNtwHJoHGWSULE1oq+emJe/JTFC5e3+hRCJPC2MZjMhvNW+kk8",
+	"caHCnjeDglaJFKMA3DFTJo04WbjcqjSQ9c25sOsqXM63Wu2F4FiMyaCweTNwF0UHiVSKJCxmVDFFmoox",
+	"AuobvGeUt9YxCQsBdCFpHna7Bhiy5NQgK5qVIOD0E0avrDnTkCY60KgfJWnMWgHUeypH+eXjqrRvq4qV",
+	"o8iyCDn4fm5G8gNnYYj9YyJKsasQSrcqdjUgYZZIBwMdHPv22FICm3k9i8WE1w+P8/xrUp2NU0rGCTBy",
+	"wXoHuRSudtaU6jFMsJhU5E+VW+NxDmsgNl+XZnKrhaDlhGpWGMdLDLEH0k81fDxnmdlZJ1SoKU2gIFYs",
+	"Rw8U0UaopeqKRQbe4TIKIar+HPYmKgJKA1ferRBqxkQ0lVxodWIPCT4bWxs5aFeE4qKGLGmDxqDGfIqH",
+	"YtYyAUkEVmNNg7Ceh8f5IdnMX6TW9rrwMzOAS9mFzx4Xag+tyuY1n1fk65iR9nvH5DaZMTBkOSMKBrRw",
+	"6kKR5bV11kDgO6JIVRw1fPuw+K2588XwZTOGH7dvvuyZAymH7J8QQz9CL7YevnVpGyFpPgQMX8yBtJjs",
+	"shngTbuvupSEVtESWQ7yrY4jLoXZ+5mzfmR1dTZfEYPMaIsR2WWYQ+HM5aNX53BVJbrVxr6XEii8lBg/",
+	"G+SDz3T8FS7wtO+YMNSHnd+sHSg7sp8QfbMsTHZJoGtmfSvUKlh8CdXO5ezRvFTFE72NrevgdRtrR0K1",
+	"9Y02zEiwma1uZ4mzllMSs2sWI1exD92nkYu9KJgDo7zQgbCHeTsLRvm2VvhO7QFWBALEc2/JuIUmhpcY",
+	"Eb7VWVsqqT56/VSolQdvC8cU6H75NCGjcqndp96rzNXlMufx8qNbYQVbEzhz2a1sJ3M1/zQq5d5Sq07U",
+	"cwXVGlsxwqZ818OEsba5U2LGIDikd73eHLJfXQdxYugQ+VX2rWl/oK6NYLi1wDHgAJeJnKlC1K2rZ1VO",
+	"uAogeyRNKuXweS7ImwUrLadTFp1g2RICLH7GFasU73GjLNpkKb/Kfh2ArISgaSIHTClvwlL6mpwpEknB",
+	"AuKWhproMFXoIFpjgXdwUtbEZ/+WspRFoREKUiG4GJk/zTJD0kR1MZGzqhW3gGKGmSyUXU5oLzQkis4V",
+	"mY3nLT/AGyc0vA/nA/QRBqksC630LUpN401u0hZ82gx4S+huoSFYLPVXLC+GR1tY5AI4lOGxgCc5DpTi",
+	"4LxdfKjGcVR51w96M2RhMeIN9cNqum7DFAMI15YzlPBUQPoAGVCJah1L5wvZfytnNodqhX3TLmedMLgC",
+	"Qcui4HDN+Wo7hdNaX4DQL2T/dqw9v5q6MLAXsr+9CDBzumvuqp/GV++mRkR9e5cAdASk6q09xyvJMH0r",
+	"23PAU1UsUM7AIJBDgqVRLoKtIpRrmbSQyFn1KSZyFpB90mdG/dcZcuRJ92g5WYuYl8Mg5MxLZqw5hI2C",
+	"G837d4xstJe8VlijmW57AP1SjrzEwFUlvaeJNJDN9IwxQfRMgjUjK49QtnYsnsqYqjGrIYBvv31Cjh4f",
+	"9RZnDGz4b4EIZhffn1fVAlzzNJ+U59rgUO1mao71uRjEqar0a0KZbPvUnqn5f8FIzOhw/dMcjNngCgw+",
+	"1ScaU21UBcVHgkUkf7tDID49NJcH1fFCSJTViph/BLYmulkWV4SOKBcKcx8SKfWJDYwiaoI2vhBHmFGV",
+	"m7WC7DOIh5JS466MNpgwa5xeuLG1oIOmEddgiXJgYQvWgvXGnF9el91MfDegMQPWHK6ZCpzTzcyRg8rC",
+	"EEzHAeGRCpyJKvvjciBTodFNDw6h6uSCWI4uuYjYTf3kDxSBN7IQVwSRNYS2amZShMjKw3HwUhNSx39n",
+	"OfAyVoQjo5M20Rro4PCBytK1LRDldtHb0PYcNfPj81dtrzMDtMDHoGo0llfp1DGDZ+KaxXJaWUe3bHMH",
+	"92z2o612z5ckAa+vnS6alsqTN3OTeiaqhXARYSvA88deBsBKqYjiQsaE9NJa14z0qOUvr2hydRrHbxmN",
+	"1jWUTWhyBRmK0PehzlJGh0OwhK6lp5RWm327YsXrSgFmxUZSQT1OSO0nf9PodoJf+eS2HHhjht/4Vpbe",
+	"SI2+ztWl+azalmSeWN3xvjKhQJV0i8hnXHYmm9674dxbvPV7u/I6R2whtlC4DQK3htwqa1+AHivTKRNV",
+	"yaWVPEVe3cki+tq3c9eW5yewTJZz2kXaC412miMmmIKKIEARx+wmN9tuxSTnPuvPtx77VMoMKKZikCcy",
+	"mcrEBSAtfrxh4m9U097lPPM3erlLMiEGS5d1b1mR/R807M1UmM0wJsZclaVD786/bT8iRnzL1I4sh1S7",
+	"yygHyxz0DroHvYOjXnSwf7Dfiw56B72Hhwfdg0cH9KB70MX/9hj83X1IK+2cq+3iW0usWWkV3aCxRJUB",
+	"VQ5XLfQNvORbQkFuXdMqaFMUslUedbvBvVkTN08pz77IN5UtdX9zsTPzSlg7Zdlp4fLSfdAuEIscAert",
+	"kvkuy6svgqaFw4WLw0txt7+U2hal3pUlFjxKjET3dpzvtV9CuZKb5GFACdMJZ9fbMXplw1r4WDvEPN+3",
+	"vZD6WPOtMJQaa72bfDPcvHdsrKDmr72eFwGRceQKF6xt3fZQeKllu4Bc9ShVOkBv7XhOa4HLWogSc2Wr",
+	"RJVaBsEQd8SYAuDWYY97acvI44m9lVKa9/x4ZY0srAaoZYGoeOFkkD8NBSGKWUMV6uFAy+Qyy1lZKYHc",
+	"EkGX+NEh++uyHKk8xbYujaDhkrmAVP9a1kfLgdqbqVXLjO6GPazleFgQVZa6Ze9Dk4P6LnzKzUEuyeLa",
+	"LGam9j2u4+oT24aPM+sllJWmK0kJVctc3H9QAGwvIMKDNreVwMPf7NKrVOHNnKE+xn/PlZbJvJ4Cnsbx",
+	"QlkdnyTc1XHiL+YsnUxosqo+xFYpnptyBeFzFtoxHhe2FsUITb1RbM4fSVO+UARfiWeLKFSNNOuZiN7g",
+	"WftAsEIAyOA+FXDt9wX+m8F90MDlbKDW1aJKYaQlmPPGKZ4VaQDOYJPnyUAtn8FYJtAm9thzJpiBgzxs",
+	"/AGmkwANk+ag8/ZeKrC5oNNYzidMaEN+mJ7J5Io4axC1NY9x2hrRXSaX0T1ktG1qmMm5Q3R3O4A9iEvP",
+	"+LJhXTh3zBVBWFibDu5LbdyX7+vqcltZ6v+yeW3uEWY732URR8sSz4qz/sBFlMHRu/MnZM4oFNLHMiB+",
+	"tsCMYrGx4nLOrgd4YoAivW7vqJiedXY9aGbS/v+6Tf4vftOCj37pth9/+HhY07C5EPqL9K4IS0EBzj2j",
+	"RRlKKhE77cdcjbdWxXKK4+WVLDNt2zz1ylpCEdOKhhJ3LWlZiOi7n1qW5TNbz9hSOpl69vFllDZdUSvT",
+	"7mY7muhbRiMumFI18RZKU2FbtNsXvXJuwJlt73a1pnMDWslVUyocpya2yZ/KlirHtRmWN5BiyEdp4so3",
+	"Nrsu0YdN+gyKt7rUjmoXeda5tlsd14rzXuLiFxb4vZxhcgqi1IRwbfvgQ4iFkDPSRGjkYmQoa5/ZY3RB",
+	"CK7v/earq73y7DwX1l8NB9UlU7O+vOu5i4I8SQlbDRr6bmv8yOFCM9/PYe4r+YAqnt+icvWmIggD3zm/",
+	"ZpdZpPPynjvmzJ+5j860LZ+xptBROJ7bOVhqHIjnpe7drp3urQLSN/KneEV1tyEV3a4K7+qK+7cNgM++",
+	"XBM+8O0MMG5T5GsDSMzmuX8z+F2rotepzFvwdm2q6/md6OuC9CtD9kvAUCzYXCzlXPSOZfKnhYdFp1fu",
+	"DnN0L3N9reNNK3gI3OrKxM05zby7XOZBqyR21aFywFL0OKvijUyWKgyu5Fb9NYyWRccktJV5Q/c4Zz7m",
+	"Rfs0ICG7mZo7C/1hYn6N3AvCwPKthJAYPKUKArhZDPUyFfYbZ2GHPIevI5bwawZcEyQXA7o4mu1zKK/N",
+	"Gl00mdWiC0mmhVYDQUOlaspEZK1UsHJQhmDlleYqPNeXXGmgNEvLoUOR65hj9Q0naDbtQ6hg2Nrx6y+V",
+	"X99Pxfkvkz18fiq+Me3NCesWKWo9HUdaC1BTT103DU6wmH+XyIRcEa7UA986Cr5FtyqOCW0X141G8Enc",
+	"Z45DuINgvjoN1KH7otxNR+wSu/qviarwhYtfXysLdDOzSZlPVVjk70/uvlV1XIh/MMeydvQI5l7mB/OZ",
+	"ckRLUmcJPJYInvB6JkRaAXGj8BC32eJxFeHPh61gqUnMw+yNiRjg9nGxxDCWkDKz52aJO6QblgnPcqKn",
+	"7oPqrRSbs/NwRvWxjKOs6LY5AutCAtnUldaN+ZAN5oOY2fJMtmFWMxWaxyXDaiuw3bMCEmbiamjESJiy",
+	"HzOoCJ2L5c0hFzRubSz31ku7mwajFY/kc0ei3dkM8RnJ3S5ebr6iOHhZPMzI5z2G1RWhfsOYOlzunQPq",
+	"KjDv80bTOWtYtfXaUfy17NdfjJK7ob76xRqGv+Qg/YVeDlXhO4DRmfJY4/dxFpOCjGH5q/W2otUnFZpF",
+	"kGk4xwr3Cb+mmrU2LbByC0P40dLwgM/CSW5n27bNKLbaBuIvZaG4tZ15nRwLc/oeL1vHpOFsFllKhYdD",
+	"yywZRXxcnXrhIKW+Y8JpoUkCdtat8z5utUtCTcODpZ0OyttZwc5L5errN1Yd3LB5Hf+F4968nn8Fwdmo",
+	"4v8CAC/tAFCjglnynJ/fvQgjK+3uzhFRtLzDr5wp0nQmKeib86XZ4L9s8aSyLc6bhEGehKsx6w610n39",
+	"pxcNdpz+r+mLWMrOq/0Rt+DglU6JbbDzpRRzYx+Fxaa7eSms7riSX9wLl9jQV2GX8kd4K/L8ipVZYX8W",
+	"N4XjtRtLQEt9Fbf3Dvjr+UIcBFnSx4a2/2wrm5j/s49WYswtiITnBfBqYFS4Adwq7kZP1vEFZLLevZCW",
+	"GofAqd+GEj0D1ZZ+sOSfkJALCq7okDQjBn/67T2PMwFnQIURZPoMm/kTmdgK9lHrhIQ0GYz5tXUH0KgN",
+	"FVLQiZAwpWWSD2leL7kIjo2MBF0NcEiFpRNtBdhSLJD9tuRWsO4EtxujjNklrXQs4LI2dy1YyPvDnAs7",
+	"J8GX6CT4PG6BIsxu7BjIKMRdXQMVuPO5nQMTec38tmHrI7D5sphxX9sVsT77FB9d4mjR5TCRk8pWBJ5q",
+	"aT9RmsfxivI5blgmNhEd3FeYPq0261FX6HaBXSjWF6Fu0U8uk0EqJ17czOKhrLqEuhNfD57WFUZsG9Fs",
+	"2ra/n9viVyVwbzl3+wy6VK0vc2FXq2NPsppQPQD27YQFw73HzkQyybsQ3yGrN1tlGuu1C9m6gIzaliVT",
+	"+8k9KCBA2Gs8aSAgV51cQNgNHeg8ne+E9NlcQhYl1eYHbKyFXAPeXdeC5H1S0VSUxophfPREJszMJmA2",
+	"d6OwUDRXmnGw2Ai05MPMpqq25stB0Z1QcWX2SvzjXgqzBhqWRT5rzKNGmK0HxT9RrPMfGLuMpZO3Weht",
+	"hTPhPgKft9DFYpdR87ljsctS9kKr6IJpNIvQXhlwXWHh3NiA6kVol5JiLL5UEjBNtVqeasqoTZOPeMIG",
+	"WjrHwiL1yk5DFdjf41tkwmYhrHntv+5h7+DgFkP59q5stN7+xiOliiWlJfXulkWLIwb+uRUWvDxYFa5u",
+	"ubg0jamGRkkG3IzeNbilhoVgUifevFmcZhs61fn5y8VtnUG7OUWaERvSNNbkqNutSWemN3gRB/sPD45c",
+	"dYAlF3xORxsZyjPf3pKOcfdk/LUerOwGCq6rusZBm1l+y4UpwL1TYXhdYVB1h7quXF842OO8oq3ns7at",
+	"iJWmIqIJOK5vB9WFC//cBtScey6cyLvzJwF5Qa/pGfxIQi2fn/14BlM1WyEURibNCY9jrgAdyDRhA27Y",
+	"R6sYDdfr9o7a+/vtXu+8++i42z3udjvdbvdfPr74LHo9lnxue5T+6FqU3r2qyGLb08UrzaJgKvvuEfgy",
+	"gI7AN9bGZAhs8UAixv67WP84OwcXPeN1qO49PKxApyvGppdUXUaFgCCgRtVNAd6PGTRiNbAt4whXauB3",
+	"XiiVmJE0M0ZrDU0GV1wFXO9ASsiq0tz9flDsyK0Kx7bzD7RL19J1kW1STWJGFUTBwhYmXPgT7S/gaVE3",
+	"WRro4b16p5LO6/Ygv7g4a9S7/JdSlvOXcFs1F4PC+dZuxTVy/8Ov5FaK5Ob3uO4FbEErWXqJyKm3eI3O",
+	"2fUnxK01Qpnugje+8fGlHFXbWmI5GpWL1xpknkz1MbZImFGViRTQvW82lpMADE5BloafgDlna8aZGrsB",
+	"hpMs1Iv0zcUOIDJFoNJzmOTwt0kytzNZuYlVOhgwpZa3oHRnZy1NiyD99PnTYk1Rc8LZkVcGwWVjrl1C",
+	"0j+64vfFFWbbLOnQ7sQ+rAa0tf2wBaCL5ajeD2se3sqRYeC+Qhm4R9txwRVya3NKxSgBnsKaVtbynWzk",
+	"Z1y4HEsRlG2oAmUqb6c/VMLKEr9jCUC2qk5UeLwqrTrU9gYhPKeEx4SSp6/PyPnP59ZeDWL09+fnb8iQ",
+	"xwzbguPJgYovhaGdVEDzYdJULB623WCtYmvrjLyweHgZgTsZ/hxrPfWqwcJInq+sivjAFudPYfl3Z7qw",
+	"3nkbT6MUsRPkhUfxsFzFlrHhHzROGbZMU+yaJTRe5qita7tS0DIebjdhqTx2Ub7dIBS+FtDmC/0osutY",
+	"eeK5ZxLp+HFFl4qszZHlHfMlxsZLyw4Sjyosw9qavnH1B1Eev/5UilUw1j8SRDrvPAqFMdY4DGulvp+T",
+	"qBl82TEUQ203OQj8snAUhfjbtQ7DGunv6zhqhq85kJo2o1mCfF4yF3sD7h/lHZQoeffu+dPrrwMyZjet",
+	"cuckl47X7w0OokP2cHjU9TPxomKd2u7NL932Y9oefvh40KsqRRs03lM9GD9BUWn9dtrw1Vna9zWIch6Q",
+	"YoOE1cDAmTPkvWf9sZRXCpqiGt6NX5HmbKzY4BKIMnYVbQVEjeVMYAs0KQalLFD84NXwh388Th5998M/",
+	"f0vOZ7++e/P00fOXb/71XPZe0pf0bLaS79pVr9ODG0xQyjuETJ0obqZTPud1DaMowS6c9e0kl8JF10ks",
+	"/jR2+q2IKjD5UxZzg8Bso3bOpU/vGMvhjzZfO5gjn357nZ6LK6lUbiP71MmvTny9ZqJCV7UveQqVJ9bb",
+	"h7foqIJrqFPwWXVvcqghP2NCk1kixeiEmMnnKFNlI1aqhtgDoCrNyoAGPH2gyAzJRptHWFFe0QkjUti4",
+	"XbvZyvGNMJuqy4GMWF094AEz63ugUBrGD05IN5MIIw5dAzxtb4U2lO0pu4dG6UaK63LH6p9+LQjVRGOH",
+	"RqXnYhQCqczAhgxkGuPy+yy/ClcyuHdIxjJN1Amh0K06yWFwQq8Y9G0MXdQ2tJT2Bf4sANrOXSnSL7KO",
+	"CkY5g5ifAm1tmiXKFBtfI2HdXtaiXfCl4mLAthzNsDLYZK3gDu+uzSfeyaxotFPzFE44M0WtnPncvGg+",
+	"Q8S7TJMat8y7ty+JraNt/kzSmBFhDjPmClouE6qzDpGd1ey4tNHCwv09LgRm+CvNwzEKRqHirddjmLeG",
+	"dTnXiOlt8u2SqLUG894un/KH3px7F77eBgMvH8daTLywii2fz3llHwrbSaVAxgB8GRDYXAMuvDFmNFGL",
+	"WUNeCw1FtJSBrygVBlisO3Z7S7OVz58Z3lHvh3V6DXWMmVAhZCoGZqNGZzJ4n07Rje+inniUbWkyTTXz",
+	"K4VpSXSSKl3doj3LEV/003IR3c20vlloYFWXFdVZ0S6ltk1K6ZZr5RdW2wrYHGyefVUNPCdEMUYKyVzw",
+	"2AsfbNVZ7T93WB7c5wJpr4+gs6BRiacImW/oPJY0WtF0O4PjTPzBVDb7s+pMolbgEv4rlNkxnbJbknsf",
+	"4dbl9PVxJe+NzFrX8GaNeJDaHjvhRdrtHgzMBcFfrGNZK8SqZFb2BwozofLyWFDYevFrG+QYVpKrTq6K",
+	"5r/ZLzzM9l7LfvLfMvBdeAd+cG98WLNRT37aQYV4UsMnzE2yQZpwPT8zN40A0Wc0YclpqseVTVJO3zwn",
+	"V2x+TEJ1Pbg0B4u+VtKfk8MDaxdJk5gMxjShAw0Ntuz+XAFwA39Uy4Q0zSBmOPtGCEgOYAc6HSwlv38w",
+	"1n8y6+ZiKEG0lkLbCH4bltOYUC405YIl6r/V9aDDBXjfXevl44aZ0ntpITK9cYqVHgeW3Gfxph3y1VeZ",
+	"wVl99RXEn5KvvspJ2ldfBT53zJ4DjTMPqYguBCqEAIpkICdMkT4dXLl4sq++ghpAX31lg/XFXApGBlTk",
+	"XOn4QlyI/Q7R9IoVepxZTmV99s0+i+WsRbjQ0gA/3jvOA+kFsbkOqZyTP7CqqhTsQhBCpraGSHPClQIf",
+	"FruBeu/hReOiEQbE/Y4DKxJ+/BQGWNxDQVUPS0JV6+RC9DpEsYTTmP9u2Cou4+23T8ijrx89JM0XZz++",
+	"Jk+okIIPzDvo3kG4PDYgooiSiQWid+fftvePiFFMSSq4VgEs+NmTV6c2Vs3mlBhqogISmtE7iEJ8OA8J",
+	"/kmYGtApFyOzvoMOGVM1XmggD+v85uXpD896fQKy00GvbR4RmeppqoFPzRKuGbGd6CEPZEAVI2N204GV",
+	"oRKv0lgT9ltKY0VCuOUO3ljYMTf61L+9Y08UC31eExAPWgPXoi7Dscv+PMgJW4EXhScXIpPOSmMWIspL",
+	"UyAbCIimo7qhA2TvwYWoXM+EafO9jsMT51Oom79iMV7se3AhCkuzkT6rlkVWrKpzIZ4LxSPm9Scgof0o",
+	"hOyeeEbnqEI6RZFkRNeBUzOsC3QMDYQVs/GtH0GN5QxMGFQ5+BmzG3TnU21HfqB8kARgeQaoamNyPBey",
+	"tYlQkIH5ZJJq2o9zVtsM7V9hQMIidJC/kf3AfHYh8ARaJxAmmGV0K03nkHgOIw4lVLrNR7zkkRmUqksp",
+	"wlaHZMYMpAXvzp8QLi7EioDSDgnNjZgz54JgXKnqENwuyEJcESAWll6GVh9CHDJ8iwmdd5POOBYym0uz",
+	"zcMDjzu14OTNdzKxZOeYfAOch1iJgM1RIAg75A1yBki/vxBNvMQAw4Qz4FOBzbBqIYk2tHeKvmGzEqNn",
+	"mQXBBXOFDa0nhtX0GQFmhcn8MR8wq9Ja1nU6pYMxa/c63UbQAHMH8ER1vLc3m806FB53ZDLas9+qvZfP",
+	"nzx7ffYMvsk7GAMTLLE3T4g9bux3uviBnDJBp7xx3DjodDsH6MsZg6SwN2Y01uPfzd+jKq/KKajdivS6",
+	"XTIb85i5Bp0DphRJUqFOwHYpGZaF0jJ1OR62fxkeBMoLXIrnUeO48b2dFcJqQOmH1fS63To5Nntv75XV",
+	"nT8FjcN13v+GZuGR5pP9g9WfWGH+XMqXNLFT9R6v/u5cyldUuDA+EEserrPE50KzRND4GZhnfaGucfzL",
+	"ByMO2v7DjZf8mgmMrdJ0pMCUNVeaTRofzGd70C9t3du0Ivw04Wb07MKsqcUQIMNYs7ZvM+lwOSAPuwcE",
+	"Ai1mXDHSNPwTOsfZPmqJtom141RHciYMKcltOFa60Bt3ySsk4Xqt6yaWqFV2rzPq/9IOdicGubNpZyBN",
+	"ZUsyZI/GMTG7AETXPI5hsvlx4fQUS67BkI1dBlUV2L/F26mGeiMHW2sIncLs5ru9X5UsRn94bQqz3oR5",
+	"K8LeYvO/3toVMvLeiiChl40JNJp3/sJoZ75aY5VnLLnmA/ZO0GvK0W6/DGOzM0WXfB2yteowWl0P9uiU",
+	"t434XIvXyFodlyxETQZ5Y6isf5Qo1BJxDhA9ZjyxLhCvGWtgwZwN+U2QOaucvh9ADRKSKigFKB2GUTLh",
+	"ItWs5U9chRIvudKnU/6D2Z3hSwmdMA3ZcTWhAvkre0+kUFxpJgbzc3nFBDjTb4Fa6yGHXWVmpa5AEUPj",
+	"zD3dGku6+6s/eSeoFXTQ4f5n4WgeD1PaA9AHygGuz9XoAG1vHz4Fjamsivl55QnJDvKHMimAvoFfq6eE",
+	"pLnf3u92C0YN8FfGVFxZBmXG4FqxeGiFVz3OGrRBgMgxhokYKn/2/Wm79/AINU6uyBWbaoz2i7nSCrQC",
+	"eBENVfs9b2bSDBGhjJB96uKbxzKODMfqdRFnm6lwpaFQex4xrchh9/GxxSgoEAzDV6EWBmUg2Obxkd9I",
+	"bAi7FZzwp8jguGjf0knKPi2g5f6W0bIcAVODnAZWrtjc6wjs4oK8GKAxS9BSPWY0som6Z9eDtkdu2khv",
+	"apZmv6ugT58+J13oroHfT6QYxnxwNx69/3Cd1al0OgXrzysWceocv38YFUKI8ZXLIvGopEVlhrz38YrN",
+	"L3n0yRWorvKhvAVcVYCsBdb8wDZtBNwG6SDj3tDtEXZLuBjEacSiVodkVvdMkJ4woGLZyzTXnXNbrRkV",
+	"cjKYEd0hnmyeC7xqTBMX3e6kkmN/lhk1iGIlBH8GCOYy6ipphmc/Pbk8fXf+/eWT0yffP7s8P39pSNth",
+	"9zDXMxyVo0ZTzHbu+i8bPTqqFprN8WVkrCQiVDLgB4rwiDRDvJwsscLQZUBsbt41OnBuUcZXG2XK5UvO",
+	"Xiz00eGqUOgPd1BtT4eaJe8TrtlnlSO6h6s/ei31t+Dh/jMKHm9zplnGw6USiMP6wZgNrgpFsPY++ibQ",
+	"T7Xy+TmLY+j5miXv5kZEORNGjMnS0zHgHyUJaHXVId/K0kcPlM38NS9ldeErhQCzZj+jYwtSdrDym8zF",
+	"8jy6X6F8YXurJIBC/g4Gx31eaX0dFfNbmfR5FMFZ/xvgpcGODDnoStTwcNT+4KEocPV2oVxhtfpwnnOk",
+	"PkMXHrA5g1adGln6dSHs477E6YVc+88sUS8k5KyWqb10J459q61rBNwBO1H630OUJn5YlENR23HRw9ER",
+	"Ewa1WDsSqq1vdImJ7n1ErK7npmFFXc2QWJHZ4MiJMwrTWEnSZ8T10aDodgIfFMidoY30zFYQdi6EYbeh",
+	"yzIMXc9IDHehccqwFVue4kio9jL8HihCp+yGNFU6GjFl5PDz85fkoNslqnViMOJChFniYoiGYxvAGjpX",
+	"EHqtcEB0XO11ZiyO21dCzoQ5xmIxTn2jwxOzCAFE7UKEhaTEsEO+kXpMBGOFZERrC3fBHGbpcSxnbSMp",
+	"g9hxIcKavMqQUDJlIsJSj6h9jCSDMgPgBfAzOSvOOUBL+4WoEGTA6i6kxkxvcj5OGAOfBcQCHFujD95F",
+	"MzR7d1eg5ZTE7JrFrcAwDvMG+rMTVIjYUCbmG6PowKG1AltT3U0eZbuxb7n9o2s0+zC4EPYf5Z21quSw",
+	"7+wangp1fqM/vxC2+nXMhoU3F3N9fZjJs31J02FcAFYTIhMHUgbFcl0LfKu5slWBv411fRRV9XgX1/z8",
+	"qVlLSXBwUj8mHxvAzUWN5hAbvVbDeu1OypffqFEYqxJzbykYW0dQoScWxO/lBPl0EZqxkF/K/HjBHLI3",
+	"aMhX3vA6XQ9vNLqrCzTr7//o3YwHk2cj+vOr0T/PvhH93uOr59+9vf7XrBBrXUx3d8gJFN2SGlyTx30M",
+	"q3GVm8ong1SjTBKqjueOy/b5QwyuuHxWWKFgs/LiMrLmr6dyyHyoW53vp7V9go5wnd/ojXQrPGeruC6A",
+	"419O5/psEuIfJeQ5OMjLPixeN1R3yEyRhSoPy5S2EdM1smCtCPjWNsDVqIAwjAQuQ1+O5cOyBQXzvjA3",
+	"ALdjxADkRa2AKGlNkhrCNvvMSYEssvlp6xplTnIjqJCCgeM0W1e1pKD/KCHhPi012bZWUhEUsW3KM17O",
+	"zkTzh5tOaeQreA88IK7AvGXY/qvs1wcynPtGWT4xWi4xHxRjFqCA2UQqKB/fKkcwJHJGINFVdSrDDV6Y",
+	"BdwjpJvxVwG52dMuSmCzKAEPHJbaF8wLex9/lf2lHOTHCi9AAeAy/mD990G32/Vg62SZc+tX2S/6taqo",
+	"/AvZ3w6JrwSvGj8XHsu9+7m2hUhPITh8DWzq7Fxl28S+U+EhwwMIoBwlTNmEvwwJluJhLEfoMptKjqBQ",
+	"HZNKnvTO3hAdy1E7f500ZcJHXAREJ4wRxX9ngc1MgoyTo8dHPZJICYW0xi0ojWJkM0Uojmd/EFIzh4pQ",
+	"1vGBIs+i3sOH+49tRHm21is2D1sdCG3FPm/2C0BqO1xOD/ylTuSEQb7MUFv3nsIgQYyFVTUWIf1Sjp7k",
+	"B7QSkzS70XvTmHJxArFEium/p3rYflRMSI7lgMZjqfTxo+6jrtvehehdiKvfHkc/in/M3l+//PHo+5++",
+	"Ts9/23/xzdk/+P5w8jB58jctnv7r4dunyfWPV3+/EBfi//3//1+kejhy+vvBKIl703/2n/zr/aO3L5/9",
+	"+mgWz0+j/X/2+k8PDl6rR7+KQ957/Gr4t+v4t8nDHx+q375/Mz6c62+uv/ntqkufvXuZvNYvxHn65EnU",
+	"/f37xz+eD3///oeb0eHf4bRyGlGmOZU0wF5Qfi0lt8MTCLt/IoVOZEWNgRDzxQIyoTdtOmJ/3w87yxex",
+	"C4TdLBD2HIKuNRhvyneVlWtPqFBTmhj+ZlDPoy/mXyXakvPCpfJkRi68DwikbuUx60Bk5BDoDAnNz2Fm",
+	"XSo80jIkTa/qjH2XK9I1yq/LDNMSw1+6hbfQko+DyAT/l6u8H1J2QB4U11MOb/v3JEbAlu3VyDgytC1h",
+	"rM4Wava4VLDYsMHFqhUZjWD5irTc4nruU9IpXWcNiVuA3100/qZE6A2gPUjlUuS4XUV7CLvRTEDrN3AH",
+	"rKBFSNPaawg851V4jmvSeMsu6eW3VCbpxCxwxrVgSjFF3EykmYtN9mkrqJZ/jj3Zx/xMdZqwQtY3NOax",
+	"ozxwc8Bre9f7JOaCdchzdKn2GaEk5lrHjPTZmIuIhBXiXphNSlTanxi5CSYRbFbYtQSRKt+ecx/RwdUo",
+	"gTZs5E0irxmGgWCVQ5HlHuczQ5SkgpAs+96n/2OIxd9fhwF5DZNkgqSLS+RQQ8hfzhi68RpJAckxXgC6",
+	"CKEOidkP3JRV9LKFL6PTeBU7Sa9S0jMT21PsuLq2MhmRq+if48PZ6enp6TfTN5P+4Pph9PM/u1//44fB",
+	"0+6b0enL8aB33r/56fD61UH65Oro/Odffx7vRd8dfP/i8cvTf+7/kP509Ns3r3unb7/7R3/0/Gg8VtOf",
+	"b07/fivZMsO5L166/KsqpqtlSg+Ls+vqzwn1iGhOBTO0XUrUK2jKeoImTSOuyZTqsVfT3dbQiRkdOirn",
+	"s5/FbTRlYq1QoaFaYbD4GdVA0KwJFMcx49OiOLkIvUABQyH1JRSsyoqrpAICTDJaa34lUUKH+iT/BGSi",
+	"xCvK4optuK9cVrSQGtdsWJtZ9JzpY8weA0XaelDceDIhTY/MK5JPlOeV2TZF5tOZdDWpoHZDC9xPXBNm",
+	"4MdScEPAcrXcnRweqC+gww+3F8afO1C5L1F8scRvjYEvL2JUL/iuVWZptQAOp6mlkUWvGcmwhXARWLgY",
+	"xJw52QY6/ZnfSlqfhWHSNAIZdaiZIXFAFJ23OuQpdjQ6rr4ZkGwMZz+t0/LsDVulLgH/YQEn7BBG2rlC",
+	"x6KeSbzxKt0CWgysp03sf35tIofHGpaW39bdNIm/IsO5d9WjROQ2N31cseUmD2fhtAFQiZ8WjBwwh3uV",
+	"8RWbBDWhgJkjGVMxgkoUN3sTGe2pdBL198Cg2rSFttBGi2aNv2WVNsAkW/jRGm7zKhytDnmL0hNRYygd",
+	"C1U2uM5NMi4oEbM08+oC1rKqx2yOjBaiPaEGR3JtXf0DKa6Z4EwMGBp0rZ8GjtvmPbk8JDky66on7S57",
+	"ck2BfR0J/W+D6IgdDB/Sv53+POvGSTd++fzhC3Xz7NnLl7z35uog+v3n54fzGT3tH12x3ve/Jy9+SN9u",
+	"Lrf617+zFdzGYFmFQBthquYx2/to/ntp+PRyARJR07ysjCafK/j4U3PM+GisyaMWiW0lownk5aUisgIO",
+	"ZhV7enHYIWE2Owg4yP5UZnN99/YliqooJoXFpYcBUTFVY1DNMRHxmIQfX37a+/j60y+d6d7H958+YHkl",
+	"W3vLaNWQzOiSo7H/AETlkkf/z//90hb2YhF5bSU251N53wpIyARUXiuOn5VG6qcichPEjF4zFaBhgZI+",
+	"H7WZiDgVZP+o3eeaxOC3zKVhIxobTG11yGuzZCM2agYWhVEi06nCMzFiTcRH3JBGGsekb1MfodIBnrCr",
+	"SBLehKQZ3nS7+3s3vYPDve7R13AY+72Dw+7R160OOZMk/O7ZOSkea3cPvukdHHame/tfh7DGivfcYXS7",
+	"3RCioqH3mIEJK1tB6aHopCRrgTyMV52JmgaijIgFd63YaAJ14cLuf/W+NWv5r963sJr/6n27/3XYwlzz",
+	"rAa6rUkOSfLhTVtdD9oGhtpy2EbAAmMZsDSIESlNjRoAJOyXwQ+W0/xxysTpm+f4r1w6JgMqDPWHKnwU",
+	"IREy5odpHCOoQSk+W0QL3ZNcYVZqZIXQOaOJOaApTTSnMSbNwxOsUYFqgFVkaOa0R/WF4ixOl3MYSJpC",
+	"ivbA1bozkPzeqTv7nU7v4cMWKkw4rHaFk8zFZbWSYFdzpklzmdKBLZO8HWc1p6AUjd3VEhfjOY/Zfagl",
+	"i1RAJtXou0hDSFMxRmhfXrNyL5IiZlQrORlFu2Ugw0GhnUnTrvl/f+m2H3/4uB/0PrX2mjf4r4NPe62v",
+	"3J/Ni4vOdM+9dvCp9X8qmp9sKNvLgWa6rXTC6KQo42caRZ8LCrrHWlzfHM4xeU+ahgAPi8DTKpStQMp8",
+	"0MOadIGL1kUam5VYfU/s+SCI3cHqlbXPzqvaheUVBmThs6NuZmfIUXhnP9uC/ewUKYpXWNcx2DqnSLMk",
+	"lLTK0k/QWGQPBYz1xCN5lU69iN81w32zEF6KTRssxczKR1JNivUMJfA+ronSUmbZWkxEmQh0/oREdO4K",
+	"HxrirklfasNrCiUkbXLjmN1g5+wxS1iHuKpqA5okcxI+O6ejECUUW4QRuXsBW0JrlcCCmpRMqB6MuRiR",
+	"8Pmw/VoK1n5lfgmRDx90DyuLJ8EJ+lmpnzFg+C0brvO+tSetl4N0qn5caxHPh+aI4ITuN2p501xYv1/h",
+	"MkK5NNfVvOze/RQ0DDyt+gbegUUdrEnCXskIcqN2cXNbJa8fDfT69bd/+fCpWMFRyiuSTmuyZZEmFnTI",
+	"MpHc+1iorbse0cxqBm9GM+XQ0UQjdPe6XaKM4gllkkAMjaimkNIAboRjFFtJCCV7wdh6JeSsUPgiWwnH",
+	"6jf1dO1t3ljhyyNrbnHmu78+GSy3YVxOBbMi+TsiuCOCK4ig1z3lDjTQ/DsrML4uRXSp+7eih57HVWWt",
+	"ThBdSj125oZ02tmmVOF8IdSIvjQafOiXlUWvlDe4Tf4kIbZRAat1nzFB2M3UaL1hhzxN6NAW658m/Jpq",
+	"duwo9MrsNOjZYj28bvcnBHoNQM8C6KqRNZHF2rhZMfGsNi4ugCt0EduVgtUenMtZir0/CxYIzrPq7BTW",
+	"7AIf2uYoMR+ywXwQs84kCuxuW8vYBjTh+SswDdzKvwuL8Rser2Iw0GFlx1527GUle7HEoJa5YJkRBFm1",
+	"N4gZTWgc19eN+p5HTNkuK1Bz3B+gmFFmVfyKacZcaZnM0ewPInVW1pxrMobihXQ4ZAPNojzux9ZjhC5Q",
+	"ZiYzfZvGcatD3omFtdhmD1CbHf6y1VpaJ7hEs1MWESlsvRWsX2uILxayrExOfmK+esto9Nqf6T6zKV/R",
+	"5Oo0js2cy8jC9+78ikcwY0m21b9AHao/WxoZgEsxx7ICTgFNLEp4qFp4qRZj3Xe16WVxvJDnWRghwCXJ",
+	"xPxczDOuK1juA//32brvzwi1ON0yVMBi8AWyRKMoYUqxyMU/ZUcBLbdKu97lJa/KS6argGpjMLbEeb3E",
+	"+LSK2jfzIivXFRVzVFYyJ1MJlM+roNaiTNCT74YictiqahdgM+2hQGodkrzBHX02RlE13zI0qWSZO0S5",
+	"xwT+KrDdGFGc0FMvoRmJwUloFVOWZDR4viiGYUBBpQxkJZISoNHoy5WC3GZ2AtDnRgJzb6u5BQDhxpjw",
+	"0f8nVM6EYVbgRVX168XFLK1uUcCmVeXbzaw+qlhMWVnG3Z+kJtS9tP9NYkE+ZxkLcwKrELe8Yycog23x",
+	"r1BA969eMAMQ3eBWATnWxGtILVgrEOJbHmNcnJz0ISsTM8v3IJUc2pnlkYrYgJjAf5o23v86C3ZQrRP0",
+	"06Xq73Sg+TULyYRRoUgYm3+cuLY5E+ws72Jv4jlwywFVrM2FYkJx83E8N8PJRIM5O4zA/9f0paVW4EaE",
+	"aAgehaRJ1cAaJSB2DJcTkmZ/7rp+Qklb81mrk4VnYH8dz5nIMV4WQsKrYzzAVVkZ5P0Pc/Z5o/Qv0m78",
+	"bSInT6leywp8LrM3K5vBz23VezIEUCLN0N0+d1dfW+0UvywEXrme2jgIfJf9SZPBmF/bntjQx6iyGfZa",
+	"x4WAv84BnMlEr/PeG2wiudZ7Z/x3tr5V/XN4Yi3Y1nOUUzKlI2smdMC9K5L0uQ3RTgfyCBX4vapiPxDZ",
+	"lnCFtSM/HJegeY5lFnYBo55kIRpD+6ptcO5aBqFPEwgqKkiKNEMGFml+zS7x42NLLwi7gahe5ZySbrSA",
+	"hBbxQxf5m5vOwd0Hh2HfydbYQo+pXTA6HUNY9yXFmgVArIY09pqVHnYPPL+lC9lf1THFd54atsIidFaC",
+	"ZYNFhAsSaqlpfGm3FAaLtURrXKtSGKboO1IVY7YMgt0+WD7z/IdSGq0USxgWrOYv4eXcEneDA0W4RaCG",
+	"Vleeg94dOrRnrYbopZyPNYKNfJnP3OBn8PGO093GIbwRnwOc2NWK/TOxReQ6lg0shAKVWSK2ZF9LUzqD",
+	"V62NuxjeY6YrcyFQ3bLoXXIax5Aplsdl80wDMmT+QpQVoBM7ZJ70NOLXTGBTeBilY7ihx79DYI9Z2JL5",
+	"JyhzARQGC6D1BjxF2hSQ0EC6VZ/Mn5eY0m54V8Iw+/WEfPUVrgNqFiG399YE1n1IZuJCSxJGUF9ThV99",
+	"dSGaIe30O4Nc43NPO/j7iU3tgsck/J9fTtv/ou3fu+3Hl+0Pf2teXHSKv7S++s8wQMZ32O22OhfCVd93",
+	"E2T2JThqiKi3pik1oDFNUI2jWEoDYrAMoIg5YTGD9DX4J6FJQucXwmyYBcQQH8qFIlzXqcfQJcqWt/BV",
+	"Zc0njDSfn/1IHh1191sd8pNZrnKN/S/Eu7cv20wMZMSiDjkVUswnMlXWPIbZZ3juqYLUZoBBX/irFWZ0",
+	"YoteK8YQki6EhU4jy9gQq6ZK1ZSJiEV+X2X04Wspj/NmWQkuWrM4xjxRaqAXff8XYpXoAn1z7OqhKxZs",
+	"yte27UpxXR3ylqk0tnIUKv0XIsRTjS6pDp3zCNR5B9c8guxUI17BGbAbOjB3YeS4/W43A5Mmpi2OnOHy",
+	"QsSGyClb/OQkr9mBFdu5gs8BT1B4g5FzobFKrEJ68YfKVUUC9gapTbBgarEIaIWbTE42d1onvhToTl2P",
+	"kv3eo0rt/JbLwiDApYvKaN/dlmQvDdGagSvfgp4hIDLJCsAYPOO4oDzhsNftHbW7++3u/nm3ewz/3+l2",
+	"u/9aXuWwIkvPzNg24ze2sWbbqmjZovd77YP9897B8cPHxw8fdx4/fvyvZYUQt7VkQDOnFcL6UMCuEqfJ",
+	"a+zAXeBkWXcFSiyHIUPO4gjpaJTppkrTuSOitB+z+mIs/vD3L6VvLk/fp5zsCNc6InImzexk5c8nK+MF",
+	"fUt5bBv/bCIq48eLwnKVAQkxxReXNdX1vRYyZzEIK4EXFxKUWb2busmFFXMR5TPR5NhJKF4Uugv7ziO7",
+	"nVVFioHXUKWFLYJ4wgZaJnMsFNUhZ7acSyIn9sNE5VUybYWDK8am0K2F68wSZKMloW4BSHSG0og5CAsn",
+	"hOKneRXHgZxMuAZjT7bCmmT6MzjP+8RlM8EqPyGsUf2V67ksq6IUUw2KAvQVUpoP/BASNVeaTTwM8COh",
+	"2i4Sau9j3vns0x4dDNhU17vNf3SpFOU2YzWyc8QGPDIqJIxriK2F1WJDpAwthDf4gzxrhITYOaXtfaNQ",
+	"+TOKpfN/wT6gbW6xs7FMk0GlnIvLKrZMdh3iNpN57Xf33TgIF2wnW4Ub3mH9Fbzmu75ld+9kAeBTaPBZ",
+	"FR65hpd+DVqSsF/ZQC9vOo00Awtr5mGWlRSGJGyYKqa8VqvLd3HiU4VCg8sHWZ8zlKpT4ZpjorPF9myz",
+	"jQqRhkWec+VxFS15C9v9PLRkOQS8wjS5U6PovTfkdtdf8E/XYczA0tbw1HU+rsdFqMetFjx5XlszGqfs",
+	"2LrmzGt5+01V2fLZmrfM79+fn785I0Mesw75Ubj6HqX6Ja7vfNam1nkWbdM7ckqGlMdpkqeBQpAq1ADL",
+	"ku475Onrs6wA1oTOsZTiQ6IlOejaGleKNBOasHhODh+RsUwT1TLPoTU2q3QzAlbPn7qO+/fR7t6fYqNe",
+	"9zuC8G/WYR4hJW89Kq9ZYsDeYpzBtmUtBy1FyDCvbbMAa2nDW4OZ09TV0MMyPplvAvoZGAqBwxC3hwcY",
+	"+EZD0rRFg4x0zzgYz43SgoWABkh4jMY6olwobbuKYyFenCsMbDlHKYcPFNHzqW2JmZV/VkFW19AuD0xx",
+	"uRqttEwymkIz51derghyxKdUQdqHITTOhWWE6MkU7OixHI1crUPMaadKLqEXpXo590o4FmrzbJeC/GSp",
+	"8tqEw5eDnLVnTQJymho41hUfr0EW3imW7EiDx1dLaOlRBl+iWKQPyNtXEofTch0yg9qu4rnV6ktLsN2G",
+	"PccXxDgVCyJYMcAi5nDd9sKlYg28WHnfN6w1F210rZyKFKStIfh9a9HcT9a/VxwvVgXYIfi/M4JXo9YG",
+	"2I2GtbvitzXPlZbRqcUUv3LSPeNKsUjTDlv+vbGlGlDXwhdlE8xWh1n9tNCXRJWTZCsz6N3I9vs/IuLi",
+	"s9SNdPtb2fXevrcL0f+jYhGzsla1/lX3xgpcWTtMfyXueHXA3JAPFCzNKzdWjWCOGfyB+LVppPjnSJvZ",
+	"oeOfEx0rYoNviY1rlgq8JW5alMS0kmKlPEwv2TB75C6V+OoKc6BO9SciDJsVyrv/nIQdEfmzEpFSMbgK",
+	"EjKDSoeebjigcdyngyuAJfvBs2sLSR//06pznb6M5v+xN2P9sZRXl2kSf6pXMN9IoAS2woxK+9nDB4p4",
+	"QwCtyLrmlpPD0BgN62URFu+HuqUxo0pDiJVHos40FRFNIvIeh1fEhji4+do8wpL1EDYlRdEU3Aqy9zSf",
+	"MKXpZAr0yv2atxXGmp32d9WZRK0OORVz0ru5cQXsXIkhfg2piFTMNQQlov1KkYTpxLnDMBq8d4hOKyRp",
+	"K2tHMHM/DxThUUBq95SFJeNJ5MGk+YksrSixMl72fdZzzBnUZ1QR19WQC/JO8Bvbz1KtXE127ndb1PV+",
+	"bvGzXdnkkHz/6vRJ++z7097DI/St8KiTTQiwTa7Y3DkCsA3bIGGrzzCDi41W/eF+zCQW9i0t28AyUrIP",
+	"LYFmJPU//1zxFdhUIbwbgAF6dcO3D29uAkLJwc0NFqHLBhZkv0vUCUFsAGcRZDIlnXKMSw2BoEXyYPui",
+	"lPKkkPz0i9XALG0yw9boRVhYEjAKsRd6Y7QC3/QAr6DbCLzmLeLZyI+RtJVWzRWZZuQx9IhhGLg2tlNb",
+	"SX6RpqkpGyxUpmEkRGAN7cGyiGCmkIT2gIVJXKoPGWs9Vdjz267Qlgaz5QJtnrSRzN69fUmSFHumlImf",
+	"R1OptvTHwYotxOnTf4hnBdegkMmExlyxiDTHUmkSyxlLBlQZ2qETymOIBpLaio3QHJVMZaJJlMjp1Lz2",
+	"/M01NKCaKKLSwdgAXNi9+XrY2Q+z+H1X8Ey1XLgutCyEew7I71IwWxpRtIvngEJm1xD3rGtwiAFMlxxz",
+	"mg67h9CYzBYPkjFEMO13u4U9K2xxUhNi9ATyI94bMD7zPronQ6o320b20/3t0SgzNy5jZcEg/xSD3Edr",
+	"0MQcNEI9aaqxuRtwKhm4b/07lhP6bOFTf0qjMQBd3gIKIIk62c6Tl1E4LgnLewVkXq+AZeGTgMg4KunV",
+	"Eus38MRCsaq2ci3QhXuNzl+cbRMMVbtykZuViwToKh7hSlj86L9+yaNPCIgx02wRJJ/C79Ul8UoQmhHX",
+	"GeUQWAsqhu03qVXG010Z46X18wocf1X9PFxkFQNcqQb589SU0Csd1y3bKe6vXVDviw7a+6vXqENQclpB",
+	"ATwqECuopuM/rocshoCDMALk+5boUJWDtQYm3L216ReKPffDxTZhYjtT5lYx0iDTWsi4gsvtWf7D2XIB",
+	"zNZBMSpYxrGsPUK5KigrkLvoAwEV3nOEDJgZ9IGCkFxXabDZRdTnmkQcGwOhJo7xsBjOzoQms0SKUZ3b",
+	"AuD2ab7PHdpvjvb58a2TSGegYofwW0V4c7RlWdGz1K1LBnz/Jo2itnMbLs88SxVLHLJyW9GeNF0FCkBR",
+	"wWYtyCGx2dkuiNRruisikqTYB9dF4ztcrdDSTqPoqVvcphhbEa6zfZOPW9224+XcuGqXk/bvaVQ5jSI/",
+	"xbNp8z5FPPd7Zls8q8FtxM0sdLUevcNBqrSchH7hhr7hKoSSF2c/viZn2Jqw1+112/s9F4XAE2eaf5DX",
+	"AiNNs1fwVUhhC9ScEHaDWyWhOZJQ2bJjw1SxqHVCwgmb9FmixnwaZi3cL6+Y7XFl64CGZCAnDGlQP+Wx",
+	"bnNhYyZUh5zTkd9GUbBrltjEtnrT8K27xH4W6lJc4x9kU96se6tgs7oOrrsc+h0d3LwHGKBAdQzXcuo3",
+	"YjqTbJbrNXkAlUYBywVRDYvSC0bxQ0W7imLA1UVfMkb+5YQoryl57FJevxCTdgWwbYQEeeJqoQZFLEf1",
+	"aPHaj8En52u2Ai5EyFQUr9aeaojlwSc0YjWY4wfBZ6t+aRb9JcYcfllV3cpHtl59t1iOwId337X+75Sg",
+	"86fG6beMVqRLmnNfljZQlWbjI3nCJvKaranGL+Ixfl5o3Nefo37fIYfdx7nlHUwANj80f7u6tosZc6e7",
+	"73T3f0OZFYH/zuq7TqhQQ5a04WOjGy/rznZl+Su74Vi8qdJeV5k7AOGk1A/XqxB9bS2HmF8xqIcIRZ1R",
+	"NJBxZEkJVofyNp6KmClFwivGppdUXboHXjVlbPtvVnsppL7Epv/WnihJkwnaj1nUwv2Mqa3iCNs58ckT",
+	"1fiKq0IFLUkLmziBNh+QiVvs8wGLryJj5/YKfsxu4IukZAvL3JykbTdvcU1bgQeIHvDtzAY7EnxnT4nF",
+	"iJL7ARKi8hr7t6PLWGk7V6tWUeUCZe2QUwIR8UCwXN0tsyYsrKzTxJKtQZokTGgfK4rE6R2s47UnM96F",
+	"NK1WXZ4PX4Ej6b6oWGk/fxIatqNb9023emvQrQTyYHhJn/y3InmIPjVa5HKK9hFdsZkmWW0xWlbwDDXI",
+	"snRZUVRYlcoUZjGQWEgZ8wUWy5W6gqm2ZFuSV1iDMDFNNTv2R40ZXVgQBrE7wRL7TNpVGR2YcqFKpi4z",
+	"OIuHoPKCOwljQaN6jbfSaHXvlNnWWbzn5FWzv2K11nrS+N4VmUSIina08a9pzrKKbi3Sg1krcmVAa0ss",
+	"Lsu4B0Rdz499WtBhQffFTgPYaTLAdgChazIbGmHMPMlzzlzJ4goB7ASbRWFTWoh1gySlx6SZMKiW2M5H",
+	"MViWJUUpiZl6Xr+likgXu8stOaS3nyRflP7uudDGerLXzs/8VxO8/rgy74h9t/EzL9CrKLK1IJcE3GTR",
+	"MlyRaxpz27vJVnStLAtCmpRMuMJS0Jg+aeiukZPM+0Ob1AnxOlPJzW5bHfIa4jFs1enEUcLMLmd7JUHT",
+	"9YQOdYgSUEbJXEIrUMmm7cb3uFXZGiKK3roSCZ+TdN2TNppt5w8Lu/FrV64TdGPe35HCne1sO6GHC+VO",
+	"bksF1RJ5LY5tejgDH4QRqsDrYeQzKZAWgbVsQueGDGE9j0fkFf+mU0+A1F+MAqk/iAT5C1iXAKkdBdpR",
+	"oG1QoKyRa9fvmiHFJmatSppk6/jeNlqi2Honb6a1bnoEyHZ8NNbgjIgiW9SfihEr9+mDgdyCUZeUQyKk",
+	"baiLtZLyAEQollQZr0EJxlcvuHVJczaWrsOYa2rtlFj0o7aqmw2VX6uVCPG1LUWCfCGU+b4iR8qntYsg",
+	"2WV/WJwzotHdVVO0Xt3JkuYsYJk1DRVKmXh2teMiiXCdigyhaEsRW1rmKN2AgkE+lmLEEiPl0ShCPwCS",
+	"xYikQvOYlM1sUDwoM8itacLzrXDWgFdJunDYnTVuZ43bWeM+O/VD5CvUgstoR+vW1K+fxlftdArV++qF",
+	"Phuy8eTsJ2jA5lJYJ2ms+ZQm2jYbD83DkDSpJhOpNDk6NEop0LX9oNvtBiC4yplqHRNqy2Waf5NCKxez",
+	"sDAgEmancTwv9TpHQhlJ6Bflup1PqR47RyiyBSjqO8UJbFb9gMUxNH7Kis1VGBRBgByoa1tn0340ppr0",
+	"2YgLZRf7ICRDGcdyhoOFfw8DEv7N/Kdt/vPfZplE034A5dqShNMRs6EsIDzaiBszTiwVsxF82BnP/NjE",
+	"uEXDgB+Af3iSxpQIluqExlwB6Wp1ym3gc8bDJlM9J3xiBjB3Z1065uXA2TUNOzV/nOTBi1njeZWqKRMR",
+	"8DSbagh/spupEejCVtZJE87RnLGSUPAK1kwQprIii+gqngAgYeW8rPkIv2Zo1EDQUtjNi0EtPQNxzhlu",
+	"4cW3B+Od2Wv/LWUpi5DN5oUke91eXk3hV9kPyGzMB2MSfvfsnAB6/Cr7au/jr7J/yaNP7lZVh7yVMzQP",
+	"e+uxg5AkFQoZJ2RrAhCjP0vOCDPo63QCmBLiKc3x4oB4KyzqkPdjCWYco/M41m8LRebmZjq3p3niYz9W",
+	"dMG4c7jcesb9TRpfvYMRvkBbUEZE9gyQtyOqaZEbTxOzG20LcRggqVZLHXUyvNYMRXXjuNHngqJwWC7j",
+	"6ukmv+CoH7K3ZB+azq6lwvS2Jlq8kP1V8gRAEwL6TqTYqVR3FSqeAyHKKA/oLjmbh3q61MDcrcWLiG0l",
+	"UiFTogr61YlfCHe1xgSqkRvpNtENSZWeVFFdju7CFnaK0k5R+sNK8tEtBi6gNOu8dm2q2gN1vU5BMC9p",
+	"yNmQQdwtmYoDozxgZWirVMV0LlNNPMUMbESqqJkcl9WlkiKARbKBeuYGdDsQVQFQzpANhwyoof2q5SlQ",
+	"AxmnEwEKlK9jFTUiStQUxhwzpslMpjFWMgK+4XSWJi+pTnWqEhrVS8pSyxDaWcK1ZsKV0TX6UZ8NpRGl",
+	"tRPoFw+MzuicNH98f3r2BngaF0aqM5cySnlExYC1bFsZFMvxrvM2Euv0k+mQM50wOkH1ADuFmtnNOWUs",
+	"BlvLhL+lLJlfUlQa82SvjAMddg+87jQuD2vFKqDpqb2gK+ZSKKgwaoFhgu4iocVVk04khsYYPq/ltB2z",
+	"axYXYQnMlgVoajlmB5vCbjn2RqI0ccE2VvGzd4QWAfO71dtsaUq7nKHhy6lWvramxub7ph0H9LzKoJpn",
+	"8IJVZU7VE3X9l2jFpdmN3rPUpb6RQyX3zFWfnfj+V+u888yig2+rypy/YCHxmBuQmDVZ24jpRc/v8qIw",
+	"3hKyD4CDOe/qnMxYYkXvYN3GXDW1LhYcf39eLN/Qw7mrMvOFVJkplD3airexgHTrl55Zq4FyZxkW/SkK",
+	"xmyqyO4KzOwKzNy5wEx1I8xV9WXKiG3JwOr4zjf4opeIF7kmk7CcQu5NAD0ol4SD2pZP0O+nWK2Ci1Ke",
+	"D52iQ8epNzDKlCYGo81poHQ/TJXtVaSKiivXzuNzbJObINBLED3jA0aah91uK7AfunL1mZOnedg9bAW5",
+	"iwOUx4SB88JuvlkXQ28P7C8Vxlrc0x+U1V1exHILnQVwFnlNOHe2up0H4m602cKgH9lq6cFdA1tt2vaW",
+	"Y1t1VlMoi1eFSNFiXKqnolmfSmYLygqEFft3VFcRK1sL63OsdzGlu5jSrQprf5EiY9vS28pxlnfOt85C",
+	"RjfPt858mH6+9YKfdY2E60pqAvvcuS53rsud6/Lzky9AvkLUwRYol0H4OxGuPPzPi74IvLAMcBl5FO0t",
+	"u5ZWzeaKDLmgcSn8vdTGGOQqIiQZpgmEIdrkH1AKkYAVlFHnyMzIWXPRmYn6LD5eh7ZWk0Pz/Y4a7qjh",
+	"jhp+fmpocK8Q8A6U5PbB7oqCQmgoSJuqNiiay9VBeAWM7WCcy/K3j/2oCq5srFlucsP46oBME4xEWTOi",
+	"AHN6MIogt7c0i7bFgJRsja0Oea6V122GJmztAhrYsNwO9QACIQzhdEUwMChcj6nIgsZtl/IKanlGjSJq",
+	"BjpVEFexq3rxuatewB3taO/OMLfNghcYzxVZjL4d7bUFYleLoU9s+VddjjfwGvNPmKYB0RpcI4WwqoWq",
+	"3R3yHoLOng/bICuFKPqheMkVNNvAIoi8lMTNFVGaxzGhGh0WTjRuHu73kDDOuGKVPgusO/knkRvvq2rt",
+	"rXp0df/AHl27mrW7mrVfUM3aO6v+H72wThd6AsLv1gJPXHmtirAT8+gvGXSCW9uFqOxCVD5jiEqp7tgt",
+	"AlSKxKCoQt7am3GSy4h+PqoVFmtzpAqRB1+cdLQZgn8mG9z6KmBuONiVP9xZ4rYZpOHQ+o5lEIuUKGFc",
+	"AEm5Ky1y3om8coHnWkU1dnkVHNxcZZonaSaLLo0Fz6pL8FqSpV/tZLAnsKOH90EPMwDbEcQdQdyWuGZB",
+	"ilCSkZttk0Xrtr0tTax02oKj1ieQlZ5adLXGVOeO2CwQzXk8snRA52Bdn8JmISv230Aj1RiyR7FOTB8C",
+	"4mCemA01SUUm1GyP6KJnd0dx74Pi+kCxI7c7crs1TzBmE9zRD1yktJYc3oHU+rWyCvVJyrItSUUkoT+T",
+	"oZ1lznEH+XRLRPEMV7SjivdBFcvXvaOLO7p4N7po0bVY3W9LVDHz1y4nihXdPE/gH7eKRunUOlL/cgTp",
+	"/pyuG0eqdP+w/iw7h+vO4fpFOVxXE1BNR6Us/v68remo1oNqiQq3abGEGqlRRDSJDPC4MDxNR6QZYkcC",
+	"NebTMCAhzD64vGLzvAZr2CJc5O5Ym0orZ4JQ6ztike0tiDGKsU0UUQGBahxSZeV7nfSqqU5VaFN3m6GL",
+	"6TbKN79mJwTqTsV8yAbzQcywLm44SJWWkxDkzlRcCbMEc2xA7l1ZVNhwTbBgXpuAM/XN/JyOtuMdLgvt",
+	"7rS9kzb0ht3QyTRmjeNGfuiNoMHNR1Oqx42gYQ6kcWyAoVEmooFHECf05iUTIz1uHB8dBo0JF+6f+xVl",
+	"R5eUVeFMPXD1dyM2pGmsSZgVPnTyu7mTVsctFQu+ZGvFu2z4y2MinRhYxoHgu+xPF7IP+wOdwiuCmq35",
+	"PgXoczr6h9nCmmHlGRZBAru5ydsS+b+oRzkvLPRhoaJJRh+SWpJEENirygl9nCZyyGN2yaNPexGPOu6i",
+	"K6leGPHoeMb6xx8jHl2OpdKfjv0RQpIwJeNrpsiYJaxDQt+l/YrpsYxCEnNlS4TZTx+4HFuWsIg8i3oP",
+	"H+4/JldsDskg4as01tzQS9LE+te2sbGojtL7jumnPHoqB+nEAPI9kJ/zfOmk2aeKPXzU14NWkQAdXr94",
+	"/OLdfv/Fi2ePj759f/bih+vv1a/VxCg/wqU0aUq1AY3GceN/ftlvPz5tf/+i/fpN+1+0fTVp//7h435w",
+	"ePjpPxufF9f9s65B86fPnxp2A+/scHs93C6fG9p9LKB4yMwjJrT5/sOncg2yqgJkLLl2eFC8J6jpJ5Um",
+	"5hUs/sdVPnsznNArRpJUhPAGFEokUMPsUfdRt9UIGmkSN44be6AJ2dWVJ/lRMAg5miOF4lqZHclhQAwX",
+	"1MqV2YRS+nPCaBJzlvgKhUWYGJSRCtR8IuMYy0FC4RWPJvp9WGD2IY811G4XEcREKTS3WR6EAcjelEg1",
+	"F2f8yVVmgYsYcjOkuSuBOw2MSmT2BE0AvPFcvY2KId/mjbGk8MP0oCMqtibASozXNE6Z8kZVzHD/ijFR",
+	"fStGIjWz5vLYmktOpkbOo3gprSydL5YjVVx5Hqa0OBO2aF9oju1Jt/KaJeTp6zNy/vO5OXTy/fn5G1uc",
+	"Gq6eGEJnpB7zbX+e9VXIxvBWYztsL67jtdTZApRNyRlw5UAj77gfVSzYdeH3JhL+eFWglzCqDeZkbc7M",
+	"P/JtBzXQiGA3oYLCB3kBPY8/WI1lcdL30CNXpf3sRxWQGeuPpbwCFNVFpRy2bqP+bO1Z9zaoAPmcMzRr",
+	"LF6vR5SU8yCmiiXqgSNP/tIz+lTNRsvlivLKuqgn5eH5sFb/9XYsR6U1x3JUM8+AxjFLMEGLnL55DtKF",
+	"9yUdDGRqONjC198zGhtpSmB+KhdMFRBurjSbND59+PT/BQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

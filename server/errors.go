@@ -102,6 +102,9 @@ func missing(nf *directory.NotFoundError) *apiError {
 	case directory.MissingRegistry:
 		return errRegistryMissing
 	case directory.MissingRecord:
+		if nf.Batch != "" {
+			return problem(http.StatusNotFound, "Not found: "+nf.Batch)
+		}
 		return errRecordMissing
 	case directory.MissingUser:
 		return &apiError{Status: http.StatusNotFound, Code: gen.ErrorCodeUserNotFound, Message: "User not found: no user has the email " + nf.Name}

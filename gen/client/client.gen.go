@@ -321,6 +321,10 @@ type PendingNotificationsResponse = models.PendingNotificationsResponse
 
 type Proof = models.Proof
 
+type PublishRecordsRequest = models.PublishRecordsRequest
+
+type PublishRecordsResponse = models.PublishRecordsResponse
+
 type Readiness = models.Readiness
 
 type Record = models.Record
@@ -639,7 +643,11 @@ type AddRegistryDelegateJSONRequestBody = models.AddRegistryDelegateJSONRequestB
 
 type BulkUploadRecordsMultipartRequestBody = models.BulkUploadRecordsMultipartRequestBody
 
+type PublishRecordsJSONRequestBody = models.PublishRecordsJSONRequestBody
+
 type RemoveRegistryDelegateJSONRequestBody = models.RemoveRegistryDelegateJSONRequestBody
+
+type SaveRecordAsDraftJSONRequestBody = models.SaveRecordAsDraftJSONRequestBody
 
 type UpdateRegistryJSONRequestBody = models.UpdateRegistryJSONRequestBody
 
@@ -1332,6 +1340,24 @@ type ClientInterface interface {
 	// Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-verification-logs (the `GetRegistryVerificationLogs` operationId).
 	GetRegistryVerificationLogs(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *GetRegistryVerificationLogsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PublishRecordsWithBody Publish up to 1000 drafts at once
+	//
+	// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+	PublishRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PublishRecords Publish up to 1000 drafts at once
+	//
+	// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+	PublishRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RemoveRegistryDelegateWithBody Remove a delegate of one registry
 	//
 	// The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
@@ -1363,6 +1389,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
 	RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SaveRecordAsDraftWithBody Add a record as a draft
+	//
+	// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+	SaveRecordAsDraftWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SaveRecordAsDraft Add a record as a draft
+	//
+	// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+	SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRegistryWithBody Update a registry
 	//
@@ -2821,6 +2865,44 @@ func (c *Client) GetRegistryVerificationLogs(ctx context.Context, namespace Name
 	return c.Client.Do(req)
 }
 
+// PublishRecordsWithBody Publish up to 1000 drafts at once
+//
+// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+func (c *Client) PublishRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPublishRecordsRequestWithBody(c.Server, namespace, registryName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PublishRecords Publish up to 1000 drafts at once
+//
+// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+func (c *Client) PublishRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPublishRecordsRequest(c.Server, namespace, registryName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RemoveRegistryDelegateWithBody Remove a delegate of one registry
 //
 // The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
@@ -2883,6 +2965,44 @@ func (c *Client) RestoreRegistry(ctx context.Context, namespace NamespaceRef, re
 // Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
 func (c *Client) RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRevokeRegistryRequest(c.Server, namespace, registryName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SaveRecordAsDraftWithBody Add a record as a draft
+//
+// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+func (c *Client) SaveRecordAsDraftWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSaveRecordAsDraftRequestWithBody(c.Server, namespace, registryName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SaveRecordAsDraft Add a record as a draft
+//
+// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+func (c *Client) SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSaveRecordAsDraftRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6411,6 +6531,60 @@ func NewGetRegistryVerificationLogsRequest(server string, namespace NamespaceRef
 	return req, nil
 }
 
+// NewPublishRecordsRequest calls the generic PublishRecords builder with application/json body
+func NewPublishRecordsRequest(server string, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPublishRecordsRequestWithBody(server, namespace, registryName, "application/json", bodyReader)
+}
+
+// NewPublishRecordsRequestWithBody constructs an http.Request for the PublishRecords method, with any body, and a specified content type
+func NewPublishRecordsRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/publish-records", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewRemoveRegistryDelegateRequest calls the generic RemoveRegistryDelegate builder with application/json body
 func NewRemoveRegistryDelegateRequest(server string, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -6573,6 +6747,60 @@ func NewRevokeRegistryRequest(server string, namespace NamespaceRef, registryNam
 		}
 
 	}
+
+	return req, nil
+}
+
+// NewSaveRecordAsDraftRequest calls the generic SaveRecordAsDraft builder with application/json body
+func NewSaveRecordAsDraftRequest(server string, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSaveRecordAsDraftRequestWithBody(server, namespace, registryName, "application/json", bodyReader)
+}
+
+// NewSaveRecordAsDraftRequestWithBody constructs an http.Request for the SaveRecordAsDraft method, with any body, and a specified content type
+func NewSaveRecordAsDraftRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/save-record-as-draft", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -7946,6 +8174,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-verification-logs (the `GetRegistryVerificationLogs` operationId).
 	GetRegistryVerificationLogsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *GetRegistryVerificationLogsParams, reqEditors ...RequestEditorFn) (*GetRegistryVerificationLogsResult, error)
 
+	// PublishRecordsWithBodyWithResponse Publish up to 1000 drafts at once
+	//
+	// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+	PublishRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error)
+
+	// PublishRecordsWithResponse Publish up to 1000 drafts at once
+	//
+	// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+	PublishRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error)
+
 	// RemoveRegistryDelegateWithBodyWithResponse Remove a delegate of one registry
 	//
 	// The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
@@ -7981,6 +8227,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
 	RevokeRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*RevokeRegistryResult, error)
+
+	// SaveRecordAsDraftWithBodyWithResponse Add a record as a draft
+	//
+	// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+	SaveRecordAsDraftWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error)
+
+	// SaveRecordAsDraftWithResponse Add a record as a draft
+	//
+	// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+	SaveRecordAsDraftWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error)
 
 	// UpdateRegistryWithBodyWithResponse Update a registry
 	//
@@ -14079,6 +14343,124 @@ func (r GetRegistryVerificationLogsResult) ContentType() string {
 	return ""
 }
 
+// PublishRecordsResult200Headers the declared response headers of an HTTP 200 response for PublishRecords
+type PublishRecordsResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
+// PublishRecordsResult429Headers the declared response headers of an HTTP 429 response for PublishRecords
+type PublishRecordsResult429Headers struct {
+	RetryAfter *int
+}
+
+type PublishRecordsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PublishRecordsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PublishRecordsResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PublishRecordsResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PublishRecordsResult) GetJSON200() *PublishRecordsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PublishRecordsResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PublishRecordsResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PublishRecordsResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PublishRecordsResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PublishRecordsResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PublishRecordsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PublishRecordsResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PublishRecordsResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PublishRecordsResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PublishRecordsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PublishRecordsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PublishRecordsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PublishRecordsResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // RemoveRegistryDelegateResult200Headers the declared response headers of an HTTP 200 response for RemoveRegistryDelegate
 type RemoveRegistryDelegateResult200Headers struct {
 	SvcConsistencyToken *string
@@ -14420,6 +14802,124 @@ func (r RevokeRegistryResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RevokeRegistryResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SaveRecordAsDraftResult201Headers the declared response headers of an HTTP 201 response for SaveRecordAsDraft
+type SaveRecordAsDraftResult201Headers struct {
+	SvcConsistencyToken *string
+}
+
+// SaveRecordAsDraftResult429Headers the declared response headers of an HTTP 429 response for SaveRecordAsDraft
+type SaveRecordAsDraftResult429Headers struct {
+	RetryAfter *int
+}
+
+type SaveRecordAsDraftResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *RecordLookupResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SaveRecordAsDraftResult201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SaveRecordAsDraftResult429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON201() *RecordLookupResponse {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SaveRecordAsDraftResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SaveRecordAsDraftResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SaveRecordAsDraftResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SaveRecordAsDraftResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -16561,6 +17061,36 @@ func (c *ClientWithResponses) GetRegistryVerificationLogsWithResponse(ctx contex
 	return ParseGetRegistryVerificationLogsResult(rsp)
 }
 
+// PublishRecordsWithBodyWithResponse Publish up to 1000 drafts at once
+//
+// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+func (c *ClientWithResponses) PublishRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error) {
+	rsp, err := c.PublishRecordsWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePublishRecordsResult(rsp)
+}
+
+// PublishRecordsWithResponse Publish up to 1000 drafts at once
+//
+// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+func (c *ClientWithResponses) PublishRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error) {
+	rsp, err := c.PublishRecords(ctx, namespace, registryName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePublishRecordsResult(rsp)
+}
+
 // RemoveRegistryDelegateWithBodyWithResponse Remove a delegate of one registry
 //
 // The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
@@ -16619,6 +17149,36 @@ func (c *ClientWithResponses) RevokeRegistryWithResponse(ctx context.Context, na
 		return nil, err
 	}
 	return ParseRevokeRegistryResult(rsp)
+}
+
+// SaveRecordAsDraftWithBodyWithResponse Add a record as a draft
+//
+// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+func (c *ClientWithResponses) SaveRecordAsDraftWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error) {
+	rsp, err := c.SaveRecordAsDraftWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSaveRecordAsDraftResult(rsp)
+}
+
+// SaveRecordAsDraftWithResponse Add a record as a draft
+//
+// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+func (c *ClientWithResponses) SaveRecordAsDraftWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error) {
+	rsp, err := c.SaveRecordAsDraft(ctx, namespace, registryName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSaveRecordAsDraftResult(rsp)
 }
 
 // UpdateRegistryWithBodyWithResponse Update a registry
@@ -22360,6 +22920,118 @@ func ParseGetRegistryVerificationLogsResult(rsp *http.Response) (*GetRegistryVer
 	return response, nil
 }
 
+// ParsePublishRecordsResult parses an HTTP response from a PublishRecordsWithResponse call
+func ParsePublishRecordsResult(rsp *http.Response) (*PublishRecordsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PublishRecordsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PublishRecordsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PublishRecordsResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers PublishRecordsResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseRemoveRegistryDelegateResult parses an HTTP response from a RemoveRegistryDelegateWithResponse call
 func ParseRemoveRegistryDelegateResult(rsp *http.Response) (*RemoveRegistryDelegateResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -22676,6 +23348,118 @@ func ParseRevokeRegistryResult(rsp *http.Response) (*RevokeRegistryResult, error
 		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers RevokeRegistryResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSaveRecordAsDraftResult parses an HTTP response from a SaveRecordAsDraftWithResponse call
+func ParseSaveRecordAsDraftResult(rsp *http.Response) (*SaveRecordAsDraftResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SaveRecordAsDraftResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest RecordLookupResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers SaveRecordAsDraftResult201Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers SaveRecordAsDraftResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -1327,6 +1327,21 @@ type Proof struct {
 	Type string `json:"type"`
 }
 
+// PublishRecordsRequest The body of publish-records: the names of up to 1000 drafts of the registry.
+type PublishRecordsRequest struct {
+	Records []EntryName `json:"records"`
+}
+
+// PublishRecordsResponse The answer of publish-records.
+type PublishRecordsResponse struct {
+	Data struct {
+		Records []AddedRecord `json:"records"`
+	} `json:"data"`
+
+	// Message Example: 2 records published
+	Message string `json:"message"`
+}
+
 // Readiness An instance's readiness, with its read replicas.
 type Readiness struct {
 	// Message Example: ready
@@ -2762,8 +2777,14 @@ type AddRegistryDelegateJSONRequestBody = DelegateRequest
 // BulkUploadRecordsMultipartRequestBody defines body for BulkUploadRecords for multipart/form-data ContentType.
 type BulkUploadRecordsMultipartRequestBody BulkUploadRecordsMultipartBody
 
+// PublishRecordsJSONRequestBody defines body for PublishRecords for application/json ContentType.
+type PublishRecordsJSONRequestBody = PublishRecordsRequest
+
 // RemoveRegistryDelegateJSONRequestBody defines body for RemoveRegistryDelegate for application/json ContentType.
 type RemoveRegistryDelegateJSONRequestBody = DelegateRequest
+
+// SaveRecordAsDraftJSONRequestBody defines body for SaveRecordAsDraft for application/json ContentType.
+type SaveRecordAsDraftJSONRequestBody = AddRecordRequest
 
 // UpdateRegistryJSONRequestBody defines body for UpdateRegistry for application/json ContentType.
 type UpdateRegistryJSONRequestBody = UpdateRegistryRequest

@@ -259,6 +259,16 @@ await send("transferOwnership", "POST", `/svc/${H}/transfer-ownership`, { key: o
 await send("transferOwnership", "POST", `/svc/${H}/transfer-ownership`, { key: ownerKey, body: { email: "owner@example.com" } }); // 409
 await send("transferOwnership", "POST", `/svc/${H}/transfer-ownership`, { key: ownerKey, body: { email: "other@example.com", keep_as_delegate: false } });
 
+// Drafts: saved (201; a live state 400), published in a batch (200), refused by name (400 twice, 404 missing, 409 not a draft).
+await send("saveRecordAsDraft", "POST", `/svc/${N}/employees/save-record-as-draft`, { key: ownerKey, body: { record_name: "draft-one", details: { name: "Draft", email: "d@example.com" } } });
+await send("saveRecordAsDraft", "POST", `/svc/${N}/employees/save-record-as-draft`, { key: ownerKey, body: { record_name: "draft-two", details: { name: "Draft", email: "d@example.com" }, state: "live" } });
+await send("saveRecordAsDraft", "POST", `/svc/${N}/employees/save-record-as-draft`, { key: otherKey, body: { record_name: "draft-two", details: {} } });
+await send("publishRecords", "POST", `/svc/${N}/employees/publish-records`, { key: ownerKey, body: { records: ["draft-one", "draft-one"] } });
+await send("publishRecords", "POST", `/svc/${N}/employees/publish-records`, { key: ownerKey, body: { records: ["draft-one", "ghost"] } });
+await send("publishRecords", "POST", `/svc/${N}/employees/publish-records`, { key: otherKey, body: { records: ["draft-one"] } });
+await send("publishRecords", "POST", `/svc/${N}/employees/publish-records`, { key: ownerKey, body: { records: ["draft-one"] } });
+await send("publishRecords", "POST", `/svc/${N}/employees/publish-records`, { key: ownerKey, body: { records: ["draft-one"] } }); // 409
+
 await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: ownerKey, body: { email: "third@example.com" } });
 await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: ownerKey, body: { email: "third@example.com" } }); // already: 409
 await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: otherKey, body: { email: "fourth@example.com" } }); // not a member: 403

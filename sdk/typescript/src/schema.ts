@@ -1081,6 +1081,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/{namespace}/{registry_name}/save-record-as-draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a record as a draft
+         * @description The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+         */
+        post: operations["saveRecordAsDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/publish-records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish up to 1000 drafts at once
+         * @description Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+         */
+        post: operations["publishRecords"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{profile_id}/did.json": {
         parameters: {
             query?: never;
@@ -1507,6 +1547,18 @@ export interface components {
              * @default true
              */
             keep_as_delegate: boolean;
+        };
+        /** @description The body of publish-records: the names of up to 1000 drafts of the registry. */
+        PublishRecordsRequest: {
+            records: components["schemas"]["EntryName"][];
+        };
+        /** @description The answer of publish-records. */
+        PublishRecordsResponse: {
+            /** @example 2 records published */
+            message: string;
+            data: {
+                records: components["schemas"]["AddedRecord"][];
+            };
         };
         /** @description An instance's readiness, with its read replicas. */
         Readiness: {
@@ -4943,6 +4995,90 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NamespaceLookupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    saveRecordAsDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddRecordRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft. */
+            201: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordLookupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    publishRecords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublishRecordsRequest"];
+            };
+        };
+        responses: {
+            /** @description The published versions. */
+            200: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublishRecordsResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -75,6 +75,25 @@ TransferOwnershipRequest = TypedDict(
     total=False,
 )
 
+# The body of publish-records: the names of up to 1000 drafts of the registry.
+PublishRecordsRequest = TypedDict(
+    'PublishRecordsRequest',
+    {
+        'records': Required[list['EntryName']],
+    },
+    total=False,
+)
+
+# The answer of publish-records.
+PublishRecordsResponse = TypedDict(
+    'PublishRecordsResponse',
+    {
+        'message': Required[str],
+        'data': Required[dict[str, Any]],
+    },
+    total=False,
+)
+
 # An instance's readiness, with its read replicas.
 Readiness = TypedDict(
     'Readiness',
@@ -2575,6 +2594,54 @@ class Operations:
             'POST',
             '/svc/{namespace}/transfer-ownership',
             {'namespace': namespace},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def save_record_as_draft(
+        self,
+        namespace: str,
+        registry_name: str,
+        body: AddRecordRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[RecordLookupResponse]:
+        """POST /svc/{namespace}/{registry_name}/save-record-as-draft: Add a record as a draft.
+
+        Answers: 201 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
+        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'POST',
+            '/svc/{namespace}/{registry_name}/save-record-as-draft',
+            {'namespace': namespace, 'registry_name': registry_name},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def publish_records(
+        self,
+        namespace: str,
+        registry_name: str,
+        body: PublishRecordsRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[PublishRecordsResponse]:
+        """POST /svc/{namespace}/{registry_name}/publish-records: Publish up to 1000 drafts at once.
+
+        Answers: 200 PublishRecordsResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
+        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'POST',
+            '/svc/{namespace}/{registry_name}/publish-records',
+            {'namespace': namespace, 'registry_name': registry_name},
             {**(extra_query or {})},
             {},
             body,
