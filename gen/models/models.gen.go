@@ -1943,7 +1943,7 @@ type TransferOwnershipRequest struct {
 	// Example: dee@example.com
 	Email openapi_types.Email `json:"email"`
 
-	// KeepAsDelegate Whether the old owner stays a delegate (default true).
+	// KeepAsDelegate Whether the old owner stays a delegate; true when absent.
 	KeepAsDelegate *bool `json:"keep_as_delegate,omitempty"`
 }
 

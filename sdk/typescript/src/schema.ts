@@ -1542,11 +1542,8 @@ export interface components {
              * @example dee@example.com
              */
             email: string;
-            /**
-             * @description Whether the old owner stays a delegate (default true).
-             * @default true
-             */
-            keep_as_delegate: boolean;
+            /** @description Whether the old owner stays a delegate; true when absent. */
+            keep_as_delegate?: boolean;
         };
         /** @description The body of publish-records: the names of up to 1000 drafts of the registry. */
         PublishRecordsRequest: {
