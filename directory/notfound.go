@@ -33,6 +33,9 @@ type NotFoundError struct {
 	// (drafts.go); NamespaceID is its namespace, whose members see it.
 	Draft       bool
 	NamespaceID string
+	// Batch, when set, is the answer's sentence for the records of a batch that were missing
+	// (PublishDrafts), which names every one of them.
+	Batch string
 }
 
 // NotFound is the error of a read that found no such level named name.

@@ -68,3 +68,40 @@ func (s *Service) NamespaceAccess(ctx context.Context, c Caller, ref string, own
 	})
 	return id, err
 }
+
+// TransferOwnership hands the namespace (by id or verified domain) from its owner, the caller,
+// to the existing user with this email: a new version of the namespace, logged like any other.
+// The old owner stays a delegate when keepAsDelegate.
+func (s *Service) TransferOwnership(ctx context.Context, c Caller, ref, email string, keepAsDelegate bool) (directory.Namespace, error) {
+	var out store.NamespaceAccess
+	err := s.st.InTx(ctx, func(tx *store.Tx) error {
+		a, err := tx.NamespaceForWrite(ref, c.UserID, true)
+		if err != nil {
+			return err
+		}
+		if err := (directory.Access{Role: a.Role}).WriteNamespace(true); err != nil {
+			return err
+		}
+		to, err := tx.UserByEmail(email)
+		if err != nil {
+			return err
+		}
+		if err := (directory.Access{Role: a.Role}).TransferOwnership(a.OwnerID, to.ID); err != nil {
+			return err
+		}
+		next, err := a.SealedNamespace.Transfer(to.ID, tx.Stamp())
+		if err != nil {
+			return err
+		}
+		if err := tx.TransferNamespace(a.SealedNamespace, next, keepAsDelegate); err != nil {
+			return err
+		}
+		out = a
+		out.SealedNamespace = next
+		return nil
+	})
+	if err != nil {
+		return directory.Namespace{}, err
+	}
+	return out.Namespace()
+}

@@ -138,3 +138,42 @@ func (s *Service) RecordsRegistry(ctx context.Context, c Caller, ref, name strin
 	})
 	return out, err
 }
+
+// PublishRecords publishes up to directory.MaxBatch drafts of a live registry, named by their
+// record names: all or none, every refused record named. The answer is the versions written.
+func (s *Service) PublishRecords(ctx context.Context, c Caller, ref, registry string, names []string) ([]directory.AddedRecord, error) {
+	var out []directory.AddedRecord
+	err := s.st.InTx(ctx, func(tx *store.Tx) error {
+		a, _, err := s.recordsRegistry(tx, c, ref, registry)
+		if err != nil {
+			return err
+		}
+		if len(names) == 0 || len(names) > directory.MaxBatch {
+			_, _, err := directory.PublishDrafts(names, nil, tx.Stamp())
+			return err
+		}
+		heads, err := tx.RecordsForWrite(a.RegistryID, names)
+		if err != nil {
+			return err
+		}
+		prev, next, err := directory.PublishDrafts(names, heads, tx.Stamp())
+		if err != nil {
+			return err
+		}
+		if err := tx.PublishRecords(prev, next); err != nil {
+			return err
+		}
+		out = store.Added(next)
+		return nil
+	})
+	return out, err
+}
+
+// SaveRecordAsDraft adds one record to a live registry as a draft (directory.AsDraft).
+func (s *Service) SaveRecordAsDraft(ctx context.Context, c Caller, ref, registry string, in directory.RecordInput) (directory.Record, error) {
+	in, err := directory.AsDraft(in)
+	if err != nil {
+		return directory.Record{}, err
+	}
+	return s.AddRecord(ctx, c, ref, registry, in)
+}

@@ -242,7 +242,17 @@ type AddRecordsResponse = models.AddRecordsResponse
 
 type AddedRecord = models.AddedRecord
 
+type ApiKey = models.ApiKey
+
+type ApiKeyCreated = models.ApiKeyCreated
+
+type ApiKeyCreatedResponse = models.ApiKeyCreatedResponse
+
+type ApiKeysResponse = models.ApiKeysResponse
+
 type CheckVerificationResponse = models.CheckVerificationResponse
+
+type CreateApiKeyRequest = models.CreateApiKeyRequest
 
 type CreateNamespaceRequest = models.CreateNamespaceRequest
 
@@ -354,6 +364,10 @@ type PendingNotificationsResponse = models.PendingNotificationsResponse
 
 type Proof = models.Proof
 
+type PublishRecordsRequest = models.PublishRecordsRequest
+
+type PublishRecordsResponse = models.PublishRecordsResponse
+
 type Readiness = models.Readiness
 
 type Record = models.Record
@@ -417,6 +431,8 @@ type TagQueryData = models.TagQueryData
 type TagQueryResponse = models.TagQueryResponse
 
 type Timestamp = models.Timestamp
+
+type TransferOwnershipRequest = models.TransferOwnershipRequest
 
 type UpdateNamespaceRequest = models.UpdateNamespaceRequest
 
@@ -550,6 +566,8 @@ type VerificationFailed = models.VerificationFailed
 
 type Verified = models.Verified
 
+type ListApiKeysParams = models.ListApiKeysParams
+
 type CheckVerificationParams = models.CheckVerificationParams
 
 type GenerateDnsTxtParams = models.GenerateDnsTxtParams
@@ -638,6 +656,8 @@ type GetDidDocumentParams = models.GetDidDocumentParams
 
 type VersionEventParams = models.VersionEventParams
 
+type CreateApiKeyJSONRequestBody = models.CreateApiKeyJSONRequestBody
+
 type CreateNamespaceJSONRequestBody = models.CreateNamespaceJSONRequestBody
 
 type VerifyDomainJSONRequestBody = models.VerifyDomainJSONRequestBody
@@ -656,6 +676,8 @@ type CreateRegistryJSONRequestBody = models.CreateRegistryJSONRequestBody
 
 type RemoveDelegateJSONRequestBody = models.RemoveDelegateJSONRequestBody
 
+type TransferOwnershipJSONRequestBody = models.TransferOwnershipJSONRequestBody
+
 type UpdateNamespaceJSONRequestBody = models.UpdateNamespaceJSONRequestBody
 
 type AddRecordJSONRequestBody = models.AddRecordJSONRequestBody
@@ -666,7 +688,11 @@ type AddRegistryDelegateJSONRequestBody = models.AddRegistryDelegateJSONRequestB
 
 type BulkUploadRecordsMultipartRequestBody = models.BulkUploadRecordsMultipartRequestBody
 
+type PublishRecordsJSONRequestBody = models.PublishRecordsJSONRequestBody
+
 type RemoveRegistryDelegateJSONRequestBody = models.RemoveRegistryDelegateJSONRequestBody
+
+type SaveRecordAsDraftJSONRequestBody = models.SaveRecordAsDraftJSONRequestBody
 
 type UpdateRegistryJSONRequestBody = models.UpdateRegistryJSONRequestBody
 
@@ -682,6 +708,15 @@ type ServerInterface interface {
 	// Readyz Readiness (the primary database answers)
 	// (GET /readyz)
 	Readyz(ctx echo.Context) error
+	// ListApiKeys List the caller's API keys
+	// (GET /svc/api-keys)
+	ListApiKeys(ctx echo.Context, params ListApiKeysParams) error
+	// CreateApiKey Create an API key for the caller
+	// (POST /svc/api-keys)
+	CreateApiKey(ctx echo.Context) error
+	// RevokeApiKey Revoke one of the caller's API keys
+	// (DELETE /svc/api-keys/{key_id})
+	RevokeApiKey(ctx echo.Context, keyId string) error
 	// CheckVerification Tell whether a namespace owns a verified domain
 	// (GET /svc/check-verification/{namespace_id})
 	CheckVerification(ctx echo.Context, namespaceId NamespaceId, params CheckVerificationParams) error
@@ -736,6 +771,9 @@ type ServerInterface interface {
 	// LookupRecord Look up a record
 	// (GET /svc/lookup/{namespace}/{registry_name}/{record_name})
 	LookupRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params LookupRecordParams) error
+	// ClearReadNotifications Clear the caller's read notifications from history
+	// (POST /svc/notifications/clearall)
+	ClearReadNotifications(ctx echo.Context) error
 	// ListNotificationHistory List all of the caller's notifications
 	// (GET /svc/notifications/history)
 	ListNotificationHistory(ctx echo.Context) error
@@ -817,6 +855,9 @@ type ServerInterface interface {
 	// RemoveDelegate Remove a delegate (owner only)
 	// (POST /svc/{namespace}/remove-delegate)
 	RemoveDelegate(ctx echo.Context, namespace NamespaceRef) error
+	// TransferOwnership Transfer the namespace to another user (owner only)
+	// (POST /svc/{namespace}/transfer-ownership)
+	TransferOwnership(ctx echo.Context, namespace NamespaceRef) error
 	// UpdateNamespace Update a namespace
 	// (POST /svc/{namespace}/update-namespace)
 	UpdateNamespace(ctx echo.Context, namespace NamespaceRef, params UpdateNamespaceParams) error
@@ -853,6 +894,9 @@ type ServerInterface interface {
 	// GetRegistryVerificationLogs Read the verification log of a registry
 	// (GET /svc/{namespace}/{registry_name}/get-registry-verification-logs)
 	GetRegistryVerificationLogs(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params GetRegistryVerificationLogsParams) error
+	// PublishRecords Publish up to 1000 drafts at once
+	// (POST /svc/{namespace}/{registry_name}/publish-records)
+	PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
 	// RemoveRegistryDelegate Remove a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/remove-registry-delegate)
 	RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
@@ -862,6 +906,9 @@ type ServerInterface interface {
 	// RevokeRegistry Revoke a registry (final)
 	// (POST /svc/{namespace}/{registry_name}/revoke-registry)
 	RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RevokeRegistryParams) error
+	// SaveRecordAsDraft Add a record as a draft
+	// (POST /svc/{namespace}/{registry_name}/save-record-as-draft)
+	SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
 	// UpdateRegistry Update a registry
 	// (POST /svc/{namespace}/{registry_name}/update-registry)
 	UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params UpdateRegistryParams) error
@@ -911,6 +958,60 @@ func (w *ServerInterfaceWrapper) Readyz(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.Readyz(ctx)
+	return err
+}
+
+// ListApiKeys converts echo context to params.
+func (w *ServerInterfaceWrapper) ListApiKeys(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListApiKeysParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListApiKeys(ctx, params)
+	return err
+}
+
+// CreateApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateApiKey(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateApiKey(ctx)
+	return err
+}
+
+// RevokeApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeApiKey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "key_id" -------------
+	var keyId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key_id", ctx.Param("key_id"), &keyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeApiKey(ctx, keyId)
 	return err
 }
 
@@ -1506,6 +1607,15 @@ func (w *ServerInterfaceWrapper) LookupRecord(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.LookupRecord(ctx, namespace, registryName, recordName, params)
+	return err
+}
+
+// ClearReadNotifications converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearReadNotifications(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearReadNotifications(ctx)
 	return err
 }
 
@@ -2274,6 +2384,22 @@ func (w *ServerInterfaceWrapper) RemoveDelegate(ctx echo.Context) error {
 	return err
 }
 
+// TransferOwnership converts echo context to params.
+func (w *ServerInterfaceWrapper) TransferOwnership(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TransferOwnership(ctx, namespace)
+	return err
+}
+
 // UpdateNamespace converts echo context to params.
 func (w *ServerInterfaceWrapper) UpdateNamespace(ctx echo.Context) error {
 	var err error
@@ -2707,6 +2833,30 @@ func (w *ServerInterfaceWrapper) GetRegistryVerificationLogs(ctx echo.Context) e
 	return err
 }
 
+// PublishRecords converts echo context to params.
+func (w *ServerInterfaceWrapper) PublishRecords(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PublishRecords(ctx, namespace, registryName)
+	return err
+}
+
 // RemoveRegistryDelegate converts echo context to params.
 func (w *ServerInterfaceWrapper) RemoveRegistryDelegate(ctx echo.Context) error {
 	var err error
@@ -2816,6 +2966,30 @@ func (w *ServerInterfaceWrapper) RevokeRegistry(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RevokeRegistry(ctx, namespace, registryName, params)
+	return err
+}
+
+// SaveRecordAsDraft converts echo context to params.
+func (w *ServerInterfaceWrapper) SaveRecordAsDraft(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SaveRecordAsDraft(ctx, namespace, registryName)
 	return err
 }
 
@@ -3338,6 +3512,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/svc/notifications/history", wrapper.ListNotificationHistory, options.OperationMiddlewares["listNotificationHistory"]...)
 	router.POST(options.BaseURL+"/svc/notifications/:notification_id/read", wrapper.MarkNotificationRead, options.OperationMiddlewares["markNotificationRead"]...)
 	router.POST(options.BaseURL+"/svc/notifications/read-all", wrapper.MarkAllNotificationsRead, options.OperationMiddlewares["markAllNotificationsRead"]...)
+	router.POST(options.BaseURL+"/svc/notifications/clearall", wrapper.ClearReadNotifications, options.OperationMiddlewares["clearReadNotifications"]...)
 	router.POST(options.BaseURL+"/svc/verification-requests/:request_id/accept", wrapper.AcceptVerificationRequest, options.OperationMiddlewares["acceptVerificationRequest"]...)
 	router.POST(options.BaseURL+"/svc/verification-requests/:request_id/reject", wrapper.RejectVerificationRequest, options.OperationMiddlewares["rejectVerificationRequest"]...)
 	router.POST(options.BaseURL+"/svc/create-namespace", wrapper.CreateNamespace, options.OperationMiddlewares["createNamespace"]...)
@@ -3364,6 +3539,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/svc/:namespace/add-delegate", wrapper.AddDelegate, options.OperationMiddlewares["addDelegate"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/remove-delegate", wrapper.RemoveDelegate, options.OperationMiddlewares["removeDelegate"]...)
 	router.GET(options.BaseURL+"/svc/:namespace/get-delegates", wrapper.GetDelegates, options.OperationMiddlewares["getDelegates"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/transfer-ownership", wrapper.TransferOwnership, options.OperationMiddlewares["transferOwnership"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/save-record-as-draft", wrapper.SaveRecordAsDraft, options.OperationMiddlewares["saveRecordAsDraft"]...)
+	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/publish-records", wrapper.PublishRecords, options.OperationMiddlewares["publishRecords"]...)
 	router.GET(options.BaseURL+"/:profile_id/did.json", wrapper.GetDidDocument, options.OperationMiddlewares["getDidDocument"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.Healthz, options.OperationMiddlewares["healthz"]...)
 	router.POST(options.BaseURL+"/svc/watch", wrapper.CreateWatchSubscription, options.OperationMiddlewares["createWatchSubscription"]...)
@@ -3374,6 +3552,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/svc/jobs", wrapper.ListJobs, options.OperationMiddlewares["listJobs"]...)
 	router.GET(options.BaseURL+"/svc/jobs/:job_id", wrapper.GetJob, options.OperationMiddlewares["getJob"]...)
 	router.GET(options.BaseURL+"/svc/stats", wrapper.GetStats, options.OperationMiddlewares["getStats"]...)
+	router.GET(options.BaseURL+"/svc/api-keys", wrapper.ListApiKeys, options.OperationMiddlewares["listApiKeys"]...)
+	router.POST(options.BaseURL+"/svc/api-keys", wrapper.CreateApiKey, options.OperationMiddlewares["createApiKey"]...)
+	router.DELETE(options.BaseURL+"/svc/api-keys/:key_id", wrapper.RevokeApiKey, options.OperationMiddlewares["revokeApiKey"]...)
 	router.GET(options.BaseURL+"/readyz", wrapper.Readyz, options.OperationMiddlewares["readyz"]...)
 	router.GET(options.BaseURL+"/svc/log/checkpoint", wrapper.GetLogCheckpoint, options.OperationMiddlewares["getLogCheckpoint"]...)
 	router.GET(options.BaseURL+"/svc/log/cosigned-checkpoint", wrapper.GetLogCosignedCheckpoint, options.OperationMiddlewares["getLogCosignedCheckpoint"]...)
@@ -3725,6 +3906,348 @@ func (response Readyz503JSONResponse) VisitReadyzResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeysRequestObject struct {
+	Params ListApiKeysParams
+}
+
+type ListApiKeysResponseObject interface {
+	VisitListApiKeysResponse(w http.ResponseWriter) error
+}
+
+type ListApiKeys200JSONResponse ApiKeysResponse
+
+func (response ListApiKeys200JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListApiKeys400JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListApiKeys401JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListApiKeys413JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListApiKeys429JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListApiKeys500JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKeyRequestObject struct {
+	Body *CreateApiKeyJSONRequestBody
+}
+
+type CreateApiKeyResponseObject interface {
+	VisitCreateApiKeyResponse(w http.ResponseWriter) error
+}
+
+type CreateApiKey201ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type CreateApiKey201JSONResponse struct {
+	Body    ApiKeyCreatedResponse
+	Headers CreateApiKey201ResponseHeaders
+}
+
+func (response CreateApiKey201JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateApiKey400JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateApiKey401JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateApiKey409JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateApiKey413JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateApiKey415JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateApiKey429JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateApiKey500JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKeyRequestObject struct {
+	KeyId string `json:"key_id"`
+}
+
+type RevokeApiKeyResponseObject interface {
+	VisitRevokeApiKeyResponse(w http.ResponseWriter) error
+}
+
+type RevokeApiKey200JSONResponse struct{ MessageAfterWriteJSONResponse }
+
+func (response RevokeApiKey200JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeApiKey400JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RevokeApiKey401JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeApiKey404JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RevokeApiKey413JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RevokeApiKey429JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RevokeApiKey500JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5757,6 +6280,110 @@ func (response LookupRecord429JSONResponse) VisitLookupRecordResponse(w http.Res
 type LookupRecord500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response LookupRecord500JSONResponse) VisitLookupRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearReadNotificationsRequestObject struct {
+}
+
+type ClearReadNotificationsResponseObject interface {
+	VisitClearReadNotificationsResponse(w http.ResponseWriter) error
+}
+
+type ClearReadNotifications200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type ClearReadNotifications200JSONResponse struct {
+	Body    MarkAllReadResponse
+	Headers ClearReadNotifications200ResponseHeaders
+}
+
+func (response ClearReadNotifications200JSONResponse) VisitClearReadNotificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearReadNotifications400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ClearReadNotifications400JSONResponse) VisitClearReadNotificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearReadNotifications401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ClearReadNotifications401JSONResponse) VisitClearReadNotificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearReadNotifications413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ClearReadNotifications413JSONResponse) VisitClearReadNotificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearReadNotifications429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ClearReadNotifications429JSONResponse) VisitClearReadNotificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearReadNotifications500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ClearReadNotifications500JSONResponse) VisitClearReadNotificationsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -9063,6 +9690,170 @@ func (response RemoveDelegate500JSONResponse) VisitRemoveDelegateResponse(w http
 	return err
 }
 
+type TransferOwnershipRequestObject struct {
+	Namespace NamespaceRef `json:"namespace"`
+	Body      *TransferOwnershipJSONRequestBody
+}
+
+type TransferOwnershipResponseObject interface {
+	VisitTransferOwnershipResponse(w http.ResponseWriter) error
+}
+
+type TransferOwnership200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type TransferOwnership200JSONResponse struct {
+	Body    NamespaceLookupResponse
+	Headers TransferOwnership200ResponseHeaders
+}
+
+func (response TransferOwnership200JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TransferOwnership400JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TransferOwnership401JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TransferOwnership403JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TransferOwnership404JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership409JSONResponse struct{ ConflictJSONResponse }
+
+func (response TransferOwnership409JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response TransferOwnership413JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response TransferOwnership415JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response TransferOwnership429JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response TransferOwnership500JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateNamespaceRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    UpdateNamespaceParams
@@ -10903,6 +11694,171 @@ func (response GetRegistryVerificationLogs500JSONResponse) VisitGetRegistryVerif
 	return err
 }
 
+type PublishRecordsRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Body         *PublishRecordsJSONRequestBody
+}
+
+type PublishRecordsResponseObject interface {
+	VisitPublishRecordsResponse(w http.ResponseWriter) error
+}
+
+type PublishRecords200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type PublishRecords200JSONResponse struct {
+	Body    PublishRecordsResponse
+	Headers PublishRecords200ResponseHeaders
+}
+
+func (response PublishRecords200JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PublishRecords400JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PublishRecords401JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PublishRecords403JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PublishRecords404JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PublishRecords409JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PublishRecords413JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PublishRecords415JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PublishRecords429JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRecords500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response PublishRecords500JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RemoveRegistryDelegateRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -11364,6 +12320,171 @@ func (response RevokeRegistry429JSONResponse) VisitRevokeRegistryResponse(w http
 type RevokeRegistry500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response RevokeRegistry500JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraftRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Body         *SaveRecordAsDraftJSONRequestBody
+}
+
+type SaveRecordAsDraftResponseObject interface {
+	VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error
+}
+
+type SaveRecordAsDraft201ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type SaveRecordAsDraft201JSONResponse struct {
+	Body    RecordLookupResponse
+	Headers SaveRecordAsDraft201ResponseHeaders
+}
+
+func (response SaveRecordAsDraft201JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SaveRecordAsDraft400JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SaveRecordAsDraft401JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SaveRecordAsDraft403JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SaveRecordAsDraft404JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SaveRecordAsDraft409JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SaveRecordAsDraft413JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SaveRecordAsDraft415JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SaveRecordAsDraft429JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SaveRecordAsDraft500JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -12706,6 +13827,15 @@ type StrictServerInterface interface {
 	// Readyz Readiness (the primary database answers)
 	// (GET /readyz)
 	Readyz(ctx context.Context, request ReadyzRequestObject) (ReadyzResponseObject, error)
+	// ListApiKeys List the caller's API keys
+	// (GET /svc/api-keys)
+	ListApiKeys(ctx context.Context, request ListApiKeysRequestObject) (ListApiKeysResponseObject, error)
+	// CreateApiKey Create an API key for the caller
+	// (POST /svc/api-keys)
+	CreateApiKey(ctx context.Context, request CreateApiKeyRequestObject) (CreateApiKeyResponseObject, error)
+	// RevokeApiKey Revoke one of the caller's API keys
+	// (DELETE /svc/api-keys/{key_id})
+	RevokeApiKey(ctx context.Context, request RevokeApiKeyRequestObject) (RevokeApiKeyResponseObject, error)
 	// CheckVerification Tell whether a namespace owns a verified domain
 	// (GET /svc/check-verification/{namespace_id})
 	CheckVerification(ctx context.Context, request CheckVerificationRequestObject) (CheckVerificationResponseObject, error)
@@ -12760,6 +13890,9 @@ type StrictServerInterface interface {
 	// LookupRecord Look up a record
 	// (GET /svc/lookup/{namespace}/{registry_name}/{record_name})
 	LookupRecord(ctx context.Context, request LookupRecordRequestObject) (LookupRecordResponseObject, error)
+	// ClearReadNotifications Clear the caller's read notifications from history
+	// (POST /svc/notifications/clearall)
+	ClearReadNotifications(ctx context.Context, request ClearReadNotificationsRequestObject) (ClearReadNotificationsResponseObject, error)
 	// ListNotificationHistory List all of the caller's notifications
 	// (GET /svc/notifications/history)
 	ListNotificationHistory(ctx context.Context, request ListNotificationHistoryRequestObject) (ListNotificationHistoryResponseObject, error)
@@ -12841,6 +13974,9 @@ type StrictServerInterface interface {
 	// RemoveDelegate Remove a delegate (owner only)
 	// (POST /svc/{namespace}/remove-delegate)
 	RemoveDelegate(ctx context.Context, request RemoveDelegateRequestObject) (RemoveDelegateResponseObject, error)
+	// TransferOwnership Transfer the namespace to another user (owner only)
+	// (POST /svc/{namespace}/transfer-ownership)
+	TransferOwnership(ctx context.Context, request TransferOwnershipRequestObject) (TransferOwnershipResponseObject, error)
 	// UpdateNamespace Update a namespace
 	// (POST /svc/{namespace}/update-namespace)
 	UpdateNamespace(ctx context.Context, request UpdateNamespaceRequestObject) (UpdateNamespaceResponseObject, error)
@@ -12877,6 +14013,9 @@ type StrictServerInterface interface {
 	// GetRegistryVerificationLogs Read the verification log of a registry
 	// (GET /svc/{namespace}/{registry_name}/get-registry-verification-logs)
 	GetRegistryVerificationLogs(ctx context.Context, request GetRegistryVerificationLogsRequestObject) (GetRegistryVerificationLogsResponseObject, error)
+	// PublishRecords Publish up to 1000 drafts at once
+	// (POST /svc/{namespace}/{registry_name}/publish-records)
+	PublishRecords(ctx context.Context, request PublishRecordsRequestObject) (PublishRecordsResponseObject, error)
 	// RemoveRegistryDelegate Remove a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/remove-registry-delegate)
 	RemoveRegistryDelegate(ctx context.Context, request RemoveRegistryDelegateRequestObject) (RemoveRegistryDelegateResponseObject, error)
@@ -12886,6 +14025,9 @@ type StrictServerInterface interface {
 	// RevokeRegistry Revoke a registry (final)
 	// (POST /svc/{namespace}/{registry_name}/revoke-registry)
 	RevokeRegistry(ctx context.Context, request RevokeRegistryRequestObject) (RevokeRegistryResponseObject, error)
+	// SaveRecordAsDraft Add a record as a draft
+	// (POST /svc/{namespace}/{registry_name}/save-record-as-draft)
+	SaveRecordAsDraft(ctx context.Context, request SaveRecordAsDraftRequestObject) (SaveRecordAsDraftResponseObject, error)
 	// UpdateRegistry Update a registry
 	// (POST /svc/{namespace}/{registry_name}/update-registry)
 	UpdateRegistry(ctx context.Context, request UpdateRegistryRequestObject) (UpdateRegistryResponseObject, error)
@@ -12967,6 +14109,102 @@ func (sh *strictHandler) Readyz(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(ReadyzResponseObject); ok {
 		return validResponse.VisitReadyzResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListApiKeys operation middleware
+func (sh *strictHandler) ListApiKeys(ctx echo.Context, params ListApiKeysParams) error {
+	var request ListApiKeysRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListApiKeys(ctx.Request().Context(), request.(ListApiKeysRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListApiKeys")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListApiKeysResponseObject); ok {
+		return validResponse.VisitListApiKeysResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateApiKey operation middleware
+func (sh *strictHandler) CreateApiKey(ctx echo.Context) error {
+	var request CreateApiKeyRequestObject
+
+	var body CreateApiKeyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateApiKey(ctx.Request().Context(), request.(CreateApiKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateApiKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateApiKeyResponseObject); ok {
+		return validResponse.VisitCreateApiKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeApiKey operation middleware
+func (sh *strictHandler) RevokeApiKey(ctx echo.Context, keyId string) error {
+	var request RevokeApiKeyRequestObject
+
+	request.KeyId = keyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeApiKey(ctx.Request().Context(), request.(RevokeApiKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeApiKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeApiKeyResponseObject); ok {
+		return validResponse.VisitRevokeApiKeyResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -13442,6 +14680,29 @@ func (sh *strictHandler) LookupRecord(ctx echo.Context, namespace NamespaceRef, 
 		return err
 	} else if validResponse, ok := response.(LookupRecordResponseObject); ok {
 		return validResponse.VisitLookupRecordResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClearReadNotifications operation middleware
+func (sh *strictHandler) ClearReadNotifications(ctx echo.Context) error {
+	var request ClearReadNotificationsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClearReadNotifications(ctx.Request().Context(), request.(ClearReadNotificationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClearReadNotifications")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClearReadNotificationsResponseObject); ok {
+		return validResponse.VisitClearReadNotificationsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -14301,6 +15562,54 @@ func (sh *strictHandler) RemoveDelegate(ctx echo.Context, namespace NamespaceRef
 	return nil
 }
 
+// TransferOwnership operation middleware
+func (sh *strictHandler) TransferOwnership(ctx echo.Context, namespace NamespaceRef) error {
+	var request TransferOwnershipRequestObject
+
+	request.Namespace = namespace
+
+	var body TransferOwnershipJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TransferOwnership(ctx.Request().Context(), request.(TransferOwnershipRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TransferOwnership")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TransferOwnershipResponseObject); ok {
+		return validResponse.VisitTransferOwnershipResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // UpdateNamespace operation middleware
 func (sh *strictHandler) UpdateNamespace(ctx echo.Context, namespace NamespaceRef, params UpdateNamespaceParams) error {
 	var request UpdateNamespaceRequestObject
@@ -14717,6 +16026,55 @@ func (sh *strictHandler) GetRegistryVerificationLogs(ctx echo.Context, namespace
 	return nil
 }
 
+// PublishRecords operation middleware
+func (sh *strictHandler) PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request PublishRecordsRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	var body PublishRecordsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PublishRecords(ctx.Request().Context(), request.(PublishRecordsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PublishRecords")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PublishRecordsResponseObject); ok {
+		return validResponse.VisitPublishRecordsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RemoveRegistryDelegate operation middleware
 func (sh *strictHandler) RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
 	var request RemoveRegistryDelegateRequestObject
@@ -14814,6 +16172,55 @@ func (sh *strictHandler) RevokeRegistry(ctx echo.Context, namespace NamespaceRef
 		return err
 	} else if validResponse, ok := response.(RevokeRegistryResponseObject); ok {
 		return validResponse.VisitRevokeRegistryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SaveRecordAsDraft operation middleware
+func (sh *strictHandler) SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request SaveRecordAsDraftRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	var body SaveRecordAsDraftJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SaveRecordAsDraft(ctx.Request().Context(), request.(SaveRecordAsDraftRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SaveRecordAsDraft")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SaveRecordAsDraftResponseObject); ok {
+		return validResponse.VisitSaveRecordAsDraftResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -15118,414 +16525,442 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37cttGuiiOvkoX99plMgNSFHWJLdXUXoplJ3Zsx2PJ48xEXkKTaJIdgd0MuiGK8fap8xDnXc7/51HO",
-	"k/yqv68baIAALxLlOBlNTTkiCfT1u18/NQZyMpWCCa0aR58aY0YjlsCfT+lgzJ5KoRMZm88RU4OETzWX",
-	"onHUCKdpP+aDgEzoTZuO2N8v0m53b6B1DH+wsNMIGmowZhNqXtbzKWscNZROuBg1Pn8OGk+lUFxpJgbz",
-	"c3nFxOIU52NGpgmf0GROIqppnyr2SJFZwjUjU6m4eY5IMWBEj7n7YSAnE641i0iTkrdS6VHCFPlw8ip/",
-	"RaWDMaGKhLuHO9/tfbt/+nj/cXhMaF8xoclszATRY0YS9lvKlCaDMRUjFhEh9ZiLUUCoiIjEZ9ikz6KI",
-	"ReTsH6/M7G6dAZmN+WBMxlQRIUnCpjEfUNXqkDMmIsI16dPBFeE4Snh2PWh7B9KGEwmzFeCtEDkklMRU",
-	"s4QkjEYB0eNEpqMxoWJOuFCaigELiJbwM5mNqfZPZpZIzToXonAx7IZOprG5G+8wGkFjSrVmibmG//ml",
-	"235y0n5O28OPn3aDx593yl/8VyOouOBn53RUfalM6GT+SJGIj5jSAfktlZpFywHms1lSQidMW/A8UT+J",
-	"JcOb++WaKC1lROAczA+ROUM4kvfnT0lE56QZ/utf//pX+/Xr9ulp2OqQN1KTGddjEl6zRHEpLnkEsJwf",
-	"VK/bO2x399rd/UbQ4GbW31KWzBtBQ9CJeYCqS1k85aFMJlQ3jhoR1azytFajwwkZ5M8QbR4KzC6pvV4q",
-	"1IwlDICLC8K1qoUrhKcjC+U0IlwRxZJrZuA6npP+nNAMlIk2cGQA2UAxnbOITKnS+DVO3aRkQNPRWLfT",
-	"qYP1gMgEJrAo3OqQD1yPZaoJ1wFMq8iEzkmfublhWvs6SacGkM0A5lc+MKjvfovpiPRlKiLSZ2MuItLs",
-	"EWVej9iQprFudcgJuaZxahfPDRJqQvHUzEdK9rtdxAW4QTyR/AorD+4LIc4pi/ipnFBeCQSn7JQTIL5q",
-	"zBKDRfBoEUSnab/jPtkdTqke5/vDlxpBw5AYnrCocaSTlPkbnNCbV0yM9Lhx1DvYCxoTLtzn3cpl1y1Z",
-	"EC7MkTBt10qaL07fKEITRuhgwKaGWBuaqtNEsMhc+zQV84GMWKu4LftXZyAn29nWweptPU/k5NRg7cLG",
-	"ngmdcKZIOjVYDSxBJoQODX32aUwV9dhtd3drqMcwgd1tQjxeDF9TPRhXcOmLBvJlS8yQN180QsR95GwG",
-	"HyY0Yoj73BJIQxI0j2N8ME0SwxvtMKTJYsXI/m6vdEEXje5Nd/dJd9iju/3eYC/aZwfDw+63u497T/bo",
-	"fv9gcBhdNOqQ7sWwjfuoua/D/erNv5GC1RzAiSCGDxFzqIQKwmgSc5ZYYnlMKJmYF8mIaUX2uvudJWsz",
-	"0yxf4G63V7nEN3TCnvNYs2RxhW9pojmNAzKgirW5UEwYMeWaETOzXV6TahIzQ3X3zKUldGDYYKtTA0Lw",
-	"n7o19h4XgH6vbsFqSgfsRVRFg4T7+ZJHpBlGPDpS14OjTqcTthzZz555pAzY8CFnUSWtcm8f/JCyp9+/",
-	"f5y8/vXm2c83/G16evDdaTWe+wvYKrZnG3/Hhl/3zre67bd0xKpAc8SISCd9lgSIQbt1EDc1A/grsJwY",
-	"5ssIGBf60AhNE3rDJ+nEIIz7H6zRfpmt0PCNEUuyJZ7x3yuW+UKziSJTlhCzimUrvFRmgMpl9ror1rly",
-	"ge/YQCbRG5htEXAS+BVgIyCp4L+lzElpCRtxpZN5p/rG8c1Li9P1d/5fiQHZxv/ayTW6HfxV7RhWNYel",
-	"4Upxwvq14u+Vq80AsHa5+PJ2Fwx6UDUxiljMRsCAEdkGFJQ8qzsVMc7xprZhTu1vo33Wfjw87LZ9BlW3",
-	"LRhuA3pTza3OZKIr+LRh7SERbGbUvSFPlD4moZk6BMko5FFIqBowEXExOiah0lSnKjQyr/nTaH1GbTVv",
-	"1CGAMjNXwr4TLJgw0P2L+4hzuAGCBo8aH6u2dC43kY/6bCgTtkpA2u219+oEJC03FI/+iVJLNfg4kYZH",
-	"TGhDqxPUEa0e6WuEoNeFdeeb64uNdaHcLgzV24SpqRSKoXabmvvUFpifUx4zWP1ACs0EQBCdgjJkft/5",
-	"VUlRUErMk5FZVSpoqscy4b8zs64JUwpofWkGMsQpPq+NoEkiE1x48UTfSKN58YicvH1Brti8Y8b8jkYW",
-	"h9ffBJwDFzCY+RP0OW9n9qdLLqapLmztBf5C4JcjAvdEMusByTjBkWVuZJIqbfRQqslEKk12u10AnJzZ",
-	"3mX+bBQQtLlSXIwMJrDJVM/xCO945ueetcqI7jg/nPxTKYYxH+hbAc/AvezvznEPs/5YzhlThMZGnZ8T",
-	"dsOVVs6qlZ/ednZotRW3KIVY6asnQApJk6LorCmaSIz+SQcgUjvmFIChAQ/MLT5iAx6xqAXHdmqZilrj",
-	"3NbbWjbiO4vndduUMwEKSpRxNuUoksd7/TWeGJXzQ8I1+zpXG2RKsbtEQ0M9U3O1taVmifa9nQWLGazw",
-	"uUz6PIrw9Y0Bfpi97UN8NuYRmcsU7BZCokkRt2/U/mz/mYlx6/BP49gQKzqH6SOJ0zTRtFWcvnD6MkEa",
-	"aOiOM4XFsZw5YH8B5hka4+y3OTduRyhyGEFSwW6mbGC4PzODEzkAXN0Go6kYHnbz2i1gk33kq5ZX66/N",
-	"TVWxurN0MGBK+SvaCE2/yNruCwnfSP1cpuJ2EkuuYgupL4cwjg9WmYoOgIy/bwfB0HHQNNgspB6zBJAo",
-	"IuD2aZFIMkQeYHNws2+kfi0j0PCX+SLQC5R7khRHpxVD49SIXzPDpEhYsDKFMMVbOo8ljc6lfEWTTcHa",
-	"HukUx7jUUl7GMEqRoSMj7MtoTrSUBB4hzZhPuCa75DX/rrWlE4YpuMIZDEOgwpEi0oSZjslj8x8yNLcQ",
-	"RW3UfhUSqrfmk4j4HWXiqTfMpRV8/QPxp7GC8VGlGZQrstLeuQ3qHzrLaIhkndBsCbl/g8RSmEO1izx2",
-	"/koyo+gB1EzAKToBbvsyzsLIq6SHBZkht4VULfQeBJ3tLflLSjlnjCaD8R1QwGPYDLl+w6w78/lFPEI5",
-	"AezkINHzSZFs/APUqq3pjefg6TPbsmMCCJyh7++9oNeUx7Qfs9tqwdn7/h6y/foPbGcv+VE6toFnCds6",
-	"l/I1FXNLedWt9pRQzS6BRpfI17mUZELF3Gk4ags7emckSztZCazfMZ3M24CaizzwDCipIlqSGeW60sef",
-	"G1HNvO99g8VWLR7+yEfEKekyyXRyWjSJaMS3rVtErITh1HT4SgpC0as7ANc48rv3QqXTqUw0i16ziNNz",
-	"OLBbnUk20OXEjHQJZ188newRAo8Q88gRUUxEQNOAd1NFFmbcrmhgMAXicKgiYXkuFIneK5bcScRMFUtq",
-	"pEsz9tYFyys2f6SImdXsMOLK0BkkcP/0bNab0nNAv2H2UtlA5ZvDq8Qcf+qMjn8OGhYdtmPzuoylvEqn",
-	"l8666dnAtmj6Mm+kBnIxpCinueA+zUJRYHFlC9k/rYvutkpZ4RgVqlbDNN6KpmZ2hwdIsgO0LsV7U9+y",
-	"daMhGgI0LKM6pZpW6zmhYXehE4kwqiO3sFnGFzSmiZyyRHMEXevZQvNuyWwf5I6k2t8zj0xlgGHupPml",
-	"7L3JBw68ReTODdn/lQ20maSw/Uw0rDwCKyrJod0+cJQ1vFPFM4nsES8DmMU7+eyh4qqzcA8GOFflrqMI",
-	"vZme0Z5GqBDR+K234CGNFasl5+YsMh3OxU0y5wst/Ko65ATjL4ecxUZioFcsC//CQCf0VykXW8mokRXN",
-	"0/BjtgI0A6uKs/VXucr+mT8KWKkpj9Wqt16e/fTmp+wUJ2z1VRbf8F296ztI0VPHqryKCR3q0FC/MObX",
-	"LDy2/8UYV4x37fiOP/N8I2iYhyp8fUFD63jVws7PX5knkU9oHscLPrq2VSVEGluJHr2oq1A4P5ulMKvW",
-	"plJRZEFRrSBR6IrSbLISAk6iiNl1wHnhKmmS0HnNjtSK3WwTBdWRDavc7Xa7bu+BeYBFhMaxgRQhBdvK",
-	"ORQpyGeIpniB7+66gA/3eUsntSZ59ojO7ehvEdSKxNdzZOfQZQ64EWyFMGfgtbDLn3LSClYhb59kkDBq",
-	"VbfSfkFgWkkO8anPwUqefTsCZq1Z6/vL62mDv8TAbS+foepUn47Z4MoX4+oh6cOYgWG44GEhciasTc4P",
-	"9kKGB7yq4tyzaNmFQ6zn5EHj2hNW7Y99KWNGxRJwyl6q3DxAhhf3dldyg6DWLsQJbYsPb85SHSjmaHky",
-	"QENWfUjkrh/FfXFx1rgDJyxdSi37wmtw1sit3UJmT/2apavNbxXcmZfWc1CPpVTMjbw5oXMbBOLbayGf",
-	"AKjjMQmNBLIgFpURLCgFt20koq2lChZ3qesSaPBxounoiISDVGk5CUkTDLh4i/5OWuieVpqKiBreQEfm",
-	"jqVipJ/yWLe5yAb0jgcDylLFFKZJOBkRpwPdf9JniRrzqQEFMF1dXrE5EOBreXU3AXKBwPvnXo8/H4y6",
-	"vy3kgcHO0n721CLMa5qMmFNBF8fzo4UD4umd5koyNkVmZiJkzhsF7gYNeBNteStOFTYD9kPzGuuPpby6",
-	"TJO4EnkSRti1eR1iHaZSaRYdk7HWU1WwVNIoSphSpBnJgdqxo6rOJArIReMDkJH3714VMz0uGqWcARj2",
-	"aGcH3/VSPHbU9aB0JN39x6uDmX3A8Q4o8G6reARV8HTKIv7WZdmszsPB/BWDmtrGYHBtpC46i5fx/rqM",
-	"nYWLHvKYXQ5kiraphUDlsiUdX1hfXC/s9jlHJ0hRJA8aMVX6UqZ6ICc1Mrb9kcysem8OxLyFB2HBJGIR",
-	"b8PyOpOoBba50MV0lTLtMoN81ZHAchJGrW2u+ndrj6uEcgPIuDBYY5aKZFY9oYIPrYHmNsprUExRqD6t",
-	"hI+4aI8BvQrxOmLACCXmjMB5y0XEbpA+rJ6W3ehL2FWt3l39Dkbp1uhO7mjcsTxSxHvp9odkQ4wrsosx",
-	"0jnE6CbYD4vInOlWQEJ5ZbmdB1uVt2ceRsN2WIIz0qQklgMae1L8mHr5GsBMAU9bvoXErqsRNOSV2bWz",
-	"qmeRkh9XUaQsRS0Lry7gVRGuC4jvkLpwyStpF2BzBf3yUwizwwOQk0NrpcvTEor0a8iAX11SvT6MXdVo",
-	"jGWisgo415vN8tZNCOaCaLcIrGPaOzgskm01pu3eweHRk+Hjw6j7ePfx4/3Bt9HhwRPaGzJKu4ODAxp1",
-	"dw/oXn+4P9zt9/rd/uNebxDtHkSHg92DfnfY7dLu40YNcqDuYoEPzHJBw0WzIgwBv5hxPY4SOhOVQtcS",
-	"Ns81UBh7o6R50bhoYOwNwgIXMRfMRfRmeNVprDbXFdNAzBrclhZA3p4sQkngw1fx/ksXuxL2V5iEiixc",
-	"YTglKkRIVZbYhzZnq1UstdJuVFrWNuxGLrqlhhFVB7FSskSHB5OWpQBLpXk+YUrTydQsg00oj6sNRzIu",
-	"gDosyezILXwlXcWx7UhBvr5lx7Ed26pbo5HwJ/KaeV+gCQ4xIfsaZEX76MKPGGiWKqDLsKfFs8+O0Usl",
-	"ZOy/i9nRGclzB1NQLfbXO85lh7e2nT2PmKqzskd+JNqamGXhogKpypLX8o2WUknzpSzd+3LCUhMUvxSh",
-	"1jE8F49+y06/06L9prir5wljRLMbbU1BffBuChcy6xJn9rtPDssJyh7cmZ8r+NMpj07lIJ1Yz3sFoX5x",
-	"SiL7BB6kRZBpIoFNNSMeHc1Yv7V4rv8NPv0bXcCXXzKtczabdWZ7HZmMdoTaiXi0c73bCPKf93gEPyo2",
-	"SBOu5zuTNNb8is3Ncx+DHFoXTR0lsKRKmVVJ8ZrpsYwKoL765UJo0mbvIhYU045nrH8E8q/RPv733snj",
-	"7uPu0f71yycv3+/2X7589uTw+Yezlz9e/6B+rRJNfF92xXaWuxKify6+vcpXlt0ibKdyAQuHtHjklWBf",
-	"uZ5K5woEahno8+HR1mAJX1u4CBdBcIBFlGI0JCwc5h3v539dsXl7t+qW0ErzI5vD2vpUlQSN3w9fX43p",
-	"z6Pv/n16LfXp1auD3sG3Q8p/1/x7/rT3D/3jq++nfSGefa9pL5I/VtrBre3JMW53DKsZNs88YoF/QpXL",
-	"rr4457kqqzbfvTr58VmvbwRzFxBkrk2UCg85WzgX5N3zp+Txt48PjOg7OSJh9yYkfyOH+ySWM5YMqGJk",
-	"zG7Me1yrUkrxzZNvnzA6fNLb7fd2H3/bf3L4hO0ddB93H/eHT/aHe9+yfdaje7S/Sw+7w93BYe/bJ/3D",
-	"w/7BwXCX0gNGi0Vjuje/dNtPoETM4X5VhZigkRuWa62OCKeZLTczNx6RmJmpVGA3g+nFncv/VzsMiNI0",
-	"gbgVyKyj9lnzNjwc5AmSvccemS8VaXFpgRs4Wf7nl5P2v2n79277ycf8T7Oqj5+6wW7v25qDcAlL9QIa",
-	"u2bJHLODjggl43RCRTthNKL9mJHQ8kXMsgYjufl6QgdjLpj33EBGLOyQ7xIqBmMihf3mGAScmUwiyOkc",
-	"egNO6NyFgYP9vEwSIrZWzNtT8+DnLEq7vNVTCEzB20ZjhA2i7lSdlyculJVBqskMqp8lUowCUAGnTBpx",
-	"snC5Vck36+snsOsqXM63WnmZVxwrdxkUNk8G7qLoIJFKkYTFjCqmSFMxRsDKCM+BhfGIhIWwxZA097td",
-	"AwxZSnCQVVhLEHD6CaNXCkP5DWmiA436UZLGrBVAcbBybGU+rkr7tgRdOXYvi0uE9+dmJD9cGYbYPSKi",
-	"FDEMxqtVEcMBCbP0RRhozyatVKYNmsezCFh4fP8oz3on1TlQpRSoAONFiAFsDGuzhdamVI9hgsVULn+q",
-	"3PSGc1grg3m7NJNbLdhrEqpZYRwvHcceSD/V8PKcaTeqTqhQU5pA9bRYjh4poo1QS9UViwy8w2UUAoP9",
-	"OexNVITxBq4WYCHAj4loKrnQcNATECpgYOuzhKEPjvL92tRpJLz25PE1M4Bnt9zvPikUb1qVDm1er0h4",
-	"MiPt9o7IbVKLYMhyShkMaEHOxXLLaxsqAZkDCO1Vgejw7kHxXXN9i/HfZgw/8cG82TMHUs55OCaGFIRe",
-	"cgK86/JeQtI8AGRdTCK1SOnSQeBJu6+6nI5W0UVajpKuDsQu5Sn4qcd+aHp1OmQRGcxoiyHtZZjzzdRB",
-	"TRJcVaZgbfJAKQPFyyny02k++vzDX+ECe/qeCUNI2PnN2pHGI/sK0TfL4oyXRApnbsFCsYfFh1CDXM7p",
-	"zENV7M3b2LpBam5j7Uiotr7Rhq8INrNVDS2d1XJKYnbNYmQQ9kf3auRqrRQse1FeKULYw7ydMaJ8Wysi",
-	"l+wBLhTUYrN47i0Zt9CEEjggja9ha3bTVh+9PhVq5cHbyjsFEl4+TTSLLzPh1Md0cXW5LHRr+dGtMGit",
-	"CZy5GFY2eTmPlEb92ltq1Yl6MSq1dlN095Xvepgw1jZ3SswYBIf0rtebQ/arC0lODB0iv8q+dSYP1LWR",
-	"8Sp0bgx43NhCbTjAZSJnal0/O+VxmlSK1PNcJjcLVlpOpyw6xrovBFj8jCtWKanjRlm0yVJ+lf06AFkJ",
-	"QdNEDphS3oSl/D85UySSggXELQ2VymGq0DN9GxfbnQPcf0tZCs7dMEmF4GJk/jTLDEkTNb9EzqpWbOMO",
-	"Mlkou5zQXmhIFJ0rMhvPC/5fnNDwPpwP0Eew3BVcGfQkNY03uUlbMWsz4C2hu4WGYLFWYtEx51xy3iIX",
-	"wKEMjwU8yXEg8LGusIuP1TiO2iuQkTj+adg4+mVFeJzsNz4Hn8ruEFD1quk68pHdAOLd5QwlPBWQPkAG",
-	"lPJax2j5UvbfyZlNQlthqrTLWdzyx2ApQQPxnWtl15yvtlM4rfUFCP1S9m/H2vOrqfNRvpT9jbX/Ws+D",
-	"Od01d9VP46v3UyOivrtLBD8CUvXWXuCVZJi+le054KmqtihnoNvnkGBplIsfr4jAWCYtJHJWfYqJnAVk",
-	"l/SZ0eR1hhx51QI0gqxFzMvefjnzskFrDmHtBI2YKwO7d/W+20tey+duptseQL+SIy+zclUp92kiDWQz",
-	"PWNMED2TYJjI6kuUDReLpzKmasxqCOC750/J4ZPD3uKMATGq7OF+gQhmF9+fa1Zv719xmk/Lc21wqHYz",
-	"Ncf6QgziVFW6KKHOuP3VnqmNZIoZHa5/moMxG1yB7ab6RGOqjaqg+EiwiORPdwjEFIbm8qC8YAiZxloR",
-	"8yGwtfDNsrgidES5MDqYViSRUh/biG2iJmiuC3GEGVW5hSrIXoNAbSk17spogwmzduaFG1sLOmgacQ2W",
-	"KAcWtuIvWG/M+eX1+M3EdwMaM2DN4ZqpwM/czHwyqCwMwQocEB6pwJmosj8wIAg97uDbaVVK1bEcXUIw",
-	"Zf3kj2y4pTMbWhBZQ2irZiZFiKw8HAcvNbH+/HeWAy9jRTgyOmkTrYEODh+pLN/dAlFu4rwNbc9RMz8+",
-	"f9X2OjNAC3wMqkZjeZVOHTN4Jq5ZLKeVMYpl8zl4WrMvbbsAviSLen3tdNG0VJ68mVvHM1EthIsIWwGe",
-	"P/awAFZKRRQjL13Y/9pBG7X85TVNrk7i+B2j0bqGsglNriDFE/p91FnK6HAIltC19JTSarN3V6x4XSnA",
-	"rNhIKqjHCan97Hka3U7wK5/clmNozPAb38rSG6nR17m6NK9V25LML8uCc5eHZQeNm/ZIttdw3rtF5DMu",
-	"O5NN791w7i3e+r1deZ1PtRAmKNwGgVtDow1rX4DeOtMpE1XZuZU8BSLPb28RfePbuWv7GxBYJss57SLt",
-	"hQZLzRETTEFJFaCIY3aTm223YpJzr/XnWw9jKqUsFnNEyVOZTGXiYokWX94wczqq6Y9znrkOvcxhmRCD",
-	"pcva36xMrrA3U2E2w/AWc1WWDr0/f95+TIz4lqkdcOzgBnSXUY572evtdfd6e4e9aG93b7cX7fX2egf7",
-	"e929x3t0r7vXxX97DP7uHtBKO+dqu/jWMn5XWkU36MxRZUCVw1ULfQsP+ZbQTTIUbO5ktsrDbje4N2vi",
-	"5jn52Rv5prKl7m4udmZeCWunLDstXGK/D9oFYpEjQL1dMt9lefVF0LRwuHBxeCnu9pdS26LUu7JGhUeJ",
-	"kejejvO98WtQV3KTPKInYTrh7Ho7Rq9sWAsfa0eL5/u2F1IfNr4VhlJjrXeTb4ab946NFdT8jdc0JCAy",
-	"jsynmCq9tnXbQ+Gllu0CctWjVOkAvbXjOa0FLmshSsyVLbNV6rkEQ9wRYwqAW4c97qEtI48n9lZKad7v",
-	"RyuLjGE5RS0LRMWLDIPqJTLBtoheAlCFejjQMrnM0k9WSiC3RNAlfnRIS78sBx3nWZkukxFI9a9lfbQc",
-	"c72ZWrXM6G7Yw1qOhwVRZalb9j40OUii41NuDnJJQtZmMTO1z3EdV5/YNnycWTOmrLZfSUqoWubi/oMC",
-	"YHsBER60ua0EHv5ml16lCm/mDPUx/geutEzm9RTwJI4zKR1Q+JEqkIS7Ok78xZylkwlN5itM/1uleG7K",
-	"FYTPWWjHeFzYUhYjUvVGsTl/JE35ShF8JZ4tolA10qxnIvoJKiHU5ShTUSqVgEbYgZwwBU4KDM6EtFlM",
-	"WtbKq8yBjhowYPgJvsWaD1xXVqfoEGjicEMH2mrHUMpEk/D7Z+dkR10P4IWdT9l0l3gOn3c+FQItPofo",
-	"zQ3V9YCYV2wEeIiGYwg1n1QlCmyca18HE1BIwGaCLxZfcaYFmYxwR+afzhWbq86vqtr+cVVX1+KKzQnP",
-	"6n/4dQbML2AAs84zdELH1SFQmyf+1229fDnFI/C2XpmFn2X9L+707IcTSDIqlL21ZRQeKYSYoJhD1Fma",
-	"6V+y07iinS7j35a98GCbzhVRsoUdASFYGXpzh97hheiuENIrTkwSNkyYGudhzXm/X2zGbYbMqgpAGQ4X",
-	"BJ5l2R3BfWIicxQg6qXCyOTmo7liqlMMP7UJV/1EXjFRipa+XVWDEoVauGIP4DepL4A3UUWj3iI/8BnV",
-	"CiUl482pANZ0Xyx6M94cNHA5G5ieatl5YaQl3P2tM45VZB05o3Kelmf0EDEYywR6gR95Dk8zcJBnqTzC",
-	"7DWQs6Q56LyHowps6vk0lvMJE1ixRs9kckWcxdqVbMJpa8wLMrmM7iGBdlPjcS7BRne3VdqDuPQMxBsW",
-	"/3THXBEoigVI4b7Uxs1Xv60u5pLVTVs2r011xOIKd1nE4bI81+KsP3IRZXD0/vwpmTMK3VKwhqKfnDSj",
-	"2GW9uJyz6wGeGKBIr9s7LGaDnl0PmplF4v+6Tf5ffKcFL/3SbT/5+KkyVbScnoAyWRGWggKce4bVMpRU",
-	"IfY7RiMuKgtsQTiO0lSATSZxDwa58xyIYsIgw0et6fuCVo3VQILj1IS++VPZVgC4NkNtBlIM+Sg19AYW",
-	"1+y6lC426TMojuwyf6ojKLLO0N3qsGec9xIXv7DAH+QMc5dQjJgYYdQ8isItEXJGmmjw4mJkgLrP7DG6",
-	"GBU6In2Zimjz1dWS9uw8F9ZfDQfVJYmzvtfreRODPIcN6+gZ1LK1KW1JvfqqVPdjDS65CCt+v0Vl+E2p",
-	"P4PQCn7NLjNJcXlPK3Pmz9xLZ9oWSlmT3heO53b+txr/8nmpO75rV715voLMNMZlC7N65S3cc16R620w",
-	"sNtVxV7dAeO2+RTZm2vCEz6dAdJtitluALnZPPfvVblrl4I6lXMLztNNxfIc7+pzPiozQErAUCygXiyt",
-	"XnS2ZqKChYdFH2ruXXV0MvOkruOcLTic3OrKxND5YL27XOaQrSSO1ZGXwIL0OKuqj0yZKozV5VZTMYyZ",
-	"RUckxLLHUeh+zpmVedD+GpCQ3UzNnYX+MEYJBm4HUYX5VkKoSjmlSrHo2GYgeu1TypaxbMKmrRmKIkTB",
-	"IPZI5aaygFSWZHXGBFigM9JAej21McvrGhjQ6OUZEhaGrDAskGZho2Axmsk0jmyonHJtTGSSn2brmLBY",
-	"ofEvhKsLO+QFHG7EEn7NQAiBAQxm42Hbtqzy2lyhi920+iA5gbo+FgFwRLNqqBcB1dExQVSxmA208gBF",
-	"4ZLdYrkuGjwKXVaChkrVlInI2pcBSEBFgG2tXeMRwfoVVxoI/dLuEFwY4YtjWRy35Kb9EQqltx7Eq69V",
-	"vLqfBhxfJ3f+8kx0Y9aX87UtMrR6NoqsDqCmnrltGmpkMf8ucUZ5y6NKtf2dY6BbDJLAMaEL7bqxRT6J",
-	"+8JRRXfQo1YnddeWLJ7SEbsU6aSPJrM1UBXecNkoa+V0b9YYqsynKmzX96f23KoJB0QzmWNZOxYMM6nz",
-	"g/lCGd8lob8EHkvkfng8k+GtfL5RsJfbbPG4ivDnw1awtKWXh9kbEzHA7aNiJxOs7WZmz61Id0geLhOe",
-	"5URP3QfVW6m1ZOfhzM9jGUdZbx9zBNbZArKv6+AR8yEbzAcxs3XTbP/AZio0j50GYXuKGTUBpHCjLjgR",
-	"NjRiJEzZjxk0nsm1ouaQCxq3NpaF66XdTUNLi0fypeNK72wF+oLk7iH6db6yon1RPMzI5z0GyRahfsMI",
-	"WVzuncNjKzDvy8bGOmNktbPBUfy13A1fjZK7ob761drxv2zKzf36ABZazFUF7xW7jNS49XKjkCeTWH4M",
-	"/M9ZoVKhWQQhPnNsvJXwa6pZa9PySrfwWxwudbx/Ec5zO1eE7ZG31e50fymLxq3dAutkWJnT93jfOiYQ",
-	"Z+PIEqo8HFpm+Sji4+rEKwcp9a1PTgrdTpa3PNpqu5OaziVLW5aUt7OC/Zf6TtRvzPH8uzbkWDjuzRtz",
-	"rO7BtFzhXQDgpa08alQ2S57z87sX4WWlnd75jYqWeviWM0WazoQF7Ty/Npv91y3OVPbje5swyJJyxaLd",
-	"oVZGJ/zpRYMHTv/X9F0sZefV/otbcPBKJ8Y22PlSirmxT8Ni0928GlbXXMkv7oVLbOjbsEv5I7wbeV7F",
-	"xn1Rv1a3huO1G0tAS30bt/cm+Ov5ShwKWarFhr6CbCubuAuyl1ZizC2IhOc18CrgVLgN3CruRk/W8R1k",
-	"st69kJYaB8KJ3x0fPQnVnoGKzKSIwZ9U510NjzIBZ0CFEWT6jICWQ2Ri+1dAohFNBmN+bd0HNGpDfSR0",
-	"OiRMaZnkQ5rHSy6FIyMjQXsSHFJhqp2t/1wK3bLvrsxBckta6YjAZW3uirCQ94c5Ix6cCl+jU+HLuBGK",
-	"MLuxIyGjEHd1JVTgzpd2JkzkNfP7/62PwObNYr2N2vam9bnn+NOlTaK8HCZyUtmIxFMt7SuQrLmieJYb",
-	"lolNRAf3FhZPUJs1myz0usEeNOuLULdoDJnJIJUTL25m8VBWXULdia8HT+sKI7YfcDZt29/PbfGrEri3",
-	"XLnhDNrNrS9zYXu6I0+ymlA9APbthAXDvcfORAK/suiO+bLZKtNYr13G2gVw1DYsmtpX7kEBAcJe43kD",
-	"Abnq5AJbqgBrNe92u8ekz+ZS2Bjq3W4XO+Qh14Bn17Ugea9UdAemsWIY2j2RCTOzCZjN3SgsFM2VZhws",
-	"NQR58Zi45pnZMvK1HBTdCRVXZq/EP+6lMGugYVmktMYMZYTZelD8E8VG/4Gxzlg4fZtlHlc4E+4jUHoL",
-	"PWweEqC+dOx2Wcpe6PleMI1mEd0rA7QrLJwbG1C9iO5SDpPFl0oCpqlWyzOJIUMF01kSNtDSORYWqVd2",
-	"GqrA/p7cItE5C3nNK39293t7e7cYyrd3ZaP1djceKVUsKS2pd7ckaRwx8M+tsODlwa1wdcvFpWlMNbRJ",
-	"M+Bm9K7BLTUsBJM68ebt4jTb0KnOz18tbusMmk0q0ozYkKaxJofdbk22Or3Bi9jbPdg77Ha7qy74nI42",
-	"MpRnvr0l/SLvyfhrPVjZDRRcV3Vtwzaz/JZLPoB7p8LwusKg6g51Xbm+cLBHeT1rz2dte4orTUVEE3Bc",
-	"3w6qCxf+pQ2oOfdcOJH3508D8pJe0zP4koRavjj76QymarZCKItOmhMex1wBOpBpwgbcsI9WMXqu1+0d",
-	"tnd3273eeffxUbd71O12ut3uv3182bwM1nvgQVk1kXdYz62+TcbQSPXBkqr2yNRynfXIJnZCV30tXYfi",
-	"JtUkZlRBTCbsdMKFP9HuAhQUJd+lYQTeo3cqF75uq/qLi7NGvUN5KdyevwKIW4ApvBgU/bZ2K67f/x9+",
-	"JbdSUza/x3UvYAsy79JLRD6wxWt0rpQ/IW6tEShzF7zxTVuv5Khak4/laFQujGyQeTLVR9h+Y0ZVxrCg",
-	"M+RsLCcBmDOCLCc/AWPB1lT/Gq0UgxUWapH6xkgHEJmYWemXSnL42yS12BlE3MQ2oX95e1N3dtaOsQjS",
-	"py9Oi/VqzQlnR14ZYpWNuXZ5Uv/oiu8XV5hts6ShuRP7uBrQ1vbyFYAulqN6L5/58VZmcgP3FaLmPVom",
-	"C4b2WyvrFaMEeApr2vDKd7KRF2vhcixFULaqBpQXvJ10WgkrS7xaJQDZqrBa4U+ptBlQ23eG8JwSHhFK",
-	"Tt+ckfOfz6011BBD8sP5+VtbOkQm0NdIawYKpBSGdlIBja1JU7F42HaDtYpt0zPywuLhZQTOSvhzrPXU",
-	"qzQMI3memCriA1ucn8Ly7850sShvG0+jFA8S5AUj8bBc+Zax4R80Thm241PsmiU0XuYGrGvp48mgvYOD",
-	"7abPlMcuyrcbBFrXAtp8oddJdh0rTzz3eyEdP6rogJK10LK8Y77ElHVp2UHiUYVlWFvTk7D+IMrj159K",
-	"sSbD+keCSOedR6FMwxqHYW2g93MSNYMvO4ZiIOcmB4FvFo6iEN251mFYE/B9HUfN8DUHUtPCNkvXzkud",
-	"Ysnn3cO8Oxcl79+/OL3+NiBjdtMqd+VyyV793mAv2mcHw8Oun+cVFeuLdm9+6baf0Pbw46e9XlUJ0aDx",
-	"gerB+CmKSuu3aoe3ztK+r0GUs0wUGySsBgbOnJnoA+uPpbxSUFDa8G58izRnY8UGl0CUsWNtKyBqLGcC",
-	"2+tJMSjlJOILr4c//uNJ8vj7H//1W3I++/X929PHL169/fcL2XtFX9Gz2Uq+a1e9Tn93ItiMKO8QMnWi",
-	"uJlO+ZzXNbuhBLtw1reTXAoXXSex+NPY6bciqsDkpyzmBoHZRq3CS6/eMVLAH22+dqhAPv32uogXV1Kp",
-	"3Eb2Vye/OvH1mokKXdU+5ClUnlhvf7xFtx5cQ52Cz6r73kPt7xkTmswSKUbHxEw+R5kqG7FSNcT+EnXN",
-	"B+DXR4rMkGy0eYSVwBWdMCKFjQq1m60txp+qy4GMWF0x4QEz63ukUBrGF45JN5MIIw7V3j1tb4U2lO0p",
-	"u4dG6UaK63LH6p9+LQjVxPqGRqXnYhQCqczAhgyg0p6N1s2Gd/WGe/tkLNNEHRMKndCTHAYn9IpBT9DQ",
-	"xQRDu3Jf4M/Ca+3clSL9IuuoYJQziCgp0NamWaJMsUAhEtbt5cTZBV8qLgZsy77ylaEMa4UOeHdtXvFO",
-	"ZkUTp5pf4YQzU9TKmc/Ng+Y1RDzXamQRfd6/e0VsEW7zZ5LGjAhzmDFX2ImF6qz7aGc1Oy5ttLBwf48L",
-	"bn9/pbmzv2AUKt56PYZ5a1iXc42Y3ibfLolaazDv7fIpf+jNuXfh7W0w8PJxrMXEC6vY8vmcV/YPsB0w",
-	"CmQMwJcBgc014MITY0YTtZiT4rU+UERLGfiKUmGAxSpYt7c0W/n8meEdNfGKbJbpNdQxZkKFkKkYmI0a",
-	"ncngfTpFJ7GLqeFRtqXJNNXMr1ulJdFJCtVoK+Aly0Cu6FokoruZ1jcLPKvqjqE6K9pc1La3KN3yJs2E",
-	"zvNeFHluTzXwHBPFGCmkCsHPXnBaq85q/6WDvuA+F0h7fXyWBY1KPEXIfEvnsaTRiobuGRxn4g8mStmv",
-	"bSFlm05eocyO6ZTdktz7CLcup6+PWvjgCjJXNSpZI9qgtjdKeJF2u3sDc0HwF+tY1hpiHWuRNfGBPJu8",
-	"WBOUcV5824bQhZXkqpOrovl39g0Ps73Hsq/8pwx8F56BL9wTH9dssJKfdlAhntTwCXOTbJAmXM/PzE0j",
-	"QPQZTVhykupxZYeVk7cvyBWbH0FfuUtzsOhrJf052d+zdpE0iclgTBM60NAYye7Plbs28Ee1TEgTmtNd",
-	"sbl9IgQkB7ADnQ6Wkt8/GOs/m3VzMZQgWkuhbXy4LX3SmFAuNOWCJeq/1fWgwwV4311b76OGmdJ7aCHu",
-	"uXGCdQcHltxn0Ywd8s03mcFZffMNRDeSb77JSdo33wQ+d8x+BxpnfqQiuhCoEPotBft0cOWilb75BirM",
-	"fPONDQUXcykYGVCRc6WjC3EhdjtE0ytW6E1lOZX12Tf7LJazFuFCSyjcDveO80DwemyuQyrn5A+sqioF",
-	"uxCEkKmtUNGccKXAh8VuoLp5eNG4aIQBcd/jwIqEnz6HAZaOwLaFloSq1vGF6HWIYgmnMf/dsFVcxrvn",
-	"T8njbx8fkObLs5/ekKdUSMEH5hl07yBcQts3RZRMLBC9P3/e3j0kRjElqeBaBbDgZ09fn9hIKJuxYKiJ",
-	"CkhoRu8gCkELRPyTMDWgUy5GZn17HTKmamz7Kj1vP7bmT1jnd69OfnzW6xOQnfZ6bfMTkamephr41Czh",
-	"mpGwexOSv5W678HKUIlXaawJ+y2lsSIh3HIHbyzsmBs99W/vyBPFQp/XBMSD1sC1Fstw7LI/D3LCVuBF",
-	"4fGFyKSz0piFeOXSFMgGAqLpqG7oANl7cCEq1zNh2ryv4/DY+RTq5q9YjBdZHVyIwtJspM+qZZEVq+pc",
-	"iBdC8Yh51fhJaF8KIXckntE5qpBOUSQZ0XXg1AzrwuhCA2HFXG/rR1BjOQMTBlUOfsbsBt35VNuRHykf",
-	"JAFYngGq2pgcz4VsbSIUZGA+maSa9uOc1TZD+1cYkLAIHeRvZDcwr10IPIHWMTEELMsXVprOIa0ZRhxK",
-	"qLuaj3jJIzMoVZdShK0OyYwZSAvenz8lXFyIFeGKHRKaGzFnzgXBqEXVIbhdkIW4IkAsLL0MrT6EOHTi",
-	"Ojq4TuUZx0Jmc2m2ub/ncacWnLx5TyaW7ByR74DzECsRsDkKBGGHvEXOAMndF6KJlxhgEGoGfCqw+Tst",
-	"JNGG9k7RN2xWYvSsrC8ptIcVmkwMq+kzAswKU8VjPmBWpbWs62RKB2PW7nW6jaAB5o6snepsNutQ+Bk6",
-	"qtp31c6rF0+fvTl7Bu/k3bGBCZbYmyfEHjV2O118QU6ZoFPeOGrsdbqdPfTljEFS2BkzGuvx7+bvUZVX",
-	"5QTUbkV63S6ZjXnMXGPFAVOKJKlQx2C7lAyLDmmZugwC2/wMDwLlBS7Fi6hx1PjBzgphNaD0w2p63W6d",
-	"HJs9t/Pa6s6fg8b+Os9/R7PwSPPK7t7qV6wwfy7lK5rYqXpPVr93LuVrKlwYH4glB+ss8YXQLBE0fgbm",
-	"WV+oaxz98tGIg7a3deMVv2YCY6s0HSkwZc2VZpPGR/PaDjRbW/c2rQg/TbgZPbswa2oxBMgw1qxn3Ew6",
-	"XA7IQXePQKDFjCtGmoZ/Qs8Y24Qt0TZtc5zqSM6EbYlsbThWutAbt9grpHh6fe8mlqhVtr6DNjbL2t8d",
-	"G+TOpp2BNJUtCTo3xzExu8i73cIxHxVODxrgqqxFoaoC+3d4O9VQb+Rgaw2hU5jdvLcDjZR9g5PX4zBr",
-	"bJj3Mewtdg7srV1/IW/MCBJ62ZhAo3nnL4x25q01VnnGkms+YO8FvaYc7fbLMDY7U9uFuQbZWnUYra4H",
-	"O9Dtu5DbvfPJl70+1yL8OYtj6DwF4VVF6UXOhMHxLOsCI40wYAkqvnfIc1l66ZEyr7EEHsrKHVbB+lOz",
-	"Zj+UDNhOQidMQ2pVTSRA/sjOUykUV5qJwfxcXjGMBVjxTqbbvYjAtX4LRFsPVRa2l1mvK1DnvBw4iF65",
-	"WyNTd3f1K+8FtfIQ+uX314Ht5zLp8yiCs27sd/dXv/FG6udg8v4T8dYMNw12ZMhBV6KGh6L2Cw9FQSlp",
-	"F6pwTGVdrJINaO4ztB0YpgFo1VlEIxj3TcHeDCfwncSusNuB5uIsGawVTVU6SdnnBZza3doqFiIBl2OU",
-	"0Y68OEuO3fOsTgZ6SCNojBmNbCrn2fWg7dGUNhKVmjXZ9yqI0OcvirRrYMZTKYYxH9yNz+4erLM6lU6n",
-	"YMF5zSJOnfP2D8NfBFsfcz0UtY1HPByNWMR3so6GqpZpoqKaPWhFwqz9oZFTQeVLjO48SOgsVtYMambw",
-	"XqSRUadlgl5BrMsbcQXdU+bgx2xB6ogfOYysAfirTLWhD87xFlOlcTpMMyEUP+EPdDBgU80wUGxCBR8y",
-	"pTGKxX16VOrAaCue0cHYTYHbK7VTLvVQJs2sg0tWxy1v/gi9Htft8xgsNnmsaOxolQcjMVW2r8zJNrft",
-	"wakmIdw4EoOdT3jAn3c6nU5YJay84kqfsoi/zYHjHmWH4kyryFwOsJ3/TJ0XkoEM8uUnUYGBPnNmES+j",
-	"fQYCDhnqReYxswVxsthZH4lK2AYaZ+gsODmgzVgct6+EnAmYvwOdVTsGTkKvmf3LD2cBUdJVjElYPIdu",
-	"7TTRc/AXgOQPtWSSa+Zcrfh+TnAwepm0226NYYfsd/dzDT/P04D4Mo9CycRgXLa3mdF43dbmTFfhyvcM",
-	"UOW1O8dNxXrzMmZe3F1CryhhLwfphAmwxQ4ZVN4J4CLBfQh/NCmCU7ZrQ6Dr2tp6HuvM51aJph6RRQtv",
-	"Ufh4do5p/MtkDXjm9vLFX1Rar6EKJ4XexDnDy+99XYrwqeCr+LwpYcjkgoUqnRWUQvsE3XUsxqbGIuaC",
-	"Od9/vh9DJgbOpwZW81aRgLh+xZZEzMZUg1HfX4qL3Tgm4c9tg4DtM+xMrOgcPBdLebpMfD7dKhKXxPVj",
-	"zjeanQW0M7YO83pK8pzH7E5UZLVZwEWlYFWlvxDVMW/cmeIEDR8oqndY3THcwVWn4ZsY6+vjrtOV+oEA",
-	"3oYAOqTzG9KsRwxHTBikZO1IqLa+0SXTYkYna+liWFFEM0RZHC0Hx85GT2MlSZ8R1zSDohcQXIIo09jA",
-	"22wFRlp/buiPS/oM3a4x+gh6qUOftjzj1Ij/udTzSBE6ZTekqdLRiAH0np+/InvdLlEtaI5/IcIsjzRE",
-	"MmrjiTO5Dp2IOCD6EQsSnroeFCtv6hsdHptFCDD1XIiwkCMadsh30ihFjBVyQy3xd7E1ZulxLGdtoymC",
-	"MfZChDVprqER65iIsK4jPEJGkkHVB1Dl/MTainMOUMu9EBXmXXCCCKkx8Z6cjxPGwIUEoRlH1lGNd9EM",
-	"zd7dFWg5JTG7ZnErIBSfwPCCBGOJ2FAm5h2j28GhtQJbQN1NHmW7sU+5/aOnOnsxuBD2Q3lnrWrWg2s4",
-	"Fer8Rn950/Tqxz3mtph6XRTqs2ttOowLCDBmmTiQMigGXIWbIcDVnUdTVeBvY12XUVXx3cU1vzg1aymZ",
-	"U528hLngBnBzTR4ko1pYr91J+fIL21iRJ31LscD65QoNsCCc0qfUC9CMVftS5odv5pC9Qfe98obXaYl4",
-	"ozF6oECz/v6P3s14MHk2oj+/Hv3r7DvR7z25evH9u+t/zwqh78XqAw45gaJbUoNr8mxyhtWwGyyiUD4Z",
-	"pBplklB1PHdcts8fYvCM5rPCCgWblReXkTV/PZVD5kPd6nw/r+2idYTr/EZv5HHCc7buvAVw/Mt5or6Y",
-	"3fyPMn07OMircCxeN5ieHYYWi24sc2WNmK6RBWtFwHe2O65GtwzDwOwy9OVYPiz7lTEND1M1cDtGDEBe",
-	"1MpNZFyDVayfK9GRTRdc11V9nCuvwsjKM6ryddUpqX+QkHCf/utsWyupCIrYNgMdL+fBcf0HY/878HIU",
-	"YD1HrkXMW4btv8q+WmryQl/1I0X4ZCoTTcwLgcNyTMJoUk0mUkGteGudkiloADwhiZwRyDtWnUq/y0uz",
-	"gHuEdDP+KiA3e/qyQP1ngzhzU14ttiI4LPW6mgd2Pv0q+0s5yE+CFau9lQEu4w8IcrtBt9v1YOu46PGw",
-	"ARZjCqbJX2XfOTUNE4k6VVT+pexvh8RXglemsUypHucKCx5LoxxlUaO2HO6vqsD08X4R6RRi9dfApi/M",
-	"If7q9P5EeMjwCOJZRwlTNv8yQ4KleBjLEQYSTiUX9e7PE/K0d/aW6FiO2vnjpIkG4IDohDGi+O8ssIli",
-	"kAB0+OSwRxIpoa7ZuAWVaoxspgjF8ewXQmqWxxfEcvRIkWdR7+Bg94kN8M/WesXmYasDkcbY1M2+AUht",
-	"h8vpgb/UiZwwSF8aausHURiziaHJqsYipF/J0dP8gFZikmY3emcaUy6OIRdBMf33VA/bj4v54bEc0Hgs",
-	"lT563H3cddu7EL0LcfXbk+gn8Y/Zh+tXPx3+8M9v0/Pfdl9+d/YPvjucHCRP/6bF6b8P3p0m1z9d/f1C",
-	"XIj////7/0OqhyMnv++Nkrg3/Vf/6b8/PH736tmvj2fx/CTa/Vevf7q390Y9/lXs896T18O/Xce/TQ5+",
-	"OlC//fB2vD/X311/99tVlz57/yp5o1+K8/Tp06j7+w9Pfjof/v7Djzej/b/DaeU0YsFeX0UD7AXl11Ly",
-	"TjyFLIinUuhEVpR8CDF9LyATetOmI/b33bCzfBEPccmbxSWfQwy8BuNN+a6y2uwJFWpKE8PfDOp59MV8",
-	"KtGWnBculSczcuG9QCCTLneRApGRQ6AzJDRfh5l1qfCTliFpekWA7LNcka5Rfl2inpbotuwWnkJLPg4i",
-	"E/wvV3nzo+yAPCiupxze9u9JjIAt26uRcWRoW8JYnS3U7HGpYLFhN4tVKzIawfIVabnF9dynpFO6zhoS",
-	"twC/D8kRmxKht4D2IJVLkeN2Fe0h7EYzAX3ewB2wghYhTWuvIfCcV+E5rknjLbscpN9SmaQTs8AZ14Ip",
-	"xRRxM5FmLjbZX1tBtfxz5Mk+5muq04QVkvAhJNOO8sjNAY/tXO+SmAsGQR8TOofeuCTmWseM9NmYi4iE",
-	"FeJemE1KVNqfGLkJJhFsVti1BJEq355zH9HB1SiBnmvkbSKvGQbHY9FJkaWC5zNzMYhTBYkq9rnP/8cQ",
-	"i7+/CQPyBibJBEkXT8KhpJO/nDG03jWSApJjvAB0EUJZGLMfuCmr6GULX0an8SoeJL1KSc9MbE+x48oM",
-	"y2RErqJ/jfdnJycnJ99N3076g+uD6Od/db/9x4+D0+7b0cmr8aB33r/55/7167306dXh+c+//jzeib7f",
-	"++Hlk1cn/9r9Mf3n4W/fvemdvPv+H/3Ri8PxWE1/vjn5+61kywznvnrp8j8sJKWalGbX1Z8T6hHRnApm",
-	"aLuUqFfQlPUETZpGXJMp1WOvxL4taRQzOnRUzmc/i9toyiRwkbf8dxYGi69RDQTNBejBOGZ8WhQnF6EX",
-	"KGAopL6ETIGs1k0qIMAko7UQLhgldKiP81dAJkq8Gjmu9ol7yyWpC6lxzYa1mUXPmT4C4k1BkbYeFDee",
-	"TEjTI/OK5BO5RFpqM4LBsTiTLlUASmm0wP3ENWEGfiwFNwQsV8vdyeGB+gI6fHF7YfyFA5X7EsUXKy7X",
-	"GPjymlL1gu9aVa9WC+BwmloaWfTa3KI9AsJFYOFiEHPmZBto62e+K2l9FoZJ0whk1KFmhsQBUXTe6pBT",
-	"7Mh2VH0zINkYzn5Sp+XZG7ZKXQL+wwJO2CGMtHOFjkU9k3jjVboFdHxYT5vY/fLaRA6PNSwtv627aRJ/",
-	"RYZz76pHichtbvq4YstNHs7CaQOgEjB1FjhgDvcq4yvmIYRiqPwpYypGUBjkZmciox2VTqL+DhhUm7bu",
-	"Gdpo0azxt6zwCZhkC19aw21eFKXVIe9QeiJqDJV8oegJ17lJxgUlBsBG8mIP1rKqx2yOjBaiPfN4dEN5",
-	"BlJcM8GZGDA06Fo/DRy3rbtgJXjDIK7YvJ60/8jmmwjs60jofxtEh2xveED/dvLzrBsn3fjVi4OX6ubZ",
-	"s1eveO/t1V70+88v9uczetI/vGK9H35PXv6YvttcbvWv/8FWcBuDZRUCbYSpmsds55P599Lw6eUCJKKm",
-	"hpxIqjy/CH7VHDM+GmvyuEViW1hqQmSqSSoiK+BMEzbkN55eHHZImM0OAg6yP5XZXN+/e4WiKopJYXHp",
-	"YUBUTNUYVPNBnEYsOiLhp1efdz69+fxLZ7rz6cPnj1jtypZCM1o1VJ7oHRzCV5i5AlG55PH/7//7ytZZ",
-	"YxF5YyU251P50ApIyAQUwiuOn1Wq6qcichPEjF4zFaBhgZI+H7WZiDgVZPew3eeaxOC3zKVhIxobTG11",
-	"yBuzZCM2agYWhVEi06lNsTFiTcRH3JBGGsekj6EFmF6DJ+wKxIQ3IWmGN93u7s5Nb29/p3v4LRzGbm9v",
-	"v3v4batDziQJv392TorH2t2Bd3p7+53pzu63Iayx4jl3GN1uN4SoaGgFZ2DCylZQCSo6LslaIA/jVWei",
-	"poEoI2LBXSs2gvSRZtj9373nZi3/u/ccVvO/e893vw1bZMRsxRwoSW9LxENebHjTVteDtoGhthy2EbDA",
-	"WAYsDWJESlOjBgBFxsrgB8tp/jRl4uTtC/yUS8dkQIWh/lAUkSIktoyQN0zjGEENKiPammbonuTmNTDh",
-	"oBA6ZzQxBzSlieY0hkPAXyZcpJqhGmAVGZo57V3uIszidDmHgaQppGjnaVJvAvLBqTu7nU7v4KCFChMO",
-	"q10dK3NxWekq2NWcadJcpnRgBytvx1kJMKgMZHe1xMV4fpt0pzXUkkUqIJNq9F2kIaSpGCO0L69ZuTVM",
-	"ETOqlZyMot0ykGGv0F2madf8f3/ptp98/LQb9D63dpo3+Gnv807rG/dn8+KiM91xj+19bv2fil40G8r2",
-	"cqCZbiudMDopyviZRtHngoLusRbXN4dzRD6QpiHAwyLwtMjZDyftImXe62E6V+CidZHGZhVvPxB7Pghi",
-	"d7B6Zb2y8yKDYXmFAVl47bCb2RlyFH6wn20lpQsoilfn2DHYOqdIsySUtMrST9BYZA8FjPXEI6yVkAUV",
-	"rhnum4XwUm3LVGjmF2ammhTLS0rgfVwTpaXMsrWYiDIR6Pwpiejc1aE0xF2TvtSG1xQqetqSL2N2g22y",
-	"xyxhHeKK3A1oksxJ+OycjkKUUGxNTOTuBWwJrVUC65tSMqF6MOZiRMIXw/YbKVj7tfkmRD68192vrCIB",
-	"J+jX6vmCAcPv2HCd5609ab0cpBP101qLeDE0RwQndL9Ry5tWCPLbRy4jlEsrAJmH3bOfgw0z+ffWJGGv",
-	"ZQS5UQ9xc1slr58M9Prl0H/5+LlYUFPKK5JOa2oIIU0s6JBlIrl2+QCfaGYlAjajmXLoaKIRunvdLubv",
-	"Q+c6EEOhRs6M2jYkR7Z8SKgw2V9LciXkrFAOMFsJVyTm16yerr3L+1x8fWStmOD/VyeD5a6Yy6lgVoLh",
-	"gQg+EMEVRNBrZnMHGmg+Z/Xe16WILnX/VvQwKBctMyIeoku5fpkhnXY2KFZmfguhZPel0eBDv8oveqW8",
-	"wW3yJwmxqw1YrfuMCcJupkbrDTvkNKFD2zthmvBrqtmRo9Ars9OghY718LrdHxNo/QAtJKDJSdbTF+vS",
-	"ZbXds1LFuACu0EVsVwpWe3AuZyn2/ixYrznPqrNTWLML1q/DXjUxH7LBfBCzziQK7G5by9gG9ET6KzAN",
-	"3Mp/Covx+0+vYjDQ8OaBvTywl5XsxRKDWuaCZUYQZNXOmCtoa1CbrBLHC1ljhRECLAgJZe50MWuxrg7k",
-	"G+/9H+z896nSLk63DN+wNqm/R0KjKGFKschFU2RHAf2USrt+yHJcleVIVwGVB7/F7+vA2BbmWS/NNhUA",
-	"soURSDMv2XBdUX9DZQU4MgFD+XmQUM9aJugXdEMROWwVgSMXdLjt0lCHJG9xR29Kx3JvWFI13zI0eV91",
-	"iA+Ico/pwFVguzGimCHaNI7rq6e/psmVsk3OKqYsIq6tBmxUATpXeesQdE9Wlnsw45/EcQnQaHSfwG3n",
-	"NNMsg+kf3PKLUO028+cvdv5nQwJzb6u5BQDhxpjwyf8IdfhgmBV4ISuy6BcXszRXvoBNhaT5GmzxUcVi",
-	"SknVqzDMe+/UBM6W9r+JZ/lLJsWbE1iFuOUdP7JlyrPSmX/2JgV/9fR7QHSDWwXkWBOvIVB5Lbfqcx5j",
-	"lI2c9CHHC/NUdyAxFXpV5XFPWFyfwD9NGz18nblOVesYrf6p+rst50smjApFsM7vMfZuDNHPyZTz5Mdz",
-	"4JYDqlibC8WE4ubleG6Gk4kG41iIZf2bvrTUCtyI4FvlUUiaVA1QamtBJAouJyTN/ty1dIQCmea1Vidz",
-	"9sZc6YKThGP0HQSYVnuMwfFRGTL6D3P2eRfsr9IK9TyRk1Oq17IpncvsycpO33PXPmIIoESaobt97q6+",
-	"tnYivllZyDer3+uV8qXJYMyvbcPja3lV0+l4reNCwF/nAM5kotd57i12CFzruTP+O1vfRvcl/DoWbOs5",
-	"ygmZUuwZmiPJQ8mVL23WcjqQR6jAil7lSUZkW8IV1vYjOy5B84ytzIkLox5nDt+hfdR2r3a9u9FDAgQV",
-	"FSRFmiEbDhng9iW+fGTpBWE3ECOonIvDjRaQ0CJ+6OIInWJmnQdwGPaZbI0t9L/YBaMLI4R1X1LMgAZi",
-	"NaSx14lyv7vneUFcAPCqrnS+K8awFRah6wMsGwz68YRaahpf2i2FwWJlwhpHjRSGKfpuGcWYTaq224eI",
-	"ojyaupSUJ8UShgWr+Uv4TLbE3eBAEW4RqAMihe/uc4cOvTerIXop52ONYCPPyDM3ONbMf+B0t3EvbcTn",
-	"ACceKk/+mdgich3LBhYCC8osEfttr6UpncGj1sZdDBYw05W5EKhuWSwgOYljyDvJozx5pgEZMn8hygrQ",
-	"sR0yT6EY8WsmsOM3jNIx3NDj3yGwxywIwnwEZS6AMkMBFPKHX5E2BSQ0kG7VJ/PnJSbIGt6VMMylOybf",
-	"fIPrgAooyO29NYF1H1IjuNCShLazfvjNNxeiGdJOvzPINT73awe/P7aJIvAzCf/nl5P2v2n79277yWX7",
-	"49+aFxed4jetb/4rDJDx7Xe7rc6FcLW83QSZfQmOGuJzrWlKDWhME1TjKCbmQ0QHNHebExYzSIbBXm80",
-	"SegcGu8nLCCG+FAuFOG6Tj3OevvLpKAqaz5hpPni7Cfy+LC72+qQf5rlKte1/UK8f/eqzcRARizqkBMh",
-	"xXwiU2XNY7YjH5x7qiBREmDQF/5qhRmd2BK6ijGEpAthodPIMjZgo6lSNWUiYmiydoKTFNDFQR7lDUkT",
-	"XLRmcYxZZ9RAbws6TlyIVaILdOGwq4fOo7ApX9u2K8V1dcg7ptLYylGo9F+IEE81uqQ6dM4jUOcdXPMI",
-	"ct2MeAVngJ2T0qmR43a73QxMmpgENXKGywsRGyKnbCmF47wCANZ/5gpeBzxB4Q1GzoXGKrEK6cUfKlcV",
-	"CdhbpDbBgqnFIqAVbjI52dxpnfhSoDt1HQ92e48rtfNbLgtDipYuKqN9d1uSvTREawaufAt6hoDIJCsn",
-	"YfCM44Ly9KVet3fY7u62u7vn3e4R/L/T7Xb/vbxmWkXOj5mxbcZvbGPNtvHJskXv9tp7u+e9vaODJ0cH",
-	"TzpPnjz597Kyattasm3ahVohdlkEAbtKnCYGyCNS5GReO0PLYciQszhCOhpluqnSdO6IKO3HrL60gz/8",
-	"/Uvpm8vT9yknO8K1joicSTMPsvKXk5Xxgp5THts2IpuIyvjyorBcZUBCTPHFZU11feX2zFkMwkrgxYUE",
-	"ZVbvpm5yYcVcRPlMNDlyEooX0+qCSPM4UWdVkWLgtWdoYcMRnrCBlskcy850yJktDpHIiX0xUXnNPZsv",
-	"fcXYFHo/cJ1ZgmxtDMiCBonOUBoxB2HhmFB8Na8JN5CTCddg7MlWWJOaewbneZ+4bCZY5SeENf6ndvp9",
-	"G1MNigJ0KVGaD/wQEjVXmk08DPAjodouEmrnU95H6fMONqWsd5v/5AKzy02LamTniA14ZFRIGNcQWwur",
-	"xfYqGVoIb/BHXg/tEPswtL13FCp/RrF0/i/Yh1lDMehLyTQZVMq5uCy/Q9O7rN/UZjKvfe++25Dggu1k",
-	"q3DDO6y/gtf8oQvS3eviA/gU2gVWhUeu4aVfg5YkDDqx1tISaJMKNAPL9OVhlpUUhiRsmCqmvMaNy3dx",
-	"7FOFQru8R1nXJJSqU+Fa7aGzxXaAsm3PkIZFnnPlSRUteQfb/TK0ZDkEvMakmxOj6H0w5PahW9mfrl+R",
-	"gaWt4anro1qPi1DdVy148rwmSTRO2ZF1zZnH8mZ+qrKBrDVvme9/OD9/ewYddzvkJ+GqBZSqIfTZQE6Y",
-	"15zTeRZtCy1yQoaUx2mSJ5VBkCpUFMpSeDvk9M1ZVk5nQudYmO2AaEn2urZijiLNhCYsnpP9x2Qs00S1",
-	"zO/QaJdVuhkBq+e2xWjgOk9+J6P51ji7P0WGg+Yai2F8nx8IwhY13d2Ddfaj0ulUJppFr1nE6fl8+scS",
-	"B4SUvJGhvGaJAXuLcQbbljUwsxQhw7y2zSmqpQ3vDGZOU1eRC4uCZL4JqI5uKAQOQ9weHmHgGw1J05Yg",
-	"MdI942A8N0oLlhUZIOExGuuIcqG07VGMZT1xrjCwxeGkHD5SRM+ntsFeVkxWBVmVNLs8MMXlarTSMslo",
-	"Cs2cX3nxE8g4nVIFaR+G0DgXlhGiJ1Owo8dyNHKV0zBDliq5hF6Uqm/cK+FYqPSxXQryT0uV1yYcvhzk",
-	"rD1rEpCT1MCxrnh5DbLwXrHkgTR4fLWElh5l8CWKRfqAvH0lcTgpVzUyqO3qJ1utvrQE27vUc3xBjFMx",
-	"vdqKARYxh+s2Ky2lfvNiHW/fsNZctNG1cipSkLaG4PetRXM/9fdecbyYY/yA4P/JCF6NWhtgNxrW7orf",
-	"1jxXWkanFlP8Oiz3jCvFki8P2PKfjS3VgLoWviibYLY6zOqfC10OVDlJtjKD3o1s3/8jIi6+SBU6t781",
-	"OvHDcw8h+n9ULGJWJKfWv+qeWIEra4fpr8Qdr6qQG/KRgqV5xYuqEcwxgz8QvzaNFP8SaTMP6PjnRMeK",
-	"2OBbYuOahcduiZsWJTGtpFh3C9NLNsweuUtdr7rCHKhT/YkIw2Zlt+4/J+GBiPxZiUiptFQFCZlB3TRP",
-	"NxzQOO7TwRXAkn3h2bWFpE//ZdW5Tl9G8/+1M2P9sZRXl2kSf65XMN9KoAS2woxK+9mPjxTxhgBakfXg",
-	"LCeHoTEa1ssiLAUOVRBjRpWGECuPRJ1pKiKaROQDDq+IDXFw87V5hAWwIWxKiqIpuBVkz2k+YUrTyRTo",
-	"lfs2b1KKFQDt96oziVodciLmpHdzY93JWYkhfg2piFTMNQQlov1KkYTpxLnDMBq8t49OKyRpK2tHMHM/",
-	"jxThUUBq95SFJeNJ5MGk+YksrSixMl72Q9bByBnUZ1lbeujg9F7wG9sdT61cTXbud1vU9W5u8bM9nuSQ",
-	"/PD65Gn77IeT3sEh+lZ41MkmBNgmV2zuHAHY1GmQsNVnmMHFRqv+eD9mEgv7lpZtYBkp2YeWQDOS+p9/",
-	"rngLbKoQ3g3AAJ1/4d2Dm5uAULJ3c4NF6LKBBdntEnVMEBvAWQSZTEmnHONSQyBokTzYLgulPCkkP/1i",
-	"NTBLm8ywNXoRaRowAoxC7IVK+63ANz3AI+g2Aq95i3g28iMkbaVVc0WmGXkMPWIYBq4p5tTWpV6kaWrK",
-	"BguVaRgJEVhDe7AsIpgpJKHZWGESl+pDxlpPFXYQtiu0pcFsuUCbJ20ks/fvXpEkxQ4MZeLn0VSqLf1x",
-	"sILJOAX6D/Gs4BoUMpnQmCsWkeZYKk1iOWPJgCpDO3RCeQzRQFJbsRFaLZKpTDSJEjmdmsdevL2GdjYT",
-	"RVQ6GBuAC7s33w47u2EWv+8KnqmWC9eFBmhwzwH5XQpmSyOKdvEcUMjsGuKe9SANMYDpkmNO0353H9oc",
-	"2eJBMoYIpt1ut7BnhQ0TakKMnkJ+xAcDxmfeS/dkSPVm28h+urs9GmXmxmWsLBjkn2KQ+2gNmpiDRqgn",
-	"TTU2dwNOJQP3rf/EckJfLHzqT2k0BqDLG8oAJFEn23nyMgrHJWF5p4DM6xWwLLwSEBlHJb1aYv0Gnlgo",
-	"VtVWrgW6cK/R+YuzbYKh6qFc5GblIgG6ike4EhY/+Y9f8ugzAmLMNFsEyVP4vrokXglCM+I6oxwCa0HF",
-	"sN3rtMp4OrHliJfWzytw/FX183CRVQxwpRrkz1NTQq90XLdszra7dkG9rzpo769eow5ByWkFBfCoQKyg",
-	"mo7/tB6yGAIOwgiQ71uiQ1UO1hqYsJ3+7V8h9twPF9uEiT2YMreKkQaZ1kLGFVxux/IfzpYLYLYOilHB",
-	"Mo5l7RHKVUFZgdxFHwio8J4jZMDMoI8UhOS6SoPNLqI+1yTi2GYENXGMh8VwdiY0mSVSjOrcFgC3p/k+",
-	"H9B+c7TPj2+dRDoDFQ8Iv1WEN0dblhU9S926ZMD3b9Ioaju34fLMs1SxxCErtxXtSdNVoAAUFWzWghwS",
-	"m53tgki9Fp4iIkmKXTVdNL7D1Qot7SSKTt3iNsXYinCd7Zt83Oq2HS/nxlUPOWn/mUaVkyjyUzybNu9T",
-	"xHO/A6/FsxrcRtzMQlfr0TscpErLSegXbugbrkIoeXn20xtyho3Oet1et73bc1EIPHGm+Ud5LTDSNHsF",
-	"X4UUtkDNMbSLN1sloTmSUNmyY8NUsah1TMIJm/RZosZ8GmYNoS+v2NzWK8NSVSEZyAlDGtRPeazbXNiY",
-	"CdUh53TkN2Xz+8TXm4Zv3XPyi1CX4hr/IJvyZr0gBZvV9YN8yKF/oIMb00FEgeoYruXUb8R0Jtks12vy",
-	"ACqNApYLohoWpReM4oeKdhXFgKuLvmSM/OsJUV5T8nhIef1KTNoVwLYREuSJq4UaFLEc1aPFGz8Gn5yv",
-	"2Vi0ECFTUbxae6ohlgef0IjVYI4fBJ+t+pVZ9NcYc/h1VXUrH9l69d1iOQIf3n3X+r9Tgs6fGqffMVqR",
-	"LmnOfVnaQFWajY/kCZvIa7amGr+Ix/h6oXFff476fYfsd5/klncwAdj80Pzp6touZswH3f1Bd/8PlFkR",
-	"+O+svmNF15x9L+vNdgX46wXcdcgJgchL8Ia5+i5CalvAM2+MPkiThIm8wsMCLr+HdbzxaNNdkHmdFtR+",
-	"++nt431pP5uj/3Zz/NbXq70belCrt0+iemuQqATirXlJbvmPom6IPjXSynKK9glN/pnEUq2ZLCusg5JK",
-	"OQOqonilKpXDymJtsGAnxqUulsVzhflsaaAkr+QD4QiaanbkjxozurAgDJZEh4gk2M/MrsrIWpQLVVKp",
-	"zOAsHoJoBWZLjDmK6iWrSuXo3imzred1z0lSZn/FqoD1pPGDK2aGEBU90Ma/ptpkBapapAf1KXLl5mpL",
-	"eS3L7AREXc9fcuKzY/RHYEVr7GgWYNnp0DUzDI0wZn7JcxtcacwKAewYm5Jg80OIqYBg+CekmTCoytXO",
-	"RzFYlgXfK4kZIV5fjwqPqt3llhwf20/GLEp/95zQvZ7s9eDP+KsJXn9cOWHEvtv4MxboVRTZmmNLHLuZ",
-	"V5Yrck1jbnuE2MqBlennpEnJhCssOYppOobuGjnJPD+0yUPgF55Kbnbb6pA34Pez1U0TRwlJKmKmVNaT",
-	"A5r7JnSoQ5SAMkrmEqeASjZt16cnrcoS5FH0zqXifknSdU/aaLadP8y969dIW8e5a55/IIUPZrLthLgs",
-	"pNXflgqqJfJaHNs0RAap00ao0gkVyshnUiAtAmvZhM4NGcK88cfkNf+uU0+A1F+MAqk/iAT5C1iXAKkH",
-	"CvRAgbZBgbKGgV2/OrsUm5i1KmmSrRd5W69cscVD3rRl3TBckO34aKyhClAU2eLRVIxYuR8UDOQWjLqk",
-	"HBIhbeNGrMmRB7pAUY5KvyAlGMe3EDlDmrOxdJ1sXPNUp8Ri14hWdVOL8mO1EiE+tiWP41dCme/LQ1k+",
-	"rQdP5UOUscU5IxrdXTVF69WdLGnOApZZ01ChlIlnVzsqkgjXEcMQirYUsaVljtINKBjkYylGLDFSHo0i",
-	"9AMgWYxIKjSPSdnMBkUqMoPcmiY83wpnDXiVpAuHfbDGPVjjHqxxX5z6IfIVag5ltKN1a+rXT+OrdjqF",
-	"KlH1Qp8N2Xh69k9o9ONSpSZprPmUJto2tQ3NjyFpUk0mUmlyuG+UUqBru0G32w1AcJUz1Toi1JZlM59J",
-	"oWWA7RAvYXYax3NS7g4PwZwS+pK4rrpTqsfOEYpsAYpHTnECm705gBbh8ynLihpVGBRBgByoa1vPzb40",
-	"ppr02YgLZRf7KCRDiV3NzWDh38OAhH8z/7TNP/9tlkk07QdQFihJOB0xG8oCwqNAedWME0vFbL9P7MBk",
-	"voRqSuzGMOBH4B+epDElgqU6oTFXQLpanXK74ZzxsMlUzwmfmAHM3VmXjnk4cHZNw07NHxD9agVo1+A4",
-	"a7+OvfuBP5g/2c3UCHRhK+vYBudozlhJKKwCayYIU1kxL3QVTwCQsEJTVuSeXzM0aiBoKewaw6Bmk4E4",
-	"5wy38OLbg/HO7LX/lrKURchm84JlvW4vz9r9VfYDMhvzwZiE3z87J4Aev8q+2vn0q+xf8uizu1XVIe/k",
-	"DM3D3nrsICRJhULGCVlBAMToz5Izwgz6Op0ApoTIaHO8OCDeCos65MNYghnH6DyO9duCZLm5mc7taR77",
-	"2I+VAzC+ES63nnF/l8ZX72GEr9AWlBGRHQPk7YhqWuTG08TsRtuEbwMk1Wqpo06G12Ztv/tcUBQOy+UC",
-	"Pd3kFxz1Y/aU7ENzw7VUmN7WRIuXsr9KngBoQkB/ECkeVKq7ChUvgBBllAd0l5zNQ91GamDu1uJFxLYS",
-	"qZApUQX96tgvuLhaYwLVyI10m+iGpEpPqqhiRB/CFh4UpQdF6Q8r/US3GLiA0qzz2rWpag/U9TqFZ7za",
-	"tM6GDOJuyVQcGOUBK5BapSqmc5lq4ilmYCNSRc3kqKwulRQBLMYK1DM3oNuBqAqAcoZsOGRADe1bLU+B",
-	"Gsg4nQhQoHwdq6gRUaKmMOaYMU1mMo2xYgbwDaezNHlJdapTldCoXlKWWobQzhKuNROuXKPRj/psKI0o",
-	"rZ1Av3hgdEbnpPnTh5Ozt8DTuDBSnbmUUcojKgasZdsXoFiOd52XK1+nb0GHnOmE0QmqB9iRzsyOraYt",
-	"i8EWBuFvKUvmlxSVRogvGVJodZC1nt7zuiD0sS7kqlVAcz17QVfMpVBQYdQCwwTdRUIrlSadSAyNMXxe",
-	"y2k7ZtcsLsISmC0L0NRyzA42hV0Z7I1EaeKCbaziZ+8ILQLme6u32RJodjlDw5dTrXxtTY3N+007Duh5",
-	"lUE1z+ABq8qcqKfq+i/R8kWzG71jqUt9wfBK7pmrPg/i+1+tw8Mziw6+rSpz/oKFxGNuQGLWZG0jphc9",
-	"v8uLD3hLyF4ADua8q3MyY4kVvYN1G8DU5FQvOP7+vFi+oYfzoZrBV1LNoFBeYyvexgLSrV/iYK1GnZ1l",
-	"WPSnKEywqSL7UMjgoZDBnQsZVDdcW1XHoIzYNktwy6FUGhwmhfAoCEwqhkF5EoE14WWqR1b3oFiWuLo4",
-	"Qlk5rU/pewhheghh2ipt+IvUTtiWmFAO67lzel8WobR5el9mMvfT+xbM+mvk91VSE9jng6X8wVL+YCn/",
-	"8uQLkK/g5NoC5TIIfyfClUebeM6+wPMCgoXSo2jv2LW0Uh1XZMgFjUvRlqXubCBXESHJME0g6sXGmjf3",
-	"u08sASsY7Z3dPCNnzUXbORpH8ed1aGs1OTTvP1DDB2r4QA2/PDU0uFeIrwRKcvvYSlsTazUpfGorXumy",
-	"idXreTdhmgZEa0gOLHiSCBflclofwM/2YtgGfA2R/CCJ4wrqWGLdF17KW+GKKM3jmFCNjiRHnpv7uz2M",
-	"YJtxxSq9Mlhq509Cu+6rUNetyl93/8Dy1w9luh7KdH1FZbruLH5+8jzZztpuvtierd1VFKiwtNuO+X89",
-	"Oztu7cEq/2CV/4JW+VKphVvY5IvEwBKSlXVoVljUjvPUBT8E36ZS1IaFvsXZ/5BqMNtG8C+kB65f68Ve",
-	"LYseKr48aINboU4WXTO0vmPllyIlShgXQFLuSouchSxP1vLM+0CiViT+4uYqI9tJM1k0qy1Y911M65LE",
-	"pGpDlz2BB3p4H/QwA7AHgvhAELclrlmQIpRk5GbbZNG6Dm5LEysdB+As8AlkpbcAzf0x1bkzIAuGABrn",
-	"R0A7I//6FDZzm9rPQCPVGALmMTW2D0EZME/MhpqkIhNqtkd00bvwQHHvg+L6QPFAbh/I7da8EYDtd/VF",
-	"FCmtJYd3ILV+eYBCSmZZtiWpiCSUpDe0s8w57iCfbokonuGKHqjifVDF8nU/0MUHung3umjRtVjQZEtU",
-	"MfPXLieKFQ2MjuFDXsCaJmzdCtadWkfqX44g3Z/TdeOS1N0/rCT1g8P1weH6VTlcVxNQTUelxKX+vK3p",
-	"qNaD+i7vzG6zgZWmIqJJZIDHVdrSdESa9c3Us7JTYYtwkbtjbaUsOROEWt8Ri2w7FYz6i22wsgoIJCBK",
-	"lVUsc9KrpjpVIQ5KmqGLKzTKN79mxwRS7WM+ZIP5IGZYCixrPG/kzlRcCbMEc2x+f3jc8H63uzypkTP1",
-	"3fycjrbjHS4L7e60vZM29Ibd0Mk0Zo2jRn7ojaDBzUtTqseNoGEOpHFkgKFRJqKBRxAn9OYVEyM9bhwd",
-	"7geNCRfu425FpaUlmaScqUeu5FjEhjSNNQmzWi9Ofjd30uq4pWKOa7ZWvMuGvzwm0omBZRwI3sv+dGGj",
-	"sD/QKby6T9ma71OAPqejf5gtrBnamGGRgV+4ydsS+b+oRznPpf64kMSZ0YekliQRBPaqDOpP00QOecwu",
-	"efR5J+JRx110JdULIx4dzVj/6FPEo8uxVPrzkT9CSBKmZHzNFBmzhHVI6Lu0XzM9llFIYq5sVQT76iOX",
-	"58USFpFnUe/gYPcJuWJzCEgOX6ex5oZekiaW/LO93ER1lN73TJ/y6FQO0okB5HsgP+f50kmzTxU7eNzX",
-	"g1aRAO1fv3zy8v1u/+XLZ08On384e/nj9Q/q12pilB/hUpo0pdqARuOo8T+/7LafnLR/eNl+87b9b9q+",
-	"mrR///hpN9jf//xfjS+L6/5Z16D56YtTw27gmQfcXg+3y+eGdh8LKB4y84gJbd7/+LlcdqGq5gJLrh0e",
-	"FO8JyphIpYl5BOudcJXP3gwn9IqRJBUhPAG1YQiUbXjcfdxtNYJGmsSNo8YOaEJ2deVJfhIMQo7mSKG4",
-	"VmZHchgQwwW1cpWFoHronDCaxJwlvkJhESYGZaQCNZ/KOMYKOJDQ7tFEv/Q0zD7ksYZylSKCmCiF5jbL",
-	"gzAA2ZsSqebijP+0pkO8iCE3Q5q7ErjTwKhEee/+fDy7KVUx5Lu8F4AUfpgeNIHCaqxYfOaaxilT3qiK",
-	"Ge5fMSaqb8VIpGbWTxO7EcjJ1Mh5FC+llaWUxHKkiivPw5QWZ8KulAv9AD3pVl6zhJy+OSPnP5+bQyc/",
-	"nJ+/tfX44OqJIXRG6jHv9udZKdlsDG81tqng4jreSJ0tQNlyHAOuHGjkTUajigW7xqPeRMIfrwr0Eka1",
-	"wZyss4P5kG87qIFGBLsJFXTkNz/1p3Yay+KkH6AtmEr72ZcqIDPWH0t5BSiqi0o5bN1G/dlyW+5pUAHy",
-	"OWdo1li8Xo8oKedBTBVL1CNHnvylZ/Spmo1C2x8DdWIwd5Fx6KhEPSkPz4e1+o+3YzkqrTmWo5p5Ttkp",
-	"R8KVPFJE8YhlfTQi3sZFT6IWadsawc4zaXal+EiwCOATLjGmc8BBDXGz8EdOOlDSx2PhCRkkdBb70Moi",
-	"XrHEHxiNjcgmMBGLC6YKWD1Xmk0anz9+/n8CAAD//w==",
+	"7P37cttGtjgKv0qX9t5lMgNSFHWJLdXUbyu+JE58G0seZybyFppEk0QEdjPohijG2199D3He5fx/HuU8",
+	"yaleq7vRAAFeJMpxHE5NOZIA9HXdrx93+mI8EZxxJXeOP+6MGI1YCj8+pv0Reyy4SkWif4+Y7KfxRMWC",
+	"7xzvhJOsl8T9gIzpTYsO2d8vsk5nv69UAj+wsL0T7Mj+iI2p/ljNJmzneEeqNObDnU+fgp3HgstYKsb7",
+	"s3Nxxfj8FOcjRiZpPKbpjERU0R6V7IEk0zRWjEyEjPV7RPA+I2oU2wd9MR7HSrGINCh5I6QapkyS96cv",
+	"8k9k1h8RKkm4d7T73f63B08eHjwMTwjtScYVmY4YJ2rESMp+y5hUpD+ifMgiwoUaxXwYEMojIvAdNu6x",
+	"KGIROfvHCz27XWdApqO4PyIjKgkXJGWTJO5T2WyTM8YjEivSo/0rEuMo4dl1v+UdSAtOJHQrwFshYkAo",
+	"SahiKUkZjQKiRqnIhiNC+YzEXCrK+ywgSsBjMh1R5Z/MNBWKtS944WLYDR1PEn033mHsBDsTqhRL9TX8",
+	"zy+d1qPT1jPaGnz4uBc8/LRb/sN/7gQVF/z0nA6rL5Vxlc4eSBLFQyZVQH7LhGLRYoD5pJeU0jFTBjxP",
+	"5Wu+YHh9v7EiUgkRETgH/SDSZwhH8u78MYnojDTCf/3rX/9qvXzZevIkbLbJK6HINFYjEl6zVMaCX8YR",
+	"wHJ+UN1O96jV2W91DnaCnVjP+lvG0tlOsMPpWL9A5aUonvJApGOqdo53IqpY5WktR4dT0s/fIUq/FOhd",
+	"UnO9lMspSxkAV8xJrGQtXCE8HRsopxGJJZEsvWYarpMZ6c0IdaBMlIYjDcgaiumMRWRCpcI/49QNSvo0",
+	"G45UK5tYWA+ISGECg8LNNnkfq5HIFIlVANNKMqYz0mN2bpjWfE6yiQZkPYB+Gvc16ttnCR2Snsh4RHps",
+	"FPOINLpE6s8jNqBZopptckquaZKZxccaCRWheGr6V0oOOh3EBbhBPJH8CisP7jMhzhMWxU/EmMaVQPCE",
+	"PYkJEF85YqnGIni1CKKTrNe2v5kdTqga5fvDj3aCHU1i4pRFO8cqzZi/wTG9ecH4UI12jruH+8HOOOb2",
+	"973KZdctmZOY6yNhyqyVNJ4/eSUJTRmh/T6baGKtaarKUs4ife2TjM/6ImLN4rbMT+2+GG9mW4fLt/Us",
+	"FeMnGmvnNvaUqzRmkmQTjdXAEkRK6EDTZ5/GVFGPvVZnr4Z6DFLY3TrE4/ngJVX9UQWXvthBvmyIGfLm",
+	"i50QcR85m8aHMY0Y4n5sCKQmCSpOEnwxS1PNG80wpMESycjBXrd0QRc7nZvO3qPOoEv3et3+fnTADgdH",
+	"nW/3HnYf7dOD3mH/KLrYqUO654MW7qPmvo4Oqjf/SnBWcwCnnGg+RPShEsoJo2kSs9QQyxNCyVh/SIZM",
+	"SbLfOWgvWJueZvEC9zrdyiW+omP2LE4US+dX+IamKqZJQPpUslbMJeNaTLlmRM9sltegiiRMU919fWkp",
+	"7Ws22GzXgBD8p26N3YcFoN+vW7Cc0D57HlXRIG4fX8YRaYRRHB3L6/5xu90Om5bsu3ceSA028SBmUSWt",
+	"sl8f/pCxx9+/e5i+/PXm6c838ZvsyeF3T6rx3F/ARrHdbfwtG3zZO9/ott/QIasCzSEjPBv3WBogBu3V",
+	"QdxED+CvwHBimM8RsJirIy00jelNPM7GGmHs/2CN5o9uhZpvDFnqlngW/16xzOeKjSWZsJToVSxa4aXU",
+	"A1Qus9tZss6lC3zL+iKNXsFs84CTwlOAjYBkPP4tY1ZKS9kwliqdtatvHL+8NDhdf+f/mWqQ3fmP3Vyj",
+	"28WnclezqhksDVeKE9avFZ9XrtYBYO1y8ePNLhj0oGpiFLGEDYEBI7L1KSh5RncqYpzlTS3NnFrfRges",
+	"9XBw1Gn5DKpuWzDcGvSmmludiVRV8GnN2kPC2VSre4M4leqEhHrqECSjMI5CQmWf8SjmwxMSSkVVJkMt",
+	"8+oftdan1Vb9RR0CSD1zJexbwYJxDd2/2F9xDjtAsBNHOx+qtnQu1pGPemwgUrZMQNrrtvbrBCQl1hSP",
+	"/olSSzX4WJEmjhhXmlanqCMaPdLXCEGvC+vON9cXd1aFcrMwVG9TJieCS4bababvUxlgfkbjhMHq+4Ir",
+	"xgGC6ASUIf1891cpeEEp0W9GelUZp5kaiTT+nel1jZmUQOtLM5ABTvFpZQRNU5Hiwosn+kpozSuOyOmb",
+	"5+SKzdp6zO9oZHB49U3AOcQcBtM/gj7n7cw8uoz5JFOFrT3HJwSeHBO4J+KsB8RxgmPD3Mg4k0rroVSR",
+	"sZCK7HU6ADg5s73L/G4UELRjKWM+1JjAxhM1wyO845mfe9YqLbrj/HDyjwUfJHFf3Qp4+vZjf3eWe+j1",
+	"J2LGmCQ00er8jLCbWCpprVr56W1mh0ZbsYuSiJW+egKkkDQois6KoolE65+0DyK1ZU4BGBrwwOziI9aP",
+	"IxY14dieGKYiVzi31bbmRnxr8Lxum2LKQUGJHGeTliJ5vNdf46lWOd+nsWJf5moDpxTbS9Q01DM1V1tb",
+	"apZovtuds5jBCp+JtBdHEX6+NsAP3Nc+xLsxj8lMZGC34AJNirh9rfa7/TsT48bhnyaJJlZ0BtNHAqdp",
+	"oGmrOH3h9EWKNFDTHWsKSxIxtcD+HMwzNMHZb3NusRmhyGE4yTi7mbC+5v5MD05EH3B1E4ymYnjYzUu7",
+	"gHX2ka9aXK2+NjtVxerOsn6fSemvaC00/Sxruy8kfCXUM5Hx20ksuYrNhbocwDg+WDkVHQAZn28GwdBx",
+	"0NDYzIUasRSQKCLg9mmSSDBEHmBzcLOvhHopItDwF/ki0AuUe5JkjE4rhsapYXzNNJMiYcHKFMIUb+gs",
+	"ETQ6F+IFTdcFa3OkExzjUglxmcAoRYaOjLAnohlRQhB4hTSSeBwrskdext81N3TCMEUscQbNECi3pIg0",
+	"YKYT8lD/hwz0LURRC7VfiYTqjf6NR/EdZeKJN8ylEXz9A/GnMYLxcaUZNJZkqb1zE9Q/tJbREMk6oW4J",
+	"uX+DJILrQzWLPLH+SjKl6AFUjMMpWgFu8zLO3MjLpIc5mSG3hVQt9B4Enc0t+XNKOWeMpv3RHVDAY9gM",
+	"uf6OXrfz+UVxhHIC2MlBoo/HRbLxD1CrNqY3noOnT2/LjAkgcIa+v3ecXtM4ob2E3VYLdt/7e3D79V/Y",
+	"zF7yo7RsA88StnUuxEvKZ4byylvtKaWKXQKNLpGvcyHImPKZ1XDkBnb0VkuWZrISWL9lKp21ADXneeAZ",
+	"UFJJlCBTGqtKH39uRNXzvvMNFhu1ePgjHxOrpIvU6eS0aBJRiG8bt4gYCcOq6fAnwQlFr24fXOPI795x",
+	"mU0mIlUsesmimJ7Dgd3qTNxAl2M90iWcffF03CsEXiH6lWMiGY+ApgHvppLMzbhZ0UBjCsThUEnC8lwo",
+	"Er2TLL2TiJlJltZIl3rsjQuWV2z2QBI9q95hFEtNZ5DA/dOzWa9LzwH9Bu6jsoHKN4dXiTn+1I6Ofwp2",
+	"DDpsxuZ1mQhxlU0urXXTs4Ft0PSlv8g05GJIUU5zwX3qQlFgcWUL2T+Ni+62SlnhGCWqVoMs2YimpneH",
+	"B0jcARqX4r2pb27daIiGAA3DqJ5QRav1nFCzu9CKRBjVkVvYDOMLdiapmLBUxQi6xrOF5t2S2T7IHUm1",
+	"z51HpjLAMHfS/FL23uQDB94icueG6P3K+kpPUti+Ew0rj8CISmJgtg8cZQXvVPFMInPEiwBm/k4+eai4",
+	"7CzsiwHOVbnrKEJvpme0pxEqRDR54y14QBPJasm5Pgunw9m4SWZ9oYWnsk1OMf5yELNESwz0irnwLwx0",
+	"Qn+VtLGVjGpZUb8ND90K0AwsK87WX+Uy+2f+KmClonEil33149nrV6/dKY7Z8qssfuG7eld3kKKnjlV5",
+	"FVM6UKGmfmESX7PwxPwXY1wx3rXtO/70+zvBjn6pwtcX7CiVLFvY+fkL/SbyCRUnyZyPrmVUCZ4lRqJH",
+	"L+oyFM7PZiHMypWpVBQZUJRLSBS6ohQbL4WA0yhiZh1wXrhKmqZ0VrMjuWQ3m0RBeWzCKvc6nY7de6Bf",
+	"YBGhSaIhhQvONnIORQryCaIpnuO3ezbgw/6+oZNakTx7ROd29LcIakXi6zmyc+jSB7wTbIQwO/Ca2+Xr",
+	"nLSCVcjbJ+mnjBrVrbRfEJiWkkN861OwlGffjoAZa9bq/vJ62uAvMbDby2eoPNVJ/BObVR+ooRXoe3kg",
+	"rQ6nmZCLZpZEsn7KKri5OfZLuvSEz+Mxk4qOJ3pBV6xW6kmoVJeZdGMWV/we6LoTvPTLvlbLIvSZxgqy",
+	"BPTPsX5/HPNMMdLQFBl5A2fXLIX4wluQ7mDnpjUUrbm188p4o3PjrDJmcKoQWDHMdDxRM7AF6zPXSrM+",
+	"XaqEVqRkBg6sCjY1SdkgvqmeCnUxCLEhe10vmnJuNoiJNeEqOCKTZMpSPcZEVc+csmtxtehyYgX2WPOe",
+	"O/I4YURz3c0eeQlNDFi5gB5zTIEPpiUIK+yoHnce4wDApJLk9WDn+JclJBRR7lPwsYQxV1WIaO4tIKG8",
+	"7l9iSNTBPulRyY4OsjTxbvGEyJGYchPLzNFFmnP3pQdUsckPwXwYKJtaShBYlMqpQPlYVmVMeA346S05",
+	"U+E26hiTtUOZa98IY4KJV2bBSSyV+aR+o6sJGhaQShLE4q1LYi0/d9754xHrX/k2gPozeD9i4FUsuOeJ",
+	"mHLj0PEjhVFbAkWn4oRcqsUcAapXA4Oda8/SYR72hEgY5Qs27j6q3LwHsXcXVBfDfzX3eD8yyV0aoGN9",
+	"rylkReVMm0zjJAHBaMhjyUx6lH6exKiBFyL4O8ujpf2DqtVH8Gi8ePLNnE6rEH+7Kf12fVXV3oaHWn10",
+	"ENWnGuz52VEXF2c7d9Aw17sG6+Xb2C04P+WXbLVY/1YhTOjSeOTrCRjlM8EZRCJhcKXvB4U8PdA6Tkio",
+	"ZZU5c0OZ9gSloPG1TB8rmViLu1R1ian4OlF0eEzCfiaVGIekAY5RvEV/J00M+5KK8ohqnYsO9R0LyUgv",
+	"ixPVirkb0DseDNTOJJOYfmhtLzgd2NTHPZbKUTzRoAAuoUstmFhR7E6GmTnFyT/3evx5T1V/tCnkgcHO",
+	"sp57ax7mFU2HzJp2q9UFm4UTEM+eq6/EqX9kqidCpXethJhgB75EH9mSU4XNgF9Of8Z6IyGuLrM0qUSe",
+	"lBF2rT+HGMKJkIpFJ2Sk1EQWPIA0ilImJWlEoi93zaiyPY4CcrHzHsjIu7cvihmUFzulXDwY9nh3F7/1",
+	"Uid35XW/dCSdg4frsT3vgALvtopHUAVPT1gUv7HZq8vzWzEvVKOmMrGNWtDup3SaLBKL6jJh5y56ECfs",
+	"si8y9PnMJQCVPdT4wepmsMJun8UYXFAWVEHhEpnqizr12DwkU2M2B+FF6/ZwEAZMIhbFLVheexw1wecV",
+	"2ljpUga7MwlUHQksJ2XU+Lyqnxs/V60FAheG9geb4qtXPaY8HhjHx22MwkEx9a/6tNJ4GPPWCNCrEAfL",
+	"+4xQos8IlPCYR+wG6cPyadmNuoRd1dqzq7/B7JcahcgejT2WB5J4H93+kEzqTkXVDswgCjFqGPbDIjJj",
+	"qhmQUFwZbufBVuXt6ZfRYRyW4Iw0KElEnyaegjOiXh4kMFPA06bveTDr2gl2xJXetfVWuwyED8sokkv9",
+	"dmlLBbwqwnUB8S1SFy55Ke0CbK6gX35qvjs8ADkxMN6vPN2vSL8GDPiVMR6tBmNXi+yEHlFZBpyrzWZ4",
+	"6zoEc060mwfWEe0eHhXJthzRVvfw6PjR4OFR1Hm49/DhQf/b6OjwEe0OGKWd/uEhjTp7h3S/NzgY7PW6",
+	"vU7vYbfbj/YOo6P+3mGvM+h0aOfhTg1yoO5igA/cXcGOzRJBGAJ+MY3VKErplFcKXQvYvDHzmRsljYud",
+	"ix2MaUVYiHkSc2YVUYdXy01U5fRKvQa7pTmQNyeLUBL48FW8/9LFLoX9JXaeIguXaINDhQipyl2NPkUh",
+	"YlXbT2lZmzD+2KjRGkZUnRxCyQIdHlxF6/oL2JjGSbVDRiQFUIcl6R3ZhS+lqzi2GSnI17foODbjs7Rr",
+	"1BL+WFwz7w/o2kJMcH8GWdG8OvcQA7gzCXQZ9jR/9u4YvRR9xv67WHXEkTx7MAXV4mC141x0eCv7r/NI",
+	"5DrvdeRHeK+IWQYuKpCqLHktN4x5JRrypSzc+2LCUpNsthChVjGbF49+w8E0T4r2m+KunqWMEcVulDEF",
+	"9SBqiNtUFJuQetB5dFQu/OHBnX5cwZ+exNET0c/GJqKtglA/f0Ii8wYepEGQSSqATTWiODqesl5z/lz/",
+	"G2LlblQBX35xWud0Om1P99siHe5yuRvF0e713k6QP96PI3goWT9LYzXbHWeJiq/YTL/3Icihdd7UUQJL",
+	"KqVeleAvmRqJqADqyz8uhPyu9y1iQbGcx5T1jkH+1drHf+2fPuw87BwfXP/46Md3e70ff3z66OjZ+7Mf",
+	"f7r+Qf5aJZr4MWIV21nsoo/+Of/1shgUd4uwncoFzB3S/JFXgn3leip97BAAraHPh0dT2yx8aeAirPCu",
+	"Y3HCBA0Jc4d5x/v5jys2a+1VupfBSvMTm8HaelSWBI3fj15ejejPw+/+/eRaqCdXLw67h98OaPy7ir+P",
+	"H3f/oX568f2kx/nT7xXtRuKnSju4sT1Zxm2PYTnDjp1bK/BPqHLZ1RdnI0LKqs13L05/etrtacHcBtrq",
+	"a+Olgn7WFh5z8vbZY/Lw24eHWvQdH5OwcxOSv5GjA5KIKUv7VDIyYjf6u1jJUqmOm0ffPmJ08Ki71+vu",
+	"Pfy29+joEds/7DzsPOwNHh0M9r9lB6xL92lvjx51Bnv9o+63j3pHR73Dw8EepYeMFouxdW5+6bQeQem1",
+	"o4OqymvBTm5Yrg9SADh1tlxnbjwmCdNTycBsBst2tC//f60wIFLRFOJBwVVMzbv6a3g5yAsPdB96ZL5U",
+	"/Mym26/hZPmfX05b/6at3zutRx/yH/WqPnzsBHvdb2sOwiYC1wto7JqlM8y6PSaUjLIx5a2U0Yj2EkZC",
+	"wxfRVQ9Gcv3nMe2PYs689/oiYmGbfJdS3h8Rwc1fTkDAmYo0gloJA2/AMZ3Z9Cqwn5dJQsRWiiV/rF/8",
+	"5LKfylt9AgGfeNtojDDJSZVRH564UOGdnEJV0VTwYQAq4IQJLU4WLrcqqXV1/QR2XYXL+VarYypirIip",
+	"UVi/GdiLov1USElSljAqmSQNyRgBKyO8BxbGYxIW0gFC0jjodDQwuFIbgatcmiLg9FJGr4xzVpMm2leo",
+	"H6VZwpoBFN0s5yzk48qsZ0q7lmPiXbw/fD/TI/lpQDDE3jHhpUwcMF4ty8QJSOjKAsBA+8e+d7mUjq9f",
+	"d5kl8PrBcV5NhlTnFpdSiwOMwzSxTrHgtoDphKoRTDCfIu1PlZvecA5jZdBfl2ayqwV7TUoVK4zjpbma",
+	"A+llCj6eMedEVynlckJTqEqaiOEDSZQWaqm8YpGGd7iMQsKNP4e5iYr0mMDW2C0EzjMeTUTMlTwxhwSf",
+	"jYzHH7QrQnFRA5a2QGOQo3iCh6LXMgZJBFZjHJ2wnsPj/JBMHROk1ua68DM9gGfsPOg8KlRSXFabRH9e",
+	"kX2sR9rrHpPb5PnCkOX8bhjQwKlNrBLXJvQE0vgQRaqywuDbw+K3+s7nk7H0GH4Wov6yqw+knIB4QjT9",
+	"CL1MQfjWJqGGpHEIGD5f0cFgss3NhDfNvuoSLJtFv2o5Zak6K6qUNOjXAfHzxKprExQxSI82n19Whjnf",
+	"th3UZKRXpe3XZvKV0kG9BF8/t/WDz3T8Fc7xtO8Z19SHnd+snPYzNJ8QdbMo6WdB2o7zJRYqL82/hGrn",
+	"YvaoX6riid7GVg1XsxtrRVy21I3SzIizqSkxbIizEhOSsGuWIFcxD+2nkY0kLZgDo7xsEzeHeTsLRvm2",
+	"lkSCmQOsCGtMZt6ScQsNDJbVIvwKBmo7bfXRqydcLj14UwavQPfLp4m29EV2n/oYuVheLgqFW3x0S6xg",
+	"KwJnLruV7WTWjaVQKfeWWnWiXmBLrbEVfYTlux6kjLX0nRI9BsEhvev15hC96qrOY02HyK+iZzzQfXmt",
+	"BcONhcEDB7hMxVSu6pyncZKllXL4LBfk9YKlEpMJi06wCBsBFj+NJasU73GjLFpnKb+KXh2ALIWgSSr6",
+	"TEpvwlIyvphKEgnOAmKXhproIJPozr6NX+7O2Wa/ZSwDj3CYZpzHfKh/1MsMSQPVxVRMq1ZsghWcLOQu",
+	"JzQXGhJJZ5JMR7OC0xgn1LwP5wP04Sz3H1dGSglFk3Vu0pSvXA94S+huoCGYL1xc9OZZP563yDlwKMNj",
+	"AU9yHChF9Xu7+FCN46jyrh7Cr8nCfPw+6ofVdN0kXQSQfCamKOHJgPQAMqCu5iqWzh9F762YmozwJfZN",
+	"s5xVgvoLBM3F9OOa89W2C6e1ugChfhS927H2/GrqHJs/it7m4tn16a64q16WXL2baBH17V3S6RCQqrf2",
+	"HK/EYfpGtmeBp6r0sZiCQSCHBEOjbDx+RdjGImkhFdPqU0zFNCB7pMe0+q8ccuQlhNByshIxL4cIiKlX",
+	"mqHmENZK1dDv39Flby55JUe9nm5zAP1CDL0yB8v6qkxSoSGbqSljnKipAGuGK/ZUtnbMn8qIyhGrIYBv",
+	"nz0mR4+OuvMzBiaZqUAE3cX3ZorVOwmWnObj8lxrHKrZTM2xPuf9JJOVfk1o+mGemjM14U8Jo4PVT7M/",
+	"Yv0rMPhUn2hClVYVZDzkLCL5220CgYihvjyo9RtC2Q8lif4lMI1p9LJiSeiQxlxiJmcqhDoxYd5EjtHG",
+	"F+IIUypzs1bgPoPobiEU7kprgykzxum5G1sJOmgWxQosURYsTPl9sN7o88ub4+iJ7wY0esCaw9VTgXO6",
+	"4Rw5qCwMwHQckDiSgTVRuR8wigjd9OAQqk6VTMTwEiIw6yd/YGI0XcIOgsgKQls1MylCZOXhWHipSRCI",
+	"f2c58DJWhCOtkzbQGmjh8IF0xWcMEOV20dvQ9hw18+PzV22u0wFa4GNQNRqLq2ximcFTfs0SMakMbCzb",
+	"3ME96/5oevfEC0qarK6dzpuWypM3cpO6E9VCuIiwGeD5Y0MpYKWUR0kh/1N4RTpWjPSo5S8vaXp1miRv",
+	"GY1WNZSNaXoF9Rag+VadpYwOBmAJXUlPKa3WfbtkxatKAXrFWlJBPY4L5ZeyodHtBL/yyW048EYPv/at",
+	"LLyRGn09lpf6s2pbkn6yKKJ3A3ndoEraReQzLjqTde9dc+4N3vq9XXmdI7YQW8jtBoFbQ6a4sS9Ao7vJ",
+	"hPGqUhmVPAXC1W9vEX3l27lrmw0RWCbLOe087YVuh40h40xCfTOgiCN2k5ttN2KSs5/1ZhuPfSrlORYT",
+	"S8ljkU5EagOQ5j9es4xJVNOs7tz5G71MbJESjaWLetEtzcgwN1NhNsOYGH1Vhg69O3/Weki0+ObUDlcR",
+	"Q9nLKAfL7Hf3O/vd/aNutL+3v9eN9rv73cOD/c7+w32639nv4L9dBj93DmmlnXO5XXxjacJLraJrtMmq",
+	"MqCKwbKFvoGXfEvoOmkNJuHSrfKo0wnuzZq4foEc90W+KbfUvfXFTueVMHbKstPCVtnxQbtALHIEqLdL",
+	"5rssr74ImgYO5y4OL8Xe/kJqW5R6lxaM8igxEt3bcb5XfkOISm6ShwGlTKUxu96M0csNa+Bj5RDzfN/m",
+	"QupjzTfCUGqs9Xby9XDz3rGxgpq/8jp4BUQkkS3DtLJ120PhhZbtAnLVo1TpAL214zmtBC4rIUoSS1Pz",
+	"stQAEYa4I8YUALcOe+xLG0YeT+ytlNK858dLK35ibWMlCkTFCyeDajBQ3qqYNVShHvaVSC9dzspSCeSW",
+	"CLrAjw657JflSOU8ldOmPwKp/rWsj5YDtddTqxYZ3TV7WMnxMCeqLHTL3ocmB5l38STWB7kgi2u9mJna",
+	"92KVVJ/YJnycrjOiK7RbkhKqljm//6AA2F5AhAdtdiuBh7/u0qtU4fWcoT7G/xBLJdJZPQU8TZK5IoE+",
+	"Sbir48RfzFk2HtN0WbWrjVI8O+USwmcttCM8LuzvjhGaaq3YnD+SpnyhCL4Uz+ZRqBppVjMRvYbyCXWJ",
+	"zZSX6iugEbYvxkyCkwKDMyHXFjOdlfTKeaCjxlToyrOCi4UiYlVZ0qJNoKPSDe0rox1D/RNFwu+fnpNd",
+	"ed2HD3Y/uuku8Rw+7X4sBFp8CtGbG8rrPtGfmLDxEA3HEEo8rsouWDtBvw4moPqASR+fr9hiTQsiHeKO",
+	"9D/tKzaT7V9ltf3jqq4YBpRFc0VD/OIE+gkYwIzzDJ3QSXUI1PrVAuq2Xr6c4hF4W69M3XelAuZ3evbD",
+	"KWQmFWrQm9oLDyRCTFBMPGovLA9QstPYCtq2TICpleHBNp1JIkUT2/NCsPJEw3XoHV6I7gouvE4BJGWD",
+	"lMlRHtacN98H/Ij0kK4UAdTusEHgLjXvGO4Ts5+jAFEv41om17/qK6Yqw/BTk6XVS8UV46Vo6duVQihR",
+	"qLkr9gB+naIEeBNVNOoN8gOfUS1RUhxvzjiwpvti0evx5mAHl7OG6amWnRdGWsDd31jjWEWqkjUq57l8",
+	"UD21PxKpphDi2HN46oGDPLXlAaa8gZwl9EHnDZVlYPLVJ4mYjRnHMjdqKtIrYi3Wts4TTltjXhDpZXQP",
+	"WbfrGo9zCTa6u63SHMSlZyBesxK3PeaKQFGsBg73JdfuhP5tdQUYV2xt0bwmPxIrMtxlEUeLkmOLs/4U",
+	"88jB0bvzx2TGKLQuw8KLfkbTlGJ55+Jyzq77eGKAIt1O96iYQnp23W84i8T/2k3+L37ThI9+6bQeffhY",
+	"mV9aTk9AmawIS0EBzj3DahlKKhEbye7G+gYYMp73DnAWQf3UayQAbSMqWvjdtYlAIer4froHlM9sNYNw",
+	"6WTq2ceX0UxiSXcCy643Yi17y2gU88rScBATJhXlYBhM7YteAW3gzCmDNDO5ogMWmndXUyocpyb+0p/K",
+	"NIfCtWmW1xd8EA+z1BbMb3RsMiIb9xi0y7DpZ9VhPOOYx2MtUnWqY+9x3ktc/NwCfxBTTKBDlBprjUi/",
+	"ihoW4WJKGgiNMR9qytpj5hhtoBQdkp7IeLT+6mqv3J3n3Pqr4aC6ScWp5QerubSDPJESK0Bq+m6qqppi",
+	"kPX05n5cEiU/dcXzW/QKWlcEYRDfE1+zS6euLO5yqs/8qf3oTJkSPysKHYXjuZ0TuCbIoVDN9QH2TG+v",
+	"4h6ee0E4s8WihRnjxi18xF7bk01IUbfrk7K8J9ptk3rclyvCE77tAOk2ZZjXgFw3z/279u7at6rO7rEB",
+	"D/66umGOd/WJR5VpSCVgKLbUKTbbKXr8nbxq4GHekZ+7+C2ddO78VSIECl5Pu7oyMbSBAN5dLooKqCSO",
+	"1eG/wILUyPVZQqZMJQaMx0Zd1oyZRcckNL1TQvs4Z1b6RfM0ICG7meg7C/1hkvgauR2EtuZbCaHYwYRK",
+	"yaITkwbrNdQrm2fdhA1T7RZFiIJV9oHM7bUBqSwmbC1asEBrKYTCENQEzq9q5ULLq2fNmhuywrpFGoWN",
+	"gtlyKrIkMvGa0ja2E2l+ms0TwhKJFugQri5sk+dwuBFL42sGQggMoDEbD9s06hfX+gptALExSpBTqEhl",
+	"EABH1KuGSidQ1x+zlCVLWF9JD1AkLtkuNlZFq1uh716wIzM5YTwyTg4AEtBTYVsrVydFsH4RSwWEfmG/",
+	"MOgClcRY0MkuuWEeQon/5la8+lLFq/tpyfZlcufPz0TXZn05X9sgQ6tno8jqAGrqmdu68W4G8+8S7Jbb",
+	"LSrV9reWgW4wUgfH/IcmV6sGuPkk7jOHtt1Bj1peWaC22PaEDtklz8Y9tNuugKrwhU2JWqmwwHpWrjKf",
+	"qnCg3J/ac6v2MRBSp49l5YBETOfPD+YzlR0oCf0l8Fgg98PrToY38vlaEYd2s8XjKsKfD1vBQgumh9lr",
+	"EzHA7eNiDx6sSqhnz61Id8hgLxOexURP3gfVW6q1uPOwPpCRSCLXlUofgfH4gexre88k8YD1Z/2EmYp/",
+	"pqN0I+MqTkp2cK0mgBSu1QUrwoZajIQpewmDlkm5VtQYxJwmzbVl4Xppd9345uKRfO7g5jtbgT4juduG",
+	"YM+W9mIoioeOfN5jpHYR6tcM08bl3jlGuwLzPm+AtjVGVjsbLMVfyd3wxSi5a+qrX6wd//Pmfd2vD2Cu",
+	"OWJVBGmxP06NWy83CnkyieHHxpmOVqiMKxZBnNkMW8al8TVVrLluja9b+C2OFkZ/fBbOcztXhOnuuNG+",
+	"il+VRePWboFV0vz06Xu8bxUTiLVxuKw+D4cWWT6K+Lg8+89CSn3TntNCn57Fzbo22qinpufOwmY75e0s",
+	"Yf+ljin1G6uOXVm/lczcca/fUmZ597DFCu8cAC9sQlOjshnynJ/fvQgvS+301m9UtNTDX2MmScOasKAR",
+	"7Zdms/+yxZnKTpJvUgaperbMuT3UyuiEP71osOX0X6fvYiE7r/Zf3IKDVzoxNsHOF1LMtX0aBpvu5tUw",
+	"uuZSfnEvXGJN34ZZyh/h3ciTe9bu6PulujUsr11bAlro27i9N8FfzxfiUHD5Pmv6CtxW1nEXuI+WYswt",
+	"iITnNfDKMFW4Dewq7kZPVvEdOFnvXkhLjQMhN6E9kMaTUO0ZqEiPixj8SFXej/PYCTh9yrUg02MEtBwi",
+	"UtNEBbLdaNofxdfGfUCjFhTpQqdDyqQSaT6kfr3kUjjWMhI01sEhJeZ7miLkpdAt8+3SRDi7pKWOCFzW",
+	"+q4IA3l/mDNi61T4Ep0Kn8eNUITZtR0JjkLc1ZVQgTuf25kwFtfM71y5OgLrL4tFX2ob89YXQMBHlyaT",
+	"93KQinFlNxxPtTSfQMbwkgpudljG1xEd7FdYwUOu1ya10HAJGyGtLkLdoqWpk0EqJ57fzPyhLLuEuhNf",
+	"DZ5WFUZMJ2s3bcvfz23xqxK4N1w+5AwaJa4uc2FjxWNPshpT1Qf2bYUFzb1H1kQCT1l0x6Rtt8osUSvX",
+	"UrcBHLVdsybmk3tQQICw13jeQECuOrnA1Mtw2ZonpMdmgpsY6r1OB3s7IteAd1e1IHmfVPS1polkGNo9",
+	"FinTs3GYzd4oLBTNlXocrHcFxRkwcc0zsznytRgU7QkVV2auxD/uhTCroWFRpLTCNHmE2XpQ/BPFRv+B",
+	"sc5YvX+TtUaXOBPuI1B6A42UtglQnzt2uyxllwuaFk2jLqJ7aYB2hYVzbQOqF9FdymEy+FJJwBRVcnEm",
+	"MWSoYDpLyvpKWMfCPPVypyEL7O/RLRKdXchrXn62c9Dd37/FUL69y43W3Vt7pEyytLSk7t2SpHHEwD+3",
+	"woIXB7fC1S0WlyYJVdCrT4Ob1rv6t9SwEEzqxJs389NsQqc6P38xv60z6HgqSSNiA5olihx1OjXZ6vQG",
+	"L2J/73D/yBZ/WHDB53S4lqHc+fYWNC29J+Ov8WC5Gyi4rup6161n+S3XHQH3ToXhdYlB1R7qqnJ94WCP",
+	"86Lqns/adMOXivKIpuC4vh1UFy78cxtQc+45dyLvzh8H5Ed6Tc/gjyRU4vnZ6zOYqtEMoTY/aYzjJIkl",
+	"oAOZpKwfa/bRLEbPdTvdo9beXqvbPe88PO50jjuddqfT+bePL+vXYjs3bbJf2y7Zdy8aM995e/5KXRRM",
+	"ZetXAl8G0JT+xtiYNIEtHkjE2H8XS/C7c7DRM2N684LxoRrtHHcPD6qK5jE2uaTyMqoNCHo/YtD8WwOz",
+	"SCJcmgbYmV+e94RoOcg0jepJxtUK2guusgqg3oFk4AoN3f1OUNTILQnHJt2WJZHUaqFpXt6giiSMSoiU",
+	"Bfgbx9yfaG8ON4v6yMLgDu/VO3US8G51r/sQ1uh+96s1XVyc7dS7+RdSk/MXcFs1F4MC+cZuBSWDL+BK",
+	"bqU8rn+Pq17ABjSRhZeI3HmD12gdXH9C3FohfOkueOMbHF+IYbV9JRHDYblmukbm8UQdY2eeKZVOjICm",
+	"sdORGAdAdgNXKSEFE87GDDI1tgIMIZkrU+ybiC1AOOG/0luY5vC3TsK3NVPZiU2ZhcWdj+3ZGevSPEg/",
+	"ef6kWMpan7A78srANzfmypWL/aMrfl9codtmSW+2J/ZhOaCt7HstAF0ihvW+V/3wVs4LDfcVCsA92osL",
+	"7o9bm1AqRgnwFFa0rJbvZC3f4tzlGIogTa0TqDx6O52hElYW+BpLALJRFaLCy1VpyaGmJRWJc0p4TCh5",
+	"8uqMnP98bmzUIDr/cH7+xhR0ESm0PFOKgVovuKadlEPPe9KQLBm07GDNPNjFb7Su37mMwIUMP46UmnhF",
+	"yGEkzz9WRXxgi7MnsPy7M12s193C0yhF6QR5LVk8LFtUZ6T5B00yhp06JbtmKU0WOWfrun0VNIvDzSY1",
+	"lccuyrdrhL/XAtpsrg2Su46lJ557I5GOH1c0R3Ld9QzvmC0wMF4adpB6VGER1ta0K60/iPL49adSrJSx",
+	"+pEg0nnnUSiescJhGMv0/ZxEzeCLjqEYXrvOQeCXhaMoxNyudBjGMH9fx1EzfM2B1HS3dkn0eRVkrAa/",
+	"d5Q37qPk3bvnT66/DciI3TTLDftsCl6v29+PDtjh4KjjZ99FxdLDnZtfOq1HtDX48HG/W1VdONh5T1V/",
+	"9BhFJSCtSfJ6sHP8y+Jzg6/Osp6vQZRzfyTrp6wGBs6s8e49642EuJJQa17zbvyKNKYjyfqXQJSxmXUz",
+	"IHIkphw7bwreL2WK4gcvBz/941H68Puf/vVbej799d2bJw+fv3jz7+ei+4K+oGfTpXzXrHr+Yj8E861M",
+	"2JRI7xCcOlHcTLt8zqsaQ1GCnTvr20kuhYuuk1j8acz0GxFVYPInLIk1ArOVKyZrga706R3jN/zRZisH",
+	"cOTT18Vw3O1IatK3IvPUyq9WfL02tsJSaiG+5ClUnlhvHt6ikReuoU7BZ2kq0pq2AFPGFZmmgg9PiJ58",
+	"hjKVG7FSNcTWM3V9SeDpA0mmSDZacYRNAiQdMyK4idU1m63t05HJy76IWF2J5z7T63sgURrGD05Ix0mE",
+	"UQyNIDxtb4k25Pbk7mGndCPFddlj9U+/FoRqIrBDrdLHfBgCqXRgQ/pQ/9DEULvhbRXo7gEZiSyVJ4SS",
+	"hCqW5jA4plcM2gWHNlKbDmnMfYHfBT2buStF+nnWUcEopxDnU6CtDb1EkWHZSCSsm8tUNAu+lDHvsw1H",
+	"MCwNMFkpoMO7a/2JdzJL+rvVPIUTdqaopTOf6xf1Z4h4tgvRPPq8e/uCmNLo+sc0Sxjh+jCTWGKTJqpc",
+	"Y+L2cnZc2mhh4f4e54Ix/JXmIRgFo1Dx1usxzFvDqpxryNQm+XZJ1FqBeW+WT/lDr8+9C19vgoGXj2Ml",
+	"Jl5YxYbP57yytYhpjlMgYwC+DAhsrgEX3hgxmsr5TCGvK4okSojAV5QKA8zXJru9pdnI508176j3vVq9",
+	"hlrGTCjnIuN9vVGtM2m8zyboureRTnHktjSeZIr51cSUICrNoEZwBby4vPCKhmY8uptpfb1wwKrGObK9",
+	"pANObeeb0i2v02fsPG9Tk2dcVQPPCZGMkUICFzz2QgabdVb7zx2KB/c5R9rro+YMaFTiKULmGzpLBI0W",
+	"myZyOHbiD6avmT+b8tYmyb9CmR3RCbslufcRblVOXx9L8t6Wya7qYbRCDEht26TwIut09vv6guAn1jas",
+	"NcTq4tz194Lsp7yEFhTXnv/aBDaGleSqnaui+d/MFx5me6+5P/lvafguvAN/sG98WLH3Un7aQYV4UsMn",
+	"9E2yfpbGanambxoBosdoytLTTI0q+96cvnlOrtjsGFpOXuqDRV8r6c3Iwb6xi2RpQvojmtK+gp5pZn+2",
+	"CLmGP6pEShrQt/KKzcwbISA5gB3odLCU/P7BWP9JrzvmAwGiteDKRO2bUJydMY25ojFnqfxved1vxxy8",
+	"77bj//GOntJ7aS4afecUq0H2Dbl3MaZt8s03zuAsv/kGYk7JN9/kJO2bbwKfO7rnQOP0Q8qjC44Kod9t",
+	"tEf7VzaG7JtvoO7PN9+YAH0+E5yRPuU5Vzq+4Bd8r00UvWKFtnWGUxmffaPHEjFtkpgrAeX04d5xHkgp",
+	"SPR1CGmd/IFRVQVnF5wQMjF1QxrjWErwYbEbqDkfXuxc7IQBsX/HgSUJP34KAyzogR1NDQmVzZML3m0T",
+	"ydKYJvHvmq3iMt4+e0wefvvwkDR+PHv9ijymXPC4r99B9w7CJXSElESK1ADRu/Nnrb0johVTkvFYyQAW",
+	"/PTxy1MTn2bySDQ1kQEJ9ehtRCHojoo/Eib7dBLzoV7ffpuMqByZlmvPWg+N+RPW+d2L05+ednsEZKf9",
+	"bks/IiJTk0wBn5qmsWIk7NyE5G+lxpywMlTiZZYown7LaCJJCLfcxhsL2/pGn/i3d+yJYqHPawLiQWtg",
+	"uw46HLvszYKcsBV4UXhywZ10VhqzEEVemgLZQEAUHdYNHSB7Dy545XrGTOnvVRKeWJ9C3fwVi/Hi3YML",
+	"XliaifRZtiyyZFXtC/6cyzhiXo8EEpqPQsjoSaZ0hiqkVRSJI7oWnBphXXBjqCGsmIFv/AhyJKZgwqDS",
+	"ws+I3aA7nyoz8gPpgyQAy1NAVROT47mQjU2Eggwcj8eZor0kZ7WN0PwUBiQsQgf5G9kL9GcXHE+geQKR",
+	"gi6LWyo6g2RzGHEgoBpuPuJlHOlBqbwUPGy2iTNmIC14d/6YxPyCLwkibZNQ34g+85gTjCWVbYLbBVko",
+	"lgSIhaGXodGHEIdObZ8NuKJjfSyGYyGzudTbPNj3uFMTTl5/J1JDdo7Jd8B5iJEI2AwFgrBN3iBngJT7",
+	"C97ASwwwNNgBnwxMVlUTSbSmvRP0DeuVaD3LtSyGztFckbFmNT1GgFlhAn8S95lRaQ3rOp3Q/oi1uu3O",
+	"TrAD5g7XaXk6nbYpPIZmy+Zbufvi+eOnr86ewjefbLd5ZIIl9uYJscc7e+0OfiAmjNNJvHO8s9/utPfR",
+	"lzMCSWF3xGiiRr/rn4dVXpVTULsl6XY6ZDqKE2Z7rvaZlCTNuDwB26VgWApKiczmdZiWdHgQKC/Egj+P",
+	"do53fjCzQlgNKP2wmm6nUyfHuvd2Xxrd+VOwc7DK+99RFx6pP9nbX/6JEebPhXhBUzNV99Hy786FeEm5",
+	"DeMDseRwlSU+54qlnCZPwTzrC3U7x7980OKgaXu/8yK+ZhxjqxQdSjBlzaRi450P+rNdaIG36m0aEX6S",
+	"xnp0d2HG1KIJkGasrpPfVFhcDshhZ59AoMU0low0NP+ETj6mNV6qTDLtKFORmHLTLd3YcIx0odZufFhI",
+	"vPW6EY4NUatsSAjNhRY1JTzRyO2mnYI05ZYETd2ThOhd5I2w4ZiPC6cHvbGlaxwpq8D+Ld5ONdRrOdhY",
+	"Q+gEZtff7UKPdd/g5HWedO0m8+6S3fl+jt2Vq2Lk7TJBQi8bE2g0a3/FaKe/WmGVZyy9jvvsHafXNEa7",
+	"/SKMdWdqGrTXIFuzDqPldX+XTuKWFp9r8RpZq+WShajJIO/d5Vp88UL9EOsAUSMWp8YF4vXXDQyYs0F8",
+	"EzhnldX3A6g7QjIJ5f+ExTBKxjHPFGv6E1ehxItYqtNJ/JPeneZLKR0zBRlxNaEC+Su7jwWXsVSM92fn",
+	"4opxcKbfArVWQw6zSmelrkARTeP0Pd0aSzp7yz95x6kRdNDh/mfhaB4Pk8oD0AfSAq7P1WgfbW8fPgU7",
+	"E1EV8/PSE5It5A9EWgB9Db9GTwlJY6+11+kUjBrgr0wovzIMSo8RK8mSgRFe1cj10IMAkWMME9FU/uyH",
+	"01b38Ag1zliSKzZRGO2XxFJJ0ArgRTRU7XW9mUkjRITSQvapjW8eiSTSHKvbQZxtZNyWg0LteciUJAed",
+	"R8cGo6AoMAxfhVoYlIFgm8dHfiewx+9GcMKfwsFx0b6l0ox9mkPLvQ2jZTkCpgY5NaxcsZnX5NnGBXkx",
+	"QCOWoqV6xGhkknPPrvstj9y0kN7ULM18V0GfPn1OutBZAb8fCz5I4v7dePTe4Sqrk9lkAtaflyyKqXX8",
+	"/mFUCCHGVy6LxKOSFpUZ8u7HKza7jKNPtih1lQ/lLeCqBGQtsOYHpq8m4DZIB457Q0NO2C2JeT/JIhY1",
+	"28RZ3Z0gPWZAxdzLNNedc1utHhVyMpgW3SGebJYLvHJEUxvdbqWSY3+WKdWIYiQEfwYI5tLqKmmEZ/98",
+	"fHn67vyHy8enj394enl+/kKTtoPOQa5nWCpHsamm2bltqa316KhaaNbH58hYSUSoZMAPJIkj0gjxclxi",
+	"habLgNixflfrwLlFGV/dKVMuX3L2YqGPDpaFQn+4g2p7OlAsfZ/Gin1WOaJzsPyjV0I9Aw/3n1HweJsz",
+	"zTIeLpRALNb3R6x/VSh8tfvRN4F+qpXPz1mSQFtel7+bGxHFlGsxxqWkY8A/ShLQDqtNnonSRw+kSf7V",
+	"L7la8JVCgF6zn9GxASk7WPqNc7E8j+5XKJ/b3jIJoJC/g8Fxn1daX0XFfCbSXhxFcNZ/AbzU2OGQgy5F",
+	"DQ9HzR88FAWu3iqUKKxWH85zjtRj6MIDNqfRql0jS78qhH3clzg9l2v/mSXquYSc5TK1l+4UY2tx4xoB",
+	"d8BWlP5riNLED4uyKGq6Mno4GrEo3nXt3pcZtdyLxjLresNLFJPB7pqSfkqniTTRCHoG70MaRSEkHkJw",
+	"HjYtiWIJrSVnKBVCBrefwIesAfiryJSmDzb+DexdMJ2xhlH8DR/Qfp9NFMN8jTHl8YBJhSY0+9uDUnt6",
+	"Uw6a9kd2CtyeEYxty8xi5N6MNFx7S1fkOu+MD43wV22CH8x3wK/oem9MJFpFqOztn5PtWJre8oqEcONI",
+	"DHY/4gF/2m2322GdMfAJi+I3OXDco+xQnGkZmcsBtv3XdD1BTr5GvvwkKjDQZ84sisto70DAIkO9yDxi",
+	"plqoS2HzkaiEbeD4Ca0jNQe0KUuS1hUXUw7zt2MesZu2hpPQMwL9+P4sIFLYcpopS2ZaI57QVM0gbAck",
+	"fyi0mV4zG/GI3+cEB5MISatl1xiWFOA8XRrSPDwKJVKNcW5vUyrzrc1YpXXvewao8tKe47pivf4YE6Dv",
+	"LqFX9PcS/WzMOIREDBiUJQ3gIsHKAj80KIKT27Um0JAiDiGR+khbQAjb48gPHHWhb5Vo6hFZDLQoCh9P",
+	"z7HG2SJZA965vXzxlUrrNVThNIfiBz7Dy+99VYrwsRAy9GldwuDkgrkWBhWUQvkEnTQgshQ/jnkSc2ZD",
+	"cPP9aDLRt6FtELzSLBKQNnluIkGARExHVEFsjb8UG0J9QsKfWxoBWxAWHRJJZxBAtJCni9Tn0yXrWsqQ",
+	"rngbdWdBVd5gr56SPIsTdicqstwsYIPDseTsV0R19Bd3pjjBjg8U1TssilxluGrv+PbK+uYhAFA7wY6D",
+	"pqog5S0BvAUBtEjnd+tcjRgOGddIyVoRly11o0qmRUcna+liWNFhICTGkRCnLDqxoTI0kYL0GLEdBSkG",
+	"40FkHso0Jv/NrUBL6880/bG1V0K7a0wCoEnGsIl1XvhFi/+51PNAEjphN6Qhs+GQAfSen78g+50Okc0T",
+	"jZ8XPHTlXEIkoyatz8l1GMuHA2I4X0HCk9f9YlsCdaPCE70IDqaeCx4WSrWEbfKd0EoRY4USLYb42xB3",
+	"vfQkEdOW1hTBGHvBw5pqM6EW6xiPsOg9+mSGgkHxNVDl/Po2FeccoJZ7wSvMuxCLxIXC+lfkfJQyBpFc",
+	"ECF9bFzheBeNUO/dXoESE5Kwa5Y0A0LxDYzyTdFNxAYi1d9o3Q4OrRmY7lJ28sjtxrxl948Bo+7D4IKb",
+	"X8o7a1azHlzDEy7Pb9TnN00vf91jbvMVkIpCvbvWhsW4AHzJmsUYkNIolnugIOI0d0FV4O/OqpFbVZ1J",
+	"5tf8/IleS8mcauUlLMmkATfX5EEyqoX12p2UL3+nxo1WVa7olmKBCY8rdAeGrCafUs9BM5Y0z5ifRZVD",
+	"9hqtycsbXqVf/I3CIN4Czfr7P7o3o/746ZD+/HL4r7PveK/76Or592+v/z0tZKAWi4BZ5ASKbkgNrsmz",
+	"yWlWY2vYlk8GqUaZJFQdzx2X7fOHBAIU81lhhZxNy4tzZM1fT+WQ+VC3Ot9PK0dKWsJ1fqPW8jjhORt3",
+	"3hw4fnWeqM9mN/+jTN8WDvJiePPXDaZnF6BRqH23yJU1ZKpGFqwVAd8ylaUc46hNjGcF9OVYPij7lbEa",
+	"BmZM43a0GIC8qJmbyGIFVrFerkRHpmrHqq7qk1x55VpWnlKZr6tOSf2DhIT79F+7bS2lIihim0JQeDlb",
+	"x/UfHlBCI9/t9cAD4grMW4Ttv4qeXGjycqEq8XgiUkX0B8VIbijrPBYSGmk1y3HdqZgSKP8j25V+lx/1",
+	"Au4R0vX4y4Bc72kbO71e7LQHDgu9rvqF3Y+/it5CDvK6IjaqAHCOP5io5qDT6XiwdbIo5O9X0StG+1VR",
+	"+R9FbzMkvhK8aqL/8FjuPfpvU4j0BFJmV8Cm9jaAcJPYd8o9ZHgAaWXDlElTBsUhwUI8TMQQAwknIub1",
+	"7s9T8rh79oaoRAxb+eukgQbggKiUMSLj31lg6jVAHv7Ro6MuSYWA8sKjJhSM1LKZJBTHM3/gQrE8viAR",
+	"wweSPI26h4d7j0yerVvrFZuFzTYk/GHHa/MFILUZLqcH/lLHYsygisBAGT+IxNQpzBCUNRYh9UIMH+cH",
+	"tBSTFLtRu5OExvwEMiwkU3/P1KD1sFimKRF9moyEVMcPOw87dnsXvHvBr357FL3m/5i+v37x+uiHf36b",
+	"nf+29+N3Z/+I9wbjw/Tx3xR/8u/Dt0/S69dXf7/gF/z//f//X6R6OHL6+/4wTbqTf/Ue//v9w7cvnv76",
+	"cJrMTqO9f3V7T/b3X8mHv/KDuPvo5eBv18lv48PXh/K3H96MDmbqu+vvfrvq0KfvXqSv1I/8PHv8OOr8",
+	"/sOj1+eD33/46WZ48Hc4rZxGzNnrq2iAuaD8WkreiceQjPxYcJWKisprIVbRCMiY3rTokP19L2wvXsQ2",
+	"PXC99MBzSEVVYLwp35VrXJVSLic01fxNo55HX/RvJdqS88KF8qQjF94HBApa5C5SIDJiAHSGhPrPobMu",
+	"FR4pEZKGV4vTvBtL0tHKr62XoQS6LTuFt9CSj4OIFP8by7wzrDsgD4rrKYe3/XsSI2DL5mpEEmnaljJW",
+	"ZwvVe1woWKzZ6m/ZirRGsHhFSmxwPfcp6ZSus4bEzcHvNkd5XSL0BtAepHLBc9yuoj2E3SjGoQk2uAOW",
+	"0CKkaa0VBJ7zKjzHNSm8ZVsK4LdMpNlYL3AaK86kZJLYmUgjF5vM02ZQLf8ce7KP/jNVWcoKtbAgJNOM",
+	"8sDOAa/tXu+RJOYMgj7GdEZ6jFCSxEoljPTYKOYRCSvEvdBNSmTWG2u5CSbhbFrYtQCRKt+edR/R/tUw",
+	"hYbU5E0qrhkGx2Ptd+4qMuUzQ+6YhEQV896n/6OJxd9fhQF5BZM4QdLGk8RQWdVfjpb0Ur1O4ybFC0AX",
+	"IVRn1PuBmzKKnlv4IjqNV7GV9ColPT2xOcW27fYh0iG5iv41Opienp6efjd5M+71rw+jn//V+fYfP/Wf",
+	"dN4MT1+M+t3z3s0/D65f7mePr47Of/7159Fu9P3+Dz8+enH6r72fsn8e/fbdq+7p2+//0Rs+PxqN5OTn",
+	"m9O/30q2dDj3xUuXf7GQlGpS6q6rNyPUI6I5FXRou5CoV9CU1QRNmkWxIhOqRl6nK1NZNGF0YKmcz37m",
+	"t9EQaWAjb+PfWRjMf0YVEDQboAfj6PFpUZych16ggCEX6hIyBVzJyYxDgImjtRAuGKV0oE7yT0AmSr1S",
+	"lbYEof3K1oriQuGaNWvTi54xdYw1NUCRNh4UO55IScMj85LkE+XVNkzDVv3pVNhUAaho1wT3U6wI0/Bj",
+	"KLgmYLlabk8OD9QX0OEPtxfGn1tQuS9RfL7xSY2BLy/tWi/4rlR8drkADqephJZFrxlx2EJiHhi46Ccx",
+	"s7IN9DzXfytpfQaGSUMLZNSipkPigEg6a7bJE2xXfVx9MyDZaM5+WqflmRs2Sl0K/sMCTpghtLRzhY5F",
+	"NRV441W6BTReW02b2Pv82kQOjzUsLb+tu2kSXyPDuXfVo0Tk1jd9XLHFJg9r4TQBUKlfLAk5YA730vEV",
+	"UxpiTAEzhyKhfAj1+W52xyLaldk46u2CQbVhyg+jjRbNGn9z9QfBJFv4ozHc5rUJm23yFqUnIkfQUANq",
+	"D8YqN8nYoESsXZPXXDOWVTViM2S0EO2Zx6NrytMX/JrxmPE+Q4Ou8dPAcZtqELY6gxjqddWTdltTZkWB",
+	"fRUJ/W/96IjtDw7p305/nnaStJO8eH74o7x5+vTFi7j75mo/+v3n5wezKT3tHV2x7g+/pz/+lL1dX271",
+	"r39rK7iNwbIKgdbCVBUnbPej/vdS8+nFAiSipoKcSCo9vwj+qTFi8XCkyMMmSUx91zFUK8l4ZAQcrLXk",
+	"6cVhm4RudhBwkP1JZ3N99/YFiqooJoXFpYcBkQmVI1DNsTzLMQk/vvi0+/HVp1/ak92P7z99wKKzpiKx",
+	"1qqhxIstGYWZKxCVSx7+P//3C1PumEXklZHYrE/lfTMgIeNQj7o4visY28t4ZCdIGL1mMkDDAiW9eNhi",
+	"PIopJ3tHrV6sSAJ+y1wa1qKxxtRmm7zSS9Zio2JgURimIpuYFBst1kTxMNakkSYJ6ZmCMJBegyds6zSG",
+	"NyFphDedzt7uTXf/YLdz9C0cxl53/6Bz9G2zTc4ECb9/ek6Kx9rZhW+6+wftye7etyGsseI9exidTieE",
+	"qGjoyKxhwshWUJA1OinJWiAP41U7UVNDlBax4K4lG0L6SCPs/Ff3mV7Lf3WfwWr+q/ts79uwiRW4XGco",
+	"06kJ8mLDm5a87rc0DLXEoIWABcYyYGkQI1KaGjUAKGNWBj9YTuP1hPHTN8/xt1w6Jn3KNfWH2uQUIRHq",
+	"iA2yJEFQgwLlprQwuidjibV6IiOEzhhN9QFNaKpimmApMXiClftQDTCKDHVOe5u7CLNYXc5iIGlwwVt5",
+	"mtSrgLy36s5eu909PGyiwoTDKltOVl+cqyALu5oxRRqLlA5sJOvt2FXihQKdZlcLXIznt0l3WkEtmacC",
+	"Iq1G33kaQhqSMUJ74pqVOzQWMaNayXEU7ZaBDPuFJo8Ns+b//aXTevTh417Q/dTcbdzgb/ufdpvf2B8b",
+	"Fxftya59bf9T8/9UtIRcU7YXfcVUS6qU0XFRxncaRS/mFHSPlbi+Ppxj8p40NAEeFIGnWSjmh5R5v4vp",
+	"XIGN1kUa6xpPvCfmfBDE7mD12t873D/qdDpBXus7LK8wIHOfHXWcnSFH4a39bCMpXUBRvHYjlsHWOUUa",
+	"JaGkWZZ+gp159lDAWE88wloJLqhwxXBfF8JLlSlToZjfH4UqUqzyLoD3xYpIJYTL1mI8ciLQ+WMS0Zkt",
+	"B6+JuyI9oTSvKRTWNyVfRuwGFCVIemkTW2u6T9N0RsKn53QYooRiStMjdy9gS2isEthmgJIxVf1RzIck",
+	"fD5ovRKctV7qv4TIh/c7B5VVJOAE/Vo9nzFg+C0brPK+sSetloN0Kl+vtIjnA31EcEL3G7W8boUgv4v7",
+	"IkK5sAKQftm++ylYM5N/f0US9lJEkBu1jZvbKHn9qKHX70r0y4dPxbr2QlyRbFJTQwhpYkGHLBPJlcsH",
+	"+ETTlQhYj2aKgaWJWujudjqYvw/FY0EMhRo5U2q6AR6b8iGhxGR/JcgVF9NCOUC3khhrgtbTtbd5u7kv",
+	"j6wVE/y/djJYbk6/mAq6EgxbIrglgkuIoNdT8g40UP/u2i6tShFt6v6t6GFQLlqmRTxEl3L9Mk06zWxQ",
+	"rEw/C6FzzqXW4EO/2QZ6pbzBTfInCbG5JFite4xxwm4mWusN2+RJSgemhdkkja+pYseWQi/NToNOlsbD",
+	"a3d/QqADG3Ryg16D1JWBgrp0rsWS6xiCC4gluojNSsFqD85ll2Lvz4JtU/KsOjOFMbtg/TpsGZnEA9af",
+	"9RPWHkeB2W1zEduA1qRfA9PArfxVWIze66oMBvpObtnLlr0sZS+GGNQyFywzgiArd/sJoylNkvpquj/E",
+	"EZOm9yTUfvQHKGaUGRW/YppRLJVIZ2j2B5HaNXuKFRlBSXc6GLC+YlEe92Oq1ENvXD2Tnr5Fk6TZJu/4",
+	"3FpMCzzoWAU/mWotzRNcot4pi4jgpt4KdvXQxBfL+1cmJz/WX71lNHrlz3Sf2ZQvaXp1miR6zkVk4Qd7",
+	"fsUjmLLUbfUrqM77Z0sjA3Ap5lhWwCmgiUEJD1ULL9VirP2uNr0sSebyPAsjBLgkKEypinnGdZVbfeD/",
+	"wa37/oxQ89MtQgWsJlwgSzSKUiYli2z8kzsKaERc2vU2L3lZXjJdBlRrg7EhzqslxmdV1L6RF1m5rqiY",
+	"I13JHKcSSJ9XQQV6kaIn3w5FxKBZ1UTNZNpD24g6JHmDO/psjKJqvkVoUskyt4hyjwn8VWC7NqJYoade",
+	"QtMSg5XQKqYsyWhYv3tODMOAgkoZyEgkJUCj0ZcrBdnNbAWgz40E+t6WcwsAwrUx4aP/K1TOhGGW4EVV",
+	"T6D5xSysblHApmVNrfSsPqoYTFna3MqfpCbUvbT/dWJBPmcZC30CyxC3vGMrKLtit3/2tiJfe8EMQHSN",
+	"WwXkWBGvIbVgpUCIZ3GCcXFi3IOsTMws34VUcmjynEcqYjsMAv80TLz/tQt2kM0T9NNl8u+mADcZM8ol",
+	"wcrcJ7aZKEQmMGljb5IZcMs+lawVc8m4jPXHyUwPJ1IF5uwQG3E0fGmpGdgRIRoijkLSoLJvjBIQO4bL",
+	"CUmjN0PID7Ckrf6s2XbhGdh11HMmxhgvCyHh1TEe4KqsDPL+hz77t26cL9Ju/CwV4ydUrWQFPhfuzbLz",
+	"wzheTcOXAYASaYT29mN79bXVTvHLytLbruK2V3ybpv1RfM2QMEN316rq26sdFwL+KgdwJlK1yntvsLX+",
+	"Su+dxb+z1a3qn8MTa8C2nqOckgkdGjOhBe5tkaTPbYi2OpBHqMDvVRX7gci2gCusHPlhuQTNcyxd2AWM",
+	"euJCNAbmVTSUS9tIFX2aQFBRQZKkETKwSMfX7BI/Pjb0grAbiOqV1ilpRwtIaBA/tJG/uekc3H1wGOYd",
+	"t8YmekzNgtHpGMK6LynWLABiNaBJ3lWeHHT2Pb+lDdlf1kfSd55qtsIidFaCZYNBB61QCUWTS7OlMJiv",
+	"JVrjWhVcM0XfkSoZM2UQzPbB8pnnP5TSaAVfwLBgNV+Fl3ND3A0OFOEWgRoaAHsOenvoGqBlNUQv5Hxs",
+	"5RrluJindnDscrHldLdxCK/F5wAntrVi/0xsEbmOYQNzoUBlliiZlilX0pTO4FVj4y6G9+jpylwIVDcX",
+	"vUtOkwQyxfK47NhpQJrMX/CyAnRihsyTnobxNeNknEkzSltzQ49/h8AeXdiS/hWUuQAKgwXQegOeIm0K",
+	"SKgh3ahP+sdLTGnXvCtlmP16Qr75BtcBNYuQ23trAus+JDPFXAkSRlBfU4bffHPBGyFt99r9XOOzT9v4",
+	"9xOT2gWPSfg/v5y2/k1bv3dajy5bH/7WuLhoF//S/OY/wwAZ30Gn02xfcFt9307g7Etw1BBRb0xTsk8T",
+	"mqIaR7GUBsRgQTvGGWEJg/Q17M5I05TOLjj0hgqIJj405pLEqk49ht65pryFryqreMxI4/nZa/LwqLPX",
+	"bJN/6uVKvMMeu+Dv3r5oMd4XEYva5JQLPhuLTBrzmOmhCeeeSUhtBhj0hb9aYUalpui1ZAwh6YIb6NSy",
+	"jAmxashMThiPGJqsreAEPnwlxHHeQjjFRSuWJJgnSjX0ou//gi8TXaBvjlk99AqGTfnatlkprqtN3jKZ",
+	"JUaOQqX/god4qtElVaF1HoE6b+E6jiA7VYtXcAbY6yybaDlur9NxYNLAtMWhNVxe8EQTOWmKn5zkNTuw",
+	"Ynss4XPAExTeYORcaKwSq5Be/KFyVZGAvUFqE8yZWgwCGuHGycn6TuvElwLdqetRstd9WKmd33JZGAS4",
+	"cFGO9t1tSebSEK0ZuPIN6GkCIlJXAEbjWYwLyhMOu53uUauz1+rsnXc6x/D/dqfT+ffiKocVWXp6xpYe",
+	"f2cTazatihYteq/b2t877+4fHz46PnzUfvTo0b8XFULc1JJNmz3UCrEvKgjYVeI00UAekSIn8xqQGg5D",
+	"BjFLIqSjkdNNpaIzS0RpL2H1xVj84e9fSl9fnr5POdkSrlVEZCfNbGXlzycr4wU9o3FiGv+sIyrjx/PC",
+	"cpUBCTHFF5cVVfW9FpyzGISVwIsLCcqs3k7diLkRcxHlnWhybCUULwrdhn3nkd3WqiJ432uo0sQWQXHK",
+	"+kqkMywU1SZnppxLKsbmw1TmVTJNhYMrxibQrSVWzhJkoiWhbgFIdJrS8BkICyeE4qd5Fce+GI9jBcYe",
+	"t8KaZPozOM/7xGU9wTI/Iazxr9qb+01CFSgK0FdIqrjvh5DImVRs7GGAHwnVspFQux/zzmefdrGNbL3b",
+	"/LVNpSi3GauRnSPWjyOtQsK4mtgaWC02RHJowb3BH3hd70PsnNLyvpGo/GnF0vq/YB96DcWgLymytF8p",
+	"5+Ky/J5qb12HuPVkXvPdfTcOwgWbyZbhhndYX4PXfNu37O6dLAB8Cg0+q8IjV/DSr0BLUga9k2tpCTQ2",
+	"BpqBhTXzMMtKCkNSNsgkk16r1cW7OPGpQqHB5QPX5wyl6ozb5pjobDE920yjQqRhkedceVRFS97Cdj8P",
+	"LVkMAS8xTe5UK3rvNbnd9hf803UY07C0MTy1nY/rcRHqccs5T57X1owmGTs2rjn9Wt5+U1a2fDbmLf33",
+	"H87P35xBj+w2ec1tfY9S/ZIe64sx89rpWs+iaXpHTsmAxkmW5mmgEKQKNcBc0n2bPHl15gpgjekMSyke",
+	"EiXIfsfUuJKkkdKUJTNy8JCMRJbKpn4OrbFZpZsRsHpmmgIHtlfsdyKabYyz+1M4HNTXWAzj+7QlCBvU",
+	"dPcOV9mPzCYTkSoWvWRRTM9nkz+WOCCk5K1HxTVLNdgbjNPYtqjloKEIDvNaJguwlja81Zg5yWwNPSzj",
+	"43wT0M9AUwgchtg9PMDANxqShikapKV7FoPxXCstWAioj4RHa6xDGnOpTFdxLMSLc4WBKecoxOCBJGo2",
+	"MS0xXflnGbi6hmZ5YIrL1WipROpoCnXOr7xcEeSIT6iEtA9NaKwLSwvR4wnY0RMxHNpah5jTTqVYQC9K",
+	"9XLulXDM1ebZLAX5p6HKKxMOXw6y1p4VCchppuFYVXy8All4J1m6JQ0eXy2hpUcZfIlinj4gb19KHE7L",
+	"dcg0atuK50arLy3BdBv2HF8Q41QsiGDEAIOYg1XbC5eKNcTFyvu+Ya0xb6Nr5lSkIG0NwO9bi+Z+sv69",
+	"4nixKsAWwf/KCF6NWmtgNxrW7orfxjxXWka7FlP8ykn3jCvFIk1bbPlrY0s1oK6EL9IkmC0Ps/rnXF8S",
+	"WU6SrcygtyOb7/+IiIvPUjfS7m9p13vz3jZE/4+KRXRlrWr9q/aNJbiycpj+Utzx6oDZIR9IWJpXbqwa",
+	"wSwz+APxa91I8c+RNrNFxz8nOlbEBt8SG1csFXhL3DQoiWklxUp5mF6yZvbIXSrx1RXmQJ3qT0QY1iuU",
+	"d/85CVsi8mclIqVicBUkZAqVDj3dsE+TpEf7VwBL5oOn1waSPv6nUefaPRHN/mN3ynojIa4uszT5VK9g",
+	"vhFACUyFGZn13MMHknhDAK1wXXPLyWFojIb1sgiL90Pd0oRRqSDEyiNRZ4ryiKYReY/DS2JCHOx8rTjC",
+	"kvUQNiV40RTcDNx7Kh4zqeh4AvTK/jVvK4w1O83fZXscNdvklM9I9+bGFrCzJYbia0hFpHymICgR7VeS",
+	"pEyl1h2G0eDdA3RaIUlbWjuC6ft5IEkcBaR2Ty4sGU8iDybNT2RhRYml8bLvXc8xa1CfUklsV8OYk3c8",
+	"vjH9LOXS1bhzv9uirvdyi5/pyiYG5IeXp49bZz+cdg+P0LcSR203IcA2uWIz6wjANmz9lC0/QwcXa636",
+	"w/2YSQzsG1q2hmWkZB9aAM1I6n/+ueIrsKlCeDcAA/Tqhm8Pb24CQsn+zQ0WoXMDc7LXIfKEIDaAswgy",
+	"mdJ2OcalhkDQInkwfVFKeVJIfnrFamCGNulha/QiLCwJGIXYC70xmoFveoBX0G0EXvMm8Wzkx0jaSquO",
+	"JZk48hh6xDAMbBvbiakkP0/T5IT15yrTMBIisIbmYFlEMFNIQHvAwiQ21YeMlJpI7PltVmhKg5lygSZP",
+	"Wktm796+IGmGPVPKxM+jqVQZ+mNhxRTi9Ok/xLOCa5CLdEyTWLKINEZCKpKIKUv7VGraoVIaJxANJJQR",
+	"G6E5KpmIVJEoFZOJfu35m2toQDWWRGb9kQa4sHPz7aC9F7r4fVvwTDZtuC60LIR7DsjvgjNTGpG3iueA",
+	"QmZHE3fXNTjEAKbLGHOaDjoH0JjMFA8SCUQw7XU6hT1LbHFSE2L0GPIj3mswPvM+uidDqjfbWvbTvc3R",
+	"KD03LmNpwSD/FIPcR6vRRB80Qj1pyJG+G3Aqabhv/hXLCX228Kk/pdEYgC5vAQWQRK1s58nLKByXhOXd",
+	"AjKvVsCy8ElARBKV9GqB9Rvi1ECxrLZyzdGFe43On59tHQyV23KR65WLBOgqHuFSWPzov34ZR58QEBOm",
+	"2DxIPoG/V5fEK0GoI65TGkNgLagYpt+kko6n2zLGC+vnFTj+svp5uMgqBrhUDfLnqSmhVzquW7ZT3Fu5",
+	"oN4XHbT3tdeoQ1CyWkEBPCoQK6im469XQxZNwEEYAfJ9S3SoysFaARPu3tr0C8We++Fi6zCxrSlzoxip",
+	"kWklZFzC5XYN/4nZYgHM1EHRKpjjWMYeIW0VlCXIXfSBgArvOUL6TA/6QEJIrq002Ogg6seKRDE2BkJN",
+	"HONhMZydcUWmqeDDOrcFwO2TfJ9btF8f7fPjWyWRTkPFFuE3ivD6aMuyomepW5UM+P5NGkUt6zZcnHmW",
+	"SZZaZI1NRXvSsBUoAEU5mzYhh8RkZ9sgUq/pLo9ImmEfXBuNb3G1Qks7jaIndnHrYmxFuM7mTT52dZuO",
+	"l7Pjym1O2l/TqHIaRX6KZ8PkffJk5vfMNnhWg9uImy50tR69w34mlRiHfuGGnuYqhJIfz16/ImfYmrDb",
+	"6XZae10bhRCn1jT/IK8FRhp6r+CrENwUqDkh7Aa3SkJ9JKE0ZccGmWRR84SEYzbusVSO4knoWrhfXjHT",
+	"48rUAQ1JX4wZ0qBeFieqFXMTMyHb5JwO/TaKnF2z1CS21ZuGb90l9rNQl+Ia/yCb8nrdWzmb1nVw3ebQ",
+	"b+ng+j3AAAWqY7gWU78hU06yWazX5AFUCgUsG0Q1KEovGMUPFe0qigFXF31xjPzLCVFeUfLYprx+ISbt",
+	"CmBbCwnyxNVCDYpEDOvR4pUfg0/OV2wFXIiQqSherTzVEMuDj2nEajDHD4J3q36hF/0lxhx+WVXdyke2",
+	"Wn23RAzBh3fftf7vlKDzp8bpt4xWpEvqc1+UNlCVZuMjecrG4pqtqMbP4zF+Xmjc15uhft8mB51HueUd",
+	"TAAmPzR/u7q2ix5zq7tvdfe/oMyKwH9n9V2llMsBS1vwsdaNF3VnuzL8ld3EWLyp0l5XmTsA4aTUD9er",
+	"EH1NLYckvmJQDxGKOqNoIJLIkBKsDuVtPOMJk5KEV4xNLqm8tA+8asrY9l+v9pILdYlN/409UZAG47SX",
+	"sKiJ+xlRU8URtnPikyeq8BVbhQpakhY2cQJtPiATt9jnAxZfRcbOzRW8djfwRVKyuWWuT9I2m7e4oq3A",
+	"A0QP+LZmgy0JvrOnxGBEyf0ACVF5jf3b0WWstJ2rVcuocoGytskpgYh4IFi27pZeExZWVllqyFY/S1PG",
+	"lY8VReL0DtbxypMZ70KalqsuzwcvwZF0X1SstJ8/CQ3b0q37plvdFehWCnkwcUmf/EuRPESfGi1yMUX7",
+	"iK5Yp0lWW4wWFTxDDbIsXVYUFZalMoUuBhILKWO+wHy5Ulsw1ZRsS/MKaxAmpqhix/6oCaNzC8IgditY",
+	"Yp9JsyqtA9OYy5KpSw/OkgGovOBOwljQqF7jrTRa3TtlNnUW7zl5Ve+vWK21njS+t0UmEaKiLW38Os1Z",
+	"RtGtRXowa0W2DGhticVFGfeAqKv5sU8LOizovthpADtNBtgOILRNZkMtjOknec6ZLVlcIYCdYLMobEoL",
+	"sW6QpPSINFIG1RJb+Sgay1xSlBSYqef1W6qIdDG73JBDevNJ8kXp754Lbawme239zF+b4PXHlXlH7LuN",
+	"n3mOXkWRqQW5IODGRcvEklzTJDa9m0xF18qyIKRByTiWWAoa0yc13dVykn5/YJI6IV5nImK922abvIJ4",
+	"DFN1OrWU0NnlTK8kaLqe0oEKUQJylMwmtAKVbJhufI+ala0houitLZHwOUnXPWmjbjt/WNiNX7tylaAb",
+	"/f6WFG5tZ5sJPZwrd3JbKigXyGtJYtLDGfggtFAFXg8tnwmOtAisZWM602QI63k8JC/j79r1BEh+ZRRI",
+	"/kEkyF/AqgRIbinQlgJtggK5Rq4dv2uG4OuYtSppkqnje9toiWLrnbyZ1qrpESDbxcORAmdEFJmi/pQP",
+	"WblPHwxkF4y6pBgQLkxDXayVlAcgQrGkyngNSjC+es6tSxrTkbAdxmxTa6vEoh+1Wd1sqPxarUSIr20o",
+	"EuQLocz3FTlSPq1tBMk2+8PgnBaN7q6aovXqTpY0awFz1jRUKEXq2dWOiyTCdirShKIleGJomaV0fQoG",
+	"+UTwIUu1lEejCP0ASBYjknEVJ6RsZoPiQc4gt6IJz7fCGQNeJenCYbfWuK01bmuN++zUD5GvUAvO0Y7m",
+	"ralfL0uuWtkEqvfVC30mZOPx2T+hAZtNYR1niYonNFWm2XioH4akQRUZC6nI0YFWSoGu7QWdTicAwVVM",
+	"ZfOYUFMuU/9OCq1c9MLCgAiYnSbJrNTrHAllJKBflO12PqFqZB2hyBagqO8EJzBZ9X2WJND4yRWbqzAo",
+	"ggDZl9emzqb5aEQV6bFhzKVZ7IOQDESSiCkOFv49DEj4N/1PS//z33qZRNFeAOXa0jSmQ2ZCWUB4NBE3",
+	"epxESGYi+LAznv5jA+MWNQN+AP7hcZZQwlmmUprEEkhXs11uA58zHjaeqBmJx3oAfXfGpaNfDqxdU7NT",
+	"/cNJHrzoGs/LTE4Yj4CnmVRD+JHdTLRAFzZdJ004R33GUkDBK1gzQZhyRRbRVTwGQMLKea75SHzN0KiB",
+	"oCWxmxeDWnoa4qwz3MCLbw/GOzPX/lvGMhYhm80LSXY73byawq+iF5DpKO6PSPj903MC6PGr6Mndj7+K",
+	"3mUcfbK3KtvkrZiiedhbjxmEpBmXyDghWxOAGP1ZYkqYRl+rE8CUEE+pjxcHxFthUZu8Hwkw42idx7J+",
+	"UygyNzfTmTnNEx/7saILxp3D5dYz7u+y5OodjPAF2oIcEdnVQN6KqKJFbjxJ9W6UKcShgaRaLbXUSfNa",
+	"PRRVO8c7vZhTFA7LZVw93eQXHPWDe0v0oOnsSipMd2OixY+it0yeAGhCQN+KFFuV6q5CxXMgRI7ygO6S",
+	"s3mop0s1zN1avIjYRiIVnBJV0K9O/EK4yzUmUI3sSLeJbkir9KSK6nJ0G7awVZS2itIfVpKPbjBwAaVZ",
+	"67VrUdnqy+tVCoJ5SUPWhgzibslUHGjlAStDG6UqoTORKeIpZmAjkkXN5LisLpUUASySDdQzN6CbgagM",
+	"gHKGbDBgQA3NV01PgeqLJBtzUKB8HauoEVEiJzDmiDFFpiJLsJIR8A2rszTikupUpyqhUb2kLDU1oZ2m",
+	"sVKM2zK6Wj/qsYHQorSyAv38gdEpnZHG6/enZ2+Ap8VcS3X6UoZZHFHeZ03TVgbFcrzrvI3EKv1k2uRM",
+	"pYyOUT3ATqF6dn1OjsVga5nwt4yls0uKSmOe7OU40EFn3+tOY/OwlqwCmp6aC7piNoWCcq0WaCZoLxJa",
+	"XDXoWGBojObzSkxaCbtmSRGWwGxZgKamZXawKeyWY24kylIbbGMUP3NHaBHQfzd6mylNaZYz0Hw5U9LX",
+	"1uRIf98w44CeVxlU8xReMKrMqXwsr7+KVlyK3ahdQ13qGzlUcs9c9dmK719b552nBh18W5Vz/oKFxGNu",
+	"QGJWZG1DpuY9v4uLwnhLcB8AB7Pe1RmZstSI3sGqjblqal3MOf7+vFi+podzW2XmC6kyUyh7tBFvYwHp",
+	"Vi89s1ID5fYiLPpTFIxZV5HdFpjZFpi5c4GZ6kaYy+rLlBHbkIHl8Z1v8EUvES+yTSZhOYXcmwB6UC4I",
+	"BzUtn6DfT7FaRcxLeT50gg4dq97AKBOaaozWp4HS/SCTpleRLCqusbIen2OT3ASBXpyoadxnpHHQ6TQD",
+	"86EtV++cPI2DzkEzyF0coDymDJwXZvONuhh6c2BfVRhrcU9/UFZ3eRGLLXQGwFnkNeHc2uq2Hoi70WYD",
+	"g35kq6EHdw1sNWnbG45tVa6mkItXhUjRYlyqp6IZn4qzBbkCYcX+HdVVxMrWwvoc621M6TamdKPC2ldS",
+	"ZGxTels5zvLO+dYuZHT9fGvnw/Tzref8rCskXFdSE9jn1nW5dV1uXZefn3wB8hWiDjZAuTTC34lw5eF/",
+	"XvRF4IVlgMvIo2hv2bUwanYsySDmNCmFv5faGINcRbgggyyFMEST/ANKIRKwgjJqHZmOnDXmnZmoz+Lj",
+	"VWhrNTnU32+p4ZYabqnh56eGGvcKAe9ASW4f7C4pKISagrSobIGiuVgdhFfA2A7GOZe/fexHVcTSxJrl",
+	"JjeMrw7IJMVIlBUjCjCnB6MIcntLo2hbDEjJ1thsk+dKet1maMpWLqCBDcvNUA8gEEITTlsEA4PC1Yhy",
+	"FzRuupRXUMszqhVRPdCphLiKbdWLz131Au5oS3u3hrlNFrzAeK7IYPTtaK8pELtcDH1syr+qcryB15h/",
+	"zBQNiFLgGimEVc1V7W6T9xB09nzQAlkpRNEPxctYQrMNLIIYl5K4Y0mkipOEUIUOCysaNw72ukgYp7Fk",
+	"lT4LrDv5J5Eb76tq7a16dHX+wB5d25q125q1X1DN2jur/h+9sE4begLC78YCT2x5rYqwE/3oqww6wa1t",
+	"Q1S2ISqfMUSlVHfsFgEqRWJQVCFv7c04yWVEPx/VCIu1OVKFyIMvTjpaD8E/kw1udRUwNxxsyx9uLXGb",
+	"DNKwaH3HMohFSpSymANJuSstst6JvHKB51pFNXZxFRzcXGWaJ2mk8y6NOc+qTfBakKVf7WQwJ7Clh/dB",
+	"Dx2AbQniliBuSlwzIEUoceRm02TRuG1vSxMrnbbgqPUJZKWnFl2tCVW5I9YFolmPh0sHtA7W1SmsC1kx",
+	"vwONlCPIHsU6MT0IiIN5EjZQJONOqNkc0UXP7pbi3gfF9YFiS2635HZjnmDMJrijH7hIaQ05vAOp9Wtl",
+	"FeqTlGVbkvFIQH8mTTvLnOMO8umGiOIZrmhLFe+DKpave0sXt3TxbnTRoGuxut+GqKLz1y4mihXdPE/g",
+	"l1tFo7RrHalfHUG6P6fr/8feFfY2UjPhv2KtXqmJtOm1r9pTGz4d5KAXuFK4wCFQ6TrrSWLitaO1N7ml",
+	"yn9HHtu7TrI5DsQBQv3WVGt7bM8861nPPPOHI1XO/rH6LE8Xrk8Xrv+qC9ffB1BD53tZ/NN6YOj86A2q",
+	"BxXu02IJtadGyWjJrPKEMDxD56SXuYoEesFXWUoyHD1/WELdcrBmfcJlex3rU2nVRhLq746A+dqCLkZR",
+	"+EQRnRJk41C6oe8Np1dDTaUzn7rby0JMt3W++Ro+Icg7JfgM8joX4Hhxs7zSRhUZnjsruZRWBLtsCPeB",
+	"FhUnfCRYsOUm4KA/rSd0/tfcDu8f2sNqRytt8Qbe0WIlIBkm7aInacJtoxU1iyRN7IIkQ6sMyT6IphEg",
+	"FvTdVyDnZpEMn1+kScFl+HneQTv6HloVDvok8O8ymNFKGJI1xIfh/G73pH8aRHWEL42sbi+TWDyQVWF1",
+	"2XWE7Zo/Q8g+zg99iogEtZH5Yx6gJ3T+jZ3CB4aVN1aECex2J/8syP9Hb5RbYqH7A0aTBh/Ko5BEnLJ3",
+	"0Qk9rko14wIeONs+Y5ydho3uRL2McTbcwHT4yDh7WChttsO4h4yUoJVYgyYLKOGUZPGV9mswC8UyIrj2",
+	"FGG+6UnIsYUSGHnJ/n95eX5NllBjMkj2uhKGW7wkPcd/7Qsby+4ovS/AjDgbqbwqrCJ/BPiZtKKT3pRq",
+	"uLyamry/C0AX6/H1+Lvz6Xj88vr552/fjL9c3+hfusGoXcL3YtKKGqsayTD5+afzwfWLwc14cHs3+JEO",
+	"lsXg1/vH8/TiYvu/5O+19Xitj5j56NXIvm7wmSfb/jDb3l83993HK0pkzJyBNLb9/Xafg6yLgAzKdbCD",
+	"3X1CTj+lDbGPOPI/rtvRe1lBl0DKSmb4BBIlEuQwuzq7OusnaVKVIhkmz9AT8tLtD/K1BAw5qh1CcaPt",
+	"jNQsJfYtaHSg2UQq/ZoALQWHMnYovMEIdEY6TPMzJYSjg0TilQgT4zosOPqMC4Pc7ZJhTJR2n9v8O8gF",
+	"IEdDOtQ8HPH7wMyCGzHjtku7V9LNNLUukZ0TFgGI+gt8Gx1dftsWxlIyDtPDiqiuNIFjYlxTUYGOetVg",
+	"3/4dfTr3bTcSqdcUl3eluVSxsuc86jal36TzCTXXu5K3YUqHI7kS7QfFsaPTrVpDSUa3b8jkh4lddHIz",
+	"mdx5cmrcemKBzp56bNtp3dRVaPqIpPEVtg/luFWmEUD7lJyc66AabcV91iFwqMIfDSTj/rpUrwRqrOU0",
+	"Zc7sj3ba6RFtdGpXUEmxQUugF70fvMdyOOhbrJGrq2nzT52SDUwXSi3RRM2uU45T91F/nns2PI0uQDvm",
+	"xn3WONzeCJR0uEGsNJT6JMBTLHqDT92v0X26opZZ1/lJbXg+yho/PhBqviezUPMj4+RUCChdghZ5cfcK",
+	"TxdRS5rnqrJvsM7WIxhxB3u2C80ZNCXpGB+4KResTwY+syrca9o10XwugaF2owoIWqMFG4y6xT9a4HF+",
+	"gltUXpK8pBsR6zow3iHiDVBhD3zSpdByCXoHE2ptoEi299vfAgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -102,7 +102,12 @@ func missing(nf *directory.NotFoundError) *apiError {
 	case directory.MissingRegistry:
 		return errRegistryMissing
 	case directory.MissingRecord:
+		if nf.Batch != "" {
+			return problem(http.StatusNotFound, "Not found: "+nf.Batch)
+		}
 		return errRecordMissing
+	case directory.MissingUser:
+		return &apiError{Status: http.StatusNotFound, Code: gen.ErrorCodeUserNotFound, Message: "User not found: no user has the email " + nf.Name}
 	case directory.MissingVersion:
 		return problemf(http.StatusNotFound, "Version %s of this %s not found", nf.Name, nf.Kind)
 	case directory.MissingYet:

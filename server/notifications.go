@@ -87,3 +87,14 @@ func (s *Server) RejectVerificationRequest(ctx context.Context, req gen.RejectVe
 	}
 	return gen.RejectVerificationRequest200JSONResponse{MessageAfterWriteJSONResponse: gen.MessageAfterWriteJSONResponse{Body: gen.Message{Message: "Verification request rejected"}}}, nil
 }
+
+// ClearReadNotifications hides the caller's read notifications from their history.
+func (s *Server) ClearReadNotifications(ctx context.Context, _ gen.ClearReadNotificationsRequestObject) (gen.ClearReadNotificationsResponseObject, error) {
+	n, err := s.store.ClearReadNotifications(ctx, caller(ctx).Email)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.ClearReadNotifications200JSONResponse{Body: gen.MarkAllReadResponse{Message: "Read notifications cleared"}}
+	out.Body.Data.Affected = n
+	return out, nil
+}

@@ -84,9 +84,9 @@ func (t *Tx) AddNotification(n Notification) error {
 }
 
 // Notifications lists the notifications addressed to email, newest first (unread only when
-// unreadOnly).
+// unreadOnly), but for those cleared (ClearReadNotifications).
 func (s *Store) Notifications(ctx context.Context, email string, unreadOnly bool) ([]Notification, error) {
-	q := s.db.WithContext(ctx).Where("recipient_email = ?", email)
+	q := s.db.WithContext(ctx).Where("recipient_email = ? AND cleared_at IS NULL", email)
 	if unreadOnly {
 		q = q.Where("is_read = ?", false)
 	}
@@ -131,4 +131,17 @@ func (s *Store) MarkAllNotificationsRead(ctx context.Context, email string) (int
 	res := s.db.WithContext(ctx).Model(&notificationRow{}).Where("recipient_email = ? AND is_read = ?", email, false).
 		Updates(map[string]any{"is_read": true, "read_at": now, "updated_at": now})
 	return res.RowsAffected, translate(res.Error, "mark all read")
+}
+
+// ClearReadNotifications hides every read notification of email from its history; the rows
+// stay (cleared_at is set). It returns how many it hid.
+func (s *Store) ClearReadNotifications(ctx context.Context, email string) (int64, error) {
+	var n int64
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		res := tx.Model(&notificationRow{}).Where("recipient_email = ? AND is_read = ? AND cleared_at IS NULL", email, true).
+			Update("cleared_at", s.nowMS())
+		n = res.RowsAffected
+		return translate(res.Error, "clear notifications")
+	})
+	return n, err
 }

@@ -33,7 +33,8 @@ type Store struct {
 	// auth remembers successful authentications for Options.AuthCacheTTL, so that a burst of
 	// requests with one key costs one query. A revoked key or a disabled user stops working
 	// within that time; revocations and disables made through this store take effect at once.
-	auth *cache.Cache[[32]byte, User]
+	auth    *cache.Cache[[32]byte, User]
+	authTTL time.Duration
 	// The verification log writer (AddVerificationLog).
 	logQueue  chan logWrite
 	logOnce   sync.Once
@@ -101,6 +102,7 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 	s.versions = cache.New[string, StoredVersion](cache.Options{MaxSize: 200_000, Now: s.now})
 	if opts.AuthCacheTTL > 0 {
 		s.auth = cache.New[[32]byte, User](cache.Options{MaxSize: 100_000, TTL: opts.AuthCacheTTL, Now: s.now})
+		s.authTTL = opts.AuthCacheTTL
 	}
 	d, dialector, err := openDialect(databaseURL)
 	if err != nil {
@@ -270,6 +272,9 @@ func quiet(ctx context.Context) context.Context { return context.WithValue(ctx, 
 func (s *Store) watchWrites(db *gorm.DB) error {
 	note := func(db *gorm.DB) {
 		if db.Error != nil || db.RowsAffected <= 0 || db.Statement.Context.Value(quietKey{}) != nil {
+			return
+		}
+		if db.Statement.Context.Value(quietWriteKey{}) != nil {
 			return
 		}
 		if w, ok := db.Statement.Context.Value(txWritesKey{}).(*txWrites); ok {

@@ -50,11 +50,14 @@ func (r userRow) user() User {
 // Database rows are exported only because GORM fills embedded structs through exported types;
 // callers use the entry types (Namespace, Registry, Record, User).
 type RowAPIKey struct {
-	ID        string `gorm:"column:id;primaryKey"`
-	UserID    string `gorm:"column:user_id"`
-	KeyHash   []byte `gorm:"column:key_hash"`
-	CreatedAt int64  `gorm:"column:created_at"`
-	RevokedAt *int64 `gorm:"column:revoked_at"`
+	ID         string `gorm:"column:id;primaryKey"`
+	UserID     string `gorm:"column:user_id"`
+	KeyHash    []byte `gorm:"column:key_hash"`
+	Name       string `gorm:"column:name"`
+	Prefix     string `gorm:"column:prefix"`
+	CreatedAt  int64  `gorm:"column:created_at"`
+	RevokedAt  *int64 `gorm:"column:revoked_at"`
+	LastUsedAt *int64 `gorm:"column:last_used_at"`
 }
 
 func (RowAPIKey) TableName() string { return "api_keys" }
@@ -141,15 +144,14 @@ func (s *Store) UserByProfileID(ctx context.Context, profileID string) (User, er
 // CreateAPIKey makes a new key for the user with this email (created when new) and returns the
 // key. Only its SHA-256 hash is stored; the key cannot be shown again.
 func (s *Store) CreateAPIKey(ctx context.Context, email string) (string, User, error) {
-	key := APIKeyPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
-	sum := sha256.Sum256([]byte(key))
+	key, sum, prefix := newKey()
 	var u User
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		var err error
 		if u, err = s.ensureUserTx(tx, email); err != nil {
 			return err
 		}
-		row := RowAPIKey{ID: directory.NewUUID(), UserID: u.ID, KeyHash: sum[:], CreatedAt: s.nowMS()}
+		row := RowAPIKey{ID: directory.NewUUID(), UserID: u.ID, KeyHash: sum[:], Prefix: prefix, CreatedAt: s.nowMS()}
 		return translate(tx.Create(&row).Error, "create key")
 	})
 	if err != nil {
@@ -172,7 +174,10 @@ func ParseAPIKey(key string) error {
 
 // Authenticate returns the user owning a live (unrevoked) key. It returns ErrMalformedKey for a
 // key of the wrong form and ErrNotFound for an unknown or revoked key. The caller decides what a
-// disabled user means (User.Disabled).
+// disabled user means (User.Disabled). A key read from the database has its last use noted
+// (touchKey). The answer is cached for AuthCacheTTL unless a revocation through this store
+// came between the read and the caching, or the read took longer than authReadSlack (so that
+// RevokeOwnAPIKey's wait, AuthHold, outlasts every other instance's entry too).
 func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
 	if err := ParseAPIKey(key); err != nil {
 		return User{}, err
@@ -181,16 +186,19 @@ func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
 	if u, ok := s.auth.Get(sum); ok {
 		return u, nil
 	}
+	gen, start := s.auth.Generation(), time.Now()
 	// Every authenticated request passes here: database/sql directly, no GORM.
 	var (
-		u       User
-		hash    []byte
-		revoked sql.NullInt64
-		created int64
+		u        User
+		hash     []byte
+		revoked  sql.NullInt64
+		lastUsed sql.NullInt64
+		keyID    string
+		created  int64
 	)
-	err := s.primaryRow(ctx, `SELECT k.key_hash, k.revoked_at, u.id, u.email, u.profile_id, u.disabled, u.created_at
-		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`, []any{sum[:]}, &hash, &revoked, &u.ID, &u.Email,
-		&u.ProfileID, &u.Disabled, &created)
+	err := s.primaryRow(ctx, `SELECT k.key_hash, k.revoked_at, k.id, k.last_used_at, u.id, u.email, u.profile_id, u.disabled, u.created_at
+		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`, []any{sum[:]}, &hash, &revoked, &keyID, &lastUsed,
+		&u.ID, &u.Email, &u.ProfileID, &u.Disabled, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, fmt.Errorf("api key: %w", directory.ErrNotFound)
 	}
@@ -201,7 +209,14 @@ func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
 		return User{}, fmt.Errorf("api key: %w", directory.ErrNotFound)
 	}
 	u.CreatedAt = time.UnixMilli(created).UTC()
-	s.auth.Set(sum, u)
+	if time.Since(start) <= authReadSlack(s.authTTL) {
+		s.auth.SetIfUnchanged(gen, sum, u)
+	}
+	var lu *int64
+	if lastUsed.Valid {
+		lu = &lastUsed.Int64
+	}
+	s.touchKey(ctx, keyID, lu)
 	return u, nil
 }
 

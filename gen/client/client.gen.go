@@ -236,7 +236,17 @@ type AddRecordsResponse = models.AddRecordsResponse
 
 type AddedRecord = models.AddedRecord
 
+type ApiKey = models.ApiKey
+
+type ApiKeyCreated = models.ApiKeyCreated
+
+type ApiKeyCreatedResponse = models.ApiKeyCreatedResponse
+
+type ApiKeysResponse = models.ApiKeysResponse
+
 type CheckVerificationResponse = models.CheckVerificationResponse
+
+type CreateApiKeyRequest = models.CreateApiKeyRequest
 
 type CreateNamespaceRequest = models.CreateNamespaceRequest
 
@@ -348,6 +358,10 @@ type PendingNotificationsResponse = models.PendingNotificationsResponse
 
 type Proof = models.Proof
 
+type PublishRecordsRequest = models.PublishRecordsRequest
+
+type PublishRecordsResponse = models.PublishRecordsResponse
+
 type Readiness = models.Readiness
 
 type Record = models.Record
@@ -411,6 +425,8 @@ type TagQueryData = models.TagQueryData
 type TagQueryResponse = models.TagQueryResponse
 
 type Timestamp = models.Timestamp
+
+type TransferOwnershipRequest = models.TransferOwnershipRequest
 
 type UpdateNamespaceRequest = models.UpdateNamespaceRequest
 
@@ -544,6 +560,8 @@ type VerificationFailed = models.VerificationFailed
 
 type Verified = models.Verified
 
+type ListApiKeysParams = models.ListApiKeysParams
+
 type CheckVerificationParams = models.CheckVerificationParams
 
 type GenerateDnsTxtParams = models.GenerateDnsTxtParams
@@ -632,6 +650,8 @@ type GetDidDocumentParams = models.GetDidDocumentParams
 
 type VersionEventParams = models.VersionEventParams
 
+type CreateApiKeyJSONRequestBody = models.CreateApiKeyJSONRequestBody
+
 type CreateNamespaceJSONRequestBody = models.CreateNamespaceJSONRequestBody
 
 type VerifyDomainJSONRequestBody = models.VerifyDomainJSONRequestBody
@@ -650,6 +670,8 @@ type CreateRegistryJSONRequestBody = models.CreateRegistryJSONRequestBody
 
 type RemoveDelegateJSONRequestBody = models.RemoveDelegateJSONRequestBody
 
+type TransferOwnershipJSONRequestBody = models.TransferOwnershipJSONRequestBody
+
 type UpdateNamespaceJSONRequestBody = models.UpdateNamespaceJSONRequestBody
 
 type AddRecordJSONRequestBody = models.AddRecordJSONRequestBody
@@ -660,7 +682,11 @@ type AddRegistryDelegateJSONRequestBody = models.AddRegistryDelegateJSONRequestB
 
 type BulkUploadRecordsMultipartRequestBody = models.BulkUploadRecordsMultipartRequestBody
 
+type PublishRecordsJSONRequestBody = models.PublishRecordsJSONRequestBody
+
 type RemoveRegistryDelegateJSONRequestBody = models.RemoveRegistryDelegateJSONRequestBody
+
+type SaveRecordAsDraftJSONRequestBody = models.SaveRecordAsDraftJSONRequestBody
 
 type UpdateRegistryJSONRequestBody = models.UpdateRegistryJSONRequestBody
 
@@ -755,6 +781,38 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListApiKeys List the caller's API keys
+	//
+	// Every API key of the caller, live and revoked, newest first, without their secrets: the name, the prefix, when it was made, last used (to within a minute) and revoked.
+	//
+	// Corresponds with GET /svc/api-keys (the `ListApiKeys` operationId).
+	ListApiKeys(ctx context.Context, params *ListApiKeysParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateApiKeyWithBody Create an API key for the caller
+	//
+	// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/api-keys (the `CreateApiKey` operationId).
+	CreateApiKeyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateApiKey Create an API key for the caller
+	//
+	// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /svc/api-keys (the `CreateApiKey` operationId).
+	CreateApiKey(ctx context.Context, body CreateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeApiKey Revoke one of the caller's API keys
+	//
+	// Revokes one of the caller's live keys (the key of this request included). When the answer comes, no request authenticated by the key succeeds, on any instance sharing the database: the answer waits out the authentication cache (`SVC_AUTH_CACHE_TTL`). 404 when the caller has no live key with that id.
+	//
+	// Corresponds with DELETE /svc/api-keys/{key_id} (the `RevokeApiKey` operationId).
+	RevokeApiKey(ctx context.Context, keyId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CheckVerification Tell whether a namespace owns a verified domain
 	//
@@ -899,6 +957,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 	LookupRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClearReadNotifications Clear the caller's read notifications from history
+	//
+	// Hides every read notification of the caller from `/svc/notifications/history` and says how many it hid (`affected`, in the answer shape of read-all). Unread notifications stay (and stay pending); the cleared ones are kept, not deleted.
+	//
+	// Corresponds with POST /svc/notifications/clearall (the `ClearReadNotifications` operationId).
+	ClearReadNotifications(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListNotificationHistory List all of the caller's notifications
 	//
@@ -1187,6 +1252,24 @@ type ClientInterface interface {
 	// Corresponds with POST /svc/{namespace}/remove-delegate (the `RemoveDelegate` operationId).
 	RemoveDelegate(ctx context.Context, namespace NamespaceRef, body RemoveDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// TransferOwnershipWithBody Transfer the namespace to another user (owner only)
+	//
+	// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+	TransferOwnershipWithBody(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransferOwnership Transfer the namespace to another user (owner only)
+	//
+	// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+	TransferOwnership(ctx context.Context, namespace NamespaceRef, body TransferOwnershipJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// UpdateNamespaceWithBody Update a namespace
 	//
 	// Makes a new version. A body that changes nothing returns the current version.
@@ -1317,6 +1400,24 @@ type ClientInterface interface {
 	// Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-verification-logs (the `GetRegistryVerificationLogs` operationId).
 	GetRegistryVerificationLogs(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *GetRegistryVerificationLogsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PublishRecordsWithBody Publish up to 1000 drafts at once
+	//
+	// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+	PublishRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PublishRecords Publish up to 1000 drafts at once
+	//
+	// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+	PublishRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RemoveRegistryDelegateWithBody Remove a delegate of one registry
 	//
 	// The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
@@ -1348,6 +1449,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
 	RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SaveRecordAsDraftWithBody Add a record as a draft
+	//
+	// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+	SaveRecordAsDraftWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SaveRecordAsDraft Add a record as a draft
+	//
+	// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+	SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRegistryWithBody Update a registry
 	//
@@ -1459,6 +1578,78 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadyzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListApiKeys List the caller's API keys
+//
+// Every API key of the caller, live and revoked, newest first, without their secrets: the name, the prefix, when it was made, last used (to within a minute) and revoked.
+//
+// Corresponds with GET /svc/api-keys (the `ListApiKeys` operationId).
+func (c *Client) ListApiKeys(ctx context.Context, params *ListApiKeysParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListApiKeysRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateApiKeyWithBody Create an API key for the caller
+//
+// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/api-keys (the `CreateApiKey` operationId).
+func (c *Client) CreateApiKeyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateApiKeyRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateApiKey Create an API key for the caller
+//
+// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /svc/api-keys (the `CreateApiKey` operationId).
+func (c *Client) CreateApiKey(ctx context.Context, body CreateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateApiKeyRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeApiKey Revoke one of the caller's API keys
+//
+// Revokes one of the caller's live keys (the key of this request included). When the answer comes, no request authenticated by the key succeeds, on any instance sharing the database: the answer waits out the authentication cache (`SVC_AUTH_CACHE_TTL`). 404 when the caller has no live key with that id.
+//
+// Corresponds with DELETE /svc/api-keys/{key_id} (the `RevokeApiKey` operationId).
+func (c *Client) RevokeApiKey(ctx context.Context, keyId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeApiKeyRequest(c.Server, keyId)
 	if err != nil {
 		return nil, err
 	}
@@ -1793,6 +1984,23 @@ func (c *Client) LookupRegistry(ctx context.Context, namespace NamespaceRef, reg
 // Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 func (c *Client) LookupRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewLookupRecordRequest(c.Server, namespace, registryName, recordName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClearReadNotifications Clear the caller's read notifications from history
+//
+// Hides every read notification of the caller from `/svc/notifications/history` and says how many it hid (`affected`, in the answer shape of read-all). Unread notifications stay (and stay pending); the cleared ones are kept, not deleted.
+//
+// Corresponds with POST /svc/notifications/clearall (the `ClearReadNotifications` operationId).
+func (c *Client) ClearReadNotifications(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClearReadNotificationsRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -2440,6 +2648,44 @@ func (c *Client) RemoveDelegate(ctx context.Context, namespace NamespaceRef, bod
 	return c.Client.Do(req)
 }
 
+// TransferOwnershipWithBody Transfer the namespace to another user (owner only)
+//
+// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+func (c *Client) TransferOwnershipWithBody(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransferOwnershipRequestWithBody(c.Server, namespace, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TransferOwnership Transfer the namespace to another user (owner only)
+//
+// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+func (c *Client) TransferOwnership(ctx context.Context, namespace NamespaceRef, body TransferOwnershipJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransferOwnershipRequest(c.Server, namespace, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // UpdateNamespaceWithBody Update a namespace
 //
 // Makes a new version. A body that changes nothing returns the current version.
@@ -2730,6 +2976,44 @@ func (c *Client) GetRegistryVerificationLogs(ctx context.Context, namespace Name
 	return c.Client.Do(req)
 }
 
+// PublishRecordsWithBody Publish up to 1000 drafts at once
+//
+// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+func (c *Client) PublishRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPublishRecordsRequestWithBody(c.Server, namespace, registryName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PublishRecords Publish up to 1000 drafts at once
+//
+// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+func (c *Client) PublishRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPublishRecordsRequest(c.Server, namespace, registryName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RemoveRegistryDelegateWithBody Remove a delegate of one registry
 //
 // The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
@@ -2792,6 +3076,44 @@ func (c *Client) RestoreRegistry(ctx context.Context, namespace NamespaceRef, re
 // Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
 func (c *Client) RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRevokeRegistryRequest(c.Server, namespace, registryName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SaveRecordAsDraftWithBody Add a record as a draft
+//
+// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+func (c *Client) SaveRecordAsDraftWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSaveRecordAsDraftRequestWithBody(c.Server, namespace, registryName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SaveRecordAsDraft Add a record as a draft
+//
+// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+func (c *Client) SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSaveRecordAsDraftRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3044,6 +3366,122 @@ func NewReadyzRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListApiKeysRequest constructs an http.Request for the ListApiKeys method
+func NewListApiKeysRequest(server string, params *ListApiKeysParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/api-keys")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateApiKeyRequest calls the generic CreateApiKey builder with application/json body
+func NewCreateApiKeyRequest(server string, body CreateApiKeyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateApiKeyRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateApiKeyRequestWithBody constructs an http.Request for the CreateApiKey method, with any body, and a specified content type
+func NewCreateApiKeyRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/api-keys")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRevokeApiKeyRequest constructs an http.Request for the RevokeApiKey method
+func NewRevokeApiKeyRequest(server string, keyId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "key_id", keyId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/api-keys/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -4054,6 +4492,33 @@ func NewLookupRecordRequest(server string, namespace NamespaceRef, registryName 
 			req.Header.Set("If-None-Match", headerParam1)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewClearReadNotificationsRequest constructs an http.Request for the ClearReadNotifications method
+func NewClearReadNotificationsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/notifications/clearall")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -5549,6 +6014,53 @@ func NewRemoveDelegateRequestWithBody(server string, namespace NamespaceRef, con
 	return req, nil
 }
 
+// NewTransferOwnershipRequest calls the generic TransferOwnership builder with application/json body
+func NewTransferOwnershipRequest(server string, namespace NamespaceRef, body TransferOwnershipJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTransferOwnershipRequestWithBody(server, namespace, "application/json", bodyReader)
+}
+
+// NewTransferOwnershipRequestWithBody constructs an http.Request for the TransferOwnership method, with any body, and a specified content type
+func NewTransferOwnershipRequestWithBody(server string, namespace NamespaceRef, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/transfer-ownership", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewUpdateNamespaceRequest calls the generic UpdateNamespace builder with application/json body
 func NewUpdateNamespaceRequest(server string, namespace NamespaceRef, params *UpdateNamespaceParams, body UpdateNamespaceJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -6232,6 +6744,60 @@ func NewGetRegistryVerificationLogsRequest(server string, namespace NamespaceRef
 	return req, nil
 }
 
+// NewPublishRecordsRequest calls the generic PublishRecords builder with application/json body
+func NewPublishRecordsRequest(server string, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPublishRecordsRequestWithBody(server, namespace, registryName, "application/json", bodyReader)
+}
+
+// NewPublishRecordsRequestWithBody constructs an http.Request for the PublishRecords method, with any body, and a specified content type
+func NewPublishRecordsRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/publish-records", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewRemoveRegistryDelegateRequest calls the generic RemoveRegistryDelegate builder with application/json body
 func NewRemoveRegistryDelegateRequest(server string, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -6394,6 +6960,60 @@ func NewRevokeRegistryRequest(server string, namespace NamespaceRef, registryNam
 		}
 
 	}
+
+	return req, nil
+}
+
+// NewSaveRecordAsDraftRequest calls the generic SaveRecordAsDraft builder with application/json body
+func NewSaveRecordAsDraftRequest(server string, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSaveRecordAsDraftRequestWithBody(server, namespace, registryName, "application/json", bodyReader)
+}
+
+// NewSaveRecordAsDraftRequestWithBody constructs an http.Request for the SaveRecordAsDraft method, with any body, and a specified content type
+func NewSaveRecordAsDraftRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/save-record-as-draft", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -7084,6 +7704,42 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResult, error)
 
+	// ListApiKeysWithResponse List the caller's API keys
+	//
+	// Every API key of the caller, live and revoked, newest first, without their secrets: the name, the prefix, when it was made, last used (to within a minute) and revoked.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/api-keys (the `ListApiKeys` operationId).
+	ListApiKeysWithResponse(ctx context.Context, params *ListApiKeysParams, reqEditors ...RequestEditorFn) (*ListApiKeysResult, error)
+
+	// CreateApiKeyWithBodyWithResponse Create an API key for the caller
+	//
+	// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/api-keys (the `CreateApiKey` operationId).
+	CreateApiKeyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApiKeyResult, error)
+
+	// CreateApiKeyWithResponse Create an API key for the caller
+	//
+	// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/api-keys (the `CreateApiKey` operationId).
+	CreateApiKeyWithResponse(ctx context.Context, body CreateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApiKeyResult, error)
+
+	// RevokeApiKeyWithResponse Revoke one of the caller's API keys
+	//
+	// Revokes one of the caller's live keys (the key of this request included). When the answer comes, no request authenticated by the key succeeds, on any instance sharing the database: the answer waits out the authentication cache (`SVC_AUTH_CACHE_TTL`). 404 when the caller has no live key with that id.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /svc/api-keys/{key_id} (the `RevokeApiKey` operationId).
+	RevokeApiKeyWithResponse(ctx context.Context, keyId string, reqEditors ...RequestEditorFn) (*RevokeApiKeyResult, error)
+
 	// CheckVerificationWithResponse Tell whether a namespace owns a verified domain
 	//
 	// Tells whether the namespace owns a verified domain, and which. For the namespace's owner and delegates.
@@ -7261,6 +7917,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 	LookupRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*LookupRecordResult, error)
+
+	// ClearReadNotificationsWithResponse Clear the caller's read notifications from history
+	//
+	// Hides every read notification of the caller from `/svc/notifications/history` and says how many it hid (`affected`, in the answer shape of read-all). Unread notifications stay (and stay pending); the cleared ones are kept, not deleted.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/notifications/clearall (the `ClearReadNotifications` operationId).
+	ClearReadNotificationsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ClearReadNotificationsResult, error)
 
 	// ListNotificationHistoryWithResponse List all of the caller's notifications
 	//
@@ -7587,6 +8252,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /svc/{namespace}/remove-delegate (the `RemoveDelegate` operationId).
 	RemoveDelegateWithResponse(ctx context.Context, namespace NamespaceRef, body RemoveDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveDelegateResult, error)
 
+	// TransferOwnershipWithBodyWithResponse Transfer the namespace to another user (owner only)
+	//
+	// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+	TransferOwnershipWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TransferOwnershipResult, error)
+
+	// TransferOwnershipWithResponse Transfer the namespace to another user (owner only)
+	//
+	// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+	TransferOwnershipWithResponse(ctx context.Context, namespace NamespaceRef, body TransferOwnershipJSONRequestBody, reqEditors ...RequestEditorFn) (*TransferOwnershipResult, error)
+
 	// UpdateNamespaceWithBodyWithResponse Update a namespace
 	//
 	// Makes a new version. A body that changes nothing returns the current version.
@@ -7731,6 +8414,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/{namespace}/{registry_name}/get-registry-verification-logs (the `GetRegistryVerificationLogs` operationId).
 	GetRegistryVerificationLogsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *GetRegistryVerificationLogsParams, reqEditors ...RequestEditorFn) (*GetRegistryVerificationLogsResult, error)
 
+	// PublishRecordsWithBodyWithResponse Publish up to 1000 drafts at once
+	//
+	// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+	PublishRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error)
+
+	// PublishRecordsWithResponse Publish up to 1000 drafts at once
+	//
+	// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+	PublishRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error)
+
 	// RemoveRegistryDelegateWithBodyWithResponse Remove a delegate of one registry
 	//
 	// The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
@@ -7766,6 +8467,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
 	RevokeRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*RevokeRegistryResult, error)
+
+	// SaveRecordAsDraftWithBodyWithResponse Add a record as a draft
+	//
+	// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+	SaveRecordAsDraftWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error)
+
+	// SaveRecordAsDraftWithResponse Add a record as a draft
+	//
+	// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+	SaveRecordAsDraftWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error)
 
 	// UpdateRegistryWithBodyWithResponse Update a registry
 	//
@@ -8020,6 +8739,290 @@ func (r ReadyzResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ReadyzResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListApiKeysResult429Headers the declared response headers of an HTTP 429 response for ListApiKeys
+type ListApiKeysResult429Headers struct {
+	RetryAfter *int
+}
+
+type ListApiKeysResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ApiKeysResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListApiKeysResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListApiKeysResult) GetJSON200() *ApiKeysResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListApiKeysResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListApiKeysResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListApiKeysResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListApiKeysResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListApiKeysResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListApiKeysResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListApiKeysResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListApiKeysResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListApiKeysResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateApiKeyResult201Headers the declared response headers of an HTTP 201 response for CreateApiKey
+type CreateApiKeyResult201Headers struct {
+	SvcConsistencyToken *string
+}
+
+// CreateApiKeyResult429Headers the declared response headers of an HTTP 429 response for CreateApiKey
+type CreateApiKeyResult429Headers struct {
+	RetryAfter *int
+}
+
+type CreateApiKeyResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *ApiKeyCreatedResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateApiKeyResult201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateApiKeyResult429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateApiKeyResult) GetJSON201() *ApiKeyCreatedResponse {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateApiKeyResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateApiKeyResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateApiKeyResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateApiKeyResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateApiKeyResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateApiKeyResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateApiKeyResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateApiKeyResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateApiKeyResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateApiKeyResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateApiKeyResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RevokeApiKeyResult200Headers the declared response headers of an HTTP 200 response for RevokeApiKey
+type RevokeApiKeyResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
+// RevokeApiKeyResult429Headers the declared response headers of an HTTP 429 response for RevokeApiKey
+type RevokeApiKeyResult429Headers struct {
+	RetryAfter *int
+}
+
+type RevokeApiKeyResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MessageAfterWrite
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RevokeApiKeyResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RevokeApiKeyResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RevokeApiKeyResult) GetJSON200() *MessageAfterWrite {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RevokeApiKeyResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RevokeApiKeyResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RevokeApiKeyResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RevokeApiKeyResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RevokeApiKeyResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RevokeApiKeyResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RevokeApiKeyResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RevokeApiKeyResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RevokeApiKeyResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RevokeApiKeyResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9644,6 +10647,96 @@ func (r LookupRecordResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r LookupRecordResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ClearReadNotificationsResult200Headers the declared response headers of an HTTP 200 response for ClearReadNotifications
+type ClearReadNotificationsResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
+// ClearReadNotificationsResult429Headers the declared response headers of an HTTP 429 response for ClearReadNotifications
+type ClearReadNotificationsResult429Headers struct {
+	RetryAfter *int
+}
+
+type ClearReadNotificationsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MarkAllReadResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ClearReadNotificationsResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ClearReadNotificationsResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON200() *MarkAllReadResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ClearReadNotificationsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClearReadNotificationsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClearReadNotificationsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClearReadNotificationsResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12290,6 +13383,124 @@ func (r RemoveDelegateResult) ContentType() string {
 	return ""
 }
 
+// TransferOwnershipResult200Headers the declared response headers of an HTTP 200 response for TransferOwnership
+type TransferOwnershipResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
+// TransferOwnershipResult429Headers the declared response headers of an HTTP 429 response for TransferOwnership
+type TransferOwnershipResult429Headers struct {
+	RetryAfter *int
+}
+
+type TransferOwnershipResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *NamespaceLookupResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *TransferOwnershipResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TransferOwnershipResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TransferOwnershipResult) GetJSON200() *NamespaceLookupResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r TransferOwnershipResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r TransferOwnershipResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r TransferOwnershipResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r TransferOwnershipResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r TransferOwnershipResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r TransferOwnershipResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r TransferOwnershipResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r TransferOwnershipResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r TransferOwnershipResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r TransferOwnershipResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TransferOwnershipResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TransferOwnershipResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TransferOwnershipResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // UpdateNamespaceResult200Headers the declared response headers of an HTTP 200 response for UpdateNamespace
 type UpdateNamespaceResult200Headers struct {
 	SvcConsistencyToken *string
@@ -13629,6 +14840,124 @@ func (r GetRegistryVerificationLogsResult) ContentType() string {
 	return ""
 }
 
+// PublishRecordsResult200Headers the declared response headers of an HTTP 200 response for PublishRecords
+type PublishRecordsResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
+// PublishRecordsResult429Headers the declared response headers of an HTTP 429 response for PublishRecords
+type PublishRecordsResult429Headers struct {
+	RetryAfter *int
+}
+
+type PublishRecordsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PublishRecordsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PublishRecordsResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PublishRecordsResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PublishRecordsResult) GetJSON200() *PublishRecordsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PublishRecordsResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PublishRecordsResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PublishRecordsResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PublishRecordsResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PublishRecordsResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PublishRecordsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PublishRecordsResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PublishRecordsResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PublishRecordsResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PublishRecordsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PublishRecordsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PublishRecordsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PublishRecordsResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // RemoveRegistryDelegateResult200Headers the declared response headers of an HTTP 200 response for RemoveRegistryDelegate
 type RemoveRegistryDelegateResult200Headers struct {
 	SvcConsistencyToken *string
@@ -13970,6 +15299,124 @@ func (r RevokeRegistryResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RevokeRegistryResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SaveRecordAsDraftResult201Headers the declared response headers of an HTTP 201 response for SaveRecordAsDraft
+type SaveRecordAsDraftResult201Headers struct {
+	SvcConsistencyToken *string
+}
+
+// SaveRecordAsDraftResult429Headers the declared response headers of an HTTP 429 response for SaveRecordAsDraft
+type SaveRecordAsDraftResult429Headers struct {
+	RetryAfter *int
+}
+
+type SaveRecordAsDraftResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *RecordLookupResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SaveRecordAsDraftResult201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SaveRecordAsDraftResult429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON201() *RecordLookupResponse {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SaveRecordAsDraftResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SaveRecordAsDraftResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SaveRecordAsDraftResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SaveRecordAsDraftResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14984,6 +16431,66 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 	return ParseReadyzResult(rsp)
 }
 
+// ListApiKeysWithResponse List the caller's API keys
+//
+// Every API key of the caller, live and revoked, newest first, without their secrets: the name, the prefix, when it was made, last used (to within a minute) and revoked.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/api-keys (the `ListApiKeys` operationId).
+func (c *ClientWithResponses) ListApiKeysWithResponse(ctx context.Context, params *ListApiKeysParams, reqEditors ...RequestEditorFn) (*ListApiKeysResult, error) {
+	rsp, err := c.ListApiKeys(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListApiKeysResult(rsp)
+}
+
+// CreateApiKeyWithBodyWithResponse Create an API key for the caller
+//
+// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/api-keys (the `CreateApiKey` operationId).
+func (c *ClientWithResponses) CreateApiKeyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApiKeyResult, error) {
+	rsp, err := c.CreateApiKeyWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateApiKeyResult(rsp)
+}
+
+// CreateApiKeyWithResponse Create an API key for the caller
+//
+// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/api-keys (the `CreateApiKey` operationId).
+func (c *ClientWithResponses) CreateApiKeyWithResponse(ctx context.Context, body CreateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApiKeyResult, error) {
+	rsp, err := c.CreateApiKey(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateApiKeyResult(rsp)
+}
+
+// RevokeApiKeyWithResponse Revoke one of the caller's API keys
+//
+// Revokes one of the caller's live keys (the key of this request included). When the answer comes, no request authenticated by the key succeeds, on any instance sharing the database: the answer waits out the authentication cache (`SVC_AUTH_CACHE_TTL`). 404 when the caller has no live key with that id.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /svc/api-keys/{key_id} (the `RevokeApiKey` operationId).
+func (c *ClientWithResponses) RevokeApiKeyWithResponse(ctx context.Context, keyId string, reqEditors ...RequestEditorFn) (*RevokeApiKeyResult, error) {
+	rsp, err := c.RevokeApiKey(ctx, keyId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeApiKeyResult(rsp)
+}
+
 // CheckVerificationWithResponse Tell whether a namespace owns a verified domain
 //
 // Tells whether the namespace owns a verified domain, and which. For the namespace's owner and delegates.
@@ -15274,6 +16781,21 @@ func (c *ClientWithResponses) LookupRecordWithResponse(ctx context.Context, name
 		return nil, err
 	}
 	return ParseLookupRecordResult(rsp)
+}
+
+// ClearReadNotificationsWithResponse Clear the caller's read notifications from history
+//
+// Hides every read notification of the caller from `/svc/notifications/history` and says how many it hid (`affected`, in the answer shape of read-all). Unread notifications stay (and stay pending); the cleared ones are kept, not deleted.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/notifications/clearall (the `ClearReadNotifications` operationId).
+func (c *ClientWithResponses) ClearReadNotificationsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ClearReadNotificationsResult, error) {
+	rsp, err := c.ClearReadNotifications(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClearReadNotificationsResult(rsp)
 }
 
 // ListNotificationHistoryWithResponse List all of the caller's notifications
@@ -15811,6 +17333,36 @@ func (c *ClientWithResponses) RemoveDelegateWithResponse(ctx context.Context, na
 	return ParseRemoveDelegateResult(rsp)
 }
 
+// TransferOwnershipWithBodyWithResponse Transfer the namespace to another user (owner only)
+//
+// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+func (c *ClientWithResponses) TransferOwnershipWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TransferOwnershipResult, error) {
+	rsp, err := c.TransferOwnershipWithBody(ctx, namespace, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTransferOwnershipResult(rsp)
+}
+
+// TransferOwnershipWithResponse Transfer the namespace to another user (owner only)
+//
+// Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/transfer-ownership (the `TransferOwnership` operationId).
+func (c *ClientWithResponses) TransferOwnershipWithResponse(ctx context.Context, namespace NamespaceRef, body TransferOwnershipJSONRequestBody, reqEditors ...RequestEditorFn) (*TransferOwnershipResult, error) {
+	rsp, err := c.TransferOwnership(ctx, namespace, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTransferOwnershipResult(rsp)
+}
+
 // UpdateNamespaceWithBodyWithResponse Update a namespace
 //
 // Makes a new version. A body that changes nothing returns the current version.
@@ -16051,6 +17603,36 @@ func (c *ClientWithResponses) GetRegistryVerificationLogsWithResponse(ctx contex
 	return ParseGetRegistryVerificationLogsResult(rsp)
 }
 
+// PublishRecordsWithBodyWithResponse Publish up to 1000 drafts at once
+//
+// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+func (c *ClientWithResponses) PublishRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error) {
+	rsp, err := c.PublishRecordsWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePublishRecordsResult(rsp)
+}
+
+// PublishRecordsWithResponse Publish up to 1000 drafts at once
+//
+// Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
+func (c *ClientWithResponses) PublishRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error) {
+	rsp, err := c.PublishRecords(ctx, namespace, registryName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePublishRecordsResult(rsp)
+}
+
 // RemoveRegistryDelegateWithBodyWithResponse Remove a delegate of one registry
 //
 // The namespace's owner or a delegate takes the right to write this registry's records from a registry delegate. 404 when the user is not a delegate of the registry.
@@ -16109,6 +17691,36 @@ func (c *ClientWithResponses) RevokeRegistryWithResponse(ctx context.Context, na
 		return nil, err
 	}
 	return ParseRevokeRegistryResult(rsp)
+}
+
+// SaveRecordAsDraftWithBodyWithResponse Add a record as a draft
+//
+// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+func (c *ClientWithResponses) SaveRecordAsDraftWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error) {
+	rsp, err := c.SaveRecordAsDraftWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSaveRecordAsDraftResult(rsp)
+}
+
+// SaveRecordAsDraftWithResponse Add a record as a draft
+//
+// The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
+func (c *ClientWithResponses) SaveRecordAsDraftWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error) {
+	rsp, err := c.SaveRecordAsDraft(ctx, namespace, registryName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSaveRecordAsDraftResult(rsp)
 }
 
 // UpdateRegistryWithBodyWithResponse Update a registry
@@ -16404,6 +18016,269 @@ func ParseReadyzResult(rsp *http.Response) (*ReadyzResult, error) {
 	switch {
 	case rsp.StatusCode == 429:
 		var headers ReadyzResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListApiKeysResult parses an HTTP response from a ListApiKeysWithResponse call
+func ParseListApiKeysResult(rsp *http.Response) (*ListApiKeysResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListApiKeysResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ApiKeysResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListApiKeysResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateApiKeyResult parses an HTTP response from a CreateApiKeyWithResponse call
+func ParseCreateApiKeyResult(rsp *http.Response) (*CreateApiKeyResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateApiKeyResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest ApiKeyCreatedResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateApiKeyResult201Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateApiKeyResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRevokeApiKeyResult parses an HTTP response from a RevokeApiKeyWithResponse call
+func ParseRevokeApiKeyResult(rsp *http.Response) (*RevokeApiKeyResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RevokeApiKeyResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MessageAfterWrite
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RevokeApiKeyResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers RevokeApiKeyResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -17926,6 +19801,90 @@ func ParseLookupRecordResult(rsp *http.Response) (*LookupRecordResult, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers LookupRecordResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseClearReadNotificationsResult parses an HTTP response from a ClearReadNotificationsWithResponse call
+func ParseClearReadNotificationsResult(rsp *http.Response) (*ClearReadNotificationsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClearReadNotificationsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MarkAllReadResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ClearReadNotificationsResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ClearReadNotificationsResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -20375,6 +22334,118 @@ func ParseRemoveDelegateResult(rsp *http.Response) (*RemoveDelegateResult, error
 	return response, nil
 }
 
+// ParseTransferOwnershipResult parses an HTTP response from a TransferOwnershipWithResponse call
+func ParseTransferOwnershipResult(rsp *http.Response) (*TransferOwnershipResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TransferOwnershipResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest NamespaceLookupResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers TransferOwnershipResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers TransferOwnershipResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseUpdateNamespaceResult parses an HTTP response from a UpdateNamespaceWithResponse call
 func ParseUpdateNamespaceResult(rsp *http.Response) (*UpdateNamespaceResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -21633,6 +23704,118 @@ func ParseGetRegistryVerificationLogsResult(rsp *http.Response) (*GetRegistryVer
 	return response, nil
 }
 
+// ParsePublishRecordsResult parses an HTTP response from a PublishRecordsWithResponse call
+func ParsePublishRecordsResult(rsp *http.Response) (*PublishRecordsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PublishRecordsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PublishRecordsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PublishRecordsResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers PublishRecordsResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseRemoveRegistryDelegateResult parses an HTTP response from a RemoveRegistryDelegateWithResponse call
 func ParseRemoveRegistryDelegateResult(rsp *http.Response) (*RemoveRegistryDelegateResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -21949,6 +24132,118 @@ func ParseRevokeRegistryResult(rsp *http.Response) (*RevokeRegistryResult, error
 		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers RevokeRegistryResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSaveRecordAsDraftResult parses an HTTP response from a SaveRecordAsDraftWithResponse call
+func ParseSaveRecordAsDraftResult(rsp *http.Response) (*SaveRecordAsDraftResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SaveRecordAsDraftResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest RecordLookupResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers SaveRecordAsDraftResult201Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers SaveRecordAsDraftResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

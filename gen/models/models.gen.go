@@ -784,11 +784,79 @@ type AddedRecord struct {
 	Version Version `json:"version"`
 }
 
+// ApiKey One of the caller's API keys, without its secret.
+type ApiKey struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+	KeyId     string    `json:"key_id"`
+
+	// LastUsedAt When a request last authenticated with it, to within a minute (null when never).
+	LastUsedAt *string `json:"last_used_at"`
+
+	// Name The name given at creation (empty for keys an operator issued).
+	Name string `json:"name"`
+
+	// Prefix The key's first 12 characters (empty for keys made before prefixes were kept).
+	Prefix string `json:"prefix"`
+
+	// RevokedAt When it was revoked (null while live).
+	RevokedAt *string `json:"revoked_at"`
+}
+
+// ApiKeyCreated A new API key, with its secret.
+type ApiKeyCreated struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+
+	// Key The key, `svc_` and 43 base64url characters; shown only in this answer.
+	Key   string `json:"key"`
+	KeyId string `json:"key_id"`
+
+	// LastUsedAt When a request last authenticated with it, to within a minute (null when never).
+	LastUsedAt *string `json:"last_used_at"`
+
+	// Name The name given at creation (empty for keys an operator issued).
+	Name string `json:"name"`
+
+	// Prefix The key's first 12 characters (empty for keys made before prefixes were kept).
+	Prefix string `json:"prefix"`
+
+	// RevokedAt When it was revoked (null while live).
+	RevokedAt *string `json:"revoked_at"`
+}
+
+// ApiKeyCreatedResponse The answer of createApiKey.
+type ApiKeyCreatedResponse struct {
+	// Data A new API key, with its secret.
+	Data ApiKeyCreated `json:"data"`
+
+	// Message Example: API key created
+	Message string `json:"message"`
+}
+
+// ApiKeysResponse The answer of listApiKeys.
+type ApiKeysResponse struct {
+	Data []ApiKey `json:"data"`
+
+	// Message Example: API keys found
+	Message string `json:"message"`
+}
+
 // CheckVerificationResponse Whether the namespace owns a verified domain, and which.
 type CheckVerificationResponse struct {
 	Domain   *string `json:"domain,omitempty"`
 	Message  string  `json:"message"`
 	Verified bool    `json:"verified"`
+}
+
+// CreateApiKeyRequest The body of createApiKey.
+type CreateApiKeyRequest struct {
+	// Name What the key is for, as the caller will recognise it in the list.
+	Name string `json:"name"`
 }
 
 // CreateNamespaceRequest The body of create-namespace.
@@ -981,7 +1049,7 @@ type EntryName = string
 
 // Error The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Error struct {
-	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
 	//
 	//
 	// Example: not_found
@@ -996,7 +1064,7 @@ type Error struct {
 	Message string `json:"message"`
 }
 
-// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
 //
 // Example: not_found
 type ErrorCode string
@@ -1417,6 +1485,21 @@ type Proof struct {
 	//
 	// Example: SvcRecordProof2026
 	Type string `json:"type"`
+}
+
+// PublishRecordsRequest The body of publish-records: the names of up to 1000 drafts of the registry.
+type PublishRecordsRequest struct {
+	Records []EntryName `json:"records"`
+}
+
+// PublishRecordsResponse The answer of publish-records.
+type PublishRecordsResponse struct {
+	Data struct {
+		Records []AddedRecord `json:"records"`
+	} `json:"data"`
+
+	// Message Example: 2 records published
+	Message string `json:"message"`
 }
 
 // Readiness An instance's readiness, with its read replicas.
@@ -2019,6 +2102,17 @@ type TagQueryResponse struct {
 // Example: 2026-11-22T08:00:00.000Z
 type Timestamp = string
 
+// TransferOwnershipRequest The body of transfer-ownership.
+type TransferOwnershipRequest struct {
+	// Email The new owner, an existing user.
+	//
+	// Example: dee@example.com
+	Email openapi_types.Email `json:"email"`
+
+	// KeepAsDelegate Whether the old owner stays a delegate; true when absent.
+	KeepAsDelegate *bool `json:"keep_as_delegate,omitempty"`
+}
+
 // UpdateNamespaceRequest The body of update-namespace: the fields to change (at least one).
 type UpdateNamespaceRequest struct {
 	// Description Free text describing an entry (at most 4096 characters).
@@ -2407,6 +2501,12 @@ type VerificationFailed = Error
 
 // Verified The body of an answer that only says what happened.
 type Verified = Message
+
+// ListApiKeysParams defines parameters for ListApiKeys.
+type ListApiKeysParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
 
 // CheckVerificationParams defines parameters for CheckVerification.
 type CheckVerificationParams struct {
@@ -2798,6 +2898,9 @@ type VersionEventParams struct {
 	WebhookSignature string `json:"webhook-signature"`
 }
 
+// CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
+type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
+
 // CreateNamespaceJSONRequestBody defines body for CreateNamespace for application/json ContentType.
 type CreateNamespaceJSONRequestBody = CreateNamespaceRequest
 
@@ -2825,6 +2928,9 @@ type CreateRegistryJSONRequestBody = CreateRegistryRequest
 // RemoveDelegateJSONRequestBody defines body for RemoveDelegate for application/json ContentType.
 type RemoveDelegateJSONRequestBody = DelegateRequest
 
+// TransferOwnershipJSONRequestBody defines body for TransferOwnership for application/json ContentType.
+type TransferOwnershipJSONRequestBody = TransferOwnershipRequest
+
 // UpdateNamespaceJSONRequestBody defines body for UpdateNamespace for application/json ContentType.
 type UpdateNamespaceJSONRequestBody = UpdateNamespaceRequest
 
@@ -2840,8 +2946,14 @@ type AddRegistryDelegateJSONRequestBody = DelegateRequest
 // BulkUploadRecordsMultipartRequestBody defines body for BulkUploadRecords for multipart/form-data ContentType.
 type BulkUploadRecordsMultipartRequestBody BulkUploadRecordsMultipartBody
 
+// PublishRecordsJSONRequestBody defines body for PublishRecords for application/json ContentType.
+type PublishRecordsJSONRequestBody = PublishRecordsRequest
+
 // RemoveRegistryDelegateJSONRequestBody defines body for RemoveRegistryDelegate for application/json ContentType.
 type RemoveRegistryDelegateJSONRequestBody = DelegateRequest
+
+// SaveRecordAsDraftJSONRequestBody defines body for SaveRecordAsDraft for application/json ContentType.
+type SaveRecordAsDraftJSONRequestBody = AddRecordRequest
 
 // UpdateRegistryJSONRequestBody defines body for UpdateRegistry for application/json ContentType.
 type UpdateRegistryJSONRequestBody = UpdateRegistryRequest

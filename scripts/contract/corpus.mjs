@@ -251,6 +251,24 @@ await send("addDelegate", "POST", `/svc/${N}/add-delegate`, { key: otherKey, bod
 await send("removeDelegate", "POST", `/svc/${N}/remove-delegate`, { key: ownerKey, body: { email: "other@example.com" } });
 await send("removeDelegate", "POST", `/svc/${N}/remove-delegate`, { key: ownerKey, body: { email: "other@example.com" } }); // not a delegate
 
+// Ownership transfer, of a namespace of its own: refused (not the owner, no such user, the owner itself), then done.
+const handed = await send("createNamespace", "POST", "/svc/create-namespace", { key: ownerKey, body: { name: "Handed over" } });
+const H = enc(handed.json.data.namespace_id);
+await send("transferOwnership", "POST", `/svc/${H}/transfer-ownership`, { key: otherKey, body: { email: "other@example.com" } }); // 403
+await send("transferOwnership", "POST", `/svc/${H}/transfer-ownership`, { key: ownerKey, body: { email: "nobody@example.com" } }); // 404 user_not_found
+await send("transferOwnership", "POST", `/svc/${H}/transfer-ownership`, { key: ownerKey, body: { email: "owner@example.com" } }); // 409
+await send("transferOwnership", "POST", `/svc/${H}/transfer-ownership`, { key: ownerKey, body: { email: "other@example.com", keep_as_delegate: false } });
+
+// Drafts: saved (201; a live state 400), published in a batch (200), refused by name (400 twice, 404 missing, 409 not a draft).
+await send("saveRecordAsDraft", "POST", `/svc/${N}/employees/save-record-as-draft`, { key: ownerKey, body: { record_name: "draft-one", details: { name: "Draft", email: "d@example.com" } } });
+await send("saveRecordAsDraft", "POST", `/svc/${N}/employees/save-record-as-draft`, { key: ownerKey, body: { record_name: "draft-two", details: { name: "Draft", email: "d@example.com" }, state: "live" } });
+await send("saveRecordAsDraft", "POST", `/svc/${N}/employees/save-record-as-draft`, { key: otherKey, body: { record_name: "draft-two", details: {} } });
+await send("publishRecords", "POST", `/svc/${N}/employees/publish-records`, { key: ownerKey, body: { records: ["draft-one", "draft-one"] } });
+await send("publishRecords", "POST", `/svc/${N}/employees/publish-records`, { key: ownerKey, body: { records: ["draft-one", "ghost"] } });
+await send("publishRecords", "POST", `/svc/${N}/employees/publish-records`, { key: otherKey, body: { records: ["draft-one"] } });
+await send("publishRecords", "POST", `/svc/${N}/employees/publish-records`, { key: ownerKey, body: { records: ["draft-one"] } });
+await send("publishRecords", "POST", `/svc/${N}/employees/publish-records`, { key: ownerKey, body: { records: ["draft-one"] } }); // 409
+
 await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: ownerKey, body: { email: "third@example.com" } });
 await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: ownerKey, body: { email: "third@example.com" } }); // already: 409
 await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: otherKey, body: { email: "fourth@example.com" } }); // not a member: 403
@@ -272,8 +290,21 @@ await send("listPendingNotifications", "GET", "/svc/notifications/pending", { ke
 await send("listNotificationHistory", "GET", "/svc/notifications/history", { key: ownerKey });
 await send("markNotificationRead", "POST", "/svc/notifications/0190f2a1-b2c3-7d4e-8f60-718293a4b5c6/read", { key: ownerKey });
 await send("markAllNotificationsRead", "POST", "/svc/notifications/read-all", { key: ownerKey });
+await send("clearReadNotifications", "POST", "/svc/notifications/clearall", { key: ownerKey });
 await send("acceptVerificationRequest", "POST", "/svc/verification-requests/0190f2a1-b2c3-7d4e-8f60-718293a4b5c6/accept", { key: ownerKey });
 await send("rejectVerificationRequest", "POST", "/svc/verification-requests/0190f2a1-b2c3-7d4e-8f60-718293a4b5c6/reject", { key: ownerKey });
+
+// Self-service API keys: made, listed, revoked (by a stranger: 404; twice: 404), the 21st live key 409.
+const made = await send("createApiKey", "POST", "/svc/api-keys", { key: otherKey, body: { name: "contract corpus" } });
+const madeKey = JSON.parse(made.text).data;
+await send("listApiKeys", "GET", "/svc/api-keys", { key: madeKey.key });
+await send("revokeApiKey", "DELETE", `/svc/api-keys/${madeKey.key_id}`, { key: ownerKey }); // 404: not theirs
+await send("revokeApiKey", "DELETE", `/svc/api-keys/${madeKey.key_id}`, { key: otherKey });
+await send("revokeApiKey", "DELETE", `/svc/api-keys/${madeKey.key_id}`, { key: otherKey }); // 404: revoked
+await send("listApiKeys", "GET", "/svc/api-keys", { key: madeKey.key }); // 401: revoked
+await send("createApiKey", "POST", "/svc/api-keys", { key: otherKey, body: { name: "   " } }); // 400
+for (let i = 0; i < 19; i++) await send("createApiKey", "POST", "/svc/api-keys", { key: otherKey, body: { name: `k${i}` } });
+await send("createApiKey", "POST", "/svc/api-keys", { key: otherKey, body: { name: "one too many" } }); // 409
 
 // The transparency log's tiles, once the integrator (four times a second) has logged the writes
 // above. Prism matches a path parameter to one segment, so the tile path goes as a contract
@@ -317,6 +348,7 @@ const good = {
   profile_id: profileId,
   notification_id: "0190f2a1-b2c3-7d4e-8f60-718293a4b5c6",
   request_id: "0190f2a1-b2c3-7d4e-8f60-718293a4b5c6",
+  key_id: "0190f2a1-b2c3-7d4e-8f60-718293a4b5c6",
   tile_path: "0/000.p/1",
 };
 // Prism itself stops on a malformed percent-encoding ("%ff": URIError), so the corpus leaves

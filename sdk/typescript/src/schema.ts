@@ -521,6 +521,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/notifications/clearall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clear the caller's read notifications from history
+         * @description Hides every read notification of the caller from `/svc/notifications/history` and says how many it hid (`affected`, in the answer shape of read-all). Unread notifications stay (and stay pending); the cleared ones are kept, not deleted.
+         */
+        post: operations["clearReadNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/verification-requests/{request_id}/accept": {
         parameters: {
             query?: never;
@@ -1041,6 +1061,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/{namespace}/transfer-ownership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transfer the namespace to another user (owner only)
+         * @description Makes the existing user with this email the namespace's owner, in a new version of the namespace, logged like any other. The old owner stays a delegate unless `keep_as_delegate` is false. 404 `user_not_found` when no (enabled) user has that email; 409 when that user already owns the namespace; 403 for anyone but the owner.
+         */
+        post: operations["transferOwnership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/save-record-as-draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a record as a draft
+         * @description The draft form of add-record: the record is added in state `draft`, private to the namespace's owner and delegates until it is published (publish-record, publish-records). Its `details` are validated against the registry's schema as add-record's are. A `state` other than `draft` is 400.
+         */
+        post: operations["saveRecordAsDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/publish-records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish up to 1000 drafts at once
+         * @description Publishes the named drafts of a live registry, all or none, in one transaction: each gets a new version in state `live`, appended to the transparency log. A refusal names every record it refuses: a name given twice (400), names without a record (404), records that are not drafts (409).
+         */
+        post: operations["publishRecords"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{profile_id}/did.json": {
         parameters: {
             query?: never;
@@ -1220,6 +1300,50 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's API keys
+         * @description Every API key of the caller, live and revoked, newest first, without their secrets: the name, the prefix, when it was made, last used (to within a minute) and revoked.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key for the caller
+         * @description Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of the caller's API keys
+         * @description Revokes one of the caller's live keys (the key of this request included). When the answer comes, no request authenticated by the key succeeds, on any instance sharing the database: the answer waits out the authentication cache (`SVC_AUTH_CACHE_TTL`). 404 when the caller has no live key with that id.
+         */
+        delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1429,6 +1553,70 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The body of createApiKey. */
+        CreateApiKeyRequest: {
+            /** @description What the key is for, as the caller will recognise it in the list. */
+            name: string;
+        };
+        /** @description One of the caller's API keys, without its secret. */
+        ApiKey: {
+            key_id: string;
+            /** @description The name given at creation (empty for keys an operator issued). */
+            name: string;
+            /** @description The key's first 12 characters (empty for keys made before prefixes were kept). */
+            prefix: string;
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When a request last authenticated with it, to within a minute (null when never).
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was revoked (null while live).
+             */
+            revoked_at: string | null;
+        };
+        /** @description A new API key, with its secret. */
+        ApiKeyCreated: components["schemas"]["ApiKey"] & {
+            /** @description The key, `svc_` and 43 base64url characters; shown only in this answer. */
+            key: string;
+        };
+        /** @description The answer of createApiKey. */
+        ApiKeyCreatedResponse: {
+            /** @example API key created */
+            message: string;
+            data: components["schemas"]["ApiKeyCreated"];
+        };
+        /** @description The answer of listApiKeys. */
+        ApiKeysResponse: {
+            /** @example API keys found */
+            message: string;
+            data: components["schemas"]["ApiKey"][];
+        };
+        /** @description The body of transfer-ownership. */
+        TransferOwnershipRequest: {
+            /**
+             * Format: email
+             * @description The new owner, an existing user.
+             * @example dee@example.com
+             */
+            email: string;
+            /** @description Whether the old owner stays a delegate; true when absent. */
+            keep_as_delegate?: boolean;
+        };
+        /** @description The body of publish-records: the names of up to 1000 drafts of the registry. */
+        PublishRecordsRequest: {
+            records: components["schemas"]["EntryName"][];
+        };
+        /** @description The answer of publish-records. */
+        PublishRecordsResponse: {
+            /** @example 2 records published */
+            message: string;
+            data: {
+                records: components["schemas"]["AddedRecord"][];
+            };
+        };
         /** @description The DeDi publishers this server crawls. */
         DediPublishersResponse: {
             /** @example DeDi publishers */
@@ -1546,7 +1734,7 @@ export interface components {
             error?: string;
         };
         /**
-         * @description The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+         * @description The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
          * @example not_found
          * @enum {string}
          */
@@ -3855,6 +4043,32 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    clearReadNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many notifications were cleared. */
+            200: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarkAllReadResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     acceptVerificationRequest: {
         parameters: {
             query?: never;
@@ -4895,6 +5109,130 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    transferOwnership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransferOwnershipRequest"];
+            };
+        };
+        responses: {
+            /** @description The namespace's new version. */
+            200: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamespaceLookupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    saveRecordAsDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddRecordRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft. */
+            201: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordLookupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    publishRecords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublishRecordsRequest"];
+            };
+        };
+        responses: {
+            /** @description The published versions. */
+            200: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublishRecordsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getDidDocument: {
         parameters: {
             query?: never;
@@ -5164,6 +5502,87 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeysResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The new key, with its secret (shown only here). */
+            201: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreatedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id (`key_id` of the list). */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["MessageAfterWrite"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -7,6 +7,93 @@ from typing import Any, Literal, Mapping, NotRequired, Optional, Required, Typed
 
 from .response import Response
 
+# The body of createApiKey.
+CreateApiKeyRequest = TypedDict(
+    'CreateApiKeyRequest',
+    {
+        'name': Required[str],
+    },
+    total=False,
+)
+
+# One of the caller's API keys, without its secret.
+ApiKey = TypedDict(
+    'ApiKey',
+    {
+        'key_id': Required[str],
+        'name': Required[str],
+        'prefix': Required[str],
+        'created_at': Required['Timestamp'],
+        'last_used_at': Required[Optional[str]],
+        'revoked_at': Required[Optional[str]],
+    },
+    total=False,
+)
+
+# A new API key, with its secret.
+ApiKeyCreated = TypedDict(
+    'ApiKeyCreated',
+    {
+        'key_id': Required[str],
+        'name': Required[str],
+        'prefix': Required[str],
+        'created_at': Required['Timestamp'],
+        'last_used_at': Required[Optional[str]],
+        'revoked_at': Required[Optional[str]],
+        'key': Required[str],
+    },
+    total=False,
+)
+
+# The answer of createApiKey.
+ApiKeyCreatedResponse = TypedDict(
+    'ApiKeyCreatedResponse',
+    {
+        'message': Required[str],
+        'data': Required['ApiKeyCreated'],
+    },
+    total=False,
+)
+
+# The answer of listApiKeys.
+ApiKeysResponse = TypedDict(
+    'ApiKeysResponse',
+    {
+        'message': Required[str],
+        'data': Required[list['ApiKey']],
+    },
+    total=False,
+)
+
+# The body of transfer-ownership.
+TransferOwnershipRequest = TypedDict(
+    'TransferOwnershipRequest',
+    {
+        'email': Required[str],
+        'keep_as_delegate': NotRequired[bool],
+    },
+    total=False,
+)
+
+# The body of publish-records: the names of up to 1000 drafts of the registry.
+PublishRecordsRequest = TypedDict(
+    'PublishRecordsRequest',
+    {
+        'records': Required[list['EntryName']],
+    },
+    total=False,
+)
+
+# The answer of publish-records.
+PublishRecordsResponse = TypedDict(
+    'PublishRecordsResponse',
+    {
+        'message': Required[str],
+        'data': Required[dict[str, Any]],
+    },
+    total=False,
+)
+
 # The DeDi publishers this server crawls.
 DediPublishersResponse = TypedDict(
     'DediPublishersResponse',
@@ -1222,12 +1309,13 @@ DelegatesData = TypedDict(
 # entry or another named thing does not exist, or no operation at the path), `namespace_not_found`
 # (404: the namespace named in the path does not exist), `not_integrated` (404: the version is
 # public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API
-# key's user is disabled, on the verification endpoints), `method_not_allowed` (405: the path
-# exists with another method), `conflict` (409: the change conflicts with the current state),
-# `precondition_failed` (412: `If-Match` names a version that is no longer current),
-# `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body
-# is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`),
-# `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+# key's user is disabled, on the verification endpoints; or no user has the email a transfer-
+# ownership names), `method_not_allowed` (405: the path exists with another method), `conflict`
+# (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names
+# a version that is no longer current), `payload_too_large` (413: the body is over the limit),
+# `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too
+# many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503:
+# the database does not answer).
 ErrorCode = Literal['invalid_input', 'verification_failed', 'unauthorized', 'forbidden', 'not_found', 'namespace_not_found', 'not_integrated', 'user_not_found', 'method_not_allowed', 'conflict', 'precondition_failed', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal', 'unavailable']
 
 # The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit,
@@ -1916,6 +2004,26 @@ class Operations:
             None,
         )
 
+    def clear_read_notifications(
+        self,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[MarkAllReadResponse]:
+        """POST /svc/notifications/clearall: Clear the caller's read notifications from history.
+
+        Answers: 200 MarkAllReadResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'POST',
+            '/svc/notifications/clearall',
+            {},
+            {**(extra_query or {})},
+            {},
+            None,
+            None,
+        )
+
     def accept_verification_request(
         self,
         request_id: str,
@@ -2537,6 +2645,77 @@ class Operations:
             None,
         )
 
+    def transfer_ownership(
+        self,
+        namespace: str,
+        body: TransferOwnershipRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[NamespaceLookupResponse]:
+        """POST /svc/{namespace}/transfer-ownership: Transfer the namespace to another user (owner only).
+
+        Answers: 200 NamespaceLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
+        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'POST',
+            '/svc/{namespace}/transfer-ownership',
+            {'namespace': namespace},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def save_record_as_draft(
+        self,
+        namespace: str,
+        registry_name: str,
+        body: AddRecordRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[RecordLookupResponse]:
+        """POST /svc/{namespace}/{registry_name}/save-record-as-draft: Add a record as a draft.
+
+        Answers: 201 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
+        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'POST',
+            '/svc/{namespace}/{registry_name}/save-record-as-draft',
+            {'namespace': namespace, 'registry_name': registry_name},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def publish_records(
+        self,
+        namespace: str,
+        registry_name: str,
+        body: PublishRecordsRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[PublishRecordsResponse]:
+        """POST /svc/{namespace}/{registry_name}/publish-records: Publish up to 1000 drafts at once.
+
+        Answers: 200 PublishRecordsResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
+        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'POST',
+            '/svc/{namespace}/{registry_name}/publish-records',
+            {'namespace': namespace, 'registry_name': registry_name},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
     def get_did_document(
         self,
         profile_id: str,
@@ -2746,6 +2925,70 @@ class Operations:
             'GET',
             '/svc/stats',
             {},
+            {**(extra_query or {})},
+            {},
+            None,
+            None,
+        )
+
+    def list_api_keys(
+        self,
+        *,
+        svc_consistency_token: str | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[ApiKeysResponse]:
+        """GET /svc/api-keys: List the caller's API keys.
+
+        Answers: 200 ApiKeysResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'GET',
+            '/svc/api-keys',
+            {},
+            {**(extra_query or {})},
+            {'Svc-Consistency-Token': svc_consistency_token},
+            None,
+            None,
+        )
+
+    def create_api_key(
+        self,
+        body: CreateApiKeyRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[ApiKeyCreatedResponse]:
+        """POST /svc/api-keys: Create an API key for the caller.
+
+        Answers: 201 ApiKeyCreatedResponse, 400 Error, 401 Error, 409 Error, 413 Error, 415
+        Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'POST',
+            '/svc/api-keys',
+            {},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def revoke_api_key(
+        self,
+        key_id: str,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[Message]:
+        """DELETE /svc/api-keys/{key_id}: Revoke one of the caller's API keys.
+
+        Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'DELETE',
+            '/svc/api-keys/{key_id}',
+            {'key_id': key_id},
             {**(extra_query or {})},
             {},
             None,
