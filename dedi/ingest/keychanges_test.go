@@ -17,7 +17,8 @@ import (
 // TestKeyChangesAreLogged (docs/dedi-files.md, "Key changes are logged"): the first accepted
 // manifest of a publisher queues one dedi-keys leaf in the crawl's transaction; re-crawling it
 // unchanged (a 304) or with only a file changed queues none; a rotated key queues one; the
-// leaves are integrated into a signed checkpoint and their inclusion proofs verify.
+// leaves are integrated into a signed checkpoint and their inclusion proofs verify; a log
+// restart queues them again where they were among the versions.
 func TestKeyChangesAreLogged(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
@@ -89,6 +90,10 @@ func TestKeyChangesAreLogged(t *testing.T) {
 			t.Fatalf("after the rotation: %+v", got)
 		}
 
+		// Waiting, a key change is pending in the log under its digest.
+		if pending, err := s.LogPending(ctx, got[1].Digest); err != nil || !pending {
+			t.Fatalf("a queued key change is not pending: %v %v", pending, err)
+		}
 		// Integrated: each key change gets its index, and its inclusion proof verifies.
 		skey, vkey, err := translog.GenerateKey("log.keys.test/svc/log")
 		if err != nil {
@@ -114,18 +119,67 @@ func TestKeyChangesAreLogged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := leaf.InclusionProof{LogIndex: in.Index, TreeSize: in.TreeSize, Leaf: string(in.Leaf), Checkpoint: in.Checkpoint}
-			for _, h := range in.Hashes {
-				p.Hashes = append(p.Hashes, h[:])
-			}
-			if _, err := leaf.VerifyKeysInclusion(p, vkey, got[i]); err != nil {
+			if _, err := leaf.VerifyKeysInclusion(proofOf(in), vkey, got[i]); err != nil {
 				t.Fatalf("inclusion of key change %d: %v", i, err)
 			}
 		}
 		if changes[0].Index >= changes[1].Index {
 			t.Fatalf("key changes out of order: %+v", changes)
 		}
+
+		// A log restart queues every leaf again, the key changes among the versions where they
+		// were: the new log's leaves are the old log's, in its order.
+		_, cp, err := r.Checkpoint(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var logged []string
+		for i := range cp.Size {
+			text, err := r.Leaf(ctx, i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			logged = append(logged, string(text))
+		}
+		if _, err := s.RestartLog(ctx, "log2.keys.test/svc/log"); err != nil {
+			t.Fatal(err)
+		}
+		q, err := s.LogQueuedLeaves(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var requeued []string
+		for _, e := range q {
+			requeued = append(requeued, string(e.Leaf))
+		}
+		if !slices.Equal(requeued, logged) {
+			t.Fatalf("the restart queued\n%s\nwant the old log's\n%s", strings.Join(requeued, "\n"), strings.Join(logged, "\n"))
+		}
+		skey2, vkey2, _ := translog.GenerateKey("log2.keys.test/svc/log")
+		lk2, _ := translog.ParseKey(skey2)
+		if _, err := translog.NewIntegrator(s, lk2, nil, nil).IntegrateOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		again, err := s.DediKeyChanges(ctx, "keys.test")
+		if err != nil || len(again) != 2 || again[1].Index != changes[1].Index {
+			t.Fatalf("key changes after the restart: %+v %v (before: %+v)", again, err, changes)
+		}
+		in, err := translog.NewReader(s).InclusionAt(ctx, again[1].Index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := leaf.VerifyKeysInclusion(proofOf(in), vkey2, got[1]); err != nil {
+			t.Fatalf("inclusion after the restart: %v", err)
+		}
 	})
+}
+
+func proofOf(in translog.Inclusion) leaf.InclusionProof {
+	p := leaf.InclusionProof{LogIndex: in.Index, TreeSize: in.TreeSize, Leaf: string(in.Leaf), Checkpoint: in.Checkpoint}
+	for _, h := range in.Hashes {
+		p.Hashes = append(p.Hashes, h[:])
+	}
+	return p
 }
 
 func must[T any](v T, err error) T {
