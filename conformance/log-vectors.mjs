@@ -10,6 +10,7 @@ import { createHash, createPublicKey, verify } from 'node:crypto';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import canonicalize from 'canonicalize';
+import { blake2b } from '@noble/hashes/blake2.js';
 
 const dir = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'translog', 'leaf', 'testdata');
 const load = (name) => JSON.parse(readFileSync(join(dir, name), 'utf8'));
@@ -158,6 +159,50 @@ for (const v of leaves.leaves) {
   expect(parseLeaf(v.canonical) !== undefined, `leaves: ${v.name}: parses`);
 }
 for (const v of leaves.invalid) expect(parseLeaf(v.text) === undefined, `invalid: ${v.name}: accepted`);
+
+// Key-change leaves (kind dedi-keys): the keys by the UTF-8 bytes of their kid, then x; each
+// key's public JWK members; the digest BLAKE2b-256 of the key set's canonical text.
+const keyOrder = (a, b) =>
+  Buffer.compare(Buffer.from(a.kid, 'utf8'), Buffer.from(b.kid, 'utf8')) ||
+  Buffer.compare(Buffer.from(a.x, 'utf8'), Buffer.from(b.x, 'utf8'));
+const sortedKeys = (keys) => [...keys].sort(keyOrder).map((k) => ({ kid: k.kid, kty: k.kty, crv: k.crv, x: k.x }));
+const keySetText = (f) => canonicalize({ domain: f.domain, keys: sortedKeys(f.keys), updated_at: f.updated_at });
+const blake = (text) => '0x' + Buffer.from(blake2b(Buffer.from(text, 'utf8'), { dkLen: 32 })).toString('hex');
+const keyLeafText = (f, digest) =>
+  canonicalize({ kind: 'dedi-keys', domain: f.domain, keys: sortedKeys(f.keys), updated_at: f.updated_at, digest });
+
+// parseKeyLeaf returns the members of a key-change leaf text, or undefined when it is not one.
+function parseKeyLeaf(text) {
+  let v;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || v.kind !== 'dedi-keys') return undefined;
+  const members = ['digest', 'domain', 'keys', 'kind', 'updated_at'];
+  if (Object.keys(v).length !== members.length || !members.every((k) => k in v)) return undefined;
+  if (![v.digest, v.domain, v.updated_at].every((s) => typeof s === 'string' && s !== '')) return undefined;
+  if (!Array.isArray(v.keys) || v.keys.length === 0) return undefined;
+  for (const k of v.keys) {
+    if (typeof k !== 'object' || k === null || Object.keys(k).length !== 4) return undefined;
+    if (!['kid', 'kty', 'crv', 'x'].every((m) => typeof k[m] === 'string')) return undefined;
+    if (k.kid === '' || k.x === '') return undefined;
+  }
+  for (let i = 1; i < v.keys.length; i++) if (v.keys[i - 1].kid === v.keys[i].kid) return undefined;
+  return keyLeafText(v, v.digest) === text ? v : undefined;
+}
+
+const keyLeaves = load('keyleaves.json');
+for (const v of keyLeaves.leaves) {
+  expect(keySetText(v.fields) === v.key_set, `keyleaves: ${v.name}: key set text`);
+  expect(blake(v.key_set) === v.digest, `keyleaves: ${v.name}: digest`);
+  expect(keyLeafText(v.fields, v.digest) === v.canonical, `keyleaves: ${v.name}: canonical text`);
+  expect(same(leafHash(v.canonical), b64(v.leaf_hash)), `keyleaves: ${v.name}: leaf hash`);
+  expect(parseKeyLeaf(v.canonical) !== undefined, `keyleaves: ${v.name}: parses`);
+  expect(parseLeaf(v.canonical) === undefined, `keyleaves: ${v.name}: parses as a version's leaf`);
+}
+for (const v of keyLeaves.invalid) expect(parseKeyLeaf(v.text) === undefined, `keyleaves invalid: ${v.name}: accepted`);
 
 const tree = load('tree.json');
 for (const l of tree.leaves) expect(parseLeaf(l) !== undefined, `tree: leaf ${l} does not parse`);

@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/translog/leaf"
 )
 
 // Publisher statuses.
@@ -187,9 +188,13 @@ type DediCrawl struct {
 	NextCrawl               time.Time     // when it is due again
 	Manifest                *DediManifest // a newly accepted manifest, else nil (the old one stays)
 	NamespaceID             string        // the origin-hosted namespace, when known
+	// Keys is the key set of the manifest the crawl accepted (nil when it accepted none): a
+	// key change when it differs from the last logged (dedikeys.go).
+	Keys *leaf.KeysLeaf
 }
 
-// RecordDediCrawl stores the end of a crawl of domain.
+// RecordDediCrawl stores the end of a crawl of domain and, in the same transaction, queues the
+// accepted key set for the log when it is a key change.
 func (s *Store) RecordDediCrawl(ctx context.Context, domain string, c DediCrawl) error {
 	set := map[string]any{"status": c.Status, "last_outcome": c.Outcome, "last_reason": c.Reason, "next_crawl_at": c.NextCrawl.UnixMilli()}
 	if c.Success {
@@ -204,7 +209,19 @@ func (s *Store) RecordDediCrawl(ctx context.Context, domain string, c DediCrawl)
 		set["manifest_fetched_at"], set["manifest_updated_at"] = m.FetchedAt.UnixMilli(), m.UpdatedAt.UnixMilli()
 		set["manifest_next_update"] = m.NextUpdate.UnixMilli()
 	}
-	return translate(s.db.WithContext(ctx).Model(&dediPublisherRow{}).Where("domain = ?", domain).Updates(set).Error, "record crawl")
+	return s.tx(ctx, func(tx *gorm.DB) error {
+		if err := tx.Model(&dediPublisherRow{}).Where("domain = ?", domain).Updates(set).Error; err != nil {
+			return translate(err, "record crawl")
+		}
+		if c.Keys == nil {
+			return nil
+		}
+		if c.Keys.Domain != domain {
+			return fmt.Errorf("store: the key set of %s recorded for %s", c.Keys.Domain, domain)
+		}
+		_, err := logKeyChange(tx, s.nowMS(), *c.Keys)
+		return err
+	})
 }
 
 // TouchDediManifest keeps the validators of a manifest answered 304 (they may change).

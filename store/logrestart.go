@@ -20,21 +20,28 @@ import (
 // stay in version order even if the clock went back between them), then namespaces before
 // registries before records, then version_count and version. It reads the fields of each
 // version's leaf; the leaf itself is written in Go (translog/leaf), as every write queues it.
+// The key changes of DeDi publishers (dedikeys.go) are numbered among them by the time they
+// were logged, after the versions of the same millisecond (their crawl indexed its files
+// first), in the order they were logged; their leaf texts are kept and queued as they are,
+// under their digest.
 const logRestartOrderSQL = `
-	INSERT INTO log_restart (n, kind, namespace_id, registry_id, record_id, version, version_count, digest)
+	INSERT INTO log_restart (n, kind, namespace_id, registry_id, record_id, version, version_count, digest, leaf)
 	SELECT ROW_NUMBER() OVER (ORDER BY t, rank, version_count, version),
-	       kind, namespace_id, registry_id, record_id, version, version_count, digest FROM (
+	       kind, namespace_id, registry_id, record_id, version, version_count, digest, leaf FROM (
 	    SELECT version, MAX(created_at) OVER (PARTITION BY namespace_id ORDER BY version_count) AS t,
-	           1 AS rank, version_count, 'namespace' AS kind, namespace_id, '' AS registry_id, '' AS record_id, digest
+	           1 AS rank, version_count, 'namespace' AS kind, namespace_id, '' AS registry_id, '' AS record_id, digest, '' AS leaf
 	      FROM namespace_versions
 	    UNION ALL
 	    SELECT version, MAX(created_at) OVER (PARTITION BY registry_id ORDER BY version_count),
-	           2, version_count, 'registry', namespace_id, registry_id, '', digest
+	           2, version_count, 'registry', namespace_id, registry_id, '', digest, ''
 	      FROM registry_versions
 	    UNION ALL
 	    SELECT version, MAX(created_at) OVER (PARTITION BY record_id ORDER BY version_count),
-	           3, version_count, 'record', namespace_id, registry_id, record_id, digest
+	           3, version_count, 'record', namespace_id, registry_id, record_id, digest, ''
 	      FROM record_versions WHERE state <> 'draft'
+	    UNION ALL
+	    SELECT digest, created_at, 4, seq, 'dedi-keys', '', '', '', digest, leaf
+	      FROM dedi_key_changes
 	) AS v`
 
 // logRestartPage is how many versions the restart reads and queues at a time, in statements of
@@ -75,11 +82,14 @@ func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, er
 		if queued, err = requeueForLog(tx); err != nil {
 			return fmt.Errorf("store: restart log: queue: %w", err)
 		}
-		// Each version keeps its new queue position (logentry.go).
+		// Each version keeps its new queue position (logentry.go), and each key change its own.
 		for _, table := range []string{"namespace_versions", "registry_versions", "record_versions"} {
 			if err := tx.Exec(`UPDATE ` + table + ` SET log_seq = q.seq FROM log_queue q WHERE q.version = ` + table + `.version`).Error; err != nil {
 				return fmt.Errorf("store: restart log: positions: %w", err)
 			}
+		}
+		if err := tx.Exec(`UPDATE dedi_key_changes SET log_seq = q.seq FROM log_queue q WHERE q.version = dedi_key_changes.digest`).Error; err != nil {
+			return fmt.Errorf("store: restart log: positions: %w", err)
 		}
 		return nil
 	})
@@ -101,7 +111,7 @@ func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, er
 func requeueForLog(tx *gorm.DB) (int64, error) {
 	if err := tx.Exec(`CREATE TEMPORARY TABLE log_restart (n BIGINT PRIMARY KEY, kind TEXT NOT NULL,
 		namespace_id TEXT NOT NULL, registry_id TEXT NOT NULL, record_id TEXT NOT NULL, version TEXT NOT NULL,
-		version_count BIGINT NOT NULL, digest TEXT NOT NULL)`).Error; err != nil {
+		version_count BIGINT NOT NULL, digest TEXT NOT NULL, leaf TEXT NOT NULL)`).Error; err != nil {
 		return 0, err
 	}
 	if err := tx.Exec(logRestartOrderSQL).Error; err != nil {
@@ -110,7 +120,7 @@ func requeueForLog(tx *gorm.DB) (int64, error) {
 	var queued int64
 	args := make([]any, 0, 2*logRestartPage) // version, leaf, version, leaf, ...
 	for {
-		rows, err := tx.Raw(`SELECT kind, namespace_id, registry_id, record_id, version, version_count, digest
+		rows, err := tx.Raw(`SELECT kind, namespace_id, registry_id, record_id, version, version_count, digest, leaf
 			FROM log_restart WHERE n > ? ORDER BY n LIMIT ?`, queued, logRestartPage).Rows()
 		if err != nil {
 			return 0, err
@@ -118,11 +128,12 @@ func requeueForLog(tx *gorm.DB) (int64, error) {
 		args = args[:0]
 		for rows.Next() {
 			var l leaf.Leaf
-			if err := rows.Scan(&l.Kind, &l.NamespaceID, &l.RegistryID, &l.RecordID, &l.Version, &l.VersionCount, &l.Digest); err != nil {
+			var kept string
+			if err := rows.Scan(&l.Kind, &l.NamespaceID, &l.RegistryID, &l.RecordID, &l.Version, &l.VersionCount, &l.Digest, &kept); err != nil {
 				_ = rows.Close()
 				return 0, err
 			}
-			text, err := l.Canonical()
+			text, err := restartLeaf(l, kept)
 			if err != nil {
 				_ = rows.Close()
 				return 0, err
@@ -148,4 +159,16 @@ func requeueForLog(tx *gorm.DB) (int64, error) {
 		queued += int64(len(args) / 2)
 	}
 	return queued, tx.Exec(`DROP TABLE log_restart`).Error
+}
+
+// restartLeaf is the leaf text a restart queues: a version's written from its fields, a key
+// change's as it was logged (checked to be a canonical key leaf).
+func restartLeaf(l leaf.Leaf, kept string) ([]byte, error) {
+	if l.Kind != leaf.KindDediKeys {
+		return l.Canonical()
+	}
+	if _, err := leaf.ParseKeys([]byte(kept)); err != nil {
+		return nil, fmt.Errorf("the key change %s: %w", l.Version, err)
+	}
+	return []byte(kept), nil
 }

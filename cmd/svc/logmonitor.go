@@ -19,14 +19,15 @@ import (
 
 // cmdLogMonitor follows a transparency log from the checkpoint kept in the state file: svc log
 // monitor --url URL --log-key VKEY --state FILE. It checks the new checkpoint's signature, its
-// consistency with the stored one and every new leaf, then stores the new checkpoint; exit 1
-// names the first inconsistency.
+// consistency with the stored one and every new leaf, then stores the new checkpoint and prints
+// the key changes of DeDi publishers the new leaves log, one a line (domain, key ids before and
+// after, leaf index); exit 1 names the first inconsistency.
 func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fset := flag.NewFlagSet("log monitor", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	baseURL := fset.String("url", "", "base URL of the service (required)")
 	logKey := fset.String("log-key", "", "the log's verifier key, from its operator (required)")
-	statePath := fset.String("state", "", "file keeping the last verified checkpoint and per-entry version counts (required; created on the first run)")
+	statePath := fset.String("state", "", "file keeping the last verified checkpoint, per-entry version counts and DeDi publishers' key ids (required; created on the first run)")
 	if err := parseFlags(fset, args, 0); err != nil {
 		return err
 	}
@@ -84,6 +85,7 @@ func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	// The new leaves, bundle by bundle, each checked against the tree's hash tiles (which the
 	// tile hash reader checks against the checkpoint's root).
+	var changes []leaf.KeyChange // of DeDi publishers, reported after the verdict
 	hashes := tlog.TileHashReader(tlog.Tree{N: cur.Size, Hash: cur.Hash}, &httpTiles{ctx: ctx, base: *baseURL})
 	for n := old.Size / leaf.TileWidth; n*leaf.TileWidth < cur.Size; n++ {
 		w := min(int64(leaf.TileWidth), cur.Size-n*leaf.TileWidth)
@@ -99,15 +101,20 @@ func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err := leaf.CheckLeafHashes(cur, hashes, n*leaf.TileWidth+skip, leaves[skip:]); err != nil {
 			return fail(err)
 		}
-		if err := leaf.CheckLeaves(state.Counts, n*leaf.TileWidth+skip, leaves[skip:]); err != nil {
+		found, err := state.Check(n*leaf.TileWidth+skip, leaves[skip:])
+		if err != nil {
 			return fail(err)
 		}
+		changes = append(changes, found...)
 	}
 	state.Checkpoint = string(signed)
 	if err := writeState(*statePath, state); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "OK: log %s size %d (%d new leaves)\n", cur.Origin, cur.Size, cur.Size-old.Size)
+	for _, c := range changes {
+		fmt.Fprintln(stdout, c)
+	}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/svc-directory/svc/dedi"
 	"github.com/svc-directory/svc/dedi/fetch"
 	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/translog/leaf"
 )
 
 // Outcomes of a crawl besides package dedi's words.
@@ -46,6 +47,7 @@ type crawl struct {
 	nsID     string
 	lim      dedi.Limits
 	accepted *dedi.Manifest
+	keys     *leaf.KeysLeaf // the key set of the manifest this crawl accepted, for the log
 }
 
 // Crawl fetches, verifies and indexes one publisher now.
@@ -112,6 +114,14 @@ func (s *Service) Crawl(ctx context.Context, domain string) (Report, error) {
 	if fetched {
 		saved = &store.DediManifest{URL: resp.URL, ETag: resp.ETag, LastModified: resp.LastModified, Bytes: raw, SHA256: dedi.Digest(raw),
 			Kid: m.Proof.VerificationMethod, FetchedAt: c.now, UpdatedAt: m.UpdatedAt, NextUpdate: m.NextUpdate}
+	}
+	if !cached {
+		// Logged by the store when it is a key change (docs/dedi-files.md).
+		kl, err := m.KeysLeaf()
+		if err != nil {
+			return c.rep, fmt.Errorf("the key set of %s: %w", domain, err)
+		}
+		c.keys = &kl
 	}
 	c.due(m.NextUpdate)
 	listed := map[string]bool{}
@@ -278,13 +288,21 @@ func (c *crawl) due(t time.Time) {
 	}
 }
 
+// keysIf is the accepted key set when the crawl succeeded, else nil.
+func (c *crawl) keysIf(success bool) *leaf.KeysLeaf {
+	if !success {
+		return nil
+	}
+	return c.keys
+}
+
 // end records the crawl on the publisher's row.
 func (c *crawl) end(ctx context.Context, status, outcome, reason string, success bool, m *store.DediManifest) (Report, error) {
 	c.rep.Outcome, c.rep.Reason = outcome, reason
 	c.s.cfg.Metrics.crawled(c.rep)
 	c.due(c.nextDue)
 	err := c.s.cfg.Store.RecordDediCrawl(ctx, c.domain, store.DediCrawl{Status: status, Outcome: outcome, Reason: reason,
-		Success: success, NextCrawl: c.nextDue, Manifest: m, NamespaceID: c.nsID})
+		Success: success, NextCrawl: c.nextDue, Manifest: m, NamespaceID: c.nsID, Keys: c.keysIf(success)})
 	if outcome != string(dedi.Authentic) {
 		c.s.log.InfoContext(ctx, "dedi crawl", "domain", c.domain, "outcome", outcome, "reason", reason)
 	}

@@ -1,5 +1,6 @@
 // Package leaf is the transparency log as its readers see it, and nothing more: the leaf of a
-// public version (its fields, its canonical text, parsing), signed checkpoints (format, parse,
+// public version (its fields, its canonical text, parsing), the leaf of a DeDi publisher's key
+// change (keys.go, kind dedi-keys), signed checkpoints (format, parse,
 // open), inclusion and consistency proofs, entry bundles and what a monitor checks of new
 // leaves. It imports only the standard library and golang.org/x/mod, so an offline verifier
 // (`svc verify --log-key`, `svc log monitor`) needs no database. The log's writer and its
@@ -86,6 +87,9 @@ func Parse(text []byte) (Leaf, error) {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
+		if KindOf(text) == KindDediKeys {
+			return Leaf{}, failf("leaf %q is a key change, not a version's leaf (ParseKeys)", text)
+		}
 		return Leaf{}, failf("leaf %q: %v", text, err)
 	}
 	l := Leaf(raw)

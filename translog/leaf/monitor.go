@@ -52,36 +52,78 @@ func SplitBundle(data []byte, want int) ([][]byte, error) {
 	return out, nil
 }
 
-// MonitorState is what a monitor keeps between runs: the last checkpoint it verified and the
-// last version_count of every entry it has seen in the log.
+// MonitorState is what a monitor keeps between runs: the last checkpoint it verified, the
+// last version_count of every entry it has seen in the log, and the key ids of every DeDi
+// publisher's last logged key set.
 type MonitorState struct {
-	Checkpoint string           `json:"checkpoint"`
-	Counts     map[string]int64 `json:"counts"`
+	Checkpoint string              `json:"checkpoint"`
+	Counts     map[string]int64    `json:"counts"`
+	Keys       map[string][]string `json:"keys,omitempty"`
 }
 
-// CheckLeaves checks the leaves that follow the state's tree in log order: each parses as a
-// canonical leaf and the version_count of each entry grows by exactly one per leaf (from 1), or
-// for records (whose draft versions are not logged) grows. It updates counts; first is the log
-// index of leaves[0].
+// KeyChange is a key-change leaf as a monitor reports it: the publisher's domain, its key ids
+// before (none for its first) and after, and the leaf's log index.
+type KeyChange struct {
+	Index     int64
+	Domain    string
+	Old, New  []string
+	UpdatedAt string
+}
+
+func (c KeyChange) String() string {
+	return fmt.Sprintf("key change of %s at leaf %d: [%s] -> [%s] (manifest updated_at %s)",
+		c.Domain, c.Index, strings.Join(c.Old, " "), strings.Join(c.New, " "), c.UpdatedAt)
+}
+
+// CheckLeaves checks the leaves that follow the state's tree in log order (MonitorState.Check)
+// with counts for the state's counts, and leaves the key changes unreported.
 func CheckLeaves(counts map[string]int64, first int64, leaves [][]byte) error {
+	_, err := (&MonitorState{Counts: counts, Keys: map[string][]string{}}).Check(first, leaves)
+	return err
+}
+
+// Check checks the leaves that follow the state's tree in log order: each parses as a
+// canonical leaf (of a version, or a key change) and the version_count of each entry grows by
+// exactly one per leaf (from 1), or for records (whose draft versions are not logged) grows. It
+// updates the counts and key ids and returns the key changes in log order; first is the log
+// index of leaves[0].
+func (s *MonitorState) Check(first int64, leaves [][]byte) ([]KeyChange, error) {
+	if s.Counts == nil {
+		s.Counts = map[string]int64{}
+	}
+	if s.Keys == nil {
+		s.Keys = map[string][]string{}
+	}
+	var changes []KeyChange
 	for i, text := range leaves {
+		idx := first + int64(i)
+		if KindOf(text) == KindDediKeys {
+			k, err := ParseKeys(text)
+			if err != nil {
+				return changes, fmt.Errorf("leaf %d: %w", idx, err)
+			}
+			ids := k.KeyIDs()
+			changes = append(changes, KeyChange{Index: idx, Domain: k.Domain, Old: s.Keys[k.Domain], New: ids, UpdatedAt: k.UpdatedAt})
+			s.Keys[k.Domain] = ids
+			continue
+		}
 		l, err := Parse(text)
 		if err != nil {
-			return fmt.Errorf("leaf %d: %w", first+int64(i), err)
+			return changes, fmt.Errorf("leaf %d: %w", idx, err)
 		}
 		id := l.EntryID()
-		prev := counts[id]
+		prev := s.Counts[id]
 		// Draft record versions are not logged, so a record's logged versions may skip the
 		// counts of its drafts; they still only grow.
 		if l.Kind == KindRecord && l.VersionCount <= prev {
-			return failf("leaf %d: %s has version_count %d after %d (want more)", first+int64(i), id, l.VersionCount, prev)
+			return changes, failf("leaf %d: %s has version_count %d after %d (want more)", idx, id, l.VersionCount, prev)
 		}
 		if l.Kind != KindRecord && l.VersionCount != prev+1 {
-			return failf("leaf %d: %s has version_count %d after %d (want %d)", first+int64(i), id, l.VersionCount, prev, prev+1)
+			return changes, failf("leaf %d: %s has version_count %d after %d (want %d)", idx, id, l.VersionCount, prev, prev+1)
 		}
-		counts[id] = l.VersionCount
+		s.Counts[id] = l.VersionCount
 	}
-	return nil
+	return changes, nil
 }
 
 // CheckLeafHashes checks that leaves (from log index first on) are the leaves of the tree of c:

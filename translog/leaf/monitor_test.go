@@ -45,3 +45,42 @@ func recLeaf(count int64, version string) []byte {
 func storeLeaf(ns, version string, count int64) leaf.Leaf {
 	return leaf.Leaf{Kind: "namespace", NamespaceID: ns, Version: version, VersionCount: count, Digest: "0x00"}
 }
+
+// TestMonitorKeyChanges: the monitor reports each key-change leaf with the domain's key ids
+// before and after, across runs (the state keeps them), and refuses a key leaf that is not
+// canonical.
+func TestMonitorKeyChanges(t *testing.T) {
+	keys := func(domain, at string, kids ...string) []byte {
+		l := leaf.KeysLeaf{Domain: domain, UpdatedAt: at, Digest: "0x00"}
+		for _, k := range kids {
+			l.Keys = append(l.Keys, leaf.Key{Kid: k, Kty: "OKP", Crv: "Ed25519", X: "x-" + k})
+		}
+		b, err := l.Canonical()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	st := leaf.MonitorState{}
+	got, err := st.Check(10, [][]byte{nsLeaf(t, 1), keys("a.example", "t1", "k1"), keys("b.example", "t1", "x")})
+	if err != nil || len(got) != 2 || got[0].String() != "key change of a.example at leaf 11: [] -> [k1] (manifest updated_at t1)" {
+		t.Fatalf("%v %v", got, err)
+	}
+	got, err = st.Check(13, [][]byte{keys("a.example", "t2", "k2", "k1"), nsLeaf(t, 2), keys("a.example", "t3", "k2")})
+	if err != nil || len(got) != 2 || got[0].String() != "key change of a.example at leaf 13: [k1] -> [k1 k2] (manifest updated_at t2)" ||
+		got[1].String() != "key change of a.example at leaf 15: [k1 k2] -> [k2] (manifest updated_at t3)" {
+		t.Fatalf("%v %v", got, err)
+	}
+	bad := []byte(strings.Replace(string(keys("a.example", "t4", "k3")), "k3", "k3\",\"d\":\"s", 1))
+	if _, err := st.Check(16, [][]byte{bad}); err == nil || !strings.Contains(err.Error(), "leaf 16") {
+		t.Fatalf("a forged key leaf: %v", err)
+	}
+}
+
+func nsLeaf(t *testing.T, count int64) []byte {
+	b, err := storeLeaf("ns1", "0x0"+string(rune('0'+count)), count).Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -23,6 +23,7 @@ func makeVectors(t testing.TB) map[string]any {
 		"leaves.json":      makeLeaves(t),
 		"tree.json":        makeTree(t),
 		"checkpoints.json": makeCheckpoints(t),
+		"keyleaves.json":   makeKeyLeaves(t),
 	}
 }
 

@@ -39,12 +39,15 @@ func TestVectors(t *testing.T) {
 	var leaves leavesFile
 	var tree treeFile
 	var cps checkpointsFile
+	var keys keyLeavesFile
 	read(t, "leaves.json", &leaves)
 	read(t, "tree.json", &tree)
 	read(t, "checkpoints.json", &cps)
+	read(t, "keyleaves.json", &keys)
 	t.Run("leaves", func(t *testing.T) { checkLeaves(t, leaves) })
 	t.Run("tree", func(t *testing.T) { checkTree(t, tree) })
 	t.Run("checkpoints", func(t *testing.T) { checkCheckpoints(t, cps) })
+	t.Run("keyleaves", func(t *testing.T) { checkKeyLeaves(t, keys) })
 }
 
 func read(t *testing.T, name string, v any) {

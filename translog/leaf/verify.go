@@ -17,6 +17,25 @@ type InclusionProof struct {
 // text is the canonical leaf of want, and the audit path leads from the leaf at log_index to
 // the checkpoint's root at tree_size. It returns the checkpoint.
 func VerifyInclusion(p InclusionProof, verifierKey string, want Leaf) (Checkpoint, error) {
+	wantText, err := want.Canonical()
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	return verifyInclusionOf(p, verifierKey, wantText)
+}
+
+// VerifyKeysInclusion is VerifyInclusion for a key-change leaf: the proof's leaf must be the
+// canonical leaf of want.
+func VerifyKeysInclusion(p InclusionProof, verifierKey string, want KeysLeaf) (Checkpoint, error) {
+	wantText, err := want.Canonical()
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	return verifyInclusionOf(p, verifierKey, wantText)
+}
+
+// verifyInclusionOf checks an inclusion proof of the leaf text wantText.
+func verifyInclusionOf(p InclusionProof, verifierKey string, wantText []byte) (Checkpoint, error) {
 	c, err := OpenCheckpoint([]byte(p.Checkpoint), verifierKey)
 	if err != nil {
 		return Checkpoint{}, err
@@ -26,10 +45,6 @@ func VerifyInclusion(p InclusionProof, verifierKey string, want Leaf) (Checkpoin
 	}
 	if p.LogIndex < 0 || p.LogIndex >= p.TreeSize {
 		return Checkpoint{}, failf("log_index %d is outside the tree of size %d", p.LogIndex, p.TreeSize)
-	}
-	wantText, err := want.Canonical()
-	if err != nil {
-		return Checkpoint{}, err
 	}
 	if p.Leaf != string(wantText) {
 		return Checkpoint{}, failf("the proof's leaf %s is not the lookup's leaf %s", p.Leaf, wantText)

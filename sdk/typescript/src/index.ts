@@ -8,5 +8,7 @@ export type { LookupKind, VerifyResult, VerifyOptions } from "./verify.js";
 export type { paths, components, operations } from "./schema.js";
 export { verifyCheckpoint, verifyCosignedCheckpoint, verifyInclusion, verifyConsistency, verifyConsistencyProof, leafHash, nodeHash, rootFromInclusionProof, logLeaf } from "./log.js";
 export type { CheckpointResult, CosignedCheckpointResult, ConsistencyResult, InclusionProof, InclusionResult, ExpectedLeaf } from "./log.js";
+export { keyChangeLeaf, keySetDigest, parseKeyChangeLeaf, sortDediKeys } from "./logkeys.js";
+export type { DediKey, KeyChangeLeaf } from "./logkeys.js";
 export { verifyDediFile, DEDI_PROTECTED_HEADER } from "./dedi.js";
 export type { DediOutcome, DediVerifyResult, DediVerifyOptions } from "./dedi.js";
