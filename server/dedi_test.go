@@ -167,6 +167,10 @@ func TestOriginHostedLookups(t *testing.T) {
 			}
 		}
 
+		if csv := string(export(t, h, "/svc/pub.example/keys/export-records-as-csv", "")); !strings.Contains(csv, "k1,stale") {
+			t.Fatalf("the export of a stale file's records:\n%s", csv)
+		}
+
 		// The file refreshed: its records read as live again (the lookup cache follows).
 		if err := st.MarkDediFile(ctx, "pub.example", "keys", store.OriginLive, "authentic", "", "", ""); err != nil {
 			t.Fatal(err)

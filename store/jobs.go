@@ -289,8 +289,8 @@ func (s *Store) addJobErrors(tx *gorm.DB, jobID string, kept int64, errs []JobEr
 const exportPage = 1000
 
 // ExportedRecord is what an export shows of a record: its name, the state it reads as
-// (directory.Record.EffectiveState: revoked in a revoked registry, expired past its valid_till) and its
-// details.
+// (directory.Record.EffectiveState: revoked in a revoked registry, expired past its valid_till,
+// stale or withdrawn with its origin's file) and its details.
 type ExportedRecord struct {
 	Name, State string
 	Details     map[string]any
@@ -302,8 +302,13 @@ type ExportedRecord struct {
 // owner and delegates: drafts are private). fn runs between reads, never while one is open, so
 // that a slow reader of the export holds no database cursor.
 func (s *Store) EachRecordDetails(ctx context.Context, registryID string, withDrafts bool, fn func(r ExportedRecord) error) error {
-	var registryState string
-	if err := s.primaryRow(ctx, `SELECT state FROM registries WHERE registry_id = ?`, []any{registryID}, &registryState); err != nil {
+	// The registry's state, and for an origin-hosted registry its file's (stale or withdrawn
+	// records read as that).
+	var registryState, originState string
+	if err := s.primaryRow(ctx, `SELECT g.state, COALESCE(f.state, '') FROM registries g
+		LEFT JOIN dedi_publishers p ON p.namespace_id = g.namespace_id
+		LEFT JOIN dedi_files f ON f.domain = p.domain AND f.registry_name = g.registry_name
+		WHERE g.registry_id = ?`, []any{registryID}, &registryState, &originState); err != nil {
 		return translate(err, "export")
 	}
 	drafts := ""
@@ -342,7 +347,8 @@ func (s *Store) EachRecordDetails(ctx context.Context, registryID string, withDr
 			if err != nil {
 				return err
 			}
-			state := directory.Record{State: r.state, RegistryState: registryState, ValidTill: msTimePtr(r.validTill)}.EffectiveState(now)
+			state := directory.Record{State: r.state, RegistryState: registryState, OriginState: originState,
+				ValidTill: msTimePtr(r.validTill)}.EffectiveState(now)
 			if err := fn(ExportedRecord{Name: r.name, State: state, Details: details}); err != nil {
 				return err
 			}
