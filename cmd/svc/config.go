@@ -43,8 +43,10 @@ type Config struct {
 	RateLimitBurst    int
 	CORSOrigins       []string
 	LogLevel          string
-	LogKeyFile        string
-	LogOrigin         string
+	// PprofAddr is the loopback address of the opt-in profiling listener ("": off).
+	PprofAddr  string
+	LogKeyFile string
+	LogOrigin  string
 	// logOriginDerived: SVC_LOG_ORIGIN was unset and LogOrigin follows the DID host.
 	logOriginDerived bool
 	// LogWitnesses are the transparency log's witnesses; a checkpoint counts as cosigned once
@@ -105,6 +107,7 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 		return c, err
 	}
 	fs.IntVar(&c.LogWitnessQuorum, "log-witness-quorum", quorum, "how many witnesses must cosign a checkpoint (0: all of them) [SVC_LOG_WITNESS_QUORUM]")
+	fs.StringVar(&c.PprofAddr, "pprof-addr", envOr("SVC_PPROF_ADDR", ""), "loopback host:port of Go's pprof handlers for profiling this instance (empty = off) [SVC_PPROF_ADDR]")
 	fs.StringVar(&c.LogLevel, "log-level", envOr("SVC_LOG_LEVEL", "info"), "debug, info, warn or error [SVC_LOG_LEVEL]")
 	rps, err := envFloat("SVC_RATE_LIMIT_RPS", 50)
 	if err != nil {
@@ -167,6 +170,11 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	}
 	if _, err := parseLogLevel(c.LogLevel); err != nil {
 		return c, fmt.Errorf("%w: serve: %v", errUsage, err)
+	}
+	if c.PprofAddr != "" {
+		if err := checkPprofAddr(c.PprofAddr); err != nil {
+			return c, err
+		}
 	}
 	if c.LogWitnesses, err = translog.ParseWitnesses(witnesses); err != nil {
 		return c, fmt.Errorf("%w: serve: %v", errUsage, err)

@@ -58,6 +58,11 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer ln.Close()
+	if cfg.PprofAddr != "" {
+		if _, err := startPprof(ctx, cfg.PprofAddr, log); err != nil {
+			return err
+		}
+	}
 	didFrom := "SVC_DID_HOST"
 	if cfg.settleIdentities(ln.Addr()) {
 		didFrom = "the listen address (SVC_DID_HOST is unset)"
