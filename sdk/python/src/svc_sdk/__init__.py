@@ -24,6 +24,7 @@ from .log import (
     verify_cosigned_checkpoint,
     verify_inclusion,
 )
+from .dedi import DediVerifyResult, verify_dedi_file
 from .logkeys import key_change_leaf, key_set_digest, parse_key_change_leaf, sort_dedi_keys
 from .response import Response, SvcError
 from .verify import FIRST_PROOF_YEAR, MAX_DEPTH, VerifyResult, genesis_hex, proof_type, recompute_digest, verify_lookup
@@ -55,6 +56,8 @@ __all__ = [
     "leaf_hash",
     "node_hash",
     "log_leaf",
+    "verify_dedi_file",
+    "DediVerifyResult",
     "key_change_leaf",
     "key_set_digest",
     "parse_key_change_leaf",
