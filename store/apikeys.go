@@ -150,12 +150,10 @@ func (s *Store) touchKey(ctx context.Context, id string, lastUsed *int64) {
 		return
 	}
 	defer release()
-	qctx := context.WithValue(context.WithoutCancel(ctx), quietWriteKey{}, true)
+	qctx := quiet(context.WithoutCancel(ctx))
 	err = s.db.WithContext(qctx).Model(&RowAPIKey{}).Where("id = ?", id).Update("last_used_at", now).Error
 	if err != nil {
 		s.log.WarnContext(ctx, "api key last use not recorded", "key_id", id, "err", err)
 	}
 }
 
-// quietWriteKey marks the context of a bookkeeping write that watchWrites does not report.
-type quietWriteKey struct{}

@@ -261,8 +261,8 @@ type txWritesKey struct{}
 // Exec): inside a transaction begun by tx a write is noted and reported once the transaction
 // commits; outside one the statement has committed on its own and is reported at once. Every
 // write goes through GORM, so no write method has to remember to report.
-// quietKey marks the writes that change nothing an answer is made of (the verification log,
-// the database's maintenance): they are not committed writes to OnCommit's observers, so that
+// quietKey marks the writes that change nothing an answer is made of (the verification log, a
+// key's last use, the database's maintenance): they are not committed writes to OnCommit's observers, so that
 // they do not empty the lookup cache.
 type quietKey struct{}
 
@@ -272,9 +272,6 @@ func quiet(ctx context.Context) context.Context { return context.WithValue(ctx, 
 func (s *Store) watchWrites(db *gorm.DB) error {
 	note := func(db *gorm.DB) {
 		if db.Error != nil || db.RowsAffected <= 0 || db.Statement.Context.Value(quietKey{}) != nil {
-			return
-		}
-		if db.Statement.Context.Value(quietWriteKey{}) != nil {
 			return
 		}
 		if w, ok := db.Statement.Context.Value(txWritesKey{}).(*txWrites); ok {
