@@ -156,4 +156,3 @@ func (s *Store) touchKey(ctx context.Context, id string, lastUsed *int64) {
 		s.log.WarnContext(ctx, "api key last use not recorded", "key_id", id, "err", err)
 	}
 }
-
