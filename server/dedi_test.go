@@ -20,40 +20,52 @@ func (h *harness) rawGet(path string) *httptest.ResponseRecorder {
 	return rec
 }
 
+// originHosted makes pub.example an origin-hosted namespace with registry "keys", indexed from
+// an accepted file (bytes file, SHA256 sha, in state) and, when manifest is not nil, its
+// accepted manifest; it returns the namespace id.
+func originHosted(t *testing.T, st *store.Store, file []byte, sha string, state string, nextUpdate time.Time, manifest []byte) string {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	if _, err := st.AddDediPublisher(ctx, "pub.example"); err != nil {
+		t.Fatal(err)
+	}
+	owner, _ := st.EnsureUser(ctx, "dedi-origin@svc.invalid")
+	var nsID string
+	err := st.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		if nsID, err = tx.OriginNamespace("pub.example", owner.ID, "did:web:localhost%3A8080"); err != nil {
+			return err
+		}
+		if _, _, err = tx.CreateRegistry(nsID, "did:web:localhost%3A8080", directory.RegistryInput{RegistryName: "keys", Tag: "custom",
+			Schema: map[string]any{"type": "object"}}); err != nil {
+			return err
+		}
+		return tx.PutDediFile(store.DediFile{Domain: "pub.example", Registry: "keys", URL: "https://pub.example/keys.json", State: state,
+			Bytes: file, SHA256: sha, Kid: "k1", FetchedAt: now, UpdatedAt: now, NextUpdate: nextUpdate})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crawl := store.DediCrawl{Status: store.DediOK, Outcome: "authentic", Success: true, NextCrawl: now.Add(time.Hour), NamespaceID: nsID}
+	if manifest != nil {
+		crawl.Manifest = &store.DediManifest{URL: "https://pub.example/.well-known/dedi.index.json",
+			Bytes: manifest, SHA256: "sha-256:m", Kid: "k1", FetchedAt: now, UpdatedAt: now, NextUpdate: now.Add(time.Hour)}
+	}
+	if err := st.RecordDediCrawl(ctx, "pub.example", crawl); err != nil {
+		t.Fatal(err)
+	}
+	return nsID
+}
+
 // TestDediRelayAndReadOnly: the publishers' list, the manifest and file relayed byte for byte,
 // 404 for what was not accepted, and every write to the origin-hosted namespace refused.
 func TestDediRelayAndReadOnly(t *testing.T) {
 	eachDialect(t, func(t *testing.T, h *harness) {
-		ctx := context.Background()
 		st := h.store
 		manifest := []byte("{ \"type\":\"dedi-manifest\",  \"domain\":\"pub.example\" }\n")
 		file := []byte("{\"type\": \"dedi-file\",\n \"records\": []}\n")
-		now := time.Now().UTC().Truncate(time.Millisecond)
-		if _, err := st.AddDediPublisher(ctx, "pub.example"); err != nil {
-			t.Fatal(err)
-		}
-		owner, _ := st.EnsureUser(ctx, "dedi-origin@svc.invalid")
-		var nsID string
-		err := st.InTx(ctx, func(tx *store.Tx) error {
-			var err error
-			if nsID, err = tx.OriginNamespace("pub.example", owner.ID, "did:web:localhost%3A8080"); err != nil {
-				return err
-			}
-			if _, _, err = tx.CreateRegistry(nsID, "did:web:localhost%3A8080", directory.RegistryInput{RegistryName: "keys", Tag: "custom",
-				Schema: map[string]any{"type": "object"}}); err != nil {
-				return err
-			}
-			return tx.PutDediFile(store.DediFile{Domain: "pub.example", Registry: "keys", URL: "https://pub.example/keys.json", State: store.OriginStale,
-				Bytes: file, SHA256: "sha-256:f", Kid: "k1", FetchedAt: now, UpdatedAt: now, NextUpdate: now.Add(time.Hour)})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.RecordDediCrawl(ctx, "pub.example", store.DediCrawl{Status: store.DediOK, Outcome: "authentic", Success: true,
-			NextCrawl: now.Add(time.Hour), NamespaceID: nsID, Manifest: &store.DediManifest{URL: "https://pub.example/.well-known/dedi.index.json",
-				Bytes: manifest, SHA256: "sha-256:m", Kid: "k1", FetchedAt: now, UpdatedAt: now, NextUpdate: now.Add(time.Hour)}}); err != nil {
-			t.Fatal(err)
-		}
+		nsID := originHosted(t, st, file, "sha-256:f", store.OriginStale, time.Now().Add(time.Hour), manifest)
 
 		r := h.must(http.StatusOK, "GET", "/svc/dedi/publishers", "", nil)
 		pubs, _ := r.Body["data"].([]any)
@@ -104,31 +116,7 @@ func TestOriginHostedLookups(t *testing.T) {
 	eachDialect(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
 		st := h.store
-		now := time.Now().UTC().Truncate(time.Millisecond)
-		if _, err := st.AddDediPublisher(ctx, "pub.example"); err != nil {
-			t.Fatal(err)
-		}
-		owner, _ := st.EnsureUser(ctx, "dedi-origin@svc.invalid")
-		var nsID string
-		err := st.InTx(ctx, func(tx *store.Tx) error {
-			var err error
-			if nsID, err = tx.OriginNamespace("pub.example", owner.ID, "did:web:localhost%3A8080"); err != nil {
-				return err
-			}
-			if _, _, err = tx.CreateRegistry(nsID, "did:web:localhost%3A8080", directory.RegistryInput{RegistryName: "keys", Tag: "custom",
-				Schema: map[string]any{"type": "object"}}); err != nil {
-				return err
-			}
-			return tx.PutDediFile(store.DediFile{Domain: "pub.example", Registry: "keys", URL: "https://pub.example/keys.json", State: store.OriginStale,
-				Bytes: []byte("{}"), SHA256: "ab12", Kid: "k1", FetchedAt: now, UpdatedAt: now, NextUpdate: now.Add(-time.Hour)})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.RecordDediCrawl(ctx, "pub.example", store.DediCrawl{Status: store.DediOK, Outcome: "authentic", Success: true,
-			NextCrawl: now.Add(time.Hour), NamespaceID: nsID}); err != nil {
-			t.Fatal(err)
-		}
+		nsID := originHosted(t, st, []byte("{}"), "ab12", store.OriginStale, time.Now().Add(-time.Hour), nil)
 		if _, err := st.AddRecords(ctx, nsID, "keys", "did:web:localhost%3A8080", []directory.RecordInput{
 			{RecordName: "k1", Details: map[string]any{"x": 1.0}}}); err != nil {
 			t.Fatal(err)
