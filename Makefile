@@ -74,7 +74,7 @@ lint:
 ## go.mod allows (the `go` line, the lowest the dependencies allow), fetched by the go command
 ## through the module proxy (GOTOOLCHAIN), so that the line a consumer is held to is tested
 GO_FLOOR := $(shell sed -n 's/^go \([0-9.]*\)$$/\1/p' go.mod)
-go-floor:
+go-floor: conformance
 	GOTOOLCHAIN=go$(GO_FLOOR) $(GO) version
 	GOTOOLCHAIN=go$(GO_FLOOR) $(GO) vet ./...
 	GOTOOLCHAIN=go$(GO_FLOOR) $(GO) test -count=1 ./proof/... ./translog/leaf ./directory ./dedi ./recordschema ./client
