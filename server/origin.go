@@ -25,7 +25,7 @@ func (s *Server) originFile(ctx context.Context, namespaceID, registry string) (
 	if !hosted {
 		return f, false, nil
 	}
-	f, err = s.store.DediFile(ctx, domain, registry)
+	f, err = s.store.DediFileState(ctx, domain, registry)
 	if errors.Is(err, directory.ErrNotFound) {
 		return f, false, nil
 	}
@@ -60,10 +60,13 @@ func (s *Server) withOriginStates(ctx context.Context, namespaceID string, recs 
 		return nil
 	}
 	states, err := s.originStates(ctx, namespaceID)
+	if err != nil {
+		return err
+	}
 	for i := range recs {
 		recs[i].OriginState = states[recs[i].RegistryName]
 	}
-	return err
+	return nil
 }
 
 // leftItsFile reports whether rec, the latest version of an origin-hosted record, is one that

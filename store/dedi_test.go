@@ -64,6 +64,10 @@ func TestDediSources(t *testing.T) {
 		if err != nil || f.State != store.OriginStale || !bytes.Equal(f.Bytes, raw) || f.RecordCount != 3 {
 			t.Fatalf("file = %+v, %v", f, err)
 		}
+		// What a lookup shows of the file: everything but its bytes, which are not read.
+		if st, err := s.DediFileState(ctx, "pub.example", "r1"); err != nil || st.Bytes != nil || st.SHA256 != f.SHA256 || st.State != f.State {
+			t.Fatalf("file state = %+v, %v", st, err)
+		}
 		all, err := s.DediPublishers(ctx)
 		if err != nil || len(all) != 1 || all[0].FileCount != 1 {
 			t.Fatalf("publishers = %+v, %v", all, err)

@@ -87,10 +87,24 @@ func (s *Store) DediFileStates(ctx context.Context, domain string) ([]DediFile, 
 	return out, nil
 }
 
-// DediFile reads one accepted file (a *directory.NotFoundError when there is none).
+// DediFile reads one accepted file with its bytes (a *directory.NotFoundError when there is none).
 func (s *Store) DediFile(ctx context.Context, domain, registry string) (DediFile, error) {
+	return s.dediFile(ctx, domain, registry, true)
+}
+
+// DediFileState reads one accepted file without its bytes (up to the file cap): what a lookup
+// of an origin-hosted entry shows of it.
+func (s *Store) DediFileState(ctx context.Context, domain, registry string) (DediFile, error) {
+	return s.dediFile(ctx, domain, registry, false)
+}
+
+func (s *Store) dediFile(ctx context.Context, domain, registry string, withBytes bool) (DediFile, error) {
 	var rows []dediFileRow
-	if err := s.db.WithContext(ctx).Where("domain = ? AND registry_name = ?", domain, registry).Limit(1).Find(&rows).Error; err != nil {
+	q := s.db.WithContext(ctx)
+	if !withBytes {
+		q = q.Omit("bytes")
+	}
+	if err := q.Where("domain = ? AND registry_name = ?", domain, registry).Limit(1).Find(&rows).Error; err != nil {
 		return DediFile{}, translate(err, "publisher file")
 	}
 	if len(rows) == 0 {

@@ -214,6 +214,11 @@ func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName s
 var recordCols = [...]string{"record_id", "registry_id", "namespace_id", "registry_name", "record_name", "created_by",
 	"genesis", "version", "version_count", "description", "details", "meta", "ttl", "state", "valid_till", "digest", "proof_type"}
 
+// recordColsOf lists recordCols of the table alias src (r or v).
+func recordColsOf(src string) string {
+	return src + "." + strings.Join(recordCols[:], ", "+src+".")
+}
+
 // readRecord reads a record at the selected version in one statement that also says what it
 // missed (versionread.go): the latest from the head row (no history join), older ones from
 // the history.
@@ -223,11 +228,7 @@ func (s *Store) readRecord(ctx context.Context, cond, arg, registryName, recordN
 		src, updated = "v", "v.created_at"
 		join, jargs = versionJoin("record_versions", "r", "record_id", sel)
 	}
-	cols := make([]string, len(recordCols))
-	for i, c := range recordCols {
-		cols[i] = src + "." + c
-	}
-	q := `SELECT ` + strings.Join(cols, ", ") + `, ` + updated + ` AS v_created_at, r.created_at AS head_created_at,
+	q := `SELECT ` + recordColsOf(src) + `, ` + updated + ` AS v_created_at, r.created_at AS head_created_at,
 			g.state AS registry_state, g.schema AS schema, n.name AS namespace_name,
 			n.namespace_id AS head_namespace_id, g.registry_id AS head_registry_id, r.record_id AS head_record_id, r.state AS head_state
 		FROM namespaces n
