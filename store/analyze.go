@@ -56,8 +56,12 @@ type statsKeeper struct {
 }
 
 // noteRecordWrites counts n records written (committed) through the store for the planner
-// statistics, which the dialect keeps (Postgres) or not.
-func (s *Store) noteRecordWrites(n int) { s.d.noteRecordWrites(s, n) }
+// statistics, where the dialect keeps them (Postgres).
+func (s *Store) noteRecordWrites(n int) {
+	if s.d.keepsStatistics() {
+		s.countRecordWrites(n)
+	}
+}
 
 // countRecordWrites counts n records written (committed) through the store and starts a
 // refresh of the statistics when they are due (Postgres).

@@ -3,12 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"strings"
 
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/database"
-	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 )
 
@@ -57,20 +54,14 @@ type dialect interface {
 	lockRow(q *gorm.DB) *gorm.DB
 	// containsName is the condition "col contains needle, case-insensitively" for names.
 	containsName(col, needle string) (string, any)
-	// fieldMatch adds the conditions of one details condition (path, needle: folded) of a
-	// search; walked: the conditions test the rows of a walk, where no index is at stake.
-	fieldMatch(w *where, path, needle string, walked bool)
-
-	// search runs a search with the dialect's strategy (search.go).
-	search(ctx context.Context, s *Store, q *searchQuery) (SearchResult, error)
-	// readLatest reads the latest version of a record by namespace id, the hottest read
-	// (lookupbatch.go).
-	readLatest(ctx context.Context, s *Store, namespaceID, registry, record string) (recRead, error)
-	// readLogEntry reads a public version's log entry (logentry.go), the read inclusion
-	// proofs start with; ErrNotFound when there is no such version.
-	readLogEntry(ctx context.Context, s *Store, version string) (logEntryRead, error)
-	// noteRecordWrites counts n records written (committed) for the planner statistics.
-	noteRecordWrites(s *Store, n int)
+	// textIndex is the kind of index that finds the records containing a word (search.go).
+	textIndex() textIndex
+	// groupsReads: concurrent hot reads (latest records, log entries) are read in groups, one
+	// statement each (groupread.go), instead of one prepared statement per read.
+	groupsReads() bool
+	// keepsStatistics: the planner's statistics must be refreshed after large writes
+	// (analyze.go); the database's plans do not depend on them otherwise.
+	keepsStatistics() bool
 	// analyzeStatement refreshes the planner's statistics (Store.Analyze).
 	analyzeStatement() string
 	// compactLogStatement reclaims the space of the log's removed queue rows and replaced
@@ -90,21 +81,29 @@ type dialect interface {
 	tableExistsQuery() string
 	// replaceStateChecks gives the tables' state columns their new CHECK constraints, in the
 	// migration's transaction (lifecycle.go).
-	replaceStateChecks(ctx context.Context, tx *sql.Tx, checks []stateCheck) error
+	replaceStateChecks(ctx context.Context, tx *sql.Tx, checks []checkChange) error
 }
 
-// openDialect picks the dialect of databaseURL and the GORM dialector that opens it.
-func openDialect(databaseURL string) (dialect, gorm.Dialector, error) {
-	switch {
-	case strings.HasPrefix(databaseURL, "sqlite://"):
-		return openSQLite(databaseURL)
-	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
-		dsn, err := postgresDSN(databaseURL)
-		if err != nil {
-			return nil, nil, err
-		}
-		return postgresDialect{}, postgres.New(postgres.Config{DSN: dsn}), nil
-	default:
-		return nil, nil, fmt.Errorf("store: unsupported database URL %q (want sqlite://PATH or postgres://...)", redact(databaseURL))
+// textIndex is a kind of index of the records' search text.
+type textIndex int
+
+const (
+	textIndexFTS     textIndex = iota // SQLite's FTS5 over the search text
+	textIndexTrigram                  // Postgres's pg_trgm over the search text
+)
+
+// checkChange replaces the CHECK constraint on a table's state column: from and to are the
+// constraints' text.
+type checkChange struct{ table, from, to string }
+
+// skipLocked is Postgres's row-lock suffix that skips the rows other transactions hold.
+const skipLocked = " FOR UPDATE SKIP LOCKED"
+
+// skipLockedOf is forUpdateSkipLocked for a transaction handed down as a bare *gorm.DB ("" on
+// SQLite, whose write transaction holds the database's lock).
+func skipLockedOf(db *gorm.DB) string {
+	if db.Dialector.Name() == DialectPostgres {
+		return skipLocked
 	}
+	return ""
 }

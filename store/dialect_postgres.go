@@ -14,6 +14,8 @@ import (
 	"github.com/pressly/goose/v3/lock"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // Postgres.
@@ -100,20 +102,12 @@ func (postgresDialect) consistencyToken(ctx context.Context, db *sql.DB) (Consis
 	return ParseConsistencyToken(lsn)
 }
 
-// skipLockedOf is forUpdateSkipLocked for a transaction handed down as a bare *gorm.DB.
-func skipLockedOf(db *gorm.DB) string {
-	if db.Dialector.Name() == "postgres" {
-		return postgresDialect{}.forUpdateSkipLocked()
-	}
-	return sqliteDialect{}.forUpdateSkipLocked()
-}
-
 func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
 func (postgresDialect) forUpdateOf(alias string) string {
 	return " FOR UPDATE OF " + alias
 }
 func (postgresDialect) forShare() string            { return " FOR SHARE" }
-func (postgresDialect) forUpdateSkipLocked() string { return " FOR UPDATE SKIP LOCKED" }
+func (postgresDialect) forUpdateSkipLocked() string { return skipLocked }
 
 func (postgresDialect) lockRow(q *gorm.DB) *gorm.DB {
 	return q.Clauses(clause.Locking{Strength: "UPDATE"})
@@ -130,41 +124,12 @@ func (postgresDialect) lockNamespace(db *gorm.DB, namespaceID string) error {
 // containsName: names are ASCII by their pattern, so lower(col) is their case-folded form;
 // the trigram index on lower(col) serves the LIKE.
 func (postgresDialect) containsName(col, needle string) (string, any) {
-	return "lower(" + col + ") LIKE ? ESCAPE '\\'", "%" + escapeLike(fold(needle)) + "%"
+	return "lower(" + col + ") LIKE ? ESCAPE '\\'", "%" + escapeLike(directory.Fold(needle)) + "%"
 }
 
-// fieldMatch: the trigram index finds the rows that contain the value's index word, a regular
-// expression checks path and value in one entry. The exact check never uses the trigram index:
-// written on an expression that is not the indexed one, it would only repeat the LIKE's work.
-func (postgresDialect) fieldMatch(w *where, path, needle string, walked bool) {
-	exactCol := "(r.search_text || '')"
-	switch word := indexWord(needle); {
-	case walked:
-		exactCol = "r.search_text"
-		if word != "" {
-			w.add("strpos(r.search_text, ?) > 0", word) // cheaper per row than LIKE
-		}
-	case word != "":
-		w.add("r.search_text LIKE ? ESCAPE '\\'", "%"+escapeLike(word)+"%")
-	}
-	re := entrySep + pgRegexQuote.ReplaceAllString(path, `\$0`) + valueSep + "[^" + entrySep + "]*" +
-		pgRegexQuote.ReplaceAllString(needle, `\$0`)
-	w.add(exactCol+" ~ ?", re)
-}
-
-func (postgresDialect) search(ctx context.Context, s *Store, q *searchQuery) (SearchResult, error) {
-	return s.searchPostgres(ctx, q)
-}
-
-func (postgresDialect) readLatest(ctx context.Context, s *Store, namespaceID, registry, record string) (recRead, error) {
-	return groupGet(s, ctx, func(t *readTarget) *groupReader[lookupKey, recRead] { return t.lookups }, lookupKey{namespaceID, registry, record})
-}
-
-func (postgresDialect) readLogEntry(ctx context.Context, s *Store, version string) (logEntryRead, error) {
-	return groupGet(s, ctx, func(t *readTarget) *groupReader[string, logEntryRead] { return t.logEntries }, version)
-}
-
-func (postgresDialect) noteRecordWrites(s *Store, n int) { s.countRecordWrites(n) }
+func (postgresDialect) textIndex() textIndex  { return textIndexTrigram }
+func (postgresDialect) groupsReads() bool     { return true }
+func (postgresDialect) keepsStatistics() bool { return true }
 
 // analyzeStatement also refreshes the visibility map that index-only scans rely on.
 func (postgresDialect) analyzeStatement() string { return "VACUUM ANALYZE" }
@@ -203,14 +168,14 @@ func (postgresDialect) migrationTxLock(ctx context.Context, tx *sql.Tx) error {
 // queries do.
 // replaceStateChecks replaces each table's CHECK on state (found by its definition; Postgres
 // names it TABLE_state_check) and checks every row against the new one.
-func (postgresDialect) replaceStateChecks(ctx context.Context, tx *sql.Tx, checks []stateCheck) error {
+func (postgresDialect) replaceStateChecks(ctx context.Context, tx *sql.Tx, checks []checkChange) error {
 	for _, c := range checks {
 		var name string
 		if err := tx.QueryRowContext(ctx, `SELECT conname FROM pg_constraint
 			WHERE conrelid = $1::regclass AND contype = 'c' AND pg_get_constraintdef(oid) LIKE '%state%'`, c.table).Scan(&name); err != nil {
 			return fmt.Errorf("the CHECK on %s.state: %w", c.table, err)
 		}
-		if _, err := tx.ExecContext(ctx, `ALTER TABLE `+c.table+` DROP CONSTRAINT `+name+`, ADD CONSTRAINT `+name+` `+checkSQL(c.to)); err != nil {
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE `+c.table+` DROP CONSTRAINT `+name+`, ADD CONSTRAINT `+name+` `+c.to); err != nil {
 			return err
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/database"
 	"gorm.io/gorm"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // SQLite.
@@ -95,29 +97,17 @@ func (sqliteDialect) lockRow(q *gorm.DB) *gorm.DB          { return q }
 func (sqliteDialect) lockNamespace(*gorm.DB, string) error { return nil }
 
 func (sqliteDialect) containsName(col, needle string) (string, any) {
-	return "instr(lower(" + col + "), ?) > 0", fold(needle)
+	return "instr(lower(" + col + "), ?) > 0", directory.Fold(needle)
 }
 
-// fieldMatch: instr (C) discards most rows before the exact check (a Go function) runs.
-func (sqliteDialect) fieldMatch(w *where, path, needle string, _ bool) {
-	w.add("instr(r.search_text, ?) > 0", needle)
-	w.add("svc_field_match(r.search_text, ?, ?) = 1", path, needle)
-}
+func (sqliteDialect) textIndex() textIndex { return textIndexFTS }
 
-func (sqliteDialect) search(ctx context.Context, s *Store, q *searchQuery) (SearchResult, error) {
-	return s.searchSQLite(ctx, q)
-}
+// groupsReads: SQLite reads in process, where a prepared statement per read is cheaper than
+// grouping.
+func (sqliteDialect) groupsReads() bool { return false }
 
-func (sqliteDialect) readLatest(ctx context.Context, s *Store, namespaceID, registry, record string) (recRead, error) {
-	return s.latestRecordSQLite(ctx, namespaceID, registry, record)
-}
-
-func (sqliteDialect) readLogEntry(ctx context.Context, s *Store, version string) (logEntryRead, error) {
-	return s.readLogEntrySQLite(ctx, version)
-}
-
-// noteRecordWrites: SQLite's search plans do not depend on statistics (analyze.go).
-func (sqliteDialect) noteRecordWrites(*Store, int) {}
+// keepsStatistics: SQLite's search plans do not depend on statistics (analyze.go).
+func (sqliteDialect) keepsStatistics() bool { return false }
 
 func (sqliteDialect) analyzeStatement() string { return "ANALYZE" }
 
@@ -140,7 +130,7 @@ func (sqliteDialect) migrationTxLock(context.Context, *sql.Tx) error { return ni
 // row as valid still, so the constraint's text is replaced in the schema itself, the
 // procedure SQLite documents for changing constraints (ALTER TABLE, "Making Other Kinds Of
 // Table Schema Changes"): writable_schema, the new text, a new schema_version.
-func (sqliteDialect) replaceStateChecks(ctx context.Context, tx *sql.Tx, checks []stateCheck) error {
+func (sqliteDialect) replaceStateChecks(ctx context.Context, tx *sql.Tx, checks []checkChange) error {
 	var version int64
 	if err := tx.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&version); err != nil {
 		return err
@@ -150,12 +140,12 @@ func (sqliteDialect) replaceStateChecks(ctx context.Context, tx *sql.Tx, checks 
 	}
 	for _, c := range checks {
 		res, err := tx.ExecContext(ctx, `UPDATE sqlite_schema SET sql = replace(sql, ?, ?)
-			WHERE type = 'table' AND name = ? AND instr(sql, ?) > 0`, checkSQL(c.from), checkSQL(c.to), c.table, checkSQL(c.from))
+			WHERE type = 'table' AND name = ? AND instr(sql, ?) > 0`, c.from, c.to, c.table, c.from)
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			return fmt.Errorf("the table %s has no constraint %s (%d, %v)", c.table, checkSQL(c.from), n, err)
+			return fmt.Errorf("the table %s has no constraint %s (%d, %v)", c.table, c.from, n, err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA schema_version = %d`, version+1)); err != nil {

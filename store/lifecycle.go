@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 
 	"github.com/svc-directory/svc/directory"
@@ -70,32 +69,4 @@ func inOriginFiles(states string) string {
 		JOIN dedi_publishers p ON p.namespace_id = g.namespace_id
 		JOIN dedi_files f ON f.domain = p.domain AND f.registry_name = g.registry_name
 		WHERE f.state IN (` + states + `))`
-}
-
-// widenStateChecks lets the state columns of records and registries hold the lifecycle
-// states (migration 14): records draft, live, suspended, revoked; registries live, inactive,
-// archived, revoked. The lists are written out: a migration does not follow later edits.
-func widenStateChecks(ctx context.Context, s *Store, tx *sql.Tx) error {
-	return s.d.replaceStateChecks(ctx, tx, []stateCheck{
-		{"records", []string{"draft", "live"}, []string{"draft", "live", "suspended", "revoked"}},
-		{"record_versions", []string{"draft", "live"}, []string{"draft", "live", "suspended", "revoked"}},
-		{"registries", []string{"live", "inactive"}, []string{"live", "inactive", "archived", "revoked"}},
-		{"registry_versions", []string{"live", "inactive"}, []string{"live", "inactive", "archived", "revoked"}},
-	})
-}
-
-// stateCheck is the CHECK constraint of a table's state column, from the values it allowed
-// to the values it allows.
-type stateCheck struct {
-	table    string
-	from, to []string
-}
-
-// checkSQL is the constraint's text as the migrations write it: CHECK (state IN ('a', 'b')).
-func checkSQL(values []string) string {
-	q := make([]string, len(values))
-	for i, v := range values {
-		q[i] = "'" + v + "'"
-	}
-	return "CHECK (state IN (" + strings.Join(q, ", ") + "))"
 }

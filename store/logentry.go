@@ -70,7 +70,7 @@ func (r *logEntryRead) index() (idx int64, ok bool) {
 // (the fields the leaf holds), with no entry bundle to read. directory.ErrNotFound (and
 // logstore.ErrNotFound) while the version is not integrated (queued, a draft or unknown).
 func (s *Store) LogEntry(ctx context.Context, version string) (int64, leaf.Leaf, error) {
-	r, err := s.d.readLogEntry(ctx, s, version)
+	r, err := s.readLogEntry(ctx, version)
 	if err != nil && !errors.Is(err, directory.ErrNotFound) {
 		return 0, leaf.Leaf{}, fmt.Errorf("store: log entry: %w", err)
 	}
@@ -108,6 +108,18 @@ func (s *Store) readLogEntrySQLite(ctx context.Context, version string) (logEntr
 		return r, err
 	}
 	return r, rows.Err()
+}
+
+// logEntries are the grouped log-entry reads (Postgres).
+var logEntries = &groupKind[string, logEntryRead]{what: "log entry", read: readLogEntryGroup}
+
+// readLogEntry reads a public version's log entry, the read inclusion proofs start with: in a
+// group where the dialect groups reads. ErrNotFound when there is no such version.
+func (s *Store) readLogEntry(ctx context.Context, version string) (logEntryRead, error) {
+	if s.d.groupsReads() {
+		return groupGet(s, ctx, logEntries, version)
+	}
+	return s.readLogEntrySQLite(ctx, version)
 }
 
 // readLogEntryGroup reads a group of versions' log entries in one statement (Postgres).

@@ -4,10 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/svc-directory/svc/directory"
 )
@@ -25,11 +23,16 @@ const recordHeadCols = `r.record_id, r.registry_id, r.namespace_id, r.registry_n
 	r.genesis, r.version, r.version_count, r.description, r.details, r.meta, r.ttl, r.state, r.valid_till,
 	r.digest, r.proof_type, r.updated_at, r.created_at, g.state, g.schema, n.name`
 
-func (r *recRead) scanDest() []any {
-	return []any{&r.RecordID, &r.RegistryID, &r.NamespaceID, &r.RegistryName,
-		&r.RecordName, &r.CreatedBy, &r.Genesis, &r.Version, &r.VersionCount, &r.Description, &r.Details, &r.Meta, &r.TTL,
-		&r.State, &r.ValidTill, &r.Digest, &r.ProofType, &r.VersionCreatedAt, &r.HeadCreatedAt, &r.RegistryState, &r.Schema,
-		&r.NamespaceName}
+// latestLookups are the grouped latest-record reads (Postgres).
+var latestLookups = &groupKind[lookupKey, recRead]{what: "record lookup", read: readLatestGroup}
+
+// readLatest reads the latest version of a record by namespace id, the hottest read: in a group
+// where the dialect groups reads, else with the prepared statement.
+func (s *Store) readLatest(ctx context.Context, namespaceID, registry, record string) (recRead, error) {
+	if s.d.groupsReads() {
+		return groupGet(s, ctx, latestLookups, lookupKey{namespaceID, registry, record})
+	}
+	return s.latestRecordSQLite(ctx, namespaceID, registry, record)
 }
 
 // readLatestGroup reads a group of latest-record lookups in one statement (Postgres).
@@ -59,23 +62,6 @@ func readLatestGroup(ctx context.Context, db *sql.DB, keys []lookupKey, found fu
 			}
 		}
 		return rows.Err()
-	})
-}
-
-// withPgxConn runs fn on one pooled Postgres connection through pgx itself, past database/sql's
-// row conversion (the lookup reader's rows are scanned straight into their fields).
-func withPgxConn(ctx context.Context, db *sql.DB, fn func(c *pgx.Conn) error) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		pc, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("store: the Postgres driver is %T, not pgx", dc)
-		}
-		return fn(pc.Conn())
 	})
 }
 

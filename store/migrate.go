@@ -6,6 +6,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -283,4 +284,37 @@ func (l *sqliteFileLocker) Unlock(context.Context, *sql.DB) error {
 	}
 	l.db, l.tx = nil, nil
 	return err
+}
+
+// widenStateChecks lets the state columns of records and registries hold the lifecycle
+// states (migration 14): records draft, live, suspended, revoked; registries live, inactive,
+// archived, revoked. The lists are written out: a migration does not follow later edits.
+func widenStateChecks(ctx context.Context, s *Store, tx *sql.Tx) error {
+	checks := []stateCheck{
+		{"records", []string{"draft", "live"}, []string{"draft", "live", "suspended", "revoked"}},
+		{"record_versions", []string{"draft", "live"}, []string{"draft", "live", "suspended", "revoked"}},
+		{"registries", []string{"live", "inactive"}, []string{"live", "inactive", "archived", "revoked"}},
+		{"registry_versions", []string{"live", "inactive"}, []string{"live", "inactive", "archived", "revoked"}},
+	}
+	changes := make([]checkChange, len(checks))
+	for i, c := range checks {
+		changes[i] = checkChange{table: c.table, from: checkSQL(c.from), to: checkSQL(c.to)}
+	}
+	return s.d.replaceStateChecks(ctx, tx, changes)
+}
+
+// stateCheck is the CHECK constraint of a table's state column, from the values it allowed
+// to the values it allows.
+type stateCheck struct {
+	table    string
+	from, to []string
+}
+
+// checkSQL is the constraint's text as the migrations write it: CHECK (state IN ('a', 'b')).
+func checkSQL(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = "'" + v + "'"
+	}
+	return "CHECK (state IN (" + strings.Join(q, ", ") + "))"
 }

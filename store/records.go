@@ -8,87 +8,8 @@ import (
 	"github.com/svc-directory/svc/directory"
 )
 
-// The records: their head rows (the latest version, with the text search reads) and their
-// versions (record_versions).
-
-// RowRecord holds the columns shared by the records head and record_versions.
-// Database rows are exported only because GORM fills embedded structs through exported types;
-// callers use the entry types of package directory.
-type RowRecord struct {
-	RecordID     string `gorm:"column:record_id"`
-	RegistryID   string `gorm:"column:registry_id"`
-	NamespaceID  string `gorm:"column:namespace_id"`
-	RegistryName string `gorm:"column:registry_name"`
-	RecordName   string `gorm:"column:record_name"`
-	CreatedBy    string `gorm:"column:created_by"`
-	Genesis      string `gorm:"column:genesis"`
-	Version      string `gorm:"column:version"`
-	VersionCount int64  `gorm:"column:version_count"`
-	Description  string `gorm:"column:description"`
-	Details      string `gorm:"column:details"`
-	Meta         string `gorm:"column:meta"`
-	TTL          int64  `gorm:"column:ttl"`
-	State        string `gorm:"column:state"`
-	ValidTill    *int64 `gorm:"column:valid_till"`
-	Digest       string `gorm:"column:digest"`
-	ProofType    string `gorm:"column:proof_type"`
-}
-
-type recHeadRow struct {
-	RowRecord  `gorm:"embedded"`
-	CreatedAt  int64  `gorm:"column:created_at"`
-	UpdatedAt  int64  `gorm:"column:updated_at"`
-	SearchText string `gorm:"column:search_text"`
-}
-
-func (recHeadRow) TableName() string { return "records" }
-
-type recVersionRow struct {
-	RowRecord `gorm:"embedded"`
-	CreatedAt int64  `gorm:"column:created_at"`
-	LogSeq    *int64 `gorm:"column:log_seq"` // its log queue position (nil for a draft)
-}
-
-func (recVersionRow) TableName() string { return "record_versions" }
-
-// sealed is the version the row holds, made at updatedAt, of the record created at createdAt.
-func (r RowRecord) sealed(createdAt, updatedAt int64) directory.SealedRecord {
-	return directory.SealedRecord{RecordID: r.RecordID, RegistryID: r.RegistryID, NamespaceID: r.NamespaceID,
-		RegistryName: r.RegistryName, RecordName: r.RecordName, CreatedBy: r.CreatedBy, Genesis: r.Genesis,
-		RecordContent: directory.RecordContent{Description: r.Description, Details: r.Details, Meta: r.Meta, TTL: r.TTL,
-			State: r.State, ValidTill: r.ValidTill},
-		Version: r.Version, VersionCount: r.VersionCount, Digest: r.Digest, ProofType: r.ProofType,
-		CreatedAt: createdAt, UpdatedAt: updatedAt}
-}
-
-func rowRecordOf(r directory.SealedRecord) RowRecord {
-	return RowRecord{RecordID: r.RecordID, RegistryID: r.RegistryID, NamespaceID: r.NamespaceID, RegistryName: r.RegistryName,
-		RecordName: r.RecordName, CreatedBy: r.CreatedBy, Genesis: r.Genesis, Version: r.Version, VersionCount: r.VersionCount,
-		Description: r.Description, Details: r.Details, Meta: r.Meta, TTL: r.TTL, State: r.State, ValidTill: r.ValidTill,
-		Digest: r.Digest, ProofType: r.ProofType}
-}
-
-type recRead struct {
-	RowRecord        `gorm:"embedded"`
-	VersionCreatedAt int64  `gorm:"column:v_created_at"`
-	HeadCreatedAt    int64  `gorm:"column:head_created_at"`
-	RegistryState    string `gorm:"column:registry_state"`
-	Schema           string `gorm:"column:schema"`
-	NamespaceName    string `gorm:"column:namespace_name"`
-	// The heads a general read (readRecord) found: "" at the level it missed.
-	HeadNamespaceID string `gorm:"column:head_namespace_id"`
-	HeadRegistryID  string `gorm:"column:head_registry_id"`
-	HeadRecordID    string `gorm:"column:head_record_id"`
-	HeadState       string `gorm:"column:head_state"`
-}
-
-func (r recRead) record() (directory.Record, error) {
-	schema, err := directory.DecodeObject(r.Schema)
-	if err != nil {
-		return directory.Record{}, err
-	}
-	return r.sealed(r.HeadCreatedAt, r.VersionCreatedAt).Record(r.NamespaceName, r.RegistryState, schema)
-}
+// The records' writes and reads by name (their rows and read shapes are in entryrows.go; the
+// latest-record fast paths in lookupbatch.go).
 
 // InsertRecords writes new records of one registry (their heads and first versions) and counts
 // them on the registry, whose row the caller holds locked (RegistryForWrite). A name already in
@@ -183,13 +104,13 @@ func (t *Tx) UpdateRecord(prev, next directory.SealedRecord) error {
 // searchTextOf is the search text of a record version's details.
 func searchTextOf(r directory.SealedRecord) string {
 	if r.DetailsValue != nil {
-		return SearchText(r.DetailsValue)
+		return directory.SearchText(r.DetailsValue)
 	}
 	m, err := directory.DecodeObject(r.Details)
 	if err != nil {
 		return ""
 	}
-	return SearchText(m)
+	return directory.SearchText(m)
 }
 
 // GetRecord reads a record at the selected version. The latest version by namespace id, the
@@ -198,7 +119,7 @@ func searchTextOf(r directory.SealedRecord) string {
 func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName string, sel directory.VersionSel) (directory.Record, error) {
 	cond, arg := namespaceRefClause(nsRef)
 	if sel.Latest() && cond == namespaceIDClause {
-		r, err := s.d.readLatest(ctx, s, arg, registryName, recordName)
+		r, err := s.readLatest(ctx, arg, registryName, recordName)
 		switch {
 		case errors.Is(err, directory.ErrNotFound):
 		case err != nil:

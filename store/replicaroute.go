@@ -4,14 +4,18 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/svc-directory/svc/directory"
+	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // Routing a request's reads: the choice of database (primary or a replica) made at its first
@@ -173,13 +177,30 @@ func scanOne(rows *sql.Rows, err error) func(dest ...any) error {
 	}
 }
 
-// groupGet reads one key through ctx's target's group reader, and through the primary's
-// when the replica fails under it.
-func groupGet[K, V any](s *Store, ctx context.Context, pick func(*readTarget) *groupReader[K, V], key K) (V, error) {
+// groupGet reads key through the group reader of its kind on the target of ctx, and again on
+// the primary when the replica failed.
+func groupGet[K, V any](s *Store, ctx context.Context, kind *groupKind[K, V], key K) (V, error) {
 	t := s.target(ctx)
-	v, err := pick(t).get(ctx, key)
+	v, err := readerOf(t, kind).Get(ctx, key)
 	if s.replicas != nil && s.replicas.failed(ctx, t, err) {
-		return pick(&s.primary).get(ctx, key)
+		return readerOf(&s.primary, kind).Get(ctx, key)
 	}
 	return v, err
+}
+
+// withPgxConn runs fn on one pooled Postgres connection through pgx itself, past database/sql's
+// row conversion (the lookup reader's rows are scanned straight into their fields).
+func withPgxConn(ctx context.Context, db *sql.DB, fn func(c *pgx.Conn) error) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		pc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("store: the Postgres driver is %T, not pgx", dc)
+		}
+		return fn(pc.Conn())
+	})
 }

@@ -56,9 +56,11 @@ type readTarget struct {
 	name  string // "primary", or the replica's host:port
 	db    *gorm.DB
 	sqlDB *sql.DB
-	// Grouped reads on Postgres (groupread.go): latest-record lookups, log entries.
-	lookups    *groupReader[lookupKey, recRead]
-	logEntries *groupReader[string, logEntryRead]
+	// closed is the store's: closing it stops the group readers.
+	closed chan struct{}
+	// groups holds the target's group reader of each groupKind (groupread.go), made on first
+	// use: *groupKind[K, V] -> *groupReader[K, V].
+	groups sync.Map
 
 	// A replica's state, from its probes (zero for the primary).
 	replica  bool
@@ -102,18 +104,7 @@ func (t *readTarget) cancelInFlight() {
 }
 
 func newReadTarget(s *Store, name string, db *gorm.DB, sqlDB *sql.DB) *readTarget {
-	t := &readTarget{name: name, db: db, sqlDB: sqlDB, inFlight: map[*context.CancelFunc]struct{}{}}
-	t.lookups = newGroupReader("record lookup", s.closed, func(ctx context.Context, keys []lookupKey, found func(int, recRead) error) error {
-		ctx, release := t.guard(ctx)
-		defer release()
-		return readLatestGroup(ctx, t.sqlDB, keys, found)
-	})
-	t.logEntries = newGroupReader("log entry", s.closed, func(ctx context.Context, versions []string, found func(int, logEntryRead) error) error {
-		ctx, release := t.guard(ctx)
-		defer release()
-		return readLogEntryGroup(ctx, t.sqlDB, versions, found)
-	})
-	return t
+	return &readTarget{name: name, db: db, sqlDB: sqlDB, closed: s.closed, inFlight: map[*context.CancelFunc]struct{}{}}
 }
 
 // usable: the replica answered its last probe and lags by at most maxLag.

@@ -82,8 +82,15 @@ type SearchResult struct {
 // full-text index (records_fts) finds when a condition has three characters or more, else
 // from the namespace's records; a broad search's page is read newest first.
 func (s *Store) Search(ctx context.Context, namespaceID string, o SearchOptions) (SearchResult, error) {
-	res, err := s.d.search(ctx, s, &searchQuery{namespaceID: namespaceID, o: o, nowMS: s.nowMS(),
-		pageFrom: (o.Page - 1) * o.Size, pageEnd: o.Page * o.Size})
+	q := &searchQuery{namespaceID: namespaceID, o: o, nowMS: s.nowMS(), pageFrom: (o.Page - 1) * o.Size, pageEnd: o.Page * o.Size}
+	var res SearchResult
+	var err error
+	switch s.d.textIndex() {
+	case textIndexTrigram:
+		res, err = s.searchPostgres(ctx, q)
+	default:
+		res, err = s.searchSQLite(ctx, q)
+	}
 	if err != nil {
 		return SearchResult{}, err
 	}
@@ -127,7 +134,7 @@ func (s *Store) searchFilter(q *searchQuery, walked bool) *where {
 		w.add("r.created_at <= ?", o.To.UnixMilli())
 	}
 	for _, f := range o.Fields {
-		s.d.fieldMatch(w, fold(f.Path), foldNeedle(f.Value), walked)
+		s.fieldMatch(w, directory.Fold(f.Path), directory.FoldNeedle(f.Value), walked)
 	}
 	return w
 }
@@ -254,10 +261,10 @@ func ftsQuery(o SearchOptions) string {
 		}
 	}
 	for _, f := range o.Fields {
-		add("search_text", foldNeedle(f.Value))
+		add("search_text", directory.FoldNeedle(f.Value))
 	}
 	if o.RecordName != "" {
-		add("record_name", fold(o.RecordName))
+		add("record_name", directory.Fold(o.RecordName))
 	}
 	return strings.Join(parts, " AND ")
 }

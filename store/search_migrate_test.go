@@ -62,7 +62,7 @@ func TestMigrationRefoldsSearchText(t *testing.T) {
 			}
 			// The text as the earlier release wrote it.
 			for _, a := range added {
-				old := renderSearchText(details[a.RecordName], strings.ToLower)
+				old := directory.SearchTextWith(details[a.RecordName], strings.ToLower)
 				if err := s.db.Exec(`UPDATE records SET search_text = ? WHERE record_id = ?`, old, a.RecordID).Error; err != nil {
 					t.Fatal(err)
 				}

@@ -5,137 +5,12 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
-	"unicode/utf8"
 
-	"golang.org/x/text/cases"
 	sqlite "modernc.org/sqlite"
 
 	"github.com/svc-directory/svc/directory"
-	"github.com/svc-directory/svc/proof"
 )
-
-// Separators of search_text: an entry is "\x1e<path>\x1f<value>", the text ends with "\x1e".
-const (
-	entrySep = "\x1e"
-	valueSep = "\x1f"
-)
-
-// SearchText renders details for search: one case-folded entry per scalar, array elements under
-// the array's own path, in a stable order. Scalars are written as their JSON text without
-// quotes (strings as they are, numbers in ECMAScript form, true, false, null). The separator
-// characters cannot be searched (they are blanked inside values).
-func SearchText(details map[string]any) string { return renderSearchText(details, fold) }
-
-// renderSearchText is SearchText with the case mapping as a parameter (the migration tests
-// render the text of earlier releases, which lowercased).
-func renderSearchText(details map[string]any, caseMap func(string) string) string {
-	var b strings.Builder
-	b.WriteString(entrySep)
-	writeSearch(&b, "", details, caseMap)
-	return b.String()
-}
-
-var blankSeps = strings.NewReplacer(entrySep, " ", valueSep, " ")
-
-// folder is Unicode full case folding (golang.org/x/text/cases; stateless and safe for
-// concurrent use): ß and SS both fold to ss, Σ, σ and the final ς all to σ.
-var folder = cases.Fold()
-
-// fold maps text to its Unicode case-folded form, the form both the stored search text and
-// every search value and name filter are compared in, on both dialects. Unlike lowercasing,
-// two strings that differ only in case always fold to the same string.
-func fold(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return folder.String(s)
-		}
-	}
-	return strings.ToLower(s) // ASCII folds to its lowercase
-}
-
-// foldNeedle is the folded form of a search value as it is looked for in the search text.
-func foldNeedle(v string) string { return fold(blankSeps.Replace(v)) }
-
-func writeSearch(b *strings.Builder, path string, v any, caseMap func(string) string) {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			writeSearch(b, p, x[k], caseMap)
-		}
-	case []any:
-		for _, e := range x {
-			switch e.(type) {
-			case map[string]any, []any:
-				continue // only scalar elements of an array match at the array's path
-			}
-			writeSearch(b, path, e, caseMap)
-		}
-	default:
-		if path == "" {
-			return
-		}
-		b.WriteString(caseMap(blankSeps.Replace(path)))
-		b.WriteString(valueSep)
-		b.WriteString(caseMap(blankSeps.Replace(scalarText(x))))
-		b.WriteString(entrySep)
-	}
-}
-
-func scalarText(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		if x {
-			return "true"
-		}
-		return "false"
-	case string:
-		return x
-	case float64:
-		s, err := proof.FormatNumber(x)
-		if err != nil {
-			return ""
-		}
-		return s
-	default:
-		return fmt.Sprint(x)
-	}
-}
-
-// FieldMatches reports whether search_text has an entry at path (folded) whose value
-// contains needle (folded, foldNeedle): the one definition of a details match, used by SQLite through
-// svc_field_match and by tests.
-func FieldMatches(text, path, needle string) bool {
-	prefix := entrySep + path + valueSep
-	for i := 0; ; {
-		j := strings.Index(text[i:], prefix)
-		if j < 0 {
-			return false
-		}
-		start := i + j + len(prefix)
-		end := strings.Index(text[start:], entrySep)
-		if end < 0 {
-			return false
-		}
-		if strings.Contains(text[start:start+end], needle) {
-			return true
-		}
-		i = start + end
-	}
-}
 
 // refoldSearchText re-renders the search text of every record from its details (migration 5:
 // earlier releases lowercased, search now compares case-folded text). Records are read in
@@ -170,7 +45,7 @@ func refoldSearchText(ctx context.Context, s *Store, tx *sql.Tx) error {
 			if err != nil {
 				return fmt.Errorf("refold search text of record %s: %w", r.id, err)
 			}
-			if text := SearchText(details); text != r.text {
+			if text := directory.SearchText(details); text != r.text {
 				if _, err := tx.ExecContext(ctx, s.d.rebind(`UPDATE records SET search_text = ? WHERE record_id = ?`), text, r.id); err != nil {
 					return fmt.Errorf("refold search text of record %s: %w", r.id, err)
 				}
@@ -196,10 +71,39 @@ func registerSQLiteFunctions() {
 			text, _ := args[0].(string)
 			path, _ := args[1].(string)
 			needle, _ := args[2].(string)
-			if FieldMatches(text, path, needle) {
+			if directory.FieldMatches(text, path, needle) {
 				return int64(1), nil
 			}
 			return int64(0), nil
 		})
 	})
+}
+
+// fieldMatch adds the conditions of one details condition (path, needle: folded) of a search;
+// walked: the conditions test the rows of a walk, where no index is at stake.
+//
+// With the trigram index (Postgres), the index finds the rows that contain the value's index
+// word, and a regular expression checks path and value in one entry. The exact check never uses
+// the trigram index: written on an expression that is not the indexed one, it would only repeat
+// the LIKE's work. With the full-text index (SQLite), instr (C) discards most rows before the
+// exact check (a Go function) runs.
+func (s *Store) fieldMatch(w *where, path, needle string, walked bool) {
+	if s.d.textIndex() != textIndexTrigram {
+		w.add("instr(r.search_text, ?) > 0", needle)
+		w.add("svc_field_match(r.search_text, ?, ?) = 1", path, needle)
+		return
+	}
+	exactCol := "(r.search_text || '')"
+	switch word := indexWord(needle); {
+	case walked:
+		exactCol = "r.search_text"
+		if word != "" {
+			w.add("strpos(r.search_text, ?) > 0", word) // cheaper per row than LIKE
+		}
+	case word != "":
+		w.add("r.search_text LIKE ? ESCAPE '\\'", "%"+escapeLike(word)+"%")
+	}
+	re := directory.EntrySep + pgRegexQuote.ReplaceAllString(path, `\$0`) + directory.ValueSep + "[^" + directory.EntrySep + "]*" +
+		pgRegexQuote.ReplaceAllString(needle, `\$0`)
+	w.add(exactCol+" ~ ?", re)
 }

@@ -27,8 +27,8 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 		t.db, t.recordWrites = db, 0
 		return fn(t)
 	})
-	if err == nil && t.recordWrites > 0 {
-		s.noteRecordWrites(t.recordWrites)
+	if err == nil && t.recordWrites > 0 && s.recordsWritten != nil {
+		s.recordsWritten(t.recordWrites)
 	}
 	return err
 }

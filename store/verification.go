@@ -51,20 +51,6 @@ type verificationLogRow struct {
 
 func (verificationLogRow) TableName() string { return "verification_logs" }
 
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
 // Bounds of one verification log row (bytes): what callers submit must not drive the size of
 // the log. Callers keep to them (the server stores what the check compared, shortened); a row
 // beyond them is refused with directory.ErrInvalid and nothing is written.

@@ -20,3 +20,17 @@ func msTimePtr(ms *int64) *time.Time {
 
 // stamp is the moment of a write at the store's clock.
 func (s *Store) stamp() directory.Stamp { return directory.StampAt(s.now()) }
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
