@@ -60,11 +60,11 @@ func importInto(b *testing.B, s *store.Store, u store.User, nsID, registry strin
 		Tag: directory.TagCustom, Schema: map[string]any{"type": "object"}}); err != nil {
 		b.Fatal(err)
 	}
-	rows, err := csvjob.Inspect(content, map[string]any{"type": "object"})
+	rows, header, err := csvjob.Inspect(content, map[string]any{"type": "object"})
 	if err != nil {
 		b.Fatalf("inspect: %v", err)
 	}
-	job, err := s.CreateImportJob(ctx, u.ID, nsID, registry, storetest.BenchCreator, rows, content)
+	job, err := s.CreateImportJob(ctx, u.ID, nsID, registry, storetest.BenchCreator, header, rows, content)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -33,18 +33,31 @@ const (
 // none) and the details paths of the others.
 type Layout struct {
 	name, state int
+	columns     []string // the header's columns as read
 	paths       []string // "" at the name's and the state's index
 	types       []string // the schema's type of each path
+	errorColumn bool     // a last column error (a failed-rows file's) follows, and is ignored
 }
+
+// ErrorColumn is the last column of a job's failed rows (failed.go): why each row was
+// refused. An upload ignores a last column of that name, unless the registry's schema declares
+// a top-level details field of that name, in which case it is that field's column.
+const ErrorColumn = "error"
 
 // ParseHeader checks a header row against a registry's schema: record_name exactly once,
 // record_state at most once, every other column a dotted details path, none twice, and none
-// inside another (a and a.b).
+// inside another (a and a.b). A last column error is ignored unless the schema declares the
+// field error (ErrorColumn).
 func ParseHeader(header []string, schema map[string]any) (*Layout, error) {
-	l := &Layout{name: -1, state: -1, paths: make([]string, len(header)), types: make([]string, len(header))}
+	l := &Layout{name: -1, state: -1}
+	if n := len(header); n > 1 && headerName(header[n-1]) == ErrorColumn && !declares(schema, ErrorColumn) {
+		header, l.errorColumn = header[:n-1], true
+	}
+	l.columns, l.paths, l.types = make([]string, len(header)), make([]string, len(header)), make([]string, len(header))
 	seen := map[string]bool{}
 	for i, h := range header {
-		h = unneutralise(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		h = headerName(h)
+		l.columns[i] = h
 		if err := proof.CheckText(h); err != nil {
 			return nil, fmt.Errorf("header column %d: %v", i+1, err)
 		}
@@ -78,12 +91,38 @@ func ParseHeader(header []string, schema map[string]any) (*Layout, error) {
 	return l, nil
 }
 
+// headerName is a header cell as the upload reads it.
+func headerName(h string) string {
+	return unneutralise(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+}
+
+// declares reports whether schema's top-level properties name field.
+func declares(schema map[string]any, field string) bool {
+	props, _ := schema["properties"].(map[string]any)
+	_, ok := props[field]
+	return ok
+}
+
+// Columns is the header's columns as the upload reads them (an ignored error column left out).
+func (l *Layout) Columns() []string { return append([]string(nil), l.columns...) }
+
+// Cells is a copy of a row's cells under Columns (an ignored error column's cell left out).
+func (l *Layout) Cells(row []string) []string {
+	if l.errorColumn && len(row) == len(l.paths)+1 {
+		row = row[:len(l.paths)]
+	}
+	return append([]string(nil), row...)
+}
+
 // Record turns one row into a record name, the state it is imported in (live or draft) and
 // its details; the error says which column is wrong. Each cell is read without the mark the
 // export puts before a cell a spreadsheet would run (formula.go). A record_state other than
 // live or draft (empty: live) refuses the row: an export's suspended, revoked or expired
 // record is never re-created live.
 func (l *Layout) Record(row []string) (name, state string, details map[string]any, err error) {
+	if l.errorColumn && len(row) == len(l.paths)+1 {
+		row = row[:len(l.paths)]
+	}
 	if len(row) != len(l.paths) {
 		return "", "", nil, fmt.Errorf("the row has %d cells, the header %d", len(row), len(l.paths))
 	}

@@ -33,19 +33,29 @@ func newReader(content []byte) *csv.Reader {
 }
 
 // Inspect checks an upload before it is queued: a header ParseHeader accepts, 1 to MaxRows
-// rows, each a well-formed CSV row with the header's number of cells. It returns the row count.
-// Rows are checked one by one only when the job runs (their errors are the job's row errors).
-func Inspect(content []byte, schema map[string]any) (int64, error) {
+// rows, each a well-formed CSV row with the header's number of cells. It returns the row count
+// and the columns the import reads (Layout.Columns). Rows are checked one by one only when the
+// job runs (their errors are the job's row errors).
+func Inspect(content []byte, schema map[string]any) (int64, []string, error) {
+	n, layout, err := inspect(content, schema)
+	if err != nil {
+		return 0, nil, err
+	}
+	return n, layout.Columns(), nil
+}
+
+func inspect(content []byte, schema map[string]any) (int64, *Layout, error) {
 	r := newReader(content)
 	header, err := r.Read()
 	if err == io.EOF {
-		return 0, errors.New("the file is empty")
+		return 0, nil, errors.New("the file is empty")
 	}
 	if err != nil {
-		return 0, fmt.Errorf("the file is not CSV: %v", err)
+		return 0, nil, fmt.Errorf("the file is not CSV: %v", err)
 	}
-	if _, err := ParseHeader(header, schema); err != nil {
-		return 0, err
+	layout, err := ParseHeader(header, schema)
+	if err != nil {
+		return 0, nil, err
 	}
 	var n int64
 	for {
@@ -54,16 +64,16 @@ func Inspect(content []byte, schema map[string]any) (int64, error) {
 			break
 		}
 		if err != nil {
-			return 0, fmt.Errorf("the file is not CSV: %v", err)
+			return 0, nil, fmt.Errorf("the file is not CSV: %v", err)
 		}
 		if n++; n > MaxRows {
-			return 0, fmt.Errorf("the file has more than %d rows", MaxRows)
+			return 0, nil, fmt.Errorf("the file has more than %d rows", MaxRows)
 		}
 	}
 	if n == 0 {
-		return 0, errors.New("the file has a header and no rows")
+		return 0, nil, errors.New("the file has a header and no rows")
 	}
-	return n, nil
+	return n, layout, nil
 }
 
 // Queue is what the worker needs of the store.
@@ -154,12 +164,13 @@ func (w *Worker) run(ctx context.Context, job store.ClaimedJob) error {
 				return w.fail(ctx, job, fmt.Sprintf("row %d: the file is not CSV: %v", row+1, err))
 			}
 			row++
+			kept := layout.Cells(cells) // a copy: the reader reuses cells
 			in, err := w.recordOf(layout, schema, cells)
 			if err != nil {
-				rowErrs = append(rowErrs, store.JobError{Row: row, Message: err.Error()})
+				rowErrs = append(rowErrs, store.JobError{Row: row, Message: err.Error(), Cells: kept})
 				continue
 			}
-			rows = append(rows, store.ImportRow{Row: row, Input: in})
+			rows = append(rows, store.ImportRow{Row: row, Input: in, Cells: kept})
 		}
 		done, err := w.q.ImportBatch(ctx, job.ID, from, row, rows, rowErrs, w.now().Add(w.lease))
 		var refused *directory.Error

@@ -166,6 +166,13 @@ const (
 )
 
 const (
+	WatchRegistryTagCustom     = models.WatchRegistryTagCustom
+	WatchRegistryTagMembership = models.WatchRegistryTagMembership
+	WatchRegistryTagPublicKey  = models.WatchRegistryTagPublicKey
+	WatchRegistryTagRevoke     = models.WatchRegistryTagRevoke
+)
+
+const (
 	WatchStateActive  = models.WatchStateActive
 	WatchStateFailing = models.WatchStateFailing
 )
@@ -174,6 +181,7 @@ const (
 	WatchTypeNamespace = models.WatchTypeNamespace
 	WatchTypeRecord    = models.WatchTypeRecord
 	WatchTypeRegistry  = models.WatchTypeRegistry
+	WatchTypeTag       = models.WatchTypeTag
 )
 
 const (
@@ -297,6 +305,12 @@ type EntryName = models.EntryName
 type Error = models.Error
 
 type ErrorCode = models.ErrorCode
+
+type FailedEntriesData = models.FailedEntriesData
+
+type FailedEntriesResponse = models.FailedEntriesResponse
+
+type FailedEntry = models.FailedEntry
 
 type GenerateTxtData = models.GenerateTxtData
 
@@ -470,6 +484,8 @@ type WatchDeliveriesResponse = models.WatchDeliveriesResponse
 
 type WatchDelivery = models.WatchDelivery
 
+type WatchRegistryTag = models.WatchRegistryTag
+
 type WatchState = models.WatchState
 
 type WatchSubscription = models.WatchSubscription
@@ -501,6 +517,8 @@ type FromDate = models.FromDate
 type IfMatch = models.IfMatch
 
 type IfNoneMatch = models.IfNoneMatch
+
+type JobId = models.JobId
 
 type NameFilter = models.NameFilter
 
@@ -575,6 +593,10 @@ type GenerateDnsTxtParams = models.GenerateDnsTxtParams
 type GetDnsTxtParams = models.GetDnsTxtParams
 
 type GetJobParams = models.GetJobParams
+
+type GetJobFailedEntriesParams = models.GetJobFailedEntriesParams
+
+type DownloadJobFailedEntriesCsvParams = models.DownloadJobFailedEntriesCsvParams
 
 type GetLogConsistencyParams = models.GetLogConsistencyParams
 
@@ -744,6 +766,12 @@ type ServerInterface interface {
 	// GetJob An import job's progress and row errors
 	// (GET /svc/jobs/{job_id})
 	GetJob(ctx echo.Context, jobId string, params GetJobParams) error
+	// GetJobFailedEntries A page of an import job's failed rows
+	// (GET /svc/jobs/{job_id}/failed-entries)
+	GetJobFailedEntries(ctx echo.Context, jobId JobId, params GetJobFailedEntriesParams) error
+	// DownloadJobFailedEntriesCsv Download an import job's failed rows as CSV
+	// (GET /svc/jobs/{job_id}/failed-entries.csv)
+	DownloadJobFailedEntriesCsv(ctx echo.Context, jobId JobId, params DownloadJobFailedEntriesCsvParams) error
 	// GetLogCheckpoint The latest signed checkpoint of the transparency log
 	// (GET /svc/log/checkpoint)
 	GetLogCheckpoint(ctx echo.Context) error
@@ -885,6 +913,9 @@ type ServerInterface interface {
 	// DeactivateRegistry Deactivate a registry
 	// (POST /svc/{namespace}/{registry_name}/deactivate-registry)
 	DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error
+	// DownloadSampleCsv Download a sample CSV file for a registry's bulk upload
+	// (GET /svc/{namespace}/{registry_name}/download-sample-csv)
+	DownloadSampleCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
 	// ExportRecordsAsCsv Export a registry's records as CSV
 	// (GET /svc/{namespace}/{registry_name}/export-records-as-csv)
 	ExportRecordsAsCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ExportRecordsAsCsvParams) error
@@ -1244,6 +1275,91 @@ func (w *ServerInterfaceWrapper) GetJob(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetJob(ctx, jobId, params)
+	return err
+}
+
+// GetJobFailedEntries converts echo context to params.
+func (w *ServerInterfaceWrapper) GetJobFailedEntries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id" -------------
+	var jobId JobId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id", ctx.Param("job_id"), &jobId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetJobFailedEntriesParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetJobFailedEntries(ctx, jobId, params)
+	return err
+}
+
+// DownloadJobFailedEntriesCsv converts echo context to params.
+func (w *ServerInterfaceWrapper) DownloadJobFailedEntriesCsv(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id" -------------
+	var jobId JobId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id", ctx.Param("job_id"), &jobId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DownloadJobFailedEntriesCsvParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DownloadJobFailedEntriesCsv(ctx, jobId, params)
 	return err
 }
 
@@ -2688,6 +2804,30 @@ func (w *ServerInterfaceWrapper) DeactivateRegistry(ctx echo.Context) error {
 	return err
 }
 
+// DownloadSampleCsv converts echo context to params.
+func (w *ServerInterfaceWrapper) DownloadSampleCsv(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DownloadSampleCsv(ctx, namespace, registryName)
+	return err
+}
+
 // ExportRecordsAsCsv converts echo context to params.
 func (w *ServerInterfaceWrapper) ExportRecordsAsCsv(ctx echo.Context) error {
 	var err error
@@ -3529,6 +3669,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/revoke-registry", wrapper.RevokeRegistry, options.OperationMiddlewares["revokeRegistry"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/bulk-upload", wrapper.BulkUploadRecords, options.OperationMiddlewares["bulkUploadRecords"]...)
 	router.GET(options.BaseURL+"/svc/:namespace/:registry_name/export-records-as-csv", wrapper.ExportRecordsAsCsv, options.OperationMiddlewares["exportRecordsAsCsv"]...)
+	router.GET(options.BaseURL+"/svc/:namespace/:registry_name/download-sample-csv", wrapper.DownloadSampleCsv, options.OperationMiddlewares["downloadSampleCsv"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/add-record", wrapper.AddRecord, options.OperationMiddlewares["addRecord"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/add-records", wrapper.AddRecords, options.OperationMiddlewares["addRecords"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/:record_name/update-record", wrapper.UpdateRecord, options.OperationMiddlewares["updateRecord"]...)
@@ -3551,6 +3692,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/svc/watch/:subscription_id/deliveries", wrapper.ListWatchDeliveries, options.OperationMiddlewares["listWatchDeliveries"]...)
 	router.GET(options.BaseURL+"/svc/jobs", wrapper.ListJobs, options.OperationMiddlewares["listJobs"]...)
 	router.GET(options.BaseURL+"/svc/jobs/:job_id", wrapper.GetJob, options.OperationMiddlewares["getJob"]...)
+	router.GET(options.BaseURL+"/svc/jobs/:job_id/failed-entries", wrapper.GetJobFailedEntries, options.OperationMiddlewares["getJobFailedEntries"]...)
+	router.GET(options.BaseURL+"/svc/jobs/:job_id/failed-entries.csv", wrapper.DownloadJobFailedEntriesCsv, options.OperationMiddlewares["downloadJobFailedEntriesCsv"]...)
 	router.GET(options.BaseURL+"/svc/stats", wrapper.GetStats, options.OperationMiddlewares["getStats"]...)
 	router.GET(options.BaseURL+"/svc/api-keys", wrapper.ListApiKeys, options.OperationMiddlewares["listApiKeys"]...)
 	router.POST(options.BaseURL+"/svc/api-keys", wrapper.CreateApiKey, options.OperationMiddlewares["createApiKey"]...)
@@ -5262,6 +5405,232 @@ func (response GetJob429JSONResponse) VisitGetJobResponse(w http.ResponseWriter)
 type GetJob500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetJob500JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJobFailedEntriesRequestObject struct {
+	JobId  JobId `json:"job_id"`
+	Params GetJobFailedEntriesParams
+}
+
+type GetJobFailedEntriesResponseObject interface {
+	VisitGetJobFailedEntriesResponse(w http.ResponseWriter) error
+}
+
+type GetJobFailedEntries200JSONResponse FailedEntriesResponse
+
+func (response GetJobFailedEntries200JSONResponse) VisitGetJobFailedEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJobFailedEntries400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetJobFailedEntries400JSONResponse) VisitGetJobFailedEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJobFailedEntries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetJobFailedEntries401JSONResponse) VisitGetJobFailedEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJobFailedEntries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetJobFailedEntries404JSONResponse) VisitGetJobFailedEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJobFailedEntries413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetJobFailedEntries413JSONResponse) VisitGetJobFailedEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJobFailedEntries429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetJobFailedEntries429JSONResponse) VisitGetJobFailedEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJobFailedEntries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetJobFailedEntries500JSONResponse) VisitGetJobFailedEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadJobFailedEntriesCsvRequestObject struct {
+	JobId  JobId `json:"job_id"`
+	Params DownloadJobFailedEntriesCsvParams
+}
+
+type DownloadJobFailedEntriesCsvResponseObject interface {
+	VisitDownloadJobFailedEntriesCsvResponse(w http.ResponseWriter) error
+}
+
+type DownloadJobFailedEntriesCsv200TextcsvResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response DownloadJobFailedEntriesCsv200TextcsvResponse) VisitDownloadJobFailedEntriesCsvResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/csv")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type DownloadJobFailedEntriesCsv400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DownloadJobFailedEntriesCsv400JSONResponse) VisitDownloadJobFailedEntriesCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadJobFailedEntriesCsv401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DownloadJobFailedEntriesCsv401JSONResponse) VisitDownloadJobFailedEntriesCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadJobFailedEntriesCsv404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DownloadJobFailedEntriesCsv404JSONResponse) VisitDownloadJobFailedEntriesCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadJobFailedEntriesCsv413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DownloadJobFailedEntriesCsv413JSONResponse) VisitDownloadJobFailedEntriesCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadJobFailedEntriesCsv429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DownloadJobFailedEntriesCsv429JSONResponse) VisitDownloadJobFailedEntriesCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadJobFailedEntriesCsv500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DownloadJobFailedEntriesCsv500JSONResponse) VisitDownloadJobFailedEntriesCsvResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -11311,6 +11680,122 @@ func (response DeactivateRegistry500JSONResponse) VisitDeactivateRegistryRespons
 	return err
 }
 
+type DownloadSampleCsvRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+}
+
+type DownloadSampleCsvResponseObject interface {
+	VisitDownloadSampleCsvResponse(w http.ResponseWriter) error
+}
+
+type DownloadSampleCsv200TextcsvResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response DownloadSampleCsv200TextcsvResponse) VisitDownloadSampleCsvResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/csv")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type DownloadSampleCsv400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DownloadSampleCsv400JSONResponse) VisitDownloadSampleCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadSampleCsv401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DownloadSampleCsv401JSONResponse) VisitDownloadSampleCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadSampleCsv404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DownloadSampleCsv404JSONResponse) VisitDownloadSampleCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadSampleCsv413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DownloadSampleCsv413JSONResponse) VisitDownloadSampleCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadSampleCsv429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DownloadSampleCsv429JSONResponse) VisitDownloadSampleCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadSampleCsv500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DownloadSampleCsv500JSONResponse) VisitDownloadSampleCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ExportRecordsAsCsvRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -13863,6 +14348,12 @@ type StrictServerInterface interface {
 	// GetJob An import job's progress and row errors
 	// (GET /svc/jobs/{job_id})
 	GetJob(ctx context.Context, request GetJobRequestObject) (GetJobResponseObject, error)
+	// GetJobFailedEntries A page of an import job's failed rows
+	// (GET /svc/jobs/{job_id}/failed-entries)
+	GetJobFailedEntries(ctx context.Context, request GetJobFailedEntriesRequestObject) (GetJobFailedEntriesResponseObject, error)
+	// DownloadJobFailedEntriesCsv Download an import job's failed rows as CSV
+	// (GET /svc/jobs/{job_id}/failed-entries.csv)
+	DownloadJobFailedEntriesCsv(ctx context.Context, request DownloadJobFailedEntriesCsvRequestObject) (DownloadJobFailedEntriesCsvResponseObject, error)
 	// GetLogCheckpoint The latest signed checkpoint of the transparency log
 	// (GET /svc/log/checkpoint)
 	GetLogCheckpoint(ctx context.Context, request GetLogCheckpointRequestObject) (GetLogCheckpointResponseObject, error)
@@ -14004,6 +14495,9 @@ type StrictServerInterface interface {
 	// DeactivateRegistry Deactivate a registry
 	// (POST /svc/{namespace}/{registry_name}/deactivate-registry)
 	DeactivateRegistry(ctx context.Context, request DeactivateRegistryRequestObject) (DeactivateRegistryResponseObject, error)
+	// DownloadSampleCsv Download a sample CSV file for a registry's bulk upload
+	// (GET /svc/{namespace}/{registry_name}/download-sample-csv)
+	DownloadSampleCsv(ctx context.Context, request DownloadSampleCsvRequestObject) (DownloadSampleCsvResponseObject, error)
 	// ExportRecordsAsCsv Export a registry's records as CSV
 	// (GET /svc/{namespace}/{registry_name}/export-records-as-csv)
 	ExportRecordsAsCsv(ctx context.Context, request ExportRecordsAsCsvRequestObject) (ExportRecordsAsCsvResponseObject, error)
@@ -14453,6 +14947,58 @@ func (sh *strictHandler) GetJob(ctx echo.Context, jobId string, params GetJobPar
 		return err
 	} else if validResponse, ok := response.(GetJobResponseObject); ok {
 		return validResponse.VisitGetJobResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetJobFailedEntries operation middleware
+func (sh *strictHandler) GetJobFailedEntries(ctx echo.Context, jobId JobId, params GetJobFailedEntriesParams) error {
+	var request GetJobFailedEntriesRequestObject
+
+	request.JobId = jobId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetJobFailedEntries(ctx.Request().Context(), request.(GetJobFailedEntriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetJobFailedEntries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetJobFailedEntriesResponseObject); ok {
+		return validResponse.VisitGetJobFailedEntriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DownloadJobFailedEntriesCsv operation middleware
+func (sh *strictHandler) DownloadJobFailedEntriesCsv(ctx echo.Context, jobId JobId, params DownloadJobFailedEntriesCsvParams) error {
+	var request DownloadJobFailedEntriesCsvRequestObject
+
+	request.JobId = jobId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DownloadJobFailedEntriesCsv(ctx.Request().Context(), request.(DownloadJobFailedEntriesCsvRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DownloadJobFailedEntriesCsv")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DownloadJobFailedEntriesCsvResponseObject); ok {
+		return validResponse.VisitDownloadJobFailedEntriesCsvResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -15945,6 +16491,32 @@ func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace Namespac
 	return nil
 }
 
+// DownloadSampleCsv operation middleware
+func (sh *strictHandler) DownloadSampleCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request DownloadSampleCsvRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DownloadSampleCsv(ctx.Request().Context(), request.(DownloadSampleCsvRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DownloadSampleCsv")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DownloadSampleCsvResponseObject); ok {
+		return validResponse.VisitDownloadSampleCsvResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ExportRecordsAsCsv operation middleware
 func (sh *strictHandler) ExportRecordsAsCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ExportRecordsAsCsvParams) error {
 	var request ExportRecordsAsCsvRequestObject
@@ -16525,442 +17097,463 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37cttGtjgKv0qX9t5lMgNSFHWJLdXUbyu+JE58G0seZybyFppEk0QEdjPohijG2199D3He5fx/HuU8",
-	"yaleq7vRAAFeJMpxHE5NOZIA9HXdrx93+mI8EZxxJXeOP+6MGI1YCj8+pv0Reyy4SkWif4+Y7KfxRMWC",
-	"7xzvhJOsl8T9gIzpTYsO2d8vsk5nv69UAj+wsL0T7Mj+iI2p/ljNJmzneEeqNObDnU+fgp3HgstYKsb7",
-	"s3Nxxfj8FOcjRiZpPKbpjERU0R6V7IEk0zRWjEyEjPV7RPA+I2oU2wd9MR7HSrGINCh5I6QapkyS96cv",
-	"8k9k1h8RKkm4d7T73f63B08eHjwMTwjtScYVmY4YJ2rESMp+y5hUpD+ifMgiwoUaxXwYEMojIvAdNu6x",
-	"KGIROfvHCz27XWdApqO4PyIjKgkXJGWTJO5T2WyTM8YjEivSo/0rEuMo4dl1v+UdSAtOJHQrwFshYkAo",
-	"SahiKUkZjQKiRqnIhiNC+YzEXCrK+ywgSsBjMh1R5Z/MNBWKtS944WLYDR1PEn033mHsBDsTqhRL9TX8",
-	"zy+d1qPT1jPaGnz4uBc8/LRb/sN/7gQVF/z0nA6rL5Vxlc4eSBLFQyZVQH7LhGLRYoD5pJeU0jFTBjxP",
-	"5Wu+YHh9v7EiUgkRETgH/SDSZwhH8u78MYnojDTCf/3rX/9qvXzZevIkbLbJK6HINFYjEl6zVMaCX8YR",
-	"wHJ+UN1O96jV2W91DnaCnVjP+lvG0tlOsMPpWL9A5aUonvJApGOqdo53IqpY5WktR4dT0s/fIUq/FOhd",
-	"UnO9lMspSxkAV8xJrGQtXCE8HRsopxGJJZEsvWYarpMZ6c0IdaBMlIYjDcgaiumMRWRCpcI/49QNSvo0",
-	"G45UK5tYWA+ISGECg8LNNnkfq5HIFIlVANNKMqYz0mN2bpjWfE6yiQZkPYB+Gvc16ttnCR2Snsh4RHps",
-	"FPOINLpE6s8jNqBZopptckquaZKZxccaCRWheGr6V0oOOh3EBbhBPJH8CisP7jMhzhMWxU/EmMaVQPCE",
-	"PYkJEF85YqnGIni1CKKTrNe2v5kdTqga5fvDj3aCHU1i4pRFO8cqzZi/wTG9ecH4UI12jruH+8HOOOb2",
-	"973KZdctmZOY6yNhyqyVNJ4/eSUJTRmh/T6baGKtaarKUs4ife2TjM/6ImLN4rbMT+2+GG9mW4fLt/Us",
-	"FeMnGmvnNvaUqzRmkmQTjdXAEkRK6EDTZ5/GVFGPvVZnr4Z6DFLY3TrE4/ngJVX9UQWXvthBvmyIGfLm",
-	"i50QcR85m8aHMY0Y4n5sCKQmCSpOEnwxS1PNG80wpMESycjBXrd0QRc7nZvO3qPOoEv3et3+fnTADgdH",
-	"nW/3HnYf7dOD3mH/KLrYqUO654MW7qPmvo4Oqjf/SnBWcwCnnGg+RPShEsoJo2kSs9QQyxNCyVh/SIZM",
-	"SbLfOWgvWJueZvEC9zrdyiW+omP2LE4US+dX+IamKqZJQPpUslbMJeNaTLlmRM9sltegiiRMU919fWkp",
-	"7Ws22GzXgBD8p26N3YcFoN+vW7Cc0D57HlXRIG4fX8YRaYRRHB3L6/5xu90Om5bsu3ceSA028SBmUSWt",
-	"sl8f/pCxx9+/e5i+/PXm6c838ZvsyeF3T6rx3F/ARrHdbfwtG3zZO9/ott/QIasCzSEjPBv3WBogBu3V",
-	"QdxED+CvwHBimM8RsJirIy00jelNPM7GGmHs/2CN5o9uhZpvDFnqlngW/16xzOeKjSWZsJToVSxa4aXU",
-	"A1Qus9tZss6lC3zL+iKNXsFs84CTwlOAjYBkPP4tY1ZKS9kwliqdtatvHL+8NDhdf+f/mWqQ3fmP3Vyj",
-	"28WnclezqhksDVeKE9avFZ9XrtYBYO1y8ePNLhj0oGpiFLGEDYEBI7L1KSh5RncqYpzlTS3NnFrfRges",
-	"9XBw1Gn5DKpuWzDcGvSmmludiVRV8GnN2kPC2VSre4M4leqEhHrqECSjMI5CQmWf8SjmwxMSSkVVJkMt",
-	"8+oftdan1Vb9RR0CSD1zJexbwYJxDd2/2F9xDjtAsBNHOx+qtnQu1pGPemwgUrZMQNrrtvbrBCQl1hSP",
-	"/olSSzX4WJEmjhhXmlanqCMaPdLXCEGvC+vON9cXd1aFcrMwVG9TJieCS4bababvUxlgfkbjhMHq+4Ir",
-	"xgGC6ASUIf1891cpeEEp0W9GelUZp5kaiTT+nel1jZmUQOtLM5ABTvFpZQRNU5Hiwosn+kpozSuOyOmb",
-	"5+SKzdp6zO9oZHB49U3AOcQcBtM/gj7n7cw8uoz5JFOFrT3HJwSeHBO4J+KsB8RxgmPD3Mg4k0rroVSR",
-	"sZCK7HU6ADg5s73L/G4UELRjKWM+1JjAxhM1wyO845mfe9YqLbrj/HDyjwUfJHFf3Qp4+vZjf3eWe+j1",
-	"J2LGmCQ00er8jLCbWCpprVr56W1mh0ZbsYuSiJW+egKkkDQois6KoolE65+0DyK1ZU4BGBrwwOziI9aP",
-	"IxY14dieGKYiVzi31bbmRnxr8Lxum2LKQUGJHGeTliJ5vNdf46lWOd+nsWJf5moDpxTbS9Q01DM1V1tb",
-	"apZovtuds5jBCp+JtBdHEX6+NsAP3Nc+xLsxj8lMZGC34AJNirh9rfa7/TsT48bhnyaJJlZ0BtNHAqdp",
-	"oGmrOH3h9EWKNFDTHWsKSxIxtcD+HMwzNMHZb3NusRmhyGE4yTi7mbC+5v5MD05EH3B1E4ymYnjYzUu7",
-	"gHX2ka9aXK2+NjtVxerOsn6fSemvaC00/Sxruy8kfCXUM5Hx20ksuYrNhbocwDg+WDkVHQAZn28GwdBx",
-	"0NDYzIUasRSQKCLg9mmSSDBEHmBzcLOvhHopItDwF/ki0AuUe5JkjE4rhsapYXzNNJMiYcHKFMIUb+gs",
-	"ETQ6F+IFTdcFa3OkExzjUglxmcAoRYaOjLAnohlRQhB4hTSSeBwrskdext81N3TCMEUscQbNECi3pIg0",
-	"YKYT8lD/hwz0LURRC7VfiYTqjf6NR/EdZeKJN8ylEXz9A/GnMYLxcaUZNJZkqb1zE9Q/tJbREMk6oW4J",
-	"uX+DJILrQzWLPLH+SjKl6AFUjMMpWgFu8zLO3MjLpIc5mSG3hVQt9B4Enc0t+XNKOWeMpv3RHVDAY9gM",
-	"uf6OXrfz+UVxhHIC2MlBoo/HRbLxD1CrNqY3noOnT2/LjAkgcIa+v3ecXtM4ob2E3VYLdt/7e3D79V/Y",
-	"zF7yo7RsA88StnUuxEvKZ4byylvtKaWKXQKNLpGvcyHImPKZ1XDkBnb0VkuWZrISWL9lKp21ADXneeAZ",
-	"UFJJlCBTGqtKH39uRNXzvvMNFhu1ePgjHxOrpIvU6eS0aBJRiG8bt4gYCcOq6fAnwQlFr24fXOPI795x",
-	"mU0mIlUsesmimJ7Dgd3qTNxAl2M90iWcffF03CsEXiH6lWMiGY+ApgHvppLMzbhZ0UBjCsThUEnC8lwo",
-	"Er2TLL2TiJlJltZIl3rsjQuWV2z2QBI9q95hFEtNZ5DA/dOzWa9LzwH9Bu6jsoHKN4dXiTn+1I6Ofwp2",
-	"DDpsxuZ1mQhxlU0urXXTs4Ft0PSlv8g05GJIUU5zwX3qQlFgcWUL2T+Ni+62SlnhGCWqVoMs2YimpneH",
-	"B0jcARqX4r2pb27daIiGAA3DqJ5QRav1nFCzu9CKRBjVkVvYDOMLdiapmLBUxQi6xrOF5t2S2T7IHUm1",
-	"z51HpjLAMHfS/FL23uQDB94icueG6P3K+kpPUti+Ew0rj8CISmJgtg8cZQXvVPFMInPEiwBm/k4+eai4",
-	"7CzsiwHOVbnrKEJvpme0pxEqRDR54y14QBPJasm5Pgunw9m4SWZ9oYWnsk1OMf5yELNESwz0irnwLwx0",
-	"Qn+VtLGVjGpZUb8ND90K0AwsK87WX+Uy+2f+KmClonEil33149nrV6/dKY7Z8qssfuG7eld3kKKnjlV5",
-	"FVM6UKGmfmESX7PwxPwXY1wx3rXtO/70+zvBjn6pwtcX7CiVLFvY+fkL/SbyCRUnyZyPrmVUCZ4lRqJH",
-	"L+oyFM7PZiHMypWpVBQZUJRLSBS6ohQbL4WA0yhiZh1wXrhKmqZ0VrMjuWQ3m0RBeWzCKvc6nY7de6Bf",
-	"YBGhSaIhhQvONnIORQryCaIpnuO3ezbgw/6+oZNakTx7ROd29LcIakXi6zmyc+jSB7wTbIQwO/Ca2+Xr",
-	"nLSCVcjbJ+mnjBrVrbRfEJiWkkN861OwlGffjoAZa9bq/vJ62uAvMbDby2eoPNVJ/BObVR+ooRXoe3kg",
-	"rQ6nmZCLZpZEsn7KKri5OfZLuvSEz+Mxk4qOJ3pBV6xW6kmoVJeZdGMWV/we6LoTvPTLvlbLIvSZxgqy",
-	"BPTPsX5/HPNMMdLQFBl5A2fXLIX4wluQ7mDnpjUUrbm188p4o3PjrDJmcKoQWDHMdDxRM7AF6zPXSrM+",
-	"XaqEVqRkBg6sCjY1SdkgvqmeCnUxCLEhe10vmnJuNoiJNeEqOCKTZMpSPcZEVc+csmtxtehyYgX2WPOe",
-	"O/I4YURz3c0eeQlNDFi5gB5zTIEPpiUIK+yoHnce4wDApJLk9WDn+JclJBRR7lPwsYQxV1WIaO4tIKG8",
-	"7l9iSNTBPulRyY4OsjTxbvGEyJGYchPLzNFFmnP3pQdUsckPwXwYKJtaShBYlMqpQPlYVmVMeA346S05",
-	"U+E26hiTtUOZa98IY4KJV2bBSSyV+aR+o6sJGhaQShLE4q1LYi0/d9754xHrX/k2gPozeD9i4FUsuOeJ",
-	"mHLj0PEjhVFbAkWn4oRcqsUcAapXA4Oda8/SYR72hEgY5Qs27j6q3LwHsXcXVBfDfzX3eD8yyV0aoGN9",
-	"rylkReVMm0zjJAHBaMhjyUx6lH6exKiBFyL4O8ujpf2DqtVH8Gi8ePLNnE6rEH+7Kf12fVXV3oaHWn10",
-	"ENWnGuz52VEXF2c7d9Aw17sG6+Xb2C04P+WXbLVY/1YhTOjSeOTrCRjlM8EZRCJhcKXvB4U8PdA6Tkio",
-	"ZZU5c0OZ9gSloPG1TB8rmViLu1R1ian4OlF0eEzCfiaVGIekAY5RvEV/J00M+5KK8ohqnYsO9R0LyUgv",
-	"ixPVirkb0DseDNTOJJOYfmhtLzgd2NTHPZbKUTzRoAAuoUstmFhR7E6GmTnFyT/3evx5T1V/tCnkgcHO",
-	"sp57ax7mFU2HzJp2q9UFm4UTEM+eq6/EqX9kqidCpXethJhgB75EH9mSU4XNgF9Of8Z6IyGuLrM0qUSe",
-	"lBF2rT+HGMKJkIpFJ2Sk1EQWPIA0ilImJWlEoi93zaiyPY4CcrHzHsjIu7cvihmUFzulXDwY9nh3F7/1",
-	"Uid35XW/dCSdg4frsT3vgALvtopHUAVPT1gUv7HZq8vzWzEvVKOmMrGNWtDup3SaLBKL6jJh5y56ECfs",
-	"si8y9PnMJQCVPdT4wepmsMJun8UYXFAWVEHhEpnqizr12DwkU2M2B+FF6/ZwEAZMIhbFLVheexw1wecV",
-	"2ljpUga7MwlUHQksJ2XU+Lyqnxs/V60FAheG9geb4qtXPaY8HhjHx22MwkEx9a/6tNJ4GPPWCNCrEAfL",
-	"+4xQos8IlPCYR+wG6cPyadmNuoRd1dqzq7/B7JcahcgejT2WB5J4H93+kEzqTkXVDswgCjFqGPbDIjJj",
-	"qhmQUFwZbufBVuXt6ZfRYRyW4Iw0KElEnyaegjOiXh4kMFPA06bveTDr2gl2xJXetfVWuwyED8sokkv9",
-	"dmlLBbwqwnUB8S1SFy55Ke0CbK6gX35qvjs8ADkxMN6vPN2vSL8GDPiVMR6tBmNXi+yEHlFZBpyrzWZ4",
-	"6zoEc060mwfWEe0eHhXJthzRVvfw6PjR4OFR1Hm49/DhQf/b6OjwEe0OGKWd/uEhjTp7h3S/NzgY7PW6",
-	"vU7vYbfbj/YOo6P+3mGvM+h0aOfhTg1yoO5igA/cXcGOzRJBGAJ+MY3VKErplFcKXQvYvDHzmRsljYud",
-	"ix2MaUVYiHkSc2YVUYdXy01U5fRKvQa7pTmQNyeLUBL48FW8/9LFLoX9JXaeIguXaINDhQipyl2NPkUh",
-	"YlXbT2lZmzD+2KjRGkZUnRxCyQIdHlxF6/oL2JjGSbVDRiQFUIcl6R3ZhS+lqzi2GSnI17foODbjs7Rr",
-	"1BL+WFwz7w/o2kJMcH8GWdG8OvcQA7gzCXQZ9jR/9u4YvRR9xv67WHXEkTx7MAXV4mC141x0eCv7r/NI",
-	"5DrvdeRHeK+IWQYuKpCqLHktN4x5JRrypSzc+2LCUpNsthChVjGbF49+w8E0T4r2m+KunqWMEcVulDEF",
-	"9SBqiNtUFJuQetB5dFQu/OHBnX5cwZ+exNET0c/GJqKtglA/f0Ii8wYepEGQSSqATTWiODqesl5z/lz/",
-	"G2LlblQBX35xWud0Om1P99siHe5yuRvF0e713k6QP96PI3goWT9LYzXbHWeJiq/YTL/3Icihdd7UUQJL",
-	"KqVeleAvmRqJqADqyz8uhPyu9y1iQbGcx5T1jkH+1drHf+2fPuw87BwfXP/46Md3e70ff3z66OjZ+7Mf",
-	"f7r+Qf5aJZr4MWIV21nsoo/+Of/1shgUd4uwncoFzB3S/JFXgn3leip97BAAraHPh0dT2yx8aeAirPCu",
-	"Y3HCBA0Jc4d5x/v5jys2a+1VupfBSvMTm8HaelSWBI3fj15ejejPw+/+/eRaqCdXLw67h98OaPy7ir+P",
-	"H3f/oX568f2kx/nT7xXtRuKnSju4sT1Zxm2PYTnDjp1bK/BPqHLZ1RdnI0LKqs13L05/etrtacHcBtrq",
-	"a+Olgn7WFh5z8vbZY/Lw24eHWvQdH5OwcxOSv5GjA5KIKUv7VDIyYjf6u1jJUqmOm0ffPmJ08Ki71+vu",
-	"Pfy29+joEds/7DzsPOwNHh0M9r9lB6xL92lvjx51Bnv9o+63j3pHR73Dw8EepYeMFouxdW5+6bQeQem1",
-	"o4OqymvBTm5Yrg9SADh1tlxnbjwmCdNTycBsBst2tC//f60wIFLRFOJBwVVMzbv6a3g5yAsPdB96ZL5U",
-	"/Mym26/hZPmfX05b/6at3zutRx/yH/WqPnzsBHvdb2sOwiYC1wto7JqlM8y6PSaUjLIx5a2U0Yj2EkZC",
-	"wxfRVQ9Gcv3nMe2PYs689/oiYmGbfJdS3h8Rwc1fTkDAmYo0gloJA2/AMZ3Z9Cqwn5dJQsRWiiV/rF/8",
-	"5LKfylt9AgGfeNtojDDJSZVRH564UOGdnEJV0VTwYQAq4IQJLU4WLrcqqXV1/QR2XYXL+VarYypirIip",
-	"UVi/GdiLov1USElSljAqmSQNyRgBKyO8BxbGYxIW0gFC0jjodDQwuFIbgatcmiLg9FJGr4xzVpMm2leo",
-	"H6VZwpoBFN0s5yzk48qsZ0q7lmPiXbw/fD/TI/lpQDDE3jHhpUwcMF4ty8QJSOjKAsBA+8e+d7mUjq9f",
-	"d5kl8PrBcV5NhlTnFpdSiwOMwzSxTrHgtoDphKoRTDCfIu1PlZvecA5jZdBfl2ayqwV7TUoVK4zjpbma",
-	"A+llCj6eMedEVynlckJTqEqaiOEDSZQWaqm8YpGGd7iMQsKNP4e5iYr0mMDW2C0EzjMeTUTMlTwxhwSf",
-	"jYzHH7QrQnFRA5a2QGOQo3iCh6LXMgZJBFZjHJ2wnsPj/JBMHROk1ua68DM9gGfsPOg8KlRSXFabRH9e",
-	"kX2sR9rrHpPb5PnCkOX8bhjQwKlNrBLXJvQE0vgQRaqywuDbw+K3+s7nk7H0GH4Wov6yqw+knIB4QjT9",
-	"CL1MQfjWJqGGpHEIGD5f0cFgss3NhDfNvuoSLJtFv2o5Zak6K6qUNOjXAfHzxKprExQxSI82n19Whjnf",
-	"th3UZKRXpe3XZvKV0kG9BF8/t/WDz3T8Fc7xtO8Z19SHnd+snPYzNJ8QdbMo6WdB2o7zJRYqL82/hGrn",
-	"YvaoX6riid7GVg1XsxtrRVy21I3SzIizqSkxbIizEhOSsGuWIFcxD+2nkY0kLZgDo7xsEzeHeTsLRvm2",
-	"lkSCmQOsCGtMZt6ScQsNDJbVIvwKBmo7bfXRqydcLj14UwavQPfLp4m29EV2n/oYuVheLgqFW3x0S6xg",
-	"KwJnLruV7WTWjaVQKfeWWnWiXmBLrbEVfYTlux6kjLX0nRI9BsEhvev15hC96qrOY02HyK+iZzzQfXmt",
-	"BcONhcEDB7hMxVSu6pyncZKllXL4LBfk9YKlEpMJi06wCBsBFj+NJasU73GjLFpnKb+KXh2ALIWgSSr6",
-	"TEpvwlIyvphKEgnOAmKXhproIJPozr6NX+7O2Wa/ZSwDj3CYZpzHfKh/1MsMSQPVxVRMq1ZsghWcLOQu",
-	"JzQXGhJJZ5JMR7OC0xgn1LwP5wP04Sz3H1dGSglFk3Vu0pSvXA94S+huoCGYL1xc9OZZP563yDlwKMNj",
-	"AU9yHChF9Xu7+FCN46jyrh7Cr8nCfPw+6ofVdN0kXQSQfCamKOHJgPQAMqCu5iqWzh9F762YmozwJfZN",
-	"s5xVgvoLBM3F9OOa89W2C6e1ugChfhS927H2/GrqHJs/it7m4tn16a64q16WXL2baBH17V3S6RCQqrf2",
-	"HK/EYfpGtmeBp6r0sZiCQSCHBEOjbDx+RdjGImkhFdPqU0zFNCB7pMe0+q8ccuQlhNByshIxL4cIiKlX",
-	"mqHmENZK1dDv39Flby55JUe9nm5zAP1CDL0yB8v6qkxSoSGbqSljnKipAGuGK/ZUtnbMn8qIyhGrIYBv",
-	"nz0mR4+OuvMzBiaZqUAE3cX3ZorVOwmWnObj8lxrHKrZTM2xPuf9JJOVfk1o+mGemjM14U8Jo4PVT7M/",
-	"Yv0rMPhUn2hClVYVZDzkLCL5220CgYihvjyo9RtC2Q8lif4lMI1p9LJiSeiQxlxiJmcqhDoxYd5EjtHG",
-	"F+IIUypzs1bgPoPobiEU7kprgykzxum5G1sJOmgWxQosURYsTPl9sN7o88ub4+iJ7wY0esCaw9VTgXO6",
-	"4Rw5qCwMwHQckDiSgTVRuR8wigjd9OAQqk6VTMTwEiIw6yd/YGI0XcIOgsgKQls1MylCZOXhWHipSRCI",
-	"f2c58DJWhCOtkzbQGmjh8IF0xWcMEOV20dvQ9hw18+PzV22u0wFa4GNQNRqLq2ximcFTfs0SMakMbCzb",
-	"3ME96/5oevfEC0qarK6dzpuWypM3cpO6E9VCuIiwGeD5Y0MpYKWUR0kh/1N4RTpWjPSo5S8vaXp1miRv",
-	"GY1WNZSNaXoF9Rag+VadpYwOBmAJXUlPKa3WfbtkxatKAXrFWlJBPY4L5ZeyodHtBL/yyW048EYPv/at",
-	"LLyRGn09lpf6s2pbkn6yKKJ3A3ndoEraReQzLjqTde9dc+4N3vq9XXmdI7YQW8jtBoFbQ6a4sS9Ao7vJ",
-	"hPGqUhmVPAXC1W9vEX3l27lrmw0RWCbLOe087YVuh40h40xCfTOgiCN2k5ttN2KSs5/1ZhuPfSrlORYT",
-	"S8ljkU5EagOQ5j9es4xJVNOs7tz5G71MbJESjaWLetEtzcgwN1NhNsOYGH1Vhg69O3/Weki0+ObUDlcR",
-	"Q9nLKAfL7Hf3O/vd/aNutL+3v9eN9rv73cOD/c7+w32639nv4L9dBj93DmmlnXO5XXxjacJLraJrtMmq",
-	"MqCKwbKFvoGXfEvoOmkNJuHSrfKo0wnuzZq4foEc90W+KbfUvfXFTueVMHbKstPCVtnxQbtALHIEqLdL",
-	"5rssr74ImgYO5y4OL8Xe/kJqW5R6lxaM8igxEt3bcb5XfkOISm6ShwGlTKUxu96M0csNa+Bj5RDzfN/m",
-	"QupjzTfCUGqs9Xby9XDz3rGxgpq/8jp4BUQkkS3DtLJ120PhhZbtAnLVo1TpAL214zmtBC4rIUoSS1Pz",
-	"stQAEYa4I8YUALcOe+xLG0YeT+ytlNK858dLK35ibWMlCkTFCyeDajBQ3qqYNVShHvaVSC9dzspSCeSW",
-	"CLrAjw657JflSOU8ldOmPwKp/rWsj5YDtddTqxYZ3TV7WMnxMCeqLHTL3ocmB5l38STWB7kgi2u9mJna",
-	"92KVVJ/YJnycrjOiK7RbkhKqljm//6AA2F5AhAdtdiuBh7/u0qtU4fWcoT7G/xBLJdJZPQU8TZK5IoE+",
-	"Sbir48RfzFk2HtN0WbWrjVI8O+USwmcttCM8LuzvjhGaaq3YnD+SpnyhCL4Uz+ZRqBppVjMRvYbyCXWJ",
-	"zZSX6iugEbYvxkyCkwKDMyHXFjOdlfTKeaCjxlToyrOCi4UiYlVZ0qJNoKPSDe0rox1D/RNFwu+fnpNd",
-	"ed2HD3Y/uuku8Rw+7X4sBFp8CtGbG8rrPtGfmLDxEA3HEEo8rsouWDtBvw4moPqASR+fr9hiTQsiHeKO",
-	"9D/tKzaT7V9ltf3jqq4YBpRFc0VD/OIE+gkYwIzzDJ3QSXUI1PrVAuq2Xr6c4hF4W69M3XelAuZ3evbD",
-	"KWQmFWrQm9oLDyRCTFBMPGovLA9QstPYCtq2TICpleHBNp1JIkUT2/NCsPJEw3XoHV6I7gouvE4BJGWD",
-	"lMlRHtacN98H/Ij0kK4UAdTusEHgLjXvGO4Ts5+jAFEv41om17/qK6Yqw/BTk6XVS8UV46Vo6duVQihR",
-	"qLkr9gB+naIEeBNVNOoN8gOfUS1RUhxvzjiwpvti0evx5mAHl7OG6amWnRdGWsDd31jjWEWqkjUq57l8",
-	"UD21PxKpphDi2HN46oGDPLXlAaa8gZwl9EHnDZVlYPLVJ4mYjRnHMjdqKtIrYi3Wts4TTltjXhDpZXQP",
-	"WbfrGo9zCTa6u63SHMSlZyBesxK3PeaKQFGsBg73JdfuhP5tdQUYV2xt0bwmPxIrMtxlEUeLkmOLs/4U",
-	"88jB0bvzx2TGKLQuw8KLfkbTlGJ55+Jyzq77eGKAIt1O96iYQnp23W84i8T/2k3+L37ThI9+6bQeffhY",
-	"mV9aTk9AmawIS0EBzj3DahlKKhEbye7G+gYYMp73DnAWQf3UayQAbSMqWvjdtYlAIer4froHlM9sNYNw",
-	"6WTq2ceX0UxiSXcCy643Yi17y2gU88rScBATJhXlYBhM7YteAW3gzCmDNDO5ogMWmndXUyocpyb+0p/K",
-	"NIfCtWmW1xd8EA+z1BbMb3RsMiIb9xi0y7DpZ9VhPOOYx2MtUnWqY+9x3ktc/NwCfxBTTKBDlBprjUi/",
-	"ihoW4WJKGgiNMR9qytpj5hhtoBQdkp7IeLT+6mqv3J3n3Pqr4aC6ScWp5QerubSDPJESK0Bq+m6qqppi",
-	"kPX05n5cEiU/dcXzW/QKWlcEYRDfE1+zS6euLO5yqs/8qf3oTJkSPysKHYXjuZ0TuCbIoVDN9QH2TG+v",
-	"4h6ee0E4s8WihRnjxi18xF7bk01IUbfrk7K8J9ptk3rclyvCE77tAOk2ZZjXgFw3z/279u7at6rO7rEB",
-	"D/66umGOd/WJR5VpSCVgKLbUKTbbKXr8nbxq4GHekZ+7+C2ddO78VSIECl5Pu7oyMbSBAN5dLooKqCSO",
-	"1eG/wILUyPVZQqZMJQaMx0Zd1oyZRcckNL1TQvs4Z1b6RfM0ICG7meg7C/1hkvgauR2EtuZbCaHYwYRK",
-	"yaITkwbrNdQrm2fdhA1T7RZFiIJV9oHM7bUBqSwmbC1asEBrKYTCENQEzq9q5ULLq2fNmhuywrpFGoWN",
-	"gtlyKrIkMvGa0ja2E2l+ms0TwhKJFugQri5sk+dwuBFL42sGQggMoDEbD9s06hfX+gptALExSpBTqEhl",
-	"EABH1KuGSidQ1x+zlCVLWF9JD1AkLtkuNlZFq1uh716wIzM5YTwyTg4AEtBTYVsrVydFsH4RSwWEfmG/",
-	"MOgClcRY0MkuuWEeQon/5la8+lLFq/tpyfZlcufPz0TXZn05X9sgQ6tno8jqAGrqmdu68W4G8+8S7Jbb",
-	"LSrV9reWgW4wUgfH/IcmV6sGuPkk7jOHtt1Bj1peWaC22PaEDtklz8Y9tNuugKrwhU2JWqmwwHpWrjKf",
-	"qnCg3J/ac6v2MRBSp49l5YBETOfPD+YzlR0oCf0l8Fgg98PrToY38vlaEYd2s8XjKsKfD1vBQgumh9lr",
-	"EzHA7eNiDx6sSqhnz61Id8hgLxOexURP3gfVW6q1uPOwPpCRSCLXlUofgfH4gexre88k8YD1Z/2EmYp/",
-	"pqN0I+MqTkp2cK0mgBSu1QUrwoZajIQpewmDlkm5VtQYxJwmzbVl4Xppd9345uKRfO7g5jtbgT4juduG",
-	"YM+W9mIoioeOfN5jpHYR6tcM08bl3jlGuwLzPm+AtjVGVjsbLMVfyd3wxSi5a+qrX6wd//Pmfd2vD2Cu",
-	"OWJVBGmxP06NWy83CnkyieHHxpmOVqiMKxZBnNkMW8al8TVVrLluja9b+C2OFkZ/fBbOcztXhOnuuNG+",
-	"il+VRePWboFV0vz06Xu8bxUTiLVxuKw+D4cWWT6K+Lg8+89CSn3TntNCn57Fzbo22qinpufOwmY75e0s",
-	"Yf+ljin1G6uOXVm/lczcca/fUmZ597DFCu8cAC9sQlOjshnynJ/fvQgvS+301m9UtNTDX2MmScOasKAR",
-	"7Zdms/+yxZnKTpJvUgaperbMuT3UyuiEP71osOX0X6fvYiE7r/Zf3IKDVzoxNsHOF1LMtX0aBpvu5tUw",
-	"uuZSfnEvXGJN34ZZyh/h3ciTe9bu6PulujUsr11bAlro27i9N8FfzxfiUHD5Pmv6CtxW1nEXuI+WYswt",
-	"iITnNfDKMFW4Dewq7kZPVvEdOFnvXkhLjQMhN6E9kMaTUO0ZqEiPixj8SFXej/PYCTh9yrUg02MEtBwi",
-	"UtNEBbLdaNofxdfGfUCjFhTpQqdDyqQSaT6kfr3kUjjWMhI01sEhJeZ7miLkpdAt8+3SRDi7pKWOCFzW",
-	"+q4IA3l/mDNi61T4Ep0Kn8eNUITZtR0JjkLc1ZVQgTuf25kwFtfM71y5OgLrL4tFX2ob89YXQMBHlyaT",
-	"93KQinFlNxxPtTSfQMbwkgpudljG1xEd7FdYwUOu1ya10HAJGyGtLkLdoqWpk0EqJ57fzPyhLLuEuhNf",
-	"DZ5WFUZMJ2s3bcvfz23xqxK4N1w+5AwaJa4uc2FjxWNPshpT1Qf2bYUFzb1H1kQCT1l0x6Rtt8osUSvX",
-	"UrcBHLVdsybmk3tQQICw13jeQECuOrnA1Mtw2ZonpMdmgpsY6r1OB3s7IteAd1e1IHmfVPS1polkGNo9",
-	"FinTs3GYzd4oLBTNlXocrHcFxRkwcc0zsznytRgU7QkVV2auxD/uhTCroWFRpLTCNHmE2XpQ/BPFRv+B",
-	"sc5YvX+TtUaXOBPuI1B6A42UtglQnzt2uyxllwuaFk2jLqJ7aYB2hYVzbQOqF9FdymEy+FJJwBRVcnEm",
-	"MWSoYDpLyvpKWMfCPPVypyEL7O/RLRKdXchrXn62c9Dd37/FUL69y43W3Vt7pEyytLSk7t2SpHHEwD+3",
-	"woIXB7fC1S0WlyYJVdCrT4Ob1rv6t9SwEEzqxJs389NsQqc6P38xv60z6HgqSSNiA5olihx1OjXZ6vQG",
-	"L2J/73D/yBZ/WHDB53S4lqHc+fYWNC29J+Ov8WC5Gyi4rup6161n+S3XHQH3ToXhdYlB1R7qqnJ94WCP",
-	"86Lqns/adMOXivKIpuC4vh1UFy78cxtQc+45dyLvzh8H5Ed6Tc/gjyRU4vnZ6zOYqtEMoTY/aYzjJIkl",
-	"oAOZpKwfa/bRLEbPdTvdo9beXqvbPe88PO50jjuddqfT+bePL+vXYjs3bbJf2y7Zdy8aM995e/5KXRRM",
-	"ZetXAl8G0JT+xtiYNIEtHkjE2H8XS/C7c7DRM2N684LxoRrtHHcPD6qK5jE2uaTyMqoNCHo/YtD8WwOz",
-	"SCJcmgbYmV+e94RoOcg0jepJxtUK2guusgqg3oFk4AoN3f1OUNTILQnHJt2WJZHUaqFpXt6giiSMSoiU",
-	"Bfgbx9yfaG8ON4v6yMLgDu/VO3US8G51r/sQ1uh+96s1XVyc7dS7+RdSk/MXcFs1F4MC+cZuBSWDL+BK",
-	"bqU8rn+Pq17ABjSRhZeI3HmD12gdXH9C3FohfOkueOMbHF+IYbV9JRHDYblmukbm8UQdY2eeKZVOjICm",
-	"sdORGAdAdgNXKSEFE87GDDI1tgIMIZkrU+ybiC1AOOG/0luY5vC3TsK3NVPZiU2ZhcWdj+3ZGevSPEg/",
-	"ef6kWMpan7A78srANzfmypWL/aMrfl9codtmSW+2J/ZhOaCt7HstAF0ihvW+V/3wVs4LDfcVCsA92osL",
-	"7o9bm1AqRgnwFFa0rJbvZC3f4tzlGIogTa0TqDx6O52hElYW+BpLALJRFaLCy1VpyaGmJRWJc0p4TCh5",
-	"8uqMnP98bmzUIDr/cH7+xhR0ESm0PFOKgVovuKadlEPPe9KQLBm07GDNPNjFb7Su37mMwIUMP46UmnhF",
-	"yGEkzz9WRXxgi7MnsPy7M12s193C0yhF6QR5LVk8LFtUZ6T5B00yhp06JbtmKU0WOWfrun0VNIvDzSY1",
-	"lccuyrdrhL/XAtpsrg2Su46lJ557I5GOH1c0R3Ld9QzvmC0wMF4adpB6VGER1ta0K60/iPL49adSrJSx",
-	"+pEg0nnnUSiescJhGMv0/ZxEzeCLjqEYXrvOQeCXhaMoxNyudBjGMH9fx1EzfM2B1HS3dkn0eRVkrAa/",
-	"d5Q37qPk3bvnT66/DciI3TTLDftsCl6v29+PDtjh4KjjZ99FxdLDnZtfOq1HtDX48HG/W1VdONh5T1V/",
-	"9BhFJSCtSfJ6sHP8y+Jzg6/Osp6vQZRzfyTrp6wGBs6s8e49642EuJJQa17zbvyKNKYjyfqXQJSxmXUz",
-	"IHIkphw7bwreL2WK4gcvBz/941H68Puf/vVbej799d2bJw+fv3jz7+ei+4K+oGfTpXzXrHr+Yj8E861M",
-	"2JRI7xCcOlHcTLt8zqsaQ1GCnTvr20kuhYuuk1j8acz0GxFVYPInLIk1ArOVKyZrga706R3jN/zRZisH",
-	"cOTT18Vw3O1IatK3IvPUyq9WfL02tsJSaiG+5ClUnlhvHt6ikReuoU7BZ2kq0pq2AFPGFZmmgg9PiJ58",
-	"hjKVG7FSNcTWM3V9SeDpA0mmSDZacYRNAiQdMyK4idU1m63t05HJy76IWF2J5z7T63sgURrGD05Ix0mE",
-	"UQyNIDxtb4k25Pbk7mGndCPFddlj9U+/FoRqIrBDrdLHfBgCqXRgQ/pQ/9DEULvhbRXo7gEZiSyVJ4SS",
-	"hCqW5jA4plcM2gWHNlKbDmnMfYHfBT2buStF+nnWUcEopxDnU6CtDb1EkWHZSCSsm8tUNAu+lDHvsw1H",
-	"MCwNMFkpoMO7a/2JdzJL+rvVPIUTdqaopTOf6xf1Z4h4tgvRPPq8e/uCmNLo+sc0Sxjh+jCTWGKTJqpc",
-	"Y+L2cnZc2mhh4f4e54Ix/JXmIRgFo1Dx1usxzFvDqpxryNQm+XZJ1FqBeW+WT/lDr8+9C19vgoGXj2Ml",
-	"Jl5YxYbP57yytYhpjlMgYwC+DAhsrgEX3hgxmsr5TCGvK4okSojAV5QKA8zXJru9pdnI508176j3vVq9",
-	"hlrGTCjnIuN9vVGtM2m8zyboureRTnHktjSeZIr51cSUICrNoEZwBby4vPCKhmY8uptpfb1wwKrGObK9",
-	"pANObeeb0i2v02fsPG9Tk2dcVQPPCZGMkUICFzz2QgabdVb7zx2KB/c5R9rro+YMaFTiKULmGzpLBI0W",
-	"myZyOHbiD6avmT+b8tYmyb9CmR3RCbslufcRblVOXx9L8t6Wya7qYbRCDEht26TwIut09vv6guAn1jas",
-	"NcTq4tz194Lsp7yEFhTXnv/aBDaGleSqnaui+d/MFx5me6+5P/lvafguvAN/sG98WLH3Un7aQYV4UsMn",
-	"9E2yfpbGanambxoBosdoytLTTI0q+96cvnlOrtjsGFpOXuqDRV8r6c3Iwb6xi2RpQvojmtK+gp5pZn+2",
-	"CLmGP6pEShrQt/KKzcwbISA5gB3odLCU/P7BWP9JrzvmAwGiteDKRO2bUJydMY25ojFnqfxved1vxxy8",
-	"77bj//GOntJ7aS4afecUq0H2Dbl3MaZt8s03zuAsv/kGYk7JN9/kJO2bbwKfO7rnQOP0Q8qjC44Kod9t",
-	"tEf7VzaG7JtvoO7PN9+YAH0+E5yRPuU5Vzq+4Bd8r00UvWKFtnWGUxmffaPHEjFtkpgrAeX04d5xHkgp",
-	"SPR1CGmd/IFRVQVnF5wQMjF1QxrjWErwYbEbqDkfXuxc7IQBsX/HgSUJP34KAyzogR1NDQmVzZML3m0T",
-	"ydKYJvHvmq3iMt4+e0wefvvwkDR+PHv9ijymXPC4r99B9w7CJXSElESK1ADRu/Nnrb0johVTkvFYyQAW",
-	"/PTxy1MTn2bySDQ1kQEJ9ehtRCHojoo/Eib7dBLzoV7ffpuMqByZlmvPWg+N+RPW+d2L05+ednsEZKf9",
-	"bks/IiJTk0wBn5qmsWIk7NyE5G+lxpywMlTiZZYown7LaCJJCLfcxhsL2/pGn/i3d+yJYqHPawLiQWtg",
-	"uw46HLvszYKcsBV4UXhywZ10VhqzEEVemgLZQEAUHdYNHSB7Dy545XrGTOnvVRKeWJ9C3fwVi/Hi3YML",
-	"XliaifRZtiyyZFXtC/6cyzhiXo8EEpqPQsjoSaZ0hiqkVRSJI7oWnBphXXBjqCGsmIFv/AhyJKZgwqDS",
-	"ws+I3aA7nyoz8gPpgyQAy1NAVROT47mQjU2Eggwcj8eZor0kZ7WN0PwUBiQsQgf5G9kL9GcXHE+geQKR",
-	"gi6LWyo6g2RzGHEgoBpuPuJlHOlBqbwUPGy2iTNmIC14d/6YxPyCLwkibZNQ34g+85gTjCWVbYLbBVko",
-	"lgSIhaGXodGHEIdObZ8NuKJjfSyGYyGzudTbPNj3uFMTTl5/J1JDdo7Jd8B5iJEI2AwFgrBN3iBngJT7",
-	"C97ASwwwNNgBnwxMVlUTSbSmvRP0DeuVaD3LtSyGztFckbFmNT1GgFlhAn8S95lRaQ3rOp3Q/oi1uu3O",
-	"TrAD5g7XaXk6nbYpPIZmy+Zbufvi+eOnr86ewjefbLd5ZIIl9uYJscc7e+0OfiAmjNNJvHO8s9/utPfR",
-	"lzMCSWF3xGiiRr/rn4dVXpVTULsl6XY6ZDqKE2Z7rvaZlCTNuDwB26VgWApKiczmdZiWdHgQKC/Egj+P",
-	"do53fjCzQlgNKP2wmm6nUyfHuvd2Xxrd+VOwc7DK+99RFx6pP9nbX/6JEebPhXhBUzNV99Hy786FeEm5",
-	"DeMDseRwlSU+54qlnCZPwTzrC3U7x7980OKgaXu/8yK+ZhxjqxQdSjBlzaRi450P+rNdaIG36m0aEX6S",
-	"xnp0d2HG1KIJkGasrpPfVFhcDshhZ59AoMU0low0NP+ETj6mNV6qTDLtKFORmHLTLd3YcIx0odZufFhI",
-	"vPW6EY4NUatsSAjNhRY1JTzRyO2mnYI05ZYETd2ThOhd5I2w4ZiPC6cHvbGlaxwpq8D+Ld5ONdRrOdhY",
-	"Q+gEZtff7UKPdd/g5HWedO0m8+6S3fl+jt2Vq2Lk7TJBQi8bE2g0a3/FaKe/WmGVZyy9jvvsHafXNEa7",
-	"/SKMdWdqGrTXIFuzDqPldX+XTuKWFp9r8RpZq+WShajJIO/d5Vp88UL9EOsAUSMWp8YF4vXXDQyYs0F8",
-	"EzhnldX3A6g7QjIJ5f+ExTBKxjHPFGv6E1ehxItYqtNJ/JPeneZLKR0zBRlxNaEC+Su7jwWXsVSM92fn",
-	"4opxcKbfArVWQw6zSmelrkARTeP0Pd0aSzp7yz95x6kRdNDh/mfhaB4Pk8oD0AfSAq7P1WgfbW8fPgU7",
-	"E1EV8/PSE5It5A9EWgB9Db9GTwlJY6+11+kUjBrgr0wovzIMSo8RK8mSgRFe1cj10IMAkWMME9FU/uyH",
-	"01b38Ag1zliSKzZRGO2XxFJJ0ArgRTRU7XW9mUkjRITSQvapjW8eiSTSHKvbQZxtZNyWg0LteciUJAed",
-	"R8cGo6AoMAxfhVoYlIFgm8dHfiewx+9GcMKfwsFx0b6l0ox9mkPLvQ2jZTkCpgY5NaxcsZnX5NnGBXkx",
-	"QCOWoqV6xGhkknPPrvstj9y0kN7ULM18V0GfPn1OutBZAb8fCz5I4v7dePTe4Sqrk9lkAtaflyyKqXX8",
-	"/mFUCCHGVy6LxKOSFpUZ8u7HKza7jKNPtih1lQ/lLeCqBGQtsOYHpq8m4DZIB457Q0NO2C2JeT/JIhY1",
-	"28RZ3Z0gPWZAxdzLNNedc1utHhVyMpgW3SGebJYLvHJEUxvdbqWSY3+WKdWIYiQEfwYI5tLqKmmEZ/98",
-	"fHn67vyHy8enj394enl+/kKTtoPOQa5nWCpHsamm2bltqa316KhaaNbH58hYSUSoZMAPJIkj0gjxclxi",
-	"habLgNixflfrwLlFGV/dKVMuX3L2YqGPDpaFQn+4g2p7OlAsfZ/Gin1WOaJzsPyjV0I9Aw/3n1HweJsz",
-	"zTIeLpRALNb3R6x/VSh8tfvRN4F+qpXPz1mSQFtel7+bGxHFlGsxxqWkY8A/ShLQDqtNnonSRw+kSf7V",
-	"L7la8JVCgF6zn9GxASk7WPqNc7E8j+5XKJ/b3jIJoJC/g8Fxn1daX0XFfCbSXhxFcNZ/AbzU2OGQgy5F",
-	"DQ9HzR88FAWu3iqUKKxWH85zjtRj6MIDNqfRql0jS78qhH3clzg9l2v/mSXquYSc5TK1l+4UY2tx4xoB",
-	"d8BWlP5riNLED4uyKGq6Mno4GrEo3nXt3pcZtdyLxjLresNLFJPB7pqSfkqniTTRCHoG70MaRSEkHkJw",
-	"HjYtiWIJrSVnKBVCBrefwIesAfiryJSmDzb+DexdMJ2xhlH8DR/Qfp9NFMN8jTHl8YBJhSY0+9uDUnt6",
-	"Uw6a9kd2CtyeEYxty8xi5N6MNFx7S1fkOu+MD43wV22CH8x3wK/oem9MJFpFqOztn5PtWJre8oqEcONI",
-	"DHY/4gF/2m2322GdMfAJi+I3OXDco+xQnGkZmcsBtv3XdD1BTr5GvvwkKjDQZ84sisto70DAIkO9yDxi",
-	"plqoS2HzkaiEbeD4Ca0jNQe0KUuS1hUXUw7zt2MesZu2hpPQMwL9+P4sIFLYcpopS2ZaI57QVM0gbAck",
-	"fyi0mV4zG/GI3+cEB5MISatl1xiWFOA8XRrSPDwKJVKNcW5vUyrzrc1YpXXvewao8tKe47pivf4YE6Dv",
-	"LqFX9PcS/WzMOIREDBiUJQ3gIsHKAj80KIKT27Um0JAiDiGR+khbQAjb48gPHHWhb5Vo6hFZDLQoCh9P",
-	"z7HG2SJZA965vXzxlUrrNVThNIfiBz7Dy+99VYrwsRAy9GldwuDkgrkWBhWUQvkEnTQgshQ/jnkSc2ZD",
-	"cPP9aDLRt6FtELzSLBKQNnluIkGARExHVEFsjb8UG0J9QsKfWxoBWxAWHRJJZxBAtJCni9Tn0yXrWsqQ",
-	"rngbdWdBVd5gr56SPIsTdicqstwsYIPDseTsV0R19Bd3pjjBjg8U1TssilxluGrv+PbK+uYhAFA7wY6D",
-	"pqog5S0BvAUBtEjnd+tcjRgOGddIyVoRly11o0qmRUcna+liWNFhICTGkRCnLDqxoTI0kYL0GLEdBSkG",
-	"40FkHso0Jv/NrUBL6880/bG1V0K7a0wCoEnGsIl1XvhFi/+51PNAEjphN6Qhs+GQAfSen78g+50Okc0T",
-	"jZ8XPHTlXEIkoyatz8l1GMuHA2I4X0HCk9f9YlsCdaPCE70IDqaeCx4WSrWEbfKd0EoRY4USLYb42xB3",
-	"vfQkEdOW1hTBGHvBw5pqM6EW6xiPsOg9+mSGgkHxNVDl/Po2FeccoJZ7wSvMuxCLxIXC+lfkfJQyBpFc",
-	"ECF9bFzheBeNUO/dXoESE5Kwa5Y0A0LxDYzyTdFNxAYi1d9o3Q4OrRmY7lJ28sjtxrxl948Bo+7D4IKb",
-	"X8o7a1azHlzDEy7Pb9TnN00vf91jbvMVkIpCvbvWhsW4AHzJmsUYkNIolnugIOI0d0FV4O/OqpFbVZ1J",
-	"5tf8/IleS8mcauUlLMmkATfX5EEyqoX12p2UL3+nxo1WVa7olmKBCY8rdAeGrCafUs9BM5Y0z5ifRZVD",
-	"9hqtycsbXqVf/I3CIN4Czfr7P7o3o/746ZD+/HL4r7PveK/76Or592+v/z0tZKAWi4BZ5ASKbkgNrsmz",
-	"yWlWY2vYlk8GqUaZJFQdzx2X7fOHBAIU81lhhZxNy4tzZM1fT+WQ+VC3Ot9PK0dKWsJ1fqPW8jjhORt3",
-	"3hw4fnWeqM9mN/+jTN8WDvJiePPXDaZnF6BRqH23yJU1ZKpGFqwVAd8ylaUc46hNjGcF9OVYPij7lbEa",
-	"BmZM43a0GIC8qJmbyGIFVrFerkRHpmrHqq7qk1x55VpWnlKZr6tOSf2DhIT79F+7bS2lIihim0JQeDlb",
-	"x/UfHlBCI9/t9cAD4grMW4Ttv4qeXGjycqEq8XgiUkX0B8VIbijrPBYSGmk1y3HdqZgSKP8j25V+lx/1",
-	"Au4R0vX4y4Bc72kbO71e7LQHDgu9rvqF3Y+/it5CDvK6IjaqAHCOP5io5qDT6XiwdbIo5O9X0StG+1VR",
-	"+R9FbzMkvhK8aqL/8FjuPfpvU4j0BFJmV8Cm9jaAcJPYd8o9ZHgAaWXDlElTBsUhwUI8TMQQAwknIub1",
-	"7s9T8rh79oaoRAxb+eukgQbggKiUMSLj31lg6jVAHv7Ro6MuSYWA8sKjJhSM1LKZJBTHM3/gQrE8viAR",
-	"wweSPI26h4d7j0yerVvrFZuFzTYk/GHHa/MFILUZLqcH/lLHYsygisBAGT+IxNQpzBCUNRYh9UIMH+cH",
-	"tBSTFLtRu5OExvwEMiwkU3/P1KD1sFimKRF9moyEVMcPOw87dnsXvHvBr357FL3m/5i+v37x+uiHf36b",
-	"nf+29+N3Z/+I9wbjw/Tx3xR/8u/Dt0/S69dXf7/gF/z//f//X6R6OHL6+/4wTbqTf/Ue//v9w7cvnv76",
-	"cJrMTqO9f3V7T/b3X8mHv/KDuPvo5eBv18lv48PXh/K3H96MDmbqu+vvfrvq0KfvXqSv1I/8PHv8OOr8",
-	"/sOj1+eD33/46WZ48Hc4rZxGzNnrq2iAuaD8WkreiceQjPxYcJWKisprIVbRCMiY3rTokP19L2wvXsQ2",
-	"PXC99MBzSEVVYLwp35VrXJVSLic01fxNo55HX/RvJdqS88KF8qQjF94HBApa5C5SIDJiAHSGhPrPobMu",
-	"FR4pEZKGV4vTvBtL0tHKr62XoQS6LTuFt9CSj4OIFP8by7wzrDsgD4rrKYe3/XsSI2DL5mpEEmnaljJW",
-	"ZwvVe1woWKzZ6m/ZirRGsHhFSmxwPfcp6ZSus4bEzcHvNkd5XSL0BtAepHLBc9yuoj2E3SjGoQk2uAOW",
-	"0CKkaa0VBJ7zKjzHNSm8ZVsK4LdMpNlYL3AaK86kZJLYmUgjF5vM02ZQLf8ce7KP/jNVWcoKtbAgJNOM",
-	"8sDOAa/tXu+RJOYMgj7GdEZ6jFCSxEoljPTYKOYRCSvEvdBNSmTWG2u5CSbhbFrYtQCRKt+edR/R/tUw",
-	"hYbU5E0qrhkGx2Ptd+4qMuUzQ+6YhEQV896n/6OJxd9fhQF5BZM4QdLGk8RQWdVfjpb0Ur1O4ybFC0AX",
-	"IVRn1PuBmzKKnlv4IjqNV7GV9ColPT2xOcW27fYh0iG5iv41Opienp6efjd5M+71rw+jn//V+fYfP/Wf",
-	"dN4MT1+M+t3z3s0/D65f7mePr47Of/7159Fu9P3+Dz8+enH6r72fsn8e/fbdq+7p2+//0Rs+PxqN5OTn",
-	"m9O/30q2dDj3xUuXf7GQlGpS6q6rNyPUI6I5FXRou5CoV9CU1QRNmkWxIhOqRl6nK1NZNGF0YKmcz37m",
-	"t9EQaWAjb+PfWRjMf0YVEDQboAfj6PFpUZych16ggCEX6hIyBVzJyYxDgImjtRAuGKV0oE7yT0AmSr1S",
-	"lbYEof3K1oriQuGaNWvTi54xdYw1NUCRNh4UO55IScMj85LkE+XVNkzDVv3pVNhUAaho1wT3U6wI0/Bj",
-	"KLgmYLlabk8OD9QX0OEPtxfGn1tQuS9RfL7xSY2BLy/tWi/4rlR8drkADqephJZFrxlx2EJiHhi46Ccx",
-	"s7IN9DzXfytpfQaGSUMLZNSipkPigEg6a7bJE2xXfVx9MyDZaM5+WqflmRs2Sl0K/sMCTpghtLRzhY5F",
-	"NRV441W6BTReW02b2Pv82kQOjzUsLb+tu2kSXyPDuXfVo0Tk1jd9XLHFJg9r4TQBUKlfLAk5YA730vEV",
-	"UxpiTAEzhyKhfAj1+W52xyLaldk46u2CQbVhyg+jjRbNGn9z9QfBJFv4ozHc5rUJm23yFqUnIkfQUANq",
-	"D8YqN8nYoESsXZPXXDOWVTViM2S0EO2Zx6NrytMX/JrxmPE+Q4Ou8dPAcZtqELY6gxjqddWTdltTZkWB",
-	"fRUJ/W/96IjtDw7p305/nnaStJO8eH74o7x5+vTFi7j75mo/+v3n5wezKT3tHV2x7g+/pz/+lL1dX271",
-	"r39rK7iNwbIKgdbCVBUnbPej/vdS8+nFAiSipoKcSCo9vwj+qTFi8XCkyMMmSUx91zFUK8l4ZAQcrLXk",
-	"6cVhm4RudhBwkP1JZ3N99/YFiqooJoXFpYcBkQmVI1DNsTzLMQk/vvi0+/HVp1/ak92P7z99wKKzpiKx",
-	"1qqhxIstGYWZKxCVSx7+P//3C1PumEXklZHYrE/lfTMgIeNQj7o4visY28t4ZCdIGL1mMkDDAiW9eNhi",
-	"PIopJ3tHrV6sSAJ+y1wa1qKxxtRmm7zSS9Zio2JgURimIpuYFBst1kTxMNakkSYJ6ZmCMJBegyds6zSG",
-	"NyFphDedzt7uTXf/YLdz9C0cxl53/6Bz9G2zTc4ECb9/ek6Kx9rZhW+6+wftye7etyGsseI9exidTieE",
-	"qGjoyKxhwshWUJA1OinJWiAP41U7UVNDlBax4K4lG0L6SCPs/Ff3mV7Lf3WfwWr+q/ts79uwiRW4XGco",
-	"06kJ8mLDm5a87rc0DLXEoIWABcYyYGkQI1KaGjUAKGNWBj9YTuP1hPHTN8/xt1w6Jn3KNfWH2uQUIRHq",
-	"iA2yJEFQgwLlprQwuidjibV6IiOEzhhN9QFNaKpimmApMXiClftQDTCKDHVOe5u7CLNYXc5iIGlwwVt5",
-	"mtSrgLy36s5eu909PGyiwoTDKltOVl+cqyALu5oxRRqLlA5sJOvt2FXihQKdZlcLXIznt0l3WkEtmacC",
-	"Iq1G33kaQhqSMUJ74pqVOzQWMaNayXEU7ZaBDPuFJo8Ns+b//aXTevTh417Q/dTcbdzgb/ufdpvf2B8b",
-	"Fxftya59bf9T8/9UtIRcU7YXfcVUS6qU0XFRxncaRS/mFHSPlbi+Ppxj8p40NAEeFIGnWSjmh5R5v4vp",
-	"XIGN1kUa6xpPvCfmfBDE7mD12t873D/qdDpBXus7LK8wIHOfHXWcnSFH4a39bCMpXUBRvHYjlsHWOUUa",
-	"JaGkWZZ+gp159lDAWE88wloJLqhwxXBfF8JLlSlToZjfH4UqUqzyLoD3xYpIJYTL1mI8ciLQ+WMS0Zkt",
-	"B6+JuyI9oTSvKRTWNyVfRuwGFCVIemkTW2u6T9N0RsKn53QYooRiStMjdy9gS2isEthmgJIxVf1RzIck",
-	"fD5ovRKctV7qv4TIh/c7B5VVJOAE/Vo9nzFg+C0brPK+sSetloN0Kl+vtIjnA31EcEL3G7W8boUgv4v7",
-	"IkK5sAKQftm++ylYM5N/f0US9lJEkBu1jZvbKHn9qKHX70r0y4dPxbr2QlyRbFJTQwhpYkGHLBPJlcsH",
-	"+ETTlQhYj2aKgaWJWujudjqYvw/FY0EMhRo5U2q6AR6b8iGhxGR/JcgVF9NCOUC3khhrgtbTtbd5u7kv",
-	"j6wVE/y/djJYbk6/mAq6EgxbIrglgkuIoNdT8g40UP/u2i6tShFt6v6t6GFQLlqmRTxEl3L9Mk06zWxQ",
-	"rEw/C6FzzqXW4EO/2QZ6pbzBTfInCbG5JFite4xxwm4mWusN2+RJSgemhdkkja+pYseWQi/NToNOlsbD",
-	"a3d/QqADG3Ryg16D1JWBgrp0rsWS6xiCC4gluojNSsFqD85ll2Lvz4JtU/KsOjOFMbtg/TpsGZnEA9af",
-	"9RPWHkeB2W1zEduA1qRfA9PArfxVWIze66oMBvpObtnLlr0sZS+GGNQyFywzgiArd/sJoylNkvpquj/E",
-	"EZOm9yTUfvQHKGaUGRW/YppRLJVIZ2j2B5HaNXuKFRlBSXc6GLC+YlEe92Oq1ENvXD2Tnr5Fk6TZJu/4",
-	"3FpMCzzoWAU/mWotzRNcot4pi4jgpt4KdvXQxBfL+1cmJz/WX71lNHrlz3Sf2ZQvaXp1miR6zkVk4Qd7",
-	"fsUjmLLUbfUrqM77Z0sjA3Ap5lhWwCmgiUEJD1ULL9VirP2uNr0sSebyPAsjBLgkKEypinnGdZVbfeD/",
-	"wa37/oxQ89MtQgWsJlwgSzSKUiYli2z8kzsKaERc2vU2L3lZXjJdBlRrg7EhzqslxmdV1L6RF1m5rqiY",
-	"I13JHKcSSJ9XQQV6kaIn3w5FxKBZ1UTNZNpD24g6JHmDO/psjKJqvkVoUskyt4hyjwn8VWC7NqJYoade",
-	"QtMSg5XQKqYsyWhYv3tODMOAgkoZyEgkJUCj0ZcrBdnNbAWgz40E+t6WcwsAwrUx4aP/K1TOhGGW4EVV",
-	"T6D5xSysblHApmVNrfSsPqoYTFna3MqfpCbUvbT/dWJBPmcZC30CyxC3vGMrKLtit3/2tiJfe8EMQHSN",
-	"WwXkWBGvIbVgpUCIZ3GCcXFi3IOsTMws34VUcmjynEcqYjsMAv80TLz/tQt2kM0T9NNl8u+mADcZM8ol",
-	"wcrcJ7aZKEQmMGljb5IZcMs+lawVc8m4jPXHyUwPJ1IF5uwQG3E0fGmpGdgRIRoijkLSoLJvjBIQO4bL",
-	"CUmjN0PID7Ckrf6s2XbhGdh11HMmxhgvCyHh1TEe4KqsDPL+hz77t26cL9Ju/CwV4ydUrWQFPhfuzbLz",
-	"wzheTcOXAYASaYT29mN79bXVTvHLytLbruK2V3ybpv1RfM2QMEN316rq26sdFwL+KgdwJlK1yntvsLX+",
-	"Su+dxb+z1a3qn8MTa8C2nqOckgkdGjOhBe5tkaTPbYi2OpBHqMDvVRX7gci2gCusHPlhuQTNcyxd2AWM",
-	"euJCNAbmVTSUS9tIFX2aQFBRQZKkETKwSMfX7BI/Pjb0grAbiOqV1ilpRwtIaBA/tJG/uekc3H1wGOYd",
-	"t8YmekzNgtHpGMK6LynWLABiNaBJ3lWeHHT2Pb+lDdlf1kfSd55qtsIidFaCZYNBB61QCUWTS7OlMJiv",
-	"JVrjWhVcM0XfkSoZM2UQzPbB8pnnP5TSaAVfwLBgNV+Fl3ND3A0OFOEWgRoaAHsOenvoGqBlNUQv5Hxs",
-	"5RrluJindnDscrHldLdxCK/F5wAntrVi/0xsEbmOYQNzoUBlliiZlilX0pTO4FVj4y6G9+jpylwIVDcX",
-	"vUtOkwQyxfK47NhpQJrMX/CyAnRihsyTnobxNeNknEkzSltzQ49/h8AeXdiS/hWUuQAKgwXQegOeIm0K",
-	"SKgh3ahP+sdLTGnXvCtlmP16Qr75BtcBNYuQ23trAus+JDPFXAkSRlBfU4bffHPBGyFt99r9XOOzT9v4",
-	"9xOT2gWPSfg/v5y2/k1bv3dajy5bH/7WuLhoF//S/OY/wwAZ30Gn02xfcFt9307g7Etw1BBRb0xTsk8T",
-	"mqIaR7GUBsRgQTvGGWEJg/Q17M5I05TOLjj0hgqIJj405pLEqk49ht65pryFryqreMxI4/nZa/LwqLPX",
-	"bJN/6uVKvMMeu+Dv3r5oMd4XEYva5JQLPhuLTBrzmOmhCeeeSUhtBhj0hb9aYUalpui1ZAwh6YIb6NSy",
-	"jAmxashMThiPGJqsreAEPnwlxHHeQjjFRSuWJJgnSjX0ou//gi8TXaBvjlk99AqGTfnatlkprqtN3jKZ",
-	"JUaOQqX/god4qtElVaF1HoE6b+E6jiA7VYtXcAbY6yybaDlur9NxYNLAtMWhNVxe8EQTOWmKn5zkNTuw",
-	"Ynss4XPAExTeYORcaKwSq5Be/KFyVZGAvUFqE8yZWgwCGuHGycn6TuvElwLdqetRstd9WKmd33JZGAS4",
-	"cFGO9t1tSebSEK0ZuPIN6GkCIlJXAEbjWYwLyhMOu53uUauz1+rsnXc6x/D/dqfT+ffiKocVWXp6xpYe",
-	"f2cTazatihYteq/b2t877+4fHz46PnzUfvTo0b8XFULc1JJNmz3UCrEvKgjYVeI00UAekSIn8xqQGg5D",
-	"BjFLIqSjkdNNpaIzS0RpL2H1xVj84e9fSl9fnr5POdkSrlVEZCfNbGXlzycr4wU9o3FiGv+sIyrjx/PC",
-	"cpUBCTHFF5cVVfW9FpyzGISVwIsLCcqs3k7diLkRcxHlnWhybCUULwrdhn3nkd3WqiJ432uo0sQWQXHK",
-	"+kqkMywU1SZnppxLKsbmw1TmVTJNhYMrxibQrSVWzhJkoiWhbgFIdJrS8BkICyeE4qd5Fce+GI9jBcYe",
-	"t8KaZPozOM/7xGU9wTI/Iazxr9qb+01CFSgK0FdIqrjvh5DImVRs7GGAHwnVspFQux/zzmefdrGNbL3b",
-	"/LVNpSi3GauRnSPWjyOtQsK4mtgaWC02RHJowb3BH3hd70PsnNLyvpGo/GnF0vq/YB96DcWgLymytF8p",
-	"5+Ky/J5qb12HuPVkXvPdfTcOwgWbyZbhhndYX4PXfNu37O6dLAB8Cg0+q8IjV/DSr0BLUga9k2tpCTQ2",
-	"BpqBhTXzMMtKCkNSNsgkk16r1cW7OPGpQqHB5QPX5wyl6ozb5pjobDE920yjQqRhkedceVRFS97Cdj8P",
-	"LVkMAS8xTe5UK3rvNbnd9hf803UY07C0MTy1nY/rcRHqccs5T57X1owmGTs2rjn9Wt5+U1a2fDbmLf33",
-	"H87P35xBj+w2ec1tfY9S/ZIe64sx89rpWs+iaXpHTsmAxkmW5mmgEKQKNcBc0n2bPHl15gpgjekMSyke",
-	"EiXIfsfUuJKkkdKUJTNy8JCMRJbKpn4OrbFZpZsRsHpmmgIHtlfsdyKabYyz+1M4HNTXWAzj+7QlCBvU",
-	"dPcOV9mPzCYTkSoWvWRRTM9nkz+WOCCk5K1HxTVLNdgbjNPYtqjloKEIDvNaJguwlja81Zg5yWwNPSzj",
-	"43wT0M9AUwgchtg9PMDANxqShikapKV7FoPxXCstWAioj4RHa6xDGnOpTFdxLMSLc4WBKecoxOCBJGo2",
-	"MS0xXflnGbi6hmZ5YIrL1WipROpoCnXOr7xcEeSIT6iEtA9NaKwLSwvR4wnY0RMxHNpah5jTTqVYQC9K",
-	"9XLulXDM1ebZLAX5p6HKKxMOXw6y1p4VCchppuFYVXy8All4J1m6JQ0eXy2hpUcZfIlinj4gb19KHE7L",
-	"dcg0atuK50arLy3BdBv2HF8Q41QsiGDEAIOYg1XbC5eKNcTFyvu+Ya0xb6Nr5lSkIG0NwO9bi+Z+sv69",
-	"4nixKsAWwf/KCF6NWmtgNxrW7orfxjxXWka7FlP8ykn3jCvFIk1bbPlrY0s1oK6EL9IkmC0Ps/rnXF8S",
-	"WU6SrcygtyOb7/+IiIvPUjfS7m9p13vz3jZE/4+KRXRlrWr9q/aNJbiycpj+Utzx6oDZIR9IWJpXbqwa",
-	"wSwz+APxa91I8c+RNrNFxz8nOlbEBt8SG1csFXhL3DQoiWklxUp5mF6yZvbIXSrx1RXmQJ3qT0QY1iuU",
-	"d/85CVsi8mclIqVicBUkZAqVDj3dsE+TpEf7VwBL5oOn1waSPv6nUefaPRHN/mN3ynojIa4uszT5VK9g",
-	"vhFACUyFGZn13MMHknhDAK1wXXPLyWFojIb1sgiL90Pd0oRRqSDEyiNRZ4ryiKYReY/DS2JCHOx8rTjC",
-	"kvUQNiV40RTcDNx7Kh4zqeh4AvTK/jVvK4w1O83fZXscNdvklM9I9+bGFrCzJYbia0hFpHymICgR7VeS",
-	"pEyl1h2G0eDdA3RaIUlbWjuC6ft5IEkcBaR2Ty4sGU8iDybNT2RhRYml8bLvXc8xa1CfUklsV8OYk3c8",
-	"vjH9LOXS1bhzv9uirvdyi5/pyiYG5IeXp49bZz+cdg+P0LcSR203IcA2uWIz6wjANmz9lC0/QwcXa636",
-	"w/2YSQzsG1q2hmWkZB9aAM1I6n/+ueIrsKlCeDcAA/Tqhm8Pb24CQsn+zQ0WoXMDc7LXIfKEIDaAswgy",
-	"mdJ2OcalhkDQInkwfVFKeVJIfnrFamCGNulha/QiLCwJGIXYC70xmoFveoBX0G0EXvMm8Wzkx0jaSquO",
-	"JZk48hh6xDAMbBvbiakkP0/T5IT15yrTMBIisIbmYFlEMFNIQHvAwiQ21YeMlJpI7PltVmhKg5lygSZP",
-	"Wktm796+IGmGPVPKxM+jqVQZ+mNhxRTi9Ok/xLOCa5CLdEyTWLKINEZCKpKIKUv7VGraoVIaJxANJJQR",
-	"G6E5KpmIVJEoFZOJfu35m2toQDWWRGb9kQa4sHPz7aC9F7r4fVvwTDZtuC60LIR7DsjvgjNTGpG3iueA",
-	"QmZHE3fXNTjEAKbLGHOaDjoH0JjMFA8SCUQw7XU6hT1LbHFSE2L0GPIj3mswPvM+uidDqjfbWvbTvc3R",
-	"KD03LmNpwSD/FIPcR6vRRB80Qj1pyJG+G3Aqabhv/hXLCX228Kk/pdEYgC5vAQWQRK1s58nLKByXhOXd",
-	"AjKvVsCy8ElARBKV9GqB9Rvi1ECxrLZyzdGFe43On59tHQyV23KR65WLBOgqHuFSWPzov34ZR58QEBOm",
-	"2DxIPoG/V5fEK0GoI65TGkNgLagYpt+kko6n2zLGC+vnFTj+svp5uMgqBrhUDfLnqSmhVzquW7ZT3Fu5",
-	"oN4XHbT3tdeoQ1CyWkEBPCoQK6im469XQxZNwEEYAfJ9S3SoysFaARPu3tr0C8We++Fi6zCxrSlzoxip",
-	"kWklZFzC5XYN/4nZYgHM1EHRKpjjWMYeIW0VlCXIXfSBgArvOUL6TA/6QEJIrq002Ogg6seKRDE2BkJN",
-	"HONhMZydcUWmqeDDOrcFwO2TfJ9btF8f7fPjWyWRTkPFFuE3ivD6aMuyomepW5UM+P5NGkUt6zZcnHmW",
-	"SZZaZI1NRXvSsBUoAEU5mzYhh8RkZ9sgUq/pLo9ImmEfXBuNb3G1Qks7jaIndnHrYmxFuM7mTT52dZuO",
-	"l7Pjym1O2l/TqHIaRX6KZ8PkffJk5vfMNnhWg9uImy50tR69w34mlRiHfuGGnuYqhJIfz16/ImfYmrDb",
-	"6XZae10bhRCn1jT/IK8FRhp6r+CrENwUqDkh7Aa3SkJ9JKE0ZccGmWRR84SEYzbusVSO4knoWrhfXjHT",
-	"48rUAQ1JX4wZ0qBeFieqFXMTMyHb5JwO/TaKnF2z1CS21ZuGb90l9rNQl+Ia/yCb8nrdWzmb1nVw3ebQ",
-	"b+ng+j3AAAWqY7gWU78hU06yWazX5AFUCgUsG0Q1KEovGMUPFe0qigFXF31xjPzLCVFeUfLYprx+ISbt",
-	"CmBbCwnyxNVCDYpEDOvR4pUfg0/OV2wFXIiQqSherTzVEMuDj2nEajDHD4J3q36hF/0lxhx+WVXdyke2",
-	"Wn23RAzBh3fftf7vlKDzp8bpt4xWpEvqc1+UNlCVZuMjecrG4pqtqMbP4zF+Xmjc15uhft8mB51HueUd",
-	"TAAmPzR/u7q2ix5zq7tvdfe/oMyKwH9n9V2llMsBS1vwsdaNF3VnuzL8ld3EWLyp0l5XmTsA4aTUD9er",
-	"EH1NLYckvmJQDxGKOqNoIJLIkBKsDuVtPOMJk5KEV4xNLqm8tA+8asrY9l+v9pILdYlN/409UZAG47SX",
-	"sKiJ+xlRU8URtnPikyeq8BVbhQpakhY2cQJtPiATt9jnAxZfRcbOzRW8djfwRVKyuWWuT9I2m7e4oq3A",
-	"A0QP+LZmgy0JvrOnxGBEyf0ACVF5jf3b0WWstJ2rVcuocoGytskpgYh4IFi27pZeExZWVllqyFY/S1PG",
-	"lY8VReL0DtbxypMZ70KalqsuzwcvwZF0X1SstJ8/CQ3b0q37plvdFehWCnkwcUmf/EuRPESfGi1yMUX7",
-	"iK5Yp0lWW4wWFTxDDbIsXVYUFZalMoUuBhILKWO+wHy5Ulsw1ZRsS/MKaxAmpqhix/6oCaNzC8IgditY",
-	"Yp9JsyqtA9OYy5KpSw/OkgGovOBOwljQqF7jrTRa3TtlNnUW7zl5Ve+vWK21njS+t0UmEaKiLW38Os1Z",
-	"RtGtRXowa0W2DGhticVFGfeAqKv5sU8LOizovthpADtNBtgOILRNZkMtjOknec6ZLVlcIYCdYLMobEoL",
-	"sW6QpPSINFIG1RJb+Sgay1xSlBSYqef1W6qIdDG73JBDevNJ8kXp754Lbawme239zF+b4PXHlXlH7LuN",
-	"n3mOXkWRqQW5IODGRcvEklzTJDa9m0xF18qyIKRByTiWWAoa0yc13dVykn5/YJI6IV5nImK922abvIJ4",
-	"DFN1OrWU0NnlTK8kaLqe0oEKUQJylMwmtAKVbJhufI+ala0houitLZHwOUnXPWmjbjt/WNiNX7tylaAb",
-	"/f6WFG5tZ5sJPZwrd3JbKigXyGtJYtLDGfggtFAFXg8tnwmOtAisZWM602QI63k8JC/j79r1BEh+ZRRI",
-	"/kEkyF/AqgRIbinQlgJtggK5Rq4dv2uG4OuYtSppkqnje9toiWLrnbyZ1qrpESDbxcORAmdEFJmi/pQP",
-	"WblPHwxkF4y6pBgQLkxDXayVlAcgQrGkyngNSjC+es6tSxrTkbAdxmxTa6vEoh+1Wd1sqPxarUSIr20o",
-	"EuQLocz3FTlSPq1tBMk2+8PgnBaN7q6aovXqTpY0awFz1jRUKEXq2dWOiyTCdirShKIleGJomaV0fQoG",
-	"+UTwIUu1lEejCP0ASBYjknEVJ6RsZoPiQc4gt6IJz7fCGQNeJenCYbfWuK01bmuN++zUD5GvUAvO0Y7m",
-	"ralfL0uuWtkEqvfVC30mZOPx2T+hAZtNYR1niYonNFWm2XioH4akQRUZC6nI0YFWSoGu7QWdTicAwVVM",
-	"ZfOYUFMuU/9OCq1c9MLCgAiYnSbJrNTrHAllJKBflO12PqFqZB2hyBagqO8EJzBZ9X2WJND4yRWbqzAo",
-	"ggDZl9emzqb5aEQV6bFhzKVZ7IOQDESSiCkOFv49DEj4N/1PS//z33qZRNFeAOXa0jSmQ2ZCWUB4NBE3",
-	"epxESGYi+LAznv5jA+MWNQN+AP7hcZZQwlmmUprEEkhXs11uA58zHjaeqBmJx3oAfXfGpaNfDqxdU7NT",
-	"/cNJHrzoGs/LTE4Yj4CnmVRD+JHdTLRAFzZdJ004R33GUkDBK1gzQZhyRRbRVTwGQMLKea75SHzN0KiB",
-	"oCWxmxeDWnoa4qwz3MCLbw/GOzPX/lvGMhYhm80LSXY73byawq+iF5DpKO6PSPj903MC6PGr6Mndj7+K",
-	"3mUcfbK3KtvkrZiiedhbjxmEpBmXyDghWxOAGP1ZYkqYRl+rE8CUEE+pjxcHxFthUZu8Hwkw42idx7J+",
-	"UygyNzfTmTnNEx/7saILxp3D5dYz7u+y5OodjPAF2oIcEdnVQN6KqKJFbjxJ9W6UKcShgaRaLbXUSfNa",
-	"PRRVO8c7vZhTFA7LZVw93eQXHPWDe0v0oOnsSipMd2OixY+it0yeAGhCQN+KFFuV6q5CxXMgRI7ygO6S",
-	"s3mop0s1zN1avIjYRiIVnBJV0K9O/EK4yzUmUI3sSLeJbkir9KSK6nJ0G7awVZS2itIfVpKPbjBwAaVZ",
-	"67VrUdnqy+tVCoJ5SUPWhgzibslUHGjlAStDG6UqoTORKeIpZmAjkkXN5LisLpUUASySDdQzN6CbgagM",
-	"gHKGbDBgQA3NV01PgeqLJBtzUKB8HauoEVEiJzDmiDFFpiJLsJIR8A2rszTikupUpyqhUb2kLDU1oZ2m",
-	"sVKM2zK6Wj/qsYHQorSyAv38gdEpnZHG6/enZ2+Ap8VcS3X6UoZZHFHeZ03TVgbFcrzrvI3EKv1k2uRM",
-	"pYyOUT3ATqF6dn1OjsVga5nwt4yls0uKSmOe7OU40EFn3+tOY/OwlqwCmp6aC7piNoWCcq0WaCZoLxJa",
-	"XDXoWGBojObzSkxaCbtmSRGWwGxZgKamZXawKeyWY24kylIbbGMUP3NHaBHQfzd6mylNaZYz0Hw5U9LX",
-	"1uRIf98w44CeVxlU8xReMKrMqXwsr7+KVlyK3ahdQ13qGzlUcs9c9dmK719b552nBh18W5Vz/oKFxGNu",
-	"QGJWZG1DpuY9v4uLwnhLcB8AB7Pe1RmZstSI3sGqjblqal3MOf7+vFi+podzW2XmC6kyUyh7tBFvYwHp",
-	"Vi89s1ID5fYiLPpTFIxZV5HdFpjZFpi5c4GZ6kaYy+rLlBHbkIHl8Z1v8EUvES+yTSZhOYXcmwB6UC4I",
-	"BzUtn6DfT7FaRcxLeT50gg4dq97AKBOaaozWp4HS/SCTpleRLCqusbIen2OT3ASBXpyoadxnpHHQ6TQD",
-	"86EtV++cPI2DzkEzyF0coDymDJwXZvONuhh6c2BfVRhrcU9/UFZ3eRGLLXQGwFnkNeHc2uq2Hoi70WYD",
-	"g35kq6EHdw1sNWnbG45tVa6mkItXhUjRYlyqp6IZn4qzBbkCYcX+HdVVxMrWwvoc621M6TamdKPC2ldS",
-	"ZGxTels5zvLO+dYuZHT9fGvnw/Tzref8rCskXFdSE9jn1nW5dV1uXZefn3wB8hWiDjZAuTTC34lw5eF/",
-	"XvRF4IVlgMvIo2hv2bUwanYsySDmNCmFv5faGINcRbgggyyFMEST/ANKIRKwgjJqHZmOnDXmnZmoz+Lj",
-	"VWhrNTnU32+p4ZYabqnh56eGGvcKAe9ASW4f7C4pKISagrSobIGiuVgdhFfA2A7GOZe/fexHVcTSxJrl",
-	"JjeMrw7IJMVIlBUjCjCnB6MIcntLo2hbDEjJ1thsk+dKet1maMpWLqCBDcvNUA8gEEITTlsEA4PC1Yhy",
-	"FzRuupRXUMszqhVRPdCphLiKbdWLz131Au5oS3u3hrlNFrzAeK7IYPTtaK8pELtcDH1syr+qcryB15h/",
-	"zBQNiFLgGimEVc1V7W6T9xB09nzQAlkpRNEPxctYQrMNLIIYl5K4Y0mkipOEUIUOCysaNw72ukgYp7Fk",
-	"lT4LrDv5J5Eb76tq7a16dHX+wB5d25q125q1X1DN2jur/h+9sE4begLC78YCT2x5rYqwE/3oqww6wa1t",
-	"Q1S2ISqfMUSlVHfsFgEqRWJQVCFv7c04yWVEPx/VCIu1OVKFyIMvTjpaD8E/kw1udRUwNxxsyx9uLXGb",
-	"DNKwaH3HMohFSpSymANJuSstst6JvHKB51pFNXZxFRzcXGWaJ2mk8y6NOc+qTfBakKVf7WQwJ7Clh/dB",
-	"Dx2AbQniliBuSlwzIEUoceRm02TRuG1vSxMrnbbgqPUJZKWnFl2tCVW5I9YFolmPh0sHtA7W1SmsC1kx",
-	"vwONlCPIHsU6MT0IiIN5EjZQJONOqNkc0UXP7pbi3gfF9YFiS2635HZjnmDMJrijH7hIaQ05vAOp9Wtl",
-	"FeqTlGVbkvFIQH8mTTvLnOMO8umGiOIZrmhLFe+DKpave0sXt3TxbnTRoGuxut+GqKLz1y4mihXdPE/g",
-	"l1tFo7RrHalfHUG6P6fr/8feFfY2UjPhv2KtXqmJtOm1r9pTGz4d5KAXuFK4wCFQ6TrrSWLitaO1N7ml",
-	"yn9HHtu7TrI5DsQBQv3WVGt7bM8861nPPPOHI1XO/rH6LE8Xrk8Xrv+qC9ffB1BD53tZ/NN6YOj86A2q",
-	"BxXu02IJtadGyWjJrPKEMDxD56SXuYoEesFXWUoyHD1/WELdcrBmfcJlex3rU2nVRhLq746A+dqCLkZR",
-	"+EQRnRJk41C6oe8Np1dDTaUzn7rby0JMt3W++Ro+Icg7JfgM8joX4Hhxs7zSRhUZnjsruZRWBLtsCPeB",
-	"FhUnfCRYsOUm4KA/rSd0/tfcDu8f2sNqRytt8Qbe0WIlIBkm7aInacJtoxU1iyRN7IIkQ6sMyT6IphEg",
-	"FvTdVyDnZpEMn1+kScFl+HneQTv6HloVDvok8O8ymNFKGJI1xIfh/G73pH8aRHWEL42sbi+TWDyQVWF1",
-	"2XWE7Zo/Q8g+zg99iogEtZH5Yx6gJ3T+jZ3CB4aVN1aECex2J/8syP9Hb5RbYqH7A0aTBh/Ko5BEnLJ3",
-	"0Qk9rko14wIeONs+Y5ydho3uRL2McTbcwHT4yDh7WChttsO4h4yUoJVYgyYLKOGUZPGV9mswC8UyIrj2",
-	"FGG+6UnIsYUSGHnJ/n95eX5NllBjMkj2uhKGW7wkPcd/7Qsby+4ovS/AjDgbqbwqrCJ/BPiZtKKT3pRq",
-	"uLyamry/C0AX6/H1+Lvz6Xj88vr552/fjL9c3+hfusGoXcL3YtKKGqsayTD5+afzwfWLwc14cHs3+JEO",
-	"lsXg1/vH8/TiYvu/5O+19Xitj5j56NXIvm7wmSfb/jDb3l83993HK0pkzJyBNLb9/Xafg6yLgAzKdbCD",
-	"3X1CTj+lDbGPOPI/rtvRe1lBl0DKSmb4BBIlEuQwuzq7OusnaVKVIhkmz9AT8tLtD/K1BAw5qh1CcaPt",
-	"jNQsJfYtaHSg2UQq/ZoALQWHMnYovMEIdEY6TPMzJYSjg0TilQgT4zosOPqMC4Pc7ZJhTJR2n9v8O8gF",
-	"IEdDOtQ8HPH7wMyCGzHjtku7V9LNNLUukZ0TFgGI+gt8Gx1dftsWxlIyDtPDiqiuNIFjYlxTUYGOetVg",
-	"3/4dfTr3bTcSqdcUl3eluVSxsuc86jal36TzCTXXu5K3YUqHI7kS7QfFsaPTrVpDSUa3b8jkh4lddHIz",
-	"mdx5cmrcemKBzp56bNtp3dRVaPqIpPEVtg/luFWmEUD7lJyc66AabcV91iFwqMIfDSTj/rpUrwRqrOU0",
-	"Zc7sj3ba6RFtdGpXUEmxQUugF70fvMdyOOhbrJGrq2nzT52SDUwXSi3RRM2uU45T91F/nns2PI0uQDvm",
-	"xn3WONzeCJR0uEGsNJT6JMBTLHqDT92v0X26opZZ1/lJbXg+yho/PhBqviezUPMj4+RUCChdghZ5cfcK",
-	"TxdRS5rnqrJvsM7WIxhxB3u2C80ZNCXpGB+4KResTwY+syrca9o10XwugaF2owoIWqMFG4y6xT9a4HF+",
-	"gltUXpK8pBsR6zow3iHiDVBhD3zSpdByCXoHE2ptoEi299vfAgAA//8=",
+	"7P37dtvGkjgKv0ovzswymQ1SFHWJLa29fqNYduLEdrwtOc7ekUdoAk0SEdjNoJuiGI+/9T3EeZfz/3mU",
+	"8yRndVV3owECvEiU42Rr1qxsmQD6Ul1VXff62IjEeCI440o2jj42RozGLIM/n9JoxJ4KrjKR6n/HTEZZ",
+	"MlGJ4I2jRjiZ9tMkCsiY3rTpkP39Ytrt7kVKpfAHCzuNoCGjERtT/bGaT1jjqCFVlvBh49OnoPFUcJlI",
+	"xXg0PxdXjC9OcT5iZJIlY5rNSUwV7VPJHkkyyxLFyETIRL9HBI8YUaPEPojEeJwoxWLSpOSNkGqYMUne",
+	"n7zMP5HTaESoJOHu4c43e1/vnz7efxweE9qXjCsyGzFO1IiRjP02ZVKRaET5kMWECzVK+DAglMdE4Dts",
+	"3GdxzGJy9o+Xena7zoDMRkk0IiMqCRckY5M0iahsdcgZ4zFJFOnT6IokOEp4dh21PYC0ASKhWwGeChED",
+	"QklKFctIxmgcEDXKxHQ4IpTPScKlojxiAVECHpPZiCofMrNMKNa54IWDYTd0PEn12XjAaASNCVWKZfoY",
+	"/ueXbvvJSfs5bQ8+fNwNHn/aKf/wn42g4oCfndNh9aEyrrL5I0niZMikCshvU6FYvBxhPuklZXTMlEHP",
+	"E/kjXzK8Pt9EEamEiAnAQT+INQwBJO/On5KYzkkz/Oc///nP9qtX7dPTsNUhr4Uis0SNSHjNMpkIfpnE",
+	"gMs5oHrd3mG7u9fu7jeCRqJn/W3KsnkjaHA61i9QeSmKUB6IbExV46gRU8UqobWaHE5IlL9DlH4p0Luk",
+	"5ngplzOWMUCuhJNEyVq8Qnw6MlhOY5JIIll2zTRep3PSnxPqUJkojUcakTUW0zmLyYRKhT/j1E1KIjod",
+	"jlR7OrG4HhCRwQSGhFsd8j5RIzFVJFEBTCvJmM5Jn9m5YVrzOZlONCLrAfTTJNKkb5+ldEj6Yspj0mej",
+	"hMek2SNSfx6zAZ2mqtUhJ+SaplOz+EQToSIUoab/Scl+t4u0ACeIEMmPsBJwn4lwTlmcnIoxTSqR4JSd",
+	"JgSYrxyxTFMRvFpE0cm037H/MjucUDXK94cfNYKGZjFJxuLGkcqmzN/gmN68ZHyoRo2j3sFe0Bgn3P57",
+	"t3LZdUvmJOEaJEyZtZLmi9PXktCMERpFbKKZteapappxFutjn0z5PBIxaxW3Zf7qRGK8nW0drN7W80yM",
+	"TzXVLmzsGVdZwiSZTjRVw5UgMkIHmj/7PKaKe+y2u7s13GOQwe42YR4vBq+oikYVt/RFA+9lw8zwbr5o",
+	"hEj7eLNpehjTmCHtJ4ZBapagkjTFF6dZpu9GMwxpslQysr/bKx3QRaN709190h306G6/F+3F++xgcNj9",
+	"evdx78ke3e8fRIfxRaOO6F4M2riPmvM63K/e/GvBWQ0ATjjR9xDRQCWUE0azNGGZYZbHhJKx/pAMmZJk",
+	"r7vfWbI2Pc3yBe52e5VL/F70X8TVl9Wvot+pxuVfRf8yidfFZQ2bVaj8mo7Z8yRVLFtcyxuaqYSmAYmo",
+	"ZO2ES8a1tHTNiF6OgVKTKpIyzfz3NO5kNNK3catTg8nwP3Wg6j0uLHivbsFyQiNWBb0TWBk8vkxi0gzj",
+	"JD6S19FRp9MJW/b2ce88khp7k0HC4kqWab8++G7Knn777nH26tebZz/fJG+mpwffnFYfkb+ArTIdt/G3",
+	"bPBl73yr235Dh6wKNYeM8Om4z7IACXm3DuMmegB/BUYggPkcH024OtSy25jeJOPpWNOt/T9Yo/nRrVBf",
+	"X0OWuSWeJb9XLPOFYmNJJiwjehXLVngp9QCVy+x1V6xz5QLfskhk8WuYbRFxMngKuBGQKU9+mzIrLGZs",
+	"mEiVzWvYEX55aWi6/sz/M9Mo2/iPnVyx3MGnckffmHNYGq4UJ6xfKz6vXK1DwNrl4sfbXTCoY9XMKGYp",
+	"G4IcgMQWUdA1jQpXpDh7Rbb1Hdn+Ot5n7ceDw27bvyfrtgXDbXgxLFLamchUhbigJYyQcDbTWucgyaQ6",
+	"JqGeOgQBLUzikFAZMR4nfHhMQqmomspQi976T618au1Zf1FHAFLPXIn7Vr5hXGP3L/afOIcdIGgkceND",
+	"1ZbOxSZiWp8NRMZWyWm7vfZenZymxIZS2k8oPFWjj5WskphxpXl1hqqqUWd9xRTUy7AOvrna2lgXy83C",
+	"UMvOmJwILhkq2VN9nsog83OapAxWHwmuGAcMohPQyfTznV+l4AXdSL8Z61VNOZ2qkciS35le15hJCby+",
+	"NAMZ4BSf1ibQLBMZLrwI0ddCK4BJTE7evCBXbN7RY35DY0PD628C4JBwGEz/CWqltzPz6DLhk6kqbO0F",
+	"PiHw5IjAORFnxCDuJjgylxsZT6XS6jBVZCykIrvdLiBOftneZX43Csj7iZQJH2pKYOOJmiMI7wjzc89o",
+	"pjUInB8g/1TwQZpE6lbIE9mP/d3Z20OvPxVzxiShacZoPCfsJpFKWuNaDr3t7NAoTXZREqnS15KAFZIm",
+	"RdFZUbTUaDWYRiBS28spAHsHAswuPmZRErO4BWA7NZeKXANu623NjfjW0HndNsWMg54Uu5tNWo7k3b3+",
+	"Gk+05vs+SxT7MlcbON3cHqLmoZ7Fu9roU7NE893OguEOVvhcZP0kjvHzjRF+4L72Md6NeUTmYgrmEy7Q",
+	"sonbFxmhbv/O0rl1/KdpqpkVncP0scBpmmhhK05fgL7IkAdqvmMtcmkqZhbZX4CViKY4+23glpgRijcM",
+	"J1PObiYs0rc/04MTEQGtbuOiqRgedvPKLmCTfeSrFlfrr81OVbG6s2kUMSn9FW1Epp9lbfdFhK+Fei6m",
+	"/HYSS65ic6EuBzCOj1ZORQdExufbITD0XzQ1NXOhRiwDIooJeJ9aJBYMiQeuOTjZ10K9EjFo+MtcIuiM",
+	"yh1aMkHfGUMb2TC5ZvqSImHB2BXCFG/oPBU0PhfiJc02RWsD0gmOcamEuExhlOKFjhdhX8RzooQg8App",
+	"psk4UWSXvEq+aW0JwjBFInEGfSFQblkRacJMx+Sx/h8y0KcQx23UfiUyqjf6XzxO7igTT7xhLo3g6wPE",
+	"n8YIxkeV1thEkpVm121w/9AaaENk64S6JeRuFpIKroFqFnls3aZkRtERqRgHKFoBbvsyzsLIq6SHBZkh",
+	"t4VULfQeBJ3tLflzSjlnjGbR6A4k4F3YDG/9hl63cz3GSYxyApjrQaJPxkW28Q9Qq7amN56Dw1Fvy4wJ",
+	"KHCGLsh3nF7TJKX9lN1WC3bf+3tw+/Vf2M5eclDaawNhCds6F+IV5XPDeeWt9pRRxS6BR5fY17kQZEz5",
+	"3Go4cgs7eqslSzNZCa3fMpXN20Cai3fgGXBSSZQgM5qoylCD3Iiq533nGyy2avHwRz4iVkkXmdPJadEk",
+	"opDetm4RMRKGVdPhJ8EJRedyBB56vO/ecTmdTESmWPyKxQk9B4DdCiZuoMuxHukSYF+EjnuFwCtEv3JE",
+	"JOMx8DS4u6kkCzNuVzTQlALhQFSSsDwXikTvJMvuJGJOJctqpEs99tYFyys2fySJnlXvME6k5jPI4H7y",
+	"bNab8nMgv4H7qGyg8s3hVWKOP7Xj45+ChiGH7di8LlMhrqaTS2vd9GxgWzR96S+mGnMxsinnueA+dREx",
+	"sLiyhewn46K7rVJWAKNE1WowTbeiqendIQCJA6BxKd6b+ubWjYZoiBMxF9UpVbRazwn1dRdakQiDS3IL",
+	"m7n4gsYkExOWqQRR13i20LxbMtsHuSOp9rnzyFTGOeZOml/K3pt84MBbRO7cEP1fWaT0JIXtO9GwEgRG",
+	"VBIDs324UdbwThVhEhsQL0OYxTP55JHiKljYFwOcq3LXcYzeTM9oT2NUiGj6xlvwgKaS1bJzDQunw9nw",
+	"TWZ9oYWnskNOMAx0kLBUSwz0irkoNIy3Qn+VtCGejGpZUb8ND90K0AwsK2Drr3KV/TN/FahS0SSVq776",
+	"/uzH1z86KI7Z6qMsfuG7etd3kKKnjlV5FTM6UKHmfmGaXLPw2Pwvhtpi2G3Hd/zp9xtBQ79U4esLGkql",
+	"qxZ2fv5Sv4n3hErSdMFH1zaqBJ+mRqJHL+oqEs5hsxRn5dpcKo4NKsoVLApdUYqNV2LASRwzsw6AF66S",
+	"Zhmd1+xIrtjNNklQHpnozt1ut2v3HugXWExommpM4YKzrcChyEE+QTTFC/x21wZ82H9vCVJrsmeP6dyO",
+	"/xZRrch8PUd2jl0awI1gK4zZodfCLn/MWStYhbx9kihj1Khupf2CwLSSHeJbn4KVd/btGJixZq3vL6/n",
+	"Df4SA7u9fIZKqE6SH9i8GqCGV6Dv5ZG0Opy+hFxQtSSSRRmruM0N2C/pSgifJ2MmFR1P9IKuWK3Uk1Kp",
+	"LqfSjVlc8Xvg607w0i/7Wi2L0WeaKEhW0H8n+v1xwqeKkabmyHg3cHbNMogvvAXrDho37aFoL6ydV8Yb",
+	"nRtnlTGDU4XIitGu44magy1Yw1wrzRq6VAmtSMkpOLAqrqlJxgbJTfVUqItBiA3Z7XnRlAuzQWiuCVfB",
+	"EZkkM5bpMSaqeuaMXYurZYeTKLDHmvccyJOUEX3rbhfkJTIxaOUCegyYAh9NSxhW2FE97TzFAeCSStMf",
+	"B42jX1awUCS5T8HHEsVcVRGiObeAhPI6usSQqP090qeSHe5Ps9Q7xWMiR2LGTUg1RxdpfruvBFDFJj8E",
+	"i2GgbGY5QWBJKucCZbCsezHhMeCnt7yZCqdRdzFZO5Q59q1cTDDx2ldwmkhlPqnf6HqChkWkkgSxfOuS",
+	"WMvPnXf+dMSiK98GUA+D9yMGXsWCe56IGTcOHT9SGLUlUHQqIOQyPhYYUL0aGDSuPUuHedgXImWUL9m4",
+	"+6hy8x7G3l1QXY7/1bfH+5HJMdMInehzzSA5K7+0ySxJUxCMhjyRzGRp6edpghp4IZGguzpa2gdUrT6C",
+	"oPHiybcDnXYh/nZb+u3mqqo9DY+0InQQ1aca7PpJWhcXZ407aJibHYP18m3tFJyf8ku2Wmx+qhAmdGk8",
+	"8vUMjPK54AwikTC40veDQrogaB3HJNSyyoK5ocx7glLQ+Eamj7VMrMVdqrr8WHydKDo8ImE0lUqMQ9IE",
+	"xyieor+TFoZ9SUV5TLXORYf6jIVkpD9NUtVOuBvQAw8Gak8lk5gFaW0vOB3Y1Md9lslRMtGoAC6hSy2Y",
+	"WFHsToaZBcXJh3s9/bynKhpti3hgsLNp371VZW4w6zJHtWxfZm34wTlFcNBsyKxpuFrdsFk8AfHswfpI",
+	"nfpIZnpkFh8TCzLQDRQcMTwDF5nUIwy0wAyPQ0WHYelWWZ2DEzRgQHTLrbNhcAXqz1h/JMTV5TRLK+k1",
+	"Y4Rd688hbHEipNIbGik1kQWnI43jjElJmrGI5I4ZVXbGcUAuGu+Bc717+7KYO3rRKGUhwrBHOzv4rZc0",
+	"uiOvoxJIuvuPN7tpPQAVt12FtqcsTt7YXN3V2byYBas5gDIhlFqejzI6S5dJX3V5vwuHO0hSdhmJKbqW",
+	"FvKMyo5w/GB9a1tht88TjGEoy8Og14mpikSdFm4ekpmxzoOMRKVCQBjUiFmctGF5nXHcAtdaaEOyS/n6",
+	"zvJQBRJYTsaoca1VPzfutFpDBy4MzRw2oVmvekx5MjD+ldvYnoNihmE1tLJkmPD2CEiqEG7LI0Yo0TAC",
+	"XT/hMbtB29vqadmNuoRd1ZrNq7/BJJsavcuCxoLlkSTeR7cHkskQqqhRgolKIQYnw35YTOZMtQISiitz",
+	"qXq4VXl6+mX0S4clPCNNSlIR0dTTo0bUS7eEOxvotOU7OMy6GkFDXOldW6e4S3T4sIoLuUR3lx1VoKsi",
+	"XhcI3xJ14ZBX8i6g5gr+5RcicMADlBMD42TLswqL/GvA4FozNqr1cOxqmTnSYyqrkHO92cwVvAnDXJAg",
+	"F5F1RHsHh0W2LUe03Ts4PHoyeHwYdx/vPn68H30dHx48ob0Bo7QbHRzQuLt7QPf6g/3Bbr/X7/Yf93pR",
+	"vHsQH0a7B/3uoNul3ceNGuJAFckgH3jVgoZNRkEcgvtilqhRnNEZr5TtllztxppoTpQ0LxoXDQydRVxI",
+	"eJpwZvVdR1erLWHlLE69BrulBZQ3kEUsCXz8Kp5/6WBX4v4Kc1LxCpdo6kO9C7nKXW1LRSFiXRNTaVnb",
+	"sDHZ4NSai6g6B4WSJaYC8Eht6pZgY5qk1X4fkRZQHZakd2QXvpKv4thmpCBf3zJwbMc1ateoxfixuGbe",
+	"D+hBQ0pwP4OsaF5deIhx4lMJfBn2tAh7B0avEgBj/12sseJYngVMQZ3YXw+cy4C3tps8D3iuc5LHfiD5",
+	"mpRl8KKCqMqS12r7m1cJIl/K0r0vZyw1OW1LCWod63wR9FuO2TktmomKu3qeMUYUu1HG4tSH4CRuM15s",
+	"3ut+98lhub6Ih3f6ccX9dJrEpyKajk3gXAWjfnFKYvMGAtIQyCQTcE014yQ+mrF+axGu/w0heTeqQC+/",
+	"OE1zNpt1ZnsdkQ13uNyJk3jnercR5I/3khgeShZNs0TNd8bTVCVXbK7f+xDk2LpoUSmhJZVSr0rwV0yN",
+	"RFxA9dUfFyKLN/sWqaBYNWTG+kcg/2rt47/2Th53H3eP9q+/f/L9u93+998/e3L4/P3Z9z9cfyd/rRJN",
+	"/FC0iu0sjwSIf1r8elWoiztF2E7lAhaAtAjySrSvXE+lKx/irDX2+fhoKrmFrwxehBVOfCzFmKIhYQGY",
+	"dzyf/7hi8/ZupRcbLDM/sDmsrU9lSdD4/fDV1Yj+PPzmX6fXQp1evTzoHXw9oMnvKvk2edr7h/rh5beT",
+	"PufPvlW0F4sfKs3txt5kL24LhtUXduK8Z4EPocplVx+cDTwpqzbfvDz54VmvrwVzG8+rj42Xyhdak3vC",
+	"ydvnT8njrx8faNF3fETC7k1I/kYO90kqZiyLqGRkxG70d4mSpYogN0++fsLo4Elvt9/bffx1/8nhE7Z3",
+	"0H3cfdwfPNkf7H3N9lmP7tH+Lj3sDnajw97XT/qHh/2Dg8EupQeMFkvPdW9+6bafQKG5w/2qOnNBI7df",
+	"18dCAJ46k7GzSh6RlOmpZGA2g9VBOpf/v3YYEKloBmGn4JGm5l39Nbwc5PUNeo89Nl8q9Waz+jfw5fzP",
+	"Lyftf9H27932kw/5n3pVHz52g93e1zWAsPnG9QIau2bZHJN7jwglo+mY8nbGaEz7KSOhuRcxIgBs8frn",
+	"MY1GCWfee5GIWdgh32SURyMiuPnlGAScmchiKMkw8AYc07nN4gIzfZklxGytkPWn+sVPLsmqvNVTiCvF",
+	"00ZjhMmBqgwu8cSFCifoDGqoZoIPA1ABJ0xocbJwuFW5s+vrJ7DrKlrOt1odupFg/U9NwvrNwB4UjTIh",
+	"JclYyqhkkjQlYwSsjPAeWBiPSFjIOghJc7/b1cjgKnoErk5rhojTzxi9Mj5gzZpopFA/yqYpawVQYrSc",
+	"GpGPK6d9U8i2HHrv0grg+7keyc82giF2jwgvJfyA8WpVwk9AQld9AAbaO/Kd2KWsf/26S2CB1/eP8qI1",
+	"pDqFuZTBHGC4pwmpSgS35VonVI1ggsVMbH+q3PSGcxgrg/66NJNdLdhrMqpYYRwvm9YApD9V8PGcOV+9",
+	"yiiXE5pBDdZUDB9JorRQS+UVOl7gMAp5Pf4c5iQqsnACW1G4EJ/PeDwRCVfy2AAJPhuZwALQrgjFRQ1Y",
+	"1gaNQY6SCQJFr2UMkgisxvhTYT0HRzmQTLkU5NbmuPAzPYBn7NzvPinUjVxVAkV/XpHkrEfa7R2R26QT",
+	"w5DlNHIY0OCpzd8S1ybCBbIFkUSqks/g24Pit/rMF3O+9Bh+sqP+sqcBUs5zPCaaf4ReQiJ8a3NdQ9I8",
+	"AApfLBxhKNmmgMKbZl91eZytovu2nBlVnXxVyk30y4346WjVJRCKFKRHW0xjK+Ocb9sOahLfq6oD1CYM",
+	"lrJOvTxiP4X2g3/p+CtcuNMw582UCqs2SZxAxSZzgSRjvSryq+g/kvbKzMSswtSHDy8ZDr22gpMvqDKq",
+	"zJQnrbznphMNx0eSRCKdjrkMbM08kcVoN1lf6zNFSKtehfpVWLlqTeN4XvtwvfeVUDT1Ibf2N3qm9b4o",
+	"SRmu6Kqr/1pcRHGCIhCCQnHH0rlXySsFpFs3ZnHI1PeiX/j0dmagRZSvMyXjm8RsZXsxiz6OV9V/FLMi",
+	"qdkAhwrdmKWprDfAVmBvRfqmmGma0SNpZRypSF/M/bmhJE8azjdRI1K/H5lwJDEzkdZu6RVm61n1qWdi",
+	"FpBd0mdaatKjYbx4XuABsbTgOV0T0fWcdvGBgV/VGX3LuBbL2PnN2mmXQ/MJUTfLki6XpE26yJlC5bvF",
+	"l9AetxwP9UsrNrY+6eEn7ZjLtrpRWkrnbGYqzRupVYkJSdk1S1HcNg/tp7GN5C/4SeK8bB43wLwdTZdP",
+	"a0UkrgFgRVh5OveWjFtoIvJpRFvDc2enrQa9OuVyJeBNGdKCQFyGJjoZlxnE62OUE3m5LBR5OehWuAfW",
+	"RM6cSZYdCNa/r9Ba6S21CqJeYGEtE8TgifJZDzLG2vpMiR6D4JCVjO570a8u7p/zZwzNieS11pi3loYE",
+	"TOpSS1frRi3RJJ1mrJopOwuHXrBUYjJh8TEWwSSg+8wSySrZNG6UxZssZYn8tBKDJpmImJTehKViKGIm",
+	"SSw4C4hdGpro3E1zm4CFO2f7/jZlUwiVCbMp5wkf6j/1MkPSRDuavhMrVmyiuJyS6A4nNAcaEknnksxG",
+	"80I0DU6olQKcD8iH5zJYdaQqiHEbnKQpH7wZ8tZJlwuF44thDjbAwVvkAjqU8bFAJzkNlLKqvF18qKZx",
+	"tAWun0Kl2cJi/hQazqr5ukl6CyD5V8xQ9ZUgZ2ViVtBPVkz8VsxMRY4Vjh+znHWSqgoMzeVU4Zrz1XYK",
+	"0NpMdr/d1Z4fTZ2Y/r3ob08219Bdc1f9aXr1DqTlt3dJZ0ZEqt7aCzwSR+lb2Z5Fnk1UD5sPVRHPtkxa",
+	"+OMk/GVy2Peiv1GqnH7/jrFM5pDXimDS020PoV+KoVdmZlV7rUkmNGYzNWOMEzUTYOZ1xfbKZuBFqIyo",
+	"HLEaBvj2+VNy+OSwtzhjYJJJC0zQHXx/rli993QFNJ+W59oAqGYzNWB9waN0KisDPqD3k3lqYGriQlNG",
+	"B+tDMxqx6Aos4dUQTanSqoJMhpzFJH+7QyBCO9SHB4aZEMouKUn0PwLTn0wvK5GEDmnCJWbSZ0KoY5Nm",
+	"Q+QYnR8hjqDVeWfvD9xnqO0LhbvS2mDGjNdu4cTWwg46jRMFJnqLFqb9CZi1NfzyHml64rshjR6wBrh6",
+	"KojaaToPNyoLA/CpBSSJZWBt9+4PDK/E+CXwlFenqqdieAmh6fWTPzLB6y5hElFkDaGt+jIpYmQlcCy+",
+	"1CRoJb+zHHkZK+KR1kmb6CaxePhIuuJfBolyh9FteHtOmjn4/FWb43SIFvgUVE3G4mo6sZfBM37NUjGp",
+	"jPguOyMhbsX9aFq4JUtKSq2vnS6alsqTN3NfoxPVQjiIsBUg/LGvIFyllMdpIf9eeEWS1gyBq71fXtHs",
+	"6iRN3zIar2soG9PsCurdQA/GOksZHQzARXQbc7b7dsWK15UC9Iq1pIJ6HBfKLyVG49sJfmXIbTkiUQ+/",
+	"8aksPZEafT2Rl/qzaluSfrIs1WELdTVAlbSLyGdcBpNNz13f3Fs89Xs78roIlULQNbcbhNsaKnUY+wL0",
+	"O51MGK/yNVTeKZDHc3uL6Gvfzl3b7I3AMll+0y7yXmh62xwyziTUlwSOOGI3udl2KyY5+1l/vvWg0FKe",
+	"eTGxnzwV2URkNjJz8eMNy0jFNT1Lz10ghlcJQ2REU+mylqQrU9XMyVSYzTBYUB+V4UPvzp+3HxMtvjm1",
+	"w1UkUvYwylGEe7297l5v77AX7+3u7fbivd5e72B/r7v3eI/udfe6+N8eg7+7B7TSzrnaLr61Mg0rraIb",
+	"tCmsMqCKwaqFvoGXfEvoJvleJuHdrfKw2w3uzZq4eYEy90W+KbfU3c3FTueVMHbKstPCVjnzUbvALHIC",
+	"qLdL5rssr76ImgYPFw4OD8We/lJuW5R6Vxbs8zgxMt3b3Xyv/YY8lbdJHh+ZMZUl7Ho7Ri83rMGPtXNv",
+	"8n2bA6lPwtnKhVJjrbeTb0ab906NFdz8tddBMSAijW0ZvLWt2x4JL7VsF4irnqRKAPTWjnBaC13WIpQ0",
+	"kabmcKkBLQxxR4opIG4d9diXtkw8nthbKaV5z49WVlzG2vJKFJiKF2cL1bigvGAxnbJCPYyUyC5dMt9K",
+	"CeSWBLrEjw6FPS7LKRx5jrvNCwdW/WtZHy1nsGymVi0zuuvrYS3Hw4KostQtex+aHKQkJ5NEA3JJeutm",
+	"MTO17yUqrYbYNnycrjOtK3RekhKqlrm4/6CA2F5AhIdtdiuBR7/u0KtU4c2coT7Ff5dIJbJ5PQc8SdOF",
+	"Iq0+S7ir48RfzNl0PKbZqmqDW+V4dsoVjM9aaEcIrgDtKBC6rjaKzfkjecoXSuAr6WyRhKqJZj0T0Y9Q",
+	"V6au4gPlpcIzaISNxJhJcFJg1DoUIcASEEp6dY7QUWMqJOblEooVdBJVWeunQ6Cj3Q2NlNGOoRiUIuG3",
+	"z87JjryO4IOdj266S4TDp52PhUCLTyF6c0N5HRH9icmnCdFwDDkW46q0q40rl9ThBJRlMXU1FstXWdOC",
+	"yIa4I/2fzhWby86vstr+cVVXJQjKUrpqSn7VFv0EDGDGeYZO6LQ6BGrzMip1Wy8fThEE3tYra5q4GiqL",
+	"Oz377gRSNgs9QExRmkcSMSYoZmR2ltZNKdlpbAcDWz/FFBHycJvOJZGihe3RIYtjovE69IAXoruCC69T",
+	"C8nYIGNylOd7aOlPqiRNkT5iPaSr0QJFjWx2jMtZPoLzxLIQcYCkN+VaJtf/1EdM1RTDT036aj8TV4yX",
+	"0khuVyOmxKEWjthD+E2qteBJVPGoN3gf+BfVCiXF3c1TDlfTfV3Rm93NQQOXs4HpqfY6L4y05HZ/Y41j",
+	"FTmc1qicJzlD9epoJDLNIcSR5/DUAwd5zt8jzAUGOUtoQOcN7WVgCnlMUjEfM471v9RMZFfEWqxtATyc",
+	"tsa8ILLL+B7KEWxqPM4l2PjutkoDiEvPQLxhJwQL5opAUezGAOdVzjs3XUPb/V601/463mftx4PDbttr",
+	"Hfp1dWksV6xy2bwmcRxL1dxlEYfLqgYUZ/0h4bHDo3fnT8mcUWgdiYVv/VTPGcXy+sXlnF1HCDEgkV63",
+	"d1jMrT+7jprOIvG/dpP/i9+04KNfuu0nHz5WJt6X0xNQJiviUlDAc8+wWsaSSsJGtru1vi2Gjee9W5xF",
+	"UD/1GrlA256KFqp3beJSiDq+n+4tZZitZxAuQab++vgymvms6A5jr+utWMveMhonvLJmJsSESUU5GAYz",
+	"+6LXwABu5oxB/q1c0wGrv5lXcyocpyb+0p/KNOfDtekrLxJ8kAynmW1Y0uzaLG027jNoV2TzcqvDeMYJ",
+	"T8ZapOpWx97jvJe4+IUFfidmmFmMJDXWGpF+FTUswsWMNBEbEz7UnLXPDBhtoBQdkr6Y8njz1dUeuYPn",
+	"wvqr8aC6SdCJvQ/Wc2kHeYY5lsbV/N1UtTZVcuv5zf24JEp+6ornt+jVtqkIwiC+J7lml05dWd5lWsP8",
+	"mf3oTJnaZ2sKHQXw3M4JXBPkUKiGrcVCOq5RQFcZN4UzWyxbmDFu3MJH7LWd2oYUdbs+Vat7Ut42qcd9",
+	"uSY+4dsOkW5TBn8DzHXz3L9r7659A+vsHlvw4G+qG+Z0V594VJmGVEKGYkuzYrOzosffyasGHxYd+bmL",
+	"3/JJ585fJ0Kg4PW0qyszQxsI4J3lsqiASuZYHf4LV5AauT53eClTiQHjiVGX9cXM4iMSmt5VoX2cX1b6",
+	"RfM0ICG7megzC/1h0uQabzsIbc23EkIVmAmVksXHJg3Wa2haNs+6CZumDDiKEAWr7COZ22sDUlll3Vq0",
+	"YIHWUggVc6gJnF/XyoWWV8+atTBkhXWLNAsbBbPlTEzT2MRrSttYVGQ5NFvHhKUSLdAhHF3YIS8AuDHL",
+	"kmsGQggMoCkbgY0lViJxrY/QBhAbowQ5gVJ9hgBwRL1qKAEFfVUwS1mylEVKeogiccl2sYkqWt0KfU+D",
+	"hpzKCeOxcXIAkoCeCttau2wzovXLRKqaQgtev0bowpcmWOnOLrlpHkKLldaDePWlilf30xLzy7ydP/8l",
+	"uvHVl99rW7zQ6q9RvOoAa+ovt03j3Qzl3yXYLbdbVKrtb+0FusVIHRzzH5pdrRvg5rO4zxzadgc9anVl",
+	"gdouBPdfvGlTK1f5nqpwoNyf2nOr9l0bVppy6fw5YD5T2YGS0F9CjyVyP7zuZHgjn28UcWg3u37drGUW",
+	"TI+yN2ZiQNtHxR5oWK7VlnVDwfwOGexlxrOc6cn74HortRYHD+sDGYk0dl0BNQiMxw9kX9uIK00GLJpH",
+	"KTOlUE1H/+aUqyQt2cG1mgBSuFYXrAgbajESpuynDFrW5VpRc5BwmrY2loXrpd1N45uLIPncwc13tgJ9",
+	"Rnb3EII9X9mkpigeOvZ5j5HaRazfMEwbl3vnGO0Kyvu8AdrWGFntbLAcfy13wxej5G6or36xdvzPm/d1",
+	"vz6Ahea0VRGkxcZhNW693CjkySTmPjbOdLRCTbliMcSZzbF/ZpZcU8Vam9b4uoXf4nBp9MdnuXlu54ow",
+	"LVu32tf2L2XRuLVbYJ00Pw197+5bxwRibRwuq8+joWWWjyI9rs7+s5hS383spNDAbHkXw612MKtpRra0",
+	"C1l5Oyuu/1IrqfqNVceubN5jawHcm/faWt1WcbnCu4DAS7tz1ahshj3n8LsX4WWlnd76jYqWevg1YZI0",
+	"rQkLGoF/aTb7L1ucqWyx+yZjkKpn+z9YoFZGJ/zpRYOHm/6v6btYep1X+y9ucYNXOjG2cZ0v5Zgb+zQM",
+	"Nd3Nq2F0zZX3xb3cEhv6NsxS/gjvRp7cs3Gr8y/VrWHv2o0loKW+jdt7E/z1fCEOBZfvs6GvwG1lE3eB",
+	"+2glxdyCSXheA68MU4XbwK7ibvxkHd+Bk/XuhbXUOBByE9ojaTwJ1Z6BivS4mMGfVOWNio+cgBNRrgWZ",
+	"PiOg5RCRme5SkO1Gs2iUXBv3AY3bUKQLnQ4Zk0pk+ZD69ZJL4UjLSNBxDIeUmO9pipCXQrfMtysT4eyS",
+	"VjoicFmbuyIM5v1hzogHp8KX6FT4PG6EIs5u7EhwHOKuroQK2vnczoSxuGZ+S9/1CVh/WSz6UtuxvL4A",
+	"Aj66NJm8l4NMjCu74XiqpfkEMoZXVHCzw27WW8t+hRU85Gb9owud6LBD3Poi1C16PTsZpHLixc0sAmXV",
+	"IdRBfD18WlcYMS3+3bRtfz+3pa9K5N5y+ZAz6CC7vsyFHWePPMlqTFUE17cVFvTtPbImEnjK4jsmbbtV",
+	"TlO1di11G8BR205wYj65r6Z4NZ43EJCrIBeYehkuW/OY9NlccBNDvdvtYtNb0+xOv7uuBcn7pKLhP00l",
+	"w9DusciYno3DbPZEYaFortTjYL0rKM6AiWuemc2xr+WoaCFUXJk5Eh/cS3FWY8OySGmFafKIs/Wo+CeK",
+	"jf4DY52xev82a42ucCbcR6D0FhopPSRAfe7Y7bKUXS5oWjSNuojulQHaFRbOjQ2oXkR3KYfJ0EslA1NU",
+	"yeWZxJChguksGYuUsI6FRe7loCEL19+TWyQ6u5DXvPxsd7+3t3eLoXx7lxutt7vxSFPJstKSendLksYR",
+	"Ax9uhQUvD26Fo1suLk1SqqBXn0Y3rXdFt9SwEE3qxJs3i9NsQ6c6P3+5uK0zaAUtSTNmAzpNFTnsdmuy",
+	"1ekNHsTe7sHeoS3+sOSAz+lwI0O58+0taVp6T8Zf48FyJ1BwXdX1rtvM8luuOwLunQrD6wqDqgXqunJ9",
+	"AbBHeVF1z2eNjec1svGYZuC4vh1WFw78cxtQ89tzASLvzp8G5Ht6Tc/gRxIq8eLsxzOYqtkKoTY/aY6T",
+	"NE0kkAOZZCxK9PXRKkbP9bq9w/bubrvXO+8+Pup2j7rdTrfb/ZdPL5vXYjvPKJcDlv0444h0dy8ao8yQ",
+	"bWHHXDxSFwVT2fqVwJcBoZywG2Nj0gy2CJCYsf8uluB3cLDRM2N685LxoRo1jnoH+1VF8xibXFJ5GdcG",
+	"BL0fMTUyDdlEGuPSNMLO/fK8x0TLQaZpVF8yrtbQXnCVVQj1DiQDV2jo7meCokZuSTgy6bYsjaVWC9FI",
+	"TppUkZRRCZGygH/jhPsT7S7QZlEfWRrc4b16p04C3qnu9h7DGt2//WpNFxdnjXo3/1Jucv4STqvmYFAg",
+	"39qpoGTwBRzJrZTHzc9x3QPYgiay9BDxdt7iMVoH15+QttYIX7oL3fgGx5diWG1fScVwWK6Zrol5PFFH",
+	"2JlnRqUTI6Bp7GwkxgGw3cBVSsjAhLM1g0yNrQBDSBbKFPsmYosQTviv9BZmOf5tkvBtzVR2YlNmYXnn",
+	"Yws7Y11aROnTF6fFUtYawg7klYFvbsy1Kxf7oCt+X1yh22ZJb7YQ+7Aa0db2vRaQLhXDet+rfngr54XG",
+	"+woF4B7txQX3x61NKBWjBAiFNS2r5TPZyLe4cDiGI0hT6wQqj95OZ6jElSW+xhKCbFWFqPByVVpyqGlJ",
+	"RZKcEx4RSk5fn5Hzn8+NjRpE5+/Oz9+Ygi4ig5ZnSjFQ6wXXvJNy6HlPmpKlg7YdrJUHu/iN1vU7lzG4",
+	"kOHPkVITrwg5jOT5x6qYD2xxfgrLv/uli/W62wiNUpROkNeSRWDZojojfX/QdMqwU6dk1yyj6TLnbF23",
+	"r4JmcbDdpKby2EX5doPw91pEmy+0QXLHsRLiuTcS+fhRRXMk113P3B3zJQbGS3MdZB5XWEa1Ne1K6wFR",
+	"Hr8eKsVKGeuDBInOg0eheMYawDCW6fuBRM3gy8BQDK/dBBD4ZQEUhZjbtYBhDPP3BY6a4WsAUtPd2iXR",
+	"51WQsRr87mHeuI+Sd+9enF5/HZARu2mVG/bZFLx+L9qL99nB4LDrZ9/FxdLD3Ztfuu0ntD348HGvV1Vd",
+	"OGi8pyoaPUVRCVhrmv44aBz9shxu8NXZtO9rEOXcH8mijNXgwJk13r1n/ZEQVxJqzeu7G78izdlIsugS",
+	"mDI2s24FRI7EjGPnTcGjUqYofvBq8MM/nmSPv/3hn79l57Nf3705ffzi5Zt/vRC9l/QlPZutvHfNqhcP",
+	"9kOw2MqEzYj0gODUieJmOmU4r2sMRQl2Ada3k1wKB10nsfjTmOm3IqrA5KcsTTQBs7UrJmuBrvTpHeM3",
+	"/NHmawdw5NPXxXDcDSQ16VuxeWrlVyu+XhtbYSm1EF/yFCpPrDcPb9HIC9dQp+CzLBNZTVuAGeOKzDLB",
+	"h8dETz5HmcqNWKkaYuuZur4k8PSRJDNkG+0kxiYBko4ZEdzE6prN1vbpmMrLSMSsrsRzxPT6HkmUhvGD",
+	"Y9J1EmGcQCMIT9tboQ25PblzaJROpLguC1Yf+rUoZG/eczqs25C5TRUdEkpCRYdhkW3NIB5FHhO7aJB0",
+	"sVwiBNxg04aMDabSPWQEBHjpS/x3y6VCRlfTR2VAkzThwxA4v6MCEkE5RxMS7qBli1r39slITDN5TChJ",
+	"qWJZTlJjesWg+3FoA8/pkCbc342L4TZzL1m0fxNW3PsIxQLMm3qJYopVMPGe2F7ipVnwpUx4xLYckLE8",
+	"/1EjHKJT7Bp8uC+OoSGyqT6qsVGWbrWVST9OEDMu0JWs3qeOdWNnPDzUn3hrXNFKr5ZrQbMrA5bjmv0H",
+	"1vdZybbgY2c5XLn6c/2i/gz5pG0atbi0d29fElPJXv+ZTVNGuEaWNJHYU4sq10e6s1p6KgGrsHAfTgux",
+	"M/5K84iZgg2viNW1DNEnxnUFjSFT2xSzSpLxGrLWdsUKf+jNha3C19uQt8rgWEvmKqxiy/A5r+wEY3oZ",
+	"VV+NvsGi8MaI0UwuJnZ5TWwkUUIEvl5bGKBYSu64gjVAGJbJQjIjuP4G+t3QZ4uhNWQlWR7Om1jRyLN3",
+	"qZGQDPrZmLsx4VE6jVlcTGla7p3AYJTKixEJ+pm+puu99lYjplakI5RzMeWRhrnWtjULmk5wvzZGLokd",
+	"dMeTqWJ+HToliMqmUF26AnVdRYGKVng8vptTZrNA0qqWS7KzondSbc+kEsJt0qHuPG9wlOfqVePxMZGM",
+	"kULqHzz2gk1bdf6ezx3ECee5cMvUx1sa1KhkGYiZb+g8FTRebtTK8dhJmpj4aH42hdFNeYgKM8iITtgt",
+	"bx6f4NYVXOqjkN7bAutV3a/WiB6qbbgVXky73b1IHxD8xTrmlg9RMuJOcIS8ubz4GpRlX/zahMSGnSqm",
+	"1cmNGPlv5guPsr3X3E/+Wxq/C+/AD/aND2t27cqhHVRISjVXlj5JFk2zRM3P9EkjQvQZzVh2MlWjyo5J",
+	"J29ekCs2P4JmpZcasOilJ/052d8zFrVplpJoRDMaKei2Z/Zny9dr/KNKZKQJHU+v2Ny8EQKRA9qBNQCW",
+	"kp8/uHk+6XUnfCBAixFcmXwPE8TVGNOEK5pwlsn/ltdRJ+EQt9GwETsNPaX30kIeQ+ME64hGht276OQO",
+	"+eor56qQX30F0crkq69ylvbVV4F/UbvnwOP0Q8rjC473pd+ntk+jKxt9+NVXUDHqq69MagefC85IRHl+",
+	"Kx1d8Au+2yGKXrFCw0NzU5loj2afpWLWIglXAhoxwLnjPJCMks7NVY0fBOYmF5xdcELIxFScaY4TKcH7",
+	"yW6gW0F40bhohAGxv+PAkoQfP4UBloLBXriGhcrW8QXvdYhkWULT5Hd9reIy3j5/Sh5//fiANL8/+/E1",
+	"eUq54Emk30HHIOIl9BKVRIrMING78+ft3UMSiZiRKU+UDGDBz56+OjGRjSYDSXMTGZBQj95BEoK+uvgn",
+	"YTKik4QP9fr2OmRE5cg063vefmwM57DOb16e/PCs1ycgxu312voREVM1mSq4p2ZZohgJuzch+VuppSus",
+	"DK0lcpoqwn6b0lSSEE65gycWdvSJnvqnd+RJhaF/1wTEw9bA9qt0NHbZnwc5YyvcReHxBXdiXmnMQv5B",
+	"aQq8BgItENYNHeD1HlzwyvWMmdLfqzQ8tt6ouvkrFuNlSgQXvLA0EyO2allkxao6F/wFl0nMvO4aJDQf",
+	"hZALls7oHLVZq7MSx3QtOjXDurDYUGNYsXaD8UDJkZiBtYhKiz8jdoOBIFSZkR9JHyUBWZ4BqZpoLi/4",
+	"wJifKMjAyXg8VbSf5ldtMzR/hQEJi9hB/kZ2A/3ZBUcItI4hxtTl/0tF51CmAEYcCKijnI94mcR6UCov",
+	"BQ9bHeLsRsgL3p0/JQm/4CvCjzsk1CeiYZ5wglHIskNwuyALJZIAszD8MjSqGdLQie3QAkd0pMFibiy8",
+	"bC71Nvf3vNupBZDX34nMsJ0j8g3cPMRIBGyOAkHYIW/wZoBiDRe8iYcYYFC5Qz4ZmHy8FrJozXsnGFWg",
+	"V6IVMdfsGnqOc0XG+qrpMwKXFepJaRIxo12bq+tkQqMRa/c63UbQAMuL69E9m806FB5Dm27zrdx5+eLp",
+	"s9dnz+AbEMtUai/B0vXmCbFHjd1OFz8QE8bpJGkcNfY63c4eegFHICnsjBhN1eh3/fewyh93AhYASXrd",
+	"LpmNkpTZbr0Rk5JkUy6PweotGBYRU2JqM4JMM0MEBMoLieAv4sZR4zszKwRkgf0BVtPrduvkWPfeziuj",
+	"xn8KGvvrvP8NdYG1+pPdvdWfGGH+XIiXNDNT9Z6s/u5ciFeU2wBQEEsO1lniC65Yxmn6DAz7vlDXOPrl",
+	"gxYHx2OazRtHjZfJNeMYlafoUIJVbS4VGzc+6M92oHniuqdpRPhJlujR3YEZq49mQPpidT0gZ8LSckAO",
+	"unto4Z8lkpGmvj+hB5Rpqpgpk4Y9mqpYzLjps2/MSUa6UBu3zCykbHt9LMeGqVW2soS2VMvaWR5r4nbT",
+	"zkCackvSbI+mKdG7yFuoA5iPCtCDrurStRyVVWj/Fk+nGuu1HGysIXQCs+vvdqA7v2/78nqWukaleV/S",
+	"3mIn0N7a9VTyRqsgoZeNCTSed/7CZKe/WmOVZyy7TiL2jtNrmqBDYhnFOpia1v41xNaqo2h5He3QSdLW",
+	"4nMtXePVam/JQrxtkHd9c83heKHyjPU1oVUQvU1eZ+bAoDkbJDeBc3NafT+AijUEXH9NJSyFUTJO+FSx",
+	"lj9xFUm8TKQ6mSQ/6N3peymjY6Ygl7ImyCR/Zeep4DKRivFofi6uGIcwjFuQ1nrEYVbpDOYVJKJ5nD6n",
+	"W1NJd3f1J+84NYIOhmr8WW407w6TykPQR9Iirn+r0Qhtbx8+BY2JqIoWe+UJyRbzrfPZor7GX6OnhKS5",
+	"297tdgtGDXANp5RfmQtKj5EoydKBEV7VyHVfhNCiIwww0lz+7LuTdu/gEDXORJIrNlEYJ5omUknQCuBF",
+	"NFTt9ryZSTNEgtJC9omNjB+JNNY3Vq+LNNuccltIDLXnIVOS7HefHBmKgnLSMHwVaWE4D6JtHln7jcDu",
+	"0FuhCX8Kh8dF+5bKpuzTAlnubpksy7FTNcSpceWKzb324DaizIseG7EMLdUjRmOT1n12HbU9dtNGflOz",
+	"NPNdBX/69Dn5QncN+n4q+CBNorvd0bsH66xOTicTsP68YnFCrQ/6D+NCiDG+cllkHpW8qHwh73y8YvPL",
+	"JP5ky5lX+VDeAq1KINbC1fzIdGQF2gbpwN3e0MoVduscb60OcVZ3J0iPGXAx9zLNdefcVqtHhWwepkV3",
+	"iESc5wKvHNHM5kVYqeTIn2VGNaEYCcGfAcIAtbpKmuHZT08vT96df3f59OTpd88uz89fata2393P9QzL",
+	"5Si2YzU7t85KrUfH1UKzBp9jYyURofICfiRJEpNmiIfjUnI0XwbCTvS7WgfOLcr4aqPMuXzJ2YuiP9xf",
+	"FUT/4Q6q7clAsex9lij2WeWI7v7qj14L9Ryc7X9GweNtfmmW6XCpBGKpPhqx6KpQMm3no28C/VQrn5+z",
+	"NIWGzi7zOzciihnXYowrZoCpIihJQCO1DnkuSh89kiZtXL/kughUCgF6zX4u0Bak7GDlN87F8iK+X6F8",
+	"YXurJIBC5heGVX5eaX0dFfO5yPpJHAOs/w3oUlOHIw66kjQ8GjU/eCQKt3q7UNyyWn04z2+kPkMXHlxz",
+	"mqw6NbL060LYx32J0wtVGj6zRL2QyrVapvYChxJsSm9cI+AOeBCl/z1EaeKHRVkSNf08PRqNWZzsmJ8N",
+	"TiwxarkXjWX2lJ0mkIQqUUwGu2tGoozOUmmiEfQM3oc0jkNIWYU4QWx3EycSmpLOUSqE3H8/9ROvBrhf",
+	"xVRp/mBD8cDeBdMZaxjFf+EDGkVsohhm+owpTwZMKjSh2X89kiTk7EZdYoRIaAqJ02hkp8DtuSg+DLsq",
+	"BhHOSdM1RnXl0QMSQh//kEz0Wgqz4HBcEJPXP5imJGODjMlRQELX9j/EPWkBXfChBp6V942JRKsIxlmJ",
+	"rfHaIyH1hnO2naAJnFBFQjhxZAY7HxHAn3Y6nU5YZww8ZXHyJkeOe5QdijOtYnM5wnb+PV1PUM1BE18O",
+	"iQoK9C9nFidlsncoYImhXmQeMVNn1iU/+kRUojZw/ITWkZoj2oylafuKixmH+TsJj9lNR+NJ6BmBvn9/",
+	"FhApbCHWjKVzrRFPaKbmELYDkj+UaM2umY14xO9zhoPpp6TdtmsMSwpwnmgPCUIehxKZpji3txmV+dbm",
+	"rNK69y0DUnll4bipWK8/xtT5u0voFZ3hRDQdMw4hEQMGqQ0BHCRYWeCPJkV0crvWDBqKC0BIpAZpGxhh",
+	"Zxz7gaMu9K2STD0mi4EWReHj2Xl9aoiVNeCd28sXf1FpvYYrnORY/Mi/8PJzX5cjfCyEDH3alDE4uWCh",
+	"+UUFp1A+QydNzLmBjxOeJpzZENx8P5pNRDa0DYJXWkUG0iEvTCQIsIjZiCqIrfGXYkOoj0n4c1sTYBvC",
+	"okMi6RwCiJbe6SLz7+mSdS1jyFe8jTpYUJW3ZqznJM+TlN2Ji6w2C9jgcCxW/BfiOvqLO3OcoOEjRfUO",
+	"iyJXGa86Dd9eWd92BhCqETQcNlUFKT8wwFswQEt0fp/X9ZjhkHFNlKwdc9lWN6pkWnR8spYvhhW9KUJi",
+	"HAlJxuJjGypDUylInxHbi5JiMB5E5qFMY1Lx3Aq0tP5c8x9btSe0u8YkAJpOGbY/z0sGafE/l3oeSUIn",
+	"7IY05XQ4ZIC95+cvyV63S2QLsh4veOgKAYXIRk2GoZPrMJYPB8RwvoKEJ6+jYkMLdaPCY70IDqaeCx4W",
+	"ivyEHfKN0EoRY4XiPob52xB3vfQ0FbO21hTBGHvBw5o6RaEW6xiPsV0C+mSGgkHZPlDl/MpIFXAOUMu9",
+	"4BXmXYhF4kJh5TRyPsoYg0guiJA+Mq5wPItmqPduj0CJCUnZNUtbAaH4Bkb5ZugmYgOR6W+0bgdAawWm",
+	"L5mdPHa7MW/Z/WPAqPswuODmH+WdtaqvHlzDKZfnN+rzm6ZXv+5dbou1s4pCvTvWpqW4AHzJ+ooxKKVJ",
+	"LPdAQcRp7oKqoN/GupFbVT1tFtf84lSvpWROtfISFvPSiJtr8iAZ1eJ67U7Kh9+ocaNVFbq6pVhgwuMK",
+	"faUhq8nn1AvYjMXwp8zPosoxe4Om9uUNr1GUS90oDOIt8Ky//6N3M4rGz4b051fDf559w/u9J1cvvn17",
+	"/a9ZIRm2WD7OEidwdMNqcE2eTU5fNbb6cRkyyDXKLKEKPHdctn8/pBCgmM8KK+RsVl6cY2v+eiqHzIe6",
+	"FXw/rR0paRnX+Y3ayOOEcDbuvAV0/Mt5oj6b3fyPMn1bPMjLKC4eN5ieXYBGoWriMlfWkKkaWbBWBHzL",
+	"1DTjGEdtYjwrsC+n8kHZr4yFRzBjGrejxQC8i1q5iSxRYBXr50p0bAqkrOuqPs6VV65l5RmV+brqlNQ/",
+	"SEi4T/+129ZKLoIitikhhofz4Lj+wwNKaOy7vR55SFxBecuo/VfRl0tNXi5UJRlPRKaI/qAYyQ0FwcdC",
+	"Qgu2VjmuOxMzAoWjZKfS7/K9XsA9YroefxWS6z09xE5vFjvtocNSr6t+Yefjr6K/9Ab5sSI2qoBw7n4w",
+	"Uc1Bt9v1cOt4Wcjfr6JfjPar4vLfi/52WHwletVE/yFY7j36b1uEdAops2tQU+chgHCb1HfCPWJ4BGll",
+	"w4xJUwbFEcH6dLiDpfXbXuvc2gsgE7PqGGKPPm0VPghnyMTsCMMKHNFGEIdIJZlONFBZTJpTHhsvBf72",
+	"SJJIpNMxlwEJ0UAdtkww4txm/thif1i9JJLXnXEckIvGc9gOLPWi0bIpv/ZtDaE8UUJChIGtL6aRdRPe",
+	"QZoQqw/rlqargNuUZJAZ8qvo11idNJfBtT5z/XnvX6r8XvTXMzq9wfzWtd47S35n9yujFgC1jOmcuGa7",
+	"0K8kx4UHNrRdNuTgTEsMyYP5rZlQJ5LXW2REVJKnZz9ZA6jjMSmdi6k6qmQ8xvaMgVbwEwmBs4KjFFKS",
+	"R3PkbJqleAwpQGO/sqtELmgqiQT4ieaBRRa4gok9RaaZaZ16qjJT/BD0XamInEC674gxBYb4aUqlZWrs",
+	"RgPkEXzcIc+TG4QXjsdjswTT3SdlOOYR6U/Tq7Z5lgy5yICbVYGjOeWpvn/KTmagXBKzKKX4sRKTNngA",
+	"sDSJHaDVIWcqY5AlR8EDbWK3NuLFVTz2VMy43kCZ0T6V15+T167mi4rdqB2D8jk/XHCGVglYGq/1uT2w",
+	"t62yN4s6y7ibYStLmVwqhpiyMREJrw80OyFPe2dviErFsJ2/Tproag+IyhgjMvmdBaYyFlQ8Onxy2COZ",
+	"ENACZNSCou5IRBTHMz9woVgeyZmK4SNJnsW9g4PdJ6aiiVvrFZtrgjzo7pEpV0lqvwCyM8Plmpe/1LEY",
+	"M6jXNFBGlpOYpI61GGSdFPRSDJ/mAFqPVCYpTfgx5LJKpv4+VYP242JtzlRENB0JqY4edx937fYueO+C",
+	"X/32JP6R/2P2/vrlj4ff/fT19Py33e+/OftHsjsYH2RP/6b46b8O3p5m1z9e/f2CX/D/9///f5Hq4cjJ",
+	"73vDLO1N/tl/+q/3j9++fPbr41k6P4l3/9nrn+7tvZaPf+X7Se/Jq8HfrtPfxgc/Hsjfvnsz2p+rb66/",
+	"+e2qS5+9e5m9Vt/z8+nTp3H39++e/Hg++P27H26G+38HaG3IDMwB5cdSigN5CmVfngquMlFRbjfEemUB",
+	"GdObNh2yv++GneWLeCjEsFkhhvMRljLVd3b5rFxz2YxyOaGZvmo06Xn8Rf+rxFvya2mpvOTYhfcBgdJh",
+	"eTAaMBkxAD5DQv1z6Px4hUdKhKTp1cs37yaSdInIXGUyJTBArFt4C2MmcBCR4f8mkvTZXJj2RgZAHhbX",
+	"cw5v+/dksIEtm6MRKeipGWN1Xme9x6UmnA3bca9aEWezFStSYovruU8Vr3ScNSxuAX8fqsFsyoTeANmD",
+	"3Kw1KEvbVbyHsBvFeCxtW7UVvAh5WnsNgee8is5xTQpP2RZd+m0qsulYL3CWKM6kZFpHM9yzmYtN5mkr",
+	"qJZ/jjzZR/9M1TRjhaqj1kqlR3lk54DXdq53SZpwBuG1YzonfaZ1oUSplJE+GyU8JmGFuBe6SYmc9sda",
+	"boJJOJsVdi1ApMq3ZwN1aHQ1zLQI3SFvMnHNMA0R+zNxV/synxmy9CWkBJv3Pv0fzSz+/joMyGuYxAmS",
+	"VrlKoJy+v5wRqLIUGiToZeABYDAW1MHW+4GTMqqYW/gyPo1H8SDpVUp6emIDxY7tyCeyIbmK/znan52c",
+	"nJx8M3kz7kfXB/HP/+x+/Y8fotPum+HJy1HUO+/f/LR//Wpv+vTq8PznX38e7cTf7n33/ZOXJ//c/WH6",
+	"0+Fv37zunbz99h/94YvD0UhOfr45+futZEtHc1+8dPlvFvxbzUrdcfXnhHpMNOeCjmyXMvUKnrKeoEmn",
+	"caLIhKqR143W1HBPGR1YLudfP4vbaIossDlOye8sDBY/owoYmk2FgHH0+LQoTi5iL3DAkAt1CTmZrrj3",
+	"lEMor+O1kJgRZ3SgjvNPQCbKvKLgttiz/cpW5eRC4Zr11aYXPWfqCH0YoEibWBU7nshI02PzkuQT5XXN",
+	"sAQihHDNhE3KhNrBLQj0SRRhGn8MB9cMLFfLLeQQoL6ADj/cXhh/YVHlvkTxxeaENa7UvIh+veC7Vpn/",
+	"1QI4QFMJLYteM+KohSQ8MHgRpQmzss1IpFqYWtD6DA6TphbIqCVNR8QBkXTe6pBTNqDT1FisF04GJBt9",
+	"s5/UaXnmhI1Sl0GkVoEmzBBa2rlCi66aCTzxKt0CmiOvp03sfn5tIsfHmistP627aRJ/xQvn3lWPEpPb",
+	"3PRxxZabPKyF04SaZ35ZSrwBc7yX7l4xRbjGFChzKFLKh1AJ+WZnLOIdOR3H/R0wqDZNowe00aJZ42+u",
+	"0jOYZAs/GsNtXgW61SFvUXoicgRd4qDKc6Jyk4xN/8AqgXl1W2NZVSM2x4v22PhNTOaf5jyR4NeMJ4xH",
+	"DA26xpMC4DZ1t2wdLDHU66pn7bZ635oC+zoS+t+i+JDtDQ7o305+nnXTrJu+fHHwvbx59uzly6T35mov",
+	"/v3nF/vzGT3pH16x3ne/Z9//MH27udzqH/+DreA2BssqAtqIUlWSsp2P+r+X+p5eLkAiaSqoPkGl5xfB",
+	"n5ojlgxHijxukdRU0h9DXbg8hgSrWnp6cdghoZsdBBy8/qSzub57+xJFVRSTwuLSw4DIlMoRqOZYCO+I",
+	"hB9fftr5+PrTL53Jzsf3nz5geX/T+0Fr1VBMzxbnxBxh9H4+/n/+75fGHcxi8tpIbNan8r4VkNC4wYvj",
+	"u9L8/SmP7QQpo9dMGrcyJf1k2GY8Tignu4ftfqJIChFiuTSsRWNNqa0Oea2XrMVGxcCiMMzEdGKSmbVY",
+	"EyfDRLNGmqakb0rvgQcYIWwrYoc3IWmGN93u7s5Nb29/p3v4NQBjt7e33z38utUhZ4KE3z47J0Wwdnfg",
+	"m97efmeys/s1tgWreM8Co9vthuACn4EsrZkWylZQ+j4+LslaIA/jUTtRU2OUFrHgrCUbQqJuM+z+V++5",
+	"Xst/9Z7Dav6r93z367CFtU5d91bTTRUqkIQ3bXkdtTUOtcWgjYgFxjK40iAatzQ1agBQMLaMfrCc5o8T",
+	"xk/evMB/5dIxiSjX3B+6wFDERKjYOpimKaIatIIxTRzQq59IrIoYGyF0zmimATShmUpoikVb4QnWSEY1",
+	"wCgy1LnVbZUImMXqcpYCSZML3s4T0l8H5L1Vd3Y7nd7BQQsVJtNO0hbu1wfnavXDruZMkeYypSNAJSzf",
+	"set5AKXQza6WuBjPb5NYvoZassgFRFZNvos8hDQlY4T2xTUrd1EvUka1kuM42i1DRvcKjdibZs3/+0u3",
+	"/eTDx92g96m107zBf+192ml9Zf9sXlx0Jjv2tb1Prf9T0bZ9Q9leRIqptoQwkKKM7zSKfsIp6B5r3foa",
+	"OEfkPWlqBjwoIk+rUDYZOfNeDxPnA5sXhTzWtfh6T2xkEqDYHaxee7sHe4fdbjfIu6qE5RUGZOGzw66z",
+	"M+Qk/GA/20ryPHAUr7GbvWDrnCLNklDSKks/QWPxeihQrCceYVUql76xZmKVS5aiyhQEU8zvREcVKfbT",
+	"EZkJrpJKCJcXz3jsRKDzpySmc9t4RzN3RfpC6bum0MLIFNcbsRtQlCC9uENsV4+IZtmchM/O6TBECcU0",
+	"AcLbvUAtobFKYEMnSsZURaOED0n4YtB+LThrv9K/hHgP73X3K+t1AQT9qoifMTXrLRus876xJ60XeHsi",
+	"f1xrES8GGkQAofuNvd20FqPrYriCUS6ttahftu9+CjasmbS3Jgt7JWLIQn+Indsqe/2osdfv//jLh0/F",
+	"DkJCXJHppKZaI/LEgg5ZZpJrF2rymaYrxrQZzxQDyxO10N3rdrFSkgn9pwqrEc6oaQF9ZAq1hRLLKilB",
+	"rriYFQovu5UkWH29nq+9zRv7fnlsrVhK6a/OBu1u1+OCrtjVAxN8YIIrmKDXvfsOPFD/2zW4XJcj2iJJ",
+	"t+KHQbk8rBbxTNx/qVKsZp1mNigLq5+F0KPwUmvwod/WDL1S3uCmzAYJsY03WK37jHHCbiZa6w075DSj",
+	"A9MsdpIl11SxI+KSs1bUAYCe4cbDa3d/TKDXLfTMha7O1BXchArArpml682GC0gkuojNSsFqD85lV8zI",
+	"nwUb1OX1C8wUxuyClYIxMyRNBiyaRymD/BDcbWvZtWF63//5Lw3cyr/LFaP3uu4FAx2+H66Xh+tl5fVi",
+	"mEHt5YIF3RBl5U6UMprRNK3vW/BdEjNpunxDlW1/gGJKnlHxK6YZJVKJbI5mfxCpXVvNRJERNM+hgwGL",
+	"FIvzuB/TD0iO6AQMNHr6Nk3TVoe84wtrMc2GoTco/GXq4rWOcYl6pywmgpvKdpgWrJkvNlKqTCt7qr96",
+	"y2j82p/pPutWvKLZ1Uma6jmXsYXvLPyKIJixzG31L9AH4c+WSgboUkxSrcBTIBNDEh6pFl6qpVj7XW16",
+	"WZouJMoWRghwSVACXBUrutTVyPeR/zu37vszQi1Ot4wUMOm/wJZoHGdMShbb+CcHCjamSVra9UMFmFUV",
+	"YOgqpNoYjQ1zXq8E0bSK2zfzcnbXFbUJpStO6FQC6d9V0OtHZOjJt0MRMWhVtas1NY2gQVcdkbzBHX22",
+	"i6JqvmVkUnllPhDKPZZKqkLbjQnFCj31EpqWGKyEVjFlSUbDTikLYhgGFFTKQEYiKSEajb9cKchu5kEA",
+	"+txEoM9t9W0BSLgxJXz0/wmFRGCYFXRRVThkcTFL64gVqGlVIQo9q08qhlJWthH1J6kJdS/tf5NYkM9Z",
+	"MExDYBXhlndsBWXXVuDP3sDtr140Awhd01aBONaka0gtWCsQ4nmSYlycGPchKxMzy3cglbwPRlMXqYiN",
+	"xwj8p2ni/a9dsINsHaOfbir/blqdkDGjXBLsgXJs27ZDZAKTNvYmncNtGVHJ2gmXjMtEf5zO9XAiU2DO",
+	"DrHlWdOXllqBHRGiIZI4JE0qI2OUgNgxXE5Imv05Yr6pJ6Q/a3VceAb2d/eciQmzJX/mNTEe4KqsDPL+",
+	"h4b9WzfOF2k3fp6J8SlVa1mBz4V7s+z8MI5X01pvAKhEmqE9/cQefW1defyyssmJ623itTmhWTRKrhky",
+	"ZuijX9XnZD1wIeKvA4Azkan7KfK2rlX9c3hiDdquUwwuJ5KHQkmf2xBtdSCPUYHfqyr2A4ltya2wduSH",
+	"vSVonmPpwi5g1GMXojEwr6KhXNqW9ejTBIaKCpIkzZCBRTq5Zpf48ZHhF4TdQFSvtE5JO1pAQkP4oY38",
+	"zU3n4O4DYJh33Bpb6DE1C0anYwjrvqRYswCY1YCCc9IE3+139zy/pQ3ZX9Wx23ee6msFKubp601MOXQR",
+	"5SRUQtH00mwpDBartte4VgXXl6LvSIW6mFg3D7cPls88/6GURiv4kgsLVvOX8HJu6XYDgCLeIlIHRHDf",
+	"QW+BDvUCqzF66c3H1u4Gg4t5ZgfHfmIPN91tHMIb3XNAEw9V+f9M1yLeOuYaWAgFKl+JkmmZci1N6Qxe",
+	"NTbuYniPnq58C4Hq5qJ3yUmaQqZYHpedOA1Is/kLXlaAjs2QedLTMLlmnIyn0ozS0behd3+HcD26sCX9",
+	"T1DmAigMFkCTM3iKvCkgocZ0oz7pPy8xpV3fXRnD7Ndj8tVXuA6oWYS3vbcmsO5DMlPClSBhDJXMZfjV",
+	"Vxe8GdJOvxPlGp992sHfj01qFzwm4f/8ctL+F23/3m0/uWx/+Fvz4qJT/KX11X+GAV58+91uq3PBbZ8j",
+	"O4GzLwGoIaLemKZkRFOaoRpHsZQGxGBBzd05YSmD9DUswUuzjM4vOHThDIhmPjThkiSqTj2OMmZMwVlB",
+	"VVbJmJHmi7MfyePD7m6rQ37Sy5V4hn12wd+9fdlmPBIxizvkhAs+H4upNOYx060c4D6VkNoMOOgLf7XC",
+	"jMpMexHJGGLSBTfYqWUZE2LVlFM5YTxmaLK2ghP48JUQR5hZjhmrsGjF0hTzRKnGXvT9X/BVogt0KDSr",
+	"1+IJbsrXts1KcV0d8pbJaapslV6t9F/wEKEaX1IVWucRqPMWr5MYslO1eAUwwK6y04mW43a7XYcmTUxb",
+	"dKWtL3iqmZw0xU+O85od2BsnkfA50AkKbzByLjRWiVXIL/5QuarIwN4gtwkWTC2GAI1w4+RkfaZ14kuB",
+	"79R1g9vtPa7Uzm+5LAwCXLoox/vutiRzaEjWDFz5BvU0AxGZKwCj6SzBBeUJh71u77Dd3W13d8+73SP4",
+	"/0632/3X8iqHFVl6esa2Hr+xjTWbppDLFr3ba+/tnvf2jg6eHB086Tx58uRfywohbmvJpqExaoXYgR4E",
+	"7CpxmryG2tbFm8xr9W5uGFMVG/ho7HRTqejcMlHaT1l9MRZ/+PuX0r+s9gCWca0jIjtp5kFW/nyyMh4Q",
+	"VmHfWFTGjxeF5SoDElKKLy4rquqbmjhnMQgrgRcXEpSvejt1M+FGzEWSd6LJkZVQvCh0G/adR3Zbq4rg",
+	"kde6roXNGJOMRUpkcywU1SFnppxLJsbmw0zmVTJNhYMrxibQFy9RzhJkoiWhbgFIdJrT8DkIC8eE4qd5",
+	"FcdIjMeJAmOPW2FNMv0ZwPM+aVlPsMpPCGuUf+V6LsuqKKVUgaIAHRylSiI/hETOpWJjjwL8SKi2jYTa",
+	"+Zj3mP20gw37693mP9pUinJD1xrZOWZREmsVEsaFbhmIq8XWk44suDf4ozxrhITYo67tfSNR+dOKpfV/",
+	"wT70GopBX1JMs6hSzsVl+d1r37pevJvJvOa7+27RiAs2k62iDQ9YfwWv+UOH2Ls36wH0KbRSrwqPXMNL",
+	"vwYvydivLFrCSzSKIs/Awpp5mGUlhzFtdaTX1H75Lo59rlBoJf7IdZRFqXrKbRtydLaY7rimJTTysNhz",
+	"rjyp4iVvYbufh5csx4BXmCZ3ohW995rdPnRy/tP1ctW4tDU6nbdNi9daWoR63HLBk+c1kKXplB0Z15x+",
+	"LW90Lm2ACU7ySBI6YTde96vvzs/fnGFzIvIjt/U9SvVL+iwSYyatyS7vB23aC5MTaLkzzfI0UAhShRpg",
+	"Lum+Q05fn7kCWGM6x1KKB0QJstc1Na4kaWY0Y+mc7D8mIzHNZEs/74NPstLNCFQ9P0UgBrYr/zcinm/t",
+	"ZvencDSoj7EYxvfpgSFsUdPdPVhnP3I6mYhMsfgVixN6Pp/8scwBMSVv8i6uWabR3lCcprZlzZ0NR3CU",
+	"1zZZgLW84a2mzMnU1tDDMj7ONwH9DDSHwGGI3cMjDHyjIWmaokFaumcJGM+10oKFgCJkPFpjNT3s4KsO",
+	"FuLFucLAlHMUYvBIEjWfmObjrvyzDFxdQ7M8MMXlarRUInM8hTrnV16uCHLEJ1RC2odmNNaFpYXo8QTs",
+	"6KkYDm2tQ8xpp1Is4Relejn3yjgWavNsl4P8ZLjy2ozDl4OstWdNBnIy1XisKj5egy28kyx7YA3evVoi",
+	"S48z+BLFIn/Au30lczgp1yHTpG0rnhutvrQE0sRqobnjC2KcigURjBhgCHPNKKOFYg1JsfK+b1hrLtro",
+	"WjkXKUhbA/D71pK5n6x/rzRerArwQOD/zgReTVobUDca1u5K38Y8V1pGp5ZS/MpJ90wrxSJND9Ty700t",
+	"1Yi6Fr1Ik2C2Oszqp4W+JLKcJFuZQW9HNt//EREXn6VupN3fKsO1BfpDiP4fFYvoylrV+lftGytoZe0w",
+	"/ZW049UB87qLcyzIbsuNVROYvQz+QPraNFL8c6TNPJDjn5McK2KDb0mNa5YKvCVtGpLEtJJipTxML9kw",
+	"e+QulfjqCnOgTvUnYgybFcq7/5yEBybyZ2UipWJwFSxkBpUOPd0womnap9EV4JL54Nm1waSP/2nUuU5f",
+	"xPP/2Jmx/kiIq8tpln6qVzDfCOAEpsKMnPbdw0eSeEMAr3Bdc8vJYWiMhvWyGIv3Q93SlFGpIMTKY1Fn",
+	"ivKYZjF5j8NLYkIc7HztJMaS9RA2JXjRFNwK3HsqGTOp6HgC/Mr+mrcVxpqd5nfZGcetDjnhc9K7ubEF",
+	"7GyJoeQaUhEpnysISkT7lSQZU5l1h2E0eG8fnVbI0lbWjmD6fB5JksQBqd2TC0tGSOTBpDlEllaUWBkv",
+	"+971HLMG9RmVxHY1TDh5x5Mb089SrlyNg/vdFnW9m1v8TFc2MSDfvTp52j777qR3cIi+lSTuuAkBt8kV",
+	"m1tHALZhizK2GoYOLzZa9Yf7MZMY3De8bAPLSMk+tASbkdX//HPFV2BThfBuQAbo1Q3fHtzcBISSvZsb",
+	"LELnBuZkt0vkMUFqAGcRZDJlnXKMSw2DoEX2YPqilPKkkP30i9XADG/Sw9boRVhYEigKqRd6Y7QC3/QA",
+	"r6DbCLzm5ilIMM0Qo13AGA65PTYly+b9alSjRNEhKQ1DmiHs61LjTUhCRYchsQZ2I+vp3wINTG+aYz+s",
+	"dUxjlqOzngVA6zoUtY6Q9Zagmkgycew79Jh1GNg2uxNT6X6R58oJixYq5zASIjGF5uBZTDCTSUD7wsIk",
+	"NhWJjJSaSOxJblZoSpeZcoYmj1tLju/eviTZFHu6lJmzx/OpMidgcdkUCvXvJ4i3BdclF9mYpolkMWmO",
+	"hFQkFTOWRVRq3qYymqQQrSSUEWuheSuZiEyROBOTiX7txZtraJA1lkROo5EmiLB78/Wgsxu6/AJbkE22",
+	"bDgxtFQEPAzI74IzU7qRt4twQCG42yEnZJxICa1VclTA5sr6ggkRU4qYgwipgYdJfGj7nWEMx3zCyg3N",
+	"ID8qyKfMGyn7c6JYDr3aTD0lkUJQ1263WwCzxK4vNVFXTyFl5L1ezJn30T3Zlr3ZNjIp726Pbeu5cRkr",
+	"ayj5UAxyt7WmTA1oJDTSlCN9NuBn06TW+nessPTZIsr+lHZ0QLq8K5a5jAzn9FQI1BdK+sNOgZjXq+lZ",
+	"+CQgIo1LpgaBJS2SzGCxrDb8LfCFe01YWJxtEwqVDxU0N6ugiTeQLJ3uclz86L9+mcSfEBFTptgiSp7C",
+	"79VVAksY6pjrjCYQawxal3TCmhUjbGXnpSUFC0LGqpKCuMiqC3ClZujPU1NVsASuW3aY3F27xuAXHcf4",
+	"Vy/bh6jkZDtZRKcyYQXVfPzH9YhFM3AQRoB935IcqtLS1qCEu3d7/UKp535usU0usQfr7lYpUhPTWsS4",
+	"4pbbMfdPwpYLYKY0jFbB3I1lTDTSFoZZQdxFtxBYDTzfUMT0oI8kRCnb4ovNLpJ+okicYK8kVP4xRBgj",
+	"/BlXZJYJPqzz5ADenub7fCD7zck+B986uYUaKx4IfqsEr0FblhU94+W6bMB3+dI4bltP6vJkvKlkmSXW",
+	"xBT5J01blANIlLNZC9JqTMK6jav1+hDzmGRTbA1sExQsrVZoaSdxfGoXtynFVkQwbd/kY1e37RBCO658",
+	"SNP79zSqnMSxn/XaNKmwPJ37bcQNndXQNtKmi+atJ+8wmkolxqFv9O/rW4VQ8v3Zj6/JGXZr7HV73fZu",
+	"zwZmJJl1MzzKy6ORpt4ruG8ENzV7jgm7wa2SUIMklKYS22AqWdw6JuGYjfssk6NkErqu9pdXzLT9MqVR",
+	"QxKJsfFE9KdJqtoJN2EkskPOjffDdJbk7JplJtev3jR868a5n4W7FNf4B9mUN2toy9msrqntQ1mBBz64",
+	"eVs0IIHqsLbl3G/IlJNslus1eUyZQgHLxpUNitILesGgyF9FfeTqOjjuIv9yorbXlDwesoC/EJN2BbJt",
+	"RAR5Lm+hLEcqhvVk8dpPSyDna3ZHLgQNVdTzVp5qiBXTxzRmNZTj5wW4Vb/Ui/4SwzC/rEJ3ZZCtV/Iu",
+	"FUPw4d13+4M75Sz9qWn6LaMVGaQa7ssyKaoyj3wiz9hYXLM11fhFOsbPC70M+3PU7ztkv/skt7yDCcCk",
+	"zOZvV5e70WM+6O4Puvu/ocyKyH9n9V1llMsBy9rwsdaNlzWss/FV7CbBelaV9rrKdAqIsKV+BGOF6GvK",
+	"W6TJFYMSkRDHhaKBSGPDSrBglrfxKU+ZlCS8YmxySeWlfeAVmAbnXqhXe8mFuoRCPaGxJwrSZJz2Uxa3",
+	"cD8jagpbwnaOffZEFb5iC3NBl9bCJo6h8wkEqBVbn8Diq9jYuTmCH90JfJGcbGGZm7O07aZyrmkr8BDR",
+	"Q74Hs8EDC76zp8RQRMn9ADlieduB2/FlLD6eq1WruHKBs3bICYEkAWBYthSZXhPWmlbTzLCtaJpljCuf",
+	"KorM6R2s47UnM96FNa1WXV4MXoEj6b64WGk/fxIe9sC37ptv9dbgWxmkBiUlffLfiuUh+dRokcs52kd0",
+	"xTpNstpitKwGHGqQZemyos6yLFVudDGQWFsaUxQWK7jaGrKmil2WF52DMDFFFTvyR00ZXVgQBrFbwRJb",
+	"b5pVaR2YJlyWTF16cJYOQOUFdxLGgsb1Gm+l0ereObMpPXnP+bx6f8UCtvWs8b2tu4kYFT/wxr+mOcso",
+	"urVED2at2FZGra06uawIARDqen7sk4IOC7ovNl/A5psBdkgIbd/dUAtj+kmeSWerOFcIYMfYPwv79EKs",
+	"GyQpPSHNjEEByXY+iqYyl4clBSYvei2oKiJdzC635JDeft2AovR3z7VH1pO9HvzMfzXB64+rfI/Udxs/",
+	"8wK/imNTHnNJwI2LlkkkuaZpYtpZmSK3lZVSSJOScSKxOjamT2q+q+Uk/f7A5JFCvM5EJHq3rQ55DfEY",
+	"phB3Zjmhs8uZ9lHQhz6jAxWiBOQ4mc2hBS7ZNA0Kn7Qqu2XE8VtbNeJzsq570kbddv6wsBu/nOc6QTf6",
+	"/QdW+GA7207o4UIFmNtyQblEXktTk5HOwAehhSrwemj5THDkRWAtG9O5ZkNY4uQxeZV806lnQPIvxoHk",
+	"H8SC/AWsy4DkAwd64EDb4ECut23XbyQi+CZmrUqeZEob3zZaotiNKO8vtm56BMh2yXCkwBkRx6bPAeVD",
+	"Vm5dCAPZBaMuKQaEC9NjGMtH5QGIUD+qMl6DEoyvXnDrkuZsJGzTtVJRGeNHbVX3Xyq/VisR4mtbigT5",
+	"QjjzfUWOlKH1EEHykP1haE6LRndXTdF6dSdLmrWAOWsaKpQi8+xqR0UWYZs3aUbRFjw1vMxyuoiCQT4V",
+	"fMgyLeXROEY/ALLFmEy5SlJSNrNB8SBnkFvThOdb4YwBr5J14bAP1rgHa9yDNe6zcz8kvkJ5PMc7Wrfm",
+	"fv1petWeTqCgYb3QZ0I2np79BD3pbArreJqqZEIzZfqvh/phSJpUkbGQihzua6UU+Npu0O12AxBcxUy2",
+	"jgg1FUT1v0mhu41eWBgQAbPTNJ2X2r8jo4wFtNCyDeAnVI2sIxSvBagSOMEJTFZ9xNIU6q+5+nYVBkUQ",
+	"ICN5bUqPmo9GVJE+GyZcmsU+CslApKmY4WDh38OAhH/T/2nr//y3XiZRtB9AubYsS+iQmVAWEB5NxI0e",
+	"JxWSmQg+bBaof2xi3KK+gB+Bf3g8TSnhbKoymiYSWFerU+6Mn188bDxRc5KM9QD67IxLR78cWLumvk71",
+	"H8d58KLrxS+ncsJ4DHeaSTWEP9nNRAt0Ycs1FwU4ahhLAQWvYM0EccrVnURX8RgQCYv1uX4syTVDowai",
+	"lsQGZwzK92mMs85wgy++PRjPzBz7b1M2ZTFes3ltzV63l1dT+FX0AzIbJdGIhN8+OydAHr+Kvtz5+Kvo",
+	"XybxJ3uqskPeihmah731mEFINuUSL07I1gQkRn+WmBGmydfqBDClq/GHA+KpsLhD3o8EmHG0zmOvflM7",
+	"Mzc307mB5rFP/VjRBePO4XDrL+5vpunVOxjhC7QFOSayo5G8HVNFi7fxJNO7UaYQh0aSarXUcid91+qh",
+	"qGocNfoJpygclivberrJLzjqB/eW6EMf3rVUmN7WRIvvRX+VPAHYhIj+IFI8qFR3FSpeACNynAd0l/ya",
+	"hxLDVOPcrcWLmG0lUsEpUQX96rhQ1HelxgSqkR3pNtENWZWeVFFdjj6ELTwoSg+K0h9Wko9uMXAhFjOu",
+	"t9aWdDxJWTuS17X5wSe+SgOGaa5FePgQfotZBpwEeNhq9SMgF40TghMDQ75otI7KalJZN3IaUCTS6ZiD",
+	"BpQyOnDdh2GeR5LkYpWeFJQpUKJIwpUgKAHlVbNBS8OmMTSdGqnfrBmjVCVpgpIFqqBWWUCVMdsPbAnv",
+	"gERCS+8isy/w6RjHDGyPGviXXq9m71oigxoDY4q1wPuaCuQxBq4iEFFAw5klWvppmpod/3/sXW1z27gR",
+	"/isYTmcszVCOfXVuEuWTG6dN3F7OPfuaTjtpCImQhJoiVQK0Ts34v99gdwGCFCXLkuw4Hn7zC19AEniw",
+	"L88+O2U6GwvwbeIMrGXLLekesl+dl6Kw8yna6uiJkO9UupPoptBTS0XK6aF1DLyvSU3zpOrbsipjxdvJ",
+	"xKRu1CWlf1/CK3urbr6Fmb52N9DiN/2ClsDq9guNAF9a56362aM2s7GzinELJS6MU21JeqDYoEiuydfc",
+	"GjHR/7c8hx5XazHTk1D0yixt1g0CBLXkWsgGC5LvpzBUwhdZoZkXyoKouqrGcu5ATupkAPZmmXKkC3EV",
+	"AhhFYjQSYD/SWd1mwPWjUtUYEmdqBtecCKHZPCsS1H4DS9tGeTqyFmxaFVzCNGQtvNQ10DTPpdYitcLj",
+	"0UHEBmKU5YJJbUMgyy+Mz/mCdX7+dHp5AbNEpmYXMB9lXMiYp0ODmWdlF2j81mUvok2akh2yS50LPvVA",
+	"F+5u3lPZvAO2muh/hcgXXziG2cryWGeznxz90WtxZitX7xgFdM6mD3QtbNEZT83WYNwG+yGhT2KHTzMk",
+	"ExrPSGezXiJuRFKdS5DoqcymrnUP4KGw5Rp9kbjILT2RQmX0jTCGav5OZgSJ+dJwzGIdFlr58S01Med3",
+	"6DoQGWukIb6DAyj4c6q22VqeYj/H7287ekYBj6e7472j5eDvbI4uAzFlb3MDiNlwaxsLvcyVWS+j5Q3B",
+	"nQA7mOWjLNhc5BSsCDft7rhCHWiJKvH9rvJ7ckJaXa4nostVEYrbCz+jsug2F+vaqAv/4bpV9F1IbN03",
+	"9NdKcrWSXDtLcjV3U75Lkau+sAkG7mbEX+CBXulybDsVw3Aq1Yohhn5WE+ipLx90SKvq+8i0VhnJZ5gC",
+	"t+4NXGXGc7OizdtA635UKGoop6qOq9Q2R96nclBqB6fncihY5+ToqBvSibbBR9nf8OTopBuWSWFwHnMB",
+	"ASx6+M6qqiN6Yc+K+F99pm+kg1EfxPqcBk1wEXudnNvsRpuz3Q2baQ76tQCEB7uWApDQxZ6rAcoul47h",
+	"D9z6KpPfc9EoC+1iQU5SsdrxqFl3sR4tXK1K0bLwWxb+Xo21ZyLLuC+/rc5M31mhwpHs769Q4VgfvkLF",
+	"EjNlA4mKRjSB52zJHi3ZoyV7PD58weKr8LT2gFxmwe8EXCVh2uOrhR6RDVJGHqL9Im4ycrOlYiOZ8qRW",
+	"MFRvYm/sKpZmbFTkQG6gcklwChHAKs6oTWQ6OOssJzPRn8V/b4KtzXBozm/RsEXDFg0fHw3N2quUCAGS",
+	"bF8epDg4hAZBelz1wNFc7w7CIRBsh+CcU7zo+6wKY1cBO7cMuWFFSshmOXL3NmQUYBUksgjKeEunGlsM",
+	"WS3W2D1kH7Ty+nPxXGwsOcSV91gHQIQwwGllg7CMRk946spsUJioCS0vuXFEzYVOFfAqWp2gx9YJgm/U",
+	"Ym8bmNunRBDyuWJa0dthL0lq322GviXBbF3nG7iDQjYVmodMa0iNVGhVS30ODtknIJ19GPXAVorQ9EPz",
+	"UipoT4TsW1mTvZCKKS2ThHGNCQtrGndOjn9AYJxLJRpzFqjU+53YjQ+l871VV8Ojb9jVsFX5blW+n5DK",
+	"986u/1eP1mmpJ2D87o14YgUJG2gn5l/PknSCj9ZSVFqKyiNSVGpKjVsQVKpgUHUht85mvCltRL+Cn4zF",
+	"lVWlFebBk7OO7rfAHykGt7kLWAYOWsHYNhK3T5KGXdY7CsdWkSgXMgVI2RWLbHai1HrxUqvoxq7XDcOH",
+	"ayyMZ518OaWxlFm1BV5rdE2akwz0Blo8fAg8dBOsBcQWEPdlrtGUYpw5uNk3LFLadltMbEzaQqLWB8jG",
+	"TC2mWhOuy0SsI6LZjIcrB7QJ1s0R1lFW6HfASDWB6lFU1hoAIQ7uk4iRZkXqjJr9gS5mdlvEfQjE9SdF",
+	"C7ct3O4tE4zVBDvmgatIS3C4A9T66oIVRae6bcuKNM6go53BzvrOsYN9uidQvMQRtaj4EKhY/9wtLra4",
+	"uBsu0nKt6qHuCRVdvnY9KDb0P34Dv2zFRjlcmUh9doD0cEnXezNVjr5ZR6s24domXJ9UwvVuANV8XKvi",
+	"Hyx6mo9XZlAJVCSVxTJurMY05nlsJo+l4Wk+Zp0Ie7ioiZxFIYtQkO3LtViUqtVRl8m0TMdSKW02Txmn",
+	"3JGIqRsrchQTKhRRIQM1jkw5wXNrvWquCxVR6W4nspxu43zLG/GGge5UIkdiuBgmApXEo2GhdDaNwO4s",
+	"0uvUDMG8NoB7KyQND7yCLFhqE0ih/rS44uP9ZIfrRrt9296bNnhDUn5BPyhfehAG0pw043oShIF5IUHf",
+	"TIagDqKhB4hT/tvfRDrWk6D/40kYTGVqfz1uEGpeI6sihTqwiuUkMMgiJxVr7XfzTbqHdqgo+OLGit8y",
+	"8Icn0mJq5jJeCM5zP1rKPjwf+BSebLQb80Ma0Fd8/HfzCBvSyt0qggJ28yW3BflnL6X3eUnRxOFDvhKS",
+	"GE72Jjmhr7M8G8lEfJHx7YtYxof2QzeiXhTLuD8Xg/7XWMZfJpnSt33/ChHLhcqSG6HYROTikEV+Svsn",
+	"oSdZHLFEKpIIo1MPbI2tyEXM3sU/vHx5/JpdiwUUg0Q/FYmWBi9ZBzsGUCv4tJml9xehz2R8lg2LqZnI",
+	"DwA/V+XQWWfAlXj5aqCH3SoAndycvz7/9Xhwfv7u9Y9//nR5/teb9+q/zWBUvsK1mDTj2kyNoB/859/H",
+	"vdenvffnvY8XvX/x3vW09//PX4/Dk5PbPwSPu9b9d71imZ99ODPbDRzTru3N1nb9vWHchyaKt5hlLFJt",
+	"zv98W9cgaxIgE/mNXQfV7wSafpnSzByC4n9SlXfvRFN+LVhepBEcAUKJDDTMXh29OuoGYVDkSdAPXoAn",
+	"RKOr3+TnVADlaIEIJTVI/GajkJldUCsrswnNRxZM8DyRIvcdClowqF3bsDTfZkmCcpAgvOJhot+5Cu4+",
+	"komGbhdpDJwoheE22oOQgOzdElFz+Y7/sMos8CFG0lzSfKsUnzQ0LpF5JpAS9q5n9TYaLvlL2UowS32a",
+	"HvSQxmYuqMSIQsfeVZUwu3/DNdF9qzKROuZ9TGeFMZPTmJmfjZ3H8aN0XTlfko1VdeQlTWn5Tmdgp1bv",
+	"lI186za7ETk7+3jJrv55ZV46e391dUFy/vDpmQE6Y/WYcwcL14nGXcMbDZrFDeP4mGk3AEUlOUOp7NSw",
+	"9TnWsK4OmFx5/7FT/3pNUy8XXJuV4xpDml/Kxw5XzEacdlOecjihFNDz9gfyWJZv+gm6iqti4P6oQjYX",
+	"g0mWXcMS1VWnHB6dWH+kPWuPBhegvOccwxrLn9cDJWUziIUSuTqw8OQP3eFT8zZalysqlXXRTyrp+TBW",
+	"//Beko1rY06y8Yr7DHmSiBwLtNjpxQewLrwz+XCYFWYHazz7TJxJhD1zCSVj4Zp4xrKHjzyNu6xHlVU2",
+	"r2neiZLjFIS/E5wCCV/ACtaobWx+KIEH/QR8qTJnw5zPE3+ui1g2DPG94Ikx+FIsoZWpUBVMWCgtpsHt",
+	"59vfAwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

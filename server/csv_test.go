@@ -157,6 +157,11 @@ func TestCSVImportJobAndExportRoundTrip(t *testing.T) {
 				t.Fatalf("row errors %v say nothing of %s", errs, want)
 			}
 		}
+		// The failed rows were kept with their batch: once each, across the killed worker.
+		if fe := h.must(http.StatusOK, "GET", "/svc/jobs/"+jobID+"/failed-entries?page_size=100", key, nil).data(); fe["total_entries"] != float64(len(bad)) ||
+			fe["failed_entries"].([]any)[0].(map[string]any)["cells"].(map[string]any)["record_name"] != ".bad" {
+			t.Fatalf("the failed rows: %v", fe)
+		}
 		reg := h.must(http.StatusOK, "GET", "/svc/lookup/"+id+"/people", "", nil).data()
 		if reg["record_count"] != float64(good+1) {
 			t.Fatalf("the registry holds %v records, want %d (no row twice)", reg["record_count"], good+1)

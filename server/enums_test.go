@@ -46,6 +46,8 @@ func TestContractEnumsMatchTheGoConstants(t *testing.T) {
 		{"VerificationLog", "lookup_type", kinds},
 		{"VerificationLog", "result", []string{store.ResultSuccess, store.ResultFailed}},
 		{"Delegate", "role", []string{directory.RoleOwner, directory.RoleDelegate}},
+		{"CreateWatchRequest", "watch_type", store.WatchTypes},
+		{"CreateWatchRequest", "registry_tag", []string{directory.TagCustom, directory.TagMembership, directory.TagPublicKey, directory.TagRevoke}},
 	} {
 		contract := enum(c.schema, c.property)
 		slices.Sort(contract)

@@ -23,12 +23,12 @@ func (s *Server) BulkUploadRecords(ctx context.Context, req gen.BulkUploadRecord
 	if err != nil {
 		return nil, err
 	}
-	rows, err := csvjob.Inspect(content, reg.Schema)
+	rows, header, err := csvjob.Inspect(content, reg.Schema)
 	if err != nil {
 		return nil, problem(http.StatusBadRequest, "Invalid input: file: "+err.Error())
 	}
 	u := caller(ctx)
-	job, err := s.store.CreateImportJob(ctx, u.ID, reg.NamespaceID, req.RegistryName, s.didOf(u), rows, content)
+	job, err := s.store.CreateImportJob(ctx, u.ID, reg.NamespaceID, req.RegistryName, s.didOf(u), header, rows, content)
 	if err != nil {
 		return nil, err
 	}

@@ -21,9 +21,13 @@ func (s *Server) CreateWatchSubscription(ctx context.Context, req gen.CreateWatc
 	if err != nil {
 		return nil, problem(http.StatusBadRequest, "Invalid input: webhook_url: "+err.Error())
 	}
-	sub, err := s.store.CreateSubscription(ctx, caller(ctx).ID, string(b.WatchType), b.TargetId, u.String(), webhook.NewSecret())
+	target, err := watchTarget(b)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := s.store.CreateSubscription(ctx, caller(ctx).ID, string(b.WatchType), target, u.String(), webhook.NewSecret())
 	if errors.Is(err, directory.ErrNotFound) {
-		return nil, problemf(http.StatusNotFound, "Not found: no %s with id %s to watch", b.WatchType, b.TargetId)
+		return nil, problemf(http.StatusNotFound, "Not found: no %s with id %s to watch", b.WatchType, target)
 	}
 	if err != nil {
 		return nil, err
@@ -32,7 +36,23 @@ func (s *Server) CreateWatchSubscription(ctx context.Context, req gen.CreateWatc
 	return gen.CreateWatchSubscription201JSONResponse{Body: gen.WatchCreatedResponse{Message: "Subscription created", Data: gen.WatchCreated{
 		SubscriptionId: w.SubscriptionId, WatchType: w.WatchType, TargetId: w.TargetId, NamespaceId: w.NamespaceId,
 		WebhookUrl: w.WebhookUrl, State: w.State, CreatedAt: w.CreatedAt, FailingSince: w.FailingSince, Secret: sub.Secret,
+		RegistryTag: w.RegistryTag,
 	}}}, nil
+}
+
+// watchTarget is what a subscription watches: target_id, or for a tag watch registry_tag
+// (and never both).
+func watchTarget(b *gen.CreateWatchRequest) (string, error) {
+	if b.WatchType == gen.WatchTypeTag {
+		if b.TargetId != nil || b.RegistryTag == nil {
+			return "", problem(http.StatusBadRequest, "Invalid input: a tag watch names its tag in registry_tag, and has no target_id")
+		}
+		return string(*b.RegistryTag), nil
+	}
+	if b.TargetId == nil || b.RegistryTag != nil {
+		return "", problemf(http.StatusBadRequest, "Invalid input: a %s watch names the %s in target_id, and has no registry_tag", b.WatchType, b.WatchType)
+	}
+	return *b.TargetId, nil
 }
 
 // ListWatchSubscriptions lists the caller's subscriptions.
@@ -80,7 +100,15 @@ func (s *Server) ListWatchDeliveries(ctx context.Context, req gen.ListWatchDeliv
 }
 
 func watchOut(sub store.Subscription) gen.WatchSubscription {
-	return gen.WatchSubscription{SubscriptionId: sub.ID, WatchType: gen.WatchType(sub.WatchType), TargetId: sub.TargetID,
-		NamespaceId: sub.NamespaceID, WebhookUrl: sub.WebhookURL, State: gen.WatchState(sub.State), CreatedAt: ts(sub.CreatedAt),
+	w := gen.WatchSubscription{SubscriptionId: sub.ID, WatchType: gen.WatchType(sub.WatchType), TargetId: sub.TargetID,
+		WebhookUrl: sub.WebhookURL, State: gen.WatchState(sub.State), CreatedAt: ts(sub.CreatedAt),
 		FailingSince: tsPtr(sub.FailingSince)}
+	if sub.WatchType == store.WatchTag {
+		tag := gen.WatchRegistryTag(sub.TargetID)
+		w.RegistryTag = &tag
+	} else {
+		ns := sub.NamespaceID
+		w.NamespaceId = &ns
+	}
+	return w
 }

@@ -16,6 +16,7 @@ import (
 type ImportRow struct {
 	Row   int64
 	Input directory.RecordInput
+	Cells []string // as uploaded, kept when the row is refused here
 }
 
 // ImportBatch imports the rows from..to-1 of a job in one transaction with its progress: the
@@ -54,7 +55,7 @@ func (s *Store) ImportBatch(ctx context.Context, jobID string, from, to int64, r
 			}
 			for _, r := range rows {
 				if seen[r.Input.RecordName] {
-					errs = append(errs, JobError{Row: r.Row, Message: fmt.Sprintf("record_name %q already exists in the registry", r.Input.RecordName)})
+					errs = append(errs, JobError{Row: r.Row, Message: fmt.Sprintf("record_name %q already exists in the registry", r.Input.RecordName), Cells: r.Cells})
 					continue
 				}
 				seen[r.Input.RecordName] = true

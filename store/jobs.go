@@ -29,12 +29,15 @@ type Job struct {
 	ID, UserID, NamespaceID, RegistryName, State, Failure string
 	TotalRows, ProcessedRows, ImportedRows, ErrorRows     int64
 	CreatedAt, UpdatedAt                                  time.Time
+	Header                                                []string // the upload's columns
 }
 
-// JobError is a row the import refused.
+// JobError is a row the import refused: its number, why, and its cells as uploaded (kept
+// with the message as the job's failed row, jobfailed.go).
 type JobError struct {
 	Row     int64 // 1: the first row after the header
 	Message string
+	Cells   []string
 }
 
 type jobRow struct {
@@ -52,6 +55,7 @@ type jobRow struct {
 	LeaseUntil    int64  `gorm:"column:lease_until"`
 	CreatedAt     int64  `gorm:"column:created_at"`
 	UpdatedAt     int64  `gorm:"column:updated_at"`
+	Header        string `gorm:"column:header"`
 }
 
 func (jobRow) TableName() string { return "import_jobs" }
@@ -59,15 +63,16 @@ func (jobRow) TableName() string { return "import_jobs" }
 func (r jobRow) job() Job {
 	return Job{ID: r.JobID, UserID: r.UserID, NamespaceID: r.NamespaceID, RegistryName: r.RegistryName, State: r.State,
 		Failure: r.Failure, TotalRows: r.TotalRows, ProcessedRows: r.ProcessedRows, ImportedRows: r.ImportedRows,
-		ErrorRows: r.ErrorRows, CreatedAt: msTime(r.CreatedAt), UpdatedAt: msTime(r.UpdatedAt)}
+		ErrorRows: r.ErrorRows, CreatedAt: msTime(r.CreatedAt), UpdatedAt: msTime(r.UpdatedAt), Header: decodeCells(r.Header)}
 }
 
-// CreateImportJob queues the import of content (totalRows rows after the header) into a
-// registry, by a user who may write it (checked by the caller), as creatorDID.
-func (s *Store) CreateImportJob(ctx context.Context, userID, namespaceID, registryName, creatorDID string, totalRows int64, content []byte) (Job, error) {
+// CreateImportJob queues the import of content (totalRows rows after the header, whose
+// columns are header) into a registry, by a user who may write it (checked by the caller), as
+// creatorDID.
+func (s *Store) CreateImportJob(ctx context.Context, userID, namespaceID, registryName, creatorDID string, header []string, totalRows int64, content []byte) (Job, error) {
 	now := s.nowMS()
 	row := jobRow{JobID: directory.NewUUID(), UserID: userID, NamespaceID: namespaceID, RegistryName: registryName, CreatorDID: creatorDID,
-		State: JobQueued, TotalRows: totalRows, CreatedAt: now, UpdatedAt: now}
+		State: JobQueued, TotalRows: totalRows, CreatedAt: now, UpdatedAt: now, Header: encodeCells(header)}
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		if err := tx.Create(&row).Error; err != nil {
 			return translate(err, "create job")
@@ -188,8 +193,12 @@ func (s *Store) saveJob(tx *gorm.DB, j, out *jobRow) error {
 	return nil
 }
 
-// addJobErrors keeps the row errors, up to MaxJobErrors per job (kept counts those already kept).
+// addJobErrors keeps the row errors, up to MaxJobErrors per job (kept counts those already kept),
+// and every refused row as a failed row.
 func (s *Store) addJobErrors(tx *gorm.DB, jobID string, kept int64, errs []JobError) error {
+	if err := addFailedRows(tx, jobID, errs); err != nil {
+		return err
+	}
 	room := MaxJobErrors - kept
 	for _, e := range errs {
 		if room <= 0 {

@@ -18,15 +18,18 @@ import (
 )
 
 // Watch types: what a subscription watches. A namespace subscription hears of the namespace,
-// its registries and their records; a registry subscription of the registry and its records.
+// its registries and their records; a registry subscription of the registry and its records;
+// a tag subscription of every registry with the tag (its target) and their records, in every
+// namespace, whenever the registry was made.
 const (
 	WatchNamespace = "namespace"
 	WatchRegistry  = "registry"
 	WatchRecord    = "record"
+	WatchTag       = "tag"
 )
 
 // WatchTypes are the watch types, the values of the contract's watch_type.
-var WatchTypes = []string{WatchNamespace, WatchRegistry, WatchRecord}
+var WatchTypes = []string{WatchNamespace, WatchRegistry, WatchRecord, WatchTag}
 
 // Subscription states: failing once an event could not be delivered within the retry window;
 // a later delivery makes it active again.
@@ -39,6 +42,7 @@ const (
 const MaxSubscriptionsPerUser = 100
 
 // Subscription is a watch subscription. Secret is only ever shown to its creator, once.
+// NamespaceID is "" for a tag subscription, whose TargetID is the tag.
 type Subscription struct {
 	ID, UserID, WatchType, TargetID, NamespaceID, WebhookURL, Secret, State string
 	CreatedAt                                                               time.Time
@@ -46,23 +50,27 @@ type Subscription struct {
 }
 
 type subscriptionRow struct {
-	SubscriptionID string `gorm:"column:subscription_id;primaryKey"`
-	UserID         string `gorm:"column:user_id"`
-	WatchType      string `gorm:"column:watch_type"`
-	TargetID       string `gorm:"column:target_id"`
-	NamespaceID    string `gorm:"column:namespace_id"`
-	WebhookURL     string `gorm:"column:webhook_url"`
-	Secret         string `gorm:"column:secret"`
-	State          string `gorm:"column:state"`
-	CreatedAt      int64  `gorm:"column:created_at"`
-	FailingSince   *int64 `gorm:"column:failing_since"`
+	SubscriptionID string  `gorm:"column:subscription_id;primaryKey"`
+	UserID         string  `gorm:"column:user_id"`
+	WatchType      string  `gorm:"column:watch_type"`
+	TargetID       string  `gorm:"column:target_id"`
+	NamespaceID    *string `gorm:"column:namespace_id"` // NULL for a tag subscription
+	WebhookURL     string  `gorm:"column:webhook_url"`
+	Secret         string  `gorm:"column:secret"`
+	State          string  `gorm:"column:state"`
+	CreatedAt      int64   `gorm:"column:created_at"`
+	FailingSince   *int64  `gorm:"column:failing_since"`
 }
 
 func (subscriptionRow) TableName() string { return "watch_subscriptions" }
 
 func (r subscriptionRow) subscription() Subscription {
+	ns := ""
+	if r.NamespaceID != nil {
+		ns = *r.NamespaceID
+	}
 	return Subscription{ID: r.SubscriptionID, UserID: r.UserID, WatchType: r.WatchType, TargetID: r.TargetID,
-		NamespaceID: r.NamespaceID, WebhookURL: r.WebhookURL, Secret: r.Secret, State: r.State,
+		NamespaceID: ns, WebhookURL: r.WebhookURL, Secret: r.Secret, State: r.State,
 		CreatedAt: msTime(r.CreatedAt), FailingSince: msTimePtr(r.FailingSince)}
 }
 
@@ -70,7 +78,8 @@ func (r subscriptionRow) subscription() Subscription {
 var ErrTooManySubscriptions = directory.Conflict.With("a user holds at most %d watch subscriptions; delete one first", MaxSubscriptionsPerUser)
 
 // CreateSubscription subscribes the user to the new versions of the entry targetID names (a
-// namespace id, registry id or record id, by watchType). An unknown entry is ErrNotFound.
+// namespace id, registry id or record id, by watchType), or for a tag watch of every registry
+// with the tag targetID. An unknown entry is ErrNotFound.
 func (s *Store) CreateSubscription(ctx context.Context, userID, watchType, targetID, webhookURL, secret string) (Subscription, error) {
 	var table, col string
 	switch watchType {
@@ -80,20 +89,26 @@ func (s *Store) CreateSubscription(ctx context.Context, userID, watchType, targe
 		table, col = "registries", "registry_id"
 	case WatchRecord:
 		table, col = "records", "record_id"
+	case WatchTag:
+		if !isRegistryTag(targetID) {
+			return Subscription{}, directory.Invalid.With("registry_tag %q is not a registry tag", targetID)
+		}
 	default:
-		return Subscription{}, directory.Invalid.With("watch_type must be namespace, registry or record")
+		return Subscription{}, directory.Invalid.With("watch_type must be namespace, registry, record or tag")
 	}
 	row := subscriptionRow{SubscriptionID: directory.NewUUID(), UserID: userID, WatchType: watchType, TargetID: targetID,
 		WebhookURL: webhookURL, Secret: secret, State: SubscriptionActive, CreatedAt: s.nowMS()}
 	err := s.tx(ctx, func(tx *gorm.DB) error {
-		var ns []string
-		if err := tx.Raw(`SELECT namespace_id FROM `+table+` WHERE `+col+` = ?`, targetID).Scan(&ns).Error; err != nil {
-			return translate(err, "watched entry")
+		if table != "" {
+			var ns []string
+			if err := tx.Raw(`SELECT namespace_id FROM `+table+` WHERE `+col+` = ?`, targetID).Scan(&ns).Error; err != nil {
+				return translate(err, "watched entry")
+			}
+			if len(ns) == 0 {
+				return fmt.Errorf("watched %s %q: %w", watchType, targetID, directory.ErrNotFound)
+			}
+			row.NamespaceID = &ns[0]
 		}
-		if len(ns) == 0 {
-			return fmt.Errorf("watched %s %q: %w", watchType, targetID, directory.ErrNotFound)
-		}
-		row.NamespaceID = ns[0]
 		// The user's row is locked so that concurrent creations count one after another.
 		var locked []string
 		if err := tx.Raw(`SELECT id FROM users WHERE id = ?`+s.d.forUpdate(), userID).Scan(&locked).Error; err != nil {
@@ -176,13 +191,16 @@ func watchEventOf(v appendedVersion) WatchEvent {
 		Version: l.Version, VersionCount: l.VersionCount, Digest: l.Digest, State: v.state, at: v.at}
 }
 
-// watchedBy reports whether a subscription of watchType on target hears of e.
-func (e WatchEvent) watchedBy(watchType, target string) bool {
+// watchedBy reports whether a subscription of watchType on target hears of e; tags holds the
+// tag of the registries of the events (read only when a tag subscription may hear of them).
+func (e WatchEvent) watchedBy(watchType, target string, tags map[string]string) bool {
 	switch watchType {
 	case WatchNamespace:
 		return e.NamespaceID == target
 	case WatchRegistry:
 		return e.RegistryID == target
+	case WatchTag:
+		return e.RegistryID != "" && tags[e.RegistryID] == target
 	}
 	return e.RecordID == target && e.RecordID != ""
 }
@@ -210,7 +228,8 @@ func (outboxRow) TableName() string { return "watch_outbox" }
 
 // queueForWatchers is the watch outbox's sink: it queues an event per public version and
 // subscription watching it (a record draft is not announced). A write to a namespace nobody
-// watches costs one indexed look-up that finds nothing.
+// watches, while no tag subscription exists, costs one indexed look-up that finds nothing; a
+// tag subscription adds the look-up of the written registries' tags.
 func queueForWatchers(tx *gorm.DB, vs []appendedVersion) error {
 	events := make([]WatchEvent, 0, len(vs))
 	namespaces := map[string]bool{}
@@ -230,16 +249,22 @@ func queueForWatchers(tx *gorm.DB, vs []appendedVersion) error {
 		return nil
 	}
 	var subs []subscriptionRow
-	if err := tx.Select("subscription_id", "watch_type", "target_id").Where("namespace_id IN ?", nsIDs).Find(&subs).Error; err != nil {
+	if err := tx.Raw(`SELECT subscription_id, watch_type, target_id FROM watch_subscriptions WHERE namespace_id IN ?
+		UNION ALL SELECT subscription_id, watch_type, target_id FROM watch_subscriptions WHERE watch_type = ?`, nsIDs, WatchTag).
+		Scan(&subs).Error; err != nil {
 		return translate(err, "watch subscriptions")
 	}
 	if len(subs) == 0 {
 		return nil
 	}
+	tags, err := registryTags(tx, events, subs)
+	if err != nil {
+		return err
+	}
 	var out []outboxRow
 	for _, e := range events {
 		for _, sub := range subs {
-			if !e.watchedBy(sub.WatchType, sub.TargetID) {
+			if !e.watchedBy(sub.WatchType, sub.TargetID, tags) {
 				continue
 			}
 			kind := ".updated"

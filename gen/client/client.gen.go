@@ -160,6 +160,13 @@ const (
 )
 
 const (
+	WatchRegistryTagCustom     = models.WatchRegistryTagCustom
+	WatchRegistryTagMembership = models.WatchRegistryTagMembership
+	WatchRegistryTagPublicKey  = models.WatchRegistryTagPublicKey
+	WatchRegistryTagRevoke     = models.WatchRegistryTagRevoke
+)
+
+const (
 	WatchStateActive  = models.WatchStateActive
 	WatchStateFailing = models.WatchStateFailing
 )
@@ -168,6 +175,7 @@ const (
 	WatchTypeNamespace = models.WatchTypeNamespace
 	WatchTypeRecord    = models.WatchTypeRecord
 	WatchTypeRegistry  = models.WatchTypeRegistry
+	WatchTypeTag       = models.WatchTypeTag
 )
 
 const (
@@ -291,6 +299,12 @@ type EntryName = models.EntryName
 type Error = models.Error
 
 type ErrorCode = models.ErrorCode
+
+type FailedEntriesData = models.FailedEntriesData
+
+type FailedEntriesResponse = models.FailedEntriesResponse
+
+type FailedEntry = models.FailedEntry
 
 type GenerateTxtData = models.GenerateTxtData
 
@@ -464,6 +478,8 @@ type WatchDeliveriesResponse = models.WatchDeliveriesResponse
 
 type WatchDelivery = models.WatchDelivery
 
+type WatchRegistryTag = models.WatchRegistryTag
+
 type WatchState = models.WatchState
 
 type WatchSubscription = models.WatchSubscription
@@ -495,6 +511,8 @@ type FromDate = models.FromDate
 type IfMatch = models.IfMatch
 
 type IfNoneMatch = models.IfNoneMatch
+
+type JobId = models.JobId
 
 type NameFilter = models.NameFilter
 
@@ -569,6 +587,10 @@ type GenerateDnsTxtParams = models.GenerateDnsTxtParams
 type GetDnsTxtParams = models.GetDnsTxtParams
 
 type GetJobParams = models.GetJobParams
+
+type GetJobFailedEntriesParams = models.GetJobFailedEntriesParams
+
+type DownloadJobFailedEntriesCsvParams = models.DownloadJobFailedEntriesCsvParams
 
 type GetLogConsistencyParams = models.GetLogConsistencyParams
 
@@ -895,6 +917,20 @@ type ClientInterface interface {
 	// Corresponds with GET /svc/jobs/{job_id} (the `GetJob` operationId).
 	GetJob(ctx context.Context, jobId string, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetJobFailedEntries A page of an import job's failed rows
+	//
+	// The rows one of the caller's import jobs refused, by row: each with its cells as uploaded (under the upload's columns, `header`) and why it was refused (docs/csv.md, "Failed rows"). Every refused row is kept, as long as the job. 404 when the caller has no job with that id (only the user who uploaded sees a job).
+	//
+	// Corresponds with GET /svc/jobs/{job_id}/failed-entries (the `GetJobFailedEntries` operationId).
+	GetJobFailedEntries(ctx context.Context, jobId JobId, params *GetJobFailedEntriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DownloadJobFailedEntriesCsv Download an import job's failed rows as CSV
+	//
+	// The rows one of the caller's import jobs refused, as CSV in the upload's layout: the upload's columns and a last column `error` saying why each row was refused, then the rows by row number, each cell as uploaded (docs/csv.md, "Failed rows"). Cells are neutralised against spreadsheet formulas as the export's are. Fix the cells and upload the file again: bulk-upload ignores a last column `error` (unless the registry's schema declares a top-level field `error`). Streamed as it is read. 404 when the caller has no job with that id.
+	//
+	// Corresponds with GET /svc/jobs/{job_id}/failed-entries.csv (the `DownloadJobFailedEntriesCsv` operationId).
+	DownloadJobFailedEntriesCsv(ctx context.Context, jobId JobId, params *DownloadJobFailedEntriesCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetLogCheckpoint The latest signed checkpoint of the transparency log
 	//
 	// A C2SP tlog-checkpoint (origin, tree size, base64 RFC 6962 root hash) signed as a C2SP signed note with the log's Ed25519 key (`/svc/log/key`). 503 until the log has signed its first checkpoint (moments after the service starts).
@@ -1140,7 +1176,7 @@ type ClientInterface interface {
 
 	// CreateWatchSubscriptionWithBody Watch an entry with a webhook
 	//
-	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records), a record (`target_id`), or every registry with a tag and its records (`watch_type` `tag` with `registry_tag`, no `target_id`; registries made with the tag later included): each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. A missing `target_id` (or, for `tag`, `registry_tag`), or one given for a watch type that takes the other, is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1149,7 +1185,7 @@ type ClientInterface interface {
 
 	// CreateWatchSubscription Watch an entry with a webhook
 	//
-	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records), a record (`target_id`), or every registry with a tag and its records (`watch_type` `tag` with `registry_tag`, no `target_id`; registries made with the tag later included): each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. A missing `target_id` (or, for `tag`, `registry_tag`), or one given for a watch type that takes the other, is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1378,6 +1414,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
 	DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DownloadSampleCsv Download a sample CSV file for a registry's bulk upload
+	//
+	// A header row and one example row derived from the registry's schema (docs/csv.md, "A sample file"): `record_name`, `record_state`, then one column per leaf of the schema's properties (dotted paths into objects), and a row whose values the schema accepts (each field's first example, default, const or first enum value, else a value of its type, format and bounds; only the required fields when all of them together do not validate). Uploaded as it is, the file imports one record. The schema is public, as the registry's lookup is: anyone may download it.
+	//
+	// Corresponds with GET /svc/{namespace}/{registry_name}/download-sample-csv (the `DownloadSampleCsv` operationId).
+	DownloadSampleCsv(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ExportRecordsAsCsv Export a registry's records as CSV
 	//
@@ -1831,6 +1874,40 @@ func (c *Client) ListJobs(ctx context.Context, reqEditors ...RequestEditorFn) (*
 // Corresponds with GET /svc/jobs/{job_id} (the `GetJob` operationId).
 func (c *Client) GetJob(ctx context.Context, jobId string, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetJobRequest(c.Server, jobId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetJobFailedEntries A page of an import job's failed rows
+//
+// The rows one of the caller's import jobs refused, by row: each with its cells as uploaded (under the upload's columns, `header`) and why it was refused (docs/csv.md, "Failed rows"). Every refused row is kept, as long as the job. 404 when the caller has no job with that id (only the user who uploaded sees a job).
+//
+// Corresponds with GET /svc/jobs/{job_id}/failed-entries (the `GetJobFailedEntries` operationId).
+func (c *Client) GetJobFailedEntries(ctx context.Context, jobId JobId, params *GetJobFailedEntriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetJobFailedEntriesRequest(c.Server, jobId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DownloadJobFailedEntriesCsv Download an import job's failed rows as CSV
+//
+// The rows one of the caller's import jobs refused, as CSV in the upload's layout: the upload's columns and a last column `error` saying why each row was refused, then the rows by row number, each cell as uploaded (docs/csv.md, "Failed rows"). Cells are neutralised against spreadsheet formulas as the export's are. Fix the cells and upload the file again: bulk-upload ignores a last column `error` (unless the registry's schema declares a top-level field `error`). Streamed as it is read. 404 when the caller has no job with that id.
+//
+// Corresponds with GET /svc/jobs/{job_id}/failed-entries.csv (the `DownloadJobFailedEntriesCsv` operationId).
+func (c *Client) DownloadJobFailedEntriesCsv(ctx context.Context, jobId JobId, params *DownloadJobFailedEntriesCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadJobFailedEntriesCsvRequest(c.Server, jobId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2396,7 +2473,7 @@ func (c *Client) ListRecordVersions(ctx context.Context, namespace NamespaceRef,
 
 // CreateWatchSubscriptionWithBody Watch an entry with a webhook
 //
-// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records), a record (`target_id`), or every registry with a tag and its records (`watch_type` `tag` with `registry_tag`, no `target_id`; registries made with the tag later included): each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. A missing `target_id` (or, for `tag`, `registry_tag`), or one given for a watch type that takes the other, is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2415,7 +2492,7 @@ func (c *Client) CreateWatchSubscriptionWithBody(ctx context.Context, contentTyp
 
 // CreateWatchSubscription Watch an entry with a webhook
 //
-// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records), a record (`target_id`), or every registry with a tag and its records (`watch_type` `tag` with `registry_tag`, no `target_id`; registries made with the tag later included): each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. A missing `target_id` (or, for `tag`, `registry_tag`), or one given for a watch type that takes the other, is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2915,6 +2992,23 @@ func (c *Client) BulkUploadRecordsWithBody(ctx context.Context, namespace Namesp
 // Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
 func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeactivateRegistryRequest(c.Server, namespace, registryName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DownloadSampleCsv Download a sample CSV file for a registry's bulk upload
+//
+// A header row and one example row derived from the registry's schema (docs/csv.md, "A sample file"): `record_name`, `record_state`, then one column per leaf of the schema's properties (dotted paths into objects), and a row whose values the schema accepts (each field's first example, default, const or first enum value, else a value of its type, format and bounds; only the required fields when all of them together do not validate). Uploaded as it is, the file imports one record. The schema is public, as the registry's lookup is: anyone may download it.
+//
+// Corresponds with GET /svc/{namespace}/{registry_name}/download-sample-csv (the `DownloadSampleCsv` operationId).
+func (c *Client) DownloadSampleCsv(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadSampleCsvRequest(c.Server, namespace, registryName)
 	if err != nil {
 		return nil, err
 	}
@@ -3868,6 +3962,143 @@ func NewGetJobRequest(server string, jobId string, params *GetJobParams) (*http.
 	}
 
 	operationPath := fmt.Sprintf("/svc/jobs/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetJobFailedEntriesRequest constructs an http.Request for the GetJobFailedEntries method
+func NewGetJobFailedEntriesRequest(server string, jobId JobId, params *GetJobFailedEntriesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "job_id", jobId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/jobs/%s/failed-entries", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_size", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDownloadJobFailedEntriesCsvRequest constructs an http.Request for the DownloadJobFailedEntriesCsv method
+func NewDownloadJobFailedEntriesCsvRequest(server string, jobId JobId, params *DownloadJobFailedEntriesCsvParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "job_id", jobId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/jobs/%s/failed-entries.csv", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -6537,6 +6768,47 @@ func NewDeactivateRegistryRequest(server string, namespace NamespaceRef, registr
 	return req, nil
 }
 
+// NewDownloadSampleCsvRequest constructs an http.Request for the DownloadSampleCsv method
+func NewDownloadSampleCsvRequest(server string, namespace NamespaceRef, registryName RegistryName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/download-sample-csv", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewExportRecordsAsCsvRequest constructs an http.Request for the ExportRecordsAsCsv method
 func NewExportRecordsAsCsvRequest(server string, namespace NamespaceRef, registryName RegistryName, params *ExportRecordsAsCsvParams) (*http.Request, error) {
 	var err error
@@ -7837,6 +8109,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/jobs/{job_id} (the `GetJob` operationId).
 	GetJobWithResponse(ctx context.Context, jobId string, params *GetJobParams, reqEditors ...RequestEditorFn) (*GetJobResult, error)
 
+	// GetJobFailedEntriesWithResponse A page of an import job's failed rows
+	//
+	// The rows one of the caller's import jobs refused, by row: each with its cells as uploaded (under the upload's columns, `header`) and why it was refused (docs/csv.md, "Failed rows"). Every refused row is kept, as long as the job. 404 when the caller has no job with that id (only the user who uploaded sees a job).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/jobs/{job_id}/failed-entries (the `GetJobFailedEntries` operationId).
+	GetJobFailedEntriesWithResponse(ctx context.Context, jobId JobId, params *GetJobFailedEntriesParams, reqEditors ...RequestEditorFn) (*GetJobFailedEntriesResult, error)
+
+	// DownloadJobFailedEntriesCsvWithResponse Download an import job's failed rows as CSV
+	//
+	// The rows one of the caller's import jobs refused, as CSV in the upload's layout: the upload's columns and a last column `error` saying why each row was refused, then the rows by row number, each cell as uploaded (docs/csv.md, "Failed rows"). Cells are neutralised against spreadsheet formulas as the export's are. Fix the cells and upload the file again: bulk-upload ignores a last column `error` (unless the registry's schema declares a top-level field `error`). Streamed as it is read. 404 when the caller has no job with that id.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/jobs/{job_id}/failed-entries.csv (the `DownloadJobFailedEntriesCsv` operationId).
+	DownloadJobFailedEntriesCsvWithResponse(ctx context.Context, jobId JobId, params *DownloadJobFailedEntriesCsvParams, reqEditors ...RequestEditorFn) (*DownloadJobFailedEntriesCsvResult, error)
+
 	// GetLogCheckpointWithResponse The latest signed checkpoint of the transparency log
 	//
 	// A C2SP tlog-checkpoint (origin, tree size, base64 RFC 6962 root hash) signed as a C2SP signed note with the log's Ed25519 key (`/svc/log/key`). 503 until the log has signed its first checkpoint (moments after the service starts).
@@ -8128,7 +8418,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateWatchSubscriptionWithBodyWithResponse Watch an entry with a webhook
 	//
-	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records), a record (`target_id`), or every registry with a tag and its records (`watch_type` `tag` with `registry_tag`, no `target_id`; registries made with the tag later included): each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. A missing `target_id` (or, for `tag`, `registry_tag`), or one given for a watch type that takes the other, is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8137,7 +8427,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateWatchSubscriptionWithResponse Watch an entry with a webhook
 	//
-	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+	// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records), a record (`target_id`), or every registry with a tag and its records (`watch_type` `tag` with `registry_tag`, no `target_id`; registries made with the tag later included): each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. A missing `target_id` (or, for `tag`, `registry_tag`), or one given for a watch type that takes the other, is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8386,6 +8676,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
 	DeactivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*DeactivateRegistryResult, error)
+
+	// DownloadSampleCsvWithResponse Download a sample CSV file for a registry's bulk upload
+	//
+	// A header row and one example row derived from the registry's schema (docs/csv.md, "A sample file"): `record_name`, `record_state`, then one column per leaf of the schema's properties (dotted paths into objects), and a row whose values the schema accepts (each field's first example, default, const or first enum value, else a value of its type, format and bounds; only the required fields when all of them together do not validate). Uploaded as it is, the file imports one record. The schema is public, as the registry's lookup is: anyone may download it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/{namespace}/{registry_name}/download-sample-csv (the `DownloadSampleCsv` operationId).
+	DownloadSampleCsvWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*DownloadSampleCsvResult, error)
 
 	// ExportRecordsAsCsvWithResponse Export a registry's records as CSV
 	//
@@ -9855,6 +10154,179 @@ func (r GetJobResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetJobResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetJobFailedEntriesResult429Headers the declared response headers of an HTTP 429 response for GetJobFailedEntries
+type GetJobFailedEntriesResult429Headers struct {
+	RetryAfter *int
+}
+
+type GetJobFailedEntriesResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FailedEntriesResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetJobFailedEntriesResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetJobFailedEntriesResult) GetJSON200() *FailedEntriesResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetJobFailedEntriesResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetJobFailedEntriesResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetJobFailedEntriesResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetJobFailedEntriesResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetJobFailedEntriesResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetJobFailedEntriesResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetJobFailedEntriesResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetJobFailedEntriesResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetJobFailedEntriesResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetJobFailedEntriesResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DownloadJobFailedEntriesCsvResult429Headers the declared response headers of an HTTP 429 response for DownloadJobFailedEntriesCsv
+type DownloadJobFailedEntriesCsvResult429Headers struct {
+	RetryAfter *int
+}
+
+type DownloadJobFailedEntriesCsvResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DownloadJobFailedEntriesCsvResult429Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DownloadJobFailedEntriesCsvResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DownloadJobFailedEntriesCsvResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DownloadJobFailedEntriesCsvResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DownloadJobFailedEntriesCsvResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DownloadJobFailedEntriesCsvResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DownloadJobFailedEntriesCsvResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DownloadJobFailedEntriesCsvResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DownloadJobFailedEntriesCsvResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DownloadJobFailedEntriesCsvResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DownloadJobFailedEntriesCsvResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14556,6 +15028,89 @@ func (r DeactivateRegistryResult) ContentType() string {
 	return ""
 }
 
+// DownloadSampleCsvResult429Headers the declared response headers of an HTTP 429 response for DownloadSampleCsv
+type DownloadSampleCsvResult429Headers struct {
+	RetryAfter *int
+}
+
+type DownloadSampleCsvResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DownloadSampleCsvResult429Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DownloadSampleCsvResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DownloadSampleCsvResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DownloadSampleCsvResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DownloadSampleCsvResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DownloadSampleCsvResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DownloadSampleCsvResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DownloadSampleCsvResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DownloadSampleCsvResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DownloadSampleCsvResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DownloadSampleCsvResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ExportRecordsAsCsvResult429Headers the declared response headers of an HTTP 429 response for ExportRecordsAsCsv
 type ExportRecordsAsCsvResult429Headers struct {
 	RetryAfter *int
@@ -16648,6 +17203,36 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId stri
 	return ParseGetJobResult(rsp)
 }
 
+// GetJobFailedEntriesWithResponse A page of an import job's failed rows
+//
+// The rows one of the caller's import jobs refused, by row: each with its cells as uploaded (under the upload's columns, `header`) and why it was refused (docs/csv.md, "Failed rows"). Every refused row is kept, as long as the job. 404 when the caller has no job with that id (only the user who uploaded sees a job).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/jobs/{job_id}/failed-entries (the `GetJobFailedEntries` operationId).
+func (c *ClientWithResponses) GetJobFailedEntriesWithResponse(ctx context.Context, jobId JobId, params *GetJobFailedEntriesParams, reqEditors ...RequestEditorFn) (*GetJobFailedEntriesResult, error) {
+	rsp, err := c.GetJobFailedEntries(ctx, jobId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetJobFailedEntriesResult(rsp)
+}
+
+// DownloadJobFailedEntriesCsvWithResponse Download an import job's failed rows as CSV
+//
+// The rows one of the caller's import jobs refused, as CSV in the upload's layout: the upload's columns and a last column `error` saying why each row was refused, then the rows by row number, each cell as uploaded (docs/csv.md, "Failed rows"). Cells are neutralised against spreadsheet formulas as the export's are. Fix the cells and upload the file again: bulk-upload ignores a last column `error` (unless the registry's schema declares a top-level field `error`). Streamed as it is read. 404 when the caller has no job with that id.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/jobs/{job_id}/failed-entries.csv (the `DownloadJobFailedEntriesCsv` operationId).
+func (c *ClientWithResponses) DownloadJobFailedEntriesCsvWithResponse(ctx context.Context, jobId JobId, params *DownloadJobFailedEntriesCsvParams, reqEditors ...RequestEditorFn) (*DownloadJobFailedEntriesCsvResult, error) {
+	rsp, err := c.DownloadJobFailedEntriesCsv(ctx, jobId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadJobFailedEntriesCsvResult(rsp)
+}
+
 // GetLogCheckpointWithResponse The latest signed checkpoint of the transparency log
 //
 // A C2SP tlog-checkpoint (origin, tree size, base64 RFC 6962 root hash) signed as a C2SP signed note with the log's Ed25519 key (`/svc/log/key`). 503 until the log has signed its first checkpoint (moments after the service starts).
@@ -17125,7 +17710,7 @@ func (c *ClientWithResponses) ListRecordVersionsWithResponse(ctx context.Context
 
 // CreateWatchSubscriptionWithBodyWithResponse Watch an entry with a webhook
 //
-// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records), a record (`target_id`), or every registry with a tag and its records (`watch_type` `tag` with `registry_tag`, no `target_id`; registries made with the tag later included): each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. A missing `target_id` (or, for `tag`, `registry_tag`), or one given for a watch type that takes the other, is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17140,7 +17725,7 @@ func (c *ClientWithResponses) CreateWatchSubscriptionWithBodyWithResponse(ctx co
 
 // CreateWatchSubscriptionWithResponse Watch an entry with a webhook
 //
-// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+// Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records), a record (`target_id`), or every registry with a tag and its records (`watch_type` `tag` with `registry_tag`, no `target_id`; registries made with the tag later included): each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. A missing `target_id` (or, for `tag`, `registry_tag`), or one given for a watch type that takes the other, is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17556,6 +18141,21 @@ func (c *ClientWithResponses) DeactivateRegistryWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseDeactivateRegistryResult(rsp)
+}
+
+// DownloadSampleCsvWithResponse Download a sample CSV file for a registry's bulk upload
+//
+// A header row and one example row derived from the registry's schema (docs/csv.md, "A sample file"): `record_name`, `record_state`, then one column per leaf of the schema's properties (dotted paths into objects), and a row whose values the schema accepts (each field's first example, default, const or first enum value, else a value of its type, format and bounds; only the required fields when all of them together do not validate). Uploaded as it is, the file imports one record. The schema is public, as the registry's lookup is: anyone may download it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/{namespace}/{registry_name}/download-sample-csv (the `DownloadSampleCsv` operationId).
+func (c *ClientWithResponses) DownloadSampleCsvWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, reqEditors ...RequestEditorFn) (*DownloadSampleCsvResult, error) {
+	rsp, err := c.DownloadSampleCsv(ctx, namespace, registryName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadSampleCsvResult(rsp)
 }
 
 // ExportRecordsAsCsvWithResponse Export a registry's records as CSV
@@ -19045,6 +19645,161 @@ func ParseGetJobResult(rsp *http.Response) (*GetJobResult, error) {
 	switch {
 	case rsp.StatusCode == 429:
 		var headers GetJobResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetJobFailedEntriesResult parses an HTTP response from a GetJobFailedEntriesWithResponse call
+func ParseGetJobFailedEntriesResult(rsp *http.Response) (*GetJobFailedEntriesResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetJobFailedEntriesResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FailedEntriesResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetJobFailedEntriesResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDownloadJobFailedEntriesCsvResult parses an HTTP response from a DownloadJobFailedEntriesCsvWithResponse call
+func ParseDownloadJobFailedEntriesCsvResult(rsp *http.Response) (*DownloadJobFailedEntriesCsvResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DownloadJobFailedEntriesCsvResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DownloadJobFailedEntriesCsvResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -23434,6 +24189,80 @@ func ParseDeactivateRegistryResult(rsp *http.Response) (*DeactivateRegistryResul
 		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeactivateRegistryResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDownloadSampleCsvResult parses an HTTP response from a DownloadSampleCsvWithResponse call
+func ParseDownloadSampleCsvResult(rsp *http.Response) (*DownloadSampleCsvResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DownloadSampleCsvResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DownloadSampleCsvResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -495,6 +495,30 @@ func (e VerificationMethod) Valid() bool {
 	}
 }
 
+// Defines values for WatchRegistryTag.
+const (
+	WatchRegistryTagCustom     WatchRegistryTag = "custom"
+	WatchRegistryTagMembership WatchRegistryTag = "membership"
+	WatchRegistryTagPublicKey  WatchRegistryTag = "public_key"
+	WatchRegistryTagRevoke     WatchRegistryTag = "revoke"
+)
+
+// Valid indicates whether the value is a known member of the WatchRegistryTag enum.
+func (e WatchRegistryTag) Valid() bool {
+	switch e {
+	case WatchRegistryTagCustom:
+		return true
+	case WatchRegistryTagMembership:
+		return true
+	case WatchRegistryTagPublicKey:
+		return true
+	case WatchRegistryTagRevoke:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WatchState.
 const (
 	WatchStateActive  WatchState = "active"
@@ -518,6 +542,7 @@ const (
 	WatchTypeNamespace WatchType = "namespace"
 	WatchTypeRecord    WatchType = "record"
 	WatchTypeRegistry  WatchType = "registry"
+	WatchTypeTag       WatchType = "tag"
 )
 
 // Valid indicates whether the value is a known member of the WatchType enum.
@@ -528,6 +553,8 @@ func (e WatchType) Valid() bool {
 	case WatchTypeRecord:
 		return true
 	case WatchTypeRegistry:
+		return true
+	case WatchTypeTag:
 		return true
 	default:
 		return false
@@ -905,10 +932,13 @@ type CreateRegistryRequestTag string
 
 // CreateWatchRequest The body of createWatchSubscription.
 type CreateWatchRequest struct {
-	// TargetId The namespace_id, registry_id or record_id watched.
-	TargetId string `json:"target_id"`
+	// RegistryTag The registry tag a `tag` subscription watches; required for that watch type, refused for the others.
+	RegistryTag *WatchRegistryTag `json:"registry_tag,omitempty"`
 
-	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+	// TargetId The namespace_id, registry_id or record_id watched; required for those watch types, refused for `tag`.
+	TargetId *string `json:"target_id,omitempty"`
+
+	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records; a tag subscription of every registry with the tag `registry_tag` and their records, in every namespace, those made later included.
 	WatchType WatchType `json:"watch_type"`
 
 	// WebhookUrl Where events are posted; https on a public address (docs/webhooks.md, "Which URLs are accepted").
@@ -1068,6 +1098,40 @@ type Error struct {
 //
 // Example: not_found
 type ErrorCode string
+
+// FailedEntriesData A page of an import job's failed rows.
+type FailedEntriesData struct {
+	FailedEntries []FailedEntry `json:"failed_entries"`
+
+	// Header The upload's columns, in its order.
+	Header       []string `json:"header"`
+	JobId        string   `json:"job_id"`
+	PageNumber   int64    `json:"page_number"`
+	PageSize     int64    `json:"page_size"`
+	TotalEntries int64    `json:"total_entries"`
+	TotalPages   int64    `json:"total_pages"`
+}
+
+// FailedEntriesResponse The answer of getJobFailedEntries.
+type FailedEntriesResponse struct {
+	// Data A page of an import job's failed rows.
+	Data FailedEntriesData `json:"data"`
+
+	// Message Example: Failed entries found
+	Message string `json:"message"`
+}
+
+// FailedEntry A row an import job refused.
+type FailedEntry struct {
+	// Cells The row's cells as uploaded, by column.
+	Cells map[string]string `json:"cells"`
+
+	// Error Why the row was refused.
+	Error string `json:"error"`
+
+	// Row The row, 1 being the first after the header.
+	Row int64 `json:"row"`
+}
 
 // GenerateTxtData The `data` of the generate txt answer.
 type GenerateTxtData struct {
@@ -2238,7 +2302,12 @@ type WatchCreated struct {
 	// Example: 2026-11-22T08:00:00.000Z
 	CreatedAt    Timestamp `json:"created_at"`
 	FailingSince *string   `json:"failing_since"`
-	NamespaceId  string    `json:"namespace_id"`
+
+	// NamespaceId The watched entry's namespace; null for a tag subscription.
+	NamespaceId *string `json:"namespace_id"`
+
+	// RegistryTag The registry tag a `tag` subscription watches; required for that watch type, refused for the others.
+	RegistryTag *WatchRegistryTag `json:"registry_tag,omitempty"`
 
 	// Secret The Standard Webhooks signing secret (whsec_ and base64), shown only once.
 	//
@@ -2248,9 +2317,11 @@ type WatchCreated struct {
 	// State `failing` once an event could not be delivered within 24 hours; a later delivery makes it `active` again.
 	State          WatchState `json:"state"`
 	SubscriptionId string     `json:"subscription_id"`
-	TargetId       string     `json:"target_id"`
 
-	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+	// TargetId The entry watched; for a tag subscription, the tag.
+	TargetId string `json:"target_id"`
+
+	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records; a tag subscription of every registry with the tag `registry_tag` and their records, in every namespace, those made later included.
 	WatchType WatchType `json:"watch_type"`
 
 	// WebhookUrl The URL as the URL rule normalised it at creation.
@@ -2294,6 +2365,9 @@ type WatchDelivery struct {
 	StatusCode int `json:"status_code"`
 }
 
+// WatchRegistryTag The registry tag a `tag` subscription watches; required for that watch type, refused for the others.
+type WatchRegistryTag string
+
 // WatchState `failing` once an event could not be delivered within 24 hours; a later delivery makes it `active` again.
 type WatchState string
 
@@ -2304,14 +2378,21 @@ type WatchSubscription struct {
 	// Example: 2026-11-22T08:00:00.000Z
 	CreatedAt    Timestamp `json:"created_at"`
 	FailingSince *string   `json:"failing_since"`
-	NamespaceId  string    `json:"namespace_id"`
+
+	// NamespaceId The watched entry's namespace; null for a tag subscription.
+	NamespaceId *string `json:"namespace_id"`
+
+	// RegistryTag The registry tag a `tag` subscription watches; required for that watch type, refused for the others.
+	RegistryTag *WatchRegistryTag `json:"registry_tag,omitempty"`
 
 	// State `failing` once an event could not be delivered within 24 hours; a later delivery makes it `active` again.
 	State          WatchState `json:"state"`
 	SubscriptionId string     `json:"subscription_id"`
-	TargetId       string     `json:"target_id"`
 
-	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+	// TargetId The entry watched; for a tag subscription, the tag.
+	TargetId string `json:"target_id"`
+
+	// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records; a tag subscription of every registry with the tag `registry_tag` and their records, in every namespace, those made later included.
 	WatchType WatchType `json:"watch_type"`
 
 	// WebhookUrl The URL as the URL rule normalised it at creation.
@@ -2335,7 +2416,7 @@ type WatchSubscriptionsResponse struct {
 	Message string `json:"message"`
 }
 
-// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+// WatchType What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records; a tag subscription of every registry with the tag `registry_tag` and their records, in every namespace, those made later included.
 type WatchType string
 
 // WebhookEvent The new version a webhook announces; look it up with version_id and recompute its digest to trust it.
@@ -2399,6 +2480,9 @@ type IfMatch = string
 
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
+
+// JobId defines model for JobId.
+type JobId = string
 
 // NameFilter defines model for NameFilter.
 type NameFilter = string
@@ -2534,6 +2618,24 @@ type GetDnsTxtParams struct {
 
 // GetJobParams defines parameters for GetJob.
 type GetJobParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// GetJobFailedEntriesParams defines parameters for GetJobFailedEntries.
+type GetJobFailedEntriesParams struct {
+	// Page Page number, from 1.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page.
+	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// DownloadJobFailedEntriesCsvParams defines parameters for DownloadJobFailedEntriesCsv.
+type DownloadJobFailedEntriesCsvParams struct {
 	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
 	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }

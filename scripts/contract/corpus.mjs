@@ -184,6 +184,26 @@ const JOB = uploaded.json?.data?.job_id ?? "none";
 await send("getJob", "GET", `/svc/jobs/${JOB}`, { key: ownerKey });
 await send("getJob", "GET", `/svc/jobs/${JOB}`, { key: otherKey }); // 404: not theirs
 await send("listJobs", "GET", `/svc/jobs`, { key: ownerKey });
+// A job with failed rows (docs/csv.md, "Failed rows"), waited for so that they exist.
+const failing = await send("bulkUploadRecords", "POST", `${R}/bulk-upload`, {
+  key: ownerKey,
+  ...multipart("file", "some-bad.csv", "record_name,email\ngina,gina@example.com\n.bad,x@example.com\nerin,=dup@example.com\n"),
+});
+const FJOB = failing.json?.data?.job_id ?? "none";
+for (let i = 0; i < 50; i++) {
+  const j = await send("getJob", "GET", `/svc/jobs/${FJOB}`, { key: ownerKey });
+  if (j.json?.data?.state === "done" || j.json?.data?.state === "failed") break;
+  await new Promise((r) => setTimeout(r, 200));
+}
+await send("getJobFailedEntries", "GET", `/svc/jobs/${FJOB}/failed-entries`, { key: ownerKey });
+await send("getJobFailedEntries", "GET", `/svc/jobs/${FJOB}/failed-entries?page=2&page_size=1`, { key: ownerKey });
+await send("getJobFailedEntries", "GET", `/svc/jobs/${FJOB}/failed-entries`, { key: otherKey }); // 404: not theirs
+await send("getJobFailedEntries", "GET", `/svc/jobs/${FJOB}/failed-entries?page=0`, { key: ownerKey }); // 400
+await send("downloadJobFailedEntriesCsv", "GET", `/svc/jobs/${FJOB}/failed-entries.csv`, { key: ownerKey });
+await send("downloadJobFailedEntriesCsv", "GET", `/svc/jobs/${FJOB}/failed-entries.csv`, { key: otherKey }); // 404: not theirs
+await send("downloadSampleCsv", "GET", `${R}/download-sample-csv`);
+await send("downloadSampleCsv", "GET", `${R}/download-sample-csv`, { key: otherKey });
+await send("downloadSampleCsv", "GET", `/svc/${N}/nothing/download-sample-csv`); // 404
 await send("exportRecordsAsCsv", "GET", `${R}/export-records-as-csv`);
 await send("exportRecordsAsCsv", "GET", `/svc/${N}/private/export-records-as-csv`); // 403: query not allowed
 await send("exportRecordsAsCsv", "GET", `/svc/${N}/private/export-records-as-csv`, { key: ownerKey });
@@ -197,7 +217,15 @@ const watched = await send("createWatchSubscription", "POST", `/svc/watch`, {
 const SUB = watched.json?.data?.subscription_id ?? "none";
 await send("createWatchSubscription", "POST", `/svc/watch`, { key: otherKey, body: { watch_type: "record", target_id: "nope", webhook_url: "https://hooks.example.com/svc" } }); // 404
 await send("createWatchSubscription", "POST", `/svc/watch`, { key: otherKey, body: { watch_type: "namespace", target_id: nsId, webhook_url: "http://10.0.0.1/hook" } }); // 400
+const tagWatch = await send("createWatchSubscription", "POST", `/svc/watch`, {
+  key: otherKey,
+  body: { watch_type: "tag", registry_tag: "membership", webhook_url: "https://hooks.example.com/svc" },
+});
+await send("createWatchSubscription", "POST", `/svc/watch`, { key: otherKey, body: { watch_type: "tag", target_id: nsId, webhook_url: "https://hooks.example.com/svc" } }); // 400: no registry_tag
+await send("createWatchSubscription", "POST", `/svc/watch`, { key: otherKey, body: { watch_type: "registry", registry_tag: "membership", webhook_url: "https://hooks.example.com/svc" } }); // 400: no target_id
 await send("listWatchSubscriptions", "GET", `/svc/watch/subscriptions`, { key: otherKey });
+await send("getWatchSubscription", "GET", `/svc/watch/${tagWatch.json?.data?.subscription_id ?? "none"}`, { key: otherKey });
+await send("deleteWatchSubscription", "DELETE", `/svc/watch/${tagWatch.json?.data?.subscription_id ?? "none"}`, { key: otherKey });
 await send("getWatchSubscription", "GET", `/svc/watch/${SUB}`, { key: otherKey });
 await send("getWatchSubscription", "GET", `/svc/watch/${SUB}`, { key: ownerKey }); // 404: not theirs
 await send("listWatchDeliveries", "GET", `/svc/watch/${SUB}/deliveries`, { key: otherKey });

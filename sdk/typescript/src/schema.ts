@@ -861,6 +861,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/{namespace}/{registry_name}/download-sample-csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a sample CSV file for a registry's bulk upload
+         * @description A header row and one example row derived from the registry's schema (docs/csv.md, "A sample file"): `record_name`, `record_state`, then one column per leaf of the schema's properties (dotted paths into objects), and a row whose values the schema accepts (each field's first example, default, const or first enum value, else a value of its type, format and bounds; only the required fields when all of them together do not validate). Uploaded as it is, the file imports one record. The schema is public, as the registry's lookup is: anyone may download it.
+         */
+        get: operations["downloadSampleCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/{namespace}/{registry_name}/add-record": {
         parameters: {
             query?: never;
@@ -1172,7 +1192,7 @@ export interface paths {
         put?: never;
         /**
          * Watch an entry with a webhook
-         * @description Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records) or a record: each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
+         * @description Subscribes the caller to the new versions of a namespace (and everything in it), a registry (and its records), a record (`target_id`), or every registry with a tag and its records (`watch_type` `tag` with `registry_tag`, no `target_id`; registries made with the tag later included): each public version is posted to `webhook_url`, signed per the Standard Webhooks specification with the `secret` answered here, once. `webhook_url` must be https on a public address, read by the one URL rule of docs/webhooks.md (the same at every delivery); the subscription keeps it normalised (host lowercased, trailing dot and default port dropped, IPv4 forms such as `0x7f.1` read as addresses), and a local name, zoned or non-public address is 400. A missing `target_id` (or, for `tag`, `registry_tag`), or one given for a watch type that takes the other, is 400. An unknown `target_id` is 404; a caller holding 100 subscriptions gets 409.
          */
         post: operations["createWatchSubscription"];
         delete?: never;
@@ -1277,6 +1297,46 @@ export interface paths {
          * @description One of the caller's import jobs, with its first 1,000 row errors; 404 when the caller has no job with that id.
          */
         get: operations["getJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/jobs/{job_id}/failed-entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of an import job's failed rows
+         * @description The rows one of the caller's import jobs refused, by row: each with its cells as uploaded (under the upload's columns, `header`) and why it was refused (docs/csv.md, "Failed rows"). Every refused row is kept, as long as the job. 404 when the caller has no job with that id (only the user who uploaded sees a job).
+         */
+        get: operations["getJobFailedEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/jobs/{job_id}/failed-entries.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an import job's failed rows as CSV
+         * @description The rows one of the caller's import jobs refused, as CSV in the upload's layout: the upload's columns and a last column `error` saying why each row was refused, then the rows by row number, each cell as uploaded (docs/csv.md, "Failed rows"). Cells are neutralised against spreadsheet formulas as the export's are. Fix the cells and upload the file again: bulk-upload ignores a last column `error` (unless the registry's schema declares a top-level field `error`). Streamed as it is read. 404 when the caller has no job with that id.
+         */
+        get: operations["downloadJobFailedEntriesCsv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2209,8 +2269,9 @@ export interface components {
         /** @description The body of createWatchSubscription. */
         CreateWatchRequest: {
             watch_type: components["schemas"]["WatchType"];
-            /** @description The namespace_id, registry_id or record_id watched. */
-            target_id: string;
+            /** @description The namespace_id, registry_id or record_id watched; required for those watch types, refused for `tag`. */
+            target_id?: string;
+            registry_tag?: components["schemas"]["WatchRegistryTag"];
             /**
              * @description Where events are posted; https on a public address (docs/webhooks.md, "Which URLs are accepted").
              * @example https://hooks.example.com/svc
@@ -2218,16 +2279,24 @@ export interface components {
             webhook_url: string;
         };
         /**
-         * @description What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records.
+         * @description What a subscription watches; a namespace subscription hears of its registries and records too, a registry subscription of its records; a tag subscription of every registry with the tag `registry_tag` and their records, in every namespace, those made later included.
          * @enum {string}
          */
-        WatchType: "namespace" | "registry" | "record";
+        WatchType: "namespace" | "registry" | "record" | "tag";
+        /**
+         * @description The registry tag a `tag` subscription watches; required for that watch type, refused for the others.
+         * @enum {string}
+         */
+        WatchRegistryTag: "custom" | "membership" | "public_key" | "revoke";
         /** @description A watch subscription (without its secret). */
         WatchSubscription: {
             subscription_id: string;
             watch_type: components["schemas"]["WatchType"];
+            /** @description The entry watched; for a tag subscription, the tag. */
             target_id: string;
-            namespace_id: string;
+            registry_tag?: components["schemas"]["WatchRegistryTag"];
+            /** @description The watched entry's namespace; null for a tag subscription. */
+            namespace_id: string | null;
             /** @description The URL as the URL rule normalised it at creation. */
             webhook_url: string;
             state: components["schemas"]["WatchState"];
@@ -2360,6 +2429,41 @@ export interface components {
             /** @example Import queued */
             message: string;
             data: components["schemas"]["Job"];
+        };
+        /** @description A row an import job refused. */
+        FailedEntry: {
+            /**
+             * Format: int64
+             * @description The row, 1 being the first after the header.
+             */
+            row: number;
+            /** @description Why the row was refused. */
+            error: string;
+            /** @description The row's cells as uploaded, by column. */
+            cells: {
+                [key: string]: string;
+            };
+        };
+        /** @description A page of an import job's failed rows. */
+        FailedEntriesData: {
+            job_id: string;
+            /** @description The upload's columns, in its order. */
+            header: string[];
+            /** Format: int64 */
+            total_entries: number;
+            /** Format: int64 */
+            total_pages: number;
+            /** Format: int64 */
+            page_number: number;
+            /** Format: int64 */
+            page_size: number;
+            failed_entries: components["schemas"]["FailedEntry"][];
+        };
+        /** @description The answer of getJobFailedEntries. */
+        FailedEntriesResponse: {
+            /** @example Failed entries found */
+            message: string;
+            data: components["schemas"]["FailedEntriesData"];
         };
         /** @description The answer of getJob. */
         JobDetailResponse: {
@@ -3062,6 +3166,8 @@ export interface components {
         NameFilter: string;
         /** @description `date` newest first; `name` and `id` ascending; `status` by state, then name. */
         Sort: "date" | "status" | "name" | "id";
+        /** @description The job. */
+        JobId: string;
         /** @description Page number, from 1. */
         Page: number;
         /** @description Items per page. */
@@ -4700,6 +4806,40 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    downloadSampleCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     addRecord: {
         parameters: {
             query?: never;
@@ -5473,6 +5613,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JobDetailResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getJobFailedEntries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page. */
+                page_size?: components["parameters"]["PageSize"];
+            };
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
+            path: {
+                /** @description The job. */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the failed rows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailedEntriesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    downloadJobFailedEntriesCsv: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
+            path: {
+                /** @description The job. */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -710,7 +710,8 @@ CreateWatchRequest = TypedDict(
     'CreateWatchRequest',
     {
         'watch_type': Required['WatchType'],
-        'target_id': Required[str],
+        'target_id': NotRequired[str],
+        'registry_tag': NotRequired['WatchRegistryTag'],
         'webhook_url': Required[str],
     },
     total=False,
@@ -723,7 +724,8 @@ WatchSubscription = TypedDict(
         'subscription_id': Required[str],
         'watch_type': Required['WatchType'],
         'target_id': Required[str],
-        'namespace_id': Required[str],
+        'registry_tag': NotRequired['WatchRegistryTag'],
+        'namespace_id': Required[Optional[str]],
         'webhook_url': Required[str],
         'state': Required['WatchState'],
         'created_at': Required['Timestamp'],
@@ -768,7 +770,8 @@ WatchCreated = TypedDict(
         'subscription_id': Required[str],
         'watch_type': Required['WatchType'],
         'target_id': Required[str],
-        'namespace_id': Required[str],
+        'registry_tag': NotRequired['WatchRegistryTag'],
+        'namespace_id': Required[Optional[str]],
         'webhook_url': Required[str],
         'state': Required['WatchState'],
         'created_at': Required['Timestamp'],
@@ -887,6 +890,42 @@ JobResponse = TypedDict(
     {
         'message': Required[str],
         'data': Required['Job'],
+    },
+    total=False,
+)
+
+# A row an import job refused.
+FailedEntry = TypedDict(
+    'FailedEntry',
+    {
+        'row': Required[int],
+        'error': Required[str],
+        'cells': Required[dict[str, str]],
+    },
+    total=False,
+)
+
+# A page of an import job's failed rows.
+FailedEntriesData = TypedDict(
+    'FailedEntriesData',
+    {
+        'job_id': Required[str],
+        'header': Required[list[str]],
+        'total_entries': Required[int],
+        'total_pages': Required[int],
+        'page_number': Required[int],
+        'page_size': Required[int],
+        'failed_entries': Required[list['FailedEntry']],
+    },
+    total=False,
+)
+
+# The answer of getJobFailedEntries.
+FailedEntriesResponse = TypedDict(
+    'FailedEntriesResponse',
+    {
+        'message': Required[str],
+        'data': Required['FailedEntriesData'],
     },
     total=False,
 )
@@ -1340,8 +1379,13 @@ JSONObject = dict[str, Any]
 VerificationMethod = Literal['self_dns', 'self_http', 'request_other_namespace']
 
 # What a subscription watches; a namespace subscription hears of its registries and records too, a
-# registry subscription of its records.
-WatchType = Literal['namespace', 'registry', 'record']
+# registry subscription of its records; a tag subscription of every registry with the tag
+# `registry_tag` and their records, in every namespace, those made later included.
+WatchType = Literal['namespace', 'registry', 'record', 'tag']
+
+# The registry tag a `tag` subscription watches; required for that watch type, refused for the
+# others.
+WatchRegistryTag = Literal['custom', 'membership', 'public_key', 'revoke']
 
 # `failing` once an event could not be delivered within 24 hours; a later delivery makes it
 # `active` again.
@@ -2402,6 +2446,28 @@ class Operations:
             None,
         )
 
+    def download_sample_csv(
+        self,
+        namespace: str,
+        registry_name: str,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[str]:
+        """GET /svc/{namespace}/{registry_name}/download-sample-csv: Download a sample CSV file for a registry's bulk upload.
+
+        Answers: 200 text/csv, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        API key optional.
+        """
+        return self._call(
+            'GET',
+            '/svc/{namespace}/{registry_name}/download-sample-csv',
+            {'namespace': namespace, 'registry_name': registry_name},
+            {**(extra_query or {})},
+            {},
+            None,
+            None,
+        )
+
     def add_record(
         self,
         namespace: str,
@@ -2904,6 +2970,53 @@ class Operations:
         return self._call(
             'GET',
             '/svc/jobs/{job_id}',
+            {'job_id': job_id},
+            {**(extra_query or {})},
+            {'Svc-Consistency-Token': svc_consistency_token},
+            None,
+            None,
+        )
+
+    def get_job_failed_entries(
+        self,
+        job_id: str,
+        *,
+        svc_consistency_token: str | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[FailedEntriesResponse]:
+        """GET /svc/jobs/{job_id}/failed-entries: A page of an import job's failed rows.
+
+        Answers: 200 FailedEntriesResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
+        Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'GET',
+            '/svc/jobs/{job_id}/failed-entries',
+            {'job_id': job_id},
+            {'page': page, 'page_size': page_size, **(extra_query or {})},
+            {'Svc-Consistency-Token': svc_consistency_token},
+            None,
+            None,
+        )
+
+    def download_job_failed_entries_csv(
+        self,
+        job_id: str,
+        *,
+        svc_consistency_token: str | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[str]:
+        """GET /svc/jobs/{job_id}/failed-entries.csv: Download an import job's failed rows as CSV.
+
+        Answers: 200 text/csv, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'GET',
+            '/svc/jobs/{job_id}/failed-entries.csv',
             {'job_id': job_id},
             {**(extra_query or {})},
             {'Svc-Consistency-Token': svc_consistency_token},
