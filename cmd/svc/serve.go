@@ -52,7 +52,11 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg.LogLevel)
+	// The log's lines are gathered and written by one goroutine (the access log's line costs a
+	// request no write); the deferred Close, run last, writes every line before serve returns.
+	logOut := newAsyncWriter(stderr, 1<<20)
+	defer logOut.Close()
+	log := newLogger(logOut, cfg.LogLevel)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
