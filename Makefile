@@ -14,7 +14,7 @@ VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo
 export SVC_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export SVC_CONFORMANCE_DIR   ?= $(abspath $(CONFORMANCE))
 
-.PHONY: all build docs-assets check-docs-assets run test gotest go-floor sdk-py sdk-py-generate generate check-generate lint lint-spec contract bench conformance vectors walkthrough node-tools fuzz clean cluster-test cluster-bench
+.PHONY: all build docs-assets check-docs-assets run test gotest go-floor sdk-py sdk-py-generate generate check-generate lint lint-spec contract bench bench-http conformance vectors walkthrough node-tools fuzz clean cluster-test cluster-bench
 
 all: build
 
@@ -165,6 +165,13 @@ cluster-bench:
 ## bench: the benchmarks (figures for the issues' performance targets)
 bench: conformance
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 -timeout=60m ./...
+
+## bench-http: the service's HTTP throughput side by side with its ceilings, in one run, three
+## times (bench/httpbench): an echo instance serving the same body from memory, pgbench -S, and
+## svc serve on Postgres and SQLite with 100,000 records (seeded once), under wrk -t2 -c16;
+## needs wrk and pgbench (BENCH_HTTP_RUNS, BENCH_HTTP_DURATION change the runs and phase length)
+bench-http:
+	$(GO) test -tags benchhttp -run '^TestBenchHTTP$$' -count=1 -v -timeout=60m ./bench/httpbench
 
 ## fuzz: a short run of every fuzz target
 fuzz:

@@ -92,6 +92,17 @@ type Worker struct {
 	now   func() time.Time
 	batch int
 	lease time.Duration
+	// wake, when set (WithWake), makes Run look for jobs at once, no sooner than minGap after
+	// its last look.
+	wake   <-chan struct{}
+	minGap time.Duration
+}
+
+// WithWake makes Run look for waiting jobs when wake receives (a job was created:
+// store.Listen), no sooner than minGap after its last look, besides every interval.
+func (w *Worker) WithWake(wake <-chan struct{}, minGap time.Duration) *Worker {
+	w.wake, w.minGap = wake, minGap
+	return w
 }
 
 // NewWorker builds a worker; now nil is time.Now.
@@ -215,6 +226,7 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
+		began := time.Now()
 		for {
 			found, err := w.RunOnce(ctx)
 			if err != nil && ctx.Err() == nil {
@@ -228,6 +240,14 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-w.wake:
+			if d := w.minGap - time.Since(began); d > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(d):
+				}
+			}
 		}
 	}
 }

@@ -16,15 +16,15 @@ func (s *Server) authenticate(ctx context.Context, header string, op *operation)
 	if op.auth == authNone {
 		return nil, nil
 	}
+	key, present, ok := bearerKey(header)
+	if !present && op.auth == authOptional {
+		return nil, nil
+	}
 	unauthorized := problemf(http.StatusUnauthorized, msgUnauthorized)
 	if op.verification {
 		unauthorized = problemf(http.StatusUnauthorized, msgAuthFailed)
 	}
-	key, present, ok := bearerKey(header)
 	if !present {
-		if op.auth == authOptional {
-			return nil, nil
-		}
 		return nil, unauthorized
 	}
 	if !ok {

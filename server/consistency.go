@@ -22,7 +22,10 @@ func (s *Server) consistency(next echo.HandlerFunc) echo.HandlerFunc {
 		if req.Method == http.MethodGet {
 			// The contract has refused a malformed token where the operation declares one;
 			// where it does not (health, the log's checkpoint), the header means nothing.
-			tok, _ := store.ParseConsistencyToken(req.Header.Get(consistencyHeader))
+			var tok store.ConsistencyToken
+			if h := req.Header.Get(consistencyHeader); h != "" {
+				tok, _ = store.ParseConsistencyToken(h)
+			}
 			c.SetRequest(req.WithContext(store.ReplicaReads(req.Context(), tok)))
 			return next(c)
 		}

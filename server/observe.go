@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -18,6 +19,7 @@ type metrics struct {
 	latency       *prometheus.HistogramVec
 	verifications *prometheus.CounterVec
 	reverify      *prometheus.CounterVec
+	resolved      sync.Map // childKey -> *child
 }
 
 // newMetrics makes the service's metrics, with the extra collectors of other parts (the log
@@ -67,11 +69,37 @@ func (m *metrics) observe(next echo.HandlerFunc) echo.HandlerFunc {
 			// The error handler runs after the middleware chain; derive the status it will send.
 			status = answer(err, c.Request()).Status
 		}
-		method := methodLabel(c.Request().Method)
-		m.requests.WithLabelValues(route, method, statusLabel(status)).Inc()
-		m.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+		o := m.children(route, methodLabel(c.Request().Method), status)
+		o.requests.Inc()
+		o.latency.Observe(time.Since(start).Seconds())
 		return err
 	}
+}
+
+// childKey names the metrics' children of one route, method and status.
+type childKey struct {
+	route, method string
+	status        int
+}
+
+// child holds the resolved children of one childKey: WithLabelValues hashes and looks up its
+// labels on every call, which the request path does once per key instead.
+type child struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+// children returns the resolved children of a route, method and status (every label bounded,
+// so the map is too).
+func (m *metrics) children(route, method string, status int) *child {
+	k := childKey{route, method, status}
+	if o, ok := m.resolved.Load(k); ok {
+		return o.(*child)
+	}
+	o := &child{requests: m.requests.WithLabelValues(route, method, statusLabel(status)),
+		latency: m.latency.WithLabelValues(route, method)}
+	v, _ := m.resolved.LoadOrStore(k, o)
+	return v.(*child)
 }
 
 // methodLabel is the method as a metric label: the methods of RFC 9110 and PATCH as they are,

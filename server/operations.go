@@ -56,6 +56,8 @@ type operation struct {
 	bodyLimit    int64
 	// multipart: the body is multipart/form-data (bulk-upload), read by the handler, not JSON.
 	multipart bool
+	// fast is the quick check of its parameters (validatefast.go); nil: the full check only.
+	fast *fastParams
 }
 
 // restOfPathExt is the contract's extension naming an operation's path parameter that takes
@@ -77,6 +79,9 @@ func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
 				route:     &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op},
 				id:        op.OperationID,
 				bodyLimit: maxBody,
+			}
+			if !doc.IsOpenAPI31OrLater() { // 3.1 checks schemas as JSON Schema 2020-12: the full check only
+				o.fast = newFastParams(item, op)
 			}
 			if o.id == bulkOperation {
 				o.bodyLimit = maxBulkBody

@@ -50,6 +50,7 @@ var layers = []struct {
 		"queries":       {"query.go", "lifecycle.go", "search.go", "searchwalk.go", "searchtext.go"},
 		"statistics":    {"stats.go", "analyze.go"},
 		"settings":      {"settings.go"},
+		"wakeups":       {"wake.go"},
 	}},
 	{"composition", map[string][]string{
 		"open":   {"open.go", "migrate.go", "dialect_open.go", "dialect_sqlite.go", "dialect_postgres.go"},

@@ -22,6 +22,7 @@ var directSQLFiles = map[string]string{
 	"searchtext.go":       "a Go migration, which goose runs on a *sql.Tx",
 	"replicas.go":         "the replicas' probes",
 	"replicaroute.go":     "the replicas' replay positions, and withPgxConn (the connection of the pgx fast paths)",
+	"wake.go":             "LISTEN for the workers' wake-ups on a connection of its own",
 	"replicapool.go":      "the failover pool under the replicas' GORM handle",
 	"lookupbatch.go":      "the record lookup's fast paths (grouped pgx reads, a prepared SQLite statement): BenchmarkGetRecord*, server's BenchmarkLookupRecord*",
 	"logentry.go":         "the inclusion proof's log-entry read, grouped through pgx like the lookups (no benchmark of its own yet)",

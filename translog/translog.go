@@ -35,6 +35,17 @@ type Integrator struct {
 	m      *Metrics // nil: none
 	// Integrations and leaves since the log's tables were last compacted (Run).
 	sinceCompact, leavesSinceCompact int
+	// wake, when set (WithWake), makes Run integrate at once, no sooner than minGap after its
+	// last integration.
+	wake   <-chan struct{}
+	minGap time.Duration
+}
+
+// WithWake makes Run integrate when wake receives (a write queued leaves: store.Listen), no
+// sooner than minGap after its last integration, besides every interval.
+func (g *Integrator) WithWake(wake <-chan struct{}, minGap time.Duration) *Integrator {
+	g.wake, g.minGap = wake, minGap
+	return g
 }
 
 // The integrator compacts the log's tables (CompactLog) after this many integrations or
@@ -232,7 +243,7 @@ func (g *Integrator) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		start := g.now()
+		start, began := g.now(), time.Now()
 		n, err := g.IntegrateOnce(ctx)
 		switch {
 		case ctx.Err() != nil:
@@ -259,6 +270,25 @@ func (g *Integrator) Run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-g.wake:
+			if !sleep(ctx, g.minGap-time.Since(began)) {
+				return
+			}
 		}
+	}
+}
+
+// sleep waits d (nothing when d ≤ 0); false when ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }

@@ -60,6 +60,18 @@ type Sender struct {
 	err     error         // the first failure to record an attempt since the last SendOnce
 	done    chan struct{} // a delivery ended (capacity 1: a wake-up, not a count)
 	wg      sync.WaitGroup
+	// wake, when set (WithWake), makes Run look for due events at once, no sooner than minGap
+	// after its last look.
+	wake   <-chan struct{}
+	minGap time.Duration
+}
+
+// WithWake makes Run look for due events when wake receives (a write queued events:
+// store.Listen), no sooner than minGap after its last look, besides every interval; a failed
+// attempt wakes it when its retry is due.
+func (s *Sender) WithWake(wake <-chan struct{}, minGap time.Duration) *Sender {
+	s.wake, s.minGap = wake, minGap
+	return s
 }
 
 // NewSender builds a sender over q.
@@ -269,6 +281,15 @@ func (s *Sender) deliver(ctx context.Context, e store.WebhookEvent) (string, err
 	if err := s.q.RecordDelivery(ctx, e, a); err != nil {
 		return "", err
 	}
+	if outcome == OutcomeRetry && s.wake != nil {
+		// Woken by writes, Run polls seldom: the retry wakes it when it is due.
+		time.AfterFunc(s.retryAfter(e.Attempt), func() {
+			select {
+			case s.done <- struct{}{}:
+			default:
+			}
+		})
+	}
 	s.metrics.delivered(outcome)
 	if outcome != OutcomeDelivered {
 		s.cfg.Logger.InfoContext(ctx, "webhook delivery failed", "subscription", e.SubscriptionID, "event", e.EventID,
@@ -284,6 +305,7 @@ func (s *Sender) Run(ctx context.Context, interval time.Duration) {
 	defer t.Stop()
 	defer s.wg.Wait()
 	for {
+		began := time.Now()
 		if _, _, err := s.fill(ctx); err != nil && ctx.Err() == nil {
 			s.cfg.Logger.ErrorContext(ctx, "webhook sender", "error", err)
 		}
@@ -293,6 +315,14 @@ func (s *Sender) Run(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 		case <-s.done:
+		case <-s.wake:
+			if d := s.minGap - time.Since(began); d > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(d):
+				}
+			}
 		}
 	}
 }

@@ -20,15 +20,25 @@ import (
 	"github.com/svc-directory/svc/webhook"
 )
 
-// logInterval is how often the transparency log integrates waiting versions (a new checkpoint
-// within a second of a write).
+// logInterval is the least time between two integrations of the transparency log: a write
+// wakes the integrator at once (store.Listen), and a burst of writes is integrated at most this
+// often (a new checkpoint within a second of a write).
 const logInterval = 250 * time.Millisecond
 
-// webhookInterval is how often the webhook sender looks for due events.
+// webhookInterval is the least time between two looks of the webhook sender for due events
+// when writes wake it.
 const webhookInterval = 500 * time.Millisecond
 
-// importInterval is how often the import worker looks for waiting CSV jobs.
+// importInterval is the least time between two looks of the import worker for waiting CSV
+// jobs when new jobs wake it.
 const importInterval = time.Second
+
+// idlePoll is how often the integrator, the webhook sender and the import worker look for work
+// that no wake-up announced (store.Listen: the writes that give them work wake them at once, no
+// sooner than their intervals above after their last look): a safety net, so that an idle
+// instance queries its database seldom, and so that the work no write announces (the leases of
+// an instance that died: its webhook events, its import job) is taken up within that time.
+const idlePoll = 10 * time.Second
 
 // witnessInterval is how often the latest checkpoint is offered to the log's witnesses (when it
 // grew since the last cosigned one).
@@ -52,7 +62,11 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg.LogLevel)
+	// The log's lines are gathered and written by one goroutine (the access log's line costs a
+	// request no write); the deferred Close, run last, writes every line before serve returns.
+	logOut := newAsyncWriter(stderr, 1<<20)
+	defer logOut.Close()
+	log := newLogger(logOut, cfg.LogLevel)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -136,11 +150,14 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	defer stopBackground()
 	bgDone, logDone := make(chan struct{}), make(chan struct{})
 	go func() { defer close(bgDone); srvr.Verification().Run(bgctx) }()
-	go func() { defer close(logDone); integrator.Run(bgctx, logInterval) }()
+	wakes := st.Listen(bgctx)
+	integrator.WithWake(wakes.Log, logInterval)
+	go func() { defer close(logDone); integrator.Run(bgctx, idlePoll) }()
 	webhookDone, importDone := make(chan struct{}), make(chan struct{})
-	go func() { defer close(webhookDone); sender.Run(bgctx, webhookInterval) }()
-	importer := csvjob.NewWorker(st, log, nil)
-	go func() { defer close(importDone); importer.Run(bgctx, importInterval) }()
+	sender.WithWake(wakes.Webhook, webhookInterval)
+	go func() { defer close(webhookDone); sender.Run(bgctx, idlePoll) }()
+	importer := csvjob.NewWorker(st, log, nil).WithWake(wakes.Jobs, importInterval)
+	go func() { defer close(importDone); importer.Run(bgctx, idlePoll) }()
 	dediDone := make(chan struct{})
 	crawler := ingest.New(ingest.Config{Store: st, Logger: log, Now: time.Now, Interval: cfg.DediCrawlInterval, CreatorDID: "did:web:" + cfg.DIDHost,
 		Metrics: dediMetrics,

@@ -147,6 +147,13 @@ func PointReader(b testing.TB, n int, nsID string) func(ctx context.Context, rec
 // records (PersonName(i) in registry r(i%regs)), seeded once through the bulk path.
 func SeededNamespace(b testing.TB, dialect string, n, regs int) (*store.Store, string) {
 	b.Helper()
+	return SeededNamespaceAt(b, dialect, fmt.Sprintf("svc_bench_search_%d", n), n, regs)
+}
+
+// SeededNamespaceAt is SeededNamespace kept under a name of the caller's: the Postgres schema
+// name, and the SQLite file name (name.db) in the temp directory.
+func SeededNamespaceAt(b testing.TB, dialect, name string, n, regs int) (*store.Store, string) {
+	b.Helper()
 	ctx := context.Background()
 	var nsID string
 	complete := func(s *store.Store) bool {
@@ -197,14 +204,14 @@ func SeededNamespace(b testing.TB, dialect string, n, regs int) (*store.Store, s
 		b.Logf("seeded %d records in %d registries in %s", n, regs, time.Since(start).Round(time.Second))
 	}
 	if dialect == store.DialectPostgres {
-		return Seeded(b, fmt.Sprintf("svc_bench_search_%d", n), complete, func(s *store.Store) {
+		return Seeded(b, name, complete, func(s *store.Store) {
 			seed(s)
 			if err := s.Analyze(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}), nsID
 	}
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("svc_bench_search_%d.db", n))
+	path := SeededSQLitePath(name)
 	open := func() *store.Store {
 		s, err := store.Open(ctx, "sqlite://"+path, nil, store.Options{})
 		if err != nil {
@@ -230,6 +237,9 @@ func SeededNamespace(b testing.TB, dialect string, n, regs int) (*store.Store, s
 	b.Cleanup(func() { _ = s.Close() })
 	return s, nsID
 }
+
+// SeededSQLitePath is the SQLite file SeededNamespaceAt keeps under name.
+func SeededSQLitePath(name string) string { return filepath.Join(os.TempDir(), name+".db") }
 
 // Percentiles sorts latencies and returns their p50 and p99 in milliseconds.
 func Percentiles(lat []time.Duration) (p50, p99 float64) {
