@@ -172,7 +172,7 @@ func parseAndCheckFile(raw []byte, lim Limits) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := verifyJWS(f.Proof.JWS, f.doc, f.Publisher.Key, len(raw)); err != nil {
+	if err := verifyJWS(f.Proof.JWS, f.doc, f.Publisher.Key, compactSize(raw)); err != nil {
 		return f, fail(BadSignature, "%v", err)
 	}
 	return f, nil

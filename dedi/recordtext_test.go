@@ -54,3 +54,17 @@ func TestVerifyKeepsRecordsAsText(t *testing.T) {
 	}
 	runtime.KeepAlive(res)
 }
+
+// TestCompactSize: the size of a text without the whitespace between its tokens (whitespace
+// inside strings counts, escaped quotes do not end them), plus the margin.
+func TestCompactSize(t *testing.T) {
+	for in, want := range map[string]int{
+		"{\n  \"a b\" : [ 1, \"x\\\" }\" ],\t\"c\":null }\r\n": len(`{"a b":[1,"x\" }"],"c":null}`),
+		`""`: 2,
+		``:   0,
+	} {
+		if got := compactSize([]byte(in)); got != want+want/64+64 {
+			t.Errorf("%q: %d, want %d", in, got, want+want/64+64)
+		}
+	}
+}
