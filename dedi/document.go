@@ -94,6 +94,10 @@ type File struct {
 	Records    []Record
 	Proof      Proof
 	doc        map[string]any
+	// raw and spans, when spans is not nil, are the file's text and the places of its records
+	// in it: the records are kept as text (recordtext.go) and Records is nil.
+	raw   []byte
+	spans []span
 }
 
 // Entry is one of a manifest's files: a reference (URL and Digest) or an inline file.
@@ -161,40 +165,17 @@ func parseFileJSON(raw []byte, lim Limits) (any, error) {
 	return v, nil
 }
 
-// parseAndCheckFile is ParseFile and CheckSignature at once: the signature is checked on the
-// parsed tree while the shape is, and a shape failure wins (it is the earlier step).
+// parseAndCheckFile is ParseFile and CheckSignature at once, keeping the records as text: a
+// shape failure wins (it is the earlier step), and the signature is checked only then.
 func parseAndCheckFile(raw []byte, lim Limits) (*File, error) {
-	v, err := parseFileJSON(raw, lim)
+	f, err := parseFileText(raw, lim)
 	if err != nil {
 		return nil, err
 	}
-	sig := make(chan error, 1)
-	go func() { sig <- signatureOfTree(v, len(raw)) }()
-	f, err := fileFromValue(v)
-	sigErr := <-sig
-	if err != nil {
-		return nil, err
-	}
-	if sigErr != nil {
-		return f, fail(BadSignature, "%v", sigErr)
+	if err := verifyJWS(f.Proof.JWS, f.doc, f.Publisher.Key, compactSize(raw)); err != nil {
+		return f, fail(BadSignature, "%v", err)
 	}
 	return f, nil
-}
-
-// signatureOfTree verifies the signature of a parsed file whose shape is not checked yet; what
-// it cannot find is left to the shape check.
-func signatureOfTree(v any, size int) error {
-	doc, _ := v.(map[string]any)
-	pub, _ := doc["publisher"].(map[string]any)
-	km, _ := pub["key"].(map[string]any)
-	pm, _ := doc["proof"].(map[string]any)
-	jws, _ := pm["jws"].(string)
-	var k Key
-	k.Kid, _ = km["kid"].(string)
-	k.Kty, _ = km["kty"].(string)
-	k.Crv, _ = km["crv"].(string)
-	k.X, _ = km["x"].(string)
-	return verifyJWS(jws, doc, k, size)
 }
 
 func fileFromValue(v any) (*File, error) {
@@ -202,6 +183,23 @@ func fileFromValue(v any) (*File, error) {
 		return nil, fail(Invalid, "not a DeDi file: %v", err)
 	}
 	doc := v.(map[string]any)
+	f := envelopeOf(doc)
+	recs := doc["records"].([]any)
+	f.Records = make([]Record, len(recs))
+	seen := make(map[string]struct{}, len(recs))
+	for i, r := range recs {
+		rec := recordOf(r)
+		if _, dup := seen[rec.Name]; dup {
+			return nil, fail(Invalid, "record name %q appears more than once (at /records/%d)", shorten(rec.Name, 80), i)
+		}
+		seen[rec.Name] = struct{}{}
+		f.Records[i] = rec
+	}
+	return f, f.checkEnvelope()
+}
+
+// envelopeOf reads everything of a shape-checked file but its records.
+func envelopeOf(doc map[string]any) *File {
 	f := &File{doc: doc}
 	f.Version = doc["dedi_version"].(string)
 	f.SourceURL = doc["source_url"].(string)
@@ -216,28 +214,20 @@ func fileFromValue(v any) (*File, error) {
 	f.Registry.Description, _ = reg["description"].(string)
 	f.Registry.Meta, _ = reg["meta"].(map[string]any)
 	f.Proof = proofOf(doc["proof"])
-	recs := doc["records"].([]any)
-	f.Records = make([]Record, len(recs))
-	seen := make(map[string]struct{}, len(recs))
-	for i, r := range recs {
-		m := r.(map[string]any)
-		rec := Record{Name: m["record_name"].(string), Details: m["details"].(map[string]any)}
-		rec.Description, _ = m["description"].(string)
-		rec.Meta, _ = m["meta"].(map[string]any)
-		if _, dup := seen[rec.Name]; dup {
-			return nil, fail(Invalid, "record name %q appears more than once (at /records/%d)", shorten(rec.Name, 80), i)
-		}
-		seen[rec.Name] = struct{}{}
-		f.Records[i] = rec
-	}
+	return f
+}
+
+// checkEnvelope is what a file's schema cannot say: readable timestamps, and the proof made by
+// the file's own key.
+func (f *File) checkEnvelope() error {
 	if err := checkTimes(f.NextUpdate, f.Registry.UpdatedAt); err != nil {
-		return nil, err
+		return err
 	}
 	if f.Proof.VerificationMethod != f.Publisher.Key.Kid {
-		return nil, fail(Invalid, "proof.verification_method %q does not name publisher.key (kid %q)",
+		return fail(Invalid, "proof.verification_method %q does not name publisher.key (kid %q)",
 			shorten(f.Proof.VerificationMethod, 80), shorten(f.Publisher.Key.Kid, 80))
 	}
-	return f, nil
+	return nil
 }
 
 // ParseManifest reads a manifest: size cap, strict JSON, the manifest schema (at most
@@ -328,8 +318,23 @@ func (m *Manifest) CheckSignature() error {
 	return nil
 }
 
-// Document is the parsed JSON of the file (read-only), for a caller that relays or re-indexes it.
-func (f *File) Document() map[string]any { return f.doc }
+// Document is the parsed JSON of the file (read-only), for a caller that relays or re-indexes
+// it. For a file whose records are kept as text, it is made anew, records parsed.
+func (f *File) Document() map[string]any {
+	if f.spans == nil {
+		return f.doc
+	}
+	doc := make(map[string]any, len(f.doc))
+	for k, v := range f.doc {
+		doc[k] = v
+	}
+	recs := make([]any, len(f.spans))
+	for i := range f.spans {
+		recs[i], _ = f.recordValue(i) // parsed before: it parses again
+	}
+	doc["records"] = recs
+	return doc
+}
 
 // timeOf reads an RFC 3339 timestamp the schema admitted; one Go cannot represent (a leap
 // second) reads as the zero time, which checkTimes refuses.

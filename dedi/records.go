@@ -85,24 +85,31 @@ func (f *File) CheckRecords(ctx context.Context, schemas *Schemas) error {
 			return fail(Invalid, "the registry's inline %v", err)
 		}
 	}
-	return validateAll(s, f.Records)
+	return validateAll(s, f)
 }
 
 // validateAll checks every record, in chunks on the cores there are, and reports the first
-// record (in file order) that does not conform.
-func validateAll(s *recordschema.Schema, recs []Record) error {
-	workers := min(runtime.GOMAXPROCS(0), len(recs)/1000+1)
-	chunk := (len(recs) + workers - 1) / workers
+// record (in file order) that does not conform. A record kept as text is parsed again, one at
+// a time.
+func validateAll(s *recordschema.Schema, f *File) error {
+	n := f.RecordCount()
+	workers := min(runtime.GOMAXPROCS(0), n/1000+1)
+	chunk := (n + workers - 1) / workers
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, len(recs))
+		lo, hi := w*chunk, min((w+1)*chunk, n)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := lo; i < hi; i++ {
-				if err := s.Validate(recs[i].Details); err != nil {
-					errs[w] = fail(Invalid, "record %q (/records/%d): %v", shorten(recs[i].Name, 80), i, err)
+				r, err := f.RecordAt(i)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				if err := s.Validate(r.Details); err != nil {
+					errs[w] = fail(Invalid, "record %q (/records/%d): %v", shorten(r.Name, 80), i, err)
 					return
 				}
 			}

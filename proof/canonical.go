@@ -155,8 +155,17 @@ func appendValue(dst []byte, v any, depth int) ([]byte, error) {
 			}
 		}
 		return append(dst, ']'), nil
+	case TextAppender:
+		return x.AppendCanonicalText(dst)
 	}
 	return dst, refuse("unsupported type %T", v)
+}
+
+// TextAppender is a value that writes its own canonical text, for a caller that keeps a large
+// part of a document as text (ParseJSONEach) and canonicalizes it piece by piece into the
+// output of Canonicalize instead of holding it all as Go values.
+type TextAppender interface {
+	AppendCanonicalText(dst []byte) ([]byte, error)
 }
 
 func appendFloat(dst []byte, f float64) ([]byte, error) {

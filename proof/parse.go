@@ -126,6 +126,11 @@ type parser struct {
 	exactNumbers bool
 	path         []segment // where the parser is, rendered as a JSON pointer only on error
 	scratch      []byte    // reused for strings with escapes
+	// each, when set, takes the elements of the array of the top-level member eachMember
+	// (ParseJSONEach).
+	each       func(i int, v any, start, end int)
+	eachMember string
+	deferred   bool
 }
 
 // segment is one step of the path: an object member (index < 0) or an array element.
@@ -255,7 +260,12 @@ func (p *parser) object(depth int) (any, error) {
 		}
 		p.pos++
 		p.skipSpace()
-		v, err := p.value(depth)
+		var v any
+		if p.each != nil && depth == 1 && k == p.eachMember && p.pos < len(p.data) && p.data[p.pos] == '[' {
+			v, err = p.eachArray(depth)
+		} else {
+			v, err = p.value(depth)
+		}
 		if err != nil {
 			return nil, err
 		}

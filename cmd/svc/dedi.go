@@ -198,7 +198,7 @@ func dediOutcome(stdout, stderr io.Writer, res dedi.Result) error {
 	}
 	f, m := res.File, res.Manifest
 	fmt.Fprintf(stderr, "%s/%s: %d record(s), signed by %s (listed by the manifest of %s), fresh until %s\n",
-		f.Namespace, f.Registry.Name, len(f.Records), f.Publisher.Key.Kid, m.Domain,
+		f.Namespace, f.Registry.Name, f.RecordCount(), f.Publisher.Key.Kid, m.Domain,
 		earliest(f.NextUpdate, m.NextUpdate).UTC().Format(time.RFC3339))
 	return nil
 }

@@ -208,7 +208,7 @@ func (c *crawl) file(ctx context.Context, m *dedi.Manifest, cached bool, e *dedi
 		}
 		df := store.DediFile{Domain: c.domain, Registry: e.Registry, URL: e.URL, State: state, LastOutcome: outcome, LastReason: res.Reason,
 			ETag: etag, LastModified: lastModified, Bytes: raw, SHA256: res.Digest, Kid: res.File.Publisher.Key.Kid, FetchedAt: c.now,
-			UpdatedAt: res.File.Registry.UpdatedAt, NextUpdate: res.File.NextUpdate, RecordCount: int64(len(res.File.Records))}
+			UpdatedAt: res.File.Registry.UpdatedAt, NextUpdate: res.File.NextUpdate, RecordCount: int64(res.File.RecordCount())}
 		n, nsID, err := c.s.index(ctx, c.domain, res.File, df)
 		if errors.Is(err, store.ErrOriginConflict) {
 			c.mark(ctx, e.Registry, "", OutcomeConflict, err.Error(), "", "")

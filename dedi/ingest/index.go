@@ -53,7 +53,7 @@ func (s *Service) index(ctx context.Context, domain string, f *dedi.File, df sto
 				n++
 			}
 		}
-		made, err := indexRecords(tx, g, creator, f.Records)
+		made, err := indexRecords(tx, g, creator, f)
 		if err != nil {
 			return err
 		}
@@ -75,44 +75,67 @@ func (s *Service) index(ctx context.Context, domain string, f *dedi.File, df sto
 	return n, nsID, err
 }
 
-// indexRecords writes the records of the file into the live registry g.
-func indexRecords(tx *store.Tx, g directory.SealedRegistry, creator string, recs []dedi.Record) (int, error) {
+// indexRecords writes the records of the file into the live registry g: the records it had
+// before first (a new version of each that changed), then the new ones. The records are read
+// from the file a batch at a time, so that a large file is not held as Go values all at once.
+func indexRecords(tx *store.Tx, g directory.SealedRegistry, creator string, f *dedi.File) (int, error) {
 	heads, err := tx.RecordHeads(g.RegistryID)
 	if err != nil {
 		return 0, err
 	}
-	n := 0
-	var adds []directory.RecordInput
-	for _, r := range recs {
-		h, ok := heads[r.Name]
-		if !ok {
-			adds = append(adds, directory.RecordInput{RecordName: r.Name, Description: r.Description, Details: r.Details, Meta: r.Meta})
-			continue
-		}
-		delete(heads, r.Name)
-		desc := r.Description
-		p := directory.RecordPatch{Details: r.Details, Description: &desc, Meta: directory.NonNil(r.Meta)}
-		if h.State == directory.StateSuspended {
-			p.Action = directory.ActionReinstate
-		}
-		next, changed, err := h.Next(p, tx.Stamp())
+	n, total := 0, f.RecordCount()
+	all := len(heads) == 0 // every record is new
+	var adds []int         // else the indexes of the new records
+	for lo := 0; lo < total && !all; lo += directory.MaxBatch {
+		recs, err := f.RecordRange(lo, min(lo+directory.MaxBatch, total))
 		if err != nil {
 			return n, err
 		}
-		if changed {
-			if err := tx.UpdateRecord(h, next); err != nil {
+		for i, r := range recs {
+			h, ok := heads[r.Name]
+			if !ok {
+				adds = append(adds, lo+i)
+				continue
+			}
+			delete(heads, r.Name)
+			desc := r.Description
+			p := directory.RecordPatch{Details: r.Details, Description: &desc, Meta: directory.NonNil(r.Meta)}
+			if h.State == directory.StateSuspended {
+				p.Action = directory.ActionReinstate
+			}
+			next, changed, err := h.Next(p, tx.Stamp())
+			if err != nil {
 				return n, err
 			}
-			n++
+			if changed {
+				if err := tx.UpdateRecord(h, next); err != nil {
+					return n, err
+				}
+				n++
+			}
 		}
 	}
-	for len(adds) > 0 {
-		k := min(len(adds), directory.MaxBatch)
-		if _, err := tx.AddRecordsTo(g, creator, adds[:k]); err != nil {
+	count := len(adds)
+	if all {
+		count = total
+	}
+	for k := 0; k < count; k += directory.MaxBatch {
+		in := make([]directory.RecordInput, 0, min(directory.MaxBatch, count-k))
+		for j := k; j < min(k+directory.MaxBatch, count); j++ {
+			i := j
+			if !all {
+				i = adds[j]
+			}
+			r, err := f.RecordAt(i)
+			if err != nil {
+				return n, err
+			}
+			in = append(in, directory.RecordInput{RecordName: r.Name, Description: r.Description, Details: r.Details, Meta: r.Meta})
+		}
+		if _, err := tx.AddRecordsTo(g, creator, in); err != nil {
 			return n, err
 		}
-		n += k
-		adds = adds[k:]
+		n += len(in)
 	}
 	for _, h := range heads { // left the file
 		if h.State != directory.StateLive {
