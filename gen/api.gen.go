@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -92,6 +93,11 @@ const (
 )
 
 const (
+	NamespaceStateDeleted = models.NamespaceStateDeleted
+	NamespaceStateLive    = models.NamespaceStateLive
+)
+
+const (
 	NotificationEventTypeAccepted = models.NotificationEventTypeAccepted
 	NotificationEventTypePending  = models.NotificationEventTypePending
 	NotificationEventTypeRejected = models.NotificationEventTypeRejected
@@ -111,6 +117,7 @@ const (
 )
 
 const (
+	RecordEffectiveStateDeleted   = models.RecordEffectiveStateDeleted
 	RecordEffectiveStateDraft     = models.RecordEffectiveStateDraft
 	RecordEffectiveStateExpired   = models.RecordEffectiveStateExpired
 	RecordEffectiveStateLive      = models.RecordEffectiveStateLive
@@ -121,6 +128,7 @@ const (
 )
 
 const (
+	RecordStateDeleted   = models.RecordStateDeleted
 	RecordStateDraft     = models.RecordStateDraft
 	RecordStateLive      = models.RecordStateLive
 	RecordStateRevoked   = models.RecordStateRevoked
@@ -143,6 +151,7 @@ const (
 
 const (
 	RegistryStateArchived = models.RegistryStateArchived
+	RegistryStateDeleted  = models.RegistryStateDeleted
 	RegistryStateInactive = models.RegistryStateInactive
 	RegistryStateLive     = models.RegistryStateLive
 	RegistryStateRevoked  = models.RegistryStateRevoked
@@ -282,6 +291,24 @@ type DelegatesData = models.DelegatesData
 
 type DelegatesResponse = models.DelegatesResponse
 
+type DeleteRecordsRequest = models.DeleteRecordsRequest
+
+type DeleteRequest = models.DeleteRequest
+
+type DeletedNamespace = models.DeletedNamespace
+
+type DeletedNamespacesResponse = models.DeletedNamespacesResponse
+
+type DeletedPage = models.DeletedPage
+
+type DeletedRecord = models.DeletedRecord
+
+type DeletedRecordsResponse = models.DeletedRecordsResponse
+
+type DeletedRegistriesResponse = models.DeletedRegistriesResponse
+
+type DeletedRegistry = models.DeletedRegistry
+
 type Description = models.Description
 
 type DidDocument = models.DidDocument
@@ -340,6 +367,10 @@ type Message = models.Message
 
 type Namespace = models.Namespace
 
+type NamespaceState = models.NamespaceState
+
+type NamespaceDeletedResponse = models.NamespaceDeletedResponse
+
 type NamespaceLookupResponse = models.NamespaceLookupResponse
 
 type NamespaceVersionsData = models.NamespaceVersionsData
@@ -382,11 +413,15 @@ type RecordQueryData = models.RecordQueryData
 
 type RecordQueryResponse = models.RecordQueryResponse
 
+type RecordRef = models.RecordRef
+
 type RecordState = models.RecordState
 
 type RecordVersionsData = models.RecordVersionsData
 
 type RecordVersionsResponse = models.RecordVersionsResponse
+
+type RecordsDeletedResponse = models.RecordsDeletedResponse
 
 type Registry = models.Registry
 
@@ -395,6 +430,8 @@ type RegistryTag = models.RegistryTag
 type RegistryDelegate = models.RegistryDelegate
 
 type RegistryDelegatesResponse = models.RegistryDelegatesResponse
+
+type RegistryDeletedResponse = models.RegistryDeletedResponse
 
 type RegistryListEntry = models.RegistryListEntry
 
@@ -415,6 +452,12 @@ type RegistryVersionsResponse = models.RegistryVersionsResponse
 type RemoveVerificationData = models.RemoveVerificationData
 
 type RemoveVerificationResponse = models.RemoveVerificationResponse
+
+type RestoreNamespaceRequest = models.RestoreNamespaceRequest
+
+type RestoreRecordsRequest = models.RestoreRecordsRequest
+
+type RestoreRegistryRequest = models.RestoreRegistryRequest
 
 type SearchResponse = models.SearchResponse
 
@@ -494,6 +537,8 @@ type ConsistencyToken = models.ConsistencyToken
 
 type DediDomain = models.DediDomain
 
+type DeletedNamespaceFilter = models.DeletedNamespaceFilter
+
 type Domain = models.Domain
 
 type FromDate = models.FromDate
@@ -569,6 +614,12 @@ type Verified = models.Verified
 type ListApiKeysParams = models.ListApiKeysParams
 
 type CheckVerificationParams = models.CheckVerificationParams
+
+type ListDeletedNamespacesParams = models.ListDeletedNamespacesParams
+
+type ListDeletedRecordsParams = models.ListDeletedRecordsParams
+
+type ListDeletedRegistriesParams = models.ListDeletedRegistriesParams
 
 type GenerateDnsTxtParams = models.GenerateDnsTxtParams
 
@@ -660,6 +711,12 @@ type CreateApiKeyJSONRequestBody = models.CreateApiKeyJSONRequestBody
 
 type CreateNamespaceJSONRequestBody = models.CreateNamespaceJSONRequestBody
 
+type RestoreDeletedNamespaceJSONRequestBody = models.RestoreDeletedNamespaceJSONRequestBody
+
+type RestoreDeletedRecordsJSONRequestBody = models.RestoreDeletedRecordsJSONRequestBody
+
+type RestoreDeletedRegistryJSONRequestBody = models.RestoreDeletedRegistryJSONRequestBody
+
 type VerifyDomainJSONRequestBody = models.VerifyDomainJSONRequestBody
 
 type VerifyNamespaceLookupJSONRequestBody = models.VerifyNamespaceLookupJSONRequestBody
@@ -674,6 +731,8 @@ type AddDelegateJSONRequestBody = models.AddDelegateJSONRequestBody
 
 type CreateRegistryJSONRequestBody = models.CreateRegistryJSONRequestBody
 
+type DeleteNamespaceJSONRequestBody = models.DeleteNamespaceJSONRequestBody
+
 type RemoveDelegateJSONRequestBody = models.RemoveDelegateJSONRequestBody
 
 type TransferOwnershipJSONRequestBody = models.TransferOwnershipJSONRequestBody
@@ -687,6 +746,10 @@ type AddRecordsJSONRequestBody = models.AddRecordsJSONRequestBody
 type AddRegistryDelegateJSONRequestBody = models.AddRegistryDelegateJSONRequestBody
 
 type BulkUploadRecordsMultipartRequestBody = models.BulkUploadRecordsMultipartRequestBody
+
+type DeleteRecordsJSONRequestBody = models.DeleteRecordsJSONRequestBody
+
+type DeleteRegistryJSONRequestBody = models.DeleteRegistryJSONRequestBody
 
 type PublishRecordsJSONRequestBody = models.PublishRecordsJSONRequestBody
 
@@ -732,6 +795,15 @@ type ServerInterface interface {
 	// GetDediFile A publisher's file of one registry, as fetched
 	// (GET /svc/dedi/{domain}/{registry_name})
 	GetDediFile(ctx echo.Context, domain DediDomain, registryName RegistryName) error
+	// ListDeletedNamespaces List the deleted namespaces the caller may restore
+	// (GET /svc/deleted/namespaces)
+	ListDeletedNamespaces(ctx echo.Context, params ListDeletedNamespacesParams) error
+	// ListDeletedRecords List the deleted records the caller may restore
+	// (GET /svc/deleted/records)
+	ListDeletedRecords(ctx echo.Context, params ListDeletedRecordsParams) error
+	// ListDeletedRegistries List the deleted registries the caller may restore
+	// (GET /svc/deleted/registries)
+	ListDeletedRegistries(ctx echo.Context, params ListDeletedRegistriesParams) error
 	// GenerateDnsTxt Generate a domain verification value, or request an attestation
 	// (GET /svc/generate-dns-txt/{namespace_id}/{domain})
 	GenerateDnsTxt(ctx echo.Context, namespaceId NamespaceId, domain Domain, params GenerateDnsTxtParams) error
@@ -792,6 +864,15 @@ type ServerInterface interface {
 	// QueryRecords List the records of a registry
 	// (GET /svc/query/{namespace}/{registry_name})
 	QueryRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params QueryRecordsParams) error
+	// RestoreDeletedNamespace Restore a deleted namespace (owner only)
+	// (POST /svc/restore/namespace)
+	RestoreDeletedNamespace(ctx echo.Context) error
+	// RestoreDeletedRecords Restore up to 1000 deleted records
+	// (POST /svc/restore/records)
+	RestoreDeletedRecords(ctx echo.Context) error
+	// RestoreDeletedRegistry Restore a deleted registry
+	// (POST /svc/restore/registry)
+	RestoreDeletedRegistry(ctx echo.Context) error
 	// SearchRecords Search the records of a namespace
 	// (GET /svc/search/{namespace})
 	SearchRecords(ctx echo.Context, namespace NamespaceRef, params SearchRecordsParams) error
@@ -846,6 +927,9 @@ type ServerInterface interface {
 	// CreateRegistry Create a registry
 	// (POST /svc/{namespace}/create-registry)
 	CreateRegistry(ctx echo.Context, namespace NamespaceRef) error
+	// DeleteNamespace Delete a namespace (owner only)
+	// (DELETE /svc/{namespace}/delete-namespace)
+	DeleteNamespace(ctx echo.Context, namespace NamespaceRef) error
 	// GetDelegates List the owner and delegates
 	// (GET /svc/{namespace}/get-delegates)
 	GetDelegates(ctx echo.Context, namespace NamespaceRef, params GetDelegatesParams) error
@@ -885,6 +969,12 @@ type ServerInterface interface {
 	// DeactivateRegistry Deactivate a registry
 	// (POST /svc/{namespace}/{registry_name}/deactivate-registry)
 	DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error
+	// DeleteRecords Delete up to 1000 records at once
+	// (DELETE /svc/{namespace}/{registry_name}/delete-records)
+	DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	// DeleteRegistry Delete a registry
+	// (DELETE /svc/{namespace}/{registry_name}/delete-registry)
+	DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
 	// ExportRecordsAsCsv Export a registry's records as CSV
 	// (GET /svc/{namespace}/{registry_name}/export-records-as-csv)
 	ExportRecordsAsCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ExportRecordsAsCsvParams) error
@@ -1106,6 +1196,153 @@ func (w *ServerInterfaceWrapper) GetDediFile(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetDediFile(ctx, domain, registryName)
+	return err
+}
+
+// ListDeletedNamespaces converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDeletedNamespaces(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDeletedNamespacesParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDeletedNamespaces(ctx, params)
+	return err
+}
+
+// ListDeletedRecords converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDeletedRecords(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDeletedRecordsParams
+	// ------------- Optional query parameter "namespace_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "namespace_id", ctx.QueryParams(), &params.NamespaceId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "registry_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "registry_name", ctx.QueryParams(), &params.RegistryName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDeletedRecords(ctx, params)
+	return err
+}
+
+// ListDeletedRegistries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDeletedRegistries(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDeletedRegistriesParams
+	// ------------- Optional query parameter "namespace_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "namespace_id", ctx.QueryParams(), &params.NamespaceId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDeletedRegistries(ctx, params)
 	return err
 }
 
@@ -1852,6 +2089,33 @@ func (w *ServerInterfaceWrapper) QueryRecords(ctx echo.Context) error {
 	return err
 }
 
+// RestoreDeletedNamespace converts echo context to params.
+func (w *ServerInterfaceWrapper) RestoreDeletedNamespace(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RestoreDeletedNamespace(ctx)
+	return err
+}
+
+// RestoreDeletedRecords converts echo context to params.
+func (w *ServerInterfaceWrapper) RestoreDeletedRecords(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RestoreDeletedRecords(ctx)
+	return err
+}
+
+// RestoreDeletedRegistry converts echo context to params.
+func (w *ServerInterfaceWrapper) RestoreDeletedRegistry(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RestoreDeletedRegistry(ctx)
+	return err
+}
+
 // SearchRecords converts echo context to params.
 func (w *ServerInterfaceWrapper) SearchRecords(ctx echo.Context) error {
 	var err error
@@ -2283,6 +2547,22 @@ func (w *ServerInterfaceWrapper) CreateRegistry(ctx echo.Context) error {
 	return err
 }
 
+// DeleteNamespace converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteNamespace(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteNamespace(ctx, namespace)
+	return err
+}
+
 // GetDelegates converts echo context to params.
 func (w *ServerInterfaceWrapper) GetDelegates(ctx echo.Context) error {
 	var err error
@@ -2685,6 +2965,54 @@ func (w *ServerInterfaceWrapper) DeactivateRegistry(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.DeactivateRegistry(ctx, namespace, registryName, params)
+	return err
+}
+
+// DeleteRecords converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteRecords(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteRecords(ctx, namespace, registryName)
+	return err
+}
+
+// DeleteRegistry converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteRegistry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteRegistry(ctx, namespace, registryName)
 	return err
 }
 
@@ -3542,6 +3870,15 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/svc/:namespace/transfer-ownership", wrapper.TransferOwnership, options.OperationMiddlewares["transferOwnership"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/save-record-as-draft", wrapper.SaveRecordAsDraft, options.OperationMiddlewares["saveRecordAsDraft"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/publish-records", wrapper.PublishRecords, options.OperationMiddlewares["publishRecords"]...)
+	router.DELETE(options.BaseURL+"/svc/:namespace/delete-namespace", wrapper.DeleteNamespace, options.OperationMiddlewares["deleteNamespace"]...)
+	router.DELETE(options.BaseURL+"/svc/:namespace/:registry_name/delete-registry", wrapper.DeleteRegistry, options.OperationMiddlewares["deleteRegistry"]...)
+	router.DELETE(options.BaseURL+"/svc/:namespace/:registry_name/delete-records", wrapper.DeleteRecords, options.OperationMiddlewares["deleteRecords"]...)
+	router.GET(options.BaseURL+"/svc/deleted/namespaces", wrapper.ListDeletedNamespaces, options.OperationMiddlewares["listDeletedNamespaces"]...)
+	router.GET(options.BaseURL+"/svc/deleted/registries", wrapper.ListDeletedRegistries, options.OperationMiddlewares["listDeletedRegistries"]...)
+	router.GET(options.BaseURL+"/svc/deleted/records", wrapper.ListDeletedRecords, options.OperationMiddlewares["listDeletedRecords"]...)
+	router.POST(options.BaseURL+"/svc/restore/namespace", wrapper.RestoreDeletedNamespace, options.OperationMiddlewares["restoreDeletedNamespace"]...)
+	router.POST(options.BaseURL+"/svc/restore/registry", wrapper.RestoreDeletedRegistry, options.OperationMiddlewares["restoreDeletedRegistry"]...)
+	router.POST(options.BaseURL+"/svc/restore/records", wrapper.RestoreDeletedRecords, options.OperationMiddlewares["restoreDeletedRecords"]...)
 	router.GET(options.BaseURL+"/:profile_id/did.json", wrapper.GetDidDocument, options.OperationMiddlewares["getDidDocument"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.Healthz, options.OperationMiddlewares["healthz"]...)
 	router.POST(options.BaseURL+"/svc/watch", wrapper.CreateWatchSubscription, options.OperationMiddlewares["createWatchSubscription"]...)
@@ -4795,6 +5132,291 @@ func (response GetDediFile429JSONResponse) VisitGetDediFileResponse(w http.Respo
 type GetDediFile500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetDediFile500JSONResponse) VisitGetDediFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedNamespacesRequestObject struct {
+	Params ListDeletedNamespacesParams
+}
+
+type ListDeletedNamespacesResponseObject interface {
+	VisitListDeletedNamespacesResponse(w http.ResponseWriter) error
+}
+
+type ListDeletedNamespaces200JSONResponse DeletedNamespacesResponse
+
+func (response ListDeletedNamespaces200JSONResponse) VisitListDeletedNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedNamespaces400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListDeletedNamespaces400JSONResponse) VisitListDeletedNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedNamespaces401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListDeletedNamespaces401JSONResponse) VisitListDeletedNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedNamespaces413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListDeletedNamespaces413JSONResponse) VisitListDeletedNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedNamespaces429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListDeletedNamespaces429JSONResponse) VisitListDeletedNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedNamespaces500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListDeletedNamespaces500JSONResponse) VisitListDeletedNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRecordsRequestObject struct {
+	Params ListDeletedRecordsParams
+}
+
+type ListDeletedRecordsResponseObject interface {
+	VisitListDeletedRecordsResponse(w http.ResponseWriter) error
+}
+
+type ListDeletedRecords200JSONResponse DeletedRecordsResponse
+
+func (response ListDeletedRecords200JSONResponse) VisitListDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRecords400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListDeletedRecords400JSONResponse) VisitListDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRecords401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListDeletedRecords401JSONResponse) VisitListDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRecords413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListDeletedRecords413JSONResponse) VisitListDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListDeletedRecords429JSONResponse) VisitListDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRecords500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListDeletedRecords500JSONResponse) VisitListDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRegistriesRequestObject struct {
+	Params ListDeletedRegistriesParams
+}
+
+type ListDeletedRegistriesResponseObject interface {
+	VisitListDeletedRegistriesResponse(w http.ResponseWriter) error
+}
+
+type ListDeletedRegistries200JSONResponse DeletedRegistriesResponse
+
+func (response ListDeletedRegistries200JSONResponse) VisitListDeletedRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRegistries400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListDeletedRegistries400JSONResponse) VisitListDeletedRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRegistries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListDeletedRegistries401JSONResponse) VisitListDeletedRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRegistries413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListDeletedRegistries413JSONResponse) VisitListDeletedRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRegistries429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListDeletedRegistries429JSONResponse) VisitListDeletedRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRegistries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListDeletedRegistries500JSONResponse) VisitListDeletedRegistriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -7030,6 +7652,495 @@ func (response QueryRecords429JSONResponse) VisitQueryRecordsResponse(w http.Res
 type QueryRecords500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response QueryRecords500JSONResponse) VisitQueryRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespaceRequestObject struct {
+	Body *RestoreDeletedNamespaceJSONRequestBody
+}
+
+type RestoreDeletedNamespaceResponseObject interface {
+	VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error
+}
+
+type RestoreDeletedNamespace200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type RestoreDeletedNamespace200JSONResponse struct {
+	Body    NamespaceDeletedResponse
+	Headers RestoreDeletedNamespace200ResponseHeaders
+}
+
+func (response RestoreDeletedNamespace200JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RestoreDeletedNamespace400JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RestoreDeletedNamespace401JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RestoreDeletedNamespace403JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RestoreDeletedNamespace404JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RestoreDeletedNamespace409JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RestoreDeletedNamespace413JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RestoreDeletedNamespace415JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RestoreDeletedNamespace429JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RestoreDeletedNamespace500JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecordsRequestObject struct {
+	Body *RestoreDeletedRecordsJSONRequestBody
+}
+
+type RestoreDeletedRecordsResponseObject interface {
+	VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error
+}
+
+type RestoreDeletedRecords200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type RestoreDeletedRecords200JSONResponse struct {
+	Body    RecordsDeletedResponse
+	Headers RestoreDeletedRecords200ResponseHeaders
+}
+
+func (response RestoreDeletedRecords200JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RestoreDeletedRecords400JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RestoreDeletedRecords401JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RestoreDeletedRecords403JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RestoreDeletedRecords404JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RestoreDeletedRecords409JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RestoreDeletedRecords413JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RestoreDeletedRecords415JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RestoreDeletedRecords429JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RestoreDeletedRecords500JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistryRequestObject struct {
+	Body *RestoreDeletedRegistryJSONRequestBody
+}
+
+type RestoreDeletedRegistryResponseObject interface {
+	VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error
+}
+
+type RestoreDeletedRegistry200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type RestoreDeletedRegistry200JSONResponse struct {
+	Body    RegistryDeletedResponse
+	Headers RestoreDeletedRegistry200ResponseHeaders
+}
+
+func (response RestoreDeletedRegistry200JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RestoreDeletedRegistry400JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RestoreDeletedRegistry401JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RestoreDeletedRegistry403JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RestoreDeletedRegistry404JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RestoreDeletedRegistry409JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RestoreDeletedRegistry413JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RestoreDeletedRegistry415JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RestoreDeletedRegistry429JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RestoreDeletedRegistry500JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -9295,6 +10406,170 @@ func (response CreateRegistry500JSONResponse) VisitCreateRegistryResponse(w http
 	return err
 }
 
+type DeleteNamespaceRequestObject struct {
+	Namespace NamespaceRef `json:"namespace"`
+	Body      *DeleteNamespaceJSONRequestBody
+}
+
+type DeleteNamespaceResponseObject interface {
+	VisitDeleteNamespaceResponse(w http.ResponseWriter) error
+}
+
+type DeleteNamespace200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type DeleteNamespace200JSONResponse struct {
+	Body    NamespaceDeletedResponse
+	Headers DeleteNamespace200ResponseHeaders
+}
+
+func (response DeleteNamespace200JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteNamespace400JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteNamespace401JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteNamespace403JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteNamespace404JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteNamespace409JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteNamespace413JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response DeleteNamespace415JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteNamespace429JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteNamespace500JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDelegatesRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    GetDelegatesParams
@@ -11300,6 +12575,336 @@ func (response DeactivateRegistry429JSONResponse) VisitDeactivateRegistryRespons
 type DeactivateRegistry500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response DeactivateRegistry500JSONResponse) VisitDeactivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecordsRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Body         *DeleteRecordsJSONRequestBody
+}
+
+type DeleteRecordsResponseObject interface {
+	VisitDeleteRecordsResponse(w http.ResponseWriter) error
+}
+
+type DeleteRecords200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type DeleteRecords200JSONResponse struct {
+	Body    RecordsDeletedResponse
+	Headers DeleteRecords200ResponseHeaders
+}
+
+func (response DeleteRecords200JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteRecords400JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteRecords401JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteRecords403JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteRecords404JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteRecords409JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteRecords413JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response DeleteRecords415JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteRecords429JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteRecords500JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistryRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Body         *DeleteRegistryJSONRequestBody
+}
+
+type DeleteRegistryResponseObject interface {
+	VisitDeleteRegistryResponse(w http.ResponseWriter) error
+}
+
+type DeleteRegistry200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type DeleteRegistry200JSONResponse struct {
+	Body    RegistryDeletedResponse
+	Headers DeleteRegistry200ResponseHeaders
+}
+
+func (response DeleteRegistry200JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteRegistry400JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteRegistry401JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteRegistry403JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteRegistry404JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteRegistry409JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteRegistry413JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response DeleteRegistry415JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteRegistry429JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteRegistry500JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -13851,6 +15456,15 @@ type StrictServerInterface interface {
 	// GetDediFile A publisher's file of one registry, as fetched
 	// (GET /svc/dedi/{domain}/{registry_name})
 	GetDediFile(ctx context.Context, request GetDediFileRequestObject) (GetDediFileResponseObject, error)
+	// ListDeletedNamespaces List the deleted namespaces the caller may restore
+	// (GET /svc/deleted/namespaces)
+	ListDeletedNamespaces(ctx context.Context, request ListDeletedNamespacesRequestObject) (ListDeletedNamespacesResponseObject, error)
+	// ListDeletedRecords List the deleted records the caller may restore
+	// (GET /svc/deleted/records)
+	ListDeletedRecords(ctx context.Context, request ListDeletedRecordsRequestObject) (ListDeletedRecordsResponseObject, error)
+	// ListDeletedRegistries List the deleted registries the caller may restore
+	// (GET /svc/deleted/registries)
+	ListDeletedRegistries(ctx context.Context, request ListDeletedRegistriesRequestObject) (ListDeletedRegistriesResponseObject, error)
 	// GenerateDnsTxt Generate a domain verification value, or request an attestation
 	// (GET /svc/generate-dns-txt/{namespace_id}/{domain})
 	GenerateDnsTxt(ctx context.Context, request GenerateDnsTxtRequestObject) (GenerateDnsTxtResponseObject, error)
@@ -13911,6 +15525,15 @@ type StrictServerInterface interface {
 	// QueryRecords List the records of a registry
 	// (GET /svc/query/{namespace}/{registry_name})
 	QueryRecords(ctx context.Context, request QueryRecordsRequestObject) (QueryRecordsResponseObject, error)
+	// RestoreDeletedNamespace Restore a deleted namespace (owner only)
+	// (POST /svc/restore/namespace)
+	RestoreDeletedNamespace(ctx context.Context, request RestoreDeletedNamespaceRequestObject) (RestoreDeletedNamespaceResponseObject, error)
+	// RestoreDeletedRecords Restore up to 1000 deleted records
+	// (POST /svc/restore/records)
+	RestoreDeletedRecords(ctx context.Context, request RestoreDeletedRecordsRequestObject) (RestoreDeletedRecordsResponseObject, error)
+	// RestoreDeletedRegistry Restore a deleted registry
+	// (POST /svc/restore/registry)
+	RestoreDeletedRegistry(ctx context.Context, request RestoreDeletedRegistryRequestObject) (RestoreDeletedRegistryResponseObject, error)
 	// SearchRecords Search the records of a namespace
 	// (GET /svc/search/{namespace})
 	SearchRecords(ctx context.Context, request SearchRecordsRequestObject) (SearchRecordsResponseObject, error)
@@ -13965,6 +15588,9 @@ type StrictServerInterface interface {
 	// CreateRegistry Create a registry
 	// (POST /svc/{namespace}/create-registry)
 	CreateRegistry(ctx context.Context, request CreateRegistryRequestObject) (CreateRegistryResponseObject, error)
+	// DeleteNamespace Delete a namespace (owner only)
+	// (DELETE /svc/{namespace}/delete-namespace)
+	DeleteNamespace(ctx context.Context, request DeleteNamespaceRequestObject) (DeleteNamespaceResponseObject, error)
 	// GetDelegates List the owner and delegates
 	// (GET /svc/{namespace}/get-delegates)
 	GetDelegates(ctx context.Context, request GetDelegatesRequestObject) (GetDelegatesResponseObject, error)
@@ -14004,6 +15630,12 @@ type StrictServerInterface interface {
 	// DeactivateRegistry Deactivate a registry
 	// (POST /svc/{namespace}/{registry_name}/deactivate-registry)
 	DeactivateRegistry(ctx context.Context, request DeactivateRegistryRequestObject) (DeactivateRegistryResponseObject, error)
+	// DeleteRecords Delete up to 1000 records at once
+	// (DELETE /svc/{namespace}/{registry_name}/delete-records)
+	DeleteRecords(ctx context.Context, request DeleteRecordsRequestObject) (DeleteRecordsResponseObject, error)
+	// DeleteRegistry Delete a registry
+	// (DELETE /svc/{namespace}/{registry_name}/delete-registry)
+	DeleteRegistry(ctx context.Context, request DeleteRegistryRequestObject) (DeleteRegistryResponseObject, error)
 	// ExportRecordsAsCsv Export a registry's records as CSV
 	// (GET /svc/{namespace}/{registry_name}/export-records-as-csv)
 	ExportRecordsAsCsv(ctx context.Context, request ExportRecordsAsCsvRequestObject) (ExportRecordsAsCsvResponseObject, error)
@@ -14351,6 +15983,81 @@ func (sh *strictHandler) GetDediFile(ctx echo.Context, domain DediDomain, regist
 		return err
 	} else if validResponse, ok := response.(GetDediFileResponseObject); ok {
 		return validResponse.VisitGetDediFileResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListDeletedNamespaces operation middleware
+func (sh *strictHandler) ListDeletedNamespaces(ctx echo.Context, params ListDeletedNamespacesParams) error {
+	var request ListDeletedNamespacesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDeletedNamespaces(ctx.Request().Context(), request.(ListDeletedNamespacesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDeletedNamespaces")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDeletedNamespacesResponseObject); ok {
+		return validResponse.VisitListDeletedNamespacesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListDeletedRecords operation middleware
+func (sh *strictHandler) ListDeletedRecords(ctx echo.Context, params ListDeletedRecordsParams) error {
+	var request ListDeletedRecordsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDeletedRecords(ctx.Request().Context(), request.(ListDeletedRecordsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDeletedRecords")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDeletedRecordsResponseObject); ok {
+		return validResponse.VisitListDeletedRecordsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListDeletedRegistries operation middleware
+func (sh *strictHandler) ListDeletedRegistries(ctx echo.Context, params ListDeletedRegistriesParams) error {
+	var request ListDeletedRegistriesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDeletedRegistries(ctx.Request().Context(), request.(ListDeletedRegistriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDeletedRegistries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDeletedRegistriesResponseObject); ok {
+		return validResponse.VisitListDeletedRegistriesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -14850,6 +16557,144 @@ func (sh *strictHandler) QueryRecords(ctx echo.Context, namespace NamespaceRef, 
 		return err
 	} else if validResponse, ok := response.(QueryRecordsResponseObject); ok {
 		return validResponse.VisitQueryRecordsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RestoreDeletedNamespace operation middleware
+func (sh *strictHandler) RestoreDeletedNamespace(ctx echo.Context) error {
+	var request RestoreDeletedNamespaceRequestObject
+
+	var body RestoreDeletedNamespaceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RestoreDeletedNamespace(ctx.Request().Context(), request.(RestoreDeletedNamespaceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RestoreDeletedNamespace")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RestoreDeletedNamespaceResponseObject); ok {
+		return validResponse.VisitRestoreDeletedNamespaceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RestoreDeletedRecords operation middleware
+func (sh *strictHandler) RestoreDeletedRecords(ctx echo.Context) error {
+	var request RestoreDeletedRecordsRequestObject
+
+	var body RestoreDeletedRecordsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RestoreDeletedRecords(ctx.Request().Context(), request.(RestoreDeletedRecordsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RestoreDeletedRecords")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RestoreDeletedRecordsResponseObject); ok {
+		return validResponse.VisitRestoreDeletedRecordsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RestoreDeletedRegistry operation middleware
+func (sh *strictHandler) RestoreDeletedRegistry(ctx echo.Context) error {
+	var request RestoreDeletedRegistryRequestObject
+
+	var body RestoreDeletedRegistryJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RestoreDeletedRegistry(ctx.Request().Context(), request.(RestoreDeletedRegistryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RestoreDeletedRegistry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RestoreDeletedRegistryResponseObject); ok {
+		return validResponse.VisitRestoreDeletedRegistryResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -15462,6 +17307,57 @@ func (sh *strictHandler) CreateRegistry(ctx echo.Context, namespace NamespaceRef
 	return nil
 }
 
+// DeleteNamespace operation middleware
+func (sh *strictHandler) DeleteNamespace(ctx echo.Context, namespace NamespaceRef) error {
+	var request DeleteNamespaceRequestObject
+
+	request.Namespace = namespace
+
+	var body DeleteNamespaceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteNamespace(ctx.Request().Context(), request.(DeleteNamespaceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteNamespace")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteNamespaceResponseObject); ok {
+		return validResponse.VisitDeleteNamespaceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetDelegates operation middleware
 func (sh *strictHandler) GetDelegates(ctx echo.Context, namespace NamespaceRef, params GetDelegatesParams) error {
 	var request GetDelegatesRequestObject
@@ -15939,6 +17835,107 @@ func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace Namespac
 		return err
 	} else if validResponse, ok := response.(DeactivateRegistryResponseObject); ok {
 		return validResponse.VisitDeactivateRegistryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteRecords operation middleware
+func (sh *strictHandler) DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request DeleteRecordsRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	var body DeleteRecordsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteRecords(ctx.Request().Context(), request.(DeleteRecordsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteRecords")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteRecordsResponseObject); ok {
+		return validResponse.VisitDeleteRecordsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteRegistry operation middleware
+func (sh *strictHandler) DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request DeleteRegistryRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	var body DeleteRegistryJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteRegistry(ctx.Request().Context(), request.(DeleteRegistryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteRegistry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteRegistryResponseObject); ok {
+		return validResponse.VisitDeleteRegistryResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -16525,442 +18522,477 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37cttGtjgKv0qX9t5lMgNSFHWJLdXUbyu+JE58G0seZybyFppEk0QEdjPohijG2199D3He5fx/HuU8",
-	"yaleq7vRAAFeJMpxHE5NOZIA9HXdrx93+mI8EZxxJXeOP+6MGI1YCj8+pv0Reyy4SkWif4+Y7KfxRMWC",
-	"7xzvhJOsl8T9gIzpTYsO2d8vsk5nv69UAj+wsL0T7Mj+iI2p/ljNJmzneEeqNObDnU+fgp3HgstYKsb7",
-	"s3Nxxfj8FOcjRiZpPKbpjERU0R6V7IEk0zRWjEyEjPV7RPA+I2oU2wd9MR7HSrGINCh5I6QapkyS96cv",
-	"8k9k1h8RKkm4d7T73f63B08eHjwMTwjtScYVmY4YJ2rESMp+y5hUpD+ifMgiwoUaxXwYEMojIvAdNu6x",
-	"KGIROfvHCz27XWdApqO4PyIjKgkXJGWTJO5T2WyTM8YjEivSo/0rEuMo4dl1v+UdSAtOJHQrwFshYkAo",
-	"SahiKUkZjQKiRqnIhiNC+YzEXCrK+ywgSsBjMh1R5Z/MNBWKtS944WLYDR1PEn033mHsBDsTqhRL9TX8",
-	"zy+d1qPT1jPaGnz4uBc8/LRb/sN/7gQVF/z0nA6rL5Vxlc4eSBLFQyZVQH7LhGLRYoD5pJeU0jFTBjxP",
-	"5Wu+YHh9v7EiUgkRETgH/SDSZwhH8u78MYnojDTCf/3rX/9qvXzZevIkbLbJK6HINFYjEl6zVMaCX8YR",
-	"wHJ+UN1O96jV2W91DnaCnVjP+lvG0tlOsMPpWL9A5aUonvJApGOqdo53IqpY5WktR4dT0s/fIUq/FOhd",
-	"UnO9lMspSxkAV8xJrGQtXCE8HRsopxGJJZEsvWYarpMZ6c0IdaBMlIYjDcgaiumMRWRCpcI/49QNSvo0",
-	"G45UK5tYWA+ISGECg8LNNnkfq5HIFIlVANNKMqYz0mN2bpjWfE6yiQZkPYB+Gvc16ttnCR2Snsh4RHps",
-	"FPOINLpE6s8jNqBZopptckquaZKZxccaCRWheGr6V0oOOh3EBbhBPJH8CisP7jMhzhMWxU/EmMaVQPCE",
-	"PYkJEF85YqnGIni1CKKTrNe2v5kdTqga5fvDj3aCHU1i4pRFO8cqzZi/wTG9ecH4UI12jruH+8HOOOb2",
-	"973KZdctmZOY6yNhyqyVNJ4/eSUJTRmh/T6baGKtaarKUs4ife2TjM/6ImLN4rbMT+2+GG9mW4fLt/Us",
-	"FeMnGmvnNvaUqzRmkmQTjdXAEkRK6EDTZ5/GVFGPvVZnr4Z6DFLY3TrE4/ngJVX9UQWXvthBvmyIGfLm",
-	"i50QcR85m8aHMY0Y4n5sCKQmCSpOEnwxS1PNG80wpMESycjBXrd0QRc7nZvO3qPOoEv3et3+fnTADgdH",
-	"nW/3HnYf7dOD3mH/KLrYqUO654MW7qPmvo4Oqjf/SnBWcwCnnGg+RPShEsoJo2kSs9QQyxNCyVh/SIZM",
-	"SbLfOWgvWJueZvEC9zrdyiW+omP2LE4US+dX+IamKqZJQPpUslbMJeNaTLlmRM9sltegiiRMU919fWkp",
-	"7Ws22GzXgBD8p26N3YcFoN+vW7Cc0D57HlXRIG4fX8YRaYRRHB3L6/5xu90Om5bsu3ceSA028SBmUSWt",
-	"sl8f/pCxx9+/e5i+/PXm6c838ZvsyeF3T6rx3F/ARrHdbfwtG3zZO9/ott/QIasCzSEjPBv3WBogBu3V",
-	"QdxED+CvwHBimM8RsJirIy00jelNPM7GGmHs/2CN5o9uhZpvDFnqlngW/16xzOeKjSWZsJToVSxa4aXU",
-	"A1Qus9tZss6lC3zL+iKNXsFs84CTwlOAjYBkPP4tY1ZKS9kwliqdtatvHL+8NDhdf+f/mWqQ3fmP3Vyj",
-	"28WnclezqhksDVeKE9avFZ9XrtYBYO1y8ePNLhj0oGpiFLGEDYEBI7L1KSh5RncqYpzlTS3NnFrfRges",
-	"9XBw1Gn5DKpuWzDcGvSmmludiVRV8GnN2kPC2VSre4M4leqEhHrqECSjMI5CQmWf8SjmwxMSSkVVJkMt",
-	"8+oftdan1Vb9RR0CSD1zJexbwYJxDd2/2F9xDjtAsBNHOx+qtnQu1pGPemwgUrZMQNrrtvbrBCQl1hSP",
-	"/olSSzX4WJEmjhhXmlanqCMaPdLXCEGvC+vON9cXd1aFcrMwVG9TJieCS4bababvUxlgfkbjhMHq+4Ir",
-	"xgGC6ASUIf1891cpeEEp0W9GelUZp5kaiTT+nel1jZmUQOtLM5ABTvFpZQRNU5Hiwosn+kpozSuOyOmb",
-	"5+SKzdp6zO9oZHB49U3AOcQcBtM/gj7n7cw8uoz5JFOFrT3HJwSeHBO4J+KsB8RxgmPD3Mg4k0rroVSR",
-	"sZCK7HU6ADg5s73L/G4UELRjKWM+1JjAxhM1wyO845mfe9YqLbrj/HDyjwUfJHFf3Qp4+vZjf3eWe+j1",
-	"J2LGmCQ00er8jLCbWCpprVr56W1mh0ZbsYuSiJW+egKkkDQois6KoolE65+0DyK1ZU4BGBrwwOziI9aP",
-	"IxY14dieGKYiVzi31bbmRnxr8Lxum2LKQUGJHGeTliJ5vNdf46lWOd+nsWJf5moDpxTbS9Q01DM1V1tb",
-	"apZovtuds5jBCp+JtBdHEX6+NsAP3Nc+xLsxj8lMZGC34AJNirh9rfa7/TsT48bhnyaJJlZ0BtNHAqdp",
-	"oGmrOH3h9EWKNFDTHWsKSxIxtcD+HMwzNMHZb3NusRmhyGE4yTi7mbC+5v5MD05EH3B1E4ymYnjYzUu7",
-	"gHX2ka9aXK2+NjtVxerOsn6fSemvaC00/Sxruy8kfCXUM5Hx20ksuYrNhbocwDg+WDkVHQAZn28GwdBx",
-	"0NDYzIUasRSQKCLg9mmSSDBEHmBzcLOvhHopItDwF/ki0AuUe5JkjE4rhsapYXzNNJMiYcHKFMIUb+gs",
-	"ETQ6F+IFTdcFa3OkExzjUglxmcAoRYaOjLAnohlRQhB4hTSSeBwrskdext81N3TCMEUscQbNECi3pIg0",
-	"YKYT8lD/hwz0LURRC7VfiYTqjf6NR/EdZeKJN8ylEXz9A/GnMYLxcaUZNJZkqb1zE9Q/tJbREMk6oW4J",
-	"uX+DJILrQzWLPLH+SjKl6AFUjMMpWgFu8zLO3MjLpIc5mSG3hVQt9B4Enc0t+XNKOWeMpv3RHVDAY9gM",
-	"uf6OXrfz+UVxhHIC2MlBoo/HRbLxD1CrNqY3noOnT2/LjAkgcIa+v3ecXtM4ob2E3VYLdt/7e3D79V/Y",
-	"zF7yo7RsA88StnUuxEvKZ4byylvtKaWKXQKNLpGvcyHImPKZ1XDkBnb0VkuWZrISWL9lKp21ADXneeAZ",
-	"UFJJlCBTGqtKH39uRNXzvvMNFhu1ePgjHxOrpIvU6eS0aBJRiG8bt4gYCcOq6fAnwQlFr24fXOPI795x",
-	"mU0mIlUsesmimJ7Dgd3qTNxAl2M90iWcffF03CsEXiH6lWMiGY+ApgHvppLMzbhZ0UBjCsThUEnC8lwo",
-	"Er2TLL2TiJlJltZIl3rsjQuWV2z2QBI9q95hFEtNZ5DA/dOzWa9LzwH9Bu6jsoHKN4dXiTn+1I6Ofwp2",
-	"DDpsxuZ1mQhxlU0urXXTs4Ft0PSlv8g05GJIUU5zwX3qQlFgcWUL2T+Ni+62SlnhGCWqVoMs2YimpneH",
-	"B0jcARqX4r2pb27daIiGAA3DqJ5QRav1nFCzu9CKRBjVkVvYDOMLdiapmLBUxQi6xrOF5t2S2T7IHUm1",
-	"z51HpjLAMHfS/FL23uQDB94icueG6P3K+kpPUti+Ew0rj8CISmJgtg8cZQXvVPFMInPEiwBm/k4+eai4",
-	"7CzsiwHOVbnrKEJvpme0pxEqRDR54y14QBPJasm5Pgunw9m4SWZ9oYWnsk1OMf5yELNESwz0irnwLwx0",
-	"Qn+VtLGVjGpZUb8ND90K0AwsK87WX+Uy+2f+KmClonEil33149nrV6/dKY7Z8qssfuG7eld3kKKnjlV5",
-	"FVM6UKGmfmESX7PwxPwXY1wx3rXtO/70+zvBjn6pwtcX7CiVLFvY+fkL/SbyCRUnyZyPrmVUCZ4lRqJH",
-	"L+oyFM7PZiHMypWpVBQZUJRLSBS6ohQbL4WA0yhiZh1wXrhKmqZ0VrMjuWQ3m0RBeWzCKvc6nY7de6Bf",
-	"YBGhSaIhhQvONnIORQryCaIpnuO3ezbgw/6+oZNakTx7ROd29LcIakXi6zmyc+jSB7wTbIQwO/Ca2+Xr",
-	"nLSCVcjbJ+mnjBrVrbRfEJiWkkN861OwlGffjoAZa9bq/vJ62uAvMbDby2eoPNVJ/BObVR+ooRXoe3kg",
-	"rQ6nmZCLZpZEsn7KKri5OfZLuvSEz+Mxk4qOJ3pBV6xW6kmoVJeZdGMWV/we6LoTvPTLvlbLIvSZxgqy",
-	"BPTPsX5/HPNMMdLQFBl5A2fXLIX4wluQ7mDnpjUUrbm188p4o3PjrDJmcKoQWDHMdDxRM7AF6zPXSrM+",
-	"XaqEVqRkBg6sCjY1SdkgvqmeCnUxCLEhe10vmnJuNoiJNeEqOCKTZMpSPcZEVc+csmtxtehyYgX2WPOe",
-	"O/I4YURz3c0eeQlNDFi5gB5zTIEPpiUIK+yoHnce4wDApJLk9WDn+JclJBRR7lPwsYQxV1WIaO4tIKG8",
-	"7l9iSNTBPulRyY4OsjTxbvGEyJGYchPLzNFFmnP3pQdUsckPwXwYKJtaShBYlMqpQPlYVmVMeA346S05",
-	"U+E26hiTtUOZa98IY4KJV2bBSSyV+aR+o6sJGhaQShLE4q1LYi0/d9754xHrX/k2gPozeD9i4FUsuOeJ",
-	"mHLj0PEjhVFbAkWn4oRcqsUcAapXA4Oda8/SYR72hEgY5Qs27j6q3LwHsXcXVBfDfzX3eD8yyV0aoGN9",
-	"rylkReVMm0zjJAHBaMhjyUx6lH6exKiBFyL4O8ujpf2DqtVH8Gi8ePLNnE6rEH+7Kf12fVXV3oaHWn10",
-	"ENWnGuz52VEXF2c7d9Aw17sG6+Xb2C04P+WXbLVY/1YhTOjSeOTrCRjlM8EZRCJhcKXvB4U8PdA6Tkio",
-	"ZZU5c0OZ9gSloPG1TB8rmViLu1R1ian4OlF0eEzCfiaVGIekAY5RvEV/J00M+5KK8ohqnYsO9R0LyUgv",
-	"ixPVirkb0DseDNTOJJOYfmhtLzgd2NTHPZbKUTzRoAAuoUstmFhR7E6GmTnFyT/3evx5T1V/tCnkgcHO",
-	"sp57ax7mFU2HzJp2q9UFm4UTEM+eq6/EqX9kqidCpXethJhgB75EH9mSU4XNgF9Of8Z6IyGuLrM0qUSe",
-	"lBF2rT+HGMKJkIpFJ2Sk1EQWPIA0ilImJWlEoi93zaiyPY4CcrHzHsjIu7cvihmUFzulXDwY9nh3F7/1",
-	"Uid35XW/dCSdg4frsT3vgALvtopHUAVPT1gUv7HZq8vzWzEvVKOmMrGNWtDup3SaLBKL6jJh5y56ECfs",
-	"si8y9PnMJQCVPdT4wepmsMJun8UYXFAWVEHhEpnqizr12DwkU2M2B+FF6/ZwEAZMIhbFLVheexw1wecV",
-	"2ljpUga7MwlUHQksJ2XU+Lyqnxs/V60FAheG9geb4qtXPaY8HhjHx22MwkEx9a/6tNJ4GPPWCNCrEAfL",
-	"+4xQos8IlPCYR+wG6cPyadmNuoRd1dqzq7/B7JcahcgejT2WB5J4H93+kEzqTkXVDswgCjFqGPbDIjJj",
-	"qhmQUFwZbufBVuXt6ZfRYRyW4Iw0KElEnyaegjOiXh4kMFPA06bveTDr2gl2xJXetfVWuwyED8sokkv9",
-	"dmlLBbwqwnUB8S1SFy55Ke0CbK6gX35qvjs8ADkxMN6vPN2vSL8GDPiVMR6tBmNXi+yEHlFZBpyrzWZ4",
-	"6zoEc060mwfWEe0eHhXJthzRVvfw6PjR4OFR1Hm49/DhQf/b6OjwEe0OGKWd/uEhjTp7h3S/NzgY7PW6",
-	"vU7vYbfbj/YOo6P+3mGvM+h0aOfhTg1yoO5igA/cXcGOzRJBGAJ+MY3VKErplFcKXQvYvDHzmRsljYud",
-	"ix2MaUVYiHkSc2YVUYdXy01U5fRKvQa7pTmQNyeLUBL48FW8/9LFLoX9JXaeIguXaINDhQipyl2NPkUh",
-	"YlXbT2lZmzD+2KjRGkZUnRxCyQIdHlxF6/oL2JjGSbVDRiQFUIcl6R3ZhS+lqzi2GSnI17foODbjs7Rr",
-	"1BL+WFwz7w/o2kJMcH8GWdG8OvcQA7gzCXQZ9jR/9u4YvRR9xv67WHXEkTx7MAXV4mC141x0eCv7r/NI",
-	"5DrvdeRHeK+IWQYuKpCqLHktN4x5JRrypSzc+2LCUpNsthChVjGbF49+w8E0T4r2m+KunqWMEcVulDEF",
-	"9SBqiNtUFJuQetB5dFQu/OHBnX5cwZ+exNET0c/GJqKtglA/f0Ii8wYepEGQSSqATTWiODqesl5z/lz/",
-	"G2LlblQBX35xWud0Om1P99siHe5yuRvF0e713k6QP96PI3goWT9LYzXbHWeJiq/YTL/3Icihdd7UUQJL",
-	"KqVeleAvmRqJqADqyz8uhPyu9y1iQbGcx5T1jkH+1drHf+2fPuw87BwfXP/46Md3e70ff3z66OjZ+7Mf",
-	"f7r+Qf5aJZr4MWIV21nsoo/+Of/1shgUd4uwncoFzB3S/JFXgn3leip97BAAraHPh0dT2yx8aeAirPCu",
-	"Y3HCBA0Jc4d5x/v5jys2a+1VupfBSvMTm8HaelSWBI3fj15ejejPw+/+/eRaqCdXLw67h98OaPy7ir+P",
-	"H3f/oX568f2kx/nT7xXtRuKnSju4sT1Zxm2PYTnDjp1bK/BPqHLZ1RdnI0LKqs13L05/etrtacHcBtrq",
-	"a+Olgn7WFh5z8vbZY/Lw24eHWvQdH5OwcxOSv5GjA5KIKUv7VDIyYjf6u1jJUqmOm0ffPmJ08Ki71+vu",
-	"Pfy29+joEds/7DzsPOwNHh0M9r9lB6xL92lvjx51Bnv9o+63j3pHR73Dw8EepYeMFouxdW5+6bQeQem1",
-	"o4OqymvBTm5Yrg9SADh1tlxnbjwmCdNTycBsBst2tC//f60wIFLRFOJBwVVMzbv6a3g5yAsPdB96ZL5U",
-	"/Mym26/hZPmfX05b/6at3zutRx/yH/WqPnzsBHvdb2sOwiYC1wto7JqlM8y6PSaUjLIx5a2U0Yj2EkZC",
-	"wxfRVQ9Gcv3nMe2PYs689/oiYmGbfJdS3h8Rwc1fTkDAmYo0gloJA2/AMZ3Z9Cqwn5dJQsRWiiV/rF/8",
-	"5LKfylt9AgGfeNtojDDJSZVRH564UOGdnEJV0VTwYQAq4IQJLU4WLrcqqXV1/QR2XYXL+VarYypirIip",
-	"UVi/GdiLov1USElSljAqmSQNyRgBKyO8BxbGYxIW0gFC0jjodDQwuFIbgatcmiLg9FJGr4xzVpMm2leo",
-	"H6VZwpoBFN0s5yzk48qsZ0q7lmPiXbw/fD/TI/lpQDDE3jHhpUwcMF4ty8QJSOjKAsBA+8e+d7mUjq9f",
-	"d5kl8PrBcV5NhlTnFpdSiwOMwzSxTrHgtoDphKoRTDCfIu1PlZvecA5jZdBfl2ayqwV7TUoVK4zjpbma",
-	"A+llCj6eMedEVynlckJTqEqaiOEDSZQWaqm8YpGGd7iMQsKNP4e5iYr0mMDW2C0EzjMeTUTMlTwxhwSf",
-	"jYzHH7QrQnFRA5a2QGOQo3iCh6LXMgZJBFZjHJ2wnsPj/JBMHROk1ua68DM9gGfsPOg8KlRSXFabRH9e",
-	"kX2sR9rrHpPb5PnCkOX8bhjQwKlNrBLXJvQE0vgQRaqywuDbw+K3+s7nk7H0GH4Wov6yqw+knIB4QjT9",
-	"CL1MQfjWJqGGpHEIGD5f0cFgss3NhDfNvuoSLJtFv2o5Zak6K6qUNOjXAfHzxKprExQxSI82n19Whjnf",
-	"th3UZKRXpe3XZvKV0kG9BF8/t/WDz3T8Fc7xtO8Z19SHnd+snPYzNJ8QdbMo6WdB2o7zJRYqL82/hGrn",
-	"YvaoX6riid7GVg1XsxtrRVy21I3SzIizqSkxbIizEhOSsGuWIFcxD+2nkY0kLZgDo7xsEzeHeTsLRvm2",
-	"lkSCmQOsCGtMZt6ScQsNDJbVIvwKBmo7bfXRqydcLj14UwavQPfLp4m29EV2n/oYuVheLgqFW3x0S6xg",
-	"KwJnLruV7WTWjaVQKfeWWnWiXmBLrbEVfYTlux6kjLX0nRI9BsEhvev15hC96qrOY02HyK+iZzzQfXmt",
-	"BcONhcEDB7hMxVSu6pyncZKllXL4LBfk9YKlEpMJi06wCBsBFj+NJasU73GjLFpnKb+KXh2ALIWgSSr6",
-	"TEpvwlIyvphKEgnOAmKXhproIJPozr6NX+7O2Wa/ZSwDj3CYZpzHfKh/1MsMSQPVxVRMq1ZsghWcLOQu",
-	"JzQXGhJJZ5JMR7OC0xgn1LwP5wP04Sz3H1dGSglFk3Vu0pSvXA94S+huoCGYL1xc9OZZP563yDlwKMNj",
-	"AU9yHChF9Xu7+FCN46jyrh7Cr8nCfPw+6ofVdN0kXQSQfCamKOHJgPQAMqCu5iqWzh9F762YmozwJfZN",
-	"s5xVgvoLBM3F9OOa89W2C6e1ugChfhS927H2/GrqHJs/it7m4tn16a64q16WXL2baBH17V3S6RCQqrf2",
-	"HK/EYfpGtmeBp6r0sZiCQSCHBEOjbDx+RdjGImkhFdPqU0zFNCB7pMe0+q8ccuQlhNByshIxL4cIiKlX",
-	"mqHmENZK1dDv39Flby55JUe9nm5zAP1CDL0yB8v6qkxSoSGbqSljnKipAGuGK/ZUtnbMn8qIyhGrIYBv",
-	"nz0mR4+OuvMzBiaZqUAE3cX3ZorVOwmWnObj8lxrHKrZTM2xPuf9JJOVfk1o+mGemjM14U8Jo4PVT7M/",
-	"Yv0rMPhUn2hClVYVZDzkLCL5220CgYihvjyo9RtC2Q8lif4lMI1p9LJiSeiQxlxiJmcqhDoxYd5EjtHG",
-	"F+IIUypzs1bgPoPobiEU7kprgykzxum5G1sJOmgWxQosURYsTPl9sN7o88ub4+iJ7wY0esCaw9VTgXO6",
-	"4Rw5qCwMwHQckDiSgTVRuR8wigjd9OAQqk6VTMTwEiIw6yd/YGI0XcIOgsgKQls1MylCZOXhWHipSRCI",
-	"f2c58DJWhCOtkzbQGmjh8IF0xWcMEOV20dvQ9hw18+PzV22u0wFa4GNQNRqLq2ximcFTfs0SMakMbCzb",
-	"3ME96/5oevfEC0qarK6dzpuWypM3cpO6E9VCuIiwGeD5Y0MpYKWUR0kh/1N4RTpWjPSo5S8vaXp1miRv",
-	"GY1WNZSNaXoF9Rag+VadpYwOBmAJXUlPKa3WfbtkxatKAXrFWlJBPY4L5ZeyodHtBL/yyW048EYPv/at",
-	"LLyRGn09lpf6s2pbkn6yKKJ3A3ndoEraReQzLjqTde9dc+4N3vq9XXmdI7YQW8jtBoFbQ6a4sS9Ao7vJ",
-	"hPGqUhmVPAXC1W9vEX3l27lrmw0RWCbLOe087YVuh40h40xCfTOgiCN2k5ttN2KSs5/1ZhuPfSrlORYT",
-	"S8ljkU5EagOQ5j9es4xJVNOs7tz5G71MbJESjaWLetEtzcgwN1NhNsOYGH1Vhg69O3/Weki0+ObUDlcR",
-	"Q9nLKAfL7Hf3O/vd/aNutL+3v9eN9rv73cOD/c7+w32639nv4L9dBj93DmmlnXO5XXxjacJLraJrtMmq",
-	"MqCKwbKFvoGXfEvoOmkNJuHSrfKo0wnuzZq4foEc90W+KbfUvfXFTueVMHbKstPCVtnxQbtALHIEqLdL",
-	"5rssr74ImgYO5y4OL8Xe/kJqW5R6lxaM8igxEt3bcb5XfkOISm6ShwGlTKUxu96M0csNa+Bj5RDzfN/m",
-	"QupjzTfCUGqs9Xby9XDz3rGxgpq/8jp4BUQkkS3DtLJ120PhhZbtAnLVo1TpAL214zmtBC4rIUoSS1Pz",
-	"stQAEYa4I8YUALcOe+xLG0YeT+ytlNK858dLK35ibWMlCkTFCyeDajBQ3qqYNVShHvaVSC9dzspSCeSW",
-	"CLrAjw657JflSOU8ldOmPwKp/rWsj5YDtddTqxYZ3TV7WMnxMCeqLHTL3ocmB5l38STWB7kgi2u9mJna",
-	"92KVVJ/YJnycrjOiK7RbkhKqljm//6AA2F5AhAdtdiuBh7/u0qtU4fWcoT7G/xBLJdJZPQU8TZK5IoE+",
-	"Sbir48RfzFk2HtN0WbWrjVI8O+USwmcttCM8LuzvjhGaaq3YnD+SpnyhCL4Uz+ZRqBppVjMRvYbyCXWJ",
-	"zZSX6iugEbYvxkyCkwKDMyHXFjOdlfTKeaCjxlToyrOCi4UiYlVZ0qJNoKPSDe0rox1D/RNFwu+fnpNd",
-	"ed2HD3Y/uuku8Rw+7X4sBFp8CtGbG8rrPtGfmLDxEA3HEEo8rsouWDtBvw4moPqASR+fr9hiTQsiHeKO",
-	"9D/tKzaT7V9ltf3jqq4YBpRFc0VD/OIE+gkYwIzzDJ3QSXUI1PrVAuq2Xr6c4hF4W69M3XelAuZ3evbD",
-	"KWQmFWrQm9oLDyRCTFBMPGovLA9QstPYCtq2TICpleHBNp1JIkUT2/NCsPJEw3XoHV6I7gouvE4BJGWD",
-	"lMlRHtacN98H/Ij0kK4UAdTusEHgLjXvGO4Ts5+jAFEv41om17/qK6Yqw/BTk6XVS8UV46Vo6duVQihR",
-	"qLkr9gB+naIEeBNVNOoN8gOfUS1RUhxvzjiwpvti0evx5mAHl7OG6amWnRdGWsDd31jjWEWqkjUq57l8",
-	"UD21PxKpphDi2HN46oGDPLXlAaa8gZwl9EHnDZVlYPLVJ4mYjRnHMjdqKtIrYi3Wts4TTltjXhDpZXQP",
-	"WbfrGo9zCTa6u63SHMSlZyBesxK3PeaKQFGsBg73JdfuhP5tdQUYV2xt0bwmPxIrMtxlEUeLkmOLs/4U",
-	"88jB0bvzx2TGKLQuw8KLfkbTlGJ55+Jyzq77eGKAIt1O96iYQnp23W84i8T/2k3+L37ThI9+6bQeffhY",
-	"mV9aTk9AmawIS0EBzj3DahlKKhEbye7G+gYYMp73DnAWQf3UayQAbSMqWvjdtYlAIer4froHlM9sNYNw",
-	"6WTq2ceX0UxiSXcCy643Yi17y2gU88rScBATJhXlYBhM7YteAW3gzCmDNDO5ogMWmndXUyocpyb+0p/K",
-	"NIfCtWmW1xd8EA+z1BbMb3RsMiIb9xi0y7DpZ9VhPOOYx2MtUnWqY+9x3ktc/NwCfxBTTKBDlBprjUi/",
-	"ihoW4WJKGgiNMR9qytpj5hhtoBQdkp7IeLT+6mqv3J3n3Pqr4aC6ScWp5QerubSDPJESK0Bq+m6qqppi",
-	"kPX05n5cEiU/dcXzW/QKWlcEYRDfE1+zS6euLO5yqs/8qf3oTJkSPysKHYXjuZ0TuCbIoVDN9QH2TG+v",
-	"4h6ee0E4s8WihRnjxi18xF7bk01IUbfrk7K8J9ptk3rclyvCE77tAOk2ZZjXgFw3z/279u7at6rO7rEB",
-	"D/66umGOd/WJR5VpSCVgKLbUKTbbKXr8nbxq4GHekZ+7+C2ddO78VSIECl5Pu7oyMbSBAN5dLooKqCSO",
-	"1eG/wILUyPVZQqZMJQaMx0Zd1oyZRcckNL1TQvs4Z1b6RfM0ICG7meg7C/1hkvgauR2EtuZbCaHYwYRK",
-	"yaITkwbrNdQrm2fdhA1T7RZFiIJV9oHM7bUBqSwmbC1asEBrKYTCENQEzq9q5ULLq2fNmhuywrpFGoWN",
-	"gtlyKrIkMvGa0ja2E2l+ms0TwhKJFugQri5sk+dwuBFL42sGQggMoDEbD9s06hfX+gptALExSpBTqEhl",
-	"EABH1KuGSidQ1x+zlCVLWF9JD1AkLtkuNlZFq1uh716wIzM5YTwyTg4AEtBTYVsrVydFsH4RSwWEfmG/",
-	"MOgClcRY0MkuuWEeQon/5la8+lLFq/tpyfZlcufPz0TXZn05X9sgQ6tno8jqAGrqmdu68W4G8+8S7Jbb",
-	"LSrV9reWgW4wUgfH/IcmV6sGuPkk7jOHtt1Bj1peWaC22PaEDtklz8Y9tNuugKrwhU2JWqmwwHpWrjKf",
-	"qnCg3J/ac6v2MRBSp49l5YBETOfPD+YzlR0oCf0l8Fgg98PrToY38vlaEYd2s8XjKsKfD1vBQgumh9lr",
-	"EzHA7eNiDx6sSqhnz61Id8hgLxOexURP3gfVW6q1uPOwPpCRSCLXlUofgfH4gexre88k8YD1Z/2EmYp/",
-	"pqN0I+MqTkp2cK0mgBSu1QUrwoZajIQpewmDlkm5VtQYxJwmzbVl4Xppd9345uKRfO7g5jtbgT4juduG",
-	"YM+W9mIoioeOfN5jpHYR6tcM08bl3jlGuwLzPm+AtjVGVjsbLMVfyd3wxSi5a+qrX6wd//Pmfd2vD2Cu",
-	"OWJVBGmxP06NWy83CnkyieHHxpmOVqiMKxZBnNkMW8al8TVVrLluja9b+C2OFkZ/fBbOcztXhOnuuNG+",
-	"il+VRePWboFV0vz06Xu8bxUTiLVxuKw+D4cWWT6K+Lg8+89CSn3TntNCn57Fzbo22qinpufOwmY75e0s",
-	"Yf+ljin1G6uOXVm/lczcca/fUmZ597DFCu8cAC9sQlOjshnynJ/fvQgvS+301m9UtNTDX2MmScOasKAR",
-	"7Zdms/+yxZnKTpJvUgaperbMuT3UyuiEP71osOX0X6fvYiE7r/Zf3IKDVzoxNsHOF1LMtX0aBpvu5tUw",
-	"uuZSfnEvXGJN34ZZyh/h3ciTe9bu6PulujUsr11bAlro27i9N8FfzxfiUHD5Pmv6CtxW1nEXuI+WYswt",
-	"iITnNfDKMFW4Dewq7kZPVvEdOFnvXkhLjQMhN6E9kMaTUO0ZqEiPixj8SFXej/PYCTh9yrUg02MEtBwi",
-	"UtNEBbLdaNofxdfGfUCjFhTpQqdDyqQSaT6kfr3kUjjWMhI01sEhJeZ7miLkpdAt8+3SRDi7pKWOCFzW",
-	"+q4IA3l/mDNi61T4Ep0Kn8eNUITZtR0JjkLc1ZVQgTuf25kwFtfM71y5OgLrL4tFX2ob89YXQMBHlyaT",
-	"93KQinFlNxxPtTSfQMbwkgpudljG1xEd7FdYwUOu1ya10HAJGyGtLkLdoqWpk0EqJ57fzPyhLLuEuhNf",
-	"DZ5WFUZMJ2s3bcvfz23xqxK4N1w+5AwaJa4uc2FjxWNPshpT1Qf2bYUFzb1H1kQCT1l0x6Rtt8osUSvX",
-	"UrcBHLVdsybmk3tQQICw13jeQECuOrnA1Mtw2ZonpMdmgpsY6r1OB3s7IteAd1e1IHmfVPS1polkGNo9",
-	"FinTs3GYzd4oLBTNlXocrHcFxRkwcc0zsznytRgU7QkVV2auxD/uhTCroWFRpLTCNHmE2XpQ/BPFRv+B",
-	"sc5YvX+TtUaXOBPuI1B6A42UtglQnzt2uyxllwuaFk2jLqJ7aYB2hYVzbQOqF9FdymEy+FJJwBRVcnEm",
-	"MWSoYDpLyvpKWMfCPPVypyEL7O/RLRKdXchrXn62c9Dd37/FUL69y43W3Vt7pEyytLSk7t2SpHHEwD+3",
-	"woIXB7fC1S0WlyYJVdCrT4Ob1rv6t9SwEEzqxJs389NsQqc6P38xv60z6HgqSSNiA5olihx1OjXZ6vQG",
-	"L2J/73D/yBZ/WHDB53S4lqHc+fYWNC29J+Ov8WC5Gyi4rup6161n+S3XHQH3ToXhdYlB1R7qqnJ94WCP",
-	"86Lqns/adMOXivKIpuC4vh1UFy78cxtQc+45dyLvzh8H5Ed6Tc/gjyRU4vnZ6zOYqtEMoTY/aYzjJIkl",
-	"oAOZpKwfa/bRLEbPdTvdo9beXqvbPe88PO50jjuddqfT+bePL+vXYjs3bbJf2y7Zdy8aM995e/5KXRRM",
-	"ZetXAl8G0JT+xtiYNIEtHkjE2H8XS/C7c7DRM2N684LxoRrtHHcPD6qK5jE2uaTyMqoNCHo/YtD8WwOz",
-	"SCJcmgbYmV+e94RoOcg0jepJxtUK2guusgqg3oFk4AoN3f1OUNTILQnHJt2WJZHUaqFpXt6giiSMSoiU",
-	"Bfgbx9yfaG8ON4v6yMLgDu/VO3US8G51r/sQ1uh+96s1XVyc7dS7+RdSk/MXcFs1F4MC+cZuBSWDL+BK",
-	"bqU8rn+Pq17ABjSRhZeI3HmD12gdXH9C3FohfOkueOMbHF+IYbV9JRHDYblmukbm8UQdY2eeKZVOjICm",
-	"sdORGAdAdgNXKSEFE87GDDI1tgIMIZkrU+ybiC1AOOG/0luY5vC3TsK3NVPZiU2ZhcWdj+3ZGevSPEg/",
-	"ef6kWMpan7A78srANzfmypWL/aMrfl9codtmSW+2J/ZhOaCt7HstAF0ihvW+V/3wVs4LDfcVCsA92osL",
-	"7o9bm1AqRgnwFFa0rJbvZC3f4tzlGIogTa0TqDx6O52hElYW+BpLALJRFaLCy1VpyaGmJRWJc0p4TCh5",
-	"8uqMnP98bmzUIDr/cH7+xhR0ESm0PFOKgVovuKadlEPPe9KQLBm07GDNPNjFb7Su37mMwIUMP46UmnhF",
-	"yGEkzz9WRXxgi7MnsPy7M12s193C0yhF6QR5LVk8LFtUZ6T5B00yhp06JbtmKU0WOWfrun0VNIvDzSY1",
-	"lccuyrdrhL/XAtpsrg2Su46lJ557I5GOH1c0R3Ld9QzvmC0wMF4adpB6VGER1ta0K60/iPL49adSrJSx",
-	"+pEg0nnnUSiescJhGMv0/ZxEzeCLjqEYXrvOQeCXhaMoxNyudBjGMH9fx1EzfM2B1HS3dkn0eRVkrAa/",
-	"d5Q37qPk3bvnT66/DciI3TTLDftsCl6v29+PDtjh4KjjZ99FxdLDnZtfOq1HtDX48HG/W1VdONh5T1V/",
-	"9BhFJSCtSfJ6sHP8y+Jzg6/Osp6vQZRzfyTrp6wGBs6s8e49642EuJJQa17zbvyKNKYjyfqXQJSxmXUz",
-	"IHIkphw7bwreL2WK4gcvBz/941H68Puf/vVbej799d2bJw+fv3jz7+ei+4K+oGfTpXzXrHr+Yj8E861M",
-	"2JRI7xCcOlHcTLt8zqsaQ1GCnTvr20kuhYuuk1j8acz0GxFVYPInLIk1ArOVKyZrga706R3jN/zRZisH",
-	"cOTT18Vw3O1IatK3IvPUyq9WfL02tsJSaiG+5ClUnlhvHt6ikReuoU7BZ2kq0pq2AFPGFZmmgg9PiJ58",
-	"hjKVG7FSNcTWM3V9SeDpA0mmSDZacYRNAiQdMyK4idU1m63t05HJy76IWF2J5z7T63sgURrGD05Ix0mE",
-	"UQyNIDxtb4k25Pbk7mGndCPFddlj9U+/FoRqIrBDrdLHfBgCqXRgQ/pQ/9DEULvhbRXo7gEZiSyVJ4SS",
-	"hCqW5jA4plcM2gWHNlKbDmnMfYHfBT2buStF+nnWUcEopxDnU6CtDb1EkWHZSCSsm8tUNAu+lDHvsw1H",
-	"MCwNMFkpoMO7a/2JdzJL+rvVPIUTdqaopTOf6xf1Z4h4tgvRPPq8e/uCmNLo+sc0Sxjh+jCTWGKTJqpc",
-	"Y+L2cnZc2mhh4f4e54Ix/JXmIRgFo1Dx1usxzFvDqpxryNQm+XZJ1FqBeW+WT/lDr8+9C19vgoGXj2Ml",
-	"Jl5YxYbP57yytYhpjlMgYwC+DAhsrgEX3hgxmsr5TCGvK4okSojAV5QKA8zXJru9pdnI508176j3vVq9",
-	"hlrGTCjnIuN9vVGtM2m8zyboureRTnHktjSeZIr51cSUICrNoEZwBby4vPCKhmY8uptpfb1wwKrGObK9",
-	"pANObeeb0i2v02fsPG9Tk2dcVQPPCZGMkUICFzz2QgabdVb7zx2KB/c5R9rro+YMaFTiKULmGzpLBI0W",
-	"myZyOHbiD6avmT+b8tYmyb9CmR3RCbslufcRblVOXx9L8t6Wya7qYbRCDEht26TwIut09vv6guAn1jas",
-	"NcTq4tz194Lsp7yEFhTXnv/aBDaGleSqnaui+d/MFx5me6+5P/lvafguvAN/sG98WLH3Un7aQYV4UsMn",
-	"9E2yfpbGanambxoBosdoytLTTI0q+96cvnlOrtjsGFpOXuqDRV8r6c3Iwb6xi2RpQvojmtK+gp5pZn+2",
-	"CLmGP6pEShrQt/KKzcwbISA5gB3odLCU/P7BWP9JrzvmAwGiteDKRO2bUJydMY25ojFnqfxved1vxxy8",
-	"77bj//GOntJ7aS4afecUq0H2Dbl3MaZt8s03zuAsv/kGYk7JN9/kJO2bbwKfO7rnQOP0Q8qjC44Kod9t",
-	"tEf7VzaG7JtvoO7PN9+YAH0+E5yRPuU5Vzq+4Bd8r00UvWKFtnWGUxmffaPHEjFtkpgrAeX04d5xHkgp",
-	"SPR1CGmd/IFRVQVnF5wQMjF1QxrjWErwYbEbqDkfXuxc7IQBsX/HgSUJP34KAyzogR1NDQmVzZML3m0T",
-	"ydKYJvHvmq3iMt4+e0wefvvwkDR+PHv9ijymXPC4r99B9w7CJXSElESK1ADRu/Nnrb0johVTkvFYyQAW",
-	"/PTxy1MTn2bySDQ1kQEJ9ehtRCHojoo/Eib7dBLzoV7ffpuMqByZlmvPWg+N+RPW+d2L05+ednsEZKf9",
-	"bks/IiJTk0wBn5qmsWIk7NyE5G+lxpywMlTiZZYown7LaCJJCLfcxhsL2/pGn/i3d+yJYqHPawLiQWtg",
-	"uw46HLvszYKcsBV4UXhywZ10VhqzEEVemgLZQEAUHdYNHSB7Dy545XrGTOnvVRKeWJ9C3fwVi/Hi3YML",
-	"XliaifRZtiyyZFXtC/6cyzhiXo8EEpqPQsjoSaZ0hiqkVRSJI7oWnBphXXBjqCGsmIFv/AhyJKZgwqDS",
-	"ws+I3aA7nyoz8gPpgyQAy1NAVROT47mQjU2Eggwcj8eZor0kZ7WN0PwUBiQsQgf5G9kL9GcXHE+geQKR",
-	"gi6LWyo6g2RzGHEgoBpuPuJlHOlBqbwUPGy2iTNmIC14d/6YxPyCLwkibZNQ34g+85gTjCWVbYLbBVko",
-	"lgSIhaGXodGHEIdObZ8NuKJjfSyGYyGzudTbPNj3uFMTTl5/J1JDdo7Jd8B5iJEI2AwFgrBN3iBngJT7",
-	"C97ASwwwNNgBnwxMVlUTSbSmvRP0DeuVaD3LtSyGztFckbFmNT1GgFlhAn8S95lRaQ3rOp3Q/oi1uu3O",
-	"TrAD5g7XaXk6nbYpPIZmy+Zbufvi+eOnr86ewjefbLd5ZIIl9uYJscc7e+0OfiAmjNNJvHO8s9/utPfR",
-	"lzMCSWF3xGiiRr/rn4dVXpVTULsl6XY6ZDqKE2Z7rvaZlCTNuDwB26VgWApKiczmdZiWdHgQKC/Egj+P",
-	"do53fjCzQlgNKP2wmm6nUyfHuvd2Xxrd+VOwc7DK+99RFx6pP9nbX/6JEebPhXhBUzNV99Hy786FeEm5",
-	"DeMDseRwlSU+54qlnCZPwTzrC3U7x7980OKgaXu/8yK+ZhxjqxQdSjBlzaRi450P+rNdaIG36m0aEX6S",
-	"xnp0d2HG1KIJkGasrpPfVFhcDshhZ59AoMU0low0NP+ETj6mNV6qTDLtKFORmHLTLd3YcIx0odZufFhI",
-	"vPW6EY4NUatsSAjNhRY1JTzRyO2mnYI05ZYETd2ThOhd5I2w4ZiPC6cHvbGlaxwpq8D+Ld5ONdRrOdhY",
-	"Q+gEZtff7UKPdd/g5HWedO0m8+6S3fl+jt2Vq2Lk7TJBQi8bE2g0a3/FaKe/WmGVZyy9jvvsHafXNEa7",
-	"/SKMdWdqGrTXIFuzDqPldX+XTuKWFp9r8RpZq+WShajJIO/d5Vp88UL9EOsAUSMWp8YF4vXXDQyYs0F8",
-	"EzhnldX3A6g7QjIJ5f+ExTBKxjHPFGv6E1ehxItYqtNJ/JPeneZLKR0zBRlxNaEC+Su7jwWXsVSM92fn",
-	"4opxcKbfArVWQw6zSmelrkARTeP0Pd0aSzp7yz95x6kRdNDh/mfhaB4Pk8oD0AfSAq7P1WgfbW8fPgU7",
-	"E1EV8/PSE5It5A9EWgB9Db9GTwlJY6+11+kUjBrgr0wovzIMSo8RK8mSgRFe1cj10IMAkWMME9FU/uyH",
-	"01b38Ag1zliSKzZRGO2XxFJJ0ArgRTRU7XW9mUkjRITSQvapjW8eiSTSHKvbQZxtZNyWg0LteciUJAed",
-	"R8cGo6AoMAxfhVoYlIFgm8dHfiewx+9GcMKfwsFx0b6l0ox9mkPLvQ2jZTkCpgY5NaxcsZnX5NnGBXkx",
-	"QCOWoqV6xGhkknPPrvstj9y0kN7ULM18V0GfPn1OutBZAb8fCz5I4v7dePTe4Sqrk9lkAtaflyyKqXX8",
-	"/mFUCCHGVy6LxKOSFpUZ8u7HKza7jKNPtih1lQ/lLeCqBGQtsOYHpq8m4DZIB457Q0NO2C2JeT/JIhY1",
-	"28RZ3Z0gPWZAxdzLNNedc1utHhVyMpgW3SGebJYLvHJEUxvdbqWSY3+WKdWIYiQEfwYI5tLqKmmEZ/98",
-	"fHn67vyHy8enj394enl+/kKTtoPOQa5nWCpHsamm2bltqa316KhaaNbH58hYSUSoZMAPJIkj0gjxclxi",
-	"habLgNixflfrwLlFGV/dKVMuX3L2YqGPDpaFQn+4g2p7OlAsfZ/Gin1WOaJzsPyjV0I9Aw/3n1HweJsz",
-	"zTIeLpRALNb3R6x/VSh8tfvRN4F+qpXPz1mSQFtel7+bGxHFlGsxxqWkY8A/ShLQDqtNnonSRw+kSf7V",
-	"L7la8JVCgF6zn9GxASk7WPqNc7E8j+5XKJ/b3jIJoJC/g8Fxn1daX0XFfCbSXhxFcNZ/AbzU2OGQgy5F",
-	"DQ9HzR88FAWu3iqUKKxWH85zjtRj6MIDNqfRql0jS78qhH3clzg9l2v/mSXquYSc5TK1l+4UY2tx4xoB",
-	"d8BWlP5riNLED4uyKGq6Mno4GrEo3nXt3pcZtdyLxjLresNLFJPB7pqSfkqniTTRCHoG70MaRSEkHkJw",
-	"HjYtiWIJrSVnKBVCBrefwIesAfiryJSmDzb+DexdMJ2xhlH8DR/Qfp9NFMN8jTHl8YBJhSY0+9uDUnt6",
-	"Uw6a9kd2CtyeEYxty8xi5N6MNFx7S1fkOu+MD43wV22CH8x3wK/oem9MJFpFqOztn5PtWJre8oqEcONI",
-	"DHY/4gF/2m2322GdMfAJi+I3OXDco+xQnGkZmcsBtv3XdD1BTr5GvvwkKjDQZ84sisto70DAIkO9yDxi",
-	"plqoS2HzkaiEbeD4Ca0jNQe0KUuS1hUXUw7zt2MesZu2hpPQMwL9+P4sIFLYcpopS2ZaI57QVM0gbAck",
-	"fyi0mV4zG/GI3+cEB5MISatl1xiWFOA8XRrSPDwKJVKNcW5vUyrzrc1YpXXvewao8tKe47pivf4YE6Dv",
-	"LqFX9PcS/WzMOIREDBiUJQ3gIsHKAj80KIKT27Um0JAiDiGR+khbQAjb48gPHHWhb5Vo6hFZDLQoCh9P",
-	"z7HG2SJZA965vXzxlUrrNVThNIfiBz7Dy+99VYrwsRAy9GldwuDkgrkWBhWUQvkEnTQgshQ/jnkSc2ZD",
-	"cPP9aDLRt6FtELzSLBKQNnluIkGARExHVEFsjb8UG0J9QsKfWxoBWxAWHRJJZxBAtJCni9Tn0yXrWsqQ",
-	"rngbdWdBVd5gr56SPIsTdicqstwsYIPDseTsV0R19Bd3pjjBjg8U1TssilxluGrv+PbK+uYhAFA7wY6D",
-	"pqog5S0BvAUBtEjnd+tcjRgOGddIyVoRly11o0qmRUcna+liWNFhICTGkRCnLDqxoTI0kYL0GLEdBSkG",
-	"40FkHso0Jv/NrUBL6880/bG1V0K7a0wCoEnGsIl1XvhFi/+51PNAEjphN6Qhs+GQAfSen78g+50Okc0T",
-	"jZ8XPHTlXEIkoyatz8l1GMuHA2I4X0HCk9f9YlsCdaPCE70IDqaeCx4WSrWEbfKd0EoRY4USLYb42xB3",
-	"vfQkEdOW1hTBGHvBw5pqM6EW6xiPsOg9+mSGgkHxNVDl/Po2FeccoJZ7wSvMuxCLxIXC+lfkfJQyBpFc",
-	"ECF9bFzheBeNUO/dXoESE5Kwa5Y0A0LxDYzyTdFNxAYi1d9o3Q4OrRmY7lJ28sjtxrxl948Bo+7D4IKb",
-	"X8o7a1azHlzDEy7Pb9TnN00vf91jbvMVkIpCvbvWhsW4AHzJmsUYkNIolnugIOI0d0FV4O/OqpFbVZ1J",
-	"5tf8/IleS8mcauUlLMmkATfX5EEyqoX12p2UL3+nxo1WVa7olmKBCY8rdAeGrCafUs9BM5Y0z5ifRZVD",
-	"9hqtycsbXqVf/I3CIN4Czfr7P7o3o/746ZD+/HL4r7PveK/76Or592+v/z0tZKAWi4BZ5ASKbkgNrsmz",
-	"yWlWY2vYlk8GqUaZJFQdzx2X7fOHBAIU81lhhZxNy4tzZM1fT+WQ+VC3Ot9PK0dKWsJ1fqPW8jjhORt3",
-	"3hw4fnWeqM9mN/+jTN8WDvJiePPXDaZnF6BRqH23yJU1ZKpGFqwVAd8ylaUc46hNjGcF9OVYPij7lbEa",
-	"BmZM43a0GIC8qJmbyGIFVrFerkRHpmrHqq7qk1x55VpWnlKZr6tOSf2DhIT79F+7bS2lIihim0JQeDlb",
-	"x/UfHlBCI9/t9cAD4grMW4Ttv4qeXGjycqEq8XgiUkX0B8VIbijrPBYSGmk1y3HdqZgSKP8j25V+lx/1",
-	"Au4R0vX4y4Bc72kbO71e7LQHDgu9rvqF3Y+/it5CDvK6IjaqAHCOP5io5qDT6XiwdbIo5O9X0StG+1VR",
-	"+R9FbzMkvhK8aqL/8FjuPfpvU4j0BFJmV8Cm9jaAcJPYd8o9ZHgAaWXDlElTBsUhwUI8TMQQAwknIub1",
-	"7s9T8rh79oaoRAxb+eukgQbggKiUMSLj31lg6jVAHv7Ro6MuSYWA8sKjJhSM1LKZJBTHM3/gQrE8viAR",
-	"wweSPI26h4d7j0yerVvrFZuFzTYk/GHHa/MFILUZLqcH/lLHYsygisBAGT+IxNQpzBCUNRYh9UIMH+cH",
-	"tBSTFLtRu5OExvwEMiwkU3/P1KD1sFimKRF9moyEVMcPOw87dnsXvHvBr357FL3m/5i+v37x+uiHf36b",
-	"nf+29+N3Z/+I9wbjw/Tx3xR/8u/Dt0/S69dXf7/gF/z//f//X6R6OHL6+/4wTbqTf/Ue//v9w7cvnv76",
-	"cJrMTqO9f3V7T/b3X8mHv/KDuPvo5eBv18lv48PXh/K3H96MDmbqu+vvfrvq0KfvXqSv1I/8PHv8OOr8",
-	"/sOj1+eD33/46WZ48Hc4rZxGzNnrq2iAuaD8WkreiceQjPxYcJWKisprIVbRCMiY3rTokP19L2wvXsQ2",
-	"PXC99MBzSEVVYLwp35VrXJVSLic01fxNo55HX/RvJdqS88KF8qQjF94HBApa5C5SIDJiAHSGhPrPobMu",
-	"FR4pEZKGV4vTvBtL0tHKr62XoQS6LTuFt9CSj4OIFP8by7wzrDsgD4rrKYe3/XsSI2DL5mpEEmnaljJW",
-	"ZwvVe1woWKzZ6m/ZirRGsHhFSmxwPfcp6ZSus4bEzcHvNkd5XSL0BtAepHLBc9yuoj2E3SjGoQk2uAOW",
-	"0CKkaa0VBJ7zKjzHNSm8ZVsK4LdMpNlYL3AaK86kZJLYmUgjF5vM02ZQLf8ce7KP/jNVWcoKtbAgJNOM",
-	"8sDOAa/tXu+RJOYMgj7GdEZ6jFCSxEoljPTYKOYRCSvEvdBNSmTWG2u5CSbhbFrYtQCRKt+edR/R/tUw",
-	"hYbU5E0qrhkGx2Ptd+4qMuUzQ+6YhEQV896n/6OJxd9fhQF5BZM4QdLGk8RQWdVfjpb0Ur1O4ybFC0AX",
-	"IVRn1PuBmzKKnlv4IjqNV7GV9ColPT2xOcW27fYh0iG5iv41Opienp6efjd5M+71rw+jn//V+fYfP/Wf",
-	"dN4MT1+M+t3z3s0/D65f7mePr47Of/7159Fu9P3+Dz8+enH6r72fsn8e/fbdq+7p2+//0Rs+PxqN5OTn",
-	"m9O/30q2dDj3xUuXf7GQlGpS6q6rNyPUI6I5FXRou5CoV9CU1QRNmkWxIhOqRl6nK1NZNGF0YKmcz37m",
-	"t9EQaWAjb+PfWRjMf0YVEDQboAfj6PFpUZych16ggCEX6hIyBVzJyYxDgImjtRAuGKV0oE7yT0AmSr1S",
-	"lbYEof3K1oriQuGaNWvTi54xdYw1NUCRNh4UO55IScMj85LkE+XVNkzDVv3pVNhUAaho1wT3U6wI0/Bj",
-	"KLgmYLlabk8OD9QX0OEPtxfGn1tQuS9RfL7xSY2BLy/tWi/4rlR8drkADqephJZFrxlx2EJiHhi46Ccx",
-	"s7IN9DzXfytpfQaGSUMLZNSipkPigEg6a7bJE2xXfVx9MyDZaM5+WqflmRs2Sl0K/sMCTpghtLRzhY5F",
-	"NRV441W6BTReW02b2Pv82kQOjzUsLb+tu2kSXyPDuXfVo0Tk1jd9XLHFJg9r4TQBUKlfLAk5YA730vEV",
-	"UxpiTAEzhyKhfAj1+W52xyLaldk46u2CQbVhyg+jjRbNGn9z9QfBJFv4ozHc5rUJm23yFqUnIkfQUANq",
-	"D8YqN8nYoESsXZPXXDOWVTViM2S0EO2Zx6NrytMX/JrxmPE+Q4Ou8dPAcZtqELY6gxjqddWTdltTZkWB",
-	"fRUJ/W/96IjtDw7p305/nnaStJO8eH74o7x5+vTFi7j75mo/+v3n5wezKT3tHV2x7g+/pz/+lL1dX271",
-	"r39rK7iNwbIKgdbCVBUnbPej/vdS8+nFAiSipoKcSCo9vwj+qTFi8XCkyMMmSUx91zFUK8l4ZAQcrLXk",
-	"6cVhm4RudhBwkP1JZ3N99/YFiqooJoXFpYcBkQmVI1DNsTzLMQk/vvi0+/HVp1/ak92P7z99wKKzpiKx",
-	"1qqhxIstGYWZKxCVSx7+P//3C1PumEXklZHYrE/lfTMgIeNQj7o4visY28t4ZCdIGL1mMkDDAiW9eNhi",
-	"PIopJ3tHrV6sSAJ+y1wa1qKxxtRmm7zSS9Zio2JgURimIpuYFBst1kTxMNakkSYJ6ZmCMJBegyds6zSG",
-	"NyFphDedzt7uTXf/YLdz9C0cxl53/6Bz9G2zTc4ECb9/ek6Kx9rZhW+6+wftye7etyGsseI9exidTieE",
-	"qGjoyKxhwshWUJA1OinJWiAP41U7UVNDlBax4K4lG0L6SCPs/Ff3mV7Lf3WfwWr+q/ts79uwiRW4XGco",
-	"06kJ8mLDm5a87rc0DLXEoIWABcYyYGkQI1KaGjUAKGNWBj9YTuP1hPHTN8/xt1w6Jn3KNfWH2uQUIRHq",
-	"iA2yJEFQgwLlprQwuidjibV6IiOEzhhN9QFNaKpimmApMXiClftQDTCKDHVOe5u7CLNYXc5iIGlwwVt5",
-	"mtSrgLy36s5eu909PGyiwoTDKltOVl+cqyALu5oxRRqLlA5sJOvt2FXihQKdZlcLXIznt0l3WkEtmacC",
-	"Iq1G33kaQhqSMUJ74pqVOzQWMaNayXEU7ZaBDPuFJo8Ns+b//aXTevTh417Q/dTcbdzgb/ufdpvf2B8b",
-	"Fxftya59bf9T8/9UtIRcU7YXfcVUS6qU0XFRxncaRS/mFHSPlbi+Ppxj8p40NAEeFIGnWSjmh5R5v4vp",
-	"XIGN1kUa6xpPvCfmfBDE7mD12t873D/qdDpBXus7LK8wIHOfHXWcnSFH4a39bCMpXUBRvHYjlsHWOUUa",
-	"JaGkWZZ+gp159lDAWE88wloJLqhwxXBfF8JLlSlToZjfH4UqUqzyLoD3xYpIJYTL1mI8ciLQ+WMS0Zkt",
-	"B6+JuyI9oTSvKRTWNyVfRuwGFCVIemkTW2u6T9N0RsKn53QYooRiStMjdy9gS2isEthmgJIxVf1RzIck",
-	"fD5ovRKctV7qv4TIh/c7B5VVJOAE/Vo9nzFg+C0brPK+sSetloN0Kl+vtIjnA31EcEL3G7W8boUgv4v7",
-	"IkK5sAKQftm++ylYM5N/f0US9lJEkBu1jZvbKHn9qKHX70r0y4dPxbr2QlyRbFJTQwhpYkGHLBPJlcsH",
-	"+ETTlQhYj2aKgaWJWujudjqYvw/FY0EMhRo5U2q6AR6b8iGhxGR/JcgVF9NCOUC3khhrgtbTtbd5u7kv",
-	"j6wVE/y/djJYbk6/mAq6EgxbIrglgkuIoNdT8g40UP/u2i6tShFt6v6t6GFQLlqmRTxEl3L9Mk06zWxQ",
-	"rEw/C6FzzqXW4EO/2QZ6pbzBTfInCbG5JFite4xxwm4mWusN2+RJSgemhdkkja+pYseWQi/NToNOlsbD",
-	"a3d/QqADG3Ryg16D1JWBgrp0rsWS6xiCC4gluojNSsFqD85ll2Lvz4JtU/KsOjOFMbtg/TpsGZnEA9af",
-	"9RPWHkeB2W1zEduA1qRfA9PArfxVWIze66oMBvpObtnLlr0sZS+GGNQyFywzgiArd/sJoylNkvpquj/E",
-	"EZOm9yTUfvQHKGaUGRW/YppRLJVIZ2j2B5HaNXuKFRlBSXc6GLC+YlEe92Oq1ENvXD2Tnr5Fk6TZJu/4",
-	"3FpMCzzoWAU/mWotzRNcot4pi4jgpt4KdvXQxBfL+1cmJz/WX71lNHrlz3Sf2ZQvaXp1miR6zkVk4Qd7",
-	"fsUjmLLUbfUrqM77Z0sjA3Ap5lhWwCmgiUEJD1ULL9VirP2uNr0sSebyPAsjBLgkKEypinnGdZVbfeD/",
-	"wa37/oxQ89MtQgWsJlwgSzSKUiYli2z8kzsKaERc2vU2L3lZXjJdBlRrg7EhzqslxmdV1L6RF1m5rqiY",
-	"I13JHKcSSJ9XQQV6kaIn3w5FxKBZ1UTNZNpD24g6JHmDO/psjKJqvkVoUskyt4hyjwn8VWC7NqJYoade",
-	"QtMSg5XQKqYsyWhYv3tODMOAgkoZyEgkJUCj0ZcrBdnNbAWgz40E+t6WcwsAwrUx4aP/K1TOhGGW4EVV",
-	"T6D5xSysblHApmVNrfSsPqoYTFna3MqfpCbUvbT/dWJBPmcZC30CyxC3vGMrKLtit3/2tiJfe8EMQHSN",
-	"WwXkWBGvIbVgpUCIZ3GCcXFi3IOsTMws34VUcmjynEcqYjsMAv80TLz/tQt2kM0T9NNl8u+mADcZM8ol",
-	"wcrcJ7aZKEQmMGljb5IZcMs+lawVc8m4jPXHyUwPJ1IF5uwQG3E0fGmpGdgRIRoijkLSoLJvjBIQO4bL",
-	"CUmjN0PID7Ckrf6s2XbhGdh11HMmxhgvCyHh1TEe4KqsDPL+hz77t26cL9Ju/CwV4ydUrWQFPhfuzbLz",
-	"wzheTcOXAYASaYT29mN79bXVTvHLytLbruK2V3ybpv1RfM2QMEN316rq26sdFwL+KgdwJlK1yntvsLX+",
-	"Su+dxb+z1a3qn8MTa8C2nqOckgkdGjOhBe5tkaTPbYi2OpBHqMDvVRX7gci2gCusHPlhuQTNcyxd2AWM",
-	"euJCNAbmVTSUS9tIFX2aQFBRQZKkETKwSMfX7BI/Pjb0grAbiOqV1ilpRwtIaBA/tJG/uekc3H1wGOYd",
-	"t8YmekzNgtHpGMK6LynWLABiNaBJ3lWeHHT2Pb+lDdlf1kfSd55qtsIidFaCZYNBB61QCUWTS7OlMJiv",
-	"JVrjWhVcM0XfkSoZM2UQzPbB8pnnP5TSaAVfwLBgNV+Fl3ND3A0OFOEWgRoaAHsOenvoGqBlNUQv5Hxs",
-	"5RrluJindnDscrHldLdxCK/F5wAntrVi/0xsEbmOYQNzoUBlliiZlilX0pTO4FVj4y6G9+jpylwIVDcX",
-	"vUtOkwQyxfK47NhpQJrMX/CyAnRihsyTnobxNeNknEkzSltzQ49/h8AeXdiS/hWUuQAKgwXQegOeIm0K",
-	"SKgh3ahP+sdLTGnXvCtlmP16Qr75BtcBNYuQ23trAus+JDPFXAkSRlBfU4bffHPBGyFt99r9XOOzT9v4",
-	"9xOT2gWPSfg/v5y2/k1bv3dajy5bH/7WuLhoF//S/OY/wwAZ30Gn02xfcFt9307g7Etw1BBRb0xTsk8T",
-	"mqIaR7GUBsRgQTvGGWEJg/Q17M5I05TOLjj0hgqIJj405pLEqk49ht65pryFryqreMxI4/nZa/LwqLPX",
-	"bJN/6uVKvMMeu+Dv3r5oMd4XEYva5JQLPhuLTBrzmOmhCeeeSUhtBhj0hb9aYUalpui1ZAwh6YIb6NSy",
-	"jAmxashMThiPGJqsreAEPnwlxHHeQjjFRSuWJJgnSjX0ou//gi8TXaBvjlk99AqGTfnatlkprqtN3jKZ",
-	"JUaOQqX/god4qtElVaF1HoE6b+E6jiA7VYtXcAbY6yybaDlur9NxYNLAtMWhNVxe8EQTOWmKn5zkNTuw",
-	"Ynss4XPAExTeYORcaKwSq5Be/KFyVZGAvUFqE8yZWgwCGuHGycn6TuvElwLdqetRstd9WKmd33JZGAS4",
-	"cFGO9t1tSebSEK0ZuPIN6GkCIlJXAEbjWYwLyhMOu53uUauz1+rsnXc6x/D/dqfT+ffiKocVWXp6xpYe",
-	"f2cTazatihYteq/b2t877+4fHz46PnzUfvTo0b8XFULc1JJNmz3UCrEvKgjYVeI00UAekSIn8xqQGg5D",
-	"BjFLIqSjkdNNpaIzS0RpL2H1xVj84e9fSl9fnr5POdkSrlVEZCfNbGXlzycr4wU9o3FiGv+sIyrjx/PC",
-	"cpUBCTHFF5cVVfW9FpyzGISVwIsLCcqs3k7diLkRcxHlnWhybCUULwrdhn3nkd3WqiJ432uo0sQWQXHK",
-	"+kqkMywU1SZnppxLKsbmw1TmVTJNhYMrxibQrSVWzhJkoiWhbgFIdJrS8BkICyeE4qd5Fce+GI9jBcYe",
-	"t8KaZPozOM/7xGU9wTI/Iazxr9qb+01CFSgK0FdIqrjvh5DImVRs7GGAHwnVspFQux/zzmefdrGNbL3b",
-	"/LVNpSi3GauRnSPWjyOtQsK4mtgaWC02RHJowb3BH3hd70PsnNLyvpGo/GnF0vq/YB96DcWgLymytF8p",
-	"5+Ky/J5qb12HuPVkXvPdfTcOwgWbyZbhhndYX4PXfNu37O6dLAB8Cg0+q8IjV/DSr0BLUga9k2tpCTQ2",
-	"BpqBhTXzMMtKCkNSNsgkk16r1cW7OPGpQqHB5QPX5wyl6ozb5pjobDE920yjQqRhkedceVRFS97Cdj8P",
-	"LVkMAS8xTe5UK3rvNbnd9hf803UY07C0MTy1nY/rcRHqccs5T57X1owmGTs2rjn9Wt5+U1a2fDbmLf33",
-	"H87P35xBj+w2ec1tfY9S/ZIe64sx89rpWs+iaXpHTsmAxkmW5mmgEKQKNcBc0n2bPHl15gpgjekMSyke",
-	"EiXIfsfUuJKkkdKUJTNy8JCMRJbKpn4OrbFZpZsRsHpmmgIHtlfsdyKabYyz+1M4HNTXWAzj+7QlCBvU",
-	"dPcOV9mPzCYTkSoWvWRRTM9nkz+WOCCk5K1HxTVLNdgbjNPYtqjloKEIDvNaJguwlja81Zg5yWwNPSzj",
-	"43wT0M9AUwgchtg9PMDANxqShikapKV7FoPxXCstWAioj4RHa6xDGnOpTFdxLMSLc4WBKecoxOCBJGo2",
-	"MS0xXflnGbi6hmZ5YIrL1WipROpoCnXOr7xcEeSIT6iEtA9NaKwLSwvR4wnY0RMxHNpah5jTTqVYQC9K",
-	"9XLulXDM1ebZLAX5p6HKKxMOXw6y1p4VCchppuFYVXy8All4J1m6JQ0eXy2hpUcZfIlinj4gb19KHE7L",
-	"dcg0atuK50arLy3BdBv2HF8Q41QsiGDEAIOYg1XbC5eKNcTFyvu+Ya0xb6Nr5lSkIG0NwO9bi+Z+sv69",
-	"4nixKsAWwf/KCF6NWmtgNxrW7orfxjxXWka7FlP8ykn3jCvFIk1bbPlrY0s1oK6EL9IkmC0Ps/rnXF8S",
-	"WU6SrcygtyOb7/+IiIvPUjfS7m9p13vz3jZE/4+KRXRlrWr9q/aNJbiycpj+Utzx6oDZIR9IWJpXbqwa",
-	"wSwz+APxa91I8c+RNrNFxz8nOlbEBt8SG1csFXhL3DQoiWklxUp5mF6yZvbIXSrx1RXmQJ3qT0QY1iuU",
-	"d/85CVsi8mclIqVicBUkZAqVDj3dsE+TpEf7VwBL5oOn1waSPv6nUefaPRHN/mN3ynojIa4uszT5VK9g",
-	"vhFACUyFGZn13MMHknhDAK1wXXPLyWFojIb1sgiL90Pd0oRRqSDEyiNRZ4ryiKYReY/DS2JCHOx8rTjC",
-	"kvUQNiV40RTcDNx7Kh4zqeh4AvTK/jVvK4w1O83fZXscNdvklM9I9+bGFrCzJYbia0hFpHymICgR7VeS",
-	"pEyl1h2G0eDdA3RaIUlbWjuC6ft5IEkcBaR2Ty4sGU8iDybNT2RhRYml8bLvXc8xa1CfUklsV8OYk3c8",
-	"vjH9LOXS1bhzv9uirvdyi5/pyiYG5IeXp49bZz+cdg+P0LcSR203IcA2uWIz6wjANmz9lC0/QwcXa636",
-	"w/2YSQzsG1q2hmWkZB9aAM1I6n/+ueIrsKlCeDcAA/Tqhm8Pb24CQsn+zQ0WoXMDc7LXIfKEIDaAswgy",
-	"mdJ2OcalhkDQInkwfVFKeVJIfnrFamCGNulha/QiLCwJGIXYC70xmoFveoBX0G0EXvMm8Wzkx0jaSquO",
-	"JZk48hh6xDAMbBvbiakkP0/T5IT15yrTMBIisIbmYFlEMFNIQHvAwiQ21YeMlJpI7PltVmhKg5lygSZP",
-	"Wktm796+IGmGPVPKxM+jqVQZ+mNhxRTi9Ok/xLOCa5CLdEyTWLKINEZCKpKIKUv7VGraoVIaJxANJJQR",
-	"G6E5KpmIVJEoFZOJfu35m2toQDWWRGb9kQa4sHPz7aC9F7r4fVvwTDZtuC60LIR7DsjvgjNTGpG3iueA",
-	"QmZHE3fXNTjEAKbLGHOaDjoH0JjMFA8SCUQw7XU6hT1LbHFSE2L0GPIj3mswPvM+uidDqjfbWvbTvc3R",
-	"KD03LmNpwSD/FIPcR6vRRB80Qj1pyJG+G3Aqabhv/hXLCX228Kk/pdEYgC5vAQWQRK1s58nLKByXhOXd",
-	"AjKvVsCy8ElARBKV9GqB9Rvi1ECxrLZyzdGFe43On59tHQyV23KR65WLBOgqHuFSWPzov34ZR58QEBOm",
-	"2DxIPoG/V5fEK0GoI65TGkNgLagYpt+kko6n2zLGC+vnFTj+svp5uMgqBrhUDfLnqSmhVzquW7ZT3Fu5",
-	"oN4XHbT3tdeoQ1CyWkEBPCoQK6im469XQxZNwEEYAfJ9S3SoysFaARPu3tr0C8We++Fi6zCxrSlzoxip",
-	"kWklZFzC5XYN/4nZYgHM1EHRKpjjWMYeIW0VlCXIXfSBgArvOUL6TA/6QEJIrq002Ogg6seKRDE2BkJN",
-	"HONhMZydcUWmqeDDOrcFwO2TfJ9btF8f7fPjWyWRTkPFFuE3ivD6aMuyomepW5UM+P5NGkUt6zZcnHmW",
-	"SZZaZI1NRXvSsBUoAEU5mzYhh8RkZ9sgUq/pLo9ImmEfXBuNb3G1Qks7jaIndnHrYmxFuM7mTT52dZuO",
-	"l7Pjym1O2l/TqHIaRX6KZ8PkffJk5vfMNnhWg9uImy50tR69w34mlRiHfuGGnuYqhJIfz16/ImfYmrDb",
-	"6XZae10bhRCn1jT/IK8FRhp6r+CrENwUqDkh7Aa3SkJ9JKE0ZccGmWRR84SEYzbusVSO4knoWrhfXjHT",
-	"48rUAQ1JX4wZ0qBeFieqFXMTMyHb5JwO/TaKnF2z1CS21ZuGb90l9rNQl+Ia/yCb8nrdWzmb1nVw3ebQ",
-	"b+ng+j3AAAWqY7gWU78hU06yWazX5AFUCgUsG0Q1KEovGMUPFe0qigFXF31xjPzLCVFeUfLYprx+ISbt",
-	"CmBbCwnyxNVCDYpEDOvR4pUfg0/OV2wFXIiQqSherTzVEMuDj2nEajDHD4J3q36hF/0lxhx+WVXdyke2",
-	"Wn23RAzBh3fftf7vlKDzp8bpt4xWpEvqc1+UNlCVZuMjecrG4pqtqMbP4zF+Xmjc15uhft8mB51HueUd",
-	"TAAmPzR/u7q2ix5zq7tvdfe/oMyKwH9n9V2llMsBS1vwsdaNF3VnuzL8ld3EWLyp0l5XmTsA4aTUD9er",
-	"EH1NLYckvmJQDxGKOqNoIJLIkBKsDuVtPOMJk5KEV4xNLqm8tA+8asrY9l+v9pILdYlN/409UZAG47SX",
-	"sKiJ+xlRU8URtnPikyeq8BVbhQpakhY2cQJtPiATt9jnAxZfRcbOzRW8djfwRVKyuWWuT9I2m7e4oq3A",
-	"A0QP+LZmgy0JvrOnxGBEyf0ACVF5jf3b0WWstJ2rVcuocoGytskpgYh4IFi27pZeExZWVllqyFY/S1PG",
-	"lY8VReL0DtbxypMZ70KalqsuzwcvwZF0X1SstJ8/CQ3b0q37plvdFehWCnkwcUmf/EuRPESfGi1yMUX7",
-	"iK5Yp0lWW4wWFTxDDbIsXVYUFZalMoUuBhILKWO+wHy5Ulsw1ZRsS/MKaxAmpqhix/6oCaNzC8IgditY",
-	"Yp9JsyqtA9OYy5KpSw/OkgGovOBOwljQqF7jrTRa3TtlNnUW7zl5Ve+vWK21njS+t0UmEaKiLW38Os1Z",
-	"RtGtRXowa0W2DGhticVFGfeAqKv5sU8LOizovthpADtNBtgOILRNZkMtjOknec6ZLVlcIYCdYLMobEoL",
-	"sW6QpPSINFIG1RJb+Sgay1xSlBSYqef1W6qIdDG73JBDevNJ8kXp754Lbawme239zF+b4PXHlXlH7LuN",
-	"n3mOXkWRqQW5IODGRcvEklzTJDa9m0xF18qyIKRByTiWWAoa0yc13dVykn5/YJI6IV5nImK922abvIJ4",
-	"DFN1OrWU0NnlTK8kaLqe0oEKUQJylMwmtAKVbJhufI+ala0houitLZHwOUnXPWmjbjt/WNiNX7tylaAb",
-	"/f6WFG5tZ5sJPZwrd3JbKigXyGtJYtLDGfggtFAFXg8tnwmOtAisZWM602QI63k8JC/j79r1BEh+ZRRI",
-	"/kEkyF/AqgRIbinQlgJtggK5Rq4dv2uG4OuYtSppkqnje9toiWLrnbyZ1qrpESDbxcORAmdEFJmi/pQP",
-	"WblPHwxkF4y6pBgQLkxDXayVlAcgQrGkyngNSjC+es6tSxrTkbAdxmxTa6vEoh+1Wd1sqPxarUSIr20o",
-	"EuQLocz3FTlSPq1tBMk2+8PgnBaN7q6aovXqTpY0awFz1jRUKEXq2dWOiyTCdirShKIleGJomaV0fQoG",
-	"+UTwIUu1lEejCP0ASBYjknEVJ6RsZoPiQc4gt6IJz7fCGQNeJenCYbfWuK01bmuN++zUD5GvUAvO0Y7m",
-	"ralfL0uuWtkEqvfVC30mZOPx2T+hAZtNYR1niYonNFWm2XioH4akQRUZC6nI0YFWSoGu7QWdTicAwVVM",
-	"ZfOYUFMuU/9OCq1c9MLCgAiYnSbJrNTrHAllJKBflO12PqFqZB2hyBagqO8EJzBZ9X2WJND4yRWbqzAo",
-	"ggDZl9emzqb5aEQV6bFhzKVZ7IOQDESSiCkOFv49DEj4N/1PS//z33qZRNFeAOXa0jSmQ2ZCWUB4NBE3",
-	"epxESGYi+LAznv5jA+MWNQN+AP7hcZZQwlmmUprEEkhXs11uA58zHjaeqBmJx3oAfXfGpaNfDqxdU7NT",
-	"/cNJHrzoGs/LTE4Yj4CnmVRD+JHdTLRAFzZdJ004R33GUkDBK1gzQZhyRRbRVTwGQMLKea75SHzN0KiB",
-	"oCWxmxeDWnoa4qwz3MCLbw/GOzPX/lvGMhYhm80LSXY73byawq+iF5DpKO6PSPj903MC6PGr6Mndj7+K",
-	"3mUcfbK3KtvkrZiiedhbjxmEpBmXyDghWxOAGP1ZYkqYRl+rE8CUEE+pjxcHxFthUZu8Hwkw42idx7J+",
-	"UygyNzfTmTnNEx/7saILxp3D5dYz7u+y5OodjPAF2oIcEdnVQN6KqKJFbjxJ9W6UKcShgaRaLbXUSfNa",
-	"PRRVO8c7vZhTFA7LZVw93eQXHPWDe0v0oOnsSipMd2OixY+it0yeAGhCQN+KFFuV6q5CxXMgRI7ygO6S",
-	"s3mop0s1zN1avIjYRiIVnBJV0K9O/EK4yzUmUI3sSLeJbkir9KSK6nJ0G7awVZS2itIfVpKPbjBwAaVZ",
-	"67VrUdnqy+tVCoJ5SUPWhgzibslUHGjlAStDG6UqoTORKeIpZmAjkkXN5LisLpUUASySDdQzN6CbgagM",
-	"gHKGbDBgQA3NV01PgeqLJBtzUKB8HauoEVEiJzDmiDFFpiJLsJIR8A2rszTikupUpyqhUb2kLDU1oZ2m",
-	"sVKM2zK6Wj/qsYHQorSyAv38gdEpnZHG6/enZ2+Ap8VcS3X6UoZZHFHeZ03TVgbFcrzrvI3EKv1k2uRM",
-	"pYyOUT3ATqF6dn1OjsVga5nwt4yls0uKSmOe7OU40EFn3+tOY/OwlqwCmp6aC7piNoWCcq0WaCZoLxJa",
-	"XDXoWGBojObzSkxaCbtmSRGWwGxZgKamZXawKeyWY24kylIbbGMUP3NHaBHQfzd6mylNaZYz0Hw5U9LX",
-	"1uRIf98w44CeVxlU8xReMKrMqXwsr7+KVlyK3ahdQ13qGzlUcs9c9dmK719b552nBh18W5Vz/oKFxGNu",
-	"QGJWZG1DpuY9v4uLwnhLcB8AB7Pe1RmZstSI3sGqjblqal3MOf7+vFi+podzW2XmC6kyUyh7tBFvYwHp",
-	"Vi89s1ID5fYiLPpTFIxZV5HdFpjZFpi5c4GZ6kaYy+rLlBHbkIHl8Z1v8EUvES+yTSZhOYXcmwB6UC4I",
-	"BzUtn6DfT7FaRcxLeT50gg4dq97AKBOaaozWp4HS/SCTpleRLCqusbIen2OT3ASBXpyoadxnpHHQ6TQD",
-	"86EtV++cPI2DzkEzyF0coDymDJwXZvONuhh6c2BfVRhrcU9/UFZ3eRGLLXQGwFnkNeHc2uq2Hoi70WYD",
-	"g35kq6EHdw1sNWnbG45tVa6mkItXhUjRYlyqp6IZn4qzBbkCYcX+HdVVxMrWwvoc621M6TamdKPC2ldS",
-	"ZGxTels5zvLO+dYuZHT9fGvnw/Tzref8rCskXFdSE9jn1nW5dV1uXZefn3wB8hWiDjZAuTTC34lw5eF/",
-	"XvRF4IVlgMvIo2hv2bUwanYsySDmNCmFv5faGINcRbgggyyFMEST/ANKIRKwgjJqHZmOnDXmnZmoz+Lj",
-	"VWhrNTnU32+p4ZYabqnh56eGGvcKAe9ASW4f7C4pKISagrSobIGiuVgdhFfA2A7GOZe/fexHVcTSxJrl",
-	"JjeMrw7IJMVIlBUjCjCnB6MIcntLo2hbDEjJ1thsk+dKet1maMpWLqCBDcvNUA8gEEITTlsEA4PC1Yhy",
-	"FzRuupRXUMszqhVRPdCphLiKbdWLz131Au5oS3u3hrlNFrzAeK7IYPTtaK8pELtcDH1syr+qcryB15h/",
-	"zBQNiFLgGimEVc1V7W6T9xB09nzQAlkpRNEPxctYQrMNLIIYl5K4Y0mkipOEUIUOCysaNw72ukgYp7Fk",
-	"lT4LrDv5J5Eb76tq7a16dHX+wB5d25q125q1X1DN2jur/h+9sE4begLC78YCT2x5rYqwE/3oqww6wa1t",
-	"Q1S2ISqfMUSlVHfsFgEqRWJQVCFv7c04yWVEPx/VCIu1OVKFyIMvTjpaD8E/kw1udRUwNxxsyx9uLXGb",
-	"DNKwaH3HMohFSpSymANJuSstst6JvHKB51pFNXZxFRzcXGWaJ2mk8y6NOc+qTfBakKVf7WQwJ7Clh/dB",
-	"Dx2AbQniliBuSlwzIEUoceRm02TRuG1vSxMrnbbgqPUJZKWnFl2tCVW5I9YFolmPh0sHtA7W1SmsC1kx",
-	"vwONlCPIHsU6MT0IiIN5EjZQJONOqNkc0UXP7pbi3gfF9YFiS2635HZjnmDMJrijH7hIaQ05vAOp9Wtl",
-	"FeqTlGVbkvFIQH8mTTvLnOMO8umGiOIZrmhLFe+DKpave0sXt3TxbnTRoGuxut+GqKLz1y4mihXdPE/g",
-	"l1tFo7RrHalfHUG6P6fr/8feFfY2UjPhv2KtXqmJtOm1r9pTGz4d5KAXuFK4wCFQ6TrrSWLitaO1N7ml",
-	"yn9HHtu7TrI5DsQBQv3WVGt7bM8861nPPPOHI1XO/rH6LE8Xrk8Xrv+qC9ffB1BD53tZ/NN6YOj86A2q",
-	"BxXu02IJtadGyWjJrPKEMDxD56SXuYoEesFXWUoyHD1/WELdcrBmfcJlex3rU2nVRhLq746A+dqCLkZR",
-	"+EQRnRJk41C6oe8Np1dDTaUzn7rby0JMt3W++Ro+Icg7JfgM8joX4Hhxs7zSRhUZnjsruZRWBLtsCPeB",
-	"FhUnfCRYsOUm4KA/rSd0/tfcDu8f2sNqRytt8Qbe0WIlIBkm7aInacJtoxU1iyRN7IIkQ6sMyT6IphEg",
-	"FvTdVyDnZpEMn1+kScFl+HneQTv6HloVDvok8O8ymNFKGJI1xIfh/G73pH8aRHWEL42sbi+TWDyQVWF1",
-	"2XWE7Zo/Q8g+zg99iogEtZH5Yx6gJ3T+jZ3CB4aVN1aECex2J/8syP9Hb5RbYqH7A0aTBh/Ko5BEnLJ3",
-	"0Qk9rko14wIeONs+Y5ydho3uRL2McTbcwHT4yDh7WChttsO4h4yUoJVYgyYLKOGUZPGV9mswC8UyIrj2",
-	"FGG+6UnIsYUSGHnJ/n95eX5NllBjMkj2uhKGW7wkPcd/7Qsby+4ovS/AjDgbqbwqrCJ/BPiZtKKT3pRq",
-	"uLyamry/C0AX6/H1+Lvz6Xj88vr552/fjL9c3+hfusGoXcL3YtKKGqsayTD5+afzwfWLwc14cHs3+JEO",
-	"lsXg1/vH8/TiYvu/5O+19Xitj5j56NXIvm7wmSfb/jDb3l83993HK0pkzJyBNLb9/Xafg6yLgAzKdbCD",
-	"3X1CTj+lDbGPOPI/rtvRe1lBl0DKSmb4BBIlEuQwuzq7OusnaVKVIhkmz9AT8tLtD/K1BAw5qh1CcaPt",
-	"jNQsJfYtaHSg2UQq/ZoALQWHMnYovMEIdEY6TPMzJYSjg0TilQgT4zosOPqMC4Pc7ZJhTJR2n9v8O8gF",
-	"IEdDOtQ8HPH7wMyCGzHjtku7V9LNNLUukZ0TFgGI+gt8Gx1dftsWxlIyDtPDiqiuNIFjYlxTUYGOetVg",
-	"3/4dfTr3bTcSqdcUl3eluVSxsuc86jal36TzCTXXu5K3YUqHI7kS7QfFsaPTrVpDSUa3b8jkh4lddHIz",
-	"mdx5cmrcemKBzp56bNtp3dRVaPqIpPEVtg/luFWmEUD7lJyc66AabcV91iFwqMIfDSTj/rpUrwRqrOU0",
-	"Zc7sj3ba6RFtdGpXUEmxQUugF70fvMdyOOhbrJGrq2nzT52SDUwXSi3RRM2uU45T91F/nns2PI0uQDvm",
-	"xn3WONzeCJR0uEGsNJT6JMBTLHqDT92v0X26opZZ1/lJbXg+yho/PhBqviezUPMj4+RUCChdghZ5cfcK",
-	"TxdRS5rnqrJvsM7WIxhxB3u2C80ZNCXpGB+4KResTwY+syrca9o10XwugaF2owoIWqMFG4y6xT9a4HF+",
-	"gltUXpK8pBsR6zow3iHiDVBhD3zSpdByCXoHE2ptoEi299vfAgAA//8=",
+	"7P37ctvGti8Kv0qX1lplKhOkKOoSW6pZeym+JE58m5Y8nTkjL6EJNMmOwG4G3RTFePmr7yHOu5z/z6Oc",
+	"JznVY3QDDRAgQYmynUS7ds0ViwD6Nsbocf2Nj1uRHE+kYEKrraOPWyNGY5bCfz6m0Yg9lkKnMjH/jpmK",
+	"Uj7RXIqto61wMu0nPArImF636ZD9/Xza7e5FWifwHyzsbAVbKhqxMTUv6/mEbR1tKZ1yMdz69CnYeiyF",
+	"4kozEc3P5CUTi0OcjRiZpHxM0zmJqaZ9qtgDRWYp14xMpOLmOSJFxIgecfdDJMdjrjWLSYuSN1LpYcoU",
+	"eX/yIn9FTaMRoYqEu4c73+19u//k4f7D8JjQvmJCk9mICaJHjKTstylTmkQjKoYsJkLqERfDgFARE4nP",
+	"sHGfxTGLyek/XpjR3TwDMhvxaERGVBEhScomCY+o2u6QUyZiwjXp0+iScPxKeHoVtb0NacOOhNkM8FSI",
+	"HBBKEqpZSlJG44DoUSqnwxGhYk64UJqKiAVES/iZzEZU+zszS6VmnXNROBh2TceTxJyNtxlbwdaEas1S",
+	"cwz/80u3/eik/Yy2Bx8+7gYPP+2U//CfW0HFAT89o8PqQ2VCp/MHisR8yJQOyG9TqVm8nGA+mSmldMy0",
+	"Jc8T9Vos+bw5X66J0lLGBPbB/BCbPYQteXf2mMR0Tlrhv/71r3+1X75sP3kSbnfIK6nJjOsRCa9YqrgU",
+	"FzwGWs43qtftHba7e+3u/lawxc2ov01ZOt8KtgQdmweoupDFXR7IdEz11tFWTDWr3K3V7HBCovwZos1D",
+	"gVkltcdLhZqxlAFxcUG4VrV0hfR0ZKmcxoQrolh6xQxdJ3PSnxOakTLRho4MIRsqpnMWkwlVGv+MQ7co",
+	"ieh0ONLt6cTRekBkCgNYFt7ukPdcj+RUE64DGFaRMZ2TPnNjw7D2dTKdGEI2HzC/8siwvvstoUPSl1MR",
+	"kz4bcRGTVo8o83rMBnSa6O0OOSFXNJnayXPDhJpQ3DXzT0r2u13kBThB3JH8CCs37jMxzhMW8ydyTHkl",
+	"ETxhTzgB4atGLDVcBI8WSXQy7Xfcv+wKJ1SP8vXhS1vBlhExPGXx1pFOp8xf4Jhev2BiqEdbR72DvWBr",
+	"zIX79271tBOmWfyKjpma0Ig944lm6eISXhsK05ZPOVMZSwr3Jmn154TH250a/soevODxVu2UDxpMuW6X",
+	"BeHCnCLTdntJ6/mTV4rQlBEaRWxi7hdzDehpKlhsKHUyFfNIxmy7eBL2vzqRHG/mJBos61kqx0+MoFlY",
+	"2FO75dOJEURwi8mU0IG5UnyxWCXwdtvd3ZoDGaSwunXk3fPBS6qjUYVicb6FqoSVv6hOnG+FKK7wMjYs",
+	"PKYxQ3HFLQEZKaZ5kuCD0zQ117n9DGmxRDGyv9srHdD5Vve6u/uoO+jR3X4v2ov32cHgsPvt7sPeoz26",
+	"3z+IDuPzrTo58XzQxnXUnNfhfvXiX0nBajbgRBBzdRKzqYQKwmiacJZa+X5MKBmbF8mQaUX2uvudJXMz",
+	"wyyf4G63VzlFw8Z1HPyGpprTJCARVazNhWLCaFZXDFjYTq9FNUmYuSj2zKGlNDI391Kerp1j72GB6Pfq",
+	"JgxC4XlcJTZ9mUFaYczjI3UVHXU6nXDb3VTZMw+UIRs+4CyuFK/u7YMfpuzx9+8epi9/vX768zV/M31y",
+	"8N2Taj4vCa3NcXu28Lds8HWvfKPLfkOHrIo0h4yI6bjP0gA5aLeO4ibmA/4MrPIA42UCjAt9aPS8Mb3m",
+	"4+nYMIz7fzBH+8dshubeGLI0m+Ip/71ims81GysyYSkxs1g2wwtlPlA5zV53xTxXTvAti2QKN3YV4aTw",
+	"K9BGQKaC/zZlTrFM2ZArnc471SeOb15Ynq4/8/9MDclu/cdOboTu4K9qx1xVc5gazhQHrJ8r/l4524wA",
+	"a6eLL292wmC6VQujmCVsCBcwMltEwS615l6R49zd1DaXU/vbeJ+1Hw4Ou23/gqpbFnxuDXlTfVudylRX",
+	"3NPmag+JYDNjoQ54qvQxCc3QIWhGIY9DQlXERMzF8JiESlM9VaFR081/GkPVWNrmjToGUGbkStp3igUT",
+	"hrp/cf/EMdwHgi0eb32oWtKZXEc/6rOBTNkqBWm3196rU5C0XFM9+idqLdXk41QaHjOhjaxOUYe2pq9v",
+	"xIIpGtbtb27ibjWlcjsxtMhTpiZSKIYG+dScp7bE/IzyhMHsIyk0E0BBdAL2m/l951clRcGOMk/GZlZT",
+	"Qad6JFP+OzPzGjOlQNaXRiADHOJTYwZNU5nixIs7+koaY5HH5OTNc3LJ5h3zze9obHm4+SJgH7iAj5n/",
+	"BBPUW5n96YKLyVQXlvYcfyHwyxGBcyKZw4NkN8GRvdzIeKq0MZ2pJmOpNNntdoFw8sv2NuPnpphRtLlS",
+	"XAwNJ7DxRM9xC2+552eeg82o7jg+7PxjKQYJj/SNiCdyL/urc7eHmX8i54wpQpOU0XhO2DVXWjlHXL57",
+	"m1mhtVbcpBRypW+egCgkLYqqs6bo1TH2J41ApXaXUwC+EdwwN/mYRTxmxlC29re5VFSDfWu2tOyLby2f",
+	"1y1TzgQYKHF2syknkby715/jiTE536dcs69ztkFmFLtDNDLU845XO4hqpmjf21lw8sEMn8m0z+MYX1+b",
+	"4AfZ2z7FZ988InM5Bb+FkOgFxeUbsz9b/6ILZlP0T5PECCs6h+FjicO00BtXHL6w+zJFGWjkjvPeJYmc",
+	"OWJ/Du4ZmuDoN9k3br9QvGEEmQp2PWGRuf2Z+TiREfDqJi6ais/Dal66CayzjnzW8rL53NxQFbM7nUYR",
+	"U8qf0Vps+lnmdldM+ErqZ3Iqbqax5Ca2kPpiAN/xySoz0YGQ8ffNMBjGOlqGm4XUI5YCE8UEIlXbJJYM",
+	"mQeuOTjZV1K/lDFY+MvCJxi4yoNfimOcjaFzasivmLmkSFjwMoUwxBs6TySNz6R8QdN1ydpu6QS/caGl",
+	"vEjgK8ULHS/CvoznREtJ4BHSSviYa7JLXvLvtje0wzAEVziCuRCocKKItGCkY/LQ/B8yMKcQx220fhUK",
+	"qjfmXyLmt9SJJ95nLqzi62+IP4xVjI8q3aBckZX+zk1I/9B5RkMU64RmU8hDMiSRwmyqneSxC7GSGcWg",
+	"pWYCdtEpcJvXcRa+vEp7WNAZcl9I1UTvQNHZ3JQ/p5ZzymgajW7BAt6FzfDW3zLzzsKUMY9RTwA/OWj0",
+	"fFwUG/8As2pjduMZBCfNsuw3gQROMVz5TtAryhPaT9hNreDsfX8N2Xr9Bzazlnwr3bWBewnLOpPyJRVz",
+	"K3nVjdaUUs0uQEaXxNeZlGRMxdxZOGoDK3prNEs7WIms3zKdztvAmot34ClIUkW0JDPKdWVaQu5ENeO+",
+	"8x0WG/V4+F8+Is5Il2lmk9OiS0Qjv23cI2I1DGemw5+kIBQD0RFE8/G+eyfUdDKRqWbxSxZzegYbdqM9",
+	"yT50MTZfuoC9L+5O9giBR4h55IgoJmKQaXB3U0UWRtysamA4BVKHqCJheSxUid4plt5KxZwqltZol+bb",
+	"G1csL9n8gSJmVLPCmCsjZ1DA/dPzWa8rz4H9BtlLZQeV7w6vUnP8oTM5/inYsuywGZ/XRSLl5XRy4byb",
+	"ng9sg64v88bUUC5mQeUyF8KnWfYMTK7sIfunDdHd1CgrbKNC02owTTZiqZnV4QaSbANtSPHOzLds3uiI",
+	"hgQNe1E9oZpW2zmhue5CpxJhVkfuYbMXX7A1SeWEpZoj6drIFrp3S277IA8k1f6eRWQqcyLzIM0v5ehN",
+	"/uHAm0Qe3JD9X1mkzSCF5WeqYeUWWFVJDuzy4UZpEJ0q7klst3gZwSyeySePFVfthXswwLEqVx3HGM30",
+	"nPY0RoOIJm+8CQ9oolitODd7kdlwLtWTuVho4VfVISeYMjrgLDEaA71kWcYa5mZhvEq5dFBGja5onoYf",
+	"sxmgG1hV7K0/y1X+z/xR4EpNeaJWvfXj6etXr7NdHLPVR1l8ww/1Ng+QYqSOVUUVUzrQoZF+YcKvWHhs",
+	"/y+m5WKKbscP/Jnnt4It81BFrC/Y0jpZNbGzsxfmSbwnNE+ShRhd25oSYppYjR6jqKtYON+bpTSrGkup",
+	"OLakqFaIKAxFaTZeSQEncczsPGC/cJY0Tem8ZkVqxWo2yYLqyGaC7na7Xbf2wDzAYkKTxFCKkIJtZB+K",
+	"EuQTZFM8x3d3XcKH+/eGdqqhePaEzs3kb5HUisLXC2Tn1GU2eCvYiGDOyKsiFzQTreAV8tZJopRRa7qV",
+	"1gsK00pxiE99Clbe2TcTYNab1TxeXi8b/CkGbnn5CJW7OuE/sXn1hlpZgbGXB8rZcOYSyhKwFVEsSlnF",
+	"bW63/YKu3OEzPmZK0/HETOiS1Wo9CVX6YqqybxZn/B7keqZ4mYd9q5bFGDPlGgobzH9z8/yYi6lmpGUk",
+	"Mt4Ngl2xFPILbyC6g63r9lC2F+YuKvONzmywyrrBqUZixTTT8UTPwRds9twYzWZ3qZbGkFJThmnNCwNN",
+	"Ujbg19VDoS0GKTZkt+dlUy6MBjmxNl0Fv8gUmbHUfGOiq0dO2ZW8XHY4XIM/1j6XbTlPGDG37ma3vMQm",
+	"lqyyhB67TYFPpiUKK6yonnce4wfgkkqS14Oto19WiFBkuU/BxxLHXFYxoj23gITqKrrAlKj9PdKnih3u",
+	"T9PEO8VjokZyJmwus8AQaX67r9ygikV+CBbTQNnMSYLAsVQuBcrb0vRiwmPAV294MxVOo+5icn4oe+wb",
+	"uZhg4MZXcMKVtq/UL7SZouEIqaRBLF+6Is7zc+uVPx6x6NL3AdTvwfsRg6hiITxP5EzYgI6fKYzWEhg6",
+	"FTuUlVosCKB6MzDYuvI8HfbHvpQJo2LJwrOXKhfvUeztFdXl9F99e7wf2Xo0Q9DcnGsKhVz5pU1mPElA",
+	"MRoKrpit6DK/Jxwt8EIGf3d1trS/UbX2CG6Nl0++md1pF/JvN2Xfrm+qutPwWCvCAFF9qcGuX9B1fn66",
+	"dQsLc71jcFG+jZ1CFqf8mr0W658qpAld2Ih8vQCjYi4Fg0wkTK7046BQWghWxzEJja6y4G4oy56glDS+",
+	"luujkYu1uEpdV0uLjxNNh0ckjKZKy3FIWhAYxVP0V7KNaV9KUxFTY3PRoTljqRjpT3mi21xkH/S2BxO1",
+	"p4oprJh0vhccDnzq4z5L1YhPDClASOjCKCZOFbuVY2bBcPL3vZ5/3lMdjTbFPPCx02k/e2qR5jVNh8y5",
+	"dqvNBVeFExDPn2uOJDP/yMwMhEbvWgUxwRa8iTGyFbsKi4G4nHmN9UdSXl5M06SSeVJG2JV5HXIIJ1Jp",
+	"Fh+TkdYTVYgA0jhOmVKkFctI7divqs44Dsj51nsQI+/evihWUJ5vlWrx4LNHOzv4rlc6uaOuotKWdPcf",
+	"rnfteRsUeKdV3IIqenrCYv7GFdyuLsnFulDDmtrmNhpFO0rpLFmmFtUV7y4c9IAn7CKSU4z5LBQAlSPU",
+	"+EJzN1hhtc84JheUFVUwuORUR7LOPLY/kpl1m4PyYmx72AhLJjGLeRum1xnH2xDzCl2udKnoPnMJVG0J",
+	"TCdl1Ma8qn+3ca5aDwRODP0PrsTXzHpMBR/YwMdNnMJBsfSverdSPuSiPQL2KuTBiogRSswegRHORcyu",
+	"UT6sHpZd6wtYVa0/u/odrH6pMYjc1rhteaCI99LNN8mW7lQAjWAFUYhZw7AeFpM509sBCeWlve082qo8",
+	"PfMwBozDEp2RFiWJjGjiGTgj6tVBwmUKfLrtRx7svLaCLXlpVu2i1VkFwodVEikr/c7Klgp8VaTrAuM7",
+	"pi4c8krZBdxcIb98NIFs84Dk5MBGv/Jyv6L8GjC4r6zzqBmNXS7zE3pCZRVxNhvN3q3rCMwF1W6RWEe0",
+	"d3BYFNtqRNu9g8OjR4OHh3H34e7Dh/vRt/HhwSPaGzBKu9HBAY27uwd0rz/YH+z2e/1u/2GvF8W7B/Fh",
+	"tHvQ7w66Xdp9uFXDHGi7WOKDcFew5apEkIbgvphxPYpTOhOVSteSa966+eyJktb51vkW5rQiLXCRcMGc",
+	"IZrx1WoXVbm80szBLWmB5O3OIpUEPn0Vz790sCtpf4Wfp3iFK/TBoUGEUuW2Tp+iEtHU91Oa1iacPy5r",
+	"tOYiqi4OoWSJDQ+honXjBWxMeVIdkJFJgdRhSmZFbuIr5Sp+234pyOe3bDs2E7N0czQa/lheMe8PGNpC",
+	"Tsj+DLqifXThR0zgniqQy7Cmxb3PttEr0Wfsv4uoI5nIcxtTMC32m23nss1rHL/OM5Hrotexn+HdkLMs",
+	"XVQwVVnzWu0Y8yAa8qksXftywVJTbLaUoZq4zYtbv+FkGoTy2Vg0P4bP5QH9zJlsflyM7i8m1i+G9p2q",
+	"X77I5gFEuvI6Sy3HfaWlYHnVGebbgT9re9GX2q3VIZqTZMHdczc5BO6Ibno2coIPlw8p14Edzfquw42c",
+	"xI0P4lPtPuSoU3VwCwW7irSMSZ5NaDsz2XE5zmbH96rd+tlgy+jglV9OWWuf1kmhreydDw0WvkQOnUD9",
+	"eH7I3k7cXq0pbX9zzaY8k8qoOB1yQZv5keF7bzArdanEK3x2ydZWI8ygskwXttShmYFztWJbJ/ZrDeyP",
+	"HPel2fNaapo0era0Mfhi4KBw8nGX7EpdKk/OZjah53Y8tsSbk2YzWF4lhRltlTK1EWutzNFa5KuVOVrr",
+	"MFVdTt4KjnK3xtfGTjagxdmaO+re2tSm4lV2g211E/lad3a+nCltLOcO2TKfRZPyxVo/wSrmLMQWi+t9",
+	"ljJGNLvWNkzZh4x24cqkHVjKfvfRYRmUzlM+zM8VZ/yEx09kNB3baosKJ8LzJyS2T6CSb423SSrBhdKK",
+	"eXw0Y/3txY39b6jjuNYF4vsli4jMZrPObK8j0+GOUDsxj3eudreC/Oc9HsOPikXTlOv5zniaaH7J5ua5",
+	"D0HOIothuBITUKXMrKR4yfRIxgX+Wv1yoRxtvXfRQitCzc1Y/wh8syOp9H/tnTzsPuwe7V/9+OjHd7v9",
+	"H398+ujw2fvTH3+6+kH9WsWVfv1CxXKWp4/G/1x8e1V+dHaKsJzKCSxs0uKWV5J95Xwq8z+hOM9Qn0+P",
+	"Fio4fGnpIqzI/ESs7wSDXAubecvz+Y9LNm/vVspOiCD+xOYwtz5VJQn8++HLyxH9efjdv59cSf3k8sVB",
+	"7+DbAeW/a/49f9z7h/7pxfeTvhBPv9e0F8ufKnM0bFzUOZXcNqx2JvEs5Srwd6hy2tUH57KVy6L5uxcn",
+	"Pz3t9du9g0NnC5ljEyV8bJenwQV5++wxefjtwwNiFL0jEnavQ/I3crhPEjljaUQVIyN2bd7jWpVg5K4f",
+	"ffuI0cGj3m6/t/vw2/6jw0ds76D7sPuwP3i0P9j7lu2zHt2j/V162B3sRoe9bx/1Dw/7BweDXUoPGC1i",
+	"G3evf+m2HwGS8eF+FZBxsJVbwfUJtECn2d2UhcKPSMLMUCqwi0FIuc7F/68dBkbFTqFWCWxLap81b8PD",
+	"QQ6K1XvoifkSMK+DglojAeh/fjlp/5u2f++2H33I/9PM6sPHbrDb+7ZmIxxITb2LhF2xdI6IMEeEktF0",
+	"TEU7ZTSm/YSR0CoGmEYKCRzmz2Majbhg3nORjFnYId+lVEQjIoX9yzHc8DOZxoDjNfA+OKZzV/oPuR1l",
+	"kRCzRnWOj82Dn7LK/PJSn0AxEp42Bsps4XxlRrKnh1Vkzs0ApD+VYhhAeGLC5CRhxcOtAlxp7juHVVfx",
+	"cr7U6nxfjgDzhoXNk4E7KBqlUimSsoRRxRRpKcYIRMDhOYh+H5GwUKoaktZ+t3sElqaFgQuyRgApEk4/",
+	"ZfTSJg4a0UQjjb77dJqw7QAw7Mv1tPl31bRvOyWU6zWzWlR4f26+5Jeowyd2j4goVYlDYHVVlXhAwgyy",
+	"Cj60d+RnPpagoszjWdUzPL5/lCMdkmrcmxLsTYA1QjYPn0vh+gFMqB7BAIvwPf5QudsIx7ARMPN2aSQ3",
+	"W7C3U6pZ4TseBIvdkP5Uw8tzliV46pQKNaEpgPwncvhAEW2UWqouWWzoHQ6jUAzuj2FPoqJ0O3AtKwpF",
+	"nUzEE8mFVsd2k+C1kc1GBc8/oTipAUvb4M1WIz7BTTFzGYMmArOxSXgwn4OjfJMsxh5Ka3tc+Jr5gBeI",
+	"3+8+KqB8r8LNM69XIOOYL+32jshNMGjgk2XsIfigpVNX9C+vbFo0QEwgi1QhFsC7B8V3zZkvAgWYb/gI",
+	"GebNntmQMjjGMTHyI/RQLOBdB5ASktYBcPgi2pjlZIcbAk/addWBf2wXc/7K5fTVFfslQAsfo87HMKjG",
+	"zSpykPnaIvZBmeb8vIugBi2pClKqFmWiBFXigc/4uCsf/EvHn+HCnfY9E0b6sLPrxiXpQ/sK0dfLCtKX",
+	"lJRneW4Fj/XiQ2h2Lr8ezUNVd6K3sKalFG5h7Viotr7W5jISbGY7dljhrOWEJOyKJXir2B/dq7GrciqE",
+	"quMcUlTYzbxZdK18WiuqFOwGVpTcJHNvyriEFhZyGRW+QfKEG7Z66/UToVZuvIVoLsj98m5inseymGR9",
+	"/QZXF8vKNJZv3YoIbUPizHW3cgzXpVhpNMq9qVbtqJd0XRtSw/y18lkPUsba5kyJ+QbBT3rH640h+9Ud",
+	"R8ZGDpFfZd9mR0bqyiiGGyvRhBvgIpUz1TRxlPJkmlbq4fNckTcTVlpOJiw+RoBgAlf8jCtWqd7jQlm8",
+	"zlR+lf06AllJQZNURkwpb8ASUJScKRJLwQLipoaW6GCqMNXyJjljt0ZC+G3KppCtGKZTIbgYmv800wxJ",
+	"C83FVM6qZmwTaTNdKDuc0B5oSBSdKzIbzQsJjTiguftwPGAfwfLcxsosfqlpss5JWmj19Yi3xO6WGoLF",
+	"phrFTDOXY+ZNcoEcyvRY4JOcB0oVp94qPlTzOJq8zctLjVhYrC1F+7BartuC4ABSJ+QMNTwVkD5QBmC+",
+	"N/F0/ij7b+XMohWt8G/a6TQpOC0ItKzeFOecz7ZT2K3mCoT+UfZvdrXnR1MX8flR9jdXa2l2t+Gq+tPk",
+	"8t3EqKhvbwP1gIRUvbTneCQZp29keY54qtpyyBk4BHJKsDLK1YpWpJQs0xZSOavexVTOArJL+syY/zpj",
+	"jhzeEj0njYR5OSwlZx5sWM0mrFVGbJ6/ZTTTHnKjCKYZbnME/UIOPQiuVW0KJ6k0lM30jDFB9EyCNyNL",
+	"8Sp7OxZ3ZUTViNUIwLfPHpPDR4e9xREDW2hfEILZwffnmtUHCVbs5uPyWGtsql1MzbY+F1EyVZVxTWhI",
+	"Z3+1e2pT8xNGB813Mxqx6BIcPtU7mlBtTAXFh4LFJH+6Q6BIJjSHBxkiIUDSaUXMPwLb59FMiytCh5QL",
+	"hSgjqZT62JYgEjVGH1+IX5hRlbu1guw1CEZLqXFVxhpMmXVOL5xYI+qg05hr8EQ5srCtocB7Y/Yv7zVp",
+	"Br4d0ZgP1myuGQqC060skIPGwgBcxwHhsQqciyr7D8xwx3Q8CAhVw3gkcngB1UH1gz+w9UNZMTmSSAOl",
+	"rfoyKVJk5eY4eqkpXuW/s5x4GSvSkbFJW+gNdHT4QGXAiJaIcr/oTWR7zpr59vmztseZEVrgc1A1G8vL",
+	"6cRdBk/FFUvkpDLRpexzh/Bs9kfbV5Ivgdtrbp0uupbKg7dyl3qmqoVwEOF2gPuP/VnhKqUiTgrYJNID",
+	"kGuYhVx7v7yk6eVJkrxlNG7qKBvT9BKwwKCXbZ2njA4G4Am9SaJc9u6KGTfVAsyMjaaCdpyQ2odZpPHN",
+	"FL/yzm04Kdx8fu1TWXoiNfY6VxfmtWpfkvllWbXZBjCHwJR0k8hHXLYn6567ubk3eOp3duR1gdhC3Ytw",
+	"C4TbGlCMrH8B+kZPJkxUwbhV3ilQSnlzj+jSNHAvtV3DCWQ37aLshebhrSETTAH2LkjEEbvO3bYbccm5",
+	"1/rzjec+lTA4iqAn5LFMJzJ1CUiLL68JsRfXNFI+y+KNHkqQTInh0mV9kldWC9uTqXCbYU6MOSorh96d",
+	"PWs/JEZ9y8yODK1Nu8MoJ8vs9fa6e729w168t7u324v3enu9g/297t7DPbrX3evi//YY/Hf3gFb6OVf7",
+	"xTcGYbPSK7pGC9cqB6ocrJroG3jI94SuU3JbCweL6ashKIPlEpUHXiIrdpQ3KorfuB+lEbrTEz5g0TxK",
+	"GDjVoUdisQalGOi0FbZ2AssQTLKtPex2gztzga6POJm9kZ9ENtXd9XXlLJRinavlSIuDrfRPsCDhcq6t",
+	"d6bmqyzPvshPlnkWqA0PxZGso6ulV0WWRN3sCq+sk0qZ0jJlO9lfixkftpUNOr1GcubC+S6jHP6eJclg",
+	"ERzXZIToMGoEzYbAPq7XETZTopTVuTUPeTgkgDXJqVjm5OXWL6t6q9QZ8mQvx6wbcHNlHy1adCuBej0t",
+	"AxWKm2l1hWNZseqUma272vC6rRhpXNqbr9tSfX2N70aUpZpIlBu8aemUTu4ybpUJsQpN5ZXXOTkgMokd",
+	"/G3jyI0n6ZdGbQoyuF7yljbQmzvuUyNyacQoCVe210Cp8Tx84pYcUyDcOu5xD22YeTyTrtIC8X4/Wtlp",
+	"AXvKaFkQKl6qJKBwAqxwEa2hwvURaZleZFgBK7XrGzLokhwRwBC7KGfh5xA6DnYG5P+vZV9LuQhhPZfB",
+	"soCS0SIaBdUW1PClKQd34aWAm5FPuNnIJegZ6+WD1T7HdVK9Y5uI32cd6bMGJyVlsmqai+sPCoTtJft4",
+	"1OaWEnj8mx16lZtnvUC/z/E/cKMEzpdUNybJAji7LxJuGxT0J3M6HY/pyjLHjUo8N+QKweeiDyPcLmu4",
+	"QfaxXivv7EvKlK+UwVfy2SILVTNNM/fna4Ctq62RFyVcOwwwRHLMFATg0EgCjCNEmNLKg1HEIKRFRs7R",
+	"mIoAfVxXQgl2CHSyvaaRtp4fwJ3UJPz+6RnZUVcRvLDzMRvuAvfh087HQhLRpxCNtlBdRcS8YksiQgyK",
+	"QJr8uKpyZm1gtDqaANQ3C9u1iJTp3GYyHeKKzP90LtlcdX5V1b69yzoQQoCjzsAafVA48ws4d21gGBMs",
+	"kur0vvVR2uqWXj6c4hZ4S6+ETMsg2hZXevrDCVTdFXp/Wcy7BwopJigW1XWWwrKVvFauc5GDZ7MYhR5t",
+	"07kiSm4fkxBw20LSmhi6Dr3NCzEUJ6TXoY2kbJAyNcpT9o32pzRPEuSP2Hwyg4ADzERX4JCVnR7BeSLq",
+	"VBwg602F0cnNP80RUz3F1GrrHuun8pKJ7UoH2ZoQdCUJtXDEHsGvAwZX7+d5g/eBf1GtMFKyu3kq4Gq6",
+	"qyt6vbs52MLprOFWrb3OC19acru/cY7fijI8FzDJ61Sha0U0kqmREPLIC+abDwd52dYDdHiBniXNRvPY",
+	"EOaAQ8En4oRNEjkfM4Hwonom00viojEOsQCHrXEvyPQivoOK8nUDI7kGG9/eD2834sILfqzZAcltc0US",
+	"NIK2wHmVS4dtt/B2vxfttb+N91n74eCw2/Zahn9bjbyZgVwvG9fW/qIb9TaTOFxW+F0c9Scu4oyO3p09",
+	"JnNGoWU0At4XfLcU2+oUp3N6FeGOAYv0ur3DYnn06VXUyjwS/+sW+b/4zja89Eu3/ejDx8ra6XLpDepk",
+	"RVoKCnTu+d/LVFLJ2Ch2N4bwZsX4aog3aNfXCOHtq0NcK+9ZM4dwaWea+u+/VBO/FV3h3HW9EW/ZW0Zj",
+	"LiohuSHfUWkqwDGYuge9xkVwM6cMSihVw+QC8868WlLhd2pyi/2hbFNenJu58iIpBnw4TV2jslbXFdqy",
+	"cZ9Bm0JXWlmdojbmgo+NStWtDrLguBc4+YUJ/uCiSchSY2MRmUfRwiJCzkgLqZGLoZGsfWa30SUB0iHp",
+	"y6mI159d7ZFn+7kw/2o6qEMUs/dBs3SNIC8SRuR9I99tNwuLalQvb+4mJFHKwaj4/QY9WtdVQRjkrvEr",
+	"dpGZK6tx0566l061hVZtqHQUtudmCQ41CTyFLhpGLaTjGgN0lXNTZm6LZROzzo0b5D947SY3oUXdrD/l",
+	"6l7UNy1Yy95sSE/4dEZIN2l/swblZuPcfWjvtv2C6/weG0j0uE00vq6orrLErkQMxVamxSanxcSQTF+1",
+	"9LCY75Fngjg5mWV9NEkkKUQ93ezKwtDli3hn6fi9/qoqCcfq1Ha4gvQo62+LlzJVWAzBrblsLmYWH5HQ",
+	"9qwM3c/5ZWUetL8GJGTXE3Nmof+ZhF/hbQdp2/lSQgDymFClWHxsS7y9RuZl96wHEYhdRlCFKHhlH6jc",
+	"XxuQyiYuzqMFE3SeQgA9obYopKmXCz2vnjdr4ZMV3i3SKiwU3JYzOU1im4usXENxmea7uX1MWKLQAx3C",
+	"0YUd8hw2N2Ypv2KghMAHDGfjZiNKRiSvzBG65HjrlCAngLZmGQC/aGYNKD7QTw0r8BVLWKSVRygKp+wm",
+	"y3XR61bodx5sqamaMBHbIAcQCdipsKxKl9zylDYk8BdcaRD5Szs2Qx/ehCNsmZt8y/4ITda27xWtr1XR",
+	"upum2F/nPf35r9O1L8H8htvg1VZ/oeKlB1RTf82tm/lmOf82aW+5B6PSgH/rrtIN5uzgN/9hxFXTVDdf",
+	"xH3mJLdbWFSr8TNq2x0BMLiYjvvowb0DCPN1/V3le6oilHJ3BtCNGnhCcp3ZFrUOqvvFeim5m0jOKan/",
+	"JfJYYgHA45k2bzX1tXIPPehyb7uK9OfT1vJkYY+z1xZiwNtHxS6oiL3pAMpRRb8FTkNZ8CwXeuoupN5b",
+	"NljT6e98coAyYrbA98jwOChYLtZJk5kmzmNTk6q+fqXKmi1Sb+1KWfPN5Yy1yEf57OqPbKXJmZGwC2CN",
+	"ZBJnrZwB2x3DtWC4qKrimCMSgpkRktZUaJ6UghjGxgMTyth6zv4IjeYPQ/YRejQzaFsDLmgCrYfzcp5W",
+	"sSfQg0aFPAHB6bhqC/vy9g0spNU20Lr578Vd/9zJ75+btG9zCd6n6M9X9kgsGg3ZpXqHmfxFql8zjR+n",
+	"e+sc/grO+7wJ/PauvVlJmHOB+AVhhYB4JhtsPVjTYPB6vUtvokivLiGxJuQtYscbLM5a1vAkV9caRQ2/",
+	"Gg/Vms6mrzYc93lLk+82lAdWQAYxXJMIXmwvXBOdz327nkFhNTObE4PO5KnQLIZ00Tl23E/5FdVse10Y",
+	"yhuEHw+XJnF9FgXhZhFFTYd+BUA0VRpQBMbMWIxqxCdZu46LSzbPFMFlRd1/KnfkjaN7TYq6ze57KkoT",
+	"/6VzUGY13B4PLXNbFvmxWOu97J6o73l8UmhzvLzX+Ub7HNe0LF7aq7i8nBVaWqnhbP3CqrWO9TvxLmz3",
+	"+h15VzdfX8+oXt7Dt8bfYsVzvn8b1jHzXbqJklnIl3VaJv6xCerARmEGbgQYsKEOcWsqooVj3bAeujJe",
+	"6iL5xYhpBv/QcqGEmGg6/Npip1+3ZnpRVc70JmVQPO2aqrhNrcwX+8NrefdK258zhrxUM6uOI99AGasM",
+	"Jm9CM1sqMdeOLVtuul10Oe/9uvyOuJMLf80Ys53Kl4gy5+WWK6Ei/ijhZR+qaC1ldmmM+eZR3bWgkz5P",
+	"YDerwFwzZuv3RW4cts1eWskxNxASXvS2iNNVDt+u7i3dhESaxHAzXe9OREtNVPDED8VieLA63FdRsBwz",
+	"+E/q2RxHmYITUWEUmT4jYLAa8wFbtkH9MU2jEb+yMUEatwGErxC6yz5pHi9FCo+MjgRt/PCTCg0Y2/Kk",
+	"lExr3zWfqYgtZmtvEl2siPZ7MX5Q08ZcKTOxchjSrmVVfbTblzUikfjl9WORdhFfLBp5H1X8GqOKnyeO",
+	"WKTZtSOJGdPeNpZYwTufO5o4llfMb9vdnIHNm0VUsDoWXoKQgz9dWKiHi0Eqx5WtAD1L174CkBIr4Gvd",
+	"Z5lYR5NxbyHEk1qvR3yh2yR2gWyu0d2gn3umElUOvLiYxU1ZdQh1O96MnprqRjh4Dlra9tdzU/6qJO4N",
+	"40u9xTs2K6W/fan6AlQraT1hT/gDtW1BVfA+zhVHTHWLv1zi2jI1fsmebay4v5TL4O2XX9hvt602JfJm",
+	"iQlv2eDuKvqzjcKbYpM75SqpKknL/VyTRPkV5Uvefd5j1bmcQmv45nYftpI/8qy7MdURmBB+Tk4WAoFf",
+	"WXxLKJ9sltNEN+4e5ZJ5a/sET+wrd+AEAW2uJpEDjPSqnQssilrG6sekz+ZS2Mq63W4Xu9mjqgjPNvVi",
+	"e68szuqZ4TUs+BvLlJnRBIzmThQmiiET8x1EQQXILoQz8Fz9mc6y/P5xO1ScmT0Sf7uX0qyhhmVVcxrB",
+	"k5Bm60nxD1Qn9wXr3rBf2Sa7K6yITd9F0dwGWsfel8V/7jq+smld7oZQDM9k1X0ri/UqoixrB3G86r5S",
+	"Zbvll0oBpqlWy/FloG4Zi5xTFmnpgptLdBRVuP4e3QD+JtMa894V3f3e3t4NPuX73LOv9XbX/tJUsbQ0",
+	"pd7toHPwi4G/b2t0RYCjW64uTRKqoTu5ITeuNI9u6FZBMqlTb94sDrMJR8rZ2YvFZZ2ySApjjsRsQKeJ",
+	"Jofdbg2GEb3Gg9jbPdg7dAbEkgM+o8O1gnVZfkGtk+bOAlA2ip6dQCF8Xtet+1aNOzDEXBH8WRHUcZva",
+	"VK8vbOxR3kbKy5sB6AhqiE3ENIXkmZtRdeHAP3cQJ789F3bk3dnjgPxIr+gp/JGEWj4/fX0KQ7W2oSvS",
+	"mLTGPEm4AnYgk5RF3Fwf28Vk7F63d9je3W33emfdh0fd7lG32+l2u//2+WV9hN6zlAo1YOnrmUCiu70N",
+	"re0n29J9c/FIs6TKCkuGzQi8GRAqCLu2jmUjYIsbEjP238WmY9k+uGTMgrm8XwWlzNjkgqqLuDa/9P2I",
+	"6ZFtQS2TGKdmCHbuN204JkYPsm1y+4oJ3cB6wVlWEdQ70Aw26DNDVaNd6m4ETbOUMQsxUEdaVJOEUQWF",
+	"F0B/Yy78gXYXeLNojyxNMPMevVXvNO9Ud3sPy06QHMPz/Px0qz7VaKk0OXsBp1VzMM6ztaFTQc3gKziS",
+	"GxmP659j0wPYgCWy9BA35TTMjtHP4f2D8VaDFMrb8I0fZXghh9X+lUQOh+VOOoaZxxN9hL1IZ1RlagT4",
+	"XmcjOQ5A7AZevF9Nk82VhdX4CjCNbaF5RUVTtDzZuTJFIM3pbx3wH+emcgNb8C1zC1Ke1KQjuL2z3qVF",
+	"kn7y/EmxwYnZ4WzLK5Nvs2827mfhb13x/eIMs2WW7Ga3Yx9WE1rjhIsC0SVyWJ9wYX68UcTS0H2FAXCH",
+	"/uJCzPPGLpSKrwS4Cw09q+UzWSuhYOFwrERQFgEP8OhvZjNU0sqSBIMSgWzUhKgIbVd6cqhtwkt4LgmP",
+	"CCVPXp2Ss5/PMnAPKsgPZ2dvLMyfTKHJs9YMzHopjOykQoJm21IsGbTdx7bzWFbHy4Uyz1zEkDcC/znS",
+	"euK1poEveUHxKuEDS5w/genf/tLFLi5t3I1SpmCQdxjAzXJQiyNzf9BkyhSAKSp2xVKaLMvIqOtvXA7E",
+	"bbJG9k5jy3gKC80xs+NYueN5CgLK8aOKlplZP3F7d8yXBUHtdZB6UmEZ1xYTz5+KK5bIybKYZfn79btS",
+	"RE1rviXIdN5+FIDUGmyG9UzfzU7UfHzZNhRT/NfZCHyzsBWFvP9Gm2Ed83e1HTWfr9kQVdMK0hXp5b0x",
+	"sEfQ7mHeqpySd++eP7n6NiAjdr1dblHuKrr7vWgv3mcHg8OuX8wdFxtSdK9/6bYf0fbgw8e9XlXPiWDr",
+	"PdXR6DGqSiBak+T1YOvol+X7Bm+dTvu+BVEuE1QsSlkNDZw659171h9JeamgA5G5u/Et0pqNFIsuQCj3",
+	"qWKH+9sBFCsK7O4tRVQCHsAXXg5++sej9OH3P/3rt/Rs9uu7N08ePn/x5t/PZe8FfUFPZyvvXTvrxYP9",
+	"sIiKJdiMKG8TMnOiuJhOeZ+bOkNRg13Y65tpLoWDrtNY/GHs8BtRVWDwJyzhhoFZ4z4aRqErvXrL/A3/",
+	"a/PGCRz58HU5HLfbkpoS0tj+6vRXp75eWV9hqVIdH/IMKk+ttz/eoL0rzqHOwGdpKtOaZlEzJjSZpVIM",
+	"j4kZfI46VfbFStMQGxLWdauDXx8oMkOx0eYxto5SdMyIFLZewC62tnvbVF1EMmZ1jT8iZub3QKE2jC8c",
+	"k26mEcYc2oN51t4KayhbU3YOW6UTKc7Lbau/+7UkVFMFEhqTnothCKIyIxsSASq2rePIPu96g/T2yUhO",
+	"U3VMKEmoZmlOg2N6yaByPHTVIlnRuFP4s5oHO3alSr94dVRclDPI8ynI1paZopwimDgK1s1VS9sJXygu",
+	"IrbhDIaVCSaNEjq8szaveDuzoutvza+ww5krauXIZ+ZB8xoynutNucg+796+ILZhjvnPdJowIsxmJlxh",
+	"606q8WaxN9mK67i00MLE/TUuJGP4M81TMApOoeKp13OYN4emN9eQ6U3e2yVVq8Hlvdl7yv/0+rd34e1N",
+	"XODl7Wh0iRdmseH9OatsOGdbJhbEGJAvAwGbW8CFJ0aMpmqxWtHrlaeIljLwDaXCBxZxam/uabb6+VNz",
+	"d9THXp1dQ93FTKgQciois1BjMxm+n04wdJ+X4GVLGk+mmvkwpVoSnU6hc0QFvWTYFBVtbkV8O9f6eumA",
+	"Ve0UVWdFX8TafoilU16n++xZDgGTV31WE88xUYyRQhEp/OylDG7Xee0/dyoenOeCaK/PmrOkUcmnSJlv",
+	"6DyRNF7umsjpOFN/sITW/tk2PbFAIxXG7IhO2A3Fvc9wTW/6+lyS9655SlVnywY5ILXNNMPzabe7F5kD",
+	"gv9iHXu1hthzRmRdX6HkMUdkhJYri2/bxMawUlx1clM0/5t9w+Ns77HsT/5Thr4Lz8Af3BMfGnbkzHc7",
+	"qFBPau4Jc5IsmqZcz0/NSSNB9BlNWXoy1aPKbognb56TSzY/gkbkF2ZjMdZK+nOyv2f9ItM0IdGIpjTS",
+	"0EnXrs+1pjH0R7VMSQu6mV+yuX0iBCYHsgObDqaSnz846z+ZeXMxkAhIKrTN2repOFtjyoWmXLBU/be6",
+	"ijpcQPR9y+VdbJkhvYcWstG3Thw0FYr7LMe0Q775JnM4q2++gZxT8s03uUj75pvAvx2z30HGmR+piM8F",
+	"GoR+D/o+jS5dDtk33wCM3Dff2AR9MZeCkYiK/FY6OhfnYrdDNL1khWbG9qayMftWnyVytk240BKaLMG5",
+	"4zhQUpCY45DKBfkDa6pKwc4FIWRisYtartpcs2voRBSeb51vhUFWhY4fViT8+CkMEFQIy9StCFXbx+ei",
+	"1yGKpZwm/HdzreI03j57TB5++/CAtH48ff2KPKZCCh6ZZzC8g3QJfcIVUTK1RPTu7Fl795AYw5RMBdcq",
+	"gAk/ffzyxOan2ToSI01UQELz9Q6yEPTMx/8kTEV0wsXQzG+vQ0ZUjWwj3mfth9b9CfP87sXJT097fQK6",
+	"016vbX4icqonUw331CzlmpGwex2Sv5XatcPM0IhX00QT9tuUJoqEcModPLGwY070iX96R54qFvp3TUA8",
+	"ag1cL+qMxy768yAXbIW7KDw+F5l2VvpmIYu8NAReAwHRdFj36QCv9+BcVM5nzLR5XyfhsYsp1I1fMRkv",
+	"3z04F4Wp2UyfVdMiK2bVORfPheIx8zpnkdC+FEJFTzKjczQhnaFIMqHryKkV1iU3hobCiiggNo6gRnIG",
+	"LgyqHP2M2DWG86m2X36gfJIEYnkKrGpzcrwQsvWJUNCB+Xg81bSf5Fdty6FNhEEOPIHUQf5GdgPz2rnA",
+	"Hdg+hkzBDLpBaToH1Ar44kACzH7+xQsem49SdSFFuN0hmTMDZcG7s8eEi3OxIom0Q0JzImbPuSCYS6o6",
+	"BJcLuhBXBISFlZehtYeQh05c9zU4oiOzLfbGwsvmwixzf8+7nbZh5817MrVi54h8BzcPsRoBm6NCEHbI",
+	"GwdaSGN1Llp4iAGmBmfEpwJbVbWNItrI3gnGhs1MjJ1lJgQHzBUBITs2V02fEbisEL8j4RGzJq29uk4m",
+	"NBqxdq/T3Qq2wN0Bd6I62tmZzWYdCj93ZDrcse+qnRfPHz99dfoU3gG1TCfuEixdb54Se7S12+niC3LC",
+	"BJ3wraOtvU63s4exnBFoCjsjRhM9+t3897AqqnICZrcivW6XzEY8Ya4Tf8SUIulUqGPwXUqGcHRaTl1d",
+	"h21UjBuB+gKX4nm8dbT1gx0V0mrA6IfZ9LrdOj02e27npbWdPwVb+02e/45m6ZHmld291a9YZf5Myhc0",
+	"tUP1Hq1+70zKl1S4ND5QSw6aTPG50CwVNHkK7llfqds6+uWDUQfHY5rOt462XvArJjC3StOhAlfWXGk2",
+	"3vpgXtuBxshNT9Oq8JOUm69nB2ZdLUYAmYs16+88k46XA3LQ3SOQaDHjipGWuT+hv6NtmJxqW0w7mupY",
+	"zoQRJbkPx2oXeu122IXCW69H9dgKtco21dByclmr6mPD3NmwM9CmsikZsUeThJhVAKNrniQwmE2udLun",
+	"WHoFjmxsJ66qyP4tnk411Rs92HpD6ARGN+/t/KpkMfvD60eeNSHPe473Frt89xpD4eRN1EFDLzsTaDzv",
+	"/InZzrzVYJanLL3iEXsn6BXl6LdfxrHZnmJIvo7Ztus4Wl1FO3TC20Z9ruVrvFrdLVnImgzyjq5Z41dR",
+	"AA1yARA9Yjy1IRCVpzEFlszZgF8HWbDK2fsBgA2RqQIIUuk4jJIxF1PNtv2Bq1jiBVf6ZMJ/Mqsz91JK",
+	"x0xDRVxNqkD+yM5jKRRXmolofiYvmYBg+g1Yqxlz2FlmXuoKFjEyzpzTjbmku7v6lXeCWkUHA+5/lBvN",
+	"u8OU9gj0gXKE699qNELf24dPwdZEVuX8vPSUZEf5A5kWSN/Qr7VTQtLabe92uwWnBsQrEyou7QVlvsG1",
+	"YsnAKq96lHVWtrhukCZipPzpDyft3sEhWpxckUs20Zjtl3ClFVgF8CA6qnZ73sikFSJDGSX7xOU3j2QS",
+	"mxur10WebU2Fg6RD63nItCL73UdHlqMAYx4+X8VamJSBZJvnR34n4/nGeMIfIqPjon9Lp1P2aYEtdzfM",
+	"luUMmBrmNLRyyeYo87yIL2l5OUAjlqKnesRobItzT6+itidu2ihvaqZm36uQT58+p1zoNuDvx1IMEh7d",
+	"7o7ePWgyOzWdTMD785LFnLrA7xeTQkgxvnFZFB6Vsqh8Ie98vGTzCx5/cj0OqmIob4FXFTBr4Wp+YLut",
+	"A2+DdpDd3tCmHVZLuIiSaczi7Q7JvO6ZIj1mIMWyh2luO+e+WvNVqMlgRnWHfLJ5rvCqEU1ddrvTSo78",
+	"UWbUMIrVEPwRIJnLmKukFZ7+8/HFybuzHy4enzz+4enF2dkLI9r2u/u5neGkHMVW63blyIpoR8fVSrPZ",
+	"vkyMlVSEygsYkY9aIR5OVlhh5DIwNjfPGhs49yjjo1tlyeVrzl4u9OH+qlToD7cwbU8GmqXvU67ZZ9Uj",
+	"uvurX3ol9TOIcP8RFY+3+aVZ5sOlGojj+mjEossC2t3OR98F+qlWPz9jSaIMJ2T1u7kTUc6EUWOyknRM",
+	"+EdNAvpsdsgzWXrpgbLFv+ahrLVIpRJg5uxXdGxAyw5WvpOFWJ7Hd6uULyxvlQZQqN/B5LjPq603MTGf",
+	"ybTP4xj2+i/Al4Y7MuagK1nD41H7B49F4VZvF3BJq82Hs/xG6jMM4cE1Z9iqU6NLvyqkfdyVOr1Qa/+Z",
+	"NeqFgpzVOrVX7sQF7KMNjUA44F6V/muo0sRPi3Isats9ezwas5jv2D9bmlji1MoetJ7ZJ+wJh1JChWoy",
+	"+F1TEqV0liibjWBG8F6kcRxC4SEk52HjpJgr6Fk9R60QKrj9Aj68GuB+lVNt5IPLfwN/FwxnvWEU/4U/",
+	"0ChiE82wXmNMBR8wpdGF5v71QJFQsGt9gRkioYWkp9HIDYHLs4qx68VdzNybk1bWNzsD2g9IqDRNWEgm",
+	"Zi6FUfBzQhJbnT2YJiRlg5SpUUBC82Oc0pkIcU1GQZdiaDbP6fvWRWJMBBusxH6Z7ZFUBYxbwtEFTqgm",
+	"IZw4CoOdj7jBn3Y6nU5Y5wx8wmL+JieOO9QdiiOtEnM5wXb+mqEnqMk3zJfvRAUH+pczi3mZ7TMScMxQ",
+	"rzKPmEULzUrYfCYqcRsEfkIXSM0JbcaSpH0p5EzA+B0uYnbdMXQSek6gH9+fBkRJB6eZsmRuLOIJTfUc",
+	"0nZA8wegzfQqwyXG93OBg0WEpN12cwxLBnBeLg1lHp6EkqnhuGxtM6rypc1ZpXfvewas8tLt47pqvXkZ",
+	"C6Bvr6FXtIuU0XTMBKREDBjAkgZwkOBlgf9oUSSnbNVGQEOJOKREmi1tgyDsjGM/cTRLfatkU0/IYqJF",
+	"Ufl4eoYYZ8t0DXjm5vrFn1Rbr5EKJzkVP/AvvPzcm0qEj4WUoU/rCoZML1joW1IhKbQv0EkLMkvxZS4S",
+	"LphLwc3XY8RE5FLbIHlluyhAOuS5zQQBETEbUQ25Nf5UXAr1MQl/bhsGbENadEgUnUMC0dI7Xab+PV3y",
+	"rqUM5Yq30GwvqM77tdZLkmc8YbeSIqvdAi45HCFn/0RSx7xxa4kTbPlEUb3CospVpqvOlu+vrO8dBAS1",
+	"FWxl1FSVpHwvAG8gAB3T+c2fmwpDwPPfKaLd1krAhc4Syvexy5lQAUGAXvsoxgmPLO6ua2GVGxkpoyov",
+	"8sF36nV0GPyVDzB7907FN5j11ei5U/47u1vP48IeLDMgTrJmAovndp8s0ChZYDnBYwYYNMxY4XtALvOg",
+	"oFeymCuOK+oV0GrZ6PH2MfB8eZPzftrOksryjr7evDHxvGXz3xZ9/KCcOCd/UPxnWdnZruT6YJNcb6vR",
+	"PgvLl5nsGU80AA8swhokc7sg77C4KjSqh7AfpPnmcb+armbr9Cf5YwqurKPPOlIrqyC8F1lriKwavl9P",
+	"Xvko2w1EViajrIDwJFOrJJpYyvypcZxopey5e9niQYB/UfHyx2Rpt3vrcnXeuvaesddi7IzNbsDbQyYM",
+	"G7B2LFRbX+tSMkHmGanl+LCikWBIbOoQT1l87JLjaaIk6TMsU4H4B5TfQC0OejEt4kU2g7BzLp7JlIQO",
+	"bTF0dg6W/dJkyoxdQz2oR0K15+d8oAidsGvSUtPhkIG9enb2gux1u0RtHxuL/FyEGYBjiI4TC+SReXKx",
+	"egc/iAU8BZ+uuoqK3Qf1tQ6PzSQEnMa5CAvgjGGHfCf1iAjGCqCM1t3jilrN1JNEztoJVxrSL85FWIMv",
+	"GRJKJkzE2OYKs7CGkgHcMgRvfETLin0OUDk8FxUJHVB9IKRGxFtyNkoZg9oNqIk8ssmveBat0KzdHYGW",
+	"E5KwK5ZsB4TiE1jXl2JiGBvI1LwTU01h07YD29PaDR5nq7FPufVjiVj2YnAu7D/KK9uudjbhHJ4IdXat",
+	"P38ySoNLIXdnLWKeFt342bG2HMcFkD1qrk1LUobFtuuUzwr+bayCVjUgXZzz8ydmLqUECqcTIAirIVyv",
+	"f+XAMH0drdeupHz4WzWJc1UApTe8Gm1BjHKpl0MHNej7ZhaoGZsYTZmPm5BT9tbRlkNCbPd70V7723if",
+	"tR8ODrttHw4xRwjyEk1Wg6nqa41lewWZ9fd/9K5H0fjpkP78cviv0+9Ev/fo8vn3b6/+PStgzhRhfx1z",
+	"gkS3ogbn5EXhzVXjulaUdwalRlkkVG3PLaft3w8JlCTlo8IMBZuVJ5eJNX8+lZ/MP3Wj/f3UuDbKCa6z",
+	"a71Wjhnus03gWyDHP13u2WfLlPlSSqCjgxz+evG4wUmTpWQX0K6XJa8Nma7RBWtVwLdMT1NhPUdY1VVB",
+	"fTmXD8qZpIh/hxYaLseoAXgXbedBca4hDt7Pw2axxelrmpx6nIerBJiJVOXzqgtLfSEl4S5ttWxZK6UI",
+	"qtgW+hUP5z5V9YunkNPYT3R74BFxBect4/ZfZX+5MydLTufjiUw1MS8UazehkctYKmidu12u5EzljADg",
+	"p+pU+lx+NBO4Q0o3319F5GZN906H9aolPXJY6l8wD+x8/FX2l94gryuqIQoEl90Pto4x6Ha7Hm0dLyvy",
+	"+VX2i/U9VVL+R9nfjIivJK+aeh/cljuv99kUIz0BkJwG3NS5LxnaJPedCI8ZHgCQxDBlygIfZkywlA8T",
+	"OcTSoYnkoj7h8YQ87p2+ITqRw3b+OGlhykdAdMoYUfx3FliENkDeOnx02COplNBQZLQNEPFGN1OE4vfs",
+	"H4TUnms+kcMHijyNewcHu48ssk4210s2D7c7APExFZon7g1gavu5XB74Ux3LMQPcsIG2mU8KwRIQE0TV",
+	"eIT0Czl8nG/QSk7S7FrvTBLKxTHUVCum/z7Vg/bDIjBrIiOajKTSRw+7D7tueeeidy4uf3sUvxb/mL2/",
+	"evH68Id/fjs9+233x+9O/8F3B+OD9PHftHjy74O3T9Kr15d/Pxfn4v/9//9fpPpz5OT3vWGa9Cb/6j/+",
+	"9/uHb188/fXhLJmfxLv/6vWf7O29Ug9/Ffu89+jl4G9XyW/jg9cH6rcf3oz25/q7q+9+u+zSp+9epK/0",
+	"j+Js+vhx3P39h0evzwa///DT9XD/77BbuYxYyNCpkgH2gPJjKeUjPQb4ocdS6FRWYC2HiJsXkDG9btMh",
+	"+/tu2Fk+iXtAkPUAQc4AfAbiaAtnlbWqTalQE5qa+82wnidfzL9KsiW/C5fqk5m48F4gAGGXJ0WCkJED",
+	"kDMkNH8OM+9S4SctQ9Ly0Pfts1yRrjF+HUKelpio2C08hZ58/IhM8f9yRfpsLm2zJLtBHhXXSw5v+Xek",
+	"RsCS7dHIJDayLWWszhdq1rhUsVizufeqGRmLYPmMtNzgfO5S0ykdZ42IW6Dfe1SidYXQG2B70MqlyHm7",
+	"SvYQdq2ZiJVr0rZCFqFMazdQeM6q+BznpPGUHfjXb1OZTsdmgjOuBVOKKeJGIq1cbbK/bgfV+s+Rp/uY",
+	"P1M9TVkB/RZSGexXHrgx4LGdq12ScMEgzXtM56TPCCUJ1zphpM9GXMQkrFD3wmxQoqb9sdGbYBDBZoVV",
+	"S1Cp8uW58BGNLoepUZ875E0qrxiWw2K3J5FhsOYjA1qEgtJ0+9yn/2OExd9fhQF5BYNkiqTLIOfQS8Gf",
+	"jtH0UjNPGybFA8AQIeCxm/XASVlDL5v4MjmNR3Gv6VVqemZgu4sd199PpkNyGf9rtD87OTk5+W7yZtyP",
+	"rg7in//V/fYfP0VPum+GJy9GUe+sf/3P/auXe9PHl4dnP//682gn/n7vhx8fvTj51+5P038e/vbdq97J",
+	"2+//0R8+PxyN1OTn65O/30i3zHjuq9cu/2JJ6NWiNDuu/pxQT4jmUjBj26VCvUKmNFM06TTmmkyoHnm9",
+	"bW0vgYTRgZNy/vWzuIyWTANXa8d/Z2Gw+BrVINBcSQ58x3yfFtXJReoFCRgKqS+gNjgDmZ8KSDDJZC3m",
+	"waV0oI/zV0AnSj1wegc67t5y6LBCapyzudrMpOdMHyGKHhjSNoLividT0vLEvCL5QDm+HkJxQmBxJl2S",
+	"HaQSb0P4iWvCDP1YCW4EWG6Wu53DDfUVdPjDzZXx545U7koVX2x1WOPgy5s51Cu+jdpNrFbAYTe1NLro",
+	"FSMZtxAuAksXUcKZ021GMjHK1ILVZ2mYtIxCRh1rZkwcEEXn2x3yhA3oNNFH1ScDmo252U/qrDx7wtao",
+	"SyF+WOAJ+wmj7VxiYFHPJJ54lW0BrZabWRO7n9+ayOmx5krLT+t2lsSf8cK5c9OjJOTWd31csuUuD+fh",
+	"tAlQqQ+PijdgTvcqu1csGNyYAmcOZULFEBC5r3fGMt5R03Hc3wGHass2HEEfLbo1/pYhjoNLtvBH67jN",
+	"0ci3O+Qtak9EjaCFHqCNc527ZFxSIqJV5ijL1rOqR2yOFy1ke+YVqEbyRFJcMcGZiBg6dG2cBrbb4r85",
+	"PDY5NPOqF+0ORbKhwt5EQ/9bFB+yvcEB/dvJz7NuknaTF88PflTXT5++eMF7by734t9/fr4/n9GT/uEl",
+	"6/3we/rjT9O36+ut/vHf+wpu4rCsYqC1OFXzhO18NP97Ye7p5QoksqYGFBSqvLgI/qk1Ynw40uThNkls",
+	"R4cx4BNORWwVHERX9ezisEPCbPTQFTmkUAE8yNoKgqqKalJYnHoYEJVQNQLTHAEZj0j48cWnnY+vPv3S",
+	"mex8fP/pA7aZsD1IjFUNoI4OJBaLMSArlzz8f/7vF7bBCYvJK6uxuZjK++2AhExAZnnx+1mLiP5UxG6A",
+	"hNErpmwhBiV9PmwzEXMqyO5hu881SSBumWvDRjU2nLrdIa/MlI3aqBl4FIapnE5s1YhRa2I+5EY00iQh",
+	"fQsBCQX1uMMOmT28DkkrvO52d3eue3v7O93Db2Ezdnt7+93Db7c75FSS8PunZ6S4rd0deKe3t9+Z7Ox+",
+	"G8IcK55zm9HtdkPIip6BLm2EFupW0IIhPi7pWqAP41FnqqahKKNiwVkrNoSC8VbY/a/eMzOX/+o9g9n8",
+	"V+/Z7rfhNmLuZr1gbW9WQMIJr9vqKmobGmrLQRsJC5xlcKVBjkhpaLQAALi4TH4wndbrCRMnb57jv3Lt",
+	"mERUGOkP3YgoUiIgBw+mSYKkBi2JbDMRDE9yheicsVVC54ymZoMmNNWcJggeDL8gVjeaAdaQoVnQ3qGV",
+	"wCjOlnMcSFpCinYOjPAqIO+dubPb6fQODrbRYMLPatdAwhxc1jMCVjVnmrSWGR228jFfcdZ7AyD57aqW",
+	"hBjPbgJw0MAsWZQCMq1m30UZQlqKMUL78oqVe7IXOaPayMkk2g0TGfYKbd1bds7/+0u3/ejDx92g92l7",
+	"p3WN/9r7tLP9jfvP1vl5Z7LjHtv7tP1/KprAr6nby0gz3VY6ZXRc1PEzi6LPBQXbo9GtbzbniLwnLSOA",
+	"B0Xi2S7Ad6Nk3ushgEPgsnVRxmat5t4Tuz9IYrfweu3tHuwddrvdIO/uE5ZnGJCF1w67mZ8hZ+F7/9lG",
+	"QBxAongNBt0FWxcUaZWUku2y9hNsLV4PBY711CNER8uSChum+2YpvFRbYDrN/I6IVJNiXycJdx/XRGkp",
+	"s2otJuJMBTp7TGI6dw2gsFK0L7W5awqttCzI44hdg6EERS8d4rrLRDRN5yR8ekaHIWoothkV3u4Fbgmt",
+	"VwIbi1EypjoacTEk4fNB+5UUrP3S/CXEe3ivu19ZQQo76KNzfsaE4bds0OR5609qVoN0ol43msTzgdki",
+	"2KG7zVpeFxM066a5QlAuxfw0D7tnPwVrYnftNRRhL2UMtVH3eXMbFa8fDfX6fUh/+fCp2MlKyksyndSg",
+	"hqJMLNiQZSHZGDDMF5oZKNh6MlMOnEw0Snev20XELomoE1QjKuaM2v7fRxYwMFQI76UluRRyVgAAz2bC",
+	"sQtAvVx7mzeY/vrEWhHS688uBt1qm0lBH3vkXgjeC8FlQtDrIn8LGWj+nTVabSoRXen+jeRhUIYpNioe",
+	"sksZsdiITjsawBOb30LolXlhLPjQb6+HUSnv47b4k4SIWwNe6z5jgrDribF6ww55ktKBbVo8SfkV1ezI",
+	"SeiV1WnQu95GeN3qjwn0XIbezdBdnGbArwDnlDVVzXoE4gS4whCxnSl47SG4nJXY+6Ngo8S8qs4OYd0u",
+	"iFiNTeITPmDRPEpYZxwHdrXby64N86E/xaWBS/mrXDFmrU0vGOg0f3+93F8vK68XKwxqLxeEGUGSVTtR",
+	"wmhKk6S+f8YPPGbKdpsHtHf/A8WKMmviVwwz4krLdI5uf1Cps/auXJMRNHGigwGLNIvzvB/bl0qN6AQc",
+	"NGb4Nk2S7Q55JxbmYpteQ49a+C+L1rJ9jFM0K2UxkcLirWAfPw8jq7KtjnnrLaPxK3+ku6ymfEnTy5Mk",
+	"MWMuEws/uP0rbsGMpdlS/wT9OP5oZWRALsUaywo6BTaxLOGxauGhWo5179WWlyXJQp1n4QsBTgmg6HWx",
+	"zrgOtc0n/h+yed+dE2pxuGWsgP1DCmKJxnHKlGKxy3/KtoKNKU9Kq76vS15Vl0xXEdXaZGyFc7PC+GmV",
+	"tG/lICtXFYg5KoPMqYdOhmi8KsKsble1TbaV9tAoro5J3uCKPttFUTXeMjapvDLvGeUOC/iryHZtRnFK",
+	"T72GZjQGp6FVDFnS0bBjz4IahgkFlTqQ1UhKhEbjr1cLcou5V4A+NxOYc1t9WwARrs0JH/1/AnImfGYF",
+	"X1R1AV2czFJ0iwI3rWpja0b1WcVyysp2tv4gNanupfWvkwvyOWEszA6sYtzyip2inLW3+KM3EvyzA2YA",
+	"oxveKjBHQ76G0oJGiRCI1KxIJMd9qMrEyvIdKCXvg9M0y1TEBngE/qdl8/2vsmQHtX2Mcbqp+rttuUPG",
+	"jApFsBfPMQnNfELMTGDK5d4kc7gtI6pYmwvFhOLm5WRuPidTDe7sEFvvtXxtaTtwX4RsCB6HpEVVZJ0S",
+	"kDuG0wlJqz9Hyg8Q0ta8tt3J0jMSrrQq9yTANgLzmhwPCFVWJnn/w+z9Z8bfXtdv/CyV4ydUN/ICn8ns",
+	"yXLwwwZebYvHAZASaYXu9Lk7+lq0U3yzstlO1mPHa7dD02jErxgK5it5yeKqfjvNtqs5RPmpTPXdQJk3",
+	"9ap/jkisJdsmcOdfCub83hGd20DFxgTVuR/IbEtuhcaZH+6WoHmNZZZ2AV89zlI0BvZR16uhP/dimiBQ",
+	"0UBSpBUy8EjzK3aBLx9ZeUHYNWT1KheUdF8LSGgZP3SZv7nrHMJ9sBn2mbyZC0ZM7YQx6BjCvC8oYhaA",
+	"sBpQCE7a5Lv97p4Xt3Qp+6s6x/vBU3OtsBiDleDZYNAzN9RS0+TCLikMFrFEa0KrUphL0Q+kKsYsDIJd",
+	"Png+8/qHUhmtFEsurM/XjOauo5wbut1gQ5FukagDIoUfoHebbghaVVP00puveZscnMxT93Hsa3d/090k",
+	"ILzWPfcFmvTcY8Xe7lrMulZVpgKVr0TbXmTHg5+v83a8xxIobBVhrqli4slCW7UA/hMwI4xA5jEKevPf",
+	"INw75Hme08NtqZGbP96RQ4CRtnbIjKUsMDcjm5i1mjvMjWm7UHANSeJzjM66xkQ4TrlzgU2L0fSSCQDH",
+	"OXJtl7l2gNT73Ue5x6bQlXxFUPct7mq5K5D1pzClv5PxfIN8DaN5t4plQXPKRQfOp8+R2Z01EVqVcwLT",
+	"jh0Z/RmcMn8iWPzdgyYboKaTiUw1i1+ymNMzY4l+WVRtoKkqcURathGZSObbS2FWnUz0WjveQCIiOBdI",
+	"wGL7NiyBhei4YJCKgsBpVChj6EtxbBViI+FmI+m1dixJeD8nMiCzEY9GZDxVmvQZZoKD1j+YKprYItKC",
+	"qcA1/sqgAZD9I85Yz7jZsX0AAxeSqGmuYrf2u/vQDMj+2y/udCtt7XcfbR+X8xwzC8Qs3hen7jVIeHxE",
+	"WvYE8NPo61otZnMN/g6FbNbs8IuIWDv6DQWsupew9xJ2UxJ2OiFakt1ut1vuTtlQtlrV9LbqZi7/6r0I",
+	"hd6Tx1Zs3krPLOmGfglOoZOv1XcLws6Tbr5W2VzMZUr9nco5HOWLCToc/l6VvBd0X40qWWFOLwo4xWga",
+	"jRqFHk/hUZs0VqyXAQWy5NaFWGhWDktOkgSgV/JCZ56FFI0pfS7KEcVj+8kcRWTIr5hAlRG+0iFhwSEe",
+	"gr85qwMy/4ToaABI2wH0soRf0dkXkHBChy4eaf7zAjHiaAo8CnBSx+Sbb3AeAAKM7nNvTpAuB+ggXGhJ",
+	"whgaVqjwm2/ORSuknX4nykOo7tcO/v3YqrnwMwn/55eT9r9p+/du+9FF+8PfWufnneJftr/5zzBAT7JR",
+	"dTvnwrWzcwNkIh62GkrUba6HimhCU4yLUsSmBHlvbicxJyxhgAcD/yQ0Ten8XJgFs4AYEUm5UHCRVMeb",
+	"o5TZ3Kq0EHvWfMxI6/npa/LwsLu73SH/NNNVTu0/F+/evmgzEcmYxR1yIqSYj+VU2XwT9LHgvk8VYIUB",
+	"DfpemNrogJH5mNfFGFLSubDU2Z9qV7PUUlM1YSJmsfXnYCQCkuK1lEcI1YYQUDBpzZIEgZeooV5Mpj8X",
+	"q2IB0IjWzh5cSrCokjfJzBTn1SFvmZomNjCBUfRzEeKuxhdUhy4bE+Ljjq55DHBPUlOsKmPXNNK57pOR",
+	"SQtxgIYuE+hcJEb6KYsmepyDYGILNK7gdeATjIbAl/MoTJUegPLiiwYqigLsDUqbYCF3wTKgLGlH5kzX",
+	"b5/vJRrt9h5WhrtvOK3M4K2fVCb7bjcle2jI1gxy4y3pGQFi9FOLqGr4jOOEcgSfXrd32O7utru7Z93u",
+	"Efz/Trfb/ffytgEVsDdmxLb5/tYm5my14WWT3u2193bPentHB4+ODh51Hj169O9lnQU2NWVgMxdmhflh",
+	"xKoqPkVegcejeJNl7QrN7Q83DBlwlsQoR+Ms2Ks0nTshSvsJq0c39T9/92Gvr6urvBNcTWJOmTZzH3z6",
+	"fMEnPKBnlCe2k+46sSd8eTH6VJWRgZziq8ua6vrmhVn2NSgrgVdoEdQFjlpcWDUXWT5TTY6chuKVdbs6",
+	"6rxU2qUpSBF5HUq3secuT1mkZTpH5OUOObX4qKkc2xdTlbedsJCBl4xNoP0p11lqhS0/BCBA0OiMpBFz",
+	"UBaOCc28vbYtQiTHY66tg9TOsAad7hT28y552Qywyh6HOao/M0DqMljihGowFKBRr9I88l1iaq40G3sc",
+	"4JcWtV1p0c7HvJX4px0aRWyi611lrx02Qblvd43uHLOIx8aEhO8aYWtptdhhOGML4X38QR5yICHGUtve",
+	"OwqNP2NYuoRSWIeZQ7GKSslpGlXquTgtv0n526zl+no6r33vrjvx4oTtYKt4w9usezfVfSPwjN49F3V1",
+	"vWGDtPcGsiRlv7JoiSwxJFrhNc/gC0sSxkUQCXXV8CtWcexLBfO4L6xsbgZq1VPhcjYwjmmboNvO/yjD",
+	"Yi9b8VG179ws9/PIkuUU8BJxZ06MoQexjfuG/X+4lt2GljbGp/O27eRdy4vQ4EotBLW8PuE0mbIjm+tq",
+	"Hjv7+SzThK0aioM8UIRO2LV1b5m//3B29uaUDHjCOuS1cICZpaBUn0VyzLzsKRdks13kyQkZUJ5M0xxX",
+	"Cao+AVQ7Q7HrkCevTjNE6TGdY2+CA6Il2eta0GhFWilNWTIn+w/JSE5TtW1+70OSb2XeLnD1/Alu4t1E",
+	"w/wh1g+F/cUFwl8qXISUYoQD3mHyiqWG7C3HGW5b1sPfSoSM89oWVqdWNrw1nDmZOlB6xMXNYhPQINBI",
+	"CPwMcWt4gJVkNCQti8JrtHvGwXlujBZE1o1Q8LhMSKXxrQ52tsGxwsD2R5By8EARPZ9gdCDvp6SCrFGA",
+	"nR644nIz2gZtUabQLPiV4/8C6NqEKsBRMILGhbCMEj2egB89kcOhax6AkX2q5BJ5UQKgvVPBsQB2u1kJ",
+	"8k8rlRsLDl8Pct6ehgLkZGroWFe83EAsvFMsvRcN3r1aYktPMvgaxaJ8wLt9pXA4KQN7G9Z2LcSsVV+a",
+	"Amlh+4088AVFQ0WEQasGWMZsWLazgH7Ii63sfMdaa9FHt51LkYK2NYC4by2b++h3d8rjRZi9ewb/KzN4",
+	"NWutwd3oWLstf1v3XGkanVpO8aGI75hXiqjH99zy1+aWakJtxC/KIrasTrP650KjT1VGnaqEpHNftu9/",
+	"iYyLz9KIwa1vleM6zyK/r3n/MsV9GU50bXzVPbGCVxrXva/kHQ9Y233yAeY7e/jd1QzmLoMvyF/rll5/",
+	"DhyKe3b8Y7JjRXbwDbmxIfb+DXnTsiTiNBSh5xGvYU04httA29chXaJN9QcSDOshz999kf+9EPmjCpES",
+	"unqFCJlB6wDPNoxokvRpdAm0ZF94emUp6eN/WnOu05fx/D92Zqw/kvLyYpomn+oNzDcSJIGFbFXTfvbj",
+	"A0W8T4CswEpXNltAW0FnNMyXxdgNDxqBJIwqDSlWnog61VTENI3Je/y8IjbFwY3X5jH2gIO0KSmKruDt",
+	"IHtO8zFTmo4nIK/cXxUfCqqnKbNNMOzfVWccb3fIiZiT3vW1Q4R3mL38CrB9qJhrSEpE/5UiKdOpC4dh",
+	"NnhvH4NWKNJWgjEycz4PEBWhdk1ZWjLuRJ5Mmu/IUojGlfmy77Mm3s6hPqOKmJ1iMVQmvxP8migWSRGr",
+	"lbPJ9v12k7razT1+ts25HJAfXp48bp/+cNI7OMTYCo872YBA2+SSzV0gAPuaRylbvYcZXaw16w934yax",
+	"tG9l2RqekZJ/aAk1o6j/+eeKt8CnCundQAwBNHk07x5cXweEkr3ra6xbzz4syG6XqGOC3IB1lAnVLO2U",
+	"c1xqBAQtigfbaLRUJ4Xip1+E17ayyXy2xi7CTg3AUci90GzSlq5b1wM84hWEbhPPR36Eoq00a67IJBOP",
+	"oScMw8CyDpnY1myLMk1NWLQA9cpIiMQa2o1lMcFKIQn99guDZBX+I60nRglzTX8ih7Vt8fct8JjRzN69",
+	"fUHSKTYhLQs/T6ZSbeWPoxXb2cKX/5DPCqFBIdMxTbhiMWmNpNIkkTOWRlQZ2aFTyhPIBpLaqo0DOk00",
+	"mchUkziVk4l57PmbK+joPFYIMUAVCbvX3w46u2GWv+8QxNW2S9dNZGQRDQLyuxTM9hoQ7eI+oJLZNcKd",
+	"TMWlkDNBQkxguuBY07Tf3YdO3xaNVyaQwbTb7RbWrLBnaE2K0WOoj3hvyPjUe+mOHKneaGv5T3c3J6PM",
+	"2DiNlYW5/i4GeYzWsInZaKR60lIjczYQVDJ0v/1XxOe9r8Zd5jQGost7KgMlUafbefoyKsclZXmnwMzN",
+	"OkIUXgmITOKSXS0REJGnlopVtZdrQS7caXb+4mjrcKi677+wXv8FoK7iFq6kxY/+4xc8/oSEmDDNFkkS",
+	"8Q+qMeZLFJoJ1xnlkFgLJgYWx5g/uzvd9QVaCkhfuPFXAdLjJKsuwJVmkD9ODSZ9abvWwaQfc5GVaTZG",
+	"qP+qk/b+7KDvSErOKiiQRwVjBdVy/HUzZjECHJQREN83ZIeqGqwGnHATB+Yfgnvu5hZb5xK7d2VulCMN",
+	"MzVixhW33I69fzhbroBZHJRdxJXivjtMORSUFcxdjIGACe8FQiJmPvpAQUqug+5vdZH1uSYxx067aIlj",
+	"PiymszOhySyVYlgXtgC6fZKv857t12f7fPuaFNIZqrhn+I0yvNnasq7oeeqaigE/vknjuO3Chssrz6aK",
+	"pY5ZuW0RR1oOgQJYVLDZNtSQ2Opsl0Sau/2gHHwqUOu12fiOVyustJM4fuImty7HVqTrbN7l42a36Xw5",
+	"9111X5P213SqnMSxX+LZGCDX523kzfZqPMcwmiotx6EP3NA3twqh5MfT16/IKfb673V73fZuz2Uh8NS5",
+	"5h/kWGCkZdYKsQopLEDNMWHXuFQSmi0JlYUdG0wVi7ePSThm4z5L1YhPAKkMfMUXl8w2jbaNNUISyTFD",
+	"GdSf8kS3ubA5E6pDzujQy2sigl2x1Ba21buGPcTGr1C6FOf4hXzK5cTgFX3d2CyL4NzX0N/LwVs31QYW",
+	"qM7hWi790G/XLnRPqPPlWUDbcmaVluO+0lKwI4t1m8UZhYWwCS0AZeg5+bCgLiB0YsH2bDgUYMQnNDW0",
+	"TBI5PCZC+pHLlI3llevJg8E+9ytW3aeMxrSfMNKfk9D+hDB4z1I5xmJGWdK4Ah+J3AHyFGS3Cxjvd/fN",
+	"TK2Rh3nf+Djkn7GBJnIKZYy/TcEICIimw/wfFvDPpQewa0NGCKjObSZDCUy9tvtDyhJGIXjJswcK0CQq",
+	"MJI9SRhULQNw4oR53Z+H0iKcI05oLFneUsIYkn0aXXaIkVeQnWCmBqRAE3PSIdYphgG5ZBOdG6gZOeA9",
+	"A4ExLkj4/dMzAuRniSHv2KHCZZ0qHHipw01oaWvn5sAJcCSucPXI6OC2Ycd2vbfX72nxlarMBYX5a2p8",
+	"kR3x/d11f3dtzGN+g0YX/k02ZDqz0Zd76PJUYI2uApcOPCjfCoV2P6U+cdXwZZlJ+vUU2zS0oe/BG76S",
+	"4GwFsa3FBDkEQwFNKZHDerZ45VeTwZW/Knc+w1B2bsyKvobac3Jia4IxjVkN5/jlXNmsX5hJf43Z818X",
+	"Pml5y5ohlSZyCNkod90G9lalpn9onn7LaEXhv9n3ZQVwVQWjPpOjCdTQIb3Ix/i68h1n/Tl6qkt6ODiz",
+	"LdJB/nQ1Spn55r0X+t4L/ZdstGGI/9aOaLD5Byxtw8tqxJfgJ7ykl/Z+ZdccYQgrI0+VVXBQGFF01Syq",
+	"vhaVKOGXDJB9oT0BqgYyia0oQY+Lt/CpSJhSJLxkbHJB1YX7wesLAPZ6aGZ7IaS+AHy10EbGJGkxQfsJ",
+	"i7dxPSNq8YhhOce+eKIaH3F+ATkTJd/UMXSABkyJYgto7N5ZIcbO7BG8zk7gq5RkC9P80g0zG3q9PUL0",
+	"iO/eiXAvgm8d87ccUXIfQmlv3i3mZnIZe0a0GzQYRqlckKwdcoLeUxBYDkHSzAlbBOhpasVWNE1TJrTP",
+	"FUXh9A7msSm/5WrT5fngJaRE3JUUK63nDyLD7uXWXcutXgO5lUJFJy/Zk38pkYfsU2NFLpdoHzFSklmS",
+	"1R6jZdCdaEGWtcuqGFQJcDfL5seWAFj5tgi87WJUFnw0zbFCIeFZU82O/K8mjC5MCMuxnGJJoQGNnZWx",
+	"gSkXquTqMh9nyQBMXkiMWNoh3exBpdPqziWzRQy+YxgGs74i7ni9aHzv4JJtePZeNv453VnW0K1leuxs",
+	"6wCta8GCl2HHAKM2y8g6KdiwYPvahIOEX7EwwMY2IRfI/KFRxqARb1Y97WLIFQrYMbY9jEb8Ctv/lZt7",
+	"t/OvGC7LynuVxJpzr3NgRc6mXeWGUqs2D/dS1P7uGDKqme51nzH1Z1O8vlzDEuS+m2RMLcirOLaoxktS",
+	"R7O8T67IFU247UJosckrAa5Ii5IxV9jUAIEAjNw1epJ5fmDhCSDzdCK5We12h7yCzEKbspQ6SZj55WzX",
+	"P65ICDhWIWpAmSRz0AwgJVu2r+yjyjSakzh+68B+PqfouiNrNFvOF0sg9VGYm6SPmufvReG972wzSfQL",
+	"wF03lYJqib6WJBbohEEMYiHTMcs1HNO5EUOITPWQvOTfdeoFkPqTSSD1hUSQP4GmAkjdS6B7CbQJCZS1",
+	"JO/6/Z+kWMetVSmTLCL9TbMlik3k8raQTQv9QLfjw5GGYEQc2/Y0VAxZueMsfMhNGG1JOSBC2tbwiPqX",
+	"JyAC7F9lvgYlWCm0ENYlrdlIul6ZmL2VG7EYR92ubptXfqxWI8THNpQJ8pVI5rvKHCnv1n0GyX0do+U5",
+	"oxrd3jRF79WtPGnOA5Z509CglKnnVzsqigjXc88IirYUiZVlTtJFFBzyiRRDlhotj8YxxgFQLMZkKjRP",
+	"SNnNBjB4mUOuoQvP98JZB16l6MLP3nvj7r1x9964zy79kPkKqKaZ7Ni+sfTrT5PL9nQCOLT1Sp9N2Xh8",
+	"+k9oJerAGMbTRPMJTTUZcJbEJDQ/hqRFNRlLpcnhvjFKQa7tBt1uNwDFVc7U9hGhFvjZ/JsUmpKZiYVB",
+	"VkaXzLNf0DGHgjKW0Pnw/2Pv2nvb2I3vVyGEH2AJv5Vjp85FIqNAfeO0ids8Gvs2RS/SLKWlJMb7UJdc",
+	"KWrg715whuRyV6uHJdlODP4T2M4+uHwczvDMnNFnhmRC5dgQobgtgDz9BF+g9WEGLI6hhKGVTW04UAQD",
+	"ciCmWjFa3zSmkvTZiKdCN/YgJMMsjrMZPiz8YxiQ8P/VP131z59UM4mk/QCER/Oc0xHToSxgPOqIG/Wc",
+	"OBNMR/BhjVf1x3aZ+XgA/HBSxJSkrJA5jbkA6Ooc1rrG2XhYMpFzwhP1ADV2mtJRFwfmXFNtp+qH0zJ4",
+	"Ue9o7VAUAnNO1dfo/UH9yL5NlEEXdmxNaOhH1cciA+lGaDPBOWXlgpEqTmAioQasLaPFpwwPNXBqCaxL",
+	"yUAVVs04Q4br+eKeB+OY6WH/T8EKFuE2W0oiPz16WqZdfs36AZmN+WDspFp+zfriyfevWf8Lj27MqIpD",
+	"8jGb4fGw0x79EJIXqcCNE3QHYBIjn5XNCFPL1/gE8EqIp1Tdiw/EUWHRIfk0zuAYR/k8ZuvXOb7lcTOd",
+	"6948dVc/apNh3DkM7vKN+9civv4NnvADngVZEHmiJnk3opJWd+NJrr5GakkpNUma3VKDTmqvVY+istVr",
+	"9XlK0TisC5I7vsnv+NTP9qqsD+XTN3Jhnu7NtLjI+uvsCZhNONG9SeFdql2NijcARBZ5wHcpt3lQhqdq",
+	"zm1tXkRsL5EK1omq+FenrqT7eo8JXCPzpG2iG/ImP6khc576sAXvKHlH6cFS5ekeAxe09IvD2q0RfqGO",
+	"tkc21FVzaMKMfYfRX9UAq/Z6SRjMNOqgCMoKevB047peJrXfcYHKY3PyPlV+F3oToJtV+gMVxO0zG/9J",
+	"ztAc1kUbyrNz+GwujcPQ07FxwBOkRM74gJH2ydFRJ9A3Gt1e6yO0T45OOoF9cU3tJDDlxhyENpe2l0Vm",
+	"GO2QR8SNVj7pgTIF9Ntvq5HiGVJvze5LJOUOSFK7C5Qm7LJtYBOCdFZqhDnoeyuJsBWZp45lWyl6dMfq",
+	"XEuUuQKQVYbTH9iVCsO5WoR2pMvwzCRRtrXqI8nSHkpimCpBCReCpyMyG/OYVY9JShWsjlUD00UpjU4Z",
+	"JEXMV4ifrZPxcqhkLht0txx5edXxTRJdq/aiB3EXHoM2l8sRe2kuv+s8iDTXzr4GIqnxNbpUdAdiuomM",
+	"vgOfFZu7FpYSKMDDemqawInpXEG9QwIBOIoqC9KrUzM10gFLy8EOVQbr6AdRgbKRIRsOGZy86Ls6Dlkz",
+	"yOIiSYGscfmcKvtCiZjAM8eMSTLLihj1v+GMyvAjbV6jaZbRMrgj14iZjrPxmOJT4UFI+myY5YxwaciD",
+	"xQ6jMzon7fefzi4/wPkZT78y2P/IqOARTQeso4sxIwWAY10qem5ShfmQXMqcgS9Jhd6A1NvR89LbIBZk",
+	"DtVuPf9CkaAqhSUcPcg/ODWdjebDmlaoF5kBumYmXZumaQbx8NQMJHh3bZpkGIafgFM86cZsyuLqXIIQ",
+	"icps6piDNfgorDGtRyQqchPYr0kmPUbIPqq/a45IF3TRzVEe8aCQwmWGxFjd39bPAU6p0U18BRdor+ZM",
+	"vBTTR1HAXrJv8olGl+XlTxs3z5Jm8dvcY6tX/UovB9ctsd4DsLHO5gYQs+HWNmJyMcp0tQBl07kU7GAm",
+	"knNOZizXx/zBpsdeS3T1FoIMf95VfstoSq9o+YMoWlYkVvcS2VhZdJvLXJ7VJQKUcYULjFZ4mqWr6KcQ",
+	"p7wtaebFLL2Y5c5ilg1regMty/rC1jCwPpfsA17oiH5ElitZoKHWcku6UDpUyV52Qqk1BdYVLLhHsgid",
+	"x5xBoJT++KWskO6wR0ULVb/pgXiheiNWH9DpCc4ie4jrT+r8Sd2u2KznoEsQaTzYlR/SElF7zqOTVr/U",
+	"5sYBc1TNgXNcNB2/Zc+CrBhxtepts2Jx/bRwuZ6Tz1/z+Wt7NdYeiaDxvvy2ek7XztpONj3t9tpONl7S",
+	"1XZaiOncQNypEU3gO32YpA+T9GGS9w9fWNCMNqSL7oBcasHvBFxlqpET6R04IeBAGTmI9pFNM+1mc0GG",
+	"HEI25Ko4GCjdlmZkWOSQ8qSFBsApdEvm1YhMC2ftRTIT/VkTergeW5vhUN3v0dCjoUfD+0dDtfYqybWA",
+	"JNsn1go6NWHjXSq64GiudgfhEjhsh8M5qxXVc6MqlF0FeS1OUCDkcgZkkmPU+4YRBagfgFEE5XlLu3q2",
+	"GJDaWaOOrSu1+mjONhbro8L5rAMIhFDAaQT3MAFVjmlqE1RR0q8JLS/pVIc6nwmIq/AKe/etsAdj5LHX",
+	"H8ztU1wP47kivaK3w15djGK9GfpSl5pYyIOxFwUkYZIGREqgRiphVQsVgg7JJwg6ezPsgq0UoumH5iUX",
+	"UNgPBdf5cCF4WUgex4RKJCyMadw+OX6KwDjjgjVyFqhx/5PYjXdVIWOryvZHD1jZ3tfH8PUxfqD6GDu7",
+	"/t+dsE4TegLG794CT4yUb0PYifqvRxl0gp/mQ1R8iMo9hqjUNI63CFCpgkHVhdyazTgtbURX+0Ybi0v1",
+	"GCqRBz+cdXS7BX5PZ3Cbu4DlwYGXWvcncfsM0jDLekfJ9SoS5YynACm7YpFhJ0pVBIdaRTd2teImflyj",
+	"pAxp54uUxgKzWmpJLFUEayYZdA94PLwLPLQTzAOiB8R9mWt6ShFKLNzsGxY1bbstJjaStkDUugDZyNQi",
+	"1RpTWRKxNhDNMB42HdDVdtkMYW3Iiv4dMFKMIXsUNSn7EBAH7wHtgyK1Rs3+QBeZXY+4d4G47qTwcOvh",
+	"dm9MMGYT7MgDV5FWw+EOUOvq8la0EOu2LSnSKINasAo76zvHDvbpnkDxElvkUfEuULE+3B4XPS7uhot6",
+	"uVaVxPeEipavXQ2Kb7UMvQONp/DLVtEoh0uJ1EcHSHdHut46UuXowWpBesLVE64/FOG6HkAlHdWy+Pvz",
+	"rqSjpQyqBhWu02IJVVZjGtE8UpPHhOFJOiLtEKufiTGfhAEJ4e2DL9dsXtZ7CDuEpyUdq1Nps1lKqOaO",
+	"WKTrmGOMYqwTRURAQI0jE7ZUiLFeJZWFCHXqbjs0Md3K+eZTdkpAdyrmQzaYD2KGNTjCQSFklqAQbZFe",
+	"p6oJqtsA7k0JBvjgJcGCpTYBZ+LX+RUd7YcdrhvtprednlZ4w77RZBKzVq9VdnoraHF104TKcStoqQ5p",
+	"9dRkaNVBNHAAMaHf/sbSkRy3er+cBK2Ep+bX44YSBytkVTgTB6bWR8SGtIglCa3IurHf1Zh0Dk1TUfDF",
+	"thXHsuU2j6VFouYyPgjusz+akH34PvApnIILts13aUBf0dHf1SdsGFZuVxEksKuR3BbkHymjXAoLfV5Q",
+	"NLH4kC+FJIKTvUlO6Pskz4Y8Zl94dPMk4tGhGehG1AsjHvVmrN/7HvHoyzgT8qbnPiEkORNZPGWCjFnO",
+	"DkH001Lab5kcZ1FIYi60RJi+9cDk2LKcReRV9PTZs+MX5JrNIRkkfFvEkiu8JG2stYPlLLO0OUrvL0ye",
+	"8+g8GxSJmsh3AD9XZdNJu08Fe/a8LwedKgCdTC9eXPx23L+4ePXilz9/urz46/S1+NoMRmUXrsSkCZVq",
+	"arR6rX//ftx9cdZ9fdF996H7L9q9Trr//fz9ODg5ufm/1v2udbevlyzz8zfnaruBa/za3mxt1/sNz330",
+	"RHEWM49YKtX9n2/qGmRNAmQsn5p1UB0n0PTLhCTqEhT/46J8eztM6DUjeZGGcAUIJRLQMHt+9Pyo0wpa",
+	"RR63eq0n4Anp1tVf8j5lEHI0R4TiUqgvyoYBUbugFEZmE8p2zQmjecxZ7joUesGglnLD0nyZxTHKQQqU",
+	"PraY6NZ8hLcPeSyhTlQaQUyUCKzSslFhnjuvRNRcfOM/jDILDMSQq0eqsUrxSwPlEqlvgoJjzvOM3kbD",
+	"Iz+WRXiz1A3TS5SriWXQUIlxSuMCJd2NqQCS0Q3PRPetGonUVv2RTAplJqcRUT8rO4/ioHRsOl+cjUS1",
+	"5WWY0uKbzsFOrb4pG7rWbTZlOTl/d0mu/nmlOp28vrr6oAvhwNATBXTK6lH39ue2hpt9htMaNIsb2vEu",
+	"k7YBQqfkDLgwU8Pk5xjDutpg7cq7n526z2uaejmjUq0cW1JZ/VJ+drBkNuK0S2hK4YZSQM/ZH7THsvjS",
+	"T2pGEFH07R9FQGasP86ya1iisuqUw6frqD+tPWuuBhegfOcMjzUWh9cBJWEYxEKwXBwYeHKbbvGpeRut",
+	"yxWVyrroJ5Xh+dBW9/JunI1qbY6z0ZL3DGgcsxwTtMjZhzdgXTh30sEgK9QO1nj3OTvnCHvqEYJHzJa/",
+	"jngXPzmJOqSrM6sMr6n6RPBRyiKY3TAFYjqHFSwh6hZ+KIEH/QTsVJ6TQU5nsTvXWcQbmvia0ViO9Zyi",
+	"EU+ZqGDCXEiWtG4+3/wvAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -84,6 +84,35 @@ func widenStateChecks(ctx context.Context, s *Store, tx *sql.Tx) error {
 	})
 }
 
+// addDeletedState is migration 22: records and registries may be deleted (their CHECKs widened
+// as migration 14's), namespaces get a state (live or deleted) in their heads and versions, the
+// heads keep the reason of their latest delete, and a registry that a namespace's delete deleted
+// keeps that version of the namespace (deleted_with), so that its restore restores it.
+func addDeletedState(ctx context.Context, s *Store, tx *sql.Tx) error {
+	if err := s.d.replaceStateChecks(ctx, tx, []stateCheck{
+		{"records", []string{"draft", "live", "suspended", "revoked"}, []string{"draft", "live", "suspended", "revoked", "deleted"}},
+		{"record_versions", []string{"draft", "live", "suspended", "revoked"}, []string{"draft", "live", "suspended", "revoked", "deleted"}},
+		{"registries", []string{"live", "inactive", "archived", "revoked"}, []string{"live", "inactive", "archived", "revoked", "deleted"}},
+		{"registry_versions", []string{"live", "inactive", "archived", "revoked"}, []string{"live", "inactive", "archived", "revoked", "deleted"}},
+	}); err != nil {
+		return err
+	}
+	for _, q := range []string{
+		`ALTER TABLE namespaces ADD COLUMN state TEXT NOT NULL DEFAULT 'live' CHECK (state IN ('live', 'deleted'))`,
+		`ALTER TABLE namespace_versions ADD COLUMN state TEXT NOT NULL DEFAULT 'live' CHECK (state IN ('live', 'deleted'))`,
+		`ALTER TABLE namespaces ADD COLUMN deleted_reason TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE registries ADD COLUMN deleted_reason TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE registries ADD COLUMN deleted_with TEXT`,
+		`ALTER TABLE records ADD COLUMN deleted_reason TEXT NOT NULL DEFAULT ''`,
+		`CREATE INDEX records_deleted ON records (registry_id, record_name) WHERE state = 'deleted'`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // stateCheck is the CHECK constraint of a table's state column, from the values it allowed
 // to the values it allows.
 type stateCheck struct {

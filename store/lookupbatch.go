@@ -23,13 +23,13 @@ type lookupKey struct{ namespaceID, registry, record string }
 // in the order of recRead.scanDest (GetRecord reads the same ones from a version row).
 const recordHeadCols = `r.record_id, r.registry_id, r.namespace_id, r.registry_name, r.record_name, r.created_by,
 	r.genesis, r.version, r.version_count, r.description, r.details, r.meta, r.ttl, r.state, r.valid_till,
-	r.digest, r.proof_type, r.updated_at, r.created_at, g.state, g.schema, n.name`
+	r.digest, r.proof_type, r.updated_at, r.created_at, g.state, g.schema, n.name, n.state`
 
 func (r *recRead) scanDest() []any {
 	return []any{&r.RecordID, &r.RegistryID, &r.NamespaceID, &r.RegistryName,
 		&r.RecordName, &r.CreatedBy, &r.Genesis, &r.Version, &r.VersionCount, &r.Description, &r.Details, &r.Meta, &r.TTL,
 		&r.State, &r.ValidTill, &r.Digest, &r.ProofType, &r.VersionCreatedAt, &r.HeadCreatedAt, &r.RegistryState, &r.Schema,
-		&r.NamespaceName}
+		&r.NamespaceName, &r.NamespaceState}
 }
 
 // readLatestGroup reads a group of latest-record lookups in one statement (Postgres).

@@ -105,6 +105,11 @@ func (s *Store) goMigrations() []*goose.Migration {
 		goose.NewGoMigration(14, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
 			return widenStateChecks(ctx, s, tx)
 		}}, nil),
+		// 22: delete and restore (directory/deleted.go): the state deleted, a namespace's state,
+		// the reason a delete gave, and which registries a namespace's delete deleted.
+		goose.NewGoMigration(22, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
+			return addDeletedState(ctx, s, tx)
+		}}, nil),
 	}
 }
 

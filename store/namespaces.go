@@ -12,7 +12,7 @@ import (
 // domain, registry count) and their versions (namespace_versions).
 
 const nsVersionCols = `v.version, v.namespace_id, v.version_count, v.created_by, v.genesis, v.name, v.description,
-	v.meta, v.ttl, v.digest, v.proof_type, v.created_at`
+	v.meta, v.ttl, v.digest, v.proof_type, v.created_at, v.state`
 
 // RowNamespaceVersion is a namespace_versions row.
 // Database rows are exported only because GORM fills embedded structs through exported types;
@@ -30,6 +30,7 @@ type RowNamespaceVersion struct {
 	Digest       string `gorm:"column:digest"`
 	ProofType    string `gorm:"column:proof_type"`
 	CreatedAt    int64  `gorm:"column:created_at"`
+	State        string `gorm:"column:state"`
 	LogSeq       *int64 `gorm:"column:log_seq"` // its log queue position (public versions)
 }
 
@@ -53,6 +54,7 @@ type RowNamespace struct {
 	UpdatedAt     int64   `gorm:"column:updated_at"`
 	Domain        *string `gorm:"column:domain"`
 	RegistryCount int64   `gorm:"column:registry_count"`
+	State         string  `gorm:"column:state"`
 }
 
 func (RowNamespace) TableName() string { return "namespaces" }
@@ -61,19 +63,19 @@ func (h RowNamespace) sealed() directory.SealedNamespace {
 	return directory.SealedNamespace{NamespaceID: h.NamespaceID, OwnerID: h.OwnerID, CreatedBy: h.CreatedBy, Genesis: h.Genesis,
 		NamespaceContent: directory.NamespaceContent{Name: h.Name, Description: h.Description, Meta: h.Meta, TTL: h.TTL},
 		Version:          h.Version, VersionCount: h.VersionCount, Digest: h.Digest, ProofType: h.ProofType,
-		CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt}
+		CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt, State: h.State}
 }
 
 func nsHeadOf(n directory.SealedNamespace) RowNamespace {
 	return RowNamespace{NamespaceID: n.NamespaceID, OwnerID: n.OwnerID, CreatedBy: n.CreatedBy, Genesis: n.Genesis,
 		CreatedAt: n.CreatedAt, Version: n.Version, VersionCount: n.VersionCount, Name: n.Name, Description: n.Description,
-		Meta: n.Meta, TTL: n.TTL, Digest: n.Digest, ProofType: n.ProofType, UpdatedAt: n.UpdatedAt}
+		Meta: n.Meta, TTL: n.TTL, Digest: n.Digest, ProofType: n.ProofType, UpdatedAt: n.UpdatedAt, State: n.StateOrLive()}
 }
 
 func nsVersionOf(n directory.SealedNamespace) RowNamespaceVersion {
 	return RowNamespaceVersion{Version: n.Version, NamespaceID: n.NamespaceID, VersionCount: n.VersionCount,
 		CreatedBy: n.CreatedBy, Genesis: n.Genesis, Name: n.Name, Description: n.Description, Meta: n.Meta,
-		TTL: n.TTL, Digest: n.Digest, ProofType: n.ProofType, CreatedAt: n.UpdatedAt}
+		TTL: n.TTL, Digest: n.Digest, ProofType: n.ProofType, CreatedAt: n.UpdatedAt, State: n.StateOrLive()}
 }
 
 func (h RowNamespace) namespace() (directory.Namespace, error) {
@@ -98,7 +100,7 @@ func (r nsRead) namespace() (directory.Namespace, error) {
 	return RowNamespace{NamespaceID: v.NamespaceID, OwnerID: r.OwnerID, CreatedBy: v.CreatedBy, Genesis: v.Genesis,
 		CreatedAt: r.HeadCreatedAt, Version: v.Version, VersionCount: v.VersionCount, Name: v.Name, Description: v.Description,
 		Meta: v.Meta, TTL: v.TTL, Digest: v.Digest, ProofType: v.ProofType, UpdatedAt: v.CreatedAt, Domain: r.Domain,
-		RegistryCount: r.RegistryCount}.namespace()
+		RegistryCount: r.RegistryCount, State: v.State}.namespace()
 }
 
 // namespaceRefClause is the WHERE condition picking a namespace head n by id or verified domain.
@@ -177,6 +179,7 @@ func (t *Tx) UpdateNamespace(prev, next directory.SealedNamespace) error {
 	res := t.db.Model(&RowNamespace{}).Where("namespace_id = ? AND version = ?", prev.NamespaceID, prev.Version).Updates(map[string]any{
 		"version": next.Version, "version_count": next.VersionCount, "name": next.Name, "description": next.Description,
 		"meta": next.Meta, "ttl": next.TTL, "digest": next.Digest, "proof_type": next.ProofType, "updated_at": next.UpdatedAt,
+		"state": next.StateOrLive(),
 	})
 	if res.Error != nil {
 		return translate(res.Error, "update namespace")
@@ -197,6 +200,7 @@ func (s *Store) ResolveNamespace(ctx context.Context, ref string) (string, error
 	} else {
 		q = q.Where("domain = ?", strings.TrimSuffix(strings.ToLower(ref), "."))
 	}
+	q = q.Where("state <> ?", directory.StateDeleted) // a deleted namespace is missing (directory.Gone)
 	if err := q.Limit(1).Pluck("namespace_id", &ids).Error; err != nil {
 		return "", translate(err, "namespace")
 	}
@@ -219,6 +223,9 @@ func (s *Store) GetNamespace(ctx context.Context, ref string, sel directory.Vers
 	}
 	if err := missedLevel(len(rows), "namespace", sel, []string{ref}, nil, len(rows) > 0 && rows[0].Version != ""); err != nil {
 		return directory.Namespace{}, err
+	}
+	if sel.Latest() && directory.Gone(rows[0].State) {
+		return directory.Namespace{}, directory.NotFound(directory.MissingNamespace, ref)
 	}
 	return rows[0].namespace()
 }

@@ -78,6 +78,7 @@ type regRead struct {
 	HeadCreatedAt    int64  `gorm:"column:head_created_at"`
 	RecordCount      int64  `gorm:"column:record_count"`
 	NamespaceName    string `gorm:"column:namespace_name"`
+	NamespaceState   string `gorm:"column:namespace_state"`
 	HeadID           string `gorm:"column:head_id"` // the head's id: "" when the registry is missing
 }
 
@@ -91,6 +92,7 @@ func (r regRead) registry() (directory.Registry, error) {
 type RegistryAccess struct {
 	directory.SealedRegistry
 	NamespaceName    string
+	NamespaceState   string
 	RecordCount      int64
 	Role             string
 	RegistryDelegate bool
@@ -114,6 +116,7 @@ func (t *Tx) RegistryForWrite(nsRef, name, userID string) (RegistryAccess, error
 		RecordCount          int64
 		DraftCount           int64
 		NamespaceName        string `gorm:"column:namespace_name"`
+		NamespaceState       string `gorm:"column:namespace_state"`
 		Role                 string `gorm:"column:role"`
 		RegistryDelegate     bool   `gorm:"column:registry_delegate"`
 	}
@@ -124,7 +127,7 @@ func (t *Tx) RegistryForWrite(nsRef, name, userID string) (RegistryAccess, error
 			EXISTS (SELECT 1 FROM registry_delegates d WHERE d.registry_id = g.registry_id AND d.user_id = ?) AS registry_delegate`
 		args = []any{userID, userID, name, arg}
 	}
-	q := `SELECT g.*, n.name AS namespace_name, ` + access + `
+	q := `SELECT g.*, n.name AS namespace_name, n.state AS namespace_state, ` + access + `
 		FROM namespaces n JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?
 		WHERE ` + cond + t.s.d.forUpdateOf("g")
 	if err := t.db.Raw(q, args...).Scan(&rows).Error; err != nil {
@@ -135,10 +138,10 @@ func (t *Tx) RegistryForWrite(nsRef, name, userID string) (RegistryAccess, error
 		if err != nil {
 			return RegistryAccess{}, err
 		}
-		return RegistryAccess{NamespaceName: ns.Name, Role: ns.Role}, directory.NotFound(directory.MissingRegistry, name)
+		return RegistryAccess{NamespaceName: ns.Name, NamespaceState: ns.State, Role: ns.Role}, directory.NotFound(directory.MissingRegistry, name)
 	}
 	r := rows[0]
-	return RegistryAccess{SealedRegistry: r.sealed(r.CreatedAt, r.UpdatedAt), NamespaceName: r.NamespaceName,
+	return RegistryAccess{SealedRegistry: r.sealed(r.CreatedAt, r.UpdatedAt), NamespaceName: r.NamespaceName, NamespaceState: r.NamespaceState,
 		RecordCount: r.RecordCount - r.DraftCount, Role: r.Role, RegistryDelegate: r.RegistryDelegate}, nil
 }
 
@@ -195,7 +198,7 @@ func (s *Store) GetRegistry(ctx context.Context, nsRef, name string, sel directo
 	q := `SELECT v.registry_id, v.namespace_id, v.registry_name, v.tag, v.schema, v.created_by, v.genesis, v.version,
 			v.version_count, v.description, v.meta, v.ttl, v.state, v.query_allowed, v.digest, v.proof_type,
 			v.created_at AS v_created_at, g.created_at AS head_created_at, g.record_count - g.draft_count AS record_count,
-			n.name AS namespace_name, g.registry_id AS head_id
+			n.name AS namespace_name, n.state AS namespace_state, g.registry_id AS head_id
 		FROM namespaces n
 		LEFT JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?` + join + `
 		WHERE ` + cond
@@ -207,6 +210,9 @@ func (s *Store) GetRegistry(ctx context.Context, nsRef, name string, sel directo
 	found := len(rows) > 0 && rows[0].HeadID != ""
 	if err := missedLevel(len(rows), "registry", sel, []string{nsRef, name}, []bool{found}, found && rows[0].Version != ""); err != nil {
 		return directory.Registry{}, err
+	}
+	if m := directory.DeletedLevel(rows[0].NamespaceState, rows[0].State, ""); sel.Latest() && m != "" {
+		return directory.Registry{}, directory.NotFound(m, []string{nsRef, name}[levelIndex(m)])
 	}
 	return rows[0].registry()
 }
