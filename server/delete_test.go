@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/svc-directory/svc/internal/storetest"
+	"github.com/svc-directory/svc/server"
 )
 
 // listed lists a field (at path) of the entries of a list answer: data.records, data.registries,
@@ -225,4 +228,37 @@ func TestDeleteAndRestore(t *testing.T) {
 			t.Fatalf("stats after the restores: %v", stats)
 		}
 	})
+}
+
+// A deleted namespace's verified domain is released in the delete's transaction: the domain
+// no longer finds it, another namespace may verify it, and a restore does not take it back.
+func TestDeleteNamespaceReleasesItsDomain(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			h, dns, _ := domainHarness(t, d, server.ReverifyConfig{})
+			alice, bob := h.key("alice@example.com"), h.key("bob@example.com")
+			a, b := newNamespace(t, h, alice, "A"), newNamespace(t, h, bob, "B")
+			selfVerify(t, h, dns, alice, a, "acme.example")
+			if v := h.must(http.StatusOK, "GET", "/svc/lookup/acme.example", "", nil).data(); v["namespace_id"] != a {
+				t.Fatalf("the domain finds %v", v["namespace_id"])
+			}
+			// Bob cannot verify it while it is alice's.
+			if r := gen(h, bob, b, "acme.example", "?verification_method=self_dns"); r.Status != http.StatusBadRequest {
+				t.Fatalf("generate for a held domain: %d %s", r.Status, r.Raw)
+			}
+			h.must(http.StatusOK, "DELETE", "/svc/acme.example/delete-namespace", alice, nil)
+			h.must(http.StatusNotFound, "GET", "/svc/lookup/acme.example", "", nil)
+			selfVerify(t, h, dns, bob, b, "acme.example")
+			if v := h.must(http.StatusOK, "GET", "/svc/lookup/acme.example", "", nil).data(); v["namespace_id"] != b {
+				t.Fatalf("after the delete the domain finds %v", v["namespace_id"])
+			}
+			n := h.must(http.StatusOK, "POST", "/svc/restore/namespace", alice, `{"namespace_id":"`+a+`"}`).data()["namespace"].(map[string]any)
+			if n["domain"] != nil || n["is_verified"] != false {
+				t.Fatalf("the restored namespace: domain %v, verified %v", n["domain"], n["is_verified"])
+			}
+			if v := h.must(http.StatusOK, "GET", "/svc/lookup/"+a, "", nil).data(); v["domain"] != nil {
+				t.Fatalf("the restored namespace took its domain back: %v", v["domain"])
+			}
+		})
+	}
 }
