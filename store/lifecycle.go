@@ -102,7 +102,6 @@ func addDeletedState(ctx context.Context, s *Store, tx *sql.Tx) error {
 		`ALTER TABLE namespace_versions ADD COLUMN state TEXT NOT NULL DEFAULT 'live' CHECK (state IN ('live', 'deleted'))`,
 		`ALTER TABLE namespaces ADD COLUMN deleted_reason TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE registries ADD COLUMN deleted_reason TEXT NOT NULL DEFAULT ''`,
-		`ALTER TABLE registries ADD COLUMN deleted_with TEXT`,
 		`ALTER TABLE records ADD COLUMN deleted_reason TEXT NOT NULL DEFAULT ''`,
 		`CREATE INDEX records_deleted ON records (registry_id, record_name) WHERE state = 'deleted'`,
 	} {
