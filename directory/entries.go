@@ -49,6 +49,7 @@ type Namespace struct {
 	VersionCount  int64
 	Digest        string
 	ProofType     string
+	State         string // live or deleted (not a digest field)
 	Domain        string // verified domain, "" when none (current, not versioned)
 	RegistryCount int64  // current
 }

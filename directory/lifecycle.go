@@ -26,6 +26,9 @@ const (
 	StateRevoked   = "revoked"
 	StateArchived  = "archived"
 	StateExpired   = "expired"
+	// StateDeleted is a tombstone (deleted.go): the entry is missing to latest reads and writes,
+	// its versions stay readable by version_id, and restore makes it live again.
+	StateDeleted = "deleted"
 	// The states of an origin-hosted registry's file (OriginState) that its records read as.
 	StateStale     = "stale"     // past next_update with no successful refresh: still served
 	StateWithdrawn = "withdrawn" // no longer authentic: key removed, file unlisted, signature or digest broken
@@ -34,9 +37,9 @@ const (
 var (
 	// EffectiveRecordStates are the states a record reads as (EffectiveState), the values of
 	// the record state filters.
-	EffectiveRecordStates = []string{StateDraft, StateLive, StateSuspended, StateRevoked, StateExpired, StateStale, StateWithdrawn}
+	EffectiveRecordStates = []string{StateDraft, StateLive, StateSuspended, StateRevoked, StateExpired, StateStale, StateWithdrawn, StateDeleted}
 	// RegistryStates are the states of a registry, the values of the registry state filter.
-	RegistryStates = []string{StateLive, StateInactive, StateArchived, StateRevoked}
+	RegistryStates = []string{StateLive, StateInactive, StateArchived, StateRevoked, StateDeleted}
 )
 
 // Action is a change of an entry's state: the operations publish-record, suspend-record,
@@ -53,6 +56,10 @@ const (
 	ActionActivate   Action = "activate"
 	ActionArchive    Action = "archive"
 	ActionRestore    Action = "restore"
+	// ActionDelete and ActionUndelete are delete-namespace, delete-registry and delete-records,
+	// and their restore (restore/namespace, restore/registry, restore/records: deleted.go).
+	ActionDelete   Action = "delete"
+	ActionUndelete Action = "undelete"
 )
 
 // transition is what an action does: the states it applies to, and the state it leaves.
@@ -74,6 +81,8 @@ var (
 		ActionSuspend:   {[]string{StateLive}, StateSuspended},
 		ActionReinstate: {[]string{StateSuspended}, StateLive},
 		ActionRevoke:    {[]string{StateLive, StateSuspended}, StateRevoked},
+		ActionDelete:    {[]string{StateLive, StateSuspended}, StateDeleted},
+		ActionUndelete:  {[]string{StateDeleted}, StateLive},
 	}, ErrRecordRevoked}
 	registryLifecycle = lifecycle{"registry", map[Action]transition{
 		ActionDeactivate: {[]string{StateLive}, StateInactive},
@@ -81,16 +90,24 @@ var (
 		ActionArchive:    {[]string{StateLive, StateInactive}, StateArchived},
 		ActionRestore:    {[]string{StateArchived}, StateLive},
 		ActionRevoke:     {[]string{StateLive, StateInactive, StateArchived}, StateRevoked},
+		ActionDelete:     {[]string{StateLive, StateInactive, StateArchived}, StateDeleted},
+		ActionUndelete:   {[]string{StateDeleted}, StateLive},
 	}, ErrRegistryRevoked}
+	// A namespace has no other state than live and deleted.
+	namespaceLifecycle = lifecycle{"namespace", map[Action]transition{
+		ActionDelete:   {[]string{StateLive}, StateDeleted},
+		ActionUndelete: {[]string{StateDeleted}, StateLive},
+	}, nil}
 )
 
 var pastTense = map[Action]string{ActionPublish: "published", ActionSuspend: "suspended", ActionReinstate: "reinstated",
 	ActionRevoke: "revoked", ActionDeactivate: "deactivated", ActionActivate: "activated", ActionArchive: "archived",
-	ActionRestore: "restored"}
+	ActionRestore: "restored", ActionDelete: "deleted", ActionUndelete: "restored"}
 
 // next returns the state action moves an entry in state from to, or the conflict that refuses
 // it. An action that leaves the entry in the state it is in changes nothing (a retried request
-// answers the current version), except publish, which applies to drafts only (ErrNotDraft).
+// answers the current version), except publish, which applies to drafts only (ErrNotDraft), and
+// delete and its restore, which refuse an entry already deleted, or not deleted (deleted.go).
 func (l lifecycle) next(from string, action Action) (string, error) {
 	t, ok := l.actions[action]
 	switch {
@@ -98,6 +115,10 @@ func (l lifecycle) next(from string, action Action) (string, error) {
 		return "", fmt.Errorf("%w: %s has no action %q", ErrInvalid, l.kind, action)
 	case action == ActionPublish && from != StateDraft:
 		return "", ErrNotDraft
+	case action == ActionDelete && from == StateDeleted:
+		return "", ErrDeleted.With("the %s is already deleted", l.kind)
+	case action == ActionUndelete && from != StateDeleted:
+		return "", ErrNotDeleted.With("the %s is %s, and only a deleted %s can be restored", l.kind, from, l.kind)
 	case from == t.to:
 		return from, nil
 	case from == StateRevoked:
@@ -116,6 +137,11 @@ func NextRecordState(from string, action Action) (string, error) {
 // NextRegistryState is the state action moves a registry in state from to, or its refusal.
 func NextRegistryState(from string, action Action) (string, error) {
 	return registryLifecycle.next(from, action)
+}
+
+// NextNamespaceState is the state action moves a namespace in state from to, or its refusal.
+func NextNamespaceState(from string, action Action) (string, error) {
+	return namespaceLifecycle.next(from, action)
 }
 
 // RegistryWritable refuses a write of records in a registry that is not live.

@@ -8,6 +8,7 @@ import "time"
 type SealedNamespace struct {
 	NamespaceID, OwnerID, CreatedBy, Genesis string
 	NamespaceContent
+	State                string // live or deleted (deleted.go); not among the digest fields
 	Version              string
 	VersionCount         int64
 	Digest, ProofType    string
@@ -22,7 +23,7 @@ func NewNamespace(ownerID, creatorDID string, in NamespaceInput, st Stamp) (Seal
 	}
 	n := SealedNamespace{NamespaceID: NewNamespaceID(), OwnerID: ownerID, CreatedBy: creatorDID, Genesis: st.Text,
 		NamespaceContent: NamespaceContent{Name: in.Name, Description: in.Description, Meta: meta, TTL: TTLOr(in.TTL, DefaultTTL)},
-		VersionCount:     1, CreatedAt: st.MS}
+		State:            StateLive, VersionCount: 1, CreatedAt: st.MS}
 	return n, n.seal(st)
 }
 
@@ -62,7 +63,8 @@ func (n SealedNamespace) Namespace(domain string, registryCount int64) (Namespac
 func (n SealedNamespace) lookup(meta map[string]any) Namespace {
 	return Namespace{NamespaceID: n.NamespaceID, OwnerID: n.OwnerID, Name: n.Name, Description: n.Description,
 		Meta: NonNil(meta), TTL: n.TTL, CreatedBy: n.CreatedBy, Genesis: n.Genesis, CreatedAt: msTime(n.CreatedAt),
-		UpdatedAt: msTime(n.UpdatedAt), Version: n.Version, VersionCount: n.VersionCount, Digest: n.Digest, ProofType: n.ProofType}
+		UpdatedAt: msTime(n.UpdatedAt), Version: n.Version, VersionCount: n.VersionCount, Digest: n.Digest, ProofType: n.ProofType,
+		State: n.StateOrLive()}
 }
 
 func msTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

@@ -29,7 +29,7 @@ func (s *Service) CreateNamespace(ctx context.Context, c Caller, in directory.Na
 func (s *Service) UpdateNamespace(ctx context.Context, c Caller, ref, ifMatch string, p directory.NamespacePatch) (directory.Namespace, error) {
 	var out store.NamespaceAccess
 	err := s.st.InTx(ctx, func(tx *store.Tx) error {
-		a, err := tx.NamespaceForWrite(ref, c.UserID, true)
+		a, err := namespaceForWrite(tx, c, ref, true)
 		if err != nil {
 			return err
 		}
@@ -59,7 +59,7 @@ func (s *Service) UpdateNamespace(ctx context.Context, c Caller, ref, ifMatch st
 func (s *Service) NamespaceAccess(ctx context.Context, c Caller, ref string, ownerOnly bool) (string, error) {
 	var id string
 	err := s.st.InTx(ctx, func(tx *store.Tx) error {
-		a, err := tx.NamespaceForWrite(ref, c.UserID, false)
+		a, err := namespaceForWrite(tx, c, ref, false)
 		if err != nil {
 			return err
 		}
@@ -75,7 +75,7 @@ func (s *Service) NamespaceAccess(ctx context.Context, c Caller, ref string, own
 func (s *Service) TransferOwnership(ctx context.Context, c Caller, ref, email string, keepAsDelegate bool) (directory.Namespace, error) {
 	var out store.NamespaceAccess
 	err := s.st.InTx(ctx, func(tx *store.Tx) error {
-		a, err := tx.NamespaceForWrite(ref, c.UserID, true)
+		a, err := namespaceForWrite(tx, c, ref, true)
 		if err != nil {
 			return err
 		}

@@ -105,6 +105,9 @@ func (s *Service) UpdateRecord(ctx context.Context, c Caller, ref, registry, rec
 		if err != nil {
 			return err
 		}
+		if directory.Gone(r.State) {
+			return directory.NotFound(directory.MissingRecord, record)
+		}
 		if err := stale(ifMatch, r.Version); err != nil {
 			return err
 		}

@@ -34,7 +34,7 @@ func RegistrySchema(tag string, schema map[string]any) (string, map[string]any, 
 func (s *Service) CreateRegistry(ctx context.Context, c Caller, ref string, in directory.RegistryInput) (directory.Registry, error) {
 	var out directory.Registry
 	err := s.st.InTx(ctx, func(tx *store.Tx) error {
-		a, err := tx.NamespaceForWrite(ref, c.UserID, false)
+		a, err := namespaceForWrite(tx, c, ref, false)
 		if err != nil {
 			return err
 		}
@@ -91,6 +91,22 @@ func registryForWrite(tx *store.Tx, c Caller, ref, name string, allow func(direc
 	}
 	if denied := allow(directory.Access{Role: a.Role, RegistryDelegate: a.RegistryDelegate}); denied != nil {
 		return a, denied
+	}
+	if err == nil {
+		// A deleted registry, or one of a deleted namespace, is missing to writes.
+		if m := directory.DeletedLevel(a.NamespaceState, a.State, ""); m != "" {
+			return a, directory.NotFound(m, []string{ref, name}[map[directory.Missing]int{directory.MissingRegistry: 1}[m]])
+		}
+	}
+	return a, err
+}
+
+// namespaceForWrite reads the namespace a write names (NamespaceForWrite) with the caller's
+// role; a deleted namespace is missing to writes.
+func namespaceForWrite(tx *store.Tx, c Caller, ref string, lock bool) (store.NamespaceAccess, error) {
+	a, err := tx.NamespaceForWrite(ref, c.UserID, lock)
+	if err == nil && directory.Gone(a.State) {
+		return a, directory.NotFound(directory.MissingNamespace, ref)
 	}
 	return a, err
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -92,6 +93,11 @@ const (
 )
 
 const (
+	NamespaceStateDeleted = models.NamespaceStateDeleted
+	NamespaceStateLive    = models.NamespaceStateLive
+)
+
+const (
 	NotificationEventTypeAccepted = models.NotificationEventTypeAccepted
 	NotificationEventTypePending  = models.NotificationEventTypePending
 	NotificationEventTypeRejected = models.NotificationEventTypeRejected
@@ -111,6 +117,7 @@ const (
 )
 
 const (
+	RecordEffectiveStateDeleted   = models.RecordEffectiveStateDeleted
 	RecordEffectiveStateDraft     = models.RecordEffectiveStateDraft
 	RecordEffectiveStateExpired   = models.RecordEffectiveStateExpired
 	RecordEffectiveStateLive      = models.RecordEffectiveStateLive
@@ -121,6 +128,7 @@ const (
 )
 
 const (
+	RecordStateDeleted   = models.RecordStateDeleted
 	RecordStateDraft     = models.RecordStateDraft
 	RecordStateLive      = models.RecordStateLive
 	RecordStateRevoked   = models.RecordStateRevoked
@@ -143,6 +151,7 @@ const (
 
 const (
 	RegistryStateArchived = models.RegistryStateArchived
+	RegistryStateDeleted  = models.RegistryStateDeleted
 	RegistryStateInactive = models.RegistryStateInactive
 	RegistryStateLive     = models.RegistryStateLive
 	RegistryStateRevoked  = models.RegistryStateRevoked
@@ -290,6 +299,24 @@ type DelegatesData = models.DelegatesData
 
 type DelegatesResponse = models.DelegatesResponse
 
+type DeleteRecordsRequest = models.DeleteRecordsRequest
+
+type DeleteRequest = models.DeleteRequest
+
+type DeletedNamespace = models.DeletedNamespace
+
+type DeletedNamespacesResponse = models.DeletedNamespacesResponse
+
+type DeletedPage = models.DeletedPage
+
+type DeletedRecord = models.DeletedRecord
+
+type DeletedRecordsResponse = models.DeletedRecordsResponse
+
+type DeletedRegistriesResponse = models.DeletedRegistriesResponse
+
+type DeletedRegistry = models.DeletedRegistry
+
 type Description = models.Description
 
 type DidDocument = models.DidDocument
@@ -354,6 +381,10 @@ type Message = models.Message
 
 type Namespace = models.Namespace
 
+type NamespaceState = models.NamespaceState
+
+type NamespaceDeletedResponse = models.NamespaceDeletedResponse
+
 type NamespaceLookupResponse = models.NamespaceLookupResponse
 
 type NamespaceVersionsData = models.NamespaceVersionsData
@@ -396,11 +427,15 @@ type RecordQueryData = models.RecordQueryData
 
 type RecordQueryResponse = models.RecordQueryResponse
 
+type RecordRef = models.RecordRef
+
 type RecordState = models.RecordState
 
 type RecordVersionsData = models.RecordVersionsData
 
 type RecordVersionsResponse = models.RecordVersionsResponse
+
+type RecordsDeletedResponse = models.RecordsDeletedResponse
 
 type Registry = models.Registry
 
@@ -409,6 +444,8 @@ type RegistryTag = models.RegistryTag
 type RegistryDelegate = models.RegistryDelegate
 
 type RegistryDelegatesResponse = models.RegistryDelegatesResponse
+
+type RegistryDeletedResponse = models.RegistryDeletedResponse
 
 type RegistryListEntry = models.RegistryListEntry
 
@@ -429,6 +466,12 @@ type RegistryVersionsResponse = models.RegistryVersionsResponse
 type RemoveVerificationData = models.RemoveVerificationData
 
 type RemoveVerificationResponse = models.RemoveVerificationResponse
+
+type RestoreNamespaceRequest = models.RestoreNamespaceRequest
+
+type RestoreRecordsRequest = models.RestoreRecordsRequest
+
+type RestoreRegistryRequest = models.RestoreRegistryRequest
 
 type SearchResponse = models.SearchResponse
 
@@ -510,6 +553,8 @@ type ConsistencyToken = models.ConsistencyToken
 
 type DediDomain = models.DediDomain
 
+type DeletedNamespaceFilter = models.DeletedNamespaceFilter
+
 type Domain = models.Domain
 
 type FromDate = models.FromDate
@@ -587,6 +632,12 @@ type Verified = models.Verified
 type ListApiKeysParams = models.ListApiKeysParams
 
 type CheckVerificationParams = models.CheckVerificationParams
+
+type ListDeletedNamespacesParams = models.ListDeletedNamespacesParams
+
+type ListDeletedRecordsParams = models.ListDeletedRecordsParams
+
+type ListDeletedRegistriesParams = models.ListDeletedRegistriesParams
 
 type GenerateDnsTxtParams = models.GenerateDnsTxtParams
 
@@ -682,6 +733,12 @@ type CreateApiKeyJSONRequestBody = models.CreateApiKeyJSONRequestBody
 
 type CreateNamespaceJSONRequestBody = models.CreateNamespaceJSONRequestBody
 
+type RestoreDeletedNamespaceJSONRequestBody = models.RestoreDeletedNamespaceJSONRequestBody
+
+type RestoreDeletedRecordsJSONRequestBody = models.RestoreDeletedRecordsJSONRequestBody
+
+type RestoreDeletedRegistryJSONRequestBody = models.RestoreDeletedRegistryJSONRequestBody
+
 type VerifyDomainJSONRequestBody = models.VerifyDomainJSONRequestBody
 
 type VerifyNamespaceLookupJSONRequestBody = models.VerifyNamespaceLookupJSONRequestBody
@@ -696,6 +753,8 @@ type AddDelegateJSONRequestBody = models.AddDelegateJSONRequestBody
 
 type CreateRegistryJSONRequestBody = models.CreateRegistryJSONRequestBody
 
+type DeleteNamespaceJSONRequestBody = models.DeleteNamespaceJSONRequestBody
+
 type RemoveDelegateJSONRequestBody = models.RemoveDelegateJSONRequestBody
 
 type TransferOwnershipJSONRequestBody = models.TransferOwnershipJSONRequestBody
@@ -709,6 +768,10 @@ type AddRecordsJSONRequestBody = models.AddRecordsJSONRequestBody
 type AddRegistryDelegateJSONRequestBody = models.AddRegistryDelegateJSONRequestBody
 
 type BulkUploadRecordsMultipartRequestBody = models.BulkUploadRecordsMultipartRequestBody
+
+type DeleteRecordsJSONRequestBody = models.DeleteRecordsJSONRequestBody
+
+type DeleteRegistryJSONRequestBody = models.DeleteRegistryJSONRequestBody
 
 type PublishRecordsJSONRequestBody = models.PublishRecordsJSONRequestBody
 
@@ -754,6 +817,15 @@ type ServerInterface interface {
 	// GetDediFile A publisher's file of one registry, as fetched
 	// (GET /svc/dedi/{domain}/{registry_name})
 	GetDediFile(ctx echo.Context, domain DediDomain, registryName RegistryName) error
+	// ListDeletedNamespaces List the deleted namespaces the caller may restore
+	// (GET /svc/deleted/namespaces)
+	ListDeletedNamespaces(ctx echo.Context, params ListDeletedNamespacesParams) error
+	// ListDeletedRecords List the deleted records the caller may restore
+	// (GET /svc/deleted/records)
+	ListDeletedRecords(ctx echo.Context, params ListDeletedRecordsParams) error
+	// ListDeletedRegistries List the deleted registries the caller may restore
+	// (GET /svc/deleted/registries)
+	ListDeletedRegistries(ctx echo.Context, params ListDeletedRegistriesParams) error
 	// GenerateDnsTxt Generate a domain verification value, or request an attestation
 	// (GET /svc/generate-dns-txt/{namespace_id}/{domain})
 	GenerateDnsTxt(ctx echo.Context, namespaceId NamespaceId, domain Domain, params GenerateDnsTxtParams) error
@@ -820,6 +892,15 @@ type ServerInterface interface {
 	// QueryRecords List the records of a registry
 	// (GET /svc/query/{namespace}/{registry_name})
 	QueryRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params QueryRecordsParams) error
+	// RestoreDeletedNamespace Restore a deleted namespace (owner only)
+	// (POST /svc/restore/namespace)
+	RestoreDeletedNamespace(ctx echo.Context) error
+	// RestoreDeletedRecords Restore up to 1000 deleted records
+	// (POST /svc/restore/records)
+	RestoreDeletedRecords(ctx echo.Context) error
+	// RestoreDeletedRegistry Restore a deleted registry
+	// (POST /svc/restore/registry)
+	RestoreDeletedRegistry(ctx echo.Context) error
 	// SearchRecords Search the records of a namespace
 	// (GET /svc/search/{namespace})
 	SearchRecords(ctx echo.Context, namespace NamespaceRef, params SearchRecordsParams) error
@@ -874,6 +955,9 @@ type ServerInterface interface {
 	// CreateRegistry Create a registry
 	// (POST /svc/{namespace}/create-registry)
 	CreateRegistry(ctx echo.Context, namespace NamespaceRef) error
+	// DeleteNamespace Delete a namespace (owner only)
+	// (DELETE /svc/{namespace}/delete-namespace)
+	DeleteNamespace(ctx echo.Context, namespace NamespaceRef) error
 	// GetDelegates List the owner and delegates
 	// (GET /svc/{namespace}/get-delegates)
 	GetDelegates(ctx echo.Context, namespace NamespaceRef, params GetDelegatesParams) error
@@ -913,6 +997,12 @@ type ServerInterface interface {
 	// DeactivateRegistry Deactivate a registry
 	// (POST /svc/{namespace}/{registry_name}/deactivate-registry)
 	DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error
+	// DeleteRecords Delete up to 1000 records at once
+	// (DELETE /svc/{namespace}/{registry_name}/delete-records)
+	DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	// DeleteRegistry Delete a registry
+	// (DELETE /svc/{namespace}/{registry_name}/delete-registry)
+	DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
 	// DownloadSampleCsv Download a sample CSV file for a registry's bulk upload
 	// (GET /svc/{namespace}/{registry_name}/download-sample-csv)
 	DownloadSampleCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
@@ -1137,6 +1227,153 @@ func (w *ServerInterfaceWrapper) GetDediFile(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetDediFile(ctx, domain, registryName)
+	return err
+}
+
+// ListDeletedNamespaces converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDeletedNamespaces(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDeletedNamespacesParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDeletedNamespaces(ctx, params)
+	return err
+}
+
+// ListDeletedRecords converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDeletedRecords(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDeletedRecordsParams
+	// ------------- Optional query parameter "namespace_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "namespace_id", ctx.QueryParams(), &params.NamespaceId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "registry_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "registry_name", ctx.QueryParams(), &params.RegistryName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDeletedRecords(ctx, params)
+	return err
+}
+
+// ListDeletedRegistries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDeletedRegistries(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDeletedRegistriesParams
+	// ------------- Optional query parameter "namespace_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "namespace_id", ctx.QueryParams(), &params.NamespaceId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDeletedRegistries(ctx, params)
 	return err
 }
 
@@ -1968,6 +2205,33 @@ func (w *ServerInterfaceWrapper) QueryRecords(ctx echo.Context) error {
 	return err
 }
 
+// RestoreDeletedNamespace converts echo context to params.
+func (w *ServerInterfaceWrapper) RestoreDeletedNamespace(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RestoreDeletedNamespace(ctx)
+	return err
+}
+
+// RestoreDeletedRecords converts echo context to params.
+func (w *ServerInterfaceWrapper) RestoreDeletedRecords(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RestoreDeletedRecords(ctx)
+	return err
+}
+
+// RestoreDeletedRegistry converts echo context to params.
+func (w *ServerInterfaceWrapper) RestoreDeletedRegistry(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RestoreDeletedRegistry(ctx)
+	return err
+}
+
 // SearchRecords converts echo context to params.
 func (w *ServerInterfaceWrapper) SearchRecords(ctx echo.Context) error {
 	var err error
@@ -2399,6 +2663,22 @@ func (w *ServerInterfaceWrapper) CreateRegistry(ctx echo.Context) error {
 	return err
 }
 
+// DeleteNamespace converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteNamespace(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteNamespace(ctx, namespace)
+	return err
+}
+
 // GetDelegates converts echo context to params.
 func (w *ServerInterfaceWrapper) GetDelegates(ctx echo.Context) error {
 	var err error
@@ -2801,6 +3081,54 @@ func (w *ServerInterfaceWrapper) DeactivateRegistry(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.DeactivateRegistry(ctx, namespace, registryName, params)
+	return err
+}
+
+// DeleteRecords converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteRecords(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteRecords(ctx, namespace, registryName)
+	return err
+}
+
+// DeleteRegistry converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteRegistry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace NamespaceRef
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "registry_name" -------------
+	var registryName RegistryName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter registry_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteRegistry(ctx, namespace, registryName)
 	return err
 }
 
@@ -3683,6 +4011,15 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/svc/:namespace/transfer-ownership", wrapper.TransferOwnership, options.OperationMiddlewares["transferOwnership"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/save-record-as-draft", wrapper.SaveRecordAsDraft, options.OperationMiddlewares["saveRecordAsDraft"]...)
 	router.POST(options.BaseURL+"/svc/:namespace/:registry_name/publish-records", wrapper.PublishRecords, options.OperationMiddlewares["publishRecords"]...)
+	router.DELETE(options.BaseURL+"/svc/:namespace/delete-namespace", wrapper.DeleteNamespace, options.OperationMiddlewares["deleteNamespace"]...)
+	router.DELETE(options.BaseURL+"/svc/:namespace/:registry_name/delete-registry", wrapper.DeleteRegistry, options.OperationMiddlewares["deleteRegistry"]...)
+	router.DELETE(options.BaseURL+"/svc/:namespace/:registry_name/delete-records", wrapper.DeleteRecords, options.OperationMiddlewares["deleteRecords"]...)
+	router.GET(options.BaseURL+"/svc/deleted/namespaces", wrapper.ListDeletedNamespaces, options.OperationMiddlewares["listDeletedNamespaces"]...)
+	router.GET(options.BaseURL+"/svc/deleted/registries", wrapper.ListDeletedRegistries, options.OperationMiddlewares["listDeletedRegistries"]...)
+	router.GET(options.BaseURL+"/svc/deleted/records", wrapper.ListDeletedRecords, options.OperationMiddlewares["listDeletedRecords"]...)
+	router.POST(options.BaseURL+"/svc/restore/namespace", wrapper.RestoreDeletedNamespace, options.OperationMiddlewares["restoreDeletedNamespace"]...)
+	router.POST(options.BaseURL+"/svc/restore/registry", wrapper.RestoreDeletedRegistry, options.OperationMiddlewares["restoreDeletedRegistry"]...)
+	router.POST(options.BaseURL+"/svc/restore/records", wrapper.RestoreDeletedRecords, options.OperationMiddlewares["restoreDeletedRecords"]...)
 	router.GET(options.BaseURL+"/:profile_id/did.json", wrapper.GetDidDocument, options.OperationMiddlewares["getDidDocument"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.Healthz, options.OperationMiddlewares["healthz"]...)
 	router.POST(options.BaseURL+"/svc/watch", wrapper.CreateWatchSubscription, options.OperationMiddlewares["createWatchSubscription"]...)
@@ -4938,6 +5275,291 @@ func (response GetDediFile429JSONResponse) VisitGetDediFileResponse(w http.Respo
 type GetDediFile500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetDediFile500JSONResponse) VisitGetDediFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedNamespacesRequestObject struct {
+	Params ListDeletedNamespacesParams
+}
+
+type ListDeletedNamespacesResponseObject interface {
+	VisitListDeletedNamespacesResponse(w http.ResponseWriter) error
+}
+
+type ListDeletedNamespaces200JSONResponse DeletedNamespacesResponse
+
+func (response ListDeletedNamespaces200JSONResponse) VisitListDeletedNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedNamespaces400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListDeletedNamespaces400JSONResponse) VisitListDeletedNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedNamespaces401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListDeletedNamespaces401JSONResponse) VisitListDeletedNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedNamespaces413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListDeletedNamespaces413JSONResponse) VisitListDeletedNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedNamespaces429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListDeletedNamespaces429JSONResponse) VisitListDeletedNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedNamespaces500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListDeletedNamespaces500JSONResponse) VisitListDeletedNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRecordsRequestObject struct {
+	Params ListDeletedRecordsParams
+}
+
+type ListDeletedRecordsResponseObject interface {
+	VisitListDeletedRecordsResponse(w http.ResponseWriter) error
+}
+
+type ListDeletedRecords200JSONResponse DeletedRecordsResponse
+
+func (response ListDeletedRecords200JSONResponse) VisitListDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRecords400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListDeletedRecords400JSONResponse) VisitListDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRecords401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListDeletedRecords401JSONResponse) VisitListDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRecords413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListDeletedRecords413JSONResponse) VisitListDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListDeletedRecords429JSONResponse) VisitListDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRecords500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListDeletedRecords500JSONResponse) VisitListDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRegistriesRequestObject struct {
+	Params ListDeletedRegistriesParams
+}
+
+type ListDeletedRegistriesResponseObject interface {
+	VisitListDeletedRegistriesResponse(w http.ResponseWriter) error
+}
+
+type ListDeletedRegistries200JSONResponse DeletedRegistriesResponse
+
+func (response ListDeletedRegistries200JSONResponse) VisitListDeletedRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRegistries400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListDeletedRegistries400JSONResponse) VisitListDeletedRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRegistries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListDeletedRegistries401JSONResponse) VisitListDeletedRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRegistries413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListDeletedRegistries413JSONResponse) VisitListDeletedRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRegistries429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListDeletedRegistries429JSONResponse) VisitListDeletedRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRegistries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListDeletedRegistries500JSONResponse) VisitListDeletedRegistriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -7410,6 +8032,495 @@ func (response QueryRecords500JSONResponse) VisitQueryRecordsResponse(w http.Res
 	return err
 }
 
+type RestoreDeletedNamespaceRequestObject struct {
+	Body *RestoreDeletedNamespaceJSONRequestBody
+}
+
+type RestoreDeletedNamespaceResponseObject interface {
+	VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error
+}
+
+type RestoreDeletedNamespace200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type RestoreDeletedNamespace200JSONResponse struct {
+	Body    NamespaceDeletedResponse
+	Headers RestoreDeletedNamespace200ResponseHeaders
+}
+
+func (response RestoreDeletedNamespace200JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RestoreDeletedNamespace400JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RestoreDeletedNamespace401JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RestoreDeletedNamespace403JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RestoreDeletedNamespace404JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RestoreDeletedNamespace409JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RestoreDeletedNamespace413JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RestoreDeletedNamespace415JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RestoreDeletedNamespace429JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedNamespace500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RestoreDeletedNamespace500JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecordsRequestObject struct {
+	Body *RestoreDeletedRecordsJSONRequestBody
+}
+
+type RestoreDeletedRecordsResponseObject interface {
+	VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error
+}
+
+type RestoreDeletedRecords200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type RestoreDeletedRecords200JSONResponse struct {
+	Body    RecordsDeletedResponse
+	Headers RestoreDeletedRecords200ResponseHeaders
+}
+
+func (response RestoreDeletedRecords200JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RestoreDeletedRecords400JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RestoreDeletedRecords401JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RestoreDeletedRecords403JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RestoreDeletedRecords404JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RestoreDeletedRecords409JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RestoreDeletedRecords413JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RestoreDeletedRecords415JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RestoreDeletedRecords429JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RestoreDeletedRecords500JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistryRequestObject struct {
+	Body *RestoreDeletedRegistryJSONRequestBody
+}
+
+type RestoreDeletedRegistryResponseObject interface {
+	VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error
+}
+
+type RestoreDeletedRegistry200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type RestoreDeletedRegistry200JSONResponse struct {
+	Body    RegistryDeletedResponse
+	Headers RestoreDeletedRegistry200ResponseHeaders
+}
+
+func (response RestoreDeletedRegistry200JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RestoreDeletedRegistry400JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RestoreDeletedRegistry401JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RestoreDeletedRegistry403JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RestoreDeletedRegistry404JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RestoreDeletedRegistry409JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RestoreDeletedRegistry413JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RestoreDeletedRegistry415JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RestoreDeletedRegistry429JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRegistry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RestoreDeletedRegistry500JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SearchRecordsRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    SearchRecordsParams
@@ -9664,6 +10775,170 @@ func (response CreateRegistry500JSONResponse) VisitCreateRegistryResponse(w http
 	return err
 }
 
+type DeleteNamespaceRequestObject struct {
+	Namespace NamespaceRef `json:"namespace"`
+	Body      *DeleteNamespaceJSONRequestBody
+}
+
+type DeleteNamespaceResponseObject interface {
+	VisitDeleteNamespaceResponse(w http.ResponseWriter) error
+}
+
+type DeleteNamespace200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type DeleteNamespace200JSONResponse struct {
+	Body    NamespaceDeletedResponse
+	Headers DeleteNamespace200ResponseHeaders
+}
+
+func (response DeleteNamespace200JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteNamespace400JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteNamespace401JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteNamespace403JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteNamespace404JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteNamespace409JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteNamespace413JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response DeleteNamespace415JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteNamespace429JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteNamespace500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteNamespace500JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDelegatesRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    GetDelegatesParams
@@ -11669,6 +12944,336 @@ func (response DeactivateRegistry429JSONResponse) VisitDeactivateRegistryRespons
 type DeactivateRegistry500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response DeactivateRegistry500JSONResponse) VisitDeactivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecordsRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Body         *DeleteRecordsJSONRequestBody
+}
+
+type DeleteRecordsResponseObject interface {
+	VisitDeleteRecordsResponse(w http.ResponseWriter) error
+}
+
+type DeleteRecords200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type DeleteRecords200JSONResponse struct {
+	Body    RecordsDeletedResponse
+	Headers DeleteRecords200ResponseHeaders
+}
+
+func (response DeleteRecords200JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteRecords400JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteRecords401JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteRecords403JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteRecords404JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteRecords409JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteRecords413JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response DeleteRecords415JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteRecords429JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecords500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteRecords500JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistryRequestObject struct {
+	Namespace    NamespaceRef `json:"namespace"`
+	RegistryName RegistryName `json:"registry_name"`
+	Body         *DeleteRegistryJSONRequestBody
+}
+
+type DeleteRegistryResponseObject interface {
+	VisitDeleteRegistryResponse(w http.ResponseWriter) error
+}
+
+type DeleteRegistry200ResponseHeaders struct {
+	SvcConsistencyToken *string
+}
+
+type DeleteRegistry200JSONResponse struct {
+	Body    RegistryDeletedResponse
+	Headers DeleteRegistry200ResponseHeaders
+}
+
+func (response DeleteRegistry200JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SvcConsistencyToken != nil {
+		w.Header().Set("Svc-Consistency-Token", fmt.Sprint(*response.Headers.SvcConsistencyToken))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteRegistry400JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteRegistry401JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteRegistry403JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteRegistry404JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteRegistry409JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteRegistry413JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response DeleteRegistry415JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteRegistry429JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRegistry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteRegistry500JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -14336,6 +15941,15 @@ type StrictServerInterface interface {
 	// GetDediFile A publisher's file of one registry, as fetched
 	// (GET /svc/dedi/{domain}/{registry_name})
 	GetDediFile(ctx context.Context, request GetDediFileRequestObject) (GetDediFileResponseObject, error)
+	// ListDeletedNamespaces List the deleted namespaces the caller may restore
+	// (GET /svc/deleted/namespaces)
+	ListDeletedNamespaces(ctx context.Context, request ListDeletedNamespacesRequestObject) (ListDeletedNamespacesResponseObject, error)
+	// ListDeletedRecords List the deleted records the caller may restore
+	// (GET /svc/deleted/records)
+	ListDeletedRecords(ctx context.Context, request ListDeletedRecordsRequestObject) (ListDeletedRecordsResponseObject, error)
+	// ListDeletedRegistries List the deleted registries the caller may restore
+	// (GET /svc/deleted/registries)
+	ListDeletedRegistries(ctx context.Context, request ListDeletedRegistriesRequestObject) (ListDeletedRegistriesResponseObject, error)
 	// GenerateDnsTxt Generate a domain verification value, or request an attestation
 	// (GET /svc/generate-dns-txt/{namespace_id}/{domain})
 	GenerateDnsTxt(ctx context.Context, request GenerateDnsTxtRequestObject) (GenerateDnsTxtResponseObject, error)
@@ -14402,6 +16016,15 @@ type StrictServerInterface interface {
 	// QueryRecords List the records of a registry
 	// (GET /svc/query/{namespace}/{registry_name})
 	QueryRecords(ctx context.Context, request QueryRecordsRequestObject) (QueryRecordsResponseObject, error)
+	// RestoreDeletedNamespace Restore a deleted namespace (owner only)
+	// (POST /svc/restore/namespace)
+	RestoreDeletedNamespace(ctx context.Context, request RestoreDeletedNamespaceRequestObject) (RestoreDeletedNamespaceResponseObject, error)
+	// RestoreDeletedRecords Restore up to 1000 deleted records
+	// (POST /svc/restore/records)
+	RestoreDeletedRecords(ctx context.Context, request RestoreDeletedRecordsRequestObject) (RestoreDeletedRecordsResponseObject, error)
+	// RestoreDeletedRegistry Restore a deleted registry
+	// (POST /svc/restore/registry)
+	RestoreDeletedRegistry(ctx context.Context, request RestoreDeletedRegistryRequestObject) (RestoreDeletedRegistryResponseObject, error)
 	// SearchRecords Search the records of a namespace
 	// (GET /svc/search/{namespace})
 	SearchRecords(ctx context.Context, request SearchRecordsRequestObject) (SearchRecordsResponseObject, error)
@@ -14456,6 +16079,9 @@ type StrictServerInterface interface {
 	// CreateRegistry Create a registry
 	// (POST /svc/{namespace}/create-registry)
 	CreateRegistry(ctx context.Context, request CreateRegistryRequestObject) (CreateRegistryResponseObject, error)
+	// DeleteNamespace Delete a namespace (owner only)
+	// (DELETE /svc/{namespace}/delete-namespace)
+	DeleteNamespace(ctx context.Context, request DeleteNamespaceRequestObject) (DeleteNamespaceResponseObject, error)
 	// GetDelegates List the owner and delegates
 	// (GET /svc/{namespace}/get-delegates)
 	GetDelegates(ctx context.Context, request GetDelegatesRequestObject) (GetDelegatesResponseObject, error)
@@ -14495,6 +16121,12 @@ type StrictServerInterface interface {
 	// DeactivateRegistry Deactivate a registry
 	// (POST /svc/{namespace}/{registry_name}/deactivate-registry)
 	DeactivateRegistry(ctx context.Context, request DeactivateRegistryRequestObject) (DeactivateRegistryResponseObject, error)
+	// DeleteRecords Delete up to 1000 records at once
+	// (DELETE /svc/{namespace}/{registry_name}/delete-records)
+	DeleteRecords(ctx context.Context, request DeleteRecordsRequestObject) (DeleteRecordsResponseObject, error)
+	// DeleteRegistry Delete a registry
+	// (DELETE /svc/{namespace}/{registry_name}/delete-registry)
+	DeleteRegistry(ctx context.Context, request DeleteRegistryRequestObject) (DeleteRegistryResponseObject, error)
 	// DownloadSampleCsv Download a sample CSV file for a registry's bulk upload
 	// (GET /svc/{namespace}/{registry_name}/download-sample-csv)
 	DownloadSampleCsv(ctx context.Context, request DownloadSampleCsvRequestObject) (DownloadSampleCsvResponseObject, error)
@@ -14845,6 +16477,81 @@ func (sh *strictHandler) GetDediFile(ctx echo.Context, domain DediDomain, regist
 		return err
 	} else if validResponse, ok := response.(GetDediFileResponseObject); ok {
 		return validResponse.VisitGetDediFileResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListDeletedNamespaces operation middleware
+func (sh *strictHandler) ListDeletedNamespaces(ctx echo.Context, params ListDeletedNamespacesParams) error {
+	var request ListDeletedNamespacesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDeletedNamespaces(ctx.Request().Context(), request.(ListDeletedNamespacesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDeletedNamespaces")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDeletedNamespacesResponseObject); ok {
+		return validResponse.VisitListDeletedNamespacesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListDeletedRecords operation middleware
+func (sh *strictHandler) ListDeletedRecords(ctx echo.Context, params ListDeletedRecordsParams) error {
+	var request ListDeletedRecordsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDeletedRecords(ctx.Request().Context(), request.(ListDeletedRecordsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDeletedRecords")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDeletedRecordsResponseObject); ok {
+		return validResponse.VisitListDeletedRecordsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListDeletedRegistries operation middleware
+func (sh *strictHandler) ListDeletedRegistries(ctx echo.Context, params ListDeletedRegistriesParams) error {
+	var request ListDeletedRegistriesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDeletedRegistries(ctx.Request().Context(), request.(ListDeletedRegistriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDeletedRegistries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDeletedRegistriesResponseObject); ok {
+		return validResponse.VisitListDeletedRegistriesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -15396,6 +17103,144 @@ func (sh *strictHandler) QueryRecords(ctx echo.Context, namespace NamespaceRef, 
 		return err
 	} else if validResponse, ok := response.(QueryRecordsResponseObject); ok {
 		return validResponse.VisitQueryRecordsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RestoreDeletedNamespace operation middleware
+func (sh *strictHandler) RestoreDeletedNamespace(ctx echo.Context) error {
+	var request RestoreDeletedNamespaceRequestObject
+
+	var body RestoreDeletedNamespaceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RestoreDeletedNamespace(ctx.Request().Context(), request.(RestoreDeletedNamespaceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RestoreDeletedNamespace")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RestoreDeletedNamespaceResponseObject); ok {
+		return validResponse.VisitRestoreDeletedNamespaceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RestoreDeletedRecords operation middleware
+func (sh *strictHandler) RestoreDeletedRecords(ctx echo.Context) error {
+	var request RestoreDeletedRecordsRequestObject
+
+	var body RestoreDeletedRecordsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RestoreDeletedRecords(ctx.Request().Context(), request.(RestoreDeletedRecordsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RestoreDeletedRecords")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RestoreDeletedRecordsResponseObject); ok {
+		return validResponse.VisitRestoreDeletedRecordsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RestoreDeletedRegistry operation middleware
+func (sh *strictHandler) RestoreDeletedRegistry(ctx echo.Context) error {
+	var request RestoreDeletedRegistryRequestObject
+
+	var body RestoreDeletedRegistryJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RestoreDeletedRegistry(ctx.Request().Context(), request.(RestoreDeletedRegistryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RestoreDeletedRegistry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RestoreDeletedRegistryResponseObject); ok {
+		return validResponse.VisitRestoreDeletedRegistryResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -16008,6 +17853,57 @@ func (sh *strictHandler) CreateRegistry(ctx echo.Context, namespace NamespaceRef
 	return nil
 }
 
+// DeleteNamespace operation middleware
+func (sh *strictHandler) DeleteNamespace(ctx echo.Context, namespace NamespaceRef) error {
+	var request DeleteNamespaceRequestObject
+
+	request.Namespace = namespace
+
+	var body DeleteNamespaceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteNamespace(ctx.Request().Context(), request.(DeleteNamespaceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteNamespace")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteNamespaceResponseObject); ok {
+		return validResponse.VisitDeleteNamespaceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetDelegates operation middleware
 func (sh *strictHandler) GetDelegates(ctx echo.Context, namespace NamespaceRef, params GetDelegatesParams) error {
 	var request GetDelegatesRequestObject
@@ -16485,6 +18381,107 @@ func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace Namespac
 		return err
 	} else if validResponse, ok := response.(DeactivateRegistryResponseObject); ok {
 		return validResponse.VisitDeactivateRegistryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteRecords operation middleware
+func (sh *strictHandler) DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request DeleteRecordsRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	var body DeleteRecordsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteRecords(ctx.Request().Context(), request.(DeleteRecordsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteRecords")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteRecordsResponseObject); ok {
+		return validResponse.VisitDeleteRecordsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteRegistry operation middleware
+func (sh *strictHandler) DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+	var request DeleteRegistryRequestObject
+
+	request.Namespace = namespace
+	request.RegistryName = registryName
+
+	var body DeleteRegistryJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteRegistry(ctx.Request().Context(), request.(DeleteRegistryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteRegistry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteRegistryResponseObject); ok {
+		return validResponse.VisitDeleteRegistryResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -17097,463 +19094,497 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37dtvGkjgKv0ovzswymQ1SFHWJLa29fqNYduLEdrwtOc7ekUdoAk0SEdjNoJuiGI+/9T3EeZfz/3mU",
-	"8yRndVV3owECvEiU42Rr1qxsmQD6Ul1VXff62IjEeCI440o2jj42RozGLIM/n9JoxJ4KrjKR6n/HTEZZ",
-	"MlGJ4I2jRjiZ9tMkCsiY3rTpkP39Ytrt7kVKpfAHCzuNoCGjERtT/bGaT1jjqCFVlvBh49OnoPFUcJlI",
-	"xXg0PxdXjC9OcT5iZJIlY5rNSUwV7VPJHkkyyxLFyETIRL9HBI8YUaPEPojEeJwoxWLSpOSNkGqYMUne",
-	"n7zMP5HTaESoJOHu4c43e1/vnz7efxweE9qXjCsyGzFO1IiRjP02ZVKRaET5kMWECzVK+DAglMdE4Dts",
-	"3GdxzGJy9o+Xena7zoDMRkk0IiMqCRckY5M0iahsdcgZ4zFJFOnT6IokOEp4dh21PYC0ASKhWwGeChED",
-	"QklKFctIxmgcEDXKxHQ4IpTPScKlojxiAVECHpPZiCofMrNMKNa54IWDYTd0PEn12XjAaASNCVWKZfoY",
-	"/ueXbvvJSfs5bQ8+fNwNHn/aKf/wn42g4oCfndNh9aEyrrL5I0niZMikCshvU6FYvBxhPuklZXTMlEHP",
-	"E/kjXzK8Pt9EEamEiAnAQT+INQwBJO/On5KYzkkz/Oc///nP9qtX7dPTsNUhr4Uis0SNSHjNMpkIfpnE",
-	"gMs5oHrd3mG7u9fu7jeCRqJn/W3KsnkjaHA61i9QeSmKUB6IbExV46gRU8UqobWaHE5IlL9DlH4p0Luk",
-	"5ngplzOWMUCuhJNEyVq8Qnw6MlhOY5JIIll2zTRep3PSnxPqUJkojUcakTUW0zmLyYRKhT/j1E1KIjod",
-	"jlR7OrG4HhCRwQSGhFsd8j5RIzFVJFEBTCvJmM5Jn9m5YVrzOZlONCLrAfTTJNKkb5+ldEj6Yspj0mej",
-	"hMek2SNSfx6zAZ2mqtUhJ+SaplOz+EQToSIUoab/Scl+t4u0ACeIEMmPsBJwn4lwTlmcnIoxTSqR4JSd",
-	"JgSYrxyxTFMRvFpE0cm037H/MjucUDXK94cfNYKGZjFJxuLGkcqmzN/gmN68ZHyoRo2j3sFe0Bgn3P57",
-	"t3LZdUvmJOEaJEyZtZLmi9PXktCMERpFbKKZteapappxFutjn0z5PBIxaxW3Zf7qRGK8nW0drN7W80yM",
-	"TzXVLmzsGVdZwiSZTjRVw5UgMkIHmj/7PKaKe+y2u7s13GOQwe42YR4vBq+oikYVt/RFA+9lw8zwbr5o",
-	"hEj7eLNpehjTmCHtJ4ZBapagkjTFF6dZpu9GMwxpslQysr/bKx3QRaN709190h306G6/F+3F++xgcNj9",
-	"evdx78ke3e8fRIfxRaOO6F4M2riPmvM63K/e/GvBWQ0ATjjR9xDRQCWUE0azNGGZYZbHhJKx/pAMmZJk",
-	"r7vfWbI2Pc3yBe52e5VL/F70X8TVl9Wvot+pxuVfRf8yidfFZQ2bVaj8mo7Z8yRVLFtcyxuaqYSmAYmo",
-	"ZO2ES8a1tHTNiF6OgVKTKpIyzfz3NO5kNNK3catTg8nwP3Wg6j0uLHivbsFyQiNWBb0TWBk8vkxi0gzj",
-	"JD6S19FRp9MJW/b2ce88khp7k0HC4kqWab8++G7Knn777nH26tebZz/fJG+mpwffnFYfkb+ArTIdt/G3",
-	"bPBl73yr235Dh6wKNYeM8Om4z7IACXm3DuMmegB/BUYggPkcH024OtSy25jeJOPpWNOt/T9Yo/nRrVBf",
-	"X0OWuSWeJb9XLPOFYmNJJiwjehXLVngp9QCVy+x1V6xz5QLfskhk8WuYbRFxMngKuBGQKU9+mzIrLGZs",
-	"mEiVzWvYEX55aWi6/sz/M9Mo2/iPnVyx3MGnckffmHNYGq4UJ6xfKz6vXK1DwNrl4sfbXTCoY9XMKGYp",
-	"G4IcgMQWUdA1jQpXpDh7Rbb1Hdn+Ot5n7ceDw27bvyfrtgXDbXgxLFLamchUhbigJYyQcDbTWucgyaQ6",
-	"JqGeOgQBLUzikFAZMR4nfHhMQqmomspQi976T618au1Zf1FHAFLPXIn7Vr5hXGP3L/afOIcdIGgkceND",
-	"1ZbOxSZiWp8NRMZWyWm7vfZenZymxIZS2k8oPFWjj5WskphxpXl1hqqqUWd9xRTUy7AOvrna2lgXy83C",
-	"UMvOmJwILhkq2VN9nsog83OapAxWHwmuGAcMohPQyfTznV+l4AXdSL8Z61VNOZ2qkciS35le15hJCby+",
-	"NAMZ4BSf1ibQLBMZLrwI0ddCK4BJTE7evCBXbN7RY35DY0PD628C4JBwGEz/CWqltzPz6DLhk6kqbO0F",
-	"PiHw5IjAORFnxCDuJjgylxsZT6XS6jBVZCykIrvdLiBOftneZX43Csj7iZQJH2pKYOOJmiMI7wjzc89o",
-	"pjUInB8g/1TwQZpE6lbIE9mP/d3Z20OvPxVzxiShacZoPCfsJpFKWuNaDr3t7NAoTXZREqnS15KAFZIm",
-	"RdFZUbTUaDWYRiBS28spAHsHAswuPmZRErO4BWA7NZeKXANu623NjfjW0HndNsWMg54Uu5tNWo7k3b3+",
-	"Gk+05vs+SxT7MlcbON3cHqLmoZ7Fu9roU7NE893OguEOVvhcZP0kjvHzjRF+4L72Md6NeUTmYgrmEy7Q",
-	"sonbFxmhbv/O0rl1/KdpqpkVncP0scBpmmhhK05fgL7IkAdqvmMtcmkqZhbZX4CViKY4+23glpgRijcM",
-	"J1PObiYs0rc/04MTEQGtbuOiqRgedvPKLmCTfeSrFlfrr81OVbG6s2kUMSn9FW1Epp9lbfdFhK+Fei6m",
-	"/HYSS65ic6EuBzCOj1ZORQdExufbITD0XzQ1NXOhRiwDIooJeJ9aJBYMiQeuOTjZ10K9EjFo+MtcIuiM",
-	"yh1aMkHfGUMb2TC5ZvqSImHB2BXCFG/oPBU0PhfiJc02RWsD0gmOcamEuExhlOKFjhdhX8RzooQg8App",
-	"psk4UWSXvEq+aW0JwjBFInEGfSFQblkRacJMx+Sx/h8y0KcQx23UfiUyqjf6XzxO7igTT7xhLo3g6wPE",
-	"n8YIxkeV1thEkpVm121w/9AaaENk64S6JeRuFpIKroFqFnls3aZkRtERqRgHKFoBbvsyzsLIq6SHBZkh",
-	"t4VULfQeBJ3tLflzSjlnjGbR6A4k4F3YDG/9hl63cz3GSYxyApjrQaJPxkW28Q9Qq7amN56Dw1Fvy4wJ",
-	"KHCGLsh3nF7TJKX9lN1WC3bf+3tw+/Vf2M5eclDaawNhCds6F+IV5XPDeeWt9pRRxS6BR5fY17kQZEz5",
-	"3Go4cgs7eqslSzNZCa3fMpXN20Cai3fgGXBSSZQgM5qoylCD3Iiq533nGyy2avHwRz4iVkkXmdPJadEk",
-	"opDetm4RMRKGVdPhJ8EJRedyBB56vO/ecTmdTESmWPyKxQk9B4DdCiZuoMuxHukSYF+EjnuFwCtEv3JE",
-	"JOMx8DS4u6kkCzNuVzTQlALhQFSSsDwXikTvJMvuJGJOJctqpEs99tYFyys2fySJnlXvME6k5jPI4H7y",
-	"bNab8nMgv4H7qGyg8s3hVWKOP7Xj45+ChiGH7di8LlMhrqaTS2vd9GxgWzR96S+mGnMxsinnueA+dREx",
-	"sLiyhewn46K7rVJWAKNE1WowTbeiqendIQCJA6BxKd6b+ubWjYZoiBMxF9UpVbRazwn1dRdakQiDS3IL",
-	"m7n4gsYkExOWqQRR13i20LxbMtsHuSOp9rnzyFTGOeZOml/K3pt84MBbRO7cEP1fWaT0JIXtO9GwEgRG",
-	"VBIDs324UdbwThVhEhsQL0OYxTP55JHiKljYFwOcq3LXcYzeTM9oT2NUiGj6xlvwgKaS1bJzDQunw9nw",
-	"TWZ9oYWnskNOMAx0kLBUSwz0irkoNIy3Qn+VtCGejGpZUb8ND90K0AwsK2Drr3KV/TN/FahS0SSVq776",
-	"/uzH1z86KI7Z6qMsfuG7etd3kKKnjlV5FTM6UKHmfmGaXLPw2Pwvhtpi2G3Hd/zp9xtBQ79U4esLGkql",
-	"qxZ2fv5Sv4n3hErSdMFH1zaqBJ+mRqJHL+oqEs5hsxRn5dpcKo4NKsoVLApdUYqNV2LASRwzsw6AF66S",
-	"Zhmd1+xIrtjNNklQHpnozt1ut2v3HugXWExommpM4YKzrcChyEE+QTTFC/x21wZ82H9vCVJrsmeP6dyO",
-	"/xZRrch8PUd2jl0awI1gK4zZodfCLn/MWStYhbx9kihj1Khupf2CwLSSHeJbn4KVd/btGJixZq3vL6/n",
-	"Df4SA7u9fIZKqE6SH9i8GqCGV6Dv5ZG0Opy+hFxQtSSSRRmruM0N2C/pSgifJ2MmFR1P9IKuWK3Uk1Kp",
-	"LqfSjVlc8Xvg607w0i/7Wi2L0WeaKEhW0H8n+v1xwqeKkabmyHg3cHbNMogvvAXrDho37aFoL6ydV8Yb",
-	"nRtnlTGDU4XIitGu44magy1Yw1wrzRq6VAmtSMkpOLAqrqlJxgbJTfVUqItBiA3Z7XnRlAuzQWiuCVfB",
-	"EZkkM5bpMSaqeuaMXYurZYeTKLDHmvccyJOUEX3rbhfkJTIxaOUCegyYAh9NSxhW2FE97TzFAeCSStMf",
-	"B42jX1awUCS5T8HHEsVcVRGiObeAhPI6usSQqP090qeSHe5Ps9Q7xWMiR2LGTUg1RxdpfruvBFDFJj8E",
-	"i2GgbGY5QWBJKucCZbCsezHhMeCnt7yZCqdRdzFZO5Q59q1cTDDx2ldwmkhlPqnf6HqChkWkkgSxfOuS",
-	"WMvPnXf+dMSiK98GUA+D9yMGXsWCe56IGTcOHT9SGLUlUHQqIOQyPhYYUL0aGDSuPUuHedgXImWUL9m4",
-	"+6hy8x7G3l1QXY7/1bfH+5HJMdMInehzzSA5K7+0ySxJUxCMhjyRzGRp6edpghp4IZGguzpa2gdUrT6C",
-	"oPHiybcDnXYh/nZb+u3mqqo9DY+0InQQ1aca7PpJWhcXZ407aJibHYP18m3tFJyf8ku2Wmx+qhAmdGk8",
-	"8vUMjPK54AwikTC40veDQrogaB3HJNSyyoK5ocx7glLQ+Eamj7VMrMVdqrr8WHydKDo8ImE0lUqMQ9IE",
-	"xyieor+TFoZ9SUV5TLXORYf6jIVkpD9NUtVOuBvQAw8Gak8lk5gFaW0vOB3Y1Md9lslRMtGoAC6hSy2Y",
-	"WFHsToaZBcXJh3s9/bynKhpti3hgsLNp371VZW4w6zJHtWxfZm34wTlFcNBsyKxpuFrdsFk8AfHswfpI",
-	"nfpIZnpkFh8TCzLQDRQcMTwDF5nUIwy0wAyPQ0WHYelWWZ2DEzRgQHTLrbNhcAXqz1h/JMTV5TRLK+k1",
-	"Y4Rd688hbHEipNIbGik1kQWnI43jjElJmrGI5I4ZVXbGcUAuGu+Bc717+7KYO3rRKGUhwrBHOzv4rZc0",
-	"uiOvoxJIuvuPN7tpPQAVt12FtqcsTt7YXN3V2byYBas5gDIhlFqejzI6S5dJX3V5vwuHO0hSdhmJKbqW",
-	"FvKMyo5w/GB9a1tht88TjGEoy8Og14mpikSdFm4ekpmxzoOMRKVCQBjUiFmctGF5nXHcAtdaaEOyS/n6",
-	"zvJQBRJYTsaoca1VPzfutFpDBy4MzRw2oVmvekx5MjD+ldvYnoNihmE1tLJkmPD2CEiqEG7LI0Yo0TAC",
-	"XT/hMbtB29vqadmNuoRd1ZrNq7/BJJsavcuCxoLlkSTeR7cHkskQqqhRgolKIQYnw35YTOZMtQISiitz",
-	"qXq4VXl6+mX0S4clPCNNSlIR0dTTo0bUS7eEOxvotOU7OMy6GkFDXOldW6e4S3T4sIoLuUR3lx1VoKsi",
-	"XhcI3xJ14ZBX8i6g5gr+5RcicMADlBMD42TLswqL/GvA4FozNqr1cOxqmTnSYyqrkHO92cwVvAnDXJAg",
-	"F5F1RHsHh0W2LUe03Ts4PHoyeHwYdx/vPn68H30dHx48ob0Bo7QbHRzQuLt7QPf6g/3Bbr/X7/Yf93pR",
-	"vHsQH0a7B/3uoNul3ceNGuJAFckgH3jVgoZNRkEcgvtilqhRnNEZr5TtllztxppoTpQ0LxoXDQydRVxI",
-	"eJpwZvVdR1erLWHlLE69BrulBZQ3kEUsCXz8Kp5/6WBX4v4Kc1LxCpdo6kO9C7nKXW1LRSFiXRNTaVnb",
-	"sDHZ4NSai6g6B4WSJaYC8Eht6pZgY5qk1X4fkRZQHZakd2QXvpKv4thmpCBf3zJwbMc1ateoxfixuGbe",
-	"D+hBQ0pwP4OsaF5deIhx4lMJfBn2tAh7B0avEgBj/12sseJYngVMQZ3YXw+cy4C3tps8D3iuc5LHfiD5",
-	"mpRl8KKCqMqS12r7m1cJIl/K0r0vZyw1OW1LCWod63wR9FuO2TktmomKu3qeMUYUu1HG4tSH4CRuM15s",
-	"3ut+98lhub6Ih3f6ccX9dJrEpyKajk3gXAWjfnFKYvMGAtIQyCQTcE014yQ+mrF+axGu/w0heTeqQC+/",
-	"OE1zNpt1ZnsdkQ13uNyJk3jnercR5I/3khgeShZNs0TNd8bTVCVXbK7f+xDk2LpoUSmhJZVSr0rwV0yN",
-	"RFxA9dUfFyKLN/sWqaBYNWTG+kcg/2rt47/2Th53H3eP9q+/f/L9u93+998/e3L4/P3Z9z9cfyd/rRJN",
-	"/FC0iu0sjwSIf1r8elWoiztF2E7lAhaAtAjySrSvXE+lKx/irDX2+fhoKrmFrwxehBVOfCzFmKIhYQGY",
-	"dzyf/7hi8/ZupRcbLDM/sDmsrU9lSdD4/fDV1Yj+PPzmX6fXQp1evTzoHXw9oMnvKvk2edr7h/rh5beT",
-	"PufPvlW0F4sfKs3txt5kL24LhtUXduK8Z4EPocplVx+cDTwpqzbfvDz54VmvrwVzG8+rj42Xyhdak3vC",
-	"ydvnT8njrx8faNF3fETC7k1I/kYO90kqZiyLqGRkxG70d4mSpYogN0++fsLo4Elvt9/bffx1/8nhE7Z3",
-	"0H3cfdwfPNkf7H3N9lmP7tH+Lj3sDnajw97XT/qHh/2Dg8EupQeMFkvPdW9+6bafQKG5w/2qOnNBI7df",
-	"18dCAJ46k7GzSh6RlOmpZGA2g9VBOpf/v3YYEKloBmGn4JGm5l39Nbwc5PUNeo89Nl8q9Waz+jfw5fzP",
-	"Lyftf9H27932kw/5n3pVHz52g93e1zWAsPnG9QIau2bZHJN7jwglo+mY8nbGaEz7KSOhuRcxIgBs8frn",
-	"MY1GCWfee5GIWdgh32SURyMiuPnlGAScmchiKMkw8AYc07nN4gIzfZklxGytkPWn+sVPLsmqvNVTiCvF",
-	"00ZjhMmBqgwu8cSFCifoDGqoZoIPA1ABJ0xocbJwuFW5s+vrJ7DrKlrOt1odupFg/U9NwvrNwB4UjTIh",
-	"JclYyqhkkjQlYwSsjPAeWBiPSFjIOghJc7/b1cjgKnoErk5rhojTzxi9Mj5gzZpopFA/yqYpawVQYrSc",
-	"GpGPK6d9U8i2HHrv0grg+7keyc82giF2jwgvJfyA8WpVwk9AQld9AAbaO/Kd2KWsf/26S2CB1/eP8qI1",
-	"pDqFuZTBHGC4pwmpSgS35VonVI1ggsVMbH+q3PSGcxgrg/66NJNdLdhrMqpYYRwvm9YApD9V8PGcOV+9",
-	"yiiXE5pBDdZUDB9JorRQS+UVOl7gMAp5Pf4c5iQqsnACW1G4EJ/PeDwRCVfy2AAJPhuZwALQrgjFRQ1Y",
-	"1gaNQY6SCQJFr2UMkgisxvhTYT0HRzmQTLkU5NbmuPAzPYBn7NzvPinUjVxVAkV/XpHkrEfa7R2R26QT",
-	"w5DlNHIY0OCpzd8S1ybCBbIFkUSqks/g24Pit/rMF3O+9Bh+sqP+sqcBUs5zPCaaf4ReQiJ8a3NdQ9I8",
-	"AApfLBxhKNmmgMKbZl91eZytovu2nBlVnXxVyk30y4346WjVJRCKFKRHW0xjK+Ocb9sOahLfq6oD1CYM",
-	"lrJOvTxiP4X2g3/p+CtcuNMw582UCqs2SZxAxSZzgSRjvSryq+g/kvbKzMSswtSHDy8ZDr22gpMvqDKq",
-	"zJQnrbznphMNx0eSRCKdjrkMbM08kcVoN1lf6zNFSKtehfpVWLlqTeN4XvtwvfeVUDT1Ibf2N3qm9b4o",
-	"SRmu6Kqr/1pcRHGCIhCCQnHH0rlXySsFpFs3ZnHI1PeiX/j0dmagRZSvMyXjm8RsZXsxiz6OV9V/FLMi",
-	"qdkAhwrdmKWprDfAVmBvRfqmmGma0SNpZRypSF/M/bmhJE8azjdRI1K/H5lwJDEzkdZu6RVm61n1qWdi",
-	"FpBd0mdaatKjYbx4XuABsbTgOV0T0fWcdvGBgV/VGX3LuBbL2PnN2mmXQ/MJUTfLki6XpE26yJlC5bvF",
-	"l9AetxwP9UsrNrY+6eEn7ZjLtrpRWkrnbGYqzRupVYkJSdk1S1HcNg/tp7GN5C/4SeK8bB43wLwdTZdP",
-	"a0UkrgFgRVh5OveWjFtoIvJpRFvDc2enrQa9OuVyJeBNGdKCQFyGJjoZlxnE62OUE3m5LBR5OehWuAfW",
-	"RM6cSZYdCNa/r9Ba6S21CqJeYGEtE8TgifJZDzLG2vpMiR6D4JCVjO570a8u7p/zZwzNieS11pi3loYE",
-	"TOpSS1frRi3RJJ1mrJopOwuHXrBUYjJh8TEWwSSg+8wSySrZNG6UxZssZYn8tBKDJpmImJTehKViKGIm",
-	"SSw4C4hdGpro3E1zm4CFO2f7/jZlUwiVCbMp5wkf6j/1MkPSRDuavhMrVmyiuJyS6A4nNAcaEknnksxG",
-	"80I0DU6olQKcD8iH5zJYdaQqiHEbnKQpH7wZ8tZJlwuF44thDjbAwVvkAjqU8bFAJzkNlLKqvF18qKZx",
-	"tAWun0Kl2cJi/hQazqr5ukl6CyD5V8xQ9ZUgZ2ViVtBPVkz8VsxMRY4Vjh+znHWSqgoMzeVU4Zrz1XYK",
-	"0NpMdr/d1Z4fTZ2Y/r3ob08219Bdc1f9aXr1DqTlt3dJZ0ZEqt7aCzwSR+lb2Z5Fnk1UD5sPVRHPtkxa",
-	"+OMk/GVy2Peiv1GqnH7/jrFM5pDXimDS020PoV+KoVdmZlV7rUkmNGYzNWOMEzUTYOZ1xfbKZuBFqIyo",
-	"HLEaBvj2+VNy+OSwtzhjYJJJC0zQHXx/rli993QFNJ+W59oAqGYzNWB9waN0KisDPqD3k3lqYGriQlNG",
-	"B+tDMxqx6Aos4dUQTanSqoJMhpzFJH+7QyBCO9SHB4aZEMouKUn0PwLTn0wvK5GEDmnCJWbSZ0KoY5Nm",
-	"Q+QYnR8hjqDVeWfvD9xnqO0LhbvS2mDGjNdu4cTWwg46jRMFJnqLFqb9CZi1NfzyHml64rshjR6wBrh6",
-	"KojaaToPNyoLA/CpBSSJZWBt9+4PDK/E+CXwlFenqqdieAmh6fWTPzLB6y5hElFkDaGt+jIpYmQlcCy+",
-	"1CRoJb+zHHkZK+KR1kmb6CaxePhIuuJfBolyh9FteHtOmjn4/FWb43SIFvgUVE3G4mo6sZfBM37NUjGp",
-	"jPguOyMhbsX9aFq4JUtKSq2vnS6alsqTN3NfoxPVQjiIsBUg/LGvIFyllMdpIf9eeEWS1gyBq71fXtHs",
-	"6iRN3zIar2soG9PsCurdQA/GOksZHQzARXQbc7b7dsWK15UC9Iq1pIJ6HBfKLyVG49sJfmXIbTkiUQ+/",
-	"8aksPZEafT2Rl/qzaluSfrIs1WELdTVAlbSLyGdcBpNNz13f3Fs89Xs78roIlULQNbcbhNsaKnUY+wL0",
-	"O51MGK/yNVTeKZDHc3uL6Gvfzl3b7I3AMll+0y7yXmh62xwyziTUlwSOOGI3udl2KyY5+1l/vvWg0FKe",
-	"eTGxnzwV2URkNjJz8eMNy0jFNT1Lz10ghlcJQ2REU+mylqQrU9XMyVSYzTBYUB+V4UPvzp+3HxMtvjm1",
-	"w1UkUvYwylGEe7297l5v77AX7+3u7fbivd5e72B/r7v3eI/udfe6+N8eg7+7B7TSzrnaLr61Mg0rraIb",
-	"tCmsMqCKwaqFvoGXfEvoJvleJuHdrfKw2w3uzZq4eYEy90W+KbfU3c3FTueVMHbKstPCVjnzUbvALHIC",
-	"qLdL5rssr76ImgYPFw4OD8We/lJuW5R6Vxbs8zgxMt3b3Xyv/YY8lbdJHh+ZMZUl7Ho7Ri83rMGPtXNv",
-	"8n2bA6lPwtnKhVJjrbeTb0ab906NFdz8tddBMSAijW0ZvLWt2x4JL7VsF4irnqRKAPTWjnBaC13WIpQ0",
-	"kabmcKkBLQxxR4opIG4d9diXtkw8nthbKaV5z49WVlzG2vJKFJiKF2cL1bigvGAxnbJCPYyUyC5dMt9K",
-	"CeSWBLrEjw6FPS7LKRx5jrvNCwdW/WtZHy1nsGymVi0zuuvrYS3Hw4KostQtex+aHKQkJ5NEA3JJeutm",
-	"MTO17yUqrYbYNnycrjOtK3RekhKqlrm4/6CA2F5AhIdtdiuBR7/u0KtU4c2coT7Ff5dIJbJ5PQc8SdOF",
-	"Iq0+S7ir48RfzNl0PKbZqmqDW+V4dsoVjM9aaEcIrgDtKBC6rjaKzfkjecoXSuAr6WyRhKqJZj0T0Y9Q",
-	"V6au4gPlpcIzaISNxJhJcFJg1DoUIcASEEp6dY7QUWMqJOblEooVdBJVWeunQ6Cj3Q2NlNGOoRiUIuG3",
-	"z87JjryO4IOdj266S4TDp52PhUCLTyF6c0N5HRH9icmnCdFwDDkW46q0q40rl9ThBJRlMXU1FstXWdOC",
-	"yIa4I/2fzhWby86vstr+cVVXJQjKUrpqSn7VFv0EDGDGeYZO6LQ6BGrzMip1Wy8fThEE3tYra5q4GiqL",
-	"Oz377gRSNgs9QExRmkcSMSYoZmR2ltZNKdlpbAcDWz/FFBHycJvOJZGihe3RIYtjovE69IAXoruCC69T",
-	"C8nYIGNylOd7aOlPqiRNkT5iPaSr0QJFjWx2jMtZPoLzxLIQcYCkN+VaJtf/1EdM1RTDT036aj8TV4yX",
-	"0khuVyOmxKEWjthD+E2qteBJVPGoN3gf+BfVCiXF3c1TDlfTfV3Rm93NQQOXs4HpqfY6L4y05HZ/Y41j",
-	"FTmc1qicJzlD9epoJDLNIcSR5/DUAwd5zt8jzAUGOUtoQOcN7WVgCnlMUjEfM471v9RMZFfEWqxtATyc",
-	"tsa8ILLL+B7KEWxqPM4l2PjutkoDiEvPQLxhJwQL5opAUezGAOdVzjs3XUPb/V601/463mftx4PDbttr",
-	"Hfp1dWksV6xy2bwmcRxL1dxlEYfLqgYUZ/0h4bHDo3fnT8mcUWgdiYVv/VTPGcXy+sXlnF1HCDEgkV63",
-	"d1jMrT+7jprOIvG/dpP/i9+04KNfuu0nHz5WJt6X0xNQJiviUlDAc8+wWsaSSsJGtru1vi2Gjee9W5xF",
-	"UD/1GrlA256KFqp3beJSiDq+n+4tZZitZxAuQab++vgymvms6A5jr+utWMveMhonvLJmJsSESUU5GAYz",
-	"+6LXwABu5oxB/q1c0wGrv5lXcyocpyb+0p/KNOfDtekrLxJ8kAynmW1Y0uzaLG027jNoV2TzcqvDeMYJ",
-	"T8ZapOpWx97jvJe4+IUFfidmmFmMJDXWGpF+FTUswsWMNBEbEz7UnLXPDBhtoBQdkr6Y8njz1dUeuYPn",
-	"wvqr8aC6SdCJvQ/Wc2kHeYY5lsbV/N1UtTZVcuv5zf24JEp+6ornt+jVtqkIwiC+J7lml05dWd5lWsP8",
-	"mf3oTJnaZ2sKHQXw3M4JXBPkUKiGrcVCOq5RQFcZN4UzWyxbmDFu3MJH7LWd2oYUdbs+Vat7Ut42qcd9",
-	"uSY+4dsOkW5TBn8DzHXz3L9r7659A+vsHlvw4G+qG+Z0V594VJmGVEKGYkuzYrOzosffyasGHxYd+bmL",
-	"3/JJ585fJ0Kg4PW0qyszQxsI4J3lsqiASuZYHf4LV5AauT53eClTiQHjiVGX9cXM4iMSmt5VoX2cX1b6",
-	"RfM0ICG7megzC/1h0uQabzsIbc23EkIVmAmVksXHJg3Wa2haNs+6CZumDDiKEAWr7COZ22sDUlll3Vq0",
-	"YIHWUggVc6gJnF/XyoWWV8+atTBkhXWLNAsbBbPlTEzT2MRrSttYVGQ5NFvHhKUSLdAhHF3YIS8AuDHL",
-	"kmsGQggMoCkbgY0lViJxrY/QBhAbowQ5gVJ9hgBwRL1qKAEFfVUwS1mylEVKeogiccl2sYkqWt0KfU+D",
-	"hpzKCeOxcXIAkoCeCttau2wzovXLRKqaQgtev0bowpcmWOnOLrlpHkKLldaDePWlilf30xLzy7ydP/8l",
-	"uvHVl99rW7zQ6q9RvOoAa+ovt03j3Qzl3yXYLbdbVKrtb+0FusVIHRzzH5pdrRvg5rO4zxzadgc9anVl",
-	"gdouBPdfvGlTK1f5nqpwoNyf2nOr9l0bVppy6fw5YD5T2YGS0F9CjyVyP7zuZHgjn28UcWg3u37drGUW",
-	"TI+yN2ZiQNtHxR5oWK7VlnVDwfwOGexlxrOc6cn74HortRYHD+sDGYk0dl0BNQiMxw9kX9uIK00GLJpH",
-	"KTOlUE1H/+aUqyQt2cG1mgBSuFYXrAgbajESpuynDFrW5VpRc5BwmrY2loXrpd1N45uLIPncwc13tgJ9",
-	"Rnb3EII9X9mkpigeOvZ5j5HaRazfMEwbl3vnGO0Kyvu8AdrWGFntbLAcfy13wxej5G6or36xdvzPm/d1",
-	"vz6Ahea0VRGkxcZhNW693CjkySTmPjbOdLRCTbliMcSZzbF/ZpZcU8Vam9b4uoXf4nBp9MdnuXlu54ow",
-	"LVu32tf2L2XRuLVbYJ00Pw197+5bxwRibRwuq8+joWWWjyI9rs7+s5hS383spNDAbHkXw612MKtpRra0",
-	"C1l5Oyuu/1IrqfqNVceubN5jawHcm/faWt1WcbnCu4DAS7tz1ahshj3n8LsX4WWlnd76jYqWevg1YZI0",
-	"rQkLGoF/aTb7L1ucqWyx+yZjkKpn+z9YoFZGJ/zpRYOHm/6v6btYep1X+y9ucYNXOjG2cZ0v5Zgb+zQM",
-	"Nd3Nq2F0zZX3xb3cEhv6NsxS/gjvRp7cs3Gr8y/VrWHv2o0loKW+jdt7E/z1fCEOBZfvs6GvwG1lE3eB",
-	"+2glxdyCSXheA68MU4XbwK7ibvxkHd+Bk/XuhbXUOBByE9ojaTwJ1Z6BivS4mMGfVOWNio+cgBNRrgWZ",
-	"PiOg5RCRme5SkO1Gs2iUXBv3AY3bUKQLnQ4Zk0pk+ZD69ZJL4UjLSNBxDIeUmO9pipCXQrfMtysT4eyS",
-	"VjoicFmbuyIM5v1hzogHp8KX6FT4PG6EIs5u7EhwHOKuroQK2vnczoSxuGZ+S9/1CVh/WSz6UtuxvL4A",
-	"Aj66NJm8l4NMjCu74XiqpfkEMoZXVHCzw27WW8t+hRU85Gb9owud6LBD3Poi1C16PTsZpHLixc0sAmXV",
-	"IdRBfD18WlcYMS3+3bRtfz+3pa9K5N5y+ZAz6CC7vsyFHWePPMlqTFUE17cVFvTtPbImEnjK4jsmbbtV",
-	"TlO1di11G8BR205wYj65r6Z4NZ43EJCrIBeYehkuW/OY9NlccBNDvdvtYtNb0+xOv7uuBcn7pKLhP00l",
-	"w9DusciYno3DbPZEYaFortTjYL0rKM6AiWuemc2xr+WoaCFUXJk5Eh/cS3FWY8OySGmFafKIs/Wo+CeK",
-	"jf4DY52xev82a42ucCbcR6D0FhopPSRAfe7Y7bKUXS5oWjSNuojulQHaFRbOjQ2oXkR3KYfJ0EslA1NU",
-	"yeWZxJChguksGYuUsI6FRe7loCEL19+TWyQ6u5DXvPxsd7+3t3eLoXx7lxutt7vxSFPJstKSendLksYR",
-	"Ax9uhQUvD26Fo1suLk1SqqBXn0Y3rXdFt9SwEE3qxJs3i9NsQ6c6P3+5uK0zaAUtSTNmAzpNFTnsdmuy",
-	"1ekNHsTe7sHeoS3+sOSAz+lwI0O58+0taVp6T8Zf48FyJ1BwXdX1rtvM8luuOwLunQrD6wqDqgXqunJ9",
-	"AbBHeVF1z2eNjec1svGYZuC4vh1WFw78cxtQ89tzASLvzp8G5Ht6Tc/gRxIq8eLsxzOYqtkKoTY/aY6T",
-	"NE0kkAOZZCxK9PXRKkbP9bq9w/bubrvXO+8+Pup2j7rdTrfb/ZdPL5vXYjvPKJcDlv0444h0dy8ao8yQ",
-	"bWHHXDxSFwVT2fqVwJcBoZywG2Nj0gy2CJCYsf8uluB3cLDRM2N685LxoRo1jnoH+1VF8xibXFJ5GdcG",
-	"BL0fMTUyDdlEGuPSNMLO/fK8x0TLQaZpVF8yrtbQXnCVVQj1DiQDV2jo7meCokZuSTgy6bYsjaVWC9FI",
-	"TppUkZRRCZGygH/jhPsT7S7QZlEfWRrc4b16p04C3qnu9h7DGt2//WpNFxdnjXo3/1Jucv4STqvmYFAg",
-	"39qpoGTwBRzJrZTHzc9x3QPYgiay9BDxdt7iMVoH15+QttYIX7oL3fgGx5diWG1fScVwWK6Zrol5PFFH",
-	"2JlnRqUTI6Bp7GwkxgGw3cBVSsjAhLM1g0yNrQBDSBbKFPsmYosQTviv9BZmOf5tkvBtzVR2YlNmYXnn",
-	"Yws7Y11aROnTF6fFUtYawg7klYFvbsy1Kxf7oCt+X1yh22ZJb7YQ+7Aa0db2vRaQLhXDet+rfngr54XG",
-	"+woF4B7txQX3x61NKBWjBAiFNS2r5TPZyLe4cDiGI0hT6wQqj95OZ6jElSW+xhKCbFWFqPByVVpyqGlJ",
-	"RZKcEx4RSk5fn5Hzn8+NjRpE5+/Oz9+Ygi4ig5ZnSjFQ6wXXvJNy6HlPmpKlg7YdrJUHu/iN1vU7lzG4",
-	"kOHPkVITrwg5jOT5x6qYD2xxfgrLv/uli/W62wiNUpROkNeSRWDZojojfX/QdMqwU6dk1yyj6TLnbF23",
-	"r4JmcbDdpKby2EX5doPw91pEmy+0QXLHsRLiuTcS+fhRRXMk113P3B3zJQbGS3MdZB5XWEa1Ne1K6wFR",
-	"Hr8eKsVKGeuDBInOg0eheMYawDCW6fuBRM3gy8BQDK/dBBD4ZQEUhZjbtYBhDPP3BY6a4WsAUtPd2iXR",
-	"51WQsRr87mHeuI+Sd+9enF5/HZARu2mVG/bZFLx+L9qL99nB4LDrZ9/FxdLD3Ztfuu0ntD348HGvV1Vd",
-	"OGi8pyoaPUVRCVhrmv44aBz9shxu8NXZtO9rEOXcH8mijNXgwJk13r1n/ZEQVxJqzeu7G78izdlIsugS",
-	"mDI2s24FRI7EjGPnTcGjUqYofvBq8MM/nmSPv/3hn79l57Nf3705ffzi5Zt/vRC9l/QlPZutvHfNqhcP",
-	"9kOw2MqEzYj0gODUieJmOmU4r2sMRQl2Ada3k1wKB10nsfjTmOm3IqrA5KcsTTQBs7UrJmuBrvTpHeM3",
-	"/NHmawdw5NPXxXDcDSQ16VuxeWrlVyu+XhtbYSm1EF/yFCpPrDcPb9HIC9dQp+CzLBNZTVuAGeOKzDLB",
-	"h8dETz5HmcqNWKkaYuuZur4k8PSRJDNkG+0kxiYBko4ZEdzE6prN1vbpmMrLSMSsrsRzxPT6HkmUhvGD",
-	"Y9J1EmGcQCMIT9tboQ25PblzaJROpLguC1Yf+rUoZG/eczqs25C5TRUdEkpCRYdhkW3NIB5FHhO7aJB0",
-	"sVwiBNxg04aMDabSPWQEBHjpS/x3y6VCRlfTR2VAkzThwxA4v6MCEkE5RxMS7qBli1r39slITDN5TChJ",
-	"qWJZTlJjesWg+3FoA8/pkCbc342L4TZzL1m0fxNW3PsIxQLMm3qJYopVMPGe2F7ipVnwpUx4xLYckLE8",
-	"/1EjHKJT7Bp8uC+OoSGyqT6qsVGWbrWVST9OEDMu0JWs3qeOdWNnPDzUn3hrXNFKr5ZrQbMrA5bjmv0H",
-	"1vdZybbgY2c5XLn6c/2i/gz5pG0atbi0d29fElPJXv+ZTVNGuEaWNJHYU4sq10e6s1p6KgGrsHAfTgux",
-	"M/5K84iZgg2viNW1DNEnxnUFjSFT2xSzSpLxGrLWdsUKf+jNha3C19uQt8rgWEvmKqxiy/A5r+wEY3oZ",
-	"VV+NvsGi8MaI0UwuJnZ5TWwkUUIEvl5bGKBYSu64gjVAGJbJQjIjuP4G+t3QZ4uhNWQlWR7Om1jRyLN3",
-	"qZGQDPrZmLsx4VE6jVlcTGla7p3AYJTKixEJ+pm+puu99lYjplakI5RzMeWRhrnWtjULmk5wvzZGLokd",
-	"dMeTqWJ+HToliMqmUF26AnVdRYGKVng8vptTZrNA0qqWS7KzondSbc+kEsJt0qHuPG9wlOfqVePxMZGM",
-	"kULqHzz2gk1bdf6ezx3ECee5cMvUx1sa1KhkGYiZb+g8FTRebtTK8dhJmpj4aH42hdFNeYgKM8iITtgt",
-	"bx6f4NYVXOqjkN7bAutV3a/WiB6qbbgVXky73b1IHxD8xTrmlg9RMuJOcIS8ubz4GpRlX/zahMSGnSqm",
-	"1cmNGPlv5guPsr3X3E/+Wxq/C+/AD/aND2t27cqhHVRISjVXlj5JFk2zRM3P9EkjQvQZzVh2MlWjyo5J",
-	"J29ekCs2P4JmpZcasOilJ/052d8zFrVplpJoRDMaKei2Z/Zny9dr/KNKZKQJHU+v2Ny8EQKRA9qBNQCW",
-	"kp8/uHk+6XUnfCBAixFcmXwPE8TVGNOEK5pwlsn/ltdRJ+EQt9GwETsNPaX30kIeQ+ME64hGht276OQO",
-	"+eor56qQX30F0crkq69ylvbVV4F/UbvnwOP0Q8rjC473pd+ntk+jKxt9+NVXUDHqq69MagefC85IRHl+",
-	"Kx1d8Au+2yGKXrFCw0NzU5loj2afpWLWIglXAhoxwLnjPJCMks7NVY0fBOYmF5xdcELIxFScaY4TKcH7",
-	"yW6gW0F40bhohAGxv+PAkoQfP4UBloLBXriGhcrW8QXvdYhkWULT5Hd9reIy3j5/Sh5//fiANL8/+/E1",
-	"eUq54Emk30HHIOIl9BKVRIrMING78+ft3UMSiZiRKU+UDGDBz56+OjGRjSYDSXMTGZBQj95BEoK+uvgn",
-	"YTKik4QP9fr2OmRE5cg063vefmwM57DOb16e/PCs1ycgxu312voREVM1mSq4p2ZZohgJuzch+VuppSus",
-	"DK0lcpoqwn6b0lSSEE65gycWdvSJnvqnd+RJhaF/1wTEw9bA9qt0NHbZnwc5YyvcReHxBXdiXmnMQv5B",
-	"aQq8BgItENYNHeD1HlzwyvWMmdLfqzQ8tt6ouvkrFuNlSgQXvLA0EyO2allkxao6F/wFl0nMvO4aJDQf",
-	"hZALls7oHLVZq7MSx3QtOjXDurDYUGNYsXaD8UDJkZiBtYhKiz8jdoOBIFSZkR9JHyUBWZ4BqZpoLi/4",
-	"wJifKMjAyXg8VbSf5ldtMzR/hQEJi9hB/kZ2A/3ZBUcItI4hxtTl/0tF51CmAEYcCKijnI94mcR6UCov",
-	"BQ9bHeLsRsgL3p0/JQm/4CvCjzsk1CeiYZ5wglHIskNwuyALJZIAszD8MjSqGdLQie3QAkd0pMFibiy8",
-	"bC71Nvf3vNupBZDX34nMsJ0j8g3cPMRIBGyOAkHYIW/wZoBiDRe8iYcYYFC5Qz4ZmHy8FrJozXsnGFWg",
-	"V6IVMdfsGnqOc0XG+qrpMwKXFepJaRIxo12bq+tkQqMRa/c63UbQAMuL69E9m806FB5Dm27zrdx5+eLp",
-	"s9dnz+AbEMtUai/B0vXmCbFHjd1OFz8QE8bpJGkcNfY63c4eegFHICnsjBhN1eh3/fewyh93AhYASXrd",
-	"LpmNkpTZbr0Rk5JkUy6PweotGBYRU2JqM4JMM0MEBMoLieAv4sZR4zszKwRkgf0BVtPrduvkWPfeziuj",
-	"xn8KGvvrvP8NdYG1+pPdvdWfGGH+XIiXNDNT9Z6s/u5ciFeU2wBQEEsO1lniC65Yxmn6DAz7vlDXOPrl",
-	"gxYHx2OazRtHjZfJNeMYlafoUIJVbS4VGzc+6M92oHniuqdpRPhJlujR3YEZq49mQPpidT0gZ8LSckAO",
-	"unto4Z8lkpGmvj+hB5Rpqpgpk4Y9mqpYzLjps2/MSUa6UBu3zCykbHt9LMeGqVW2soS2VMvaWR5r4nbT",
-	"zkCackvSbI+mKdG7yFuoA5iPCtCDrurStRyVVWj/Fk+nGuu1HGysIXQCs+vvdqA7v2/78nqWukaleV/S",
-	"3mIn0N7a9VTyRqsgoZeNCTSed/7CZKe/WmOVZyy7TiL2jtNrmqBDYhnFOpia1v41xNaqo2h5He3QSdLW",
-	"4nMtXePVam/JQrxtkHd9c83heKHyjPU1oVUQvU1eZ+bAoDkbJDeBc3NafT+AijUEXH9NJSyFUTJO+FSx",
-	"lj9xFUm8TKQ6mSQ/6N3peymjY6Ygl7ImyCR/Zeep4DKRivFofi6uGIcwjFuQ1nrEYVbpDOYVJKJ5nD6n",
-	"W1NJd3f1J+84NYIOhmr8WW407w6TykPQR9Iirn+r0Qhtbx8+BY2JqIoWe+UJyRbzrfPZor7GX6OnhKS5",
-	"297tdgtGDXANp5RfmQtKj5EoydKBEV7VyHVfhNCiIwww0lz+7LuTdu/gEDXORJIrNlEYJ5omUknQCuBF",
-	"NFTt9ryZSTNEgtJC9omNjB+JNNY3Vq+LNNuccltIDLXnIVOS7HefHBmKgnLSMHwVaWE4D6JtHln7jcDu",
-	"0FuhCX8Kh8dF+5bKpuzTAlnubpksy7FTNcSpceWKzb324DaizIseG7EMLdUjRmOT1n12HbU9dtNGflOz",
-	"NPNdBX/69Dn5QncN+n4q+CBNorvd0bsH66xOTicTsP68YnFCrQ/6D+NCiDG+cllkHpW8qHwh73y8YvPL",
-	"JP5ky5lX+VDeAq1KINbC1fzIdGQF2gbpwN3e0MoVduscb60OcVZ3J0iPGXAx9zLNdefcVqtHhWwepkV3",
-	"iESc5wKvHNHM5kVYqeTIn2VGNaEYCcGfAcIAtbpKmuHZT08vT96df3f59OTpd88uz89fata2393P9QzL",
-	"5Si2YzU7t85KrUfH1UKzBp9jYyURofICfiRJEpNmiIfjUnI0XwbCTvS7WgfOLcr4aqPMuXzJ2YuiP9xf",
-	"FUT/4Q6q7clAsex9lij2WeWI7v7qj14L9Ryc7X9GweNtfmmW6XCpBGKpPhqx6KpQMm3no28C/VQrn5+z",
-	"NIWGzi7zOzciihnXYowrZoCpIihJQCO1DnkuSh89kiZtXL/kughUCgF6zX4u0Bak7GDlN87F8iK+X6F8",
-	"YXurJIBC5heGVX5eaX0dFfO5yPpJHAOs/w3oUlOHIw66kjQ8GjU/eCQKt3q7UNyyWn04z2+kPkMXHlxz",
-	"mqw6NbL060LYx32J0wtVGj6zRL2QyrVapvYChxJsSm9cI+AOeBCl/z1EaeKHRVkSNf08PRqNWZzsmJ8N",
-	"TiwxarkXjWX2lJ0mkIQqUUwGu2tGoozOUmmiEfQM3oc0jkNIWYU4QWx3EycSmpLOUSqE3H8/9ROvBrhf",
-	"xVRp/mBD8cDeBdMZaxjFf+EDGkVsohhm+owpTwZMKjSh2X89kiTk7EZdYoRIaAqJ02hkp8DtuSg+DLsq",
-	"BhHOSdM1RnXl0QMSQh//kEz0Wgqz4HBcEJPXP5imJGODjMlRQELX9j/EPWkBXfChBp6V942JRKsIxlmJ",
-	"rfHaIyH1hnO2naAJnFBFQjhxZAY7HxHAn3Y6nU5YZww8ZXHyJkeOe5QdijOtYnM5wnb+PV1PUM1BE18O",
-	"iQoK9C9nFidlsncoYImhXmQeMVNn1iU/+kRUojZw/ITWkZoj2oylafuKixmH+TsJj9lNR+NJ6BmBvn9/",
-	"FhApbCHWjKVzrRFPaKbmELYDkj+UaM2umY14xO9zhoPpp6TdtmsMSwpwnmgPCUIehxKZpji3txmV+dbm",
-	"rNK69y0DUnll4bipWK8/xtT5u0voFZ3hRDQdMw4hEQMGqQ0BHCRYWeCPJkV0crvWDBqKC0BIpAZpGxhh",
-	"Zxz7gaMu9K2STD0mi4EWReHj2Xl9aoiVNeCd28sXf1FpvYYrnORY/Mi/8PJzX5cjfCyEDH3alDE4uWCh",
-	"+UUFp1A+QydNzLmBjxOeJpzZENx8P5pNRDa0DYJXWkUG0iEvTCQIsIjZiCqIrfGXYkOoj0n4c1sTYBvC",
-	"okMi6RwCiJbe6SLz7+mSdS1jyFe8jTpYUJW3ZqznJM+TlN2Ji6w2C9jgcCxW/BfiOvqLO3OcoOEjRfUO",
-	"iyJXGa86Dd9eWd92BhCqETQcNlUFKT8wwFswQEt0fp/X9ZjhkHFNlKwdc9lWN6pkWnR8spYvhhW9KUJi",
-	"HAlJxuJjGypDUylInxHbi5JiMB5E5qFMY1Lx3Aq0tP5c8x9btSe0u8YkAJpOGbY/z0sGafE/l3oeSUIn",
-	"7IY05XQ4ZIC95+cvyV63S2QLsh4veOgKAYXIRk2GoZPrMJYPB8RwvoKEJ6+jYkMLdaPCY70IDqaeCx4W",
-	"ivyEHfKN0EoRY4XiPob52xB3vfQ0FbO21hTBGHvBw5o6RaEW6xiPsV0C+mSGgkHZPlDl/MpIFXAOUMu9",
-	"4BXmXYhF4kJh5TRyPsoYg0guiJA+Mq5wPItmqPduj0CJCUnZNUtbAaH4Bkb5ZugmYgOR6W+0bgdAawWm",
-	"L5mdPHa7MW/Z/WPAqPswuODmH+WdtaqvHlzDKZfnN+rzm6ZXv+5dbou1s4pCvTvWpqW4AHzJ+ooxKKVJ",
-	"LPdAQcRp7oKqoN/GupFbVT1tFtf84lSvpWROtfISFvPSiJtr8iAZ1eJ67U7Kh9+ocaNVFbq6pVhgwuMK",
-	"faUhq8nn1AvYjMXwp8zPosoxe4Om9uUNr1GUS90oDOIt8Ky//6N3M4rGz4b051fDf559w/u9J1cvvn17",
-	"/a9ZIRm2WD7OEidwdMNqcE2eTU5fNbb6cRkyyDXKLKEKPHdctn8/pBCgmM8KK+RsVl6cY2v+eiqHzIe6",
-	"FXw/rR0paRnX+Y3ayOOEcDbuvAV0/Mt5oj6b3fyPMn1bPMjLKC4eN5ieXYBGoWriMlfWkKkaWbBWBHzL",
-	"1DTjGEdtYjwrsC+n8kHZr4yFRzBjGrejxQC8i1q5iSxRYBXr50p0bAqkrOuqPs6VV65l5RmV+brqlNQ/",
-	"SEi4T/+129ZKLoIitikhhofz4Lj+wwNKaOy7vR55SFxBecuo/VfRl0tNXi5UJRlPRKaI/qAYyQ0FwcdC",
-	"Qgu2VjmuOxMzAoWjZKfS7/K9XsA9YroefxWS6z09xE5vFjvtocNSr6t+Yefjr6K/9Ab5sSI2qoBw7n4w",
-	"Uc1Bt9v1cOt4Wcjfr6JfjPar4vLfi/52WHwletVE/yFY7j36b1uEdAops2tQU+chgHCb1HfCPWJ4BGll",
-	"w4xJUwbFEcH6dLiDpfXbXuvc2gsgE7PqGGKPPm0VPghnyMTsCMMKHNFGEIdIJZlONFBZTJpTHhsvBf72",
-	"SJJIpNMxlwEJ0UAdtkww4txm/thif1i9JJLXnXEckIvGc9gOLPWi0bIpv/ZtDaE8UUJChIGtL6aRdRPe",
-	"QZoQqw/rlqargNuUZJAZ8qvo11idNJfBtT5z/XnvX6r8XvTXMzq9wfzWtd47S35n9yujFgC1jOmcuGa7",
-	"0K8kx4UHNrRdNuTgTEsMyYP5rZlQJ5LXW2REVJKnZz9ZA6jjMSmdi6k6qmQ8xvaMgVbwEwmBs4KjFFKS",
-	"R3PkbJqleAwpQGO/sqtELmgqiQT4ieaBRRa4gok9RaaZaZ16qjJT/BD0XamInEC674gxBYb4aUqlZWrs",
-	"RgPkEXzcIc+TG4QXjsdjswTT3SdlOOYR6U/Tq7Z5lgy5yICbVYGjOeWpvn/KTmagXBKzKKX4sRKTNngA",
-	"sDSJHaDVIWcqY5AlR8EDbWK3NuLFVTz2VMy43kCZ0T6V15+T167mi4rdqB2D8jk/XHCGVglYGq/1uT2w",
-	"t62yN4s6y7ibYStLmVwqhpiyMREJrw80OyFPe2dviErFsJ2/Tproag+IyhgjMvmdBaYyFlQ8Onxy2COZ",
-	"ENACZNSCou5IRBTHMz9woVgeyZmK4SNJnsW9g4PdJ6aiiVvrFZtrgjzo7pEpV0lqvwCyM8Plmpe/1LEY",
-	"M6jXNFBGlpOYpI61GGSdFPRSDJ/mAFqPVCYpTfgx5LJKpv4+VYP242JtzlRENB0JqY4edx937fYueO+C",
-	"X/32JP6R/2P2/vrlj4ff/fT19Py33e+/OftHsjsYH2RP/6b46b8O3p5m1z9e/f2CX/D/9///f5Hq4cjJ",
-	"73vDLO1N/tl/+q/3j9++fPbr41k6P4l3/9nrn+7tvZaPf+X7Se/Jq8HfrtPfxgc/Hsjfvnsz2p+rb66/",
-	"+e2qS5+9e5m9Vt/z8+nTp3H39++e/Hg++P27H26G+38HaG3IDMwB5cdSigN5CmVfngquMlFRbjfEemUB",
-	"GdObNh2yv++GneWLeCjEsFkhhvMRljLVd3b5rFxz2YxyOaGZvmo06Xn8Rf+rxFvya2mpvOTYhfcBgdJh",
-	"eTAaMBkxAD5DQv1z6Px4hUdKhKTp1cs37yaSdInIXGUyJTBArFt4C2MmcBCR4f8mkvTZXJj2RgZAHhbX",
-	"cw5v+/dksIEtm6MRKeipGWN1Xme9x6UmnA3bca9aEWezFStSYovruU8Vr3ScNSxuAX8fqsFsyoTeANmD",
-	"3Kw1KEvbVbyHsBvFeCxtW7UVvAh5WnsNgee8is5xTQpP2RZd+m0qsulYL3CWKM6kZFpHM9yzmYtN5mkr",
-	"qJZ/jjzZR/9M1TRjhaqj1kqlR3lk54DXdq53SZpwBuG1YzonfaZ1oUSplJE+GyU8JmGFuBe6SYmc9sda",
-	"boJJOJsVdi1ApMq3ZwN1aHQ1zLQI3SFvMnHNMA0R+zNxV/synxmy9CWkBJv3Pv0fzSz+/joMyGuYxAmS",
-	"VrlKoJy+v5wRqLIUGiToZeABYDAW1MHW+4GTMqqYW/gyPo1H8SDpVUp6emIDxY7tyCeyIbmK/znan52c",
-	"nJx8M3kz7kfXB/HP/+x+/Y8fotPum+HJy1HUO+/f/LR//Wpv+vTq8PznX38e7cTf7n33/ZOXJ//c/WH6",
-	"0+Fv37zunbz99h/94YvD0UhOfr45+futZEtHc1+8dPlvFvxbzUrdcfXnhHpMNOeCjmyXMvUKnrKeoEmn",
-	"caLIhKqR143W1HBPGR1YLudfP4vbaIossDlOye8sDBY/owoYmk2FgHH0+LQoTi5iL3DAkAt1CTmZrrj3",
-	"lEMor+O1kJgRZ3SgjvNPQCbKvKLgttiz/cpW5eRC4Zr11aYXPWfqCH0YoEibWBU7nshI02PzkuQT5XXN",
-	"sAQihHDNhE3KhNrBLQj0SRRhGn8MB9cMLFfLLeQQoL6ADj/cXhh/YVHlvkTxxeaENa7UvIh+veC7Vpn/",
-	"1QI4QFMJLYteM+KohSQ8MHgRpQmzss1IpFqYWtD6DA6TphbIqCVNR8QBkXTe6pBTNqDT1FisF04GJBt9",
-	"s5/UaXnmhI1Sl0GkVoEmzBBa2rlCi66aCTzxKt0CmiOvp03sfn5tIsfHmistP627aRJ/xQvn3lWPEpPb",
-	"3PRxxZabPKyF04SaZ35ZSrwBc7yX7l4xRbjGFChzKFLKh1AJ+WZnLOIdOR3H/R0wqDZNowe00aJZ42+u",
-	"0jOYZAs/GsNtXgW61SFvUXoicgRd4qDKc6Jyk4xN/8AqgXl1W2NZVSM2x4v22PhNTOaf5jyR4NeMJ4xH",
-	"DA26xpMC4DZ1t2wdLDHU66pn7bZ635oC+zoS+t+i+JDtDQ7o305+nnXTrJu+fHHwvbx59uzly6T35mov",
-	"/v3nF/vzGT3pH16x3ne/Z9//MH27udzqH/+DreA2BssqAtqIUlWSsp2P+r+X+p5eLkAiaSqoPkGl5xfB",
-	"n5ojlgxHijxukdRU0h9DXbg8hgSrWnp6cdghoZsdBBy8/qSzub57+xJFVRSTwuLSw4DIlMoRqOZYCO+I",
-	"hB9fftr5+PrTL53Jzsf3nz5geX/T+0Fr1VBMzxbnxBxh9H4+/n/+75fGHcxi8tpIbNan8r4VkNC4wYvj",
-	"u9L8/SmP7QQpo9dMGrcyJf1k2GY8Tignu4ftfqJIChFiuTSsRWNNqa0Oea2XrMVGxcCiMMzEdGKSmbVY",
-	"EyfDRLNGmqakb0rvgQcYIWwrYoc3IWmGN93u7s5Nb29/p3v4NQBjt7e33z38utUhZ4KE3z47J0Wwdnfg",
-	"m97efmeys/s1tgWreM8Co9vthuACn4EsrZkWylZQ+j4+LslaIA/jUTtRU2OUFrHgrCUbQqJuM+z+V++5",
-	"Xst/9Z7Dav6r93z367CFtU5d91bTTRUqkIQ3bXkdtTUOtcWgjYgFxjK40iAatzQ1agBQMLaMfrCc5o8T",
-	"xk/evMB/5dIxiSjX3B+6wFDERKjYOpimKaIatIIxTRzQq59IrIoYGyF0zmimATShmUpoikVb4QnWSEY1",
-	"wCgy1LnVbZUImMXqcpYCSZML3s4T0l8H5L1Vd3Y7nd7BQQsVJtNO0hbu1wfnavXDruZMkeYypSNAJSzf",
-	"set5AKXQza6WuBjPb5NYvoZassgFRFZNvos8hDQlY4T2xTUrd1EvUka1kuM42i1DRvcKjdibZs3/+0u3",
-	"/eTDx92g96m107zBf+192ml9Zf9sXlx0Jjv2tb1Prf9T0bZ9Q9leRIqptoQwkKKM7zSKfsIp6B5r3foa",
-	"OEfkPWlqBjwoIk+rUDYZOfNeDxPnA5sXhTzWtfh6T2xkEqDYHaxee7sHe4fdbjfIu6qE5RUGZOGzw66z",
-	"M+Qk/GA/20ryPHAUr7GbvWDrnCLNklDSKks/QWPxeihQrCceYVUql76xZmKVS5aiyhQEU8zvREcVKfbT",
-	"EZkJrpJKCJcXz3jsRKDzpySmc9t4RzN3RfpC6bum0MLIFNcbsRtQlCC9uENsV4+IZtmchM/O6TBECcU0",
-	"AcLbvUAtobFKYEMnSsZURaOED0n4YtB+LThrv9K/hHgP73X3K+t1AQT9qoifMTXrLRus876xJ60XeHsi",
-	"f1xrES8GGkQAofuNvd20FqPrYriCUS6ttahftu9+CjasmbS3Jgt7JWLIQn+Indsqe/2osdfv//jLh0/F",
-	"DkJCXJHppKZaI/LEgg5ZZpJrF2rymaYrxrQZzxQDyxO10N3rdrFSkgn9pwqrEc6oaQF9ZAq1hRLLKilB",
-	"rriYFQovu5UkWH29nq+9zRv7fnlsrVhK6a/OBu1u1+OCrtjVAxN8YIIrmKDXvfsOPFD/2zW4XJcj2iJJ",
-	"t+KHQbk8rBbxTNx/qVKsZp1mNigLq5+F0KPwUmvwod/WDL1S3uCmzAYJsY03WK37jHHCbiZa6w075DSj",
-	"A9MsdpIl11SxI+KSs1bUAYCe4cbDa3d/TKDXLfTMha7O1BXchArArpml682GC0gkuojNSsFqD85lV8zI",
-	"nwUb1OX1C8wUxuyClYIxMyRNBiyaRymD/BDcbWvZtWF63//5Lw3cyr/LFaP3uu4FAx2+H66Xh+tl5fVi",
-	"mEHt5YIF3RBl5U6UMprRNK3vW/BdEjNpunxDlW1/gGJKnlHxK6YZJVKJbI5mfxCpXVvNRJERNM+hgwGL",
-	"FIvzuB/TD0iO6AQMNHr6Nk3TVoe84wtrMc2GoTco/GXq4rWOcYl6pywmgpvKdpgWrJkvNlKqTCt7qr96",
-	"y2j82p/pPutWvKLZ1Uma6jmXsYXvLPyKIJixzG31L9AH4c+WSgboUkxSrcBTIBNDEh6pFl6qpVj7XW16",
-	"WZouJMoWRghwSVACXBUrutTVyPeR/zu37vszQi1Ot4wUMOm/wJZoHGdMShbb+CcHCjamSVra9UMFmFUV",
-	"YOgqpNoYjQ1zXq8E0bSK2zfzcnbXFbUJpStO6FQC6d9V0OtHZOjJt0MRMWhVtas1NY2gQVcdkbzBHX22",
-	"i6JqvmVkUnllPhDKPZZKqkLbjQnFCj31EpqWGKyEVjFlSUbDTikLYhgGFFTKQEYiKSEajb9cKchu5kEA",
-	"+txEoM9t9W0BSLgxJXz0/wmFRGCYFXRRVThkcTFL64gVqGlVIQo9q08qhlJWthH1J6kJdS/tf5NYkM9Z",
-	"MExDYBXhlndsBWXXVuDP3sDtr140Awhd01aBONaka0gtWCsQ4nmSYlycGPchKxMzy3cglbwPRlMXqYiN",
-	"xwj8p2ni/a9dsINsHaOfbir/blqdkDGjXBLsgXJs27ZDZAKTNvYmncNtGVHJ2gmXjMtEf5zO9XAiU2DO",
-	"DrHlWdOXllqBHRGiIZI4JE0qI2OUgNgxXE5Imv05Yr6pJ6Q/a3VceAb2d/eciQmzJX/mNTEe4KqsDPL+",
-	"h4b9WzfOF2k3fp6J8SlVa1mBz4V7s+z8MI5X01pvAKhEmqE9/cQefW1defyyssmJ623itTmhWTRKrhky",
-	"ZuijX9XnZD1wIeKvA4Azkan7KfK2rlX9c3hiDdquUwwuJ5KHQkmf2xBtdSCPUYHfqyr2A4ltya2wduSH",
-	"vSVonmPpwi5g1GMXojEwr6KhXNqW9ejTBIaKCpIkzZCBRTq5Zpf48ZHhF4TdQFSvtE5JO1pAQkP4oY38",
-	"zU3n4O4DYJh33Bpb6DE1C0anYwjrvqRYswCY1YCCc9IE3+139zy/pQ3ZX9Wx23ee6msFKubp601MOXQR",
-	"5SRUQtH00mwpDBartte4VgXXl6LvSIW6mFg3D7cPls88/6GURiv4kgsLVvOX8HJu6XYDgCLeIlIHRHDf",
-	"QW+BDvUCqzF66c3H1u4Gg4t5ZgfHfmIPN91tHMIb3XNAEw9V+f9M1yLeOuYaWAgFKl+JkmmZci1N6Qxe",
-	"NTbuYniPnq58C4Hq5qJ3yUmaQqZYHpedOA1Is/kLXlaAjs2QedLTMLlmnIyn0ozS0behd3+HcD26sCX9",
-	"T1DmAigMFkCTM3iKvCkgocZ0oz7pPy8xpV3fXRnD7Ndj8tVXuA6oWYS3vbcmsO5DMlPClSBhDJXMZfjV",
-	"Vxe8GdJOvxPlGp992sHfj01qFzwm4f/8ctL+F23/3m0/uWx/+Fvz4qJT/KX11X+GAV58+91uq3PBbZ8j",
-	"O4GzLwGoIaLemKZkRFOaoRpHsZQGxGBBzd05YSmD9DUswUuzjM4vOHThDIhmPjThkiSqTj2OMmZMwVlB",
-	"VVbJmJHmi7MfyePD7m6rQ37Sy5V4hn12wd+9fdlmPBIxizvkhAs+H4upNOYx060c4D6VkNoMOOgLf7XC",
-	"jMpMexHJGGLSBTfYqWUZE2LVlFM5YTxmaLK2ghP48JUQR5hZjhmrsGjF0hTzRKnGXvT9X/BVogt0KDSr",
-	"1+IJbsrXts1KcV0d8pbJaapslV6t9F/wEKEaX1IVWucRqPMWr5MYslO1eAUwwK6y04mW43a7XYcmTUxb",
-	"dKWtL3iqmZw0xU+O85od2BsnkfA50AkKbzByLjRWiVXIL/5QuarIwN4gtwkWTC2GAI1w4+RkfaZ14kuB",
-	"79R1g9vtPa7Uzm+5LAwCXLoox/vutiRzaEjWDFz5BvU0AxGZKwCj6SzBBeUJh71u77Dd3W13d8+73SP4",
-	"/0632/3X8iqHFVl6esa2Hr+xjTWbppDLFr3ba+/tnvf2jg6eHB086Tx58uRfywohbmvJpqExaoXYgR4E",
-	"7CpxmryG2tbFm8xr9W5uGFMVG/ho7HRTqejcMlHaT1l9MRZ/+PuX0r+s9gCWca0jIjtp5kFW/nyyMh4Q",
-	"VmHfWFTGjxeF5SoDElKKLy4rquqbmjhnMQgrgRcXEpSvejt1M+FGzEWSd6LJkZVQvCh0G/adR3Zbq4rg",
-	"kde6roXNGJOMRUpkcywU1SFnppxLJsbmw0zmVTJNhYMrxibQFy9RzhJkoiWhbgFIdJrT8DkIC8eE4qd5",
-	"FcdIjMeJAmOPW2FNMv0ZwPM+aVlPsMpPCGuUf+V6LsuqKKVUgaIAHRylSiI/hETOpWJjjwL8SKi2jYTa",
-	"+Zj3mP20gw37693mP9pUinJD1xrZOWZREmsVEsaFbhmIq8XWk44suDf4ozxrhITYo67tfSNR+dOKpfV/",
-	"wT70GopBX1JMs6hSzsVl+d1r37pevJvJvOa7+27RiAs2k62iDQ9YfwWv+UOH2Ls36wH0KbRSrwqPXMNL",
-	"vwYvydivLFrCSzSKIs/Awpp5mGUlhzFtdaTX1H75Lo59rlBoJf7IdZRFqXrKbRtydLaY7rimJTTysNhz",
-	"rjyp4iVvYbufh5csx4BXmCZ3ohW995rdPnRy/tP1ctW4tDU6nbdNi9daWoR63HLBk+c1kKXplB0Z15x+",
-	"LW90Lm2ACU7ySBI6YTde96vvzs/fnGFzIvIjt/U9SvVL+iwSYyatyS7vB23aC5MTaLkzzfI0UAhShRpg",
-	"Lum+Q05fn7kCWGM6x1KKB0QJstc1Na4kaWY0Y+mc7D8mIzHNZEs/74NPstLNCFQ9P0UgBrYr/zcinm/t",
-	"ZvencDSoj7EYxvfpgSFsUdPdPVhnP3I6mYhMsfgVixN6Pp/8scwBMSVv8i6uWabR3lCcprZlzZ0NR3CU",
-	"1zZZgLW84a2mzMnU1tDDMj7ONwH9DDSHwGGI3cMjDHyjIWmaokFaumcJGM+10oKFgCJkPFpjNT3s4KsO",
-	"FuLFucLAlHMUYvBIEjWfmObjrvyzDFxdQ7M8MMXlarRUInM8hTrnV16uCHLEJ1RC2odmNNaFpYXo8QTs",
-	"6KkYDm2tQ8xpp1Is4Relejn3yjgWavNsl4P8ZLjy2ozDl4OstWdNBnIy1XisKj5egy28kyx7YA3evVoi",
-	"S48z+BLFIn/Au30lczgp1yHTpG0rnhutvrQE0sRqobnjC2KcigURjBhgCHPNKKOFYg1JsfK+b1hrLtro",
-	"WjkXKUhbA/D71pK5n6x/rzRerArwQOD/zgReTVobUDca1u5K38Y8V1pGp5ZS/MpJ90wrxSJND9Ty700t",
-	"1Yi6Fr1Ik2C2Oszqp4W+JLKcJFuZQW9HNt//EREXn6VupN3fKsO1BfpDiP4fFYvoylrV+lftGytoZe0w",
-	"/ZW049UB87qLcyzIbsuNVROYvQz+QPraNFL8c6TNPJDjn5McK2KDb0mNa5YKvCVtGpLEtJJipTxML9kw",
-	"e+QulfjqCnOgTvUnYgybFcq7/5yEBybyZ2UipWJwFSxkBpUOPd0womnap9EV4JL54Nm1waSP/2nUuU5f",
-	"xPP/2Jmx/kiIq8tpln6qVzDfCOAEpsKMnPbdw0eSeEMAr3Bdc8vJYWiMhvWyGIv3Q93SlFGpIMTKY1Fn",
-	"ivKYZjF5j8NLYkIc7HztJMaS9RA2JXjRFNwK3HsqGTOp6HgC/Mr+mrcVxpqd5nfZGcetDjnhc9K7ubEF",
-	"7GyJoeQaUhEpnysISkT7lSQZU5l1h2E0eG8fnVbI0lbWjmD6fB5JksQBqd2TC0tGSOTBpDlEllaUWBkv",
-	"+971HLMG9RmVxHY1TDh5x5Mb089SrlyNg/vdFnW9m1v8TFc2MSDfvTp52j777qR3cIi+lSTuuAkBt8kV",
-	"m1tHALZhizK2GoYOLzZa9Yf7MZMY3De8bAPLSMk+tASbkdX//HPFV2BThfBuQAbo1Q3fHtzcBISSvZsb",
-	"LELnBuZkt0vkMUFqAGcRZDJlnXKMSw2DoEX2YPqilPKkkP30i9XADG/Sw9boRVhYEigKqRd6Y7QC3/QA",
-	"r6DbCLzm5ilIMM0Qo13AGA65PTYly+b9alSjRNEhKQ1DmiHs61LjTUhCRYchsQZ2I+vp3wINTG+aYz+s",
-	"dUxjlqOzngVA6zoUtY6Q9Zagmkgycew79Jh1GNg2uxNT6X6R58oJixYq5zASIjGF5uBZTDCTSUD7wsIk",
-	"NhWJjJSaSOxJblZoSpeZcoYmj1tLju/eviTZFHu6lJmzx/OpMidgcdkUCvXvJ4i3BdclF9mYpolkMWmO",
-	"hFQkFTOWRVRq3qYymqQQrSSUEWuheSuZiEyROBOTiX7txZtraJA1lkROo5EmiLB78/Wgsxu6/AJbkE22",
-	"bDgxtFQEPAzI74IzU7qRt4twQCG42yEnZJxICa1VclTA5sr6ggkRU4qYgwipgYdJfGj7nWEMx3zCyg3N",
-	"ID8qyKfMGyn7c6JYDr3aTD0lkUJQ1263WwCzxK4vNVFXTyFl5L1ezJn30T3Zlr3ZNjIp726Pbeu5cRkr",
-	"ayj5UAxyt7WmTA1oJDTSlCN9NuBn06TW+nessPTZIsr+lHZ0QLq8K5a5jAzn9FQI1BdK+sNOgZjXq+lZ",
-	"+CQgIo1LpgaBJS2SzGCxrDb8LfCFe01YWJxtEwqVDxU0N6ugiTeQLJ3uclz86L9+mcSfEBFTptgiSp7C",
-	"79VVAksY6pjrjCYQawxal3TCmhUjbGXnpSUFC0LGqpKCuMiqC3ClZujPU1NVsASuW3aY3F27xuAXHcf4",
-	"Vy/bh6jkZDtZRKcyYQXVfPzH9YhFM3AQRoB935IcqtLS1qCEu3d7/UKp535usU0usQfr7lYpUhPTWsS4",
-	"4pbbMfdPwpYLYKY0jFbB3I1lTDTSFoZZQdxFtxBYDTzfUMT0oI8kRCnb4ovNLpJ+okicYK8kVP4xRBgj",
-	"/BlXZJYJPqzz5ADenub7fCD7zck+B986uYUaKx4IfqsEr0FblhU94+W6bMB3+dI4bltP6vJkvKlkmSXW",
-	"xBT5J01blANIlLNZC9JqTMK6jav1+hDzmGRTbA1sExQsrVZoaSdxfGoXtynFVkQwbd/kY1e37RBCO658",
-	"SNP79zSqnMSxn/XaNKmwPJ37bcQNndXQNtKmi+atJ+8wmkolxqFv9O/rW4VQ8v3Zj6/JGXZr7HV73fZu",
-	"zwZmJJl1MzzKy6ORpt4ruG8ENzV7jgm7wa2SUIMklKYS22AqWdw6JuGYjfssk6NkErqu9pdXzLT9MqVR",
-	"QxKJsfFE9KdJqtoJN2EkskPOjffDdJbk7JplJtev3jR868a5n4W7FNf4B9mUN2toy9msrqntQ1mBBz64",
-	"eVs0IIHqsLbl3G/IlJNslus1eUyZQgHLxpUNitILesGgyF9FfeTqOjjuIv9yorbXlDwesoC/EJN2BbJt",
-	"RAR5Lm+hLEcqhvVk8dpPSyDna3ZHLgQNVdTzVp5qiBXTxzRmNZTj5wW4Vb/Ui/4SwzC/rEJ3ZZCtV/Iu",
-	"FUPw4d13+4M75Sz9qWn6LaMVGaQa7ssyKaoyj3wiz9hYXLM11fhFOsbPC70M+3PU7ztkv/skt7yDCcCk",
-	"zOZvV5e70WM+6O4Puvu/ocyKyH9n9V1llMsBy9rwsdaNlzWss/FV7CbBelaV9rrKdAqIsKV+BGOF6GvK",
-	"W6TJFYMSkRDHhaKBSGPDSrBglrfxKU+ZlCS8YmxySeWlfeAVmAbnXqhXe8mFuoRCPaGxJwrSZJz2Uxa3",
-	"cD8jagpbwnaOffZEFb5iC3NBl9bCJo6h8wkEqBVbn8Diq9jYuTmCH90JfJGcbGGZm7O07aZyrmkr8BDR",
-	"Q74Hs8EDC76zp8RQRMn9ADlieduB2/FlLD6eq1WruHKBs3bICYEkAWBYthSZXhPWmlbTzLCtaJpljCuf",
-	"KorM6R2s47UnM96FNa1WXV4MXoEj6b64WGk/fxIe9sC37ptv9dbgWxmkBiUlffLfiuUh+dRokcs52kd0",
-	"xTpNstpitKwGHGqQZemyos6yLFVudDGQWFsaUxQWK7jaGrKmil2WF52DMDFFFTvyR00ZXVgQBrFbwRJb",
-	"b5pVaR2YJlyWTF16cJYOQOUFdxLGgsb1Gm+l0ereObMpPXnP+bx6f8UCtvWs8b2tu4kYFT/wxr+mOcso",
-	"urVED2at2FZGra06uawIARDqen7sk4IOC7ovNl/A5psBdkgIbd/dUAtj+kmeSWerOFcIYMfYPwv79EKs",
-	"GyQpPSHNjEEByXY+iqYyl4clBSYvei2oKiJdzC635JDeft2AovR3z7VH1pO9HvzMfzXB64+rfI/Udxs/",
-	"8wK/imNTHnNJwI2LlkkkuaZpYtpZmSK3lZVSSJOScSKxOjamT2q+q+Uk/f7A5JFCvM5EJHq3rQ55DfEY",
-	"phB3Zjmhs8uZ9lHQhz6jAxWiBOQ4mc2hBS7ZNA0Kn7Qqu2XE8VtbNeJzsq570kbddv6wsBu/nOc6QTf6",
-	"/QdW+GA7207o4UIFmNtyQblEXktTk5HOwAehhSrwemj5THDkRWAtG9O5ZkNY4uQxeZV806lnQPIvxoHk",
-	"H8SC/AWsy4DkAwd64EDb4ECut23XbyQi+CZmrUqeZEob3zZaotiNKO8vtm56BMh2yXCkwBkRx6bPAeVD",
-	"Vm5dCAPZBaMuKQaEC9NjGMtH5QGIUD+qMl6DEoyvXnDrkuZsJGzTtVJRGeNHbVX3Xyq/VisR4mtbigT5",
-	"QjjzfUWOlKH1EEHykP1haE6LRndXTdF6dSdLmrWAOWsaKpQi8+xqR0UWYZs3aUbRFjw1vMxyuoiCQT4V",
-	"fMgyLeXROEY/ALLFmEy5SlJSNrNB8SBnkFvThOdb4YwBr5J14bAP1rgHa9yDNe6zcz8kvkJ5PMc7Wrfm",
-	"fv1petWeTqCgYb3QZ0I2np79BD3pbArreJqqZEIzZfqvh/phSJpUkbGQihzua6UU+Npu0O12AxBcxUy2",
-	"jgg1FUT1v0mhu41eWBgQAbPTNJ2X2r8jo4wFtNCyDeAnVI2sIxSvBagSOMEJTFZ9xNIU6q+5+nYVBkUQ",
-	"ICN5bUqPmo9GVJE+GyZcmsU+CslApKmY4WDh38OAhH/T/2nr//y3XiZRtB9AubYsS+iQmVAWEB5NxI0e",
-	"JxWSmQg+bBaof2xi3KK+gB+Bf3g8TSnhbKoymiYSWFerU+6Mn188bDxRc5KM9QD67IxLR78cWLumvk71",
-	"H8d58KLrxS+ncsJ4DHeaSTWEP9nNRAt0Ycs1FwU4ahhLAQWvYM0EccrVnURX8RgQCYv1uX4syTVDowai",
-	"lsQGZwzK92mMs85wgy++PRjPzBz7b1M2ZTFes3ltzV63l1dT+FX0AzIbJdGIhN8+OydAHr+Kvtz5+Kvo",
-	"XybxJ3uqskPeihmah731mEFINuUSL07I1gQkRn+WmBGmydfqBDClq/GHA+KpsLhD3o8EmHG0zmOvflM7",
-	"Mzc307mB5rFP/VjRBePO4XDrL+5vpunVOxjhC7QFOSayo5G8HVNFi7fxJNO7UaYQh0aSarXUcid91+qh",
-	"qGocNfoJpygclivberrJLzjqB/eW6EMf3rVUmN7WRIvvRX+VPAHYhIj+IFI8qFR3FSpeACNynAd0l/ya",
-	"hxLDVOPcrcWLmG0lUsEpUQX96rhQ1HelxgSqkR3pNtENWZWeVFFdjj6ELTwoSg+K0h9Wko9uMXAhFjOu",
-	"t9aWdDxJWTuS17X5wSe+SgOGaa5FePgQfotZBpwEeNhq9SMgF40TghMDQ75otI7KalJZN3IaUCTS6ZiD",
-	"BpQyOnDdh2GeR5LkYpWeFJQpUKJIwpUgKAHlVbNBS8OmMTSdGqnfrBmjVCVpgpIFqqBWWUCVMdsPbAnv",
-	"gERCS+8isy/w6RjHDGyPGviXXq9m71oigxoDY4q1wPuaCuQxBq4iEFFAw5klWvppmpod/3/sXW1z27gR",
-	"/isYTmcszVCOfXVuEuWTG6dN3F7OPfuaTjtpCImQhJoiVQK0Ts34v99gdwGCFCXLkuw4Hn7zC19AEniw",
-	"L88+O2U6GwvwbeIMrGXLLekesl+dl6Kw8yna6uiJkO9UupPoptBTS0XK6aF1DLyvSU3zpOrbsipjxdvJ",
-	"xKRu1CWlf1/CK3urbr6Fmb52N9DiN/2ClsDq9guNAF9a56362aM2s7GzinELJS6MU21JeqDYoEiuydfc",
-	"GjHR/7c8hx5XazHTk1D0yixt1g0CBLXkWsgGC5LvpzBUwhdZoZkXyoKouqrGcu5ATupkAPZmmXKkC3EV",
-	"AhhFYjQSYD/SWd1mwPWjUtUYEmdqBtecCKHZPCsS1H4DS9tGeTqyFmxaFVzCNGQtvNQ10DTPpdYitcLj",
-	"0UHEBmKU5YJJbUMgyy+Mz/mCdX7+dHp5AbNEpmYXMB9lXMiYp0ODmWdlF2j81mUvok2akh2yS50LPvVA",
-	"F+5u3lPZvAO2muh/hcgXXziG2cryWGeznxz90WtxZitX7xgFdM6mD3QtbNEZT83WYNwG+yGhT2KHTzMk",
-	"ExrPSGezXiJuRFKdS5DoqcymrnUP4KGw5Rp9kbjILT2RQmX0jTCGav5OZgSJ+dJwzGIdFlr58S01Med3",
-	"6DoQGWukIb6DAyj4c6q22VqeYj/H7287ekYBj6e7472j5eDvbI4uAzFlb3MDiNlwaxsLvcyVWS+j5Q3B",
-	"nQA7mOWjLNhc5BSsCDft7rhCHWiJKvH9rvJ7ckJaXa4nostVEYrbCz+jsug2F+vaqAv/4bpV9F1IbN03",
-	"9NdKcrWSXDtLcjV3U75Lkau+sAkG7mbEX+CBXulybDsVw3Aq1Yohhn5WE+ipLx90SKvq+8i0VhnJZ5gC",
-	"t+4NXGXGc7OizdtA635UKGoop6qOq9Q2R96nclBqB6fncihY5+ToqBvSibbBR9nf8OTopBuWSWFwHnMB",
-	"ASx6+M6qqiN6Yc+K+F99pm+kg1EfxPqcBk1wEXudnNvsRpuz3Q2baQ76tQCEB7uWApDQxZ6rAcoul47h",
-	"D9z6KpPfc9EoC+1iQU5SsdrxqFl3sR4tXK1K0bLwWxb+Xo21ZyLLuC+/rc5M31mhwpHs769Q4VgfvkLF",
-	"EjNlA4mKRjSB52zJHi3ZoyV7PD58weKr8LT2gFxmwe8EXCVh2uOrhR6RDVJGHqL9Im4ycrOlYiOZ8qRW",
-	"MFRvYm/sKpZmbFTkQG6gcklwChHAKs6oTWQ6OOssJzPRn8V/b4KtzXBozm/RsEXDFg0fHw3N2quUCAGS",
-	"bF8epDg4hAZBelz1wNFc7w7CIRBsh+CcU7zo+6wKY1cBO7cMuWFFSshmOXL3NmQUYBUksgjKeEunGlsM",
-	"WS3W2D1kH7Ty+nPxXGwsOcSV91gHQIQwwGllg7CMRk946spsUJioCS0vuXFEzYVOFfAqWp2gx9YJgm/U",
-	"Ym8bmNunRBDyuWJa0dthL0lq322GviXBbF3nG7iDQjYVmodMa0iNVGhVS30ODtknIJ19GPXAVorQ9EPz",
-	"UipoT4TsW1mTvZCKKS2ThHGNCQtrGndOjn9AYJxLJRpzFqjU+53YjQ+l871VV8Ojb9jVsFX5blW+n5DK",
-	"986u/1eP1mmpJ2D87o14YgUJG2gn5l/PknSCj9ZSVFqKyiNSVGpKjVsQVKpgUHUht85mvCltRL+Cn4zF",
-	"lVWlFebBk7OO7rfAHykGt7kLWAYOWsHYNhK3T5KGXdY7CsdWkSgXMgVI2RWLbHai1HrxUqvoxq7XDcOH",
-	"ayyMZ518OaWxlFm1BV5rdE2akwz0Blo8fAg8dBOsBcQWEPdlrtGUYpw5uNk3LFLadltMbEzaQqLWB8jG",
-	"TC2mWhOuy0SsI6LZjIcrB7QJ1s0R1lFW6HfASDWB6lFU1hoAIQ7uk4iRZkXqjJr9gS5mdlvEfQjE9SdF",
-	"C7ct3O4tE4zVBDvmgatIS3C4A9T66oIVRae6bcuKNM6go53BzvrOsYN9uidQvMQRtaj4EKhY/9wtLra4",
-	"uBsu0nKt6qHuCRVdvnY9KDb0P34Dv2zFRjlcmUh9doD0cEnXezNVjr5ZR6s24domXJ9UwvVuANV8XKvi",
-	"Hyx6mo9XZlAJVCSVxTJurMY05nlsJo+l4Wk+Zp0Ie7ioiZxFIYtQkO3LtViUqtVRl8m0TMdSKW02Txmn",
-	"3JGIqRsrchQTKhRRIQM1jkw5wXNrvWquCxVR6W4nspxu43zLG/GGge5UIkdiuBgmApXEo2GhdDaNwO4s",
-	"0uvUDMG8NoB7KyQND7yCLFhqE0ih/rS44uP9ZIfrRrt9296bNnhDUn5BPyhfehAG0pw043oShIF5IUHf",
-	"TIagDqKhB4hT/tvfRDrWk6D/40kYTGVqfz1uEGpeI6sihTqwiuUkMMgiJxVr7XfzTbqHdqgo+OLGit8y",
-	"8Icn0mJq5jJeCM5zP1rKPjwf+BSebLQb80Ma0Fd8/HfzCBvSyt0qggJ28yW3BflnL6X3eUnRxOFDvhKS",
-	"GE72Jjmhr7M8G8lEfJHx7YtYxof2QzeiXhTLuD8Xg/7XWMZfJpnSt33/ChHLhcqSG6HYROTikEV+Svsn",
-	"oSdZHLFEKpIIo1MPbI2tyEXM3sU/vHx5/JpdiwUUg0Q/FYmWBi9ZBzsGUCv4tJml9xehz2R8lg2LqZnI",
-	"DwA/V+XQWWfAlXj5aqCH3SoAndycvz7/9Xhwfv7u9Y9//nR5/teb9+q/zWBUvsK1mDTj2kyNoB/859/H",
-	"vdenvffnvY8XvX/x3vW09//PX4/Dk5PbPwSPu9b9d71imZ99ODPbDRzTru3N1nb9vWHchyaKt5hlLFJt",
-	"zv98W9cgaxIgE/mNXQfV7wSafpnSzByC4n9SlXfvRFN+LVhepBEcAUKJDDTMXh29OuoGYVDkSdAPXoAn",
-	"RKOr3+TnVADlaIEIJTVI/GajkJldUCsrswnNRxZM8DyRIvcdClowqF3bsDTfZkmCcpAgvOJhot+5Cu4+",
-	"komGbhdpDJwoheE22oOQgOzdElFz+Y7/sMos8CFG0lzSfKsUnzQ0LpF5JpAS9q5n9TYaLvlL2UowS32a",
-	"HvSQxmYuqMSIQsfeVZUwu3/DNdF9qzKROuZ9TGeFMZPTmJmfjZ3H8aN0XTlfko1VdeQlTWn5Tmdgp1bv",
-	"lI186za7ETk7+3jJrv55ZV46e391dUFy/vDpmQE6Y/WYcwcL14nGXcMbDZrFDeP4mGk3AEUlOUOp7NSw",
-	"9TnWsK4OmFx5/7FT/3pNUy8XXJuV4xpDml/Kxw5XzEacdlOecjihFNDz9gfyWJZv+gm6iqti4P6oQjYX",
-	"g0mWXcMS1VWnHB6dWH+kPWuPBhegvOccwxrLn9cDJWUziIUSuTqw8OQP3eFT8zZalysqlXXRTyrp+TBW",
-	"//Beko1rY06y8Yr7DHmSiBwLtNjpxQewLrwz+XCYFWYHazz7TJxJhD1zCSVj4Zp4xrKHjzyNu6xHlVU2",
-	"r2neiZLjFIS/E5wCCV/ACtaobWx+KIEH/QR8qTJnw5zPE3+ui1g2DPG94Ikx+FIsoZWpUBVMWCgtpsHt",
-	"59vfAwAA//8=",
+	"7P39chu3sjcK3wqKe+8ylTWkKOojtlSrnq34I3FiO16WHGetKFsDzoDkREOAGYCimGy/9V7EuZfz/7mU",
+	"cyWn0A1gMMMZcihRjpOlp55a2xFnBkCju9Hoj1//3orEZCo440q2jn9vjRmNWQb/fEqjMXsquMpEqv87",
+	"ZjLKkqlKBG8dt8LpbJAmUUAm9KZDR+zvF7Nebz9SKoV/sLDbCloyGrMJ1S+rxZS1jltSZQkftT5+DFpP",
+	"BZeJVIxHi3NxxfjyEOdjRqZZMqHZgsRU0QGV7JEk8yxRjEyFTPRzRPCIETVO7A+RmEwSpVhM2pS8FVKN",
+	"MibJh9NX+StyFo0JlSTcO9r9av/Lg2ePDx6HJ4QOJOOKzMeMEzVmJGO/zphUJBpTPmIx4UKNEz4KCOUx",
+	"EfgMmwxYHLOYnP3jlR7dzjMg83ESjcmYSsIFydg0TSIqd7rkjPGYJIoMaHRFEvxKeHYddTyCdIAioZsB",
+	"7goRQ0JJShXLSMZoHBA1zsRsNCaUL0jCpaI8YgFRAn4m8zFVPmXmmVCse8ELG8Nu6GSa6r3xiNEKWlOq",
+	"FMv0NvzPT73Ok9POC9oZ/vz7XvD44275D//ZCio2+Pk5HVVvKuMqWzySJE5GTKqA/DoTisWrGeajnlJG",
+	"J0wZ9jyV3/MVn9f7mygilRAxATroH2JNQyDJ+/OnJKYL0g7/+c9//rPz+nXn2bNwp0veCEXmiRqT8Jpl",
+	"MhH8MomBl3NC9Xv9o05vv9M7aAWtRI/664xli1bQ4nSiH6DyUhSpPBTZhKrWcSumilVSa704nJIof4Yo",
+	"/VCgV0nN9lIu5yxjwFwJJ4mStXyF/HRsuJzGJJFEsuyaab5OF2SwINSxMlGajzQjay6mCxaTKZUK/4xD",
+	"tymJ6Gw0Vp3Z1PJ6QEQGAxgR3umSD4kai5kiiQpgWEkmdEEGzI4Nw5rXyWyqGVl/QP+aRFr07W8pHZGB",
+	"mPGYDNg44TFp94nUr8dsSGep2umSU3JN05mZfKKFUBGKVNP/SclBr4eyADuIFMm3sJJwn0hwnrE4eSYm",
+	"NKlkgmfsWUJA+coxy7QUwaNFFp3OBl37X2aFU6rG+frwpVbQ0iomyVjcOlbZjPkLnNCbV4yP1Lh13D/c",
+	"D1qThNv/3quedsoUi9/QCZNTGrEXSapYtryE7zWHKSOnCZNOJLl9k7QHC5LEO90a+XIPXiZxq3bKhw2m",
+	"XEdlThKud5EpQ17SfvnsjSQ0Y4RGEZvq80UfA2qWcRZrTp3O+CISMdsp7oT5VzcSk+3sRINlvcjE5JlW",
+	"NEsLe25IPptqRQSnmMgIHeojxVeLVQpvr9Pbq9mQYQar20TfvRy+pioaVxgWFy00JYz+RXPiohWiusLD",
+	"WIvwhMYM1VViGEhrMZWkKT44yzJ9nJvPkDZLJSMHe/3SBl20eje9vSe9YZ/uDfrRfnzADodHvS/3Hvef",
+	"7NODwWF0FF+06vTEy2EH11GzX0cH1Yt/IzirIcApJ/roJJqohHLCaJYmLDP6/YRQMtEvkhFTkuz3Dror",
+	"5qaHWT3BvV6/corfisHLuPp8/UUMutW8/IsYoEg24mVNm3WsrLVJnSJ5SzOV0DQgEZWsk3DJuDbwrhlo",
+	"EkOlNlUkZfq82te8k9FIGxArVUstqfqPCxPer5sw6KYq6p0SX3WRdhgn8bG8jo673W64Yw9M98wjqbk3",
+	"GSYsrtTy9u3Db2bs6dfvH2evf7l5/uNN8nb27PCrZ9VbVNKd21M6buHv2PDzXvlWl/2WjlgVa44Y4bPJ",
+	"gGUBCvJeHcdN9Qf8GRgbBsZzejTh6kibmxN6k0xmEy239v/BHM0f3Qz18TVimZviWfJbxTRfKjaRZMoy",
+	"omexaoaXUn+gcpr93pp5rp3gOxaJDAyHKsbJ4FfgjYDMePLrjFn7NmOjRKpsUaOO8M1LI9P1e/6fmWbZ",
+	"1n/s5nfhXfxV7uoTcwFTw5nigPVzxd8rZ+sYsHa6+PJ2Jww3yGplFLOUjcAOQGGLKFyPza2zKHH2iOzo",
+	"M7LzZXzAOo+HR72Of07WLQs+t+HBsCxpZyJTFeaCtjBCwtlcX5SHSSbVCQn10CEYaGESh4TKiPE44aMT",
+	"EkpF1UyG+rag/6nvy/rCr9+oEwCpR67kfWvfMK65+yf7nziG/UDQSuLWz1VLOhebmGkDNhQZW2en7fU7",
+	"+3V2mhIbWmk/oPFUzT7WskpixpXW1Rma8uYG7t+l4UYc1tE3v2m3mnK5mRg6BjImp4JLhn6Bmd5PZZj5",
+	"BU1SBrOPBFeMAwfRKVwj9e+7v0jBC9c5/WSsZzXjdKbGIkt+Y3peEyYl6PrSCGSIQ3xsLKBZJjKceJGi",
+	"b4S+syYxOX37klyxRVd/8ysaGxluvgigQ8LhY/qfcBP2VmZ+ukz4dKYKS3uJvxD45ZjAPhHndyHuJDg2",
+	"hxuZzKTSN3iqyERIRfZ6PWCc/LC9y/j5jVDb+4mUCR9pSWCTqVogCe9I83PPz6dvEDg+UP6p4MM0idSt",
+	"mCeyL/urs6eHnn8qFoxJQtOM0XhB2E0ilbT+wJx621mhuTTZSUmUSv+WBKqQtCmazoqic0lfg2kEJrU9",
+	"nAJw0SDB7ORjFiUx0/d14wbQh4psQLdmS3NffGfkvG6ZYs7hnhS7k01ajeSdvf4cT/XN90OWKPZ5zjZw",
+	"d3O7iVqHek76aj9VzRTNe7tLvkaY4QuRDZI4xtc3Zvihe9vnePfNY7IQM3CfcIHOWFy+yAh161/2BG2L",
+	"/2maamVFFzB8LHCYNjoFi8MXqC8y1IFa71gnYpqKuWX2l+AloimOfhu6JeYLxROGkxlnN1MW6dOf6Y8T",
+	"EYGsbuOgqfg8rOa1ncAm68hnLa6az80OVTG7s1kUMSn9GW0kpp9kbvclhG+EeiFm/HYWS37F5kJdDuE7",
+	"Plu5KzowMv6+HQHDkEtbSzMXaswyEKKYQMBsh8SCofDAMQc7+0ao1yKGG/6qKA7Gz/IYnEww3MfQRzZK",
+	"rpk+pEhYcHaFMMRbukgFjc+FeEWzTdnakHSK37hUQlym8JXigY4H4UDEC6KEIPAIaafJJFFkj7xOvtrZ",
+	"EoVhiETiCPpAoNyqItKGkU7IY/1/yFDvQhx38PYrUVG91f/F4+SONvHU+8ylMXx9gvjDGMP4uNIbm0iy",
+	"1u26De0fWgdtiGqdUDeFPDJEUsE1Uc0kT2ykl8wpxk4V40BFa8Bt38ZZ+vI662HJZsh9IVUTvQdDZ3tT",
+	"/pRWzhmjWTS+gwh4BzbDU7+l5+2ipXESo50A7nqw6JNJUW38A65VW7s3nkOMVC/LfBNY4Ayjpu85vaZJ",
+	"Sgcpu+0t2L3vr8Gt139gO2vJSWmPDaQlLOtciNeUL4zmlbdaU0YVuwQdXVJf50KQCeULe8ORW1jRO21Z",
+	"msFKbP2OqWzRAdFcPgPPQJNKogSZ00RVZkfkTlQ97nvfYbFVj4f/5WNiL+kic3dyWnSJKJS3rXtEjIVh",
+	"r+nwJ8EJxXh4BEkFeN6953I2nYpMsfg1ixN6DgS7FU3chy4n+kuXQPsiddwjBB4h+pFjIhmPQafB2U0l",
+	"WRpxu6aBlhTIYKKShOWx0CR6L1l2JxNzJllWY13qb2/dsLxii0eS6FH1CuNEaj2DCu4Hz2e9qT4H8Ru6",
+	"l8oOKt8dXmXm+EM7Pf4xaBlx2I7P6zIV4mo2vbTeTc8HtkXXl35jpjkXk7FynQvhU5fEA5Mre8h+MCG6",
+	"217KCmSUeLUaztKt3NT06pCAxBHQhBTv7frm5o2OaMgTMQfVM6po9T0n1MddaE0iTC7JPWzm4Ata00xM",
+	"WaYSZF0T2UL3bsltH+SBpNrfXUSmMjUzD9L8VI7e5B8OvEnkwQ0x+IVFSg9SWL4zDStJYEwlMTTLhxOl",
+	"QXSqSJPYkHgVwyzvyUdPFNfRwj4Y4FiVq45jjGZ6Tnsa44WIpm+9CQ9pKlmtOte0cHc4m3HKbCy08Kvs",
+	"klPMXB0mLNUWA71iLnEOU8QwXiVtViqj2lbUT8OPbgboBpYVtPVnuc7/mT8KUqloksp1b3179v2b7x0V",
+	"J2z9Vhbf8EO9zQOkGKljVVHFjA5VqLVfmCbXLDwx/xezgzFTuOsH/vTzraClH6qI9QUtpdJ1Ezs/f6Wf",
+	"xHNCJWm6FKPrmKsEn6XGosco6joRzmmzkmdlYy0Vx4YV5RoVhaEoxSZrOeA0jpmZB9ALZ0mzjC5qViTX",
+	"rGabIiiPTULqXq/Xs2sP9AMsJjRNNadwwdlW6FDUIB8hm+IlvrtnEz7sf2+JUg3Vs6d0bqd/i6xWVL5e",
+	"IDvnLk3gVrAVxezYqyIl1alW8Ap56yRRxqi5upXWCwbTWnWIT30M1p7Zt1NgxpvVPF5erxv8KQZ2efkI",
+	"lVSdJt+xRTVBja7A2Msjae9w+hByeeCSSBZlrOI0N2S/pGspfJ5MmFR0MtUTumK1Vk9KpbqcSffN4ow/",
+	"gF53hpd+2L/VshhjpomC+gr970Q/P0n4TDHS1hoZzwbOrlkG+YW3UN1B66YzEp2lufPKfKNzE6wybnCq",
+	"kFkx23UyVQvwBWua60uzpi5VQl+k5IxhdvXSQNOMDZOb6qHwLgYpNmSv72VTLo0GqbkmXQW/yCSZs0x/",
+	"Y6qqR87YtbhatTmJAn+sec6RPEkZ0afudkleEhPDVi6hx5Ap8Nm0xGGFFdXLzlP8ABxSafr9sHX80xoV",
+	"iiL3Mfi9JDFXVYJo9i0gobyOLjEl6mCfDKhkRwezLPV28YTIsZhzk1LNMUSan+5rCVSxyJ+D5TRQNrea",
+	"ILAilWuBMlmaHky4DfjqLU+mwm7UHUzWD2W2fSsHEwzc+AhOE6nMK/ULbWZoWEYqWRCrly6J9fzceeVP",
+	"xyy68n0A9TT4MGYQVSyE54mYcxPQ8TOF8bYEF50KCrmKjyUFVH8NDFrXnqfD/DgQImWUr1i4e6ly8R7H",
+	"3t1QXc3/1afHh7Epi9MMneh9zaCeLD+0yTxJUzCMRjyRzBSW6d/TBG/ghUKC3vpsaZ9QtfcRJI2XT74d",
+	"6nQK+bfbut9uflW1u+GJVoQBovpSgz2/ruzi4qx1hxvmZttgo3xb2wUXp/ycvRab7yqkCV2aiHy9AqN8",
+	"ITiDTCRMrvTjoFDhCLeOExJqW2XJ3VDWPUEpaXwj10cjF2txlaqupBcfJ4qOjkkYzaQSk5C0ITCKu+iv",
+	"ZAfTvqSiPKb6zkVHeo+FZGQwS1LVSbj7oEceTNSeSSaxcNP6XnA48KlPBiyT42SqWQFCQpfaMLGm2J0c",
+	"M0sXJ5/u9fLzgapovC3hgY+dzQbuqSp3g5mX2apV6zJzwxfOKZKDZiNmXcPV1w1bxRMQzx+st9RdH8lc",
+	"f5nFJ8SSDO4GCrYYfoMQmdRfGGqDGX4OFR2FpVNlfQ1O0IIPYliuyYIhFKhfY4OxEFeXsyytlNeMEXat",
+	"X4e0xamQSi9orNRUFoKONI4zJiVpxyKSu+arsjuJA3LR+gCa6/27V8Xa0YtWqQoRPnu8u4vvekWju/I6",
+	"KpGkd/B4s5PWI1Bx2VVs+4zFyVtbXry+ABmrYLUGUCaFUtvzUUbn6Srrq65UeWlzh0nKLiMxw9DSUp1R",
+	"ORCOLzT3thVW+yLBHIayPQz3OjFTkai7hZsfydx458FGolIhIQxrxCxOOjC97iTegdBaaFOySxADzvNQ",
+	"RRKYTsaoCa1V/27CabWODpwYujlsQbOe9YTyZGjiK7fxPQfFCsNqamXJKOGdMYhUId2WR4xQomkEd/2E",
+	"x+wGfW/rh2U36hJWVes2r34Hi2xq7l2WNJYsjyTxXro9kUyFUAWsChYqhZicDOthMVkwtROQUFyZQ9Xj",
+	"rcrd0w9jXDos8RlpU5KKiKbePWpMvXJLOLNBTnf8AIeZVytoiSu9ahsUd4UOP6/TQq7Q3VVHFeSqyNcF",
+	"wbdCXdjktboLpLlCf/nYCY54wHJiaIJseVVhUX8NGRxrxkfVjMeuVrkjPaWyjjmbjWaO4E0U5pIFucys",
+	"Y9o/PCqqbTmmnf7h0fGT4eOjuPd47/Hjg+jL+OjwCe0PGaW96PCQxr29Q7o/GB4M9wb9QW/wuN+P4r3D",
+	"+CjaOxz0hr0e7T1u1QgHXpEM80FULWjZYhTkITgv5okaxxmd80rbbsXRbryJZkdJ+6J10cLUWeSFhKcJ",
+	"Z/a+6+RqvSesXMWp52CXtMTyhrLIJYHPX8X9L23sWt5f404qHuESXX1470KtclffUtGIaOpiKk1rGz4m",
+	"m5xacxBV16BQssJVABGpTcMSbEKTtDruI9ICq8OU9IrsxNfqVfy2+VKQz28VObYTGrVz1Gb8RFwz7w8Y",
+	"QUNJcH8GW9E8uvQj5onPJOhlWNMy7R0ZPSQAxv67iLHiVJ4lTOE6cdCMnKuI1zhMnic81wXJYz+RvKFk",
+	"Gb6oEKqy5bXe/+YhQeRTWbn21YqlpqZtpUA18c4XSb/lnB0ELtpa0kAMn8vzBpzPWv+4nESwnL+/fKW3",
+	"pn75IFsEEFDLyzmVmAykEpzlxW2Y1gdus51ll22v1oZozpIFr9L9pCrYLbrt3ogpPlzepNwGtjzreyi3",
+	"shO33oiPtXTIMbbqUB0K9yrS1ldyN6Edd2XH5dg7O75XHT1wg63igzd+1Wbt/bROC7XcOz83WPgKPXQK",
+	"Zer5JnuUuLtZUyJ/c8umPJPK4DsdJZw2c1fD995i8utKjVf47ArSVgPZoLFMl0hqsdvAh1tB1qn5WoP7",
+	"Rw4v0+x5JRRNGz1bIgy+GFjEnXzcFVSpyxjKxczkDd1NxlZ4czI3g9XFWJg4V6lTG4nW2lSwZblamwq2",
+	"iVDVpf6tkSh7anxu4mTc6gnbkKL2rW0RFY+yW5DVTuRzpexitVCakNE9imU+iyZVkrV+gnXCWQhhFtf7",
+	"ImOMKHajTDR0AInz3FZjW0yWg96TozL2nWd86J8r9vhZEj8T0WxiijoqnAgvn5HYPIFGvrm8TTMBLpR2",
+	"nMTHczbYWSbsf0O5yI0qMN9PLgoyn8+78/2uyEa7XO7GSbx7vdcK8p/3kxh+lCyaZYla7E5mqUqu2EI/",
+	"93OQi8hytK8kBFRKPSvBXzM1FnFBvta/XKh62+xdvKEVEe3mbHAMvtmxkOq/9k8f9x73jg+uv33y7fu9",
+	"wbffPn9y9OLD2bffXX8jf6mSSr9MomI5q7NU4x+W316Xhu12EZZTOYElIi2TvJLtK+dTmWYKNYCa+3x+",
+	"NMDI4WvDF2FFgikim6cY5Foi5h335z+u2KKzV6k7IWr4HVvA3AZUljTwb0evr8b0x9FX/3p2LdSzq1eH",
+	"/cMvhzT5TSVfJ0/7/1Dfvfp6OuD8+deK9mPxXWUqiImFWqeSJcN6Z1LiMrsCn0KV067eOJsUXVbNX706",
+	"/e55f9DpHx7Zu5DeNl5CA7fpIAkn7148JY+/fHxItKF3TMLeTUj+Ro4OSCrmLIuoZGTMbvR7iZIltLqb",
+	"J18+YXT4pL836O89/nLw5OgJ2z/sPe49HgyfHAz3v2QHrE/36WCPHvWGe9FR/8sng6OjweHhcI/SQ0aL",
+	"SM69m596nSeA23x0UAXbHLTyW3B9ni7wqTubXMT8mKRMDyUDsxhErute/v86YaBN7AxKouBuSc2z+m14",
+	"OMixt/qPPTVfgiG2iFMb5Bn9z0+nnX/Rzm+9zpOf83/qWf38ey/Y639ZQwiLhVPvImHXLFsg8MwxoWQ8",
+	"m1DeyRiN6SBlJDSGAWarQp6I/vOERuOEM++5SMQs7JKvMsqjMRHc/OUETvi5yGKACxt6H5zQhUUYgBSS",
+	"skqIWaNyyqf6wY8OAKC81GdQ84S7jYEyU59fmfjs2WEVCXpzaEmQCT4KIDwxZWKasuLmVuG6NPedw6qr",
+	"ZDlfanVacYJw+lqE9ZOB3SgaZUJKkrGUUckkaUvGCETA4TmIfh+TsFARG5L2Qa93DDdNgzYXuLYHGTLO",
+	"IGP0yuQnatVEI4W++2yWsp0AEPvLZbv5d+VsYPpClMtCXckrvL/QX/Ir4eETe8eEl4rRIbC6rhg9IKFD",
+	"xoIP7R/7CZYlRCr9uCuuhscPjnNARVINr1NC1wmwFMmk+yeC2+4HU6rGMMAySpA/VO42wjFMBEy/XRrJ",
+	"zhbu2xlVrPAdD+nFEGQwU/Dygrk8UpVRLqc0g5YGqRg9kkRpo5bKK0wKgs0o1Jz7Y5idqKgQD2yDjkLt",
+	"KOPxVCRcyRNDJHhtbJJewfNPKE5qyLIOeLPlOJkiUfRcJmCJwGxMrh/M5/A4J5KB8kNtbbYLX9Mf8ALx",
+	"B70nBUzzdfB8+vUKAB79pb3+MbkN1A18sgxxBB80fGqxBcS1yb4GJAsUkSpgBHj3sPiu3vNlPAL9DR+I",
+	"Q7/Z1wQpY3CcEK0/Qg8sA961OCwhaR+ChC+DmhlJtvAk8KRZVx3GyE4xtbBctV8NDFDCzfCh8HyohGp4",
+	"rqIE6a8tQyyUec7PuwhqQJmqkKtqwSxKiCgexo0P7/Kzf+j4M1w60xCPwcDYVofLcueH1qETPSvyixg8",
+	"kvbIzMS8wguCP14a/2PjC04+oUpfiIHOrzznZlNNx0eSRCKdTbgMLJ6zyGKM6TW/9RmA/KpHwR2JqKr3",
+	"6Tj1Kdf4HT2SvI3L1TUEcL0JipMoDlAkQlAAHi/te5W9UmC6pvU0I6a+FYPCq7cLUS6zfJ2PDZ90LvSt",
+	"1dP4PF6FTS7mRVGzybcVd2OWprI+zFbBvRXQImKuZUZ/SV/GUYr0wTxYGEnyrOF8ETUm9YexSZUXc1MF",
+	"6KZekVIxr971TMwDskcGTFtN+mtYy5iDjyGXFrL6GjK6HtNOPjD0q9qjrxnXZhk7v2kMCTIyrxB1swoQ",
+	"ZAWkh8vqLoTylh9Cf9xqPtQPrVlYc9HDVzoxlx11o7SVztncNG4yVqsSU5Kya5aiuW1+tK/Gtsq0kMMT",
+	"55DO3BDzdjJd3q01VWKGgBUlj+nCmzIuoY3MpxmtQVaZHbaa9OoZl2sJbyDyCwZxmZqYALcqWaO+fi6R",
+	"l6vK5FaTbk3qSkPmzJVkObnF5p4q9FZ6U62iqFf0UqsEMbG3vNfDjLGO3lOiv0Hwk5WK7lsxqG48letn",
+	"TBuP5LW+MW+tRB6U1KW2rppm1NMknWWsWik7D4eesFRiOmXxCQK0E7j7zBPJKtU0LpTFm0xlhf20loOm",
+	"mYiYlN6AJaA+MZckFpwFxE4NXXTupLlNMu2dkWh+nbEZpHGH2YzzhI/0P/U0Q9JGP5o+EytmbCoM3CXR",
+	"bU5oNjQkki4kmY8XhUxvHFBfCnA8EB+e22DVVVRgxm2wk6a1xWbMW2ddLjU1Kqbg2uRbb5JL7FDmx4Kc",
+	"5DJQqvj3VvFztYyjL7B5eb9WC8u1/eg4q9brBpAhgJwyMcerrwQ7KxPzwv1kzcDvxNygxa0J/JjpNCn4",
+	"Lyg0V++Pc85n2y1QazPb/XZHe741dWb6t2KwPdtcU7fhqgaz9Oo9WMvv7gK1g4xUvbSXuCVO0reyPMs8",
+	"m1w9bK1+Ra7dKmvhj7PwV9lh34rBRjAO+vk7pnmYTW6U2qGH2x5DvxIjDwJxXbfaaSY0ZzM1Z4wTNRfg",
+	"5nW5r2U38DJVxlSOWY0CfPfiKTl6ctRfHjEwQCcFJeg2frBQrD56uoaaT8tjbUBUs5gasr7kUTqTlQkf",
+	"0JfU/GpoamqWUkaHzakZjVl0BZ7waoqmVOmrgkxGnMUkf7pLoHow1JsHjpkQIEGVJPo/AtPuV08rkYSO",
+	"aMIlojxlQqgTUwJO5ASDHyF+QV/nnb8/cK/hbV8oXJW+DWbMRO2WdqwRd9BZnChw0Vu2MK35wK2t6Ze3",
+	"HNYD341p9AdriKuHgqydtotw42VhCDG1gCSxDKzv3v0DS38wTxki5dUwSqkYXULZZP3gj0xhpQPzQBZp",
+	"YLRVHyZFjqwkjuWXGvCA5DeWMy9jRT7Sd9I2hkksHz6SDpjWMFEeMLqNbs9FMyefP2uznY7RAl+CqsVY",
+	"XM2m9jB4zq9ZKqaVGYDlYCTkrbg/mvbCyQq40+a302XXUnnwdh5rdKZaCBsR7gRIf2zTDUcp5XFawIYS",
+	"HoBnw/KM2vPlNc2uTtP0HaNxU0fZhGZXgMUILc3rPGV0OIQQ0W3c2e7dNTNuagXoGWtLBe9xXCgf5pbG",
+	"tzP8ypTbcrWM/vzGu7JyR2ru64m81K9V+5L0L6vKcLeA+QZXSTuJfMRVNNl03/XJvcVdv7ctr8tQKRQE",
+	"crtAOK0BRc74F6giYzqdMl4Va6g8U6DG/PYe0ZX1MV7Nj4IdcCftsu7Vxg1pjxhnErDPQSOO2U3utt2K",
+	"S86+NlhsPSm0hIFUBJ0iT0U2FZnNzFx+eUOI07imn/65S8TwUNpERrSUrmqXvxZGwexMhdsMkwX1Vhk9",
+	"9P78Recx0eabu3Y4tExlN6OcRbjf3+/t9/eP+vH+3v5eP97v7/cPD/Z7+4/36X5vv4f/22fw794hrfRz",
+	"rveLbw1CbK1XdIMW2lUOVDFcN9G38JDvCd0Ei6AWjhvz+kMwBsu1e4+8DP8Aj5rBArLBTFfZELURutPT",
+	"ZMiiRZQycKpDj9picV4xA8RAD5gJrEKQcqQ96vWCe3OBbo74697Id8JNdW9zW9mFUoxztRxpsbDB/g4W",
+	"NFwutfXO1HyV5dkX5ckIzxK34aZYlrV8tfKocNUlzY7wygLSjEklMrbr/lpMhTOtxNDpNRZzm+dkS23g",
+	"7y57EKuDE0XGiK4lx9DsDe7H9TbCdmo3XQFw85BHcrsMkWL9p1d0tKocuNJmyLNgrbBuwc3lPlq80a0F",
+	"SvesDDQobmfVFbZlzaozpkl3veV1GzXSGPMgX7fh+nrwg60YSzWRKDt40zQnld5n3MopsQpL5Y3XuT4g",
+	"Io0t/HjjyI2n6VdGbQo6uF7zlgjozR3p1IhdGglKmkjT68U/y+1wd5SYAuPWSY99aMvC413pKm8g3u/H",
+	"azvdYE8vJQpKxcshBxRkgHUvwthUuD4iJbJLB6Ky1rq+pYCuyBEBQMXLcnlSji1m8bhA//9S9rWUq7M2",
+	"cxmsCihpK6JRUG3JDF+ZcnAfXgo4GZNpogm5AlZos3yw2ucSlVZTbBvxexOs9xpMlYzJqmkurz8oMLaX",
+	"7ONxm11K4Mmv2/QqN89mgX5f4r9JtBG4WFH2naZLzTF8lXDXoKA/mbPZZELX1n9vVePZIdcoPht9GCO5",
+	"zMUNyjLURnlnf6RO+UwFfK2cLYtQtdA0c39+D3ieteAhvAT4iQGGSEyYhAAcXpIA/A2h95T08GUxCGmQ",
+	"6XOYuiJyaaIqMVa7BDqJ39BIGc8PgPAqEn79/JzsyusIXtj93Q13iXT4uPt7IYnoY4iXtlBeR0S/YmrF",
+	"QgyKQP3QpKqkcGPEyDqeADhMg2e4DBts3WYiG+GK9P90r9hCdn+R1b69qzp0VmgH4FBsfbRM/Qs4d01g",
+	"GBMs0ur0vs3hK+uWXt6cIgm8pVdiSTrsyuWVnn1zCuXIhd6LBgz0kUSOCYrVxt2VeJUlr5XtHGdxKw14",
+	"q8fbdCGJFDsnJARAy5C0p5qvQ494IYbiuPA6ZJKMDTMmx3ktk7b+pErSFOUj1p902JgAJmsrv1w9/jHs",
+	"J8LxxQGK3oxrm1z/p95iqmaYWm3cY4NMXDG+U+kg2xCbs6ShlrbYY/hNUDLr/Txv8TzwD6o1lxR3Ns84",
+	"HE33dURvdjYHLZzOBm7V2uO88KUVp/tb6/itqE+2AZO8gB+6BkVjkWkNIY69YL7+cJDXsz5ChxfYWUIT",
+	"Ook1Yw4TqIRHAMVpKhYTxhF3Wc1FdkVsNMZCueCwNe4FkV3G9wC1sWlgJLdg47v74Q0hLr3gx4Yd6CyZ",
+	"K5KgEc0K9quMqbD3pDfs073OoB/td76MD1jn8fCo1/ly73H/yT49GBxGX1ZDErsmAavGNaAI6Ea9yySO",
+	"ViFiFEf9LuGx46P350/JglFo2Y8NRwq+W4ptzYrTObuOkGIgIv1e/6iIG3F2HbWdR+J/7SL/F9/ZgZd+",
+	"6nWe/Px7JahEufQGbbIiLwUFPvf872UuqRRsVLtbg740anw99iW0S20EffnZQVGWadbMIVyiTFP//R/V",
+	"RHVNV057XG/FW/aO0Tjhlb0KIN9RKsrBMZjZB73GcXAyZwxqy2XD5AL9zqJaU+F3anKL/aFMU3Scmz7y",
+	"IsGHyWiW2UaR7Z5FIGCTAYM2sbbmvDpFbZLwZKJNql51kAXHvcTJL03wGxtNQpGa6BuRfhRvWISLOWkj",
+	"NyZ8pDXrgBky2iRAOiIDMePx5rOr3XJHz6X5V/NBHdSiOQ+apWsEOXoCtiTR+t10EzJwb/X65n5CEqUc",
+	"jIrfb9Eje1MThEHuWnLNLt11ZT2g5HP70pkymNMNjY4CeW6X4FCTwFPoQqTNQjqpuYCuc24K57ZYNTHj",
+	"3LhF/oPX7ncbVtTt+gP7LftX4Rje4csN+Qmfdox0m/ZjG3CuG+f+Q3t37dde5/fYQqLHXaLxdUV1lSV2",
+	"JWYotpIuNpkuJoY4e9Xww3K+R54JYvWky/pokkhSiHra2ZWVoc0X8fbSynv9UVVSjtWp7XAEoZELhxge",
+	"ylRiMURirsv6YGbxMQlNz+DQ/pwfVvpB82tAQnYz1XsW+p9Jk2s87SBtO19KCAhHUyoli09MibeZDeZt",
+	"Ft2zHnYqtl9CE6LglX0kc39tQCq7W1mPFkzQegoBDYqaopCmXi70vHrerKVPVni3SLuwUHBbzsUsjU0u",
+	"siTonoMaWUvNnRPCUoke6BC2LuySl0DcmGXJNQMjBD6gJRuJjfBBkbjWW2iT441TgpwCDKURAPyinjXA",
+	"m0E/S6zAlyxlkZIeo0icsp1soopeN7hAtQLrfZMzOWU8NkEOYBK4p8KyKl1yq1PakMFfJVLVwIl4HfOh",
+	"D3qaIJ6jnXzb/AhNLnceDK3P1dAqWClbMzo+z3P60x+nGx+C+Qm3xaOt/kDFQw+4pv6Y2zTzzUj+XdLe",
+	"cg9G5QX+nT1Kt5izg9/8h1ZXTVPdfBX3iZPc7nCjWo+fUdsH7v4hyjb1d5XPqYpQyv1dgG7VQHlDPDUH",
+	"WrFRSu42knNK5n+JPVbcAOBxZ80bS32j3EOvp0NDdLhVvkxPsjdWYiDbx8Uu1AhKbMEL0US/A05DWfGs",
+	"VnryPrTeOzbc0OlvfXKAMqJJ4Htkkjgo3FyMk8ZdTazHpiZVffNKlQ37Rd/ZlbLhm6sFa1mO8tnVb9na",
+	"K6djYRvAGos0dq30oekFhmvh4iKrimOOSQjXjJC0Z1wlaSmIoe94cIXSdz17/wi15Q9DDhCT2V1o28OE",
+	"0xRav+flPO1is7RHjQp5AoLTsdUW5uWdW9yQ1t+BNs1/L1L9Uye/f2rWvssh+JCiv1jbPLZ4aXCH6j1m",
+	"8he5fsM0fpzunXP4KyTv0ybwm7P2diVh1gXiF4QVAuJON5h6sKbB4M2aOt/GkF5fQmKukHeIHW+xOGtV",
+	"J6jcXGsUNfxsPFQbOps+23Dcpy1Nvt9QHtwCHPZ6TSJ4se96TXQ+9+16FwpjmZmcGHQmz7hiMaSLLiBn",
+	"eZol11SxnU1hKG8RfjxamcT1SQyE20UUFR35FQDRTCpAEZgwfWOU42Tq+hhdXrGFMwRXFXX/pdyRt47u",
+	"NSnq1tT3TJQm/kvroHQ13J4MrXJbFuWxWOu96pyobwZ/Wuj/LviqnLStNoCv6eW+sol7eTlrrLRSJ+76",
+	"hVVbHZu3KF8i9+atyisUzkbNzJcYeGVz8xp/i1HPOf22bGPmVLqNkVnIl7VWJv6xCerAVmEGbgUYsKXW",
+	"mRsaooVt3bIdujZeaiP5xYipg39o21BCTBQdfW6x08/bMr2sKmd6mzEonrbdpixRK/PF/vRW3oPR9teM",
+	"Ia+0zKrjyLcwxiqDyduwzFZqzI1jy0aa7hZdzptirz4j7uXA3zDGbKbyR0SZ83LLtVARf5bwsg9VtJEx",
+	"uzLGfPuo7kbQSZ8msOsqMDeM2foN4xuHbd1LayXmFkrCi94WcbrK4dv1TfebsEiTGK6z9e5FtdREBU/9",
+	"UCyGB6vDfRUFyzGDf1LvznHsDJyIcm3IDBiBC6u+PmAvS6g/plk0Tq5NTJDGHQDhK4Tu3Cf146VI4bG2",
+	"kaC/KX5S4gXGtDwpJdOad/VnKmKLbu1NoosV0X4vxg9m2iSRUk+sHIY0a1lXH23pskEkEr+8eSzSLOIP",
+	"i0Y+RBU/x6jip4kjFnl240iiE9q7xhIrZOdTRxMn4pr94EF7NRdg/WYRFaxOhFcg5OBPlwbq4XKYiUll",
+	"K0DvpmteAUiJNfC19rObNRa1byHEU9EeW9tcodCGF9vjNrfo/I14De+uFSBnElUOvLyYZaKs24Q6ijfj",
+	"p6a2EQ6eg5Z2/PXcVr4qmXvL+FLv8Ix1pfR3L1Vfgmol7WfsWfJI7hhQFTyPc8MRU93iPy5xbZUZv4Jm",
+	"WyvuL+UyePTyC/sN2WpTIm+XmPCODe+vot8RCk+KbVLKVlJVspb9uSaJ8jPKl7z/vMeqfTlj2lJufu+T",
+	"8Pyxd7ubUBXBFcLPyXEhEPiVxXeE8nGznKWqcfcom8xb20B9al65rzbgNYkccEmvolxgUNScqJ+QAVsI",
+	"birr9no90paMEdPeWz/b1IvtvbI8qxda1rDgbyIypkfjMJrdUZgohkz0dxAFFSC7EM7Ac/U7m2X1+WMp",
+	"VJyZ2RKf3Ct5VnPDqqo5heBJyLP1rPgnqpP7A+vesF/ZNrsrrIlN30fR3BZaxz6UxX/qOr7y1brcDaEY",
+	"nnHVfWuL9SqiLBsHcbzqvlJlu5GXSgWmqJKr8WWgbhmLnDMWKWGDmytsFFk4/p7cAv7GWY1574reQX9/",
+	"/xaf8n3u7mv9vY2/NJMsK02pfzfoHPxi4NNtg64IsHWrzaVpShV0J9fslkiVRLd0qyCb1Jk3b5eH2YYj",
+	"5fz81fKyzlgkuL6OxGxIZ6kiR71eDYYRvcGN2N873D+yF4gVG3xORxsF61x+Qa2T5t4CUCaK7nagED6v",
+	"69Z9p8YdGGKuCP6sCepYoja16wuEPc7bSHl5MwAdQTWz8ZhmkDxzO64ubPinDuLkp+cSRd6fPw3It/Sa",
+	"nsEfSajEy7Pvz2Co9g50RZqQ9iRJ00SCOJBpxqJEHx87xWTsfq9/1Nnb6/T7573Hx73eca/X7fV6//Ll",
+	"ZXOE3vOMcjlk2fdzjkx39zu0Mp/sCPvN5S11SZUVNxk2J/BmQCgn7MY4lrWCLRIkZuy/i03HHB1sMmbh",
+	"unxQBaXM2PSSysu4Nr/0w5ipsWlBLdIYp6YZduE3bTgh2g4ybXIHknHV4PaCs6xiqPdgGWzRZ4amRqfU",
+	"3QiaZkl9LcRAHWlTRVJGJRReAP9NEu4PtLckm8X7yMoEM+/RO/VO83Z1r/+47ATJMTwvLs5a9alGK7XJ",
+	"+SvYrZqNsZ6tLe0KWgafwZbc6vK4+T423YAt3ERWbuK2nIZuG/0c3j+ZbDVIobyL3PhRhldiVO1fScVo",
+	"VO6ko4V5MlXH2It0TqUzI8D3Oh+LSQBqN/Di/XKWbq8srMZXgGlsS80rKpqi5cnOlSkCWc5/m4D/WDeV",
+	"HdiAb+lTkCZpTTqCpZ3xLi2z9LOXz4oNTjSFHckrk2/dNxv3s/BJV3y/OEO3zNK92VLs5/WM1jjhosB0",
+	"qRjVJ1zoH28VsdR8X3EBuEd/cSHmeWsXSsVXAqRCQ89qeU82SihY2hyjEaRBwAM8+tvdGSp5ZUWCQYlB",
+	"tnqFqAhtV3pyqGnCS5JcEx4TSp69OSPnP547cA/KyTfn528NzJ/IoMmzUgyu9YJr3Um5AMu2LVk67NiP",
+	"7eSxrK6XC6WfuYwhbwT+OVZq6rWmgS95QfEq5QNLXDyD6d/90MUuLh2kRilTMMg7DCCxLNTiWJ8fNJ0x",
+	"CWCKkl2zjKarMjLq+huXA3HbrJG919gy7sJSc0y3HWspnqcgoB4/rmiZ6fqJm7NjsSoIao6DzNMKq6S2",
+	"mHj+nF+zVExXxSzL36+nShE1rTlJUOg8ehSA1BoQw3im74cSNR9fRYZiiv8mhMA3C6Qo5P03IoZxzN8X",
+	"OWo+X0MQWdMK0hbp5b0xsEfQ3lHeqpyS9+9fPrv+MiBjdrNTblFuK7oH/Wg/PmCHw6OeX8wdFxtS9G5+",
+	"6nWe0M7w59/3+1U9J4LWB6qi8VM0lUC1pun3w9bxT6vpBm+dzQb+DaJcJihZlLEaHjizzrsPbDAW4kpC",
+	"ByJ9duNbpD0fSxZdglIeUMmODnYCKFbk2N1b8KgEPIAvvB5+948n2eOvv/vnr9n5/Jf3b589fvnq7b9e",
+	"iv4r+oqezdeeu2bWyxv78zIqFmdzIj0iuOtEcTHdMp2bOkPRgl2i9e0sl8JG11ks/jBm+K2YKjD4M5Ym",
+	"WoBZ4z4a2qArvXrH/A3/a4vGCRz58HU5HHcjSU0JaWx+tfarNV+vja+wVKmOD3kXKs+sNz/eor0rzqHu",
+	"gs+yTGQ1zaLmjCsyzwQfnRA9+AJtKvfFyqshNiSs61YHvz6SZI5qo5PE2DpK0gkjgpt6AbPY2u5tM3kZ",
+	"iZjVNf6ImJ7fI4nWML5wQnrOIowTaA/m3fbW3Ibcmtw+tEo7UpyXJatP/VoWsifvOR3VLcicpoqOCCWh",
+	"oqOwqLbmkI8iT4idNFi6CKINCTfYyitjw5l0PzICBrz0Lf671XOioqvprjekSZrwUQia30kBiQDk25Sl",
+	"OGrZVif9AzIWs0yeEEpSqliWi9SEXjEohA9t8YurgbercSUcZuwVk/ZPwopzH6lYoHlbT1HMEBsdz4nt",
+	"FX+bCV/KhEdsywkZq2uwNcMhO8Wu7Zt744ToIQ0mveZGWTrV1hYeOkPMhEDXqnpfOprmznh8qF/x5rim",
+	"wXKt1oIWqIYsJzXrD2zss1JtwcvOc7h29uf6Qf0a6knbSnR5au/fvSKmv5H+ZzZLGeGaWdJEYqdVqtAQ",
+	"MFu0xnoqEaswcZ9OS7kz/kzzjJmCD6/I1bUK0RfGpobGiKltmlkly7iBrbVds8L/9ObGVuHtbdhbZXI0",
+	"srkKs9gyfc4r+wOaDpfVR6PvsCg8MWY0k8vFpV5rQ0mUEIF/ry18oAgrfFKhGiANy1RCmi+4rlf62dBX",
+	"i6F1ZCVZns6bWNPI83epsZAMuhyaszHhUTqLWVysaFwdncBklMqDEQX6uT6m66P29kZMrUlHKOdixiNN",
+	"c33b1ipoNsX15sWbjrqT6UwxH+BWCaKyGfQcqWBdh2pS0SCZx3cLymyWSFrViFN213TUrO2kWWK4TfoW",
+	"n+fgQXm9cDUfnxDJGCmUH8PPXrLpTl2851MnccJ+Lp0y9fmWhjUqVQZy5lu6SAWNVzu1cj52liYWX5s/",
+	"m3Y5BqKmwg0yplN2y5PHF7imhkt9FtIH23anqidqg+yh2jas4cWs19uP9AbBv1jXnPIhWkbcGY5QLJtj",
+	"eUKznuW3TUps2K1SWt3ciZH/zbzhSbb3mPuT/5Tm78Iz8Af7xM8Ne7nm1A4qLKWaI0vvJItmWaIWZ3qn",
+	"kSEGjGYsO52pcWUfzdO3L8kVWxxDC/tLTViM0pPBghzsG4/aLEtJNKYZjRT0YDbrs02NNP9RJTLShj74",
+	"V2xhnghByIHtwBsAU8n3H8I8H/W8Ez4UCGXLlan3MElcrQlNuKIJZ5n8b3kddRMOeRstm7HT0kN6Dy3V",
+	"MbROLagZqnuXndwlX3zhQhXyiy8gW5l88UWu0r74IvAPavc76Dj9I+XxBcfzEk33SEyYJAMaXdnswy++",
+	"AADCL74wpR18ITgjEeX5qXR8wS/4XpcoesUKbbDNSWWyPdoDlor5Dkm4EtCeC/Ydx4FilHRhjmp8ITAn",
+	"ueDsghNCpgb1qm1xChS7gR5W4UXrohUGDr8APyxJ+PvHMEA4KgQ4MCpU7pxc8H6XSJYlNE1+08cqTuPd",
+	"i6fk8ZePD0n727Pv35CnlAueRPoZDAwiX0KHeUmkyAwTvT9/0dk7IpGIGZnxRMkAJvz86etTk9loKpC0",
+	"NpEBCfXXuyhCyXAREvwnYTKi04SP9Pz2u2RM5di0cH7ReWwc5zDPr16dfve8PyBgxu33O/onImZqOlNw",
+	"Ts2zRDES9m5C8rdSo3+YGXpL5CxVhP06o6kkIexyF3cs7Oodfebv3rFnFYb+WRMQj1sD28XcydjlYBHk",
+	"iq1wFoUnF9yZeaVvFuoPSkPgMRBog7Du0wEe78EFr5zPhCn9vkrDExuNqhu/YjJepURwwQtTMzli66ZF",
+	"1syqe8FfcpnEzOu5RkLzUgi1YOmcLvA2a++sxCldy07tsC4tNtQcVsSPMREoORZz8BZRaflnzG4wEYQq",
+	"8+VH0mdJYJbnIKomm8tLPjDuJwo2cDKZzBQdpPlR27Y4JWGQQ5Ygd5C/kb1Av3bBkQI7J5Bj6kA/pKIL",
+	"wDuBLw4FNGjIv3iZxPqjVF4KHu50ifMboS54f/6UJPyCr0k/7pJQ74imecIJZiHLLsHlgi2USALKwujL",
+	"0FzNUIZObd8+2KJjTRZzYuFhc6mXebDvnU47QHn9nsiM2jkmX8HJQ4xFwBZoEIRd8tbCXdJYXvA2bmKA",
+	"SeWO+WRg6vF2UEVr3TvFrAI9E30R0xOCDU4kASU70UfNgBE4rPCelCYRM7drc3SdTmk0Zp1+t9cKWuB5",
+	"gTNRHu/uzufzLoWfuyIb7Zp35e6rl0+fvzl7Du+AWaZSewiWjjfPiD1u7XV7+IKYMk6nSeu4td/tdfcx",
+	"CjgGS2F3zGiqxr/pf4+q4nGn4AGQpN/rkfk4SVG8ppmImJQkm3F5Al5vwRDIUImZrQgyLa6REGgvJIK/",
+	"jFvHrW/MqJCQBf4HmE2/16uzY91zu6/NNf5j0Dpo8vxX1CXW6lf29te/Yoz5cyFe0cwM1X+y/r1zIV5T",
+	"bhNAwSw5bDLFl1yxjNP0OTj2faOudfzTz9ocnExotmgdt14l14xjVp6iIwletYVUbNL6Wb+2Cy21m+6m",
+	"MeGnWaK/7jbMeH20AtIHq+sMPhdWlgNy2NtHD/88kYy09fkJnUFNq+1MmTLs8UzFYs61KsndSca6UBs3",
+	"Ui+UbHvdzSdGqVU2OIdmpauanJ9o4XbDzsGaclPSao+mKdGrAEFXSZrCYCYt11JPsuwaYgbYiF5Wsf07",
+	"3J1qrtd2sPGG0CmMrt/b/UWKYt6Q18neta/Pu9X3l/vD9xuDKOXt98FCLzsTaLzo/oXFTr/VYJZnLLtO",
+	"Ivae02uaYEBilcQ6mmIyR52w7dRJtLyOduk06WjzuVau8Wi1p2Qh3zbIewG7lsG8ADdlY03oFcRok8wT",
+	"4ALD5myY3AQuzGnv+wHAVBEI/bWVsBJGySThM8V2/IGrROJVItXpNPlOr06fSxmdMAW1lDVJJvkju08F",
+	"l4lUjEeLc3HFOKRh3EK0mgmHmaVzmFeIiNZxep9uLSW9vfWvvOfUGDqYqvFnOdG8M0wqj0EfScu4/qlG",
+	"I/S9/fwxaE1FVbbYa89Itpxvg8+W9TX/mntKSNp7nb1er+DUgNBwSvmVOaD0NxIlWTo0xqsau57cBhEQ",
+	"Eoy0lj/75rTTPzzCG2ciyRWbKswTTROpJNwK4EF0VO31vZFJO0SB0kb2qc2MH4s01idWv4cy255xC2aI",
+	"t+cRU5Ic9J4cG4mC7gTw+SrRwnQeZNs8s/YrES+2JhP+EI6Pi/4tlc3YxyWx3NuyWJZzp2qEU/PKFVug",
+	"zvOC66TtZY+NWYae6jGjsSnrPruOOp666aC+qZmaea9CP338lHqh10C+nwo+TJPobmf03mGT2cnZdAre",
+	"n9csTqiNQf9hWgg5xr9cFpVHpS4qH8i7v1+xxWUSf7TdMapiKO9AViUIa+FofmT69INsg3XgTm9o8A+r",
+	"dYG3nS5xXndnSE8YaDH3MM3vzrmvVn8VqnmYNt0hE3GRG7xyTDNbF2GtkmN/lDnVgmIsBH8ESAPU11XS",
+	"Ds9+eHp5+v78m8unp0+/eX55fv5Kq7aD3kF+z7BajmKTfrNyG6zU9+i42mjW5HNqrGQiVB7AiJnVDnFz",
+	"XEmO1ssg2Il+Vt+Bc48yPtoqay7fcvay6I8O1iXR/3yHq+3pULHsQ5Yo9kntiN7B+pfeCPUCgu1/RsPj",
+	"XX5oluVwpQVipT4as+iqgJO4+7vvAv1Ya5+fszSVWhJc5XfuRBRzrs0YB2aApSJoSUCH1i55IUovPZKm",
+	"bFw/5JrSVBoBes5+LdAWrOxg7TsuxPIyvl+jfGl56yyAQuUXplV+Wmu9yRXzhcgGSRwDrf8N5FJLhxMO",
+	"ulY0PBk1f/BEFE71TgHRtvr6cJ6fSAOGITw45rRYdWts6TeFtI/7MqeXUBo+sUW9VMq13qb2EocSDnQ0",
+	"oREIBzyY0v8epjTx06KsiJpG4Z6MxixOds2fDU+scGq5B41n9hl7lkARqkQzGfyuGYkyOk+lyUbQI3gv",
+	"0jgOoWQV8gSx5VacSOh2vkCrEGr//dJPPBrgfBUzpfWDTcUDfxcMZ7xhFP8Lf6BRxKaKYaXPhPJkyKRC",
+	"F5r9r0eShJzdqEvMEAlNMwMaje0QuDyXxYdpV8UkwgVpu47rrkVDQEKpaMpCMtVzKYyCn+OCmLr+4Swl",
+	"GRtmTI4DEuof44zOeYhr0ga64CNNPGvvGxeJviKYYCV2Wu2MhSygI5MEXeCEKhLCjqMy2P0dCfxxt9vt",
+	"hnXOwGcsTt7mzHGPtkNxpHVqLmfY7r9n6AnQHLTw5ZSokED/cGZxUhZ7xwJWGOpN5jEzOLOu+NEXopK0",
+	"QeAntIHUnNHmLE07V1zMOYzfTXjMbrqaT0LPCfTth7OASGGBWDOWLvSNeEoztYC0HbD8AaI1u3aI1vh+",
+	"rnCw/JR0OnaOYekCnBfaQ4GQp6FEpiXOrW1OZb60Bav07n3NQFReWzpuatbrl7F0/u4WekWjURHNJoxD",
+	"SsSQQWlDABsJXhb4R5siO7lVawUN4AKQEqlJ2gFF2J3EfuKoS32rFFNPyWKiRdH4eH5eXxpibQ145vb2",
+	"xV/UWq/RCqc5Fz/yD7x835tqhN8LKUMfN1UMzi5Y6nhToSmUr9BJG2tu4OWEpwlnNgU3X49WE5FNbYPk",
+	"lZ2iAumSlyYTBFTEfEwV5Nb4U7Ep1Cck/LGjBbADadEhkXQBCUQrz3SR+ed0ybuWMdQr3kIdLajKO/3W",
+	"a5IXScrupEXWuwVscjiCFf+FtI5+484aJ2j5TFG9wqLJVearbsv3V9Z3nQKGagUtx01VScoPCvAWCtAK",
+	"nd82vKkyhE4Qu0Wc5FoNuNSTRPo+djHnMiAI7WwexTjhsUFsts3P8ktGxqjM643wnXobHQZ/40MT379T",
+	"8S1mfTV67iz5jd2v53GJBqsuEKeuDcXyvj0kCzRKFljN8JgBBq1W1vgeUMo8EPG1Imbr9Ip2BTTp1na8",
+	"eQw8X97kvJ92XFJZ3gvamzcmnrdN/tuyjx+ME+vkD4r/WTZ2diqlPtim1JtqtE8i8mUhe5GkCiArlgEx",
+	"0oVZkLdZSe4ucWE/SPPN4341/fA26Wzz51RcrhfUJlrLVRA+qKwNVFaN3G+mr3x89gYqy+kooyA8zdQu",
+	"qSaWMX9qCU60Uvfcv27xwOP/UPXy5xRpS71NpTpvevwg2BsJthOzW8j2iHEtBqwTc9lRN6qUTOA8I7US",
+	"H1a0oAyJSR1KMhaf2OR4mkpBBgzLVCD+AeU3UIuDXkwDvuFmEHYv+AuRkdDidIb2noNlvzSdMX2voR5I",
+	"KKHK83M+koRO2Q1py9loxOC+en7+iuz3ekTuAM7JBQ8d9GeIjhODKeI8uVi9gx/EAp6CT1deR8W+lepG",
+	"hSd6Ehx244KHBVjPsEu+EmpMOGMFOE/j7rFFrXrqaSrmnTSRCtIvLnhYg0waEkqmjMfYIA2zsEaCAVA3",
+	"BG98LNQKOgdoHF7wioQOqD7gQiFWMjkfZ4xB7QbURB6b5Ffci3ao1263QIkpSdk1S3cCQvEJrOvLMDGM",
+	"DUWm34mpokC0ncB0Q7eDx2415im7fiwRcy8GF9z8R3llO9XOJpzDMy7Pb9SnT0ZpcCjk7qxltNyiG99t",
+	"a9tKXADZo/rYNCylRWynzviskN/GJmhV69rlOb98pudSSqCwNgHC92rG9TqfDrXQ1/F67UrKm9+qSZyr",
+	"gra95dFoCmKkTb0cWZBK3zezxM3Y/mrGfNyEnLNbxy2LodkZ9KP9zpfxAes8Hh71Oj6QZg5W5CWarIfh",
+	"VTcKy/YKOuvv/+jfjKPJ8xH98fXon2df8UH/ydXLr99d/2tegL8pAkZb4QSNblQNzsmLwuujxvY7KVMG",
+	"tUZZJVSR547T9s+HFEqS8lFhhpzNy5Nzas2fT+Un80/dir4fG9dGWcV1fqM2yjFDOpsEviV2/Mvlnn2y",
+	"TJk/ygi0fJADpy9vNzhpXEp2ASd9VfLaiKkaW7DWBHzH1CzjxnOEVV0V3JdL+bCcSYpQg3hDw+VoMwDP",
+	"op08KJ4oiIMP8rBZbCARmyannuThKg7XRCrzedWFpf4gI+E+72puWWu1CJrYBjQYN+chVfUPTyGnsZ/o",
+	"9shj4grJWyXtv4jBameOS05PJlORKaJfKNZuQgugiZDQdHmnXMmZiTkBqFjZrfS5fKsncI+crr+/jsn1",
+	"mh6cDptVS3rssNK/oB/Y/f0XMVh5gnxfUQ1RYDh3Ppg6xqDX63m8dbKqyOcXMSjW91Rp+W/FYDsqvpK9",
+	"aup9kCz3Xu+zLUF6BiA5DaSp+1AytE3pO+WeMDwCIIlRxqQBPnRC0FwOd7GZVofx9d78TMyrqwY9+bS4",
+	"25DAnIm5CfA7oY2g8ohKMptqorKYtGc8NnlJ+LdHkkQinU24DEiIKSnhjik/WthafwvvjXiFkbzuTuKA",
+	"XLRewHJgqhetHQvyY5/WFMpLoyXkFFtEYc2sm+gO0hY2yDeTpo+YW5RkUAv+ixjUeJ20lsG5PuefLsDw",
+	"rRg0czp9XvGEAqGaxRKgQ2HOCw9qaLtqyNGZlhSSR/NbK6FuJK+3qIioJE/PfrAOUKdjUroQM3VcqXiM",
+	"7xlLK+BPJATNCqmRAEI0XqBm0yrFU0gBOvuVnSVqQYMdaGKTWgcWVeAaJfYUlWam79QzlRm4c7jvSkXk",
+	"FAB+xowpcMTPUiqtUmM3miCP4OUueZHcIL3wezw2UzD9PFOG3zwmg1l61TG/JSMuMtBmVeRoz3iqz59y",
+	"WilILolZlFJ8WYlpByIACEZoP7DTJWcqY4CLQSHn1FRrbKSLq3TsMzHnegFlRftUXn9KXbteLyp2o3YN",
+	"y+f6cCn9scrA0nyt9+1BvW1VvVnWWaXdjFpZqeRSMcIi7alIeH1pySl52j97S1QqRp38cdLG5NqAqIwx",
+	"IpPfWGCwcAHj9OjJUZ9kQkDTv/EOtHFCIaL4PfMHLpSXBJGK0SNJnsf9w8O9JwbD0M31ii20QB729smM",
+	"qyS1b4DYmc/lNy9/qhMxYYDQOlTGlpMIS4Xoa7LOCnolRk9zAjUTlWlKE34C6DWSqb/P1LDzuIjGn4qI",
+	"pmMh1fHj3uOeXd4F71/wq1+fxN/zf8w/XL/6/uibH76cnf+69+1XZ/9I9oaTw+zp3xR/9q/Dd8+y6++v",
+	"/n7BL/j/+///v0j158jpb/ujLO1P/zl4+q8Pj9+9ev7L43m6OI33/tkfPNvffyMf/8IPkv6T18O/Xae/",
+	"Tg6/P5S/fvN2fLBQX11/9etVjz5//yp7o77l57OnT+Peb988+f58+Ns3392MDv4O1NpQGZgNyrellPn9",
+	"FIAenwquMlHRYCNEhOKATOhNh47Y3/fC7upJPECvbQa9dj5mNmNpaa+sKaMyyuWUZvqo0aLn6Rf9XyXd",
+	"kh9LK+0lpy68FwiABeflJ6BkxBD0DAn1n0MXxyv8pERI2l6HLPNsIkmPiMxhESuBJSG9wlOYM4EfERn+",
+	"30SSAVsI09DUEMjj4nrN4S3/nhw2sGSzNSKFe2rGWF3UWa9xpQtnqS/AJOHJZDZpHfeqegSsmxFn8zUz",
+	"UmKL87nPK15pO2tU3BL/PuA/bqqE3oLYg92sb1BWtqt0D2E3ivFY2kbKa3QR6rROA4PnvErOcU4Kd9nC",
+	"rP46E9lsoic4TxRnUjJ9RzPas52bTebXnaDa/jn2bB/9Z6pmGSv0GbBeKv2VR3YMeGz3eo+kCWdQUDeh",
+	"CzJg+i6UKJUyMmDjhMckrDD3QjcokbPBRNtNMAhn88KqBZhU+fJsog6NrkaZNqG75G0mrhkCj2BHVu7Q",
+	"7vORAZdLAgiQee7j/9HK4u9vwoC8gUGcIWkvVwk00PKnM4arLIWWaHoauAGYjAWdb/R6YKfMVcxNfJWe",
+	"xq14sPQqLT09sKFi1/bgFtmIXMX/HB/MT09PT7+avp0MouvD+Md/9r78x3fRs97b0emrcdQ/H9z8cHD9",
+	"en/29Oro/Mdffhzvxl/vf/Ptk1en/9z7bvbD0a9fvemfvvv6H4PRy6PxWE5/vDn9+61sSydzn711+W9W",
+	"7letSt12DRaEeko014JObFcq9Qqd0szQpLM4UWRK1dgOm3dtShkdWi3nHz/Ly2iLLLCoBslvLAyWX6MK",
+	"FJotfobv6O/Tojm5zL2gAUMu1CWgsLh2PjMOqbxO12LFQUaH6iR/BWyizGsDZNu72LcsDj8XCuesjzY9",
+	"6QVTxxjDgIu0yVWx3xMZaXtqXpJ8oBzJGEHPIYVrLmw5AxRt7UCiT6II0/xjNLhWYPm13FIOCeob6PCH",
+	"2xvjLy2r3JcpvtyOvCaUmrfNqjd8GzX2Wm+AAzWV0LboNSNOWkjCA8MXUZowa9uMRaqNqaVbn+Fh0tYG",
+	"GbWi6YQ4IJIudrrkGRvSWWo81ks7A5aNPtlP6255ZofNpS6DTK2CTJhPaGvnCj26ai5wx6vuFvrZVrPb",
+	"xN6nv03k/FhzpOW7dbebxF/xwLn3q0dJyW3u+rhiq10e1sNpUs0zH4geT8Cc76U7Vwzs7oSCZI5ESvkI",
+	"ep/c7E5EvCtnk3iwCw7Vtmnthj5adGv8zfV2AZds4Y/GcZv3fdnpkndoPRE5hr7Q0NclUblLxpZ/IC54",
+	"3s/CeFbVmC3woD0xcROD9aE1TyT4NeMJ4xFDh66JpAC5DdKuRb4VIz2vetVu8bobGuxNLPS/RfER2x8e",
+	"0r+d/jjvpVkvffXy8Ft58/z5q1dJ/+3Vfvzbjy8PFnN6Oji6Yv1vfsu+/W72bnO71d/+B1/BbRyWVQK0",
+	"kaSqJGW7v+v/vdTn9GoDEkVTAd4clV5cBP/UHrNkNFbk8Q5JTe+sCSBB5zkkiGPv3YvDLgnd6KEtJ80A",
+	"a2XoekmDqYpmUlicehgQmVI5hqs5Ql8fk/D3Vx93f3/z8afudPf3Dx9/xoZeptubvlUDfLaF48eyV4x+",
+	"Pv5//u9XJhzMYvLGWGw2pvJhJyChCYMXv++acQ1mPLYDpIxeM2nCypQMklGH8TihnOwddQaJIilkiOXW",
+	"sDaNtaTudMkbPWVtNioGHoVRJmZTU5+rzZo4GSVaNdI0JQMDtg0RYKSw7YET3oSkHd70enu7N/39g93e",
+	"0ZdAjL3+/kHv6MudLjkTJPz6+TkpkrW3C+/09w+60929L7ERcMVzlhi9Xi+EEPgcbGmttNC2gmZX8UnJ",
+	"1gJ7GLfamZqao7SJBXst2Qigedph77/6L/Rc/qv/AmbzX/0Xe1+GO9jdABQunVjwccQcDG868jrqaB7q",
+	"iGEHGQucZXCkQTZuaWi8AUCLiDL7wXTa308ZP337Ev8rt45JRLnW/tD3kSInQo+G4SxNkdWg+aNp24ZR",
+	"/UQiDnpsjNAFo5km0JRmKqEptmmAX7ArCl4DzEWGurC6xYWDUexdzkogaXPBOzkE1ZuAfLDXnb1ut394",
+	"uIMXJtNA3rbq0hvnunPBqhZMkfaqS4fBmMhX7LqcQfMjs6oVIcbz20BJNbiWLGsBkVWL77IOIW3JGKED",
+	"cY3NHfITsyQZ1Zccp9FumTK6D03X9BnSOm79T9vM+X9/6nWe/Pz7XtD/uLPbvsH/2v+4u/OF/Wf74qI7",
+	"3bWP7X/c+T//2bpr9qmIFFMdCWkgRRvf3SgGCadw92h06mviHJMPpK0V8LDIPDuFRimomff7CJUV2Loo",
+	"1LGuqe8HYjOTgMXu4PXa3zvcP+r1ekHeRzEszzAgS68d9ZyfIRfhB//ZVuCyQKN4rZztAVsXFGmXjJKd",
+	"svUTtJaPh4LEeuYR4tC68o2GhVWuWAoqoaTVmK5hKVWk2EFTZCa5SiohXF0847Ezgc6fkpgubKtNxOQY",
+	"CKXPmkLTUgOnPWY3cFGC8uIusX38IpplCxI+P6ejEC0U0/YTT/eCtITGK4EtXCmZUBWNEz4i4cth543g",
+	"rPNa/yXEc3i/d1CJ1QEU9HHQP2Fp1js2bPK88Sc1S7w9ld83msTLoSYRUOh+c283RV93fcvXKMqV6Or6",
+	"Yfvsx2BDlNT9hirstYihCv0hd26r6vV3zb1+x/effv5Y7BkqxBWZTWvw2VEnFu6QZSXZGJrVV5oOfnUz",
+	"nSmGVidqo7vf6yE2qkn9pwrxx+dUIpj7sYFmDiUCqSpBrriYF1qtuJkk2G+pXq9ZfNLPUq0VwVP/6mrQ",
+	"rraZFvRR3h6U4IMSXKUEs1zI76AD9X+7lvZNNaIFSbqVPgzKDSG0iWfy/ku9IbTqNKNBIwj9WwhdyS/1",
+	"DT70GxljVMr7uIHZICEiBILXesAYJ+xmqm+9YZc8y+hQYYHENEuuqWLHxBVnrcEBIHANxwivXf2J1tuU",
+	"LwRnhKWSwS4hxD4AZ7r29a4bM04gkRgiNjMFrz0Elx2YkT8KtqTO8QvMEMbtgr1BsDIkTYYsWkQpg/oQ",
+	"XO3OqmNDf+gvcWjgUv5djhi91qYHjH724Xh5OF7WHy9GGdQeLgjohiwrd6OU0YymaX2nsm+SmEnCTGEt",
+	"jYn/gWJJnrniVwwzTqQS2QLd/mBSu0b6iSJjaJdJh0MWKRbneT+mA6gc0yk4aPTwHZqmO13yni/NBVDo",
+	"F6QNQ+h/GVy8nROcol4pi4ngBtkOy4I9NNLKBob6rXeMxm/8ke4Tt+I1za5O01SPuUotfGPpVyTBnGVu",
+	"qX+Bzmd/tlIyYJdikWoFn4KYGJHwRLXwUK3E2vdqy8vSdKlQtvCFAKcETX9UEdGlDh/XZ/5v3Lzvzwm1",
+	"PNwqUcCi/4JaonGcMSlZbPOfHCnYhCZpadUPCDDrEGDoOqbamI2Ncm4GQTSr0vbtHM7uugKbUDpwwvom",
+	"FRCNl0VA+50ic+RXkyQj0JK3Tkje4oo+2UFRNd4qMak8Mh8E5R6hkqrYdmNBsUZPvYWmLQZroVUMWbLR",
+	"sDfikhmGCQWVNpCxSEqMRuPP1wqyi3kwgD61EOh9W39aABNuLAm/+/8JQCLwmTVyUQUcsjyZlThiBWla",
+	"B0ShR/VFxUhKyTlTEUrz3qlJdS+tf5NckE8JGKYpsE5wyyu2hrJrJPZnb9n8VwfNAEHXslUQjoZyDaUF",
+	"jRIhsCeGJJGYDKAqEyvLd6GUfABOU5epiK2GCfxP2+T7X7tkB7lzgnG6mfy7aW5IJoxySbDr4QkJ9XxC",
+	"zExg0ubepAs4LSMqWSfhknGZ6JfThf6cyBS4s0Nsctz2raWdwH4RsiGSOCRtKiPjlIDcMZxOSNqDBXK+",
+	"wRPSr+10XXpGmkgly92fEPJnUZPjAaHKyiTvf2jaf+JOJ5v6jV9kYvKMqkZe4HPhniwHP0zg1TTTHgIr",
+	"kXZodz+xW1+LK49vVrY1dN0MvcaGNIvGyTVDxXwtrlhc1dmwGbmaN4M5E5m6H5C3pl71TxGJNWzbBAzu",
+	"j2oo8+CIzu9AxRZQ1bkfKGwrToXGmR/2lKB5jaVLu4CvnrgUjaF51HbFGiy8mCYoVLwgSdIOGXikk2t2",
+	"iS8fG31B2A1k9UoblLRfC0hoBD+0mb+56xzCfUAM80zeNg8jpmbCGHQMYd6XFDELQFkNKQQnTfLdQW/f",
+	"i1valP014c9C8FQfK4CYp483MeOKxSThJFRC0fTSLCkMllHba0KrgutD0Q+kAi4m4ubh8sHzmdc/lMpo",
+	"BV9xYH26tn/3HeXc0ukGBEW+RaYOiOB+gN4SHfACqzl65cnXvCEhTua5/Th2EH446W4TEN7onPsD2iE+",
+	"oPLf7Vh0/UErU4HKR6Jp5LbrNfqp83Z8wBIobMqlj6li4slSA9sA/gmYEVohJzEqev1vUO5d8jLP6UlM",
+	"qZGdP56RI2jYYe4hc5axQJ+MbKrXqs8wO6bp95UoSBJfYHTWtoDEcco9okxajKJXjAM4zjE+AvFi0/rj",
+	"oPck99jkWfKJXBfUfYdULfdfNP4UJtVXIl5sUa5hNO9UMSKod7nowPn4KTK7XbvGdTknMO3YstFfwSnz",
+	"F2pAtHfYhAByNp2KTLH4NYsTeq5von9s/xLgqSp1RNqm5StPFzsrYVatTvSaaN9CIyI4F2jAYqNcLIGF",
+	"6DhnkIqCwGmUS33RF/zEGMRaw83HwmuiXdLwfk5kQObjJBqTyUwqMmCYCQ5W/3AmaWqKSAtXhUQZlGlo",
+	"tWj+iDNW80RT7ADarnBB5Cw3sdsHvQNou2j+2y/utCttH/Se7JyU8xzdDUQv3len9jVIeHxC2mYH8NPo",
+	"61qvZnML/h6VrGsr/YeoWDP6LRWsfNCwDxp2Wxp2NiVKkL1er1fuA95QtxrT9K7mZq7/6r0IhS7fJ0Zt",
+	"3snOLNmGfgmOpwYdGENB2Xnazbcqm6s5Z9Tfq57DUf4wRYfDP5iSD4ruszElK67TywpOMppF40ahxzN4",
+	"1CSNFetlwIAsuXUhFurKYclpmgL0Sl7onLiQor5KX/ByRPHEfDJHERkl14yjyQhf6ZKw4BAPwd/s6oD0",
+	"f0J0NACk7QC6hsOv6OwLSDilIxuP1P+8RIw4moGMApzUCfniC5wHgACj+9ybE6TLATpIwpUgYQytwWT4",
+	"xRcXvB3S7qAb5SFU+2sX/35izFz4mYT/89Np51+081uv8+Sy8/Pf2hcX3eJfdr74zzBAT7I2dbsX3DYO",
+	"tgM4FQ+khhJ1k+shI5rSDOOiFLEpQd9DE5sFYSkDPBjsaUOzjC4uuF4wC4hWkTThEg6S6nhzlDGTW5UV",
+	"Ys8qmTDSfnn2PXl81Nvb6ZIf9HSlNfsv+Pt3rzqMRyJmcZeccsEXEzGTJt8EfSxI95kErDDgQd8LUxsd",
+	"0Dof87oYQ0664IY7BzNla5bacianjMcsNv4cjERAUrwS4hih2hACCiatWJoi8BLV3IvJ9Bd8XSwAWv6b",
+	"2YNLCRZV8ibpmeK8uuQdk7NU2bY3cybVBQ+RqvElVaHNxoT4uOXrJAa4J6EoVpWxGxqp3PZxbNJGHCDX",
+	"K+qCp1r7SYMmepKDYGKz2UTC6yAnGA2BL+dRmCo7APXFHxqoKCqwt6htgqXcBSOAomQd6T2tiwcU9E5d",
+	"e/W9/uPKcPctp+UuvPWTcrrvblMym4ZizSA33rCeViDaPjWIqlrOEpxQjuDT7/WPOr29Tm/vvNc7hv/f",
+	"7fV6/1rdNqAC9kaP2NHfb21jzsYaXjXpvX5nf++8v398+OT48En3yZMn/1rVWWBbUwYxs2FWmB9GrKri",
+	"U+QNeDyKJ5lrDK1PfzhhTJsp0KOxC/ZKRRdWidJByurRTf3P33/Y6/Pqt2cVV5OYk7NmHoJPny74hBuE",
+	"bc02jj3hy8vRp6qMDJQU31xWVNV3CXXZ12CsBF6hRVAXOGon3Ji5KPLONDm2FopX1m3rqPNSaZumIHjk",
+	"9YLfIYg9lLFIiWyByMtdcmbwUTMxMS9mMm87YSADrxibQqP5RLnUClN+CECAYNFpTcMXYCycEOq8vaYt",
+	"QiQmk0QZB6mZYQ063RnQ8z5lWQ+w7j4Oc5R/ZYDUVbDEKVVwUdAMmEiVRL5LTC6kYhNPAvzSoo4tLdr9",
+	"3fwLstBpFLGpqneVfW+xCZQmhVqbRxOzKIn1FRK+C+0njbONE6r0PdQm26JYcO/jj/KQAwkxltrx3pF4",
+	"+dMXS5tQCuvQcyhWUUkxy6JKOxen9YP3sGWOTW1e816zvom3lwmcsBlsnWx4xHpwU31Wbqo/rPstsI/n",
+	"oq6uN2yQ9t5Al2TsFxat0CWaRSu85g6+sKRhbASRUFsNv2YVJ75W0I/7ysrkZqBVPeM2ZwPjmPAGoam2",
+	"6xdGh8VetuKTat+5Xu6n0SWrOeA14s6c6osexDZaD3L655JT5KWtyemig+xeL4vQ4EouBbVGjDPs4QK+",
+	"ymOT66ofO//x3FnCxgzFQR5JQqfsxmsn/c35+dsz7PZLvucWMLMUlBqwSEyYlz1lg2z4VQCOpkk6y3Jc",
+	"Jaj6BFBth2LXJc/enDlE6QldYG+CQ6IE2e8Z0GhJ2hnNWLogB4/JWMwyuaN/H0CSb2XeLkj14hkS8X6i",
+	"Yf4Qm4fC/s0Vwr9VuAg5RSsHPMPENcs02xuJ09LmKQYj+UsawUlex8Dq1OqGd1oypzMLSo+4uC42AQ0C",
+	"tYbAzxC7hkdYSUZD0jYovNq6Zwk4z/WlBZF1I1Q8NhNSKnyri51tcKwwMP0RhBg+kkQtphgdyPspycA1",
+	"CjDTA1dcfo02QVvUKdQFv3L8XwBdm1IJOApa0dgQljaiJ1Pwo6diNLLNAzCyT6VYoS9KALT3qjiWwG63",
+	"q0F+MFq5seLw7SDr7WmoQE5nmo9VxcsN1MJ7ybIH1eCdqyWx9DSDb1Es6wc829cqh9MysLcWbdtCzNzq",
+	"S1MgbWy/kQe+oGioiDBozAAjmA3LdpbQD5NiKzvfsdZe9tHt5FqkYG0NIe5bK+Y++t29yngRZu9BwP+d",
+	"BbxatDaQbnSs3VW+jXuuNI1uraT4UMT3LCtF1OMHafn3lpZqRm0kL9IgtqxPs/phqdGnLKNOVULS2S+b",
+	"9/+IjItP0ojBrm+d4zrPIn+oef9jivscTnRtfNU+sUZWGte9r5UdD1jbfvIR5jt7+N3VAmYPgz9QvjYt",
+	"vf4UOBQP4vjnFMeK7OBbSmND7P1byqYRScRpKELPI17DhnAMd4G2r0O6xDvVn0gxbIY8f/9F/g9K5M+q",
+	"REro6hUqZA6tA7y7YUTTdECjK+Al88Lza8NJv/+nuc51ByJe/MfunA3GQlxdzrL0Y/0F860ATWAgW+Vs",
+	"4H58JIn3CdAVWOnK5ktoK+iMhvmyGLvhQSOQlFGpIMXKU1FnivKYZjH5gJ+XxKQ42PE6SYw94CBtSvCi",
+	"K3gncM+pZMKkopMp6Cv7V5mMOFWzjJkmGObvsjuJd7rklC9I/+bGIsJbzN7kGrB9KF8oSEpE/5UkGVOZ",
+	"DYdhNnj/AINWqNLWgjEyvT+PEBWhdk0uLRkpkSeT5hRZCdG4Nl/2g2vibR3qcyqJphSLoTL5PU9uiGSR",
+	"4LFcOxtH97tN6nov9/iZNudiSL55ffq0c/bNaf/wCGMrSdx1AwJvkyu2sIEA7GseZWw9DR1fbDTrn+/H",
+	"TWJ43+iyDTwjJf/QCm5GVf/jjxVvgU8V0ruBGQJo8qjfPby5CQgl+zc3WLfuPszJXo/IE4LSgHWUKVUs",
+	"65ZzXGoUBC2qB9NotFQnhepnUITXNrpJf7bmXoSdGkCiUHqh2aQpXTeuB3jEKwj1C9vbIWa7gDMcants",
+	"SZYF0tKsRomiI1L6DGmHsK5LzTchCRUdhcQ62I2tp/8GxfXeMCd+WuuExixnZz0KkNa1/N05RtVbomoi",
+	"ydSp79BT1mFgRJtMTeu4ZZ0rpyxagqJlJERhCs3Gs5hgJZPW4d3iIA6BYKzUVBuJtilRZLHATX8AA4ym",
+	"Lcf3716RbIZNUsvK2dP5VJkdsLxsOm/45xPk20LokotsQtNEspi0x0Iqkoo5yyIqtW5TGU1SyFYSypi1",
+	"QzpLFZmKTJE4E9Opfuzl22voOD2RCIFAJQl7N18Ou3uhqy+wCOdyx6YTpyIyiAsB+U1wZnoh8E6RDmgE",
+	"97rklEwSKaFXac4KpC0ydOmGyClFzkGG1MTDIj70/c4xh2MxZeUO4VAfFeRDcjLjV1zMeWFMNMuh+bkB",
+	"KBYpJHXt9XoFMktso1qTdfUUSkY+6MmceS/dk2/ZG20jl/Le9tS2HhunsbZW2adikIettWRqQqOgkbYc",
+	"672BOJsWtZ1/R8jihwLlVX50YLq8zbQ5jIzm9K4QeF8o3R92C8LcrElG4ZWAiDQuuRoEYkQmmeFiWe34",
+	"W9IL91qwsDzaJhIqH1pSbNaSAk8gWdrd1bz4u//4ZRJ/REZMmWLLLImQENWw+yUOdcp1ThPINYZbl3TG",
+	"mjUjbKuklRj9BSNjHUY/TrLqAFx7M/THqYHpL5FrE5j+ScJd5Wpj0P7POo/xr46Dj6zkbDtZZKeyYAXV",
+	"evz7ZsKiFTgYI6C+bykOVWVpDSThNj7dP4X03M8ptskh9uDd3apEamFqJIxrTrldc/4kbLUBZqBh9hBq",
+	"K/E9hNICw6wR7mJYCLwGXmwoYvqjjyRkKdtuBu0ein6iSJxg82G8/GOKMGb4M67IPBN8VBfJAb59lq/z",
+	"Qew3F/ucfE1qCzVXPAj8VgVek7ZsK3rOy6ZqwA/50jju2Ejq6mK8mWSZFdbEdM0jbQvKASLK2XwHympM",
+	"wbrNq809oVAhP+No9ZoCBSurFbe00zh+Zie3qcRWZDBt3+VjZ7ftFEL7XflQpvfv6VQ5jWO/6rUxZrAv",
+	"2yibnfUQl2E0k0pMQt/pP9CnCqHk27Pv35AzYHfS7/V7nb2+TcxIMhtmeJTDo5G2XiuEbwQ3mD0nhN3g",
+	"UkmoSRJKg8Q2nEkW75yQcMImA5bJcTIF8DZwT19eMdNH2/QaCUkkJiYSMZglqeok3KSRyC45N9EP/APh",
+	"7Jplptav3jXsgVh+htqlOMc/yKdczpVe0+qOzV1c6gFW4EEP3rnPOIhAdVrbau2HfrtOoaFEnS/PYPyW",
+	"k82UmAykEpwdG/hfF9rkBtUnNJicoefkwxrDgNCpwR80EWJAVp/STPMyScXohHDhB0szNhHXtk0Rxhft",
+	"rwhEkDEa00HKyGBBQvMTIgO+yMQE6ztFyeIKfHB2i1FU0N02hn7QO9AzNZc8TIXHxyEljw0VETOo7Px1",
+	"BpeAAELB7j8MBqLNmGA3mo0QYz4xyR0lfPnahhgZSxmFeGniHiigtchAa/Y0ZVDIDViSU+Y1xB4JA/qO",
+	"0KmxYHmXDX2RHNDoqku0voKEDT01YAWa6p0OsXQzDMgVmyov8m3ZAc8ZCIwlnIRfPz8nwH6GGfImJjJc",
+	"1bzD4rlaKIm2MvfcHEsCtsTW8h5rG9z0MNmp9/b6bT4+U5O5YDB/Tr1A3BY/nF0PZ9fWPOa36P3hn2Qj",
+	"ptwdfbWHLs+OVugqsBnSw/KpUOiAVGqdV43o5q6kn0/9UcM79AOexWcSnK1gto2EIEelKABMpWJULxZv",
+	"/AI7OPLXlRM4WGnrxqxo9ag8Jyd2a5jQmNVIjl/h5mb9Sk/6cywo+LwgW8skawbemooRZKPcd2fcO1Xf",
+	"/qll+h2jFVgImu6ragKramh9IccrUEOH9LIc4+vSd5z9f+xdf3PbOHP+KhhNZyxNKcdJfTcXeTpT3/na",
+	"S9rcpZfcm07fNzUhEZJwpgiVAKVTM/nuHewuQJCiZNmSbJ9f/pOxY/4ASeDB7j67zw5XGKmu2eEQzCbx",
+	"h/LoZuE2e802Ct1Gof8ue4/Yyb93IBp8/rHI+3CynsotkhLvfKaw+EOiMmMj89RYGAi1ItVQzbrpS0JN",
+	"qbwRIHYMGcloGqg0ISjBiEvw4EWWCq1ZfCPE/Jrra/eHoFUC+OuxHe11psw1SM7FxIwp1hUZH6Yi6eHz",
+	"TDlJNMPjXITwxA0e4uICapnVYlMX0BQbUq2rXbGxoWkDjH2kT/CL/wJPEsnWhvnYPUR3jHoHEzGYfG0Q",
+	"oYXgvTl/WhG18CFUO5cNdO6Hy9hGo79Dz2VE5QqynrJLjJ4CYDlRTTsm7Jpgipxga1TkuchMuCqq4PQb",
+	"jONQccvbXZc343eQEnEsFKs9z58Ew1rcOjZuvdoBt3IocpU1f/LvCvJw+WzwIrcj2hdkSrwn2Rwx2qZm",
+	"ih5k3bps4qBqGsQ+mx+7JGCx3boWueOoSI81L+VTIeHZcCMG4VVTwdcGhOVYzrDk0JOHRmV9YC4zXQt1",
+	"2YuLdAwuLyRGbG0ab99BY9Dq6MhMIspHVqawz1eVYt8MjZ+cgjTRsy02Ps9wFjm6Gxc9Nvt1Gt8b9ZO3",
+	"yenAQt0tI+uy4sOC70sJB6lciDjCXj+xzHDxx9YYg97EvibcccgNBtgFdoIcTeUCOyLW+533y6vYVeYr",
+	"irXCMvygmWJDziY95YFSqw6vgFO1/o6sorWb7dVmTD03w+vxerjg6rtPxtQaXiUJCT1vSR31eZ9SswVP",
+	"JTVmJLn2Rs0v1uVsJjX2eUAhAIu71k6yx49JEQEyT+dK2qftnbKfIbOQUpZyh4Q+LkeNEKVmMUh7xWgB",
+	"eSRzahCAkl1qtfu6MY3mMkl+dfpHDwldR/JG/eM8WgJpKEy9S/qoPb6FwjZ2dpgk+jUts/uioN5ir6Up",
+	"aasI4CDWMh19ruGMrywMoVjXd+yd/P50MwDpZ4ZA+pEgKBzArgCkWwRqEegQCOS7tJ+FLbFUdpewViMm",
+	"kUj/fbMlqn31yk6Zuxb6gW0nJ1MDZESSUMcenk1EvQkvXMgNGH1JNWaZom75KIRYJiCCEmJjvgZnWCm0",
+	"Ruuy7nKqXPvQmjwa8ai95k6C9cM2WoR42IEyQZ4IMh8rc6T+ttoMkraOkdacNY32d00xerVXJM1FwHw0",
+	"DR1KlQdxtUEVIlwbQgsUfZWlhGUO6UYcAvKpyiYit1YeTxLkARAWE1ZkRqasHmYDGTwfkNsxhBdG4SiA",
+	"1whdeNk2GtdG49po3IOjHy6+itCrx47evdFvWKQ3/WIO0rybjT5K2fjhw1+gu6oTY5gVqZFznhs2liJN",
+	"WGz/GLMuN2ymtGHfnlunFHDtZXR2dhaB4aqWujdgnLSw7e+s0qfNDiyOfBlduvJ/wcAcAmWioBkkxQzZ",
+	"nJupI0JxWwC92znegPRhRiJNQUnUK7U2BBTBgBzpBYlo00lTbthQTGSmabAnMRurNFVLvFj8z3HE4n+0",
+	"//TtP/9ih8kMH0YgPJrnkk8EpbKA8UgZN/Y6qdKCMviw7a39z25Z+XgC/PCsSDnLRGFynkoN0NU7rb2a",
+	"YOMRs7lZMTmzF7Dfjigde3Dk4pp2O7U/XJTJi7SjdWNdaKw5RZlW2B/sj+KPuTXo4p5vkw3v0b5jrUC6",
+	"EcbMcE55BWWkimcwkVB21ncWkwuBQQ2cWhpbdQoQorUzzpHhNF/CeDB+M/rs/1uIQiS4zZYq0a/OXpVl",
+	"l7+rYcSWUzmaBqWWv6uhfvHldzW8lslX91X1KftVLTE8HIyHLsLyItO4cYLuAExi5LPUkgm7fJ1PALf0",
+	"arV4QfwqIjlln6YKwjjW53FbP9X4luFmvqK3eRGuftQmw7xz+LibN+7vi/TmN7jCE4wFeRB5YSd5P+GG",
+	"V3fjeW6fxpCklJ0kzW6pQye719pLcdMZdIYy42gc1jXaA9/kr3jVz/4oNYSO8ju5MK8OZlq8VcPb7AmY",
+	"TTjRW5Oidan2NSreABB55AHfpdzmQSyf2zl3b/MiEQfJVPBOVMW/uqjI09/qMYFr5K50n+yGvMlPaqic",
+	"523aQusotY7So5XK8wMmLpD0S8Da3SL8wgNtDzWmRkJ8Jpx9h9lf1QSr7u2SMFhp1EMRlC304MXOrc5c",
+	"aX/gApVhc/ZLZv0u9CZAN6v0ByqIOxQ+/5NdojlMfSLK2Dk8tjTOYRhQbhx1eTBLORKse3521ovoRKfb",
+	"W7YtOT8770X+xjW1k8h1YAsQ2jct2ZSZ4bRDnhE3WnmkR6oUoLvfVSOlZUhba/ZQIilHIEn9LlCasJu2",
+	"gV0I0mWpERag750kwrZUngaWbbWB03HVuTYoc0UgqwzRH9iVCse5eoQOpMswZjKztrV9R0ZkA5TEcI2J",
+	"XFOh5VSmohomKVWwel4NjPp0Op0yKIpYbRE/u03GK6CSpWnQ3Qrk5e2Lb5Lo2rYXPYq78By0uUKOuJXm",
+	"anedR5Hm2t/XUMvMvpO+5rN5KvojvdioRXQZ0ieQBJNZKIYT4f8SkUPUYkx6jrdQHRH7W+eS4Y0h+PO3",
+	"Tm9Qp2TqPIxnW0YqLWYZsC2p4GMX+8b7nGhWhnDtTYG4AcKGycwohtHWstccMELYapmnBW2UNGasiNOs",
+	"C44V0E4nmmgTevzINb6L2Ehl2tjNlw7IihleM3KdneE3O16L12Y1Rz2zGccOekO7BvQFFsnhS0RDGu+s",
+	"EerBJaOdy6iJAB4lURCZd3nsvVP2m2dENO4eyAsg60E8TUld4WZETy019RuMHAkRfE3cwZm0jhVKOMz4",
+	"irnJxKRp3HLozx/glf2gF4+x62zdDYz4w7ygJbC5aWkjvpdMQNsz4EFbQLtZxbiDEk8ZYzPHYNoOi/SG",
+	"eK17Iybani460+d6K2YGjUcCg7MSpagl8kXWRMSml0R5p3xljeOANgdzUld541uQk/p/gk1fpjfShbhG",
+	"od1YjMcCYtV0Vq8ZcEMGvMpXc6bncM2pEIYtVZFixwSI6jtGuStrxPYmIht9mBqV3QtMddeuLz6J2VCM",
+	"VS6YNI5uXX9hfMlXrPvLp8sP72GWyMzuAvajTAqZ8GxkMfMKAzvWMcFvXWog79LK/5R9MLmA6JsDXbg7",
+	"xqpcy1vYamLr36yuOVL6pRRPoKD7TyiVUVHJuWUU9kbuA90IJ3DBM7s1DO3+Qx8S4mFdPlNYuDSDMOK8",
+	"n4qFSKtzCZLKKrOp56gIeCiYSe6LJEXuSqGIlqdvhPka9v/JjKAWWDQcu1hHhdEhl66n9vwuXQdY+MbA",
+	"2o9wAMWBLvV9tpaH0CZ8/tvRM3IMnu6O9yMth3Bn8/EWyF8JNjeAmB23tokw63n52yV7myL5sIO53PcV",
+	"W4qciNFoV6JggxLpWlr2n3eV3zH/vNUAfiIawBVR6oPkglcW3e7CwJd1URVrXEU1k/d02yr6U8j53jXN",
+	"oJX/beV/95b/bVjTO6j/1hc2wcDt1bfv8cBAJinx7PIacX8rGz9A/n8ijN7I6ZAKy20tXh6QXkfnMRcQ",
+	"wKKH38ij0wt7VkR69ZkeiUmvD2I7pUETXCSe9mq5jZbb2BebaQ6GlDrhwb6MOonqHbjy2HjFZ19NDFx7",
+	"tWo4cNEo49XHgrx8e7VPeLPGez1auFkBr634bSt+D2qsPRMJ+EP5bfUq2L3V8HxB793V8HyGeaiGt5YF",
+	"v4McXiOawHO2ieVtYnmbWP7w8IUtIHlDgf0eyGUX/F7AVRZnBrUxUVA0A5RRgGi/ioUiN1tqNpaQ5Ga2",
+	"ZQ5Cs8tMsXGRQ3IDSbOAUxg2Ga0RmR7OuutkJvqzLln7dmxthkN7fouGLRq2aPjwaGjXXkWOAJDk/lIE",
+	"mi9coU2f6z44mtvdQTgEgu0QnPPqeoMwq8LaVVAJGKRRQ/V7xOY51gntmFGAiiuYRVDGW7rV2GLEarFG",
+	"ykYu1U15LnaWN+U6eKwTSISwwOkkSrFk30x55kv6UQS1CS0/8AUVh1xqyKtoNUkfWpMUvlGLvW1g7pBy",
+	"pJjPldCKvh/2Uvue283QH6g5z1rloD8oYjNheMSMAWqkkla11lPtlH2CpLM34z7YSjGafmheSg2tUDH7",
+	"Vo7Xyj20kWnKuEHCwpnG3fOXrxAYl1KLRs4Cu4L8SezGY/UUcqN6tELBu9itbUehtqPQE+sotLfr/yVI",
+	"63SpJ2D8HizxxImfN6Sd2D89y6QTfLQ2RaVNUXnAFJWaKvw9ElSqYFB1Ie/NZlyUNmKoFkbG4kYFm0rm",
+	"wZOzju62wB8oBre7C1gGDtrmFG0k7pBJGm5Z79mkoopEuZAZQMq+WOTYiVJHJqBW0Y3drlGMD9cowsW6",
+	"+Tqlscasluo7GzUUm0kGegMtHh4DD/0EawGxBcRDmWs0pRhnHm4ODYtE294XExtJWyBqQ4BsZGqRak25",
+	"KYlYn4jmGA9fDhiqYe2GsD5lhX4HjNRTqB5FFd8hJMTBfUAtpsi8UXM40EVmt0XcYyBuOClauG3h9mBM",
+	"MFYT7MkDV5GW4HAPqA2VzCvqsXXblhVZoqB7tsXO+s6xh316IFD8gCNqUfEYqFj/3C0utri4Hy7Scq32",
+	"XjgQKnq+djsovqPGHQE0XsAv98pGOd1IpD47QDoe6XrnTJWzR+ue2xKuLeH6pAjX2wHU8Emtin+46hs+",
+	"2cigEqhIKotl3FqNWcLzxE4el4Zn+IR1Y+wXqadyHkcsRkG26xuxKjvkxD0ms5KOpVJatcwYJ+5IJCxR",
+	"My5R2BR3BpUJHTFQ41DaN1dy1qvhptAxle52Y5fTbZ1vuRAXDHSnUjkWo9UoFdi1KB4V2qgZSncX2U1m",
+	"h2BfG8C9a1oDD7whWbDUJpBCf7/6yCeHYYfrRrt728GbtnhDUn6dQad86Z2oI+1Jc26mnahjX0hnYCdD",
+	"pw6iUQCIM/7Hf4hsYqadwbfnUWcmM/fry4amMFtkVaTQJ647EgkMsti3pXD2u/0mvVM3VBR88WPFb9kJ",
+	"hyeyYmbnMl4IzvM/upR9eD7wKYIWNX7MxzSgP/LJf9pH2DGt3K8iKGC3X/K+IP/spfQ+rymaeHzIN0IS",
+	"w8neJCf0ZZ6rsUzFtUy+vkhkcuo+dCPqxYlMBksxHHxJZHI9Vdp8HYRXiFkutEoXQrOpyMUpyCR7Svud",
+	"MFOVxCyVmiTC6NQTV2MrcpGwH5NX33zz8jW7ESsoBonfFamRFi9ZF7uTYQNglTVn6f2bMFcyuVKjYmYn",
+	"8hHg52M5dNYdci2++W5oRr0qAJ0v3r5++9vL4du3P77+9l8/fXj774uf9O/NYFS+wq2YNOfGTo3OoPM/",
+	"f33Zf33Z/+lt/+f3/f/m/ZtZ//8+f3kZnZ9//YfOw6718F1vWOZXb67sdgPHtGt7t7Vdf28Y96GJEixm",
+	"mYjM2PM/f61rkDUJkIl84dZB9TuBpp/ShtlDUPxP6vLu3XjGbwTLiyyGI0AokYGG2Xdn3531OlGnyNPO",
+	"oPMCPCEaXf0mv2QCUo5WiFDSgMSvGkfM7oJGO5lNaHS4YoLnqRR56FDQgkHt2oal+YNKU5SD1CgW7zEx",
+	"7JILdx/L1EBnvSyBnCgdeW16p1u/Cm6JqLl+x784ZRb4EGNpL2m/VYZPGlmXyD4TSAkH13N6Gw2X/LVs",
+	"W66yME1vZl1NbByJSowodBxcFUX2G66J7ls1E6lr38dsXlgzOUuY/dnaeRw/Ss+X86VqoqsjL9OU1u90",
+	"BXZq9U5qHFq3aiFydvXzB/bxvz7al85++vjxPbUOg0/PLNBZq8eeO1z5rpf+GsFo0CxuGMfPyvgBaCrJ",
+	"GUntpoarz3GGdXXA5MqHj52F12uaerngxq4c34Te/lI+drRhNuK0m/GMwwmlgF6wP5DHsn7TT3ZGMF0M",
+	"/X/qiC3FcKrUDSxRU3XK4dEp64+0Z93R4AKU91xiWGP98wagpB2DWGiR6xMHT+HQPT41b6N1uaJSWRf9",
+	"pDI9H8YaHt5P1aQ25lRNNtxnxNNU5FigxS7fvwHrIjiTj0aqsDtY49lX4koi7NlLaJkIGk8iEtnHR54l",
+	"PdanyirHa9p3ouUkA+HvFKdAylewgg1qG9sfSuBBPwFfqszZKOfLNJzrIpENQ/xJ8NRMaU7xRGZCVzBh",
+	"pY2Ydb5+/vr/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

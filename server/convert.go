@@ -41,7 +41,7 @@ func (s *Server) namespaceOut(n directory.Namespace) gen.Namespace {
 		Domain: domain, Name: n.Name, NamespaceId: n.NamespaceID, Digest: n.Digest, Description: n.Description,
 		CreatedBy: n.CreatedBy, Genesis: proof.GenesisHex(n.Genesis), CreatedAt: ts(n.CreatedAt), UpdatedAt: ts(n.UpdatedAt),
 		Version: n.Version, VersionCount: n.VersionCount, IsVerified: n.Domain != "", Meta: obj(n.Meta),
-		RegistryCount: n.RegistryCount, Ttl: n.TTL,
+		RegistryCount: n.RegistryCount, Ttl: n.TTL, State: gen.NamespaceState(n.State),
 		Proof: gen.Proof{Type: n.ProofType, NamespaceDid: n.NamespaceID, CreatorDid: n.CreatedBy, Digest: n.Digest,
 			NetworkGenesis: s.networkGenesis},
 	}

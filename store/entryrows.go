@@ -12,7 +12,7 @@ import (
 // exported types; callers use the entry types of package directory.
 
 const nsVersionCols = `v.version, v.namespace_id, v.version_count, v.created_by, v.genesis, v.name, v.description,
-	v.meta, v.ttl, v.digest, v.proof_type, v.created_at`
+	v.meta, v.ttl, v.digest, v.proof_type, v.created_at, v.state`
 
 // RowNamespaceVersion is a namespace_versions row.
 // Database rows are exported only because GORM fills embedded structs through exported types;
@@ -30,6 +30,7 @@ type RowNamespaceVersion struct {
 	Digest       string `gorm:"column:digest"`
 	ProofType    string `gorm:"column:proof_type"`
 	CreatedAt    int64  `gorm:"column:created_at"`
+	State        string `gorm:"column:state"`
 	LogSeq       *int64 `gorm:"column:log_seq"` // its log queue position (public versions)
 }
 
@@ -53,6 +54,7 @@ type RowNamespace struct {
 	UpdatedAt     int64   `gorm:"column:updated_at"`
 	Domain        *string `gorm:"column:domain"`
 	RegistryCount int64   `gorm:"column:registry_count"`
+	State         string  `gorm:"column:state"`
 }
 
 func (RowNamespace) TableName() string { return "namespaces" }
@@ -61,19 +63,19 @@ func (h RowNamespace) sealed() directory.SealedNamespace {
 	return directory.SealedNamespace{NamespaceID: h.NamespaceID, OwnerID: h.OwnerID, CreatedBy: h.CreatedBy, Genesis: h.Genesis,
 		NamespaceContent: directory.NamespaceContent{Name: h.Name, Description: h.Description, Meta: h.Meta, TTL: h.TTL},
 		Version:          h.Version, VersionCount: h.VersionCount, Digest: h.Digest, ProofType: h.ProofType,
-		CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt}
+		CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt, State: h.State}
 }
 
 func nsHeadOf(n directory.SealedNamespace) RowNamespace {
 	return RowNamespace{NamespaceID: n.NamespaceID, OwnerID: n.OwnerID, CreatedBy: n.CreatedBy, Genesis: n.Genesis,
 		CreatedAt: n.CreatedAt, Version: n.Version, VersionCount: n.VersionCount, Name: n.Name, Description: n.Description,
-		Meta: n.Meta, TTL: n.TTL, Digest: n.Digest, ProofType: n.ProofType, UpdatedAt: n.UpdatedAt}
+		Meta: n.Meta, TTL: n.TTL, Digest: n.Digest, ProofType: n.ProofType, UpdatedAt: n.UpdatedAt, State: n.StateOrLive()}
 }
 
 func nsVersionOf(n directory.SealedNamespace) RowNamespaceVersion {
 	return RowNamespaceVersion{Version: n.Version, NamespaceID: n.NamespaceID, VersionCount: n.VersionCount,
 		CreatedBy: n.CreatedBy, Genesis: n.Genesis, Name: n.Name, Description: n.Description, Meta: n.Meta,
-		TTL: n.TTL, Digest: n.Digest, ProofType: n.ProofType, CreatedAt: n.UpdatedAt}
+		TTL: n.TTL, Digest: n.Digest, ProofType: n.ProofType, CreatedAt: n.UpdatedAt, State: n.StateOrLive()}
 }
 
 func (h RowNamespace) namespace() (directory.Namespace, error) {
@@ -98,7 +100,7 @@ func (r nsRead) namespace() (directory.Namespace, error) {
 	return RowNamespace{NamespaceID: v.NamespaceID, OwnerID: r.OwnerID, CreatedBy: v.CreatedBy, Genesis: v.Genesis,
 		CreatedAt: r.HeadCreatedAt, Version: v.Version, VersionCount: v.VersionCount, Name: v.Name, Description: v.Description,
 		Meta: v.Meta, TTL: v.TTL, Digest: v.Digest, ProofType: v.ProofType, UpdatedAt: v.CreatedAt, Domain: r.Domain,
-		RegistryCount: r.RegistryCount}.namespace()
+		RegistryCount: r.RegistryCount, State: v.State}.namespace()
 }
 
 // namespaceRefClause is the WHERE condition picking a namespace head n by id or verified domain.
@@ -180,6 +182,7 @@ type regRead struct {
 	HeadCreatedAt    int64  `gorm:"column:head_created_at"`
 	RecordCount      int64  `gorm:"column:record_count"`
 	NamespaceName    string `gorm:"column:namespace_name"`
+	NamespaceState   string `gorm:"column:namespace_state"`
 	HeadID           string `gorm:"column:head_id"` // the head's id: "" when the registry is missing
 }
 
@@ -251,6 +254,7 @@ type recRead struct {
 	RegistryState    string `gorm:"column:registry_state"`
 	Schema           string `gorm:"column:schema"`
 	NamespaceName    string `gorm:"column:namespace_name"`
+	NamespaceState   string `gorm:"column:namespace_state"`
 	// The heads a general read (readRecord) found: "" at the level it missed.
 	HeadNamespaceID string `gorm:"column:head_namespace_id"`
 	HeadRegistryID  string `gorm:"column:head_registry_id"`
@@ -270,5 +274,5 @@ func (r *recRead) scanDest() []any {
 	return []any{&r.RecordID, &r.RegistryID, &r.NamespaceID, &r.RegistryName,
 		&r.RecordName, &r.CreatedBy, &r.Genesis, &r.Version, &r.VersionCount, &r.Description, &r.Details, &r.Meta, &r.TTL,
 		&r.State, &r.ValidTill, &r.Digest, &r.ProofType, &r.VersionCreatedAt, &r.HeadCreatedAt, &r.RegistryState, &r.Schema,
-		&r.NamespaceName}
+		&r.NamespaceName, &r.NamespaceState}
 }

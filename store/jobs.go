@@ -238,9 +238,9 @@ func (s *Store) EachRecordDetails(ctx context.Context, registryID string, withDr
 		WHERE g.registry_id = ?`, []any{registryID}, &registryState, &originState); err != nil {
 		return translate(err, "export")
 	}
-	drafts := ""
+	drafts := " AND state <> 'deleted'" // a deleted record is missing (directory.Gone)
 	if !withDrafts {
-		drafts = " AND state <> 'draft'"
+		drafts += " AND state <> 'draft'"
 	}
 	type rec struct {
 		name, details, state string

@@ -51,10 +51,11 @@ var layers = []struct {
 		"statistics":    {"stats.go", "analyze.go"},
 		"settings":      {"settings.go"},
 		"wakeups":       {"wake.go"},
+		"deleted":       {"deletedlist.go"},
 	}},
 	{"composition", map[string][]string{
 		"open":   {"open.go", "migrate.go", "dialect_open.go", "dialect_sqlite.go", "dialect_postgres.go"},
-		"writes": {"writes.go", "publishbatch.go", "transfer.go", "dediindex.go", "importbatch.go"},
+		"writes": {"writes.go", "publishbatch.go", "transfer.go", "dediindex.go", "importbatch.go", "deleted.go"},
 	}},
 }
 

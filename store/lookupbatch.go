@@ -21,7 +21,7 @@ type lookupKey struct{ namespaceID, registry, record string }
 // in the order of recRead.scanDest (GetRecord reads the same ones from a version row).
 const recordHeadCols = `r.record_id, r.registry_id, r.namespace_id, r.registry_name, r.record_name, r.created_by,
 	r.genesis, r.version, r.version_count, r.description, r.details, r.meta, r.ttl, r.state, r.valid_till,
-	r.digest, r.proof_type, r.updated_at, r.created_at, g.state, g.schema, n.name`
+	r.digest, r.proof_type, r.updated_at, r.created_at, g.state, g.schema, n.name, n.state`
 
 // latestLookups are the grouped latest-record reads (Postgres).
 var latestLookups = &groupKind[lookupKey, recRead]{what: "record lookup", read: readLatestGroup}

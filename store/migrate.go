@@ -106,6 +106,11 @@ func (s *Store) goMigrations() []*goose.Migration {
 		goose.NewGoMigration(14, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
 			return widenStateChecks(ctx, s, tx)
 		}}, nil),
+		// 25: delete and restore (directory/deleted.go): the state deleted, a namespace's state,
+		// the reason a delete gave, and which registries a namespace's delete deleted.
+		goose.NewGoMigration(25, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
+			return addDeletedState(ctx, s, tx)
+		}}, nil),
 	}
 }
 
@@ -296,11 +301,44 @@ func widenStateChecks(ctx context.Context, s *Store, tx *sql.Tx) error {
 		{"registries", []string{"live", "inactive"}, []string{"live", "inactive", "archived", "revoked"}},
 		{"registry_versions", []string{"live", "inactive"}, []string{"live", "inactive", "archived", "revoked"}},
 	}
+	return replaceStateChecks(ctx, s, tx, checks)
+}
+
+// replaceStateChecks gives the tables' state columns their new CHECK constraints, through the
+// dialect, in the migration's transaction.
+func replaceStateChecks(ctx context.Context, s *Store, tx *sql.Tx, checks []stateCheck) error {
 	changes := make([]checkChange, len(checks))
 	for i, c := range checks {
 		changes[i] = checkChange{table: c.table, from: checkSQL(c.from), to: checkSQL(c.to)}
 	}
 	return s.d.replaceStateChecks(ctx, tx, changes)
+}
+
+// addDeletedState is migration 25: records and registries may be deleted (their CHECKs widened
+// as migration 14's), namespaces get a state (live or deleted) in their heads and versions, and
+// the heads keep the reason of their latest delete.
+func addDeletedState(ctx context.Context, s *Store, tx *sql.Tx) error {
+	if err := replaceStateChecks(ctx, s, tx, []stateCheck{
+		{"records", []string{"draft", "live", "suspended", "revoked"}, []string{"draft", "live", "suspended", "revoked", "deleted"}},
+		{"record_versions", []string{"draft", "live", "suspended", "revoked"}, []string{"draft", "live", "suspended", "revoked", "deleted"}},
+		{"registries", []string{"live", "inactive", "archived", "revoked"}, []string{"live", "inactive", "archived", "revoked", "deleted"}},
+		{"registry_versions", []string{"live", "inactive", "archived", "revoked"}, []string{"live", "inactive", "archived", "revoked", "deleted"}},
+	}); err != nil {
+		return err
+	}
+	for _, q := range []string{
+		`ALTER TABLE namespaces ADD COLUMN state TEXT NOT NULL DEFAULT 'live' CHECK (state IN ('live', 'deleted'))`,
+		`ALTER TABLE namespace_versions ADD COLUMN state TEXT NOT NULL DEFAULT 'live' CHECK (state IN ('live', 'deleted'))`,
+		`ALTER TABLE namespaces ADD COLUMN deleted_reason TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE registries ADD COLUMN deleted_reason TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE records ADD COLUMN deleted_reason TEXT NOT NULL DEFAULT ''`,
+		`CREATE INDEX records_deleted ON records (registry_id, record_name) WHERE state = 'deleted'`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stateCheck is the CHECK constraint of a table's state column, from the values it allowed

@@ -32,6 +32,7 @@ func (t *Tx) UpdateNamespace(prev, next directory.SealedNamespace) error {
 	res := t.db.Model(&RowNamespace{}).Where("namespace_id = ? AND version = ?", prev.NamespaceID, prev.Version).Updates(map[string]any{
 		"version": next.Version, "version_count": next.VersionCount, "name": next.Name, "description": next.Description,
 		"meta": next.Meta, "ttl": next.TTL, "digest": next.Digest, "proof_type": next.ProofType, "updated_at": next.UpdatedAt,
+		"state": next.StateOrLive(),
 	})
 	if res.Error != nil {
 		return translate(res.Error, "update namespace")
@@ -52,6 +53,7 @@ func (s *Store) ResolveNamespace(ctx context.Context, ref string) (string, error
 	} else {
 		q = q.Where("domain = ?", strings.TrimSuffix(strings.ToLower(ref), "."))
 	}
+	q = q.Where("state <> ?", directory.StateDeleted) // a deleted namespace is missing (directory.Gone)
 	if err := q.Limit(1).Pluck("namespace_id", &ids).Error; err != nil {
 		return "", translate(err, "namespace")
 	}
@@ -74,6 +76,9 @@ func (s *Store) GetNamespace(ctx context.Context, ref string, sel directory.Vers
 	}
 	if err := missedLevel(len(rows), "namespace", sel, []string{ref}, nil, len(rows) > 0 && rows[0].Version != ""); err != nil {
 		return directory.Namespace{}, err
+	}
+	if sel.Latest() && directory.Gone(rows[0].State) {
+		return directory.Namespace{}, directory.NotFound(directory.MissingNamespace, ref)
 	}
 	return rows[0].namespace()
 }

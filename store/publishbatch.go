@@ -1,8 +1,6 @@
 package store
 
 import (
-	"strings"
-
 	"github.com/svc-directory/svc/directory"
 )
 
@@ -33,29 +31,7 @@ func (t *Tx) PublishRecords(prev, next []directory.SealedRecord) error {
 	if len(next) == 0 {
 		return nil
 	}
-	rows := make([]string, len(next))
-	args := make([]any, 0, 5*len(next)+2)
-	for i, n := range next {
-		rows[i] = "(?, ?, ?, ?, ?)"
-		args = append(args, n.RecordID, prev[i].Version, n.Version, n.Digest, n.ProofType)
-	}
-	args = append(args, next[0].State, next[0].UpdatedAt)
-	res := t.db.Exec(`WITH v (record_id, prev, version, digest, proof_type) AS (VALUES `+strings.Join(rows, ", ")+`)
-		UPDATE records SET version = v.version, version_count = records.version_count + 1, state = ?, digest = v.digest,
-			proof_type = v.proof_type, updated_at = ?
-		FROM v WHERE records.record_id = v.record_id AND records.version = v.prev`, args...)
-	if res.Error != nil {
-		return translate(res.Error, "publish records")
-	}
-	if res.RowsAffected != int64(len(next)) {
-		return directory.ErrStaleVersion
-	}
-	t.recordWrites += len(next)
-	versions := make([]recVersionRow, len(next))
-	for i, n := range next {
-		versions[i] = recVersionRow{RowRecord: rowRecordOf(n), CreatedAt: n.UpdatedAt}
-	}
-	if err := appendVersions(t.db, t.s.sinks, versions); err != nil {
+	if err := t.setRecordStates(prev, next, ""); err != nil {
 		return err
 	}
 	if err := t.db.Exec(`UPDATE registries SET draft_count = draft_count - ? WHERE registry_id = ?`, len(next), next[0].RegistryID).Error; err != nil {

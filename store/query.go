@@ -110,6 +110,7 @@ func (s *Store) ListRegistries(ctx context.Context, namespaceID string, o ListOp
 	}
 	w := &where{}
 	w.add("r.namespace_id = ?", namespaceID)
+	w.add("r.state <> ?", directory.StateDeleted) // a deleted registry is missing (directory.Gone)
 	s.listFilters(w, o, "registry_name")
 	if o.State != "" {
 		w.add("r.state = ?", o.State)
@@ -195,9 +196,13 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 	}
 	// The registry's maintained counts: the total of an unfiltered query of the latest
 	// records, and whether any record is a draft now.
+	// Deleted records are not counted (DeleteRecords) and have an index of their own.
 	var all, drafts int64
-	if err := s.rawRow(ctx, `SELECT record_count, draft_count FROM registries WHERE registry_id = ?`,
-		[]any{registryID}, &all, &drafts); err != nil {
+	var deleted bool
+	if err := s.rawRow(ctx, `SELECT record_count, draft_count,
+			EXISTS (SELECT 1 FROM records d WHERE d.registry_id = g.registry_id AND d.state = ?)
+		FROM registries g WHERE registry_id = ?`,
+		[]any{directory.StateDeleted, registryID}, &all, &drafts, &deleted); err != nil {
 		return nil, 0, translate(err, "count")
 	}
 	w := &where{}
@@ -207,6 +212,9 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 		// versions, so a record whose latest version is a draft has none). A registry without
 		// drafts needs no condition, and its pages stay on the name index alone.
 		w.add("r.state <> ?", directory.StateDraft)
+	}
+	if deleted || !o.AsOf.IsZero() {
+		w.add("r.state <> ?", directory.StateDeleted) // a deleted record is missing (directory.Gone)
 	}
 	unfiltered := len(w.conds)
 	s.listFilters(w, o, "record_name")
@@ -258,7 +266,8 @@ func (s *Store) ListRecords(ctx context.Context, registryID string, o ListOption
 func (s *Store) RegistriesByTag(ctx context.Context, tag, state string) ([]directory.Registry, error) {
 	rows, err := s.rawRows(ctx, `SELECT `+registryListCols+` FROM registries r
 		JOIN namespaces n ON n.namespace_id = r.namespace_id
-		WHERE r.tag = ? AND r.state = ? AND n.domain IS NOT NULL ORDER BY r.updated_at DESC, r.registry_id LIMIT 10000`, tag, state)
+		WHERE r.tag = ? AND r.state = ? AND r.state <> ? AND n.state <> ? AND n.domain IS NOT NULL
+		ORDER BY r.updated_at DESC, r.registry_id LIMIT 10000`, tag, state, directory.StateDeleted, directory.StateDeleted)
 	if err != nil {
 		return nil, translate(err, "registries by tag")
 	}

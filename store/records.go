@@ -125,6 +125,9 @@ func (s *Store) GetRecord(ctx context.Context, nsRef, registryName, recordName s
 		case err != nil:
 			return directory.Record{}, translate(err, "record")
 		default:
+			if m := directory.DeletedLevel(r.NamespaceState, r.RegistryState, r.State); m != "" {
+				return directory.Record{}, directory.NotFound(m, []string{nsRef, registryName, recordName}[levelIndex(m)])
+			}
 			return r.record()
 		}
 	}
@@ -150,7 +153,7 @@ func (s *Store) readRecord(ctx context.Context, cond, arg, registryName, recordN
 		join, jargs = versionJoin("record_versions", "r", "record_id", sel)
 	}
 	q := `SELECT ` + recordColsOf(src) + `, ` + updated + ` AS v_created_at, r.created_at AS head_created_at,
-			g.state AS registry_state, g.schema AS schema, n.name AS namespace_name,
+			g.state AS registry_state, g.schema AS schema, n.name AS namespace_name, n.state AS namespace_state,
 			n.namespace_id AS head_namespace_id, g.registry_id AS head_registry_id, r.record_id AS head_record_id, r.state AS head_state
 		FROM namespaces n
 		LEFT JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?
@@ -171,6 +174,9 @@ func (s *Store) readRecord(ctx context.Context, cond, arg, registryName, recordN
 	}
 	if err != nil {
 		return directory.Record{}, err
+	}
+	if m := directory.DeletedLevel(r.NamespaceState, r.RegistryState, r.State); sel.Latest() && m != "" {
+		return directory.Record{}, directory.NotFound(m, []string{arg, registryName, recordName}[levelIndex(m)])
 	}
 	rec, err := r.record()
 	rec.LatestState = r.HeadState

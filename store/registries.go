@@ -62,7 +62,7 @@ func (s *Store) GetRegistry(ctx context.Context, nsRef, name string, sel directo
 	q := `SELECT v.registry_id, v.namespace_id, v.registry_name, v.tag, v.schema, v.created_by, v.genesis, v.version,
 			v.version_count, v.description, v.meta, v.ttl, v.state, v.query_allowed, v.digest, v.proof_type,
 			v.created_at AS v_created_at, g.created_at AS head_created_at, g.record_count - g.draft_count AS record_count,
-			n.name AS namespace_name, g.registry_id AS head_id
+			n.name AS namespace_name, n.state AS namespace_state, g.registry_id AS head_id
 		FROM namespaces n
 		LEFT JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?` + join + `
 		WHERE ` + cond
@@ -74,6 +74,9 @@ func (s *Store) GetRegistry(ctx context.Context, nsRef, name string, sel directo
 	found := len(rows) > 0 && rows[0].HeadID != ""
 	if err := missedLevel(len(rows), "registry", sel, []string{nsRef, name}, []bool{found}, found && rows[0].Version != ""); err != nil {
 		return directory.Registry{}, err
+	}
+	if m := directory.DeletedLevel(rows[0].NamespaceState, rows[0].State, ""); sel.Latest() && m != "" {
+		return directory.Registry{}, directory.NotFound(m, []string{nsRef, name}[levelIndex(m)])
 	}
 	return rows[0].registry()
 }

@@ -116,6 +116,9 @@ func (s *Store) searchFilter(q *searchQuery, walked bool) *where {
 		w.add("r.registry_id IN (SELECT registry_id FROM registries WHERE namespace_id = ? AND query_allowed = ?)", q.namespaceID, true)
 		w.add("r.state <> ?", directory.StateDraft)
 	}
+	// Deleted records, and the records of deleted registries, are missing (directory.Gone).
+	w.add("r.state <> ?", directory.StateDeleted)
+	w.add("r.registry_id NOT IN (SELECT registry_id FROM registries WHERE state = ?)", directory.StateDeleted)
 	if o.State != "" {
 		effectiveStateFilter(w, o.State, q.nowMS)
 	}

@@ -8,8 +8,8 @@ import (
 // Platform statistics: how many users, namespaces, registries and records exist. They are
 // counters (table svc_counters, migration 0011) that every write creating one of them increases
 // in its own transaction: users where a user is created (ensureUserTx), the others at the one
-// place new versions come into existence (appendVersions), by their first versions. Nothing is
-// ever deleted, so the counters only grow. Reading them sums 64 rows, whatever the size of the
+// place new versions come into existence (appendVersions), by their first versions. A delete
+// counts off what it hides and a restore counts it back (deleted.go). Reading them sums 64 rows, whatever the size of the
 // directory. Records count in every state but draft: a draft is private (its namespace's owner
 // and delegates see it), so it is counted when it is published (migration 0017 took the
 // drafts counted before out).

@@ -39,7 +39,10 @@ func preWriteTables(t *testing.T, s *Store) (drop func()) {
 	}
 	var columns [][2]string // table, column
 	for _, c := range [][3]string{{"namespace_versions", "log_seq", "BIGINT"}, {"registry_versions", "log_seq", "BIGINT"},
-		{"record_versions", "log_seq", "BIGINT"}, {"registries", "draft_count", "BIGINT NOT NULL DEFAULT 0"}} {
+		{"record_versions", "log_seq", "BIGINT"}, {"registries", "draft_count", "BIGINT NOT NULL DEFAULT 0"},
+		{"namespaces", "state", "TEXT NOT NULL DEFAULT 'live'"}, {"namespace_versions", "state", "TEXT NOT NULL DEFAULT 'live'"},
+		{"records", "deleted_reason", "TEXT NOT NULL DEFAULT ''"}, {"namespaces", "deleted_reason", "TEXT NOT NULL DEFAULT ''"},
+		{"registries", "deleted_reason", "TEXT NOT NULL DEFAULT ''"}} {
 		if s.db.Exec(`SELECT `+c[1]+` FROM `+c[0]+` LIMIT 0`).Error == nil {
 			continue
 		}

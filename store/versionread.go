@@ -42,3 +42,14 @@ func missedLevel(rows int, kind string, sel directory.VersionSel, names []string
 	}
 	return nil
 }
+
+// levelIndex is the place of a namespace, registry or record level in a read's names.
+func levelIndex(m directory.Missing) int {
+	switch m {
+	case directory.MissingRegistry:
+		return 1
+	case directory.MissingRecord:
+		return 2
+	}
+	return 0
+}

@@ -57,6 +57,7 @@ func (t *Tx) NamespaceForWrite(ref, userID string, lock bool) (NamespaceAccess, 
 type RegistryAccess struct {
 	directory.SealedRegistry
 	NamespaceName    string
+	NamespaceState   string
 	RecordCount      int64
 	Role             string
 	RegistryDelegate bool
@@ -80,6 +81,7 @@ func (t *Tx) RegistryForWrite(nsRef, name, userID string) (RegistryAccess, error
 		RecordCount          int64
 		DraftCount           int64
 		NamespaceName        string `gorm:"column:namespace_name"`
+		NamespaceState       string `gorm:"column:namespace_state"`
 		Role                 string `gorm:"column:role"`
 		RegistryDelegate     bool   `gorm:"column:registry_delegate"`
 	}
@@ -90,7 +92,7 @@ func (t *Tx) RegistryForWrite(nsRef, name, userID string) (RegistryAccess, error
 			EXISTS (SELECT 1 FROM registry_delegates d WHERE d.registry_id = g.registry_id AND d.user_id = ?) AS registry_delegate`
 		args = []any{userID, userID, name, arg}
 	}
-	q := `SELECT g.*, n.name AS namespace_name, ` + access + `
+	q := `SELECT g.*, n.name AS namespace_name, n.state AS namespace_state, ` + access + `
 		FROM namespaces n JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = ?
 		WHERE ` + cond + t.s.d.forUpdateOf("g")
 	if err := t.db.Raw(q, args...).Scan(&rows).Error; err != nil {
@@ -101,10 +103,10 @@ func (t *Tx) RegistryForWrite(nsRef, name, userID string) (RegistryAccess, error
 		if err != nil {
 			return RegistryAccess{}, err
 		}
-		return RegistryAccess{NamespaceName: ns.Name, Role: ns.Role}, directory.NotFound(directory.MissingRegistry, name)
+		return RegistryAccess{NamespaceName: ns.Name, NamespaceState: ns.State, Role: ns.Role}, directory.NotFound(directory.MissingRegistry, name)
 	}
 	r := rows[0]
-	return RegistryAccess{SealedRegistry: r.sealed(r.CreatedAt, r.UpdatedAt), NamespaceName: r.NamespaceName,
+	return RegistryAccess{SealedRegistry: r.sealed(r.CreatedAt, r.UpdatedAt), NamespaceName: r.NamespaceName, NamespaceState: r.NamespaceState,
 		RecordCount: r.RecordCount - r.DraftCount, Role: r.Role, RegistryDelegate: r.RegistryDelegate}, nil
 }
 

@@ -86,6 +86,11 @@ const (
 )
 
 const (
+	NamespaceStateDeleted = models.NamespaceStateDeleted
+	NamespaceStateLive    = models.NamespaceStateLive
+)
+
+const (
 	NotificationEventTypeAccepted = models.NotificationEventTypeAccepted
 	NotificationEventTypePending  = models.NotificationEventTypePending
 	NotificationEventTypeRejected = models.NotificationEventTypeRejected
@@ -105,6 +110,7 @@ const (
 )
 
 const (
+	RecordEffectiveStateDeleted   = models.RecordEffectiveStateDeleted
 	RecordEffectiveStateDraft     = models.RecordEffectiveStateDraft
 	RecordEffectiveStateExpired   = models.RecordEffectiveStateExpired
 	RecordEffectiveStateLive      = models.RecordEffectiveStateLive
@@ -115,6 +121,7 @@ const (
 )
 
 const (
+	RecordStateDeleted   = models.RecordStateDeleted
 	RecordStateDraft     = models.RecordStateDraft
 	RecordStateLive      = models.RecordStateLive
 	RecordStateRevoked   = models.RecordStateRevoked
@@ -137,6 +144,7 @@ const (
 
 const (
 	RegistryStateArchived = models.RegistryStateArchived
+	RegistryStateDeleted  = models.RegistryStateDeleted
 	RegistryStateInactive = models.RegistryStateInactive
 	RegistryStateLive     = models.RegistryStateLive
 	RegistryStateRevoked  = models.RegistryStateRevoked
@@ -284,6 +292,24 @@ type DelegatesData = models.DelegatesData
 
 type DelegatesResponse = models.DelegatesResponse
 
+type DeleteRecordsRequest = models.DeleteRecordsRequest
+
+type DeleteRequest = models.DeleteRequest
+
+type DeletedNamespace = models.DeletedNamespace
+
+type DeletedNamespacesResponse = models.DeletedNamespacesResponse
+
+type DeletedPage = models.DeletedPage
+
+type DeletedRecord = models.DeletedRecord
+
+type DeletedRecordsResponse = models.DeletedRecordsResponse
+
+type DeletedRegistriesResponse = models.DeletedRegistriesResponse
+
+type DeletedRegistry = models.DeletedRegistry
+
 type Description = models.Description
 
 type DidDocument = models.DidDocument
@@ -348,6 +374,10 @@ type Message = models.Message
 
 type Namespace = models.Namespace
 
+type NamespaceState = models.NamespaceState
+
+type NamespaceDeletedResponse = models.NamespaceDeletedResponse
+
 type NamespaceLookupResponse = models.NamespaceLookupResponse
 
 type NamespaceVersionsData = models.NamespaceVersionsData
@@ -390,11 +420,15 @@ type RecordQueryData = models.RecordQueryData
 
 type RecordQueryResponse = models.RecordQueryResponse
 
+type RecordRef = models.RecordRef
+
 type RecordState = models.RecordState
 
 type RecordVersionsData = models.RecordVersionsData
 
 type RecordVersionsResponse = models.RecordVersionsResponse
+
+type RecordsDeletedResponse = models.RecordsDeletedResponse
 
 type Registry = models.Registry
 
@@ -403,6 +437,8 @@ type RegistryTag = models.RegistryTag
 type RegistryDelegate = models.RegistryDelegate
 
 type RegistryDelegatesResponse = models.RegistryDelegatesResponse
+
+type RegistryDeletedResponse = models.RegistryDeletedResponse
 
 type RegistryListEntry = models.RegistryListEntry
 
@@ -423,6 +459,12 @@ type RegistryVersionsResponse = models.RegistryVersionsResponse
 type RemoveVerificationData = models.RemoveVerificationData
 
 type RemoveVerificationResponse = models.RemoveVerificationResponse
+
+type RestoreNamespaceRequest = models.RestoreNamespaceRequest
+
+type RestoreRecordsRequest = models.RestoreRecordsRequest
+
+type RestoreRegistryRequest = models.RestoreRegistryRequest
 
 type SearchResponse = models.SearchResponse
 
@@ -504,6 +546,8 @@ type ConsistencyToken = models.ConsistencyToken
 
 type DediDomain = models.DediDomain
 
+type DeletedNamespaceFilter = models.DeletedNamespaceFilter
+
 type Domain = models.Domain
 
 type FromDate = models.FromDate
@@ -581,6 +625,12 @@ type Verified = models.Verified
 type ListApiKeysParams = models.ListApiKeysParams
 
 type CheckVerificationParams = models.CheckVerificationParams
+
+type ListDeletedNamespacesParams = models.ListDeletedNamespacesParams
+
+type ListDeletedRecordsParams = models.ListDeletedRecordsParams
+
+type ListDeletedRegistriesParams = models.ListDeletedRegistriesParams
 
 type GenerateDnsTxtParams = models.GenerateDnsTxtParams
 
@@ -676,6 +726,12 @@ type CreateApiKeyJSONRequestBody = models.CreateApiKeyJSONRequestBody
 
 type CreateNamespaceJSONRequestBody = models.CreateNamespaceJSONRequestBody
 
+type RestoreDeletedNamespaceJSONRequestBody = models.RestoreDeletedNamespaceJSONRequestBody
+
+type RestoreDeletedRecordsJSONRequestBody = models.RestoreDeletedRecordsJSONRequestBody
+
+type RestoreDeletedRegistryJSONRequestBody = models.RestoreDeletedRegistryJSONRequestBody
+
 type VerifyDomainJSONRequestBody = models.VerifyDomainJSONRequestBody
 
 type VerifyNamespaceLookupJSONRequestBody = models.VerifyNamespaceLookupJSONRequestBody
@@ -690,6 +746,8 @@ type AddDelegateJSONRequestBody = models.AddDelegateJSONRequestBody
 
 type CreateRegistryJSONRequestBody = models.CreateRegistryJSONRequestBody
 
+type DeleteNamespaceJSONRequestBody = models.DeleteNamespaceJSONRequestBody
+
 type RemoveDelegateJSONRequestBody = models.RemoveDelegateJSONRequestBody
 
 type TransferOwnershipJSONRequestBody = models.TransferOwnershipJSONRequestBody
@@ -703,6 +761,10 @@ type AddRecordsJSONRequestBody = models.AddRecordsJSONRequestBody
 type AddRegistryDelegateJSONRequestBody = models.AddRegistryDelegateJSONRequestBody
 
 type BulkUploadRecordsMultipartRequestBody = models.BulkUploadRecordsMultipartRequestBody
+
+type DeleteRecordsJSONRequestBody = models.DeleteRecordsJSONRequestBody
+
+type DeleteRegistryJSONRequestBody = models.DeleteRegistryJSONRequestBody
 
 type PublishRecordsJSONRequestBody = models.PublishRecordsJSONRequestBody
 
@@ -882,6 +944,27 @@ type ClientInterface interface {
 	// Corresponds with GET /svc/dedi/{domain}/{registry_name} (the `GetDediFile` operationId).
 	GetDediFile(ctx context.Context, domain DediDomain, registryName RegistryName, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListDeletedNamespaces List the deleted namespaces the caller may restore
+	//
+	// The deleted namespaces the caller owns, latest delete first: each tombstone with the reason of its delete.
+	//
+	// Corresponds with GET /svc/deleted/namespaces (the `ListDeletedNamespaces` operationId).
+	ListDeletedNamespaces(ctx context.Context, params *ListDeletedNamespacesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListDeletedRecords List the deleted records the caller may restore
+	//
+	// The deleted records of the registries (not deleted, in namespaces not deleted) whose records the caller may write (as the namespace's owner or a delegate, or a delegate of the registry), latest delete first, each tombstone with the reason of its delete.
+	//
+	// Corresponds with GET /svc/deleted/records (the `ListDeletedRecords` operationId).
+	ListDeletedRecords(ctx context.Context, params *ListDeletedRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListDeletedRegistries List the deleted registries the caller may restore
+	//
+	// The deleted registries of the namespaces (not deleted) where the caller is the owner or a delegate, latest delete first, each tombstone with the reason of its delete.
+	//
+	// Corresponds with GET /svc/deleted/registries (the `ListDeletedRegistries` operationId).
+	ListDeletedRegistries(ctx context.Context, params *ListDeletedRegistriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GenerateDnsTxt Generate a domain verification value, or request an attestation
 	//
 	// `verification_method` is required; it may also be sent in a JSON body with `target_namespace`.
@@ -1042,6 +1125,60 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /svc/query/{namespace}/{registry_name} (the `QueryRecords` operationId).
 	QueryRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *QueryRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RestoreDeletedNamespaceWithBody Restore a deleted namespace (owner only)
+	//
+	// Writes a new live version of a deleted namespace, named by its id, for its owner. Its registries and records read again as they were, except those deleted before it (they stay deleted). Its verified domain is not taken back: verify it again. 409 when the namespace is not deleted.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/restore/namespace (the `RestoreDeletedNamespace` operationId).
+	RestoreDeletedNamespaceWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RestoreDeletedNamespace Restore a deleted namespace (owner only)
+	//
+	// Writes a new live version of a deleted namespace, named by its id, for its owner. Its registries and records read again as they were, except those deleted before it (they stay deleted). Its verified domain is not taken back: verify it again. 409 when the namespace is not deleted.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /svc/restore/namespace (the `RestoreDeletedNamespace` operationId).
+	RestoreDeletedNamespace(ctx context.Context, body RestoreDeletedNamespaceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RestoreDeletedRecordsWithBody Restore up to 1000 deleted records
+	//
+	// Writes a new live version of each named deleted record, all or none, in one transaction; for those who may write the records of its registry, which must be live. A refusal names every record it refuses: a record named twice (400), no such record (404), a record that is not deleted (409); a record whose registry or namespace is deleted is 409 (restore that first).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/restore/records (the `RestoreDeletedRecords` operationId).
+	RestoreDeletedRecordsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RestoreDeletedRecords Restore up to 1000 deleted records
+	//
+	// Writes a new live version of each named deleted record, all or none, in one transaction; for those who may write the records of its registry, which must be live. A refusal names every record it refuses: a record named twice (400), no such record (404), a record that is not deleted (409); a record whose registry or namespace is deleted is 409 (restore that first).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /svc/restore/records (the `RestoreDeletedRecords` operationId).
+	RestoreDeletedRecords(ctx context.Context, body RestoreDeletedRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RestoreDeletedRegistryWithBody Restore a deleted registry
+	//
+	// Writes a new live version of a deleted registry, for the namespace's owner or a delegate; its records read again as they were, except those deleted before it. 409 when the registry is not deleted, or its namespace is (restore the namespace first).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /svc/restore/registry (the `RestoreDeletedRegistry` operationId).
+	RestoreDeletedRegistryWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RestoreDeletedRegistry Restore a deleted registry
+	//
+	// Writes a new live version of a deleted registry, for the namespace's owner or a delegate; its records read again as they were, except those deleted before it. 409 when the registry is not deleted, or its namespace is (restore the namespace first).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /svc/restore/registry (the `RestoreDeletedRegistry` operationId).
+	RestoreDeletedRegistry(ctx context.Context, body RestoreDeletedRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SearchRecords Search the records of a namespace
 	//
@@ -1256,6 +1393,24 @@ type ClientInterface interface {
 	// Corresponds with POST /svc/{namespace}/create-registry (the `CreateRegistry` operationId).
 	CreateRegistry(ctx context.Context, namespace NamespaceRef, body CreateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteNamespaceWithBody Delete a namespace (owner only)
+	//
+	// Writes the namespace's tombstone: a new version in state `deleted`, with its digest, appended to the transparency log; no version is removed, and every version stays readable by `version_id`. From then on the namespace, its registries and their records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, all in this one transaction. Its verified domain is released (its verification sources, challenges and open requests go); a restore does not take it back. The body is optional: a `reason`, kept with the tombstone and shown in `GET /svc/deleted/namespaces`. 409 when the namespace is deleted already (then it answers 404 to a domain: use its id).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with DELETE /svc/{namespace}/delete-namespace (the `DeleteNamespace` operationId).
+	DeleteNamespaceWithBody(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteNamespace Delete a namespace (owner only)
+	//
+	// Writes the namespace's tombstone: a new version in state `deleted`, with its digest, appended to the transparency log; no version is removed, and every version stays readable by `version_id`. From then on the namespace, its registries and their records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, all in this one transaction. Its verified domain is released (its verification sources, challenges and open requests go); a restore does not take it back. The body is optional: a `reason`, kept with the tombstone and shown in `GET /svc/deleted/namespaces`. 409 when the namespace is deleted already (then it answers 404 to a domain: use its id).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with DELETE /svc/{namespace}/delete-namespace (the `DeleteNamespace` operationId).
+	DeleteNamespace(ctx context.Context, namespace NamespaceRef, body DeleteNamespaceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetDelegates List the owner and delegates
 	//
 	// The owner and the delegates of the namespace, for its owner and delegates.
@@ -1414,6 +1569,42 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
 	DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteRecordsWithBody Delete up to 1000 records at once
+	//
+	// Writes a tombstone of each named record of a live registry (a new version in state `deleted`, logged), all or none, in one transaction; for the namespace's owner and delegates and the registry's delegates. Only `live` and `suspended` records can be deleted. A refusal names every record it refuses: a name given twice (400), names without a record (404), records deleted already, drafts or revoked records (409).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
+	DeleteRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteRecords Delete up to 1000 records at once
+	//
+	// Writes a tombstone of each named record of a live registry (a new version in state `deleted`, logged), all or none, in one transaction; for the namespace's owner and delegates and the registry's delegates. Only `live` and `suspended` records can be deleted. A refusal names every record it refuses: a name given twice (400), names without a record (404), records deleted already, drafts or revoked records (409).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
+	DeleteRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteRegistryWithBody Delete a registry
+	//
+	// The namespace's owner or a delegate writes the registry's tombstone: a new version in state `deleted`, logged like any other. The registry and its records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, in this one transaction, whatever the number of records (no version of them is written: they read as missing while the registry is deleted). Its versions and theirs stay readable by `version_id`. The body is optional: a `reason`. 409 when it is deleted already; 404 when its namespace is deleted.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
+	DeleteRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteRegistry Delete a registry
+	//
+	// The namespace's owner or a delegate writes the registry's tombstone: a new version in state `deleted`, logged like any other. The registry and its records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, in this one transaction, whatever the number of records (no version of them is written: they read as missing while the registry is deleted). Its versions and theirs stay readable by `version_id`. The body is optional: a `reason`. 409 when it is deleted already; 404 when its namespace is deleted.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
+	DeleteRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DownloadSampleCsv Download a sample CSV file for a registry's bulk upload
 	//
@@ -1809,6 +2000,57 @@ func (c *Client) GetDediFile(ctx context.Context, domain DediDomain, registryNam
 	return c.Client.Do(req)
 }
 
+// ListDeletedNamespaces List the deleted namespaces the caller may restore
+//
+// The deleted namespaces the caller owns, latest delete first: each tombstone with the reason of its delete.
+//
+// Corresponds with GET /svc/deleted/namespaces (the `ListDeletedNamespaces` operationId).
+func (c *Client) ListDeletedNamespaces(ctx context.Context, params *ListDeletedNamespacesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListDeletedNamespacesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListDeletedRecords List the deleted records the caller may restore
+//
+// The deleted records of the registries (not deleted, in namespaces not deleted) whose records the caller may write (as the namespace's owner or a delegate, or a delegate of the registry), latest delete first, each tombstone with the reason of its delete.
+//
+// Corresponds with GET /svc/deleted/records (the `ListDeletedRecords` operationId).
+func (c *Client) ListDeletedRecords(ctx context.Context, params *ListDeletedRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListDeletedRecordsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListDeletedRegistries List the deleted registries the caller may restore
+//
+// The deleted registries of the namespaces (not deleted) where the caller is the owner or a delegate, latest delete first, each tombstone with the reason of its delete.
+//
+// Corresponds with GET /svc/deleted/registries (the `ListDeletedRegistries` operationId).
+func (c *Client) ListDeletedRegistries(ctx context.Context, params *ListDeletedRegistriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListDeletedRegistriesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GenerateDnsTxt Generate a domain verification value, or request an attestation
 //
 // `verification_method` is required; it may also be sent in a JSON body with `target_namespace`.
@@ -2180,6 +2422,120 @@ func (c *Client) QueryRegistries(ctx context.Context, namespace NamespaceRef, pa
 // Corresponds with GET /svc/query/{namespace}/{registry_name} (the `QueryRecords` operationId).
 func (c *Client) QueryRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *QueryRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewQueryRecordsRequest(c.Server, namespace, registryName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RestoreDeletedNamespaceWithBody Restore a deleted namespace (owner only)
+//
+// Writes a new live version of a deleted namespace, named by its id, for its owner. Its registries and records read again as they were, except those deleted before it (they stay deleted). Its verified domain is not taken back: verify it again. 409 when the namespace is not deleted.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/restore/namespace (the `RestoreDeletedNamespace` operationId).
+func (c *Client) RestoreDeletedNamespaceWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreDeletedNamespaceRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RestoreDeletedNamespace Restore a deleted namespace (owner only)
+//
+// Writes a new live version of a deleted namespace, named by its id, for its owner. Its registries and records read again as they were, except those deleted before it (they stay deleted). Its verified domain is not taken back: verify it again. 409 when the namespace is not deleted.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /svc/restore/namespace (the `RestoreDeletedNamespace` operationId).
+func (c *Client) RestoreDeletedNamespace(ctx context.Context, body RestoreDeletedNamespaceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreDeletedNamespaceRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RestoreDeletedRecordsWithBody Restore up to 1000 deleted records
+//
+// Writes a new live version of each named deleted record, all or none, in one transaction; for those who may write the records of its registry, which must be live. A refusal names every record it refuses: a record named twice (400), no such record (404), a record that is not deleted (409); a record whose registry or namespace is deleted is 409 (restore that first).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/restore/records (the `RestoreDeletedRecords` operationId).
+func (c *Client) RestoreDeletedRecordsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreDeletedRecordsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RestoreDeletedRecords Restore up to 1000 deleted records
+//
+// Writes a new live version of each named deleted record, all or none, in one transaction; for those who may write the records of its registry, which must be live. A refusal names every record it refuses: a record named twice (400), no such record (404), a record that is not deleted (409); a record whose registry or namespace is deleted is 409 (restore that first).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /svc/restore/records (the `RestoreDeletedRecords` operationId).
+func (c *Client) RestoreDeletedRecords(ctx context.Context, body RestoreDeletedRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreDeletedRecordsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RestoreDeletedRegistryWithBody Restore a deleted registry
+//
+// Writes a new live version of a deleted registry, for the namespace's owner or a delegate; its records read again as they were, except those deleted before it. 409 when the registry is not deleted, or its namespace is (restore the namespace first).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /svc/restore/registry (the `RestoreDeletedRegistry` operationId).
+func (c *Client) RestoreDeletedRegistryWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreDeletedRegistryRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RestoreDeletedRegistry Restore a deleted registry
+//
+// Writes a new live version of a deleted registry, for the namespace's owner or a delegate; its records read again as they were, except those deleted before it. 409 when the registry is not deleted, or its namespace is (restore the namespace first).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /svc/restore/registry (the `RestoreDeletedRegistry` operationId).
+func (c *Client) RestoreDeletedRegistry(ctx context.Context, body RestoreDeletedRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreDeletedRegistryRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2653,6 +3009,44 @@ func (c *Client) CreateRegistry(ctx context.Context, namespace NamespaceRef, bod
 	return c.Client.Do(req)
 }
 
+// DeleteNamespaceWithBody Delete a namespace (owner only)
+//
+// Writes the namespace's tombstone: a new version in state `deleted`, with its digest, appended to the transparency log; no version is removed, and every version stays readable by `version_id`. From then on the namespace, its registries and their records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, all in this one transaction. Its verified domain is released (its verification sources, challenges and open requests go); a restore does not take it back. The body is optional: a `reason`, kept with the tombstone and shown in `GET /svc/deleted/namespaces`. 409 when the namespace is deleted already (then it answers 404 to a domain: use its id).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with DELETE /svc/{namespace}/delete-namespace (the `DeleteNamespace` operationId).
+func (c *Client) DeleteNamespaceWithBody(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteNamespaceRequestWithBody(c.Server, namespace, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteNamespace Delete a namespace (owner only)
+//
+// Writes the namespace's tombstone: a new version in state `deleted`, with its digest, appended to the transparency log; no version is removed, and every version stays readable by `version_id`. From then on the namespace, its registries and their records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, all in this one transaction. Its verified domain is released (its verification sources, challenges and open requests go); a restore does not take it back. The body is optional: a `reason`, kept with the tombstone and shown in `GET /svc/deleted/namespaces`. 409 when the namespace is deleted already (then it answers 404 to a domain: use its id).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with DELETE /svc/{namespace}/delete-namespace (the `DeleteNamespace` operationId).
+func (c *Client) DeleteNamespace(ctx context.Context, namespace NamespaceRef, body DeleteNamespaceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteNamespaceRequest(c.Server, namespace, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetDelegates List the owner and delegates
 //
 // The owner and the delegates of the namespace, for its owner and delegates.
@@ -2992,6 +3386,82 @@ func (c *Client) BulkUploadRecordsWithBody(ctx context.Context, namespace Namesp
 // Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
 func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeactivateRegistryRequest(c.Server, namespace, registryName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteRecordsWithBody Delete up to 1000 records at once
+//
+// Writes a tombstone of each named record of a live registry (a new version in state `deleted`, logged), all or none, in one transaction; for the namespace's owner and delegates and the registry's delegates. Only `live` and `suspended` records can be deleted. A refusal names every record it refuses: a name given twice (400), names without a record (404), records deleted already, drafts or revoked records (409).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
+func (c *Client) DeleteRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteRecordsRequestWithBody(c.Server, namespace, registryName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteRecords Delete up to 1000 records at once
+//
+// Writes a tombstone of each named record of a live registry (a new version in state `deleted`, logged), all or none, in one transaction; for the namespace's owner and delegates and the registry's delegates. Only `live` and `suspended` records can be deleted. A refusal names every record it refuses: a name given twice (400), names without a record (404), records deleted already, drafts or revoked records (409).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
+func (c *Client) DeleteRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteRecordsRequest(c.Server, namespace, registryName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteRegistryWithBody Delete a registry
+//
+// The namespace's owner or a delegate writes the registry's tombstone: a new version in state `deleted`, logged like any other. The registry and its records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, in this one transaction, whatever the number of records (no version of them is written: they read as missing while the registry is deleted). Its versions and theirs stay readable by `version_id`. The body is optional: a `reason`. 409 when it is deleted already; 404 when its namespace is deleted.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
+func (c *Client) DeleteRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteRegistryRequestWithBody(c.Server, namespace, registryName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteRegistry Delete a registry
+//
+// The namespace's owner or a delegate writes the registry's tombstone: a new version in state `deleted`, logged like any other. The registry and its records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, in this one transaction, whatever the number of records (no version of them is written: they read as missing while the registry is deleted). Its versions and theirs stay readable by `version_id`. The body is optional: a `reason`. 409 when it is deleted already; 404 when its namespace is deleted.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
+func (c *Client) DeleteRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteRegistryRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3769,6 +4239,285 @@ func NewGetDediFileRequest(server string, domain DediDomain, registryName Regist
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListDeletedNamespacesRequest constructs an http.Request for the ListDeletedNamespaces method
+func NewListDeletedNamespacesRequest(server string, params *ListDeletedNamespacesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/deleted/namespaces")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_size", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListDeletedRecordsRequest constructs an http.Request for the ListDeletedRecords method
+func NewListDeletedRecordsRequest(server string, params *ListDeletedRecordsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/deleted/records")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.NamespaceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "namespace_id", *params.NamespaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.RegistryName != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "registry_name", *params.RegistryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_size", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListDeletedRegistriesRequest constructs an http.Request for the ListDeletedRegistries method
+func NewListDeletedRegistriesRequest(server string, params *ListDeletedRegistriesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/deleted/registries")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.NamespaceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "namespace_id", *params.NamespaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_size", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5197,6 +5946,126 @@ func NewQueryRecordsRequest(server string, namespace NamespaceRef, registryName 
 	return req, nil
 }
 
+// NewRestoreDeletedNamespaceRequest calls the generic RestoreDeletedNamespace builder with application/json body
+func NewRestoreDeletedNamespaceRequest(server string, body RestoreDeletedNamespaceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRestoreDeletedNamespaceRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewRestoreDeletedNamespaceRequestWithBody constructs an http.Request for the RestoreDeletedNamespace method, with any body, and a specified content type
+func NewRestoreDeletedNamespaceRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/restore/namespace")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRestoreDeletedRecordsRequest calls the generic RestoreDeletedRecords builder with application/json body
+func NewRestoreDeletedRecordsRequest(server string, body RestoreDeletedRecordsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRestoreDeletedRecordsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewRestoreDeletedRecordsRequestWithBody constructs an http.Request for the RestoreDeletedRecords method, with any body, and a specified content type
+func NewRestoreDeletedRecordsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/restore/records")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRestoreDeletedRegistryRequest calls the generic RestoreDeletedRegistry builder with application/json body
+func NewRestoreDeletedRegistryRequest(server string, body RestoreDeletedRegistryJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRestoreDeletedRegistryRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewRestoreDeletedRegistryRequestWithBody constructs an http.Request for the RestoreDeletedRegistry method, with any body, and a specified content type
+func NewRestoreDeletedRegistryRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/restore/registry")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSearchRecordsRequest constructs an http.Request for the SearchRecords method
 func NewSearchRecordsRequest(server string, namespace NamespaceRef, params *SearchRecordsParams) (*http.Request, error) {
 	var err error
@@ -6061,6 +6930,53 @@ func NewCreateRegistryRequestWithBody(server string, namespace NamespaceRef, con
 	return req, nil
 }
 
+// NewDeleteNamespaceRequest calls the generic DeleteNamespace builder with application/json body
+func NewDeleteNamespaceRequest(server string, namespace NamespaceRef, body DeleteNamespaceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDeleteNamespaceRequestWithBody(server, namespace, "application/json", bodyReader)
+}
+
+// NewDeleteNamespaceRequestWithBody constructs an http.Request for the DeleteNamespace method, with any body, and a specified content type
+func NewDeleteNamespaceRequestWithBody(server string, namespace NamespaceRef, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/delete-namespace", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetDelegatesRequest constructs an http.Request for the GetDelegates method
 func NewGetDelegatesRequest(server string, namespace NamespaceRef, params *GetDelegatesParams) (*http.Request, error) {
 	var err error
@@ -6764,6 +7680,114 @@ func NewDeactivateRegistryRequest(server string, namespace NamespaceRef, registr
 		}
 
 	}
+
+	return req, nil
+}
+
+// NewDeleteRecordsRequest calls the generic DeleteRecords builder with application/json body
+func NewDeleteRecordsRequest(server string, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDeleteRecordsRequestWithBody(server, namespace, registryName, "application/json", bodyReader)
+}
+
+// NewDeleteRecordsRequestWithBody constructs an http.Request for the DeleteRecords method, with any body, and a specified content type
+func NewDeleteRecordsRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/delete-records", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteRegistryRequest calls the generic DeleteRegistry builder with application/json body
+func NewDeleteRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDeleteRegistryRequestWithBody(server, namespace, registryName, "application/json", bodyReader)
+}
+
+// NewDeleteRegistryRequestWithBody constructs an http.Request for the DeleteRegistry method, with any body, and a specified content type
+func NewDeleteRegistryRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "registry_name", registryName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/%s/%s/delete-registry", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -8066,6 +9090,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/dedi/{domain}/{registry_name} (the `GetDediFile` operationId).
 	GetDediFileWithResponse(ctx context.Context, domain DediDomain, registryName RegistryName, reqEditors ...RequestEditorFn) (*GetDediFileResult, error)
 
+	// ListDeletedNamespacesWithResponse List the deleted namespaces the caller may restore
+	//
+	// The deleted namespaces the caller owns, latest delete first: each tombstone with the reason of its delete.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/deleted/namespaces (the `ListDeletedNamespaces` operationId).
+	ListDeletedNamespacesWithResponse(ctx context.Context, params *ListDeletedNamespacesParams, reqEditors ...RequestEditorFn) (*ListDeletedNamespacesResult, error)
+
+	// ListDeletedRecordsWithResponse List the deleted records the caller may restore
+	//
+	// The deleted records of the registries (not deleted, in namespaces not deleted) whose records the caller may write (as the namespace's owner or a delegate, or a delegate of the registry), latest delete first, each tombstone with the reason of its delete.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/deleted/records (the `ListDeletedRecords` operationId).
+	ListDeletedRecordsWithResponse(ctx context.Context, params *ListDeletedRecordsParams, reqEditors ...RequestEditorFn) (*ListDeletedRecordsResult, error)
+
+	// ListDeletedRegistriesWithResponse List the deleted registries the caller may restore
+	//
+	// The deleted registries of the namespaces (not deleted) where the caller is the owner or a delegate, latest delete first, each tombstone with the reason of its delete.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/deleted/registries (the `ListDeletedRegistries` operationId).
+	ListDeletedRegistriesWithResponse(ctx context.Context, params *ListDeletedRegistriesParams, reqEditors ...RequestEditorFn) (*ListDeletedRegistriesResult, error)
+
 	// GenerateDnsTxtWithResponse Generate a domain verification value, or request an attestation
 	//
 	// `verification_method` is required; it may also be sent in a JSON body with `target_namespace`.
@@ -8270,6 +9321,60 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /svc/query/{namespace}/{registry_name} (the `QueryRecords` operationId).
 	QueryRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *QueryRecordsParams, reqEditors ...RequestEditorFn) (*QueryRecordsResult, error)
+
+	// RestoreDeletedNamespaceWithBodyWithResponse Restore a deleted namespace (owner only)
+	//
+	// Writes a new live version of a deleted namespace, named by its id, for its owner. Its registries and records read again as they were, except those deleted before it (they stay deleted). Its verified domain is not taken back: verify it again. 409 when the namespace is not deleted.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/restore/namespace (the `RestoreDeletedNamespace` operationId).
+	RestoreDeletedNamespaceWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreDeletedNamespaceResult, error)
+
+	// RestoreDeletedNamespaceWithResponse Restore a deleted namespace (owner only)
+	//
+	// Writes a new live version of a deleted namespace, named by its id, for its owner. Its registries and records read again as they were, except those deleted before it (they stay deleted). Its verified domain is not taken back: verify it again. 409 when the namespace is not deleted.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/restore/namespace (the `RestoreDeletedNamespace` operationId).
+	RestoreDeletedNamespaceWithResponse(ctx context.Context, body RestoreDeletedNamespaceJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreDeletedNamespaceResult, error)
+
+	// RestoreDeletedRecordsWithBodyWithResponse Restore up to 1000 deleted records
+	//
+	// Writes a new live version of each named deleted record, all or none, in one transaction; for those who may write the records of its registry, which must be live. A refusal names every record it refuses: a record named twice (400), no such record (404), a record that is not deleted (409); a record whose registry or namespace is deleted is 409 (restore that first).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/restore/records (the `RestoreDeletedRecords` operationId).
+	RestoreDeletedRecordsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreDeletedRecordsResult, error)
+
+	// RestoreDeletedRecordsWithResponse Restore up to 1000 deleted records
+	//
+	// Writes a new live version of each named deleted record, all or none, in one transaction; for those who may write the records of its registry, which must be live. A refusal names every record it refuses: a record named twice (400), no such record (404), a record that is not deleted (409); a record whose registry or namespace is deleted is 409 (restore that first).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/restore/records (the `RestoreDeletedRecords` operationId).
+	RestoreDeletedRecordsWithResponse(ctx context.Context, body RestoreDeletedRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreDeletedRecordsResult, error)
+
+	// RestoreDeletedRegistryWithBodyWithResponse Restore a deleted registry
+	//
+	// Writes a new live version of a deleted registry, for the namespace's owner or a delegate; its records read again as they were, except those deleted before it. 409 when the registry is not deleted, or its namespace is (restore the namespace first).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/restore/registry (the `RestoreDeletedRegistry` operationId).
+	RestoreDeletedRegistryWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreDeletedRegistryResult, error)
+
+	// RestoreDeletedRegistryWithResponse Restore a deleted registry
+	//
+	// Writes a new live version of a deleted registry, for the namespace's owner or a delegate; its records read again as they were, except those deleted before it. 409 when the registry is not deleted, or its namespace is (restore the namespace first).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /svc/restore/registry (the `RestoreDeletedRegistry` operationId).
+	RestoreDeletedRegistryWithResponse(ctx context.Context, body RestoreDeletedRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreDeletedRegistryResult, error)
 
 	// SearchRecordsWithResponse Search the records of a namespace
 	//
@@ -8506,6 +9611,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /svc/{namespace}/create-registry (the `CreateRegistry` operationId).
 	CreateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, body CreateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRegistryResult, error)
 
+	// DeleteNamespaceWithBodyWithResponse Delete a namespace (owner only)
+	//
+	// Writes the namespace's tombstone: a new version in state `deleted`, with its digest, appended to the transparency log; no version is removed, and every version stays readable by `version_id`. From then on the namespace, its registries and their records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, all in this one transaction. Its verified domain is released (its verification sources, challenges and open requests go); a restore does not take it back. The body is optional: a `reason`, kept with the tombstone and shown in `GET /svc/deleted/namespaces`. 409 when the namespace is deleted already (then it answers 404 to a domain: use its id).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /svc/{namespace}/delete-namespace (the `DeleteNamespace` operationId).
+	DeleteNamespaceWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteNamespaceResult, error)
+
+	// DeleteNamespaceWithResponse Delete a namespace (owner only)
+	//
+	// Writes the namespace's tombstone: a new version in state `deleted`, with its digest, appended to the transparency log; no version is removed, and every version stays readable by `version_id`. From then on the namespace, its registries and their records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, all in this one transaction. Its verified domain is released (its verification sources, challenges and open requests go); a restore does not take it back. The body is optional: a `reason`, kept with the tombstone and shown in `GET /svc/deleted/namespaces`. 409 when the namespace is deleted already (then it answers 404 to a domain: use its id).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /svc/{namespace}/delete-namespace (the `DeleteNamespace` operationId).
+	DeleteNamespaceWithResponse(ctx context.Context, namespace NamespaceRef, body DeleteNamespaceJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteNamespaceResult, error)
+
 	// GetDelegatesWithResponse List the owner and delegates
 	//
 	// The owner and the delegates of the namespace, for its owner and delegates.
@@ -8676,6 +9799,42 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
 	DeactivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*DeactivateRegistryResult, error)
+
+	// DeleteRecordsWithBodyWithResponse Delete up to 1000 records at once
+	//
+	// Writes a tombstone of each named record of a live registry (a new version in state `deleted`, logged), all or none, in one transaction; for the namespace's owner and delegates and the registry's delegates. Only `live` and `suspended` records can be deleted. A refusal names every record it refuses: a name given twice (400), names without a record (404), records deleted already, drafts or revoked records (409).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
+	DeleteRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error)
+
+	// DeleteRecordsWithResponse Delete up to 1000 records at once
+	//
+	// Writes a tombstone of each named record of a live registry (a new version in state `deleted`, logged), all or none, in one transaction; for the namespace's owner and delegates and the registry's delegates. Only `live` and `suspended` records can be deleted. A refusal names every record it refuses: a name given twice (400), names without a record (404), records deleted already, drafts or revoked records (409).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
+	DeleteRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error)
+
+	// DeleteRegistryWithBodyWithResponse Delete a registry
+	//
+	// The namespace's owner or a delegate writes the registry's tombstone: a new version in state `deleted`, logged like any other. The registry and its records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, in this one transaction, whatever the number of records (no version of them is written: they read as missing while the registry is deleted). Its versions and theirs stay readable by `version_id`. The body is optional: a `reason`. 409 when it is deleted already; 404 when its namespace is deleted.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
+	DeleteRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error)
+
+	// DeleteRegistryWithResponse Delete a registry
+	//
+	// The namespace's owner or a delegate writes the registry's tombstone: a new version in state `deleted`, logged like any other. The registry and its records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, in this one transaction, whatever the number of records (no version of them is written: they read as missing while the registry is deleted). Its versions and theirs stay readable by `version_id`. The body is optional: a `reason`. 409 when it is deleted already; 404 when its namespace is deleted.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
+	DeleteRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error)
 
 	// DownloadSampleCsvWithResponse Download a sample CSV file for a registry's bulk upload
 	//
@@ -9780,6 +10939,255 @@ func (r GetDediFileResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetDediFileResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListDeletedNamespacesResult429Headers the declared response headers of an HTTP 429 response for ListDeletedNamespaces
+type ListDeletedNamespacesResult429Headers struct {
+	RetryAfter *int
+}
+
+type ListDeletedNamespacesResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeletedNamespacesResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDeletedNamespacesResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListDeletedNamespacesResult) GetJSON200() *DeletedNamespacesResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListDeletedNamespacesResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListDeletedNamespacesResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListDeletedNamespacesResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListDeletedNamespacesResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListDeletedNamespacesResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListDeletedNamespacesResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListDeletedNamespacesResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListDeletedNamespacesResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListDeletedNamespacesResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListDeletedRecordsResult429Headers the declared response headers of an HTTP 429 response for ListDeletedRecords
+type ListDeletedRecordsResult429Headers struct {
+	RetryAfter *int
+}
+
+type ListDeletedRecordsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeletedRecordsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDeletedRecordsResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListDeletedRecordsResult) GetJSON200() *DeletedRecordsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListDeletedRecordsResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListDeletedRecordsResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListDeletedRecordsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListDeletedRecordsResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListDeletedRecordsResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListDeletedRecordsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListDeletedRecordsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListDeletedRecordsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListDeletedRecordsResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListDeletedRegistriesResult429Headers the declared response headers of an HTTP 429 response for ListDeletedRegistries
+type ListDeletedRegistriesResult429Headers struct {
+	RetryAfter *int
+}
+
+type ListDeletedRegistriesResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeletedRegistriesResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDeletedRegistriesResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListDeletedRegistriesResult) GetJSON200() *DeletedRegistriesResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListDeletedRegistriesResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListDeletedRegistriesResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListDeletedRegistriesResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListDeletedRegistriesResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListDeletedRegistriesResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListDeletedRegistriesResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListDeletedRegistriesResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListDeletedRegistriesResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListDeletedRegistriesResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11755,6 +13163,360 @@ func (r QueryRecordsResult) ContentType() string {
 	return ""
 }
 
+// RestoreDeletedNamespaceResult200Headers the declared response headers of an HTTP 200 response for RestoreDeletedNamespace
+type RestoreDeletedNamespaceResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
+// RestoreDeletedNamespaceResult429Headers the declared response headers of an HTTP 429 response for RestoreDeletedNamespace
+type RestoreDeletedNamespaceResult429Headers struct {
+	RetryAfter *int
+}
+
+type RestoreDeletedNamespaceResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *NamespaceDeletedResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RestoreDeletedNamespaceResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RestoreDeletedNamespaceResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RestoreDeletedNamespaceResult) GetJSON200() *NamespaceDeletedResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RestoreDeletedNamespaceResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RestoreDeletedNamespaceResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RestoreDeletedNamespaceResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RestoreDeletedNamespaceResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RestoreDeletedNamespaceResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RestoreDeletedNamespaceResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RestoreDeletedNamespaceResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RestoreDeletedNamespaceResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RestoreDeletedNamespaceResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RestoreDeletedNamespaceResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RestoreDeletedNamespaceResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RestoreDeletedNamespaceResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RestoreDeletedNamespaceResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RestoreDeletedRecordsResult200Headers the declared response headers of an HTTP 200 response for RestoreDeletedRecords
+type RestoreDeletedRecordsResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
+// RestoreDeletedRecordsResult429Headers the declared response headers of an HTTP 429 response for RestoreDeletedRecords
+type RestoreDeletedRecordsResult429Headers struct {
+	RetryAfter *int
+}
+
+type RestoreDeletedRecordsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RecordsDeletedResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RestoreDeletedRecordsResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RestoreDeletedRecordsResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RestoreDeletedRecordsResult) GetJSON200() *RecordsDeletedResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RestoreDeletedRecordsResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RestoreDeletedRecordsResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RestoreDeletedRecordsResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RestoreDeletedRecordsResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RestoreDeletedRecordsResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RestoreDeletedRecordsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RestoreDeletedRecordsResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RestoreDeletedRecordsResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RestoreDeletedRecordsResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RestoreDeletedRecordsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RestoreDeletedRecordsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RestoreDeletedRecordsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RestoreDeletedRecordsResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RestoreDeletedRegistryResult200Headers the declared response headers of an HTTP 200 response for RestoreDeletedRegistry
+type RestoreDeletedRegistryResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
+// RestoreDeletedRegistryResult429Headers the declared response headers of an HTTP 429 response for RestoreDeletedRegistry
+type RestoreDeletedRegistryResult429Headers struct {
+	RetryAfter *int
+}
+
+type RestoreDeletedRegistryResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RegistryDeletedResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RestoreDeletedRegistryResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RestoreDeletedRegistryResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RestoreDeletedRegistryResult) GetJSON200() *RegistryDeletedResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RestoreDeletedRegistryResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RestoreDeletedRegistryResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RestoreDeletedRegistryResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RestoreDeletedRegistryResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RestoreDeletedRegistryResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RestoreDeletedRegistryResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RestoreDeletedRegistryResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RestoreDeletedRegistryResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RestoreDeletedRegistryResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RestoreDeletedRegistryResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RestoreDeletedRegistryResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RestoreDeletedRegistryResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RestoreDeletedRegistryResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SearchRecordsResult429Headers the declared response headers of an HTTP 429 response for SearchRecords
 type SearchRecordsResult429Headers struct {
 	RetryAfter *int
@@ -13550,6 +15312,124 @@ func (r CreateRegistryResult) ContentType() string {
 	return ""
 }
 
+// DeleteNamespaceResult200Headers the declared response headers of an HTTP 200 response for DeleteNamespace
+type DeleteNamespaceResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
+// DeleteNamespaceResult429Headers the declared response headers of an HTTP 429 response for DeleteNamespace
+type DeleteNamespaceResult429Headers struct {
+	RetryAfter *int
+}
+
+type DeleteNamespaceResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *NamespaceDeletedResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteNamespaceResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteNamespaceResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteNamespaceResult) GetJSON200() *NamespaceDeletedResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteNamespaceResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteNamespaceResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteNamespaceResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteNamespaceResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteNamespaceResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteNamespaceResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r DeleteNamespaceResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteNamespaceResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteNamespaceResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteNamespaceResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteNamespaceResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteNamespaceResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteNamespaceResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetDelegatesResult429Headers the declared response headers of an HTTP 429 response for GetDelegates
 type GetDelegatesResult429Headers struct {
 	RetryAfter *int
@@ -15022,6 +16902,242 @@ func (r DeactivateRegistryResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DeactivateRegistryResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteRecordsResult200Headers the declared response headers of an HTTP 200 response for DeleteRecords
+type DeleteRecordsResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
+// DeleteRecordsResult429Headers the declared response headers of an HTTP 429 response for DeleteRecords
+type DeleteRecordsResult429Headers struct {
+	RetryAfter *int
+}
+
+type DeleteRecordsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RecordsDeletedResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteRecordsResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteRecordsResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteRecordsResult) GetJSON200() *RecordsDeletedResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteRecordsResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteRecordsResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteRecordsResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteRecordsResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteRecordsResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteRecordsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r DeleteRecordsResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteRecordsResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteRecordsResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteRecordsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteRecordsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteRecordsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteRecordsResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteRegistryResult200Headers the declared response headers of an HTTP 200 response for DeleteRegistry
+type DeleteRegistryResult200Headers struct {
+	SvcConsistencyToken *string
+}
+
+// DeleteRegistryResult429Headers the declared response headers of an HTTP 429 response for DeleteRegistry
+type DeleteRegistryResult429Headers struct {
+	RetryAfter *int
+}
+
+type DeleteRegistryResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RegistryDeletedResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteRegistryResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteRegistryResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteRegistryResult) GetJSON200() *RegistryDeletedResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteRegistryResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteRegistryResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteRegistryResult) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteRegistryResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteRegistryResult) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteRegistryResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r DeleteRegistryResult) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteRegistryResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteRegistryResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteRegistryResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteRegistryResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteRegistryResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteRegistryResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -17136,6 +19252,51 @@ func (c *ClientWithResponses) GetDediFileWithResponse(ctx context.Context, domai
 	return ParseGetDediFileResult(rsp)
 }
 
+// ListDeletedNamespacesWithResponse List the deleted namespaces the caller may restore
+//
+// The deleted namespaces the caller owns, latest delete first: each tombstone with the reason of its delete.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/deleted/namespaces (the `ListDeletedNamespaces` operationId).
+func (c *ClientWithResponses) ListDeletedNamespacesWithResponse(ctx context.Context, params *ListDeletedNamespacesParams, reqEditors ...RequestEditorFn) (*ListDeletedNamespacesResult, error) {
+	rsp, err := c.ListDeletedNamespaces(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListDeletedNamespacesResult(rsp)
+}
+
+// ListDeletedRecordsWithResponse List the deleted records the caller may restore
+//
+// The deleted records of the registries (not deleted, in namespaces not deleted) whose records the caller may write (as the namespace's owner or a delegate, or a delegate of the registry), latest delete first, each tombstone with the reason of its delete.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/deleted/records (the `ListDeletedRecords` operationId).
+func (c *ClientWithResponses) ListDeletedRecordsWithResponse(ctx context.Context, params *ListDeletedRecordsParams, reqEditors ...RequestEditorFn) (*ListDeletedRecordsResult, error) {
+	rsp, err := c.ListDeletedRecords(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListDeletedRecordsResult(rsp)
+}
+
+// ListDeletedRegistriesWithResponse List the deleted registries the caller may restore
+//
+// The deleted registries of the namespaces (not deleted) where the caller is the owner or a delegate, latest delete first, each tombstone with the reason of its delete.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/deleted/registries (the `ListDeletedRegistries` operationId).
+func (c *ClientWithResponses) ListDeletedRegistriesWithResponse(ctx context.Context, params *ListDeletedRegistriesParams, reqEditors ...RequestEditorFn) (*ListDeletedRegistriesResult, error) {
+	rsp, err := c.ListDeletedRegistries(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListDeletedRegistriesResult(rsp)
+}
+
 // GenerateDnsTxtWithResponse Generate a domain verification value, or request an attestation
 //
 // `verification_method` is required; it may also be sent in a JSON body with `target_namespace`.
@@ -17471,6 +19632,96 @@ func (c *ClientWithResponses) QueryRecordsWithResponse(ctx context.Context, name
 		return nil, err
 	}
 	return ParseQueryRecordsResult(rsp)
+}
+
+// RestoreDeletedNamespaceWithBodyWithResponse Restore a deleted namespace (owner only)
+//
+// Writes a new live version of a deleted namespace, named by its id, for its owner. Its registries and records read again as they were, except those deleted before it (they stay deleted). Its verified domain is not taken back: verify it again. 409 when the namespace is not deleted.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/restore/namespace (the `RestoreDeletedNamespace` operationId).
+func (c *ClientWithResponses) RestoreDeletedNamespaceWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreDeletedNamespaceResult, error) {
+	rsp, err := c.RestoreDeletedNamespaceWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRestoreDeletedNamespaceResult(rsp)
+}
+
+// RestoreDeletedNamespaceWithResponse Restore a deleted namespace (owner only)
+//
+// Writes a new live version of a deleted namespace, named by its id, for its owner. Its registries and records read again as they were, except those deleted before it (they stay deleted). Its verified domain is not taken back: verify it again. 409 when the namespace is not deleted.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/restore/namespace (the `RestoreDeletedNamespace` operationId).
+func (c *ClientWithResponses) RestoreDeletedNamespaceWithResponse(ctx context.Context, body RestoreDeletedNamespaceJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreDeletedNamespaceResult, error) {
+	rsp, err := c.RestoreDeletedNamespace(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRestoreDeletedNamespaceResult(rsp)
+}
+
+// RestoreDeletedRecordsWithBodyWithResponse Restore up to 1000 deleted records
+//
+// Writes a new live version of each named deleted record, all or none, in one transaction; for those who may write the records of its registry, which must be live. A refusal names every record it refuses: a record named twice (400), no such record (404), a record that is not deleted (409); a record whose registry or namespace is deleted is 409 (restore that first).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/restore/records (the `RestoreDeletedRecords` operationId).
+func (c *ClientWithResponses) RestoreDeletedRecordsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreDeletedRecordsResult, error) {
+	rsp, err := c.RestoreDeletedRecordsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRestoreDeletedRecordsResult(rsp)
+}
+
+// RestoreDeletedRecordsWithResponse Restore up to 1000 deleted records
+//
+// Writes a new live version of each named deleted record, all or none, in one transaction; for those who may write the records of its registry, which must be live. A refusal names every record it refuses: a record named twice (400), no such record (404), a record that is not deleted (409); a record whose registry or namespace is deleted is 409 (restore that first).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/restore/records (the `RestoreDeletedRecords` operationId).
+func (c *ClientWithResponses) RestoreDeletedRecordsWithResponse(ctx context.Context, body RestoreDeletedRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreDeletedRecordsResult, error) {
+	rsp, err := c.RestoreDeletedRecords(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRestoreDeletedRecordsResult(rsp)
+}
+
+// RestoreDeletedRegistryWithBodyWithResponse Restore a deleted registry
+//
+// Writes a new live version of a deleted registry, for the namespace's owner or a delegate; its records read again as they were, except those deleted before it. 409 when the registry is not deleted, or its namespace is (restore the namespace first).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/restore/registry (the `RestoreDeletedRegistry` operationId).
+func (c *ClientWithResponses) RestoreDeletedRegistryWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreDeletedRegistryResult, error) {
+	rsp, err := c.RestoreDeletedRegistryWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRestoreDeletedRegistryResult(rsp)
+}
+
+// RestoreDeletedRegistryWithResponse Restore a deleted registry
+//
+// Writes a new live version of a deleted registry, for the namespace's owner or a delegate; its records read again as they were, except those deleted before it. 409 when the registry is not deleted, or its namespace is (restore the namespace first).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /svc/restore/registry (the `RestoreDeletedRegistry` operationId).
+func (c *ClientWithResponses) RestoreDeletedRegistryWithResponse(ctx context.Context, body RestoreDeletedRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreDeletedRegistryResult, error) {
+	rsp, err := c.RestoreDeletedRegistry(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRestoreDeletedRegistryResult(rsp)
 }
 
 // SearchRecordsWithResponse Search the records of a namespace
@@ -17858,6 +20109,36 @@ func (c *ClientWithResponses) CreateRegistryWithResponse(ctx context.Context, na
 	return ParseCreateRegistryResult(rsp)
 }
 
+// DeleteNamespaceWithBodyWithResponse Delete a namespace (owner only)
+//
+// Writes the namespace's tombstone: a new version in state `deleted`, with its digest, appended to the transparency log; no version is removed, and every version stays readable by `version_id`. From then on the namespace, its registries and their records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, all in this one transaction. Its verified domain is released (its verification sources, challenges and open requests go); a restore does not take it back. The body is optional: a `reason`, kept with the tombstone and shown in `GET /svc/deleted/namespaces`. 409 when the namespace is deleted already (then it answers 404 to a domain: use its id).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /svc/{namespace}/delete-namespace (the `DeleteNamespace` operationId).
+func (c *ClientWithResponses) DeleteNamespaceWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteNamespaceResult, error) {
+	rsp, err := c.DeleteNamespaceWithBody(ctx, namespace, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteNamespaceResult(rsp)
+}
+
+// DeleteNamespaceWithResponse Delete a namespace (owner only)
+//
+// Writes the namespace's tombstone: a new version in state `deleted`, with its digest, appended to the transparency log; no version is removed, and every version stays readable by `version_id`. From then on the namespace, its registries and their records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, all in this one transaction. Its verified domain is released (its verification sources, challenges and open requests go); a restore does not take it back. The body is optional: a `reason`, kept with the tombstone and shown in `GET /svc/deleted/namespaces`. 409 when the namespace is deleted already (then it answers 404 to a domain: use its id).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /svc/{namespace}/delete-namespace (the `DeleteNamespace` operationId).
+func (c *ClientWithResponses) DeleteNamespaceWithResponse(ctx context.Context, namespace NamespaceRef, body DeleteNamespaceJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteNamespaceResult, error) {
+	rsp, err := c.DeleteNamespace(ctx, namespace, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteNamespaceResult(rsp)
+}
+
 // GetDelegatesWithResponse List the owner and delegates
 //
 // The owner and the delegates of the namespace, for its owner and delegates.
@@ -18141,6 +20422,66 @@ func (c *ClientWithResponses) DeactivateRegistryWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseDeactivateRegistryResult(rsp)
+}
+
+// DeleteRecordsWithBodyWithResponse Delete up to 1000 records at once
+//
+// Writes a tombstone of each named record of a live registry (a new version in state `deleted`, logged), all or none, in one transaction; for the namespace's owner and delegates and the registry's delegates. Only `live` and `suspended` records can be deleted. A refusal names every record it refuses: a name given twice (400), names without a record (404), records deleted already, drafts or revoked records (409).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
+func (c *ClientWithResponses) DeleteRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error) {
+	rsp, err := c.DeleteRecordsWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteRecordsResult(rsp)
+}
+
+// DeleteRecordsWithResponse Delete up to 1000 records at once
+//
+// Writes a tombstone of each named record of a live registry (a new version in state `deleted`, logged), all or none, in one transaction; for the namespace's owner and delegates and the registry's delegates. Only `live` and `suspended` records can be deleted. A refusal names every record it refuses: a name given twice (400), names without a record (404), records deleted already, drafts or revoked records (409).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
+func (c *ClientWithResponses) DeleteRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error) {
+	rsp, err := c.DeleteRecords(ctx, namespace, registryName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteRecordsResult(rsp)
+}
+
+// DeleteRegistryWithBodyWithResponse Delete a registry
+//
+// The namespace's owner or a delegate writes the registry's tombstone: a new version in state `deleted`, logged like any other. The registry and its records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, in this one transaction, whatever the number of records (no version of them is written: they read as missing while the registry is deleted). Its versions and theirs stay readable by `version_id`. The body is optional: a `reason`. 409 when it is deleted already; 404 when its namespace is deleted.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
+func (c *ClientWithResponses) DeleteRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error) {
+	rsp, err := c.DeleteRegistryWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteRegistryResult(rsp)
+}
+
+// DeleteRegistryWithResponse Delete a registry
+//
+// The namespace's owner or a delegate writes the registry's tombstone: a new version in state `deleted`, logged like any other. The registry and its records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, in this one transaction, whatever the number of records (no version of them is written: they read as missing while the registry is deleted). Its versions and theirs stay readable by `version_id`. The body is optional: a `reason`. 409 when it is deleted already; 404 when its namespace is deleted.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
+func (c *ClientWithResponses) DeleteRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error) {
+	rsp, err := c.DeleteRegistry(ctx, namespace, registryName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteRegistryResult(rsp)
 }
 
 // DownloadSampleCsvWithResponse Download a sample CSV file for a registry's bulk upload
@@ -19307,6 +21648,228 @@ func ParseGetDediFileResult(rsp *http.Response) (*GetDediFileResult, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetDediFileResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListDeletedNamespacesResult parses an HTTP response from a ListDeletedNamespacesWithResponse call
+func ParseListDeletedNamespacesResult(rsp *http.Response) (*ListDeletedNamespacesResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListDeletedNamespacesResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeletedNamespacesResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListDeletedNamespacesResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListDeletedRecordsResult parses an HTTP response from a ListDeletedRecordsWithResponse call
+func ParseListDeletedRecordsResult(rsp *http.Response) (*ListDeletedRecordsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListDeletedRecordsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeletedRecordsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListDeletedRecordsResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListDeletedRegistriesResult parses an HTTP response from a ListDeletedRegistriesWithResponse call
+func ParseListDeletedRegistriesResult(rsp *http.Response) (*ListDeletedRegistriesResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListDeletedRegistriesResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeletedRegistriesResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListDeletedRegistriesResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -21145,6 +23708,342 @@ func ParseQueryRecordsResult(rsp *http.Response) (*QueryRecordsResult, error) {
 	return response, nil
 }
 
+// ParseRestoreDeletedNamespaceResult parses an HTTP response from a RestoreDeletedNamespaceWithResponse call
+func ParseRestoreDeletedNamespaceResult(rsp *http.Response) (*RestoreDeletedNamespaceResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RestoreDeletedNamespaceResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest NamespaceDeletedResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RestoreDeletedNamespaceResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers RestoreDeletedNamespaceResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRestoreDeletedRecordsResult parses an HTTP response from a RestoreDeletedRecordsWithResponse call
+func ParseRestoreDeletedRecordsResult(rsp *http.Response) (*RestoreDeletedRecordsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RestoreDeletedRecordsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RecordsDeletedResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RestoreDeletedRecordsResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers RestoreDeletedRecordsResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRestoreDeletedRegistryResult parses an HTTP response from a RestoreDeletedRegistryWithResponse call
+func ParseRestoreDeletedRegistryResult(rsp *http.Response) (*RestoreDeletedRegistryResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RestoreDeletedRegistryResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RegistryDeletedResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RestoreDeletedRegistryResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers RestoreDeletedRegistryResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseSearchRecordsResult parses an HTTP response from a SearchRecordsWithResponse call
 func ParseSearchRecordsResult(rsp *http.Response) (*SearchRecordsResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -22808,6 +25707,118 @@ func ParseCreateRegistryResult(rsp *http.Response) (*CreateRegistryResult, error
 	return response, nil
 }
 
+// ParseDeleteNamespaceResult parses an HTTP response from a DeleteNamespaceWithResponse call
+func ParseDeleteNamespaceResult(rsp *http.Response) (*DeleteNamespaceResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteNamespaceResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest NamespaceDeletedResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteNamespaceResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteNamespaceResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetDelegatesResult parses an HTTP response from a GetDelegatesWithResponse call
 func ParseGetDelegatesResult(rsp *http.Response) (*GetDelegatesResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -24189,6 +27200,230 @@ func ParseDeactivateRegistryResult(rsp *http.Response) (*DeactivateRegistryResul
 		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeactivateRegistryResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteRecordsResult parses an HTTP response from a DeleteRecordsWithResponse call
+func ParseDeleteRecordsResult(rsp *http.Response) (*DeleteRecordsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteRecordsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RecordsDeletedResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteRecordsResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteRecordsResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteRegistryResult parses an HTTP response from a DeleteRegistryWithResponse call
+func ParseDeleteRegistryResult(rsp *http.Response) (*DeleteRegistryResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteRegistryResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RegistryDeletedResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteRegistryResult200Headers
+		if values := rsp.Header.Values("Svc-Consistency-Token"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SvcConsistencyToken = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteRegistryResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -240,6 +240,24 @@ func (e JobDetailState) Valid() bool {
 	}
 }
 
+// Defines values for NamespaceState.
+const (
+	NamespaceStateDeleted NamespaceState = "deleted"
+	NamespaceStateLive    NamespaceState = "live"
+)
+
+// Valid indicates whether the value is a known member of the NamespaceState enum.
+func (e NamespaceState) Valid() bool {
+	switch e {
+	case NamespaceStateDeleted:
+		return true
+	case NamespaceStateLive:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for NotificationEventType.
 const (
 	NotificationEventTypeAccepted NotificationEventType = "accepted"
@@ -308,6 +326,7 @@ func (e OriginState) Valid() bool {
 
 // Defines values for RecordEffectiveState.
 const (
+	RecordEffectiveStateDeleted   RecordEffectiveState = "deleted"
 	RecordEffectiveStateDraft     RecordEffectiveState = "draft"
 	RecordEffectiveStateExpired   RecordEffectiveState = "expired"
 	RecordEffectiveStateLive      RecordEffectiveState = "live"
@@ -320,6 +339,8 @@ const (
 // Valid indicates whether the value is a known member of the RecordEffectiveState enum.
 func (e RecordEffectiveState) Valid() bool {
 	switch e {
+	case RecordEffectiveStateDeleted:
+		return true
 	case RecordEffectiveStateDraft:
 		return true
 	case RecordEffectiveStateExpired:
@@ -341,6 +362,7 @@ func (e RecordEffectiveState) Valid() bool {
 
 // Defines values for RecordState.
 const (
+	RecordStateDeleted   RecordState = "deleted"
 	RecordStateDraft     RecordState = "draft"
 	RecordStateLive      RecordState = "live"
 	RecordStateRevoked   RecordState = "revoked"
@@ -350,6 +372,8 @@ const (
 // Valid indicates whether the value is a known member of the RecordState enum.
 func (e RecordState) Valid() bool {
 	switch e {
+	case RecordStateDeleted:
+		return true
 	case RecordStateDraft:
 		return true
 	case RecordStateLive:
@@ -414,6 +438,7 @@ func (e RegistryListEntryTag) Valid() bool {
 // Defines values for RegistryState.
 const (
 	RegistryStateArchived RegistryState = "archived"
+	RegistryStateDeleted  RegistryState = "deleted"
 	RegistryStateInactive RegistryState = "inactive"
 	RegistryStateLive     RegistryState = "live"
 	RegistryStateRevoked  RegistryState = "revoked"
@@ -423,6 +448,8 @@ const (
 func (e RegistryState) Valid() bool {
 	switch e {
 	case RegistryStateArchived:
+		return true
+	case RegistryStateDeleted:
 		return true
 	case RegistryStateInactive:
 		return true
@@ -1037,6 +1064,82 @@ type DelegatesResponse struct {
 	Message string        `json:"message"`
 }
 
+// DeleteRecordsRequest The body of delete-records: the names of up to 1000 records of the registry.
+type DeleteRecordsRequest struct {
+	// Reason Why, kept with the tombstones (not a digest field).
+	Reason  *string     `json:"reason,omitempty"`
+	Records []EntryName `json:"records"`
+}
+
+// DeleteRequest The optional body of delete-namespace and delete-registry.
+type DeleteRequest struct {
+	// Reason Why, kept with the tombstone (not a digest field).
+	Reason *string `json:"reason,omitempty"`
+}
+
+// DeletedNamespace A deleted namespace (its tombstone) and the reason of its delete.
+type DeletedNamespace struct {
+	// Namespace A namespace at one version, as a lookup returns it (genesis in its hex form).
+	Namespace Namespace `json:"namespace"`
+	Reason    string    `json:"reason"`
+}
+
+// DeletedNamespacesResponse A page of deleted namespaces.
+type DeletedNamespacesResponse struct {
+	Data []DeletedNamespace `json:"data"`
+
+	// Message Example: Deleted namespaces
+	Message string `json:"message"`
+
+	// Pagination Where a page of deleted entries stands.
+	Pagination DeletedPage `json:"pagination"`
+}
+
+// DeletedPage Where a page of deleted entries stands.
+type DeletedPage struct {
+	Page     int64 `json:"page"`
+	PageSize int64 `json:"page_size"`
+	Total    int64 `json:"total"`
+}
+
+// DeletedRecord A deleted record (its tombstone) and the reason of its delete.
+type DeletedRecord struct {
+	Reason string `json:"reason"`
+
+	// Record A record at one version, as a lookup returns it, with the state and schema of its registry.
+	Record Record `json:"record"`
+}
+
+// DeletedRecordsResponse A page of deleted records.
+type DeletedRecordsResponse struct {
+	Data []DeletedRecord `json:"data"`
+
+	// Message Example: Deleted records
+	Message string `json:"message"`
+
+	// Pagination Where a page of deleted entries stands.
+	Pagination DeletedPage `json:"pagination"`
+}
+
+// DeletedRegistriesResponse A page of deleted registries.
+type DeletedRegistriesResponse struct {
+	Data []DeletedRegistry `json:"data"`
+
+	// Message Example: Deleted registries
+	Message string `json:"message"`
+
+	// Pagination Where a page of deleted entries stands.
+	Pagination DeletedPage `json:"pagination"`
+}
+
+// DeletedRegistry A deleted registry (its tombstone) and the reason of its delete.
+type DeletedRegistry struct {
+	Reason string `json:"reason"`
+
+	// Registry A registry at one version, as a lookup returns it.
+	Registry Registry `json:"registry"`
+}
+
 // Description Free text describing an entry (at most 4096 characters).
 type Description = string
 
@@ -1380,6 +1483,9 @@ type Namespace struct {
 	Proof         Proof `json:"proof"`
 	RegistryCount int64 `json:"registry_count"`
 
+	// State `deleted` for delete-namespace's tombstone, read by `version_id` only (docs/lifecycle.md). Not a digest field.
+	State NamespaceState `json:"state"`
+
 	// Ttl Example: 600
 	Ttl int64 `json:"ttl"`
 
@@ -1395,6 +1501,22 @@ type Namespace struct {
 
 	// VersionCount Example: 1
 	VersionCount int64 `json:"version_count"`
+}
+
+// NamespaceState `deleted` for delete-namespace's tombstone, read by `version_id` only (docs/lifecycle.md). Not a digest field.
+type NamespaceState string
+
+// NamespaceDeletedResponse The answer of delete-namespace and restore/namespace: the version written, and how many registries and public records it hid or showed again.
+type NamespaceDeletedResponse struct {
+	Data struct {
+		// Namespace A namespace at one version, as a lookup returns it (genesis in its hex form).
+		Namespace  Namespace `json:"namespace"`
+		Records    int64     `json:"records"`
+		Registries int64     `json:"registries"`
+	} `json:"data"`
+
+	// Message Example: Namespace deleted
+	Message string `json:"message"`
 }
 
 // NamespaceLookupResponse The answer of a namespace lookup.
@@ -1630,13 +1752,13 @@ type Record struct {
 	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
-	// RegistryState A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+	// RegistryState A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked); `deleted` (delete-registry's tombstone, read by `version_id` only: the registry and its records are missing until restore/registry).
 	RegistryState RegistryState `json:"registry_state"`
 
 	// Schema A free-form JSON object.
 	Schema JSONObject `json:"schema"`
 
-	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible), `revoked` (final) or `deleted` (delete-records' tombstone, read by `version_id` only, until restore/records).
 	State RecordState `json:"state"`
 	Ttl   int64       `json:"ttl"`
 
@@ -1690,7 +1812,7 @@ type RecordListEntry struct {
 	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
-	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible), `revoked` (final) or `deleted` (delete-records' tombstone, read by `version_id` only, until restore/records).
 	State RecordState `json:"state"`
 	Ttl   int64       `json:"ttl"`
 
@@ -1757,7 +1879,23 @@ type RecordQueryResponse struct {
 	Message string `json:"message"`
 }
 
-// RecordState The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+// RecordRef A record, by its namespace's id, its registry's name and its name.
+type RecordRef struct {
+	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
+	NamespaceId string `json:"namespace_id"`
+
+	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RecordName EntryName `json:"record_name"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RegistryName EntryName `json:"registry_name"`
+}
+
+// RecordState The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible), `revoked` (final) or `deleted` (delete-records' tombstone, read by `version_id` only, until restore/records).
 type RecordState string
 
 // RecordVersionsData The `data` of the record versions answer.
@@ -1798,6 +1936,17 @@ type RecordVersionsResponse struct {
 	Data RecordVersionsData `json:"data"`
 
 	// Message Example: Versions retrieved
+	Message string `json:"message"`
+}
+
+// RecordsDeletedResponse The answer of delete-records and restore/records: the versions written.
+type RecordsDeletedResponse struct {
+	Data struct {
+		Count   int64    `json:"count"`
+		Records []Record `json:"records"`
+	} `json:"data"`
+
+	// Message Example: 2 records deleted
 	Message string `json:"message"`
 }
 
@@ -1852,7 +2001,7 @@ type Registry struct {
 	// Schema A free-form JSON object.
 	Schema JSONObject `json:"schema"`
 
-	// State A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+	// State A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked); `deleted` (delete-registry's tombstone, read by `version_id` only: the registry and its records are missing until restore/registry).
 	State RegistryState `json:"state"`
 	Tag   RegistryTag   `json:"tag"`
 	Ttl   int64         `json:"ttl"`
@@ -1890,6 +2039,19 @@ type RegistryDelegatesResponse struct {
 	} `json:"data"`
 
 	// Message Example: Registry delegates retrieved
+	Message string `json:"message"`
+}
+
+// RegistryDeletedResponse The answer of delete-registry and restore/registry: the version written, and how many public records it hid or showed again.
+type RegistryDeletedResponse struct {
+	Data struct {
+		Records int64 `json:"records"`
+
+		// Registry A registry at one version, as a lookup returns it.
+		Registry Registry `json:"registry"`
+	} `json:"data"`
+
+	// Message Example: Registry deleted
 	Message string `json:"message"`
 }
 
@@ -1931,7 +2093,7 @@ type RegistryListEntry struct {
 	// Schema A free-form JSON object.
 	Schema JSONObject `json:"schema"`
 
-	// State A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+	// State A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked); `deleted` (delete-registry's tombstone, read by `version_id` only: the registry and its records are missing until restore/registry).
 	State RegistryState        `json:"state"`
 	Tag   RegistryListEntryTag `json:"tag"`
 	Ttl   int64                `json:"ttl"`
@@ -1991,7 +2153,7 @@ type RegistryQueryResponse struct {
 	Message string `json:"message"`
 }
 
-// RegistryState A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+// RegistryState A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked); `deleted` (delete-registry's tombstone, read by `version_id` only: the registry and its records are missing until restore/registry).
 type RegistryState string
 
 // RegistryVersionsData The `data` of the registry versions answer.
@@ -2047,6 +2209,28 @@ type RemoveVerificationResponse struct {
 	Message string                 `json:"message"`
 }
 
+// RestoreNamespaceRequest The body of restore/namespace (DeDi's): the deleted namespace, by id.
+type RestoreNamespaceRequest struct {
+	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
+	NamespaceId string `json:"namespace_id"`
+}
+
+// RestoreRecordsRequest The body of restore/records (DeDi's): up to 1000 deleted records.
+type RestoreRecordsRequest struct {
+	Records []RecordRef `json:"records"`
+}
+
+// RestoreRegistryRequest The body of restore/registry (DeDi's): the deleted registry, by its namespace's id and its name.
+type RestoreRegistryRequest struct {
+	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
+	NamespaceId string `json:"namespace_id"`
+
+	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
+	// Example: employees
+	RegistryName EntryName `json:"registry_name"`
+}
+
 // SearchResponse The answer of a search: a page of matching records and how many matched.
 type SearchResponse struct {
 	Data []SearchResult `json:"data"`
@@ -2099,7 +2283,7 @@ type SearchResult struct {
 	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
 
-	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible), `revoked` (final) or `deleted` (delete-records' tombstone, read by `version_id` only, until restore/records).
 	State RecordState `json:"state"`
 	Ttl   int64       `json:"ttl"`
 
@@ -2469,6 +2653,9 @@ type ConsistencyToken = string
 // DediDomain defines model for DediDomain.
 type DediDomain = string
 
+// DeletedNamespaceFilter defines model for DeletedNamespaceFilter.
+type DeletedNamespaceFilter = string
+
 // Domain defines model for Domain.
 type Domain = string
 
@@ -2594,6 +2781,51 @@ type ListApiKeysParams struct {
 
 // CheckVerificationParams defines parameters for CheckVerification.
 type CheckVerificationParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// ListDeletedNamespacesParams defines parameters for ListDeletedNamespaces.
+type ListDeletedNamespacesParams struct {
+	// Page Page number, from 1.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page.
+	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// ListDeletedRecordsParams defines parameters for ListDeletedRecords.
+type ListDeletedRecordsParams struct {
+	// NamespaceId Only the entries of this namespace (by id).
+	NamespaceId *DeletedNamespaceFilter `form:"namespace_id,omitempty" json:"namespace_id,omitempty"`
+
+	// RegistryName Only the records of this registry.
+	RegistryName *EntryName `form:"registry_name,omitempty" json:"registry_name,omitempty"`
+
+	// Page Page number, from 1.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page.
+	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
+// ListDeletedRegistriesParams defines parameters for ListDeletedRegistries.
+type ListDeletedRegistriesParams struct {
+	// NamespaceId Only the entries of this namespace (by id).
+	NamespaceId *DeletedNamespaceFilter `form:"namespace_id,omitempty" json:"namespace_id,omitempty"`
+
+	// Page Page number, from 1.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page.
+	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
 	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
 	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
@@ -3006,6 +3238,15 @@ type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
 // CreateNamespaceJSONRequestBody defines body for CreateNamespace for application/json ContentType.
 type CreateNamespaceJSONRequestBody = CreateNamespaceRequest
 
+// RestoreDeletedNamespaceJSONRequestBody defines body for RestoreDeletedNamespace for application/json ContentType.
+type RestoreDeletedNamespaceJSONRequestBody = RestoreNamespaceRequest
+
+// RestoreDeletedRecordsJSONRequestBody defines body for RestoreDeletedRecords for application/json ContentType.
+type RestoreDeletedRecordsJSONRequestBody = RestoreRecordsRequest
+
+// RestoreDeletedRegistryJSONRequestBody defines body for RestoreDeletedRegistry for application/json ContentType.
+type RestoreDeletedRegistryJSONRequestBody = RestoreRegistryRequest
+
 // VerifyDomainJSONRequestBody defines body for VerifyDomain for application/json ContentType.
 type VerifyDomainJSONRequestBody = VerifyDomainRequest
 
@@ -3027,6 +3268,9 @@ type AddDelegateJSONRequestBody = DelegateRequest
 // CreateRegistryJSONRequestBody defines body for CreateRegistry for application/json ContentType.
 type CreateRegistryJSONRequestBody = CreateRegistryRequest
 
+// DeleteNamespaceJSONRequestBody defines body for DeleteNamespace for application/json ContentType.
+type DeleteNamespaceJSONRequestBody = DeleteRequest
+
 // RemoveDelegateJSONRequestBody defines body for RemoveDelegate for application/json ContentType.
 type RemoveDelegateJSONRequestBody = DelegateRequest
 
@@ -3047,6 +3291,12 @@ type AddRegistryDelegateJSONRequestBody = DelegateRequest
 
 // BulkUploadRecordsMultipartRequestBody defines body for BulkUploadRecords for multipart/form-data ContentType.
 type BulkUploadRecordsMultipartRequestBody BulkUploadRecordsMultipartBody
+
+// DeleteRecordsJSONRequestBody defines body for DeleteRecords for application/json ContentType.
+type DeleteRecordsJSONRequestBody = DeleteRecordsRequest
+
+// DeleteRegistryJSONRequestBody defines body for DeleteRegistry for application/json ContentType.
+type DeleteRegistryJSONRequestBody = DeleteRequest
 
 // PublishRecordsJSONRequestBody defines body for PublishRecords for application/json ContentType.
 type PublishRecordsJSONRequestBody = PublishRecordsRequest

@@ -297,6 +297,40 @@ await send("publishRecords", "POST", `/svc/${N}/employees/publish-records`, { ke
 await send("publishRecords", "POST", `/svc/${N}/employees/publish-records`, { key: ownerKey, body: { records: ["draft-one"] } });
 await send("publishRecords", "POST", `/svc/${N}/employees/publish-records`, { key: ownerKey, body: { records: ["draft-one"] } }); // 409
 
+// Delete and restore (docs/lifecycle.md): tombstones, the lists of what may be restored, restores; refusals on the way.
+const doomed = await send("createNamespace", "POST", "/svc/create-namespace", { key: ownerKey, body: { name: "Doomed" } });
+const DID = doomed.json.data.namespace_id;
+const D = enc(DID);
+await send("createRegistry", "POST", `/svc/${D}/create-registry`, { key: ownerKey, body: { registry_name: "gone", schema } });
+await send("addRecords", "POST", `/svc/${D}/gone/add-records`, {
+  key: ownerKey,
+  body: { records: [{ record_name: "x1", details: { email: "x1@example.com" } }, { record_name: "x2", details: { email: "x2@example.com" } }] },
+});
+await send("deleteRecords", "DELETE", `/svc/${D}/gone/delete-records`, { key: ownerKey, body: { records: [] } }); // 400
+await send("deleteRecords", "DELETE", `/svc/${D}/gone/delete-records`, { key: ownerKey, body: { records: ["ghost"] } }); // 404
+await send("deleteRecords", "DELETE", `/svc/${D}/gone/delete-records`, { key: otherKey, body: { records: ["x1"] } }); // 403
+await send("deleteRecords", "DELETE", `/svc/${D}/gone/delete-records`, { key: ownerKey, body: { records: ["x1"], reason: "wrong" } });
+await send("deleteRecords", "DELETE", `/svc/${D}/gone/delete-records`, { key: ownerKey, body: { records: ["x1"] } }); // 409
+await send("listDeletedRecords", "GET", `/svc/deleted/records?namespace_id=${D}&registry_name=gone`, { key: ownerKey });
+await send("restoreDeletedRecords", "POST", "/svc/restore/records", { key: ownerKey, body: { records: [{ namespace_id: DID, registry_name: "gone", record_name: "x2" }] } }); // 409
+await send("restoreDeletedRecords", "POST", "/svc/restore/records", { key: otherKey, body: { records: [{ namespace_id: DID, registry_name: "gone", record_name: "x1" }] } }); // 403
+await send("restoreDeletedRecords", "POST", "/svc/restore/records", { key: ownerKey, body: { records: [{ namespace_id: DID, registry_name: "gone", record_name: "x1" }] } });
+await send("deleteRegistry", "DELETE", `/svc/${D}/gone/delete-registry`, { key: otherKey }); // 403
+await send("deleteRegistry", "DELETE", `/svc/${D}/gone/delete-registry`, { key: ownerKey, body: { reason: "obsolete" } });
+await send("deleteRegistry", "DELETE", `/svc/${D}/gone/delete-registry`, { key: ownerKey }); // 409
+await send("listDeletedRegistries", "GET", `/svc/deleted/registries?namespace_id=${D}`, { key: ownerKey });
+await send("restoreDeletedRegistry", "POST", "/svc/restore/registry", { key: ownerKey, body: { namespace_id: DID, registry_name: "ghost" } }); // 404
+await send("restoreDeletedRegistry", "POST", "/svc/restore/registry", { key: ownerKey, body: { namespace_id: DID, registry_name: "gone" } });
+await send("restoreDeletedRegistry", "POST", "/svc/restore/registry", { key: ownerKey, body: { namespace_id: DID, registry_name: "gone" } }); // 409
+await send("deleteNamespace", "DELETE", `/svc/${D}/delete-namespace`, { key: otherKey }); // 403
+await send("deleteNamespace", "DELETE", `/svc/${D}/delete-namespace`, { key: ownerKey, body: { reason: "closing" } });
+await send("deleteNamespace", "DELETE", `/svc/${D}/delete-namespace`, { key: ownerKey }); // 409
+await send("lookupNamespace", "GET", `/svc/lookup/${D}`); // 404
+await send("listDeletedNamespaces", "GET", "/svc/deleted/namespaces?page=1&page_size=10", { key: ownerKey });
+await send("restoreDeletedNamespace", "POST", "/svc/restore/namespace", { key: otherKey, body: { namespace_id: DID } }); // 403
+await send("restoreDeletedNamespace", "POST", "/svc/restore/namespace", { key: ownerKey, body: { namespace_id: DID } });
+await send("restoreDeletedNamespace", "POST", "/svc/restore/namespace", { key: ownerKey, body: { namespace_id: DID } }); // 409
+
 await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: ownerKey, body: { email: "third@example.com" } });
 await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: ownerKey, body: { email: "third@example.com" } }); // already: 409
 await send("addRegistryDelegate", "POST", `${R}/add-registry-delegate`, { key: otherKey, body: { email: "fourth@example.com" } }); // not a member: 403

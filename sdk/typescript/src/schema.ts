@@ -1141,6 +1141,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/{namespace}/delete-namespace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a namespace (owner only)
+         * @description Writes the namespace's tombstone: a new version in state `deleted`, with its digest, appended to the transparency log; no version is removed, and every version stays readable by `version_id`. From then on the namespace, its registries and their records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, all in this one transaction. Its verified domain is released (its verification sources, challenges and open requests go); a restore does not take it back. The body is optional: a `reason`, kept with the tombstone and shown in `GET /svc/deleted/namespaces`. 409 when the namespace is deleted already (then it answers 404 to a domain: use its id).
+         */
+        delete: operations["deleteNamespace"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/delete-registry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a registry
+         * @description The namespace's owner or a delegate writes the registry's tombstone: a new version in state `deleted`, logged like any other. The registry and its records answer 404 to latest lookups and are left out of queries, tag queries, search and the export, in this one transaction, whatever the number of records (no version of them is written: they read as missing while the registry is deleted). Its versions and theirs stay readable by `version_id`. The body is optional: a `reason`. 409 when it is deleted already; 404 when its namespace is deleted.
+         */
+        delete: operations["deleteRegistry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/{namespace}/{registry_name}/delete-records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete up to 1000 records at once
+         * @description Writes a tombstone of each named record of a live registry (a new version in state `deleted`, logged), all or none, in one transaction; for the namespace's owner and delegates and the registry's delegates. Only `live` and `suspended` records can be deleted. A refusal names every record it refuses: a name given twice (400), names without a record (404), records deleted already, drafts or revoked records (409).
+         */
+        delete: operations["deleteRecords"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/deleted/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the deleted namespaces the caller may restore
+         * @description The deleted namespaces the caller owns, latest delete first: each tombstone with the reason of its delete.
+         */
+        get: operations["listDeletedNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/deleted/registries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the deleted registries the caller may restore
+         * @description The deleted registries of the namespaces (not deleted) where the caller is the owner or a delegate, latest delete first, each tombstone with the reason of its delete.
+         */
+        get: operations["listDeletedRegistries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/deleted/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the deleted records the caller may restore
+         * @description The deleted records of the registries (not deleted, in namespaces not deleted) whose records the caller may write (as the namespace's owner or a delegate, or a delegate of the registry), latest delete first, each tombstone with the reason of its delete.
+         */
+        get: operations["listDeletedRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/restore/namespace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted namespace (owner only)
+         * @description Writes a new live version of a deleted namespace, named by its id, for its owner. Its registries and records read again as they were, except those deleted before it (they stay deleted). Its verified domain is not taken back: verify it again. 409 when the namespace is not deleted.
+         */
+        post: operations["restoreDeletedNamespace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/restore/registry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted registry
+         * @description Writes a new live version of a deleted registry, for the namespace's owner or a delegate; its records read again as they were, except those deleted before it. 409 when the registry is not deleted, or its namespace is (restore the namespace first).
+         */
+        post: operations["restoreDeletedRegistry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/restore/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore up to 1000 deleted records
+         * @description Writes a new live version of each named deleted record, all or none, in one transaction; for those who may write the records of its registry, which must be live. A refusal names every record it refuses: a record named twice (400), no such record (404), a record that is not deleted (409); a record whose registry or namespace is deleted is 409 (restore that first).
+         */
+        post: operations["restoreDeletedRecords"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{profile_id}/did.json": {
         parameters: {
             query?: never;
@@ -1677,6 +1857,116 @@ export interface components {
                 records: components["schemas"]["AddedRecord"][];
             };
         };
+        /** @description The optional body of delete-namespace and delete-registry. */
+        DeleteRequest: {
+            /** @description Why, kept with the tombstone (not a digest field). */
+            reason?: string;
+        };
+        /** @description The body of delete-records: the names of up to 1000 records of the registry. */
+        DeleteRecordsRequest: {
+            records: components["schemas"]["EntryName"][];
+            /** @description Why, kept with the tombstones (not a digest field). */
+            reason?: string;
+        };
+        /** @description The body of restore/namespace (DeDi's): the deleted namespace, by id. */
+        RestoreNamespaceRequest: {
+            /** @example did:svc:5HueCGU8rMjxEXxiPuD5BD */
+            namespace_id: string;
+        };
+        /** @description The body of restore/registry (DeDi's): the deleted registry, by its namespace's id and its name. */
+        RestoreRegistryRequest: {
+            /** @example did:svc:5HueCGU8rMjxEXxiPuD5BD */
+            namespace_id: string;
+            registry_name: components["schemas"]["EntryName"];
+        };
+        /** @description The body of restore/records (DeDi's): up to 1000 deleted records. */
+        RestoreRecordsRequest: {
+            records: components["schemas"]["RecordRef"][];
+        };
+        /** @description A record, by its namespace's id, its registry's name and its name. */
+        RecordRef: {
+            /** @example did:svc:5HueCGU8rMjxEXxiPuD5BD */
+            namespace_id: string;
+            registry_name: components["schemas"]["EntryName"];
+            record_name: components["schemas"]["EntryName"];
+        };
+        /** @description The answer of delete-namespace and restore/namespace: the version written, and how many registries and public records it hid or showed again. */
+        NamespaceDeletedResponse: {
+            /** @example Namespace deleted */
+            message: string;
+            data: {
+                namespace: components["schemas"]["Namespace"];
+                /** Format: int64 */
+                registries: number;
+                /** Format: int64 */
+                records: number;
+            };
+        };
+        /** @description The answer of delete-registry and restore/registry: the version written, and how many public records it hid or showed again. */
+        RegistryDeletedResponse: {
+            /** @example Registry deleted */
+            message: string;
+            data: {
+                registry: components["schemas"]["Registry"];
+                /** Format: int64 */
+                records: number;
+            };
+        };
+        /** @description The answer of delete-records and restore/records: the versions written. */
+        RecordsDeletedResponse: {
+            /** @example 2 records deleted */
+            message: string;
+            data: {
+                /** Format: int64 */
+                count: number;
+                records: components["schemas"]["Record"][];
+            };
+        };
+        /** @description A page of deleted namespaces. */
+        DeletedNamespacesResponse: {
+            /** @example Deleted namespaces */
+            message: string;
+            data: components["schemas"]["DeletedNamespace"][];
+            pagination: components["schemas"]["DeletedPage"];
+        };
+        /** @description A page of deleted registries. */
+        DeletedRegistriesResponse: {
+            /** @example Deleted registries */
+            message: string;
+            data: components["schemas"]["DeletedRegistry"][];
+            pagination: components["schemas"]["DeletedPage"];
+        };
+        /** @description A page of deleted records. */
+        DeletedRecordsResponse: {
+            /** @example Deleted records */
+            message: string;
+            data: components["schemas"]["DeletedRecord"][];
+            pagination: components["schemas"]["DeletedPage"];
+        };
+        /** @description A deleted namespace (its tombstone) and the reason of its delete. */
+        DeletedNamespace: {
+            namespace: components["schemas"]["Namespace"];
+            reason: string;
+        };
+        /** @description A deleted registry (its tombstone) and the reason of its delete. */
+        DeletedRegistry: {
+            registry: components["schemas"]["Registry"];
+            reason: string;
+        };
+        /** @description A deleted record (its tombstone) and the reason of its delete. */
+        DeletedRecord: {
+            record: components["schemas"]["Record"];
+            reason: string;
+        };
+        /** @description Where a page of deleted entries stands. */
+        DeletedPage: {
+            /** Format: int64 */
+            total: number;
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            page_size: number;
+        };
         /** @description The DeDi publishers this server crawls. */
         DediPublishersResponse: {
             /** @example DeDi publishers */
@@ -1855,6 +2145,11 @@ export interface components {
         };
         /** @description A namespace at one version, as a lookup returns it (genesis in its hex form). */
         Namespace: {
+            /**
+             * @description `deleted` for delete-namespace's tombstone, read by `version_id` only (docs/lifecycle.md). Not a digest field.
+             * @enum {string}
+             */
+            state: "live" | "deleted";
             /**
              * @description The verified domain, or null.
              * @example example.com
@@ -2478,20 +2773,20 @@ export interface components {
             data: components["schemas"]["Job"][];
         };
         /**
-         * @description A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked).
+         * @description A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked); `deleted` (delete-registry's tombstone, read by `version_id` only: the registry and its records are missing until restore/registry).
          * @enum {string}
          */
-        RegistryState: "live" | "inactive" | "archived" | "revoked";
+        RegistryState: "live" | "inactive" | "archived" | "revoked" | "deleted";
         /**
-         * @description The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible) or `revoked` (final).
+         * @description The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible), `revoked` (final) or `deleted` (delete-records' tombstone, read by `version_id` only, until restore/records).
          * @enum {string}
          */
-        RecordState: "draft" | "live" | "suspended" | "revoked";
+        RecordState: "draft" | "live" | "suspended" | "revoked" | "deleted";
         /**
          * @description The state the record reads as when it is answered: `revoked` when its registry is revoked, `expired` when it is live and its `valid_till` has passed; for a record of an origin-hosted registry (indexed from its publisher's DeDi file, docs/dedi-files.md), `stale` when the file is past its `next_update` with no successful refresh and `withdrawn` when the file is no longer authentic (for a record that would read as `live` or `expired`); else its `state`. It is derived at read time and is not covered by the digest. As a `record_state` filter, each value selects the records that read as it.
          * @enum {string}
          */
-        RecordEffectiveState: "draft" | "live" | "suspended" | "revoked" | "expired" | "stale" | "withdrawn";
+        RecordEffectiveState: "draft" | "live" | "suspended" | "revoked" | "expired" | "stale" | "withdrawn" | "deleted";
         /** @description Where an origin-hosted entry comes from: the DeDi file its publisher signed, as this server last accepted it (docs/dedi-files.md). The exact bytes are at `GET /svc/dedi/{publisher_domain}/{registry_name}`, and `svc dedi verify` checks them. */
         Origin: {
             /** @example example.org */
@@ -3124,6 +3419,8 @@ export interface components {
          * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
          */
         NamespaceId: string;
+        /** @description Only the entries of this namespace (by id). */
+        DeletedNamespaceFilter: string;
         /** @description A registry name, unique in its namespace. */
         RegistryName: components["schemas"]["EntryName"];
         /** @description A record name, unique in its registry. */
@@ -5360,6 +5657,337 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PublishRecordsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description The tombstone. */
+            200: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamespaceDeletedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteRegistry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description The tombstone. */
+            200: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryDeletedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteRecords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A namespace_id (`did:svc:...`) or the namespace's verified domain.
+                 * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
+                 */
+                namespace: components["parameters"]["NamespaceRef"];
+                /** @description A registry name, unique in its namespace. */
+                registry_name: components["parameters"]["RegistryName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteRecordsRequest"];
+            };
+        };
+        responses: {
+            /** @description The tombstones. */
+            200: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordsDeletedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDeletedNamespaces: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page. */
+                page_size?: components["parameters"]["PageSize"];
+            };
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deleted namespaces. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedNamespacesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDeletedRegistries: {
+        parameters: {
+            query?: {
+                /** @description Only the entries of this namespace (by id). */
+                namespace_id?: components["parameters"]["DeletedNamespaceFilter"];
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page. */
+                page_size?: components["parameters"]["PageSize"];
+            };
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deleted registries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedRegistriesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDeletedRecords: {
+        parameters: {
+            query?: {
+                /** @description Only the entries of this namespace (by id). */
+                namespace_id?: components["parameters"]["DeletedNamespaceFilter"];
+                /** @description Only the records of this registry. */
+                registry_name?: components["schemas"]["EntryName"];
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page. */
+                page_size?: components["parameters"]["PageSize"];
+            };
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deleted records. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedRecordsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreDeletedNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreNamespaceRequest"];
+            };
+        };
+        responses: {
+            /** @description The restored version. */
+            200: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamespaceDeletedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreDeletedRegistry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreRegistryRequest"];
+            };
+        };
+        responses: {
+            /** @description The restored version. */
+            200: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryDeletedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreDeletedRecords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreRecordsRequest"];
+            };
+        };
+        responses: {
+            /** @description The restored versions. */
+            200: {
+                headers: {
+                    "Svc-Consistency-Token": components["headers"]["ConsistencyToken"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordsDeletedResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

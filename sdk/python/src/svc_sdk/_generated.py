@@ -94,6 +94,170 @@ PublishRecordsResponse = TypedDict(
     total=False,
 )
 
+# The optional body of delete-namespace and delete-registry.
+DeleteRequest = TypedDict(
+    'DeleteRequest',
+    {
+        'reason': NotRequired[str],
+    },
+    total=False,
+)
+
+# The body of delete-records: the names of up to 1000 records of the registry.
+DeleteRecordsRequest = TypedDict(
+    'DeleteRecordsRequest',
+    {
+        'records': Required[list['EntryName']],
+        'reason': NotRequired[str],
+    },
+    total=False,
+)
+
+# The body of restore/namespace (DeDi's): the deleted namespace, by id.
+RestoreNamespaceRequest = TypedDict(
+    'RestoreNamespaceRequest',
+    {
+        'namespace_id': Required[str],
+    },
+    total=False,
+)
+
+# The body of restore/registry (DeDi's): the deleted registry, by its namespace's id and its name.
+RestoreRegistryRequest = TypedDict(
+    'RestoreRegistryRequest',
+    {
+        'namespace_id': Required[str],
+        'registry_name': Required['EntryName'],
+    },
+    total=False,
+)
+
+# The body of restore/records (DeDi's): up to 1000 deleted records.
+RestoreRecordsRequest = TypedDict(
+    'RestoreRecordsRequest',
+    {
+        'records': Required[list['RecordRef']],
+    },
+    total=False,
+)
+
+# A record, by its namespace's id, its registry's name and its name.
+RecordRef = TypedDict(
+    'RecordRef',
+    {
+        'namespace_id': Required[str],
+        'registry_name': Required['EntryName'],
+        'record_name': Required['EntryName'],
+    },
+    total=False,
+)
+
+# The answer of delete-namespace and restore/namespace: the version written, and how many
+# registries and public records it hid or showed again.
+NamespaceDeletedResponse = TypedDict(
+    'NamespaceDeletedResponse',
+    {
+        'message': Required[str],
+        'data': Required[dict[str, Any]],
+    },
+    total=False,
+)
+
+# The answer of delete-registry and restore/registry: the version written, and how many public
+# records it hid or showed again.
+RegistryDeletedResponse = TypedDict(
+    'RegistryDeletedResponse',
+    {
+        'message': Required[str],
+        'data': Required[dict[str, Any]],
+    },
+    total=False,
+)
+
+# The answer of delete-records and restore/records: the versions written.
+RecordsDeletedResponse = TypedDict(
+    'RecordsDeletedResponse',
+    {
+        'message': Required[str],
+        'data': Required[dict[str, Any]],
+    },
+    total=False,
+)
+
+# A page of deleted namespaces.
+DeletedNamespacesResponse = TypedDict(
+    'DeletedNamespacesResponse',
+    {
+        'message': Required[str],
+        'data': Required[list['DeletedNamespace']],
+        'pagination': Required['DeletedPage'],
+    },
+    total=False,
+)
+
+# A page of deleted registries.
+DeletedRegistriesResponse = TypedDict(
+    'DeletedRegistriesResponse',
+    {
+        'message': Required[str],
+        'data': Required[list['DeletedRegistry']],
+        'pagination': Required['DeletedPage'],
+    },
+    total=False,
+)
+
+# A page of deleted records.
+DeletedRecordsResponse = TypedDict(
+    'DeletedRecordsResponse',
+    {
+        'message': Required[str],
+        'data': Required[list['DeletedRecord']],
+        'pagination': Required['DeletedPage'],
+    },
+    total=False,
+)
+
+# A deleted namespace (its tombstone) and the reason of its delete.
+DeletedNamespace = TypedDict(
+    'DeletedNamespace',
+    {
+        'namespace': Required['Namespace'],
+        'reason': Required[str],
+    },
+    total=False,
+)
+
+# A deleted registry (its tombstone) and the reason of its delete.
+DeletedRegistry = TypedDict(
+    'DeletedRegistry',
+    {
+        'registry': Required['Registry'],
+        'reason': Required[str],
+    },
+    total=False,
+)
+
+# A deleted record (its tombstone) and the reason of its delete.
+DeletedRecord = TypedDict(
+    'DeletedRecord',
+    {
+        'record': Required['Record'],
+        'reason': Required[str],
+    },
+    total=False,
+)
+
+# Where a page of deleted entries stands.
+DeletedPage = TypedDict(
+    'DeletedPage',
+    {
+        'total': Required[int],
+        'page': Required[int],
+        'page_size': Required[int],
+    },
+    total=False,
+)
+
 # The DeDi publishers this server crawls.
 DediPublishersResponse = TypedDict(
     'DediPublishersResponse',
@@ -215,6 +379,7 @@ Proof = TypedDict(
 Namespace = TypedDict(
     'Namespace',
     {
+        'state': Required[Literal['live', 'deleted']],
         'domain': Required[Optional[str]],
         'name': Required[str],
         'namespace_id': Required[str],
@@ -1393,12 +1558,14 @@ WatchState = Literal['active', 'failing']
 
 # A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot
 # be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing
-# changes, and every record reads as revoked).
-RegistryState = Literal['live', 'inactive', 'archived', 'revoked']
+# changes, and every record reads as revoked); `deleted` (delete-registry's tombstone, read by
+# `version_id` only: the registry and its records are missing until restore/registry).
+RegistryState = Literal['live', 'inactive', 'archived', 'revoked', 'deleted']
 
 # The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until
-# publish-record), `live`, `suspended` (reversible) or `revoked` (final).
-RecordState = Literal['draft', 'live', 'suspended', 'revoked']
+# publish-record), `live`, `suspended` (reversible), `revoked` (final) or `deleted` (delete-
+# records' tombstone, read by `version_id` only, until restore/records).
+RecordState = Literal['draft', 'live', 'suspended', 'revoked', 'deleted']
 
 # The state the record reads as when it is answered: `revoked` when its registry is revoked,
 # `expired` when it is live and its `valid_till` has passed; for a record of an origin-hosted
@@ -1407,7 +1574,7 @@ RecordState = Literal['draft', 'live', 'suspended', 'revoked']
 # authentic (for a record that would read as `live` or `expired`); else its `state`. It is derived
 # at read time and is not covered by the digest. As a `record_state` filter, each value selects
 # the records that read as it.
-RecordEffectiveState = Literal['draft', 'live', 'suspended', 'revoked', 'expired', 'stale', 'withdrawn']
+RecordEffectiveState = Literal['draft', 'live', 'suspended', 'revoked', 'expired', 'stale', 'withdrawn', 'deleted']
 
 # Free text describing an entry (at most 4096 characters).
 Description = str
@@ -1554,7 +1721,7 @@ class Operations:
         svc_consistency_token: str | None = None,
         from_: str | None = None,
         to: str | None = None,
-        state: Literal['draft', 'live', 'suspended', 'revoked', 'expired', 'stale', 'withdrawn'] | None = None,
+        state: Literal['draft', 'live', 'suspended', 'revoked', 'expired', 'stale', 'withdrawn', 'deleted'] | None = None,
         name: str | None = None,
         sort: Literal['date', 'status', 'name', 'id'] | None = None,
         page: int | None = None,
@@ -1682,7 +1849,7 @@ class Operations:
         record_name: str | None = None,
         from_: str | None = None,
         to: str | None = None,
-        record_state: Literal['draft', 'live', 'suspended', 'revoked', 'expired', 'stale', 'withdrawn'] | None = None,
+        record_state: Literal['draft', 'live', 'suspended', 'revoked', 'expired', 'stale', 'withdrawn', 'deleted'] | None = None,
         page: int | None = None,
         page_size: int | None = None,
         extra_query: Mapping[str, Any] | None = None,
@@ -2776,6 +2943,218 @@ class Operations:
             'POST',
             '/svc/{namespace}/{registry_name}/publish-records',
             {'namespace': namespace, 'registry_name': registry_name},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def delete_namespace(
+        self,
+        namespace: str,
+        *,
+        body: DeleteRequest | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[NamespaceDeletedResponse]:
+        """DELETE /svc/{namespace}/delete-namespace: Delete a namespace (owner only).
+
+        Answers: 200 NamespaceDeletedResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
+        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'DELETE',
+            '/svc/{namespace}/delete-namespace',
+            {'namespace': namespace},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def delete_registry(
+        self,
+        namespace: str,
+        registry_name: str,
+        *,
+        body: DeleteRequest | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[RegistryDeletedResponse]:
+        """DELETE /svc/{namespace}/{registry_name}/delete-registry: Delete a registry.
+
+        Answers: 200 RegistryDeletedResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
+        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'DELETE',
+            '/svc/{namespace}/{registry_name}/delete-registry',
+            {'namespace': namespace, 'registry_name': registry_name},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def delete_records(
+        self,
+        namespace: str,
+        registry_name: str,
+        body: DeleteRecordsRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[RecordsDeletedResponse]:
+        """DELETE /svc/{namespace}/{registry_name}/delete-records: Delete up to 1000 records at once.
+
+        Answers: 200 RecordsDeletedResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
+        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'DELETE',
+            '/svc/{namespace}/{registry_name}/delete-records',
+            {'namespace': namespace, 'registry_name': registry_name},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def list_deleted_namespaces(
+        self,
+        *,
+        svc_consistency_token: str | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[DeletedNamespacesResponse]:
+        """GET /svc/deleted/namespaces: List the deleted namespaces the caller may restore.
+
+        Answers: 200 DeletedNamespacesResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500
+        Error.
+        API key required.
+        """
+        return self._call(
+            'GET',
+            '/svc/deleted/namespaces',
+            {},
+            {'page': page, 'page_size': page_size, **(extra_query or {})},
+            {'Svc-Consistency-Token': svc_consistency_token},
+            None,
+            None,
+        )
+
+    def list_deleted_registries(
+        self,
+        *,
+        svc_consistency_token: str | None = None,
+        namespace_id: str | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[DeletedRegistriesResponse]:
+        """GET /svc/deleted/registries: List the deleted registries the caller may restore.
+
+        Answers: 200 DeletedRegistriesResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500
+        Error.
+        API key required.
+        """
+        return self._call(
+            'GET',
+            '/svc/deleted/registries',
+            {},
+            {'namespace_id': namespace_id, 'page': page, 'page_size': page_size, **(extra_query or {})},
+            {'Svc-Consistency-Token': svc_consistency_token},
+            None,
+            None,
+        )
+
+    def list_deleted_records(
+        self,
+        *,
+        svc_consistency_token: str | None = None,
+        namespace_id: str | None = None,
+        registry_name: str | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[DeletedRecordsResponse]:
+        """GET /svc/deleted/records: List the deleted records the caller may restore.
+
+        Answers: 200 DeletedRecordsResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500
+        Error.
+        API key required.
+        """
+        return self._call(
+            'GET',
+            '/svc/deleted/records',
+            {},
+            {'namespace_id': namespace_id, 'registry_name': registry_name, 'page': page, 'page_size': page_size, **(extra_query or {})},
+            {'Svc-Consistency-Token': svc_consistency_token},
+            None,
+            None,
+        )
+
+    def restore_deleted_namespace(
+        self,
+        body: RestoreNamespaceRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[NamespaceDeletedResponse]:
+        """POST /svc/restore/namespace: Restore a deleted namespace (owner only).
+
+        Answers: 200 NamespaceDeletedResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
+        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'POST',
+            '/svc/restore/namespace',
+            {},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def restore_deleted_registry(
+        self,
+        body: RestoreRegistryRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[RegistryDeletedResponse]:
+        """POST /svc/restore/registry: Restore a deleted registry.
+
+        Answers: 200 RegistryDeletedResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
+        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'POST',
+            '/svc/restore/registry',
+            {},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def restore_deleted_records(
+        self,
+        body: RestoreRecordsRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[RecordsDeletedResponse]:
+        """POST /svc/restore/records: Restore up to 1000 deleted records.
+
+        Answers: 200 RecordsDeletedResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
+        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        API key required.
+        """
+        return self._call(
+            'POST',
+            '/svc/restore/records',
+            {},
             {**(extra_query or {})},
             {},
             body,
