@@ -342,6 +342,10 @@ type Namespace = models.Namespace
 
 type NamespaceLookupResponse = models.NamespaceLookupResponse
 
+type NamespaceSearchResponse = models.NamespaceSearchResponse
+
+type NamespaceSummary = models.NamespaceSummary
+
 type NamespaceVersionsData = models.NamespaceVersionsData
 
 type NamespaceVersionsResponse = models.NamespaceVersionsResponse
@@ -588,6 +592,8 @@ type LookupRegistryParams = models.LookupRegistryParams
 
 type LookupRecordParams = models.LookupRecordParams
 
+type SearchNamespacesParams = models.SearchNamespacesParams
+
 type QueryRegistriesParams = models.QueryRegistriesParams
 
 type QueryRegistriesParamsStatus = models.QueryRegistriesParamsStatus
@@ -771,6 +777,9 @@ type ServerInterface interface {
 	// LookupRecord Look up a record
 	// (GET /svc/lookup/{namespace}/{registry_name}/{record_name})
 	LookupRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params LookupRecordParams) error
+	// SearchNamespaces Find namespaces by name, verified domain or id
+	// (GET /svc/namespaces)
+	SearchNamespaces(ctx echo.Context, params SearchNamespacesParams) error
 	// ClearReadNotifications Clear the caller's read notifications from history
 	// (POST /svc/notifications/clearall)
 	ClearReadNotifications(ctx echo.Context) error
@@ -1607,6 +1616,55 @@ func (w *ServerInterfaceWrapper) LookupRecord(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.LookupRecord(ctx, namespace, registryName, recordName, params)
+	return err
+}
+
+// SearchNamespaces converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchNamespaces(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchNamespacesParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchNamespaces(ctx, params)
 	return err
 }
 
@@ -3497,6 +3555,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/svc/versions/:namespace/:registry_name", wrapper.ListRegistryVersions, options.OperationMiddlewares["listRegistryVersions"]...)
 	router.GET(options.BaseURL+"/svc/versions/:namespace/:registry_name/:record_name", wrapper.ListRecordVersions, options.OperationMiddlewares["listRecordVersions"]...)
 	router.GET(options.BaseURL+"/svc/search/:namespace", wrapper.SearchRecords, options.OperationMiddlewares["searchRecords"]...)
+	router.GET(options.BaseURL+"/svc/namespaces", wrapper.SearchNamespaces, options.OperationMiddlewares["searchNamespaces"]...)
 	router.POST(options.BaseURL+"/svc/verify-namespace-lookup", wrapper.VerifyNamespaceLookup, options.OperationMiddlewares["verifyNamespaceLookup"]...)
 	router.POST(options.BaseURL+"/svc/verify-registry-lookup", wrapper.VerifyRegistryLookup, options.OperationMiddlewares["verifyRegistryLookup"]...)
 	router.POST(options.BaseURL+"/svc/verify-record-lookup", wrapper.VerifyRecordLookup, options.OperationMiddlewares["verifyRecordLookup"]...)
@@ -6280,6 +6339,101 @@ func (response LookupRecord429JSONResponse) VisitLookupRecordResponse(w http.Res
 type LookupRecord500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response LookupRecord500JSONResponse) VisitLookupRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchNamespacesRequestObject struct {
+	Params SearchNamespacesParams
+}
+
+type SearchNamespacesResponseObject interface {
+	VisitSearchNamespacesResponse(w http.ResponseWriter) error
+}
+
+type SearchNamespaces200JSONResponse NamespaceSearchResponse
+
+func (response SearchNamespaces200JSONResponse) VisitSearchNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchNamespaces400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SearchNamespaces400JSONResponse) VisitSearchNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchNamespaces401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SearchNamespaces401JSONResponse) VisitSearchNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchNamespaces413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SearchNamespaces413JSONResponse) VisitSearchNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchNamespaces429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SearchNamespaces429JSONResponse) VisitSearchNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchNamespaces500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SearchNamespaces500JSONResponse) VisitSearchNamespacesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -13890,6 +14044,9 @@ type StrictServerInterface interface {
 	// LookupRecord Look up a record
 	// (GET /svc/lookup/{namespace}/{registry_name}/{record_name})
 	LookupRecord(ctx context.Context, request LookupRecordRequestObject) (LookupRecordResponseObject, error)
+	// SearchNamespaces Find namespaces by name, verified domain or id
+	// (GET /svc/namespaces)
+	SearchNamespaces(ctx context.Context, request SearchNamespacesRequestObject) (SearchNamespacesResponseObject, error)
 	// ClearReadNotifications Clear the caller's read notifications from history
 	// (POST /svc/notifications/clearall)
 	ClearReadNotifications(ctx context.Context, request ClearReadNotificationsRequestObject) (ClearReadNotificationsResponseObject, error)
@@ -14680,6 +14837,31 @@ func (sh *strictHandler) LookupRecord(ctx echo.Context, namespace NamespaceRef, 
 		return err
 	} else if validResponse, ok := response.(LookupRecordResponseObject); ok {
 		return validResponse.VisitLookupRecordResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SearchNamespaces operation middleware
+func (sh *strictHandler) SearchNamespaces(ctx echo.Context, params SearchNamespacesParams) error {
+	var request SearchNamespacesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SearchNamespaces(ctx.Request().Context(), request.(SearchNamespacesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SearchNamespaces")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SearchNamespacesResponseObject); ok {
+		return validResponse.VisitSearchNamespacesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -16525,442 +16707,448 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37cttGtjgKv0qX9t5lMgNSFHWJLdXUbyu+JE58G0seZybyFppEk0QEdjPohijG2199D3He5fx/HuU8",
-	"yaleq7vRAAFeJMpxHE5NOZIA9HXdrx93+mI8EZxxJXeOP+6MGI1YCj8+pv0Reyy4SkWif4+Y7KfxRMWC",
-	"7xzvhJOsl8T9gIzpTYsO2d8vsk5nv69UAj+wsL0T7Mj+iI2p/ljNJmzneEeqNObDnU+fgp3HgstYKsb7",
-	"s3Nxxfj8FOcjRiZpPKbpjERU0R6V7IEk0zRWjEyEjPV7RPA+I2oU2wd9MR7HSrGINCh5I6QapkyS96cv",
-	"8k9k1h8RKkm4d7T73f63B08eHjwMTwjtScYVmY4YJ2rESMp+y5hUpD+ifMgiwoUaxXwYEMojIvAdNu6x",
-	"KGIROfvHCz27XWdApqO4PyIjKgkXJGWTJO5T2WyTM8YjEivSo/0rEuMo4dl1v+UdSAtOJHQrwFshYkAo",
-	"SahiKUkZjQKiRqnIhiNC+YzEXCrK+ywgSsBjMh1R5Z/MNBWKtS944WLYDR1PEn033mHsBDsTqhRL9TX8",
-	"zy+d1qPT1jPaGnz4uBc8/LRb/sN/7gQVF/z0nA6rL5Vxlc4eSBLFQyZVQH7LhGLRYoD5pJeU0jFTBjxP",
-	"5Wu+YHh9v7EiUgkRETgH/SDSZwhH8u78MYnojDTCf/3rX/9qvXzZevIkbLbJK6HINFYjEl6zVMaCX8YR",
-	"wHJ+UN1O96jV2W91DnaCnVjP+lvG0tlOsMPpWL9A5aUonvJApGOqdo53IqpY5WktR4dT0s/fIUq/FOhd",
-	"UnO9lMspSxkAV8xJrGQtXCE8HRsopxGJJZEsvWYarpMZ6c0IdaBMlIYjDcgaiumMRWRCpcI/49QNSvo0",
-	"G45UK5tYWA+ISGECg8LNNnkfq5HIFIlVANNKMqYz0mN2bpjWfE6yiQZkPYB+Gvc16ttnCR2Snsh4RHps",
-	"FPOINLpE6s8jNqBZopptckquaZKZxccaCRWheGr6V0oOOh3EBbhBPJH8CisP7jMhzhMWxU/EmMaVQPCE",
-	"PYkJEF85YqnGIni1CKKTrNe2v5kdTqga5fvDj3aCHU1i4pRFO8cqzZi/wTG9ecH4UI12jruH+8HOOOb2",
-	"973KZdctmZOY6yNhyqyVNJ4/eSUJTRmh/T6baGKtaarKUs4ife2TjM/6ImLN4rbMT+2+GG9mW4fLt/Us",
-	"FeMnGmvnNvaUqzRmkmQTjdXAEkRK6EDTZ5/GVFGPvVZnr4Z6DFLY3TrE4/ngJVX9UQWXvthBvmyIGfLm",
-	"i50QcR85m8aHMY0Y4n5sCKQmCSpOEnwxS1PNG80wpMESycjBXrd0QRc7nZvO3qPOoEv3et3+fnTADgdH",
-	"nW/3HnYf7dOD3mH/KLrYqUO654MW7qPmvo4Oqjf/SnBWcwCnnGg+RPShEsoJo2kSs9QQyxNCyVh/SIZM",
-	"SbLfOWgvWJueZvEC9zrdyiW+omP2LE4US+dX+IamKqZJQPpUslbMJeNaTLlmRM9sltegiiRMU919fWkp",
-	"7Ws22GzXgBD8p26N3YcFoN+vW7Cc0D57HlXRIG4fX8YRaYRRHB3L6/5xu90Om5bsu3ceSA028SBmUSWt",
-	"sl8f/pCxx9+/e5i+/PXm6c838ZvsyeF3T6rx3F/ARrHdbfwtG3zZO9/ott/QIasCzSEjPBv3WBogBu3V",
-	"QdxED+CvwHBimM8RsJirIy00jelNPM7GGmHs/2CN5o9uhZpvDFnqlngW/16xzOeKjSWZsJToVSxa4aXU",
-	"A1Qus9tZss6lC3zL+iKNXsFs84CTwlOAjYBkPP4tY1ZKS9kwliqdtatvHL+8NDhdf+f/mWqQ3fmP3Vyj",
-	"28WnclezqhksDVeKE9avFZ9XrtYBYO1y8ePNLhj0oGpiFLGEDYEBI7L1KSh5RncqYpzlTS3NnFrfRges",
-	"9XBw1Gn5DKpuWzDcGvSmmludiVRV8GnN2kPC2VSre4M4leqEhHrqECSjMI5CQmWf8SjmwxMSSkVVJkMt",
-	"8+oftdan1Vb9RR0CSD1zJexbwYJxDd2/2F9xDjtAsBNHOx+qtnQu1pGPemwgUrZMQNrrtvbrBCQl1hSP",
-	"/olSSzX4WJEmjhhXmlanqCMaPdLXCEGvC+vON9cXd1aFcrMwVG9TJieCS4bababvUxlgfkbjhMHq+4Ir",
-	"xgGC6ASUIf1891cpeEEp0W9GelUZp5kaiTT+nel1jZmUQOtLM5ABTvFpZQRNU5Hiwosn+kpozSuOyOmb",
-	"5+SKzdp6zO9oZHB49U3AOcQcBtM/gj7n7cw8uoz5JFOFrT3HJwSeHBO4J+KsB8RxgmPD3Mg4k0rroVSR",
-	"sZCK7HU6ADg5s73L/G4UELRjKWM+1JjAxhM1wyO845mfe9YqLbrj/HDyjwUfJHFf3Qp4+vZjf3eWe+j1",
-	"J2LGmCQ00er8jLCbWCpprVr56W1mh0ZbsYuSiJW+egKkkDQois6KoolE65+0DyK1ZU4BGBrwwOziI9aP",
-	"IxY14dieGKYiVzi31bbmRnxr8Lxum2LKQUGJHGeTliJ5vNdf46lWOd+nsWJf5moDpxTbS9Q01DM1V1tb",
-	"apZovtuds5jBCp+JtBdHEX6+NsAP3Nc+xLsxj8lMZGC34AJNirh9rfa7/TsT48bhnyaJJlZ0BtNHAqdp",
-	"oGmrOH3h9EWKNFDTHWsKSxIxtcD+HMwzNMHZb3NusRmhyGE4yTi7mbC+5v5MD05EH3B1E4ymYnjYzUu7",
-	"gHX2ka9aXK2+NjtVxerOsn6fSemvaC00/Sxruy8kfCXUM5Hx20ksuYrNhbocwDg+WDkVHQAZn28GwdBx",
-	"0NDYzIUasRSQKCLg9mmSSDBEHmBzcLOvhHopItDwF/ki0AuUe5JkjE4rhsapYXzNNJMiYcHKFMIUb+gs",
-	"ETQ6F+IFTdcFa3OkExzjUglxmcAoRYaOjLAnohlRQhB4hTSSeBwrskdext81N3TCMEUscQbNECi3pIg0",
-	"YKYT8lD/hwz0LURRC7VfiYTqjf6NR/EdZeKJN8ylEXz9A/GnMYLxcaUZNJZkqb1zE9Q/tJbREMk6oW4J",
-	"uX+DJILrQzWLPLH+SjKl6AFUjMMpWgFu8zLO3MjLpIc5mSG3hVQt9B4Enc0t+XNKOWeMpv3RHVDAY9gM",
-	"uf6OXrfz+UVxhHIC2MlBoo/HRbLxD1CrNqY3noOnT2/LjAkgcIa+v3ecXtM4ob2E3VYLdt/7e3D79V/Y",
-	"zF7yo7RsA88StnUuxEvKZ4byylvtKaWKXQKNLpGvcyHImPKZ1XDkBnb0VkuWZrISWL9lKp21ADXneeAZ",
-	"UFJJlCBTGqtKH39uRNXzvvMNFhu1ePgjHxOrpIvU6eS0aBJRiG8bt4gYCcOq6fAnwQlFr24fXOPI795x",
-	"mU0mIlUsesmimJ7Dgd3qTNxAl2M90iWcffF03CsEXiH6lWMiGY+ApgHvppLMzbhZ0UBjCsThUEnC8lwo",
-	"Er2TLL2TiJlJltZIl3rsjQuWV2z2QBI9q95hFEtNZ5DA/dOzWa9LzwH9Bu6jsoHKN4dXiTn+1I6Ofwp2",
-	"DDpsxuZ1mQhxlU0urXXTs4Ft0PSlv8g05GJIUU5zwX3qQlFgcWUL2T+Ni+62SlnhGCWqVoMs2YimpneH",
-	"B0jcARqX4r2pb27daIiGAA3DqJ5QRav1nFCzu9CKRBjVkVvYDOMLdiapmLBUxQi6xrOF5t2S2T7IHUm1",
-	"z51HpjLAMHfS/FL23uQDB94icueG6P3K+kpPUti+Ew0rj8CISmJgtg8cZQXvVPFMInPEiwBm/k4+eai4",
-	"7CzsiwHOVbnrKEJvpme0pxEqRDR54y14QBPJasm5Pgunw9m4SWZ9oYWnsk1OMf5yELNESwz0irnwLwx0",
-	"Qn+VtLGVjGpZUb8ND90K0AwsK87WX+Uy+2f+KmClonEil33149nrV6/dKY7Z8qssfuG7eld3kKKnjlV5",
-	"FVM6UKGmfmESX7PwxPwXY1wx3rXtO/70+zvBjn6pwtcX7CiVLFvY+fkL/SbyCRUnyZyPrmVUCZ4lRqJH",
-	"L+oyFM7PZiHMypWpVBQZUJRLSBS6ohQbL4WA0yhiZh1wXrhKmqZ0VrMjuWQ3m0RBeWzCKvc6nY7de6Bf",
-	"YBGhSaIhhQvONnIORQryCaIpnuO3ezbgw/6+oZNakTx7ROd29LcIakXi6zmyc+jSB7wTbIQwO/Ca2+Xr",
-	"nLSCVcjbJ+mnjBrVrbRfEJiWkkN861OwlGffjoAZa9bq/vJ62uAvMbDby2eoPNVJ/BObVR+ooRXoe3kg",
-	"rQ6nmZCLZpZEsn7KKri5OfZLuvSEz+Mxk4qOJ3pBV6xW6kmoVJeZdGMWV/we6LoTvPTLvlbLIvSZxgqy",
-	"BPTPsX5/HPNMMdLQFBl5A2fXLIX4wluQ7mDnpjUUrbm188p4o3PjrDJmcKoQWDHMdDxRM7AF6zPXSrM+",
-	"XaqEVqRkBg6sCjY1SdkgvqmeCnUxCLEhe10vmnJuNoiJNeEqOCKTZMpSPcZEVc+csmtxtehyYgX2WPOe",
-	"O/I4YURz3c0eeQlNDFi5gB5zTIEPpiUIK+yoHnce4wDApJLk9WDn+JclJBRR7lPwsYQxV1WIaO4tIKG8",
-	"7l9iSNTBPulRyY4OsjTxbvGEyJGYchPLzNFFmnP3pQdUsckPwXwYKJtaShBYlMqpQPlYVmVMeA346S05",
-	"U+E26hiTtUOZa98IY4KJV2bBSSyV+aR+o6sJGhaQShLE4q1LYi0/d9754xHrX/k2gPozeD9i4FUsuOeJ",
-	"mHLj0PEjhVFbAkWn4oRcqsUcAapXA4Oda8/SYR72hEgY5Qs27j6q3LwHsXcXVBfDfzX3eD8yyV0aoGN9",
-	"rylkReVMm0zjJAHBaMhjyUx6lH6exKiBFyL4O8ujpf2DqtVH8Gi8ePLNnE6rEH+7Kf12fVXV3oaHWn10",
-	"ENWnGuz52VEXF2c7d9Aw17sG6+Xb2C04P+WXbLVY/1YhTOjSeOTrCRjlM8EZRCJhcKXvB4U8PdA6Tkio",
-	"ZZU5c0OZ9gSloPG1TB8rmViLu1R1ian4OlF0eEzCfiaVGIekAY5RvEV/J00M+5KK8ohqnYsO9R0LyUgv",
-	"ixPVirkb0DseDNTOJJOYfmhtLzgd2NTHPZbKUTzRoAAuoUstmFhR7E6GmTnFyT/3evx5T1V/tCnkgcHO",
-	"sp57ax7mFU2HzJp2q9UFm4UTEM+eq6/EqX9kqidCpXethJhgB75EH9mSU4XNgF9Of8Z6IyGuLrM0qUSe",
-	"lBF2rT+HGMKJkIpFJ2Sk1EQWPIA0ilImJWlEoi93zaiyPY4CcrHzHsjIu7cvihmUFzulXDwY9nh3F7/1",
-	"Uid35XW/dCSdg4frsT3vgALvtopHUAVPT1gUv7HZq8vzWzEvVKOmMrGNWtDup3SaLBKL6jJh5y56ECfs",
-	"si8y9PnMJQCVPdT4wepmsMJun8UYXFAWVEHhEpnqizr12DwkU2M2B+FF6/ZwEAZMIhbFLVheexw1wecV",
-	"2ljpUga7MwlUHQksJ2XU+Lyqnxs/V60FAheG9geb4qtXPaY8HhjHx22MwkEx9a/6tNJ4GPPWCNCrEAfL",
-	"+4xQos8IlPCYR+wG6cPyadmNuoRd1dqzq7/B7JcahcgejT2WB5J4H93+kEzqTkXVDswgCjFqGPbDIjJj",
-	"qhmQUFwZbufBVuXt6ZfRYRyW4Iw0KElEnyaegjOiXh4kMFPA06bveTDr2gl2xJXetfVWuwyED8sokkv9",
-	"dmlLBbwqwnUB8S1SFy55Ke0CbK6gX35qvjs8ADkxMN6vPN2vSL8GDPiVMR6tBmNXi+yEHlFZBpyrzWZ4",
-	"6zoEc060mwfWEe0eHhXJthzRVvfw6PjR4OFR1Hm49/DhQf/b6OjwEe0OGKWd/uEhjTp7h3S/NzgY7PW6",
-	"vU7vYbfbj/YOo6P+3mGvM+h0aOfhTg1yoO5igA/cXcGOzRJBGAJ+MY3VKErplFcKXQvYvDHzmRsljYud",
-	"ix2MaUVYiHkSc2YVUYdXy01U5fRKvQa7pTmQNyeLUBL48FW8/9LFLoX9JXaeIguXaINDhQipyl2NPkUh",
-	"YlXbT2lZmzD+2KjRGkZUnRxCyQIdHlxF6/oL2JjGSbVDRiQFUIcl6R3ZhS+lqzi2GSnI17foODbjs7Rr",
-	"1BL+WFwz7w/o2kJMcH8GWdG8OvcQA7gzCXQZ9jR/9u4YvRR9xv67WHXEkTx7MAXV4mC141x0eCv7r/NI",
-	"5DrvdeRHeK+IWQYuKpCqLHktN4x5JRrypSzc+2LCUpNsthChVjGbF49+w8E0T4r2m+KunqWMEcVulDEF",
-	"9SBqiNtUFJuQetB5dFQu/OHBnX5cwZ+exNET0c/GJqKtglA/f0Ii8wYepEGQSSqATTWiODqesl5z/lz/",
-	"G2LlblQBX35xWud0Om1P99siHe5yuRvF0e713k6QP96PI3goWT9LYzXbHWeJiq/YTL/3Icihdd7UUQJL",
-	"KqVeleAvmRqJqADqyz8uhPyu9y1iQbGcx5T1jkH+1drHf+2fPuw87BwfXP/46Md3e70ff3z66OjZ+7Mf",
-	"f7r+Qf5aJZr4MWIV21nsoo/+Of/1shgUd4uwncoFzB3S/JFXgn3leip97BAAraHPh0dT2yx8aeAirPCu",
-	"Y3HCBA0Jc4d5x/v5jys2a+1VupfBSvMTm8HaelSWBI3fj15ejejPw+/+/eRaqCdXLw67h98OaPy7ir+P",
-	"H3f/oX568f2kx/nT7xXtRuKnSju4sT1Zxm2PYTnDjp1bK/BPqHLZ1RdnI0LKqs13L05/etrtacHcBtrq",
-	"a+Olgn7WFh5z8vbZY/Lw24eHWvQdH5OwcxOSv5GjA5KIKUv7VDIyYjf6u1jJUqmOm0ffPmJ08Ki71+vu",
-	"Pfy29+joEds/7DzsPOwNHh0M9r9lB6xL92lvjx51Bnv9o+63j3pHR73Dw8EepYeMFouxdW5+6bQeQem1",
-	"o4OqymvBTm5Yrg9SADh1tlxnbjwmCdNTycBsBst2tC//f60wIFLRFOJBwVVMzbv6a3g5yAsPdB96ZL5U",
-	"/Mym26/hZPmfX05b/6at3zutRx/yH/WqPnzsBHvdb2sOwiYC1wto7JqlM8y6PSaUjLIx5a2U0Yj2EkZC",
-	"wxfRVQ9Gcv3nMe2PYs689/oiYmGbfJdS3h8Rwc1fTkDAmYo0gloJA2/AMZ3Z9Cqwn5dJQsRWiiV/rF/8",
-	"5LKfylt9AgGfeNtojDDJSZVRH564UOGdnEJV0VTwYQAq4IQJLU4WLrcqqXV1/QR2XYXL+VarYypirIip",
-	"UVi/GdiLov1USElSljAqmSQNyRgBKyO8BxbGYxIW0gFC0jjodDQwuFIbgatcmiLg9FJGr4xzVpMm2leo",
-	"H6VZwpoBFN0s5yzk48qsZ0q7lmPiXbw/fD/TI/lpQDDE3jHhpUwcMF4ty8QJSOjKAsBA+8e+d7mUjq9f",
-	"d5kl8PrBcV5NhlTnFpdSiwOMwzSxTrHgtoDphKoRTDCfIu1PlZvecA5jZdBfl2ayqwV7TUoVK4zjpbma",
-	"A+llCj6eMedEVynlckJTqEqaiOEDSZQWaqm8YpGGd7iMQsKNP4e5iYr0mMDW2C0EzjMeTUTMlTwxhwSf",
-	"jYzHH7QrQnFRA5a2QGOQo3iCh6LXMgZJBFZjHJ2wnsPj/JBMHROk1ua68DM9gGfsPOg8KlRSXFabRH9e",
-	"kX2sR9rrHpPb5PnCkOX8bhjQwKlNrBLXJvQE0vgQRaqywuDbw+K3+s7nk7H0GH4Wov6yqw+knIB4QjT9",
-	"CL1MQfjWJqGGpHEIGD5f0cFgss3NhDfNvuoSLJtFv2o5Zak6K6qUNOjXAfHzxKprExQxSI82n19Whjnf",
-	"th3UZKRXpe3XZvKV0kG9BF8/t/WDz3T8Fc7xtO8Z19SHnd+snPYzNJ8QdbMo6WdB2o7zJRYqL82/hGrn",
-	"YvaoX6riid7GVg1XsxtrRVy21I3SzIizqSkxbIizEhOSsGuWIFcxD+2nkY0kLZgDo7xsEzeHeTsLRvm2",
-	"lkSCmQOsCGtMZt6ScQsNDJbVIvwKBmo7bfXRqydcLj14UwavQPfLp4m29EV2n/oYuVheLgqFW3x0S6xg",
-	"KwJnLruV7WTWjaVQKfeWWnWiXmBLrbEVfYTlux6kjLX0nRI9BsEhvev15hC96qrOY02HyK+iZzzQfXmt",
-	"BcONhcEDB7hMxVSu6pyncZKllXL4LBfk9YKlEpMJi06wCBsBFj+NJasU73GjLFpnKb+KXh2ALIWgSSr6",
-	"TEpvwlIyvphKEgnOAmKXhproIJPozr6NX+7O2Wa/ZSwDj3CYZpzHfKh/1MsMSQPVxVRMq1ZsghWcLOQu",
-	"JzQXGhJJZ5JMR7OC0xgn1LwP5wP04Sz3H1dGSglFk3Vu0pSvXA94S+huoCGYL1xc9OZZP563yDlwKMNj",
-	"AU9yHChF9Xu7+FCN46jyrh7Cr8nCfPw+6ofVdN0kXQSQfCamKOHJgPQAMqCu5iqWzh9F762YmozwJfZN",
-	"s5xVgvoLBM3F9OOa89W2C6e1ugChfhS927H2/GrqHJs/it7m4tn16a64q16WXL2baBH17V3S6RCQqrf2",
-	"HK/EYfpGtmeBp6r0sZiCQSCHBEOjbDx+RdjGImkhFdPqU0zFNCB7pMe0+q8ccuQlhNByshIxL4cIiKlX",
-	"mqHmENZK1dDv39Flby55JUe9nm5zAP1CDL0yB8v6qkxSoSGbqSljnKipAGuGK/ZUtnbMn8qIyhGrIYBv",
-	"nz0mR4+OuvMzBiaZqUAE3cX3ZorVOwmWnObj8lxrHKrZTM2xPuf9JJOVfk1o+mGemjM14U8Jo4PVT7M/",
-	"Yv0rMPhUn2hClVYVZDzkLCL5220CgYihvjyo9RtC2Q8lif4lMI1p9LJiSeiQxlxiJmcqhDoxYd5EjtHG",
-	"F+IIUypzs1bgPoPobiEU7kprgykzxum5G1sJOmgWxQosURYsTPl9sN7o88ub4+iJ7wY0esCaw9VTgXO6",
-	"4Rw5qCwMwHQckDiSgTVRuR8wigjd9OAQqk6VTMTwEiIw6yd/YGI0XcIOgsgKQls1MylCZOXhWHipSRCI",
-	"f2c58DJWhCOtkzbQGmjh8IF0xWcMEOV20dvQ9hw18+PzV22u0wFa4GNQNRqLq2ximcFTfs0SMakMbCzb",
-	"3ME96/5oevfEC0qarK6dzpuWypM3cpO6E9VCuIiwGeD5Y0MpYKWUR0kh/1N4RTpWjPSo5S8vaXp1miRv",
-	"GY1WNZSNaXoF9Rag+VadpYwOBmAJXUlPKa3WfbtkxatKAXrFWlJBPY4L5ZeyodHtBL/yyW048EYPv/at",
-	"LLyRGn09lpf6s2pbkn6yKKJ3A3ndoEraReQzLjqTde9dc+4N3vq9XXmdI7YQW8jtBoFbQ6a4sS9Ao7vJ",
-	"hPGqUhmVPAXC1W9vEX3l27lrmw0RWCbLOe087YVuh40h40xCfTOgiCN2k5ttN2KSs5/1ZhuPfSrlORYT",
-	"S8ljkU5EagOQ5j9es4xJVNOs7tz5G71MbJESjaWLetEtzcgwN1NhNsOYGH1Vhg69O3/Weki0+ObUDlcR",
-	"Q9nLKAfL7Hf3O/vd/aNutL+3v9eN9rv73cOD/c7+w32639nv4L9dBj93DmmlnXO5XXxjacJLraJrtMmq",
-	"MqCKwbKFvoGXfEvoOmkNJuHSrfKo0wnuzZq4foEc90W+KbfUvfXFTueVMHbKstPCVtnxQbtALHIEqLdL",
-	"5rssr74ImgYO5y4OL8Xe/kJqW5R6lxaM8igxEt3bcb5XfkOISm6ShwGlTKUxu96M0csNa+Bj5RDzfN/m",
-	"QupjzTfCUGqs9Xby9XDz3rGxgpq/8jp4BUQkkS3DtLJ120PhhZbtAnLVo1TpAL214zmtBC4rIUoSS1Pz",
-	"stQAEYa4I8YUALcOe+xLG0YeT+ytlNK858dLK35ibWMlCkTFCyeDajBQ3qqYNVShHvaVSC9dzspSCeSW",
-	"CLrAjw657JflSOU8ldOmPwKp/rWsj5YDtddTqxYZ3TV7WMnxMCeqLHTL3ocmB5l38STWB7kgi2u9mJna",
-	"92KVVJ/YJnycrjOiK7RbkhKqljm//6AA2F5AhAdtdiuBh7/u0qtU4fWcoT7G/xBLJdJZPQU8TZK5IoE+",
-	"Sbir48RfzFk2HtN0WbWrjVI8O+USwmcttCM8LuzvjhGaaq3YnD+SpnyhCL4Uz+ZRqBppVjMRvYbyCXWJ",
-	"zZSX6iugEbYvxkyCkwKDMyHXFjOdlfTKeaCjxlToyrOCi4UiYlVZ0qJNoKPSDe0rox1D/RNFwu+fnpNd",
-	"ed2HD3Y/uuku8Rw+7X4sBFp8CtGbG8rrPtGfmLDxEA3HEEo8rsouWDtBvw4moPqASR+fr9hiTQsiHeKO",
-	"9D/tKzaT7V9ltf3jqq4YBpRFc0VD/OIE+gkYwIzzDJ3QSXUI1PrVAuq2Xr6c4hF4W69M3XelAuZ3evbD",
-	"KWQmFWrQm9oLDyRCTFBMPGovLA9QstPYCtq2TICpleHBNp1JIkUT2/NCsPJEw3XoHV6I7gouvE4BJGWD",
-	"lMlRHtacN98H/Ij0kK4UAdTusEHgLjXvGO4Ts5+jAFEv41om17/qK6Yqw/BTk6XVS8UV46Vo6duVQihR",
-	"qLkr9gB+naIEeBNVNOoN8gOfUS1RUhxvzjiwpvti0evx5mAHl7OG6amWnRdGWsDd31jjWEWqkjUq57l8",
-	"UD21PxKpphDi2HN46oGDPLXlAaa8gZwl9EHnDZVlYPLVJ4mYjRnHMjdqKtIrYi3Wts4TTltjXhDpZXQP",
-	"WbfrGo9zCTa6u63SHMSlZyBesxK3PeaKQFGsBg73JdfuhP5tdQUYV2xt0bwmPxIrMtxlEUeLkmOLs/4U",
-	"88jB0bvzx2TGKLQuw8KLfkbTlGJ55+Jyzq77eGKAIt1O96iYQnp23W84i8T/2k3+L37ThI9+6bQeffhY",
-	"mV9aTk9AmawIS0EBzj3DahlKKhEbye7G+gYYMp73DnAWQf3UayQAbSMqWvjdtYlAIer4froHlM9sNYNw",
-	"6WTq2ceX0UxiSXcCy643Yi17y2gU88rScBATJhXlYBhM7YteAW3gzCmDNDO5ogMWmndXUyocpyb+0p/K",
-	"NIfCtWmW1xd8EA+z1BbMb3RsMiIb9xi0y7DpZ9VhPOOYx2MtUnWqY+9x3ktc/NwCfxBTTKBDlBprjUi/",
-	"ihoW4WJKGgiNMR9qytpj5hhtoBQdkp7IeLT+6mqv3J3n3Pqr4aC6ScWp5QerubSDPJESK0Bq+m6qqppi",
-	"kPX05n5cEiU/dcXzW/QKWlcEYRDfE1+zS6euLO5yqs/8qf3oTJkSPysKHYXjuZ0TuCbIoVDN9QH2TG+v",
-	"4h6ee0E4s8WihRnjxi18xF7bk01IUbfrk7K8J9ptk3rclyvCE77tAOk2ZZjXgFw3z/279u7at6rO7rEB",
-	"D/66umGOd/WJR5VpSCVgKLbUKTbbKXr8nbxq4GHekZ+7+C2ddO78VSIECl5Pu7oyMbSBAN5dLooKqCSO",
-	"1eG/wILUyPVZQqZMJQaMx0Zd1oyZRcckNL1TQvs4Z1b6RfM0ICG7meg7C/1hkvgauR2EtuZbCaHYwYRK",
-	"yaITkwbrNdQrm2fdhA1T7RZFiIJV9oHM7bUBqSwmbC1asEBrKYTCENQEzq9q5ULLq2fNmhuywrpFGoWN",
-	"gtlyKrIkMvGa0ja2E2l+ms0TwhKJFugQri5sk+dwuBFL42sGQggMoDEbD9s06hfX+gptALExSpBTqEhl",
-	"EABH1KuGSidQ1x+zlCVLWF9JD1AkLtkuNlZFq1uh716wIzM5YTwyTg4AEtBTYVsrVydFsH4RSwWEfmG/",
-	"MOgClcRY0MkuuWEeQon/5la8+lLFq/tpyfZlcufPz0TXZn05X9sgQ6tno8jqAGrqmdu68W4G8+8S7Jbb",
-	"LSrV9reWgW4wUgfH/IcmV6sGuPkk7jOHtt1Bj1peWaC22PaEDtklz8Y9tNuugKrwhU2JWqmwwHpWrjKf",
-	"qnCg3J/ac6v2MRBSp49l5YBETOfPD+YzlR0oCf0l8Fgg98PrToY38vlaEYd2s8XjKsKfD1vBQgumh9lr",
-	"EzHA7eNiDx6sSqhnz61Id8hgLxOexURP3gfVW6q1uPOwPpCRSCLXlUofgfH4gexre88k8YD1Z/2EmYp/",
-	"pqN0I+MqTkp2cK0mgBSu1QUrwoZajIQpewmDlkm5VtQYxJwmzbVl4Xppd9345uKRfO7g5jtbgT4juduG",
-	"YM+W9mIoioeOfN5jpHYR6tcM08bl3jlGuwLzPm+AtjVGVjsbLMVfyd3wxSi5a+qrX6wd//Pmfd2vD2Cu",
-	"OWJVBGmxP06NWy83CnkyieHHxpmOVqiMKxZBnNkMW8al8TVVrLluja9b+C2OFkZ/fBbOcztXhOnuuNG+",
-	"il+VRePWboFV0vz06Xu8bxUTiLVxuKw+D4cWWT6K+Lg8+89CSn3TntNCn57Fzbo22qinpufOwmY75e0s",
-	"Yf+ljin1G6uOXVm/lczcca/fUmZ597DFCu8cAC9sQlOjshnynJ/fvQgvS+301m9UtNTDX2MmScOasKAR",
-	"7Zdms/+yxZnKTpJvUgaperbMuT3UyuiEP71osOX0X6fvYiE7r/Zf3IKDVzoxNsHOF1LMtX0aBpvu5tUw",
-	"uuZSfnEvXGJN34ZZyh/h3ciTe9bu6PulujUsr11bAlro27i9N8FfzxfiUHD5Pmv6CtxW1nEXuI+WYswt",
-	"iITnNfDKMFW4Dewq7kZPVvEdOFnvXkhLjQMhN6E9kMaTUO0ZqEiPixj8SFXej/PYCTh9yrUg02MEtBwi",
-	"UtNEBbLdaNofxdfGfUCjFhTpQqdDyqQSaT6kfr3kUjjWMhI01sEhJeZ7miLkpdAt8+3SRDi7pKWOCFzW",
-	"+q4IA3l/mDNi61T4Ep0Kn8eNUITZtR0JjkLc1ZVQgTuf25kwFtfM71y5OgLrL4tFX2ob89YXQMBHlyaT",
-	"93KQinFlNxxPtTSfQMbwkgpudljG1xEd7FdYwUOu1ya10HAJGyGtLkLdoqWpk0EqJ57fzPyhLLuEuhNf",
-	"DZ5WFUZMJ2s3bcvfz23xqxK4N1w+5AwaJa4uc2FjxWNPshpT1Qf2bYUFzb1H1kQCT1l0x6Rtt8osUSvX",
-	"UrcBHLVdsybmk3tQQICw13jeQECuOrnA1Mtw2ZonpMdmgpsY6r1OB3s7IteAd1e1IHmfVPS1polkGNo9",
-	"FinTs3GYzd4oLBTNlXocrHcFxRkwcc0zsznytRgU7QkVV2auxD/uhTCroWFRpLTCNHmE2XpQ/BPFRv+B",
-	"sc5YvX+TtUaXOBPuI1B6A42UtglQnzt2uyxllwuaFk2jLqJ7aYB2hYVzbQOqF9FdymEy+FJJwBRVcnEm",
-	"MWSoYDpLyvpKWMfCPPVypyEL7O/RLRKdXchrXn62c9Dd37/FUL69y43W3Vt7pEyytLSk7t2SpHHEwD+3",
-	"woIXB7fC1S0WlyYJVdCrT4Ob1rv6t9SwEEzqxJs389NsQqc6P38xv60z6HgqSSNiA5olihx1OjXZ6vQG",
-	"L2J/73D/yBZ/WHDB53S4lqHc+fYWNC29J+Ov8WC5Gyi4rup6161n+S3XHQH3ToXhdYlB1R7qqnJ94WCP",
-	"86Lqns/adMOXivKIpuC4vh1UFy78cxtQc+45dyLvzh8H5Ed6Tc/gjyRU4vnZ6zOYqtEMoTY/aYzjJIkl",
-	"oAOZpKwfa/bRLEbPdTvdo9beXqvbPe88PO50jjuddqfT+bePL+vXYjs3bbJf2y7Zdy8aM995e/5KXRRM",
-	"ZetXAl8G0JT+xtiYNIEtHkjE2H8XS/C7c7DRM2N684LxoRrtHHcPD6qK5jE2uaTyMqoNCHo/YtD8WwOz",
-	"SCJcmgbYmV+e94RoOcg0jepJxtUK2guusgqg3oFk4AoN3f1OUNTILQnHJt2WJZHUaqFpXt6giiSMSoiU",
-	"Bfgbx9yfaG8ON4v6yMLgDu/VO3US8G51r/sQ1uh+96s1XVyc7dS7+RdSk/MXcFs1F4MC+cZuBSWDL+BK",
-	"bqU8rn+Pq17ABjSRhZeI3HmD12gdXH9C3FohfOkueOMbHF+IYbV9JRHDYblmukbm8UQdY2eeKZVOjICm",
-	"sdORGAdAdgNXKSEFE87GDDI1tgIMIZkrU+ybiC1AOOG/0luY5vC3TsK3NVPZiU2ZhcWdj+3ZGevSPEg/",
-	"ef6kWMpan7A78srANzfmypWL/aMrfl9codtmSW+2J/ZhOaCt7HstAF0ihvW+V/3wVs4LDfcVCsA92osL",
-	"7o9bm1AqRgnwFFa0rJbvZC3f4tzlGIogTa0TqDx6O52hElYW+BpLALJRFaLCy1VpyaGmJRWJc0p4TCh5",
-	"8uqMnP98bmzUIDr/cH7+xhR0ESm0PFOKgVovuKadlEPPe9KQLBm07GDNPNjFb7Su37mMwIUMP46UmnhF",
-	"yGEkzz9WRXxgi7MnsPy7M12s193C0yhF6QR5LVk8LFtUZ6T5B00yhp06JbtmKU0WOWfrun0VNIvDzSY1",
-	"lccuyrdrhL/XAtpsrg2Su46lJ557I5GOH1c0R3Ld9QzvmC0wMF4adpB6VGER1ta0K60/iPL49adSrJSx",
-	"+pEg0nnnUSiescJhGMv0/ZxEzeCLjqEYXrvOQeCXhaMoxNyudBjGMH9fx1EzfM2B1HS3dkn0eRVkrAa/",
-	"d5Q37qPk3bvnT66/DciI3TTLDftsCl6v29+PDtjh4KjjZ99FxdLDnZtfOq1HtDX48HG/W1VdONh5T1V/",
-	"9BhFJSCtSfJ6sHP8y+Jzg6/Osp6vQZRzfyTrp6wGBs6s8e49642EuJJQa17zbvyKNKYjyfqXQJSxmXUz",
-	"IHIkphw7bwreL2WK4gcvBz/941H68Puf/vVbej799d2bJw+fv3jz7+ei+4K+oGfTpXzXrHr+Yj8E861M",
-	"2JRI7xCcOlHcTLt8zqsaQ1GCnTvr20kuhYuuk1j8acz0GxFVYPInLIk1ArOVKyZrga706R3jN/zRZisH",
-	"cOTT18Vw3O1IatK3IvPUyq9WfL02tsJSaiG+5ClUnlhvHt6ikReuoU7BZ2kq0pq2AFPGFZmmgg9PiJ58",
-	"hjKVG7FSNcTWM3V9SeDpA0mmSDZacYRNAiQdMyK4idU1m63t05HJy76IWF2J5z7T63sgURrGD05Ix0mE",
-	"UQyNIDxtb4k25Pbk7mGndCPFddlj9U+/FoRqIrBDrdLHfBgCqXRgQ/pQ/9DEULvhbRXo7gEZiSyVJ4SS",
-	"hCqW5jA4plcM2gWHNlKbDmnMfYHfBT2buStF+nnWUcEopxDnU6CtDb1EkWHZSCSsm8tUNAu+lDHvsw1H",
-	"MCwNMFkpoMO7a/2JdzJL+rvVPIUTdqaopTOf6xf1Z4h4tgvRPPq8e/uCmNLo+sc0Sxjh+jCTWGKTJqpc",
-	"Y+L2cnZc2mhh4f4e54Ix/JXmIRgFo1Dx1usxzFvDqpxryNQm+XZJ1FqBeW+WT/lDr8+9C19vgoGXj2Ml",
-	"Jl5YxYbP57yytYhpjlMgYwC+DAhsrgEX3hgxmsr5TCGvK4okSojAV5QKA8zXJru9pdnI508176j3vVq9",
-	"hlrGTCjnIuN9vVGtM2m8zyboureRTnHktjSeZIr51cSUICrNoEZwBby4vPCKhmY8uptpfb1wwKrGObK9",
-	"pANObeeb0i2v02fsPG9Tk2dcVQPPCZGMkUICFzz2QgabdVb7zx2KB/c5R9rro+YMaFTiKULmGzpLBI0W",
-	"myZyOHbiD6avmT+b8tYmyb9CmR3RCbslufcRblVOXx9L8t6Wya7qYbRCDEht26TwIut09vv6guAn1jas",
-	"NcTq4tz194Lsp7yEFhTXnv/aBDaGleSqnaui+d/MFx5me6+5P/lvafguvAN/sG98WLH3Un7aQYV4UsMn",
-	"9E2yfpbGanambxoBosdoytLTTI0q+96cvnlOrtjsGFpOXuqDRV8r6c3Iwb6xi2RpQvojmtK+gp5pZn+2",
-	"CLmGP6pEShrQt/KKzcwbISA5gB3odLCU/P7BWP9JrzvmAwGiteDKRO2bUJydMY25ojFnqfxved1vxxy8",
-	"77bj//GOntJ7aS4afecUq0H2Dbl3MaZt8s03zuAsv/kGYk7JN9/kJO2bbwKfO7rnQOP0Q8qjC44Kod9t",
-	"tEf7VzaG7JtvoO7PN9+YAH0+E5yRPuU5Vzq+4Bd8r00UvWKFtnWGUxmffaPHEjFtkpgrAeX04d5xHkgp",
-	"SPR1CGmd/IFRVQVnF5wQMjF1QxrjWErwYbEbqDkfXuxc7IQBsX/HgSUJP34KAyzogR1NDQmVzZML3m0T",
-	"ydKYJvHvmq3iMt4+e0wefvvwkDR+PHv9ijymXPC4r99B9w7CJXSElESK1ADRu/Nnrb0johVTkvFYyQAW",
-	"/PTxy1MTn2bySDQ1kQEJ9ehtRCHojoo/Eib7dBLzoV7ffpuMqByZlmvPWg+N+RPW+d2L05+ednsEZKf9",
-	"bks/IiJTk0wBn5qmsWIk7NyE5G+lxpywMlTiZZYown7LaCJJCLfcxhsL2/pGn/i3d+yJYqHPawLiQWtg",
-	"uw46HLvszYKcsBV4UXhywZ10VhqzEEVemgLZQEAUHdYNHSB7Dy545XrGTOnvVRKeWJ9C3fwVi/Hi3YML",
-	"XliaifRZtiyyZFXtC/6cyzhiXo8EEpqPQsjoSaZ0hiqkVRSJI7oWnBphXXBjqCGsmIFv/AhyJKZgwqDS",
-	"ws+I3aA7nyoz8gPpgyQAy1NAVROT47mQjU2Eggwcj8eZor0kZ7WN0PwUBiQsQgf5G9kL9GcXHE+geQKR",
-	"gi6LWyo6g2RzGHEgoBpuPuJlHOlBqbwUPGy2iTNmIC14d/6YxPyCLwkibZNQ34g+85gTjCWVbYLbBVko",
-	"lgSIhaGXodGHEIdObZ8NuKJjfSyGYyGzudTbPNj3uFMTTl5/J1JDdo7Jd8B5iJEI2AwFgrBN3iBngJT7",
-	"C97ASwwwNNgBnwxMVlUTSbSmvRP0DeuVaD3LtSyGztFckbFmNT1GgFlhAn8S95lRaQ3rOp3Q/oi1uu3O",
-	"TrAD5g7XaXk6nbYpPIZmy+Zbufvi+eOnr86ewjefbLd5ZIIl9uYJscc7e+0OfiAmjNNJvHO8s9/utPfR",
-	"lzMCSWF3xGiiRr/rn4dVXpVTULsl6XY6ZDqKE2Z7rvaZlCTNuDwB26VgWApKiczmdZiWdHgQKC/Egj+P",
-	"do53fjCzQlgNKP2wmm6nUyfHuvd2Xxrd+VOwc7DK+99RFx6pP9nbX/6JEebPhXhBUzNV99Hy786FeEm5",
-	"DeMDseRwlSU+54qlnCZPwTzrC3U7x7980OKgaXu/8yK+ZhxjqxQdSjBlzaRi450P+rNdaIG36m0aEX6S",
-	"xnp0d2HG1KIJkGasrpPfVFhcDshhZ59AoMU0low0NP+ETj6mNV6qTDLtKFORmHLTLd3YcIx0odZufFhI",
-	"vPW6EY4NUatsSAjNhRY1JTzRyO2mnYI05ZYETd2ThOhd5I2w4ZiPC6cHvbGlaxwpq8D+Ld5ONdRrOdhY",
-	"Q+gEZtff7UKPdd/g5HWedO0m8+6S3fl+jt2Vq2Lk7TJBQi8bE2g0a3/FaKe/WmGVZyy9jvvsHafXNEa7",
-	"/SKMdWdqGrTXIFuzDqPldX+XTuKWFp9r8RpZq+WShajJIO/d5Vp88UL9EOsAUSMWp8YF4vXXDQyYs0F8",
-	"EzhnldX3A6g7QjIJ5f+ExTBKxjHPFGv6E1ehxItYqtNJ/JPeneZLKR0zBRlxNaEC+Su7jwWXsVSM92fn",
-	"4opxcKbfArVWQw6zSmelrkARTeP0Pd0aSzp7yz95x6kRdNDh/mfhaB4Pk8oD0AfSAq7P1WgfbW8fPgU7",
-	"E1EV8/PSE5It5A9EWgB9Db9GTwlJY6+11+kUjBrgr0wovzIMSo8RK8mSgRFe1cj10IMAkWMME9FU/uyH",
-	"01b38Ag1zliSKzZRGO2XxFJJ0ArgRTRU7XW9mUkjRITSQvapjW8eiSTSHKvbQZxtZNyWg0LteciUJAed",
-	"R8cGo6AoMAxfhVoYlIFgm8dHfiewx+9GcMKfwsFx0b6l0ox9mkPLvQ2jZTkCpgY5NaxcsZnX5NnGBXkx",
-	"QCOWoqV6xGhkknPPrvstj9y0kN7ULM18V0GfPn1OutBZAb8fCz5I4v7dePTe4Sqrk9lkAtaflyyKqXX8",
-	"/mFUCCHGVy6LxKOSFpUZ8u7HKza7jKNPtih1lQ/lLeCqBGQtsOYHpq8m4DZIB457Q0NO2C2JeT/JIhY1",
-	"28RZ3Z0gPWZAxdzLNNedc1utHhVyMpgW3SGebJYLvHJEUxvdbqWSY3+WKdWIYiQEfwYI5tLqKmmEZ/98",
-	"fHn67vyHy8enj394enl+/kKTtoPOQa5nWCpHsamm2bltqa316KhaaNbH58hYSUSoZMAPJIkj0gjxclxi",
-	"habLgNixflfrwLlFGV/dKVMuX3L2YqGPDpaFQn+4g2p7OlAsfZ/Gin1WOaJzsPyjV0I9Aw/3n1HweJsz",
-	"zTIeLpRALNb3R6x/VSh8tfvRN4F+qpXPz1mSQFtel7+bGxHFlGsxxqWkY8A/ShLQDqtNnonSRw+kSf7V",
-	"L7la8JVCgF6zn9GxASk7WPqNc7E8j+5XKJ/b3jIJoJC/g8Fxn1daX0XFfCbSXhxFcNZ/AbzU2OGQgy5F",
-	"DQ9HzR88FAWu3iqUKKxWH85zjtRj6MIDNqfRql0jS78qhH3clzg9l2v/mSXquYSc5TK1l+4UY2tx4xoB",
-	"d8BWlP5riNLED4uyKGq6Mno4GrEo3nXt3pcZtdyLxjLresNLFJPB7pqSfkqniTTRCHoG70MaRSEkHkJw",
-	"HjYtiWIJrSVnKBVCBrefwIesAfiryJSmDzb+DexdMJ2xhlH8DR/Qfp9NFMN8jTHl8YBJhSY0+9uDUnt6",
-	"Uw6a9kd2CtyeEYxty8xi5N6MNFx7S1fkOu+MD43wV22CH8x3wK/oem9MJFpFqOztn5PtWJre8oqEcONI",
-	"DHY/4gF/2m2322GdMfAJi+I3OXDco+xQnGkZmcsBtv3XdD1BTr5GvvwkKjDQZ84sisto70DAIkO9yDxi",
-	"plqoS2HzkaiEbeD4Ca0jNQe0KUuS1hUXUw7zt2MesZu2hpPQMwL9+P4sIFLYcpopS2ZaI57QVM0gbAck",
-	"fyi0mV4zG/GI3+cEB5MISatl1xiWFOA8XRrSPDwKJVKNcW5vUyrzrc1YpXXvewao8tKe47pivf4YE6Dv",
-	"LqFX9PcS/WzMOIREDBiUJQ3gIsHKAj80KIKT27Um0JAiDiGR+khbQAjb48gPHHWhb5Vo6hFZDLQoCh9P",
-	"z7HG2SJZA965vXzxlUrrNVThNIfiBz7Dy+99VYrwsRAy9GldwuDkgrkWBhWUQvkEnTQgshQ/jnkSc2ZD",
-	"cPP9aDLRt6FtELzSLBKQNnluIkGARExHVEFsjb8UG0J9QsKfWxoBWxAWHRJJZxBAtJCni9Tn0yXrWsqQ",
-	"rngbdWdBVd5gr56SPIsTdicqstwsYIPDseTsV0R19Bd3pjjBjg8U1TssilxluGrv+PbK+uYhAFA7wY6D",
-	"pqog5S0BvAUBtEjnd+tcjRgOGddIyVoRly11o0qmRUcna+liWNFhICTGkRCnLDqxoTI0kYL0GLEdBSkG",
-	"40FkHso0Jv/NrUBL6880/bG1V0K7a0wCoEnGsIl1XvhFi/+51PNAEjphN6Qhs+GQAfSen78g+50Okc0T",
-	"jZ8XPHTlXEIkoyatz8l1GMuHA2I4X0HCk9f9YlsCdaPCE70IDqaeCx4WSrWEbfKd0EoRY4USLYb42xB3",
-	"vfQkEdOW1hTBGHvBw5pqM6EW6xiPsOg9+mSGgkHxNVDl/Po2FeccoJZ7wSvMuxCLxIXC+lfkfJQyBpFc",
-	"ECF9bFzheBeNUO/dXoESE5Kwa5Y0A0LxDYzyTdFNxAYi1d9o3Q4OrRmY7lJ28sjtxrxl948Bo+7D4IKb",
-	"X8o7a1azHlzDEy7Pb9TnN00vf91jbvMVkIpCvbvWhsW4AHzJmsUYkNIolnugIOI0d0FV4O/OqpFbVZ1J",
-	"5tf8/IleS8mcauUlLMmkATfX5EEyqoX12p2UL3+nxo1WVa7olmKBCY8rdAeGrCafUs9BM5Y0z5ifRZVD",
-	"9hqtycsbXqVf/I3CIN4Czfr7P7o3o/746ZD+/HL4r7PveK/76Or592+v/z0tZKAWi4BZ5ASKbkgNrsmz",
-	"yWlWY2vYlk8GqUaZJFQdzx2X7fOHBAIU81lhhZxNy4tzZM1fT+WQ+VC3Ot9PK0dKWsJ1fqPW8jjhORt3",
-	"3hw4fnWeqM9mN/+jTN8WDvJiePPXDaZnF6BRqH23yJU1ZKpGFqwVAd8ylaUc46hNjGcF9OVYPij7lbEa",
-	"BmZM43a0GIC8qJmbyGIFVrFerkRHpmrHqq7qk1x55VpWnlKZr6tOSf2DhIT79F+7bS2lIihim0JQeDlb",
-	"x/UfHlBCI9/t9cAD4grMW4Ttv4qeXGjycqEq8XgiUkX0B8VIbijrPBYSGmk1y3HdqZgSKP8j25V+lx/1",
-	"Au4R0vX4y4Bc72kbO71e7LQHDgu9rvqF3Y+/it5CDvK6IjaqAHCOP5io5qDT6XiwdbIo5O9X0StG+1VR",
-	"+R9FbzMkvhK8aqL/8FjuPfpvU4j0BFJmV8Cm9jaAcJPYd8o9ZHgAaWXDlElTBsUhwUI8TMQQAwknIub1",
-	"7s9T8rh79oaoRAxb+eukgQbggKiUMSLj31lg6jVAHv7Ro6MuSYWA8sKjJhSM1LKZJBTHM3/gQrE8viAR",
-	"wweSPI26h4d7j0yerVvrFZuFzTYk/GHHa/MFILUZLqcH/lLHYsygisBAGT+IxNQpzBCUNRYh9UIMH+cH",
-	"tBSTFLtRu5OExvwEMiwkU3/P1KD1sFimKRF9moyEVMcPOw87dnsXvHvBr357FL3m/5i+v37x+uiHf36b",
-	"nf+29+N3Z/+I9wbjw/Tx3xR/8u/Dt0/S69dXf7/gF/z//f//X6R6OHL6+/4wTbqTf/Ue//v9w7cvnv76",
-	"cJrMTqO9f3V7T/b3X8mHv/KDuPvo5eBv18lv48PXh/K3H96MDmbqu+vvfrvq0KfvXqSv1I/8PHv8OOr8",
-	"/sOj1+eD33/46WZ48Hc4rZxGzNnrq2iAuaD8WkreiceQjPxYcJWKisprIVbRCMiY3rTokP19L2wvXsQ2",
-	"PXC99MBzSEVVYLwp35VrXJVSLic01fxNo55HX/RvJdqS88KF8qQjF94HBApa5C5SIDJiAHSGhPrPobMu",
-	"FR4pEZKGV4vTvBtL0tHKr62XoQS6LTuFt9CSj4OIFP8by7wzrDsgD4rrKYe3/XsSI2DL5mpEEmnaljJW",
-	"ZwvVe1woWKzZ6m/ZirRGsHhFSmxwPfcp6ZSus4bEzcHvNkd5XSL0BtAepHLBc9yuoj2E3SjGoQk2uAOW",
-	"0CKkaa0VBJ7zKjzHNSm8ZVsK4LdMpNlYL3AaK86kZJLYmUgjF5vM02ZQLf8ce7KP/jNVWcoKtbAgJNOM",
-	"8sDOAa/tXu+RJOYMgj7GdEZ6jFCSxEoljPTYKOYRCSvEvdBNSmTWG2u5CSbhbFrYtQCRKt+edR/R/tUw",
-	"hYbU5E0qrhkGx2Ptd+4qMuUzQ+6YhEQV896n/6OJxd9fhQF5BZM4QdLGk8RQWdVfjpb0Ur1O4ybFC0AX",
-	"IVRn1PuBmzKKnlv4IjqNV7GV9ColPT2xOcW27fYh0iG5iv41Opienp6efjd5M+71rw+jn//V+fYfP/Wf",
-	"dN4MT1+M+t3z3s0/D65f7mePr47Of/7159Fu9P3+Dz8+enH6r72fsn8e/fbdq+7p2+//0Rs+PxqN5OTn",
-	"m9O/30q2dDj3xUuXf7GQlGpS6q6rNyPUI6I5FXRou5CoV9CU1QRNmkWxIhOqRl6nK1NZNGF0YKmcz37m",
-	"t9EQaWAjb+PfWRjMf0YVEDQboAfj6PFpUZych16ggCEX6hIyBVzJyYxDgImjtRAuGKV0oE7yT0AmSr1S",
-	"lbYEof3K1oriQuGaNWvTi54xdYw1NUCRNh4UO55IScMj85LkE+XVNkzDVv3pVNhUAaho1wT3U6wI0/Bj",
-	"KLgmYLlabk8OD9QX0OEPtxfGn1tQuS9RfL7xSY2BLy/tWi/4rlR8drkADqephJZFrxlx2EJiHhi46Ccx",
-	"s7IN9DzXfytpfQaGSUMLZNSipkPigEg6a7bJE2xXfVx9MyDZaM5+WqflmRs2Sl0K/sMCTpghtLRzhY5F",
-	"NRV441W6BTReW02b2Pv82kQOjzUsLb+tu2kSXyPDuXfVo0Tk1jd9XLHFJg9r4TQBUKlfLAk5YA730vEV",
-	"UxpiTAEzhyKhfAj1+W52xyLaldk46u2CQbVhyg+jjRbNGn9z9QfBJFv4ozHc5rUJm23yFqUnIkfQUANq",
-	"D8YqN8nYoESsXZPXXDOWVTViM2S0EO2Zx6NrytMX/JrxmPE+Q4Ou8dPAcZtqELY6gxjqddWTdltTZkWB",
-	"fRUJ/W/96IjtDw7p305/nnaStJO8eH74o7x5+vTFi7j75mo/+v3n5wezKT3tHV2x7g+/pz/+lL1dX271",
-	"r39rK7iNwbIKgdbCVBUnbPej/vdS8+nFAiSipoKcSCo9vwj+qTFi8XCkyMMmSUx91zFUK8l4ZAQcrLXk",
-	"6cVhm4RudhBwkP1JZ3N99/YFiqooJoXFpYcBkQmVI1DNsTzLMQk/vvi0+/HVp1/ak92P7z99wKKzpiKx",
-	"1qqhxIstGYWZKxCVSx7+P//3C1PumEXklZHYrE/lfTMgIeNQj7o4visY28t4ZCdIGL1mMkDDAiW9eNhi",
-	"PIopJ3tHrV6sSAJ+y1wa1qKxxtRmm7zSS9Zio2JgURimIpuYFBst1kTxMNakkSYJ6ZmCMJBegyds6zSG",
-	"NyFphDedzt7uTXf/YLdz9C0cxl53/6Bz9G2zTc4ECb9/ek6Kx9rZhW+6+wftye7etyGsseI9exidTieE",
-	"qGjoyKxhwshWUJA1OinJWiAP41U7UVNDlBax4K4lG0L6SCPs/Ff3mV7Lf3WfwWr+q/ts79uwiRW4XGco",
-	"06kJ8mLDm5a87rc0DLXEoIWABcYyYGkQI1KaGjUAKGNWBj9YTuP1hPHTN8/xt1w6Jn3KNfWH2uQUIRHq",
-	"iA2yJEFQgwLlprQwuidjibV6IiOEzhhN9QFNaKpimmApMXiClftQDTCKDHVOe5u7CLNYXc5iIGlwwVt5",
-	"mtSrgLy36s5eu909PGyiwoTDKltOVl+cqyALu5oxRRqLlA5sJOvt2FXihQKdZlcLXIznt0l3WkEtmacC",
-	"Iq1G33kaQhqSMUJ74pqVOzQWMaNayXEU7ZaBDPuFJo8Ns+b//aXTevTh417Q/dTcbdzgb/ufdpvf2B8b",
-	"Fxftya59bf9T8/9UtIRcU7YXfcVUS6qU0XFRxncaRS/mFHSPlbi+Ppxj8p40NAEeFIGnWSjmh5R5v4vp",
-	"XIGN1kUa6xpPvCfmfBDE7mD12t873D/qdDpBXus7LK8wIHOfHXWcnSFH4a39bCMpXUBRvHYjlsHWOUUa",
-	"JaGkWZZ+gp159lDAWE88wloJLqhwxXBfF8JLlSlToZjfH4UqUqzyLoD3xYpIJYTL1mI8ciLQ+WMS0Zkt",
-	"B6+JuyI9oTSvKRTWNyVfRuwGFCVIemkTW2u6T9N0RsKn53QYooRiStMjdy9gS2isEthmgJIxVf1RzIck",
-	"fD5ovRKctV7qv4TIh/c7B5VVJOAE/Vo9nzFg+C0brPK+sSetloN0Kl+vtIjnA31EcEL3G7W8boUgv4v7",
-	"IkK5sAKQftm++ylYM5N/f0US9lJEkBu1jZvbKHn9qKHX70r0y4dPxbr2QlyRbFJTQwhpYkGHLBPJlcsH",
-	"+ETTlQhYj2aKgaWJWujudjqYvw/FY0EMhRo5U2q6AR6b8iGhxGR/JcgVF9NCOUC3khhrgtbTtbd5u7kv",
-	"j6wVE/y/djJYbk6/mAq6EgxbIrglgkuIoNdT8g40UP/u2i6tShFt6v6t6GFQLlqmRTxEl3L9Mk06zWxQ",
-	"rEw/C6FzzqXW4EO/2QZ6pbzBTfInCbG5JFite4xxwm4mWusN2+RJSgemhdkkja+pYseWQi/NToNOlsbD",
-	"a3d/QqADG3Ryg16D1JWBgrp0rsWS6xiCC4gluojNSsFqD85ll2Lvz4JtU/KsOjOFMbtg/TpsGZnEA9af",
-	"9RPWHkeB2W1zEduA1qRfA9PArfxVWIze66oMBvpObtnLlr0sZS+GGNQyFywzgiArd/sJoylNkvpquj/E",
-	"EZOm9yTUfvQHKGaUGRW/YppRLJVIZ2j2B5HaNXuKFRlBSXc6GLC+YlEe92Oq1ENvXD2Tnr5Fk6TZJu/4",
-	"3FpMCzzoWAU/mWotzRNcot4pi4jgpt4KdvXQxBfL+1cmJz/WX71lNHrlz3Sf2ZQvaXp1miR6zkVk4Qd7",
-	"fsUjmLLUbfUrqM77Z0sjA3Ap5lhWwCmgiUEJD1ULL9VirP2uNr0sSebyPAsjBLgkKEypinnGdZVbfeD/",
-	"wa37/oxQ89MtQgWsJlwgSzSKUiYli2z8kzsKaERc2vU2L3lZXjJdBlRrg7EhzqslxmdV1L6RF1m5rqiY",
-	"I13JHKcSSJ9XQQV6kaIn3w5FxKBZ1UTNZNpD24g6JHmDO/psjKJqvkVoUskyt4hyjwn8VWC7NqJYoade",
-	"QtMSg5XQKqYsyWhYv3tODMOAgkoZyEgkJUCj0ZcrBdnNbAWgz40E+t6WcwsAwrUx4aP/K1TOhGGW4EVV",
-	"T6D5xSysblHApmVNrfSsPqoYTFna3MqfpCbUvbT/dWJBPmcZC30CyxC3vGMrKLtit3/2tiJfe8EMQHSN",
-	"WwXkWBGvIbVgpUCIZ3GCcXFi3IOsTMws34VUcmjynEcqYjsMAv80TLz/tQt2kM0T9NNl8u+mADcZM8ol",
-	"wcrcJ7aZKEQmMGljb5IZcMs+lawVc8m4jPXHyUwPJ1IF5uwQG3E0fGmpGdgRIRoijkLSoLJvjBIQO4bL",
-	"CUmjN0PID7Ckrf6s2XbhGdh11HMmxhgvCyHh1TEe4KqsDPL+hz77t26cL9Ju/CwV4ydUrWQFPhfuzbLz",
-	"wzheTcOXAYASaYT29mN79bXVTvHLytLbruK2V3ybpv1RfM2QMEN316rq26sdFwL+KgdwJlK1yntvsLX+",
-	"Su+dxb+z1a3qn8MTa8C2nqOckgkdGjOhBe5tkaTPbYi2OpBHqMDvVRX7gci2gCusHPlhuQTNcyxd2AWM",
-	"euJCNAbmVTSUS9tIFX2aQFBRQZKkETKwSMfX7BI/Pjb0grAbiOqV1ilpRwtIaBA/tJG/uekc3H1wGOYd",
-	"t8YmekzNgtHpGMK6LynWLABiNaBJ3lWeHHT2Pb+lDdlf1kfSd55qtsIidFaCZYNBB61QCUWTS7OlMJiv",
-	"JVrjWhVcM0XfkSoZM2UQzPbB8pnnP5TSaAVfwLBgNV+Fl3ND3A0OFOEWgRoaAHsOenvoGqBlNUQv5Hxs",
-	"5RrluJindnDscrHldLdxCK/F5wAntrVi/0xsEbmOYQNzoUBlliiZlilX0pTO4FVj4y6G9+jpylwIVDcX",
-	"vUtOkwQyxfK47NhpQJrMX/CyAnRihsyTnobxNeNknEkzSltzQ49/h8AeXdiS/hWUuQAKgwXQegOeIm0K",
-	"SKgh3ahP+sdLTGnXvCtlmP16Qr75BtcBNYuQ23trAus+JDPFXAkSRlBfU4bffHPBGyFt99r9XOOzT9v4",
-	"9xOT2gWPSfg/v5y2/k1bv3dajy5bH/7WuLhoF//S/OY/wwAZ30Gn02xfcFt9307g7Etw1BBRb0xTsk8T",
-	"mqIaR7GUBsRgQTvGGWEJg/Q17M5I05TOLjj0hgqIJj405pLEqk49ht65pryFryqreMxI4/nZa/LwqLPX",
-	"bJN/6uVKvMMeu+Dv3r5oMd4XEYva5JQLPhuLTBrzmOmhCeeeSUhtBhj0hb9aYUalpui1ZAwh6YIb6NSy",
-	"jAmxashMThiPGJqsreAEPnwlxHHeQjjFRSuWJJgnSjX0ou//gi8TXaBvjlk99AqGTfnatlkprqtN3jKZ",
-	"JUaOQqX/god4qtElVaF1HoE6b+E6jiA7VYtXcAbY6yybaDlur9NxYNLAtMWhNVxe8EQTOWmKn5zkNTuw",
-	"Ynss4XPAExTeYORcaKwSq5Be/KFyVZGAvUFqE8yZWgwCGuHGycn6TuvElwLdqetRstd9WKmd33JZGAS4",
-	"cFGO9t1tSebSEK0ZuPIN6GkCIlJXAEbjWYwLyhMOu53uUauz1+rsnXc6x/D/dqfT+ffiKocVWXp6xpYe",
-	"f2cTazatihYteq/b2t877+4fHz46PnzUfvTo0b8XFULc1JJNmz3UCrEvKgjYVeI00UAekSIn8xqQGg5D",
-	"BjFLIqSjkdNNpaIzS0RpL2H1xVj84e9fSl9fnr5POdkSrlVEZCfNbGXlzycr4wU9o3FiGv+sIyrjx/PC",
-	"cpUBCTHFF5cVVfW9FpyzGISVwIsLCcqs3k7diLkRcxHlnWhybCUULwrdhn3nkd3WqiJ432uo0sQWQXHK",
-	"+kqkMywU1SZnppxLKsbmw1TmVTJNhYMrxibQrSVWzhJkoiWhbgFIdJrS8BkICyeE4qd5Fce+GI9jBcYe",
-	"t8KaZPozOM/7xGU9wTI/Iazxr9qb+01CFSgK0FdIqrjvh5DImVRs7GGAHwnVspFQux/zzmefdrGNbL3b",
-	"/LVNpSi3GauRnSPWjyOtQsK4mtgaWC02RHJowb3BH3hd70PsnNLyvpGo/GnF0vq/YB96DcWgLymytF8p",
-	"5+Ky/J5qb12HuPVkXvPdfTcOwgWbyZbhhndYX4PXfNu37O6dLAB8Cg0+q8IjV/DSr0BLUga9k2tpCTQ2",
-	"BpqBhTXzMMtKCkNSNsgkk16r1cW7OPGpQqHB5QPX5wyl6ozb5pjobDE920yjQqRhkedceVRFS97Cdj8P",
-	"LVkMAS8xTe5UK3rvNbnd9hf803UY07C0MTy1nY/rcRHqccs5T57X1owmGTs2rjn9Wt5+U1a2fDbmLf33",
-	"H87P35xBj+w2ec1tfY9S/ZIe64sx89rpWs+iaXpHTsmAxkmW5mmgEKQKNcBc0n2bPHl15gpgjekMSyke",
-	"EiXIfsfUuJKkkdKUJTNy8JCMRJbKpn4OrbFZpZsRsHpmmgIHtlfsdyKabYyz+1M4HNTXWAzj+7QlCBvU",
-	"dPcOV9mPzCYTkSoWvWRRTM9nkz+WOCCk5K1HxTVLNdgbjNPYtqjloKEIDvNaJguwlja81Zg5yWwNPSzj",
-	"43wT0M9AUwgchtg9PMDANxqShikapKV7FoPxXCstWAioj4RHa6xDGnOpTFdxLMSLc4WBKecoxOCBJGo2",
-	"MS0xXflnGbi6hmZ5YIrL1WipROpoCnXOr7xcEeSIT6iEtA9NaKwLSwvR4wnY0RMxHNpah5jTTqVYQC9K",
-	"9XLulXDM1ebZLAX5p6HKKxMOXw6y1p4VCchppuFYVXy8All4J1m6JQ0eXy2hpUcZfIlinj4gb19KHE7L",
-	"dcg0atuK50arLy3BdBv2HF8Q41QsiGDEAIOYg1XbC5eKNcTFyvu+Ya0xb6Nr5lSkIG0NwO9bi+Z+sv69",
-	"4nixKsAWwf/KCF6NWmtgNxrW7orfxjxXWka7FlP8ykn3jCvFIk1bbPlrY0s1oK6EL9IkmC0Ps/rnXF8S",
-	"WU6SrcygtyOb7/+IiIvPUjfS7m9p13vz3jZE/4+KRXRlrWr9q/aNJbiycpj+Utzx6oDZIR9IWJpXbqwa",
-	"wSwz+APxa91I8c+RNrNFxz8nOlbEBt8SG1csFXhL3DQoiWklxUp5mF6yZvbIXSrx1RXmQJ3qT0QY1iuU",
-	"d/85CVsi8mclIqVicBUkZAqVDj3dsE+TpEf7VwBL5oOn1waSPv6nUefaPRHN/mN3ynojIa4uszT5VK9g",
-	"vhFACUyFGZn13MMHknhDAK1wXXPLyWFojIb1sgiL90Pd0oRRqSDEyiNRZ4ryiKYReY/DS2JCHOx8rTjC",
-	"kvUQNiV40RTcDNx7Kh4zqeh4AvTK/jVvK4w1O83fZXscNdvklM9I9+bGFrCzJYbia0hFpHymICgR7VeS",
-	"pEyl1h2G0eDdA3RaIUlbWjuC6ft5IEkcBaR2Ty4sGU8iDybNT2RhRYml8bLvXc8xa1CfUklsV8OYk3c8",
-	"vjH9LOXS1bhzv9uirvdyi5/pyiYG5IeXp49bZz+cdg+P0LcSR203IcA2uWIz6wjANmz9lC0/QwcXa636",
-	"w/2YSQzsG1q2hmWkZB9aAM1I6n/+ueIrsKlCeDcAA/Tqhm8Pb24CQsn+zQ0WoXMDc7LXIfKEIDaAswgy",
-	"mdJ2OcalhkDQInkwfVFKeVJIfnrFamCGNulha/QiLCwJGIXYC70xmoFveoBX0G0EXvMm8Wzkx0jaSquO",
-	"JZk48hh6xDAMbBvbiakkP0/T5IT15yrTMBIisIbmYFlEMFNIQHvAwiQ21YeMlJpI7PltVmhKg5lygSZP",
-	"Wktm796+IGmGPVPKxM+jqVQZ+mNhxRTi9Ok/xLOCa5CLdEyTWLKINEZCKpKIKUv7VGraoVIaJxANJJQR",
-	"G6E5KpmIVJEoFZOJfu35m2toQDWWRGb9kQa4sHPz7aC9F7r4fVvwTDZtuC60LIR7DsjvgjNTGpG3iueA",
-	"QmZHE3fXNTjEAKbLGHOaDjoH0JjMFA8SCUQw7XU6hT1LbHFSE2L0GPIj3mswPvM+uidDqjfbWvbTvc3R",
-	"KD03LmNpwSD/FIPcR6vRRB80Qj1pyJG+G3Aqabhv/hXLCX228Kk/pdEYgC5vAQWQRK1s58nLKByXhOXd",
-	"AjKvVsCy8ElARBKV9GqB9Rvi1ECxrLZyzdGFe43On59tHQyV23KR65WLBOgqHuFSWPzov34ZR58QEBOm",
-	"2DxIPoG/V5fEK0GoI65TGkNgLagYpt+kko6n2zLGC+vnFTj+svp5uMgqBrhUDfLnqSmhVzquW7ZT3Fu5",
-	"oN4XHbT3tdeoQ1CyWkEBPCoQK6im469XQxZNwEEYAfJ9S3SoysFaARPu3tr0C8We++Fi6zCxrSlzoxip",
-	"kWklZFzC5XYN/4nZYgHM1EHRKpjjWMYeIW0VlCXIXfSBgArvOUL6TA/6QEJIrq002Ogg6seKRDE2BkJN",
-	"HONhMZydcUWmqeDDOrcFwO2TfJ9btF8f7fPjWyWRTkPFFuE3ivD6aMuyomepW5UM+P5NGkUt6zZcnHmW",
-	"SZZaZI1NRXvSsBUoAEU5mzYhh8RkZ9sgUq/pLo9ImmEfXBuNb3G1Qks7jaIndnHrYmxFuM7mTT52dZuO",
-	"l7Pjym1O2l/TqHIaRX6KZ8PkffJk5vfMNnhWg9uImy50tR69w34mlRiHfuGGnuYqhJIfz16/ImfYmrDb",
-	"6XZae10bhRCn1jT/IK8FRhp6r+CrENwUqDkh7Aa3SkJ9JKE0ZccGmWRR84SEYzbusVSO4knoWrhfXjHT",
-	"48rUAQ1JX4wZ0qBeFieqFXMTMyHb5JwO/TaKnF2z1CS21ZuGb90l9rNQl+Ia/yCb8nrdWzmb1nVw3ebQ",
-	"b+ng+j3AAAWqY7gWU78hU06yWazX5AFUCgUsG0Q1KEovGMUPFe0qigFXF31xjPzLCVFeUfLYprx+ISbt",
-	"CmBbCwnyxNVCDYpEDOvR4pUfg0/OV2wFXIiQqSherTzVEMuDj2nEajDHD4J3q36hF/0lxhx+WVXdyke2",
-	"Wn23RAzBh3fftf7vlKDzp8bpt4xWpEvqc1+UNlCVZuMjecrG4pqtqMbP4zF+Xmjc15uhft8mB51HueUd",
-	"TAAmPzR/u7q2ix5zq7tvdfe/oMyKwH9n9V2llMsBS1vwsdaNF3VnuzL8ld3EWLyp0l5XmTsA4aTUD9er",
-	"EH1NLYckvmJQDxGKOqNoIJLIkBKsDuVtPOMJk5KEV4xNLqm8tA+8asrY9l+v9pILdYlN/409UZAG47SX",
-	"sKiJ+xlRU8URtnPikyeq8BVbhQpakhY2cQJtPiATt9jnAxZfRcbOzRW8djfwRVKyuWWuT9I2m7e4oq3A",
-	"A0QP+LZmgy0JvrOnxGBEyf0ACVF5jf3b0WWstJ2rVcuocoGytskpgYh4IFi27pZeExZWVllqyFY/S1PG",
-	"lY8VReL0DtbxypMZ70KalqsuzwcvwZF0X1SstJ8/CQ3b0q37plvdFehWCnkwcUmf/EuRPESfGi1yMUX7",
-	"iK5Yp0lWW4wWFTxDDbIsXVYUFZalMoUuBhILKWO+wHy5Ulsw1ZRsS/MKaxAmpqhix/6oCaNzC8IgditY",
-	"Yp9JsyqtA9OYy5KpSw/OkgGovOBOwljQqF7jrTRa3TtlNnUW7zl5Ve+vWK21njS+t0UmEaKiLW38Os1Z",
-	"RtGtRXowa0W2DGhticVFGfeAqKv5sU8LOizovthpADtNBtgOILRNZkMtjOknec6ZLVlcIYCdYLMobEoL",
-	"sW6QpPSINFIG1RJb+Sgay1xSlBSYqef1W6qIdDG73JBDevNJ8kXp754Lbawme239zF+b4PXHlXlH7LuN",
-	"n3mOXkWRqQW5IODGRcvEklzTJDa9m0xF18qyIKRByTiWWAoa0yc13dVykn5/YJI6IV5nImK922abvIJ4",
-	"DFN1OrWU0NnlTK8kaLqe0oEKUQJylMwmtAKVbJhufI+ala0houitLZHwOUnXPWmjbjt/WNiNX7tylaAb",
-	"/f6WFG5tZ5sJPZwrd3JbKigXyGtJYtLDGfggtFAFXg8tnwmOtAisZWM602QI63k8JC/j79r1BEh+ZRRI",
-	"/kEkyF/AqgRIbinQlgJtggK5Rq4dv2uG4OuYtSppkqnje9toiWLrnbyZ1qrpESDbxcORAmdEFJmi/pQP",
-	"WblPHwxkF4y6pBgQLkxDXayVlAcgQrGkyngNSjC+es6tSxrTkbAdxmxTa6vEoh+1Wd1sqPxarUSIr20o",
-	"EuQLocz3FTlSPq1tBMk2+8PgnBaN7q6aovXqTpY0awFz1jRUKEXq2dWOiyTCdirShKIleGJomaV0fQoG",
-	"+UTwIUu1lEejCP0ASBYjknEVJ6RsZoPiQc4gt6IJz7fCGQNeJenCYbfWuK01bmuN++zUD5GvUAvO0Y7m",
-	"ralfL0uuWtkEqvfVC30mZOPx2T+hAZtNYR1niYonNFWm2XioH4akQRUZC6nI0YFWSoGu7QWdTicAwVVM",
-	"ZfOYUFMuU/9OCq1c9MLCgAiYnSbJrNTrHAllJKBflO12PqFqZB2hyBagqO8EJzBZ9X2WJND4yRWbqzAo",
-	"ggDZl9emzqb5aEQV6bFhzKVZ7IOQDESSiCkOFv49DEj4N/1PS//z33qZRNFeAOXa0jSmQ2ZCWUB4NBE3",
-	"epxESGYi+LAznv5jA+MWNQN+AP7hcZZQwlmmUprEEkhXs11uA58zHjaeqBmJx3oAfXfGpaNfDqxdU7NT",
-	"/cNJHrzoGs/LTE4Yj4CnmVRD+JHdTLRAFzZdJ004R33GUkDBK1gzQZhyRRbRVTwGQMLKea75SHzN0KiB",
-	"oCWxmxeDWnoa4qwz3MCLbw/GOzPX/lvGMhYhm80LSXY73byawq+iF5DpKO6PSPj903MC6PGr6Mndj7+K",
-	"3mUcfbK3KtvkrZiiedhbjxmEpBmXyDghWxOAGP1ZYkqYRl+rE8CUEE+pjxcHxFthUZu8Hwkw42idx7J+",
-	"UygyNzfTmTnNEx/7saILxp3D5dYz7u+y5OodjPAF2oIcEdnVQN6KqKJFbjxJ9W6UKcShgaRaLbXUSfNa",
-	"PRRVO8c7vZhTFA7LZVw93eQXHPWDe0v0oOnsSipMd2OixY+it0yeAGhCQN+KFFuV6q5CxXMgRI7ygO6S",
-	"s3mop0s1zN1avIjYRiIVnBJV0K9O/EK4yzUmUI3sSLeJbkir9KSK6nJ0G7awVZS2itIfVpKPbjBwAaVZ",
-	"67VrUdnqy+tVCoJ5SUPWhgzibslUHGjlAStDG6UqoTORKeIpZmAjkkXN5LisLpUUASySDdQzN6CbgagM",
-	"gHKGbDBgQA3NV01PgeqLJBtzUKB8HauoEVEiJzDmiDFFpiJLsJIR8A2rszTikupUpyqhUb2kLDU1oZ2m",
-	"sVKM2zK6Wj/qsYHQorSyAv38gdEpnZHG6/enZ2+Ap8VcS3X6UoZZHFHeZ03TVgbFcrzrvI3EKv1k2uRM",
-	"pYyOUT3ATqF6dn1OjsVga5nwt4yls0uKSmOe7OU40EFn3+tOY/OwlqwCmp6aC7piNoWCcq0WaCZoLxJa",
-	"XDXoWGBojObzSkxaCbtmSRGWwGxZgKamZXawKeyWY24kylIbbGMUP3NHaBHQfzd6mylNaZYz0Hw5U9LX",
-	"1uRIf98w44CeVxlU8xReMKrMqXwsr7+KVlyK3ahdQ13qGzlUcs9c9dmK719b552nBh18W5Vz/oKFxGNu",
-	"QGJWZG1DpuY9v4uLwnhLcB8AB7Pe1RmZstSI3sGqjblqal3MOf7+vFi+podzW2XmC6kyUyh7tBFvYwHp",
-	"Vi89s1ID5fYiLPpTFIxZV5HdFpjZFpi5c4GZ6kaYy+rLlBHbkIHl8Z1v8EUvES+yTSZhOYXcmwB6UC4I",
-	"BzUtn6DfT7FaRcxLeT50gg4dq97AKBOaaozWp4HS/SCTpleRLCqusbIen2OT3ASBXpyoadxnpHHQ6TQD",
-	"86EtV++cPI2DzkEzyF0coDymDJwXZvONuhh6c2BfVRhrcU9/UFZ3eRGLLXQGwFnkNeHc2uq2Hoi70WYD",
-	"g35kq6EHdw1sNWnbG45tVa6mkItXhUjRYlyqp6IZn4qzBbkCYcX+HdVVxMrWwvoc621M6TamdKPC2ldS",
-	"ZGxTels5zvLO+dYuZHT9fGvnw/Tzref8rCskXFdSE9jn1nW5dV1uXZefn3wB8hWiDjZAuTTC34lw5eF/",
-	"XvRF4IVlgMvIo2hv2bUwanYsySDmNCmFv5faGINcRbgggyyFMEST/ANKIRKwgjJqHZmOnDXmnZmoz+Lj",
-	"VWhrNTnU32+p4ZYabqnh56eGGvcKAe9ASW4f7C4pKISagrSobIGiuVgdhFfA2A7GOZe/fexHVcTSxJrl",
-	"JjeMrw7IJMVIlBUjCjCnB6MIcntLo2hbDEjJ1thsk+dKet1maMpWLqCBDcvNUA8gEEITTlsEA4PC1Yhy",
-	"FzRuupRXUMszqhVRPdCphLiKbdWLz131Au5oS3u3hrlNFrzAeK7IYPTtaK8pELtcDH1syr+qcryB15h/",
-	"zBQNiFLgGimEVc1V7W6T9xB09nzQAlkpRNEPxctYQrMNLIIYl5K4Y0mkipOEUIUOCysaNw72ukgYp7Fk",
-	"lT4LrDv5J5Eb76tq7a16dHX+wB5d25q125q1X1DN2jur/h+9sE4begLC78YCT2x5rYqwE/3oqww6wa1t",
-	"Q1S2ISqfMUSlVHfsFgEqRWJQVCFv7c04yWVEPx/VCIu1OVKFyIMvTjpaD8E/kw1udRUwNxxsyx9uLXGb",
-	"DNKwaH3HMohFSpSymANJuSstst6JvHKB51pFNXZxFRzcXGWaJ2mk8y6NOc+qTfBakKVf7WQwJ7Clh/dB",
-	"Dx2AbQniliBuSlwzIEUoceRm02TRuG1vSxMrnbbgqPUJZKWnFl2tCVW5I9YFolmPh0sHtA7W1SmsC1kx",
-	"vwONlCPIHsU6MT0IiIN5EjZQJONOqNkc0UXP7pbi3gfF9YFiS2635HZjnmDMJrijH7hIaQ05vAOp9Wtl",
-	"FeqTlGVbkvFIQH8mTTvLnOMO8umGiOIZrmhLFe+DKpave0sXt3TxbnTRoGuxut+GqKLz1y4mihXdPE/g",
-	"l1tFo7RrHalfHUG6P6fr/8feFfY2UjPhv2KtXqmJtOm1r9pTGz4d5KAXuFK4wCFQ6TrrSWLitaO1N7ml",
-	"yn9HHtu7TrI5DsQBQv3WVGt7bM8861nPPPOHI1XO/rH6LE8Xrk8Xrv+qC9ffB1BD53tZ/NN6YOj86A2q",
-	"BxXu02IJtadGyWjJrPKEMDxD56SXuYoEesFXWUoyHD1/WELdcrBmfcJlex3rU2nVRhLq746A+dqCLkZR",
-	"+EQRnRJk41C6oe8Np1dDTaUzn7rby0JMt3W++Ro+Icg7JfgM8joX4Hhxs7zSRhUZnjsruZRWBLtsCPeB",
-	"FhUnfCRYsOUm4KA/rSd0/tfcDu8f2sNqRytt8Qbe0WIlIBkm7aInacJtoxU1iyRN7IIkQ6sMyT6IphEg",
-	"FvTdVyDnZpEMn1+kScFl+HneQTv6HloVDvok8O8ymNFKGJI1xIfh/G73pH8aRHWEL42sbi+TWDyQVWF1",
-	"2XWE7Zo/Q8g+zg99iogEtZH5Yx6gJ3T+jZ3CB4aVN1aECex2J/8syP9Hb5RbYqH7A0aTBh/Ko5BEnLJ3",
-	"0Qk9rko14wIeONs+Y5ydho3uRL2McTbcwHT4yDh7WChttsO4h4yUoJVYgyYLKOGUZPGV9mswC8UyIrj2",
-	"FGG+6UnIsYUSGHnJ/n95eX5NllBjMkj2uhKGW7wkPcd/7Qsby+4ovS/AjDgbqbwqrCJ/BPiZtKKT3pRq",
-	"uLyamry/C0AX6/H1+Lvz6Xj88vr552/fjL9c3+hfusGoXcL3YtKKGqsayTD5+afzwfWLwc14cHs3+JEO",
-	"lsXg1/vH8/TiYvu/5O+19Xitj5j56NXIvm7wmSfb/jDb3l83993HK0pkzJyBNLb9/Xafg6yLgAzKdbCD",
-	"3X1CTj+lDbGPOPI/rtvRe1lBl0DKSmb4BBIlEuQwuzq7OusnaVKVIhkmz9AT8tLtD/K1BAw5qh1CcaPt",
-	"jNQsJfYtaHSg2UQq/ZoALQWHMnYovMEIdEY6TPMzJYSjg0TilQgT4zosOPqMC4Pc7ZJhTJR2n9v8O8gF",
-	"IEdDOtQ8HPH7wMyCGzHjtku7V9LNNLUukZ0TFgGI+gt8Gx1dftsWxlIyDtPDiqiuNIFjYlxTUYGOetVg",
-	"3/4dfTr3bTcSqdcUl3eluVSxsuc86jal36TzCTXXu5K3YUqHI7kS7QfFsaPTrVpDSUa3b8jkh4lddHIz",
-	"mdx5cmrcemKBzp56bNtp3dRVaPqIpPEVtg/luFWmEUD7lJyc66AabcV91iFwqMIfDSTj/rpUrwRqrOU0",
-	"Zc7sj3ba6RFtdGpXUEmxQUugF70fvMdyOOhbrJGrq2nzT52SDUwXSi3RRM2uU45T91F/nns2PI0uQDvm",
-	"xn3WONzeCJR0uEGsNJT6JMBTLHqDT92v0X26opZZ1/lJbXg+yho/PhBqviezUPMj4+RUCChdghZ5cfcK",
-	"TxdRS5rnqrJvsM7WIxhxB3u2C80ZNCXpGB+4KResTwY+syrca9o10XwugaF2owoIWqMFG4y6xT9a4HF+",
-	"gltUXpK8pBsR6zow3iHiDVBhD3zSpdByCXoHE2ptoEi299vfAgAA//8=",
+	"7P37ctvGljgKv0oXZ6ZMZoMURV1iS7XrN4oviRPftiXH2TvyCE2gSXYEdjPopijG46++hzjvcv4/j3Ke",
+	"5FSv1Q00QIAXiXIcb01NZcsE0Nd1v35sRHI8kYIJrRpHHxsjRmOWwp+PaTRij6XQqUzMv2OmopRPNJei",
+	"cdQIJ9N+wqOAjOl1mw7Z38+n3e5epHUCf7Cw0wgaKhqxMTUf6/mENY4aSqdcDBufPgWNx1IorjQT0fxM",
+	"XjKxOMXZiJFJysc0nZOYatqnij1QZJZyzchEKm7eI1JEjOgRdw8iOR5zrVlMmpS8kUoPU6bI+5MX+Sdq",
+	"Go0IVSTcPdz5bu/b/ScP9x+Gx4T2FROazEZMED1iJGW/T5nSJBpRMWQxEVKPuBgGhIqYSHyHjfssjllM",
+	"Tv/xwszu1hmQ2YhHIzKiighJUjZJeERVq0NOmYgJ16RPo0vCcZTw9CpqewfShhMJsxXgrRA5IJQkVLOU",
+	"pIzGAdGjVE6HI0LFnHChNBURC4iW8JjMRlT7JzNLpWadc1G4GHZNx5PE3I13GI2gMaFas9Rcw//82m0/",
+	"Omk/o+3Bh4+7wcNPO+Uf/rMRVFzw0zM6rL5UJnQ6f6BIzIdM6YD8PpWaxcsB5pNZUkrHTFvwPFGvxZLh",
+	"zf1yTZSWMiZwDuZBbM4QjuTd2WMS0zlphv/85z//2X75sv3kSdjqkFdSkxnXIxJesVRxKS54DLCcH1Sv",
+	"2ztsd/fa3f1G0OBm1t+nLJ03goagY/MCVReyeMoDmY6pbhw1YqpZ5WmtRocTEuXvEG1eCswuqb1eKtSM",
+	"pQyAiwvCtaqFK4SnIwvlNCZcEcXSK2bgOpmT/pzQDJSJNnBkANlAMZ2zmEyo0vgzTt2kJKLT4Ui3pxMH",
+	"6wGRKUxgUbjVIe+5HsmpJlwHMK0iYzonfebmhmnt52Q6MYBsBjBPeWRQ3z1L6JD05VTEpM9GXMSk2SPK",
+	"fB6zAZ0mutUhJ+SKJlO7eG6QUBOKp2b+Scl+t4u4ADeIJ5JfYeXBfSbEecJi/kSOKa8EgifsCSdAfNWI",
+	"pQaL4NUiiE6m/Y77l93hhOpRvj/8qBE0DInhKYsbRzqdMn+DY3r9gomhHjWOegd7QWPMhfv3buWy65Ys",
+	"CBfmSJi2ayXN509eKUJTRmgUsYkh1oam6mkqWGyufTIV80jGrFXclv2rE8nxdrZ1sHpbz1I5fmKwdmFj",
+	"T4VOOVNkOjFYDSxBpoQODH32aUwV9dhtd3drqMcghd1tQjyeD15SHY0quPR5A/myJWbIm88bIeI+cjaD",
+	"D2MaM8R9bgmkIQmaJwm+OE1TwxvtMKTJEsXI/m6vdEHnje51d/dRd9Cju/1etBfvs4PBYffb3Ye9R3t0",
+	"v38QHcbnjTqkez5o4z5q7utwv3rzr6RgNQdwIojhQ8QcKqGCMJomnKWWWB4TSsbmQzJkWpG97n5nydrM",
+	"NMsXuNvtVS7xFR2zZzzRLF1c4Ruaak6TgERUsTYXigkjplwxYma2y2tSTRJmqO6eubSURoYNtjo1IAT/",
+	"U7fG3sMC0O/VLVhNaMSex1U0SLjHFzwmzTDm8ZG6io46nU7YcmQ/e+eBMmDDB5zFlbTKfX3ww5Q9/v7d",
+	"w/Tlb9dPf7nmb6ZPDr57Uo3n/gK2iu3Zxt+ywZe9861u+w0dsirQHDIipuM+SwPEoN06iJuYAfwVWE4M",
+	"82UEjAt9aISmMb3m4+nYIIz7P1ij/TFboeEbQ5ZmSzzlf1Qs87lmY0UmLCVmFctWeKHMAJXL7HVXrHPl",
+	"At+ySKbxK5htEXBSeAqwEZCp4L9PmZPSUjbkSqfzTvWN45cXFqfr7/w/UwOyjf/YyTW6HXyqdgyrmsPS",
+	"cKU4Yf1a8XnlajMArF0ufrzdBYMeVE2MYpawITBgRLaIgpJndacixjne1DbMqf1tvM/aDweH3bbPoOq2",
+	"BcNtQG+qudWpTHUFnzasPSSCzYy6N+Cp0sckNFOHIBmFPA4JVRETMRfDYxIqTfVUhUbmNX8arc+oreaL",
+	"OgRQZuZK2HeCBRMGun91/8Q53ABBg8eND1VbOpObyEd9NpApWyUg7fbae3UCkpYbikc/o9RSDT5OpOEx",
+	"E9rQ6hR1RKtH+hoh6HVh3fnm+mJjXSi3C0P1NmVqIoViqN1OzX1qC8zPKE8YrD6SQjMBEEQnoAyZ5zu/",
+	"KSkKSol5Mzarmgo61SOZ8j+YWdeYKQW0vjQDGeAUn9ZG0DSVKS68eKKvpNG8eExO3jwnl2zeMWN+R2OL",
+	"w+tvAs6BCxjM/An6nLcz++iCi8lUF7b2HJ8QeHJE4J5IZj0gGSc4ssyNjKdKGz2UajKWSpPdbhcAJ2e2",
+	"t5k/GwUEba4UF0ODCWw80XM8wlue+ZlnrTKiO84PJ/9YikHCI30j4Incx/7uHPcw60/knDFFaGLU+Tlh",
+	"11xp5axa+eltZ4dWW3GLUoiVvnoCpJA0KYrOmqKJxOifNAKR2jGnAAwNeGBu8TGLeMziFhzbE8tU1Brn",
+	"tt7WshHfWjyv26acCVBQ4oyzKUeRPN7rr/HEqJzvU67Zl7naIFOK3SUaGuqZmqutLTVLtN/tLFjMYIXP",
+	"ZNrncYyfbwzwg+xrH+KzMY/IXE7BbiEkmhRx+0btz/afmRi3Dv80SQyxonOYPpY4TRNNW8XpC6cvU6SB",
+	"hu44U1iSyJkD9udgnqEJzn6Tc+N2hCKHEWQq2PWERYb7MzM4kRHg6jYYTcXwsJuXbgGb7CNftbxcf21u",
+	"qorVnU6jiCnlr2gjNP0sa7srJHwl9TM5FTeTWHIVW0h9MYBxfLDKVHQAZHy+HQRDx0HTYLOQesRSQKKY",
+	"gNunRWLJEHmAzcHNvpL6pYxBw1/mi0AvUO5JUhydVgyNU0N+xQyTImHByhTCFG/oPJE0PpPyBU03BWt7",
+	"pBMc40JLeZHAKEWGjoywL+M50VISeIU0Ez7mmuySl/y71pZOGKbgCmcwDIEKR4pIE2Y6Jg/N/5CBuYU4",
+	"bqP2q5BQvTH/EjG/pUw88Ya5sIKvfyD+NFYwPqo0g3JFVto7t0H9Q2cZDZGsE5otIfdvkEQKc6h2kcfO",
+	"X0lmFD2Amgk4RSfAbV/GWRh5lfSwIDPktpCqhd6BoLO9JX9OKeeU0TQa3QIFPIbNkOs3zLozn1/MY5QT",
+	"wE4OEj0fF8nGP0Ct2preeAaePrMtOyaAwCn6/t4JekV5QvsJu6kWnH3v7yHbr//CdvaSH6VjG3iWsK0z",
+	"KV9SMbeUV91oTynV7AJodIl8nUlJxlTMnYajtrCjt0aytJOVwPot0+m8Dai5yANPgZIqoiWZUa4rffy5",
+	"EdXM+843WGzV4uGPfEScki7TTCenRZOIRnzbukXEShhOTYefpCAUvboRuMaR370TajqZyFSz+CWLOT2D",
+	"A7vRmWQDXYzNSBdw9sXTyV4h8AoxrxwRxUQMNA14N1VkYcbtigYGUyAOhyoSludCkeidYumtRMypYmmN",
+	"dGnG3rpgecnmDxQxs5odxlwZOoME7mfPZr0pPQf0G2QflQ1Uvjm8Sszxp87o+KegYdFhOzavi0TKy+nk",
+	"wlk3PRvYFk1f5oupgVwMKcppLrhPs1AUWFzZQvazddHdVCkrHKNC1WowTbaiqZnd4QGS7ACtS/HO1Lds",
+	"3WiIhgANy6ieUE2r9ZzQsLvQiUQY1ZFb2CzjCxqTVE5YqjmCrvVsoXm3ZLYPckdS7fPMI1MZYJg7aX4t",
+	"e2/ygQNvEblzQ/Z/Y5E2kxS2n4mGlUdgRSU5sNsHjrKGd6p4JrE94mUAs3gnnzxUXHUW7sUA56rcdRyj",
+	"N9Mz2tMYFSKavPEWPKCJYrXk3JxFpsO5uEnmfKGFp6pDTjD+csBZYiQGesmy8C8MdEJ/lXKxlYwaWdG8",
+	"DQ+zFaAZWFWcrb/KVfbP/FXASk15olZ99ePp61evs1Mcs9VXWfzCd/Wu7yBFTx2r8iqmdKBDQ/3ChF+x",
+	"8Nj+L8a4Yrxrx3f8mfcbQcO8VOHrCxpaJ6sWdnb2wryJfELzJFnw0bWtKiGmiZXo0Yu6CoXzs1kKs2pt",
+	"KhXHFhTVChKFrijNxish4CSOmV0HnBeukqYpndfsSK3YzTZRUB3ZsMrdbrfr9h6YF1hMaJIYSBFSsK2c",
+	"Q5GCfIJoiuf47a4L+HD/3tJJrUmePaJzM/pbBLUi8fUc2Tl0mQNuBFshzBl4LezydU5awSrk7ZNEKaNW",
+	"dSvtFwSmleQQ3/oUrOTZNyNg1pq1vr+8njb4Swzc9vIZKk91wn9i8+oDtbQCfS8PlNPhDBPKopkVUSxK",
+	"WQU3t8d+QVee8BkfM6XpeGIWdMlqpZ6EKn0xVdmYxRW/B7qeCV7mZV+rZTH6TLmGLAHzNzfvj7mYakaa",
+	"hiIjbxDsiqUQX3gD0h00rttD2V5Yu6iMNzqzziprBqcagRXDTMcTPQdbsDlzozSb06VaGkVKTcGBVcGm",
+	"Jikb8OvqqVAXgxAbstvzoikXZoOYWBuugiMyRWYsNWNMdPXMKbuSl8suh2uwx9r3siPnCSOG6273yEto",
+	"YsEqC+ixxxT4YFqCsMKO6nHnMQ4ATCpJXg8aR7+uIKGIcp+CjyWMuaxCRHtvAQnVVXSBIVH7e6RPFTvc",
+	"n6aJd4vHRI3kTNhYZoEu0py7rzygik1+CBbDQNnMUYLAoVROBcrHsi5jwmvAT2/ImQq3UceYnB3KXvtW",
+	"GBNMvDYLTrjS9pP6ja4naDhAKkkQy7euiLP83Hrnj0csuvRtAPVn8H7EwKtYcM8TORPWoeNHCqO2BIpO",
+	"xQllqRYLBKheDQwaV56lwz7sS5kwKpZsPPuocvMexN5eUF0O/9Xc4/3IJncZgObmXlPIisqZNpnxJAHB",
+	"aCi4YjY9yjxPOGrghQj+7upoaf+gavURPBovnnw7p9MuxN9uS7/dXFV1t+GhVoQOovpUg10/O+r8/LRx",
+	"Cw1zs2twXr6t3ULmp/ySrRab3yqECV1Yj3w9AaNiLgWDSCQMrvT9oJCnB1rHMQmNrLJgbijTnqAUNL6R",
+	"6WMtE2txl7ouMRVfJ5oOj0gYTZWW45A0wTGKt+jvpIVhX0pTEVOjc9GhuWOpGOlPeaLbXGQDeseDgdpT",
+	"xRSmHzrbC04HNvVxn6VqxCcGFMAldGEEEyeK3cows6A4+edejz/vqY5G20IeGOx02s/eWoR5TdMhc6bd",
+	"anXBZeEExLPnmivJ1D8yMxOh0rtRQkzQgC/RR7biVGEz4Jczn7H+SMrLi2maVCJPygi7Mp9DDOFEKs3i",
+	"YzLSeqIKHkAaxylTijRjGakdO6rqjOOAnDfeAxl59/ZFMYPyvFHKxYNhj3Z28FsvdXJHXUWlI+nuP9yM",
+	"7XkHFHi3VTyCKnh6wmL+xmWvrs5vxbxQg5raxjYaQTtK6SxZJhbVZcIuXPSAJ+wiklP0+SwkAJU91PjB",
+	"+mawwm6fcQwuKAuqoHDJqY5knXpsH5KZNZuD8GJ0ezgICyYxi3kbltcZxy3weYUuVrqUwZ6ZBKqOBJaT",
+	"Mmp9XtXPrZ+r1gKBC0P7g0vxNaseU8EH1vFxE6NwUEz9qz6tlA+5aI8AvQpxsCJihBJzRqCEcxGza6QP",
+	"q6dl1/oCdlVrz67+BrNfahQidzTuWB4o4n1080OyqTsVVTswgyjEqGHYD4vJnOlWQEJ5abmdB1uVt2de",
+	"RodxWIIz0qQkkRFNPAVnRL08SGCmgKct3/Ng19UIGvLS7Np5q7MMhA+rKFKW+p2lLRXwqgjXBcR3SF24",
+	"5JW0C7C5gn75qfnZ4QHIyYH1fuXpfkX6NWDAr6zxaD0Yu1xmJ/SIyirgXG82y1s3IZgLot0isI5o7+Cw",
+	"SLbViLZ7B4dHjwYPD+Puw92HD/ejb+PDg0e0N2CUdqODAxp3dw/oXn+wP9jt9/rd/sNeL4p3D+LDaPeg",
+	"3x10u7T7sFGDHKi7WOADd1fQcFkiCEPAL2Zcj+KUzkSl0LWEzVszn71R0jxvnDcwphVhgYuEC+YU0Qyv",
+	"VpuoyumVZg1uSwsgb08WoSTw4at4/6WLXQn7K+w8RRau0AaHChFSldsafYpCxLq2n9KytmH8cVGjNYyo",
+	"OjmEkiU6PLiKNvUXsDHlSbVDRiYFUIclmR25ha+kqzi2HSnI17fsOLbjs3RrNBL+WF4x7wd0bSEmZD+D",
+	"rGhfXXiIAdxTBXQZ9rR49tkxein6jP13sepIRvLcwRRUi/31jnPZ4a3tv84jkeu817Ef4b0mZlm4qECq",
+	"suS12jDmlWjIl7J078sJS02y2VKEWsdsXjz6LQfTPCnab4q7epYyRjS71tYU1IeoIeFSUVxC6n730WG5",
+	"8IcHd+ZxBX96wuMnMpqObURbBaF+/oTE9g08SIsgk1QCm2rGPD6asX5r8Vz/G2LlrnUBX37NtM7ZbNaZ",
+	"7XVkOtwRaifm8c7VbiPIH+/xGB4qFk1Truc742mi+SWbm/c+BDm0Lpo6SmBJlTKrkuIl0yMZF0B99ceF",
+	"kN/NvkUsKJbzmLH+Eci/Rvv4r72Th92H3aP9qx8f/fhut//jj08fHT57f/rjT1c/qN+qRBM/RqxiO8td",
+	"9PHPi1+vikHJbhG2U7mAhUNaPPJKsK9cT6WPHQKgDfT58Ghrm4UvLVyEFd51LE6YoCFh4TBveT//ccnm",
+	"7d1K9zJYaX5ic1hbn6qSoPHH4cvLEf1l+N2/nlxJ/eTyxUHv4NsB5X9o/j1/3PuH/unF95O+EE+/17QX",
+	"y58q7eDW9uQYtzuG1QybZ26twD+hymVXX5yLCCmrNt+9OPnpaa9vBHMXaGuuTZQK+jlbOBfk7bPH5OG3",
+	"Dw+M6Ds+ImH3OiR/I4f7JJEzlkZUMTJi1+Y7rlWpVMf1o28fMTp41Nvt93Yfftt/dPiI7R10H3Yf9geP",
+	"9gd737J91qN7tL9LD7uD3eiw9+2j/uFh/+BgsEvpAaPFYmzd61+77UdQeu1wv6ryWtDIDcv1QQoAp5kt",
+	"NzM3HpGEmalUYDeDZTs6F/+/dhgQpWkK8aDgKqb2XfM1vBzkhQd6Dz0yXyp+5tLtN3Cy/M+vJ+1/0fYf",
+	"3fajD/mfZlUfPnaD3d63NQfhEoHrBTR2xdI5Zt0eEUpG0zEV7ZTRmPYTRkLLF9FVD0Zy8/OYRiMumPde",
+	"JGMWdsh3KRXRiEhhfzkGAWcm0xhqJQy8Acd07tKrwH5eJgkxWyuW/LF58VOW/VTe6hMI+MTbRmOETU6q",
+	"jPrwxIUK7+QMqoqmUgwDUAEnTBpxsnC5VUmt6+snsOsqXM63Wh1TwbEipkFh82bgLopGqVSKpCxhVDFF",
+	"mooxAlZGeA8sjEckLKQDhKS53+0aYMhKbQRZ5dIUAaefMnppnbOGNNFIo36UThPWCqDoZjlnIR9XTfu2",
+	"tGs5Jj6L94fv52YkPw0Ihtg9IqKUiQPGq1WZOAEJs7IAMNDeke9dLqXjm9ezzBJ4ff8oryZDqnOLS6nF",
+	"AcZh2lgnLoUrYDqhegQTLKZI+1Plpjecw1oZzNelmdxqwV6TUs0K43hprvZA+lMNH89Z5kTXKRVqQlOo",
+	"SprI4QNFtBFqqbpksYF3uIxCwo0/h72JivSYwNXYLQTOMxFPJBdaHdtDgs9G1uMP2hWhuKgBS9ugMagR",
+	"n+ChmLWMQRKB1VhHJ6zn4Cg/JFvHBKm1vS78zAzgGTv3u48KlRRX1SYxn1dkH5uRdntH5CZ5vjBkOb8b",
+	"BrRw6hKr5JUNPYE0PkSRqqww+Pag+K2588VkLDOGn4VovuyZAyknIB4TQz9CL1MQvnVJqCFpHgCGL1Z0",
+	"sJjscjPhTbuvugTLVtGvWk5Zqs6KKiUN+nVA/Dyx6toERQwyoy3ml5VhzrdtBzUZ6VVp+7WZfKV0UC/B",
+	"189t/eAzHX+FCzzteyYM9WFn12un/QztJ0RfL0v6WZK2k/kSC5WXFl9CtXM5ezQvVfFEb2Prhqu5jbVj",
+	"odr6WhtmJNjMlhi2xFnLCUnYFUuQq9iH7tPYRZIWzIFxXrZJ2MO8mQWjfFsrIsHsAVaENSZzb8m4hSYG",
+	"yxoRfg0DtZu2+uj1E6FWHrwtg1eg++XTRFv6MrtPfYwcVxfLQuGWH90KK9iawJnLbmU7mXNjaVTKvaVW",
+	"nagX2FJrbEUfYfmuByljbXOnxIxBcEjver05ZL+6qvPY0CHym+xbD3SkroxguLUweOAAF6mcqXWd85Qn",
+	"07RSDp/ngrxZsNJyMmHxMRZhI8DiZ1yxSvEeN8riTZbym+zXAchKCJqkMmJKeROWkvHlTJFYChYQtzTU",
+	"RAdThe7sm/jlbp1t9vuUTcEjHKZTIbgYmj/NMkPSRHUxlbOqFdtghUwWyi4ntBcaEkXnisxG84LTGCc0",
+	"vA/nA/QRLPcfV0ZKSU2TTW7Slq/cDHhL6G6hIVgsXFz05jk/nrfIBXAow2MBT3IcKEX1e7v4UI3jqPKu",
+	"H8JvyMJi/D7qh9V03SZdBJB8Jmco4amA9AEyoK7mOpbOH2X/rZzZjPAV9k27nHWC+gsELYvpxzXnq+0U",
+	"Tmt9AUL/KPs3Y+351dQ5Nn+U/e3Fs5vTXXNX/Wly+W5iRNS3t0mnQ0Cq3tpzvJIM07eyPQc8VaWP5QwM",
+	"AjkkWBrl4vErwjaWSQupnFWfYipnAdklfWbUf50hR15CCC0naxHzcoiAnHmlGWoOYaNUDfP+LV329pLX",
+	"ctSb6bYH0C/k0CtzsKqvyiSVBrKZnjEmiJ5JsGZkxZ7K1o7FUxlRNWI1BPDts8fk8NFhb3HGwCYzFYhg",
+	"dvH9uWb1ToIVp/m4PNcGh2o3U3Osz0WUTFWlXxOaftin9kxt+FPC6GD904xGLLoEg0/1iSZUG1VB8aFg",
+	"Mcnf7hAIRAzN5UGt3xDKfmhFzD8C25jGLIsrQoeUC4WZnKmU+tiGeRM1RhtfiCPMqMrNWkH2GUR3S6lx",
+	"V0YbTJk1Ti/c2FrQQacx12CJcmBhy++D9cacX94cx0x8O6AxA9YcrpkKnNPNzJGDysIATMcB4bEKnIkq",
+	"+wOjiNBNDw6h6lTJRA4vIAKzfvIHNkYzS9hBEFlDaKtmJkWIrDwcBy81CQL8D5YDL2NFODI6aROtgQ4O",
+	"H6is+IwFotwuehPanqNmfnz+qu11ZoAW+BhUjcbycjpxzOCpuGKJnFQGNpZt7uCezX60vXv4kpIm62un",
+	"i6al8uTN3KSeiWohXETYCvD8saEUsFIq4qSQ/ym9Ih1rRnrU8peXNL08SZK3jMbrGsrGNL2EegvQfKvO",
+	"UkYHA7CErqWnlFabfbtixetKAWbFRlJBPU5I7ZeyofHNBL/yyW058MYMv/GtLL2RGn2dqwvzWbUtyTxZ",
+	"FtG7hbxuUCXdIvIZl53JpvduOPcWb/3OrrzOEVuILRRug8CtIVPc2heg0d1kwkRVqYxKngLh6je3iL7y",
+	"7dy1zYYILJPlnHaR9kK3w+aQCaagvhlQxBG7zs22WzHJuc/6863HPpXyHIuJpeSxTCcydQFIix9vWMYk",
+	"rmlWd5b5G71MbJkSg6XLetGtzMiwN1NhNsOYGHNVlg69O3vWfkiM+JapHVlFDO0uoxwss9fb6+719g57",
+	"8d7u3m4v3uvt9Q7297p7D/foXnevi//tMfi7e0Ar7Zyr7eJbSxNeaRXdoE1WlQFVDlYt9A285FtCN0lr",
+	"sAmX2SoPu93gzqyJmxfIyb7IN5UtdXdzsTPzSlg7Zdlp4ars+KBdIBY5AtTbJfNdlldfBE0LhwsXh5fi",
+	"bn8ptS1KvSsLRnmUGInuzTjfK78hRCU3ycOAUqZTzq62Y/TKhsW60TfZN0Y/YXTPkKFooCMIXslewqC3",
+	"kZyh93+cp9/ewnCUr306HtN0/VIfr/Jl1Tq5J/arNRA37x+3JoGQmiY1/k3sOlR9hrfTCuFo3eSBa8uX",
+	"r305dNgTXi6KGNHDFupOsN2PJk0jbVhbjEXdY0AV83A6Ac3YvAKouT1p5HYiw+cWAVay1z+HWd6I/X0m",
+	"NrY8p8Qyo4w5FZlEkRct8Iqc12ziJ8twxS5x7WSdHIHsxPVZO1sRzWv8nm7yzaScOweICrn4ldcLMSAy",
+	"iV1Bu7X9hJ4wtNRHWBBT6oWT0gF6a8dzWgtc1mK9hqxi9eBSK1kY4payRwFw63ine2nLYohnQKhkMt7z",
+	"o5W1k7FKvJYFMcULzIW6WlAosJh/WWFoi7RML7Lsv5WE/Kbcqj4iCaqCXJRzPvKkeJdIDoTst7Jlr5zy",
+	"spmBapn70gjaa7lwF5S+pQEud2ETgxxmPuHmIJfkw24WfVj7HtdJ9YltI1ok6zGblSwvMb6qZS7uPygA",
+	"tscnPWhzWwk8/M0uvcqouCG79DD6B660TOf1FPAkSRbKrfok4bYuaH8x6ykTW6V4y6Rr37JqfV0jPK4A",
+	"LdIQ6643inL8M2nKF4rgK/FsEYWqkWY9Y/trKERTVyKCilKlGnRnRXJsNNZUjjHMHaoWYM0IrbzCSOjy",
+	"trUO8/oKxZI7RjWrKA7UIdCb7ppG2toZoZKUJuH3T8/IjrqK4IOdj9l0F3gOn3Y+FkLWPoUYFxOqq4iY",
+	"T2wCToguOEjKGFflaW1c6qQOJqCOiy3EsVj7ymloMh3ijsx/Opdsrjq/qWq18LKurBAUmMzKL/llXswT",
+	"cCXYMAQM50mqg0k3r7tSt/Xy5RSPwNt6ZRGUrOjK4k5PfziBHM9CNw9bxeaBQogJiimcnaWFVkoWb9eL",
+	"wBVcsVWHPNimc0WUbGGjc0j7mBi4Dr3DC9HxK6TXc4WkbJAyNcoTRIz0pzRPEsSP2AyZFXWBKkgunSZL",
+	"cj6C+8Q6EnGAqDcVRiY3/zRXTPUUA/ltvms/lZdMlPJOblZUpkShFq7YA/hNyrvgTVTRqDfID3xGtUJJ",
+	"yXjzVABruisWvRlvDhq4nA2sGLXsvDDSEu7+xrkZKpI+nXsuz4qGOtTRSKaGQsgjL3TEDBzkSYIP0I4K",
+	"cpY0B523pleBrfwxSeR8zAQWDNMzmV4S5/tzFfNw2hrzgkwv4juoX7CpGy6XYOPbG7LsQVx4rrYNexq4",
+	"Y64Iuce+CnBf5UR12/+z3e9Fe+1v433Wfjg47La9JqDfLrW7LZ/XZppjbZvbLOJwWZmB4qw/cRFncPTu",
+	"7DGZMwpNILGErZ8bOqNYKL+4nNOrCE8MUKTX7R0Wk/FPr6JmZpH4X7fJ/8VvWvDRr932ow8fKzP1y4le",
+	"KJMVYSkowLnnoipDSSViI9ndWgcWS8bzLiyZRdA89VqyQAOeimaot23HUsjfuJs+LOUzW8/FVDqZevbx",
+	"ZbTlWdHnxbHrrVjL3jIac1FZZBOia5WmAgyDqXvRa0UAnDllkLCr1gxlMd/MqykVjlMTye5PZdvs4doM",
+	"y4ukGPDhNHWtR5pdl9bNxn0GjYdcIm91QOSYCz42IlW3OosJ573AxS8s8AfnjESUGhuNyLyKGhYRckaa",
+	"CI1cDA1l7TN7jC7klA5JX05FvPnqaq88O8+F9VfDQXW7nxPHD9YLDgrylHSspWvou61Pbcvq1tObu3FJ",
+	"lNx3Fc9v0HVtUxGEQaQkv2IXmbqyvF+0OfOn7qNTbYulrSl0FI7nZuE0NeFihbrYRiyk4xoFdJVxU2Zm",
+	"i2ULs8aNG0TbeA2ktiFF3azj1OrukjdNj8y+XBOe8O0MkG5S0H4DyM3muXvX3m07ANbZPbYQC7Wpbpjj",
+	"XX0KZ2VCZwkYis3Jim3Liv7qTF618LAYEpU7sB2dzAKj1om1Kng93erKxNCFVHl3uSy+qpI4VidSAAvS",
+	"o6xjHTJlqjD1hlt12TBmFh+R0HahCt3jnFmZF+3TgITsemLuLPSHSfgVcjtIEsi3EkLZmAlVisXHtqCA",
+	"15q0bJ7NJmzauuEoQhSssg9Ubq8NSGVZdmfRggU6SyGU2KE2BWldKxdaXj1r1sKQFdYt0ixsFMyWMzlN",
+	"Yhv5rlyLUJnmp9k6JixRaIEO4erCDnkOhxuzlF8xEEJgAIPZeNhYkyWSV+YKXSqGNUqQE6jtZxEARzSr",
+	"hppR0CEF6z0olrBIKw9QFC7ZLZbrotWt0ME0aKipmjARWycHAAnoqbCttes8I1i/4EoDoV/aeRH66SUc",
+	"S+O5JTftQ2iW0roXr75U8epumlt+mdz58zPRjVlfzte2yNDq2SiyOoCaeua2aeSwxfzbhA3ndotKtf2t",
+	"Y6BbjNTBMf9hyNW6AW4+ifvMoW230KNW12ipbVsAQbUYyntHIcSbWrnKfKrCgXJ3as+NGnFBSJ05FrVJ",
+	"VPWFdzCfqYBLReSpBx5L5H54PZPhrXy+UcSh22zxuIrw58NWsNSC6WH2xkQMcPuo2M0M67u6nAAUzG9R",
+	"C6RMeJYTPXUXVG+l1pKdh/OBjGQSZ/39zBFYjx/Ivq6LV8IHLJpHCbO1U21v/uZUaJ6U7OBGTQAp3KgL",
+	"ToQNjRgJU/YTBs3ncq2oOeCCJq2NZeF6aXfT+ObikXzu4OZbW4E+I7m7D8Ger+xqUxQPM/J5h5HaRajf",
+	"MEwbl3vrGO0KzPu8AdrOGFntbHAUfy13wxej5G6or36xdvzPmxR0tz6AhTazVRGkxU5jNW693CjkySSW",
+	"H1tnOlqhpkKzGOLM5th8M+VXVLPWptUSb+C3OFwa/fFZOM/NXBG2T+5WO9R+VRaNG7sF1kmYNqfv8b51",
+	"TCDOxpHlR3s4tMzyUcTH1XnUDlLq25+dFDqeLW97uNWWZzXdy5a2LStvZwX7L/Weqt9YdezK5k25Fo57",
+	"8+Zcq/swLld4FwB4aTuvGpXNkuf8/O5EeFlpp3d+o6KlHn7lTJGmM2FBS+8vzWb/ZYszlT1536QMUvVc",
+	"wwh3qJXRCX950eCe03+dvoul7Lzaf3EDDl7pxNgGO19KMTf2aVhsup1Xw+qaK/nFnXCJDX0bdil/hncj",
+	"T+7ZuDf6l+rWcLx2YwloqW/j5t4Efz1fiEMhy/fZ0FeQbWUTd0H20UqMuQGR8LwGXhWZCreBW8Xt6Mk6",
+	"voNM1rsT0lLjQMhNaA+U9SRUewYq0uNiBn9SnXc2PsoEnIgKI8j0GQEth8jUtqOCbDeaRiN+Zd0HNG5D",
+	"uUN0OqRMaZnmQ5rXSy6FIyMjQYUiHFJhvqdt51AK3bLfrkyEc0ta6YjAZW3uirCQ96c5I+6dCl+iU+Hz",
+	"uBGKMLuxIyGjELd1JVTgzud2JozlFfN7AK+PwObLYtGX2hbn9QUQ8NGFzeS9GKRyXNlXzFMt7SeQMbyi",
+	"WJcblolNRAf3FVbwUJs1nC60rsOWcuuLUDdoDp3JIJUTL25m8VBWXULdia8HT+sKIzh5O5u27e/npvhV",
+	"CdxbLh+yabnGJUUanbBwBxUas1VOE712dUYXwPHll2a0JxfYehlZtuYx6bO5FDaGerfbxS65yDXg3XUt",
+	"SN4ni6t6RhPFMLR7LFNmZhMwm7tRWCiaK804WO8KijNg4ppnZsvI17r1I/2VrVlNsgANyyKlNabJ21KS",
+	"taD4F4qN/hNjnbH25jarNq9wJtxFoPQWWtLdJ0B97tjtspRdLg1dNI1mEd0rA7QrLJwbG1C9iO5SDpPF",
+	"l0oCpqlWyzOJIUMF01lSFmnpHAuL1Cuv61tgf49ukOichbzmhby7+729vRsM5du7stF6uxuPNFUsLS2p",
+	"d7skaRwx8M+tsODlwa1wdcvFpUlCNXQ9NeBm9K7ohhoWgkmdePNmcZpt6FRnZy8Wt3UKvaMVacZsQKeJ",
+	"Jofdbk22Or3Gi9jbPdg7dMUfllzwGR1uZCjPfHtL2j/fkfHXerCyGyi4ruq6gG5m+S3XHQH3ToXhdYVB",
+	"1R3qunJ94WCP8trUns8aO9UbYBMxTcFxfTOoLlz45zag5txz4UTenT0OyI/0ip7CjyTU8vnp61OYqtkK",
+	"ocsJaY55knAF6EAmKYu4YR+tYvRcr9s7bO/utnu9s+7Do273qNvtdLvdf/n4snkttrOUCjVg6euZQKC7",
+	"fdEYbYdsSzfm4pVmUTCVTbQJfBkQKgi7tjYmQ2CLBxIz9t/FSubZObjomTG9fsHEUI8aR72D/aqieYxN",
+	"Lqi6iGsDgt6PmB7Z1pYyiXFpBmDnfnneY2LkINt+r6+Y0GtoL7jKKoB6B5JBVmjo9neCokZuSTiy6bYs",
+	"iZVRC9FITppUk4RRBZGyAH9jLvyJdhdws6iPLA3u8F69VU8W71Z3ew9hjdm//WpN5+enjXo3/1JqcvYC",
+	"bqvmYlAg39qtoGTwBVzJjZTHze9x3QvYgiay9BKRO2/xGp2D6y+IW2uEL90Gb3yD4ws5rLavJHI4LNdM",
+	"N8g8nugj7HE2oyoTI6D99mwkxwGQ3SCrlJCCCWdrBpkaWwGGkCyUKfZNxA4gMuG/0luY5vC3ScK3M1O5",
+	"iW2ZheU95N3ZWevSIkg/ef6kWMranHB25JWBb9mYa1cu9o+u+H1xhdk2S3qzO7EPqwFtbd9rAegSOaz3",
+	"vZqHN3JeGLivUADu0F5ccH/c2IRSMUqAp7CmZbV8Jxv5Fhcux1IEZWudQOXRm+kMlbCyxNdYApCtqhAV",
+	"Xq5KSw61nX0IzynhEaHkyatTcvbLmbVRg+j8w9nZG1vQRabQPFJrBmq9FIZ2UiFBsm0qlgzabrBWHuzS",
+	"8YIhzDsXMbiQ4c+R1hOvCDmM5PnHqogPbHH+BJZ/e6aL9brbeBqlKJ0gryWLh+WK6owM/6DJlGHPY8Wu",
+	"WEqTZc7ZuqZJBc3iYLtJTeWxi/LtBuHvtYA2X2gol13HyhPPvZFIx48q2sxlfUot75gvMTBeWHaQelRh",
+	"GdbWNH6uP4jy+PWnUqyUsf6RINJ551EonrHGYVjL9N2cRM3gy46hGF67yUHgl4WjKMTcrnUY1jB/V8dR",
+	"M3zNgaiapj8uiT6vgozV4HcP8xaolLx79/zJ1bcBGbHrVrn1qUvB6/eivXifHQwOu372XVwsPdy9/rXb",
+	"fkTbgw8f93pV1YWDxnuqo9FjFJWAtCbJ60Hj6Nfl5wZfnU77vgZRzv1RLEpZDQycOuPde9YfSXmpoNa8",
+	"4d34FWnORopFF0CU+1Sxw/1WQNRIzgT2MJYiKmWK4gcvBz/941H68Puf/vl7ejb77d2bJw+fv3jzr+ey",
+	"94K+oKezlXzXrnrxYj8Ei61M2Iwo7xAydaK4mU75nNc1hqIEu3DWN5NcChddJ7H409jptyKqwORPWMIN",
+	"ArO1KyYbga706S3jN/zR1m+vmU9fF8NxuyOpSd+K7VMnvzrx9craCkuphfiSp1B5Yr19eJO2k7CGOgWf",
+	"palMa9oCzJjQZJZKMTwmZvI5ylTZiJWqIbaeqetLAk8fKDJDstHmMTYJUHTMiBQ2VtdutrZPx1RdRDJm",
+	"dSWeI2bW90ChNIwfHJNuJhHGHBpBeNreCm0o21N2D43SjRTX5Y7VP/1aEKqJwA6NSs/FMARSmYENiaD+",
+	"oY2hzoZ3VaB7+2Qkp6k6JhRanKY5DI7pJYP+p6GL1KZDyoUv8GdBz3buSpF+kXVUMMoZxPkUaGvTLFFO",
+	"sWwkEtbtZSraBV8oLiK25QiGlQEmawV0eHdtPvFOZkV/t5qncMKZKWrlzGfmRfMZIp7rQrSIPu/eviC2",
+	"NLr5M50mjAhzmAlX2KSJ6qzFe2c1Oy5ttLBwf48LwRj+SvMQjIJRqHjr9RjmrWFdzjVkept8uyRqrcG8",
+	"t8un/KE3596Fr7fBwMvHsRYTL6xiy+dzVtlaxDbHKZAxAF8GBNZrOO6/MWI0VYuZQl5XFEW0lIGvKBUG",
+	"WKxNdnNLs5XPnxreUe97dXoNdYyZUCHkVERmo15rbHDdu0gnHmdbGk+mmvnVxLQkOp1CjeAKeMnywisa",
+	"mon4dqb1zcIBqxrnqM6KDji1nW9Kt7xJn7GzvE1NnnFVDTzHRDFGCglc8NgLGWzVWe0/dyge3OcCaa+P",
+	"mrOgUYmnCJlv6DyRNF5umsjhOBN/MH3N/mzLW9sk/wpldkQn7Ibk3ke4dTl9fSzJe1cmu6qH0RoxILVt",
+	"k8Lzabe7F5kLgr9Yx7LWEKuLi6y/F2Q/5SW0oLj24tc2sDGsJFedXBXNf7NfeJjtvZb95L9l4LvwDvzg",
+	"3viwZu+l/LSDCvGkhk+Ym2TRNOV6fmpuGgGiz2jK0pOpHlX2vTl585xcsvkRtJy8MAeLvlbSn5P9PWsX",
+	"maYJiUY0pZGGnml2f64IuYE/qmVKmtC38pLN7RshIDmAHeh0sJT8/sFY/8msm4uBBNFaCm2j9m0oTmNM",
+	"udCUC5aq/1ZXUYcL8L67dvVHDTOl99JCNHrjBKtBRpbcZzGmHfLNN5nBWX3zDcSckm++yUnaN98EPnfM",
+	"ngONMw+piM8FKoR+t9E+jS5dDNk330Ddn2++sQH6Yi4FIxEVOVc6OhfnYrdDNL1khbZ1llNZn32zzxI5",
+	"axEutIRy+nDvOA+kFCTmOqRyTv7AqqpSsHNBCJnYuiHNMVcKfFjsGmrOh+eN80YYEPc7DqxI+PFTGGBB",
+	"D+xoakmoah2fi16HKJZymvA/DFvFZbx99pg8/PbhAWn+ePr6FXlMhRQ8Mu+gewfhEjpCKqJkaoHo3dmz",
+	"9u4hMYopmQquVQALfvr45YmNT7N5JIaaqICEZvQOohB0R8U/CVMRnXAxNOvb65ARVSPbcu1Z+6E1f8I6",
+	"v3tx8tPTXp+A7LTXa5tHRE71ZKqBT81SrhkJu9ch+VupMSesDJV4NU00Yb9PaaJICLfcwRsLO+ZGn/i3",
+	"d+SJYqHPawLiQWvgug5mOHbRnwc5YSvwovD4XGTSWWnMQhR5aQpkAwHRdFg3dIDsPTgXlesZM22+10l4",
+	"7HwKdfNXLMaLdw/ORWFpNtJn1bLIilV1zsVzoXjMvB4JJLQfhZDRk8zoHFVIpyiSjOg6cGqGdcGNoYGw",
+	"Yga+9SOokZyBCYMqBz8jdo3ufKrtyA+UD5IALE8BVW1MjudCtjYRCjIwH4+nmvaTnNU2Q/tXGJCwCB3k",
+	"b2Q3MJ+dCzyB1jFECmZZ3ErTOSSbw4gDCdVw8xEveGwGpepCirDVIZkxA2nBu7PHhItzsSKItENCcyPm",
+	"zLkgGEuqOgS3C7IQVwSIhaWXodWHEIdOXJ8NuKIjcyyWYyGzuTDb3N/zuFMLTt58J1NLdo7Id8B5iJUI",
+	"2BwFgrBD3iBngJT7c9HESwwwNDgDPhXYrKoWkmhDeyfoGzYrMXpW1rIYOkcLTcaG1fQZAWaFCfwJj5hV",
+	"aS3rOpnQaMTavU63ETTA3JF1Wp7NZh0Kj6HZsv1W7bx4/vjpq9On8E3eOB+YYIm9eULsUWO308UP5IQJ",
+	"OuGNo8Zep9vZQ1/OCCSFnRGjiR79Yf4eVnlVTkDtVqTX7ZLZiCfM9VyNmFIknQp1DLZLybAUlJZTl9dh",
+	"W9LhQaC8wKV4HjeOGj/YWSGsBpR+WE2v262TY7P3dl5a3flT0Nhf5/3vaBYeaT7Z3Vv9iRXmz6R8QVM7",
+	"Ve/R6u/OpHxJhQvjA7HkYJ0lPheapYImT8E86wt1jaNfPxhx0La9b7zgV0xgbJWmQwWmrLnSbNz4YD7b",
+	"gRZ4696mFeEnKTejZxdmTS2GABnGmnXym0mHywE56O4RCLSYccVI0/BP6ORjW+Ol2ibTjqY6ljNhu6Vb",
+	"G46VLvTGjQ8LibdeN8KxJWqVDQmhudCypoTHBrmzaWcgTWVLgqbuSULMLvJG2HDMR4XTg97YKmscqarA",
+	"/i3eTjXUGznYWkPoBGY33+1Aj3Xf4OR1nszaTebdJXuL/Rx7a1fFyNtlgoReNibQeN75itHOfLXGKk9Z",
+	"esUj9k7QK8rRbr8MY7MztQ3aa5CtVYfR6iraoRPeNuJzLV4ja3VcshA1GeS9u7IWX6JQP8Q5QPSI8dS6",
+	"QLz+uoEFczbg10HmrHL6fgB1R8hUQfk/6TCMkjEXU81a/sRVKPGCK30y4T+Z3Rm+lNIx05ARVxMqkL+y",
+	"81gKxZVmIpqfyUsmwJl+A9RaDznsKjMrdQWKGBpn7unGWNLdXf3JO0GtoIMO978KR/N4mNIegD5QDnB9",
+	"rkYjtL19+BQ0JrIq5uelJyQ7yB/ItAD6Bn6tnhKS5m57t9stGDXAX5lQcWkZlBmDa8WSgRVe9SjroQcB",
+	"IkcYJmKo/OkPJ+3ewSFqnFyRSzbRGO2XcKUVaAXwIhqqdnvezKQZIkIZIfvExTePZBIbjtXrIs42p8KV",
+	"g0Lteci0IvvdR0cWo6AoMAxfhVoYlIFgm8dHfiexx+9WcMKfIoPjon1Lp1P2aQEtd7eMluUImBrkNLBy",
+	"yeZek2cXF+TFAI1YipbqEaOxTc49vYraHrlpI72pWZr9roI+ffqcdKG7Bn4/lmKQ8Oh2PHr3YJ3Vqelk",
+	"Ataflyzm1Dl+/zQqhBDjK5dF4lFJi8oMeefjJZtf8PiTK0pd5UN5C7iqAFkLrPmB7asJuA3SQca9oSEn",
+	"7JZwESXTmMWtDsms7pkgPWZAxbKXaa4757ZaMyrkZDAjukM82TwXeNWIpi663UklR/4sM2oQxUoI/gwQ",
+	"zGXUVdIMT39+fHHy7uyHi8cnj394enF29sKQtv3ufq5nOCpHsamm3blrqW306LhaaDbHl5GxkohQyYAf",
+	"KMJj0gzxcrLECkOXAbG5edfowLlFGV9tlCmXLzl7sdCH+6tCoT/cQrU9GWiWvk+5Zp9Vjujur/7oldTP",
+	"wMP9VxQ83uZMs4yHSyUQh/XRiEWXhcJXOx99E+inWvn8jCUJtOXN8ndzI6KcCSPGZCnpGPCPkgS0w+qQ",
+	"Z7L00QNlk3/NS1kt+EohwKzZz+jYgpQdrPwmc7E8j+9WKF/Y3ioJoJC/g8Fxn1daX0fFfCbTPo9jOOt/",
+	"A7w02JEhB12JGh6O2h88FAWu3i6UKKxWH85yjtRn6MIDNmfQqlMjS78qhH3clTi9kGv/mSXqhYSc1TK1",
+	"l+7EsbW4dY2AO+BelP73EKWJHxblUNR2ZfRwNGYx38nava8yamUvWsts1hteoZgMdteURCmdJcpGI5gZ",
+	"vA9pHIeQeAjBedi0JOYKWkvOUSqEDG4/gQ9ZA/BXOdWGPrj4N7B3wXTWGkbxX/iARhGbaIb5GmMq+IAp",
+	"jSY0968Hpfb0thw0jUZuCtyeFYxdy8xi5N6cNLP2llmR67wzPjTCX7cJfrDYAb+i6701kRgVobK3f062",
+	"ubK95TUJ4caRGOx8xAP+tNPpdMI6Y+ATFvM3OXDcoexQnGkVmcsBtvPv6XqCnHyDfPlJVGCgz5xZzMto",
+	"n4GAQ4Z6kXnEbLXQLIXNR6IStoHjJ3SO1BzQZixJ2pdCzgTM3+EiZtcdAyehZwT68f1pQJR05TRTlsyN",
+	"RjyhqZ5D2A5I/lBoM71iLuIRv88JDiYRknbbrTEsKcB5ujSkeXgUSqYG47K9zajKtzZnlda97xmgykt3",
+	"jpuK9eZjTIC+vYRe0d9LRtMxExASMWBQljSAiwQrC/zRpAhO2a4NgYYUcQiJNEfaBkLYGcd+4GgW+laJ",
+	"ph6RxUCLovDx9AxrnC2TNeCdm8sXX6m0XkMVTnIofuAzvPze16UIHwshQ582JQyZXLDQwqCCUmifoJMm",
+	"RJbix1wkXDAXgpvvx5CJyIW2QfBKq0hAOuS5jQQBEjEbUQ2xNf5SXAj1MQl/aRsEbENYdEgUnUMA0VKe",
+	"LlOfT5esaylDuuJtNDsLqvMGe/WU5BlP2K2oyGqzgAsOx5KzXxHVMV/cmuIEDR8oqndYFLnKcNVp+PbK",
+	"+uYhAFCNoJFBU1WQ8j0BvAEBdEjnd+tcjxgOmTBIydqxUG19rUumxYxO1tLFsKLDQEisI4GnLD52oTI0",
+	"UZL0GXEdBSkG40FkHso0Nv8tW4GR1p8Z+uNqr4Ru15gEQJMpwybWeeEXI/7nUs8DReiEXZOmmg6HDKD3",
+	"7OwF2et2iWodG/w8F2FWziVEMmrT+jK5DmP5cEAM5ytIeOoqKrYl0Nc6PDaLEGDqORdhoVRL2CHfSaMU",
+	"MVYo0WKJvwtxN0tPEjlrG00RjLHnIqypNhMasY6JGIveo09mKBkUXwNVzq9vU3HOAWq556LCvAuxSEJq",
+	"rH9FzkYpYxDJBRHSR9YVjnfRDM3e3RVoOSEJu2JJKyAU38Ao3xTdRGwgU/ON0e3g0FqB7S7lJo+z3di3",
+	"3P4xYDT7MDgX9h/lnbWqWQ+u4YlQZ9f685umV7/uMbfFCkhFoT671qbDuAB8yYbFWJAyKJZ7oCDiNHdB",
+	"VeBvY93IrarOJItrfv7ErKVkTnXyEpZkMoCba/IgGdXCeu1OypffqHGjVZUruqFYYMPjCt2BIavJp9QL",
+	"0IwlzafMz6LKIXuD1uTlDa/TL/5aYxBvgWb9/R+961E0fjqkv7wc/vP0O9HvPbp8/v3bq3/NChmoxSJg",
+	"DjmBoltSg2vybHKG1bgatuWTQapRJglVx3PLZfv8IYEAxXxWWKFgs/LiMrLmr6dyyHyoG53vp7UjJR3h",
+	"OrvWG3mc8JytO28BHL86T9Rns5v/WaZvBwd5MbzF6wbTcxagUah9t8yVNWS6RhasFQHfMj1NBcZR2xjP",
+	"CujLsXxQ9itjNQzMmMbtGDEAeVErN5FxDVaxfq5Ex7Zqx7qu6uNceRVGVp5Rla+rTkn9k4SEu/RfZ9ta",
+	"SUVQxLaFoPBy7h3Xf3pACY19t9cDD4grMG8Ztv8m+2qpySsLVeHjiUw1MR8UI7mhrPNYKmik1SrHdady",
+	"RqD8j+pU+l1+NAu4Q0g3468CcrOn+9jpzWKnPXBY6nU1L+x8/E32l3KQ1xWxUQWAy/iDjWoOut2uB1vH",
+	"y0L+fpP9YrRfFZX/Ufa3Q+Irwasm+g+P5c6j/7aFSE8gZXYNbOrcBxBuE/tOhIcMDyCtbJgyZcugZEiw",
+	"FA8TOcRAwonkot79eUIe907fEJ3IYTt/nTTRABwQnTJGFP+DBbZeA+ThHz467JFUSigvPGpBwUgjmylC",
+	"cTz7g5Ca5fEFiRw+UORp3Ds42H1k82yztV6yedjqQMIfdry2XwBS2+FyeuAvdSzHDKoIDLT1gyhMncIM",
+	"QVVjEdIv5PBxfkArMUmza70zSSgXx5BhoZj++1QP2g+LZZoSGdFkJJU+eth92HXbOxe9c3H5+6P4tfjH",
+	"7P3Vi9eHP/z87fTs990fvzv9B98djA/Sx3/T4sm/Dt4+Sa9eX/79XJyL//f//3+R6uHIyR97wzTpTf7Z",
+	"f/yv9w/fvnj628NZMj+Jd//Z6z/Z23ulHv4m9nnv0cvB366S38cHrw/U7z+8Ge3P9XdX3/1+2aVP371I",
+	"X+kfxdn08eO4+8cPj16fDf744afr4f7f4bRyGrFgr6+iAfaC8mspeSceQzLyYyl0Kisqr4VYRSMgY3rd",
+	"pkP2992ws3wR9+mBm6UHnkEqqgbjTfmussZVKRVqQlPD3wzqefTF/KtEW3JeuFSezMiF9wGBgha5ixSI",
+	"jBwAnSGh+TnMrEuFR1qGpOnV4rTvckW6Rvl19TK0RLdlt/AWWvJxEJni/3KVd4bNDsiD4nrK4W3/jsQI",
+	"2LK9GpnEhraljNXZQs0elwoWG7b6W7UioxEsX5GWW1zPXUo6peusIXEL8Hufo7wpEXoDaA9SuRQ5blfR",
+	"HsKuNRPQBBvcAStoEdK09hoCz1kVnuOaNN6yKwXw+1Sm07FZ4IxrwZRiiriZSDMXm+zTVlAt/xx5so/5",
+	"meppygq1sCAk047ywM0Br+1c7ZKECwZBH2M6J31GKEm41gkjfTbiIiZhhbgXZpMSNe2PjdwEkwg2K+xa",
+	"gkiVb8+5j2h0OUyhITV5k8orhsHxWPtdZBWZ8pkhd0xBoop979P/McTi76/CgLyCSTJB0sWTcKis6i/H",
+	"SHqpWad1k+IFoIsQqjOa/cBNWUUvW/gyOo1XcS/pVUp6ZmJ7ih3X7UOmQ3IZ/3O0Pzs5OTn5bvJm3I+u",
+	"DuJf/tn99h8/RU+6b4YnL0ZR76x//fP+1cu96ePLw7NffvtltBN/v/fDj49enPxz96fpz4e/f/eqd/L2",
+	"+3/0h88PRyM1+eX65O83ki0znPvipct/s5CUalKaXVd/TqhHRHMqmKHtUqJeQVPWEzTpNOaaTKgeeZ2u",
+	"bGXRhNGBo3I++1ncRlOmgYu85X+wMFj8jGogaC5AD8Yx49OiOLkIvUABQyH1BWQKZCUnpwICTDJaC+GC",
+	"cUoH+jj/BGSi1CtV6UoQuq9crSghNa7ZsDaz6DnTR1hTAxRp60Fx48mUND0yr0g+UV5twzZsNZ/OpEsV",
+	"gIp2LXA/cU2YgR9LwQ0By9Vyd3J4oL6ADj/cXBh/7kDlrkTxxcYnNQa+vLRrveC7VvHZ1QI4nKaWRha9",
+	"YiTDFsJFYOEiSjhzsg30PDe/lbQ+C8OkaQQy6lAzQ+KAKDpvdcgTbFd9VH0zINkYzn5Sp+XZG7ZKXQr+",
+	"wwJO2CGMtHOJjkU9k3jjVboFNF5bT5vY/fzaRA6PNSwtv63baRJfI8O5c9WjROQ2N31csuUmD2fhtAFQ",
+	"qV8sCTlgDvcq4yu2NMSYAmYOZULFEOrzXe+MZbyjpuO4vwMG1aYtP4w2WjRr/C2rPwgm2cKP1nCb1yZs",
+	"dchblJ6IGkFDDag9yHVuknFBiVi7Jq+5Zi2resTmyGgh2jOPRzeUJ5LiignORMTQoGv9NHDcthqEq84g",
+	"h2Zd9aTd1ZRZU2BfR0L/WxQfsr3BAf3byS+zbpJ2kxfPD35U10+fvnjBe28u9+I/fnm+P5/Rk/7hJev9",
+	"8Ef640/Tt5vLrf7139sKbmKwrEKgjTBV84TtfDT/vTB8erkAiaipISeSKs8vgj81R4wPR5o8bJHE1ncd",
+	"Q7WSqYitgIO1ljy9OOyQMJsdBBxkfyqzub57+wJFVRSTwuLSw4CohKoRqOZYnuWIhB9ffNr5+OrTr53J",
+	"zsf3nz5g0Vlbkdho1VDixZWMwswViMolD/+f//uFLXfMYvLKSmzOp/K+FZCQCahHXRw/Kxjbn4rYTZAw",
+	"esVUgIYFSvp82GYi5lSQ3cN2n2uSgN8yl4aNaGwwtdUhr8ySjdioGVgUhqmcTmyKjRFrYj7khjTSJCF9",
+	"WxAG0mvwhF2dxvA6JM3wutvd3bnu7e3vdA+/hcPY7e3tdw+/bXXIqSTh90/PSPFYuzvwTW9vvzPZ2f02",
+	"hDVWvOcOo9vthhAVDR2ZDUxY2QoKssbHJVkL5GG86kzUNBBlRCy4a8WGkD7SDLv/1Xtm1vJfvWewmv/q",
+	"Pdv9NmxhBa6sM5Tt1AR5seF1W11FbQNDbTloI2CBsQxYGsSIlKZGDQDKmJXBD5bTfD1h4uTNc/xXLh2T",
+	"iApD/aE2OUVIhDpig2mSIKhBgXJbWhjdk1xhrZ7YCqFzRlNzQBOaak4TLCUGT7ByH6oBVpGhmdPe5S7C",
+	"LE6XcxhImkKKdp4m9Sog7526s9vp9A4OWqgw4bDalZM1F5dVkIVdzZkmzWVKBzaS9XacVeKFAp12V0tc",
+	"jGc3SXdaQy1ZpAIyrUbfRRpCmooxQvvyipU7NBYxo1rJySjaDQMZ9gpNHpt2zf/7a7f96MPH3aD3qbXT",
+	"vMZ/7X3aaX3j/myen3cmO+61vU+t/1PREnJD2V5Gmum20imj46KMn2kUfS4o6B5rcX1zOEfkPWkaAjwo",
+	"Ak+rUMwPKfNeD9O5AhetizQ2azzxntjzQRC7hdVrb/dg77Db7QZ5re+wvMKALHx22M3sDDkK39vPtpLS",
+	"BRTFazfiGGydU6RZEkpaZeknaCyyhwLGeuIR1krIggrXDPfNQniptmUqNPP7o1BNilXeJfA+ronSUmbZ",
+	"WkzEmQh09pjEdO7KwRvirklfasNrCoX1bcmXEbsGRQmSXjrE1ZqOaJrOSfj0jA5DlFBsaXrk7gVsCa1V",
+	"AtsMUDKmOhpxMSTh80H7lRSs/dL8EiIf3uvuV1aRgBP0a/V8xoDht2ywzvvWnrReDtKJer3WIp4PzBHB",
+	"Cd1t1PKmFYL8Lu7LCOXSCkDmZffup2DDTP69NUnYSxlDbtR93NxWyetHA71+V6JfP3wq1rWX8pJMJzU1",
+	"hJAmFnTIMpFcu3yATzSzEgGb0Uw5cDTRCN29bhfz96F4LIihUCNnRm03wCNbPiRUmOyvJbkUclYoB5it",
+	"hGNN0Hq69jZvN/flkbVigv/XTgbLzemXU8GsBMM9EbwngiuIoNdT8hY00Pw7a7u0LkV0qfs3oodBuWiZ",
+	"EfEQXcr1ywzptLNBsTLzLITOORdGgw/9ZhvolfIGt8mfJMTmkmC17jMmCLueGK037JAnKR3YFmaTlF9R",
+	"zY4chV6ZnQadLK2H1+3+mEAHNujkBr0GaVYGCurSZS2Wso4huACu0EVsVwpWe3AuZyn2/izYNiXPqrNT",
+	"WLML1q/DlpEJH7BoHiWsM44Du9vWMrYBrUm/BqaBW/l3YTFmr+syGOg7ec9e7tnLSvZiiUEtc8kIZH1S",
+	"YobmeS3NoyJxVZY0YheZhbITabGBYEigEygXioS/h8G5iKhibS4UE4prfsWSOWm+Exw6RiZMgyVcS9nq",
+	"kPC/woCEF9ZfcH4eEi7MIECLwYaASTB6xMaKJVdgtHtv0yPNZLZrZq6okrfQ6VGRyVTbamM4TlZvzDZZ",
+	"zPbCY9dPR4+YOBdDSfo4IprfY9d47si2juMq7yhn3nDGeiH1iIthFSk/hY50ef/SOwmrYdfa22DFrfmX",
+	"lt9Zs3xdJQs2jcasJmjk9/r6IIcVzXNX7vINtodb671T/gf7TMYSvL1lVPyETCi2gswMXzky3SfG3o78",
+	"PeMi9mmTxc5KEOc+ccQ+kD5xhBpMCAxqJ0oYTWmS1Jca/4HHTFkSA4Vx/QGK6bbW/lkxzYgrLdM50jiw",
+	"N2Sd8LgmI+h3QQcDFmkW50GRtoUHNA43M5np2zRJWh3yTiysxfYHhXZ+8JctZdU6xiWanbKYSGGLUWHL",
+	"IyOZYu+TysoNj81XbxmNX/kz3WWq+UuaXp4kiZlzGbb94M6veAQzlmZb/QpKl//VcmwBXIoJ6BVwCmhi",
+	"UcJD1cJLtRjrvqvNvU2ShST4wggBLgmq9upiEYa6stY+8P+QrfvumM7idMtQAUutF8gSjeOUKcViFxya",
+	"HQV0aS/t+p43rSraQFcB1cZgbInzelVDplXUvplXoLqqKCemsnpiHtv0eBW05zDcUnmVAokctKo6TNoy",
+	"JNBTpw5J3uCOPhujqJpvGZpUssx7RLnD6iZVYLsxojihp15CMxKDk9AqpizJaNjcYEEMQwWuUgayEkkJ",
+	"0Gj85UpBbjP3AtDnRgJzb6u5BQDhxpjw0f8nlBWGYVbgRVXDtMXFLC39U8CmVR3/zKw+qlhMWdn5z5+k",
+	"Jg+otP9NAuU+Z40fcwKrELe8YycoZ5XA/+o9l772akKA6Aa3CsixJl6DCW2tKLFnPMGgYTnuQ8o6lt3Y",
+	"gTob0AE/D+PGXkEE/tO0yVBXWSSYah1jEMNU/d12JyBjRoUi2Lbg2HVadqZSG5iYzNHAuWDPNcPJVIOv",
+	"L8QuRU1fWmoFbkQw7PI4JE2qImuUAAsyLickzf4cIR/tryCxtjpZ7Bq2ZPYiLTgmE0C+THUAHMRxVGbA",
+	"/MOc/dtsnC/SqfYsleMnVK9lBz2T2Ztlz7CNSrHdsAYASqQZutvn7uprS0Hjl5V9CbJ2BF5nAppGI37F",
+	"kDBD6+uq1gTrHRcC/joHcCpT3bgTw/K6LsfPEaZiwXYd83OOJPcV5D63l87pQB6hgqCAqsA4RLYlXGHt",
+	"sDjHJWiegJ7FpMGox1n82sC+il5E5bpMY8AHEFRUkBRphgws0vyKXeDHR5ZeEHYNKQ/KRWy40QISWsQP",
+	"XVpEbjqHWAg4DPtOtsYWhpPYBaPbMYR1X1As6ALEakAhcsNGJu9397ygDpfPtKrJrh9ZYtgKizGSAywb",
+	"DNoLhlpqmlzYLYXBYqHlmrgTKQxT9KNMFGO2RozdPlg+8+SwUo0BKZYwLFjNVxECsiXuBgeKcItADd3R",
+	"vegld+gGoFU1RC/lfGztBg64mKducGwBdM/pbhItsxGfA5y4L6T9V2KLyHUsG1iIkyyzRPTerqUpoYPe",
+	"2riLsY9mujIXAtUtjxg5SRJIo8199zzTgAyZXwxoObZD5hmhQ37FBBlPlR2lY7ihx79DYI9ZTKf5Jyhz",
+	"AVRNDKAvETxF2hSQ0EC6VZ/MnxdY78PwrpRhaYBj8s03uA4o6Ibc3lsTWPch05MLLUkYQ/FhFX7zzblo",
+	"hrTT70S5xueedvD3Y5v3Co9J+D+/nrT/Rdt/dNuPLtof/tY8P+8Uf2l9859hgIxvv9ttdc6Fa03iJsjs",
+	"S3DUkG5kTVMqoglNUY2jWGcIAlShV+2csIRBbi+2rqVpSufnAhrnBXkQC9d16jE0Fre1f3xVWfMxI83n",
+	"p6/Jw8PubqtDfjbLVXiHfXYu3r190WYikjGLO+RESDEfy6my5jHbYBjOfaqg7gPAoC/81QozOrUdARRj",
+	"CEnnwkKnkWVs/GlTTdWEiZihydoJTuDD11Ie5f3VU1y0ZkmCSfTUQC/6/s/FKtEFmorZ1UMjddiUr23b",
+	"leK68ggr6GoFSv+5CPFU4wuqQz+cKoN6HkPqvhGv4AwwNGs6MXLcbrebgUkTc7qHznB5LhJD5JStDHWc",
+	"FzTCdhZcweeAJyi8wci50FgfjvWnylVFAvYGqU2wYGqxCGiFm0xONndaJ74U6E5dgNZu72Gldn7DZWGE",
+	"9NJFZbTvdkuyl4ZozcCVb0HPEBCZZtWxDJ5xXFAey9br9g7b3d12d/es2z2C/+90u91/LS8BW5HCbGZs",
+	"m/Eb21iz7eO2bNG7vfbe7llv7+jg0dHBo86jR4/+taxK7LaWbHuQUhuFyW2/ykpxmhggj0mRk3ndmS2H",
+	"IQPOkhjpaJzppkrTuSOitJ+w+kpV/vB3L6V/WSGJN4pEvJeVP5+sjBf0jPLEdkXbRFTGjxeF5SoD0kJs",
+	"o8GH+pjvzFkMwkrgxYUEZVbvpm5yYcVcRPlMNDlyEoqXouNyYvK0F2dVkSLyuk21sH8aT1mkZTrHKnod",
+	"cmprXaVybD9MVV5C2JZ/uWRsAq2suM4sQTZaEoq6gERnKI2Yg7BwTCh+mpe4jeR4zDUYe7IV1lQaOYXz",
+	"vEtcNhOs8hPCGtXXXOxqWYm5hGpQFKDpmtI88kNI1FxpNvYwwI+EartIqJ2PeVvITzvYY7vebf7a5ZmV",
+	"ezDWyM4xi3hsVEgY1xBbC6vFbnEZWghv8Ad5Sh0JMYK57X2jUPkziqXzf8E+zBqKQV9KTtOoUs7FZfkN",
+	"J99m7TM3k3ntd3fdVQ0XbCdbhRveYX0NXvP7po63b/MD4FPoflwVHrmGl34NWpIyaCxfS0ug6zvQDKw6",
+	"nIdZVlIYkrLBVDHl9aFevotjnyoUMk4eZE0gUaqeCpcpgc4W29DSdnFFGhZ7zpVHVbTkLWz389CS5RDw",
+	"EnOIT4yi996Q2/vmq3+59osGlraGp64tfD0uQrMCteDJ83o+0mTKjqxrzryW9yZWlf3wrXnL/P7D2dmb",
+	"UzLgCeuQ18IVPyoVd+qzSI6Z12vceRZtR1ByQgaUJ9M0z5GHIFUokJhVJOmQJ69Os4TDMZ1jndkDoiXZ",
+	"69oCgIo0U5qyZE72H5KRnKaqZZ73wSdZ6WYErJ7bjumBa6T9nYznW+Ps/hQZDpprLIbxfbonCFvUdHcP",
+	"1tmPmk4mMtUsfsliTs/mkz+XOCCk5H2Z5RVLDdhbjDPYtqwfq6UIGea1bYp0LW14azBzMnUFRrHGWeab",
+	"gGYvhkLgMMTt4QEGvtGQNG1FNSPdMw7Gc6O0tGxuMBAeo7EOKRdK41cdrFKOc4WBrXUr5eCBIno+cZnH",
+	"rja+CrKir3Z5YIrL1WilZZrRFJo5v/JablBAY0IVpH0YQuNcWEaIHk/Ajp7I4dAVgsWCH1TJJfSiVEzs",
+	"TgnHQuGy7VKQny1VXptw+HKQs/asSUBOpgaOdcXHa5CFd4ql96TB46sltPQogy9RLNIH5O0ricNJuUij",
+	"QW3XDsJq9aUl2FbsnuMLYpyK1WKsGGARc7Bu7/VSJRtebEviG9aaiza6Vk5FCtLWAPy+tWjuVzK5Uxwv",
+	"lky5R/B/ZwSvRq0NsBsNa7fFb2ueKy2jU4spflm5O8aVYgW7e2z598aWakBdC1+UTTBbHWb180LTJlVO",
+	"kq3MoHcj2+//jIiLz1Inxu1vleHaHfp9iP6fFYuY1fyr9a+6N1bgytph+itxxyuS6IZ8oPIyVAhs1Qjm",
+	"mMGfiF+bRop/jrSZe3T8a6JjRWzwDbFxzTqqN8RNi5KYVlIsI4rpJRtmj9ymTGldYQ7Uqf5ChGGzKqJ3",
+	"n5NwT0T+qkSkVCmzgoTMoAyspxtGNEn6NLoEWLIfPL2ykPTxP6061+nLeP4fOzPWH0l5eTFNk0/1CuYb",
+	"CZTAVphR03728IEi3hBAK7KW4uXkMDRGz2xBTOhsAkWdE0aVhhArj0SdaipimsbkPQ6viA1xcPO1eYz9",
+	"PCBsSoqiKbgVZO9pPmZK0/EE6JX7Ne+5jgWN7e+qM45bHXIi5qR3fe0K2LkSQ/wKUhGpmEORTGu/UiRl",
+	"OnXuMIwG7+2j0wpJ2sraEczczwNFeByQ2j1lYcl4EnkwaX4iSytKrIyXfZ81ZHQG9RlVxLV85YK8E/za",
+	"NvtVK1eTnfvtFnW1m1v8bMtKOSA/vDx53D794aR3cIi+FR53sgkBtsklmztHAPaojFK2+gwzuNho1R/u",
+	"xkxiYd/Ssg0sIyX70BJoRlL/yy8VX4FNFcK7ARgCaNhjvj24vg4IJXvX11iELhtYkN0uUccEsQGcRZDJ",
+	"lHbKMS41BIIWyYNtGlXKk0Ly0y9WA7O0yQxboxdhYUnAKMReaBzUCnzTA7yCbiPwmreIZyM/QtJWWjVX",
+	"ZJKRx9AjhmHgenxPbJuNRZqmJixaqEzDSIjAGtqDZTHBTCEJvVMLk7hUHzLSemKEsLzzty0NZssF2jxp",
+	"I5m9e/uCpFNsKFUmfh5NpdrSHwcrthCnT/8hnhVcg0KmY5pwxWLSHEmlSSJnLI2oMrRDp5QnEA0ktRUb",
+	"oXM0mchUkziVk4l57fmbK+jON1ZETaORAbiwe/3toLMbZvH7ruCZarlwXejnaqup/iEFs6URRbt4Dihk",
+	"dg1xz1qqhxjABPWfUQaFro22eJBMIIJpt9st7Flh/6eaEKPHkB/x3oDxqffRHRlSvdk2sp/ubo9Gmblx",
+	"GSsLBvmnGOQ+WoMm5qAR6klTjczdgFPJwH3r37Gc0GcLn/pLGo0B6PL+eABJ1Ml2nryMwnFJWN4pIPN6",
+	"BSwLnwREJnFJr5ZYv4GnFopVtZVrgS7caXT+4mybYOh9ze8Ny0UCdBWPcCUsfvRfv+DxJwTEhGm2CJJP",
+	"4PfqknglCM2I64xyCKwFFcM249Uq4+mujPHS+nkFjr+qfh4usooBrlSD/HlqSuiVjuuGvWZ31y6o90UH",
+	"7X3tNeoQlJxWUACPCsQKqun46/WQxRBwEEaAfN8QHapysNbAhC30zfgyseduuNgmTOzelLlVjDTItBYy",
+	"ruByO5b/cLZcALN1UIwKlnEsa49QrgrKCuQu+kBAhfccIREzgz5QEJLrKg02u4j6XJOYY9c01MQxHhbD",
+	"2ZnQZJbK6l45maz3JN/nPdpvjvb58a2TSGeg4h7ht4rw5mjLsqJnqVuXDPj+TRrHbec2XJ55NlUsdcjK",
+	"bUV70nQVKABFBZu1IIfEZme7IFKvI7mISTrFJuEuGt/haoWWdhLHT9ziNsXYinCd7Zt83Oq2HS/nxlX3",
+	"OWn/nkaVkzj2UzybNu9TJPOWh9kWz2pwG3EzC12tR+8wmiotx6FfuKFvuAqh5MfT16/IKfZt7XV73fZu",
+	"z0Uh8NSZ5h/ktcBI0+wVfBVS2AI1x4Rd41ZJaI4kVLbs2GCqWNw6JuGYjfssVSM+gUplYCu+uGS2x5Wt",
+	"AxqSSI4Z0qD+lCe6zYWNmVAdckaHfo9Zwa5YahPb6k3DN26h/VmoS3GNf5JNebPW1oLN6tpb3+fQ39PB",
+	"zXuAAQpUx3Atp35DpjPJZrlekwdQaRSwXBDVoCi9YBQ/VLSrKAZcXfQlY+RfTojympLHfcrrF2LSrgC2",
+	"jZAgT1wt1KBI5HBJR18/Bp+crdknvRAhU1G8WnuqIZYHH9OY1WCOHwSfrfqFWfSXGHP4ZVV1Kx/ZevXd",
+	"EjkEH95d1/q/VYLOXxqn3zJakS5pzn1Z2kBVmo2P5Ckbyyu2phq/iMf4eaFxX3+O+n2H7Hcf5ZZ3MAHY",
+	"/ND87eraLmbMe939Xnf/N5RZEfhvrb7rlAo1YGkbPja68bLubJeWv7JrjsWbKu11lbkDEE5K/XC9CtHX",
+	"1nJI+CWDeohQ1BlFA5nElpRgdShv41ORMKVIeMnY5IKqC/fAq6YMzr3QrPZCSH0BVWlCa0+UpMkE7Scs",
+	"buF+RtRWcYTtHPvkiWp8xVWhgpakhU0cQ5sPyMQt9vmAxVeRsTN7Ba+zG/giKdnCMjcnadvNW1zTVuAB",
+	"ogd892aDexJ8a0+JxYiS+wESovIa+zejy1hpO1erVlHlAmXtkBMCEfFAsFzdLbMmLKysp6klW9E0TZnQ",
+	"PlYUidM7WMcrT2a8DWlarbo8H7wER9JdUbHSfv4iNOyebt013eqtQbdSyIPhJX3y34rkIfrUaJHLKdpH",
+	"dMVmmmS1xWhZwTPUIMvSZUVRYVUqU5jFQGIhZcwXWCxX6gqm2pJtaV5hDcLENNXsyB81YXRhQRjE7gRL",
+	"7DNpV2V0YMqFKpm6zOAsGYDKC+4kjAWN6zXeSqPVnVNmW2fxjpNXzf6K1VrrSeN7V2QSISq+p41fpznL",
+	"Krq1SA9mrdiVAa0tsbgs4x4QdT0/9klBhwXdFzsNYKfJANsBhK7JbGiEMfMkzzlzJYsrBLBjbBaFTWkh",
+	"1g2SlB6RZsqgWmI7H8VgWZYUpSRm6nn9lioiXewut+SQ3n6SfFH6u+NCG+vJXvd+5q9N8Przyrwj9t3E",
+	"z7xAr+LY1oJcEnCTRctwRa5owm3vJlvRtbIsCGlSMuYKS0Fj+qShu0ZOMu8PbFInxOtMJDe7bXXIK4jH",
+	"sFWnU0cJM7uc7ZUETddTOtAhSkAZJXMJrUAlm7Yb36NWZWuIOH7rSiR8TtJ1R9potp0/LezGr125TtCN",
+	"ef+eFN7bzrYTerhQ7uSmVFAtkdeSxKaHM/BBGKEKvB5GPpMCaRFYy8Z0bsgQ1vN4SF7y7zr1BEh9ZRRI",
+	"/UkkyF/AugRI3VOgewq0DQqUNXLt+l0zpNjErFVJk2wd35tGSxRb7+TNtNZNjwDZjg9HGpwRcWyL+lMx",
+	"ZOU+fTCQWzDqknJAhLQNdbFWUh6ACMWSKuM1KMH46gW3LmnORtJ1GHNNrZ0Si37UVnWzofJrtRIhvral",
+	"SJAvhDLfVeRI+bTuI0jusz8szhnR6PaqKVqvbmVJcxawzJqGCqVMPbvaUZFEuE5FhlC0pUgsLXOULqJg",
+	"kE+kGLLUSHk0jtEPgGQxJlOheULKZjYoHpQZ5NY04flWOGvAqyRdOOy9Ne7eGndvjfvs1A+Rr1ALLqMd",
+	"rRtTv/40uWxPJ1C9r17osyEbj09/hgZsLoV1PE00n9BU22bjoXkYkibVZCyVJof7RikFurYbdLvdAARX",
+	"OVOtI0JtuUzzb1Jo5WIWFgZEwuw0SealXudIKGMJ/aJct/MJ1SPnCEW2AEV9JziBzaqPWJJA46es2FyF",
+	"QREEyEhd2Tqb9qMR1aTPhlwou9gHIRnIJJEzHCz8exiQ8G/mP23zn/82yySa9gMo15amnA6ZDWUB4dFG",
+	"3JhxEqmYjeDDznjmxybGLRoG/AD8w+NpQolgU53ShCsgXa1OuQ18znjYeKLnhI/NAOburEvHvBw4u6Zh",
+	"p+aP4zx4MWs8r6ZqwkQMPM2mGsKf7HpiBLqwlXXShHM0Z6wkFLyCNROEqazIIrqKxwBIWDkvaz7Crxga",
+	"NRC0FHbzYlBLz0Ccc4ZbePHtwXhn9tp/n7Ipi5HN5oUke91eXk3hN9kPyGzEoxEJv396RgA9fpN9tfPx",
+	"N9m/4PEnd6uqQ97KGZqHvfXYQUg6FQoZJ2RrAhCjP0vOCDPo63QCmBLiKc3x4oB4KyzukPcjCWYco/M4",
+	"1m8LRebmZjq3p3nsYz9WdMG4c7jcesb93TS5fAcjfIG2oIyI7Bggb8dU0yI3nqRmN9oW4jBAUq2WOupk",
+	"eK0ZiurGUaPPBUXhsFzG1dNNfsVRP2RvyT40nV1LheltTbT4UfZXyRMATQjo9yLFvUp1W6HiORCijPKA",
+	"7pKzeainSw3M3Vi8iNlWIhUyJaqgXx37hXBXa0ygGrmRbhLdkFbpSRXV5eh92MK9onSvKP1pJfnoFgMX",
+	"UJp1Xrs2Ve1IXa1TEMxLGnI2ZBB3S6biwCgPWBnaKlUJncupJp5iBjYiVdRMjsrqUkkRwCLZQD1zA7od",
+	"iKoAKGfIBgMG1NB+1fIUqEgm07EABcrXsYoaESVqAmOOGNNkJqcJVjICvuF0liYvqU51qhIa1UvKUssQ",
+	"2lnKtWbCldE1+lGfDaQRpbUT6BcPjM7onDRfvz85fQM8jQsj1ZlLGU55TEXEWratDIrleNd5G4l1+sl0",
+	"yKlOGR2jeoCdQs3s5pwyFoOtZcLfpyydX1BUGvNkr4wD7Xf3vO40Lg9rxSqg6am9oEvmUiioMGqBYYLu",
+	"IqHFVZOOJYbGGD6v5aSdsCuWFGEJzJYFaGo5Zgebwm459kbiaeqCbaziZ+8ILQLmd6u32dKUdjkDw5en",
+	"WvnamhqZ75t2HNDzKoNqnsILVpU5UY/V1VfRikuza71jqUt9I4dK7pmrPvfi+9fWeeepRQffVpU5f8FC",
+	"4jE3IDFrsrYh04ue3+VFYbwlZB8AB3Pe1TmZsdSK3sG6jblqal0sOP7+uli+oYfzvsrMF1JlplD2aCve",
+	"xgLSrV96Zq0Gyp1lWPSXKBizqSJ7X2DmvsDMrQvMVDfCXFVfpozYlgysju98gy96iXixazIJyynk3gTQ",
+	"g3JJOKht+QT9forVKrgo5fnQCTp0nHoDo0xoajDanAZK94Opsr2KVFFx5dp5fI5schMEegmiZzxipLnf",
+	"7bYC+6ErV585eZr73f1WkLs4QHlMGTgv7OabdTH09sC+qjDW4p7+pKzu8iKWW+gsgLPYa8J5b6u790Dc",
+	"jjZbGPQjWy09uG1gq03b3nJsq85qCmXxqhApWoxL9VQ061PJbEFZgbBi/47qKmJla2F9jvV9TOl9TOlW",
+	"hbWvpMjYtvS2cpzlrfOts5DRzfOtMx+mn2+94GddI+G6kprAPu9dl/euy3vX5ecnX4B8haiDLVAug/C3",
+	"Ilx5+J8XfRF4YRngMvIo2lt2Ja2azRUZcEGTUvh7qY0xyFVESDKYphCGaJN/QClEAlZQRp0jMyNnzUVn",
+	"Juqz+Hgd2lpNDs3399TwnhreU8PPTw0N7hUC3oGS3DzYXVFQCA0FaVPVBkVzuToIr4CxHYxzWf72kR9V",
+	"wZWNNctNbhhfHZBJipEoa0YUYE4PRhHk9pZm0bYYkJKtsdUhz7Xyus3QlK1dQAMbltuhHkAghCGcrggG",
+	"BoXrERVZ0LjtUl5BLU+pUUTNQCcK4iruq1587qoXcEf3tPfeMLfNghcYzxVbjL4Z7bUFYleLoY9t+Vdd",
+	"jjfwGvOP/z/2rra3bZuL/hVCeIA6gJwmRVo07qc+c7c0W7tu9dZhQ1bR5rXNmZIMkbLrBf7vAy9JiZLl",
+	"LPVL2xX6FrcS33l4qXvuuaBoSJRC10iFVrWh2n1K3iHp7OW4i7ZSZEw/Y15yick2jAgirwVxc0mk4kIQ",
+	"qozDwpnGnYvzRwYYl1xCo8/C6E7+R+zGY6nW7pSj6+wz5uhqNWtbzdovSLN276v/rUfrdNQTNH4PRjxx",
+	"8loNtBP9X18l6cR0raWotBSVT0hRqemO7UBQqYJB9Qq5szfjWWkj+vGo1ljcGiNVYR58cdbRx23wT/QN",
+	"7v5XwPLDQSt/2H6JOyRJw23rPWUQq0iUAU8QUvbFIuedKJULPNequcberYJjOtcY5kk62aZLY8Oz6gK8",
+	"7ojSb3Yy2BFo8fAYeFgssBYQW0A8lLlmlxShpICbQ8OiddvuiomNTlt01PoA2eipNa5WQVXpiC2IaM7j",
+	"UYQDOgfr/RG2oKzY34iRcorRo0YnZoiEOKxHwFiRPCmMmsOBrvHstoh7DMT1F0ULty3cHswTbKIJ9vQD",
+	"V5HWwuEeUOtrZVX0Seq2LckTlmJ+Jo2d9ZNjD/v0QKD41rSoRcVjoGJ9ultcbHFxP1y027Wq7ncgVCz8",
+	"tXeDYkM2z2f4Yyc2yulWR+pXB0jHc7p+NFPl7LPlZ2kdrq3D9YtyuP47gCo6qUXxD1ddRSdbPagWVLgN",
+	"iyVUW40JoxnTi8fR8BSdkE5kMhLIKZ9HIYmw9tH7GaxKDdbohPCkdMfaUNp0mRBqfUfAbG5Bw1EUNlBE",
+	"hgTVOFJZyPc661VRlcvIhu52Isfp1pdvvoBnBHWnBB/DaDUSYHRxo1EuVRpHaHfmySzRTdDDhnDvZFGx",
+	"w1vIgqU2AQf5/9WATg7jHa4b7W60vZHWeAMfaDwXEPSCctCDMOD6pTlV0yAM9IAEPb0YgjqIhh4gxvTD",
+	"D5BM1DToPbkIg5gn7ud5g+zoHbIqHOQDp7/LYExzoUhUCB86+13Pycmpa6oRfCnaauYy8JsHSR7rtWwK",
+	"wveKPx1lH/uHdwpPBLVo8zEN6AGd/KS7cE9aebGLMIBdz+SuIP+VepRLYaGbDUWTAh+yrZBEzGJvkhO6",
+	"nWfpmAt4z9n6IePs1E10I+pFjLPeEoa9W8bZ+2kq1brnlxCRDGQqFiDJFDI4JZHv0n4FapqyiAgurUSY",
+	"ffWBi7GFDBh5wR49fnx+SWawwmCQ6FUuFNd4STpG/9omNk6aWXrfgepz1k9HeawX8hHgZ1A2nXSGVMLj",
+	"p0M1OqkC0MXi+vL6l/Ph9fWLyyffvnt7/f3iSv7VDEblEN6JSXOq9NIIesGff5x3L593r667r990f6fd",
+	"Wdz9++b2PLy4WP8v+LR73R/rLdu8/7Kvjxt8pt3b99vb9XEz333sQvE2M2eQKP3+zbquQdYkQAbZwu2D",
+	"6jyhpl8qFdGPGPE/LsvaO1FMZ0CyPInwCRRKJKhh9vTs6dlJEAZ5JoJe8BBvQrZ19Up+TAApRyuDUFxJ",
+	"3aN0HBJ9CirpZDZRSn9FgGaCQ+ZfKOyGEXgZadia36RCGDlIFF7xMNHPw4K1j7lQqN2eMORESfO5zZ5B",
+	"hoDsVWlQc7PGX50yC07EmOsi9VwlpqehvhLpPmESAK88p7fRUOTPZWKsNPFpepgR1aQmMEqMCypykF6p",
+	"EvTp31Cmub5VmUidIrm8Sc2VxnNt51EzKSdFOJ9IJ7La8pKmtFmTSdG+kRzbs27TBWSk//otGfw20INO",
+	"rgaDN1acGqeeaKDTVo9+d7gq8ioUZXitsRm2N9vxOlVFA6QNyRlx6ZZGmXGfNTTYZeH3Kkr88pqWXgZU",
+	"6Z1TpDnTP8puh1tWo1l2MU0ovlAK6Hnng72xbFb6DnPkynxY/KMMyRKG0zSd4RZV1Us5dt2y/qz2rHsa",
+	"rwBlnUvzWWNzej1Qks6DmEvI5AMHT37TC3xqPkbrckWlsq65J5X0fGyr/3hXpJNam0U62VLPiAoBmQnQ",
+	"Is/fvETrwnuTjkZprk+wxrf70OcG9nQRkjMoUtIx3jVdjtkJ6drIKufX1GMi+SQBhqsbl4CgK9zBClm3",
+	"+EcJPOaeYAaVZ2SU0aXw1zow3tDEK6BCG3yJCaHlCcgKJqykgjhY36z/CQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

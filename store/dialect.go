@@ -57,6 +57,9 @@ type dialect interface {
 	lockRow(q *gorm.DB) *gorm.DB
 	// containsName is the condition "col contains needle, case-insensitively" for names.
 	containsName(col, needle string) (string, any)
+	// containsText is "col contains needle" for any text (%, _ and \ as themselves),
+	// case-insensitively (lowercased: Unicode letters too).
+	containsText(col, needle string) (string, any)
 	// fieldMatch adds the conditions of one details condition (path, needle: folded) of a
 	// search; walked: the conditions test the rows of a walk, where no index is at stake.
 	fieldMatch(w *where, path, needle string, walked bool)

@@ -133,6 +133,10 @@ func (postgresDialect) containsName(col, needle string) (string, any) {
 	return "lower(" + col + ") LIKE ? ESCAPE '\\'", "%" + escapeLike(fold(needle)) + "%"
 }
 
+func (postgresDialect) containsText(col, needle string) (string, any) {
+	return col + " ILIKE ? ESCAPE '\\'", "%" + escapeLike(needle) + "%"
+}
+
 // fieldMatch: the trigram index finds the rows that contain the value's index word, a regular
 // expression checks path and value in one entry. The exact check never uses the trigram index:
 // written on an expression that is not the indexed one, it would only repeat the LIKE's work.

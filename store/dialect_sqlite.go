@@ -98,6 +98,12 @@ func (sqliteDialect) containsName(col, needle string) (string, any) {
 	return "instr(lower(" + col + "), ?) > 0", fold(needle)
 }
 
+// containsText: svc_lower (Go's Unicode lowercasing) on both sides, as Postgres's ILIKE folds
+// letters beyond ASCII too (SQLite's own lower and LIKE fold ASCII only).
+func (sqliteDialect) containsText(col, needle string) (string, any) {
+	return "svc_lower(" + col + ") LIKE ? ESCAPE '\\'", "%" + escapeLike(strings.ToLower(needle)) + "%"
+}
+
 // fieldMatch: instr (C) discards most rows before the exact check (a Go function) runs.
 func (sqliteDialect) fieldMatch(w *where, path, needle string, _ bool) {
 	w.add("instr(r.search_text, ?) > 0", needle)

@@ -201,5 +201,11 @@ func registerSQLiteFunctions() {
 			}
 			return int64(0), nil
 		})
+		sqlite.MustRegisterDeterministicScalarFunction("svc_lower", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			if s, ok := args[0].(string); ok {
+				return strings.ToLower(s), nil
+			}
+			return args[0], nil // NULL stays NULL
+		})
 	})
 }
