@@ -196,6 +196,9 @@ func NewServer(cfg Config) (*Server, error) {
 		e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
 	}
 	s.registerDocs(e)
+	if err := s.registerExplorer(e); err != nil {
+		return nil, err
+	}
 	s.echo = e
 	return s, nil
 }
