@@ -184,6 +184,17 @@ func TestExplorerInChromium(t *testing.T) {
 	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasSuffix(loc, "/explore") {
 		t.Fatalf("/ in a browser went to %s", loc)
 	}
+	// Keyboard: the first Tab reaches the skip link, Enter on it moves to the content; typing
+	// into the labelled search box and Enter submits.
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("\t")); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, ctx, `document.activeElement.className + "|" + document.activeElement.textContent`); got != "skip|Skip to the content" {
+		t.Errorf("the first Tab reaches %q", got)
+	}
+	if got := eval[string](t, ctx, `document.querySelector("label[for=q]").textContent`); !strings.Contains(got, "Find a namespace") {
+		t.Errorf("the search box's label: %q", got)
+	}
 	eval[bool](t, ctx, `(document.getElementById("q").value = "acme", setTimeout(() => document.querySelector("form.search button").click(), 0), true)`)
 	waitFor(t, ctx, `location.search.includes("q=acme") && document.readyState === "complete"`)
 	ns := "/explore/n/" + url.PathEscape(id)

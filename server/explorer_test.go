@@ -7,9 +7,12 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/explorer"
 	"github.com/svc-directory/svc/server"
+	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
 )
 
@@ -99,6 +102,29 @@ func TestExplorerPages(t *testing.T) {
 		}
 		if rec := getPage(t, h, "/explore/assets/style.css"); rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/css") {
 			t.Errorf("style.css: %d %v", rec.Code, rec.Header())
+		}
+	})
+}
+
+// TestExplorerOriginHostedRecord: the page of an origin-hosted record (a DeDi file's entry)
+// shows its origin block: the publisher, the file, its signing key, and the state the record
+// reads as.
+func TestExplorerOriginHostedRecord(t *testing.T) {
+	eachDialect(t, func(t *testing.T, h *harness) {
+		nsID := originHosted(t, h.store, []byte("{}"), "ab12", store.OriginStale, time.Now().Add(-time.Hour), nil)
+		if _, err := h.store.AddRecords(context.Background(), nsID, "keys", "did:web:localhost%3A8080", []directory.RecordInput{
+			{RecordName: "k1", Details: map[string]any{"x": 1.0}}}); err != nil {
+			t.Fatal(err)
+		}
+		rec := getPage(t, h, "/explore/n/pub.example/keys/k1")
+		body := rec.Body.String()
+		if rec.Code != 200 {
+			t.Fatalf("%d %s", rec.Code, body)
+		}
+		for _, want := range []string{"Origin: publisher and signature", "publisher_domain", "pub.example", "https://pub.example/keys.json", "kid", "state-stale"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the origin-hosted record page lacks %q", want)
+			}
 		}
 	})
 }
