@@ -50,8 +50,8 @@ func (a apiSource) Get(r *http.Request, apiPath string) (int, string, []byte) {
 
 // registerExplorer mounts the explorer at /explore, and sends a browser that opens / there
 // (an API client asking / still gets the JSON 404).
-func (s *Server) registerExplorer(e *echo.Echo) error {
-	x, err := explorer.New(explorer.Config{Source: apiSource{e: e}, Logger: s.log})
+func (s *Server) registerExplorer(e *echo.Echo, witnessKeys []string, quorum int) error {
+	x, err := explorer.New(explorer.Config{Source: apiSource{e: e}, Logger: s.log, WitnessKeys: witnessKeys, Quorum: quorum})
 	if err != nil {
 		return err
 	}

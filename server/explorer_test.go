@@ -135,3 +135,19 @@ func eachDialectOf(t *testing.T, fn func(t *testing.T, d string)) {
 		t.Run(d, func(t *testing.T) { fn(t, d) })
 	}
 }
+
+// TestExplorerNamesTheWitnesses: witness keys configured for the explorer are listed on the
+// log page and handed to the verify button of entry pages (which then checks the cosigned
+// checkpoint); without them the button's step says it is skipped.
+func TestExplorerNamesTheWitnesses(t *testing.T) {
+	h := newHarnessWith(t, "sqlite", func(c *server.Config) {
+		c.ExplorerWitnessKeys, c.ExplorerWitnessQuorum = []string{"witness.example+0a0b0c0d+AAAA"}, 1
+	})
+	id := publish(t, h, h.key("owner@example.com"))
+	if body := getPage(t, h, "/explore/log").Body.String(); !strings.Contains(body, "witness.example") || !strings.Contains(body, "cosignatures of 1 of these witnesses") {
+		t.Errorf("the log page: %s", body)
+	}
+	if body := getPage(t, h, "/explore/n/"+url.PathEscape(id)).Body.String(); !strings.Contains(body, `data-witnesses="witness.example`) || !strings.Contains(body, `data-quorum="1"`) {
+		t.Errorf("the namespace page does not hand the witnesses to the verify button")
+	}
+}
