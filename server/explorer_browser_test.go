@@ -237,7 +237,7 @@ func TestExplorerInChromium(t *testing.T) {
 		req.Header.Del("Accept-Encoding")
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
-			http.Error(w, err.Error(), 502)
+			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		defer res.Body.Close()
