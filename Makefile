@@ -14,7 +14,7 @@ VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo
 export SVC_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export SVC_CONFORMANCE_DIR   ?= $(abspath $(CONFORMANCE))
 
-.PHONY: all build docs-assets check-docs-assets run test gotest go-floor sdk-py sdk-py-generate generate check-generate lint lint-spec contract bench bench-http conformance vectors walkthrough node-tools fuzz clean cluster-test cluster-bench
+.PHONY: all build docs-assets check-docs-assets explorer-assets check-explorer-assets run test gotest go-floor sdk-py sdk-py-generate generate check-generate lint lint-spec contract bench bench-http conformance vectors walkthrough node-tools fuzz clean cluster-test cluster-bench
 
 all: build
 
@@ -34,13 +34,28 @@ check-docs-assets: node-tools
 		cmp -s node_modules/swagger-ui-dist/$$f server/docs/$$f || { echo "server/docs/$$f is not swagger-ui-dist $$(node -p 'require("./node_modules/swagger-ui-dist/package.json").version'): run 'make docs-assets' and commit"; exit 1; }; \
 	done; echo "server/docs has swagger-ui-dist $$(node -p 'require("./node_modules/swagger-ui-dist/package.json").version')"
 
+## explorer-assets: rebuild the explorer's verify button (explorer/assets/verify.js: the TypeScript
+## SDK's verifiers bundled for the browser by esbuild from explorer/verify/main.ts); build and run
+## use the committed bundle and need no npm
+EXPLORER_BUNDLE := explorer/assets/verify.js
+ESBUILD_FLAGS   := --bundle --format=iife --target=es2020 --minify --legal-comments=none --charset=utf8
+explorer-assets: node-tools sdk/typescript/node_modules/.package-lock.json
+	npx --no-install esbuild explorer/verify/main.ts $(ESBUILD_FLAGS) --outfile=$(EXPLORER_BUNDLE) --log-level=warning
+
+## check-explorer-assets: fail when the committed bundle is not what its sources give
+check-explorer-assets: node-tools sdk/typescript/node_modules/.package-lock.json
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	npx --no-install esbuild explorer/verify/main.ts $(ESBUILD_FLAGS) --outfile="$$tmp/verify.js" --log-level=warning; \
+	cmp -s "$$tmp/verify.js" $(EXPLORER_BUNDLE) || { echo "$(EXPLORER_BUNDLE) is stale: run 'make explorer-assets' and commit"; exit 1; }; \
+	echo "$(EXPLORER_BUNDLE) is up to date"
+
 ## run: build and serve on the embedded SQLite file (sqlite://svc.db) at :8080
 run: build
 	./$(BIN) serve
 
 ## test: everything the project checks; the Go tests come last, so that their summary (counts,
 ## and each skipped test with its reason) ends the output
-test: check-generate check-docs-assets lint go-floor lint-spec sdk-py contract gotest
+test: check-generate check-docs-assets check-explorer-assets lint go-floor lint-spec sdk-py contract gotest
 
 ## gotest: go test -race over every package through gotestsum, which ends with a summary: the
 ## number of tests run, failed and skipped, and each skipped test with its reason (-timeout 30m:

@@ -22,6 +22,7 @@ const module = "github.com/svc-directory/svc"
 var floors = [][]string{
 	{"cmd/svc"},
 	{"server"},
+	{"explorer"},
 	{"entries", "ownership", "csvjob", "webhook", "translog", "dedi/ingest"},
 	{"store"},
 	{"directory", "dedi/fetch", "dedi/discovery"},

@@ -87,3 +87,24 @@ func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequest
 	}
 	return out, nil
 }
+
+// SearchNamespaces finds namespaces by name, verified domain or id (namespace discovery).
+func (s *Server) SearchNamespaces(ctx context.Context, req gen.SearchNamespacesRequestObject) (gen.SearchNamespacesResponseObject, error) {
+	page, size := pageOf(req.Params.Page, req.Params.PageSize)
+	nss, total, err := s.store.SearchNamespaces(ctx, store.NamespaceSearch{Q: strVal(req.Params.Q), Page: page, Size: size})
+	if err != nil {
+		return nil, err
+	}
+	out := gen.SearchNamespaces200JSONResponse{Message: "Namespaces found", Total: total, Page: int64(page), PageSize: int64(size),
+		Data: make([]gen.NamespaceSummary, len(nss))}
+	for i, n := range nss {
+		var domain *string
+		if n.Domain != "" {
+			domain = &n.Domain
+		}
+		out.Data[i] = gen.NamespaceSummary{NamespaceId: n.NamespaceID, Name: n.Name, Domain: domain, IsVerified: domain != nil,
+			Description: n.Description, RegistryCount: n.RegistryCount, Version: n.Version,
+			CreatedAt: ts(n.CreatedAt), UpdatedAt: ts(n.UpdatedAt)}
+	}
+	return out, nil
+}

@@ -55,6 +55,10 @@ type Config struct {
 	Collectors []prometheus.Collector
 	// LogVerifierKey is the transparency log's verifier key, served at /svc/log/key ("": none).
 	LogVerifierKey string
+	// ExplorerWitnessKeys are the verifier keys of the log's witnesses that the explorer's
+	// verify button checks cosignatures of, ExplorerWitnessQuorum of them (docs/explorer.md).
+	ExplorerWitnessKeys   []string
+	ExplorerWitnessQuorum int
 	// WebhookInsecure (TESTS ONLY, SVC_WEBHOOK_INSECURE) lets watch subscriptions name plain
 	// http and loopback webhook URLs.
 	WebhookInsecure bool
@@ -196,6 +200,9 @@ func NewServer(cfg Config) (*Server, error) {
 		e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
 	}
 	s.registerDocs(e)
+	if err := s.registerExplorer(e, cfg.ExplorerWitnessKeys, cfg.ExplorerWitnessQuorum); err != nil {
+		return nil, err
+	}
 	s.echo = e
 	return s, nil
 }

@@ -54,6 +54,9 @@ type dialect interface {
 	lockRow(q *gorm.DB) *gorm.DB
 	// containsName is the condition "col contains needle, case-insensitively" for names.
 	containsName(col, needle string) (string, any)
+	// containsText is "col contains needle" for any text (%, _ and \ as themselves),
+	// case-insensitively (lowercased: Unicode letters too).
+	containsText(col, needle string) (string, any)
 	// textIndex is the kind of index that finds the records containing a word (search.go).
 	textIndex() textIndex
 	// groupsReads: concurrent hot reads (latest records, log entries) are read in groups, one

@@ -127,6 +127,10 @@ func (postgresDialect) containsName(col, needle string) (string, any) {
 	return "lower(" + col + ") LIKE ? ESCAPE '\\'", "%" + escapeLike(directory.Fold(needle)) + "%"
 }
 
+func (postgresDialect) containsText(col, needle string) (string, any) {
+	return col + " ILIKE ? ESCAPE '\\'", "%" + escapeLike(needle) + "%"
+}
+
 func (postgresDialect) textIndex() textIndex  { return textIndexTrigram }
 func (postgresDialect) groupsReads() bool     { return true }
 func (postgresDialect) keepsStatistics() bool { return true }

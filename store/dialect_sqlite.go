@@ -100,6 +100,12 @@ func (sqliteDialect) containsName(col, needle string) (string, any) {
 	return "instr(lower(" + col + "), ?) > 0", directory.Fold(needle)
 }
 
+// containsText: svc_lower (Go's Unicode lowercasing) on both sides, as Postgres's ILIKE folds
+// letters beyond ASCII too (SQLite's own lower and LIKE fold ASCII only).
+func (sqliteDialect) containsText(col, needle string) (string, any) {
+	return "svc_lower(" + col + ") LIKE ? ESCAPE '\\'", "%" + escapeLike(strings.ToLower(needle)) + "%"
+}
+
 func (sqliteDialect) textIndex() textIndex { return textIndexFTS }
 
 // groupsReads: SQLite reads in process, where a prepared statement per read is cheaper than

@@ -37,7 +37,7 @@ var layers = []struct {
 		"entries": {"entryrows.go", "writeaccess.go", "versions.go", "versionread.go", "counters.go"},
 	}},
 	{"concerns", map[string][]string{
-		"namespaces":    {"namespaces.go"},
+		"namespaces":    {"namespaces.go", "namespacesearch.go"},
 		"registries":    {"registries.go"},
 		"records":       {"records.go", "lookupbatch.go"},
 		"access":        {"users.go", "apikeys.go", "members.go", "registrydelegates.go"},

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"strings"
 	"sync"
 
 	sqlite "modernc.org/sqlite"
@@ -75,6 +76,12 @@ func registerSQLiteFunctions() {
 				return int64(1), nil
 			}
 			return int64(0), nil
+		})
+		sqlite.MustRegisterDeterministicScalarFunction("svc_lower", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			if s, ok := args[0].(string); ok {
+				return strings.ToLower(s), nil
+			}
+			return args[0], nil // NULL stays NULL
 		})
 	})
 }

@@ -130,17 +130,19 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}).WithMetrics(webhookMetrics)
 	dediMetrics := ingest.NewMetrics(st)
 	srvr, err := server.NewServer(server.Config{
-		Store:           st,
-		Logger:          log,
-		DIDHost:         cfg.DIDHost,
-		LookupCacheTTL:  cfg.LookupCacheTTL,
-		Checker:         checker,
-		Reverify:        server.ReverifyConfig{Interval: cfg.ReverifyInterval, Grace: cfg.ReverifyGrace, Sweep: cfg.ReverifySweep},
-		RateLimit:       server.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
-		CORSOrigins:     cfg.CORSOrigins,
-		LogVerifierKey:  logKey.VerifierKey,
-		Collectors:      append(append(append(logMetrics.Collectors(), webhookMetrics.Collectors()...), replicaMetrics.Collectors()...), dediMetrics.Collectors()...),
-		WebhookInsecure: cfg.WebhookInsecure,
+		Store:                 st,
+		Logger:                log,
+		DIDHost:               cfg.DIDHost,
+		LookupCacheTTL:        cfg.LookupCacheTTL,
+		Checker:               checker,
+		Reverify:              server.ReverifyConfig{Interval: cfg.ReverifyInterval, Grace: cfg.ReverifyGrace, Sweep: cfg.ReverifySweep},
+		RateLimit:             server.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
+		CORSOrigins:           cfg.CORSOrigins,
+		LogVerifierKey:        logKey.VerifierKey,
+		ExplorerWitnessKeys:   witnessKeys(cfg.LogWitnesses),
+		ExplorerWitnessQuorum: cfg.LogWitnessQuorum,
+		Collectors:            append(append(append(logMetrics.Collectors(), webhookMetrics.Collectors()...), replicaMetrics.Collectors()...), dediMetrics.Collectors()...),
+		WebhookInsecure:       cfg.WebhookInsecure,
 	})
 	if err != nil {
 		return err
@@ -224,4 +226,13 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 		MaxHeaderBytes:    64 << 10, // net/http allows 4 KiB more
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+}
+
+// witnessKeys are the verifier keys of the log's witnesses, for the explorer's verify button.
+func witnessKeys(ws []translog.WitnessConfig) []string {
+	keys := make([]string, len(ws))
+	for i, w := range ws {
+		keys[i] = w.Key
+	}
+	return keys
 }

@@ -380,6 +380,10 @@ type NamespaceDeletedResponse = models.NamespaceDeletedResponse
 
 type NamespaceLookupResponse = models.NamespaceLookupResponse
 
+type NamespaceSearchResponse = models.NamespaceSearchResponse
+
+type NamespaceSummary = models.NamespaceSummary
+
 type NamespaceVersionsData = models.NamespaceVersionsData
 
 type NamespaceVersionsResponse = models.NamespaceVersionsResponse
@@ -653,6 +657,8 @@ type LookupNamespaceParams = models.LookupNamespaceParams
 type LookupRegistryParams = models.LookupRegistryParams
 
 type LookupRecordParams = models.LookupRecordParams
+
+type SearchNamespacesParams = models.SearchNamespacesParams
 
 type QueryRegistriesParams = models.QueryRegistriesParams
 
@@ -1076,6 +1082,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 	LookupRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchNamespaces Find namespaces by name, verified domain or id
+	//
+	// Namespace discovery: the namespaces whose name, verified domain or `namespace_id` contains `q`,
+	// case-insensitively (Unicode letters too). `%`, `_` and `\` in `q` are matched as themselves.
+	// Without `q`, every namespace. Results put exact matches of the name, domain or id first, then
+	// go by name and id. Public: a key is optional and changes nothing.
+	//
+	// Corresponds with GET /svc/namespaces (the `SearchNamespaces` operationId).
+	SearchNamespaces(ctx context.Context, params *SearchNamespacesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ClearReadNotifications Clear the caller's read notifications from history
 	//
@@ -2303,6 +2319,26 @@ func (c *Client) LookupRegistry(ctx context.Context, namespace NamespaceRef, reg
 // Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 func (c *Client) LookupRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewLookupRecordRequest(c.Server, namespace, registryName, recordName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchNamespaces Find namespaces by name, verified domain or id
+//
+// Namespace discovery: the namespaces whose name, verified domain or `namespace_id` contains `q`,
+// case-insensitively (Unicode letters too). `%`, `_` and `\` in `q` are matched as themselves.
+// Without `q`, every namespace. Results put exact matches of the name, domain or id first, then
+// go by name and id. Public: a key is optional and changes nothing.
+//
+// Corresponds with GET /svc/namespaces (the `SearchNamespaces` operationId).
+func (c *Client) SearchNamespaces(ctx context.Context, params *SearchNamespacesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchNamespacesRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5470,6 +5506,99 @@ func NewLookupRecordRequest(server string, namespace NamespaceRef, registryName 
 			}
 
 			req.Header.Set("If-None-Match", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewSearchNamespacesRequest constructs an http.Request for the SearchNamespaces method
+func NewSearchNamespacesRequest(server string, params *SearchNamespacesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/namespaces")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_size", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
 		}
 
 	}
@@ -9259,6 +9388,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 	LookupRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*LookupRecordResult, error)
 
+	// SearchNamespacesWithResponse Find namespaces by name, verified domain or id
+	//
+	// Namespace discovery: the namespaces whose name, verified domain or `namespace_id` contains `q`,
+	// case-insensitively (Unicode letters too). `%`, `_` and `\` in `q` are matched as themselves.
+	// Without `q`, every namespace. Results put exact matches of the name, domain or id first, then
+	// go by name and id. Public: a key is optional and changes nothing.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/namespaces (the `SearchNamespaces` operationId).
+	SearchNamespacesWithResponse(ctx context.Context, params *SearchNamespacesParams, reqEditors ...RequestEditorFn) (*SearchNamespacesResult, error)
+
 	// ClearReadNotificationsWithResponse Clear the caller's read notifications from history
 	//
 	// Hides every read notification of the caller from `/svc/notifications/history` and says how many it hid (`affected`, in the answer shape of read-all). Unread notifications stay (and stay pending); the cleared ones are kept, not deleted.
@@ -12527,6 +12668,89 @@ func (r LookupRecordResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r LookupRecordResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SearchNamespacesResult429Headers the declared response headers of an HTTP 429 response for SearchNamespaces
+type SearchNamespacesResult429Headers struct {
+	RetryAfter *int
+}
+
+type SearchNamespacesResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *NamespaceSearchResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SearchNamespacesResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SearchNamespacesResult) GetJSON200() *NamespaceSearchResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SearchNamespacesResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SearchNamespacesResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SearchNamespacesResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SearchNamespacesResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SearchNamespacesResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SearchNamespacesResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SearchNamespacesResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SearchNamespacesResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SearchNamespacesResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -19529,6 +19753,24 @@ func (c *ClientWithResponses) LookupRecordWithResponse(ctx context.Context, name
 	return ParseLookupRecordResult(rsp)
 }
 
+// SearchNamespacesWithResponse Find namespaces by name, verified domain or id
+//
+// Namespace discovery: the namespaces whose name, verified domain or `namespace_id` contains `q`,
+// case-insensitively (Unicode letters too). `%`, `_` and `\` in `q` are matched as themselves.
+// Without `q`, every namespace. Results put exact matches of the name, domain or id first, then
+// go by name and id. Public: a key is optional and changes nothing.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/namespaces (the `SearchNamespaces` operationId).
+func (c *ClientWithResponses) SearchNamespacesWithResponse(ctx context.Context, params *SearchNamespacesParams, reqEditors ...RequestEditorFn) (*SearchNamespacesResult, error) {
+	rsp, err := c.SearchNamespaces(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchNamespacesResult(rsp)
+}
+
 // ClearReadNotificationsWithResponse Clear the caller's read notifications from history
 //
 // Hides every read notification of the caller from `/svc/notifications/history` and says how many it hid (`affected`, in the answer shape of read-all). Unread notifications stay (and stay pending); the cleared ones are kept, not deleted.
@@ -23119,6 +23361,80 @@ func ParseLookupRecordResult(rsp *http.Response) (*LookupRecordResult, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers LookupRecordResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSearchNamespacesResult parses an HTTP response from a SearchNamespacesWithResponse call
+func ParseSearchNamespacesResult(rsp *http.Response) (*SearchNamespacesResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SearchNamespacesResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest NamespaceSearchResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SearchNamespacesResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -1528,6 +1528,53 @@ type NamespaceLookupResponse struct {
 	Message string `json:"message"`
 }
 
+// NamespaceSearchResponse The answer of a namespace search: a page of matching namespaces and how many matched.
+type NamespaceSearchResponse struct {
+	Data []NamespaceSummary `json:"data"`
+
+	// Message Example: Namespaces found
+	Message  string `json:"message"`
+	Page     int64  `json:"page"`
+	PageSize int64  `json:"page_size"`
+
+	// Total The number of matching namespaces.
+	Total int64 `json:"total"`
+}
+
+// NamespaceSummary A namespace as a search lists it (its latest version; look it up for its proof).
+type NamespaceSummary struct {
+	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+
+	// Description Example: Acme Corporation
+	Description string `json:"description"`
+
+	// Domain The verified domain, or null.
+	//
+	// Example: example.com
+	Domain     *string `json:"domain"`
+	IsVerified bool    `json:"is_verified"`
+
+	// Name Example: Acme
+	Name string `json:"name"`
+
+	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
+	NamespaceId   string `json:"namespace_id"`
+	RegistryCount int64  `json:"registry_count"`
+
+	// UpdatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
+	//
+	// Example: 2026-11-22T08:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+
+	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
+	//
+	// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
+	Version Version `json:"version"`
+}
+
 // NamespaceVersionsData The `data` of the namespace versions answer.
 type NamespaceVersionsData struct {
 	// CreatedAt UTC, JavaScript `toISOString()` form (millisecond precision).
@@ -2942,6 +2989,21 @@ type LookupRecordParams struct {
 
 	// IfNoneMatch An ETag from an earlier answer; a match gets 304.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// SearchNamespacesParams defines parameters for SearchNamespaces.
+type SearchNamespacesParams struct {
+	// Q Text the name, verified domain or namespace_id contains (case-insensitive).
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Page Page number, from 1.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page.
+	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
 // QueryRegistriesParams defines parameters for QueryRegistries.

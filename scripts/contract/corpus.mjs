@@ -259,6 +259,9 @@ await send("getRegistriesByTag", "GET", `/svc/custom/get-registry-by-tag`);
 await send("searchRecords", "GET", `/svc/search/${N}?email=alice@example.com`);
 await send("searchRecords", "GET", `/svc/search/${N}?registry_name=employees&record_name=al&page_size=5`);
 await send("searchRecords", "GET", `/svc/search/${N}`);
+await send("searchNamespaces", "GET", `/svc/namespaces?q=acme`);
+await send("searchNamespaces", "GET", `/svc/namespaces?q=${encodeURIComponent("100%_\\")}&page=2&page_size=5`);
+await send("searchNamespaces", "GET", `/svc/namespaces`, { key: ownerKey });
 
 await send("verifyNamespaceLookup", "POST", "/svc/verify-namespace-lookup", { key: ownerKey, body: { namespace_lookup_response: lookNs.json } });
 await send("verifyRegistryLookup", "POST", "/svc/verify-registry-lookup", { key: ownerKey, body: { registry_lookup_response: lookReg.json } });

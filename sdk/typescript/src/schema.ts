@@ -214,6 +214,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find namespaces by name, verified domain or id
+         * @description Namespace discovery: the namespaces whose name, verified domain or `namespace_id` contains `q`,
+         *     case-insensitively (Unicode letters too). `%`, `_` and `\` in `q` are matched as themselves.
+         *     Without `q`, every namespace. Results put exact matches of the name, domain or id first, then
+         *     go by name and id. Public: a key is optional and changes nothing.
+         */
+        get: operations["searchNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/verify-namespace-lookup": {
         parameters: {
             query?: never;
@@ -2384,6 +2407,41 @@ export interface components {
             valid_till: string | null;
             latest: boolean;
         };
+        /** @description The answer of a namespace search: a page of matching namespaces and how many matched. */
+        NamespaceSearchResponse: {
+            /** @example Namespaces found */
+            message: string;
+            data: components["schemas"]["NamespaceSummary"][];
+            /**
+             * Format: int64
+             * @description The number of matching namespaces.
+             */
+            total: number;
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            page_size: number;
+        };
+        /** @description A namespace as a search lists it (its latest version; look it up for its proof). */
+        NamespaceSummary: {
+            /** @example did:svc:5HueCGU8rMjxEXxiPuD5BD */
+            namespace_id: string;
+            /** @example Acme */
+            name: string;
+            /**
+             * @description The verified domain, or null.
+             * @example example.com
+             */
+            domain: string | null;
+            is_verified: boolean;
+            /** @example Acme Corporation */
+            description: string;
+            /** Format: int64 */
+            registry_count: number;
+            version: components["schemas"]["Version"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
         /** @description The answer of a search: a page of matching records and how many matched. */
         SearchResponse: {
             /** @example Records found */
@@ -3961,6 +4019,44 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["SearchFailed"];
+        };
+    };
+    searchNamespaces: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Text the name, verified domain or namespace_id contains (case-insensitive).
+                 * @example acme
+                 */
+                q?: string;
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page. */
+                page_size?: components["parameters"]["PageSize"];
+            };
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of matching namespaces. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamespaceSearchResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     verifyNamespaceLookup: {

@@ -626,6 +626,36 @@ SearchResult = TypedDict(
     total=False,
 )
 
+# The answer of a namespace search: a page of matching namespaces and how many matched.
+NamespaceSearchResponse = TypedDict(
+    'NamespaceSearchResponse',
+    {
+        'message': Required[str],
+        'data': Required[list['NamespaceSummary']],
+        'total': Required[int],
+        'page': Required[int],
+        'page_size': Required[int],
+    },
+    total=False,
+)
+
+# A namespace as a search lists it (its latest version; look it up for its proof).
+NamespaceSummary = TypedDict(
+    'NamespaceSummary',
+    {
+        'namespace_id': Required[str],
+        'name': Required[str],
+        'domain': Required[Optional[str]],
+        'is_verified': Required[bool],
+        'description': Required[str],
+        'registry_count': Required[int],
+        'version': Required['Version'],
+        'created_at': Required['Timestamp'],
+        'updated_at': Required['Timestamp'],
+    },
+    total=False,
+)
+
 # The answer of a search: a page of matching records and how many matched.
 SearchResponse = TypedDict(
     'SearchResponse',
@@ -1865,6 +1895,31 @@ class Operations:
             '/svc/search/{namespace}',
             {'namespace': namespace},
             {'registry_name': registry_name, 'record_name': record_name, 'from': from_, 'to': to, 'record_state': record_state, 'page': page, 'page_size': page_size, **(extra_query or {})},
+            {'Svc-Consistency-Token': svc_consistency_token},
+            None,
+            None,
+        )
+
+    def search_namespaces(
+        self,
+        *,
+        svc_consistency_token: str | None = None,
+        q: str | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[NamespaceSearchResponse]:
+        """GET /svc/namespaces: Find namespaces by name, verified domain or id.
+
+        Answers: 200 NamespaceSearchResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500
+        Error.
+        API key optional.
+        """
+        return self._call(
+            'GET',
+            '/svc/namespaces',
+            {},
+            {'q': q, 'page': page, 'page_size': page_size, **(extra_query or {})},
             {'Svc-Consistency-Token': svc_consistency_token},
             None,
             None,

@@ -1,0 +1,91 @@
+package explorer
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// fakeAPI answers fixed JSON bodies by API path (404 for others).
+type fakeAPI map[string]any
+
+func (f fakeAPI) Get(_ *http.Request, p string) (int, string, []byte) {
+	v, ok := f[p]
+	if !ok {
+		return 404, "application/json", []byte(`{"message":"Not found: ` + p + `"}`)
+	}
+	if s, ok := v.(string); ok {
+		return 200, "text/plain; charset=utf-8", []byte(s)
+	}
+	b, _ := json.Marshal(v)
+	return 200, "application/json", b
+}
+
+// TestHostileTextIsEscaped: names and details that the API would serve (and some it would
+// refuse) are text on every page: no element, attribute or script comes out of them, an RTL
+// override stays inside its <bdi>, and a 10,000-character value is shown whole.
+func TestHostileTextIsEscaped(t *testing.T) {
+	long := strings.Repeat("W", 10_000)
+	hostile := []string{`<script>alert(1)</script>`, `"onmouseover="alert(1)`, `' onfocus='alert(1)`, "\u202Egnp.exe", `</textarea><img src=x onerror=alert(1)>`,
+		`javascript:alert(1)`, `{{.Title}}`}
+	name := strings.Join(hostile, " ")
+	details := map[string]any{"long": long, "nested": map[string]any{"<b>k</b>": hostile, "\u202Ekey": "v"}}
+	for i, h := range hostile {
+		details["h"+string(rune('a'+i))] = h
+	}
+	proof := map[string]any{"digest": "0x" + strings.Repeat("0", 64), "type": name}
+	rec := map[string]any{"record_name": name, "description": name, "details": details, "state": "live", "effective_state": name,
+		"version": "v1", "proof": proof, "origin": map[string]any{"publisher": name}}
+	reg := map[string]any{"registry_name": name, "namespace_id": name, "tag": name, "description": name, "schema": details, "state": name, "proof": proof}
+	ns := map[string]any{"name": name, "domain": name, "namespace_id": name, "description": name, "proof": proof}
+	api := fakeAPI{
+		"/svc/namespaces?page_size=20&page=1&q=x": map[string]any{"message": "ok", "total": 1, "data": []any{ns}},
+		"/svc/stats":          map[string]any{"message": "ok", "data": map[string]any{"namespaces": 1}},
+		"/svc/log/checkpoint": "o<script>\n1\nroot\"x\n\n— o<b> sig\n",
+		"/svc/log/key":        "key\"><script>alert(1)</script>",
+		"/svc/lookup/n":       map[string]any{"message": "ok", "data": ns},
+		"/svc/query/n?page_size=50&page=1": map[string]any{"message": "ok", "data": map[string]any{"total_registries": 1,
+			"registries": []any{map[string]any{"registry_name": name, "tag": name, "state": name}}}},
+		"/svc/lookup/n/g": map[string]any{"message": "ok", "data": reg},
+		"/svc/query/n/g?page_size=50&page=1": map[string]any{"message": "ok", "data": map[string]any{"total_records": 1,
+			"records": []any{map[string]any{"record_name": name, "effective_state": name}}}},
+		"/svc/lookup/n/g/r":   map[string]any{"message": name, "data": rec},
+		"/svc/versions/n/g/r": map[string]any{"message": "ok", "data": map[string]any{"versions": []any{"v1", name}}},
+	}
+	x, err := New(Config{Source: api, WitnessKeys: []string{name}, Quorum: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/explore?q=x", "/explore/n/n", "/explore/n/n/g", "/explore/n/n/g/r", "/explore/log", "/explore/n/missing"} {
+		w := httptest.NewRecorder()
+		x.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		body := w.Body.String()
+		if w.Code != 200 && path != "/explore/n/missing" {
+			t.Fatalf("%s: %d %s", path, w.Code, body)
+		}
+		if w.Header().Get("Content-Security-Policy") != CSP {
+			t.Errorf("%s: no CSP", path)
+		}
+		for _, bad := range []string{"<script>alert", "<img", "<b>", `"onmouseover="`, `' onfocus='`, `="javascript:`} {
+			if strings.Contains(body, bad) {
+				t.Errorf("%s: the page contains %q unescaped", path, bad)
+			}
+		}
+		if strings.Count(body, "<script") != 1 { // the one script tag, the verify bundle
+			t.Errorf("%s: %d script tags", path, strings.Count(body, "<script"))
+		}
+		if path == "/explore/n/n/g/r" {
+			if !strings.Contains(body, long) {
+				t.Errorf("the 10,000-character value is not shown whole")
+			}
+			if !strings.Contains(body, "<bdi>\u202Ekey</bdi>") || !strings.Contains(body, `<bdi class="v-string">`+"\u202Egnp.exe</bdi>") {
+				t.Errorf("an RTL override is not isolated in <bdi>")
+			}
+			if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+				t.Errorf("the hostile name is not shown as text")
+			}
+		}
+	}
+}

@@ -1,0 +1,309 @@
+package explorer
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// The pages: each reads the API answers it is made from and hands them to its template.
+
+func apiSeg(s string) string { return url.PathEscape(s) }
+
+func pageNum(r *http.Request) int {
+	n, err := strconv.Atoi(r.URL.Query().Get("page"))
+	if err != nil || n < 1 || n > 1_000_000 {
+		return 1
+	}
+	return n
+}
+
+// pager is a page's place in a list and the addresses of its neighbours.
+type pager struct {
+	Page, Pages int
+	Prev, Next  string
+}
+
+func newPager(r *http.Request, pageNo int, total, size int64) pager {
+	pages := int((total + size - 1) / size)
+	p := pager{Page: pageNo, Pages: max(pages, 1)}
+	at := func(n int) string {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(n))
+		return r.URL.Path + "?" + q.Encode()
+	}
+	if pageNo > 1 {
+		p.Prev = at(pageNo - 1)
+	}
+	if pageNo < pages {
+		p.Next = at(pageNo + 1)
+	}
+	return p
+}
+
+func num(v any) int64 {
+	switch n := v.(type) {
+	case json.Number:
+		i, _ := n.Int64()
+		return i
+	case float64:
+		return int64(n)
+	}
+	return 0
+}
+
+func str(v any) string {
+	switch s := v.(type) {
+	case string:
+		return s
+	case json.Number:
+		return s.String()
+	case bool:
+		return strconv.FormatBool(s)
+	case nil:
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func list(v any) []map[string]any {
+	items, _ := v.([]any)
+	out := make([]map[string]any, 0, len(items))
+	for _, it := range items {
+		if m, ok := it.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// checkpoint is a signed checkpoint's lines, as the pages show them.
+type checkpoint struct {
+	Origin, Size, Root string
+	Signatures         []string
+	Text               string
+}
+
+func parseCheckpoint(text string) (checkpoint, bool) {
+	body, sigs, ok := strings.Cut(text, "\n\n")
+	lines := strings.Split(body, "\n")
+	if !ok || len(lines) < 3 {
+		return checkpoint{}, false
+	}
+	cp := checkpoint{Origin: lines[0], Size: lines[1], Root: lines[2], Text: text}
+	for _, l := range strings.Split(strings.TrimSpace(sigs), "\n") {
+		if name, _, ok := strings.Cut(strings.TrimPrefix(l, "— "), " "); ok {
+			cp.Signatures = append(cp.Signatures, name)
+		}
+	}
+	return cp, true
+}
+
+type homeData struct {
+	Q          string
+	Searched   bool
+	Results    []map[string]any
+	Total      int64
+	Pager      pager
+	Stats      map[string]any
+	Checkpoint *checkpoint
+}
+
+func (x *Explorer) home(w http.ResponseWriter, r *http.Request) {
+	d := homeData{Q: r.URL.Query().Get("q")}
+	var links []link
+	_, d.Searched = r.URL.Query()["q"]
+	if d.Searched {
+		n := pageNum(r)
+		p := "/svc/namespaces?page_size=20&page=" + strconv.Itoa(n) + "&q=" + url.QueryEscape(d.Q)
+		a := x.get(r, p)
+		if a.Status != http.StatusOK {
+			x.fail(w, r, a)
+			return
+		}
+		d.Results, d.Total = list(a.Body["data"]), num(a.Body["total"])
+		d.Pager = newPager(r, n, d.Total, 20)
+		links = append(links, link{"Namespace search", p})
+	}
+	if a := x.get(r, "/svc/stats"); a.Status == http.StatusOK {
+		d.Stats = a.data()
+		links = append(links, link{"Statistics", a.Path})
+	}
+	if a := x.get(r, "/svc/log/checkpoint"); a.Status == http.StatusOK {
+		if cp, ok := parseCheckpoint(a.Text); ok {
+			d.Checkpoint = &cp
+		}
+		links = append(links, link{"Checkpoint", a.Path})
+	}
+	x.render(w, r, http.StatusOK, "home", page{Title: "Trust directory explorer", JSON: links, Data: d})
+}
+
+// Entry is what an entry page shows beside its own fields: the lookup it was made from, for
+// the verify button, and the log's verifier key the button checks against.
+type Entry struct {
+	Kind      string
+	Lookup    string // the lookup answer's body, as served
+	Data      map[string]any
+	Tree      []node
+	Proof     []node
+	Key       string
+	Witnesses []string
+	Quorum    int
+}
+
+func (x *Explorer) entry(r *http.Request, kind string, a answer) Entry {
+	d := a.data()
+	e := Entry{Kind: kind, Lookup: a.Text, Data: d, Witnesses: x.witnessKeys, Quorum: x.quorum}
+	if d != nil {
+		e.Proof = tree(d["proof"], 0)
+	}
+	if k := x.get(r, "/svc/log/key"); k.Status == http.StatusOK {
+		e.Key = strings.TrimSpace(k.Text)
+	}
+	return e
+}
+
+type namespaceData struct {
+	Entry
+	Registries []map[string]any
+	Total      int64
+	Pager      pager
+	Ref        string
+}
+
+func (x *Explorer) namespacePage(w http.ResponseWriter, r *http.Request, ns string) {
+	a := x.get(r, "/svc/lookup/"+apiSeg(ns))
+	if a.Status != http.StatusOK {
+		x.fail(w, r, a)
+		return
+	}
+	n := pageNum(r)
+	q := x.get(r, "/svc/query/"+apiSeg(ns)+"?page_size=50&page="+strconv.Itoa(n))
+	if q.Status != http.StatusOK {
+		x.fail(w, r, q)
+		return
+	}
+	d := namespaceData{Entry: x.entry(r, "namespace", a), Ref: ns, Registries: list(q.data()["registries"]), Total: num(q.data()["total_registries"])}
+	d.Pager = newPager(r, n, d.Total, 50)
+	x.render(w, r, http.StatusOK, "namespace", page{Title: str(d.Data["name"]), Data: d,
+		JSON: []link{{"Namespace lookup", a.Path}, {"Registries", q.Path}, {"Verifier key", "/svc/log/key"}}})
+}
+
+type registryData struct {
+	Entry
+	NS, Name     string
+	Schema       string
+	Records      []map[string]any
+	Total        int64
+	Pager        pager
+	Search       string
+	State        string
+	States       []string
+	QueryRefused string
+}
+
+var recordStates = []string{"live", "suspended", "revoked", "expired", "stale", "withdrawn"}
+
+func (x *Explorer) registryPage(w http.ResponseWriter, r *http.Request, ns, reg string) {
+	a := x.get(r, "/svc/lookup/"+apiSeg(ns)+"/"+apiSeg(reg))
+	if a.Status != http.StatusOK {
+		x.fail(w, r, a)
+		return
+	}
+	d := registryData{Entry: x.entry(r, "registry", a), NS: ns, Name: reg, Search: r.URL.Query().Get("name"),
+		State: r.URL.Query().Get("state"), States: recordStates}
+	if s, err := json.MarshalIndent(d.Data["schema"], "", "  "); err == nil {
+		d.Schema = string(s)
+	}
+	n := pageNum(r)
+	p := "/svc/query/" + apiSeg(ns) + "/" + apiSeg(reg) + "?page_size=50&page=" + strconv.Itoa(n)
+	if d.Search != "" {
+		p += "&name=" + url.QueryEscape(d.Search)
+	}
+	for _, s := range recordStates {
+		if s == d.State {
+			p += "&state=" + s
+		}
+	}
+	links := []link{{"Registry lookup", a.Path}}
+	switch q := x.get(r, p); q.Status {
+	case http.StatusOK:
+		d.Records, d.Total = list(q.data()["records"]), num(q.data()["total_records"])
+		d.Pager = newPager(r, n, d.Total, 50)
+		links = append(links, link{"Records", q.Path})
+	case http.StatusBadRequest, http.StatusForbidden:
+		d.QueryRefused = q.message() // a short name filter, or a registry closed to queries
+	default:
+		x.fail(w, r, q)
+		return
+	}
+	links = append(links, link{"Verifier key", "/svc/log/key"})
+	x.render(w, r, http.StatusOK, "registry", page{Title: reg, Data: d, JSON: links})
+}
+
+type recordData struct {
+	Entry
+	NS, Reg, Name string
+	Details       []node
+	Origin        []node
+	Versions      []string
+	Current       string
+}
+
+func (x *Explorer) recordPage(w http.ResponseWriter, r *http.Request, ns, reg, rec string) {
+	base := "/svc/lookup/" + apiSeg(ns) + "/" + apiSeg(reg) + "/" + apiSeg(rec)
+	p := base
+	if v := r.URL.Query().Get("version"); v != "" {
+		p += "?version_id=" + url.QueryEscape(v)
+	}
+	a := x.get(r, p)
+	if a.Status != http.StatusOK {
+		x.fail(w, r, a)
+		return
+	}
+	d := recordData{Entry: x.entry(r, "record", a), NS: ns, Reg: reg, Name: rec}
+	d.Details, d.Origin, d.Current = tree(d.Data["details"], 0), tree(d.Data["origin"], 0), str(d.Data["version"])
+	links := []link{{"Record lookup", a.Path}}
+	if v := x.get(r, "/svc/versions/"+apiSeg(ns)+"/"+apiSeg(reg)+"/"+apiSeg(rec)); v.Status == http.StatusOK {
+		ids, _ := v.data()["versions"].([]any)
+		for _, id := range ids {
+			d.Versions = append(d.Versions, str(id))
+		}
+		links = append(links, link{"Versions", v.Path})
+	}
+	links = append(links, link{"Verifier key", "/svc/log/key"})
+	x.render(w, r, http.StatusOK, "record", page{Title: rec, Data: d, JSON: links})
+}
+
+type logData struct {
+	Checkpoint *checkpoint
+	Cosigned   *checkpoint
+	Key        string
+	Witnesses  []string
+	Quorum     int
+}
+
+func (x *Explorer) logPage(w http.ResponseWriter, r *http.Request) {
+	d := logData{Witnesses: x.witnessKeys, Quorum: x.quorum}
+	var links []link
+	if a := x.get(r, "/svc/log/checkpoint"); a.Status == http.StatusOK {
+		if cp, ok := parseCheckpoint(a.Text); ok {
+			d.Checkpoint = &cp
+		}
+		links = append(links, link{"Checkpoint", a.Path})
+	}
+	if a := x.get(r, "/svc/log/cosigned-checkpoint"); a.Status == http.StatusOK {
+		if cp, ok := parseCheckpoint(a.Text); ok {
+			d.Cosigned = &cp
+		}
+		links = append(links, link{"Cosigned checkpoint", a.Path})
+	}
+	if a := x.get(r, "/svc/log/key"); a.Status == http.StatusOK {
+		d.Key = strings.TrimSpace(a.Text)
+		links = append(links, link{"Verifier key", a.Path})
+	}
+	x.render(w, r, http.StatusOK, "log", page{Title: "Transparency log", Data: d, JSON: links})
+}

@@ -1,0 +1,273 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// browser starts Debian's chromium (skipped where it is missing, unless CI=true) through chromedp.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := requireTool(t, "chromium")
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true))...)
+	t.Cleanup(cancel)
+	ctx, cancel2 := chromedp.NewContext(actx)
+	t.Cleanup(cancel2)
+	ctx, cancel3 := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(cancel3)
+	if err := chromedp.Do(ctx); err != nil { // starts the browser
+		t.Fatalf("chromium: %v", err)
+	}
+	return ctx
+}
+
+// artifacts is where the screenshots go: $SVC_TEST_ARTIFACTS/explorer, or the test's temporary
+// directory when that is unset.
+func artifacts(t *testing.T) string {
+	dir := t.TempDir()
+	if a := os.Getenv("SVC_TEST_ARTIFACTS"); a != "" {
+		dir = filepath.Join(a, "explorer")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+// follow clicks the element and waits for the next page to load at a path with the prefix.
+func follow(t *testing.T, ctx context.Context, selector, pathPrefix string) {
+	t.Helper()
+	// The click runs after Evaluate returns: a navigation under it would end the evaluation.
+	eval[bool](t, ctx, `(() => { const a = document.querySelector(`+jsString(selector)+`); if (!a) return false; setTimeout(() => a.click(), 0); return true; })()`)
+	waitFor(t, ctx, `location.pathname.startsWith(`+jsString(pathPrefix)+`) && document.readyState === "complete"`)
+}
+
+// waitFor evaluates the condition until it holds, across navigations (which end a Poll).
+func waitFor(t *testing.T, ctx context.Context, cond string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](cond)); err == nil && ok {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	t.Fatalf("at %s: %s does not hold", loc, cond)
+}
+
+func jsString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// verifyInBrowser presses the verify button and answers the summary and the steps' text.
+func verifyInBrowser(t *testing.T, ctx context.Context) (string, string) {
+	t.Helper()
+	eval[bool](t, ctx, `(document.getElementById("verify-button").click(), true)`)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`/^(Verified|Not verified)/.test(document.getElementById("verify-summary").textContent)`,
+		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatalf("the verification did not finish: %v", err)
+	}
+	return eval[string](t, ctx, `document.getElementById("verify-summary").textContent`),
+		eval[string](t, ctx, `document.getElementById("verify-steps").innerText`)
+}
+
+// shoot saves a full-page PNG at the width and checks that it is not blank and that the page
+// fits the width (no horizontal scrolling).
+func shoot(t *testing.T, ctx context.Context, dir, name string, width int64) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900)); err != nil {
+		t.Fatal(err)
+	}
+	if w := eval[int](t, ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(document.documentElement.scrollWidth))))`); w > int(width) {
+		wide := eval[string](t, ctx, `Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > `+
+			strconv.FormatInt(width, 10)+`).slice(-3).map(e => e.tagName + "." + e.className + ": " + e.textContent.slice(0, 40)).join(" | ")`)
+		t.Errorf("%s at %d px: the page is %d px wide: %s", name, width, w, wide)
+	}
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(buf))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	colours := map[uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[r>>8<<16|g>>8<<8|bl>>8] = true
+		}
+	}
+	if len(colours) < 8 {
+		t.Errorf("%s at %d px looks blank (%d colours)", name, width, len(colours))
+	}
+	file := filepath.Join(dir, name+"-"+map[int64]string{1280: "1280", 375: "375"}[width]+".png")
+	if err := os.WriteFile(file, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// axeCheck runs axe-core (the repository's node_modules, make node-tools) on the page: no
+// serious or critical violation.
+func axeCheck(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("axe-core is required in CI (make node-tools): %v", err)
+		}
+		t.Skipf("SKIPPING: axe-core is not installed (make node-tools): %v", err)
+	}
+	eval[bool](t, ctx, string(src)+";true")
+	out := eval[string](t, ctx, `axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(
+		r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => v.id + ": " + v.help + " (" + v.nodes.length + ")")))`)
+	if out != "[]" {
+		t.Errorf("%s: axe-core finds serious or critical violations: %s", name, out)
+	}
+}
+
+// TestExplorerInChromium drives Debian's Chromium through the explorer: it searches for the
+// namespace and follows it to a record by clicking, loads every page kind, screenshots each
+// at 1280 and 375 px (into $SVC_TEST_ARTIFACTS/explorer, else a temporary directory), runs
+// axe-core on each, presses "Verify in this browser" on each entry page and reads
+// "Verified", and then does the same through a proxy that alters one detail of the page and
+// reads which step failed. No alert may open: hostile names and details stay text.
+func TestExplorerInChromium(t *testing.T) {
+	ctx := browser(t)
+	h, id := explorerSite(t, "sqlite")
+	srv := httptest.NewServer(h.srv.Echo())
+	defer srv.Close()
+	dir := artifacts(t)
+	t.Logf("screenshots in %s", dir)
+	dialogs := make(chan string, 4)
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if d, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			select {
+			case dialogs <- d.Message:
+			default:
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Search → namespace → registry → record, by clicking.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasSuffix(loc, "/explore") {
+		t.Fatalf("/ in a browser went to %s", loc)
+	}
+	// Keyboard: the first Tab reaches the skip link, Enter on it moves to the content; typing
+	// into the labelled search box and Enter submits.
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("\t")); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, ctx, `document.activeElement.className + "|" + document.activeElement.textContent`); got != "skip|Skip to the content" {
+		t.Errorf("the first Tab reaches %q", got)
+	}
+	if got := eval[string](t, ctx, `document.querySelector("label[for=q]").textContent`); !strings.Contains(got, "Find a namespace") {
+		t.Errorf("the search box's label: %q", got)
+	}
+	eval[bool](t, ctx, `(document.getElementById("q").value = "acme", setTimeout(() => document.querySelector("form.search button").click(), 0), true)`)
+	waitFor(t, ctx, `location.search.includes("q=acme") && document.readyState === "complete"`)
+	ns := "/explore/n/" + url.PathEscape(id)
+	follow(t, ctx, `.results a[href="`+ns+`"]`, ns)
+	follow(t, ctx, `a[href="`+ns+`/employees"]`, ns+"/employees")
+	follow(t, ctx, `a[href="`+ns+`/employees/alice"]`, ns+"/employees/alice")
+	if text := eval[string](t, ctx, `document.body.innerText`); !strings.Contains(text, "alice@example.com") {
+		t.Fatalf("the record page shows %q", text)
+	}
+
+	pages := []struct{ name, path string }{
+		{"home", "/explore?q=acme"}, {"namespace", ns}, {"registry", ns + "/employees"},
+		{"record", ns + "/employees/alice"}, {"log", "/explore/log"},
+	}
+	for _, p := range pages {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+p.path)); err != nil {
+			t.Fatal(err)
+		}
+		if p.name == "namespace" || p.name == "registry" || p.name == "record" {
+			summary, steps := verifyInBrowser(t, ctx)
+			if !strings.HasPrefix(summary, "Verified") || strings.Contains(steps, "FAILED") {
+				t.Errorf("%s: %s\n%s", p.name, summary, steps)
+			}
+			for _, step := range []string{"digest: passed", "inclusion proof and checkpoint: passed", "checkpoint signature: passed", "inclusion in the log: passed"} {
+				if !strings.Contains(steps, step) {
+					t.Errorf("%s: no %q in\n%s", p.name, step, steps)
+				}
+			}
+		}
+		shoot(t, ctx, dir, p.name, 1280)
+		shoot(t, ctx, dir, p.name, 375)
+		axeCheck(t, ctx, p.name)
+	}
+
+	// The tampered proxy: the record page with one detail altered.
+	up, _ := url.Parse(srv.URL)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, up.String()+r.URL.RequestURI(), nil)
+		req.Header = r.Header.Clone()
+		req.Header.Del("Accept-Encoding")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		if strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+			body = bytes.ReplaceAll(body, []byte("alice@example.com"), []byte("mallory@example.com"))
+		}
+		for k, v := range res.Header {
+			if k != "Content-Length" {
+				w.Header()[k] = v
+			}
+		}
+		w.WriteHeader(res.StatusCode)
+		_, _ = w.Write(body)
+	}))
+	defer proxy.Close()
+	if err := chromedp.Do(ctx, chromedp.Navigate(proxy.URL+ns+"/employees/alice")); err != nil {
+		t.Fatal(err)
+	}
+	if text := eval[string](t, ctx, `document.body.innerText`); !strings.Contains(text, "mallory@example.com") {
+		t.Fatalf("the proxy did not alter the page: %q", text)
+	}
+	summary, steps := verifyInBrowser(t, ctx)
+	if !strings.HasPrefix(summary, "Not verified: step 1, digest failed") || !strings.Contains(steps, "Step 1, digest: FAILED") {
+		t.Errorf("the tampered page: %s\n%s", summary, steps)
+	}
+	shoot(t, ctx, dir, "record-tampered", 1280)
+	select {
+	case d := <-dialogs:
+		t.Errorf("a dialog opened: %s", d)
+	default:
+	}
+}
