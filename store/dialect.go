@@ -65,6 +65,9 @@ type dialect interface {
 	// keepsStatistics: the planner's statistics must be refreshed after large writes
 	// (analyze.go); the database's plans do not depend on them otherwise.
 	keepsStatistics() bool
+	// notifies: the database sends notifications to the sessions that listen (LISTEN/NOTIFY),
+	// which wake the workers of every instance (wake.go); else a commit wakes this process's.
+	notifies() bool
 	// analyzeStatement refreshes the planner's statistics (Store.Analyze).
 	analyzeStatement() string
 	// compactLogStatement reclaims the space of the log's removed queue rows and replaced

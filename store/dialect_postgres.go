@@ -134,6 +134,7 @@ func (postgresDialect) containsText(col, needle string) (string, any) {
 func (postgresDialect) textIndex() textIndex  { return textIndexTrigram }
 func (postgresDialect) groupsReads() bool     { return true }
 func (postgresDialect) keepsStatistics() bool { return true }
+func (postgresDialect) notifies() bool        { return true }
 
 // analyzeStatement also refreshes the visibility map that index-only scans rely on.
 func (postgresDialect) analyzeStatement() string { return "VACUUM ANALYZE" }

@@ -115,6 +115,9 @@ func (sqliteDialect) groupsReads() bool { return false }
 // keepsStatistics: SQLite's search plans do not depend on statistics (analyze.go).
 func (sqliteDialect) keepsStatistics() bool { return false }
 
+// notifies: SQLite has one process, whose commits wake its workers.
+func (sqliteDialect) notifies() bool { return false }
+
 func (sqliteDialect) analyzeStatement() string { return "ANALYZE" }
 
 // compactLogStatement: SQLite puts the pages of deleted rows on its free list and reuses them.

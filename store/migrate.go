@@ -106,9 +106,9 @@ func (s *Store) goMigrations() []*goose.Migration {
 		goose.NewGoMigration(14, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
 			return widenStateChecks(ctx, s, tx)
 		}}, nil),
-		// 25: delete and restore (directory/deleted.go): the state deleted, a namespace's state,
+		// 22: delete and restore (directory/deleted.go): the state deleted, a namespace's state,
 		// the reason a delete gave, and which registries a namespace's delete deleted.
-		goose.NewGoMigration(25, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
+		goose.NewGoMigration(22, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
 			return addDeletedState(ctx, s, tx)
 		}}, nil),
 	}
@@ -314,7 +314,7 @@ func replaceStateChecks(ctx context.Context, s *Store, tx *sql.Tx, checks []stat
 	return s.d.replaceStateChecks(ctx, tx, changes)
 }
 
-// addDeletedState is migration 25: records and registries may be deleted (their CHECKs widened
+// addDeletedState is migration 22: records and registries may be deleted (their CHECKs widened
 // as migration 14's), namespaces get a state (live or deleted) in their heads and versions, and
 // the heads keep the reason of their latest delete.
 func addDeletedState(ctx context.Context, s *Store, tx *sql.Tx) error {

@@ -10,7 +10,7 @@ import (
 // The background workers (the log's integrator, the webhook sender, the import worker) sleep
 // until a write gives them work, with a slow poll as a safety net. On Postgres, an insert into
 // the log's queue, the watchers' outbox or the import jobs notifies the channel svc_wake in the
-// writing transaction (triggers of migration 0024): every instance listening hears it at the
+// writing transaction (triggers of migration 0025): every instance listening hears it at the
 // commit. SQLite has one process: its commits wake the workers in memory.
 
 // wakeChannel is the channel the triggers notify; the payload names the worker.
@@ -37,7 +37,7 @@ func (s *Store) Listen(ctx context.Context) Wakeups {
 			}
 		}
 	}
-	if s.d.name() == DialectPostgres {
+	if s.d.notifies() {
 		go s.listen(ctx, wake)
 	} else {
 		s.OnCommit(func() { wake("") })

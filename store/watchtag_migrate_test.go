@@ -9,7 +9,7 @@ import (
 	"github.com/svc-directory/svc/internal/testdb"
 )
 
-// Migration 23 makes watch_subscriptions again on SQLite (a tag watch has no namespace): the
+// Migration 24 makes watch_subscriptions again on SQLite (a tag watch has no namespace): the
 // subscriptions, their waiting events and their delivery history survive it on both dialects,
 // deleting a subscription still cascades to them, and a tag watch can then be made.
 func TestWatchTagMigrationKeepsSubscriptions(t *testing.T) {
@@ -25,7 +25,7 @@ func TestWatchTagMigrationKeepsSubscriptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.migrateTo(ctx, fsys, 22); err != nil {
+			if _, err := s.migrateTo(ctx, fsys, 23); err != nil {
 				t.Fatal(err)
 			}
 			u, err := s.EnsureUser(ctx, "watcher@example.com")
