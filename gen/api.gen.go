@@ -69,6 +69,7 @@ const (
 	ErrorCodeNotIntegrated        = models.ErrorCodeNotIntegrated
 	ErrorCodePayloadTooLarge      = models.ErrorCodePayloadTooLarge
 	ErrorCodePreconditionFailed   = models.ErrorCodePreconditionFailed
+	ErrorCodePrimaryUnavailable   = models.ErrorCodePrimaryUnavailable
 	ErrorCodeRateLimited          = models.ErrorCodeRateLimited
 	ErrorCodeUnauthorized         = models.ErrorCodeUnauthorized
 	ErrorCodeUnavailable          = models.ErrorCodeUnavailable
@@ -196,6 +197,11 @@ const (
 	SortId     = models.SortId
 	SortName   = models.SortName
 	SortStatus = models.SortStatus
+)
+
+const (
+	Read  = models.Read
+	Write = models.Write
 )
 
 const (
@@ -566,6 +572,10 @@ type VerificationFailed = models.VerificationFailed
 
 type Verified = models.Verified
 
+type ReadyzParams = models.ReadyzParams
+
+type ReadyzParamsNeed = models.ReadyzParamsNeed
+
 type ListApiKeysParams = models.ListApiKeysParams
 
 type CheckVerificationParams = models.CheckVerificationParams
@@ -705,9 +715,9 @@ type ServerInterface interface {
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx echo.Context) error
-	// Readyz Readiness (the primary database answers)
+	// Readyz Readiness (the instance can read, or with need=write can write)
 	// (GET /readyz)
-	Readyz(ctx echo.Context) error
+	Readyz(ctx echo.Context, params ReadyzParams) error
 	// ListApiKeys List the caller's API keys
 	// (GET /svc/api-keys)
 	ListApiKeys(ctx echo.Context, params ListApiKeysParams) error
@@ -956,8 +966,17 @@ func (w *ServerInterfaceWrapper) Healthz(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) Readyz(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReadyzParams
+	// ------------- Optional query parameter "need" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "need", ctx.QueryParams(), &params.Need, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter need: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.Readyz(ctx)
+	err = w.Handler.Readyz(ctx, params)
 	return err
 }
 
@@ -3708,7 +3727,14 @@ type RegistryDelegatesAfterWriteJSONResponse struct {
 
 type SearchFailedJSONResponse Error
 
-type ServiceUnavailableJSONResponse Error
+type ServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceUnavailableJSONResponse struct {
+	Body Error
+
+	Headers ServiceUnavailableResponseHeaders
+}
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
@@ -3817,6 +3843,7 @@ func (response Healthz500JSONResponse) VisitHealthzResponse(w http.ResponseWrite
 }
 
 type ReadyzRequestObject struct {
+	Params ReadyzParams
 }
 
 type ReadyzResponseObject interface {
@@ -3901,10 +3928,13 @@ type Readyz503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response Readyz503JSONResponse) VisitReadyzResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -4001,6 +4031,23 @@ func (response ListApiKeys500JSONResponse) VisitListApiKeysResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListApiKeys503JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4140,6 +4187,23 @@ func (response CreateApiKey500JSONResponse) VisitCreateApiKeyResponse(w http.Res
 	return err
 }
 
+type CreateApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateApiKey503JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeApiKeyRequestObject struct {
 	KeyId string `json:"key_id"`
 }
@@ -4248,6 +4312,23 @@ func (response RevokeApiKey500JSONResponse) VisitRevokeApiKeyResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeApiKey503JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4372,6 +4453,23 @@ func (response CheckVerification500JSONResponse) VisitCheckVerificationResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckVerification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CheckVerification503JSONResponse) VisitCheckVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4511,6 +4609,23 @@ func (response CreateNamespace500JSONResponse) VisitCreateNamespaceResponse(w ht
 	return err
 }
 
+type CreateNamespace503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateNamespace503JSONResponse) VisitCreateNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDediPublishersRequestObject struct {
 }
 
@@ -4587,6 +4702,23 @@ func (response ListDediPublishers500JSONResponse) VisitListDediPublishersRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDediPublishers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListDediPublishers503JSONResponse) VisitListDediPublishersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4692,6 +4824,23 @@ func (response GetDediManifest500JSONResponse) VisitGetDediManifestResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediManifest503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDediManifest503JSONResponse) VisitGetDediManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4802,6 +4951,23 @@ func (response GetDediFile500JSONResponse) VisitGetDediFileResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediFile503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDediFile503JSONResponse) VisitGetDediFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4945,6 +5111,23 @@ func (response GenerateDnsTxt500JSONResponse) VisitGenerateDnsTxtResponse(w http
 	return err
 }
 
+type GenerateDnsTxt503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GenerateDnsTxt503JSONResponse) VisitGenerateDnsTxtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDnsTxtRequestObject struct {
 	NamespaceId NamespaceId `json:"namespace_id"`
 	Params      GetDnsTxtParams
@@ -5069,6 +5252,23 @@ func (response GetDnsTxt500JSONResponse) VisitGetDnsTxtResponse(w http.ResponseW
 	return err
 }
 
+type GetDnsTxt503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDnsTxt503JSONResponse) VisitGetDnsTxtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListJobsRequestObject struct {
 }
 
@@ -5159,6 +5359,23 @@ func (response ListJobs500JSONResponse) VisitListJobsResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJobs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListJobs503JSONResponse) VisitListJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5273,6 +5490,23 @@ func (response GetJob500JSONResponse) VisitGetJobResponse(w http.ResponseWriter)
 	return err
 }
 
+type GetJob503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetJob503JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLogCheckpointRequestObject struct {
 }
 
@@ -5372,10 +5606,13 @@ type GetLogCheckpoint503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response GetLogCheckpoint503JSONResponse) VisitGetLogCheckpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -5467,10 +5704,13 @@ type GetLogConsistency503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response GetLogConsistency503JSONResponse) VisitGetLogConsistencyResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -5584,6 +5824,23 @@ func (response GetLogCosignedCheckpoint500JSONResponse) VisitGetLogCosignedCheck
 	return err
 }
 
+type GetLogCosignedCheckpoint503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetLogCosignedCheckpoint503JSONResponse) VisitGetLogCosignedCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLogInclusionRequestObject struct {
 	Version Version `json:"version"`
 	Params  GetLogInclusionParams
@@ -5685,10 +5942,13 @@ type GetLogInclusion503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response GetLogInclusion503JSONResponse) VisitGetLogInclusionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -5776,10 +6036,13 @@ type GetLogKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response GetLogKey503JSONResponse) VisitGetLogKeyResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -5891,6 +6154,23 @@ func (response GetLogTile500JSONResponse) VisitGetLogTileResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogTile503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetLogTile503JSONResponse) VisitGetLogTileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6026,6 +6306,23 @@ func (response LookupNamespace500JSONResponse) VisitLookupNamespaceResponse(w ht
 	return err
 }
 
+type LookupNamespace503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response LookupNamespace503JSONResponse) VisitLookupNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type LookupRegistryRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -6154,6 +6451,23 @@ func (response LookupRegistry500JSONResponse) VisitLookupRegistryResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LookupRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response LookupRegistry503JSONResponse) VisitLookupRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6291,6 +6605,23 @@ func (response LookupRecord500JSONResponse) VisitLookupRecordResponse(w http.Res
 	return err
 }
 
+type LookupRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response LookupRecord503JSONResponse) VisitLookupRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ClearReadNotificationsRequestObject struct {
 }
 
@@ -6395,6 +6726,23 @@ func (response ClearReadNotifications500JSONResponse) VisitClearReadNotification
 	return err
 }
 
+type ClearReadNotifications503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ClearReadNotifications503JSONResponse) VisitClearReadNotificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListNotificationHistoryRequestObject struct {
 }
 
@@ -6489,6 +6837,23 @@ func (response ListNotificationHistory500JSONResponse) VisitListNotificationHist
 	return err
 }
 
+type ListNotificationHistory503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListNotificationHistory503JSONResponse) VisitListNotificationHistoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPendingNotificationsRequestObject struct {
 }
 
@@ -6579,6 +6944,23 @@ func (response ListPendingNotifications500JSONResponse) VisitListPendingNotifica
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPendingNotifications503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPendingNotifications503JSONResponse) VisitListPendingNotificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6683,6 +7065,23 @@ func (response MarkAllNotificationsRead500JSONResponse) VisitMarkAllNotification
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkAllNotificationsRead503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MarkAllNotificationsRead503JSONResponse) VisitMarkAllNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6806,6 +7205,23 @@ func (response MarkNotificationRead500JSONResponse) VisitMarkNotificationReadRes
 	return err
 }
 
+type MarkNotificationRead503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MarkNotificationRead503JSONResponse) VisitMarkNotificationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type QueryRegistriesRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    QueryRegistriesParams
@@ -6912,6 +7328,23 @@ func (response QueryRegistries500JSONResponse) VisitQueryRegistriesResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type QueryRegistries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response QueryRegistries503JSONResponse) VisitQueryRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7041,6 +7474,23 @@ func (response QueryRecords500JSONResponse) VisitQueryRecordsResponse(w http.Res
 	return err
 }
 
+type QueryRecords503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response QueryRecords503JSONResponse) VisitQueryRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SearchRecordsRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    SearchRecordsParams
@@ -7165,6 +7615,23 @@ func (response SearchRecords500JSONResponse) VisitSearchRecordsResponse(w http.R
 	return err
 }
 
+type SearchRecords503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SearchRecords503JSONResponse) VisitSearchRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetStatsRequestObject struct {
 }
 
@@ -7241,6 +7708,23 @@ func (response GetStats500JSONResponse) VisitGetStatsResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStats503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetStats503JSONResponse) VisitGetStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7392,6 +7876,23 @@ func (response AcceptVerificationRequest500JSONResponse) VisitAcceptVerification
 	return err
 }
 
+type AcceptVerificationRequest503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptVerificationRequest503JSONResponse) VisitAcceptVerificationRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RejectVerificationRequestRequestObject struct {
 	RequestId RequestId `json:"request_id"`
 }
@@ -7528,6 +8029,23 @@ func (response RejectVerificationRequest500JSONResponse) VisitRejectVerification
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RejectVerificationRequest503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RejectVerificationRequest503JSONResponse) VisitRejectVerificationRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7674,6 +8192,23 @@ func (response VerifyDomain500JSONResponse) VisitVerifyDomainResponse(w http.Res
 	return err
 }
 
+type VerifyDomain503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response VerifyDomain503JSONResponse) VisitVerifyDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type VerifyNamespaceLookupRequestObject struct {
 	Body *VerifyNamespaceLookupJSONRequestBody
 }
@@ -7800,6 +8335,23 @@ func (response VerifyNamespaceLookup500JSONResponse) VisitVerifyNamespaceLookupR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyNamespaceLookup503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response VerifyNamespaceLookup503JSONResponse) VisitVerifyNamespaceLookupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7934,6 +8486,23 @@ func (response VerifyRecordLookup500JSONResponse) VisitVerifyRecordLookupRespons
 	return err
 }
 
+type VerifyRecordLookup503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response VerifyRecordLookup503JSONResponse) VisitVerifyRecordLookupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type VerifyRegistryLookupRequestObject struct {
 	Body *VerifyRegistryLookupJSONRequestBody
 }
@@ -8064,6 +8633,23 @@ func (response VerifyRegistryLookup500JSONResponse) VisitVerifyRegistryLookupRes
 	return err
 }
 
+type VerifyRegistryLookup503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response VerifyRegistryLookup503JSONResponse) VisitVerifyRegistryLookupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListNamespaceVersionsRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    ListNamespaceVersionsParams
@@ -8170,6 +8756,23 @@ func (response ListNamespaceVersions500JSONResponse) VisitListNamespaceVersionsR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListNamespaceVersions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListNamespaceVersions503JSONResponse) VisitListNamespaceVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8285,6 +8888,23 @@ func (response ListRegistryVersions500JSONResponse) VisitListRegistryVersionsRes
 	return err
 }
 
+type ListRegistryVersions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRegistryVersions503JSONResponse) VisitListRegistryVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRecordVersionsRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -8393,6 +9013,23 @@ func (response ListRecordVersions500JSONResponse) VisitListRecordVersionsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecordVersions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRecordVersions503JSONResponse) VisitListRecordVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8546,6 +9183,23 @@ func (response CreateWatchSubscription500JSONResponse) VisitCreateWatchSubscript
 	return err
 }
 
+type CreateWatchSubscription503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWatchSubscription503JSONResponse) VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWatchSubscriptionsRequestObject struct {
 }
 
@@ -8636,6 +9290,23 @@ func (response ListWatchSubscriptions500JSONResponse) VisitListWatchSubscription
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchSubscriptions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWatchSubscriptions503JSONResponse) VisitListWatchSubscriptionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8752,6 +9423,23 @@ func (response DeleteWatchSubscription500JSONResponse) VisitDeleteWatchSubscript
 	return err
 }
 
+type DeleteWatchSubscription503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteWatchSubscription503JSONResponse) VisitDeleteWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetWatchSubscriptionRequestObject struct {
 	SubscriptionId string `json:"subscription_id"`
 	Params         GetWatchSubscriptionParams
@@ -8862,6 +9550,23 @@ func (response GetWatchSubscription500JSONResponse) VisitGetWatchSubscriptionRes
 	return err
 }
 
+type GetWatchSubscription503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWatchSubscription503JSONResponse) VisitGetWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWatchDeliveriesRequestObject struct {
 	SubscriptionId string `json:"subscription_id"`
 	Params         ListWatchDeliveriesParams
@@ -8968,6 +9673,23 @@ func (response ListWatchDeliveries500JSONResponse) VisitListWatchDeliveriesRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchDeliveries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWatchDeliveries503JSONResponse) VisitListWatchDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9127,6 +9849,23 @@ func (response AddDelegate500JSONResponse) VisitAddDelegateResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddDelegate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddDelegate503JSONResponse) VisitAddDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9295,6 +10034,23 @@ func (response CreateRegistry500JSONResponse) VisitCreateRegistryResponse(w http
 	return err
 }
 
+type CreateRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateRegistry503JSONResponse) VisitCreateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDelegatesRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    GetDelegatesParams
@@ -9419,6 +10175,23 @@ func (response GetDelegates500JSONResponse) VisitGetDelegatesResponse(w http.Res
 	return err
 }
 
+type GetDelegates503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDelegates503JSONResponse) VisitGetDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetNamespaceVerificationLogsRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    GetNamespaceVerificationLogsParams
@@ -9527,6 +10300,23 @@ func (response GetNamespaceVerificationLogs500JSONResponse) VisitGetNamespaceVer
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNamespaceVerificationLogs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetNamespaceVerificationLogs503JSONResponse) VisitGetNamespaceVerificationLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9686,6 +10476,23 @@ func (response RemoveDelegate500JSONResponse) VisitRemoveDelegateResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveDelegate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RemoveDelegate503JSONResponse) VisitRemoveDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9850,6 +10657,23 @@ func (response TransferOwnership500JSONResponse) VisitTransferOwnershipResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response TransferOwnership503JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10033,6 +10857,23 @@ func (response UpdateNamespace500JSONResponse) VisitUpdateNamespaceResponse(w ht
 	return err
 }
 
+type UpdateNamespace503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateNamespace503JSONResponse) VisitUpdateNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RemoveNamespaceVerificationRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Domain    Domain       `json:"domain"`
@@ -10163,6 +11004,23 @@ func (response RemoveNamespaceVerification500JSONResponse) VisitRemoveNamespaceV
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveNamespaceVerification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RemoveNamespaceVerification503JSONResponse) VisitRemoveNamespaceVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10326,6 +11184,23 @@ func (response ActivateRegistry500JSONResponse) VisitActivateRegistryResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ActivateRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ActivateRegistry503JSONResponse) VisitActivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10495,6 +11370,23 @@ func (response AddRecord500JSONResponse) VisitAddRecordResponse(w http.ResponseW
 	return err
 }
 
+type AddRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddRecord503JSONResponse) VisitAddRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddRecordsRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -10660,6 +11552,23 @@ func (response AddRecords500JSONResponse) VisitAddRecordsResponse(w http.Respons
 	return err
 }
 
+type AddRecords503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddRecords503JSONResponse) VisitAddRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddRegistryDelegateRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -10816,6 +11725,23 @@ func (response AddRegistryDelegate500JSONResponse) VisitAddRegistryDelegateRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddRegistryDelegate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddRegistryDelegate503JSONResponse) VisitAddRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10979,6 +11905,23 @@ func (response ArchiveRegistry500JSONResponse) VisitArchiveRegistryResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ArchiveRegistry503JSONResponse) VisitArchiveRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11148,6 +12091,23 @@ func (response BulkUploadRecords500JSONResponse) VisitBulkUploadRecordsResponse(
 	return err
 }
 
+type BulkUploadRecords503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkUploadRecords503JSONResponse) VisitBulkUploadRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeactivateRegistryRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -11311,6 +12271,23 @@ func (response DeactivateRegistry500JSONResponse) VisitDeactivateRegistryRespons
 	return err
 }
 
+type DeactivateRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeactivateRegistry503JSONResponse) VisitDeactivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ExportRecordsAsCsvRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -11456,6 +12433,23 @@ func (response ExportRecordsAsCsv500JSONResponse) VisitExportRecordsAsCsvRespons
 	return err
 }
 
+type ExportRecordsAsCsv503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ExportRecordsAsCsv503JSONResponse) VisitExportRecordsAsCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegistryDelegatesRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -11581,6 +12575,23 @@ func (response GetRegistryDelegates500JSONResponse) VisitGetRegistryDelegatesRes
 	return err
 }
 
+type GetRegistryDelegates503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRegistryDelegates503JSONResponse) VisitGetRegistryDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegistryVerificationLogsRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -11690,6 +12701,23 @@ func (response GetRegistryVerificationLogs500JSONResponse) VisitGetRegistryVerif
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistryVerificationLogs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRegistryVerificationLogs503JSONResponse) VisitGetRegistryVerificationLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11859,6 +12887,23 @@ func (response PublishRecords500JSONResponse) VisitPublishRecordsResponse(w http
 	return err
 }
 
+type PublishRecords503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PublishRecords503JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RemoveRegistryDelegateRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -12001,6 +13046,23 @@ func (response RemoveRegistryDelegate500JSONResponse) VisitRemoveRegistryDelegat
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRegistryDelegate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RemoveRegistryDelegate503JSONResponse) VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12168,6 +13230,23 @@ func (response RestoreRegistry500JSONResponse) VisitRestoreRegistryResponse(w ht
 	return err
 }
 
+type RestoreRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RestoreRegistry503JSONResponse) VisitRestoreRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeRegistryRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -12327,6 +13406,23 @@ func (response RevokeRegistry500JSONResponse) VisitRevokeRegistryResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeRegistry503JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12492,6 +13588,23 @@ func (response SaveRecordAsDraft500JSONResponse) VisitSaveRecordAsDraftResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SaveRecordAsDraft503JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12676,6 +13789,23 @@ func (response UpdateRegistry500JSONResponse) VisitUpdateRegistryResponse(w http
 	return err
 }
 
+type UpdateRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateRegistry503JSONResponse) VisitUpdateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRecordVerificationLogsRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -12786,6 +13916,23 @@ func (response GetRecordVerificationLogs500JSONResponse) VisitGetRecordVerificat
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecordVerificationLogs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRecordVerificationLogs503JSONResponse) VisitGetRecordVerificationLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12954,6 +14101,23 @@ func (response PublishRecord500JSONResponse) VisitPublishRecordResponse(w http.R
 	return err
 }
 
+type PublishRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PublishRecord503JSONResponse) VisitPublishRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReinstateRecordRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -13114,6 +14278,23 @@ func (response ReinstateRecord500JSONResponse) VisitReinstateRecordResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReinstateRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReinstateRecord503JSONResponse) VisitReinstateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13282,6 +14463,23 @@ func (response RevokeRecord500JSONResponse) VisitRevokeRecordResponse(w http.Res
 	return err
 }
 
+type RevokeRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeRecord503JSONResponse) VisitRevokeRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SuspendRecordRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -13442,6 +14640,23 @@ func (response SuspendRecord500JSONResponse) VisitSuspendRecordResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SuspendRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SuspendRecord503JSONResponse) VisitSuspendRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13627,6 +14842,23 @@ func (response UpdateRecord500JSONResponse) VisitUpdateRecordResponse(w http.Res
 	return err
 }
 
+type UpdateRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateRecord503JSONResponse) VisitUpdateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegistriesByTagRequestObject struct {
 	Tag    string `json:"tag"`
 	Params GetRegistriesByTagParams
@@ -13719,6 +14951,23 @@ func (response GetRegistriesByTag500JSONResponse) VisitGetRegistriesByTagRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistriesByTag503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRegistriesByTag503JSONResponse) VisitGetRegistriesByTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13819,12 +15068,29 @@ func (response GetDidDocument500JSONResponse) VisitGetDidDocumentResponse(w http
 	return err
 }
 
+type GetDidDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDidDocument503JSONResponse) VisitGetDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx context.Context, request HealthzRequestObject) (HealthzResponseObject, error)
-	// Readyz Readiness (the primary database answers)
+	// Readyz Readiness (the instance can read, or with need=write can write)
 	// (GET /readyz)
 	Readyz(ctx context.Context, request ReadyzRequestObject) (ReadyzResponseObject, error)
 	// ListApiKeys List the caller's API keys
@@ -14093,8 +15359,10 @@ func (sh *strictHandler) Healthz(ctx echo.Context) error {
 }
 
 // Readyz operation middleware
-func (sh *strictHandler) Readyz(ctx echo.Context) error {
+func (sh *strictHandler) Readyz(ctx echo.Context, params ReadyzParams) error {
 	var request ReadyzRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.Readyz(ctx.Request().Context(), request.(ReadyzRequestObject))
@@ -16525,442 +17793,449 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37cttGtjgKv0qX9t5lMgNSFHWJLdXUbyu+JE58G0seZybyFppEk0QEdjPohijG2199D3He5fx/HuU8",
-	"yaleq7vRAAFeJMpxHE5NOZIA9HXdrx93+mI8EZxxJXeOP+6MGI1YCj8+pv0Reyy4SkWif4+Y7KfxRMWC",
-	"7xzvhJOsl8T9gIzpTYsO2d8vsk5nv69UAj+wsL0T7Mj+iI2p/ljNJmzneEeqNObDnU+fgp3HgstYKsb7",
-	"s3Nxxfj8FOcjRiZpPKbpjERU0R6V7IEk0zRWjEyEjPV7RPA+I2oU2wd9MR7HSrGINCh5I6QapkyS96cv",
-	"8k9k1h8RKkm4d7T73f63B08eHjwMTwjtScYVmY4YJ2rESMp+y5hUpD+ifMgiwoUaxXwYEMojIvAdNu6x",
-	"KGIROfvHCz27XWdApqO4PyIjKgkXJGWTJO5T2WyTM8YjEivSo/0rEuMo4dl1v+UdSAtOJHQrwFshYkAo",
-	"SahiKUkZjQKiRqnIhiNC+YzEXCrK+ywgSsBjMh1R5Z/MNBWKtS944WLYDR1PEn033mHsBDsTqhRL9TX8",
-	"zy+d1qPT1jPaGnz4uBc8/LRb/sN/7gQVF/z0nA6rL5Vxlc4eSBLFQyZVQH7LhGLRYoD5pJeU0jFTBjxP",
-	"5Wu+YHh9v7EiUgkRETgH/SDSZwhH8u78MYnojDTCf/3rX/9qvXzZevIkbLbJK6HINFYjEl6zVMaCX8YR",
-	"wHJ+UN1O96jV2W91DnaCnVjP+lvG0tlOsMPpWL9A5aUonvJApGOqdo53IqpY5WktR4dT0s/fIUq/FOhd",
-	"UnO9lMspSxkAV8xJrGQtXCE8HRsopxGJJZEsvWYarpMZ6c0IdaBMlIYjDcgaiumMRWRCpcI/49QNSvo0",
-	"G45UK5tYWA+ISGECg8LNNnkfq5HIFIlVANNKMqYz0mN2bpjWfE6yiQZkPYB+Gvc16ttnCR2Snsh4RHps",
-	"FPOINLpE6s8jNqBZopptckquaZKZxccaCRWheGr6V0oOOh3EBbhBPJH8CisP7jMhzhMWxU/EmMaVQPCE",
-	"PYkJEF85YqnGIni1CKKTrNe2v5kdTqga5fvDj3aCHU1i4pRFO8cqzZi/wTG9ecH4UI12jruH+8HOOOb2",
-	"973KZdctmZOY6yNhyqyVNJ4/eSUJTRmh/T6baGKtaarKUs4ife2TjM/6ImLN4rbMT+2+GG9mW4fLt/Us",
-	"FeMnGmvnNvaUqzRmkmQTjdXAEkRK6EDTZ5/GVFGPvVZnr4Z6DFLY3TrE4/ngJVX9UQWXvthBvmyIGfLm",
-	"i50QcR85m8aHMY0Y4n5sCKQmCSpOEnwxS1PNG80wpMESycjBXrd0QRc7nZvO3qPOoEv3et3+fnTADgdH",
-	"nW/3HnYf7dOD3mH/KLrYqUO654MW7qPmvo4Oqjf/SnBWcwCnnGg+RPShEsoJo2kSs9QQyxNCyVh/SIZM",
-	"SbLfOWgvWJueZvEC9zrdyiW+omP2LE4US+dX+IamKqZJQPpUslbMJeNaTLlmRM9sltegiiRMU919fWkp",
-	"7Ws22GzXgBD8p26N3YcFoN+vW7Cc0D57HlXRIG4fX8YRaYRRHB3L6/5xu90Om5bsu3ceSA028SBmUSWt",
-	"sl8f/pCxx9+/e5i+/PXm6c838ZvsyeF3T6rx3F/ARrHdbfwtG3zZO9/ott/QIasCzSEjPBv3WBogBu3V",
-	"QdxED+CvwHBimM8RsJirIy00jelNPM7GGmHs/2CN5o9uhZpvDFnqlngW/16xzOeKjSWZsJToVSxa4aXU",
-	"A1Qus9tZss6lC3zL+iKNXsFs84CTwlOAjYBkPP4tY1ZKS9kwliqdtatvHL+8NDhdf+f/mWqQ3fmP3Vyj",
-	"28WnclezqhksDVeKE9avFZ9XrtYBYO1y8ePNLhj0oGpiFLGEDYEBI7L1KSh5RncqYpzlTS3NnFrfRges",
-	"9XBw1Gn5DKpuWzDcGvSmmludiVRV8GnN2kPC2VSre4M4leqEhHrqECSjMI5CQmWf8SjmwxMSSkVVJkMt",
-	"8+oftdan1Vb9RR0CSD1zJexbwYJxDd2/2F9xDjtAsBNHOx+qtnQu1pGPemwgUrZMQNrrtvbrBCQl1hSP",
-	"/olSSzX4WJEmjhhXmlanqCMaPdLXCEGvC+vON9cXd1aFcrMwVG9TJieCS4bababvUxlgfkbjhMHq+4Ir",
-	"xgGC6ASUIf1891cpeEEp0W9GelUZp5kaiTT+nel1jZmUQOtLM5ABTvFpZQRNU5Hiwosn+kpozSuOyOmb",
-	"5+SKzdp6zO9oZHB49U3AOcQcBtM/gj7n7cw8uoz5JFOFrT3HJwSeHBO4J+KsB8RxgmPD3Mg4k0rroVSR",
-	"sZCK7HU6ADg5s73L/G4UELRjKWM+1JjAxhM1wyO845mfe9YqLbrj/HDyjwUfJHFf3Qp4+vZjf3eWe+j1",
-	"J2LGmCQ00er8jLCbWCpprVr56W1mh0ZbsYuSiJW+egKkkDQois6KoolE65+0DyK1ZU4BGBrwwOziI9aP",
-	"IxY14dieGKYiVzi31bbmRnxr8Lxum2LKQUGJHGeTliJ5vNdf46lWOd+nsWJf5moDpxTbS9Q01DM1V1tb",
-	"apZovtuds5jBCp+JtBdHEX6+NsAP3Nc+xLsxj8lMZGC34AJNirh9rfa7/TsT48bhnyaJJlZ0BtNHAqdp",
-	"oGmrOH3h9EWKNFDTHWsKSxIxtcD+HMwzNMHZb3NusRmhyGE4yTi7mbC+5v5MD05EH3B1E4ymYnjYzUu7",
-	"gHX2ka9aXK2+NjtVxerOsn6fSemvaC00/Sxruy8kfCXUM5Hx20ksuYrNhbocwDg+WDkVHQAZn28GwdBx",
-	"0NDYzIUasRSQKCLg9mmSSDBEHmBzcLOvhHopItDwF/ki0AuUe5JkjE4rhsapYXzNNJMiYcHKFMIUb+gs",
-	"ETQ6F+IFTdcFa3OkExzjUglxmcAoRYaOjLAnohlRQhB4hTSSeBwrskdext81N3TCMEUscQbNECi3pIg0",
-	"YKYT8lD/hwz0LURRC7VfiYTqjf6NR/EdZeKJN8ylEXz9A/GnMYLxcaUZNJZkqb1zE9Q/tJbREMk6oW4J",
-	"uX+DJILrQzWLPLH+SjKl6AFUjMMpWgFu8zLO3MjLpIc5mSG3hVQt9B4Enc0t+XNKOWeMpv3RHVDAY9gM",
-	"uf6OXrfz+UVxhHIC2MlBoo/HRbLxD1CrNqY3noOnT2/LjAkgcIa+v3ecXtM4ob2E3VYLdt/7e3D79V/Y",
-	"zF7yo7RsA88StnUuxEvKZ4byylvtKaWKXQKNLpGvcyHImPKZ1XDkBnb0VkuWZrISWL9lKp21ADXneeAZ",
-	"UFJJlCBTGqtKH39uRNXzvvMNFhu1ePgjHxOrpIvU6eS0aBJRiG8bt4gYCcOq6fAnwQlFr24fXOPI795x",
-	"mU0mIlUsesmimJ7Dgd3qTNxAl2M90iWcffF03CsEXiH6lWMiGY+ApgHvppLMzbhZ0UBjCsThUEnC8lwo",
-	"Er2TLL2TiJlJltZIl3rsjQuWV2z2QBI9q95hFEtNZ5DA/dOzWa9LzwH9Bu6jsoHKN4dXiTn+1I6Ofwp2",
-	"DDpsxuZ1mQhxlU0urXXTs4Ft0PSlv8g05GJIUU5zwX3qQlFgcWUL2T+Ni+62SlnhGCWqVoMs2YimpneH",
-	"B0jcARqX4r2pb27daIiGAA3DqJ5QRav1nFCzu9CKRBjVkVvYDOMLdiapmLBUxQi6xrOF5t2S2T7IHUm1",
-	"z51HpjLAMHfS/FL23uQDB94icueG6P3K+kpPUti+Ew0rj8CISmJgtg8cZQXvVPFMInPEiwBm/k4+eai4",
-	"7CzsiwHOVbnrKEJvpme0pxEqRDR54y14QBPJasm5Pgunw9m4SWZ9oYWnsk1OMf5yELNESwz0irnwLwx0",
-	"Qn+VtLGVjGpZUb8ND90K0AwsK87WX+Uy+2f+KmClonEil33149nrV6/dKY7Z8qssfuG7eld3kKKnjlV5",
-	"FVM6UKGmfmESX7PwxPwXY1wx3rXtO/70+zvBjn6pwtcX7CiVLFvY+fkL/SbyCRUnyZyPrmVUCZ4lRqJH",
-	"L+oyFM7PZiHMypWpVBQZUJRLSBS6ohQbL4WA0yhiZh1wXrhKmqZ0VrMjuWQ3m0RBeWzCKvc6nY7de6Bf",
-	"YBGhSaIhhQvONnIORQryCaIpnuO3ezbgw/6+oZNakTx7ROd29LcIakXi6zmyc+jSB7wTbIQwO/Ca2+Xr",
-	"nLSCVcjbJ+mnjBrVrbRfEJiWkkN861OwlGffjoAZa9bq/vJ62uAvMbDby2eoPNVJ/BObVR+ooRXoe3kg",
-	"rQ6nmZCLZpZEsn7KKri5OfZLuvSEz+Mxk4qOJ3pBV6xW6kmoVJeZdGMWV/we6LoTvPTLvlbLIvSZxgqy",
-	"BPTPsX5/HPNMMdLQFBl5A2fXLIX4wluQ7mDnpjUUrbm188p4o3PjrDJmcKoQWDHMdDxRM7AF6zPXSrM+",
-	"XaqEVqRkBg6sCjY1SdkgvqmeCnUxCLEhe10vmnJuNoiJNeEqOCKTZMpSPcZEVc+csmtxtehyYgX2WPOe",
-	"O/I4YURz3c0eeQlNDFi5gB5zTIEPpiUIK+yoHnce4wDApJLk9WDn+JclJBRR7lPwsYQxV1WIaO4tIKG8",
-	"7l9iSNTBPulRyY4OsjTxbvGEyJGYchPLzNFFmnP3pQdUsckPwXwYKJtaShBYlMqpQPlYVmVMeA346S05",
-	"U+E26hiTtUOZa98IY4KJV2bBSSyV+aR+o6sJGhaQShLE4q1LYi0/d9754xHrX/k2gPozeD9i4FUsuOeJ",
-	"mHLj0PEjhVFbAkWn4oRcqsUcAapXA4Oda8/SYR72hEgY5Qs27j6q3LwHsXcXVBfDfzX3eD8yyV0aoGN9",
-	"rylkReVMm0zjJAHBaMhjyUx6lH6exKiBFyL4O8ujpf2DqtVH8Gi8ePLNnE6rEH+7Kf12fVXV3oaHWn10",
-	"ENWnGuz52VEXF2c7d9Aw17sG6+Xb2C04P+WXbLVY/1YhTOjSeOTrCRjlM8EZRCJhcKXvB4U8PdA6Tkio",
-	"ZZU5c0OZ9gSloPG1TB8rmViLu1R1ian4OlF0eEzCfiaVGIekAY5RvEV/J00M+5KK8ohqnYsO9R0LyUgv",
-	"ixPVirkb0DseDNTOJJOYfmhtLzgd2NTHPZbKUTzRoAAuoUstmFhR7E6GmTnFyT/3evx5T1V/tCnkgcHO",
-	"sp57ax7mFU2HzJp2q9UFm4UTEM+eq6/EqX9kqidCpXethJhgB75EH9mSU4XNgF9Of8Z6IyGuLrM0qUSe",
-	"lBF2rT+HGMKJkIpFJ2Sk1EQWPIA0ilImJWlEoi93zaiyPY4CcrHzHsjIu7cvihmUFzulXDwY9nh3F7/1",
-	"Uid35XW/dCSdg4frsT3vgALvtopHUAVPT1gUv7HZq8vzWzEvVKOmMrGNWtDup3SaLBKL6jJh5y56ECfs",
-	"si8y9PnMJQCVPdT4wepmsMJun8UYXFAWVEHhEpnqizr12DwkU2M2B+FF6/ZwEAZMIhbFLVheexw1wecV",
-	"2ljpUga7MwlUHQksJ2XU+Lyqnxs/V60FAheG9geb4qtXPaY8HhjHx22MwkEx9a/6tNJ4GPPWCNCrEAfL",
-	"+4xQos8IlPCYR+wG6cPyadmNuoRd1dqzq7/B7JcahcgejT2WB5J4H93+kEzqTkXVDswgCjFqGPbDIjJj",
-	"qhmQUFwZbufBVuXt6ZfRYRyW4Iw0KElEnyaegjOiXh4kMFPA06bveTDr2gl2xJXetfVWuwyED8sokkv9",
-	"dmlLBbwqwnUB8S1SFy55Ke0CbK6gX35qvjs8ADkxMN6vPN2vSL8GDPiVMR6tBmNXi+yEHlFZBpyrzWZ4",
-	"6zoEc060mwfWEe0eHhXJthzRVvfw6PjR4OFR1Hm49/DhQf/b6OjwEe0OGKWd/uEhjTp7h3S/NzgY7PW6",
-	"vU7vYbfbj/YOo6P+3mGvM+h0aOfhTg1yoO5igA/cXcGOzRJBGAJ+MY3VKErplFcKXQvYvDHzmRsljYud",
-	"ix2MaUVYiHkSc2YVUYdXy01U5fRKvQa7pTmQNyeLUBL48FW8/9LFLoX9JXaeIguXaINDhQipyl2NPkUh",
-	"YlXbT2lZmzD+2KjRGkZUnRxCyQIdHlxF6/oL2JjGSbVDRiQFUIcl6R3ZhS+lqzi2GSnI17foODbjs7Rr",
-	"1BL+WFwz7w/o2kJMcH8GWdG8OvcQA7gzCXQZ9jR/9u4YvRR9xv67WHXEkTx7MAXV4mC141x0eCv7r/NI",
-	"5DrvdeRHeK+IWQYuKpCqLHktN4x5JRrypSzc+2LCUpNsthChVjGbF49+w8E0T4r2m+KunqWMEcVulDEF",
-	"9SBqiNtUFJuQetB5dFQu/OHBnX5cwZ+exNET0c/GJqKtglA/f0Ii8wYepEGQSSqATTWiODqesl5z/lz/",
-	"G2LlblQBX35xWud0Om1P99siHe5yuRvF0e713k6QP96PI3goWT9LYzXbHWeJiq/YTL/3Icihdd7UUQJL",
-	"KqVeleAvmRqJqADqyz8uhPyu9y1iQbGcx5T1jkH+1drHf+2fPuw87BwfXP/46Md3e70ff3z66OjZ+7Mf",
-	"f7r+Qf5aJZr4MWIV21nsoo/+Of/1shgUd4uwncoFzB3S/JFXgn3leip97BAAraHPh0dT2yx8aeAirPCu",
-	"Y3HCBA0Jc4d5x/v5jys2a+1VupfBSvMTm8HaelSWBI3fj15ejejPw+/+/eRaqCdXLw67h98OaPy7ir+P",
-	"H3f/oX568f2kx/nT7xXtRuKnSju4sT1Zxm2PYTnDjp1bK/BPqHLZ1RdnI0LKqs13L05/etrtacHcBtrq",
-	"a+Olgn7WFh5z8vbZY/Lw24eHWvQdH5OwcxOSv5GjA5KIKUv7VDIyYjf6u1jJUqmOm0ffPmJ08Ki71+vu",
-	"Pfy29+joEds/7DzsPOwNHh0M9r9lB6xL92lvjx51Bnv9o+63j3pHR73Dw8EepYeMFouxdW5+6bQeQem1",
-	"o4OqymvBTm5Yrg9SADh1tlxnbjwmCdNTycBsBst2tC//f60wIFLRFOJBwVVMzbv6a3g5yAsPdB96ZL5U",
-	"/Mym26/hZPmfX05b/6at3zutRx/yH/WqPnzsBHvdb2sOwiYC1wto7JqlM8y6PSaUjLIx5a2U0Yj2EkZC",
-	"wxfRVQ9Gcv3nMe2PYs689/oiYmGbfJdS3h8Rwc1fTkDAmYo0gloJA2/AMZ3Z9Cqwn5dJQsRWiiV/rF/8",
-	"5LKfylt9AgGfeNtojDDJSZVRH564UOGdnEJV0VTwYQAq4IQJLU4WLrcqqXV1/QR2XYXL+VarYypirIip",
-	"UVi/GdiLov1USElSljAqmSQNyRgBKyO8BxbGYxIW0gFC0jjodDQwuFIbgatcmiLg9FJGr4xzVpMm2leo",
-	"H6VZwpoBFN0s5yzk48qsZ0q7lmPiXbw/fD/TI/lpQDDE3jHhpUwcMF4ty8QJSOjKAsBA+8e+d7mUjq9f",
-	"d5kl8PrBcV5NhlTnFpdSiwOMwzSxTrHgtoDphKoRTDCfIu1PlZvecA5jZdBfl2ayqwV7TUoVK4zjpbma",
-	"A+llCj6eMedEVynlckJTqEqaiOEDSZQWaqm8YpGGd7iMQsKNP4e5iYr0mMDW2C0EzjMeTUTMlTwxhwSf",
-	"jYzHH7QrQnFRA5a2QGOQo3iCh6LXMgZJBFZjHJ2wnsPj/JBMHROk1ua68DM9gGfsPOg8KlRSXFabRH9e",
-	"kX2sR9rrHpPb5PnCkOX8bhjQwKlNrBLXJvQE0vgQRaqywuDbw+K3+s7nk7H0GH4Wov6yqw+knIB4QjT9",
-	"CL1MQfjWJqGGpHEIGD5f0cFgss3NhDfNvuoSLJtFv2o5Zak6K6qUNOjXAfHzxKprExQxSI82n19Whjnf",
-	"th3UZKRXpe3XZvKV0kG9BF8/t/WDz3T8Fc7xtO8Z19SHnd+snPYzNJ8QdbMo6WdB2o7zJRYqL82/hGrn",
-	"YvaoX6riid7GVg1XsxtrRVy21I3SzIizqSkxbIizEhOSsGuWIFcxD+2nkY0kLZgDo7xsEzeHeTsLRvm2",
-	"lkSCmQOsCGtMZt6ScQsNDJbVIvwKBmo7bfXRqydcLj14UwavQPfLp4m29EV2n/oYuVheLgqFW3x0S6xg",
-	"KwJnLruV7WTWjaVQKfeWWnWiXmBLrbEVfYTlux6kjLX0nRI9BsEhvev15hC96qrOY02HyK+iZzzQfXmt",
-	"BcONhcEDB7hMxVSu6pyncZKllXL4LBfk9YKlEpMJi06wCBsBFj+NJasU73GjLFpnKb+KXh2ALIWgSSr6",
-	"TEpvwlIyvphKEgnOAmKXhproIJPozr6NX+7O2Wa/ZSwDj3CYZpzHfKh/1MsMSQPVxVRMq1ZsghWcLOQu",
-	"JzQXGhJJZ5JMR7OC0xgn1LwP5wP04Sz3H1dGSglFk3Vu0pSvXA94S+huoCGYL1xc9OZZP563yDlwKMNj",
-	"AU9yHChF9Xu7+FCN46jyrh7Cr8nCfPw+6ofVdN0kXQSQfCamKOHJgPQAMqCu5iqWzh9F762YmozwJfZN",
-	"s5xVgvoLBM3F9OOa89W2C6e1ugChfhS927H2/GrqHJs/it7m4tn16a64q16WXL2baBH17V3S6RCQqrf2",
-	"HK/EYfpGtmeBp6r0sZiCQSCHBEOjbDx+RdjGImkhFdPqU0zFNCB7pMe0+q8ccuQlhNByshIxL4cIiKlX",
-	"mqHmENZK1dDv39Flby55JUe9nm5zAP1CDL0yB8v6qkxSoSGbqSljnKipAGuGK/ZUtnbMn8qIyhGrIYBv",
-	"nz0mR4+OuvMzBiaZqUAE3cX3ZorVOwmWnObj8lxrHKrZTM2xPuf9JJOVfk1o+mGemjM14U8Jo4PVT7M/",
-	"Yv0rMPhUn2hClVYVZDzkLCL5220CgYihvjyo9RtC2Q8lif4lMI1p9LJiSeiQxlxiJmcqhDoxYd5EjtHG",
-	"F+IIUypzs1bgPoPobiEU7kprgykzxum5G1sJOmgWxQosURYsTPl9sN7o88ub4+iJ7wY0esCaw9VTgXO6",
-	"4Rw5qCwMwHQckDiSgTVRuR8wigjd9OAQqk6VTMTwEiIw6yd/YGI0XcIOgsgKQls1MylCZOXhWHipSRCI",
-	"f2c58DJWhCOtkzbQGmjh8IF0xWcMEOV20dvQ9hw18+PzV22u0wFa4GNQNRqLq2ximcFTfs0SMakMbCzb",
-	"3ME96/5oevfEC0qarK6dzpuWypM3cpO6E9VCuIiwGeD5Y0MpYKWUR0kh/1N4RTpWjPSo5S8vaXp1miRv",
-	"GY1WNZSNaXoF9Rag+VadpYwOBmAJXUlPKa3WfbtkxatKAXrFWlJBPY4L5ZeyodHtBL/yyW048EYPv/at",
-	"LLyRGn09lpf6s2pbkn6yKKJ3A3ndoEraReQzLjqTde9dc+4N3vq9XXmdI7YQW8jtBoFbQ6a4sS9Ao7vJ",
-	"hPGqUhmVPAXC1W9vEX3l27lrmw0RWCbLOe087YVuh40h40xCfTOgiCN2k5ttN2KSs5/1ZhuPfSrlORYT",
-	"S8ljkU5EagOQ5j9es4xJVNOs7tz5G71MbJESjaWLetEtzcgwN1NhNsOYGH1Vhg69O3/Weki0+ObUDlcR",
-	"Q9nLKAfL7Hf3O/vd/aNutL+3v9eN9rv73cOD/c7+w32639nv4L9dBj93DmmlnXO5XXxjacJLraJrtMmq",
-	"MqCKwbKFvoGXfEvoOmkNJuHSrfKo0wnuzZq4foEc90W+KbfUvfXFTueVMHbKstPCVtnxQbtALHIEqLdL",
-	"5rssr74ImgYO5y4OL8Xe/kJqW5R6lxaM8igxEt3bcb5XfkOISm6ShwGlTKUxu96M0csNa+Bj5RDzfN/m",
-	"QupjzTfCUGqs9Xby9XDz3rGxgpq/8jp4BUQkkS3DtLJ120PhhZbtAnLVo1TpAL214zmtBC4rIUoSS1Pz",
-	"stQAEYa4I8YUALcOe+xLG0YeT+ytlNK858dLK35ibWMlCkTFCyeDajBQ3qqYNVShHvaVSC9dzspSCeSW",
-	"CLrAjw657JflSOU8ldOmPwKp/rWsj5YDtddTqxYZ3TV7WMnxMCeqLHTL3ocmB5l38STWB7kgi2u9mJna",
-	"92KVVJ/YJnycrjOiK7RbkhKqljm//6AA2F5AhAdtdiuBh7/u0qtU4fWcoT7G/xBLJdJZPQU8TZK5IoE+",
-	"Sbir48RfzFk2HtN0WbWrjVI8O+USwmcttCM8LuzvjhGaaq3YnD+SpnyhCL4Uz+ZRqBppVjMRvYbyCXWJ",
-	"zZSX6iugEbYvxkyCkwKDMyHXFjOdlfTKeaCjxlToyrOCi4UiYlVZ0qJNoKPSDe0rox1D/RNFwu+fnpNd",
-	"ed2HD3Y/uuku8Rw+7X4sBFp8CtGbG8rrPtGfmLDxEA3HEEo8rsouWDtBvw4moPqASR+fr9hiTQsiHeKO",
-	"9D/tKzaT7V9ltf3jqq4YBpRFc0VD/OIE+gkYwIzzDJ3QSXUI1PrVAuq2Xr6c4hF4W69M3XelAuZ3evbD",
-	"KWQmFWrQm9oLDyRCTFBMPGovLA9QstPYCtq2TICpleHBNp1JIkUT2/NCsPJEw3XoHV6I7gouvE4BJGWD",
-	"lMlRHtacN98H/Ij0kK4UAdTusEHgLjXvGO4Ts5+jAFEv41om17/qK6Yqw/BTk6XVS8UV46Vo6duVQihR",
-	"qLkr9gB+naIEeBNVNOoN8gOfUS1RUhxvzjiwpvti0evx5mAHl7OG6amWnRdGWsDd31jjWEWqkjUq57l8",
-	"UD21PxKpphDi2HN46oGDPLXlAaa8gZwl9EHnDZVlYPLVJ4mYjRnHMjdqKtIrYi3Wts4TTltjXhDpZXQP",
-	"WbfrGo9zCTa6u63SHMSlZyBesxK3PeaKQFGsBg73JdfuhP5tdQUYV2xt0bwmPxIrMtxlEUeLkmOLs/4U",
-	"88jB0bvzx2TGKLQuw8KLfkbTlGJ55+Jyzq77eGKAIt1O96iYQnp23W84i8T/2k3+L37ThI9+6bQeffhY",
-	"mV9aTk9AmawIS0EBzj3DahlKKhEbye7G+gYYMp73DnAWQf3UayQAbSMqWvjdtYlAIer4froHlM9sNYNw",
-	"6WTq2ceX0UxiSXcCy643Yi17y2gU88rScBATJhXlYBhM7YteAW3gzCmDNDO5ogMWmndXUyocpyb+0p/K",
-	"NIfCtWmW1xd8EA+z1BbMb3RsMiIb9xi0y7DpZ9VhPOOYx2MtUnWqY+9x3ktc/NwCfxBTTKBDlBprjUi/",
-	"ihoW4WJKGgiNMR9qytpj5hhtoBQdkp7IeLT+6mqv3J3n3Pqr4aC6ScWp5QerubSDPJESK0Bq+m6qqppi",
-	"kPX05n5cEiU/dcXzW/QKWlcEYRDfE1+zS6euLO5yqs/8qf3oTJkSPysKHYXjuZ0TuCbIoVDN9QH2TG+v",
-	"4h6ee0E4s8WihRnjxi18xF7bk01IUbfrk7K8J9ptk3rclyvCE77tAOk2ZZjXgFw3z/279u7at6rO7rEB",
-	"D/66umGOd/WJR5VpSCVgKLbUKTbbKXr8nbxq4GHekZ+7+C2ddO78VSIECl5Pu7oyMbSBAN5dLooKqCSO",
-	"1eG/wILUyPVZQqZMJQaMx0Zd1oyZRcckNL1TQvs4Z1b6RfM0ICG7meg7C/1hkvgauR2EtuZbCaHYwYRK",
-	"yaITkwbrNdQrm2fdhA1T7RZFiIJV9oHM7bUBqSwmbC1asEBrKYTCENQEzq9q5ULLq2fNmhuywrpFGoWN",
-	"gtlyKrIkMvGa0ja2E2l+ms0TwhKJFugQri5sk+dwuBFL42sGQggMoDEbD9s06hfX+gptALExSpBTqEhl",
-	"EABH1KuGSidQ1x+zlCVLWF9JD1AkLtkuNlZFq1uh716wIzM5YTwyTg4AEtBTYVsrVydFsH4RSwWEfmG/",
-	"MOgClcRY0MkuuWEeQon/5la8+lLFq/tpyfZlcufPz0TXZn05X9sgQ6tno8jqAGrqmdu68W4G8+8S7Jbb",
-	"LSrV9reWgW4wUgfH/IcmV6sGuPkk7jOHtt1Bj1peWaC22PaEDtklz8Y9tNuugKrwhU2JWqmwwHpWrjKf",
-	"qnCg3J/ac6v2MRBSp49l5YBETOfPD+YzlR0oCf0l8Fgg98PrToY38vlaEYd2s8XjKsKfD1vBQgumh9lr",
-	"EzHA7eNiDx6sSqhnz61Id8hgLxOexURP3gfVW6q1uPOwPpCRSCLXlUofgfH4gexre88k8YD1Z/2EmYp/",
-	"pqN0I+MqTkp2cK0mgBSu1QUrwoZajIQpewmDlkm5VtQYxJwmzbVl4Xppd9345uKRfO7g5jtbgT4juduG",
-	"YM+W9mIoioeOfN5jpHYR6tcM08bl3jlGuwLzPm+AtjVGVjsbLMVfyd3wxSi5a+qrX6wd//Pmfd2vD2Cu",
-	"OWJVBGmxP06NWy83CnkyieHHxpmOVqiMKxZBnNkMW8al8TVVrLluja9b+C2OFkZ/fBbOcztXhOnuuNG+",
-	"il+VRePWboFV0vz06Xu8bxUTiLVxuKw+D4cWWT6K+Lg8+89CSn3TntNCn57Fzbo22qinpufOwmY75e0s",
-	"Yf+ljin1G6uOXVm/lczcca/fUmZ597DFCu8cAC9sQlOjshnynJ/fvQgvS+301m9UtNTDX2MmScOasKAR",
-	"7Zdms/+yxZnKTpJvUgaperbMuT3UyuiEP71osOX0X6fvYiE7r/Zf3IKDVzoxNsHOF1LMtX0aBpvu5tUw",
-	"uuZSfnEvXGJN34ZZyh/h3ciTe9bu6PulujUsr11bAlro27i9N8FfzxfiUHD5Pmv6CtxW1nEXuI+WYswt",
-	"iITnNfDKMFW4Dewq7kZPVvEdOFnvXkhLjQMhN6E9kMaTUO0ZqEiPixj8SFXej/PYCTh9yrUg02MEtBwi",
-	"UtNEBbLdaNofxdfGfUCjFhTpQqdDyqQSaT6kfr3kUjjWMhI01sEhJeZ7miLkpdAt8+3SRDi7pKWOCFzW",
-	"+q4IA3l/mDNi61T4Ep0Kn8eNUITZtR0JjkLc1ZVQgTuf25kwFtfM71y5OgLrL4tFX2ob89YXQMBHlyaT",
-	"93KQinFlNxxPtTSfQMbwkgpudljG1xEd7FdYwUOu1ya10HAJGyGtLkLdoqWpk0EqJ57fzPyhLLuEuhNf",
-	"DZ5WFUZMJ2s3bcvfz23xqxK4N1w+5AwaJa4uc2FjxWNPshpT1Qf2bYUFzb1H1kQCT1l0x6Rtt8osUSvX",
-	"UrcBHLVdsybmk3tQQICw13jeQECuOrnA1Mtw2ZonpMdmgpsY6r1OB3s7IteAd1e1IHmfVPS1polkGNo9",
-	"FinTs3GYzd4oLBTNlXocrHcFxRkwcc0zsznytRgU7QkVV2auxD/uhTCroWFRpLTCNHmE2XpQ/BPFRv+B",
-	"sc5YvX+TtUaXOBPuI1B6A42UtglQnzt2uyxllwuaFk2jLqJ7aYB2hYVzbQOqF9FdymEy+FJJwBRVcnEm",
-	"MWSoYDpLyvpKWMfCPPVypyEL7O/RLRKdXchrXn62c9Dd37/FUL69y43W3Vt7pEyytLSk7t2SpHHEwD+3",
-	"woIXB7fC1S0WlyYJVdCrT4Ob1rv6t9SwEEzqxJs389NsQqc6P38xv60z6HgqSSNiA5olihx1OjXZ6vQG",
-	"L2J/73D/yBZ/WHDB53S4lqHc+fYWNC29J+Ov8WC5Gyi4rup6161n+S3XHQH3ToXhdYlB1R7qqnJ94WCP",
-	"86Lqns/adMOXivKIpuC4vh1UFy78cxtQc+45dyLvzh8H5Ed6Tc/gjyRU4vnZ6zOYqtEMoTY/aYzjJIkl",
-	"oAOZpKwfa/bRLEbPdTvdo9beXqvbPe88PO50jjuddqfT+bePL+vXYjs3bbJf2y7Zdy8aM995e/5KXRRM",
-	"ZetXAl8G0JT+xtiYNIEtHkjE2H8XS/C7c7DRM2N684LxoRrtHHcPD6qK5jE2uaTyMqoNCHo/YtD8WwOz",
-	"SCJcmgbYmV+e94RoOcg0jepJxtUK2guusgqg3oFk4AoN3f1OUNTILQnHJt2WJZHUaqFpXt6giiSMSoiU",
-	"Bfgbx9yfaG8ON4v6yMLgDu/VO3US8G51r/sQ1uh+96s1XVyc7dS7+RdSk/MXcFs1F4MC+cZuBSWDL+BK",
-	"bqU8rn+Pq17ABjSRhZeI3HmD12gdXH9C3FohfOkueOMbHF+IYbV9JRHDYblmukbm8UQdY2eeKZVOjICm",
-	"sdORGAdAdgNXKSEFE87GDDI1tgIMIZkrU+ybiC1AOOG/0luY5vC3TsK3NVPZiU2ZhcWdj+3ZGevSPEg/",
-	"ef6kWMpan7A78srANzfmypWL/aMrfl9codtmSW+2J/ZhOaCt7HstAF0ihvW+V/3wVs4LDfcVCsA92osL",
-	"7o9bm1AqRgnwFFa0rJbvZC3f4tzlGIogTa0TqDx6O52hElYW+BpLALJRFaLCy1VpyaGmJRWJc0p4TCh5",
-	"8uqMnP98bmzUIDr/cH7+xhR0ESm0PFOKgVovuKadlEPPe9KQLBm07GDNPNjFb7Su37mMwIUMP46UmnhF",
-	"yGEkzz9WRXxgi7MnsPy7M12s193C0yhF6QR5LVk8LFtUZ6T5B00yhp06JbtmKU0WOWfrun0VNIvDzSY1",
-	"lccuyrdrhL/XAtpsrg2Su46lJ557I5GOH1c0R3Ld9QzvmC0wMF4adpB6VGER1ta0K60/iPL49adSrJSx",
-	"+pEg0nnnUSiescJhGMv0/ZxEzeCLjqEYXrvOQeCXhaMoxNyudBjGMH9fx1EzfM2B1HS3dkn0eRVkrAa/",
-	"d5Q37qPk3bvnT66/DciI3TTLDftsCl6v29+PDtjh4KjjZ99FxdLDnZtfOq1HtDX48HG/W1VdONh5T1V/",
-	"9BhFJSCtSfJ6sHP8y+Jzg6/Osp6vQZRzfyTrp6wGBs6s8e49642EuJJQa17zbvyKNKYjyfqXQJSxmXUz",
-	"IHIkphw7bwreL2WK4gcvBz/941H68Puf/vVbej799d2bJw+fv3jz7+ei+4K+oGfTpXzXrHr+Yj8E861M",
-	"2JRI7xCcOlHcTLt8zqsaQ1GCnTvr20kuhYuuk1j8acz0GxFVYPInLIk1ArOVKyZrga706R3jN/zRZisH",
-	"cOTT18Vw3O1IatK3IvPUyq9WfL02tsJSaiG+5ClUnlhvHt6ikReuoU7BZ2kq0pq2AFPGFZmmgg9PiJ58",
-	"hjKVG7FSNcTWM3V9SeDpA0mmSDZacYRNAiQdMyK4idU1m63t05HJy76IWF2J5z7T63sgURrGD05Ix0mE",
-	"UQyNIDxtb4k25Pbk7mGndCPFddlj9U+/FoRqIrBDrdLHfBgCqXRgQ/pQ/9DEULvhbRXo7gEZiSyVJ4SS",
-	"hCqW5jA4plcM2gWHNlKbDmnMfYHfBT2buStF+nnWUcEopxDnU6CtDb1EkWHZSCSsm8tUNAu+lDHvsw1H",
-	"MCwNMFkpoMO7a/2JdzJL+rvVPIUTdqaopTOf6xf1Z4h4tgvRPPq8e/uCmNLo+sc0Sxjh+jCTWGKTJqpc",
-	"Y+L2cnZc2mhh4f4e54Ix/JXmIRgFo1Dx1usxzFvDqpxryNQm+XZJ1FqBeW+WT/lDr8+9C19vgoGXj2Ml",
-	"Jl5YxYbP57yytYhpjlMgYwC+DAhsrgEX3hgxmsr5TCGvK4okSojAV5QKA8zXJru9pdnI508176j3vVq9",
-	"hlrGTCjnIuN9vVGtM2m8zyboureRTnHktjSeZIr51cSUICrNoEZwBby4vPCKhmY8uptpfb1wwKrGObK9",
-	"pANObeeb0i2v02fsPG9Tk2dcVQPPCZGMkUICFzz2QgabdVb7zx2KB/c5R9rro+YMaFTiKULmGzpLBI0W",
-	"myZyOHbiD6avmT+b8tYmyb9CmR3RCbslufcRblVOXx9L8t6Wya7qYbRCDEht26TwIut09vv6guAn1jas",
-	"NcTq4tz194Lsp7yEFhTXnv/aBDaGleSqnaui+d/MFx5me6+5P/lvafguvAN/sG98WLH3Un7aQYV4UsMn",
-	"9E2yfpbGanambxoBosdoytLTTI0q+96cvnlOrtjsGFpOXuqDRV8r6c3Iwb6xi2RpQvojmtK+gp5pZn+2",
-	"CLmGP6pEShrQt/KKzcwbISA5gB3odLCU/P7BWP9JrzvmAwGiteDKRO2bUJydMY25ojFnqfxved1vxxy8",
-	"77bj//GOntJ7aS4afecUq0H2Dbl3MaZt8s03zuAsv/kGYk7JN9/kJO2bbwKfO7rnQOP0Q8qjC44Kod9t",
-	"tEf7VzaG7JtvoO7PN9+YAH0+E5yRPuU5Vzq+4Bd8r00UvWKFtnWGUxmffaPHEjFtkpgrAeX04d5xHkgp",
-	"SPR1CGmd/IFRVQVnF5wQMjF1QxrjWErwYbEbqDkfXuxc7IQBsX/HgSUJP34KAyzogR1NDQmVzZML3m0T",
-	"ydKYJvHvmq3iMt4+e0wefvvwkDR+PHv9ijymXPC4r99B9w7CJXSElESK1ADRu/Nnrb0johVTkvFYyQAW",
-	"/PTxy1MTn2bySDQ1kQEJ9ehtRCHojoo/Eib7dBLzoV7ffpuMqByZlmvPWg+N+RPW+d2L05+ednsEZKf9",
-	"bks/IiJTk0wBn5qmsWIk7NyE5G+lxpywMlTiZZYown7LaCJJCLfcxhsL2/pGn/i3d+yJYqHPawLiQWtg",
-	"uw46HLvszYKcsBV4UXhywZ10VhqzEEVemgLZQEAUHdYNHSB7Dy545XrGTOnvVRKeWJ9C3fwVi/Hi3YML",
-	"XliaifRZtiyyZFXtC/6cyzhiXo8EEpqPQsjoSaZ0hiqkVRSJI7oWnBphXXBjqCGsmIFv/AhyJKZgwqDS",
-	"ws+I3aA7nyoz8gPpgyQAy1NAVROT47mQjU2Eggwcj8eZor0kZ7WN0PwUBiQsQgf5G9kL9GcXHE+geQKR",
-	"gi6LWyo6g2RzGHEgoBpuPuJlHOlBqbwUPGy2iTNmIC14d/6YxPyCLwkibZNQ34g+85gTjCWVbYLbBVko",
-	"lgSIhaGXodGHEIdObZ8NuKJjfSyGYyGzudTbPNj3uFMTTl5/J1JDdo7Jd8B5iJEI2AwFgrBN3iBngJT7",
-	"C97ASwwwNNgBnwxMVlUTSbSmvRP0DeuVaD3LtSyGztFckbFmNT1GgFlhAn8S95lRaQ3rOp3Q/oi1uu3O",
-	"TrAD5g7XaXk6nbYpPIZmy+Zbufvi+eOnr86ewjefbLd5ZIIl9uYJscc7e+0OfiAmjNNJvHO8s9/utPfR",
-	"lzMCSWF3xGiiRr/rn4dVXpVTULsl6XY6ZDqKE2Z7rvaZlCTNuDwB26VgWApKiczmdZiWdHgQKC/Egj+P",
-	"do53fjCzQlgNKP2wmm6nUyfHuvd2Xxrd+VOwc7DK+99RFx6pP9nbX/6JEebPhXhBUzNV99Hy786FeEm5",
-	"DeMDseRwlSU+54qlnCZPwTzrC3U7x7980OKgaXu/8yK+ZhxjqxQdSjBlzaRi450P+rNdaIG36m0aEX6S",
-	"xnp0d2HG1KIJkGasrpPfVFhcDshhZ59AoMU0low0NP+ETj6mNV6qTDLtKFORmHLTLd3YcIx0odZufFhI",
-	"vPW6EY4NUatsSAjNhRY1JTzRyO2mnYI05ZYETd2ThOhd5I2w4ZiPC6cHvbGlaxwpq8D+Ld5ONdRrOdhY",
-	"Q+gEZtff7UKPdd/g5HWedO0m8+6S3fl+jt2Vq2Lk7TJBQi8bE2g0a3/FaKe/WmGVZyy9jvvsHafXNEa7",
-	"/SKMdWdqGrTXIFuzDqPldX+XTuKWFp9r8RpZq+WShajJIO/d5Vp88UL9EOsAUSMWp8YF4vXXDQyYs0F8",
-	"EzhnldX3A6g7QjIJ5f+ExTBKxjHPFGv6E1ehxItYqtNJ/JPeneZLKR0zBRlxNaEC+Su7jwWXsVSM92fn",
-	"4opxcKbfArVWQw6zSmelrkARTeP0Pd0aSzp7yz95x6kRdNDh/mfhaB4Pk8oD0AfSAq7P1WgfbW8fPgU7",
-	"E1EV8/PSE5It5A9EWgB9Db9GTwlJY6+11+kUjBrgr0wovzIMSo8RK8mSgRFe1cj10IMAkWMME9FU/uyH",
-	"01b38Ag1zliSKzZRGO2XxFJJ0ArgRTRU7XW9mUkjRITSQvapjW8eiSTSHKvbQZxtZNyWg0LteciUJAed",
-	"R8cGo6AoMAxfhVoYlIFgm8dHfiewx+9GcMKfwsFx0b6l0ox9mkPLvQ2jZTkCpgY5NaxcsZnX5NnGBXkx",
-	"QCOWoqV6xGhkknPPrvstj9y0kN7ULM18V0GfPn1OutBZAb8fCz5I4v7dePTe4Sqrk9lkAtaflyyKqXX8",
-	"/mFUCCHGVy6LxKOSFpUZ8u7HKza7jKNPtih1lQ/lLeCqBGQtsOYHpq8m4DZIB457Q0NO2C2JeT/JIhY1",
-	"28RZ3Z0gPWZAxdzLNNedc1utHhVyMpgW3SGebJYLvHJEUxvdbqWSY3+WKdWIYiQEfwYI5tLqKmmEZ/98",
-	"fHn67vyHy8enj394enl+/kKTtoPOQa5nWCpHsamm2bltqa316KhaaNbH58hYSUSoZMAPJIkj0gjxclxi",
-	"habLgNixflfrwLlFGV/dKVMuX3L2YqGPDpaFQn+4g2p7OlAsfZ/Gin1WOaJzsPyjV0I9Aw/3n1HweJsz",
-	"zTIeLpRALNb3R6x/VSh8tfvRN4F+qpXPz1mSQFtel7+bGxHFlGsxxqWkY8A/ShLQDqtNnonSRw+kSf7V",
-	"L7la8JVCgF6zn9GxASk7WPqNc7E8j+5XKJ/b3jIJoJC/g8Fxn1daX0XFfCbSXhxFcNZ/AbzU2OGQgy5F",
-	"DQ9HzR88FAWu3iqUKKxWH85zjtRj6MIDNqfRql0jS78qhH3clzg9l2v/mSXquYSc5TK1l+4UY2tx4xoB",
-	"d8BWlP5riNLED4uyKGq6Mno4GrEo3nXt3pcZtdyLxjLresNLFJPB7pqSfkqniTTRCHoG70MaRSEkHkJw",
-	"HjYtiWIJrSVnKBVCBrefwIesAfiryJSmDzb+DexdMJ2xhlH8DR/Qfp9NFMN8jTHl8YBJhSY0+9uDUnt6",
-	"Uw6a9kd2CtyeEYxty8xi5N6MNFx7S1fkOu+MD43wV22CH8x3wK/oem9MJFpFqOztn5PtWJre8oqEcONI",
-	"DHY/4gF/2m2322GdMfAJi+I3OXDco+xQnGkZmcsBtv3XdD1BTr5GvvwkKjDQZ84sisto70DAIkO9yDxi",
-	"plqoS2HzkaiEbeD4Ca0jNQe0KUuS1hUXUw7zt2MesZu2hpPQMwL9+P4sIFLYcpopS2ZaI57QVM0gbAck",
-	"fyi0mV4zG/GI3+cEB5MISatl1xiWFOA8XRrSPDwKJVKNcW5vUyrzrc1YpXXvewao8tKe47pivf4YE6Dv",
-	"LqFX9PcS/WzMOIREDBiUJQ3gIsHKAj80KIKT27Um0JAiDiGR+khbQAjb48gPHHWhb5Vo6hFZDLQoCh9P",
-	"z7HG2SJZA965vXzxlUrrNVThNIfiBz7Dy+99VYrwsRAy9GldwuDkgrkWBhWUQvkEnTQgshQ/jnkSc2ZD",
-	"cPP9aDLRt6FtELzSLBKQNnluIkGARExHVEFsjb8UG0J9QsKfWxoBWxAWHRJJZxBAtJCni9Tn0yXrWsqQ",
-	"rngbdWdBVd5gr56SPIsTdicqstwsYIPDseTsV0R19Bd3pjjBjg8U1TssilxluGrv+PbK+uYhAFA7wY6D",
-	"pqog5S0BvAUBtEjnd+tcjRgOGddIyVoRly11o0qmRUcna+liWNFhICTGkRCnLDqxoTI0kYL0GLEdBSkG",
-	"40FkHso0Jv/NrUBL6880/bG1V0K7a0wCoEnGsIl1XvhFi/+51PNAEjphN6Qhs+GQAfSen78g+50Okc0T",
-	"jZ8XPHTlXEIkoyatz8l1GMuHA2I4X0HCk9f9YlsCdaPCE70IDqaeCx4WSrWEbfKd0EoRY4USLYb42xB3",
-	"vfQkEdOW1hTBGHvBw5pqM6EW6xiPsOg9+mSGgkHxNVDl/Po2FeccoJZ7wSvMuxCLxIXC+lfkfJQyBpFc",
-	"ECF9bFzheBeNUO/dXoESE5Kwa5Y0A0LxDYzyTdFNxAYi1d9o3Q4OrRmY7lJ28sjtxrxl948Bo+7D4IKb",
-	"X8o7a1azHlzDEy7Pb9TnN00vf91jbvMVkIpCvbvWhsW4AHzJmsUYkNIolnugIOI0d0FV4O/OqpFbVZ1J",
-	"5tf8/IleS8mcauUlLMmkATfX5EEyqoX12p2UL3+nxo1WVa7olmKBCY8rdAeGrCafUs9BM5Y0z5ifRZVD",
-	"9hqtycsbXqVf/I3CIN4Czfr7P7o3o/746ZD+/HL4r7PveK/76Or592+v/z0tZKAWi4BZ5ASKbkgNrsmz",
-	"yWlWY2vYlk8GqUaZJFQdzx2X7fOHBAIU81lhhZxNy4tzZM1fT+WQ+VC3Ot9PK0dKWsJ1fqPW8jjhORt3",
-	"3hw4fnWeqM9mN/+jTN8WDvJiePPXDaZnF6BRqH23yJU1ZKpGFqwVAd8ylaUc46hNjGcF9OVYPij7lbEa",
-	"BmZM43a0GIC8qJmbyGIFVrFerkRHpmrHqq7qk1x55VpWnlKZr6tOSf2DhIT79F+7bS2lIihim0JQeDlb",
-	"x/UfHlBCI9/t9cAD4grMW4Ttv4qeXGjycqEq8XgiUkX0B8VIbijrPBYSGmk1y3HdqZgSKP8j25V+lx/1",
-	"Au4R0vX4y4Bc72kbO71e7LQHDgu9rvqF3Y+/it5CDvK6IjaqAHCOP5io5qDT6XiwdbIo5O9X0StG+1VR",
-	"+R9FbzMkvhK8aqL/8FjuPfpvU4j0BFJmV8Cm9jaAcJPYd8o9ZHgAaWXDlElTBsUhwUI8TMQQAwknIub1",
-	"7s9T8rh79oaoRAxb+eukgQbggKiUMSLj31lg6jVAHv7Ro6MuSYWA8sKjJhSM1LKZJBTHM3/gQrE8viAR",
-	"wweSPI26h4d7j0yerVvrFZuFzTYk/GHHa/MFILUZLqcH/lLHYsygisBAGT+IxNQpzBCUNRYh9UIMH+cH",
-	"tBSTFLtRu5OExvwEMiwkU3/P1KD1sFimKRF9moyEVMcPOw87dnsXvHvBr357FL3m/5i+v37x+uiHf36b",
-	"nf+29+N3Z/+I9wbjw/Tx3xR/8u/Dt0/S69dXf7/gF/z//f//X6R6OHL6+/4wTbqTf/Ue//v9w7cvnv76",
-	"cJrMTqO9f3V7T/b3X8mHv/KDuPvo5eBv18lv48PXh/K3H96MDmbqu+vvfrvq0KfvXqSv1I/8PHv8OOr8",
-	"/sOj1+eD33/46WZ48Hc4rZxGzNnrq2iAuaD8WkreiceQjPxYcJWKisprIVbRCMiY3rTokP19L2wvXsQ2",
-	"PXC99MBzSEVVYLwp35VrXJVSLic01fxNo55HX/RvJdqS88KF8qQjF94HBApa5C5SIDJiAHSGhPrPobMu",
-	"FR4pEZKGV4vTvBtL0tHKr62XoQS6LTuFt9CSj4OIFP8by7wzrDsgD4rrKYe3/XsSI2DL5mpEEmnaljJW",
-	"ZwvVe1woWKzZ6m/ZirRGsHhFSmxwPfcp6ZSus4bEzcHvNkd5XSL0BtAepHLBc9yuoj2E3SjGoQk2uAOW",
-	"0CKkaa0VBJ7zKjzHNSm8ZVsK4LdMpNlYL3AaK86kZJLYmUgjF5vM02ZQLf8ce7KP/jNVWcoKtbAgJNOM",
-	"8sDOAa/tXu+RJOYMgj7GdEZ6jFCSxEoljPTYKOYRCSvEvdBNSmTWG2u5CSbhbFrYtQCRKt+edR/R/tUw",
-	"hYbU5E0qrhkGx2Ptd+4qMuUzQ+6YhEQV896n/6OJxd9fhQF5BZM4QdLGk8RQWdVfjpb0Ur1O4ybFC0AX",
-	"IVRn1PuBmzKKnlv4IjqNV7GV9ColPT2xOcW27fYh0iG5iv41Opienp6efjd5M+71rw+jn//V+fYfP/Wf",
-	"dN4MT1+M+t3z3s0/D65f7mePr47Of/7159Fu9P3+Dz8+enH6r72fsn8e/fbdq+7p2+//0Rs+PxqN5OTn",
-	"m9O/30q2dDj3xUuXf7GQlGpS6q6rNyPUI6I5FXRou5CoV9CU1QRNmkWxIhOqRl6nK1NZNGF0YKmcz37m",
-	"t9EQaWAjb+PfWRjMf0YVEDQboAfj6PFpUZych16ggCEX6hIyBVzJyYxDgImjtRAuGKV0oE7yT0AmSr1S",
-	"lbYEof3K1oriQuGaNWvTi54xdYw1NUCRNh4UO55IScMj85LkE+XVNkzDVv3pVNhUAaho1wT3U6wI0/Bj",
-	"KLgmYLlabk8OD9QX0OEPtxfGn1tQuS9RfL7xSY2BLy/tWi/4rlR8drkADqephJZFrxlx2EJiHhi46Ccx",
-	"s7IN9DzXfytpfQaGSUMLZNSipkPigEg6a7bJE2xXfVx9MyDZaM5+WqflmRs2Sl0K/sMCTpghtLRzhY5F",
-	"NRV441W6BTReW02b2Pv82kQOjzUsLb+tu2kSXyPDuXfVo0Tk1jd9XLHFJg9r4TQBUKlfLAk5YA730vEV",
-	"UxpiTAEzhyKhfAj1+W52xyLaldk46u2CQbVhyg+jjRbNGn9z9QfBJFv4ozHc5rUJm23yFqUnIkfQUANq",
-	"D8YqN8nYoESsXZPXXDOWVTViM2S0EO2Zx6NrytMX/JrxmPE+Q4Ou8dPAcZtqELY6gxjqddWTdltTZkWB",
-	"fRUJ/W/96IjtDw7p305/nnaStJO8eH74o7x5+vTFi7j75mo/+v3n5wezKT3tHV2x7g+/pz/+lL1dX271",
-	"r39rK7iNwbIKgdbCVBUnbPej/vdS8+nFAiSipoKcSCo9vwj+qTFi8XCkyMMmSUx91zFUK8l4ZAQcrLXk",
-	"6cVhm4RudhBwkP1JZ3N99/YFiqooJoXFpYcBkQmVI1DNsTzLMQk/vvi0+/HVp1/ak92P7z99wKKzpiKx",
-	"1qqhxIstGYWZKxCVSx7+P//3C1PumEXklZHYrE/lfTMgIeNQj7o4visY28t4ZCdIGL1mMkDDAiW9eNhi",
-	"PIopJ3tHrV6sSAJ+y1wa1qKxxtRmm7zSS9Zio2JgURimIpuYFBst1kTxMNakkSYJ6ZmCMJBegyds6zSG",
-	"NyFphDedzt7uTXf/YLdz9C0cxl53/6Bz9G2zTc4ECb9/ek6Kx9rZhW+6+wftye7etyGsseI9exidTieE",
-	"qGjoyKxhwshWUJA1OinJWiAP41U7UVNDlBax4K4lG0L6SCPs/Ff3mV7Lf3WfwWr+q/ts79uwiRW4XGco",
-	"06kJ8mLDm5a87rc0DLXEoIWABcYyYGkQI1KaGjUAKGNWBj9YTuP1hPHTN8/xt1w6Jn3KNfWH2uQUIRHq",
-	"iA2yJEFQgwLlprQwuidjibV6IiOEzhhN9QFNaKpimmApMXiClftQDTCKDHVOe5u7CLNYXc5iIGlwwVt5",
-	"mtSrgLy36s5eu909PGyiwoTDKltOVl+cqyALu5oxRRqLlA5sJOvt2FXihQKdZlcLXIznt0l3WkEtmacC",
-	"Iq1G33kaQhqSMUJ74pqVOzQWMaNayXEU7ZaBDPuFJo8Ns+b//aXTevTh417Q/dTcbdzgb/ufdpvf2B8b",
-	"Fxftya59bf9T8/9UtIRcU7YXfcVUS6qU0XFRxncaRS/mFHSPlbi+Ppxj8p40NAEeFIGnWSjmh5R5v4vp",
-	"XIGN1kUa6xpPvCfmfBDE7mD12t873D/qdDpBXus7LK8wIHOfHXWcnSFH4a39bCMpXUBRvHYjlsHWOUUa",
-	"JaGkWZZ+gp159lDAWE88wloJLqhwxXBfF8JLlSlToZjfH4UqUqzyLoD3xYpIJYTL1mI8ciLQ+WMS0Zkt",
-	"B6+JuyI9oTSvKRTWNyVfRuwGFCVIemkTW2u6T9N0RsKn53QYooRiStMjdy9gS2isEthmgJIxVf1RzIck",
-	"fD5ovRKctV7qv4TIh/c7B5VVJOAE/Vo9nzFg+C0brPK+sSetloN0Kl+vtIjnA31EcEL3G7W8boUgv4v7",
-	"IkK5sAKQftm++ylYM5N/f0US9lJEkBu1jZvbKHn9qKHX70r0y4dPxbr2QlyRbFJTQwhpYkGHLBPJlcsH",
-	"+ETTlQhYj2aKgaWJWujudjqYvw/FY0EMhRo5U2q6AR6b8iGhxGR/JcgVF9NCOUC3khhrgtbTtbd5u7kv",
-	"j6wVE/y/djJYbk6/mAq6EgxbIrglgkuIoNdT8g40UP/u2i6tShFt6v6t6GFQLlqmRTxEl3L9Mk06zWxQ",
-	"rEw/C6FzzqXW4EO/2QZ6pbzBTfInCbG5JFite4xxwm4mWusN2+RJSgemhdkkja+pYseWQi/NToNOlsbD",
-	"a3d/QqADG3Ryg16D1JWBgrp0rsWS6xiCC4gluojNSsFqD85ll2Lvz4JtU/KsOjOFMbtg/TpsGZnEA9af",
-	"9RPWHkeB2W1zEduA1qRfA9PArfxVWIze66oMBvpObtnLlr0sZS+GGNQyFywzgiArd/sJoylNkvpquj/E",
-	"EZOm9yTUfvQHKGaUGRW/YppRLJVIZ2j2B5HaNXuKFRlBSXc6GLC+YlEe92Oq1ENvXD2Tnr5Fk6TZJu/4",
-	"3FpMCzzoWAU/mWotzRNcot4pi4jgpt4KdvXQxBfL+1cmJz/WX71lNHrlz3Sf2ZQvaXp1miR6zkVk4Qd7",
-	"fsUjmLLUbfUrqM77Z0sjA3Ap5lhWwCmgiUEJD1ULL9VirP2uNr0sSebyPAsjBLgkKEypinnGdZVbfeD/",
-	"wa37/oxQ89MtQgWsJlwgSzSKUiYli2z8kzsKaERc2vU2L3lZXjJdBlRrg7EhzqslxmdV1L6RF1m5rqiY",
-	"I13JHKcSSJ9XQQV6kaIn3w5FxKBZ1UTNZNpD24g6JHmDO/psjKJqvkVoUskyt4hyjwn8VWC7NqJYoade",
-	"QtMSg5XQKqYsyWhYv3tODMOAgkoZyEgkJUCj0ZcrBdnNbAWgz40E+t6WcwsAwrUx4aP/K1TOhGGW4EVV",
-	"T6D5xSysblHApmVNrfSsPqoYTFna3MqfpCbUvbT/dWJBPmcZC30CyxC3vGMrKLtit3/2tiJfe8EMQHSN",
-	"WwXkWBGvIbVgpUCIZ3GCcXFi3IOsTMws34VUcmjynEcqYjsMAv80TLz/tQt2kM0T9NNl8u+mADcZM8ol",
-	"wcrcJ7aZKEQmMGljb5IZcMs+lawVc8m4jPXHyUwPJ1IF5uwQG3E0fGmpGdgRIRoijkLSoLJvjBIQO4bL",
-	"CUmjN0PID7Ckrf6s2XbhGdh11HMmxhgvCyHh1TEe4KqsDPL+hz77t26cL9Ju/CwV4ydUrWQFPhfuzbLz",
-	"wzheTcOXAYASaYT29mN79bXVTvHLytLbruK2V3ybpv1RfM2QMEN316rq26sdFwL+KgdwJlK1yntvsLX+",
-	"Su+dxb+z1a3qn8MTa8C2nqOckgkdGjOhBe5tkaTPbYi2OpBHqMDvVRX7gci2gCusHPlhuQTNcyxd2AWM",
-	"euJCNAbmVTSUS9tIFX2aQFBRQZKkETKwSMfX7BI/Pjb0grAbiOqV1ilpRwtIaBA/tJG/uekc3H1wGOYd",
-	"t8YmekzNgtHpGMK6LynWLABiNaBJ3lWeHHT2Pb+lDdlf1kfSd55qtsIidFaCZYNBB61QCUWTS7OlMJiv",
-	"JVrjWhVcM0XfkSoZM2UQzPbB8pnnP5TSaAVfwLBgNV+Fl3ND3A0OFOEWgRoaAHsOenvoGqBlNUQv5Hxs",
-	"5RrluJindnDscrHldLdxCK/F5wAntrVi/0xsEbmOYQNzoUBlliiZlilX0pTO4FVj4y6G9+jpylwIVDcX",
-	"vUtOkwQyxfK47NhpQJrMX/CyAnRihsyTnobxNeNknEkzSltzQ49/h8AeXdiS/hWUuQAKgwXQegOeIm0K",
-	"SKgh3ahP+sdLTGnXvCtlmP16Qr75BtcBNYuQ23trAus+JDPFXAkSRlBfU4bffHPBGyFt99r9XOOzT9v4",
-	"9xOT2gWPSfg/v5y2/k1bv3dajy5bH/7WuLhoF//S/OY/wwAZ30Gn02xfcFt9307g7Etw1BBRb0xTsk8T",
-	"mqIaR7GUBsRgQTvGGWEJg/Q17M5I05TOLjj0hgqIJj405pLEqk49ht65pryFryqreMxI4/nZa/LwqLPX",
-	"bJN/6uVKvMMeu+Dv3r5oMd4XEYva5JQLPhuLTBrzmOmhCeeeSUhtBhj0hb9aYUalpui1ZAwh6YIb6NSy",
-	"jAmxashMThiPGJqsreAEPnwlxHHeQjjFRSuWJJgnSjX0ou//gi8TXaBvjlk99AqGTfnatlkprqtN3jKZ",
-	"JUaOQqX/god4qtElVaF1HoE6b+E6jiA7VYtXcAbY6yybaDlur9NxYNLAtMWhNVxe8EQTOWmKn5zkNTuw",
-	"Ynss4XPAExTeYORcaKwSq5Be/KFyVZGAvUFqE8yZWgwCGuHGycn6TuvElwLdqetRstd9WKmd33JZGAS4",
-	"cFGO9t1tSebSEK0ZuPIN6GkCIlJXAEbjWYwLyhMOu53uUauz1+rsnXc6x/D/dqfT+ffiKocVWXp6xpYe",
-	"f2cTazatihYteq/b2t877+4fHz46PnzUfvTo0b8XFULc1JJNmz3UCrEvKgjYVeI00UAekSIn8xqQGg5D",
-	"BjFLIqSjkdNNpaIzS0RpL2H1xVj84e9fSl9fnr5POdkSrlVEZCfNbGXlzycr4wU9o3FiGv+sIyrjx/PC",
-	"cpUBCTHFF5cVVfW9FpyzGISVwIsLCcqs3k7diLkRcxHlnWhybCUULwrdhn3nkd3WqiJ432uo0sQWQXHK",
-	"+kqkMywU1SZnppxLKsbmw1TmVTJNhYMrxibQrSVWzhJkoiWhbgFIdJrS8BkICyeE4qd5Fce+GI9jBcYe",
-	"t8KaZPozOM/7xGU9wTI/Iazxr9qb+01CFSgK0FdIqrjvh5DImVRs7GGAHwnVspFQux/zzmefdrGNbL3b",
-	"/LVNpSi3GauRnSPWjyOtQsK4mtgaWC02RHJowb3BH3hd70PsnNLyvpGo/GnF0vq/YB96DcWgLymytF8p",
-	"5+Ky/J5qb12HuPVkXvPdfTcOwgWbyZbhhndYX4PXfNu37O6dLAB8Cg0+q8IjV/DSr0BLUga9k2tpCTQ2",
-	"BpqBhTXzMMtKCkNSNsgkk16r1cW7OPGpQqHB5QPX5wyl6ozb5pjobDE920yjQqRhkedceVRFS97Cdj8P",
-	"LVkMAS8xTe5UK3rvNbnd9hf803UY07C0MTy1nY/rcRHqccs5T57X1owmGTs2rjn9Wt5+U1a2fDbmLf33",
-	"H87P35xBj+w2ec1tfY9S/ZIe64sx89rpWs+iaXpHTsmAxkmW5mmgEKQKNcBc0n2bPHl15gpgjekMSyke",
-	"EiXIfsfUuJKkkdKUJTNy8JCMRJbKpn4OrbFZpZsRsHpmmgIHtlfsdyKabYyz+1M4HNTXWAzj+7QlCBvU",
-	"dPcOV9mPzCYTkSoWvWRRTM9nkz+WOCCk5K1HxTVLNdgbjNPYtqjloKEIDvNaJguwlja81Zg5yWwNPSzj",
-	"43wT0M9AUwgchtg9PMDANxqShikapKV7FoPxXCstWAioj4RHa6xDGnOpTFdxLMSLc4WBKecoxOCBJGo2",
-	"MS0xXflnGbi6hmZ5YIrL1WipROpoCnXOr7xcEeSIT6iEtA9NaKwLSwvR4wnY0RMxHNpah5jTTqVYQC9K",
-	"9XLulXDM1ebZLAX5p6HKKxMOXw6y1p4VCchppuFYVXy8All4J1m6JQ0eXy2hpUcZfIlinj4gb19KHE7L",
-	"dcg0atuK50arLy3BdBv2HF8Q41QsiGDEAIOYg1XbC5eKNcTFyvu+Ya0xb6Nr5lSkIG0NwO9bi+Z+sv69",
-	"4nixKsAWwf/KCF6NWmtgNxrW7orfxjxXWka7FlP8ykn3jCvFIk1bbPlrY0s1oK6EL9IkmC0Ps/rnXF8S",
-	"WU6SrcygtyOb7/+IiIvPUjfS7m9p13vz3jZE/4+KRXRlrWr9q/aNJbiycpj+Utzx6oDZIR9IWJpXbqwa",
-	"wSwz+APxa91I8c+RNrNFxz8nOlbEBt8SG1csFXhL3DQoiWklxUp5mF6yZvbIXSrx1RXmQJ3qT0QY1iuU",
-	"d/85CVsi8mclIqVicBUkZAqVDj3dsE+TpEf7VwBL5oOn1waSPv6nUefaPRHN/mN3ynojIa4uszT5VK9g",
-	"vhFACUyFGZn13MMHknhDAK1wXXPLyWFojIb1sgiL90Pd0oRRqSDEyiNRZ4ryiKYReY/DS2JCHOx8rTjC",
-	"kvUQNiV40RTcDNx7Kh4zqeh4AvTK/jVvK4w1O83fZXscNdvklM9I9+bGFrCzJYbia0hFpHymICgR7VeS",
-	"pEyl1h2G0eDdA3RaIUlbWjuC6ft5IEkcBaR2Ty4sGU8iDybNT2RhRYml8bLvXc8xa1CfUklsV8OYk3c8",
-	"vjH9LOXS1bhzv9uirvdyi5/pyiYG5IeXp49bZz+cdg+P0LcSR203IcA2uWIz6wjANmz9lC0/QwcXa636",
-	"w/2YSQzsG1q2hmWkZB9aAM1I6n/+ueIrsKlCeDcAA/Tqhm8Pb24CQsn+zQ0WoXMDc7LXIfKEIDaAswgy",
-	"mdJ2OcalhkDQInkwfVFKeVJIfnrFamCGNulha/QiLCwJGIXYC70xmoFveoBX0G0EXvMm8Wzkx0jaSquO",
-	"JZk48hh6xDAMbBvbiakkP0/T5IT15yrTMBIisIbmYFlEMFNIQHvAwiQ21YeMlJpI7PltVmhKg5lygSZP",
-	"Wktm796+IGmGPVPKxM+jqVQZ+mNhxRTi9Ok/xLOCa5CLdEyTWLKINEZCKpKIKUv7VGraoVIaJxANJJQR",
-	"G6E5KpmIVJEoFZOJfu35m2toQDWWRGb9kQa4sHPz7aC9F7r4fVvwTDZtuC60LIR7DsjvgjNTGpG3iueA",
-	"QmZHE3fXNTjEAKbLGHOaDjoH0JjMFA8SCUQw7XU6hT1LbHFSE2L0GPIj3mswPvM+uidDqjfbWvbTvc3R",
-	"KD03LmNpwSD/FIPcR6vRRB80Qj1pyJG+G3Aqabhv/hXLCX228Kk/pdEYgC5vAQWQRK1s58nLKByXhOXd",
-	"AjKvVsCy8ElARBKV9GqB9Rvi1ECxrLZyzdGFe43On59tHQyV23KR65WLBOgqHuFSWPzov34ZR58QEBOm",
-	"2DxIPoG/V5fEK0GoI65TGkNgLagYpt+kko6n2zLGC+vnFTj+svp5uMgqBrhUDfLnqSmhVzquW7ZT3Fu5",
-	"oN4XHbT3tdeoQ1CyWkEBPCoQK6im469XQxZNwEEYAfJ9S3SoysFaARPu3tr0C8We++Fi6zCxrSlzoxip",
-	"kWklZFzC5XYN/4nZYgHM1EHRKpjjWMYeIW0VlCXIXfSBgArvOUL6TA/6QEJIrq002Ogg6seKRDE2BkJN",
-	"HONhMZydcUWmqeDDOrcFwO2TfJ9btF8f7fPjWyWRTkPFFuE3ivD6aMuyomepW5UM+P5NGkUt6zZcnHmW",
-	"SZZaZI1NRXvSsBUoAEU5mzYhh8RkZ9sgUq/pLo9ImmEfXBuNb3G1Qks7jaIndnHrYmxFuM7mTT52dZuO",
-	"l7Pjym1O2l/TqHIaRX6KZ8PkffJk5vfMNnhWg9uImy50tR69w34mlRiHfuGGnuYqhJIfz16/ImfYmrDb",
-	"6XZae10bhRCn1jT/IK8FRhp6r+CrENwUqDkh7Aa3SkJ9JKE0ZccGmWRR84SEYzbusVSO4knoWrhfXjHT",
-	"48rUAQ1JX4wZ0qBeFieqFXMTMyHb5JwO/TaKnF2z1CS21ZuGb90l9rNQl+Ia/yCb8nrdWzmb1nVw3ebQ",
-	"b+ng+j3AAAWqY7gWU78hU06yWazX5AFUCgUsG0Q1KEovGMUPFe0qigFXF31xjPzLCVFeUfLYprx+ISbt",
-	"CmBbCwnyxNVCDYpEDOvR4pUfg0/OV2wFXIiQqSherTzVEMuDj2nEajDHD4J3q36hF/0lxhx+WVXdyke2",
-	"Wn23RAzBh3fftf7vlKDzp8bpt4xWpEvqc1+UNlCVZuMjecrG4pqtqMbP4zF+Xmjc15uhft8mB51HueUd",
-	"TAAmPzR/u7q2ix5zq7tvdfe/oMyKwH9n9V2llMsBS1vwsdaNF3VnuzL8ld3EWLyp0l5XmTsA4aTUD9er",
-	"EH1NLYckvmJQDxGKOqNoIJLIkBKsDuVtPOMJk5KEV4xNLqm8tA+8asrY9l+v9pILdYlN/409UZAG47SX",
-	"sKiJ+xlRU8URtnPikyeq8BVbhQpakhY2cQJtPiATt9jnAxZfRcbOzRW8djfwRVKyuWWuT9I2m7e4oq3A",
-	"A0QP+LZmgy0JvrOnxGBEyf0ACVF5jf3b0WWstJ2rVcuocoGytskpgYh4IFi27pZeExZWVllqyFY/S1PG",
-	"lY8VReL0DtbxypMZ70KalqsuzwcvwZF0X1SstJ8/CQ3b0q37plvdFehWCnkwcUmf/EuRPESfGi1yMUX7",
-	"iK5Yp0lWW4wWFTxDDbIsXVYUFZalMoUuBhILKWO+wHy5Ulsw1ZRsS/MKaxAmpqhix/6oCaNzC8IgditY",
-	"Yp9JsyqtA9OYy5KpSw/OkgGovOBOwljQqF7jrTRa3TtlNnUW7zl5Ve+vWK21njS+t0UmEaKiLW38Os1Z",
-	"RtGtRXowa0W2DGhticVFGfeAqKv5sU8LOizovthpADtNBtgOILRNZkMtjOknec6ZLVlcIYCdYLMobEoL",
-	"sW6QpPSINFIG1RJb+Sgay1xSlBSYqef1W6qIdDG73JBDevNJ8kXp754Lbawme239zF+b4PXHlXlH7LuN",
-	"n3mOXkWRqQW5IODGRcvEklzTJDa9m0xF18qyIKRByTiWWAoa0yc13dVykn5/YJI6IV5nImK922abvIJ4",
-	"DFN1OrWU0NnlTK8kaLqe0oEKUQJylMwmtAKVbJhufI+ala0houitLZHwOUnXPWmjbjt/WNiNX7tylaAb",
-	"/f6WFG5tZ5sJPZwrd3JbKigXyGtJYtLDGfggtFAFXg8tnwmOtAisZWM602QI63k8JC/j79r1BEh+ZRRI",
-	"/kEkyF/AqgRIbinQlgJtggK5Rq4dv2uG4OuYtSppkqnje9toiWLrnbyZ1qrpESDbxcORAmdEFJmi/pQP",
-	"WblPHwxkF4y6pBgQLkxDXayVlAcgQrGkyngNSjC+es6tSxrTkbAdxmxTa6vEoh+1Wd1sqPxarUSIr20o",
-	"EuQLocz3FTlSPq1tBMk2+8PgnBaN7q6aovXqTpY0awFz1jRUKEXq2dWOiyTCdirShKIleGJomaV0fQoG",
-	"+UTwIUu1lEejCP0ASBYjknEVJ6RsZoPiQc4gt6IJz7fCGQNeJenCYbfWuK01bmuN++zUD5GvUAvO0Y7m",
-	"ralfL0uuWtkEqvfVC30mZOPx2T+hAZtNYR1niYonNFWm2XioH4akQRUZC6nI0YFWSoGu7QWdTicAwVVM",
-	"ZfOYUFMuU/9OCq1c9MLCgAiYnSbJrNTrHAllJKBflO12PqFqZB2hyBagqO8EJzBZ9X2WJND4yRWbqzAo",
-	"ggDZl9emzqb5aEQV6bFhzKVZ7IOQDESSiCkOFv49DEj4N/1PS//z33qZRNFeAOXa0jSmQ2ZCWUB4NBE3",
-	"epxESGYi+LAznv5jA+MWNQN+AP7hcZZQwlmmUprEEkhXs11uA58zHjaeqBmJx3oAfXfGpaNfDqxdU7NT",
-	"/cNJHrzoGs/LTE4Yj4CnmVRD+JHdTLRAFzZdJ004R33GUkDBK1gzQZhyRRbRVTwGQMLKea75SHzN0KiB",
-	"oCWxmxeDWnoa4qwz3MCLbw/GOzPX/lvGMhYhm80LSXY73byawq+iF5DpKO6PSPj903MC6PGr6Mndj7+K",
-	"3mUcfbK3KtvkrZiiedhbjxmEpBmXyDghWxOAGP1ZYkqYRl+rE8CUEE+pjxcHxFthUZu8Hwkw42idx7J+",
-	"UygyNzfTmTnNEx/7saILxp3D5dYz7u+y5OodjPAF2oIcEdnVQN6KqKJFbjxJ9W6UKcShgaRaLbXUSfNa",
-	"PRRVO8c7vZhTFA7LZVw93eQXHPWDe0v0oOnsSipMd2OixY+it0yeAGhCQN+KFFuV6q5CxXMgRI7ygO6S",
-	"s3mop0s1zN1avIjYRiIVnBJV0K9O/EK4yzUmUI3sSLeJbkir9KSK6nJ0G7awVZS2itIfVpKPbjBwAaVZ",
-	"67VrUdnqy+tVCoJ5SUPWhgzibslUHGjlAStDG6UqoTORKeIpZmAjkkXN5LisLpUUASySDdQzN6CbgagM",
-	"gHKGbDBgQA3NV01PgeqLJBtzUKB8HauoEVEiJzDmiDFFpiJLsJIR8A2rszTikupUpyqhUb2kLDU1oZ2m",
-	"sVKM2zK6Wj/qsYHQorSyAv38gdEpnZHG6/enZ2+Ap8VcS3X6UoZZHFHeZ03TVgbFcrzrvI3EKv1k2uRM",
-	"pYyOUT3ATqF6dn1OjsVga5nwt4yls0uKSmOe7OU40EFn3+tOY/OwlqwCmp6aC7piNoWCcq0WaCZoLxJa",
-	"XDXoWGBojObzSkxaCbtmSRGWwGxZgKamZXawKeyWY24kylIbbGMUP3NHaBHQfzd6mylNaZYz0Hw5U9LX",
-	"1uRIf98w44CeVxlU8xReMKrMqXwsr7+KVlyK3ahdQ13qGzlUcs9c9dmK719b552nBh18W5Vz/oKFxGNu",
-	"QGJWZG1DpuY9v4uLwnhLcB8AB7Pe1RmZstSI3sGqjblqal3MOf7+vFi+podzW2XmC6kyUyh7tBFvYwHp",
-	"Vi89s1ID5fYiLPpTFIxZV5HdFpjZFpi5c4GZ6kaYy+rLlBHbkIHl8Z1v8EUvES+yTSZhOYXcmwB6UC4I",
-	"BzUtn6DfT7FaRcxLeT50gg4dq97AKBOaaozWp4HS/SCTpleRLCqusbIen2OT3ASBXpyoadxnpHHQ6TQD",
-	"86EtV++cPI2DzkEzyF0coDymDJwXZvONuhh6c2BfVRhrcU9/UFZ3eRGLLXQGwFnkNeHc2uq2Hoi70WYD",
-	"g35kq6EHdw1sNWnbG45tVa6mkItXhUjRYlyqp6IZn4qzBbkCYcX+HdVVxMrWwvoc621M6TamdKPC2ldS",
-	"ZGxTels5zvLO+dYuZHT9fGvnw/Tzref8rCskXFdSE9jn1nW5dV1uXZefn3wB8hWiDjZAuTTC34lw5eF/",
-	"XvRF4IVlgMvIo2hv2bUwanYsySDmNCmFv5faGINcRbgggyyFMEST/ANKIRKwgjJqHZmOnDXmnZmoz+Lj",
-	"VWhrNTnU32+p4ZYabqnh56eGGvcKAe9ASW4f7C4pKISagrSobIGiuVgdhFfA2A7GOZe/fexHVcTSxJrl",
-	"JjeMrw7IJMVIlBUjCjCnB6MIcntLo2hbDEjJ1thsk+dKet1maMpWLqCBDcvNUA8gEEITTlsEA4PC1Yhy",
-	"FzRuupRXUMszqhVRPdCphLiKbdWLz131Au5oS3u3hrlNFrzAeK7IYPTtaK8pELtcDH1syr+qcryB15h/",
-	"zBQNiFLgGimEVc1V7W6T9xB09nzQAlkpRNEPxctYQrMNLIIYl5K4Y0mkipOEUIUOCysaNw72ukgYp7Fk",
-	"lT4LrDv5J5Eb76tq7a16dHX+wB5d25q125q1X1DN2jur/h+9sE4begLC78YCT2x5rYqwE/3oqww6wa1t",
-	"Q1S2ISqfMUSlVHfsFgEqRWJQVCFv7c04yWVEPx/VCIu1OVKFyIMvTjpaD8E/kw1udRUwNxxsyx9uLXGb",
-	"DNKwaH3HMohFSpSymANJuSstst6JvHKB51pFNXZxFRzcXGWaJ2mk8y6NOc+qTfBakKVf7WQwJ7Clh/dB",
-	"Dx2AbQniliBuSlwzIEUoceRm02TRuG1vSxMrnbbgqPUJZKWnFl2tCVW5I9YFolmPh0sHtA7W1SmsC1kx",
-	"vwONlCPIHsU6MT0IiIN5EjZQJONOqNkc0UXP7pbi3gfF9YFiS2635HZjnmDMJrijH7hIaQ05vAOp9Wtl",
-	"FeqTlGVbkvFIQH8mTTvLnOMO8umGiOIZrmhLFe+DKpave0sXt3TxbnTRoGuxut+GqKLz1y4mihXdPE/g",
-	"l1tFo7RrHalfHUG6P6fr/8feFfY2UjPhv2KtXqmJtOm1r9pTGz4d5KAXuFK4wCFQ6TrrSWLitaO1N7ml",
-	"yn9HHtu7TrI5DsQBQv3WVGt7bM8861nPPPOHI1XO/rH6LE8Xrk8Xrv+qC9ffB1BD53tZ/NN6YOj86A2q",
-	"BxXu02IJtadGyWjJrPKEMDxD56SXuYoEesFXWUoyHD1/WELdcrBmfcJlex3rU2nVRhLq746A+dqCLkZR",
-	"+EQRnRJk41C6oe8Np1dDTaUzn7rby0JMt3W++Ro+Icg7JfgM8joX4Hhxs7zSRhUZnjsruZRWBLtsCPeB",
-	"FhUnfCRYsOUm4KA/rSd0/tfcDu8f2sNqRytt8Qbe0WIlIBkm7aInacJtoxU1iyRN7IIkQ6sMyT6IphEg",
-	"FvTdVyDnZpEMn1+kScFl+HneQTv6HloVDvok8O8ymNFKGJI1xIfh/G73pH8aRHWEL42sbi+TWDyQVWF1",
-	"2XWE7Zo/Q8g+zg99iogEtZH5Yx6gJ3T+jZ3CB4aVN1aECex2J/8syP9Hb5RbYqH7A0aTBh/Ko5BEnLJ3",
-	"0Qk9rko14wIeONs+Y5ydho3uRL2McTbcwHT4yDh7WChttsO4h4yUoJVYgyYLKOGUZPGV9mswC8UyIrj2",
-	"FGG+6UnIsYUSGHnJ/n95eX5NllBjMkj2uhKGW7wkPcd/7Qsby+4ovS/AjDgbqbwqrCJ/BPiZtKKT3pRq",
-	"uLyamry/C0AX6/H1+Lvz6Xj88vr552/fjL9c3+hfusGoXcL3YtKKGqsayTD5+afzwfWLwc14cHs3+JEO",
-	"lsXg1/vH8/TiYvu/5O+19Xitj5j56NXIvm7wmSfb/jDb3l83993HK0pkzJyBNLb9/Xafg6yLgAzKdbCD",
-	"3X1CTj+lDbGPOPI/rtvRe1lBl0DKSmb4BBIlEuQwuzq7OusnaVKVIhkmz9AT8tLtD/K1BAw5qh1CcaPt",
-	"jNQsJfYtaHSg2UQq/ZoALQWHMnYovMEIdEY6TPMzJYSjg0TilQgT4zosOPqMC4Pc7ZJhTJR2n9v8O8gF",
-	"IEdDOtQ8HPH7wMyCGzHjtku7V9LNNLUukZ0TFgGI+gt8Gx1dftsWxlIyDtPDiqiuNIFjYlxTUYGOetVg",
-	"3/4dfTr3bTcSqdcUl3eluVSxsuc86jal36TzCTXXu5K3YUqHI7kS7QfFsaPTrVpDSUa3b8jkh4lddHIz",
-	"mdx5cmrcemKBzp56bNtp3dRVaPqIpPEVtg/luFWmEUD7lJyc66AabcV91iFwqMIfDSTj/rpUrwRqrOU0",
-	"Zc7sj3ba6RFtdGpXUEmxQUugF70fvMdyOOhbrJGrq2nzT52SDUwXSi3RRM2uU45T91F/nns2PI0uQDvm",
-	"xn3WONzeCJR0uEGsNJT6JMBTLHqDT92v0X26opZZ1/lJbXg+yho/PhBqviezUPMj4+RUCChdghZ5cfcK",
-	"TxdRS5rnqrJvsM7WIxhxB3u2C80ZNCXpGB+4KResTwY+syrca9o10XwugaF2owoIWqMFG4y6xT9a4HF+",
-	"gltUXpK8pBsR6zow3iHiDVBhD3zSpdByCXoHE2ptoEi299vfAgAA//8=",
+	"7P37cttGtjgKv0oX995lMgNSFHWJLdXUbyuWnTjxbSw5zkyULTSBJtkR2M2gm6IYb3/1PcR5l/P/eZTz",
+	"JKd6rW6gAQK8SJTjZDQ15UgC0Nd1v35sRHI8kYIJrRpHHxsjRmOWwo9PaTRiT6XQqUzM7zFTUconmkvR",
+	"OGqEk2k/4VFAxvSmTYfs7xfTbncv0jqBH1jYaQQNFY3YmJqP9XzCGkcNpVMuho1Pn4LGUykUV5qJaH4u",
+	"r5hYnOJ8xMgk5WOazklMNe1TxR4pMku5ZmQiFTfvESkiRvSIuweRHI+51iwmTUreSqWHKVPkw8nL/BM1",
+	"jUaEKhLuHu58s/f1/unj/cfhMaF9xYQmsxETRI8YSdlvU6Y0iUZUDFlMhNQjLoYBoSImEt9h4z6LYxaT",
+	"s3+8NLO7dQZkNuLRiIyoIkKSlE0SHlHV6pAzJmLCNenT6IpwHCU8u47a3oG04UTCbAV4K0QOCCUJ1Swl",
+	"KaNxQPQoldPhiFAxJ1woTUXEAqIlPCazEdX+ycxSqVnnQhQuht3Q8SQxd+MdRiNoTKjWLDXX8D8/d9tP",
+	"TtrPaXvwy8fd4PGnnfIf/rMRVFzws3M6rL5UJnQ6f6RIzIdM6YD8NpWaxcsB5pNZUkrHTFvwPFFvxJLh",
+	"zf1yTZSWMiZwDuZBbM4QjuT9+VMS0zlphv/85z//2X71qn16GrY65LXUZMb1iITXLFVcikseAyznB9Xr",
+	"9g7b3b12d78RNLiZ9bcpS+eNoCHo2LxA1aUsnvJApmOqG0eNmGpWeVqr0eGERPk7RJuXArNLaq+XCjVj",
+	"KQPg4oJwrWrhCuHpyEI5jQlXRLH0mhm4TuakPyc0A2WiDRwZQDZQTOcsJhOqNP4Zp25SEtHpcKTb04mD",
+	"9YDIFCawKNzqkA9cj+RUE64DmFaRMZ2TPnNzw7T2czKdGEA2A5inPDKo754ldEj6cipi0mcjLmLS7BFl",
+	"Po/ZgE4T3eqQE3JNk6ldPDdIqAnFUzO/UrLf7SIuwA3iieRXWHlwnwlxTlnMT+WY8kogOGWnnADxVSOW",
+	"GiyCV4sgOpn2O+43u8MJ1aN8f/hRI2gYEsNTFjeOdDpl/gbH9OYlE0M9ahz1DvaCxpgL9/tu5bLrliwI",
+	"F+ZImLZrJc0Xp68VoSkjNIrYxBBrQ1P1NBUsNtc+mYp5JGPWKm7L/tSJ5Hg72zpYva3nqRyfGqxd2Ngz",
+	"oVPOFJlODFYDS5ApoQNDn30aU0U9dtvd3RrqMUhhd5sQjxeDV1RHowoufdFAvmyJGfLmi0aIuI+czeDD",
+	"mMYMcZ9bAmlIguZJgi9O09TwRjsMabJEMbK/2ytd0EWje9PdfdId9OhuvxftxfvsYHDY/Xr3ce/JHt3v",
+	"H0SH8UWjDuleDNq4j5r7Otyv3vxrKVjNAZwIYvgQMYdKqCCMpglnqSWWx4SSsfmQDJlWZK+731myNjPN",
+	"8gXudnuVS3xNx+w5TzRLF1f4lqaa0yQgEVWszYViwogp14yYme3ymlSThBmqu2cuLaWRYYOtTg0IwX/q",
+	"1th7XAD6vboFqwmN2Iu4igYJ9/iSx6QZxjw+UtfRUafTCVuO7GfvPFIGbPiAs7iSVrmvD76bsqffvn+c",
+	"vvr15tlPN/zt9PTgm9NqPPcXsFVszzb+jg2+7J1vddtv6ZBVgeaQETEd91kaIAbt1kHcxAzgr8ByYpgv",
+	"I2Bc6EMjNI3pDR9PxwZh3P9gjfaP2QoN3xiyNFviGf+9YpkvNBsrMmEpMatYtsJLZQaoXGavu2KdKxf4",
+	"jkUyjV/DbIuAk8JTgI2ATAX/bcqclJayIVc6nXeqbxy/vLQ4XX/n/5kakG38x06u0e3gU7VjWNUcloYr",
+	"xQnr14rPK1ebAWDtcvHj7S4Y9KBqYhSzhA2BASOyRRSUPKs7FTHO8aa2YU7tr+N91n48OOy2fQZVty0Y",
+	"bgN6U82tzmSqK/i0Ye0hEWxm1L0BT5U+JqGZOgTJKORxSKiKmIi5GB6TUGmqpyo0Mq/50Wh9Rm01X9Qh",
+	"gDIzV8K+EyyYMND9s/sV53ADBA0eN36p2tK53EQ+6rOBTNkqAWm3196rE5C03FA8+hGllmrwcSINj5nQ",
+	"hlanqCNaPdLXCEGvC+vON9cXG+tCuV0YqrcpUxMpFEPtdmruU1tgfk55wmD1kRSaCYAgOgFlyDzf+VVJ",
+	"UVBKzJuxWdVU0KkeyZT/zsy6xkwpoPWlGcgAp/i0NoKmqUxx4cUTfS2N5sVjcvL2Bbli844Z8xsaWxxe",
+	"fxNwDlzAYOZH0Oe8ndlHl1xMprqwtRf4hMCTIwL3RDLrAck4wZFlbmQ8VdrooVSTsVSa7Ha7ADg5s73L",
+	"/NkoIGhzpbgYGkxg44me4xHe8czPPWuVEd1xfjj5p1IMEh7pWwFP5D72d+e4h1l/IueMKUITo87PCbvh",
+	"Sitn1cpPbzs7tNqKW5RCrPTVEyCFpElRdNYUTSRG/6QRiNSOOQVgaMADc4uPWcRjFrfg2E4tU1FrnNt6",
+	"W8tGfGfxvG6bciZAQYkzzqYcRfJ4r7/GE6Nyfki5Zl/maoNMKXaXaGioZ2qutrbULNF+t7NgMYMVPpdp",
+	"n8cxfr4xwA+yr32Iz8Y8InM5BbuFkGhSxO0btT/bf2Zi3Dr80yQxxIrOYfpY4jRNNG0Vpy+cvkyRBhq6",
+	"40xhSSJnDthfgHmGJjj7bc6N2xGKHEaQqWA3ExYZ7s/M4ERGgKvbYDQVw8NuXrkFbLKPfNXyav21uakq",
+	"Vnc2jSKmlL+ijdD0s6ztvpDwtdTP5VTcTmLJVWwh9eUAxvHBKlPRAZDx+XYQDB0HTYPNQuoRSwGJYgJu",
+	"nxaJJUPkATYHN/ta6lcyBg1/mS8CvUC5J0lxdFoxNE4N+TUzTIqEBStTCFO8pfNE0vhcypc03RSs7ZFO",
+	"cIxLLeVlAqMUGToywr6M50RLSeAV0kz4mGuyS17xb1pbOmGYgiucwTAEKhwpIk2Y6Zg8Nv8hA3MLcdxG",
+	"7VchoXprfhMxv6NMPPGGubSCr38g/jRWMD6qNINyRVbaO7dB/UNnGQ2RrBOaLSH3b5BECnOodpHHzl9J",
+	"ZhQ9gJoJOEUnwG1fxlkYeZX0sCAz5LaQqoXeg6CzvSV/TinnjNE0Gt0BBTyGzZDrN8y6M59fzGOUE8BO",
+	"DhI9HxfJxj9Ardqa3ngOnj6zLTsmgMAZ+v7eC3pNeUL7CbutFpx97+8h26//wnb2kh+lYxt4lkcGVcth",
+	"DQaDU0ajkVkA0j7rWpWp/RX8tIDtgrFY+a5V0jTbJKH99dLbTAiBCAkjFE5VXpvLVGQqYpaSGZ23QDoU",
+	"jAO788cU+azO7YobUKQZ+jOg07xMaY5JysANDzgRvjO/tAF/Q3S7eojhPVzkomdAixXRkswo185+BKNz",
+	"MayMGsjNsmifkq+omFs2p24FQCnV7BIYYolXnEtJxlTMnTqptgA+74wYbyfr3P6o1jia9751aKvmJX/k",
+	"I+IsIjLNDCC0aH/SSNy2bn6y4pyzicCfpCAUXegRADgKF++Fmk4mMtUsfsViTs/hwG51JtlAl2Mz0iWc",
+	"ffF0slcIvELMK0dEMREDFoKgRBVZmHG7cpghSxD0RBUJy3Oh/PlesfRO8vxUsbRGlDdjb12Kv2LzR4qY",
+	"Wc0OY64MlUJu8qPnINiUeQL6DbKPytZA3/dQJVP6U2dM81PQsOiwHQPjZSLl1XRy6UzJnsFxi3ZG88XU",
+	"QC7Gb+UMDnzVWdwPLK5sjvzR+kNvqwEXjlGhHjuYJltRi83u8ABJdoDWf3tvunK2brT6QzSMZVSnVNNq",
+	"pTI0YkPo5E8MocnNmcCkzXonqZywVHMEXetGRFt6yUcS5F672ueZ+6symjP3iP1cdpXlAwfeInJPkuz/",
+	"yiJtJilsP5PDK4/AyqVyYLcPHGUNV2DxTGJ7xMsAZvFOPnmouOos3IsBzlW56zhG17HnIaExap80eest",
+	"eEATxWrJuTmLTGF2QarMOZ4LT1WHnGCw64CzxEgM9IplsXYYVYbOQeUCWY1wim/Dw2wFaHNXFWfrr3KV",
+	"sTl/FbBSU56oVV99f/bm9ZvsFMds9VUWv/D96ut7o9EtyqpcuCkd6NBQvzDh1yw8tv/FgGIMLu74Xlbz",
+	"fiNomJcqHKtBQ+tk1cLOz1+aN5FPaJ4kCw7RttXbxDSx6hO6rFehcH42S2FWrU2l4tiColpBotDvp9l4",
+	"JQScxDGz64DzwlXSNKXzmh2pFbvZJgqqIxvDutvtdt3eA/MCiwlNElC8pGBbOYciBfkEoSsv8NtdF13j",
+	"ft/SSa1Jnj2iczv6WwS1IvH1ogZy6DIH3Ai2Qpgz8FrY5ZuctIJS7u2TRCmjVnUr7RcEppXkEN/6FKzk",
+	"2bcjYNZ0uH5wQj1t8JcYuO3lM1Se6oT/wObVB2ppBTq6HimnwxkmlIWOK6JYlLIKbm6P/ZKuPOFzPmZK",
+	"0/HELOiK1Uo9CVX6cqqyMYsr/gB0PRO8zMu+VstidFBzDSkZ5mdu3h9zMdWMNA1FRt4g2DVLIZjzFqQ7",
+	"aNy0h7K9sHZRGdx1bj2D1udANQIrxvSOJ3oO1iZz5kZpNqdLtTSKlJqCt7CCTU1SNuA31VOhLgbxTGS3",
+	"54WuLswGAcjWtoMjMkVmLDVjTHT1zCm7llfLLodrMEnZ97Ij5wkjhutu98hLaGLBKouesscU+GBagrDC",
+	"jupx5ykOAEwqSd4MGkc/ryChiHKfgo8ljLmqQkR7bwEJ1XV0ifFn+3ukTxU73J+miXeLx0SN5EzYwHGB",
+	"/uicu688oIpN/hIsxtyymaMEgUOpnAqUj2VdxoTXgJ/ekjMVbqOOMTk7lL32rTAmmHhtFpxwpe0n9Rtd",
+	"T9BwgFSSIJZvXRFn+bnzzp+OWHTl2wDqz+DDiGU27TwCS86E9Z75YdmoLYGiU3FCWV7LAgGqVwODxrVn",
+	"6bAP+1ImjIolG88+qty8B7F3F1SXw3819/gwspl0BqC5udcUUtBypk1mPElAMBoKrpjNRTPPE44aeCFd",
+	"ors6NN0/qFp9BI/GC97fzum0C8HO29JvN1dV3W14qBWhN64+r2PXT0W7uDhr3EHD3OwanEt1a7eQOYW/",
+	"ZKvF5rcKMVmXNvyhnoBRMZeCQdgXRrL6TmdIigSt45iERlZZMDeUaU9QitDfyPSxlom1uEtdlwWMrxNN",
+	"h0ckjKZKy3FImuCFxlv0d9LCGDulqYip0bno0NyxVIz0pzzRbS6yAb3jwaj4qWIKnY7O9oLTgU193Gep",
+	"GvGJAQVwCV0awcSJYncyzCwoTv651+PPB6qj0baQBwY7m/aztxZhXtN0yJxpt1pdcClPAfHsueZKMvWP",
+	"zMxEqPRulH0UNOBL9JGtOFXYDPjlzGesP5Ly6nKaJpXIkzLCrs3nELA5kUqz+JiMtJ6oggeQxnHKlCLN",
+	"WEZqx46qOuM4IBeND0BG3r97WUxXvWiUEh9h2KOdHfzWy1PdUddR6Ui6+483Y3veAQXebRWPoAqeTlnM",
+	"37pU4dXJxJiEa1BT20BSI2hHKZ0ly8SiurTjhYse8IRdRnKKPp+FbKuyhxo/WN8MVtjtc46RHGVBFRQu",
+	"OdWRrFOP7UMys2ZzEF6Mbg8HYcEkZjFvw/I64xiDKEIXmF4qF5CZBKqOBJaTMmp9XtXPrZ+r1gKBC0P7",
+	"g8unNqseU8EH1vFxG6NwUMyzrD6tlA+5aI8AvQpBxyKCqBOjbBslnIuY3SB9WD0tu9GXsKtae3b1N5hq",
+	"VKMQuaNxx/JIEe+j2x+SzZOqKJGC6VohhmjDflhM5ky3AhLKK8vtPNiqvD3zMjqMwxKckSYliYxo4ik4",
+	"I+olnQIzBTxt+Z4Hu65G0JBXZtfOW52le/yyiiJlefZZjlgBr4pwXUB8h9SFS15JuwCbK+iXXwchOzwA",
+	"OTmw3q88t7JIvwYM+JU1Hq0HY1fL7IQeUVkFnOvNZnnrJgRzQbRbBNYR7R0cFsm2GtF27+Dw6Mng8WHc",
+	"fbz7+PF+9HV8ePCE9gaM0m50cEDj7u4B3esP9ge7/V6/23/c60Xx7kF8GO0e9LuDbpd2HzdqkAN1Fwt8",
+	"4O4KGi4lB2EI+MWM61Gc0pmoFLqWsHlr5rM3SpoXjYuGjZoDWOAi4YI5RTTDq9UmqnIuq1mD29ICyNuT",
+	"RSgJfPgq3n/pYlfC/go7T5GFK7TBoUKEVOWuRp+iELGu7ae0rG0Yf1yIbg0jqs7EoWSJDg+uok39BWxM",
+	"eVLtkJFJAdRhSWZHbuEr6SqObUcK8vUtO47t+CzdGo2EP5bXzPsDurYQE7I/g6xoX114iNHyUwV0Gfa0",
+	"ePbZMXr1EBj772KJl4zkuYMpqBb76x3nssNb23+dh33Xea9jP5x+TcyycFGBVGXJa7VhzKuHkS9l6d6X",
+	"E5aazL6lCLWO2bx49FsOpjkt2m+Ku3qeMkY0u9HWFNSHqCHh8n5c9u9+98lhucqKB3fmcQV/OuXxqYym",
+	"YxvRVkGoX5yS2L6BB2kRZJJKYFPNmMdHM9ZvLZ7rf0Os3I0u4MvPmdY5m806s72OTIc7Qu3EPN653m0E",
+	"+eM9HsNDxaJpyvV8ZzxNNL9ic/PeL0EOrYumjhJYUqXMqqR4xfRIxgVQX/1xIeR3s28RC4q1U2asfwTy",
+	"r9E+/mvv5HH3cfdo//r7J9+/3+1///2zJ4fPP5x9/8P1d+rXKtHEjxGr2M5yF3384+LXq2JQsluE7VQu",
+	"YOGQFo+8Euwr11PpY4cAaAN9PjzaQnLhKwsXYYV3HStBJmhIWDjMO97Pf1yxeXu30r0MVpof2BzW1qeq",
+	"JGj8fvjqakR/Gn7zr9NrqU+vXh70Dr4eUP675t/yp71/6B9efjvpC/HsW017sfyh0g5ubU+OcbtjWM2w",
+	"eebWCvwTqlx29cW5iJCyavPNy5MfnvX6RjB3gbbm2kSpeqKzhXNB3j1/Sh5//fjAiL7jIxJ2b0LyN3K4",
+	"TxI5Y2lEFSMjdmO+41qV6qLcPPn6CaODJ73dfm/38df9J4dP2N5B93H3cX/wZH+w9zXbZz26R/u79LA7",
+	"2I0Oe18/6R8e9g8OBruUHjBarHzXvfm5234Cde4O96vK3AWN3LBcH6QAcJrZcjNz4xFJmJlKBXYzWCOl",
+	"c/n/a4cBUZqmEA8KrmJq3zVfw8tBXuWh99gj86VKc662wQZOlv/5+aT9L9r+vdt+8kv+o1nVLx+7wW7v",
+	"65qDcFnX9QIau2bpHFOcjwglo+mYinbKaAzpQqHli+iqByO5+fOYRiMumPdeJGMWdsg3KRXRiEhh/3IM",
+	"As5MpjEUphh4A47p3OWygf28TBJitlYs+VPz4qcs1ay81VMI+MTbRmOEzQSrjPrwxIUK7+QMSrimUgwD",
+	"UAEnTBpxsnC5VRnE6+snsOsqXM63Wh1TwbH8qEFh82bgLopGqVSKpCxhVDFFmooxAlZGeA8sjEckLKQD",
+	"hKS53+0aYMjqmgRZmdgUAaefMnplnbOGNNFIo36UThPWCqDCaTlnIR9XTfu2jm45Jj6L94fv52YkPw0I",
+	"htiFNLdCJg4Yr1Zl4gQkzGowwEB7R753uVT7wLyeZZbA6/tHeekeUp3IXcrjxgQ4aWOduBSuWuyE6hFM",
+	"sJiP7k+Vm95wDmtlMF+XZnKrBXtNSjUrjOPlFNsD6U81fDxnmRNdp1SoCU2hBGwih48U0UaopeqKxQbe",
+	"4TIKCTf+HPYmKtJjAlfQuBA4z0Q8kVxodWwPCT4bWY8/aFeE4qIGLG2DxqBGfIKHYtYyBkkEVmMdnbCe",
+	"g6P8kGzRGKTW9rrwMzOAZ+zc7z4plK1cVQjGfF6R6m1G2u0dkdskVcOQ5WR6GNDCqUusgkRLDHsYc40o",
+	"UpUVBt8eFL81d76YjGXG8LMQzZc9cyDlBMRjYuhHIePSfOsyfkPSPAAMXyyfYTE5y+w0b9p91WWz4hkv",
+	"pp3aTzdJdQ3IqjzXqp0V/brllKnqrKxS0qJf9MXPU6suRFHEYDPaYn5bGeZ923pQU36gqkZDbSZhKR3V",
+	"y+YuZjpXXI1hXTkr9Ne9wGm/ZcLQRHZ+s3Yy0tB+QvTNslSkJclEmYezUHxr8SVUhpczbfNSFaf2NrZu",
+	"EJ3bWDsWqq1vtGGRgs1slWnLMrSckIRds8TCMj50n8YuvrVgpIzzyl3CHubt7Crl21oRn2YPsCLYMpl7",
+	"S8YtNDGE1ygWa5jN3bTVR69PhVp58LYSYoEblU8Taccya1R95B5Xl8sC9JYf3Qrb3JrAmUuUZeudc65p",
+	"NBV4S606US/cptYEjJ7L8l0PUsba5k6JGYPgkN71enPIfnVh77GhTuRX2bd+8UhdG3F1a8H5wJcuUzlT",
+	"64YMUJ5M00rtYJ6rF2bBSsvJhMXHWIePgOAx44pVKh24URZvspRfZb8OQFZC0CSVEVPKm7BUIkDOFIml",
+	"YAFxS0P9eDBV6GS/jbfwzjlwv03ZFPzUYToVgouh+dEsMyRNVGJTOatasQ2hyCS07HJCe6EhUXSuyGw0",
+	"L7iycULDEXE+QB/Bcq92ZfyW1DTZ5CZtBdPNgLeE7hYagsXa1UUfo/MueotcAIcyPBbwJMeBUq6Bt4tf",
+	"qnEcFfH1EwsMWVjMKkCttZqu21SQAFLi5AzlThWQPkAGlFZdx/76vey/kzObp77C6mqXs06qQYGgZZkG",
+	"uOZ8tZ3Caa0vQOjvZf92rD2/mjp36/eyv70oe3O6a+6qP02u3k+M4PruLkl+CEjVW3uBV5Jh+la254Cn",
+	"qvq1nIGZIocES6NclkBFMMkyaSGVs+pTTOUsILukz7gYgviIgJZXkUJ7zlrEvBy4IGdewYiaQ9gogcS8",
+	"f8dAAnvJa4UPmOm2B9Av5dArvrCqtc4klQaymZ4xJoieSbCxZPW+yjaYxVMZUTViNQTw3fOn5PDJYW9x",
+	"xsCmWBWIYHbx/blm9a6LFaf5tDzXBodqN1NzrC9ElExVpbcV+r7Yp/ZMbVBWwuhg/dOMRiy6AjNU9Ykm",
+	"VBtVQfGhYDHJ3+4QCI8MzeVBuecQipFoRcwvgTUsmGVxReiQcqEwvzSVUh/b4HOixmh5DHGEGVW5sS3I",
+	"PoOYcyk17spogymzJvOFG1sLOug05hrsYw4sbAcGsCmZ88v7I5mJ7wY0ZsCawzVTgcu8mbmXUFkYgEE7",
+	"IDxWgTOcZT9gbBMGD4CbqjqBM5HDS4gLrZ/8kY0czdKIEETWENqqmUkRIisPx8FLTdoC/53lwMtYEY6M",
+	"TtpEG6WDw0cqK4ljgSi31t6GtueomR+fv2p7nRmgBT4GVaOxvJpOHDN4Jq5ZIieV4ZZlTwA4jbM/2vZN",
+	"fEmhlfW100XTUnnyZm7oz0S1EC4ibAV4/thTDFgpFXFSyEqVXumQNeNPavnLK5penSTJO0bjdQ1lY5pe",
+	"QRUIsHfWWcroYAD22bX0lNJqs29XrHhdKcCs2EgqqMcJqf0COzS+neBXPrkthwOZ4Te+laU3UqOvc3Vp",
+	"Pqu2JZkny+KMt5BtDqqkW0Q+47Iz2fTeDefe4q3f25XXuYcLEY/CbRC4NeSvW/sC9DqcTJioKuBRyVMg",
+	"iP72FtHXvp27tt8UgWWynNMu0l5oeNkcMsEUVF0DijhiN7nZdismOfdZf771iKxS9mUx3ZU8lelEpi4s",
+	"avHjDYurxDX9Cs8zL6iXHy5TYrB0WTvClXki9mYqzGYYqWOuytKh9+fP24+JEd8ytSOr06HdZZRDePZ6",
+	"e9293t5hL97b3dvtxXu9vd7B/l537/Ee3evudfHfHoOfuwe00s652i6+teTllVbRDTqlVRlQ5WDVQt/C",
+	"S74ldJNkC5sGmq3ysNsN7s2auHnZnuyLfFPZUnc3Fzszr4S1U5adFq72jw/aBWKRI0C9XTLfZXn1RdC0",
+	"cLhwcXgp7vaXUtui1LuyjJVHiZHo3o7zvfZ7glRykzw4KWU65ex6O0avbFgLH2sHvuf7thdSHwG/FYZS",
+	"Y613k2+Gm/eOjRXU/LXXxC0gMoldcai1rdseCi+1bBeQqx6lSgforR3PaS1wWQtREq5sJc5SD0wY4o4Y",
+	"UwDcOuxxL20ZeTyxt1JK854fraxDihWXtSwQFS/IDWrUQNGtYi5ThXoYaZleZpk0KyWQWyLoEj86ZNhf",
+	"luOn8wRTl5QJpPrXsj5aDh/fTK1aZnQ37GEtx8OCqLLULXsfmhzkA/IJNwe5JLdss5iZ2ve4TqpPbBs+",
+	"zqw5Zlb+tyQlVC1zcf9BAbC9gAgP2txWAg9/s0uvUoU3c4b6GP8dV1qm83oKeJIkC6ULfZJwV8eJv5iz",
+	"6XhM01U1uLZK8dyUKwifs9CO8LiwxT/GjeqNYnP+SJryhSL4SjxbRKFqpFnPRPQGijrUpVtTUar6gEbY",
+	"SI6ZAicFhoxCBjDmX2vlFRlBR42tG5bnKhfLV3BdWWijQ6Cp1g2NtNWOoSqLJuG3z87JjrqO4IOdj9l0",
+	"l3gOn3Y+FgItPoXozQ3VdUTMJzaYPUTDMYSdjqtyHjYuG1AHE1ATwSa1L9aRcaYFmQ5xR+afzhWbq86v",
+	"qtr+cVVXogOKtWWlTPySCeYJGMCs8wyd0El1CNTmNQzqtl6+nOIReFuvLCiQFTBY3OnZdyeQL1WojG8r",
+	"QjxSCDFBMR2qs7RoQclO4+p6u+IFtoKHB9t0roiSLezQDHHQEwPXoXd4IborhPT6F5CUDVKmRnmwtZH+",
+	"lOZJgvgRmyGzAglQUcSFpmcJg0dwn5iTHQeIelNhZHLzq7liqqcYfmpzx/qpvGKiFEN9uwINJQq1cMUe",
+	"wG9SKgFvoopGvUV+4DOqFUpKxpunAljTfbHozXhz0MDlbGB6qmXnhZGWcPe3zjhWkUDljMp5hiHUdI1G",
+	"MjUUQh55Dk8zcJAn3DzCRDyQs6Q56LyntgpsFv0kkfMxE1h8R89kekWcxdpVn8Jpa8wLMr2M7yEXeFPj",
+	"cS7Bxne3VdqDuPQMxBvWB3fHXBEoijXK4b7Uxs3wv66uS5OVgFs2r83axDoRd1nE4bKU3eKsP3ARZ3D0",
+	"/vwpmTMK3euwHKSfZzWjWHS6uJyz6whPDFCk1+0dFhNbz66jZmaR+F+3yf/Fb1rw0c/d9pNfPlZmvZbT",
+	"E1AmK8JSUIBzz7BahpJKxEayu7VuBpaM5x0NMougeeq1N4BmFhVdHO/a2qAQdXw/PQ3KZ7aeQbh0MvXs",
+	"48tocbGiZ4Jj11uxlr1jNOaismAdxIQpTQUYBlP3olfW2284qNZ0wEL/9mpKhePUxF/6U9mWVbg2w/Ii",
+	"KQZ8OE1dGf9m16VIsnGfQRMPl9JWHcYz5oKPjUjVrY69x3kvcfELC/xOzjCtD1FqbDQi8ypqWETIGWki",
+	"NHIxNJS1z+wxukApOiR9ORXxbVY3S7l2zTbry2ovpPbZBpEBURL1CkjsUySigvRtmd64qihtLZBlC/Eu",
+	"c+HwqoGwum/HiWNG6/nTgzy3FItiGuZiC83a+pj1xO5+/CElJ3nF81u0T9pU/mEQXMSv2WWmKy3vsmvO",
+	"/Jn76EzbqkdrSjyF47mdB7omwqJQ4PYR9uzvrOObXnhBZjaTZQuzlpVbOKi9TjDbEOFu1zpmdZu422YU",
+	"ZV+uCU/4dgZIt6lMvQHkZvPcv1/xrq286owuWwgf2FQxzfGuPuupMgeqBAzFLkPF/kPFcINMWLbwsBhF",
+	"kMcXODqZxRKsE55QcLm61ZWJoYtC8O5yWUhCJXGsjj0GFqRHWesplAiowmh1bnV1w4RZfERC204mdI9z",
+	"ZoVZ+PA0ICG7mZg7C/1hEn6N3A7iavOthFD/YUKVYvFx1ps66zFYtg1nEzZtAWCUXwom4UcqNxYHpLK+",
+	"sjOnwQKdmRJqZVAbtb+uiQ3Nvp4pbWHICtMaaRY2irKNnCaxDRZVrtefTPPTbB0Tlig0f4dwdWGHvIDD",
+	"jVnKrxkIIVjvgI/tYWNxhUhemyt00cvWIkJOoEiXRQAc0awair9AqwNMkVYsYZFWHqAoXLJbLNdFk1+h",
+	"FWHQUFM1YSK2HhYAElCSYVtrF2xFsH7JlQZCv7SFGjTGSjjWuHJLbtqH0PWg9SBefani1f10qfsyufPn",
+	"Z6Ibs76cr22RodWzUWR1ADX1zG3TYDuL+XeJtMuNJpU2g3eOgW4xTAjH/IchV+tG1/kk7jPH1d1Bj1pd",
+	"1qC2/viEDtmlmI77aDReA1XhC5ePtVZVg81MbGU+VeG9uT+151YddSCezxzL2tGQWEsgP5jPVPOgJPSX",
+	"wGOJ3A+vZzK8lc83Cnd0my0eVxH+fNgKlppPPczemIgBbh8V2xJhoUYze25FukP6fJnwLCd66j6o3kqt",
+	"JTsP54AZySTOGnWZI7DuRpB9XTuehA9YNI8SZosg2ibbzanQPCkZ4Y2aAFK4URecCBsaMRKm7CcMukjl",
+	"WlFzwAVNWhvLwvXS7qbB1cUj+dyR1Xe2An1GcvcQ/z1f2Z6iKB5m5PMew8SLUL9hjDgu984B4hWY93mj",
+	"w50xstrZ4Cj+Wu6GL0bJ3VBf/WLt+J836ex+fQAL/SKrwleLLYNqfIq5UciTSSw/tp58tEJNhWYxBLnN",
+	"sYteyq+pZq1NC4zdwm9xuDT05LNwntu5ImzDy622mvxLWTRu7RZYJ8fQnL7H+9YxgTgbR5ZS6OHQMstH",
+	"ER9Xpx46SKnvY3RSaF20vH/ZVnsX1bQhWtp/qLydFey/1ESmfmPVgTObd9dZOO7Nu+ysbqi2XOFdAOCl",
+	"fXlqVDZLnvPzuxfhZaWd3vmNipZ6+CtnijSdCQt6835pNvsvW5ypbK75NmWQJ+gqv7tDrYxO+NOLBg+c",
+	"/q/pu1jKzqv9F7fg4JVOjG2w86UUc2OfhsWmu3k1rK65kl/cC5fY0Ldhl/JHeDfyzKKNmxx/qW4Nx2s3",
+	"loCW+jZu703w1/OFOBSyZKMNfQXZVjZxF2QfrcSYWxAJz2vg1YCqcBu4VdyNnqzjO8hkvXshLTUOhNyE",
+	"9khZT0K1Z6AiNy9m8CPVeYvSo0zAiagwgkyfEdByiExtXxlItaNpNOLX1n1A4zZUCEOnQ8qUlmk+pHm9",
+	"5FI4MjIS9BrCIRUmm9oK6KXQLfvtyiw8t6SVjghc1uauCAt5f5gz4sGp8CU6FT6PG6EIsxs7EjIKcVdX",
+	"QgXufG5nwlheM7+Z5/oIbL4sVpyp7VVcX30BH13aNOLLQSrHla14PNXSfgLpyivKx7lhmdhEdHBfYfkQ",
+	"tVnn2EIPKOzNtL4IdYsur5kMUjnx4mYWD2XVJdSd+HrwtK4wYpt7Z9O2/f3cFr8qgXvLtUvOoHfk+jIX",
+	"9po88iSrMdURsG8nLBjuPXImEnjK4jtmjGernCZ67ULuLoCjtmXXxH5yDwoIEPYazxsIyFUnF9hiHVmq",
+	"6DHps7kUNoZ6t9vFdpfINeDddS1I3icVrb5pohiGdo9lysxsAmZzNwoLRXOlGQeLbUFlCMya2yhLzRYd",
+	"whMqrsxeiX/cS2HWQMOySGmNOfoIs/Wg+CeKjf4DY52xdcA2C52ucCbcR6D0Fro4PSRAfe7Y7bKUXa6m",
+	"WjSNZhHdKwO0KyycGxtQvYjuUg6TxZdKAqapVsvTmCFDBdNZUhZp6RwLi9QrOw1VYH9PbpFlnYW85rVv",
+	"u/u9vb1bDOXbu7LRersbjzRVLC0tqbfhICU4wxED/9wKC14e3ApXt1xcmiRUQ6NAA25G74puqWEhmNSJ",
+	"N28Xp9mGTnV+/nJxW2fQhFWRZswGdJpoctjt1qTK0xu8iL3dg71DV3liyQWf0+FGhvLMt7ekY+o9GX+t",
+	"Byu7gYLrqq5x3maW33LRE3DvVBheVxhU3aGuK9cXDvYor+ju+ayx5bQBNhHTFBzXt4PqwoV/bgNqzj0X",
+	"TuT9+dOAfE+v6Rn8kYRavjh7cwZTNVshNAYgzTFPEq4AHcgkZRE37KNVjJ7rdXuH7d3ddq933n181O0e",
+	"dbudbrf7Lx9fNi8Ed247h79xjcPvXrFmsRn54pVmUTCVfWcJfBlAn/4ba2MyBLZ4IDFj/12s/5+dg4ue",
+	"GdObl0wM9ahx1DvYr6rYx9jkkqrLuDYgyK+2IZMYl2YAdu7XBj4mRg6yHav6igm9hvaCq6wCqPcgGWRV",
+	"ju5+Jyhq5JaEI5tuy5JYGbXQ9nNvUk0SRhVEygL8jbnwJ9pdwM2iPrI0uMN79U5tDLxb3e09hjVmv/ul",
+	"oi4uzhr1bv6l1OT8JdxWzcWgQL61W0HJ4Au4klspj5vf47oXsAVNZOklInfe4jU6B9efELfWCF+6C974",
+	"BseXclhtX0nkcFgu2G6QeTzRR9gWaEZVJkZAx9rZSI4DILtBVikhBRPO1gwyNbYCDCFZqJHsm4gdQGTC",
+	"f6W3MM3hb5OEb2emchPbMgvL2y67s7PWpUWQPn1xWqyjbU44O/LKwLdszLXLJvtHV/y+uMJsmyW92Z3Y",
+	"L6sBbW3fawHoEjms972ah7dyXhi4r1AA7tFeXHB/3NqEUjFKgKewpmW1fCcb+RYXLsdSBGVrnUDZ09vp",
+	"DJWwssTXWAKQraoQFV6uSksOtf2wCM8p4RGh5PT1GTn/6dzaqEF0/u78/K0t6CJT6LemNQO1XgpDO6mA",
+	"hvukqVgyaLvBWnmwi9/l3bxzGYMLGX4caT3xKqDDSJ5/rIr4wBbnp7D8uzNdLBbextMoRekEeSFbPCxX",
+	"VGdk+AdNpgzbhCp2zVKaLHPO1rUaK2gWB9tNaiqPXZRvNwh/rwW0+UIPpuw6Vp547o1EOn5U0Zkpa+1n",
+	"ecd8iYHx0rKD1KMKy7C2pldq/UGUx68/lWKljPWPBJHOO49C8Yw1DsNapu/nJGoGX3YMxfDaTQ4Cvywc",
+	"RSHmdq3DsIb5+zqOmuFrDqSmtXaWRJ+XYMZS9LuHeddASt6/f3F6/XVARuymVe4W6FLw+r1oL95nB4PD",
+	"rp99FxfrHndvfu62n9D24JePe72q0sZB4wPV0egpikpAWpPkzaBx9PPyc4OvzqZ9X4Mo5/4oFqWsBgbO",
+	"nPHuA+uPpLxSUOje8G78ijRnI8WiSyDK2Em7FRA1kjOBbT+liEqZovjBq8EP/3iSPv72h3/+lp7Pfn3/",
+	"9vTxi5dv//VC9l7Sl/RstpLv2lUvXuwvwWIfFTYjyjuETJ0obqZTPud1jaEowS6c9e0kl8JF10ks/jR2",
+	"+q2IKjD5KUu4QWC2drlmI9CVPr1j/IY/2nztAI58+roYjrsdSU36VmyfOvnVia/X1lZYSi3ElzyFyhPr",
+	"7cNbdBHDNdQp+CxNZVrTk2DGhCazVIrhMTGTz1GmykasVA2x701dUxR4+kiRGZKNNo+xQ4GiY0aksLG6",
+	"drO1TUKm6jKSMaurLx0xs75HCqVh/OCYdDOJMObQhcLT9lZoQ9mesntolG6kuC53rP7p14JQTQR2aFR6",
+	"LoYhkMoMbEgE9Q9tDHU2vCtB3dsnIzlN1TGhJKGapTkMjukVg17FoYvUpkPKhS/wZ0HPdu5KkX6RdVQw",
+	"yhnE+RRoa9MsUU6xbCQS1u1lKtoFXyouIrblCIaVASZrBXR4d20+8U5mRXO5mqdwwpkpauXM5+ZF8xki",
+	"nmuBtIg+79+9JLYuu/kxnSaMCHOYCVfYIYrqrCtyZzU7Lm20sHB/jwvBGP5K8xCMglGoeOv1GOatYV3O",
+	"NWR6m3y7JGqtwby3y6f8oTfn3oWvt8HAy8exFhMvrGLL53Ne2dfEduYpkDEAXwYENteAC2+MGE3VYqaQ",
+	"15JFES1l4CtKhQEWa5Pd3tJs5fNnhnfU+16dXkMdYyZUCDkVkdmo0ZkM3k8n6Lp3kU48zrY0nkw186uJ",
+	"aUl0OoUawRXwkuWFV3RTE/HdTOubhQNWde1RnRXtd2rb7pRueZMmZ+d5j5w846oaeI6JYowUErjgsRcy",
+	"2Kqz2n/uUDy4zwXSXh81Z0GjEk8RMt/SeSJpvNw0kcNxJv5g+pr9sy1vbZP8K5TZEZ2wW5J7H+HW5fT1",
+	"sSQfXJnsqgZKa8SA1PZsCi+m3e5eZC4IfmIdy1pDrC4usuZikP2Ul9CC4tqLX9vAxrCSXHVyVTT/m/3C",
+	"w2zvtexP/lsGvgvvwB/cG7+s2fgpP+2gQjyp4RPmJlk0Tbmen5mbRoDoM5qy9GSqR5VNd07eviBXbH4E",
+	"/S4vzcGir5X052R/z9pFpmlCohFNaaShiYvdnytCbuCPapmSJjTNvGJz+0YISA5gBzodLCW/fzDWfzLr",
+	"5mIgQbSWQtuofRuK0xhTLjTlgqXqv9V11OECvO8NF3fRMFN6Ly1EozdOsBpkZMl9FmPaIV99lRmc1Vdf",
+	"Qcwp+eqrnKR99VXgc8fsOdA485CK+EKgQui3Ou3T6MrFkH31FdT9+eorG6Av5lIw6HuTcaWjC3EhdjtE",
+	"0ytW6JlnOZX12Tf7LJGzFuFCSyinD/eO80BKQWKuQyrn5A+sqioFuxCEkImtG9Icc6XAh8VuoOZ8eNG4",
+	"aIQBcX/HgRUJP34KAyzoge1ULQlVreML0esQxVJOE/67Yau4jHfPn5LHXz8+IM3vz968Jk+pkIJH5h10",
+	"7yBcQjtKRZRMLRC9P3/e3j0kRjElU8G1CmDBz56+OrHxaTaPxFATFZDQjN5BFILWrPgjYSqiEy6GZn17",
+	"HTKiamT7vT1vP7bmT1jnNy9PfnjW6xOQnfZ6bfOIyKmeTDXwKehORMLuTUj+VuoKCitDJV5NE03Yb1Oa",
+	"KBLCLXfwxsKOudFT//aOPFEs9HlNQDxoDVzLwwzHLvvzICdsBV4UHl+ITDorjVmIIi9NgWwgIJoO64YO",
+	"kL0HF6JyPWOmzfc6CY+dT6Fu/orFePHuwYUoLM1G+qxaFlmxqs6FeCEUj5nXI4GE9qMQMnqSGZ2jCukU",
+	"RZIRXQdOzbAuuDE0EFbMwLd+BDWSMzBhUOXgZ8Ru0J1PtR35kfJBEoDlGaCqjcnxXMjWJkJBBubj8RSa",
+	"XmWsthnan8KAhEXoIH8ju4H57ELgCbSOIVIwy+JWms4h2RxGHEiohpuPeMljMyhVl1KErQ7JjBlIC96f",
+	"PyVcXIgVQaQdEpobMWfOBcFYUtUhuF2QhbgiQCwsvQytPoQ4dOL6bMAVHZljsRwLmc2l2eb+nsedWnDy",
+	"5juZWrJzRL4BzkOsRMDmKBCEHfIWOQOk3F+IJl5igKHBGfCpwGZVtZBEG9o7Qd+wWYnRs7J+ydC2Wmgy",
+	"NqymzwgwK0zgT3jErEprWdfJhEYj1u51uo2gAeaOrM3zbDbrUHgMnZ7tt2rn5Yunz16fPYNv8q79wARL",
+	"7M0TYo8au50ufiAnTNAJbxw19jrdzh76ckYgKeyMGE306Hfz87DKq3KCTdxIr9slsxFPmGv4GjGlSDoV",
+	"6hhsl5JhKSgtpy6vw/aBw4NAeYFL8SJuHDW+s7NCWA0o/bCaXrdbJ8dm7+28srrzp6Cxv87739AsPNJ8",
+	"sru3+hMrzJ9L+ZKmdqrek9XfnUv5igoXxgdiycE6S3whNEsFTZ6BedYX6hpHP/9ixEHbc7/xkl8zgbFV",
+	"mg4VmLLmSrNx4xfz2Q60wKu/zTM2oSmUjbtooDhC44sGNuHBvwAXvGh0yAeDmqFgLP67ecs2t7bpES2g",
+	"dpWgkXVNNKNBjz/EtKOlTQIJJYaJZy0LZ9LRDYwYKbRnzD6CvkHQ7LCy1+ExURLyOGlM+jQxq0rJFWMT",
+	"wNcYE1MpRkYaacYDb1wlVySRKm8+79oVY/N574Tg1MLyoYBHcXFU+0qHHHT3CESrzLiygSJwE7a/YKpt",
+	"RvJoqmM5E9ju3trBoLf4rKL9oltAM3TdEsMWNmJGmU5v3OuykO7sNaAcW1ZS2YMyv5q6PpQVZOEdQq+h",
+	"TykdMw2ZUT9Xmr8Ki3aEF5ialiSW5t8+bhTc+tx8CBQ+VyLMzTX8giEWuG0PUU9htL/CLVfpc79U0zGj",
+	"2Vj7Fp3AYZsd7EDLft+E6DUyzbqX5s1Ke4vtQXt+T06dTtnadU/ybqygg5XNRXBaf13Car5aY5VnLL3m",
+	"EXsv6DXl6JlZRpOzM0USWSCA5sKAgmELsoxWkIzWtupIubqOduiEt43eVEvQUaZy4lEhXDbIm7Zlvd1E",
+	"oXCM83zpEeOp9X15XZ0DS1fYgN8EmZfSGXoCKDhDpgrqPkqH5JSMuZhq1vInrsL1l1zpkwn/wexuAeGr",
+	"7id/ZeepFIorzUQ0P5dXTDRuiYHr4YxdZeaeqMAcQ5jNPd0aebq7qz95L6iVcDHS4t8A4zy5R2kPth8p",
+	"B/O+JEQjtNf+8iloTGRVnNgrT7FySDOQaQFrDOhb3TYkzd32brdbMISBjzuh4qqFDNmMwbViycAqPHqU",
+	"9V0EEeAIBQHDEc++O2n3Dg7RSsEVuWITjYw/4Uor0CThRTRu7va8mUkzRFw0itmJi4kfyQQEmV4X0b05",
+	"Fa6EGFpchkwrst99cmSREQpJw/BVWImBPAjxeUztNxKbUm8FnfwpMhQo2kQtSyth9O6WMbocNVWD1wZW",
+	"rtjc60ruYsm8uLERS9G7MWI0tgndZ9dR26NUbSRVNUuz31WQtk+fk6R01yANT6UYJDy6G9ffPVhndWo6",
+	"mYDF8BWLOXXBAn9GAobA5tsyinSnkoyVxYCdj1dsfsnjT64GepXL7h2guQI8LwgEj2wbVyALIKpkMgP0",
+	"f4WDIlxEyTRmoOA4J48lZmDoNgQwe5nmpprcNWBGhRQgBtqbIEZvyKQiNaKpS6ZwWuCRP8uMGhyzcok/",
+	"A8QO0mjESDM8+/Hp5cn78+8un548/e7Z5fn5S0MV97v7eQNXRyAp9nC1O3cd3KkmPK7WQczxZRRwqSZi",
+	"yf8jRXhMmiFeTpbHY0h6K1M+JlSPct0DX22UiZ4vxnuh94f7qyLvf7mDJeVkoFn6AXSbz0pq9ld/9Frq",
+	"5xBQ8W8m7rzLWXUZhZfKPY5gRCMWXRVKtO189I31n2oVinOWJEXDQm7uljNhhKeseAKmpqD8Ao3bOuS5",
+	"LH30SNk0dfNS1rWgUvQwa/Zzj7agFgQrv8mcgS/i+9UiFra3Su4oZJphGOfnVS/WgeTnMu3zOIazfkDp",
+	"ZShtECvDK7oSqzz0tn/wsBtkiXahDme1vnOe88E+Qz81MFeDkZ0a4f91IbbpvuT/hYISn1kFWMg6W60E",
+	"eDl9HPvnW/8f+LweZP8H2X+F7E/8sEGH3bZrqYfeMYv5jv2zBacltr/sRTKDOJBTdsoh1VahXA8umJRE",
+	"KZ0lykbrmBm8D2kch2CkhOBVbOoTcwWtV+coxkKFAz/BFRkScHU51Ya0uPhQMAvCdNZoSPE3fECjiE00",
+	"w3ymMRV8wJRGS6P77ZEioWA3+hIjqEJbLp1GIzcFbs9K8q6lbDGydU6aWfvXrAh8QEKlacJCMjFrKcxi",
+	"LbSS2OoFg2lCUjZImRoFJDQP45TORIh7MhqFFENzeE5BseYgo9NYZz42AGyPpDIbzik+aFs0JlSTEG4c",
+	"6cjORzzgTzudTiess5mespi/zYHjHiWW4kyrKGQOsA8ehE09CFDuwuBtfogVyOuLBCzmZYqRQY/Do3oZ",
+	"f8RsId4sO9THvxKigncvdDEKOYzOWJK0r4ScCZi/w0XMbjoGxELPVvb9h7OAKOkq1aYsmRvtf0JTPQcn",
+	"CKgqUMM2vWYumBi/z2kV5ueSdtutMSwp+3klAsig8oibTA2yZnubUZVvbc4qjaDfMsCyV+4cN9VDzMdY",
+	"W+DuKkVF6zwZTcdMQLTRgEHF3wAuEixK8EOTIjhluza0HaovWEd2zNtAQ8GR3ViMKq3EcI8+YwxTUeR5",
+	"do7lA5dJOPDO7aWaB/ViTYJykiPAI5/N5iCzLjH5WAjk+7QpTcmkkYXGIhVERvtshDQh3hs/5iLhgrnA",
+	"+Hw/hsJELuAUQspaRdrTIS9sfBZQl9mIaoh485fiEhuOSfhT2+BuG5IVQoyx4Hq5JCFTXzooGSFThiTJ",
+	"22h2FlTnbS/ridBznrA7EaDVJhCXsoGFoP9CBMt8cWdiFTR8oKjeYVHQK8NVpxBkUt/SBwCqETQyaKoK",
+	"NXmgnZ+Xdjp89dvvrkdHh0wYfGbtWKi2vtElC2xGYmtJaljRMiQk1lXDUxYfuygsmigId3ItQilG10Ko",
+	"LUpSNqE1W4FRL54b0uWKKYVu15jVQ5Mpw670eSUnYsOucN2PFKETdkOaajocMgD88/OXZK/bJap1bFD7",
+	"QoRZfabQhgJinm4mTWJwLg6I8bkFuVJdR8U+I/pGh8dmEQLMWhciLNReCjvkG2njbApioSjkrJilJ4mc",
+	"tY1qCzbrCxHWlI8KjTCZBQui12soGcQMgu7pF6yqOOcA1fILUWEFh5hqITUWtCPno5QxCByElIcjG6eA",
+	"d9EMzd7dFWg5IQm7ZkkrIBTfwLD9FB1xbCBT841RRuHQWoFtF+cmj7Pd2Lfc/jECPPswuBD2l/LOWtVc",
+	"C9dwKtT5jf78FvzVr3t8cbGkWVGVyK616TAuAEe/4U4WpAyKteoCDCvwt7FuoF5Vq6HFNb84NWspmY6d",
+	"qIU11gzg5qYHEKpqYb12J+XLb9Q4Kqvqj90tOrLQ7hvSFH1KvQDN2KNgyvy0yByyG0cNV+io3e9Fe+2v",
+	"433Wfjw47Lb9akd5AQDPxL66Vpq+0RiVX6BZf/9H72YUjZ8N6U+vhv88+0b0e0+uXnz77vpfs0JKebGq",
+	"n0NOoOiW1OCaPCOiYTWuKHX5ZJBqlElC1fHccdk+f0ggPjWfFVYo2Ky8uIys+eupHDIf6lbn+2ntwFhH",
+	"uM5v9EaOOTxn6/VcAMe/nMPus/kI/oRmfgdCeWHMRUgBM3sWPVOog7nM4zdkukaMrJUe3zE9TQVG99uw",
+	"3wrAzQnEoOy5x8o4WD0Bt2MkCGRjrdymxzWY8fq56h7bCj7rBgMc5yqzMGL2jKp8XXWq8R8kX9xnhEC2",
+	"rZUECKVzWxQOL+chNODPHO1DY987+MiD/wqkXUYofpV9tdRGl8UR8fFEppqYD4p5AVAdfiwV9ONrlbME",
+	"UjkjUEVMdSrdU9+bBdwjkpjxV+GH2dNDJP5ni8T3IGmpX9u8sPPxV9lfyrfeVMS8FWA140o2Rj7odrse",
+	"WB4viwL9VfaLAaBVvOV72d8OY6mEzJqAUDyWew8I3RYOnkLS/hqI2HmIKf1CEPdEeHj0CLIzhylTtoZT",
+	"hj9LUTiRQ4wtnUgu6h3MJ+Rp7+wt0YkctvPXSRPt5AHRKWNE8d9ZYIvNQBGRwyeHPZJKCbXRRy2odmuE",
+	"SUUojmf/IKRmefBHIoePFHkW9w4Odp/YIgHZWq/YPGxhoi2267dfAD2ww+WkxF/qWI4ZlEAZaOsuUnjA",
+	"mJmraqxf+qUcPs0PaCUSanajdyYJ5eIYUn0U03+f6kH7cbHGXCIjmoyk0kePu4+7bnsXonchrn57Er8R",
+	"/5h9uH755vC7H7+env+2+/03Z//gu4PxQfr0b1qc/uvg3Wl6/ebq7xfiQvy/////i1QPR05+3xumSW/y",
+	"z/7Tf314/O7ls18fz5L5Sbz7z17/dG/vtXr8q9jnvSevBn+7Tn4bH7w5UL9993a0P9ffXH/z21WXPnv/",
+	"Mn2tvxfn06dP4+7v3z15cz74/bsfbob7f4fTysnLglujinzYC8qvpeTEeQqVFJ5KoVNZUTYyxBJAARnT",
+	"mzYdsr/vhp3li3iIW9k8bgW7gC7eVdZ1L6VCTWhqWKNBPY++mN9KtCVno0ul2IxceB8QqMaTe5KByMgB",
+	"0BkSmj+HmSWt8EjLkDS9QsL2Xa5I12jrrtiPlujd7RbeQq8FDiJT/C9XeVvr7IA8KK6nHN7270kCgS3b",
+	"q5FJbGhbylid3dfscalMsmGf0lUrMnrI8hVpucX13KeQVLrOGhK3AL8PwXObEqG3gPYg0EuR43YV7SHs",
+	"RjMBHfzB9bGCFiFNa68h8JxX4TmuSeMtu4oav01lOh2bBc64FkwppoibiTRzsck+bQXV8s+RJ/uYP1M9",
+	"TVmhkB/Ey9pRHrk54LWd612ScMEgNmZM51A5gyRc64SRPhtxEZOwQtwLs0mJmvbHRm6CSQSbFXYtQaTK",
+	"t+dcZTS6GqbQTZ+8TeU1w6QHbFwhsnJy+cyQiaggd8m+9+n/GGLx99dhQF7DJJkg6cJuOJSF9pdjJL3U",
+	"rNO6hPEC0B0KpWXNfuCmrI6YLXwZncareJD0KiU9M7E9xY5rVSTTIbmK/znan52cnJx8M3k77kfXB/FP",
+	"/+x+/Y8fotPu2+HJy1HUO+/f/Lh//Wpv+vTq8PynX38a7cTf7n33/ZOXJ//c/WH64+Fv37zunbz79h/9",
+	"4YvD0UhNfro5+futZMsM57546fJBp72FOOoRgOym+3NCPfqbE9AM45fygwpytJ6MSqcx12RC9cjr8Gcr",
+	"KieMDhyB9DnX4jaaMg1cWDT/nYXB4mdUAy10IZAwjhmfFiXRRcAH4hkKqS8hAyQrtTsVEIeTkWkIyIxT",
+	"OtDH+ScgTqVeiV5XetV95WrkCalxzYYrmkXPmT7CkjKgg1tvkRtPpqTpcQhF8onyYjO2UbX5dCZdCgjW",
+	"1QFXG9eEGdCzxN/QvlyjdyeHB+rL9vCH28vxLxyo3JcUv9jwqcasmJe0rpeZ1yq6vVp2h9PU0oix14xk",
+	"2EK4CCxcRAlnTiwaycTIYQsKo4Vh0jSyHHWomSFxQBSdtzrkFEt1HVXfDAhFRig4qVMQ7Q1bfTAFX2kB",
+	"J+wQRlC6Qieqnkm88Sq1BBpOrqeI7H5+RSSHxxpumN/W3ZSQB151C62lROQ2t5pcseXWEmcctXFiqV8r",
+	"DDlgDvcq4yu2RsmYAmYOZULFEOqS3uyMZbyjpuO4vwO22KYtu47mXbSI/C2ruwrW3MIfrc03r8na6pB3",
+	"KHgRNYJGQlBzlevcmuNiN7H+Ul4m0Rpl9YjNkdFCUGwe8W8oTyTFNROciYihLdh6h+C4bVkSVyZEDs26",
+	"6km7q4u0pqy/jnD/tyg+ZHuDA/q3k59m3STtJi9fHHyvbp49e/mS995e7cW///Rifz6jJ/3DK9b77vf0",
+	"+x+m7zYXef3rfzAz3Ea4rEKgjTBV84TtfDT/Xho+vVyARNTUkOtKledSwT81R4wPR5o8bpHE1rUeQ9mc",
+	"qYizmqBswG88lTrskDCbHQQcZH8qM9e+f/cSRVUUk8Li0sOAqISqEWj1WCfoiIQfX37a+fj608+dyc7H",
+	"D59+wWLbthK7Ucih1pAre4a5QRC8TB7/P//3S1vmncXktZXYnDvmQysgIRNQh784flYouz8VsZsgYfSa",
+	"qQBtEpT0+bDNRMypILuH7T7XJAFvaS4NG9HYYGqrQ16bJRuxUTMwRgxTOZ3YJCYj1sR8yA1ppElC+rYy",
+	"ESQw4Qm7SqnhTUia4U23u7tz09vb3+kefg2Hsdvb2+8eft3qkDNJwm+fnZPisXZ34Jve3n5nsrP7dQhr",
+	"rHjPHUa32w0heBw60RuYsLIVFrY9LslaIA/jVWeipoEoI2LBXSs2hASdZtj9r95zs5b/6j2H1fxX7/nu",
+	"12ELq8hlHfFshzrIdw5v2uo6ahsYastBGwEL7GzA0iCopTQ1agBQiq8MfrCc5psJEydvX+BvuXRMIioM",
+	"9YeeDBQhEWrhDaZJgqAGjRlsSXX0bHKFRaNiK4TOGU3NAU1oqjlNsBwePMHClagGWEWGZqECLrEUZnG6",
+	"nMNA0hRStPNEtNcB+eDUnd1Op3dw0EKFCYfVriKwubiscjbsas40aS5TOmw55HzHWQVyzZPE7WqJd/L8",
+	"Nglla6gli1RAptXou0hDSFMxRmhfXrNyZ9oiZlQrORlFu2X4xF6huW3Trvl/f+62n/zycTfofWrtNG/w",
+	"t71PO62v3I/Ni4vOZMe9tvep9X8qWuFuKNvLSDPdVjpldFyU8TONos8FBd1jLa5vDueIfCBNQ4AHReBp",
+	"FQpSImXe62HCXOCCmpHGZg13PhB7PghidzCY7e0e7B12u90g73EQllcYkIXPDruZnSFH4QfT2x+dNAfE",
+	"yOvQ5HhznSumWZJnWmXBKWgscpYCsnuSFZbPyAIo14yKziKdqbaVSzTzW0pRTYqNMSSwTa6J0lJm+XBM",
+	"xJn0dP6UxHTuOmgYvqBJX2rDpgq9SGwBoRG7AR0L0oo6xDVbiGiazkn47JwOXd197OaBgkEB0UJr0MDO",
+	"LJSMqY5GXAxJ+GLQfi0Fa78yfwmRhe919ysLi8AJ+pWfPmNc9Ts2WOd9a4paL8vrRL1ZaxEvBuaI4ITu",
+	"N7h703pTWTuyFTR2aT0p87J791OwYYWGvTWp3ysZQ/bZQ6Dfl0KZPxrA93vA/fzLp2IXESmvyHRSU5EK",
+	"yWlBcy3T17XLQvj0Niv9sBm5lQNHTo2o3+t2sS4DlF0G4RcqLs2o7b16ZCvKhAqLOGhJroScFUpaZivh",
+	"WBK3niS+y5t7fnkUsVi44a9OQd1u1yOgWWmNB/r5QD/vj356zX/vQD7N71l/vHWJqSvJcCtSGpSr5xnB",
+	"EjGtXEjPUF07G1TNM89CaHF2qXmCbd7Q+ODcaN7gNqmXhNgFGMzsfcYEYTcTo6aHHXKa0oHtNTlJ+TXV",
+	"7MgR95Wpg9By2Lqk3e6PCbTKhJab0BSWZkXFoEBi1gvPzEiTBL9WZhvg07YrBTcDeMOz0gn+LNiaKU95",
+	"tFNYOxEWUsS2UQkfsGgeJawzjgO729YyjgM9pP8K/Aa38u/Cncxe1+VN0CD4gTM9cKb75EyWjtTyJaw8",
+	"g9CudqKE0ZQmSX0x6e94zJTtLwz1S/0Bijl71iZRMc2IKy3TObo4QJDPWstxTUbQR4EOBizSLM5jnFzT",
+	"uxGdgEXJTN+mSdLqkPdiYS22zWkTpjA/2QI+rWNcotkpi4kUtgQPduExdBt7alQmnT81X71jNH7tz3Sf",
+	"qa6vaHp1kiRmzmUU5Tt3fsUjmLE02+pfoDj1v1GiHkBaMQG2AsQBwyw2eVheeKkW2d13tQl8SbKQhFsY",
+	"IcAlQXFVXcwfrytc7OPNd9m678/gtjjdMizCYtoFikbjOGVKsdiFiWVHAX3qS7t+yDe/x3xzugoeN8YA",
+	"yxLWq5UwreIxzbzaz3VF6SaV1W7KdBjlc0ho+yBTjJVwQxE5aFV1abTFF6DNSx1+vcUdfTb2VDXfMgyr",
+	"ZNQPOPZl1nSogviNccxJafUipRFxnEhZMWVJqMSi+QtyI0Z7VAptVoQqwSiNv1yxzW3mQWL7E+GPufLV",
+	"PIrYNtKbIdFH/1coHAvDrECpqs5hi4tZWiulgIiruuaZWX0ss0i2snueP0lNCkNp/5vE+HzOoijmBFbh",
+	"fHnHTrLPykT/2TsIPdhultMIg5YFvFqTJEC2yVoBLs95gqGSctyHHF+sU7ADhQmg834evIqdbwj807Qp",
+	"INdZEItqHaMTdar+bqvekzGjQhEsh3/seiRDxAlTLhwrmQOPjqhibS4UE4qbj5O5GU6mGhwGIfbcafri",
+	"XStwI0KUC49D0qQqsrYbCCfE5YSk2Z8j0gRYDNp81upkYTfYTNnz9HIMoYYsgerYHfAjV8b9/8Oc/bts",
+	"nC/SMv88leNTqteys5/L7M2ye8l6xW1vpwGAEmmG7va5u/raOsH4ZWW9+6zMvVfxnqbRiF8zpOnQtLqq",
+	"5P16x4WAv84BnMlUr/PeWzpk6753xn9n6/stPoeb3IJtPTM6IRM6tNZUB9wP1br+RKZ+p7R5NA6cklUx",
+	"PYinSxjK2hE9jsHQPGM3C6eBUY+z0JuBfRVdEcr1h0aHM9Bi1OgUaYYMbP78ml3ix0eW1BB2AzHiynmM",
+	"3WgBCS3NCF0cee6cAF8sHIZ9J1tjC93ZdsHoEQ5h3ZcUi2cAnRtQ8BzbeMz97p7nVHYJIKt63PqebcOR",
+	"WIyeZLDiMOizF2qpaXJptxQGi1V4a/zeUhh+6nu5FWO2HofdPhiI82yaUlK2FEt4HazmL+GC3hJjhANF",
+	"uEWghr7mXvSEO3QD0KoaopcyTbZ2YwBczDM3OHaleWCSt/HWb8QiASceqiz/m3BUZFiWgyyEeJW5qWJG",
+	"kl1LPzuDV60roBi2ZaYrMzBQGLNYcHKSJJCymEf580zvMhziQpTVrmM7ZJ59N+TXTJDxVNlROoaReqw/",
+	"BM6ahaOZX0GFDKC4XQCtcuApkrWAhAZJrNJmfrzE2gqG7aUM07CPyVdf4Tqg7hYKCt6awAkCWXVcaEnC",
+	"GMrLqvCrry5EM6SdfifK9Uz3tIN/P7Y5hvCYhP/z80n7X7T9e7f95LL9y9+aFxed4l9aX/1nGCDP3O92",
+	"W50L4bpluAkygxgcNeRnWFuaimhCU1QeKdZ0gdg66Pc6JyxhkEeJ7V9pmtL5hYA2cAExdItyoQjXdUo5",
+	"9PW2dVZ8BV3zMSPNF2dvyOPD7m6rQ340y1V4h312Id6/e9lmIpIxizvkREgxH8upsvY826QXzn2qIMce",
+	"YNCXG2vlIJ3aSvOKMYSkC2Gh04hBNnSuqaZqwkTM0DzvZC4IsNBSHuXtzVNctGZJggnL1EAvBmZciFVS",
+	"D/S5squHPuawKV/HtyvFdXXIO6amiRXB0NRwIUI81fiS6tD52MCI4OCax5AmbSQzOANsazidGBFwt9vN",
+	"wKSJ+bNDZ2m9EImhj8pW4TnOi8dgmwSu4HPAE5T7YORc3qySyJBe/KEiWZGAvUVqEywYeCwCWrkoE7HN",
+	"ndZJPgW6U9dTaLf3uNImcMtlYXDn0kVltO9uS7KXhmjNIFjCgp4hIDLNKhEZPOO4oDzztdftHba7u+3u",
+	"7nm3ewT/73S73X8tr9RZkS5qZmyb8RvbWLNtLbZs0bu99t7ueW/v6ODJ0cGTzpMnT/61rJjntpZsO2qi",
+	"Qondk0E2r5LEiQHymBQ5mdem2HIYMuAsiZGOxplaqzSdOyJq5Iz6qkD+8Pcv4G8uit+niO0I1zrSdSbN",
+	"PIjZn0/Mxgt6TnmC5/C5pGycd1HOrjJbIZL5kramur7BSeZTBzkn8CJvgrKU4KZucmElZKQWmVRz5IQb",
+	"LzHBZQLkwf7OliNF5DVAamE3MJ6ySMt0jsXOOuTMliRK5dh+mKq8SKyt0nHF2AS6K3Gd2Z9sFCzU3gBh",
+	"0BApMQc545hQ/DQvYhrJ8ZhrMDFlK6wpCHEG53mfZMBMsMonCmtUDzWJNi4illAN6gm0EFOaR36Qjpor",
+	"zcYe8vhham0XprbzMe+P+GkH+1TXRxe8cYk55WaENRJ7zCIeG8UVxjUk3oJ5sfdZhlHCG/xRnoNEQux0",
+	"1Pa+UahyGnXW+fpgH2YNxYg8JadpVCld47L8zovvsj6Sm0na9rv77hGGC7aTrUIr77D+CsEFD90N/9D2",
+	"MQB5hQ7CVWGvawQzrEGGUgZ93WvJEDRdB3KDJWnz8NlK4kRSNpgqprxezst3cewTlEIH3UdZN0RUA6bC",
+	"dd9Fx5Lt7Gg7oSL5iz1H0pMqMvQOtvt5yNByMHiF+ZonRjP9YCj1QwPTf6c+hAYMt4birit7PRpD/Xy1",
+	"4PD0mh/SZMqOrAfTvJa3BlaV7eitKc/8/bvz87dn0L+/Q94IVxmnVPmnzyI5Zl6rb+eAtV01yQkZUJ5M",
+	"0zyVGYKPofBeVnOiQ05fn2VV58Z0jvVLD4iWZK9rC8sp0kxpypI52X9MRnKaqpZ5Dm37WaU3FgjC3DYs",
+	"D1wf629kPN+aPOFPkaGvucZijOWnB1qyRa1+92Cd/ajpZCJTzeJXLOb0fD7509IVBLK8LbK8ZqnBGIus",
+	"BlGX9TS1xCRD2rbNZK0lK+8MUk+mruYl1s7KXDjQusQQFxyGuI08wqhEGpKmrdRl1BHGwcdgtCysvhUh",
+	"zTLa+ZByoTR+1cHC2ThXGNjyq1IOHimi5xPbrjcr166CrA6pXR5YLHOTgdIyzcgRzXyEeY0wKJEwoQqS",
+	"iAyNcp4+I/WPJ+BuSORw6GqTYkkHquQSUlMqUnWvNGehINZ2ic+PlqCvTXN86Ss3iq1Fe06mBo51xcdr",
+	"UJT3iqUPVOUuVCXn5iWM9oiKL8cskhaUKFbSlZNy3UBDFVxzA2vBKC3BNlH3XIsQgFYsJWKFD4vTg3W7",
+	"ppfKnPBikw3f/thcNGW2cgJUkPEG4FmvpRB+mYt7JQ/FehoPtOGBNtyKNlRj5QaEAe2PdyUN1opZWkan",
+	"Fsn8Smf3jGbFomoPiPaAaLdEtGoYXwvVlM10XB0+9+NC4yNVzhGvrD3hRrbf/xGRNJ+luqzb3yrXgDv0",
+	"h4SPP2F4albBrtZv7t5YgWZrJ32sRDuv5J8b8pGCpXmVBatx07GgPxA1N807+Bz5Ww+Y/G+HyRWR5rdE",
+	"5DULit4SrS02Y35TsZ4m5jltmMZ0l3qdddVwUH/8E9GUzcpp3n9yzAP9+TekP6WSkRXUZwalVD09OKJJ",
+	"0qfRFYCh/eDZtQXCj/9pVddOX8bz/9iZsf5IyqvLaZp8qlem30ogIrYilJr2s4ePFPGGADKTtSAvJzii",
+	"uR/Wy2LsSQKFkRNGlYaAPY+6nWkqYprG5AMOr4iNenHztXmMnTggCE+KorG9FWTvaT5mStPxBEid+2ve",
+	"ox2LAtu/q844bnXIiZiT3s2NK3PpSoLxa0inpWKuIToWzXyKpEynzleJaQm9ffQoIjVcWXWFmft5pAiP",
+	"A1K7pyw+Hk8ij2rOT2RpLZaVgdsfsi6MzmUxo4q4Pq9ckPeC39gOv2rlarJzv9uirndzw6jtUykH5LtX",
+	"J0/bZ9+d9A4O0XvF4042IcA2uWJz52rBxpRRylafYQYXG636l/sxCVnYt2RwAytQyRa2BJqRS/z0U8VX",
+	"YHqGPAMAhgBa7ZhvD25uAkLJ3s0N1pvMBhZkt0vUMUFsAHccpNSlnXLsUg2BoEXyYDtFlRL2kPz0i9X7",
+	"LG0yw9ZoY1h+FjAKsRda/rQC31YCr6BjDkIaWsRzJRwhaSutmisyychj6BHDMHCNvSe2y8UiTVMTFi3U",
+	"dGIkRGAN7cGymGDKmoSGqYVJXM4ZGWk9MfJb3u7blvKzlUFtrr8R6t6/e0nSKbaCKhM/j6ZSbemPgxVb",
+	"rten/xAdDc5XIdMxTbhiMWmOpNIkkTOWRlQZ2qFTyhOI8pLaSpzQLppMZKpJnMrJxLz24u01tOQbK6Km",
+	"0cgAXNi9+XrQ2Q2zRBJXoFC1XPA3NHGFew7I71IwWwVVtIvngPJp1xD3rI96iIFplxyT6/a7+9Cq0Zbd",
+	"kglEpu12u4U9K+zcVBM69hQSdT4YMD7zProno7E320a24t3t0SgzNy5jZakt/xSD3Atu0MQcNEI9aaqR",
+	"uRvwvRm4b/07FuL6bGFx/24GcoDXvCkeACF1YqEnaqNcXZKzdwp0YL1atYVPAiKTuKTNSyxfwlOLAKra",
+	"LLdAUu41TWRxtk2QWz1Uhv1slWEBMIunvxKMP/qvX/L4E8JwwjRbhOZT+Ht1CcsScGckfUY5hGmDYmP7",
+	"/mqVSRKuTvrSepcFOWNVvUtcZBXbXal8+fPUlLwsHdct29rurl0A84uO43yw9NRiJ0KhU2MKkFWBk0E1",
+	"93izHp4ZtgHSEzCNW2JSVQriGkh09+7UXyji3Q/v3IR1PphtvxRkNni4Fh6v4K07lutxtlxitMWHjLqZ",
+	"8Ulre1Gu9NAKulB0FYG5wvMXRcwM+khBgLcrKtrsItXgmsQcu6yh1QGjqzGvgglNZqkUwzrvDoD8ab7P",
+	"B4qxOcXIj2+dPFIDFQ+04kuhFeZWysKtZ9Bcl4L4HmQax23nmF2eeDlVLHV4zm2jDtJ0FWMAuwWbtSAP",
+	"ypZEcCHJXst1EZN0il3QXVqIQ/MKjfQkjk/d4jZF9oowrO1bxtzqth1C6cZVDymZD7anTVO249hPjm7a",
+	"jGmRzFseUbAoWkMWEK2zQOh6yhBGU6XlOPQLrfQNLyOUfH/25jU5w+6yvW6v297tuRARnjrnx6O87B9p",
+	"mg2DN0gKW4vqmLAbPCUSmnMJla0wOJgqFreOSThm4z5L1YhPoCghWOMvr5jtNWirBYckkmOG5Ks/5Ylu",
+	"c2EDWlSHnNOh3wlXsGuW2rzOeuP7rXuEfxbCVFzjH2S136x3t2Czuv7dD4UrHkjoZ+3FCNhTHZu3nHAO",
+	"mc7kqeWKWB4Yp1Gsc8Fxg6LMhOkkUPeyotp4dX2nTHz4cgLe15R3HpLF//xOgwo43Qh/8pTvQs2YRA7r",
+	"Meq1nwxCztfsIV+IfKoorK89NRhbF4xpzGqQzs/GyFb90iz6SwxD/bLKRpaPbL0CkokcgoP1vluY3CnJ",
+	"7N+VHLxjtCLR2FzZsvyVqlQxnz6kbCyv2Zomi0USgJ8Xeq/252jL6JD97pPctwHmDptZnb9dXcbJjPlg",
+	"p3iwUzwI2ZsRCIM3dzZV6JQKNWBpGz5WIz5Z1iXzynJ1dsOxxFulWbMyiQWCk6kf/Fkhq9vaKwm/YlCr",
+	"FWrVo0Aik9hSIawh5218KhKmFAmvGJtcUnXpHnhF4sHzGprVXgqpL6EAVWjNrpI0mTAnHLdwPyNqK8zC",
+	"do59ykY1vuJq1UFD6sImjqHxEeSwFzsfweKrKOC5vYI32Q18kURwYZmbU8Ptpu2uaRfxANEDvgcTyQP1",
+	"/iN9URaZSg4eSOrLu47cjqRj74FcD1xF0AtEuUNOCKRmAK1z1fnMmrDUvJ6mluJF0zRlQvsIVaRr72Ed",
+	"rz1J9S5UbbWu9WLwClx190UAS/v5k5C/B5J33ySvtwbJSyEhi5cU4AdquR61RMyrUXuXE8OP6CfPVN9q",
+	"69iysoio8pZl2opa6apUBzWLqMX68JjzslhK2RVztoUd07wOI0QOaqrZkT9qwujCgjARw4mz2CrYrsoo",
+	"7ZQLVTLrmcFZMgAdHRx2GFkc16volQa6eyfqtpDrPedum/0VK0nXU9UProotQlT8QFYfTHfVmnktvQAT",
+	"XuxKFNfWcF1WqwJwfL0gg5OC0g3KOrZtwWbBAfZWCV2L8dCIgOZJnnLpKrFXiH3H2LQPW5JD+CPk6D0h",
+	"zZRBOdZ2PopB0CwnUElMVPX63lVEMNldbilaYPvlJYoy5z1Xt1lP4nsIAviriXt/ysYXiLi3CQJYIHVx",
+	"bIvNLgmkyqKguCLXNOG2/Z6tNl1Zi4c0KRlzhRXuMfHYkGwjnZn3BzYdGuKwJpKbg2p1yGuIs7HF9FNH",
+	"RDMbpG13xxUJoeROiHJXRgRdKjgQ2KZtqPqkVdlnJ47fueIin5Pq3ZP6nG3nDwun8ovjrhNMZd5/oKIP",
+	"dsI/PBp1ocbQbQmoWiIlJomtycDAVWNEOXAOGalQCiRjYBkc07mhYFhE5zF5xb/p1NMu9RcjXuoPol7+",
+	"AtalXeqBeD0Qrz+YeGUdwLt+CyIpNjHhVZIzW2P8tqEsxRZoeT/EdfN0QKLkw5EGn00c2zYnVAxZuUsr",
+	"DOQWjMqvHBAhbSd2rG2Wx6RCcbPKYBpKMFp/wXFOmrORdE0iMSov17rRU92qbvpWfq1WDsXXthSm84UQ",
+	"9fsK6ymf1kN4zwPtvGMakk0tvrsujZa6O1kNnbUvsxyiBixTz4Z4VKQurmOcoTFtKRJLBh2RjCj4LRIp",
+	"hiw1siWNY3SXIEWNyVRonpCySRHqhGXGxzXNlb7F0RorK6keDvtgeXywPD5YHv9MhBPxtlAxMiM7rVsT",
+	"zv40uWpPJ1Djs17UtPE0T89+hB6aLoN7PE00n9BUkwFnSUxC8zAkTarJWCpNDveNFg0kcTfodrsBiMty",
+	"plpHhNqiuuZ3UuiLZRYWBkTC7DRJ5tkTNEIijY0l9O2z9lEyoXrkXM3IUaBq+AQnsPUoIpYk0IAvK0lZ",
+	"YTwFsTVS17Yar/1oRDXpsyEXyi72UUgGMknkDAcL/x4GJPyb+adt/vlvs0yiaT+Aoo5pyumQ2TgjEFlt",
+	"OJQZJ5GK2chMbG5q/tjEeFTD9h+BB348TSgRbKpTmnAFVK/VKR2Nx7PYeKLnhI/NAOburOfLvBw4G67h",
+	"xOaH4zwo1TLDZqimasJEDOzQpsvCj+xmYsTIsJX1UYZzNGesJNS2gzUThKmsFCs648cASFhfM2vHxK8Z",
+	"WmEQtBR2VWRQcdNAnAs3sPDi277xzuy1/zZlUxYjh87Lzfa6vbwOya+yH5DZiEcjEn777JwAevwq+2rn",
+	"46+yf8njT+5WVYe8kzM0hXvrsYOQdCoU8lzIOAYgRrefnBFmMN9pIjAlxMma48UB8VZY3CEfRhLsTkbT",
+	"clKDLSebm9bp3J7msY/9WEYJUxHgcut5/jfT5Oo9jPAFGq8yIrJjgLwdU02LjHySmt1oW8LGAEm1Muyo",
+	"k2HTZiiqG0eNPhcU5cpysWdPI/oZR/0le0v2oeX4WopTb2tSyfeyv0oUAWhCQH+QRh4UuT9QHnkBNCwj",
+	"WqAx5RICFOymBlxvLZnEbCuxIJnqVtDqjv1K26v1NFDI3Ei3iR9Jq7SzikKS9CEw5EE9e1DP/ozVN+kW",
+	"Q0NQhnbOzTZV7Uhdr1PAz0tBc/ZyELJLZvHAqCxYtd6qcgmdy6kmnjoIRi1V1IeOykpaSf3AAv5AeHNn",
+	"gR2IqgCIbsgGAwaE1H7V8tS2SCbTsQC1zdfsinoYJWoCY44Y02QmpwmWDwOW4zSlJi8pbHUKGjoQSipa",
+	"y9DoWcq1ZsLV6TZaWZ8NpBHgtVMjFg+MzuicNN98ODl7C+yQCyNLmksZTnlMRcRatlsWKgN413mLm3Xa",
+	"ZHXImU4ZHaNSgs2ezezmnDLuhB2zwt+mLJ1fUlRV89TBjHntd/e8plsuq2/FKqBvtb2gK+ayaqgwyojh",
+	"n+4ioelfk44lBh8ZEUHLSTth1ywpwhLYWQvQ1HJ8EjaFTcDsjcTT1IUzWXXT3hHaIczfrbZoq9Da5QwM",
+	"S59q5euIamS+b9pxQLusDFt6Bi9YBepEPVXXf4nmhJrd6B1LXeqbzFQy3lzhelAaHhqKZazwmcUk37iW",
+	"+cjBpOPxRaBOa3LFIdOLDvLl5ZS8JWQfAPNzTug5mbHUCvzBuq0Ka0q9LPhH/7wEYkNH8EN9pj9/faZC",
+	"rbGtOGUL+Lp+0aa12ud3liHgn6LU0qaa90NppofSTH9kaabqhsSrKjOVaYKlIKvjdt/ii15GaOya/cJy",
+	"CplcAfQCXhLma/vnQfO0YrEWLkpZY3SCfi+nj8EoE5oaYmBOA9WRwVTZxm+qqGlz7RxjRzZVDqLwBNEz",
+	"HjHS3O92W4H90LXSyHxhzf3ufivIPUGg7aYMfDx28826tAp7YH+p8OTinv6gygTlRSy3RloAZ7HXDPnB",
+	"LvngqPnDyLoFXz9i2ZKSuwYs29IDW45Z1lk1riwOGSKAi/HGnk5pXU+Z3SuryldsS1Rduq9sGa2vE/AQ",
+	"K/wQK7xVEfGhst+2FM1y/OydawZkocCb1wzIvMR+zYAFT/YaRQMqCRHs88E5/OAcfnAO/6koH+BtISRk",
+	"C0TP0Io70bw8rNMLjQm8mBlwynnE8B27ltYuwBUZcEGTUkZEqYk9SHNESDKYphBealPJQItF2lfQnp2r",
+	"OKOEzUV3MSrg+HgdslxNSc33D4T0gZA+ENI/FSE1aFvIgQAidPv8B0VBg/3/2Lv+3rZtLfpVCOEBsQEp",
+	"TYq0aNy/+uq+l2Rr1y3eOmzIKtqibS6UZIhUUi/Idx94L0lRspymTtymgf6LW4m/eXTJe+65GnwiKiM4",
+	"Gd98foVHwCcBF5FOg2DgU160NQccwup6ESn3IVkUSBO6Jd0DI8SQ4lHdLfXq96ghadyr9nfJsZJeEi1a",
+	"sFvrx1DpdWsHWCoac60GDMYJqDnNXBwBqsy0Ae0p1SdnXdArCaSXTvTla4u+wBx1sN1dQj4QvRfk6SUG",
+	"DDaDbaMF/Xnj97VRelZNMoh7KCQpUzQkSoEHqUaXW9H23yUfgEx4PI3AQovR4ESjlktIBISipbwhRMAl",
+	"kYoLQahCv441yHsH+08RUy+5ZK2uHdSJ/U6s1W0JVG+UtXDvG2Yt7OSpO3nqxyFPfee7iiuP6Wt5QWBy",
+	"3xsryGratXCC9H89SkYQdq3jD3X8oe+DP9QQ+9uAPVTHkfqZd2Onz8vKMvVjqo2JujZYr0YLeXA22Zdh",
+	"w1e6b7z9mbW66ejkSrtbxwfCoLGIcEfZ0jqIFYxngEZ3hTHrxKmEOzznNZ67b9aPws61hiqTXrHq+Vnx",
+	"XdtIwxtEKtp9MWYEOijdBpS6BdZhaYelD8BINKuRUOKQ6r4R1TjGN4XTVrc4uMJ9bG31haMzW1BVubod",
+	"wdA6hlxIq3Vh3x6cHZ/I/AZ4lXOIgEaFpTEQHaEewaaKlJkzpe4Pr9F33oH1NsDaXxQdUndI/RB87Rib",
+	"ckdPex2kDZLeAaV9gbqask/ToiZlluSQdk7DbvOjcwer+J7w9BRb1AHqNgC1Od0dpHaQ+s0g1ez0uhrn",
+	"PQGq84jfjKctqZFfwo+NqEK7a13Vjw7LtufW/mIa0d43yx3VubQ7l/ZjcWl/HnsVnTVELMbLSNHZWh+1",
+	"wSNuQrsJ1bZqltAi0evO0isVnZFejClP5Jwv4pDEUPvk4zlbVnLLcZ/wrHJ4m3Dw/DIj1LjYWGKyrSL3",
+	"VJiwIxkS0LHJpVPqtjazoqqUsQk/78WW5s8lvPySgNib4FM2WU4EQwnseFJKlacxWLtldp7pJuhhgy+F",
+	"VUCGDq8hgVbSHJzJ/y5HdHY//vfmUcGOtjfSGqrYJ5ouBAsGQTXoQRhw/dKCqnkQBnpAgoFeDEETf0MP",
+	"S1P66UeWzdQ8GDw/CIOUZ/bnfovC8A2CRJzJHSu1nbApLYUisRMqtacGPSf9XdtUlEpybcW5DPzmsaxM",
+	"9VrGguA996eN4oD+wUnG0zt2bd6m2T6is591F24ZaeB2EYgw6Jnc9PvQ+ezXq3mdrWgBOWgp1qIZwX3S",
+	"puF1tSjyKRfsI0+unyQ82bVrpBUw44Qng0s2HlwlPPk4z6W6HvglxKRgMhcXTJI5K9guiX3SwFum5nkS",
+	"E8GlkfQzr+7YOHFWsIS8SZ4+e7Z/SM7ZEkKL4relUFxDLemhSr5JMJ+1sy//z9SQJ8N8UqZ6D2wBuUZV",
+	"00lvTCV79mKsJv06dh1cnBye/Lo/Pjl5c/j8fx9OT364OJJ/t+NYNYQ3wtmCKr2qgkHw15/70eGr6Ogk",
+	"evc++oNG52n0z9nVfnhwcP2f4OvChD/WaxBieDzUXyp4poOFrcNCc8jxjsusMQ8HeMIypd8/u25qBrYJ",
+	"BrLiwm6h+hSDfGcuFdGPoM4nl1XtvTil54wUZRbDE6CJSkBz8MXei71+EAZlIYJB8ASObqZ1zUp+yhhQ",
+	"yZYIblxJ3aN8GhL97VXSKupCro4lYbQQnBX+CcjsNQGnp5Zd/ToXApVfQbLIg1M/RxTUPuVCQXKILAGu",
+	"m8SrRfPlQ066VyUC7mqNv1lNI5iIKddF6rnKsKehPsPpPkGWEa88q1TTUuQvVb6/PPPpl5BeGnOfoOjq",
+	"BRUlk16pkmmbo6VMPG/WaWI9PR7potTGeZYQ/be2LilOSt/FlYp8JustrzhkqzUNwTqu15RPfZs6v2AF",
+	"Gb47JaPfR3rQydFo9N5I2MPUE42R2tbS746XLnGLK8NrDRrjLe14lyvXAGkCvCZc2qVho72sOV9vsLl7",
+	"8Lud+eW1Lb2CUaV3jsveqH9U3Q7XrEZcdinNKLxQCV56nxZzTlqt9AMkHJfl2P2jDMklG8/z/By2qKrf",
+	"IkDXDZvTyEzbp+HgUdV5ifcwq9PrgZK0jtZSskLuWHjym+7wqf0L3BT6qkS08XRWRWxAW/3HI5HPGm0W",
+	"+WxNPRMqBCsw3I+8en8Mhon3Jp1M8lJ//FrfHrIhR9jTRUieMJdpM+ERdjlN+iQycXrW/avHRPJZxhJY",
+	"3bAEBF3CDlbApoY/KuDB0wkOKi/IpKCXwl/rLOEtTTxiVGhbMcNYbp4xWcOEpVQsDa7Prv8NAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -179,7 +179,11 @@ func groupGet[K, V any](s *Store, ctx context.Context, pick func(*readTarget) *g
 	t := s.target(ctx)
 	v, err := pick(t).get(ctx, key)
 	if s.replicas != nil && s.replicas.failed(ctx, t, err) {
-		return pick(&s.primary).get(ctx, key)
+		t = &s.primary
+		v, err = pick(t).get(ctx, key)
+	}
+	if !t.replica {
+		err = unavailable(err, "read")
 	}
 	return v, err
 }

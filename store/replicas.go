@@ -130,6 +130,9 @@ type replicaSet struct {
 	metrics  *ReplicaMetrics
 	log      *slog.Logger
 	next     atomic.Uint32 // round robin
+	// The primary at its last probe (primary.go): whether it answered, and the node it was on.
+	primaryUp   atomic.Bool
+	primaryNode atomic.Value
 
 	mu      sync.Mutex
 	samples []lsnSample // the primary's WAL position over the last while, oldest first
@@ -203,17 +206,23 @@ func (rs *replicaSet) run(closed <-chan struct{}) {
 func (rs *replicaSet) probe() {
 	ctx, cancel := context.WithTimeout(context.Background(), replicaProbeTimeout)
 	defer cancel()
-	var lsn string
-	if err := rs.s.sqlDB.QueryRowContext(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&lsn); err == nil {
+	var lsn, node string
+	err := rs.s.sqlDB.QueryRowContext(ctx, primaryProbeSQL).Scan(&lsn, &node)
+	if err == nil {
+		rs.primaryAt(node)
 		if tok, err := ParseConsistencyToken(lsn); err == nil {
 			rs.sample(time.Now(), uint64(tok))
 		}
 	}
+	rs.primaryAnswered(err == nil)
 	var wg sync.WaitGroup
 	for _, t := range rs.replicas {
 		wg.Go(func() { rs.probeReplica(ctx, t) })
 	}
 	wg.Wait()
+	if err != nil {
+		rs.withoutPrimary(time.Now())
+	}
 }
 
 func (rs *replicaSet) sample(at time.Time, lsn uint64) {

@@ -7,6 +7,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -116,7 +117,7 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 	if err != nil {
 		return nil, d.openError(err)
 	}
-	if err := s.watchWrites(db); err != nil {
+	if err := errors.Join(s.watchWrites(db), markUnavailable(db)); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	sqlDB, err := db.DB()
@@ -181,7 +182,7 @@ func (s *Store) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	defer release()
 	w := new(txWrites)
 	if err := s.db.WithContext(context.WithValue(ctx, txWritesKey{}, w)).Transaction(fn); err != nil {
-		return err
+		return unavailable(err, "write")
 	}
 	if w.wrote.Load() {
 		s.committed(ctx)

@@ -189,7 +189,7 @@ func readLogTile(db *gorm.DB, level int, n int64) ([]byte, error) {
 // LogTile returns the stored tile (level logstore.EntriesLevel: the entry bundle) at its
 // current width; directory.ErrNotFound (and logstore.ErrNotFound) when there is none.
 func (s *Store) LogTile(ctx context.Context, level int, n int64) ([]byte, error) {
-	data, err := readLogTile(s.db.WithContext(ctx), level, n)
+	data, err := readLogTile(s.rdb(ctx), level, n)
 	if err == nil && data == nil {
 		return nil, fmt.Errorf("log tile %d/%d: %w", level, n, notInLog{})
 	}
@@ -199,7 +199,7 @@ func (s *Store) LogTile(ctx context.Context, level int, n int64) ([]byte, error)
 // LogState returns the integrated state of the log.
 func (s *Store) LogState(ctx context.Context) (logstore.State, error) {
 	var st logStateRow
-	if err := s.db.WithContext(ctx).Where("id = 1").Take(&st).Error; err != nil {
+	if err := s.rdb(ctx).Where("id = 1").Take(&st).Error; err != nil {
 		return logstore.State{}, fmt.Errorf("store: log state: %w", err)
 	}
 	return logstore.State{Origin: st.Origin, Size: st.Size, Checkpoint: st.Checkpoint}, nil

@@ -63,6 +63,7 @@ const (
 	ErrorCodeNotIntegrated        = models.ErrorCodeNotIntegrated
 	ErrorCodePayloadTooLarge      = models.ErrorCodePayloadTooLarge
 	ErrorCodePreconditionFailed   = models.ErrorCodePreconditionFailed
+	ErrorCodePrimaryUnavailable   = models.ErrorCodePrimaryUnavailable
 	ErrorCodeRateLimited          = models.ErrorCodeRateLimited
 	ErrorCodeUnauthorized         = models.ErrorCodeUnauthorized
 	ErrorCodeUnavailable          = models.ErrorCodeUnavailable
@@ -190,6 +191,11 @@ const (
 	SortId     = models.SortId
 	SortName   = models.SortName
 	SortStatus = models.SortStatus
+)
+
+const (
+	Read  = models.Read
+	Write = models.Write
 )
 
 const (
@@ -560,6 +566,10 @@ type VerificationFailed = models.VerificationFailed
 
 type Verified = models.Verified
 
+type ReadyzParams = models.ReadyzParams
+
+type ReadyzParamsNeed = models.ReadyzParamsNeed
+
 type ListApiKeysParams = models.ListApiKeysParams
 
 type CheckVerificationParams = models.CheckVerificationParams
@@ -775,12 +785,12 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// Readyz Readiness (the primary database answers)
+	// Readyz Readiness (the instance can read, or with need=write can write)
 	//
-	// Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
+	// Separates "can read" from "can write". With `need=read` (the default) it answers 200 while the instance can serve reads: the primary database answers a ping within two seconds, or a read replica answers its probes within the lag bound; so a load balancer keeps sending reads to it while the primary is lost (docs/deployment.md). With `need=write` it answers 200 only while the primary answers. 503 otherwise, and from the start of a shutdown. The answer says whether the primary answers (`writable`) and counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound).
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
-	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Readyz(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListApiKeys List the caller's API keys
 	//
@@ -1571,13 +1581,13 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 	return c.Client.Do(req)
 }
 
-// Readyz Readiness (the primary database answers)
+// Readyz Readiness (the instance can read, or with need=write can write)
 //
-// Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
+// Separates "can read" from "can write". With `need=read` (the default) it answers 200 while the instance can serve reads: the primary database answers a ping within two seconds, or a read replica answers its probes within the lag bound; so a load balancer keeps sending reads to it while the primary is lost (docs/deployment.md). With `need=write` it answers 200 only while the primary answers. 503 otherwise, and from the start of a shutdown. The answer says whether the primary answers (`writable`) and counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound).
 //
 // Corresponds with GET /readyz (the `Readyz` operationId).
-func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReadyzRequest(c.Server)
+func (c *Client) Readyz(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadyzRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3347,7 +3357,7 @@ func NewHealthzRequest(server string) (*http.Request, error) {
 }
 
 // NewReadyzRequest constructs an http.Request for the Readyz method
-func NewReadyzRequest(server string) (*http.Request, error) {
+func NewReadyzRequest(server string, params *ReadyzParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3363,6 +3373,33 @@ func NewReadyzRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Need != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "need", *params.Need, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -7695,14 +7732,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzResult, error)
 
-	// ReadyzWithResponse Readiness (the primary database answers)
+	// ReadyzWithResponse Readiness (the instance can read, or with need=write can write)
 	//
-	// Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
+	// Separates "can read" from "can write". With `need=read` (the default) it answers 200 while the instance can serve reads: the primary database answers a ping within two seconds, or a read replica answers its probes within the lag bound; so a load balancer keeps sending reads to it while the primary is lost (docs/deployment.md). With `need=write` it answers 200 only while the primary answers. 503 otherwise, and from the start of a shutdown. The answer says whether the primary answers (`writable`) and counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
-	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResult, error)
+	ReadyzWithResponse(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*ReadyzResult, error)
 
 	// ListApiKeysWithResponse List the caller's API keys
 	//
@@ -8667,6 +8704,11 @@ type ReadyzResult429Headers struct {
 	RetryAfter *int
 }
 
+// ReadyzResult503Headers the declared response headers of an HTTP 503 response for Readyz
+type ReadyzResult503Headers struct {
+	RetryAfter *int
+}
+
 type ReadyzResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8684,6 +8726,8 @@ type ReadyzResult struct {
 	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ReadyzResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReadyzResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8750,6 +8794,11 @@ type ListApiKeysResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListApiKeysResult503Headers the declared response headers of an HTTP 503 response for ListApiKeys
+type ListApiKeysResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListApiKeysResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8765,8 +8814,12 @@ type ListApiKeysResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListApiKeysResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListApiKeysResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8797,6 +8850,11 @@ func (r ListApiKeysResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListApiKeysResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListApiKeysResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8838,6 +8896,11 @@ type CreateApiKeyResult429Headers struct {
 	RetryAfter *int
 }
 
+// CreateApiKeyResult503Headers the declared response headers of an HTTP 503 response for CreateApiKey
+type CreateApiKeyResult503Headers struct {
+	RetryAfter *int
+}
+
 type CreateApiKeyResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8857,10 +8920,14 @@ type CreateApiKeyResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateApiKeyResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateApiKeyResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateApiKeyResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -8903,6 +8970,11 @@ func (r CreateApiKeyResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateApiKeyResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateApiKeyResult) GetBody() []byte {
 	return r.Body
@@ -8942,6 +9014,11 @@ type RevokeApiKeyResult429Headers struct {
 	RetryAfter *int
 }
 
+// RevokeApiKeyResult503Headers the declared response headers of an HTTP 503 response for RevokeApiKey
+type RevokeApiKeyResult503Headers struct {
+	RetryAfter *int
+}
+
 type RevokeApiKeyResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8959,10 +9036,14 @@ type RevokeApiKeyResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RevokeApiKeyResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RevokeApiKeyResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeApiKeyResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9000,6 +9081,11 @@ func (r RevokeApiKeyResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RevokeApiKeyResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RevokeApiKeyResult) GetBody() []byte {
 	return r.Body
@@ -9034,6 +9120,11 @@ type CheckVerificationResult429Headers struct {
 	RetryAfter *int
 }
 
+// CheckVerificationResult503Headers the declared response headers of an HTTP 503 response for CheckVerification
+type CheckVerificationResult503Headers struct {
+	RetryAfter *int
+}
+
 type CheckVerificationResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9053,8 +9144,12 @@ type CheckVerificationResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CheckVerificationResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CheckVerificationResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9097,6 +9192,11 @@ func (r CheckVerificationResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CheckVerificationResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CheckVerificationResult) GetBody() []byte {
 	return r.Body
@@ -9136,6 +9236,11 @@ type CreateNamespaceResult429Headers struct {
 	RetryAfter *int
 }
 
+// CreateNamespaceResult503Headers the declared response headers of an HTTP 503 response for CreateNamespace
+type CreateNamespaceResult503Headers struct {
+	RetryAfter *int
+}
+
 type CreateNamespaceResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9155,10 +9260,14 @@ type CreateNamespaceResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateNamespaceResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateNamespaceResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateNamespaceResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9201,6 +9310,11 @@ func (r CreateNamespaceResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateNamespaceResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateNamespaceResult) GetBody() []byte {
 	return r.Body
@@ -9235,6 +9349,11 @@ type ListDediPublishersResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListDediPublishersResult503Headers the declared response headers of an HTTP 503 response for ListDediPublishers
+type ListDediPublishersResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListDediPublishersResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9248,8 +9367,12 @@ type ListDediPublishersResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDediPublishersResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDediPublishersResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9275,6 +9398,11 @@ func (r ListDediPublishersResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDediPublishersResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListDediPublishersResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9316,6 +9444,11 @@ type GetDediManifestResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetDediManifestResult503Headers the declared response headers of an HTTP 503 response for GetDediManifest
+type GetDediManifestResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetDediManifestResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9331,10 +9464,14 @@ type GetDediManifestResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetDediManifestResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDediManifestResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDediManifestResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9365,6 +9502,11 @@ func (r GetDediManifestResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetDediManifestResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDediManifestResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9407,6 +9549,11 @@ type GetDediFileResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetDediFileResult503Headers the declared response headers of an HTTP 503 response for GetDediFile
+type GetDediFileResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetDediFileResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9422,10 +9569,14 @@ type GetDediFileResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetDediFileResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDediFileResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDediFileResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9456,6 +9607,11 @@ func (r GetDediFileResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetDediFileResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDediFileResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9492,6 +9648,11 @@ type GenerateDnsTxtResult429Headers struct {
 	RetryAfter *int
 }
 
+// GenerateDnsTxtResult503Headers the declared response headers of an HTTP 503 response for GenerateDnsTxt
+type GenerateDnsTxtResult503Headers struct {
+	RetryAfter *int
+}
+
 type GenerateDnsTxtResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9513,8 +9674,12 @@ type GenerateDnsTxtResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GenerateDnsTxtResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GenerateDnsTxtResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9562,6 +9727,11 @@ func (r GenerateDnsTxtResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GenerateDnsTxtResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GenerateDnsTxtResult) GetBody() []byte {
 	return r.Body
@@ -9596,6 +9766,11 @@ type GetDnsTxtResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetDnsTxtResult503Headers the declared response headers of an HTTP 503 response for GetDnsTxt
+type GetDnsTxtResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetDnsTxtResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9615,8 +9790,12 @@ type GetDnsTxtResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDnsTxtResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDnsTxtResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9659,6 +9838,11 @@ func (r GetDnsTxtResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDnsTxtResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetDnsTxtResult) GetBody() []byte {
 	return r.Body
@@ -9693,6 +9877,11 @@ type ListJobsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListJobsResult503Headers the declared response headers of an HTTP 503 response for ListJobs
+type ListJobsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListJobsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9708,8 +9897,12 @@ type ListJobsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListJobsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListJobsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9740,6 +9933,11 @@ func (r ListJobsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListJobsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListJobsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9776,6 +9974,11 @@ type GetJobResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetJobResult503Headers the declared response headers of an HTTP 503 response for GetJob
+type GetJobResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetJobResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9793,8 +9996,12 @@ type GetJobResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetJobResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetJobResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9830,6 +10037,11 @@ func (r GetJobResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetJobResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetJobResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9871,6 +10083,11 @@ type GetLogCheckpointResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetLogCheckpointResult503Headers the declared response headers of an HTTP 503 response for GetLogCheckpoint
+type GetLogCheckpointResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetLogCheckpointResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9888,6 +10105,8 @@ type GetLogCheckpointResult struct {
 	Headers200 *GetLogCheckpointResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLogCheckpointResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogCheckpointResult503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -9949,6 +10168,11 @@ type GetLogConsistencyResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetLogConsistencyResult503Headers the declared response headers of an HTTP 503 response for GetLogConsistency
+type GetLogConsistencyResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetLogConsistencyResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9966,6 +10190,8 @@ type GetLogConsistencyResult struct {
 	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLogConsistencyResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogConsistencyResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10037,6 +10263,11 @@ type GetLogCosignedCheckpointResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetLogCosignedCheckpointResult503Headers the declared response headers of an HTTP 503 response for GetLogCosignedCheckpoint
+type GetLogCosignedCheckpointResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetLogCosignedCheckpointResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10050,10 +10281,14 @@ type GetLogCosignedCheckpointResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetLogCosignedCheckpointResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLogCosignedCheckpointResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogCosignedCheckpointResult503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -10079,6 +10314,11 @@ func (r GetLogCosignedCheckpointResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetLogCosignedCheckpointResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLogCosignedCheckpointResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10115,6 +10355,11 @@ type GetLogInclusionResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetLogInclusionResult503Headers the declared response headers of an HTTP 503 response for GetLogInclusion
+type GetLogInclusionResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetLogInclusionResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10134,6 +10379,8 @@ type GetLogInclusionResult struct {
 	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLogInclusionResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogInclusionResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10205,6 +10452,11 @@ type GetLogKeyResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetLogKeyResult503Headers the declared response headers of an HTTP 503 response for GetLogKey
+type GetLogKeyResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetLogKeyResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10220,6 +10472,8 @@ type GetLogKeyResult struct {
 	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLogKeyResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogKeyResult503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -10286,6 +10540,11 @@ type GetLogTileResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetLogTileResult503Headers the declared response headers of an HTTP 503 response for GetLogTile
+type GetLogTileResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetLogTileResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10299,10 +10558,14 @@ type GetLogTileResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetLogTileResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLogTileResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogTileResult503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -10328,6 +10591,11 @@ func (r GetLogTileResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetLogTileResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLogTileResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10370,6 +10638,11 @@ type LookupNamespaceResult429Headers struct {
 	RetryAfter *int
 }
 
+// LookupNamespaceResult503Headers the declared response headers of an HTTP 503 response for LookupNamespace
+type LookupNamespaceResult503Headers struct {
+	RetryAfter *int
+}
+
 type LookupNamespaceResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10387,10 +10660,14 @@ type LookupNamespaceResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *LookupNamespaceResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *LookupNamespaceResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LookupNamespaceResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10426,6 +10703,11 @@ func (r LookupNamespaceResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r LookupNamespaceResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r LookupNamespaceResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10468,6 +10750,11 @@ type LookupRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// LookupRegistryResult503Headers the declared response headers of an HTTP 503 response for LookupRegistry
+type LookupRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type LookupRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10485,10 +10772,14 @@ type LookupRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *LookupRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *LookupRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LookupRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10524,6 +10815,11 @@ func (r LookupRegistryResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r LookupRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r LookupRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10566,6 +10862,11 @@ type LookupRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// LookupRecordResult503Headers the declared response headers of an HTTP 503 response for LookupRecord
+type LookupRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type LookupRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10583,10 +10884,14 @@ type LookupRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *LookupRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *LookupRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LookupRecordResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10622,6 +10927,11 @@ func (r LookupRecordResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r LookupRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r LookupRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10663,6 +10973,11 @@ type ClearReadNotificationsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ClearReadNotificationsResult503Headers the declared response headers of an HTTP 503 response for ClearReadNotifications
+type ClearReadNotificationsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ClearReadNotificationsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10678,10 +10993,14 @@ type ClearReadNotificationsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ClearReadNotificationsResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ClearReadNotificationsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ClearReadNotificationsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10712,6 +11031,11 @@ func (r ClearReadNotificationsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ClearReadNotificationsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10748,6 +11072,11 @@ type ListNotificationHistoryResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListNotificationHistoryResult503Headers the declared response headers of an HTTP 503 response for ListNotificationHistory
+type ListNotificationHistoryResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListNotificationHistoryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10763,8 +11092,12 @@ type ListNotificationHistoryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListNotificationHistoryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListNotificationHistoryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10795,6 +11128,11 @@ func (r ListNotificationHistoryResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListNotificationHistoryResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListNotificationHistoryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10831,6 +11169,11 @@ type ListPendingNotificationsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListPendingNotificationsResult503Headers the declared response headers of an HTTP 503 response for ListPendingNotifications
+type ListPendingNotificationsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListPendingNotificationsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10846,8 +11189,12 @@ type ListPendingNotificationsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPendingNotificationsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPendingNotificationsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10878,6 +11225,11 @@ func (r ListPendingNotificationsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPendingNotificationsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPendingNotificationsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10919,6 +11271,11 @@ type MarkAllNotificationsReadResult429Headers struct {
 	RetryAfter *int
 }
 
+// MarkAllNotificationsReadResult503Headers the declared response headers of an HTTP 503 response for MarkAllNotificationsRead
+type MarkAllNotificationsReadResult503Headers struct {
+	RetryAfter *int
+}
+
 type MarkAllNotificationsReadResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10934,10 +11291,14 @@ type MarkAllNotificationsReadResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *MarkAllNotificationsReadResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *MarkAllNotificationsReadResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *MarkAllNotificationsReadResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10968,6 +11329,11 @@ func (r MarkAllNotificationsReadResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r MarkAllNotificationsReadResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r MarkAllNotificationsReadResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11009,6 +11375,11 @@ type MarkNotificationReadResult429Headers struct {
 	RetryAfter *int
 }
 
+// MarkNotificationReadResult503Headers the declared response headers of an HTTP 503 response for MarkNotificationRead
+type MarkNotificationReadResult503Headers struct {
+	RetryAfter *int
+}
+
 type MarkNotificationReadResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11026,10 +11397,14 @@ type MarkNotificationReadResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *MarkNotificationReadResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *MarkNotificationReadResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *MarkNotificationReadResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11067,6 +11442,11 @@ func (r MarkNotificationReadResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r MarkNotificationReadResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r MarkNotificationReadResult) GetBody() []byte {
 	return r.Body
@@ -11101,6 +11481,11 @@ type QueryRegistriesResult429Headers struct {
 	RetryAfter *int
 }
 
+// QueryRegistriesResult503Headers the declared response headers of an HTTP 503 response for QueryRegistries
+type QueryRegistriesResult503Headers struct {
+	RetryAfter *int
+}
+
 type QueryRegistriesResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11118,8 +11503,12 @@ type QueryRegistriesResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *QueryRegistriesResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *QueryRegistriesResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11157,6 +11546,11 @@ func (r QueryRegistriesResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r QueryRegistriesResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r QueryRegistriesResult) GetBody() []byte {
 	return r.Body
@@ -11191,6 +11585,11 @@ type QueryRecordsResult429Headers struct {
 	RetryAfter *int
 }
 
+// QueryRecordsResult503Headers the declared response headers of an HTTP 503 response for QueryRecords
+type QueryRecordsResult503Headers struct {
+	RetryAfter *int
+}
+
 type QueryRecordsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11210,8 +11609,12 @@ type QueryRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *QueryRecordsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *QueryRecordsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11254,6 +11657,11 @@ func (r QueryRecordsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r QueryRecordsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r QueryRecordsResult) GetBody() []byte {
 	return r.Body
@@ -11288,6 +11696,11 @@ type SearchRecordsResult429Headers struct {
 	RetryAfter *int
 }
 
+// SearchRecordsResult503Headers the declared response headers of an HTTP 503 response for SearchRecords
+type SearchRecordsResult503Headers struct {
+	RetryAfter *int
+}
+
 type SearchRecordsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11307,8 +11720,12 @@ type SearchRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SearchFailed
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SearchRecordsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SearchRecordsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11351,6 +11768,11 @@ func (r SearchRecordsResult) GetJSON500() *SearchFailed {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SearchRecordsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r SearchRecordsResult) GetBody() []byte {
 	return r.Body
@@ -11385,6 +11807,11 @@ type GetStatsResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetStatsResult503Headers the declared response headers of an HTTP 503 response for GetStats
+type GetStatsResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetStatsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11398,8 +11825,12 @@ type GetStatsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetStatsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetStatsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11425,6 +11856,11 @@ func (r GetStatsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetStatsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetStatsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11466,6 +11902,11 @@ type AcceptVerificationRequestResult429Headers struct {
 	RetryAfter *int
 }
 
+// AcceptVerificationRequestResult503Headers the declared response headers of an HTTP 503 response for AcceptVerificationRequest
+type AcceptVerificationRequestResult503Headers struct {
+	RetryAfter *int
+}
+
 type AcceptVerificationRequestResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11487,10 +11928,14 @@ type AcceptVerificationRequestResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *AcceptVerificationRequestResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AcceptVerificationRequestResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AcceptVerificationRequestResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11538,6 +11983,11 @@ func (r AcceptVerificationRequestResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AcceptVerificationRequestResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r AcceptVerificationRequestResult) GetBody() []byte {
 	return r.Body
@@ -11577,6 +12027,11 @@ type RejectVerificationRequestResult429Headers struct {
 	RetryAfter *int
 }
 
+// RejectVerificationRequestResult503Headers the declared response headers of an HTTP 503 response for RejectVerificationRequest
+type RejectVerificationRequestResult503Headers struct {
+	RetryAfter *int
+}
+
 type RejectVerificationRequestResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11598,10 +12053,14 @@ type RejectVerificationRequestResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RejectVerificationRequestResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RejectVerificationRequestResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RejectVerificationRequestResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11649,6 +12108,11 @@ func (r RejectVerificationRequestResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RejectVerificationRequestResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RejectVerificationRequestResult) GetBody() []byte {
 	return r.Body
@@ -11688,6 +12152,11 @@ type VerifyDomainResult429Headers struct {
 	RetryAfter *int
 }
 
+// VerifyDomainResult503Headers the declared response headers of an HTTP 503 response for VerifyDomain
+type VerifyDomainResult503Headers struct {
+	RetryAfter *int
+}
+
 type VerifyDomainResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11709,10 +12178,14 @@ type VerifyDomainResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *VerifyDomainResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyDomainResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *VerifyDomainResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11760,6 +12233,11 @@ func (r VerifyDomainResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r VerifyDomainResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r VerifyDomainResult) GetBody() []byte {
 	return r.Body
@@ -11799,6 +12277,11 @@ type VerifyNamespaceLookupResult429Headers struct {
 	RetryAfter *int
 }
 
+// VerifyNamespaceLookupResult503Headers the declared response headers of an HTTP 503 response for VerifyNamespaceLookup
+type VerifyNamespaceLookupResult503Headers struct {
+	RetryAfter *int
+}
+
 type VerifyNamespaceLookupResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11818,10 +12301,14 @@ type VerifyNamespaceLookupResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *VerifyNamespaceLookupResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyNamespaceLookupResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *VerifyNamespaceLookupResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11864,6 +12351,11 @@ func (r VerifyNamespaceLookupResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r VerifyNamespaceLookupResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r VerifyNamespaceLookupResult) GetBody() []byte {
 	return r.Body
@@ -11903,6 +12395,11 @@ type VerifyRecordLookupResult429Headers struct {
 	RetryAfter *int
 }
 
+// VerifyRecordLookupResult503Headers the declared response headers of an HTTP 503 response for VerifyRecordLookup
+type VerifyRecordLookupResult503Headers struct {
+	RetryAfter *int
+}
+
 type VerifyRecordLookupResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11922,10 +12419,14 @@ type VerifyRecordLookupResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *VerifyRecordLookupResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyRecordLookupResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *VerifyRecordLookupResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11968,6 +12469,11 @@ func (r VerifyRecordLookupResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r VerifyRecordLookupResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r VerifyRecordLookupResult) GetBody() []byte {
 	return r.Body
@@ -12007,6 +12513,11 @@ type VerifyRegistryLookupResult429Headers struct {
 	RetryAfter *int
 }
 
+// VerifyRegistryLookupResult503Headers the declared response headers of an HTTP 503 response for VerifyRegistryLookup
+type VerifyRegistryLookupResult503Headers struct {
+	RetryAfter *int
+}
+
 type VerifyRegistryLookupResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12026,10 +12537,14 @@ type VerifyRegistryLookupResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *VerifyRegistryLookupResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyRegistryLookupResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *VerifyRegistryLookupResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12072,6 +12587,11 @@ func (r VerifyRegistryLookupResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r VerifyRegistryLookupResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r VerifyRegistryLookupResult) GetBody() []byte {
 	return r.Body
@@ -12106,6 +12626,11 @@ type ListNamespaceVersionsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListNamespaceVersionsResult503Headers the declared response headers of an HTTP 503 response for ListNamespaceVersions
+type ListNamespaceVersionsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListNamespaceVersionsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12123,8 +12648,12 @@ type ListNamespaceVersionsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListNamespaceVersionsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListNamespaceVersionsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12162,6 +12691,11 @@ func (r ListNamespaceVersionsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListNamespaceVersionsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ListNamespaceVersionsResult) GetBody() []byte {
 	return r.Body
@@ -12196,6 +12730,11 @@ type ListRegistryVersionsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListRegistryVersionsResult503Headers the declared response headers of an HTTP 503 response for ListRegistryVersions
+type ListRegistryVersionsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListRegistryVersionsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12213,8 +12752,12 @@ type ListRegistryVersionsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRegistryVersionsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRegistryVersionsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12252,6 +12795,11 @@ func (r ListRegistryVersionsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRegistryVersionsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ListRegistryVersionsResult) GetBody() []byte {
 	return r.Body
@@ -12286,6 +12834,11 @@ type ListRecordVersionsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListRecordVersionsResult503Headers the declared response headers of an HTTP 503 response for ListRecordVersions
+type ListRecordVersionsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListRecordVersionsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12303,8 +12856,12 @@ type ListRecordVersionsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRecordVersionsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRecordVersionsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12340,6 +12897,11 @@ func (r ListRecordVersionsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListRecordVersionsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRecordVersionsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12381,6 +12943,11 @@ type CreateWatchSubscriptionResult429Headers struct {
 	RetryAfter *int
 }
 
+// CreateWatchSubscriptionResult503Headers the declared response headers of an HTTP 503 response for CreateWatchSubscription
+type CreateWatchSubscriptionResult503Headers struct {
+	RetryAfter *int
+}
+
 type CreateWatchSubscriptionResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12402,10 +12969,14 @@ type CreateWatchSubscriptionResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateWatchSubscriptionResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateWatchSubscriptionResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateWatchSubscriptionResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -12453,6 +13024,11 @@ func (r CreateWatchSubscriptionResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateWatchSubscriptionResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateWatchSubscriptionResult) GetBody() []byte {
 	return r.Body
@@ -12487,6 +13063,11 @@ type ListWatchSubscriptionsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListWatchSubscriptionsResult503Headers the declared response headers of an HTTP 503 response for ListWatchSubscriptions
+type ListWatchSubscriptionsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListWatchSubscriptionsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12502,8 +13083,12 @@ type ListWatchSubscriptionsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListWatchSubscriptionsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWatchSubscriptionsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12534,6 +13119,11 @@ func (r ListWatchSubscriptionsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListWatchSubscriptionsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWatchSubscriptionsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12575,6 +13165,11 @@ type DeleteWatchSubscriptionResult429Headers struct {
 	RetryAfter *int
 }
 
+// DeleteWatchSubscriptionResult503Headers the declared response headers of an HTTP 503 response for DeleteWatchSubscription
+type DeleteWatchSubscriptionResult503Headers struct {
+	RetryAfter *int
+}
+
 type DeleteWatchSubscriptionResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12592,10 +13187,14 @@ type DeleteWatchSubscriptionResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DeleteWatchSubscriptionResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteWatchSubscriptionResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteWatchSubscriptionResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12633,6 +13232,11 @@ func (r DeleteWatchSubscriptionResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteWatchSubscriptionResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r DeleteWatchSubscriptionResult) GetBody() []byte {
 	return r.Body
@@ -12667,6 +13271,11 @@ type GetWatchSubscriptionResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetWatchSubscriptionResult503Headers the declared response headers of an HTTP 503 response for GetWatchSubscription
+type GetWatchSubscriptionResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetWatchSubscriptionResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12684,8 +13293,12 @@ type GetWatchSubscriptionResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetWatchSubscriptionResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetWatchSubscriptionResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12723,6 +13336,11 @@ func (r GetWatchSubscriptionResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetWatchSubscriptionResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetWatchSubscriptionResult) GetBody() []byte {
 	return r.Body
@@ -12757,6 +13375,11 @@ type ListWatchDeliveriesResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListWatchDeliveriesResult503Headers the declared response headers of an HTTP 503 response for ListWatchDeliveries
+type ListWatchDeliveriesResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListWatchDeliveriesResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12774,8 +13397,12 @@ type ListWatchDeliveriesResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListWatchDeliveriesResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWatchDeliveriesResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12811,6 +13438,11 @@ func (r ListWatchDeliveriesResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListWatchDeliveriesResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWatchDeliveriesResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12852,6 +13484,11 @@ type AddDelegateResult429Headers struct {
 	RetryAfter *int
 }
 
+// AddDelegateResult503Headers the declared response headers of an HTTP 503 response for AddDelegate
+type AddDelegateResult503Headers struct {
+	RetryAfter *int
+}
+
 type AddDelegateResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12875,10 +13512,14 @@ type AddDelegateResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *AddDelegateResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddDelegateResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddDelegateResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12931,6 +13572,11 @@ func (r AddDelegateResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AddDelegateResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r AddDelegateResult) GetBody() []byte {
 	return r.Body
@@ -12970,6 +13616,11 @@ type CreateRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// CreateRegistryResult503Headers the declared response headers of an HTTP 503 response for CreateRegistry
+type CreateRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type CreateRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12993,10 +13644,14 @@ type CreateRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateRegistryResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateRegistryResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -13049,6 +13704,11 @@ func (r CreateRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateRegistryResult) GetBody() []byte {
 	return r.Body
@@ -13083,6 +13743,11 @@ type GetDelegatesResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetDelegatesResult503Headers the declared response headers of an HTTP 503 response for GetDelegates
+type GetDelegatesResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetDelegatesResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13102,8 +13767,12 @@ type GetDelegatesResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDelegatesResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDelegatesResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13146,6 +13815,11 @@ func (r GetDelegatesResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDelegatesResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetDelegatesResult) GetBody() []byte {
 	return r.Body
@@ -13180,6 +13854,11 @@ type GetNamespaceVerificationLogsResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetNamespaceVerificationLogsResult503Headers the declared response headers of an HTTP 503 response for GetNamespaceVerificationLogs
+type GetNamespaceVerificationLogsResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetNamespaceVerificationLogsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13197,8 +13876,12 @@ type GetNamespaceVerificationLogsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetNamespaceVerificationLogsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetNamespaceVerificationLogsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13234,6 +13917,11 @@ func (r GetNamespaceVerificationLogsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetNamespaceVerificationLogsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetNamespaceVerificationLogsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -13275,6 +13963,11 @@ type RemoveDelegateResult429Headers struct {
 	RetryAfter *int
 }
 
+// RemoveDelegateResult503Headers the declared response headers of an HTTP 503 response for RemoveDelegate
+type RemoveDelegateResult503Headers struct {
+	RetryAfter *int
+}
+
 type RemoveDelegateResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13298,10 +13991,14 @@ type RemoveDelegateResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RemoveDelegateResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RemoveDelegateResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RemoveDelegateResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13354,6 +14051,11 @@ func (r RemoveDelegateResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RemoveDelegateResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RemoveDelegateResult) GetBody() []byte {
 	return r.Body
@@ -13393,6 +14095,11 @@ type TransferOwnershipResult429Headers struct {
 	RetryAfter *int
 }
 
+// TransferOwnershipResult503Headers the declared response headers of an HTTP 503 response for TransferOwnership
+type TransferOwnershipResult503Headers struct {
+	RetryAfter *int
+}
+
 type TransferOwnershipResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13416,10 +14123,14 @@ type TransferOwnershipResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *TransferOwnershipResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *TransferOwnershipResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TransferOwnershipResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13472,6 +14183,11 @@ func (r TransferOwnershipResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r TransferOwnershipResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r TransferOwnershipResult) GetBody() []byte {
 	return r.Body
@@ -13511,6 +14227,11 @@ type UpdateNamespaceResult429Headers struct {
 	RetryAfter *int
 }
 
+// UpdateNamespaceResult503Headers the declared response headers of an HTTP 503 response for UpdateNamespace
+type UpdateNamespaceResult503Headers struct {
+	RetryAfter *int
+}
+
 type UpdateNamespaceResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13536,10 +14257,14 @@ type UpdateNamespaceResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateNamespaceResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateNamespaceResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateNamespaceResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13597,6 +14322,11 @@ func (r UpdateNamespaceResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateNamespaceResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r UpdateNamespaceResult) GetBody() []byte {
 	return r.Body
@@ -13636,6 +14366,11 @@ type RemoveNamespaceVerificationResult429Headers struct {
 	RetryAfter *int
 }
 
+// RemoveNamespaceVerificationResult503Headers the declared response headers of an HTTP 503 response for RemoveNamespaceVerification
+type RemoveNamespaceVerificationResult503Headers struct {
+	RetryAfter *int
+}
+
 type RemoveNamespaceVerificationResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13655,10 +14390,14 @@ type RemoveNamespaceVerificationResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RemoveNamespaceVerificationResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RemoveNamespaceVerificationResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RemoveNamespaceVerificationResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13701,6 +14440,11 @@ func (r RemoveNamespaceVerificationResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RemoveNamespaceVerificationResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RemoveNamespaceVerificationResult) GetBody() []byte {
 	return r.Body
@@ -13740,6 +14484,11 @@ type ActivateRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// ActivateRegistryResult503Headers the declared response headers of an HTTP 503 response for ActivateRegistry
+type ActivateRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type ActivateRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13763,10 +14512,14 @@ type ActivateRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ActivateRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ActivateRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ActivateRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13819,6 +14572,11 @@ func (r ActivateRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ActivateRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ActivateRegistryResult) GetBody() []byte {
 	return r.Body
@@ -13858,6 +14616,11 @@ type AddRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// AddRecordResult503Headers the declared response headers of an HTTP 503 response for AddRecord
+type AddRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type AddRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13881,10 +14644,14 @@ type AddRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *AddRecordResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddRecordResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -13937,6 +14704,11 @@ func (r AddRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AddRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r AddRecordResult) GetBody() []byte {
 	return r.Body
@@ -13976,6 +14748,11 @@ type AddRecordsResult429Headers struct {
 	RetryAfter *int
 }
 
+// AddRecordsResult503Headers the declared response headers of an HTTP 503 response for AddRecords
+type AddRecordsResult503Headers struct {
+	RetryAfter *int
+}
+
 type AddRecordsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13999,10 +14776,14 @@ type AddRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *AddRecordsResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddRecordsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddRecordsResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -14055,6 +14836,11 @@ func (r AddRecordsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AddRecordsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r AddRecordsResult) GetBody() []byte {
 	return r.Body
@@ -14094,6 +14880,11 @@ type AddRegistryDelegateResult429Headers struct {
 	RetryAfter *int
 }
 
+// AddRegistryDelegateResult503Headers the declared response headers of an HTTP 503 response for AddRegistryDelegate
+type AddRegistryDelegateResult503Headers struct {
+	RetryAfter *int
+}
+
 type AddRegistryDelegateResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14117,10 +14908,14 @@ type AddRegistryDelegateResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *AddRegistryDelegateResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddRegistryDelegateResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddRegistryDelegateResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14173,6 +14968,11 @@ func (r AddRegistryDelegateResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AddRegistryDelegateResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r AddRegistryDelegateResult) GetBody() []byte {
 	return r.Body
@@ -14212,6 +15012,11 @@ type ArchiveRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// ArchiveRegistryResult503Headers the declared response headers of an HTTP 503 response for ArchiveRegistry
+type ArchiveRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type ArchiveRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14235,10 +15040,14 @@ type ArchiveRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ArchiveRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ArchiveRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ArchiveRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14291,6 +15100,11 @@ func (r ArchiveRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ArchiveRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ArchiveRegistryResult) GetBody() []byte {
 	return r.Body
@@ -14330,6 +15144,11 @@ type BulkUploadRecordsResult429Headers struct {
 	RetryAfter *int
 }
 
+// BulkUploadRecordsResult503Headers the declared response headers of an HTTP 503 response for BulkUploadRecords
+type BulkUploadRecordsResult503Headers struct {
+	RetryAfter *int
+}
+
 type BulkUploadRecordsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14353,10 +15172,14 @@ type BulkUploadRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *BulkUploadRecordsResult202Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *BulkUploadRecordsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BulkUploadRecordsResult503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -14409,6 +15232,11 @@ func (r BulkUploadRecordsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BulkUploadRecordsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r BulkUploadRecordsResult) GetBody() []byte {
 	return r.Body
@@ -14448,6 +15276,11 @@ type DeactivateRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// DeactivateRegistryResult503Headers the declared response headers of an HTTP 503 response for DeactivateRegistry
+type DeactivateRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type DeactivateRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14471,10 +15304,14 @@ type DeactivateRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DeactivateRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeactivateRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeactivateRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14527,6 +15364,11 @@ func (r DeactivateRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeactivateRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r DeactivateRegistryResult) GetBody() []byte {
 	return r.Body
@@ -14561,6 +15403,11 @@ type ExportRecordsAsCsvResult429Headers struct {
 	RetryAfter *int
 }
 
+// ExportRecordsAsCsvResult503Headers the declared response headers of an HTTP 503 response for ExportRecordsAsCsv
+type ExportRecordsAsCsvResult503Headers struct {
+	RetryAfter *int
+}
+
 type ExportRecordsAsCsvResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14580,8 +15427,12 @@ type ExportRecordsAsCsvResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExportRecordsAsCsvResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExportRecordsAsCsvResult503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -14624,6 +15475,11 @@ func (r ExportRecordsAsCsvResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ExportRecordsAsCsvResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ExportRecordsAsCsvResult) GetBody() []byte {
 	return r.Body
@@ -14658,6 +15514,11 @@ type GetRegistryDelegatesResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetRegistryDelegatesResult503Headers the declared response headers of an HTTP 503 response for GetRegistryDelegates
+type GetRegistryDelegatesResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetRegistryDelegatesResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14677,8 +15538,12 @@ type GetRegistryDelegatesResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRegistryDelegatesResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRegistryDelegatesResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14721,6 +15586,11 @@ func (r GetRegistryDelegatesResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRegistryDelegatesResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetRegistryDelegatesResult) GetBody() []byte {
 	return r.Body
@@ -14755,6 +15625,11 @@ type GetRegistryVerificationLogsResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetRegistryVerificationLogsResult503Headers the declared response headers of an HTTP 503 response for GetRegistryVerificationLogs
+type GetRegistryVerificationLogsResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetRegistryVerificationLogsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14772,8 +15647,12 @@ type GetRegistryVerificationLogsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRegistryVerificationLogsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRegistryVerificationLogsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14809,6 +15688,11 @@ func (r GetRegistryVerificationLogsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRegistryVerificationLogsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRegistryVerificationLogsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -14850,6 +15734,11 @@ type PublishRecordsResult429Headers struct {
 	RetryAfter *int
 }
 
+// PublishRecordsResult503Headers the declared response headers of an HTTP 503 response for PublishRecords
+type PublishRecordsResult503Headers struct {
+	RetryAfter *int
+}
+
 type PublishRecordsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14873,10 +15762,14 @@ type PublishRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PublishRecordsResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *PublishRecordsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PublishRecordsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14929,6 +15822,11 @@ func (r PublishRecordsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PublishRecordsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r PublishRecordsResult) GetBody() []byte {
 	return r.Body
@@ -14968,6 +15866,11 @@ type RemoveRegistryDelegateResult429Headers struct {
 	RetryAfter *int
 }
 
+// RemoveRegistryDelegateResult503Headers the declared response headers of an HTTP 503 response for RemoveRegistryDelegate
+type RemoveRegistryDelegateResult503Headers struct {
+	RetryAfter *int
+}
+
 type RemoveRegistryDelegateResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14989,10 +15892,14 @@ type RemoveRegistryDelegateResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RemoveRegistryDelegateResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RemoveRegistryDelegateResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RemoveRegistryDelegateResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15040,6 +15947,11 @@ func (r RemoveRegistryDelegateResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RemoveRegistryDelegateResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RemoveRegistryDelegateResult) GetBody() []byte {
 	return r.Body
@@ -15079,6 +15991,11 @@ type RestoreRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// RestoreRegistryResult503Headers the declared response headers of an HTTP 503 response for RestoreRegistry
+type RestoreRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type RestoreRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15102,10 +16019,14 @@ type RestoreRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RestoreRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RestoreRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RestoreRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15158,6 +16079,11 @@ func (r RestoreRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RestoreRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RestoreRegistryResult) GetBody() []byte {
 	return r.Body
@@ -15197,6 +16123,11 @@ type RevokeRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// RevokeRegistryResult503Headers the declared response headers of an HTTP 503 response for RevokeRegistry
+type RevokeRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type RevokeRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15220,10 +16151,14 @@ type RevokeRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RevokeRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RevokeRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15276,6 +16211,11 @@ func (r RevokeRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RevokeRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RevokeRegistryResult) GetBody() []byte {
 	return r.Body
@@ -15315,6 +16255,11 @@ type SaveRecordAsDraftResult429Headers struct {
 	RetryAfter *int
 }
 
+// SaveRecordAsDraftResult503Headers the declared response headers of an HTTP 503 response for SaveRecordAsDraft
+type SaveRecordAsDraftResult503Headers struct {
+	RetryAfter *int
+}
+
 type SaveRecordAsDraftResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15338,10 +16283,14 @@ type SaveRecordAsDraftResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *SaveRecordAsDraftResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SaveRecordAsDraftResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SaveRecordAsDraftResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -15394,6 +16343,11 @@ func (r SaveRecordAsDraftResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r SaveRecordAsDraftResult) GetBody() []byte {
 	return r.Body
@@ -15433,6 +16387,11 @@ type UpdateRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// UpdateRegistryResult503Headers the declared response headers of an HTTP 503 response for UpdateRegistry
+type UpdateRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type UpdateRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15458,10 +16417,14 @@ type UpdateRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15519,6 +16482,11 @@ func (r UpdateRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r UpdateRegistryResult) GetBody() []byte {
 	return r.Body
@@ -15553,6 +16521,11 @@ type GetRecordVerificationLogsResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetRecordVerificationLogsResult503Headers the declared response headers of an HTTP 503 response for GetRecordVerificationLogs
+type GetRecordVerificationLogsResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetRecordVerificationLogsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15570,8 +16543,12 @@ type GetRecordVerificationLogsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRecordVerificationLogsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRecordVerificationLogsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15607,6 +16584,11 @@ func (r GetRecordVerificationLogsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRecordVerificationLogsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRecordVerificationLogsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -15648,6 +16630,11 @@ type PublishRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// PublishRecordResult503Headers the declared response headers of an HTTP 503 response for PublishRecord
+type PublishRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type PublishRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15671,10 +16658,14 @@ type PublishRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PublishRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *PublishRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PublishRecordResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15727,6 +16718,11 @@ func (r PublishRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PublishRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r PublishRecordResult) GetBody() []byte {
 	return r.Body
@@ -15766,6 +16762,11 @@ type ReinstateRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// ReinstateRecordResult503Headers the declared response headers of an HTTP 503 response for ReinstateRecord
+type ReinstateRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type ReinstateRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15789,10 +16790,14 @@ type ReinstateRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ReinstateRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ReinstateRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReinstateRecordResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15845,6 +16850,11 @@ func (r ReinstateRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReinstateRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ReinstateRecordResult) GetBody() []byte {
 	return r.Body
@@ -15884,6 +16894,11 @@ type RevokeRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// RevokeRecordResult503Headers the declared response headers of an HTTP 503 response for RevokeRecord
+type RevokeRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type RevokeRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15907,10 +16922,14 @@ type RevokeRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RevokeRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RevokeRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeRecordResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15963,6 +16982,11 @@ func (r RevokeRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RevokeRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RevokeRecordResult) GetBody() []byte {
 	return r.Body
@@ -16002,6 +17026,11 @@ type SuspendRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// SuspendRecordResult503Headers the declared response headers of an HTTP 503 response for SuspendRecord
+type SuspendRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type SuspendRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -16025,10 +17054,14 @@ type SuspendRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *SuspendRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SuspendRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SuspendRecordResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -16081,6 +17114,11 @@ func (r SuspendRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SuspendRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r SuspendRecordResult) GetBody() []byte {
 	return r.Body
@@ -16120,6 +17158,11 @@ type UpdateRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// UpdateRecordResult503Headers the declared response headers of an HTTP 503 response for UpdateRecord
+type UpdateRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type UpdateRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -16145,10 +17188,14 @@ type UpdateRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateRecordResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -16206,6 +17253,11 @@ func (r UpdateRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r UpdateRecordResult) GetBody() []byte {
 	return r.Body
@@ -16240,6 +17292,11 @@ type GetRegistriesByTagResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetRegistriesByTagResult503Headers the declared response headers of an HTTP 503 response for GetRegistriesByTag
+type GetRegistriesByTagResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetRegistriesByTagResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -16255,8 +17312,12 @@ type GetRegistriesByTagResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRegistriesByTagResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRegistriesByTagResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -16287,6 +17348,11 @@ func (r GetRegistriesByTagResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRegistriesByTagResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRegistriesByTagResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -16323,6 +17389,11 @@ type GetDidDocumentResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetDidDocumentResult503Headers the declared response headers of an HTTP 503 response for GetDidDocument
+type GetDidDocumentResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetDidDocumentResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -16338,8 +17409,12 @@ type GetDidDocumentResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDidDocumentResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDidDocumentResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -16370,6 +17445,11 @@ func (r GetDidDocumentResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetDidDocumentResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDidDocumentResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -16416,15 +17496,15 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 	return ParseHealthzResult(rsp)
 }
 
-// ReadyzWithResponse Readiness (the primary database answers)
+// ReadyzWithResponse Readiness (the instance can read, or with need=write can write)
 //
-// Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
+// Separates "can read" from "can write". With `need=read` (the default) it answers 200 while the instance can serve reads: the primary database answers a ping within two seconds, or a read replica answers its probes within the lag bound; so a load balancer keeps sending reads to it while the primary is lost (docs/deployment.md). With `need=write` it answers 200 only while the primary answers. 503 otherwise, and from the start of a shutdown. The answer says whether the primary answers (`writable`) and counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound).
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /readyz (the `Readyz` operationId).
-func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResult, error) {
-	rsp, err := c.Readyz(ctx, reqEditors...)
+func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*ReadyzResult, error) {
+	rsp, err := c.Readyz(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18024,6 +19104,16 @@ func ParseReadyzResult(rsp *http.Response) (*ReadyzResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReadyzResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18085,6 +19175,13 @@ func ParseListApiKeysResult(rsp *http.Response) (*ListApiKeysResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -18098,6 +19195,16 @@ func ParseListApiKeysResult(rsp *http.Response) (*ListApiKeysResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListApiKeysResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18173,6 +19280,13 @@ func ParseCreateApiKeyResult(rsp *http.Response) (*CreateApiKeyResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -18196,6 +19310,16 @@ func ParseCreateApiKeyResult(rsp *http.Response) (*CreateApiKeyResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateApiKeyResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18264,6 +19388,13 @@ func ParseRevokeApiKeyResult(rsp *http.Response) (*RevokeApiKeyResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -18287,6 +19418,16 @@ func ParseRevokeApiKeyResult(rsp *http.Response) (*RevokeApiKeyResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeApiKeyResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18362,6 +19503,13 @@ func ParseCheckVerificationResult(rsp *http.Response) (*CheckVerificationResult,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -18375,6 +19523,16 @@ func ParseCheckVerificationResult(rsp *http.Response) (*CheckVerificationResult,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CheckVerificationResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18450,6 +19608,13 @@ func ParseCreateNamespaceResult(rsp *http.Response) (*CreateNamespaceResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -18473,6 +19638,16 @@ func ParseCreateNamespaceResult(rsp *http.Response) (*CreateNamespaceResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateNamespaceResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18527,6 +19702,13 @@ func ParseListDediPublishersResult(rsp *http.Response) (*ListDediPublishersResul
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -18540,6 +19722,16 @@ func ParseListDediPublishersResult(rsp *http.Response) (*ListDediPublishersResul
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDediPublishersResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18601,6 +19793,13 @@ func ParseGetDediManifestResult(rsp *http.Response) (*GetDediManifestResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -18624,6 +19823,16 @@ func ParseGetDediManifestResult(rsp *http.Response) (*GetDediManifestResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDediManifestResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18685,6 +19894,13 @@ func ParseGetDediFileResult(rsp *http.Response) (*GetDediFileResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -18715,6 +19931,16 @@ func ParseGetDediFileResult(rsp *http.Response) (*GetDediFileResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDediFileResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18797,6 +20023,13 @@ func ParseGenerateDnsTxtResult(rsp *http.Response) (*GenerateDnsTxtResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -18810,6 +20043,16 @@ func ParseGenerateDnsTxtResult(rsp *http.Response) (*GenerateDnsTxtResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GenerateDnsTxtResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18885,6 +20128,13 @@ func ParseGetDnsTxtResult(rsp *http.Response) (*GetDnsTxtResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -18898,6 +20148,16 @@ func ParseGetDnsTxtResult(rsp *http.Response) (*GetDnsTxtResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDnsTxtResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18959,6 +20219,13 @@ func ParseListJobsResult(rsp *http.Response) (*ListJobsResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -18972,6 +20239,16 @@ func ParseListJobsResult(rsp *http.Response) (*ListJobsResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListJobsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19040,6 +20317,13 @@ func ParseGetJobResult(rsp *http.Response) (*GetJobResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -19053,6 +20337,16 @@ func ParseGetJobResult(rsp *http.Response) (*GetJobResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetJobResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19130,6 +20424,16 @@ func ParseGetLogCheckpointResult(rsp *http.Response) (*GetLogCheckpointResult, e
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogCheckpointResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19204,6 +20508,16 @@ func ParseGetLogConsistencyResult(rsp *http.Response) (*GetLogConsistencyResult,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogConsistencyResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19258,6 +20572,13 @@ func ParseGetLogCosignedCheckpointResult(rsp *http.Response) (*GetLogCosignedChe
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -19281,6 +20602,16 @@ func ParseGetLogCosignedCheckpointResult(rsp *http.Response) (*GetLogCosignedChe
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogCosignedCheckpointResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19362,6 +20693,16 @@ func ParseGetLogInclusionResult(rsp *http.Response) (*GetLogInclusionResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogInclusionResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19429,6 +20770,16 @@ func ParseGetLogKeyResult(rsp *http.Response) (*GetLogKeyResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogKeyResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19483,6 +20834,13 @@ func ParseGetLogTileResult(rsp *http.Response) (*GetLogTileResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -19506,6 +20864,16 @@ func ParseGetLogTileResult(rsp *http.Response) (*GetLogTileResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogTileResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19577,6 +20945,13 @@ func ParseLookupNamespaceResult(rsp *http.Response) (*LookupNamespaceResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -19607,6 +20982,16 @@ func ParseLookupNamespaceResult(rsp *http.Response) (*LookupNamespaceResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LookupNamespaceResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19678,6 +21063,13 @@ func ParseLookupRegistryResult(rsp *http.Response) (*LookupRegistryResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -19708,6 +21100,16 @@ func ParseLookupRegistryResult(rsp *http.Response) (*LookupRegistryResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LookupRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19779,6 +21181,13 @@ func ParseLookupRecordResult(rsp *http.Response) (*LookupRecordResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -19809,6 +21218,16 @@ func ParseLookupRecordResult(rsp *http.Response) (*LookupRecordResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LookupRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19870,6 +21289,13 @@ func ParseClearReadNotificationsResult(rsp *http.Response) (*ClearReadNotificati
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -19893,6 +21319,16 @@ func ParseClearReadNotificationsResult(rsp *http.Response) (*ClearReadNotificati
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ClearReadNotificationsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19954,6 +21390,13 @@ func ParseListNotificationHistoryResult(rsp *http.Response) (*ListNotificationHi
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -19967,6 +21410,16 @@ func ParseListNotificationHistoryResult(rsp *http.Response) (*ListNotificationHi
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListNotificationHistoryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20028,6 +21481,13 @@ func ParseListPendingNotificationsResult(rsp *http.Response) (*ListPendingNotifi
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -20041,6 +21501,16 @@ func ParseListPendingNotificationsResult(rsp *http.Response) (*ListPendingNotifi
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPendingNotificationsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20102,6 +21572,13 @@ func ParseMarkAllNotificationsReadResult(rsp *http.Response) (*MarkAllNotificati
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -20125,6 +21602,16 @@ func ParseMarkAllNotificationsReadResult(rsp *http.Response) (*MarkAllNotificati
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers MarkAllNotificationsReadResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20193,6 +21680,13 @@ func ParseMarkNotificationReadResult(rsp *http.Response) (*MarkNotificationReadR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -20216,6 +21710,16 @@ func ParseMarkNotificationReadResult(rsp *http.Response) (*MarkNotificationReadR
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers MarkNotificationReadResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20284,6 +21788,13 @@ func ParseQueryRegistriesResult(rsp *http.Response) (*QueryRegistriesResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -20297,6 +21808,16 @@ func ParseQueryRegistriesResult(rsp *http.Response) (*QueryRegistriesResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers QueryRegistriesResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20372,6 +21893,13 @@ func ParseQueryRecordsResult(rsp *http.Response) (*QueryRecordsResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -20385,6 +21913,16 @@ func ParseQueryRecordsResult(rsp *http.Response) (*QueryRecordsResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers QueryRecordsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20460,6 +21998,13 @@ func ParseSearchRecordsResult(rsp *http.Response) (*SearchRecordsResult, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -20473,6 +22018,16 @@ func ParseSearchRecordsResult(rsp *http.Response) (*SearchRecordsResult, error) 
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SearchRecordsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20527,6 +22082,13 @@ func ParseGetStatsResult(rsp *http.Response) (*GetStatsResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -20540,6 +22102,16 @@ func ParseGetStatsResult(rsp *http.Response) (*GetStatsResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetStatsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20622,6 +22194,13 @@ func ParseAcceptVerificationRequestResult(rsp *http.Response) (*AcceptVerificati
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -20645,6 +22224,16 @@ func ParseAcceptVerificationRequestResult(rsp *http.Response) (*AcceptVerificati
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AcceptVerificationRequestResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20727,6 +22316,13 @@ func ParseRejectVerificationRequestResult(rsp *http.Response) (*RejectVerificati
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -20750,6 +22346,16 @@ func ParseRejectVerificationRequestResult(rsp *http.Response) (*RejectVerificati
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RejectVerificationRequestResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20832,6 +22438,13 @@ func ParseVerifyDomainResult(rsp *http.Response) (*VerifyDomainResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -20855,6 +22468,16 @@ func ParseVerifyDomainResult(rsp *http.Response) (*VerifyDomainResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers VerifyDomainResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20930,6 +22553,13 @@ func ParseVerifyNamespaceLookupResult(rsp *http.Response) (*VerifyNamespaceLooku
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -20953,6 +22583,16 @@ func ParseVerifyNamespaceLookupResult(rsp *http.Response) (*VerifyNamespaceLooku
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers VerifyNamespaceLookupResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21028,6 +22668,13 @@ func ParseVerifyRecordLookupResult(rsp *http.Response) (*VerifyRecordLookupResul
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21051,6 +22698,16 @@ func ParseVerifyRecordLookupResult(rsp *http.Response) (*VerifyRecordLookupResul
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers VerifyRecordLookupResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21126,6 +22783,13 @@ func ParseVerifyRegistryLookupResult(rsp *http.Response) (*VerifyRegistryLookupR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21149,6 +22813,16 @@ func ParseVerifyRegistryLookupResult(rsp *http.Response) (*VerifyRegistryLookupR
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers VerifyRegistryLookupResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21217,6 +22891,13 @@ func ParseListNamespaceVersionsResult(rsp *http.Response) (*ListNamespaceVersion
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21230,6 +22911,16 @@ func ParseListNamespaceVersionsResult(rsp *http.Response) (*ListNamespaceVersion
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListNamespaceVersionsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21298,6 +22989,13 @@ func ParseListRegistryVersionsResult(rsp *http.Response) (*ListRegistryVersionsR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21311,6 +23009,16 @@ func ParseListRegistryVersionsResult(rsp *http.Response) (*ListRegistryVersionsR
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRegistryVersionsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21379,6 +23087,13 @@ func ParseListRecordVersionsResult(rsp *http.Response) (*ListRecordVersionsResul
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21392,6 +23107,16 @@ func ParseListRecordVersionsResult(rsp *http.Response) (*ListRecordVersionsResul
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRecordVersionsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21474,6 +23199,13 @@ func ParseCreateWatchSubscriptionResult(rsp *http.Response) (*CreateWatchSubscri
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21497,6 +23229,16 @@ func ParseCreateWatchSubscriptionResult(rsp *http.Response) (*CreateWatchSubscri
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateWatchSubscriptionResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21558,6 +23300,13 @@ func ParseListWatchSubscriptionsResult(rsp *http.Response) (*ListWatchSubscripti
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21571,6 +23320,16 @@ func ParseListWatchSubscriptionsResult(rsp *http.Response) (*ListWatchSubscripti
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListWatchSubscriptionsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21639,6 +23398,13 @@ func ParseDeleteWatchSubscriptionResult(rsp *http.Response) (*DeleteWatchSubscri
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21662,6 +23428,16 @@ func ParseDeleteWatchSubscriptionResult(rsp *http.Response) (*DeleteWatchSubscri
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteWatchSubscriptionResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21730,6 +23506,13 @@ func ParseGetWatchSubscriptionResult(rsp *http.Response) (*GetWatchSubscriptionR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21743,6 +23526,16 @@ func ParseGetWatchSubscriptionResult(rsp *http.Response) (*GetWatchSubscriptionR
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetWatchSubscriptionResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21811,6 +23604,13 @@ func ParseListWatchDeliveriesResult(rsp *http.Response) (*ListWatchDeliveriesRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21824,6 +23624,16 @@ func ParseListWatchDeliveriesResult(rsp *http.Response) (*ListWatchDeliveriesRes
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListWatchDeliveriesResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21913,6 +23723,13 @@ func ParseAddDelegateResult(rsp *http.Response) (*AddDelegateResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21936,6 +23753,16 @@ func ParseAddDelegateResult(rsp *http.Response) (*AddDelegateResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AddDelegateResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22025,6 +23852,13 @@ func ParseCreateRegistryResult(rsp *http.Response) (*CreateRegistryResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22048,6 +23882,16 @@ func ParseCreateRegistryResult(rsp *http.Response) (*CreateRegistryResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22123,6 +23967,13 @@ func ParseGetDelegatesResult(rsp *http.Response) (*GetDelegatesResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22136,6 +23987,16 @@ func ParseGetDelegatesResult(rsp *http.Response) (*GetDelegatesResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDelegatesResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22204,6 +24065,13 @@ func ParseGetNamespaceVerificationLogsResult(rsp *http.Response) (*GetNamespaceV
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22217,6 +24085,16 @@ func ParseGetNamespaceVerificationLogsResult(rsp *http.Response) (*GetNamespaceV
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetNamespaceVerificationLogsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22306,6 +24184,13 @@ func ParseRemoveDelegateResult(rsp *http.Response) (*RemoveDelegateResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22329,6 +24214,16 @@ func ParseRemoveDelegateResult(rsp *http.Response) (*RemoveDelegateResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RemoveDelegateResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22418,6 +24313,13 @@ func ParseTransferOwnershipResult(rsp *http.Response) (*TransferOwnershipResult,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22441,6 +24343,16 @@ func ParseTransferOwnershipResult(rsp *http.Response) (*TransferOwnershipResult,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers TransferOwnershipResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22537,6 +24449,13 @@ func ParseUpdateNamespaceResult(rsp *http.Response) (*UpdateNamespaceResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22560,6 +24479,16 @@ func ParseUpdateNamespaceResult(rsp *http.Response) (*UpdateNamespaceResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateNamespaceResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22635,6 +24564,13 @@ func ParseRemoveNamespaceVerificationResult(rsp *http.Response) (*RemoveNamespac
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22658,6 +24594,16 @@ func ParseRemoveNamespaceVerificationResult(rsp *http.Response) (*RemoveNamespac
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RemoveNamespaceVerificationResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22747,6 +24693,13 @@ func ParseActivateRegistryResult(rsp *http.Response) (*ActivateRegistryResult, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22770,6 +24723,16 @@ func ParseActivateRegistryResult(rsp *http.Response) (*ActivateRegistryResult, e
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ActivateRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22859,6 +24822,13 @@ func ParseAddRecordResult(rsp *http.Response) (*AddRecordResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22882,6 +24852,16 @@ func ParseAddRecordResult(rsp *http.Response) (*AddRecordResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AddRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22971,6 +24951,13 @@ func ParseAddRecordsResult(rsp *http.Response) (*AddRecordsResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22994,6 +24981,16 @@ func ParseAddRecordsResult(rsp *http.Response) (*AddRecordsResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AddRecordsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23083,6 +25080,13 @@ func ParseAddRegistryDelegateResult(rsp *http.Response) (*AddRegistryDelegateRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23106,6 +25110,16 @@ func ParseAddRegistryDelegateResult(rsp *http.Response) (*AddRegistryDelegateRes
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AddRegistryDelegateResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23195,6 +25209,13 @@ func ParseArchiveRegistryResult(rsp *http.Response) (*ArchiveRegistryResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23218,6 +25239,16 @@ func ParseArchiveRegistryResult(rsp *http.Response) (*ArchiveRegistryResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ArchiveRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23307,6 +25338,13 @@ func ParseBulkUploadRecordsResult(rsp *http.Response) (*BulkUploadRecordsResult,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23330,6 +25368,16 @@ func ParseBulkUploadRecordsResult(rsp *http.Response) (*BulkUploadRecordsResult,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers BulkUploadRecordsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23419,6 +25467,13 @@ func ParseDeactivateRegistryResult(rsp *http.Response) (*DeactivateRegistryResul
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23442,6 +25497,16 @@ func ParseDeactivateRegistryResult(rsp *http.Response) (*DeactivateRegistryResul
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeactivateRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23517,6 +25582,13 @@ func ParseExportRecordsAsCsvResult(rsp *http.Response) (*ExportRecordsAsCsvResul
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23530,6 +25602,16 @@ func ParseExportRecordsAsCsvResult(rsp *http.Response) (*ExportRecordsAsCsvResul
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExportRecordsAsCsvResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23605,6 +25687,13 @@ func ParseGetRegistryDelegatesResult(rsp *http.Response) (*GetRegistryDelegatesR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23618,6 +25707,16 @@ func ParseGetRegistryDelegatesResult(rsp *http.Response) (*GetRegistryDelegatesR
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRegistryDelegatesResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23686,6 +25785,13 @@ func ParseGetRegistryVerificationLogsResult(rsp *http.Response) (*GetRegistryVer
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23699,6 +25805,16 @@ func ParseGetRegistryVerificationLogsResult(rsp *http.Response) (*GetRegistryVer
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRegistryVerificationLogsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23788,6 +25904,13 @@ func ParsePublishRecordsResult(rsp *http.Response) (*PublishRecordsResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23811,6 +25934,16 @@ func ParsePublishRecordsResult(rsp *http.Response) (*PublishRecordsResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers PublishRecordsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23893,6 +26026,13 @@ func ParseRemoveRegistryDelegateResult(rsp *http.Response) (*RemoveRegistryDeleg
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23916,6 +26056,16 @@ func ParseRemoveRegistryDelegateResult(rsp *http.Response) (*RemoveRegistryDeleg
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RemoveRegistryDelegateResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24005,6 +26155,13 @@ func ParseRestoreRegistryResult(rsp *http.Response) (*RestoreRegistryResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24028,6 +26185,16 @@ func ParseRestoreRegistryResult(rsp *http.Response) (*RestoreRegistryResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RestoreRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24117,6 +26284,13 @@ func ParseRevokeRegistryResult(rsp *http.Response) (*RevokeRegistryResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24140,6 +26314,16 @@ func ParseRevokeRegistryResult(rsp *http.Response) (*RevokeRegistryResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24229,6 +26413,13 @@ func ParseSaveRecordAsDraftResult(rsp *http.Response) (*SaveRecordAsDraftResult,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24252,6 +26443,16 @@ func ParseSaveRecordAsDraftResult(rsp *http.Response) (*SaveRecordAsDraftResult,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SaveRecordAsDraftResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24348,6 +26549,13 @@ func ParseUpdateRegistryResult(rsp *http.Response) (*UpdateRegistryResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24371,6 +26579,16 @@ func ParseUpdateRegistryResult(rsp *http.Response) (*UpdateRegistryResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24439,6 +26657,13 @@ func ParseGetRecordVerificationLogsResult(rsp *http.Response) (*GetRecordVerific
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24452,6 +26677,16 @@ func ParseGetRecordVerificationLogsResult(rsp *http.Response) (*GetRecordVerific
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRecordVerificationLogsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24541,6 +26776,13 @@ func ParsePublishRecordResult(rsp *http.Response) (*PublishRecordResult, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24564,6 +26806,16 @@ func ParsePublishRecordResult(rsp *http.Response) (*PublishRecordResult, error) 
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers PublishRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24653,6 +26905,13 @@ func ParseReinstateRecordResult(rsp *http.Response) (*ReinstateRecordResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24676,6 +26935,16 @@ func ParseReinstateRecordResult(rsp *http.Response) (*ReinstateRecordResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReinstateRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24765,6 +27034,13 @@ func ParseRevokeRecordResult(rsp *http.Response) (*RevokeRecordResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24788,6 +27064,16 @@ func ParseRevokeRecordResult(rsp *http.Response) (*RevokeRecordResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24877,6 +27163,13 @@ func ParseSuspendRecordResult(rsp *http.Response) (*SuspendRecordResult, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24900,6 +27193,16 @@ func ParseSuspendRecordResult(rsp *http.Response) (*SuspendRecordResult, error) 
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SuspendRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24996,6 +27299,13 @@ func ParseUpdateRecordResult(rsp *http.Response) (*UpdateRecordResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25019,6 +27329,16 @@ func ParseUpdateRecordResult(rsp *http.Response) (*UpdateRecordResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -25080,6 +27400,13 @@ func ParseGetRegistriesByTagResult(rsp *http.Response) (*GetRegistriesByTagResul
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25093,6 +27420,16 @@ func ParseGetRegistriesByTagResult(rsp *http.Response) (*GetRegistriesByTagResul
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRegistriesByTagResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -25154,6 +27491,13 @@ func ParseGetDidDocumentResult(rsp *http.Response) (*GetDidDocumentResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25167,6 +27511,16 @@ func ParseGetDidDocumentResult(rsp *http.Response) (*GetDidDocumentResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDidDocumentResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

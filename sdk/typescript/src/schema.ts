@@ -1357,8 +1357,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness (the primary database answers)
-         * @description Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
+         * Readiness (the instance can read, or with need=write can write)
+         * @description Separates "can read" from "can write". With `need=read` (the default) it answers 200 while the instance can serve reads: the primary database answers a ping within two seconds, or a read replica answers its probes within the lag bound; so a load balancer keeps sending reads to it while the primary is lost (docs/deployment.md). With `need=write` it answers 200 only while the primary answers. 503 otherwise, and from the start of a shutdown. The answer says whether the primary answers (`writable`) and counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound).
          */
         get: operations["readyz"];
         put?: never;
@@ -1678,6 +1678,8 @@ export interface components {
         Readiness: {
             /** @example ready */
             message: string;
+            /** @description Whether the primary database answers, so that writes can be served. */
+            writable: boolean;
             /**
              * Format: int64
              * @description The read replicas the instance is configured with (0 on the embedded database).
@@ -1734,11 +1736,11 @@ export interface components {
             error?: string;
         };
         /**
-         * @description The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+         * @description The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer), `primary_unavailable` (503: no primary database is reachable for a write, or a read that needs the primary; see `Retry-After`).
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "invalid_input" | "verification_failed" | "unauthorized" | "forbidden" | "not_found" | "namespace_not_found" | "not_integrated" | "user_not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal" | "unavailable";
+        ErrorCode: "invalid_input" | "verification_failed" | "unauthorized" | "forbidden" | "not_found" | "namespace_not_found" | "not_integrated" | "user_not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal" | "unavailable" | "primary_unavailable";
         /**
          * @description The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
          * @example employees
@@ -2917,9 +2919,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The database does not answer. */
+        /** @description The database does not answer: no primary database is reachable for a write or for a read that needs the primary (code `primary_unavailable`, while a failover is under way), or neither the primary nor a read replica answers (`unavailable`). Nothing was written; retry after `Retry-After`. */
         ServiceUnavailable: {
             headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -3126,6 +3130,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     lookupRegistry: {
@@ -3176,6 +3181,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     lookupRecord: {
@@ -3228,6 +3234,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     queryRegistries: {
@@ -3289,6 +3296,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     queryRecords: {
@@ -3353,6 +3361,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRegistriesByTag: {
@@ -3390,6 +3399,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNamespaceVersions: {
@@ -3425,6 +3435,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRegistryVersions: {
@@ -3462,6 +3473,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRecordVersions: {
@@ -3501,6 +3513,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     searchRecords: {
@@ -3558,6 +3571,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["SearchFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyNamespaceLookup: {
@@ -3581,6 +3595,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyRegistryLookup: {
@@ -3604,6 +3619,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyRecordLookup: {
@@ -3627,6 +3643,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getNamespaceVerificationLogs: {
@@ -3667,6 +3684,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRegistryVerificationLogs: {
@@ -3709,6 +3727,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRecordVerificationLogs: {
@@ -3753,6 +3772,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     generateDnsTxt: {
@@ -3800,6 +3820,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyDomain: {
@@ -3824,6 +3845,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     checkVerification: {
@@ -3860,6 +3882,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDnsTxt: {
@@ -3896,6 +3919,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeNamespaceVerification: {
@@ -3935,6 +3959,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPendingNotifications: {
@@ -3960,6 +3985,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotificationHistory: {
@@ -3985,6 +4011,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     markNotificationRead: {
@@ -4015,6 +4042,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     markAllNotificationsRead: {
@@ -4041,6 +4069,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     clearReadNotifications: {
@@ -4067,6 +4096,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     acceptVerificationRequest: {
@@ -4102,6 +4132,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rejectVerificationRequest: {
@@ -4128,6 +4159,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createNamespace: {
@@ -4160,6 +4192,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateNamespace: {
@@ -4207,6 +4240,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createRegistry: {
@@ -4247,6 +4281,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addRegistryDelegate: {
@@ -4280,6 +4315,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeRegistryDelegate: {
@@ -4312,6 +4348,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRegistryDelegates: {
@@ -4342,6 +4379,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateRegistry: {
@@ -4391,6 +4429,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deactivateRegistry: {
@@ -4435,6 +4474,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     activateRegistry: {
@@ -4479,6 +4519,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     archiveRegistry: {
@@ -4523,6 +4564,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     restoreRegistry: {
@@ -4567,6 +4609,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeRegistry: {
@@ -4611,6 +4654,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     bulkUploadRecords: {
@@ -4659,6 +4703,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     exportRecordsAsCsv: {
@@ -4698,6 +4743,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addRecord: {
@@ -4740,6 +4786,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addRecords: {
@@ -4782,6 +4829,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateRecord: {
@@ -4833,6 +4881,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     publishRecord: {
@@ -4879,6 +4928,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     suspendRecord: {
@@ -4925,6 +4975,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reinstateRecord: {
@@ -4971,6 +5022,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeRecord: {
@@ -5017,6 +5069,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addDelegate: {
@@ -5048,6 +5101,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeDelegate: {
@@ -5079,6 +5133,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDelegates: {
@@ -5107,6 +5162,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     transferOwnership: {
@@ -5147,6 +5203,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     saveRecordAsDraft: {
@@ -5189,6 +5246,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     publishRecords: {
@@ -5231,6 +5289,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDidDocument: {
@@ -5265,6 +5324,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     healthz: {
@@ -5314,6 +5374,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWatchSubscriptions: {
@@ -5339,6 +5400,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWatchSubscription: {
@@ -5371,6 +5433,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWatchSubscription: {
@@ -5392,6 +5455,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWatchDeliveries: {
@@ -5424,6 +5488,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobs: {
@@ -5449,6 +5514,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJob: {
@@ -5481,6 +5547,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getStats: {
@@ -5505,6 +5572,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiKeys: {
@@ -5533,6 +5601,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKey: {
@@ -5565,6 +5634,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeApiKey: {
@@ -5586,11 +5656,15 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readyz: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description What the instance must be able to do to be ready. */
+                need?: "read" | "write";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5606,6 +5680,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "ready",
+                     *       "writable": true,
                      *       "replicas": 2,
                      *       "replicas_ready": 2
                      *     }
@@ -5687,6 +5762,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getLogKey: {
@@ -5817,6 +5893,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDediPublishers: {
@@ -5841,6 +5918,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDediManifest: {
@@ -5873,6 +5951,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDediFile: {
@@ -5909,6 +5988,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -144,6 +144,7 @@ Readiness = TypedDict(
     'Readiness',
     {
         'message': Required[str],
+        'writable': Required[bool],
         'replicas': Required[int],
         'replicas_ready': Required[int],
     },
@@ -1315,8 +1316,9 @@ DelegatesData = TypedDict(
 # a version that is no longer current), `payload_too_large` (413: the body is over the limit),
 # `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too
 # many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503:
-# the database does not answer).
-ErrorCode = Literal['invalid_input', 'verification_failed', 'unauthorized', 'forbidden', 'not_found', 'namespace_not_found', 'not_integrated', 'user_not_found', 'method_not_allowed', 'conflict', 'precondition_failed', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal', 'unavailable']
+# the database does not answer), `primary_unavailable` (503: no primary database is reachable for
+# a write, or a read that needs the primary; see `Retry-After`).
+ErrorCode = Literal['invalid_input', 'verification_failed', 'unauthorized', 'forbidden', 'not_found', 'namespace_not_found', 'not_integrated', 'user_not_found', 'method_not_allowed', 'conflict', 'precondition_failed', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal', 'unavailable', 'primary_unavailable']
 
 # The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit,
 # at most 128 characters.
@@ -1403,7 +1405,7 @@ class Operations:
         """GET /svc/lookup/{namespace}: Look up a namespace.
 
         Answers: 200 NamespaceLookupResponse, 304, 400 Error, 401 Error, 404 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1430,7 +1432,7 @@ class Operations:
         """GET /svc/lookup/{namespace}/{registry_name}: Look up a registry.
 
         Answers: 200 RegistryLookupResponse, 304, 400 Error, 401 Error, 404 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1458,7 +1460,7 @@ class Operations:
         """GET /svc/lookup/{namespace}/{registry_name}/{record_name}: Look up a record.
 
         Answers: 200 RecordLookupResponse, 304, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1489,7 +1491,7 @@ class Operations:
         """GET /svc/query/{namespace}: List the registries of a namespace.
 
         Answers: 200 RegistryQueryResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1521,7 +1523,7 @@ class Operations:
         """GET /svc/query/{namespace}/{registry_name}: List the records of a registry.
 
         Answers: 200 RecordQueryResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1544,7 +1546,8 @@ class Operations:
     ) -> Response[TagQueryResponse]:
         """GET /svc/{tag}/get-registry-by-tag: List verified registries with a standard tag.
 
-        Answers: 200 TagQueryResponse, 400 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 TagQueryResponse, 400 Error, 404 Error, 413 Error, 429 Error, 500 Error,
+        503 Error.
         No API key.
         """
         return self._call(
@@ -1567,7 +1570,7 @@ class Operations:
         """GET /svc/versions/{namespace}: List the versions of a namespace.
 
         Answers: 200 NamespaceVersionsResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1591,7 +1594,7 @@ class Operations:
         """GET /svc/versions/{namespace}/{registry_name}: List the versions of a registry.
 
         Answers: 200 RegistryVersionsResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1616,7 +1619,7 @@ class Operations:
         """GET /svc/versions/{namespace}/{registry_name}/{record_name}: List the versions of a record.
 
         Answers: 200 RecordVersionsResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1646,7 +1649,7 @@ class Operations:
         """GET /svc/search/{namespace}: Search the records of a namespace.
 
         Answers: 200 SearchResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1668,7 +1671,7 @@ class Operations:
         """POST /svc/verify-namespace-lookup: Verify a namespace lookup response.
 
         Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 415 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1690,7 +1693,7 @@ class Operations:
         """POST /svc/verify-registry-lookup: Verify a registry lookup response.
 
         Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 415 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1712,7 +1715,7 @@ class Operations:
         """POST /svc/verify-record-lookup: Verify a record lookup response.
 
         Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 415 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1737,7 +1740,7 @@ class Operations:
         """GET /svc/{namespace}/get-namespace-verification-logs: Read the verification log of a namespace.
 
         Answers: 200 VerificationLogsResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1763,7 +1766,7 @@ class Operations:
         """GET /svc/{namespace}/{registry_name}/get-registry-verification-logs: Read the verification log of a registry.
 
         Answers: 200 VerificationLogsResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1790,7 +1793,7 @@ class Operations:
         """GET /svc/{namespace}/{registry_name}/{record_name}/get-record-verification-logs: Read the verification log of a record.
 
         Answers: 200 VerificationLogsResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1816,7 +1819,7 @@ class Operations:
         """GET /svc/generate-dns-txt/{namespace_id}/{domain}: Generate a domain verification value, or request an attestation.
 
         Answers: 200 GenerateTxtResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error,
-        413 Error, 429 Error, 500 Error.
+        413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1838,7 +1841,7 @@ class Operations:
         """POST /svc/verify-domain: Verify a domain over DNS, then HTTP.
 
         Answers: 200 Message, 400 Error, 401 Error, 403 Error, 404 Error, 413 Error, 415 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1861,7 +1864,7 @@ class Operations:
         """GET /svc/check-verification/{namespace_id}: Tell whether a namespace owns a verified domain.
 
         Answers: 200 CheckVerificationResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413
-        Error, 429 Error, 500 Error.
+        Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1884,7 +1887,7 @@ class Operations:
         """GET /svc/get-dns-txt/{namespace_id}: Read a namespace's generated verification value.
 
         Answers: 200 GetDnsTxtResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1907,7 +1910,7 @@ class Operations:
         """POST /svc/{namespace}/{domain}/remove-namespace-verification: Remove a namespace's verification of a domain.
 
         Answers: 200 RemoveVerificationResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413
-        Error, 429 Error, 500 Error.
+        Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1928,7 +1931,7 @@ class Operations:
         """GET /svc/notifications/pending: List the caller's unread notifications.
 
         Answers: 200 PendingNotificationsResponse, 400 Error, 401 Error, 413 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1949,7 +1952,7 @@ class Operations:
         """GET /svc/notifications/history: List all of the caller's notifications.
 
         Answers: 200 NotificationHistoryResponse, 400 Error, 401 Error, 413 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1971,7 +1974,7 @@ class Operations:
         """POST /svc/notifications/{notification_id}/read: Mark one notification read.
 
         Answers: 200 MarkReadResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1991,7 +1994,8 @@ class Operations:
     ) -> Response[MarkAllReadResponse]:
         """POST /svc/notifications/read-all: Mark all of the caller's notifications read.
 
-        Answers: 200 MarkAllReadResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 MarkAllReadResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error,
+        503 Error.
         API key required.
         """
         return self._call(
@@ -2011,7 +2015,8 @@ class Operations:
     ) -> Response[MarkAllReadResponse]:
         """POST /svc/notifications/clearall: Clear the caller's read notifications from history.
 
-        Answers: 200 MarkAllReadResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 MarkAllReadResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error,
+        503 Error.
         API key required.
         """
         return self._call(
@@ -2033,7 +2038,7 @@ class Operations:
         """POST /svc/verification-requests/{request_id}/accept: Accept a delegated verification request.
 
         Answers: 200 AcceptRequestResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 429 Error, 500 Error.
+        Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2055,7 +2060,7 @@ class Operations:
         """POST /svc/verification-requests/{request_id}/reject: Reject a delegated verification request.
 
         Answers: 200 Message, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2077,7 +2082,7 @@ class Operations:
         """POST /svc/create-namespace: Create a namespace.
 
         Answers: 201 NamespaceLookupResponse, 400 Error, 401 Error, 409 Error, 413 Error, 415
-        Error, 429 Error, 500 Error.
+        Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2101,7 +2106,7 @@ class Operations:
         """POST /svc/{namespace}/update-namespace: Update a namespace.
 
         Answers: 200 NamespaceLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2124,7 +2129,7 @@ class Operations:
         """POST /svc/{namespace}/create-registry: Create a registry.
 
         Answers: 201 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2148,7 +2153,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/add-registry-delegate: Add a delegate of one registry.
 
         Answers: 200 RegistryDelegatesResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2172,7 +2177,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/remove-registry-delegate: Remove a delegate of one registry.
 
         Answers: 200 RegistryDelegatesResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413
-        Error, 415 Error, 429 Error, 500 Error.
+        Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2196,7 +2201,7 @@ class Operations:
         """GET /svc/{namespace}/{registry_name}/get-registry-delegates: List the delegates of one registry.
 
         Answers: 200 RegistryDelegatesResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413
-        Error, 429 Error, 500 Error.
+        Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2221,7 +2226,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/update-registry: Update a registry.
 
         Answers: 200 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2245,7 +2250,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/deactivate-registry: Deactivate a registry.
 
         Answers: 200 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2269,7 +2274,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/activate-registry: Activate a registry.
 
         Answers: 200 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2293,7 +2298,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/archive-registry: Archive a registry (read-only).
 
         Answers: 200 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2317,7 +2322,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/restore-registry: Restore an archived registry.
 
         Answers: 200 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2341,7 +2346,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/revoke-registry: Revoke a registry (final).
 
         Answers: 200 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2365,7 +2370,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/bulk-upload: Import records from a CSV file, as a job.
 
         Answers: 202 JobResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error, 413
-        Error, 415 Error, 429 Error, 500 Error.
+        Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2389,7 +2394,7 @@ class Operations:
         """GET /svc/{namespace}/{registry_name}/export-records-as-csv: Export a registry's records as CSV.
 
         Answers: 200 text/csv, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -2413,7 +2418,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/add-record: Add a record.
 
         Answers: 201 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2437,7 +2442,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/add-records: Add up to 1000 records at once.
 
         Answers: 201 AddRecordsResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error,
-        413 Error, 415 Error, 429 Error, 500 Error.
+        413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2463,7 +2468,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/{record_name}/update-record: Update a record.
 
         Answers: 200 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2488,7 +2493,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/{record_name}/publish-record: Publish a draft record.
 
         Answers: 200 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2513,7 +2518,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record: Suspend a live record.
 
         Answers: 200 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2538,7 +2543,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record: Reinstate a suspended record.
 
         Answers: 200 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2563,7 +2568,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record: Revoke a record (final).
 
         Answers: 200 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2586,7 +2591,7 @@ class Operations:
         """POST /svc/{namespace}/add-delegate: Add a delegate (owner only).
 
         Answers: 200 DelegatesResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error,
-        413 Error, 415 Error, 429 Error, 500 Error.
+        413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2609,7 +2614,7 @@ class Operations:
         """POST /svc/{namespace}/remove-delegate: Remove a delegate (owner only).
 
         Answers: 200 DelegatesResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error,
-        413 Error, 415 Error, 429 Error, 500 Error.
+        413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2632,7 +2637,7 @@ class Operations:
         """GET /svc/{namespace}/get-delegates: List the owner and delegates.
 
         Answers: 200 DelegatesResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2655,7 +2660,7 @@ class Operations:
         """POST /svc/{namespace}/transfer-ownership: Transfer the namespace to another user (owner only).
 
         Answers: 200 NamespaceLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2679,7 +2684,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/save-record-as-draft: Add a record as a draft.
 
         Answers: 201 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2703,7 +2708,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/publish-records: Publish up to 1000 drafts at once.
 
         Answers: 200 PublishRecordsResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2725,7 +2730,8 @@ class Operations:
     ) -> Response[DidDocument]:
         """GET /{profile_id}/did.json: The DID document of a profile.
 
-        Answers: 200 DidDocument, 400 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 DidDocument, 400 Error, 404 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
         No API key.
         """
         return self._call(
@@ -2767,7 +2773,7 @@ class Operations:
         """POST /svc/watch: Watch an entry with a webhook.
 
         Answers: 201 WatchCreatedResponse, 400 Error, 401 Error, 404 Error, 409 Error, 413
-        Error, 415 Error, 429 Error, 500 Error.
+        Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2788,7 +2794,7 @@ class Operations:
         """GET /svc/watch/subscriptions: List the caller's watch subscriptions.
 
         Answers: 200 WatchSubscriptionsResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500
-        Error.
+        Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2811,7 +2817,7 @@ class Operations:
         """GET /svc/watch/{subscription_id}: One watch subscription.
 
         Answers: 200 WatchSubscriptionResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2832,7 +2838,8 @@ class Operations:
     ) -> Response[Message]:
         """DELETE /svc/watch/{subscription_id}: Delete a watch subscription.
 
-        Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error,
+        503 Error.
         API key required.
         """
         return self._call(
@@ -2855,7 +2862,7 @@ class Operations:
         """GET /svc/watch/{subscription_id}/deliveries: The delivery history of a watch subscription.
 
         Answers: 200 WatchDeliveriesResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2875,7 +2882,8 @@ class Operations:
     ) -> Response[JobsResponse]:
         """GET /svc/jobs: List the caller's import jobs.
 
-        Answers: 200 JobsResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 JobsResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
         API key required.
         """
         return self._call(
@@ -2898,7 +2906,7 @@ class Operations:
         """GET /svc/jobs/{job_id}: An import job's progress and row errors.
 
         Answers: 200 JobDetailResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2918,7 +2926,7 @@ class Operations:
     ) -> Response[StatsResponse]:
         """GET /svc/stats: Platform statistics.
 
-        Answers: 200 StatsResponse, 400 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 StatsResponse, 400 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         No API key.
         """
         return self._call(
@@ -2939,7 +2947,8 @@ class Operations:
     ) -> Response[ApiKeysResponse]:
         """GET /svc/api-keys: List the caller's API keys.
 
-        Answers: 200 ApiKeysResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 ApiKeysResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
         API key required.
         """
         return self._call(
@@ -2961,7 +2970,7 @@ class Operations:
         """POST /svc/api-keys: Create an API key for the caller.
 
         Answers: 201 ApiKeyCreatedResponse, 400 Error, 401 Error, 409 Error, 413 Error, 415
-        Error, 429 Error, 500 Error.
+        Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2982,7 +2991,8 @@ class Operations:
     ) -> Response[Message]:
         """DELETE /svc/api-keys/{key_id}: Revoke one of the caller's API keys.
 
-        Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error,
+        503 Error.
         API key required.
         """
         return self._call(
@@ -2998,9 +3008,10 @@ class Operations:
     def readyz(
         self,
         *,
+        need: Literal['read', 'write'] | None = None,
         extra_query: Mapping[str, Any] | None = None,
     ) -> Response[Readiness]:
-        """GET /readyz: Readiness (the primary database answers).
+        """GET /readyz: Readiness (the instance can read, or with need=write can write).
 
         Answers: 200 Readiness, 400 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         No API key.
@@ -3009,7 +3020,7 @@ class Operations:
             'GET',
             '/readyz',
             {},
-            {**(extra_query or {})},
+            {'need': need, **(extra_query or {})},
             {},
             None,
             None,
@@ -3044,7 +3055,7 @@ class Operations:
         """GET /svc/log/cosigned-checkpoint: The latest checkpoint cosigned by a quorum of the log's witnesses.
 
         Answers: 200 text/plain; charset=utf-8, 400 Error, 413 Error, 429 Error, 404 Error, 500
-        Error.
+        Error, 503 Error.
         No API key.
         """
         return self._call(
@@ -3134,7 +3145,7 @@ class Operations:
         """GET /svc/log/tile/{tile_path}: A tile or an entry bundle of the transparency log (C2SP tlog-tiles).
 
         Answers: 200 application/octet-stream, 400 Error, 404 Error, 413 Error, 429 Error, 500
-        Error.
+        Error, 503 Error.
         No API key.
         """
         return self._call(
@@ -3154,7 +3165,8 @@ class Operations:
     ) -> Response[DediPublishersResponse]:
         """GET /svc/dedi/publishers: The DeDi publishers this server crawls.
 
-        Answers: 200 DediPublishersResponse, 400 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 DediPublishersResponse, 400 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
         No API key.
         """
         return self._call(
@@ -3175,7 +3187,8 @@ class Operations:
     ) -> Response[dict[str, Any]]:
         """GET /svc/dedi/{domain}/manifest: A publisher's manifest, as fetched.
 
-        Answers: 200 dict[str, Any], 400 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 dict[str, Any], 400 Error, 404 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
         No API key.
         """
         return self._call(
@@ -3197,7 +3210,8 @@ class Operations:
     ) -> Response[dict[str, Any]]:
         """GET /svc/dedi/{domain}/{registry_name}: A publisher's file of one registry, as fetched.
 
-        Answers: 200 dict[str, Any], 400 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 dict[str, Any], 400 Error, 404 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
         No API key.
         """
         return self._call(
