@@ -136,9 +136,13 @@ func (s *Store) Ready(ctx context.Context) Readiness {
 const primaryProbeSQL = `SELECT pg_current_wal_lsn()::text,
 	COALESCE(host(inet_server_addr()), 'local') || ':' || COALESCE(inet_server_port()::text, '')`
 
+// primaryLost reports whether the primary did not answer the last probe (false without
+// replicas: then nothing probes it).
+func (s *Store) primaryLost() bool { return s.replicas != nil && s.replicas.primaryDown.Load() }
+
 // primaryAnswered records whether the primary answered a probe or a readiness ping.
 func (rs *replicaSet) primaryAnswered(up bool) {
-	if rs.primaryUp.Swap(up) != up {
+	if rs.primaryDown.Swap(!up) == up {
 		if up {
 			rs.log.Info("the primary database answers again")
 		} else {

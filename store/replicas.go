@@ -131,7 +131,7 @@ type replicaSet struct {
 	log      *slog.Logger
 	next     atomic.Uint32 // round robin
 	// The primary at its last probe (primary.go): whether it answered, and the node it was on.
-	primaryUp   atomic.Bool
+	primaryDown atomic.Bool
 	primaryNode atomic.Value
 
 	mu      sync.Mutex
@@ -204,10 +204,12 @@ func (rs *replicaSet) run(closed <-chan struct{}) {
 // probe samples the primary's WAL position, then asks every replica, in parallel, how far it
 // has replayed.
 func (rs *replicaSet) probe() {
-	ctx, cancel := context.WithTimeout(context.Background(), replicaProbeTimeout)
-	defer cancel()
+	// The primary in its own time: without it, a multi-host URL tries every node in turn,
+	// which must not eat the replicas' probes' time.
+	pctx, pcancel := context.WithTimeout(context.Background(), replicaProbeTimeout)
 	var lsn, node string
-	err := rs.s.sqlDB.QueryRowContext(ctx, primaryProbeSQL).Scan(&lsn, &node)
+	err := rs.s.sqlDB.QueryRowContext(pctx, primaryProbeSQL).Scan(&lsn, &node)
+	pcancel()
 	if err == nil {
 		rs.primaryAt(node)
 		if tok, err := ParseConsistencyToken(lsn); err == nil {
@@ -215,6 +217,8 @@ func (rs *replicaSet) probe() {
 		}
 	}
 	rs.primaryAnswered(err == nil)
+	ctx, cancel := context.WithTimeout(context.Background(), replicaProbeTimeout)
+	defer cancel()
 	var wg sync.WaitGroup
 	for _, t := range rs.replicas {
 		wg.Go(func() { rs.probeReplica(ctx, t) })

@@ -82,6 +82,13 @@ func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *logstore
 	// The log's tables are shown by no cached lookup: the writes are not reported to OnCommit.
 	ctx = context.WithValue(ctx, txWritesKey{}, new(txWrites))
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if s.d.name() == DialectPostgres {
+			// The checkpoint is published only once the integration is on a synchronous standby
+			// (with synchronous_standby_names; whatever synchronous_commit the database has).
+			if err := tx.Exec(`SET LOCAL synchronous_commit TO on`).Error; err != nil {
+				return fmt.Errorf("store: log integration: %w", err)
+			}
+		}
 		var st logStateRow
 		q := s.d.lockRow(tx.Where("id = 1"))
 		if err := q.Take(&st).Error; err != nil {
