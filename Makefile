@@ -164,11 +164,17 @@ walkthrough:
 ## cluster-test: start a local cluster (scripts/cluster.sh: a Postgres primary, 2 streaming
 ## replicas, 3 instances, HAProxy) in a temporary directory, run clustertest/ on it, stop it
 ## (needs haproxy and the Postgres server binaries; run as root or as postgres)
+## Then TestFailover (losing the primary) on it, and again on a fresh cluster with SYNC=1.
 cluster-test:
-	@dir=$$(mktemp -d /tmp/svc-cluster.XXXXXX); trap 'scripts/cluster.sh down "$$dir"' EXIT; \
+	@dir=$$(mktemp -d /tmp/svc-cluster.XXXXXX); sdir=$$(mktemp -d /tmp/svc-cluster.XXXXXX); \
+	trap 'scripts/cluster.sh down "$$dir"; scripts/cluster.sh down "$$sdir"' EXIT; \
+	failed() { echo "cluster-test failed; the instances' last log lines:"; tail -n 20 "$$1"/logs/svc*.log; exit 1; }; \
 	scripts/cluster.sh up "$$dir"; \
-	SVC_CLUSTER_DIR="$$dir" $(GO) test -count=1 -v -timeout=10m ./clustertest/ \
-	  || { echo "cluster-test failed; the instances' last log lines:"; tail -n 20 "$$dir"/logs/svc*.log; exit 1; }
+	SVC_CLUSTER_DIR="$$dir" $(GO) test -count=1 -v -timeout=10m -skip='^TestFailover$$' ./clustertest/ || failed "$$dir"; \
+	SVC_CLUSTER_DIR="$$dir" $(GO) test -count=1 -v -timeout=5m -run='^TestFailover$$' ./clustertest/ || failed "$$dir"; \
+	scripts/cluster.sh down "$$dir"; \
+	SYNC=1 scripts/cluster.sh up "$$sdir"; \
+	SVC_CLUSTER_DIR="$$sdir" $(GO) test -count=1 -v -timeout=5m -run='^TestFailover$$' ./clustertest/ || failed "$$sdir"
 
 ## cluster-bench: the cluster's figures (read throughput with 0, 1 and 2 replicas, where the
 ## reads went, CPU per request of each process, token waits under writes) on a fresh cluster

@@ -70,6 +70,7 @@ const (
 	ErrorCodeNotIntegrated        = models.ErrorCodeNotIntegrated
 	ErrorCodePayloadTooLarge      = models.ErrorCodePayloadTooLarge
 	ErrorCodePreconditionFailed   = models.ErrorCodePreconditionFailed
+	ErrorCodePrimaryUnavailable   = models.ErrorCodePrimaryUnavailable
 	ErrorCodeRateLimited          = models.ErrorCodeRateLimited
 	ErrorCodeUnauthorized         = models.ErrorCodeUnauthorized
 	ErrorCodeUnavailable          = models.ErrorCodeUnavailable
@@ -213,6 +214,11 @@ const (
 	SortId     = models.SortId
 	SortName   = models.SortName
 	SortStatus = models.SortStatus
+)
+
+const (
+	Read  = models.Read
+	Write = models.Write
 )
 
 const (
@@ -633,6 +639,10 @@ type VerificationFailed = models.VerificationFailed
 
 type Verified = models.Verified
 
+type ReadyzParams = models.ReadyzParams
+
+type ReadyzParamsNeed = models.ReadyzParamsNeed
+
 type ListApiKeysParams = models.ListApiKeysParams
 
 type CheckVerificationParams = models.CheckVerificationParams
@@ -796,9 +806,9 @@ type ServerInterface interface {
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx echo.Context) error
-	// Readyz Readiness (the primary database answers)
+	// Readyz Readiness (the instance can read, or with need=write can write)
 	// (GET /readyz)
-	Readyz(ctx echo.Context) error
+	Readyz(ctx echo.Context, params ReadyzParams) error
 	// ListApiKeys List the caller's API keys
 	// (GET /svc/api-keys)
 	ListApiKeys(ctx echo.Context, params ListApiKeysParams) error
@@ -1086,8 +1096,17 @@ func (w *ServerInterfaceWrapper) Healthz(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) Readyz(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReadyzParams
+	// ------------- Optional query parameter "need" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "need", ctx.QueryParams(), &params.Need, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter need: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.Readyz(ctx)
+	err = w.Handler.Readyz(ctx, params)
 	return err
 }
 
@@ -4247,7 +4266,14 @@ type RegistryDelegatesAfterWriteJSONResponse struct {
 
 type SearchFailedJSONResponse Error
 
-type ServiceUnavailableJSONResponse Error
+type ServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceUnavailableJSONResponse struct {
+	Body Error
+
+	Headers ServiceUnavailableResponseHeaders
+}
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
@@ -4356,6 +4382,7 @@ func (response Healthz500JSONResponse) VisitHealthzResponse(w http.ResponseWrite
 }
 
 type ReadyzRequestObject struct {
+	Params ReadyzParams
 }
 
 type ReadyzResponseObject interface {
@@ -4440,10 +4467,13 @@ type Readyz503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response Readyz503JSONResponse) VisitReadyzResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -4540,6 +4570,23 @@ func (response ListApiKeys500JSONResponse) VisitListApiKeysResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListApiKeys503JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4679,6 +4726,23 @@ func (response CreateApiKey500JSONResponse) VisitCreateApiKeyResponse(w http.Res
 	return err
 }
 
+type CreateApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateApiKey503JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeApiKeyRequestObject struct {
 	KeyId string `json:"key_id"`
 }
@@ -4787,6 +4851,23 @@ func (response RevokeApiKey500JSONResponse) VisitRevokeApiKeyResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeApiKey503JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4911,6 +4992,23 @@ func (response CheckVerification500JSONResponse) VisitCheckVerificationResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckVerification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CheckVerification503JSONResponse) VisitCheckVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5050,6 +5148,23 @@ func (response CreateNamespace500JSONResponse) VisitCreateNamespaceResponse(w ht
 	return err
 }
 
+type CreateNamespace503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateNamespace503JSONResponse) VisitCreateNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDediPublishersRequestObject struct {
 }
 
@@ -5126,6 +5241,23 @@ func (response ListDediPublishers500JSONResponse) VisitListDediPublishersRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDediPublishers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListDediPublishers503JSONResponse) VisitListDediPublishersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5231,6 +5363,23 @@ func (response GetDediManifest500JSONResponse) VisitGetDediManifestResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediManifest503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDediManifest503JSONResponse) VisitGetDediManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5345,6 +5494,23 @@ func (response GetDediFile500JSONResponse) VisitGetDediFileResponse(w http.Respo
 	return err
 }
 
+type GetDediFile503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDediFile503JSONResponse) VisitGetDediFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDeletedNamespacesRequestObject struct {
 	Params ListDeletedNamespacesParams
 }
@@ -5436,6 +5602,23 @@ func (response ListDeletedNamespaces500JSONResponse) VisitListDeletedNamespacesR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedNamespaces503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListDeletedNamespaces503JSONResponse) VisitListDeletedNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5535,6 +5718,23 @@ func (response ListDeletedRecords500JSONResponse) VisitListDeletedRecordsRespons
 	return err
 }
 
+type ListDeletedRecords503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListDeletedRecords503JSONResponse) VisitListDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDeletedRegistriesRequestObject struct {
 	Params ListDeletedRegistriesParams
 }
@@ -5626,6 +5826,23 @@ func (response ListDeletedRegistries500JSONResponse) VisitListDeletedRegistriesR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeletedRegistries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListDeletedRegistries503JSONResponse) VisitListDeletedRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5769,6 +5986,23 @@ func (response GenerateDnsTxt500JSONResponse) VisitGenerateDnsTxtResponse(w http
 	return err
 }
 
+type GenerateDnsTxt503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GenerateDnsTxt503JSONResponse) VisitGenerateDnsTxtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDnsTxtRequestObject struct {
 	NamespaceId NamespaceId `json:"namespace_id"`
 	Params      GetDnsTxtParams
@@ -5893,6 +6127,23 @@ func (response GetDnsTxt500JSONResponse) VisitGetDnsTxtResponse(w http.ResponseW
 	return err
 }
 
+type GetDnsTxt503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDnsTxt503JSONResponse) VisitGetDnsTxtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListJobsRequestObject struct {
 }
 
@@ -5983,6 +6234,23 @@ func (response ListJobs500JSONResponse) VisitListJobsResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJobs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListJobs503JSONResponse) VisitListJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6097,6 +6365,23 @@ func (response GetJob500JSONResponse) VisitGetJobResponse(w http.ResponseWriter)
 	return err
 }
 
+type GetJob503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetJob503JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJobFailedEntriesRequestObject struct {
 	JobId  JobId `json:"job_id"`
 	Params GetJobFailedEntriesParams
@@ -6203,6 +6488,23 @@ func (response GetJobFailedEntries500JSONResponse) VisitGetJobFailedEntriesRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJobFailedEntries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetJobFailedEntries503JSONResponse) VisitGetJobFailedEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6323,6 +6625,23 @@ func (response DownloadJobFailedEntriesCsv500JSONResponse) VisitDownloadJobFaile
 	return err
 }
 
+type DownloadJobFailedEntriesCsv503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DownloadJobFailedEntriesCsv503JSONResponse) VisitDownloadJobFailedEntriesCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLogCheckpointRequestObject struct {
 }
 
@@ -6422,10 +6741,13 @@ type GetLogCheckpoint503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response GetLogCheckpoint503JSONResponse) VisitGetLogCheckpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6517,10 +6839,13 @@ type GetLogConsistency503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response GetLogConsistency503JSONResponse) VisitGetLogConsistencyResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6634,6 +6959,23 @@ func (response GetLogCosignedCheckpoint500JSONResponse) VisitGetLogCosignedCheck
 	return err
 }
 
+type GetLogCosignedCheckpoint503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetLogCosignedCheckpoint503JSONResponse) VisitGetLogCosignedCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLogInclusionRequestObject struct {
 	Version Version `json:"version"`
 	Params  GetLogInclusionParams
@@ -6735,10 +7077,13 @@ type GetLogInclusion503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response GetLogInclusion503JSONResponse) VisitGetLogInclusionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6826,10 +7171,13 @@ type GetLogKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response GetLogKey503JSONResponse) VisitGetLogKeyResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6941,6 +7289,23 @@ func (response GetLogTile500JSONResponse) VisitGetLogTileResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogTile503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetLogTile503JSONResponse) VisitGetLogTileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7076,6 +7441,23 @@ func (response LookupNamespace500JSONResponse) VisitLookupNamespaceResponse(w ht
 	return err
 }
 
+type LookupNamespace503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response LookupNamespace503JSONResponse) VisitLookupNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type LookupRegistryRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -7204,6 +7586,23 @@ func (response LookupRegistry500JSONResponse) VisitLookupRegistryResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LookupRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response LookupRegistry503JSONResponse) VisitLookupRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7341,6 +7740,23 @@ func (response LookupRecord500JSONResponse) VisitLookupRecordResponse(w http.Res
 	return err
 }
 
+type LookupRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response LookupRecord503JSONResponse) VisitLookupRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SearchNamespacesRequestObject struct {
 	Params SearchNamespacesParams
 }
@@ -7432,6 +7848,23 @@ func (response SearchNamespaces500JSONResponse) VisitSearchNamespacesResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchNamespaces503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SearchNamespaces503JSONResponse) VisitSearchNamespacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7540,6 +7973,23 @@ func (response ClearReadNotifications500JSONResponse) VisitClearReadNotification
 	return err
 }
 
+type ClearReadNotifications503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ClearReadNotifications503JSONResponse) VisitClearReadNotificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListNotificationHistoryRequestObject struct {
 }
 
@@ -7634,6 +8084,23 @@ func (response ListNotificationHistory500JSONResponse) VisitListNotificationHist
 	return err
 }
 
+type ListNotificationHistory503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListNotificationHistory503JSONResponse) VisitListNotificationHistoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPendingNotificationsRequestObject struct {
 }
 
@@ -7724,6 +8191,23 @@ func (response ListPendingNotifications500JSONResponse) VisitListPendingNotifica
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPendingNotifications503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPendingNotifications503JSONResponse) VisitListPendingNotificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7828,6 +8312,23 @@ func (response MarkAllNotificationsRead500JSONResponse) VisitMarkAllNotification
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkAllNotificationsRead503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MarkAllNotificationsRead503JSONResponse) VisitMarkAllNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7951,6 +8452,23 @@ func (response MarkNotificationRead500JSONResponse) VisitMarkNotificationReadRes
 	return err
 }
 
+type MarkNotificationRead503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MarkNotificationRead503JSONResponse) VisitMarkNotificationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type QueryRegistriesRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    QueryRegistriesParams
@@ -8057,6 +8575,23 @@ func (response QueryRegistries500JSONResponse) VisitQueryRegistriesResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type QueryRegistries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response QueryRegistries503JSONResponse) VisitQueryRegistriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8182,6 +8717,23 @@ func (response QueryRecords500JSONResponse) VisitQueryRecordsResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type QueryRecords503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response QueryRecords503JSONResponse) VisitQueryRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8349,6 +8901,23 @@ func (response RestoreDeletedNamespace500JSONResponse) VisitRestoreDeletedNamesp
 	return err
 }
 
+type RestoreDeletedNamespace503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RestoreDeletedNamespace503JSONResponse) VisitRestoreDeletedNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RestoreDeletedRecordsRequestObject struct {
 	Body *RestoreDeletedRecordsJSONRequestBody
 }
@@ -8508,6 +9077,23 @@ func (response RestoreDeletedRecords500JSONResponse) VisitRestoreDeletedRecordsR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreDeletedRecords503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RestoreDeletedRecords503JSONResponse) VisitRestoreDeletedRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8675,6 +9261,23 @@ func (response RestoreDeletedRegistry500JSONResponse) VisitRestoreDeletedRegistr
 	return err
 }
 
+type RestoreDeletedRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RestoreDeletedRegistry503JSONResponse) VisitRestoreDeletedRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SearchRecordsRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    SearchRecordsParams
@@ -8799,6 +9402,23 @@ func (response SearchRecords500JSONResponse) VisitSearchRecordsResponse(w http.R
 	return err
 }
 
+type SearchRecords503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SearchRecords503JSONResponse) VisitSearchRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetStatsRequestObject struct {
 }
 
@@ -8875,6 +9495,23 @@ func (response GetStats500JSONResponse) VisitGetStatsResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStats503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetStats503JSONResponse) VisitGetStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9026,6 +9663,23 @@ func (response AcceptVerificationRequest500JSONResponse) VisitAcceptVerification
 	return err
 }
 
+type AcceptVerificationRequest503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptVerificationRequest503JSONResponse) VisitAcceptVerificationRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RejectVerificationRequestRequestObject struct {
 	RequestId RequestId `json:"request_id"`
 }
@@ -9162,6 +9816,23 @@ func (response RejectVerificationRequest500JSONResponse) VisitRejectVerification
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RejectVerificationRequest503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RejectVerificationRequest503JSONResponse) VisitRejectVerificationRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9308,6 +9979,23 @@ func (response VerifyDomain500JSONResponse) VisitVerifyDomainResponse(w http.Res
 	return err
 }
 
+type VerifyDomain503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response VerifyDomain503JSONResponse) VisitVerifyDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type VerifyNamespaceLookupRequestObject struct {
 	Body *VerifyNamespaceLookupJSONRequestBody
 }
@@ -9434,6 +10122,23 @@ func (response VerifyNamespaceLookup500JSONResponse) VisitVerifyNamespaceLookupR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyNamespaceLookup503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response VerifyNamespaceLookup503JSONResponse) VisitVerifyNamespaceLookupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9568,6 +10273,23 @@ func (response VerifyRecordLookup500JSONResponse) VisitVerifyRecordLookupRespons
 	return err
 }
 
+type VerifyRecordLookup503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response VerifyRecordLookup503JSONResponse) VisitVerifyRecordLookupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type VerifyRegistryLookupRequestObject struct {
 	Body *VerifyRegistryLookupJSONRequestBody
 }
@@ -9698,6 +10420,23 @@ func (response VerifyRegistryLookup500JSONResponse) VisitVerifyRegistryLookupRes
 	return err
 }
 
+type VerifyRegistryLookup503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response VerifyRegistryLookup503JSONResponse) VisitVerifyRegistryLookupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListNamespaceVersionsRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    ListNamespaceVersionsParams
@@ -9804,6 +10543,23 @@ func (response ListNamespaceVersions500JSONResponse) VisitListNamespaceVersionsR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListNamespaceVersions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListNamespaceVersions503JSONResponse) VisitListNamespaceVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9919,6 +10675,23 @@ func (response ListRegistryVersions500JSONResponse) VisitListRegistryVersionsRes
 	return err
 }
 
+type ListRegistryVersions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRegistryVersions503JSONResponse) VisitListRegistryVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRecordVersionsRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -10027,6 +10800,23 @@ func (response ListRecordVersions500JSONResponse) VisitListRecordVersionsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecordVersions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRecordVersions503JSONResponse) VisitListRecordVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10180,6 +10970,23 @@ func (response CreateWatchSubscription500JSONResponse) VisitCreateWatchSubscript
 	return err
 }
 
+type CreateWatchSubscription503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWatchSubscription503JSONResponse) VisitCreateWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWatchSubscriptionsRequestObject struct {
 }
 
@@ -10270,6 +11077,23 @@ func (response ListWatchSubscriptions500JSONResponse) VisitListWatchSubscription
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchSubscriptions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWatchSubscriptions503JSONResponse) VisitListWatchSubscriptionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10386,6 +11210,23 @@ func (response DeleteWatchSubscription500JSONResponse) VisitDeleteWatchSubscript
 	return err
 }
 
+type DeleteWatchSubscription503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteWatchSubscription503JSONResponse) VisitDeleteWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetWatchSubscriptionRequestObject struct {
 	SubscriptionId string `json:"subscription_id"`
 	Params         GetWatchSubscriptionParams
@@ -10496,6 +11337,23 @@ func (response GetWatchSubscription500JSONResponse) VisitGetWatchSubscriptionRes
 	return err
 }
 
+type GetWatchSubscription503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWatchSubscription503JSONResponse) VisitGetWatchSubscriptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWatchDeliveriesRequestObject struct {
 	SubscriptionId string `json:"subscription_id"`
 	Params         ListWatchDeliveriesParams
@@ -10602,6 +11460,23 @@ func (response ListWatchDeliveries500JSONResponse) VisitListWatchDeliveriesRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWatchDeliveries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWatchDeliveries503JSONResponse) VisitListWatchDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10761,6 +11636,23 @@ func (response AddDelegate500JSONResponse) VisitAddDelegateResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddDelegate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddDelegate503JSONResponse) VisitAddDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10929,6 +11821,23 @@ func (response CreateRegistry500JSONResponse) VisitCreateRegistryResponse(w http
 	return err
 }
 
+type CreateRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateRegistry503JSONResponse) VisitCreateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteNamespaceRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Body      *DeleteNamespaceJSONRequestBody
@@ -11093,6 +12002,23 @@ func (response DeleteNamespace500JSONResponse) VisitDeleteNamespaceResponse(w ht
 	return err
 }
 
+type DeleteNamespace503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteNamespace503JSONResponse) VisitDeleteNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDelegatesRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    GetDelegatesParams
@@ -11217,6 +12143,23 @@ func (response GetDelegates500JSONResponse) VisitGetDelegatesResponse(w http.Res
 	return err
 }
 
+type GetDelegates503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDelegates503JSONResponse) VisitGetDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetNamespaceVerificationLogsRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Params    GetNamespaceVerificationLogsParams
@@ -11325,6 +12268,23 @@ func (response GetNamespaceVerificationLogs500JSONResponse) VisitGetNamespaceVer
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNamespaceVerificationLogs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetNamespaceVerificationLogs503JSONResponse) VisitGetNamespaceVerificationLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11484,6 +12444,23 @@ func (response RemoveDelegate500JSONResponse) VisitRemoveDelegateResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveDelegate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RemoveDelegate503JSONResponse) VisitRemoveDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11648,6 +12625,23 @@ func (response TransferOwnership500JSONResponse) VisitTransferOwnershipResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response TransferOwnership503JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11831,6 +12825,23 @@ func (response UpdateNamespace500JSONResponse) VisitUpdateNamespaceResponse(w ht
 	return err
 }
 
+type UpdateNamespace503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateNamespace503JSONResponse) VisitUpdateNamespaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RemoveNamespaceVerificationRequestObject struct {
 	Namespace NamespaceRef `json:"namespace"`
 	Domain    Domain       `json:"domain"`
@@ -11961,6 +12972,23 @@ func (response RemoveNamespaceVerification500JSONResponse) VisitRemoveNamespaceV
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveNamespaceVerification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RemoveNamespaceVerification503JSONResponse) VisitRemoveNamespaceVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12124,6 +13152,23 @@ func (response ActivateRegistry500JSONResponse) VisitActivateRegistryResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ActivateRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ActivateRegistry503JSONResponse) VisitActivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12293,6 +13338,23 @@ func (response AddRecord500JSONResponse) VisitAddRecordResponse(w http.ResponseW
 	return err
 }
 
+type AddRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddRecord503JSONResponse) VisitAddRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddRecordsRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -12458,6 +13520,23 @@ func (response AddRecords500JSONResponse) VisitAddRecordsResponse(w http.Respons
 	return err
 }
 
+type AddRecords503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddRecords503JSONResponse) VisitAddRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddRegistryDelegateRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -12614,6 +13693,23 @@ func (response AddRegistryDelegate500JSONResponse) VisitAddRegistryDelegateRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddRegistryDelegate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddRegistryDelegate503JSONResponse) VisitAddRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12777,6 +13873,23 @@ func (response ArchiveRegistry500JSONResponse) VisitArchiveRegistryResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ArchiveRegistry503JSONResponse) VisitArchiveRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12946,6 +14059,23 @@ func (response BulkUploadRecords500JSONResponse) VisitBulkUploadRecordsResponse(
 	return err
 }
 
+type BulkUploadRecords503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkUploadRecords503JSONResponse) VisitBulkUploadRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeactivateRegistryRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -13105,6 +14235,23 @@ func (response DeactivateRegistry500JSONResponse) VisitDeactivateRegistryRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeactivateRegistry503JSONResponse) VisitDeactivateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13274,6 +14421,23 @@ func (response DeleteRecords500JSONResponse) VisitDeleteRecordsResponse(w http.R
 	return err
 }
 
+type DeleteRecords503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteRecords503JSONResponse) VisitDeleteRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteRegistryRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -13439,6 +14603,23 @@ func (response DeleteRegistry500JSONResponse) VisitDeleteRegistryResponse(w http
 	return err
 }
 
+type DeleteRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteRegistry503JSONResponse) VisitDeleteRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DownloadSampleCsvRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -13551,6 +14732,23 @@ func (response DownloadSampleCsv500JSONResponse) VisitDownloadSampleCsvResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadSampleCsv503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DownloadSampleCsv503JSONResponse) VisitDownloadSampleCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13700,6 +14898,23 @@ func (response ExportRecordsAsCsv500JSONResponse) VisitExportRecordsAsCsvRespons
 	return err
 }
 
+type ExportRecordsAsCsv503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ExportRecordsAsCsv503JSONResponse) VisitExportRecordsAsCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegistryDelegatesRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -13825,6 +15040,23 @@ func (response GetRegistryDelegates500JSONResponse) VisitGetRegistryDelegatesRes
 	return err
 }
 
+type GetRegistryDelegates503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRegistryDelegates503JSONResponse) VisitGetRegistryDelegatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegistryVerificationLogsRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -13934,6 +15166,23 @@ func (response GetRegistryVerificationLogs500JSONResponse) VisitGetRegistryVerif
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistryVerificationLogs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRegistryVerificationLogs503JSONResponse) VisitGetRegistryVerificationLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14103,6 +15352,23 @@ func (response PublishRecords500JSONResponse) VisitPublishRecordsResponse(w http
 	return err
 }
 
+type PublishRecords503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PublishRecords503JSONResponse) VisitPublishRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RemoveRegistryDelegateRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -14245,6 +15511,23 @@ func (response RemoveRegistryDelegate500JSONResponse) VisitRemoveRegistryDelegat
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRegistryDelegate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RemoveRegistryDelegate503JSONResponse) VisitRemoveRegistryDelegateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14412,6 +15695,23 @@ func (response RestoreRegistry500JSONResponse) VisitRestoreRegistryResponse(w ht
 	return err
 }
 
+type RestoreRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RestoreRegistry503JSONResponse) VisitRestoreRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeRegistryRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -14571,6 +15871,23 @@ func (response RevokeRegistry500JSONResponse) VisitRevokeRegistryResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeRegistry503JSONResponse) VisitRevokeRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14736,6 +16053,23 @@ func (response SaveRecordAsDraft500JSONResponse) VisitSaveRecordAsDraftResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveRecordAsDraft503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SaveRecordAsDraft503JSONResponse) VisitSaveRecordAsDraftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14920,6 +16254,23 @@ func (response UpdateRegistry500JSONResponse) VisitUpdateRegistryResponse(w http
 	return err
 }
 
+type UpdateRegistry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateRegistry503JSONResponse) VisitUpdateRegistryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRecordVerificationLogsRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -15030,6 +16381,23 @@ func (response GetRecordVerificationLogs500JSONResponse) VisitGetRecordVerificat
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecordVerificationLogs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRecordVerificationLogs503JSONResponse) VisitGetRecordVerificationLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15198,6 +16566,23 @@ func (response PublishRecord500JSONResponse) VisitPublishRecordResponse(w http.R
 	return err
 }
 
+type PublishRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PublishRecord503JSONResponse) VisitPublishRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReinstateRecordRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -15358,6 +16743,23 @@ func (response ReinstateRecord500JSONResponse) VisitReinstateRecordResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReinstateRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReinstateRecord503JSONResponse) VisitReinstateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15526,6 +16928,23 @@ func (response RevokeRecord500JSONResponse) VisitRevokeRecordResponse(w http.Res
 	return err
 }
 
+type RevokeRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeRecord503JSONResponse) VisitRevokeRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SuspendRecordRequestObject struct {
 	Namespace    NamespaceRef `json:"namespace"`
 	RegistryName RegistryName `json:"registry_name"`
@@ -15686,6 +17105,23 @@ func (response SuspendRecord500JSONResponse) VisitSuspendRecordResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SuspendRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SuspendRecord503JSONResponse) VisitSuspendRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15871,6 +17307,23 @@ func (response UpdateRecord500JSONResponse) VisitUpdateRecordResponse(w http.Res
 	return err
 }
 
+type UpdateRecord503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateRecord503JSONResponse) VisitUpdateRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegistriesByTagRequestObject struct {
 	Tag    string `json:"tag"`
 	Params GetRegistriesByTagParams
@@ -15963,6 +17416,23 @@ func (response GetRegistriesByTag500JSONResponse) VisitGetRegistriesByTagRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegistriesByTag503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRegistriesByTag503JSONResponse) VisitGetRegistriesByTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16063,12 +17533,29 @@ func (response GetDidDocument500JSONResponse) VisitGetDidDocumentResponse(w http
 	return err
 }
 
+type GetDidDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDidDocument503JSONResponse) VisitGetDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx context.Context, request HealthzRequestObject) (HealthzResponseObject, error)
-	// Readyz Readiness (the primary database answers)
+	// Readyz Readiness (the instance can read, or with need=write can write)
 	// (GET /readyz)
 	Readyz(ctx context.Context, request ReadyzRequestObject) (ReadyzResponseObject, error)
 	// ListApiKeys List the caller's API keys
@@ -16376,8 +17863,10 @@ func (sh *strictHandler) Healthz(ctx echo.Context) error {
 }
 
 // Readyz operation middleware
-func (sh *strictHandler) Readyz(ctx echo.Context) error {
+func (sh *strictHandler) Readyz(ctx echo.Context, params ReadyzParams) error {
 	var request ReadyzRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.Readyz(ctx.Request().Context(), request.(ReadyzRequestObject))
@@ -19276,503 +20765,509 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P39ctu4sjcK3wpKe++KNIuSJfkjiV2rnu2Jk5lk8rViZzJrjbNNiIQkjilAQ0CWNdl5672Icy/n/3Mp",
-	"50pOoRsgQYqUKFtOMrP81FNrZyySABrdjUZ//PpTIxCTqeCMK9k4/NQYMxqyBP75hAZj9kRwlYhY/3fI",
-	"ZJBEUxUJ3jhs+NPZII4Cj0zodZuO2N/PZ93ubqBUDP9gfqfhNWQwZhOqX1aLKWscNqRKIj5qfP7sNZ4I",
-	"LiOpGA8WZ+KS8eUhzsaMTJNoQpMFCamiAyrZA0nmSaQYmQoZ6eeI4AEjahzZHwIxmURKsZA0KXkrpBol",
-	"TJIPxy+zV+QsGBMqid872Pl+9+HeyaO9R/4RoQPJuCLzMeNEjRlJ2O8zJhUJxpSPWEi4UOOIjzxCeUgE",
-	"PsMmAxaGLCSn/3ipR7fz9Mh8HAVjMqaScEESNo2jgMpWh5wyHpJIkQENLkmEX/FPr4K2Q5A2UMRPZ4C7",
-	"QsSQUBJTxRKSMBp6RI0TMRuNCeULEnGpKA+YR5SAn8l8TJVLmXkiFOuc89zGsGs6mcZ6bxxiNLzGlCrF",
-	"Er0N//Nrt/34uP2MtocfP/W8R593in/4z4ZXssFPz+iofFMZV8nigSRhNGJSeeT3mVAsXM0wn/WUEjph",
-	"yrDnsXzDV3xe72+kiFRChATooH8INQ2BJO/PnpCQLkjT/+c///nP9qtX7ZMTv9Uhr4Ui80iNiX/FEhkJ",
-	"fhGFwMsZofrd/kG7u9vu7jW8RqRH/X3GkkXDa3A60Q9QeSHyVB6KZEJV47ARUsVKqbVeHI5JkD1DlH7I",
-	"06ukZnspl3OWMGCuiJNIyUq+Qn46NFxOQxJJIllyxTRfxwsyWBCasjJRmo80I2supgsWkimVCv+MQzcp",
-	"CehsNFbt2dTyukdEAgMYEW51yIdIjcVMkUh5MKwkE7ogA2bHhmHN62Q21YysP6B/jQIt+va3mI7IQMx4",
-	"SAZsHPGQNPtE6tdDNqSzWLU65Jhc0XhmJh9pIVSEItX0f1Ky1+2iLMAOIkWyLSwl3BcSnBMWRidiQqNS",
-	"JjhhJxEB5SvHLNFSBI/mWXQ6G3Tsf5kVTqkaZ+vDlxpeQ6uYKGFh41AlM+YucEKvXzI+UuPGYX9/12tM",
-	"Im7/u1c+7ZgpFr6mEyanNGDPolixZHkJbzSHKSOnEZOpSHL7JmkOFiQKW50K+UofvIjCRuWU92tMuYrK",
-	"nERc7yJThryk+fzktSQ0YYQGAZvq80UfA2qWcBZqTp3O+CIQIWvld8L8qxOIyXZ2osayniVicqIVzdLC",
-	"nhqSz6ZaEcEpJhJCh/pIcdVimcLrtbu9ig0ZJrC6TfTd8+ErqoJxiWFx3kBTwuhfNCfOGz6qKzyMtQhP",
-	"aMhQXUWGgbQWU1Ec44OzJNHHufkMabJYMrLX6xc26LzRve72HneHfdob9IPdcI/tDw+6D3uP+o936d5g",
-	"PzgIzxtVeuL5sI3rqNivg73yxb8WnFUQ4JgTfXQSTVRCOWE0iSOWGP1+RCiZ6BfJiClJdrt7nRVz08Os",
-	"nmCv2y+d4gsxeB6Wn6+/iUGnnJd/EwMUyVq8rGmzjpW1NqlSJG9poiIaeySgkrUjLhnXBt4VA01iqNSk",
-	"isRMn1e7mncSGmgDYqVqqSRV/1FuwrtVEwbdVEa9Y+KqLtL0wyg8lFfBYafT8Vv2wEyfeSA190bDiIWl",
-	"Wt6+vf/jjD354f2j5NVv109/uY7ezk72vz8p36KC7tye0kkX/o4Nv+2Vb3XZb+mIlbHmiBE+mwxY4qEg",
-	"96o4bqo/4M7A2DAwXqpHI64OtLk5odfRZDbRcmv/H8zR/DGdoT6+RixJp3ga/VEyzeeKTSSZsoToWaya",
-	"4YXUHyidZr+7Zp5rJ/iOBSIBw6GMcRL4FXjDIzMe/T5j1r5N2CiSKllUqCN888LIdPWe/2eiWbbxHzvZ",
-	"XXgHf5U7+sRcwNRwpjhg9Vzx99LZpgxYOV18ebsThhtkuTIKWcxGYAegsAUUrsfm1pmXOHtEtvUZ2X4Y",
-	"7rH2o+FBt+2ek1XLgs9teDAsS9qpSFSJuaAtDJ9wNtcX5WGUSHVEfD20DwaaH4U+oTJgPIz46Ij4UlE1",
-	"k76+Leh/6vuyvvDrN6oEQOqRS3nf2jeMa+7+1f4njmE/4DWisPGxbElnYhMzbcCGImHr7LRev71bZacp",
-	"saGV9jMaT+XsYy2rKGRcaV2doClvbuDuXRpuxH4VfbObdqMul5uJoWMgYXIquGToF5jp/VSGmZ/RKGYw",
-	"+0BwxThwEJ3CNVL/vvObFDx3ndNPhnpWM05naiyS6A+m5zVhUoKuL4xAhjjE59oCmiQiwYnnKfpa6Dtr",
-	"FJLjt8/JJVt09De/p6GR4fqLADpEHD6m/wk3YWdl5qeLiE9nKre05/gLgV8OCewTSf0uJD0JDs3hRiYz",
-	"qfQNnioyEVKRXrcLjJMdtrcZP7sRans/kjLiIy0JbDJVCyThLWl+5vj59A0CxwfKPxF8GEeBuhHzBPZl",
-	"d3X29NDzj8WCMUlonDAaLgi7jqSS1h+YUW87KzSXJjspiVLp3pJAFZImRdNZUXQu6WswDcCktoeTBy4a",
-	"JJidfMiCKGT6vm7cAPpQkTXoVm9p6RffGTmvWqaYc7gnhenJJq1Gcs5ed47H+ub7IYkU+zZn66V3c7uJ",
-	"Woc6TvpyP1XFFM17O0u+RpjhM5EMojDE1zdm+GH6tsvx6TcPyULMwH3CBTpjcfkiITRd/7InaFv8T+NY",
-	"Kyu6gOFDgcM00SmYHz5HfZGgDtR6xzoR41jMLbM/By8RjXH0m9AtMl/InzCczDi7nrJAn/5Mf5yIAGR1",
-	"GwdNyedhNa/sBDZZRzZrcVl/bnaoktmdzoKASenOaCMx/SJzuyshfC3UMzHjN7NYsis2F+piCN9x2Sq9",
-	"ogMj4+/bETAMuTS1NHOhxiwBIQoJBMxaJBQMhQeOOdjZ10K9EiHc8FdFcTB+lsXgZIThPoY+slF0xfQh",
-	"Rfycs8uHId7SRSxoeCbES5psytaGpFP8xoUS4iKGr+QPdDwIByJcECUEgUdIM44mkSI98ir6vrUlCsMQ",
-	"kcQR9IFAuVVFpAkjHZFH+v+Qod6FMGzj7Veionqr/4uH0S1t4qnzmQtj+LoEcYcxhvFhqTc2kmSt23Ub",
-	"2t+3Dlof1Tqh6RSyyBCJBddENZM8spFeMqcYO1WMAxWtAbd9G2fpy+ushyWbIfOFlE30Dgyd7U35S1o5",
-	"p4wmwfgWIuAc2AxP/YaedxotDaMQ7QRw14NFH03yauMfcK3a2r3xDGKkelnmm8ACpxg1fc/pFY1iOojZ",
-	"TW/B6fvuGtL1ug9sZy0ZKe2xgbSEZZ0J8YryhdG88kZrSqhiF6CjC+rrTAgyoXxhbzhyCyt6py1LM1iB",
-	"rd8xlSzaIJrLZ+ApaFJJlCBzGqnS7IjMiarHfe86LLbq8XC/fEjsJV0k6Z2c5l0iCuVt6x4RY2HYazr8",
-	"SXBCMR4eQFIBnnfvuZxNpyJRLHzFwoieAcFuRJP0QxcT/aULoH2eOukjBB4h+pFDIhkPQafB2U0lWRpx",
-	"u6aBlhTIYKKS+MWx0CR6L1lyKxNzJllSYV3qb2/dsLxkiweS6FH1CsNIaj2DCu5nx2e9qT4H8RumLxUd",
-	"VK47vMzMcYdO9fhnr2HEYTs+r4tYiMvZ9MJ6Nx0f2BZdX/qNmeZcTMbKdC6ET9MkHphc0UP2swnR3fRS",
-	"liOjxKvVcBZv5aamV4cEJCkBTUjxzq5v6bzREQ15IuagOqGKlt9zfH3c+dYkwuSSzMNmDj6vMU3ElCUq",
-	"QtY1kS107xbc9l4WSKr8PY3IlKZmZkGaX4vRm+zDnjOJLLghBr+xQOlBcstPTcNSEhhTSQzN8uFEqRGd",
-	"ytMkNCRexTDLe/LZEcV1tLAPejhW6arDEKOZjtOehnghovFbZ8JDGktWqc41LdI7nM04ZTYWmvtVdsgx",
-	"Zq4OIxZri4FesjRxDlPEMF4lbVYqo9pW1E/Dj+kM0A0sS2jrznKd/zN7FKRS0SiW6956cfrm9ZuUihO2",
-	"fivzb7ih3voBUozUsbKoYkKHytfaz4+jK+Yfmf+L2cGYKdxxA3/6+YbX0A+VxPq8hlLxuomdnb3UT+I5",
-	"oaI4XorRtc1Vgs9iY9FjFHWdCGe0WcmzsraWCkPDinKNisJQlGKTtRxwHIbMzAPohbOkSUIXFSuSa1az",
-	"TRGUhyYhtdftdu3aPf0ACwmNY80pXHC2FTrkNchnyKZ4ju/2bMKH/e8tUaqmenaUzs30b57V8srXCWRn",
-	"3KUJ3PC2ophT9ipJSU1VK3iFnHWSIGHUXN0K6wWDaa06xKc+e2vP7JspMOPNqh8vr9YN7hQ9u7xshFKq",
-	"TqOf2KKcoEZXYOzlgbR3OH0IpXngkkgWJKzkNDdkv6BrKXwWTZhUdDLVE7pklVZPTKW6mMn0m/kZfwC9",
-	"nhpe+mH3VstCjJlGCuor9L8j/fwk4jPFSFNrZDwbOLtiCeQX3kB1e43r9ki0l+bOS/ONzkywyrjBqUJm",
-	"xWzXyVQtwBesaa4vzZq6VAl9kZIzhtnVSwNNEzaMrsuHwrsYpNiQXt/JplwaDVJzTboKfpFJMmeJ/sZU",
-	"lY+csCtxuWpzIgX+WPNcSvIoZkSfutsleUFMDFulCT2GTJ7LpgUOy62oWnae4AfgkIrjN8PG4a9rVCiK",
-	"3GfvU0FiLssE0eybR3x5FVxgStTeLhlQyQ72Zkns7OIRkWMx5yalmmOINDvd1xKoZJEfveU0UDa3msCz",
-	"IpVpgSJZ6h5MuA346g1PptxuVB1M1g9ltn0rBxMMXPsIjiOpzCvVC61naFhGKlgQq5cuifX83HrlT8Ys",
-	"uHR9ANU0+DBmEFXMheeJmHMT0HEzhfG2BBedEgqlFR9LCqj6Gug1rhxPh/lxIETMKF+x8PSl0sU7HHt7",
-	"Q3U1/5efHh/GpixOM3Sk9zWBerLs0CbzKI7BMBrxSDJTWKZ/jyO8gecKCbrrs6VdQlXeR5A0Tj75dqjT",
-	"zuXfbut+u/lV1e6GI1oBBoiqSw16bl3Z+flp4xY3zM22wUb5trYLaZzyW/ZabL6rkCZ0YSLy1QqM8oXg",
-	"DDKRMLnSjYNChSPcOo6Ir22VJXdDUfd4haTxjVwftVys+VWqqpJefJwoOjokfjCTSkx80oTAKO6iu5IW",
-	"pn1JRXlI9Z2LjvQeC8nIYBbFqh3x9IMOeTBReyaZxMJN63vB4cCnPhmwRI6jqWYFCAldaMPEmmK3csws",
-	"XZxculfLzweqgvG2hAc+djobpE+VuRvMvMxWrVqXmRu+cEaRHDQZMesaLr9u2Coejzj+YL2l6fWRzPWX",
-	"WXhELMngbqBgi+E3CJFJ/YWhNpjhZ1/RkV84VdbX4HgN+CCG5eosGEKB+jU2GAtxeTFL4lJ5TRhhV/p1",
-	"SFucCqn0gsZKTWUu6EjDMGFSkmYoArljvio7k9Aj540PoLnev3uZrx09bxSqEOGzhzs7+K5TNLojr4IC",
-	"Sbp7jzY7aR0C5ZddxrYnLIze2vLi9QXIWAWrNYAyKZTang8SOo9XWV9VpcpLmzuMYnYRiBmGlpbqjIqB",
-	"cHyhvrctt9pnEeYwFO1huNeJmQpE1S3c/EjmxjsPNhKVCglhWCNkYdSG6XUmYQtCa75NyS5ADKSehzKS",
-	"wHQSRk1orfx3E06rdHTgxNDNYQua9awnlEdDE1+5ie/Zy1cYllMriUYRb49BpHLptjxghBJNI7jrRzxk",
-	"1+h7Wz8su1YXsKpKt3n5O1hkU3HvsqSxZHkgifPSzYlkKoRKYFWwUMnH5GRYDwvJgqmWR3xxaQ5Vh7dK",
-	"d08/jHFpv8BnpElJLAIaO/eoMXXKLeHMBjltuQEOM6+G1xCXetU2KJ4WOnxcp4XSQve0OionV3m+zgm+",
-	"FercJq/VXSDNJfrLxU5IiQcsJ4YmyJZVFeb115DBsWZ8VPV47HKVO9JRKuuYs95o5gjeRGEuWZDLzDqm",
-	"/f2DvNqWY9ru7x8cPh4+Ogi7j3qPHu0FD8OD/ce0P2SUdoP9fRp2e/t0dzDcG/YG/UF38KjfD8LefngQ",
-	"9PYH3WG3S7uPGhXCgVckw3wQVfMathgFeQjOi3mkxmFC57zUtltxtBtvotlR0jxvnDcwdRZ5IeJxxJm9",
-	"76Zytd4TVqzi1HOwS1pieUNZ5BLP5a/8/hc2di3vr3En5Y9wia4+vHehVrmtbylvRNR1MRWmtQ0fk01O",
-	"rTiIymtQKFnhKoCI1KZhCTahUVwe9xFxjtVhSnpFduJr9Sp+23zJy+a3ihzbCY3aOWozfiKumPMHjKCh",
-	"JKR/BlvRPLr0I+aJzyToZVjTMu1TMjpIAIz9dx5jJVV5ljC568RePXKuIl7tMHmW8FwVJA/dRPKakmX4",
-	"okSoipbXev+bgwSRTWXl2lcrloqatpUCVcc7nyf9lnN2ELhoa0kDIXwuyxtIfdb6x+UkguX8/eUrvTX1",
-	"iwfZwoOAWlbOqcRkIJXgLCtuw7Q+cJu1ll223Uoboj5L5rxKd5OqYLfopnsjpvhwcZMyG9jyrOuh3MpO",
-	"3HgjPlfSIcPYqkJ1yN2rSFNfydMJtdIrOy7H3tnxvfLoQTrYKj547VZtVt5Pq7RQI33nY42Fr9BDx1Cm",
-	"nm2yQ4nbmzUF8te3bIozKQ2+01HEaT13NXzvLSa/rtR4uc+uIG05kA0ay3SJpBa7DXy4JWSdmq/VuH9k",
-	"8DL1nldC0bjWswXC4IueRdzJxl1BlaqMoUzMTN7Q7WRshTcnSWewuhgLE+dKdWot0VqbCrYsV2tTwTYR",
-	"qqrUvzUSZU+Nb02cjFs9YhtS1L61LaLiUXYDstqJfKuUXawWShMyukOxzGZRp0qy0k+wTjhzIcz8ep8l",
-	"jBHFrpWJhg4gcZ7bamyLybLXfXxQxL5zjA/9c8ken0ThiQhmE1PUUeJEeH5CQvMEGvnm8jZNBLhQmmEU",
-	"Hs7ZoLVM2P+GcpFrlWO+X9MoyHw+78x3OyIZ7XC5E0bhzlWv4WU/70Yh/ChZMEsitdiZzGIVXbKFfu6j",
-	"l4nIcrSvIARUSj0rwV8xNRZhTr7Wv5yretvsXbyh5RHt5mxwCL7ZsZDqv3aPH3UfdQ/3rl48fvG+N3jx",
-	"4unjg2cfTl/8dPWj/K1MKt0yiZLlrM5SDX9efntdGna6i7Cc0gksEWmZ5KVsXzqf0jRTqAHU3OfyowFG",
-	"9l8ZvvBLEkwR2TzGINcSMW+5P/9xyRbtXqnuhKjhT2wBcxtQWdDAfxy8uhzTX0bf/+vkSqiTy5f7/f2H",
-	"Qxr9oaIfoif9f6ifXv4wHXD+9AdF+6H4qTQVxMRCrVPJkmG9MylKM7s8l0Kl0y7fOJsUXVTN3788/ulp",
-	"f9Du7x/Yu5DeNl5AA7fpIBEn7549IY8ePton2tA7JH732id/Iwd7JBZzlgRUMjJm1/q9SMkCWt3144eP",
-	"GR0+7vcG/d6jh4PHB4/Z7n73UffRYPh4b7j7kO2xPt2lgx496A57wUH/4ePBwcFgf3/Yo3Sf0TySc/f6",
-	"1277MeA2H+yVwTZ7jewWXJ2nC3yank1pxPyQxEwPJT2zGESu61z8/9q+p03sBEqi4G5JzbP6bXjYy7C3",
-	"+o8cNV+AIbaIUxvkGf3Pr8ftf9H2H93244/ZP/WsPn7qer3+wwpCWCycahcJu2LJAoFnDgkl49mE8nbC",
-	"aEgHMSO+MQwwWxXyRPSfJzQYR5w5zwUiZH6HfJ9QHoyJ4OYvR3DCz0USAlzY0PnghC4swgCkkBRVQshq",
-	"lVM+0Q9+TgEAiks9gZon3G0MlJn6/NLEZ8cOK0nQm0NLgkTwkQfhiSkT05jlN7cM16W+7xxWXSbL2VLL",
-	"04ojhNPXIqyf9OxG0SARUpKExYxKJklTMkYgAg7PQfT7kPi5ilifNPe63UO4aRq0OS9te5Ag4wwSRi9N",
-	"fqJWTTRQ6LtPZjFreYDYXyzbzb4rZwPTF6JYFpqWvML7C/0ltxIePtE7JLxQjA6B1XXF6B7xU2Qs+NDu",
-	"oZtgWUCk0o+nxdXw+N5hBqhIyuF1Cug6HpYimXT/SHDb/WBK1RgGWEYJcofK3EY4homA6bcLI9nZwn07",
-	"oYrlvuMgvRiCDGYKXl6wNI9UJZTLKU2gpUEsRg8kUdqopfISk4JgM3I15+4YZidKKsQ926AjVzvKeDgV",
-	"EVfyyBAJXhubpFfw/BOKkxqypA3ebDmOpkgUPZcJWCIwG5PrB/PZP8yIZKD8UFub7cLX9AecQPxe93EO",
-	"03wdPJ9+vQSAR3+p1z8kN4G6gU8WIY7gg4ZPLbaAuDLZ14BkgSJSBowA7+7n39V7voxHoL/hAnHoN/ua",
-	"IEUMjiOi9YfvgGXAuxaHxSfNfZDwZVAzI8kWngSeNOuqwhhp5VMLi1X75cAABdwMFwrPhUooh+fKS5D+",
-	"2jLEQpHn3LwLrwKUqQy5qhLMooCI4mDcuPAuH91Dx53h0pmGeAwGxrY8XJY5P7QOnehZkd/E4IG0R2Yi",
-	"5iVeEPzxwvgfa19wsgmV+kIMdH7pOTebajo+kCQQ8WzCpWfxnEUSYkyv/q3PAOSXPQruSERVvUvHqUu5",
-	"2u/okeRNXK5pQ4C0N0F+EvkB8kTwcsDjhX0vs1dyTFe3nmbE1AsxyL16sxDlMstX+djwydSFvrV6GpfH",
-	"y7DJxTwvajb5tuRuzOJYVofZSri3BFpEzLXM6C/pyzhKkT6YBwsjSY41nC2iwqT+MDap8mJuqgDTqZek",
-	"VMzLdz0Rc4/0yIBpq0l/DWsZM/Ax5NJcVl9NRtdj2sl7hn5le/QD49osY2fXtSFBRuYVoq5XAYKsgPRI",
-	"s7pzobzlh9Aft5oP9UNrFlZf9PCVdshlW10rbaVzNjeNm4zVqsSUxOyKxWhumx/tq6GtMs3l8IQZpDM3",
-	"xLyZTBd3a02VmCFgScljvHCmjEtoIvNpRquRVWaHLSe9OuFyLeENRH7OIC5SExPgViVrVNfPRfJiVZnc",
-	"atKtSV2pyZyZkiwmt9jcU4XeSmeqZRR1il4qlSAm9hb3epgw1tZ7SvQ3CH6yVNG9EIPyxlOZfsa08UBe",
-	"6Rvz1krkQUldaOuqbkY9jeJZwsqVcurh0BOWSkynLDxCgHYCd595JFmpmsaFsnCTqaywn9Zy0DQRAZPS",
-	"GbAA1CfmkoSCM4/YqaGLLj1pbpJMe2skmt9nbAZp3H4y4zziI/1PPU2fNNGPps/EkhmbCoP0kphujm82",
-	"1CeSLiSZjxe5TG8cUF8KcDwQH57ZYOVVVGDGbbCTprXFZsxbZV0uNTXKp+Da5FtnkkvsUOTHnJxkMlCo",
-	"+HdW8bFcxtEXWL+8X6uF5dp+dJyV63UDyOBBTpmY49VXgp2ViHnufrJm4HdibtDi1gR+zHTqFPznFFpa",
-	"749zzmbbyVFrM9v9Zkd7tjVVZvoLMdieba6pW3NVg1l8+R6s5Xe3gdpBRipf2nPcklTSt7I8yzybXD1s",
-	"rX5Jrt0qa+HrWfir7LAXYrARjIN+/pZpHmaTa6V26OG2x9AvxciBQFzXrXaaCM3ZTM0Z40TNBbh509zX",
-	"oht4mSpjKsesQgG+e/aEHDw+6C+P6Bmgk5wSTDd+sFCsOnq6hppPimNtQFSzmAqyPudBPJOlCR/Ql9T8",
-	"amhqapZiRof1qRmMWXAJnvByisZU6auCjEachSR7ukOgetDXmweOGR8gQZUk+j880+5XTyuShI5oxCWi",
-	"PCVCqCNTAk7kBIMfPn5BX+dTf7+Xvoa3faFwVfo2mDATtVvasVrcQWdhpMBFb9nCtOYDt7amX9ZyWA98",
-	"O6bRH6wgrh4KsnaaaYQbLwtDiKl5JAqlZ3336T+w9AfzlCFSXg6jFIvRBZRNVg/+wBRWpmAeyCI1jLby",
-	"wyTPkaXEsfxSAR4Q/cEy5mUsz0f6TtrEMInlwwcyBaY1TJQFjG6i2zPRzMjnztpsZ8ponitB5WIsLmdT",
-	"exg85VcsFtPSDMBiMBLyVtI/mvbC0Qq40/q302XXUnHwZhZrTE01HzbCb3lIf2zTDUcp5WGcw4YSDoBn",
-	"zfKMyvPlFU0uj+P4HaNhXUfZhCaXgMUILc2rPGV0OIQQ0U3c2em7a2Zc1wrQM9aWCt7juFAuzC0Nb2b4",
-	"FSm35WoZ/fmNd2XljlTc1yN5oV8r9yXpX1aV4W4B8w2uknYS2YiraLLpvuuTe4u7fmdbXpWhkisI5HaB",
-	"cFoDipzxL1BFxnQ6Zbws1lB6pkCN+c09oivrY5yaHwU7kJ60y7pXGzekOWKcScA+B404ZteZ23YrLjn7",
-	"2mCx9aTQAgZSHnSKPBHJVCQ2M3P55Q0hTsOKfvpnaSKGg9ImEqKldFW7/LUwCmZnStxmmCyot8roofdn",
-	"z9qPiDbf0mtHipap7GYUswh3+7vd3f7uQT/c7e32+uFuf7e/v7fb3X20S3e7u1383z6Df3f3aamfc71f",
-	"fGsQYmu9ohu00C5zoIrhuom+hYdcT+gmWASVcNyY1++DMVis3XvgZPh7eNQMFpANZrrK+qiN0J0eR0MW",
-	"LIKYgVMdetTmi/PyGSAGesBMYBWCVErag27XuzMX6OaIv+kb2U6kU+1tbiunoRTjXC1GWixssLuDOQ2X",
-	"SW21MzVbZXH2eXkywrPEbbgplmUtX608KtLqknpHeGkBacKkEgnbSf+aT4UzrcTQ6TUWc5vnZEtt4O9p",
-	"9iBWB0eKjBFdS46h2Rvcj6tthO3UbqYFwPVDHtHNMkTy9Z9O0dGqcuBSmyHLgrXCugU3V/rR/I1uLVC6",
-	"Y2WgQXEzqy63LWtWnTBNuqstrxv7pd1k3ZjyfOgUj0JLGW33ZmWweVGYIGzcLZ2i2dxnkwndoPgtqy4m",
-	"lZltX6KwtSR2j922y2l4O4+Hqb3bqDh2icKrzWxtVpsGdTG2uVZYmGf8jEY/HoGo6B9nUzjo9SOgwbdn",
-	"ad/OHP7S5u1a0/HrGII3Mu2+kLWzGuTE2CypDZO3JfImy5JJkZkkm8SAU1kxU6yNHpMJkBm4GkZmK9fO",
-	"ipi+HbyuElPxF2GIkjvfa0xwgpCfR0Qc2kYOtWPgjs28Mv6ds2arbdgCAZ25I51qsUuto1erVeya5d6K",
-	"7HC3tD1yjFt1dtqHtmyGOM6x0kPG+f1wbc8w7I6oRM5McapxAE8eGmTkAcFKnMiBEslFCke1VpHf9LSq",
-	"zrYDaNqLYqFnhtJokQ1Bkf1W9FoX61w3c76uCs3r+1it9IQlh8bK5K278PfCHSOaRpqQKwDaNsusrXwu",
-	"UnE5xbaRCWXSnpxWfYWDr2yay+v3coztnJMOt9mleI78ppte5jDf8Lh0JPrHSF+nFysANOJ4qc2QqxJu",
-	"m17hTqbeZWKrGm+Vde1GDUwcd4zkMi4wKHBTG2Xwfk2d8o0K+Fo5WxahcqGpF0h6A8jIlTBMvACdjKHa",
-	"QEz0jTURE3Q3AYwmgpgq6SB1YzqH6fGRAX7mMaD11awErbpDtLXBrmmgjA8d4MwV8X94ekZ25FUAL+x8",
-	"Soe7QDp83vmUS8f87KP7y5dXAdGvmKpbH8PLUIk5KSvO3hh7t4onAFjYIMMuA7DbG5pIRrgi/T+dS7aQ",
-	"nd9k+bXwsgrnGhqrpHjgLu6w/gXCZCbFBlPV4vJE6c2BgKuWXtycPAmcpZei8qYowMsrPf3xGIAdcl1s",
-	"DazyA4kc4+VxGzorkX8L/n/bg9MiABsYbIe36UISKVpHxAdoYJ80p5qvfYd4PiY1cOH0GiYJGyZMjrOq",
-	"UG39SRXFMcpHqD+ZogwDLLetoU2RTQ5hPxHYNPRQ9GZc2+T6P/UWUzXDIhUTaBgk4pLxVmmoYUOU44KG",
-	"Wtpih+E3wRuu9pi/xfPAPajWXFLSs3nG4Wi6qyN6s7PZa+B0NvBiVB7nuS+tON3f2hBaCdKDDT1nUCjQ",
-	"fy0Yi0RrCHHopEXpD3sZMsAD9KOCnSU0oaNQM+YwAkwRhKKdxmIxYRwR7NVcJJfExrUtKBYOW+FeEMlF",
-	"eAegRZuGmDMLNry9I8sQ4sIJI2/Yy9OSuaScBHEBYb+K6DS9x91hn/bag36w234Y7rH2o+FBt/2w96j/",
-	"eJfuDfaDhyv9bqvHNfAyGJC6zSQOVmEL5Uf9KeJhykfvz56QBaOJNkyxdVMuCkaxQWR+OqdXAVIMRKTf",
-	"7R/kEXhOr4Jm6pH4X7vI/8V3WvDSr93244+fSuF5ikWMaJPlecnL8bkTySxySalgo9rdGoiwUePrUYSh",
-	"8XQtEOFvDtS3SLN6IaYCZepGQr9WO+o1/Y3tcb0Vb9k7RsOIl3Z9gcxxqSgHx2BiH3RacMLJnDBA6ZA1",
-	"07T0O4tyTYXfqajScIcCvrVz00deIPgwGs0S23K32bVYLmwyYNBw26J3lCf7TiIeTbRJ1S0PV+O4Fzj5",
-	"pQn+aIORKFITfSPSj+INi3AxJ03kxoiPtGYdMENGm05NR2QgZjzcfHaVW57Sc2n+5XxQBVprzoN6iW9e",
-	"hkODzZ20fjd92QxwZrW+uZuQRCF8V/K7olEsN3M+bmqCMMgCjq7YRXpdWQ/N+9S+dKoMen9NoyNHnpul",
-	"ilWkQub6uWmzkE4qLqDrnJsidVusmphxbtwgk8xpnL4NK+pmndYd62slIuwtvlyTn/DplJFu0shxA85N",
-	"x7n70B5gLem795bdgFtImbtNXlNVeXJpsXKBGfJN+fPt+vPx6tReNfywnDmXBbCtnkzz5+qk5OWinnZ2",
-	"RWVoM++cvbTyXn1UFZRjeZEQHEFo5MIhhocylVhWFpnrsj6YWXhIfNN93bc/Z4eVftD86hGfXU/1nvnu",
-	"Z+LoCk87KIDJluIDVtyUSsnCIwOWYWaDGfB596yDQo2N7NCEyHllH8jMX+uR0j6B1qMFE7SeQsDVo6a8",
-	"rq6XCz2vjjdr6ZMl3i3SzC0U3JZzMYtDU9UhCbrnAG3AUrN1RFgs0QPtw9b5HfIciBuyJLpiYITAB7Rk",
-	"I7ERiC0QV3oLbZmRcUqQYwD0NQKAX9SzBqBI6AyMWCaSxSxQ0mEUiVO2k41U3usGF6iGZ71vcianjIcm",
-	"yAFMAvdUWFapS251cjAy+MtIqgpgpjc85eiIazMsQmRcO/mm+RHaBbfuDa1v1dDKWSlbMzq+zXP6yx+n",
-	"Gx+C2Qm3xaOt+kDFQw+4pvqY2zSH2Ej+bRKIMw9G6QX+nT1Kt5izg9/8h1ZXdVPdXBX3hZPcbnGjWo9E",
-	"VNlR8+7BHjf1dxXPqZJQyt1dgG7Uin5DZMoU/mej4oZtJOeU5KA67LHiBgCPp9a8sdQ3yj10uuPUxNlc",
-	"5ct0JHtjJQayfZjv54/w7rY6AE30WyDeFBXPaqUn70LrvWPDDZ3+1icHeE2aBK5HJgq93M3FOGnSq4n1",
-	"2FQU/Wye6r1h5/1bu1I2fHO1YC3LUTa76i1be+VMWdgGsMYiDqVnIlvQPgjDtXBxkWVlhofEh2uGT5oz",
-	"rqK4EMTQdzy4Qum7nr1/+NryhyEHiG6fXmibw4jTuAX3rbQwsplvO/mgVkmkR3A6tm7NvNy6wQ1p/R1o",
-	"0/z3PNW/dPL7l2bt2xyC9yn6i7VtuPOXhvRQvcNM/jzXb5jGj9O9dQ5/ieR92QR+c9berLjWukDc0tpc",
-	"QDzVDaaytm4weLP2+DcxpNeXkJgr5C1ix1ssc13VUy8z12pFDb8ZD9WGzqZvNhz3ZWv77jaUB7eAtItF",
-	"RSI4KOpURCui85lv17lQGMvM5MSgM3nGFQshXXQBOcvTJLqiirU2BfS9QfjxYGUS1xcxEG4WUVR05FYA",
-	"BDOpoGB1wvSNUY6jadoR7uKSLVJDcBU8xl/KHXnj6F4deAxNfcdEqeO/tA7KFA3DkaFVbsu8POZRM1ad",
-	"E7Yff1UPVlM4B+dFdY4IDcMbwJdXFHIUIYptQZMdo85y1lhpdmUy38ivrtWRvr6BLVEgd4lXrkbpXEHh",
-	"1GzIXsHA6SJqWyxpRmpGvy3bmBmVbmJk5vJlrZWJf6yD37JVwJYbQa9sqQnxhoZoblu3bIeujZfaSH4+",
-	"YpoC6TRtKCEkio6+tdjpt22ZXpSVM71NGBRP2759lqil+WJ/eivv3mj7a8aQV1pm5XHkGxhjpcHkbVhm",
-	"KzXmxrFlI023iy7bc2XdGXEnB/6GMWYzla8RZc7KLddCRfxZwssu6NtGxuzKGPPNo7obgdB9mcBuWoG5",
-	"YczWQcGrH7ZNX1orMTdQEk70No94WAzf2lncTp/UieGmtt6dqJaKqOCxG4rF8GB5uK+kYDlk8E/q3DkO",
-	"UwMnoFwbMgNG4MKqrw/YFRjqj2kSjKMrExOkYRvgTHOhu/ST+vFCpPBQ20iAGYeflHiBMc2jCsm05l39",
-	"mZLYYrr2OtHFkmi/E+MHM20SSaknVgxDmrWsq4+2dNkgEolf3jwWaRbx1aKR91HFbzGq+GXiiHme3TiS",
-	"mArtbWOJJbLzpaOJE3HFfnagveoLsH4zjwpWJcIrEHLwpwsD9XAxTMSktKmqc9M1rwCkxBo0R/vZzVo0",
-	"27cQ4ilvj61tU5NraI6NxutbdO5GvIJ31wpQahKVDry8mGWirNuEKorX46e6thEOnsE/t9313FS+Spl7",
-	"y/hS7/CMTUvpb1+qvgR6TZon7CR6IFsGVAXP48xwxFS38Oslrq0y41fQbGvF/YVcBodebmG/IVtlSuTN",
-	"EhPeseHdVfSnhMKTYpuUspVUpaxlf65IovyG8iXvPu+xbF82BfFeAd3t5uRsGbc7neUsVrUxu20y77cP",
-	"2G0o5xkUtVTUj8iALQQ3lXW9bpc0JWMETUV4tq4X23lleVbPtKxhwd9EJEyPxmE0u6MwUQyZ6O8gCipA",
-	"diGcgePqT22Wuqji7sxqYoznuGFV1ZxC8CQDMF7Jin+iOrmvWPeGiOzb7FOzJjZ9F0VzW2jCfV8W/6Xr",
-	"+IpX62JfmXx4Jq3uW1usVxJl2TiI41T3FSrbjbyUKjBFlVyNLwN1y1jknLBACRvcXGGjyNzx9/gG8Dep",
-	"1Zh1Aeru9Xd3b/Ap1+eefq3f2/hLM8mSwpT6t4POwS96Lt026C8DW7faXJrGVOkJghc4kioKbuhWQTap",
-	"Mm/eLg+zDUfK2dnL5WWdskBwfR0J2ZDOYkUOut0KDCN6jRux29vfPbAXiBUbfEZHGwXr0vyCSifNnQWg",
-	"TBQ93YFc+LyiR8LtWiBhiLkk+LMmqGOJWteuzxH2MOtY4uTNAHQE1czGQ5pA8szNuDq34V86iJOdnksU",
-	"eX/2xCMv6BU9hT8SX4nnp29OYahmC/rLTUhzEsVxJEEcyDRhQaSPj1Y+Gbvf7R+0e712v3/WfXTY7R52",
-	"u51ut/svV142R+g9SyiXQ5a8mXNkutvfoZX5ZFvYby5vaZpUWXKTYXMCb3qEcsKujWNZK9g8QULG/jvf",
-	"3yalg03GzF2X98qglBmbXlB5EVbml34YMzU2zfxFHOLUNMMu3KYNR0TbQabh+EAyrmrcXnCWZQz1HiyD",
-	"LfrM0NRoF/rEQftBqa+FGKgjTapIzKiEwgvgv0nE3YF6S7KZv4+sTDBzHr1VF0pnV3v9R0UnSIbheX5+",
-	"2qhONVqpTc5ewm5VbIz1bG1pV9Ay+Aa25EaXx833se4GbOEmsnITt+U0TLfRzeH9k8lWjRTK28iNG2V4",
-	"KUbl/pVYjEbFTjpamCdTdYhdnedUpmYE+F7nYzHxQO16TrxfzuLtlYVV+AowjW2peUVJe8ks2bk0RSDJ",
-	"+G8T8B/rprIDG/AtfQrSKK5IR7C0M96lZZY+eX6Sb3CiKZySvDT5Nv1m7X4WLuny7+dnmC6zcG+2FPu4",
-	"ntFqJ1zkmC4Wo+qEC/3jjSKWmu9LLgB36C/OxTxv7EIp+YqHVKjpWS3uyUYJBUubYzSCNAh4gEd/sztD",
-	"Ka+sSDAoMMhWrxAloe1STw41/R5JlGnCQ0LJyetTcvbLWQruQTn58ezsrYH5Ewm0y1eKwbVecK07KRdg",
-	"2TYli4dt+7FWFsvqOLlQ+pmLEPJG4J9jpaZOaxr4khMUL1M+sMTFCUz/9ocudnFpIzUKmYJe1mEAiWWh",
-	"Fsf6/KDxDBquJkSyK5bQeFVGRlUrzWIgbps1sncaW8ZdWGoznG7HWopnKQioxw9Lmg9bIVbm7FisCoKa",
-	"4yBxtMIqqc0nnj/lVywW01Uxy+L3q6mSR02rTxIUOoceOSC1GsQwnum7oUTFx1eRIZ/ivwkh8M0cKXJ5",
-	"/7WIYRzzd0WOis9XEERWtIK0RXpZbwzsEdQ7MA2rILL9/v3zk6uHHhmz64I/p3ttK7oH/WA33GP7w4Ou",
-	"W8wd5htSdK9/7bYf0/bw46fdflnPCa/xgapg/ARNJVCtcfxm2Dj8dTXd4K3T2cC9QRTLBCULElbBA6fW",
-	"efeBDcZCXEroQKTPbnyLNOdjyYILUMoDKtnBXsuDYkUOabtE8KAAPIAvvBr+9I/HyaMffvrn78nZ/Lf3",
-	"b08ePX/59l/PRf8lfUlP52vPXTPr5Y39uIyKxdmcSIcI6XUiv5hOkc51naFowS7R+maWS26jqywWdxgz",
-	"/FZMFRj8hMWRFmBWu4+GNugKr94yf8P9Wv2m69nwVTkctyNJRQlpaH619qs1X6+Mr7BQqY4PORcqx6w3",
-	"P96kGTnMoeqCz5JEJBXNouaMKzJPBB8dET34Am2q9IulV0NsSFjVrQ5+fSDJHNVGOwqxdZSkE0YEN/UC",
-	"ZrGV3dtm8iIQIatq/BEwPb8HEq1hfOGIdFOLMIygPZhz21tzG0rXlO5Do7Aj+XlZsrrUr2Qhe/Ke0VHV",
-	"gsxpquiIUOIrOvLzamsO+SjyiNhJg6WLINqQcIOtvBI2nMn0R0bAgJeuxX+7ek5UdBXd9YY0iiM+8kHz",
-	"p1JAAgD5NmUpKbVsq5P+HhmLWSKPCIU+/kkmUhN6yaAQ3rfFL2kNvF1NWsJhxl4xafckLDn3kYo5mjf1",
-	"FMUMsdHxnNhe8beZ8IWMeMC2nJCxugZbMxyyU5i2fUvfOCJ6SINJr7lRFk61tYWHqSFmQqBrVb0rHXVz",
-	"Zxw+1K84c1zTYLlSa0ELVEOWo4r1ezb2Waq24OXUc7h29mf6Qf0a6knbSnR5au/fvSSmv5H+ZzKLGeGa",
-	"WeJIYqdVqtAQMFu0xnoqECs3cZdOS7kz7kyzjJmcDy/P1ZUK0RXGuobGiKltmlkFy7iGrbVds8L99ObG",
-	"Vu7tbdhbRXLUsrlys9gyfc5K+wOaDpflR6PrsMg9MWY0kcvFpU5rQ0mUEJ57r819IA8rfFSiGiANy1RC",
-	"mi+kXa/0s76rFn3ryIqSLJ03sqaR4+9SYyEZdDk0Z2PEg3gWsjBf0bg6OoHJKKUHIwr0U31MV0ft7Y2Y",
-	"WpOOUM7FjAea5vq2rVXQbIrrzYo3U+pOpjPFXIBbJYhKZtBzpIR1U1STkgbJPLxdUGazRNKyRpyys6aj",
-	"ZmUnzQLDbdK3+CwDD8rqhcv5+IhIxkiu/Bh+dpJNW1Xxni+dxAn7uXTKVOdbGtYoVRnImW/pIhY0XO3U",
-	"yvg4tTSx+Nr82bTLMRA1JW6QMZ2yG548rsDVNVyqs5A+2LY7ZT1Ra2QPVbZh9c9n3e5uoDcI/sU65pT3",
-	"0TLiqeEIxbIZlic061l+26TE+p0ypdXJnBjZ38wbjmQ7j6V/cp/S/J17Bv5gn/hYs5drRm2vxFKqOLL0",
-	"TrJglkRqcap3GhliwGjCkuOZGpf20Tx++5xcssUhtLC/0ITFKD0ZLMjervGozZKYBGOa0EBBD2azPtvU",
-	"SPMfVSIhTeiDf8kW5gkfhBzYDrwBMJVs/yHM81nPO+JDgVC2XJl6D5PE1ZjQiCsacZbI/5ZXQSfikLfR",
-	"sBk7DT2k89BSHUPj2IKaobpPs5M75Lvv0lCF/O47yFYm332XqbTvvvPcgzr9HXSc/pHy8JzjeYmmeyAm",
-	"TJIBDS5t9uF33wEA4XffmdIOvhCckYDy7FQ6POfnvNchil6yXBtsc1KZbI/mgMVi3iIRVwLac8G+4zhQ",
-	"jBIvzFGNL3jmJBecnXNCyNSgXjUtToFi19DDyj9vnDd8L8UvwA9L4n/67HsIR4UAB0aFytbROe93iGRJ",
-	"ROPoD32s4jTePXtCHj18tE+aL07fvCZPKBc8CvQzGBhEvoQO85JIkRgmen/2rN07IIEIGZnxSEkPJvz0",
-	"yatjk9loKpC0NpEe8fXXOyhC0XDhE/wnYTKg04iP9Px2O2RM5di0cH7WfmQc5zDP718e//S0PyBgxu32",
-	"2/onImZqOlNwTs2TSDHid6998rdCo3+YGXpL5CxWhP0+o7EkPuxyB3fM7+gdPXF379CxCn33rPGIw62e",
-	"7WKeytjFYOFlii13FvlH5zw18wrfzNUfFIbAY8DTBmHVpz083r1zXjqfCVP6fRX7RzYaVTV+yWScSgnv",
-	"nOemZnLE1k2LrJlV55w/5zIKmdNzjfjmJR9qweI5XeBt1t5ZSap0LTs1/aq0WF9zWB4/xkSg5FjMwVtE",
-	"peWfMbvGRBCqzJcfSJclgVmegqiabC4n+cC4nyjYwNFkMlN0EGdHbdPilPheBlmC3EH+Rnqefu2cIwVa",
-	"R5BjmoJ+SEUXgHcCXxwKaNCQffEiCvVHqbwQ3G91SOo3Ql3w/uwJifg5X5N+3CG+3hFN84gTzEKWHYLL",
-	"BVsokgSUhdGXvrmaoQwd2759sEWHmizmxMLD5kIvc2/XOZ1aQHn9nkiM2jkk38PJQ4xFwBZoEPgd8tbC",
-	"XdJQnvMmbqKHSeUp80nP1OO1UEVr3TvFrAI9E30R0xOCDY4kASU70UfNgBE4rPCeFEcBM7drc3QdT2kw",
-	"Zu1+p9vwGuB5gTNRHu7szOfzDoWfOyIZ7Zh35c7L50+evj59Cu+AWaZiewgWjjfHiD1s9DpdfEFMGafT",
-	"qHHY2O10O7sYBRyDpbAzZjRW4z/0v0dl8bhj8ABI0u92yXwcxShe00QETEqSzLg8Aq+3YAhkqMTMVgSZ",
-	"FtdICLQXIsGfh43Dxo9mVEjIAv8DzKbf7VbZselzO6/MNf6z19ir8/z3NE2s1a/0dte/Yoz5MyFe0sQM",
-	"1X+8/r0zIV5RbhNAwSzZrzPF51yxhNP4KTj2XaOucfjrR20OTiY0WTQOGy+jK8YxK0/RkQSv2kIqNml8",
-	"1K/tQEvturtpTPhpEumvpxtmvD5aAemDNe0MPhdWlj2y391FD/88kow09fkJnUFNq+1EmTLs8UyFYs61",
-	"KsncSca6UBs3Us+VbDvdzSdGqZU2OIdmpauanB9p4U6HnYM1lU5Jqz0ax0SvAgRdRXEMg5m0XEs9yZIr",
-	"iBlgI3pZxvbvcHfKuV7bwcYbQqcwun5v5zcp8nlDTif7tH191q2+v9wfvl8bRClrvw8WetGZQMNF5y8s",
-	"dvqtGrM8ZclVFLD3nF7RCAMSqyQ2pSkmc1QJW6tKouVVsEOnUVubz5VyjUerPSVz+bZe1gs4bRnMc3BT",
-	"NtaEXkGMNsksAc4zbM6G0bWXhjntfd8DmCoCob+mElbCKJlEfKZYyx24TCReRlIdT6Of9Or0uZTQCVNQ",
-	"S1mRZJI9svNEcBlJxXiwOBOXjEMaxg1Eq55wmFmmDvMSEdE6Tu/TjaWk21v/yntOjaGDqRp/lhPNOcOk",
-	"chj0gbSM655qNEDf28fPXmMqyrLFXjlGsuV8G3y2rK/519xTfNLstXvdbs6pAaHhmPJLc0Dpb0RKsnho",
-	"jFc1TntyG0RASDDSWv70x+N2f/8Ab5yRJJdsqjBPNI6kknArgAfRUdXrOyOTpo8CpY3sY5sZPxZxqE+s",
-	"fhdltjnjFswQb88jpiTZ6z4+NBIF3Qng82Wihek8yLZZZu33IlxsTSbcIVI+zvu3VDJjn5fEsrdlsSzm",
-	"TlUIp+aVS7ZAnecE10nTyR4bswQ91WNGQ1PWfXoVtB1100Z9UzE1816Jfvr8JfVCt4Z8PxF8GEfB7c7o",
-	"3n6d2cnZdAren1csjKiNQX81LYQc414u88qjVBcVD+SdT5dscRGFn213jLIYyjuQVQnCmjuaH5g+/SDb",
-	"YB2kpzc0+IfVpoG3VoekXvfUkJ4w0GLpwzS7O2e+Wv1VqOZh2nSHTMRFZvDKMU1sXYS1Sg7dUeZUC4qx",
-	"ENwRIA1QX1dJ0z/9+cnF8fuzHy+eHD/58enF2dlLrdr2unvZPcNqOYpN+s3KbbBS36PDcqNZky9VYwUT",
-	"ofQARsyspo+bk5bkaL0Mgh3pZ/UdOPMo46ONouZyLWcni/5gb10S/cdbXG2Ph4olH5JIsS9qR3T31r/0",
-	"WqhnEGz/Mxoe77JDsyiHKy0QK/XBmAWXOZzEnU+uC/RzpX1+xuJYaklIK78zJ6KYc23GpGAGWCqClgR0",
-	"aO2QZ6Lw0gNpysb1Q2lTmlIjQM/ZrQXagpXtrX0nDbE8D+/WKF9a3joLIFf5hWmVX9Zar3PFfCaSQRSG",
-	"QOt/A7nU0pEKB10rGo6Mmj84IgqnejuHaFt+fTjLTqQBwxAeHHNarDoVtvTrXNrHXZnTSygNX9iiXirl",
-	"Wm9TO4lDEQc6mtAIhAPuTel/D1OauGlRVkRNo3BHRkMWRjvmz4YnVji10geNZ/aEnURQhCrRTAa/a0KC",
-	"hM5jabIR9AjOizQMfShZhTxBbLkVRhK6nS/QKoTaf7f0E48GOF/FTGn9YFPxwN8FwxlvGMX/wh9oELCp",
-	"YljpM6E8GjKp0IVm/+uBJD5n1+oCM0R808yABmM7BC4vzeLDtKt8EuGCNNOO62mLBo/4UtGY+WSq55Ib",
-	"BT/HBTF1/cNZTBI2TJgce8TXP4YJnXMf16QNdMFHmnjW3jcuEn1FMMFK7LTaHguZQ0cmEbrACVXEhx1H",
-	"ZbDzCQn8eafT6fhVzsATFkZvM+a4Q9shP9I6NZcxbOffM/QEaA5a+DJKlEigezizMCqKfcoCVhiqTeYx",
-	"MzizafGjK0QFaYPAj28DqRmjzVkcty+5mHMYvxPxkF13NJ/4jhPoxYdTj0hhgVgTFi/0jXhKE7WAtB2w",
-	"/AGiNblKEa3x/UzhYPkpabftHP3CBTgrtIcCIUdDiURLXLq2OZXZ0has1Lv3AwNReWXpuKlZr1/G0vnb",
-	"W+gljUZFMJswDikRQwalDR5sJHhZ4B9NiuyUrloraAAXgJRITdI2KMLOJHQTR9PUt1IxdZQsJlrkjY+n",
-	"Z9WlIdbWgGdubl/8Ra31Cq1wnHHxA/fAy/a9rkb4lEsZ+rypYkjtgqWONyWaQrkKnTSx5gZejngccWZT",
-	"cLP1aDUR2NQ2SF5p5RVIhzw3mSCgIuZjqiC3xp2KTaE+Iv4vbS2AbUiL9omkC0ggWnmmi8Q9pwvetYSh",
-	"XnEWmtKCqqzTb7UmeRbF7FZaZL1bwCaHI1jxX0jr6DdurXG8hssU5SvMm1xFvuo0XH9lddcpYKiG10i5",
-	"qSxJ+V4B3kABWqFz24bXVYbQCWInj5NcqQGXepJI18cu5lx6BKGdzaMYJzw0iM22+Vl2yUgYlVm9Eb5T",
-	"baPD4K9daOK7dyq+xayvWs+dRn+wu/U8LtFg1QXiOG1Dsbxv98kCtZIFVjM8ZoBBq5U1vgeUMgdEfK2I",
-	"2Tq9vF0BTbq1HW8eA8+XMznnp1aaVJb1gnbmjYnnTZP/tuzjB+PEOvm9/H8WjZ1WqdR725R6U432RUS+",
-	"KGTPolgBZMUyIEa8MAtyNivK3CVp2A/SfLO4X0U/vE062/w5FVfaC2oTrZVWEN6rrA1UVoXcb6avXHz2",
-	"Gior1VFGQTiaqVlQTSxh7tQinGip7rl73eKAx39V9fLnFGlLvU2lOmt6fC/YGwl2KmY3kO0R41oMWDvk",
-	"sq2uVSGZIPWMVEq8X9KC0icmdShKWHhkk+NpLAUZMCxTgfgHlN9ALQ56MQ34RjoDv3POn4mE+Ban07f3",
-	"HCz7pfGM6XsNdUBCCVWOn/OBJHTKrklTzkYjBvfVs7OXZLfbJbIFOCfn3E+hP310nBhMkdSTi9U7+EEs",
-	"4Mn5dOVVkO9bqa6Vf6QnwWE3zrmfg/X0O+R7ocaEM5aD8zTuHlvUqqcex2LejiOpIP3inPsVyKQ+oWTK",
-	"eIgN0jALayQYAHVD8MbFQi2hs4fG4TkvSeiA6gMuFGIlk7NxwhjUbkBN5KFJfsW9aPp67XYLlJiSmF2x",
-	"uOURik9gXV+CiWFsKBL9TkgVBaK1PNMN3Q4epqsxT9n1Y4lY+qJ3zs1/FFfWKnc24RxOuDy7Vl8+GaXG",
-	"oZC5s5bRcvNu/HRbm1biPMge1cemYSktYq0q47NEfmuboGWta5fn/PxEz6WQQGFtAoTv1YzrdD4daqGv",
-	"4vXKlRQ3v1GROFcGbXvDo9EUxEibejmyIJWub2aJm7H91Yy5uAkZZzcOGxZDsz3oB7vth+Eeaz8aHnTb",
-	"LpBmBlbkJJqsh+FV1wrL9nI66+//6F+Pg8nTEf3l1eifp9/zQf/x5fMf3l39a56Dv8kDRlvhBI1uVA3O",
-	"yYnC66PG9jspUga1RlEllJHnltN2z4cYSpKyUWGGnM2Lk0vVmjuf0k9mn7oRfT/Xro2yiuvsWm2UY4Z0",
-	"Ngl8S+z4l8s9+2KZMl/LCLR8kAGnL283OGnSlOwcTvqq5LURUxW2YKUJ+I6pWcKN5wirukq4L5PyYTGT",
-	"FKEG8YaGy9FmAJ5FrSwoHimIgw+ysFloIBHrJqceZeEqDtdEKrN5VYWlvpKRcJd3tXRZa7UImtgGNBg3",
-	"5z5V9aunkNPQTXR74DBxieStkvbfxGC1MydNTo8mU5Eool/I125CC6CJkNB0uVWs5EzEnABUrOyU+lxe",
-	"6AncIafr769jcr2me6fDZtWSDjus9C/oB3Y+/SYGK0+QNyXVEDmGS88HU8fodbtdh7eOVhX5/CYG+fqe",
-	"Mi3/Qgy2o+JL2aui3gfJcuf1PtsSpBMAyakhTZ37kqFtSt8xd4ThAQBJjBImDfBhKgT15XAHm2m1GV/v",
-	"zU/EvLxq0JFPi7sNCcyJmJsAfyq0AVQeUUlmU01UFpLmjIcmLwn/9kCSQMSzCZce8TElxW+Z8qOFrfW3",
-	"8N6IVxjIq84k9Mh54xksB6Z63mhZkB/7tKZQVhotIafYIgprZt1Ed5CmsEG+mTR9xNJFSQa14L+JQYXX",
-	"SWsZnOtT/uUCDC/EoJ7T6duKJ+QIVS+WAB0KM164V0PbVUMpnWlBITk0v7ES6gTyaouKiEry5PRn6wBN",
-	"dUxMF2KmDksVj/E9Y2kF/In4oFkhNRJAiMYL1GxapTgKyUNnv7KzRC1osANNbFLrwLwKXKPEnqDSTPSd",
-	"eqYSA3cO912piJwCwM+YMQWO+FlMpVVq7FoT5AG83CHPomukF36Ph2YKpp9nzPCbh2Qwiy/b5rdoxEUC",
-	"2qyMHM0Zj/X5U0wrBcklIQtiii8rMW1DBADBCO0HWh1yqhIGuBgUck5NtcZGurhMx56IOdcLKCraJ/Lq",
-	"S+ra9XpRsWu1Y1g+04dL6Y9lBpbma71v9+ptq+rNss4q7WbUykolF4sRFmlPRcSrS0uOyZP+6VuiYjFq",
-	"Z4+TJibXekQljBEZ/cE8g4ULGKcHjw/6JBECmv6NW9DGCYWI4vfMH7hQThJELEYPJHka9vf3e48NhmE6",
-	"10u20AK5390lM66i2L4BYmc+l9283KlOxIQBQutQGVtOIiwVoq/JKivopRg9yQhUT1SmMY34EaDXSKb+",
-	"PlPD9qM8Gn8sAhqPhVSHj7qPunZ557x/zi9/fxy+4f+Yf7h6+ebgx58fzs5+7734/vQfUW842U+e/E3x",
-	"k3/tvztJrt5c/v2cn/P/9///f5Hyz5HjP3ZHSdyf/nPw5F8fHr17+fS3R/N4cRz2/tkfnOzuvpaPfuN7",
-	"Uf/xq+HfruLfJ/tv9uXvP74d7y3U91ff/37ZpU/fv0xeqxf8bPbkSdj948fHb86Gf/z40/Vo7+9ArQ2V",
-	"gdmgbFsKmd9PAOjxieAqESUNNnxEKPbIhF636Yj9ved3Vk/iHnptM+i1szGzGUtLe2VNGZVQLqc00UeN",
-	"Fj1Hv+j/KuiW7FhaaS+l6sJ5gQBYcFZ+AkpGDEHPEF//2U/jeLmflPBJ0+mQZZ6NJOkSkaRYxEpgSUg3",
-	"9xTmTOBHRIL/N5JkwBbCNDQ1BHK4uFpzOMu/I4cNLNlsjYjhnpowVhV11mtc6cJZ6gswiXg0mU0ah92y",
-	"HgHrZsTZfM2MlNjifO7yilfYzgoVt8S/9/iPmyqhtyD2YDfrG5SV7TLdQ9i1YjyUtpHyGl2EOq1dw+A5",
-	"K5NznJPCXbYwq7/PRDKb6AnOI8WZlEzf0Yz2bGZmk/m15ZXbP4eO7aP/TNUsYbk+A9ZLpb/ywI4Bj+1c",
-	"9UgccQYFdRO6IAOm70KRUjEjAzaOeEj8EnPPTwclcjaYaLsJBuFsnlu1AJMqW55N1KHB5SjRJnSHvE3E",
-	"FUPgEezIylO0+2xkwOWSAAJknvv8f7Sy+Ptr3yOvYZDUkLSXqwgaaLnTGcNVlkJLND0N3ABMxoLON3o9",
-	"sFPmKpZOfJWexq24t/RKLT09sKFix/bgFsmIXIb/HO/Nj4+Pj7+fvp0Mgqv98Jd/dh/+46fgpPt2dPxy",
-	"HPTPBtc/71292p09uTw4++W3X8Y74Q+7P754/PL4n72fZj8f/P796/7xux/+MRg9PxiP5fSX6+O/38i2",
-	"TGXum7cu/83K/cpVabpdgwWhjhLNtGAqtiuVeolOqWdo0lkYKTKlamyHzbo2xYwOrZZzj5/lZTRF4llU",
-	"g+gP5nvLr1EFCs0WP8N39Pdp3pxc5l7QgD4X6gJQWNJ2PjMOqbyprsWKg4QO1VH2CthEidMGyLZ3sW9Z",
-	"HH4uFM5ZH2160gumDjGGARdpk6tivycS0nTUvCTZQBmSMYKeQwrXXNhyBijaakGiT6QI0/xjNLhWYNm1",
-	"3FIOCeoa6PCHmxvjzy2r3JUpvtyOvCKUmrXNqjZ8azX2Wm+AAzWV0LboFSOptJCIe4Yvgjhi1rYZi1gb",
-	"U0u3PsPDpKkNMmpFMxVij0i6aHXICRvSWWw81ks7A5aNPtmPq255ZofNpS6BTK2cTJhPaGvnEj26ai5w",
-	"x8vuFvrZRr3bRO/L3yYyfqw40rLdut1N4q944Nz51aOg5DZ3fVyy1S4P6+E0qeaJC0SPJ2DG9zI9Vwzs",
-	"7oSCZI5ETPkIep9c70xEuCNnk3CwAw7Vpmnthj5adGv8Le3tAi7Z3B+N4zbr+9LqkHdoPRE5hr7Q0Ncl",
-	"UplLxpZ/IC541s/CeFbVmC3woD0ycROD9aE1TyD4FeMR4wFDh66JpAC5DdKuRb4VIz2vatVu8bprGux1",
-	"LPS/BeEB2x3u078d/zLvxkk3fvl8/4W8fvr05cuo//ZyN/zjl+d7izk9Hhxcsv6PfyQvfpq929xudbf/",
-	"3ldwE4dlmQBtJKkqitnOJ/2/F/qcXm1AomgqwJuj0omL4J+aYxaNxoo8apHY9M6aABJ0lkOCOPbOvdjv",
-	"ED8d3bflpAlgrQzTXtJgqqKZ5Oen7ntExlSO4WqO0NeHxP/08vPOp9eff+1Mdz59+PwRG3qZbm/6Vg3w",
-	"2RaOH8teMfr56P/5v1+acDALyWtjsdmYyoeWR3wTBs9/P23GNZjx0A4QM3rFpAkrUzKIRm3Gw4hy0jto",
-	"DyJFYsgQy6xhbRprSW11yGs9ZW02KgYehVEiZlNTn6vNmjAaRVo10jgmAwO2DRFgpLDtgeNf+6TpX3e7",
-	"vZ3r/u7eTvfgIRCj19/d6x48bHXIqSD+D0/PSJ6s3R14p7+715nu9B5iI+CS5ywxut2uDyHwOdjSWmmh",
-	"bQXNrsKjgq0F9jBudWpqao7SJhbstWQjgOZp+t3/6j/Tc/mv/jOYzX/1n/Ue+i3sbgAKl04s+DhiDvrX",
-	"bXkVtDUPtcWwjYwFzjI40iAbtzA03gCgRUSR/WA6zTdTxo/fPsf/yqxjElCutT/0faTIidCjYTiLY2Q1",
-	"aP5o2rZhVD+SiIMeGiN0wWiiCTSliYpojG0a4BfsioLXAHORoWlY3eLCwSj2LmclkDS54O0Mguq1Rz7Y",
-	"606v0+nv77fwwmQayNtWXXrj0u5csKoFU6S56tJhMCayFaddzqD5kVnVihDj2U2gpGpcS5a1gEjKxXdZ",
-	"h5CmZIzQgbjC5g7ZiVmQjPJLTqrRbpgyugtN1/QZ0jhs/E/TzPl/f+22H3/81PP6n1s7zWv8r93PO63v",
-	"7D+b5+ed6Y59bPdz6//8Z+O22aciUEy1JaSB5G389EYxiDiFu0etU18T55B8IE2tgId55mnlGqWgZt7t",
-	"I1SWZ+uiUMemTX0/EJuZBCx2C6/Xbm9/96Db7XpZH0W/OEOPLL120E39DJkI3/vPtgKXBRrFaeVsD9iq",
-	"oEizYJS0itaP11g+HnIS65hHiEOblm/ULKxKi6WgEkpajZk2LKWK5DtoisQkV0klRFoXz3iYmkBnT0hI",
-	"F7bVJmJyDITSZ02uaamB0x6za7goQXlxh9g+fgFNkgXxn57RkY8Wimn7iad7Tlp845XAFq6UTKgKxhEf",
-	"Ef/5sP1acNZ+pf/i4zm8290rxeoACro46F+wNOsdG9Z53viT6iXeHss3tSbxfKhJBBS629zbTdHX077l",
-	"axTlSnR1/bB99rO3IUrqbk0V9kqEUIV+nzu3VfX6SXOv2/H914+f8z1Dhbgks2kFPjvqxNwdsqgka0Oz",
-	"ukozhV/dTGeKodWJ2ujud7uIjWpS/6lC/PE5lQjmfmigmX2JQKpKkEsu5rlWK+lMIuy3VK3XLD7pN6nW",
-	"8uCpf3U1aFdbTwu6KG/3SvBeCa5Sgkkm5LfQgfq/05b2dTWiBUm6kT70ig0htIln8v4LvSG06jSjQSMI",
-	"/ZsPXckv9A3edxsZY1TK+biB2SA+IgSC13rAGCfseqpvvX6HnCR0qLBAYppEV1SxQ5IWZ63BASBwDccI",
-	"r139kdbblC8EZ4TFksEuIcQ+AGem7evTbsw4gUhiiNjMFLz2EFxOwYzcUbAldYZfYIYwbhfsDYKVIXE0",
-	"ZMEiiBnUh+BqW6uODf2hv8ShgUv5dzli9FrrHjD62fvj5f54WX+8GGVQebjUQPhOxTzrU3RYhPFE1Ygd",
-	"upcAvhJsemwBZHyiJYZGXBL/d9875wGVrB1xybiMVHTF4gVpvudRIEJGYqbAE66EaHWI/1++R/wLEy84",
-	"P/dJxPVHQBeDDwGLYNSYTSSLr8Bp98EAUejBCIOS4OyiSt4xOYuVJNOZMp0c8Ds5sFLPWUsUWqxRNWb8",
-	"nI8EGeAX0f0edgg08gkOCcUezpIIoCWN4QnrrOdCjSM+KlPlp4wmwXjbkObFNpDXyllgya65m5btWbO4",
-	"XQUPNg0mrCJp5PdqJLaDZe/un61QOd0u3L16pcqp4+seg31b6u9ZxHPI7EY6S1k8cpWjhH1zlSOgXSIz",
-	"yJ0gZjShcVzdxvHHKGTSqBhoOuZ+IF+vbPyfJcOMI6lEskAdB/6GsZiTCbRJVmQMvYTpcMgCxcIsKdK0",
-	"R5ZjOgW+0sO3aRy3OuQ9X5oLtOhYkCYMof9lQENbRzhFvVIWEsEN7CdiJjhQzaXdXfVb7xgNX7sj3SWo",
-	"zyuaXB7HsR5zlbT9aOmXJ8GcJelS/wJtIf9sdbbALvkK/hI+BTExIuGIau6hSom171XW3sbxEopA7gse",
-	"Tgk6oqk83FUVeLjL/D+m8767Q2d5uFWigIgoObVEwzBhUrLQJoempGATGsWFVd+fTevgseg6ptqYjY1y",
-	"rofPNivT9s0M6/OqBLhVpsit1R184LSU+W4frTxzZH6bKCHQr7xKSN7iir7YQVE23ioxKT0y7wXlDnHk",
-	"yth2Y0GxRk+1haYtBmuhlQxZsNGwceySGYYXuFIbyFgkBUaj4bdrBdnF3BtAX1oI9L6tPy2ACTeWhE/u",
-	"fwLKEnxmjVyUoSotT2YlyGJOmtah9OhRXVExklJwdZTkGTjvVNQBFda/SaLcl0RT1BRYJ7jFFVtDOe2y",
-	"+GfvZ/9XRxQCQdeylROOmnINLrRaWWLYMEiSQEwGULKOsBs7gLMxgIhSmsaNfdgJ/E/TFENdpZlgsnWE",
-	"SQwz+XfT+ZVMGOWSYEvYI3To+qmr1CQmxgt0cC75c/XnRKIg1udjB/imay21PPtFcOxGoU+aVAbGKQEe",
-	"ZJyOT5qDBXK+AVvTr7U6ae5aHEkli63x0CO8qEiAgzyO0gqYf2jaf+E2UJsG1Z4lYnJCVS0/6JlInyxG",
-	"hk1WClKZDIGVSNO3ux/Zra9suoFvlvZ8TVu9Ol1faRKMoyuGivlKXLKwrO1rPXLV75R1KhJ1NwiYdUOO",
-	"XyJNxbBtHffz1+q2dR+ly+5A+f545YlxKGwrToXaaXH2lKBZAXqakwZfPUrz14bmUdsycLBwEj5AoeIF",
-	"SZKmz8AjHV2xC3z50OgLwq6h5EHajA37NY/4RvB9WxaRuc4hFwKIYZ7JeopiOomZMIYdfZj3BUVAF1BW",
-	"QwqZGyYzea+76yR12HqmNbkhucwSfawAnKg+3sSMKxZC6FEJReMLsyTfW25pUZF3Irg+FN0sEwANRlBR",
-	"XD54PrPisALGgOArDqwv1xP1rlNAtnS6AUGRb5GpPSK4m71kiQ5gquUcvfLkq9+tFSfz1H4c26vfn3Q3",
-	"yZbZ6Jz7Cr1i71uW3O5YTJsnl+ZJFo9E0+Vyx+mCVuXt+ID1odixUB9T+ay8pe7eHvwTAHW0Qo5CVPT6",
-	"36DcO+R5lvAYmTpMO388I0fQzcjcQ+YsYZ4+GdlUr1WfYXZM0wwxUlBBs8DorO2Pi+MUw9gmZ1DRS8YB",
-	"OewQH4F4semLtNd9nHlsshKiSK4L6r5Dqhab0xp/CpPqexEutijXMJpzqhgR1Lucd+B8/hKZHGkv23UJ",
-	"eTDt0LLRX8Ep8xfqztbbr0MAOZtORaJY+IqFET3TN9Gv29wJeKpMHZGm6YfN40VrJQa11YlGF91QIyJy",
-	"IWjAfBdxxAeA6DhnkIqCqJKUS33RF/zIGMRaw83HAhAUoTi/qOHdhHGPzMdRMCaTmVRkwLBMBqz+4UzS",
-	"2FTY564KkTIQ/NCH1vwRZ6zmkabYHvSk4oLIWWZiN/e6e9CT1vy3W/luV9rc6z5uHRWTwNMbiJsmp1+1",
-	"r0E2+GPSNDuAn0Zf13o1m1nwd6hk0577X0XFmtFvqGDlvYa917Db0rCzKVGC9LrdbkG9yZq61ZimtzU3",
-	"M/1X7UVAQELjRjgyavNWdmbBNnTrEx01mCLV5JSdo91cq7K+mkuN+jvVczjKV1N0OPy9KXmv6L4ZU7Lk",
-	"Or2s4DAdulboETPeTdJYvpgQDMiCWxdioVkJxnEcAy5VlgwfpSFFfZVerhA5Mp/MIJZG0RXjaDLCVzrE",
-	"zznEffA3p0WS+j8hOupBGwLvnNtf0dnnEX9KRzYeqf95gQCaNAEZBay9I/LddzgPQEhH97kzJ0iXA+ik",
-	"iCtB/BD6Jkr/u+/OedOnnUEnyEKo9tcO/v3ImLnwM/H/59fj9r9o+49u+/FF++PfmufnnfxfWt/9p++h",
-	"J1mbup1zbruq2wFSFQ+kBvwOk+shAxrTBOOiFIF7Qd9Dh68FYTEDsCxs+EWThC7OuV4w87KqEH2QlMeb",
-	"g4SZ3KokF3tW0YSR5vPTN+TRQbfX6pCf9XSlNfvP+ft3L9uMByJkYYccc8EXEzGTJt8EfSxI95kEIEXg",
-	"QdcLUxkd0Dof87oYQ04654Y7BzNlCzqbcianjIcsNP4cjERAUrwS4hBxLBEfDyatWBwjKh3V3IvJ9Od8",
-	"XSyAxlLY2YNLCRZV8CbpmeK8spIl7Ak2Z1Kdcx+pGl5Q5bv1SSnXRyFg4QlFseQWa51S2ydlkyaCpKWN",
-	"9M55rLWfNFDLRxlCMHbijiS8DnKC0RD4chaFqa5v+qqBirwCe4vaxlvKXTACKArWkd7TqnhATu9UVTz1",
-	"+o9Kw903nFZ64a2eVKr7bjcls2ko1gxy4w3raQWi7VMDN63lLMIJZcVh/W7/oN3ttbu9s273EP5/p9vt",
-	"/mt1T5USTDA9Ylt/v7GNORtreNWke/32bu+sv3u4//hw/3Hn8ePH/1rVdmVbUwYxs2FWmB9GrMriU+Q1",
-	"eDzyJ1naNV+f/nDCmB58oEfDNNgrFV1YJUoHMauGfnY/f/dhr2+rxu9GpX33wacvF3zCDcKejxvHnvDl",
-	"5ehTWUbGUrGglofqIuo0+xqMFc8ptPCqAkfNiBszF0U+NU0OrYXiYF5YkIkMR8KmKQgesAxookUQmC1h",
-	"gRLJAmHpO+TUgEcnYmJeTGTWk8fgqV4yNvW0PolUmlphyg8BJRUsOq1p+AKMhSNCU2+v6RkTiMkkUsZB",
-	"amZYAd15CvS8S1nWA6y7j8Mc5V8ZPXoVZntMFVwUNANGUkWB6xKTC6nYxJEAt7SobUuLdj6Zf0EWOg0C",
-	"NlXVrrI3FrhFaVKotXk0IQuiUF8h4bvQm9c42zihSt9DbbItigV3Pv4gCzkQH2OpbecdiZc/fbG0CaWw",
-	"Dj2HfBWVFLMkKLVzcVo/Ow9b5tjU5jXv1Wsqe3OZwAmbwdbJhkOsezfVN+Wm+mqtwYF9HBd1eb1hjbT3",
-	"GrokYb+xYIUu0Sxa4jVPsV0LGsZGEAm11fBrVnHkaoUchMMDaXMz0KqecZuzgXFMeIPQWNv1C6PDQidb",
-	"8XG571wv98voktUc8ApBuY71RQ9iG417Of1zySny0tbkdNFGdq+WRej+J5eCWiPGGTa4Al/locl11Y+d",
-	"/XKWWsLGDMVBHkhCp+za6bX/49nZ21NshU7ecIsmXAhKDVggJszJnrJBNvwqoOrTKJ4lGegcVH1Cx4EU",
-	"4rNDTl6fpgg+E7rAxi37RAmy2zWI+pI0E5qweEH2HpGxmCWypX8fQJJvad4uSPXiBIl4N9Ewd4jNQ2H/",
-	"5grh3ypchJyilYOBybliiWZ7I3Fa2hzFYCR/SSOkktc2mGOVuuGdlszpzHbsQNDwNDYB3VO1hsDPELuG",
-	"B1hJRn3SNBDl2rpnETjP9aWlZcC2QPHYTEip8K0Otv3CsXzPNI8RYvhAErWYWigv22xOemkXFTM9cMVl",
-	"12gTtEWdQtPgVwaODoiUUyoBR0ErGhvC0kb0ZAp+9FiMRrazCkb2qRQr9EUBnftOFccSEvh2NcjPRivX",
-	"VhyuHWS9PTUVyPFM87EqebmGWngvWXKvGpxztSCWjmZwLYpl/YBn+1rlcFzseqBF2/ZXNLf6whRIE3sT",
-	"ZYEvKBrKw68aM8AIZs2ynSVo2Cjf59N1rDWXfXStTIvkrK0hxH0rxdyFBr1TGc9jkN4L+L+zgJeL1gbS",
-	"jY6128q3cc8VptGplBQXp/2OZSUPCX8vLf/e0lLOqLXkRRrElvVpVj8vdUGWRdSpUkg6+2Xz/tfIuPgi",
-	"wKt2fesc11kW+X3N+9cp7ktB9Cvjq/aJNbJSu+59rew4XQfsJx/IDNcZma1cwOxh8BXla9PS6y+BQ3Ev",
-	"jn9OcSzJDr6hNNZsTHJD2TQiiTgN+b4ciNewIRzDbfp+VCFd4p3qT6QYNmvLcfdF/vdK5M+qRAqtJ0pU",
-	"yBz6qjh3w4DG8YAGl8BL5oWnV4aTPv2nuc51BiJc/MfOnA3GQlxezJL4c/UF860ATWAgW+VskP74QBLn",
-	"E6ArsNKVzZfQVtAZPTcdJqBVKHRJihmVClKsHBV1qigPaRKSD/h5SUyKgx2vHYXYIBPSpgTPu4JbXvqc",
-	"iiZMKjqZgr6yf5XRiFM1S5jpEGT+LjuTsNUhx3xB+tfXFhHeYvZGV4DtQ/kCuk4Y/5UkCVOJDYdhNnh/",
-	"D4NWqNLWgjEyvT8PEBWhck1pWjJSIksmzSiyEqJxbb7sBwwG6tUah/qcSqIpxUKoTH7Po2siWSB4KNfO",
-	"JqX77SZ11cs8fgMq2cGe5qQfXx0/aZ/+eNzfP8DYShR20gGBt8klW9hAAJCUBQlbT8OULzaa9ce7cZMY",
-	"3je6bAPPSME/tIKbUdX/8kvJW+BThfRuYAYPOuDqd/evrz1Cye71Ndatpx/mpNcl8oigNGAdZUwVSzrF",
-	"HJcKBUHz6sF0YS7USaH6GeThtY1u0p+tuBdhpwaQKJRe6MRrSteN6wEecQpC3cL2po/ZLuAMh9oeW5Jl",
-	"gbQ0q1Gi6IgUPkOaPqzrQvONT3xFRz6xDnZj6+m/QXG9M8yRm9Y6oSHL2FmPAqRN+6G3DlH1FqgaSTJN",
-	"1bfvKGvfM6JNpqav5rLOlVMWLEHRMuKjMPlm41lIsJJJ6/BOfpAUgWCs1FQbibZjW2CxwE1/AAOMpi3H",
-	"9+9ekmSGHaSLytnR+VSZHbC8bDpvuOcT5NtC6JKLZELjSLKQNMdCKhKLOUsCKrVuUwmNYshWEsqYtUM6",
-	"ixWZikSRMBHTqX7s+dsraMc/kQiBQCXxu9cPh52en9YXWIRz2bLpxLEIDOKCR/4QnJleCLydpwMawd0O",
-	"OSaTSEpo5JyxAmmKBF26PnJKnnOQITXxsIgPfb9zzOFYTE32sKKXRmqgPsrLhuRkxi+5mPPcmGiWHxGa",
-	"AhSLGJK6et1ujswSe0xXZF09gZKRD3oyp85Ld+RbdkbbyKXc257a1mPjNNbWKrtU9LKwtZZMTWgUNNKU",
-	"Y703EGfTotb6d4Qsvi9QXuVHB6bLevCbw8hoTucKgfeFwv1hJyfM9Zpk5F7xiIjDgqtBIEZklBguluWO",
-	"vyW9cKcFC8ujbSKh933FNmxJgSeQLOzual785D5+EYWfkRFjptgySyIkRDnsfoFDU+U6pxHkGsOtS6bG",
-	"mjUjbKuklRj9OSNjHUY/TrLsAFx7M3THqYDpL5BrE5j+ScTTytXaoP3fdB7jXx0HH1kpte1knp2KguWV",
-	"6/E39YRFK3AwRkB931AcysrSakjCFnpzfpvSczen2CaH2L13d6sSqYWpljCuOeV2zPkTsdUGmIGG6SHU",
-	"VuR6CKUFhlkj3PmwEHgNnNhQwPRHH0jIUrbdDJpdFP1IkTDCzux4+ccUYczwZ1yReSLK+/Gmtt5Jts57",
-	"sd9c7DPy1akt1FxxL/BbFXhN2qKt6Dgv66oBN+RLw7BtI6mri/FmkiVWWCPTNY80LSgHiChn8xaU1ZiC",
-	"dZtXm3lCoUJ+xtHqNQUKVlZLbmnHYXhiJ7epxJZkMG3f5WNnt+0UQvtdeV+m9+/pVDkOQ7fqtTZmsCvb",
-	"KJvt9RCXfjCTSkx81+k/0KcKoeTF6ZvX5BTYnfS7/W6717eJGVFiwwwPMng00tRrhfCN4Aaz54iwa1wq",
-	"8TVJfGmQ2IYzycLWEfEnbDJgiRxHUwBvA/f0xSUzfbRNrxGfBGJiIhGDWRSrdsRNGonskDMT/cA/EM6u",
-	"WGJq/apdww6I5TeoXfJz/Eo+5WKu9JpWd2yexqXuYQXu9eCt+4yDCJSnta3Wfui3a+caSlT58gzGbzHZ",
-	"TInJQCrB2aGB/01Dm9yg+vgGk9N3nHxYY+gROjX4gyZCDMjqU5poXiaxGB0RLtxgacIm4sq2KcL4ov0V",
-	"gQgSRkM6iBkZLP4/9q7+t20cTf8rhHFAbJycpr3MYOrggMtMujvtbTu9NrM93G4voi3a5kQWvSIV11f0",
-	"fz/wfV9SlCw7Tux8NKtfiqTRByWRD9/P52Ex/QmZAf+Uqxn2d6qaxRWF5OyOo6iC3S6Hfnx0bEdKTh6W",
-	"wuPhUJInxoapAjo7/1GAExBBKtj/QhyIrmJCfLHTCDnmJRV31Pjl1wpi5CIVHPKl0h9QYWvRkUX2NBXQ",
-	"yA1cknMRCGJPFJG+I3VqokSpsmEdySEfXR4yi1dQsGGHBlOBp/ZLx9i6GUfsUsxNkPl20wH3GUiMyYzF",
-	"f351zmD60WQoRUx0vEm8w/G5OiqJriE/t+SSgE/ienkH1gYnDZPe+mhvKPPxSE3misH8mLRA/Cdu9652",
-	"79pbxPwW2h/hTjYRxvvomyN0ZXW0wVCBq5Ae13eFigJSTTqvmdHNu6SPp/9oSx+65bN4JMnZhsl2o0VQ",
-	"slJUCKZSNVm/LN6FDXaw5V/XTuBppV0Ys0Hq0QRBTlRrmPFErFk5YYebH/Vf7KAfY0PB46Jsrb+y7chb",
-	"UzWBapS7Vsbdqfv2u17THwRv4EKw731TT2BTD224yNEF2jIgvbqO8XQdBs6GS4xU1+xwCGYT+UN5dDNx",
-	"m71mG4Vuo9D/lNojdvLvHIgGn38s8j6crKdyA6XEW18pLL5IZGZszDw1NgZCr0g1VLNq+hJRUyovBZAd",
-	"Q0UymgYqTQhKMOISPHiRpUJrFl8KMb/g+sL9IZBKAH89tqO9yJS5AMq5mDJjinVFxoepSHr4PFNOFM3w",
-	"OCchPHGDh7i4gFpktdjUCYhiQ6l1VRUbBU0bYOycPsFv/gs8SiRbGeZDa4huGfUOJmIw+dogQgvBO+f8",
-	"aUXUwofQ7VwK6NwOl1FGo7+F5jKicgVZD9kpRk8BsBypph0TqiaYIifYGhV5LjITrooqOP0O49hX3PJ6",
-	"1+X1+C2URNwVitWe5zvBsBa37hq3XmyBWzk0ucqaP/lPBXm4fNZ4kZsR7StmSrwn2Rwx2sRmih5k3bps",
-	"ykHVOIh9NT+qJGCz3SoXuctRER9rXtKnQsGz4UYMwqumgq8MCNuxnGHJQZOHRmV9YC4zXQt12YuLdAwu",
-	"LxRGbBSNt++gMWh158hMJMp3zExhn69Kxb4eGj85BmlKz7bY+DTDWeTorl30KPbrOL7X8idvotOBhbpd",
-	"RdZpxYcF35cKDlJ5JeIItX5imeHij60xBtrEvifc5ZAbDLATVIIcTeUVKiLW9c775VXsKvMdxVphG34g",
-	"pthQs0lPuafSqv0z4FStvztm0drO9morpp6a4fVwGi64+m5TMbWCV0lCRM8bSkd93afU7IqnkoQZia69",
-	"kfOLdTmbSY06D0gEYHHX2kn2+DExIkDl6VxJ+7S9Q/YOKgupZCl3SOjjciSEKDWLgdorRgvII5ljgwCU",
-	"7JLU7svGMprTJPng+I/uE7ruyBv1j/NgBaQhMfU25aP2+BYK29jZforoV7jMbouCeoO9lqbErSIgB7FS",
-	"6ehrDWd8aWEIybp+Ym/lz4frAUg/MQTSDwRB4QC2BSDdIlCLQPtAIK/SfhRKYqnsJmGtRkwikv7bVktU",
-	"dfVKpcxtG/3AtpOTqYFkRJKQYg/PJqIuwgsXcgNGX1KNWaZILR+JEMsCRGBCbKzX4Aw7hVbSuqy7mCon",
-	"H1qjR6M8aq9ZSbB+2FqLEA/bUyXII0Hmu6ocqb+ttoKk7WOkNWdNo91dU4xe7RRJcxEwH01Dh1LlQVxt",
-	"UIUIJ0NogaKvspSwzCHdiENAPlXZROTWyuNJgnkAhMWEFZmRKauH2YAGzwfktgzhhVE4CuA1Qhdeto3G",
-	"tdG4Nhp37+iHi69C9Oqxo3dr9BsW6WW/mAM173qjj0o2fvn4V1BXdWQMsyI1cs5zw8ZSpAmL7R9j1uWG",
-	"zZQ27Mdj65QCrj2Pjo6OIjBc1UL3BowTF7b9nVV02uzA4si30aVL/xcMzCFQJgrEIClmyObcTF0iFLcF",
-	"4Lud4w2IH2Yk0hSYRD1Ta0NAEQzIkb4iEm06acoNG4qJzDQN9iBmY5WmaoEXi/89jlj8r/afvv3nP+ww",
-	"meHDCIhH81zyiaBSFjAeqeLGXidVWlAFH8re2v/slp2PB5AfnhUpZ5koTM5TqQG6eoe1VxNsPGI2N0sm",
-	"Z/YC9ttRSsceHLm4pt1O7Q8nZfEi7WjdWBcae06RphX2B/uj+DK3Bl3c8zLZ8B7tO9YKqBthzAznlGdQ",
-	"xlTxDCYS0s56ZTF5JTCogVNLo1SnACJaO+NcMpzmSxgPxm9Gn/0fhShEgttsyRL94uhF2Xb5hxpGbDGV",
-	"o2nQavmHGupnX/9QwwuZfHNfVR+yD2qB4eFgPHQRlheZxo0TeAdgEmM+Sy2YsMvX+QRwS89WixfEryKS",
-	"Q/ZpqiCMY30et/VTj28ZbuZLepsn4epHbjKsO4ePu37j/rlIL3+HKzzCWJAHkWd2kvcTbnh1N57n9mkM",
-	"UUrZSdLsljp0snutvRQ3nUFnKDOOxmGdoz3wTf6GV/3sj1JDUJTfyoV5sTfT4o0aXmdPwGzCid6aFK1L",
-	"tatR8RqAyCMP+C7lNg9k+dzOuVubF4nYS6WCd6Iq/tVJhZ7+Wo8JXCN3pdtUN+RNflJD5zxvyxZaR6l1",
-	"lB6sVZ7vsXCBqF+CrN01xC884PZQYxIS4jPh7Dus/qoWWHWvp4TBTqMekqBsSA+ebC115lr7AxeoDJuz",
-	"3zLrd6E3AbxZpT9QQdyh8PWf7BTNYdKJKGPn8NjSOIdhQLVxpPJgFnIkWPf46KgX0YmOt7eULTk+Ou5F",
-	"/sY1tpPIKbAFCO1FS9ZVZjjukCeUG6080gN1CtDdb8qR0mZIW2t2XyQpd5Ak9btAacKu2wa2SZAuSo6w",
-	"AH1vRBG2ofM0sGyrAk53y861hpkrAlpliP7ArlS4nKtH6IC6DGMmM2tb23dkRDZASgwnTOREhRZTmYpq",
-	"mKRkwep5NjDS6XQ8ZdAUsdxAfnYdjVeQSpamgXcroJe3L76JomvTXvQg7sJT4OYKc8QtNVe76zwINdfu",
-	"voZaZPad9DWfzVPRH+mrtVxEp2H6BIpgMgvFcCL8XyJyiFqMic/xmlRHxP7eOWV4Ywj+/L3TG9RTMvU8",
-	"jM+2jFRazDLItqSCj13sG+9zoFkZwrU3hcQNJGyYzIxiGG0tteYgI4RSyzwtaKOkMWNHnGZdcKwg7XSg",
-	"KW1Cjx854buIjVSmjd186YCsmOE1I6fsDL/Z8Vq8Nss58pnNOCroDe0a0CfYJIcvEQ1pvLNGqAeXjHYu",
-	"oyYC8iiJgsi8q2PvHbLffUZE4+6BeQHMelCepkxd4WZETy016Q1GLgkRfE3cwZm0jhVSOMz4krnJxKRp",
-	"3HLozx/hlf2irx5i19m4GxjxxTyjJbBetLQR38tMQKsZcK8S0G5WMe6gxKeMUcwxmLbDIr2kvNatERNt",
-	"Txed6XO9ETMD4ZHA4KxEKWqFfJE1EVH0klLeKV9a4zhIm4M5qat542uQk/Q/waYvyxvpQlwj0W4sxmMB",
-	"sWo6q9cMuGEGvJqv5kzP4ZpTIQxbqCJFxQSI6ruMclfWEtvrEtnow9RS2b3AVHdyffFBzIZirHLBpHHp",
-	"1tUXxhd8ybq/fTr9+B5miczsLmA/yqSQCc9GFjPPMLBjHRP81iUH8jZS/ofso8kFRN8c6MLdMVblJG9h",
-	"q4mtf7O84JjSL6l4Agbdf0OqjApLzjWjsDdyH+hSOIILntmtYWj3H/qQEA/r8pnCxqUZhBHn/VRcibQ6",
-	"l6CorDKbei4VAQ8FM8l9kaTIXSsUpeXpG2G9hv1/MiNIAouGYxfrqDA6zKXrqT2/S9eBLHxjYO0VHEBx",
-	"oFN9m63lPrgJn/529IQcg8e7472i5RDubD7eAvUrweYGELPl1jYRZrUufzNlb1MkH3YwV/u+ZAuRU2I0",
-	"2jZRsIaJdKUs+/td5TesP285gB8JB3CFlHovteCVRbc9MfBpnVTFGldRzeQ93LSKvgs635uWGbT0vy39",
-	"7870vw1regv23/rCJhi4vvv2PR4Y0CQlPru8kri/Nhs/wPz/RBi9NqdDLCzXSbzcY3odncdcQACLHn5t",
-	"Hp1e2JNKpFef6YEy6fVBbE5p0AQXiU97tbmNNrexKzbTHAxT6oQHu2bUiVRvz53HxjM++25iyLVXu4YD",
-	"F40qXn0syNO3V3XCmzne69HC9Qx4bcdv2/G7V2PtiVDA78tvq3fB7syG5xt6b86G5yvMQza8lSr4Lejw",
-	"GtEEnrMtLG8Ly9vC8vuHL5SA5A0N9jsgl13wOwFX2ZwZ9MZEQdMMpIwCRPsgrhS52VKzsYQiN7OpchDE",
-	"LjPFxkUOxQ1EzQJOYSgyWktkejjrriYz0Z91xdrXY2szHNrzWzRs0bBFw/tHQ7v2KnQEgCS3pyLQ/Mo1",
-	"2vS57oOjudkdhEMg2A7BOc+uNwirKqxdBZ2AQRk1dL9HbJ5jn9CWFQXIuIJVBGW8pVuNLUasFmukauSS",
-	"3ZTnYmt6U66DxzqAQggLnI6iFFv2zZRnvqUfSVCb0PIjv6LmkFMNdRUtJ+l9c5LCN2qxtw3M7ZOOFOu5",
-	"ElrRt8Neku+53gz9hcR5VjoH/UERmwnDI2YMpEYqZVUrmmqH7BMUnb0e98FWitH0Q/NSapBCxepbOV5p",
-	"99BGpinjBhMWzjTuHj9/gcC4kFo05ixQFeQ7sRvvSlPIjerBGgVvYre2ikKtotAjUxTa2fX/GpR1utIT",
-	"MH73VnjiyM8byk7sn55k0Qk+Wlui0pao3GOJSo0V/hYFKlUwqLqQt85mnJQ2YsgWRsbiWgabSuXBo7OO",
-	"brbA7ykGt70LWAYOWnGKNhK3zyINt6x3FKmoIlEuZAaQsisWuexEySMTpFbRjd3MUYwP10jCxbr5akpj",
-	"JbNasu+s5VBsTjLQG2jx8C7w0E+wFhBbQNyXuUZTinHm4WbfsEhp29tiYmPSFhK1IUA2Zmox1ZpyUyZi",
-	"fSGay3j4dsCQDWs7hPUlK/Q7YKSeQvcosvgOoSAO7gNsMUXmjZr9gS5mdlvEvQvEDSdFC7ct3O4tE4zd",
-	"BDvmgatIS3C4A9SGTOYV9ti6bcuKLFGgnm2xs75z7GCf7gkUP+KIWlS8C1Ssf+4WF1tc3A0XablWtRf2",
-	"hIo+X7sZFN+ScEcAjSfwy62qUQ7XJlKfHCDdXdL1xpUqRw+mntsmXNuE66NKuF4PoIZPal38w2Xf8Mna",
-	"DCqBiqS2WMat1ZglPE/s5HFleIZPWDdGvUg9lfM4YjESsl1cimWpkBP3mMzKdCy10qpFxjjljkTCEjXj",
-	"EolNcWdQmdARAzYOpb24krNeDTeFjql1txu7mm7rfMsrccKAdyqVYzFajlKBqkXxqNBGzZC6u8guMzsE",
-	"+9oA7p1oDTzwmmLBkptACv3z8pxP9pMdrhvt7m0Hb9riDVH5dQad8qV3oo60J825mXaijn0hnYGdDJ06",
-	"iEYBIM74l7+IbGKmncGPx1FnJjP36/MGUZgNtCpS6AOnjkQEgyz2shTOfrffpHfohoqEL36s+C074fBE",
-	"VszsXMYLwXn+R1eyD88HPkUgUePHfJcG9Dmf/Jd9hC3Lyv0qggZ2+yVvC/JPnkrv8wqjiceHfC0kMZzs",
-	"TXRCX+e5GstUXMjk27NEJofuQzeiXpzIZLAQw8HXRCYXU6XNt0F4hZjlQqv0Smg2Fbk4BJpkn9J+K8xU",
-	"JTFLpSaKMDr1wPXYilwk7FXy4ocfnr9kl2IJzSDx2yI10uIl66I6GQoAq6y5Su/PwpzJ5EyNipmdyHcA",
-	"P+fl0Fl3yLX44aehGfWqAHR89eblm9+fD9+8efXyxz99+vjmP69+1X80g1H5Cjdi0pwbOzU6g87//u15",
-	"/+Vp/9c3/Xfv+//D+5ez/v99/vo8Oj7+9i+d+13r4btes8zPXp/Z7QaOadf2dmu7/t4w7kMTJVjMMhGZ",
-	"sed//lbnIGsiIBP5lVsH1e8EnH5KG2YPQfI/qcu7d+MZvxQsL7IYjgCiRAYcZj8d/XTU60SdIk87g84z",
-	"8IRodPWb/JYJKDlaIkJJAxS/ahwxuwsa7Wg2QehwyQTPUyny0KGgBYPctQ1L8xeVpkgHqZEs3mNiqJIL",
-	"dx/L1ICyXpZATZSOPDe9461fBrdE1Fy9418dMwt8iLG0l7TfKsMnjaxLZJ8JqISD6zm+jYZLfihly1UW",
-	"lunNrKuJwpHIxIhEx8FVkWS/4ZrovlUrkbr2fczmhTWTs4TZn62dx/Gj9Hw7X6omujryskxp9U5nYKdW",
-	"76TGoXWrrkTOzt59ZOf/fW5fOvv1/Pw9SYfBp2cW6KzVY88dLr3qpb9GMBo0ixvG8U4ZPwBNLTkjqd3U",
-	"cP05zrCuDphc+fCxs/B6TVMvF9zYleNF6O0v5WNHa2YjTrsZzzicUBLoBfsDeSyrN/1kZwTTxdD/p47Y",
-	"QgynSl3CEjVVpxwenar+iHvWHQ0uQHnPBYY1Vj9vAEraZRALLXJ94OApHLrHp+ZttE5XVDLrop9UlufD",
-	"WMPD+6ma1Macqsma+4x4moocG7TY6fvXYF0EZ/LRSBV2B2s8+0ycSYQ9ewktE0HjSUQi+/jIs6TH+tRZ",
-	"5fKa9p1oOcmA+DvFKZDyJaxgg9zG9ocSeNBPwJcqczbK+SIN57pIZMMQfxU8NVOaUzyRmdAVTFhqI2ad",
-	"b5+//X8AAAD//w==",
+	"7P37dttGljgKv0otzswylQYpirrEllav3yi+dJzYjtuS43RHGaEIFMmKwCoGVRTFePyt7yHOu5z/z6Oc",
+	"Jzmr9q4CCiBAghLlON2aNSttEUBddu29a9/3x1YkJ1MpmNCqdfyxNWY0Zin88ymNxuypFDqVifk7ZipK",
+	"+VRzKVrHrXA6GyQ8CsiE3nToiP31Ytbr7UdaJ/APFnZbQUtFYzah5mO9mLLWcUvplItR69OnoPVUCsWV",
+	"ZiJanMsrJpanOB8zMk35hKYLElNNB1SxR4rMU64ZmUrFzXtEiogRPebuQSQnE641i0mbkrdS6VHKFPlw",
+	"+ir/RM2iMaGKhHtHu9/sf33w7PHB4/CE0IFiQpP5mAmix4yk7LcZU5pEYypGLCZC6jEXo4BQEROJ77DJ",
+	"gMUxi8nZ31+Z2d06AzIf82hMxlQRIUnKpgmPqNrpkjMmYsI1GdDoinAcJTy7jjoeQDoAkTBbAZ4KkUNC",
+	"SUI1S0nKaBwQPU7lbDQmVCwIF0pTEbGAaAmPyXxMtQ+ZeSo1616IwsGwGzqZJuZsPGC0gtaUas1Scwz/",
+	"83Ov8+S084J2hr983Asef9ot//CfraDigJ+f01H1oTKh08UjRWI+YkoH5LeZ1CxejTCfzJJSOmHaouep",
+	"+kGsGN6cL9dEaSljAnAwD2IDQwDJ+/OnJKYL0g7/8Y9//KPz+nXn2bNwp0veSE3mXI9JeM1SxaW45DHg",
+	"cg6ofq9/1Ontd3oHraDFzay/zVi6aAUtQSfmBaouZRHKQ5lOqG4dt2KqWSW01pPDKYnyd4g2LwVml9Qe",
+	"LxVqzlIGyMUF4VrV4hXi07HFchoTrohi6TUzeJ0syGBBaIbKRBs8MohssJguWEymVGn8GaduUxLR2Wis",
+	"O7Opw/WAyBQmsCS80yUfuB7LmSZcBzCtIhO6IAPm5oZp7edkNjWIbAYwT3lkSN89S+iIDORMxGTAxlzE",
+	"pN0nynwesyGdJXqnS07JNU1mdvHcEKEmFKFm/qTkoNdDWoATRIjkR1gJuM9EOM9YzJ/JCeWVSPCMPeME",
+	"mK8as9RQEbxaRNHpbNB1f9kdTqke5/vDj1pBy7AYnrK4dazTGfM3OKE3r5gY6XHruH+4H7QmXLi/96qX",
+	"nTDN4jd0wtSURuwFTzRLl7fwg8EwbemUM5WRpHBfkvZgQXi8062hr+zFSx63apd82GDJdVAWhAtzikxb",
+	"8JL2y2dvFKEpIzSK2NTcL+Ya0LNUsNhg6nQmFpGM2U7xJOy/upGcbOckGmzrRSonzwyjWdrYcwvy2dQw",
+	"IrjFZEro0FwpPlusYnh7nd5ezYEMU9jdJvzu5fA11dG4QrC4aKEoYfkvihMXrRDZFV7GhoQnNGbIrrhF",
+	"IMPFNE8SfHGWpuY6t8OQNksUIwd7/dIBXbR6N729J71hn+4N+tF+fMAOh0e9r/ce95/s04PBYXQUX7Tq",
+	"+MTLYQf3UXNeRwfVm38jBasBwKkg5uokBqiECsJomnCWWv5+QiiZmA/JiGlF9nsH3RVrM9OsXuBer1+5",
+	"xO/k4GVcfb/+Kgfdalz+VQ6QJBvhsoHNOlQ23KSOkbylqeY0CUhEFetwoZgwAt41A05iodSmmiTM3Ff7",
+	"BndSGhkBYiVrqQVV/3Fhwft1CwbeVAW9U+KzLtIOYx4fq+vouNvthjvuwszeeaQM9vIhZ3Ell3dfH347",
+	"Y0//9v5x+vrXm+c/3fC3s2eH3zyrPqIS79we08k2/o4Nv+ydb3Xbb+mIVaHmiBExmwxYGiAh79Vh3NQM",
+	"4K/AyjAwX8ZHudBHRtyc0Bs+mU0M3br/gzXaH7MVmutrxNJsiWf894plvtRsosiUpcSsYtUKL5UZoHKZ",
+	"/d6ada5d4DsWyRQEhyrESeEp4EZAZoL/NmNOvk3ZiCudLmrYEX55aWm6/sz/MzUo2/qP3VwX3sWnatfc",
+	"mAtYGq4UJ6xfKz6vXG2GgLXLxY+3u2DQIKuZUcwSNgI5AIktoqAeW62zSHHuiuyYO7LzdXzAOo+HR72O",
+	"f0/WbQuG2/BiWKa0M5nqCnHBSBghEWxuFOUhT5U+IaGZOgQBLeRxSKiKmIi5GJ2QUGmqZyo02oL5p9GX",
+	"jcJvvqgjAGVmrsR9J98wYbD7Z/cnzuEGCFo8bv1StaVzuYmYNmBDmbJ1ctpev7NfJ6dpuaGU9iMKT9Xo",
+	"4yQrHjOhDa9OUZS3GrivS4NGHNbBN9e0W02x3C4MDQMpU1MpFEO7wMycp7bI/ILyhMHqIyk0E4BBdApq",
+	"pHm++6uSoqDOmTdjs6qZoDM9lin/nZl1TZhSwOtLM5AhTvGpMYGmqUxx4UWIvpFGZ+UxOX37klyxRdeM",
+	"+Q2NLQ033wTAgQsYzPwTNGFvZ/bRJRfTmS5s7SU+IfDkmMA5kczuQrKb4NhebmQyU9po8FSTiVSa7PV6",
+	"gDj5ZXuX+XON0Mj7XCkuRoYS2GSqFwjCO8L83LPzGQ0C5wfIP5VimPBI3wp5Ivexvzt3e5j1J3LBmCI0",
+	"SRmNF4TdcKWVswfm0NvODq3S5BalkCp9LQlYIWlTFJ01ReOSUYNpBCK1u5wCMNEgwNziYxbxmBl93ZoB",
+	"zKWiGsCt2dayEd9ZOq/bppwL0JPi7GZTjiN5d6+/xlOj+X5IuWZf5mqDTDd3h2h4qGekr7ZT1SzRfre7",
+	"ZGuEFb6Q6YDHMX6+McIPs699jM/GPCYLOQPziZBojMXty5TQbP/LlqBt4T9NEsOs6AKmjyVO00ajYHH6",
+	"AvRlijzQ8B1nREwSOXfI/hKsRDTB2W8DN25HKN4wgswEu5myyNz+zAxOZAS0uo2LpmJ42M1rt4BN9pGv",
+	"Wl41X5ubqmJ1Z7MoYkr5K9qITD/L2u6LCN9I/ULOxO0kllzFFlJfDmEcH60yFR0QGZ9vh8DQ5dI21Cyk",
+	"HrMUiCgm4DDbIbFkSDxwzcHJvpH6tYxBw1/lxUH/We6DUxzdfQxtZCN+zcwlRcKCsSuEKd7SRSJpfC7l",
+	"K5puitYWpFMc41JLeZnAKMULHS/CgYwXREtJ4BXSTviEa7JHXvNvdrYEYZiCK5zBXAhUOFZE2jDTCXls",
+	"/ocMzSnEcQe1X4WM6q35S8T8jjLx1Bvm0gq+PkD8aaxgfFxpjeWKrDW7boP7h85AGyJbJzRbQu4ZIokU",
+	"Bqh2kSfO00vmFH2nmgmAohPgti/jLI28TnpYkhlyW0jVQu9B0Nnekj+nlHPGaBqN70AC3oXN8NZvmXVn",
+	"3tKYxygngLkeJHo+KbKNv4NatTW98Rx8pGZbdkxAgTP0mr4X9JryhA4SdlstOPve30O2X/+F7ewlB6W7",
+	"NhCWx4ZUywEhhoJTRqOxWQDyPuuUlqn9EzzcQO2CsVj5TmnSNtskof3z0ttMCCEcCSMUoCqvzWEqMhMx",
+	"S8mcLnZAOhSMw3XnjynyWZ3DGjegSDv0Z8BwgzKnOSEpgwAGoInwnfmjA/QbosPaIwzv4fItega8WBEt",
+	"yZxy7exHMDoXo8p4i9wsi/Yp+ZqKhb3m1K0QKKWaXcKFWLorzqUkEyoWTp1UW0Cfd0aMt5N1bw+qBqB5",
+	"71uHtmpe8kc+Js4iItPMAEKL9ieNzG3r5icrzjmbCPwkBaEYfBABgqNw8V6o2XQqU83i1yzm9BwAdiuY",
+	"ZANdTsxIlwD7InSyVwi8Qswrx0QxEQMVgqBEFVmacbtymGFLEC5GFQnLc6H8+V6x9E7y/EyxtEaUN2Nv",
+	"XYq/YotHiphZzQ5jrgyXwtvkR89BsOnlCeQ3zD4qWwN930OVTOlPnV2an4KWJYftGBgvEymvZtNLZ0r2",
+	"DI5btDOaL2YGczHyLb/gwFedRUzB4srmyB+tP/S2GnABjAr12OEs2YpabHaHACQZAK3/9t505WzdaPWH",
+	"oBx7UT2jmlYrlaERG0Inf2IkT27OhEvarHeayilLNUfUtW5EtKWXfCRB7rWrfZ65vyrjYHOP2M9lV1k+",
+	"cOAtIvckycGvLNJmksL2Mzm8EgRWLpVDu324URq4AoswiS2IVyHM8pl88khxHSzciwHOVbnrOEbXsech",
+	"oTFqnzR56y14SBPFatm5gUWmMLvwXuYcz4WnqktOMUx4yFliJAZ6xbIoRYzHQ+egciHARjjFt+FhtgK0",
+	"uasK2PqrXGdszl8FqtSUJ2rdV9+d/fDmhwyKE7b+KItf+H715t5odIuyKhduSoc6NNwvTPg1C0/s/2Io",
+	"NoZld30vq3m/FbTMSxWO1aCldbJuYefnr8ybeE9oniRLDtGO1dvELLHqE7qs15FwDpuVOKsac6k4tqio",
+	"1rAo9PtpNlmLAadxzOw6AF64SpqmdFGzI7VmN9skQXVso3/3er2e23tgXmAxoUkCipcUbCtwKHKQTxC6",
+	"8hK/3XPRNe7vLUGqIXv2mM7t+G8R1YrM14sayLHLALgVbIUxZ+hVEf+bsVZQyr19kihl1Kpupf2CwLSW",
+	"HeJbn4K1d/btGJg1HTYPTqjnDf4SA7e9fIZKqE7592xRDVDLK9DR9Ug5Hc5cQlnQvSKKRSmruM0t2C/p",
+	"Wgif8wlTmk6mZkFXrFbqSajSlzOVjVlc8Qfg65ngZV72tVoWo4Oaa0hmMf/m5v0JFzPNSNtwZLwbBLtm",
+	"KQRz3oJ1B62bzkh2ltYuKoO7zq1n0PocqEZkxdDiyVQvwNpkYG6UZgNdqqVRpNSMYSj70kTTlA35TfVU",
+	"qItBPBPZ63uhq0uzQRy0te3giEyROUvNGFNdPXPKruXVqsPhGkxS9r0M5DxhxNy62wV5iUwsWmXRUxZM",
+	"gY+mJQwr7Kiedp7iAHBJJckPw9bxz2tYKJLcp+BjiWKuqgjRnltAQnUdXWL82cE+GVDFjg5maeKd4glR",
+	"YzkXNn5doD86v93XAqhik78EyzG3bO44QeBIKucCZbA0vZjwGPDTW95MhdOou5icHcoe+1YuJpi48RWc",
+	"cKXtJ/UbbSZoOEQqSRCrt66Is/zceedPxyy68m0A9TD4MGaZTTuPwJJzYb1nflg2akug6FRAKEuvWWJA",
+	"9Wpg0Lr2LB324UDKhFGxYuPZR5Wb9zD27oLqavyvvj0+jG0OokFobs41heS9/NImc54kIBiNBFfMZvGZ",
+	"5wlHDbyQtdFbH5ruA6pWH0HQeMH724FOpxDsvC39dnNV1Z2GR1oReuPq8zr2/CS+i4uz1h00zM2OwblU",
+	"t3YKmVP4S7ZabH6qEJN1acMf6hkYFQspGIR9YSSr73SGdFLQOk5IaGSVJXNDmfcEpQj9jUwfjUysxV3q",
+	"uvxpfJ1oOjomYTRTWk5C0gYvNJ6iv5MdjLFTmoqYGp2LjswZS8XIYMYT3eEiG9ADD0bFzxRT6HR0thec",
+	"DmzqkwFL1ZhPDSqAS+jSCCZOFLuTYWZJcfLhXk8/H6iOxtsiHhjsbDbI3qoyN9h12aNatS+7NvzgnCI4",
+	"aDpizjRcrW64lKmAePZgc6SZ+kjmZmQWnxAHMtANNBwxPAMXmTIjDI3ADI9DTUdh6VZZn/AUtGBAdMs1",
+	"2TC4As1nbDCW8upyliaV9Joywq7N5xAjOpVKmw2NtZ6qgtORxnHKlCLtWEZq146qupM4IBetD8C53r97",
+	"VUzUvWiVUj5h2OPdXfzWy9DdVddRCSS9g8eb3bQegIrbrkLbZyzmb10u9/psb0w5NhxA23hVI89HKZ0n",
+	"q6SvurzwpcMd8oRdRnKGrqWlpK6yIxw/aG5tK+z2BceAkbI8DHqdnOlI1mnh9iGZW+s8yEhUaQSERY2Y",
+	"xbwDy+tOYozVCF38e6meQ2Z5qAIJLCdl1LrWqp9bd1qtoQMXhmYOlz1uVj2hgg+tf+U2tuegmM5ZDa2U",
+	"j7jojIGkCrHNIoLgFqPTG12fi5jdoO1t/bTsRl/CrmrN5tXfYEZTjd7lQOPA8kgR76PbA8mmY1XUsMGs",
+	"sBAjwWE/LCYLpncCEsore6l6uFV5euZl9EuHJTwjbUoSGdHE06PG1MtthTsb6HTHd3DYdbWClrwyu3ZO",
+	"8Syr5Jd1XCirKpClohXoqojXBcJ3RF045LW8C6i5gn/5hSoy4AHKyaF1suUpnEX+NWRwrVkbVTMcu1pl",
+	"jvSYyjrkbDabvYI3YZhLEuQyso5p//CoyLbVmHb6h0fHT4aPj+Le473Hjw+ir+Ojwye0P2SU9qLDQxr3",
+	"9g7p/mB4MNwb9Ae9weN+P4r3DuOjaO9w0Bv2erT3uFVDHKgiWeQDr1rQcpk/iENwX8y5HscpnYtK2W7F",
+	"1W6tifZESfuiddGywXmAC1wkXDCn72Z0td4SVk6ZNWtwW1pCeQtZxJLAx6/i+ZcOdi3urzEnFa9whaY+",
+	"1LuQq9zVtlQUIpqamErL2oaNyUUC11xE1Qk/lKwwFYBHalO3BJtQnlT7fWRSQHVYktmRW/havopj25GC",
+	"fH2rwLEd16hboxHjJ/KaeT+gBw0pIfsZZEX76tJDDMqfKeDLsKdl2Gdg9MouMPbfxYI2GctzgCmoEwfN",
+	"wLkKeI3d5Hl0eZ2TPPaj9htSlsWLCqIqS17r7W9e2Y18KSv3vpqx1CQQriSoJtb5Iui3HLODVaK2FjQQ",
+	"w3B53EBmszYPl4MIlpMlllV6J+qXL7JFAA61PHdWy8lAaSlYnkmIYX1gNttZNtn2amWI5ihZsCrdT6iC",
+	"O6Lbno2c4svlQ8plYIezvoVyKydx64P4VAuHvKBZXQmNgl5F2kYlzxa0k6nsuB2ns+N31d6DbLJVePDG",
+	"T5Gt1U/ruFAr++aXBhtfwYdOoSZAfsgeJO4u1pTA31yyKa+k0vlOR1zQZuZqGO8tBr+u5HiFYVeAtrpq",
+	"EArLdAmkrlAe2HArwDq1ozXQP/JaPs3e11LTpNG7JcDgh4Erb5TPuwIqdRFDOZnZuKG70dgKa06arWB1",
+	"5hsGzlXy1EaktTYUbJmu1oaCbUJUdaF/ayjK3RpfGjlZszpnG0LUfbUtoOJVdguwuoV8qZBdrCZK6zK6",
+	"R7LMV9EkJbXWTrCOOAsuzOJ+X6SMEc1utPWGDiBwXrjUd1cA56D35KhcaNATPszjijN+xuNnMppNbFJH",
+	"hRHh5TMS2zdQyLfK2zSVYEJpxzw+nrPBzjJg/xvSRW50Afl+zrwg8/m8O9/vynS0K9RuzOPd671WkD/e",
+	"5zE8VCyapVwvdiezRPMrtjDv/RLkJLLs7SsRAVXKrEqK10yPZVygr/UfF7LeNvsWNbRi+cA5GxyDbXYs",
+	"lf6v/dPHvce944Pr7558935v8N13z58cvfhw9t3319+qX6uo0k+TqNjO6ijV+Mflr9eFYWenCNupXMAS",
+	"kJZBXon2leupDDOFHECDfT4+2irU4WuLF2FFgCmWkU/QybUEzDuez39csUVnr5J3gtfwe7aAtQ2oKnHg",
+	"349eX43pT6Nv/vnsWupnV68O+4dfDyn/XfO/8af9v+vvX/1tOhDi+d807cfy+8pQEOsLdUYlB4b1xiSe",
+	"RXYFPoQql119cC4ousyav3l1+v3z/qDTPzxyupA5NlEqve7CQbgg7148JY+/fnxIjKB3TMLeTUj+Qo4O",
+	"SCLnLI2oYmTMbsx3XKtSacCbJ18/YXT4pL836O89/nrw5OgJ2z/sPe49HgyfHAz3v2YHrE/36WCPHvWG",
+	"e9FR/+sng6OjweHhcI/SQ0aLZbN7Nz/3Ok+gSPbRQVWN7KCVa8H1cbqAp9ndlHnMj0nCzFQqsJvBMoHd",
+	"y/9fJwyMiJ1CShToltS+a76Gl4O80Fn/scfmSzWfXXmvDeKM/ufn084/aef3XufJL/k/zap++dgL9vpf",
+	"1wDCFR6qN5Gwa5YusMrPMaFkPJtQ0UkZjSFjPrSCAUarQpyI+XlCozEXzHsvkjELu+SblIpoTKSwv5zA",
+	"DT+XaQy12YbegBO6cOUcIISkzBJi1iid8ql58VNWbaG81WeQ84SnjY4yWwyhMvDZk8MqAvTm0P8hlWIU",
+	"gHtiyuQ0YcXDrSqi09x2DruuouV8q9VhxRx7FxgSNm8G7qBolEqlSMoSRhVTpK0YI+ABh/fA+31MwkJG",
+	"bEjaB73eMWiatrRfkPWYSBFxBimjVzY+0bAmGmm03aezhO0E0B6hnLabj6tmA9uEo5wWmqW8wvcLM5Kf",
+	"CQ9D7EGlh0IyOjhW1yWjByTMypDBQPvHfoBlqfyXeT1LrobXD47z6pWkupZRqZQR1oCQNtyfS+FaTUyp",
+	"HsMEyyWZ/KlysxHOYT1g5uvSTG61oG+nVLPCOF5ZHQuQwUzDxwuWxZHqlAo1pSn0j0jk6JEi2gi1VF1h",
+	"UBAcRiHn3J/DnkRFhnjguqEUckeZiKeSC61OLJDgs7ENegXLP6G4qCFLO2DNVmM+RaCYtUxAEoHV2Fg/",
+	"WM/hcQ4kWzcRubU9LvzMDOA54g96TwoF5NfVQjSfV1Q7MiPt9Y/JbeoKwZDlelIwoMVTV1sAao1g5O+E",
+	"aySRqsII8O1h8Vtz5sv1CMwYfiEO82XfAKRcg+OEGP5RKDpivnVFb0LSPgQKX64gZyk5K25i3rT7qivo",
+	"gjBerrxiP92k2ktA1pV6qdpZMbSxXDWgujBBqW6HX/fQL9VQXYutSMFmtOUSD2Wc9+M+gpoKXFVlymqL",
+	"aZQqsngFjYrFfiqOxlxd+VXor3vppsUqEbaScbUTLzfJGM4+MWslv8rBI+Uu8lTOK2wz+PDSWkUbq135",
+	"giotNLZ7QuXtO5sa6D5SJJLJbCJU4Ep6yzRGT2NzXdT2SKh6FYykWFj3Ps25PuQaf2NmUrcxBGc9IbL2",
+	"FMVFFCcoAiEo1J4vnXuVFFVAuqZZPiOmv5ODwqe3c5wuo3yd5Q/fzAz7W8vy8XG8qjy9nBdJzYUEV2js",
+	"LElUvfOvAnsrCp7IuaEZMxKhylKRERcGC0tJnoyeb6JG0P8wtgH8cm5zE7OlVwR6zKtPPZXzgOyRATOy",
+	"nBkNMyzz+nOIpYVYw4aIbuZ0iw8s/KrO6G9MGGGRnd80LlQysp8QfbOqTMmKQiNZrHnBwbj8EloJV+Oh",
+	"eWnNxpqTHn7SiYXq6BttdAfB5rZ3l5WltZyShF2zxF7y+NB9Grvc10JkUZxX9RYWmLej6fJprcldswCs",
+	"SMRMFt6ScQttRD6DaA1i3dy01aDXz4RaC3jbJaEgppehiULVqhCS+qw+ri5XJe+tBt2agJqGyJkzyXLI",
+	"jYuI1WhD9ZZaBVEvFaeWCWK4cfmshyljHXOmxIxBcMhKRvedHFT3Hsv5MwazR+ra6PFbS9wHJnVppKum",
+	"cf6UJ7OUVTPlzO5iFqy0nE5ZfII1+gloZHOuWCWbxo2yeJOlrJCf1mLQNJURU8qbsFQ+UM4ViaVgAXFL",
+	"Q8NhdtPcJsT3zvVxfpuxGQSXh+lMCC5G5p9mmSFpo3XP3IkVK7Z5D5nqmh1OaA80JIouFJmPF4X4c5zQ",
+	"qAo4H5CPyGWw6twuEOM2OEnb3WQz5K2TLpf6WhUDg11IsLfIJXQo42OBTnIaKNUh8HbxSzWNo4WyedEB",
+	"wxaWKw6gOa+ar9syEQFEusk5KuQK5KxUzgv6yZqJ38m5rWG3xh1ll9OkDEGBoWVVCHDN+Wq7BWhtJrvf",
+	"7mrPj6ZOTP9ODrYnmxvoNtzVYJZcvQdp+d1dCgAhIlVv7SUeSUbpW9meQ55NVA9XQaAiAnCVtPDHSfir",
+	"5LDv5GCj4hLm/TsGn9hDbhRwYqbbHkK/kiOvMOO6hsXTVBrMZnrOmCB6LsH4nEXklo3Ty1AZUzVmNQzw",
+	"3Yun5OjJUX95xsCWXykwwezgBwvN6n26a6D5tDzXBkC1m6kB60sRJTNVGYYCrWntUwtTm0mVMDpsDs1o",
+	"zKIrsM9XQzSh2qgKio8Ei0n+dpdATmNoDg8MMyEUKtWKmD8Ca3E1y+KK0BHlQmHtqVRKfWIT04maoEsm",
+	"xBGMOp95IYLsM9T2pcZdGW0wZdaXuHRijbCDzmKuwXHg0MJ2ZwRju4Ff3nXaTHw3pDED1gDXTAWxRO3M",
+	"747KwhA8fQHhsQqcRyH7ByYkYfQ0+O+rizslcnQJyZz1kz+y6Z5ZiRFEkQZCW/VlUsTISuA4fKkpacB/",
+	"ZznyMlbEI6OTttF54/DwkcrK5Vokyt1Yt+HtOWnm4PNXbY8zQ7TAp6BqMpZXs6m7DJ6La5bIaWVcYtlF",
+	"CtE02Y+2wzRfUYS1uXa6bFoqT97OPaCZqBbCQYQ7AcIfO7XDVUpFnBQqVkmvrGjDpJHa++U1Ta9Ok+Qd",
+	"o3FTQ9mEpldQIRIcQXWWMjocguPqNubs7Ns1K24qBZgVG0kF9TghtV98l8a3E/zKkNtyDo8ZfuNTWXki",
+	"Nfo6V5fms2pbknmyKjl4C5XoQJV0i8hnXAWTTc/d3NxbPPV7O/K6uJlCmqJwG4TbGmrbWfsC1WRMp1Mm",
+	"qnwNlXcKZL7f3iK6MmvHy0TScALZTbvMe41wQ9ojJpiCiuzAEcfsJjfbbsUk5z4bLLYeqlqqzFQshUWe",
+	"ynQqUxcvuvzxhoVXc+vwMp4s1Y6TKTFUWoqeKySYri3uYE+mwmyGIYzmqCwfen/+ovOYGPEtUzuyGp7a",
+	"HUY5tnG/v9/b7+8f9eP9vf29frzf3+8fHuz39h/v0/3efg//22fw794hrbRzrreLb62w2Vqr6AZd1KsM",
+	"qHK4bqFv4SXfErpJhYTaIuGYbRCCMFjOKHzk5R0EeNUMFhCjZhsLh8iN0Jye8CGLFlHCwKgObYqLKYPF",
+	"uBBbEMEuYFVdqwy0R71ecG8m0M3rEGdf5CeRLXVvc1k5c6VY42rZ0+KKGfsnWOBwOdXWG1PzXZZXX6Qn",
+	"SzxL2IaH4lDW4dXKqyLLeWl2hVemtaZMaZmy3ezXYoCe7fGERq+xnLvoK5cABL9nMY2Ys8w1GWPNLzWG",
+	"fn+gH9fLCNvJKM3Skpu7PPjtIkSKWaleKtSqJOVKmSGPzXXEugUzVzZoUaNbW77dkzJQoLidVFc4ljW7",
+	"TpkB3fWW940t826zbwzEPvZSWqHRjZF78+TcIilMsJjdHY2i+dpnkwndICUvz3kmtZFtnyPdtsJ3jw3X",
+	"q2F4N4uHzQjcKGV3CcKrxWwjVtsehQl2OteYLmjtjJY/ngCpmIezKVz05hXg4NuTtO8mDn9u8Xat6PjH",
+	"CIK3Eu0+k7SzuvSKlVkyGaYoSxRFliWRIhdJNvEBZ7Ril9i4pk1OQHbi+uI2W1E7a3z6bvKmTEwnnwUh",
+	"KnS+NxjgBC6/gMgkdu0lGvvAPZl5pf+7IM3Wy7AlAHprRzg1QpdGV69hq9jLy9eK3HR3lD0KiFt3d7qX",
+	"tiyGeMaxykvGe368tpMZ9mzUsiCmeDlCUOUe2nYUy5RVGJEjLdPLrEjWWkZ+29uqPtoOCuZeltNP89qR",
+	"rt4iMLJfy1brcvbtZsbXVa55o481Ck9YMmisDN66D3sv6Bh8yg0gV5SN2yyytvY9rpNqiG0jEsqGPXkN",
+	"BEsXX9Uyl/cfFBDbuyc9bHNbCTz6zQ69ymC+4XXpUfS33KjTixVlPZJkqfmRzxLuGl7hL6aZMrFVjrdK",
+	"uva9BtaPO0ZwWRMYpN3pjSJ4/0ie8oUS+Fo6WyahaqJp5kj6Aeo11xaHEqWCzuiqjeTEaKypnKC5CYp7",
+	"YmlVrbz64RjOYTuP5GVIi5WpjWpWUUO7S4y0wW5opK0NHYqsaxL+7fk52VXXEXyw+zGb7hLh8Gn3YyEc",
+	"81OI5q9QXUfEfGJzgUN0L0PW3qQqZXzjisB1OAHljm292uWy8E5Dk+kId2T+071iC9X9VVWrhVd11beh",
+	"3UtWpdyvhmyegJvMhthgqFpSHSi9eXniuq2XD6cIAm/rlbWCs9rEyzs9+/YUyk0UeuvaYs+PFGJMUKwm",
+	"0V1Zj7hk/3edQV1dYluc28NtulBEyZ0TEkLB4pC0pwavQw94IQY1COl1QCYpG6ZMjfNcVSP9Kc2TBOkj",
+	"NkNmtY+hWLjL7M3qrRzDeWK51ThA0psJI5ObP80RUz3DJBXraBik8oqJnUpXw4a1l0scaumIPYTfpApy",
+	"vcX8Ld4H/kW1RknJ7uaZgKvpvq7oze7moIXL2cCKUXudF0Zacbu/dS60ivoTzvWcF2iBrnDRWKaGQ8hj",
+	"LyzKDBzk9QoeoR0V5CxpAM1jg5hDDpVOsEDuNJGLCRNYV1/PZXpFnF/blerCaWvMCzK9jO+hlNKmLuZc",
+	"go3vbsiygLj03Mgbdhh1YK5IJ8FqhXBe5Zo5e096wz7d6wz60X7n6/iAdR4Pj3qdr/ce95/s04PBYfT1",
+	"Srvb6nlt0Rt0SN1lEUerKh4VZ/2eizjDo/fnT8mC0dQIpthQquAFo9i2srics+sIIQYk0u/1j4p1gc6u",
+	"o3Zmkfhft8n/xW924KOfe50nv3ysLBpUTmJEmayIS0EBzz1PZhlLKgkb2e7WShtbNr6+tjG0w25U2viL",
+	"KzVchlkzF1MJMk09oX9Uk+w1XZfddb0Va9k7RmMuKnvRQOS40lSAYTB1L3qNQeFmThnUDlENw7TMN4tq",
+	"ToXj1GRp+FMB3rq1mSsvkmLIR7PUNQJu91yFGTYZMGgD7iqCVAf7TrjgEyNS9ard1TjvJS5+aYHfOmck",
+	"ktTEaETmVdSwiJBz0kZs5GJkOOuAWTC6cGo6IgM5E/FtVjdPuUY1d1VjzqXKKLggFRAlUa+AuiiKRFSQ",
+	"gW30F1e1tatFsmwh3mEuAa8aCevq+NrLqFnUXZCX5sF+V+Zysa3qbC3RemZ3P/6Qku+w4rmmPFGbWT43",
+	"lX8YhCDza3aZ6UrrqxU/dx+dadvQoKHEUwDP7eLUauIwCy3ujExKJzXa7zrLqsxsJqsWZi0rtwhj83rJ",
+	"b0OEu13zeU/0W1kk9w4jN8QnfDtDpNv0ttwAc7N57t+vCOWfjOK/ZRvkFuL17hJUVZcbXZkpXUIGH/2L",
+	"uFt2lmfCssWH5bC93Hvu+GQWvNckHrDgcnWrKzNDF/bnnaWj9/qrqsQcqzOU4ApCCRsuMZQIqMKcNm51",
+	"dXMJs/iYhLYhfege55cVFjGDpwEJ2c3UnFnoD5Pwa7ztIPsm30oI5fOmVCkWn9hKHXY1GH5ftA17hbmx",
+	"tx/KLwWT8COVG4sDUtk60ZnTYIHOTAmlBqnN7WtqYkOzr2dKWxqywrRG2oWNomwjZ0lsU0oUQdsglDpw",
+	"0Nw5ISxRaP4O4ejCLnkJwI1Zyq8ZCCFYLo5PLLCxNl0kr80RuhwnaxEhp1Dj2BIAjmhWDbUzoVkyFlJR",
+	"LGGRVh6iKFyyWyzXRZMfaG+twJn+1ExNmYithwWQBJRk2FalPXB1ZDIi+CuudE1VqB9EhtFcGDGMY7Fg",
+	"t/i2fQgdlHceBK0vVdAqSClbEzq+zHv681+nG1+C+Q23xaut/kLFSw+wpv6a2zSA2VL+XaKXc/NJpfXg",
+	"nbtKtxgwhGP+3bCrpnF2Pov7zBF2d9Co1pdBqm0yev+VJjc1tpXvqQo/zv0pQLfqzr9hWcys9tBGmRXb",
+	"iAyqCID10GOFBgCvZ9K8ldQ3Cnz0GgY1LPK5ypDqUfbGTAxo+7hgIbcV711qAorodyi3U2Y8q5meug+u",
+	"944NN/Q4OJscFIsyIPAtMjwOCpqLNdJkqomz2NRkHG0eZ17oHnq4pvH+FkwpG365mrCW6ShfXf2RrVU5",
+	"MxR23rOxTGIVWLcadFRCXzEoLqoqx/GYhKBmhKQ9E5onJQ+K0fFAhTK6ntM/QiP5w5QDLPifKbTtIRc0",
+	"2QF9K8vKbBc7cT5qlI8ZEFyOS5qzH+/cQkNarwNtGnxfhPrnjrz/3Kh9l0vwIT9gsbYzeVFpyC7Ve0wj",
+	"KGL9hjkEuNw7JxBUUN7nzR6wd+3tMnudCcTP6y144zPeYNN6m3qiN0maup0gvT5/xaqQd3BcbzHHdlWb",
+	"wVxca+Q1/GIsVBsam75Yd9znTSy8X1ceaAFZY42aKHRg1BmJ1oQG5LZdT6GwkpkNyEFj8kxoFkOs6gIC",
+	"pqcpv6aa7WxaTfgW7sejlRFkn0VAuJ1HUdORn34QzZSGbNkJMxqjGvNp1iTv8ootMkFwVW2Ofylz5K29",
+	"e01qcxjoeyJKE/ulM1BmpTg8GlpltizSY7Fkx6p74pnNzKtrS2uz9uC+qI8RoXF8i9rpNVkk5frILpvK",
+	"zdFkO2ukNLczVext2FTqyD7fQJYogbvCKtcgb6/EcBr2qK9B4GwTjSWWLBw2h9+WZcwcSrcRMgvBuk7K",
+	"xB+bFI/ZarWYW9V92VJf5g0F0cKxblkOXesvdZ78osc0q+LTdq6EmGg6+tJ8p1+2ZHpZlUv1NmWQue1a",
+	"GTqgVsaL/emlvAeh7V/Th7xSMqv2I99CGKt0Jm9DMlvJMTf2LVtqupt32d0r6+6Ie7nwN/Qx26X8EV7m",
+	"PNdzbZ2KP4t72a84t5Ewu9LHfHuv7kYV8D6PYzdL/9zQZ+uV4Gvuts0+Wksxt2ASnve2WG6x7L51q7gb",
+	"P2niw81kvXthLTVewVPfFYvuwWp3X0W2dMzgn9TTOY4zASeiwggyA0ZAYTXqAzZKhuRnmkZjfm19gjTu",
+	"QC3VgusuG9K8XvIUHhsZCQrW4ZAKFRjbuaoUTGu/NcNU+BazvTfxLlZ4+z0fP4hpE66UWVjZDWn3si45",
+	"28FlA08kjry5L9Ju4g/zRj54Fb9Er+Ln8SMWcXZjT2JGtHf1JVbQzuf2Jk7kNfvRqyvWnIDNl8WSZHUk",
+	"vKI8Dz66tHUmLoepnFR2dPU0XfsJ1LNYU0rSDbtZf2j3FdaXKspja3vkFHqsY+/z5hKdfxCv4du1BJSJ",
+	"RJUTL29mGSjrDqEO4s3wqalshJPntac7/n5uS1+VyL3l4lbv8I7N8vjvnie/VHGbtJ+xZ/yR2rEVXfA+",
+	"zgVHDHWL/7jAtVVi/AqYba2yQCmWwYOXX1XAgq02JPJ2gQnv2PD+yglkgMKbYpuQcplUlajlHtcEUX5B",
+	"8ZL3H/dYdS6bVhBfUTfcj8nZctHwbJWzRDcuGO6Ceb/8auEWcoEt4ZaR+gkZsIUUNrNur9cjbcUYQVER",
+	"3m1qxfY+WV7VC0NrmPA3kSkzswmYzZ0oLBRdJmYcLMEK9cKwlsJGtQtKJc39lTUscF7AhlVZcxorN9nq",
+	"5rWo+CfKk/sD896wHPw2m+Ss8U3fR9LcFjqAP6TFf+48vrJqXW5qU3TPZNl9a5P1KrwsGztxvOy+Uma7",
+	"pZdKBqapVquL20DeMiY5pyzS0jk3V8goqnD9PblF7Z1MasxbEPUO+vv7txjKt7lno/X3Nh5pplhaWlJ/",
+	"w0FKeIYjBj7cNmhuA0e3WlyaJlSbBYIVmCvNo1uaVRBN6sSbt8vTbMOQcn7+anlbZyySwqgjMRvSWaLJ",
+	"Ua9XU0CJ3uBB7O8d7h85BWLFAZ/T0UbOuiy+oNZIc28OKOtFz06g4D6vadBwt/5L6GKucP6sceo4oDaV",
+	"6wuAPc7bpXhxM1A6ghpkEzFNIXjmdlhdOPDP7cTJb88liLw/fxqQ7+g1PYMfSajly7MfzmCq9g40t5uQ",
+	"9oQnCVdADmSasoib62OnGIzd7/WPOnt7nX7/vPf4uNc77vW6vV7vnz69bF4e+DylQg1Z+sNcINLdXYfW",
+	"dsiOdGMuH2kWVFmhybA5gS8DQgVhN9awbBhsESAxY/9dbK6TwcEFYxbU5YOqOs6MTS+puoxr40v9Gmwy",
+	"iXFpBmEXfseIE2LkINvtfKCY0A20F1xlFUK9B8lgizYzFDU6pSZ10PtQGbUQHXWkTTVJGFWQeAH4N+HC",
+	"n2hviTaL+sjKADPv1Tu1wPROda//uGwEyQuIXlyctepDjVZyk/NXcFo1B+MsW1s6FZQMvoAjuZXyuPk5",
+	"Nj2ALWgiKw9xW0bD7Bj9GN4/GW01CKG8C934XoZXclRtX0nkaFRu42OIeTLVx9hSek5VJkaA7XU+lpMA",
+	"2G7g+fvVLNleWliNrQDD2JY6Z1T0tsyDnStDBNIc/zYp/uPMVG5iW3zL3IKUJzXhCA521rq0jNLPXj4r",
+	"dlcxEM5AXhl8m43ZuJmGD7ri98UVZtss6c0OYr+sR7TGARcFpEvkqD7gwjy8lcfS4H2FAnCP9uKCz/PW",
+	"JpSKUQKEQkPLavlMNgooWDocyxGUrYAHxfBvpzNU4sqKAIMSgmxVhahwbVdacqhtNkl4zgmPCSXP3pyR",
+	"85/Os+IeVJBvz8/f2jJ/MoVe/VozUOulMLyTCgmSbVuxZNhxg+3kvqyuFwtl3rmMIW4E/jnWeur1xYGR",
+	"PKd4FfOBLS6ewfLvfuliC5kOQqMUKRjk7Q0QWK7U4tjcHzSZQbfXlCh2zVKarIrIqOvjWXbEbTNH9l59",
+	"y3gKSz2Os+NYC/E8BAH5+HFF52NHxNreHYtVTlB7HaQeV1hFtcXA8+fimiVyuspnWR6/HirFqmnNQYJE",
+	"58GjUEitATCsZfp+IFEz+CowFEP8NwEEflkARSHuvxEwrGH+vsBRM3wNQFRNH0qXpJc35sAGRXtHtlsW",
+	"eLbfv3/57PrrgIzZTcme07txGd2DfrQfH7DD4VHPT+aOi90wejc/9zpPaGf4y8f9flXDi6D1gepo/BRF",
+	"JWCtSfLDsHX882q4wVdns4GvQZTTBBWLUlaDA2fOePeBDcZSXilof2TubvyKtOdjxaJLYMoDqtjRwU4A",
+	"yYoCwnaJFFGp8AB+8Hr4/d+fpI//9v0/fkvP57++f/vs8ctXb//5UvZf0Vf0bL723rWrXj7YX5arYgk2",
+	"J8oDQqZOFDfTLcO5qTEUJdglWN9OcikcdJ3E4k9jp9+KqAKTP2MJNwTMGjfxMAJd6dM7xm/4ozXv+J5P",
+	"XxfDcTeQ1KSQxvapk1+d+HptbYWlTHV8yVOoPLHePrxNJ3RYQ52Cz9JUpjWdquZMaDJPpRidEDP5AmWq",
+	"bMRK1RC7Ida1yoOnjxSZI9vo8Bj7Vik6YUQKmy9gN1vbOm6mLiMZs7quIxEz63ukUBrGD05IL5MIYw69",
+	"yTxtb402lO0pO4dW6USK63Jg9aFfi0Lu5j2no7oN2dtU0xGhJNR0FBbZ1hziUdQJcYsGSReLaEPADfYR",
+	"S9lwprKHjIAAr3yJ/275nMjoalr7DSlPuBiFwPkzKiARFPm2aSkZtFyflf4BGctZqk4IJQnVLM1JakKv",
+	"GCTChy75JcuBd7vJUjjs3CsW7d+EFfc+QrEA87ZZopxhbXS8J7aX/G0XfKm4iNiWAzJW52AbhEN0irOe",
+	"c9kXJ8RMaWvSG2xUpVttbeJhJohZF+haVu9TR9PYGQ8PzSfeGtd0d67lWtB/1YLlpGb/gfN9VrIt+Diz",
+	"HK5d/bl50XyGfNL1MV1e2vt3r4htrmT+mc4SRoRBloQrbPNKNQoC9ojWSE8lYBUW7sNpKXbGX2keMVOw",
+	"4RWxupYh+sTYVNAYMb1NMaskGTeQtbYrVvhDby5sFb7ehrxVBkcjmauwii3D57yyOaFtr1l9NfoGi8Ib",
+	"Y0ZTtZxc6vVVVERLGfh6bWGAYlnhkwrWAGFYNhPSjpB1vTLvhj5bDJ0hi6d5OC93opFn79JjqRi0WLR3",
+	"IxdRMotZXMxoXO2dwGCUyosRCfq5uabrvfZOI6ZOpCNUCDkTkYG50bYNC5pNcb958mYG3cl0pplf4FZL",
+	"otMZ9BypQN2sqklFd2YR380ps1kgaVUXUNVd086zto1nCeE2aZp8nhcPyvOFq/H4hCjGSCH9GB57waY7",
+	"df6ezx3ECee5dMvUx1ta1KhkGYiZb+kikTRebdTK8TiTNDH52v5s2+XYEjUVZpAxnbJb3jw+wTUVXOqj",
+	"kD64tjtVDVkbRA/V9oANL2a93n5kDgj+xbr2lg9RMhKZ4AjJsnktT2jWs/y1DYkNu1VMq5sbMfLf7Bce",
+	"ZXuvZT/5bxn8LrwDP7g3fmnYSDaHdlAhKdVcWeYkWTRLuV6cmZNGhBgwmrL0dKbHlU08T9++JFdscQz9",
+	"8y8NYNFLTwYLcrBvLWqzNCHRmKY00tAU0u7PNTUy+Ee1TEkbmvBfsYV9IwQiB7QDawAsJT9/cPN8Muvm",
+	"YiixlK3QNt/DBnG1JpQLTblgqfpvdR11uYC4jZaL2GmZKb2XlvIYWqeuqBmy+yw6uUu++ipzVaivvoJo",
+	"ZfLVVzlL++qrwL+os+fA48xDKuILgfcliu6RnDBFBjS6ctGHX30FBQi/+sqmdoiFFAz6aGa30vGFuBB7",
+	"XaLpFSv04LY3lY32aA9YIuc7hAstoT0XnDvOA8koycJe1fhBYG9yKdiFIIRMbdWrtqtToNkN9LAKL1oX",
+	"rTDI6hfgwIqEHz+FAZajwgIHloWqnZML0e8SxVJOE/67uVZxGe9ePCWPv358SNrfnf3whjylQgoemXfQ",
+	"MYh4Ce3tFVEytUj0/vxFZ++IRDJmZCa4VgEs+PnT16c2stFmIBluogISmtG7SEJ8uAgJ/pMwFdEpFyOz",
+	"vv0uGVM1tv2jX3QeW8M5rPObV6ffP+8PCIhx+/2OeUTkTE9nGu4p6HZKwt5NSP6CWUMRVYyM2U0XVobW",
+	"EjVLNGG/zWiiSAin3MUTC7vmRJ/5p3fsSYWhf9cExMPWwLVQz2jscrAIcsZWuIvCkwuRiXmlMQv5B6Up",
+	"8BoIjEBYN3SA13twISrXM2HafK+T8MR5o+rmr1iMlykRXIjC0myM2LplkTWr6l6Il0LxmHk910hoPwoh",
+	"FyyZ0wVqs05nJRnTdejUDuvCYkODYcX6MdYDpcZyDtYiqhz+jNkNBoJQbUd+pHyUBGR5DqRqo7m84ANr",
+	"fqIgA/PJZAZNdLOrtu3qlIRBXrIEsYP8hewF5rMLgRDYOYEY06zoh9J0AfVOYMShhAYN+YiXPDaDUnUp",
+	"RbjTJZndCHnB+/OnhIsLsSb8uEtCcyIG5lwQjEJWXYLbBVmIKwLMwvLL0KpmSEOnrm8fHNGxAYu9sfCy",
+	"uTTbPNj3bqcdgLz5TqaW7RyTb+DmIVYiYAsUCMIueevKXdJYXYg2HmKAQeUZ8qnA5uPtIIs2vHeKUQVm",
+	"JUYRMwuCA+aKAJOdmKtmwAhcVqgnJTxiVru2V9fplEZj1ul3e62gBZYXuBPV8e7ufD7vUnjclelo136r",
+	"dl+9fPr8zdlz+AbEMp24S7B0vXlC7HFrr9vDD+SUCTrlrePWfrfX3Ucv4Bgkhd0xo4ke/27+Paryx51i",
+	"U2jS7/XIfMwTZntHy4gpRdKZUCdg9ZYMCxlqOXMZQbavNAIC5QUuxcu4ddz61s4KAVlgf4DV9Hu9Ojk2",
+	"e2/3tVXjPwWtgybvf0OzwFrzyd7++k+sMH8u5Sua2qn6T9Z/dy7laypcACiIJYdNlvhSaJYKmjwHw74v",
+	"1LWOf/7FiIOTCU0XrePWK37NBEblaTpSYFVbKM0mrV/MZ7vQUrv+NM/YlKZQv/aiheIIjS9a2NQTf4Fb",
+	"8KLVJR8MaYaCsfiv5q0QfdE2sWYHuF0lamRd2M1o0DMcKe14ZdNxQom5xLMW6HPp+AbGGhXavWcfQR9S",
+	"aJ5e2Tv9hCgJGcA0JgOamFWl5IqxKdBrjCnNFGNqjTTjoTeukiuSSKWtkhazaSIXEya0UdMKEAKohWWg",
+	"gC96eVT7Spcc9vbRTTLnyoYYwUnYfuWptrns45mO5Vx0iWeSU+Yqm1e0c3cLaIeu+3q4A0NbmU5v3Du/",
+	"kCjvNbSf2Kuksqd9fjR1fe0r2MI7xF7Dn1I6YRpy6n6utMQVFu0YL1xqWpJYmv8OcKMQEMLNh8DhcyXC",
+	"nFzLry9lkbt13DLfeQqj/RNOuUqf+6WajxnNxtq36BSAbXaw+6uSxUiwj7mNs4U98b1++cf9pY755qe8",
+	"x79OZ6xxmSwDYQ4MBHSwsrkIoPWvy1jNVw1WecbSax6x94JeU44up1U8OYMpssgCAzQHBhwMWxpnvIJk",
+	"vHanjpWr62iXTnnH6E21DB1lKiceFQKtg7wJdNYrWhTqjDknI5qD0c2o8sjHwPIVNuQ3QebfdoaeAOqT",
+	"EfD5trV0RE7JhIuZZjv+xFW0/oorfTrl35vdLRF81fnkr+w+lUJxpZmIFufyionWLSmwGc3YVWaekgrK",
+	"MYzZnNOtiae3t/6T94JaCRdjdP4NKM6Te5T2cPuRcjjvS0I0QnvtL5+C1lRWRRi+9hQrRzQuYMFRjUF9",
+	"q9uGpL3X2ev1CoYwCCdIqLjawQvZjMG1YsnQKjx6nPVxt1UkQRAwN+LZt6ed/uERWim4IldsqvHiT7jS",
+	"CjRJeBGNm3t9b2bSDpEWjWJ26rIpxjIBQabfQ3Jvz4QrgIkWlxHTihz0nhxbYoSOFjB8FVViCBhifB6N",
+	"/Y2MF1sjJ3+KjASKNlF7pZUoem/LFF2Ot6uha4MrV2yB7NILyCBtL+JwzFL0bowZjW0pgLPrqONxqg6y",
+	"qpql2e8qWNunz8lSeg1Yw1MphgmP7nbr7x02WZ2aTadgMXzNYk5d3MKfkYEhsvm2jCLfqWRjZTFg9+MV",
+	"W1zy+JNrxlLlsnsHZK6AzgsCwSOFLALYAogqmczAFbGknvl5jYLjnDyWmYGh2zDA7GWam2py14AZFZLH",
+	"GGhvghi9IZOK1JimLg3HaYHH/ixzamjMyiX+DBB1SqMxI+3w7Menl6fvz7+9fHr69Nvnl+fnrwxXPOgd",
+	"oJzipZuNqTIrdjt3vnGqCY+rdRADvowDrtRELPvHEm3tEA8nywAzLH0nUz6mVI9z3QNfbZWZni/Ge0kb",
+	"RwfrcjZ+uYMl5XSoWfoBdJvPymoO1n/0RuoXENvxbybuvMuv6jIJr5R7HMOIxiy6KlT03P3oG+s/1SoU",
+	"5yxJioaF3Nwt58IIT1nZDUxqQvkFegl3yQtZ+uiRsgUOzEtZ+6RK0cOs2c9a24JaEKz9JnMGvozvV4tY",
+	"2t46uaOQo4gBwJ9XvWiCyS9kOuBxDLB+IOlVJG0IK6MrupaqPPK2P3jUDbJEp1C2uVrfOc/vwQFDPzVc",
+	"roYiuzXC/5tCbNN9yf9LpUg+swqwlK+4XgnwouO4ADha/x/4vB5k/wfZf43sT/ywQUfdtpG+R94xi/mu",
+	"/dmi0wrbX/YimUMcyDP2jEOStkK5HlwwKYlSOk+UjdYxM3gf0jgOwUgJcbTYki7mKpIwAYixUBvDT43G",
+	"CwludTnThrW4UFUwC8J01mhI8S98QKOITTXDTLgJFXzIlEZLo/vrkSKhYDf6EiOoQtvsg0ZjNwVuL4ty",
+	"xbDEYpDtgrSxhUngtTAJSKg0TVhIpmYthVmshVYSW/diOEtIyoYpU+OAhOZhnNK5CHFPRqOQYmSA5xQU",
+	"aw4yOo115mMn4s5YqkL1cALaFo0J1SSEE0c+svsRAfxpt9vthnU202cs5m9z5LhHiaU40zoOmSPsgwdh",
+	"Uw8CFEoxdJsDsYJ4fZGAxbzMMTLscXRUL+OPmS3hnOUV+/RXIlTw7oUuRiHH0TlLks6VkHMB83e5iNlN",
+	"16BY6NnKvvtwFhAlXY3jlCULo/1PaaoX4AQBVQWqH6fXWbF4/D7nVZjZTTodt8awpOznNSwg985jbjI1",
+	"xJrtbU5VvrUFqzSC/o0Blb12cNxUDzEfY1WKu6sUFT18ZTSbMAHRRkMGWUMBHCRYlOAfbYrolO3a8Hao",
+	"22Ed2THvAA8FR3ZrOaq0ksI9/owxTEWR5/l5fdaVk3DgndtLNQ/qRUOGcpoTwCP/ms1Rpikz+VgI5Pu0",
+	"KU/JpJGlPlQVTEb71whpYyYcfMxFwgVzgfH5fgyHiVzAKYSU7RR5T5e8tPFZwF3mY6oh4s1fiktsOCHh",
+	"Tx1Dux1IVggxxoLr1ZKETH3poGSETBmyJG+jGSyozvtv1zOhFzxhd2JA600gLmUDS4j/CzEs88WdmVXQ",
+	"8pGieodFQa+MV91CkEl9LzhAqFbQyrCpKtTkgXd+Xt7p6FV6Tbub8lFo7bJbLHxeyzyXmgwp34sh50IF",
+	"BGu121fRiXtsS7C7boa5VpQyqvIEQvymXqmAyd/4tcbv3/b6FsM4G713xn9n92ugXYLBKo3nNOsrs3xu",
+	"D0Eg9x0EsppWMC4R2i6tsbMggXoNBdZSp8vZLUoz0LDfKB72NTAQeovzHu1YM43fF95bNwaHtW1U5rIX",
+	"BUQi50YJin+WRaydSoYRbJNh2MzUz8ItyvT5gicaytcsF8dJFnZD3mHx3DRUFxBa0xtzky5Xf06el/WF",
+	"24ThZdnED9zu83C7GpaxGavz2zw04HYZe7O8xWNq7RJXYynzl8ZxoZVs6/7ZkteD4g/lTH9ObuCgtylD",
+	"yHunP/CEz8UTMgq9BVsYMWEoiHVioTr6RpeCRDIrUC2zCCua4IbERpPxlMUnLlGEJgoyMiBRDjxMkAAI",
+	"2YBo7LXlf7IVhN0L8UKmJHSVgkOnmGHhAZrMmFHEqFemmNjMEFz3I0XolN2QtpqNRgx08/PzV2S/1yNq",
+	"ByotXYgwKz4c2mwlrGqUGbwxfxAHxBTCgulbXUfFzrn6RocnZhECTuNChIXCwmGXfCNtKkDBci0KafVm",
+	"6Uki552EKw1hNRcirKmNHBJKplk+EwbmjSSDtCZwj/nVmCvgHKBIeiEqAnUg7VNIjdXayfk4ZQxymyAr",
+	"+9iGUuNZtEOzd3cEWk5Jwq5ZshMQim9gZnGKsYJsKFPzTUw1BaDtoJ8vvyfibDf2Lbd/TFLNPgwuhP2j",
+	"vLOdasMaruGZUOc3+vMHGTW4T3LT3XK97qK3IzvWtqO4AGKRzY1rUcqQ2E6dyFtBv40F36rm2ctrfvnM",
+	"rKUU3eLECSwgbhDX6708NERfh+u1OykffqsmlrKquPbdEriUi8YduTK5vjFpCZuxAd+M+ZVbcsxuHbdc",
+	"Fd/OoB/td76OD1jn8fCo1/FL+ebl0rwooPWFwPWNxsThAs/669/7N+No8nxEf3o9+sfZN2LQf3L18m/v",
+	"rv85LxTgKpasd8QJHN2yGlyTF+dgrhrXcakMGeQaZZZQBZ47Ltu/HxJIoctnhRUKNi8vLmNr/noqh8yH",
+	"uhV8PzXO3XOM6/xGbxQ7iHC2gZlL6PgvF1P42cKY/oTyo0OhvOvDMqaAVSkL8C80eVgVlDhiukaMrJUe",
+	"3zE9S4U1dWFmYgXi5gxiWA4uxjqpqBfidowEgdfYTh52wDVEGgxy72Js67k2jVc+yb16ApRTqvJ11Xnv",
+	"/iD54j41xGxbaxkQSue24jkezkP08p85IYHGfgDjIw//K4h2FaP4VQ5WW5+yVAc+mcpUE/NBMXUZWp9N",
+	"pIJm8zvlROZUzgmUyFbdSiPRd2YB90gkZvx19GH29GAl+WzJwh4mrTSImBd2P/4qByvvrR8q0nIKuJrd",
+	"SjaNN+j1eh5anqxKVPtVDoo5alV3y3dysJ2LpRIza3LWECz3nrO2LRp8BnXFGhBi9yHt7Qsh3FPh0dEj",
+	"KCAzSpmyZWYz+mlOwrvYurDDxHqnRyrn1UmzHmm7LgcQDp/KuY2+yOg9guw5qshsas6DxaQ9E7GNN8Pf",
+	"HikSyWQ2ESogIYYa2QI98/HCFdhwzRSw8FCkrruTOCAXrRewHVjqRWvHlVRzbxsI5UUFFESou/rtBs83",
+	"YTukLZ0bdaZs18ZsU4pBFYVf5aDGwmYYFK71ufh8fpjv5KCZge3LcrsUANXM5QL9YHNceOBgXwwHy46I",
+	"lniZd1y35l/dSF1vkYdRRZ6e/ejsxBl7SuhCzvRxJc+yJnrM8YGfSAhMGaJloYLbeIFM0XAjj5cF6BPR",
+	"bpXIQG2RV+v9NeyzyD3X8L+nyG9TRgSb6dT2pQDdXmmiplDebcyYBn/FLKHK8UN2YwDyCD7ukhf8BuGF",
+	"44nYLsE2Xk4YjnlMBrPkqmOf8ZGQKTDCKnC0ZyIxV1c50hiInsQsSih+rOW0A44SrBrrBtjpkjOdMihG",
+	"QyEM2aYNbcTGq9jzMzkXZgNlHv1UXX9ONr2epWp2o3ctyuesdCkitkqsM3htzu2BM34pnNFh3SrGaDnS",
+	"Sv6YyBGWN5hKLupznE7J0/7ZW6ITOerkr5M2hmoHRKeMEcV/Z4Gtdw51rI+eHPVJKiU0dh3vQKs+pD+K",
+	"49kfhNRehEoiR48UeR73Dw/3ntg6tdlar9jC0PJhb5/MhOaJ+wIo1g6Xq4r+UidywqAK91BbCVIhkLE4",
+	"pKqTvV7J0dMcQM2obJpQLk6g2pRi+q8zPew8LnZcSWREk7FU+vhx73HPbe9C9C/E1W9P4h/E3+cfrl/9",
+	"cPTtj1/Pzn/b++6bs7/zveHkMH36Fy2e/fPw3bP0+oerv16IC/H//v//L1I9HDn9fX+UJv3pPwZP//nh",
+	"8btXz399PE8Wp/HeP/qDZ/v7b9TjX8UB7z95PfzLdfLb5PCHQ/Xbt2/HBwv9zfU3v1316PP3r9I3+jtx",
+	"Pnv6NO79/u2TH86Hv3/7/c3o4K8ArQ35iD2g/FhKeQRPoZjvUyl0KiuaKIVYhT4gE3rToSP2172wu3oR",
+	"D6mTm6dO2nCypbNyUpBOqVBTmppbypCex1/MXyXekt9oK0WtjF14HxAoCJ8nMwGTkUPgMyQ0P4eZp7Tw",
+	"SMuQtL0uiPZdrkiPyDSrN68lJhj1Cm9hVAoOIlP8X67IgC2kbVptAeRhcT3n8LZ/TxYm2LI9GpmAdpwy",
+	"VufXN3tcaXNa6v0y4YJPZpPWca+qD8y6FQk2X7MiLbe4nvtULEvHWcPilvD3IX97Uyb0FsgeRG6jfDna",
+	"ruI9hN1oJmLlmuWv4UXI0zoNBJ7zKjrHNWk8ZVfU+beZTGcTs8A514IpxYx6Z7lnOxeb7NOdoFr+OfZk",
+	"H/Mz1bOUFXrJONuYGeWRmwNe273eIwkXDNIzJ3QBxZtJwrVOGBmwMRcxCSvEvTCblKjZYGLkJphEsHlh",
+	"1xJEqnx7LhSKRlej1EjfXfI2ldcM6+5g122RdTTJZ4ZieArKZ9n3Pv0fwyz++iYMyBuYJBMknV7GoUmi",
+	"v5wxaMEU2l6aZeABYLgbdDcz+4GTslpctvBVfBqP4kHSq5T0zMQWil27s65MR+Qq/sf4YH56enr6zfTt",
+	"ZBBdH8Y//aP39d+/j5713o5OX42j/vng5seD69f7s6dXR+c//frTeDf+2/633z15dfqPve9nPx799s2b",
+	"/um7v/19MHp5NB6r6U83p3+9lWyZ0dwXL10+6LW3EEc9BpCd9GBBqMd/cwaaUfzK+6CCHTWTUeks5ppM",
+	"qR67afOmfgmjQ8cg/ZtreRttmQauMgf/nYXB8mdUAy90WfgwjhmfFiXRZcQH5hkKqS+hCFHW7W0mIM46",
+	"Y9OYSZLSoT7JPwFxKvW6xLnuX+4r16ZFSI1rNreiWfSC6WN0uoAObqOB3HgyJW3vhlAknyivd459KiC+",
+	"bi5dmgqWdodQKq4JM6hnmb/hfblG7yCHAPVle/jh9nL8S4cq9yXFZ1CJmYDw8LTGbZx3VayXmRv1fVwv",
+	"uwM0tTRi7DUjGbUQLgKLF1HCmROLxjIxctiSwmhxmLSNLEcdaWZEHBBFFztd8gy7RRxXnwwIRUYoOK1T",
+	"EO0JW30whVi4Ak3YIYygdIV2ZD2XeOJVaol5t9VMEdn7/IpIjo81t2F+WndTQh7uqltoLSUmt7nV5Iqt",
+	"tpY446jNA0j9dhV4A+Z4r7J7xZbJnlCgzJFMqBhBa6yb3YmMd9VsEg92wRbbtp0/0byLFpG/ZK2/wJpb",
+	"+NHafPO2YDtd8g4FL6LGcpbE2PaL69ya43JzsAVA3qnHGmX1mC3woj2x3hpbdMZwnkiKayY4ExFDW7D1",
+	"3wC4bWVsV6lajsy66lm7K83fUNZvItz/JYqP2P7wkP7l9Kd5L0l7yauXh9+pm+fPX73i/bdX+/HvP708",
+	"WMzp6eDoivW//T397vvZu81FXv/4H8wMtxEuqwhoI0rVPGG7H81/L809vVqARNLUUG6RKs+lgj+1x4yP",
+	"xpo83iGJba04gcrtedALtqzwVOqwS8Js9tClCadQ9Ae38/7dKxRVUUwKi0sPA6ISqsag1WOp+mMSfnz1",
+	"affjm08/d6e7Hz98+gX7PdpmoEYhh3L3rvMGpjOjz/Xx//N/v7JOaBaTN1Zic+6YDzsBCa3zvTh+1qtx",
+	"MBOxmyBh9Jop68ymZMBHHSZiTgXZO+oMuCYJRMPl0rARjQ2l7nTJG7NkIzZqBsaIUSpnU5t3bcSamI+4",
+	"YY00ScjAFscHvzNC2DXrCm9C0g5ver293Zv+/sFu7+hrAMZef/+gd/T1TpecSRL+7fk5KYK1twvf9PcP",
+	"utPdva+xT3zFew4YvV4vBMf7HGRpw7RQtsLeaiclWQvkYTzqTNQ0GGVELDhrxUZQI6od9v6r/8Ks5b/6",
+	"L2A1/9V/sfd1uIONTIDh0olrFoAlN8ObjrqOOgaHOnLYQcQCOxtcaRC0XJoaNQDoBlNGP1hO+4cpE6dv",
+	"X+JfuXRMIioM94e2wBQxEdqxDGdJgqgGvYFtV0+MJeAK+xbEVghdMJoaAE1pqjlNsCMLPMHeSagGWEWG",
+	"Zs58V9sQZnG6nKNA0hZSdPJaaG8C8sGpO3vdbv/wcAcVJhxWu6Z05uCy5o2wqwXTpL1K6bBlR/IdZ00w",
+	"NU8St6sV3snz29Q0a6CWLHMBmVaT7zIPIW3FGKEDeY19XPIbs0QZ1UpOxtFuGR67Dz05zR3SOm79T9uu",
+	"+X9/7nWe/PJxL+h/2tlt3+Bf+592d75y/2xfXHSnu+61/U87/+c/W3eNtJWRZrqjIPikKONnGsWACwq6",
+	"R6Nb3wDnmHwgbcOAh0Xk2Sn0RELOvN/Hmm2BS1pDHpv1fP9AXDwUoNgdDGb7e4f7R71eL8jb7IblFQZk",
+	"6bOjXmZnyEn4wfT2R9dtA2aEZqPC3VznimmX5JmdsuAUtJZvlgKxe5IVVnDOEmQaZr1lmWyQpqYcs81a",
+	"YVNNir2ZZWqjwZSWMqt3wEScSU/nT0lMF66JM5ZpGUhtrqlCO2xbw37MbkDHgrTxLnH9fiOapgsSPj+n",
+	"I9f6FRtKo2BQILTQGjSwOTglE6qjMRcjEr4cdt5IwTqvzS8hXuH7vYPK8i0AQb/5wGfMm3vHhk3et6ao",
+	"ZkHGp+qHRot4OTQgAgjdb5zxpi0P3OvrnBIrWxqYl927n4INiwTvN+R+r2UM1QUegv2+FM780SD+ADqw",
+	"n84M0/z5l0/FRtZSXpHZtKYpArLTguZa5q+NKxP7/DarPrwZu5VDx06NqN/v9bA0sM2QoBqL/s+pwg4K",
+	"x7aoeaiwjrCW5ErIeaGrUrYSjl3Z6lmiK8/7RXLEYu3gf3UO6nbbjIH65QYf+OcD/7wn/pnm/OEO7NP8",
+	"Hck03oiZupJbt2KlQbmBixEsbXpEqZeL4bp2NmjcYp6F1zTh8aXmSRLmxgfnRvMGt0VbSIhVLsHMPmBM",
+	"EHYzNWp62CXPUjrUmEcyTfk11eyYZOlva0pDELAboEva7f7EsHwqFlIwwhLF4JSwrwUUf7Wv4Yw0SfBr",
+	"ZbYBPm27UnAzgDc8K43lzwJZRl5JCzuFtRNhLx9MoEn4kEWLKGGQRoO73Vl145iB/iXuG9zKv8vtZPba",
+	"9G4y7z7cTA83073eTJaP1N5LDWrjZxwib0l2XC5Fi1zV/BAsV5pLsZe7K0cUEkNslAtFwt/C4EJEVLEO",
+	"F4oJxTW/ZsmCtN8LHsmYkYRpsPprKXe6JPyvMCDhpfWNXFyEhAszCLBxMHpgrpAes4liyTUYKD/Y2iRm",
+	"MsIgXzvXrMk7pmaJVmQ607Z9Co5TKLgbeHvhsauXq8dMXIiRJAMcEV0NcZdAz67omFBsTa+IBFjSBN5w",
+	"jgkh9ZiLUdUtcMZoGo233Qyg3Gf2RnsbrDg1/9DyM2uXj6tkrafRhNUEyPxWXxLwaNmS/WfLIs+OC0+v",
+	"WR55Zql76F7wBXDOF1wUehpYwq6kDu7zVQVH7vNVqNiKeKR2o4TRlCZJfZ/Yb3nMlOVO0JrQH6CYTG5t",
+	"vRXTjLnSMl0gewQDyVjOyQS6v2syhhbpdDhkkWZxHjtqu76rMZ0CSprpOzRJdrrkvVhaC7TUWZA2TGH+",
+	"ZQvf7pzgEs1OWUyksKVrsRaGV6m8svO0+eodo/Ebf6b7LBH1mqZXp0li5lxFqN86+BVBMGdpttV/gb6z",
+	"/0ZJ0IBpxcoMFSgOFGapyaPywku1xO6+q02MTpKl6hCFEQJcEvRN1MW6a3Vl9326+TZb9/1ddcvTraIi",
+	"LJJT4Gg0jlOmFItd+G0GCjahPCnt+uFGvMc6bXQdPm5MAfZKaFZjcFZ1x7TzKrnXFSWPVVbzuL5ZF9zR",
+	"qtidZ6eIV7mNiqckkjNRS19vcUef7Xqqmm8VhVVe1A809mXWQqzC+I1pzElp9SKlEXGcSFkxZUmoxH7Y",
+	"S3IjKquVQpsVoUo4SuMvV2xzm3mQ2P5E9GOOfP0dBfi7MRF99P+Ecl8wzBqSqirvtbyYlTVGC4S4rlyU",
+	"mdWnMktkJYtQRfyI901Nalhp/5vETn7OYqIGAutovrxjJ9lnHWD/5CT/YBNfwyMMWRboqiFLACNlo8BB",
+	"bCumSCQnA6idgPVfdqHgywDcfVlSwGwaG5kT/tO2qXXXWXCg2jnB4JSZ+qttaE0mjApFsNP1CZrMw8wY",
+	"bcNckwWakJcs5mY4mWpwxIYxBL20ffFuJ3AjgumcxyFpUxVZ2w3Y6HE5IWkPFkg0tmCg+Wynm4UzJlxp",
+	"Ve69iTb3RU1MJMTnVOZT/d3A/jM3i9vU4/kilZNnVDeyNJ/L7M2y295GGyGUyRBQibRDd/rcHX1tfx38",
+	"srKVddbB2mtmTdNozK8Z8vRrecXiqm7WzcDVvJ/emUz1/RSAbeoP/hzhRxZtmxj4/6iefA/XxZ1cqE5p",
+	"KzbgrI6VRDpdcaE0jpR0FwzNKyFkYYow6kkW0ji0r7qepIOFF8gDvBg1OkXaIQObP79ml/jxsWU1hN1A",
+	"7o1ykThutICElmeELj8nd05AjAsAw76T9zvGMCG7YPQJh7DuS4pFiYDPDSlE5Ng494Pevhes4xLr1sT8",
+	"FCKGzI0E1XTNzShnQrMY/MJaappc2i2FwXL3mpp4IinMfepHD0G5baypi9sHA3GepVgqdiHFirvu8/Vr",
+	"vu/Qni1djABQxFtE6oBI4UelOaBDLeFqjF55aTbvJI2Lee4GP4OPHy7J20RBbXRF/gF9rB+6E/1hN2rW",
+	"E74ydLZ8m9o2urtem8U688wHzHHGlqjmhisGarqWvdlIAfwTikIZXs5jvCPMv+Fe6JKXeQwst7nEbv14",
+	"vY6g55nVfuYsZYG5VNnU7NVcf25O222Va0jlWqDr3PXuxnnKMQY2jFTTKyagcN4xvgLOfNs97aD3JDcx",
+	"5bls9tMVHvd3CNVy42xrAGJKfyPjxRZZAszmXUiWes0pFy1Onz5HhE7WZ3tdjCYsO3Zo9K9gRfoXav+4",
+	"d9gEAGo2ncpUs/g1izk9N/rvn7YFHKBjFScjbdvmXySLnZXV2x07tWzslswUa34C88wboZsBsTwGhC4I",
+	"BiFGWI+VCkUjDZH5KIYb5jgfS6g9CrUpypeDn34QkPmYR2MymSlNBgzztUDXGM4UTWyBiYKCwrXtewE9",
+	"su2PuGI95wZiB9C5TkiiZrlg3z7oHUC/bPu3X/jB7bR90Huyc1JOKcj0Hj9y0nzqPoPcgiekbU8Ah0bj",
+	"3HoOnesN98if7SR/EHe2s9+SN6sH5vzAnL8A5jybEi3JXq/XK3FG1ZAtW4H4rkJuzjrrzR5YytPaPU4s",
+	"x72TdFuSSP0cW4+DZjWeCnzSY4y+LNucQ2aqxL2ySJzlD+OROP2DAPvAI/8VBNgK/X+ZN2JwfSMPLaZe",
+	"2GDAYkIsiK0lEza4jPNcoNMkgWJweVYGzzyvRvdfTlU6sUPmdc1G/JoJFFRhlC4JC8b/EGzrWaKv+ROc",
+	"yAG0DQkuhHuKhs2AhFM6cm5b889LrFpLUyBvKHB5Qr76CtcBHQ3QVeCtCcIgoV4ZF1qSMIbGrCr86qsL",
+	"0Q5pd9CNck+ze9rF30+scA2PSfg/P592/kk7v/c6Ty47v/ylfXHRLf6y89V/hgFazY2A3b0Qp7YXuZsg",
+	"ux0A1FD5xkbTqIgmNEX3McVq2XBVQDO/BWEJgwp12NuPpildXAizYRbk6UnmDqp2y0cps4FvacFFr/mE",
+	"kfbLsx/I46Pe3k6X/GiWq5yycSHev3vVYSKSMYu75FRIsZjImbIRPWgUQrjPFFQvBRz0zUa1nhBzXWDQ",
+	"HWOISRfCYudgpl1SclvN1JSJmMXWAIVeF0ix0FIeY/FYLEoJi9YsSbAUJDXYi6kZF2Kd34MmSrrVgw0M",
+	"NlUyf5mV4rry3Dls/zdnSl+IEKEaX1Id+olyGdbzGApQSk0xbRyT7jKxKUOTNlYmzNptXojEME5l65uf",
+	"5GW5If8dSiz2ekgn6PmBkXOPU32i3R/qlCkysLfIbYKlEA9LgLIkWJkzrfN9FPhOXerdXv9xZVTALZeV",
+	"qdn1i8p4392WZA8NyZpBuoRFPcNAjGhra7wbOuO4oDxLsd/rH3V6e53e3nmvdwz/3+31ev9c3QOpohCf",
+	"mbFjxm9tY81WkF616L1+Z3/vvL9/fPjk+PBJ98mTJ/9c1SZpW0sGMnMuZVgfeueqfHHkDdhZijcZUdKV",
+	"urY3jG23CXw0zhzbStOFY6JGhqivt+4Pf/8uvi8r2fRWOaYPjrbP52jDA8L2rp/Tz4bzLnvaqgJXlrJW",
+	"DSnVFwLIoupBzgm83JugzknW5sJKyMgtMqnm2Ak3XskXV2MlL6PiojmkiFheZ2WHYDXElEVapgtsI9El",
+	"Z7bYeyon9sNU5e23bP3jK8amgWFFXGcRKDYPFqoagzBomJRYgJxxQmhmnrbtoSI5mXBtLbp2hTWlds8A",
+	"nvfJBswE66wAsEb1UO194/YMCdWgnhjc5UrzyLfhqYXSbOIRj5+o1nGJarsf7b8gu4BGEZvqetveD67k",
+	"kTZQ1GsjlWIW8dgorjAuNP+21kFBqDbar4uERooS3uCPcvcKCdHl3PG+UahyGnXWRfvCPswaijl5Ss7S",
+	"qFK6xmX96L3s8GpTSdt+16xr9e3JCRdsJ1tHVh6wHuxqX5Rd7U9oGkPM88zx1YmvDdIZGrChlP3KohVs",
+	"yGB3hYcgK+NcYk7O0UqoKwaxZhcnPkMpFD95pFz0C6oBM+GiYtDdC18QmhhFZGHZX+yFkj6p9hOY7X4e",
+	"NrQaDV5jJbxTo5mCH6f1QOL/NiSOaLg1El90kFLqyRg6k6ol39+ICYYd9MAue2xjmM1r5z+dZ6K7lZtx",
+	"kkeK0Cm7saY88/u35+dvz8iQJ6xLfhCu5njJdzdgkZwwL7TN+SJxVGjbQXkyS/MikZB+DC1Nsmq+XfLs",
+	"zVlWNmtCF9gZ6pBoSfZ7tmWHIu2UpixZkIPHZCxnqdoxzwcQvF0Zjw0MYfEMgXg/TkN/is09hv/mvOTB",
+	"q9aMryCSGb5ia1Nds9RQjCVWQ6geT7FMY4mZZETbsTUCa9nKO0PU05nrJoRdCTIXDjSFNswFhyFuI48w",
+	"L5GGpG17IBh1hHHwMRgta8cWxwOe5SJclcavutiSEOcKA9vYSsrhI0X0YupK77lGmCrIOjzZ5YHFMjcZ",
+	"WLc4siOa+Qjz7gtQfHZKFZQRMTzKefqM1D+ZgrshkaOR6/qEsRNUyRWsplT+/155zlKrge0ynx8tQ2/M",
+	"c3zpKzeKNeI9pzODx7ri4wYc5b1i6QNXuQtXyW/zEkV7TMWXY5ZZC0oUa/nKabkji+EKrm2stWCUlkDa",
+	"2HItdy1CClqxSLMVPixNN0wCWyogzYvti337Y3vZlLmTM6CCjDcEz3oth/ALCN8reyhWKn7gDQ+84Va8",
+	"oZoqN2AMaH+8K2uwVszSMrq1ROb3kLhnMiu2q3ggtAdCuyWhVeN4I1JTttbR+vC5H5dayqtylbjK6pNu",
+	"ZPv9HxFJ81kqO7v9rXMN5DkJDyUf/nQJqllvkFq/uXtjDZk1Lvuwluy8ZipuyEcqrzmPeFpNm+4K+gNJ",
+	"c9PKA5+jgssDJf/bUXJFrPktCblhq6ZbkrWlZqxwUuxUhJVONixkcpdOSHX1cFF//BPxlM0aFd1/eYwH",
+	"/vNvyH9KzXgquM8cmlR5enBEk2RAoytAQ/vB82uLhB//06qu3YGMF/+xO2eDsZRXl7M0+VSvTL+VwERs",
+	"TWg1G2QPHyniDQFsBhO92XypxBGa++e25w50e4aWcwmjSkPAnsfdzjQVMU1j8gGHV8RGvbj5OjzGHscQ",
+	"hCdF0di+E2TvaT5hStPJFFid+1XxkaB6ljLbbs3+rrqTeKdLTsWC9G9uXKMLVxScX0NBLSoW0IfHmvkU",
+	"SZlOna8S0xL6B+hRRG64tu4qM+fzCOuJ1O4pi49HSORRzTlEVlZjXRu4/QE9tWa31mUxp4oYSLEYEvPf",
+	"C35DFIukiNXa1WRwv9uirvdyw+iAKnZ0YDDp29enTztn3572D4/Qe8XjbjYh4Da5YgvnagGQsihl62GY",
+	"4cVGq/7lfkxCFvctG9zAClSyha3AZrwlfvqp4iswPUOeASBDAE3MzbeHNzcBoWT/5gbLNmQDC7LXI+qE",
+	"IDVgLnBCNUu75dilGgZBi+zB9uAvJewh+xkU6/db3mSGrdHGsAENUBRSLzRTt5UbrK0EXvGSmv26Du0Q",
+	"o5jAZwBJZi430FWvM6hGiaYjUhqGtEPY16XBm5CEmo5C4vwQVkw0v0FtCW+aEz9IekJjlqOzmQVA66rt",
+	"xTvHyHpLUOWKTDP2HXrMOgwsaZOp7W+8zHPVlEVLVacZCZGYQnvwLCaYUmd4eLc4SVaAY6z11MiXrv1l",
+	"5JoN2N4lthqhETrfv3tF0lkC0WNl5uzxfKrtCThctg2F/PsJorfBOSxkOqEJVywm7bFUmiRyztKIKsPb",
+	"dEp5AlFoUluJeEhniSZTmWoSp3I6Na+9fHt9AIZkhRVAqCJh7+brYXcvzBJdXAsFteOC0xMZ2YIjAfld",
+	"Cmb7tIhOEQ4oP/e65JRMuFLQiz9HBdKWKZqvQ8SUIuYgQhrgYTYp2rnnGGCzmNpYdE2vLNVAol6QTynI",
+	"TFwJOReFOVGiPyE0q0UuEwjW2+v1CmBWZMR0bTTdU8hd+mAWc+Z9dE92dG+2jczne9tj22ZuXMbafHsf",
+	"ikEeGGAo0wAaCY201dicDbgjDant/DtWJ39Isr8nnwHgK6ECL113j1mm62kfqGqUVI/dAh9o1sCn8ElA",
+	"ZBKXDBwSa7ry1BKAqrZULrGUe82cWZ5tE+J+aNL4+drl4L2nSoixGo0/+q9f8vgT4nDCNFvGZiymUt3X",
+	"o4TcGUufUw6R66DrqUxEdMKLax63sglIQbRZ1wQEF1l17a7VR/15avqAlMC1SR+QCRdZ4nbjriBfdGjr",
+	"g/GrljoRCzNhVBUxsUyTQfXt8UMzOjPXBkhPcGnckpKqsjIbENEW2it/mYR3P3fnJlfngyX7SyFmQ4eN",
+	"6HjN3bprbz3OVkuMth7THpbG4741VLlqTGv4QtF7BhYSz4UWMTPoIwUx767TSruHXINrEnNogWcNHRhw",
+	"jqkmTPx/7F1rc9s4lv0rKNVWWaql3E7G3dWxa6vW3e6Z7uzksW33ZGtnsiYkQhJiktAQoBVtKv99C/de",
+	"gCBFybItx4/ll1Rs8wGSwMF9nmPYolDtauzeOD2tnrNDjJsjRvX6tmmttbOiw4rHghX2qzSN2yDGuy2C",
+	"hEl1niRDl6ve3ItaalG4dS5JvZT1HYkOrO5cLAbQGkYsEa5KuwoYAy1FmaOZTp0ybpm3eKQnSXLqBnfT",
+	"xd5Smbb7yJgb3a6rSt11ddel2sWebtrFniRhv/jWpOQhLOCyHl5PhBuPS21UFodplZHdyxhnr8/evWVn",
+	"sFLYy4OXB8MXL13VjCxcImevYkJkffvAkCBTOdFzHTPxGd8Si+17iTWRLk5KLZLBMYszkY1EoWdyDjyN",
+	"kAC4uBRLYmtEor6YjVVGuZ5RKVMzlDnV+Oh9dk75JfwFy8WVKKjVdX3wPaC6fYTAVB/jA0Xtm5X31+iG",
+	"ioXP/HVcHh2EPiCE4uppL1fcDJwY3hzWdHLWhTyJRLxZRGhUNtJG5eKI+MV93jknAq+YmHvjIBaKLbYR",
+	"43NiKaX0Pag+zHlhlwFL1fSY5SrMZBciU1dOuA2Tv+6vyP5RCJ7YV8RGSxbTn5A/9M+FyrC9WTXsvCgU",
+	"jnB0ZDXYdwUOhweHdqTklWJjBR4OpZZiYpgqobH5nyV4LRHk6f0PxJTqylnEZzsDUf9CUuVNQ/tirc5P",
+	"IVLBIZkt/QE1diUd2U0hTQVQIADj7Fx4ygjNpooEKZBgOVGiEg+ynu+Ijy/3mYU6qKaxQ4OpwFP7pWPs",
+	"XI4jdinmJihLcNMBtyjIWsqcxX/55ZzB9KPJUGkz6XiTJpFjfXb8LX1DjnlF4AKfxLWyH1nLn6SZBuuD",
+	"4qF60SM11Gtm+mOSOPKfuNv2um3vMSQWbiFpFG6CU2F8UGFzNLIqmDcY23BF85PmhlLThGvokLbzPnof",
+	"+vE0wm3p9HckMk8/c94yT2+0fioqmBqXXKqm61fU27BJFAyN65pTPOW9i/a2SO6aIBaMIjQZT8SaRRd2",
+	"afpR/9UO+jG2pzwuOunmK9uOWDpVU6gyum9x8zs1n/9/hYPfBW8hILGfbFNfa1sLeYgP6LNtGbdfhQA8",
+	"XYdBwtESA/oNxwFi/sS4Uh3dTu9or9kF67tgfWdy3wwg7Lq5c7we4hsTUQzhZD2TG3hc3viSdfFZIvVr",
+	"a26vtbkVmpbqYalVW5042VJ5KYDDHUrj0SBRaUIohNGl4MHLPBVas/hSiPkF1xfuD4F4DMQmYjvai1yZ",
+	"CyCmjCn3qFhf5PYNJwN8nhkn5nl4nOMQ2bjBQ1wMRC3yRhzOHv4nrPlHe2hUBnZdGwKe0yd457/AowTB",
+	"lWE+tAz0lsmBYCIGk68LmHTo/ZAFGbSYGlFWaPav1MhuB+moSTTcQnEfAb0GyvvsBIPMgHWOtdeOCSVo",
+	"TFkQ4o3LohC5CRdUHdf+gHHsKrx7va/12+QN1KvcFwA2nueJwF8HefcNeS+3gLwCGrVlwwHu0HI7tMSV",
+	"t8bt3QyGXzAX5V3f9ujYJrpkdHmbNm1blq/Bj+7bSlA3BntNVyUWXBaQCJ+Lip8ZyucNN+IovGoq+MqA",
+	"sBvRmbMctNFoVNZp5zLXjbCevbhIJ+CjQ9UKZffWu+itAbp7B3UieL9nThf7fHWFifWo+sGx21MCvIPV",
+	"LnTX7pmvxQuUenfSBWu53TdxWMEa367S7qTmdIOzTtUgqbwScYSaa7HMETdiawKCMr1nU3AJ/haz7xjF",
+	"fMczeYWittio/srrwQ+rq9gF6nvxtUICi0APt6WMl55yRyVzu6edqtuc98x6t53F11XCPTdz70kKYuHC",
+	"vU0l3ArUJQmR0G+oJvalwFKzK55KkuUlFYpWjj7W5yyTGpVvkH3DQra1zuzxE6IhgWLkuZL2RQ322Vso",
+	"NqVStMKBqI9Bkgyu1CwGKr4Y7S4Pgo6CBQC2T0Lrr1rLo06S5HdHOvYtUe+e3Gf/OA9WUxyS5m9TUWyP",
+	"71C0ixM+eEvGCvfgbQFUb7AS05S4kASkalaKX335acaXFsGQXO9H9kb+tL8eu/QzAy/9QOgVDmBb7NId",
+	"eHXg9cDghSjx4uDgIJQmVPlNQnitcEbaI7ctZalLo1Y6yds2q4JFKaczAzkbi9Igf8bzqWiqt8OF3IDR",
+	"+VUTlivMbhPnaVWTCqSnrcU0nGHL2krinPUXM+XEoxtMiJSpHrSLwTYPW2uH4mE7KtN5JKB+X2U9zbfV",
+	"lfd02HnHXlzi17i7L42RujtFDV20z0cO0QNWRRBDPKqji1OStRgzVHlKMOhAcswhb5GqfCoKa1vyJMF0",
+	"CSJqwsrcyJQ1Q4pAlumDj1uGK8OIIwUrW1EPL9tFHrvIYxd5fErAieu2xiTtYWdwa+AclenlsJwD9/d6",
+	"U5PqaX4++xtoazsak6xMjZzzwrCJFGnCYvvHmPW5YZnShv1waL1ogMQX0cHBQQTmslrowRHjRLZvf2Y1",
+	"vUw7sDjyraDp0v8Fg5CIsYkCPV+Kj7I5NzOXasYdBQi153gDImUaizQFqmJPBd0SPAWzdayviKWfTppx",
+	"w0ZiKnNNg92L2USlqVrgxeJ/iyMW/6v9Z2j/+Xc7TGb4KAJm46KQfCqozghMViqHstdJlRZUmYmi5/aX",
+	"/ap7dw8y8FmZcpaL0hQ8lRpQb7DfeDXBniWyuVkymdkL2G9HmS97cORiuHYntv85ropSaTPsx7rU2DeN",
+	"PNCwtdj/is9za0bGA6KcwO0I3rFWQPAKY2Y4pzxFOybjM5hIyGvtZRrllcAoDE4tjWrLApiu7Yxz5QY0",
+	"X8LYN34z+uz/LEUpEtyhKxr6lwcvq9bhT2oUscVMjmdBu/AnNdLfffmkRhcy+eq+qt5nv6sFhsKD8dBF",
+	"WFHmGvdcoN2ASYxpP7Vgwq5854nALT0dNl4Qv4pI9tmHmYK4k/W0nNVAfepVaJ0v6W0eh6sfuQSxFQE+",
+	"7vo9/6cyvfwDrvAIg1ceRL6zk3yYcMPrG/m8sE9jiMfNTpJ2Z9ihk92m7aW46R31RjLnaFc2RSACj+jv",
+	"eNWP/ig1+iTGWzpOL3dmlbxWo+tMEZhNONE7a6Rz5B7QHvkNMMyDFnhMlYUAQh7cTtdbWyaJ2EktiHfd",
+	"al7dcU0641o/DRwyd6Xb1I8Ubd5ZC3EE7wpDOvesc8+eIlME32FpCJEmBcnNayiTeMCKoyakj8Yz4axK",
+	"LM2rV7/1rydTwr61AdIHbciiHm8t/uiYLQLHq0oRsHe59fbQhwGyusoLqYH1SPi6XnaCRjjJ31R5Anhs",
+	"aZybckSFiyReYxZyLFj/8OBgENGJjt27UmM6PDgcRP7GDZ6gyGlSBuDutZjW1b441p1nlEKuPdIDNY/Q",
+	"3W/KLtQlkjsb+hHQC91DLtlvIJXhvG4H2SaPvKiI+QLgvhEv34YW6MCerkva3S8l3ho6vAjI1yFcBRta",
+	"6VLTHtwDvkAM8mTWorfvyIj8CBlhnFSbk1lbzGQq6nGdinpu4Cn4SPTYkQNCn8xyA+Pgddx5QcZdmhay",
+	"u0C/wr74Nl68TdvYgzgpz4EQL0yld3x43Yb11Pjw7u7hqEVuX+dQ82yeiuFYX61l8ToJU0VQZpRbFIcT",
+	"4XeJKCDMMiH+1WvSOhH7R++E4Y0hWvWP3uComX5q5px8Zmms0jLLIbOUCj5xcX68z55mVbja3hSSVJCc",
+	"YjI3imFkuRLuhOwXSt7ztKQ9lsaM/ZWa9cGdgxTbnqYUET1+5FREIzZWuTZ236YD8jLDa0ZOYR9+suO1",
+	"UG+WcyQRzDjKkY7s8tHH2HKJLxHNd7yzxl0CHEHa9IyaCsgZJQqyEK4/YbDP/vDZH40bD+ZAMMNDOakq",
+	"TYf7GD211CTeGrmES/A1cfNn0rpzSEOS8SVzk4lJ07pb0Z/P4JX9rK8eYsPauJEY8dl8R0tgvQJ069ZQ",
+	"ZT06UZKnIsXvJiTjDoV8Zh1FdYMZPyrTS0r/3Rps0eJ14aQh1xvhNhBFCszcWlilUWUZWcMUxYepMiDl",
+	"S2uSB9UFYMTqenr9GtAlHWbwJKraU7oQ18ipHYvJREBcns4atGN1WChQT+tzpudwzZkQhi1UmaIkC2Qw",
+	"XOK9Lxv5/3X5fvScGhn/QeAgOO3TeC9mIzFRhWDSuKz06gvjC75k/XcfTs7ewyyRud1A7EeZljLh+djC",
+	"7SlGoqw7hN+6oju/LiBn4X6fnZlCQLjQ4TXcHYNrTnocdqnYelXLC46VDxUTVUCW/Seke6mRRF0zCnsj",
+	"94EuhSNp4bndVUZ266IPCQG8Ps8U9rJlEPecD1NxJdL6XIKyvdpsGri0CzwUzCT3RZKycN1xVL1A3wjL",
+	"WuzvyQIhZT8ajl2s49LosORAz+z5fboOFCu0RgJ/gQMocHWib7MrfQtC0Oe/kz0jd+RZbpa/0EoKN0Uf",
+	"IIIKoWBfBHTaclecCrPab7GZnbstawGbn+tpWLKFKCh/HG2bFFnDHLxSbv90AeKGfQUd3ffTp/uuUdfv",
+	"pMa/tl635wA/aXIKWZMuahja+5sW4JNg7r5pIUfH9N0xfT8k03cLHGxB9N3EBEKQ69vA3+OBAcFY4vP3",
+	"K6UR19Y7HGGFxVQYvTb1RSRE18lPfcMCBvR2CwHBOnr4tZUK9MKeValC/ZkeqFahOYjNmR+a4CLx2cEu",
+	"BdSlgB4Q1mn6hkULBCV3rVkgJssdt8AbT+7u29qhmqHevh74lFTJ7ONeXuShSpWvV4JoRkbX0052redd",
+	"6/lOTcROKGJXjmazHfvOFJS+s/zmFJS+6SCkoFxpjNiCg7IViOA5u16Drteg6zV4UsiHerq8hSTiDqBn",
+	"seJOmFd1CQedVlHQggVJuQAMfxdXiuICUrOJhOJFs6kiFJSDc8UmZQGVJ8RMBF5sqNjcSBV7JOyvpovR",
+	"AXf1+9fDcjuS2vM7IO2AtAPSJwWkdtnWKDUAhG5Pp6H5lWvbGnI9BM94s/8Kh0BOAgKRntLyKCx5sdYc",
+	"tKQGlfXA4BCxeYFdZ1uWeyDhEJZ4VLGlfj2OGrFGXJUK1Cs2Yl6IremIuQ4eaw+qVCzmOkphpJ0wM557",
+	"WgokLW4D2jN+Ra1GJxqKXjoO4W/NIQzfqIPtLgj5SOiDsU4vITC4HWyTtNj1xu/PJBy20sLqD4pYJgyP",
+	"mDGQQaqVy61IRe6zD1BM+NtkCBZajAYnGrVSg640FmTLyUrzkDYyTRk3mNdxBnn/8MVLxNSF1KI1tYOy",
+	"Q0/EWr0vvTM3qgfrWL2JtdypnXVqZ89H7ezOsYovQaWvqwsCk3tnVUFOIqGlJsj+6VlWBOGjdfVDXf3Q",
+	"06gfamhH3KJ6qI4jdZ/31kmf48oyDSn6yERdy/1UKwt5dDbZzbDhG8Ubt/dZq0hHp37TRR0fSQWNQ4Q7",
+	"quDUQawQMgc0uiuMuSROxcAUJK/R795MR44P18p8x/rFauZnJXdd8Vat5Txtz8XQG+ig9D6g1E+wDks7",
+	"LH0ERiLNRsaZR6pdIyolxm8Lp61pcUiFh9jamgvHZHbKTZXq9gWGLjHkW1pDCrrtwNnXE9HPAK96Bh3Q",
+	"SNg9gkJHuA/wLJW5N6V2h9eYO+/A+j7AOpwUHVJ3SP0Ycu3Ym3LHTHsdpAlJ74DSod5BjSi6aVGzMk+U",
+	"0EwaC7vNTecOVvGO8PQMR9QB6n0AavNzd5DaQeqDQSqt9Lq4y44A1WfEN+PpG1IGClD1GH64VanQ/tpU",
+	"9bPDsvtLa9+4jOjgwaTIu5R2l9J+Lint67HX8GmDxGK0HBo+XZujJjyS1NrNuLVV84QXiZ13rrzS8Cnr",
+	"x6igq2dyHkcsRgLFi0uxrNS74gGTeZXwpnZwtcgZpxSbSFiiMi6Rwxg3FZULHTHgsVHaC785m9lwU+qY",
+	"2s/7sSvzlxpOPmZA9pbKiRgvx6lARbV4XGqjMiT4L/PL3A7BvjbYKZygFjzwmiLQippDCv3T8pxPd5N/",
+	"b7oK7m0Hb9pCFVFv9o561UvvRT1pT5pzM+tFPftCekd2MvSa+BsFWJrxz38V+dTMekc/HEa9TObuxxct",
+	"glUbCImk0HtOuY0IQVnsdW+c12C/yWDfDRWpkvxY8Vv2wuGJvMzsXMYLwXn+v66LA54PPJlAPsuP+T7N",
+	"9nM+/U/7CFt2GvhVBCQM9kvedn/ocvbr2bw+rnABeWgp1qIZw3XSxuH1ZV6oiUzFhUy+fpfIZN/NkVbA",
+	"jBOZHC3E6OhLIpOLmdLm61F4hZgVQqv0Smg2E4XYBzJ1XzTwRpiZSmKWSk2UfnTqnusTF4VI2C/Jy++/",
+	"f/GKXYoltBbFb8rUSAu1rI+ii6imrvL26su/CHMqk1M1LjO7Bu4Buc6robP+iGvx/Y8jMx7Usevw6vWr",
+	"13+8GL1+/curH/784ez1f1z9qj+141j1CjfC2ZwbO6t6R73/+fuL4auT4a+vh2/fD/+bDy+z4f9+/PIi",
+	"Ojz8+i+9bwsT4btegxCnv53anQqO6WDh3mGh+coxxkVzLMABmYjc2PM/fm1yBrYRBoriyi2h+icG+k6l",
+	"DbOHIM+n1NXd+3HGLwUryjyGI4ATlQHn4I8HPx4MelGvLNLeUe87cN1odM2bvMsFlJItEdykASJwNYmY",
+	"3XuNdoy6IP26ZIIXqRRF6AHRWkOG65ZV/bNKU2R+1ahG4eE0lByHu09kakBrNE+g1k1HXvzCCWMsg1si",
+	"4K7e8W+O0wg+xETaS9pvleOTRtaHs88EhOPB9RxTTcslifXGtepX5ZeZ9Y1RShdJV5EOPbgqqni0XBP9",
+	"zXqZWN++j2xeWuM8T5j9v7UuOX6Uge8rTdVU10de1ZCt3ukUrOP6ndQktKnVlSjY6dszdv5f5/als1/P",
+	"z9+TIiJ8emYx0tpa9tzR0usA+2sEo0FjvGUcb5XxA9DU4DWW2k0N1+3lzPn6gCn2ED52Hl6vbeoVghu7",
+	"cuBdzng+tT9Ujx2tmY047TKeczihIrwMthbyk1Zv+sHOCKbLkf+ljthCjGZKXcISNfUoAjw6VXMSzbQ7",
+	"GhyP6p4LjMOsft4AlLRLtJZaFHrPwVM4dI9P7Ttwk+irItFG76zq2ICxhocPUzVtjDlV0zX3GfM0FQW2",
+	"+7GT97+BYRKcycdjVdrNr/XsU3EqEfbsJbRMBI0nEYkc4iNnyYANqU/PpX/tO9FymoM8QIpTIOVLWMEG",
+	"acztfyrgQe8EX6os2LjgizSc6yKRLUP8VfDUzGhO8UTmQtcwYamNyHpfP379vwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

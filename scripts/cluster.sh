@@ -3,36 +3,60 @@
 #   - a Postgres primary (initdb'd under DIR, its own port), with WAL for streaming replicas;
 #   - REPLICAS streaming replicas (pg_basebackup -R, their own ports), run as the postgres user;
 #   - INSTANCES `svc serve` processes on the primary, reading from the replicas;
-#   - HAProxy in front, health-checking /readyz, round robin.
+#   - HAProxy in front, health-checking /readyz (the instance can read), round robin.
 #
 #   scripts/cluster.sh up DIR        # check its ports are free, build bin/svc, start everything, write DIR/env
 #   scripts/cluster.sh down DIR      # stop everything (DIR stays: its logs are in DIR/logs)
 #   scripts/cluster.sh start DIR NAME    # start one stopped process again: replicaN or svcN
 #   scripts/cluster.sh stop DIR NAME     # stop one: replicaN or svcN
+#   scripts/cluster.sh failover DIR      # promote replica1 (or the replica furthest ahead); re-point the others to follow it
 #
 # DIR/env holds PROXY_URL, INSTANCE_URLS, PRIMARY_URL and REPLICA_URLS (comma-separated), and
 # API_KEY (an API key of admin@example.com); DIR/pids/NAME.pid holds each process's pid
 # (primary, replica1.., svc1.., haproxy). Settings, from the environment:
 #   REPLICAS (2), INSTANCES (3), PORT_BASE (25430: the primary on it, the replicas after it,
 #   the proxy on PORT_BASE+50, the instances after the proxy), PG_BIN (the newest
-#   /usr/lib/postgresql/*/bin), REPLICA_MAX_LAG (2s), LOOKUP_CACHE_TTL (1s).
+#   /usr/lib/postgresql/*/bin), REPLICA_MAX_LAG (2s), LOOKUP_CACHE_TTL (1s), SYNC (0; 1:
+#   synchronous replication, synchronous_standby_names = 'ANY 1 (...)' of the other nodes, so
+#   that an acknowledged write is on a standby; written to DIR/env).
+# The instances name every node in SVC_DATABASE_URL (target_session_attrs=read-write: the pool
+# finds the primary after a promotion) and in SVC_DATABASE_REPLICA_URLS (the standbys among
+# them serve reads).
 # Needs: Postgres server binaries, haproxy, go, curl; run as root (the Postgres processes run as
 # the postgres user) or as the postgres user.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cmd=${1:-}; DIR=${2:-}
-[ -n "$cmd" ] && [ -n "$DIR" ] || { sed -n '2,20p' "$0" >&2; exit 2; }
+[ -n "$cmd" ] && [ -n "$DIR" ] || { sed -n '2,26p' "$0" >&2; exit 2; }
 REPLICAS=${REPLICAS:-2}; INSTANCES=${INSTANCES:-3}; PORT_BASE=${PORT_BASE:-25430}
 for v in REPLICAS INSTANCES PORT_BASE; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "cluster: $v=${!v} is not a number" >&2; exit 2; }
 done
 if [ "$cmd" = up ]; then mkdir -p "$DIR"; fi
 [ -d "$DIR" ] && DIR=$(cd "$DIR" && pwd)
+if [ "$cmd" != up ] && [ -f "$DIR/env" ]; then # the ports and replicas it was brought up with
+  PORT_BASE=$(sed -n 's/^PORT_BASE=//p' "$DIR/env"); PORT_BASE=${PORT_BASE:-25430}
+  REPLICAS=$(sed -n 's/^REPLICAS=//p' "$DIR/env"); REPLICAS=${REPLICAS:-2}
+fi
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)}
 PRIMARY_PORT=$PORT_BASE
 PROXY_PORT=$((PORT_BASE + 50))
 replica_port() { echo $((PORT_BASE + $1)); }
+# sync_standbys: SYNC=1's setting, naming every node (a standby's cluster_name is its
+# application_name), so that it holds for whichever node is the primary, after a failover too.
+sync_standbys() {
+  local names=primary r
+  for r in $(seq 1 "$REPLICAS"); do names+=", replica$r"; done
+  echo "synchronous_standby_names = 'ANY 1 ($names)'"
+}
+node_url() { echo "postgres://postgres@127.0.0.1:$1/svc?sslmode=disable"; }
+# every_node: the hosts of every node, for a multi-host URL.
+every_node() {
+  local hosts="127.0.0.1:$PRIMARY_PORT" r
+  for r in $(seq 1 "$REPLICAS"); do hosts+=",127.0.0.1:$(replica_port "$r")"; done
+  echo "$hosts"
+}
 svc_port() { echo $((PROXY_PORT + $1)); }
 
 as_pg() {
@@ -47,11 +71,11 @@ pg_start() { # NAME: start the Postgres of DIR/pg/NAME and record its postmaster
 
 svc_start() { # N: start instance N and wait for its /readyz
   local n=$1 port; port=$(svc_port "$n")
-  local replicas=()
-  for r in $(seq 1 "$REPLICAS"); do replicas+=("postgres://postgres@127.0.0.1:$(replica_port "$r")/svc?sslmode=disable"); done
+  local replicas=("$(node_url "$PRIMARY_PORT")")
+  for r in $(seq 1 "$REPLICAS"); do replicas+=("$(node_url "$(replica_port "$r")")"); done
   (
     export SVC_ADDR=127.0.0.1:$port
-    export SVC_DATABASE_URL="postgres://postgres@127.0.0.1:$PRIMARY_PORT/svc?sslmode=disable"
+    export SVC_DATABASE_URL="postgres://postgres@$(every_node)/svc?sslmode=disable&target_session_attrs=read-write&connect_timeout=2"
     SVC_DATABASE_REPLICA_URLS=$(IFS=,; echo "${replicas[*]}"); export SVC_DATABASE_REPLICA_URLS
     export SVC_REPLICA_MAX_LAG=${REPLICA_MAX_LAG:-2s} SVC_LOOKUP_CACHE_TTL=${LOOKUP_CACHE_TTL:-1s}
     export SVC_LOG_KEY_FILE=$DIR/log.key SVC_LOG_ORIGIN=cluster.example/svc/log SVC_DID_HOST=cluster.example
@@ -112,6 +136,8 @@ hot_standby_feedback = on
 max_connections = 200
 shared_buffers = 128MB
 shared_preload_libraries = 'pg_stat_statements'
+wal_log_hints = on
+cluster_name = 'primary'
 EOF
   pg_start primary
   as_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres svc
@@ -121,9 +147,14 @@ EOF
   # The replicas: a base backup each, streaming from the primary.
   for r in $(seq 1 "$REPLICAS"); do
     as_pg "$PG_BIN/pg_basebackup" -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres -D "$DIR/pg/replica$r" -R -X stream -c fast
-    echo "port = $(replica_port "$r")" >> "$DIR/pg/replica$r/postgresql.conf"
+    printf "port = %s\ncluster_name = 'replica%s'\n" "$(replica_port "$r")" "$r" >> "$DIR/pg/replica$r/postgresql.conf"
+    [ "${SYNC:-0}" != 1 ] || sync_standbys >> "$DIR/pg/replica$r/postgresql.conf" # for when it is promoted
     pg_start "replica$r"
   done
+  if [ "${SYNC:-0}" = 1 ]; then # now that there are standbys to wait for
+    sync_standbys >> "$DIR/pg/primary/postgresql.conf"
+    as_pg "$PG_BIN/pg_ctl" -D "$DIR/pg/primary" reload >/dev/null
+  fi
 
   # The instances: the first migrates alone, then the others start.
   "$DIR/bin/svc" log key create --origin cluster.example/svc/log --out "$DIR/log.key" > "$DIR/log.vkey"
@@ -167,6 +198,9 @@ PRIMARY_URL=postgres://postgres@127.0.0.1:$PRIMARY_PORT/svc?sslmode=disable
 REPLICA_URLS=$(IFS=,; echo "${replicas[*]}")
 API_KEY=$key
 LOG_VERIFIER_KEY=$(cat "$DIR/log.vkey")
+SYNC=${SYNC:-0}
+PORT_BASE=$PORT_BASE
+REPLICAS=$REPLICAS
 EOF
   echo "cluster: up in $DIR (proxy http://127.0.0.1:$PROXY_PORT)"
 }
@@ -212,10 +246,51 @@ stop() {
   esac
 }
 
+# failover: promote replica1 (pg_ctl promote; another replica if it received more of the lost
+# primary's WAL) and re-point every other replica to stream from it (primary_conninfo,
+# reloaded). A replica that had replayed past the point replica1 was
+# promoted at cannot follow it: it is rewound (pg_rewind) and started again as its standby.
+# The instances find the new primary themselves (their multi-host SVC_DATABASE_URL).
+failover() {
+  # replica1, unless another replica received more of the lost primary's WAL (with SYNC=1's
+  # ANY 1, an acknowledged write may be on that one only).
+  local k=1 best=-1 got
+  for r in $(seq 1 "$REPLICAS"); do
+    got=$(as_pg "$PG_BIN/psql" -qtA -h 127.0.0.1 -p "$(replica_port "$r")" -U postgres -d svc \
+      -c "SELECT pg_wal_lsn_diff(GREATEST(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()), '0/0')::bigint" 2>/dev/null) || continue
+    if [ -n "$got" ] && [ "$got" -gt "$best" ]; then best=$got; k=$r; fi
+  done
+  local new; new=$(replica_port "$k")
+  as_pg "$PG_BIN/pg_ctl" -D "$DIR/pg/replica$k" -w -t 60 promote >/dev/null
+  sed -i "s|^PRIMARY_URL=.*|PRIMARY_URL=$(node_url "$new")|" "$DIR/env"
+  for r in $(seq 1 "$REPLICAS"); do
+    [ "$r" != "$k" ] || continue
+    local port; port=$(replica_port "$r")
+    as_pg "$PG_BIN/psql" -q -h 127.0.0.1 -p "$port" -U postgres -d svc -c \
+      "ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=$new user=postgres application_name=replica$r'" -c 'SELECT pg_reload_conf()' >/dev/null
+    local ok=0
+    for _ in $(seq 1 50); do
+      if as_pg "$PG_BIN/psql" -qtA -h 127.0.0.1 -p "$new" -U postgres -d svc \
+        -c "SELECT 1 FROM pg_stat_replication WHERE application_name = 'replica$r' AND state = 'streaming'" 2>/dev/null | grep -q 1; then ok=1; break; fi
+      sleep 0.1
+    done
+    if [ "$ok" = 0 ]; then
+      echo "cluster: replica$r does not follow replica$k: rewinding it" >&2
+      as_pg "$PG_BIN/pg_ctl" -D "$DIR/pg/replica$r" -m fast -w stop >/dev/null || true
+      as_pg "$PG_BIN/pg_rewind" -R -D "$DIR/pg/replica$r" --source-server="host=127.0.0.1 port=$new user=postgres dbname=svc" >/dev/null
+      # pg_rewind copied replica1's configuration: this replica keeps its own port and name.
+      printf "port = %s\ncluster_name = 'replica%s'\n" "$port" "$r" >> "$DIR/pg/replica$r/postgresql.conf"
+      pg_start "replica$r"
+    fi
+  done
+  echo "cluster: replica$k (port $new) is the primary"
+}
+
 case "$cmd" in
   up) up ;;
+  failover) failover ;;
   stop) stop "$@" ;;
   down) down ;;
   start) start "$@" ;;
-  *) sed -n '2,20p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,26p' "$0" >&2; exit 2 ;;
 esac

@@ -80,7 +80,9 @@ func searchFailedBody(msg, detail string) gen.SearchFailedJSONResponse {
 	return gen.SearchFailedJSONResponse(b)
 }
 func unavailableBody(msg string) gen.ServiceUnavailableJSONResponse {
-	return gen.ServiceUnavailableJSONResponse(errorBody(http.StatusServiceUnavailable, msg))
+	secs := retryAfterSeconds
+	return gen.ServiceUnavailableJSONResponse{Body: errorBody(http.StatusServiceUnavailable, msg),
+		Headers: gen.ServiceUnavailableResponseHeaders{RetryAfter: &secs}}
 }
 
 // parseIfMatch reads an If-Match header: "<version>", W/"<version>", a bare version or *.

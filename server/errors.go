@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/ownership"
+	"github.com/svc-directory/svc/store"
 )
 
 // Messages the specification fixes.
@@ -31,7 +33,15 @@ var (
 	errUserNotFound     = &apiError{Status: http.StatusNotFound, Code: gen.ErrorCodeUserNotFound, Message: "User not found"}
 	errRegistryMissing  = problem(http.StatusNotFound, "Registry not found")
 	errRecordMissing    = problem(http.StatusNotFound, "Record not found")
+	// errNoPrimary answers a write, or a read that needs the primary, while no primary database
+	// is reachable (store.UnavailableError): a failover may be under way.
+	errNoPrimary = &apiError{Status: http.StatusServiceUnavailable, Code: gen.ErrorCodePrimaryUnavailable, RetryAfter: retryAfterSeconds,
+		Message: "The primary database is unavailable (a failover may be under way): nothing was written; retry after Retry-After seconds"}
 )
+
+// retryAfterSeconds is the Retry-After of every 503: a promotion, or the log's first
+// checkpoint, takes seconds.
+const retryAfterSeconds = 2
 
 // apiError is an outcome the client is told: its status, its stable code and its message.
 // Middleware, binding and handlers return it; refusals of the store and of the verification
@@ -40,6 +50,8 @@ type apiError struct {
 	Status  int
 	Code    gen.ErrorCode
 	Message string
+	// RetryAfter, when set, is answered as the Retry-After header (seconds).
+	RetryAfter int
 }
 
 func (e *apiError) Error() string { return e.Message }
@@ -169,6 +181,8 @@ func answer(err error, r *http.Request) *apiError {
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case store.Unavailable(err):
+		return errNoPrimary
 	case errors.As(err, &nf):
 		return missing(nf)
 	case errors.As(err, &rf) && refusalStatus[rf.Kind] != 0:
@@ -210,6 +224,9 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 			slog.String("method", c.Request().Method),
 			slog.String("path", c.Request().URL.Path),
 			slog.Any("error", err))
+	}
+	if a.RetryAfter > 0 {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(a.RetryAfter))
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(a.Status)

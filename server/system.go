@@ -18,27 +18,37 @@ func (s *Server) Healthz(ctx context.Context, _ gen.HealthzRequestObject) (gen.H
 // balancers stop sending traffic while in-flight requests finish. Requests are still served.
 func (s *Server) Drain() { s.draining.Store(true) }
 
-// Readyz answers 200 when the primary database answers and the server is not shutting down,
-// 503 otherwise; the 200 counts the replicas, and those reads may go to now.
-func (s *Server) Readyz(ctx context.Context, _ gen.ReadyzRequestObject) (gen.ReadyzResponseObject, error) {
-	reason := ""
+// Readyz separates "can read" from "can write": by default it answers 200 while the instance
+// can serve reads (the primary, or a replica within the lag bound, answers), with need=write
+// only while the primary answers; 503 otherwise and once the server drains. A load balancer
+// that checks it keeps the instance for reads while the primary is lost; writes that reach it
+// then answer 503 with Retry-After (errNoPrimary).
+func (s *Server) Readyz(ctx context.Context, req gen.ReadyzRequestObject) (gen.ReadyzResponseObject, error) {
 	if s.draining.Load() {
-		reason = "shutting down"
-	} else {
-		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		defer cancel()
-		if err := s.store.Ping(pctx); err != nil {
-			s.log.WarnContext(ctx, "not ready", "error", err)
-			reason = "database unavailable"
-		}
+		return gen.Readyz503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody("shutting down")}, nil
 	}
-	if reason != "" {
-		return gen.Readyz503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody(reason)}, nil
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	r := s.store.Ready(pctx)
+	if r.Err != nil {
+		s.log.WarnContext(ctx, "the primary database does not answer", "error", r.Err)
 	}
-	out := gen.Readyz200JSONResponse{Message: "ready"}
-	for _, r := range s.store.Replicas() {
+	needWrite := req.Params.Need != nil && *req.Params.Need == gen.Write
+	switch {
+	case !r.CanRead:
+		return gen.Readyz503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody("database unavailable")}, nil
+	case needWrite && !r.CanWrite:
+		b := unavailableBody("primary database unavailable: this instance serves reads only")
+		b.Body.Code = gen.ErrorCodePrimaryUnavailable
+		return gen.Readyz503JSONResponse{ServiceUnavailableJSONResponse: b}, nil
+	}
+	out := gen.Readyz200JSONResponse{Message: "ready", Writable: r.CanWrite}
+	if !r.CanWrite {
+		out.Message = "ready to read (the primary database does not answer)"
+	}
+	for _, t := range s.store.Replicas() {
 		out.Replicas++
-		if r.Usable {
+		if t.Usable {
 			out.ReplicasReady++
 		}
 	}

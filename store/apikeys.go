@@ -142,7 +142,7 @@ func authReadSlack(ttl time.Duration) time.Duration { return ttl / 4 }
 // lookup cache is kept), and a failure is logged, never the request's.
 func (s *Store) touchKey(ctx context.Context, id string, lastUsed *int64) {
 	now := s.nowMS()
-	if lastUsed != nil && now-*lastUsed < lastUsedGrain.Milliseconds() {
+	if lastUsed != nil && now-*lastUsed < lastUsedGrain.Milliseconds() || s.primaryLost() {
 		return
 	}
 	release, err := s.writeTurn(ctx)

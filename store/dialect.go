@@ -68,6 +68,9 @@ type dialect interface {
 	// notifies: the database sends notifications to the sessions that listen (LISTEN/NOTIFY),
 	// which wake the workers of every instance (wake.go); else a commit wakes this process's.
 	notifies() bool
+	// syncCommitStatement makes the transaction's commit wait for the synchronous standbys,
+	// whatever synchronous_commit the database has ("": no standbys).
+	syncCommitStatement() string
 	// analyzeStatement refreshes the planner's statistics (Store.Analyze).
 	analyzeStatement() string
 	// compactLogStatement reclaims the space of the log's removed queue rows and replaced

@@ -136,6 +136,8 @@ func (postgresDialect) groupsReads() bool     { return true }
 func (postgresDialect) keepsStatistics() bool { return true }
 func (postgresDialect) notifies() bool        { return true }
 
+func (postgresDialect) syncCommitStatement() string { return `SET LOCAL synchronous_commit TO on` }
+
 // analyzeStatement also refreshes the visibility map that index-only scans rely on.
 func (postgresDialect) analyzeStatement() string { return "VACUUM ANALYZE" }
 

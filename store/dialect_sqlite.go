@@ -118,6 +118,8 @@ func (sqliteDialect) keepsStatistics() bool { return false }
 // notifies: SQLite has one process, whose commits wake its workers.
 func (sqliteDialect) notifies() bool { return false }
 
+func (sqliteDialect) syncCommitStatement() string { return "" }
+
 func (sqliteDialect) analyzeStatement() string { return "ANALYZE" }
 
 // compactLogStatement: SQLite puts the pages of deleted rows on its free list and reuses them.

@@ -28,10 +28,10 @@ var layers = []struct {
 	concerns map[string][]string // concern -> its files
 }{
 	{"foundation", map[string][]string{
-		"foundation": {"store.go", "tx.go", "errors.go", "ids.go", "values.go", "dialect.go", "sqlbuild.go", "replicatoken.go"},
+		"foundation": {"store.go", "tx.go", "errors.go", "unavailable.go", "ids.go", "values.go", "dialect.go", "sqlbuild.go", "replicatoken.go"},
 	}},
 	{"routing", map[string][]string{
-		"replicas": {"replicaroute.go", "replicas.go", "replicapool.go", "replicametrics.go", "groupread.go"},
+		"replicas": {"replicaroute.go", "replicas.go", "primary.go", "replicapool.go", "replicametrics.go", "groupread.go"},
 	}},
 	{"entries", map[string][]string{
 		"entries": {"entryrows.go", "writeaccess.go", "versions.go", "versionread.go", "counters.go"},

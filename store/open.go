@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -74,7 +75,7 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger, opts Option
 	if err != nil {
 		return nil, d.openError(err)
 	}
-	if err := s.watchWrites(db); err != nil {
+	if err := errors.Join(s.watchWrites(db), markUnavailable(db)); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	sqlDB, err := db.DB()

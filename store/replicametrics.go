@@ -15,6 +15,9 @@ type ReplicaMetrics struct {
 	tokenWait prometheus.Histogram
 	fallbacks *prometheus.CounterVec
 	failovers *prometheus.CounterVec
+	// The primary (primary.go): whether it answers, and the failovers the probes have seen.
+	primaryUp        prometheus.Gauge
+	primaryFailovers prometheus.Counter
 }
 
 // NewReplicaMetrics returns unregistered metrics; register Collectors() where /metrics is
@@ -43,12 +46,18 @@ func NewReplicaMetrics() *ReplicaMetrics {
 		failovers: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "svc_db_replica_failovers_total", Help: "Reads a replica failed under, run again on the primary.",
 		}, []string{"replica"}),
+		primaryUp: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "svc_db_primary_up", Help: "1 when the primary database answered its last probe (writes can be served), else 0.",
+		}),
+		primaryFailovers: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "svc_db_primary_failovers_total", Help: "Times the probes found the primary database on another node than before (a promotion).",
+		}),
 	}
 }
 
 // Collectors are the metrics to register.
 func (m *ReplicaMetrics) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.up, m.lag, m.reads, m.tokenWait, m.fallbacks, m.failovers}
+	return []prometheus.Collector{m.up, m.lag, m.reads, m.tokenWait, m.fallbacks, m.failovers, m.primaryUp, m.primaryFailovers}
 }
 
 func (m *ReplicaMetrics) probed(replica string, up bool, lag time.Duration) {
@@ -84,5 +93,22 @@ func (m *ReplicaMetrics) fellBack(reason string) {
 func (m *ReplicaMetrics) failedOver(replica string) {
 	if m != nil {
 		m.failovers.WithLabelValues(replica).Inc()
+	}
+}
+
+func (m *ReplicaMetrics) primary(up bool) {
+	if m == nil {
+		return
+	}
+	if up {
+		m.primaryUp.Set(1)
+		return
+	}
+	m.primaryUp.Set(0)
+}
+
+func (m *ReplicaMetrics) failover() {
+	if m != nil {
+		m.primaryFailovers.Inc()
 	}
 }

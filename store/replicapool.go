@@ -19,7 +19,8 @@ func (p *failoverPool) QueryContext(ctx context.Context, q string, args ...any) 
 	rows, err := p.t.sqlDB.QueryContext(gctx, q, args...)
 	release()
 	if p.rs.failed(ctx, p.t, err) {
-		return p.rs.s.sqlDB.QueryContext(ctx, q, args...)
+		rows, err = p.rs.s.sqlDB.QueryContext(ctx, q, args...)
+		return rows, unavailable(err, "read")
 	}
 	return rows, err
 }

@@ -183,7 +183,11 @@ func groupGet[K, V any](s *Store, ctx context.Context, kind *groupKind[K, V], ke
 	t := s.target(ctx)
 	v, err := readerOf(t, kind).Get(ctx, key)
 	if s.replicas != nil && s.replicas.failed(ctx, t, err) {
-		return readerOf(&s.primary, kind).Get(ctx, key)
+		t = &s.primary
+		v, err = readerOf(t, kind).Get(ctx, key)
+	}
+	if !t.replica {
+		err = unavailable(err, "read")
 	}
 	return v, err
 }

@@ -121,6 +121,9 @@ type replicaSet struct {
 	metrics  *ReplicaMetrics
 	log      *slog.Logger
 	next     atomic.Uint32 // round robin
+	// The primary at its last probe (primary.go): whether it answered, and the node it was on.
+	primaryDown atomic.Bool
+	primaryNode atomic.Value
 
 	mu      sync.Mutex
 	samples []lsnSample // the primary's WAL position over the last while, oldest first
@@ -192,19 +195,29 @@ func (rs *replicaSet) run(closed <-chan struct{}) {
 // probe samples the primary's WAL position, then asks every replica, in parallel, how far it
 // has replayed.
 func (rs *replicaSet) probe() {
-	ctx, cancel := context.WithTimeout(context.Background(), replicaProbeTimeout)
-	defer cancel()
-	var lsn string
-	if err := rs.s.sqlDB.QueryRowContext(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&lsn); err == nil {
+	// The primary in its own time: without it, a multi-host URL tries every node in turn,
+	// which must not eat the replicas' probes' time.
+	pctx, pcancel := context.WithTimeout(context.Background(), replicaProbeTimeout)
+	var lsn, node string
+	err := rs.s.sqlDB.QueryRowContext(pctx, primaryProbeSQL).Scan(&lsn, &node)
+	pcancel()
+	if err == nil {
+		rs.primaryAt(node)
 		if tok, err := ParseConsistencyToken(lsn); err == nil {
 			rs.sample(time.Now(), uint64(tok))
 		}
 	}
+	rs.primaryAnswered(err == nil)
+	ctx, cancel := context.WithTimeout(context.Background(), replicaProbeTimeout)
+	defer cancel()
 	var wg sync.WaitGroup
 	for _, t := range rs.replicas {
 		wg.Go(func() { rs.probeReplica(ctx, t) })
 	}
 	wg.Wait()
+	if err != nil {
+		rs.withoutPrimary(time.Now())
+	}
 }
 
 func (rs *replicaSet) sample(at time.Time, lsn uint64) {

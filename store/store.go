@@ -87,7 +87,7 @@ func (s *Store) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	defer release()
 	w := new(txWrites)
 	if err := s.db.WithContext(context.WithValue(ctx, txWritesKey{}, w)).Transaction(fn); err != nil {
-		return err
+		return unavailable(err, "write")
 	}
 	if w.wrote.Load() {
 		s.committed(ctx)

@@ -82,6 +82,13 @@ func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *logstore
 	// The log's tables are shown by no cached lookup: the writes are not reported to OnCommit.
 	ctx = context.WithValue(ctx, txWritesKey{}, new(txWrites))
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// The checkpoint is published only once the integration is on a synchronous standby
+		// (with synchronous_standby_names; whatever synchronous_commit the database has).
+		if q := s.d.syncCommitStatement(); q != "" {
+			if err := tx.Exec(q).Error; err != nil {
+				return fmt.Errorf("store: log integration: %w", err)
+			}
+		}
 		var st logStateRow
 		q := s.d.lockRow(tx.Where("id = 1"))
 		if err := q.Take(&st).Error; err != nil {
@@ -189,7 +196,7 @@ func readLogTile(db *gorm.DB, level int, n int64) ([]byte, error) {
 // LogTile returns the stored tile (level logstore.EntriesLevel: the entry bundle) at its
 // current width; directory.ErrNotFound (and logstore.ErrNotFound) when there is none.
 func (s *Store) LogTile(ctx context.Context, level int, n int64) ([]byte, error) {
-	data, err := readLogTile(s.db.WithContext(ctx), level, n)
+	data, err := readLogTile(s.rdb(ctx), level, n)
 	if err == nil && data == nil {
 		return nil, fmt.Errorf("log tile %d/%d: %w", level, n, notInLog{})
 	}
@@ -199,7 +206,7 @@ func (s *Store) LogTile(ctx context.Context, level int, n int64) ([]byte, error)
 // LogState returns the integrated state of the log.
 func (s *Store) LogState(ctx context.Context) (logstore.State, error) {
 	var st logStateRow
-	if err := s.db.WithContext(ctx).Where("id = 1").Take(&st).Error; err != nil {
+	if err := s.rdb(ctx).Where("id = 1").Take(&st).Error; err != nil {
 		return logstore.State{}, fmt.Errorf("store: log state: %w", err)
 	}
 	return logstore.State{Origin: st.Origin, Size: st.Size, Checkpoint: st.Checkpoint}, nil

@@ -196,9 +196,15 @@ func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
 		keyID    string
 		created  int64
 	)
-	err := s.primaryRow(ctx, `SELECT k.key_hash, k.revoked_at, k.id, k.last_used_at, u.id, u.email, u.profile_id, u.disabled, u.created_at
-		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`, []any{sum[:]}, &hash, &revoked, &keyID, &lastUsed,
-		&u.ID, &u.Email, &u.ProfileID, &u.Disabled, &created)
+	const q = `SELECT k.key_hash, k.revoked_at, k.id, k.last_used_at, u.id, u.email, u.profile_id, u.disabled, u.created_at
+		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`
+	dest := []any{&hash, &revoked, &keyID, &lastUsed, &u.ID, &u.Email, &u.ProfileID, &u.Disabled, &created}
+	err := s.primaryRow(ctx, q, []any{sum[:]}, dest...)
+	if Unavailable(err) && s.replicas != nil {
+		// The primary is lost (primary.go): a replica within the lag bound knows the key, so
+		// that reads with a key are served; no key can be revoked until a primary is back.
+		err = s.rawRow(ReplicaReads(ctx, 0), q, []any{sum[:]}, dest...)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, fmt.Errorf("api key: %w", directory.ErrNotFound)
 	}

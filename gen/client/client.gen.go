@@ -63,6 +63,7 @@ const (
 	ErrorCodeNotIntegrated        = models.ErrorCodeNotIntegrated
 	ErrorCodePayloadTooLarge      = models.ErrorCodePayloadTooLarge
 	ErrorCodePreconditionFailed   = models.ErrorCodePreconditionFailed
+	ErrorCodePrimaryUnavailable   = models.ErrorCodePrimaryUnavailable
 	ErrorCodeRateLimited          = models.ErrorCodeRateLimited
 	ErrorCodeUnauthorized         = models.ErrorCodeUnauthorized
 	ErrorCodeUnavailable          = models.ErrorCodeUnavailable
@@ -206,6 +207,11 @@ const (
 	SortId     = models.SortId
 	SortName   = models.SortName
 	SortStatus = models.SortStatus
+)
+
+const (
+	Read  = models.Read
+	Write = models.Write
 )
 
 const (
@@ -626,6 +632,10 @@ type VerificationFailed = models.VerificationFailed
 
 type Verified = models.Verified
 
+type ReadyzParams = models.ReadyzParams
+
+type ReadyzParamsNeed = models.ReadyzParamsNeed
+
 type ListApiKeysParams = models.ListApiKeysParams
 
 type CheckVerificationParams = models.CheckVerificationParams
@@ -865,12 +875,12 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// Readyz Readiness (the primary database answers)
+	// Readyz Readiness (the instance can read, or with need=write can write)
 	//
-	// Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
+	// Separates "can read" from "can write". With `need=read` (the default) it answers 200 while the instance can serve reads: the primary database answers a ping within two seconds, or a read replica answers its probes within the lag bound; so a load balancer keeps sending reads to it while the primary is lost (docs/deployment.md). With `need=write` it answers 200 only while the primary answers. 503 otherwise, and from the start of a shutdown. The answer says whether the primary answers (`writable`) and counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound).
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
-	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Readyz(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListApiKeys List the caller's API keys
 	//
@@ -1821,13 +1831,13 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 	return c.Client.Do(req)
 }
 
-// Readyz Readiness (the primary database answers)
+// Readyz Readiness (the instance can read, or with need=write can write)
 //
-// Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
+// Separates "can read" from "can write". With `need=read` (the default) it answers 200 while the instance can serve reads: the primary database answers a ping within two seconds, or a read replica answers its probes within the lag bound; so a load balancer keeps sending reads to it while the primary is lost (docs/deployment.md). With `need=write` it answers 200 only while the primary answers. 503 otherwise, and from the start of a shutdown. The answer says whether the primary answers (`writable`) and counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound).
 //
 // Corresponds with GET /readyz (the `Readyz` operationId).
-func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReadyzRequest(c.Server)
+func (c *Client) Readyz(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadyzRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3947,7 +3957,7 @@ func NewHealthzRequest(server string) (*http.Request, error) {
 }
 
 // NewReadyzRequest constructs an http.Request for the Readyz method
-func NewReadyzRequest(server string) (*http.Request, error) {
+func NewReadyzRequest(server string, params *ReadyzParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3963,6 +3973,33 @@ func NewReadyzRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Need != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "need", *params.Need, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -9120,14 +9157,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzResult, error)
 
-	// ReadyzWithResponse Readiness (the primary database answers)
+	// ReadyzWithResponse Readiness (the instance can read, or with need=write can write)
 	//
-	// Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
+	// Separates "can read" from "can write". With `need=read` (the default) it answers 200 while the instance can serve reads: the primary database answers a ping within two seconds, or a read replica answers its probes within the lag bound; so a load balancer keeps sending reads to it while the primary is lost (docs/deployment.md). With `need=write` it answers 200 only while the primary answers. 503 otherwise, and from the start of a shutdown. The answer says whether the primary answers (`writable`) and counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
-	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResult, error)
+	ReadyzWithResponse(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*ReadyzResult, error)
 
 	// ListApiKeysWithResponse List the caller's API keys
 	//
@@ -10266,6 +10303,11 @@ type ReadyzResult429Headers struct {
 	RetryAfter *int
 }
 
+// ReadyzResult503Headers the declared response headers of an HTTP 503 response for Readyz
+type ReadyzResult503Headers struct {
+	RetryAfter *int
+}
+
 type ReadyzResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10283,6 +10325,8 @@ type ReadyzResult struct {
 	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ReadyzResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReadyzResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10349,6 +10393,11 @@ type ListApiKeysResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListApiKeysResult503Headers the declared response headers of an HTTP 503 response for ListApiKeys
+type ListApiKeysResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListApiKeysResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10364,8 +10413,12 @@ type ListApiKeysResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListApiKeysResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListApiKeysResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10396,6 +10449,11 @@ func (r ListApiKeysResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListApiKeysResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListApiKeysResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10437,6 +10495,11 @@ type CreateApiKeyResult429Headers struct {
 	RetryAfter *int
 }
 
+// CreateApiKeyResult503Headers the declared response headers of an HTTP 503 response for CreateApiKey
+type CreateApiKeyResult503Headers struct {
+	RetryAfter *int
+}
+
 type CreateApiKeyResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10456,10 +10519,14 @@ type CreateApiKeyResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateApiKeyResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateApiKeyResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateApiKeyResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -10502,6 +10569,11 @@ func (r CreateApiKeyResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateApiKeyResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateApiKeyResult) GetBody() []byte {
 	return r.Body
@@ -10541,6 +10613,11 @@ type RevokeApiKeyResult429Headers struct {
 	RetryAfter *int
 }
 
+// RevokeApiKeyResult503Headers the declared response headers of an HTTP 503 response for RevokeApiKey
+type RevokeApiKeyResult503Headers struct {
+	RetryAfter *int
+}
+
 type RevokeApiKeyResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10558,10 +10635,14 @@ type RevokeApiKeyResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RevokeApiKeyResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RevokeApiKeyResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeApiKeyResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10599,6 +10680,11 @@ func (r RevokeApiKeyResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RevokeApiKeyResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RevokeApiKeyResult) GetBody() []byte {
 	return r.Body
@@ -10633,6 +10719,11 @@ type CheckVerificationResult429Headers struct {
 	RetryAfter *int
 }
 
+// CheckVerificationResult503Headers the declared response headers of an HTTP 503 response for CheckVerification
+type CheckVerificationResult503Headers struct {
+	RetryAfter *int
+}
+
 type CheckVerificationResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10652,8 +10743,12 @@ type CheckVerificationResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CheckVerificationResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CheckVerificationResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10696,6 +10791,11 @@ func (r CheckVerificationResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CheckVerificationResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CheckVerificationResult) GetBody() []byte {
 	return r.Body
@@ -10735,6 +10835,11 @@ type CreateNamespaceResult429Headers struct {
 	RetryAfter *int
 }
 
+// CreateNamespaceResult503Headers the declared response headers of an HTTP 503 response for CreateNamespace
+type CreateNamespaceResult503Headers struct {
+	RetryAfter *int
+}
+
 type CreateNamespaceResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10754,10 +10859,14 @@ type CreateNamespaceResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateNamespaceResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateNamespaceResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateNamespaceResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -10800,6 +10909,11 @@ func (r CreateNamespaceResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateNamespaceResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateNamespaceResult) GetBody() []byte {
 	return r.Body
@@ -10834,6 +10948,11 @@ type ListDediPublishersResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListDediPublishersResult503Headers the declared response headers of an HTTP 503 response for ListDediPublishers
+type ListDediPublishersResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListDediPublishersResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10847,8 +10966,12 @@ type ListDediPublishersResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDediPublishersResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDediPublishersResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10874,6 +10997,11 @@ func (r ListDediPublishersResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDediPublishersResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListDediPublishersResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10915,6 +11043,11 @@ type GetDediManifestResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetDediManifestResult503Headers the declared response headers of an HTTP 503 response for GetDediManifest
+type GetDediManifestResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetDediManifestResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10930,10 +11063,14 @@ type GetDediManifestResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetDediManifestResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDediManifestResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDediManifestResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10964,6 +11101,11 @@ func (r GetDediManifestResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetDediManifestResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDediManifestResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11006,6 +11148,11 @@ type GetDediFileResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetDediFileResult503Headers the declared response headers of an HTTP 503 response for GetDediFile
+type GetDediFileResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetDediFileResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11021,10 +11168,14 @@ type GetDediFileResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetDediFileResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDediFileResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDediFileResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11055,6 +11206,11 @@ func (r GetDediFileResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetDediFileResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDediFileResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11091,6 +11247,11 @@ type ListDeletedNamespacesResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListDeletedNamespacesResult503Headers the declared response headers of an HTTP 503 response for ListDeletedNamespaces
+type ListDeletedNamespacesResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListDeletedNamespacesResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11106,8 +11267,12 @@ type ListDeletedNamespacesResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDeletedNamespacesResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDeletedNamespacesResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11138,6 +11303,11 @@ func (r ListDeletedNamespacesResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDeletedNamespacesResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListDeletedNamespacesResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11174,6 +11344,11 @@ type ListDeletedRecordsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListDeletedRecordsResult503Headers the declared response headers of an HTTP 503 response for ListDeletedRecords
+type ListDeletedRecordsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListDeletedRecordsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11189,8 +11364,12 @@ type ListDeletedRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDeletedRecordsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDeletedRecordsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11221,6 +11400,11 @@ func (r ListDeletedRecordsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDeletedRecordsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListDeletedRecordsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11257,6 +11441,11 @@ type ListDeletedRegistriesResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListDeletedRegistriesResult503Headers the declared response headers of an HTTP 503 response for ListDeletedRegistries
+type ListDeletedRegistriesResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListDeletedRegistriesResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11272,8 +11461,12 @@ type ListDeletedRegistriesResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDeletedRegistriesResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDeletedRegistriesResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11304,6 +11497,11 @@ func (r ListDeletedRegistriesResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDeletedRegistriesResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListDeletedRegistriesResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11340,6 +11538,11 @@ type GenerateDnsTxtResult429Headers struct {
 	RetryAfter *int
 }
 
+// GenerateDnsTxtResult503Headers the declared response headers of an HTTP 503 response for GenerateDnsTxt
+type GenerateDnsTxtResult503Headers struct {
+	RetryAfter *int
+}
+
 type GenerateDnsTxtResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11361,8 +11564,12 @@ type GenerateDnsTxtResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GenerateDnsTxtResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GenerateDnsTxtResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11410,6 +11617,11 @@ func (r GenerateDnsTxtResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GenerateDnsTxtResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GenerateDnsTxtResult) GetBody() []byte {
 	return r.Body
@@ -11444,6 +11656,11 @@ type GetDnsTxtResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetDnsTxtResult503Headers the declared response headers of an HTTP 503 response for GetDnsTxt
+type GetDnsTxtResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetDnsTxtResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11463,8 +11680,12 @@ type GetDnsTxtResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDnsTxtResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDnsTxtResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11507,6 +11728,11 @@ func (r GetDnsTxtResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDnsTxtResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetDnsTxtResult) GetBody() []byte {
 	return r.Body
@@ -11541,6 +11767,11 @@ type ListJobsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListJobsResult503Headers the declared response headers of an HTTP 503 response for ListJobs
+type ListJobsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListJobsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11556,8 +11787,12 @@ type ListJobsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListJobsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListJobsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11588,6 +11823,11 @@ func (r ListJobsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListJobsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListJobsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11624,6 +11864,11 @@ type GetJobResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetJobResult503Headers the declared response headers of an HTTP 503 response for GetJob
+type GetJobResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetJobResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11641,8 +11886,12 @@ type GetJobResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetJobResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetJobResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11680,6 +11929,11 @@ func (r GetJobResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetJobResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetJobResult) GetBody() []byte {
 	return r.Body
@@ -11714,6 +11968,11 @@ type GetJobFailedEntriesResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetJobFailedEntriesResult503Headers the declared response headers of an HTTP 503 response for GetJobFailedEntries
+type GetJobFailedEntriesResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetJobFailedEntriesResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11731,8 +11990,12 @@ type GetJobFailedEntriesResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetJobFailedEntriesResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetJobFailedEntriesResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11770,6 +12033,11 @@ func (r GetJobFailedEntriesResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetJobFailedEntriesResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetJobFailedEntriesResult) GetBody() []byte {
 	return r.Body
@@ -11804,6 +12072,11 @@ type DownloadJobFailedEntriesCsvResult429Headers struct {
 	RetryAfter *int
 }
 
+// DownloadJobFailedEntriesCsvResult503Headers the declared response headers of an HTTP 503 response for DownloadJobFailedEntriesCsv
+type DownloadJobFailedEntriesCsvResult503Headers struct {
+	RetryAfter *int
+}
+
 type DownloadJobFailedEntriesCsvResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11819,8 +12092,12 @@ type DownloadJobFailedEntriesCsvResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DownloadJobFailedEntriesCsvResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DownloadJobFailedEntriesCsvResult503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -11851,6 +12128,11 @@ func (r DownloadJobFailedEntriesCsvResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DownloadJobFailedEntriesCsvResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DownloadJobFailedEntriesCsvResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11892,6 +12174,11 @@ type GetLogCheckpointResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetLogCheckpointResult503Headers the declared response headers of an HTTP 503 response for GetLogCheckpoint
+type GetLogCheckpointResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetLogCheckpointResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11909,6 +12196,8 @@ type GetLogCheckpointResult struct {
 	Headers200 *GetLogCheckpointResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLogCheckpointResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogCheckpointResult503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -11970,6 +12259,11 @@ type GetLogConsistencyResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetLogConsistencyResult503Headers the declared response headers of an HTTP 503 response for GetLogConsistency
+type GetLogConsistencyResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetLogConsistencyResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11987,6 +12281,8 @@ type GetLogConsistencyResult struct {
 	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLogConsistencyResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogConsistencyResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12058,6 +12354,11 @@ type GetLogCosignedCheckpointResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetLogCosignedCheckpointResult503Headers the declared response headers of an HTTP 503 response for GetLogCosignedCheckpoint
+type GetLogCosignedCheckpointResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetLogCosignedCheckpointResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12071,10 +12372,14 @@ type GetLogCosignedCheckpointResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetLogCosignedCheckpointResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLogCosignedCheckpointResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogCosignedCheckpointResult503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -12100,6 +12405,11 @@ func (r GetLogCosignedCheckpointResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetLogCosignedCheckpointResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLogCosignedCheckpointResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12136,6 +12446,11 @@ type GetLogInclusionResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetLogInclusionResult503Headers the declared response headers of an HTTP 503 response for GetLogInclusion
+type GetLogInclusionResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetLogInclusionResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12155,6 +12470,8 @@ type GetLogInclusionResult struct {
 	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLogInclusionResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogInclusionResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12226,6 +12543,11 @@ type GetLogKeyResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetLogKeyResult503Headers the declared response headers of an HTTP 503 response for GetLogKey
+type GetLogKeyResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetLogKeyResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12241,6 +12563,8 @@ type GetLogKeyResult struct {
 	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLogKeyResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogKeyResult503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -12307,6 +12631,11 @@ type GetLogTileResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetLogTileResult503Headers the declared response headers of an HTTP 503 response for GetLogTile
+type GetLogTileResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetLogTileResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12320,10 +12649,14 @@ type GetLogTileResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetLogTileResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLogTileResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogTileResult503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -12349,6 +12682,11 @@ func (r GetLogTileResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetLogTileResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLogTileResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12391,6 +12729,11 @@ type LookupNamespaceResult429Headers struct {
 	RetryAfter *int
 }
 
+// LookupNamespaceResult503Headers the declared response headers of an HTTP 503 response for LookupNamespace
+type LookupNamespaceResult503Headers struct {
+	RetryAfter *int
+}
+
 type LookupNamespaceResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12408,10 +12751,14 @@ type LookupNamespaceResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *LookupNamespaceResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *LookupNamespaceResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LookupNamespaceResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12447,6 +12794,11 @@ func (r LookupNamespaceResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r LookupNamespaceResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r LookupNamespaceResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12489,6 +12841,11 @@ type LookupRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// LookupRegistryResult503Headers the declared response headers of an HTTP 503 response for LookupRegistry
+type LookupRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type LookupRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12506,10 +12863,14 @@ type LookupRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *LookupRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *LookupRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LookupRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12545,6 +12906,11 @@ func (r LookupRegistryResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r LookupRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r LookupRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12587,6 +12953,11 @@ type LookupRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// LookupRecordResult503Headers the declared response headers of an HTTP 503 response for LookupRecord
+type LookupRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type LookupRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12604,10 +12975,14 @@ type LookupRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *LookupRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *LookupRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LookupRecordResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12645,6 +13020,11 @@ func (r LookupRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r LookupRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r LookupRecordResult) GetBody() []byte {
 	return r.Body
@@ -12679,6 +13059,11 @@ type SearchNamespacesResult429Headers struct {
 	RetryAfter *int
 }
 
+// SearchNamespacesResult503Headers the declared response headers of an HTTP 503 response for SearchNamespaces
+type SearchNamespacesResult503Headers struct {
+	RetryAfter *int
+}
+
 type SearchNamespacesResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12694,8 +13079,12 @@ type SearchNamespacesResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SearchNamespacesResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SearchNamespacesResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12726,6 +13115,11 @@ func (r SearchNamespacesResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SearchNamespacesResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SearchNamespacesResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12767,6 +13161,11 @@ type ClearReadNotificationsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ClearReadNotificationsResult503Headers the declared response headers of an HTTP 503 response for ClearReadNotifications
+type ClearReadNotificationsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ClearReadNotificationsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12782,10 +13181,14 @@ type ClearReadNotificationsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ClearReadNotificationsResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ClearReadNotificationsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ClearReadNotificationsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12816,6 +13219,11 @@ func (r ClearReadNotificationsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ClearReadNotificationsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ClearReadNotificationsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12852,6 +13260,11 @@ type ListNotificationHistoryResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListNotificationHistoryResult503Headers the declared response headers of an HTTP 503 response for ListNotificationHistory
+type ListNotificationHistoryResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListNotificationHistoryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12867,8 +13280,12 @@ type ListNotificationHistoryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListNotificationHistoryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListNotificationHistoryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12899,6 +13316,11 @@ func (r ListNotificationHistoryResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListNotificationHistoryResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListNotificationHistoryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12935,6 +13357,11 @@ type ListPendingNotificationsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListPendingNotificationsResult503Headers the declared response headers of an HTTP 503 response for ListPendingNotifications
+type ListPendingNotificationsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListPendingNotificationsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12950,8 +13377,12 @@ type ListPendingNotificationsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPendingNotificationsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPendingNotificationsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12982,6 +13413,11 @@ func (r ListPendingNotificationsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPendingNotificationsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPendingNotificationsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -13023,6 +13459,11 @@ type MarkAllNotificationsReadResult429Headers struct {
 	RetryAfter *int
 }
 
+// MarkAllNotificationsReadResult503Headers the declared response headers of an HTTP 503 response for MarkAllNotificationsRead
+type MarkAllNotificationsReadResult503Headers struct {
+	RetryAfter *int
+}
+
 type MarkAllNotificationsReadResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13038,10 +13479,14 @@ type MarkAllNotificationsReadResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *MarkAllNotificationsReadResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *MarkAllNotificationsReadResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *MarkAllNotificationsReadResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13072,6 +13517,11 @@ func (r MarkAllNotificationsReadResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r MarkAllNotificationsReadResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r MarkAllNotificationsReadResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -13113,6 +13563,11 @@ type MarkNotificationReadResult429Headers struct {
 	RetryAfter *int
 }
 
+// MarkNotificationReadResult503Headers the declared response headers of an HTTP 503 response for MarkNotificationRead
+type MarkNotificationReadResult503Headers struct {
+	RetryAfter *int
+}
+
 type MarkNotificationReadResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13130,10 +13585,14 @@ type MarkNotificationReadResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *MarkNotificationReadResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *MarkNotificationReadResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *MarkNotificationReadResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13171,6 +13630,11 @@ func (r MarkNotificationReadResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r MarkNotificationReadResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r MarkNotificationReadResult) GetBody() []byte {
 	return r.Body
@@ -13205,6 +13669,11 @@ type QueryRegistriesResult429Headers struct {
 	RetryAfter *int
 }
 
+// QueryRegistriesResult503Headers the declared response headers of an HTTP 503 response for QueryRegistries
+type QueryRegistriesResult503Headers struct {
+	RetryAfter *int
+}
+
 type QueryRegistriesResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13222,8 +13691,12 @@ type QueryRegistriesResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *QueryRegistriesResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *QueryRegistriesResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13261,6 +13734,11 @@ func (r QueryRegistriesResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r QueryRegistriesResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r QueryRegistriesResult) GetBody() []byte {
 	return r.Body
@@ -13295,6 +13773,11 @@ type QueryRecordsResult429Headers struct {
 	RetryAfter *int
 }
 
+// QueryRecordsResult503Headers the declared response headers of an HTTP 503 response for QueryRecords
+type QueryRecordsResult503Headers struct {
+	RetryAfter *int
+}
+
 type QueryRecordsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13314,8 +13797,12 @@ type QueryRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *QueryRecordsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *QueryRecordsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13358,6 +13845,11 @@ func (r QueryRecordsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r QueryRecordsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r QueryRecordsResult) GetBody() []byte {
 	return r.Body
@@ -13397,6 +13889,11 @@ type RestoreDeletedNamespaceResult429Headers struct {
 	RetryAfter *int
 }
 
+// RestoreDeletedNamespaceResult503Headers the declared response headers of an HTTP 503 response for RestoreDeletedNamespace
+type RestoreDeletedNamespaceResult503Headers struct {
+	RetryAfter *int
+}
+
 type RestoreDeletedNamespaceResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13420,10 +13917,14 @@ type RestoreDeletedNamespaceResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RestoreDeletedNamespaceResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RestoreDeletedNamespaceResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RestoreDeletedNamespaceResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13476,6 +13977,11 @@ func (r RestoreDeletedNamespaceResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RestoreDeletedNamespaceResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RestoreDeletedNamespaceResult) GetBody() []byte {
 	return r.Body
@@ -13515,6 +14021,11 @@ type RestoreDeletedRecordsResult429Headers struct {
 	RetryAfter *int
 }
 
+// RestoreDeletedRecordsResult503Headers the declared response headers of an HTTP 503 response for RestoreDeletedRecords
+type RestoreDeletedRecordsResult503Headers struct {
+	RetryAfter *int
+}
+
 type RestoreDeletedRecordsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13538,10 +14049,14 @@ type RestoreDeletedRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RestoreDeletedRecordsResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RestoreDeletedRecordsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RestoreDeletedRecordsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13594,6 +14109,11 @@ func (r RestoreDeletedRecordsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RestoreDeletedRecordsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RestoreDeletedRecordsResult) GetBody() []byte {
 	return r.Body
@@ -13633,6 +14153,11 @@ type RestoreDeletedRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// RestoreDeletedRegistryResult503Headers the declared response headers of an HTTP 503 response for RestoreDeletedRegistry
+type RestoreDeletedRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type RestoreDeletedRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13656,10 +14181,14 @@ type RestoreDeletedRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RestoreDeletedRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RestoreDeletedRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RestoreDeletedRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13712,6 +14241,11 @@ func (r RestoreDeletedRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RestoreDeletedRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RestoreDeletedRegistryResult) GetBody() []byte {
 	return r.Body
@@ -13746,6 +14280,11 @@ type SearchRecordsResult429Headers struct {
 	RetryAfter *int
 }
 
+// SearchRecordsResult503Headers the declared response headers of an HTTP 503 response for SearchRecords
+type SearchRecordsResult503Headers struct {
+	RetryAfter *int
+}
+
 type SearchRecordsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13765,8 +14304,12 @@ type SearchRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SearchFailed
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SearchRecordsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SearchRecordsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13809,6 +14352,11 @@ func (r SearchRecordsResult) GetJSON500() *SearchFailed {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SearchRecordsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r SearchRecordsResult) GetBody() []byte {
 	return r.Body
@@ -13843,6 +14391,11 @@ type GetStatsResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetStatsResult503Headers the declared response headers of an HTTP 503 response for GetStats
+type GetStatsResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetStatsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13856,8 +14409,12 @@ type GetStatsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetStatsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetStatsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13883,6 +14440,11 @@ func (r GetStatsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetStatsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetStatsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -13924,6 +14486,11 @@ type AcceptVerificationRequestResult429Headers struct {
 	RetryAfter *int
 }
 
+// AcceptVerificationRequestResult503Headers the declared response headers of an HTTP 503 response for AcceptVerificationRequest
+type AcceptVerificationRequestResult503Headers struct {
+	RetryAfter *int
+}
+
 type AcceptVerificationRequestResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13945,10 +14512,14 @@ type AcceptVerificationRequestResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *AcceptVerificationRequestResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AcceptVerificationRequestResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AcceptVerificationRequestResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13996,6 +14567,11 @@ func (r AcceptVerificationRequestResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AcceptVerificationRequestResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r AcceptVerificationRequestResult) GetBody() []byte {
 	return r.Body
@@ -14035,6 +14611,11 @@ type RejectVerificationRequestResult429Headers struct {
 	RetryAfter *int
 }
 
+// RejectVerificationRequestResult503Headers the declared response headers of an HTTP 503 response for RejectVerificationRequest
+type RejectVerificationRequestResult503Headers struct {
+	RetryAfter *int
+}
+
 type RejectVerificationRequestResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14056,10 +14637,14 @@ type RejectVerificationRequestResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RejectVerificationRequestResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RejectVerificationRequestResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RejectVerificationRequestResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14107,6 +14692,11 @@ func (r RejectVerificationRequestResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RejectVerificationRequestResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RejectVerificationRequestResult) GetBody() []byte {
 	return r.Body
@@ -14146,6 +14736,11 @@ type VerifyDomainResult429Headers struct {
 	RetryAfter *int
 }
 
+// VerifyDomainResult503Headers the declared response headers of an HTTP 503 response for VerifyDomain
+type VerifyDomainResult503Headers struct {
+	RetryAfter *int
+}
+
 type VerifyDomainResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14167,10 +14762,14 @@ type VerifyDomainResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *VerifyDomainResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyDomainResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *VerifyDomainResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14218,6 +14817,11 @@ func (r VerifyDomainResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r VerifyDomainResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r VerifyDomainResult) GetBody() []byte {
 	return r.Body
@@ -14257,6 +14861,11 @@ type VerifyNamespaceLookupResult429Headers struct {
 	RetryAfter *int
 }
 
+// VerifyNamespaceLookupResult503Headers the declared response headers of an HTTP 503 response for VerifyNamespaceLookup
+type VerifyNamespaceLookupResult503Headers struct {
+	RetryAfter *int
+}
+
 type VerifyNamespaceLookupResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14276,10 +14885,14 @@ type VerifyNamespaceLookupResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *VerifyNamespaceLookupResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyNamespaceLookupResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *VerifyNamespaceLookupResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14322,6 +14935,11 @@ func (r VerifyNamespaceLookupResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r VerifyNamespaceLookupResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r VerifyNamespaceLookupResult) GetBody() []byte {
 	return r.Body
@@ -14361,6 +14979,11 @@ type VerifyRecordLookupResult429Headers struct {
 	RetryAfter *int
 }
 
+// VerifyRecordLookupResult503Headers the declared response headers of an HTTP 503 response for VerifyRecordLookup
+type VerifyRecordLookupResult503Headers struct {
+	RetryAfter *int
+}
+
 type VerifyRecordLookupResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14380,10 +15003,14 @@ type VerifyRecordLookupResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *VerifyRecordLookupResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyRecordLookupResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *VerifyRecordLookupResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14426,6 +15053,11 @@ func (r VerifyRecordLookupResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r VerifyRecordLookupResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r VerifyRecordLookupResult) GetBody() []byte {
 	return r.Body
@@ -14465,6 +15097,11 @@ type VerifyRegistryLookupResult429Headers struct {
 	RetryAfter *int
 }
 
+// VerifyRegistryLookupResult503Headers the declared response headers of an HTTP 503 response for VerifyRegistryLookup
+type VerifyRegistryLookupResult503Headers struct {
+	RetryAfter *int
+}
+
 type VerifyRegistryLookupResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14484,10 +15121,14 @@ type VerifyRegistryLookupResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *VerifyRegistryLookupResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyRegistryLookupResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *VerifyRegistryLookupResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14530,6 +15171,11 @@ func (r VerifyRegistryLookupResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r VerifyRegistryLookupResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r VerifyRegistryLookupResult) GetBody() []byte {
 	return r.Body
@@ -14564,6 +15210,11 @@ type ListNamespaceVersionsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListNamespaceVersionsResult503Headers the declared response headers of an HTTP 503 response for ListNamespaceVersions
+type ListNamespaceVersionsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListNamespaceVersionsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14581,8 +15232,12 @@ type ListNamespaceVersionsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListNamespaceVersionsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListNamespaceVersionsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14620,6 +15275,11 @@ func (r ListNamespaceVersionsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListNamespaceVersionsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ListNamespaceVersionsResult) GetBody() []byte {
 	return r.Body
@@ -14654,6 +15314,11 @@ type ListRegistryVersionsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListRegistryVersionsResult503Headers the declared response headers of an HTTP 503 response for ListRegistryVersions
+type ListRegistryVersionsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListRegistryVersionsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14671,8 +15336,12 @@ type ListRegistryVersionsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRegistryVersionsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRegistryVersionsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14710,6 +15379,11 @@ func (r ListRegistryVersionsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRegistryVersionsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ListRegistryVersionsResult) GetBody() []byte {
 	return r.Body
@@ -14744,6 +15418,11 @@ type ListRecordVersionsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListRecordVersionsResult503Headers the declared response headers of an HTTP 503 response for ListRecordVersions
+type ListRecordVersionsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListRecordVersionsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14761,8 +15440,12 @@ type ListRecordVersionsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRecordVersionsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRecordVersionsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14798,6 +15481,11 @@ func (r ListRecordVersionsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListRecordVersionsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRecordVersionsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -14839,6 +15527,11 @@ type CreateWatchSubscriptionResult429Headers struct {
 	RetryAfter *int
 }
 
+// CreateWatchSubscriptionResult503Headers the declared response headers of an HTTP 503 response for CreateWatchSubscription
+type CreateWatchSubscriptionResult503Headers struct {
+	RetryAfter *int
+}
+
 type CreateWatchSubscriptionResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14860,10 +15553,14 @@ type CreateWatchSubscriptionResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateWatchSubscriptionResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateWatchSubscriptionResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateWatchSubscriptionResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -14911,6 +15608,11 @@ func (r CreateWatchSubscriptionResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateWatchSubscriptionResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateWatchSubscriptionResult) GetBody() []byte {
 	return r.Body
@@ -14945,6 +15647,11 @@ type ListWatchSubscriptionsResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListWatchSubscriptionsResult503Headers the declared response headers of an HTTP 503 response for ListWatchSubscriptions
+type ListWatchSubscriptionsResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListWatchSubscriptionsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14960,8 +15667,12 @@ type ListWatchSubscriptionsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListWatchSubscriptionsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWatchSubscriptionsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14992,6 +15703,11 @@ func (r ListWatchSubscriptionsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListWatchSubscriptionsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWatchSubscriptionsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -15033,6 +15749,11 @@ type DeleteWatchSubscriptionResult429Headers struct {
 	RetryAfter *int
 }
 
+// DeleteWatchSubscriptionResult503Headers the declared response headers of an HTTP 503 response for DeleteWatchSubscription
+type DeleteWatchSubscriptionResult503Headers struct {
+	RetryAfter *int
+}
+
 type DeleteWatchSubscriptionResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15050,10 +15771,14 @@ type DeleteWatchSubscriptionResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DeleteWatchSubscriptionResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteWatchSubscriptionResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteWatchSubscriptionResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15091,6 +15816,11 @@ func (r DeleteWatchSubscriptionResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteWatchSubscriptionResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r DeleteWatchSubscriptionResult) GetBody() []byte {
 	return r.Body
@@ -15125,6 +15855,11 @@ type GetWatchSubscriptionResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetWatchSubscriptionResult503Headers the declared response headers of an HTTP 503 response for GetWatchSubscription
+type GetWatchSubscriptionResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetWatchSubscriptionResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15142,8 +15877,12 @@ type GetWatchSubscriptionResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetWatchSubscriptionResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetWatchSubscriptionResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15181,6 +15920,11 @@ func (r GetWatchSubscriptionResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetWatchSubscriptionResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetWatchSubscriptionResult) GetBody() []byte {
 	return r.Body
@@ -15215,6 +15959,11 @@ type ListWatchDeliveriesResult429Headers struct {
 	RetryAfter *int
 }
 
+// ListWatchDeliveriesResult503Headers the declared response headers of an HTTP 503 response for ListWatchDeliveries
+type ListWatchDeliveriesResult503Headers struct {
+	RetryAfter *int
+}
+
 type ListWatchDeliveriesResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15232,8 +15981,12 @@ type ListWatchDeliveriesResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListWatchDeliveriesResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWatchDeliveriesResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15269,6 +16022,11 @@ func (r ListWatchDeliveriesResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListWatchDeliveriesResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWatchDeliveriesResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -15310,6 +16068,11 @@ type AddDelegateResult429Headers struct {
 	RetryAfter *int
 }
 
+// AddDelegateResult503Headers the declared response headers of an HTTP 503 response for AddDelegate
+type AddDelegateResult503Headers struct {
+	RetryAfter *int
+}
+
 type AddDelegateResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15333,10 +16096,14 @@ type AddDelegateResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *AddDelegateResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddDelegateResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddDelegateResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15389,6 +16156,11 @@ func (r AddDelegateResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AddDelegateResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r AddDelegateResult) GetBody() []byte {
 	return r.Body
@@ -15428,6 +16200,11 @@ type CreateRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// CreateRegistryResult503Headers the declared response headers of an HTTP 503 response for CreateRegistry
+type CreateRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type CreateRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15451,10 +16228,14 @@ type CreateRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateRegistryResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateRegistryResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -15507,6 +16288,11 @@ func (r CreateRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateRegistryResult) GetBody() []byte {
 	return r.Body
@@ -15546,6 +16332,11 @@ type DeleteNamespaceResult429Headers struct {
 	RetryAfter *int
 }
 
+// DeleteNamespaceResult503Headers the declared response headers of an HTTP 503 response for DeleteNamespace
+type DeleteNamespaceResult503Headers struct {
+	RetryAfter *int
+}
+
 type DeleteNamespaceResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15569,10 +16360,14 @@ type DeleteNamespaceResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DeleteNamespaceResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteNamespaceResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteNamespaceResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15625,6 +16420,11 @@ func (r DeleteNamespaceResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteNamespaceResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r DeleteNamespaceResult) GetBody() []byte {
 	return r.Body
@@ -15659,6 +16459,11 @@ type GetDelegatesResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetDelegatesResult503Headers the declared response headers of an HTTP 503 response for GetDelegates
+type GetDelegatesResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetDelegatesResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15678,8 +16483,12 @@ type GetDelegatesResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDelegatesResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDelegatesResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15722,6 +16531,11 @@ func (r GetDelegatesResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDelegatesResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetDelegatesResult) GetBody() []byte {
 	return r.Body
@@ -15756,6 +16570,11 @@ type GetNamespaceVerificationLogsResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetNamespaceVerificationLogsResult503Headers the declared response headers of an HTTP 503 response for GetNamespaceVerificationLogs
+type GetNamespaceVerificationLogsResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetNamespaceVerificationLogsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15773,8 +16592,12 @@ type GetNamespaceVerificationLogsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetNamespaceVerificationLogsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetNamespaceVerificationLogsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15810,6 +16633,11 @@ func (r GetNamespaceVerificationLogsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetNamespaceVerificationLogsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetNamespaceVerificationLogsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -15851,6 +16679,11 @@ type RemoveDelegateResult429Headers struct {
 	RetryAfter *int
 }
 
+// RemoveDelegateResult503Headers the declared response headers of an HTTP 503 response for RemoveDelegate
+type RemoveDelegateResult503Headers struct {
+	RetryAfter *int
+}
+
 type RemoveDelegateResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15874,10 +16707,14 @@ type RemoveDelegateResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RemoveDelegateResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RemoveDelegateResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RemoveDelegateResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -15930,6 +16767,11 @@ func (r RemoveDelegateResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RemoveDelegateResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RemoveDelegateResult) GetBody() []byte {
 	return r.Body
@@ -15969,6 +16811,11 @@ type TransferOwnershipResult429Headers struct {
 	RetryAfter *int
 }
 
+// TransferOwnershipResult503Headers the declared response headers of an HTTP 503 response for TransferOwnership
+type TransferOwnershipResult503Headers struct {
+	RetryAfter *int
+}
+
 type TransferOwnershipResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15992,10 +16839,14 @@ type TransferOwnershipResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *TransferOwnershipResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *TransferOwnershipResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TransferOwnershipResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -16048,6 +16899,11 @@ func (r TransferOwnershipResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r TransferOwnershipResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r TransferOwnershipResult) GetBody() []byte {
 	return r.Body
@@ -16087,6 +16943,11 @@ type UpdateNamespaceResult429Headers struct {
 	RetryAfter *int
 }
 
+// UpdateNamespaceResult503Headers the declared response headers of an HTTP 503 response for UpdateNamespace
+type UpdateNamespaceResult503Headers struct {
+	RetryAfter *int
+}
+
 type UpdateNamespaceResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -16112,10 +16973,14 @@ type UpdateNamespaceResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateNamespaceResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateNamespaceResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateNamespaceResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -16173,6 +17038,11 @@ func (r UpdateNamespaceResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateNamespaceResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r UpdateNamespaceResult) GetBody() []byte {
 	return r.Body
@@ -16212,6 +17082,11 @@ type RemoveNamespaceVerificationResult429Headers struct {
 	RetryAfter *int
 }
 
+// RemoveNamespaceVerificationResult503Headers the declared response headers of an HTTP 503 response for RemoveNamespaceVerification
+type RemoveNamespaceVerificationResult503Headers struct {
+	RetryAfter *int
+}
+
 type RemoveNamespaceVerificationResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -16231,10 +17106,14 @@ type RemoveNamespaceVerificationResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RemoveNamespaceVerificationResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RemoveNamespaceVerificationResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RemoveNamespaceVerificationResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -16277,6 +17156,11 @@ func (r RemoveNamespaceVerificationResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RemoveNamespaceVerificationResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RemoveNamespaceVerificationResult) GetBody() []byte {
 	return r.Body
@@ -16316,6 +17200,11 @@ type ActivateRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// ActivateRegistryResult503Headers the declared response headers of an HTTP 503 response for ActivateRegistry
+type ActivateRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type ActivateRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -16339,10 +17228,14 @@ type ActivateRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ActivateRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ActivateRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ActivateRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -16395,6 +17288,11 @@ func (r ActivateRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ActivateRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ActivateRegistryResult) GetBody() []byte {
 	return r.Body
@@ -16434,6 +17332,11 @@ type AddRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// AddRecordResult503Headers the declared response headers of an HTTP 503 response for AddRecord
+type AddRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type AddRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -16457,10 +17360,14 @@ type AddRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *AddRecordResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddRecordResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -16513,6 +17420,11 @@ func (r AddRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AddRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r AddRecordResult) GetBody() []byte {
 	return r.Body
@@ -16552,6 +17464,11 @@ type AddRecordsResult429Headers struct {
 	RetryAfter *int
 }
 
+// AddRecordsResult503Headers the declared response headers of an HTTP 503 response for AddRecords
+type AddRecordsResult503Headers struct {
+	RetryAfter *int
+}
+
 type AddRecordsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -16575,10 +17492,14 @@ type AddRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *AddRecordsResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddRecordsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddRecordsResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -16631,6 +17552,11 @@ func (r AddRecordsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AddRecordsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r AddRecordsResult) GetBody() []byte {
 	return r.Body
@@ -16670,6 +17596,11 @@ type AddRegistryDelegateResult429Headers struct {
 	RetryAfter *int
 }
 
+// AddRegistryDelegateResult503Headers the declared response headers of an HTTP 503 response for AddRegistryDelegate
+type AddRegistryDelegateResult503Headers struct {
+	RetryAfter *int
+}
+
 type AddRegistryDelegateResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -16693,10 +17624,14 @@ type AddRegistryDelegateResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *AddRegistryDelegateResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddRegistryDelegateResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddRegistryDelegateResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -16749,6 +17684,11 @@ func (r AddRegistryDelegateResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AddRegistryDelegateResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r AddRegistryDelegateResult) GetBody() []byte {
 	return r.Body
@@ -16788,6 +17728,11 @@ type ArchiveRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// ArchiveRegistryResult503Headers the declared response headers of an HTTP 503 response for ArchiveRegistry
+type ArchiveRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type ArchiveRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -16811,10 +17756,14 @@ type ArchiveRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ArchiveRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ArchiveRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ArchiveRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -16867,6 +17816,11 @@ func (r ArchiveRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ArchiveRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ArchiveRegistryResult) GetBody() []byte {
 	return r.Body
@@ -16906,6 +17860,11 @@ type BulkUploadRecordsResult429Headers struct {
 	RetryAfter *int
 }
 
+// BulkUploadRecordsResult503Headers the declared response headers of an HTTP 503 response for BulkUploadRecords
+type BulkUploadRecordsResult503Headers struct {
+	RetryAfter *int
+}
+
 type BulkUploadRecordsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -16929,10 +17888,14 @@ type BulkUploadRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *BulkUploadRecordsResult202Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *BulkUploadRecordsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BulkUploadRecordsResult503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -16985,6 +17948,11 @@ func (r BulkUploadRecordsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BulkUploadRecordsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r BulkUploadRecordsResult) GetBody() []byte {
 	return r.Body
@@ -17024,6 +17992,11 @@ type DeactivateRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// DeactivateRegistryResult503Headers the declared response headers of an HTTP 503 response for DeactivateRegistry
+type DeactivateRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type DeactivateRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -17047,10 +18020,14 @@ type DeactivateRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DeactivateRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeactivateRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeactivateRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -17103,6 +18080,11 @@ func (r DeactivateRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeactivateRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r DeactivateRegistryResult) GetBody() []byte {
 	return r.Body
@@ -17142,6 +18124,11 @@ type DeleteRecordsResult429Headers struct {
 	RetryAfter *int
 }
 
+// DeleteRecordsResult503Headers the declared response headers of an HTTP 503 response for DeleteRecords
+type DeleteRecordsResult503Headers struct {
+	RetryAfter *int
+}
+
 type DeleteRecordsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -17165,10 +18152,14 @@ type DeleteRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DeleteRecordsResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteRecordsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteRecordsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -17221,6 +18212,11 @@ func (r DeleteRecordsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteRecordsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r DeleteRecordsResult) GetBody() []byte {
 	return r.Body
@@ -17260,6 +18256,11 @@ type DeleteRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// DeleteRegistryResult503Headers the declared response headers of an HTTP 503 response for DeleteRegistry
+type DeleteRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type DeleteRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -17283,10 +18284,14 @@ type DeleteRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DeleteRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -17339,6 +18344,11 @@ func (r DeleteRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r DeleteRegistryResult) GetBody() []byte {
 	return r.Body
@@ -17373,6 +18383,11 @@ type DownloadSampleCsvResult429Headers struct {
 	RetryAfter *int
 }
 
+// DownloadSampleCsvResult503Headers the declared response headers of an HTTP 503 response for DownloadSampleCsv
+type DownloadSampleCsvResult503Headers struct {
+	RetryAfter *int
+}
+
 type DownloadSampleCsvResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -17388,8 +18403,12 @@ type DownloadSampleCsvResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DownloadSampleCsvResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DownloadSampleCsvResult503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -17420,6 +18439,11 @@ func (r DownloadSampleCsvResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DownloadSampleCsvResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DownloadSampleCsvResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -17456,6 +18480,11 @@ type ExportRecordsAsCsvResult429Headers struct {
 	RetryAfter *int
 }
 
+// ExportRecordsAsCsvResult503Headers the declared response headers of an HTTP 503 response for ExportRecordsAsCsv
+type ExportRecordsAsCsvResult503Headers struct {
+	RetryAfter *int
+}
+
 type ExportRecordsAsCsvResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -17475,8 +18504,12 @@ type ExportRecordsAsCsvResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExportRecordsAsCsvResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExportRecordsAsCsvResult503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -17519,6 +18552,11 @@ func (r ExportRecordsAsCsvResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ExportRecordsAsCsvResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ExportRecordsAsCsvResult) GetBody() []byte {
 	return r.Body
@@ -17553,6 +18591,11 @@ type GetRegistryDelegatesResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetRegistryDelegatesResult503Headers the declared response headers of an HTTP 503 response for GetRegistryDelegates
+type GetRegistryDelegatesResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetRegistryDelegatesResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -17572,8 +18615,12 @@ type GetRegistryDelegatesResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRegistryDelegatesResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRegistryDelegatesResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -17616,6 +18663,11 @@ func (r GetRegistryDelegatesResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRegistryDelegatesResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetRegistryDelegatesResult) GetBody() []byte {
 	return r.Body
@@ -17650,6 +18702,11 @@ type GetRegistryVerificationLogsResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetRegistryVerificationLogsResult503Headers the declared response headers of an HTTP 503 response for GetRegistryVerificationLogs
+type GetRegistryVerificationLogsResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetRegistryVerificationLogsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -17667,8 +18724,12 @@ type GetRegistryVerificationLogsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRegistryVerificationLogsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRegistryVerificationLogsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -17704,6 +18765,11 @@ func (r GetRegistryVerificationLogsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRegistryVerificationLogsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRegistryVerificationLogsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -17745,6 +18811,11 @@ type PublishRecordsResult429Headers struct {
 	RetryAfter *int
 }
 
+// PublishRecordsResult503Headers the declared response headers of an HTTP 503 response for PublishRecords
+type PublishRecordsResult503Headers struct {
+	RetryAfter *int
+}
+
 type PublishRecordsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -17768,10 +18839,14 @@ type PublishRecordsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PublishRecordsResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *PublishRecordsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PublishRecordsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -17824,6 +18899,11 @@ func (r PublishRecordsResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PublishRecordsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r PublishRecordsResult) GetBody() []byte {
 	return r.Body
@@ -17863,6 +18943,11 @@ type RemoveRegistryDelegateResult429Headers struct {
 	RetryAfter *int
 }
 
+// RemoveRegistryDelegateResult503Headers the declared response headers of an HTTP 503 response for RemoveRegistryDelegate
+type RemoveRegistryDelegateResult503Headers struct {
+	RetryAfter *int
+}
+
 type RemoveRegistryDelegateResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -17884,10 +18969,14 @@ type RemoveRegistryDelegateResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RemoveRegistryDelegateResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RemoveRegistryDelegateResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RemoveRegistryDelegateResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -17935,6 +19024,11 @@ func (r RemoveRegistryDelegateResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RemoveRegistryDelegateResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RemoveRegistryDelegateResult) GetBody() []byte {
 	return r.Body
@@ -17974,6 +19068,11 @@ type RestoreRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// RestoreRegistryResult503Headers the declared response headers of an HTTP 503 response for RestoreRegistry
+type RestoreRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type RestoreRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -17997,10 +19096,14 @@ type RestoreRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RestoreRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RestoreRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RestoreRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18053,6 +19156,11 @@ func (r RestoreRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RestoreRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RestoreRegistryResult) GetBody() []byte {
 	return r.Body
@@ -18092,6 +19200,11 @@ type RevokeRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// RevokeRegistryResult503Headers the declared response headers of an HTTP 503 response for RevokeRegistry
+type RevokeRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type RevokeRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18115,10 +19228,14 @@ type RevokeRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RevokeRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RevokeRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18171,6 +19288,11 @@ func (r RevokeRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RevokeRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RevokeRegistryResult) GetBody() []byte {
 	return r.Body
@@ -18210,6 +19332,11 @@ type SaveRecordAsDraftResult429Headers struct {
 	RetryAfter *int
 }
 
+// SaveRecordAsDraftResult503Headers the declared response headers of an HTTP 503 response for SaveRecordAsDraft
+type SaveRecordAsDraftResult503Headers struct {
+	RetryAfter *int
+}
+
 type SaveRecordAsDraftResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18233,10 +19360,14 @@ type SaveRecordAsDraftResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *SaveRecordAsDraftResult201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SaveRecordAsDraftResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SaveRecordAsDraftResult503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -18289,6 +19420,11 @@ func (r SaveRecordAsDraftResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SaveRecordAsDraftResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r SaveRecordAsDraftResult) GetBody() []byte {
 	return r.Body
@@ -18328,6 +19464,11 @@ type UpdateRegistryResult429Headers struct {
 	RetryAfter *int
 }
 
+// UpdateRegistryResult503Headers the declared response headers of an HTTP 503 response for UpdateRegistry
+type UpdateRegistryResult503Headers struct {
+	RetryAfter *int
+}
+
 type UpdateRegistryResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18353,10 +19494,14 @@ type UpdateRegistryResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateRegistryResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateRegistryResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateRegistryResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18414,6 +19559,11 @@ func (r UpdateRegistryResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateRegistryResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r UpdateRegistryResult) GetBody() []byte {
 	return r.Body
@@ -18448,6 +19598,11 @@ type GetRecordVerificationLogsResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetRecordVerificationLogsResult503Headers the declared response headers of an HTTP 503 response for GetRecordVerificationLogs
+type GetRecordVerificationLogsResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetRecordVerificationLogsResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18465,8 +19620,12 @@ type GetRecordVerificationLogsResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRecordVerificationLogsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRecordVerificationLogsResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18502,6 +19661,11 @@ func (r GetRecordVerificationLogsResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRecordVerificationLogsResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRecordVerificationLogsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -18543,6 +19707,11 @@ type PublishRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// PublishRecordResult503Headers the declared response headers of an HTTP 503 response for PublishRecord
+type PublishRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type PublishRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18566,10 +19735,14 @@ type PublishRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PublishRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *PublishRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PublishRecordResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18622,6 +19795,11 @@ func (r PublishRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PublishRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r PublishRecordResult) GetBody() []byte {
 	return r.Body
@@ -18661,6 +19839,11 @@ type ReinstateRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// ReinstateRecordResult503Headers the declared response headers of an HTTP 503 response for ReinstateRecord
+type ReinstateRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type ReinstateRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18684,10 +19867,14 @@ type ReinstateRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ReinstateRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ReinstateRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReinstateRecordResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18740,6 +19927,11 @@ func (r ReinstateRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReinstateRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ReinstateRecordResult) GetBody() []byte {
 	return r.Body
@@ -18779,6 +19971,11 @@ type RevokeRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// RevokeRecordResult503Headers the declared response headers of an HTTP 503 response for RevokeRecord
+type RevokeRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type RevokeRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18802,10 +19999,14 @@ type RevokeRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RevokeRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RevokeRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeRecordResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18858,6 +20059,11 @@ func (r RevokeRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RevokeRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RevokeRecordResult) GetBody() []byte {
 	return r.Body
@@ -18897,6 +20103,11 @@ type SuspendRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// SuspendRecordResult503Headers the declared response headers of an HTTP 503 response for SuspendRecord
+type SuspendRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type SuspendRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18920,10 +20131,14 @@ type SuspendRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *SuspendRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SuspendRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SuspendRecordResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18976,6 +20191,11 @@ func (r SuspendRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SuspendRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r SuspendRecordResult) GetBody() []byte {
 	return r.Body
@@ -19015,6 +20235,11 @@ type UpdateRecordResult429Headers struct {
 	RetryAfter *int
 }
 
+// UpdateRecordResult503Headers the declared response headers of an HTTP 503 response for UpdateRecord
+type UpdateRecordResult503Headers struct {
+	RetryAfter *int
+}
+
 type UpdateRecordResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -19040,10 +20265,14 @@ type UpdateRecordResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateRecordResult200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateRecordResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateRecordResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -19101,6 +20330,11 @@ func (r UpdateRecordResult) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateRecordResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r UpdateRecordResult) GetBody() []byte {
 	return r.Body
@@ -19135,6 +20369,11 @@ type GetRegistriesByTagResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetRegistriesByTagResult503Headers the declared response headers of an HTTP 503 response for GetRegistriesByTag
+type GetRegistriesByTagResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetRegistriesByTagResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -19150,8 +20389,12 @@ type GetRegistriesByTagResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRegistriesByTagResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRegistriesByTagResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -19182,6 +20425,11 @@ func (r GetRegistriesByTagResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRegistriesByTagResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRegistriesByTagResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -19218,6 +20466,11 @@ type GetDidDocumentResult429Headers struct {
 	RetryAfter *int
 }
 
+// GetDidDocumentResult503Headers the declared response headers of an HTTP 503 response for GetDidDocument
+type GetDidDocumentResult503Headers struct {
+	RetryAfter *int
+}
+
 type GetDidDocumentResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -19233,8 +20486,12 @@ type GetDidDocumentResult struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDidDocumentResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDidDocumentResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -19265,6 +20522,11 @@ func (r GetDidDocumentResult) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetDidDocumentResult) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDidDocumentResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -19311,15 +20573,15 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 	return ParseHealthzResult(rsp)
 }
 
-// ReadyzWithResponse Readiness (the primary database answers)
+// ReadyzWithResponse Readiness (the instance can read, or with need=write can write)
 //
-// Answers 200 when the primary database answers a ping within two seconds, 503 otherwise (and from the start of a shutdown). The answer counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound); an instance whose replicas are all down is still ready: the primary serves its reads.
+// Separates "can read" from "can write". With `need=read` (the default) it answers 200 while the instance can serve reads: the primary database answers a ping within two seconds, or a read replica answers its probes within the lag bound; so a load balancer keeps sending reads to it while the primary is lost (docs/deployment.md). With `need=write` it answers 200 only while the primary answers. 503 otherwise, and from the start of a shutdown. The answer says whether the primary answers (`writable`) and counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound).
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /readyz (the `Readyz` operationId).
-func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResult, error) {
-	rsp, err := c.Readyz(ctx, reqEditors...)
+func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*ReadyzResult, error) {
+	rsp, err := c.Readyz(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -21207,6 +22469,16 @@ func ParseReadyzResult(rsp *http.Response) (*ReadyzResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReadyzResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21268,6 +22540,13 @@ func ParseListApiKeysResult(rsp *http.Response) (*ListApiKeysResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21281,6 +22560,16 @@ func ParseListApiKeysResult(rsp *http.Response) (*ListApiKeysResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListApiKeysResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21356,6 +22645,13 @@ func ParseCreateApiKeyResult(rsp *http.Response) (*CreateApiKeyResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21379,6 +22675,16 @@ func ParseCreateApiKeyResult(rsp *http.Response) (*CreateApiKeyResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateApiKeyResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21447,6 +22753,13 @@ func ParseRevokeApiKeyResult(rsp *http.Response) (*RevokeApiKeyResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21470,6 +22783,16 @@ func ParseRevokeApiKeyResult(rsp *http.Response) (*RevokeApiKeyResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeApiKeyResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21545,6 +22868,13 @@ func ParseCheckVerificationResult(rsp *http.Response) (*CheckVerificationResult,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21558,6 +22888,16 @@ func ParseCheckVerificationResult(rsp *http.Response) (*CheckVerificationResult,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CheckVerificationResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21633,6 +22973,13 @@ func ParseCreateNamespaceResult(rsp *http.Response) (*CreateNamespaceResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21656,6 +23003,16 @@ func ParseCreateNamespaceResult(rsp *http.Response) (*CreateNamespaceResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateNamespaceResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21710,6 +23067,13 @@ func ParseListDediPublishersResult(rsp *http.Response) (*ListDediPublishersResul
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21723,6 +23087,16 @@ func ParseListDediPublishersResult(rsp *http.Response) (*ListDediPublishersResul
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDediPublishersResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21784,6 +23158,13 @@ func ParseGetDediManifestResult(rsp *http.Response) (*GetDediManifestResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21807,6 +23188,16 @@ func ParseGetDediManifestResult(rsp *http.Response) (*GetDediManifestResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDediManifestResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21868,6 +23259,13 @@ func ParseGetDediFileResult(rsp *http.Response) (*GetDediFileResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21898,6 +23296,16 @@ func ParseGetDediFileResult(rsp *http.Response) (*GetDediFileResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDediFileResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21959,6 +23367,13 @@ func ParseListDeletedNamespacesResult(rsp *http.Response) (*ListDeletedNamespace
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -21972,6 +23387,16 @@ func ParseListDeletedNamespacesResult(rsp *http.Response) (*ListDeletedNamespace
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDeletedNamespacesResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22033,6 +23458,13 @@ func ParseListDeletedRecordsResult(rsp *http.Response) (*ListDeletedRecordsResul
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22046,6 +23478,16 @@ func ParseListDeletedRecordsResult(rsp *http.Response) (*ListDeletedRecordsResul
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDeletedRecordsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22107,6 +23549,13 @@ func ParseListDeletedRegistriesResult(rsp *http.Response) (*ListDeletedRegistrie
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22120,6 +23569,16 @@ func ParseListDeletedRegistriesResult(rsp *http.Response) (*ListDeletedRegistrie
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDeletedRegistriesResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22202,6 +23661,13 @@ func ParseGenerateDnsTxtResult(rsp *http.Response) (*GenerateDnsTxtResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22215,6 +23681,16 @@ func ParseGenerateDnsTxtResult(rsp *http.Response) (*GenerateDnsTxtResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GenerateDnsTxtResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22290,6 +23766,13 @@ func ParseGetDnsTxtResult(rsp *http.Response) (*GetDnsTxtResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22303,6 +23786,16 @@ func ParseGetDnsTxtResult(rsp *http.Response) (*GetDnsTxtResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDnsTxtResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22364,6 +23857,13 @@ func ParseListJobsResult(rsp *http.Response) (*ListJobsResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22377,6 +23877,16 @@ func ParseListJobsResult(rsp *http.Response) (*ListJobsResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListJobsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22445,6 +23955,13 @@ func ParseGetJobResult(rsp *http.Response) (*GetJobResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22458,6 +23975,16 @@ func ParseGetJobResult(rsp *http.Response) (*GetJobResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetJobResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22526,6 +24053,13 @@ func ParseGetJobFailedEntriesResult(rsp *http.Response) (*GetJobFailedEntriesRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22539,6 +24073,16 @@ func ParseGetJobFailedEntriesResult(rsp *http.Response) (*GetJobFailedEntriesRes
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetJobFailedEntriesResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22600,6 +24144,13 @@ func ParseDownloadJobFailedEntriesCsvResult(rsp *http.Response) (*DownloadJobFai
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22613,6 +24164,16 @@ func ParseDownloadJobFailedEntriesCsvResult(rsp *http.Response) (*DownloadJobFai
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DownloadJobFailedEntriesCsvResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22690,6 +24251,16 @@ func ParseGetLogCheckpointResult(rsp *http.Response) (*GetLogCheckpointResult, e
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogCheckpointResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22764,6 +24335,16 @@ func ParseGetLogConsistencyResult(rsp *http.Response) (*GetLogConsistencyResult,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogConsistencyResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22818,6 +24399,13 @@ func ParseGetLogCosignedCheckpointResult(rsp *http.Response) (*GetLogCosignedChe
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -22841,6 +24429,16 @@ func ParseGetLogCosignedCheckpointResult(rsp *http.Response) (*GetLogCosignedChe
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogCosignedCheckpointResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22922,6 +24520,16 @@ func ParseGetLogInclusionResult(rsp *http.Response) (*GetLogInclusionResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogInclusionResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -22989,6 +24597,16 @@ func ParseGetLogKeyResult(rsp *http.Response) (*GetLogKeyResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogKeyResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23043,6 +24661,13 @@ func ParseGetLogTileResult(rsp *http.Response) (*GetLogTileResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23066,6 +24691,16 @@ func ParseGetLogTileResult(rsp *http.Response) (*GetLogTileResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogTileResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23137,6 +24772,13 @@ func ParseLookupNamespaceResult(rsp *http.Response) (*LookupNamespaceResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23167,6 +24809,16 @@ func ParseLookupNamespaceResult(rsp *http.Response) (*LookupNamespaceResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LookupNamespaceResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23238,6 +24890,13 @@ func ParseLookupRegistryResult(rsp *http.Response) (*LookupRegistryResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23268,6 +24927,16 @@ func ParseLookupRegistryResult(rsp *http.Response) (*LookupRegistryResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LookupRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23339,6 +25008,13 @@ func ParseLookupRecordResult(rsp *http.Response) (*LookupRecordResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23369,6 +25045,16 @@ func ParseLookupRecordResult(rsp *http.Response) (*LookupRecordResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LookupRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23430,6 +25116,13 @@ func ParseSearchNamespacesResult(rsp *http.Response) (*SearchNamespacesResult, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23443,6 +25136,16 @@ func ParseSearchNamespacesResult(rsp *http.Response) (*SearchNamespacesResult, e
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SearchNamespacesResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23504,6 +25207,13 @@ func ParseClearReadNotificationsResult(rsp *http.Response) (*ClearReadNotificati
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23527,6 +25237,16 @@ func ParseClearReadNotificationsResult(rsp *http.Response) (*ClearReadNotificati
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ClearReadNotificationsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23588,6 +25308,13 @@ func ParseListNotificationHistoryResult(rsp *http.Response) (*ListNotificationHi
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23601,6 +25328,16 @@ func ParseListNotificationHistoryResult(rsp *http.Response) (*ListNotificationHi
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListNotificationHistoryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23662,6 +25399,13 @@ func ParseListPendingNotificationsResult(rsp *http.Response) (*ListPendingNotifi
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23675,6 +25419,16 @@ func ParseListPendingNotificationsResult(rsp *http.Response) (*ListPendingNotifi
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPendingNotificationsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23736,6 +25490,13 @@ func ParseMarkAllNotificationsReadResult(rsp *http.Response) (*MarkAllNotificati
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23759,6 +25520,16 @@ func ParseMarkAllNotificationsReadResult(rsp *http.Response) (*MarkAllNotificati
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers MarkAllNotificationsReadResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23827,6 +25598,13 @@ func ParseMarkNotificationReadResult(rsp *http.Response) (*MarkNotificationReadR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23850,6 +25628,16 @@ func ParseMarkNotificationReadResult(rsp *http.Response) (*MarkNotificationReadR
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers MarkNotificationReadResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23918,6 +25706,13 @@ func ParseQueryRegistriesResult(rsp *http.Response) (*QueryRegistriesResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -23931,6 +25726,16 @@ func ParseQueryRegistriesResult(rsp *http.Response) (*QueryRegistriesResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers QueryRegistriesResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24006,6 +25811,13 @@ func ParseQueryRecordsResult(rsp *http.Response) (*QueryRecordsResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24019,6 +25831,16 @@ func ParseQueryRecordsResult(rsp *http.Response) (*QueryRecordsResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers QueryRecordsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24108,6 +25930,13 @@ func ParseRestoreDeletedNamespaceResult(rsp *http.Response) (*RestoreDeletedName
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24131,6 +25960,16 @@ func ParseRestoreDeletedNamespaceResult(rsp *http.Response) (*RestoreDeletedName
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RestoreDeletedNamespaceResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24220,6 +26059,13 @@ func ParseRestoreDeletedRecordsResult(rsp *http.Response) (*RestoreDeletedRecord
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24243,6 +26089,16 @@ func ParseRestoreDeletedRecordsResult(rsp *http.Response) (*RestoreDeletedRecord
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RestoreDeletedRecordsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24332,6 +26188,13 @@ func ParseRestoreDeletedRegistryResult(rsp *http.Response) (*RestoreDeletedRegis
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24355,6 +26218,16 @@ func ParseRestoreDeletedRegistryResult(rsp *http.Response) (*RestoreDeletedRegis
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RestoreDeletedRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24430,6 +26303,13 @@ func ParseSearchRecordsResult(rsp *http.Response) (*SearchRecordsResult, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24443,6 +26323,16 @@ func ParseSearchRecordsResult(rsp *http.Response) (*SearchRecordsResult, error) 
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SearchRecordsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24497,6 +26387,13 @@ func ParseGetStatsResult(rsp *http.Response) (*GetStatsResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24510,6 +26407,16 @@ func ParseGetStatsResult(rsp *http.Response) (*GetStatsResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetStatsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24592,6 +26499,13 @@ func ParseAcceptVerificationRequestResult(rsp *http.Response) (*AcceptVerificati
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24615,6 +26529,16 @@ func ParseAcceptVerificationRequestResult(rsp *http.Response) (*AcceptVerificati
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AcceptVerificationRequestResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24697,6 +26621,13 @@ func ParseRejectVerificationRequestResult(rsp *http.Response) (*RejectVerificati
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24720,6 +26651,16 @@ func ParseRejectVerificationRequestResult(rsp *http.Response) (*RejectVerificati
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RejectVerificationRequestResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24802,6 +26743,13 @@ func ParseVerifyDomainResult(rsp *http.Response) (*VerifyDomainResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24825,6 +26773,16 @@ func ParseVerifyDomainResult(rsp *http.Response) (*VerifyDomainResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers VerifyDomainResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24900,6 +26858,13 @@ func ParseVerifyNamespaceLookupResult(rsp *http.Response) (*VerifyNamespaceLooku
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -24923,6 +26888,16 @@ func ParseVerifyNamespaceLookupResult(rsp *http.Response) (*VerifyNamespaceLooku
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers VerifyNamespaceLookupResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -24998,6 +26973,13 @@ func ParseVerifyRecordLookupResult(rsp *http.Response) (*VerifyRecordLookupResul
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25021,6 +27003,16 @@ func ParseVerifyRecordLookupResult(rsp *http.Response) (*VerifyRecordLookupResul
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers VerifyRecordLookupResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -25096,6 +27088,13 @@ func ParseVerifyRegistryLookupResult(rsp *http.Response) (*VerifyRegistryLookupR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25119,6 +27118,16 @@ func ParseVerifyRegistryLookupResult(rsp *http.Response) (*VerifyRegistryLookupR
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers VerifyRegistryLookupResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -25187,6 +27196,13 @@ func ParseListNamespaceVersionsResult(rsp *http.Response) (*ListNamespaceVersion
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25200,6 +27216,16 @@ func ParseListNamespaceVersionsResult(rsp *http.Response) (*ListNamespaceVersion
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListNamespaceVersionsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -25268,6 +27294,13 @@ func ParseListRegistryVersionsResult(rsp *http.Response) (*ListRegistryVersionsR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25281,6 +27314,16 @@ func ParseListRegistryVersionsResult(rsp *http.Response) (*ListRegistryVersionsR
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRegistryVersionsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -25349,6 +27392,13 @@ func ParseListRecordVersionsResult(rsp *http.Response) (*ListRecordVersionsResul
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25362,6 +27412,16 @@ func ParseListRecordVersionsResult(rsp *http.Response) (*ListRecordVersionsResul
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRecordVersionsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -25444,6 +27504,13 @@ func ParseCreateWatchSubscriptionResult(rsp *http.Response) (*CreateWatchSubscri
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25467,6 +27534,16 @@ func ParseCreateWatchSubscriptionResult(rsp *http.Response) (*CreateWatchSubscri
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateWatchSubscriptionResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -25528,6 +27605,13 @@ func ParseListWatchSubscriptionsResult(rsp *http.Response) (*ListWatchSubscripti
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25541,6 +27625,16 @@ func ParseListWatchSubscriptionsResult(rsp *http.Response) (*ListWatchSubscripti
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListWatchSubscriptionsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -25609,6 +27703,13 @@ func ParseDeleteWatchSubscriptionResult(rsp *http.Response) (*DeleteWatchSubscri
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25632,6 +27733,16 @@ func ParseDeleteWatchSubscriptionResult(rsp *http.Response) (*DeleteWatchSubscri
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteWatchSubscriptionResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -25700,6 +27811,13 @@ func ParseGetWatchSubscriptionResult(rsp *http.Response) (*GetWatchSubscriptionR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25713,6 +27831,16 @@ func ParseGetWatchSubscriptionResult(rsp *http.Response) (*GetWatchSubscriptionR
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetWatchSubscriptionResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -25781,6 +27909,13 @@ func ParseListWatchDeliveriesResult(rsp *http.Response) (*ListWatchDeliveriesRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25794,6 +27929,16 @@ func ParseListWatchDeliveriesResult(rsp *http.Response) (*ListWatchDeliveriesRes
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListWatchDeliveriesResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -25883,6 +28028,13 @@ func ParseAddDelegateResult(rsp *http.Response) (*AddDelegateResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25906,6 +28058,16 @@ func ParseAddDelegateResult(rsp *http.Response) (*AddDelegateResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AddDelegateResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -25995,6 +28157,13 @@ func ParseCreateRegistryResult(rsp *http.Response) (*CreateRegistryResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26018,6 +28187,16 @@ func ParseCreateRegistryResult(rsp *http.Response) (*CreateRegistryResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26107,6 +28286,13 @@ func ParseDeleteNamespaceResult(rsp *http.Response) (*DeleteNamespaceResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26130,6 +28316,16 @@ func ParseDeleteNamespaceResult(rsp *http.Response) (*DeleteNamespaceResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteNamespaceResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26205,6 +28401,13 @@ func ParseGetDelegatesResult(rsp *http.Response) (*GetDelegatesResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26218,6 +28421,16 @@ func ParseGetDelegatesResult(rsp *http.Response) (*GetDelegatesResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDelegatesResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26286,6 +28499,13 @@ func ParseGetNamespaceVerificationLogsResult(rsp *http.Response) (*GetNamespaceV
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26299,6 +28519,16 @@ func ParseGetNamespaceVerificationLogsResult(rsp *http.Response) (*GetNamespaceV
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetNamespaceVerificationLogsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26388,6 +28618,13 @@ func ParseRemoveDelegateResult(rsp *http.Response) (*RemoveDelegateResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26411,6 +28648,16 @@ func ParseRemoveDelegateResult(rsp *http.Response) (*RemoveDelegateResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RemoveDelegateResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26500,6 +28747,13 @@ func ParseTransferOwnershipResult(rsp *http.Response) (*TransferOwnershipResult,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26523,6 +28777,16 @@ func ParseTransferOwnershipResult(rsp *http.Response) (*TransferOwnershipResult,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers TransferOwnershipResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26619,6 +28883,13 @@ func ParseUpdateNamespaceResult(rsp *http.Response) (*UpdateNamespaceResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26642,6 +28913,16 @@ func ParseUpdateNamespaceResult(rsp *http.Response) (*UpdateNamespaceResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateNamespaceResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26717,6 +28998,13 @@ func ParseRemoveNamespaceVerificationResult(rsp *http.Response) (*RemoveNamespac
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26740,6 +29028,16 @@ func ParseRemoveNamespaceVerificationResult(rsp *http.Response) (*RemoveNamespac
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RemoveNamespaceVerificationResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26829,6 +29127,13 @@ func ParseActivateRegistryResult(rsp *http.Response) (*ActivateRegistryResult, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26852,6 +29157,16 @@ func ParseActivateRegistryResult(rsp *http.Response) (*ActivateRegistryResult, e
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ActivateRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26941,6 +29256,13 @@ func ParseAddRecordResult(rsp *http.Response) (*AddRecordResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26964,6 +29286,16 @@ func ParseAddRecordResult(rsp *http.Response) (*AddRecordResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AddRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27053,6 +29385,13 @@ func ParseAddRecordsResult(rsp *http.Response) (*AddRecordsResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -27076,6 +29415,16 @@ func ParseAddRecordsResult(rsp *http.Response) (*AddRecordsResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AddRecordsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27165,6 +29514,13 @@ func ParseAddRegistryDelegateResult(rsp *http.Response) (*AddRegistryDelegateRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -27188,6 +29544,16 @@ func ParseAddRegistryDelegateResult(rsp *http.Response) (*AddRegistryDelegateRes
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AddRegistryDelegateResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27277,6 +29643,13 @@ func ParseArchiveRegistryResult(rsp *http.Response) (*ArchiveRegistryResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -27300,6 +29673,16 @@ func ParseArchiveRegistryResult(rsp *http.Response) (*ArchiveRegistryResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ArchiveRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27389,6 +29772,13 @@ func ParseBulkUploadRecordsResult(rsp *http.Response) (*BulkUploadRecordsResult,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -27412,6 +29802,16 @@ func ParseBulkUploadRecordsResult(rsp *http.Response) (*BulkUploadRecordsResult,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers BulkUploadRecordsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27501,6 +29901,13 @@ func ParseDeactivateRegistryResult(rsp *http.Response) (*DeactivateRegistryResul
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -27524,6 +29931,16 @@ func ParseDeactivateRegistryResult(rsp *http.Response) (*DeactivateRegistryResul
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeactivateRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27613,6 +30030,13 @@ func ParseDeleteRecordsResult(rsp *http.Response) (*DeleteRecordsResult, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -27636,6 +30060,16 @@ func ParseDeleteRecordsResult(rsp *http.Response) (*DeleteRecordsResult, error) 
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteRecordsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27725,6 +30159,13 @@ func ParseDeleteRegistryResult(rsp *http.Response) (*DeleteRegistryResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -27748,6 +30189,16 @@ func ParseDeleteRegistryResult(rsp *http.Response) (*DeleteRegistryResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27809,6 +30260,13 @@ func ParseDownloadSampleCsvResult(rsp *http.Response) (*DownloadSampleCsvResult,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -27822,6 +30280,16 @@ func ParseDownloadSampleCsvResult(rsp *http.Response) (*DownloadSampleCsvResult,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DownloadSampleCsvResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27897,6 +30365,13 @@ func ParseExportRecordsAsCsvResult(rsp *http.Response) (*ExportRecordsAsCsvResul
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -27910,6 +30385,16 @@ func ParseExportRecordsAsCsvResult(rsp *http.Response) (*ExportRecordsAsCsvResul
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExportRecordsAsCsvResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27985,6 +30470,13 @@ func ParseGetRegistryDelegatesResult(rsp *http.Response) (*GetRegistryDelegatesR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -27998,6 +30490,16 @@ func ParseGetRegistryDelegatesResult(rsp *http.Response) (*GetRegistryDelegatesR
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRegistryDelegatesResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28066,6 +30568,13 @@ func ParseGetRegistryVerificationLogsResult(rsp *http.Response) (*GetRegistryVer
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -28079,6 +30588,16 @@ func ParseGetRegistryVerificationLogsResult(rsp *http.Response) (*GetRegistryVer
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRegistryVerificationLogsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28168,6 +30687,13 @@ func ParsePublishRecordsResult(rsp *http.Response) (*PublishRecordsResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -28191,6 +30717,16 @@ func ParsePublishRecordsResult(rsp *http.Response) (*PublishRecordsResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers PublishRecordsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28273,6 +30809,13 @@ func ParseRemoveRegistryDelegateResult(rsp *http.Response) (*RemoveRegistryDeleg
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -28296,6 +30839,16 @@ func ParseRemoveRegistryDelegateResult(rsp *http.Response) (*RemoveRegistryDeleg
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RemoveRegistryDelegateResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28385,6 +30938,13 @@ func ParseRestoreRegistryResult(rsp *http.Response) (*RestoreRegistryResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -28408,6 +30968,16 @@ func ParseRestoreRegistryResult(rsp *http.Response) (*RestoreRegistryResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RestoreRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28497,6 +31067,13 @@ func ParseRevokeRegistryResult(rsp *http.Response) (*RevokeRegistryResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -28520,6 +31097,16 @@ func ParseRevokeRegistryResult(rsp *http.Response) (*RevokeRegistryResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28609,6 +31196,13 @@ func ParseSaveRecordAsDraftResult(rsp *http.Response) (*SaveRecordAsDraftResult,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -28632,6 +31226,16 @@ func ParseSaveRecordAsDraftResult(rsp *http.Response) (*SaveRecordAsDraftResult,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SaveRecordAsDraftResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28728,6 +31332,13 @@ func ParseUpdateRegistryResult(rsp *http.Response) (*UpdateRegistryResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -28751,6 +31362,16 @@ func ParseUpdateRegistryResult(rsp *http.Response) (*UpdateRegistryResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateRegistryResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28819,6 +31440,13 @@ func ParseGetRecordVerificationLogsResult(rsp *http.Response) (*GetRecordVerific
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -28832,6 +31460,16 @@ func ParseGetRecordVerificationLogsResult(rsp *http.Response) (*GetRecordVerific
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRecordVerificationLogsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28921,6 +31559,13 @@ func ParsePublishRecordResult(rsp *http.Response) (*PublishRecordResult, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -28944,6 +31589,16 @@ func ParsePublishRecordResult(rsp *http.Response) (*PublishRecordResult, error) 
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers PublishRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29033,6 +31688,13 @@ func ParseReinstateRecordResult(rsp *http.Response) (*ReinstateRecordResult, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -29056,6 +31718,16 @@ func ParseReinstateRecordResult(rsp *http.Response) (*ReinstateRecordResult, err
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReinstateRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29145,6 +31817,13 @@ func ParseRevokeRecordResult(rsp *http.Response) (*RevokeRecordResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -29168,6 +31847,16 @@ func ParseRevokeRecordResult(rsp *http.Response) (*RevokeRecordResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29257,6 +31946,13 @@ func ParseSuspendRecordResult(rsp *http.Response) (*SuspendRecordResult, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -29280,6 +31976,16 @@ func ParseSuspendRecordResult(rsp *http.Response) (*SuspendRecordResult, error) 
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SuspendRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29376,6 +32082,13 @@ func ParseUpdateRecordResult(rsp *http.Response) (*UpdateRecordResult, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -29399,6 +32112,16 @@ func ParseUpdateRecordResult(rsp *http.Response) (*UpdateRecordResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateRecordResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29460,6 +32183,13 @@ func ParseGetRegistriesByTagResult(rsp *http.Response) (*GetRegistriesByTagResul
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -29473,6 +32203,16 @@ func ParseGetRegistriesByTagResult(rsp *http.Response) (*GetRegistriesByTagResul
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRegistriesByTagResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29534,6 +32274,13 @@ func ParseGetDidDocumentResult(rsp *http.Response) (*GetDidDocumentResult, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -29547,6 +32294,16 @@ func ParseGetDidDocumentResult(rsp *http.Response) (*GetDidDocumentResult, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDidDocumentResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -144,6 +144,7 @@ const (
 	ErrorCodeNotIntegrated        ErrorCode = "not_integrated"
 	ErrorCodePayloadTooLarge      ErrorCode = "payload_too_large"
 	ErrorCodePreconditionFailed   ErrorCode = "precondition_failed"
+	ErrorCodePrimaryUnavailable   ErrorCode = "primary_unavailable"
 	ErrorCodeRateLimited          ErrorCode = "rate_limited"
 	ErrorCodeUnauthorized         ErrorCode = "unauthorized"
 	ErrorCodeUnavailable          ErrorCode = "unavailable"
@@ -174,6 +175,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePayloadTooLarge:
 		return true
 	case ErrorCodePreconditionFailed:
+		return true
+	case ErrorCodePrimaryUnavailable:
 		return true
 	case ErrorCodeRateLimited:
 		return true
@@ -657,6 +660,24 @@ func (e Sort) Valid() bool {
 	case SortName:
 		return true
 	case SortStatus:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReadyzParamsNeed.
+const (
+	Read  ReadyzParamsNeed = "read"
+	Write ReadyzParamsNeed = "write"
+)
+
+// Valid indicates whether the value is a known member of the ReadyzParamsNeed enum.
+func (e ReadyzParamsNeed) Valid() bool {
+	switch e {
+	case Read:
+		return true
+	case Write:
 		return true
 	default:
 		return false
@@ -1182,7 +1203,7 @@ type EntryName = string
 
 // Error The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Error struct {
-	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer), `primary_unavailable` (503: no primary database is reachable for a write, or a read that needs the primary; see `Retry-After`).
 	//
 	//
 	// Example: not_found
@@ -1197,7 +1218,7 @@ type Error struct {
 	Message string `json:"message"`
 }
 
-// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer).
+// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer), `primary_unavailable` (503: no primary database is reachable for a write, or a read that needs the primary; see `Retry-After`).
 //
 // Example: not_found
 type ErrorCode string
@@ -1745,6 +1766,9 @@ type Readiness struct {
 
 	// ReplicasReady How many of them it reads from now (answering probes, within the lag bound).
 	ReplicasReady int64 `json:"replicas_ready"`
+
+	// Writable Whether the primary database answers, so that writes can be served.
+	Writable bool `json:"writable"`
 }
 
 // Record A record at one version, as a lookup returns it, with the state and schema of its registry.
@@ -2819,6 +2843,15 @@ type VerificationFailed = Error
 
 // Verified The body of an answer that only says what happened.
 type Verified = Message
+
+// ReadyzParams defines parameters for Readyz.
+type ReadyzParams struct {
+	// Need What the instance must be able to do to be ready.
+	Need *ReadyzParamsNeed `form:"need,omitempty" json:"need,omitempty"`
+}
+
+// ReadyzParamsNeed defines parameters for Readyz.
+type ReadyzParamsNeed string
 
 // ListApiKeysParams defines parameters for ListApiKeys.
 type ListApiKeysParams struct {

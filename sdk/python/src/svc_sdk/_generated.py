@@ -308,6 +308,7 @@ Readiness = TypedDict(
     'Readiness',
     {
         'message': Required[str],
+        'writable': Required[bool],
         'replicas': Required[int],
         'replicas_ready': Required[int],
     },
@@ -1549,8 +1550,9 @@ DelegatesData = TypedDict(
 # a version that is no longer current), `payload_too_large` (413: the body is over the limit),
 # `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too
 # many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503:
-# the database does not answer).
-ErrorCode = Literal['invalid_input', 'verification_failed', 'unauthorized', 'forbidden', 'not_found', 'namespace_not_found', 'not_integrated', 'user_not_found', 'method_not_allowed', 'conflict', 'precondition_failed', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal', 'unavailable']
+# the database does not answer), `primary_unavailable` (503: no primary database is reachable for
+# a write, or a read that needs the primary; see `Retry-After`).
+ErrorCode = Literal['invalid_input', 'verification_failed', 'unauthorized', 'forbidden', 'not_found', 'namespace_not_found', 'not_integrated', 'user_not_found', 'method_not_allowed', 'conflict', 'precondition_failed', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal', 'unavailable', 'primary_unavailable']
 
 # The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit,
 # at most 128 characters.
@@ -1644,7 +1646,7 @@ class Operations:
         """GET /svc/lookup/{namespace}: Look up a namespace.
 
         Answers: 200 NamespaceLookupResponse, 304, 400 Error, 401 Error, 404 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1671,7 +1673,7 @@ class Operations:
         """GET /svc/lookup/{namespace}/{registry_name}: Look up a registry.
 
         Answers: 200 RegistryLookupResponse, 304, 400 Error, 401 Error, 404 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1699,7 +1701,7 @@ class Operations:
         """GET /svc/lookup/{namespace}/{registry_name}/{record_name}: Look up a record.
 
         Answers: 200 RecordLookupResponse, 304, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1730,7 +1732,7 @@ class Operations:
         """GET /svc/query/{namespace}: List the registries of a namespace.
 
         Answers: 200 RegistryQueryResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1762,7 +1764,7 @@ class Operations:
         """GET /svc/query/{namespace}/{registry_name}: List the records of a registry.
 
         Answers: 200 RecordQueryResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1785,7 +1787,8 @@ class Operations:
     ) -> Response[TagQueryResponse]:
         """GET /svc/{tag}/get-registry-by-tag: List verified registries with a standard tag.
 
-        Answers: 200 TagQueryResponse, 400 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 TagQueryResponse, 400 Error, 404 Error, 413 Error, 429 Error, 500 Error,
+        503 Error.
         No API key.
         """
         return self._call(
@@ -1808,7 +1811,7 @@ class Operations:
         """GET /svc/versions/{namespace}: List the versions of a namespace.
 
         Answers: 200 NamespaceVersionsResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1832,7 +1835,7 @@ class Operations:
         """GET /svc/versions/{namespace}/{registry_name}: List the versions of a registry.
 
         Answers: 200 RegistryVersionsResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1857,7 +1860,7 @@ class Operations:
         """GET /svc/versions/{namespace}/{registry_name}/{record_name}: List the versions of a record.
 
         Answers: 200 RecordVersionsResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1887,7 +1890,7 @@ class Operations:
         """GET /svc/search/{namespace}: Search the records of a namespace.
 
         Answers: 200 SearchResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1912,7 +1915,7 @@ class Operations:
         """GET /svc/namespaces: Find namespaces by name, verified domain or id.
 
         Answers: 200 NamespaceSearchResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500
-        Error.
+        Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -1934,7 +1937,7 @@ class Operations:
         """POST /svc/verify-namespace-lookup: Verify a namespace lookup response.
 
         Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 415 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1956,7 +1959,7 @@ class Operations:
         """POST /svc/verify-registry-lookup: Verify a registry lookup response.
 
         Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 415 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -1978,7 +1981,7 @@ class Operations:
         """POST /svc/verify-record-lookup: Verify a record lookup response.
 
         Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 415 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2003,7 +2006,7 @@ class Operations:
         """GET /svc/{namespace}/get-namespace-verification-logs: Read the verification log of a namespace.
 
         Answers: 200 VerificationLogsResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2029,7 +2032,7 @@ class Operations:
         """GET /svc/{namespace}/{registry_name}/get-registry-verification-logs: Read the verification log of a registry.
 
         Answers: 200 VerificationLogsResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2056,7 +2059,7 @@ class Operations:
         """GET /svc/{namespace}/{registry_name}/{record_name}/get-record-verification-logs: Read the verification log of a record.
 
         Answers: 200 VerificationLogsResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2082,7 +2085,7 @@ class Operations:
         """GET /svc/generate-dns-txt/{namespace_id}/{domain}: Generate a domain verification value, or request an attestation.
 
         Answers: 200 GenerateTxtResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error,
-        413 Error, 429 Error, 500 Error.
+        413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2104,7 +2107,7 @@ class Operations:
         """POST /svc/verify-domain: Verify a domain over DNS, then HTTP.
 
         Answers: 200 Message, 400 Error, 401 Error, 403 Error, 404 Error, 413 Error, 415 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2127,7 +2130,7 @@ class Operations:
         """GET /svc/check-verification/{namespace_id}: Tell whether a namespace owns a verified domain.
 
         Answers: 200 CheckVerificationResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413
-        Error, 429 Error, 500 Error.
+        Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2150,7 +2153,7 @@ class Operations:
         """GET /svc/get-dns-txt/{namespace_id}: Read a namespace's generated verification value.
 
         Answers: 200 GetDnsTxtResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2173,7 +2176,7 @@ class Operations:
         """POST /svc/{namespace}/{domain}/remove-namespace-verification: Remove a namespace's verification of a domain.
 
         Answers: 200 RemoveVerificationResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413
-        Error, 429 Error, 500 Error.
+        Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2194,7 +2197,7 @@ class Operations:
         """GET /svc/notifications/pending: List the caller's unread notifications.
 
         Answers: 200 PendingNotificationsResponse, 400 Error, 401 Error, 413 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2215,7 +2218,7 @@ class Operations:
         """GET /svc/notifications/history: List all of the caller's notifications.
 
         Answers: 200 NotificationHistoryResponse, 400 Error, 401 Error, 413 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2237,7 +2240,7 @@ class Operations:
         """POST /svc/notifications/{notification_id}/read: Mark one notification read.
 
         Answers: 200 MarkReadResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2257,7 +2260,8 @@ class Operations:
     ) -> Response[MarkAllReadResponse]:
         """POST /svc/notifications/read-all: Mark all of the caller's notifications read.
 
-        Answers: 200 MarkAllReadResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 MarkAllReadResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error,
+        503 Error.
         API key required.
         """
         return self._call(
@@ -2277,7 +2281,8 @@ class Operations:
     ) -> Response[MarkAllReadResponse]:
         """POST /svc/notifications/clearall: Clear the caller's read notifications from history.
 
-        Answers: 200 MarkAllReadResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 MarkAllReadResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error,
+        503 Error.
         API key required.
         """
         return self._call(
@@ -2299,7 +2304,7 @@ class Operations:
         """POST /svc/verification-requests/{request_id}/accept: Accept a delegated verification request.
 
         Answers: 200 AcceptRequestResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 429 Error, 500 Error.
+        Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2321,7 +2326,7 @@ class Operations:
         """POST /svc/verification-requests/{request_id}/reject: Reject a delegated verification request.
 
         Answers: 200 Message, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2343,7 +2348,7 @@ class Operations:
         """POST /svc/create-namespace: Create a namespace.
 
         Answers: 201 NamespaceLookupResponse, 400 Error, 401 Error, 409 Error, 413 Error, 415
-        Error, 429 Error, 500 Error.
+        Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2367,7 +2372,7 @@ class Operations:
         """POST /svc/{namespace}/update-namespace: Update a namespace.
 
         Answers: 200 NamespaceLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2390,7 +2395,7 @@ class Operations:
         """POST /svc/{namespace}/create-registry: Create a registry.
 
         Answers: 201 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2414,7 +2419,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/add-registry-delegate: Add a delegate of one registry.
 
         Answers: 200 RegistryDelegatesResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2438,7 +2443,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/remove-registry-delegate: Remove a delegate of one registry.
 
         Answers: 200 RegistryDelegatesResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413
-        Error, 415 Error, 429 Error, 500 Error.
+        Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2462,7 +2467,7 @@ class Operations:
         """GET /svc/{namespace}/{registry_name}/get-registry-delegates: List the delegates of one registry.
 
         Answers: 200 RegistryDelegatesResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413
-        Error, 429 Error, 500 Error.
+        Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2487,7 +2492,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/update-registry: Update a registry.
 
         Answers: 200 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2511,7 +2516,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/deactivate-registry: Deactivate a registry.
 
         Answers: 200 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2535,7 +2540,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/activate-registry: Activate a registry.
 
         Answers: 200 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2559,7 +2564,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/archive-registry: Archive a registry (read-only).
 
         Answers: 200 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2583,7 +2588,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/restore-registry: Restore an archived registry.
 
         Answers: 200 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2607,7 +2612,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/revoke-registry: Revoke a registry (final).
 
         Answers: 200 RegistryLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2631,7 +2636,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/bulk-upload: Import records from a CSV file, as a job.
 
         Answers: 202 JobResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error, 413
-        Error, 415 Error, 429 Error, 500 Error.
+        Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2655,7 +2660,7 @@ class Operations:
         """GET /svc/{namespace}/{registry_name}/export-records-as-csv: Export a registry's records as CSV.
 
         Answers: 200 text/csv, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key optional.
         """
         return self._call(
@@ -2677,7 +2682,8 @@ class Operations:
     ) -> Response[str]:
         """GET /svc/{namespace}/{registry_name}/download-sample-csv: Download a sample CSV file for a registry's bulk upload.
 
-        Answers: 200 text/csv, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 text/csv, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error,
+        503 Error.
         API key optional.
         """
         return self._call(
@@ -2701,7 +2707,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/add-record: Add a record.
 
         Answers: 201 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2725,7 +2731,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/add-records: Add up to 1000 records at once.
 
         Answers: 201 AddRecordsResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error,
-        413 Error, 415 Error, 429 Error, 500 Error.
+        413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2751,7 +2757,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/{record_name}/update-record: Update a record.
 
         Answers: 200 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2776,7 +2782,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/{record_name}/publish-record: Publish a draft record.
 
         Answers: 200 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2801,7 +2807,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record: Suspend a live record.
 
         Answers: 200 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2826,7 +2832,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record: Reinstate a suspended record.
 
         Answers: 200 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2851,7 +2857,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record: Revoke a record (final).
 
         Answers: 200 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 412 Error, 413 Error, 429 Error, 500 Error.
+        Error, 412 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2874,7 +2880,7 @@ class Operations:
         """POST /svc/{namespace}/add-delegate: Add a delegate (owner only).
 
         Answers: 200 DelegatesResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error,
-        413 Error, 415 Error, 429 Error, 500 Error.
+        413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2897,7 +2903,7 @@ class Operations:
         """POST /svc/{namespace}/remove-delegate: Remove a delegate (owner only).
 
         Answers: 200 DelegatesResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409 Error,
-        413 Error, 415 Error, 429 Error, 500 Error.
+        413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2920,7 +2926,7 @@ class Operations:
         """GET /svc/{namespace}/get-delegates: List the owner and delegates.
 
         Answers: 200 DelegatesResponse, 400 Error, 401 Error, 403 Error, 404 Error, 413 Error,
-        429 Error, 500 Error.
+        429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2943,7 +2949,7 @@ class Operations:
         """POST /svc/{namespace}/transfer-ownership: Transfer the namespace to another user (owner only).
 
         Answers: 200 NamespaceLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2967,7 +2973,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/save-record-as-draft: Add a record as a draft.
 
         Answers: 201 RecordLookupResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -2991,7 +2997,7 @@ class Operations:
         """POST /svc/{namespace}/{registry_name}/publish-records: Publish up to 1000 drafts at once.
 
         Answers: 200 PublishRecordsResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3014,7 +3020,7 @@ class Operations:
         """DELETE /svc/{namespace}/delete-namespace: Delete a namespace (owner only).
 
         Answers: 200 NamespaceDeletedResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3038,7 +3044,7 @@ class Operations:
         """DELETE /svc/{namespace}/{registry_name}/delete-registry: Delete a registry.
 
         Answers: 200 RegistryDeletedResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3062,7 +3068,7 @@ class Operations:
         """DELETE /svc/{namespace}/{registry_name}/delete-records: Delete up to 1000 records at once.
 
         Answers: 200 RecordsDeletedResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3086,7 +3092,7 @@ class Operations:
         """GET /svc/deleted/namespaces: List the deleted namespaces the caller may restore.
 
         Answers: 200 DeletedNamespacesResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500
-        Error.
+        Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3111,7 +3117,7 @@ class Operations:
         """GET /svc/deleted/registries: List the deleted registries the caller may restore.
 
         Answers: 200 DeletedRegistriesResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500
-        Error.
+        Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3137,7 +3143,7 @@ class Operations:
         """GET /svc/deleted/records: List the deleted records the caller may restore.
 
         Answers: 200 DeletedRecordsResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500
-        Error.
+        Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3159,7 +3165,7 @@ class Operations:
         """POST /svc/restore/namespace: Restore a deleted namespace (owner only).
 
         Answers: 200 NamespaceDeletedResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3181,7 +3187,7 @@ class Operations:
         """POST /svc/restore/registry: Restore a deleted registry.
 
         Answers: 200 RegistryDeletedResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3203,7 +3209,7 @@ class Operations:
         """POST /svc/restore/records: Restore up to 1000 deleted records.
 
         Answers: 200 RecordsDeletedResponse, 400 Error, 401 Error, 403 Error, 404 Error, 409
-        Error, 413 Error, 415 Error, 429 Error, 500 Error.
+        Error, 413 Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3225,7 +3231,8 @@ class Operations:
     ) -> Response[DidDocument]:
         """GET /{profile_id}/did.json: The DID document of a profile.
 
-        Answers: 200 DidDocument, 400 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 DidDocument, 400 Error, 404 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
         No API key.
         """
         return self._call(
@@ -3267,7 +3274,7 @@ class Operations:
         """POST /svc/watch: Watch an entry with a webhook.
 
         Answers: 201 WatchCreatedResponse, 400 Error, 401 Error, 404 Error, 409 Error, 413
-        Error, 415 Error, 429 Error, 500 Error.
+        Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3288,7 +3295,7 @@ class Operations:
         """GET /svc/watch/subscriptions: List the caller's watch subscriptions.
 
         Answers: 200 WatchSubscriptionsResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500
-        Error.
+        Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3311,7 +3318,7 @@ class Operations:
         """GET /svc/watch/{subscription_id}: One watch subscription.
 
         Answers: 200 WatchSubscriptionResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3332,7 +3339,8 @@ class Operations:
     ) -> Response[Message]:
         """DELETE /svc/watch/{subscription_id}: Delete a watch subscription.
 
-        Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error,
+        503 Error.
         API key required.
         """
         return self._call(
@@ -3355,7 +3363,7 @@ class Operations:
         """GET /svc/watch/{subscription_id}/deliveries: The delivery history of a watch subscription.
 
         Answers: 200 WatchDeliveriesResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3375,7 +3383,8 @@ class Operations:
     ) -> Response[JobsResponse]:
         """GET /svc/jobs: List the caller's import jobs.
 
-        Answers: 200 JobsResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 JobsResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
         API key required.
         """
         return self._call(
@@ -3398,7 +3407,7 @@ class Operations:
         """GET /svc/jobs/{job_id}: An import job's progress and row errors.
 
         Answers: 200 JobDetailResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error,
-        500 Error.
+        500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3423,7 +3432,7 @@ class Operations:
         """GET /svc/jobs/{job_id}/failed-entries: A page of an import job's failed rows.
 
         Answers: 200 FailedEntriesResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429
-        Error, 500 Error.
+        Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3445,7 +3454,8 @@ class Operations:
     ) -> Response[str]:
         """GET /svc/jobs/{job_id}/failed-entries.csv: Download an import job's failed rows as CSV.
 
-        Answers: 200 text/csv, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 text/csv, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error,
+        503 Error.
         API key required.
         """
         return self._call(
@@ -3465,7 +3475,7 @@ class Operations:
     ) -> Response[StatsResponse]:
         """GET /svc/stats: Platform statistics.
 
-        Answers: 200 StatsResponse, 400 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 StatsResponse, 400 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         No API key.
         """
         return self._call(
@@ -3486,7 +3496,8 @@ class Operations:
     ) -> Response[ApiKeysResponse]:
         """GET /svc/api-keys: List the caller's API keys.
 
-        Answers: 200 ApiKeysResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 ApiKeysResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
         API key required.
         """
         return self._call(
@@ -3508,7 +3519,7 @@ class Operations:
         """POST /svc/api-keys: Create an API key for the caller.
 
         Answers: 201 ApiKeyCreatedResponse, 400 Error, 401 Error, 409 Error, 413 Error, 415
-        Error, 429 Error, 500 Error.
+        Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
@@ -3529,7 +3540,8 @@ class Operations:
     ) -> Response[Message]:
         """DELETE /svc/api-keys/{key_id}: Revoke one of the caller's API keys.
 
-        Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 Message, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500 Error,
+        503 Error.
         API key required.
         """
         return self._call(
@@ -3545,9 +3557,10 @@ class Operations:
     def readyz(
         self,
         *,
+        need: Literal['read', 'write'] | None = None,
         extra_query: Mapping[str, Any] | None = None,
     ) -> Response[Readiness]:
-        """GET /readyz: Readiness (the primary database answers).
+        """GET /readyz: Readiness (the instance can read, or with need=write can write).
 
         Answers: 200 Readiness, 400 Error, 413 Error, 429 Error, 500 Error, 503 Error.
         No API key.
@@ -3556,7 +3569,7 @@ class Operations:
             'GET',
             '/readyz',
             {},
-            {**(extra_query or {})},
+            {'need': need, **(extra_query or {})},
             {},
             None,
             None,
@@ -3591,7 +3604,7 @@ class Operations:
         """GET /svc/log/cosigned-checkpoint: The latest checkpoint cosigned by a quorum of the log's witnesses.
 
         Answers: 200 text/plain; charset=utf-8, 400 Error, 413 Error, 429 Error, 404 Error, 500
-        Error.
+        Error, 503 Error.
         No API key.
         """
         return self._call(
@@ -3681,7 +3694,7 @@ class Operations:
         """GET /svc/log/tile/{tile_path}: A tile or an entry bundle of the transparency log (C2SP tlog-tiles).
 
         Answers: 200 application/octet-stream, 400 Error, 404 Error, 413 Error, 429 Error, 500
-        Error.
+        Error, 503 Error.
         No API key.
         """
         return self._call(
@@ -3701,7 +3714,8 @@ class Operations:
     ) -> Response[DediPublishersResponse]:
         """GET /svc/dedi/publishers: The DeDi publishers this server crawls.
 
-        Answers: 200 DediPublishersResponse, 400 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 DediPublishersResponse, 400 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
         No API key.
         """
         return self._call(
@@ -3722,7 +3736,8 @@ class Operations:
     ) -> Response[dict[str, Any]]:
         """GET /svc/dedi/{domain}/manifest: A publisher's manifest, as fetched.
 
-        Answers: 200 dict[str, Any], 400 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 dict[str, Any], 400 Error, 404 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
         No API key.
         """
         return self._call(
@@ -3744,7 +3759,8 @@ class Operations:
     ) -> Response[dict[str, Any]]:
         """GET /svc/dedi/{domain}/{registry_name}: A publisher's file of one registry, as fetched.
 
-        Answers: 200 dict[str, Any], 400 Error, 404 Error, 413 Error, 429 Error, 500 Error.
+        Answers: 200 dict[str, Any], 400 Error, 404 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
         No API key.
         """
         return self._call(
