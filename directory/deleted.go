@@ -1,7 +1,6 @@
 package directory
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -56,49 +55,18 @@ func RestoreUnder(kind, parentKind, parentState string) error {
 // names without a record (heads: the registry's records found under the names) are missing and
 // named; records the action does not apply to are refused (a conflict naming each).
 func ChangeRecords(names []string, heads map[string]SealedRecord, action Action, st Stamp) (prev, next []SealedRecord, err error) {
-	if len(names) == 0 || len(names) > MaxBatch {
-		return nil, nil, Invalid.With("records holds 1 to %d record names, got %d", MaxBatch, len(names))
+	rule := batchRule{
+		size:    "records holds 1 to %d record names, got %d",
+		twice:   "named twice in records: %s",
+		refuses: func(r SealedRecord) bool { _, err := NextRecordState(r.State, action); return err != nil },
+		refusal: func(refused string) error {
+			return Conflict.With("only records that are %s can be %s: %s", fromStates(action), pastTense[action], refused)
+		},
 	}
-	seen := make(map[string]struct{}, len(names))
-	var dup, missing, refused []string
-	for i, n := range names {
-		at := fmt.Sprintf("records[%d] (%s)", i, n)
-		if _, ok := seen[n]; ok {
-			dup = append(dup, at)
-			continue
-		}
-		seen[n] = struct{}{}
-		r, ok := heads[n]
-		switch {
-		case !ok:
-			missing = append(missing, at)
-		default:
-			if _, err := NextRecordState(r.State, action); err != nil {
-				refused = append(refused, fmt.Sprintf("%s is %s", at, r.State))
-			}
-		}
+	if err := rule.check(names, heads); err != nil {
+		return nil, nil, err
 	}
-	switch {
-	case len(dup) > 0:
-		return nil, nil, Invalid.With("named twice in records: %s", listed(dup))
-	case len(missing) > 0:
-		return nil, nil, &NotFoundError{Missing: MissingRecord, Name: strings.Join(missing, ", "), Batch: "no such record in the registry: " + listed(missing)}
-	case len(refused) > 0:
-		return nil, nil, Conflict.With("only records that are %s can be %s: %s", fromStates(action), pastTense[action], listed(refused))
-	}
-	prev, next = make([]SealedRecord, len(names)), make([]SealedRecord, len(names))
-	for i, n := range names {
-		prev[i] = heads[n]
-		var changed bool
-		next[i], changed, err = prev[i].Next(RecordPatch{Action: action}, st)
-		if err != nil {
-			return nil, nil, err
-		}
-		if !changed {
-			return nil, nil, fmt.Errorf("%s of %s changed nothing", action, n)
-		}
-	}
-	return prev, next, nil
+	return nextOfEach(names, heads, action, st)
 }
 
 func fromStates(a Action) string { return strings.Join(recordLifecycle.actions[a].from, " or ") }

@@ -17,11 +17,35 @@ const maxNamed = 20
 // *NotFoundError, MissingRecord, naming them); records that are not drafts (ErrNotDraft, naming
 // them).
 func PublishDrafts(names []string, heads map[string]SealedRecord, st Stamp) (prev, next []SealedRecord, err error) {
+	rule := batchRule{
+		size:    "a batch holds 1 to %d records, got %d",
+		twice:   "named twice in the batch: %s",
+		refuses: func(r SealedRecord) bool { return r.State != StateDraft },
+		refusal: func(refused string) error { return ErrNotDraft.With("%s", refused) },
+	}
+	if err := rule.check(names, heads); err != nil {
+		return nil, nil, err
+	}
+	return nextOfEach(names, heads, ActionPublish, st)
+}
+
+// batchRule is what a batch of record names is checked against: how its refusals of a size
+// and of a name given twice read, which records it refuses and how it says so.
+type batchRule struct {
+	size, twice string // formats: (MaxBatch, the count); (the names listed)
+	refuses     func(r SealedRecord) bool
+	refusal     func(refused string) error // refused: the refused records listed, with their states
+}
+
+// check refuses a batch of the wrong size or with a name given twice (invalid), names without a
+// record in heads (a *NotFoundError, MissingRecord, naming them), and the records the rule
+// refuses, naming every one.
+func (b batchRule) check(names []string, heads map[string]SealedRecord) error {
 	if len(names) == 0 || len(names) > MaxBatch {
-		return nil, nil, Invalid.With("a batch holds 1 to %d records, got %d", MaxBatch, len(names))
+		return Invalid.With(b.size, MaxBatch, len(names))
 	}
 	seen := make(map[string]struct{}, len(names))
-	var dup, missing, notDraft []string
+	var dup, missing, refused []string
 	for i, n := range names {
 		at := fmt.Sprintf("records[%d] (%s)", i, n)
 		if _, ok := seen[n]; ok {
@@ -33,28 +57,33 @@ func PublishDrafts(names []string, heads map[string]SealedRecord, st Stamp) (pre
 		switch {
 		case !ok:
 			missing = append(missing, at)
-		case r.State != StateDraft:
-			notDraft = append(notDraft, fmt.Sprintf("%s is %s", at, r.State))
+		case b.refuses(r):
+			refused = append(refused, fmt.Sprintf("%s is %s", at, r.State))
 		}
 	}
 	switch {
 	case len(dup) > 0:
-		return nil, nil, Invalid.With("named twice in the batch: %s", listed(dup))
+		return Invalid.With(b.twice, listed(dup))
 	case len(missing) > 0:
-		return nil, nil, &NotFoundError{Missing: MissingRecord, Name: strings.Join(missing, ", "), Batch: "no such record in the registry: " + listed(missing)}
-	case len(notDraft) > 0:
-		return nil, nil, ErrNotDraft.With("%s", listed(notDraft))
+		return &NotFoundError{Missing: MissingRecord, Name: strings.Join(missing, ", "), Batch: "no such record in the registry: " + listed(missing)}
+	case len(refused) > 0:
+		return b.refusal(listed(refused))
 	}
+	return nil
+}
+
+// nextOfEach makes the version action makes of each named record (checked: batchRule) at st.
+func nextOfEach(names []string, heads map[string]SealedRecord, action Action, st Stamp) (prev, next []SealedRecord, err error) {
 	prev, next = make([]SealedRecord, len(names)), make([]SealedRecord, len(names))
 	for i, n := range names {
 		prev[i] = heads[n]
 		var changed bool
-		next[i], changed, err = prev[i].Next(RecordPatch{Action: ActionPublish}, st)
+		next[i], changed, err = prev[i].Next(RecordPatch{Action: action}, st)
 		if err != nil {
 			return nil, nil, err
 		}
 		if !changed {
-			return nil, nil, fmt.Errorf("publishing %s changed nothing", n)
+			return nil, nil, fmt.Errorf("%s of %s changed nothing", action, n)
 		}
 	}
 	return prev, next, nil
