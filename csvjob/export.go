@@ -50,12 +50,8 @@ func ExportHeader(ctx context.Context, src Records, registryID string, withDraft
 // ErrChanged rather than leave the field out (the answer is then cut short). Drafts are
 // written only withDrafts.
 func Export(ctx context.Context, w io.Writer, src Records, registryID string, withDrafts bool, schema map[string]any, header []string) error {
-	cw := csv.NewWriter(w)
-	head := make([]string, len(header))
-	for i, h := range header {
-		head[i] = neutralise(h) // a details key may begin with '-'
-	}
-	if err := cw.Write(head); err != nil {
+	cw, err := newRowWriter(w, header)
+	if err != nil {
 		return err
 	}
 	covered := map[string]bool{}
@@ -64,8 +60,7 @@ func Export(ctx context.Context, w io.Writer, src Records, registryID string, wi
 			covered[p] = true
 		}
 	}
-	n := 0
-	err := src.EachRecordDetails(ctx, registryID, withDrafts, func(r store.ExportedRecord) error {
+	err = src.EachRecordDetails(ctx, registryID, withDrafts, func(r store.ExportedRecord) error {
 		leaves := NewColumns()
 		if err := leaves.Add(r.Details); err != nil {
 			return err
@@ -79,18 +74,43 @@ func Export(ctx context.Context, w io.Writer, src Records, registryID string, wi
 		if err != nil {
 			return err
 		}
-		if err := cw.Write(row); err != nil {
-			return err
-		}
-		if n++; n%1000 == 0 {
-			cw.Flush()
-			return cw.Error()
-		}
-		return nil
+		return cw.write(row)
 	})
 	if err != nil {
 		return err
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.close()
+}
+
+// rowWriter writes CSV rows, flushed every 1,000, so that a long file is not held in memory.
+type rowWriter struct {
+	cw *csv.Writer
+	n  int
+}
+
+// newRowWriter writes the header row, each cell neutralised (a details key may begin with '-').
+func newRowWriter(w io.Writer, header []string) (*rowWriter, error) {
+	head := make([]string, len(header))
+	for i, h := range header {
+		head[i] = neutralise(h)
+	}
+	rw := &rowWriter{cw: csv.NewWriter(w)}
+	return rw, rw.cw.Write(head)
+}
+
+func (rw *rowWriter) write(row []string) error {
+	if err := rw.cw.Write(row); err != nil {
+		return err
+	}
+	if rw.n++; rw.n%1000 == 0 {
+		rw.cw.Flush()
+		return rw.cw.Error()
+	}
+	return nil
+}
+
+// close writes what is buffered.
+func (rw *rowWriter) close() error {
+	rw.cw.Flush()
+	return rw.cw.Error()
 }

@@ -2,7 +2,6 @@ package csvjob
 
 import (
 	"context"
-	"encoding/csv"
 	"io"
 
 	"github.com/svc-directory/svc/store"
@@ -20,32 +19,19 @@ type FailedRows interface {
 // values (the upload ignores the last error column, ParseHeader). The rows are read a page at a
 // time and flushed every 1,000, so memory does not grow with the job.
 func WriteFailedRows(ctx context.Context, w io.Writer, src FailedRows, jobID string, header []string) error {
-	cw := csv.NewWriter(w)
-	head := make([]string, 0, len(header)+1)
-	for _, h := range header {
-		head = append(head, neutralise(h))
-	}
-	if err := cw.Write(append(head, ErrorColumn)); err != nil {
+	cw, err := newRowWriter(w, append(append([]string(nil), header...), ErrorColumn))
+	if err != nil {
 		return err
 	}
-	n := 0
-	err := src.EachFailedRow(ctx, jobID, func(f store.FailedRow) error {
+	err = src.EachFailedRow(ctx, jobID, func(f store.FailedRow) error {
 		row := make([]string, 0, len(f.Cells)+1)
 		for _, c := range f.Cells {
 			row = append(row, neutralise(unneutralise(c)))
 		}
-		if err := cw.Write(append(row, neutralise(f.Message))); err != nil {
-			return err
-		}
-		if n++; n%1000 == 0 {
-			cw.Flush()
-			return cw.Error()
-		}
-		return nil
+		return cw.write(append(row, neutralise(f.Message)))
 	})
 	if err != nil {
 		return err
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.close()
 }
