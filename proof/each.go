@@ -27,34 +27,5 @@ func (p *parser) eachArray(depth int) (any, error) {
 	}
 	depth++
 	p.deferred = true
-	p.pos++ // '['
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return []any{}, nil
-	}
-	for i := 0; ; i++ {
-		p.path = append(p.path, segment{index: i})
-		start := p.pos
-		v, err := p.value(depth)
-		if err != nil {
-			return nil, err
-		}
-		p.path = p.path[:len(p.path)-1]
-		p.each(i, v, start, p.pos)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.fail("unexpected end of input in an array, expected ',' or ']'")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-			p.skipSpace()
-		case ']':
-			p.pos++
-			return []any{}, nil
-		default:
-			return nil, p.fail("unexpected %s in an array, expected ',' or ']'", describe(p.data[p.pos]))
-		}
-	}
+	return p.elements(depth, p.each)
 }

@@ -288,7 +288,11 @@ func (p *parser) object(depth int) (any, error) {
 	}
 }
 
-func (p *parser) array(depth int) (any, error) {
+func (p *parser) array(depth int) (any, error) { return p.elements(depth, nil) }
+
+// elements parses an array's elements after its '[' into a []any; or, with each (the array
+// ParseJSONEach defers), gives each element to each with its text's span and keeps none.
+func (p *parser) elements(depth int, each func(i int, v any, start, end int)) (any, error) {
 	p.pos++ // '['
 	a := []any{}
 	p.skipSpace()
@@ -296,14 +300,19 @@ func (p *parser) array(depth int) (any, error) {
 		p.pos++
 		return a, nil
 	}
-	for {
-		p.path = append(p.path, segment{index: len(a)})
+	for i := 0; ; i++ {
+		p.path = append(p.path, segment{index: i})
+		start := p.pos
 		v, err := p.value(depth)
 		if err != nil {
 			return nil, err
 		}
 		p.path = p.path[:len(p.path)-1]
-		a = append(a, v)
+		if each != nil {
+			each(i, v, start, p.pos)
+		} else {
+			a = append(a, v)
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.fail("unexpected end of input in an array, expected ',' or ']'")
