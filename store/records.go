@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/svc-directory/svc/directory"
+	"gorm.io/gorm/clause"
 )
 
 // The records' writes and reads by name (their rows and read shapes are in entryrows.go; the
@@ -19,17 +20,6 @@ func (t *Tx) InsertRecords(recs []directory.SealedRecord) error {
 		return nil
 	}
 	registryID := recs[0].RegistryID
-	names := make([]string, len(recs))
-	for i, r := range recs {
-		names[i] = r.RecordName
-	}
-	var taken []string
-	if err := t.db.Model(&recHeadRow{}).Where("registry_id = ? AND record_name IN ?", registryID, names).Limit(1).Pluck("record_name", &taken).Error; err != nil {
-		return translate(err, "record names")
-	}
-	if len(taken) > 0 {
-		return directory.ErrNameTaken.With("record %q already exists in the registry", taken[0])
-	}
 	heads := make([]recHeadRow, len(recs))
 	versions := make([]recVersionRow, len(recs))
 	for i, r := range recs {
@@ -37,11 +27,18 @@ func (t *Tx) InsertRecords(recs []directory.SealedRecord) error {
 		heads[i] = recHeadRow{RowRecord: row, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, SearchText: searchTextOf(r)}
 		versions[i] = recVersionRow{RowRecord: row, CreatedAt: r.UpdatedAt}
 	}
-	if err := t.db.CreateInBatches(heads, 500).Error; err != nil {
-		if err = translate(err, "add records"); directory.IsConflict(err) {
-			return directory.ErrNameTaken.With("a record of the batch was added concurrently")
-		}
-		return err
+	// The heads go in with the name's uniqueness as the check: a name the registry already
+	// has (or that a concurrent writer added first) is skipped rather than failing the
+	// statement, and a shortfall names it. A separate SELECT of the names first would rest on
+	// the planner's statistics, which a long transaction (an ingest of a large file) leaves far
+	// behind the rows it wrote: Postgres then scanned the registry's every record per batch.
+	res := t.db.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "registry_id"}, {Name: "record_name"}}, DoNothing: true}).
+		CreateInBatches(heads, 500)
+	if res.Error != nil {
+		return translate(res.Error, "add records")
+	}
+	if res.RowsAffected != int64(len(heads)) {
+		return t.nameTaken(registryID, heads)
 	}
 	if err := appendVersions(t.db, t.s.sinks, versions); err != nil {
 		return err
@@ -58,6 +55,37 @@ func (t *Tx) InsertRecords(recs []directory.SealedRecord) error {
 	}
 	t.recordWrites += len(recs)
 	return nil
+}
+
+// nameTaken is the error of an insert of heads that skipped some: the first of their names
+// that the registry holds under another record id (already there, or added concurrently and
+// committed first), as directory.ErrNameTaken.
+func (t *Tx) nameTaken(registryID string, heads []recHeadRow) error {
+	names := make([]string, len(heads))
+	ours := make(map[string]string, len(heads))
+	twice := ""
+	for i, h := range heads {
+		names[i] = h.RecordName
+		if _, seen := ours[h.RecordName]; seen && twice == "" {
+			twice = h.RecordName
+		} else if !seen {
+			ours[h.RecordName] = h.RecordID
+		}
+	}
+	var rows []struct{ RecordName, RecordID string }
+	if err := t.db.Raw(`SELECT record_name, record_id FROM records WHERE registry_id = ? AND record_name IN ?`, registryID, names).
+		Scan(&rows).Error; err != nil {
+		return translate(err, "record names")
+	}
+	for _, r := range rows {
+		if ours[r.RecordName] != r.RecordID {
+			return directory.ErrNameTaken.With("record %q already exists in the registry", r.RecordName)
+		}
+	}
+	if twice != "" { // no other record holds them: the batch named one twice
+		return directory.ErrNameTaken.With("record %q is named twice in the batch", twice)
+	}
+	return directory.ErrNameTaken.With("a record of the batch was added concurrently")
 }
 
 // RecordForWrite reads and locks (until the transaction ends) the record of the registry
