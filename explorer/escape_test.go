@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -54,16 +55,29 @@ func TestHostileTextIsEscaped(t *testing.T) {
 		"/svc/lookup/n/g/r":   map[string]any{"message": name, "data": rec},
 		"/svc/versions/n/g/r": map[string]any{"message": "ok", "data": map[string]any{"versions": []any{"v1", name}}},
 	}
+	// The registry page's search echoes its form and lists a record of another registry.
+	search := recordSearch{Name: name, Field: "a.b", Value: name}
+	api["/svc/search/n?"+search.apiQuery("g", 1)] = map[string]any{"message": "ok", "total": 1, "total_exact": true,
+		"data": []any{map[string]any{"record_name": name, "registry_name": name, "effective_state": name}}}
+	searchPage := "/explore/n/n/g?" + url.Values{"name": {name}, "field": {"a.b"}, "value": {name}}.Encode()
+	refused := "/explore/n/n/g?" + url.Values{"state": {name}}.Encode() // 400, the state named in the sentence
 	x, err := New(Config{Source: api, WitnessKeys: []string{name}, Quorum: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{"/explore?q=x", "/explore/n/n", "/explore/n/n/g", "/explore/n/n/g/r", "/explore/log", "/explore/n/missing"} {
+	for _, path := range []string{"/explore?q=x", "/explore/n/n", "/explore/n/n/g", "/explore/n/n/g/r", "/explore/log", "/explore/n/missing", searchPage, refused} {
 		w := httptest.NewRecorder()
 		x.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
 		body := w.Body.String()
-		if w.Code != 200 && path != "/explore/n/missing" {
+		want := map[string]int{"/explore/n/missing": 404, refused: 400}[path]
+		if want == 0 {
+			want = 200
+		}
+		if w.Code != want {
 			t.Fatalf("%s: %d %s", path, w.Code, body)
+		}
+		if (path == searchPage && !strings.Contains(body, `id="mixed"`)) || (path == refused && !strings.Contains(body, "There is no state")) {
+			t.Errorf("%s: not the page expected", path)
 		}
 		if w.Header().Get("Content-Security-Policy") != CSP {
 			t.Errorf("%s: no CSP", path)

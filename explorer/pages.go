@@ -20,7 +20,7 @@ func pageNum(r *http.Request) int {
 	return n
 }
 
-// pager is a page's place in a list and the addresses of its neighbours.
+// pager is a page's place in a list and the addresses of its neighbours (Pages 0: unknown).
 type pager struct {
 	Page, Pages int
 	Prev, Next  string
@@ -29,18 +29,20 @@ type pager struct {
 func newPager(r *http.Request, pageNo int, total, size int64) pager {
 	pages := int((total + size - 1) / size)
 	p := pager{Page: pageNo, Pages: max(pages, 1)}
-	at := func(n int) string {
-		q := r.URL.Query()
-		q.Set("page", strconv.Itoa(n))
-		return r.URL.Path + "?" + q.Encode()
-	}
 	if pageNo > 1 {
-		p.Prev = at(pageNo - 1)
+		p.Prev = pageAt(r, pageNo-1)
 	}
 	if pageNo < pages {
-		p.Next = at(pageNo + 1)
+		p.Next = pageAt(r, pageNo+1)
 	}
 	return p
+}
+
+// pageAt is the address of page n of the list r shows, with r's other parameters.
+func pageAt(r *http.Request, n int) string {
+	q := r.URL.Query()
+	q.Set("page", strconv.Itoa(n))
+	return r.URL.Path + "?" + q.Encode()
 }
 
 func num(v any) int64 {
@@ -190,58 +192,6 @@ func (x *Explorer) namespacePage(w http.ResponseWriter, r *http.Request, ns stri
 	d.Pager = newPager(r, n, d.Total, 50)
 	x.render(w, r, http.StatusOK, "namespace", page{Title: str(d.Data["name"]), Data: d,
 		JSON: []link{{"Namespace lookup", a.Path}, {"Registries", q.Path}, {"Verifier key", "/svc/log/key"}}})
-}
-
-type registryData struct {
-	Entry
-	NS, Name     string
-	Schema       string
-	Records      []map[string]any
-	Total        int64
-	Pager        pager
-	Search       string
-	State        string
-	States       []string
-	QueryRefused string
-}
-
-var recordStates = []string{"live", "suspended", "revoked", "expired", "stale", "withdrawn"}
-
-func (x *Explorer) registryPage(w http.ResponseWriter, r *http.Request, ns, reg string) {
-	a := x.get(r, "/svc/lookup/"+apiSeg(ns)+"/"+apiSeg(reg))
-	if a.Status != http.StatusOK {
-		x.fail(w, r, a)
-		return
-	}
-	d := registryData{Entry: x.entry(r, "registry", a), NS: ns, Name: reg, Search: r.URL.Query().Get("name"),
-		State: r.URL.Query().Get("state"), States: recordStates}
-	if s, err := json.MarshalIndent(d.Data["schema"], "", "  "); err == nil {
-		d.Schema = string(s)
-	}
-	n := pageNum(r)
-	p := "/svc/query/" + apiSeg(ns) + "/" + apiSeg(reg) + "?page_size=50&page=" + strconv.Itoa(n)
-	if d.Search != "" {
-		p += "&name=" + url.QueryEscape(d.Search)
-	}
-	for _, s := range recordStates {
-		if s == d.State {
-			p += "&state=" + s
-		}
-	}
-	links := []link{{"Registry lookup", a.Path}}
-	switch q := x.get(r, p); q.Status {
-	case http.StatusOK:
-		d.Records, d.Total = list(q.data()["records"]), num(q.data()["total_records"])
-		d.Pager = newPager(r, n, d.Total, 50)
-		links = append(links, link{"Records", q.Path})
-	case http.StatusBadRequest, http.StatusForbidden:
-		d.QueryRefused = q.message() // a short name filter, or a registry closed to queries
-	default:
-		x.fail(w, r, q)
-		return
-	}
-	links = append(links, link{"Verifier key", "/svc/log/key"})
-	x.render(w, r, http.StatusOK, "registry", page{Title: reg, Data: d, JSON: links})
 }
 
 type recordData struct {

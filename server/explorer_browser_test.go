@@ -18,6 +18,9 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/svc-directory/svc/server"
+	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/witnesstest"
 )
 
 // browser starts Debian's chromium (skipped where it is missing, unless CI=true) through chromedp.
@@ -152,15 +155,70 @@ func axeCheck(t *testing.T, ctx context.Context, name string) {
 	}
 }
 
-// TestExplorerInChromium drives Debian's Chromium through the explorer: it searches for the
-// namespace and follows it to a record by clicking, loads every page kind, screenshots each
-// at 1280 and 375 px (into $SVC_TEST_ARTIFACTS/explorer, else a temporary directory), runs
-// axe-core on each, presses "Verify in this browser" on each entry page and reads
-// "Verified", and then does the same through a proxy that alters one detail of the page and
-// reads which step failed. No alert may open: hostile names and details stay text.
+// witnessedExplorerSite is explorerSite with a test witness (translog/witnesstest) configured
+// as svc serve configures SVC_LOG_WITNESSES for the explorer (its key, a quorum of 1), which
+// has cosigned the log's checkpoint; it answers the witness too.
+func witnessedExplorerSite(t *testing.T) (*harness, string, *witnesstest.Witness) {
+	t.Helper()
+	ctx := context.Background()
+	lk, vkey := newLogKey(t)
+	w := witnesstest.New(t, "witness.example", vkey)
+	h := newHarnessWith(t, "sqlite", func(c *server.Config) {
+		c.LogVerifierKey, c.ExplorerWitnessKeys, c.ExplorerWitnessQuorum = vkey, []string{w.VerifierKey}, 1
+	})
+	id := publish(t, h, h.key("owner@example.com"))
+	if _, err := translog.NewIntegrator(h.store, lk, nil, nil).IntegrateOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wt, err := translog.NewWitnesser(h.store, vkey, []translog.WitnessConfig{{Key: w.VerifierKey, URL: w.URL}}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := wt.WitnessOnce(ctx); err != nil || n != 1 {
+		t.Fatalf("the witness did not cosign: %d %v", n, err)
+	}
+	return h, id, w
+}
+
+// tamperingProxy serves upstream's answers, its pages with old replaced by new.
+func tamperingProxy(t *testing.T, upstream, old, new string) *httptest.Server {
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, upstream+r.URL.RequestURI(), nil)
+		req.Header = r.Header.Clone()
+		req.Header.Del("Accept-Encoding")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		if strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+			body = bytes.ReplaceAll(body, []byte(old), []byte(new))
+		}
+		for k, v := range res.Header {
+			if k != "Content-Length" {
+				w.Header()[k] = v
+			}
+		}
+		w.WriteHeader(res.StatusCode)
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(proxy.Close)
+	return proxy
+}
+
+// TestExplorerInChromium drives Debian's Chromium through the explorer of a log with a test
+// witness: it searches for the namespace and follows it to a record by clicking, loads every
+// page kind, screenshots each at 1280 and 375 px (into $SVC_TEST_ARTIFACTS/explorer, else a
+// temporary directory), runs axe-core on each, presses "Verify in this browser" on each entry
+// page and reads "Verified" with every step passed, the witness's cosignature included. Then,
+// through proxies, it reads which step fails: step 1 on a page with one detail altered, step 5
+// on a page naming a witness key that never cosigned. No alert may open: hostile names and
+// details stay text.
 func TestExplorerInChromium(t *testing.T) {
 	ctx := browser(t)
-	h, id := explorerSite(t, "sqlite")
+	h, id, witness := witnessedExplorerSite(t)
 	srv := httptest.NewServer(h.srv.Echo())
 	defer srv.Close()
 	dir := artifacts(t)
@@ -218,7 +276,8 @@ func TestExplorerInChromium(t *testing.T) {
 			if !strings.HasPrefix(summary, "Verified") || strings.Contains(steps, "FAILED") {
 				t.Errorf("%s: %s\n%s", p.name, summary, steps)
 			}
-			for _, step := range []string{"digest: passed", "inclusion proof and checkpoint: passed", "checkpoint signature: passed", "inclusion in the log: passed"} {
+			for _, step := range []string{"digest: passed", "inclusion proof and checkpoint: passed", "checkpoint signature: passed",
+				"inclusion in the log: passed", "Step 5, witness cosignatures: passed. 1 of the configured witnesses cosigned"} {
 				if !strings.Contains(steps, step) {
 					t.Errorf("%s: no %q in\n%s", p.name, step, steps)
 				}
@@ -230,30 +289,7 @@ func TestExplorerInChromium(t *testing.T) {
 	}
 
 	// The tampered proxy: the record page with one detail altered.
-	up, _ := url.Parse(srv.URL)
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, _ := http.NewRequestWithContext(r.Context(), r.Method, up.String()+r.URL.RequestURI(), nil)
-		req.Header = r.Header.Clone()
-		req.Header.Del("Accept-Encoding")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer res.Body.Close()
-		body, _ := io.ReadAll(res.Body)
-		if strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
-			body = bytes.ReplaceAll(body, []byte("alice@example.com"), []byte("mallory@example.com"))
-		}
-		for k, v := range res.Header {
-			if k != "Content-Length" {
-				w.Header()[k] = v
-			}
-		}
-		w.WriteHeader(res.StatusCode)
-		_, _ = w.Write(body)
-	}))
-	defer proxy.Close()
+	proxy := tamperingProxy(t, srv.URL, "alice@example.com", "mallory@example.com")
 	if err := chromedp.Do(ctx, chromedp.Navigate(proxy.URL+ns+"/employees/alice")); err != nil {
 		t.Fatal(err)
 	}
@@ -265,6 +301,23 @@ func TestExplorerInChromium(t *testing.T) {
 		t.Errorf("the tampered page: %s\n%s", summary, steps)
 	}
 	shoot(t, ctx, dir, "record-tampered", 1280)
+
+	// A page naming a witness key that never cosigned (the same name, another key; html/template
+	// writes + as &#43; in the attribute) fails at the witness step, the steps before it passed.
+	impostor := witnesstest.New(t, "witness.example")
+	escaped := func(k string) string { return strings.ReplaceAll(k, "+", "&#43;") }
+	wrong := tamperingProxy(t, srv.URL, escaped(witness.VerifierKey), escaped(impostor.VerifierKey))
+	if err := chromedp.Do(ctx, chromedp.Navigate(wrong.URL+ns+"/employees/alice")); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, ctx, `document.getElementById("svc-entry").dataset.witnesses`); got != impostor.VerifierKey {
+		t.Fatalf("the proxy did not swap the witness key: %q", got)
+	}
+	summary, steps = verifyInBrowser(t, ctx)
+	if !strings.HasPrefix(summary, "Not verified: step 5, witness cosignatures failed") || !strings.Contains(steps, "Step 5, witness cosignatures: FAILED") ||
+		!strings.Contains(steps, "Step 4, inclusion in the log: passed") {
+		t.Errorf("the page naming a wrong witness key: %s\n%s", summary, steps)
+	}
 	select {
 	case d := <-dialogs:
 		t.Errorf("a dialog opened: %s", d)

@@ -54,8 +54,8 @@ func TestExplorerPages(t *testing.T) {
 			"/explore?q=acm":                {"1 namespace found", `href="` + ns + `"`, "/svc/namespaces?page_size=20&amp;page=1&amp;q=acm"},
 			ns:                              {"Acme", "employees", "Verify in this browser", "/svc/lookup/" + url.PathEscape(id), `data-lookup="{`},
 			ns + "/employees":               {"employees", "alice", "bob", "Schema", "/svc/query/", `name="state"`},
-			ns + "/employees?state=revoked": {"Records (0)"},
-			ns + "/employees?name=ali":      {"alice", "Records (1)"},
+			ns + "/employees?state=revoked": {"Records matching the search (0)", "/svc/search/"},
+			ns + "/employees?name=ali":      {"alice", "Records matching the search (1)"},
 			ns + "/employees/alice":         {"alice@example.com", "Version history", "effective state", "Proof", "SvcRecordProof", "Verify in this browser"},
 			"/explore/log":                  {"Tree size", "Verifier key", "localhost:8080/svc/log&#43;", "No witnesses are configured"},
 		}

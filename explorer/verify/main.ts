@@ -17,7 +17,10 @@ function start(): void {
   if (!entry || !button || !steps || !summary) {
     return;
   }
-  button.disabled = false;
+  // Without this script the page explains that verification needs JavaScript, and shows no
+  // button; with it, the button replaces the explanation.
+  document.getElementById("verify-needs-script")?.remove();
+  button.hidden = false;
   button.addEventListener("click", () => {
     button.disabled = true;
     steps.replaceChildren();
