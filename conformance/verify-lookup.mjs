@@ -7,9 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { digest } from './reference.mjs';
 
-// The digest fields of each kind of entry (docs/digests.md; proof/fields.go in Go).
+// The digest fields of each kind of entry (docs/digests.md; proof/fields.go in Go). A
+// namespace's state is one only when it is not live (a tombstone's deleted): absent, "" and
+// live leave it out, so that live versions digest as they did before namespaces had a state.
 const FIELDS = {
-  namespace: ['namespace_id', 'description', 'genesis', 'created_by', 'version', 'version_count'],
+  namespace: ['namespace_id', 'description', 'genesis', 'created_by', 'version', 'version_count', 'state'],
   registry: ['namespace_id', 'registry_name', 'description', 'schema', 'tag', 'version', 'version_count',
     'state', 'genesis', 'created_by', 'meta', 'ttl'],
   record: ['namespace_id', 'registry_id', 'registry_name', 'record_name', 'description', 'details', 'version',
@@ -17,6 +19,7 @@ const FIELDS = {
 };
 const OBJECTS = new Set(['schema', 'meta', 'details']);
 const COUNTS = new Set(['version_count', 'ttl']);
+const UNLESS_LIVE = { namespace: new Set(['state']) };
 
 // The namespace lookup shows genesis as "0x" + hex of the timestamp's UTF-8 bytes; the digest
 // always takes the timestamp itself.
@@ -31,6 +34,7 @@ export function digestFields(kind, data) {
   const out = {};
   for (const name of FIELDS[kind]) {
     const v = data[name];
+    if (UNLESS_LIVE[kind]?.has(name) && (v === undefined || v === '' || v === 'live')) continue;
     if (name === 'genesis') out[name] = genesisText(v);
     else if (OBJECTS.has(name)) out[name] = v ?? {};
     else if (COUNTS.has(name)) out[name] = v ?? 0;

@@ -49,7 +49,7 @@ type Namespace struct {
 	VersionCount  int64
 	Digest        string
 	ProofType     string
-	State         string // live or deleted (not a digest field)
+	State         string // live or deleted (a digest field when deleted, proof.NamespaceFields)
 	Domain        string // verified domain, "" when none (current, not versioned)
 	RegistryCount int64  // current
 }
@@ -113,7 +113,7 @@ type Record struct {
 // Fields returns the digest fields of this namespace version.
 func (n Namespace) Fields() proof.NamespaceFields {
 	return proof.NamespaceFields{NamespaceID: n.NamespaceID, Description: n.Description, Genesis: n.Genesis,
-		CreatedBy: n.CreatedBy, Version: n.Version, VersionCount: n.VersionCount}
+		CreatedBy: n.CreatedBy, Version: n.Version, VersionCount: n.VersionCount, State: n.State}
 }
 
 // Fields returns the digest fields of this registry version.

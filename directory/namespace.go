@@ -8,7 +8,7 @@ import "time"
 type SealedNamespace struct {
 	NamespaceID, OwnerID, CreatedBy, Genesis string
 	NamespaceContent
-	State                string // live or deleted (deleted.go); not among the digest fields
+	State                string // live or deleted (deleted.go); a digest field when not live
 	Version              string
 	VersionCount         int64
 	Digest, ProofType    string

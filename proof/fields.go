@@ -7,9 +7,13 @@ import (
 
 // NamespaceFields are the digest fields of a namespace (docs/digests.md).
 // Genesis is the creation timestamp string (FormatTime form), never its hex lookup form.
+// State is a digest field only when it is neither "" nor live (a tombstone's deleted): a
+// namespace's state joined its digest fields after live versions had been digested without
+// it, and a live version still digests exactly as they did.
 type NamespaceFields struct {
 	NamespaceID, Description, Genesis, CreatedBy, Version string
 	VersionCount                                          int64
+	State                                                 string
 }
 
 // RegistryFields are the digest fields of a registry. A nil Schema or Meta is written {}.
@@ -45,6 +49,7 @@ var (
 		str("created_by", func(f *NamespaceFields) *string { return &f.CreatedBy }),
 		str("version", func(f *NamespaceFields) *string { return &f.Version }),
 		num("version_count", func(f *NamespaceFields) *int64 { return &f.VersionCount }),
+		strUnless(stateField, liveState, func(f *NamespaceFields) *string { return &f.State }),
 	}
 	registryMembers = []member[RegistryFields]{
 		str("namespace_id", func(f *RegistryFields) *string { return &f.NamespaceID }),
@@ -54,7 +59,7 @@ var (
 		str("tag", func(f *RegistryFields) *string { return &f.Tag }),
 		str("version", func(f *RegistryFields) *string { return &f.Version }),
 		num("version_count", func(f *RegistryFields) *int64 { return &f.VersionCount }),
-		str("state", func(f *RegistryFields) *string { return &f.State }),
+		str(stateField, func(f *RegistryFields) *string { return &f.State }),
 		str(genesisField, func(f *RegistryFields) *string { return &f.Genesis }),
 		str("created_by", func(f *RegistryFields) *string { return &f.CreatedBy }),
 		obj(metaField, func(f *RegistryFields) *map[string]any { return &f.Meta }),
@@ -69,7 +74,7 @@ var (
 		obj(detailsField, func(f *RecordFields) *map[string]any { return &f.Details }),
 		str("version", func(f *RecordFields) *string { return &f.Version }),
 		num("version_count", func(f *RecordFields) *int64 { return &f.VersionCount }),
-		str("state", func(f *RecordFields) *string { return &f.State }),
+		str(stateField, func(f *RecordFields) *string { return &f.State }),
 		str(genesisField, func(f *RecordFields) *string { return &f.Genesis }),
 		str("created_by", func(f *RecordFields) *string { return &f.CreatedBy }),
 		obj(metaField, func(f *RecordFields) *map[string]any { return &f.Meta }),
@@ -82,27 +87,48 @@ var (
 )
 
 // Field names with a role beyond being a member: genesis is read in either form from lookup
-// data; the objects may be given as canonical text (DigestCanonical).
+// data; the objects may be given as canonical text (DigestCanonical); a namespace's state is a
+// member only when it is not live.
 const (
 	genesisField = "genesis"
 	detailsField = "details"
 	schemaField  = "schema"
 	metaField    = "meta"
+	stateField   = "state"
+	liveState    = "live"
 )
 
 // member is one digest field of F: its name and the address of its value in F (exactly one of
-// the three is set, by its JSON type).
+// the three is set, by its JSON type). A text member with a usual value (strUnless) is left out
+// of the digest input when its value is "" or that usual value.
 type member[F any] struct {
 	name   string
 	str    func(*F) *string
 	num    func(*F) *int64
 	object func(*F) *map[string]any
+	usual  string
 }
 
 func str[F any](name string, at func(*F) *string) member[F] { return member[F]{name: name, str: at} }
 func num[F any](name string, at func(*F) *int64) member[F]  { return member[F]{name: name, num: at} }
 func obj[F any](name string, at func(*F) *map[string]any) member[F] {
 	return member[F]{name: name, object: at}
+}
+
+// strUnless is a text member that is in the digest input only when its value is neither "" nor
+// usual: a field added to a kind's digest fields after versions, all of them with the usual
+// value, had been digested without it.
+func strUnless[F any](name, usual string, at func(*F) *string) member[F] {
+	return member[F]{name: name, str: at, usual: usual}
+}
+
+// left reports whether m is left out of f's digest input.
+func (m member[F]) left(f *F) bool {
+	if m.usual == "" {
+		return false
+	}
+	v := *m.str(f)
+	return v == "" || v == m.usual
 }
 
 func canonicalOrder[F any](ms []member[F]) []member[F] {
@@ -112,7 +138,8 @@ func canonicalOrder[F any](ms []member[F]) []member[F] {
 }
 
 // FieldNames lists the digest fields of a kind in the order docs/digests.md gives them (nil for
-// an invalid kind).
+// an invalid kind). A namespace's state is among them, though a version's digest covers it only
+// when it is not live.
 func FieldNames(k Kind) []string {
 	switch k {
 	case KindNamespace:
@@ -138,6 +165,8 @@ func objectOf[F any](f *F, ms []member[F]) map[string]any {
 	out := make(map[string]any, len(ms))
 	for _, m := range ms {
 		switch {
+		case m.left(f):
+			// not in this version's digest input
 		case m.str != nil:
 			out[m.name] = *m.str(f)
 		case m.num != nil:
@@ -155,6 +184,8 @@ func digestOf[F any](f *F, ms []member[F], size int, canonical func(name string)
 	w := fieldWriter{dst: append(make([]byte, 0, size), '{')}
 	for _, m := range ms {
 		switch {
+		case m.left(f):
+			// not in this version's digest input
 		case m.str != nil:
 			w.str(m.name, *m.str(f))
 		case m.num != nil:
@@ -177,6 +208,8 @@ func fromData[F any](r *fieldReader, ms []member[F]) F {
 		switch {
 		case m.name == genesisField:
 			*m.str(&f) = r.genesis()
+		case m.usual != "":
+			*m.str(&f) = r.optionalStr(m.name)
 		case m.str != nil:
 			*m.str(&f) = r.str(m.name)
 		case m.num != nil:
@@ -189,7 +222,7 @@ func fromData[F any](r *fieldReader, ms []member[F]) F {
 }
 
 // Object returns the digest input of a namespace: exactly namespace_id, description, genesis,
-// created_by, version and version_count.
+// created_by, version and version_count, and state when it is neither "" nor live.
 func (f NamespaceFields) Object() map[string]any { return objectOf(&f, namespaceMembers) }
 
 // Object returns the digest input of a registry: exactly namespace_id, registry_name,

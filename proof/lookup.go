@@ -20,8 +20,8 @@ func IDField(k Kind) string { return idFields[k] }
 // CheckLookup checks the data of a lookup response on its own, as anyone can without the
 // directory: the proof is of the kind and of a year from FirstProofYear to maxYear, its
 // identifiers match the data, and the digest recomputed from the data's digest fields (genesis
-// in either form) equals proof.digest (and data.digest when present). It returns the first
-// failure, or nil.
+// in either form; a namespace's state, when absent, is live) equals proof.digest (and data.digest
+// when present). It returns the first failure, or nil.
 func CheckLookup(kind Kind, data map[string]any, maxYear int) error {
 	p, ok := data["proof"].(map[string]any)
 	if !ok {
@@ -96,6 +96,20 @@ func (r *fieldReader) str(name string) string {
 		r.err = fmt.Errorf("data.%s is missing or not a string", name)
 	}
 	return v
+}
+
+// optionalStr reads a text field that lookup data may leave out ("" then): a namespace's state,
+// absent from lookups made before namespaces had one.
+func (r *fieldReader) optionalStr(name string) string {
+	v, present := r.data[name]
+	if !present {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok && r.err == nil {
+		r.err = fmt.Errorf("data.%s is not a string", name)
+	}
+	return s
 }
 
 func (r *fieldReader) integer(name string) int64 {

@@ -30,6 +30,9 @@ func fieldsOf(t *testing.T, kind string, data map[string]any) map[string]any {
 		out[f] = v
 	}
 	if kind == "namespace" {
+		if out["state"] == "live" {
+			delete(out, "state") // a namespace's state is a digest field only when not live
+		}
 		g := out["genesis"].(string)
 		b, err := hex.DecodeString(strings.TrimPrefix(g, "0x"))
 		if err != nil || !strings.HasPrefix(g, "0x") {

@@ -255,17 +255,22 @@ func writeSDKVectors(t *testing.T) {
 	h.must(http.StatusCreated, "POST", "/svc/"+ns+"/employees/add-record", key,
 		`{"record_name":"zoe.mueller","description":"Zoë – \"lead\" <ops> & co\u2028","details":{"email":"zoe@example.com",`+
 			`"name":{"first":"Zoë","last":"Müller"},"tags":["a","b"],"score":1e21,"ratio":0.1,"tiny":1e-7,"neg":-0,`+
-			`"big":123456789012345680000,"\uffff":"bmp","😀":"astral","":null,"ok":true,"esc":"tab\there \"q\" back\\slash \u0001"}}`)
-	lookup := func(path string) map[string]any {
-		r := h.must(http.StatusOK, "GET", "/svc/lookup/"+path, "", nil)
+			`"\uffff":"bmp","😀":"astral","":null,"ok":true,"esc":"tab\there \"q\" back\\slash \u0001"}}`)
+	// A draft is looked up by its owner (directory/drafts.go); the rest anonymously.
+	lookupAs := func(k, path string) map[string]any {
+		r := h.must(http.StatusOK, "GET", "/svc/lookup/"+path, k, nil)
 		v, err := proof.ParseJSON(r.Raw, 256)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return v.(map[string]any)
 	}
+	lookup := func(path string) map[string]any { return lookupAs("", path) }
 	nsL, regL, recL := lookup(ns), lookup(ns+"/employees"), lookup(ns+"/employees/alice")
-	draftL, richL := lookup(ns+"/employees/carol"), lookup(ns+"/employees/zoe.mueller")
+	draftL, richL := lookupAs(key, ns+"/employees/carol"), lookup(ns+"/employees/zoe.mueller")
+	// The namespace's tombstone (its state is a digest field: deleted), read by version_id.
+	deleted := h.must(http.StatusOK, "DELETE", "/svc/"+ns+"/delete-namespace", key, nil).data()["namespace"].(map[string]any)
+	tombL := lookup(ns + "?version_id=" + deleted["version"].(string))
 	year := time.Now().UTC().Year()
 
 	type tc struct {
@@ -303,6 +308,12 @@ func writeSDKVectors(t *testing.T) {
 		{"namespace without version_count", "namespace", nsL, func(data, _ map[string]any) { delete(data, "version_count") }, "data.version_count is missing or not an integer"},
 		{"namespace with version_count 1.5", "namespace", nsL, set("version_count", 1.5), "data.version_count is missing or not an integer"},
 		{"namespace with version_count beyond 2^53", "namespace", nsL, set("version_count", 9007199254740994.0), "data.version_count is missing or not an integer"},
+		{"namespace without state (a lookup made before namespaces had one)", "namespace", nsL, func(data, _ map[string]any) { delete(data, "state") }, ""},
+		{"namespace with its state changed to deleted", "namespace", nsL, set("state", "deleted"), "recomputed digest"},
+		{"namespace tombstone as looked up by version_id", "namespace", tombL, nil, ""},
+		{"namespace tombstone shown as live", "namespace", tombL, set("state", "live"), "recomputed digest"},
+		{"namespace tombstone without its state", "namespace", tombL, func(data, _ map[string]any) { delete(data, "state") }, "recomputed digest"},
+		{"namespace tombstone with state a number", "namespace", tombL, set("state", 1), "data.state is not a string"},
 		{"registry as looked up", "registry", regL, nil, ""},
 		{"registry with its schema changed", "registry", regL, set("schema", map[string]any{"type": "object"}), "recomputed digest"},
 		{"registry with its state changed", "registry", regL, set("state", "inactive"), "recomputed digest"},

@@ -1504,7 +1504,7 @@ type Namespace struct {
 	Proof         Proof `json:"proof"`
 	RegistryCount int64 `json:"registry_count"`
 
-	// State `deleted` for delete-namespace's tombstone, read by `version_id` only (docs/lifecycle.md). Not a digest field.
+	// State `deleted` for delete-namespace's tombstone, read by `version_id` only (docs/lifecycle.md). A digest field only when it is not `live`: a tombstone's digest covers it, a live version's digest leaves it out (docs/digests.md).
 	State NamespaceState `json:"state"`
 
 	// Ttl Example: 600
@@ -1524,7 +1524,7 @@ type Namespace struct {
 	VersionCount int64 `json:"version_count"`
 }
 
-// NamespaceState `deleted` for delete-namespace's tombstone, read by `version_id` only (docs/lifecycle.md). Not a digest field.
+// NamespaceState `deleted` for delete-namespace's tombstone, read by `version_id` only (docs/lifecycle.md). A digest field only when it is not `live`: a tombstone's digest covers it, a live version's digest leaves it out (docs/digests.md).
 type NamespaceState string
 
 // NamespaceDeletedResponse The answer of delete-namespace and restore/namespace: the version written, and how many registries and public records it hid or showed again.

@@ -22,7 +22,7 @@ def record_case() -> dict:
 
 class Vectors(unittest.TestCase):
     def test_the_file_holds_every_kind(self) -> None:
-        self.assertEqual(len(VECTORS["cases"]), 43)
+        self.assertEqual(len(VECTORS["cases"]), 49)
         for kind in ("namespace", "registry", "record"):
             self.assertTrue(any(c["kind"] == kind for c in VERIFIES), kind)
         self.assertTrue(any(not c["ok"] for c in VECTORS["cases"]))
@@ -126,8 +126,13 @@ class Strictness(unittest.TestCase):
 
 
 # Known answers of the JavaScript reference, from proof/fields_test.go (knownDigests), as the
-# TypeScript SDK's test/verify.test.mjs has them.
+# TypeScript SDK's test/verify.test.mjs has them: a namespace's tombstone first.
 KNOWN = [
+    (
+        '{"namespace_id":"did:svc:5HueCGU8rMjxEXxiPuD5BD","description":"Acme","genesis":"2026-11-22T08:00:00.000Z","created_by":"did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj","version":"0x0190f2a1b2c3d4e5f60718293a4b5c71","version_count":2,"state":"deleted"}',
+        "0x810e0db66df19fbccd7b58c6421e28f26e4fe23f8c16257fa5ae6607a21634df",
+        "namespace",
+    ),
     (
         '{"namespace_id":"did:svc:5HueCGU8rMjxEXxiPuD5BD","description":"Acme","genesis":"2026-11-22T08:00:00.000Z","created_by":"did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj","version":"0x0190f2a1b2c3d4e5f60718293a4b5c6d","version_count":1}',
         "0x68a2381f85cc8f484e92167d8af6287022c7d512b6740b3b8517630aa7f00408",
@@ -158,6 +163,19 @@ class KnownDigests(unittest.TestCase):
             self.assertEqual(digest_of(fields), digest)
             data = dict(fields, genesis=genesis_hex(fields["genesis"]), extra="not a digest field", proof={})
             self.assertEqual(recompute_digest(kind, data), digest)
+
+    def test_namespace_state(self) -> None:
+        # A namespace's state is a digest field only when it is not live.
+        live, tomb = json.loads(KNOWN[1][0]), json.loads(KNOWN[0][0])
+        for state in ("", "live"):
+            self.assertEqual(recompute_digest("namespace", dict(live, state=state)), KNOWN[1][1])
+        self.assertEqual(tomb.pop("state"), "deleted")
+        dropped = "0xa378874766996aaf19bc26da0f2d2308cda5153a8bfa3be465ba9fec65a6944a"
+        self.assertEqual(recompute_digest("namespace", tomb), dropped)
+        self.assertEqual(recompute_digest("namespace", dict(tomb, state="live")), dropped)
+        for bad in (7, None, False, {}):
+            with self.assertRaisesRegex(ValueError, "^data.state is not a string$"):
+                recompute_digest("namespace", dict(tomb, state=bad))
 
     def test_helpers(self) -> None:
         self.assertEqual(proof_type("record", 2026), "SvcRecordProof2026")

@@ -2171,7 +2171,7 @@ export interface components {
         /** @description A namespace at one version, as a lookup returns it (genesis in its hex form). */
         Namespace: {
             /**
-             * @description `deleted` for delete-namespace's tombstone, read by `version_id` only (docs/lifecycle.md). Not a digest field.
+             * @description `deleted` for delete-namespace's tombstone, read by `version_id` only (docs/lifecycle.md). A digest field only when it is not `live`: a tombstone's digest covers it, a live version's digest leaves it out (docs/digests.md).
              * @enum {string}
              */
             state: "live" | "deleted";

@@ -229,11 +229,13 @@ function checkLookup(kind: LookupKind, data: JSONObject, maxYear: number): strin
 }
 
 // digestFields builds the digest input of a kind: an object with exactly its digest fields,
-// read in the order the Go verifier reads them (so the first problem reported is the same).
+// read in the order the Go verifier reads them (so the first problem reported is the same). A
+// namespace's state is one only when it is not live (a tombstone's deleted): absent, "" and
+// live leave it out, so that live versions digest as they did before namespaces had a state.
 function digestFields(kind: LookupKind, r: FieldReader): JSONObject {
   switch (kind) {
-    case "namespace":
-      return {
+    case "namespace": {
+      const fields: JSONObject = {
         namespace_id: r.str("namespace_id"),
         description: r.str("description"),
         genesis: r.genesis(),
@@ -241,6 +243,12 @@ function digestFields(kind: LookupKind, r: FieldReader): JSONObject {
         version: r.str("version"),
         version_count: r.integer("version_count"),
       };
+      const state = r.optionalStr("state");
+      if (state !== "" && state !== "live") {
+        fields["state"] = state;
+      }
+      return fields;
+    }
     case "registry":
       return {
         namespace_id: r.str("namespace_id"),
@@ -290,6 +298,19 @@ class FieldReader {
     const v = own(this.data, name);
     if (typeof v !== "string") {
       this.note(`data.${name} is missing or not a string`);
+      return "";
+    }
+    return v;
+  }
+
+  /** A text field lookup data may leave out ("" then): a namespace's state. */
+  optionalStr(name: string): string {
+    if (!Object.hasOwn(this.data, name)) {
+      return "";
+    }
+    const v = this.data[name];
+    if (typeof v !== "string") {
+      this.note(`data.${name} is not a string`);
       return "";
     }
     return v;

@@ -139,8 +139,13 @@ test("inherited members are not digest fields", () => {
 // Known answers of the JavaScript reference, from proof/fields_test.go (knownDigests): the digest
 // field objects of a namespace, a registry with empty meta, a record, and a record with every
 // form that matters (escapes, U+2028, keys beyond the BMP and at U+FFFF, 1e21, 1e-7, -0, a
-// rounded large integer, null).
+// rounded large integer, null), and a namespace's tombstone (namespaceStateDigests).
 const known = [
+  [
+    '{"namespace_id":"did:svc:5HueCGU8rMjxEXxiPuD5BD","description":"Acme","genesis":"2026-11-22T08:00:00.000Z","created_by":"did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj","version":"0x0190f2a1b2c3d4e5f60718293a4b5c71","version_count":2,"state":"deleted"}',
+    "0x810e0db66df19fbccd7b58c6421e28f26e4fe23f8c16257fa5ae6607a21634df",
+    "namespace",
+  ],
   [
     '{"namespace_id":"did:svc:5HueCGU8rMjxEXxiPuD5BD","description":"Acme","genesis":"2026-11-22T08:00:00.000Z","created_by":"did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj","version":"0x0190f2a1b2c3d4e5f60718293a4b5c6d","version_count":1}',
     "0x68a2381f85cc8f484e92167d8af6287022c7d512b6740b3b8517630aa7f00408",
@@ -171,6 +176,25 @@ test("known digests of the Go proof package's tests", () => {
     // and genesis in its hex form.
     const data = { ...fields, genesis: genesisHex(fields.genesis), extra: "not a digest field", proof: {} };
     assert.equal(recomputeDigest(kind, data), digest);
+  }
+});
+
+test("a namespace's state is a digest field only when it is not live", () => {
+  const live = JSON.parse(known[1][0]);
+  const tomb = JSON.parse(known[0][0]);
+  assert.equal(recomputeDigest("namespace", live), known[1][1]);
+  for (const state of ["", "live"]) {
+    assert.equal(recomputeDigest("namespace", { ...live, state }), known[1][1], `live with state ${state}`);
+  }
+  // The tombstone shown as live, or without its state, digests to another value (the
+  // reference's digest of its fields without state).
+  const { state, ...withoutState } = tomb;
+  assert.equal(state, "deleted");
+  const dropped = "0xa378874766996aaf19bc26da0f2d2308cda5153a8bfa3be465ba9fec65a6944a";
+  assert.equal(recomputeDigest("namespace", withoutState), dropped);
+  assert.equal(recomputeDigest("namespace", { ...tomb, state: "live" }), dropped);
+  for (const bad of [7, null, false, {}]) {
+    assert.throws(() => recomputeDigest("namespace", { ...tomb, state: bad }), { message: "data.state is not a string" });
   }
 });
 

@@ -225,8 +225,10 @@ def _check_lookup(kind: str, data: dict[str, Any], max_year: int) -> str:
 
 def _digest_fields(kind: str, r: "_FieldReader") -> dict[str, Any]:
     # Read in the order the Go verifier reads them, so the first problem reported is the same.
+    # A namespace's state is a digest field only when it is not live (a tombstone's deleted):
+    # absent, "" and live leave it out, so live versions digest as before namespaces had a state.
     if kind == "namespace":
-        return {
+        fields: dict[str, Any] = {
             "namespace_id": r.str("namespace_id"),
             "description": r.str("description"),
             "genesis": r.genesis(),
@@ -234,6 +236,10 @@ def _digest_fields(kind: str, r: "_FieldReader") -> dict[str, Any]:
             "version": r.str("version"),
             "version_count": r.integer("version_count"),
         }
+        state = r.optional_str("state")
+        if state not in ("", "live"):
+            fields["state"] = state
+        return fields
     if kind == "registry":
         return {
             "namespace_id": r.str("namespace_id"),
@@ -281,6 +287,16 @@ class _FieldReader:
         v = self.data.get(name)
         if not isinstance(v, str):
             self._note(f"data.{name} is missing or not a string")
+            return ""
+        return v
+
+    def optional_str(self, name: str) -> str:
+        """A text field lookup data may leave out ("" then): a namespace's state."""
+        if name not in self.data:
+            return ""
+        v = self.data[name]
+        if not isinstance(v, str):
+            self._note(f"data.{name} is not a string")
             return ""
         return v
 
