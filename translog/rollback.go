@@ -65,8 +65,13 @@ func (g *Integrator) floor(ctx context.Context) (Floor, error) {
 }
 
 // checkRollback refuses a stored log that is marked rolled back, or behind floor, or one found
-// rolled back before; otherwise it remembers the stored size as seen.
+// rolled back before; otherwise it remembers the stored size as seen. A log of another origin
+// (a new log started while this instance runs with the old key) is no rollback of this one:
+// extend refuses it.
 func (g *Integrator) checkRollback(st logstore.State, floor Floor) error {
+	if st.Origin != "" && st.Origin != g.Origin() {
+		return nil
+	}
 	r := g.found.Load()
 	switch {
 	case st.RolledBack.Marked():

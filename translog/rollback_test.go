@@ -200,4 +200,16 @@ func TestIntegratorWaitsForTheWitnessesSizes(t *testing.T) {
 	if n, err := g1.IntegrateOnce(ctx); err != nil || n == 0 {
 		t.Fatalf("quorum 1 of 2 with both answering: %d %v", n, err)
 	}
+
+	// A witness that does not know the log (404: a new log not yet announced to it) holds none
+	// of it: it tells, and the log is signed.
+	stranger := witnesstest.New(t, "stranger.example")
+	ws, err := NewWitnesser(s, key.VerifierKey, []WitnessConfig{{Key: stranger.VerifierKey, URL: stranger.URL}}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedEntries(t, s, 1)
+	if n, err := NewIntegrator(s, key, slog.New(slog.DiscardHandler), nil).WithOutside(ws.Floor).IntegrateOnce(ctx); err != nil || n == 0 || stranger.Calls() != 1 {
+		t.Fatalf("with a witness that does not know the log: %d %v (%d calls)", n, err, stranger.Calls())
+	}
 }

@@ -226,6 +226,9 @@ func (w *Witnesser) submit(ctx context.Context, ws *witnessState, signed string,
 			w.m.witnessed(ws.name, witnessUnreachable)
 			return "", fmt.Errorf("%d: %s", status, oneLine(body))
 		default:
+			if status == http.StatusNotFound { // an unknown log (C2SP tlog-witness): it holds none of it
+				ws.known.Store(true)
+			}
 			w.m.witnessed(ws.name, witnessRefused)
 			return "", fmt.Errorf("%d: %s", status, oneLine(body))
 		}
