@@ -142,7 +142,9 @@ lint-spec: node-tools
 	npx --no-install spectral lint --ruleset .spectral.yaml --fail-severity=hint --display-only-failures openapi.yaml
 
 ## contract: Stoplight Prism validates every response of a real `svc serve` (temporary SQLite)
-## while the request corpus of scripts/contract runs through it; 0 response violations or it fails
+## while the request corpus of scripts/contract runs through it, then every operation of a
+## `svc serve` on Postgres whose primary was cut away (its declared 503 primary_unavailable with
+## Retry-After); 0 response violations or it fails
 contract: node-tools
 	bash scripts/contract/run.sh
 

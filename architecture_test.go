@@ -34,7 +34,7 @@ var floors = [][]string{
 // aside are the module's packages that stand beside the floors: the contract and its generated
 // code, the Go SDK, and the helpers of tests.
 var aside = []string{"", "gen", "gen/models", "gen/client", "client", "clustertest", "internal/testdb",
-	"internal/testclock", "internal/storetest", "domainverify/dnstest", "translog/witnesstest",
+	"internal/testclock", "internal/storetest", "domainverify/dnstest", "translog/witnesstest", "translog/witnesstest/witness",
 	"bench/echobase", "bench/httpbench"}
 
 // databasePackages are the import path prefixes of the database layer (database/sql/driver,

@@ -74,10 +74,14 @@ func checkpointSize(text string) int64 {
 // restarted. Then:
 //   - no read failed (lookups and the log's checkpoint, from the replicas while no primary);
 //   - writes succeed again within 10 s of the promotion;
-//   - with SYNC=1 every acknowledged write is on the new primary, and the last checkpoint
-//     served before the kill is consistent with the ones after it (svc log monitor);
+//   - with SYNC=1 every acknowledged write is on the new primary, the last checkpoint served
+//     before the kill is consistent with the ones after it (svc log monitor), and the witness
+//     cosigns a checkpoint after the failover, consistent with that one;
 //   - without it, the acknowledged writes and log leaves lost are counted, and when leaves
-//     were lost the log refuses to sign rather than fork: the checkpoint does not grow.
+//     were lost the log refuses to sign rather than fork: the checkpoint does not grow, the
+//     rollback marker is in the new primary's database, the witness cosigns nothing after the
+//     kill, and an instance restarted with the marker removed finds the rollback from the
+//     witness alone and refuses too.
 //
 // It reports the figures: read errors, seconds until writes succeed, writes lost, and the
 // write rate before the fault (compare the SYNC=1 and the asynchronous runs).
@@ -203,6 +207,7 @@ func TestFailover(t *testing.T) {
 	c.kill9(t, "primary")
 	killed.Store(time.Now().UnixNano())
 	time.Sleep(2 * time.Second)
+	witnessedAtKill := witnessSize(t, env) // a submission in flight at the kill has landed
 	c.script(t, "failover", c.dir)
 	promoted.Store(time.Now().UnixNano())
 	time.Sleep(12 * time.Second)
@@ -251,9 +256,10 @@ func TestFailover(t *testing.T) {
 	for _, cp := range afterCheckpoints {
 		maxAfter = max(maxAfter, checkpointSize(cp))
 	}
-	t.Logf("SYNC=%v: %d reads (%d failed: %v); %d writes acknowledged, %d refused; %.0f writes/s before the fault; writes succeeded again %.2f s after the promotion; %d acknowledged writes lost; log: %d leaves in the last checkpoint before the kill, %d on the new primary (%d lost), largest checkpoint served after the kill %d",
+	witnessed := witnessSize(t, env)
+	t.Logf("SYNC=%v: %d reads (%d failed: %v); %d writes acknowledged, %d refused; %.0f writes/s before the fault; writes succeeded again %.2f s after the promotion; %d acknowledged writes lost; log: %d leaves in the last checkpoint before the kill, %d on the new primary (%d lost), largest checkpoint served after the kill %d; the witness held %d 2 s after the kill, %d at the end",
 		sync1, readsOK.Load()+readsFailed.Load(), readsFailed.Load(), firstReadFailures, writesOK.Load(), writeFailed.Load(), rate, recovered, lost,
-		before, logSize, leavesLost, maxAfter)
+		before, logSize, leavesLost, maxAfter, witnessedAtKill, witnessed)
 
 	if readsFailed.Load() != 0 {
 		t.Errorf("%d reads failed: %v", readsFailed.Load(), firstReadFailures)
@@ -268,8 +274,16 @@ func TestFailover(t *testing.T) {
 		if maxAfter <= before {
 			t.Errorf("the log did not sign after the failover (largest checkpoint %d, %d before the kill)", maxAfter, before)
 		}
+		cosigned := c.cosignedAfter(t, env, lastCheckpoint)
+		t.Logf("with SYNC=1: the witness cosigned a checkpoint of %d after the failover (the last before the kill: %d), consistent with it", cosigned, before)
+		if cosigned == 0 {
+			t.Errorf("the witness cosigned no checkpoint larger than the last before the kill (%d) after the failover", before)
+		}
+		c.monitorFrom(t, lastCheckpoint)
 		if out, ok := c.monitor(t, env["LOG_VERIFIER_KEY"]); !ok {
-			t.Errorf("svc log monitor after the failover: %s", out)
+			t.Errorf("svc log monitor from the last checkpoint before the kill: %s", out)
+		} else {
+			t.Logf("svc log monitor from the last checkpoint before the kill (%d): %s", before, out)
 		}
 		return
 	}
@@ -290,6 +304,22 @@ func TestFailover(t *testing.T) {
 	if signed > logSize && maxAfter > logSize {
 		t.Errorf("after a rollback to %d leaves the log signed a checkpoint of %d: a fork", logSize, maxAfter)
 	}
+	if witnessed != witnessedAtKill {
+		t.Errorf("the witness cosigned after the failover without SYNC=1: %d, %d at the kill", witnessed, witnessedAtKill)
+	}
+	if signed <= logSize {
+		return // no leaf was lost: nothing to refuse
+	}
+	if behind, found := rollbackMarker(t, conn); behind <= logSize {
+		t.Errorf("no rollback marker in the new primary's database (%d, %q)", behind, found)
+	} else {
+		t.Logf("the rollback marker on the new primary: behind %d (%s)", behind, found)
+	}
+	if witnessed <= logSize {
+		t.Logf("the witness had cosigned %d leaves, no more than the new primary's %d: it cannot tell the rollback to an instance started later", witnessed, logSize)
+		return
+	}
+	c.freshInstanceRefuses(t, conn, logSize)
 }
 
 var rolledBack = regexp.MustCompile(`the log was rolled back: the stored log has \d+ leaves, behind the checkpoint of (\d+)`)

@@ -2,6 +2,8 @@
 # A local cluster on real parts, all its state under DIR (docs/deployment.md):
 #   - a Postgres primary (initdb'd under DIR, its own port), with WAL for streaming replicas;
 #   - REPLICAS streaming replicas (pg_basebackup -R, their own ports), run as the postgres user;
+#   - a test witness of the transparency log (translog/witnesstest/witness), which every
+#     instance submits its checkpoints to (SVC_LOG_WITNESSES);
 #   - INSTANCES `svc serve` processes on the primary, reading from the replicas;
 #   - HAProxy in front, health-checking /readyz (the instance can read), round robin.
 #
@@ -11,11 +13,12 @@
 #   scripts/cluster.sh stop DIR NAME     # stop one: replicaN or svcN
 #   scripts/cluster.sh failover DIR      # promote replica1 (or the replica furthest ahead); re-point the others to follow it
 #
-# DIR/env holds PROXY_URL, INSTANCE_URLS, PRIMARY_URL and REPLICA_URLS (comma-separated), and
-# API_KEY (an API key of admin@example.com); DIR/pids/NAME.pid holds each process's pid
-# (primary, replica1.., svc1.., haproxy). Settings, from the environment:
+# DIR/env holds PROXY_URL, INSTANCE_URLS, PRIMARY_URL and REPLICA_URLS (comma-separated),
+# API_KEY (an API key of admin@example.com), LOG_VERIFIER_KEY, and WITNESS_URL and WITNESS_KEY
+# (the witness's cosignature verifier key); DIR/pids/NAME.pid holds each process's pid
+# (primary, replica1.., witness, svc1.., haproxy). Settings, from the environment:
 #   REPLICAS (2), INSTANCES (3), PORT_BASE (25430: the primary on it, the replicas after it,
-#   the proxy on PORT_BASE+50, the instances after the proxy), PG_BIN (the newest
+#   the witness on PORT_BASE+49, the proxy on PORT_BASE+50, the instances after the proxy), PG_BIN (the newest
 #   /usr/lib/postgresql/*/bin), REPLICA_MAX_LAG (2s), LOOKUP_CACHE_TTL (1s), SYNC (0; 1:
 #   synchronous replication, synchronous_standby_names = 'ANY 1 (...)' of the other nodes, so
 #   that an acknowledged write is on a standby; written to DIR/env).
@@ -28,7 +31,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cmd=${1:-}; DIR=${2:-}
-[ -n "$cmd" ] && [ -n "$DIR" ] || { sed -n '2,26p' "$0" >&2; exit 2; }
+[ -n "$cmd" ] && [ -n "$DIR" ] || { sed -n '2,29p' "$0" >&2; exit 2; }
 REPLICAS=${REPLICAS:-2}; INSTANCES=${INSTANCES:-3}; PORT_BASE=${PORT_BASE:-25430}
 for v in REPLICAS INSTANCES PORT_BASE; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "cluster: $v=${!v} is not a number" >&2; exit 2; }
@@ -42,6 +45,7 @@ fi
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)}
 PRIMARY_PORT=$PORT_BASE
 PROXY_PORT=$((PORT_BASE + 50))
+WITNESS_PORT=$((PORT_BASE + 49))
 replica_port() { echo $((PORT_BASE + $1)); }
 # sync_standbys: SYNC=1's setting, naming every node (a standby's cluster_name is its
 # application_name), so that it holds for whichever node is the primary, after a failover too.
@@ -79,6 +83,7 @@ svc_start() { # N: start instance N and wait for its /readyz
     SVC_DATABASE_REPLICA_URLS=$(IFS=,; echo "${replicas[*]}"); export SVC_DATABASE_REPLICA_URLS
     export SVC_REPLICA_MAX_LAG=${REPLICA_MAX_LAG:-2s} SVC_LOOKUP_CACHE_TTL=${LOOKUP_CACHE_TTL:-1s}
     export SVC_LOG_KEY_FILE=$DIR/log.key SVC_LOG_ORIGIN=cluster.example/svc/log SVC_DID_HOST=cluster.example
+    SVC_LOG_WITNESSES="$(cat "$DIR/witness.vkey") http://127.0.0.1:$WITNESS_PORT"; export SVC_LOG_WITNESSES
     export SVC_RATE_LIMIT_RPS=0 SVC_WEBHOOK_INSECURE=true SVC_SHUTDOWN_TIMEOUT=5s
     exec "$DIR/bin/svc" serve >> "$DIR/logs/svc$n.log" 2>&1
   ) &
@@ -99,7 +104,7 @@ ports_free() {
   [ "$PORT_BASE" -ge 1024 ] && [ $((PROXY_PORT + INSTANCES)) -le 65535 ] \
     || { echo "cluster: PORT_BASE=$PORT_BASE: want a number from 1024 on, with PORT_BASE+50+INSTANCES at most 65535" >&2; exit 1; }
   local busy=0 port what
-  local -a all=("$PRIMARY_PORT:the primary" "$PROXY_PORT:HAProxy")
+  local -a all=("$PRIMARY_PORT:the primary" "$PROXY_PORT:HAProxy" "$WITNESS_PORT:the witness")
   for r in $(seq 1 "$REPLICAS"); do all+=("$(replica_port "$r"):replica$r"); done
   for n in $(seq 1 "$INSTANCES"); do all+=("$(svc_port "$n"):svc$n"); done
   for entry in "${all[@]}"; do
@@ -109,7 +114,7 @@ ports_free() {
       busy=1
     fi
   done
-  [ "$busy" = 0 ] || { echo "cluster: choose other ports with PORT_BASE (now $PORT_BASE; the cluster uses PORT_BASE..PORT_BASE+$REPLICAS and PORT_BASE+50..PORT_BASE+$((50 + INSTANCES))), e.g. PORT_BASE=$((PORT_BASE + 1000)) $0 up DIR" >&2; exit 1; }
+  [ "$busy" = 0 ] || { echo "cluster: choose other ports with PORT_BASE (now $PORT_BASE; the cluster uses PORT_BASE..PORT_BASE+$REPLICAS and PORT_BASE+49..PORT_BASE+$((50 + INSTANCES))), e.g. PORT_BASE=$((PORT_BASE + 1000)) $0 up DIR" >&2; exit 1; }
 }
 
 up() {
@@ -121,6 +126,7 @@ up() {
   chmod 755 "$DIR"
   [ "$(id -u)" != 0 ] || chown postgres "$DIR/pg" "$DIR/logs"
   go build -o "$DIR/bin/svc" ./cmd/svc
+  go build -o "$DIR/bin/witness" ./translog/witnesstest/witness
 
   # The primary: trust on loopback (replication included), WAL for REPLICAS standbys.
   as_pg "$PG_BIN/initdb" -D "$DIR/pg/primary" -U postgres -A trust --no-sync >/dev/null
@@ -156,8 +162,15 @@ EOF
     as_pg "$PG_BIN/pg_ctl" -D "$DIR/pg/primary" reload >/dev/null
   fi
 
-  # The instances: the first migrates alone, then the others start.
+  # The log's key, and its witness (in memory: it lives as long as the cluster).
   "$DIR/bin/svc" log key create --origin cluster.example/svc/log --out "$DIR/log.key" > "$DIR/log.vkey"
+  "$DIR/bin/witness" -addr "127.0.0.1:$WITNESS_PORT" -name witness.cluster.example -log-keys "$(cat "$DIR/log.vkey")" \
+    -vkey-out "$DIR/witness.vkey" >> "$DIR/logs/witness.log" 2>&1 &
+  echo $! > "$DIR/pids/witness.pid"
+  for _ in $(seq 1 100); do [ -s "$DIR/witness.vkey" ] && curl -fsS "http://127.0.0.1:$WITNESS_PORT/size" >/dev/null 2>&1 && break; sleep 0.1; done
+  [ -s "$DIR/witness.vkey" ] || { echo "cluster: the witness did not start; its log:" >&2; tail -n 20 "$DIR/logs/witness.log" >&2; exit 1; }
+
+  # The instances: the first migrates alone, then the others start.
   for n in $(seq 1 "$INSTANCES"); do svc_start "$n"; done
 
   # HAProxy: round robin over the ready instances; a connection refused is tried on another.
@@ -198,6 +211,8 @@ PRIMARY_URL=postgres://postgres@127.0.0.1:$PRIMARY_PORT/svc?sslmode=disable
 REPLICA_URLS=$(IFS=,; echo "${replicas[*]}")
 API_KEY=$key
 LOG_VERIFIER_KEY=$(cat "$DIR/log.vkey")
+WITNESS_URL=http://127.0.0.1:$WITNESS_PORT
+WITNESS_KEY=$(cat "$DIR/witness.vkey")
 SYNC=${SYNC:-0}
 PORT_BASE=$PORT_BASE
 REPLICAS=$REPLICAS
@@ -220,6 +235,7 @@ down() {
   [ -d "$DIR" ] || return 0
   stop_pid haproxy
   for f in "$DIR"/pids/svc*.pid; do [ -e "$f" ] && stop_pid "$(basename "$f" .pid)"; done
+  stop_pid witness
   for d in "$DIR"/pg/replica* "$DIR/pg/primary"; do
     [ -d "$d" ] || continue
     as_pg "$PG_BIN/pg_ctl" -D "$d" -m immediate stop >/dev/null 2>&1 || true
@@ -292,5 +308,5 @@ case "$cmd" in
   stop) stop "$@" ;;
   down) down ;;
   start) start "$@" ;;
-  *) sed -n '2,26p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,29p' "$0" >&2; exit 2 ;;
 esac

@@ -45,7 +45,7 @@ var layers = []struct {
 		"notifications": {"notifications.go"},
 		"watches":       {"watch.go", "watchclaim.go", "watchtag.go"},
 		"jobs":          {"jobs.go", "jobfailed.go"},
-		"log":           {"translog.go", "logentry.go", "logrestart.go", "witness.go"},
+		"log":           {"translog.go", "logentry.go", "logrestart.go", "logrollback.go", "witness.go"},
 		"dedi":          {"dedifiles.go", "dedipublishers.go", "dedikeys.go"},
 		"queries":       {"query.go", "lifecycle.go", "search.go", "searchwalk.go", "searchtext.go"},
 		"statistics":    {"stats.go", "analyze.go"},

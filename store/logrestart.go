@@ -52,13 +52,13 @@ const (
 )
 
 // RestartLog starts a new, empty log under origin in place of the database's log, in one
-// transaction: the old log's tiles, bundles, checkpoints, cosigned checkpoint and index map are
-// removed, every public version is queued again in creation order, and origin is recorded, so
-// an integrator that signs for another origin (the old key) refuses to extend it. A new log
-// needs a new origin: the database's own is refused with ErrConflict. Then, on Postgres, it
-// vacuums the tables the restart rewrote. It returns how many versions wait for the
-// integrator. Every instance must be stopped first and started again
-// with a signer key for origin.
+// transaction: the old log's tiles, bundles, checkpoints, cosigned checkpoint, index map and
+// rollback marker (logrollback.go) are removed, every public version is queued again in
+// creation order, and origin is recorded, so an integrator that signs for another origin (the
+// old key) refuses to extend it. A new log needs a new origin: the database's own is refused
+// with ErrConflict. Then, on Postgres, it vacuums the tables the restart rewrote. It returns
+// how many versions wait for the integrator. Every instance must be stopped first and started
+// again with a signer key for origin.
 func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, err error) {
 	if origin == "" {
 		return 0, fmt.Errorf("%w: a log needs an origin", directory.ErrInvalid)
@@ -76,7 +76,8 @@ func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, er
 				return fmt.Errorf("store: restart log: %w", err)
 			}
 		}
-		if err := tx.Exec(`UPDATE log_state SET origin = ?, size = 0, checkpoint = '', cosigned = '', cosigned_size = 0 WHERE id = 1`, origin).Error; err != nil {
+		if err := tx.Exec(`UPDATE log_state SET origin = ?, size = 0, checkpoint = '', cosigned = '', cosigned_size = 0,
+			rolled_back_behind = 0, rolled_back_size = 0, rolled_back_found = '', rolled_back_at = 0 WHERE id = 1`, origin).Error; err != nil {
 			return fmt.Errorf("store: restart log: %w", err)
 		}
 		if queued, err = requeueForLog(tx); err != nil {

@@ -52,9 +52,24 @@ type logStateRow struct {
 	Origin     string `gorm:"column:origin"`
 	Size       int64  `gorm:"column:size"`
 	Checkpoint string `gorm:"column:checkpoint"`
+	// The marker of a rollback (logrollback.go): RolledBackBehind 0 when there is none.
+	RolledBackBehind int64  `gorm:"column:rolled_back_behind"`
+	RolledBackSize   int64  `gorm:"column:rolled_back_size"`
+	RolledBackFound  string `gorm:"column:rolled_back_found"`
+	RolledBackAt     int64  `gorm:"column:rolled_back_at"`
 }
 
 func (logStateRow) TableName() string { return "log_state" }
+
+// state is the row in the log's words.
+func (r logStateRow) state() logstore.State {
+	st := logstore.State{Origin: r.Origin, Size: r.Size, Checkpoint: r.Checkpoint}
+	if r.RolledBackBehind > 0 {
+		st.RolledBack = logstore.Rollback{Behind: r.RolledBackBehind, Size: r.RolledBackSize, Found: r.RolledBackFound,
+			At: time.UnixMilli(r.RolledBackAt).UTC()}
+	}
+	return st
+}
 
 // notInLog is the not-found of the log's reads: errors.Is matches both the store's directory.ErrNotFound
 // and logstore.ErrNotFound, which the log's storage interfaces (package translog) speak of.
@@ -101,7 +116,7 @@ func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *logstore
 		if len(rows) == 0 && st.Checkpoint != "" {
 			return nil
 		}
-		b := &logstore.Batch{State: logstore.State{Origin: st.Origin, Size: st.Size, Checkpoint: st.Checkpoint},
+		b := &logstore.Batch{State: st.state(),
 			ReadTile: func(level int, n int64) ([]byte, error) { return readLogTile(tx, level, n) }}
 		b.Queued = make([]logstore.Queued, len(rows))
 		seqs := make([]int64, len(rows))
@@ -203,13 +218,13 @@ func (s *Store) LogTile(ctx context.Context, level int, n int64) ([]byte, error)
 	return data, err
 }
 
-// LogState returns the integrated state of the log.
+// LogState returns the integrated state of the log, with its rollback marker.
 func (s *Store) LogState(ctx context.Context) (logstore.State, error) {
 	var st logStateRow
 	if err := s.rdb(ctx).Where("id = 1").Take(&st).Error; err != nil {
 		return logstore.State{}, fmt.Errorf("store: log state: %w", err)
 	}
-	return logstore.State{Origin: st.Origin, Size: st.Size, Checkpoint: st.Checkpoint}, nil
+	return st.state(), nil
 }
 
 // LogQueueLength returns how many leaves wait for the integrator.

@@ -13,6 +13,7 @@ type Metrics struct {
 	duration *prometheus.HistogramVec
 	leaves   prometheus.Counter
 	witness  *prometheus.CounterVec
+	rollback prometheus.Gauge
 }
 
 // NewMetrics returns unregistered metrics; register Collectors() where /metrics is served.
@@ -30,12 +31,16 @@ func NewMetrics() *Metrics {
 			Name: "svc_log_witness_requests_total",
 			Help: "add-checkpoint requests to the log's witnesses by witness and outcome: cosigned, conflict (409, retried from the witness's size), refused (another 4xx), bad_response (no valid cosignature), unreachable (no answer or a 5xx).",
 		}, []string{"witness", "outcome"}),
+		rollback: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "svc_log_rolled_back",
+			Help: "1 when this instance found the transparency log rolled back (behind a checkpoint signed before, or marked so in the database) and refuses to sign until svc log restart.",
+		}),
 	}
 }
 
 // Collectors are the metrics to register.
 func (m *Metrics) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.duration, m.leaves, m.witness}
+	return []prometheus.Collector{m.duration, m.leaves, m.witness, m.rollback}
 }
 
 // observe records one integration of n leaves that took d and ended with err.
@@ -60,4 +65,16 @@ func (m *Metrics) witnessed(witness, outcome string) {
 		return
 	}
 	m.witness.WithLabelValues(witness, outcome).Inc()
+}
+
+// rolledBack records whether the integrator refuses to sign a rolled-back log.
+func (m *Metrics) rolledBack(yes bool) {
+	if m == nil {
+		return
+	}
+	v := 0.0
+	if yes {
+		v = 1
+	}
+	m.rollback.Set(v)
 }

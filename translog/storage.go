@@ -39,6 +39,10 @@ type IntegrateStorage interface {
 	// CompactLog reclaims the space that integrations left behind, where the database does
 	// not reuse it by itself.
 	CompactLog(ctx context.Context) error
+	// MarkLogRolledBack records the marker of a log found rolled back, unless the log has one
+	// already (the batch's State.RolledBack then); it reports whether it recorded r. While the
+	// marker exists, every integrator refuses to sign.
+	MarkLogRolledBack(ctx context.Context, r logstore.Rollback) (bool, error)
 }
 
 // WitnessStorage is what a Witnesser reads and writes: a Reader's calls and the cosigned

@@ -41,11 +41,11 @@ type Integrator struct {
 	// last integration.
 	wake   <-chan struct{}
 	minGap time.Duration
-	// highest is the largest tree this integrator has signed or found signed; a stored log
-	// smaller than it was rolled back (a failover to a standby that lacked its end), and the
-	// integrator then refuses to sign (rolledBack) rather than fork the log.
-	highest    atomic.Int64
-	rolledBack atomic.Bool
+	// What the integrator knows of the log's past, to find it rolled back (rollback.go).
+	highest atomic.Int64                         // the largest tree it signed or found signed
+	outside func(context.Context) (Floor, error) // nil: none (WithOutside)
+	found   atomic.Pointer[logstore.Rollback]    // set: it refuses to sign
+	marked  atomic.Bool                          // the database holds the marker
 }
 
 // WithWake makes Run integrate when wake receives (a write queued leaves: store.Listen), no
@@ -54,13 +54,6 @@ func (g *Integrator) WithWake(wake <-chan struct{}, minGap time.Duration) *Integ
 	g.wake, g.minGap = wake, minGap
 	return g
 }
-
-// ErrRolledBack: the stored log is behind a checkpoint this integrator signed or saw, so it
-// refuses to sign until an operator starts a new log (svc log restart) and restarts it.
-var ErrRolledBack = errors.New("translog: the log was rolled back")
-
-// RolledBack reports whether the integrator found the log rolled back and refuses to sign.
-func (g *Integrator) RolledBack() bool { return g.rolledBack.Load() }
 
 // The integrator compacts the log's tables (CompactLog) after this many integrations or
 // integrated leaves, whichever comes first: a steady trickle of writes replaces the partial
@@ -104,8 +97,15 @@ func (g *Integrator) IntegrateOnce(ctx context.Context) (int, error) {
 // integrate is IntegrateOnce with the batch size and a function the update passes through
 // before it is written (tests fail there to stop an integration midway).
 func (g *Integrator) integrate(ctx context.Context, limit int, last func(logstore.Update) error) (int, error) {
+	floor, err := g.floor(ctx)
+	if err != nil {
+		return 0, err
+	}
 	size := int64(-1)
 	n, err := g.st.IntegrateLog(ctx, limit, func(b *logstore.Batch) (logstore.Update, error) {
+		if err := g.checkRollback(b.State, floor); err != nil {
+			return logstore.Update{}, err
+		}
 		size = b.State.Size + int64(len(b.Queued))
 		up, err := g.extend(b)
 		if err != nil {
@@ -121,17 +121,15 @@ func (g *Integrator) integrate(ctx context.Context, limit int, last func(logstor
 	if err == nil && size >= 0 {
 		g.saw(size) // signed and committed
 	}
+	if errors.Is(err, ErrRolledBack) {
+		g.mark(ctx)
+	}
 	return n, err
 }
 
 // extend computes the tiles and the signed checkpoint of the batch's tree.
 func (g *Integrator) extend(b *logstore.Batch) (logstore.Update, error) {
 	old := b.State
-	if h := g.highest.Load(); old.Size < h || g.rolledBack.Load() {
-		g.rolledBack.Store(true)
-		return logstore.Update{}, fmt.Errorf("%w: the stored log has %d leaves, behind the checkpoint of %d this instance signed or saw (a failover to a standby that lacked them): it refuses to sign rather than fork; run svc log restart and restart the instances", ErrRolledBack, old.Size, h)
-	}
-	g.saw(old.Size) // committed: a later integration that finds less finds a rollback
 	if old.Origin != "" && old.Origin != g.Origin() {
 		return logstore.Update{}, fmt.Errorf("translog: the log in this database has origin %q, not %q: a log keeps its origin and key", old.Origin, g.Origin())
 	}
@@ -315,15 +313,5 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-t.C:
 		return true
-	}
-}
-
-// saw raises the largest tree the integrator has signed or seen to n.
-func (g *Integrator) saw(n int64) {
-	for {
-		h := g.highest.Load()
-		if n <= h || g.highest.CompareAndSwap(h, n) {
-			return
-		}
 	}
 }

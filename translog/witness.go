@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	fnote "github.com/transparency-dev/formats/note"
@@ -69,13 +70,16 @@ func ParseWitnesses(spec string) ([]WitnessConfig, error) {
 }
 
 // witnessState is one witness as this instance knows it: the size it last cosigned (or told
-// us it holds), from which the next consistency proof starts.
+// us it holds), from which the next consistency proof starts, and whether it told us (it
+// cosigned, or answered a conflict) since this instance started. mu is held through a
+// submission; size and known are read without it (Floor).
 type witnessState struct {
 	name     string
 	endpoint string
 	verifier note.Verifier
 	mu       sync.Mutex
-	size     int64
+	size     atomic.Int64
+	known    atomic.Bool
 }
 
 // Witnesser submits the log's checkpoints to its witnesses.
@@ -191,9 +195,9 @@ func (w *Witnesser) submit(ctx context.Context, ws *witnessState, signed string,
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	for attempt := 0; ; attempt++ {
-		if ws.size > c.Size {
+		if held := ws.size.Load(); held > c.Size {
 			w.m.witnessed(ws.name, witnessConflict)
-			return "", fmt.Errorf("the witness holds size %d, larger than this log's %d", ws.size, c.Size)
+			return "", fmt.Errorf("the witness holds size %d, larger than this log's %d: the log was rolled back", held, c.Size)
 		}
 		status, body, err := w.post(ctx, ws, signed, c)
 		switch {
@@ -206,7 +210,8 @@ func (w *Witnesser) submit(ctx context.Context, ws *witnessState, signed string,
 				w.m.witnessed(ws.name, witnessBadResponse)
 				return "", err
 			}
-			ws.size = c.Size
+			ws.size.Store(c.Size)
+			ws.known.Store(true)
 			w.m.witnessed(ws.name, witnessCosigned)
 			return line, nil
 		case status == http.StatusConflict && attempt == 0:
@@ -215,11 +220,15 @@ func (w *Witnesser) submit(ctx context.Context, ws *witnessState, signed string,
 			if err != nil || size < 0 {
 				return "", fmt.Errorf("409 without a tree size: %q", body)
 			}
-			ws.size = size
+			ws.size.Store(size)
+			ws.known.Store(true)
 		case status >= 500:
 			w.m.witnessed(ws.name, witnessUnreachable)
 			return "", fmt.Errorf("%d: %s", status, oneLine(body))
 		default:
+			if status == http.StatusNotFound { // an unknown log (C2SP tlog-witness): it holds none of it
+				ws.known.Store(true)
+			}
 			w.m.witnessed(ws.name, witnessRefused)
 			return "", fmt.Errorf("%d: %s", status, oneLine(body))
 		}
@@ -230,9 +239,10 @@ func (w *Witnesser) submit(ctx context.Context, ws *witnessState, signed string,
 // the signed checkpoint.
 func (w *Witnesser) post(ctx context.Context, ws *witnessState, signed string, c leaf.Checkpoint) (status int, body string, err error) {
 	var req bytes.Buffer
-	fmt.Fprintf(&req, "old %d\n", ws.size)
-	if ws.size > 0 && ws.size < c.Size {
-		p, err := w.r.Consistency(ctx, ws.size, c.Size)
+	old := ws.size.Load()
+	fmt.Fprintf(&req, "old %d\n", old)
+	if old > 0 && old < c.Size {
+		p, err := w.r.Consistency(ctx, old, c.Size)
 		if err != nil {
 			return 0, "", err
 		}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -63,7 +64,8 @@ func cmdLogKeyCreate(args []string, stdout, stderr io.Writer) error {
 }
 
 // cmdLogRestart starts a new log under a new origin in place of the database's log (a
-// restored database must), and says what the operator does next.
+// restored database must, and so must one whose log was found rolled back by a failover: the
+// restart removes that marker), and says what the operator does next.
 func cmdLogRestart(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var dbURL, origin string
 	var yes bool
@@ -84,9 +86,17 @@ func cmdLogRestart(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	defer s.Close()
+	old, err := s.LogState(ctx)
+	if err != nil {
+		return err
+	}
 	queued, err := s.RestartLog(ctx, origin)
 	if err != nil {
 		return err
+	}
+	if r := old.RolledBack; r.Marked() {
+		fmt.Fprintf(stdout, "the old log was found rolled back (%d leaves, behind a checkpoint of %d; %s, %s): its marker is removed\n",
+			r.Size, r.Behind, r.Found, r.At.Format(time.RFC3339))
 	}
 	fmt.Fprintf(stdout, "the log restarted as %s with %d versions queued\n", origin, queued)
 	fmt.Fprintf(stderr, "next: svc log key create --origin %s --out FILE; start every instance with SVC_LOG_ORIGIN=%s and SVC_LOG_KEY_FILE=FILE; publish the verifier key it prints\n", origin, origin)

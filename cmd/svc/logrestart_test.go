@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/translog"
 	"github.com/svc-directory/svc/translog/leaf"
+	"github.com/svc-directory/svc/translog/logstore"
 )
 
 // svc log restart starts a new log under a new origin: the old origin and a missing --yes are
@@ -71,9 +73,16 @@ func TestLogRestart(t *testing.T) {
 			if code, _, _ := svc(t, "log", "restart", "--database-url", dbURL, "--origin", "new.example/svc/log"); code != 2 {
 				t.Fatalf("restart without --yes: exit %d, want 2", code)
 			}
+			// The log was found rolled back by a failover: the restart removes the marker.
+			if _, err := s.MarkLogRolledBack(ctx, logstore.Rollback{Behind: 20, Size: 8, Found: "signed or found stored by this instance", At: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
 			code, stdout, errs := svc(t, "log", "restart", "--database-url", dbURL, "--origin", "new.example/svc/log", "--yes")
-			if code != 0 || !strings.Contains(stdout, "with 8 versions queued") {
+			if code != 0 || !strings.Contains(stdout, "with 8 versions queued") || !strings.Contains(stdout, "behind a checkpoint of 20") {
 				t.Fatalf("restart: exit %d, %q %q", code, stdout, errs)
+			}
+			if st, err := s.LogState(ctx); err != nil || st.RolledBack.Marked() {
+				t.Fatalf("the marker after svc log restart: %+v %v", st.RolledBack, err)
 			}
 
 			if err := drain(oldKey); err == nil || !strings.Contains(err.Error(), "origin") {

@@ -106,15 +106,22 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	logMetrics := translog.NewMetrics()
 	integrator := translog.NewIntegrator(st, logKey, log, nil).WithMetrics(logMetrics)
-	if _, err := integrator.IntegrateOnce(ctx); err != nil {
-		return err
-	}
 	var witnesser *translog.Witnesser
 	if len(cfg.LogWitnesses) > 0 {
 		if witnesser, err = translog.NewWitnesser(st, logKey.VerifierKey, cfg.LogWitnesses, cfg.LogWitnessQuorum, log); err != nil {
 			return err
 		}
 		witnesser.WithMetrics(logMetrics)
+		// The witnesses' sizes lie outside the database: an instance started after a
+		// rollback finds it there (docs/deployment.md).
+		integrator.WithOutside(witnesser.Floor)
+	}
+	// A log found rolled back, or whose witnesses cannot say yet whether it was, is not signed;
+	// the instance serves (reads go on) and the integrator says why at each attempt.
+	if _, err := integrator.IntegrateOnce(ctx); err != nil && !errors.Is(err, translog.ErrRolledBack) && !errors.Is(err, translog.ErrRollbackUnknown) {
+		return err
+	} else if err != nil {
+		log.Error("transparency log integration failed", "err", err)
 	}
 	checker := domainverify.NewChecker(domainverify.Config{DNSServer: cfg.DNSServer, DNSTimeout: 5 * time.Second,
 		HTTPPort: cfg.VerifyHTTPPort, Insecure: cfg.VerifyInsecure, HTTPTimeout: 10 * time.Second, Logger: log})

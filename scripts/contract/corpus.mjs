@@ -13,8 +13,8 @@
 //
 // usage: node corpus.mjs OPENAPI_YAML PROXY_URL OWNER_KEY OTHER_KEY
 import fs from "node:fs";
-import http from "node:http";
 import yaml from "js-yaml";
+import { exchange } from "./exchange.mjs";
 
 const [specPath, base, ownerKey, otherKey] = process.argv.slice(2);
 if (!otherKey) {
@@ -39,70 +39,7 @@ const deref = (x) => {
   return x;
 };
 
-const results = []; // {op, method, url, status, violations}
-let proxyRetries = 0;
-const seen = new Map(); // op id -> Set of statuses
-
-// send makes one request through the proxy and records Prism's verdict on the response.
-async function send(opId, method, path, { key, body, contentType, headers = {}, raw = false } = {}) {
-  const h = { ...headers };
-  if (key) h.Authorization = key.includes(" ") ? key : `Bearer ${key}`;
-  let payload;
-  if (body !== undefined) {
-    payload = Buffer.from(raw ? body : JSON.stringify(body), "utf8");
-    h["Content-Type"] = contentType ?? "application/json";
-    h["Content-Length"] = String(payload.length);
-  }
-  let res = await request(method, path, h, payload);
-  // The proxy answers 500 FetchError itself when its connection to svc broke before it read the
-  // answer: svc refuses an oversized body after reading up to the limit and closes the
-  // connection, and a close with unread bytes resets it (a TCP race, not an answer of svc).
-  // Such a request is sent again, a few times at most.
-  for (let i = 0; i < 5 && res.status === 500 && /"type":"FetchError"/.test(res.text); i++) {
-    proxyRetries++;
-    res = await request(method, path, h, payload);
-  }
-  const text = res.text;
-  let violations = [];
-  const header = res.headers["sl-violations"];
-  if (header) {
-    try {
-      violations = JSON.parse(header);
-    } catch {
-      violations = [{ location: ["response"], message: `unreadable sl-violations header: ${header}` }];
-    }
-  }
-  const responseViolations = violations.filter((v) => Array.isArray(v.location) && v.location[0] === "response");
-  let json;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  results.push({ op: opId, method, path, status: res.status, responseViolations, body: text.slice(0, 300) });
-  if (opId) {
-    if (!seen.has(opId)) seen.set(opId, new Set());
-    seen.get(opId).add(res.status);
-  }
-  return { status: res.status, json, headers: res.headers, text };
-}
-
-// request is a plain HTTP/1.1 exchange (fetch refuses bodies on GET, which the corpus sends on
-// purpose). A connection that fails is an answer of status 0, which fails the run.
-function request(method, path, headers, payload) {
-  return new Promise((resolve) => {
-    const req = http.request(base + path, { method, headers, agent: false, timeout: 15000 }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", (e) => resolve({ status: 0, headers: {}, text: String(e) }));
-    });
-    req.on("error", (e) => resolve({ status: 0, headers: {}, text: String(e) }));
-    req.on("timeout", () => req.destroy(new Error("no answer within 15 s")));
-    if (payload !== undefined) req.write(payload);
-    req.end();
-  });
-}
+const { send, results, seen, retries } = exchange(base);
 
 const enc = encodeURIComponent;
 
@@ -503,5 +440,5 @@ for (const r of bad) {
 }
 for (const r of fivexx) console.log(`5XX/NO ANSWER ${r.op ?? "-"} ${r.method} ${r.path.slice(0, 120)} -> ${r.status}: ${r.body}`);
 for (const id of missing) console.log(`NOT EXERCISED ${id}`);
-console.log(`${bad.length} response violations, ${fivexx.length} 5xx answers, ${missing.length} operations not exercised (${proxyRetries} requests sent again after a proxy connection reset)`);
+console.log(`${bad.length} response violations, ${fivexx.length} 5xx answers, ${missing.length} operations not exercised (${retries()} requests sent again after a proxy connection reset)`);
 process.exit(bad.length || fivexx.length || missing.length ? 1 : 0);

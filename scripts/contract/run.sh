@@ -2,16 +2,23 @@
 # make contract: a real `svc serve` on a temporary SQLite database, Stoplight Prism in proxy
 # mode in front of it (validating every response against openapi.yaml), and the request corpus
 # (corpus.mjs) sent through the proxy. Fails on any response violation, any 5xx, or an operation
-# the corpus did not reach. Needs Go, Node.js and the npm dev tools (`npm ci`).
+# the corpus did not reach. Then the declared 503s (unavailable.mjs): a second `svc serve`, on a
+# Postgres database of its own (on the server of SVC_TEST_DATABASE_URL) reached through a TCP
+# relay (relay.mjs) that is cut once it serves, behind a second Prism: every operation must
+# answer 503 primary_unavailable with Retry-After, without a violation. Needs Go, Node.js, the
+# npm dev tools (`npm ci`), and Postgres with psql (without them the 503 part is skipped, loudly;
+# in CI it fails).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 tmp=$(mktemp -d)
 pids=()
+pgdb=""
 cleanup() {
 	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
 	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+	if [ -n "$pgdb" ]; then psql "$pg_base" -qc "DROP DATABASE IF EXISTS $pgdb WITH (FORCE)" >/dev/null 2>&1 || true; fi
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -64,5 +71,47 @@ fi
 if grep -q '"level":"ERROR"' "$tmp/svc.log"; then
 	echo "svc logged errors:"
 	grep '"level":"ERROR"' "$tmp/svc.log" | head -20
+fi
+
+# The declared 503s: a service on Postgres whose primary is then unreachable.
+pg_base=${SVC_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
+if ! command -v psql >/dev/null || ! psql "$pg_base" -qAtc 'SELECT 1' >/dev/null 2>&1; then
+	echo "SKIPPED: the 503 corpus needs Postgres and psql (SVC_TEST_DATABASE_URL: $pg_base is not reachable)"
+	[ "${CI:-}" != true ] || status=1
+	exit "$status"
+fi
+pgdb="contract_$(date +%s)_$$"
+psql "$pg_base" -qc "CREATE DATABASE $pgdb" >/dev/null
+relay_port=$(free_port)
+pg_hostport=$(node -e 'console.log(new URL(process.argv[1]).host || "127.0.0.1:5432")' "$pg_base")
+node scripts/contract/relay.mjs "$relay_port" "${pg_hostport%:*}" "${pg_hostport##*:}" >"$tmp/relay.log" 2>&1 &
+relay=$!
+pids+=("$relay")
+relayed=$(node -e 'const u = new URL(process.argv[1]); u.host = "127.0.0.1:" + process.argv[2]; u.pathname = "/" + process.argv[3]; console.log(u.href)' "$pg_base" "$relay_port" "$pgdb")
+"$tmp/svc" log key create --origin contract.example/svc/log --out "$tmp/pg-log.key" >/dev/null
+SVC_DATABASE_URL=$relayed "$tmp/svc" migrate >/dev/null 2>&1
+pg_key=$(SVC_DATABASE_URL=$relayed "$tmp/svc" key create --email owner@example.com 2>/dev/null)
+pg_port=$(free_port)
+pg_proxy_port=$(free_port)
+SVC_DATABASE_URL=$relayed SVC_LOG_KEY_FILE=$tmp/pg-log.key SVC_LOG_ORIGIN=contract.example/svc/log \
+	"$tmp/svc" serve --addr "127.0.0.1:$pg_port" --rate-limit-rps 0 --dns-server "127.0.0.1:$dns_port" \
+	--log-level warn >"$tmp/svc-pg.log" 2>&1 &
+pids+=($!)
+wait_for "http://127.0.0.1:$pg_port/readyz" "svc serve on Postgres" "$tmp/svc-pg.log"
+kill "$relay" # the primary is unreachable from now on: its connections break, new ones are refused
+for _ in $(seq 1 100); do
+	node -e 'fetch(process.argv[1]).then(r=>process.exit(r.status===503?0:1),()=>process.exit(1))' "http://127.0.0.1:$pg_port/readyz" && break
+	sleep 0.1
+done
+node_modules/.bin/prism proxy openapi.yaml "http://127.0.0.1:$pg_port" --port "$pg_proxy_port" \
+	--errors=false >"$tmp/prism-pg.log" 2>&1 &
+pids+=($!)
+wait_for "http://127.0.0.1:$pg_proxy_port/healthz" "prism proxy (Postgres)" "$tmp/prism-pg.log"
+node scripts/contract/unavailable.mjs openapi.yaml "http://127.0.0.1:$pg_proxy_port" "$pg_key" || status=1
+logged=$(grep -c 'Violation: response' "$tmp/prism-pg.log" || true)
+echo "prism log (unavailable primary): $logged response violations"
+if [ "$logged" != 0 ]; then
+	grep 'Violation: response' "$tmp/prism-pg.log" | head -40
+	status=1
 fi
 exit "$status"

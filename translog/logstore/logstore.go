@@ -6,7 +6,10 @@
 // standard library.
 package logstore
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // ErrNotFound is what the storage's reads wrap when the log holds no such tile or entry.
 var ErrNotFound = errors.New("not in the log")
@@ -16,13 +19,27 @@ var ErrNotFound = errors.New("not in the log")
 const EntriesLevel = -1
 
 // State is the integrated state of the log: the origin it was started with ("" before the
-// first checkpoint), how many leaves it holds, and its latest signed checkpoint ("" before the
-// first).
+// first checkpoint), how many leaves it holds, its latest signed checkpoint ("" before the
+// first), and the marker of a rollback found in it (zero: none).
 type State struct {
 	Origin     string
 	Size       int64
 	Checkpoint string
+	RolledBack Rollback
 }
+
+// Rollback is the marker of a log found rolled back: the stored log held Size leaves, behind a
+// checkpoint of Behind leaves that was signed before (a failover to a standby that lacked the
+// log's end), as Found says (by whom, from what), at At. While a database holds one, no
+// instance signs its log; starting a new log (svc log restart) clears it. Behind 0: none.
+type Rollback struct {
+	Behind, Size int64
+	Found        string
+	At           time.Time
+}
+
+// Marked reports whether r is a marker (not the zero Rollback).
+func (r Rollback) Marked() bool { return r.Behind > 0 }
 
 // Queued is a leaf waiting to be integrated: the version it is of and its text.
 type Queued struct {

@@ -1,7 +1,8 @@
 // Package witnesstest is a witness for tests: an HTTP server that follows the C2SP tlog-witness
 // protocol (add-checkpoint) for the logs it is told about, keeps the latest checkpoint of each in
 // memory, and cosigns with a C2SP tlog-cosignature (cosignature/v1, Ed25519). It can be made to
-// be down, to refuse, or to answer with a bad cosignature.
+// be down, to refuse, or to answer with a bad cosignature. New serves one for a Go test; Make
+// makes one to serve elsewhere (the command witnesstest/witness, the local cluster's witness).
 package witnesstest
 
 import (
@@ -53,39 +54,52 @@ type Witness struct {
 // when the test ends.
 func New(t testing.TB, name string, logVerifierKeys ...string) *Witness {
 	t.Helper()
-	skey, vkey, err := note.GenerateKey(rand.Reader, name)
+	w, err := Make(name, logVerifierKeys...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	srv := httptest.NewServer(w)
+	t.Cleanup(srv.Close)
+	w.URL = srv.URL
+	return w
+}
+
+// Make returns a witness named name, with new keys, that witnesses the logs of the given
+// verifier keys; it answers add-checkpoint as an http.Handler (its URL is left to the caller).
+func Make(name string, logVerifierKeys ...string) (*Witness, error) {
+	skey, vkey, err := note.GenerateKey(rand.Reader, name)
+	if err != nil {
+		return nil, err
 	}
 	signer, err := fnote.NewSignerForCosignatureV1(skey)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	cosigKey, err := fnote.VKeyToCosignatureV1(vkey)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	skey2, _, err := note.GenerateKey(rand.Reader, name)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	second, err := fnote.NewSignerForCosignatureV1(skey2)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	w := &Witness{Name: name, VerifierKey: cosigKey, signer: signer, second: second, logs: map[string]note.Verifier{}, latest: map[string]tlog.Tree{}}
 	for _, k := range logVerifierKeys {
 		v, err := note.NewVerifier(k)
 		if err != nil {
-			t.Fatal(err)
+			return nil, fmt.Errorf("log verifier key %q: %w", k, err)
 		}
 		w.logs[v.Name()] = v
 	}
-	srv := httptest.NewServer(http.HandlerFunc(w.serve))
-	t.Cleanup(srv.Close)
-	w.URL = srv.URL
-	return w
+	return w, nil
 }
+
+// ServeHTTP answers POST /add-checkpoint.
+func (w *Witness) ServeHTTP(rw http.ResponseWriter, r *http.Request) { w.serve(rw, r) }
 
 // SetMode changes how the witness answers from now on.
 func (w *Witness) SetMode(m Mode) {
