@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -11,9 +12,11 @@ import (
 // until a write gives them work, with a slow poll as a safety net. On Postgres, an insert into
 // the log's queue, the watchers' outbox or the import jobs notifies the channel svc_wake in the
 // writing transaction (triggers of migration 0025): every instance listening hears it at the
-// commit. SQLite has one process: its commits wake the workers in memory.
+// commit. The payload is "<schema>/<worker>" (0027), and a listener wakes only for its own
+// schema: the channel is the database's, shared by every deployment in it. SQLite has one
+// process: its commits wake the workers in memory.
 
-// wakeChannel is the channel the triggers notify; the payload names the worker.
+// wakeChannel is the channel the triggers notify; the payload names the schema and the worker.
 const wakeChannel = "svc_wake"
 
 // Wakeups are the workers' wake-up calls: each channel (capacity 1) receives when a committed
@@ -52,6 +55,10 @@ func (s *Store) listen(ctx context.Context, wake func(name string)) {
 			if _, err := c.Exec(ctx, "LISTEN "+wakeChannel); err != nil {
 				return err
 			}
+			var schema string
+			if err := c.QueryRow(ctx, "SELECT COALESCE(current_schema(), '')").Scan(&schema); err != nil {
+				return err
+			}
 			defer func() {
 				// The connection goes back to the pool: it must not keep listening.
 				uctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -66,7 +73,9 @@ func (s *Store) listen(ctx context.Context, wake func(name string)) {
 				if err != nil {
 					return err
 				}
-				wake(n.Payload)
+				if name, ours := wakeFor(n.Payload, schema); ours {
+					wake(name)
+				}
 			}
 		})
 		if ctx.Err() != nil {
@@ -78,4 +87,14 @@ func (s *Store) listen(ctx context.Context, wake func(name string)) {
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// wakeFor reads a wake-up's payload: the worker it names, and whether the write was to schema
+// (a payload that names no schema, sent by 0025's trigger, is taken as ours).
+func wakeFor(payload, schema string) (worker string, ours bool) {
+	at, worker, named := strings.Cut(payload, "/")
+	if !named {
+		return payload, true
+	}
+	return worker, at == schema
 }

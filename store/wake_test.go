@@ -13,7 +13,7 @@ import (
 // A write that queues a version for the log and an event for the watchers wakes the integrator
 // and the webhook sender at its commit: on Postgres the notification its transaction sent,
 // heard by every store on the database (here another one than the writer's); on SQLite the
-// writer's own commit. A read wakes nothing.
+// writer's own commit. A read wakes nothing, nor a write to another schema of the database.
 func TestListenWakesTheWorkersAtTheCommit(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(d, func(t *testing.T) {
@@ -59,6 +59,21 @@ func TestListenWakesTheWorkersAtTheCommit(t *testing.T) {
 			case <-w.Log:
 				t.Fatal("a read woke the integrator")
 			case <-time.After(300 * time.Millisecond):
+			}
+			if d == store.DialectPostgres { // the channel is the database's: another schema's writes are not ours
+				stranger := storetest.Open(t, d)
+				su, err := stranger.EnsureUser(ctx, "stranger@example.com")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := stranger.CreateNamespace(ctx, su, "did:web:example.com:stranger", directory.NamespaceInput{Name: "stranger"}); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case <-w.Log:
+					t.Fatal("a write to another schema of the database woke the integrator")
+				case <-time.After(300 * time.Millisecond):
+				}
 			}
 			ns, err := writer.CreateNamespace(ctx, u, "did:web:example.com:wake", directory.NamespaceInput{Name: "wake"})
 			if err != nil {
