@@ -5,7 +5,14 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/svc-directory/svc/internal/jsonlog"
 )
+
+// accessWriter is a log handler that writes the access line itself (jsonlog.Handler: the line
+// slog's JSON handler would write, encoded by hand); under any other handler the line is
+// logged through the logger.
+type accessWriter interface{ WriteAccess(jsonlog.Access) }
 
 // accessLog writes one line per request at level info: method, route template (never the raw
 // path, which may hold ids), status, duration and request id. It runs after the request id
@@ -23,13 +30,14 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		if route == "" {
 			route = "unmatched"
 		}
-		s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
-			slog.String("method", requestMethod(c)),
-			slog.String("route", route),
-			slog.Int("status", status),
-			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-			slog.String("request_id", requestID(c)),
-		)
+		now := time.Now()
+		a := jsonlog.Access{Time: now, Method: requestMethod(c), Route: route, Status: status,
+			DurationMS: float64(now.Sub(start).Microseconds()) / 1000, RequestID: requestID(c)}
+		if s.access != nil {
+			s.access.WriteAccess(a)
+		} else {
+			s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request", a.Attrs()...)
+		}
 		return err
 	}
 }
