@@ -98,7 +98,7 @@ type Server struct {
 	// replicaReads: the store has replicas, which GETs' reads may go to (consistency.go).
 	replicaReads bool
 	// healthz is /healthz's answer, encoded once.
-	healthz healthzOK
+	healthz gen.HealthzResponseObject
 	// origins are the namespaces indexed from DeDi publishers: read-only (dedi.go).
 	origins origins
 }
@@ -144,9 +144,11 @@ func NewServer(cfg Config) (*Server, error) {
 		logReader: translog.NewReader(cfg.Store), logKey: cfg.LogVerifierKey, webhookInsecure: cfg.WebhookInsecure}
 	s.access, _ = cfg.Logger.Handler().(accessWriter)
 	s.replicaReads = cfg.Store.HasReplicas()
-	if s.healthz, err = newHealthzOK(); err != nil {
+	healthz, err := newHealthzOK()
+	if err != nil {
 		return nil, err
 	}
+	s.healthz = healthz // boxed once
 	if s.cache != nil {
 		// A committed write empties the lookup cache before the writing request is answered
 		// (the re-verification sweep's writes too).
@@ -180,17 +182,15 @@ func NewServer(cfg Config) (*Server, error) {
 			MaxAge:        3600,
 		}))
 	}
-	var chain []echo.MiddlewareFunc // from the outermost
 	if !cfg.NoMetrics {
 		s.metrics = newMetrics(s, cfg.Collectors)
-		chain = append(chain, s.metrics.observe)
 	}
 	ids, err := newRequestIDs()
 	if err != nil {
 		return nil, err
 	}
-	chain = append(chain, ids.middleware,
-		s.accessLog, // one line per request, with the request id
+	chain := []echo.MiddlewareFunc{ids.middleware, // from the outermost
+		s.observe, // the metrics, and one line per request with the request id
 		middleware.RecoverWithConfig(middleware.RecoverConfig{
 			DisableStackAll:   true,
 			DisablePrintStack: true,
@@ -198,7 +198,8 @@ func NewServer(cfg Config) (*Server, error) {
 				s.log.ErrorContext(c.Request().Context(), "panic", "request_id", requestID(c), "error", err, "stack", string(stack))
 				return err // answered 500 by the error handler
 			},
-		}))
+		}),
+	}
 	if s.limiter = newLimiter(cfg.RateLimit); s.limiter != nil {
 		chain = append(chain, s.rateLimit)
 	}

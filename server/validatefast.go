@@ -59,9 +59,10 @@ func newFastParams(item *openapi3.PathItem, op *openapi3.Operation) *fastParams 
 }
 
 // valid reports whether the full check would pass the request: no query string, none of the
-// declared headers, and each path parameter (unescaped) non-empty and valid against its schema.
+// declared headers, and each path parameter (names, unescaped values: no name twice) non-empty
+// and valid against its schema.
 // False means only that the full check must run.
-func (f *fastParams) valid(req *http.Request, params map[string]string) bool {
+func (f *fastParams) valid(req *http.Request, names, values []string) bool {
 	if f == nil || req.URL.RawQuery != "" || req.URL.ForceQuery {
 		return false
 	}
@@ -70,12 +71,12 @@ func (f *fastParams) valid(req *http.Request, params map[string]string) bool {
 			return false
 		}
 	}
-	if len(params) != len(f.path) {
+	if len(names) != len(f.path) {
 		return false
 	}
-	for name, v := range params {
+	for i, name := range names {
 		c := f.path[name]
-		if c == nil || v == "" || !c.valid(v) {
+		if c == nil || values[i] == "" || !c.valid(values[i]) {
 			return false
 		}
 	}
