@@ -71,7 +71,7 @@ func info(ctx context.Context) *reqInfo {
 func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		op := s.ops[req.Method+" "+c.Path()]
+		op := s.ops[opKey{req.Method, c.Path()}]
 		if op == nil {
 			return next(c)
 		}

@@ -20,6 +20,7 @@ type stringCheck struct {
 	min      int64
 	max      int64 // -1: no maximum
 	pattern  *regexp.Regexp
+	seq      classSeq        // the pattern, when it is a run of classes (matched without pattern)
 	enum     map[string]bool // nil: no enum
 }
 
@@ -48,6 +49,7 @@ func newStringCheck(s *openapi3.Schema) *stringCheck {
 			return c
 		}
 		c.pattern = re
+		c.seq, _ = compileClassSeq(s.Pattern)
 	}
 	if s.Enum != nil {
 		c.enum = map[string]bool{}
@@ -89,5 +91,11 @@ func (c *stringCheck) valid(v string) bool {
 			return false
 		}
 	}
-	return c.pattern == nil || c.pattern.MatchString(v)
+	switch {
+	case c.seq != nil:
+		return c.seq.match(v)
+	case c.pattern != nil:
+		return c.pattern.MatchString(v)
+	}
+	return true
 }
