@@ -28,7 +28,7 @@ var floors = [][]string{
 	{"directory", "dedi/fetch", "dedi/discovery"},
 	{"domainverify", "dedi"},
 	{"recordschema", "proof", "translog/logstore", "translog/leaf"},
-	{"internal/cache", "internal/groupread"},
+	{"internal/cache", "internal/groupread", "internal/jsonlog"},
 }
 
 // aside are the module's packages that stand beside the floors: the contract and its generated

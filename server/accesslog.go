@@ -5,31 +5,48 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/svc-directory/svc/internal/jsonlog"
 )
 
-// accessLog writes one line per request at level info: method, route template (never the raw
-// path, which may hold ids), status, duration and request id. It runs after the request id
-// middleware; a handler's error is answered by the error handler after the chain, so its status
-// is derived here the same way.
-func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
+// accessWriter is a log handler that writes the access line itself (jsonlog.Handler: the line
+// slog's JSON handler would write, encoded by hand); under any other handler the line is
+// logged through the logger.
+type accessWriter interface{ WriteAccess(jsonlog.Access) }
+
+// observe times every request once, for its access line and its metrics (when on). It runs
+// after the request id middleware; a handler's error is answered by the error handler after the
+// chain, so its status is derived here the same way.
+func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
 		err := next(c)
-		status := c.Response().Status
-		if err != nil && !c.Response().Committed {
-			status = answer(err, c.Request()).Status
-		}
-		route := c.Path()
+		now := time.Now()
+		elapsed := now.Sub(start)
+		route := c.Path() // the route template, never the raw path (which may hold ids)
 		if route == "" {
 			route = "unmatched"
 		}
-		s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
-			slog.String("method", requestMethod(c)),
-			slog.String("route", route),
-			slog.Int("status", status),
-			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-			slog.String("request_id", requestID(c)),
-		)
+		if s.metrics != nil {
+			s.metrics.record(c, err, route, elapsed)
+		}
+		s.logAccess(c, err, route, now, elapsed)
 		return err
 	}
+}
+
+// logAccess writes the request's line at level info: method, route template, status, duration
+// and request id.
+func (s *Server) logAccess(c echo.Context, err error, route string, now time.Time, elapsed time.Duration) {
+	status := c.Response().Status
+	if err != nil && !c.Response().Committed {
+		status = answer(err, c.Request()).Status
+	}
+	a := jsonlog.Access{Time: now, Method: requestMethod(c), Route: route, Status: status,
+		DurationMS: float64(elapsed.Microseconds()) / 1000, RequestID: requestID(c)}
+	if s.access != nil {
+		s.access.WriteAccess(a)
+		return
+	}
+	s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request", a.Attrs()...)
 }

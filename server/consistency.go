@@ -20,6 +20,9 @@ func (s *Server) consistency(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		if req.Method == http.MethodGet {
+			if !s.replicaReads {
+				return next(c) // every read goes to the primary: nothing to mark
+			}
 			// The contract has refused a malformed token where the operation declares one;
 			// where it does not (health, the log's checkpoint), the header means nothing.
 			var tok store.ConsistencyToken

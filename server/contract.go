@@ -71,11 +71,14 @@ func info(ctx context.Context) *reqInfo {
 func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		op := s.ops[req.Method+" "+c.Path()]
+		op := s.ops[opKey{req.Method, c.Path()}]
 		if op == nil {
 			return next(c)
 		}
-		ri := &reqInfo{OperationID: op.id, Query: req.URL.Query()}
+		ri := &reqInfo{OperationID: op.id}
+		if req.URL.RawQuery != "" { // none: a nil map, which reads as an empty one
+			ri.Query = req.URL.Query()
+		}
 		if op.id == exportOperation {
 			// Not supported by test recorders; a real connection takes it.
 			_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Now().Add(exportWriteTimeout))
@@ -135,8 +138,11 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		if op.multipart && req.ContentLength <= 0 {
 			return problemf(http.StatusBadRequest, "Invalid input: the body is missing: send the file in the multipart/form-data field file")
 		}
-		params := make(map[string]string, len(c.ParamNames()))
-		for i, name := range c.ParamNames() {
+		// The path parameters, unescaped (in a map only for the full check).
+		names := c.ParamNames()
+		var room [8]string
+		values := room[:0]
+		for i, name := range names {
 			v, err := url.PathUnescape(c.ParamValues()[i])
 			if err != nil {
 				return problemf(http.StatusBadRequest, "Invalid input: path parameter %q is not properly escaped", name)
@@ -144,7 +150,7 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			if err := proof.CheckText(v); err != nil {
 				return problemf(http.StatusBadRequest, "Invalid input: path parameter %s: %v", name, err)
 			}
-			params[name] = v
+			values = append(values, v)
 		}
 		// Parameter text reaches the database as it is: NUL and invalid UTF-8 are refused here,
 		// as they are in bodies (Postgres would refuse them with an error).
@@ -158,21 +164,17 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 				}
 			}
 		}
-		in := &openapi3filter.RequestValidationInput{
-			Request:    req,
-			PathParams: params,
-			Route:      op.route,
-			Options: &openapi3filter.Options{
-				AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
-				MultiError:         false,
-				// The body was parsed once above; it is validated from that value below.
-				ExcludeRequestBody: true,
-			},
-		}
-		if !op.fast.valid(req, params) {
+		// The full check's input is made only when it runs or a body is checked: the quick
+		// check of a GET without a body needs none.
+		var in *openapi3filter.RequestValidationInput
+		if !op.fast.valid(req, names, values) {
+			in = validationInput(req, names, values, op)
 			err = openapi3filter.ValidateRequest(req.Context(), in)
 		}
-		if err == nil {
+		if err == nil && op.route.Operation.RequestBody != nil { // validateBody passes an operation without one
+			if in == nil {
+				in = validationInput(req, names, values, op)
+			}
 			err = validateBody(in, op, body, hasBody)
 		}
 		var ae *apiError
@@ -188,6 +190,25 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.SetRequest(req.WithContext(withInfo(req.Context(), ri)))
 		return next(c)
+	}
+}
+
+// validationInput is the full check's input for a request.
+func validationInput(req *http.Request, names, values []string, op *operation) *openapi3filter.RequestValidationInput {
+	params := make(map[string]string, len(names))
+	for i, name := range names {
+		params[name] = values[i]
+	}
+	return &openapi3filter.RequestValidationInput{
+		Request:    req,
+		PathParams: params,
+		Route:      op.route,
+		Options: &openapi3filter.Options{
+			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+			MultiError:         false,
+			// The body was parsed once (contract); it is validated from that value (validateBody).
+			ExcludeRequestBody: true,
+		},
 	}
 }
 

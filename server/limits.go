@@ -3,8 +3,8 @@ package server
 import (
 	"crypto/sha256"
 	"math"
-	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -35,7 +35,7 @@ type limiter struct {
 	rps   rate.Limit
 	burst int
 	mu    sync.Mutex
-	addrs *simplelru.LRU[string, *rate.Limiter]
+	addrs *simplelru.LRU[clientKey, *rate.Limiter]
 	keys  *simplelru.LRU[keyHash, *rate.Limiter]
 }
 
@@ -54,7 +54,7 @@ func newLimiter(cfg RateLimit) *limiter {
 	if cfg.Clients <= 0 {
 		cfg.Clients = defaultClients
 	}
-	addrs, err := simplelru.NewLRU[string, *rate.Limiter](cfg.Clients, nil)
+	addrs, err := simplelru.NewLRU[clientKey, *rate.Limiter](cfg.Clients, nil)
 	if err != nil {
 		panic(err) // only for a size <= 0, excluded above
 	}
@@ -68,7 +68,7 @@ func newLimiter(cfg RateLimit) *limiter {
 // allow takes a token for a request from addr presenting key (nil: none or malformed): from
 // the key's bucket when the key has authenticated, else from the address's. When no token is
 // left it says how long to wait.
-func (l *limiter) allow(addr string, key *keyHash, now time.Time) (bool, time.Duration) {
+func (l *limiter) allow(addr clientKey, key *keyHash, now time.Time) (bool, time.Duration) {
 	l.mu.Lock()
 	var b *rate.Limiter
 	if key != nil {
@@ -113,17 +113,28 @@ func (l *limiter) failed(key keyHash) {
 	l.keys.Remove(key)
 }
 
-// clientAddr is the address a request is limited by: the connection's IPv4 address, or the
-// /64 network of an IPv6 address (one host usually holds a whole /64).
-func clientAddr(c echo.Context) string {
-	ip := net.ParseIP(c.RealIP())
-	if ip == nil {
-		return c.RealIP()
+// clientKey is the client a request is limited by (clientKeyOf), made without allocating: an
+// address, or the text of one that does not parse.
+type clientKey struct {
+	ip  netip.Addr
+	raw string // when ip is not valid
+}
+
+// clientAddr is the client a request is limited by (its connection's address).
+func clientAddr(c echo.Context) clientKey { return clientKeyOf(c.RealIP()) }
+
+// clientKeyOf is the client of an address: an IPv4 address (an IPv4-mapped IPv6 one too), or
+// the /64 network of an IPv6 address (one host usually holds a whole /64); anything else that
+// is not an address (a zone included) is its own client.
+func clientKeyOf(addr string) clientKey {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil || ip.Zone() != "" {
+		return clientKey{raw: addr}
 	}
-	if v4 := ip.To4(); v4 != nil {
-		return v4.String()
+	if ip = ip.Unmap(); ip.Is4() {
+		return clientKey{ip: ip}
 	}
-	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+	return clientKey{ip: netip.PrefixFrom(ip, 64).Masked().Addr()}
 }
 
 // rateLimit answers 429 with Retry-After once a client has used its burst. It runs before

@@ -14,7 +14,7 @@ func TestLimiterTablesAreBounded(t *testing.T) {
 	now := time.Now()
 	for i := range 10_000 {
 		k := hashKey(fmt.Sprintf("svc_unknown_%d", i))
-		l.allow(fmt.Sprintf("10.0.%d.%d", i/256, i%256), &k, now)
+		l.allow(clientKeyOf(fmt.Sprintf("10.0.%d.%d", i/256, i%256)), &k, now)
 	}
 	if l.addrs.Len() != 100 || l.keys.Len() != 0 {
 		t.Fatalf("after 10,000 addresses with unknown keys: %d address buckets, %d key buckets; want 100, 0", l.addrs.Len(), l.keys.Len())
@@ -43,7 +43,7 @@ func TestLimiterMemory(t *testing.T) {
 	l := newLimiter(RateLimit{RPS: 1, Burst: 5})
 	now := time.Now()
 	for i := range defaultClients {
-		l.allow(fmt.Sprintf("2001:db8:%x:%x::/64", i>>16, i&0xffff), nil, now)
+		l.allow(clientKeyOf(fmt.Sprintf("2001:db8:%x:%x::1", i>>16, i&0xffff)), nil, now)
 		l.authenticated(hashKey(fmt.Sprintf("svc_valid_%d", i)))
 	}
 	runtime.GC()
@@ -52,5 +52,32 @@ func TestLimiterMemory(t *testing.T) {
 	t.Logf("%d address and %d key buckets: %.1f MiB", l.addrs.Len(), l.keys.Len(), mib)
 	if l.addrs.Len() != defaultClients || l.keys.Len() != defaultClients || mib > 24 {
 		t.Fatalf("%d address and %d key buckets take %.1f MiB; want %d each within 24 MiB", l.addrs.Len(), l.keys.Len(), mib, defaultClients)
+	}
+}
+
+// The client of an address: IPv4 addresses each, IPv6 addresses by their /64, the IPv4-mapped
+// form as the IPv4 address, anything else by its text.
+func TestClientKeyOf(t *testing.T) {
+	same := [][2]string{
+		{"192.0.2.1", "::ffff:192.0.2.1"},
+		{"2001:db8:1:2::1", "2001:db8:1:2:ffff:ffff:ffff:ffff"},
+		{"not an address", "not an address"},
+	}
+	for _, p := range same {
+		if clientKeyOf(p[0]) != clientKeyOf(p[1]) {
+			t.Errorf("%s and %s are different clients", p[0], p[1])
+		}
+	}
+	different := [][2]string{
+		{"192.0.2.1", "192.0.2.2"},
+		{"2001:db8:1:2::1", "2001:db8:1:3::1"},
+		{"fe80::1%eth0", "fe80::1%eth1"},
+		{"fe80::1%eth0", "fe80::1"},
+		{"a", "b"},
+	}
+	for _, p := range different {
+		if clientKeyOf(p[0]) == clientKeyOf(p[1]) {
+			t.Errorf("%s and %s are the same client", p[0], p[1])
+		}
 	}
 }

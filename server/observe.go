@@ -53,27 +53,19 @@ func newMetrics(s *Server, extra []prometheus.Collector) *metrics {
 	return m
 }
 
-// observe counts and times every request. Every label has a bounded set of values, whatever
-// clients send: the route is the template echo matched (never the raw path; "unmatched" when
-// none did), the method one of the standard ones or "other", and the status a three-digit code.
-func (m *metrics) observe(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		start := time.Now()
-		err := next(c)
-		route := c.Path()
-		if route == "" {
-			route = "unmatched"
-		}
-		status := c.Response().Status
-		if err != nil {
-			// The error handler runs after the middleware chain; derive the status it will send.
-			status = answer(err, c.Request()).Status
-		}
-		o := m.children(route, methodLabel(c.Request().Method), status)
-		o.requests.Inc()
-		o.latency.Observe(time.Since(start).Seconds())
-		return err
+// record counts and times a request (Server.observe). Every label has a bounded set of
+// values, whatever clients send: the route is the template echo matched (never the raw path;
+// "unmatched" when none did), the method one of the standard ones or "other", and the status a
+// three-digit code.
+func (m *metrics) record(c echo.Context, err error, route string, elapsed time.Duration) {
+	status := c.Response().Status
+	if err != nil {
+		// The error handler runs after the middleware chain; derive the status it will send.
+		status = answer(err, c.Request()).Status
 	}
+	o := m.children(route, methodLabel(c.Request().Method), status)
+	o.requests.Inc()
+	o.latency.Observe(elapsed.Seconds())
 }
 
 // childKey names the metrics' children of one route, method and status.

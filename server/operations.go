@@ -131,3 +131,17 @@ var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
 
 // echoPath turns /svc/lookup/{namespace} into echo's /svc/lookup/:namespace.
 func echoPath(p string) string { return pathParam.ReplaceAllString(p, ":$1") }
+
+// opKey names an operation by its method and echo route (a request's, without building the
+// string "METHOD route" loadOperations keys them by).
+type opKey struct{ method, route string }
+
+// byRoute indexes the operations of loadOperations by opKey.
+func byRoute(ops map[string]*operation) map[opKey]*operation {
+	m := make(map[opKey]*operation, len(ops))
+	for k, op := range ops {
+		method, route, _ := strings.Cut(k, " ")
+		m[opKey{method, route}] = op
+	}
+	return m
+}

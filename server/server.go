@@ -77,9 +77,10 @@ type Server struct {
 	webhookInsecure bool
 	store           *store.Store
 	log             *slog.Logger
+	access          accessWriter // the logger's own writer of the access line (nil: the logger logs it)
 	didHost         string
 	now             func() time.Time
-	ops             map[string]*operation
+	ops             map[opKey]*operation
 	spec            []byte
 	entries         *entries.Service
 	cache           *cache.Cache[string, cachedLookup]
@@ -94,6 +95,10 @@ type Server struct {
 	// The transparency log's reads and verifier key.
 	logReader *translog.Reader
 	logKey    string
+	// replicaReads: the store has replicas, which GETs' reads may go to (consistency.go).
+	replicaReads bool
+	// healthz is /healthz's answer, encoded once.
+	healthz gen.HealthzResponseObject
 	// origins are the namespaces indexed from DeDi publishers: read-only (dedi.go).
 	origins origins
 }
@@ -134,9 +139,16 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: the store is not migrated: %w", err)
 	}
-	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
+	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: byRoute(ops), spec: svc.OpenAPI,
 		entries: entries.New(cfg.Store, recordschema.NewCache(4096)), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now),
 		logReader: translog.NewReader(cfg.Store), logKey: cfg.LogVerifierKey, webhookInsecure: cfg.WebhookInsecure}
+	s.access, _ = cfg.Logger.Handler().(accessWriter)
+	s.replicaReads = cfg.Store.HasReplicas()
+	healthz, err := newHealthzOK()
+	if err != nil {
+		return nil, err
+	}
+	s.healthz = healthz // boxed once
 	if s.cache != nil {
 		// A committed write empties the lookup cache before the writing request is answered
 		// (the re-verification sweep's writes too).
@@ -172,24 +184,27 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if !cfg.NoMetrics {
 		s.metrics = newMetrics(s, cfg.Collectors)
-		e.Use(s.metrics.observe)
 	}
-	e.Use(middleware.RequestID())
-	e.Use(s.accessLog) // one line per request, with the request id
-	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
-		DisableStackAll:   true,
-		DisablePrintStack: true,
-		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-			s.log.ErrorContext(c.Request().Context(), "panic", "request_id", requestID(c), "error", err, "stack", string(stack))
-			return err // answered 500 by the error handler
-		},
-	}))
+	ids, err := newRequestIDs()
+	if err != nil {
+		return nil, err
+	}
+	chain := []echo.MiddlewareFunc{ids.middleware, // from the outermost
+		s.observe, // the metrics, and one line per request with the request id
+		middleware.RecoverWithConfig(middleware.RecoverConfig{
+			DisableStackAll:   true,
+			DisablePrintStack: true,
+			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+				s.log.ErrorContext(c.Request().Context(), "panic", "request_id", requestID(c), "error", err, "stack", string(stack))
+				return err // answered 500 by the error handler
+			},
+		}),
+	}
 	if s.limiter = newLimiter(cfg.RateLimit); s.limiter != nil {
-		e.Use(s.rateLimit)
+		chain = append(chain, s.rateLimit)
 	}
-	e.Use(s.contract)
-	e.Use(s.originReadOnly)
-	e.Use(s.consistency)
+	chain = append(chain, s.contract, s.originReadOnly, s.consistency)
+	e.Use(composed(chain...))
 
 	// Handler errors (and parameter binding errors) return through echo's error handler above.
 	gen.RegisterHandlers(e, gen.NewStrictHandler(s, nil))

@@ -13,10 +13,10 @@ import (
 // it does not, or when a path parameter fails, the full check runs and gives its own answer, so
 // every refusal is the one it always was.
 
-// fastParams is what an operation's quick check needs: its path parameters' schemas, or nil
+// fastParams is what an operation's quick check needs: its path parameters' checks, or nil
 // when the operation has a parameter the quick check cannot stand for.
 type fastParams struct {
-	path    map[string]*openapi3.Schema
+	path    map[string]*stringCheck
 	headers []string // the declared header parameters, canonical: any present takes the full check
 }
 
@@ -25,7 +25,7 @@ type fastParams struct {
 // (the full check adds it to the request), is described by content rather than a schema, or a
 // path parameter that is not a plain string in the simple style (the full check parses it).
 func newFastParams(item *openapi3.PathItem, op *openapi3.Operation) *fastParams {
-	f := &fastParams{path: map[string]*openapi3.Schema{}}
+	f := &fastParams{path: map[string]*stringCheck{}}
 	params := append(append(openapi3.Parameters{}, item.Parameters...), op.Parameters...)
 	for _, ref := range params {
 		p := ref.Value
@@ -41,7 +41,7 @@ func newFastParams(item *openapi3.PathItem, op *openapi3.Operation) *fastParams 
 			if !s.Type.Is(openapi3.TypeString) || (p.Style != "" && p.Style != openapi3.SerializationSimple) || p.Explode != nil && *p.Explode {
 				return nil
 			}
-			f.path[p.Name] = s
+			f.path[p.Name] = newStringCheck(s)
 		case openapi3.ParameterInQuery:
 			if p.Required {
 				return nil
@@ -59,9 +59,10 @@ func newFastParams(item *openapi3.PathItem, op *openapi3.Operation) *fastParams 
 }
 
 // valid reports whether the full check would pass the request: no query string, none of the
-// declared headers, and each path parameter (unescaped) non-empty and valid against its schema.
+// declared headers, and each path parameter (names, unescaped values: no name twice) non-empty
+// and valid against its schema.
 // False means only that the full check must run.
-func (f *fastParams) valid(req *http.Request, params map[string]string) bool {
+func (f *fastParams) valid(req *http.Request, names, values []string) bool {
 	if f == nil || req.URL.RawQuery != "" || req.URL.ForceQuery {
 		return false
 	}
@@ -70,12 +71,12 @@ func (f *fastParams) valid(req *http.Request, params map[string]string) bool {
 			return false
 		}
 	}
-	if len(params) != len(f.path) {
+	if len(names) != len(f.path) {
 		return false
 	}
-	for name, v := range params {
-		s := f.path[name]
-		if s == nil || v == "" || s.VisitJSON(v) != nil {
+	for i, name := range names {
+		c := f.path[name]
+		if c == nil || values[i] == "" || !c.valid(values[i]) {
 			return false
 		}
 	}

@@ -112,6 +112,10 @@ func ReplicaReads(ctx context.Context, tok ConsistencyToken) context.Context {
 	return context.WithValue(ctx, readPinKey{}, &readPin{tok: tok})
 }
 
+// HasReplicas reports whether the store reads from replicas (Options.ReplicaURLs, fixed at
+// Open): without them, every read goes to the primary and ReplicaReads changes nothing.
+func (s *Store) HasReplicas() bool { return s.replicas != nil }
+
 // target is the database ctx's reads go to.
 func (s *Store) target(ctx context.Context) *readTarget {
 	if s.replicas == nil {

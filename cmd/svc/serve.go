@@ -14,6 +14,7 @@ import (
 	"github.com/svc-directory/svc/dedi/fetch"
 	"github.com/svc-directory/svc/dedi/ingest"
 	"github.com/svc-directory/svc/domainverify"
+	"github.com/svc-directory/svc/internal/jsonlog"
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
@@ -51,7 +52,9 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	if err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	// slog's JSON handler, with the access line of every request written by hand as it would
+	// write it (jsonlog).
+	return slog.New(jsonlog.New(w, l))
 }
 
 // cmdServe checks its configuration and binds the listener before it touches the database
