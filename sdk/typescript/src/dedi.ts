@@ -2,27 +2,19 @@
 // docs/dedi-files.md), written independently of the Go verifier (package dedi, `svc dedi
 // verify`) and ending with the same outcome words. Signatures are detached JWS (EdDSA, RFC
 // 7797 unencoded payload) over the RFC 8785 canonical JSON of the document without `proof`.
+// The shape checks are in dedishape.ts, the outcomes in dedioutcome.ts.
 
 import canonicalize from "canonicalize";
 import * as ed from "@noble/ed25519";
 import { sha256, sha512 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
+import { Failure, fail, type DediOutcome, type Obj } from "./dedioutcome.js";
+import { checkFile, checkManifest, time } from "./dedishape.js";
+
+export type { DediOutcome } from "./dedioutcome.js";
 
 // @noble/ed25519 needs a SHA-512 for its synchronous methods (its README).
 ed.hashes.sha512 = sha512;
-
-/** The outcome of a verification: `authentic`, or the step that failed. */
-export type DediOutcome =
-  | "authentic"
-  | "invalid"
-  | "bad_signature"
-  | "not_authenticated"
-  | "digest_mismatch"
-  | "stale"
-  | "inactive"
-  | "rollback"
-  | "schema_unavailable"
-  | "unavailable_authority";
 
 export interface DediVerifyResult {
   outcome: DediOutcome;
@@ -56,17 +48,6 @@ export interface DediVerifyOptions {
   validateRecord?: (schema: unknown, details: Record<string, unknown>) => string;
 }
 
-type Obj = Record<string, unknown>;
-
-class Failure extends Error {
-  constructor(readonly outcome: DediOutcome, reason: string) {
-    super(reason);
-  }
-}
-
-const fail = (outcome: DediOutcome, reason: string): never => {
-  throw new Failure(outcome, reason);
-};
 
 /** The protected header of every DeDi signature, base64url. */
 export const DEDI_PROTECTED_HEADER = "eyJhbGciOiJFZERTQSIsImI2NCI6ZmFsc2UsImNyaXQiOlsiYjY0Il19";
@@ -148,10 +129,6 @@ function parse(b: Uint8Array, what: string): unknown {
   } catch (e) {
     return fail("invalid", `the ${what} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
-}
-
-function time(v: unknown): number {
-  return Date.parse(String(v));
 }
 
 function authenticManifest(manifest: string | Uint8Array | Obj, manifestUrl: string | undefined): Obj {
@@ -266,139 +243,4 @@ function verifySignature(doc: Obj, holder: Obj, outcome: DediOutcome): void {
     ok = false;
   }
   if (!ok) fail(outcome, `the signature does not verify with key ${JSON.stringify(key["kid"])}`);
-}
-
-// ---- shape: the JSON Schemas of docs/dedi-files.md, checked by hand ----
-
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const DOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
-const HTTPS = /^https:\/\/[^\s]+$/;
-
-function shape(ok: boolean, where: string, what: string): void {
-  if (!ok) fail("invalid", `at ${where}: ${what}`);
-}
-
-function only(o: Obj, where: string, allowed: string[]): void {
-  for (const k of Object.keys(o)) shape(allowed.includes(k), where, `member ${JSON.stringify(k)} is not allowed`);
-}
-
-function str(o: Obj, k: string, where: string, re?: RegExp, min = 0, max = Infinity): void {
-  const v = o[k];
-  const n = typeof v === "string" ? [...v].length : -1;
-  shape(typeof v === "string" && n >= min && n <= max && (re === undefined || re.test(v)), `${where}/${k}`, "wrong type or form");
-}
-
-function checkKey(k: unknown, where: string): void {
-  shape(isObj(k), where, "not an object");
-  const o = k as Obj;
-  str(o, "kid", where, undefined, 1, 256);
-  shape(o["kty"] === "OKP" && o["crv"] === "Ed25519", where, "not an Ed25519 JWK");
-  str(o, "x", where, /^[A-Za-z0-9_-]{43}$/);
-  shape(!("d" in o), where, "a private key");
-}
-
-function checkProof(p: unknown, where: string): void {
-  shape(isObj(p), where, "not an object");
-  const o = p as Obj;
-  only(o, where, ["verification_method", "canonicalization", "jws"]);
-  str(o, "verification_method", where, undefined, 1, 256);
-  shape(o["canonicalization"] === "JCS", `${where}/canonicalization`, 'not "JCS"');
-  str(o, "jws", where, /^[A-Za-z0-9_-]+\.\.[A-Za-z0-9_-]+$/);
-}
-
-function checkTime(o: Obj, k: string, where: string): void {
-  str(o, k, where, TIMESTAMP);
-  shape(!Number.isNaN(time(o[k])), `${where}/${k}`, "not a time");
-}
-
-function checkFile(v: unknown, where = ""): Obj {
-  shape(isObj(v), where || "the top level", "not an object");
-  const f = v as Obj;
-  only(f, where, ["dedi_version", "type", "source_url", "next_update", "publisher", "namespace", "registry", "records", "proof"]);
-  for (const k of ["dedi_version", "type", "source_url", "next_update", "publisher", "namespace", "registry", "records", "proof"]) {
-    shape(k in f, where || "the top level", `missing ${k}`);
-  }
-  shape(f["dedi_version"] === "0.1", `${where}/dedi_version`, 'not "0.1"');
-  shape(f["type"] === "dedi-file", `${where}/type`, 'not "dedi-file"');
-  str(f, "source_url", where, HTTPS, 0, 2048);
-  checkTime(f, "next_update", where);
-  shape(isObj(f["publisher"]), `${where}/publisher`, "not an object");
-  const pub = f["publisher"] as Obj;
-  only(pub, `${where}/publisher`, ["domain", "key"]);
-  str(pub, "domain", `${where}/publisher`, DOMAIN, 0, 253);
-  checkKey(pub["key"], `${where}/publisher/key`);
-  str(f, "namespace", where, undefined, 1, 253);
-  shape(isObj(f["registry"]), `${where}/registry`, "not an object");
-  const reg = f["registry"] as Obj;
-  only(reg, `${where}/registry`, ["name", "schema", "state", "updated_at", "description", "meta"]);
-  str(reg, "name", `${where}/registry`, undefined, 1, 1024);
-  shape(isObj(reg["schema"]) || (typeof reg["schema"] === "string" && HTTPS.test(reg["schema"])), `${where}/registry/schema`, "neither an https URL nor an object");
-  shape(reg["state"] === "live" || reg["state"] === "inactive", `${where}/registry/state`, "not live or inactive");
-  checkTime(reg, "updated_at", `${where}/registry`);
-  if ("description" in reg) str(reg, "description", `${where}/registry`);
-  if ("meta" in reg) shape(isObj(reg["meta"]), `${where}/registry/meta`, "not an object");
-  shape(Array.isArray(f["records"]), `${where}/records`, "not an array");
-  const names = new Set<string>();
-  (f["records"] as unknown[]).forEach((r, i) => {
-    const at = `${where}/records/${i}`;
-    shape(isObj(r), at, "not an object");
-    const o = r as Obj;
-    only(o, at, ["record_name", "details", "description", "meta"]);
-    str(o, "record_name", at, undefined, 1, 1024);
-    shape(isObj(o["details"]), `${at}/details`, "not an object");
-    if ("description" in o) str(o, "description", at);
-    if ("meta" in o) shape(isObj(o["meta"]), `${at}/meta`, "not an object");
-    const name = o["record_name"] as string;
-    if (names.has(name)) fail("invalid", `record name ${JSON.stringify(name)} appears more than once (at ${at})`);
-    names.add(name);
-  });
-  checkProof(f["proof"], `${where}/proof`);
-  if ((f["proof"] as Obj)["verification_method"] !== (pub["key"] as Obj)["kid"]) {
-    fail("invalid", "proof.verification_method does not name publisher.key");
-  }
-  return f;
-}
-
-function checkManifest(v: unknown): Obj {
-  shape(isObj(v), "the top level", "not an object");
-  const m = v as Obj;
-  only(m, "", ["dedi_version", "type", "domain", "name", "description", "keys", "updated_at", "next_update", "files", "proof"]);
-  for (const k of ["dedi_version", "domain", "keys", "updated_at", "next_update", "files", "proof"]) shape(k in m, "the top level", `missing ${k}`);
-  shape(m["dedi_version"] === "0.1", "/dedi_version", 'not "0.1"');
-  if ("type" in m) shape(m["type"] === "dedi-manifest", "/type", 'not "dedi-manifest"');
-  str(m, "domain", "", DOMAIN, 0, 253);
-  if ("name" in m) str(m, "name", "");
-  if ("description" in m) str(m, "description", "");
-  shape(Array.isArray(m["keys"]) && m["keys"].length >= 1 && m["keys"].length <= 64, "/keys", "not 1 to 64 keys");
-  const kids = new Set<unknown>();
-  (m["keys"] as unknown[]).forEach((k, i) => {
-    checkKey(k, `/keys/${i}`);
-    shape(!kids.has((k as Obj)["kid"]), `/keys/${i}`, "a kid listed twice");
-    kids.add((k as Obj)["kid"]);
-  });
-  checkTime(m, "updated_at", "");
-  checkTime(m, "next_update", "");
-  shape(Array.isArray(m["files"]) && m["files"].length <= 10000, "/files", "not an array of at most 10000 entries");
-  const registries = new Set<unknown>();
-  (m["files"] as unknown[]).forEach((e, i) => {
-    const at = `/files/${i}`;
-    shape(isObj(e), at, "not an object");
-    const o = e as Obj;
-    let name: unknown;
-    if ("url" in o) {
-      only(o, at, ["registry", "url", "digest", "schema", "state"]);
-      str(o, "registry", at, undefined, 1, 1024);
-      str(o, "url", at, HTTPS, 0, 2048);
-      str(o, "digest", at, /^sha-256:[0-9a-f]{64}$/);
-      name = o["registry"];
-    } else {
-      checkFile(o, at);
-      name = (o["registry"] as Obj)["name"];
-    }
-    shape(!registries.has(name), at, `registry ${JSON.stringify(name)} is listed more than once`);
-    registries.add(name);
-  });
-  checkProof(m["proof"], "/proof");
-  return m;
 }
