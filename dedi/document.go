@@ -98,6 +98,9 @@ type File struct {
 	// in it: the records are kept as text (recordtext.go) and Records is nil.
 	raw   []byte
 	spans []span
+	// canon is the records' canonical text, comma-separated, from the parse until the
+	// signature is checked (then nil): the signing input is made without parsing them again.
+	canon []byte
 }
 
 // Entry is one of a manifest's files: a reference (URL and Digest) or an inline file.
@@ -172,7 +175,9 @@ func parseAndCheckFile(raw []byte, lim Limits) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := verifyJWS(f.Proof.JWS, f.doc, f.Publisher.Key, compactSize(raw)); err != nil {
+	err = verifyJWS(f.Proof.JWS, f.doc, f.Publisher.Key, compactSize(raw))
+	f.canon = nil // a verified file is held while it is indexed: only its text and spans stay
+	if err != nil {
 		return f, fail(BadSignature, "%v", err)
 	}
 	return f, nil

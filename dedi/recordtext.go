@@ -8,9 +8,10 @@ import (
 
 // A verified file keeps its records as text: a large file's records parsed into Go values all
 // at once would take several times the file's size. The file is parsed once with the records
-// streamed (each is shape-checked and dropped, only its place in the text kept), and the
-// records are parsed again a batch at a time by whoever needs them: the signature's canonical
-// text, the check against the registry's schema, the indexing.
+// streamed: each is shape-checked, written as canonical text for the signature check (which
+// then drops that text), and dropped, only its place in the text kept. The records are parsed
+// again a batch at a time by whoever needs them: the check against the registry's schema, the
+// indexing.
 
 // span is the place of a record's text in the file's bytes.
 type span struct{ start, end int }
@@ -21,14 +22,24 @@ type span struct{ start, end int }
 type recordScan struct {
 	spans []span
 	names map[string]struct{}
-	bad   error // the first record not of the shape of $defs/record
-	dup   error // the first record whose name came before
+	canon []byte // the records' canonical texts, comma-separated, while all are canonical
+	bad   error  // the first record not of the shape of $defs/record
+	dup   error  // the first record whose name came before
 }
 
 func (sc *recordScan) add(i int, v any, start, end int) {
 	sc.spans = append(sc.spans, span{start, end})
 	if sc.bad != nil {
 		return
+	}
+	if sc.canon != nil {
+		if i > 0 {
+			sc.canon = append(sc.canon, ',')
+		}
+		var err error
+		if sc.canon, err = proof.AppendCanonical(sc.canon, v); err != nil {
+			sc.canon = nil // the signature check parses the records again and names the failure
+		}
 	}
 	if !recordShapeOK(v) {
 		if err := checkShape(recordSchemaID, v, fmt.Sprintf("/records/%d", i)); err != nil {
@@ -52,7 +63,7 @@ func parseFileText(raw []byte, lim Limits) (*File, error) {
 	if int64(len(raw)) > lim.file() {
 		return nil, fail(Invalid, "the file is larger than %d bytes", lim.file())
 	}
-	sc := recordScan{names: map[string]struct{}{}}
+	sc := recordScan{names: map[string]struct{}{}, canon: make([]byte, 0, compactSize(raw))}
 	v, deferred, err := proof.ParseJSONEach(raw, maxDepth, "records", sc.add)
 	if err != nil {
 		return nil, fail(Invalid, "%v", err)
@@ -71,15 +82,21 @@ func parseFileText(raw []byte, lim Limits) (*File, error) {
 		return nil, sc.dup
 	}
 	f := envelopeOf(doc)
-	f.raw, f.spans = raw, sc.spans
+	f.raw, f.spans, f.canon = raw, sc.spans, sc.canon
 	doc["records"] = recordsText{f}
 	return f, f.checkEnvelope()
 }
 
-// recordsText writes the canonical text of a file's records, parsing them one at a time.
+// recordsText writes the canonical text of a file's records: the text the parse kept, while
+// the file has it, or else parsing the records again one at a time.
 type recordsText struct{ f *File }
 
 func (r recordsText) AppendCanonicalText(dst []byte) ([]byte, error) {
+	if r.f.canon != nil {
+		dst = append(dst, '[')
+		dst = append(dst, r.f.canon...)
+		return append(dst, ']'), nil
+	}
 	dst = append(dst, '[')
 	for i := range r.f.spans {
 		if i > 0 {

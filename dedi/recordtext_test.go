@@ -55,6 +55,29 @@ func TestVerifyKeepsRecordsAsText(t *testing.T) {
 	runtime.KeepAlive(res)
 }
 
+// The records' canonical text that the parse keeps for the signature check is the text that
+// parsing them again writes, and the check drops it (a verified file is held while indexed).
+func TestParseKeepsTheRecordsCanonicalTextForTheSignature(t *testing.T) {
+	in := largeFixture(t, 1000).input(t, now)
+	f, err := parseFileText(in.File, Limits{})
+	if err != nil || f.canon == nil {
+		t.Fatalf("parse: %v, canonical text kept: %v", err, f != nil && f.canon != nil)
+	}
+	kept, err := recordsText{f}.AppendCanonicalText(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.canon = nil
+	again, err := recordsText{f}.AppendCanonicalText(nil)
+	if err != nil || !bytes.Equal(kept, again) {
+		t.Fatalf("the kept canonical text (%d bytes) differs from the records parsed again (%d bytes, %v)", len(kept), len(again), err)
+	}
+	g, err := parseAndCheckFile(in.File, Limits{})
+	if err != nil || g.canon != nil {
+		t.Fatalf("after the signature check: %v, canonical text still kept: %v", err, g != nil && g.canon != nil)
+	}
+}
+
 // TestCompactSize: the size of a text without the whitespace between its tokens (whitespace
 // inside strings counts, escaped quotes do not end them), plus the margin.
 func TestCompactSize(t *testing.T) {
