@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // The registry page: the registry, its schema and its records. With nothing searched the records
@@ -21,11 +24,6 @@ const recordsPerPage = 50
 // reader can read as (drafts are never shown, deleted records are missing).
 var recordStates = []string{"live", "suspended", "revoked", "expired", "stale", "withdrawn"}
 
-// searchReserved are the details search's own parameters: a details field of one of these
-// names cannot be searched (the parameter would be read as the search's own).
-var searchReserved = map[string]bool{"registry_name": true, "record_name": true, "from": true, "to": true,
-	"record_state": true, "page": true, "page_size": true}
-
 // recordSearch is what the person asked for in the registry page's form.
 type recordSearch struct {
 	Name, State, Field, Value string
@@ -38,11 +36,11 @@ func (s recordSearch) given() bool {
 // problem is the form's fault in s, in words ("" when it can be searched).
 func (s recordSearch) problem() string {
 	switch {
-	case s.State != "" && !contains(recordStates, s.State):
+	case s.State != "" && !slices.Contains(recordStates, s.State):
 		return "There is no state “" + s.State + "”: choose one of the list."
 	case (s.Field == "") != (s.Value == ""):
 		return "Give both a details field (its path, such as address.city) and the text its value contains, or neither."
-	case searchReserved[s.Field]:
+	case directory.IsSearchParam(s.Field):
 		return "“" + s.Field + "” is a parameter of the search itself, so a details field of that name cannot be searched."
 	}
 	return ""
@@ -64,15 +62,6 @@ func (s recordSearch) apiQuery(reg string, n int) string {
 	q.Set("page", strconv.Itoa(n))
 	q.Set("page_size", strconv.Itoa(recordsPerPage))
 	return q.Encode()
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 type registryData struct {

@@ -12,10 +12,6 @@ import (
 	"github.com/svc-directory/svc/store"
 )
 
-// searchReserved are the search parameters that are not details paths.
-var searchReserved = map[string]bool{"registry_name": true, "record_name": true, "from": true, "to": true, "record_state": true,
-	"page": true, "page_size": true}
-
 // SearchRecords searches the latest records of one namespace.
 func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequestObject) (gen.SearchRecordsResponseObject, error) {
 	p := req.Params
@@ -37,7 +33,7 @@ func (s *Server) SearchRecords(ctx context.Context, req gen.SearchRecordsRequest
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		if searchReserved[k] {
+		if directory.IsSearchParam(k) {
 			continue
 		}
 		if !recordschema.IsDetailsPath(k) {
