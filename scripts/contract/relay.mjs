@@ -23,4 +23,4 @@ net
     client.on("close", close);
     upstream.on("close", close);
   })
-  .listen(Number(listenPort), "127.0.0.1");
+  .listen(Number(listenPort), "127.0.0.1", () => console.log("listening")); // run.sh waits for this line

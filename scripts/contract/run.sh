@@ -22,6 +22,14 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+# set -e stops quietly: say which line did
+trap 'echo "scripts/contract/run.sh: line $LINENO failed (exit $?)" >&2' ERR
+
+run_or_show() { # log, command...: runs the command with its output in log; shows the log if it fails
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1 || { local rc=$?; echo "failed ($rc): $*" >&2; cat "$log" >&2; exit 1; }
+}
 
 free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 
@@ -37,7 +45,7 @@ wait_for() { # url, what, log
 
 go build -o "$tmp/svc" ./cmd/svc
 export SVC_DATABASE_URL="sqlite://$tmp/svc.db"
-"$tmp/svc" migrate >/dev/null 2>&1
+run_or_show "$tmp/migrate.log" "$tmp/svc" migrate
 owner=$("$tmp/svc" key create --email owner@example.com 2>/dev/null)
 other=$("$tmp/svc" key create --email other@example.com 2>/dev/null)
 "$tmp/svc" domain allow example.com >/dev/null 2>&1
@@ -87,10 +95,14 @@ pg_hostport=$(node -e 'console.log(new URL(process.argv[1]).host || "127.0.0.1:5
 node scripts/contract/relay.mjs "$relay_port" "${pg_hostport%:*}" "${pg_hostport##*:}" >"$tmp/relay.log" 2>&1 &
 relay=$!
 pids+=("$relay")
+# The relay must listen before anything connects through it (a loaded machine starts node slowly).
+for _ in $(seq 1 300); do grep -q '^listening' "$tmp/relay.log" && break; sleep 0.1; done
+grep -q '^listening' "$tmp/relay.log" || { echo "the Postgres relay did not start; its log:" >&2; cat "$tmp/relay.log" >&2; exit 1; }
 relayed=$(node -e 'const u = new URL(process.argv[1]); u.host = "127.0.0.1:" + process.argv[2]; u.pathname = "/" + process.argv[3]; console.log(u.href)' "$pg_base" "$relay_port" "$pgdb")
 "$tmp/svc" log key create --origin contract.example/svc/log --out "$tmp/pg-log.key" >/dev/null
-SVC_DATABASE_URL=$relayed "$tmp/svc" migrate >/dev/null 2>&1
-pg_key=$(SVC_DATABASE_URL=$relayed "$tmp/svc" key create --email owner@example.com 2>/dev/null)
+run_or_show "$tmp/pg-migrate.log" env SVC_DATABASE_URL="$relayed" "$tmp/svc" migrate
+pg_key=$(SVC_DATABASE_URL=$relayed "$tmp/svc" key create --email owner@example.com 2>"$tmp/pg-key.log") ||
+	{ echo "svc key create on Postgres failed:" >&2; cat "$tmp/pg-key.log" >&2; exit 1; }
 pg_port=$(free_port)
 pg_proxy_port=$(free_port)
 SVC_DATABASE_URL=$relayed SVC_LOG_KEY_FILE=$tmp/pg-log.key SVC_LOG_ORIGIN=contract.example/svc/log \
