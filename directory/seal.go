@@ -82,13 +82,26 @@ func CanonicalDetails(details map[string]any, at string) (string, error) {
 	return text, nil
 }
 
+// storedDepth bounds the nesting DecodeObject's strict reading admits: encoding/json's own
+// bound, far above what a write accepts.
+const storedDepth = 10000
+
 // DecodeObject reads a stored JSON object back (numbers as float64, as JSON.parse reads them;
-// "" is {}).
+// "" is {}). Every uncached lookup reads its entry's details, meta and schema through it, so it
+// takes proof's parser, twice as fast as encoding/json's reflection into a map and giving the
+// same values for every text a write stores (canonical JSON: valid UTF-8, no duplicate keys,
+// no -0). A text that parser refuses (none is stored today) is read by encoding/json, as
+// before.
 func DecodeObject(s string) (map[string]any, error) {
-	m := map[string]any{}
 	if s == "" {
-		return m, nil
+		return map[string]any{}, nil
 	}
+	if v, err := proof.ParseJSON([]byte(s), storedDepth); err == nil {
+		if m, ok := v.(map[string]any); ok {
+			return m, nil
+		}
+	}
+	m := map[string]any{}
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
 		return nil, fmt.Errorf("stored JSON is corrupt: %w", err)
 	}

@@ -29,7 +29,7 @@ func (w *slowWriter) Write(p []byte) (int, error) {
 // is slow; lines written after Close go straight through.
 func TestAsyncWriterLosesNothingOnClose(t *testing.T) {
 	sw := &slowWriter{}
-	a := newAsyncWriter(sw, 4<<10) // small: writers fill it and wait
+	a := newAsyncWriter(sw, 4<<10, 0) // small: writers fill it and wait
 	const goroutines, lines = 8, 2000
 	var wg sync.WaitGroup
 	for g := range goroutines {
@@ -82,11 +82,93 @@ func TestAsyncWriterLosesNothingOnClose(t *testing.T) {
 // Close with nothing written returns at once; a second Close is harmless.
 func TestAsyncWriterCloseTwice(t *testing.T) {
 	sw := &slowWriter{}
-	a := newAsyncWriter(sw, 1<<10)
+	a := newAsyncWriter(sw, 1<<10, time.Millisecond)
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// countingWriter counts its writes.
+type countingWriter struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes++
+	return w.buf.Write(p)
+}
+
+func (w *countingWriter) state() (string, int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String(), w.writes
+}
+
+// With a linger, lines that come one by one, as requests' access lines do, go out in a few
+// writes, not one each (without it, the idle flusher writes each line as it comes); a lone line
+// still goes out by itself, without a Close.
+func TestAsyncWriterLingerGathersLines(t *testing.T) {
+	cw := &countingWriter{}
+	a := newAsyncWriter(cw, 1<<20, 20*time.Millisecond)
+	defer a.Close()
+	const lines = 200
+	for i := range lines {
+		if _, err := fmt.Fprintf(a, "{\"i\":%d}\n", i); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, writes := cw.state()
+		if strings.Count(out, "\n") == lines {
+			if writes > lines/10 {
+				t.Errorf("%d writes for %d lines", writes, lines)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d lines written after 10 s", strings.Count(out, "\n"), lines)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := a.Write([]byte("{\"lone\":true}\n")); err != nil {
+		t.Fatal(err)
+	}
+	for out, _ := cw.state(); !strings.HasSuffix(out, "{\"lone\":true}\n"); out, _ = cw.state() {
+		if time.Now().After(deadline) {
+			t.Fatal("a lone line was not written")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Close does not wait out the linger: it writes what is gathered and returns.
+func TestAsyncWriterCloseDuringLinger(t *testing.T) {
+	cw := &countingWriter{}
+	a := newAsyncWriter(cw, 1<<20, time.Hour)
+	if _, err := a.Write([]byte("{\"a\":1}\n")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // the flusher is woken and lingers
+	done := make(chan error, 1)
+	go func() { done <- a.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for the linger")
+	}
+	if out, _ := cw.state(); out != "{\"a\":1}\n" {
+		t.Errorf("written: %q", out)
 	}
 }

@@ -57,6 +57,9 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	return slog.New(jsonlog.New(w, l))
 }
 
+// logLinger is how long the log's flusher gathers lines before it writes them (asyncWriter).
+const logLinger = 2 * time.Millisecond
+
 // cmdServe checks its configuration and binds the listener before it touches the database
 // (a busy port or a missing Postgres log key changes nothing), then migrates, serves until ctx
 // ends (SIGINT/SIGTERM), then lets in-flight requests finish within the shutdown timeout.
@@ -67,7 +70,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	// The log's lines are gathered and written by one goroutine (the access log's line costs a
 	// request no write); the deferred Close, run last, writes every line before serve returns.
-	logOut := newAsyncWriter(stderr, 1<<20)
+	logOut := newAsyncWriter(stderr, 1<<20, logLinger)
 	defer logOut.Close()
 	log := newLogger(logOut, cfg.LogLevel)
 	ln, err := net.Listen("tcp", cfg.Addr)
