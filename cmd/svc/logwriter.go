@@ -20,9 +20,9 @@ type asyncWriter struct {
 	w      io.Writer
 	max    int
 	linger time.Duration
-	wake chan struct{} // capacity 1: the flusher has something to write
-	stop chan struct{} // closed by Close
-	done chan struct{} // closed when the flusher has returned
+	wake   chan struct{} // capacity 1: the flusher has something to write
+	stop   chan struct{} // closed by Close
+	done   chan struct{} // closed when the flusher has returned
 
 	mu      sync.Mutex
 	drained *sync.Cond // signalled when the flusher has taken the buffer
