@@ -3,8 +3,8 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,7 +46,7 @@ func etagMatches(header *string, digest string) bool {
 
 func cacheHeaders(digest string, ttl int64) (etag, cacheControl *string) {
 	e := `"` + digest + `"`
-	c := fmt.Sprintf("public, max-age=%d", ttl)
+	c := "public, max-age=" + strconv.FormatInt(ttl, 10)
 	return &e, &c
 }
 
