@@ -2,14 +2,12 @@ package store_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"golang.org/x/text/cases"
 
 	"github.com/svc-directory/svc/directory"
@@ -332,110 +330,6 @@ func TestSearchCaseFolds(t *testing.T) {
 			slices.Sort(got)
 			if !slices.Equal(got, tc.want) || res.Total != int64(len(tc.want)) {
 				t.Errorf("%+v %q: found %v (total %d), want %v", tc.fields, tc.record, got, res.Total, tc.want)
-			}
-		}
-	})
-}
-
-// TestPlannerStatisticsFollowBulkWrites: after large add-records batches the store refreshes
-// the planner's statistics of the record tables by itself (in the background), so that search
-// plans do not wait for autovacuum, which may be off. Read from pg_stat_user_tables: the
-// tables were ANALYZEd (by a command, not by autovacuum) and the statistics count every row.
-func TestPlannerStatisticsFollowBulkWrites(t *testing.T) {
-	s, dbURL := storetest.OpenURL(t, store.DialectPostgres)
-	ctx := context.Background()
-	ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, directory.NamespaceInput{Name: "Bulk Co"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "people", Tag: directory.TagCustom,
-		Schema: map[string]any{"type": "object"}}); err != nil {
-		t.Fatal(err)
-	}
-	const batches = 3
-	for b := range batches {
-		in := make([]directory.RecordInput, directory.MaxBatch)
-		for i := range in {
-			in[i] = directory.RecordInput{RecordName: fmt.Sprintf("p-%d-%04d", b, i), Details: map[string]any{"zip": fmt.Sprintf("%05d", b*directory.MaxBatch+i)}}
-		}
-		if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, in); err != nil {
-			t.Fatal(err)
-		}
-	}
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	// The refresh runs in the background: wait for it (a generous deadline, not a measurement).
-	var state string
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		ok := true
-		state = ""
-		for _, table := range []string{"records", "record_versions"} {
-			var analyzed bool
-			var tuples float64
-			if err := conn.QueryRow(ctx, `SELECT s.last_analyze IS NOT NULL, c.reltuples FROM pg_stat_user_tables s
-				JOIN pg_class c ON c.oid = s.relid WHERE s.relid = $1::regclass`, table).Scan(&analyzed, &tuples); err != nil {
-				t.Fatal(err)
-			}
-			state += fmt.Sprintf(" %s: analyzed %v, reltuples %.0f;", table, analyzed, tuples)
-			ok = ok && analyzed && tuples >= batches*directory.MaxBatch
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("statistics not refreshed after %d records were added:%s", batches*directory.MaxBatch, state)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// TestSearchOddValuesAreLiteral: values that mean something to a full-text query syntax or to
-// a regular expression (quotes, operators, column filters, NUL, invalid UTF-8) are searched
-// for literally on both dialects, and never fail.
-func TestSearchOddValuesAreLiteral(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *store.Store) {
-		ctx := context.Background()
-		ns, err := s.CreateNamespace(ctx, newOwner(t, s), creator, directory.NamespaceInput{Name: "Odd Co"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.CreateRegistry(ctx, ns.NamespaceID, creator, directory.RegistryInput{RegistryName: "r", Tag: directory.TagCustom,
-			Schema: map[string]any{"type": "object"}}); err != nil {
-			t.Fatal(err)
-		}
-		values := []string{`say "hi" now`, `a""b`, `x* OR y`, `NEAR(a b)`, `search_text : "q"`, `{record_name}: ab`, `^(a|b)+$`,
-			`50% _off_`, `\d\\`, "tab\there", "😀😀😀", "é́é"}
-		var in []directory.RecordInput
-		for i, v := range values {
-			in = append(in, directory.RecordInput{RecordName: fmt.Sprintf("odd-%02d", i), Details: map[string]any{"v": v}})
-		}
-		if _, err := s.AddRecords(ctx, ns.NamespaceID, "r", creator, in); err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range values {
-			res, err := s.Search(ctx, ns.NamespaceID, store.SearchOptions{Fields: []store.FieldFilter{{Path: "v", Value: v}}, Member: true, Page: 1, Size: 20})
-			if err != nil {
-				t.Fatalf("%q: %v", v, err)
-			}
-			if want := fmt.Sprintf("odd-%02d", i); len(res.Records) != 1 || res.Records[0].RecordName != want {
-				t.Errorf("%q: found %d records, want %s alone", v, len(res.Records), want)
-			}
-		}
-		for _, v := range []string{"\x00\x00\x00", "ab\x00cd", "\xff\xfe\xfd", "\xffabc", `"""`, "   ", "\u0301\u0301\u0301"} {
-			for _, f := range []store.SearchOptions{{Fields: []store.FieldFilter{{Path: "v", Value: v}}}, {RecordName: v}} {
-				f.Member, f.Page, f.Size = true, 1, 20
-				res, err := s.Search(ctx, ns.NamespaceID, f)
-				// Postgres refuses NUL and invalid UTF-8 in text as ErrInvalid (the server refuses
-				// them before).
-				if err != nil && !errors.Is(err, directory.ErrInvalid) {
-					t.Fatalf("%q: %v", v, err)
-				}
-				if err == nil && s.Dialect() == store.DialectSQLite && len(res.Records) != 0 {
-					t.Errorf("%q finds %d records", v, len(res.Records))
-				}
 			}
 		}
 	})

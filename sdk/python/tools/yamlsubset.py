@@ -14,16 +14,12 @@ import json
 import re
 from typing import Any
 
+from yamlflow import Flow, YAMLError, balanced, closed, plain, strip_comment
+
 __all__ = ["load", "YAMLError"]
 
 
-class YAMLError(ValueError):
-    pass
-
-
 _KEY = re.compile(r"""((?:'(?:[^']|'')*')|(?:"(?:[^"\\]|\\.)*")|(?:[^\s'"#{}\[\],&*!|>%@`-][^#]*?|-[^\s#][^#]*?)):(?:\s+|$)""")
-_INT = re.compile(r"[-+]?(0|[1-9][0-9]*)\Z")
-_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
 
 
 def load(text: str) -> Any:
@@ -37,12 +33,6 @@ def load(text: str) -> Any:
     if r.i < len(lines):
         raise YAMLError(f"line {r.i + 1}: unexpected text at this indentation")
     return value
-
-
-def _strip_comment(s: str) -> str:
-    # A comment starts at " #" outside quotes (the caller has taken quoted scalars already).
-    m = re.search(r"(^|\s)#", s)
-    return (s[: m.start()] if m else s).rstrip()
 
 
 class _Reader:
@@ -133,7 +123,7 @@ class _Reader:
 
     def value_after(self, rest: str, indent: int, seq_may_share_indent: bool) -> Any:
         """The value of an entry whose text after the indicator is rest (on line self.i)."""
-        stripped = _strip_comment(rest) if not rest.lstrip().startswith(("'", '"')) else rest.strip()
+        stripped = strip_comment(rest) if not rest.lstrip().startswith(("'", '"')) else rest.strip()
         if stripped == "":
             self.i += 1
             self.skip_blank()
@@ -157,30 +147,30 @@ class _Reader:
         text = first
         self.i += 1
         if first.startswith(("[", "{")):
-            while not _balanced(text):
+            while not balanced(text):
                 if self.i >= len(self.lines):
                     raise YAMLError(f"line {start + 1}: unclosed flow collection")
                 text += " " + self.lines[self.i].strip()
                 self.i += 1
-            p = _Flow(text, start)
+            p = Flow(text, start)
             v = p.value()
             p.end()
             return v
         if first.startswith(("'", '"')):
             q = first[0]
-            while not _closed(text, q):
+            while not closed(text, q):
                 if self.i >= len(self.lines):
                     raise YAMLError(f"line {start + 1}: unclosed quoted scalar")
                 nxt = self.lines[self.i].strip()
                 text = text + ("\n" if nxt == "" else " ") + nxt if nxt else text + "\n"
                 self.i += 1
-            p = _Flow(text, start)
+            p = Flow(text, start)
             v = p.quoted()
-            rest = _strip_comment(text[p.pos:])
+            rest = strip_comment(text[p.pos:])
             if rest:
                 raise YAMLError(f"line {start + 1}: text after a quoted scalar")
             return v
-        parts = [_strip_comment(first)]
+        parts = [strip_comment(first)]
         while self.i < len(self.lines):
             line = self.lines[self.i]
             if self.blank(self.i):
@@ -195,7 +185,7 @@ class _Reader:
                 break
             if self.indent_of(self.i) <= indent:
                 break
-            parts.append(_strip_comment(line.strip()))
+            parts.append(strip_comment(line.strip()))
             self.i += 1
         out = ""
         for p in parts:
@@ -205,7 +195,7 @@ class _Reader:
                 out += p
             else:
                 out += " " + p
-        return _plain(out) if len(parts) == 1 else out
+        return plain(out) if len(parts) == 1 else out
 
     def block_scalar(self, header: str, indent: int) -> str:
         m = re.fullmatch(r"([|>])([-+]?)", header)
@@ -272,174 +262,3 @@ def _fold(lines: list[str]) -> str:
         if line != "":
             prev_more = more
     return out
-
-
-def _balanced(s: str) -> bool:
-    depth = 0
-    q = ""
-    i = 0
-    while i < len(s):
-        c = s[i]
-        if q:
-            if q == "'" and c == "'" and s[i + 1 : i + 2] == "'":
-                i += 2
-                continue
-            if q == '"' and c == "\\":
-                i += 2
-                continue
-            if c == q:
-                q = ""
-        elif c in "'\"":
-            q = c
-        elif c in "[{":
-            depth += 1
-        elif c in "]}":
-            depth -= 1
-        i += 1
-    return depth == 0
-
-
-def _closed(s: str, q: str) -> bool:
-    i = 1
-    while i < len(s):
-        c = s[i]
-        if q == "'" and c == "'":
-            if s[i + 1 : i + 2] == "'":
-                i += 2
-                continue
-            return True
-        if q == '"':
-            if c == "\\":
-                i += 2
-                continue
-            if c == '"':
-                return True
-        i += 1
-    return False
-
-
-def _plain(s: str) -> Any:
-    if s in ("", "~", "null", "Null", "NULL"):
-        return None
-    if s in ("true", "True", "TRUE"):
-        return True
-    if s in ("false", "False", "FALSE"):
-        return False
-    if _INT.match(s):
-        return int(s)
-    if _FLOAT.match(s) and any(ch.isdigit() for ch in s):
-        return float(s)
-    if s[0] in "&*!|>%@`":
-        raise YAMLError(f"unsupported plain scalar {s[:20]!r}")
-    return s
-
-
-class _Flow:
-    def __init__(self, text: str, line: int) -> None:
-        self.s = text
-        self.pos = 0
-        self.line = line
-
-    def fail(self, msg: str) -> YAMLError:
-        return YAMLError(f"line {self.line + 1}: {msg} in {self.s[:60]!r}")
-
-    def ws(self) -> None:
-        while self.pos < len(self.s) and self.s[self.pos] in " \n":
-            self.pos += 1
-
-    def end(self) -> None:
-        self.ws()
-        rest = _strip_comment(self.s[self.pos:])
-        if rest:
-            raise self.fail("text after a flow collection")
-
-    def value(self) -> Any:
-        self.ws()
-        c = self.s[self.pos : self.pos + 1]
-        if c == "[":
-            self.pos += 1
-            out = []
-            self.ws()
-            if self.s[self.pos : self.pos + 1] == "]":
-                self.pos += 1
-                return out
-            while True:
-                out.append(self.value())
-                self.ws()
-                c = self.s[self.pos : self.pos + 1]
-                self.pos += 1
-                if c == "]":
-                    return out
-                if c != ",":
-                    raise self.fail("expected , or ]")
-        if c == "{":
-            self.pos += 1
-            obj: dict[str, Any] = {}
-            self.ws()
-            if self.s[self.pos : self.pos + 1] == "}":
-                self.pos += 1
-                return obj
-            while True:
-                self.ws()
-                k = self.value()
-                self.ws()
-                if self.s[self.pos : self.pos + 1] != ":":
-                    raise self.fail("expected :")
-                self.pos += 1
-                key = k if isinstance(k, str) else json.dumps(k)
-                obj[key] = self.value()
-                self.ws()
-                c = self.s[self.pos : self.pos + 1]
-                self.pos += 1
-                if c == "}":
-                    return obj
-                if c != ",":
-                    raise self.fail("expected , or }")
-        if c in ("'", '"'):
-            return self.quoted()
-        m = re.compile(r"[^,\[\]{}:\n]*(?::(?![\s,\]}])[^,\[\]{}:\n]*)*").match(self.s, self.pos)
-        assert m is not None
-        self.pos = m.end()
-        return _plain(m.group(0).strip())
-
-    def quoted(self) -> str:
-        q = self.s[self.pos]
-        i = self.pos + 1
-        out = []
-        while i < len(self.s):
-            c = self.s[i]
-            if q == "'":
-                if c == "'":
-                    if self.s[i + 1 : i + 2] == "'":
-                        out.append("'")
-                        i += 2
-                        continue
-                    self.pos = i + 1
-                    return _fold_quoted("".join(out))
-                out.append(c)
-                i += 1
-                continue
-            if c == "\\":
-                e = self.s[i + 1 : i + 2]
-                simple = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "0": "\0", "r": "\r", " ": " ", "b": "\b", "f": "\f", "e": "\x1b", "N": "\x85", "_": "\xa0"}
-                if e in simple:
-                    out.append(simple[e])
-                    i += 2
-                    continue
-                if e in "xuU":
-                    n = {"x": 2, "u": 4, "U": 8}[e]
-                    out.append(chr(int(self.s[i + 2 : i + 2 + n], 16)))
-                    i += 2 + n
-                    continue
-                raise self.fail(f"unknown escape \\{e}")
-            if c == '"':
-                self.pos = i + 1
-                return _fold_quoted("".join(out))
-            out.append(c)
-            i += 1
-        raise self.fail("unclosed quoted scalar")
-
-
-def _fold_quoted(s: str) -> str:
-    # The caller joined continuation lines with a space, and an empty line with "\n".
-    return s

@@ -1,0 +1,142 @@
+package clustertest
+
+import (
+	"syscall"
+	"testing"
+	"time"
+)
+
+// kill -9 of a replica under read load through the proxy fails no read; once it is started
+// again, reads go to it again.
+func TestReplicaKilledUnderReadLoad(t *testing.T) {
+	c := open(t)
+	ns := c.registry(t, "replica-kill")
+	c.addRecords(t, ns, 200)
+	victim := replicaName(c.replicas[0])
+	before := c.sumMetric(t, "svc_db_read_queries_total", `target="`+victim+`"`)
+	stop := make(chan struct{})
+	l := c.startLoad(c.proxy, ns, 200, 8, stop)
+	time.Sleep(1500 * time.Millisecond)
+	during := c.sumMetric(t, "svc_db_read_queries_total", `target="`+victim+`"`)
+	if during <= before {
+		close(stop)
+		l.wg.Wait()
+		t.Fatalf("before the kill no read went to %s (%v then %v)", victim, before, during)
+	}
+	c.kill9(t, "replica1")
+	killedAt := l.ok.Load() + l.failed.Load()
+	time.Sleep(3 * time.Second)
+	down := c.sumMetric(t, "svc_db_read_queries_total", `target="`+victim+`"`)
+	c.start(t, "replica1")
+	// Reads return to it once its probes find it well.
+	deadline := time.Now().Add(20 * time.Second)
+	var back float64
+	for time.Now().Before(deadline) {
+		if back = c.sumMetric(t, "svc_db_read_queries_total", `target="`+victim+`"`); back > down+50 {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	close(stop)
+	l.wg.Wait()
+	t.Logf("%d reads (%d after the kill), %d failed; reads to %s: %v before the kill, %v when restarted, %v after",
+		l.ok.Load()+l.failed.Load(), l.ok.Load()+l.failed.Load()-killedAt, l.failed.Load(), victim, during, down, back)
+	if l.failed.Load() != 0 {
+		t.Fatalf("%d reads failed while a replica died: %v", l.failed.Load(), l.firsts)
+	}
+	if back <= down+50 {
+		t.Fatalf("reads did not return to %s after its restart (%v then %v)", victim, down, back)
+	}
+	for _, u := range c.instances {
+		var rd answer
+		for range 50 {
+			rd, _ = c.do("GET", u+"/readyz", nil, "")
+			if rd.status == 200 && rd.body["replicas_ready"] == float64(len(c.replicas)) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if rd.body["replicas_ready"] != float64(len(c.replicas)) {
+			t.Fatalf("%s/readyz after the restart: %v", u, rd.body)
+		}
+	}
+}
+
+// A replica that stops answering (SIGSTOP: its connections stay open, its queries never
+// return) under read load fails no read, and holds none for long: its probes time out within
+// a second, and the reads waiting on it run again on the primary. Once it answers again, it
+// is taken back.
+func TestReplicaHangsUnderReadLoad(t *testing.T) {
+	c := open(t)
+	ns := c.registry(t, "replica-hang")
+	c.addRecords(t, ns, 200)
+	stop := make(chan struct{})
+	l := c.startLoad(c.proxy, ns, 200, 8, stop)
+	time.Sleep(time.Second)
+	l.slowest.Store(0)
+	c.signal(t, "replica2", syscall.SIGSTOP)
+	stopped := true
+	defer func() {
+		if stopped {
+			c.signal(t, "replica2", syscall.SIGCONT)
+		}
+	}()
+	time.Sleep(3 * time.Second)
+	c.signal(t, "replica2", syscall.SIGCONT)
+	stopped = false
+	close(stop)
+	l.wg.Wait()
+	slowest := time.Duration(l.slowest.Load())
+	t.Logf("%d reads, %d failed; the slowest took %v", l.ok.Load()+l.failed.Load(), l.failed.Load(), slowest.Round(time.Millisecond))
+	if l.failed.Load() != 0 {
+		t.Fatalf("%d reads failed while a replica hung: %v", l.failed.Load(), l.firsts)
+	}
+	if slowest > 2*time.Second {
+		t.Fatalf("a read waited %v on a hung replica", slowest)
+	}
+	for _, u := range c.instances {
+		var rd answer
+		for range 100 {
+			if rd, _ = c.do("GET", u+"/readyz", nil, ""); rd.body["replicas_ready"] == float64(len(c.replicas)) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if rd.body["replicas_ready"] != float64(len(c.replicas)) {
+			t.Fatalf("%s/readyz after the replica answered again: %v", u, rd.body)
+		}
+	}
+}
+
+// kill -9 of an instance under read load: the proxy routes around it, and only requests in
+// flight on that instance (at most one per load worker) may fail; after it, none do.
+func TestInstanceKilledUnderLoad(t *testing.T) {
+	c := open(t)
+	ns := c.registry(t, "instance-kill")
+	c.addRecords(t, ns, 200)
+	const workers = 8
+	stop := make(chan struct{})
+	l := c.startLoad(c.proxy, ns, 200, workers, stop)
+	time.Sleep(time.Second)
+	c.kill9(t, "svc2")
+	time.Sleep(2 * time.Second) // the proxy's checks mark it down within 1 s
+	failedSoon := l.failed.Load()
+	time.Sleep(2 * time.Second)
+	close(stop)
+	l.wg.Wait()
+	c.start(t, "svc2")
+	t.Logf("%d reads, %d failed (all in the 2 s after the kill)", l.ok.Load()+l.failed.Load(), l.failed.Load())
+	if failedSoon > workers {
+		t.Fatalf("%d reads failed when an instance died; at most the %d in flight may: %v", failedSoon, workers, l.firsts)
+	}
+	if l.failed.Load() != failedSoon {
+		t.Fatalf("reads still failed 2 s after the kill: %d then %d: %v", failedSoon, l.failed.Load(), l.firsts)
+	}
+	if l.ok.Load() < 100 {
+		t.Fatalf("only %d reads succeeded", l.ok.Load())
+	}
+	// The restarted instance serves again through the proxy.
+	if a := c.must(t, 200, "GET", c.instances[1]+"/readyz", nil); a.body["message"] != "ready" {
+		t.Fatalf("svc2 after its restart: %v", a.body)
+	}
+}
