@@ -16,7 +16,8 @@ type accessWriter interface{ WriteAccess(jsonlog.Access) }
 
 // observe times every request once, for its access line and its metrics (when on). It runs
 // after the request id middleware; a handler's error is answered by the error handler after the
-// chain, so its status is derived here the same way.
+// chain (unless the answer had begun: then the status sent stands), so the status is derived
+// here the same way, once for both.
 func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
@@ -27,21 +28,21 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		if route == "" {
 			route = "unmatched"
 		}
-		if s.metrics != nil {
-			s.metrics.record(c, err, route, elapsed)
+		status := c.Response().Status
+		if err != nil && !c.Response().Committed {
+			status = answer(err, c.Request()).Status
 		}
-		s.logAccess(c, err, route, now, elapsed)
+		if s.metrics != nil {
+			s.metrics.record(c, route, status, elapsed)
+		}
+		s.logAccess(c, route, status, now, elapsed)
 		return err
 	}
 }
 
 // logAccess writes the request's line at level info: method, route template, status, duration
 // and request id.
-func (s *Server) logAccess(c echo.Context, err error, route string, now time.Time, elapsed time.Duration) {
-	status := c.Response().Status
-	if err != nil && !c.Response().Committed {
-		status = answer(err, c.Request()).Status
-	}
+func (s *Server) logAccess(c echo.Context, route string, status int, now time.Time, elapsed time.Duration) {
 	a := jsonlog.Access{Time: now, Method: requestMethod(c), Route: route, Status: status,
 		DurationMS: float64(elapsed.Microseconds()) / 1000, RequestID: requestID(c)}
 	if s.access != nil {

@@ -57,12 +57,7 @@ func newMetrics(s *Server, extra []prometheus.Collector) *metrics {
 // values, whatever clients send: the route is the template echo matched (never the raw path;
 // "unmatched" when none did), the method one of the standard ones or "other", and the status a
 // three-digit code.
-func (m *metrics) record(c echo.Context, err error, route string, elapsed time.Duration) {
-	status := c.Response().Status
-	if err != nil {
-		// The error handler runs after the middleware chain; derive the status it will send.
-		status = answer(err, c.Request()).Status
-	}
+func (m *metrics) record(c echo.Context, route string, status int, elapsed time.Duration) {
 	o := m.children(route, methodLabel(c.Request().Method), status)
 	o.requests.Inc()
 	o.latency.Observe(elapsed.Seconds())
