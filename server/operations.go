@@ -69,9 +69,9 @@ type operation struct {
 // the slashes (0%2Fx001%2F234.p%2F17) and is answered alike.
 const restOfPathExt = "x-svc-rest-of-path"
 
-// loadOperations indexes the contract by echo route ("GET /svc/lookup/:namespace").
-func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
-	ops := map[string]*operation{}
+// loadOperations indexes the contract by method and echo route (GET /svc/lookup/:namespace).
+func loadOperations(doc *openapi3.T) (map[opKey]*operation, error) {
+	ops := map[opKey]*operation{}
 	bulk := 0
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -110,7 +110,7 @@ func loadOperations(doc *openapi3.T) (map[string]*operation, error) {
 					}
 				}
 			}
-			ops[method+" "+echoPath(path)] = o
+			ops[opKey{method, echoPath(path)}] = o
 			if v, ok := op.Extensions[restOfPathExt]; ok {
 				if name, _ := v.(string); !strings.HasSuffix(path, "/{"+name+"}") {
 					return nil, fmt.Errorf("server: %s of %s must name the parameter that ends its path", restOfPathExt, o.id)
@@ -132,16 +132,7 @@ var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
 // echoPath turns /svc/lookup/{namespace} into echo's /svc/lookup/:namespace.
 func echoPath(p string) string { return pathParam.ReplaceAllString(p, ":$1") }
 
-// opKey names an operation by its method and echo route (a request's, without building the
-// string "METHOD route" loadOperations keys them by).
+// opKey names an operation by its method and echo route, as a request's are known.
 type opKey struct{ method, route string }
 
-// byRoute indexes the operations of loadOperations by opKey.
-func byRoute(ops map[string]*operation) map[opKey]*operation {
-	m := make(map[opKey]*operation, len(ops))
-	for k, op := range ops {
-		method, route, _ := strings.Cut(k, " ")
-		m[opKey{method, route}] = op
-	}
-	return m
-}
+func (k opKey) String() string { return k.method + " " + k.route }

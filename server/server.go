@@ -139,7 +139,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: the store is not migrated: %w", err)
 	}
-	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: byRoute(ops), spec: svc.OpenAPI,
+	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
 		entries: entries.New(cfg.Store, recordschema.NewCache(4096)), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now),
 		logReader: translog.NewReader(cfg.Store), logKey: cfg.LogVerifierKey, webhookInsecure: cfg.WebhookInsecure}
 	s.access, _ = cfg.Logger.Handler().(accessWriter)
