@@ -292,6 +292,25 @@ func (c *cluster) startLoad(url, ns string, n, workers int, stop <-chan struct{}
 	return l
 }
 
+// replicasReady waits up to wait (polling every 100 ms) until every instance's /readyz answers
+// 200 with all the cluster's replicas ready, and fails the test naming the first that did not
+// (when: the moment, in the message).
+func (c *cluster) replicasReady(t testing.TB, wait time.Duration, when string) {
+	for _, u := range c.instances {
+		var rd answer
+		for range int(wait / (100 * time.Millisecond)) {
+			rd, _ = c.do("GET", u+"/readyz", nil, "")
+			if rd.status == 200 && rd.body["replicas_ready"] == float64(len(c.replicas)) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if rd.body["replicas_ready"] != float64(len(c.replicas)) {
+			t.Fatalf("%s/readyz %s: %v", u, when, rd.body)
+		}
+	}
+}
+
 // replayed waits until every running replica has replayed the primary's WAL past tok, so that
 // reads without a token see what was written before it.
 func (c *cluster) replayed(t testing.TB, tok string) {

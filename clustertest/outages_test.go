@@ -47,19 +47,7 @@ func TestReplicaKilledUnderReadLoad(t *testing.T) {
 	if back <= down+50 {
 		t.Fatalf("reads did not return to %s after its restart (%v then %v)", victim, down, back)
 	}
-	for _, u := range c.instances {
-		var rd answer
-		for range 50 {
-			rd, _ = c.do("GET", u+"/readyz", nil, "")
-			if rd.status == 200 && rd.body["replicas_ready"] == float64(len(c.replicas)) {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if rd.body["replicas_ready"] != float64(len(c.replicas)) {
-			t.Fatalf("%s/readyz after the restart: %v", u, rd.body)
-		}
-	}
+	c.replicasReady(t, 5*time.Second, "after the restart")
 }
 
 // A replica that stops answering (SIGSTOP: its connections stay open, its queries never
@@ -94,18 +82,7 @@ func TestReplicaHangsUnderReadLoad(t *testing.T) {
 	if slowest > 2*time.Second {
 		t.Fatalf("a read waited %v on a hung replica", slowest)
 	}
-	for _, u := range c.instances {
-		var rd answer
-		for range 100 {
-			if rd, _ = c.do("GET", u+"/readyz", nil, ""); rd.body["replicas_ready"] == float64(len(c.replicas)) {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if rd.body["replicas_ready"] != float64(len(c.replicas)) {
-			t.Fatalf("%s/readyz after the replica answered again: %v", u, rd.body)
-		}
-	}
+	c.replicasReady(t, 10*time.Second, "after the replica answered again")
 }
 
 // kill -9 of an instance under read load: the proxy routes around it, and only requests in
