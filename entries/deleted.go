@@ -44,11 +44,11 @@ func (s *Service) RestoreNamespace(ctx context.Context, c Caller, namespaceID st
 func (s *Service) namespaceDelete(ctx context.Context, c Caller, ref string, action directory.Action, reason string) (Deleted, error) {
 	var out Deleted
 	err := s.st.InTx(ctx, func(tx *store.Tx) error {
-		a, err := tx.NamespaceForWrite(ref, c.UserID, true)
+		a, err := tx.NamespaceForWrite(ref, c.principal(), true)
 		if err != nil {
 			return err
 		}
-		if err := (directory.Access{Role: a.Role}).WriteNamespace(true); err != nil {
+		if err := a.Access.WriteNamespace(true); err != nil {
 			return err
 		}
 		next, err := a.SealedNamespace.Delete(action, tx.Stamp())
@@ -110,8 +110,8 @@ func (s *Service) registryDelete(ctx context.Context, c Caller, ref, name string
 // or not, and authorizes the caller with allow; its namespace must not be deleted (to a delete it
 // is missing; a restore is ErrParentDeleted).
 func registryWithDeleted(tx *store.Tx, c Caller, ref, name string, allow func(directory.Access) error, action directory.Action) (store.RegistryAccess, error) {
-	a, err := tx.RegistryForWrite(ref, name, c.UserID)
-	if denied := allow(directory.Access{Role: a.Role, RegistryDelegate: a.RegistryDelegate}); denied != nil {
+	a, err := tx.RegistryForWrite(ref, name, c.principal())
+	if denied := allow(a.Access); denied != nil {
 		return a, denied
 	}
 	switch {

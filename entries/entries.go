@@ -19,12 +19,19 @@ type Store interface {
 	InTx(ctx context.Context, fn func(tx *store.Tx) error) error
 }
 
-// Caller is the authenticated user an operation acts for: its id, and its DID, which the
-// versions it creates name as their creator.
+// Caller is the authenticated user an operation acts for: its id, the API key its request
+// presented ("" for a user's own background work, such as a CSV job), and its DID, which the
+// versions it creates name as their creator. Every write reads what the caller may do in its
+// own transaction, after the locks that order it (store.Tx.NamespaceForWrite): a key revoked
+// or a role lost while the request was under way refuses the write.
 type Caller struct {
 	UserID string
+	KeyID  string
 	DID    string
 }
+
+// principal is the caller as the store's write authorization knows it.
+func (c Caller) principal() store.Principal { return store.Principal{UserID: c.UserID, KeyID: c.KeyID} }
 
 // Service runs the operations.
 type Service struct {

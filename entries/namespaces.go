@@ -33,7 +33,7 @@ func (s *Service) UpdateNamespace(ctx context.Context, c Caller, ref, ifMatch st
 		if err != nil {
 			return err
 		}
-		if err := (directory.Access{Role: a.Role}).WriteNamespace(false); err != nil {
+		if err := a.Access.WriteNamespace(false); err != nil {
 			return err
 		}
 		if err := stale(ifMatch, a.Version); err != nil {
@@ -64,7 +64,7 @@ func (s *Service) NamespaceAccess(ctx context.Context, c Caller, ref string, own
 			return err
 		}
 		id = a.NamespaceID
-		return (directory.Access{Role: a.Role}).WriteNamespace(ownerOnly)
+		return a.Access.WriteNamespace(ownerOnly)
 	})
 	return id, err
 }
@@ -79,14 +79,14 @@ func (s *Service) TransferOwnership(ctx context.Context, c Caller, ref, email st
 		if err != nil {
 			return err
 		}
-		if err := (directory.Access{Role: a.Role}).WriteNamespace(true); err != nil {
+		if err := a.Access.WriteNamespace(true); err != nil {
 			return err
 		}
 		to, err := tx.UserByEmail(email)
 		if err != nil {
 			return err
 		}
-		if err := (directory.Access{Role: a.Role}).TransferOwnership(a.OwnerID, to.ID); err != nil {
+		if err := a.Access.TransferOwnership(a.OwnerID, to.ID); err != nil {
 			return err
 		}
 		next, err := a.SealedNamespace.Transfer(to.ID, tx.Stamp())

@@ -38,7 +38,7 @@ func (s *Service) CreateRegistry(ctx context.Context, c Caller, ref string, in d
 		if err != nil {
 			return err
 		}
-		if err := (directory.Access{Role: a.Role}).WriteNamespace(false); err != nil {
+		if err := a.Access.WriteNamespace(false); err != nil {
 			return err
 		}
 		if in.Tag, in.Schema, err = RegistrySchema(in.Tag, in.Schema); err != nil {
@@ -84,12 +84,12 @@ func (s *Service) UpdateRegistry(ctx context.Context, c Caller, ref, name, ifMat
 // registryForWrite reads and locks the registry a write names and authorizes the caller with
 // allow; a caller who may not write is refused before it learns whether the registry exists.
 func registryForWrite(tx *store.Tx, c Caller, ref, name string, allow func(directory.Access) error) (store.RegistryAccess, error) {
-	a, err := tx.RegistryForWrite(ref, name, c.UserID)
+	a, err := tx.RegistryForWrite(ref, name, c.principal())
 	var nf *directory.NotFoundError
 	if err != nil && (!errors.As(err, &nf) || nf.Missing != directory.MissingRegistry) {
 		return a, err
 	}
-	if denied := allow(directory.Access{Role: a.Role, RegistryDelegate: a.RegistryDelegate}); denied != nil {
+	if denied := allow(a.Access); denied != nil {
 		return a, denied
 	}
 	if err == nil {
@@ -104,7 +104,7 @@ func registryForWrite(tx *store.Tx, c Caller, ref, name string, allow func(direc
 // namespaceForWrite reads the namespace a write names (NamespaceForWrite) with the caller's
 // role; a deleted namespace is missing to writes.
 func namespaceForWrite(tx *store.Tx, c Caller, ref string, lock bool) (store.NamespaceAccess, error) {
-	a, err := tx.NamespaceForWrite(ref, c.UserID, lock)
+	a, err := tx.NamespaceForWrite(ref, c.principal(), lock)
 	if err == nil && directory.Gone(a.State) {
 		return a, directory.NotFound(directory.MissingNamespace, ref)
 	}

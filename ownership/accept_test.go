@@ -37,7 +37,7 @@ func acceptSetup(t *testing.T, s *store.Store, v *ownership.Service) (attester, 
 			t.Fatal(err)
 		}
 	}
-	if err := v.MarkSelfVerified(ctx, a.NamespaceID, "attester.test", store.MethodSelfDNS); err != nil {
+	if err := v.MarkSelfVerified(ctx, a.NamespaceID, "attester.test", store.MethodSelfDNS, store.Principal{}); err != nil {
 		t.Fatal(err)
 	}
 	g, err := v.Generate(ctx, ownership.Generate{NamespaceID: c.NamespaceID, Domain: "carol.test", Method: store.MethodDelegated,

@@ -85,7 +85,7 @@ type Verified struct {
 // was generated is not checked, and is refused again in the transaction that records the
 // verification (under a share lock of its allow-list entries on Postgres), so that a domain
 // disallowed while its check ran is not verified.
-func (v *Service) Verify(ctx context.Context, namespaceID, domain string) (Verified, error) {
+func (v *Service) Verify(ctx context.Context, namespaceID, domain string, by store.Principal) (Verified, error) {
 	chs, err := v.store.Challenges(ctx, namespaceID)
 	if err != nil {
 		return Verified{}, err
@@ -129,17 +129,20 @@ func (v *Service) Verify(ctx context.Context, namespaceID, domain string) (Verif
 	if res.Method == "http" {
 		method = store.MethodSelfHTTP
 	}
-	if err := v.MarkSelfVerified(ctx, namespaceID, ch.Domain, method); err != nil {
+	if err := v.MarkSelfVerified(ctx, namespaceID, ch.Domain, method, by); err != nil {
 		return Verified{}, err
 	}
 	return Verified{Domain: ch.Domain, Method: method, Detail: res.Detail}, nil
 }
 
-// MarkSelfVerified makes the namespace the holder of the domain through a self method, in one
-// transaction that requires the domain to be in the global registry (locking the entries that
-// cover it on Postgres until it commits).
-func (v *Service) MarkSelfVerified(ctx context.Context, namespaceID, domain, method string) error {
+// MarkSelfVerified makes the namespace the holder of the domain through a self method, for by
+// (still a member of it, stillMember), in one transaction that requires the domain to be in the
+// global registry (locking the entries that cover it on Postgres until it commits).
+func (v *Service) MarkSelfVerified(ctx context.Context, namespaceID, domain, method string, by store.Principal) error {
 	err := v.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := stillMember(tx, namespaceID, by); err != nil {
+			return err
+		}
 		ok, err := tx.DomainAllowed(domain, true)
 		if err != nil {
 			return err
@@ -181,10 +184,14 @@ type Removal struct {
 
 // Remove removes the namespace's verification data for the normalized domain: its sources,
 // its generated value, and its pending or accepted delegated requests; the domain leaves the
-// namespace when no source remains. A pair with no such data is refused (not found).
-func (v *Service) Remove(ctx context.Context, namespaceID, domain string) (Removal, error) {
+// namespace when no source remains. A pair with no such data is refused (not found). by must
+// still be a member of the namespace when the transaction has locked it (stillMember).
+func (v *Service) Remove(ctx context.Context, namespaceID, domain string, by store.Principal) (Removal, error) {
 	out := Removal{Methods: []string{}, RemovedTargets: []string{}}
 	err := v.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := stillMember(tx, namespaceID, by); err != nil {
+			return err
+		}
 		srcs, err := tx.LockSources(namespaceID, domain)
 		if err != nil {
 			return err

@@ -48,6 +48,9 @@ func (v *Service) requestAttestation(ctx context.Context, in Generate, txt strin
 	}
 	var out Generated
 	err = v.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := stillMember(tx, in.NamespaceID, principal(in.By)); err != nil {
+			return err
+		}
 		// Refusals of the rule are 400 like the other unmet conditions of generate-dns-txt.
 		if err := checkDelegation(tx, targetID, in.Domain, false); errors.Is(err, ErrTargetNotSelfVerified) {
 			return refuse(Invalid, err, msgTargetNotSelfVerified)
@@ -198,8 +201,12 @@ func (v *Service) Accept(ctx context.Context, requestID string, by store.User, b
 		case err != nil:
 			return err
 		}
+		// The decider's role, read after checkDelegation locked the target namespace.
+		if err := stillMember(tx, r.TargetNamespaceID, principal(by)); err != nil {
+			return err
+		}
 		var reg directory.SealedRegistry
-		switch a, err := tx.RegistryForWrite(r.TargetNamespaceID, AttestationRegistry, ""); {
+		switch a, err := tx.RegistryForWrite(r.TargetNamespaceID, AttestationRegistry, store.Principal{}); {
 		case errors.Is(err, directory.ErrNotFound):
 			if reg, _, err = tx.CreateRegistry(r.TargetNamespaceID, byDID, directory.RegistryInput{RegistryName: AttestationRegistry,
 				Description: "Domains this namespace attests for other namespaces", Tag: directory.TagCustom, Schema: attestationSchema}); err != nil {
@@ -251,6 +258,9 @@ func (v *Service) Reject(ctx context.Context, requestID string, by store.User) (
 		if err != nil {
 			return err
 		}
+		if err := stillMember(tx, r.TargetNamespaceID, principal(by)); err != nil {
+			return err
+		}
 		if err := tx.DecideRequest(requestID, store.RequestRejected, by.ID, "", ""); err != nil {
 			return err
 		}
@@ -261,3 +271,22 @@ func (v *Service) Reject(ctx context.Context, requestID string, by store.User) (
 	})
 	return out, err
 }
+
+// stillMember requires, in a write's own transaction and after the locks that order it, that by
+// is still the owner or a delegate of the namespace: the server authorized the request before
+// its checks ran (a DNS or HTTP check can take seconds), and a role lost, a key revoked or a
+// user disabled since then refuses the write. It locks the namespace's row until the
+// transaction ends. The directory's own writes (by without a user: the sweep) are not checked.
+func stillMember(tx *store.Tx, namespaceID string, by store.Principal) error {
+	if by.UserID == "" {
+		return nil
+	}
+	a, err := tx.NamespaceForWrite(namespaceID, by, true)
+	if err != nil {
+		return err
+	}
+	return a.WriteNamespace(false)
+}
+
+// principal is the user a request acts for, with the key it authenticated with.
+func principal(u store.User) store.Principal { return store.Principal{UserID: u.ID, KeyID: u.KeyID} }

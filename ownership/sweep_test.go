@@ -81,7 +81,7 @@ func TestDomainStaysWhileAnotherSourceRemains(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		r, err := v.Remove(ctx, ns.NamespaceID, "two.example")
+		r, err := v.Remove(ctx, ns.NamespaceID, "two.example", store.Principal{})
 		if err != nil || len(r.Methods) != 2 || !r.DomainRemoved || r.StillVerified {
 			t.Fatalf("removal: %+v %v", r, err)
 		}

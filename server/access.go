@@ -57,7 +57,17 @@ func (s *Server) callerOf(ctx context.Context) entries.Caller {
 	if u == nil {
 		return entries.Caller{}
 	}
-	return entries.Caller{UserID: u.ID, DID: s.didOf(u)}
+	return entries.Caller{UserID: u.ID, KeyID: u.KeyID, DID: s.didOf(u)}
+}
+
+// principalOf is the request's caller as the store's write authorization knows it: the user
+// and the key it presented (empty when anonymous).
+func principalOf(ctx context.Context) store.Principal {
+	u := caller(ctx)
+	if u == nil {
+		return store.Principal{}
+	}
+	return store.Principal{UserID: u.ID, KeyID: u.KeyID}
 }
 
 // authorizeWrite requires the caller to be the owner or a delegate of the namespace (ownerOnly:

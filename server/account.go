@@ -16,7 +16,7 @@ func apiKeyOut(k store.APIKey) gen.ApiKey {
 
 // CreateApiKey makes a key for the caller; the key itself is in this answer only.
 func (s *Server) CreateApiKey(ctx context.Context, req gen.CreateApiKeyRequestObject) (gen.CreateApiKeyResponseObject, error) {
-	k, err := s.store.CreateOwnAPIKey(ctx, caller(ctx).ID, req.Body.Name)
+	k, err := s.store.CreateOwnAPIKey(ctx, principalOf(ctx), req.Body.Name)
 	if err != nil {
 		return nil, err
 	}

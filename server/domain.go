@@ -78,7 +78,7 @@ func (s *Server) VerifyDomain(ctx context.Context, req gen.VerifyDomainRequestOb
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.domains.Verify(ctx, nsID, strVal(b.Domain))
+	v, err := s.domains.Verify(ctx, nsID, strVal(b.Domain), principalOf(ctx))
 	if err != nil {
 		return nil, namespaceNotFound(err)
 	}
@@ -132,7 +132,7 @@ func (s *Server) RemoveNamespaceVerification(ctx context.Context, req gen.Remove
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.domains.Remove(ctx, nsID, domain)
+	r, err := s.domains.Remove(ctx, nsID, domain, principalOf(ctx))
 	if err != nil {
 		return nil, notFound(err, "No verification data for this namespace and domain")
 	}

@@ -328,7 +328,7 @@ func TestDisallowStopsPendingVerification(t *testing.T) {
 				}
 			}
 			// The store refuses it too, in the transaction that would record it.
-			if err := h.srv.Verification().MarkSelfVerified(ctx, a, "gone.test", store.MethodSelfDNS); !errors.Is(err, ownership.ErrDomainNotAllowed) {
+			if err := h.srv.Verification().MarkSelfVerified(ctx, a, "gone.test", store.MethodSelfDNS, store.Principal{}); !errors.Is(err, ownership.ErrDomainNotAllowed) {
 				t.Fatalf("MarkSelfVerified of a disallowed domain: %v", err)
 			}
 		})

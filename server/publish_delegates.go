@@ -22,11 +22,11 @@ func (s *Server) delegatesData(ctx context.Context, namespaceID string) (gen.Del
 
 // AddDelegate lets the owner add a delegate by email.
 func (s *Server) AddDelegate(ctx context.Context, req gen.AddDelegateRequestObject) (gen.AddDelegateResponseObject, error) {
-	id, err := s.authorizeWrite(ctx, req.Namespace, true)
-	if err != nil {
+	if err := namespaceGiven(req.Namespace); err != nil {
 		return nil, err
 	}
-	if err := s.store.AddDelegate(ctx, id, string(req.Body.Email)); err != nil {
+	id, err := s.entries.AddDelegate(ctx, s.callerOf(ctx), req.Namespace, string(req.Body.Email))
+	if err != nil {
 		return nil, namespaceNotFound(err)
 	}
 	data, err := s.delegatesData(ctx, id)
@@ -39,11 +39,11 @@ func (s *Server) AddDelegate(ctx context.Context, req gen.AddDelegateRequestObje
 
 // RemoveDelegate lets the owner remove a delegate.
 func (s *Server) RemoveDelegate(ctx context.Context, req gen.RemoveDelegateRequestObject) (gen.RemoveDelegateResponseObject, error) {
-	id, err := s.authorizeWrite(ctx, req.Namespace, true)
-	if err != nil {
+	if err := namespaceGiven(req.Namespace); err != nil {
 		return nil, err
 	}
-	if err := s.store.RemoveDelegate(ctx, id, string(req.Body.Email)); err != nil {
+	id, err := s.entries.RemoveDelegate(ctx, s.callerOf(ctx), req.Namespace, string(req.Body.Email))
+	if err != nil {
 		return nil, notFound(err, "Delegate not found")
 	}
 	data, err := s.delegatesData(ctx, id)
@@ -86,12 +86,12 @@ func (s *Server) registryDelegatesData(ctx context.Context, namespaceID, registr
 
 // AddRegistryDelegate lets a member of the namespace add a delegate of one registry.
 func (s *Server) AddRegistryDelegate(ctx context.Context, req gen.AddRegistryDelegateRequestObject) (gen.AddRegistryDelegateResponseObject, error) {
-	id, err := s.authorizeWrite(ctx, req.Namespace, false)
-	if err != nil {
+	if err := namespaceGiven(req.Namespace); err != nil {
 		return nil, err
 	}
-	if err := s.store.AddRegistryDelegate(ctx, id, req.RegistryName, string(req.Body.Email)); err != nil {
-		return nil, notFound(err, "Registry not found")
+	id, err := s.entries.AddRegistryDelegate(ctx, s.callerOf(ctx), req.Namespace, req.RegistryName, string(req.Body.Email))
+	if err != nil {
+		return nil, namespaceNotFound(err)
 	}
 	data, err := s.registryDelegatesData(ctx, id, req.RegistryName, "Registry delegate added")
 	if err != nil {
@@ -102,11 +102,11 @@ func (s *Server) AddRegistryDelegate(ctx context.Context, req gen.AddRegistryDel
 
 // RemoveRegistryDelegate lets a member of the namespace remove a delegate of one registry.
 func (s *Server) RemoveRegistryDelegate(ctx context.Context, req gen.RemoveRegistryDelegateRequestObject) (gen.RemoveRegistryDelegateResponseObject, error) {
-	id, err := s.authorizeWrite(ctx, req.Namespace, false)
-	if err != nil {
+	if err := namespaceGiven(req.Namespace); err != nil {
 		return nil, err
 	}
-	if err := s.store.RemoveRegistryDelegate(ctx, id, req.RegistryName, string(req.Body.Email)); err != nil {
+	id, err := s.entries.RemoveRegistryDelegate(ctx, s.callerOf(ctx), req.Namespace, req.RegistryName, string(req.Body.Email))
+	if err != nil {
 		return nil, notFound(err, "Registry delegate not found")
 	}
 	data, err := s.registryDelegatesData(ctx, id, req.RegistryName, "Registry delegate removed")

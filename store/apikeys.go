@@ -50,26 +50,34 @@ func (r RowAPIKey) key() APIKey {
 		LastUsedAt: msTimePtr(r.LastUsedAt), RevokedAt: msTimePtr(r.RevokedAt)}
 }
 
-// CreateOwnAPIKey makes a key named name for the user userID. A user holding
+// CreateOwnAPIKey makes a key named name for the user of by. A user holding
 // directory.MaxLiveAPIKeys live keys is refused (a conflict); the count and the insert are one
 // transaction under a lock on the user's row, so that concurrent creations cannot pass the bound.
-func (s *Store) CreateOwnAPIKey(ctx context.Context, userID, name string) (NewAPIKey, error) {
+// The key by presented must still be live, and its user enabled, after that lock (callerAccess):
+// a key revoked while its request was under way mints no other (directory.ErrLapsed).
+func (s *Store) CreateOwnAPIKey(ctx context.Context, by Principal, name string) (NewAPIKey, error) {
 	name, err := directory.APIKeyName(name)
 	if err != nil {
 		return NewAPIKey{}, err
 	}
 	key, sum, prefix := newKey()
-	row := RowAPIKey{ID: directory.NewUUID(), UserID: userID, KeyHash: sum[:], Name: name, Prefix: prefix, CreatedAt: s.nowMS()}
-	err = s.tx(ctx, func(tx *gorm.DB) error {
+	row := RowAPIKey{ID: directory.NewUUID(), UserID: by.UserID, KeyHash: sum[:], Name: name, Prefix: prefix, CreatedAt: s.nowMS()}
+	err = s.InTx(ctx, func(t *Tx) error {
+		tx := t.db
 		var id string
-		if err := tx.Raw(`SELECT id FROM users WHERE id = ?`+s.d.forUpdate(), userID).Scan(&id).Error; err != nil {
+		if err := tx.Raw(`SELECT id FROM users WHERE id = ?`+s.d.forUpdate(), by.UserID).Scan(&id).Error; err != nil {
 			return translate(err, "user")
 		}
 		if id == "" {
 			return fmt.Errorf("user: %w", directory.ErrNotFound)
 		}
+		if a, err := t.callerAccess(by, "", ""); err != nil {
+			return err
+		} else if a.Lapsed {
+			return directory.ErrLapsed
+		}
 		var live int64
-		if err := tx.Model(&RowAPIKey{}).Where("user_id = ? AND revoked_at IS NULL", userID).Count(&live).Error; err != nil {
+		if err := tx.Model(&RowAPIKey{}).Where("user_id = ? AND revoked_at IS NULL", by.UserID).Count(&live).Error; err != nil {
 			return translate(err, "count keys")
 		}
 		if err := directory.CanAddAPIKey(int(live)); err != nil {
@@ -104,6 +112,10 @@ func (s *Store) APIKeys(ctx context.Context, userID string) ([]APIKey, error) {
 func (s *Store) RevokeOwnAPIKey(ctx context.Context, userID, keyID string) error {
 	var affected int64
 	err := s.tx(ctx, func(tx *gorm.DB) error {
+		// FOR UPDATE, which a write authorized by this key waits for (callerAccess).
+		if err := s.d.lockRow(tx.Model(&RowAPIKey{}).Where("id = ? AND user_id = ?", keyID, userID)).Select("id").Find(&[]RowAPIKey{}).Error; err != nil {
+			return translate(err, "revoke key")
+		}
 		res := tx.Model(&RowAPIKey{}).Where("id = ? AND user_id = ? AND revoked_at IS NULL", keyID, userID).Update("revoked_at", s.nowMS())
 		affected = res.RowsAffected
 		return translate(res.Error, "revoke key")

@@ -20,7 +20,7 @@ func TestKeyUseIsQuietBookkeeping(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := s.CreateOwnAPIKey(ctx, u.ID, "ci")
+		k, err := s.CreateOwnAPIKey(ctx, store.Principal{UserID: u.ID}, "ci")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -66,7 +66,7 @@ func (t *Tx) OriginNamespace(domain, ownerID, creatorDID string) (string, error)
 // OriginRegistry reads and locks the registry of an origin-hosted namespace; found is false
 // when it is not there yet.
 func (t *Tx) OriginRegistry(namespaceID, name string) (g directory.SealedRegistry, found bool, err error) {
-	a, err := t.RegistryForWrite(namespaceID, name, "")
+	a, err := t.RegistryForWrite(namespaceID, name, Principal{})
 	var nf *directory.NotFoundError
 	if errors.As(err, &nf) && nf.Missing == directory.MissingRegistry {
 		return g, false, nil

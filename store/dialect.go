@@ -47,6 +47,10 @@ type dialect interface {
 	// forUpdateOf locks only the rows of the query's table alias (a join reads the others).
 	forUpdateOf(alias string) string
 	forShare() string
+	// forKeyShareOf takes the weakest row lock on the rows of the aliases (a comma-separated
+	// list): it blocks only a FOR UPDATE, so that a write which changes who may write (a
+	// transfer, a delegate removed, a key revoked) is ordered with every write it authorizes.
+	forKeyShareOf(aliases string) string
 	forUpdateSkipLocked() string
 	// lockNamespace locks the namespace row until the transaction ends (Tx.LockNamespace).
 	lockNamespace(db *gorm.DB, namespaceID string) error

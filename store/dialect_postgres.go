@@ -106,7 +106,10 @@ func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
 func (postgresDialect) forUpdateOf(alias string) string {
 	return " FOR UPDATE OF " + alias
 }
-func (postgresDialect) forShare() string            { return " FOR SHARE" }
+func (postgresDialect) forShare() string { return " FOR SHARE" }
+func (postgresDialect) forKeyShareOf(aliases string) string {
+	return " FOR KEY SHARE OF " + aliases
+}
 func (postgresDialect) forUpdateSkipLocked() string { return skipLocked }
 
 func (postgresDialect) lockRow(q *gorm.DB) *gorm.DB {

@@ -92,6 +92,7 @@ func (sqliteDialect) rebind(q string) string               { return q }
 func (sqliteDialect) forUpdate() string                    { return "" }
 func (sqliteDialect) forUpdateOf(string) string            { return "" }
 func (sqliteDialect) forShare() string                     { return "" }
+func (sqliteDialect) forKeyShareOf(string) string          { return "" }
 func (sqliteDialect) forUpdateSkipLocked() string          { return "" }
 func (sqliteDialect) lockRow(q *gorm.DB) *gorm.DB          { return q }
 func (sqliteDialect) lockNamespace(*gorm.DB, string) error { return nil }

@@ -282,23 +282,23 @@ func TestDelegates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.AddDelegate(ctx, ns.NamespaceID, "Dee@Example.com"); err != nil {
+		if err := inTx(ctx, s, func(tx *store.Tx) error { return tx.AddDelegate(ns.NamespaceID, "Dee@Example.com") }); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.AddDelegate(ctx, ns.NamespaceID, "dee@example.com"); !errors.Is(err, directory.ErrConflict) {
+		if err := inTx(ctx, s, func(tx *store.Tx) error { return tx.AddDelegate(ns.NamespaceID, "dee@example.com") }); !errors.Is(err, directory.ErrConflict) {
 			t.Fatalf("second add = %v", err)
 		}
 		ms, err := s.Members(ctx, ns.NamespaceID)
 		if err != nil || len(ms) != 2 || ms[0].Role != directory.RoleOwner || ms[1].Email != "dee@example.com" {
 			t.Fatalf("members = %+v, %v", ms, err)
 		}
-		if err := s.RemoveDelegate(ctx, ns.NamespaceID, owner.Email); !errors.Is(err, directory.ErrOwner) {
+		if err := inTx(ctx, s, func(tx *store.Tx) error { return tx.RemoveDelegate(ns.NamespaceID, owner.Email) }); !errors.Is(err, directory.ErrOwner) {
 			t.Fatalf("removing the owner = %v", err)
 		}
-		if err := s.RemoveDelegate(ctx, ns.NamespaceID, "dee@example.com"); err != nil {
+		if err := inTx(ctx, s, func(tx *store.Tx) error { return tx.RemoveDelegate(ns.NamespaceID, "dee@example.com") }); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.RemoveDelegate(ctx, ns.NamespaceID, "dee@example.com"); !errors.Is(err, directory.ErrNotFound) {
+		if err := inTx(ctx, s, func(tx *store.Tx) error { return tx.RemoveDelegate(ns.NamespaceID, "dee@example.com") }); !errors.Is(err, directory.ErrNotFound) {
 			t.Fatalf("second remove = %v", err)
 		}
 	})
@@ -340,4 +340,9 @@ func TestConcurrentUpdatesLoseNothing(t *testing.T) {
 			t.Fatalf("after %d concurrent updates: version_count %d, %d versions; want %d", n, rec.VersionCount, len(vs), n+1)
 		}
 	})
+}
+
+// inTx runs one of the store's transaction methods in a transaction of its own.
+func inTx(ctx context.Context, s *store.Store, fn func(tx *store.Tx) error) error {
+	return s.InTx(ctx, fn)
 }

@@ -63,10 +63,14 @@ func (s *Store) ImportBatch(ctx context.Context, jobID string, from, to int64, r
 			}
 		}
 		if len(in) > 0 {
-			if _, err := t.AddRecords(j.NamespaceID, j.RegistryName, j.CreatorDID, in); err != nil {
+			// The job's owner must still write the registry's records (its role is read after
+			// the registry's lock): a job outlives neither its owner's role nor its user.
+			if _, err := t.AddRecords(j.NamespaceID, j.RegistryName, Principal{UserID: j.UserID}, j.CreatorDID, in); err != nil {
 				var se *directory.Error
-				if errors.As(err, &se) && (errors.Is(err, directory.ErrRegistryInactive) || errors.Is(err, directory.ErrRegistryArchived) || errors.Is(err, directory.ErrRegistryRevoked)) {
-					// The registry stopped taking records: the job ends, saying why.
+				if errors.As(err, &se) && (errors.Is(err, directory.ErrRegistryInactive) || errors.Is(err, directory.ErrRegistryArchived) ||
+					errors.Is(err, directory.ErrRegistryRevoked) || errors.Is(err, directory.ErrForbidden)) {
+					// The registry stopped taking records, or the job's owner lost the right to
+					// write them: the job ends, saying why.
 					j.State, j.Failure = JobFailed, se.Message
 					return s.saveJob(tx, &j, &out)
 				}

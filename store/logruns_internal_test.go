@@ -179,7 +179,7 @@ func TestLogIndexWhenCommitsOvertake(t *testing.T) {
 	go func() {
 		slow <- s.InTx(ctx, func(tx *Tx) error {
 			in := []directory.RecordInput{{RecordName: "slow-0", Details: map[string]any{}}, {RecordName: "slow-1", Details: map[string]any{}}}
-			if _, err := tx.AddRecords(ns.NamespaceID, "people", "did:web:example.com", in); err != nil {
+			if _, err := tx.AddRecords(ns.NamespaceID, "people", Principal{}, "did:web:example.com", in); err != nil {
 				return err
 			}
 			close(took) // its positions are taken; it commits when released

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/svc-directory/svc/directory"
 )
 
@@ -61,46 +59,44 @@ func (s *Store) Members(ctx context.Context, namespaceID string) ([]Member, erro
 	return out, nil
 }
 
-// AddDelegate makes the user with this email (created when new) a delegate. Adding an existing
-// member is ErrConflict.
-func (s *Store) AddDelegate(ctx context.Context, namespaceID, email string) error {
-	return s.tx(ctx, func(tx *gorm.DB) error {
-		u, err := s.ensureUserTx(tx, email)
-		if err != nil {
-			return err
+// AddDelegate makes the user with this email (created when new) a delegate of the namespace,
+// whose row the caller holds locked (NamespaceForWrite with lock, which authorized the owner).
+// Adding an existing member is ErrConflict.
+func (t *Tx) AddDelegate(namespaceID, email string) error {
+	u, err := t.s.ensureUserTx(t.db, email)
+	if err != nil {
+		return err
+	}
+	m := memberRow{NamespaceID: namespaceID, UserID: u.ID, Role: directory.RoleDelegate, CreatedAt: t.s.nowMS()}
+	if err := t.db.Create(&m).Error; err != nil {
+		err = translate(err, "add delegate")
+		if errors.Is(err, directory.ErrConflict) {
+			return directory.Conflict.With("%s is already a member of the namespace", u.Email)
 		}
-		m := memberRow{NamespaceID: namespaceID, UserID: u.ID, Role: directory.RoleDelegate, CreatedAt: s.nowMS()}
-		if err := tx.Create(&m).Error; err != nil {
-			err = translate(err, "add delegate")
-			if errors.Is(err, directory.ErrConflict) {
-				return directory.Conflict.With("%s is already a member of the namespace", u.Email)
-			}
-			return err
-		}
-		return nil
-	})
+		return err
+	}
+	return nil
 }
 
-// RemoveDelegate removes a delegate; ErrNotFound when the email is not a delegate.
-func (s *Store) RemoveDelegate(ctx context.Context, namespaceID, email string) error {
+// RemoveDelegate removes a delegate of the namespace, whose row the caller holds locked
+// (NamespaceForWrite with lock); ErrNotFound when the email is not a delegate.
+func (t *Tx) RemoveDelegate(namespaceID, email string) error {
 	e, err := NormalizeEmail(email)
 	if err != nil {
 		return err
 	}
-	return s.tx(ctx, func(tx *gorm.DB) error {
-		var rows []memberRow
-		if err := tx.Raw(`SELECT m.* FROM namespace_members m JOIN users u ON u.id = m.user_id
-			WHERE m.namespace_id = ? AND u.email = ?`, namespaceID, e).Scan(&rows).Error; err != nil {
-			return translate(err, "remove delegate")
-		}
-		if len(rows) == 0 {
-			return fmt.Errorf("delegate %s: %w", e, directory.ErrNotFound)
-		}
-		if rows[0].Role == directory.RoleOwner {
-			return directory.ErrOwner
-		}
-		return translate(tx.Where("namespace_id = ? AND user_id = ?", namespaceID, rows[0].UserID).Delete(&memberRow{}).Error, "remove delegate")
-	})
+	var rows []memberRow
+	if err := t.db.Raw(`SELECT m.* FROM namespace_members m JOIN users u ON u.id = m.user_id
+		WHERE m.namespace_id = ? AND u.email = ?`, namespaceID, e).Scan(&rows).Error; err != nil {
+		return translate(err, "remove delegate")
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("delegate %s: %w", e, directory.ErrNotFound)
+	}
+	if rows[0].Role == directory.RoleOwner {
+		return directory.ErrOwner
+	}
+	return translate(t.db.Where("namespace_id = ? AND user_id = ?", namespaceID, rows[0].UserID).Delete(&memberRow{}).Error, "remove delegate")
 }
 
 // FirstNamespaceOf returns the oldest namespace the user owns ("" when none).

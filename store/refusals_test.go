@@ -62,7 +62,7 @@ func TestRefusalsCarryTheirMessage(t *testing.T) {
 			fmt.Sprintf("invalid value: details are %d bytes; at most %d (64 KiB) are allowed", n, directory.MaxDetails),
 			fmt.Sprintf("Invalid input: details are %d bytes; at most %d (64 KiB) are allowed", n, directory.MaxDetails))
 
-		err = s.RemoveDelegate(ctx, ns.NamespaceID, owner.Email)
+		err = inTx(ctx, s, func(tx *store.Tx) error { return tx.RemoveDelegate(ns.NamespaceID, owner.Email) })
 		refusal("owner", err, directory.ErrConflict, directory.ErrOwner, "conflict: the owner cannot be removed", "Conflict: the owner cannot be removed")
 
 		// A uniqueness the database refuses (translate) reads as the database said it.

@@ -43,53 +43,42 @@ func registryID(db *gorm.DB, namespaceID, registryName string) (string, error) {
 }
 
 // AddRegistryDelegate makes the user with this email (created when new) a delegate of the
-// registry. A member of the namespace, or a delegate already, is ErrConflict.
-func (s *Store) AddRegistryDelegate(ctx context.Context, namespaceID, registryName, email string) error {
-	return s.tx(ctx, func(tx *gorm.DB) error {
-		regID, err := registryID(tx, namespaceID, registryName)
-		if err != nil {
-			return err
-		}
-		u, err := s.ensureUserTx(tx, email)
-		if err != nil {
-			return err
-		}
-		var roles []string
-		if err := tx.Model(&memberRow{}).Where("namespace_id = ? AND user_id = ?", namespaceID, u.ID).Pluck("role", &roles).Error; err != nil {
-			return translate(err, "membership")
-		}
-		if len(roles) > 0 {
-			return directory.Conflict.With("%s is the namespace's %s and writes every registry of it already", u.Email, roles[0])
-		}
-		err = translate(tx.Create(&registryDelegateRow{RegistryID: regID, UserID: u.ID, CreatedAt: s.nowMS()}).Error, "add registry delegate")
-		if errors.Is(err, directory.ErrConflict) {
-			return directory.Conflict.With("%s is already a delegate of the registry", u.Email)
-		}
+// registry registryID of the namespace, whose row the caller holds locked (RegistryForWrite). A
+// member of the namespace, or a delegate already, is ErrConflict.
+func (t *Tx) AddRegistryDelegate(namespaceID, registryID, email string) error {
+	u, err := t.s.ensureUserTx(t.db, email)
+	if err != nil {
 		return err
-	})
+	}
+	var roles []string
+	if err := t.db.Model(&memberRow{}).Where("namespace_id = ? AND user_id = ?", namespaceID, u.ID).Pluck("role", &roles).Error; err != nil {
+		return translate(err, "membership")
+	}
+	if len(roles) > 0 {
+		return directory.Conflict.With("%s is the namespace's %s and writes every registry of it already", u.Email, roles[0])
+	}
+	err = translate(t.db.Create(&registryDelegateRow{RegistryID: registryID, UserID: u.ID, CreatedAt: t.s.nowMS()}).Error, "add registry delegate")
+	if errors.Is(err, directory.ErrConflict) {
+		return directory.Conflict.With("%s is already a delegate of the registry", u.Email)
+	}
+	return err
 }
 
-// RemoveRegistryDelegate removes a delegate of the registry; ErrNotFound when the email is not
-// one (or the registry does not exist).
-func (s *Store) RemoveRegistryDelegate(ctx context.Context, namespaceID, registryName, email string) error {
+// RemoveRegistryDelegate removes a delegate of the registry registryID, whose row the caller
+// holds locked (RegistryForWrite); ErrNotFound when the email is not one.
+func (t *Tx) RemoveRegistryDelegate(registryID, email string) error {
 	e, err := NormalizeEmail(email)
 	if err != nil {
 		return err
 	}
-	return s.tx(ctx, func(tx *gorm.DB) error {
-		regID, err := registryID(tx, namespaceID, registryName)
-		if err != nil {
-			return err
-		}
-		res := tx.Where("registry_id = ? AND user_id IN (SELECT id FROM users WHERE email = ?)", regID, e).Delete(&registryDelegateRow{})
-		if res.Error != nil {
-			return translate(res.Error, "remove registry delegate")
-		}
-		if res.RowsAffected == 0 {
-			return fmt.Errorf("registry delegate %s: %w", e, directory.ErrNotFound)
-		}
-		return nil
-	})
+	res := t.db.Where("registry_id = ? AND user_id IN (SELECT id FROM users WHERE email = ?)", registryID, e).Delete(&registryDelegateRow{})
+	if res.Error != nil {
+		return translate(res.Error, "remove registry delegate")
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("registry delegate %s: %w", e, directory.ErrNotFound)
+	}
+	return nil
 }
 
 // RegistryDelegates lists the delegates of the registry by when they were added.

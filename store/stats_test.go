@@ -124,7 +124,7 @@ func TestStatsWritersDoNotWaitForEachOthersCounter(t *testing.T) {
 	took, release, held := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
 		held <- s.InTx(ctx, func(tx *store.Tx) error {
-			if _, err := tx.AddRecords(nsIDs[0], "r", creator, []directory.RecordInput{{RecordName: "held", Details: map[string]any{}}}); err != nil {
+			if _, err := tx.AddRecords(nsIDs[0], "r", store.Principal{}, creator, []directory.RecordInput{{RecordName: "held", Details: map[string]any{}}}); err != nil {
 				return err
 			}
 			close(took)

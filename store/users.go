@@ -30,6 +30,8 @@ type User struct {
 	ProfileID string
 	Disabled  bool
 	CreatedAt time.Time
+	// KeyID is the id of the API key the user authenticated with (Authenticate only).
+	KeyID string
 }
 
 type userRow struct {
@@ -214,7 +216,7 @@ func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
 	if revoked.Valid || subtle.ConstantTimeCompare(hash, sum[:]) != 1 {
 		return User{}, fmt.Errorf("api key: %w", directory.ErrNotFound)
 	}
-	u.CreatedAt = time.UnixMilli(created).UTC()
+	u.CreatedAt, u.KeyID = time.UnixMilli(created).UTC(), keyID
 	if time.Since(start) <= authReadSlack(s.authTTL) {
 		s.auth.SetIfUnchanged(gen, sum, u)
 	}
@@ -232,11 +234,20 @@ func (s *Store) RevokeAPIKey(ctx context.Context, key string) error {
 		return err
 	}
 	sum := sha256.Sum256([]byte(key))
-	res := s.db.WithContext(ctx).Model(&RowAPIKey{}).Where("key_hash = ? AND revoked_at IS NULL", sum[:]).Update("revoked_at", s.nowMS())
-	if res.Error != nil {
+	var affected int64
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		// FOR UPDATE, which a write authorized by this key waits for (callerAccess).
+		if err := s.d.lockRow(tx.Model(&RowAPIKey{}).Where("key_hash = ?", sum[:])).Select("id").Find(&[]RowAPIKey{}).Error; err != nil {
+			return translate(err, "revoke key")
+		}
+		res := tx.Model(&RowAPIKey{}).Where("key_hash = ? AND revoked_at IS NULL", sum[:]).Update("revoked_at", s.nowMS())
+		affected = res.RowsAffected
 		return translate(res.Error, "revoke key")
+	})
+	if err != nil {
+		return err
 	}
-	if res.RowsAffected == 0 {
+	if affected == 0 {
 		return fmt.Errorf("api key: %w", directory.ErrNotFound)
 	}
 	s.auth.Clear()
@@ -250,11 +261,20 @@ func (s *Store) SetUserDisabled(ctx context.Context, email string, disabled bool
 	if err != nil {
 		return err
 	}
-	res := s.db.WithContext(ctx).Model(&userRow{}).Where("email = ?", e).Update("disabled", disabled)
-	if res.Error != nil {
+	var affected int64
+	err = s.tx(ctx, func(tx *gorm.DB) error {
+		// FOR UPDATE, which a write authorized for this user waits for (callerAccess).
+		if err := s.d.lockRow(tx.Model(&userRow{}).Where("email = ?", e)).Select("id").Find(&[]userRow{}).Error; err != nil {
+			return translate(err, "disable user")
+		}
+		res := tx.Model(&userRow{}).Where("email = ?", e).Update("disabled", disabled)
+		affected = res.RowsAffected
 		return translate(res.Error, "disable user")
+	})
+	if err != nil {
+		return err
 	}
-	if res.RowsAffected == 0 {
+	if affected == 0 {
 		return fmt.Errorf("user %s: %w", e, directory.ErrNotFound)
 	}
 	s.auth.Clear()

@@ -34,7 +34,7 @@ func (s *Store) CreateNamespace(ctx context.Context, owner User, creatorDID stri
 func (s *Store) UpdateNamespace(ctx context.Context, namespaceID, ifMatch string, p directory.NamespacePatch) (directory.Namespace, error) {
 	var out NamespaceAccess
 	err := s.InTx(ctx, func(tx *Tx) error {
-		a, err := tx.NamespaceForWrite(namespaceID, "", true)
+		a, err := tx.NamespaceForWrite(namespaceID, Principal{}, true)
 		if err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func (t *Tx) CreateRegistry(namespaceID, creatorDID string, in directory.Registr
 func (s *Store) UpdateRegistry(ctx context.Context, namespaceID, name, ifMatch string, p directory.RegistryPatch) (directory.Registry, error) {
 	var out RegistryAccess
 	err := s.InTx(ctx, func(tx *Tx) error {
-		a, err := tx.RegistryForWrite(namespaceID, name, "")
+		a, err := tx.RegistryForWrite(namespaceID, name, Principal{})
 		if err != nil {
 			return err
 		}
@@ -114,17 +114,24 @@ func (s *Store) AddRecords(ctx context.Context, namespaceID, registryName, creat
 	var out []directory.AddedRecord
 	err := s.InTx(ctx, func(tx *Tx) error {
 		var err error
-		out, err = tx.AddRecords(namespaceID, registryName, creatorDID, in)
+		out, err = tx.AddRecords(namespaceID, registryName, Principal{}, creatorDID, in)
 		return err
 	})
 	return out, err
 }
 
-// AddRecords adds records to a live registry in the transaction (as Store.AddRecords).
-func (t *Tx) AddRecords(namespaceID, registryName, creatorDID string, in []directory.RecordInput) ([]directory.AddedRecord, error) {
-	a, err := t.RegistryForWrite(namespaceID, registryName, "")
+// AddRecords adds records to a live registry in the transaction (as Store.AddRecords), for by:
+// a user who must still write the registry's records when it is locked (a CSV job's owner), or
+// the directory itself (Principal{}).
+func (t *Tx) AddRecords(namespaceID, registryName string, by Principal, creatorDID string, in []directory.RecordInput) ([]directory.AddedRecord, error) {
+	a, err := t.RegistryForWrite(namespaceID, registryName, by)
 	if err != nil {
 		return nil, err
+	}
+	if by.UserID != "" {
+		if err := a.WriteRecords(); err != nil {
+			return nil, err
+		}
 	}
 	recs, err := t.addRecords(a.SealedRegistry, creatorDID, in, true)
 	if err != nil {
@@ -165,7 +172,7 @@ func Added(recs []directory.SealedRecord) []directory.AddedRecord {
 func (s *Store) AddRecord(ctx context.Context, namespaceID, registryName, creatorDID string, in directory.RecordInput) (directory.Record, error) {
 	var out directory.Record
 	err := s.InTx(ctx, func(tx *Tx) error {
-		a, err := tx.RegistryForWrite(namespaceID, registryName, "")
+		a, err := tx.RegistryForWrite(namespaceID, registryName, Principal{})
 		if err != nil {
 			return err
 		}
@@ -184,7 +191,7 @@ func (s *Store) AddRecord(ctx context.Context, namespaceID, registryName, creato
 func (s *Store) UpdateRecord(ctx context.Context, namespaceID, registryName, recordName, ifMatch string, p directory.RecordPatch) (directory.Record, error) {
 	var out directory.Record
 	err := s.InTx(ctx, func(tx *Tx) error {
-		a, err := tx.RegistryForWrite(namespaceID, registryName, "")
+		a, err := tx.RegistryForWrite(namespaceID, registryName, Principal{})
 		if err != nil {
 			return err
 		}

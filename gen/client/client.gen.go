@@ -891,7 +891,7 @@ type ClientInterface interface {
 
 	// CreateApiKeyWithBody Create an API key for the caller
 	//
-	// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+	// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first. A key revoked (or its user disabled) while this request was under way makes no new key: 403.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -900,7 +900,7 @@ type ClientInterface interface {
 
 	// CreateApiKey Create an API key for the caller
 	//
-	// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+	// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first. A key revoked (or its user disabled) while this request was under way makes no new key: 403.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1867,7 +1867,7 @@ func (c *Client) ListApiKeys(ctx context.Context, params *ListApiKeysParams, req
 
 // CreateApiKeyWithBody Create an API key for the caller
 //
-// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first. A key revoked (or its user disabled) while this request was under way makes no new key: 403.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1886,7 +1886,7 @@ func (c *Client) CreateApiKeyWithBody(ctx context.Context, contentType string, b
 
 // CreateApiKey Create an API key for the caller
 //
-// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first. A key revoked (or its user disabled) while this request was under way makes no new key: 403.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9177,7 +9177,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateApiKeyWithBodyWithResponse Create an API key for the caller
 	//
-	// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+	// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first. A key revoked (or its user disabled) while this request was under way makes no new key: 403.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9186,7 +9186,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateApiKeyWithResponse Create an API key for the caller
 	//
-	// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+	// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first. A key revoked (or its user disabled) while this request was under way makes no new key: 403.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10509,6 +10509,8 @@ type CreateApiKeyResult struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -10542,6 +10544,11 @@ func (r CreateApiKeyResult) GetJSON400() *BadRequest {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateApiKeyResult) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateApiKeyResult) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -20605,7 +20612,7 @@ func (c *ClientWithResponses) ListApiKeysWithResponse(ctx context.Context, param
 
 // CreateApiKeyWithBodyWithResponse Create an API key for the caller
 //
-// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first. A key revoked (or its user disabled) while this request was under way makes no new key: 403.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20620,7 +20627,7 @@ func (c *ClientWithResponses) CreateApiKeyWithBodyWithResponse(ctx context.Conte
 
 // CreateApiKeyWithResponse Create an API key for the caller
 //
-// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first.
+// Makes a new API key for the caller, named `name` (1-100 characters, not blank). The key itself is in this answer only: only its SHA-256 hash is kept, and lists show its first 12 characters (`prefix`). A caller holding 20 live (unrevoked) keys gets 409: revoke one first. A key revoked (or its user disabled) while this request was under way makes no new key: 403.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -22609,6 +22616,13 @@ func ParseCreateApiKeyResult(rsp *http.Response) (*CreateApiKeyResult, error) {
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict

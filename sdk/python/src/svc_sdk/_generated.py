@@ -3518,8 +3518,8 @@ class Operations:
     ) -> Response[ApiKeyCreatedResponse]:
         """POST /svc/api-keys: Create an API key for the caller.
 
-        Answers: 201 ApiKeyCreatedResponse, 400 Error, 401 Error, 409 Error, 413 Error, 415
-        Error, 429 Error, 500 Error, 503 Error.
+        Answers: 201 ApiKeyCreatedResponse, 400 Error, 401 Error, 403 Error, 409 Error, 413
+        Error, 415 Error, 429 Error, 500 Error, 503 Error.
         API key required.
         """
         return self._call(
