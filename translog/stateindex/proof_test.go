@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -171,4 +172,34 @@ func TestDecodeRefusesNonCanonical(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+}
+
+// TestRefusalReasons: the checks of a path's form refuse, each for its own reason, proofs that
+// no canonical tree holds (they would also fail at the root, as no such node is in the tree).
+func TestRefusalReasons(t *testing.T) {
+	b := smallIndex(t, 200, 200)
+	root := b.Root()
+	k := IDKey("id-7")
+	p, list, _ := b.Prove(k)
+	var other Proof
+	var absent Key
+	for i := 0; other.End != EndOther || len(other.Siblings) == 0; i++ {
+		absent = IDKey(fmt.Sprint("absent-", i))
+		other, _, _ = b.Prove(absent)
+	}
+	want := func(name string, err error, reason string) {
+		t.Helper()
+		if !errors.Is(err, ErrProof) || !strings.Contains(err.Error(), reason) {
+			t.Errorf("%s: %v, want %q", name, err, reason)
+		}
+	}
+	deeper := p
+	deeper.Siblings = append(slices.Clone(p.Siblings), EmptyHash)
+	want("a path one level deeper, beside an empty subtree", VerifyMembership(root, k, list, deeper.Encode()), "deepest sibling")
+	off := other
+	off.Other.KeyHash[0] ^= 0x80
+	want("an 'other' leaf off the key's path", VerifyAbsence(root, absent, off.Encode()), "not on the path")
+	zero := other
+	zero.Other.Count = 0
+	want("an 'other' leaf with an empty list", VerifyAbsence(root, absent, zero.Encode()), "empty list")
 }
