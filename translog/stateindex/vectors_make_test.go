@@ -29,6 +29,7 @@ type (
 		Membership []proofCase  `json:"membership"`
 		Absence    []proofCase  `json:"absence"`
 		Extension  []extCase    `json:"extension"`
+		Latest     []latestCase `json:"latest"`
 	}
 	keyVector struct {
 		Kind     string   `json:"kind"`
@@ -198,5 +199,6 @@ func makeVectors(t testing.TB) vectorsFile {
 	f.Membership = append(f.Membership, forgedMembership(t, builders)...)
 	f.Absence = append(f.Absence, forgedAbsence(t, builders)...)
 	f.Extension = extensionCases(t, builders)
+	f.Latest = latestCases(t, builders)
 	return f
 }

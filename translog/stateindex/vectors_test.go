@@ -128,6 +128,23 @@ func checkVectors(t *testing.T, f vectorsFile) {
 			t.Errorf("extension %s: %v, want ok %v", c.Name, err, c.OK)
 		}
 	}
+	latestOK := 0
+	for _, c := range f.Latest {
+		proof := make([]Hash, len(c.ListProof))
+		for i, h := range c.ListProof {
+			proof[i] = Hash(h)
+		}
+		err := VerifyLatest(Hash(c.Root), keyFromVector(t, c.Key), c.Count, Hash(c.ListRoot), c.Latest, proof, c.Proof)
+		if (err == nil) != c.OK {
+			t.Errorf("latest %s: %v, want ok %v", c.Name, err, c.OK)
+		}
+		if c.OK {
+			latestOK++
+		}
+	}
+	if latestOK < 5 || len(f.Latest)-latestOK < 3 {
+		t.Errorf("%d latest cases, %d ok", len(f.Latest), latestOK)
+	}
 	if !slices.ContainsFunc(f.Absence, func(c proofCase) bool { return c.OK && c.Proof[0] == EndOther }) ||
 		!slices.ContainsFunc(f.Absence, func(c proofCase) bool { return c.OK && c.Proof[0] == EndEmpty && c.Size > 0 }) {
 		t.Error("the absence proofs lack an end of each kind")
