@@ -46,7 +46,7 @@ type (
 		Size  int       `json:"size"`
 		Root  []byte    `json:"root"`
 		Key   keyVector `json:"key"`
-		List  []uint64  `json:"list,omitempty"`
+		List  []uint64  `json:"list"` // null in absence cases
 		Proof []byte    `json:"proof"`
 		OK    bool      `json:"ok"`
 	}
