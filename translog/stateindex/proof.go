@@ -2,6 +2,7 @@ package stateindex
 
 import (
 	"encoding/binary"
+	"slices"
 )
 
 // The ends of a proof's path: what the path of the key reaches.
@@ -113,8 +114,8 @@ func DecodeProof(b []byte) (Proof, error) {
 	return p, nil
 }
 
-// Prove returns the proof about key in the index at the builder's root, and the key's list
-// (nil when it is absent): a membership proof (End EndLeaf) or an absence proof.
+// Prove returns the proof about key in the index at the builder's root, and a copy of the
+// key's list (nil when it is absent): a membership proof (End EndLeaf) or an absence proof.
 func (b *Builder) Prove(key Key) (Proof, []uint64, error) {
 	kh, err := key.Hash()
 	if err != nil {
@@ -136,7 +137,7 @@ func (b *Builder) Prove(key Key) (Proof, []uint64, error) {
 				return Proof{}, nil, err
 			}
 			p.End = EndLeaf
-			return p, st.List, nil
+			return p, slices.Clone(st.List), nil
 		}
 		if n.Leaf {
 			st, _, err := b.store.Key(n.Key)
