@@ -145,6 +145,7 @@ func checkVectors(t *testing.T, f vectorsFile) {
 	if latestOK < 5 || len(f.Latest)-latestOK < 3 {
 		t.Errorf("%d latest cases, %d ok", len(f.Latest), latestOK)
 	}
+	checkDecoding(t, f.Decoding)
 	if !slices.ContainsFunc(f.Absence, func(c proofCase) bool { return c.OK && c.Proof[0] == EndOther }) ||
 		!slices.ContainsFunc(f.Absence, func(c proofCase) bool { return c.OK && c.Proof[0] == EndEmpty && c.Size > 0 }) {
 		t.Error("the absence proofs lack an end of each kind")
