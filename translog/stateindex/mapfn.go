@@ -15,8 +15,22 @@ import (
 //
 // The leaves carry no registry or record names, so no leaf names a RegistryNameKey or
 // RecordNameKey yet (docs/state-index.md, "Names"). A text that is not a canonical leaf of
-// one of these kinds is refused.
+// one of these kinds is refused, and so is one that names a key without an encoding (an empty
+// id).
 func KeysOf(text []byte) ([]Key, error) {
+	keys, err := keysOf(text)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if _, err := k.Encode(); err != nil {
+			return nil, fmt.Errorf("stateindex: leaf %.80q names no key: %w", text, err)
+		}
+	}
+	return keys, nil
+}
+
+func keysOf(text []byte) ([]Key, error) {
 	switch kind := leaf.KindOf(text); kind {
 	case leaf.KindNamespace, leaf.KindRegistry, leaf.KindRecord:
 		l, err := leaf.Parse(text)

@@ -45,6 +45,8 @@ func TestKeysOf(t *testing.T) {
 		`{"digest":"0x02","kind":"namespace","namespace_id":"n","version":"0x01","version_count":0}`,
 		`{"kind":"namespace", "digest":"0x02","namespace_id":"n","version":"0x01","version_count":1}`,
 		`{"change":"gained","domain":"EXAMPLE.org","kind":"domain","method":"self_dns","namespace_id":"n","time":"1970-01-01T00:00:00.000Z"}`,
+		// A canonical leaf whose id is empty names a key that has no encoding (the SDKs' keysOf refuse it too).
+		`{"digest":"0x02","kind":"namespace","namespace_id":"","version":"0x01","version_count":1}`,
 	} {
 		if k, err := KeysOf([]byte(bad)); err == nil {
 			t.Errorf("KeysOf(%s) = %v", bad, k)
