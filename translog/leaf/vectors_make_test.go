@@ -20,10 +20,11 @@ var proofSizes = []int64{1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 21}
 func makeVectors(t testing.TB) map[string]any {
 	t.Helper()
 	return map[string]any{
-		"leaves.json":      makeLeaves(t),
-		"tree.json":        makeTree(t),
-		"checkpoints.json": makeCheckpoints(t),
-		"keyleaves.json":   makeKeyLeaves(t),
+		"leaves.json":       makeLeaves(t),
+		"tree.json":         makeTree(t),
+		"checkpoints.json":  makeCheckpoints(t),
+		"keyleaves.json":    makeKeyLeaves(t),
+		"domainleaves.json": makeDomainLeaves(t),
 	}
 }
 

@@ -40,14 +40,17 @@ func TestVectors(t *testing.T) {
 	var tree treeFile
 	var cps checkpointsFile
 	var keys keyLeavesFile
+	var domains domainLeavesFile
 	read(t, "leaves.json", &leaves)
 	read(t, "tree.json", &tree)
 	read(t, "checkpoints.json", &cps)
 	read(t, "keyleaves.json", &keys)
+	read(t, "domainleaves.json", &domains)
 	t.Run("leaves", func(t *testing.T) { checkLeaves(t, leaves) })
 	t.Run("tree", func(t *testing.T) { checkTree(t, tree) })
 	t.Run("checkpoints", func(t *testing.T) { checkCheckpoints(t, cps) })
 	t.Run("keyleaves", func(t *testing.T) { checkKeyLeaves(t, keys) })
+	t.Run("domainleaves", func(t *testing.T) { checkDomainLeaves(t, domains) })
 }
 
 func read(t *testing.T, name string, v any) {

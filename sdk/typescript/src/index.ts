@@ -1,5 +1,6 @@
 // @svc-directory/sdk: a typed client of the svc trust directory, an offline verifier of its
-// lookups, and verifiers of its transparency log's checkpoints and inclusion proofs.
+// lookups, verifiers of its transparency log's checkpoints and inclusion proofs, and of its
+// state index's proofs (the latest leaf of a key, or its absence).
 
 export { createSvcClient, consistencyHeader, tokenPosition, getCheckpoint, getCosignedCheckpoint, getLogKey, SvcTextError } from "./client.js";
 export type { SvcClient, SvcClientOptions, NamespaceLookupResponse, RegistryLookupResponse, RecordLookupResponse } from "./client.js";
@@ -12,3 +13,22 @@ export { keyChangeLeaf, keySetDigest, parseKeyChangeLeaf, sortDediKeys } from ".
 export type { DediKey, KeyChangeLeaf } from "./logkeys.js";
 export { verifyDediFile, DEDI_PROTECTED_HEADER } from "./dedi.js";
 export type { DediOutcome, DediVerifyResult, DediVerifyOptions } from "./dedi.js";
+export {
+  encodeStateKey,
+  stateKeyHash,
+  indexLeafHash,
+  indexNodeHash,
+  listRoot,
+  decodeStateProof,
+  verifyMembership,
+  verifyAbsence,
+  verifyExtension,
+  verifyLatest,
+  EMPTY_HASH,
+  END_LEAF,
+  END_EMPTY,
+  END_OTHER,
+} from "./stateindex.js";
+export type { StateKey, StateKeyKind, StateProof, StateIndexResult } from "./stateindex.js";
+export { keysOf, domainLeaf, parseDomainLeaf, isNormalDomain } from "./statekeys.js";
+export type { DomainLeaf } from "./statekeys.js";

@@ -73,6 +73,16 @@ const isText = (v: unknown): v is string => typeof v === "string" && v !== "";
  * @returns the leaf's members, or undefined when the text is not a key-change leaf.
  */
 export function parseKeyChangeLeaf(text: string): KeyChangeLeaf | undefined {
+  const l = keyChangeLeafForm(text);
+  return l !== undefined && keySetDigest(l.domain, l.keys, l.updated_at) === l.digest ? l : undefined;
+}
+
+/**
+ * The form of a key-change leaf, as the Go parser (translog/leaf.ParseKeys) and the state
+ * index's map function check it: all that parseKeyChangeLeaf checks but the digest, which
+ * must only be present (the text byte for byte as keyChangeLeaf writes it with that digest).
+ */
+export function keyChangeLeafForm(text: string): KeyChangeLeaf | undefined {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -92,6 +102,6 @@ export function parseKeyChangeLeaf(text: string): KeyChangeLeaf | undefined {
   }
   const ks = keys as DediKey[];
   for (let i = 1; i < ks.length; i++) if (ks[i - 1]!.kid === ks[i]!.kid) return undefined;
-  if (keyChangeLeaf(domain, ks, updatedAt) !== text) return undefined;
+  if (!isText(m["digest"]) || canonicalize({ kind: "dedi-keys", domain, keys: sortDediKeys(ks), updated_at: updatedAt, digest: m["digest"] }) !== text) return undefined;
   return m as unknown as KeyChangeLeaf;
 }

@@ -4,7 +4,9 @@
 - ``verify_lookup``: recomputes a lookup's digest offline (RFC 8785, BLAKE2b-256) and runs the
   checks of ``svc verify``;
 - ``verify_checkpoint``, ``verify_inclusion``, ``verify_consistency`` and
-  ``verify_cosigned_checkpoint``: the transparency log's signed checkpoints (Ed25519) and proofs.
+  ``verify_cosigned_checkpoint``: the transparency log's signed checkpoints (Ed25519) and proofs;
+- ``verify_membership``, ``verify_absence``, ``verify_extension``, ``verify_latest`` and
+  ``keys_of``: the state index's proofs (a key's latest leaf, or its absence).
 """
 
 from ._generated import *  # noqa: F401,F403  (the schema types)
@@ -26,6 +28,23 @@ from .log import (
 )
 from .dedi import DediVerifyResult, verify_dedi_file
 from .logkeys import key_change_leaf, key_set_digest, parse_key_change_leaf, sort_dedi_keys
+from .statekeys import domain_leaf, is_normal_domain, keys_of, parse_domain_leaf
+from .stateindex import (
+    EMPTY_HASH,
+    StateIndexResult,
+    StateKey,
+    StateProof,
+    decode_state_proof,
+    encode_state_key,
+    index_leaf_hash,
+    index_node_hash,
+    list_root,
+    state_key_hash,
+    verify_absence,
+    verify_extension,
+    verify_latest,
+    verify_membership,
+)
 from .response import Response, SvcError
 from .verify import FIRST_PROOF_YEAR, MAX_DEPTH, VerifyResult, genesis_hex, proof_type, recompute_digest, verify_lookup
 
@@ -65,4 +84,22 @@ __all__ = [
     "CheckpointResult",
     "InclusionResult",
     "ConsistencyResult",
+    "StateKey",
+    "StateProof",
+    "StateIndexResult",
+    "EMPTY_HASH",
+    "encode_state_key",
+    "state_key_hash",
+    "index_leaf_hash",
+    "index_node_hash",
+    "list_root",
+    "decode_state_proof",
+    "verify_membership",
+    "verify_absence",
+    "verify_extension",
+    "verify_latest",
+    "keys_of",
+    "domain_leaf",
+    "parse_domain_leaf",
+    "is_normal_domain",
 ]

@@ -49,6 +49,16 @@ def parse_key_change_leaf(text: str | bytes) -> dict[str, Any]:
     exactly kid, kty, crv and x, with a kid and an x), no kid twice, the digest that of its key
     set, and the text byte for byte as key_change_leaf writes it. Returns the members; raises
     ValueError for anything else."""
+    v = key_change_leaf_form(text)
+    if key_set_digest(v["domain"], v["keys"], v["updated_at"]) != v["digest"]:
+        raise ValueError("the key-change leaf's digest is not its key set's")
+    return v
+
+
+def key_change_leaf_form(text: str | bytes) -> dict[str, Any]:
+    """The form of a key-change leaf, as the Go parser (translog/leaf.ParseKeys) and the state
+    index's map function check it: all that parse_key_change_leaf checks but the digest, which
+    must only be present (the text byte for byte as key_change_leaf writes it with that digest)."""
     raw = text.decode("utf-8") if isinstance(text, (bytes, bytearray)) else text
     try:
         v = json.loads(raw)
@@ -67,6 +77,8 @@ def parse_key_change_leaf(text: str | bytes) -> dict[str, Any]:
     kids = [k["kid"] for k in keys]
     if len(set(kids)) != len(kids):
         raise ValueError("a kid stands twice in the key-change leaf")
-    if key_change_leaf(domain, keys, updated_at) != raw:
-        raise ValueError("the key-change leaf is not in its canonical form, or its digest is not its key set's")
+    if not _text(v["digest"]) or canonicalize(
+        {"kind": "dedi-keys", "domain": domain, "keys": sort_dedi_keys(keys), "updated_at": updated_at, "digest": v["digest"]}
+    ) != raw:
+        raise ValueError("the key-change leaf is not in its canonical form")
     return v
