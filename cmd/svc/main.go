@@ -104,6 +104,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	case errors.Is(err, errMismatch):
 		return 1
+	case errors.Is(err, errNotChecked):
+		return 2
 	default:
 		fmt.Fprintln(stderr, "svc:", err)
 		return 1

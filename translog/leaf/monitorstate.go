@@ -1,0 +1,121 @@
+package leaf
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// entryKeySize is how many bytes of the SHA-256 of an entry's id a monitor's state keeps in
+// place of the id: 128 bits, so that two entries sharing a count (and a wrong verdict) takes
+// some 2^64 attempts to contrive, and never happens by chance.
+const entryKeySize = 16
+
+type entryKey [entryKeySize]byte
+
+func keyOf(id string) entryKey {
+	h := sha256.Sum256([]byte(id))
+	return entryKey(h[:entryKeySize])
+}
+
+// EntryCounts is the last logged version_count of every entry a monitor has seen, each entry
+// known by the first 16 bytes of the SHA-256 of its id (Leaf.EntryID): the monitor checks each
+// new leaf against its entry's last count, and needs nothing else of the entries it saw. Its
+// JSON is one base64 string of the entries sorted by key, each its 16 bytes and its count as
+// an unsigned varint: 17 bytes an entry of fewer than 128 versions, 23 in base64.
+type EntryCounts struct {
+	m map[entryKey]int64
+}
+
+// Get is the last count of entry id (0: not seen).
+func (c *EntryCounts) Get(id string) int64 { return c.m[keyOf(id)] }
+
+// Set records n as the last count of entry id.
+func (c *EntryCounts) Set(id string, n int64) {
+	if c.m == nil {
+		c.m = map[entryKey]int64{}
+	}
+	c.m[keyOf(id)] = n
+}
+
+// Len is how many entries it holds.
+func (c *EntryCounts) Len() int { return len(c.m) }
+
+// MarshalJSON writes the entries sorted by key (the same counts, the same text).
+func (c EntryCounts) MarshalJSON() ([]byte, error) {
+	keys := make([]entryKey, 0, len(c.m))
+	for k := range c.m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b entryKey) int { return bytes.Compare(a[:], b[:]) })
+	raw := make([]byte, 0, len(keys)*(entryKeySize+1))
+	for _, k := range keys {
+		raw = append(raw, k[:]...)
+		raw = binary.AppendUvarint(raw, uint64(c.m[k]))
+	}
+	return json.Marshal(raw) // base64
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; keys out of order or repeated, a count of 0 or
+// beyond int64, or a truncated entry are refused.
+func (c *EntryCounts) UnmarshalJSON(b []byte) error {
+	var raw []byte
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("entries: %w", err)
+	}
+	m := make(map[entryKey]int64, len(raw)/(entryKeySize+1))
+	var prev entryKey
+	for off, i := 0, 0; off < len(raw); i++ {
+		if len(raw)-off < entryKeySize+1 {
+			return fmt.Errorf("entries: entry %d is truncated", i)
+		}
+		k := entryKey(raw[off : off+entryKeySize])
+		if i > 0 && bytes.Compare(prev[:], k[:]) >= 0 {
+			return fmt.Errorf("entries: entry %d is out of order", i)
+		}
+		n, l := binary.Uvarint(raw[off+entryKeySize:])
+		if l <= 0 || n == 0 || n > math.MaxInt64 {
+			return fmt.Errorf("entries: entry %d has no valid count", i)
+		}
+		m[k] = int64(n)
+		prev = k
+		off += entryKeySize + l
+	}
+	c.m = m
+	return nil
+}
+
+// monitorStateV1 is the state file of monitors before entries were kept by key: each entry's
+// id and count in a JSON object.
+type monitorStateV1 struct {
+	Counts map[string]int64 `json:"counts"`
+}
+
+// UnmarshalJSON reads a monitor's state, in this form or the earlier one (a "counts" object
+// of entry ids, about 120 bytes a leaf), whose counts it keeps by key.
+func (s *MonitorState) UnmarshalJSON(b []byte) error {
+	type plain MonitorState // without this method
+	var v plain
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	var old monitorStateV1
+	if err := json.Unmarshal(b, &old); err != nil {
+		return err
+	}
+	for id, n := range old.Counts {
+		if n <= 0 {
+			return fmt.Errorf("counts: %s has count %d", id, n)
+		}
+		if v.Entries.Get(id) != 0 {
+			return fmt.Errorf("counts: %s is also in entries", id)
+		}
+		v.Entries.Set(id, n)
+	}
+	*s = MonitorState(v)
+	return nil
+}
