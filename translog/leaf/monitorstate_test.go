@@ -1,6 +1,7 @@
 package leaf_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -23,15 +24,21 @@ func roundTrip(t *testing.T, st leaf.MonitorState) (leaf.MonitorState, []byte) {
 	return back, b
 }
 
-// TestMonitorStateKeepsEveryCheck: the counts kept by key, read back by the next run, refuse
-// what the counts by id refused: a namespace's repeated or skipped count, a record's count
+// TestMonitorStateKeepsEveryCheck: the counts kept by keyed hash (each state its own key), read
+// back by the next run, refuse what the counts by id refused: a namespace's repeated or skipped count, a record's count
 // going back, an entry starting late; and accept the next count.
 func TestMonitorStateKeepsEveryCheck(t *testing.T) {
 	var st leaf.MonitorState
 	if _, err := st.Check(0, [][]byte{nsLeaf(t, 1), nsLeaf(t, 2), recLeaf(3, "0x03")}); err != nil {
 		t.Fatal(err)
 	}
+	var other leaf.MonitorState
+	_, _ = other.Check(0, [][]byte{nsLeaf(t, 1), nsLeaf(t, 2), recLeaf(3, "0x03")})
+	ob, _ := json.Marshal(other)
 	st, b := roundTrip(t, st)
+	if string(ob) == string(b) {
+		t.Fatal("two states keep the same entries under the same key")
+	}
 	if st.Entries.Len() != 2 || st.Entries.Get("namespace ns1") != 2 || st.Entries.Get("record ns1/r/x") != 3 || strings.Contains(string(b), "ns1") {
 		t.Fatalf("state %s: %d entries", b, st.Entries.Len())
 	}
@@ -96,18 +103,19 @@ func TestMonitorStateRefusesDamagedEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(st.Entries)
-	var raw []byte
-	if err := json.Unmarshal(b, &raw); err != nil || len(raw) != 2*17 {
-		t.Fatalf("%v: %d bytes", err, len(raw))
+	var all []byte
+	if err := json.Unmarshal(b, &all); err != nil || len(all) != 32+2*17 {
+		t.Fatalf("%v: %d bytes", err, len(all))
 	}
-	swapped := append(append([]byte{}, raw[17:]...), raw[:17]...)
-	zero := append(append([]byte{}, raw[:16]...), 0)
+	key, raw := all[:32], all[32:]
+	cat := func(parts ...[]byte) []byte { return bytes.Join(append([][]byte{key}, parts...), nil) }
 	for name, r := range map[string][]byte{
-		"truncated":    raw[:len(raw)-1],
-		"out of order": swapped,
-		"repeated":     append(append([]byte{}, raw[:17]...), raw[:17]...),
-		"zero count":   zero,
-		"long varint":  append(append([]byte{}, raw[:16]...), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01),
+		"no key":       key[:31],
+		"truncated":    cat(raw[:len(raw)-1]),
+		"out of order": cat(raw[17:], raw[:17]),
+		"repeated":     cat(raw[:17], raw[:17]),
+		"zero count":   cat(raw[:16], []byte{0}),
+		"long varint":  cat(raw[:16], []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}),
 	} {
 		enc, _ := json.Marshal(r)
 		var e leaf.EntryCounts
@@ -115,11 +123,16 @@ func TestMonitorStateRefusesDamagedEntries(t *testing.T) {
 			t.Errorf("%s: read as %d entries", name, e.Len())
 		}
 	}
+	// Read back whole, with its key: the same counts.
+	var e leaf.EntryCounts
+	if err := json.Unmarshal(b, &e); err != nil || e.Get("namespace ns1") != 1 || e.Get("record ns1/r/x") != 3 {
+		t.Fatalf("%v", err)
+	}
 }
 
 // TestMonitorStateSize: the state of a log of 100,000 leaves (records and their registries
 // and namespaces, real ids' lengths, one record in ten updated) holds 17 bytes an entry, 23
-// in the file; the earlier form took about 120 bytes a leaf.
+// in the file (and its key); the earlier form took about 120 bytes a leaf.
 func TestMonitorStateSize(t *testing.T) {
 	const leaves = 100_000
 	var st leaf.MonitorState
