@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +53,10 @@ func (r *logReader) get(ctx context.Context, path string) ([]byte, error) {
 		wait := backoff(try, r.maxWait)
 		switch {
 		case err != nil:
+			var ue *url.Error // "Get "URL": reason": the URL is said already
+			if errors.As(err, &ue) {
+				err = ue.Err
+			}
 			failed = &unreadable{fmt.Sprintf("GET %s: %v", u, err)}
 			if ctx.Err() != nil {
 				return nil, failed

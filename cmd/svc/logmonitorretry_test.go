@@ -172,6 +172,7 @@ func TestLogMonitorCannotReadTheLog(t *testing.T) {
 	every := func(string) bool { return true }
 	notChecked := func(name, want string, code int, out string) {
 		t.Helper()
+		t.Logf("%s: exit %d %s", name, code, out)
 		if code != 2 || !strings.HasPrefix(out, "ERROR: could not read the log: GET ") || !strings.Contains(out, want) || strings.Count(out, "\n") != 1 {
 			t.Fatalf("%s: exit %d %q; want 2 and ERROR: ... %q", name, code, out, want)
 		}
