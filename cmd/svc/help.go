@@ -85,13 +85,17 @@ log's tiles, bundles and checkpoints, queues every public version again in creat
 records ORIGIN, so that instances still holding the old key refuse to extend the new log.
 Stop every instance first; start them again with SVC_LOG_ORIGIN=ORIGIN and a signer key for
 it (svc log key create), and publish the new verifier key. --yes confirms the removal.`},
-	"log monitor": {"--url URL --log-key VKEY --state FILE", `Follows the transparency log of the service at URL. Fetches its checkpoint and checks the
+	"log monitor": {"--url URL --log-key VKEY --state FILE [--key KEY] [--retries N] [--max-wait D]", `Follows the transparency log of the service at URL. Fetches its checkpoint and checks the
 signature with VKEY, checks with a consistency proof that the checkpoint kept in FILE is a
 prefix of it, reads the new leaves from the entry bundles and checks that each is a canonical
 leaf and that the version_count of each entry grows by exactly one per logged version; then
-stores the new checkpoint (and each entry's last version_count) in FILE, which the first run
-creates. Exit status 0 when all holds, 1 naming the first inconsistency (FILE is then left as
-it was).`},
+stores the new checkpoint (and each entry's last version_count, 17 bytes an entry) in FILE,
+which the first run creates. A request answered 429, 502, 503 or 504, or not answered, is
+retried after its Retry-After (else 1 s, 2 s, 4 s...), each wait at most --max-wait; --key sends
+an API key, so that the key's own rate limit applies. Exit status 0 when all holds; 1 with
+"FAILED:" naming the first inconsistency; 2 with "ERROR:" and the reason when the log could not
+be read (or FILE could not be read or written): nothing was concluded. FILE is left as it was
+unless the run passes.`},
 	"dedi verify": {"FILE (--manifest MANIFEST | --fetch) [--at RFC3339] [--state STATE]", `Verifies a DeDi file (docs/dedi-files.md): its shape, its signature by its embedded key, that
 the publisher's manifest is authentic and lists the file's key, registry and digest, that both
 are fresh at --at (default now), that the registry is live and that every record conforms to
@@ -140,7 +144,7 @@ var groupHelp = map[string]string{
 	"user":   "usage: svc user disable --email EMAIL | svc user add-key --email EMAIL --multibase z6Mk...\n",
 	"domain": "usage: svc domain allow DOMAIN | svc domain disallow DOMAIN\n",
 	"dedi":   "usage: svc dedi verify FILE (--manifest M | --fetch) [--at T] | svc dedi key create --kid K --out FILE | svc dedi export --url URL --namespace NS --key FILE --base-url URL --valid-for D --out DIR | svc dedi publisher add|remove DOMAIN | svc dedi list add|remove URL | svc dedi crawl [DOMAIN]\n",
-	"log":    "usage: svc log key create --origin ORIGIN --out FILE | svc log monitor --url URL --log-key VKEY --state FILE | svc log restart --origin ORIGIN --yes\n",
+	"log":    "usage: svc log key create --origin ORIGIN --out FILE | svc log monitor --url URL --log-key VKEY --state FILE [--key KEY] | svc log restart --origin ORIGIN --yes\n",
 }
 
 // describe gives fs the help text of its command; -h and --help print it.

@@ -11,105 +11,133 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/svc-directory/svc/translog/leaf"
 )
 
+// errNotChecked marks a monitor run that concluded nothing about the log: it could not read
+// the log (errUnreadable), or its state file (exit status 2, as a usage mistake).
+var errNotChecked = errors.New("the log was not checked")
+
 // cmdLogMonitor follows a transparency log from the checkpoint kept in the state file: svc log
-// monitor --url URL --log-key VKEY --state FILE. It checks the new checkpoint's signature, its
-// consistency with the stored one and every new leaf, then stores the new checkpoint and prints
-// the key changes of DeDi publishers the new leaves log, one a line (domain, key ids before and
-// after, leaf index); exit 1 names the first inconsistency.
+// monitor --url URL --log-key VKEY --state FILE [--key KEY] [--retries N] [--max-wait D]. It
+// checks the new checkpoint's signature, its consistency with the stored one and every new
+// leaf, then stores the new checkpoint and prints the key changes of DeDi publishers the new
+// leaves log, one a line (domain, key ids before and after, leaf index). Exit 1 names the first
+// inconsistency ("FAILED: ..."); exit 2 says why the log could not be checked ("ERROR: ...").
 func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fset := flag.NewFlagSet("log monitor", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	baseURL := fset.String("url", "", "base URL of the service (required)")
 	logKey := fset.String("log-key", "", "the log's verifier key, from its operator (required)")
-	statePath := fset.String("state", "", "file keeping the last verified checkpoint, per-entry version counts and DeDi publishers' key ids (required; created on the first run)")
+	statePath := fset.String("state", "", "file keeping the last verified checkpoint, the last version_count of every entry (17 bytes an entry) and DeDi publishers' key ids (required; created on the first run)")
+	apiKey := fset.String("key", "", "an API key to send, so that the key's own rate limit applies (default: none, the client address's limit)")
+	retries := fset.Int("retries", 8, "retries of a request answered 429, 502, 503 or 504, or not answered, before giving up (exit 2)")
+	maxWait := fset.Duration("max-wait", time.Minute, "the longest wait before a retry; a Retry-After longer than this gives up at once (exit 2)")
 	if err := parseFlags(fset, args, 0); err != nil {
 		return err
 	}
 	if *baseURL == "" || *logKey == "" || *statePath == "" {
 		return fmt.Errorf("%w: log monitor needs --url, --log-key and --state", errUsage)
 	}
-	fail := func(err error) error {
+	if *retries < 0 || *maxWait <= 0 {
+		return fmt.Errorf("%w: --retries must be 0 or more and --max-wait more than 0", errUsage)
+	}
+	r := &logReader{base: *baseURL, key: *apiKey, retries: *retries, maxWait: *maxWait, now: time.Now}
+	err := monitor(ctx, r, *logKey, *statePath, stdout)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errUnreadable) || errors.Is(err, errNotChecked):
+		// Before ErrVerify: a tile the tile hash reader could not read is wrapped in both; the
+		// read's own error says it.
+		var u *unreadable
+		if errors.As(err, &u) {
+			err = u
+		}
+		fmt.Fprintln(stdout, "ERROR:", oneLine(err))
+		return errNotChecked
+	default:
 		fmt.Fprintln(stdout, "FAILED:", oneLine(err))
 		return errMismatch
 	}
-	state := leaf.MonitorState{Counts: map[string]int64{}}
-	raw, err := os.ReadFile(*statePath)
+}
+
+// monitor is one run of the monitor: an error of errUnreadable or errNotChecked says the log
+// was not checked, any other names an inconsistency.
+func monitor(ctx context.Context, r *logReader, logKey, statePath string, stdout io.Writer) error {
+	var state leaf.MonitorState
+	raw, err := os.ReadFile(statePath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return err
+		return fmt.Errorf("%w: %w", errNotChecked, err)
 	default:
 		if err := json.Unmarshal(raw, &state); err != nil {
-			return fmt.Errorf("state file %s: %w", *statePath, err)
-		}
-		if state.Counts == nil {
-			state.Counts = map[string]int64{}
+			return fmt.Errorf("%w: state file %s: %w", errNotChecked, statePath, err)
 		}
 	}
 	var old leaf.Checkpoint
 	if state.Checkpoint != "" {
-		if old, err = leaf.OpenCheckpoint([]byte(state.Checkpoint), *logKey); err != nil {
-			return fail(fmt.Errorf("the stored checkpoint: %w", err))
+		if old, err = leaf.OpenCheckpoint([]byte(state.Checkpoint), logKey); err != nil {
+			return fmt.Errorf("the stored checkpoint: %w", err)
 		}
 	}
-	signed, err := httpGet(ctx, *baseURL, "svc/log/checkpoint")
+	signed, err := r.get(ctx, "svc/log/checkpoint")
 	if err != nil {
 		return err
 	}
-	cur, err := leaf.OpenCheckpoint(signed, *logKey)
+	cur, err := leaf.OpenCheckpoint(signed, logKey)
 	if err != nil {
-		return fail(fmt.Errorf("the served checkpoint: %w", err))
+		return fmt.Errorf("the served checkpoint: %w", err)
 	}
 	if state.Checkpoint != "" {
 		var proof struct {
 			Hashes [][]byte `json:"hashes"`
 		}
 		if old.Size > 0 && old.Size < cur.Size {
-			body, err := httpGet(ctx, *baseURL, "svc/log/consistency?from="+strconv.FormatInt(old.Size, 10)+"&to="+strconv.FormatInt(cur.Size, 10))
+			body, err := r.get(ctx, "svc/log/consistency?from="+strconv.FormatInt(old.Size, 10)+"&to="+strconv.FormatInt(cur.Size, 10))
 			if err != nil {
 				return err
 			}
 			if err := json.Unmarshal(body, &proof); err != nil {
-				return fail(fmt.Errorf("consistency proof: %w", err))
+				return fmt.Errorf("consistency proof: %w", err)
 			}
 		}
 		if err := leaf.VerifyConsistency(old, cur, proof.Hashes); err != nil {
-			return fail(err)
+			return err
 		}
 	}
 	// The new leaves, bundle by bundle, each checked against the tree's hash tiles (which the
 	// tile hash reader checks against the checkpoint's root).
 	var changes []leaf.KeyChange // of DeDi publishers, reported after the verdict
-	hashes := tlog.TileHashReader(tlog.Tree{N: cur.Size, Hash: cur.Hash}, &httpTiles{ctx: ctx, base: *baseURL})
+	hashes := tlog.TileHashReader(tlog.Tree{N: cur.Size, Hash: cur.Hash}, &httpTiles{ctx: ctx, r: r})
 	for n := old.Size / leaf.TileWidth; n*leaf.TileWidth < cur.Size; n++ {
 		w := min(int64(leaf.TileWidth), cur.Size-n*leaf.TileWidth)
-		data, err := httpGet(ctx, *baseURL, "svc/log/tile/"+leaf.BundlePath(n, int(w)))
+		data, err := r.get(ctx, "svc/log/tile/"+leaf.BundlePath(n, int(w)))
 		if err != nil {
 			return err
 		}
 		leaves, err := leaf.SplitBundle(data, int(w))
 		if err != nil {
-			return fail(fmt.Errorf("entry bundle %d: %w", n, err))
+			return fmt.Errorf("entry bundle %d: %w", n, err)
 		}
 		skip := max(old.Size-n*leaf.TileWidth, 0)
 		if err := leaf.CheckLeafHashes(cur, hashes, n*leaf.TileWidth+skip, leaves[skip:]); err != nil {
-			return fail(err)
+			return err
 		}
 		found, err := state.Check(n*leaf.TileWidth+skip, leaves[skip:])
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		changes = append(changes, found...)
 	}
 	state.Checkpoint = string(signed)
-	if err := writeState(*statePath, state); err != nil {
-		return err
+	if err := writeState(statePath, state); err != nil {
+		return fmt.Errorf("%w: state file %s: %w", errNotChecked, statePath, err)
 	}
 	fmt.Fprintf(stdout, "OK: log %s size %d (%d new leaves)\n", cur.Origin, cur.Size, cur.Size-old.Size)
 	for _, c := range changes {
@@ -117,28 +145,6 @@ func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	return nil
 }
-
-// httpTiles reads the log's hash tiles from the service (a tlog.TileReader).
-type httpTiles struct {
-	ctx  context.Context
-	base string
-}
-
-func (r *httpTiles) Height() int { return leaf.TileHeight }
-
-func (r *httpTiles) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
-	out := make([][]byte, len(tiles))
-	for i, t := range tiles {
-		b, err := httpGet(r.ctx, r.base, "svc/log/"+leaf.TileServicePath(t))
-		if err != nil {
-			return nil, err
-		}
-		out[i] = b
-	}
-	return out, nil
-}
-
-func (r *httpTiles) SaveTiles([]tlog.Tile, [][]byte) {}
 
 // writeState replaces the state file (a new file renamed over it).
 func writeState(path string, s leaf.MonitorState) error {

@@ -49,8 +49,8 @@ func TestLogMonitor(t *testing.T) {
 	}
 	var st leaf.MonitorState
 	raw, _ := os.ReadFile(state)
-	if err := json.Unmarshal(raw, &st); err != nil || st.Counts["namespace "+ns] != 2 || len(st.Counts) != 304 {
-		t.Fatalf("state: %v, %d entries", err, len(st.Counts))
+	if err := json.Unmarshal(raw, &st); err != nil || st.Entries.Get("namespace "+ns) != 2 || st.Entries.Len() != 304 {
+		t.Fatalf("state: %v, %d entries", err, st.Entries.Len())
 	}
 	// Nothing new: still fine.
 	if code, out, errs := monitor(l.srv.URL, l.vkey); code != 0 || !strings.Contains(out, "(0 new leaves)") {

@@ -16,8 +16,9 @@
 //	                                and that its version is in the signed transparency log
 //	svc log key create --origin O --out FILE
 //	                                write a transparency-log signer key; print its verifier key
-//	svc log monitor --url URL --log-key VKEY --state FILE
+//	svc log monitor --url URL --log-key VKEY --state FILE [--key KEY]
 //	                                check the log's new checkpoint and leaves against the last one
+//	                                (exit 1: inconsistent, 2: could not read it)
 //	svc dedi verify FILE (--manifest M | --fetch) [--at T]
 //	                                verify a DeDi file; print its outcome word (exit 0: authentic)
 //	svc dedi key create --kid K --out FILE
@@ -69,9 +70,10 @@ commands:
                                           also check the version is in a checkpoint signed by VKEY
   log key create --origin O --out FILE    write a new transparency-log signer key to FILE (mode 0600)
                                           and print its verifier key alone on stdout
-  log monitor --url URL --log-key VKEY --state FILE
+  log monitor --url URL --log-key VKEY --state FILE [--key KEY]
                                           check the log's new checkpoint (signature, consistency
                                           with the one in FILE) and new leaves; then store it
+                                          (exit 1: inconsistent; 2: the log could not be read)
   log restart --origin O --yes            start a new, empty log under origin O (after a restore)
   dedi verify FILE (--manifest M | --fetch) [--at RFC3339]
                                           verify a DeDi file against its publisher's manifest;
@@ -104,6 +106,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	case errors.Is(err, errMismatch):
 		return 1
+	case errors.Is(err, errNotChecked):
+		return 2
 	default:
 		fmt.Fprintln(stderr, "svc:", err)
 		return 1

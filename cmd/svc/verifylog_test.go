@@ -45,8 +45,14 @@ func newLogService(t *testing.T, origin string) *logService {
 
 func newLogServiceWithKey(t *testing.T, lk translog.Key, vkey string) *logService {
 	t.Helper()
+	return newLogServiceLimited(t, lk, vkey, server.RateLimit{})
+}
+
+// newLogServiceLimited is a log service whose clients have the rate limit rl (RPS 0: none).
+func newLogServiceLimited(t *testing.T, lk translog.Key, vkey string, rl server.RateLimit) *logService {
+	t.Helper()
 	st := storetest.Open(t, store.DialectSQLite)
-	s, err := server.NewServer(server.Config{Store: st, LogVerifierKey: vkey})
+	s, err := server.NewServer(server.Config{Store: st, LogVerifierKey: vkey, RateLimit: rl})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,11 +53,11 @@ func SplitBundle(data []byte, want int) ([][]byte, error) {
 }
 
 // MonitorState is what a monitor keeps between runs: the last checkpoint it verified, the
-// last version_count of every entry it has seen in the log, and the key ids of every DeDi
-// publisher's last logged key set.
+// last version_count of every entry it has seen in the log (by key: EntryCounts), and the key
+// ids of every DeDi publisher's last logged key set.
 type MonitorState struct {
 	Checkpoint string              `json:"checkpoint"`
-	Counts     map[string]int64    `json:"counts"`
+	Entries    EntryCounts         `json:"entries"`
 	Keys       map[string][]string `json:"keys,omitempty"`
 }
 
@@ -75,22 +75,12 @@ func (c KeyChange) String() string {
 		c.Domain, c.Index, strings.Join(c.Old, " "), strings.Join(c.New, " "), c.UpdatedAt)
 }
 
-// CheckLeaves checks the leaves that follow the state's tree in log order (MonitorState.Check)
-// with counts for the state's counts, and leaves the key changes unreported.
-func CheckLeaves(counts map[string]int64, first int64, leaves [][]byte) error {
-	_, err := (&MonitorState{Counts: counts, Keys: map[string][]string{}}).Check(first, leaves)
-	return err
-}
-
 // Check checks the leaves that follow the state's tree in log order: each parses as a
 // canonical leaf (of a version, or a key change) and the version_count of each entry grows by
 // exactly one per leaf (from 1), or for records (whose draft versions are not logged) grows. It
 // updates the counts and key ids and returns the key changes in log order; first is the log
 // index of leaves[0].
 func (s *MonitorState) Check(first int64, leaves [][]byte) ([]KeyChange, error) {
-	if s.Counts == nil {
-		s.Counts = map[string]int64{}
-	}
 	if s.Keys == nil {
 		s.Keys = map[string][]string{}
 	}
@@ -112,7 +102,7 @@ func (s *MonitorState) Check(first int64, leaves [][]byte) ([]KeyChange, error) 
 			return changes, fmt.Errorf("leaf %d: %w", idx, err)
 		}
 		id := l.EntryID()
-		prev := s.Counts[id]
+		prev := s.Entries.Get(id)
 		// Draft record versions are not logged, so a record's logged versions may skip the
 		// counts of its drafts; they still only grow.
 		if l.Kind == KindRecord && l.VersionCount <= prev {
@@ -121,14 +111,15 @@ func (s *MonitorState) Check(first int64, leaves [][]byte) ([]KeyChange, error) 
 		if l.Kind != KindRecord && l.VersionCount != prev+1 {
 			return changes, failf("leaf %d: %s has version_count %d after %d (want %d)", idx, id, l.VersionCount, prev, prev+1)
 		}
-		s.Counts[id] = l.VersionCount
+		s.Entries.Set(id, l.VersionCount)
 	}
 	return changes, nil
 }
 
 // CheckLeafHashes checks that leaves (from log index first on) are the leaves of the tree of c:
 // their RFC 6962 leaf hashes equal the tree's, as hashes reads them (a tlog.TileHashReader
-// checks each tile it reads against c's root hash).
+// checks each tile it reads against c's root hash). An error of hashes' reader is wrapped, for
+// errors.Is: a tile that could not be read is not a tile that does not verify.
 func CheckLeafHashes(c Checkpoint, hashes tlog.HashReader, first int64, leaves [][]byte) error {
 	idx := make([]int64, len(leaves))
 	for i := range leaves {
@@ -136,7 +127,7 @@ func CheckLeafHashes(c Checkpoint, hashes tlog.HashReader, first int64, leaves [
 	}
 	got, err := hashes.ReadHashes(idx)
 	if err != nil {
-		return failf("leaf hashes of %d..%d in tree %d: %v", first, first+int64(len(leaves))-1, c.Size, err)
+		return fmt.Errorf("%w: leaf hashes of %d..%d in tree %d: %w", ErrVerify, first, first+int64(len(leaves))-1, c.Size, err)
 	}
 	for i, text := range leaves {
 		if got[i] != Hash(text) {

@@ -30,7 +30,7 @@ func TestCheckLeaves(t *testing.T) {
 		{"not json", [][]byte{[]byte("nope")}, "leaf 7"},
 		{"unknown field", [][]byte{[]byte(`{"extra":1}`)}, "unknown field"},
 	} {
-		err := leaf.CheckLeaves(map[string]int64{}, 7, tc.leaves)
+		_, err := (&leaf.MonitorState{}).Check(7, tc.leaves)
 		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
