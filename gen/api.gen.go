@@ -5200,6 +5200,20 @@ func (response ListDediPublishers400JSONResponse) VisitListDediPublishersRespons
 	return err
 }
 
+type ListDediPublishers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListDediPublishers401JSONResponse) VisitListDediPublishersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDediPublishers413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response ListDediPublishers413JSONResponse) VisitListDediPublishersResponse(w http.ResponseWriter) error {
@@ -5304,6 +5318,20 @@ func (response GetDediManifest400JSONResponse) VisitGetDediManifestResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediManifest401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDediManifest401JSONResponse) VisitGetDediManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5431,6 +5459,20 @@ func (response GetDediFile400JSONResponse) VisitGetDediFileResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediFile401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDediFile401JSONResponse) VisitGetDediFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6691,6 +6733,20 @@ func (response GetLogCheckpoint400JSONResponse) VisitGetLogCheckpointResponse(w 
 	return err
 }
 
+type GetLogCheckpoint401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogCheckpoint401JSONResponse) VisitGetLogCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLogCheckpoint413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response GetLogCheckpoint413JSONResponse) VisitGetLogCheckpointResponse(w http.ResponseWriter) error {
@@ -6785,6 +6841,20 @@ func (response GetLogConsistency400JSONResponse) VisitGetLogConsistencyResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogConsistency401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogConsistency401JSONResponse) VisitGetLogConsistencyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6896,6 +6966,20 @@ func (response GetLogCosignedCheckpoint400JSONResponse) VisitGetLogCosignedCheck
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogCosignedCheckpoint401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogCosignedCheckpoint401JSONResponse) VisitGetLogCosignedCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7013,6 +7097,20 @@ func (response GetLogInclusion400JSONResponse) VisitGetLogInclusionResponse(w ht
 	return err
 }
 
+type GetLogInclusion401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogInclusion401JSONResponse) VisitGetLogInclusionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLogInclusion404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response GetLogInclusion404JSONResponse) VisitGetLogInclusionResponse(w http.ResponseWriter) error {
@@ -7117,6 +7215,20 @@ func (response GetLogKey400JSONResponse) VisitGetLogKeyResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogKey401JSONResponse) VisitGetLogKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7230,6 +7342,20 @@ func (response GetLogTile400JSONResponse) VisitGetLogTileResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogTile401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogTile401JSONResponse) VisitGetLogTileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9450,6 +9576,20 @@ func (response GetStats400JSONResponse) VisitGetStatsResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStats401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetStats401JSONResponse) VisitGetStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17361,6 +17501,20 @@ func (response GetRegistriesByTag400JSONResponse) VisitGetRegistriesByTagRespons
 	return err
 }
 
+type GetRegistriesByTag401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRegistriesByTag401JSONResponse) VisitGetRegistriesByTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegistriesByTag404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response GetRegistriesByTag404JSONResponse) VisitGetRegistriesByTagResponse(w http.ResponseWriter) error {
@@ -17470,6 +17624,20 @@ func (response GetDidDocument400JSONResponse) VisitGetDidDocumentResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDidDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDidDocument401JSONResponse) VisitGetDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20765,510 +20933,512 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37cttIkjgKv0oFdzdM9YAURV0sSzHxW7VlT7vbdnssud0zLa9QBIokWmAVG1UQxfb6i+8hzruc/8+j",
-	"nCc5UZlVQAEESFCi1O4ZbWz0WARQl6zMrLzn51YgJlPBGVeydfS5NWY0ZAn88zkNxuy54CoRsf47ZDJI",
-	"oqmKBG8dtfxpOoijwCMTetOhI/bXi7TX2w2UiuEfzO+2vJYMxmxC9cdqPmWto5ZUScRHrS9fvNZzwWUk",
-	"FePB/FxcMb44xfmYkWkSTWgyJyFVdEAleyLJLIkUI1MhI/0eETxgRI0j+yAQk0mkFAtJm5J3QqpRwiT5",
-	"ePI6/0SmwZhQSfydg+1vd5/unR7uHfrHhA4k44rMxowTNWYkYb+lTCoSjCkfsZBwocYRH3mE8pAIfIdN",
-	"BiwMWUjO/v5az27X6ZHZOArGZEwl4YIkbBpHAZVbXXLGeEgiRQY0uCIRjuKfXQcdByAdgIifrQBPhYgh",
-	"oSSmiiUkYTT0iBonIh2NCeVzEnGpKA+YR5SAx2Q2psqFzCwRinUveOFg2A2dTGN9Ng4wWl5rSpViiT6G",
-	"//ml13l20nlJO8NPn3e8wy/b5R/+s+VVHPCLczqqPlTGVTJ/IkkYjZhUHvktFYqFyxHmi15SQidMGfQ8",
-	"kT/yJcPr840UkUqIkAAc9INQwxBA8uH8OQnpnLT9f/zjH//ovHnTOT31t7rkrVBkFqkx8a9ZIiPBL6MQ",
-	"cDkHVL/XP+j0dju9vZbXivSsv6Usmbe8FqcT/QKVl6II5aFIJlS1jlohVawSWqvJ4YQE+TtE6Zc8vUtq",
-	"jpdyOWMJA+SKOImUrMUrxKcjg+U0JJEkkiXXTON1PCeDOaEZKhOl8UgjssZiOmchmVKp8Gecuk1JQNPR",
-	"WHXSqcV1j4gEJjAkvNUlHyM1FqkikfJgWkkmdE4GzM4N05rPSTrViKwH0E+jQJO+fRbTERmIlIdkwMYR",
-	"D0m7T6T+PGRDmsZqq0tOyDWNU7P4SBOhIhShpv+kZK/XQ1qAE0SI5EdYCbgHIpxTFkanYkKjSiQ4ZacR",
-	"AeYrxyzRVASvFlF0mg669i+zwylV43x/+FHLa2kWEyUsbB2pJGXuBif05jXjIzVuHfX3d73WJOL2753q",
-	"ZcdMsfAtnTA5pQF7GcWKJYtb+FFjmDJ0GjGZkSS3X5L2YE6icKtbQ1/Zi5dR2Kpd8n6DJddBmZOI61Nk",
-	"yoCXtF+dvpWEJozQIGBTfb/oa0ClCWehxtRpyueBCNlW8STMv7qBmGzmJBps62UiJqea0Sxs7IUBeTrV",
-	"jAhuMZEQOtRXissWqxjeTqe3U3MgwwR2tw6/ezV8Q1UwrhAsLlooShj+i+LERctHdoWXsSbhCQ0ZsqvI",
-	"IJDmYiqKY3wxTRJ9nZthSJvFkpG9nX7pgC5avZvezrPesE93Bv1gN9xj+8OD3tOdw/6zXbo32A8OwotW",
-	"HZ94NezgPmrO62CvevNvBWc1ADjhRF+dRAOVUE4YTeKIJYa/HxNKJvpDMmJKkt3eXnfJ2vQ0yxe40+tX",
-	"LvF7MXgVVt+vv4pBtxqXfxUDJMlGuKxhswqVNTepYyTvaKIiGnskoJJ1Ii4Z1wLeNQNOYqDUporETN9X",
-	"uxp3EhpoAWIpa6kFVf+wsODdugUDb6qC3glxWRdp+2EUHsnr4Kjb7fpb9sLM3nkiNfZGw4iFlVzefr3/",
-	"Xcqe/+3DYfLm15sXP99E79LT/W9Pq4+oxDs3x3Syjb9nw6975xvd9js6YlWoOWKEp5MBSzwk5J06jJvq",
-	"AdwVGBkG5sv4aMTVgRY3J/QmmqQTTbf2/2CN5sdshfr6GrEkW+JZ9HvFMl8pNpFkyhKiV7FshZdSD1C5",
-	"zH5vxTpXLvA9C0QCgkMV4iTwFHDDIymPfkuZlW8TNoqkSuY17Ai/vDQ0XX/m/5lolG39x3auC2/jU7mt",
-	"b8w5LA1XihPWrxWfV642Q8Da5eLHm10waJDVzChkMRuBHIDEFlBQj43WWaQ4e0V29B3ZeRrusc7h8KDX",
-	"ce/Jum3BcGteDIuUdiYSVSEuaAnDJ5zNtKI8jBKpjomvp/ZBQPOj0CdUBoyHER8dE18qqlLpa21B/1Pr",
-	"y1rh11/UEYDUM1fivpVvGNfY/Yv9E+ewA3itKGx9qtrSuVhHTBuwoUjYKjltp9/ZrZPTlFhTSvsJhadq",
-	"9LGSVRQyrjSvTlCUNxq4q0uDRuzXwTfXtFtNsdwsDA0DCZNTwSVDu0Cqz1MZZH5Jo5jB6gPBFeOAQXQK",
-	"aqR+vv2rFLygzuk3Q72qlNNUjUUS/c70uiZMSuD1pRnIEKf40phAk0QkuPAiRN8KrbNGITl594pcsXlX",
-	"j/ktDQ0NN98EwCHiMJj+J2jCzs7Mo8uIT1NV2NorfELgyRGBcyKZ3YVkN8GRudzIJJVKa/BUkYmQiuz0",
-	"eoA4+WV7l/lzjVDL+5GUER9pSmCTqZojCO8I83PHzqc1CJwfIP9c8GEcBepWyBPYj93d2dtDrz8Wc8Yk",
-	"oXHCaDgn7CaSSlp7YA69zezQKE12URKp0tWSgBWSNkXRWVE0Lmk1mAYgUtvLyQMTDQLMLj5kQRQyra8b",
-	"M4C+VGQDuDXbWjbie0PnddsUMw56UpjdbNJyJOfuddd4ojXfj0mk2Ne5Wi/Tze0hah7qGOmr7VQ1SzTf",
-	"bS/YGmGFL0UyiMIQP18b4YfZ1y7GZ2MekblIwXzCBRpjcfsiITTb/6IlaFP4T+NYMys6h+lDgdO00ShY",
-	"nL4AfZEgD9R8xxoR41jMLLK/AisRjXH228AtMiMUbxhOUs5upizQtz/TgxMRAK1u4qKpGB5288YuYJ19",
-	"5KsWV83XZqeqWN1ZGgRMSndFa5Hpg6ztvojwrVAvRcpvJ7HkKjYX6nII47holanogMj4fDMEhi6XtqZm",
-	"LtSYJUBEIQGH2RYJBUPigWsOTvatUG9ECBr+Mi8O+s9yH5yM0N3H0EY2iq6ZvqSIXzB2+TDFOzqPBQ3P",
-	"hXhNk3XR2oB0imNcKiEuYxileKHjRTgQ4ZwoIQi8QtpxNIkU2SFvom+3NgRhmCKSOIO+ECi3rIi0YaZj",
-	"cqj/hwz1KYRhB7VfiYzqnf6Lh9EdZeKpM8ylEXxdgLjTGMH4qNIaG0my0uy6Ce7vWwOtj2yd0GwJuWeI",
-	"xIJroJpFHltPL5lR9J0qxgGKVoDbvIyzMPIq6WFBZshtIVULvQdBZ3NLfkgp54zRJBjfgQScC5vhrd/S",
-	"6868pWEUopwA5nqQ6KNJkW38HdSqjemN5+Aj1dsyYwIKnKHX9AOn1zSK6SBmt9WCs+/dPWT7dV/YzF5y",
-	"UNprA2F5pEm1HBCiKThhNBjrBSDvM05pkZg/wcMN1M4ZC6XrlCZtvU3imz8vnc34EMIRM0IBquJaH6Yk",
-	"KQ9ZQmZ0vgXSIWcRXHfumDyf1TqscQOStH13Bgw3KHOaY5IwCGAAmvDf6z86QL8+OqwdwnAeLt6iZ8CL",
-	"JVGCzGikrP0IRo/4qDLeIjfLon1KvKF8bq45eSsESqhil3Ahlu6KcyHIhPK5VSflBtDnvRbjzWTd24Oq",
-	"AWg+uNahjZqX3JGPiLWIiCQzgNCi/Ukhc9u4+cmIc9YmAj8JTigGHwSA4ChcfOAynU5Folj4hoURPQeA",
-	"3Qom2UCXEz3SJcC+CJ3sFQKvEP3KEZGMh0CFIChRSRZm3KwcptkShItRSfzyXCh/fpAsuZM8n0qW1Ijy",
-	"euyNS/FXbP5EEj2r3mEYSc2l8Db5yXEQrHt5AvkNs4/K1kDX91AlU7pTZ5fmF69lyGEzBsbLWIirdHpp",
-	"TcmOwXGDdkb9RaoxFyPf8gsOfNVZxBQsrmyO/Mn4Q2+rARfAKFGPHabxRtRivTsEIMkAaPy396YrZ+tG",
-	"qz8E5ZiL6pQqWq1U+lps8K38iZE8uTkTLmm93mkipixREaKucSOiLb3kI/Fyr13t88z9VRkHm3vEfim7",
-	"yvKBPWcRuSdJDH5lgdKTFLafyeGVIDByqRia7cON0sAVWIRJaEC8DGEWz+SLQ4qrYGFf9HCuyl2HIbqO",
-	"HQ8JDVH7pPE7Z8FDGktWy841LDKF2Yb3Mut4LjyVXXKCYcLDiMVaYqBXLItSxHg8dA5KGwKshVN8Gx5m",
-	"K0Cbu6yArbvKVcbm/FWgSkWjWK766vuzH9/+mEFxwlYfZfEL16/e3BuNblFW5cJN6FD5mvv5cXTN/GPz",
-	"vxiKjWHZXdfLqt9veS39UoVj1WspFa9a2Pn5a/0m3hMqiuMFh2jH6G08jY36hC7rVSScw2YpzsrGXCoM",
-	"DSrKFSwK/X6KTVZiwEkYMrMOgBeukiYJndfsSK7YzSZJUB6Z6N+dXq9n9+7pF1hIaByD4iU42wgcihzk",
-	"C4SuvMJvd2x0jf17Q5BqyJ4dpnM7/ltEtSLzdaIGcuzSAG55G2HMGXpVxP9mrBWUcmefJEgYNapbab8g",
-	"MK1kh/jWF2/lnX07BmZMh82DE+p5g7tEz24vn6ESqtPoBzavBqjhFejoeiKtDqcvoSzoXhLJgoRV3OYG",
-	"7Jd0JYTPowmTik6mekFXrFbqialUl6nMxiyu+CPw9Uzw0i+7Wi0L0UEdKUhm0f+O9PuTiKeKkbbmyHg3",
-	"cHbNEgjmvAXr9lo3nZHoLKydVwZ3nRvPoPE5UIXIiqHFk6mag7VJw1wrzRq6VAmtSMmUYSj7wkTThA2j",
-	"m+qpUBeDeCay03dCVxdmgzhoY9vBEZkkM5boMaaqeuaEXYurZYcTKTBJmfcykEcxI/rW3SzIS2Ri0CqL",
-	"njJg8lw0LWFYYUf1tPMcB4BLKo5/HLaOflnBQpHkvnifSxRzVUWI5tw84svr4BLjz/Z2yYBKdrCXJrFz",
-	"isdEjsWMm/h1jv7o/HZfCaCKTX7yFmNu2cxyAs+SVM4FymBpejHhMeCnt7yZCqdRdzFZO5Q59o1cTDBx",
-	"4ys4jqQyn9RvtJmgYRGpJEEs37ok1vJz550/H7PgyrUB1MPg45hlNu08AkvMuPGeuWHZqC2BolMBoSy9",
-	"ZoEB1auBXuvasXSYhwMhYkb5ko1nH1Vu3sHYuwuqy/G/+vb4ODY5iBqhI32uCSTv5Zc2mUVxDILRiEeS",
-	"mSw+/TyOUAMvZG30Voemu4Cq1UcQNE7w/mag0ykEO29Kv11fVbWn4ZBWgN64+ryOHTeJ7+LirHUHDXO9",
-	"Y7Au1Y2dQuYU/pqtFuufKsRkXZrwh3oGRvlccAZhXxjJ6jqdIZ0UtI5j4mtZZcHcUOY9XilCfy3TRyMT",
-	"a3GXqi5/Gl8nio6OiB+kUomJT9rghcZTdHeyhTF2UlEeUq1z0ZE+YyEZGaRRrDoRzwZ0wINR8alkEp2O",
-	"1vaC04FNfTJgiRxHU40K4BK61IKJFcXuZJhZUJxcuNfTz0eqgvGmiAcGO0sH2VtV5gazLnNUy/Zl1oYf",
-	"nFMEB01GzJqGq9UNmzLlEccerI80Ux/JTI/MwmNiQQa6gYIjhmfgIpN6hKEWmOGxr+jIL90qqxOevBYM",
-	"iG65JhsGV6D+jA3GQlxdpklcSa8JI+xafw4xolMhld7QWKmpLDgdaRgmTErSDkUgt82osjsJPXLR+gic",
-	"68P718VE3YtWKeUThj3a3sZvnQzdbXkdlEDS2ztc76Z1AFTcdhXanrIwemdzuVdne2PKseYAysSrank+",
-	"SOgsXiZ91eWFLxzuMIrZZSBSdC0tJHWVHeH4QXNrW2G3LyMMGCnLw6DXiVQFok4LNw/JzFjnQUaiUiEg",
-	"DGqELIw6sLzuJMRYDd/Gv5fqOWSWhyqQwHISRo1rrfq5cafVGjpwYWjmsNnjetUTyqOh8a/cxvbsFdM5",
-	"q6GVRKOId8ZAUoXYZh5AcIvW6bWuH/GQ3aDtbfW07EZdwq5qzebV32BGU43eZUFjwfJEEuej2wPJpGNV",
-	"1LDBrDAfI8FhPywkc6a2POKLK3OpOrhVeXr6ZfRL+yU8I21KYhHQ2NGjxtTJbYU7G+h0y3VwmHW1vJa4",
-	"0ru2TvEsq+TTKi6UVRXIUtEKdFXE6wLhW6IuHPJK3gXUXMG/3EIVGfAA5cTQONnyFM4i/xoyuNaMjaoZ",
-	"jl0tM0c6TGUVcjabzVzB6zDMBQlyEVnHtL9/UGTbckw7/f2Do2fDw4Owd7hzeLgXPA0P9p/R/pBR2gv2",
-	"92nY29mnu4Ph3nBn0B/0Bof9fhDu7IcHwc7+oDfs9WjvsFVDHKgiGeQDr5rXspk/iENwX8wiNQ4TOuOV",
-	"st2Sq91YE82JkvZF66JlgvMAFyIeR5xZfTejq9WWsHLKrF6D3dICyhvIIpZ4Ln4Vz790sCtxf4U5qXiF",
-	"SzT1od6FXOWutqWiENHUxFRa1iZsTDYSuOYiqk74oWSJqQA8Uuu6JdiERnG130fEBVSHJekd2YWv5Ks4",
-	"thnJy9e3DBybcY3aNWoxfiKumfMDetCQErKfQVY0ry48xKD8VAJfhj0twj4Do1N2gbH/Lha0yVieBUxB",
-	"ndhrBs5lwGvsJs+jy+uc5KEbtd+QsgxeVBBVWfJabX9zym7kS1m69+WMpSaBcClBNbHOF0G/4ZgdrBK1",
-	"saCBEIbL4wYym7V+uBhEsJgssajSW1G/fJHNPXCo5bmzSkwGUgnO8kxCDOsDs9nWosm2VytDNEfJglXp",
-	"fkIV7BHd9mzEFF8uH1IuA1ucdS2UGzmJWx/El1o45AXN6kpoFPQq0tYqebagrUxlx+1YnR2/q/YeZJMt",
-	"w4O3bopsrX5ax4Va2TefGmx8CR86gZoA+SE7kLi7WFMCf3PJprySSuc7HUWcNjNXw3jvMPh1KccrDLsE",
-	"tNVVg1BYpgsgtYXywIZbAdapGa2B/pHX8mn2vhKKxo3eLQEGP/RseaN83iVQqYsYysnMxA3djcaWWHOS",
-	"bAXLM98wcK6SpzYirZWhYIt0tTIUbB2iqgv9W0FR9tb42sjJmNUjtiZE7VebAipeZbcAq13I1wrZ+XKi",
-	"NC6jeyTLfBVNUlJr7QSriLPgwizu92XCGFHsRhlv6AAC57lNfbcFcPZ6zw7KhQYd4UM/rjjj0yg8FUE6",
-	"MUkdFUaEV6ckNG+gkG+Ut2kiwITSDqPwaMYGW4uA/W9IF7lRBeT7JfOCzGaz7my3K5LRNpfbYRRuX++0",
-	"vPzxbhTCQ8mCNInUfHuSxiq6YnP93icvJ5FFb1+JCKiUelWCv2FqLMICfa3+uJD1tt63qKEVywfO2OAI",
-	"bLNjIdV/7Z4c9g57R3vX3z/7/sPO4PvvXzw7ePnx7Psfrr+Tv1ZRpZsmUbGd5VGq4U+LX68Kw85OEbZT",
-	"uYAFIC2CvBLtK9dTGWYKOYAa+1x8NFWo/TcGL/yKAFMsIx+jk2sBmHc8n/+4YvPOTiXvBK/hD2wOaxtQ",
-	"WeLAvx+8uRrTn0ff/vP0WqjTq9f7/f2nQxr9rqK/Rc/7f1c/vP7bdMD5i78p2g/FD5WhIMYXao1KFgyr",
-	"jUlRFtnluRCqXHb1wdmg6DJr/vb1yQ8v+oNOf//A6kL62Hip9LoNB4k4ef/yOTl8erhPtKB3RPzejU/+",
-	"Qg72SCxmLAmoZGTMbvR3kZKl0oA3z54+Y3T4rL8z6O8cPh08O3jGdvd7h73DwfDZ3nD3KdtjfbpLBzv0",
-	"oDfcCQ76T58NDg4G+/vDHUr3GS2Wze7d/NLrPIMi2Qd7VTWyvVauBdfH6QKeZndT5jE/IjHTU0nPbAbL",
-	"BHYv/38d39MidgIpUaBbUvOu/hpe9vJCZ/1Dh82Xaj7b8l5rxBn9zy8nnX/Szu+9zrNP+T/1qj597nk7",
-	"/ac1gLCFh+pNJOyaJXOs8nNEKBmnE8o7CaMhZMz7RjDAaFWIE9E/T2gwjjhz3gtEyPwu+TahPBgTwc0v",
-	"x3DDz0QSQm22oTPghM5tOQcIISmzhJA1Sqd8rl/8klVbKG/1FHKe8LTRUWaKIVQGPjtyWEWA3gz6PySC",
-	"jzxwT0yZmMaseLhVRXSa285h11W0nG+1Oqw4wt4FmoT1m549KBokQkqSsJhRySRpS8YIeMDhPfB+HxG/",
-	"kBHrk/Zer3cEmqYp7edlPSYSRJxBwuiViU/UrIkGCm33SRqzLQ/aI5TTdvNxZTowTTjKaaFZyit8P9cj",
-	"uZnwMMQOVHooJKODY3VVMrpH/KwMGQy0e+QGWJbKf+nXs+RqeH3vKK9eSaprGZVKGWENCGHC/SPBbauJ",
-	"KVVjmGCxJJM7VW42wjmMB0x/XZrJrhb07YQqVhjHKatjADJIFXw8Z1kcqUool1OaQP+IWIyeSKK0UEvl",
-	"FQYFwWEUcs7dOcxJVGSIe7YbSiF3lPFwKiKu5LEBEnw2NkGvYPknFBc1ZEkHrNlyHE0RKHotE5BEYDUm",
-	"1g/Ws3+UA8nUTURubY4LP9MDOI74vd6zQgH5VbUQ9ecV1Y70SDv9I3KbukIwZLmeFAxo8NTWFoBaIxj5",
-	"O4kUkkhVYQT4dr/4rT7zxXoEegy3EIf+sq8BUq7BcUw0/ygUHdHf2qI3PmnvA4UvVpAzlJwVN9Fvmn3V",
-	"FXRBGC9WXjGfrlPtxSOrSr1U7awY2liuGlBdmKBUt8Ote+iWaqiuxVakYD3aYomHMs67cR9eTQWuqjJl",
-	"tcU0ShVZnIJGxWI/FUejr678KnTXvXDTYpUIU8m42omXm2Q0Z5/otZJfxeCJtBd5ImYVthl8eGmsoo3V",
-	"rnxBlRYa0z2h8vZNpxq6TyQJRJxOuPRsSW+RhOhpbK6Lmh4JVa+CkRQL696nOdeFXONv9EzyNobgrCdE",
-	"1p6iuIjiBEUgeIXa86Vzr5KiCkjXNMtnxNT3YlD49HaO00WUr7P84ZuZYX9jWT4ujleVpxezIqnZkOAK",
-	"jZ3Fsax3/lVgb0XBEzHTNKNHIlQaKtLiwmBuKMmR0fNN1Aj6H8cmgF/MTG5itvSKQI9Z9aknYuaRHTJg",
-	"WpbTo2GGZV5/DrG0EGvYENH1nHbxnoFf1Rn9jXEtLLLzm8aFSkbmE6JulpUpWVJoJIs1LzgYF19CK+Fy",
-	"PNQvrdhYc9LDTzohlx11o7TuwNnM9O4ysrQSUxKzaxabSx4f2k9Dm/taiCwK86re3ADzdjRdPq0VuWsG",
-	"gBWJmPHcWTJuoY3IpxGtQaybnbYa9OqUy5WAN10SCmJ6GZooVC0LIanP6ovk5bLkveWgWxFQ0xA5cyZZ",
-	"DrmxEbEKbajOUqsg6qTi1DJBDDcun/UwYayjz5ToMQgOWcnovheD6t5jOX/GYPZAXms9fmOJ+8CkLrV0",
-	"1TTOn0ZxmrBqppzZXfSCpRLTKQuPsUY/AY1sFklWyaZxoyxcZylL5KeVGDRNRMCkdCYslQ8UM0lCwZlH",
-	"7NLQcJjdNLcJ8b1zfZzfUpZCcLmfpJxHfKT/qZfpkzZa9/SdWLFik/eQqa7Z4fjmQH0i6VyS2XheiD/H",
-	"CbWqgPMB+fBcBqvO7QIxbo2TNN1N1kPeOulyoa9VMTDYhgQ7i1xAhzI+Fugkp4FSHQJnF5+qaRwtlM2L",
-	"Dmi2sFhxAM151XzdlInwINJNzFAhlyBnJWJW0E9WTPxezEwNuxXuKLOcJmUICgwtq0KAa85X2y1Aaz3Z",
-	"/XZXe340dWL692KwOdlcQ7fhrgZpfPUBpOX3dykAhIhUvbVXeCQZpW9kexZ51lE9bAWBigjAZdLCHyfh",
-	"L5PDvheDtYpL6PfvGHxiDrlRwImebnMI/VqMnMKMqxoWTxOhMZupGWOcqJkA43MWkVs2Ti9CZUzlmNUw",
-	"wPcvn5ODZwf9xRk9U36lwASzgx/MFav36a6A5vPyXGsA1WymBqyveBCnsjIMBVrTmqcGpiaTKmZ02Bya",
-	"wZgFV2Cfr4ZoTJVWFWQ04iwk+dtdAjmNvj48MMz4UKhUSaL/8IzFVS8rkoSOaMQl1p5KhFDHJjGdyAm6",
-	"ZHwcQavzmRfCyz5DbV8o3JXWBhNmfIkLJ9YIO2gaRgocBxYtTHdGMLZr+OVdp/XEd0MaPWANcPVUEEvU",
-	"zvzuqCwMwdPnkSiUnvUoZP/AhCSMngb/fXVxp1iMLiGZs37yJybdMysxgijSQGirvkyKGFkJHIsvNSUN",
-	"ot9ZjryMFfFI66RtdN5YPHwis3K5BolyN9ZteHtOmjn43FWb48wQzXMpqJqMxVU6tZfBC37NYjGtjEss",
-	"u0ghmib70XSYjpYUYW2unS6alsqTt3MPaCaq+XAQ/paH8MdO7XCVUh7GhYpVwikr2jBppPZ+eUOTq5M4",
-	"fs9o2NRQNqHJFVSIBEdQnaWMDofguLqNOTv7dsWKm0oBesVaUkE9jgvlFt+l4e0EvzLkNpzDo4df+1SW",
-	"nkiNvh7JS/1ZtS1JP1mWHLyBSnSgStpF5DMug8m6565v7g2e+r0deV3cTCFNkdsNwm0Nte2MfYEqMqbT",
-	"KeNVvobKOwUy329vEV2ateNkIik4geymXeS9Wrgh7RHjTEJFduCIY3aTm203YpKznw3mGw9VLVVmKpbC",
-	"Is9FMhWJjRdd/HjNwqu5dXgRTxZqx4mEaCotRc8VEkxXFncwJ1NhNsMQRn1Uhg99OH/ZOSRafMvUjqyG",
-	"p7KHUY5t3O3v9nb7uwf9cHdnd6cf7vZ3+/t7u73dw12629vt4X/7DP7d26eVds7VdvGNFTZbaRVdo4t6",
-	"lQFVDFct9B285FpC16mQUFskHLMNfBAGyxmFT5y8Aw+vmsEcYtRMY2EfuRGa0+NoyIJ5EDMwqpOTQjQs",
-	"vjgzRVBtRA3UIz8iNJ8mD6INhJ4HqtVSqI5q2Un+SszoNQNOIlJlK9TAIwjQK8ahmAIMZsPL6mhlR3nQ",
-	"63n3ZnJdv+5x9kV+8tlSd9aXzTPXjTHmlj07tniyizEFjppziXrjbb7L8uqL9GuIdQG78VAsiVg8Xno1",
-	"ZTk2zUSGyjTahEklErad/VoMCDQ9pdDINhYzG+1lE47g9yyGEnOkI0XGWGNMjqG/IOjj9TLJZjJYszTo",
-	"5i6W6HYRKcUsWCf1allSdKWMkscCW2LdgFktG7SoQa4sF+9INSjA3E6KLBzLil0nTIPuesP7xhZ9t9k3",
-	"Bn4fOSm00FhHy9l5MnCRFCZYPO+ORth87elkQtdIAcxzrEltJN1DpPdWxApgg/dqGN7NwmIyENdKEV6A",
-	"8HKxXovxpidijJ3VFaYnGrum4Y/HQCr6YToFwUK/Ahx8c5L93cTvhxanV4qqf4zgeStR8oGkneWlXozM",
-	"kskwRVmiKLIsiBS5SLKOzzmjFbPExjV0cgIyE9cX09mImlsTQ2Anb8rEVPwgCFGhY77FgCpwMXpExKFt",
-	"Z9HY5+7IzEv97QVptl6GLQHQWTvCqRG6NLp6NVvF3mGuFmanu6PsUUDcurvTvrRhMcQxxlVeMs7zo5Wd",
-	"07BHpBIFMcXJSYKq+tAmpFgWrcJoHSiRXGZFuVYy8tveVvXRfVCg97Kc7prXqrT1HYGR/Vq2kpezfdcz",
-	"9i4LBdD6WKNwiAUDytJgsfuwL4OOEU0jDcglZerWi+StfS9ScTXENhF5ZcKsnIaFpYuvapmL+/cKiO3c",
-	"kw622a14Dv1mh15loF/zunQo+rtIq9PzJWVE4nih2ZLLEu4azuEuppkysVGOt0y6dr0Uxm88RnAZkxuk",
-	"+am1Iob/SJ7ylRL4SjpbJKFqomnmuPoR6kPXFqPipQLS6BoOxERrrImYoLkJioliKVclnXrlGD5iOp3k",
-	"ZU+LlbAjVVmzu0u0tMFuaKCMzR6Kuivi/+3FOdmW1wF8sP05m+4S4fBl+3Mh/POLj+YvX14HRH9ico99",
-	"dGdDluCkKkV97QrEdTgB5ZVNfdzFMvRWQxPJCHek/9O9YnPZ/VVWq4VXddW+ob1MVhXdrb6sn4BbzoT0",
-	"YGhcXB2YvX455Lqtlw+nCAJn65W1ibNayIs7PfvuBMpbFHr5muLSTyRijFesXtFdWv+45G+wnUhtHWRT",
-	"DNzBbTqXRIqtY+JDgWSftKcar30HeD4GUXDhdFwmCRsmTI7z3Fgt/UkVxTHSR6iHzGotQ3Fym0mc1Xc5",
-	"gvPE8q6hh6SXci2T6z/1EVOVYlKMcUEMEnHFeLWrYc1azyUOtXDEDsKvU3W53mL+Du8D96JaoaRkd3PK",
-	"4Wq6ryt6vbvZa+Fy1rBi1F7nhZGW3O7vrMuuot6FdXXnjiroQheMRaI5hDhywrD0wF5eH+EJ2lFBzhIa",
-	"0FGoEXMYQWUVLMg7jcV8wjjW8VczkVwR60e3pcFw2hrzgkguw3so3bSuSzuXYMO7G7IMIC4dt/WaHU0t",
-	"mCvSV7A6IpxXuUbPzrPesE93OoN+sNt5Gu6xzuHwoNd5unPYf7ZL9wb7wdOldrfl85oiO+iQussiDpZV",
-	"WCrO+kPEwwyPPpw/J3NGEy2YYgOrgheMYpvM4nLOrgOEGJBIv9c/KNYhOrsO2plF4n/tJv8Xv9mCj37p",
-	"dZ59+lxZpKicNIkyWRGXvAKeO57MMpZUEjay3Y2VUjZsfHUtZWi/3aiU8ldX2rgMs2YuphJkmnpC/6im",
-	"3Cu6PNvreiPWsveMhhGv7H0DkepSUQ6GwcS+6DQihZs5YVCrRDYMC9PfzKs5FY5TkxXiTgV4a9emr7xA",
-	"8GE0ShPbeLjdsxVt2GTAoO24rUBSHVw8iXg00SJVr9pdjfNe4uIXFviddUYiSU20RqRfRQ2LcDEjbcTG",
-	"iI80Zx0wA0Ybvk1HZCBSHt5mdbMkUqjmLmsEulCJBRckPSIF6hVQh0WSgHIyMI0Fw6o2erVIli3EOcwF",
-	"4FUjYV3dYHMZNYvy8/JSQNhfS18upjWeqV1az+zuxx9S8h1WPFc0iuV6ls915R8GIc/RNbvMdKXV1ZFf",
-	"2I/OlGmg0FDiKYDndnFxNXGfhZZ6Wialkxrtd5VlVWQ2k2ULM5aVW4TNOb3rNyHC3a7ZvSP6LS3Ke4eR",
-	"G+ITvp0h0m16aa6Budk89+9XhHJTWvHfsA1yA/F6dwmqqsvFrszMLiGDi/5F3C07yzNh2eDDYthe7j23",
-	"fDIL3msSD1hwudrVlZmhDftzztLSe/1VVWKO1RlRcAWhhA2XGEoEVLqxqXgJs/CI+KYBvm8f55cVFk2D",
-	"px7x2c1Un5nvDgNBq/q2g2yffCs+lOubUilZeGwqg5jVYLh/0TbsFALHXoIovxRMwk9kbiz2SGWrRmtO",
-	"gwVaMyWUNqQml7CpiQ3Nvo4pbWHICtMaaRc2irKNSOPQpLBIEw0MpRUsNLeOCYslmr99ODq/S14BcEOW",
-	"RNcMhBAsTxdNDLAxthjCh/OcKmMRISdQU9kQAI6oVw21OqE5MxZukSxmgZIOokhcsl1spIomP9DeWp41",
-	"/clUThkPjYcFkASUZNhWpT1weWQyIvjrSKqaKlQ/8gyjIw4B01ic2C6+bR5Cx+atR0HraxW0ClLKxoSO",
-	"r/OefvjrdO1LML/hNni11V+oeOkB1tRfc+sGMBvKv0v0cm4+qbQevLdX6QYDhnDMv2t21TTOzmVxDxxh",
-	"dweNanXZpdqmpvdf2XJdY1v5nqrw49yfAnQbDWbdMpxZraO1Mis2ERlUEQDroMcSDQBez6R5I6mvFfjo",
-	"NChqWFR0mSHVoey1mRjQ9lHBQm4q7NvUBBTR71Dep8x4ljM9eR9c7z0brulxsDY5KE6lQeBaZKLQK2gu",
-	"xkiTqSbWYlOTcbR+nHmhW+n+ikb/GzClrPnlcsJapKN8dfVHtlLlzFDYes/GIg6lZ9xq0MGpkPdYkVN5",
-	"RHxQM3zSTrmK4pIHRet4oEJpXc/qH76W/GHKATYYyBTa9jDiNN4CfSvLAm0XO38+aZT/6RFcjk2aMx9v",
-	"3UJDWq0DrRt8X4T6Q0fePzRq3+USfMwPmK/shF5UGrJL9R7TCIpYv2YOAS73zgkEFZT3sNkD5q69XWav",
-	"NYG4eb0Fb3zGG0xab1NP9DpJU7cTpFfnrxgV8g6O6w3m2C5ra5iLa428hl+NhWpNY9NX64572MTC+3Xl",
-	"gRaQNfKoiUIHRp2RaE1oQG7bdRQKI5mZgBw0JqdcsRBiVecQMD1Nomuq2Na61Ytv4X48WBpB9iACwu08",
-	"ioqO3PSDIJUKsmUnTGuMchxNs6Z8l1dsngmCy2pz/EuZI2/t3WtSm0ND3xFRmtgvrYEyK8Xh0NAys2WR",
-	"HoslO5bdE6cmM6+uDa7J2oP7oj5GhIbhLWq112SRlOsx22wqO0eT7ayQ0uzOZLGXYlOpI/t8DVmiBO4K",
-	"q1yDvL0Sw2nYE78GgbNNNJZYsnDYHH4bljFzKN1GyCwE61opE39sUjxmo9ViblX3ZUN9oNcURAvHumE5",
-	"dKW/1Hryix7TrIpP27oSQqLo6GvznX7dkullVS7Vu4RB5rZtnWiBWhkv9qeX8h6Ftn9NH/JSyazaj3wL",
-	"YazSmbwJyWwpx1zbt2yo6W7eZXuvrLoj7uXCX9PHbJbyR3iZ81zPlXUq/izuZbfi3FrC7FIf8+29umtV",
-	"wHsYx26W/rmmz9YpwdfcbZt9tJJibsEkHO9tsdxi2X1rV3E3ftLEh5vJevfCWmq8gieuKxbdg9Xuvops",
-	"6ZDBP6mjcxxlAk5AuRZkBoyAwqrVB2zMDMnPNAnG0bXxCdKwAyVZC667bEj9eslTeKRlJChYh0NKVGBM",
-	"p6xSMK35Vg9T4VvM9t7Eu1jh7Xd8/CCmTSIp9cLKbkizl1XJ2RYua3giceT1fZFmE3+YN/LRq/g1ehUf",
-	"xo9YxNm1PYkZ0d7Vl1hBOw/tTZyIa/aTU1esOQHrL4slyepIeEl5Hnx0aepMXA4TMansIOtouuYTqGex",
-	"opSkHXa9ftT2K6wvVZTHVvbkKfR0x17rzSU69yDewLcrCSgTiSonXtzMIlBWHUIdxJvhU1PZCCfPa093",
-	"3P3clr4qkXvDxa3e4x2b5fHfPU9+oeI2aZ+y0+iJ3DIVXfA+zgVHDHUL/7jAtWVi/BKYbayyQCmWwYGX",
-	"W1XAgK02JPJ2gQnv2fD+yglkgMKbYpOQsplUlahlH9cEUX5F8ZL3H/dYdS7rVhBfUjfcjcnZcNHwbJVp",
-	"rBoXDLfBvF9/tXADOc+UcMtI/ZgM2Fxwk1m30+uRtmSMoKgI7za1YjufLK7qpaY1TPibiITp2TjMZk8U",
-	"FoouEz0OlmCFemFYS2Gt2gWlkubuyhoWOC9gw7KsOYWVm0x181pU/BPlyf2BeW9YDn6TTXlW+KbvI2lu",
-	"Ax3HH9PiHzqPr6xal5vaFN0zWXbfymS9Ci/L2k4cJ7uvlNlu6KWSgSmq5PLiNpC3jEnOCQuUsM7NJTKK",
-	"LFx/z25ReyeTGvMWRL29/u7uLYZybe7ZaP2dtUdKJUtKS+qvOUgJz3BEz4XbGs1t4OiWi0vTmCq9QLAC",
-	"R1JFwS3NKogmdeLNu8VpNmFIOT9/vbitMxYIrtWRkA1pGity0OvVFFCiN3gQuzv7uwdWgVhywOd0tJaz",
-	"LosvqDXS3JsDynjRsxMouM9rGjTcrf8SupgrnD8rnDoWqE3l+gJgj/J2KU7cDJSOoBrZeEgTCJ65HVYX",
-	"DvyhnTj57bkAkQ/nzz3yPb2mZ/Aj8ZV4dfbjGUzV3oJmehPSnkRxHEkgBzJNWBDp62OrGIzd7/UPOjs7",
-	"nX7/vHd41Osd9XrdXq/3T5de1i8PfJ5QLocs+XHGEenurkMrM2RH2DEXjzQLqqzQZNiMwJceoZywG2NY",
-	"1gy2CJCQsf8uNtfJ4GCDMQvq8l5VHWfGppdUXoa18aVuDTYRh7g0jbBzt2PEMdFykOmuPpCMqwbaC66y",
-	"CqE+gGSwQZsZihqdUpM66LcotVqIjjrSptAqUULiBeDfJOLuRDsLtFnUR5YGmDmv3qnlpnOqO/3DshEk",
-	"LyB6cXHWqg81WspNzl/DadUcjLVsbehUUDL4Co7kVsrj+ufY9AA2oIksPcRNGQ2zY3RjeP9ktNUghPIu",
-	"dON6GV6LUbV9JRajUbmNjybmyVQdYQvrGZWZGAG219lYTDxgu57j75dpvLm0sBpbAYaxLXTOqOhtmQc7",
-	"V4YIJDn+rVP8x5qp7MSm+Ja+BWkU14QjWNgZ69IiSp++Oi12V9EQzkBeGXybjdm4mYYLuuL3xRVm2yzp",
-	"zRZin1YjWuOAiwLSxWJUH3ChH97KY6nxvkIBuEd7ccHneWsTSsUoHkKhoWW1fCZrBRQsHI7hCNJUwINi",
-	"+LfTGSpxZUmAQQlBNqpCVLi2Ky051DSbJFHOCY8IJadvz8j5z+dZcQ/KyXfn5+9MmT+R6B805ECtF1zz",
-	"TsoFSLZtyeJhxw62lfuyuk4slH7nMoS4EfjnWKmp0xcHRnKc4lXMB7Y4P4Xl3/3SxRYyHYRGKVLQy9sb",
-	"ILBsqcWxvj9onEK314RIds0SGi+LyKjr41l2xG0yR/Zefct4Cgs9jrPjWAnxPAQB+fhRRedjS8TK3B3z",
-	"ZU5Qcx0kDldYRrXFwPMX/JrFYrrMZ1kevx4qxappzUGCROfAo1BIrQEwjGX6fiBRM/gyMBRD/NcBBH5Z",
-	"AEUh7r8RMIxh/r7AUTN8DUBkTR9Km6SXN+bABkU7B6ZbFni2P3x4dXr91CNjdlOy5/RubEb3oB/shnts",
-	"f3jQc5O5w2I3jN7NL73OM9oZfvq8269qeOG1PlIVjJ+jqASsNY5/HLaOflkON/jqLB24GkQ5TVCyIGE1",
-	"OHBmjXcf2WAsxJWE9kf67savSHs2liy4BKY8oJId7G15kKzIIWyXCB6UCg/gB2+GP/z9WXL4tx/+8Vty",
-	"Pvv1w7vTw1ev3/3zlei/pq/p2WzlvWtWvXiwnxarYnE2I9IBQqZOFDfTLcO5qTEUJdgFWN9OcikcdJ3E",
-	"4k5jpt+IqAKTn7I40gTMGjfx0AJd6dM7xm+4ozXv+J5PXxfDcTeQ1KSQhuaplV+t+HptbIWlTHV8yVGo",
-	"HLHePLxNJ3RYQ52Cz5JEJDWdqmaMKzJLBB8dEz35HGWqbMRK1RC7Ida1yoOnTySZIdvoRCH2rZJ0wojg",
-	"Jl/AbLa2dVwqLwMRsrquIwHT63siURrGD45JL5MIwwh6kzna3gptKNtTdg6t0okU12XB6kK/FoXszXtO",
-	"R3UbMrepoiNCia/oyC+yrRnEo8hjYhcNki4W0YaAG+wjlrBhKrOHjIAAL12J/275nMjoalr7DWkUR3zk",
-	"A+fPqIAEUOTbpKVk0LJ9Vvp7ZCzSRB4TSmKqWJKT1IReMUiE923yS5YDb3eTpXCYuZcs2r0JK+59hGIB",
-	"5m29RJFibXS8JzaX/G0WfCkjHrANB2Qsz8HWCIfoFGY957Ivjome0tSk19goS7faysTDTBAzLtCVrN6l",
-	"jqaxMw4e6k+cNa7o7lzLtaD/qgHLcc3+Pev7rGRb8HFmOVy5+nP9ov4M+aTtY7q4tA/vXxPTXEn/M0lj",
-	"RrhGljiS2OaVKhQEzBGtkJ5KwCos3IXTQuyMu9I8YqZgwytidS1DdImxqaAxYmqTYlZJMm4ga21WrHCH",
-	"Xl/YKny9CXmrDI5GMldhFRuGz3llc0LTXrP6anQNFoU3xowmcjG51OmrKIkSwnP12sIAxbLCxxWsAcKw",
-	"TCakGSHreqXf9V226FtDVpTk4byRFY0ce5caC8mgxaK5GyMexGnIwmJG43LvBAajVF6MSNAv9DVd77W3",
-	"GjG1Ih2hnIuUBxrmWtvWLCid4n7z5M0MupNpqphb4FYJopIUeo5UoG5W1aSiOzMP7+aUWS+QtKoLqOyu",
-	"aOdZ28azhHDrNE0+z4sH5fnC1Xh8TCRjpJB+DI+dYNOtOn/PQwdxwnku3DL18ZYGNSpZBmLmOzqPBQ2X",
-	"G7VyPM4kTUy+Nj+bdjmmRE2FGWRMp+yWN49LcE0Fl/oopI+27U5VQ9YG0UO1PWD9i7TX2w30AcG/WNfc",
-	"8j5KRjwTHCFZNq/lCc16Fr82IbF+t4ppdXMjRv6b+cKhbOe17Cf3LY3fhXfgB/vGp4aNZHNoexWSUs2V",
-	"pU+SBWkSqfmZPmlEiAGjCUtOUjWubOJ58u4VuWLzI+iff6kBi156MpiTvV1jUUuTmARjmtBAQVNIsz/b",
-	"1EjjH1UiIW1own/F5uYNH4gc0A6sAbCU/PzBzfNFrzviQ4GlbLky+R4miKs1oRFXNOIskf8tr4NuxCFu",
-	"o2Ujdlp6SuelhTyG1oktaobsPotO7pJvvslcFfKbbyBamXzzTc7SvvnGcy/q7DnwOP2Q8vCC432Jonsg",
-	"JkySAQ2ubPThN99AAcJvvjGpHXwuOIM+mtmtdHTBL/hOlyh6xQo9uM1NZaI92gMWi9kWibgS0J4Lzh3n",
-	"gWSUeG6uavzAMze54OyCE0KmpupV29YpUOwGelj5F62Llu9l9QtwYEn8z198D8tRYYEDw0Ll1vEF73eJ",
-	"ZElE4+h3fa3iMt6/fE4Onx7uk/b3Zz++Jc8pFzwK9DvoGES8hPb2kkiRGCT6cP6ys3NAAhEykvJISQ8W",
-	"/OL5mxMT2WgykDQ3kR7x9ehdJKFoOPcJ/pMwGdBpxEd6fbtdMqZybPpHv+wcGsM5rPPb1yc/vOgPCIhx",
-	"u/2OfkREqqapgnsKup0Sv3fjk79g1lBAJSNjdtOFlaG1RKaxIuy3lMaS+HDKXTwxv6tP9NQ9vSNHKvTd",
-	"u8YjDrZ6toV6RmOXg7mXM7bCXeQfX/BMzCuNWcg/KE2B14CnBcK6oT283r0LXrmeCVP6exX7x9YbVTd/",
-	"xWKcTAnvgheWZmLEVi2LrFhV94K/4jIKmdNzjfjmIx9yweIZnaM2a3VWkjFdi05tvy4s1tcYVqwfYzxQ",
-	"cixmYC2i0uLPmN1gIAhVZuQn0kVJQJYXQKommssJPjDmJwoycDSZpNBEN7tq27ZOie/lJUsQO8hfyI6n",
-	"P7vgCIGtY4gxzYp+SEXnUO8ERhwKaNCQj3gZhXpQKi8F97e6JLMbIS/4cP6cRPyCrwg/7hJfn4iGecQJ",
-	"RiHLLsHtgiwUSQLMwvBL36hmSEMntm8fHNGRBou5sfCyudTb3Nt1bqctgLz+TiSG7RyRb+HmIUYiYHMU",
-	"CPwueWfLXdJQXvA2HqKHQeUZ8knP5ONtIYvWvHeKUQV6JVoR0wuCA44kASY70VfNgBG4rFBPiqOAGe3a",
-	"XF0nUxqMWaff7bW8Flhe4E6UR9vbs9msS+FxVySjbfOt3H796vmLt2cv4BsQy1RsL8HS9eYIsUetnW4P",
-	"PxBTxuk0ah21dru97i56AccgKWyPGY3V+Hf971GVP+4Em0KTfq9HZuMoZqZ3tAiYlCRJuTwGq7dgWMhQ",
-	"idRmBJm+0ggIlBciwV+FraPWd2ZWCMgC+wOspt/r1cmx2Xvbb4wa/8Vr7TV5/1uaBdbqT3Z2V39ihPlz",
-	"IV7TxEzVf7b6u3Mh3lBuA0BBLNlvssRXXLGE0/gFGPZdoa519MsnLQ5OJjSZt45ar6NrxjEqT9GRBKva",
-	"XCo2aX3Sn21DS+360zxjU5pA/dqLFoojNLxoYVNP/AVuwYtWl3zUpOlzxsK/6rd89EWbxJot4HaVqJF1",
-	"YdejQc9wpLSjpU3HCSX6Es9aoM+E5RsYa1Ro9559BH1IoXl6Ze/0YyIFZADTkAxorFeVkCvGpkCvIaY0",
-	"U4yp1dKMg964ykiSWEhllLSQTWMxnzCutJpWgBBAzS8DBXzRi6OaV7pkv7eLbpJZJE2IEZyE6VeeKJPL",
-	"Pk5VKGa8SxyTnNRX2ayinbtdQNu33df9LRjayHRq7d75hUR5p6H9xFwllT3t86Op62tfwRbeI/Zq/pTQ",
-	"CVOQU/dLpSWusGjLeOFSU4KEQv93gBuFgJBIfwgcPlci9Mm13PpSBrlbRy39naMwmj/hlKv0uU/VfExr",
-	"Nsa+RacAbL2D7V+lKEaCfc5tnC3sie/0yz/qL3TM1z/lPf5VkrLGZbI0hCNgIKCDlc1FAK1/Xcaqv2qw",
-	"yjOWXEcB+8DpNY3Q5bSMJ2cwRRZZYID6wICDYUvjjFeQjNdu1bFyeR1s02nU0XpTLUNHmcqKR4VAay9v",
-	"Ap31iuaFOmPWyYjmYHQzyjzy0TN8hQ2jGy/zb1tDjwf1yQj4fNtKWCKnZBLxVLEtd+IqWn8dSXUyjX7Q",
-	"u1sg+KrzyV/Zfi64jKRiPJifiyvGW7ekwGY0Y1aZeUoqKEczZn1Otyae3s7qTz5waiRcjNH5N6A4R+6R",
-	"ysHtJ9LivCsJ0QDttZ++eK2pqIowfOMoVpZobMCCpRqN+ka39Ul7p7PT6xUMYRBOEFN+tYUXsh4jUpLF",
-	"Q6PwqHHWx91UkQRBQN+IZ9+ddPr7B2iliCS5YlOFF38cSSVBk4QX0bi503dmJm0faVErZic2m2IsYhBk",
-	"+j0k93bKbQFMtLiMmJJkr/fsyBAjdLSA4auoEkPAEOPzaOxvRTjfGDm5U2QkULSJmiutRNE7G6bocrxd",
-	"DV1rXLlic2SXTkAGaTsRh2OWoHdjzGhoSgGcXQcdh1N1kFXVLM18V8HavjwkS+k1YA3PBR/GUXC3W39n",
-	"v8nqZDqdgsXwDQsjauMW/owMDJHNtWUU+U4lGyuLAdufr9j8Mgq/2GYsVS6790DmEui8IBA8kcgigC2A",
-	"qJLJDJEkhtQzP69WcKyTxzAzMHRrBpi9THNTTe4a0KNC8hgD7Y0TrTdkUpEc08Sm4Vgt8MidZUY1jRm5",
-	"xJ0Bok5pMGak7Z/99Pzy5MP5d5fPT55/9+Ly/Py15op7vT2UU5x0szGVesV259Y3ThWJwmodRIMv44BL",
-	"NRHD/rFEW9vHw8kywDRL38qUjylV41z3wFdbZabnivFO0sbB3qqcjU93sKScDBVLPoJu86CsZm/1R2+F",
-	"egmxHf9m4s77/Kouk/BSuccyjGDMgqtCRc/tz66x/kutQnHO4rhoWMjN3WLGtfCUld3ApCaUX6CXcJe8",
-	"FKWPnkhT4EC/lLVPqhQ99JrdrLUNqAXeym8yZ+Cr8H61iIXtrZI7CjmKGAD8sOpFE0x+KZJBFIYA60eS",
-	"XkbSmrAyuqIrqcohb/ODQ90gS3QKZZur9Z3z/B4cMPRTw+WqKbJbI/y/LcQ23Zf8v1CK5IFVgIV8xdVK",
-	"gBMdF3GAo/H/gc/rUfZ/lP1XyP7EDRu01G0a6TvkHbIw2jY/G3RaYvvLXiQziAM5ZacRJGlLlOvBBZOQ",
-	"IKGzWJpoHT2D8yENQx+MlBBHiy3pwkgGAiYAMRZqY7ip0Xghwa0uUqVZiw1VBbMgTGeMhhT/wgc0CNhU",
-	"McyEm1AeDZlUaGm0fz2RxOfsRl1iBJVvmn3QYGynwO1lUa4YllgMsp2TNrYw8ZwWJh7xpaIx88lUr6Uw",
-	"i7HQCmLqXgzTmCRsmDA59oivH4YJnXEf96Q1CsFHGnhWQTHmIK3TGGc+diLujIUsVA8noG3RkFBFfDhx",
-	"5CPbnxHAX7a73a5fZzM9ZWH0LkeOe5RYijOt4pA5wj56ENb1IEChFE23ORAriNcVCVgYlTlGhj2Wjupl",
-	"/DEzJZyzvGKX/kqECt4938Yo5Dg6Y3HcueJixmH+bsRDdtPVKOY7trLvP555RApb4zhh8Vxr/1OaqDk4",
-	"QUBVgerHyXVWLB6/z3kVZnaTTseu0S8p+3kNC8i9c5ibSDSxZnubUZlvbc4qjaB/Y0Blbywc19VD9MdY",
-	"leLuKkVFD18RpBPGIdpoyCBryIODBIsS/KNNEZ2yXWveDnU7jCM7jDrAQ8GR3VqMKq2kcIc/YwxTUeR5",
-	"cV6fdWUlHHjn9lLNo3rRkKGc5ATwxL1mc5Rpykw+FwL5vqzLUzJpZKEPVQWTUe41QtqYCQcfRzyOOLOB",
-	"8fl+NIcJbMAphJRtFXlPl7wy8VnAXWZjqiDizV2KTWw4Jv7PHU27HUhW8DHGIlLLJQmRuNJByQiZMGRJ",
-	"zkYzWFCV99+uZ0Ivo5jdiQGtNoHYlA0sIf4vxLD0F3dmVl7LRYrqHRYFvTJedQtBJvW94AChWl4rw6aq",
-	"UJNH3vmwvNPSq3Cadjflo9DaZbtY+LyWeS40GZKuF0PMuPQI1mo3r6IT98iUYLfdDHOtKGFU5gmE+E29",
-	"UgGTv3Vrjd+/7fUdhnE2eu8s+p3dr4F2AQbLNJ6TrK/M4rk9BoHcdxDIclrBuERou7TCzoIE6jQUWEmd",
-	"Nme3KM1Aw36teJjXwEDoLM55tGXMNG5feGfdGBzWNlGZi14UEImsG8Ur/lkWsbYqGYa3SYZhMlMfhFuU",
-	"6fNlFCsoX7NYHCeemw05hxXlpqG6gNCa3pjrdLn6c/K8rC/cOgwvyyZ+5HYPw+1qWMZ6rM5t89CA22Xs",
-	"zfAWh6m1S1yNJcxdWoQLrWRb98+WnB4Ufyhn+nNyAwu9dRlC3jv9kSc8FE/IKPQWbGHEuKYg1gm57Kgb",
-	"VQoSyaxAtczCr2iC6xMTTRYlLDy2iSI0lpCRAYly4GGCBEDIBkRjryn/k63A717wlyIhvq0U7FvFDAsP",
-	"0DhlWhGjTpliYjJDcN1PJKFTdkPaMh2NGOjm5+evyW6vR+QWVFq64H5WfNg32UpY1SgzeGP+IA6IKYQF",
-	"07e8Doqdc9WN8o/1IjicxgX3C4WF/S75VphUgILlmhfS6vXS41jMOnEkFYTVXHC/pjayTyiZZvlMGJg3",
-	"EgzSmsA95lZjroCzhyLpBa8I1IG0Ty4UVmsn5+OEMchtgqzsIxNKjWfR9vXe7REoMSUxu2bxlkcovoGZ",
-	"xQnGCrKhSPQ3IVUUgLaFfr78ngiz3Zi37P4xSTX70Lvg5o/yzraqDWu4hlMuz2/UwwcZNbhPctPdYr3u",
-	"orcjO9a2pTgPYpH1jWtQSpPYVp3IW0G/jQXfqubZi2t+darXUopuseIEFhDXiOv0Xh5qoq/D9dqdlA+/",
-	"VRNLWVVc+24JXNJG445smVzXmLSAzdiAL2Vu5ZYcs1tHLVvFtzPoB7udp+Ee6xwOD3odt5RvXi7NiQJa",
-	"XQhc3ShMHC7wrL/+vX8zDiYvRvTnN6N/nH3LB/1nV6/+9v76n7NCAa5iyXpLnMDRDavBNTlxDvqqsR2X",
-	"ypBBrlFmCVXgueOy3fshhhS6fFZYIWez8uIytuaup3LIfKhbwfdL49w9y7jOb9RasYMIZxOYuYCO/3Ix",
-	"hQ8WxvQnlB8tCuVdHxYxBaxKWYB/ocnDsqDEEVM1YmSt9PieqTThxtSFmYkViJsziGE5uBjrpKJeiNvR",
-	"EgReY1t52EGkINJgkHsXQ1PPtWm88nHu1eOgnFKZr6vOe/cHyRf3qSFm21rJgFA6NxXP8XAeo5f/zAkJ",
-	"NHQDGJ84+F9BtMsYxa9isNz6lKU6RJOpSBTRHxRTl6H12URIaDa/VU5kTsSMQIls2a00En2vF3CPRKLH",
-	"X0Ufek+PVpIHSxZ2MGmpQUS/sP35VzFYem/9WJGWU8DV7FYyabxer9dz0PJ4WaLar2JQzFGrulu+F4PN",
-	"XCyVmFmTs4ZgufectU3R4CnUFWtAiN3HtLevhHBPuENHT6CAzChh0pSZzeinOQlvY+vCDuOrnR6JmFUn",
-	"zTqkbbscQDh8ImYm+iKj9wCy56gk6VSfBwtJO+WhiTfD355IEog4nXDpER9DjUyBntl4bgts2GYKWHgo",
-	"kNfdSeiRi9ZL2A4s9aK1ZUuq2bc1hPKiAhIi1G39do3n67Ad0hbWjZpK07Ux25RkUEXhVzGosbBpBoVr",
-	"fcEfzg/zvRg0M7B9XW6XAqCauVygH2yOC48c7KvhYNkR0RIvc47r1vyrG8jrDfIwKsnzs5+snThjTzGd",
-	"i1QdVfIsY6LHHB/4ifjAlCFaFiq4jefIFDU3cniZhz4RZVeJDNQUeTXeX80+i9xzBf97jvw2YYSzVCWm",
-	"LwXo9lIROYXybmPGFPgr0phKyw/ZjQbIE/i4S15GNwgvHI+HZgmm8XLMcMwjMkjjq455Fo24SIARVoGj",
-	"nfJYX13lSGMgehKyIKb4sRLTDjhKsGqsHWCrS85UwqAYDYUwZJM2tBYbr2LPp2LG9QbKPPq5vH5INr2a",
-	"pSp2o7YNyuesdCEitkqs03itz+2RM34tnNFi3TLGaDjSUv4YixGWN5iKiNfnOJ2Q5/2zd0TFYtTJXydt",
-	"DNX2iEoYIzL6nXmm3jnUsT54dtAniRDQ2HW8Ba36kP4ojmd+4EI5ESqxGD2R5EXY39/feWbq1GZrvWJz",
-	"Tcv7vV2SchXF9gugWDNcriq6S52ICYMq3ENlJEiJQMbikLJO9notRs9zADWjsmlMI34M1aYkU39N1bBz",
-	"WOy4EouAxmMh1dFh77Bnt3fB+xf86rdn4Y/877OP169/PPjup6fp+W8733979vdoZzjZT57/RfHTf+6/",
-	"P02uf7z66wW/4P/v////ItXDkZPfd0dJ3J/+Y/D8nx8P379+8evhLJ6fhDv/6A9Od3ffysNf+V7Uf/Zm",
-	"+Jfr+LfJ/o/78rfv3o335urb629/u+rRFx9eJ2/V9/w8ff487P3+3bMfz4e/f/fDzWjvrwCtNfmIOaD8",
-	"WEp5BM+hmO9zwVUiKpoo+ViF3iMTetOhI/bXHb+7fBGPqZPrp06acLKFs7JSkEool1Oa6FtKk57DX/Rf",
-	"Jd6S32hLRa2MXTgfECgInyczAZMRQ+AzxNc/+5mntPBICZ+0nS6I5t1Ikh4RSVZvXglMMOoV3sKoFBxE",
-	"JPi/kSQDNhemabUBkIPF9ZzD2f49WZhgy+ZoRAzaccJYnV9f73GpzWmh98sk4tEknbSOelV9YFatiLPZ",
-	"ihUpscH13KdiWTrOGha3gL+P+dvrMqF3QPYgcmvly9J2Fe8h7EYxHkrbLH8FL0Ke1mkg8JxX0TmuSeEp",
-	"26LOv6UiSSd6gbNIcSYl0+qd4Z7tXGwyT7e8avnnyJF99M9UpQkr9JKxtjE9yhM7B7y2fb1D4ogzSM+c",
-	"0DkUbyZxpFTMyICNIx4Sv0Lc87NJiUwHEy03wSSczQq7FiBS5duzoVA0uBolWvrukneJuGZYdwe7bvOs",
-	"o0k+MxTDk1A+y7z35f9oZvHXt75H3sIkmSBp9bIImiS6yxmDFkyh7aVeBh4AhrtBdzO9Hzgpo8VlC1/G",
-	"p/EoHiW9SklPT2yg2DU764pkRK7Cf4z3ZicnJyffTt9NBsH1fvjzP3pP//5DcNp7Nzp5PQ7654Obn/au",
-	"3+ymz68Ozn/+9efxdvi33e++f/b65B87P6Q/Hfz27dv+yfu//X0wenUwHsvpzzcnf72VbJnR3FcvXT7q",
-	"tbcQRx0GkJ30YE6ow39zBppR/NL7oIIdNZNRaRpGikypGttp86Z+MaNDyyDdm2txG22ReLYyR/Q7873F",
-	"z6gCXmiz8GEcPT4tSqKLiA/M0+dCXUIRoqzbW8ohzjpj05hJktChOs4/AXEqcbrE2e5f9ivbpoULhWvW",
-	"t6Je9JypI3S6gA5uooHseCIhbeeGkCSfKK93jn0qIL5uJmyaCpZ2h1CqSBGmUc8wf837co3eQg4B6sr2",
-	"8MPt5fhXFlXuS4rPoBIyDuHhSY3bOO+qWC8zN+r7uFp2B2gqocXYa0YyaiER9wxeBHHErFg0FrGWwxYU",
-	"RoPDpK1lOWpJMyNij0g63+qSU+wWcVR9MiAUaaHgpE5BNCds9MEEYuEKNGGG0ILSFdqR1UzgiVepJfrd",
-	"VjNFZOfhFZEcH2tuw/y07qaEPN5Vt9BaSkxufavJFVtuLbHGUZMHkLjtKvAGzPFeZveKKZM9oUCZIxFT",
-	"PoLWWDfbExFuy3QSDrbBFts2nT/RvIsWkb9krb/Amlv40dh887ZgW13yHgUvIscijUNs+xWp3Jpjc3Ow",
-	"BUDeqccYZdWYzfGiPTbeGlN0RnOeQPBrxiPGA4a2YOO/AXCbyti2UrUY6XXVs3Zbmr+hrN9EuP9LEB6w",
-	"3eE+/cvJz7NenPTi16/2v5c3L168fh31313thr///GpvPqMng4Mr1v/u9+T7H9L364u87vE/mhluI1xW",
-	"EdBalKqimG1/1v+91Pf0cgESSVNBuUUqHZcK/tQes2g0VuRwi8SmteIEKrfnQS/YssJRqf0u8bPZfZsm",
-	"nEDRH9zOh/evUVRFMckvLt33iIypHINWj6Xqj4j/+fWX7c9vv/zSnW5//vjlE/Z7NM1AtUIO5e5t5w1M",
-	"Z0af6+H/83+/Nk5oFpK3RmKz7piPWx7xjfO9OH7Wq3GQ8tBOEDN6zaRxZlMyiEYdxsOIcrJz0BlEisQQ",
-	"DZdLw1o01pS61SVv9ZK12KgYGCNGiUinJu9aizVhNIo0a6RxTAamOD74nRHCtlmXf+OTtn/T6+1s3/R3",
-	"97Z7B08BGDv93b3ewdOtLjkTxP/bi3NSBGtvG77p7+51p9s7T7FPfMV7Fhi9Xs8Hx/sMZGnNtFC2wt5q",
-	"xyVZC+RhPOpM1NQYpUUsOGvJRlAjqu33/qv/Uq/lv/ovYTX/1X+589TfwkYmwHDpxDYLwJKb/k1HXgcd",
-	"jUMdMewgYoGdDa40CFouTY0aAHSDKaMfLKf945Txk3ev8K9cOiYB5Zr7Q1tgipgI7ViGaRwjqkFvYNPV",
-	"E2MJIol9C0IjhM4ZTTSApjRREY2xIws8wd5JqAYYRYZmznxb2xBmsbqcpUDS5oJ38lpobz3y0ao7O91u",
-	"f39/CxUmHFbZpnT64LLmjbCrOVOkvUzpMGVH8h1nTTBVFMd2V0u8k+e3qWnWQC1Z5AIiqSbfRR5C2pIx",
-	"QgfiGvu45DdmiTKqlZyMo90yPHYXenLqO6R11Pqftlnz//7S6zz79HnH63/Z2m7f4F+7X7a3vrH/bF9c",
-	"dKfb9rXdL1v/5z9bd420FYFiqiMh+KQo42caxSDiFHSPRre+Bs4R+UjamgEPi8izVeiJhJx5t4812zyb",
-	"tIY8Nuv5/pHYeChAsTsYzHZ39ncPer2el7fZ9csr9MjCZwe9zM6Qk/Cj6e2PrtsGzAjNRoW7uc4V0y7J",
-	"M1tlwclrLd4sBWJ3JCus4JwlyDTMessy2SBNTVpmm7XCpooUezOLxESDSSVEVu+A8TCTns6fk5DObRNn",
-	"LNMyEEpfU4V22KaG/ZjdgI4FaeNdYvv9BjRJ5sR/cU5HtvUrNpRGwaBAaL4xaGBzcEomVAXjiI+I/2rY",
-	"eSs467zRv/h4he/29irLtwAE3eYDD5g3954Nm7xvTFHNgoxP5I+NFvFqqEEEELrfOON1Wx7Y11c5JZa2",
-	"NNAv23e/eGsWCd5tyP3eiBCqCzwG+30tnPmzRvwBdGA/STXT/OXTl2IjayGuSDqtaYqA7LSguZb5a+PK",
-	"xC6/zaoPr8duxdCyUy3q93s9LA1sMiSowqL/Myqxg8KRKWruS6wjrAS54mJW6KqUrSTCrmz1LNGW5/0q",
-	"OWKxdvC/Oge1u23GQN1yg4/885F/3hP/THL+cAf2qf8ORBKuxUxtya1bsVKv3MBFC5YmPaLUy0VzXTMb",
-	"NG7Rz/xrGkfhpYri2M+ND9aN5gxuirYQH6tcgpl9wBgn7Gaq1XS/S04TOlSYRzJNomuq2BHJ0t9WlIYg",
-	"YDdAl7Td/bFm+ZTPBWeExZLBKWFfCyj+al7DGWkc49dSbwN82mal4GYAb3hWGsudBbKMnJIWZgpjJ8Je",
-	"PphAE0dDFsyDmEEaDe52a9mNowf6l7hvcCv/LreT3mvTu0m/+3gzPd5M93ozGT5Sey81qI2fcYi8JdlR",
-	"uRQtclX9g7dYaS7BXu62HJFPNLHRiEvi/+Z7FzygknUiLhmXkYquWTwn7Q88CkTISMwUWP2VEFtd4v+X",
-	"7xH/0vhGLi58EnE9CLBxMHpgrpAas4lk8TUYKD+a2iR6MsIgXzvXrMl7JtNYSTJNlWmfguMUCu56zl6i",
-	"0NbLVWPGL/hIkAGOiK6GsEugZ1dwRCi2ppdEACxpDG9YxwQXahzxUdUtcMZoEow33Qyg3Gf2RjkbrDg1",
-	"99DyM2uXj6tkrafBhNUEyPxWXxLwYNGS/WfLIs+OC0+vWR55Zql77F7wFXDOlxEv9DQwhF1JHZHLVyUc",
-	"uctXoWIr4pHcDmJGExrH9X1iv4tCJg13gtaE7gDFZHJj662YZhxJJZI5skcwkIzFjEyg+7siY2iRTodD",
-	"FigW5rGjpuu7HNMpoKSevkPjeKtLPvCFtUBLnTlpwxT6X6bw7dYxLlHvlIVEcFO6FmthOJXKKztP66/e",
-	"Mxq+dWe6zxJRb2hydRLHes5lhPqdhV8RBDOWZFv9F+g7+2+UBA2YVqzMUIHiQGGGmhwqL7xUS+z2u9rE",
-	"6DheqA5RGMHDJUHfRFWsu1ZXdt+lm++ydd/fVbc43TIqwiI5BY5GwzBhUrLQht9moGATGsWlXT/eiPdY",
-	"p42uwse1KcBcCc1qDKZVd0w7r5J7XVHyWGY1j+ubdcEdLYvdebaKeJXbqKKEBCLltfT1Dnf0YNdT1XzL",
-	"KKzyon6ksa+zFmIVxq9NY1ZKqxcptYhjRcqKKUtCJfbDXpAbUVmtFNqMCFXCURp+vWKb3cyjxPYnoh99",
-	"5KvvKMDftYnos/snlPuCYVaQVFV5r8XFLK0xWiDEVeWi9KwulRkiK1mEKuJHnG9qUsNK+18ndvIhi4lq",
-	"CKyi+fKOrWSfdYD9k5P8o018BY/QZFmgq4YsAYyUjQIHsa2YJIGYDKB2AtZ/2YaCLwNw92VJAek01DIn",
-	"/KdtUuuus+BAuXWMwSmp/KtpaE0mjHJJsNP1MZrM/cwYbcJc4zmakBcs5no4kShwxPohBL20XfFuy7Mj",
-	"guk8Cn3SpjIwthuw0eNyfNIezJFoTMFA/dlWNwtnjCOpZLn3Jtrc5zUxkRCfU5lP9XcN+wduFreux/Nl",
-	"IianVDWyNJ+L7M2y295EGyGUyRBQibR9e/qRPfra/jr4ZWUr66yDtdPMmibBOLpmyNOvxRULq7pZNwNX",
-	"8356ZyJR91MAtqk/+CHCjwzaNjHw/1E9+R6vizu5UK3SVmzAWR0riXS65EJpHClpLxiaV0LIwhRh1OMs",
-	"pHFoXrU9SQdzJ5AHeDFqdJK0fQY2/+iaXeLHR4bVEHYDuTfSRuLY0TziG57h2/yc3DkBMS4ADPNO3u8Y",
-	"w4TMgtEn7MO6LykWJQI+N6QQkWPi3Pd6u06wjk2sWxHzU4gY0jcSVNPVN6NIuWIh+IWVUDS+NFvyvcXu",
-	"NTXxRILr+9SNHoJy21hTF7cPBuI8S7FU7ELwJXfdw/Vrvu/Qng1djABQxFtEao8I7kalWaBDLeFqjF56",
-	"aTbvJI2LeWEHP4OPHy/J20RBrXVF/gF9rB+7E/1hN2rWE74ydLZ8m5o2uttOm8U688xHzHHGlqj6hisG",
-	"atqWvdlIHvwTikJpXh6FeEfof8O90CWv8hjYyOQS2/Xj9TqCnmdG+5mxhHn6UmVTvVd9/dk5TbfVSEEq",
-	"1xxd57Z3N85TjjEwYaSKXjEOhfOO8BVw5pvuaXu9Z7mJKc9lM58u8bi/R6iWG2cbAxCT6lsRzjfIEmA2",
-	"50Iy1KtPuWhx+vIQETpZn+1VMZqw7NCi0b+CFelfqP3jzn4TAMh0OhWJYuEbFkb0XOu/f9oWcICOVZyM",
-	"tE2bfx7Pt5ZWb7fs1LCxWzJTrPkJzDNvhK4HxPIYELrAGYQYYT1WyiUNFETmoxiumeNsLKD2KNSmKF8O",
-	"bvqBR2bjKBiTSSoVGTDM1wJdY5hKGpsCEwUFJVKm7wX0yDY/4orVLNIQ24POdVwQmeaCfXuvtwf9ss3f",
-	"buEHu9P2Xu/Z1nE5pSDTe9zISf2p/QxyC56RtjkBHBqNc6s5dK433CN/NpP8QdzZzH5L3iwfmfMjc/4K",
-	"mHM6JUqQnV6vV+KMsiFbNgLxXYXcnHXWmz2wlKexexwbjnsn6bYkkbo5tg4HzWo8FfikwxhdWbY5h8xU",
-	"iXtlkTjLH8YjcfpHAfaRR/4rCLAV+v8ib8Tg+kYeWky9MMGAxYRYEFtLJmxwGee5QCdxDMXg8qyMKPO8",
-	"at1/MVXp2AyZ1zUbRdeMo6AKo3SJXzD++2BbzxJ99Z/gRPagbYh3we1TNGx6xJ/SkXXb6n9eYtVamgB5",
-	"Q4HLY/LNN7gO6GiArgJnTRAGCfXKIq4E8UNozCr9b7654G2fdgfdIPc026dd/P3YCNfwmPj/88tJ55+0",
-	"83uv8+yy8+kv7YuLbvGXrW/+0/fQaq4F7O4FPzG9yO0E2e0AoIbKNyaaRgY0pgm6jylWy4arApr5zQmL",
-	"GVSow95+NEno/ILrDTMvT0/Sd1C1Wz5ImAl8SwouehVNGGm/OvuRHB70dra65Ce9XGmVjQv+4f3rDuOB",
-	"CFnYJSdc8PlEpNJE9KBRCOGeSqheCjjomo1qPSH6usCgO8YQky64wc5BqmxSclumcsp4yEJjgEKvC6RY",
-	"KCGOsHgsFqWERSsWx1gKkmrsxdSMC77K70FjKezqwQYGmyqZv/RKcV157hy2/5sxqS64j1ANL6ny3US5",
-	"DOujEApQCkUxbRyT7jKxKUOTNlYmzNptXvBYM05p6psf52W5If8dSiz2ekgn6PmBkXOPU32i3R/qlCky",
-	"sHfIbbyFEA9DgKIkWOkzrfN9FPhOXerdTv+wMirglsvK1Oz6RWW8725LMoeGZM0gXcKgnmYgWrQ1Nd41",
-	"nUW4oDxLsd/rH3R6O53eznmvdwT/3+31ev9c3gOpohCfnrGjx29tYs1GkF626J1+Z3fnvL97tP/saP9Z",
-	"99mzZ/9c1iZpU0sGMrMuZVgfeueqfHHkLdhZijcZkcKWujY3jGm3CXw0zBzbUtG5ZaJahqivt+4Of/8u",
-	"vq8r2fRWOaaPjraHc7ThAWF714f0s+G8i562qsCVhaxVTUr1hQCyqHqQczwn98arc5K1I24kZOQWmVRz",
-	"ZIUbp+SLrbGSl1Gx0RyCByyvs7JFsBpiwgIlkjm2keiSM1PsPRET82Ei8/Zbpv7xFWNTT7OiSGURKCYP",
-	"FqoagzComRSfg5xxTGhmnjbtoQIxmUTKWHTNCmtK7Z4BPO+TDegJVlkBYI3ysdr72u0ZYqpAPdG4G0kV",
-	"Ba4NT86lYhOHeNxEtY5NVNv+bP4F2QU0CNhU1dv2frQlj5SGoloZqRSyIAq14grjQvNvYx3khCqt/dpI",
-	"aKQo7gz+JHevEB9dzh3nG4kqp1ZnbbQv7EOvoZiTJ0WaBJXSNS7rJ+dli1frStrmu2Zdq29PTrhgM9kq",
-	"snKA9WhX+6rsan9C0xhinmOOr058bZDO0IANJexXFixhQxq7KzwEWRnnEnOyjlZCbTGIFbs4dhlKofjJ",
-	"E2mjX1ANSLmNikF3L3xBaKwVkblhf6ETSvqs2k+gt/swbGg5GrzBSngnWjMFP07rkcT/bUgc0XBjJD7v",
-	"IKXUkzF0JpULvr8R4ww76IFd9sjEMOvXzn8+z0R3IzfjJE8koVN2Y0x5+vfvzs/fnZFhFLMu+ZHbmuMl",
-	"392ABWLCnNA264vEUaFtB43iNMmLREL6MbQ0yar5dsnp27OsbNaEzrEz1D5Rguz2TMsOSdoJTVg8J3uH",
-	"ZCzSRG7p5wMI3q6MxwaGMD9FIN6P09CdYn2P4b85L3n0qjXjK4hkmq+Y2lTXLNEUY4hVE6rDUwzTWGAm",
-	"GdF2TI3AWrbyXhP1NLXdhLArQebCgabQmrngMMRu5AnmJVKftE0PBK2OsAh8DFrL2jLF8YBn2QhXqfCr",
-	"LrYkxLl8zzS2EmL4RBI1n9rSe7YRpvSyDk9meWCxzE0Gxi2O7IhmPsK8+wIUn51SCWVENI+ynj4t9U+m",
-	"4G6IxWhkuz5h7ASVYgmrKZX/v1ees9BqYLPM5yfD0BvzHFf6yo1ijXjPSarxWFV83ICjfJAseeQqd+Eq",
-	"+W1eomiHqbhyzCJrQYliJV85KXdk0VzBto01FozSEkgbW67lrkVIQSsWaTbCh6HphklgCwWko2L7Ytf+",
-	"2F40ZW7lDKgg4w3Bs17LIdwCwvfKHoqVih95wyNvuBVvqKbKNRgD2h/vyhqMFbO0jG4tkbk9JO6ZzIrt",
-	"Kh4J7ZHQbklo1TjeiNSkqXW0Onzup4WW8rJcJa6y+qQd2Xz/R0TSPEhlZ7u/Va6BPCfhseTDny5BNesN",
-	"Uus3t2+sILPGZR9Wkp3TTMUO+UTmNecRT6tp015BfyBprlt54CEquDxS8r8dJVfEmt+SkBu2arolWRtq",
-	"xgonxU5FWOlkzUImd+mEVFcPF/XHPxFPWa9R0f2Xx3jkP/+G/KfUjKeC+8ygSZWjBwc0jgc0uAI0NB+8",
-	"uDZI+Pk/jeraHYhw/h/bMzYYC3F1mSbxl3pl+p0AJmJqQst0kD18IokzBLAZTPRms4USR2jun5meO9Dt",
-	"GVrOxYxKBQF7Dnc7U5SHNAnJRxxeEhP1YufrRCH2OIYgPMGLxvYtL3tPRRMmFZ1MgdXZX2U04lSlCTPt",
-	"1szvsjsJt7rkhM9J/+bGNrqwRcGjayioRfkc+vAYM58kCVOJ9VViWkJ/Dz2KyA1X1l1l+nyeYD2R2j1l",
-	"8fEIiTyqOYfI0mqsKwO3P6KnVu/WuCxmVBINKRZCYv4HHt0QyQLBQ7lyNRnc77ao653cMDqgkh3saUz6",
-	"7s3J887Zdyf9/QP0XkVhN5sQcJtcsbl1tQBIWZCw1TDM8GKtVX+6H5OQwX3DBtewApVsYUuwGW+Jn3+u",
-	"+ApMz5BnAMjgQRNz/e3+zY1HKNm9ucGyDdnAnOz0iDwmSA2YCxxTxZJuOXaphkHQInswPfhLCXvIfgbF",
-	"+v2GN+lha7QxbEADFIXUC83UTeUGYyuBV5ykZreuQ9vHKCbwGUCSmc0NtNXrNKpRouiIlIYhbR/2danx",
-	"xie+oiOfWD+EERP1b1Bbwpnm2A2SntCQ5eisZwHQ2mp74dYRst4SVCNJphn79h1m7XuGtMnU9Dde5Lly",
-	"yoKFqtOM+EhMvjl4FhJMqdM8vFucJCvAMVZqquVL2/4ysM0GTO8SU41QC50f3r8mSRpD9FiZOTs8nypz",
-	"AhaXTUMh936C6G1wDnORTGgcSRaS9lhIRWIxY0lApeZtKqFRDFFoQhmJeEjTWJGpSBQJEzGd6tdevbve",
-	"A0OyxAogVBK/d/N02N3xs0QX20JBbtng9FgEpuCIR34XnJk+LbxThAPKz70uOSGTSEroxZ+jAmmLBM3X",
-	"PmJKEXMQITXwMJsU7dwzDLCZT00suqJXhmogUc/Lp+Qk5VdczHhhTpTojwnNapGLGIL1dnq9ApglGTFV",
-	"G033HHKXPurFnDkf3ZMd3ZltLfP5zubYtp4bl7Ey396FopcHBmjK1IBGQiNtOdZnA+5ITWpb/47VyR+T",
-	"7O/JZwD4SijHS9feY4bpOtoHqhol1WO7wAeaNfApfOIREYclA4fAmq5RYghAVlsqF1jKvWbOLM62DnE/",
-	"Nml8uHY5eO/JEmIsR+PP7uuXUfgFcThmii1iMxZTqe7rUULujKXPaASR66DryUxEtMKLbR63tAlIQbRZ",
-	"1QQEF1l17a7UR915avqAlMC1Th+QScSzxO3GXUG+6tDWR+NXLXUiFmbCqCxiYpkmverb48dmdKavDZCe",
-	"4NK4JSVVZWU2IKINtFf+Ognvfu7Oda7OR0v210LMmg4b0fGKu3Xb3HoRWy4xmnpMO1gaL3KtodJWY1rB",
-	"F4reM7CQOC60gOlBn0iIebedVv4/9q61uW0cy/4VlGqrLNVSbifj7urYtVXrbvdMd3by2LZ7srUzWRMS",
-	"IQkxSWgI0Io2lf++hXsvQJCiZNmW48fySyq2+QBJ4OA+z+kfIGpIwxIJEngU6MCCc2w1Eblhi0K1q7F7",
-	"4/S0es4OMW6OGNXr26a11s6KDiseC1bYr9I0boMY77YIEibVeZIMXa56cy9qqUXh1rkk9VLWdyQ6sLpz",
-	"sRhAaxixRLgq7SpgDLQUZY5mOnXKuGXe4pGeJMmpG9xNF3tLZdruI2NudLuuKnXX1V2Xahd7umkXe5KE",
-	"/eJbk5KHsIDLeng9EW48LrVRWRymVUZ2L2OcvT5795adwUphLw9eHgxfvHRVM7JwiZy9igmR9e0DQ4JM",
-	"5UTPdczEZ3xLLLbvJdZEujgptUgGxyzORDYShZ7JOfA0QgLg4lIsia0RifpiNlYZ5XpGpUzNUOZU46P3",
-	"2Tnll/AXLBdXoqBW1/XB94Dq9hECU32MDxS1b1beX6MbKhY+89dxeXQQ+oAQiqunvVxxM3BieHNY08lZ",
-	"F/IkEvFmEaFR2UgblYsj4hf3eeecCLxiYu6Ng1gotthGjM+JpZTS96D6MOeFXQYsVdNjlqswk12ITF05",
-	"4TZM/rq/IvtHIXhiXxEbLVlMf0L+0D8XKsP2ZtWw86JQOMLRkdVg3xU4HB4c2pGSV4qNFXg4lFqKiWGq",
-	"hMbmf5bgtUSQp/c/EFOqK2cRn+0MRP0LSZU3De2LtTo/hUgFh2S29AfU2JV0ZDeFNBVAgQCMs3PhKSM0",
-	"myoSpECC5USJSjzIer4jPr7cZxbqoJrGDg2mAk/tl46xczmO2KWYm6AswU0H3KIgaylzFv/ll3MG048m",
-	"Q6XNpONNmkSO9dnxt/QNOeYVgQt8EtfKfmQtf5JmGqwPiofqRY/UUK+Z6Y9J4sh/4m7b67a9x5BYuIWk",
-	"UbgJToXxQYXN0ciqYN5gbMMVzU+aG0pNE66hQ9rO++h96MfTCLel09+RyDz9zHnLPL3R+qmoYGpccqma",
-	"rl9Rb8MmUTA0rmtO8ZT3LtrbIrlrglgwitBkPBFrFl3YpelH/Vc76MfYnvK46KSbr2w7YulUTaHK6L7F",
-	"ze/UfP7/FQ5+F7yFgMR+sk19rW0t5CE+oM+2Zdx+FQLwdB0GCUdLDOg3HAeI+RPjSnV0O72jvWYXrO+C",
-	"9Z3JfTOAsOvmzvF6iG9MRDGEk/VMbuBxeeNL1sVnidSvrbm91uZWaFqqh6VWbXXiZEvlpQAOdyiNR4NE",
-	"pQmhEEaXggcv81RozeJLIeYXXF+4PwTiMRCbiO1oL3JlLoCYMqbco2J9kds3nAzweWacmOfhcY5DZOMG",
-	"D3ExELXIG3E4e/ifsOYf7aFRGdh1bQh4Tp/gnf8CjxIEV4b50DLQWyYHgokYTL4uYNKh90MWZNBiakRZ",
-	"odm/UiO7HaSjJtFwC8V9BPQaKO+zEwwyA9Y51l47JpSgMWVBiDcui0LkJlxQdVz7A8axq/Du9b7Wb5M3",
-	"UK9yXwDYeJ4nAn8d5N035L3cAvIKaNSWDQe4Q8vt0BJX3hq3dzMYfsFclHd926Njm+iS0eVt2rRtWb4G",
-	"P7pvK0HdGOw1XZVYcFlAInwuKn5mKJ833Iij8Kqp4CsDwm5EZ85y0EajUVmnnctcN8J69uIinYCPDlUr",
-	"lN1b76K3BujuHdSJ4P2eOV3s89UVJtaj6gfHbk8J8A5Wu9Bdu2e+Fi9Q6t1JF6zldt/EYQVrfLtKu5Oa",
-	"0w3OOlWDpPJKxBFqrsUyR9yIrQkIyvSeTcEl+FvMvmMU8x3P5BWK2mKj+iuvBz+srmIXqO/F1woJLAI9",
-	"3JYyXnrKHZXM7Z52qm5z3jPr3XYWX1cJ99zMvScpiIUL9zaVcCtQlyREQr+hmtiXAkvNrngqSZaXVCha",
-	"OfpYn7NMalS+QfYNC9nWOrPHT4iGBIqR50raFzXYZ2+h2JRK0QoHoj4GSTK4UrMYqPhitLs8CDoKFgDY",
-	"Pgmtv2otjzpJkt8d6di3RL17cp/94zxYTXFImr9NRbE9vkPRLk744C0ZK9yDtwVQvcFKTFPiQhKQqlkp",
-	"fvXlpxlfWgRDcr0f2Rv50/567NLPDLz0A6FXOIBtsUt34NWB1wODF6LEi4ODg1CaUOU3CeG1whlpj9y2",
-	"lKUujVrpJG/brAoWpZzODORsLEqD/BnPp6Kp3g4XcgNG51dNWK4wu02cp1VNKpCethbTcIYtayuJc9Zf",
-	"zJQTj24wIVKmetAuBts8bK0dioftqEznkYD6fZX1NN9WV97TYecde3GJX+PuvjRG6u4UNXTRPh85RA9Y",
-	"FUEM8aiOLk5J1mLMUOUpwaADyTGHvEWq8qkorG3JkwTTJYioCStzI1PWDCkCWaYPPm4ZrgwjjhSsbEU9",
-	"vGwXeewij13k8SkBJ67bGpO0h53BrYFzVKaXw3IO3N/rTU2qp/n57G+gre1oTLIyNXLOC8MmUqQJi+0f",
-	"Y9bnhmVKG/bDofWiARJfRAcHBxGYy2qhB0eME9m+/ZnV9DLtwOLIt4KmS/8XDEIixiYK9HwpPsrm3Mxc",
-	"qhl3FCDUnuMNiJRpLNIUqIo9FXRL8BTM1rG+IpZ+OmnGDRuJqcw1DXYvZhOVpmqBF4v/LY5Y/K/2n6H9",
-	"59/tMJnhowiYjYtC8qmgOiMwWakcyl4nVVpQZSaKnttf9qvu3T3IwGdlylkuSlPwVGpAvcF+49UEe5bI",
-	"5mbJZGYvYL8dZb7swZGL4dqd2P7nuCpKpc2wH+tSY9808kDD1mL/Kz7PrRkZD4hyArcjeMdaAcErjJnh",
-	"nPIU7ZiMz2AiIa+1l2mUVwKjMDi1NKotC2C6tjPOlRvQfAlj3/jN6LP/sxSlSHCHrmjoXx68rFqHP6lR",
-	"xBYzOZ4F7cKf1Eh/9+WTGl3I5Kv7qnqf/a4WGAoPxkMXYUWZa9xzgXYDJjGm/dSCCbvynScCt/R02HhB",
-	"/Coi2WcfZgriTtbTclYD9alXoXW+pLd5HK5+5BLEVgT4uOv3/J/K9PIPuMIjDF55EPnOTvJhwg2vb+Tz",
-	"wj6NIR43O0nanWGHTnabtpfipnfUG8mco13ZFIEIPKK/41U/+qPU6JMYb+k4vdyZVfJaja4zRWA24UTv",
-	"rJHOkXtAe+Q3wDAPWuAxVRYCCHlwO11vbZkkYie1IN51q3l1xzXpjGv9NHDI3JVuUz9StHlnLcQRvCsM",
-	"6dyzzj17ikwRfIelIUSaFCQ3r6FM4gErjpqQPhrPhLMqsTSvXv3Wv55MCfvWBkgftCGLery1+KNjtggc",
-	"rypFwN7l1ttDHwbI6iovpAbWI+HretkJGuEkf1PlCeCxpXFuyhEVLpJ4jVnIsWD9w4ODQUQnOnbvSo3p",
-	"8OBwEPkbN3iCIqdJGYC712JaV/viWHeeUQq59kgP1DxCd78pu1CXSO5s6EdAL3QPuWS/gVSG87odZJs8",
-	"8qIi5guA+0a8fBtaoAN7ui5pd7+UeGvo8CIgX4dwFWxopUtNe3AP+AIxyJNZi96+IyPyI2SEcVJtTmZt",
-	"MZOpqMd1Kuq5gafgI9FjRw4IfTLLDYyD13HnBRl3aVrI7gL9Cvvi23jxNm1jD+KkPAdCvDCV3vHhdRvW",
-	"U+PDu7uHoxa5fZ1DzbN5KoZjfbWWxeskTBVBmVFuURxOhN8looAwy4T4V69J60TsH70ThjeGaNU/eoOj",
-	"ZvqpmXPymaWxSsssh8xSKvjExfnxPnuaVeFqe1NIUkFyisncKIaR5Uq4E7JfKHnP05L2WBoz9ldq1gd3",
-	"DlJse5pSRPT4kVMRjdhY5drYfZsOyMsMrxk5hX34yY7XQr1ZzpFEMOMoRzqyy0cfY8slvkQ03/HOGncJ",
-	"cARp0zNqKiBnlCjIQrj+hME++8NnfzRuPJgDwQwP5aSqNB3uY/TUUpN4a+QSLsHXxM2fSevOIQ1JxpfM",
-	"TSYmTetuRX8+g1f2s756iA1r40ZixGfzHS2B9QrQrVtDlfXoREmeihS/m5CMOxTymXUU1Q1m/KhMLyn9",
-	"d2uwRYvXhZOGXG+E20AUKTBza2GVRpVlZA1TFB+myoCUL61JHlQXgBGr6+n1a0CXdJjBk6hqT+lCXCOn",
-	"diwmEwFxeTpr0I7VYaFAPa3PmZ7DNWdCGLZQZYqSLJDBcIn3vmzk/9fl+9FzamT8B4GD4LRP472YjcRE",
-	"FYJJ47LSqy+ML/iS9d99ODl7D7NE5nYDsR9lWsqE52MLt6cYibLuEH7riu78uoCchft9dmYKAeFCh9dw",
-	"dwyuOelx2KVi61UtLzhWPlRMVAFZ9p+Q7qVGEnXNKOyN3Ae6FI6khed2VxnZrYs+JATw+jxT2MuWQdxz",
-	"PkzFlUjrcwnK9mqzaeDSLvBQMJPcF0nKwnXHUfUCfSMsa7G/JwuElP1oOHaxjkujw5IDPbPn9+k6UKzQ",
-	"Ggn8BQ6gwNWJvs2u9C0IQZ//TvaM3JFnuVn+Qisp3BR9gAgqhIJ9EdBpy11xKsxqv8Vmdu62rAVsfq6n",
-	"YckWoqD8cbRtUmQNc/BKuf3TBYgb9hV0dN9Pn+67Rl2/kxr/2nrdngP8pMkpZE26qGFo729agE+Cufum",
-	"hRwd03fH9P2QTN8tcLAF0XcTEwhBrm8Df48HBgRjic/fr5RGXFvvcIQVFlNh9NrUF5EQXSc/9Q0LGNDb",
-	"LQQE6+jh11Yq0At7VqUK9Wd6oFqF5iA2Z35ogovEZwe7FFCXAnpAWKfpGxYtEJTctWaBmCx33AJvPLm7",
-	"b2uHaoZ6+3rgU1Ils497eZGHKlW+XgmiGRldTzvZtZ53rec7NRE7oYhdOZrNduw7U1D6zvKbU1D6poOQ",
-	"gnKlMWILDspWIILn7HoNul6DrtfgSSEf6unyFpKIO4CexYo7YV7VJRx0WkVBCxYk5QIw/F1cKYoLSM0m",
-	"EooXzaaKUFAOzhWblAVUnhAzEXixoWJzI1XskbC/mi5GB9zV718Py+1Ias/vgLQD0g5InxSQ2mVbo9QA",
-	"ELo9nYbmV65ta8j1EDzjzf4rHAI5CQhEekrLo7DkxVpz0JIaVNYDg0PE5gV2nW1Z7oGEQ1jiUcWW+vU4",
-	"asQacVUqUK/YiHkhtqYj5jp4rD2oUrGY6yiFkXbCzHjuaSmQtLgNaM/4FbUanWgoeuk4hL81hzB8ow62",
-	"uyDkI6EPxjq9hMDgdrBN0mLXG78/k3DYSgurPyhimTA8YsZABqlWLrciFbnPPkAx4W+TIVhoMRqcaNRK",
-	"DbrSWJAtJyvNQ9rINGXcYF7HGeT9wxcvEVMXUovW1A7KDj0Ra/W+9M7cqB6sY/Um1nKndtapnT0ftbM7",
-	"xyq+BJW+ri4ITO6dVQU5iYSWmiD7p2dZEYSP1tUPdfVDT6N+qKEdcYvqoTqO1H3eWyd9jivLNKToIxN1",
-	"LfdTrSzk0dlkN8OGbxRv3N5nrSIdnfpNF3V8JBU0DhHuqIJTB7FCyBzQ6K4w5pI4FQNTkLxGv3szHTk+",
-	"XCvzHesXq5mfldx1xVu1lvO0PRdDb6CD0vuAUj/BOiztsPQRGIk0GxlnHql2jaiUGL8tnLamxSEVHmJr",
-	"ay4ck9kpN1Wq2xcYusSQb2kNKei2A2dfT0Q/A7zqGXRAI2H3CAod4T7As1Tm3pTaHV5j7rwD6/sA63BS",
-	"dEjdIfVjyLVjb8odM+11kCYkvQNKh3oHNaLopkXNyjxRQjNpLOw2N507WMU7wtMzHFEHqPcBqM3P3UFq",
-	"B6kPBqm00uviLjsCVJ8R34ynb0gZKEDVY/jhVqVC+2tT1c8Oy+4vrX3jMqKDB5Mi71LaXUr7uaS0r8de",
-	"w6cNEovRcmj4dG2OmvBIUms349ZWzRNeJHbeufJKw6esH6OCrp7JeRyxGAkULy7FslLvigdM5lXCm9rB",
-	"1SJnnFJsImGJyrhEDmPcVFQudMSAx0ZpL/zmbGbDTaljaj/vx67MX2o4+ZgB2VsqJ2K8HKcCFdXicamN",
-	"ypDgv8wvczsE+9pgp3CCWvDAa4pAK2oOKfRPy3M+3U3+vekquLcdvGkLVUS92TvqVS+9F/WkPWnOzawX",
-	"9ewL6R3ZydBr4m8UYGnGP/9V5FMz6x39cBj1Mpm7H1+0CFZtICSSQu855TYiBGWx171xXoP9JoN9N1Sk",
-	"SvJjxW/ZC4cn8jKzcxkvBOf5/7ouDng+8GQC+Sw/5vs028/59D/tI2zZaeBXEZAw2C952/2hy9mvZ/P6",
-	"uMIF5KGlWItmDNdJG4fXl3mhJjIVFzL5+l0ik303R1oBM05kcrQQo6MviUwuZkqbr0fhFWJWCK3SK6HZ",
-	"TBRiH8jUfdHAG2FmKolZKjVR+tGpe65PXBQiYb8kL7///sUrdimW0FoUvylTIy3Usj6KLqKausrbqy//",
-	"IsypTE7VuMzsGrgH5Dqvhs76I67F9z+OzHhQx67Dq9evXv/xYvT69S+vfvjzh7PX/3H1q/7UjmPVK9wI",
-	"Z3Nu7KzqHfX+5+8vhq9Ohr++Hr59P/xvPrzMhv/78cuL6PDw67/0vi1MhO96DUKc/nZqdyo4poOFe4eF",
-	"5ivHGBfNsQAHZCJyY8//+LXJGdhGGCiKK7eE6p8Y6DuVNswegjyfUld378cZvxSsKPMYjgBOVAacgz8e",
-	"/Hgw6EW9skh7R73vwHWj0TVv8i4XUEq2RHCTBojA1SRidu812jHqgvTrkglepFIUoQdEaw0ZrltW9c8q",
-	"TZH5VaMahYfTUHIc7j6RqQGt0TyBWjcdefELJ4yxDG6JgLt6x785TiP4EBNpL2m/VY5PGlkfzj4TEI4H",
-	"13NMNS2XJNYb16pflV9m1jdGKV0kXUU69OCqqOLRck30N+tlYn37PrJ5aY3zPGH2/9a65PhRBr6vNFVT",
-	"XR95VUO2eqdTsI7rd1KT0KZWV6Jgp2/P2Pl/nduXzn49P39Piojw6ZnFSGtr2XNHS68D7K8RjAaN8ZZx",
-	"vFXGD0BTg9dYajc1XLeXM+frA6bYQ/jYeXi9tqlXCG7syoF3OeP51P5QPXa0ZjbitMt4zuGEivAy2FrI",
-	"T1q96Qc7I5guR/6XOmILMZopdQlL1NSjCPDoVM1JNNPuaHA8qnsuMA6z+nkDUNIu0VpqUeg9B0/h0D0+",
-	"te/ATaKvikQbvbOqYwPGGh4+TNW0MeZUTdfcZ8zTVBTY7sdO3v8GhklwJh+PVWk3v9azT8WpRNizl9Ay",
-	"ETSeRCRyiI+cJQM2pD49l/6170TLaQ7yAClOgZQvYQUbpDG3/6mAB70TfKmyYOOCL9JwrotEtgzxV8FT",
-	"M6M5xROZC13DhKU2Iut9/fj1/wIAAP//",
+	"7P37dtvGkjgKv0ovzswymQ1SFHWxTK29fqP4kjixHW9LjrN35BGaQJNEBHYz6KYoxuNvfQ9x3uX8fx7l",
+	"PMlZXdUNNECABCVKdrI1a1a2RQB9qa6qrnt9agRiMhWccSUb/U+NMaMhS+CfT2kwZk8FV4mI9d8hk0ES",
+	"TVUkeKPf8KezQRwFHpnQ6zYdsb+fz7rdvUCpGP7B/E7Da8hgzCZUf6wWU9boN6RKIj5qfP7sNZ4KLiOp",
+	"GA8WZ+KS8eUpzsaMTJNoQpMFCamiAyrZI0nmSaQYmQoZ6feI4AEjahzZB4GYTCKlWEialLwVUo0SJsmH",
+	"k1fZJ3IWjAmVxN893Pl27/H+s6P9I/+Y0IFkXJH5mHGixowk7PcZk4oEY8pHLCRcqHHERx6hPCQC32GT",
+	"AQtDFpLTf7zSs9t1emQ+joIxGVNJuCAJm8ZRQGWrQ04ZD0mkyIAGlyTCUfzTq6DtAKQNEPHTFeCpEDEk",
+	"lMRUsYQkjIYeUeNEzEZjQvmCRFwqygPmESXgMZmPqXIhM0+EYp1znjsYdk0n01ifjQOMhteYUqVYoo/h",
+	"f37ttp+ctF/Q9vDjp13v6PNO8Yf/bHglB/z8jI7KD5VxlSweSRJGIyaVR36fCcXC1QjzWS8poROmDHqe",
+	"yJ/4iuH1+UaKSCVESAAO+kGoYQggeX/2lIR0QZr+P//5z3+2X79uP3vmtzrkjVBkHqkx8a9YIiPBL6IQ",
+	"cDkDVK/bO2x399rd/YbXiPSsv89Ysmh4DU4n+gUqL0QeykORTKhq9BshVawUWuvJ4YQE2TtE6Zc8vUtq",
+	"jpdyOWcJA+SKOImUrMQrxKe+wXIakkgSyZIrpvE6XpDBgtAUlYnSeKQRWWMxXbCQTKlU+DNO3aQkoLPR",
+	"WLVnU4vrHhEJTGBIuNUhHyI1FjNFIuXBtJJM6IIMmJ0bpjWfk9lUI7IeQD+NAk369llMR2QgZjwkAzaO",
+	"eEiaPSL15yEb0lmsWh1yQq5oPDOLjzQRKkIRavpPSva7XaQFOEGESHaEpYC7J8J5xsLomZjQqBQJnrFn",
+	"EQHmK8cs0VQEr+ZRdDobdOxfZodTqsbZ/vCjhtfQLCZKWNjoq2TG3A1O6PUrxkdq3Oj3Dva8xiTi9u/d",
+	"8mXHTLHwDZ0wOaUBexHFiiXLW/hJY5gydBoxmZIkt1+S5mBBorDVqaCv9MWLKGxULvmgxpKroMxJxPUp",
+	"MmXAS5ovn72RhCaM0CBgU32/6GtAzRLOQo2p0xlfBCJkrfxJmH91AjHZzknU2NaLREyeaUaztLHnBuSz",
+	"qWZEcIuJhNChvlJctljG8Hbb3d2KAxkmsLtN+N3L4WuqgnGJYHHeQFHC8F8UJ84bPrIrvIw1CU9oyJBd",
+	"RQaBNBdTURzji7Mk0de5GYY0WSwZ2d/tFQ7ovNG97u4+6Q57dHfQC/bCfXYwPOw+3j3qPdmj+4OD4DA8",
+	"b1TxiZfDNu6j4rwO98s3/0ZwVgGAE0701Uk0UAnlhNEkjlhi+PsxoWSiPyQjpiTZ6+53VqxNT7N6gbvd",
+	"XukSfxCDl2H5/fqbGHTKcfk3MUCSrIXLGjbrUFlzkypG8pYmKqKxRwIqWTviknEt4F0x4CQGSk2qSMz0",
+	"fbWncSehgRYgVrKWSlD1jnIL3qtaMPCmMuidEJd1kaYfRmFfXgX9Tqfjt+yFmb7zSGrsjYYRC0u5vP36",
+	"4PsZe/rd+6Pk9W/Xz3+5jt7Onh18+6z8iAq8c3tMJ934Ozb8une+1W2/pSNWhpojRvhsMmCJh4S8W4Vx",
+	"Uz2AuwIjw8B8KR+NuDrU4uaEXkeT2UTTrf0/WKP5MV2hvr5GLEmXeBr9UbLMl4pNJJmyhOhVrFrhhdQD",
+	"lC6z112zzrULfMcCkYDgUIY4CTwF3PDIjEe/z5iVbxM2iqRKFhXsCL+8MDRdfeb/mWiUbfzHTqYL7+BT",
+	"uaNvzAUsDVeKE1avFZ+XrjZFwMrl4sfbXTBokOXMKGQxG4EcgMQWUFCPjdaZpzh7Rbb1Hdl+HO6z9tHw",
+	"sNt278mqbcFwG14My5R2KhJVIi5oCcMnnM21ojyMEqmOia+n9kFA86PQJ1QGjIcRHx0TXyqqZtLX2oL+",
+	"p9aXtcKvv6giAKlnLsV9K98wrrH7V/snzmEH8BpR2PhYtqUzsYmYNmBDkbB1ctpur71XJacpsaGU9jMK",
+	"T+XoYyWrKGRcaV6doChvNHBXlwaN2K+Cb6ZpN+piuVkYGgYSJqeCS4Z2gZk+T2WQ+QWNYgarDwRXjAMG",
+	"0Smokfr5zm9S8Jw6p98M9apmnM7UWCTRH0yva8KkBF5fmIEMcYrPtQk0SUSCC89D9I3QOmsUkpO3L8kl",
+	"W3T0mN/S0NBw/U0AHCIOg+l/gibs7Mw8uoj4dKZyW3uJTwg86RM4J5LaXUh6E/TN5UYmM6m0Bk8VmQip",
+	"yG63C4iTXba3mT/TCLW8H0kZ8ZGmBDaZqgWC8JYwP3PsfFqDwPkB8k8FH8ZRoG6EPIH92N2dvT30+mOx",
+	"YEwSGieMhgvCriOppLUHZtDbzg6N0mQXJZEqXS0JWCFpUhSdFUXjklaDaQAitb2cPDDRIMDs4kMWRCHT",
+	"+roxA+hLRdaAW72tpSO+M3RetU0x56AnhenNJi1Hcu5ed40nWvP9kESKfZ2r9VLd3B6i5qGOkb7cTlWx",
+	"RPPdzpKtEVb4QiSDKAzx840Rfph+7WJ8OmafLMQMzCdcoDEWty8SQtP9L1uCtoX/NI41s6ILmD4UOE0T",
+	"jYL56XPQFwnyQM13rBExjsXcIvtLsBLRGGe/CdwiM0L+huFkxtn1lAX69md6cCICoNVtXDQlw8NuXtsF",
+	"bLKPbNXisv7a7FQlqzudBQGT0l3RRmR6L2u7KyJ8I9QLMeM3k1gyFZsLdTGEcVy0SlV0QGR8vh0CQ5dL",
+	"U1MzF2rMEiCikIDDrEVCwZB44JqDk30j1GsRgoa/youD/rPMBycjdPcxtJGNoiumLyni54xdPkzxli5i",
+	"QcMzIV7RZFO0NiCd4hgXSoiLGEbJX+h4EQ5EuCBKCAKvkGYcTSJFdsnr6NvWliAMU0QSZ9AXAuWWFZEm",
+	"zHRMjvT/kKE+hTBso/YrkVG91X/xMLqlTDx1hrkwgq8LEHcaIxj3S62xkSRrza7b4P6+NdD6yNYJTZeQ",
+	"eYZILLgGqlnksfX0kjlF36liHKBoBbjtyzhLI6+THpZkhswWUrbQOxB0trfk+5RyThlNgvEtSMC5sBne",
+	"+g297tRbGkYhyglgrgeJPprk2cY/QK3amt54Bj5SvS0zJqDAKXpN33N6RaOYDmJ2Uy04/d7dQ7pf94Xt",
+	"7CUDpb02EJZ9TarFgBBNwQmjwVgvAHmfcUqLxPwJHm6gds5YKF2nNGnqbRLf/HnhbMaHEI6YEQpQFVf6",
+	"MCWZ8ZAlZE4XLZAOOYvgunPH5Nms1mGNG5Ck6bszYLhBkdMck4RBAAPQhP9O/9EG+vXRYe0QhvNw+RY9",
+	"BV4siRJkTiNl7UcwesRHpfEWmVkW7VPiNeULc83JGyFQQhW7gAuxcFecCUEmlC+sOim3gD7vtBhvJuvc",
+	"HFQ1QPPetQ5t1bzkjtwn1iIiktQAQvP2J4XMbevmJyPOWZsI/CQ4oRh8EACCo3DxnsvZdCoSxcLXLIzo",
+	"GQDsRjBJB7qY6JEuAPZ56KSvEHiF6Ff6RDIeAhWCoEQlWZpxu3KYZksQLkYl8Ytzofz5XrLkVvL8TLKk",
+	"QpTXY29dir9ki0eS6Fn1DsNIai6Ft8nPjoNg08sTyG+YflS0Brq+hzKZ0p06vTQ/ew1DDtsxMF7EQlzO",
+	"phfWlOwYHLdoZ9RfzDTmYuRbdsGBrzqNmILFFc2RPxt/6E014BwYJeqxw1m8FbVY7w4BSFIAGv/tnenK",
+	"6brR6g9BOeaiekYVLVcqfS02+Fb+xEiezJwJl7Re7zQRU5aoCFHXuBHRll7wkXiZ167yeer+Ko2DzTxi",
+	"vxZdZdnAnrOIzJMkBr+xQOlJcttP5fBSEBi5VAzN9uFGqeEKzMMkNCBehTDLZ/LZIcV1sLAvejhX6a7D",
+	"EF3HjoeEhqh90vits+AhjSWrZOcaFqnCbMN7mXU8557KDjnBMOFhxGItMdBLlkYpYjweOgelDQHWwim+",
+	"DQ/TFaDNXZbA1l3lOmNz9ipQpaJRLNd99cPpT29+SqE4YeuPMv+F61ev741Gtygrc+EmdKh8zf38OLpi",
+	"/rH5XwzFxrDsjutl1e83vIZ+qcSx6jWUitct7OzslX4T7wkVxfGSQ7Rt9DY+i436hC7rdSScwWYlzsra",
+	"XCoMDSrKNSwK/X6KTdZiwEkYMrMOgBeukiYJXVTsSK7ZzTZJUPZN9O9ut9u1e/f0CywkNI5B8RKcbQUO",
+	"eQ7yGUJXXuK3uza6xv69JUjVZM8O07kZ/82jWp75OlEDGXZpADe8rTDmFL1K4n9T1gpKubNPEiSMGtWt",
+	"sF8QmNayQ3zrs7f2zr4ZAzOmw/rBCdW8wV2iZ7eXzVAK1Wn0I1uUA9TwCnR0PZJWh9OXUBp0L4lkQcJK",
+	"bnMD9gu6FsJn0YRJRSdTvaBLVin1xFSqi5lMx8yv+APw9VTw0i+7Wi0L0UEdKUhm0f+O9PuTiM8UI03N",
+	"kfFu4OyKJRDMeQPW7TWu2yPRXlo7Lw3uOjOeQeNzoAqRFUOLJ1O1AGuThrlWmjV0qRJakZIzhqHsSxNN",
+	"EzaMrsunQl0M4pnIbs8JXV2aDeKgjW0HR2SSzFmix5iq8pkTdiUuVx1OpMAkZd5LQR7FjOhbd7sgL5CJ",
+	"Qas0esqAyXPRtIBhuR1V085THAAuqTj+adjo/7qGhSLJffY+FSjmsowQzbl5xJdXwQXGn+3vkQGV7HB/",
+	"lsTOKR4TORZzbuLXOfqjs9t9LYBKNvnRW465ZXPLCTxLUhkXKIKl7sWEx4Cf3vBmyp1G1cVk7VDm2Ldy",
+	"McHEta/gOJLKfFK90XqChkWkggSxeuuSWMvPrXf+dMyCS9cGUA2DD2OW2rSzCCwx58Z75oZlo7YEik4J",
+	"hNL0miUGVK0Geo0rx9JhHg6EiBnlKzaeflS6eQdjby+orsb/8tvjw9jkIGqEjvS5JpC8l13aZB7FMQhG",
+	"Ix5JZrL49PM4Qg08l7XRXR+a7gKqUh9B0DjB+9uBTjsX7Lwt/XZzVdWehkNaAXrjqvM6dt0kvvPz08Yt",
+	"NMzNjsG6VLd2CqlT+Gu2Wmx+qhCTdWHCH6oZGOULwRmEfWEkq+t0hnRS0DqOia9llSVzQ5H3eIUI/Y1M",
+	"H7VMrPldqqr8aXydKDrqEz+YSSUmPmmCFxpP0d1JC2PspKI8pFrnoiN9xkIyMphFsWpHPB3QAQ9Gxc8k",
+	"k+h0tLYXnA5s6pMBS+Q4mmpUAJfQhRZMrCh2K8PMkuLkwr2afj5QFYy3RTww2OlskL5VZm4w6zJHtWpf",
+	"Zm34wRlFcNBkxKxpuFzdsClTHnHswfpIU/WRzPXILDwmFmSgGyg4YngGLjKpRxhqgRke+4qO/MKtsj7h",
+	"yWvAgOiWq7NhcAXqz9hgLMTlxSyJS+k1YYRd6c8hRnQqpNIbGis1lTmnIw3DhElJmqEI5I4ZVXYmoUfO",
+	"Gx+Ac71/9yqfqHveKKR8wrD9nR381snQ3ZFXQQEk3f2jzW5aB0D5bZeh7TMWRm9tLvf6bG9MOdYcQJl4",
+	"VS3PBwmdx6ukr6q88KXDHUYxuwjEDF1LS0ldRUc4flDf2pbb7YsIA0aK8jDodWKmAlGlhZuHZG6s8yAj",
+	"UakQEAY1QhZGbVheZxJirIZv498L9RxSy0MZSGA5CaPGtVb+3LjTKg0duDA0c9jscb3qCeXR0PhXbmJ7",
+	"9vLpnOXQSqJRxNtjIKlcbDMPILhF6/Ra1494yK7R9rZ+WnatLmBXlWbz8m8wo6lC77KgsWB5JInz0c2B",
+	"ZNKxSmrYYFaYj5HgsB8WkgVTLY/44tJcqg5ulZ6efhn90n4Bz0iTklgENHb0qDF1clvhzgY6bbkODrOu",
+	"htcQl3rX1imeZpV8XMeF0qoCaSpajq7yeJ0jfEvUuUNey7uAmkv4l1uoIgUeoJwYGidblsKZ519DBtea",
+	"sVHVw7HLVeZIh6msQ856s5kreBOGuSRBLiPrmPYODvNsW45pu3dw2H8yPDoMu0e7R0f7wePw8OAJ7Q0Z",
+	"pd3g4ICG3d0DujcY7g93B71Bd3DU6wXh7kF4GOweDLrDbpd2jxoVxIEqkkE+8Kp5DZv5gzgE98U8UuMw",
+	"oXNeKtutuNqNNdGcKGmeN84bJjgPcCHiccSZ1XdTulpvCSumzOo12C0tobyBLGKJ5+JX/vwLB7sW99eY",
+	"k/JXuERTH+pdyFVua1vKCxF1TUyFZW3DxmQjgSsuovKEH0pWmArAI7WpW4JNaBSX+31EnEN1WJLekV34",
+	"Wr6KY5uRvGx9q8CxHdeoXaMW4yfiijk/oAcNKSH9GWRF8+rSQwzKn0ngy7CnZdinYHTKLjD23/mCNinL",
+	"s4DJqRP79cC5Cni13eRZdHmVkzx0o/ZrUpbBixKiKkpe6+1vTtmNbCkr976asVQkEK4kqDrW+Tzotxyz",
+	"g1WithY0EMJwWdxAarPWD5eDCJaTJZZVeivqFy+yhQcOtSx3VonJQCrBWZZJiGF9YDZrLZtsu5UyRH2U",
+	"zFmV7iZUwR7RTc9GTPHl4iFlMrDFWddCuZWTuPFBfK6EQ1bQrKqERk6vIk2tkqcLaqUqO27H6uz4Xbn3",
+	"IJ1sFR68cVNkK/XTKi7USL/5WGPjK/jQCdQEyA7ZgcTtxZoC+OtLNsWVlDrf6SjitJ65GsZ7i8GvKzle",
+	"btgVoC2vGoTCMl0CqS2UBzbcErBOzWg19I+slk+995VQNK71bgEw+KFnyxtl866ASlXEUEZmJm7odjS2",
+	"wpqTpCtYnfmGgXOlPLUWaa0NBVumq7WhYJsQVVXo3xqKsrfG10ZOxqwesQ0har/aFlDxKrsBWO1CvlbI",
+	"LlYTpXEZ3SFZZquok5JaaSdYR5w5F2Z+vy8Sxohi18p4QwcQOM9t6rstgLPffXJYLDToCB/6cckZP4vC",
+	"ZyKYTUxSR4kR4eUzEpo3UMg3yts0EWBCaYZR2J+zQWsZsP8N6SLXKod8v6ZekPl83pnvdUQy2uFyJ4zC",
+	"navdhpc93otCeChZMEsitdiZzGIVXbKFfu+jl5HIsrevQARUSr0qwV8zNRZhjr7Wf5zLetvsW9TQ8uUD",
+	"52zQB9vsWEj1X3snR92jbn//6ocnP7zfHfzww/Mnhy8+nP7w49X38rcyqnTTJEq2szpKNfx5+et1Ydjp",
+	"KcJ2ShewBKRlkJeifel6SsNMIQdQY5+Lj6YKtf/a4IVfEmCKZeRjdHItAfOW5/Mfl2zR3i3lneA1/JEt",
+	"YG0DKgsc+I/D15dj+svo2389uxLq2eWrg97B4yGN/lDRd9HT3j/Uj6++mw44f/6dor1Q/FgaCmJ8odao",
+	"ZMGw3pgUpZFdnguh0mWXH5wNii6y5m9fnfz4vDdo9w4OrS6kj40XSq/bcJCIk3cvnpKjx0cHRAt6feJ3",
+	"r33yN3K4T2IxZ0lAJSNjdq2/i5QslAa8fvL4CaPDJ73dQW/36PHgyeETtnfQPeoeDYZP9od7j9k+69E9",
+	"Otilh93hbnDYe/xkcHg4ODgY7lJ6wGi+bHb3+tdu+wkUyT7cL6uR7TUyLbg6ThfwNL2bUo95n8RMTyU9",
+	"sxksE9i5+P+1fU+L2AmkRIFuSc27+mt42csKnfWOHDZfqPlsy3ttEGf0P7+etP9F2390208+Zv/Uq/r4",
+	"qevt9h5XAMIWHqo2kbArliywyk+fUDKeTShvJ4yGkDHvG8EAo1UhTkT/PKHBOOLMeS8QIfM75NuE8mBM",
+	"BDe/HMMNPxdJCLXZhs6AE7qw5RwghKTIEkJWK53yqX7xc1ptobjVZ5DzhKeNjjJTDKE08NmRw0oC9ObQ",
+	"/yERfOSBe2LKxDRm+cMtK6JT33YOuy6j5Wyr5WHFEfYu0CSs3/TsQdEgEVKShMWMSiZJUzJGwAMO74H3",
+	"u0/8XEasT5r73W4fNE1T2s9Le0wkiDiDhNFLE5+oWRMNFNruk1nMWh60Ryim7WbjytnANOEopoWmKa/w",
+	"/UKP5GbCwxC7UOkhl4wOjtV1yege8dMyZDDQXt8NsCyU/9Kvp8nV8Pp+P6teScprGRVKGWENCGHC/SPB",
+	"bauJKVVjmGC5JJM7VWY2wjmMB0x/XZjJrhb07YQqlhvHKatjADKYKfh4wdI4UpVQLqc0gf4RsRg9kkRp",
+	"oZbKSwwKgsPI5Zy7c5iTKMkQ92w3lFzuKOPhVERcyWMDJPhsbIJewfJPKC5qyJI2WLPlOJoiUPRaJiCJ",
+	"wGpMrB+s56CfAcnUTURubY4LP9MDOI74/e6TXAH5dbUQ9ecl1Y70SLu9PrlJXSEYslhPCgY0eGprC0Ct",
+	"EYz8nUQKSaSsMAJ8e5D/Vp/5cj0CPYZbiEN/2dMAKdbgOCaaf+SKjuhvbdEbnzQPgMKXK8gZSk6Lm+g3",
+	"zb6qCrogjJcrr5hPN6n24pF1pV7KdpYPbSxWDSgvTFCo2+HWPXRLNZTXYstTsB5tucRDEefduA+vogJX",
+	"WZmyymIahYosTkGjfLGfkqPRV1d2FbrrXrppsUqEqWRc7sTLTDKas0/0WslvYvBI2os8EfMS2ww+vDBW",
+	"0dpqV7agUguN6Z5QevvOphq6jyQJRDybcOnZkt4iCdHTWF8XNT0Syl4FIykW1r1Lc64Ludrf6JnkTQzB",
+	"aU+ItD1FfhH5CfJA8HK15wvnXiZF5ZCubpbPiKkfxCD36c0cp8soX2X5wzdTw/7WsnxcHC8rTy/meVKz",
+	"IcElGjuLY1nt/CvB3pKCJ2KuaUaPRKg0VKTFhcHCUJIjo2ebqBD0P4xNAL+Ym9zEdOklgR7z8lNPxNwj",
+	"u2TAtCynR8MMy6z+HGJpLtawJqLrOe3iPQO/sjP6jnEtLLKz69qFSkbmE6KuV5UpWVFoJI01zzkYl19C",
+	"K+FqPNQvrdlYfdLDT9ohl211rbTuwNnc9O4ysrQSUxKzKxabSx4f2k9Dm/uaiywKs6re3ADzZjRdPK01",
+	"uWsGgCWJmPHCWTJuoYnIpxGtRqybnbYc9OoZl2sBb7ok5MT0IjRRqFoVQlKd1RfJi1XJe6tBtyagpiZy",
+	"ZkyyGHJjI2IV2lCdpZZB1EnFqWSCGG5cPOthwlhbnynRYxAcspTR/SAG5b3HMv6MweyBvNJ6/NYS94FJ",
+	"XWjpqm6cP43iWcLKmXJqd9ELlkpMpyw8xhr9BDSyeSRZKZvGjbJwk6WskJ/WYtA0EQGT0pmwUD5QzCUJ",
+	"BWcesUtDw2F609wkxPfW9XF+n7EZBJf7yYzziI/0P/UyfdJE656+E0tWbPIeUtU1PRzfHKhPJF1IMh8v",
+	"cvHnOKFWFXA+IB+eyWDluV0gxm1wkqa7yWbIWyVdLvW1ygcG25BgZ5FL6FDExxydZDRQqEPg7OJjOY2j",
+	"hbJ+0QHNFpYrDqA5r5yvmzIRHkS6iTkq5BLkrETMc/rJmonfibmpYbfGHWWWU6cMQY6hpVUIcM3Zajs5",
+	"aG0mu9/sas+OpkpM/0EMtieba+jW3NVgFl++B2n53W0KACEilW/tJR5JSulb2Z5Fnk1UD1tBoCQCcJW0",
+	"8OUk/FVy2A9isFFxCf3+LYNPzCHXCjjR020PoV+JkVOYcV3D4mkiNGYzNWeMEzUXYHxOI3KLxullqIyp",
+	"HLMKBvjuxVNy+OSwtzyjZ8qv5JhgevCDhWLVPt010HxanGsDoJrNVID1JQ/imSwNQ4HWtOapganJpIoZ",
+	"HdaHZjBmwSXY58shGlOlVQUZjTgLSfZ2h0BOo68PDwwzPhQqVZLoPzxjcdXLiiShIxpxibWnEiHUsUlM",
+	"J3KCLhkfR9DqfOqF8NLPUNsXCneltcGEGV/i0onVwg46CyMFjgOLFqY7IxjbNfyyrtN64tshjR6wArh6",
+	"KoglaqZ+d1QWhuDp80gUSs96FNJ/YEISRk+D/768uFMsRheQzFk9+SOT7pmWGEEUqSG0lV8meYwsBY7F",
+	"l4qSBtEfLENexvJ4pHXSJjpvLB4+kmm5XINEmRvrJrw9I80MfO6qzXGmiOa5FFROxuJyNrWXwXN+xWIx",
+	"LY1LLLpIIZom/dF0mI5WFGGtr50um5aKkzczD2gqqvlwEH7LQ/hjp3a4SikP41zFKuGUFa2ZNFJ5v7ym",
+	"yeVJHL9jNKxrKJvQ5BIqRIIjqMpSRodDcFzdxJydfrtmxXWlAL1iLamgHseFcovv0vBmgl8RclvO4dHD",
+	"b3wqK0+kQl+P5IX+rNyWpJ+sSg7eQiU6UCXtIrIZV8Fk03PXN/cWT/3OjrwqbiaXpsjtBuG2htp2xr5A",
+	"FRnT6ZTxMl9D6Z0Cme83t4iuzNpxMpEUnEB60y7zXi3ckOaIcSahIjtwxDG7zsy2WzHJ2c8Gi62HqhYq",
+	"M+VLYZGnIpmKxMaLLn+8YeHVzDq8jCdLteNEQjSVFqLncgmma4s7mJMpMZthCKM+KsOH3p+9aB8RLb6l",
+	"akdaw1PZwyjGNu719rp7vb3DXri3u7fbC/d6e72D/b3u3tEe3evudfG/PQb/7h7QUjvnerv41gqbrbWK",
+	"btBFvcyAKobrFvoWXnItoZtUSKgsEo7ZBj4Ig8WMwkdO3oGHV81gATFqprGwj9wIzelxNGTBIogZGNXJ",
+	"SS4aFl+cmyKoNqIG6pH3Cc2myYJoA6HngWq1FKqjWnaSvRIzesWAk4iZshVq4BEE6OXjUEwBBrPhVXW0",
+	"0qM87Ha9OzO5bl73OP0iO/l0qbuby+ap68YYc4ueHVs82cWYHEfNuES18TbbZXH1efo1xLqE3XgolkQs",
+	"Hq+8mtIcm3oiQ2kabcKkEgnbSX/NBwSanlJoZBuLuY32sglH8HsaQ4k50pEiY6wxJsfQXxD08WqZZDsZ",
+	"rGkadH0XS3SziJR8FqyTerUqKbpURsligS2xbsGslg6a1yDXlot3pBoUYG4mReaOZc2uE6ZBd7XlfWOL",
+	"vpvsGwO/+04KLTTW0XJ2lgycJ4UJFs+7pRE2W/tsMqEbpABmOdakMpLuPtJ7S2IFsMF7OQxvZ2ExGYgb",
+	"pQgvQXi1WK/FeNMTMcbO6grTE41d0/DHYyAV/XA2BcFCvwIcfHuS/e3E7/sWp9eKql9G8LyRKHlP0s7q",
+	"Ui9GZkllmLwskRdZlkSKTCTZxOec0opZYu0aOhkBmYmri+lsRc2tiCGwk9dlYiq+F4Qo0THfYEAVuBg9",
+	"IuLQtrOo7XN3ZOaV/vacNFstwxYA6Kwd4VQLXWpdvZqtYu8wVwuz091S9sghbtXdaV/ashjiGONKLxnn",
+	"eX9t5zTsEalETkxxcpKgqj60CcmXRSsxWgdKJBdpUa61jPymt1V1dB8U6L0oprtmtSptfUdgZL8VreTF",
+	"bN/NjL2rQgG0PlYrHGLJgLIyWOwu7MugY0TTSANyRZm6zSJ5K9+LVFwOsW1EXpkwK6dhYeHiK1vm8v69",
+	"HGI796SDbXYrnkO/6aGXGeg3vC4div4+0ur0YkUZkThearbksoTbhnO4i6mnTGyV462Srl0vhfEbjxFc",
+	"xuQGaX5qo4jhL8lTvlICX0tnyyRUTjT1HFc/QX3oymJUvFBAGl3DgZhojTUREzQ3QTFRLOWqpFOvHMNH",
+	"TKeTrOxpvhJ2pEprdneIljbYNQ2UsdlDUXdF/O+en5EdeRXABzuf0ukuEA6fdz7lwj8/+2j+8uVVQPQn",
+	"JvfYR3c2ZAlOylLUN65AXIUTUF7Z1MddLkNvNTSRjHBH+j+dS7aQnd9kuVp4WVXtG9rLpFXR3erL+gm4",
+	"5UxID4bGxeWB2ZuXQ67aevFw8iBwtl5amzithby809PvT6C8Ra6Xryku/Ugixnj56hWdlfWPC/4G24nU",
+	"1kE2xcAd3KYLSaRoHRMfCiT7pDnVeO07wPMxiIILp+MySdgwYXKc5cZq6U+qKI6RPkI9ZFprGYqT20zi",
+	"tL5LH84Ty7uGHpLejGuZXP+pj5iqGSbFGBfEIBGXjJe7Gjas9VzgUEtH7CD8JlWXqy3mb/E+cC+qNUpK",
+	"ejfPOFxNd3VFb3Y3ew1czgZWjMrrPDfSitv9rXXZldS7sK7uzFEFXeiCsUg0hxB9JwxLD+xl9REeoR0V",
+	"5CyhAR2FGjGHEVRWwYK801gsJoxjHX81F8klsX50WxoMp60wL4jkIryD0k2burQzCTa8vSHLAOLCcVtv",
+	"2NHUgrkkfQWrI8J5FWv07D7pDnt0tz3oBXvtx+E+ax8ND7vtx7tHvSd7dH9wEDxeaXdbPa8psoMOqdss",
+	"4nBVhaX8rD9GPEzx6P3ZU7JgNNGCKTawynnBKLbJzC/n9CpAiAGJ9Lq9w3wdotOroJlaJP7XbvJ/8ZsW",
+	"fPRrt/3k46fSIkXFpEmUyfK45OXw3PFkFrGklLCR7W6tlLJh4+trKUP77VqllL+60sZFmNVzMRUgU9cT",
+	"+qWacq/p8myv661Yy94xGka8tPcNRKpLRTkYBhP7otOIFG7mhEGtElkzLEx/syjnVDhORVaIOxXgrV2b",
+	"vvICwYfRaJbYxsPNrq1owyYDBm3HbQWS8uDiScSjiRapuuXuapz3Ahe/tMDvrTMSSWqiNSL9KmpYhIs5",
+	"aSI2RnykOeuAGTDa8G06IgMx4+FNVjdPIoVq7qpGoEuVWHBB0iNSoF4BdVgkCSgnA9NYMCxro1eJZOlC",
+	"nMNcAl45ElbVDTaXUb0oPy8rBYT9tfTlYlrjmdql1czubvwhBd9hyXNFo1huZvncVP5hEPIcXbGLVFda",
+	"Xx35uf3oVJkGCjUlnhx4bhYXVxH3mWupp2VSOqnQftdZVkVqM1m1MGNZuUHYnNO7fhsi3M2a3Tui38qi",
+	"vLcYuSY+4dspIt2kl+YGmJvOc/d+RSg3pRX/LdsgtxCvd5ugqqpc7NLM7AIyuOifx92iszwVlg0+LIft",
+	"Zd5zyyfT4L068YA5l6tdXZEZ2rA/5ywtvVdfVQXmWJ4RBVcQSthwiaFEQKUbm4qXMAv7xDcN8H37OLus",
+	"sGgaPPWIz66n+sx8dxgIWtW3HWT7ZFvxoVzflErJwmNTGcSsBsP987ZhpxA49hJE+SVnEn4kM2OxR0pb",
+	"NVpzGizQmimhtCE1uYR1TWxo9nVMaUtDlpjWSDO3UZRtxCwOTQqLNNHAUFrBQrN1TFgs0fztw9H5HfIS",
+	"gBuyJLpiIIRgebpoYoCNscUQPpzlVBmLCDmBmsqGAHBEvWqo1QnNmbFwi2QxC5R0EEXiku1iI5U3+YH2",
+	"1vCs6U/O5JTx0HhYAElASYZtldoDV0cmI4K/iqSqqEL1E08xOuIQMI3Fie3im+YhdGxuPQhaX6uglZNS",
+	"tiZ0fJ339P1fpxtfgtkNt8WrrfpCxUsPsKb6mts0gNlQ/m2ilzPzSan14J29SrcYMIRj/kOzq7pxdi6L",
+	"u+cIu1toVOvLLlU2Nb37ypabGtuK91SJH+fuFKCbaDCbluFMax1tlFmxjcigkgBYBz1WaADweirNG0l9",
+	"o8BHp0FRzaKiqwypDmVvzMSAtvs5C7mpsG9TE1BEv0V5nyLjWc305F1wvXdsuKHHwdrkoDiVBoFrkYlC",
+	"L6e5GCNNqppYi01FxtHmcea5bqUHaxr9b8GUsuGXqwlrmY6y1VUf2VqVM0Vh6z0biziUnnGrQQenXN5j",
+	"SU5ln/igZvikOeMqigseFK3jgQqldT2rf/ha8ocpB9hgIFVom8OI07gF+laaBdrMd/58VCv/0yO4HJs0",
+	"Zz5u3UBDWq8DbRp8n4f6fUfe3zdq3+YSfMgPWKzthJ5XGtJL9Q7TCPJYv2EOAS731gkEJZR3v9kD5q69",
+	"WWavNYG4eb05b3zKG0xab11P9CZJUzcTpNfnrxgV8haO6y3m2K5qa5iJa7W8hl+NhWpDY9NX646738TC",
+	"u3XlgRaQNvKoiEIHRp2SaEVoQGbbdRQKI5mZgBw0Js+4YiHEqi4gYHqaRFdUsdam1Ytv4H48XBlBdi8C",
+	"ws08ioqO3PSDYCYVZMtOmNYY5Tiapk35Li7ZIhUEV9Xm+EuZI2/s3atTm0ND3xFR6tgvrYEyLcXh0NAq",
+	"s2WeHvMlO1bdE89MZl5VG1yTtQf3RXWMCA3DG9Rqr8giKdZjttlUdo4621kjpdmdyXwvxbpSR/r5BrJE",
+	"AdwlVrkaeXsFhlOzJ34FAqebqC2xpOGwGfy2LGNmULqJkJkL1rVSJv5Yp3jMVqvF3Kjuy5b6QG8oiOaO",
+	"dcty6Fp/qfXk5z2maRWfpnUlhETR0dfmO/26JdOLslyqtwmDzG3bOtECtTRe7E8v5T0IbX9NH/JKyazc",
+	"j3wDYazUmbwNyWwlx9zYt2yo6XbeZXuvrLsj7uTC39DHbJbyJbzMWa7n2joVfxb3sltxbiNhdqWP+eZe",
+	"3Y0q4N2PYzdN/9zQZ+uU4Kvvtk0/WksxN2ASjvc2X26x6L61q7gdP6njw01lvTthLRVewRPXFYvuwXJ3",
+	"X0m2dMjgn9TROfqpgBNQrgWZASOgsGr1ARszQ/IzTYJxdGV8gjRsQ0nWnOsuHVK/XvAU9rWMBAXrcEiJ",
+	"CozplFUIpjXf6mFKfIvp3ut4F0u8/Y6PH8S0SSSlXljRDWn2si4528JlA08kjry5L9Js4ot5Ix+8il+j",
+	"V/F+/Ih5nN3Yk5gS7W19iSW0c9/exIm4Yj87dcXqE7D+Ml+SrIqEV5TnwUcXps7ExTARk9IOso6maz6B",
+	"ehZrSknaYTfrR22/wvpSeXlsbU+eXE937LVeX6JzD+I1fLuWgFKRqHTi5c0sA2XdIVRBvB4+1ZWNcPKs",
+	"9nTb3c9N6asUubdc3Ood3rFpHv/t8+SXKm6T5jP2LHokW6aiC97HmeCIoW7hlwtcWyXGr4DZ1ioLFGIZ",
+	"HHi5VQUM2CpDIm8WmPCODe+unEAKKLwptgkpm0lVilr2cUUQ5VcUL3n3cY9l57JpBfEVdcPdmJwtFw1P",
+	"VzmLVe2C4TaY9+uvFm4g55kSbimpH5MBWwhuMut2u13SlIwRFBXh3bpWbOeT5VW90LSGCX8TkTA9G4fZ",
+	"7InCQtFlosfBEqxQLwxrKWxUu6BQ0txdWc0C5zlsWJU1p7Byk6luXomKf6I8uS+Y94bl4LfZlGeNb/ou",
+	"kua20HH8IS3+vvP4iqp1salN3j2TZvetTdYr8bJs7MRxsvsKme2GXkoZmKJKri5uA3nLmOScsEAJ69xc",
+	"IaPI3PX35Aa1d1KpMWtB1N3v7e3dYCjX5p6O1tvdeKSZZElhSb0NByngGY7ouXDboLkNHN1qcWkaU6UX",
+	"CFbgSKoouKFZBdGkSrx5uzzNNgwpZ2evlrd1ygLBtToSsiGdxYocdrsVBZToNR7E3u7B3qFVIFYc8Bkd",
+	"beSsS+MLKo00d+aAMl709ARy7vOKBg2367+ELuYS588ap44Fal25PgfYftYuxYmbgdIRVCMbD2kCwTM3",
+	"w+rcgd+3Eye7PZcg8v7sqUd+oFf0FH4kvhIvT386hamaLWimNyHNSRTHkQRyINOEBZG+Plr5YOxet3fY",
+	"3t1t93pn3aN+t9vvdjvdbvdfLr1sXh74LKFcDlny05wj0t1eh1ZmyLawYy4faRpUWaLJsDmBLz1COWHX",
+	"xrCsGWweICFj/51vrpPCwQZj5tTl/bI6zoxNL6i8CCvjS90abCIOcWkaYRdux4hjouUg0119IBlXNbQX",
+	"XGUZQr0HyWCLNjMUNdqFJnXQb1FqtRAddaRJoVWihMQLwL9JxN2JdpdoM6+PrAwwc169VctN51R3e0dF",
+	"I0hWQPT8/LRRHWq0kpucvYLTqjgYa9na0qmgZPAVHMmNlMfNz7HuAWxBE1l5iNsyGqbH6Mbw/sloq0YI",
+	"5W3oxvUyvBKjcvtKLEajYhsfTcyTqepjC+s5lakYAbbX+VhMPGC7nuPvl7N4e2lhFbYCDGNb6pxR0tsy",
+	"C3YuDRFIMvzbpPiPNVPZiU3xLX0L0iiuCEewsDPWpWWUfvbyWb67ioZwCvLS4Nt0zNrNNFzQ5b/PrzDd",
+	"ZkFvthD7uB7Ragdc5JAuFqPqgAv98EYeS433JQrAHdqLcz7PG5tQSkbxEAo1LavFM9kooGDpcAxHkKYC",
+	"HhTDv5nOUIorKwIMCgiyVRWixLVdasmhptkkiTJO2CeUPHtzSs5+OUuLe1BOvj87e2vK/IlE/6AhB2q9",
+	"4Jp3Ui5Asm1KFg/bdrBW5svqOLFQ+p2LEOJG4J9jpaZOXxwYyXGKlzEf2OLiGSz/9pcutpBpIzQKkYJe",
+	"1t4AgWVLLY71/UHjGXR7TYhkVyyh8aqIjKo+nkVH3DZzZO/Ut4ynsNTjOD2OtRDPQhCQj/dLOh9bIlbm",
+	"7liscoKa6yBxuMIqqs0Hnj/nVywW01U+y+L41VDJV02rDxIkOgceuUJqNYBhLNN3A4mKwVeBIR/ivwkg",
+	"8MscKHJx/7WAYQzzdwWOiuErACIr+lDaJL2sMQc2KNo9NN2ywLP9/v3LZ1ePPTJm1wV7TvfaZnQPesFe",
+	"uM8OhoddN5k7zHfD6F7/2m0/oe3hx097vbKGF17jA1XB+CmKSsBa4/inYaP/62q4wVens4GrQRTTBCUL",
+	"ElaBA6fWePeBDcZCXEpof6TvbvyKNOdjyYILYMoDKtnhfsuDZEUOYbtE8KBQeAA/eD388R9PkqPvfvzn",
+	"78nZ/Lf3b58dvXz19l8vRe8VfUVP52vvXbPq5YP9uFwVi7M5kQ4QUnUiv5lOEc51jaEowS7B+maSS+6g",
+	"qyQWdxoz/VZEFZj8GYsjTcCsdhMPLdAVPr1l/IY7Wv2O79n0VTEctwNJRQppaJ5a+dWKr1fGVljIVMeX",
+	"HIXKEevNw5t0Qoc1VCn4LElEUtGpas64IvNE8NEx0ZMvUKZKRyxVDbEbYlWrPHj6SJI5so12FGLfKkkn",
+	"jAhu8gXMZitbx83kRSBCVtV1JGB6fY8kSsP4wTHpphJhGEFvMkfbW6MNpXtKz6FROJH8uixYXehXopC9",
+	"ec/oqGpD5jZVdEQo8RUd+Xm2NYd4FHlM7KJB0sUi2hBwg33EEjacyfQhIyDAS1fiv10+JzK6itZ+QxrF",
+	"ER/5wPlTKiABFPk2aSkptGyfld4+GYtZIo8JJTFVLMlIakIvGSTC+zb5Jc2Bt7tJUzjM3CsW7d6EJfc+",
+	"QjEH86ZeophhbXS8J7aX/G0WfCEjHrAtB2SszsHWCIfoFKY959Ivjome0tSk19goC7fa2sTDVBAzLtC1",
+	"rN6ljrqxMw4e6k+cNa7p7lzJtaD/qgHLccX+Pev7LGVb8HFqOVy7+jP9ov4M+aTtY7q8tPfvXhHTXEn/",
+	"M5nFjHCNLHEksc0rVSgImCNaIz0VgJVbuAunpdgZd6VZxEzOhpfH6kqG6BJjXUFjxNQ2xayCZFxD1tqu",
+	"WOEOvbmwlft6G/JWERy1ZK7cKrYMn7PS5oSmvWb51egaLHJvjBlN5HJyqdNXURIlhOfqtbkB8mWFj0tY",
+	"A4RhmUxIM0La9Uq/67ts0beGrCjJwnkjKxo59i41FpJBi0VzN0Y8iGchC/MZjau9ExiMUnoxIkE/19d0",
+	"tdfeasTUinSEci5mPNAw19q2ZkGzKe43S95MoTuZzhRzC9wqQVQyg54jJaibVjUp6c7Mw9s5ZTYLJC3r",
+	"Aio7a9p5VrbxLCDcJk2Tz7LiQVm+cDkeHxPJGMmlH8NjJ9i0VeXvue8gTjjPpVumOt7SoEYpy0DMfEsX",
+	"saDhaqNWhseppInJ1+Zn0y7HlKgpMYOM6ZTd8OZxCa6u4FIdhfTBtt0pa8haI3qosgesfz7rdvcCfUDw",
+	"L9Yxt7yPkhFPBUdIls1qeUKznuWvTUis3yljWp3MiJH9Zr5wKNt5Lf3JfUvjd+4d+MG+8bFmI9kM2l6J",
+	"pFRxZemTZMEsidTiVJ80IsSA0YQlJzM1Lm3iefL2Jblkiz70z7/QgEUvPRksyP6esajNkpgEY5rQQEFT",
+	"SLM/29RI4x9VIiFNaMJ/yRbmDR+IHNAOrAGwlOz8wc3zWa874kOBpWy5MvkeJoirMaERVzTiLJH/La+C",
+	"TsQhbqNhI3YaekrnpaU8hsaJLWqG7D6NTu6Qb75JXRXym28gWpl8803G0r75xnMv6vQ58Dj9kPLwnON9",
+	"iaJ7ICZMkgENLm304TffQAHCb74xqR18ITiDPprprdQ/5+d8t0MUvWS5HtzmpjLRHs0Bi8W8RSKuBLTn",
+	"gnPHeSAZJV6Yqxo/8MxNLjg754SQqal61bR1ChS7hh5W/nnjvOF7af0CHFgS/9Nn38NyVFjgwLBQ2To+",
+	"570OkSyJaBz9oa9VXMa7F0/J0eOjA9L84fSnN+Qp5YJHgX4HHYOIl9DeXhIpEoNE789etHcPSSBCRmY8",
+	"UtKDBT9/+vrERDaaDCTNTaRHfD16B0koGi58gv8kTAZ0GvGRXt9eh4ypHJv+0S/aR8ZwDuv89tXJj897",
+	"AwJi3F6vrR8RMVPTmYJ7CrqdEr977ZO/YdZQQCUjY3bdgZWhtUTOYkXY7zMaS+LDKXfwxPyOPtFn7un1",
+	"HanQd+8ajzjY6tkW6imNXQwWXsbYcneRf3zOUzGvMGYu/6AwBV4DnhYIq4b28Hr3znnpeiZM6e9V7B9b",
+	"b1TV/CWLcTIlvHOeW5qJEVu3LLJmVZ1z/pLLKGROzzXim498yAWL53SB2qzVWUnKdC06Nf2qsFhfY1i+",
+	"fozxQMmxmIO1iEqLP2N2jYEgVJmRH0kXJQFZngOpmmguJ/jAmJ8oyMDRZDKDJrrpVdu0dUp8LytZgthB",
+	"/kZ2Pf3ZOUcItI4hxjQt+iEVXUC9ExhxKKBBQzbiRRTqQam8ENxvdUhqN0Je8P7sKYn4OV8Tftwhvj4R",
+	"DfOIE4xClh2C2wVZKJIEmIXhl75RzZCGTmzfPjiivgaLubHwsrnQ29zfc26nFkBefycSw3b65Fu4eYiR",
+	"CNgCBQK/QyDzbhazcw6pKiBXGK4Jlxp8jW3/zNXqE6kxZ24idyNFOGOhPiFcVHbf+tDUQjN1ec41v55i",
+	"JALUkW1q5gpNL5wPMNIgLcFJNQ+HDtBihP+A5ormQZZD0fL0+KFZAuBZJAnw+om+8QaMwJ1JmvvdXTTG",
+	"ziMJgQxkxi85+MoSWywHBrEaXkuDKF4gsmNvauLvjBmN1fgPVCD9Hejd/IdPmv51W14FbXgP2n8YmPXJ",
+	"rx/9FgkF2F+xT+JYs1MasuScay4cx6hMxlHAjAnC3O8nUxqMWbvX6Ta8BpinQHCQ/Z2d+XzeofC4I5LR",
+	"jvlW7rx6+fT5m9Pn8A3Iriq2kkJBBnAk/X5jt9PFD8SUcTqNGv3GXqfb2UNX6RjEKbt3/e9RmdPyBDtn",
+	"k163S+bjKGamwbYImJQkmXF5DK4BwbDaoxIzmzZlmm8jIFL8exk2+o3vzawQtQZGGlhNr9utEvbT93Ze",
+	"G1vHZ6+xX+f9b2kafaw/2d1b/4nReM6EeEUTM1XvyfrvzoR4TbmNkgXZ7aDOEl9yxRJO4+fg/XAl30b/",
+	"149aZp5MaLJo9BuvoivGMXRR0ZEE0+NCKjbRArSDrmhI1iMZdK484FM2pQnU/T1voBhHw/MGNkPFX0B6",
+	"OG90yAfN0nzNH/6u3/LRh28SklpwS5RiS9q9Xo8GvdaR6Psrm7UTSrTwk7aOnwvLbzFGK9cmP/0I+rci",
+	"YZf1nD8mUkDmNA3JgMZ6VQm5ZGwKDCbEVHCKschaCnQwHlcZSRILqYxyG7JpLBYTxpVWb3MQAqj5RaCA",
+	"D395VPNKhxx09/IczbSlNX3eE2VqAIxnKhRz3iGOKTPHyEtGJ03fdq33WzC0kYWxBk8GTJk/tUiSQPBh",
+	"NJpZD1O+wABGhU70VifmCsZFczEnTZxcAzY7Gq/0bFplnOIdYq9mWQmdMAW5iL+WWjBzi7Y3BQgDSmhm",
+	"rYT+AcgBak/pDyGUO1O+9Mk13LpcBrkb/Yb+zlG0zZ9wymV68Mdy1qY1QmMXpFMAtt7Bzm9S5CPoPmW2",
+	"YZgKTXB4Oo1+L/vjAp/qn+zhGtqvW15MQzgCngK6a9HMBtD66/Ja/VWNVZ6y5CoK2HtOr2iErrpVbDqF",
+	"KbLIHAPUBwYcDFtBp7yCpLy2tQF3l1fBDp1Gba2CVvJ4FE+tpJmLWfeyftpp222eK9lm/bVoWUePrcyC",
+	"SD3DatgwuvbSUAFrM/Og1BsB93lTCUv3lEwiPlOs5U5cRv6vIqlOptGPendLPKDsyLJXdp4KLiOpGA8W",
+	"Z+KS8cYNibIeGZlVpk6nEmLSvFqf043pqbu7/pP3nBplAcOd/g2I0JGOpHJw+5G0OO/KSzRA0/fHz15j",
+	"KsqCNV87OqolGhv7YalGo74xE/ikudve7XZzNkWIzIgpv2zhHQ1aiJIsHhrdUY3TlvimICfIBvqSPP3+",
+	"pN07OESDTyTJJZsqlAXiSCoJSjm8iHbi3Z4zM2n6SItaxz2xiSlaG9RXcK+L5N6ccVtLFI1XI6Yk2e8+",
+	"6RtiBKUOhi+jSoymQ4zPAtu/FeFia+TkTpGSQN68bG65AkXvbpmii6GLFXStceWSLZBdOrEtpOkEb45Z",
+	"go4iVBVhxadXQdvhVG1kVRVLM9+VsLbP98lSujVYw1PBh3EU3E4Q2D2oszo5m07B+PqahRG1ISB/RgaG",
+	"yOaahfJ8p5SNFcWAnU+XbHERhZ9tX5sy7+c7IHMJdJ4TCB5JZBHAFkB6SWWGSBJD6q5BJfWXGWYGPgPN",
+	"ANOXaWb1yrwselTIw2Og0HGiVYlUUJJjmtiMJqsY9t1Z5lTTmJFL3BkggJcGY0aa/unPTy9O3p99f/H0",
+	"5On3zy/Ozl5prrjf3Uc5xcncG1OpV2x3bsMMqCJRWK6WaPClHHClcmLYP1a7a/p4OGkynWbprVQfmVI1",
+	"ztQRfLVRZHquZO/kvxzur0t/+XgLe8vJULHkA6g798pq9td/9EaoFxAm828m7rzLruoiCa+UeyzDCMYs",
+	"uMwVR9355Po9PlcqFGcsjvO2hsxzIOZcC09pBRPMD0P5Bdoyd8gLUfjokTS1IvRLaSeqUtFDr9lNANyC",
+	"WuCt/Sb1q74M71aLWNreOrkjl+6JsdT3q17UweQXIhlEYQiwfiDpVSStCSulK7qWqhzyNj841A2yRDtX",
+	"Abtc3znL7sEBQ5c/XK6aIjsVwv+bXJjYXcn/S1Vd7lkFWEr9XK8EOIGGEQc4GlcquA8fZP8H2X+N7E/c",
+	"CExL3eBElWOHvEMWRjvmZ4NOK2x/6YtkDiE14HkdRjGTKNeDVyYhQULnsTSBT3oG50Mahj7YLSEkGbv7",
+	"hZEMBEwAYiyUGXGzzPFCgltdzJRmLTbqF8yCMJ0xGlL8Cx/QIGBTxTCpcEJ5NGRSoaXR/vVIEp+za3WB",
+	"wWi+6ZtCg7GdAreXBgxjhGc+XnlBmtgNxnO6wXjEl4rGzCdTvZbcLMZoK4gpITKcxSRhw4TJsUd8/TBM",
+	"6Jz7uCetUQg+0sCzCooxB2mdxsRFYFPn9ljIXCF2AtoWDQlVxIcTRz6y8wkB/Hmn0+n4VTbTZyyM3mbI",
+	"cYcSS36mdRwyQ9gHI+hdeSI+aYHWjZP89ePnnHfizIZeZKdRwgVc2YKFUZH1pGhoCbJaWRgzU1Y7zfV2",
+	"CblA8eA59G1IRIbscxbHbQjugPk7EQ/ZdUfjqu8Y3X74cOoRKWzd6YTFi4iPyJQmagEOFtB5oCJ1cpUW",
+	"8MfvM6aH2fak3bZr9AtWg6yuCORDOlxSJJrq073Nqcy2tmCl1tTvGJDrawvHTRUa/TFWCrm9blLSV1kE",
+	"swnjEAE2ZJDJ5cFBgmkK/tGkiE7prvUlAbVUjJM8jNrAjMFJ3liO9C1lFQ6jx7iyvOz0/Kw6E86KSvDO",
+	"PYtHD8rNLTjTSUZJj9yLP8O9ulzpUy5K8/OmzCmVj5aajJVwK+VebKSJaY7wccTjiDOb9ZDtR7OqwEYT",
+	"Q7xgK8/EOuSliXoDNjUfUwXhjO5SbNbKMfF/aWsm0IZMFBPRF6nVso1IXHmlYBZNGPI2Z6MpLKjKmqtX",
+	"c7MXUcxuxcnWG2VsPg7Wh/8LcT79xa25ntdwkaJ8h3nRs4hXnVwkTHWjP0CohtdIsaksHuaBCf9JmbAl",
+	"fOG0dq/LkKEB0E6+PH4lF15qRSVdB42Yc+kRrOhvXkX/dN8U6rc9LzOFL2FUZmmm+E21vgSTv3Er0t+9",
+	"WfktxrHWeu80+oPdre15CQarlLmTtPvQ8rk9qHZ3Hd+ymlYwChOac60xISGBOm0n1lKnzezOi0URk6Sp",
+	"VSHzGtg+ncU5j1rGApWmiOfXjaFwTRODuuwgAtnKeoi8/J9FWa1VyjC8bTIMk798L9yiSJ8volhBkaPl",
+	"EkrxwmzIOawos3pVhb9WdFDdpBfan5Pnpd0DN2F4ac75A7e7H25XwTI2Y3VuM5Aa3C5lb4a3OEytWeBq",
+	"LGHu0iJcaCnbunu25HQq+aKc6c/JDSz0NmUIWYf9B55wXzwhpdAbsIUR45qCWDvksq2uVSH+JTUnVTIL",
+	"v6RVsk9MoFyUsPDYpsXQWEL+CeQxgvMM0kQhZxTNz6ZIVLoCv3POX4iE+LaetG8VMyxPQeMZ04oYdYpZ",
+	"E5MHg+t+JAmdsmvSlLPRiIGSf3b2iux1u0S2oB7XOffTEtW+yc3C2lepCR6zTHFATDTNGePlVZDvr6yu",
+	"lX+sF8HhNM65nys/7XfIt8IkPuRs6TxXfEEvPY7FvB1HUkHE0Dn3Kypo+4SSaZq9hTGHI8EgiQs8f27N",
+	"7hI4eyiSnvOSGCRIDuZCYU1/cjZOGINMLsjd75socTyLpq/3bo9AiSmJ2RWLWx6h+AbmnycYBsmGItHf",
+	"hFRRAFoLXZjZPRGmuzFv2f1jKnP6oXfOzR/FnbXKLXS4hmdcnl2r+4+fqnGfZDbA5aruef9LeqxNS3Ee",
+	"hFnrG9eglCaxVpXIW0K/tQXfshbry2t++UyvpRC4Y8UJLDOvEdfp0D3URF+F65U7KR5+oyJMtKwE++3S",
+	"1aQNNB7ZYsquMWkJm7FN44y59X0yzG70G7bWc3vQC/baj8N91j4aHnbbbsHnrKieE+C0vly8ulaYOZ3j",
+	"WX//R+96HEyej+gvr0f/PP2WD3pPLl9+9+7qX/NcmbZ8YwNLnMDRDavBNTkhHPqqsX25ipBBrlFkCWXg",
+	"ueWy3fshhoTBbFZYIWfz4uJStuaup3TIbKgbwfdz7UxFy7jOrtVGYZEIZxNzuoSOf7lwyXuL0PoTyo8W",
+	"hbLeIMuY4mH1CJO7kGsFsirecsRUhRhZKT2+Y2qWcGPqwqTLEsTNGMSwGDeN1XRRL8TtaAkCr7FWFggR",
+	"KYh9GGRuytBU/a0bin2cuQc5KKdUZuuqcgN+IfniLjXEdFtrGRBK56YuPh7OQ2D2nznXgoZubOYjB/9L",
+	"iHYVo/hNDFZbn9IsjmgyFYki+oN8VjY0yJsIqchut9sq5mgnYk6gkLrslBqJftALuEMi0eOvow+9pwcr",
+	"yb3lQTuYtNIgol/Y+fSbGKy8t34qyTjK4Wp6K5kMZa/b7TpoebwqB+83Mcin35XdLT+IwXYullLMrEjH",
+	"Q7DceTretmjwGVSfq0GInYeMvq+EcE+4Q0ePoFzOKGHSFCNO6ac+Ce9gg8s24+udHomYl+cDO6Rte2FA",
+	"pH8i5ib6IqX3ABIDqSSzqT4PFpLmjIcmcA1/eyRJIOLZhEuP+BizZMoRzccLWzvEttzAMkuBvOpMQo+c",
+	"N17AdmCp542WLbxn39YQyuolSAi+t1X+NZ5vwnZIU1g36kya3p7ppiSDAhG/iUGFhU0zKFzrc35/fpgf",
+	"xKCege3rcrvkAFXP5QJdgzNceOBgXw0HS4+IFniZc1w35l+dQF5tkYdRSZ6e/mztxCl7iulCzFS/lGcZ",
+	"Ez2mL8FPxAemDGG3UK9uvECmqLmRw8s89Ikou0pkoKYUsPH+avaZ555r+N9T5LcJI5zNVGK6l4BuLxWR",
+	"UyhmN2ZMgb9iFlNp+SG71gB5BB93yIvoGuGF4/HQLMG0544Zjtkng1l82TbPohEXCTDCMnA0ZzzWV1cx",
+	"ZBmInoQsiCl+rMS0DY4SrC1sB2h1yKlKGNTZoRDPbDKiNmLjZez5mZhzvYEij34qr+6TTa9nqYpdqx2D",
+	"8hkrXQqtLRPrNF7rc3vgjF8LZ7RYt4oxGo60kj/GYoSVG6Yi4tVZVyfkae/0LVGxGLWz10kTY749ohLG",
+	"iIz+YJ6pig/Vzg+fHPZIIgS0/x23oKEj0h/F8cwPXCgnQiUWo0eSPA97Bwe7T0zh4HStl2yhafmgu0dm",
+	"XEWx/QIo1gyXqYruUidiwqBW+1AZCVIikLEUpqySvV6J0dMMQPWobBrTiB9DIS3J1N9natg+yvfliUVA",
+	"47GQqn/UPera7Z3z3jm//P1J+BP/x/zD1aufDr//+fHs7PfdH749/Ue0O5wcJE//pvizfx28e5Zc/XT5",
+	"93N+zv/f////RcqHIyd/7I2SuDf95+Dpvz4cvXv1/Lejebw4CXf/2Rs829t7I49+4/tR78nr4d+u4t8n",
+	"Bz8dyN+/fzveX6hvr779/bJLn79/lbxRP/Cz2dOnYfeP75/8dDb84/sfr0f7fwdobchHzAFlx1JISHgK",
+	"1YyfCq4SUdJqy8fqzx6Z0Os2HbG/7/qd1Yt4MAl9waxQE5e2dOhWnFIJ5XJKE33daRp2GJX+q8Cksqtx",
+	"pcyW8h3nAwL9B7L0KuBWYggMi/j6Zz91ueYeKeGTptN007wbSdIlIknbGyiBKU/d3FsY3oKDiAT/N5Jk",
+	"wBbC9Eg3AHLIoZoFOdu/I1MVbNkcjYhBzU4YqwoQ0HtcabxaajU0iXg0mU0a/W5Z26F1K+JsvmZFSmxx",
+	"PXepoRaOs4JXLuHvg4H7i3Gzt8A/QAnQ6qBlEmVMjLBrxXio1R4ItlnD1JA5tmuIYGdlDAPXpBBdbFHt",
+	"32cimU30AueR4kxKphVOw4abmSBnnra8coms70hj+meqZgnL9UCy1jo9yiM7B7y2c7VL4ogzyDyd0AUU",
+	"zyZxpFTMyICNI+iNsCyA+umkRM4GEy3JwSSczXO7FiDkZduzwVk0uBwlWh/okLeJuGJY5Ai7xfO0E082",
+	"M1QelFCrzLz3+f9orvP3N75H3sAkqWhrNcUImnu6yxmDXk6hXateBh4ABuBBVz69Hzgpo1emC1/F8PEo",
+	"HmTPUtlTT2yg2DE764hkRC7Df4735ycnJyffTt9OBsHVQfjLP7uP//Fj8Kz7dnTyahz0zgbXP+9fvd6b",
+	"Pb08PPvlt1/GO+F3e9//8OTVyT93f5z9fPj7t296J++++8dg9PJwPJbTX65P/n4jaTelub+mvPugnm9J",
+	"QHY4SYoygwWhDiPPOHHKOlZeLCV8rZ7UTGdhpMiUqrGdNutqGTM6tJzWvQKXt9EUiWfLoER/MN9b/owq",
+	"YKq2UgGMo8enedl4mYKAC/tcqAsoHZW2O7TNeiy/xySZhA7VcfYJCHiJ0ybRNhSyX9kGQVwoXLO+XvWi",
+	"F0z10Z8E5gUT6GTHEwlpOleNJNlEWZV6bDgCoYNzYTNwsEY/RIlFijCNjuYW0Uw0M1ZYyCFAXW0Dfri5",
+	"ZvHSospd6RUpVELGIfI9qfCIZ21Fq6X4Wo1P12sTAE0ltGB9xUhKLSTinsGLII6Yla+w/RVdUmENDpOm",
+	"FgqpJc2UiD0i6aLVIc+w7Ue//GRAutLSxUmVympO2GioCYT55WjCDKElrks0kau5wBMvU5T0u416qtHu",
+	"/atGGT5WXKvZaX0Btejh0tuSHlXglpsbhC7ZakOQNSCbXInE7VaCV2lGQDK9oEyV9AkFEh+JmPIR9E+7",
+	"3pmIcEfOJuFgB+zVTdNDF03gaOz5W9pEDyzeuR+NXTxrsNfqkHcoChI5FrM4xB6nkcoMVTZ/CTtAZL2b",
+	"jOFajdkCb+xj49EyFX40CwsEv2I8YjxgaC83Pi4AtymMbguVi5FeV/UdYTsz1NQ+6qgbfwvCQ7Y3PKB/",
+	"O/ll3o2Tbvzq5cEP8vr581evot7by73wj19e7i/m9GRweMl63/+R/PDj7N3mQrh7/A8WlC8q7pZR4kYk",
+	"r6KY7XzS/73QksNqkRZpXEHZTiod/xX+1ByzaDRW5KhFYtPtdAIdALIII2x94lgL/A7x09l9m5OdQKkm",
+	"3M77d69QeEbBzc8v3feIjKkcg8ECWx70if/p1eedT28+/9qZ7nz68PkjtmA1/XmjmGHbBNvBBXPH0cF9",
+	"9P/836+Mx5+F5I2RIa3v60PLI76JdMiPn7ZPHcx4aCeIGb1i0kQOUDKIRm3Gw4hysnvYHkSKxBB6mMnn",
+	"WljXJN/qkDd6yVqQVQzsLKNEzKYmyV0LWmE0ijSPpXFMBqbJAjj5EcK2D5x/DW0yu93dneve3v5O9/Ax",
+	"AGO3t7ffPXzc6pBTQfzvnp+RPFi7O/BNb2+/M93ZfWw6by6/Z4HR7XZ9iHKYg3SvuR9Ke9i277gg/YGE",
+	"jkedCr8ao7TQB2ct2QgqezX97n/1Xui1/FfvBazmv3ovdh/7LWyIA5ybTmzTCSzdarqCahxqi2EbEQtM",
+	"iHA3QoR4YWrUSaCrUBH9YDnNn6aMn7x9iX9l8joJKNfXCHTqpoiJ0NZnOItjRDVo120a7WLgRiSx/0Vo",
+	"xOIFo4kG0JQmKjLtWvEJ9uBCxcSoVjSNnLClLWEWq11aCiRNLng7q2D3xiMfrAK22+n0Dg5aqMLhsMr2",
+	"O9QHl7YKhV0tmCLNVWqQqfGS7ThtCKuiOLa7WuEKPrtJJboaitIyFxBJOfku8xDSlIwROhBX2A8ou3oL",
+	"lFGudqUc7YaxyHvQAVbfK41+43+aZs3/+2u3/eTjp12v97m107zGv/Y+77S+sf9snp93pjv2tb3Prf/z",
+	"n43bhjWLQDHVlhDpk9c6Uh1nEHEK2lAt8UEDp08+kKZmwMM88rRyvbWQM+/1sNKeZzMEkcc+SrkyscFn",
+	"gGK3sAXu7R7sHXa7XS/rfO0XV+iRpc8Ou6nlIyPhB6viX6baHnA1tIjlLvkqd1WzIBi1ihKY7RXpXlE5",
+	"ruGIaFhSPE1rqpmrmOYfQnKhtFw7bXNPFcn3XReJieGTSoi0SgXjYSqGnT0lIV3YBu1YXGcglL7vcq3u",
+	"TVOFMbsGrQ+S/TvEtqkOaJIsiP/8jI5se2JsFo8SRo5ifWOrwcb/lEyoCsYRHxH/5bD9RnDWfq1/8VEW",
+	"2OvulxbdAQi63TDuMdvxHRvWed9Y2eqFhp/In2ot4uVQgwggdLfR4Zv24LCvr3PcrOyxoV+27372Niw2",
+	"vVeTI74WIdSEeDCH/Wm4tcZBMptWdOlAdppTgYv8tXZhapffpsWnN2O3YmjZqdYZet0uVoY2eS1UYReK",
+	"OZXY0qNviuP7EstIK0EuuZjn2nylK4mwTWA1S7TVmb9KjpgvHf1X56B2t/UYqFsk8oF/PvDPO+KfScYf",
+	"bsE+9d+BSMKNmKktlHYjVuoVOwppwdIktRSaC2mua2aDTkL6mX9F4yi8UFEc+5kVw3oIncFNqR3iY21S",
+	"MPwPGOOEXU+1vu93yLOEDhVm/0yT6Ioq1idp0uKagh4EDBDobbe7P9Ysn/KF4IywWDI4JeyPAiV7zWs4",
+	"I41j/FrqbYC73qwUHB/g6E8LmrmzQG6YU4jETGEMTthcCtOe4mjIgkUQM0h+wt22Vt04eqC/xH2DW/l3",
+	"uZ30XuveTfrdh5vp4Wa605vJ8JHKe6lGR4OUQ2Q98vrFAsLIVfUP3nJ9wIT4bhEpn2hioxGXxP/d9855",
+	"QCVrR1wyLiMVXbF4QZrveRSIkJGYKXAfKCFaHeL/l+8R/8I4Wc7PfRJxPQiwcTB6YIaXGrOJZPEVWDo/",
+	"mIoyejLCIMs+06zJOyZnsZJkOlOmew6OkyuT7Dl7iUJb5ViNGT/nI0EGOCL6LMIOgSZyQZ9QcDZGkgiA",
+	"JY3hDevh4EKNIz4quwVOGU2C8bZbOBQbH18rZ4Mlp+YeWnZmzeJxFcz+NJiwitif36sLOR4um8T/bLn/",
+	"6XHh6dXL/k8tdQ89J74Czvki4rlOFIawS6kjcvmqhCN3+SrU2UU8kjtBzGhC47i6cfH3Ucik4U7QK9Md",
+	"IF8CwNh6S6YZR1KJZIHsEQwkYzEnE8qhGMkYevbT4ZAFioVZWCx6hIkc0ymgpJ6+TeO41SHv+dJaoKPS",
+	"gjRhCv0vU664dYxL1DtlIRHcFBzGCiZOffnSVuj6q3eMhm/cme6ysNdrmlyexLGecxWhfm/hlwfBnCXp",
+	"Vv8CjZD/jVLXAdPy9TRKUBwozFCTQ+W5lyqJ3X5Xmc4ex0s1PXIjeLgk6L+p8tXyqpoluHTzfbruu7vq",
+	"lqdbRUVY2ijH0WgYJkxKFtrI4hQUbEKjuLDrhxvxDqvr0XX4uDEFmCuhXmXIWdkd08xqG1+VFKqWaaXq",
+	"6hZrcEfLfE+lVh6vMhtVlJBAzHglfb3FHd3b9VQ23yoKK72oH2js66xgWYbxG9OYldKqRUot4liRsmTK",
+	"glCJDdqX5EZUVkuFNiNCFXCUhl+v2GY38yCx/YnoRx/5+jsK8HdjIvrk/glF2mCYNSRVVpRteTErK8Pm",
+	"CHFdkS89q0tlhsgKFqGS+BHnm4qst8L+NwnCvM8SsBoC62i+uGMr2acNgP/kJP9gE1/DIzRZ5uiqJksA",
+	"I2WtwEFsBidJICYDqC+BxXZ2oLrOANx9aXbBbBpqmRP+0zRZg1dpcKBsHWNwykz+3fQzJxNGuSTY6PwY",
+	"TeZ+aow28bLxAk3ISxZzPZxIFDhi/RCCXpqueNfy7IhgOo9CnzSpDIztBmz0uByfNAcLJBpT5lF/1uqk",
+	"4YxxJJUsdkxFm/uiIiYS4nNKM7z+oWF/zy3+NvV4vkjE5BlVtSzNZyJ9s+i2N9FGCGUyBFQiTd+efmSP",
+	"vrIrEn5Z2sk8bWDu9DKnSTCOrhjy9CtxycKyZub1wFW/C+KpSNTdlO2t6w++j/Ajg7Z1DPxfqpPiw3Vx",
+	"KxeqVdrybVPLYyWRTldcKLUjJe0FQ7MiD2mYIox6nIY0Ds2rtpPsYOEE8gAvRo1OkqbPwOYfXbEL/Lhv",
+	"WA1h15DEI20kjh3NI77hGb5N9MmcExDjAsAw72RdqjFMyCwYfcI+rPuCYuEm4HNDChE5Js59v7vnBOvY",
+	"DL01MT+5iCF9I0ENZH0zihlXLAS/sBKKxhdmS7633HOoIp5IcH2futFDUCQdKyHj9sFAnKU7Fup4CL7i",
+	"rru/Ltt3HdqzpYsRAIp4i0jtEcHdqDQLdKgAXY7RKy/N+v2/cTHP7eCn8PHDJXmTKKiNrsgv0H38oafU",
+	"F7tR007+paGzxdvUND/ecZpjVplnPmCyNDay1TdcPlDTNlpOR/Lgn1DvSvPyKMQ7Qv8b7oUOeZnFwEYm",
+	"KdmuH6/XEXSqM9rPnCXM05cqm+q96uvPzml65EYKUrkW6Dq3HddxnmKMgQkjVfSScSgu2MdXwJlvet7t",
+	"d59kJqYsl818usLj/g6hWmx3bgxATKpvRbjYIkuA2ZwLyVCvPuW8xenzfUTopN3R18VowrJDi0Z/BSvS",
+	"X6hp5+5BHQDI2XQqEsXC1yyM6JnWf/+0jfsAHcs4GWmiIKtF19bKmvuWnRo2dkNminVRgXlm7ev1gFhn",
+	"A0IXOIMQI6xZS7mkgYLIfBTDNXOcjwXUZ4UiF8XLwU0/8Mh8HAVjMplJRQYM87VA1xjOJI1NpYqcghIp",
+	"060EOpubH3HFah5piO1Dv0EuiJxlgn1zv7sPXc7N324FCbvT5n73Seu4mFKQ6j1u5KT+1H4GuQVPSNOc",
+	"AA6Nxrn1HDrTG+6QP5tJvhB3NrPfkDfLB+b8wJy/AuY8mxIlyG632y1wRlmTLRuB+LZCbsY6q80eWKXU",
+	"2D2ODce9lXRbkEjdHFuHg6bFonJ80mGMrixbn0OmqsSdskic5YvxSJz+QYB94JF/BQG2RP9f5o0YXF/L",
+	"Q4upFyYYMJ8QC2JrwYQNLuMsF+gkjqGqXJaVEaWeV637L6cqHZshswJpo+iKcRRUYZQO8XPGfx9s62mi",
+	"r/4TnMge9Gjxzrl9ioZNj/hTOrJuW/3PCyzISxMgbyi5eUy++QbXAV0f0FXgrAnCIKHwWcSVIH4I7XSl",
+	"/80357zp086gE2SeZvu0g78fG+EaHhP/f349af+Ltv/otp9ctD/+rXl+3sn/0vrmP30PreZawO6c8xPT",
+	"Qd5OkN4OAGqofGOiaWRAY5qg+5hiIXC4KqAF44KwmEGpO+zISJOELs653jDzsvQkfQeVu+WDhJnAtyTn",
+	"olfRhJHmy9OfyNFhd7fVIT/r5UqrbJzz9+9etRkPRMjCDjnhgi8mYiZNRA8ahRDuMwn1VAEHXbNRpSdE",
+	"XxcYdMcYYtI5N9g5mCmblNyUMzllPGShMUCh1wVSLJQQfSxni9UtYdGKxTHWlKQaezE145yv83vQWAq7",
+	"erCBwaYK5i+9UlxXljuHTRvnTKpz7iNUwwuqfDdRLsX6KIRKlkJRTBvHpLtUbErRpIklDtMmqec81oxT",
+	"mtLtx1nFcch/h1qN3S7SCXp+YOTM41SdaPdFnTJ5BvYWuY23FOJhCFAUBCt9plW+jxzfqUq92+0dlUYF",
+	"3HBZqZpdvaiU991uSebQkKwZpEsY1NMMRIu2pny9prMIF5RlKfa6vcN2d7fd3T3rdvvw/51ut/uv1Q2n",
+	"Sir66RnbevzGNtZsBOlVi97ttfd2z3p7/YMn/YMnnSdPnvxrVU+qbS0ZyMy6lGF96J0r88WRN2Bnyd9k",
+	"RApbfNvcMKZJKvDRMHVsS0UXlolqGaK6lLw7/N27+L6uZNMb5Zg+ONruz9GGB4RNee/Tz4bzLnvaygJX",
+	"lrJWNSlVFwJIo+pBzvGc3BuvyknWjLiRkJFbpFJN3wo3TskXW2MlK6NiozkED1hWZ6VFsBpiwgIlkgV2",
+	"yOiQU1N+PhET82EisxZlppDyJWNTT7OiSKURKCYPFsojgzComRRfgJxxTGhqnjYttAIxmUTKWHTNCitq",
+	"9p4CPO+SDegJ1lkBYI0PaeVfsPNETBXoOZoIIqmiwDUGyoVUbOJQoZvx1rYZbzufzL8gTYEGAZuqaiPh",
+	"T7Z2ktKQVWtDnkIWRKHWgGFc6P1uzIycUKXVaBtSjaTJncEfZX4a4qPvuu18I1F31XqxDRuGfeg15JP7",
+	"pJglQamYjsv62XnZIuimIrv5rl7T8pvTJS7YTLaOPh1gPRjovioD3Z/QxoaY59j1yzNoa+RF1GBDCfuN",
+	"BSvYkMbuEldDWg+6wJysx5ZQW1VizS6OXYaSq6LySNowGtQnZtyG16DfGL4gNNYazcKwv9CJSX1S7nDQ",
+	"270fNrQaDV5jSb0TreKCQ6jxQOL/NiSOaLg1El+0kVKqyRjawMolJ+KIcYZdBsHA2zfB0Pq1s1/OUh3A",
+	"COA4ySNJ6JRdG5ug/v37s7O3p2QYxaxDfuK2eHnBCThggZgwJ0bOOjVxVGgkQqN4lmTVJiGPGZqspGWB",
+	"O+TZm9O0/taELrDp1QFRgux1TRMRSZoJTVi8IPtHZCxmiWzp5wOIAi8N7AaGsHiGQLwb76M7xeaux39z",
+	"XvLgnqvHVxDJNF8xRa6uWKIpxhCrJlSHpximscRMUqJtm2KDlWzlnSbq6cz2N8L2BqkvCDpwa+aCwxC7",
+	"kUeY4Eh90jTNFLQ6wiJwVmgtq2Wq7AHPsqGyUuFXHWzbiHP5nmm1JcTwkSRqMbU1/GyzUOmlPafM8sD0",
+	"mdkejH8d2RFNnY1ZGweoYjulEuqRaB5lXYZa6p9MwW8Ri9HI9qHCIAwqxQpWU+gjcKc8Z6lnwXaZz8+G",
+	"odfmOa70lVnXavEerZzrg13+uAZHeS9Z8sBVbsNVstu8QNEOU3HlmGXWghLFWr5yUmztormCba1rLBiF",
+	"JZAmNoHLfJSQy5av9myED0PTNbPJlipRR/kWz64hs7lsE21lDCgn4w3BRV/JIdxKxHfKHvIljx94wwNv",
+	"uBFvKKfKDRgD2h9vyxqMFbOwjE4lkbnNKO6YzPJ9Lx4I7YHQbkho5Thei9SkKZq0Pg7v56W2+7JYbq60",
+	"jKUd2Xz/JUJy7qVEtN3fOtdAltzwUDviT5fpmjYZqXTA2zfWkFnt+hFryc7pymKHfCSz4vWIp+W0aa+g",
+	"L0iam5YwuI9SMA+U/G9HySVB6zck5Jo9n25I1oaasVRKvuURlkzZsCLKbVoqVRXWRf3xT8RTNut4dPd1",
+	"Nh74z78h/yl09SnhPnPoduXowQGN4wENLgENzQfPrwwSfvpPo7p2BiJc/MfOnA3GQlxezJL4c7Uy/VYA",
+	"EzHFpeVskD58JIkzBLAZzBhn86VaSWjun5vmPdA2GnrXxYxKBZF/Dnc7VZSHNAnJBxxeEhP1YudrRyE2",
+	"S4ZoPsHzxvaWl76nogmTik6mwOrsrzIacapmCTN928zvsjMJWx1ywhekd31tO2bY6uLRFVTmonwBDX2M",
+	"mU+ShKnE+ioxv6G3jx5F5IZrC7gyfT6PsDBJ5Z7SQHuERBYenUFkZVnXtRHgH9BTq3drXBZzKomGFAsh",
+	"w/89j66JZIHgoVy7mhTut1vU1W5mGB1QyQ73NSZ9//rkafv0+5PewSF6r6Kwk04IuE0u2cK6WgCkLEjY",
+	"ehimeLHRqj/ejUnI4L5hgxtYgQq2sBXYjLfEL7+UfAWmZ0hYAGTwoBu6/vbg+tojlOxdX2P9h3RgTna7",
+	"RB4TpAZMKo6pYkmnGLtUwSBonj3oHS/dcafIfgb5RgCGN+lhK7Qx7GQDFIXUC13ZTQkIYyuBV5zsaLdA",
+	"RNPHKCbwGUC2mk0ytGXwNKpRouiIFIYhTR/2daHxxie+oiOfWD+EERP1b1Ckwpnm2I22ntCQZeisZwHQ",
+	"2rJ9YauPrLcA1UiSacq+fYdZ+54hbTI1jZKXea6csmCpfDUjPhKTbw6ehQRz8zQP7+QnSSt5jJWaavnS",
+	"9tEMbNcC0wTFlDXUQuf7d69IMosheqzInB2eT5U5AYvLpjORez9BGDg4h7lIJjSOJAtJcyykIrGYsySg",
+	"UvM2ldAohig0oYxEPKSzWJGpSBQJEzGd6tdevr3aB0OyxFIiVBK/e/142Nn104wZ24tBtmyUeywCU7nE",
+	"I38IzkzDF97OwwHl526HnJBJJCU09c9QgTRFguZrHzEljzmIkBp4mJaKdu45BtgspiaoXdFLQzWQ8edl",
+	"U3Iy45dczHluTpTojwlNi5qLGIL1drvdHJglGTFVGU33FJKgPujFnDof3ZEd3ZltI/P57vbYtp4bl7E2",
+	"cd+FopcFBmjK1IBGQiNNOdZnA+5ITWqtf8cy5w/Z+nfkMwB8JZTjpWvvMcN0He0DVY2C6rGT4wP1OgHl",
+	"PvGIiMOCgUNgcdgoMQQgyy2VSyzlTlNwlmfbhLgf0nLur+8O3nvy/2PvWpvbxrHsX0GptspSLeU4GXdX",
+	"x66tWne7Z7qzk6S3455s7UyvCYmQhDZJaAjQijaV/76Fey9AkKIefsWyl19Ssc0HSAIH93lOY2Jsnsaf",
+	"w8MvZfIF53AqjFidzcjK0i4Q0pjcHtIXXELlOvh62puIznhxKnQb1URqps02NREcZNu2u9UfDe+zRlCk",
+	"8bpuIiiSydx3gO8sL7LXpa1d8Gvt6sRZ6I1RXZ+JzTUZte8e73dbZ3bbAOsJNo1brqS29s4dFtE96DTv",
+	"58J7mL3zJltnF8nel8Vs1+FO63jL3vqCdj0pNluMROz0Ejn2ZBgN1Y7WaQsu1LNnECEJUmhjYS96oKHm",
+	"3Um29I8QNaRhiQQtPQp0YME5tpqI3LBFodpl3b1xel49Z4cYN0eM6vXt0lprZ0WHFfuCFfarNI3bIMa7",
+	"K4KESXWeJEOXq97ci1pqUbh1LkkGlfUdGw+s7lwsBtAaRnQTrkq7ChgDv0WZo5lOnTJumbd4pGdJcu4G",
+	"d9PF3lKZdv+RMTe6+64qddfVXZdqF3u6aRd7koT94juzm4ewgMt6uJ1RNx6X2qgsDtMqI7uXMc7efHj/",
+	"jn2AlcJeHb06Gr585apmZOESOQcVpSLr2weGBJnKiefrlIlP+JZYbN9LrIm9cVJqkQxOWZyJbCQKPZNz",
+	"IHyEBMDllVgS7SMy/sVsrDLK9YxKmZqhzKnGRx+yC8ov4S9YLq5FQa2u64PvAWfuHgJTfYyPFLVvVt5v",
+	"ESAVC5/567g8Ogh9RAjF1dNerrgZODG8OawJ7qwLeRIbebOI0KhspI3KxQkRlfu8c05MYDFRAMdBLBRb",
+	"bCPG50R3Sul7kI+Y88IuA5aq6SnLVZjJLkSmrp0CHCZ/3V+R/aMQPLGviI2WLKY/IRHpnwuVYXuzath5",
+	"UahA4XjNarDvChyOj47tSMkrxcYKPBxKLcXEMFVCY/M/S/BaIsjT+x+IctWVs4hPdgaikIakypuGiMZa",
+	"waBCpIJDMlv6A2rsSjqym0KaCqBAAOraufCUEZpNFSlbIFNzokSlQmQ93xEfXx0yC3VQTWOHBlOBp/ZL",
+	"x9i5HEfsSsxNUJbgpgNuUZC1lDmL//LjBYPpR5OhEnnS8SZxI0cf7fhb+oYc84rABT6Ja2U/sZY/aTwN",
+	"1gfFQxmkPTXUa2b6Pmkl+U/cbXvdtrcPiYVbaCOFm+BUGB9U2ByNrArmDcY2XNH8pLmh1MTlGoKm7QSS",
+	"3ofen0a4HZ3+jkTm6WfOW+bpjdZPRQVT45JL1XT9inoXNomCobGtOcVz57tob4t2rwliwahmk/FErFl0",
+	"YZemH/Vf7aD3sT1lv3ipm69sN4bqVE2hyuihVdLv1Hz+/xUOfhW8hYDEfrJNfa1tLeQhPqDPtmPcfhUC",
+	"8HQdBglHSwzoNxwHiPkT40p1dDu9o71mF6zvgvWdyX0zgLDr5s7xeohvTEQxhJP1TG7gcXnrS9bFJ4nU",
+	"r625vdbmVmhaqoelVm114mRL5ZUAMngojUeDRKUJoRBGl4IHL/NUaM3iKyHml1xfuj8EKjQQm4jtaC9z",
+	"ZS6BmDKm3KNifZHbN5wM8HlmnCjs4XFOQ2TjBg9xMRC1yBtxOHv4n7DmH+2hURnYdW0IeEGf4L3/AnsJ",
+	"givDfGw96R2TA8FEDCZfFzDp0PsxCzJoMTWirNDsX8ma3Q7SUdxouIN0PwJ6DZQP2RkGmQHrHGuvHRNq",
+	"2ZiyIMQbl0UhchMuqDqu/QbjuK/w7nZf6+fJW6hXeSgAbDzPE4G/DvIeGvJe7QB5BTRqy4YD3KHlbmiJ",
+	"K2+N27sZDD9jLsq7vu3RsU10yejyNm3atixfgx/dt5Wgbgz2mq5KLLgsIBE+FxU/M5TPG27ESXjVVPCV",
+	"AWE3ojNnOYis0ais085lrhthPXtxkU7AR4eqFcrurXfRWwN0Dw7qRPD+wJwu9vnqChPrUfWjY7enBHgH",
+	"q13ort0zX4sXqBnvpAvWcrtv4rCCNb5bpd1ZzekGZ52qQVJ5LeIIxdtimSNuxNYEBIl7z6bgEvwtZt8p",
+	"qgKPZ/Ia1XGxUf21F5YfVlexC9T34muFBBaBsG5LGS895T2VzN0/7VTd5nxg1rvdLL6uEu65mXtPUhAL",
+	"F+5tKuFWoC5JiIR+QzWxLwWWml3zVJK+L6lQtHL0sT5nmdSofIPsGxayrXVmj58QDQkUI8+VtC9qcMje",
+	"QbEplaIVDkR9DJL0dKVmMVDxxWh3eRB0FCwAsH1SbH/dWh51liS/OtKxr4l6D+Q++8d5tJrikDR/l4pi",
+	"e3yHol2c8NFbMla4B28LoHqDlZimxIUkIFWzUvzqy08zvrQIhuR637G38vvD9dilnxl46UdCr3AAu2KX",
+	"7sCrA69HBi9EiZdHR0ehNKHKbxLCa4Uz0h65bSlLXRq10knetVkVLEo5nRnI2ViUBvkznk9FUwYeLuQG",
+	"jM6vmrBcYXabOE+rmlQgPW0tpuEMW9ZWEuesv5gpJx7dYEKkTPWgXQy2edhaOxQPu6cynT0B9Ycq62m+",
+	"ra68p8POO/biEr/G3X1pjNTdKWroon0+cogesCqCGOJJHV2ckqzFmKHKU4JBB5JjDnmLVOVTUVjbkicJ",
+	"pksQURNW5kamrBlSBLJMH3zcMVwZRhwpWNmKenjZLvLYRR67yONTAk5ctzUmaQ87g1sD56hMr4blHLi/",
+	"15uaVE/zw4e/gba2ozHJytTIOS8Mm0iRJiy2f4xZnxuWKW3Yt8fWiwZIfBkdHR1FYC6rhR6cME5k+/Zn",
+	"VtPLtAOLI98Kmi79XzAIiRibKNDzpfgom3Mzc6lm3FGAUHuONyBSprFIU6Aq9lTQLcFTMFvH+ppY+umk",
+	"GTdsJKYy1zTYg5hNVJqqBV4s/rc4YvG/2n+G9p9/t8Nkho8iYDYuCsmnguqMwGSlcih7nVRpQZWZKHpu",
+	"f9mvuncPIAOflSlnuShNwVOpAfUGh41XE+xZIpubJZOZvYD9dpT5sgdHLoZrd2L7n9OqKJU2w36sS419",
+	"08gDDVuL/a/4NLdmZDwgygncjuAdawUErzBmhnPKU7RjMj6DiYS81l6mUV4LjMLg1NKotiyA6drOOFdu",
+	"QPMljH3jN6PP/s9SlCLBHbqioX919KpqHf5DjSK2mMnxLGgX/kON9IvPf6jRpUy+uK+qD9mvaoGh8GA8",
+	"dBFWlLnGPRdoN2ASY9pPLZiwK995InBLT4eNF8SvIpJD9nGmIO5kPS1nNVCfehVa50t6m6fh6kcuQWxF",
+	"gI+7fs//vkyvfoMr7GHwyoPICzvJhwk3vL6Rzwv7NIZ43OwkaXeGHTrZbdpeipveSW8kc452ZVMEIvCI",
+	"/o5X/d0fpUZ/iPGOjtOre7NK3qjRNlMEZhNO9M4a6Ry5R7RHfgYM86AFHlNlIYCQB7fT9daWSSLupRbE",
+	"u241r+60Jp2x1U8Dh8xd6Tb1I0Wbd9ZCHMG7wpDOPevcs6fIFMHvsTSESJOC5OYWyiQesOKoCemj8Uw4",
+	"qxJL8+rVb/3tZErYtzZA+qANWdTTncUfHbNF4HhVKQL2PrfeHvowQFZXeSE1sB4JX9fLztAIJ/mbKk8A",
+	"jy2Nc1NOqHCRxGvMQo4F6x8fHQ0iOtGxe1dqTMdHx4PI37jBExQ5TcoA3L0W07raF8e684xSyLVHeqTm",
+	"Ebr7TdmFukRyZ0PvAb3QA+SS/QZSGc7rdpBd8siLipgvAO4b8fJtaIEO7Om6pN3DUuKtocOLgHwdwlWw",
+	"oZUuNe3BPeALxCBPZi16+46MyE+QEcZJtTmZtcVMpqIe16mo5waego9Ejx05IPTJLDcwDm7jzgsy7tK0",
+	"kN0F+hX2xbfx4m3axh7FSXkOhHhhKr3jw+s2rKfGh3d3D0ctcvs6h5pn81QMx/p6LYvXWZgqgjKj3KI4",
+	"nAi/S0QBYZYJ8a9uSetE7B+9M4Y3hmjVP3qDk2b6qZlz8pmlsUrLLIfMUir4xMX58T4HmlXhantTSFJB",
+	"corJ3CiGkeVKuBOyXyh5z9OS9lgaM/ZXatYHdw5SbAeaUkT0+JFTEY3YWOXa2H2bDsjLDK8ZOYV9+MmO",
+	"10K9Wc6RRDDjKEc6sstHn2LLJb5ENN/xzhp3CXAEadMzaiogZ5QoyEK4/oTBIfvNZ380bjyYA8EMD+Wk",
+	"qjQd7mP01FKTeGvkEi7B18TNn0nrziENScaXzE0mJk3rbkV//gCv7Ad9/Rgb1saNxIhP5gUtgfUK0K1b",
+	"Q5X16ERJnooUv5uQjDsU8pl1FNUNZvyoTK8o/XdrsEWL14WThlxvhNtAFCkwc2thlUaVZWQNUxQfpsqA",
+	"lC+tSR5UF4ARq+vp9S2gSzrM4ElUtad0Ia6RUzsWk4mAuDydNWjH6rBQoJ7W50zP4ZozIQxbqDJFSRbI",
+	"YLjEe1828v/r8v3oOTUy/oPAQXDap/FBzEZiogrBpHFZ6dUXxhd8yfrvP559+AVmicztBmI/yrSUCc/H",
+	"Fm7PMRJl3SH81hXd+baAnIX7Q/bBFALChQ6v4e4YXHPS47BLxdarWl5yrHyomKgCsuw/Id1LjSRqyyjs",
+	"jdwHuhKOpIXndlcZ2a2LPiQE8Po8U9jLlkHccz5MxbVI63MJyvZqs2ng0i7wUDCT3BdJysJ1x1H1An0j",
+	"LGuxvycLhJT9aDh2sY5Lo8OSAz2z5/fpOlCs0BoJ/BEOoMDVmb7NrvQ1CEGf/072jNyRZ7lZ/kgrKdwU",
+	"fYAIKoSCfRHQacddcSrMar/FZnbutqwFbH6up2HJFqKg/HG0a1JkDXPwSrn90wWIG/YVdHTfT5/uu0Zd",
+	"fy81/rX1ujsH+FmTU8iadFHD0D7ctACfBHP3TQs5Oqbvjun7MZm+W+BgB6LvJiYQgmxvA/8FDwwIxhKf",
+	"v18pjdha73CCFRZTYfTa1BeREG2Tn/qKBQzo7RYCgnX08GsrFeiFPatShfozPVKtQnMQmzM/NMFF4rOD",
+	"XQqoSwE9IqzT9A2LFghK7lqzQEyW99wCbzy5u29rh2qGevt64FNSJbOPe3mRhypVvl4JohkZXU872bWe",
+	"d63n92oidkIR9+VoNtux70xB6TvLb05B6ZsOQgrKlcaIHTgoW4EInrPrNeh6DbpegyeFfKiny1tIIu4A",
+	"ehYr7oR5VZdw0GkVBS1YkJQLwPBXca0oLiA1m0goXjSbKkJBOThXbFIWUHlCzETgxYaKzY1UsUfC/mq6",
+	"GB1wV7+/HZbbkdSe3wFpB6QdkD4pILXLtkapASB0ezoNza9d29aQ6yF4xpv9VzgEchIQiPSUlidhyYu1",
+	"5qAlNaisBwaHiM0L7DrbsdwDCYewxKOKLfXrcdSINeKqVKBesRHzQuxMR8x18FgHUKViMddRCiPthJnx",
+	"3NNSIGlxG9B+4NfUanSmoeil4xD+2hzC8I062O6CkHtCH4x1egmBwe1gm6TFthu/P5Bw2EoLqz8oYpkw",
+	"PGLGQAapVi63IhV5yD5CMeHPkyFYaDEanGjUSg260liQLScrzUPayDRl3GBexxnk/eOXrxBTF1KL1tQO",
+	"yg49EWv1ofTO3KgerWP1JtZyp3bWqZ09H7WzO8cqPgeVvq4uCEzue6sKchIJLTVB9k/PsiIIH62rH+rq",
+	"h55G/VBDO+IW1UN1HKn7vLdO+pxWlmlI0Ucm6lrup1pZyN7ZZDfDhq8Ub9zdZ60iHZ36TRd13JMKGocI",
+	"d1TBqYNYIWQOaHRXGHNJnIqBKUheo9+9mY4cH66V+Y71i9XMz0ruuuKtWst52p6LoTfQQelDQKmfYB2W",
+	"dli6B0YizUbGmUeq+0ZUSozfFk5b0+KQCg+xtTUXjsnslJsq1e0LDF1iyLe0hhR0u4GzryeinwFe9Qw6",
+	"oJGwewSFjnAf4Fkqc29K3R9eY+68A+uHAOtwUnRI3SH1PuTasTfljpn2OkgTkt4BpUO9gxpRdNOiZmWe",
+	"KKGZNBZ2m5vOHazie8LTDziiDlAfAlCbn7uD1A5SHw1SaaXXxV3uCVB9Rnwznr4lZaAAVU/hh1uVCh2u",
+	"TVU/Oyx7uLT2jcuIjh5NirxLaXcp7eeS0t6OvYZPGyQWo+XQ8OnaHDXhkaTWbsatrZonvEjsvHPllYZP",
+	"WT9GBV09k/M4YjESKF5eiWWl3hUPmMyrhDe1g6tFzjil2ETCEpVxiRzGuKmoXOiIAY+N0l74zdnMhptS",
+	"x9R+3o9dmb/UcPIpA7K3VE7EeDlOBSqqxeNSG5UhwX+ZX+V2CPa1wU7hBLXggdcUgVbUHFLo75cXfHo/",
+	"+femq+DedvCmLVQR9WbvpFe99F7Uk/akOTezXtSzL6R3YidDr4m/UYClGf/0V5FPzax38u1x1Mtk7n58",
+	"2SJYtYGQSAp94JTbiBCUxV73xnkN9psMDt1QkSrJjxW/ZS8cnsjLzM5lvBCc5//rujjg+cCTCeSz/Jgf",
+	"0my/4NP/tI+wY6eBX0VAwmC/ZMeX+VQowIBUyGNUsRYWGS64NjKwz/NCTWQqLmXy5UUik0M32VqRN05k",
+	"crIQo5PPiUwuZ0qbLyfhFWJWCK3Sa6HZTBTiEFjZffXBW2FmKolZKjVxA9KpB67hXBQiYT8mr7755uVr",
+	"diWW0KMUvy1TIy1msz6qN6Isu8rbyzj/Isy5TM7VuMzsYnoACLyohs76I67FN9+NzHhQB8Hj6zev3/z2",
+	"cvTmzY+vv/3zxw9v/uP6J/1HOyBWr3AjLs65sTOtd9L7n7+/HL4+G/70Zvjul+F/8+FVNvzf3z+/jI6P",
+	"v/xL7+viTfiu10DN+c/ndsuDYzp8eTr40vx2GHWjyRoAikxEbuw1f//SvEXb9UVx7dZifa4AoajShtlD",
+	"kHlU6uru/TjjV4IVZR7DEcDSyoAF8buj744GvahXFmnvpPcCnEkaXfMm73MBxW1LRElpgJpcTSJmrQGj",
+	"HccviNEumeBFKkUR+mS0aJFzuwUeflBpily0GvUxPC6HIuhw94lMDaif5glU3+nIy3E4qY5lcEtE7tU7",
+	"/s2xLMGHmEh7SfutcnzSyHqV9pmAAj24nuPOabkk8fA48oCqIDSz3jqK+yINLBK0B1dFXZGWa6IHXC9c",
+	"69v3kc1L6y7kCbP/t/Yux48y8J2uqZrq+sirqrbVO52DvV6/k5qEVr66FgU7f/eBXfzXhX3p7KeLi19I",
+	"oxE+PbNga60/e+5o6ZWJ/TWC0aB70DKOd8r4AWhqORtL7aaG6z9zDkZ9wBQNCR87D6/XNvUKwY1dOfAu",
+	"Zzyf2h+qx47WzEacdhnPOZxQUXAGexR5bqs3/WhnBNPlyP9SR2whRjOlrmCJmnpcAx6d6kuJ+NodDa5Q",
+	"dc8FRoZWP28AStqlfkstCn3g4Ckcusen9q28ST1W0Xqjv1j1kMBYw8OHqZo2xpyq6Zr7jHmaigIbENnZ",
+	"Lz+DhROcycdjVdpdtPXsc3EuEfbsJbRMBI0nEYkc4iNnyYANqXPQJaTtO9FymoNgQYpTIOVLWMEGidXt",
+	"fyrgQX8JX6os2LjgizSc6yKRLUP8SfDUzGhO8UTmQtcwYamNyHpffv/yfwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

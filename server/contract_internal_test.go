@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/svc-directory/svc/gen"
 )
 
@@ -25,5 +27,32 @@ func TestRestOfPathParameterEndsThePath(t *testing.T) {
 	op.Extensions[restOfPathExt] = "version"
 	if _, err := loadOperations(doc); err == nil || !strings.Contains(err.Error(), restOfPathExt) {
 		t.Fatalf("a rest-of-path parameter that does not end the path: %v", err)
+	}
+}
+
+// TestOneAuthenticationRuleIsDeclared (issue 39, item 6): loadOperations refuses a contract
+// where an operation other than the probes declares `security: []` (it would not read a key
+// that is sent).
+func TestOneAuthenticationRuleIsDeclared(t *testing.T) {
+	fresh := func() *openapi3.T {
+		doc, err := gen.GetSpec()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	doc := fresh()
+	ops, err := loadOperations(doc)
+	if err != nil {
+		t.Fatalf("the contract: %v", err)
+	}
+	for k, o := range ops {
+		if o.auth == authNone && k.route != "/healthz" && k.route != "/readyz" {
+			t.Errorf("%s (%s) reads no key", k, o.id)
+		}
+	}
+	doc.Paths.Find("/svc/stats").Get.Security = &openapi3.SecurityRequirements{}
+	if _, err := loadOperations(doc); err == nil || !strings.Contains(err.Error(), "security: []") {
+		t.Fatalf("getStats with security: []: %v", err)
 	}
 }

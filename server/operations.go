@@ -69,6 +69,13 @@ type operation struct {
 // the slashes (0%2Fx001%2F234.p%2F17) and is answered alike.
 const restOfPathExt = "x-svc-rest-of-path"
 
+// probeExt is the contract's extension marking the probes of load balancers (/healthz,
+// /readyz), the only operations that may declare `security: []`: they never read the
+// Authorization header and answer whatever it holds (/healthz without touching the database).
+// Every other operation reads a key that is sent and answers 401 when it is not valid
+// (docs/api-guide.md, Authentication).
+const probeExt = "x-svc-probe"
+
 // loadOperations indexes the contract by method and echo route (GET /svc/lookup/:namespace).
 func loadOperations(doc *openapi3.T) (map[opKey]*operation, error) {
 	ops := map[opKey]*operation{}
@@ -90,17 +97,16 @@ func loadOperations(doc *openapi3.T) (map[opKey]*operation, error) {
 			if rb := op.RequestBody; rb != nil && rb.Value != nil && rb.Value.Content.Get("multipart/form-data") != nil {
 				o.multipart, o.bodyLimit = true, maxUploadBody
 			}
-			for _, t := range op.Tags {
-				if t == verificationTg {
-					o.verification = true
-				}
-			}
+			o.verification = hasTag(op, verificationTg)
 			sec := doc.Security
 			if op.Security != nil {
 				sec = *op.Security
 			}
 			switch {
 			case len(sec) == 0:
+				if probe, _ := op.Extensions[probeExt].(bool); !probe {
+					return nil, fmt.Errorf("server: %s declares security: [] (a key sent would not be read); only a probe (%s) may: declare [{}, {bearerAuth: []}]", o.id, probeExt)
+				}
 				o.auth = authNone
 			default:
 				o.auth = authRequired
@@ -125,6 +131,15 @@ func loadOperations(doc *openapi3.T) (map[opKey]*operation, error) {
 		return nil, fmt.Errorf("server: the contract has %d operations with the id %q of add-records (want 1)", bulk, bulkOperation)
 	}
 	return ops, nil
+}
+
+func hasTag(op *openapi3.Operation, tag string) bool {
+	for _, t := range op.Tags {
+		if t == tag {
+			return true
+		}
+	}
+	return false
 }
 
 var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
