@@ -58,6 +58,9 @@ type operation struct {
 	multipart bool
 	// fast is the quick check of its parameters (validatefast.go); nil: the full check only.
 	fast *fastParams
+	// sameForEveryCaller: the contract declares (sameAnswerExt) that the answer does not
+	// depend on who asks, so that it keeps its Cache-Control whoever asks (cache.go).
+	sameForEveryCaller bool
 }
 
 // restOfPathExt is the contract's extension naming an operation's path parameter that takes
@@ -68,6 +71,13 @@ type operation struct {
 // validates the whole of it as that parameter. A client generated from the contract escapes
 // the slashes (0%2Fx001%2F234.p%2F17) and is answered alike.
 const restOfPathExt = "x-svc-rest-of-path"
+
+// sameAnswerExt is the contract's extension declaring that an operation answers every caller
+// alike: the anonymous reader, the namespace's owner and any other user get the same answer
+// (cache.go, cacheRule). An operation without it may answer a caller otherwise (drafts are
+// for the owner and delegates), so its answers to a caller with a key are private. An
+// operation that needs a key cannot declare it: its anonymous answer is a 401.
+const sameAnswerExt = "x-svc-same-for-every-caller"
 
 // probeExt is the contract's extension marking the probes of load balancers (/healthz,
 // /readyz), the only operations that may declare `security: []`: they never read the
@@ -116,6 +126,11 @@ func loadOperations(doc *openapi3.T) (map[opKey]*operation, error) {
 					}
 				}
 			}
+			if v, ok := op.Extensions[sameAnswerExt]; ok {
+				if o.sameForEveryCaller, _ = v.(bool); !o.sameForEveryCaller || o.auth == authRequired {
+					return nil, fmt.Errorf("server: %s of %s must be true, and only on an operation that takes no key or an optional one", sameAnswerExt, o.id)
+				}
+			}
 			ops[opKey{method, echoPath(path)}] = o
 			if v, ok := op.Extensions[restOfPathExt]; ok {
 				if name, _ := v.(string); !strings.HasSuffix(path, "/{"+name+"}") {
@@ -133,6 +148,7 @@ func loadOperations(doc *openapi3.T) (map[opKey]*operation, error) {
 	return ops, nil
 }
 
+// hasTag reports whether the operation carries the tag.
 func hasTag(op *openapi3.Operation, tag string) bool {
 	for _, t := range op.Tags {
 		if t == tag {
