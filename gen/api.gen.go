@@ -5214,6 +5214,20 @@ func (response ListDediPublishers400JSONResponse) VisitListDediPublishersRespons
 	return err
 }
 
+type ListDediPublishers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListDediPublishers401JSONResponse) VisitListDediPublishersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDediPublishers413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response ListDediPublishers413JSONResponse) VisitListDediPublishersResponse(w http.ResponseWriter) error {
@@ -5318,6 +5332,20 @@ func (response GetDediManifest400JSONResponse) VisitGetDediManifestResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediManifest401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDediManifest401JSONResponse) VisitGetDediManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5445,6 +5473,20 @@ func (response GetDediFile400JSONResponse) VisitGetDediFileResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDediFile401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDediFile401JSONResponse) VisitGetDediFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6705,6 +6747,20 @@ func (response GetLogCheckpoint400JSONResponse) VisitGetLogCheckpointResponse(w 
 	return err
 }
 
+type GetLogCheckpoint401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogCheckpoint401JSONResponse) VisitGetLogCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLogCheckpoint413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response GetLogCheckpoint413JSONResponse) VisitGetLogCheckpointResponse(w http.ResponseWriter) error {
@@ -6799,6 +6855,20 @@ func (response GetLogConsistency400JSONResponse) VisitGetLogConsistencyResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogConsistency401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogConsistency401JSONResponse) VisitGetLogConsistencyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6910,6 +6980,20 @@ func (response GetLogCosignedCheckpoint400JSONResponse) VisitGetLogCosignedCheck
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogCosignedCheckpoint401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogCosignedCheckpoint401JSONResponse) VisitGetLogCosignedCheckpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7027,6 +7111,20 @@ func (response GetLogInclusion400JSONResponse) VisitGetLogInclusionResponse(w ht
 	return err
 }
 
+type GetLogInclusion401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogInclusion401JSONResponse) VisitGetLogInclusionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLogInclusion404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response GetLogInclusion404JSONResponse) VisitGetLogInclusionResponse(w http.ResponseWriter) error {
@@ -7131,6 +7229,20 @@ func (response GetLogKey400JSONResponse) VisitGetLogKeyResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogKey401JSONResponse) VisitGetLogKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7244,6 +7356,20 @@ func (response GetLogTile400JSONResponse) VisitGetLogTileResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogTile401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogTile401JSONResponse) VisitGetLogTileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9464,6 +9590,20 @@ func (response GetStats400JSONResponse) VisitGetStatsResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStats401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetStats401JSONResponse) VisitGetStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17375,6 +17515,20 @@ func (response GetRegistriesByTag400JSONResponse) VisitGetRegistriesByTagRespons
 	return err
 }
 
+type GetRegistriesByTag401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRegistriesByTag401JSONResponse) VisitGetRegistriesByTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegistriesByTag404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response GetRegistriesByTag404JSONResponse) VisitGetRegistriesByTagResponse(w http.ResponseWriter) error {
@@ -17484,6 +17638,20 @@ func (response GetDidDocument400JSONResponse) VisitGetDidDocumentResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDidDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDidDocument401JSONResponse) VisitGetDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20779,511 +20947,518 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37dtvGkjgKv0ovzswymQ1SFHWxTa29fqNYduLEt23JcfaOPEITaJKIwG4G3RTFePyt7yHOu5z/z6Oc",
-	"Jzmrq7qBBgiQoEQpTrZmzcq2CKAv1VXVda/PjUBMpoIzrmSj/7kxZjRkCfzzGQ3G7JngKhGx/jtkMkii",
-	"qYoEb/Qb/nQ2iKPAIxN63aYj9vfzWbe7FygVwz+Y32l4DRmM2YTqj9Viyhr9hlRJxEeNL1+8xjPBZSQV",
-	"48HiTFwyvjzF2ZiRaRJNaLIgIVV0QCV7JMk8iRQjUyEj/R4RPGBEjSP7IBCTSaQUC0mTkndCqlHCJPl4",
-	"/Cr7RM6CMaGS+LuHO9/uPd4/ebL/xD8idCAZV2Q+ZpyoMSMJ+23GpCLBmPIRCwkXahzxkUcoD4nAd9hk",
-	"wMKQheT0H6/07HadHpmPo2BMxlQSLkjCpnEUUNnqkFPGQxIpMqDBJYlwFP/0Kmg7AGkDRPx0BXgqRAwJ",
-	"JTFVLCEJo6FH1DgRs9GYUL4gEZeK8oB5RAl4TOZjqlzIzBOhWOec5w6GXdPJNNZn4wCj4TWmVCmW6GP4",
-	"n1+67afH7Re0Pfz0edd78mWn+MN/NrySA35+Rkflh8q4ShaPJAmjEZPKI7/NhGLhaoT5opeU0AlTBj2P",
-	"5Vu+Ynh9vpEiUgkREoCDfhBqGAJIPpw9IyFdkKb/z3/+85/t16/bJyd+q0PeCEXmkRoT/4olMhL8IgoB",
-	"lzNA9bq9w3Z3r93db3iNSM/624wli4bX4HSiX6DyQuShPBTJhKpGvxFSxUqhtZ4cjkmQvUOUfsnTu6Tm",
-	"eCmXc5YwQK6Ik0jJSrxCfOobLKchiSSRLLliGq/jBRksCE1RmSiNRxqRNRbTBQvJlEqFP+PUTUoCOhuN",
-	"VXs2tbjuEZHABIaEWx3yMVJjMVMkUh5MK8mELsiA2blhWvM5mU01IusB9NMo0KRvn8V0RAZixkMyYOOI",
-	"h6TZI1J/HrIhncWq1SHH5IrGM7P4SBOhIhShpv+kZL/bRVqAE0SIZEdYCrh7IpwTFkYnYkKjUiQ4YScR",
-	"AeYrxyzRVASv5lF0Oht07F9mh1Oqxtn+8KOG19AsJkpY2OirZMbcDU7o9SvGR2rc6PcO9rzGJOL2793y",
-	"ZcdMsfANnTA5pQF7EcWKJctbeKsxTBk6jZhMSZLbL0lzsCBR2OpU0Ff64kUUNiqXfFBjyVVQ5iTi+hSZ",
-	"MuAlzZcnbyShCSM0CNhU3y/6GlCzhLNQY+p0xheBCFkrfxLmX51ATLZzEjW29SIRkxPNaJY29tyAfDbV",
-	"jAhuMZEQOtRXissWyxjebru7W3EgwwR2twm/ezl8TVUwLhEszhsoShj+i+LEecNHdoWXsSbhCQ0ZsqvI",
-	"IJDmYiqKY3xxliT6OjfDkCaLJSP7u73CAZ03utfd3afdYY/uDnrBXrjPDoaH3ce7T3pP9+j+4CA4DM8b",
-	"VXzi5bCN+6g4r8P98s2/EZxVAOCYE311Eg1UQjlhNIkjlhj+fkQomegPyYgpSfa6+50Va9PTrF7gbrdX",
-	"usQfxOBlWH6//ioGnXJc/lUMkCRr4bKGzTpU1tykipG8o4mKaOyRgErWjrhkXAt4Vww4iYFSkyoSM31f",
-	"7WncSWigBYiVrKUSVL0nuQXvVS0YeFMZ9I6Jy7pI0w+jsC+vgn6n0/Fb9sJM33kkNfZGw4iFpVzefn3w",
-	"/Yw9++7Dk+T1r9fPf76O3s1ODr49KT+iAu/cHtNJN/6eDb/unW912+/oiJWh5ogRPpsMWOIhIe9WYdxU",
-	"D+CuwMgwMF/KRyOuDrW4OaHX0WQ20XRr/w/WaH5MV6ivrxFL0iWeRr+XLPOlYhNJpiwhehWrVngh9QCl",
-	"y+x116xz7QLfs0AkIDiUIU4CTwE3PDLj0W8zZuXbhI0iqZJFBTvCLy8MTVef+X8mGmUb/7GT6cI7+FTu",
-	"6BtzAUvDleKE1WvF56WrTRGwcrn48XYXDBpkOTMKWcxGIAcgsQUU1GOjdeYpzl6RbX1Hth+H+6z9ZHjY",
-	"bbv3ZNW2YLgNL4ZlSjsViSoRF7SE4RPO5lpRHkaJVEfE11P7IKD5UegTKgPGw4iPjogvFVUz6WttQf9T",
-	"68ta4ddfVBGA1DOX4r6VbxjX2P2L/RPnsAN4jShsfCrb0pnYREwbsKFI2Do5bbfX3quS05TYUEr7CYWn",
-	"cvSxklUUMq40r05QlDcauKtLg0bsV8E307QbdbHcLAwNAwmTU8ElQ7vATJ+nMsj8gkYxg9UHgivGAYPo",
-	"FNRI/XznVyl4Tp3Tb4Z6VTNOZ2oskuh3ptc1YVICry/MQIY4xZfaBJokIsGF5yH6RmidNQrJ8buX5JIt",
-	"OnrMb2loaLj+JgAOEYfB9D9BE3Z2Zh5dRHw6U7mtvcQnBJ70CZwTSe0uJL0J+uZyI5OZVFqDp4pMhFRk",
-	"t9sFxMku29vMn2mEWt6PpIz4SFMCm0zVAkF4S5ifOXY+rUHg/AD5Z4IP4yhQN0KewH7s7s7eHnr9sVgw",
-	"JgmNE0bDBWHXkVTS2gMz6G1nh0ZpsouSSJWulgSskDQpis6KonFJq8E0AJHaXk4emGgQYHbxIQuikGl9",
-	"3ZgB9KUia8Ct3tbSEd8bOq/apphz0JPC9GaTliM5d6+7xmOt+X5MIsW+ztV6qW5uD1HzUMdIX26nqlii",
-	"+W5nydYIK3whkkEUhvj5xgg/TL92MT4ds08WYgbmEy7QGIvbFwmh6f6XLUHbwn8ax5pZ0QVMHwqcpolG",
-	"wfz0OeiLBHmg5jvWiBjHYm6R/SVYiWiMs98EbpEZIX/DcDLj7HrKAn37Mz04EQHQ6jYumpLhYTev7QI2",
-	"2Ue2anFZf212qpLVnc6CgEnprmgjMr2Xtd0VEb4R6oWY8ZtJLJmKzYW6GMI4LlqlKjogMj7fDoGhy6Wp",
-	"qZkLNWYJEFFIwGHWIqFgSDxwzcHJvhHqtQhBw1/lxUH/WeaDkxG6+xjayEbRFdOXFPFzxi4fpnhHF7Gg",
-	"4ZkQr2iyKVobkE5xjAslxEUMo+QvdLwIByJcECUEgVdIM44mkSK75HX0bWtLEIYpIokz6AuBcsuKSBNm",
-	"OiJP9P+QoT6FMGyj9iuRUb3Tf/EwuqVMPHWGuTCCrwsQdxojGPdLrbGRJGvNrtvg/r410PrI1glNl5B5",
-	"hkgsuAaqWeSR9fSSOUXfqWIcoGgFuO3LOEsjr5MelmSGzBZSttA7EHS2t+T7lHJOGU2C8S1IwLmwGd76",
-	"Db3u1FsaRiHKCWCuB4k+muTZxj9Ardqa3ngGPlK9LTMmoMApek0/cHpFo5gOYnZTLTj93t1Dul/3he3s",
-	"JQOlvTYQln1NqsWAEE3BCaPBWC8AeZ9xSovE/AkebqB2zlgoXac0aeptEt/8eeFsxocQjpgRClAVV/ow",
-	"JZnxkCVkThctkA45i+C6c8fk2azWYY0bkKTpuzNguEGR0xyRhEEAA9CE/17/0Qb69dFh7RCG83D5Fj0F",
-	"XiyJEmROI2XtRzB6xEel8RaZWRbtU+I15QtzzckbIVBCFbuAC7FwV5wJQSaUL6w6KbeAPu+1GG8m69wc",
-	"VDVA88G1Dm3VvOSO3CfWIiKS1ABC8/Ynhcxt6+YnI85Zmwj8JDihGHwQAIKjcPGBy9l0KhLFwtcsjOgZ",
-	"AOxGMEkHupjokS4A9nnopK8QeIXoV/pEMh4CFYKgRCVZmnG7cphmSxAuRiXxi3Oh/PlBsuRW8vxMsqRC",
-	"lNdjb12Kv2SLR5LoWfUOw0hqLoW3yU+Og2DTyxPIb5h+VLQGur6HMpnSnTq9NL94DUMO2zEwXsRCXM6m",
-	"F9aU7Bgct2hn1F/MNOZi5Ft2wYGvOo2YgsUVzZE/GX/oTTXgHBgl6rHDWbwVtVjvDgFIUgAa/+2d6crp",
-	"utHqD0E55qI6oYqWK5W+Fht8K39iJE9mzoRLWq93mogpS1SEqGvciGhLL/hIvMxrV/k8dX+VxsFmHrFf",
-	"iq6ybGDPWUTmSRKDX1mg9CS57adyeCkIjFwqhmb7cKPUcAXmYRIaEK9CmOUz+eKQ4jpY2Bc9nKt012GI",
-	"rmPHQ0JD1D5p/M5Z8JDGklWycw2LVGG24b3MOp5zT2WHHGOY8DBisZYY6CVLoxQxHg+dg9KGAGvhFN+G",
-	"h+kK0OYuS2DrrnKdsTl7FahS0SiW67764fTtm7cpFCds/VHmv3D96vW90egWZWUu3IQOla+5nx9HV8w/",
-	"Mv+LodgYlt1xvaz6/YbX0C+VOFa9hlLxuoWdnb3Sb+I9oaI4XnKIto3exmexUZ/QZb2OhDPYrMRZWZtL",
-	"haFBRbmGRaHfT7HJWgw4DkNm1gHwwlXSJKGLih3JNbvZJgnKvon+3e12u3bvnn6BhYTGMShegrOtwCHP",
-	"Qb5A6MpL/HbXRtfYv7cEqZrs2WE6N+O/eVTLM18naiDDLg3ghrcVxpyiV0n8b8paQSl39kmChFGjuhX2",
-	"CwLTWnaIb33x1t7ZN2NgxnRYPzihmje4S/Ts9rIZSqE6jX5ki3KAGl6Bjq5H0upw+hJKg+4lkSxIWMlt",
-	"bsB+QddC+CyaMKnoZKoXdMkqpZ6YSnUxk+mY+RV/BL6eCl76ZVerZSE6qCMFySz635F+fxLxmWKkqTky",
-	"3g2cXbEEgjlvwLq9xnV7JNpLa+elwV1nxjNofA5UIbJiaPFkqhZgbdIw10qzhi5VQitScsYwlH1pomnC",
-	"htF1+VSoi0E8E9ntOaGrS7NBHLSx7eCITJI5S/QYU1U+c8KuxOWqw4kUmKTMeynIo5gRfetuF+QFMjFo",
-	"lUZPGTB5LpoWMCy3o2raeYYDwCUVx2+Hjf4va1goktwX73OBYi7LCNGcm0d8eRVcYPzZ/h4ZUMkO92dJ",
-	"7JziEZFjMecmfp2jPzq73dcCqGSTn7zlmFs2t5zAsySVcYEiWOpeTHgM+OkNb6bcaVRdTNYOZY59KxcT",
-	"TFz7Co4jqcwn1RutJ2hYRCpIEKu3Lom1/Nx658/GLLh0bQDVMPg4ZqlNO4vAEnNuvGduWDZqS6DolEAo",
-	"Ta9ZYkDVaqDXuHIsHebhQIiYUb5i4+lHpZt3MPb2gupq/C+/PT6OTQ6iRuhIn2sCyXvZpU3mURyDYDTi",
-	"kWQmi08/jyPUwHNZG931oekuoCr1EQSNE7y/Hei0c8HO29JvN1dV7Wk4pBWgN646r2PXTeI7Pz9t3ELD",
-	"3OwYrEt1a6eQOoW/ZqvF5qcKMVkXJvyhmoFRvhCcQdgXRrK6TmdIJwWt44j4WlZZMjcUeY9XiNDfyPRR",
-	"y8Sa36Wqyp/G14mioz7xg5lUYuKTJnih8RTdnbQwxk4qykOqdS460mcsJCODWRSrdsTTAR3wYFT8TDKJ",
-	"Tkdre8HpwKY+GbBEjqOpRgVwCV1owcSKYrcyzCwpTi7cq+nnI1XBeFvEA4OdzgbpW2XmBrMuc1Sr9mXW",
-	"hh+cUQQHTUbMmobL1Q2bMuURxx6sjzRVH8lcj8zCI2JBBrqBgiOGZ+Aik3qEoRaY4bGv6Mgv3CrrE568",
-	"BgyIbrk6GwZXoP6MDcZCXF7MkriUXhNG2JX+HGJEp0IqvaGxUlOZczrSMEyYlKQZikDumFFlZxJ65Lzx",
-	"ETjXh/ev8om6541CyicM29/ZwW+dDN0deRUUQNLdf7LZTesAKL/tMrQ9YWH0zuZyr8/2xpRjzQGUiVfV",
-	"8nyQ0Hm8SvqqygtfOtxhFLOLQMzQtbSU1FV0hOMH9a1tud2+iDBgpCgPg14nZioQVVq4eUjmxjoPMhKV",
-	"CgFhUCNkYdSG5XUmIcZq+Db+vVDPIbU8lIEElpMwalxr5c+NO63S0IELQzOHzR7Xq55QHg2Nf+Umtmcv",
-	"n85ZDq0kGkW8PQaSysU28wCCW7ROr3X9iIfsGm1v66dl1+oCdlVpNi//BjOaKvQuCxoLlkeSOB/dHEgm",
-	"Haukhg1mhfkYCQ77YSFZMNXyiC8uzaXq4Fbp6emX0S/tF/CMNCmJRUBjR48aUye3Fe5soNOW6+Aw62p4",
-	"DXGpd22d4mlWyad1XCitKpCmouXoKo/XOcK3RJ075LW8C6i5hH+5hSpS4AHKiaFxsmUpnHn+NWRwrRkb",
-	"VT0cu1xljnSYyjrkrDebuYI3YZhLEuQyso5p7+Awz7blmLZ7B4f9p8Mnh2H3ye6TJ/vB4/Dw4CntDRml",
-	"3eDggIbd3QO6NxjuD3cHvUF38KTXC8Ldg/Aw2D0YdIfdLu0+aVQQB6pIBvnAq+Y1bOYP4hDcF/NIjcOE",
-	"znmpbLfiajfWRHOipHneOG+Y4DzAhYjHEWdW303par0lrJgyq9dgt7SE8gayiCWei1/58y8c7FrcX2NO",
-	"yl/hEk19qHchV7mtbSkvRNQ1MRWWtQ0bk40ErriIyhN+KFlhKgCP1KZuCTahUVzu9xFxDtVhSXpHduFr",
-	"+SqObUbysvWtAsd2XKN2jVqMn4gr5vyAHjSkhPRnkBXNq0sPMSh/JoEvw56WYZ+C0Sm7wNh/5wvapCzP",
-	"AianTuzXA+cq4NV2k2fR5VVO8tCN2q9JWQYvSoiqKHmtt785ZTeypazc+2rGUpFAuJKg6ljn86DfcswO",
-	"VonaWtBACMNlcQOpzVo/XA4iWE6WWFbprahfvMgWHjjUstxZJSYDqQRnWSYhhvWB2ay1bLLtVsoQ9VEy",
-	"Z1W6m1AFe0Q3PRsxxZeLh5TJwBZnXQvlVk7ixgfxpRIOWUGzqhIaOb2KNLVKni6olarsuB2rs+N35d6D",
-	"dLJVePDGTZGt1E+ruFAj/eZTjY2v4EPHUBMgO2QHErcXawrgry/ZFFdS6nyno4jTeuZqGO8dBr+u5Hi5",
-	"YVeAtrxqEArLdAmktlAe2HBLwDo1o9XQP7JaPvXeV0LRuNa7BcDgh54tb5TNuwIqVRFDGZmZuKHb0dgK",
-	"a06SrmB15hsGzpXy1FqktTYUbJmu1oaCbUJUVaF/ayjK3hpfGzkZs3rENoSo/WpbQMWr7AZgtQv5WiG7",
-	"WE2UxmV0h2SZraJOSmqlnWAdceZcmPn9vkgYI4pdK+MNHUDgPLep77YAzn736WGx0KAjfOjHJWd8EoUn",
-	"IphNTFJHiRHh5QkJzRso5BvlbZoIMKE0wyjsz9mgtQzY/4Z0kWuVQ75fUi/IfD7vzPc6IhntcLkTRuHO",
-	"1W7Dyx7vRSE8lCyYJZFa7ExmsYou2UK/98nLSGTZ21cgAiqlXpXgr5kaizBHX+s/zmW9bfYtamj58oFz",
-	"NuiDbXYspPqvveMn3Sfd/v7VD09/+LA7+OGH508PX3w8/eHHq+/lr2VU6aZJlGxndZRq+NPy1+vCsNNT",
-	"hO2ULmAJSMsgL0X70vWUhplCDqDGPhcfTRVq/7XBC78kwBTLyMfo5FoC5i3P5z8u2aK9W8o7wWv4I1vA",
-	"2gZUFjjw74evL8f059G3/zq5Eurk8tVB7+DxkEa/q+i76FnvH+rHV99NB5w//07RXih+LA0FMb5Qa1Sy",
-	"YFhvTIrSyC7PhVDpsssPzgZFF1nzt6+Of3zeG7R7B4dWF9LHxgul1204SMTJ+xfPyJPHTw6IFvT6xO9e",
-	"++Rv5HCfxGLOkoBKRsbsWn8XKVkoDXj99PFTRodPe7uD3u6Tx4Onh0/Z3kH3SffJYPh0f7j3mO2zHt2j",
-	"g1162B3uBoe9x08Hh4eDg4PhLqUHjObLZnevf+m2n0KR7MP9shrZXiPTgqvjdAFP07sp9Zj3Scz0VNIz",
-	"m8EygZ2L/1/b97SInUBKFOiW1Lyrv4aXvazQWe+Jw+YLNZ9tea8N4oz+55fj9r9o+/du++mn7J96VZ8+",
-	"d73d3uMKQNjCQ9UmEnbFkgVW+ekTSsazCeXthNEQMuZ9IxhgtCrEieifJzQYR5w57wUiZH6HfJtQHoyJ",
-	"4OaXI7jh5yIJoTbb0BlwQhe2nAOEkBRZQshqpVM+0y9+SastFLd6AjlPeNroKDPFEEoDnx05rCRAbw79",
-	"HxLBRx64J6ZMTGOWP9yyIjr1beew6zJazrZaHlYcYe8CTcL6Tc8eFA0SISVJWMyoZJI0JWMEPODwHni/",
-	"+8TPZcT6pLnf7fZB0zSl/by0x0SCiDNIGL008YmaNdFAoe0+mcWs5UF7hGLabjaunA1ME45iWmia8grf",
-	"L/RIbiY8DLELlR5yyejgWF2XjO4RPy1DBgPt9d0Ay0L5L/16mlwNr+/3s+qVpLyWUaGUEdaAECbcPxLc",
-	"tpqYUjWGCZZLMrlTZWYjnMN4wPTXhZnsakHfTqhiuXGcsjoGIIOZgo8XLI0jVQnlckoT6B8Ri9EjSZQW",
-	"aqm8xKAgOIxczrk7hzmJkgxxz3ZDyeWOMh5ORcSVPDJAgs/GJugVLP+E4qKGLGmDNVuOoykCRa9lApII",
-	"rMbE+sF6DvoZkEzdROTW5rjwMz2A44jf7z7NFZBfVwtRf15S7UiPtNvrk5vUFYIhi/WkYECDp7a2ANQa",
-	"wcjfSaSQRMoKI8C3B/lv9Zkv1yPQY7iFOPSXPQ2QYg2OI6L5R67oiP7WFr3xSfMAKHy5gpyh5LS4iX7T",
-	"7KuqoAvCeLnyivl0k2ovHllX6qVsZ/nQxmLVgPLCBIW6HW7dQ7dUQ3kttjwF69GWSzwUcd6N+/AqKnCV",
-	"lSmrLKZRqMjiFDTKF/spORp9dWVXobvupZsWq0SYSsblTrzMJKM5+0SvlfwqBo+kvcgTMS+xzeDDC2MV",
-	"ra12ZQsqtdCY7gmlt+9sqqH7SJJAxLMJl54t6S2SED2N9XVR0yOh7FUwkmJh3bs057qQq/2NnknexBCc",
-	"9oRI21PkF5GfIA8EL1d7vnDuZVJUDunqZvmMmPpBDHKf3sxxuozyVZY/fDM17G8ty8fF8bLy9GKeJzUb",
-	"ElyisbM4ltXOvxLsLSl4IuaaZvRIhEpDRVpcGCwMJTkyeraJCkH/49gE8Iu5yU1Ml14S6DEvP/VEzD2y",
-	"SwZMy3J6NMywzOrPIZbmYg1rIrqe0y7eM/ArO6PvGNfCIju7rl2oZGQ+Iep6VZmSFYVG0ljznINx+SW0",
-	"Eq7GQ/3Smo3VJz38pB1y2VbXSusOnM1N7y4jSysxJTG7YrG55PGh/TS0ua+5yKIwq+rNDTBvRtPF01qT",
-	"u2YAWJKIGS+cJeMWmoh8GtFqxLrZactBr064XAt40yUhJ6YXoYlC1aoQkuqsvkherEreWw26NQE1NZEz",
-	"Y5LFkBsbEavQhuostQyiTipOJRPEcOPiWQ8Txtr6TIkeg+CQpYzuBzEo7z2W8WcMZg/kldbjt5a4D0zq",
-	"QktXdeP8aRTPElbOlFO7i16wVGI6ZeER1ugnoJHNI8lK2TRulIWbLGWF/LQWg6aJCJiUzoSF8oFiLkko",
-	"OPOIXRoaDtOb5iYhvreuj/PbjM0guNxPZpxHfKT/qZfpkyZa9/SdWLJik/eQqq7p4fjmQH0i6UKS+XiR",
-	"iz/HCbWqgPMB+fBMBivP7QIxboOTNN1NNkPeKulyqa9VPjDYhgQ7i1xChyI+5ugko4FCHQJnF5/KaRwt",
-	"lPWLDmi2sFxxAM155XzdlInwINJNzFEhlyBnJWKe00/WTPxezE0NuzXuKLOcOmUIcgwtrUKAa85W28lB",
-	"azPZ/WZXe3Y0VWL6D2KwPdlcQ7fmrgaz+PIDSMvvb1MACBGpfGsv8UhSSt/K9izybKJ62AoCJRGAq6SF",
-	"P07CXyWH/SAGGxWX0O/fMvjEHHKtgBM93fYQ+pUYOYUZ1zUsniZCYzZTc8Y4UXMBxuc0IrdonF6GypjK",
-	"MatggO9fPCOHTw97yzN6pvxKjgmmBz9YKFbt010DzWfFuTYAqtlMBVhf8iCeydIwFGhNa54amJpMqpjR",
-	"YX1oBmMWXIJ9vhyiMVVaVZDRiLOQZG93COQ0+vrwwDDjQ6FSJYn+wzMWV72sSBI6ohGXWHsqEUIdmcR0",
-	"IifokvFxBK3Op14IL/0MtX2hcFdaG0yY8SUunVgt7KCzMFLgOLBoYbozgrFdwy/rOq0nvh3S6AErgKun",
-	"gliiZup3R2VhCJ4+j0Sh9KxHIf0HJiRh9DT478uLO8VidAHJnNWTPzLpnmmJEUSRGkJb+WWSx8hS4Fh8",
-	"qShpEP3OMuRlLI9HWidtovPG4uEjmZbLNUiUubFuwtsz0szA567aHGeKaJ5LQeVkLC5nU3sZPOdXLBbT",
-	"0rjEoosUomnSH02H6WhFEdb62umyaak4eTPzgKaimg8H4bc8hD92aoerlPIwzlWsEk5Z0ZpJI5X3y2ua",
-	"XB7H8XtGw7qGsglNLqFCJDiCqixldDgEx9VNzNnpt2tWXFcK0CvWkgrqcVwot/guDW8m+BUht+UcHj38",
-	"xqey8kQq9PVIXujPym1J+smq5OAtVKIDVdIuIptxFUw2PXd9c2/x1O/syKviZnJpitxuEG5rqG1n7AtU",
-	"kTGdThkv8zWU3imQ+X5zi+jKrB0nE0nBCaQ37TLv1cINaY4YZxIqsgNHHLPrzGy7FZOc/Wyw2HqoaqEy",
-	"U74UFnkmkqlIbLzo8scbFl7NrMPLeLJUO04kRFNpIXoul2C6triDOZkSsxmGMOqjMnzow9mL9hOixbdU",
-	"7UhreCp7GMXYxr3eXnevt3fYC/d293Z74V5vr3ewv9fde7JH97p7Xfxvj8G/uwe01M653i6+tcJma62i",
-	"G3RRLzOgiuG6hb6Dl1xL6CYVEiqLhGO2gQ/CYDGj8JGTd+DhVTNYQIyaaSzsIzdCc3ocDVmwCGIGRnVy",
-	"nIuGxRfnpgiqjaiBeuR9QrNpsiDaQOh5oFotheqolp1kr8SMXjHgJGKmbIUaeAQBevk4FFOAwWx4VR2t",
-	"9CgPu13vzkyum9c9Tr/ITj5d6u7msnnqujHG3KJnxxZPdjEmx1EzLlFtvM12WVx9nn4NsS5hNx6KJRGL",
-	"xyuvpjTHpp7IUJpGmzCpRMJ20l/zAYGmpxQa2cZibqO9bMIR/J7GUGKOdKTIGGuMyTH0FwR9vFom2U4G",
-	"a5oGXd/FEt0sIiWfBeukXq1Kii6VUbJYYEusWzCrpYPmNci15eIdqQYFmJtJkbljWbPrhGnQXW1539ii",
-	"7yb7xsDvvpNCC411tJydJQPnSWGCxfNuaYTN1j6bTOgGKYBZjjWpjKS7j/TeklgBbPBeDsPbWVhMBuJG",
-	"KcJLEF4t1msx3vREjLGzusL0RGPXNPzxCEhFP5xNQbDQrwAH355kfzvx+77F6bWi6h8jeN5IlLwnaWd1",
-	"qRcjs6QyTF6WyIssSyJFJpJs4nNOacUssXYNnYyAzMTVxXS2ouZWxBDYyesyMRXfC0KU6JhvMKAKXIwe",
-	"EXFo21nU9rk7MvNKf3tOmq2WYQsAdNaOcKqFLrWuXs1WsXeYq4XZ6W4pe+QQt+rutC9tWQxxjHGll4zz",
-	"vL+2cxr2iFQiJ6Y4OUlQVR/ahOTLopUYrQMlkou0KNdaRn7T26o6ug8K9F4U012zWpW2viMwsl+LVvJi",
-	"tu9mxt5VoQBaH6sVDrFkQFkZLHYX9mXQMaJppAG5okzdZpG8le9FKi6H2DYir0yYldOwsHDxlS1zef9e",
-	"DrGde9LBNrsVz6Hf9NDLDPQbXpcORX8faXV6saKMSBwvNVtyWcJtwzncxdRTJrbK8VZJ166XwviNxwgu",
-	"Y3KDND+1UcTwH8lTvlICX0tnyyRUTjT1HFdvoT50ZTEqXiggja7hQEy0xpqICZqboJgolnJV0qlXjuEj",
-	"ptNJVvY0Xwk7UqU1uztESxvsmgbK2OyhqLsi/nfPz8iOvArgg53P6XQXCIcvO59z4Z9ffDR/+fIqIPoT",
-	"k3vsozsbsgQnZSnqG1cgrsIJKK9s6uMul6G3GppIRrgj/Z/OJVvIzq+yXC28rKr2De1l0qrobvVl/QTc",
-	"ciakB0Pj4vLA7M3LIVdtvXg4eRA4Wy+tTZzWQl7e6en3x1DeItfL1xSXfiQRY7x89YrOyvrHBX+D7URq",
-	"6yCbYuAObtOFJFK0jogPBZJ90pxqvPYd4PkYRMGF03GZJGyYMDnOcmO19CdVFMdIH6EeMq21DMXJbSZx",
-	"Wt+lD+eJ5V1DD0lvxrVMrv/UR0zVDJNijAtikIhLxstdDRvWei5wqKUjdhB+k6rL1Rbzd3gfuBfVGiUl",
-	"vZtnHK6mu7qiN7ubvQYuZwMrRuV1nhtpxe3+zrrsSupdWFd35qiCLnTBWCSaQ4i+E4alB/ay+giP0I4K",
-	"cpbQgI5CjZjDCCqrYEHeaSwWE8axjr+ai+SSWD+6LQ2G01aYF0RyEd5B6aZNXdqZBBve3pBlAHHhuK03",
-	"7GhqwVySvoLVEeG8ijV6dp92hz262x70gr3243CftZ8MD7vtx7tPek/36P7gIHi80u62el5TZAcdUrdZ",
-	"xOGqCkv5WX+MeJji0YezZ2TBaKIFU2xglfOCUWyTmV/O6VWAEAMS6XV7h/k6RKdXQTO1SPyv3eT/4jct",
-	"+OiXbvvpp8+lRYqKSZMok+VxycvhuePJLGJJKWEj291aKWXDxtfXUob227VKKX91pY2LMKvnYipApq4n",
-	"9I9qyr2my7O9rrdiLXvPaBjx0t43EKkuFeVgGEzsi04jUriZEwa1SmTNsDD9zaKcU+E4FVkh7lSAt3Zt",
-	"+soLBB9Go1liGw83u7aiDZsMGLQdtxVIyoOLJxGPJlqk6pa7q3HeC1z80gK/t85IJKmJ1oj0q6hhES7m",
-	"pInYGPGR5qwDZsBow7fpiAzEjIc3Wd08iRSquasagS5VYsEFSY9IgXoF1GGRJKCcDExjwbCsjV4lkqUL",
-	"cQ5zCXjlSFhVN9hcRvWi/LysFBD219KXi2mNZ2qXVjO7u/GHFHyHJc8VjWK5meVzU/mHQchzdMUuUl1p",
-	"fXXk5/ajU2UaKNSUeHLguVlcXEXcZ66lnpZJ6aRC+11nWRWpzWTVwoxl5QZhc07v+m2IcDdrdu+IfiuL",
-	"8t5i5Jr4hG+niHSTXpobYG46z937FaHclFb8t2yD3EK83m2CqqpysUszswvI4KJ/HneLzvJUWDb4sBy2",
-	"l3nPLZ9Mg/fqxAPmXK52dUVmaMP+nLO09F59VRWYY3lGFFxBKGHDJYYSAZVubCpewizsE980wPft4+yy",
-	"wqJp8NQjPrue6jPz3WEgaFXfdpDtk23Fh3J9UyolC49MZRCzGgz3z9uGnULg2EsQ5ZecSfiRzIzFHilt",
-	"1WjNabBAa6aE0obU5BLWNbGh2dcxpS0NWWJaI83cRlG2EbM4NCks0kQDQ2kFC83WEWGxRPO3D0fnd8hL",
-	"AG7IkuiKgRCC5emiiQE2xhZD+HCWU2UsIuQYaiobAsAR9aqhVic0Z8bCLZLFLFDSQRSJS7aLjVTe5Afa",
-	"W8Ozpj85k1PGQ+NhASQBJRm2VWoPXB2ZjAj+KpKqogrVW55idMQhYBqLE9vFN81D6NjcehC0vlZBKyel",
-	"bE3o+Drv6fu/Tje+BLMbbotXW/WFipceYE31NbdpALOh/NtEL2fmk1LrwXt7lW4xYAjH/IdmV3Xj7FwW",
-	"d88RdrfQqNaXXapsanr3lS03NbYV76kSP87dKUA30WA2LcOZ1jraKLNiG5FBJQGwDnqs0ADg9VSaN5L6",
-	"RoGPToOimkVFVxlSHcremIkBbfdzFnJTYd+mJqCIfovyPkXGs5rpybvgeu/ZcEOPg7XJQXEqDQLXIhOF",
-	"Xk5zMUaaVDWxFpuKjKPN48xz3UoP1jT634IpZcMvVxPWMh1lq6s+srUqZ4rC1ns2FnEoPeNWgw5OubzH",
-	"kpzKPvFBzfBJc8ZVFBc8KFrHAxVK63pW//C15A9TDrDBQKrQNocRp3EL9K00C7SZ7/z5qFb+p0dwOTZp",
-	"znzcuoGGtF4H2jT4Pg/1+468v2/Uvs0l+JAfsFjbCT2vNKSX6h2mEeSxfsMcAlzurRMISijvfrMHzF17",
-	"s8xeawJx83pz3viUN5i03rqe6E2Spm4mSK/PXzEq5C0c11vMsV3V1jAT12p5Db8aC9WGxqav1h13v4mF",
-	"d+vKAy0gbeRREYUOjDol0YrQgMy26ygURjIzATloTJ5xxUKIVV1AwPQ0ia6oYq1NqxffwP14uDKC7F4E",
-	"hJt5FBUduekHwUwqyJadMK0xynE0TZvyXVyyRSoIrqrN8ZcyR97Yu1enNoeGviOi1LFfWgNlWorDoaFV",
-	"Zss8PeZLdqy6J05MZl5VG1yTtQf3RXWMCA3DG9Rqr8giKdZjttlUdo4621kjpdmdyXwvxbpSR/r5BrJE",
-	"AdwlVrkaeXsFhlOzJ34FAqebqC2xpOGwGfy2LGNmULqJkJkL1rVSJv5Yp3jMVqvF3Kjuy5b6QG8oiOaO",
-	"dcty6Fp/qfXk5z2maRWfpnUlhETR0dfmO/26JdOLslyqdwmDzG3bOtECtTRe7E8v5T0IbX9NH/JKyazc",
-	"j3wDYazUmbwNyWwlx9zYt2yo6XbeZXuvrLsj7uTC39DHbJbyR3iZs1zPtXUq/izuZbfi3EbC7Eof8829",
-	"uhtVwLsfx26a/rmhz9YpwVffbZt+tJZibsAkHO9tvtxi0X1rV3E7flLHh5vKenfCWiq8gseuKxbdg+Xu",
-	"vpJs6ZDBP6mjc/RTASegXAsyA0ZAYdXqAzZmhuRnmgTj6Mr4BGnYhpKsOdddOqR+veAp7GsZCQrW4ZAS",
-	"FRjTKasQTGu+1cOU+BbTvdfxLpZ4+x0fP4hpk0hKvbCiG9LsZV1ytoXLBp5IHHlzX6TZxB/mjXzwKn6N",
-	"XsX78SPmcXZjT2JKtLf1JZbQzn17Eyfiiv3k1BWrT8D6y3xJsioSXlGeBx9dmDoTF8NETEo7yDqarvkE",
-	"6lmsKSVph92sH7X9CutL5eWxtT15cj3dsdd6fYnOPYjX8O1aAkpFotKJlzezDJR1h1AF8Xr4VFc2wsmz",
-	"2tNtdz83pa9S5N5ycav3eMemefy3z5NfqrhNmifsJHokW6aiC97HmeCIoW7hHxe4tkqMXwGzrVUWKMQy",
-	"OPByqwoYsFWGRN4sMOE9G95dOYEUUHhTbBNSNpOqFLXs44ogyq8oXvLu4x7LzmXTCuIr6oa7MTlbLhqe",
-	"rnIWq9oFw20w79dfLdxAzjMl3FJSPyIDthDcZNbtdrukKRkjKCrCu3Wt2M4ny6t6oWkNE/4mImF6Ng6z",
-	"2ROFhaLLRI+DJVihXhjWUtiodkGhpLm7spoFznPYsCprTmHlJlPdvBIV/0R5cn9g3huWg99mU541vum7",
-	"SJrbQsfxh7T4+87jK6rWxaY2efdMmt23NlmvxMuysRPHye4rZLYbeillYIoqubq4DeQtY5JzwgIlrHNz",
-	"hYwic9ff0xvU3kmlxqwFUXe/t7d3g6Fcm3s6Wm9345FmkiWFJfU2HKSAZzii58Jtg+Y2cHSrxaVpTJVe",
-	"IFiBI6mi4IZmFUSTKvHm3fI02zCknJ29Wt7WKQsE1+pIyIZ0Fity2O1WFFCi13gQe7sHe4dWgVhxwGd0",
-	"tJGzLo0vqDTS3JkDynjR0xPIuc8rGjTcrv8SuphLnD9rnDoWqHXl+hxg+1m7FCduBkpHUI1sPKQJBM/c",
-	"DKtzB37fTpzs9lyCyIezZx75gV7RU/iR+Eq8PH17ClM1W9BMb0KakyiOIwnkQKYJCyJ9fbTywdi9bu+w",
-	"vbvb7vXOuk/63W6/2+10u91/ufSyeXngs4RyOWTJ2zlHpLu9Dq3MkG1hx1w+0jSoskSTYXMCX3qEcsKu",
-	"jWFZM9g8QELG/jvfXCeFgw3GzKnL+2V1nBmbXlB5EVbGl7o12EQc4tI0wi7cjhFHRMtBprv6QDKuamgv",
-	"uMoyhPoAksEWbWYoarQLTeqg36LUaiE66kiTQqtECYkXgH+TiLsT7S7RZl4fWRlg5rx6q5abzqnu9p4U",
-	"jSBZAdHz89NGdajRSm5y9gpOq+JgrGVrS6eCksFXcCQ3Uh43P8e6B7AFTWTlIW7LaJgeoxvD+yejrRoh",
-	"lLehG9fL8EqMyu0rsRiNim18NDFPpqqPLaznVKZiBNhe52Mx8YDteo6/X87i7aWFVdgKMIxtqXNGSW/L",
-	"LNi5NEQgyfBvk+I/1kxlJzbFt/QtSKO4IhzBws5Yl5ZR+uTlSb67ioZwCvLS4Nt0zNrNNFzQ5b/PrzDd",
-	"ZkFvthD7tB7Ragdc5JAuFqPqgAv98EYeS433JQrAHdqLcz7PG5tQSkbxEAo1LavFM9kooGDpcAxHkKYC",
-	"HhTDv5nOUIorKwIMCgiyVRWixLVdasmhptkkiTJO2CeUnLw5JWc/n6XFPSgn35+dvTNl/kSif9CQA7Ve",
-	"cM07KRcg2TYli4dtO1gr82V1nFgo/c5FCHEj8M+xUlOnLw6M5DjFy5gPbHFxAsu//aWLLWTaCI1CpKCX",
-	"tTdAYNlSi2N9f9B4Bt1eEyLZFUtovCoio6qPZ9ERt80c2Tv1LeMpLPU4To9jLcSzEATk4/2SzseWiJW5",
-	"OxarnKDmOkgcrrCKavOB58/5FYvFdJXPsjh+NVTyVdPqgwSJzoFHrpBaDWAYy/TdQKJi8FVgyIf4bwII",
-	"/DIHilzcfy1gGMP8XYGjYvgKgMiKPpQ2SS9rzIENinYPTbcs8Gx/+PDy5OqxR8bsumDP6V7bjO5BL9gL",
-	"99nB8LDrJnOH+W4Y3etfuu2ntD389HmvV9bwwmt8pCoYP0NRCVhrHL8dNvq/rIYbfHU6G7gaRDFNULIg",
-	"YRU4cGqNdx/ZYCzEpYT2R/ruxq9Icz6WLLgApjygkh3utzxIVuQQtksEDwqFB/CD18Mf//E0efLdj//8",
-	"LTmb//rh3cmTl6/e/eul6L2ir+jpfO29a1a9fLCflqticTYn0gFCqk7kN9MpwrmuMRQl2CVY30xyyR10",
-	"lcTiTmOm34qoApOfsDjSBMxqN/HQAl3h01vGb7ij1e/4nk1fFcNxO5BUpJCG5qmVX634emVshYVMdXzJ",
-	"Uagcsd48vEkndFhDlYLPkkQkFZ2q5owrMk8EHx0RPfkCZap0xFLVELshVrXKg6ePJJkj22hHIfatknTC",
-	"iOAmX8BstrJ13ExeBCJkVV1HAqbX90iiNIwfHJFuKhGGEfQmc7S9NdpQuqf0HBqFE8mvy4LVhX4lCtmb",
-	"94yOqjZkblNFR4QSX9GRn2dbc4hHkUfELhokXSyiDQE32EcsYcOZTB8yAgK8dCX+2+VzIqOraO03pFEc",
-	"8ZEPnD+lAhJAkW+TlpJCy/ZZ6e2TsZgl8ohQElPFkoykJvSSQSK8b5Nf0hx4u5s0hcPMvWLR7k1Ycu8j",
-	"FHMwb+olihnWRsd7YnvJ32bBFzLiAdtyQMbqHGyNcIhOYdpzLv3iiOgpTU16jY2ycKutTTxMBTHjAl3L",
-	"6l3qqBs74+Ch/sRZ45ruzpVcC/qvGrAcVezfs77PUrYFH6eWw7WrP9Mv6s+QT9o+pstL+/D+FTHNlfQ/",
-	"k1nMCNfIEkcS27xShYKAOaI10lMBWLmFu3Baip1xV5pFzORseHmsrmSILjHWFTRGTG1TzCpIxjVkre2K",
-	"Fe7Qmwtbua+3IW8VwVFL5sqtYsvwOSttTmjaa5Zfja7BIvfGmNFELieXOn0VJVFCeK5emxsgX1b4qIQ1",
-	"QBiWyYQ0I6Rdr/S7vssWfWvIipIsnDeyopFj71JjIRm0WDR3Y8SDeBayMJ/RuNo7gcEopRcjEvRzfU1X",
-	"e+2tRkytSEco52LGAw1zrW1rFjSb4n6z5M0UupPpTDG3wK0SRCUz6DlSgrppVZOS7sw8vJ1TZrNA0rIu",
-	"oLKzpp1nZRvPAsJt0jT5LCselOULl+PxEZGMkVz6MTx2gk1bVf6e+w7ihPNcumWq4y0NapSyDMTMd3QR",
-	"CxquNmpleJxKmph8bX427XJMiZoSM8iYTtkNbx6X4OoKLtVRSB9t252yhqw1oocqe8D657Nudy/QBwT/",
-	"Yh1zy/soGfFUcIRk2ayWJzTrWf7ahMT6nTKm1cmMGNlv5guHsp3X0p/ctzR+596BH+wbn2o2ks2g7ZVI",
-	"ShVXlj5JFsySSC1O9UkjQgwYTVhyPFPj0iaex+9ekku26EP//AsNWPTSk8GC7O8Zi9osiUkwpgkNFDSF",
-	"NPuzTY00/lElEtKEJvyXbGHe8IHIAe3AGgBLyc4f3Dxf9LojPhRYypYrk+9hgrgaExpxRSPOEvnf8iro",
-	"RBziNho2Yqehp3ReWspjaBzbombI7tPo5A755pvUVSG/+Qailck332Qs7ZtvPPeiTp8Dj9MPKQ/POd6X",
-	"KLoHYsIkGdDg0kYffvMNFCD85huT2sEXgjPoo5neSv1zfs53O0TRS5brwW1uKhPt0RywWMxbJOJKQHsu",
-	"OHecB5JR4oW5qvEDz9zkgrNzTgiZmqpXTVunQLFr6GHlnzfOG76X1i/AgSXxP3/xPSxHhQUODAuVraNz",
-	"3usQyZKIxtHv+lrFZbx/8Yw8efzkgDR/OH37hjyjXPAo0O+gYxDxEtrbSyJFYpDow9mL9u4hCUTIyIxH",
-	"Snqw4OfPXh+byEaTgaS5ifSIr0fvIAlFw4VP8J+EyYBOIz7S69vrkDGVY9M/+kX7iTGcwzq/fXX84/Pe",
-	"gIAYt9dr60dEzNR0puCegm6nxO9e++RvmDUUUMnImF13YGVoLZGzWBH224zGkvhwyh08Mb+jT/TEPb2+",
-	"IxX67l3jEQdbPdtCPaWxi8HCyxhb7i7yj855KuYVxszlHxSmwGvA0wJh1dAeXu/eOS9dz4Qp/b2K/SPr",
-	"jaqav2QxTqaEd85zSzMxYuuWRdasqnPOX3IZhczpuUZ885EPuWDxnC5Qm7U6K0mZrkWnpl8VFutrDMvX",
-	"jzEeKDkWc7AWUWnxZ8yuMRCEKjPyI+miJCDLcyBVE83lBB8Y8xMFGTiaTGbQRDe9apu2TonvZSVLEDvI",
-	"38iupz875wiB1hHEmKZFP6SiC6h3AiMOBTRoyEa8iEI9KJUXgvutDkntRsgLPpw9IxE/52vCjzvE1yei",
-	"YR5xglHIskNwuyALRZIAszD80jeqGdLQse3bB0fU12AxNxZeNhd6m/t7zu3UAsjr70Ri2E6ffAs3DzES",
-	"AVugQOB3yDtb7pKG8pw38RA9DCpPkU96Jh+vhSxa894pRhXolWhFTC8IDjiSBJjsRF81A0bgskI9KY4C",
-	"ZrRrc3UdT2kwZu1ep9vwGmB5gTtR9nd25vN5h8LjjkhGO+ZbufPq5bPnb06fwzcglqnYXoKF680RYvuN",
-	"3U4XPxBTxuk0avQbe51uZw+9gGOQFHbGjMZq/Lv+96jMH3eMTaFJr9sl83EUM9M7WgRMSpLMuDwCq7dg",
-	"WMhQiZnNCDJ9pREQKC9Egr8MG/3G92ZWCMgC+wOsptftVsmx6Xs7r40a/8Vr7Nd5/1uaBtbqT3b31n9i",
-	"hPkzIV7RxEzVe7r+uzMhXlNuA0BBLDmos8SXXLGE0/g5GPZdoa7R/+WTFgcnE5osGv3Gq+iKcYzKU3Qk",
-	"waq2kIpNGp/0ZzvQUrv6NE/ZlCZQv/a8geIIDc8b2NQTf4Fb8LzRIR81afqcsfDv+i0ffdEmsaYF3K4U",
-	"NdIu7Ho06BmOlNZf2XScUKIv8bQF+lxYvoGxRrl27+lH0IcUmqeX9k4/IlJABjANyYDGelUJuWRsCvQa",
-	"YkozxZhaLc046I2rjCSJhVRGSQvZNBaLCeNKq2k5CAHU/CJQwBe9PKp5pUMOunvoJplH0oQYwUmYfuWJ",
-	"Mrns45kKxZx3iGOSk/oqm5e0c7cLaPq2+7rfgqGNTKc27p2fS5R3GtpPzFVS2tM+O5qqvvYlbOE9Yq/m",
-	"TwmdMAU5db+UWuJyi7aMFy41JUgo9H8HuFEICIn0h8DhMyVCn1zDrS9lkLvRb+jvHIXR/AmnXKbPfSrn",
-	"Y1qzMfYtOgVg6x3s/CpFPhLsc2bjbGBPfKdffr+31DFf/5T1+FfJjNUuk6UhHAEDAR2saC4CaP11Gav+",
-	"qsYqT1lyFQXsA6dXNEKX0yqenMIUWWSOAeoDAw6GLY1TXkFSXtuqYuXyKtih06it9aZKho4ylRWPcoHW",
-	"XtYEOu0VzXN1xqyTEc3B6GaUWeSjZ/gKG0bXXurftoYeD+qTEfD5NpWwRE7JJOIzxVruxGW0/iqS6nga",
-	"/ah3t0TwZeeTvbLzTHAZScV4sDgTl4w3bkiB9WjGrDL1lJRQjmbM+pxuTDzd3fWffODUSLgYo/NvQHGO",
-	"3COVg9uPpMV5VxKiAdprP33xGlNRFmH42lGsLNHYgAVLNRr1jW7rk+Zue7fbzRnCIJwgpvyyhReyHiNS",
-	"ksVDo/CocdrH3VSRBEFA34in3x+3eweHaKWIJLlkU4UXfxxJJUGThBfRuLnbc2YmTR9pUStmxzabYixi",
-	"EGR6XST35ozbAphocRkxJcl+92nfECN0tIDh9Sh68eZ90hQJzD2TLCFhJPUxhK1UgIGe84ANwANmPGQJ",
-	"mVOrrXIBUAW74n53r4zkMb4MySkL9f5WhIut0ao7RUpfeYOruS8L7GJ3y+yiGMxXwTQMyJAXO9EepOmE",
-	"M45Zgq6TMaOhqTNwehW0HTbYRj5YsTTzXQnf/HKf/KoOJ3ghkkEUhozjFzU41TPBh3EU3E4I2T2osx85",
-	"m07BgPmahRG1YRR/Rn6K6OmaVvJssJSrFqWSnc+XbHERhV9sb5gyD+J74C4S2E5OPnkkkWMBlwLJKRVh",
-	"HFZj3c5a37I+J8Nbwe6u+XH6Ms0sR5mnQo8KuWwMlElOtBqTCmlyTBObFWSV0r47y5xqqjRikjsDBMHS",
-	"YMxI0z/96dnF8Yez7y+eHT/7/vnF2dkrzaT3u/soNjnZb2MKrNLu3LrqqSJRWK4SafClPHOlYmRuI6wY",
-	"1/TxcNKENH3DtFJdaErVOFOF8NVGkU26WoWTQ3K4vy6F5NMtDDvHQ8WSj6Bq3Stz2l//0RuhXkCoyb+Z",
-	"9PU+kxyKJLxSDLMMIxiz4DJXYHTns+s7+FKp35yxOM7bOTLru5hzLculVUAwxwrFKWht3CEvROGjR9LU",
-	"W9Avpd2cSoUVvWY3iW4LWoq39pvUN/kyvFulZml76ySVXMokxiPfr7ZzA+nhgaQrSVoTVkpXdC1VOeRt",
-	"fnCoG2SJdq6KdLn6dZbdgwOGbnO4XDVFdirUhTe5UKu70hiWKqPcs9KwlD65Xm1wgvUiDnA07khwwf0F",
-	"tIUH2f9uZX/iRjFa6jZ9/R3yDlkY7ZifDTqtMEWmL5I5hKWcsJMIcsYlyvXgEUpIkNB5LE3wkJ7B+ZCG",
-	"oQ82UwjrxQ55YSQDAROAGAulOtxMbbyQ4FYXM6VZi42cBSslTGdsmBT/wgc0CNhUMUzMm1AeDZlUaPi0",
-	"fz2SxOfsWl1gQJdveo/QYGynwO2lQbcYJZmP+V2QJnZU8ZyOKh7xpaIx88lUryU3izEYC2LKcAxnMUnY",
-	"MGFy7BFfPwwTOuc+7klrFIKPNPCsgmKsU1qnMbEF2Bi5PRYyV8ycgLZFQ0IV8eHEkY/sfEYAf9npdDp+",
-	"lQn3hIXRuww57lBiyc+0jkNmCPvg0NjUoQF1WzTdZkAsIV5XJGBhVOQYKfZYOqqW8cfMVJRO05xd+isQ",
-	"KjgbfRsykeHonMVx+5KLOYf5OxEP2XVHo5jvWNd++HjqESlsyeWExQut/U9pohbgkwFVBYoxJ1dp7Xr8",
-	"PuNVmGhO2m27Rr+g7GclNSAV0GFuItHEmu5tTmW2tQVTZWT2HQMqe23huKkeoj/GIhm3VylKWgqLYDZh",
-	"HIKfhgySmDw4SLAowT+aFNEp3bXm7VBGxPjVw6gNPBT86o3lINdSCnf4M4ZU5UWe52fVSWBWwoF3bi7V",
-	"PKgXNRnKcUYAj9xrNkOZuszkcy6u8MumPCWVRpbaYpUwGeVeI6SJiXnwccTjiDMbp5/tR3OYwMa/QoRb",
-	"K897OuSlCRcD7jIfUwUBeO5SbJ7FEfF/bmvabUPuhI8hH5FaLUmIxJUOCkbIhCFLcjaawoKqrB14NRN6",
-	"EcXsVgxovQnEZpBgRfO/EMPSX9yaWXkNFynKd5gX9Ip41cnFvFS3pgOEaniNFJvKIl8eeOf98k5Lr8Lp",
-	"IV6Xj0KnmZ18HfZK5rnU80i6Xgwx59IjWDrevIo+5b6pCG+bK2ZaUcKozPIZ8ZtqpQImf+OWPr972+s7",
-	"jCqt9d5p9Du7WwPtEgxWaTzHaZub5XN7iEm565iU1bSCYZLQBWqNnQUJ1OlvsJY6bQpxXpqJmCRNrXiY",
-	"18BA6CzOedQyZhq3Tb2zboxVa5og0WUvCohE1o3i5f8silitUobhbZNhmETZe+EWRfp8EcUKquks1+qJ",
-	"F2ZDzmFFmWmoKj61olXnJk23/pw8L21TtwnDS5ObH7jd/XC7CpaxGatzu07U4HYpezO8xWFqzQJXYwlz",
-	"lxbhQkvZ1t2zJaclxh/Kmf6c3MBCb1OGkLVyf+AJ98UTUgq9AVsYMa4piLVDLtvqWhWCRFIrUCWz8Et6",
-	"8vrERJNFCQuPbN4KjSUkiEDeHniYIB8RkhPR2GuqEaUr8Dvn/IVIiG8LF/tWMcM6CDSeMa2IUadqMjGJ",
-	"KrjuR5LQKbsmTTkbjRjo5mdnr8het0tkCwo/nXM/rYXsm+QpLLKUGrwxnREHxIzGnOlbXgX5Rr7qWvlH",
-	"ehEcTuOc+7k6x36HfCtMZkLOcs1zWf566XEs5u04kgrCas65X1Gq2SeUTNP0KgzMGwkGWVbgHnOLQ5fA",
-	"2UOR9JyXBOpAFioXCovHk7NxwhikWkGSeN9EduNZNH29d3sESkxJzK5Y3PIIxTcw0TnBWEE2FIn+JqSK",
-	"AtBa6OfL7okw3Y15y+4fc2bTD71zbv4o7qxVbljDNZxweXat7j/IqMZ9kpnulsuH570d6bE2LcV5EL2s",
-	"b1yDUprEWlUibwn91hZ8y3p5L6/55YleSyG6xYoTWM9cI67TCnqoib4K1yt3Ujz8RkUsZVmt79vlk0kb",
-	"jTuyVXtdY9ISNmM/wBlzC8lkmN3oN2xR4fagF+y1H4f7rP1keNhtu5WFs+ptThTQ+rrk6lphHnOOZ/39",
-	"H73rcTB5PqI/vx798/RbPug9vXz53furf81z9cDyFfQtcQJHN6wG1+TEOeirxjaAKkIGuUaRJZSB55bL",
-	"du+HGDL6sllhhZzNi4tL2Zq7ntIhs6FuBN8vtVMJLeM6u1YbxQ4inE1g5hI6/uViCu8tjOlPKD9aFMqa",
-	"UCxjCliV0gD/XM+JVUGJI6YqxMhK6fE9U7OEG1MXJkqWIG7GIIbF4GIs24p6IW5HSxB4jbWysINIQaTB",
-	"IPMuhqa8bN145aPMq8dBOaUyW1eV9+4Pki/uUkNMt7WWAaF0bgqw4+E8RC//mRMSaOgGMD5y8L+EaFcx",
-	"il/FYLX1KU11iCZTkSiiP8hnUkMntomQ0Pu+VcyrTsScQMVu2Sk1Ev2gF3CHRKLHX0cfek8PVpJ7y112",
-	"MGmlQUS/sPP5VzFYeW+9LUnLyeFqeiuZrGKv2+06aHm0KlHtVzHI56iV3S0/iMF2LpZSzKzIWUOw3HnO",
-	"2rZo8ATKnNUgxM5D2ttXQrjH3KGjR1DPZpQwaarepvRTn4R3sJNim/H1To9EzMuTZh3Stk0XIBw+EXMT",
-	"fZHSewDZc1SS2VSfBwtJE9P29YD42yNJAhHPJlx6xMdQI1MvaD5e2HoftrcD1kEK5FVnEnrkvPECtgNL",
-	"PW+0bIU3+7aGUFbjQEKEui0nr/F8E7ZDmsK6UaE8wXwssk1JBkUdfhWDCgubZlC41uf8/vwwP4hBPQPb",
-	"1+V2yQGqnssF2tNmuPDAwb4aDpYeES3wMue4bsy/OoG82iIPo5I8O/3J2olT9hTThZipfinPMiZ6zPGB",
-	"n4gPTBmiZaGg3HiBTFFzI4eXeegTUXaVyEBNzVnj/dXsM8891/C/Z8hvE0Y4m6nEtMkA3V4qIqdQbW7M",
-	"mAJ/xSym0vJDdq0B8gg+7pAX0TXCC8fjoVmC6QMdMxyzTwaz+LJtnkUjLhJghGXgaM54rK+uYqQxED0J",
-	"WRBT/FiJaRscJVjE1g7Q6pBTlTCojUMhDNmkDW3ExsvY84mYc72BIo9+Jq/uk02vZ6mKXasdg/IZK12K",
-	"iC0T6zRe63N74IxfC2e0WLeKMRqOtJI/xmKE5Q2mIuLVOU7H5Fnv9B1RsRi1s9dJE0O1PaISxoiMfmee",
-	"Kb8OZbUPnx72SCIE9Jkdt6BzINIfxfHMD1woJ0IlFqNHkjwPewcHu09N2dx0rZdsoWn5oLtHZlxFsf0C",
-	"KNYMl6mK7lInYsKgKPhQGQlSIpCxVqWskr1eidGzDED1qGwa04gfQfErydTfZ2rYfpJvABOLgMZjIVX/",
-	"SfdJ127vnPfO+eVvT8O3/B/zj1ev3h5+/9Pj2dlvuz98e/qPaHc4OUie/U3xk38dvD9Jrt5e/v2cn/P/",
-	"9///f5Hy4cjx73ujJO5N/zl49q+PT96/ev7rk3m8OA53/9kbnOztvZFPfuX7Ue/p6+HfruLfJgdvD+Rv",
-	"378b7y/Ut1ff/nbZpc8/vEreqB/42ezZs7D7+/dP354Nf//+x+vR/t8BWhvyEXNA2bEU8gieQW3hZ4Kr",
-	"RJT0dPKxKL5HJvS6TUfs77t+Z/UiHlInN0+dNOFkS2dlpSCVUC6nNNG3lCY9h7/ovwq8JbvRVopaKbtw",
-	"PiBQnz5LZgImI4bAZ4ivf/ZTT2nukRI+aTpNGc27kSRdIpK0/L0SmGDUzb2FUSk4iEjwfyNJBmwhTA9t",
-	"AyAHi6s5h7P9O7IwwZbN0YgYtOOEsSq/vt7jSpvTUiuaScSjyWzS6HfL2tKsWxFn8zUrUmKL67lLxbJw",
-	"nBUsbgl/H/K3N2VC74DsQeTWypel7TLeQ9i1YjyUtnf/Gl6EPK1dQ+A5K6NzXJPCU7Y1pn+biWQ20Quc",
-	"R4ozKZlW7wz3bGZik3na8srln74j++ifqZolLNfaxtrG9CiP7Bzw2s7VLokjziA9c0IXUEuaxJFSMSMD",
-	"No54SPwScc9PJyVyNphouQkm4Wye27UAkSrbng2FosHlKNHSd4e8S8QVw7o72AScpw1WspmhGJ6E8lnm",
-	"vS//RzOLv7/xPfIGJkkFSauXRdCz0V3OGLRgCl049TLwADDcDZqt6f3ASRktLl34Kj6NR/Eg6ZVKenpi",
-	"A8WO2VlHJCNyGf5zvD8/Pj4+/nb6bjIIrg7Cn//ZffyPH4OT7rvR8atx0DsbXP+0f/V6b/bs8vDs519/",
-	"Hu+E3+19/8PTV8f/3P1x9tPhb9++6R2//+4fg9HLw/FYTn++Pv77jWTLlOa+eunyQa+9gTjqMID0pAcL",
-	"Qh3+mzHQlOJX3gcl7KiejEpnYaTIlKqxnTbrMRgzOrQM0r25lrfRFIlnK3NEvzPfW/6MKuCFNgsfxtHj",
-	"07wkuoz4wDx9LtQFFCFKm8/NOMRZp2waM0kSOlRH2ScgTiVO0zrbjMx+ZbvGcKFwzfpW1IteMNVHpwvo",
-	"4CYayI4nEtJ0bghJsomy8uvYNgPi6+bCpqlgpXkIpYoUYRr1DPPXvC/T6C3kEKCubA8/3FyOf2lR5a6k",
-	"+BQqIeMQHp5UuI2zJo/VMnOtNpTrZXeAphJajL1iJKUWEnHP4EUQR8yKRWMRazlsSWE0OEyaWpajljRT",
-	"IvaIpItWh5xg84p++cmAUKSFguMqBdGcsNEHE4iFy9GEGUILSpdoR1ZzgSdeppbodxv1FJHd+1dEMnys",
-	"uA2z07qdEvJwV91Aaykwuc2tJpdstbXEGkdNHkDids/AGzDDe5neK6ZM9oQCZY5ETPkIOnVd70xEuCNn",
-	"k3CwA7bYpmlEiuZdtIj8Le1EBtbc3I/G5pt1KWt1yHsUvIgci1kcYheySGXWHJubgx0JssZBxiirxmyB",
-	"F+2R8daYojOa8wSCXzEeMR4wtAUb/w2A21TGtpWqxUivq5q122L+NWX9OsL934LwkO0ND+jfjn+ed+Ok",
-	"G796efCDvH7+/NWrqPfuci/8/eeX+4s5PR4cXrLe978nP/w4e7+5yOse/4OZ4SbCZRkBbUSpKorZzmf9",
-	"3wt9T68WIJE0FZRbpNJxqeBPzTGLRmNFnrRIbDo9TqByexb0gh00HJXa7xA/nd23acIJFP3B7Xx4/wpF",
-	"VRST/PzSfY/ImMoxaPVYqr5P/M+vvux8fvPll8505/PHL5+w/aTpTaoVcih3bxuBYDoz+lyf/D//9yvj",
-	"hGYheWMkNuuO+djyiG+c7/nx09aRgxkP7QQxo1dMGmc2JYNo1GY8jCgnu4ftQaRIDNFwmTSsRWNNqa0O",
-	"eaOXrMVGxcAYMUrEbGryrrVYE0ajSLNGGsdkYIrjg98ZIWx7h/nXPmn6193u7s51b29/p3v4GICx29vb",
-	"7x4+bnXIqSD+d8/PSB6s3R34pre335nu7D7GtvUl71lgdLtdHxzvc5ClNdNC2QpbvR0VZC2Qh/GoU1FT",
-	"Y5QWseCsJRtBjaim3/2v3gu9lv/qvYDV/Ffvxe5jv4V9VYDh0oltFoAlN/3rtrwK2hqH2mLYRsQCOxtc",
-	"aRC0XJgaNQDoo1JEP1hO8+2U8eN3L/GvTDomAeWa+0OXYoqYCN1hhrM4RlSDVsWmySjGEkQS+xaERghd",
-	"MJpoAE1poiIaY4MYeIKtnFANMIoMTZ35trYhzGJ1OUuBpMkFb2e10N545KNVd3Y7nd7BQQsVJhxW2R55",
-	"+uDSXpKwqwVTpLlK6TBlR7Idpz05VRTHdlcrvJNnN6lpVkMtWeYCIikn32UeQpqSMUIH4go7v2Q3ZoEy",
-	"ypWclKPdMDx2D1qE6juk0W/8T9Os+X9/6baffvq86/W+tHaa1/jX3ped1jf2n83z8850x76296X1f/6z",
-	"cdtIWxEoptoSgk/yMn6qUQwiTkH3qHXra+D0yUfS1Ax4mEeeVq5FE3LmvR7WbPNs0hry2LQF/Udi46EA",
-	"xW5hMNvbPdg77Ha7Xtb11y+u0CNLnx12UztDRsIPprc/um4bMCM0G+Xu5ipXTLMgz7SKgpPXWL5ZcsTu",
-	"SFZYwTlNkKmZ9ZZmskGamrTMNu3MTRXJt4oWiYkGk0qItN4B42EqPZ09IyFd2J7SWKZlIJS+pnLduU0N",
-	"+zG7Bh0L0sY7xLYfDmiSLIj//IyObCda7G+NgkGO0Hxj0MBe5ZRMqArGER8R/+Ww/UZw1n6tf/HxCt/r",
-	"7peWbwEIus0H7jFv7j0b1nnfmKLqBRkfy7e1FvFyqEEEELrbOONNWx7Y19c5JVa2NNAv23e/eBsWCd6r",
-	"yf1eixCqCzwE+30tnPmzRvwBNIQ/nmmm+cunL/m+2kJcktm0oikCstOc5lrkr7UrE7v8Nq0+vBm7FUPL",
-	"TrWo3+t2sTSwyZCgCov+z6nEDgp9U9Tcl1hHWAlyycU811UpXUmEXdmqWaItz/tVcsR87eC/Oge1u63H",
-	"QN1ygw/884F/3hH/TDL+cAv2qf8ORBJuxExtya0bsVKv2MBFC5YmPaLQy0VzXTMbNG7Rz/wrGkfhhYri",
-	"2M+MD9aN5gxuirYQH6tcgpl9wBgn7Hqq1XS/Q04SOlSYRzJNoiuqWJ+k6W9rSkMQsBugS9ru/kizfMoX",
-	"gjPCYsnglLCvBRR/Na/hjDSO8WuptwE+bbNScDOANzwtjeXOAllGTkkLM4WxE2EvH0ygiaMhCxZBzCCN",
-	"BnfbWnXj6IH+EvcNbuXf5XbSe617N+l3H26mh5vpTm8mw0cq76UatfFTDpG1JOsXS9EiV9U/eMuV5hJs",
-	"LW/LEflEExuNuCT+b753zgMqWTviknEZqeiKxQvS/MCjQISMxEyB1V8J0eoQ/798j/gXxjdyfu6TiOtB",
-	"gI2D0QNzhdSYTSSLr8BA+dHUJtGTEQb52plmTd4zOYuVJNOZMu1TcJxcwV3P2UsU2nq5asz4OR8JMsAR",
-	"0dUQdgj07Ar6hGKnfEkEwJLG8IZ1THChxhEfld0Cp4wmwXjbzQCKfWavlbPBklNzDy07s2bxuArWehpM",
-	"WEWAzG/VJQEPly3Zf7Ys8vS48PTq5ZGnlrqH7gVfAed8EfFcTwND2KXUEbl8VcKRu3wVKrYiHsmdIGY0",
-	"oXFc3Sf2+yhk0nAnaE3oDpBPJje23pJpxpFUIlkgewQDyVjMyQS6vysyhhbpdDhkgWJhFjtqur7LMZ0C",
-	"Surp2zSOWx3ygS+tBVrqLEgTptD/MoVvW0e4RL1TFhLBTelarIXhVCov7Tytv3rPaPjGnekuS0S9psnl",
-	"cRzrOVcR6vcWfnkQzFmSbvUv0Hf23ygJGjAtX5mhBMWBwgw1OVSee6mS2O13lYnRcbxUHSI3godLgr6J",
-	"Kl93rarsvks336frvrurbnm6VVSERXJyHI2GYcKkZKENv01BwSY0igu7frgR77BOG12HjxtTgLkS6tUY",
-	"nJXdMc2sSu5VScljmdY8rm7WBXe0zHfnaeXxKrNRRQkJxIxX0tc73NG9XU9l862isNKL+oHGvs5aiGUY",
-	"vzGNWSmtWqTUIo4VKUumLAiV2A97SW5EZbVUaDMiVAFHafj1im12Mw8S25+IfvSRr7+jAH83JqLP7p9Q",
-	"7guGWUNSZeW9lhezssZojhDXlYvSs7pUZoisYBEqiR9xvqlIDSvsf5PYyfssJqohsI7mizu2kn3aAfZP",
-	"TvIPNvE1PEKTZY6uarIEMFLWChzEtmKSBGIygNoJWP9lBwq+DMDdlyYFzKahljnhP02TWneVBgfK1hEG",
-	"p8zk301DazJhlEuCna6P0GTup8ZoE+YaL9CEvGQx18OJRIEj1g8h6KXpinctz44IpvMo9EmTysDYbsBG",
-	"j8vxSXOwQKIxBQP1Z61OGs4YR1LJYu9NtLkvKmIiIT6nNJ/qHxr299wsblOP54tETE6oqmVpPhPpm0W3",
-	"vYk2QiiTIaASafr29CN79JX9dfDL0lbWaQdrp5k1TYJxdMWQp1+JSxaWdbOuB676/fRORaLupgBsXX/w",
-	"fYQfGbStY+D/o3ryPVwXt3KhWqUt34CzPFYS6XTFhVI7UtJeMDSrhJCGKcKoR2lI49C8anuSDhZOIA/w",
-	"YtToJGn6DGz+0RW7wI/7htUQdg25N9JG4tjRPOIbnuHb/JzMOQExLgAM807W7xjDhMyC0Sfsw7ovKBYl",
-	"Aj43pBCRY+Lc97t7TrCOTaxbE/OTixjSNxJU09U3o5hxxULwCyuhaHxhtuR7y91rKuKJBNf3qRs9BOW2",
-	"saYubh8MxFmWYqHYheAr7rr769d816E9W7oYAaCIt4jUHhHcjUqzQIdawuUYvfLSrN9JGhfz3A5+Ch8/",
-	"XJI3iYLa6Ir8A/pYP3Qn+sNu1LQnfGnobPE2NW10d5w2i1XmmY+Y44wtUfUNlw/UtC1705E8+CcUhdK8",
-	"PArxjtD/hnuhQ15mMbCRySW268frdQQ9z4z2M2cJ8/SlyqZ6r/r6s3OabquRglSuBbrObe9unKcYY2DC",
-	"SBW9ZBwK5/XxFXDmm+5p+92nmYkpy2Uzn67wuL9HqBYbZxsDEJPqWxEutsgSYDbnQjLUq085b3H6ch8R",
-	"Ommf7XUxmrDs0KLRX8GK9Bdq/7h7UAcAcjadikSx8DULI3qm9d8/bQs4QMcyTkaaps0/jxetldXbLTs1",
-	"bOyGzBRrfgLzzBqh6wGxPAaELnAGIUZYj5VySQMFkfkohmvmOB8LqD0KtSmKl4ObfuCR+TgKxmQyk4oM",
-	"GOZrga4xnEkamwITOQUlUqbvBfTINj/iitU80hDbh851XBA5ywT75n53H/plm7/dwg92p8397tPWUTGl",
-	"INV73MhJ/an9DHILnpKmOQEcGo1z6zl0pjfcIX82k/xB3NnMfkPeLB+Y8wNz/gqY82xKlCC73W63wBll",
-	"TbZsBOLbCrkZ66w2e2ApT2P3ODIc91bSbUEidXNsHQ6a1njK8UmHMbqybH0OmaoSd8oicZY/jEfi9A8C",
-	"7AOP/CsIsCX6/zJvxOD6Wh5aTL0wwYD5hFgQWwsmbHAZZ7lAx3EMxeCyrIwo9bxq3X85VenIDJnVNRtF",
-	"V4yjoAqjdIifM/77YFtPE331n+BE9qBtiHfO7VM0bHrEn9KRddvqf15g1VqaAHlDgcsj8s03uA7oaICu",
-	"AmdNEAYJ9coirgTxQ2jMKv1vvjnnTZ92Bp0g8zTbpx38/cgI1/CY+P/zy3H7X7T9e7f99KL96W/N8/NO",
-	"/pfWN//pe2g11wJ255wfm17kdoL0dgBQQ+UbE00jAxrTBN3HFKtlw1UBzfwWhMUMKtRhbz+aJHRxzvWG",
-	"mZelJ+k7qNwtHyTMBL4lORe9iiaMNF+eviVPDru7rQ75SS9XWmXjnH94/6rNeCBCFnbIMRd8MREzaSJ6",
-	"0CiEcJ9JqF4KOOiajSo9Ifq6wKA7xhCTzrnBzsFM2aTkppzJKeMhC40BCr0ukGKhhOhj8VgsSgmLViyO",
-	"sRQk1diLqRnnfJ3fg8ZS2NWDDQw2VTB/6ZXiurLcOWz/N2dSnXMfoRpeUOW7iXIp1kchFKAUimLaOCbd",
-	"pWJTiiZNrEyYtts857FmnNLUNz/KynJD/juUWOx2kU7Q8wMjZx6n6kS7P9Qpk2dg75DbeEshHoYARUGw",
-	"0mda5fvI8Z2q1Lvd3pPSqIAbLitVs6sXlfK+2y3JHBqSNYN0CYN6moFo0dbUeNd0FuGCsizFXrd32O7u",
-	"tru7Z91uH/6/0+12/7W6B1JJIT49Y1uP39jGmo0gvWrRu7323u5Zb69/8LR/8LTz9OnTf61qk7StJQOZ",
-	"WZcyrA+9c2W+OPIG7Cz5m4xIYUtdmxvGtNsEPhqmjm2p6MIyUS1DVNdbd4e/exff15VseqMc0wdH2/05",
-	"2vCAsL3rffrZcN5lT1tZ4MpS1qompepCAGlUPcg5npN741U5yZoRNxIycotUqulb4cYp+WJrrGRlVGw0",
-	"h+ABy+qstAhWQ0xYoESywDYSHXJqir0nYmI+TGTWfsvUP75kbOppVhSpNALF5MFCVWMQBjWT4guQM44I",
-	"Tc3Tpj1UICaTSBmLrllhRandU4DnXbIBPcE6KwCsUT5Ue9+4PUNMFagnGncjqaLAteHJhVRs4hCPm6jW",
-	"tolqO5/NvyC7gAYBm6pq295bW/JIaSiqtZFKIQuiUCuuMC40/zbWQU6o0tqvjYRGiuLO4I8y9wrx0eXc",
-	"dr6RqHJqddZG+8I+9BryOXlSzJKgVLrGZf3kvGzxalNJ23xXr2v1zckJF2wmW0dWDrAe7GpflV3tT2ga",
-	"Q8xzzPHlia810hlqsKGE/cqCFWxIY3eJhyAt41xgTtbRSqgtBrFmF0cuQ8kVP3kkbfQLqgEzbqNi0N0L",
-	"XxAaa0VkYdhf6ISSPi33E+jt3g8bWo0Gr7ES3rHWTMGP03gg8X8bEkc03BqJL9pIKdVkDJ1J5ZLvb8Q4",
-	"ww56YJftmxhm/drZz2ep6G7kZpzkkSR0yq6NKU///v3Z2btTMoxi1iFvua05XvDdDVggJswJbbO+SBwV",
-	"2nbQKJ4lWZFISD+GliZpNd8OOXlzmpbNmtAFdoY6IEqQva5p2SFJM6EJixdk/wkZi1kiW/r5AIK3S+Ox",
-	"gSEsThCId+M0dKfY3GP4b85LHrxq9fgKIpnmK6Y21RVLNMUYYtWE6vAUwzSWmElKtG1TI7CSrbzXRD2d",
-	"2W5C2JUgdeFAU2jNXHAYYjfyCPMSqU+apgeCVkdYBD4GrWW1THE84Fk2wlUq/KqDLQlxLt8zja2EGD6S",
-	"RC2mtvSebYQpvbTDk1keWCwzk4FxiyM7oqmPMOu+AMVnp1RCGRHNo6ynT0v9kym4G2IxGtmuTxg7QaVY",
-	"wWoK5f/vlOcstRrYLvP5yTD02jzHlb4yo1gt3nM803isSj6uwVE+SJY8cJXbcJXsNi9QtMNUXDlmmbWg",
-	"RLGWrxwXO7JormDbxhoLRmEJpIkt1zLXIqSg5Ys0G+HD0HTNJLClAtJRvn2xa39sLpsyWxkDysl4Q/Cs",
-	"V3IIt4DwnbKHfKXiB97wwBtuxBvKqXIDxoD2x9uyBmPFLCyjU0lkbg+JOyazfLuKB0J7ILQbElo5jtci",
-	"NWlqHa0Pn/tpqaW8LFaJK60+aUc23/8RkTT3UtnZ7m+dayDLSXgo+fCnS1BNe4NU+s3tG2vIrHbZh7Vk",
-	"5zRTsUM+klnNecTTctq0V9AfSJqbVh64jwouD5T8b0fJJbHmNyTkmq2abkjWhpqxwkm+UxFWOtmwkMlt",
-	"OiFV1cNF/fFPxFM2a1R09+UxHvjPvyH/KTTjKeE+c2hS5ejBAY3jAQ0uAQ3NB8+vDBJ+/k+junYGIlz8",
-	"x86cDcZCXF7MkvhLtTL9TgATMTWh5WyQPnwkiTMEsBlM9GbzpRJHaO6fm5470O0ZWs7FjEoFAXsOdztV",
-	"lIc0CclHHF4SE/Vi52tHIfY4hiA8wfPG9paXvqeiCZOKTqbA6uyvMhpxqmYJM+3WzO+yMwlbHXLMF6R3",
-	"fW0bXdii4NEVFNSifAF9eIyZT5KEqcT6KjEtobePHkXkhmvrrjJ9Po+wnkjlntL4eIREFtWcQWRlNda1",
-	"gdsf0VOrd2tcFnMqiYYUCyEx/wOProlkgeChXLuaFO63W9TVbmYYHVDJDvc1Jn3/+vhZ+/T7497BIXqv",
-	"orCTTgi4TS7ZwrpaAKQsSNh6GKZ4sdGqP92NScjgvmGDG1iBCrawFdiMt8TPP5d8BaZnyDMAZPCgibn+",
-	"9uD62iOU7F1fY9mGdGBOdrtEHhGkBswFjqliSacYu1TBIGiePZge/IWEPWQ/g3z9fsOb9LAV2hg2oAGK",
-	"QuqFZuqmcoOxlcArTlKzW9eh6WMUE/gMIMnM5gba6nUa1ShRdEQKw5CmD/u60HjjE1/RkU+sH8KIifo3",
-	"qC3hTHPkBklPaMgydNazAGhttb2w1UfWW4BqJMk0Zd++w6x9z5A2mZr+xss8V05ZsFR1mhEfick3B89C",
-	"gil1mod38pOkBTjGSk21fGnbXwa22YDpXWKqEWqh88P7VySZxRA9VmTODs+nypyAxWXTUMi9nyB6G5zD",
-	"XCQTGkeShaQ5FlKRWMxZElCpeZtKaBRDFJpQRiIe0lmsyFQkioSJmE71ay/fXe2DIVliBRAqid+9fjzs",
-	"7PppoottoSBbNjg9FoEpOOKR3wVnpk8Lb+fhgPJzt0OOySSSEnrxZ6hAmiJB87WPmJLHHERIDTzMJkU7",
-	"9xwDbBZTE4uu6KWhGkjU87IpOZnxSy7mPDcnSvRHhKa1yEUMwXq73W4OzJKMmKqMpnsGuUsf9WJOnY/u",
-	"yI7uzLaR+Xx3e2xbz43LWJtv70LRywIDNGVqQCOhkaYc67MBd6Qmtda/Y3XyhyT7O/IZAL4SyvHStfeY",
-	"YbqO9oGqRkH12MnxgXoNfHKfeETEYcHAIbCma5QYApDllsollnKnmTPLs21C3A9NGu+vXQ7ee7KAGKvR",
-	"+LP7+kUUfkEcjpliy9iMxVTK+3oUkDtl6XMaQeQ66HoyFRGt8GKbx61sApITbdY1AcFFll27a/VRd56K",
-	"PiAFcG3SB2QS8TRxu3ZXkK86tPXB+FVJnYiFqTAq85hYpEmv/PZ4W4/O/j/2rrW5bRzL/hWUaqss1VKO",
-	"nXF3dezaqnW3e6aTnTy27Z5s7UzWhERIQkwRGgK0ok3lv2/h3gsQpKiHbTl+LL+kYpsPkAQO7vMcu22A",
-	"9QSbxi1XUlNX5haLaAfyyo9z4d3P3nmTrbONZD+WxWzX4VbreMPe+oJ2PSnWW4zEx3SI1HgyjIZqx8a0",
-	"AReq2TOIkAQptKGwF93TUPPulFa6B4ga0rBEggQeBTqw4BxbTURm2DxXzWrs3jg9K5+zRYybI0b5+rZp",
-	"rbWzosWKx4IV9qvUjdsgxrstgoRJdZ4kfZerXt+LWmiRu3UuSb2UdR2JDqzuTMx70BpGLBGuSrsMGAMt",
-	"RZGhmU6dMm6ZN3ikp0ly5gZ308XeUJm2+8iYG92uq0rddXXbpdrGnm7axZ4kYb/41qTkISzgsu5vJsKN",
-	"h4U2ahqHaZWB3csYZ2/O379j57BS2MuDlwf9w5euakbmLpGzVzIhsq59YEiQqYzouU6Y+IJvicX2vcSa",
-	"SBdHhRZJ74TFUzEdiFxP5Ax4GiEBcHklFsTWiER9MRuqKeV6BoVMTV9mVOOj99kF5ZfwFywT1yKnVtfV",
-	"wfeA6vYRAlN1jA8Uta9X3m/QDRVzn/lruTxaCH1ACMXV01yuuB44MbzZr+jkrAp5Eol4vYjQqOlAG5WJ",
-	"Y+IX93nnjAi8YmLujYNYKLbYRozPiKWU0veg+jDjuV0GLFXjE5apMJOdi6m6dsJtmPx1f0X2j1zwxL4i",
-	"NliwmP6E/KF/ztUU25tVzc6LQuEIR0dWgX1X4HB0cGRHSl4pNlbg4VBqKUaGqQIam/9ZgNcSQZ7e/0BM",
-	"qa6cRXyxMxD1LyRV3tS0L1bq/OQiFRyS2dIfUGFX0pHdFNJUAAUCMM7OhKeM0GysSJACCZYTJUrxIOv5",
-	"Dvjwap9ZqINqGjs0mAo8tV86xs7lOGJXYmaCsgQ3HXCLgqylzFj8l18vGEw/mgylNpOO12kSOdZnx9/S",
-	"NeSYlwQu8ElcK/uxtfxJmqm3Oigeqhc9UkO9YqY/Jokj/4nbba/d9h5DYuEWkkbhJjgWxgcV1kcjy4J5",
-	"g7ENVzQ/qm8oFU24mg5pM++j96EfTyPclk5/SyLz9DPnDfP0RuunpIKpcMmlarx6Rb0Lm0TB0NjUnOIp",
-	"7120t0Fy1wSxYBShmfJErFh0YZemH/Vf7aAfY3vK46KTrr+y7YilUzWGKqP7Fje/U/P5/1c4+F3wBgIS",
-	"+8nW9bU2tZCH+IA+25Zx+2UIwNN1GCQcLDCgX3McIOZPjCvl0c30jvaabbC+Dda3JvfNAMKumzvH6yG+",
-	"MRJ5H07WE7mGx+WtL1kXXyRSvzbm9hqbW6FpqRqWWrbViZMtlVcCONyhNB4NEpUmhEIYXQoevMhSoTWL",
-	"r4SYXXJ96f4QiMdAbCK2o73MlLkEYsqYco+KdUVm33DSw+eZcGKeh8c5CZGNGzzExUDUPKvF4ezhf8Ka",
-	"f7SHBkVg1zUh4AV9gvf+CzxKEFwa5kPLQG+ZHAgmYjD52oBJi94PWZBBi6kWZYVm/1KN7HaQjppE/S0U",
-	"9xHQK6C8z04xyAxY51h77ZhQgsYUOSHesMhzkZlwQVVx7Q8Yx67Cu5t9rdejt1Cvcl8AWHueJwJ/LeTd",
-	"N+S93ALycmjUljUHuEXL7dASV94Kt3c9GH7FXJR3fZujY+voktHlrdu0TVm+Gj+6bytB3RjsNV2WWHBZ",
-	"QCJ8zkt+ZiifN9yI4/CqqeBLA8JuRGfOctBGo1FZp53LTNfCevbiIh2Bjw5VK5TdW+2iNwbo7h3UieD9",
-	"njld7PNVFSZWo+pHx25PCfAWVtvQXbNnvhIvUOrdSRes5HZfx2EFa3y7SrvTitMNzjpVg6TyWsQRaq7F",
-	"MkPciK0JCMr0nk3BJfgbzL4TFPMdTuQ1itpio/orrwffL69iF6jvxdcKCSwCPdyGMl56yh2VzO2edqpq",
-	"c94z6912Fl9bCffczL0nKYiFC/c2lXBLUJckREK/pprYlwJLza55KkmWl1QoGjn6WJezqdSofIPsGxay",
-	"rXVmjx8RDQkUI8+UtC+qt8/eQbEplaLlDkR9DJJkcKVmMVDxxWh3eRB0FCwAsF0SWn/VWB51miS/O9Kx",
-	"74l69+Q++8d5sJrikDR/m4pie3yLom2c8MFbMpa4B28LoHqNlZimxIUkIFWzVPzqy0+nfGERDMn1fmJv",
-	"5c/7q7FLPzPw0g+EXuEAtsUu3YJXC14PDF6IEocHBwehNKHKbhLCa4Qz0h65bSlLVRq11EnetlkVLEo5",
-	"nhjI2ViUBvkzno1FXb0dLuQGjM6vGrFMYXabOE/LmlQgPW0spuEMW9aWEuesO58oJx5dY0KkTHWvWQy2",
-	"fthKOxQP21GZziMB9fsq66m/rba8p8XOO/biEr/G3X1pjNTdKWroon0+cogesMqDGOJxFV2ckqzFmL7K",
-	"UoJBB5JDDnmLVGVjkVvbkicJpksQURNWZEamrB5SBLJMH3zcMlwZRhwpWNmIenjZNvLYRh7byONTAk5c",
-	"txUmaQ87vVsD56BIr/rFDLi/V5uaVE/zy/nfQFvb0ZhMi9TIGc8NG0mRJiy2f4xZlxs2VdqwH4+sFw2Q",
-	"eBgdHBxEYC6rue4dM05k+/ZnVtHLtAOLI98Kmi78XzAIiRibKNDzpfgom3Ezcalm3FGAUHuGNyBSpqFI",
-	"U6Aq9lTQDcFTMFuH+ppY+umkCTdsIMYy0zTYvZiNVJqqOV4s/rc4YvG/2n/69p9/t8Nkhg8iYDbOc8nH",
-	"guqMwGSlcih7nVRpQZWZKHpuf9ktu3f3IAM/LVLOMlGYnKdSA+r19muvJtizxHRmFkxO7QXst6PMlz04",
-	"cjFcuxPb/5yURam0GXZjXWjsm0YeaNha7H/Fl5k1I+MeUU7gdgTvWCsgeIUxM5xTnqIdk/FTmEjIa+1l",
-	"GuW1wCgMTi2NassCmK7tjHPlBjRfwtg3fjP67P8sRCES3KFLGvqXBy/L1uHPahCx+UQOJ0G78Gc10C++",
-	"flaDS5l8c19V77Pf1RxD4cF46CIsLzKNey7QbsAkxrSfmjNhV77zROCWng4bL4hfRST77ONEQdzJelrO",
-	"aqA+9TK0zhf0Nk/C1Y9cgtiKAB939Z7/c5Fe/QFXeITBKw8iL+wk7yfc8OpGPsvt0xjicbOTpNkZduhk",
-	"t2l7KW46x52BzDjalXURiMAj+jte9ZM/Sg0+i+GWjtPLnVklb9RgkykCswknemuNtI7cA9ojrwHDPGiB",
-	"x1RaCCDkwe10vbVlkoid1IJ4163i1Z1UpDM2+mngkLkr3aZ+JG/yzhqII3hbGNK6Z6179hSZIvgOS0OI",
-	"NClIbm6gTOIBK44akT4anwpnVWJpXrX6rbuZTAn71npIH7Qmi3qytfijY7YIHK8yRcDeZ9bbQx8GyOpK",
-	"L6QC1gPh63rZKRrhJH9T5gngsaVxbsoxFS6SeI2Zy6Fg3aODg15EJzp271KN6ejgqBf5G9d4giKnSRmA",
-	"u9diWlX74lh3nlEKufJID9Q8Qne/KbtQm0hubehHQC90D7lkv4GUhvOqHWSbPPK8JOYLgPtGvHxrWqAD",
-	"e7oqaXe/lHgr6PAiIF+HcBVsaIVLTXtwD/gCMcgztRa9fUdGZMfICOOk2pzM2nwiU1GN65TUcz1PwUei",
-	"x44cEPpkFmsYBzdx5wUZd2kayO4C/Qr74pt48dZtYw/ipDwHQrwwld7y4bUb1lPjw7u7h6PmmX2dfc2n",
-	"s1T0h/p6JYvXaZgqgjKjzKI4nAi/S0QOYZYR8a9uSOtE7B+dU4Y3hmjVPzq943r6qZ5z8pmloUqLaQaZ",
-	"pVTwkYvz4332NCvD1famkKSC5BSTmVEMI8ulcCdkv1DynqcF7bE0Zuyv1KwL7hyk2PY0pYjo8SOnIhqx",
-	"ocq0sfs2HZAVU7xm5BT24Sc7Xgv1ZjFDEsEpRznSgV0++gRbLvElovmOd9a4S4AjSJueUWMBOaNEQRbC",
-	"9Sf09tkfPvujcePBHAhmeCgnVabpcB+jp5aaxFsjl3AJviZu/kxadw5pSKZ8wdxkYtI07lb053N4Zb/o",
-	"64fYsNZuJEZ8MS9oCaxWgG7cGsqsRytK8lSk+N2EZNyhkM+so6huMOMHRXpF6b9bgy1avC6c1Od6LdwG",
-	"okiBmVsJq9SqLCNrmKL4MFUGpHxhTfKgugCMWF1Nr28AXdJhBk+irD2lC3GNnNqxGI0ExOXprF4zVoeF",
-	"AtW0Pmd6BtecCGHYXBUpSrJABsMl3ruylv9fle9Hz6mW8e8FDoLTPo33YjYQI5ULJo3LSi+/MD7nC9Z9",
-	"//H0/APMEpnZDcR+lHEhE54NLdyeYSTKukP4rUu6800BOQv3++zc5ALChQ6v4e4YXHPS47BLxdarWlxy",
-	"rHwomagCsuw/Id1LhSRqwyjsjdwHuhKOpIVndlcZ2K2LPiQE8Lp8qrCXbQpxz1k/Fdcirc4lKNurzKae",
-	"S7vAQ8FMcl8kKXLXHUfVC/SNsKzF/p4sEFL2o+HYxTosjA5LDvTEnt+l60CxQmMk8Fc4gAJXp/o2u9L3",
-	"IAR9/jvZM3JHnuVm+SutpHBT9AEiqBAK9kVApy13xbEwy/0W69m5m7IWsPm5noYFm4uc8sfRtkmRFczB",
-	"S+X2TxcgbthX0NJ9P3267wp1/U5q/CvrdXsO8NM6p5A16aKaob2/bgE+CebumxZytEzfLdP3QzJ9N8DB",
-	"FkTfdUwgBNncBv4BDwwIxhKfv18qjdhY73CMFRZjYfTK1BeREG2Sn/qOBQzo7eYCgnX08CsrFeiFPatS",
-	"heozPVCtQn0Q6zM/NMFF4rODbQqoTQE9IKzT9A2LFghK7lqzQEyWO26BN57c3be1QzVDtX098CmpktnH",
-	"vbzIQ5kqX60EUY+MrqadbFvP29bznZqIrVDErhzNejv2nSkofWf5zSkofdNBSEG51BixBQdlIxDBc7a9",
-	"Bm2vQdtr8KSQD/V0eQNJxB1Az2LFnTCv7BIOOq2ioAULknIBGP4urhXFBaRmIwnFi2ZdRSgoB2eKjYoc",
-	"Kk+ImQi82FCxuZYq9kjYXU4XowPu6vc3w3IzktrzWyBtgbQF0icFpHbZVig1AIRuT6eh+bVr2+pz3QfP",
-	"eL3/CodATgICkZ7S8jgsebHWHLSkBpX1wOAQsVmOXWdblnsg4RCWeJSxpW41jhqxWlyVCtRLNmKei63p",
-	"iLkOHmsPqlQs5jpKYaSdMBOeeVoKJC1uAtpzfk2tRqcail5aDuHvzSEM36iF7TYI+Ujog7FOLyEwuB1s",
-	"k7TYZuP3FxIOW2ph9QdFbCoMj5gxkEGqlMstSUXus49QTPh61AcLLUaDE41aqUFXGguy5WipeUgbmaaM",
-	"G8zrOIO8e3T4EjF1LrVoTO2g7NATsVbvS+/MjerBOlZvYi23amet2tnzUTu7c6zia1Dp6+qCwOTeWVWQ",
-	"k0hoqAmyf3qWFUH4aG39UFs/9DTqh2raEbeoHqriSNXnvXXS56S0TEOKPjJRV3I/VcpCHp1NdjNs+E7x",
-	"xu191jLS0arftFHHR1JB4xDhjio4VRDLhcwAje4KYy6JUzIwBclr9LvX05HjwzUy37Fuvpz5Wcpdl7xV",
-	"KzlPm3Mx9AZaKL0PKPUTrMXSFksfgZFIs5Fx5pFq14hKifHbwmljWhxS4SG2NubCMZmdclOmun2BoUsM",
-	"+ZbWkIJuO3D29UT0M8CrnkAHNBJ2D6DQEe4DPEtF5k2p3eE15s5bsL4PsA4nRYvULVI/hlw79qbcMdNe",
-	"BWlC0jugdKh3UCGKrlvUrMgSJTSTxsJufdO5g1W8Izw9xxG1gHofgFr/3C2ktpD6YJBKK70q7rIjQPUZ",
-	"8fV4+paUgQJUPYEfblUqtL8yVf3ssOz+0to3LiM6eDAp8jal3aa0n0tKezP2Gj6ukVgMFn3Dxytz1IRH",
-	"klq7Gbe2apbwPLHzzpVXGj5m3RgVdPVEzuKIxUigeHklFqV6V9xjMisT3tQOruYZ45RiEwlL1JRL5DDG",
-	"TUVlQkcMeGyU9sJvzmY23BQ6pvbzbuzK/KWGk08YkL2lciSGi2EqUFEtHhbaqCkS/BfZVWaHYF8b7BRO",
-	"UAseeEURaEnNIYX+eXHBx7vJv9ddBfe2gzdtoYqoNzvHnfKld6KOtCfNuJl0oo59IZ1jOxk6dfyNAiyd",
-	"8i9/FdnYTDrHPx5FnanM3I+HDYJVawiJpNB7TrmNCEFZ7HVvnNdgv0lv3w0VqZL8WPFbdsLhiayY2rmM",
-	"F4Lz/H9dFwc8H3gygXyWH/N9mu0XfPyf9hG27DTwqwhIGOyXvO3+0ObsV7N5fVriAvLQkq9EM4brpInD",
-	"6+ssVyOZikuZfHuRyGTfzZFGwIwTmRzPxeD4ayKTy4nS5ttxeIWY5UKr9FpoNhG52AcydV808FaYiUpi",
-	"lkpNlH506p7rExe5SNivycsffjh8xa7EAlqL4rdFaqSFWtZF0UVUU1dZc/XlX4Q5k8mZGhZTuwbuAbku",
-	"yqGz7oBr8cNPAzPsVbHr6PrNqzd/HA7evPn11Y9//nj+5j+uf9Ofm3GsfIVr4WzGjZ1VnePO//z9sP/q",
-	"tP/bm/67D/3/5v2raf9/P309jI6Ovv1L5/vCRPiuVyDE2eszu1PBMS0s3Dss1F85xrhojgU4IBORGXv+",
-	"p291zsAmwkCRX7slVP3EQN+ptGH2EOT5lLq8ezee8ivB8iKL4QjgRGXAOfjTwU8HvU7UKfK0c9x5Aa4b",
-	"ja5+k/eZgFKyBYKbNEAErkYRs3uv0Y5RF6RfF0zwPJUiDz0gWmvIcN2wqn9RaYrMrxrVKDychpLjcPeR",
-	"TA1ojWYJ1LrpyItfOGGMRXBLBNzlO/7NcRrBhxhJe0n7rTJ80sj6cPaZgHA8uJ5jqmm4JLHeuFb9svxy",
-	"an1jlNJF0lWkQw+uiioeDddEf7NaJta172M6K6xxniXM/t9alxw/Ss/3laZqrKsjL2vIlu90BtZx9U5q",
-	"FNrU6lrk7OzdObv4rwv70tlvFxcfSBERPj2zGGltLXvuYOF1gP01gtGgMd4wjnfK+AFoavAaSu2mhuv2",
-	"cuZ8dcAUewgfOwuv1zT1csGNXTnwLic8G9sfyseOVsxGnHZTnnE4oSS8DLYW8pOWb/rRzgimi4H/pY7Y",
-	"XAwmSl3BEjXVKAI8OlVzEs20Oxocj/Kec4zDLH/eAJS0S7QWWuR6z8FTOHSPT807cJ3oqyTRRu+s7NiA",
-	"sYaH91M1ro05VeMV9xnyNBU5tvux0w+vwTAJzuTDoSrs5td49pk4kwh79hJaJoLGk4hE9vGRp0mP9alP",
-	"z6V/7TvRcpyBPECKUyDlC1jBBmnM7X9K4EHvBF+qzNkw5/M0nOsikQ1D/E3w1ExoTvFEZkJXMGGhjZh2",
-	"vn369n8BAAD//w==",
+	"7P37dtvGkjgKv0ovzswymQ1SFHWJTa29fqP4kjixHW9LjrN3lBGaQJPsCOxm0E1RTMbf+h7ivMv5/zzK",
+	"eZKzuqobaIAALxLlONmaNSvbIoC+VFdV171+b0RyMpWCCa0a/d8bY0ZjlsI/n9JozJ5KoVOZmL9jpqKU",
+	"TzWXotFvhNPZIOFRQCb0pk1H7O8Xs273INI6gX+w8ISE05RfU83q3yFzrsck/IGmiz45nemxTPlv1MwQ",
+	"Ei0JJSn7dcaUxvcouWILMh+zlBE9ZoQKNWcpmdAFidmUiZhIAQ8imiQsJU3z75RFMo1JIuXVbNrqNIKG",
+	"isZsQs2O9GLKGv2G0ikXo8bHj0HjqRSKK81EtDiXV0ws7/t8zMg05ROaLkhMNR1QxR4pMk+5ZmQqFTfv",
+	"ESkis0buHkRyMuFas5g0KXkrlR6lTJEPp6/yT9QsGhOqSLh/vPfVwZeHzx4fPg5PCB0oJrTZNe7NQSQa",
+	"UzFiMRFSj7kYBYTm+2eTAYtjFpOzf7wys7t1BmQ+5tGYjKkiQpKUTRMeUdXqkDMDPa7JgEZXhOMo4dl1",
+	"1PYA0gaIhNkKEFWIHBJKEqpZSlJG44DocSpnozGhYkG4UJqKiAXmOM1jMh9T7UNmnkrNOheicDDshk6m",
+	"iTkbDxiNoDGlWrPUHMP//NRtPzltv6Dt4c+/7wePP+6Vf/jPRlBxwM/P6aj6UJnQ6eKRIjEfMaUD8utM",
+	"ahavRpiPZkkpnTBtaeZUfS9WDG/Ol2uitJQxATiYB7GBIYDk/flTEtMFaYb//Oc//9l+/br97FnY6pA3",
+	"0pJAeM1SxaW45HFolpYDqtftHbe7B+3uYSNocDPrrzOWLhpBQ9CJeYGqS1mE8lCmE6ob/UZMNauE1npy",
+	"OCVR/g7R5qXA7JLa40UaZYBcXBCuVS1eIT71LZbTmHBFFEuvmcHrZEEGC0IzVCba4JFBZIPFdMFiMqVK",
+	"4884dZOSiM5GY92eTR2uB0SmMIEl4VaHfOB6LGeacB3AtAoYyoC5uWFa+zmZTQ0imwHMUx4Z0nfPEjoi",
+	"AzkTMRmwMRcxafaIMp/HbEhniW51yCm5psnMLp4bItSEItTMn5QcdrtIC3CCCJH8CCsB94kI5xmL+TM5",
+	"obwSCZ6xZ5zAjaDGLDVUBK8WUXQ6G3TcX3aHU6rH+f7wo0bQMCyGpyxu9HU6Y/4GJ/TmFRMjPW70e0cH",
+	"QWPChft7v3rZCdMsfkMnTE1pxF7wRLN0eQvfGwzTlk45UxlJCvclaQ4WhMdwhVTRV/biJY8btUs+2mDJ",
+	"dVAWhAtzikxb8JLmy2dvFKEpIzSK2NTcL+Ya0LNUsNhg6nQmFpGMWat4EvZfnUhOdnMSG2zrRSonzwyj",
+	"WdrYcwvy2dQwIrjFZEro0FwpPlusYnj77e5+zYEMU9jdNvzu5fA11dG4Qtq5aKDsYvkvyi8XjRDZFV7G",
+	"hoQnNGbIrrhFIMPFNE8SfHGWpuY6t8OQJksUI4f7vdIBXTS6N939J91hj+4PetFBfMiOhsfdL/cf954c",
+	"0MPBUXQcXzTq+MTLYRv3UXNex4fVm38jBasBwKkg5uokBqiECsJomnCWWv5+QiiZmA/JiGlFDrqHnRVr",
+	"M9OsXuB+t1e5xG/l4GVcfb/+Igedalz+RQ6QJDfCZQObdahsuEkdI3lLU81pEpCIKtbmQjFhBLxrBpzE",
+	"QqlJNUmYua8ODO6kNDICxErWUguq3uPCgg/qFgy8qQp6p8RnXaQZxjzuq+uo3+l0wpa7MLN3HimDvXzI",
+	"WVzJ5d3XR9/M2NOv3z9OX/9y8/zHG/529uzoq2fVR1TinbtjOtnG37Hh573znW77LR2xKtQcMSJmkwFL",
+	"AyTk/TqMm5oB/BVYGQbmy/goF/rYiJsTesMns4mhW/d/sEb7Y7ZCc32NWJot8Yz/VrHMl5pNFJmylJhV",
+	"rFrhpTIDVC6z112zzrULfAeK4xuYbRlxrFppFhOQmeC/zpiTb1M24kqnixp2hF9eWpquP/P/TA3KNv5j",
+	"L1fQ9/Cp2jM35gKWhivFCevXis8rV5shYO1y8ePdLhg0yGpmFLOEjUAOQGKLwB7gtM4ixbkrsm3uyPaX",
+	"8SFrPx4ed9v+PVm3LRhuy4thmdLOZKorxAUjYYREsLlRlIc8VfqEhGbqEAS0kMchoSpiIuZidEJCpame",
+	"qdBoC+afRl82Cr/5oo4AlJm5EvedfMOEwe6f3J84hxsgaPC48XPVls7lNmLagA1lytbJafu99kGdnKbl",
+	"llLaDyg8VaOPk6x4zIQ2vDpFUd5q4L4uDRpxWAffXNNubIrldmFoGEiZmkqhGNoFZuY8tUXmF5QnDFYf",
+	"SaGZAAyiU1AjzfO9X5QUBXXOvBmbVc0EtWYyZtY1YUoBry/NQIY4xceNCTRNZYoLL0L0jTQ6K4/J6duX",
+	"5IotOmbMr2hsaXjzTQAcuIDBzD9BE/Z2Zh9dcjGd6cLWXuITAk/6BM6JZHYXkt0EfXu5kclMaaPBU00m",
+	"Ummy3+0C4uSX7V3mzzVCI+9zpbgYGUpgk6leIAjvCPNzz85nNAicHyD/VIphwiN9K+SJ3Mf+7tztYdaf",
+	"yAVjitAkZTReEHbDlVbOHphDbzc7tEqTW5RCqvS1JGCFpElRdNYUjUtGDaYRiNTucgo8U7FbfMwiHjOj",
+	"r1szgLlU1AZw22xr2YjvLJ3XbVPOBehJcXazKceRvLvXX+Op0Xw/pFyzz3O1Qaabu0M0PNTzHFTbqWqW",
+	"aL/bW7I1wgpfyHTA4xg/3xrhh9nXPsZnY/bJQs7AfCIkGmNx+zIlNNv/siVoV/iPXooJXcD0scRpmmgU",
+	"LE5fgL5MkQcavuOMiEki5w7ZX4KViCY4+23gxu0IxRtGkJlgN1MWmdufmcGJjIBWd3HRVAwPu3ntFrDN",
+	"PvJVy6vN1+amqljd2SyKmFL+irYi00+ytvsiwjdSv5AzcTuJJVexhdSXQxjHR6tMRQdExue7ITB0uTQN",
+	"NQupxywFIooJOMxaJJYMiQeuOTjZN1K/ljFo+Ku8OOg/y31wiqO7j6GNbMSvmbmkSFgwdoUwxVu6SCSN",
+	"z6V8RdNt0dqCdIpjXGopLxMYpXih40U4kPGCaCkJvEKaCZ9wTfbJa/5Va0cQhim4whnMhUCFY0WkCTOd",
+	"kMfmf8jQnEIct1H7Vcio3pq/RMzvKBNPvWEureDrA8SfxgrG/UprLFdkrdl1F9w/dAbaENk6odkScs8Q",
+	"SaQwQLWLPHGeXjKn6DvVTAAUnQC3exlnaeR10sOSzJDbQqoWeg+Czu6W/CmlnDNG02h8BxLwLmyGt37D",
+	"rDvzlsY8RjkBQyaMRM8nRbbxD1CrdqY3noOP1GzLjgkocIZe0/eCXlOe0EHCbqsFZ9/7e8j267+wm73k",
+	"oHTXBsKyb0i1HBBiKDhlNBqbBSDvs05pmdo/wcMN1C4Yi5XvlCZNs00InzF/XnqbCSGEI2GEAlTltTlM",
+	"RWYiZimZ00ULpEPBOFx3/pgin9U5rHEDijRDfwYMNyhzmhOSMghgAJoI35k/2kC/ITqsPcLwHi7fomfA",
+	"ixXRkswp185+BKNzMaqMt8jNsmifkq+pWNhrTt0KgVKq2SVciKW74lxKMqFi4dRJtQP0eWfEeDtZ5/ag",
+	"2gA0733r0E7NS/7IfeIsIjLNDCC0aH/SyNx2bn6y4pyzicBPUhCKwQcRIDgKF++Fmk2nMtUsfs1iTs8B",
+	"YLeCSTbQ5cSMdAmwL0Ine4XAK8S80ieKiRioEAQlqsjSjLuVwwxbgnAxqkhYngvlz/eKpXeS52eKpTWi",
+	"vBl751L8FVs8UsTManYYc2W4FN4mP3gOgm0vTyC/YfZR2Rro+x6qZEp/6uzS/Bg0LDnsxsB4iVGLl86U",
+	"7Bkcd2hnNF/MDOZi5Ft+wYGvOouYgsWVzZE/WH/obTXgAhgV6rHDWbITtdjsDgFIMgBa/+296crZutHq",
+	"D0E59qJ6RjWtVipDIzaETv7ESJ7cnAmXtFnvNJVTlmqOqGvdiGhLL/lIgtxrV/s8c39VxsHmHrGfyq6y",
+	"fODAW0TuSZKDX1ikzSSF7WdyeCUIrFwqh3b7cKNs4AoswiS2IF6FMMtn8tEjxXWwcC8GOFflruMYXcee",
+	"h4TGqH3S5K234CFNFKtl5wYWmcLswnuzeObCU9UhpxgmPOQsMRIDvWJZlCLG46FzULkQYCOc4tvwMFsB",
+	"2txVBWz9Va4zNuevAlVqyhO17qtvz75/830GxQlbf5TFL3y/+ubeaHSLsioXbkqHOjTcL0z4NcSzw/9i",
+	"KDaGZXd8L6t5vxE0zEsVjtWgoXWybmHn56/Mm3hPaJ4kSw7RttXbxCyx6hO6rNeRcA6blTirNuZScWxR",
+	"Ua1hUej302yyFgNO45jZdQC8cJU0TemiZkdqzW52SYKqb6N/97vdrtt7YF5gMaFJAoqXFGwncChykI8Q",
+	"uvISv9130TXu7x1BakP27DGd2/HfIqoVma8XNZBjlwFwI9gJY87QqyL+N2OtoJR7+yRRyqhV3Ur7BYFp",
+	"LTvEtz4Ga+/s2zEwazrcPDihnjf4Swzc9vIZKqE65d+xRTVALa9AR9cj5XQ4cwllQfeKKBalrOI2t2C/",
+	"pGshfM4nTGk6mZoFXbFaqSehSl/OVDZmccUfgK9ngpd52ddqWYwOaq4hmcX8m5v3J1zMNCNNw5HxbhDs",
+	"mqUQzHkL1h00btoj2V5au6gM7jq3nkHrc6AakRVDiydTvQBrk4G5UZoNdKmWRpFSM4ah7EsTTVM25DfV",
+	"U6EuBvFMZL/nha4uzQZx0Na2gyMyReYsNWNMdfXMKbuWV6sOh2swSdn3MpDzhBFz6+4W5CUysWiVRU9Z",
+	"MAU+mpYwrLCjetp5igPAJZUk3w8b/Z/WsFAkuY/B7yWKuaoiRHtuAQnVdXSJ8WeHB2RAFTs+nKWJd4on",
+	"RI3lXNj4dYH+6Px2Xwugik3+HCzH3LK54wSBI6mcC5TBsunFhMeAn97yZiqcRt3F5OxQ9th3cjHBxBtf",
+	"wQlX2n5Sv9HNBA2HSCUJYvXWFXGWnzvv/OmYRVe+DaAeBh/GLLNp5xFYci6s98wPy0ZtCRSdCghl6TVL",
+	"DKheDQwa156lwz4cSJkwKlZsPPuocvMext5dUF2N/9W3x4exzUE0CM3NuaaQvOfl0M55koBgNBJcMZvF",
+	"Z54nHDXwQtZGd31oug+oWn0EQeMF7+8GOu1CsPOu9NvtVVV3Gh5pReiNq8/r2PeT+C4uzhp30DC3Owbn",
+	"Ut3ZKWRO4c/ZarH9qUJM1qUNf6hnYFQspGAQ9oWRrL7TGdJJQes4IaGRVZbMDWXeE5Qi9LcyfWxkYi3u",
+	"UtflT+PrRNNRn4TRTGk5CTEF356iv5MWxtgpTUVMjc5FR+aMpWJkMOOJbnORDeiBB6PiZ4opdDo62wtO",
+	"Bzb1yYClasynBhXAJXRpBBMnit3JMLOkOPlwr6efD1RH410RDwx2Nhtkb1WZG+y67FGt2pddG35wThEc",
+	"NB0xZxquVjdcylRAPHuwOdJMfSRzMzKLT4gDGegGGo4YnoGLTJkRhkZghsehpqOwdKusT3gKGjAguuU2",
+	"2TC4As1nbDCW8upyliaV9Joywq7N5xAjOpVKmw2NtZ6qgtORxnHKlCLNWEZqz46qOpM4IBeND8C53r97",
+	"VUzUvWiUUj5h2P7eHn7rZejuqeuoBJLu4ePtbloPQMVtV6HtMxbzty6Xe322N6YcGw6gbbyqkeejlM6T",
+	"VdJXXV740uEOecIuIzlD19JSUlfZEY4fbG5tK+z2BceAkbI8DHqdnOlI1mnh9iGZW+s8yEhUaQSERY2Y",
+	"xbwNy+tMYozVCF38e6meQ2Z5qAIJLCdl1LrWqp9bd1qtoQMXhmYOlz1uVj2hgg+tf+U2tuegmM5ZDa2U",
+	"j7hoj4GkCrHNIoLgFqPTG12fi5jdoO1t/bTsRl/CrmrN5tXfYEZTjd7lQOPA8kgR76PbA8mmY1UU1sGs",
+	"sBAjwWE/LCYLplsBCeWVvVQ93Ko8PfMy+qXDEp6RJiWJjGji6VFj6uW2wp0NdNryHRx2XY2gIa/Mrp1T",
+	"PMsq+XkdF8qqCmSpaAW6KuJ1gfAdURcOeS3vAmqu4F9+oYoMeIBycmidbHkKZ5F/DRlca9ZGtRmOXa0y",
+	"R3pMZR1ybjabvYK3YZhLEuQyso5p7+i4yLbVmLZ7R8f9J8PHx3H38f7jx4fRl/Hx0RPaGzJKu9HREY27",
+	"+0f0YDA8HO4PeoPu4HGvF8X7R/FxtH806A67Xdp93KghDlSRLPKBVy1ouMwfxCG4L+Zcj+OUzkWlbLfi",
+	"arfWRHuipHnRuGjY4DzABS4SLpjTdzO6Wm8JK6fMmjW4LS2hvIUsYkng41fx/EsHuxb315iTile4QlMf",
+	"6l3IVe5qWyoKEZuamErL2oWNyUUC11xE1Qk/lKwwFYBHalu3BJtQnlT7fWRSQHVYktmRW/havopj25GC",
+	"fH2rwLEb16hboxHjJ/KaeT+gBw0pIfsZZEX76tJDDMqfKeDLsKdl2Gdg9MouMPbfxYI2GctzgCmoE4eb",
+	"gXMV8DZ2k+fR5XVO8tiP2t+QsixeVBBVWfJab3/zym7kS1m599WMpSaBcCVBbWKdL4J+xzE7WCVqZ0ED",
+	"MQyXxw1kNmvzcDmIYDlZYlmld6J++SJbBOBQy3NntZwMlJaC5ZmEGNYHZrPWssm2WytDbI6SBavS/YQq",
+	"uCO67dnIKb5cPqRcBnY461sod3IStz6Ij7VwyAua1ZXQKOhVpGlU8mxBrUxlx+04nR2/q/YeZJOtwoM3",
+	"fopsrX5ax4Ua2Tc/b7DxFXzoFGoC5IfsQeLuYk0J/JtLNuWVVDrf6YgLupm5GsZ7i8GvKzleYdgVoK2u",
+	"GoTCMl0CqSuUBzbcCrBO7Wgb6B95LZ/N3tdS02Sjd0uAwQ8DV94on3cFVOoihnIys3FDd6OxFdacNFvB",
+	"6sw3DJyr5KkbkdbaULBlulobCrYNUdWF/q2hKHdrfG7kZM3qnG0JUffVroCKV9ktwOoW8rlCdrGaKK3L",
+	"6B7JMl/FJimptXaCdcRZcGEW9/siZYxodqOtN3QAgfPCpb67AjiH3SfH5UKDnvBhHlec8TMeP5PRbGKT",
+	"OiqMCC+fkdi+gUK+Vd6mqQQTSjPmcX/OBq1lwP43pIvc6ALy/ZR5QebzeWd+0JHpaE+ovZjHe9f7jSB/",
+	"fMBjeKhYNEu5XuxNZonmV2xh3vs5yElk2dtXIgKqlFmVFK+ZHsu4QF/rPy5kvW33LWpoxfKBczbog212",
+	"LJX+r4PTx93H3f7h9bdPvn2/P/j22+dPjl98OPv2u+tv1C9VVOmnSVRsZ3WUavzD8tfrwrCzU4TtVC5g",
+	"CUjLIK9E+8r1VIaZQg6gwT4fH20V6vC1xYuwIsAUa9sn6ORaAuYdz+c/rtiivV/JO8Fr+B1bwNoGVJU4",
+	"8G/Hr6/G9MfRV/96di31s6tXR72jL4eU/6b51/xp7x/6u1dfTwdCPP9a014sv6sMBbG+UGdUcmBYb0zi",
+	"WWRX4EOoctnVB+eCosus+atXp9897w3avaNjpwuZYxOl0usuHIQL8u7FU/L4y8dHxAh6fRJ2b0LyN3J8",
+	"SBI5Z2lEFSNjdmO+41qVSgPePPnyCaPDJ739QW//8ZeDJ8dP2MFR93H38WD45HB48CU7ZD16QAf79Lg7",
+	"3I+Oe18+GRwfD46OhvuUHjFaLJvdvfmp234CRbKPD6tqZAeNXAuuj9MFPM3upsxj3icJM1OpwG4GywR2",
+	"Lv9/7TAwInYKKVG2DQK+a76Gl4O80FnvscfmSzWfXXmvLeKM/uen0/a/aPu3bvvJz/k/zap+/r0b7Pe+",
+	"rAGEKzxUbyJh1yxdYJWfPqFkPJtQ0U4ZjSFjPrSCAUarQpyI+XlCozEXzHsvkjELO+SrlIpoTKSwv5zA",
+	"DT+XaQy12YbegBO6cOUcIISkzBJitlE65VPz4ses2kJ5q88g5wlPGx1lthhCZeCzJ4dVBOjNof9DKsUo",
+	"APfElMlpwoqHW1VEZ3PbOey6ipbzrVaHFXPsXWBI2LwZuIOiUSqVIilLGFVMkaZijIAHHN4D73efhIWM",
+	"2JA0D7vdPmiatrRfkPWYSBFxBimjVzY+0bAmGmm03aezhLUCaI9QTtvNx1WzgW3CUU4LzVJe4fuFGcnP",
+	"hIch9qHSQyEZHRyr65LRAxJmZchgoIO+H2BZKv9lXs+Sq+H1w35evZJU1zIqlTLCGhDShvtzKVyriSnV",
+	"Y5hguSSTP1VuNsI5rAfMfF2aya0W9O2UalYYxyurYwEymGn4eMGyOFKdUqGmNIX+EYkcPVJEG6GWqisM",
+	"CoLDKOSc+3PYk6jIEA9cN5RC7igT8VRyodWJBRJ8NrZBr2D5JxQXNWRpG6zZasynCBSzlglIIrAaG+sH",
+	"6znq50CydRORW9vjws/MAJ4j/rD7pFBAfl0tRPN5RbUjM9J+r09uU1cIhizXk4IBLZ662gJQawQjfydc",
+	"I4lUFUaAb4+K35ozX65HYMbwC3GYL3sGIOUaHCfE8I9C0RHzrSt6E5LmEVD4cgU5S8lZcRPzpt1XXUEX",
+	"hPFy5RX76TbVXgKyrtRL1c6KoY3lqgHVhQlKdTv8uod+qYbqWmxFCjajLZd4KOO8H/cR1FTgqipTVltM",
+	"o1SRxStoVCz2U3E05urKr0J/3Us3LVaJsJWMq514uUnGcPaJWSv5RQ4eKXeRp3JeYZvBh5fWKrqx2pUv",
+	"qNJCY7snVN6+s6mB7iNFIpnMJkIFrqS3TGP0NG6ui9oeCVWvgpEUC+vepznXh9zG35iZ1G0MwVlPiKw9",
+	"RXERxQmKQAgKtedL514lRRWQbtMsnxHT38pB4dPbOU6XUb7O8odvZob9nWX5+DheVZ5ezouk5kKCKzR2",
+	"liSq3vlXgb0VBU/k3NCMGYlQZanIiAuDhaUkT0bPN1Ej6H8Y2wB+Obe5idnSKwI95tWnnsp5QPbJgBlZ",
+	"zoyGGZZ5/TnE0kKs4YaIbuZ0iw8s/KrO6GsmjLDIzm82LlQysp8QfbOqTMmKQiNZrHnBwbj8EloJV+Oh",
+	"eWnNxjYnPfykHQvV1jfa6A6CzW3vLitLazklCbtmib3k8aH7NHa5r4XIojiv6i0sMG9H0+XTWpO7ZgFY",
+	"kYiZLLwl4xaaiHwG0TaIdXPTVoNePxNqLeBtl4SCmF6GJgpVq0JI6rP6uLpclby3GnRrAmo2RM6cSZZD",
+	"blxErEYbqrfUKoh6qTi1TBDDjctnPUwZa5szJWYMgkNWMrpv5aC691jOnzGYPVLXRo/fWeI+MKlLI11t",
+	"GudPeTJLWTVTzuwuZsFKy+mUxSdYo5+ARjbnilWyadwoi7dZygr5aS0GTVMZMaW8CUvlA+VckVgKFhC3",
+	"NDQcZjfNbUJ871wf59cZm0FweZjOhOBiZP5plhmSJlr3zJ1YsWKb95CprtnhhPZAQ6LoQpH5eFGIP8cJ",
+	"jaqA8wH5iFwGq87tAjFui5O03U22Q9466XKpr1UxMNiFBHuLXEKHMj4W6CSngVIdAm8XP1fTOFooNy86",
+	"YNjCcsUBNOdV83VbJiKASDc5R4VcgZyVynlBP1kz8Ts5tzXs1rij7HI2KUNQYGhZFQJcc77aTgFa28nu",
+	"t7va86OpE9O/lYPdyeYGuhvuajBLrt6DtPzuLgWAEJGqt/YSjySj9J1szyHPNqqHqyBQEQG4Slr44yT8",
+	"VXLYt3KwVXEJ8/4dg0/sIW8UcGKm2x1Cv5IjrzDjuobF01QazGZ6zpggei7B+JxF5JaN08tQGVM1ZjUM",
+	"8N2Lp+T4yXFvecbAll8pMMHs4AcLzep9umug+bQ81xZAtZupAetLESUzVRmGAq1p7VMLU5tJlTA63Bya",
+	"0ZhFV2Cfr4ZoQrVRFRQfCRaT/O0OgZzG0BweGGZCKFSqFTF/BNbiapbFFaEjyoXC2lOplPrEJqYTNUGX",
+	"TIgjGHU+80IE2Weo7UuNuzLaYMqsL3HpxDbCDjqLuQbHgUML250RjO0GfnnXaTPx3ZDGDFgDXDMVxBI1",
+	"M787KgtD8PQFhMcqcB6F7B+YkITR0+C/ry7ulMjRJSRz1k/+yKZ7ZiVGEEU2ENqqL5MiRlYCx+FLTUkD",
+	"/hvLkZexIh4ZnbSJzhuHh49UVi7XIlHuxroNb89JMwefv2p7nBmiBT4FVZOxvJpN3WXwXFyzRE4r4xLL",
+	"LlKIpsl+tB2m+YoirJtrp8umpfLkzdwDmolqIRxE2AoQ/tipHa5SKuKkULFKemVFN0waqb1fXtP06jRJ",
+	"3jEab2oom9D0CipEgiOozlJGh0NwXN3GnJ19u2bFm0oBZsVGUkE9TkjtF9+l8e0EvzLkdpzDY4bf+lRW",
+	"nkiNvs7Vpfms2pZknqxKDt5BJTpQJd0i8hlXwWTbczc39w5P/d6OvC5uppCmKNwG4baG2nbWvkA1GdPp",
+	"lIkqX0PlnQKZ77e3iK7M2vEykTScQHbTLvNeI9yQ5ogJpqAiO3DEMbvJzbY7Mcm5zwaLnYeqliozFUth",
+	"kacyncrUxYsuf7xl4dXcOryMJ0u142RKDJWWoucKCaZrizvYk6kwm2EIozkqy4fen79oPyZGfMvUjqyG",
+	"p3aHUY5tPOgddA96B8e9+GD/YL8XH/QOekeHB92Dxwf0oHvQxf/2GPy7e0Qr7Zzr7eI7K2y21iq6RRf1",
+	"KgOqHK5b6Ft4ybeEblMhobZIOGYbhCAMljMKH3l5BwFeNYMFxKjZxsIhciM0pyd8yKJFlDAwqpPTQjQs",
+	"vji3RVBdRA3UI+8Tmk+TB9FG0swD1WopVEd17CR/JWH0mgEnkTPtKtTAIwjQK8ah2AIMdsOr6mhlR3nc",
+	"7Qb3ZnLdvu5x9kV+8tlS97eXzTPXjTXmlj07rniyjzEFjppziXrjbb7L8uqL9GuJdQm78VAciTg8Xnk1",
+	"ZTk2m4kMlWm0KVNapmwv+7UYEGh7SqGRbSznLtrLJRzB71kMJeZIc03GWGNMjaG/IOjj9TLJbjJYszTo",
+	"zV0s/HYRKcUsWC/1alVSdKWMkscCO2LdgVktG7SoQa4tF+9JNSjA3E6KLBzLml2nzIDuesf7xhZ9t9k3",
+	"Bn73vRRaaKxj5Ow8GbhIChMsnndHI2y+9tlkQrdIAcxzrEltJN2nSO+tiBXABu/VMLybhcVmIG6VIrwE",
+	"4dVivRHjbU/EBDura0xPtHZNyx9PgFTMw9kUBAvzCnDw3Un2dxO/P7U4vVZU/WMEz1uJkp9I2lld6sXK",
+	"LJkMU5QliiLLkkiRiyTb+JwzWrFL3LiGTk5AduL6Yjo7UXNrYgjc5JsyMZ18EoSo0DHfYEAVuBgDIpPY",
+	"tbPY2Ofuycwr/e0FabZehi0B0Fs7wmkjdNno6jVsFXuH+VqYm+6OskcBcevuTvfSjsUQzxhXecl4z/tr",
+	"O6dhj0gtC2KKl5MEVfWhTUixLFqF0TrSMr3MinKtZeS3va3qo/ugQO9lOd01r1Xp6jsCI/ulbCUvZ/tu",
+	"Z+xdFQpg9LGNwiGWDCgrg8Xuw74MOgafcgPIFWXqtovkrX2P66QaYruIvLJhVl7DwtLFV7XM5f0HBcT2",
+	"7kkP29xWAo9+s0OvMtBveV16FP0NN+r0YkUZkSRZarbks4S7hnP4i9lMmdgpx1slXfteCus3HiO4rMkN",
+	"0vz0VhHDfyRP+UwJfC2dLZNQNdFs5rj6HupD1xajEqUC0ugajuTEaKypnKC5CYqJYilXrbx65Rg+Yjud",
+	"5GVPi5Wwua6s2d0hRtpgNzTS1mYPRd01Cb9+fk721HUEH+z9nk13iXD4uPd7IfzzY4jmr1BdR8R8YnOP",
+	"Q3RnQ5bgpCpFfesKxHU4AeWVbX3c5TL0TkOT6Qh3ZP7TuWIL1flFVauFV3XVvqG9TFYV3a++bJ6AW86G",
+	"9GBoXFIdmL19OeS6rZcPpwgCb+uVtYmzWsjLOz375hTKWxR6+dri0o8UYkxQrF7RWVn/uORvcJ1IXR1k",
+	"Wwzcw226UETJ1gkJoUBySJpTg9ehB7wQgyiE9Douk5QNU6bGeW6skf6U5kmC9BGbIbNay1Cc3GUSZ/Vd",
+	"+nCeWN41DpD0ZsLI5OZPc8RUzzApxrogBqm8YqLa1bBlrecSh1o6Yg/ht6m6XG8xf4v3gX9RrVFSsrt5",
+	"JuBquq8reru7OWjgcrawYtRe54WRVtzub53LrqLehXN1544q6EIXjWVqOITse2FYZuAgr4/wCO2oIGdJ",
+	"A2geG8QccqisggV5p4lcTJjAOv56LtMr4vzorjQYTltjXpDpZXwPpZu2dWnnEmx8d0OWBcSl57besqOp",
+	"A3NF+gpWR4TzKtfo2X/SHfbofnvQiw7aX8aHrP14eNxtf7n/uPfkgB4OjqIvV9rdVs9ri+ygQ+ouizhe",
+	"VWGpOOt3XMQZHr0/f0oWjKZGMMUGVgUvGMU2mcXlnF1HCDEgkV63d1ysQ3R2HTUzi8T/uk3+L37Tgo9+",
+	"6raf/Px7ZZGictIkymRFXAoKeO55MstYUknYyHZ3VkrZsvH1tZSh/fZGpZQ/u9LGZZht5mIqQWZTT+gf",
+	"1ZR7TZdnd13vxFr2jtGYi8reNxCprjQVYBhM3YteI1K4mVMGtUrUhmFh5ptFNafCcWqyQvypAG/d2syV",
+	"F0kx5KNZ6hoPN7uuog2bDBi0HXcVSKqDiydc8IkRqbrV7mqc9xIXv7TAb5wzEklqYjQi8ypqWETIOWki",
+	"NnIxMpx1wCwYXfg2HZGBnIn4Nqubp1yjmruqEehSJRZckAqIkqhXQB0WRSIqyMA2Foyr2ujVIlm2EO8w",
+	"l4BXjYR1dYPtZbRZlF+QlwLC/lrmcrGt8Wzt0npmdz/+kJLvsOK5pjxR21k+t5V/GIQ882t2melK66sj",
+	"P3cfnWnbQGFDiacAntvFxdXEfRZa6hmZlE5qtN91llWZ2UxWLcxaVm4RNuf1rt+FCHe7Zvee6LeyKO8d",
+	"Rt4Qn/DtDJFu00tzC8zN5rl/vyKUmzKK/45tkDuI17tLUFVdLnZlZnYJGXz0L+Ju2VmeCcsWH5bD9nLv",
+	"ueOTWfDeJvGABZerW12ZGbqwP+8sHb3XX1Ul5lidEQVXEErYcImhRECVH5uKlzCL+yS0DfBD9zi/rLBo",
+	"GjwNSMhupubMQn8YCFo1tx1k++RbCaFc35QqxeITWxnErgbD/Yu2Ya8QOPYSRPmlYBJ+pHJjcUAqWzU6",
+	"cxos0JkpobQhtbmEm5rY0OzrmdKWhqwwrZFmYaMo28hZEtsUFmWjgaG0goNm64SwRKH5O4SjCzvkJQA3",
+	"Zim/ZiCEYHk6PrHAxthiCB/Oc6qsRYScQk1lSwA4olk11OqE5sxYuEWxhEVaeYiicMlusVwXTX6gvTUC",
+	"Z/pTMzVlIrYeFkASUJJhW5X2wNWRyYjgr7jSNVWovhcZRnMBAdNYnNgtvmkfQsfm1oOg9bkKWgUpZWdC",
+	"x+d5T3/663TrSzC/4XZ4tdVfqHjpAdbUX3PbBjBbyr9L9HJuPqm0HrxzV+kOA4ZwzH8YdrVpnJ3P4j5x",
+	"hN0dNKr1ZZdqm5ref2XLbY1t5Xuqwo9zfwrQbTSYbctwZrWOtsqs2EVkUEUArIceKzQAeD2T5q2kvlXg",
+	"o9egaMOioqsMqR5lb83EgLb7BQu5rbDvUhNQRL9DeZ8y41nN9NR9cL13bLilx8HZ5KA4lQGBb5HhcVDQ",
+	"XKyRJlNNnMWmJuNo+zjzQrfSozWN/ndgStnyy9WEtUxH+erqj2ytypmhsPOejWUSq8C61aCDUyHvsSKn",
+	"sk9CUDNC0pwJzZOSB8XoeKBCGV3P6R+hkfxhygE2GMgU2uaQC5q0QN/KskCbxc6fjzbK/wwILsclzdmP",
+	"W7fQkNbrQNsG3xeh/qkj7z81at/lEnzID1is7YReVBqyS/Ue0wiKWL9lDgEu984JBBWU92mzB+xde7vM",
+	"XmcC8fN6C974jDfYtN5NPdHbJE3dTpBen79iVcg7OK53mGO7qq1hLq5t5DX8bCxUWxqbPlt33KdNLLxf",
+	"Vx5oAVkjj5oodGDUGYnWhAbktl1PobCSmQ3IQWPyTGgWQ6zqAgKmpym/ppq1tq1efAv34/HKCLJPIiDc",
+	"zqOo6chPP4hmSkO27IQZjVGN+TRrynd5xRaZILiqNsdfyhx5a+/eJrU5DPQ9EWUT+6UzUGalODwaWmW2",
+	"LNJjsWTHqnvimc3Mq2uDa7P24L6ojxGhcXyLWu01WSTleswum8rNscl21khpbmeq2EtxU6kj+3wLWaIE",
+	"7gqr3AZ5eyWGs2FP/BoEzjaxscSShcPm8NuxjJlD6TZCZiFY10mZ+OMmxWN2Wi3mVnVfdtQHektBtHCs",
+	"O5ZD1/pLnSe/6DHNqvg0nSshJpqOPjff6ectmV5W5VK9TRlkbrvWiQ6olfFif3op70Fo+2v6kFdKZtV+",
+	"5FsIY5XO5F1IZis55ta+ZUtNd/Muu3tl3R1xLxf+lj5mu5Q/wsuc53qurVPxZ3Ev+xXnthJmV/qYb+/V",
+	"3aoC3qdx7Gbpn1v6bL0SfJu7bbOP1lLMLZiE570tllssu2/dKu7GTzbx4Way3r2wlhqv4KnvikX3YLW7",
+	"ryJbOmbwT+rpHP1MwImoMILMgBFQWI36gI2ZIfmZptGYX1ufII3bUJK14LrLhjSvlzyFfSMjQcE6HFKh",
+	"AmM7ZZWCae23ZpgK32K29028ixXefs/HD2LahCtlFlZ2Q9q9rEvOdnDZwhOJI2/vi7Sb+MO8kQ9exc/R",
+	"q/hp/IhFnN3ak5gR7V19iRW086m9iRN5zX7w6optTsDmy2JJsjoSXlGeBx9d2joTl8NUTio7yHqarv0E",
+	"6lmsKSXpht2uH7X7CutLFeWxtT15Cj3dsdf65hKdfxCv4du1BJSJRJUTL29mGSjrDqEO4pvh06ayEU6e",
+	"155u+/u5LX1VIveOi1u9wzs2y+O/e578UsVt0nzGnvFHqmUruuB9nAuOGOoW/3GBa6vE+BUw21llgVIs",
+	"gwcvv6qABVttSOTtAhPeseH9lRPIAIU3xS4h5TKpKlHLPa4JovyM4iXvP+6x6ly2rSC+om64H5Oz46Lh",
+	"2Spnid64YLgL5v38q4VbyAW2hFtG6idkwBZS2My6/W6XNBVjBEVFeHdTK7b3yfKqXhhaw4S/iUyZmU3A",
+	"bO5EYaHoMjHjYAlWqBeGtRS2ql1QKmnur2zDAucFbFiVNaexcpOtbl6Lin+iPLk/MO8Ny8HvsinPGt/0",
+	"fSTN7aDj+ENa/KfO4yur1uWmNkX3TJbdtzZZr8LLsrUTx8vuK2W2W3qpZGCaarW6uA3kLWOSc8oiLZ1z",
+	"c4WMogrX35Nb1N7JpMa8BVH3sHdwcIuhfJt7Nlpvf+uRZoqlpSX1thykhGc4YuDDbYvmNnB0q8WlaUK1",
+	"WSBYgbnSPLqlWQXRpE68ebs8zS4MKefnr5a3dcYiKYw6ErMhnSWaHHe7NQWU6A0exMH+0cGxUyBWHPA5",
+	"HW3lrMviC2qNNPfmgLJe9OwECu7zmgYNd+u/hC7mCufPGqeOA+qmcn0BsP28XYoXNwOlI6hBNhHTFIJn",
+	"bofVhQP/1E6c/PZcgsj786cB+ZZe0zP4kYRavjz7/gymaragmd6ENCc8SbgCciDTlEXcXB+tYjB2r9s7",
+	"bu/vt3u98+7jfrfb73Y73W73Xz69bF8e+DylQg1Z+v1cINLdXYfWdsi2dGMuH2kWVFmhybA5gS8DQgVh",
+	"N9awbBhsESAxY/9dbK6TwcEFYxbU5cOqOs6MTS+puoxr40v9GmwyiXFpBmEXfseIE2LkINtdfaCY0Bto",
+	"L7jKKoR6D5LBDm1mKGq0S03qoN+iMmohOupIk0KrRAWJF4B/Ey78ifaXaLOoj6wMMPNevVPLTe9U93uP",
+	"y0aQvIDoxcVZoz7UaCU3OX8Fp1VzMM6ytaNTQcngMziSWymP25/jpgewA01k5SHuymiYHaMfw/sno60N",
+	"QijvQje+l+GVHFXbVxI5GpXb+Bhinkx1H1tYz6nKxAiwvc7HchIA2w08f7+aJbtLC6uxFWAY21LnjIre",
+	"lnmwc2WIQJrj3zbFf5yZyk1si2+ZW5DypCYcwcHOWpeWUfrZy2fF7ioGwhnIK4NvszE3bqbhg674fXGF",
+	"2TZLerOD2M/rEW3jgIsC0iVyVB9wYR7eymNp8L5CAbhHe3HB53lrE0rFKAFCYUPLavlMtgooWDocyxGU",
+	"rYAHxfBvpzNU4sqKAIMSguxUhahwbVdacqhtNkl4zgn7hJJnb87I+Y/nWXEPKsg35+dvbZk/mZofDORA",
+	"rZfC8E4qJEi2TcWSYdsN1sp9WR0vFsq8cxlD3Aj8c6z11OuLAyN5TvEq5gNbXDyD5d/90sUWMm2ERilS",
+	"MMjbGyCwXKnFsbk/aDKDbq8pUeyapTRZFZFR18ez7IjbZY7svfqW8RSWehxnx7EW4nkIAvLxfkXnY0fE",
+	"2t4di1VOUHsdpB5XWEW1xcDz5+KaJXK6ymdZHr8eKsWqaZuDBInOg0ehkNoGwLCW6fuBRM3gq8BQDPHf",
+	"BhD4ZQEUhbj/jYBhDfP3BY6a4WsAomr6ULokvbwxBzYo2j+23bLAs/3+/ctn118GZMxuSvac7o3L6B70",
+	"ooP4kB0Nj7t+Mndc7IbRvfmp235C28Offz/oVTW8CBofqI7GT1FUAtaaJN8PG/2fVsMNvjqbDXwNopwm",
+	"qFiUshocOHPGuw9sMJbySkH7I3N341ekOR8rFl0CUx5QxY4PWwEkKwoI2yVSRKXCA/jB6+F3/3iSPv76",
+	"u3/+mp7Pf3n/9tnjl6/e/uul7L2ir+jZfO29a1e9fLA/L1fFEmxOlAeETJ0obqZThvOmxlCUYJdgfTvJ",
+	"pXDQdRKLP42dfieiCkz+jCXcEDDbuImHEehKn94xfsMfbfOO7/n0dTEcdwNJTQppbJ86+dWJr9fWVljK",
+	"VMeXPIXKE+vtw9t0Qoc11Cn4LE1lWtOpas6EJvNUitEJMZMvUKbKRqxUDbEbYl2rPHj6SJE5so02j7Fv",
+	"laITRqSw+QJ2s7Wt42bqMpIxq+s6EjGzvkcKpWH84IR0M4kw5tCbzNP21mhD2Z6yc2iUTqS4LgdWH/q1",
+	"KORu3nM6qtuQvU01HRFKQk1HYZFtzSEeRZ0Qt2iQdLGINgTcYB+xlA1nKnvICAjwypf475bPiYyuprXf",
+	"kPKEi1EInD+jAhJBkW+blpJBy/VZ6R2SsZyl6oRQklDN0pykJvSKQSJ86JJfshx4t5sshcPOvWLR/k1Y",
+	"ce8jFAswb5olyhnWRsd7YnfJ33bBl4qLiO04IGN1DrZBOESnOOs5l31xQsyUtia9wUZVutXWJh5mgph1",
+	"ga5l9T51bBo74+Gh+cRb45ruzrVcC/qvWrCc1Ow/cL7PSrYFH2eWw7WrPzcvms+QT7o+pstLe//uFbHN",
+	"lcw/01nCiDDIknCFbV6pRkHAHtEa6akErMLCfTgtxc74K80jZgo2vCJW1zJEnxg3FTRGTO9SzCpJxhvI",
+	"WrsVK/yhtxe2Cl/vQt4qg2Mjmauwih3D57yyOaFtr1l9NfoGi8IbY0ZTtZxc6vVVVERLGfh6bWGAYlnh",
+	"kwrWAGFYNhPSjpB1vTLvhj5bDJ0hi6d5OC93opFn79JjqRi0WLR3IxdRMotZXMxoXO2dwGCUyosRCfq5",
+	"uabrvfZOI6ZOpCNUCDkTkYG50bYNC5pNcb958mYG3cl0pplf4FZLotMZ9BypQN2sqklFd2YR380ps10g",
+	"aVUXUNVZ086zto1nCeG2aZp8nhcPyvOFq/H4hCjGSCH9GB57waatOn/Ppw7ihPNcumXq4y0talSyDMTM",
+	"t3SRSBqvNmrleJxJmph8bX+27XJsiZoKM8iYTtktbx6f4DYVXOqjkD64tjtVDVk3iB6q7QEbXsy63YPI",
+	"HBD8i3XsLR+iZCQywRGSZfNantCsZ/lrGxIbdqqYVic3YuS/2S88yvZey37y3zL4XXgHfnBv/LxhI9kc",
+	"2kGFpFRzZZmTZNEs5XpxZk4aEWLAaMrS05keVzbxPH37klyxRR/6518awKKXngwW5PDAWtRmaUKiMU1p",
+	"pKEppN2fa2pk8I9qmZImNOG/Ygv7RghEDmgH1gBYSn7+4Ob5aNbNxVBiKVuhbb6HDeJqTCgXmnLBUvXf",
+	"6jrqcAFxGw0XsdMwU3ovLeUxNE5dUTNk91l0cod88UXmqlBffAHRyuSLL3KW9sUXgX9RZ8+Bx5mHVMQX",
+	"Au9LFN0jOWGKDGh05aIPv/gCChB+8YVN7RALKRj00cxupf6FuBD7HaLpFSv04LY3lY32aA5YIuctwoWW",
+	"0J4Lzh3ngWSUZGGvavwgsDe5FOxCEEKmtupV09Up0OwGeliFF42LRhhk9QtwYEXC3z+GAZajwgIHloWq",
+	"1smF6HWIYimnCf/NXKu4jHcvnpLHXz4+Is1vz75/Q55SIQWPzDvoGES8hPb2iiiZWiR6f/6ivX9MIhkz",
+	"MhNcqwAW/Pzp61Mb2WgzkAw3UQEJzegdJCE+XIQE/0mYiuiUi5FZ30GHjKka2/7RL9qPreEc1vnVq9Pv",
+	"nvcGBMS4g17bPCJypqczDfcUdDslYfcmJH/DrKGIKkbG7KYDK0NriZolmrBfZzRRJIRT7uCJhR1zos/8",
+	"0+t7UmHo3zUB8bA1cC3UMxq7HCyCnLEV7qLw5EJkYl5pzEL+QWkKvAYCIxDWDR3g9R5ciMr1TJg23+sk",
+	"PHHeqLr5KxbjZUoEF6KwNBsjtm5ZZM2qOhfipVA8Zl7PNRLaj0LIBUvmdIHarNNZScZ0HTo1w7qw2NBg",
+	"WLF+jPVAqbGcg7WIKoc/Y3aDgSBU25EfKR8lAVmeA6naaC4v+MCanyjIwHwymUET3eyqbbo6JWGQlyxB",
+	"7CB/I/uB+exCIARaJxBjmhX9UJouoN4JjDiU0KAhH/GSx2ZQqi6lCFsdktmNkBe8P39KuLgQa8KPOyQ0",
+	"J2JgzgXBKGTVIbhdkIW4IsAsLL8MrWqGNHTq+vbBEfUNWOyNhZfNpdnm4YF3O7UA8uY7mVq20ydfwc1D",
+	"rETAFigQhB0CmXezhF0ISFUBucJyTbjU4Gts+2ev1pAogzlzG7nLNRGMxeaEcFH5fRtCUwvD1NWFMPx6",
+	"ipEIUEe2aZgrNL3wPsBIg6wEJzU8HDpAyxH+A5or2gd5DkUrMOPHdgmAZ1wR4PUTc+MNGIE7kzQPu/to",
+	"jJ1zBYEMZCauBPjKUlcsBwZxGl7LgChZILJjb2oS7o0ZTfT4N1Qgwz3o3fxbSJrhTVtdR214D9p/WJj1",
+	"yU8/hy0SS7C/Yp/EsWGnNGbphTBcOEngvJ9SSC+Fg85OgExoahZmh1d0wtpDmbbhoNoYSha6ltX2+GyA",
+	"GU34FcNr+oqxqcKzNLOw9lMpdCqTkDQR4i0yH0ugAaquMhzFMBZY84S6DA5Cswg2wFoz+iKHLGnaco6G",
+	"UNCI5+dwY5S3gV1WQ7aFWOb2ENE0XVyI8AeaLvqkgMyhiz8xF70RBIgNk3EEdGWLRhZ32XdFJENU2hMe",
+	"MWvqsXLU6RTe73W6jaABZkAQ0FR/b28+n3coPO7IdLRnv1V7r14+ff7m7Dl8AzqCTpxEVpK1PI2q39jv",
+	"dPEDOWWCTnmj3zjodDsH6JIeg9jqcMz8e1TlHD61oOp1u2Q+5gmzjcxlxJQi6UyoE3DBSIZVNbWcufQ0",
+	"2+QcAZFh2cu40W98Y2eF6EAwhsFqet1unVKVvbf32tqUPgaNw03e/4pmUd7mk/2D9Z9YzfJcylc0tVP1",
+	"nqz/7lzK11S4aGSQkY82WeJLoVkqaPIcvEy+htHo//Sz0U0mE5ouGv3GK35trleFdh4FJt6F0mxiFBWP",
+	"LTiD/QpSxlfMZJaz1OLAGZvSFEowXzRQoqbxRQP70uIvIMhdNDrkgyGO0LDqv5u3QgynsLlhLbiwKxGK",
+	"C6WpiFBih7b3yH/7K/vmE0qMHJp18Z9Ld/VhuBzyE9v8PvsIWukij61q/39ClIQkdhqTAU3MqlKCXE0x",
+	"EWNWPsWwcCOQe0SBq+SKJFJpa2eI2TSRiwkTujMxfN6DEEAtLAMFwimWR7WvdMhR96B4udgOwbblfqpt",
+	"OYbxTMdyLjrEsyoX7tSK0UkzNIsykkrYgqGtWoLlkHJgquKpcUUiKYZ8NHPOvmKtBwzQnZitTqw0hIsW",
+	"ck6aOLkBbH40QeXZtKqYyTvEXsPVUjphGtJCf6o0JhcW7S5tkMu0NPemluYHIAcoA2Y+hKj6XA82J9fw",
+	"S6RZ5G70G+Y7z+Zh/4RTrjJJ/FzN/Yxybk20dArANjvY+0XJYjDj77mZHqZCayieTqPfy/+4xKfmJ3e4",
+	"lvY3rfRmIMyB7YAZoWzxBGj9ddmx+WqDVZ6x9JpH7L2g15Sj13QVJ89giiyywADNgQEHw67cGa8gGa9t",
+	"7fYCUNfRHp3y9hVbqNprAAU1pxcUMgyCvPt51iRdFArsOe86+kHQv67ykN/AciM25DdBFtjhLJwBFOYj",
+	"EOzQ1NKxBkomXMw0a/kTV3GIV1zp0yn/zuxuiU1UnWr+yt5TKRRXmolocS6vmGjckm43ozS7ysxFWEFv",
+	"hp2bc7o1yXX313/yXlArDWNw2r8BnXoyltIebj9SDud9qYtG6Kj4+WPQmMqq0NrXnkXBEY2L1HFUY1Df",
+	"GnVC0txv73e7BQswxNEkVFy18BoHnVErlgytpq/HXGUuYyifCuKDuUfPvjlt946O0TzHFbliU43iQsKV",
+	"VmBCgRfRqr/f82YmzRBpMWx1yKlTwozubm7pXhfJvTkTrvIrmhpHTCty2H3St8QIKjgMb0Yxi3fKb1Om",
+	"MPdMsZTEXJljiFuZ2MNVrm5RRWYiNjogdWYaIQGqYFA/7B5UkTwGViI55TkOX8l4sTNa9afI6KvoabC3",
+	"bIld7O+YXZSjWGuYhgUZ8mIvzIk0vTjeMUvRZ4hWA1jx2XXU9thgG/lgzdLsdxV88+On5FebcIIXMh3w",
+	"OGYCv9iAUz2VYpjw6G6iy/7RJvtRs+kULPevWcypix/6M/JTRE/fplhkg5VctSyV7P1+xRaXPP7omiJV",
+	"uc7fAXdRwHYK8skjhRwLuBTIW5kI47EazxqXOVstbwWHk+HH2cs0N5nmLjozKiRxMlBBBTHKTybaqTFN",
+	"XTqcU2X7/ixzaqjSikn+DBD9TaMxI83w7Ienl6fvz7+5fHr69Jvnl+fnrwyTPuweotjkpX2OKbBKt3MX",
+	"o0I14XG1ImXAl/HMleqUvY2wVGIzxMPJMjHNDdPKNKgp1eNcgcJXG2U26esiXvLU8eG63Kmf72BEOh1q",
+	"ln4ABe2TMqfD9R+9kfoFxFj9m0lf73LJoUzCK8UwxzCiMYuuCpV19373nWYfa/Wbc5YkRetI7naSc2Fk",
+	"uaz8DSYXojgFPb075IUsfVRtgq4UVsya/ezRHWgpwdpvMqf8y/h+lZql7a2TVAq5whiI/2m1nVtIDw8k",
+	"XUvShrAyuqJrqcojb/uDR90gS7QL5dOr1a/z/B4cMIwXgcvVUGSnRl14U4gxvC+NYakk0CdWGpbyhter",
+	"DV6UKhcAR+uHB9/zX0BbeJD971f2J374rqNu8AersUfeMYv5nv3ZotMKU2T2IpmDmxbc9kOeMIVyPfiR",
+	"UhKldJ4oGzVnZvA+pHEcgqUV4tmxNWTMVSRhAhBjoUaNX6IALyS41eVMG9biQsbBSgnTWRsmxb/wAY0i",
+	"NtUMM1InVPAhUxoNn+6vR4qEgt3oS4xktE5oqPhpp8DtZdHmGB5cDHZfkCa2Egq8VkIBCZWmCQvJ1Kyl",
+	"MIs1M0ti688MZwlJ2TBlahyQ0DyMUzoXIe7JaBRSjAzwnIJirVNGp7FBNdgRvD2WqlDFn4C2RWNCNQnh",
+	"xJGP7P2OAP641+l0wjoT7jMW87c5ctyjxFKcaR2HzBH2wSZ7X76T341A6wfZ/vTzx4I/5dzF7eSnUcEF",
+	"fNmCxTx3mmziIQHulGGqo9l6fWLMbNn2rJaAT+slpgDu0NCFguT0MGdJ0obgIZi/w0XMbjoGnUPPkvft",
+	"h7OAKOnqmqcsWXAxIlOa6gV4jUAtgorn6XXWIAK/z/kiVnMg7bZbY1gyLOR1ayDf1mOkMjWMIdvbnKp8",
+	"awumq0j6awYU/drBcVudx3yMlWjurr5U9O2W0WzCBEQYDhlkCgZwkGC9gn80KWJctmtzj0CtHuv5j3kb",
+	"+DV4/hvLkeSV3MS7CzBusShePT+vz7R00hS884klqAf95w7M6zSnpEe+bJDj3g4Z1++FQOGP2/KvTMpa",
+	"6nNXwdC0fz2SJgbpwcdcJFwwl3iTb9lws8gFtEPIaqvI5zrkpQ28BE42H1MN0YT+Ulzi1AkJf2wbPtGG",
+	"ZCgbVMr1aglJpr7UUzKupgzZn7fRDBZU5/396xneC56wOzG79aYdlxKGLQr+QszRfHFnxhg0fKSo3mFR",
+	"gC3jVacQAVTfaxIQqhE0MmyqigN64NN/Uj7tCF8K5nWT2hnPhjZVe8UmDrWMeqlhmvI9QXIuVECw74R9",
+	"Ff3yfdtOwnVmzTXLlFGVJ0PjN/WKGUz+xu+bcP/267cYBbzRe2f8N3a/Ru4lGKzSGk+zHlnL5/agQ953",
+	"XM9qWsEAVWght8ZWhQTqNUdZS52u/kBRcuJMkaZRqOxrYGT1Fuc9allTV1bIoLhujBJs2vDcZU8UiF/O",
+	"FRUU/yyLc61KhhHskmHYLPtPwi3K9PmCJxpKcS0X+koWdkPeYfHcvFYXGVzT53ebjn1/Tp6X9bjchuFl",
+	"lREeuN2n4XY1LGM7Vue3rNmA22XszfIWj6k1S1yNpcxfGseFVrKt+2dLXj+dP5Qz/Tm5gYPetgzBfffA",
+	"Ez4dT8go9BZsYcSEoSDWjoVq6xtdCrTJLE61zCKsaOgdEhuRx1MWn7iMIZooSM2BbFvw0kEyM2Q2oxHb",
+	"ljLLVhB2LsQLmZLQVT0Pne6GRVRoMmNGV6NeyXViU4Rw3Y8UoVN2Q5pqNhoxsAOcn78iB90uUS2oGnch",
+	"wqyQemjT1rBCW2bIx1xoHBDToQsmfaMNFrqA6xsdnphFCDiNCxEWiqSHHfKVtDkhBYu8KJQIMUtPEjlv",
+	"J1xpCE26EGFNnfeQUDLNEtswuHEkGeS3gYvRryxfAecARdILURHsBBmyQmrsPEHOxyljkOQGFSb6Njoe",
+	"z6IZmr27I9ByShJ2zZJWQCi+gVUSUoy3ZEOZmm9iqikArYW+0vyeiLPd2Lfc/jHhPvswuBD2j/LOWtVG",
+	"PFzDM6HOb/SnD9Ta4D7JzYTLvQeKXpzsWJuO4gKIADc3rkUpQ2KtOpG3gn43FnwruiV8XF7zy2dmLaUI",
+	"ISdOYDMEg7heH/mhIfo6XK/dSfnwGzXxqFWNAu6WyadcRPPIlfz27U1L2IzNRGfMr0KVY3aj33AVyduD",
+	"XnTQ/jI+ZO3Hw+Nu2y9Lnpd+9CKp1jc10Dca884LPOvv/+jdjKPJ8xH98fXon2dfiUHvydXLr99d/2te",
+	"KCZYbL/hiBM4umU1uCYvVsRcNa57XBkyyDXKLKEKPHdctn8/JJBLmc8KKxRsXl5cxtb89VQOmQ91K/h+",
+	"3DiJ0zGu8xu9VfwlwtkGty6h418uLvOThYL9CeVHh0J5B5tlTAmwxolNkig0rFkV2DliukaMrJUe3zE9",
+	"S4U1dWGyaQXi5gxiWA7QxprPqBfidowEgddYKw+n4BoiKAa5JzO2tak3jfk+yT2IApRTqvJ11XkK/yD5",
+	"4j41xGxbaxkQSue2ewMezkME+J85qYPGpeo8OV0uE+0qRvGLHKy2PmXpInwylakm5oNiNjq0cZxIpcl+",
+	"t9sq56anck6g3L/qVBqJvjULuEciMeOvow+zpwcrySfL//YwaaVBxLyw9/svcrDy3vq+IrWpgKvZrWQz",
+	"s4Nut+uh5cmqZL9f5KCY51d1t3wrB7u5WCoxsybvD8Fy73l/u6LBZ1AjcQNC7DykDn4mhHsqPDp6BJWE",
+	"RilTtmR2Rj+bk/AetmFtM7He6ZHKeXXisUfarmMLpBSkcm6jLzJ6jyADkSoym5rzYDFpYukDMyD+9kiR",
+	"SCaziVABCTGsyVZqmo8XrmaKawyDFagidd2ZxAG5aLyA7cBSLxotV3rPvW0glNeJUBDl73pRGDzfhu2Q",
+	"pnRuVCjxMB/LfFOKQWGMX+SgxsJmGBSu9bn4dH6Yb+VgMwPb5+V2KQBqM5cL9LbOceGBg302HCw7Ilri",
+	"Zd5x3Zp/dSJ1vUMeRhV5evaDsxNn7CmhCznT/UqeZU30mCcFP5EQmDJE5kIpv/ECmaLhRh4vC9Anot0q",
+	"kYHagtXW+2vYZ5F7ruF/T5HfpowINtOp7bEDur3SRE2hzt+YMQ3+illCleOH7MYA5BF83CEv+A3CC8cT",
+	"sV2CbSKfMByzTwaz5Kptn/GRkCkwwipwNGciMVdXOaoZiJ7ELEoofqzltA2OEqyA7QZodciZThnUF6IQ",
+	"8mxTr7Zi41Xs+ZmcC7OBMo9+qq4/JZtez1I1u9F7FuVzVroUfVsl1hm8Nuf2wBk/F87osG4VY7QcaSV/",
+	"TOQIS0RMJRf1uVun5Gnv7C3RiRy189dJE8PCA6JTxojiv7HA9m6AmvzHT457JJUSmlSPW9B2FOmP4nj2",
+	"ByG1F6GSyNEjRZ7HvaOj/Se2vHW21iu2MLR81D0gM6F54r4AirXD5aqiv9SJnDDoKDDUVoJUCGSsEqrq",
+	"ZK9XcvQ0B9BmVDZNKBcnUEBMMf33mR62Hxe7RyUyoslYKt1/3H3cddu7EL0LcfXrk/h78Y/5h+tX3x9/",
+	"88OXs/Nf97/96uwffH84OUqf/k2LZ/86evcsvf7+6u8X4kL8v////4tUD0dOfzsYpUlv+s/B0399ePzu",
+	"1fNfHs+TxWm8/8/e4NnBwRv1+BdxyHtPXg//dp38Ojn6/kj9+s3b8eFCf3X91a9XXfr8/av0jf5WnM+e",
+	"Po27v33z5Pvz4W/ffHczOvw7QGtLPmIPKD+WUs5CoXZ0RXwEVswOyITetOmI/X0/7KxexINJ6A9MP7Vx",
+	"aUuH7sQpnVKhpjQ1152hYY9Rmb+2Sg8APpbfnivFuow1eR8QaKSRJ2kBQ5ND4GkkND+HmVe28EjLkDS9",
+	"7rH2Xa5Il8g069OhJSZOdQtvYQQMDiJT/F+uyIAtpG32b2HoUUw9l/K2f0/WLNiyPT2ZgCaeMlYXQ2D2",
+	"uNK+tdQza8IFn8wmjX63qn/WuhUJNl+zIi13uJ77VGJLx1nDTpfw98EG/ocxvLfAP0BPMBqjYxJVfI6w",
+	"G81EbDQjiMe5O99DFtveQJA7r+IpuGyNGOWqlv86k+lsYvYw51owpZhRWy0zb+bioH3aCqrlur4n05mf",
+	"qZ5Bd4q835ez+ZlRHrk54LW9632ScMEgxXVCF1CdnCRc64SRARtz6AOyLMaG2aREzQYTIw/CJILNC7uW",
+	"ICrm23MhXjS6GqVGq+iQt6m8ZliTCTrfcJF1ncpnhkKJCkqr2fc+/h/DmP7+JgzIG5gkE5Cdvsmhka2/",
+	"nDFo9xRaE5tl4AFgGB90oDT7gZOy2mm28FV3Ah7FgwRbKcGaiS0UO3ZnHZmOyFX8z/Hh/PT09PSr6dvJ",
+	"ILo+in/8Z/fLf3wXPeu+HZ2+Gke988HND4fXrw9mT6+Oz3/85cfxXvz1wTffPnl1+s/972Y/HP/61Zve",
+	"6buv/zEYvTwej9X0x5vTv99KZs5o7q8pNT8o+TsSsz1OkqHMYEGox8hzTpyxjrvePRWsbzPZm85irsmU",
+	"6rFbWd7kNWF06Jixf5Eu77Qp08BVbeG/sTBY/oxq4LuuagKMY8anRQl7mciAUYdC6ksohpV1/3S9q9yV",
+	"gNk4KR3qk/wTEBNTr2uo66/lvnL9soTUuGZzA5tFL5juo+MK7Bg2osqNJ1PS9G4jRfKJ8jYA2PQFYhTn",
+	"0qX6YJ8ECEfjmjCDsfaiMXw2t4o4yCFAfZ0Ffri9fvLSocp9aScZVGImIMQ+rXG9511263WBjfoAr9dJ",
+	"AJpaGvH8mpGMWggXgcWLKOHMiWDYDY4u6coWh0nTiJbUUW9G5wFRdNHqkGfYeqVffTIggBkB5LRO8bUn",
+	"bPXcFOIJCzRhhzBC2RXa4vVc4olXqVvm3cZmCtb+p1ewcnysuXnz0/oDlKuHe3FH2liJW96L5emKrbY4",
+	"OWO2zdtI/Y4xeCHnNKayO8yWhp9Q4AIjmVAxgk54N3sTGe+p2SQe7IHtvGm7TqM5Hq1Kf8vaToL1vfCj",
+	"tdHnLSlbHfIOBUqixnKWxNgVmOvcIuZyqbALR95iyxrR9Zgt8FI/sd41W5DIcLlIimsmOBMRQ9u99bfB",
+	"idhq8K46uxyZddVfI66BxYY6zCZKy9+i+JgdDI/o305/nHeTtJu8enn0rbp5/vzVK957e3UQ//bjy8PF",
+	"nJ4Ojq9Y75vf0m+/m73bXpT3j//BVPOHCs1VlLhrrqB5wvZ+N/+9NPLHasEY2YCGcqZUee42/Kk5Znw0",
+	"1uRxiyS2hfAEOiPkAVHYocYzS4QdEmazhy6FPIXiU7jj9+9eoQiO4l9YXHoYEJVQNQbLCLaC6JPw91cf",
+	"935/8/GnznTv9w8ff8a+xrbpNU8YtpNwjXYw1R398Y//n//7lQ1QYDF5YyVR56r70ApIaAMziuNnPYkH",
+	"MxG7CRJGr5mygQ6UDPiozUTMqSD7x+0B1ySBSMlcyjciv+EKrQ55Y5ZsxGHNwKAzSuVsanPyjbgW8xE3",
+	"bJgmCRnY5hMQk4AQdh39whvoPdvt7u/d9A4O97rHXwIw9nsHh93jL1sdciZJ+PXzc1IEa3cPvukdHHam",
+	"e/tf2na2y+85YHS73RCCMuagIxgGiTIjNmA8KcmQIOfjUWcitMEoIzrCWSs2glplzbD7X70XZi3/1XsB",
+	"q/mv3ov9L8MW9i0C5k4nrhkHlrS1vXANDrXlsI2IBeZMuGEhoL00NWo20KeojH6wnOb3UyZO377Ev3Kp",
+	"n0RUmJsG2t9TxETovjScJQmiGvTAt92rMc6EK+wLElvhesFoagA0panmtgcyPsFWaajeWAWNZoEerp4n",
+	"zOJ0VEeBpCmkaOc1+d4E5INT4/Y7nd7RUQsVQRxWu86V5uCyvrCwqwXTpLlKmbIlafIdZ12WNU8St6sV",
+	"nuvz29TW20DdWuYCMq0m32UeQpqKMUIH8ho7K+W3c4kyqpW3jKPdMnT6ANr9mqun0W/8T9Ou+X9/6raf",
+	"/Pz7ftD72Npr3uBfBx/3Wl+4fzYvLjrTPffawcfW//nPxl2jsGWkmW4rCEwq6i6ZpjTggoJOtZGEYYDT",
+	"Jx9I0zDgYRF5WoUWaMiZD3pYOzBwCY3IYx9lXJm4WDlAsTsYHQ/2jw6Ou91ukLeTD8srDMjSZ8fdzH6S",
+	"k/CD+fIvUz8QuBra1QqXfJ3rrFkSjFp1Qpp/RZW4xjZSHFZjzxK1Nsy+zDIqIV1SOcZuFdEAKmLYP7D8",
+	"gkxtVKLSUmZ1N5iIM0nt/CmJ6YKEVF1KEWK5oIHU5koMR0wwxVVoNVwz45jdgO4I5Qs65NTv8E7C5+d0",
+	"5HpR8xFTGkPmyx3q0SikdRKaO3RCNXTJJ+HLYfuNFKz92vwSorhw0D2sLCMEEPQbiXzC/M13bLjJ+9ac",
+	"t1mw+6n6fqNFvBwaEAGE7jfefdv2Je71dU6kle1JzMvu3Y/BlkW4DzZkmq9lDFUuHuxufxqGbnCQzKY1",
+	"DU6QnW6rSJdZ8MYFu32WnBXl3o4jy6HjuEbz6HW7WDHbJvNQjT0+5lRhw5S+7SsQKiyvrSW5EnJeaKKW",
+	"rYRjE8Z6rumqVn+WTLNYUvuvzmTdbjfjsX5lzAcW+8Bi74nFpjl/uF8Oa/6OZBpvxW9dAblbcdug3NLJ",
+	"iKc22afU3ckwZjsbtHIyz8JrmvD4UvMkCXNziXNoeoPbEkQkxJqt4IQYMCYIu5nylMVhhzxL6VBjVtQ0",
+	"5ddUsz7JkjnXFDohYOnA4AC3+xNzK1CxkIIRligGB4ndZ6CUsX0NZ6RJgl8rsw2ILrArBScMxCVkhd78",
+	"WSBnzivQYqewli3s7oXpYAkfsmgRJQySwnC3rVWXkhnoL3El4Vb+XS4ws9dNry/z7sPl9XB53evlZflI",
+	"+erK7qUNOj1kHCJvUtgvF1ZGrmp+CJbrJqYk9ItrhcQQG+VCkfDXMLgQEVWszYViQnHNr1myIM33gkcy",
+	"ZiRhGvwUWspWh4T/FQYkvLTenIuLkHBhBgE2DqYTzHzTYzZRLLkGk+oHW2nHTEbgivb0c/KOqVmiFZnO",
+	"tG08hOMUykcH3l547Ko/6zETF2IkyQBHROdI3CHQxS/qEwqOT66IBFjSBN5wrhQh9ZiLUdUtcMZoGo13",
+	"3dqi3Hn6RnsbrDg1/9DyM2uWj6vkX6DRhNWEKv1aX+DyeNn2/meriZAdF57eZlURMnvfQy+Oz4BzvuCi",
+	"0KHDEnYldXCfryo48u1UAixRjKim9qKE0ZQmSX1z6W94zJRlYNDP1B+gWD3BGpUrphlzpWW6QA4KZpax",
+	"nJMJFVDHZcxj0gzpcMgizeI80Be900SN6RSw1kzfpknS6pD3Ymkt0K9qQZowhfmXrfTcOsElmp2ymEhh",
+	"azVj8RevNH9lu3rz1TtG4zf+TPdZE+01Ta9Ok8TMuYqWv3HwK4JgztJsq3+BZtX/Rln/gGnFUiQVKA4U",
+	"ZqnJYwSFl3w5q4oK6ysBJMlSOZTCCAEuCRqg6mKhwbo+Ez7dfJOt+/5uw+XpVlERVoUqcDQaxylTisUu",
+	"VjoDBZtQnpR2/XBp3mNhQroOH7emAHslbFZUc1Z1xzTzstDXFTW+VVbku747HVzjqtiOqlXEq9yMxVMS",
+	"yZmopa+3uKNPdj1VzbeKwiov6gca+zyLf1Zh/NY05qS0epHSiDhOpKyYsiRUYhP9JbkR9dlKoc2KUCUc",
+	"pfHnK7a5zTxIbH8i+jFHvv6OAvzdmoh+9/+E+nYwzBqSqqpnt7yYlUV1C4S4rj6amdWnMktkJaNRRaCK",
+	"901NHl9p/9sEhH7K6rkGAutovrxjJ9ln7ZX/5CT/YDZfwyMMWRboakOWAHbMjSIUsY+eIpGcDKCoBhYh",
+	"2oOqQwPwCGaZDrNpbGRO+E/T5kFeZ1GIqnWCIS4z9XfbLZ5MGBWKYBv5E7Sqh5m92sbuJgu0Mi8Z1c1w",
+	"MtXgqw1jCJ1p+uJdK3AjgnWdxyFpUhVZ2w2Y8XE5IWkOFkg0tkKm+azVyeImE660KjebRbP8oib4EqJ8",
+	"KhPS/mFg/4m7I27rFH2RyskzqjcyRp/L7M2yZ9/GLCGUyRBQiTRDd/rcHX1tQyn8srJPfNYe3usUT9No",
+	"zK8Z8vRrecXiqlbxm4Fr8waSZzLV91PxeFOX8acIYrJou4kP4I9qQvlwXdzJy+qUtmLH2eqgTKTTrdwD",
+	"S3fOxiGZ7g6ieWWLLB4SRj3JYieH9lXXp3ew8MKBgF2j0qdIM2TgFuDX7BI/7ltuRNgN5BwpF8/jRgtI",
+	"aNlK6PKScv8FRMoAvOw7eQ9wDDayC0bPcgjrvqRY0ApY4ZBCXI+NuT/sHnghPy6hcE3kUCHuyFxaUGHa",
+	"XJ5yJjSLwbuspabJpd1SGCx3dKqJSpLCXLl+DBKUoMc607h9sCHn2Zml4iVSrLgOP10P8/sOENrR3QkA",
+	"RbxFpA6IFH5smwM61NeuxuiV9+rm3dVxMc/d4Gfw8cM9eptYqq1u0T+gt/tDx64/7NLFC8veIEsxuvbC",
+	"zW5T21p6z2s9WmfB+YC53dgm2NxwxXBP18Y6GymAf0IdMMPLeYx3hPk33Asd8jKPpOU2h9qtH6/XEfQB",
+	"tArSnKUsMJcqm5q9muvPzWk7EHMNaWUL9K67fvY4TzlSwQajanrFBBRd7OMr4O+3HQUPu09yK1SeV2c/",
+	"XeGUf4dQLTeTtzYipvRXMl7skCXAbN6FZKnXnHLRKPXxU8T5ZL3n10V6wrJjh0Z/BUPTX6gl6v7RJgBQ",
+	"s+lUpprFr1nM6blRkf+0bREBHas4GWmiIGtE19bKjgaOnVo2dktmivVigXm6teCAWBYEohsEgygkLPdL",
+	"haKRhvh+FMMNc5yPJdSthZoc5cvBT2IIyHzMozGZzJQmA4aJYaBrDGeKJrawRkFB4dr2goG+8fZHXLGe",
+	"cwOxQ+jmKCRRs1ywbx52D6GHvP3bL3jhdto87D5pnZQTEzK9x4+/NJ+6zyBD4Qlp2hPAodF+t55D53rD",
+	"PfJnO8kfxJ3t7LfkzeqBOT8w58+AOc+mREuy3+12S5xRbciWrUB8VyE3Z531Zg8szWrtHieW495Jui1J",
+	"pH4yr8dBs9pWBT7pMUZflt2cQ2aqxL2ySJzlD+OROP2DAPvAI/8KAmyF/r/MGzFEfyMnLiZw2HjBYlot",
+	"iK0lEzZ4lfOMotMkgSJ4eW4Hz5yzRvdfTng6sUPm9dxG/JoJFFRhlA4JC8b/EGzrWbqw+RP8zAG0twku",
+	"hHuKhs2AhFM6cp5d889LrEJMUyBvKCJ6Qr74AtcBDTPQVeCtCSIloU4bF1qSMIZmxSr84osL0QxpZ9CJ",
+	"cme0e9rB30+scA2PSfg/P522/0Xbv3XbTy7bP/+teXHRKf7S+uI/wwCt5kbA7lyIU9uf302Q3Q4AaqjC",
+	"YwNuVEQTmqKHmWL1c7gqoMHlgrCEQWU+7HdJ05QuLoTZMAvyJCdzB1V77qOU2di4tODF13zCSPPl2ffk",
+	"8XF3v9UhP5jlKqdsXIj37161mYhkzOIOORVSLCZypmzQDxqFEO4zBRViAQd9s1GtJ8RcFxiXxxhi0oWw",
+	"2DmYaZfa3FQzNWUiZrE1QKHXBbIwtJR9rOGL9Tph0ZolCZbApAZ7MXvjQqzze9BESbd6sIHBpkrmL7NS",
+	"XFeegYctMedM6QsRIlTjS6pDP90uw3oeQ+FNqSkmn2PqXiY2ZWjSxIqMWQvaC5EYxqlsvfqTvMw6ZNFD",
+	"acluF+kEPT8wcu5xqk/X+0OdMkUG9ha5TbAUBWIJUJYEK3Omdb6PAt+pS+Db7z2uDBy45bIyNbt+URnv",
+	"u9uS7KEhWTPIqLCoZxiIEW1tzX5DZxwXlOc69rq943Z3v93dP+92+/D/nW63+6/VvboqChCaGdtm/MYu",
+	"1mwF6VWL3u+1D/bPewf9oyf9oyedJ0+e/GtVO69dLRnIzLmUYX3onavyxZE3YGcp3mRESVdx3N4wtgUt",
+	"8NE4c2wrTReOiRoZor5+vj/8/bv4Pq+U1Vtlqj442j6dow0PCFsef0o/G8677Gmrim1xua+5pK2pri8n",
+	"kAXeg5wTeOk5QZ2TrMmFlZCRW2RSTd8JN17hGFepJS/G4qI5pIhYXq2lRbAyY8oiLdMFtgXpkDNbUD+V",
+	"E/thqvLWbbbu8xVj08CwIq6zCBSbKgvVnEEYNExKLEDOOCE0M0/b1mKRnEy4thZdu8KaEsNnAM/7ZANm",
+	"gnVWAFjjQ3L6H9huI6Ea9BxDBFxpHvnGQLVQmk22CzHz8+baLm9u73f7L0h2oFHEprrejvi9K9KkDfD1",
+	"2qiomEU8NkoyjAvN960lUhCqjabtArOReoU3+KPclUNCdG+3vW8UqrdGdXbBx7APs4ZiiqCSszSqlORx",
+	"WT94Lzsc3laqt99t1jX+9qSLC7aTrSNhD1gPNrzPyob3JzTDIeZ5pv/qPNwNsis2YEMp+4VFK9iQwe4K",
+	"b0RW4brEnJxTl1BXm2LNLk58hlIo1/JIuUgbVDlmwkXgoGsZviA0MUrPwrK/2AtbfVLtkzDb/TRsaDUa",
+	"vMbafadGCwafUeOBxP9tSBzRcGckvmgjpdSTMXTQVUt+xhETDLsvgg24b+OlzWvnP55naoKV0XGSR4rQ",
+	"KbuxZkPz+zfn52/PyJAnrEO+F67WeslPOGCRnDAvjM75PXFUaI1CeTJL87KWkA0NbWOyEsUd8uzNWVbo",
+	"a0IX2OnriGhJDrq2LYoizZSmLFmQw8dkLGepapnnAwgUr4z9BoaweIZAvB8HpT/F9t7Jf3Ne8uDB24yv",
+	"IJIZvmKraV2z1FCMJVZDqB5PsUxjiZlkRNu2VQ1r2co7Q9TTmevYhN0YMncRNC83zAWHIW4jjzBNkoak",
+	"aXs/GHWEcfBnGEWsZcv5Ac9y0bRK41cdbGeJc4WBbR4m5fCRInoxdcUCXRNVFWRdtOzywDqamyesCx7Z",
+	"Ec38kXnXCSiXO6UKqpoYHuW8ikbqn0zBtZHI0ch11sI4DarkClZTantwrzxnqcXCbpnPD5ahb8xzfOkr",
+	"N8BtxHuM/m4OdvnjDTjKe8XSB65yF66S3+YlivaYii/HLLMWlCjW8pXTcicawxVcy2FrwSgtgTSxrV3u",
+	"xoR0t2JZaSt8WJreMOFsqeQ1L7a+9m2dzWWzaStnQAUZbwhe/FoO4Zc8vlf2UKyt/MAbHnjDrXhDNVVu",
+	"wRjQ/nhX1mCtmKVldGqJzG+Mcc9kVuzB8UBoD4R2S0KrxvGNSE3Z0kvrQ/V+cG3HfUm6WLSushimG9l+",
+	"/0dE7XySWtRuf+tcA3n+w0MFij9dMmzWzaTWR+/e2No/uESJG1ehWEuZXocYN+QjlRfSR1SuJl93S/2B",
+	"1LttIYRPUXPmgdj/7Yi9IvT9/mh9wxZVt6R8S/BYk6XYoQlrs2xZeuUuHaDqivyiFvonYjvbNWi6/4Ie",
+	"Dyzq35BFlZoQ5Qwq4z5zaM7ladOGRw1odAVoaD94fm2R8Pf/tApwZyDjxX/szdlgLOXV5SxNPtar5G8l",
+	"MBFb6FrNBtnDR4p4QwCbwdR0Nl8qyoROg7ntNQTttKHVXsKo0hBi6HG3M01FTNOYfMDhFbGxM26+No+x",
+	"QzSEDUpRNNm3guw9zSdMaTqZAqtzvyo+ElTPUmbbzNnfVWcStzrkVCxI7+bGde9wlc75NZQAo2IB/Yes",
+	"sVCRlOnUeTwxkaJ3iH5J5IZri8kycz6PsAJK7Z6yiH6ERB6HnUNkZYnZtaHmH9Dfa3ZrHR9zqoiBFIuh",
+	"lMB7wW+IYpEUsVq7mgzud1vU9X5uXh1QxY4PDSZ98/r0afvsm9Pe0TH6wHjcySYE3CZXbOEcNgBSFqVs",
+	"PQwzvNhq1T/fj2HJ4r5lg1vYkkoWtRXYjLfEjz9WfAUGbMiMAGQIoAW8+fbo5iYglBzc3GChiWxgQfa7",
+	"RJ0QpAbMXk6oZmmnHAFVwyBokT2YHS/dcWfIfgbFpgSWN5lha3Q67KoDFIXUC63oba0Ja3GBV7w0bL8S",
+	"RTPEWCjwPEBanMtmdPX2DKpRoumIlIYhzRD2dWnwJiShpqOQOG+GFRPNb1ANw5vmxA/rntCY5ehsZgHQ",
+	"uvqAcauPrLcEVa7INGPfocesw8CSNpna1s/LPFdNWbRUSpuREIkptAfPYoJJgIaHd4qTZCVDxlpPjXzp",
+	"2n5GroOCbchi6ycaofP9u1cknSUQg1Zmzh7Pp9qegMNl2yXJv58g3hxczEKmE5r8f+x9e3PbOJb9V0Gp",
+	"flWW6kc5dsbT27Frq9bd7plOdvLYdnqytTO9JiRCEtoUoSFAK5pUvvsW7r0AQYp62Jbix/CfVGzzAZLA",
+	"wX2eI7VIWHeitGGpmot8yLXFNpNzmUItmzJkEY94kRo2U7lhSa5mM3vY6w83JxCO1shZwjWLjz7/2+jw",
+	"OPatOU4XQvdcOX2qhkSRErF/qkyQ+EzWr74HtJ+PDtk5m0qt7WiCqcC6KscgeIwzpTpzcELal4f9rxgt",
+	"n2OZzmJG1fOGX9OqgdbCqLxlxorsOlPzrHJPtOjPGPcE6yqFkr/jo6PKa9ZsLMzKmrwfodvqkx3MZXDS",
+	"nqLxwd1uFYQ/3h1s23vjMDYyBIRvMSrLC+zKtC8aFxrr6on9NpDUtEut969Iud7SAuwp8wDzlfEMN123",
+	"jxHoBt4Huho11+NFBQe2UyWqnBIxlSa1AIdCFlqZ0wLQzcHMJUjZa6/P8t1us7jb/p9vpwGE+56uTYz1",
+	"0/hLePiVTL7iHE6FEcuzGelfmsVKapPbQ/qcS6h/B19PexPRGS9OEW+tsknFtNmkbIKDbNp2N/qj4X1W",
+	"iJvUXtdtxE2mMvOt5ltLnTzqAtk2+LVydeIs9Maors7E+pqMmneP99utM7ttgPUEm8YdV1JTH+kWi2gH",
+	"stKPc+HtZ++8zdbZRrIfy2K263Crdbxhb31Bu54U6y1GYpA6RjI/GUZDteOP2oAL1ewZREiCFNpQ2Ise",
+	"aKicd/Ix3SNEDWlYIkHXjwIdWLaODSsiM2yeq2YVem+cXpTP2SLG7RGjfH3bNOjaWdFixWPBCvtV6sZt",
+	"EOPdFkHCpDpPkr7LVa/vaC20yN06lyTJyrqO9gdWdybmPWgwI14LV+tdBoyBSKPI0Eynfhu3zBs80vMk",
+	"uXCDu+1ib6hv231kzI1u17Wp7rq67XVtY0+37YVPkrDrfGsa9RAWcFn3N1P3xsNCGzWNw7TKwO5ljLM3",
+	"l+/fsUtYKezl0cuj/vFLVzUjc5fIOSi5G1nXPjAkyFRGhGJnTHzGt8Ri+15iTTSRo0KLpHfG4qmYDkSu",
+	"J3IGzJKQALi6Fgvil0RqwZgN1ZRyPYNCpqYvM6rx0YfsI+WX8BcsEzcip4bZ1cH3gJz3EQJTdYwPFLWv",
+	"1+9vEEMVc5/5axlBWgh9QAjF1dNc0bgeODG82a8o+6wKeRLteb2I0KjpQBuViVNiRPd554wox2LiGo6D",
+	"WCg26kaMz4hXldL3oFMx47ldBixV4zOWqTCTnYupunFSc5j8dX9FDpFc8MS+IjZYsJj+hIynf8rVFJuk",
+	"Vc3Oi0KpC0egVoF9V+BwcnRiR0peKbZn4OFQailGhqkC2qP/UYDXEkGe3v9A3K6unEV8tjMQFTskVd7U",
+	"1DpWKhPlIhUcktnSH1DhaNKR3RTSVACRAnDkzoQnntBsrEhCAymhEyVKuSPr+Q748PqQWaiDaho7NJgK",
+	"PLVfOsb+5zhi12JmgrIENx1wi4KspcxY/OefPjKYfjQZSjUpHa9TUXI81Y4FpmvIMS9pYOCTuIb4U2v5",
+	"k5hUb3VQPNRbeqSGesVMf0yiTP4Tt9teu+09hsTCHUSYwk1wLIwPKqyPRpYF8wZjG65oflTfUCoqdjXl",
+	"1GamSu9DP552ui2d/paK5ulnzhvm6a3WT0koU2GkS9V49Yp6F7aagqGxqTnFk/S7aG+DSLAJYsEomzPl",
+	"iVix6MJeTz/qv9hBP8b2lMdFgF1/ZdtRYadqDFVG+1Zsv1cL+78qHPwieAONif1k67pjmxrRQ3xAn23L",
+	"uP0yBODpOgwSDhYY0K85DhDzJ96W8uhmkkh7zTZY3wbrW5P7dgBh18294/UQ3xiJvA8n64lcwwbz1pes",
+	"i88SCWQbc3uNza3QtFQNSy3b6sTslsprAazzUBqPBolKE0IhjC4FD15kqdCaxddCzK64vnJ/CORuIDYR",
+	"29FeZcpcAb1lTLlHxbois2846eHzTDhx5cPjnIXIxg0e4mIgap7V4nD28D9gzT/aQ4MisOuaEPAjfYL3",
+	"/gs8ShBcGuZDC1dvmRwIJmIw+dqASYveD1mQQYupFmWFZv9SP+1ukI4qStVMwjpAr4DyITvHIDNgneP+",
+	"tWNC0RxT5IR4wyLPRWbCBVXFtV9hHLsK7272tV6P3kK9yr4AsPY8TwT+WsjbN+S93ALycmjUljUHuEXL",
+	"7dASV94Kt3c9GH7BXJR3fZujY+tIl9Hlrdu0TVm+Gsu6bytB9RnsNV0WanBZQKKNzkuWZyifN9yI0/Cq",
+	"qeBLA8JuRGfOclBzo1FZp53LTNfCevbiIh2Bjw5VK5TdW+2iNwbo9g7qRBO/Z04X+3xVnYrVqPrJceRT",
+	"AryF1TZ01+yZr8QLFKd3AggrGeLXcVjBGt+u0u684nSDs07VIKm8EXGEKnGxzBA3YmsCgpa+Z1NwCf4G",
+	"s+8M5YeHE3mDMrzYqP7KK9j3y6vYBep78bVCAotAwbehjJeeckclc7unnaranHsmxtvO4msr4Z6bufck",
+	"ZbVw4d6lEm4J6pKEqOzXVBP7UmCp2Q1PJQkJk5ZFI0cf63I2lRr1c5B9w0K2tc7s8SOiIYFi5JmS9kX1",
+	"Dtk7KDalUrTcgaiPQZJwr9QsBiq+GO0uD4KOggUAtkvS8K8ay6POk+QXRzr2LVFvT+6zf5wHqykOqfe3",
+	"qSi2x7co2sYJH7wlY4l78K4AqtdYiWlKXEgCUjVLxa++/HTKFxbBkFzve/ZW/nC4Grv0MwMv/UDoFQ5g",
+	"W+zSLXi14PXA4IUocXx0dBQKHKrsNiG8RjgjBZO7lrJUBVZLteVtm1XBopTjiYGcjUVpEFHj2VjU9ebh",
+	"Qm7A6PyqEcsUZreJ87SsSQXS08ZiGs6wZW0pcc6684lyEtQ1JkTKVPeaJWXrh620Q/GwHZXpPBJQ31dZ",
+	"T/1tteU9LXbesxeX+DXu70tjpO5eUUMX7fORQ/SAVR7EEE+r6OL0aC3G9FWWEgw6kBxyyFukKhuL3NqW",
+	"PEkwXYKImrAiMzJl9ZAikGX64OOW4cow4kjBykbUw8u2kcc28thGHp8ScOK6rTBJe9jp3Rk4B0V63S9m",
+	"wP292tSkepofL/8KCt2OxmRapEbOeG7YSIo0YbH9Y8y63LCp0oZ9d2K9aIDE4+jo6CgCc1nNde+UcSLb",
+	"tz+ziuqmHVgc+VbQdOH/gkFIxNhEgSowxUfZjJuJSzXjjgKE2jO8AZEyDUWaAlWxp4JuCJ6C2TrUN8TS",
+	"TydNuGEDMZaZpsEexGyk0lTN8WLxv8cRi/+//adv//kPO0xm+CACZuM8l3wsqM4ITFYqh7LXSZUWVJmJ",
+	"0un2l92ye/cAMvDTIuUsE4XJeSo1oF7vsPZqgj1LTGdmweTUXsB+O8p82YMjF8O1O7H9z1lZlEqbYTfW",
+	"hca+aeSBhq3F/ld8nlkzMu4R5QRuR/COtQKCVxgzwznlKdoxGT+FiYS81l7sUd4IjMLg1NKo2SyA6drO",
+	"OFduQPMljH3jN6PP/o9CFCLBHbqkoX959LJsHf5dDSI2n8jhJGgX/l0N9Isvv6vBlUy+uq+qD9kvao6h",
+	"8GA8dBGWF5nGPRdoN2ASY9pPzZmwK995InBLT4eNF8SvIpJD9mmiIO5kPS1nNVCfehla5wt6m2fh6kcu",
+	"QWxFgI+7es//oUivf4UrPMLglQeRF3aS9xNueHUjn+X2aQzxuNlJ0uwMO3Sy27S9FDed085AZhztyroI",
+	"ROAR/Q2v+ps/Sg1+F8MtHaeXO7NK3qjBJlMEZhNO9NYaaR25B7RHXgOGedACj6m0EEDIg9vpemfLJBE7",
+	"qQXxrlvFqzurSGds9NPAIXNXukv9SN7knTUQR/C2MKR1z1r37CkyRfAdloYQaVKQ3NxAmcQDVhw1In00",
+	"PhXOqsTSvGr1W3czmRL2rfWQPmhNFvVsa/FHx2wROF5lioC9z6y3hz4MkNWVXkgFrAfC1/WyczTCSf6m",
+	"zBPAY0vj3JRTKlwk8Rozl0PBuidHR72ITnTs3qUa08nRSS/yN67xBEVOkzIAd6/FtKr2xbHuPKMUcuWR",
+	"Hqh5hO5+W3ahNpHc2tCPgF5oD7lkv4GUhvOqHWSbPPK8JOYLgPtWvHxrWqADe7oqabdfSrwVdHgRkK9D",
+	"uAo2tMKlpj24B3yBGOSZWoveviMjslNkhHFSbU5mbT6RqajGdUrquZ6n4CPRY0cOCH0yizWMg5u484KM",
+	"uzQNZHeBfoV98U28eOu2sQdxUp4DIV6YSm/58NoN66nx4d3fw1HzzL7OvubTWSr6Q32zksXrPEwVQZlR",
+	"ZlEcToTfJSKHMMuI+Fc3pHUi9vfOOcMbQ7Tq753eaT39VM85+czSUKXFNIPMUir4yMX58T4HmpXhantT",
+	"SFJBcorJzCiGkeVSuBOyXyh5z9OC9lgaM/ZXatYFdw5SbAeaUkT0+JFTEY3YUGXa2H2bDsiKKV4zcgr7",
+	"8JMdr4V6s5ghieCUoxzpwC4ffYYtl/gS0XzHO2vcJcARpE3PqLGAnFGiIAvh+hN6h+xXn/3RuPFgDgQz",
+	"PJSTKtN0uI/RU0tN4q2RS7gEXxM3fyatO4c0JFO+YG4yMWkadyv68yW8sh/1zUNsWGs3EiM+mxe0BFYr",
+	"QDduDWXWoxUleSpS/G5CMu5QyGfWUVQ3mPGDIr2m9F8T2Eadz319M7QwKvojlfch/NFHpSJyvLfBYzSK",
+	"XcSpz/VaRA50kwJLuBJ5qRViRtZ2RX1iKh5I+cJa7UEBAti5upqB34DLJNUMzkZZnkoX4hppt2MxGgkI",
+	"3dNZvWY4D2sJqpl/zvQMrjkRwrC5KlJUbYEkh8vNd2WtRGBVSQA6V7WigF7gQzh51PggZgMxUrlg0rjE",
+	"9fIL43O+YN33n84vP8BEkpndY+xHGRcy4dnQIvIFBqusx4TfumRE3xSzszvCIbs0uYCIooN0uDvG35w6",
+	"OWxksXW8FlcciyNKsqqAT/sPyAhT4ZHaMAp7I/eBroXjceGZ3XgGdnejDwkxvi6fKmx3m0JodNZPxY1I",
+	"q3MJKvsqs6nnMjPwUDCT3BdJitw10FGBA30jrHyxvycjhcT/aDh2PQ8Lo8OqBD2x53fpOlDP0Bgs/AkO",
+	"oNjWub7LxvUtOEOf/2b3jDyWZ7mf/kQrKdw3fQwJioiCrRPQaUsvZSzMckvGegLvpsQGbH6u7WHB5iKn",
+	"FHO0bd5kBbnwUkX+0wWIW7YetIzgT58RvMJuv5M2gMp63Z4m/LxOO2RNuqhmix+uW4BPgtz7trUeLRl4",
+	"Swb+kGTgDXCwBRd4HRMIQTZ3in/AAwMOssSn+JeqJzaWRJxiEcZYGL0yO0Y8RZsUqr5hjQN6u7mAeB49",
+	"/MpiBnphz6qaofpMD1TOUB/E+uQQTXCR+ARimyVqs0QPCOs0fcO6BoKS+5Y1ENnljrvkjed/953vUPBQ",
+	"7XAPfEoqdvZxL68DUWbTV4tF1COjq5kp2+70tjt9pyZiqyWxK0ez3rF9b5ZK33x+e5ZK35cQslQu9U5s",
+	"QVPZCETwnG07QtuO0LYjPCnkQ8ld3sAjcQ/Qs1hxL8wrG4mDZqwo6NKCpFwAhr+IG0VxAanZSEJ9o1lX",
+	"NAriwplioyKH4hQiLwIvNhR1rqWKPRJ2l9PF6IC7Ev/NsNyMpPb8FkhbIG2B9EkBqV22FdYNAKG7M25o",
+	"fuM6u/pc98EzXu+/wiGQk4BApGe9PA1LXqw1B12rQfE9kDxEbJZjY9qW5R7ISYQlHmVsqVuNo0asFlel",
+	"GvaSsJjnYmvGYq6DxzqAKhWLuY51GJkpzIRnnrkCeY2bgPaS31A30rmGopeWZvhb0wzDN2phuw1CPhKG",
+	"YazTSwgM7gbbpD622fj9kbTFlrpc/UERmwrDI2YMZJAq5XJLapKH7BMUE74e9cFCi9HgRKNWapCexppt",
+	"OVrqL9JGpinjBvM6ziDvnhy/REydSy0aUzuoTPRErNV9SaK5UT1YU+ttrOVWEK0VRHs+gmj3jlV8CSp9",
+	"XV0QmNw7qwpyKgoNNUH2T8+yIggfra0fauuHnkb9UE1e4g7VQ1Ucqfq8d076nJWWacjiRybqSnqoSlnI",
+	"o7PJbocN3yjeuL3PWkY6WoGcNur4SCpoHCLcUyinCmK5kBmg0X1hzCVxSpKmIHmNfvd6xnJ8uEZyPNbN",
+	"lzM/S7nrktpqJS1qcy6G3kALpfuAUj/BWixtsfQRGIk0GxlnHql2jaiUGL8rnDamxSEVHmJrYy4ck9kp",
+	"N2Wq2xcYusSQb2kNWeq2A2dfT0Q/A7zqCXRAI6f3AAod4T5AxVRk3pTaHV5j7rwF632AdTgpWqRukfox",
+	"5NqxN+WemfYqSBOS3gOlQ0mECpd03aJmRZYooZk0Fnbrm849rOId4ekljqgF1H0Aav1zt5DaQuqDQSqt",
+	"9Kr+y44A1WfE1+PpWxIPClD1DH64U6nQ4cpU9bPDsv2ltW9dRnT0YGrlbUq7TWk/l5T2Zuw1fFwjsRgs",
+	"+oaPV+aoCY8ktXYzbm3VLOF5YuedK680fMy6MYrs6omcxRGLkWPx6losSoGvuMdkVia8qR1czTPGKcUm",
+	"EpaoKZdIc4ybisqEjhjw2CjtteGczWy4KXRM7efd2JX5Sw0nnzEge0vlSAwXw1Sg6Fo8LLRRU9QAKLLr",
+	"zA7BvjbYKZzmFjzwiiLQkppDCv3D4iMf7yb/XncV3NsO3rSFKmLn7Jx2ypfeiTrSnjTjZtKJOvaFdE7t",
+	"ZOjU8TcKsHTKP/9FZGMz6Zx+dxJ1pjJzPx43aFqtISSSQh84cTfiDGWxl8ZxXoP9Jr1DN1SkSvJjxW/Z",
+	"CYcnsmJq5zJeCM7z/3VdHPB84MkEClt+zPs02z/y8X/ZR9iy08CvIiBhsF+ypdR8KhRgQCrkMSpfCYsM",
+	"F1yNDGxbFs0vs1yNZCquZPL1RSKTQzcfG8E5TmRyOheD0y+JTK4mSpuvp+EVYpYLrdIbodlE5OIQuN19",
+	"gcJbYSYqiVkqNdEH0qkHridd5CJhPyUv//jH41fsWiygjSl+W6RGWlhnXdSARHF3lTVXev5ZmAuZXKhh",
+	"MbXrbQ8o+bEcOusOuBZ//H5ghr0qTp7cvHn15tfjwZs3P7367k+fLt/8583P+vdmzCxf4VronHFjJ2Pn",
+	"tPO/fzvuvzrv//ym/+5D/394/3ra/+dvX46jk5Ov/6/zbSEpfNcr0Oji9YXdFeGYFoKeDgTVvx0G5miy",
+	"BpgjE5EZe83tYKc2iqYhiPzGLdfqdAJaUqUNs4cgf6nU5QC78ZRfC5YXWQxHANcrAy7F74++P+p1ok6R",
+	"p53TzgtwSekB6jd5nwkokVsg1koDHOhqFDFrUxjtmIJB9XbBBM9TKfLQs6N1jeTeDQjyo0pTZLTVKMTh",
+	"0T1UW4e7j2RqQGY1S6CGT0de98NpgiyCWyL+L9/xr46rCb7VSNpL2s+Z4ZNG1je1zwRc68H1HANPwyWJ",
+	"zcdREJRlpVPr86OKMJLJIhN8cFUUMGm4JvrR1fK3rn0f01lhnY4sYfb/1mrm+FF6vl82VWNdHXlZG7d8",
+	"pwuw+qt3UqPQV1A3ImcX7y7Zx//+aF86+/njxw8kBgmfnlk8tjakPXew8BLI/hrBaNDJaBjHO2X8ADQ1",
+	"rg2ldlPDdbE5N6U6YIqphI+dhddrmnq54MauHHiXE56N7Q/lY0crZiNOuynPOJxQEnkG2xj5f8s3/WRn",
+	"BNPFwP9SR2wuBhOlrmGJmmp0BB6dqlSJPtsdDQ5Vec85xpeWP2+AW9olkAstcn3gECwcuoew5t2+TmBW",
+	"koOj11l2osBYw8P7qRrXxpyq8Yr7IFBiGyM7//AajKDgTD4cqsJutI1nX4gLibBnL6FlImg8iUhkHx95",
+	"mvRYn/oPXVrbvhMtxxkoI6Q4BVK+gBVskMHd/qcEHvS68KXKnA1zPk/DuS4S2TDEnwVPzYTmFE9kJnQF",
+	"ExbaiGnn629f/y8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/svc-directory/svc/internal/cache"
@@ -53,3 +54,37 @@ func (e cachedLookup) write(w http.ResponseWriter) error {
 func (e cachedLookup) VisitLookupNamespaceResponse(w http.ResponseWriter) error { return e.write(w) }
 func (e cachedLookup) VisitLookupRegistryResponse(w http.ResponseWriter) error  { return e.write(w) }
 func (e cachedLookup) VisitLookupRecordResponse(w http.ResponseWriter) error    { return e.write(w) }
+
+// cacheRule is the one rule of the audience of GET answers (docs/api-guide.md, Caching): a
+// handler says how long its answer stays fresh (Cache-Control: public, max-age=<ttl> for a
+// lookup, a tile's immutability) and this says who may share it. An operation the contract
+// declares to answer every caller alike (sameAnswerExt) keeps its answer as it is. Any other
+// GET answer (errors and 304 included) may differ by caller, so it varies with the
+// Authorization header: the anonymous answer stays as the handler made it (public when it says
+// so) and the answer to a request with an Authorization header (keyed), valid or not, is
+// private, never to be kept by a shared cache.
+func cacheRule(h http.Header, op *operation, method string, keyed bool) {
+	if method != http.MethodGet || op.sameForEveryCaller {
+		return
+	}
+	h.Add("Vary", "Authorization")
+	if keyed {
+		h.Set("Cache-Control", privately(h.Get("Cache-Control")))
+	}
+}
+
+// privately turns a Cache-Control value into the same for one caller's cache only: public and
+// private are replaced by private, and s-maxage, which only shared caches read, is dropped.
+func privately(cc string) string {
+	out := "private"
+	for _, d := range strings.Split(cc, ",") {
+		d = strings.TrimSpace(d)
+		name, _, _ := strings.Cut(d, "=")
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "", "public", "private", "s-maxage":
+			continue
+		}
+		out += ", " + d
+	}
+	return out
+}

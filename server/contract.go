@@ -86,6 +86,10 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		var body any
 		hasBody := false
 		header := req.Header.Get(echo.HeaderAuthorization)
+		// The audience of the answer, whatever it is (cache.go): a HEAD is a GET here (head.go).
+		_, keyed, _ := bearerKey(header)
+		method, res := req.Method, c.Response()
+		res.Before(func() { cacheRule(res.Header(), op, method, keyed) })
 		user, err := s.authenticate(req.Context(), header, op)
 		if key, _, ok := bearerKey(header); ok && (user != nil || err != nil) {
 			// Only a key that authenticated is rate limited on its own; others count

@@ -58,6 +58,9 @@ type operation struct {
 	multipart bool
 	// fast is the quick check of its parameters (validatefast.go); nil: the full check only.
 	fast *fastParams
+	// sameForEveryCaller: the contract declares (sameAnswerExt) that the answer does not
+	// depend on who asks, so that it keeps its Cache-Control whoever asks (cache.go).
+	sameForEveryCaller bool
 }
 
 // restOfPathExt is the contract's extension naming an operation's path parameter that takes
@@ -68,6 +71,20 @@ type operation struct {
 // validates the whole of it as that parameter. A client generated from the contract escapes
 // the slashes (0%2Fx001%2F234.p%2F17) and is answered alike.
 const restOfPathExt = "x-svc-rest-of-path"
+
+// sameAnswerExt is the contract's extension declaring that an operation answers every caller
+// alike: the anonymous reader, the namespace's owner and any other user get the same answer
+// (cache.go, cacheRule). An operation without it may answer a caller otherwise (drafts are
+// for the owner and delegates), so its answers to a caller with a key are private. An
+// operation that needs a key cannot declare it: its anonymous answer is a 401.
+const sameAnswerExt = "x-svc-same-for-every-caller"
+
+// probeExt is the contract's extension marking the probes of load balancers (/healthz,
+// /readyz), the only operations that may declare `security: []`: they never read the
+// Authorization header and answer whatever it holds (/healthz without touching the database).
+// Every other operation reads a key that is sent and answers 401 when it is not valid
+// (docs/api-guide.md, Authentication).
+const probeExt = "x-svc-probe"
 
 // loadOperations indexes the contract by method and echo route (GET /svc/lookup/:namespace).
 func loadOperations(doc *openapi3.T) (map[opKey]*operation, error) {
@@ -90,17 +107,16 @@ func loadOperations(doc *openapi3.T) (map[opKey]*operation, error) {
 			if rb := op.RequestBody; rb != nil && rb.Value != nil && rb.Value.Content.Get("multipart/form-data") != nil {
 				o.multipart, o.bodyLimit = true, maxUploadBody
 			}
-			for _, t := range op.Tags {
-				if t == verificationTg {
-					o.verification = true
-				}
-			}
+			o.verification = hasTag(op, verificationTg)
 			sec := doc.Security
 			if op.Security != nil {
 				sec = *op.Security
 			}
 			switch {
 			case len(sec) == 0:
+				if probe, _ := op.Extensions[probeExt].(bool); !probe {
+					return nil, fmt.Errorf("server: %s declares security: [] (a key sent would not be read); only a probe (%s) may: declare [{}, {bearerAuth: []}]", o.id, probeExt)
+				}
 				o.auth = authNone
 			default:
 				o.auth = authRequired
@@ -108,6 +124,11 @@ func loadOperations(doc *openapi3.T) (map[opKey]*operation, error) {
 					if len(req) == 0 {
 						o.auth = authOptional
 					}
+				}
+			}
+			if v, ok := op.Extensions[sameAnswerExt]; ok {
+				if o.sameForEveryCaller, _ = v.(bool); !o.sameForEveryCaller || o.auth == authRequired {
+					return nil, fmt.Errorf("server: %s of %s must be true, and only on an operation that takes no key or an optional one", sameAnswerExt, o.id)
 				}
 			}
 			ops[opKey{method, echoPath(path)}] = o
@@ -125,6 +146,16 @@ func loadOperations(doc *openapi3.T) (map[opKey]*operation, error) {
 		return nil, fmt.Errorf("server: the contract has %d operations with the id %q of add-records (want 1)", bulk, bulkOperation)
 	}
 	return ops, nil
+}
+
+// hasTag reports whether the operation carries the tag.
+func hasTag(op *openapi3.Operation, tag string) bool {
+	for _, t := range op.Tags {
+		if t == tag {
+			return true
+		}
+	}
+	return false
 }
 
 var pathParam = regexp.MustCompile(`\{([^}]+)\}`)

@@ -1787,9 +1787,9 @@ class Operations:
     ) -> Response[TagQueryResponse]:
         """GET /svc/{tag}/get-registry-by-tag: List verified registries with a standard tag.
 
-        Answers: 200 TagQueryResponse, 400 Error, 404 Error, 413 Error, 429 Error, 500 Error,
-        503 Error.
-        No API key.
+        Answers: 200 TagQueryResponse, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error,
+        500 Error, 503 Error.
+        API key optional.
         """
         return self._call(
             'GET',
@@ -3231,9 +3231,9 @@ class Operations:
     ) -> Response[DidDocument]:
         """GET /{profile_id}/did.json: The DID document of a profile.
 
-        Answers: 200 DidDocument, 400 Error, 404 Error, 413 Error, 429 Error, 500 Error, 503
-        Error.
-        No API key.
+        Answers: 200 DidDocument, 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500
+        Error, 503 Error.
+        API key optional.
         """
         return self._call(
             'GET',
@@ -3475,8 +3475,9 @@ class Operations:
     ) -> Response[StatsResponse]:
         """GET /svc/stats: Platform statistics.
 
-        Answers: 200 StatsResponse, 400 Error, 413 Error, 429 Error, 500 Error, 503 Error.
-        No API key.
+        Answers: 200 StatsResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
+        API key optional.
         """
         return self._call(
             'GET',
@@ -3582,9 +3583,9 @@ class Operations:
     ) -> Response[str]:
         """GET /svc/log/checkpoint: The latest signed checkpoint of the transparency log.
 
-        Answers: 200 text/plain; charset=utf-8, 400 Error, 413 Error, 429 Error, 500 Error, 503
-        Error.
-        No API key.
+        Answers: 200 text/plain; charset=utf-8, 400 Error, 401 Error, 413 Error, 429 Error, 500
+        Error, 503 Error.
+        API key optional.
         """
         return self._call(
             'GET',
@@ -3603,9 +3604,9 @@ class Operations:
     ) -> Response[str]:
         """GET /svc/log/cosigned-checkpoint: The latest checkpoint cosigned by a quorum of the log's witnesses.
 
-        Answers: 200 text/plain; charset=utf-8, 400 Error, 413 Error, 429 Error, 404 Error, 500
-        Error, 503 Error.
-        No API key.
+        Answers: 200 text/plain; charset=utf-8, 400 Error, 401 Error, 413 Error, 429 Error, 404
+        Error, 500 Error, 503 Error.
+        API key optional.
         """
         return self._call(
             'GET',
@@ -3624,8 +3625,9 @@ class Operations:
     ) -> Response[str]:
         """GET /svc/log/key: The verifier key of the transparency log.
 
-        Answers: 200 text/plain, 400 Error, 413 Error, 429 Error, 500 Error, 503 Error.
-        No API key.
+        Answers: 200 text/plain, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
+        API key optional.
         """
         return self._call(
             'GET',
@@ -3647,9 +3649,9 @@ class Operations:
     ) -> Response[LogInclusion]:
         """GET /svc/log/inclusion/{version}: Proof that a version is in the transparency log.
 
-        Answers: 200 LogInclusion, 400 Error, 413 Error, 429 Error, 500 Error, 404 Error, 503
-        Error.
-        No API key.
+        Answers: 200 LogInclusion, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error, 404
+        Error, 503 Error.
+        API key optional.
         """
         return self._call(
             'GET',
@@ -3671,8 +3673,9 @@ class Operations:
     ) -> Response[LogConsistency]:
         """GET /svc/log/consistency: Proof that one tree of the transparency log extends another.
 
-        Answers: 200 LogConsistency, 400 Error, 413 Error, 429 Error, 500 Error, 503 Error.
-        No API key.
+        Answers: 200 LogConsistency, 400 Error, 401 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
+        API key optional.
         """
         return self._call(
             'GET',
@@ -3693,9 +3696,9 @@ class Operations:
     ) -> Response[bytes]:
         """GET /svc/log/tile/{tile_path}: A tile or an entry bundle of the transparency log (C2SP tlog-tiles).
 
-        Answers: 200 application/octet-stream, 400 Error, 404 Error, 413 Error, 429 Error, 500
-        Error, 503 Error.
-        No API key.
+        Answers: 200 application/octet-stream, 400 Error, 401 Error, 404 Error, 413 Error, 429
+        Error, 500 Error, 503 Error.
+        API key optional.
         """
         return self._call(
             'GET',
@@ -3714,9 +3717,9 @@ class Operations:
     ) -> Response[DediPublishersResponse]:
         """GET /svc/dedi/publishers: The DeDi publishers this server crawls.
 
-        Answers: 200 DediPublishersResponse, 400 Error, 413 Error, 429 Error, 500 Error, 503
-        Error.
-        No API key.
+        Answers: 200 DediPublishersResponse, 400 Error, 401 Error, 413 Error, 429 Error, 500
+        Error, 503 Error.
+        API key optional.
         """
         return self._call(
             'GET',
@@ -3736,9 +3739,9 @@ class Operations:
     ) -> Response[dict[str, Any]]:
         """GET /svc/dedi/{domain}/manifest: A publisher's manifest, as fetched.
 
-        Answers: 200 dict[str, Any], 400 Error, 404 Error, 413 Error, 429 Error, 500 Error, 503
-        Error.
-        No API key.
+        Answers: 200 dict[str, Any], 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500
+        Error, 503 Error.
+        API key optional.
         """
         return self._call(
             'GET',
@@ -3759,9 +3762,9 @@ class Operations:
     ) -> Response[dict[str, Any]]:
         """GET /svc/dedi/{domain}/{registry_name}: A publisher's file of one registry, as fetched.
 
-        Answers: 200 dict[str, Any], 400 Error, 404 Error, 413 Error, 429 Error, 500 Error, 503
-        Error.
-        No API key.
+        Answers: 200 dict[str, Any], 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500
+        Error, 503 Error.
+        API key optional.
         """
         return self._call(
             'GET',
