@@ -19,8 +19,8 @@ import (
 // Publisher statuses.
 const (
 	DediPending  = "pending"  // added, not crawled yet
-	DediOK       = "ok"       // the last crawl accepted the manifest
-	DediFailed   = "failed"   // the last crawl did not (the data accepted before stays)
+	DediOK       = "ok"       // the last crawl accepted the manifest and every file it lists
+	DediFailed   = "failed"   // the last crawl did not accept the manifest, or some file (the data accepted before stays)
 	DediConflict = "conflict" // a local namespace has verified the domain: not ingested
 )
 
@@ -179,6 +179,16 @@ func (s *Store) ClaimDueDediPublishers(ctx context.Context, now, leaseUntil time
 		return translate(tx.Model(&dediPublisherRow{}).Where("domain IN ?", domains).Update("next_crawl_at", leaseUntil.UnixMilli()).Error, "lease publishers")
 	})
 	return domains, err
+}
+
+// RenewDediLease extends the lease of a publisher being crawled from held (the lease its
+// crawler holds: the next crawl the claim or the last renewal set) to until, and reports
+// whether it still held it. A crawl that ended (RecordDediCrawl) or a lease that ran out and
+// was claimed by another instance has moved the next crawl: then nothing changes.
+func (s *Store) RenewDediLease(ctx context.Context, domain string, held, until time.Time) (bool, error) {
+	res := s.db.WithContext(ctx).Model(&dediPublisherRow{}).Where("domain = ? AND next_crawl_at = ?", domain, held.UnixMilli()).
+		Update("next_crawl_at", until.UnixMilli())
+	return res.RowsAffected > 0, translate(res.Error, "renew lease")
 }
 
 // DediCrawl is what one crawl of a publisher leaves on its row.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"time"
 
 	"github.com/svc-directory/svc/dedi/discovery"
 	"github.com/svc-directory/svc/dedi/fetch"
@@ -96,6 +95,15 @@ func cmdDediCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	// The server's settings (SVC_*): its DID, the creator of what is indexed, whichever
+	// command crawls, and the bounds of a crawl.
+	cfg, err := parseServeConfig(nil, io.Discard)
+	if err != nil {
+		return err
+	}
+	if err := cfg.settleDIDHostOffline(); err != nil {
+		return err
+	}
 	log := newLogger(stderr, "warn")
 	s, err := openStore(ctx, dbURL, log)
 	if err != nil {
@@ -103,7 +111,7 @@ func cmdDediCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer s.Close()
 	f := fetch.New(opts)
-	svc := ingest.New(ingest.Config{Store: s, Fetcher: f, Logger: log, Now: time.Now})
+	svc := ingest.New(cfg.crawler(s, f, log))
 	domains := []string{fs.Arg(0)}
 	if fs.NArg() == 0 {
 		if err := ingest.ReadLists(ctx, s, f, log); err != nil {
@@ -124,7 +132,7 @@ func cmdDediCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err != nil {
 			return fmt.Errorf("%s: %w", d, err)
 		}
-		fmt.Fprintf(stdout, "%s %s requests=%d new_versions=%d\n", d, rep.Outcome, rep.Requests, rep.NewVersions)
+		fmt.Fprintf(stdout, "%s %s %s requests=%d new_versions=%d\n", d, rep.Status, rep.Outcome, rep.Requests, rep.NewVersions)
 		names := make([]string, 0, len(rep.Files))
 		for n := range rep.Files {
 			names = append(names, n)
