@@ -200,3 +200,55 @@ func TestDediLeaseRenewal(t *testing.T) {
 		}
 	})
 }
+
+// TestDediOriginsGeneration: the count of changes of the origin-hosted set moves when a
+// namespace is first indexed and when its publisher is removed, after the commit; not for a
+// transaction rolled back, nor for a namespace indexed again.
+func TestDediOriginsGeneration(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		if _, err := s.AddDediPublisher(ctx, "pub.example"); err != nil {
+			t.Fatal(err)
+		}
+		owner, err := s.EnsureUser(ctx, "dedi-origin@svc.invalid")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g0 := s.OriginsGeneration()
+		errRollback := errors.New("rolled back")
+		err = s.InTx(ctx, func(tx *store.Tx) error {
+			if _, err := tx.OriginNamespace("pub.example", owner.ID, "did:web:svc.test"); err != nil {
+				return err
+			}
+			if s.OriginsGeneration() != g0 {
+				t.Error("the count moved before the commit")
+			}
+			return errRollback
+		})
+		if !errors.Is(err, errRollback) || s.OriginsGeneration() != g0 {
+			t.Fatalf("a rolled-back transaction: %v, count %d → %d", err, g0, s.OriginsGeneration())
+		}
+		if err := s.InTx(ctx, func(tx *store.Tx) error {
+			_, err := tx.OriginNamespace("pub.example", owner.ID, "did:web:svc.test")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		g1 := s.OriginsGeneration()
+		if g1 == g0 {
+			t.Fatal("the count did not move when the namespace was first indexed")
+		}
+		if m, _ := s.OriginNamespaces(ctx); len(m) != 1 {
+			t.Fatalf("origins %v", m)
+		}
+		if err := s.InTx(ctx, func(tx *store.Tx) error {
+			_, err := tx.OriginNamespace("pub.example", owner.ID, "did:web:svc.test")
+			return err
+		}); err != nil || s.OriginsGeneration() != g1 {
+			t.Fatalf("indexed again: %v, count %d → %d", err, g1, s.OriginsGeneration())
+		}
+		if _, err := s.RemoveDediPublisher(ctx, "pub.example"); err != nil || s.OriginsGeneration() == g1 {
+			t.Fatalf("publisher removed: %v, count still %d", err, g1)
+		}
+	})
+}

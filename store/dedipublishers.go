@@ -102,7 +102,9 @@ func (s *Store) RemoveDediPublisher(ctx context.Context, domain string) (bool, e
 			return translate(err, "remove publisher files")
 		}
 		res := tx.Where("domain = ?", domain).Delete(&dediPublisherRow{})
-		n = res.RowsAffected
+		if n = res.RowsAffected; n > 0 {
+			originsChanged(tx) // its namespace is no longer origin-hosted
+		}
 		return translate(res.Error, "remove publisher")
 	})
 	return n > 0, err
@@ -148,6 +150,13 @@ func (s *Store) DediPublishers(ctx context.Context) ([]DediPublisher, error) {
 	}
 	return out, nil
 }
+
+// OriginsGeneration counts the committed changes of the set of origin-hosted namespaces made
+// through this store (a namespace first indexed, a publisher removed): a reader that keeps the
+// set (server/dedi.go) reads it again when the count moved, so that every read of this
+// process agrees with the commit at once. It moves after the commit. Changes made by other
+// processes on the same database do not move it.
+func (s *Store) OriginsGeneration() uint64 { return s.originsGen.Load() }
 
 // OriginNamespaces are the namespaces indexed from publishers, by namespace_id, with their
 // domains: the namespaces that only their origin writes.
