@@ -126,3 +126,22 @@ func (s *Service) renew(ctx context.Context, domain string, held time.Time) (sto
 	}()
 	return func() { cancel(); <-done }
 }
+
+// CrawlEach crawls the publishers now, Concurrency of them at once, without leasing them (svc
+// dedi crawl); the reports and errors are in the order of domains.
+func (s *Service) CrawlEach(ctx context.Context, domains []string) ([]Report, []error) {
+	reps, errs := make([]Report, len(domains)), make([]error, len(domains))
+	sem := make(chan struct{}, s.cfg.Concurrency)
+	var wg sync.WaitGroup
+	for i, d := range domains {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			reps[i], errs[i] = s.Crawl(ctx, d)
+		}()
+	}
+	wg.Wait()
+	return reps, errs
+}

@@ -197,3 +197,41 @@ func TestIngestLeaseRenewedWhileCrawling(t *testing.T) {
 		}
 	})
 }
+
+// TestIngestCrawlEach: svc dedi crawl's crawl of every publisher, a few at once, reports in
+// the order asked; a hanging publisher ends with its budget, failed, and the others are ok.
+func TestIngestCrawlEach(t *testing.T) {
+	s := storetest.Open(t, store.DialectSQLite)
+	ctx := context.Background()
+	c := &clock{t: t0}
+	o := newOrigin(t)
+	domains := []string{"a.test", "hang.test", "b.test", "c.test"}
+	for _, d := range domains {
+		p := newPublisher(t, o, d, c.Now())
+		p.registry("keys", rec("a", map[string]any{"id": "a"}))
+		p.publish(t, c.Now())
+		if _, err := s.AddDediPublisher(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.handle("hang.test", "/dedi/dedi.keys.json", hang(t))
+	svc := ingest.New(ingest.Config{Store: s, Fetcher: o.fetcher(func(f *fetch.Options) { f.Timeout, f.HeaderTimeout = time.Minute, time.Minute }),
+		Now: c.Now, Logger: slog.New(slog.DiscardHandler), Interval: time.Hour, CreatorDID: testDID, Budget: 2 * time.Second, Concurrency: 2})
+	start := time.Now()
+	reps, errs := svc.CrawlEach(ctx, domains)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("took %v", took)
+	}
+	for i, d := range domains {
+		want := store.DediOK
+		if d == "hang.test" {
+			want = store.DediFailed
+		}
+		if errs[i] != nil || reps[i].Status != want {
+			t.Errorf("%s: %s, %v", d, describe(reps[i]), errs[i])
+		}
+	}
+	if f := reps[1].Files["keys"]; f.Outcome != ingest.OutcomeUnreachable || !strings.Contains(f.Reason, "budget") {
+		t.Fatalf("the hanging file: %+v", f)
+	}
+}
