@@ -18,11 +18,11 @@ func CheckEntryName(name string) error {
 	case len(name) > maxEntryName:
 		return Invalid.With("the name is %d bytes long; at most %d are allowed", len(name), maxEntryName)
 	case !alnum(name[0]):
-		return Invalid.With("the name %q does not start with a letter or a digit (A-Z, a-z, 0-9)", name)
+		return Invalid.With("the name %+q does not start with a letter or a digit (A-Z, a-z, 0-9)", name)
 	}
 	for i := 1; i < len(name); i++ {
 		if c := name[i]; !alnum(c) && c != '.' && c != '_' && c != '~' && c != '-' {
-			return Invalid.With("the name %q has a character outside A-Z, a-z, 0-9 and ._~- at byte %d", name, i)
+			return Invalid.With("the name %+q has a character outside A-Z, a-z, 0-9 and ._~- at byte %d", name, i)
 		}
 	}
 	return nil

@@ -48,7 +48,7 @@ func checkName(kind, name string) error {
 		if errors.As(err, &ve) {
 			msg = strings.TrimPrefix(ve.Message, "Invalid input: ")
 		}
-		return refuse("%s %q: %s: no lookup could reach it (names are letters, digits and ._~-, starting with a letter or a digit, at most 128 characters)", kind, name, msg)
+		return refuse("%s %+q: %s: no lookup could reach it (names are letters, digits and ._~-, starting with a letter or a digit, at most 128 characters)", kind, name, msg)
 	}
 	return nil
 }

@@ -122,6 +122,9 @@ func TestIngestRefusesUnreachableNames(t *testing.T) {
 				t.Errorf("the refused file %s was stored: %v", reg, err)
 			}
 		}
+		if r := rep.Files["cyr"].Reason; !strings.Contains(r, `record "\u0430dmin"`) {
+			t.Errorf("the look-alike is not told apart in its reason: %q", r)
+		}
 		if f := rep.Files["<svg onload=alert(1)>"]; f.Outcome != string(dedi.Invalid) || !strings.Contains(f.Reason, `registry "<svg onload=alert(1)>"`) {
 			t.Errorf("the hostile registry: %+v", f)
 		}
