@@ -102,9 +102,10 @@ func (s *Server) GetDediFile(ctx context.Context, req gen.GetDediFileRequestObje
 
 // originsTTL is how long the set of origin-hosted namespaces is kept between reads when this
 // process changed nothing of it: the time in which a namespace first indexed by another
-// instance or by svc dedi crawl shows its origin here (as SVC_LOOKUP_CACHE_TTL's default is
-// for other instances' writes).
-const originsTTL = time.Second
+// instance or by svc dedi crawl shows its origin here (it was 30 s). Much shorter, a lookup
+// every second or so would also read the set, one statement more than a lookup's count
+// (statements_test.go).
+const originsTTL = 5 * time.Second
 
 // origins is the set of namespaces indexed from DeDi publishers (namespace_id → domain). It is
 // read again when the store reports a change of it committed through this process (a namespace
