@@ -100,48 +100,71 @@ func (s *Server) GetDediFile(ctx context.Context, req gen.GetDediFileRequestObje
 	return rawDocument{body: f.Bytes, etag: f.SHA256, state: f.State}, nil
 }
 
-// originsTTL is how long the set of origin-hosted namespaces is kept between reads.
-const originsTTL = 30 * time.Second
+// originsTTL is how long the set of origin-hosted namespaces is kept between reads when this
+// process changed nothing of it: the time in which a namespace first indexed by another
+// instance or by svc dedi crawl shows its origin here (it was 30 s). Much shorter, a lookup
+// every second or so would also read the set, one statement more than a lookup's count
+// (statements_test.go).
+const originsTTL = 5 * time.Second
 
-// origins is the set of namespaces indexed from DeDi publishers (namespace_id → domain),
-// read again every originsTTL (a namespace that becomes origin-hosted shows its origin within
-// that time). Every lookup asks it, so a fresh set is read without a lock.
+// origins is the set of namespaces indexed from DeDi publishers (namespace_id → domain). It is
+// read again when the store reports a change of it committed through this process (a namespace
+// first indexed by this instance's crawler, a publisher removed: store.OriginsGeneration), so
+// that every read agrees with the commit at once (the origin block, the records' origin
+// states, the read-only guard), and at least every originsTTL for the changes of other
+// processes. Every lookup asks it, so a fresh set is read without a lock.
 type origins struct {
 	cur atomic.Pointer[originsSnap]
 	mu  sync.Mutex // one refresh at a time
 }
 
 type originsSnap struct {
-	m  map[string]string
-	at time.Time
+	m   map[string]string
+	at  time.Time
+	gen uint64 // the store's OriginsGeneration when m was read
 }
 
 func (o *origins) get(ctx context.Context, s *Server) (map[string]string, error) {
-	now := s.now()
-	if c := o.cur.Load(); c != nil && now.Sub(c.at) < originsTTL {
-		return c.m, nil
+	now, gen := s.now(), s.store.OriginsGeneration()
+	c := o.cur.Load()
+	if c != nil && c.gen == gen {
+		if now.Sub(c.at) < originsTTL {
+			return c.m, nil
+		}
+		// Only old: one request reads it again, the others go on with this one meanwhile.
+		if !o.mu.TryLock() {
+			return c.m, nil
+		}
+	} else {
+		o.mu.Lock() // changed here: every reader waits for the new set
 	}
-	o.mu.Lock()
 	defer o.mu.Unlock()
-	if c := o.cur.Load(); c != nil && now.Sub(c.at) < originsTTL {
+	if c := o.cur.Load(); c != nil && c.gen == gen && now.Sub(c.at) < originsTTL {
 		return c.m, nil
 	}
 	m, err := s.store.OriginNamespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
-	prev := o.cur.Swap(&originsSnap{m: m, at: now})
-	// A namespace that became origin-hosted since the last read may have answers in the
-	// lookup cache made without its origin: they go.
-	if prev != nil && s.cache != nil {
-		for id := range m {
-			if _, ok := prev.m[id]; !ok {
-				s.cache.Clear()
-				break
-			}
-		}
+	prev := o.cur.Swap(&originsSnap{m: m, at: now, gen: gen})
+	// A namespace that became origin-hosted (or stopped being so) since the last read may have
+	// answers in the lookup cache made without its origin (or with it): they go.
+	if prev != nil && s.cache != nil && !sameOrigins(prev.m, m) {
+		s.cache.Clear()
 	}
 	return m, nil
+}
+
+func sameOrigins(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for id := range b {
+		if _, ok := a[id]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // originReadOnly refuses every write (any method but GET and HEAD) that names an

@@ -172,6 +172,7 @@ func NewServer(cfg Config) (*Server, error) {
 	// The client address is the connection's: forwarded headers are not trusted by default.
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.Pre(headAsGet) // HEAD wherever GET: routed, checked and handled as GET
+	e.Pre(noSniff)   // X-Content-Type-Options: nosniff on every answer (nosniff.go)
 	if len(cfg.CORSOrigins) > 0 {
 		// Before routing, so that a preflight of any path is answered here (never a 404/405/500).
 		e.Pre(middleware.CORSWithConfig(middleware.CORSConfig{

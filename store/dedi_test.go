@@ -152,3 +152,103 @@ func TestDediOriginNamespaceConflict(t *testing.T) {
 		}
 	})
 }
+
+// TestDediLeaseRenewal: a crawler renews the lease it holds, and only that one: once the crawl
+// is recorded, or another claim took the publisher after the lease ran out, a renewal changes
+// nothing.
+func TestDediLeaseRenewal(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		if _, err := s.AddDediPublisher(ctx, "pub.example"); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().Truncate(time.Millisecond)
+		lease := now.Add(time.Minute)
+		if due, err := s.ClaimDueDediPublishers(ctx, now.Add(time.Second), lease, 10); err != nil || len(due) != 1 {
+			t.Fatalf("claim = %v, %v", due, err)
+		}
+		renewed := lease.Add(time.Minute)
+		if ok, err := s.RenewDediLease(ctx, "pub.example", lease, renewed); err != nil || !ok {
+			t.Fatalf("renewal of the lease held = %v, %v", ok, err)
+		}
+		// Not due when the first lease would have run out: the renewal holds it.
+		if due, _ := s.ClaimDueDediPublishers(ctx, lease.Add(time.Second), lease.Add(time.Hour), 10); len(due) != 0 {
+			t.Fatalf("a renewed lease was claimed: %v", due)
+		}
+		// A renewal of a lease no longer held (the old one) changes nothing.
+		if ok, err := s.RenewDediLease(ctx, "pub.example", lease, renewed.Add(time.Hour)); err != nil || ok {
+			t.Fatalf("renewal of a lease not held = %v, %v", ok, err)
+		}
+		// Past the renewed lease, another claim takes it; the first crawler's renewal fails.
+		other := renewed.Add(time.Hour)
+		if due, _ := s.ClaimDueDediPublishers(ctx, renewed.Add(time.Second), other, 10); len(due) != 1 {
+			t.Fatalf("an expired lease was not claimed: %v", due)
+		}
+		if ok, _ := s.RenewDediLease(ctx, "pub.example", renewed, renewed.Add(time.Minute)); ok {
+			t.Fatal("a lease taken by another claim was renewed")
+		}
+		// The end of the crawl sets the next crawl; a late renewal does not undo it.
+		next := now.Add(3 * time.Hour)
+		if err := s.RecordDediCrawl(ctx, "pub.example", store.DediCrawl{Status: store.DediOK, Outcome: "authentic", NextCrawl: next}); err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := s.RenewDediLease(ctx, "pub.example", other, other.Add(time.Hour)); ok {
+			t.Fatal("a renewal after the crawl was recorded")
+		}
+		if p, _ := s.DediPublisher(ctx, "pub.example"); !p.NextCrawl.Equal(next) {
+			t.Fatalf("next crawl %v; want %v", p.NextCrawl, next)
+		}
+	})
+}
+
+// TestDediOriginsGeneration: the count of changes of the origin-hosted set moves when a
+// namespace is first indexed and when its publisher is removed, after the commit; not for a
+// transaction rolled back, nor for a namespace indexed again.
+func TestDediOriginsGeneration(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		if _, err := s.AddDediPublisher(ctx, "pub.example"); err != nil {
+			t.Fatal(err)
+		}
+		owner, err := s.EnsureUser(ctx, "dedi-origin@svc.invalid")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g0 := s.OriginsGeneration()
+		errRollback := errors.New("rolled back")
+		err = s.InTx(ctx, func(tx *store.Tx) error {
+			if _, err := tx.OriginNamespace("pub.example", owner.ID, "did:web:svc.test"); err != nil {
+				return err
+			}
+			if s.OriginsGeneration() != g0 {
+				t.Error("the count moved before the commit")
+			}
+			return errRollback
+		})
+		if !errors.Is(err, errRollback) || s.OriginsGeneration() != g0 {
+			t.Fatalf("a rolled-back transaction: %v, count %d → %d", err, g0, s.OriginsGeneration())
+		}
+		if err := s.InTx(ctx, func(tx *store.Tx) error {
+			_, err := tx.OriginNamespace("pub.example", owner.ID, "did:web:svc.test")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		g1 := s.OriginsGeneration()
+		if g1 == g0 {
+			t.Fatal("the count did not move when the namespace was first indexed")
+		}
+		if m, _ := s.OriginNamespaces(ctx); len(m) != 1 {
+			t.Fatalf("origins %v", m)
+		}
+		if err := s.InTx(ctx, func(tx *store.Tx) error {
+			_, err := tx.OriginNamespace("pub.example", owner.ID, "did:web:svc.test")
+			return err
+		}); err != nil || s.OriginsGeneration() != g1 {
+			t.Fatalf("indexed again: %v, count %d → %d", err, g1, s.OriginsGeneration())
+		}
+		if _, err := s.RemoveDediPublisher(ctx, "pub.example"); err != nil || s.OriginsGeneration() == g1 {
+			t.Fatalf("publisher removed: %v, count still %d", err, g1)
+		}
+	})
+}

@@ -40,6 +40,7 @@ func (t *Tx) OriginNamespace(domain, ownerID, creatorDID string) (string, error)
 		}
 		if deref(rows[0].NamespaceID) != h.NamespaceID {
 			err := t.db.Exec(`UPDATE dedi_publishers SET namespace_id = ? WHERE domain = ?`, h.NamespaceID, domain).Error
+			originsChanged(t.db)
 			return h.NamespaceID, translate(err, "publisher namespace")
 		}
 		return h.NamespaceID, nil
@@ -60,6 +61,7 @@ func (t *Tx) OriginNamespace(domain, ownerID, creatorDID string) (string, error)
 		return "", err
 	}
 	err = t.db.Exec(`UPDATE dedi_publishers SET namespace_id = ? WHERE domain = ?`, n.NamespaceID, domain).Error
+	originsChanged(t.db)
 	return n.NamespaceID, translate(err, "publisher namespace")
 }
 

@@ -19,8 +19,8 @@ import (
 // Publisher statuses.
 const (
 	DediPending  = "pending"  // added, not crawled yet
-	DediOK       = "ok"       // the last crawl accepted the manifest
-	DediFailed   = "failed"   // the last crawl did not (the data accepted before stays)
+	DediOK       = "ok"       // the last crawl accepted the manifest and every file it lists
+	DediFailed   = "failed"   // the last crawl did not accept the manifest, or some file (the data accepted before stays)
 	DediConflict = "conflict" // a local namespace has verified the domain: not ingested
 )
 
@@ -102,7 +102,9 @@ func (s *Store) RemoveDediPublisher(ctx context.Context, domain string) (bool, e
 			return translate(err, "remove publisher files")
 		}
 		res := tx.Where("domain = ?", domain).Delete(&dediPublisherRow{})
-		n = res.RowsAffected
+		if n = res.RowsAffected; n > 0 {
+			originsChanged(tx) // its namespace is no longer origin-hosted
+		}
 		return translate(res.Error, "remove publisher")
 	})
 	return n > 0, err
@@ -149,6 +151,13 @@ func (s *Store) DediPublishers(ctx context.Context) ([]DediPublisher, error) {
 	return out, nil
 }
 
+// OriginsGeneration counts the committed changes of the set of origin-hosted namespaces made
+// through this store (a namespace first indexed, a publisher removed): a reader that keeps the
+// set (server/dedi.go) reads it again when the count moved, so that every read of this
+// process agrees with the commit at once. It moves after the commit. Changes made by other
+// processes on the same database do not move it.
+func (s *Store) OriginsGeneration() uint64 { return s.originsGen.Load() }
+
 // OriginNamespaces are the namespaces indexed from publishers, by namespace_id, with their
 // domains: the namespaces that only their origin writes.
 func (s *Store) OriginNamespaces(ctx context.Context) (map[string]string, error) {
@@ -179,6 +188,16 @@ func (s *Store) ClaimDueDediPublishers(ctx context.Context, now, leaseUntil time
 		return translate(tx.Model(&dediPublisherRow{}).Where("domain IN ?", domains).Update("next_crawl_at", leaseUntil.UnixMilli()).Error, "lease publishers")
 	})
 	return domains, err
+}
+
+// RenewDediLease extends the lease of a publisher being crawled from held (the lease its
+// crawler holds: the next crawl the claim or the last renewal set) to until, and reports
+// whether it still held it. A crawl that ended (RecordDediCrawl) or a lease that ran out and
+// was claimed by another instance has moved the next crawl: then nothing changes.
+func (s *Store) RenewDediLease(ctx context.Context, domain string, held, until time.Time) (bool, error) {
+	res := s.db.WithContext(ctx).Model(&dediPublisherRow{}).Where("domain = ? AND next_crawl_at = ?", domain, held.UnixMilli()).
+		Update("next_crawl_at", until.UnixMilli())
+	return res.RowsAffected > 0, translate(res.Error, "renew lease")
 }
 
 // DediCrawl is what one crawl of a publisher leaves on its row.

@@ -52,6 +52,9 @@ type Store struct {
 	recordsWritten func(n int)
 	// onCommit are the observers of committed writes (OnCommit).
 	onCommit atomic.Pointer[[]func()]
+	// originsGen counts the committed changes of the set of origin-hosted namespaces made
+	// through this store (OriginsGeneration).
+	originsGen atomic.Uint64
 	// sinks are told of every version a write appends, in its transaction (versions.go).
 	sinks []versionSink
 	// writers holds the one write transaction a oneWriter database allows (nil: no queue);
@@ -90,6 +93,9 @@ func (s *Store) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 		return unavailable(err, "write")
 	}
 	if w.wrote.Load() {
+		if w.origins.Load() {
+			s.originsGen.Add(1) // first: a reader told of the commit reads the new set
+		}
 		s.committed(ctx)
 	}
 	return nil
@@ -159,7 +165,19 @@ func Committed(ctx context.Context) bool {
 }
 
 // txWrites notes, in the context of a transaction begun by tx, that a statement changed rows.
-type txWrites struct{ wrote atomic.Bool }
+type txWrites struct {
+	wrote atomic.Bool
+	// origins: the transaction changed the set of origin-hosted namespaces (originsChanged).
+	origins atomic.Bool
+}
+
+// originsChanged notes, in the transaction db, that it changed the set of origin-hosted
+// namespaces: once it commits, OriginsGeneration moves, before the OnCommit observers are told.
+func originsChanged(db *gorm.DB) {
+	if w, ok := db.Statement.Context.Value(txWritesKey{}).(*txWrites); ok {
+		w.origins.Store(true)
+	}
+}
 
 type txWritesKey struct{}
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svc-directory/svc/dedi/ingest"
 	"github.com/svc-directory/svc/translog"
 )
 
@@ -35,14 +36,20 @@ type Config struct {
 	ReverifySweep    time.Duration
 	// DediCrawlInterval is how often each DeDi publisher is crawled at most apart.
 	DediCrawlInterval time.Duration
-	ShutdownTimeout   time.Duration
-	DrainDelay        time.Duration
-	LookupCacheTTL    time.Duration
-	AuthCacheTTL      time.Duration
-	RateLimitRPS      float64
-	RateLimitBurst    int
-	CORSOrigins       []string
-	LogLevel          string
+	// DediCrawlBudget bounds the fetching of one publisher's crawl; DediMaxFiles caps the
+	// files of a manifest that are fetched; DediCrawlConcurrency is how many publishers are
+	// crawled at once (docs/dedi-files.md, "Bounds of a crawl").
+	DediCrawlBudget      time.Duration
+	DediMaxFiles         int
+	DediCrawlConcurrency int
+	ShutdownTimeout      time.Duration
+	DrainDelay           time.Duration
+	LookupCacheTTL       time.Duration
+	AuthCacheTTL         time.Duration
+	RateLimitRPS         float64
+	RateLimitBurst       int
+	CORSOrigins          []string
+	LogLevel             string
 	// PprofAddr is the loopback address of the opt-in profiling listener ("": off).
 	PprofAddr  string
 	LogKeyFile string
@@ -66,12 +73,40 @@ func (c *Config) settleIdentities(bound net.Addr) (derived bool) {
 		if _, p, err := net.SplitHostPort(bound.String()); err == nil {
 			port = p
 		}
-		c.DIDHost, derived = "localhost%3A"+port, true
+		c.DIDHost, derived = derivedDIDHost(port), true
 	}
 	if c.LogOrigin == "" {
 		c.LogOrigin, c.logOriginDerived = defaultLogOrigin(c.DIDHost), true
 	}
 	return derived
+}
+
+// derivedDIDHost is the DID host of a server that serves port without SVC_DID_HOST.
+func derivedDIDHost(port string) string { return "localhost%3A" + port }
+
+// settleDIDHostOffline is settleIdentities for a command that serves nothing (svc dedi crawl):
+// the DID host the server derives from the port of SVC_ADDR, which must then name one.
+func (c *Config) settleDIDHostOffline() error {
+	if c.DIDHost != "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(c.Addr)
+	if err != nil || port == "" || port == "0" {
+		return fmt.Errorf("%w: the server's DID host: set SVC_DID_HOST (svc serve derives it from the port it serves, and SVC_ADDR %q names none)", errUsage, c.Addr)
+	}
+	c.DIDHost = derivedDIDHost(port)
+	return nil
+}
+
+// ServerDID is the server's own DID (did:web:{DID host}): the creator of the entries it
+// indexes from DeDi publishers, whichever command crawls them.
+func (c Config) ServerDID() string { return "did:web:" + c.DIDHost }
+
+// crawler is the DeDi crawler's configuration, the same for svc serve and svc dedi crawl: the
+// bounds of a crawl, and the server's DID as the creator of what it indexes.
+func (c Config) crawler(st ingest.Store, f ingest.Fetcher, log *slog.Logger) ingest.Config {
+	return ingest.Config{Store: st, Fetcher: f, Logger: log, Now: time.Now, Interval: c.DediCrawlInterval, CreatorDID: c.ServerDID(),
+		Budget: c.DediCrawlBudget, MaxFiles: c.DediMaxFiles, Concurrency: c.DediCrawlConcurrency}
 }
 
 // envOr returns the variable's value, or def when unset or empty.
@@ -119,6 +154,16 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 		return c, err
 	}
 	fs.IntVar(&c.RateLimitBurst, "rate-limit-burst", burst, "burst allowed above the rate [SVC_RATE_LIMIT_BURST]")
+	maxFiles, err := envInt("SVC_DEDI_MAX_FILES", ingest.DefaultMaxFiles)
+	if err != nil {
+		return c, err
+	}
+	fs.IntVar(&c.DediMaxFiles, "dedi-max-files", maxFiles, "how many files of a DeDi publisher's manifest are fetched; the entries past it are refused as invalid [SVC_DEDI_MAX_FILES]")
+	crawlers, err := envInt("SVC_DEDI_CRAWL_CONCURRENCY", ingest.DefaultConcurrency)
+	if err != nil {
+		return c, err
+	}
+	fs.IntVar(&c.DediCrawlConcurrency, "dedi-crawl-concurrency", crawlers, "how many DeDi publishers are crawled at once [SVC_DEDI_CRAWL_CONCURRENCY]")
 	var replicas string
 	fs.StringVar(&replicas, "database-replica-urls", envOr("SVC_DATABASE_REPLICA_URLS", ""), "comma-separated postgres://... URLs of streaming replicas of the primary, for the reads of GET requests (empty: every read on the primary) [SVC_DATABASE_REPLICA_URLS]")
 	var origins string
@@ -149,6 +194,7 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 		{&c.ReverifyGrace, "reverify-grace", "SVC_REVERIFY_GRACE", 168 * time.Hour, "how long a failing source stays in its grace period"},
 		{&c.ReverifySweep, "reverify-sweep", "SVC_REVERIFY_SWEEP", time.Minute, "how often the re-verification sweep looks for due sources"},
 		{&c.DediCrawlInterval, "dedi-crawl-interval", "SVC_DEDI_CRAWL_INTERVAL", time.Hour, "how often each DeDi publisher is crawled (sooner when a file's next_update comes)"},
+		{&c.DediCrawlBudget, "dedi-crawl-budget", "SVC_DEDI_CRAWL_BUDGET", ingest.DefaultBudget, "how long the fetches of one DeDi publisher's crawl may take; files not fetched by then are unreachable for that crawl"},
 		{&c.ShutdownTimeout, "shutdown-timeout", "SVC_SHUTDOWN_TIMEOUT", 15 * time.Second, "how long in-flight requests get to finish on SIGTERM"},
 		{&c.DrainDelay, "drain-delay", "SVC_DRAIN_DELAY", 0, "how long the server keeps serving on SIGTERM, with /readyz answering 503, before it stops taking connections"},
 		{&c.AuthCacheTTL, "auth-cache-ttl", "SVC_AUTH_CACHE_TTL", time.Second, "how long a successful API-key check is remembered (0 = off; revocations take effect within it)"},
@@ -201,10 +247,13 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	if !strings.HasPrefix(c.DatabaseURL, "sqlite://") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		return c, fmt.Errorf("%w: serve: the database URL must be sqlite://PATH or postgres://... (SVC_DATABASE_URL)", errUsage)
 	}
+	if c.DediMaxFiles <= 0 || c.DediCrawlConcurrency <= 0 {
+		return c, fmt.Errorf("%w: serve: SVC_DEDI_MAX_FILES and SVC_DEDI_CRAWL_CONCURRENCY must be positive", errUsage)
+	}
 	if c.RateLimitRPS < 0 || c.RateLimitBurst < 0 {
 		return c, fmt.Errorf("%w: serve: rate limits must not be negative", errUsage)
 	}
-	if c.ReverifyInterval <= 0 || c.DediCrawlInterval <= 0 || c.ReverifyGrace < 0 || c.ReverifySweep <= 0 || c.ShutdownTimeout <= 0 || c.DrainDelay < 0 || c.LookupCacheTTL < 0 || c.AuthCacheTTL < 0 ||
+	if c.ReverifyInterval <= 0 || c.DediCrawlInterval <= 0 || c.DediCrawlBudget <= 0 || c.ReverifyGrace < 0 || c.ReverifySweep <= 0 || c.ShutdownTimeout <= 0 || c.DrainDelay < 0 || c.LookupCacheTTL < 0 || c.AuthCacheTTL < 0 ||
 		c.ReplicaMaxLag <= 0 || c.ConsistencyWait <= 0 {
 		return c, fmt.Errorf("%w: serve: durations must be positive", errUsage)
 	}

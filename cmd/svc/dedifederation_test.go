@@ -147,15 +147,15 @@ func federation(t *testing.T, dialect string) {
 		t.Fatal(err)
 	}
 	f := fetch.New(fetch.Options{Insecure: true, Port: port, Resolver: domainverify.NewDNSResolver(dns.Addr, 2*time.Second), Timeout: 5 * time.Second})
-	crawler := ingest.New(ingest.Config{Store: st, Fetcher: f, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }})
+	crawler := ingest.New(ingest.Config{Store: st, Fetcher: f, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }, CreatorDID: "did:web:b.test"})
 	if _, err := st.AddDediPublisher(ctx, "pub.test"); err != nil {
 		t.Fatal(err)
 	}
 	crawl := func(want string) ingest.Report {
 		t.Helper()
 		rep, err := crawler.Crawl(ctx, "pub.test")
-		if err != nil || rep.Outcome != want {
-			t.Fatalf("crawl: %+v, %v; want outcome %s", rep, err, want)
+		if err != nil || rep.Manifest != want {
+			t.Fatalf("crawl: %+v, %v; want the manifest's outcome %s", rep, err, want)
 		}
 		return rep
 	}

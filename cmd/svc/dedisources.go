@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"time"
 
 	"github.com/svc-directory/svc/dedi/discovery"
 	"github.com/svc-directory/svc/dedi/fetch"
@@ -82,7 +81,8 @@ func (k dediSource) run(ctx context.Context, verb string, args []string, stdout,
 }
 
 // cmdDediCrawl crawls once: the discovery lists (adding the publishers they name), then every
-// publisher (svc dedi crawl [DOMAIN]: only that one).
+// publisher (svc dedi crawl [DOMAIN]: only that one), SVC_DEDI_CRAWL_CONCURRENCY at once; the
+// reports are printed in the order of the domains.
 func cmdDediCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var dbURL string
 	fs := newFlags("dedi crawl", stderr, &dbURL)
@@ -96,6 +96,15 @@ func cmdDediCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	// The server's settings (SVC_*): its DID, the creator of what is indexed, whichever
+	// command crawls, and the bounds of a crawl.
+	cfg, err := parseServeConfig(nil, io.Discard)
+	if err != nil {
+		return err
+	}
+	if err := cfg.settleDIDHostOffline(); err != nil {
+		return err
+	}
 	log := newLogger(stderr, "warn")
 	s, err := openStore(ctx, dbURL, log)
 	if err != nil {
@@ -103,7 +112,7 @@ func cmdDediCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer s.Close()
 	f := fetch.New(opts)
-	svc := ingest.New(ingest.Config{Store: s, Fetcher: f, Logger: log, Now: time.Now})
+	svc := ingest.New(cfg.crawler(s, f, log))
 	domains := []string{fs.Arg(0)}
 	if fs.NArg() == 0 {
 		if err := ingest.ReadLists(ctx, s, f, log); err != nil {
@@ -119,12 +128,18 @@ func cmdDediCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	sort.Strings(domains)
-	for _, d := range domains {
-		rep, err := svc.Crawl(ctx, d)
-		if err != nil {
-			return fmt.Errorf("%s: %w", d, err)
+	reps, errs := svc.CrawlEach(ctx, domains) // SVC_DEDI_CRAWL_CONCURRENCY at once
+	var failed error
+	for i, d := range domains {
+		rep := reps[i]
+		if err := errs[i]; err != nil {
+			fmt.Fprintf(stdout, "%s error: %v\n", d, err)
+			if failed == nil {
+				failed = fmt.Errorf("%s: %w", d, err)
+			}
+			continue
 		}
-		fmt.Fprintf(stdout, "%s %s requests=%d new_versions=%d\n", d, rep.Outcome, rep.Requests, rep.NewVersions)
+		fmt.Fprintf(stdout, "%s %s %s requests=%d new_versions=%d\n", d, rep.Status, rep.Outcome, rep.Requests, rep.NewVersions)
 		names := make([]string, 0, len(rep.Files))
 		for n := range rep.Files {
 			names = append(names, n)
@@ -135,5 +150,5 @@ func cmdDediCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			fmt.Fprintf(stdout, "  %s %s state=%s new_versions=%d %s\n", n, fr.Outcome, fr.State, fr.NewVersions, fr.Reason)
 		}
 	}
-	return nil
+	return failed // only a failure of the store, not a publisher's refused document
 }

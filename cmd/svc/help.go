@@ -134,8 +134,11 @@ read-only, with every version it has.`},
 followed to a depth of 3; the publishers it names are added as the crawler reads it.`},
 	"dedi list remove": {"URL [--database-url URL]", `Removes a discovery list (the publishers it added stay).`},
 	"dedi crawl": {"[DOMAIN] [--database-url URL]", `Reads the discovery lists, then crawls every publisher (or only DOMAIN) once, now, under the
-fetch rules of domain verification (SVC_DNS_SERVER, SVC_VERIFY_HTTP_PORT, SVC_VERIFY_INSECURE),
-and prints each publisher's outcome and each file's outcome and state.`},
+fetch rules of domain verification (SVC_DNS_SERVER, SVC_VERIFY_HTTP_PORT, SVC_VERIFY_INSECURE)
+and the server's bounds (SVC_DEDI_CRAWL_BUDGET, SVC_DEDI_MAX_FILES), naming the server's DID
+(SVC_DID_HOST, else localhost and the port of SVC_ADDR, as svc serve does) as the creator of
+what it indexes. It prints each publisher's status and outcome and each file's outcome and
+state; a file refused is its outcome, not a failure of the command.`},
 }
 
 // groupHelp lists the subcommands of the commands that have them.

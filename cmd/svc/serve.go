@@ -174,9 +174,9 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	importer := csvjob.NewWorker(st, log, nil).WithWake(wakes.Jobs, importInterval)
 	go func() { defer close(importDone); importer.Run(bgctx, idlePoll) }()
 	dediDone := make(chan struct{})
-	crawler := ingest.New(ingest.Config{Store: st, Logger: log, Now: time.Now, Interval: cfg.DediCrawlInterval, CreatorDID: "did:web:" + cfg.DIDHost,
-		Metrics: dediMetrics,
-		Fetcher: fetch.New(fetch.Options{DNSServer: cfg.DNSServer, Port: cfg.VerifyHTTPPort, Insecure: cfg.VerifyInsecure})})
+	crawlCfg := cfg.crawler(st, fetch.New(fetch.Options{DNSServer: cfg.DNSServer, Port: cfg.VerifyHTTPPort, Insecure: cfg.VerifyInsecure}), log)
+	crawlCfg.Metrics = dediMetrics
+	crawler := ingest.New(crawlCfg)
 	go func() { defer close(dediDone); crawler.Run(bgctx, min(cfg.DediCrawlInterval, time.Minute)) }()
 	witnessDone := make(chan struct{})
 	if witnesser != nil {

@@ -28,11 +28,16 @@ type FileReport struct {
 
 // Report is what one crawl of a publisher did.
 type Report struct {
-	Outcome     string // the manifest's outcome (authentic when it was accepted), or conflict
-	Reason      string
-	Requests    int // HTTP requests made (a 304 counts as one)
-	NewVersions int
-	Files       map[string]FileReport
+	// Status is the publisher's status after the crawl (store.DediOK only when the manifest
+	// and every file it lists were accepted); Outcome and Reason are what it says of it: the
+	// manifest's outcome, or, when the manifest is authentic but some files were not
+	// accepted, the first of their outcomes, with a reason that names them.
+	Status, Outcome string
+	Reason          string
+	Manifest        string // the manifest's outcome (authentic when it was accepted), or conflict
+	Requests        int    // HTTP requests made (a 304 counts as one)
+	NewVersions     int
+	Files           map[string]FileReport
 }
 
 // crawl is the state of one crawl of a publisher.
@@ -48,11 +53,29 @@ type crawl struct {
 	lim      dedi.Limits
 	accepted *dedi.Manifest
 	keys     *leaf.KeysLeaf // the key set of the manifest this crawl accepted, for the log
+	// fctx is ctx bounded by the publisher's budget: the fetches use it, the store does not.
+	fctx context.Context
 }
 
-// Crawl fetches, verifies and indexes one publisher now.
+// Crawl fetches, verifies and indexes one publisher now, its fetches bounded by the budget.
+// Only what the store could not do is an error: every refusal of the publisher's documents is
+// an outcome in the report (and on the publisher's and the files' rows).
 func (s *Service) Crawl(ctx context.Context, domain string) (Report, error) {
-	c := &crawl{s: s, domain: domain, now: s.cfg.Now(), lim: s.cfg.Fetcher.Limits(), rep: Report{Files: map[string]FileReport{}}}
+	return s.crawl(ctx, domain, time.Time{})
+}
+
+// crawl is Crawl of a publisher claimed until lease (zero: not claimed), renewing the lease
+// while it runs.
+func (s *Service) crawl(ctx context.Context, domain string, lease time.Time) (Report, error) {
+	if s.cfg.CreatorDID == "" {
+		return Report{}, errors.New("ingest: no CreatorDID configured (the server's DID names the creator of indexed entries)")
+	}
+	if !lease.IsZero() {
+		defer s.renew(ctx, domain, lease)()
+	}
+	fctx, cancel := context.WithTimeout(ctx, s.cfg.Budget)
+	defer cancel()
+	c := &crawl{s: s, domain: domain, now: s.cfg.Now(), lim: s.cfg.Fetcher.Limits(), rep: Report{Files: map[string]FileReport{}}, fctx: fctx}
 	var err error
 	if c.pub, err = s.cfg.Store.DediPublisher(ctx, domain); err != nil {
 		return c.rep, err
@@ -76,7 +99,7 @@ func (s *Service) Crawl(ctx context.Context, domain string) (Report, error) {
 	if c.pub.Manifest.Bytes != nil {
 		c.accepted, _ = dedi.ParseManifest(c.pub.Manifest.Bytes, c.lim)
 	}
-	resp, ferr := s.cfg.Fetcher.Manifest(ctx, domain, c.pub.Manifest.ETag, c.pub.Manifest.LastModified)
+	resp, ferr := s.cfg.Fetcher.Manifest(fctx, domain, c.pub.Manifest.ETag, c.pub.Manifest.LastModified)
 	c.rep.Requests++
 	if errors.Is(ferr, fetch.ErrTooLarge) {
 		// Served, but not a manifest this server reads: refused, the accepted data stays.
@@ -128,6 +151,12 @@ func (s *Service) Crawl(ctx context.Context, domain string) (Report, error) {
 	for i := range m.Files {
 		e := &m.Files[i]
 		listed[e.Registry] = true
+		if i >= s.cfg.MaxFiles {
+			old, had := c.old[e.Registry]
+			c.mark(ctx, e.Registry, c.keep(old, had, ""), string(dedi.Invalid),
+				fmt.Sprintf("the manifest lists %d files; this server fetches the first %d of a publisher (SVC_DEDI_MAX_FILES)", len(m.Files), s.cfg.MaxFiles), "", "")
+			continue
+		}
 		if err := c.file(ctx, m, cached, e); err != nil {
 			return c.rep, err
 		}
@@ -146,7 +175,17 @@ func (s *Service) Crawl(ctx context.Context, domain string) (Report, error) {
 			reason += ": " + ferr.Error()
 		}
 	}
-	return c.end(ctx, store.DediOK, outcome, reason, !cached, saved)
+	c.rep.Manifest = outcome
+	status := store.DediOK
+	if first, summary := c.notAccepted(m); summary != "" {
+		status = store.DediFailed
+		if outcome == string(dedi.Authentic) {
+			outcome, reason = first, summary
+		} else {
+			reason += "; " + summary
+		}
+	}
+	return c.end(ctx, status, outcome, reason, !cached, saved)
 }
 
 // file fetches, verifies and indexes one of the manifest's files.
@@ -160,22 +199,21 @@ func (c *crawl) file(ctx context.Context, m *dedi.Manifest, cached bool, e *dedi
 		if had && old.URL == e.URL {
 			etag, lastModified = old.ETag, old.LastModified
 		}
-		resp, err := c.s.cfg.Fetcher.File(ctx, e.URL, etag, lastModified)
+		if c.fctx.Err() != nil && ctx.Err() == nil {
+			c.mark(ctx, e.Registry, c.unreachableState(old, had), OutcomeUnreachable, "not fetched: "+c.budgetSpent(), "", "")
+			return nil
+		}
+		resp, err := c.s.cfg.Fetcher.File(c.fctx, e.URL, etag, lastModified)
 		c.rep.Requests++
 		switch {
 		case err != nil:
-			state := ""
-			if had {
-				state = old.State
-				if c.now.After(old.NextUpdate) && state == store.OriginLive {
-					state = store.OriginStale
-				}
-			}
-			outcome := OutcomeUnreachable
+			outcome, reason := OutcomeUnreachable, err.Error()
 			if errors.Is(err, fetch.ErrTooLarge) {
 				outcome = string(dedi.Invalid)
+			} else if c.fctx.Err() != nil && ctx.Err() == nil {
+				reason += " (" + c.budgetSpent() + ")"
 			}
-			c.mark(ctx, e.Registry, state, outcome, err.Error(), "", "")
+			c.mark(ctx, e.Registry, c.unreachableState(old, had), outcome, reason, "", "")
 			return nil
 		case resp.NotModified && had:
 			raw = old.Bytes
@@ -191,7 +229,7 @@ func (c *crawl) file(ctx context.Context, m *dedi.Manifest, cached bool, e *dedi
 	if had {
 		acceptedAt = old.UpdatedAt
 	}
-	res := dedi.VerifyFile(ctx, raw, m, cached, dedi.FileCheck{Now: c.now, AcceptedUpdatedAt: acceptedAt, Schemas: c.s.schemas, Limits: c.lim})
+	res := dedi.VerifyFile(c.fctx, raw, m, cached, dedi.FileCheck{Now: c.now, AcceptedUpdatedAt: acceptedAt, Schemas: c.s.schemas, Limits: c.lim})
 	if res.File != nil {
 		c.due(res.File.NextUpdate)
 	}
@@ -214,6 +252,12 @@ func (c *crawl) file(ctx context.Context, m *dedi.Manifest, cached bool, e *dedi
 			c.mark(ctx, e.Registry, "", OutcomeConflict, err.Error(), "", "")
 			return nil
 		}
+		if reason, refused := refusal(err); refused {
+			// The file is authentic, but a rule of the directory refused it: nothing of it was
+			// written; the copy accepted before (if any) stays as it was.
+			c.mark(ctx, e.Registry, c.keep(old, had, ""), string(dedi.Invalid), reason, "", "")
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("indexing %s/%s: %w", c.domain, e.Registry, err)
 		}
@@ -228,6 +272,23 @@ func (c *crawl) file(ctx context.Context, m *dedi.Manifest, cached bool, e *dedi
 		c.mark(ctx, e.Registry, c.keep(old, had, ""), outcome, res.Reason, "", "")
 	}
 	return nil
+}
+
+// unreachableState is the state of a file that could not be fetched: the one it had, stale
+// once past its next_update ("" when it was never accepted).
+func (c *crawl) unreachableState(old store.DediFile, had bool) string {
+	if !had {
+		return ""
+	}
+	if c.now.After(old.NextUpdate) && old.State == store.OriginLive {
+		return store.OriginStale
+	}
+	return old.State
+}
+
+// budgetSpent says that the publisher's budget ran out.
+func (c *crawl) budgetSpent() string {
+	return fmt.Sprintf("the publisher's crawl budget of %s ran out (SVC_DEDI_CRAWL_BUDGET)", c.s.cfg.Budget)
 }
 
 // keep is the state of a file the crawl refused: to (or, "" for to, the state it had) when it
@@ -298,13 +359,16 @@ func (c *crawl) keysIf(success bool) *leaf.KeysLeaf {
 
 // end records the crawl on the publisher's row.
 func (c *crawl) end(ctx context.Context, status, outcome, reason string, success bool, m *store.DediManifest) (Report, error) {
-	c.rep.Outcome, c.rep.Reason = outcome, reason
+	c.rep.Status, c.rep.Outcome, c.rep.Reason = status, outcome, reason
+	if c.rep.Manifest == "" {
+		c.rep.Manifest = outcome
+	}
 	c.s.cfg.Metrics.crawled(c.rep)
 	c.due(c.nextDue)
 	err := c.s.cfg.Store.RecordDediCrawl(ctx, c.domain, store.DediCrawl{Status: status, Outcome: outcome, Reason: reason,
 		Success: success, NextCrawl: c.nextDue, Manifest: m, NamespaceID: c.nsID, Keys: c.keysIf(success)})
-	if outcome != string(dedi.Authentic) {
-		c.s.log.InfoContext(ctx, "dedi crawl", "domain", c.domain, "outcome", outcome, "reason", reason)
+	if status != store.DediOK {
+		c.s.log.InfoContext(ctx, "dedi crawl", "domain", c.domain, "status", status, "outcome", outcome, "reason", reason)
 	}
 	return c.rep, err
 }

@@ -188,7 +188,7 @@ func newService(s *store.Store, o *origin, c *clock) *ingest.Service {
 }
 
 func newServiceWith(s *store.Store, o *origin, c *clock, mod func(*fetch.Options)) *ingest.Service {
-	return ingest.New(ingest.Config{Store: s, Fetcher: o.fetcher(mod), Now: c.Now, Logger: slog.New(slog.DiscardHandler), Interval: time.Hour})
+	return ingest.New(ingest.Config{Store: s, Fetcher: o.fetcher(mod), Now: c.Now, Logger: slog.New(slog.DiscardHandler), Interval: time.Hour, CreatorDID: testDID})
 }
 
 func mustCrawl(t *testing.T, svc *ingest.Service, domain string) ingest.Report {
@@ -219,3 +219,6 @@ func (o *origin) count(hostPath string) int64 {
 	}
 	return n.(*atomic.Int64).Load()
 }
+
+// testDID is the server's DID in these tests.
+const testDID = "did:web:svc.test"

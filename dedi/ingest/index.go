@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/svc-directory/svc/dedi"
 	"github.com/svc-directory/svc/directory"
@@ -20,6 +21,9 @@ func (s *Service) index(ctx context.Context, domain string, f *dedi.File, df sto
 		return 0, "", err
 	}
 	creator := s.cfg.CreatorDID
+	if err := checkName("registry", f.Registry.Name); err != nil {
+		return 0, "", err
+	}
 	err = s.cfg.Store.InTx(ctx, func(tx *store.Tx) error {
 		n = 0
 		if nsID, err = tx.OriginNamespace(domain, owner, creator); err != nil {
@@ -92,6 +96,9 @@ func indexRecords(tx *store.Tx, g directory.SealedRegistry, creator string, f *d
 			return n, err
 		}
 		for i, r := range recs {
+			if err := checkName("record", r.Name); err != nil {
+				return n, err
+			}
 			h, ok := heads[r.Name]
 			if !ok {
 				adds = append(adds, lo+i)
@@ -105,7 +112,7 @@ func indexRecords(tx *store.Tx, g directory.SealedRegistry, creator string, f *d
 			}
 			next, changed, err := h.Next(p, tx.Stamp())
 			if err != nil {
-				return n, err
+				return n, fmt.Errorf("record %q: %w", r.Name, err)
 			}
 			if changed {
 				if err := tx.UpdateRecord(h, next); err != nil {
@@ -130,10 +137,13 @@ func indexRecords(tx *store.Tx, g directory.SealedRegistry, creator string, f *d
 			if err != nil {
 				return n, err
 			}
+			if err := checkName("record", r.Name); err != nil {
+				return n, err
+			}
 			in = append(in, directory.RecordInput{RecordName: r.Name, Description: r.Description, Details: r.Details, Meta: r.Meta})
 		}
 		if _, err := tx.AddRecordsTo(g, creator, in); err != nil {
-			return n, err
+			return n, err // it names the record refused (records[i] (name): ...)
 		}
 		n += len(in)
 	}

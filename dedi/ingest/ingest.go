@@ -26,6 +26,7 @@ type Store interface {
 	RecordDediCrawl(ctx context.Context, domain string, c store.DediCrawl) error
 	MarkDediFile(ctx context.Context, domain, registry, state, outcome, reason, etag, lastModified string) error
 	ClaimDueDediPublishers(ctx context.Context, now, leaseUntil time.Time, limit int) ([]string, error)
+	RenewDediLease(ctx context.Context, domain string, held, until time.Time) (bool, error)
 	DomainHolderOwner(ctx context.Context, domain string) (namespaceID, ownerID string, err error)
 	EnsureUser(ctx context.Context, email string) (store.User, error)
 	InTx(ctx context.Context, fn func(tx *store.Tx) error) error
@@ -48,23 +49,40 @@ type Config struct {
 	// Interval is how often a publisher is crawled at most apart (SVC_DEDI_CRAWL_INTERVAL,
 	// default 1h); it is crawled sooner when a file's or the manifest's next_update comes.
 	Interval time.Duration
-	// CreatorDID is the created_by of origin-hosted entries (the server's own DID).
+	// CreatorDID is the created_by of origin-hosted entries: the server's own DID,
+	// did:web:{SVC_DID_HOST} (required).
 	CreatorDID string
 	// Metrics count the crawls (nil: none).
 	Metrics *Metrics
+	// Budget bounds the fetching of one publisher's crawl (SVC_DEDI_CRAWL_BUDGET, default
+	// DefaultBudget): the files not fetched within it are unreachable for this crawl, and what
+	// was fetched is still verified and indexed.
+	Budget time.Duration
+	// MaxFiles caps the files of one manifest that are fetched (SVC_DEDI_MAX_FILES, default
+	// DefaultMaxFiles): the entries past it are refused as invalid.
+	MaxFiles int
+	// Concurrency is how many publishers CrawlDue crawls at once (SVC_DEDI_CRAWL_CONCURRENCY,
+	// default DefaultConcurrency).
+	Concurrency int
+	// Lease is how long a claimed publisher is held by its crawler (default 15 min); it is
+	// renewed every third of it while the crawl runs.
+	Lease time.Duration
 }
+
+// The defaults of the crawl's bounds (docs/dedi-files.md, "Bounds of a crawl").
+const (
+	DefaultBudget      = 10 * time.Minute
+	DefaultMaxFiles    = 1000
+	DefaultConcurrency = 4
+	DefaultLease       = 15 * time.Minute
+)
 
 // OwnerEmail is the system user that owns every origin-hosted namespace. It has no API key:
 // no caller is a member of those namespaces.
 const OwnerEmail = "dedi-origin@svc.invalid"
 
-// Leasing of due publishers: a crawl takes up to crawlBatch at a time, each for crawlLease.
-const (
-	crawlBatch = 10
-	crawlLease = 15 * time.Minute
-	// minInterval keeps a publisher whose next_update has come from being crawled in a loop.
-	minInterval = time.Minute
-)
+// minInterval keeps a publisher whose next_update has come from being crawled in a loop.
+const minInterval = time.Minute
 
 // Service crawls and indexes publishers.
 type Service struct {
@@ -86,8 +104,17 @@ func New(cfg Config) *Service {
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Hour
 	}
-	if cfg.CreatorDID == "" {
-		cfg.CreatorDID = "did:web:localhost"
+	if cfg.Budget <= 0 {
+		cfg.Budget = DefaultBudget
+	}
+	if cfg.MaxFiles <= 0 {
+		cfg.MaxFiles = DefaultMaxFiles
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
 	}
 	return &Service{cfg: cfg, log: cfg.Logger, schemas: dedi.NewSchemas(cfg.Fetcher, 1000, time.Hour, cfg.Now)}
 }
@@ -105,37 +132,6 @@ func (s *Service) ownerID(ctx context.Context) (string, error) {
 	}
 	s.owner = u.ID
 	return s.owner, nil
-}
-
-// Stats counts what CrawlDue did.
-type Stats struct {
-	Publishers, Requests, NewVersions int
-	Outcomes                          map[string]int // publishers by the outcome of their crawl
-}
-
-// CrawlDue crawls every publisher that is due, once. Publishers are leased first, so that
-// with several instances on one database each is crawled by one of them.
-func (s *Service) CrawlDue(ctx context.Context) (Stats, error) {
-	st := Stats{Outcomes: map[string]int{}}
-	for {
-		now := s.cfg.Now()
-		due, err := s.cfg.Store.ClaimDueDediPublishers(ctx, now, now.Add(crawlLease), crawlBatch)
-		if err != nil || len(due) == 0 {
-			return st, err
-		}
-		for _, d := range due {
-			rep, err := s.Crawl(ctx, d)
-			if err != nil {
-				s.log.WarnContext(ctx, "dedi crawl", "domain", d, "error", err)
-				st.Outcomes["error"]++
-				continue
-			}
-			st.Publishers++
-			st.Requests += rep.Requests
-			st.NewVersions += rep.NewVersions
-			st.Outcomes[rep.Outcome]++
-		}
-	}
 }
 
 // Run crawls due publishers every tick until ctx ends.

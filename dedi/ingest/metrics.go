@@ -43,7 +43,7 @@ func (m *Metrics) crawled(rep Report) {
 	if m == nil {
 		return
 	}
-	m.fetches.WithLabelValues("manifest", rep.Outcome).Inc()
+	m.fetches.WithLabelValues("manifest", rep.Manifest).Inc()
 	for _, f := range rep.Files {
 		m.fetches.WithLabelValues("file", f.Outcome).Inc()
 	}

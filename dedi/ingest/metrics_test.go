@@ -26,7 +26,7 @@ func TestIngestMetrics(t *testing.T) {
 	_, _ = s.AddDediPublisher(ctx, "dark.test")
 	o.dns.SetAddrs("dark.test", "127.0.0.1")
 	m := ingest.NewMetrics(s)
-	svc := ingest.New(ingest.Config{Store: s, Fetcher: o.fetcher(nil), Now: c.Now, Logger: slog.New(slog.DiscardHandler), Interval: time.Hour, Metrics: m})
+	svc := ingest.New(ingest.Config{Store: s, Fetcher: o.fetcher(nil), Now: c.Now, Logger: slog.New(slog.DiscardHandler), Interval: time.Hour, Metrics: m, CreatorDID: testDID})
 	for _, d := range []string{"pub.test", "dark.test"} {
 		if _, err := svc.Crawl(ctx, d); err != nil {
 			t.Fatal(err)
