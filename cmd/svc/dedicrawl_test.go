@@ -1,34 +1,20 @@
 package main
 
 import (
-	"net"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/svc-directory/svc/dedi"
-	"github.com/svc-directory/svc/domainverify/dnstest"
 )
 
 // TestDediCrawlOneBadFile: svc dedi crawl does not exit 1 for one file the directory refuses
 // (a record of 70,000 bytes of details): that file is invalid, with the record named; the
 // file listed after it is indexed; the publisher reads failed.
 func TestDediCrawlOneBadFile(t *testing.T) {
-	dir := t.TempDir()
-	var mu sync.Mutex
-	dark := false
-	origin := httptest.NewServer(staticDir(dir, &dark, &mu))
-	t.Cleanup(origin.Close)
-	_, port, _ := net.SplitHostPort(origin.Listener.Addr().String())
-	dns := dnstest.Start(t)
-	dns.SetAddrs("pub.test", "127.0.0.1")
-	t.Setenv("SVC_VERIFY_INSECURE", "true")
-	t.Setenv("SVC_VERIFY_HTTP_PORT", port)
-	t.Setenv("SVC_DNS_SERVER", dns.Addr)
+	dir := localPublisher(t)
 
 	k, err := dedi.GenerateKey("k1")
 	if err != nil {

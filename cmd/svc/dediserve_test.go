@@ -20,17 +20,7 @@ import (
 // serve in the background, under the fetch rules' test switch; the server serves what was
 // accepted.
 func TestServeCrawlsDediPublishers(t *testing.T) {
-	dir := t.TempDir()
-	var mu sync.Mutex
-	dark := false
-	origin := httptest.NewServer(staticDir(dir, &dark, &mu))
-	t.Cleanup(origin.Close)
-	_, port, _ := net.SplitHostPort(origin.Listener.Addr().String())
-	dns := dnstest.Start(t)
-	dns.SetAddrs("pub.test", "127.0.0.1")
-	t.Setenv("SVC_VERIFY_INSECURE", "true")
-	t.Setenv("SVC_VERIFY_HTTP_PORT", port)
-	t.Setenv("SVC_DNS_SERVER", dns.Addr)
+	dir := localPublisher(t)
 	t.Setenv("SVC_DEDI_CRAWL_INTERVAL", "1h")
 	t.Setenv("SVC_DID_HOST", "127.0.0.1%3A18302") // the server's identity, whichever command crawls
 
@@ -122,4 +112,23 @@ func TestServeCrawlsDediPublishers(t *testing.T) {
 	if p := list["data"].([]any)[0].(map[string]any); p["status"] != "ok" || !strings.HasPrefix(p["next_crawl"].(string), strconv.Itoa(now.Year())) {
 		t.Fatalf("publishers: %s", raw)
 	}
+}
+
+// localPublisher serves a new folder as the publisher pub.test on loopback, for the commands the
+// test runs: the test DNS server names 127.0.0.1 for pub.test, and the fetch rules' test switch
+// sends its HTTPS fetches to the folder's HTTP server. It returns the folder.
+func localPublisher(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var mu sync.Mutex
+	dark := false
+	origin := httptest.NewServer(staticDir(dir, &dark, &mu))
+	t.Cleanup(origin.Close)
+	_, port, _ := net.SplitHostPort(origin.Listener.Addr().String())
+	dns := dnstest.Start(t)
+	dns.SetAddrs("pub.test", "127.0.0.1")
+	t.Setenv("SVC_VERIFY_INSECURE", "true")
+	t.Setenv("SVC_VERIFY_HTTP_PORT", port)
+	t.Setenv("SVC_DNS_SERVER", dns.Addr)
+	return dir
 }
