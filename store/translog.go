@@ -277,15 +277,17 @@ func (s *Store) LogPending(ctx context.Context, version string) (bool, error) {
 }
 
 // publicVersionTime returns when a public version (of a namespace, a registry, or a record but
-// not a draft) was written, or a DeDi key change logged (queued under its digest, dedikeys.go);
+// not a draft) was written, or a DeDi key change or a domain binding's change logged (queued
+// under its digest, dedikeys.go, domainleaves.go);
 // ok is false when there is no such version.
 func (s *Store) publicVersionTime(ctx context.Context, version string) (t time.Time, ok bool, err error) {
 	var ms []int64
 	err = s.db.WithContext(ctx).Raw(`SELECT created_at FROM namespace_versions WHERE version = ?
 		UNION ALL SELECT created_at FROM registry_versions WHERE version = ?
 		UNION ALL SELECT created_at FROM record_versions WHERE version = ? AND state <> ?
-		UNION ALL SELECT created_at FROM dedi_key_changes WHERE digest = ?`,
-		version, version, version, directory.StateDraft, version).Scan(&ms).Error
+		UNION ALL SELECT created_at FROM dedi_key_changes WHERE digest = ?
+		UNION ALL SELECT created_at FROM domain_changes WHERE digest = ?`,
+		version, version, version, directory.StateDraft, version, version).Scan(&ms).Error
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store: version %s: %w", version, err)
 	}
