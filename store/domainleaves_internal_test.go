@@ -44,7 +44,18 @@ func TestRestartLogQueuesDomainChanges(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
+			queued, err := s.DomainChanges(ctx, "acme.example")
+			if err != nil || len(queued) != 2 {
+				t.Fatalf("domain changes %+v %v", queued, err)
+			}
+			digest := proof.DigestBytes([]byte(queued[0].Text))
+			if pending, err := s.LogPending(ctx, digest); err != nil || !pending {
+				t.Fatalf("a queued domain change: pending %v %v", pending, err)
+			}
 			first := integrateAll(t, s, 2)
+			if pending, err := s.LogPending(ctx, digest); err != nil || pending {
+				t.Fatalf("an integrated domain change: pending %v %v", pending, err)
+			}
 			if len(first) != 6 { // namespace, registry, gained, 2 records, lost
 				t.Fatalf("%d leaves integrated, want 6", len(first))
 			}
