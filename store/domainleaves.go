@@ -39,9 +39,19 @@ type DomainChange struct {
 }
 
 // logDomainChange queues the leaf of a binding's change (change leaf.DomainGained or
-// leaf.DomainLost of domain by namespaceID, held by method) for the log, timed by the store's
-// clock, and keeps it: in the caller's transaction, which made the change.
-func logDomainChange(tx *gorm.DB, now int64, namespaceID, domain, method, change string) error {
+// leaf.DomainLost of domain by namespaceID, held by method) for the log and keeps it: in the
+// transaction that made the change, after its other writes, timed then by the store's clock.
+// So the leaf follows the versions the transaction wrote, in the queue and in time, and a log
+// restart, which numbers a domain change by its time after the versions of its millisecond,
+// queues it where it was.
+func (t *Tx) logDomainChange(namespaceID, domain, method, change string) {
+	t.last = append(t.last, func(db *gorm.DB) error {
+		return writeDomainChange(db, t.s.nowMS(), namespaceID, domain, method, change)
+	})
+}
+
+// writeDomainChange queues and keeps the leaf of a binding's change (logDomainChange).
+func writeDomainChange(tx *gorm.DB, now int64, namespaceID, domain, method, change string) error {
 	l, err := leaf.NewDomainLeaf(domain, namespaceID, method, change, msTime(now))
 	if err != nil {
 		return fmt.Errorf("store: the %s leaf of %s: %w", change, domain, err)
@@ -61,6 +71,18 @@ func logDomainChange(tx *gorm.DB, now int64, namespaceID, domain, method, change
 	row := domainChangeRow{Domain: domain, NamespaceID: namespaceID, Method: method, Change: change, Digest: digest,
 		Leaf: string(text), CreatedAt: now, LogSeq: &q.Seq}
 	return translate(tx.Create(&row).Error, "domain changes")
+}
+
+// gainedMethod returns the method of the last logged gain of domain by namespaceID ("" when
+// none was logged).
+func gainedMethod(tx *gorm.DB, namespaceID, domain string) (string, error) {
+	var methods []string
+	err := tx.Model(&domainChangeRow{}).Where("domain = ? AND namespace_id = ? AND change = ?", domain, namespaceID, leaf.DomainGained).
+		Order("seq DESC").Limit(1).Pluck("method", &methods).Error
+	if err != nil || len(methods) == 0 {
+		return "", translate(err, "domain changes")
+	}
+	return methods[0], nil
 }
 
 // DomainChanges returns the logged changes of domain's binding, oldest first, with their log

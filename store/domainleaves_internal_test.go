@@ -130,3 +130,59 @@ func TestConcurrentClaimsLogOneGain(t *testing.T) {
 		})
 	}
 }
+
+// TestOriginNamespaceBindingIsLogged: the namespace made for a DeDi publisher holds the
+// publisher's domain by its files served over HTTPS: the binding is logged as gained over HTTP
+// in the transaction that makes the namespace (after its version), and its release, which
+// has no source to name a method, logs the loss with the gain's method. Taking back the
+// namespace of a publisher added again logs nothing.
+func TestOriginNamespaceBindingIsLogged(t *testing.T) {
+	for _, d := range []string{testdb.SQLite, testdb.Postgres} {
+		t.Run(d, func(t *testing.T) {
+			ctx := context.Background()
+			s := openForTest(t, d)
+			sys, err := s.EnsureUser(ctx, "system@example.com")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.AddDediPublisher(ctx, "pub.example"); err != nil {
+				t.Fatal(err)
+			}
+			var id string
+			origin := func() {
+				t.Helper()
+				if err := s.InTx(ctx, func(tx *Tx) error {
+					id, err = tx.OriginNamespace("pub.example", sys.ID, "did:web:x")
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			origin()
+			queued, err := s.LogQueuedLeaves(ctx)
+			if err != nil || len(queued) != 2 || leaf.KindOf(queued[0].Leaf) != "namespace" || leaf.KindOf(queued[1].Leaf) != leaf.KindDomain {
+				t.Fatalf("queued %d leaves %v", len(queued), err)
+			}
+			origin() // the same namespace, taken back
+			changes, err := s.DomainChanges(ctx, "pub.example")
+			if err != nil || len(changes) != 1 || changes[0].Leaf.NamespaceID != id || changes[0].Leaf.Method != MethodSelfHTTP ||
+				changes[0].Leaf.Change != leaf.DomainGained {
+				t.Fatalf("domain changes %+v %v", changes, err)
+			}
+			if err := s.InTx(ctx, func(tx *Tx) error {
+				released, _, err := tx.ReleaseDomain(id, "pub.example", "")
+				if err == nil && !released {
+					err = errors.New("not released")
+				}
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			changes, err = s.DomainChanges(ctx, "pub.example")
+			if err != nil || len(changes) != 2 || changes[1].Leaf.NamespaceID != id || changes[1].Leaf.Method != MethodSelfHTTP ||
+				changes[1].Leaf.Change != leaf.DomainLost {
+				t.Fatalf("domain changes %+v %v", changes, err)
+			}
+		})
+	}
+}

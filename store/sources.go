@@ -109,7 +109,8 @@ func (t *Tx) ClaimDomain(namespaceID, domain, method, requestID string, nextChec
 	if err := translate(err, "verification source"); err != nil || !gained {
 		return err
 	}
-	return logDomainChange(t.db, now, namespaceID, domain, method, leaf.DomainGained)
+	t.logDomainChange(namespaceID, domain, method, leaf.DomainGained)
+	return nil
 }
 
 // MarkVerified is ClaimDomain in a transaction of its own, next checked interval from now by
@@ -168,8 +169,9 @@ func (t *Tx) DeleteSources(namespaceID, domain string) (int64, error) {
 // ReleaseDomain clears the namespace's domain when no source for it remains; it reports whether
 // it cleared it and whether the namespace still holds the domain through a source. A release
 // logs the loss in the same transaction (a domain leaf of method, the method of the source
-// whose removal released the domain: domainleaves.go); with method "" (a domain held by no
-// source, as an origin-hosted namespace's) it logs nothing.
+// whose removal released the domain: domainleaves.go). With method "" (a domain held by no
+// source, as an origin-hosted namespace's) the loss takes the method of the binding's logged
+// gain; a binding whose gain was never logged and that had no source logs nothing.
 func (t *Tx) ReleaseDomain(namespaceID, domain, method string) (released, still bool, err error) {
 	var n int64
 	if err := t.db.Model(&sourceRow{}).Where("namespace_id = ? AND domain = ?", namespaceID, domain).Count(&n).Error; err != nil {
@@ -185,10 +187,13 @@ func (t *Tx) ReleaseDomain(namespaceID, domain, method string) (released, still 
 	if res.RowsAffected == 0 {
 		return false, false, nil
 	}
-	if method != "" {
-		if err := logDomainChange(t.db, t.s.nowMS(), namespaceID, domain, method, leaf.DomainLost); err != nil {
+	if method == "" {
+		if method, err = gainedMethod(t.db, namespaceID, domain); err != nil {
 			return false, false, err
 		}
+	}
+	if method != "" {
+		t.logDomainChange(namespaceID, domain, method, leaf.DomainLost)
 	}
 	return true, false, nil
 }
