@@ -186,3 +186,53 @@ func TestOriginNamespaceBindingIsLogged(t *testing.T) {
 		})
 	}
 }
+
+// TestFailedTransactionLogsNoDomainChange: a transaction that claims (or releases) a domain and
+// then fails writes no leaf and keeps no change, and the binding stays as it was.
+func TestFailedTransactionLogsNoDomainChange(t *testing.T) {
+	for _, d := range []string{testdb.SQLite, testdb.Postgres} {
+		t.Run(d, func(t *testing.T) {
+			ctx := context.Background()
+			s := openForTest(t, d)
+			ns := newPeople(t, s, "Acme")
+			before, err := s.LogQueueLength(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed := errors.New("a later step failed")
+			if err := s.InTx(ctx, func(tx *Tx) error {
+				if err := tx.ClaimDomain(ns.NamespaceID, "acme.example", MethodSelfDNS, "", time.Now().Add(time.Hour)); err != nil {
+					return err
+				}
+				return failed
+			}); !errors.Is(err, failed) {
+				t.Fatalf("the claim's transaction: %v", err)
+			}
+			if holder, _ := s.DomainHolder(ctx, "acme.example"); holder != "" {
+				t.Fatalf("the failed claim gave the domain to %s", holder)
+			}
+			if err := s.MarkVerified(ctx, ns.NamespaceID, "acme.example", MethodSelfDNS, time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.InTx(ctx, func(tx *Tx) error {
+				if _, err := tx.DeleteSources(ns.NamespaceID, "acme.example"); err != nil {
+					return err
+				}
+				if _, _, err := tx.ReleaseDomain(ns.NamespaceID, "acme.example", MethodSelfDNS); err != nil {
+					return err
+				}
+				return failed
+			}); !errors.Is(err, failed) {
+				t.Fatalf("the release's transaction: %v", err)
+			}
+			changes, err := s.DomainChanges(ctx, "acme.example")
+			n, _ := s.LogQueueLength(ctx)
+			if err != nil || len(changes) != 1 || changes[0].Leaf.Change != leaf.DomainGained || n != before+1 {
+				t.Fatalf("domain changes %+v %v, %d leaves queued after %d", changes, err, n, before)
+			}
+			if holder, _ := s.DomainHolder(ctx, "acme.example"); holder != ns.NamespaceID {
+				t.Fatalf("the failed release: holder %q", holder)
+			}
+		})
+	}
+}
