@@ -224,7 +224,12 @@ func (v *Service) Remove(ctx context.Context, namespaceID, domain string, by sto
 			}
 			out.RemovedEntries += n
 		}
-		out.DomainRemoved, out.StillVerified, err = tx.ReleaseDomain(namespaceID, domain)
+		// The loss is logged with the method of the oldest source (the one that gained it).
+		method := ""
+		if len(srcs) > 0 {
+			method = srcs[0].Method
+		}
+		out.DomainRemoved, out.StillVerified, err = tx.ReleaseDomain(namespaceID, domain, method)
 		return err
 	})
 	if err != nil {

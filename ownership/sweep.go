@@ -148,7 +148,7 @@ func (v *Service) RecordCheck(ctx context.Context, src store.Source, ok bool, de
 					return err
 				}
 			}
-			released, _, err := tx.ReleaseDomain(cur.NamespaceID, cur.Domain)
+			released, _, err := tx.ReleaseDomain(cur.NamespaceID, cur.Domain, cur.Method)
 			if released {
 				outcome = OutcomeDomainRemoved
 			}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/translog/leaf"
 )
 
 // ErrOriginConflict refuses to index a publisher whose domain a local namespace has verified.
@@ -20,7 +21,8 @@ var ErrOriginConflict = directory.Conflict.With("the domain is verified by a loc
 // OriginNamespace returns the namespace of the publisher domain, creating it (owned by
 // ownerID, named and addressed by the domain) on the first accepted file, or taking back the
 // one indexed from the domain before (a publisher removed and added again). A domain that a
-// namespace of another owner holds (a local namespace verified it) is ErrOriginConflict.
+// namespace of another owner holds (a local namespace verified it) is ErrOriginConflict. A new
+// namespace's binding to the domain is logged (a domain leaf, self_http).
 func (t *Tx) OriginNamespace(domain, ownerID, creatorDID string) (string, error) {
 	var rows []dediPublisherRow
 	if err := t.db.Raw(`SELECT * FROM dedi_publishers WHERE domain = ?`+t.s.d.forUpdate(), domain).Scan(&rows).Error; err != nil {
@@ -60,6 +62,9 @@ func (t *Tx) OriginNamespace(domain, ownerID, creatorDID string) (string, error)
 		}
 		return "", err
 	}
+	// The namespace holds the domain by the publisher's own files, served by the domain over
+	// HTTPS: its binding is logged as held over HTTP (docs/transparency-log.md, "Domain leaves").
+	t.logDomainChange(n.NamespaceID, domain, MethodSelfHTTP, leaf.DomainGained)
 	err = t.db.Exec(`UPDATE dedi_publishers SET namespace_id = ? WHERE domain = ?`, n.NamespaceID, domain).Error
 	originsChanged(t.db)
 	return n.NamespaceID, translate(err, "publisher namespace")

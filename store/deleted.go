@@ -54,12 +54,21 @@ func (t *Tx) DeleteNamespace(prev, next directory.SealedNamespace, domain, reaso
 		return 0, 0, err
 	}
 	if deleting && domain != "" {
+		// The loss is logged with the method of the oldest source (the one that gained it).
+		srcs, err := t.LockSources(prev.NamespaceID, domain)
+		if err != nil {
+			return 0, 0, err
+		}
+		method := ""
+		if len(srcs) > 0 {
+			method = srcs[0].Method
+		}
 		for _, del := range []func(string, string) (int64, error){t.DeleteSources, t.DeleteChallenge, t.RemoveOpenRequests} {
 			if _, err := del(prev.NamespaceID, domain); err != nil {
 				return 0, 0, err
 			}
 		}
-		if _, _, err := t.ReleaseDomain(prev.NamespaceID, domain); err != nil {
+		if _, _, err := t.ReleaseDomain(prev.NamespaceID, domain, method); err != nil {
 			return 0, 0, err
 		}
 	}

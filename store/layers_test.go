@@ -41,7 +41,7 @@ var layers = []struct {
 		"registries":    {"registries.go"},
 		"records":       {"records.go", "lookupbatch.go"},
 		"access":        {"users.go", "apikeys.go", "members.go", "registrydelegates.go"},
-		"ownership":     {"challenges.go", "requests.go", "sources.go", "verification.go", "allowlist.go"},
+		"ownership":     {"challenges.go", "requests.go", "sources.go", "domainleaves.go", "verification.go", "allowlist.go"},
 		"notifications": {"notifications.go"},
 		"watches":       {"watch.go", "watchclaim.go", "watchtag.go"},
 		"jobs":          {"jobs.go", "jobfailed.go"},

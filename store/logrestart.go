@@ -23,7 +23,8 @@ import (
 // The key changes of DeDi publishers (dedikeys.go) are numbered among them by the time they
 // were logged, after the versions of the same millisecond (their crawl indexed its files
 // first), in the order they were logged; their leaf texts are kept and queued as they are,
-// under their digest.
+// under their digest. So are the changes of domain bindings (domainleaves.go), after the key
+// changes of the same millisecond.
 const logRestartOrderSQL = `
 	INSERT INTO log_restart (n, kind, namespace_id, registry_id, record_id, version, version_count, digest, leaf)
 	SELECT ROW_NUMBER() OVER (ORDER BY t, rank, version_count, version),
@@ -42,6 +43,9 @@ const logRestartOrderSQL = `
 	    UNION ALL
 	    SELECT digest, created_at, 4, seq, 'dedi-keys', '', '', '', digest, leaf
 	      FROM dedi_key_changes
+	    UNION ALL
+	    SELECT digest, created_at, 5, seq, 'domain', '', '', '', digest, leaf
+	      FROM domain_changes
 	) AS v`
 
 // logRestartPage is how many versions the restart reads and queues at a time, in statements of
@@ -90,6 +94,9 @@ func (s *Store) RestartLog(ctx context.Context, origin string) (queued int64, er
 			}
 		}
 		if err := tx.Exec(`UPDATE dedi_key_changes SET log_seq = q.seq FROM log_queue q WHERE q.version = dedi_key_changes.digest`).Error; err != nil {
+			return fmt.Errorf("store: restart log: positions: %w", err)
+		}
+		if err := tx.Exec(`UPDATE domain_changes SET log_seq = q.seq FROM log_queue q WHERE q.version = domain_changes.digest`).Error; err != nil {
 			return fmt.Errorf("store: restart log: positions: %w", err)
 		}
 		return nil
@@ -163,13 +170,20 @@ func requeueForLog(tx *gorm.DB) (int64, error) {
 }
 
 // restartLeaf is the leaf text a restart queues: a version's written from its fields, a key
-// change's as it was logged (checked to be a canonical key leaf).
+// change's or a domain binding's change as it was logged (checked to be a canonical leaf of
+// its kind).
 func restartLeaf(l leaf.Leaf, kept string) ([]byte, error) {
-	if l.Kind != leaf.KindDediKeys {
+	switch l.Kind {
+	case leaf.KindDediKeys:
+		if _, err := leaf.ParseKeys([]byte(kept)); err != nil {
+			return nil, fmt.Errorf("the key change %s: %w", l.Version, err)
+		}
+	case leaf.KindDomain:
+		if _, err := leaf.ParseDomain([]byte(kept)); err != nil {
+			return nil, fmt.Errorf("the domain change %s: %w", l.Version, err)
+		}
+	default:
 		return l.Canonical()
-	}
-	if _, err := leaf.ParseKeys([]byte(kept)); err != nil {
-		return nil, fmt.Errorf("the key change %s: %w", l.Version, err)
 	}
 	return []byte(kept), nil
 }

@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/translog/leaf"
 )
 
 // Statuses of a verification source.
@@ -73,24 +74,29 @@ func (s *Store) DomainHolder(ctx context.Context, domain string) (string, error)
 // ClaimDomain gives the namespace the domain and records an active source of method for it
 // (requestID: the delegated request, else ""), next checked at nextCheck. A domain held by
 // another namespace is ErrDomainTaken (the unique index decides races), a namespace holding
-// another domain is ErrNamespaceHasDomain.
+// another domain is ErrNamespaceHasDomain. When the namespace did not hold the domain yet, the
+// same transaction logs the gain (a domain leaf of method: domainleaves.go); another source for
+// a domain it holds logs nothing.
 func (t *Tx) ClaimDomain(namespaceID, domain, method, requestID string, nextCheck time.Time) error {
-	res := t.db.Exec(`UPDATE namespaces SET domain = ? WHERE namespace_id = ? AND (domain IS NULL OR domain = ?)`, domain, namespaceID, domain)
+	res := t.db.Exec(`UPDATE namespaces SET domain = ? WHERE namespace_id = ? AND domain IS NULL`, domain, namespaceID)
 	if err := translate(res.Error, "claim domain"); err != nil {
 		if directory.IsConflict(err) {
 			return ErrDomainTaken
 		}
 		return err
 	}
-	if res.RowsAffected == 0 {
-		var n int64
-		if err := t.db.Model(&RowNamespace{}).Where("namespace_id = ?", namespaceID).Count(&n).Error; err != nil {
+	gained := res.RowsAffected > 0
+	if !gained {
+		var held []*string
+		if err := t.db.Model(&RowNamespace{}).Where("namespace_id = ?", namespaceID).Pluck("domain", &held).Error; err != nil {
 			return translate(err, "namespace")
 		}
-		if n == 0 {
+		if len(held) == 0 {
 			return fmt.Errorf("namespace %q: %w", namespaceID, directory.ErrNotFound)
 		}
-		return ErrNamespaceHasDomain
+		if held[0] == nil || *held[0] != domain {
+			return ErrNamespaceHasDomain
+		}
 	}
 	now := t.s.nowMS()
 	row := sourceRow{ID: directory.NewUUID(), NamespaceID: namespaceID, Domain: domain, Method: method, RequestID: nullable(requestID),
@@ -100,7 +106,11 @@ func (t *Tx) ClaimDomain(namespaceID, domain, method, requestID string, nextChec
 		DoUpdates: clause.Assignments(map[string]any{"status": SourceActive, "verified_at": now, "last_checked_at": now,
 			"next_check_at": row.NextCheckAt, "grace_until": nil, "last_error": "", "request_id": row.RequestID}),
 	}).Create(&row).Error
-	return translate(err, "verification source")
+	if err := translate(err, "verification source"); err != nil || !gained {
+		return err
+	}
+	t.logDomainChange(namespaceID, domain, method, leaf.DomainGained)
+	return nil
 }
 
 // MarkVerified is ClaimDomain in a transaction of its own, next checked interval from now by
@@ -157,8 +167,12 @@ func (t *Tx) DeleteSources(namespaceID, domain string) (int64, error) {
 }
 
 // ReleaseDomain clears the namespace's domain when no source for it remains; it reports whether
-// it cleared it and whether the namespace still holds the domain through a source.
-func (t *Tx) ReleaseDomain(namespaceID, domain string) (released, still bool, err error) {
+// it cleared it and whether the namespace still holds the domain through a source. A release
+// logs the loss in the same transaction (a domain leaf of method, the method of the source
+// whose removal released the domain: domainleaves.go). With method "" (a domain held by no
+// source, as an origin-hosted namespace's) the loss takes the method of the binding's logged
+// gain; a binding whose gain was never logged and that had no source logs nothing.
+func (t *Tx) ReleaseDomain(namespaceID, domain, method string) (released, still bool, err error) {
 	var n int64
 	if err := t.db.Model(&sourceRow{}).Where("namespace_id = ? AND domain = ?", namespaceID, domain).Count(&n).Error; err != nil {
 		return false, false, translate(err, "sources")
@@ -170,7 +184,18 @@ func (t *Tx) ReleaseDomain(namespaceID, domain string) (released, still bool, er
 	if res.Error != nil {
 		return false, false, translate(res.Error, "clear domain")
 	}
-	return res.RowsAffected > 0, false, nil
+	if res.RowsAffected == 0 {
+		return false, false, nil
+	}
+	if method == "" {
+		if method, err = gainedMethod(t.db, namespaceID, domain); err != nil {
+			return false, false, err
+		}
+	}
+	if method != "" {
+		t.logDomainChange(namespaceID, domain, method, leaf.DomainLost)
+	}
+	return true, false, nil
 }
 
 // ClaimDueSources leases up to limit sources whose next check is at or before now: their next

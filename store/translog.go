@@ -264,7 +264,8 @@ func (s *Store) LogOldestWaiting(ctx context.Context) (time.Time, bool, error) {
 }
 
 // LogPending reports whether version is a public version that is not in the log yet: it exists
-// and is not a draft (so its write queued it), but it has no log index. Its reads go by primary
+// and is not a draft (so its write queued it), but it has no log index; or the digest of a key
+// change or a domain change that waits for the integrator. Its reads go by primary
 // key, never through the queue, which may be long (a backfill).
 func (s *Store) LogPending(ctx context.Context, version string) (bool, error) {
 	if _, err := s.LogIndex(ctx, version); err == nil {
@@ -273,19 +274,39 @@ func (s *Store) LogPending(ctx context.Context, version string) (bool, error) {
 		return false, err
 	}
 	_, ok, err := s.publicVersionTime(ctx, version)
-	return ok, err
+	if err != nil || !ok {
+		return false, err
+	}
+	// A key change or a domain binding's change (queued under its digest) has no version row:
+	// it waits while its queue position is in no recorded run.
+	var rows []struct{ LogSeq, SeqEnd *int64 }
+	err = s.db.WithContext(ctx).Raw(`SELECT c.log_seq, r.seq_end FROM (
+		SELECT log_seq FROM dedi_key_changes WHERE digest = ? UNION ALL SELECT log_seq FROM domain_changes WHERE digest = ?) c
+		LEFT JOIN log_runs r ON r.seq_start = (SELECT MAX(seq_start) FROM log_runs WHERE seq_start <= c.log_seq)`,
+		version, version).Scan(&rows).Error
+	if err != nil {
+		return false, fmt.Errorf("store: log changes %s: %w", version, err)
+	}
+	for _, r := range rows {
+		if r.LogSeq != nil && r.SeqEnd != nil && *r.SeqEnd >= *r.LogSeq {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // publicVersionTime returns when a public version (of a namespace, a registry, or a record but
-// not a draft) was written, or a DeDi key change logged (queued under its digest, dedikeys.go);
+// not a draft) was written, or a DeDi key change or a domain binding's change logged (queued
+// under its digest, dedikeys.go, domainleaves.go);
 // ok is false when there is no such version.
 func (s *Store) publicVersionTime(ctx context.Context, version string) (t time.Time, ok bool, err error) {
 	var ms []int64
 	err = s.db.WithContext(ctx).Raw(`SELECT created_at FROM namespace_versions WHERE version = ?
 		UNION ALL SELECT created_at FROM registry_versions WHERE version = ?
 		UNION ALL SELECT created_at FROM record_versions WHERE version = ? AND state <> ?
-		UNION ALL SELECT created_at FROM dedi_key_changes WHERE digest = ?`,
-		version, version, version, directory.StateDraft, version).Scan(&ms).Error
+		UNION ALL SELECT created_at FROM dedi_key_changes WHERE digest = ?
+		UNION ALL SELECT created_at FROM domain_changes WHERE digest = ?`,
+		version, version, version, directory.StateDraft, version, version).Scan(&ms).Error
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store: version %s: %w", version, err)
 	}

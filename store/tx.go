@@ -17,6 +17,9 @@ type Tx struct {
 	db *gorm.DB
 	// recordWrites counts the record versions written, for the planner statistics (analyze.go).
 	recordWrites int
+	// last are the writes that go after every other write of the transaction, in order, once
+	// the function given to InTx returned nil (the domain leaves: domainleaves.go).
+	last []func(db *gorm.DB) error
 }
 
 // InTx runs fn in one transaction (on SQLite an immediate one, which holds the write lock; on
@@ -24,8 +27,16 @@ type Tx struct {
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	t := &Tx{s: s}
 	err := s.tx(ctx, func(db *gorm.DB) error {
-		t.db, t.recordWrites = db, 0
-		return fn(t)
+		t.db, t.recordWrites, t.last = db, 0, nil
+		if err := fn(t); err != nil {
+			return err
+		}
+		for _, w := range t.last {
+			if err := w(db); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err == nil && t.recordWrites > 0 && s.recordsWritten != nil {
 		s.recordsWritten(t.recordWrites)

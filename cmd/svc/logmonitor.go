@@ -26,14 +26,15 @@ var errNotChecked = errors.New("the log was not checked")
 // monitor --url URL --log-key VKEY --state FILE [--key KEY] [--retries N] [--max-wait D]. It
 // checks the new checkpoint's signature, its consistency with the stored one and every new
 // leaf, then stores the new checkpoint and prints the key changes of DeDi publishers the new
-// leaves log, one a line (domain, key ids before and after, leaf index). Exit 1 names the first
+// leaves log, one a line (domain, key ids before and after, leaf index), and the changes of
+// domain bindings (domain, gained or lost, namespace, leaf index, method, time). Exit 1 names the first
 // inconsistency ("FAILED: ..."); exit 2 says why the log could not be checked ("ERROR: ...").
 func cmdLogMonitor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fset := flag.NewFlagSet("log monitor", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	baseURL := fset.String("url", "", "base URL of the service (required)")
 	logKey := fset.String("log-key", "", "the log's verifier key, from its operator (required)")
-	statePath := fset.String("state", "", "file keeping the last verified checkpoint, the last version_count of every entry (17 bytes an entry) and DeDi publishers' key ids (required; created on the first run)")
+	statePath := fset.String("state", "", "file keeping the last verified checkpoint, the last version_count of every entry (17 bytes an entry), DeDi publishers' key ids and the holders of logged domain bindings (required; created on the first run)")
 	apiKey := fset.String("key", "", "an API key to send, so that the key's own rate limit applies (default: none, the client address's limit)")
 	retries := fset.Int("retries", 8, "retries of a request answered 429, 502, 503 or 504, or not answered, before giving up (exit 2)")
 	maxWait := fset.Duration("max-wait", time.Minute, "the longest wait before a retry; a Retry-After longer than this gives up at once (exit 2)")
@@ -113,7 +114,7 @@ func monitor(ctx context.Context, r *logReader, logKey, statePath string, stdout
 	}
 	// The new leaves, bundle by bundle, each checked against the tree's hash tiles (which the
 	// tile hash reader checks against the checkpoint's root).
-	var changes []leaf.KeyChange // of DeDi publishers, reported after the verdict
+	var changes []leaf.Change // key changes of DeDi publishers and domain bindings, reported after the verdict
 	hashes := tlog.TileHashReader(tlog.Tree{N: cur.Size, Hash: cur.Hash}, &httpTiles{ctx: ctx, r: r})
 	for n := old.Size / leaf.TileWidth; n*leaf.TileWidth < cur.Size; n++ {
 		w := min(int64(leaf.TileWidth), cur.Size-n*leaf.TileWidth)

@@ -8,8 +8,8 @@ import (
 )
 
 // KindDomain is the kind of a domain-binding leaf: a namespace gained or lost a verified
-// domain (docs/state-index.md, "The domain leaf"). The leaf is defined here; the service does
-// not write it yet.
+// domain (docs/transparency-log.md, "Domain leaves"). The store queues it in the transaction
+// that changes the binding (store/domainleaves.go).
 const KindDomain = "domain"
 
 // The changes a domain leaf records.

@@ -53,12 +53,16 @@ func SplitBundle(data []byte, want int) ([][]byte, error) {
 }
 
 // MonitorState is what a monitor keeps between runs: the last checkpoint it verified, the
-// last version_count of every entry it has seen in the log (by key: EntryCounts), and the key
-// ids of every DeDi publisher's last logged key set.
+// last version_count of every entry it has seen in the log (by key: EntryCounts), the key
+// ids of every DeDi publisher's last logged key set, and the holder of every domain whose
+// binding the log changed.
 type MonitorState struct {
 	Checkpoint string              `json:"checkpoint"`
 	Entries    EntryCounts         `json:"entries"`
 	Keys       map[string][]string `json:"keys,omitempty"`
+	// Domains is the holder of every domain whose binding the log changed: its namespace_id,
+	// or "" once it was lost (monitordomain.go).
+	Domains map[string]string `json:"domains,omitempty"`
 }
 
 // KeyChange is a key-change leaf as a monitor reports it: the publisher's domain, its key ids
@@ -76,18 +80,20 @@ func (c KeyChange) String() string {
 }
 
 // Check checks the leaves that follow the state's tree in log order: each parses as a
-// canonical leaf (of a version, or a key change) and the version_count of each entry grows by
-// exactly one per leaf (from 1), or for records (whose draft versions are not logged) grows. It
-// updates the counts and key ids and returns the key changes in log order; first is the log
-// index of leaves[0].
-func (s *MonitorState) Check(first int64, leaves [][]byte) ([]KeyChange, error) {
+// canonical leaf (of a version, a key change or a domain binding's change), the version_count
+// of each entry grows by exactly one per leaf (from 1), or for records (whose draft versions
+// are not logged) grows, and each domain leaf agrees with the bindings before it
+// (checkBinding). It updates the counts, key ids and bindings and returns the key and binding
+// changes in log order; first is the log index of leaves[0].
+func (s *MonitorState) Check(first int64, leaves [][]byte) ([]Change, error) {
 	if s.Keys == nil {
 		s.Keys = map[string][]string{}
 	}
-	var changes []KeyChange
+	var changes []Change
 	for i, text := range leaves {
 		idx := first + int64(i)
-		if KindOf(text) == KindDediKeys {
+		switch KindOf(text) {
+		case KindDediKeys:
 			k, err := ParseKeys(text)
 			if err != nil {
 				return changes, fmt.Errorf("leaf %d: %w", idx, err)
@@ -95,6 +101,16 @@ func (s *MonitorState) Check(first int64, leaves [][]byte) ([]KeyChange, error) 
 			ids := k.KeyIDs()
 			changes = append(changes, KeyChange{Index: idx, Domain: k.Domain, Old: s.Keys[k.Domain], New: ids, UpdatedAt: k.UpdatedAt})
 			s.Keys[k.Domain] = ids
+			continue
+		case KindDomain:
+			d, err := ParseDomain(text)
+			if err != nil {
+				return changes, fmt.Errorf("leaf %d: %w", idx, err)
+			}
+			if err := s.checkBinding(idx, d); err != nil {
+				return changes, err
+			}
+			changes = append(changes, BindingChange{Index: idx, Leaf: d})
 			continue
 		}
 		l, err := Parse(text)

@@ -1,8 +1,11 @@
 package leaf_test
 
 import (
+	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/svc-directory/svc/translog/leaf"
 )
@@ -83,4 +86,64 @@ func nsLeaf(t *testing.T, count int64) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestMonitorDomainBindings: the monitor accepts domain leaves among the others, reports each
+// with its index, keeps the bindings across runs, and refuses a leaf that contradicts them or
+// is not canonical.
+func TestMonitorDomainBindings(t *testing.T) {
+	dom := func(domain, ns, method, change string) []byte {
+		l, err := leaf.NewDomainLeaf(domain, ns, method, change, time.Date(2026, 11, 27, 20, 0, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := l.Canonical()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	st := leaf.MonitorState{}
+	got, err := st.Check(4, [][]byte{nsLeaf(t, 1), dom("a.example", "ns1", leaf.MethodSelfDNS, leaf.DomainGained),
+		dom("old.example", "ns2", leaf.MethodSelfHTTP, leaf.DomainLost)})
+	if err != nil || len(got) != 2 ||
+		got[0].String() != "domain a.example gained by ns1 at leaf 5 (self_dns, 2026-11-27T20:00:00.000Z)" ||
+		got[1].String() != "domain old.example lost by ns2 at leaf 6 (self_http, 2026-11-27T20:00:00.000Z)" {
+		t.Fatalf("%v %v", got, err)
+	}
+	// The state file keeps the bindings.
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again leaf.MonitorState
+	if err := json.Unmarshal(b, &again); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		leaf []byte
+		want string
+	}{
+		{"held by another", dom("a.example", "ns2", leaf.MethodDelegated, leaf.DomainGained), "leaf 7: ns2 gained a.example, which ns1 holds"},
+		{"gained twice", dom("a.example", "ns1", leaf.MethodSelfHTTP, leaf.DomainGained), "leaf 7: ns1 gained a.example, which ns1 holds"},
+		{"a second domain", dom("b.example", "ns1", leaf.MethodSelfDNS, leaf.DomainGained), "leaf 7: ns1 gained b.example while it holds a.example"},
+		{"lost by another", dom("a.example", "ns2", leaf.MethodSelfDNS, leaf.DomainLost), "leaf 7: ns2 lost a.example, which ns1 holds"},
+		{"lost twice", dom("old.example", "ns2", leaf.MethodSelfHTTP, leaf.DomainLost), "leaf 7: ns2 lost old.example, which nobody holds"},
+		{"not canonical", []byte(strings.Replace(string(dom("c.example", "ns3", leaf.MethodSelfDNS, leaf.DomainGained)), ",", ", ", 1)), "is not a canonical domain leaf"},
+		{"unknown method", []byte(strings.Replace(string(dom("c.example", "ns3", leaf.MethodSelfDNS, leaf.DomainGained)), "self_dns", "self_ftp", 1)), "method \"self_ftp\""},
+	} {
+		cp := again
+		cp.Domains = maps.Clone(again.Domains)
+		if _, err := cp.Check(7, [][]byte{tc.leaf}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// What the bindings allow: the holder loses it, another gains it, the first gains another.
+	got, err = again.Check(7, [][]byte{dom("a.example", "ns1", leaf.MethodSelfDNS, leaf.DomainLost),
+		dom("a.example", "ns2", leaf.MethodDelegated, leaf.DomainGained), dom("b.example", "ns1", leaf.MethodSelfHTTP, leaf.DomainGained),
+		dom("old.example", "ns3", leaf.MethodSelfDNS, leaf.DomainGained)})
+	if err != nil || len(got) != 4 {
+		t.Fatalf("%v %v", got, err)
+	}
 }
