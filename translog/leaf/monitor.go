@@ -76,7 +76,7 @@ func (c KeyChange) String() string {
 }
 
 // Check checks the leaves that follow the state's tree in log order: each parses as a
-// canonical leaf (of a version, or a key change) and the version_count of each entry grows by
+// canonical leaf (of a version, a key change, or a state leaf whose size is its own index) and the version_count of each entry grows by
 // exactly one per leaf (from 1), or for records (whose draft versions are not logged) grows. It
 // updates the counts and key ids and returns the key changes in log order; first is the log
 // index of leaves[0].
@@ -87,6 +87,18 @@ func (s *MonitorState) Check(first int64, leaves [][]byte) ([]KeyChange, error) 
 	var changes []KeyChange
 	for i, text := range leaves {
 		idx := first + int64(i)
+		if KindOf(text) == KindState {
+			// A state leaf commits the index of the leaves before it (its root is checked by
+			// rebuilding the index: svc log monitor); its size must be its own index.
+			st, err := ParseState(text)
+			if err != nil {
+				return changes, fmt.Errorf("leaf %d: %w", idx, err)
+			}
+			if st.Size != idx {
+				return changes, failf("leaf %d: a state leaf of size %d (a state leaf commits the leaves before it: want %d)", idx, st.Size, idx)
+			}
+			continue
+		}
 		if KindOf(text) == KindDediKeys {
 			k, err := ParseKeys(text)
 			if err != nil {
