@@ -154,12 +154,22 @@ func TestVerifyCurrent(t *testing.T) {
 		t.Fatalf("the saved answer: %d %q", code, out)
 	}
 	forged := map[string]func(a stateindex.Answer) stateindex.Answer{
-		"a changed sibling":       func(a stateindex.Answer) stateindex.Answer { a.Proof = append([]byte(nil), a.Proof...); a.Proof[len(a.Proof)-1] ^= 1; return a },
-		"a truncated list":        func(a stateindex.Answer) stateindex.Answer { a.Count--; return a },
-		"a changed checkpoint":    func(a stateindex.Answer) stateindex.Answer { a.Checkpoint = strings.Replace(a.Checkpoint, "\n", "\n\n", 1); return a },
-		"a state leaf not last":   func(a stateindex.Answer) stateindex.Answer { a.State.LogIndex--; return a },
-		"not a state answer":      func(a stateindex.Answer) stateindex.Answer { return stateindex.Answer{Checkpoint: a.Checkpoint} },
-		"the latest leaf swapped": func(a stateindex.Answer) stateindex.Answer { a.Latest.Leaf = strings.Replace(a.Latest.Leaf, `"version_count":2`, `"version_count":1`, 1); return a },
+		"a changed sibling": func(a stateindex.Answer) stateindex.Answer {
+			a.Proof = append([]byte(nil), a.Proof...)
+			a.Proof[len(a.Proof)-1] ^= 1
+			return a
+		},
+		"a truncated list": func(a stateindex.Answer) stateindex.Answer { a.Count--; return a },
+		"a changed checkpoint": func(a stateindex.Answer) stateindex.Answer {
+			a.Checkpoint = strings.Replace(a.Checkpoint, "\n", "\n\n", 1)
+			return a
+		},
+		"a state leaf not last": func(a stateindex.Answer) stateindex.Answer { a.State.LogIndex--; return a },
+		"not a state answer":    func(a stateindex.Answer) stateindex.Answer { return stateindex.Answer{Checkpoint: a.Checkpoint} },
+		"the latest leaf swapped": func(a stateindex.Answer) stateindex.Answer {
+			a.Latest.Leaf = strings.Replace(a.Latest.Leaf, `"version_count":2`, `"version_count":1`, 1)
+			return a
+		},
 	}
 	for name, f := range forged {
 		b, _ := json.Marshal(a)
