@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/svc-directory/svc/translog/leaf"
 	"github.com/svc-directory/svc/translog/logstore"
@@ -32,7 +33,8 @@ const catchUpInBatch = 2 * BatchMax
 type stateIdx struct {
 	store  *stateindex.MemStore
 	f      *stateindex.Follower
-	broken error // a committed state root did not match: no more state leaves
+	broken error     // a committed state root did not match: no more state leaves
+	since  time.Time // when it started to catch up (zero: caught up)
 }
 
 // WithStateIndex makes the integrator keep the state index and end each checkpoint with a
@@ -63,10 +65,19 @@ func (g *Integrator) catchUp(ctx context.Context) (behind bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	if x.since.IsZero() && x.f.Size() < uint64(st.Size) {
+		x.since = time.Now()
+	}
 	if err := x.read(st.Size, catchUpStep, func(n int64) ([]byte, error) { return g.st.LogTile(ctx, logstore.EntriesLevel, n) }, x.f); err != nil {
 		return false, g.indexFailed(ctx, err)
 	}
-	return x.f.Size() < uint64(st.Size), nil
+	behind = x.f.Size() < uint64(st.Size)
+	if !behind && !x.since.IsZero() {
+		g.log.InfoContext(ctx, "transparency log: the integrator's state index has caught up with the log",
+			"leaves", x.f.Size(), "state_roots_checked", x.f.Checked, "took", time.Since(x.since).Round(time.Millisecond))
+		x.since = time.Time{}
+	}
+	return behind, nil
 }
 
 // indexFailed records a committed state root that the rebuilt index refuses: the integrator

@@ -178,3 +178,33 @@ func TestStateIndexRefusesAWrongRoot(t *testing.T) {
 		t.Fatalf("the integrator signed a state leaf over a log whose committed root is wrong")
 	}
 }
+
+// Two instances integrate one log, each with its own index, taking turns as they do on one
+// Postgres: each reads the leaves the other appended (its batch's view of the bundles) and
+// every checkpoint still ends in a state leaf whose root the leaves give.
+func TestTwoIntegratorsShareTheStateLeaves(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		key := testKey(t)
+		v := verifier{t: t, key: key.VerifierKey, r: NewReader(s)}
+		ns, _ := seedEntries(t, s, 20)
+		g1 := NewIntegrator(s, key, nil, nil).WithStateIndex()
+		g2 := NewIntegrator(s, key, nil, nil).WithStateIndex()
+		for i := range 6 {
+			g := []*Integrator{g1, g2}[i%2]
+			if _, err := s.AddRecords(ctx, ns.NamespaceID, "people", creator, []directory.RecordInput{{RecordName: "t" + string(rune('a'+i)), Details: map[string]any{"n": 1.0}}}); err != nil {
+				t.Fatal(err)
+			}
+			drain(t, g, 7)
+			_, leaves := signedTree(t, v)
+			if _, _, last := checkStates(t, leaves); !last {
+				t.Fatalf("turn %d: the checkpoint does not end in a state leaf", i)
+			}
+		}
+		_, leaves := signedTree(t, v)
+		_, states, _ := checkStates(t, leaves)
+		if _, c1 := g1.StateIndexSize(); c1 == 0 || states < 6 {
+			t.Fatalf("%d state leaves; the first integrator checked %d", states, c1)
+		}
+	})
+}

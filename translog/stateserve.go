@@ -105,6 +105,7 @@ func (s *StateServer) Step(ctx context.Context) error {
 	bundle := func(n int64) ([]byte, error) { return s.st.LogTile(ctx, logstore.EntriesLevel, n) }
 	if !ready {
 		// Nothing is served from the store yet: the leaves go into it directly.
+		start := time.Now()
 		if err := (&stateIdx{}).read(size, int(size), bundle, s.f); err != nil {
 			return s.refuse(err)
 		}
@@ -112,6 +113,8 @@ func (s *StateServer) Step(ctx context.Context) error {
 			s.mu.Lock()
 			s.ready, s.note = true, note
 			s.mu.Unlock()
+			s.log.InfoContext(ctx, "transparency log: the state index serves state queries", "checkpoint_size", size,
+				"state_roots_checked", s.f.Checked, "last_step", time.Since(start).Round(time.Millisecond))
 		}
 		return nil
 	}
