@@ -43,6 +43,7 @@ type StateServer struct {
 	f     *stateindex.Follower // the committed index (f.Size() = the checkpoint's size)
 	ready bool
 	note  string // the checkpoint the index is at
+	state []byte // its last leaf, the state leaf
 	broke error
 
 	// The follower's own (one goroutine: Step).
@@ -110,8 +111,12 @@ func (s *StateServer) Step(ctx context.Context) error {
 			return s.refuse(err)
 		}
 		if s.f.Size() == uint64(size) && s.f.LastState {
+			text, err := s.r.Leaf(ctx, size-1)
+			if err != nil {
+				return err
+			}
 			s.mu.Lock()
-			s.ready, s.note = true, note
+			s.ready, s.note, s.state = true, note, text
 			s.mu.Unlock()
 			s.log.InfoContext(ctx, "transparency log: the state index serves state queries", "checkpoint_size", size,
 				"state_roots_checked", s.f.Checked, "last_step", time.Since(start).Round(time.Millisecond))
@@ -132,6 +137,10 @@ func (s *StateServer) Step(ctx context.Context) error {
 	if s.pf.Size() != uint64(size) || !s.pf.LastState {
 		return nil
 	}
+	text, err := s.r.Leaf(ctx, size-1)
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.pend.Commit(); err != nil {
@@ -140,7 +149,7 @@ func (s *StateServer) Step(ctx context.Context) error {
 	checked := s.pf.Checked
 	s.f = stateindex.ResumeFollower(s.store, s.pf.Size(), s.pf.Root(), true)
 	s.f.Checked = checked
-	s.note, s.pend, s.pf = note, nil, nil
+	s.note, s.state, s.pend, s.pf = note, text, nil, nil
 	return nil
 }
 
@@ -174,7 +183,7 @@ func (s *StateServer) Query(ctx context.Context, key stateindex.Key) (stateindex
 		return stateindex.Answer{}, ErrStateNotReady
 	}
 	p, list, err := s.f.Prove(key)
-	size, note := int64(s.f.Size()), s.note
+	size, note, state := int64(s.f.Size()), s.note, s.state
 	s.mu.RUnlock()
 	if err != nil {
 		return stateindex.Answer{}, err
@@ -182,9 +191,11 @@ func (s *StateServer) Query(ctx context.Context, key stateindex.Key) (stateindex
 	a := stateindex.Answer{Key: stateindex.AnswerKey{Kind: key.Kind.String(), Parts: key.Parts}, Proof: p.Encode(), Checkpoint: note}
 	hashes := s.r.hashes(ctx)
 	prove := func(idx int64) (stateindex.AnswerLeaf, [][]byte, error) {
-		text, err := s.r.Leaf(ctx, idx)
-		if err != nil {
-			return stateindex.AnswerLeaf{}, nil, err
+		text := state
+		if idx != size-1 {
+			if text, err = s.r.Leaf(ctx, idx); err != nil {
+				return stateindex.AnswerLeaf{}, nil, err
+			}
 		}
 		rp, err := tlog.ProveRecord(size, idx, hashes)
 		if err != nil {
