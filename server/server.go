@@ -55,6 +55,9 @@ type Config struct {
 	Collectors []prometheus.Collector
 	// LogVerifierKey is the transparency log's verifier key, served at /svc/log/key ("": none).
 	LogVerifierKey string
+	// LogState is the instance's serving state index (GET /svc/log/state/{id}); nil: the
+	// state query answers 503.
+	LogState *translog.StateServer
 	// ExplorerWitnessKeys are the verifier keys of the log's witnesses that the explorer's
 	// verify button checks cosignatures of, ExplorerWitnessQuorum of them (docs/explorer.md).
 	ExplorerWitnessKeys   []string
@@ -94,6 +97,7 @@ type Server struct {
 	draining atomic.Bool
 	// The transparency log's reads and verifier key.
 	logReader *translog.Reader
+	logState  *translog.StateServer
 	logKey    string
 	// replicaReads: the store has replicas, which GETs' reads may go to (consistency.go).
 	replicaReads bool
@@ -141,7 +145,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
 		entries: entries.New(cfg.Store, recordschema.NewCache(4096)), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now),
-		logReader: translog.NewReader(cfg.Store), logKey: cfg.LogVerifierKey, webhookInsecure: cfg.WebhookInsecure}
+		logReader: translog.NewReader(cfg.Store), logKey: cfg.LogVerifierKey, webhookInsecure: cfg.WebhookInsecure, logState: cfg.LogState}
 	s.access, _ = cfg.Logger.Handler().(accessWriter)
 	s.replicaReads = cfg.Store.HasReplicas()
 	healthz, err := newHealthzOK()

@@ -85,8 +85,10 @@ func (notInLog) Is(target error) bool {
 // of log_state, so instances integrate one at a time; SQLite: the write lock), takes up to
 // limit queued leaves in queue order and hands them to fn. When fn returns nil, the leaves get
 // the next indices, fn's tiles and checkpoint are stored and the leaves leave the queue, all
-// at once; when it fails nothing changes. With an empty queue fn is called only when the log
-// has no checkpoint yet (to sign the empty tree). It returns how many leaves it integrated.
+// at once (with the leaves fn appended after them: Update.Appended); when it fails nothing
+// changes. With an empty queue fn is called too: an empty Update (Update.Empty) then writes
+// nothing, unless the log has no checkpoint yet. It returns how many queued leaves it
+// integrated.
 func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *logstore.Batch) (logstore.Update, error)) (int, error) {
 	n := 0
 	release, err := s.writeTurn(ctx)
@@ -113,9 +115,6 @@ func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *logstore
 		if err := tx.Table("log_queue").Order("seq").Limit(limit).Find(&rows).Error; err != nil {
 			return fmt.Errorf("store: log queue: %w", err)
 		}
-		if len(rows) == 0 && st.Checkpoint != "" {
-			return nil
-		}
 		b := &logstore.Batch{State: st.state(),
 			ReadTile: func(level int, n int64) ([]byte, error) { return readLogTile(tx, level, n) }}
 		b.Queued = make([]logstore.Queued, len(rows))
@@ -127,6 +126,12 @@ func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *logstore
 		up, err := fn(b)
 		if err != nil {
 			return err
+		}
+		if len(rows) == 0 && st.Checkpoint != "" && up.Empty() {
+			return nil // nothing to integrate
+		}
+		if up.Appended < 0 {
+			return errors.New("store: log integration appends a negative number of leaves")
 		}
 		if up.Checkpoint == "" || up.Origin == "" {
 			return errors.New("store: log integration without a checkpoint")
@@ -153,7 +158,7 @@ func (s *Store) IntegrateLog(ctx context.Context, limit int, fn func(b *logstore
 			}
 		}
 		res := tx.Model(&logStateRow{}).Where("id = 1 AND size = ?", st.Size).
-			Updates(map[string]any{"origin": up.Origin, "size": st.Size + int64(len(rows)), "checkpoint": up.Checkpoint})
+			Updates(map[string]any{"origin": up.Origin, "size": st.Size + int64(len(rows)) + int64(up.Appended), "checkpoint": up.Checkpoint})
 		if res.Error != nil {
 			return fmt.Errorf("store: log state: %w", res.Error)
 		}

@@ -65,7 +65,7 @@ func killChild() int {
 			}
 		}
 	}()
-	g := NewIntegrator(s, key, nil, nil)
+	g := NewIntegrator(s, key, nil, nil).WithStateIndex()
 	for i := 0; ; i++ {
 		if i > 0 {
 			fmt.Println("+") // an integration starts
@@ -82,9 +82,10 @@ func killChild() int {
 	}
 }
 
-// kill -9 of a process that is writing versions and integrating them, again and again at
-// random moments: afterwards every public version written is in the log exactly once, in
-// per-entry order, each checkpoint published between the kills is a prefix of the final tree
+// kill -9 of a process that is writing versions and integrating them (with the state index),
+// again and again at random moments: afterwards every public version written is in the log
+// exactly once, in per-entry order, every committed state root is the one the index rebuilt
+// from the leaves gives, each checkpoint published between the kills is a prefix of the final tree
 // (no fork), and the tiles and bundles verify against it.
 func TestKill9DuringIntegration(t *testing.T) {
 	for _, d := range storetest.Dialects {
@@ -164,7 +165,8 @@ func TestKill9DuringIntegration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			drain(t, NewIntegrator(s, key, nil, nil), 1000)
+			final1 := NewIntegrator(s, key, nil, nil).WithStateIndex()
+			drain(t, final1, 1000)
 			signed, _, err := r.Checkpoint(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -184,7 +186,16 @@ func TestKill9DuringIntegration(t *testing.T) {
 					}
 				}
 			}
-			seen := checkOrder(t, v.checkTiles(ctx, final))
+			// Every committed state root is the one the leaves give (each state leaf's size is
+			// its own index: never two for one size), and the final checkpoint ends in one.
+			versions, states, lastState := checkStates(t, v.checkTiles(ctx, final))
+			if !lastState || states == 0 {
+				t.Fatalf("%d state leaves; the final checkpoint ends in one: %v", states, lastState)
+			}
+			if _, checked := final1.StateIndexSize(); checked != states {
+				t.Fatalf("the integrator started after the kills checked %d state roots of %d", checked, states)
+			}
+			seen := checkOrder(t, versions)
 			// Every record that exists (the seeded ones and those the killed processes
 			// committed) has its version in the log; nothing else is.
 			reg, err := s.GetRegistry(ctx, ns.NamespaceID, "people", directory.VersionSel{})
@@ -216,8 +227,8 @@ func TestKill9DuringIntegration(t *testing.T) {
 			if midway == 0 {
 				t.Fatalf("none of the %d kills came while the child was integrating", kills)
 			}
-			t.Logf("%d kills (%d inside an integration): %d versions logged; checkpoints at the kills %v; %d waited after the last",
-				kills, midway, final.N, sizes(trees), waiting)
+			t.Logf("%d kills (%d inside an integration): %d leaves logged (%d state leaves, every root checked); checkpoints at the kills %v; %d waited after the last",
+				kills, midway, final.N, states, sizes(trees), waiting)
 		})
 	}
 }

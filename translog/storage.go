@@ -31,14 +31,19 @@ type ReadStorage interface {
 type IntegrateStorage interface {
 	// IntegrateLog runs one integration in one transaction: it takes up to limit queued leaves
 	// in queue order and hands them to fn with the log's state; when fn returns nil, the leaves
-	// get the next indices and leave the queue, and fn's tiles and checkpoint are stored, all
-	// at once; when it fails nothing changes. With an empty queue fn is called only when the
-	// log has no checkpoint yet (to sign the empty tree). It returns how many leaves it
-	// integrated.
+	// get the next indices and leave the queue, and fn's tiles and checkpoint are stored (and
+	// the size grows by the Update.Appended leaves fn appended after them), all at once; when
+	// it fails nothing changes. With an empty queue fn is called too; an empty Update
+	// (Update.Empty) writes nothing then, unless the log has no checkpoint yet. It returns how
+	// many queued leaves it integrated.
 	IntegrateLog(ctx context.Context, limit int, fn func(b *logstore.Batch) (logstore.Update, error)) (int, error)
 	// CompactLog reclaims the space that integrations left behind, where the database does
 	// not reuse it by itself.
 	CompactLog(ctx context.Context) error
+	// LogState and LogTile are a Reader's (ReadStorage): the integrator's state index reads
+	// the log's leaves from its entry bundles to rebuild itself.
+	LogState(ctx context.Context) (logstore.State, error)
+	LogTile(ctx context.Context, level int, n int64) ([]byte, error)
 	// MarkLogRolledBack records the marker of a log found rolled back, unless the log has one
 	// already (the batch's State.RolledBack then); it reports whether it recorded r. While the
 	// marker exists, every integrator refuses to sign.

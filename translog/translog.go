@@ -22,6 +22,7 @@ import (
 
 	"github.com/svc-directory/svc/translog/leaf"
 	"github.com/svc-directory/svc/translog/logstore"
+	"github.com/svc-directory/svc/translog/stateindex"
 )
 
 // BatchMax is the most leaves one integration takes from the queue.
@@ -46,6 +47,9 @@ type Integrator struct {
 	outside func(context.Context) (Floor, error) // nil: none (WithOutside)
 	found   atomic.Pointer[logstore.Rollback]    // set: it refuses to sign
 	marked  atomic.Bool                          // the database holds the marker
+	// The state index (stateleaves.go; nil: none), and whether it is behind the log.
+	idx    *stateIdx
+	behind atomic.Bool
 }
 
 // WithWake makes Run integrate when wake receives (a write queued leaves: store.Listen), no
@@ -101,16 +105,43 @@ func (g *Integrator) integrate(ctx context.Context, limit int, last func(logstor
 	if err != nil {
 		return 0, err
 	}
+	if g.idx != nil {
+		behind, err := g.catchUp(ctx)
+		if err != nil && ctx.Err() == nil {
+			g.log.WarnContext(ctx, "transparency log: the state index could not read the log", "err", err)
+		}
+		g.behind.Store(behind)
+	}
 	size := int64(-1)
+	var bs *batchState
 	n, err := g.st.IntegrateLog(ctx, limit, func(b *logstore.Batch) (logstore.Update, error) {
+		bs = nil
 		if err := g.checkRollback(b.State, floor); err != nil {
 			return logstore.Update{}, err
+		}
+		var err error
+		if bs, err = g.stateForBatch(b); err != nil {
+			if !errors.Is(err, stateindex.ErrStateRoot) {
+				return logstore.Update{}, err
+			}
+			g.indexFailed(ctx, err)
+			bs = nil
+		}
+		if len(b.Queued) == 0 && b.State.Checkpoint != "" && (bs == nil || bs.state == nil) {
+			return logstore.Update{}, nil // nothing to integrate
+		}
+		appended := 0
+		if bs != nil && bs.state != nil {
+			withState := *b
+			withState.Queued = append(b.Queued[:len(b.Queued):len(b.Queued)], logstore.Queued{Leaf: bs.state})
+			b, appended = &withState, 1
 		}
 		size = b.State.Size + int64(len(b.Queued))
 		up, err := g.extend(b)
 		if err != nil {
 			return logstore.Update{}, err
 		}
+		up.Appended = appended
 		if last != nil {
 			if err := last(up); err != nil {
 				return logstore.Update{}, err
@@ -120,6 +151,11 @@ func (g *Integrator) integrate(ctx context.Context, limit int, last func(logstor
 	})
 	if err == nil && size >= 0 {
 		g.saw(size) // signed and committed
+	}
+	if err == nil && bs != nil {
+		if cerr := g.idx.commit(bs); cerr != nil {
+			return n, cerr
+		}
 	}
 	if errors.Is(err, ErrRolledBack) {
 		g.mark(ctx)
@@ -286,8 +322,8 @@ func (g *Integrator) Run(ctx context.Context, interval time.Duration) {
 			}
 			g.sinceCompact, g.leavesSinceCompact = 0, 0
 		}
-		if n == BatchMax {
-			continue
+		if n == BatchMax || g.behind.Load() && err == nil {
+			continue // more waits, or the state index catches up
 		}
 		select {
 		case <-ctx.Done():

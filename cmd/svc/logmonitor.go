@@ -16,6 +16,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/svc-directory/svc/translog/leaf"
+	"github.com/svc-directory/svc/translog/stateindex"
 )
 
 // errNotChecked marks a monitor run that concluded nothing about the log: it could not read
@@ -112,11 +113,15 @@ func monitor(ctx context.Context, r *logReader, logKey, statePath string, stdout
 			return err
 		}
 	}
-	// The new leaves, bundle by bundle, each checked against the tree's hash tiles (which the
-	// tile hash reader checks against the checkpoint's root).
+	// Every leaf, bundle by bundle, each checked against the tree's hash tiles (which the
+	// tile hash reader checks against the checkpoint's root): the state index is rebuilt from
+	// leaf 0 at each run, and every state leaf's root checked (stateindex.Follower); the new
+	// leaves are also checked as leaves (MonitorState.Check).
 	var changes []leaf.Change // key changes of DeDi publishers and domain bindings, reported after the verdict
+	index := stateindex.NewFollower(stateindex.NewMemStore())
+	newStates := 0
 	hashes := tlog.TileHashReader(tlog.Tree{N: cur.Size, Hash: cur.Hash}, &httpTiles{ctx: ctx, r: r})
-	for n := old.Size / leaf.TileWidth; n*leaf.TileWidth < cur.Size; n++ {
+	for n := int64(0); n*leaf.TileWidth < cur.Size; n++ {
 		w := min(int64(leaf.TileWidth), cur.Size-n*leaf.TileWidth)
 		data, err := r.get(ctx, "svc/log/tile/"+leaf.BundlePath(n, int(w)))
 		if err != nil {
@@ -126,13 +131,21 @@ func monitor(ctx context.Context, r *logReader, logKey, statePath string, stdout
 		if err != nil {
 			return fmt.Errorf("entry bundle %d: %w", n, err)
 		}
-		skip := max(old.Size-n*leaf.TileWidth, 0)
-		if err := leaf.CheckLeafHashes(cur, hashes, n*leaf.TileWidth+skip, leaves[skip:]); err != nil {
+		if err := leaf.CheckLeafHashes(cur, hashes, n*leaf.TileWidth, leaves); err != nil {
 			return err
 		}
+		skip := min(max(old.Size-n*leaf.TileWidth, 0), int64(len(leaves)))
 		found, err := state.Check(n*leaf.TileWidth+skip, leaves[skip:])
 		if err != nil {
 			return err
+		}
+		for i, text := range leaves {
+			if err := index.Apply(text); err != nil {
+				return fmt.Errorf("%w: %w", leaf.ErrVerify, err)
+			}
+			if n*leaf.TileWidth+int64(i) >= old.Size && index.LastState {
+				newStates++
+			}
 		}
 		changes = append(changes, found...)
 	}
@@ -140,7 +153,8 @@ func monitor(ctx context.Context, r *logReader, logKey, statePath string, stdout
 	if err := writeState(statePath, state); err != nil {
 		return fmt.Errorf("%w: state file %s: %w", errNotChecked, statePath, err)
 	}
-	fmt.Fprintf(stdout, "OK: log %s size %d (%d new leaves)\n", cur.Origin, cur.Size, cur.Size-old.Size)
+	fmt.Fprintf(stdout, "OK: log %s size %d (%d new leaves); %d state roots checked by rebuilding the index from leaf 0 (%d new)\n",
+		cur.Origin, cur.Size, cur.Size-old.Size, index.Checked, newStates)
 	for _, c := range changes {
 		fmt.Fprintln(stdout, c)
 	}

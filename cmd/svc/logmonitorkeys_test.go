@@ -49,7 +49,7 @@ func TestLogMonitorReportsKeyChanges(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "monitor.json")
 	code, out, errs := svc(t, "log", "monitor", "--url", l.srv.URL, "--log-key", l.vkey, "--state", state)
 	want := []string{
-		"OK: log example.test/svc/log size 5 (5 new leaves)",
+		"OK: log example.test/svc/log size 5 (5 new leaves); 0 state roots checked by rebuilding the index from leaf 0 (0 new)",
 		"key change of pub.test at leaf 3: [] -> [key-1] (manifest updated_at 2026-09-01T13:00:00.000Z)",
 		"key change of pub.test at leaf 4: [key-1] -> [key-1 key-2] (manifest updated_at 2026-09-01T15:00:00.000Z)",
 	}
@@ -59,7 +59,7 @@ func TestLogMonitorReportsKeyChanges(t *testing.T) {
 	accept(k2)
 	l.integrate()
 	code, out, errs = svc(t, "log", "monitor", "--url", l.srv.URL, "--log-key", l.vkey, "--state", state)
-	if wantLast := fmt.Sprintf("OK: log example.test/svc/log size 6 (1 new leaves)\n%s\n",
+	if wantLast := fmt.Sprintf("OK: log example.test/svc/log size 6 (1 new leaves); 0 state roots checked by rebuilding the index from leaf 0 (0 new)\n%s\n",
 		"key change of pub.test at leaf 5: [key-1 key-2] -> [key-2] (manifest updated_at 2026-09-01T16:00:00.000Z)"); code != 0 || out != wantLast {
 		t.Fatalf("second run: exit %d %q %q", code, out, errs)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/svc-directory/svc/server"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/logstore"
 	"github.com/svc-directory/svc/webhook"
 )
 
@@ -111,7 +112,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		log.Info("transparency log origin: the log keeps its key's origin (SVC_LOG_ORIGIN is unset)", "origin", origin, "derived_origin", cfg.LogOrigin)
 	}
 	logMetrics := translog.NewMetrics()
-	integrator := translog.NewIntegrator(st, logKey, log, nil).WithMetrics(logMetrics)
+	integrator := translog.NewIntegrator(st, logKey, log, nil).WithMetrics(logMetrics).WithStateIndex()
 	var witnesser *translog.Witnesser
 	if len(cfg.LogWitnesses) > 0 {
 		if witnesser, err = translog.NewWitnesser(st, logKey.VerifierKey, cfg.LogWitnesses, cfg.LogWitnessQuorum, log); err != nil {
@@ -129,6 +130,13 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	} else if err != nil {
 		log.Error("transparency log integration failed", "err", err)
 	}
+	// The serving state index follows the cosigned checkpoint when the log has witnesses, the
+	// signed one otherwise (docs/state-index.md, "The serving index").
+	var cosigned func(context.Context) (logstore.Cosigned, error)
+	if witnesser != nil {
+		cosigned = st.LogCosigned
+	}
+	stateServer := translog.NewStateServer(translog.NewReader(st), st, cosigned, log)
 	checker := domainverify.NewChecker(domainverify.Config{DNSServer: cfg.DNSServer, DNSTimeout: 5 * time.Second,
 		HTTPPort: cfg.VerifyHTTPPort, Insecure: cfg.VerifyInsecure, HTTPTimeout: 10 * time.Second, Logger: log})
 	if cfg.VerifyInsecure {
@@ -152,6 +160,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		RateLimit:             server.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
 		CORSOrigins:           cfg.CORSOrigins,
 		LogVerifierKey:        logKey.VerifierKey,
+		LogState:              stateServer,
 		ExplorerWitnessKeys:   witnessKeys(cfg.LogWitnesses),
 		ExplorerWitnessQuorum: cfg.LogWitnessQuorum,
 		Collectors:            append(append(append(logMetrics.Collectors(), webhookMetrics.Collectors()...), replicaMetrics.Collectors()...), dediMetrics.Collectors()...),
@@ -168,6 +177,8 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	wakes := st.Listen(bgctx)
 	integrator.WithWake(wakes.Log, logInterval)
 	go func() { defer close(logDone); integrator.Run(bgctx, idlePoll) }()
+	stateDone := make(chan struct{})
+	go func() { defer close(stateDone); stateServer.Run(bgctx, logInterval) }()
 	webhookDone, importDone := make(chan struct{}), make(chan struct{})
 	sender.WithWake(wakes.Webhook, webhookInterval)
 	go func() { defer close(webhookDone); sender.Run(bgctx, idlePoll) }()
@@ -219,6 +230,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	stopBackground()
 	<-bgDone
 	<-logDone
+	<-stateDone
 	<-witnessDone
 	<-webhookDone
 	<-importDone

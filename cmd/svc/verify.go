@@ -27,7 +27,8 @@ var errMismatch = fmt.Errorf("verification failed")
 // --log-key it also checks that the version is in a checkpoint signed by that key, with the
 // inclusion proof of --inclusion FILE or fetched from the service at --url; with --witness-key
 // the checkpoint must also be cosigned by --witness-quorum of those witnesses (the cosigned
-// checkpoint of --checkpoint FILE, or fetched with the proof in its tree from --url).
+// checkpoint of --checkpoint FILE, or fetched with the proof in its tree from --url). With
+// --current (verifycurrent.go) it checks that the version is the entry's latest.
 func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -41,6 +42,9 @@ func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return nil
 	})
 	fs.IntVar(&w.quorum, "witness-quorum", 0, "with --witness-key: how many of the witnesses must have cosigned (default: all given)")
+	current := fs.Bool("current", false, "with --log-key: check that the version is the entry's latest logged version (a state answer from --url, or --state FILE)")
+	stateFile := fs.String("state", "", "with --current: the saved state answer (GET /svc/log/state/{id})")
+	maxAge := fs.Duration("max-age", 0, "with --current: the largest age of the answer's checkpoint accepted (by the witnesses' cosignature time, or the log's when no witness key is given)")
 	fs.StringVar(&w.checkpointFile, "checkpoint", "", "with --witness-key and --inclusion: the saved cosigned checkpoint (GET /svc/log/cosigned-checkpoint) the proof is for")
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
@@ -58,15 +62,29 @@ func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	case w.checkpointFile != "" && *baseURL != "":
 		return fmt.Errorf("%w: --checkpoint goes with --inclusion, not --url (which fetches the cosigned checkpoint)", errUsage)
 	}
+	if *current {
+		switch {
+		case *logKey == "":
+			return fmt.Errorf("%w: --current needs --log-key", errUsage)
+		case (*stateFile == "") == (*baseURL == ""):
+			return fmt.Errorf("%w: --current needs exactly one of --state FILE and --url URL", errUsage)
+		case *inclusionFile != "" || w.checkpointFile != "":
+			return fmt.Errorf("%w: --current takes its proofs from the state answer, not --inclusion or --checkpoint", errUsage)
+		case *maxAge < 0:
+			return fmt.Errorf("%w: --max-age must not be negative", errUsage)
+		}
+	} else if *stateFile != "" || *maxAge != 0 {
+		return fmt.Errorf("%w: --state and --max-age go with --current", errUsage)
+	}
 	if *logKey == "" && (*inclusionFile != "" || *baseURL != "") {
 		return fmt.Errorf("%w: --inclusion and --url need --log-key", errUsage)
 	}
-	if *logKey != "" && (*inclusionFile == "") == (*baseURL == "") {
+	if *logKey != "" && !*current && (*inclusionFile == "") == (*baseURL == "") {
 		return fmt.Errorf("%w: --log-key needs exactly one of --inclusion FILE and --url URL", errUsage)
 	}
 	kinds := map[string]proof.Kind{"namespace": proof.KindNamespace, "registry": proof.KindRegistry, "record": proof.KindRecord}
 	kind, ok := kinds[*kindName]
-	if !ok {
+	if !ok && !(*current && *kindName == "") {
 		return fmt.Errorf("%w: --kind must be namespace, registry or record", errUsage)
 	}
 	var raw []byte
@@ -84,18 +102,34 @@ func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintln(stdout, "FAILED:", err)
 		return errMismatch
 	}
+	if !ok { // --current without --kind: the lookup's ids say it
+		for _, k := range []string{"record", "registry", "namespace"} {
+			if d := lookupData(v, k); d != nil {
+				*kindName = kindOfLookup(d)
+				break
+			}
+		}
+		kind = kinds[*kindName]
+	}
 	data := lookupData(v, *kindName)
 	if data == nil {
 		fmt.Fprintln(stdout, "FAILED: the file holds no lookup data (want {\"message\":…, \"data\":{…}})")
 		return errMismatch
 	}
 	if err := proof.CheckLookup(kind, data, time.Now().UTC().Year()); err != nil {
-		fmt.Fprintln(stdout, "FAILED:", err)
+		if *current {
+			fmt.Fprintln(stdout, "bad_proof: the lookup's digest does not verify:", oneLine(err))
+		} else {
+			fmt.Fprintln(stdout, "FAILED:", err)
+		}
 		return errMismatch
 	}
 	id, _ := data[proof.IDField(kind)].(string)
 	version, _ := data["version"].(string)
 	p, _ := data["proof"].(map[string]any)
+	if *current {
+		return verifyCurrent(ctx, stdout, kind, *kindName, data, currentCheck{logKey: *logKey, baseURL: *baseURL, stateFile: *stateFile, maxAge: *maxAge, w: w})
+	}
 	logged := ""
 	if *logKey != "" {
 		c, err := verifyLogged(ctx, *kindName, data, *logKey, *inclusionFile, *baseURL, w)

@@ -366,6 +366,10 @@ type LogConsistency = models.LogConsistency
 
 type LogInclusion = models.LogInclusion
 
+type LogState = models.LogState
+
+type LogStateLeaf = models.LogStateLeaf
+
 type LookupResponseEnvelope = models.LookupResponseEnvelope
 
 type MarkAllReadData = models.MarkAllReadData
@@ -1064,6 +1068,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /svc/log/key (the `GetLogKey` operationId).
 	GetLogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetLogState The state query: an entry's latest logged version, proven current, or proven absent
+	//
+	// The specification's state query by `namespace_id`, `registry_id` or `record_id` (DECISIONS §13, docs/state-index.md "The state query"). It answers the key's latest leaf in the transparency log, with its inclusion proof, and the state index's proof that the key has exactly `count` leaves (so that leaf is the latest), or that it has none, as of a checkpoint whose last leaf is a state leaf committing the index of every leaf before it. The checkpoint is the latest cosigned one that ends in a state leaf (the latest signed one when the log has no witnesses). Draft versions are never logged: an entry with only drafts is absent. 404 for an absent key, with the absence proof in the body (`present: false`); 400 for an id of no id's form; 503 with `Retry-After` while the instance's index catches up with the log (after a start, or on a log without state leaves yet).
+	//
+	// Corresponds with GET /svc/log/state/{id} (the `GetLogState` operationId).
+	GetLogState(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetLogTile A tile or an entry bundle of the transparency log (C2SP tlog-tiles)
 	//
@@ -2261,6 +2272,23 @@ func (c *Client) GetLogInclusion(ctx context.Context, version Version, params *G
 // Corresponds with GET /svc/log/key (the `GetLogKey` operationId).
 func (c *Client) GetLogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetLogKeyRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLogState The state query: an entry's latest logged version, proven current, or proven absent
+//
+// The specification's state query by `namespace_id`, `registry_id` or `record_id` (DECISIONS §13, docs/state-index.md "The state query"). It answers the key's latest leaf in the transparency log, with its inclusion proof, and the state index's proof that the key has exactly `count` leaves (so that leaf is the latest), or that it has none, as of a checkpoint whose last leaf is a state leaf committing the index of every leaf before it. The checkpoint is the latest cosigned one that ends in a state leaf (the latest signed one when the log has no witnesses). Draft versions are never logged: an entry with only drafts is absent. 404 for an absent key, with the absence proof in the body (`present: false`); 400 for an id of no id's form; 503 with `Retry-After` while the instance's index catches up with the log (after a start, or on a log without state leaves yet).
+//
+// Corresponds with GET /svc/log/state/{id} (the `GetLogState` operationId).
+func (c *Client) GetLogState(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLogStateRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -5166,6 +5194,40 @@ func NewGetLogKeyRequest(server string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/svc/log/key")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetLogStateRequest constructs an http.Request for the GetLogState method
+func NewGetLogStateRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/log/state/%s", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -9389,6 +9451,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/log/key (the `GetLogKey` operationId).
 	GetLogKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLogKeyResult, error)
 
+	// GetLogStateWithResponse The state query: an entry's latest logged version, proven current, or proven absent
+	//
+	// The specification's state query by `namespace_id`, `registry_id` or `record_id` (DECISIONS §13, docs/state-index.md "The state query"). It answers the key's latest leaf in the transparency log, with its inclusion proof, and the state index's proof that the key has exactly `count` leaves (so that leaf is the latest), or that it has none, as of a checkpoint whose last leaf is a state leaf committing the index of every leaf before it. The checkpoint is the latest cosigned one that ends in a state leaf (the latest signed one when the log has no witnesses). Draft versions are never logged: an entry with only drafts is absent. 404 for an absent key, with the absence proof in the body (`present: false`); 400 for an id of no id's form; 503 with `Retry-After` while the instance's index catches up with the log (after a start, or on a log without state leaves yet).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/log/state/{id} (the `GetLogState` operationId).
+	GetLogStateWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetLogStateResult, error)
+
 	// GetLogTileWithResponse A tile or an entry bundle of the transparency log (C2SP tlog-tiles)
 	//
 	// The log's tiles as C2SP tlog-tiles (height 8) lays them out under the prefix `/svc/log/`. `tile_path` is the rest of the URL path after `/svc/log/tile/`, slashes included: `{L}/{N}[.p/{W}]` is a hash tile (the 256 hashes of level 8·L numbered N, or its first W), `entries/{N}[.p/{W}]` an entry bundle (the leaves, each a big-endian 16-bit length and the leaf text). N is written in groups of three digits, all but the last prefixed with `x` (`x001/x234/067` is 1234067). So `GET /svc/log/tile/0/x001/234.p/17` and `GET /svc/log/tile/entries/000` are what tlog clients send; a client that writes the parameter as one path segment (`0%2Fx001%2F234.p%2F17`) gets the same answer. The `x-svc-rest-of-path` extension names the parameter that takes the rest of the path (OpenAPI path parameters cannot hold a slash). A full tile never changes and is cached for a year; a partial one for a minute. 400 for a path that is not a tile path of height 8 (non-canonical N, W not in 1..255); 404 for a tile the log does not hold yet (beyond the latest checkpoint, or a full tile that is still partial).
@@ -12678,6 +12749,103 @@ func (r GetLogKeyResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetLogKeyResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLogStateResult429Headers the declared response headers of an HTTP 429 response for GetLogState
+type GetLogStateResult429Headers struct {
+	RetryAfter *int
+}
+
+// GetLogStateResult503Headers the declared response headers of an HTTP 503 response for GetLogState
+type GetLogStateResult503Headers struct {
+	RetryAfter *int
+}
+
+type GetLogStateResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LogState
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *LogState
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLogStateResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogStateResult503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetLogStateResult) GetJSON200() *LogState {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLogStateResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetLogStateResult) GetJSON404() *LogState {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetLogStateResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLogStateResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLogStateResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLogStateResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLogStateResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLogStateResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLogStateResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLogStateResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -21046,6 +21214,21 @@ func (c *ClientWithResponses) GetLogKeyWithResponse(ctx context.Context, reqEdit
 	return ParseGetLogKeyResult(rsp)
 }
 
+// GetLogStateWithResponse The state query: an entry's latest logged version, proven current, or proven absent
+//
+// The specification's state query by `namespace_id`, `registry_id` or `record_id` (DECISIONS §13, docs/state-index.md "The state query"). It answers the key's latest leaf in the transparency log, with its inclusion proof, and the state index's proof that the key has exactly `count` leaves (so that leaf is the latest), or that it has none, as of a checkpoint whose last leaf is a state leaf committing the index of every leaf before it. The checkpoint is the latest cosigned one that ends in a state leaf (the latest signed one when the log has no witnesses). Draft versions are never logged: an entry with only drafts is absent. 404 for an absent key, with the absence proof in the body (`present: false`); 400 for an id of no id's form; 503 with `Retry-After` while the instance's index catches up with the log (after a start, or on a log without state leaves yet).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/log/state/{id} (the `GetLogState` operationId).
+func (c *ClientWithResponses) GetLogStateWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetLogStateResult, error) {
+	rsp, err := c.GetLogState(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLogStateResult(rsp)
+}
+
 // GetLogTileWithResponse A tile or an entry bundle of the transparency log (C2SP tlog-tiles)
 //
 // The log's tiles as C2SP tlog-tiles (height 8) lays them out under the prefix `/svc/log/`. `tile_path` is the rest of the URL path after `/svc/log/tile/`, slashes included: `{L}/{N}[.p/{W}]` is a hash tile (the 256 hashes of level 8·L numbered N, or its first W), `entries/{N}[.p/{W}]` an entry bundle (the leaves, each a big-endian 16-bit length and the leaf text). N is written in groups of three digits, all but the last prefixed with `x` (`x001/x234/067` is 1234067). So `GET /svc/log/tile/0/x001/234.p/17` and `GET /svc/log/tile/entries/000` are what tlog clients send; a client that writes the parameter as one path segment (`0%2Fx001%2F234.p%2F17`) gets the same answer. The `x-svc-rest-of-path` extension names the parameter that takes the rest of the path (OpenAPI path parameters cannot hold a slash). A full tile never changes and is cached for a year; a partial one for a minute. 400 for a path that is not a tile path of height 8 (non-canonical N, W not in 1..255); 404 for a tile the log does not hold yet (beyond the latest checkpoint, or a full tile that is still partial).
@@ -24753,6 +24936,97 @@ func ParseGetLogKeyResult(rsp *http.Response) (*GetLogKeyResult, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetLogKeyResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLogStateResult parses an HTTP response from a GetLogStateWithResponse call
+func ParseGetLogStateResult(rsp *http.Response) (*GetLogStateResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLogStateResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LogState
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest LogState
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetLogStateResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogStateResult503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

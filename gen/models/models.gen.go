@@ -1423,6 +1423,56 @@ type LogInclusion struct {
 	TreeSize int64 `json:"tree_size"`
 }
 
+// LogState A state answer (docs/state-index.md, "The state query"): the latest leaf of a key, or its absence, proven against the state leaf that ends the checkpoint. Byte fields are standard base64.
+type LogState struct {
+	// Checkpoint The cosigned (or, without witnesses, signed) checkpoint of size `state.log_index` + 1.
+	Checkpoint string `json:"checkpoint"`
+
+	// Count The number of the key's leaves (its logged versions); 0 when absent.
+	Count int64 `json:"count"`
+	Key   struct {
+		// Kind The key's kind (`id` for the state query by id).
+		//
+		// Example: id
+		Kind  string   `json:"kind"`
+		Parts []string `json:"parts"`
+	} `json:"key"`
+
+	// Latest A leaf of the transparency log and its index.
+	Latest *LogStateLeaf `json:"latest,omitempty"`
+
+	// LatestInclusion The RFC 6962 audit path of the latest leaf in the checkpoint's tree.
+	LatestInclusion *[][]byte `json:"latest_inclusion,omitempty"`
+
+	// ListProof The inclusion proof of the list's last element (the latest leaf's index) in the list's tree.
+	ListProof *[][]byte `json:"list_proof,omitempty"`
+
+	// ListRoot The RFC 6962 root of the key's list of log indices (compact form).
+	ListRoot *[]byte `json:"list_root,omitempty"`
+
+	// Message Example: State proof
+	Message string `json:"message"`
+
+	// Present Whether the key has a leaf in the log.
+	Present bool `json:"present"`
+
+	// Proof The state index's membership proof (present) or absence proof, at the state leaf's root.
+	Proof []byte `json:"proof"`
+
+	// State A leaf of the transparency log and its index.
+	State LogStateLeaf `json:"state"`
+
+	// StateInclusion The RFC 6962 audit path of the state leaf (the checkpoint's last leaf) in the checkpoint's tree.
+	StateInclusion [][]byte `json:"state_inclusion"`
+}
+
+// LogStateLeaf A leaf of the transparency log and its index.
+type LogStateLeaf struct {
+	// Leaf The leaf text.
+	Leaf     string `json:"leaf"`
+	LogIndex int64  `json:"log_index"`
+}
+
 // LookupResponseEnvelope A lookup response as a lookup returned it.
 type LookupResponseEnvelope struct {
 	// Data The `data` of the lookup response (the entry with its `proof`), checked by the handler.

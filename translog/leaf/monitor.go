@@ -80,11 +80,12 @@ func (c KeyChange) String() string {
 }
 
 // Check checks the leaves that follow the state's tree in log order: each parses as a
-// canonical leaf (of a version, a key change or a domain binding's change), the version_count
-// of each entry grows by exactly one per leaf (from 1), or for records (whose draft versions
-// are not logged) grows, and each domain leaf agrees with the bindings before it
-// (checkBinding). It updates the counts, key ids and bindings and returns the key and binding
-// changes in log order; first is the log index of leaves[0].
+// canonical leaf (of a version, a key change, a domain binding's change, or a state leaf whose
+// size is its own index), the version_count of each entry grows by exactly one per leaf (from
+// 1), or for records (whose draft versions are not logged) grows, and each domain leaf agrees
+// with the bindings before it (checkBinding). It updates the counts, key ids and bindings and
+// returns the key and binding changes in log order; first is the log index of leaves[0]. A
+// state leaf's root is checked by rebuilding the index (svc log monitor).
 func (s *MonitorState) Check(first int64, leaves [][]byte) ([]Change, error) {
 	if s.Keys == nil {
 		s.Keys = map[string][]string{}
@@ -93,6 +94,17 @@ func (s *MonitorState) Check(first int64, leaves [][]byte) ([]Change, error) {
 	for i, text := range leaves {
 		idx := first + int64(i)
 		switch KindOf(text) {
+		case KindState:
+			// A state leaf commits the index of the leaves before it: its size must be its own
+			// index.
+			st, err := ParseState(text)
+			if err != nil {
+				return changes, fmt.Errorf("leaf %d: %w", idx, err)
+			}
+			if st.Size != idx {
+				return changes, failf("leaf %d: a state leaf of size %d (a state leaf commits the leaves before it: want %d)", idx, st.Size, idx)
+			}
+			continue
 		case KindDediKeys:
 			k, err := ParseKeys(text)
 			if err != nil {

@@ -25,6 +25,7 @@ func makeVectors(t testing.TB) map[string]any {
 		"checkpoints.json":  makeCheckpoints(t),
 		"keyleaves.json":    makeKeyLeaves(t),
 		"domainleaves.json": makeDomainLeaves(t),
+		"stateleaves.json":  makeStateLeaves(t),
 	}
 }
 

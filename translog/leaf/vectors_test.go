@@ -41,16 +41,19 @@ func TestVectors(t *testing.T) {
 	var cps checkpointsFile
 	var keys keyLeavesFile
 	var domains domainLeavesFile
+	var states stateLeavesFile
 	read(t, "leaves.json", &leaves)
 	read(t, "tree.json", &tree)
 	read(t, "checkpoints.json", &cps)
 	read(t, "keyleaves.json", &keys)
 	read(t, "domainleaves.json", &domains)
+	read(t, "stateleaves.json", &states)
 	t.Run("leaves", func(t *testing.T) { checkLeaves(t, leaves) })
 	t.Run("tree", func(t *testing.T) { checkTree(t, tree) })
 	t.Run("checkpoints", func(t *testing.T) { checkCheckpoints(t, cps) })
 	t.Run("keyleaves", func(t *testing.T) { checkKeyLeaves(t, keys) })
 	t.Run("domainleaves", func(t *testing.T) { checkDomainLeaves(t, domains) })
+	t.Run("stateleaves", func(t *testing.T) { checkStateLeaves(t, states) })
 }
 
 func read(t *testing.T, name string, v any) {

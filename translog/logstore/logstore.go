@@ -68,12 +68,20 @@ type Batch struct {
 func (b *Batch) Tile(level int, n int64) ([]byte, error) { return b.ReadTile(level, n) }
 
 // Update is what an integration writes: the tiles it made or extended, and the new checkpoint
-// (of size State.Size+len(Queued)) signed for Origin.
+// (of size State.Size+len(Queued)+Appended) signed for Origin.
 type Update struct {
 	Tiles      []Tile
 	Origin     string
 	Checkpoint string
+	// Appended is how many leaves the integrator appended after the queued ones (a state
+	// leaf): the new size is State.Size+len(Queued)+Appended. They are in the tiles, no queue
+	// row names them, and no version is theirs.
+	Appended int
 }
+
+// Empty reports an update that writes nothing: the integrator has nothing to integrate (an
+// empty queue and no leaf of its own to append).
+func (u Update) Empty() bool { return u.Checkpoint == "" && len(u.Tiles) == 0 && u.Appended == 0 }
 
 // Cosigned is the latest checkpoint a quorum of the log's witnesses cosigned: its tree size and
 // its text with the log's signature and the witnesses' cosignatures (Size 0, Text "" before the

@@ -11,7 +11,8 @@ import (
 //   - namespace, registry, record (a public version): the entry's own id (IDKey of its
 //     namespace_id, registry_id or record_id), so an id's list is its logged versions;
 //   - dedi-keys (a DeDi publisher's key change): PublisherKey of its domain;
-//   - domain (a namespace gained or lost a domain): DomainKey of its domain.
+//   - domain (a namespace gained or lost a domain): DomainKey of its domain;
+//   - state (the log's commitment to the index's root): no key.
 //
 // The leaves carry no registry or record names, so no leaf names a RegistryNameKey or
 // RecordNameKey yet (docs/state-index.md, "Names"). A text that is not a canonical leaf of
@@ -50,6 +51,12 @@ func keysOf(text []byte) ([]Key, error) {
 			return nil, err
 		}
 		return []Key{PublisherKey(l.Domain)}, nil
+	case leaf.KindState:
+		// The log's commitment to the index itself: it names no key.
+		if _, err := leaf.ParseState(text); err != nil {
+			return nil, err
+		}
+		return []Key{}, nil
 	case leaf.KindDomain:
 		l, err := leaf.ParseDomain(text)
 		if err != nil {

@@ -33,6 +33,10 @@ func TestKeysOf(t *testing.T) {
 		{canonical(t, leaf.KeysLeaf{Domain: "pub.example", Keys: []leaf.Key{{Kid: "k", Kty: "OKP", Crv: "Ed25519", X: "AA"}}, UpdatedAt: "t", Digest: "0x03"}), []Key{PublisherKey("pub.example")}},
 		{canonical(t, dom), []Key{DomainKey("example.org")}},
 	}
+	state := canonical(t, leaf.StateLeaf{Root: Hash{1}, Size: 3, Time: 4})
+	if got, err := KeysOf(state); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("KeysOf(%s) = %v, %v; want no key", state, got, err)
+	}
 	for _, c := range cases {
 		got, err := KeysOf(c.text)
 		if err != nil || len(got) != len(c.want) || got[0].Kind != c.want[0].Kind || !slices.Equal(got[0].Parts, c.want[0].Parts) {
@@ -42,6 +46,7 @@ func TestKeysOf(t *testing.T) {
 	for _, bad := range []string{
 		`{"kind":"checkpoint"}`,
 		`not json`,
+		`{"kind":"state","root":"AQ==","size":3,"time":4}`,
 		`{"digest":"0x02","kind":"namespace","namespace_id":"n","version":"0x01","version_count":0}`,
 		`{"kind":"namespace", "digest":"0x02","namespace_id":"n","version":"0x01","version_count":1}`,
 		`{"change":"gained","domain":"EXAMPLE.org","kind":"domain","method":"self_dns","namespace_id":"n","time":"1970-01-01T00:00:00.000Z"}`,

@@ -74,8 +74,8 @@ const (
 )
 
 // vectorLeaves is a small directory's log: two namespaces, a registry, two records (one
-// updated four times), a DeDi publisher's two key changes, and a domain gained, lost and
-// gained by another namespace.
+// updated four times), a DeDi publisher's two key changes, a domain gained, lost and
+// gained by another namespace, and two state leaves (which name no key).
 func vectorLeaves(t testing.TB) []string {
 	var out []string
 	add := func(l interface{ Canonical() ([]byte, error) }) {
@@ -101,6 +101,16 @@ func vectorLeaves(t testing.TB) []string {
 		}
 		return l
 	}
+	// state commits the index of the leaves so far, as the integrator's state leaves do.
+	state := func(minutes int) leaf.StateLeaf {
+		b := NewBuilder(NewMemStore())
+		for _, text := range out {
+			if _, err := b.Apply([]byte(text)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return leaf.StateLeaf{Root: b.Root(), Size: int64(len(out)), Time: at.Add(time.Duration(minutes) * time.Minute).UnixMilli()}
+	}
 	add(version(leaf.KindNamespace, vNS1, "", "", 1))
 	add(version(leaf.KindRegistry, vNS1, vReg, "", 1))
 	add(version(leaf.KindRecord, vNS1, vReg, vRecA, 1))
@@ -108,6 +118,7 @@ func vectorLeaves(t testing.TB) []string {
 	add(version(leaf.KindRecord, vNS1, vReg, vRecB, 1))
 	add(version(leaf.KindRecord, vNS1, vReg, vRecA, 2))
 	add(keys("2026-11-22T08:00:00.000Z", "key-2026"))
+	add(state(2))
 	add(version(leaf.KindNamespace, vNS2, "", "", 1))
 	add(version(leaf.KindRecord, vNS1, vReg, vRecA, 4)) // version 3 was a draft
 	add(version(leaf.KindNamespace, vNS1, "", "", 2))
@@ -117,6 +128,7 @@ func vectorLeaves(t testing.TB) []string {
 	add(version(leaf.KindRecord, vNS1, vReg, vRecA, 5))
 	add(version(leaf.KindRegistry, vNS1, vReg, "", 2))
 	add(version(leaf.KindRecord, vNS1, vReg, vRecB, 2))
+	add(state(40))
 	return out
 }
 

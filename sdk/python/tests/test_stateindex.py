@@ -22,6 +22,7 @@ from svc_sdk import (
     leaf_hash,
     list_root,
     parse_domain_leaf,
+    parse_state_leaf,
     state_key_hash,
     verify_absence,
     verify_extension,
@@ -37,6 +38,7 @@ def load(path: str) -> dict:
 INDEX = load("translog/stateindex/testdata/index.json")
 DOMAINS = load("translog/leaf/testdata/domainleaves.json")
 KEY_LEAVES = load("translog/leaf/testdata/keyleaves.json")
+STATES = load("translog/leaf/testdata/stateleaves.json")
 FULL = len(INDEX["leaves"])
 
 
@@ -91,7 +93,7 @@ class MapFunction(unittest.TestCase):
         self.assertEqual(root_of([]), b64(INDEX["roots"][0]["root"]))
         for i, text in enumerate(INDEX["leaves"]):
             keys = keys_of(text)
-            self.assertEqual(len(keys), 1, text)
+            self.assertEqual(len(keys), 0 if json.loads(text)["kind"] == "state" else 1, text)
             for k in keys:
                 lists.setdefault(state_key_hash(k), []).append(i)
             self.assertEqual(root_of(list(lists.items())), b64(INDEX["roots"][i + 1]["root"]), f"size {i + 1}")
@@ -100,7 +102,7 @@ class MapFunction(unittest.TestCase):
         full = [c for c in INDEX["membership"] if c["ok"] and c["size"] == FULL]
         for i, text in enumerate(INDEX["leaves"]):
             want = [key(c["key"]) for c in full if i in c["list"]]
-            self.assertEqual(len(want), 1)
+            self.assertEqual(len(want), 0 if json.loads(text)["kind"] == "state" else 1)
             self.assertEqual(keys_of(text), want, f"leaf {i}")
 
     def test_keys_of_refuses(self) -> None:
@@ -115,11 +117,24 @@ class MapFunction(unittest.TestCase):
                INDEX["leaves"][6].replace('"kid":"key-2026"', '"kid":"\\udc00"'),
                INDEX["leaves"][6].replace('"updated_at":"2026-11-22T08:00:00.000Z"', '"updated_at":"\\udc00"')]
         bad += [c["text"] for c in DOMAINS["invalid"]]
+        bad += [c["text"] for c in STATES["invalid"]]
         bad += [c["text"] for c in KEY_LEAVES["invalid"] if json.loads(c["text"]).get("kind") == "dedi-keys"]
         for text in bad:
             with self.subTest(text[:60]):
                 with self.assertRaises(ValueError):
                     keys_of(text)
+
+    def test_state_leaves(self) -> None:
+        self.assertGreaterEqual(len(STATES["leaves"]), 3)
+        for v in STATES["leaves"]:
+            with self.subTest(v["name"]):
+                self.assertEqual(leaf_hash(v["canonical"]), b64(v["leaf_hash"]))
+                self.assertEqual(parse_state_leaf(v["canonical"]), {"kind": "state", **v["fields"]})
+                self.assertEqual(keys_of(v["canonical"]), [])
+        for v in STATES["invalid"]:
+            with self.subTest(v["name"]):
+                with self.assertRaises(ValueError):
+                    parse_state_leaf(v["text"])
 
     def test_domain_leaves(self) -> None:
         self.assertGreaterEqual(len(DOMAINS["leaves"]), 3)

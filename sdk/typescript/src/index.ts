@@ -30,5 +30,5 @@ export {
   END_OTHER,
 } from "./stateindex.js";
 export type { StateKey, StateKeyKind, StateProof, StateIndexResult } from "./stateindex.js";
-export { keysOf, domainLeaf, parseDomainLeaf, isNormalDomain } from "./statekeys.js";
+export { keysOf, domainLeaf, parseDomainLeaf, parseStateLeaf, isNormalDomain } from "./statekeys.js";
 export type { DomainLeaf } from "./statekeys.js";

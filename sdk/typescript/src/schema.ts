@@ -1712,6 +1712,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/log/state/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The state query: an entry's latest logged version, proven current, or proven absent
+         * @description The specification's state query by `namespace_id`, `registry_id` or `record_id` (DECISIONS §13, docs/state-index.md "The state query"). It answers the key's latest leaf in the transparency log, with its inclusion proof, and the state index's proof that the key has exactly `count` leaves (so that leaf is the latest), or that it has none, as of a checkpoint whose last leaf is a state leaf committing the index of every leaf before it. The checkpoint is the latest cosigned one that ends in a state leaf (the latest signed one when the log has no witnesses). Draft versions are never logged: an entry with only drafts is absent. 404 for an absent key, with the absence proof in the body (`present: false`); 400 for an id of no id's form; 503 with `Retry-After` while the instance's index catches up with the log (after a start, or on a log without state leaves yet).
+         */
+        get: operations["getLogState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/log/consistency": {
         parameters: {
             query?: never;
@@ -2089,6 +2109,53 @@ export interface components {
             hashes: string[];
             /** @description The latest signed checkpoint. When `tree_size` is its size, the proof is against its root; when a smaller `size` was asked for, against the root of that tree. */
             checkpoint: string;
+        };
+        /** @description A state answer (docs/state-index.md, "The state query"): the latest leaf of a key, or its absence, proven against the state leaf that ends the checkpoint. Byte fields are standard base64. */
+        LogState: {
+            /** @example State proof */
+            message: string;
+            key: {
+                /**
+                 * @description The key's kind (`id` for the state query by id).
+                 * @example id
+                 */
+                kind: string;
+                parts: string[];
+            };
+            /** @description Whether the key has a leaf in the log. */
+            present: boolean;
+            /**
+             * Format: int64
+             * @description The number of the key's leaves (its logged versions); 0 when absent.
+             */
+            count: number;
+            latest?: components["schemas"]["LogStateLeaf"];
+            /** @description The RFC 6962 audit path of the latest leaf in the checkpoint's tree. */
+            latest_inclusion?: string[];
+            /**
+             * Format: byte
+             * @description The RFC 6962 root of the key's list of log indices (compact form).
+             */
+            list_root?: string;
+            /** @description The inclusion proof of the list's last element (the latest leaf's index) in the list's tree. */
+            list_proof?: string[];
+            state: components["schemas"]["LogStateLeaf"];
+            /** @description The RFC 6962 audit path of the state leaf (the checkpoint's last leaf) in the checkpoint's tree. */
+            state_inclusion: string[];
+            /**
+             * Format: byte
+             * @description The state index's membership proof (present) or absence proof, at the state leaf's root.
+             */
+            proof: string;
+            /** @description The cosigned (or, without witnesses, signed) checkpoint of size `state.log_index` + 1. */
+            checkpoint: string;
+        };
+        /** @description A leaf of the transparency log and its index. */
+        LogStateLeaf: {
+            /** Format: int64 */
+            log_index: number;
+            /** @description The leaf text. */
+            leaf: string;
         };
         /** @description A consistency proof between two trees of the transparency log. */
         LogConsistency: {
@@ -6774,6 +6841,43 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLogState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `namespace_id` (`did:svc:...`), `registry_id` or `record_id` (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is present; its latest leaf and the proofs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The key has no leaf in the log; the body proves it (`present` false). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogState"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -41,6 +41,32 @@ function object(text: string, members: readonly string[], numbers: readonly stri
   return m;
 }
 
+/** The members of a state leaf: the log's commitment to its index root over the leaves before it. */
+export interface StateLeaf {
+  kind: "state";
+  /** 32 bytes, standard padded base64. */
+  root: string;
+  /** The number of leaves the root is the index of (the state leaf's own log index). */
+  size: number;
+  /** The log's clock, Unix milliseconds. */
+  time: number;
+}
+
+// 32 bytes in standard padded base64: 43 characters, the last with its two low bits clear, and '='.
+const rootForm = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
+
+/**
+ * Reads a state leaf: exactly kind "state", root (32 bytes in standard padded base64), size and
+ * time (integers from 0 to 2^53 - 1), the text byte for byte in its canonical form.
+ * @returns its members, or undefined when the text is not a canonical state leaf.
+ */
+export function parseStateLeaf(text: string): StateLeaf | undefined {
+  const m = object(text, ["kind", "root", "size", "time"], ["size", "time"]);
+  if (m === undefined || m["kind"] !== "state" || !rootForm.test(m["root"] as string)) return undefined;
+  if ((m["size"] as number) < 0 || (m["time"] as number) < 0 || canonicalize(m) !== text) return undefined;
+  return m as unknown as StateLeaf;
+}
+
 /** Whether d is a normalized domain: labels of 1 to 63 of [a-z0-9-], not starting or ending with '-', at least two, at most 253 characters. */
 export function isNormalDomain(d: string): boolean {
   if (typeof d !== "string" || d.length === 0 || d.length > 253) return false;
@@ -100,7 +126,7 @@ function versionLeafId(text: string, kind: string): string | undefined {
 /**
  * The map function: the keys the index files a log leaf under, by its kind. A version's leaf
  * (namespace, registry, record) names its entry's id; a key change (dedi-keys) its publisher's
- * domain; a domain leaf its domain. No leaf names a registry-name or record-name key yet.
+ * domain; a domain leaf its domain; a state leaf none. No leaf names a registry-name or record-name key yet.
  * @returns the keys, or undefined when the text is not a canonical leaf of one of these kinds
  *   (or names a key that has no encoding).
  */
@@ -116,6 +142,9 @@ export function keysOf(leafText: string): StateKey[] | undefined {
   } else if (kind === "domain") {
     const l = parseDomainLeaf(leafText);
     key = l === undefined ? undefined : { kind: "domain", parts: [l.domain] };
+  } else if (kind === "state") {
+    // The log's commitment to the index itself: it names no key.
+    return parseStateLeaf(leafText) === undefined ? undefined : [];
   }
   if (key === undefined) return undefined;
   try {

@@ -16,6 +16,7 @@ import {
   verifyExtension,
   verifyLatest,
   keysOf,
+  parseStateLeaf,
   domainLeaf,
   parseDomainLeaf,
   leafHash,
@@ -26,12 +27,14 @@ const read = (path) => JSON.parse(readFileSync(new URL(`../../../${path}`, impor
 const index = read("translog/stateindex/testdata/index.json");
 const domains = read("translog/leaf/testdata/domainleaves.json");
 const keyLeaves = read("translog/leaf/testdata/keyleaves.json");
+const states = read("translog/leaf/testdata/stateleaves.json");
+const isState = (text) => JSON.parse(text).kind === "state";
 const b64 = (s) => new Uint8Array(Buffer.from(s, "base64"));
 const key = (v) => ({ kind: v.kind, parts: v.parts });
 const hex = (b) => Buffer.from(b).toString("hex");
 
 test("the vectors are there, of every section", () => {
-  assert.equal(index.leaves.length, 16);
+  assert.equal(index.leaves.length, 18); // 16 leaves that name keys and 2 state leaves
   assert.equal(index.roots.length, index.leaves.length + 1);
   assert.ok(index.keys.length >= 10);
   for (const s of ["membership", "absence", "extension", "latest", "decoding"]) {
@@ -77,7 +80,7 @@ test("keysOf and the hashes give the index root at every size", () => {
   assert.deepEqual(root([]), b64(index.roots[0].root));
   index.leaves.forEach((text, i) => {
     const keys = keysOf(text);
-    assert.ok(keys !== undefined && keys.length === 1, text);
+    assert.ok(keys !== undefined && keys.length === (isState(text) ? 0 : 1), text);
     for (const k of keys) {
       const h = hex(stateKeyHash(k));
       if (!lists.has(h)) lists.set(h, { kh: stateKeyHash(k), list: [] });
@@ -91,7 +94,7 @@ test("keysOf names each leaf's keys: those whose list at the full size holds its
   const full = index.membership.filter((c) => c.ok && c.size === index.leaves.length);
   index.leaves.forEach((text, i) => {
     const want = full.filter((c) => c.list.includes(i)).map((c) => key(c.key));
-    assert.equal(want.length, 1, `leaf ${i}`);
+    assert.equal(want.length, isState(text) ? 0 : 1, `leaf ${i}`);
     assert.deepEqual(keysOf(text), want, `leaf ${i}`);
   });
 });
@@ -117,9 +120,19 @@ test("keysOf refuses a text that is not a canonical leaf of a kind the index kno
     index.leaves[6].replace('"kid":"key-2026"', '"kid":"\udc00"'),
     index.leaves[6].replace('"updated_at":"2026-11-22T08:00:00.000Z"', '"updated_at":"\\udc00"'),
     ...domains.invalid.map((c) => c.text),
+    ...states.invalid.map((c) => c.text),
     ...keyLeaves.invalid.filter((c) => JSON.parse(c.text).kind === "dedi-keys").map((c) => c.text),
   ];
   for (const text of bad) assert.equal(keysOf(text), undefined, text);
+});
+
+test("parseStateLeaf reads each state leaf (keysOf names no key for it); the invalid texts are refused", () => {
+  assert.ok(states.leaves.length >= 3 && states.invalid.length >= 10);
+  for (const v of states.leaves) {
+    assert.deepEqual(parseStateLeaf(v.canonical), { kind: "state", ...v.fields }, v.name);
+    assert.deepEqual(keysOf(v.canonical), [], v.name);
+  }
+  for (const v of states.invalid) assert.equal(parseStateLeaf(v.text), undefined, v.name);
 });
 
 test("domainLeaf and parseDomainLeaf give and read each domain leaf; the invalid texts are refused", () => {

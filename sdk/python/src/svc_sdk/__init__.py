@@ -28,7 +28,7 @@ from .log import (
 )
 from .dedi import DediVerifyResult, verify_dedi_file
 from .logkeys import key_change_leaf, key_set_digest, parse_key_change_leaf, sort_dedi_keys
-from .statekeys import domain_leaf, is_normal_domain, keys_of, parse_domain_leaf
+from .statekeys import domain_leaf, is_normal_domain, keys_of, parse_domain_leaf, parse_state_leaf
 from .stateindex import (
     EMPTY_HASH,
     StateIndexResult,
@@ -101,5 +101,6 @@ __all__ = [
     "keys_of",
     "domain_leaf",
     "parse_domain_leaf",
+    "parse_state_leaf",
     "is_normal_domain",
 ]

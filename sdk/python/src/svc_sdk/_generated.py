@@ -338,6 +338,38 @@ LogInclusion = TypedDict(
     total=False,
 )
 
+# A state answer (docs/state-index.md, "The state query"): the latest leaf of a key, or its
+# absence, proven against the state leaf that ends the checkpoint. Byte fields are standard
+# base64.
+LogState = TypedDict(
+    'LogState',
+    {
+        'message': Required[str],
+        'key': Required[dict[str, Any]],
+        'present': Required[bool],
+        'count': Required[int],
+        'latest': NotRequired['LogStateLeaf'],
+        'latest_inclusion': NotRequired[list[str]],
+        'list_root': NotRequired[str],
+        'list_proof': NotRequired[list[str]],
+        'state': Required['LogStateLeaf'],
+        'state_inclusion': Required[list[str]],
+        'proof': Required[str],
+        'checkpoint': Required[str],
+    },
+    total=False,
+)
+
+# A leaf of the transparency log and its index.
+LogStateLeaf = TypedDict(
+    'LogStateLeaf',
+    {
+        'log_index': Required[int],
+        'leaf': Required[str],
+    },
+    total=False,
+)
+
 # A consistency proof between two trees of the transparency log.
 LogConsistency = TypedDict(
     'LogConsistency',
@@ -3659,6 +3691,28 @@ class Operations:
             {'version': version},
             {'size': size, **(extra_query or {})},
             {'Svc-Consistency-Token': svc_consistency_token},
+            None,
+            None,
+        )
+
+    def get_log_state(
+        self,
+        id: str,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[LogState]:
+        """GET /svc/log/state/{id}: The state query: an entry's latest logged version, proven current, or proven absent.
+
+        Answers: 200 LogState, 404 LogState, 400 Error, 413 Error, 429 Error, 500 Error, 503
+        Error.
+        No API key.
+        """
+        return self._call(
+            'GET',
+            '/svc/log/state/{id}',
+            {'id': id},
+            {**(extra_query or {})},
+            {},
             None,
             None,
         )

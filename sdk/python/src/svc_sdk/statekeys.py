@@ -14,12 +14,14 @@ from .canonical import canonicalize
 from .logkeys import key_change_leaf_form
 from .stateindex import StateKey, encode_state_key
 
-__all__ = ["domain_leaf", "parse_domain_leaf", "keys_of", "is_normal_domain"]
+__all__ = ["domain_leaf", "parse_domain_leaf", "parse_state_leaf", "keys_of", "is_normal_domain"]
 
 _LABEL = re.compile(r"[a-z0-9-]{1,63}\Z")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
 _METHODS = ("self_dns", "self_http", "request_other_namespace")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# 32 bytes in standard padded base64: 43 characters, the last with its two low bits clear, and '='.
+_ROOT = re.compile(r"[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=\Z")
 
 
 def _object(text: str | bytes, members: set[str], numbers: frozenset[str] = frozenset()) -> tuple[str, dict[str, Any]]:
@@ -94,6 +96,24 @@ def parse_domain_leaf(text: str | bytes) -> dict[str, Any]:
     return m
 
 
+def parse_state_leaf(text: str | bytes) -> dict[str, Any]:
+    """Reads a state leaf (the log's commitment to its index root over the leaves before it):
+    exactly kind "state", root (32 bytes in standard padded base64), size and time (integers
+    from 0 to 2^53 - 1), the text byte for byte in its canonical form. Returns the members;
+    raises ValueError otherwise."""
+    raw, m = _object(text, {"kind", "root", "size", "time"}, frozenset({"size", "time"}))
+    if m["kind"] != "state":
+        raise ValueError("the leaf's kind is not state")
+    if not _ROOT.match(m["root"]):
+        raise ValueError("the state leaf's root is not 32 bytes in standard padded base64")
+    for k in ("size", "time"):
+        if not 0 <= m[k] < 1 << 53:
+            raise ValueError(f"the state leaf's {k} is not an integer from 0 to 2^53 - 1")
+    if canonicalize(m) != raw:
+        raise ValueError("the state leaf is not in its canonical form")
+    return m
+
+
 def _version_leaf_id(text: str | bytes, kind: str) -> str:
     members = {"digest", "kind", "namespace_id", "version", "version_count"}
     if kind != "namespace":
@@ -120,7 +140,7 @@ def _well_formed(v: Any) -> bool:
 def keys_of(leaf_text: str | bytes) -> list[StateKey]:
     """The map function: the keys the index files a log leaf under, by its kind. A version's
     leaf (namespace, registry, record) names its entry's id; a key change (dedi-keys) its
-    publisher's domain; a domain leaf its domain. No leaf names a registry-name or record-name
+    publisher's domain; a domain leaf its domain; a state leaf none. No leaf names a registry-name or record-name
     key yet. Raises ValueError when the text is not a canonical leaf of one of these kinds (or
     names a key that has no encoding)."""
     try:
@@ -137,6 +157,9 @@ def keys_of(leaf_text: str | bytes) -> list[StateKey]:
         key = StateKey("publisher", (key_change_leaf_form(leaf_text)["domain"],))
     elif kind == "domain":
         key = StateKey("domain", (parse_domain_leaf(leaf_text)["domain"],))
+    elif kind == "state":
+        parse_state_leaf(leaf_text)  # the log's commitment to the index itself: no key
+        return []
     else:
         raise ValueError(f"the leaf is of no kind the index knows ({kind!r})")
     encode_state_key(key)
