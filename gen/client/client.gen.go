@@ -12772,6 +12772,8 @@ type GetLogStateResult struct {
 	JSON200 *LogState
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *LogState
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -12796,6 +12798,11 @@ func (r GetLogStateResult) GetJSON200() *LogState {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetLogStateResult) GetJSON400() *BadRequest {
 	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetLogStateResult) GetJSON401() *Unauthorized {
+	return r.JSON401
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -24976,6 +24983,13 @@ func ParseGetLogStateResult(rsp *http.Response) (*GetLogStateResult, error) {
 			return nil, err
 		}
 		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest LogState

@@ -6869,6 +6869,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The key has no leaf in the log; the body proves it (`present` false). */
             404: {
                 headers: {

@@ -3703,9 +3703,9 @@ class Operations:
     ) -> Response[LogState]:
         """GET /svc/log/state/{id}: The state query: an entry's latest logged version, proven current, or proven absent.
 
-        Answers: 200 LogState, 404 LogState, 400 Error, 413 Error, 429 Error, 500 Error, 503
-        Error.
-        No API key.
+        Answers: 200 LogState, 404 LogState, 400 Error, 401 Error, 413 Error, 429 Error, 500
+        Error, 503 Error.
+        API key optional.
         """
         return self._call(
             'GET',
