@@ -417,6 +417,8 @@ type OriginState = models.OriginState
 
 type PendingNotificationsResponse = models.PendingNotificationsResponse
 
+type Problem = models.Problem
+
 type Proof = models.Proof
 
 type PublishRecordsRequest = models.PublishRecordsRequest
@@ -500,6 +502,20 @@ type TagQueryResponse = models.TagQueryResponse
 type Timestamp = models.Timestamp
 
 type TransferOwnershipRequest = models.TransferOwnershipRequest
+
+type TrqpAnswerContext = models.TrqpAnswerContext
+
+type TrqpAuthorizationContext = models.TrqpAuthorizationContext
+
+type TrqpAuthorizationRequest = models.TrqpAuthorizationRequest
+
+type TrqpAuthorizationResponse = models.TrqpAuthorizationResponse
+
+type TrqpRecognitionContext = models.TrqpRecognitionContext
+
+type TrqpRecognitionRequest = models.TrqpRecognitionRequest
+
+type TrqpRecognitionResponse = models.TrqpRecognitionResponse
 
 type UpdateNamespaceRequest = models.UpdateNamespaceRequest
 
@@ -618,6 +634,20 @@ type NotFound = models.NotFound
 type PayloadTooLarge = models.PayloadTooLarge
 
 type PreconditionFailed = models.PreconditionFailed
+
+type ProblemBadRequest = models.ProblemBadRequest
+
+type ProblemInternalError = models.ProblemInternalError
+
+type ProblemNotFound = models.ProblemNotFound
+
+type ProblemPayloadTooLarge = models.ProblemPayloadTooLarge
+
+type ProblemServiceUnavailable = models.ProblemServiceUnavailable
+
+type ProblemTooManyRequests = models.ProblemTooManyRequests
+
+type ProblemUnsupportedMediaType = models.ProblemUnsupportedMediaType
 
 type RegistryDelegates = models.RegistryDelegates
 
@@ -745,6 +775,10 @@ type GetDidDocumentParams = models.GetDidDocumentParams
 
 type VersionEventParams = models.VersionEventParams
 
+type TrqpAuthorizationJSONRequestBody = models.TrqpAuthorizationJSONRequestBody
+
+type TrqpRecognitionJSONRequestBody = models.TrqpRecognitionJSONRequestBody
+
 type CreateApiKeyJSONRequestBody = models.CreateApiKeyJSONRequestBody
 
 type CreateNamespaceJSONRequestBody = models.CreateNamespaceJSONRequestBody
@@ -803,12 +837,18 @@ type VersionEventJSONRequestBody = models.VersionEventJSONRequestBody
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// TrqpAuthorization TRQP v2 authorization query
+	// (POST /authorization)
+	TrqpAuthorization(ctx echo.Context) error
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx echo.Context) error
 	// Readyz Readiness (the instance can read, or with need=write can write)
 	// (GET /readyz)
 	Readyz(ctx echo.Context, params ReadyzParams) error
+	// TrqpRecognition TRQP v2 recognition query
+	// (POST /recognition)
+	TrqpRecognition(ctx echo.Context) error
 	// ListApiKeys List the caller's API keys
 	// (GET /svc/api-keys)
 	ListApiKeys(ctx echo.Context, params ListApiKeysParams) error
@@ -1083,6 +1123,15 @@ type ServerInterfaceWrapper struct {
 	Handler ServerInterface
 }
 
+// TrqpAuthorization converts echo context to params.
+func (w *ServerInterfaceWrapper) TrqpAuthorization(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TrqpAuthorization(ctx)
+	return err
+}
+
 // Healthz converts echo context to params.
 func (w *ServerInterfaceWrapper) Healthz(ctx echo.Context) error {
 	var err error
@@ -1107,6 +1156,15 @@ func (w *ServerInterfaceWrapper) Readyz(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.Readyz(ctx, params)
+	return err
+}
+
+// TrqpRecognition converts echo context to params.
+func (w *ServerInterfaceWrapper) TrqpRecognition(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TrqpRecognition(ctx)
 	return err
 }
 
@@ -4099,6 +4157,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/svc/restore/registry", wrapper.RestoreDeletedRegistry, options.OperationMiddlewares["restoreDeletedRegistry"]...)
 	router.POST(options.BaseURL+"/svc/restore/records", wrapper.RestoreDeletedRecords, options.OperationMiddlewares["restoreDeletedRecords"]...)
 	router.GET(options.BaseURL+"/:profile_id/did.json", wrapper.GetDidDocument, options.OperationMiddlewares["getDidDocument"]...)
+	router.POST(options.BaseURL+"/authorization", wrapper.TrqpAuthorization, options.OperationMiddlewares["trqpAuthorization"]...)
+	router.POST(options.BaseURL+"/recognition", wrapper.TrqpRecognition, options.OperationMiddlewares["trqpRecognition"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.Healthz, options.OperationMiddlewares["healthz"]...)
 	router.POST(options.BaseURL+"/svc/watch", wrapper.CreateWatchSubscription, options.OperationMiddlewares["createWatchSubscription"]...)
 	router.GET(options.BaseURL+"/svc/watch/subscriptions", wrapper.ListWatchSubscriptions, options.OperationMiddlewares["listWatchSubscriptions"]...)
@@ -4253,6 +4313,34 @@ type PayloadTooLargeJSONResponse Error
 
 type PreconditionFailedJSONResponse Error
 
+type ProblemBadRequestApplicationProblemPlusJSONResponse Problem
+
+type ProblemInternalErrorApplicationProblemPlusJSONResponse Problem
+
+type ProblemNotFoundApplicationProblemPlusJSONResponse Problem
+
+type ProblemPayloadTooLargeApplicationProblemPlusJSONResponse Problem
+
+type ProblemServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type ProblemServiceUnavailableApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers ProblemServiceUnavailableResponseHeaders
+}
+
+type ProblemTooManyRequestsResponseHeaders struct {
+	RetryAfter *int
+}
+type ProblemTooManyRequestsApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers ProblemTooManyRequestsResponseHeaders
+}
+
+type ProblemUnsupportedMediaTypeApplicationProblemPlusJSONResponse Problem
+
 type RegistryDelegatesJSONResponse RegistryDelegatesResponse
 
 type RegistryDelegatesAfterWriteResponseHeaders struct {
@@ -4299,6 +4387,146 @@ type VerifiedJSONResponse struct {
 	Body Message
 
 	Headers VerifiedResponseHeaders
+}
+
+type TrqpAuthorizationRequestObject struct {
+	Body *TrqpAuthorizationJSONRequestBody
+}
+
+type TrqpAuthorizationResponseObject interface {
+	VisitTrqpAuthorizationResponse(w http.ResponseWriter) error
+}
+
+type TrqpAuthorization200JSONResponse TrqpAuthorizationResponse
+
+func (response TrqpAuthorization200JSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization400ApplicationProblemPlusJSONResponse struct {
+	ProblemBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization400ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization404ApplicationProblemPlusJSONResponse struct {
+	ProblemNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization404ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization413ApplicationProblemPlusJSONResponse struct {
+	ProblemPayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization413ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization415ApplicationProblemPlusJSONResponse struct {
+	ProblemUnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization415ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization429ApplicationProblemPlusJSONResponse struct {
+	ProblemTooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization429ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization500ApplicationProblemPlusJSONResponse struct {
+	ProblemInternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization500ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization503ApplicationProblemPlusJSONResponse struct {
+	ProblemServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization503ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type HealthzRequestObject struct {
@@ -4471,6 +4699,146 @@ func (response Readyz503JSONResponse) VisitReadyzResponse(w http.ResponseWriter)
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognitionRequestObject struct {
+	Body *TrqpRecognitionJSONRequestBody
+}
+
+type TrqpRecognitionResponseObject interface {
+	VisitTrqpRecognitionResponse(w http.ResponseWriter) error
+}
+
+type TrqpRecognition200JSONResponse TrqpRecognitionResponse
+
+func (response TrqpRecognition200JSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition400ApplicationProblemPlusJSONResponse struct {
+	ProblemBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition400ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition404ApplicationProblemPlusJSONResponse struct {
+	ProblemNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition404ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition413ApplicationProblemPlusJSONResponse struct {
+	ProblemPayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition413ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition415ApplicationProblemPlusJSONResponse struct {
+	ProblemUnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition415ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition429ApplicationProblemPlusJSONResponse struct {
+	ProblemTooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition429ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition500ApplicationProblemPlusJSONResponse struct {
+	ProblemInternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition500ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition503ApplicationProblemPlusJSONResponse struct {
+	ProblemServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition503ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -17566,12 +17934,18 @@ func (response GetDidDocument503JSONResponse) VisitGetDidDocumentResponse(w http
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// TrqpAuthorization TRQP v2 authorization query
+	// (POST /authorization)
+	TrqpAuthorization(ctx context.Context, request TrqpAuthorizationRequestObject) (TrqpAuthorizationResponseObject, error)
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx context.Context, request HealthzRequestObject) (HealthzResponseObject, error)
 	// Readyz Readiness (the instance can read, or with need=write can write)
 	// (GET /readyz)
 	Readyz(ctx context.Context, request ReadyzRequestObject) (ReadyzResponseObject, error)
+	// TrqpRecognition TRQP v2 recognition query
+	// (POST /recognition)
+	TrqpRecognition(ctx context.Context, request TrqpRecognitionRequestObject) (TrqpRecognitionResponseObject, error)
 	// ListApiKeys List the caller's API keys
 	// (GET /svc/api-keys)
 	ListApiKeys(ctx context.Context, request ListApiKeysRequestObject) (ListApiKeysResponseObject, error)
@@ -17853,6 +18227,52 @@ type strictHandler struct {
 	middlewares []StrictMiddlewareFunc
 }
 
+// TrqpAuthorization operation middleware
+func (sh *strictHandler) TrqpAuthorization(ctx echo.Context) error {
+	var request TrqpAuthorizationRequestObject
+
+	var body TrqpAuthorizationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TrqpAuthorization(ctx.Request().Context(), request.(TrqpAuthorizationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TrqpAuthorization")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TrqpAuthorizationResponseObject); ok {
+		return validResponse.VisitTrqpAuthorizationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Healthz operation middleware
 func (sh *strictHandler) Healthz(ctx echo.Context) error {
 	var request HealthzRequestObject
@@ -17895,6 +18315,52 @@ func (sh *strictHandler) Readyz(ctx echo.Context, params ReadyzParams) error {
 		return err
 	} else if validResponse, ok := response.(ReadyzResponseObject); ok {
 		return validResponse.VisitReadyzResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TrqpRecognition operation middleware
+func (sh *strictHandler) TrqpRecognition(ctx echo.Context) error {
+	var request TrqpRecognitionRequestObject
+
+	var body TrqpRecognitionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TrqpRecognition(ctx.Request().Context(), request.(TrqpRecognitionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TrqpRecognition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TrqpRecognitionResponseObject); ok {
+		return validResponse.VisitTrqpRecognitionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -20779,511 +21245,538 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37dtvGkjgKv0ovzswymQ1SFHWxTa29fqNYduLEt23JcfaOPEITaJKIwG4G3RTFePyt7yHOu5z/z6Oc",
-	"Jzmrq7qBBgiQoEQpTrZmzcq2CKAv1VXVda/PjUBMpoIzrmSj/7kxZjRkCfzzGQ3G7JngKhGx/jtkMkii",
-	"qYoEb/Qb/nQ2iKPAIxN63aYj9vfzWbe7FygVwz+Y32l4DRmM2YTqj9Viyhr9hlRJxEeNL1+8xjPBZSQV",
-	"48HiTFwyvjzF2ZiRaRJNaLIgIVV0QCV7JMk8iRQjUyEj/R4RPGBEjSP7IBCTSaQUC0mTkndCqlHCJPl4",
-	"/Cr7RM6CMaGS+LuHO9/uPd4/ebL/xD8idCAZV2Q+ZpyoMSMJ+23GpCLBmPIRCwkXahzxkUcoD4nAd9hk",
-	"wMKQheT0H6/07HadHpmPo2BMxlQSLkjCpnEUUNnqkFPGQxIpMqDBJYlwFP/0Kmg7AGkDRPx0BXgqRAwJ",
-	"JTFVLCEJo6FH1DgRs9GYUL4gEZeK8oB5RAl4TOZjqlzIzBOhWOec5w6GXdPJNNZn4wCj4TWmVCmW6GP4",
-	"n1+67afH7Re0Pfz0edd78mWn+MN/NrySA35+Rkflh8q4ShaPJAmjEZPKI7/NhGLhaoT5opeU0AlTBj2P",
-	"5Vu+Ynh9vpEiUgkREoCDfhBqGAJIPpw9IyFdkKb/z3/+85/t16/bJyd+q0PeCEXmkRoT/4olMhL8IgoB",
-	"lzNA9bq9w3Z3r93db3iNSM/624wli4bX4HSiX6DyQuShPBTJhKpGvxFSxUqhtZ4cjkmQvUOUfsnTu6Tm",
-	"eCmXc5YwQK6Ik0jJSrxCfOobLKchiSSRLLliGq/jBRksCE1RmSiNRxqRNRbTBQvJlEqFP+PUTUoCOhuN",
-	"VXs2tbjuEZHABIaEWx3yMVJjMVMkUh5MK8mELsiA2blhWvM5mU01IusB9NMo0KRvn8V0RAZixkMyYOOI",
-	"h6TZI1J/HrIhncWq1SHH5IrGM7P4SBOhIhShpv+kZL/bRVqAE0SIZEdYCrh7IpwTFkYnYkKjUiQ4YScR",
-	"AeYrxyzRVASv5lF0Oht07F9mh1Oqxtn+8KOG19AsJkpY2OirZMbcDU7o9SvGR2rc6PcO9rzGJOL2793y",
-	"ZcdMsfANnTA5pQF7EcWKJctbeKsxTBk6jZhMSZLbL0lzsCBR2OpU0Ff64kUUNiqXfFBjyVVQ5iTi+hSZ",
-	"MuAlzZcnbyShCSM0CNhU3y/6GlCzhLNQY+p0xheBCFkrfxLmX51ATLZzEjW29SIRkxPNaJY29tyAfDbV",
-	"jAhuMZEQOtRXissWyxjebru7W3EgwwR2twm/ezl8TVUwLhEszhsoShj+i+LEecNHdoWXsSbhCQ0ZsqvI",
-	"IJDmYiqKY3xxliT6OjfDkCaLJSP7u73CAZ03utfd3afdYY/uDnrBXrjPDoaH3ce7T3pP9+j+4CA4DM8b",
-	"VXzi5bCN+6g4r8P98s2/EZxVAOCYE311Eg1UQjlhNIkjlhj+fkQomegPyYgpSfa6+50Va9PTrF7gbrdX",
-	"usQfxOBlWH6//ioGnXJc/lUMkCRr4bKGzTpU1tykipG8o4mKaOyRgErWjrhkXAt4Vww4iYFSkyoSM31f",
-	"7WncSWigBYiVrKUSVL0nuQXvVS0YeFMZ9I6Jy7pI0w+jsC+vgn6n0/Fb9sJM33kkNfZGw4iFpVzefn3w",
-	"/Yw9++7Dk+T1r9fPf76O3s1ODr49KT+iAu/cHtNJN/6eDb/unW912+/oiJWh5ogRPpsMWOIhIe9WYdxU",
-	"D+CuwMgwMF/KRyOuDrW4OaHX0WQ20XRr/w/WaH5MV6ivrxFL0iWeRr+XLPOlYhNJpiwhehWrVngh9QCl",
-	"y+x116xz7QLfs0AkIDiUIU4CTwE3PDLj0W8zZuXbhI0iqZJFBTvCLy8MTVef+X8mGmUb/7GT6cI7+FTu",
-	"6BtzAUvDleKE1WvF56WrTRGwcrn48XYXDBpkOTMKWcxGIAcgsQUU1GOjdeYpzl6RbX1Hth+H+6z9ZHjY",
-	"bbv3ZNW2YLgNL4ZlSjsViSoRF7SE4RPO5lpRHkaJVEfE11P7IKD5UegTKgPGw4iPjogvFVUz6WttQf9T",
-	"68ta4ddfVBGA1DOX4r6VbxjX2P2L/RPnsAN4jShsfCrb0pnYREwbsKFI2Do5bbfX3quS05TYUEr7CYWn",
-	"cvSxklUUMq40r05QlDcauKtLg0bsV8E307QbdbHcLAwNAwmTU8ElQ7vATJ+nMsj8gkYxg9UHgivGAYPo",
-	"FNRI/XznVyl4Tp3Tb4Z6VTNOZ2oskuh3ptc1YVICry/MQIY4xZfaBJokIsGF5yH6RmidNQrJ8buX5JIt",
-	"OnrMb2loaLj+JgAOEYfB9D9BE3Z2Zh5dRHw6U7mtvcQnBJ70CZwTSe0uJL0J+uZyI5OZVFqDp4pMhFRk",
-	"t9sFxMku29vMn2mEWt6PpIz4SFMCm0zVAkF4S5ifOXY+rUHg/AD5Z4IP4yhQN0KewH7s7s7eHnr9sVgw",
-	"JgmNE0bDBWHXkVTS2gMz6G1nh0ZpsouSSJWulgSskDQpis6KonFJq8E0AJHaXk4emGgQYHbxIQuikGl9",
-	"3ZgB9KUia8Ct3tbSEd8bOq/apphz0JPC9GaTliM5d6+7xmOt+X5MIsW+ztV6qW5uD1HzUMdIX26nqlii",
-	"+W5nydYIK3whkkEUhvj5xgg/TL92MT4ds08WYgbmEy7QGIvbFwmh6f6XLUHbwn8ax5pZ0QVMHwqcpolG",
-	"wfz0OeiLBHmg5jvWiBjHYm6R/SVYiWiMs98EbpEZIX/DcDLj7HrKAn37Mz04EQHQ6jYumpLhYTev7QI2",
-	"2Ue2anFZf212qpLVnc6CgEnprmgjMr2Xtd0VEb4R6oWY8ZtJLJmKzYW6GMI4LlqlKjogMj7fDoGhy6Wp",
-	"qZkLNWYJEFFIwGHWIqFgSDxwzcHJvhHqtQhBw1/lxUH/WeaDkxG6+xjayEbRFdOXFPFzxi4fpnhHF7Gg",
-	"4ZkQr2iyKVobkE5xjAslxEUMo+QvdLwIByJcECUEgVdIM44mkSK75HX0bWtLEIYpIokz6AuBcsuKSBNm",
-	"OiJP9P+QoT6FMGyj9iuRUb3Tf/EwuqVMPHWGuTCCrwsQdxojGPdLrbGRJGvNrtvg/r410PrI1glNl5B5",
-	"hkgsuAaqWeSR9fSSOUXfqWIcoGgFuO3LOEsjr5MelmSGzBZSttA7EHS2t+T7lHJOGU2C8S1IwLmwGd76",
-	"Db3u1FsaRiHKCWCuB4k+muTZxj9Ardqa3ngGPlK9LTMmoMApek0/cHpFo5gOYnZTLTj93t1Dul/3he3s",
-	"JQOlvTYQln1NqsWAEE3BCaPBWC8AeZ9xSovE/AkebqB2zlgoXac0aeptEt/8eeFsxocQjpgRClAVV/ow",
-	"JZnxkCVkThctkA45i+C6c8fk2azWYY0bkKTpuzNguEGR0xyRhEEAA9CE/17/0Qb69dFh7RCG83D5Fj0F",
-	"XiyJEmROI2XtRzB6xEel8RaZWRbtU+I15QtzzckbIVBCFbuAC7FwV5wJQSaUL6w6KbeAPu+1GG8m69wc",
-	"VDVA88G1Dm3VvOSO3CfWIiKS1ABC8/Ynhcxt6+YnI85Zmwj8JDihGHwQAIKjcPGBy9l0KhLFwtcsjOgZ",
-	"AOxGMEkHupjokS4A9nnopK8QeIXoV/pEMh4CFYKgRCVZmnG7cphmSxAuRiXxi3Oh/PlBsuRW8vxMsqRC",
-	"lNdjb12Kv2SLR5LoWfUOw0hqLoW3yU+Og2DTyxPIb5h+VLQGur6HMpnSnTq9NL94DUMO2zEwXsRCXM6m",
-	"F9aU7Bgct2hn1F/MNOZi5Ft2wYGvOo2YgsUVzZE/GX/oTTXgHBgl6rHDWbwVtVjvDgFIUgAa/+2d6crp",
-	"utHqD0E55qI6oYqWK5W+Fht8K39iJE9mzoRLWq93mogpS1SEqGvciGhLL/hIvMxrV/k8dX+VxsFmHrFf",
-	"iq6ybGDPWUTmSRKDX1mg9CS57adyeCkIjFwqhmb7cKPUcAXmYRIaEK9CmOUz+eKQ4jpY2Bc9nKt012GI",
-	"rmPHQ0JD1D5p/M5Z8JDGklWycw2LVGG24b3MOp5zT2WHHGOY8DBisZYY6CVLoxQxHg+dg9KGAGvhFN+G",
-	"h+kK0OYuS2DrrnKdsTl7FahS0SiW67764fTtm7cpFCds/VHmv3D96vW90egWZWUu3IQOla+5nx9HV8w/",
-	"Mv+LodgYlt1xvaz6/YbX0C+VOFa9hlLxuoWdnb3Sb+I9oaI4XnKIto3exmexUZ/QZb2OhDPYrMRZWZtL",
-	"haFBRbmGRaHfT7HJWgw4DkNm1gHwwlXSJKGLih3JNbvZJgnKvon+3e12u3bvnn6BhYTGMShegrOtwCHP",
-	"Qb5A6MpL/HbXRtfYv7cEqZrs2WE6N+O/eVTLM18naiDDLg3ghrcVxpyiV0n8b8paQSl39kmChFGjuhX2",
-	"CwLTWnaIb33x1t7ZN2NgxnRYPzihmje4S/Ts9rIZSqE6jX5ki3KAGl6Bjq5H0upw+hJKg+4lkSxIWMlt",
-	"bsB+QddC+CyaMKnoZKoXdMkqpZ6YSnUxk+mY+RV/BL6eCl76ZVerZSE6qCMFySz635F+fxLxmWKkqTky",
-	"3g2cXbEEgjlvwLq9xnV7JNpLa+elwV1nxjNofA5UIbJiaPFkqhZgbdIw10qzhi5VQitScsYwlH1pomnC",
-	"htF1+VSoi0E8E9ntOaGrS7NBHLSx7eCITJI5S/QYU1U+c8KuxOWqw4kUmKTMeynIo5gRfetuF+QFMjFo",
-	"lUZPGTB5LpoWMCy3o2raeYYDwCUVx2+Hjf4va1goktwX73OBYi7LCNGcm0d8eRVcYPzZ/h4ZUMkO92dJ",
-	"7JziEZFjMecmfp2jPzq73dcCqGSTn7zlmFs2t5zAsySVcYEiWOpeTHgM+OkNb6bcaVRdTNYOZY59KxcT",
-	"TFz7Co4jqcwn1RutJ2hYRCpIEKu3Lom1/Nx658/GLLh0bQDVMPg4ZqlNO4vAEnNuvGduWDZqS6DolEAo",
-	"Ta9ZYkDVaqDXuHIsHebhQIiYUb5i4+lHpZt3MPb2gupq/C+/PT6OTQ6iRuhIn2sCyXvZpU3mURyDYDTi",
-	"kWQmi08/jyPUwHNZG931oekuoCr1EQSNE7y/Hei0c8HO29JvN1dV7Wk4pBWgN646r2PXTeI7Pz9t3ELD",
-	"3OwYrEt1a6eQOoW/ZqvF5qcKMVkXJvyhmoFRvhCcQdgXRrK6TmdIJwWt44j4WlZZMjcUeY9XiNDfyPRR",
-	"y8Sa36Wqyp/G14mioz7xg5lUYuKTJnih8RTdnbQwxk4qykOqdS460mcsJCODWRSrdsTTAR3wYFT8TDKJ",
-	"Tkdre8HpwKY+GbBEjqOpRgVwCV1owcSKYrcyzCwpTi7cq+nnI1XBeFvEA4OdzgbpW2XmBrMuc1Sr9mXW",
-	"hh+cUQQHTUbMmobL1Q2bMuURxx6sjzRVH8lcj8zCI2JBBrqBgiOGZ+Aik3qEoRaY4bGv6Mgv3CrrE568",
-	"BgyIbrk6GwZXoP6MDcZCXF7MkriUXhNG2JX+HGJEp0IqvaGxUlOZczrSMEyYlKQZikDumFFlZxJ65Lzx",
-	"ETjXh/ev8om6541CyicM29/ZwW+dDN0deRUUQNLdf7LZTesAKL/tMrQ9YWH0zuZyr8/2xpRjzQGUiVfV",
-	"8nyQ0Hm8SvqqygtfOtxhFLOLQMzQtbSU1FV0hOMH9a1tud2+iDBgpCgPg14nZioQVVq4eUjmxjoPMhKV",
-	"CgFhUCNkYdSG5XUmIcZq+Db+vVDPIbU8lIEElpMwalxr5c+NO63S0IELQzOHzR7Xq55QHg2Nf+Umtmcv",
-	"n85ZDq0kGkW8PQaSysU28wCCW7ROr3X9iIfsGm1v66dl1+oCdlVpNi//BjOaKvQuCxoLlkeSOB/dHEgm",
-	"Haukhg1mhfkYCQ77YSFZMNXyiC8uzaXq4Fbp6emX0S/tF/CMNCmJRUBjR48aUye3Fe5soNOW6+Aw62p4",
-	"DXGpd22d4mlWyad1XCitKpCmouXoKo/XOcK3RJ075LW8C6i5hH+5hSpS4AHKiaFxsmUpnHn+NWRwrRkb",
-	"VT0cu1xljnSYyjrkrDebuYI3YZhLEuQyso5p7+Awz7blmLZ7B4f9p8Mnh2H3ye6TJ/vB4/Dw4CntDRml",
-	"3eDggIbd3QO6NxjuD3cHvUF38KTXC8Ldg/Aw2D0YdIfdLu0+aVQQB6pIBvnAq+Y1bOYP4hDcF/NIjcOE",
-	"znmpbLfiajfWRHOipHneOG+Y4DzAhYjHEWdW303par0lrJgyq9dgt7SE8gayiCWei1/58y8c7FrcX2NO",
-	"yl/hEk19qHchV7mtbSkvRNQ1MRWWtQ0bk40ErriIyhN+KFlhKgCP1KZuCTahUVzu9xFxDtVhSXpHduFr",
-	"+SqObUbysvWtAsd2XKN2jVqMn4gr5vyAHjSkhPRnkBXNq0sPMSh/JoEvw56WYZ+C0Sm7wNh/5wvapCzP",
-	"AianTuzXA+cq4NV2k2fR5VVO8tCN2q9JWQYvSoiqKHmtt785ZTeypazc+2rGUpFAuJKg6ljn86DfcswO",
-	"VonaWtBACMNlcQOpzVo/XA4iWE6WWFbprahfvMgWHjjUstxZJSYDqQRnWSYhhvWB2ay1bLLtVsoQ9VEy",
-	"Z1W6m1AFe0Q3PRsxxZeLh5TJwBZnXQvlVk7ixgfxpRIOWUGzqhIaOb2KNLVKni6olarsuB2rs+N35d6D",
-	"dLJVePDGTZGt1E+ruFAj/eZTjY2v4EPHUBMgO2QHErcXawrgry/ZFFdS6nyno4jTeuZqGO8dBr+u5Hi5",
-	"YVeAtrxqEArLdAmktlAe2HBLwDo1o9XQP7JaPvXeV0LRuNa7BcDgh54tb5TNuwIqVRFDGZmZuKHb0dgK",
-	"a06SrmB15hsGzpXy1FqktTYUbJmu1oaCbUJUVaF/ayjK3hpfGzkZs3rENoSo/WpbQMWr7AZgtQv5WiG7",
-	"WE2UxmV0h2SZraJOSmqlnWAdceZcmPn9vkgYI4pdK+MNHUDgPLep77YAzn736WGx0KAjfOjHJWd8EoUn",
-	"IphNTFJHiRHh5QkJzRso5BvlbZoIMKE0wyjsz9mgtQzY/4Z0kWuVQ75fUi/IfD7vzPc6IhntcLkTRuHO",
-	"1W7Dyx7vRSE8lCyYJZFa7ExmsYou2UK/98nLSGTZ21cgAiqlXpXgr5kaizBHX+s/zmW9bfYtamj58oFz",
-	"NuiDbXYspPqvveMn3Sfd/v7VD09/+LA7+OGH508PX3w8/eHHq+/lr2VU6aZJlGxndZRq+NPy1+vCsNNT",
-	"hO2ULmAJSMsgL0X70vWUhplCDqDGPhcfTRVq/7XBC78kwBTLyMfo5FoC5i3P5z8u2aK9W8o7wWv4I1vA",
-	"2gZUFjjw74evL8f059G3/zq5Eurk8tVB7+DxkEa/q+i76FnvH+rHV99NB5w//07RXih+LA0FMb5Qa1Sy",
-	"YFhvTIrSyC7PhVDpsssPzgZFF1nzt6+Of3zeG7R7B4dWF9LHxgul1204SMTJ+xfPyJPHTw6IFvT6xO9e",
-	"++Rv5HCfxGLOkoBKRsbsWn8XKVkoDXj99PFTRodPe7uD3u6Tx4Onh0/Z3kH3SffJYPh0f7j3mO2zHt2j",
-	"g1162B3uBoe9x08Hh4eDg4PhLqUHjObLZnevf+m2n0KR7MP9shrZXiPTgqvjdAFP07sp9Zj3Scz0VNIz",
-	"m8EygZ2L/1/b97SInUBKFOiW1Lyrv4aXvazQWe+Jw+YLNZ9tea8N4oz+55fj9r9o+/du++mn7J96VZ8+",
-	"d73d3uMKQNjCQ9UmEnbFkgVW+ekTSsazCeXthNEQMuZ9IxhgtCrEieifJzQYR5w57wUiZH6HfJtQHoyJ",
-	"4OaXI7jh5yIJoTbb0BlwQhe2nAOEkBRZQshqpVM+0y9+SastFLd6AjlPeNroKDPFEEoDnx05rCRAbw79",
-	"HxLBRx64J6ZMTGOWP9yyIjr1beew6zJazrZaHlYcYe8CTcL6Tc8eFA0SISVJWMyoZJI0JWMEPODwHni/",
-	"+8TPZcT6pLnf7fZB0zSl/by0x0SCiDNIGL008YmaNdFAoe0+mcWs5UF7hGLabjaunA1ME45iWmia8grf",
-	"L/RIbiY8DLELlR5yyejgWF2XjO4RPy1DBgPt9d0Ay0L5L/16mlwNr+/3s+qVpLyWUaGUEdaAECbcPxLc",
-	"tpqYUjWGCZZLMrlTZWYjnMN4wPTXhZnsakHfTqhiuXGcsjoGIIOZgo8XLI0jVQnlckoT6B8Ri9EjSZQW",
-	"aqm8xKAgOIxczrk7hzmJkgxxz3ZDyeWOMh5ORcSVPDJAgs/GJugVLP+E4qKGLGmDNVuOoykCRa9lApII",
-	"rMbE+sF6DvoZkEzdROTW5rjwMz2A44jf7z7NFZBfVwtRf15S7UiPtNvrk5vUFYIhi/WkYECDp7a2ANQa",
-	"wcjfSaSQRMoKI8C3B/lv9Zkv1yPQY7iFOPSXPQ2QYg2OI6L5R67oiP7WFr3xSfMAKHy5gpyh5LS4iX7T",
-	"7KuqoAvCeLnyivl0k2ovHllX6qVsZ/nQxmLVgPLCBIW6HW7dQ7dUQ3kttjwF69GWSzwUcd6N+/AqKnCV",
-	"lSmrLKZRqMjiFDTKF/spORp9dWVXobvupZsWq0SYSsblTrzMJKM5+0SvlfwqBo+kvcgTMS+xzeDDC2MV",
-	"ra12ZQsqtdCY7gmlt+9sqqH7SJJAxLMJl54t6S2SED2N9XVR0yOh7FUwkmJh3bs057qQq/2NnknexBCc",
-	"9oRI21PkF5GfIA8EL1d7vnDuZVJUDunqZvmMmPpBDHKf3sxxuozyVZY/fDM17G8ty8fF8bLy9GKeJzUb",
-	"ElyisbM4ltXOvxLsLSl4IuaaZvRIhEpDRVpcGCwMJTkyeraJCkH/49gE8Iu5yU1Ml14S6DEvP/VEzD2y",
-	"SwZMy3J6NMywzOrPIZbmYg1rIrqe0y7eM/ArO6PvGNfCIju7rl2oZGQ+Iep6VZmSFYVG0ljznINx+SW0",
-	"Eq7GQ/3Smo3VJz38pB1y2VbXSusOnM1N7y4jSysxJTG7YrG55PGh/TS0ua+5yKIwq+rNDTBvRtPF01qT",
-	"u2YAWJKIGS+cJeMWmoh8GtFqxLrZactBr064XAt40yUhJ6YXoYlC1aoQkuqsvkherEreWw26NQE1NZEz",
-	"Y5LFkBsbEavQhuostQyiTipOJRPEcOPiWQ8Txtr6TIkeg+CQpYzuBzEo7z2W8WcMZg/kldbjt5a4D0zq",
-	"QktXdeP8aRTPElbOlFO7i16wVGI6ZeER1ugnoJHNI8lK2TRulIWbLGWF/LQWg6aJCJiUzoSF8oFiLkko",
-	"OPOIXRoaDtOb5iYhvreuj/PbjM0guNxPZpxHfKT/qZfpkyZa9/SdWLJik/eQqq7p4fjmQH0i6UKS+XiR",
-	"iz/HCbWqgPMB+fBMBivP7QIxboOTNN1NNkPeKulyqa9VPjDYhgQ7i1xChyI+5ugko4FCHQJnF5/KaRwt",
-	"lPWLDmi2sFxxAM155XzdlInwINJNzFEhlyBnJWKe00/WTPxezE0NuzXuKLOcOmUIcgwtrUKAa85W28lB",
-	"azPZ/WZXe3Y0VWL6D2KwPdlcQ7fmrgaz+PIDSMvvb1MACBGpfGsv8UhSSt/K9izybKJ62AoCJRGAq6SF",
-	"P07CXyWH/SAGGxWX0O/fMvjEHHKtgBM93fYQ+pUYOYUZ1zUsniZCYzZTc8Y4UXMBxuc0IrdonF6GypjK",
-	"MatggO9fPCOHTw97yzN6pvxKjgmmBz9YKFbt010DzWfFuTYAqtlMBVhf8iCeydIwFGhNa54amJpMqpjR",
-	"YX1oBmMWXIJ9vhyiMVVaVZDRiLOQZG93COQ0+vrwwDDjQ6FSJYn+wzMWV72sSBI6ohGXWHsqEUIdmcR0",
-	"IifokvFxBK3Op14IL/0MtX2hcFdaG0yY8SUunVgt7KCzMFLgOLBoYbozgrFdwy/rOq0nvh3S6AErgKun",
-	"gliiZup3R2VhCJ4+j0Sh9KxHIf0HJiRh9DT478uLO8VidAHJnNWTPzLpnmmJEUSRGkJb+WWSx8hS4Fh8",
-	"qShpEP3OMuRlLI9HWidtovPG4uEjmZbLNUiUubFuwtsz0szA567aHGeKaJ5LQeVkLC5nU3sZPOdXLBbT",
-	"0rjEoosUomnSH02H6WhFEdb62umyaak4eTPzgKaimg8H4bc8hD92aoerlPIwzlWsEk5Z0ZpJI5X3y2ua",
-	"XB7H8XtGw7qGsglNLqFCJDiCqixldDgEx9VNzNnpt2tWXFcK0CvWkgrqcVwot/guDW8m+BUht+UcHj38",
-	"xqey8kQq9PVIXujPym1J+smq5OAtVKIDVdIuIptxFUw2PXd9c2/x1O/syKviZnJpitxuEG5rqG1n7AtU",
-	"kTGdThkv8zWU3imQ+X5zi+jKrB0nE0nBCaQ37TLv1cINaY4YZxIqsgNHHLPrzGy7FZOc/Wyw2HqoaqEy",
-	"U74UFnkmkqlIbLzo8scbFl7NrMPLeLJUO04kRFNpIXoul2C6triDOZkSsxmGMOqjMnzow9mL9hOixbdU",
-	"7UhreCp7GMXYxr3eXnevt3fYC/d293Z74V5vr3ewv9fde7JH97p7Xfxvj8G/uwe01M653i6+tcJma62i",
-	"G3RRLzOgiuG6hb6Dl1xL6CYVEiqLhGO2gQ/CYDGj8JGTd+DhVTNYQIyaaSzsIzdCc3ocDVmwCGIGRnVy",
-	"nIuGxRfnpgiqjaiBeuR9QrNpsiDaQOh5oFotheqolp1kr8SMXjHgJGKmbIUaeAQBevk4FFOAwWx4VR2t",
-	"9CgPu13vzkyum9c9Tr/ITj5d6u7msnnqujHG3KJnxxZPdjEmx1EzLlFtvM12WVx9nn4NsS5hNx6KJRGL",
-	"xyuvpjTHpp7IUJpGmzCpRMJ20l/zAYGmpxQa2cZibqO9bMIR/J7GUGKOdKTIGGuMyTH0FwR9vFom2U4G",
-	"a5oGXd/FEt0sIiWfBeukXq1Kii6VUbJYYEusWzCrpYPmNci15eIdqQYFmJtJkbljWbPrhGnQXW1539ii",
-	"7yb7xsDvvpNCC411tJydJQPnSWGCxfNuaYTN1j6bTOgGKYBZjjWpjKS7j/TeklgBbPBeDsPbWVhMBuJG",
-	"KcJLEF4t1msx3vREjLGzusL0RGPXNPzxCEhFP5xNQbDQrwAH355kfzvx+77F6bWi6h8jeN5IlLwnaWd1",
-	"qRcjs6QyTF6WyIssSyJFJpJs4nNOacUssXYNnYyAzMTVxXS2ouZWxBDYyesyMRXfC0KU6JhvMKAKXIwe",
-	"EXFo21nU9rk7MvNKf3tOmq2WYQsAdNaOcKqFLrWuXs1WsXeYq4XZ6W4pe+QQt+rutC9tWQxxjHGll4zz",
-	"vL+2cxr2iFQiJ6Y4OUlQVR/ahOTLopUYrQMlkou0KNdaRn7T26o6ug8K9F4U012zWpW2viMwsl+LVvJi",
-	"tu9mxt5VoQBaH6sVDrFkQFkZLHYX9mXQMaJppAG5okzdZpG8le9FKi6H2DYir0yYldOwsHDxlS1zef9e",
-	"DrGde9LBNrsVz6Hf9NDLDPQbXpcORX8faXV6saKMSBwvNVtyWcJtwzncxdRTJrbK8VZJ166XwviNxwgu",
-	"Y3KDND+1UcTwH8lTvlICX0tnyyRUTjT1HFdvoT50ZTEqXiggja7hQEy0xpqICZqboJgolnJV0qlXjuEj",
-	"ptNJVvY0Xwk7UqU1uztESxvsmgbK2OyhqLsi/nfPz8iOvArgg53P6XQXCIcvO59z4Z9ffDR/+fIqIPoT",
-	"k3vsozsbsgQnZSnqG1cgrsIJKK9s6uMul6G3GppIRrgj/Z/OJVvIzq+yXC28rKr2De1l0qrobvVl/QTc",
-	"ciakB0Pj4vLA7M3LIVdtvXg4eRA4Wy+tTZzWQl7e6en3x1DeItfL1xSXfiQRY7x89YrOyvrHBX+D7URq",
-	"6yCbYuAObtOFJFK0jogPBZJ90pxqvPYd4PkYRMGF03GZJGyYMDnOcmO19CdVFMdIH6EeMq21DMXJbSZx",
-	"Wt+lD+eJ5V1DD0lvxrVMrv/UR0zVDJNijAtikIhLxstdDRvWei5wqKUjdhB+k6rL1Rbzd3gfuBfVGiUl",
-	"vZtnHK6mu7qiN7ubvQYuZwMrRuV1nhtpxe3+zrrsSupdWFd35qiCLnTBWCSaQ4i+E4alB/ay+giP0I4K",
-	"cpbQgI5CjZjDCCqrYEHeaSwWE8axjr+ai+SSWD+6LQ2G01aYF0RyEd5B6aZNXdqZBBve3pBlAHHhuK03",
-	"7GhqwVySvoLVEeG8ijV6dp92hz262x70gr3243CftZ8MD7vtx7tPek/36P7gIHi80u62el5TZAcdUrdZ",
-	"xOGqCkv5WX+MeJji0YezZ2TBaKIFU2xglfOCUWyTmV/O6VWAEAMS6XV7h/k6RKdXQTO1SPyv3eT/4jct",
-	"+OiXbvvpp8+lRYqKSZMok+VxycvhuePJLGJJKWEj291aKWXDxtfXUob227VKKX91pY2LMKvnYipApq4n",
-	"9I9qyr2my7O9rrdiLXvPaBjx0t43EKkuFeVgGEzsi04jUriZEwa1SmTNsDD9zaKcU+E4FVkh7lSAt3Zt",
-	"+soLBB9Go1liGw83u7aiDZsMGLQdtxVIyoOLJxGPJlqk6pa7q3HeC1z80gK/t85IJKmJ1oj0q6hhES7m",
-	"pInYGPGR5qwDZsBow7fpiAzEjIc3Wd08iRSquasagS5VYsEFSY9IgXoF1GGRJKCcDExjwbCsjV4lkqUL",
-	"cQ5zCXjlSFhVN9hcRvWi/LysFBD219KXi2mNZ2qXVjO7u/GHFHyHJc8VjWK5meVzU/mHQchzdMUuUl1p",
-	"fXXk5/ajU2UaKNSUeHLguVlcXEXcZ66lnpZJ6aRC+11nWRWpzWTVwoxl5QZhc07v+m2IcDdrdu+IfiuL",
-	"8t5i5Jr4hG+niHSTXpobYG46z937FaHclFb8t2yD3EK83m2CqqpysUszswvI4KJ/HneLzvJUWDb4sBy2",
-	"l3nPLZ9Mg/fqxAPmXK52dUVmaMP+nLO09F59VRWYY3lGFFxBKGHDJYYSAZVubCpewizsE980wPft4+yy",
-	"wqJp8NQjPrue6jPz3WEgaFXfdpDtk23Fh3J9UyolC49MZRCzGgz3z9uGnULg2EsQ5ZecSfiRzIzFHilt",
-	"1WjNabBAa6aE0obU5BLWNbGh2dcxpS0NWWJaI83cRlG2EbM4NCks0kQDQ2kFC83WEWGxRPO3D0fnd8hL",
-	"AG7IkuiKgRCC5emiiQE2xhZD+HCWU2UsIuQYaiobAsAR9aqhVic0Z8bCLZLFLFDSQRSJS7aLjVTe5Afa",
-	"W8Ozpj85k1PGQ+NhASQBJRm2VWoPXB2ZjAj+KpKqogrVW55idMQhYBqLE9vFN81D6NjcehC0vlZBKyel",
-	"bE3o+Drv6fu/Tje+BLMbbotXW/WFipceYE31NbdpALOh/NtEL2fmk1LrwXt7lW4xYAjH/IdmV3Xj7FwW",
-	"d88RdrfQqNaXXapsanr3lS03NbYV76kSP87dKUA30WA2LcOZ1jraKLNiG5FBJQGwDnqs0ADg9VSaN5L6",
-	"RoGPToOimkVFVxlSHcremIkBbfdzFnJTYd+mJqCIfovyPkXGs5rpybvgeu/ZcEOPg7XJQXEqDQLXIhOF",
-	"Xk5zMUaaVDWxFpuKjKPN48xz3UoP1jT634IpZcMvVxPWMh1lq6s+srUqZ4rC1ns2FnEoPeNWgw5OubzH",
-	"kpzKPvFBzfBJc8ZVFBc8KFrHAxVK63pW//C15A9TDrDBQKrQNocRp3EL9K00C7SZ7/z5qFb+p0dwOTZp",
-	"znzcuoGGtF4H2jT4Pg/1+468v2/Uvs0l+JAfsFjbCT2vNKSX6h2mEeSxfsMcAlzurRMISijvfrMHzF17",
-	"s8xeawJx83pz3viUN5i03rqe6E2Spm4mSK/PXzEq5C0c11vMsV3V1jAT12p5Db8aC9WGxqav1h13v4mF",
-	"d+vKAy0gbeRREYUOjDol0YrQgMy26ygURjIzATloTJ5xxUKIVV1AwPQ0ia6oYq1NqxffwP14uDKC7F4E",
-	"hJt5FBUduekHwUwqyJadMK0xynE0TZvyXVyyRSoIrqrN8ZcyR97Yu1enNoeGviOi1LFfWgNlWorDoaFV",
-	"Zss8PeZLdqy6J05MZl5VG1yTtQf3RXWMCA3DG9Rqr8giKdZjttlUdo4621kjpdmdyXwvxbpSR/r5BrJE",
-	"AdwlVrkaeXsFhlOzJ34FAqebqC2xpOGwGfy2LGNmULqJkJkL1rVSJv5Yp3jMVqvF3Kjuy5b6QG8oiOaO",
-	"dcty6Fp/qfXk5z2maRWfpnUlhETR0dfmO/26JdOLslyqdwmDzG3bOtECtTRe7E8v5T0IbX9NH/JKyazc",
-	"j3wDYazUmbwNyWwlx9zYt2yo6XbeZXuvrLsj7uTC39DHbJbyR3iZs1zPtXUq/izuZbfi3EbC7Eof8829",
-	"uhtVwLsfx26a/rmhz9YpwVffbZt+tJZibsAkHO9tvtxi0X1rV3E7flLHh5vKenfCWiq8gseuKxbdg+Xu",
-	"vpJs6ZDBP6mjc/RTASegXAsyA0ZAYdXqAzZmhuRnmgTj6Mr4BGnYhpKsOdddOqR+veAp7GsZCQrW4ZAS",
-	"FRjTKasQTGu+1cOU+BbTvdfxLpZ4+x0fP4hpk0hKvbCiG9LsZV1ytoXLBp5IHHlzX6TZxB/mjXzwKn6N",
-	"XsX78SPmcXZjT2JKtLf1JZbQzn17Eyfiiv3k1BWrT8D6y3xJsioSXlGeBx9dmDoTF8NETEo7yDqarvkE",
-	"6lmsKSVph92sH7X9CutL5eWxtT15cj3dsdd6fYnOPYjX8O1aAkpFotKJlzezDJR1h1AF8Xr4VFc2wsmz",
-	"2tNtdz83pa9S5N5ycav3eMemefy3z5NfqrhNmifsJHokW6aiC97HmeCIoW7hHxe4tkqMXwGzrVUWKMQy",
-	"OPByqwoYsFWGRN4sMOE9G95dOYEUUHhTbBNSNpOqFLXs44ogyq8oXvLu4x7LzmXTCuIr6oa7MTlbLhqe",
-	"rnIWq9oFw20w79dfLdxAzjMl3FJSPyIDthDcZNbtdrukKRkjKCrCu3Wt2M4ny6t6oWkNE/4mImF6Ng6z",
-	"2ROFhaLLRI+DJVihXhjWUtiodkGhpLm7spoFznPYsCprTmHlJlPdvBIV/0R5cn9g3huWg99mU541vum7",
-	"SJrbQsfxh7T4+87jK6rWxaY2efdMmt23NlmvxMuysRPHye4rZLYbeillYIoqubq4DeQtY5JzwgIlrHNz",
-	"hYwic9ff0xvU3kmlxqwFUXe/t7d3g6Fcm3s6Wm9345FmkiWFJfU2HKSAZzii58Jtg+Y2cHSrxaVpTJVe",
-	"IFiBI6mi4IZmFUSTKvHm3fI02zCknJ29Wt7WKQsE1+pIyIZ0Fity2O1WFFCi13gQe7sHe4dWgVhxwGd0",
-	"tJGzLo0vqDTS3JkDynjR0xPIuc8rGjTcrv8SuphLnD9rnDoWqHXl+hxg+1m7FCduBkpHUI1sPKQJBM/c",
-	"DKtzB37fTpzs9lyCyIezZx75gV7RU/iR+Eq8PH17ClM1W9BMb0KakyiOIwnkQKYJCyJ9fbTywdi9bu+w",
-	"vbvb7vXOuk/63W6/2+10u91/ufSyeXngs4RyOWTJ2zlHpLu9Dq3MkG1hx1w+0jSoskSTYXMCX3qEcsKu",
-	"jWFZM9g8QELG/jvfXCeFgw3GzKnL+2V1nBmbXlB5EVbGl7o12EQc4tI0wi7cjhFHRMtBprv6QDKuamgv",
-	"uMoyhPoAksEWbWYoarQLTeqg36LUaiE66kiTQqtECYkXgH+TiLsT7S7RZl4fWRlg5rx6q5abzqnu9p4U",
-	"jSBZAdHz89NGdajRSm5y9gpOq+JgrGVrS6eCksFXcCQ3Uh43P8e6B7AFTWTlIW7LaJgeoxvD+yejrRoh",
-	"lLehG9fL8EqMyu0rsRiNim18NDFPpqqPLaznVKZiBNhe52Mx8YDteo6/X87i7aWFVdgKMIxtqXNGSW/L",
-	"LNi5NEQgyfBvk+I/1kxlJzbFt/QtSKO4IhzBws5Yl5ZR+uTlSb67ioZwCvLS4Nt0zNrNNFzQ5b/PrzDd",
-	"ZkFvthD7tB7Ragdc5JAuFqPqgAv98EYeS433JQrAHdqLcz7PG5tQSkbxEAo1LavFM9kooGDpcAxHkKYC",
-	"HhTDv5nOUIorKwIMCgiyVRWixLVdasmhptkkiTJO2CeUnLw5JWc/n6XFPSgn35+dvTNl/kSif9CQA7Ve",
-	"cM07KRcg2TYli4dtO1gr82V1nFgo/c5FCHEj8M+xUlOnLw6M5DjFy5gPbHFxAsu//aWLLWTaCI1CpKCX",
-	"tTdAYNlSi2N9f9B4Bt1eEyLZFUtovCoio6qPZ9ERt80c2Tv1LeMpLPU4To9jLcSzEATk4/2SzseWiJW5",
-	"OxarnKDmOkgcrrCKavOB58/5FYvFdJXPsjh+NVTyVdPqgwSJzoFHrpBaDWAYy/TdQKJi8FVgyIf4bwII",
-	"/DIHilzcfy1gGMP8XYGjYvgKgMiKPpQ2SS9rzIENinYPTbcs8Gx/+PDy5OqxR8bsumDP6V7bjO5BL9gL",
-	"99nB8LDrJnOH+W4Y3etfuu2ntD389HmvV9bwwmt8pCoYP0NRCVhrHL8dNvq/rIYbfHU6G7gaRDFNULIg",
-	"YRU4cGqNdx/ZYCzEpYT2R/ruxq9Icz6WLLgApjygkh3utzxIVuQQtksEDwqFB/CD18Mf//E0efLdj//8",
-	"LTmb//rh3cmTl6/e/eul6L2ir+jpfO29a1a9fLCflqticTYn0gFCqk7kN9MpwrmuMRQl2CVY30xyyR10",
-	"lcTiTmOm34qoApOfsDjSBMxqN/HQAl3h01vGb7ij1e/4nk1fFcNxO5BUpJCG5qmVX634emVshYVMdXzJ",
-	"Uagcsd48vEkndFhDlYLPkkQkFZ2q5owrMk8EHx0RPfkCZap0xFLVELshVrXKg6ePJJkj22hHIfatknTC",
-	"iOAmX8BstrJ13ExeBCJkVV1HAqbX90iiNIwfHJFuKhGGEfQmc7S9NdpQuqf0HBqFE8mvy4LVhX4lCtmb",
-	"94yOqjZkblNFR4QSX9GRn2dbc4hHkUfELhokXSyiDQE32EcsYcOZTB8yAgK8dCX+2+VzIqOraO03pFEc",
-	"8ZEPnD+lAhJAkW+TlpJCy/ZZ6e2TsZgl8ohQElPFkoykJvSSQSK8b5Nf0hx4u5s0hcPMvWLR7k1Ycu8j",
-	"FHMwb+olihnWRsd7YnvJ32bBFzLiAdtyQMbqHGyNcIhOYdpzLv3iiOgpTU16jY2ycKutTTxMBTHjAl3L",
-	"6l3qqBs74+Ch/sRZ45ruzpVcC/qvGrAcVezfs77PUrYFH6eWw7WrP9Mv6s+QT9o+pstL+/D+FTHNlfQ/",
-	"k1nMCNfIEkcS27xShYKAOaI10lMBWLmFu3Baip1xV5pFzORseHmsrmSILjHWFTRGTG1TzCpIxjVkre2K",
-	"Fe7Qmwtbua+3IW8VwVFL5sqtYsvwOSttTmjaa5Zfja7BIvfGmNFELieXOn0VJVFCeK5emxsgX1b4qIQ1",
-	"QBiWyYQ0I6Rdr/S7vssWfWvIipIsnDeyopFj71JjIRm0WDR3Y8SDeBayMJ/RuNo7gcEopRcjEvRzfU1X",
-	"e+2tRkytSEco52LGAw1zrW1rFjSb4n6z5M0UupPpTDG3wK0SRCUz6DlSgrppVZOS7sw8vJ1TZrNA0rIu",
-	"oLKzpp1nZRvPAsJt0jT5LCselOULl+PxEZGMkVz6MTx2gk1bVf6e+w7ihPNcumWq4y0NapSyDMTMd3QR",
-	"CxquNmpleJxKmph8bX427XJMiZoSM8iYTtkNbx6X4OoKLtVRSB9t252yhqw1oocqe8D657Nudy/QBwT/",
-	"Yh1zy/soGfFUcIRk2ayWJzTrWf7ahMT6nTKm1cmMGNlv5guHsp3X0p/ctzR+596BH+wbn2o2ks2g7ZVI",
-	"ShVXlj5JFsySSC1O9UkjQgwYTVhyPFPj0iaex+9ekku26EP//AsNWPTSk8GC7O8Zi9osiUkwpgkNFDSF",
-	"NPuzTY00/lElEtKEJvyXbGHe8IHIAe3AGgBLyc4f3Dxf9LojPhRYypYrk+9hgrgaExpxRSPOEvnf8iro",
-	"RBziNho2Yqehp3ReWspjaBzbombI7tPo5A755pvUVSG/+Qailck332Qs7ZtvPPeiTp8Dj9MPKQ/POd6X",
-	"KLoHYsIkGdDg0kYffvMNFCD85huT2sEXgjPoo5neSv1zfs53O0TRS5brwW1uKhPt0RywWMxbJOJKQHsu",
-	"OHecB5JR4oW5qvEDz9zkgrNzTgiZmqpXTVunQLFr6GHlnzfOG76X1i/AgSXxP3/xPSxHhQUODAuVraNz",
-	"3usQyZKIxtHv+lrFZbx/8Yw8efzkgDR/OH37hjyjXPAo0O+gYxDxEtrbSyJFYpDow9mL9u4hCUTIyIxH",
-	"Snqw4OfPXh+byEaTgaS5ifSIr0fvIAlFw4VP8J+EyYBOIz7S69vrkDGVY9M/+kX7iTGcwzq/fXX84/Pe",
-	"gIAYt9dr60dEzNR0puCegm6nxO9e++RvmDUUUMnImF13YGVoLZGzWBH224zGkvhwyh08Mb+jT/TEPb2+",
-	"IxX67l3jEQdbPdtCPaWxi8HCyxhb7i7yj855KuYVxszlHxSmwGvA0wJh1dAeXu/eOS9dz4Qp/b2K/SPr",
-	"jaqav2QxTqaEd85zSzMxYuuWRdasqnPOX3IZhczpuUZ885EPuWDxnC5Qm7U6K0mZrkWnpl8VFutrDMvX",
-	"jzEeKDkWc7AWUWnxZ8yuMRCEKjPyI+miJCDLcyBVE83lBB8Y8xMFGTiaTGbQRDe9apu2TonvZSVLEDvI",
-	"38iupz875wiB1hHEmKZFP6SiC6h3AiMOBTRoyEa8iEI9KJUXgvutDkntRsgLPpw9IxE/52vCjzvE1yei",
-	"YR5xglHIskNwuyALRZIAszD80jeqGdLQse3bB0fU12AxNxZeNhd6m/t7zu3UAsjr70Ri2E6ffAs3DzES",
-	"AVugQOB3yDtb7pKG8pw38RA9DCpPkU96Jh+vhSxa894pRhXolWhFTC8IDjiSBJjsRF81A0bgskI9KY4C",
-	"ZrRrc3UdT2kwZu1ep9vwGmB5gTtR9nd25vN5h8LjjkhGO+ZbufPq5bPnb06fwzcglqnYXoKF680RYvuN",
-	"3U4XPxBTxuk0avQbe51uZw+9gGOQFHbGjMZq/Lv+96jMH3eMTaFJr9sl83EUM9M7WgRMSpLMuDwCq7dg",
-	"WMhQiZnNCDJ9pREQKC9Egr8MG/3G92ZWCMgC+wOsptftVsmx6Xs7r40a/8Vr7Nd5/1uaBtbqT3b31n9i",
-	"hPkzIV7RxEzVe7r+uzMhXlNuA0BBLDmos8SXXLGE0/g5GPZdoa7R/+WTFgcnE5osGv3Gq+iKcYzKU3Qk",
-	"waq2kIpNGp/0ZzvQUrv6NE/ZlCZQv/a8geIIDc8b2NQTf4Fb8LzRIR81afqcsfDv+i0ffdEmsaYF3K4U",
-	"NdIu7Ho06BmOlNZf2XScUKIv8bQF+lxYvoGxRrl27+lH0IcUmqeX9k4/IlJABjANyYDGelUJuWRsCvQa",
-	"YkozxZhaLc046I2rjCSJhVRGSQvZNBaLCeNKq2k5CAHU/CJQwBe9PKp5pUMOunvoJplH0oQYwUmYfuWJ",
-	"Mrns45kKxZx3iGOSk/oqm5e0c7cLaPq2+7rfgqGNTKc27p2fS5R3GtpPzFVS2tM+O5qqvvYlbOE9Yq/m",
-	"TwmdMAU5db+UWuJyi7aMFy41JUgo9H8HuFEICIn0h8DhMyVCn1zDrS9lkLvRb+jvHIXR/AmnXKbPfSrn",
-	"Y1qzMfYtOgVg6x3s/CpFPhLsc2bjbGBPfKdffr+31DFf/5T1+FfJjNUuk6UhHAEDAR2saC4CaP11Gav+",
-	"qsYqT1lyFQXsA6dXNEKX0yqenMIUWWSOAeoDAw6GLY1TXkFSXtuqYuXyKtih06it9aZKho4ylRWPcoHW",
-	"XtYEOu0VzXN1xqyTEc3B6GaUWeSjZ/gKG0bXXurftoYeD+qTEfD5NpWwRE7JJOIzxVruxGW0/iqS6nga",
-	"/ah3t0TwZeeTvbLzTHAZScV4sDgTl4w3bkiB9WjGrDL1lJRQjmbM+pxuTDzd3fWffODUSLgYo/NvQHGO",
-	"3COVg9uPpMV5VxKiAdprP33xGlNRFmH42lGsLNHYgAVLNRr1jW7rk+Zue7fbzRnCIJwgpvyyhReyHiNS",
-	"ksVDo/CocdrH3VSRBEFA34in3x+3eweHaKWIJLlkU4UXfxxJJUGThBfRuLnbc2YmTR9pUStmxzabYixi",
-	"EGR6XST35ozbAphocRkxJcl+92nfECN0tIDh9Sh68eZ90hQJzD2TLCFhJPUxhK1UgIGe84ANwANmPGQJ",
-	"mVOrrXIBUAW74n53r4zkMb4MySkL9f5WhIut0ao7RUpfeYOruS8L7GJ3y+yiGMxXwTQMyJAXO9EepOmE",
-	"M45Zgq6TMaOhqTNwehW0HTbYRj5YsTTzXQnf/HKf/KoOJ3ghkkEUhozjFzU41TPBh3EU3E4I2T2osx85",
-	"m07BgPmahRG1YRR/Rn6K6OmaVvJssJSrFqWSnc+XbHERhV9sb5gyD+J74C4S2E5OPnkkkWMBlwLJKRVh",
-	"HFZj3c5a37I+J8Nbwe6u+XH6Ms0sR5mnQo8KuWwMlElOtBqTCmlyTBObFWSV0r47y5xqqjRikjsDBMHS",
-	"YMxI0z/96dnF8Yez7y+eHT/7/vnF2dkrzaT3u/soNjnZb2MKrNLu3LrqqSJRWK4SafClPHOlYmRuI6wY",
-	"1/TxcNKENH3DtFJdaErVOFOF8NVGkU26WoWTQ3K4vy6F5NMtDDvHQ8WSj6Bq3Stz2l//0RuhXkCoyb+Z",
-	"9PU+kxyKJLxSDLMMIxiz4DJXYHTns+s7+FKp35yxOM7bOTLru5hzLculVUAwxwrFKWht3CEvROGjR9LU",
-	"W9Avpd2cSoUVvWY3iW4LWoq39pvUN/kyvFulZml76ySVXMokxiPfr7ZzA+nhgaQrSVoTVkpXdC1VOeRt",
-	"fnCoG2SJdq6KdLn6dZbdgwOGbnO4XDVFdirUhTe5UKu70hiWKqPcs9KwlD65Xm1wgvUiDnA07khwwf0F",
-	"tIUH2f9uZX/iRjFa6jZ9/R3yDlkY7ZifDTqtMEWmL5I5hKWcsJMIcsYlyvXgEUpIkNB5LE3wkJ7B+ZCG",
-	"oQ82UwjrxQ55YSQDAROAGAulOtxMbbyQ4FYXM6VZi42cBSslTGdsmBT/wgc0CNhUMUzMm1AeDZlUaPi0",
-	"fz2SxOfsWl1gQJdveo/QYGynwO2lQbcYJZmP+V2QJnZU8ZyOKh7xpaIx88lUryU3izEYC2LKcAxnMUnY",
-	"MGFy7BFfPwwTOuc+7klrFIKPNPCsgmKsU1qnMbEF2Bi5PRYyV8ycgLZFQ0IV8eHEkY/sfEYAf9npdDp+",
-	"lQn3hIXRuww57lBiyc+0jkNmCPvg0NjUoQF1WzTdZkAsIV5XJGBhVOQYKfZYOqqW8cfMVJRO05xd+isQ",
-	"KjgbfRsykeHonMVx+5KLOYf5OxEP2XVHo5jvWNd++HjqESlsyeWExQut/U9pohbgkwFVBYoxJ1dp7Xr8",
-	"PuNVmGhO2m27Rr+g7GclNSAV0GFuItHEmu5tTmW2tQVTZWT2HQMqe23huKkeoj/GIhm3VylKWgqLYDZh",
-	"HIKfhgySmDw4SLAowT+aFNEp3bXm7VBGxPjVw6gNPBT86o3lINdSCnf4M4ZU5UWe52fVSWBWwoF3bi7V",
-	"PKgXNRnKcUYAj9xrNkOZuszkcy6u8MumPCWVRpbaYpUwGeVeI6SJiXnwccTjiDMbp5/tR3OYwMa/QoRb",
-	"K897OuSlCRcD7jIfUwUBeO5SbJ7FEfF/bmvabUPuhI8hH5FaLUmIxJUOCkbIhCFLcjaawoKqrB14NRN6",
-	"EcXsVgxovQnEZpBgRfO/EMPSX9yaWXkNFynKd5gX9Ip41cnFvFS3pgOEaniNFJvKIl8eeOf98k5Lr8Lp",
-	"IV6Xj0KnmZ18HfZK5rnU80i6Xgwx59IjWDrevIo+5b6pCG+bK2ZaUcKozPIZ8ZtqpQImf+OWPr972+s7",
-	"jCqt9d5p9Du7WwPtEgxWaTzHaZub5XN7iEm565iU1bSCYZLQBWqNnQUJ1OlvsJY6bQpxXpqJmCRNrXiY",
-	"18BA6CzOedQyZhq3Tb2zboxVa5og0WUvCohE1o3i5f8silitUobhbZNhmETZe+EWRfp8EcUKquks1+qJ",
-	"F2ZDzmFFmWmoKj61olXnJk23/pw8L21TtwnDS5ObH7jd/XC7CpaxGatzu07U4HYpezO8xWFqzQJXYwlz",
-	"lxbhQkvZ1t2zJaclxh/Kmf6c3MBCb1OGkLVyf+AJ98UTUgq9AVsYMa4piLVDLtvqWhWCRFIrUCWz8Et6",
-	"8vrERJNFCQuPbN4KjSUkiEDeHniYIB8RkhPR2GuqEaUr8Dvn/IVIiG8LF/tWMcM6CDSeMa2IUadqMjGJ",
-	"KrjuR5LQKbsmTTkbjRjo5mdnr8het0tkCwo/nXM/rYXsm+QpLLKUGrwxnREHxIzGnOlbXgX5Rr7qWvlH",
-	"ehEcTuOc+7k6x36HfCtMZkLOcs1zWf566XEs5u04kgrCas65X1Gq2SeUTNP0KgzMGwkGWVbgHnOLQ5fA",
-	"2UOR9JyXBOpAFioXCovHk7NxwhikWkGSeN9EduNZNH29d3sESkxJzK5Y3PIIxTcw0TnBWEE2FIn+JqSK",
-	"AtBa6OfL7okw3Y15y+4fc2bTD71zbv4o7qxVbljDNZxweXat7j/IqMZ9kpnulsuH570d6bE2LcV5EL2s",
-	"b1yDUprEWlUibwn91hZ8y3p5L6/55YleSyG6xYoTWM9cI67TCnqoib4K1yt3Ujz8RkUsZVmt79vlk0kb",
-	"jTuyVXtdY9ISNmM/wBlzC8lkmN3oN2xR4fagF+y1H4f7rP1keNhtu5WFs+ptThTQ+rrk6lphHnOOZ/39",
-	"H73rcTB5PqI/vx798/RbPug9vXz53furf81z9cDyFfQtcQJHN6wG1+TEOeirxjaAKkIGuUaRJZSB55bL",
-	"du+HGDL6sllhhZzNi4tL2Zq7ntIhs6FuBN8vtVMJLeM6u1YbxQ4inE1g5hI6/uViCu8tjOlPKD9aFMqa",
-	"UCxjCliV0gD/XM+JVUGJI6YqxMhK6fE9U7OEG1MXJkqWIG7GIIbF4GIs24p6IW5HSxB4jbWysINIQaTB",
-	"IPMuhqa8bN145aPMq8dBOaUyW1eV9+4Pki/uUkNMt7WWAaF0bgqw4+E8RC//mRMSaOgGMD5y8L+EaFcx",
-	"il/FYLX1KU11iCZTkSiiP8hnUkMntomQ0Pu+VcyrTsScQMVu2Sk1Ev2gF3CHRKLHX0cfek8PVpJ7y112",
-	"MGmlQUS/sPP5VzFYeW+9LUnLyeFqeiuZrGKv2+06aHm0KlHtVzHI56iV3S0/iMF2LpZSzKzIWUOw3HnO",
-	"2rZo8ATKnNUgxM5D2ttXQrjH3KGjR1DPZpQwaarepvRTn4R3sJNim/H1To9EzMuTZh3Stk0XIBw+EXMT",
-	"fZHSewDZc1SS2VSfBwtJE9P29YD42yNJAhHPJlx6xMdQI1MvaD5e2HoftrcD1kEK5FVnEnrkvPECtgNL",
-	"PW+0bIU3+7aGUFbjQEKEui0nr/F8E7ZDmsK6UaE8wXwssk1JBkUdfhWDCgubZlC41uf8/vwwP4hBPQPb",
-	"1+V2yQGqnssF2tNmuPDAwb4aDpYeES3wMue4bsy/OoG82iIPo5I8O/3J2olT9hTThZipfinPMiZ6zPGB",
-	"n4gPTBmiZaGg3HiBTFFzI4eXeegTUXaVyEBNzVnj/dXsM8891/C/Z8hvE0Y4m6nEtMkA3V4qIqdQbW7M",
-	"mAJ/xSym0vJDdq0B8gg+7pAX0TXCC8fjoVmC6QMdMxyzTwaz+LJtnkUjLhJghGXgaM54rK+uYqQxED0J",
-	"WRBT/FiJaRscJVjE1g7Q6pBTlTCojUMhDNmkDW3ExsvY84mYc72BIo9+Jq/uk02vZ6mKXasdg/IZK12K",
-	"iC0T6zRe63N74IxfC2e0WLeKMRqOtJI/xmKE5Q2mIuLVOU7H5Fnv9B1RsRi1s9dJE0O1PaISxoiMfmee",
-	"Kb8OZbUPnx72SCIE9Jkdt6BzINIfxfHMD1woJ0IlFqNHkjwPewcHu09N2dx0rZdsoWn5oLtHZlxFsf0C",
-	"KNYMl6mK7lInYsKgKPhQGQlSIpCxVqWskr1eidGzDED1qGwa04gfQfErydTfZ2rYfpJvABOLgMZjIVX/",
-	"SfdJ127vnPfO+eVvT8O3/B/zj1ev3h5+/9Pj2dlvuz98e/qPaHc4OUie/U3xk38dvD9Jrt5e/v2cn/P/",
-	"9///f5Hy4cjx73ujJO5N/zl49q+PT96/ev7rk3m8OA53/9kbnOztvZFPfuX7Ue/p6+HfruLfJgdvD+Rv",
-	"378b7y/Ut1ff/nbZpc8/vEreqB/42ezZs7D7+/dP354Nf//+x+vR/t8BWhvyEXNA2bEU8gieQW3hZ4Kr",
-	"RJT0dPKxKL5HJvS6TUfs77t+Z/UiHlInN0+dNOFkS2dlpSCVUC6nNNG3lCY9h7/ovwq8JbvRVopaKbtw",
-	"PiBQnz5LZgImI4bAZ4ivf/ZTT2nukRI+aTpNGc27kSRdIpK0/L0SmGDUzb2FUSk4iEjwfyNJBmwhTA9t",
-	"AyAHi6s5h7P9O7IwwZbN0YgYtOOEsSq/vt7jSpvTUiuaScSjyWzS6HfL2tKsWxFn8zUrUmKL67lLxbJw",
-	"nBUsbgl/H/K3N2VC74DsQeTWypel7TLeQ9i1YjyUtnf/Gl6EPK1dQ+A5K6NzXJPCU7Y1pn+biWQ20Quc",
-	"R4ozKZlW7wz3bGZik3na8srln74j++ifqZolLNfaxtrG9CiP7Bzw2s7VLokjziA9c0IXUEuaxJFSMSMD",
-	"No54SPwScc9PJyVyNphouQkm4Wye27UAkSrbng2FosHlKNHSd4e8S8QVw7o72AScpw1WspmhGJ6E8lnm",
-	"vS//RzOLv7/xPfIGJkkFSauXRdCz0V3OGLRgCl049TLwADDcDZqt6f3ASRktLl34Kj6NR/Eg6ZVKenpi",
-	"A8WO2VlHJCNyGf5zvD8/Pj4+/nb6bjIIrg7Cn//ZffyPH4OT7rvR8atx0DsbXP+0f/V6b/bs8vDs519/",
-	"Hu+E3+19/8PTV8f/3P1x9tPhb9++6R2//+4fg9HLw/FYTn++Pv77jWTLlOa+eunyQa+9gTjqMID0pAcL",
-	"Qh3+mzHQlOJX3gcl7KiejEpnYaTIlKqxnTbrMRgzOrQM0r25lrfRFIlnK3NEvzPfW/6MKuCFNgsfxtHj",
-	"07wkuoz4wDx9LtQFFCFKm8/NOMRZp2waM0kSOlRH2ScgTiVO0zrbjMx+ZbvGcKFwzfpW1IteMNVHpwvo",
-	"4CYayI4nEtJ0bghJsomy8uvYNgPi6+bCpqlgpXkIpYoUYRr1DPPXvC/T6C3kEKCubA8/3FyOf2lR5a6k",
-	"+BQqIeMQHp5UuI2zJo/VMnOtNpTrZXeAphJajL1iJKUWEnHP4EUQR8yKRWMRazlsSWE0OEyaWpajljRT",
-	"IvaIpItWh5xg84p++cmAUKSFguMqBdGcsNEHE4iFy9GEGUILSpdoR1ZzgSdeppbodxv1FJHd+1dEMnys",
-	"uA2z07qdEvJwV91Aaykwuc2tJpdstbXEGkdNHkDids/AGzDDe5neK6ZM9oQCZY5ETPkIOnVd70xEuCNn",
-	"k3CwA7bYpmlEiuZdtIj8Le1EBtbc3I/G5pt1KWt1yHsUvIgci1kcYheySGXWHJubgx0JssZBxiirxmyB",
-	"F+2R8daYojOa8wSCXzEeMR4wtAUb/w2A21TGtpWqxUivq5q122L+NWX9OsL934LwkO0ND+jfjn+ed+Ok",
-	"G796efCDvH7+/NWrqPfuci/8/eeX+4s5PR4cXrLe978nP/w4e7+5yOse/4OZ4SbCZRkBbUSpKorZzmf9",
-	"3wt9T68WIJE0FZRbpNJxqeBPzTGLRmNFnrRIbDo9TqByexb0gh00HJXa7xA/nd23acIJFP3B7Xx4/wpF",
-	"VRST/PzSfY/ImMoxaPVYqr5P/M+vvux8fvPll8505/PHL5+w/aTpTaoVcih3bxuBYDoz+lyf/D//9yvj",
-	"hGYheWMkNuuO+djyiG+c7/nx09aRgxkP7QQxo1dMGmc2JYNo1GY8jCgnu4ftQaRIDNFwmTSsRWNNqa0O",
-	"eaOXrMVGxcAYMUrEbGryrrVYE0ajSLNGGsdkYIrjg98ZIWx7h/nXPmn6193u7s51b29/p3v4GICx29vb",
-	"7x4+bnXIqSD+d8/PSB6s3R34pre335nu7D7GtvUl71lgdLtdHxzvc5ClNdNC2QpbvR0VZC2Qh/GoU1FT",
-	"Y5QWseCsJRtBjaim3/2v3gu9lv/qvYDV/Ffvxe5jv4V9VYDh0oltFoAlN/3rtrwK2hqH2mLYRsQCOxtc",
-	"aRC0XJgaNQDoo1JEP1hO8+2U8eN3L/GvTDomAeWa+0OXYoqYCN1hhrM4RlSDVsWmySjGEkQS+xaERghd",
-	"MJpoAE1poiIaY4MYeIKtnFANMIoMTZ35trYhzGJ1OUuBpMkFb2e10N545KNVd3Y7nd7BQQsVJhxW2R55",
-	"+uDSXpKwqwVTpLlK6TBlR7Idpz05VRTHdlcrvJNnN6lpVkMtWeYCIikn32UeQpqSMUIH4go7v2Q3ZoEy",
-	"ypWclKPdMDx2D1qE6juk0W/8T9Os+X9/6baffvq86/W+tHaa1/jX3ped1jf2n83z8850x76296X1f/6z",
-	"cdtIWxEoptoSgk/yMn6qUQwiTkH3qHXra+D0yUfS1Ax4mEeeVq5FE3LmvR7WbPNs0hry2LQF/Udi46EA",
-	"xW5hMNvbPdg77Ha7Xtb11y+u0CNLnx12UztDRsIPprc/um4bMCM0G+Xu5ipXTLMgz7SKgpPXWL5ZcsTu",
-	"SFZYwTlNkKmZ9ZZmskGamrTMNu3MTRXJt4oWiYkGk0qItN4B42EqPZ09IyFd2J7SWKZlIJS+pnLduU0N",
-	"+zG7Bh0L0sY7xLYfDmiSLIj//IyObCda7G+NgkGO0Hxj0MBe5ZRMqArGER8R/+Ww/UZw1n6tf/HxCt/r",
-	"7peWbwEIus0H7jFv7j0b1nnfmKLqBRkfy7e1FvFyqEEEELrbOONNWx7Y19c5JVa2NNAv23e/eBsWCd6r",
-	"yf1eixCqCzwE+30tnPmzRvwBNIQ/nmmm+cunL/m+2kJcktm0oikCstOc5lrkr7UrE7v8Nq0+vBm7FUPL",
-	"TrWo3+t2sTSwyZCgCov+z6nEDgp9U9Tcl1hHWAlyycU811UpXUmEXdmqWaItz/tVcsR87eC/Oge1u63H",
-	"QN1ygw/884F/3hH/TDL+cAv2qf8ORBJuxExtya0bsVKv2MBFC5YmPaLQy0VzXTMbNG7Rz/wrGkfhhYri",
-	"2M+MD9aN5gxuirYQH6tcgpl9wBgn7Hqq1XS/Q04SOlSYRzJNoiuqWJ+k6W9rSkMQsBugS9ru/kizfMoX",
-	"gjPCYsnglLCvBRR/Na/hjDSO8WuptwE+bbNScDOANzwtjeXOAllGTkkLM4WxE2EvH0ygiaMhCxZBzCCN",
-	"BnfbWnXj6IH+EvcNbuXf5XbSe617N+l3H26mh5vpTm8mw0cq76UatfFTDpG1JOsXS9EiV9U/eMuV5hJs",
-	"LW/LEflEExuNuCT+b753zgMqWTviknEZqeiKxQvS/MCjQISMxEyB1V8J0eoQ/798j/gXxjdyfu6TiOtB",
-	"gI2D0QNzhdSYTSSLr8BA+dHUJtGTEQb52plmTd4zOYuVJNOZMu1TcJxcwV3P2UsU2nq5asz4OR8JMsAR",
-	"0dUQdgj07Ar6hGKnfEkEwJLG8IZ1THChxhEfld0Cp4wmwXjbzQCKfWavlbPBklNzDy07s2bxuArWehpM",
-	"WEWAzG/VJQEPly3Zf7Ys8vS48PTq5ZGnlrqH7gVfAed8EfFcTwND2KXUEbl8VcKRu3wVKrYiHsmdIGY0",
-	"oXFc3Sf2+yhk0nAnaE3oDpBPJje23pJpxpFUIlkgewQDyVjMyQS6vysyhhbpdDhkgWJhFjtqur7LMZ0C",
-	"Surp2zSOWx3ygS+tBVrqLEgTptD/MoVvW0e4RL1TFhLBTelarIXhVCov7Tytv3rPaPjGnekuS0S9psnl",
-	"cRzrOVcR6vcWfnkQzFmSbvUv0Hf23ygJGjAtX5mhBMWBwgw1OVSee6mS2O13lYnRcbxUHSI3godLgr6J",
-	"Kl93rarsvks336frvrurbnm6VVSERXJyHI2GYcKkZKENv01BwSY0igu7frgR77BOG12HjxtTgLkS6tUY",
-	"nJXdMc2sSu5VScljmdY8rm7WBXe0zHfnaeXxKrNRRQkJxIxX0tc73NG9XU9l862isNKL+oHGvs5aiGUY",
-	"vzGNWSmtWqTUIo4VKUumLAiV2A97SW5EZbVUaDMiVAFHafj1im12Mw8S25+IfvSRr7+jAH83JqLP7p9Q",
-	"7guGWUNSZeW9lhezssZojhDXlYvSs7pUZoisYBEqiR9xvqlIDSvsf5PYyfssJqohsI7mizu2kn3aAfZP",
-	"TvIPNvE1PEKTZY6uarIEMFLWChzEtmKSBGIygNoJWP9lBwq+DMDdlyYFzKahljnhP02TWneVBgfK1hEG",
-	"p8zk301DazJhlEuCna6P0GTup8ZoE+YaL9CEvGQx18OJRIEj1g8h6KXpinctz44IpvMo9EmTysDYbsBG",
-	"j8vxSXOwQKIxBQP1Z61OGs4YR1LJYu9NtLkvKmIiIT6nNJ/qHxr299wsblOP54tETE6oqmVpPhPpm0W3",
-	"vYk2QiiTIaASafr29CN79JX9dfDL0lbWaQdrp5k1TYJxdMWQp1+JSxaWdbOuB676/fRORaLupgBsXX/w",
-	"fYQfGbStY+D/o3ryPVwXt3KhWqUt34CzPFYS6XTFhVI7UtJeMDSrhJCGKcKoR2lI49C8anuSDhZOIA/w",
-	"YtToJGn6DGz+0RW7wI/7htUQdg25N9JG4tjRPOIbnuHb/JzMOQExLgAM807W7xjDhMyC0Sfsw7ovKBYl",
-	"Aj43pBCRY+Lc97t7TrCOTaxbE/OTixjSNxJU09U3o5hxxULwCyuhaHxhtuR7y91rKuKJBNf3qRs9BOW2",
-	"saYubh8MxFmWYqHYheAr7rr769d816E9W7oYAaCIt4jUHhHcjUqzQIdawuUYvfLSrN9JGhfz3A5+Ch8/",
-	"XJI3iYLa6Ir8A/pYP3Qn+sNu1LQnfGnobPE2NW10d5w2i1XmmY+Y44wtUfUNlw/UtC1705E8+CcUhdK8",
-	"PArxjtD/hnuhQ15mMbCRySW268frdQQ9z4z2M2cJ8/SlyqZ6r/r6s3OabquRglSuBbrObe9unKcYY2DC",
-	"SBW9ZBwK5/XxFXDmm+5p+92nmYkpy2Uzn67wuL9HqBYbZxsDEJPqWxEutsgSYDbnQjLUq085b3H6ch8R",
-	"Ommf7XUxmrDs0KLRX8GK9Bdq/7h7UAcAcjadikSx8DULI3qm9d8/bQs4QMcyTkaaps0/jxetldXbLTs1",
-	"bOyGzBRrfgLzzBqh6wGxPAaELnAGIUZYj5VySQMFkfkohmvmOB8LqD0KtSmKl4ObfuCR+TgKxmQyk4oM",
-	"GOZrga4xnEkamwITOQUlUqbvBfTINj/iitU80hDbh851XBA5ywT75n53H/plm7/dwg92p8397tPWUTGl",
-	"INV73MhJ/an9DHILnpKmOQEcGo1z6zl0pjfcIX82k/xB3NnMfkPeLB+Y8wNz/gqY82xKlCC73W63wBll",
-	"TbZsBOLbCrkZ66w2e2ApT2P3ODIc91bSbUEidXNsHQ6a1njK8UmHMbqybH0OmaoSd8oicZY/jEfi9A8C",
-	"7AOP/CsIsCX6/zJvxOD6Wh5aTL0wwYD5hFgQWwsmbHAZZ7lAx3EMxeCyrIwo9bxq3X85VenIDJnVNRtF",
-	"V4yjoAqjdIifM/77YFtPE331n+BE9qBtiHfO7VM0bHrEn9KRddvqf15g1VqaAHlDgcsj8s03uA7oaICu",
-	"AmdNEAYJ9coirgTxQ2jMKv1vvjnnTZ92Bp0g8zTbpx38/cgI1/CY+P/zy3H7X7T9e7f99KL96W/N8/NO",
-	"/pfWN//pe2g11wJ255wfm17kdoL0dgBQQ+UbE00jAxrTBN3HFKtlw1UBzfwWhMUMKtRhbz+aJHRxzvWG",
-	"mZelJ+k7qNwtHyTMBL4lORe9iiaMNF+eviVPDru7rQ75SS9XWmXjnH94/6rNeCBCFnbIMRd8MREzaSJ6",
-	"0CiEcJ9JqF4KOOiajSo9Ifq6wKA7xhCTzrnBzsFM2aTkppzJKeMhC40BCr0ukGKhhOhj8VgsSgmLViyO",
-	"sRQk1diLqRnnfJ3fg8ZS2NWDDQw2VTB/6ZXiurLcOWz/N2dSnXMfoRpeUOW7iXIp1kchFKAUimLaOCbd",
-	"pWJTiiZNrEyYtts857FmnNLUNz/KynJD/juUWOx2kU7Q8wMjZx6n6kS7P9Qpk2dg75DbeEshHoYARUGw",
-	"0mda5fvI8Z2q1Lvd3pPSqIAbLitVs6sXlfK+2y3JHBqSNYN0CYN6moFo0dbUeNd0FuGCsizFXrd32O7u",
-	"tru7Z91uH/6/0+12/7W6B1JJIT49Y1uP39jGmo0gvWrRu7323u5Zb69/8LR/8LTz9OnTf61qk7StJQOZ",
-	"WZcyrA+9c2W+OPIG7Cz5m4xIYUtdmxvGtNsEPhqmjm2p6MIyUS1DVNdbd4e/exff15VseqMc0wdH2/05",
-	"2vCAsL3rffrZcN5lT1tZ4MpS1qompepCAGlUPcg5npN741U5yZoRNxIycotUqulb4cYp+WJrrGRlVGw0",
-	"h+ABy+qstAhWQ0xYoESywDYSHXJqir0nYmI+TGTWfsvUP75kbOppVhSpNALF5MFCVWMQBjWT4guQM44I",
-	"Tc3Tpj1UICaTSBmLrllhRandU4DnXbIBPcE6KwCsUT5Ue9+4PUNMFagnGncjqaLAteHJhVRs4hCPm6jW",
-	"tolqO5/NvyC7gAYBm6pq295bW/JIaSiqtZFKIQuiUCuuMC40/zbWQU6o0tqvjYRGiuLO4I8y9wrx0eXc",
-	"dr6RqHJqddZG+8I+9BryOXlSzJKgVLrGZf3kvGzxalNJ23xXr2v1zckJF2wmW0dWDrAe7GpflV3tT2ga",
-	"Q8xzzPHlia810hlqsKGE/cqCFWxIY3eJhyAt41xgTtbRSqgtBrFmF0cuQ8kVP3kkbfQLqgEzbqNi0N0L",
-	"XxAaa0VkYdhf6ISSPi33E+jt3g8bWo0Gr7ES3rHWTMGP03gg8X8bEkc03BqJL9pIKdVkDJ1J5ZLvb8Q4",
-	"ww56YJftmxhm/drZz2ep6G7kZpzkkSR0yq6NKU///v3Z2btTMoxi1iFvua05XvDdDVggJswJbbO+SBwV",
-	"2nbQKJ4lWZFISD+GliZpNd8OOXlzmpbNmtAFdoY6IEqQva5p2SFJM6EJixdk/wkZi1kiW/r5AIK3S+Ox",
-	"gSEsThCId+M0dKfY3GP4b85LHrxq9fgKIpnmK6Y21RVLNMUYYtWE6vAUwzSWmElKtG1TI7CSrbzXRD2d",
-	"2W5C2JUgdeFAU2jNXHAYYjfyCPMSqU+apgeCVkdYBD4GrWW1THE84Fk2wlUq/KqDLQlxLt8zja2EGD6S",
-	"RC2mtvSebYQpvbTDk1keWCwzk4FxiyM7oqmPMOu+AMVnp1RCGRHNo6ynT0v9kym4G2IxGtmuTxg7QaVY",
-	"wWoK5f/vlOcstRrYLvP5yTD02jzHlb4yo1gt3nM803isSj6uwVE+SJY8cJXbcJXsNi9QtMNUXDlmmbWg",
-	"RLGWrxwXO7JormDbxhoLRmEJpIkt1zLXIqSg5Ys0G+HD0HTNJLClAtJRvn2xa39sLpsyWxkDysl4Q/Cs",
-	"V3IIt4DwnbKHfKXiB97wwBtuxBvKqXIDxoD2x9uyBmPFLCyjU0lkbg+JOyazfLuKB0J7ILQbElo5jtci",
-	"NWlqHa0Pn/tpqaW8LFaJK60+aUc23/8RkTT3UtnZ7m+dayDLSXgo+fCnS1BNe4NU+s3tG2vIrHbZh7Vk",
-	"5zRTsUM+klnNecTTctq0V9AfSJqbVh64jwouD5T8b0fJJbHmNyTkmq2abkjWhpqxwkm+UxFWOtmwkMlt",
-	"OiFV1cNF/fFPxFM2a1R09+UxHvjPvyH/KTTjKeE+c2hS5ejBAY3jAQ0uAQ3NB8+vDBJ+/k+junYGIlz8",
-	"x86cDcZCXF7MkvhLtTL9TgATMTWh5WyQPnwkiTMEsBlM9GbzpRJHaO6fm5470O0ZWs7FjEoFAXsOdztV",
-	"lIc0CclHHF4SE/Vi52tHIfY4hiA8wfPG9paXvqeiCZOKTqbA6uyvMhpxqmYJM+3WzO+yMwlbHXLMF6R3",
-	"fW0bXdii4NEVFNSifAF9eIyZT5KEqcT6KjEtobePHkXkhmvrrjJ9Po+wnkjlntL4eIREFtWcQWRlNda1",
-	"gdsf0VOrd2tcFnMqiYYUCyEx/wOProlkgeChXLuaFO63W9TVbmYYHVDJDvc1Jn3/+vhZ+/T7497BIXqv",
-	"orCTTgi4TS7ZwrpaAKQsSNh6GKZ4sdGqP92NScjgvmGDG1iBCrawFdiMt8TPP5d8BaZnyDMAZPCgibn+",
-	"9uD62iOU7F1fY9mGdGBOdrtEHhGkBswFjqliSacYu1TBIGiePZge/IWEPWQ/g3z9fsOb9LAV2hg2oAGK",
-	"QuqFZuqmcoOxlcArTlKzW9eh6WMUE/gMIMnM5gba6nUa1ShRdEQKw5CmD/u60HjjE1/RkU+sH8KIifo3",
-	"qC3hTHPkBklPaMgydNazAGhttb2w1UfWW4BqJMk0Zd++w6x9z5A2mZr+xss8V05ZsFR1mhEfick3B89C",
-	"gil1mod38pOkBTjGSk21fGnbXwa22YDpXWKqEWqh88P7VySZxRA9VmTODs+nypyAxWXTUMi9nyB6G5zD",
-	"XCQTGkeShaQ5FlKRWMxZElCpeZtKaBRDFJpQRiIe0lmsyFQkioSJmE71ay/fXe2DIVliBRAqid+9fjzs",
-	"7PppoottoSBbNjg9FoEpOOKR3wVnpk8Lb+fhgPJzt0OOySSSEnrxZ6hAmiJB87WPmJLHHERIDTzMJkU7",
-	"9xwDbBZTE4uu6KWhGkjU87IpOZnxSy7mPDcnSvRHhKa1yEUMwXq73W4OzJKMmKqMpnsGuUsf9WJOnY/u",
-	"yI7uzLaR+Xx3e2xbz43LWJtv70LRywIDNGVqQCOhkaYc67MBd6Qmtda/Y3XyhyT7O/IZAL4SyvHStfeY",
-	"YbqO9oGqRkH12MnxgXoNfHKfeETEYcHAIbCma5QYApDllsollnKnmTPLs21C3A9NGu+vXQ7ee7KAGKvR",
-	"+LP7+kUUfkEcjpliy9iMxVTK+3oUkDtl6XMaQeQ66HoyFRGt8GKbx61sApITbdY1AcFFll27a/VRd56K",
-	"PiAFcG3SB2QS8TRxu3ZXkK86tPXB+FVJnYiFqTAq85hYpEmv/PZ4W4/O/j/2rrW5bRzL/hWUaqss1VKO",
-	"nXF3dezaqnW3e6aTnTy27Z5s7UzWhERIQkwRGgK0ok3lv2/h3gsQpKiHbTl+LL+kYpsPkAQO7vMcu22A",
-	"9QSbxi1XUlNX5haLaAfyyo9z4d3P3nmTrbONZD+WxWzX4VbreMPe+oJ2PSnWW4zEx3SI1HgyjIZqx8a0",
-	"AReq2TOIkAQptKGwF93TUPPulFa6B4ga0rBEggQeBTqw4BxbTURm2DxXzWrs3jg9K5+zRYybI0b5+rZp",
-	"rbWzosWKx4IV9qvUjdsgxrstgoRJdZ4kfZerXt+LWmiRu3UuSb2UdR2JDqzuTMx70BpGLBGuSrsMGAMt",
-	"RZGhmU6dMm6ZN3ikp0ly5gZ308XeUJm2+8iYG92uq0rddXXbpdrGnm7axZ4kYb/41qTkISzgsu5vJsKN",
-	"h4U2ahqHaZWB3csYZ2/O379j57BS2MuDlwf9w5euakbmLpGzVzIhsq59YEiQqYzouU6Y+IJvicX2vcSa",
-	"SBdHhRZJ74TFUzEdiFxP5Ax4GiEBcHklFsTWiER9MRuqKeV6BoVMTV9mVOOj99kF5ZfwFywT1yKnVtfV",
-	"wfeA6vYRAlN1jA8Uta9X3m/QDRVzn/lruTxaCH1ACMXV01yuuB44MbzZr+jkrAp5Eol4vYjQqOlAG5WJ",
-	"Y+IX93nnjAi8YmLujYNYKLbYRozPiKWU0veg+jDjuV0GLFXjE5apMJOdi6m6dsJtmPx1f0X2j1zwxL4i",
-	"NliwmP6E/KF/ztUU25tVzc6LQuEIR0dWgX1X4HB0cGRHSl4pNlbg4VBqKUaGqQIam/9ZgNcSQZ7e/0BM",
-	"qa6cRXyxMxD1LyRV3tS0L1bq/OQiFRyS2dIfUGFX0pHdFNJUAAUCMM7OhKeM0GysSJACCZYTJUrxIOv5",
-	"Dvjwap9ZqINqGjs0mAo8tV86xs7lOGJXYmaCsgQ3HXCLgqylzFj8l18vGEw/mgylNpOO12kSOdZnx9/S",
-	"NeSYlwQu8ElcK/uxtfxJmqm3Oigeqhc9UkO9YqY/Jokj/4nbba/d9h5DYuEWkkbhJjgWxgcV1kcjy4J5",
-	"g7ENVzQ/qm8oFU24mg5pM++j96EfTyPclk5/SyLz9DPnDfP0RuunpIKpcMmlarx6Rb0Lm0TB0NjUnOIp",
-	"7120t0Fy1wSxYBShmfJErFh0YZemH/Vf7aAfY3vK46KTrr+y7YilUzWGKqP7Fje/U/P5/1c4+F3wBgIS",
-	"+8nW9bU2tZCH+IA+25Zx+2UIwNN1GCQcLDCgX3McIOZPjCvl0c30jvaabbC+Dda3JvfNAMKumzvH6yG+",
-	"MRJ5H07WE7mGx+WtL1kXXyRSvzbm9hqbW6FpqRqWWrbViZMtlVcCONyhNB4NEpUmhEIYXQoevMhSoTWL",
-	"r4SYXXJ96f4QiMdAbCK2o73MlLkEYsqYco+KdUVm33DSw+eZcGKeh8c5CZGNGzzExUDUPKvF4ezhf8Ka",
-	"f7SHBkVg1zUh4AV9gvf+CzxKEFwa5kPLQG+ZHAgmYjD52oBJi94PWZBBi6kWZYVm/1KN7HaQjppE/S0U",
-	"9xHQK6C8z04xyAxY51h77ZhQgsYUOSHesMhzkZlwQVVx7Q8Yx67Cu5t9rdejt1Cvcl8AWHueJwJ/LeTd",
-	"N+S93ALycmjUljUHuEXL7dASV94Kt3c9GH7FXJR3fZujY+voktHlrdu0TVm+Gj+6bytB3RjsNV2WWHBZ",
-	"QCJ8zkt+ZiifN9yI4/CqqeBLA8JuRGfOctBGo1FZp53LTNfCevbiIh2Bjw5VK5TdW+2iNwbo7h3UieD9",
-	"njld7PNVFSZWo+pHx25PCfAWVtvQXbNnvhIvUOrdSRes5HZfx2EFa3y7SrvTitMNzjpVg6TyWsQRaq7F",
-	"MkPciK0JCMr0nk3BJfgbzL4TFPMdTuQ1itpio/orrwffL69iF6jvxdcKCSwCPdyGMl56yh2VzO2edqpq",
-	"c94z6912Fl9bCffczL0nKYiFC/c2lXBLUJckREK/pprYlwJLza55KkmWl1QoGjn6WJezqdSofIPsGxay",
-	"rXVmjx8RDQkUI8+UtC+qt8/eQbEplaLlDkR9DJJkcKVmMVDxxWh3eRB0FCwAsF0SWn/VWB51miS/O9Kx",
-	"74l69+Q++8d5sJrikDR/m4pie3yLom2c8MFbMpa4B28LoHqNlZimxIUkIFWzVPzqy0+nfGERDMn1fmJv",
-	"5c/7q7FLPzPw0g+EXuEAtsUu3YJXC14PDF6IEocHBwehNKHKbhLCa4Qz0h65bSlLVRq11EnetlkVLEo5",
-	"nhjI2ViUBvkzno1FXb0dLuQGjM6vGrFMYXabOE/LmlQgPW0spuEMW9aWEuesO58oJx5dY0KkTHWvWQy2",
-	"fthKOxQP21GZziMB9fsq66m/rba8p8XOO/biEr/G3X1pjNTdKWroon0+cogesMqDGOJxFV2ckqzFmL7K",
-	"UoJBB5JDDnmLVGVjkVvbkicJpksQURNWZEamrB5SBLJMH3zcMlwZRhwpWNmIenjZNvLYRh7byONTAk5c",
-	"txUmaQ87vVsD56BIr/rFDLi/V5uaVE/zy/nfQFvb0ZhMi9TIGc8NG0mRJiy2f4xZlxs2VdqwH4+sFw2Q",
-	"eBgdHBxEYC6rue4dM05k+/ZnVtHLtAOLI98Kmi78XzAIiRibKNDzpfgom3Ezcalm3FGAUHuGNyBSpqFI",
-	"U6Aq9lTQDcFTMFuH+ppY+umkCTdsIMYy0zTYvZiNVJqqOV4s/rc4YvG/2n/69p9/t8Nkhg8iYDbOc8nH",
-	"guqMwGSlcih7nVRpQZWZKHpuf9ktu3f3IAM/LVLOMlGYnKdSA+r19muvJtizxHRmFkxO7QXst6PMlz04",
-	"cjFcuxPb/5yURam0GXZjXWjsm0YeaNha7H/Fl5k1I+MeUU7gdgTvWCsgeIUxM5xTnqIdk/FTmEjIa+1l",
-	"GuW1wCgMTi2NassCmK7tjHPlBjRfwtg3fjP67P8sRCES3KFLGvqXBy/L1uHPahCx+UQOJ0G78Gc10C++",
-	"flaDS5l8c19V77Pf1RxD4cF46CIsLzKNey7QbsAkxrSfmjNhV77zROCWng4bL4hfRST77ONEQdzJelrO",
-	"aqA+9TK0zhf0Nk/C1Y9cgtiKAB939Z7/c5Fe/QFXeITBKw8iL+wk7yfc8OpGPsvt0xjicbOTpNkZduhk",
-	"t2l7KW46x52BzDjalXURiMAj+jte9ZM/Sg0+i+GWjtPLnVklb9RgkykCswknemuNtI7cA9ojrwHDPGiB",
-	"x1RaCCDkwe10vbVlkoid1IJ4163i1Z1UpDM2+mngkLkr3aZ+JG/yzhqII3hbGNK6Z6179hSZIvgOS0OI",
-	"NClIbm6gTOIBK44akT4anwpnVWJpXrX6rbuZTAn71npIH7Qmi3qytfijY7YIHK8yRcDeZ9bbQx8GyOpK",
-	"L6QC1gPh63rZKRrhJH9T5gngsaVxbsoxFS6SeI2Zy6Fg3aODg15EJzp271KN6ejgqBf5G9d4giKnSRmA",
-	"u9diWlX74lh3nlEKufJID9Q8Qne/KbtQm0hubehHQC90D7lkv4GUhvOqHWSbPPK8JOYLgPtGvHxrWqAD",
-	"e7oqaXe/lHgr6PAiIF+HcBVsaIVLTXtwD/gCMcgztRa9fUdGZMfICOOk2pzM2nwiU1GN65TUcz1PwUei",
-	"x44cEPpkFmsYBzdx5wUZd2kayO4C/Qr74pt48dZtYw/ipDwHQrwwld7y4bUb1lPjw7u7h6PmmX2dfc2n",
-	"s1T0h/p6JYvXaZgqgjKjzKI4nAi/S0QOYZYR8a9uSOtE7B+dU4Y3hmjVPzq943r6qZ5z8pmloUqLaQaZ",
-	"pVTwkYvz4332NCvD1famkKSC5BSTmVEMI8ulcCdkv1DynqcF7bE0Zuyv1KwL7hyk2PY0pYjo8SOnIhqx",
-	"ocq0sfs2HZAVU7xm5BT24Sc7Xgv1ZjFDEsEpRznSgV0++gRbLvElovmOd9a4S4AjSJueUWMBOaNEQRbC",
-	"9Sf09tkfPvujcePBHAhmeCgnVabpcB+jp5aaxFsjl3AJviZu/kxadw5pSKZ8wdxkYtI07lb053N4Zb/o",
-	"64fYsNZuJEZ8MS9oCaxWgG7cGsqsRytK8lSk+N2EZNyhkM+so6huMOMHRXpF6b9bgy1avC6c1Od6LdwG",
-	"okiBmVsJq9SqLCNrmKL4MFUGpHxhTfKgugCMWF1Nr28AXdJhBk+irD2lC3GNnNqxGI0ExOXprF4zVoeF",
-	"AtW0Pmd6BtecCGHYXBUpSrJABsMl3ruylv9fle9Hz6mW8e8FDoLTPo33YjYQI5ULJo3LSi+/MD7nC9Z9",
-	"//H0/APMEpnZDcR+lHEhE54NLdyeYSTKukP4rUu6800BOQv3++zc5ALChQ6v4e4YXHPS47BLxdarWlxy",
-	"rHwomagCsuw/Id1LhSRqwyjsjdwHuhKOpIVndlcZ2K2LPiQE8Lp8qrCXbQpxz1k/Fdcirc4lKNurzKae",
-	"S7vAQ8FMcl8kKXLXHUfVC/SNsKzF/p4sEFL2o+HYxTosjA5LDvTEnt+l60CxQmMk8Fc4gAJXp/o2u9L3",
-	"IAR9/jvZM3JHnuVm+SutpHBT9AEiqBAK9kVApy13xbEwy/0W69m5m7IWsPm5noYFm4uc8sfRtkmRFczB",
-	"S+X2TxcgbthX0NJ9P3267wp1/U5q/CvrdXsO8NM6p5A16aKaob2/bgE+CebumxZytEzfLdP3QzJ9N8DB",
-	"FkTfdUwgBNncBv4BDwwIxhKfv18qjdhY73CMFRZjYfTK1BeREG2Sn/qOBQzo7eYCgnX08CsrFeiFPatS",
-	"heozPVCtQn0Q6zM/NMFF4rODbQqoTQE9IKzT9A2LFghK7lqzQEyWO26BN57c3be1QzVDtX098CmpktnH",
-	"vbzIQ5kqX60EUY+MrqadbFvP29bznZqIrVDErhzNejv2nSkofWf5zSkofdNBSEG51BixBQdlIxDBc7a9",
-	"Bm2vQdtr8KSQD/V0eQNJxB1Az2LFnTCv7BIOOq2ioAULknIBGP4urhXFBaRmIwnFi2ZdRSgoB2eKjYoc",
-	"Kk+ImQi82FCxuZYq9kjYXU4XowPu6vc3w3IzktrzWyBtgbQF0icFpHbZVig1AIRuT6eh+bVr2+pz3QfP",
-	"eL3/CodATgICkZ7S8jgsebHWHLSkBpX1wOAQsVmOXWdblnsg4RCWeJSxpW41jhqxWlyVCtRLNmKei63p",
-	"iLkOHmsPqlQs5jpKYaSdMBOeeVoKJC1uAtpzfk2tRqcail5aDuHvzSEM36iF7TYI+Ujog7FOLyEwuB1s",
-	"k7TYZuP3FxIOW2ph9QdFbCoMj5gxkEGqlMstSUXus49QTPh61AcLLUaDE41aqUFXGguy5WipeUgbmaaM",
-	"G8zrOIO8e3T4EjF1LrVoTO2g7NATsVbvS+/MjerBOlZvYi23amet2tnzUTu7c6zia1Dp6+qCwOTeWVWQ",
-	"k0hoqAmyf3qWFUH4aG39UFs/9DTqh2raEbeoHqriSNXnvXXS56S0TEOKPjJRV3I/VcpCHp1NdjNs+E7x",
-	"xu191jLS0arftFHHR1JB4xDhjio4VRDLhcwAje4KYy6JUzIwBclr9LvX05HjwzUy37Fuvpz5Wcpdl7xV",
-	"KzlPm3Mx9AZaKL0PKPUTrMXSFksfgZFIs5Fx5pFq14hKifHbwmljWhxS4SG2NubCMZmdclOmun2BoUsM",
-	"+ZbWkIJuO3D29UT0M8CrnkAHNBJ2D6DQEe4DPEtF5k2p3eE15s5bsL4PsA4nRYvULVI/hlw79qbcMdNe",
-	"BWlC0jugdKh3UCGKrlvUrMgSJTSTxsJufdO5g1W8Izw9xxG1gHofgFr/3C2ktpD6YJBKK70q7rIjQPUZ",
-	"8fV4+paUgQJUPYEfblUqtL8yVf3ssOz+0to3LiM6eDAp8jal3aa0n0tKezP2Gj6ukVgMFn3Dxytz1IRH",
-	"klq7Gbe2apbwPLHzzpVXGj5m3RgVdPVEzuKIxUigeHklFqV6V9xjMisT3tQOruYZ45RiEwlL1JRL5DDG",
-	"TUVlQkcMeGyU9sJvzmY23BQ6pvbzbuzK/KWGk08YkL2lciSGi2EqUFEtHhbaqCkS/BfZVWaHYF8b7BRO",
-	"UAseeEURaEnNIYX+eXHBx7vJv9ddBfe2gzdtoYqoNzvHnfKld6KOtCfNuJl0oo59IZ1jOxk6dfyNAiyd",
-	"8i9/FdnYTDrHPx5FnanM3I+HDYJVawiJpNB7TrmNCEFZ7HVvnNdgv0lv3w0VqZL8WPFbdsLhiayY2rmM",
-	"F4Lz/H9dFwc8H3gygXyWH/N9mu0XfPyf9hG27DTwqwhIGOyXvO3+0ObsV7N5fVriAvLQkq9EM4brpInD",
-	"6+ssVyOZikuZfHuRyGTfzZFGwIwTmRzPxeD4ayKTy4nS5ttxeIWY5UKr9FpoNhG52AcydV808FaYiUpi",
-	"lkpNlH506p7rExe5SNivycsffjh8xa7EAlqL4rdFaqSFWtZF0UVUU1dZc/XlX4Q5k8mZGhZTuwbuAbku",
-	"yqGz7oBr8cNPAzPsVbHr6PrNqzd/HA7evPn11Y9//nj+5j+uf9Ofm3GsfIVr4WzGjZ1VnePO//z9sP/q",
-	"tP/bm/67D/3/5v2raf9/P309jI6Ovv1L5/vCRPiuVyDE2eszu1PBMS0s3Dss1F85xrhojgU4IBORGXv+",
-	"p291zsAmwkCRX7slVP3EQN+ptGH2EOT5lLq8ezee8ivB8iKL4QjgRGXAOfjTwU8HvU7UKfK0c9x5Aa4b",
-	"ja5+k/eZgFKyBYKbNEAErkYRs3uv0Y5RF6RfF0zwPJUiDz0gWmvIcN2wqn9RaYrMrxrVKDychpLjcPeR",
-	"TA1ojWYJ1LrpyItfOGGMRXBLBNzlO/7NcRrBhxhJe0n7rTJ80sj6cPaZgHA8uJ5jqmm4JLHeuFb9svxy",
-	"an1jlNJF0lWkQw+uiioeDddEf7NaJta172M6K6xxniXM/t9alxw/Ss/3laZqrKsjL2vIlu90BtZx9U5q",
-	"FNrU6lrk7OzdObv4rwv70tlvFxcfSBERPj2zGGltLXvuYOF1gP01gtGgMd4wjnfK+AFoavAaSu2mhuv2",
-	"cuZ8dcAUewgfOwuv1zT1csGNXTnwLic8G9sfyseOVsxGnHZTnnE4oSS8DLYW8pOWb/rRzgimi4H/pY7Y",
-	"XAwmSl3BEjXVKAI8OlVzEs20Oxocj/Kec4zDLH/eAJS0S7QWWuR6z8FTOHSPT807cJ3oqyTRRu+s7NiA",
-	"sYaH91M1ro05VeMV9xnyNBU5tvux0w+vwTAJzuTDoSrs5td49pk4kwh79hJaJoLGk4hE9vGRp0mP9alP",
-	"z6V/7TvRcpyBPECKUyDlC1jBBmnM7X9K4EHvBF+qzNkw5/M0nOsikQ1D/E3w1ExoTvFEZkJXMGGhjZh2",
-	"vn369n8BAAD//w==",
+	"7P37ctvGljgKv0oXfzNlKhukKOpiiapdM4plJ05sx7HkODuRR2gCTRIR2M2gm6IYj7/6HuK8y/n/PMp5",
+	"klO9VjfQAAESlCjFydbUVLZFAH1ZvXrdL58agRhPBGdcyUbvU2PEaMgS+OczGozYM8FVImL9d8hkkEQT",
+	"FQne6DX8ybQfR4FHxvSmRYfsnxfTTmc3UCqGfzC/3fAaMhixMdUfq/mENXoNqZKIDxufP3uNZ4LLSCrG",
+	"g/m5uGJ8cYrzESOTJBrTZE5CqmifSvZEklkSKUYmQkb6PSJ4wIgaRfZBIMbjSCkWkiYlb4VUw4RJ8uHk",
+	"VfaJnAYjQiXxdw62v959und6uHfoHxPal4wrMhsxTtSIkYT9PmVSkWBE+ZCFhAs1ivjQI5SHROA7bNxn",
+	"YchCcvbjKz27XadHZqMoGJERlYQLkrBJHAVUbrXJGeMhiRTp0+CKRDiKf3YdtByAtAAifroCPBUiBoSS",
+	"mCqWkITR0CNqlIjpcEQon5OIS0V5wDyiBDwmsxFVLmRmiVCsfcFzB8Nu6HgS67NxgNHwGhOqFEv0MfzP",
+	"r53W0UnrBW0NPn7a8Q4/bxd/+I+GV3LAz8/psPxQGVfJ/IkkYTRkUnnk96lQLFyOMJ/1khI6Zsqg54n8",
+	"gS8ZXp9vpIhUQoQE4KAfhBqGAJL3589ISOek6f/rX//6V+v169bpqb/VJm+EIrNIjYh/zRIZCX4ZhYDL",
+	"GaC6ne5Bq7Pb6uw1vEakZ/19ypJ5w2twOtYvUHkp8lAeiGRMVaPXCKlipdBafR1OSJC9Q5R+ydO7pOZ4",
+	"KZczljBAroiTSMlKvEJ86hkspyGJJJEsuWYar+M56c8JTVGZKI1HGpE1FtM5C8mESoU/49RNSgI6HY5U",
+	"azqxuO4RkcAE5gpvtcmHSI3EVJFIeTCtJGM6J31m54ZpzedkOtGIrAfQT6NAX337LKZD0hdTHpI+G0U8",
+	"JM0ukfrzkA3oNFZbbXJCrmk8NYuP9CVUhCLU9J+U7HU6eBfgBBEi2RGWAu6BLs4pC6NTMaZRKRKcstOI",
+	"APGVI5boWwSv5lF0Mu237V9mhxOqRtn+8KOG19AkJkpY2OipZMrcDY7pzSvGh2rU6HX3d73GOOL2753y",
+	"ZcdMsfANHTM5oQF7EcWKJYtb+EFjmDL3NGIyvZLcfkma/TmJwq12xf1KX7yMwkblkvdrLLkKypxEXJ8i",
+	"Uwa8pPny9I0kNGGEBgGbaP6i2YCaJpyFGlMnUz4PRMi28idh/tUOxHgzJ1FjWy8SMT7VhGZhY88NyKcT",
+	"TYiAi4mE0IFmKS5ZLCN4O63OTsWBDBLY3Tr07uXgNVXBqESwuGigKGHoL4oTFw0fyRUyY32FxzRkSK4i",
+	"g0CaiqkojvHFaZJodm6GIU0WS0b2drqFA7podG46O0edQZfu9LvBbrjH9gcHnac7h92jXbrX3w8OwotG",
+	"FZ14OWjhPirO62CvfPNvBGcVADjhRLNOooFKKCeMJnHEEkPfjwklY/0hGTIlyW5nr71kbXqa5Qvc6XRL",
+	"l/id6L8My/nrb6LfLsfl30Qfr2QtXNawWYXKmppUEZK3NFERjT0SUMlaEZeMawHvmgElMVBqUkVipvnV",
+	"rsadhAZagFhKWipB1T3MLXi3asFAm8qgd0Jc0kWafhiFPXkd9Nrttr9lGWb6zhOpsTcaRCwspfL26/1v",
+	"p+zZN+8Pk9e/3Tz/+SZ6Oz3d//q0/IgKtHNzRCfd+Ds2+LJ3vtFtv6VDVoaaQ0b4dNxniYcXeacK4yZ6",
+	"AHcFRoaB+VI6GnF1oMXNMb2JxtOxvrf2/2CN5sd0hZp9DVmSLvEs+qNkmS8VG0syYQnRq1i2wkupByhd",
+	"ZrezYp0rF/iOBSIBwaEMcRJ4CrjhkSmPfp8yK98mbBhJlcwryBF+eWnudPWZ/0eiUbbxf7YzXXgbn8pt",
+	"zTHnsDRcKU5YvVZ8XrraFAErl4sfb3bBoEGWE6OQxWwIcgBetoCCemy0zvyNsyyypXlk62m4x1qHg4NO",
+	"y+WTVduC4dZkDIs37UwkqkRc0BKGTzibaUV5ECVSHRNfT+2DgOZHoU+oDBgPIz48Jr5UVE2lr7UF/U+t",
+	"L2uFX39RdQGknrkU9618w7jG7l/tnziHHcBrRGHjY9mWzsU6YlqfDUTCVslpO93WbpWcpsSaUtpPKDyV",
+	"o4+VrKKQcaVpdYKivNHAXV0aNGK/Cr6Zpt2oi+VmYWgYSJicCC4Z2gWm+jyVQeYXNIoZrD4QXDEOGEQn",
+	"oEbq59u/ScFz6px+M9SrmnI6VSORRH8wva4xkxJofWEGMsApPte+oEkiElx4HqJvhNZZo5CcvH1Jrti8",
+	"rcf8mobmDtffBMAh4jCY/idows7OzKPLiE+mKre1l/iEwJMegXMiqd2FpJygZ5gbGU+l0ho8VWQspCI7",
+	"nQ4gTsZs7zJ/phFqeT+SMuJDfRPYeKLmCMI7wvzcsfNpDQLnB8g/E3wQR4G6FfIE9mN3d5Z76PXHYs6Y",
+	"JDROGA3nhN1EUklrD8ygt5kdGqXJLkrirXS1JCCFpElRdFYUjUtaDaYBiNSWOXlgokGA2cWHLIhCpvV1",
+	"YwbQTEXWgFu9raUjvjP3vGqbYsZBTwpTziYtRXJ4r7vGE635fkgixb7M1Xqpbm4PUdNQx0hfbqeqWKL5",
+	"bnvB1ggrfCGSfhSG+PnaCD9Iv3YxPh2zR+ZiCuYTLtAYi9sXCaHp/hctQZvCfxrHmljROUwfCpymiUbB",
+	"/PQ56IsEaaCmO9aIGMdiZpH9JViJaIyz3wZukRkhz2E4mXJ2M2GB5v5MD05EAHd1E4ymZHjYzWu7gHX2",
+	"ka1aXNVfm52qZHVn0yBgUrorWuuaPsja7usSvhHqhZjy20ksmYrNhbocwDguWqUqOiAyPt/MBUOXS1Pf",
+	"Zi7UiCVwiUICDrMtEgqGlwfYHJzsG6FeixA0/GVeHPSfZT44GaG7j6GNbBhdM82kiJ8zdvkwxVs6jwUN",
+	"z4V4RZN10dqAdIJjXCohLmMYJc/QkRH2RTgnSggCr5BmHI0jRXbI6+jrrQ1BGKaIJM6gGQLllhSRJsx0",
+	"TA71/5CBPoUwbKH2K5FQvdV/8TC6o0w8cYa5NIKvCxB3GiMY90qtsZEkK82um6D+vjXQ+kjWCU2XkHmG",
+	"SCy4BqpZ5LH19JIZRd+pYtxAUfRjNq4lk0/w3X+UADNkikbxorirlQo1v4xCR9zNtMneXqfjNVSkQNf7",
+	"mobELiLV3GhfTFWvH1O+Brkzm6pCPNQBDPP77uyHN6CKJoxeSTjZ83c/vk0lQhyTNN+9eEaeHnaebrlg",
+	"q8ss60BuKYfMQLbvgszOT85Ycs0Sguu4N+CVLbEcMDWIfh2YvBGZ/cmIMkaDVXPjPZBEi/Nw/+SUETD2",
+	"SDFNAk1vhxFnLGnFUcC02Ooi3l4GRa3UvzCs5R7RLl25Z5cskmyxBh2vuJjxCqDWp/51YLuc0neR0jsQ",
+	"29nNIGZWQs6FIK8MD7lHyJVxClhgBaDO0L3+ntNrGsW0H98VVmngwNQZ0r2TDmzM5OR97tV7hE66uFQm",
+	"sX61hEHYCOhb/jv9RwvkTj8Ht5zg57y1KMScASuURAkyo5EqDW/JrOCfswM5F+I15XODcvKOp6Gxbkz5",
+	"3NJo6aJp9yg7Cv2inpe8y168p4N4p7UtuDpaenlY6L7ncjqZiESx8DULI3oO794JxM6QZKzHJHoBPSIZ",
+	"D4EMw5WkkiwIWS7F2M+Owh0QFklglQ9CNvSVgDg4KolfXLBfpCHWpLV5q8/CyKvsKQtWlMw7VLbQezD9",
+	"bG7JD2n3OWM0CUZ3UAocEwZD0a6hcpQ2Ch1CCzbOaJxXpH4EIXNjlvRziBrT2zJjAgqsxeiW+gUcVpXt",
+	"oZTtbWYvVUyrp5WXYoisvsQJo8FILwC1QROmJxLzJ8T8gf7DGQulG6ZHmnqbxDd/Xjqb8SGoNWaEAlSF",
+	"lqEjSaY8ZAmZ0fkW2Ms4i8AA4I7Js1ltCJ+VR5u+OwMGYBZ1ryW8GUP4bsk0rEcNRo/4sAYTqc+bqxEo",
+	"oYpdGu6Xw6BFVn139HFZ7f3y1/euv2yjDjd35B6xSrNIUpcQzXvkFBK3jTvkjIHLeongJ8EJxXDMABAc",
+	"2eKaQsYymKQDXYJocalQEnChc1vpY7OWqeWCA4JFsuROFs6pZEmFcVOPvXG75hWbP5FEz6p3GEZSUynk",
+	"Jj85IRPrMk+4foP0o6J/1I3GKLOyuVOnTPOz17Amo424XC9jIa6mk0vrXHdtUpvzvOovphpzMRcgY3AQ",
+	"vZfGkMPiig7an0yE2G19AjkwSrTsD6bxRhwFencIQJIC0ES03Zv3IF03xkFAmLJhVKdU0XIzu6/FBj+1",
+	"F8FHmYMXmLRe7yQRE5aoCFHXBFZhdEEhasTL4pgqn6cBQaWZQVmM0K/F4KFsYM9ZRBZbI/q/sUDpSXLb",
+	"T+XwUhAYuVQMzPaBo9QIjsrDJDQgXoYwi2fy2bmKq2BhX/RwrtJdhyEG0zn2aRqiPZ7Gb50FD2gsWSU5",
+	"17BIXQg24YnZULzcU9kmJ5g4NYhYrCUGesXSvA3MUMBwKWmTorRwim/Dw3QFGIUgS2DrrnKV+z17FW6l",
+	"1tHlqq++O/vhzQ8pFMds9VHmv3AjDevH56H2z8qC2hI6UL6mfn4cXTP/2PwvJqdholrbjTvT7ze8hn6p",
+	"JNTMaygVr1rY+fkr/SbyCRXF8UKIWMvobXwaG/UJg/hWXeEMNktxVtamUmFoUFGuIFEYCaXYeCUGnIQh",
+	"M+sAeBlDS5LQecWO5IrdbPIKyp7Jh9rpdDp2755+gYWExjEoXoKzjcAhT0E+QzDvS/x2x8Yb2783BKma",
+	"5NkhOrejv3lUyxNfJ44ywy4N4Ia3EcKcoldJRlRKWkEpd/ZJgoRRo7oV9gsC00pyiG999lby7NsRMONM",
+	"rR+uWU0b3CV6dnvZDKVQnUTfs3k5QA2twNCfJ9LqcJoJpWmIkkgWJKyEmxuwX9KVED6PxkwqOp7oBV2x",
+	"SqknplJdTmU6Zn7FH4Cup4KXftnValmIIXuRgvRe/e9Ivz+O+FQx0tQUGXkDZ9csAUv6LUi317hpDUVr",
+	"Ye28NNz93MRKmSgMqhBZMdlqPFFzsDZpmGulWUOXKpGg6xGT+xYmmiRsEN2UT4W6GER4k52uk8yzMBtk",
+	"hhnbDo7IJJmxRI8xUeUzJ+xaXC07nEiBScq8l4I8ihnRXHezIC9cE4NWaTy5AZPnomkBw3I7qr47z3AA",
+	"YFJx/MOg0ft1BQnFK/fZ+1S4MVdlF9Gcm0d8eR1cYkT+3i7pU8kO9qZJ7JziMZEjMeMmo49jhF7G3VcC",
+	"qGSTH73FLCQ2s5TAs1cqowJFsNRlTHgM+OktOVPuNKoYk7VDmWPfCGOCiWuz4DiSynxSvdF6goZFpIIE",
+	"sXzrkgzysQe33/mzEQuuXBtANQw+jFhq085i0sWMm3giN1ENtSVQdEoglCYcLxCgajXQa1w7lg7zsC9E",
+	"zChfsvH0o9LNOxh7d0F1Of6Xc48PI1OVQSN0pM81gXIGGdMmsyiOQTAa8kgyU9dAP48j1MBzeayd1cl6",
+	"LqAq9REEjZPOuBnotHLpX5vSb9dXVe1pOFcrQG9cdabrjlvW4OLirHEHDXO9Y7Au1Y2dQuoU/pKtFuuf",
+	"KkTpXZqA0GoCRvlccAaB8BjX5zqdocAGaB3HxNeyyoK5oUh7vELO4lqmj1om1vwuVVVFGRN3qOiwR/xg",
+	"KpUY+6QJXmg8RXcnW5h1IBXlIdU6Fx3qMxaSkf40ilUr4umADngwT3AqmUSno7W94HRgUx/3WSJH0USj",
+	"AriELrVgYkWxOxlmFhQnF+7V9+cDVcFoU5cHBjub9tO3yswNZl3mqJbty6wNPzinCA6aDJk1DZerGzaJ",
+	"3COOPRijA436SGZ6ZBYeEwsy0A0UHDE8AxeZ1CMMtMAMj31Fh36Bq6xOAfcaMCC65epsGFyB+jPWHwlx",
+	"dTlN4tL7mjDCrvXnkDUzEVLpDY2Umsic05GGYcKkJM1QBHLbjCrb49AjF40PQLnev3uVL11y0SgUwYBh",
+	"e9vb+K1Ts2RbXgcFkHT2DtfjtA6A8tsuQ9tTFkZvbXWb1fVvsAiLpgDKZPBoeT5I6CxeJn1VVcpZONxB",
+	"FLPLQEzRtbSQ5l50hOMH9a1tud2+iDBgpCgPg14npioQVVq4eUhmxjoPMhKVCgFhUCNkYdSC5bXHIcZq",
+	"+DYjsFDhKrU8lIEElpMwalxr5c+NO63S0IELQzOHraejVz2mPBoY/8ptbM9evsBFObSSaBjx1giuVC7b",
+	"iwcQ3KJ1eq3rRzxkN2h7Wz0tu1GXsKtKs3n5N5jjXaF3WdBYsDyRxPno9kCyUYeLVf0wT97H3DjYDwvJ",
+	"nKktj/jiyjBVB7dKT0+/jH5pv4BnpElJLAIaO3rUiDrVPoBnwz3dch0cZl0NryGu9K6tUzzNs/24igql",
+	"dZbS5Pzcvcrjde7i20udO+SVtAtucwn9ckt3pcADlBMD42TLilrk6deAAVszNqp6OHa1zBzpEJVVyFlv",
+	"NsOC1yGYCxLkIrKOaHf/IE+25Yi2uvsHvaPB4UHYOdw5PNwLnoYH+0e0O2CUdoL9fRp2dvbpbn+wN9jp",
+	"d/ud/mG3G4Q7++FBsLPf7ww6Hdo5bFRcDlSRDPKBV81r2FxoxCHgF7NIjcKEznipbLeEtRtrojlR0rxo",
+	"XDRMcB7gQsTjiDOr76b3arUlrFhERK/BbmkB5Q1kEUs8F7/y51842JW4v8KclGfhEk19qHchVbmrbSkv",
+	"RNQ1MRWWtQkbk40ErmBE5SnQlCwxFYBHal23BBtDoHqZ30fEOVSHJekd2YWvpKs4thnJy9a3DBybcY3a",
+	"NWoxfiyumfMDetDwJqQ/g6xoXl14iGmKUwl0Gfa0CPsUjE4hKsb+O1/iLyV5FjA5dWKvHjiXAa+2mzyL",
+	"Lq9ykodu1H7Nm2XwouRSFSWv1fY3pxBZtpSle19OWCpKKiy9UHWs83nQbzhmB+tmbixoIIThsriB1Gat",
+	"Hy4GESwmSyyq9FbULzKyuQcOtayaiBLjvlSCs6y2Aob1gdlsa9Fk26mUIeqjZM6qdD+hCvaIbns2YoIv",
+	"Fw8pk4EtzroWyo2cxK0P4nMlHLISr1VFxXJ6FWlqlTxd0FaqsuN2rM6O35V7D9LJluHBG7doSKV+WkWF",
+	"Guk3H2tsfAkdOoEqSdkhO5C4u1hTAH99yaa4klLnOx1GnNYzV8N4bzH4dSnFyw27BLTldRRRWKYLILWl",
+	"g8GGWwLWiRmthv6RVTes974Sisa13i0ABj/0bMHHbN4lUKmKGMqumYkbutsdW2LNSdIVLM98w8C5Uppa",
+	"62qtDAVbvFcrQ8HWuVRVoX8rbpTlGl/adTJm9YitCVH71aaAiqzsFmC1C/lSITtffimNy+ger2W2ijop",
+	"qZV2glWXM+fCzO/3RcIYUexGGW9oHwLnuS0GZEsC7nWODoqllx3hQz8uOePTKDwVwXRskjpKjAgvT0lo",
+	"3kAh3yhvk0SACaUZRmFvxvpbi4D9b0gXuVE55Ps19YLMZrP2bLctkuE2l9thFG5f7zS87PFuFMJDyYJp",
+	"Eqn59ngaq+iKzfV7H73siix6+wqXgEqpVyX4a6ZGIszdr9Uf57Le1vsWNbR8QeUZ6/fANjsSUv3n7slh",
+	"57DT27v+7ui79zv97757fnTw4sPZd99ffyt/K7uVbppEyXaWR6mGPy1+vSoMOz1F2E7pAhaAtAjyUrQv",
+	"XU9pmCnkAGrsc/HR9OXwXxu88EsCTLGxToxOrgVg3vF8/s8Vm7d2SmkneA2/Z3NYW5/KAgX+4+D11Yj+",
+	"PPz6l9NroU6vXu13958OaPSHir6JnnV/VN+/+mbS5/z5N4p2Q/F9aSiI8YVao5IFw2pjUpRGdnkuhEqX",
+	"XX5wNii6SJq/fnXy/fNuv9XdP7C6kD42XmhGY8NBIk7evXhGDp8e7hMt6PWI37nxyT/IwR6JxYwlAZWM",
+	"jNiN/i5SslAs+ebo6RGjg6PuTr+7c/i0f3RwxHb3O4edw/7gaG+w+5TtsS7dpf0detAZ7AQH3adH/YOD",
+	"/v7+YIfSfUbzjUQ6N792WkfQNuRgr6xriNfItODqOF3A06xEkPWY90jM9FTSM5vBwsnty/9fy/e0iJ1A",
+	"ShToltS8q7+Gl72s9Gv30CHzhS4YtuDpGnFG//PrSesX2vqj0zr6mP1Tr+rjp463031aAQhbXaraRMKu",
+	"WTLHikw9QsloOqa8lTAaQsa8bwQDjFaFOBH985gGo4gz571AhMxvk68TyoMREdz8cgwcfiaSEKrVDpwB",
+	"x3RuyzlACEmRJISsVjrlM/3i57TaQnGrp5DzhKeNjjJTDKE08NmRw0oC9GbQESsRfOiBe2LCxCRm+cMt",
+	"KytY33YOuy67y9lWy8OKI+zmpK+wftOzB0WDREhJEhYzKpkkTckYAQ84vAfe7x7xcxmxPmnudTo90DRN",
+	"sWMv7bqVIOI4Nc+ANNFAoe0+mcZsy4OGUcW03WxcOe2btmTFtNA05RW+n+uR3Ex4GGIHKj3kktHBsboq",
+	"Gd0jflqYFQba7bkBloWCqPr1NLkaXt/rZfW8SXl1x0JxR6wBIUy4fyS4bb41oWoEEywWqXSnysxGOIfx",
+	"gOmvCzPZ1YK+nVDFcuM4hQYNQPpTBR/PWRpHqhLK5YQm0FErFsMnkigt1FJ5hUFBcBi5nHN3DnMSJRni",
+	"nu0Pl8sdZTyciIgreWyABJ+NTNArWP4JxUUNWNICa7YcRRMEil7LGCQRWI2J9YP17PcyIJlK0kitzXHh",
+	"Z3oAxxG/1znKtdRZVR1af15S/1GPtNPtkdtUWoQhixU2YUCDp7a2ANQawcjfcaTwipQVRoBv9/Pf6jNf",
+	"rEegx3ALcegvuxogxRocx0TTj1zREf2tLXrjk+Y+3PDFan/mJqfFTfSbZl9VBV0QxouVV8yn61R78ciq",
+	"Ui9lO8uHNharBpQXJijU7XArQbulGsqr0+ZvsB5tscRDEefduA+voiZpWeHWymIahYosTkGjfLGfkqPR",
+	"rCtjhe66FzgtVokwvR3KnXiZSUZT9rFeK/lN9J9Iy8gTMSuxzeDDS2MVra12ZQsqtdCYflKl3Hc60dB9",
+	"Ikkg4umYS882ORFJiJ7G+rqo6RpV9ioYSbHVwH2ac13I1f5GzyRvYwhOu2SlDbvyi8hPkAeCl+vGUzj3",
+	"Mikqh3R1s3yGTH0n+rlPb+c4XUT5Kssfvpka9jeW5ePieFnDHjHLXzUbElyisbM4ltXOvxLsLSl4Imb6",
+	"zuiRCJXmFmlxoT83N8mR0bNNVAj6H0YmgF/MTG5iuvSSQI9Z+aknYuaRHdJnWpbTo2GGZVZ/DrE0F2tY",
+	"E9H1nHbxnoFf2Rl9w7gWFtn5Te1CJUPzCVE3y8qULCk0ksaa5xyMiy+hlXA5HuqXVmys/tXDT1ohly11",
+	"o7TuwNnMdDM1srQSExKzaxYbJo8P7aehzX3NRRaFWZ8TboB5uztdPK0VuWsGgCWJmPHcWTJuoYnIpxGt",
+	"RqybnbYc9OqUy5WAN32jcmJ6EZooVC0LIanO6ovk5bLkveWgWxFQUxM5MyJZDLmxEbEKbajOUssg6qTi",
+	"VBJBDDcunvUgYaylz9TUD4dBSgndd6Jf3o01o88YzB7Ia63HbyxxH4jUpZau6sb50yieJqycKKd2F71g",
+	"qcRkwsJj7FpEQCObRZKVkmncKAvXWcoS+WklBk0SETApnQkL5QPFTJJQcOYRuzQ0HKac5jYhvneuj/P7",
+	"lE0huNxPppxHfKj/qZfpkyZa9zRPLFmxyXtIVdf0cHxzoD6RdC7JbDTPxZ/jhFpVwPng+vBMBivP7QIx",
+	"bo2TNP3e1kPeKulyodNnPjDYhgQ7i1xAhyI+5u5JdgcKdQicXXwsv+OnpnJy3aIDmiwsVhxAc145XTdl",
+	"IjyIdBMzVMglyFmJmOX0kxUTvxMzU8NuhTvKLKdOGYIcQUurEOCas9W2c9BaT3a/HWvPjqZKTP9O9Dcn",
+	"m2vo1txVfxpfvQdp+d1dCgAhIpVv7SUeSXrTN7I9izzrqB62gkBJBOAyaeHPk/CXyWHfif5axSX0+3cM",
+	"PjGHXCvgRE+3OYR+JYZOYcayQw+yx2SSCI3ZTM0Y40TNBBif04jconF6ESojKkesggC+e/GMHBwddBdn",
+	"9Ez5lRwRTA++P1es2qe7AprPinOtAVSzmQqwvuRBPJWlYSjQrN88NTA1mVQxo4P60AxGLLgC+3w5RGOq",
+	"oMVNNOQsJNnbbQI5jb4+PDDM+FCoVEmi//CMxVUvK5KEDmnEJdaeSoRQxyYxncgxumR8HEGr86kXwks/",
+	"Q21fKNyV1gYTZnyJCydWCzvoNIwUOA4sWph+1WBs1/DDkHE78d2QRg9YAVw9FcQSNVO/OyoLA/D0eSQK",
+	"pWc9Cuk/MCEJo6fBf19e3CkWw0tI5qye/IlJ90xLjCCK1BDayplJHiNLgWPxpaKkQfQHy5CXsTweaZ20",
+	"ic4bi4dPZFou1yBR5sa6DW3PrmYGPnfV5jhTRPPcG1R+jcXVdGKZwXN+zWIxKY1LLLpIIZom/VFNE30D",
+	"oyVFWOtrp4umpeLkzcwDmopqPhyEv+Uh/FmoBUtgpZSHca5ilXDKitZMGqnkL69pcnUSx+8YDesaysY0",
+	"uYIKkeAIqrKU0cEAHFe3MWen365YcV0pQK9YSyqox3Gh3OK7NLyd4FeE3IZzePTwa5/K0hOp0Ncjeak/",
+	"K7cl6SfLkoM3UIkOVEm7iGzGZTBZ99w1597gqd/bkVfFzeTSFLndIHBrqG1n7AtUkRGdTBgv8zWU8hTI",
+	"fL+9RXRp1o6TiaTgBFJOu0h7tXBDmkPGmYSK7EARR+wmM9tuxCRnP+vPNx6qWqjMlC+FRZ6JZCISGy+6",
+	"+PGahVcz6/AinizUjhMJ0be0ED2XSzBdWdzBnEyJ2QxDGPVRGTr0/vxF65Bo8S1VO9IansoeRjG2cbe7",
+	"29nt7h50w92d3Z1uuNvd7e7v7XZ2D3fpbme3g//tMvh3Z5+W2jlX28U3VthspVU0j1vyOujtfztlz755",
+	"f5i8/u3m+c830dvp6f7Xp+UVS7V4t7r1lhjkLKHrVEioLBKO2QY+CIPFjMInTt6Bh6ymP4cYNZCbo9BH",
+	"aoTm9DgasGAexAyM6uQkFw2LL85MEVQbUQP1yHuEZtNkQbSB0PNAtVoK1VEtOcleiRm9ZkBJxFTZCjXw",
+	"CAL08nEopgCD2fCyOlrpUR50Ot69mVzXr3ucfpGdfLrUnfVl89R1Y4y5Rc+OLZ7sYkyOomZUotp4m+2y",
+	"uPr8/TWXdQG78VDsFbF4vJQ1pTk29USG0jTahEklErad/poPCDQ9pdDINhIzG+1lE47g9zSGEnOkI0VG",
+	"WGNMjqDjMujj1TLJZjJY0zTo+i6W6HYRKfksWCf1allSdKmMksUC28u6AbNaOmheg1xZLt6RalCAuZ0U",
+	"mTuWFbtOmAbd9Yb3jS36brNvDPzuOSm00FhHy9lZMnD+KoyxeN4djbDZ2qfjMV0jBTDLsSaVkXQPkd5b",
+	"EisAIVgVMLybhcVkIK6VIrwA4eVivRbjTU/EGCKEtRCvJXdj1zT08Riuin44nYBgoV8BCr45yf5u4vdD",
+	"i9MrRdU/R/C8lSj5QNLO8lIvRmZJZZi8LJEXWRZEikwkWcfnnN4Vs8TaNXSyC2Qmri6msxE1tyKGwE5e",
+	"l4ip+EEQokTHfIMBVeBi9IiIQ9vOorbP3ZGZl/rbc9JstQxbAKCzdoRTLXSpxXo1WcXeYa4WZqe7o+yR",
+	"Q9wq3mlf2rAY4hjjSpmM87y3snMa9ohUIiemODlJUFUf2oTky6KVGK0DJZLLtCjXSkJ+W25VHd0HBXov",
+	"i+muWa1KW98RCNlvRSt5Mdt3PWPvslAArY/VCodYMKAsDRa7D/sy6BjRJNKAXFKmbr1I3sr3sL96yZNN",
+	"RF6ZMCunYWGB8ZUtc3H/Xg6xHT7pYJvdiufc3/TQywz0a7JL50Z/G2l1er6kjEgcLzRbcknCXcM53MXU",
+	"UyY2SvGWSdeul8L4jUcILmNygzQ/tVbE8J9JU77QC77yni1eofJLU89x9QPUh64sRsULBaTRNRyIsdZY",
+	"EzFGcxMUE8VSrko69coxfMR0OsnKnuYrYUeqtGZ3m2hpg93QQBmbPRR1V8T/5vk52ZbXAXyw/Smd7hLh",
+	"8Hn7Uy7887OP5i9fXgdEf2Jyj310Z0OW4LgsRX3tCsRVOAHllU193MUy9FZDE8kQd6T/075ic9n+TZar",
+	"hVdV1b6hvUxaFd2tvqyfgFvOhPRgaFxcHpi9fjnkqq0XDycPAmfrpbWJ01rIizs9+/YEylvkevma4tJP",
+	"JGKMl69e0V5a/7jgb7CdSG0dZFMM3MFtOpdEiq1j4kOBZJ80JxqvfQd4PgZRcOF0XCYJGyRMjrLcWC39",
+	"SRXFMd6PUA+Z1lqG4uQ2kzit79KD88TyrqGHV2/KtUyu/9RHTNUUk2KMC6KfiCvGy10Na9Z6LlCohSN2",
+	"EH6dqsvVFvO3yA9cRrVCSUl585QDa7ovFr0eb/YauJw1rBiV7Dw30hLu/jYR/ZiNSyMJ3714Rp4edp4S",
+	"8xLBeGiZlZrCcCAI0M7Cs36fZAUPJPjLtsqq7aoq9hdxqSivSEHLivWXaPqVEm0qQWRdHfpiqnr9mPLV",
+	"gQQFKTOtmW/2UAFWMagoI2IjCDL/HzT3C0Yi0YRX9JzoNj2wl5WdeILmaRBfhcbfKNT3fRBBwRqsczyJ",
+	"xVwfDrRHUDORXBEbnmArruG0FVYbkVyG91ARa91IgUwxCO9uHzSAuHSiAdZsFGvBXJIVhEUn4byKpY92",
+	"jjqDLt1p9bvBbutpuMdah4ODTuvpzmH3aJfu9feDp0vNmcvnNbWL0M93l0UcLCtclZ/1+4iHKR69P39G",
+	"5owmWt7HvmA55yLF7qP55ZxdBwgxuCLdTvcgX97p7Dpopoae/7Wb/F/8Zgs++rXTOvr4qbT2U/nNzeOS",
+	"l8Nzx0FcxJLSi43cbGMVqg13XF2iGrqa16pQ/cVVjC7CrJ7nrgCZug7mP6vX+Yrm2VYK2ogR8h2jYcRL",
+	"WwpBAgDyT2hhZ150+ruCwJMwKAEja0bb6W/m5ZQKx6lItnGnAry1a9MsLxB8EA2nie3n3OzYQkFs3GfQ",
+	"zd0WdimP2R5HPBprSbVTHgWA817i4hcW+K318eKVGmtFU7+KiivhYkaaiI0RH2rK2mcGjDYqng5JX0x5",
+	"eJvVzZJIofVgWX/VhQI3uCDpESlQXYPyNpIElJO+6dcYlnUnrESydCHOYS4ArxwJq8oxG2ZUL3jSyyos",
+	"YdsyzVxMx0FTEraa2N2Pm6ngki15DmLwegbldeUfBpHk0TW7TFXQ1UWnn9uPzpTpS1FT4smB53bhhhXh",
+	"tLlOhVompeMKo8Iqg7VITVHLFmYMVreIRrT99nOU7/YiXNbMfx0O7Ih+S2sd32HkmviEb6eIdJsWpWtg",
+	"bjrP/btroYqXiuJ4w6bdDYRB3iVWrSrFvTThvYAMLvrncbcYg5AKywYfFqMhs6AESyfTmMg6YZY5T7Zd",
+	"XZEY2mhK5yztfa9mVQXiWJ5oBiwIJWxgYigRUOmG/CITZmGP+NjMNvTt44xZYS06eOoRn91M9Jn57jAQ",
+	"C6y5HSRRZVvxoQrihErJwmNTcMWsBrMo8iZ3p746tmhE+SVnaX8iMxu8R0o7YForJSzQWn+hYiQ1KZp1",
+	"LZdoTXcslAtDllgsSTO3UZRtxDQOTWaQNEHWULHCQnPrmLBYolfBh6Pz2+QlADdkSXTNQAjBqn/R2AAb",
+	"Q7YhKjtLVTMWEXICparNBcAR9aqhBCr0vMZ6OJLFLFDSQRSJS7aLjVTekgraW8OzFlU5lRPGQ+O4AiQB",
+	"JRm2VWpmXR7wjQj+KpKqorjXDzzF6IhDHDrWfLaLb5qH0Ah761HQ+lIFrZyUsjGh48vk0w/PTtdmghmH",
+	"2yBrq2aoyPQAa6rZ3Lpx4ebm3yUoPDOflFoP3llWusE4LBzzR02u6oYvuiTugQMX76BRra5mVdkr9v4L",
+	"hq5rbCvyqRL32P0pQLfRYNatbpqWkForYWUTAVclccUOeizRAOD1VJo3kvpa8aRO36eatVqXGVKdm702",
+	"EYO73ctZyE3jApvxgSL6HaomFQnPcqIn74PqvWODNT0O1iYHNb80CFyLTBR6Oc3FGGlS1cRabCoSudYP",
+	"3881gd0vNr3YvCllzS+XX6zFe5StrvrIVqqcKQpb79lIxKH0jFsNGmPl0klLUlV7xAc1wyfNKVdRXPCg",
+	"aB0PVCit61n9w9eSP0zZx74NqULbHEScxlugb6XJtc18Q9UntdJqPYLLsbmI5uOtW2hIq3WgdXMa8lB/",
+	"6ISGh0btuzDBx7SL+coG83mlIWWq95idkcf6NVMzcLl3zssouXkPm5RheO3tEqatCcRNl85541PaYLKl",
+	"63qi18lFu50gvTotyKiQd3BcbzB1eVm3yExcq+U1/GIsVGsam75Yd9zD5mverysPtIC0P0pFcD8Q6vSK",
+	"VoQGZLZdR6EwkpkJyEFj8pQrFkI45Bzi0CdJdE0V21q3KPQt3I8HSyPIHkRAuJ1HUdGhm9URTKWCJOQx",
+	"0xqjHEWTtNfh5RWbp4LgspInfytz5K29e3VKnmjoOyJKHfulNVCmFU6cO7TMbJm/j/lKKMv4xKlJeKzq",
+	"LmySIYFfVMeI0DC8RQn8iuScYplrm6Rm56iznRVSmt2ZzLeorCt1pJ+vIUsUwF1ilauRDlkgOMsBt0Kp",
+	"zjZRW2JJw2Ez+G1YxsygdBshMxesa6VM/LFOTZ6NFuG5VTmdDbXXXlMQzR3rhuXQlf5S68nPe0zT4khN",
+	"60oIiaLDL813+mVLppdlKWpvEwYJ8bYjpQVqabzYX17KexTa/p4+5KWSWbkf+RbCWKkzeROS2VKKubZv",
+	"2dymu3mXLV9ZxSPuheGv6WM2S/kzvMxZCu3K8h9/FfeyW8hvLWF2qY/59l7dtQoLPoxjN82qXdNn61Q2",
+	"rO+2TT9aeWNuQSQc722+imXRfWtXcTd6UseHm8p690JaKryCJ64rFt2D5e6+kiT0kME/qaNz9FIBJ6Bc",
+	"CzJ9RkBh1eoD9ruGnHKaBKPo2vgEadiCSrc51106pH694CnsaRkJ6gDikBIVGNOArBBMa77Vw5T4FtO9",
+	"1/Eulnj7HR8/iGnjSEq9sKIb0uxlVc67hcsankgceX1fpNnEn+aNfPQqfolexYfxI+Zxdm1PYnpp7+pL",
+	"LLk7D+1NHItr9pNTrq3+BdZf5iu9VV3hJVWP8NGlKd9xOUjEuLQxr6Ppmk+gTMiKCp122PXafNuvsGxX",
+	"Xh5b2eoo1yofW9jXl+jcg3gN3668QKlIVDrx4mYWgbLqEKogXg+f6spGOHlW0rvl7ue296sUuTdcM+wd",
+	"8tg0j//uefILhcxJ85SdRk/klimUg/w4Exwx1C388wLXlonxS2C2scoChVgGB15uVQEDtsqQyNsFJrxj",
+	"g/srJ5ACCjnFJiFlM6lKUcs+rgii/ILiJe8/7rHsXNYtzL6kHLsbk7PhWuzpKqexql2H3QbzfvlF2A3k",
+	"PFMZL73qx6TP5oKbzLqdToc0JWMERUV4t64V2/lkcVUv9F3DhL+xSJiejcNs9kRhoegy0eNgZVsow4a1",
+	"FNaqXVCoFO+urGbd+Bw2LMuaU1i5yRSNr0TFv1Ce3J+Y94ZV9jfZ62iFb/o+kuY20Mj9MS3+ofP4iqp1",
+	"sVdQ3j2TZvetTNYr8bKs7cRxsvsKme3mvpQSMEWVXF7cBvKWMck5YYES1rm5REaROfZ3dIvaO6nUmHV2",
+	"6ux1d3dvMZRrc09H6+6sPdJUsqSwpO6agxTwDEf0XLit0TMIjm65uDSJqdILBCtwJFUU3NKsgmhSJd68",
+	"XZxmE4aU8/NXi9s6Y4HgWh0J2YBOY0UOOp2KAkr0Bg9id2d/98AqEEsO+JwO13LWpfEFlUaae3NAGS96",
+	"egI593lF34u7tbVCF3OJ82eFU8cCta5cnwNsL+tC48TNQOkIqpGNhzSB4JnbYXXuwB/aiZNxzwWIvD9/",
+	"5pHv6DU9gx+Jr8TLsx/OYKrmFvQoHJPmOIrjSMJ1IJOEBZFmH1v5YOxup3vQ2tlpdbvnncNep9PrdNqd",
+	"TucX976sX3X5PKFcDljyw4wj0t1dh1ZmyJawYy4eaRpUWaLJsBmBLz1COWE3xrCsCWweICFj/53vWZTC",
+	"wQZj5tTlvbLy2IxNLqm8DCvjS90abCIOcWkaYeduI45jouUg07S+LxlXNbQXXGUpQiW/T07gHj0TXLGb",
+	"JcexSkcAmMINfAJ19qCZvKExafVOdh2FjAfMg5bYOJJNLFTJ7xOost6oWuhUjUQS/QEmxBrrdQ5lr3N0",
+	"sKoPbQMvS7pmbM95/u7Htz3il83RI5/0iD2zj8/+Vo/4+lL4HtQx3t3dPbKEx/9Fs4CBZIo0WXvYJnDL",
+	"Onutzs45XLFep/PLlucULFTwb7gj0N5AEqgfTJpczNzz3zomfiwCqkTio+dai2CASrgTLFJvi5GDgzQY",
+	"CRbakDeko9mhoW9y9Qnc7gKfEA1Rct1td6ASTzqcYYtNjQbbWvbUVNCSXZQe4dMnUl8NU65vq7QrjRH9",
+	"F85/hRHLLEfZYLl1vw8ylFzKQapQWSvIXN1+/oRJMU3QXbPet0V6ka6iABTPQteZ7GM9XKnsXlKJD0ZA",
+	"Ir6Bq2+QwFKNzBNfQXW8BbIDDRfA4TL30/pDIknNrFCT6jqwfkzf/Ikxc/avWAwvoeyVn/ZwuITEgstp",
+	"EvtFYlbSxCHD0JUoWPXCH1WetnVwMEf3i8hXUk+kuoa8i3klTX/G7JJd03iq9c6azRvsd6bNSP3v7oLK",
+	"C2vNwbsK0d+xQAx59JdmSrdkPAusRr+8EU7jAPXufCbJBvu34jIlmPn34jE5LKnDYVxMeOQvn+4mw2yS",
+	"f8Cx/FEdP/J35S/OzsuQ/D1YbjcY04Cm4FahN/sgYhrzlTCBlKRJFYkZlZAYD+RvHHF3op3F5io5f9HS",
+	"BCDn1Vt7XwoEaKd7WKQ/WYOHi4uzRnUqyFI8P38FR15xMDbyYEOnggTjCziSWzn31j/HugewAU/R0kPc",
+	"VFBHeoxujuVf7G7VSHG7y71xo8BeiWG5/zsWw2Gxe62+zOOJ6pEZlOmlMjXzQmzMbCTGHkinnhOPLafx",
+	"5sp2VPA1TDNaaBjpxu0tJKOWhnAnGf6tU5zVhhHYiU1x5IbXGNAorggXt7Az3v9FlD59eZpvKqohnIK8",
+	"NDkyHbN2D0kXdPnv8ytMt1nwa1qIfVyNaLUD4nNIF4thdUC8fniriFKN9yUOmnuM58nFpN7axV0yiodQ",
+	"qBn5UjyTtQK+Fw7HUARpKpSD1H07n04priwJAC8gyEZdPCWhx6WedkowGlir3Pau9Aglp2/OyPnP52nx",
+	"RcrJt+fnb00ZdpHoHzTkwO0quKadlKMO35QsHrTsYFtZrGHbyVXR71yGENcP/xwpNXHawcJITtByGfGB",
+	"Lc5PYfl3Z7rYObWF0ChkcmUamgGWLYU/0vyDxlMmodi9ZNcsofGyiPnFDqHoCioGSm6yhtG9xv7iKaSq",
+	"hU2zTY9jJcSzEHGk471cR3lTPstcYmV4x3xZkKphB4lDFZbd2nxi8HN+zWIxWRZTWhy/Gir5qtb1QYKX",
+	"zoFHrtB1DWCYyKH7gUTF4MvAkE/BXgcQ+GUOFLm87FrAMIFT9wWOiuErAGIjyorWJVtEJWuciD1Kdw5M",
+	"k2iIPH7//uXp9VOPjNhNwd/eubEVt/rdYDfcY/uDg45bbCvMdyvs3PzaaR3R1uDjp91uWUNCr/GBqmD0",
+	"DEUlIK1x/MOg0ft1Odzgq7Np39UgimVcJAsSVoEDZza44gPrj4S4ktD1V/Nu/Io0ZyPJgksgyn0q2cHe",
+	"lgfFZDjatQUPCoXh8IPXg+9/PEoOv/n+X78n57Pf3r89PXz56u0vL0X3FX1Fz2Yr+a5Z9eLBflw0G3M2",
+	"I9IBQqpO5DfTLsK5brAKSrALsL6d5JI76CqJxZ3GTL8RUQUmP2VxpC8wq91kUQt0hU/vGF/vjjavHWCf",
+	"TV8VY383kFSU+AnNUyu/WvH12sRyFGy5+FJ582HzcH1V1qyhSsGH7soVnYRnjCsySwQfHhM9+RxlqnTE",
+	"UtUQNndZ1SEenj6RZIZkoxWF6I6SdMyI4Caf22y2smP6VF4GImRVXSEDptf3RKI0jB8ck04qEYYRtOR2",
+	"tL0V2lC6p/QcGoUTya/LgtWFfiUKWc57TodVGzLcVNEhocRXdOjnydYM8gXkMbGLBkkXmxxBQgT2eU7Y",
+	"YCrThwzdedKV+O9WbwcJXUVH+wGN4ogPfaD86S0gATRhMmUDUmjZPpjdPTIS00QeE0piqliSXakxvWJQ",
+	"qMy3xQnSGmV2N2mKvZl7yaJdTljC9xGKOZg39RLFFHtXIZ/YXHEus+BLGZlG5RsMmF9eI0sjHKJTmPYE",
+	"T784JnpK0zNMY6MscLWVhWFSQcyEqK4k9e7tqJvb4OCh/sRZY5XDCjN1q6mWBoQFy3HF/j0bm1pKtuDj",
+	"1HK4cvXn+kX9GdLJy2lSEdn4/t0rYprf6n8m05gRrpEljvRVjxShCgUBc0QrpKcCsHILd+G0kNvgrjTL",
+	"aMjZ8PJYXUkQ3ctYV9AYMrVJMasgGdeQtTYrVrhDry9s5b7ehLxVBEctmSu3ig3D57y0efwHk0RXyhpd",
+	"g0XujRGjiVws/uP0vZdECeG5em1ugHzbl+MS0gBpMqZSjRkh7Uqs3/VdsuhbQ1aUZOmWkRWNHHuXGgnJ",
+	"oAW+4Y0RD+JpyMJ8xZnl3glMFihljHihn2s2XR1VbTViakU6QjkXUx5omGttW5Og6QT3mxXXSaE7nkwV",
+	"cxuQKEFUMoWekCWom1adXIy6jnh4N6fMeol+eXC8yxLcq3le+YdlCFcp+VYQAQPYrJ5TOR4fE8kYyZWH",
+	"gsdOMuBWlb/noZPs4DwXuEx1PpxBjVKSgZj5ls5jQcPlRq0Mj1NJE6NwzM+mnamJcisxg4zohN2S87gX",
+	"rq7gUp0l8sG2RU0r/1IJ1KJdL7sjpfMLovzFtNPZDfQBwb9Y23B5HyUjngqOUMwo67UAzVQXvzYpi367",
+	"jGi1MyNG9pv5wrnZzmvpT+5bGr9z78AP9o2Pq/iSFX9SaHslklIFy9InyYJpEqn5mT5pRIg+owlLTqZq",
+	"VKJvcHLy9iW5YvMehoRpwKKXnvTnZG/XWNSmSUyCEU1ooCBEzezPNp3V+EeVSEhTD6KHM2/4cMkB7cAa",
+	"AEvJzh/cPJ/1uiM+ENhqhCuTj2+SbBpjGnFFI84S+d/yOmhHHOI2GjZip6GndF5ajHY9sUWnkdyn2aNt",
+	"8tVXqatCfvUVhOqRr77KSNpXX3kuo06fA43TDykPLzjySxTdAzFmkvRpcGXjYb/6CuLsvvrKpN7zueCM",
+	"BJRnXKl3wS/4TpsoeoU9my1aG05loj2afRaL2RaJuBLQPhnOHeeBYgHx3LBq/MAznFxwdsEJIRNTlbhp",
+	"68hB3GEkiX/RuGj4XlpfDgeWxP/02fewXDAWoDMkVG4dX/Bum0iWRDSO/tBsFZfx7sUzcvj0cJ80vzv7",
+	"4Q15RrngUaDfQccg4mVPo4gkUiQGid6fv2jtHJBAhIxMeaSkBwt+/uz1ick8MxUiNDWRHvH16G28QtFg",
+	"7pvwSsJkQCcRH+r17bbJiEoUffT4h8ZwDuv8+tXJ98+7fQJi3G63pR8RMVWTqQI+NUsixYjfufHJP7Cq",
+	"Q0AlIyN204aVobVETmNF2O9TGkviwym3TdRlW5/oqXt6PUcq9F1e4xEHWz1isq3TO3bZn3sZYcvxIv/4",
+	"gqdiXmHMXH54YQpkA54WCKuG9pC9exe8dD1jpvT3KvaPrTeqav6SxTiZ7N4Fzy3NxIitWhZZsar2BX/J",
+	"ZRQypyc28c1HPgSUxzM6R23W6qwkJboWnZp+VdqirzEsX9/TeKDkSMzAWkSlxZ8Ru8FAEKrMyE+ki5KA",
+	"LM/hqppoLif4wJifKMjA0Xg8VbQfZ6y26Tthv3nsIP8gO57+7IIjBLaOIQcwLcooFZ1DPUoYcSCggV42",
+	"4mUU6kGpvBTc32qT1G6EtOD9+TMS8Qu+Ij20TXx9IhrmESeYJSrbBLcLslAkCRALmz9gVDO8Qye2rzoc",
+	"UU+DxXAsZDaXept7uw532gLI5xKFeuRr4DzESARsjgKB3yZvbTsCGsoL3sRD9DA4O0U+6Zl6KVtIojXt",
+	"nWBUgV6JVsT0guCAI0mAyI41q+kzAswK9aQ4CpjRrg3rOpnQYMRa3Xan4TXA8gI8Ufa2t2ezWZvC47ZI",
+	"htvmW7n96uWz52/OnsM3IJap2DLBAntzhNheY6fdwQ/EhHE6iRq9xm67095FL+AIJIXtXKoUdFsQZa7Z",
+	"U8Ek8d3AZD/NsmLET6OXfVCxNMB8DFv2ieBaBcXIZR+CFm2gfLs0ncT/xT8mxRSR/ypODrV3nOhj3wLx",
+	"E4ZafMZu+2EU9mas33N+RYU6ze3GBxDRAq34XZrmt0nORm5CuzICMAPW62sq1FbJ7xOfhCyIacKQzExo",
+	"lBA6FnyIY+eALX1jXpGe5kmuMK0VcqjWgQ/0f6IxOyY+BLHg5jkRSRhxmsxJt9Oxlpp0QXifiNQUbzaa",
+	"40bSvJksVSGgCcg5uewDmiYv9NxGk003AyFbLEZRhiyIQhaSQSLGnqNz479jMSSQi5AG0rx/98qeBZgW",
+	"YCxgqMXMBPI8SUSCFOhtIvoxG5NTZBo9stfpGJMpEBZ7H7lQSGFEQvoJo1e4Q2SDpDnlV1zMeJoNZY0b",
+	"Wx7Z6+xZTSPFOI8gMmMKBqIyTmXrBttjx1uPwnEk+MtQa4DFJMYszOlrEc6tDGwsIXQyiQ3p2/5N4p2s",
+	"V6K2MrH2c17jUMmUYcQnWP6ADnQ7nftch7ExwkKqrIweZqSLhACWg198D5dVNlu6/G2DE1/TNIAevtyr",
+	"/eUboV6ABVF/t7Nb+zuj858L8YomQ4af79f+/D2X08kEBOLXLIyoNcvvdY9qj3EuxGvKbcg5KEL7a8Ds",
+	"JVcs4TSGG4Yf19/+GUuuo4C95/SaRuiZcfXRRu/Xj1qTHY9pMtcnjclTZcnaaCiUoAwnv08aH/U42yNG",
+	"YzX6Q69nWBYqgnlDEsjfbBTFKPlNEhEwKUky5fIYHLKadWl6oMTUFhOiimott+y2fmtmLb8gywHz2liY",
+	"62JuAWVroV4JztXBl9siSgFDlpzvq+haC9vSOUw5l4qNzXFqeWtefZpnbEITaH110UBNmYYXDWAn5hdQ",
+	"0C4abfIBxATOWPhP/ZaPYVKmJs8WCOKlqIFpqQFq4pIl1wyFwJ5BnEjvJEWOdBBKtH5pvcZqJqxIi2Gw",
+	"WN49YUAu0480X5skom+0T2PSi+kQSwUeEymgeCANSZ/GelUJuWJsAqJkiNUQKaZ7aAbroDeuMtI8VSrD",
+	"K0M2icV8zLhCjulACKDmF4ECYVKLo5pX2mS/s4se/FkkTfQrnITCpt+JMmUwR1MVihl3xQsrc2RVSAqj",
+	"k6avF6UJhr8FQxtzA4oaGTBl/tQiSJwcRMOpdeLna2yidDbWWx0bLQcXrYXJJk4eGVEMj8YrPZutMrLw",
+	"DrFXi84JHTMF5bh+LXUS5RZtdQLQt5QgodD/7eNGIVYx0h9aMmiUBH1yDbc0vUHuRq+hv3NsmeZPOOUy",
+	"U+PHWzH61NH2KXO/wVTo5cDTafS62R+X+FT/ZA83lTTqiQ0awhEQkBIx4R1C6+9LWGuy3jV5bgpTJJE5",
+	"AqgPDCgY3KSMVpCU1m5Vk/I0+3k9lTHNUn1UGWuqjA6oHxXGfyOF0alIcI/qYkl1jD9BWSyrvvCoKj6q",
+	"iov1VsoVRXkdbNNJ1Lpic1mpX6D12RqScympHomja2ZiGaBJEtjQnY45NhwTA2cwIFNmOWKeEXPZILrx",
+	"0khg6xL3oNMOgejYphJW5qRkHPGpYlvuxGXk4FUk1ckk+l7vbkH+LAN/9sr2M8FlJBXjwfxcXDHeuKVA",
+	"WO8ym1WuusT6nG4ty3V2Vn/ynjvllv49BEBHDZfKwe0n0uK8q5jTACNbPn72KqS3144Lyl4aG9ptb41G",
+	"feMF9Elzp7XT6eRCBiDwOqb8agulCT1GpCSLB8Y1pEaRTGMMoUoO6KWaxZ99e9Lq7h+gPzeS5IpNFOqh",
+	"cSSVBJ8bvIhhIDtdZ2bS9PEu+lttcmLzzkciBr2628Hr3pxy28oNfdNDpiTZ6xz1zGWE3uwwvB5FL968",
+	"D3KNnnsqWULCSOpjCLdSfTqSxDBsoAFTHmpBi1q/HhcAVYjA2Ovsll15zMTB63RP7N+dYi3ev7NhclFM",
+	"e6ogGgZkSIuduHjSdBK/RizBILMRo6GpmH12HbQcMthCOlixNPNdCd38/JD0qg4leCGSfhSGjOMXNSjV",
+	"M8EHcRTcTSeuI7XcSVz5wugpoqfrhM6TwVKqWpRKtj9dMa2EfkZCG7OyWMt3QF0kkJ2cfPJEIsUCKgWK",
+	"fCrCOKQmVUnaJI3OM7QVIpQ0PU5fppmPPYvp0qNC1Q8Gtk0OZflSm4Ec0cTWT7A20p47y4zqW2nEJHcG",
+	"SBekwYiRpn/207PLk/fn314+O3n27fPL8/NXmkhrHWpmF23pNQVSaXdug5q1uhaWW+g0+FKaudROZ7gR",
+	"9j5q+ng4aekOzWG2UtPchKpRZpnDVxtFMukauZxs+4O9Vcn2H+/gZzgZKJZ8AMvfgxKnGurS+nrS30P6",
+	"epdJDsUrvFQMswQjGLHgKtcqb/uTa176XKnfnLM4zpvdM5uTmHEtyy0YsCDsbRQFozZ5IQofYeFKlsBL",
+	"tmp4qbnimV6zW25kA1qKt/KbNIrzZXi/Ss3C9lZJKrniMpi5+bDazi2kh8crXXml9cVK7xVdeauc621+",
+	"cG43yBKtXD/UcvXrPOODfYYBxsBc9Y1sV6gLb3JJKfelMSzUkHxgpWGh0MxqtcFJa4q4sS5D4CYEK/4N",
+	"tIVH2f9+ZX/i5nvZ2w0JBnLkXO+QhdG2+dmg0xJTZPqi8cGcstMIqmtJlOshQCEhQUJnsTRpFnoG50Ma",
+	"hj64oSABkoBRMYxkIGACEGOhqKFb0woZEnB1MVWatFivClgpYTpjw6T4Fz5Iy3HrV8eURwPw1egh7V9P",
+	"JPE5u1GXmPrimy76NBjZKXB7aXoi5pPlsyPnpOlrmd/3iG8b2UNFY0Vj5pOJXktuFuO/FMQULBxMY5Kw",
+	"QcLkyCO+fhgmdMZ93JPWKAQfauBZBcVYp7ROY6KwRRINI94aCZlry0tA26IhoYr4cOJIR1IH4na73far",
+	"TLinLIzeZshxjxJLfqZVFDJD2Ef/+rr+dahwqe9tBsSSy+uKBCyMihQjxR57j6pl/BEzvVHTglDu/Stc",
+	"VIh9WXByb7dnLI5b4M6E+dvgZm1rFPMd69p3H848IoVtHpqweK61/wlN1BxCBEBVgbaiyXXahdn441Na",
+	"hSW5SKtl1+gXlP2s+CAUTXGIm0j0ZU33NqNOS4A5U2XX7BsGt+y1heO6eoj+GMsJ3l2lWDy5UATTMeOQ",
+	"JjJgUO7Bg4MEixL8o0kRndJda9oOBRdNmFcYtYCGVvQ3Kr/hDn3G5JO8yPP8vLpchpVw4J3bSzWP6kVN",
+	"gnKSXYAnLpvNUKYuMfmUy8D6vC5NSaUR+0NWdm+RyCiXjZAmhlfAxxGPI85sRnO2H01hApspCIEXW3na",
+	"0yYvTWINUJfZiCpIVXKXYjPSj4n/c0vf3RZkmZsglkgtlyRE4koHBSNkwpAkORtNYUFVuoIlROhFFLM7",
+	"EaDVJhCba4+9ef9GBEt/cWdi5TVcpCjfYV7QK+JVOxeCaSMuYyz7ZDEK69HAWafYVBaI+Ug7H5Z22vsq",
+	"eEYw6tLRmCkWbuc7ClcST/N6piZI14shZlx6BJsgm1fRp9wzvY3FuC+VXmSqFSWMyqzyC35TrVTA5G/c",
+	"Jr73b3t9i0kOtd47i/5g92ugXYDBMo3nhEwoZtsunttjTMp9x6QsvysYtS+VSFbZWfCCOp26V95OW2wp",
+	"L81ETJKmVjzMa2AgdBbnPNoyZpq0alN+3Rg63TQ5C4teFBCJrBvFy/9ZFLG2SgmGt0mCYUoKPQi1KN7P",
+	"F1GsoO7oYlXTeO6ED0vHxW3ErYp0iWJn/Hp0Azpco+z0V6V55hjXI3hpGahHavcw1K6CZKxH6tz+6TWo",
+	"XUreigkIeYKnqZpWdpylRbjQUrJ1/2TJae7+p1KmvyY1sNBblyDY7x5pwsPRhPSG3oIsDBnXN4i1Qi5b",
+	"6kYVgkRSK1AlsfBzPXjG0B/GJyaaLEpYeGzTKGksIV8RKpyAhwnSZCB5Bo29pm5rugK/fcFfiIT4tsWL",
+	"bxUzzFmi8RQyhqjTX8YmNOG6n0hCJ+yGNOV0OISuiuT8/BXZ7XSI3IISuRfcT7vG+CaXF8vRpgZvLPyC",
+	"A2Ltl5zpW14HuTibtrpR/rFeBIfTuOB+riOM3yZfC5Mol7Nc81w9NL30OBazVhxJBWE1F9yvaGrjE0om",
+	"abYvBuYNBYOkX3CPuW10SuDsoUh6wUsCdSD5iQuFbbbI+ShhDPK+oJxWz0R241k0fb13ewRKTEjMrlm8",
+	"5RGKb2BJqARjBdlAJPqbkCoKQNtCP1/GJ8J0N+Ytu3+sLpR+6F1w80dxZ1vlhjVcwymX5zfq4YOMavCT",
+	"zHS32Ggp7+1Ij7Vpb5wH0cuQVIgopa/YVpXIW3J/awu+Ja2hPi+u+eWpXkshusWKE9j5SSNu5h0Fu28l",
+	"rlfupHj4jYpYyrKuSHdLb5Y2Gndo+5u4xqQFbG5A+8gpc0tuZpjd6DVs+5VWvxvstp6Ge6x1ODjotNwe",
+	"LFmdaycKaHUHJ3WjsOJTjmb988fuzSgYPx/Sn18P/3X2Ne93j65efvPu+pdZrnJyvteYvZxA0Q2pwTU5",
+	"cQ6a1bAbbJlWhAxSjSJJKAPPHZft8ocYEsyzWWGFnM2Ki0vJmrue0iGzoW4F38+1M9st4Tq/UWvFDiKc",
+	"TWDmAjr+7WIKHyyM6S8oP1oUytr1LWKKh9nGJsA/151vWVDikKkKMbJSenzH1DThxtSFiZIliJsRiEEx",
+	"uBgbXKBeiNvREgSysa0s7CBSEGnQz7yLoWnEUTde+Tjz6nFQTqnM1lXlvfuT5Iv71BDTba0kQCidm1ZV",
+	"eDiP0ct/5YQEGroBjE8c/C+5tMsIxW+iv9z6lKY6ROOJSBTRH+QzqaGWx1hIRXY6na1iXnUiZgR6G8l2",
+	"qZHoO72Ae7wkevxV90Pv6dFK8mC5yw4mLTWI6Be2P/0m+kv51g8laTk5XE25kskq9jqdjoOWx8sS1X4T",
+	"/XyOWhlv+U70N8NYSjGzImcNwXLvOWubuoNYqqXGRWw/pr19IRf3hDv36AmUVxsmTJr+IOn9qX+Ft7Hn",
+	"fIvx1U6PRMzKk2adq23b00E4fCJmJvoive8BZM9RSaYTfR4sJE1M29cD4m9PJAlEPB1z6REfQ41M+brZ",
+	"aG7rfdgueFiRKJDX7XHokYvGC9gOLPWisWVrYdu3NYSyGgcSItRt4y2N5+uQHdIU1o0K5QlmI5FtSjIo",
+	"6vCb6FdY2DSBwrU+5w/nh/lO9OsZ2L4st0sOUPVcLvpYBhkuPFKwL4aCpUdEC7TMOa5b0692IK83SMOo",
+	"JM/OfrJ24pQ8xXQupqpXSrOMiR5zfOAn4gNRhmhZqG86miNR1NTIoWUe+kSUXSUSUNOdw3h/NfnMU88V",
+	"9O8Z0tuEEc6mKjENBUG3l4rICRQ/HTGmwF8xjam09JDdaIA8gY/b5EV0g/DC8XholoAXLYoZjtkj/Wl8",
+	"1TLPoiEXCRDCMnA0pzzWrKsYaYyV4NJifZQoMWmBowTbfdgBttrkTCUMauNQCEM2aUNrkfEy8nwqZlxv",
+	"oEijn8nrhyTTq0mqYjdq26B8RkoXImLLxDqN1/rcHinjl0IZLdYtI4yGIi2lj7EYYnmDiYh4dY7TCXnW",
+	"PXtLVCyGrex10sRQbY+ohDEioz+YZxpVQS3Qg6ODLkmEUFAwagt6rOP9ozie+YEL5USoxGL4RJLnYXd/",
+	"f+fINBhJ13rF5vou73d2yZSrKLZfwI01w2WqorvUsRgzaJ80UEaClAhkLJ0sq2SvV2L4LANQvVs2iWnE",
+	"j6H4lWTqn1M1aB3mW2XGIqDxSEjVO+wcduz2Lnj3gl/9fhT+wH+cfbh+9cPBtz89nZ7/vvPd12c/RjuD",
+	"8X7y7B+Kn/6y/+40uf7h6p8X/IL/v////4uUD0dO/tgdJnF38q/+s18+HL579fy3w1k8Pwl3/tXtn+7u",
+	"vpGHv/G9qHv0evCP6/j38f4P+/L3b9+O9ubq6+uvf7/q0OfvXyVv1Hf8fPrsWdj549ujH84Hf3z7/c1w",
+	"758ArTXpiDmg7FgKeQTPoAvLM8FVIkq63/rYPswjY3rTokP2zx2/vXwRj6mT66dOmnCyhbOyUpBKKJcT",
+	"mmgupa+eQ1/0XwXaknG0paJWSi6cD0wd2TSZCYiMGACdIb7+2U89pblHSvik6bSvN+9GknSISNJGYUpg",
+	"glEn9xZGpeAgIsH/jSTps7kwNW8NgBwsrqYczvbvycIEWzZHI2LQjhPGqvz6eo9LbU4LTTvHEY/G03Gj",
+	"1ylr4LlqRZzNVqxIiQ2u5z4Vy8JxVpC4Bfx9zN9elwi9hWsPIrdWvuzdLqM9hN0oxkOtZEBoywpahDSt",
+	"VUPgOS+756aIN56ybXnw+1Qk07Fe4CxSnEnJtHpnqGczE5vM0y2vXP7pObKP/pmqacJyTUCtbUyP8sTO",
+	"Aa9tX++QOOIM0jPHdA6tDUgcKRUz0mejiIfELxH3/HRSIqf9sZabYBLOZrldCxCpsu3ZUCgaXA0TLX23",
+	"ydtEXDOsu2Nrn9tWlNnMaYXw7U/mvc//pYnFP9/4HnkDk6SCpNXLIuhu7y5nBFqwlhSQHOMBYLgbtKXW",
+	"+4GTMlpcuvBldBqP4lHSK5X09MQGim2zs7ZIhuQq/Ndob3ZycnLy9eTtuB9c74c//6vz9Mfvg9PO2+HJ",
+	"q1HQPe/f/LR3/Xp3+uzq4Pzn334ebYff7H773dGrk3/tfD/96eD3r990T95982N/+PJgNJKTn29O/nkr",
+	"2TK9c1+8dPmo195CHHUIQHrS/TmhDv3NCGh645fygxJyVE9GpdMwUmRC1chOm3VjjxkdWALpcq7FbTRF",
+	"4tnKHNEfzPcWP6MKaKHNwodx9Pg0L4kuIj4QT58LdQlFiNI23bZjgiXTmEmS0IE6zj4BcSpx2nvbts32",
+	"K7c9Q2T+hEXPmeqh0wV0cBMNZMcTCWk6HEKSbKKs/Dp2cYL4upmwaSrY+MT09iBMo54h/pr2ZRq9hRwC",
+	"1JXt4Yfby/EvLarclxSfQiVkHMLDkwq3cdYOv1pmrtWwf7XsDtBUQoux18xp7xFxz+BFEEfMikUjEWs5",
+	"bEFhNDhMmlqWo/ZqppfYI5LOt9rkFHsp9cpPBoQiLRScVCmI5oSNPphALFzuTpghtKBk2oiomcATL1NL",
+	"9LuNeorIzsMrIhk+VnDDQjOW2xtuH3nV+lpLgcitbzW5YsutJdY4avIAErd7BnLADO9lyldMmewxhZs5",
+	"FDHlQ+hpfLM9FuG2nI7D/jbYYps+5umgeRctIv9IezaDNTf3o7H5Zv2ct9rkHQpeRI7ENA6xl1SkMmuO",
+	"zc3BjgRZHztjlFUjNkdGe2y8NabojKY8geDXjEeMBwxtwcZ/A+A2lbFtpWox1OuqJu22mH9NWb+OcP+P",
+	"IDxgu4N9+o+Tn2edOOnEr17ufydvnj9/9Srqvr3aDf/4+eXefEZP+gdXrPvtH8l330/frS/yusf/aGa4",
+	"jXBZdoHWuqkqitn2J/3fS82nlwuQeDUVlFuk0nGp4E/NEYuGI0UOt0hseuKPoXJ7FvSCHTQcldpvEz+d",
+	"3bdpwgkU/RmkHbpAVEUxyc8v3feIjKkcsax7Vo/4n1593v705vOv7cn2pw+fP5oubdD1Q3+F5e5tIxBM",
+	"Z0af6+H/83+/Mk5oFpI3aTc2dMd82PKgxVwSMZkfP22y35/y0E4QM3rNpHFmU9KPhi3Gw4hysnPQ6keK",
+	"xBANl0nDWjTWN3WrTd7oJWuxUTEwRgwTMZ2YvGst1oTRMNKkkcYx6Zvi+OB3RgjbVpb+jU+a/k2ns7N9",
+	"093d2+4cPAVg7HR39zoHT7fa5EwQ/5vn5yQP1s42fNPd3WtPtnee+rDGkvcsMDqdjg+O9xnI0ppooWyF",
+	"nUePC7IWyMO2NZ0RNTVGaRELzlqyIdSIavqd/+y+0Gv5z+4LWM1/dl/sPPW3sK8KEFw6ts0CsOSmf9OS",
+	"10FL41BLDFqIWGBnA5YGQcuFqVEDgD4qRfSD5TR/mDB+8vYl/pVJxySgXFN/LTtq2V9jInSHGUzjGFGN",
+	"Q4GxYET5kGEsQSSxb0FohNA5o4kG0IQmKqIxNoiBJ9jKqe10l4P5XfWF4ixWl7M3kDS54K2sFtobj3yw",
+	"6s5Ou93d3986znrM4RhWHUlbG8Ou5kyR5jKlw5QdyXZslydVFMd2V0u8k+e3qWlWQy1ZpAIiKb++izSE",
+	"NCVjhPbFNXZ+yThm4WaUKzkpRbtleOyuBofSPKTRa/xP06z5f3/ttI4+ftrxup+3tps3+Nfu5+2tr+w/",
+	"mxcX7cm2fW3389Z//UfjrpG2IlBMtSQEn+Rl/FSj6EMDyJKZSrm+Bk6PfCBNTYAHeeTZyrVoQsq828Wa",
+	"bZ5NWkMa+ySlysTGQwGK3cFgtruzv3vQ6XQ8Eo3HU+wlXFyhRxY+O+ikdobsCj+a3v7sum1AjNBslOPN",
+	"Va6YZkGe2SoKTl5jkbPkLrsjWWEF5zRBpmbWW5rJBmlq0hJbo41Bg1bf/IFp7yIx0WBSCZHWO2A8TKWn",
+	"82ckpHPiU3kpuI9lWvpCaTblDxlnMpK+UfP0jCN2AzoWpI23ie2GH9AkmRP/+Tkd2sbo0FYVQ5X93EXz",
+	"jUFDqdjXfG1MVQDdSf2Xg9YbwVnrtf7FRxa+29krLd8CEHSbDzxg3tw7NqjzvjFF1QsyPpE/1FrEy4EG",
+	"EUDofuOM1215YF9f5ZRY2tJAv2zf/eytWSR4tyb1ey1CqC7wGOz3pVDmTxrx+4wmLDmZaqL568fPOWqt",
+	"cZBMJxVNEZCc5jTXIn2tXZnYpbdp9eH1yK0YWHKqRf1up4OlgU2GBFVY9H9GJXZQ6Jmi5r7EOsJKkCvT",
+	"VjztqpSuJMKubNUk0Zbn/SIpYr528N+dgtrd1iOgbrnBR/r5SD/viX4mGX24A/nUfwciCdciprbk1q1I",
+	"qVds4KIFS5MeUejloqmumQ0at+hn/jWNo/BSRXHsZ8YH60ZzBjdFW4iPVS7BzN5njBN2M9Fqut8mpwkd",
+	"KMwjmSTRNVWsR9L0txWlIQjYDdAlbXd/rEk+5XPBGWGxZHBK2NcCir+a13BGGsf4tdTbAJ+2WSm4GcAb",
+	"npbGcmeBLCOnpIWZwtiJsJcPJtDE0YAF8yBmkEaDu91axnH0QH8LfoNb+XfhTnqvdXmTfveRMz1ypnvl",
+	"TIaOVPKlGrXxUwqRtSTrFUvRIlXVP3iLleYSbC1vyxH5RF82GnFJ/N9974IHVLJWxCXjMlLRNYvnpPme",
+	"R4EIGYmZAqu/EmKrTfz/9D3iXxrfyMWFTyKuBwEyDkYPzBVSIzaWLL4GA+UHU5tET0YY5GtnmjV5x+Q0",
+	"VpJMpsq0T8FxcgV3PWcvUWjr5aoR4xd8KEgfR0RXQ9gm0LMr6BGKnfIlEQBLGsMb1jHBhRpFfFjGBc4Y",
+	"TYLRppsBFPvM3ihngyWn5h5admbN4nEVrPU0GLOKAJnfq0sCHixasv9qWeTpceHp1csjTy11j90LvgDK",
+	"+SLiuZ4G5mKX3o7IpasSjtylq1CxFfFIbgcxowmN4+o+sd9GIZOGOkFrQneAfDK5sfWWTDOKpBLJHMkj",
+	"GEhGYkbG0P1dkRG0SKeDAQsUC7PYUdP1XY7oBFBST9+icbzVJu/5wlqgpc6cNGEK/S9T+HbrGJeod8pC",
+	"IrgpXYu1MJxK5aWdp/VX7xgN37gz3WeJqNc0uTqJYz3nsov6rYVfHgQzlqRb/Rv0nf03SoIGTMtXZihB",
+	"cbhh5jY5tzz3UuVlt99VJkbH8UJ1iNwIHi4J+iaqfN21qrL77r35Nl33/bG6xemW3SIskpOjaDQMEyYl",
+	"C234bQoKNqZRXNj1I0e8xzptdBU+rn0DDEuoV2NwWsZjmlmV3OuSkscyrXlc3awLeLTMd+fZyuNVZqOK",
+	"EhKIKa+8X29xRw/GnsrmW3bDShn14x37MmshlmH82nfMSmnVIqUWcaxIWTJlQajEftgLciMqq6VCmxGh",
+	"CjhKwy9XbLObeZTY/kL3Rx/5ah4F+Lv2Jfrk/gnlvmCYFVeqrLzX4mKW1hjNXcRV5aL0rO4tM5esYBEq",
+	"iR9xvqlIDSvsf53YyYcsJqohsOrOF3dsJfu0A+xf/Mo/2sRX0Ah9LXP3qiZJACNlrcBBbCsmSSDGfaid",
+	"gPVftqHgSx/cfWlSwHQSapkT/tM0qXXXaXCg3DrG4JSp/KdpaE3GjHJJsNP1MZrM/dQYbcJc4zmakBcs",
+	"5no4kShwxPohBL00XfFuy7Mjguk8Cn3SpDIwthuw0eNyfNLsz/HSmIKB+rOtdhrOGEdSyWLvTbS5zyti",
+	"IiE+pzSf6kcN+wduFreux/NFIsanVNWyNJ+L9M2i295EGyGUyQBQiTR9e/qRPfrK/jr4ZWkr67SDtdPM",
+	"mibBKLpmSNOvxRULy7pZ1wNX/X56ZyJR91MAtq4/+CHCjwza1jHw/1k9+R7ZxZ1cqFZpyzfgLI+VxHu6",
+	"hKHUjpS0DIZmlRDSMEUY9TgNaRyYV21P0v7cCeQBWowanSRNn4HNP7pml/hxz5Aawm4g90baSBw7mkd8",
+	"QzN8m5+TOScgxgWAYd7J+h1jmJBZMPqEfVj3JcWiREDnBhQickyc+15n1wnWsYl1K2J+chFDmiNBNV3N",
+	"GcWUKxaCX1gJReNLsyXfW+xeUxFPJLjmp270EJTbxpq6uH0wEGdZioViF4Iv4XUP16/5vkN7NsQYAaCI",
+	"t4jUHhHcjUqzQIdawuUYvZRp1u8kjYt5bgc/g48fmeRtoqDWYpF/Qh/rx+5EfxpHTXvCl4bOFrmpaaO7",
+	"7bRZrDLPfMAcZ2yJqjlcPlDTtuxNR/Lgn1AUStPyKEQeof8NfKFNXmYxsJHJJbbrR/Y6hJ5nRvuZsYR5",
+	"mqmyid6rZn92TtNtNVKQyjVH17nt3Y3zFGMMTBipoleMQ+G8Hr4CznzTPW2vc5SZmLJcNvPpEo/7O4Rq",
+	"sXG2MQAxqb4W4XyDJAFmcxiSub36lPMWp88PEaGT9tleFaMJyw4tGv0drEh/o/aPO/t1ACCnk4lIFAtf",
+	"szCi51r//cu2gAN0LKNkpGna/PN4vrW0erslp4aM3ZKYYs1PIJ5ZI3Q9IJbHgNAFziDECOuxUi5poCAy",
+	"H8VwTRxnIwG1R6E2RZE5uOkHHpmNomBExlOpSJ9hvhboGoOppLEpMJFTUCJl+l5Aj2zzI65YzSINsT3o",
+	"XMcFkdNMsG/udfagX7b52y38YHfa3OscbR0XUwpSvceNnNSf2s8gt+CINM0J4NBonFtNoTO94R7ps5nk",
+	"T6LOZvZb0mb5SJwfifMXQJynE6IE2el0OgXKKGuSZSMQ31XIzUhntdkDS3kau8exobh3km4LEqmbY+tQ",
+	"0LTGU45OOoTRlWXrU8hUlbhXEomz/Gk0Eqd/FGAfaeTfQYAt0f8XaSMG19fy0GLqhQkGzCfEgthaMGGD",
+	"yzjLBTqJYygGl2VlRKnnVev+i6lKx2bIrK7ZMLpmHAVVGKVN/Jzx3wfbeproq/8EJ7IHbUO8C26fomHT",
+	"I/6EDq3bVv/zEqvW0gSuNxS4PCZffYXrgI4G6Cpw1gRhkFCvLOJKED+ExqzS/+qrC970abvfDjJPs33a",
+	"xt+PjXANj4n/P7+etH6hrT86raPL1sd/NC8u2vlftr76D99Dq7kWsNsX/MT0IrcTpNwBQA2Vb0w0jQxo",
+	"TBN0H1Oslg2sApr5zQmLGVSow95+NEno/ILrDTMvS0/SPKjcLR8kzAS+JTkXvYrGjDRfnv1ADg86O1tt",
+	"8pNerrTKxgV//+5Vi/FAhCxskxMu+HwsptJE9KBRCOE+lVC9FHDQNRtVekI0u8CgO8YQky64wc7+VNmk",
+	"5KacygnjIQuNAQq9LpBioYToYfFYLEoJi1YsjrEUJNXYi6kZF3yV34PGUtjVgw0MNlUwf+mV4rqy3Dls",
+	"/zdjUl1wH6EaXlLlu4lyKdZHIRSgFIpi2jgm3aViU4omTaxMmLbbvOCxJpzS1Dc/zspyQ/47lFjsdPCe",
+	"oOcHRs48TtWJdn+qUyZPwN4itfEWQjzMBRQFwUqfaZXvI0d3qlLvdrqHpVEBt1xWqmZXLyqlfXdbkjk0",
+	"vNYM0iUM6mkCokVbU+Nd37MIF5RlKXY73YNWZ6fV2TnvdHrw/+1Op/PL8h5IJYX49IwtPX5jE2s2gvSy",
+	"Re90W7s7593d3v5Rb/+ofXR09MuyNkmbWjJcM+tShvWhd67MF0fegJ0lz8mIFLbUteEwpt0m0NEwdWxL",
+	"ReeWiGoZorreujv8/bv4vqxk01vlmD462h7O0YYHhO1dH9LPhvMuetrKAlcWslb1VaouBJBG1YOc4zm5",
+	"N16Vk6wZcSMhI7VIpZqeFW6cki+2xkpWRsVGcwgesKzOyhbBaogJC5RI5thGok3OTLH3RIzNh4nM2m+Z",
+	"+sdXjE08TYoilUagmDxYqGoMwqAmUnwOcsYxoal52rSHCsR4HClj0TUrrCi1ewbwvE8yoCdYZQWANcrH",
+	"au9rt2eIqQL1RONuJFUUuDY8OZeKjZ3L4yaqtWyi2vYn8y/ILqBBwCaq2rb3gy15pDQU1cpIpZAFUagV",
+	"VxgXmn8b6yAnVGnt10ZC443izuBPMvcK8dHl3HK+kahyanXWRvvCPvQa8jl5UkyToFS6xmX95Lxs8Wpd",
+	"Sdt8V69r9e2vEy7YTLbqWjnAerSrfVF2tb+gaQwxzzHHlye+1khnqEGGEvYbC5aQIY3dJR6CtIxzgThZ",
+	"RyuhthjEil0cuwQlV/zkibTRL6gGTLmNikF3L3xBaKwVkbkhf6ETSnpU7ifQ230YMrQcDV5jJbwTrZmC",
+	"H6fxeMX/ba44ouHGrvi8hTel+hpDZ1K54PsbMs6wgx7YZXsmhlm/dv7zeSq6G7kZJ3kiCZ2wG2PK079/",
+	"e37+9uz/Y+9am9vGsexfQXmnylINpdhpd0+3XVu1nrhnOtnJY+Ok07UzvSEkQhLaFKEmQMuaVP77Fu69",
+	"AEGKevih2E7zSyq2+QBJ4OA+z2EjmYo+e505zvFa7m4ghmoqgtI2l4vEq4JsB5dpkZckkdB+DJImns23",
+	"z85enXvarClfoDLUt8wo9s0BSXZo1sl5LtIFO/qeTVSR6679+wCKtxvrsQEQFmf4EneTNAxvcf2M4R8c",
+	"S9qs2na4gpPM4gpxU12K3K4YWqx2oQaYQqCxBCZ+0faII3AlrLy1i3pWODUhVCXwKRwQhbbggpdh7kH2",
+	"sS+Rx6xDGgjWHREScgzWy+oSOR5glqtw1QbP6qMkId4rjkjYSqnRvmZmMXPUe04IU0de4YmGBxHLMmRA",
+	"aXGEI+5zhKX6ApDPzrgGGhGLUS7TZ63+6QzSDakaj53qE9ZOcK3WQE2N/n+nmLMkNXC34PMzAfrWmBNa",
+	"X2VQbCvsOS3sPDYNJ2+BKO+1yFtUuQ2qlLt5bUUHoBLaMcvQghbFRlw5rSuyWFRwsrEUwagNgXVQcq1M",
+	"LUILWpWkmYwPWtNbNoEtEUjLqnxxGH/sLIcyuyUAVWy8EWTWVyJESCC8U3ioMhW32NBiw42woXlVXgMY",
+	"MP54W2igKGZtGP2ViyzUkNjxMqvKVbQLrV1oN1xozXN8q6Wmietoc/ncz0uS8rrOEtfIPumuTOffRyXN",
+	"F2F2ds+3KTVQ9iS0lA+PrkHVa4OszJu7IzYss61pHzYuu0BMxV1yX5ec8zhPm9em24LucWlel3ngSzC4",
+	"tCv5D7eSG2rNb7iQt5RquuGyptWMDCdVpSJkOrkmkcltlJBW8eGi//iIMOV6QkW7p8do8ecPiD81MZ4G",
+	"9JmDSFXgBw95mg748AKmIZ3w4yVNwk9/Ite1P1DJ4j+ezMVgotTFxyJPP692pt8oABHihNbFwP9xX7Pg",
+	"EgAz2Ogt5ksURxjun5PmDqg9g+RcKrg2ULAXoNu54VnC84R9wMtrRlUv7n49maDGMRThqawabO9G/jgj",
+	"p0IbPp0B1LnfajnOuClyQXJr9HvdnybdPjvNFuzp1ZUTunCk4PISCLV4tgAdHgrzaZYLk7tcJbYlPD3C",
+	"jCKi4UbeVWG/zz7yiax8Jl8fj2+irGou38haNtaNhdsfMFNrn5ZSFnOumX1TIoHG/PeZvGJaDFWW6I2j",
+	"8e/9doO6PCwDowOuxXdHdib99PL0We/8p9On336H2SuZ9P0NYW6zC7FwqRZ4pWKYi83v0M+La436192E",
+	"hGjuEwxeIwpUi4Wtmc24S/zyS8NZEHqGPgOYDBGImNtzv726ihhn31xdIW2Dv3DGDg+YPmG4GrAXOOVG",
+	"5P167dIKgOBVeCAN/lrDHsLPoMrfT9hkL7vCG0MBGlhRuHpBTJ2YGyhWAocETc0hr0MnxiomyBlAk5nr",
+	"DXTsdXaqcWb4mNUuwzoxPNdHO29iFhs+jpnLQ5CZaH8H3BLBbU7CIukpT0Q5ne1d4NU6tr2ke4zQW3ur",
+	"UrOZh+84AOs4oqXNZqRvvIy5eiaGS6zTgsW4mGL68CJh2FJnMbxfvYkn4JgYM7P2pZO/HDqxAdIuITZC",
+	"a3S+f/sPlhcpVI/VwTnAfG7oC7i5TIJC4f4E1duQHM5UPuWp1CJhnYnShqVqLvIh1xbbTM5lClVoypBF",
+	"POJFathM5YYluZrN7GHP31weQSBZIwMI1yw+uPrLqH8Y+0YXJ6Ggu644PVVDIhyJ2L9VJkinJetV3wPa",
+	"zwd9dsqmUmvQ4i+nAuuoHMPXMc6U6szBCWlfHnaTYpx7jgU2ixnVoht+QasGGvWi8pYZK7KLTM2zyj3R",
+	"oj9h3HORqxSK9Q4PDiqvWbOxMCur6Z5B79IHO5jz4KQdxdGDu10rfH54d7Bt743D2NhvH77FqCwMsCvT",
+	"vmhcaKyjJ/bbQDrSLrXuH5GdvG2y31HOAOYr4xluum4fI9ANvA90NWqux5MKDmwn4FM5JWIqTWoBDoWc",
+	"rjKnBaCbI5VLkLLTzpnlu11ncbcijV9OLgf3PV2bGOun8afw8I8y+YxzOBVGLM9mJFNp1vWoTW4P6XMu",
+	"oXIdfD3tTURnvDjxuLUiIBXTZpMICA6yadvd6I+G91mhA1J7XdfRAZnKzDdub60K8qBLW9vg18rVibPQ",
+	"G6O6OhPrazJq3j1eb7fO7LYB1hNsGjdcSU1dmVssojuQV36YC283e+d1ts42kv1QFrNdh1ut4w176xPa",
+	"9aRYbzESH9MhUuPJMBqqHRvTBlyoZs8gQhKk0IbCXnRfQ827U1rpHCBqSMMSCRJ4FOjAgnNsNRGZYfNc",
+	"Nauxe+P0rHzOFjGujxjl69umtdbOihYrHgpW2K9SN26DGO+2CBIm1XmS9Fyuen0vaqFF7ta5JPVS1nEk",
+	"OrC6MzHvQmsYsUS4Ku0yYAy0FEWGZjp1yrhl3uCRnibJmRvcdRd7Q2Xa3UfG3OjuuqrUXVe3Xapt7Om6",
+	"XexJEvaLb01KHsICLuveZiLceFhoo6ZxmFYZ2L2Mcfbi/PUrdg4rhT09eHrQO3zqqmZk7hI5+yUTIuvY",
+	"B4YEmcqInuuEiSt8Syy27yXWRLo4KrRIuicsnorpQOR6ImfA0wgJgI8XYkFsjUjUF7OhmlKuZ1DI1PRk",
+	"RjU+us/eUX4Jf8EycSlyanVdHXwPqG4fIDBVx3hPUft65f0G3VAx95m/lsujhdB7hFBcPc3liuuBE8Ob",
+	"vYpOzqqQJ5GI14sIjZoOtFGZOCZ+cZ93zojAKybm3jiIhWKLbcT4jFhKKX0Pqg8znttlwFI1PmGZCjPZ",
+	"uZiqSyfchslf91dk/8gFT+wrYoMFi+lPyB/6t1xNsb1Z1ey8KBSOcHRkFdh3BQ5HB0d2pOSVYmMFHg6l",
+	"lmJkmCqgsfn3AryWCPL0/gdiSnXlLOLKzkDUv5BUeVPTvlip85OLVHBIZkt/QIVdSUd2U0hTARQIwDg7",
+	"E54yQrOxIkEKJFhOlCjFg6znO+DDiz6zUAfVNHZoMBV4ar90jJ3LccQuxMwEZQluOuAWBVlLmbH47z++",
+	"YzD9aDKU2kw6XqdJ5FifHX9Lx5BjXhK4wCdxrezH1vInaabu6qB4qF70QA31ipn+kCSO/Cdut71223sI",
+	"iYUbSBqFm+BYGB9UWB+NLAvmDcY2XNH8qL6hVDThajqkzbyP3od+OI1wWzr9LYnM48+cN8zTa62fkgqm",
+	"wiWXqvHqFfUqbBIFQ2NTc4qnvHfR3gbJXRPEglGEZsoTsWLRhV2aftT/sIN+iO0pD4tOuv7KtiOWTtUY",
+	"qox2LW5+q+bzPyocvBW8gYDEfrJ1fa1NLeQhPqDPtmXcfhkC8HQdBgkHCwzo1xwHiPkT40p5dDO9o71m",
+	"G6xvg/WtyX09gLDr5tbxeohvjETeg5P1RK7hcXnpS9bFlUTq18bcXmNzKzQtVcNSy7Y6cbKl8kIAhzuU",
+	"xqNBotKEUAijS8GDF1kqtGbxhRCzj1x/dH8IxGMgNhHb0X7MlPkIxJQx5R4V64jMvuGki88z4cQ8D49z",
+	"EiIbN3iIi4GoeVaLw9nDv8Gaf7SHBkVg1zUh4Dv6BK/9F3iQILg0zPuWgd4yORBMxGDytQGTFr3vsyCD",
+	"FlMtygrN/qUa2c0gHTWJelso7iOgV0C5z04xyAxY51h77ZhQgsYUOSHesMhzkZlwQVVx7T2M467Cu5t9",
+	"reejl1CvsisArD3PI4G/FvJ2DXlPt4C8HBq1Zc0BbtFyO7TElbfC7V0Php8wF+Vd3+bo2Dq6ZHR56zZt",
+	"U5avxo/u20pQNwZ7TZclFlwWkAif85KfGcrnDTfiOLxqKvjSgLAb0ZmzHLTRaFTWaecy07Wwnr24SEfg",
+	"o0PVCmX3VrvojQG6nYM6EbzvmNPFPl9VYWI1qn5w7PaUAG9htQ3dNXvmK/ECpd6ddMFKbvd1HFawxrer",
+	"tDutON3grFM1SCovRRyh5losM8SN2JqAoEzv2RRcgr/B7DtBMd/hRF6iqC02qv/g9eB75VXsAvW9+Foh",
+	"gUWgh9tQxktPeUclc3dPO1W1OXfMeredxddWwn1t5t6jFMTChXuTSrglqEsSIqFfU03sS4GlZpc8lSTL",
+	"SyoUjRx9rMPZVGpUvkH2DQvZ1jqzx4+IhgSKkWdK2hfV7bNXUGxKpWi5A1EfgyQZXKlZDFR8MdpdHgQd",
+	"BQsAbIeE1n9oLI86TZK3jnTsS6Lejtxn/zj3VlMckuZvU1Fsj29RtI0T3ntLxhL34E0BVK+xEtOUuJAE",
+	"pGqWil99+emULyyCIbne9+yl/Gt/NXbprwy89D2hVziAbbFLt+DVgtc9gxeixOHBwUEoTaiy64TwGuGM",
+	"tEduWspSlUYtdZK3bVYFi1KOJwZyNhalQf6MZ2NRV2+HC7kBo/OrRixTmN0mztOyJhVITxuLaTjDlrWl",
+	"xDnrzCfKiUfXmBApU91tFoOtH7bSDsXD7qhM54GA+q7Keupvqy3vabHzlr24xK9xe18aI3W3ihq6aJ+P",
+	"HKIHrPIghnhcRRenJGsxpqeylGDQgeSQQ94iVdlY5Na25EmC6RJE1IQVmZEpq4cUgSzTBx+3DFeGEUcK",
+	"VjaiHl62jTy2kcc28viYgBPXbYVJ2sNO98bAOSjSi14xA+7v1aYm1dM8O/8ZtLUdjcm0SI2c8dywkRRp",
+	"wmL7x5h1uGFTpQ377sh60QCJh9HBwUEE5rKa6+4x40S2b39mFb1MO7A48q2g6cL/BYOQiLGJAj1fio+y",
+	"GTcTl2rGHQUItWd4AyJlGoo0BapiTwXdEDwFs3WoL4mln06acMMGYiwzTYPdj9lIpama48Xi/4wjFv/Z",
+	"/tOz//yXHSYzfBABs3GeSz4WVGcEJiuVQ9nrpEoLqsxE0XP7y07ZvbsPGfhpkXKWicLkPJUaUK/br72a",
+	"YM8S05lZMDm1F7DfjjJf9uDIxXDtTmz/c1IWpdJm2Il1obFvGnmgYWux/xVXM2tGxl2inMDtCN6xVkDw",
+	"CmNmOKc8RTsm46cwkZDX2ss0ykuBURicWhrVlgUwXdsZ58oNaL6EsW/8ZvTZfy9EIRLcoUsa+qcHT8vW",
+	"4d/UIGLziRxOgnbh39RAP/n0mxp8lMln91V1n71VcwyFB+Ohi7C8yDTuuUC7AZMY035qzoRd+c4TgVt6",
+	"Omy8IH4VkfTZh4mCuJP1tJzVQH3qZWidL+htnoSrH7kEsRUBPu7qPf+vRXrxHq7wAINXHkSe2EneS7jh",
+	"1Y18ltunMcTjZidJszPs0Mlu0/ZS3Owd7w1kxtGurItABB7RP/Gqv/qj1OA3MdzScXp6Z1bJCzXYZIrA",
+	"bMKJ3lojrSN3j/bIc8AwD1rgMZUWAgh5cDtdb2yZJOJOakG861bx6k4q0hkb/TRwyNyVblI/kjd5Zw3E",
+	"EbwtDGnds9Y9e4xMEfwOS0OINClIbm6gTOIBK44akT4anwpnVWJpXrX6rbOZTAn71rpIH7Qmi3qytfij",
+	"Y7YIHK8yRcBeZ9bbQx8GyOpKL6QC1gPh63rZKRrhJH9T5gngsaVxbsoxFS6SeI2Zy6FgnaODg25EJzp2",
+	"71KN6ejgqBv5G9d4giKnSRmAu9diWlX74lh3vqIUcuWR7ql5hO5+XXahNpHc2tAPgF5oB7lkv4GUhvOq",
+	"HWSbPPK8JOYLgPtavHxrWqADe7oqabdbSrwVdHgRkK9DuAo2tMKlpj24B3yBGOSZWoveviMjsmNkhHFS",
+	"bU5mbT6RqajGdUrqua6n4CPRY0cOCH0yizWMg5u484KMuzQNZHeBfoV98U28eOu2sXtxUr4GQrwwld7y",
+	"4bUb1mPjw7u9h6PmmX2dPc2ns1T0hvpyJYvXaZgqgjKjzKI4nAi/S0QOYZYR8a9uSOtE7F97pwxvDNGq",
+	"f+11j+vpp3rOyWeWhiotphlkllLBRy7Oj/fZ16wMV9ubQpIKklNMZkYxjCyXwp2Q/ULJe54WtMfSmLG/",
+	"UrMOuHOQYtvXlCKix4+cimjEhirTxu7bdEBWTPGakVPYh5/seC3Um8UMSQSnHOVIB3b56BNsucSXiOY7",
+	"3lnjLgGOIG16Ro0F5IwSBVkI15/Q7bP3PvujcePBHAhmeCgnVabpcB+jp5aaxFsjl3AJviZu/kxadw5p",
+	"SKZ8wdxkYtI07lb053N4Zc/05X1sWGs3EiOuzBNaAqsVoBu3hjLr0YqSPBYpfjchGXco5DPrKKobzPhB",
+	"kV5Q+u/GYIsWrwsn9bheC7eBKFJg5lbCKrUqy8gapig+TJUBKV9YkzyoLgAjVlfT6xtAl3SYwZMoa0/p",
+	"Qlwjp3YsRiMBcXk6q9uM1WGhQDWtz5mewTUnQhg2V0WKkiyQwXCJ946s5f9X5fvRc6pl/LuBg+C0T+P9",
+	"mA3ESOWCSeOy0ssvjM/5gnVefzg9fwOzRGZ2A7EfZVzIhGdDC7dnGImy7hB+65LufFNAzsJ9n52bXEC4",
+	"0OE13B2Da056HHap2HpVi48cKx9KJqqALPsbpHupkERtGIW9kftAF8KRtPDM7ioDu3XRh4QAXodPFfay",
+	"TSHuOeul4lKk1bkEZXuV2dR1aRd4KJhJ7oskRe6646h6gb4RlrXY35MFQsp+NBy7WIeF0WHJgZ7Y8zt0",
+	"HShWaIwE/ggHUODqVN9kV/oShKBf/072FbkjX+Vm+SOtpHBT9AEiqBAK9kVApy13xbEwy/0W69m5m7IW",
+	"sPm5noYFm4uc8sfRtkmRFczBS+X2jxcgrtlX0NJ9P3667wp1/Z3U+FfW6/Yc4Kd1TiFr0kU1Q7u/bgE+",
+	"Cubu6xZytEzfLdP3fTJ9N8DBFkTfdUwgBNncBv4GDwwIxhKfv18qjdhY73CMFRZjYfTK1BeREG2Sn/qC",
+	"BQzo7eYCgnX08CsrFeiFfVWlCtVnuqdahfog1md+aIKLxGcH2xRQmwK6R1in6RsWLRCU3LZmgZgs77gF",
+	"3nhyd9/WDtUM1fb1wKekSmYf9/IiD2WqfLUSRD0yupp2sm09b1vP79REbIUi7srRrLdj35qC0neWX5+C",
+	"0jcdhBSUS40RW3BQNgIRPGfba9D2GrS9Bo8K+VBPlzeQRNwC9CxW3Arzyi7hoNMqClqwICkXgOFbcako",
+	"LiA1G0koXjTrKkJBOThTbFTkUHlCzETgxYaKzbVUsUfCznK6GB1wV7+/GZabkdSe3wJpC6QtkD4qILXL",
+	"tkKpASB0czoNzS9d21aP6x54xuv9VzgEchIQiPSUlsdhyYu15qAlNaisBwaHiM1y7DrbstwDCYewxKOM",
+	"LXWqcdSI1eKqVKBeshHzXGxNR8x18Fj7UKViMddRCiPthJnwzNNSIGlxE9Ce80tqNTrVUPTScgh/aQ5h",
+	"+EYtbLdByAdCH4x1egmBwc1gm6TFNhu/z0g4bKmF1R8UsakwPGLGQAapUi63JBXZZx+gmPD5qAcWWowG",
+	"Jxq1UoOuNBZky9FS85A2Mk0ZN5jXcQZ55+jwKWLqXGrRmNpB2aFHYq3uSu/MjereOlavYy23amet2tnX",
+	"o3Z261jFp6DS19UFgcl9Z1VBTiKhoSbI/umrrAjCR2vrh9r6ocdRP1TTjrhB9VAVR6o+742TPielZRpS",
+	"9JGJupL7qVIW8uBssuthwxeKN27vs5aRjlb9po06PpAKGocIt1TBqYJYLmQGaHRbGHNJnJKBKUheo9+9",
+	"no4cH66R+Y518uXMz1LuuuStWsl52pyLoTfQQukuoNRPsBZLWyx9AEYizUbGmUequ0ZUSozfFE4b0+KQ",
+	"Cg+xtTEXjsnslJsy1e0LDF1iyLe0hhR024GzryeinwFe9QQ6oJGwewCFjnAf4FkqMm9K3R1eY+68Betd",
+	"gHU4KVqkbpH6IeTasTfllpn2KkgTkt4CpUO9gwpRdN2iZkWWKKGZNBZ265vOLaziO8LTcxxRC6i7ANT6",
+	"524htYXUe4NUWulVcZc7AlSfEV+Ppy9JGShA1RP44UalQv2VqeqvDst2l9a+dhnRwb1Jkbcp7Tal/bWk",
+	"tDdjr+HjGonFYNEzfLwyR014JKm1m3Frq2YJzxM771x5peFj1olRQVdP5CyOWIwEih8vxKJU74q7TGZl",
+	"wpvawdU8Y5xSbCJhiZpyiRzGuKmoTOiIAY+N0l74zdnMhptCx9R+3oldmb/UcPIJA7K3VI7EcDFMBSqq",
+	"xcNCGzVFgv8iu8jsEOxrg53CCWrBA68oAi2pOaTQf1284+O7yb/XXQX3toM3baGKqDf3jvfKl74X7Ul7",
+	"0oybyV60Z1/I3rGdDHt1/I0CLJ3yq3+IbGwme8ffHUV7U5m5Hw8bBKvWEBJJofedchsRgrLY6944r8F+",
+	"k27fDRWpkvxY8VvuhcMTWTG1cxkvBOf5/7ouDng+8GQC+Sw/5l2a7e/4+H/sI2zZaeBXEZAw2C950/2h",
+	"zdmvZvP6dYkLyENLvhLNGK6TJg6vT7NcjWQqPsrk85NEJn03RxoBM05kcjwXg+NPiUw+TpQ2n4/DK8Qs",
+	"F1qll0KzichFH8jUfdHAS2EmKolZKjVR+tGp+65PXOQiYT8mT7/99vAHdiEW0FoUvyxSIy3Usg6KLqKa",
+	"usqaqy//LsyZTM7UsJjaNbAD5HpXDp11BlyLb78fmGG3il1Hly9+ePH+cPDixY8/fPe3D+cv/vvyJ/1b",
+	"M46Vr3AtnM24sbNq73jv//552PvhtPfTi96rN73/5b2Lae/fv346jI6OPv9p78vCRPiuVyDE2fMzu1PB",
+	"MS0s7BwW6q8cY1w0xwIckInIjD3/1891zsAmwkCRX7olVP3EQN+ptGH2EOT5lLq8eyee8gvB8iKL4Qjg",
+	"RGXAOfj9wfcH3b1or8jTveO9J+C60ejqN3mdCSglWyC4SQNE4GoUMbv3Gu0YdUH6dcEEz1Mp8tADorWG",
+	"DNcNq/qZSlNkftWoRuHhNJQch7uPZGpAazRLoNZNR178wgljLIJbIuAu3/Fnx2kEH2Ik7SXtt8rwSSPr",
+	"w9lnAsLx4HqOqabhksR641r1y/LLqfWNUUoXSVeRDj24Kqp4NFwT/c1qmVjHvo/prLDGeZYw+39rXXL8",
+	"KF3fV5qqsa6OvKwhW77TGVjH1TupUWhTq0uRs7NX5+zdL+/sS2c/vXv3hhQR4dMzi5HW1rLnDhZeB9hf",
+	"IxgNGuMN43iljB+ApgavodRuarhuL2fOVwdMsYfwsbPwek1TLxfc2JUD73LCs7H9oXzsaMVsxGk35RmH",
+	"E0rCy2BrIT9p+aYf7Ixguhj4X+qIzcVgotQFLFFTjSLAo1M1J9FMu6PB8SjvOcc4zPLnDUBJu0RroUWu",
+	"9x08hUP3+NS8A9eJvkoSbfTOyo4NGGt4eC9V49qYUzVecZ8hT1ORY7sfO33zHAyT4Ew+HKrCbn6NZ5+J",
+	"M4mwZy+hZSJoPIlIZA8feZp0WY/69Fz6174TLccZyAOkOAVSvoAVbJDG3P6nBB70TvClypwNcz5Pw7ku",
+	"EtkwxJ8ET82E5hRPZCZ0BRMW2ojpikd7lxfaMBfUY+AssDe5MmqoUnb5tH/AOu/U8zfdY+aiObhC3Awe",
+	"ZxAXcUJClNpp0JkAmxbpsafC8L7Jf5/Fdk2mPMdmoan/yr/P0A1+TTILWjBvH3rFI1CQBuvy7d+esb98",
+	"f/AXO/BBKqbsjGiyO3FoE83wr3+2tlFMZqdzQvPfZ3uff/38/wEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -28,6 +28,7 @@ import (
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/trqp"
 )
 
 // Config is what the server needs; the binary fills it from its own configuration.
@@ -85,6 +86,7 @@ type Server struct {
 	entries         *entries.Service
 	cache           *cache.Cache[string, cachedLookup]
 	domains         *ownership.Service
+	trqp            *trqp.Service
 	echo            *echo.Echo
 	metrics         *metrics
 	limiter         *limiter
@@ -165,6 +167,10 @@ func NewServer(cfg Config) (*Server, error) {
 		vcfg.Checker = cfg.Checker
 	}
 	s.domains = ownership.New(vcfg)
+	s.trqp = trqp.New(cfg.Store, func(ctx context.Context, namespaceID, registry string) (string, bool, error) {
+		f, hosted, err := s.originFile(ctx, namespaceID, registry)
+		return f.State, hosted, err
+	}, cfg.Now)
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

@@ -88,3 +88,34 @@ func (s *Store) RegistryVersions(ctx context.Context, registryID string) ([]stri
 		Order("version_count DESC").Pluck("version", &out).Error
 	return out, translate(err, "registry versions")
 }
+
+// RegistryMetas returns the meta (canonical text) of each registry of the namespace but the
+// deleted ones, by name, read in the transaction (the TRQP declarations' uniqueness reads them
+// after locking the namespace).
+func (t *Tx) RegistryMetas(namespaceID string) (map[string]string, error) {
+	var rows []RowRegistry
+	if err := t.db.Model(&regHeadRow{}).Select("registry_name, meta").
+		Where("namespace_id = ? AND state <> ?", namespaceID, directory.StateDeleted).Find(&rows).Error; err != nil {
+		return nil, translate(err, "registry metas")
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.RegistryName] = r.Meta
+	}
+	return out, nil
+}
+
+// RegistryMetasOf is RegistryMetas outside a transaction, from the read database (the TRQP
+// queries find their registry by its declaration).
+func (s *Store) RegistryMetasOf(ctx context.Context, namespaceID string) (map[string]string, error) {
+	var rows []RowRegistry
+	if err := s.rdb(ctx).Model(&regHeadRow{}).Select("registry_name, meta").
+		Where("namespace_id = ? AND state <> ?", namespaceID, directory.StateDeleted).Find(&rows).Error; err != nil {
+		return nil, translate(err, "registry metas")
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.RegistryName] = r.Meta
+	}
+	return out, nil
+}

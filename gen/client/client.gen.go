@@ -410,6 +410,8 @@ type OriginState = models.OriginState
 
 type PendingNotificationsResponse = models.PendingNotificationsResponse
 
+type Problem = models.Problem
+
 type Proof = models.Proof
 
 type PublishRecordsRequest = models.PublishRecordsRequest
@@ -493,6 +495,20 @@ type TagQueryResponse = models.TagQueryResponse
 type Timestamp = models.Timestamp
 
 type TransferOwnershipRequest = models.TransferOwnershipRequest
+
+type TrqpAnswerContext = models.TrqpAnswerContext
+
+type TrqpAuthorizationContext = models.TrqpAuthorizationContext
+
+type TrqpAuthorizationRequest = models.TrqpAuthorizationRequest
+
+type TrqpAuthorizationResponse = models.TrqpAuthorizationResponse
+
+type TrqpRecognitionContext = models.TrqpRecognitionContext
+
+type TrqpRecognitionRequest = models.TrqpRecognitionRequest
+
+type TrqpRecognitionResponse = models.TrqpRecognitionResponse
 
 type UpdateNamespaceRequest = models.UpdateNamespaceRequest
 
@@ -611,6 +627,20 @@ type NotFound = models.NotFound
 type PayloadTooLarge = models.PayloadTooLarge
 
 type PreconditionFailed = models.PreconditionFailed
+
+type ProblemBadRequest = models.ProblemBadRequest
+
+type ProblemInternalError = models.ProblemInternalError
+
+type ProblemNotFound = models.ProblemNotFound
+
+type ProblemPayloadTooLarge = models.ProblemPayloadTooLarge
+
+type ProblemServiceUnavailable = models.ProblemServiceUnavailable
+
+type ProblemTooManyRequests = models.ProblemTooManyRequests
+
+type ProblemUnsupportedMediaType = models.ProblemUnsupportedMediaType
 
 type RegistryDelegates = models.RegistryDelegates
 
@@ -737,6 +767,10 @@ type GetRegistriesByTagParamsStatus = models.GetRegistriesByTagParamsStatus
 type GetDidDocumentParams = models.GetDidDocumentParams
 
 type VersionEventParams = models.VersionEventParams
+
+type TrqpAuthorizationJSONRequestBody = models.TrqpAuthorizationJSONRequestBody
+
+type TrqpRecognitionJSONRequestBody = models.TrqpRecognitionJSONRequestBody
 
 type CreateApiKeyJSONRequestBody = models.CreateApiKeyJSONRequestBody
 
@@ -868,6 +902,24 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// TrqpAuthorizationWithBody TRQP v2 authorization query
+	//
+	// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+	TrqpAuthorizationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TrqpAuthorization TRQP v2 authorization query
+	//
+	// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+	TrqpAuthorization(ctx context.Context, body TrqpAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Healthz Liveness
 	//
 	// Answers 200 while the process runs; it does not touch the database.
@@ -881,6 +933,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TrqpRecognitionWithBody TRQP v2 recognition query
+	//
+	// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+	TrqpRecognitionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TrqpRecognition TRQP v2 recognition query
+	//
+	// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+	TrqpRecognition(ctx context.Context, body TrqpRecognitionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListApiKeys List the caller's API keys
 	//
@@ -1814,6 +1884,44 @@ type ClientInterface interface {
 	GetDidDocument(ctx context.Context, profileId string, params *GetDidDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
+// TrqpAuthorizationWithBody TRQP v2 authorization query
+//
+// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+func (c *Client) TrqpAuthorizationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrqpAuthorizationRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TrqpAuthorization TRQP v2 authorization query
+//
+// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+func (c *Client) TrqpAuthorization(ctx context.Context, body TrqpAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrqpAuthorizationRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // Healthz Liveness
 //
 // Answers 200 while the process runs; it does not touch the database.
@@ -1838,6 +1946,44 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadyzRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TrqpRecognitionWithBody TRQP v2 recognition query
+//
+// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+func (c *Client) TrqpRecognitionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrqpRecognitionRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TrqpRecognition TRQP v2 recognition query
+//
+// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+func (c *Client) TrqpRecognition(ctx context.Context, body TrqpRecognitionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrqpRecognitionRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3929,6 +4075,46 @@ func (c *Client) GetDidDocument(ctx context.Context, profileId string, params *G
 	return c.Client.Do(req)
 }
 
+// NewTrqpAuthorizationRequest calls the generic TrqpAuthorization builder with application/json body
+func NewTrqpAuthorizationRequest(server string, body TrqpAuthorizationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTrqpAuthorizationRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewTrqpAuthorizationRequestWithBody constructs an http.Request for the TrqpAuthorization method, with any body, and a specified content type
+func NewTrqpAuthorizationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/authorization")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewHealthzRequest constructs an http.Request for the Healthz method
 func NewHealthzRequest(server string) (*http.Request, error) {
 	var err error
@@ -4006,6 +4192,46 @@ func NewReadyzRequest(server string, params *ReadyzParams) (*http.Request, error
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewTrqpRecognitionRequest calls the generic TrqpRecognition builder with application/json body
+func NewTrqpRecognitionRequest(server string, body TrqpRecognitionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTrqpRecognitionRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewTrqpRecognitionRequestWithBody constructs an http.Request for the TrqpRecognition method, with any body, and a specified content type
+func NewTrqpRecognitionRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/recognition")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -9148,6 +9374,24 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// TrqpAuthorizationWithBodyWithResponse TRQP v2 authorization query
+	//
+	// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+	TrqpAuthorizationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TrqpAuthorizationResult, error)
+
+	// TrqpAuthorizationWithResponse TRQP v2 authorization query
+	//
+	// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+	TrqpAuthorizationWithResponse(ctx context.Context, body TrqpAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*TrqpAuthorizationResult, error)
+
 	// HealthzWithResponse Liveness
 	//
 	// Answers 200 while the process runs; it does not touch the database.
@@ -9165,6 +9409,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	ReadyzWithResponse(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*ReadyzResult, error)
+
+	// TrqpRecognitionWithBodyWithResponse TRQP v2 recognition query
+	//
+	// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+	TrqpRecognitionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TrqpRecognitionResult, error)
+
+	// TrqpRecognitionWithResponse TRQP v2 recognition query
+	//
+	// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+	TrqpRecognitionWithResponse(ctx context.Context, body TrqpRecognitionJSONRequestBody, reqEditors ...RequestEditorFn) (*TrqpRecognitionResult, error)
 
 	// ListApiKeysWithResponse List the caller's API keys
 	//
@@ -10222,6 +10484,110 @@ type ClientWithResponsesInterface interface {
 	GetDidDocumentWithResponse(ctx context.Context, profileId string, params *GetDidDocumentParams, reqEditors ...RequestEditorFn) (*GetDidDocumentResult, error)
 }
 
+// TrqpAuthorizationResult429Headers the declared response headers of an HTTP 429 response for TrqpAuthorization
+type TrqpAuthorizationResult429Headers struct {
+	RetryAfter *int
+}
+
+// TrqpAuthorizationResult503Headers the declared response headers of an HTTP 503 response for TrqpAuthorization
+type TrqpAuthorizationResult503Headers struct {
+	RetryAfter *int
+}
+
+type TrqpAuthorizationResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TrqpAuthorizationResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemBadRequest
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemNotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *ProblemPayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *ProblemUnsupportedMediaType
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *ProblemTooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *ProblemInternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TrqpAuthorizationResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TrqpAuthorizationResult503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TrqpAuthorizationResult) GetJSON200() *TrqpAuthorizationResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON400() *ProblemBadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON404() *ProblemNotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON413() *ProblemPayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON415() *ProblemUnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON429() *ProblemTooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON500() *ProblemInternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON503() *ProblemServiceUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r TrqpAuthorizationResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TrqpAuthorizationResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TrqpAuthorizationResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TrqpAuthorizationResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // HealthzResult429Headers the declared response headers of an HTTP 429 response for Healthz
 type HealthzResult429Headers struct {
 	RetryAfter *int
@@ -10382,6 +10748,110 @@ func (r ReadyzResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ReadyzResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TrqpRecognitionResult429Headers the declared response headers of an HTTP 429 response for TrqpRecognition
+type TrqpRecognitionResult429Headers struct {
+	RetryAfter *int
+}
+
+// TrqpRecognitionResult503Headers the declared response headers of an HTTP 503 response for TrqpRecognition
+type TrqpRecognitionResult503Headers struct {
+	RetryAfter *int
+}
+
+type TrqpRecognitionResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TrqpRecognitionResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemBadRequest
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemNotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *ProblemPayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *ProblemUnsupportedMediaType
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *ProblemTooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *ProblemInternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TrqpRecognitionResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TrqpRecognitionResult503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TrqpRecognitionResult) GetJSON200() *TrqpRecognitionResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON400() *ProblemBadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON404() *ProblemNotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON413() *ProblemPayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON415() *ProblemUnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON429() *ProblemTooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON500() *ProblemInternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON503() *ProblemServiceUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r TrqpRecognitionResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TrqpRecognitionResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TrqpRecognitionResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TrqpRecognitionResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -20565,6 +21035,36 @@ func (r GetDidDocumentResult) ContentType() string {
 	return ""
 }
 
+// TrqpAuthorizationWithBodyWithResponse TRQP v2 authorization query
+//
+// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+func (c *ClientWithResponses) TrqpAuthorizationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TrqpAuthorizationResult, error) {
+	rsp, err := c.TrqpAuthorizationWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrqpAuthorizationResult(rsp)
+}
+
+// TrqpAuthorizationWithResponse TRQP v2 authorization query
+//
+// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+func (c *ClientWithResponses) TrqpAuthorizationWithResponse(ctx context.Context, body TrqpAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*TrqpAuthorizationResult, error) {
+	rsp, err := c.TrqpAuthorization(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrqpAuthorizationResult(rsp)
+}
+
 // HealthzWithResponse Liveness
 //
 // Answers 200 while the process runs; it does not touch the database.
@@ -20593,6 +21093,36 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, params *Re
 		return nil, err
 	}
 	return ParseReadyzResult(rsp)
+}
+
+// TrqpRecognitionWithBodyWithResponse TRQP v2 recognition query
+//
+// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+func (c *ClientWithResponses) TrqpRecognitionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TrqpRecognitionResult, error) {
+	rsp, err := c.TrqpRecognitionWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrqpRecognitionResult(rsp)
+}
+
+// TrqpRecognitionWithResponse TRQP v2 recognition query
+//
+// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+func (c *ClientWithResponses) TrqpRecognitionWithResponse(ctx context.Context, body TrqpRecognitionJSONRequestBody, reqEditors ...RequestEditorFn) (*TrqpRecognitionResult, error) {
+	rsp, err := c.TrqpRecognition(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrqpRecognitionResult(rsp)
 }
 
 // ListApiKeysWithResponse List the caller's API keys
@@ -22340,6 +22870,104 @@ func (c *ClientWithResponses) GetDidDocumentWithResponse(ctx context.Context, pr
 	return ParseGetDidDocumentResult(rsp)
 }
 
+// ParseTrqpAuthorizationResult parses an HTTP response from a TrqpAuthorizationWithResponse call
+func ParseTrqpAuthorizationResult(rsp *http.Response) (*TrqpAuthorizationResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TrqpAuthorizationResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TrqpAuthorizationResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ProblemPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ProblemUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ProblemTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ProblemInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers TrqpAuthorizationResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers TrqpAuthorizationResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseHealthzResult parses an HTTP response from a HealthzWithResponse call
 func ParseHealthzResult(rsp *http.Response) (*HealthzResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -22478,6 +23106,104 @@ func ParseReadyzResult(rsp *http.Response) (*ReadyzResult, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ReadyzResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTrqpRecognitionResult parses an HTTP response from a TrqpRecognitionWithResponse call
+func ParseTrqpRecognitionResult(rsp *http.Response) (*TrqpRecognitionResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TrqpRecognitionResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TrqpRecognitionResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ProblemPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ProblemUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ProblemTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ProblemInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers TrqpRecognitionResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers TrqpRecognitionResult503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -1,0 +1,239 @@
+// Package trqp answers the Trust Registry Query Protocol v2.0's queries (POST /authorization,
+// POST /recognition) from the registries whose meta.trqp declares them (docs/trqp.md). It
+// resolves the authority and the declared registry, reads the registry and the entity's record
+// at the version in effect at the query's instant, and leaves the decision to
+// directory.DecideTRQP (pure).
+package trqp
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/store"
+)
+
+// Query is one TRQP query.
+type Query struct {
+	Recognition                             bool // POST /recognition; else /authorization
+	EntityID, AuthorityID, Action, Resource string
+	// At is context.time (nil: now).
+	At *time.Time
+}
+
+// Evidence names what the answer was decided from: the record version (or, when the registry
+// does not list the entity, the registry version), its digest and, once integrated, its log index.
+type Evidence struct {
+	Entry           string // "record" or "registry"
+	Version, Digest string
+	LogIndex        int64
+	Logged          bool // LogIndex is known
+}
+
+// Answer is the answer to a Query.
+type Answer struct {
+	Yes       bool
+	Message   string
+	Evaluated time.Time // the server time the query was evaluated at
+	Evidence  Evidence
+}
+
+// UnknownError is a query naming an authority, action or resource that svc does not know (404).
+type UnknownError struct{ Message string }
+
+func (e *UnknownError) Error() string { return e.Message }
+
+// OriginState reports the state of the publisher's file of an origin-hosted registry (hosted
+// false for a registry published here).
+type OriginState func(ctx context.Context, namespaceID, registry string) (state string, hosted bool, err error)
+
+// Service answers queries over the store.
+type Service struct {
+	st     *store.Store
+	origin OriginState
+	now    func() time.Time
+}
+
+// New is the service over st; origin tells the state of origin-hosted registries' files; now is
+// the clock.
+func New(st *store.Store, origin OriginState, now func() time.Time) *Service {
+	return &Service{st: st, origin: origin, now: now}
+}
+
+// ParseTime reads context.time: RFC 3339 with a Z offset (an Invalid refusal otherwise).
+func ParseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || !strings.HasSuffix(s, "Z") {
+		return time.Time{}, directory.Invalid.With("context.time must be an RFC 3339 date-time with a Z offset, such as 2026-04-01T00:00:00Z")
+	}
+	return t.UTC(), nil
+}
+
+// AuthorityRef is the namespace reference (a verified domain or a namespace_id) that an
+// authority_id names: https://{domain}, did:web:{domain} or the namespace_id; "" when it names none.
+func AuthorityRef(id string) string {
+	switch {
+	case strings.HasPrefix(id, directory.NamespaceIDPrefix):
+		return id
+	case strings.HasPrefix(id, "did:web:"):
+		host, err := url.PathUnescape(strings.TrimPrefix(id, "did:web:"))
+		if err != nil || host == "" || strings.ContainsAny(host, ":/?#@") {
+			return ""
+		}
+		return strings.ToLower(host)
+	case strings.HasPrefix(id, "https://"):
+		u, err := url.Parse(id)
+		if err != nil || u.Host == "" || u.Port() != "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			return ""
+		}
+		return strings.ToLower(u.Hostname())
+	}
+	return ""
+}
+
+// Answer answers q: a false answer is an answer; an unknown authority, action or resource is an
+// *UnknownError.
+func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
+	now := s.now().UTC()
+	at := now
+	if q.At != nil {
+		at = *q.At
+	}
+	ref := AuthorityRef(q.AuthorityID)
+	if ref == "" {
+		return Answer{}, &UnknownError{"Unknown authority: authority_id must be https://{domain} or did:web:{domain} of a namespace's verified domain, or a namespace_id"}
+	}
+	nsID, err := s.st.ResolveNamespace(ctx, ref)
+	if errors.Is(err, directory.ErrNotFound) {
+		return Answer{}, &UnknownError{"Unknown authority: no namespace is " + q.AuthorityID}
+	}
+	if err != nil {
+		return Answer{}, err
+	}
+	name, d, err := s.declared(ctx, nsID, q)
+	if err != nil {
+		return Answer{}, err
+	}
+	// The version in effect at the instant: made at or before it (as_on's rule, to the millisecond).
+	sel := directory.VersionSel{Before: at.Add(time.Millisecond)}
+	reg, err := s.st.GetRegistry(ctx, nsID, name, sel)
+	var nf *directory.NotFoundError
+	if errors.As(err, &nf) {
+		return Answer{Message: "the registry did not exist yet at that time", Evaluated: now}, nil
+	}
+	if err != nil {
+		return Answer{}, err
+	}
+	origin, hosted, err := s.origin(ctx, nsID, name)
+	if err != nil {
+		return Answer{}, err
+	}
+	rec, err := s.record(ctx, nsID, name, d, q.EntityID, sel)
+	if err != nil {
+		return Answer{}, err
+	}
+	if rec != nil && hosted && rec.State == directory.StateSuspended {
+		rec = nil // the record left its publisher's file
+	}
+	dec := directory.DecideTRQP(d, reg.State, origin, rec, at)
+	ev := Evidence{Entry: "registry", Version: reg.Version, Digest: reg.Digest}
+	if rec != nil && rec.State != directory.StateDraft {
+		ev = Evidence{Entry: "record", Version: rec.Version, Digest: rec.Digest}
+	}
+	switch idx, err := s.st.LogIndex(ctx, ev.Version); {
+	case err == nil:
+		ev.LogIndex, ev.Logged = idx, true
+	case !errors.Is(err, directory.ErrNotFound):
+		return Answer{}, err
+	}
+	return Answer{Yes: dec.Yes, Message: dec.Message, Evaluated: now, Evidence: ev}, nil
+}
+
+// declared finds the namespace's registry whose declaration answers q's pair.
+func (s *Service) declared(ctx context.Context, nsID string, q Query) (string, directory.TRQPDeclaration, error) {
+	metas, err := s.st.RegistryMetasOf(ctx, nsID)
+	if err != nil {
+		return "", directory.TRQPDeclaration{}, err
+	}
+	names := make([]string, 0, len(metas))
+	for n := range metas {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	action, resource := false, false
+	for _, n := range names {
+		m, err := directory.DecodeObject(metas[n])
+		if err != nil {
+			return "", directory.TRQPDeclaration{}, err
+		}
+		d, err := directory.ParseRegistryTRQP(m)
+		if err != nil || d == nil {
+			continue // an origin-hosted file's malformed declaration declares nothing
+		}
+		for _, p := range d.Pairs(q.Recognition) {
+			action = action || p.Action == q.Action
+			resource = resource || p.Resource == q.Resource
+			if p.Action == q.Action && p.Resource == q.Resource {
+				return n, *d, nil
+			}
+		}
+	}
+	kind := "authorization"
+	if q.Recognition {
+		kind = "recognition"
+	}
+	switch {
+	case !action:
+		return "", directory.TRQPDeclaration{}, &UnknownError{"Unknown action: no registry of " + q.AuthorityID + " answers " + kind + " queries for action " + q.Action}
+	case !resource:
+		return "", directory.TRQPDeclaration{}, &UnknownError{"Unknown resource: no registry of " + q.AuthorityID + " answers " + kind + " queries for resource " + q.Resource}
+	}
+	return "", directory.TRQPDeclaration{}, &UnknownError{"Unknown action and resource: no registry of " + q.AuthorityID + " answers " + kind + " queries for action " + q.Action + " on resource " + q.Resource}
+}
+
+// record is the entity's record version in effect at sel in the registry (nil: not listed then,
+// or a draft, which anonymous callers do not see).
+func (s *Service) record(ctx context.Context, nsID, registry string, d directory.TRQPDeclaration, entity string, sel directory.VersionSel) (*directory.Record, error) {
+	name := entity
+	if path := d.DetailsPath(); path != nil {
+		var err error
+		if name, err = s.nameByDetails(ctx, nsID, registry, path, entity); err != nil || name == "" {
+			return nil, err
+		}
+	}
+	rec, err := s.st.GetRecord(ctx, nsID, registry, name, sel)
+	var nf *directory.NotFoundError
+	switch {
+	case errors.As(err, &nf):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case rec.State == directory.StateDraft:
+		return nil, nil
+	}
+	return &rec, nil
+}
+
+// searchPage bounds the records a details match reads; a value shared by more records than
+// this matches the newest of those whose value is exactly the entity.
+const searchPage = 100
+
+// nameByDetails is the name of the registry's (latest, public) record whose details hold
+// entity at path; "" when none does.
+func (s *Service) nameByDetails(ctx context.Context, nsID, registry string, path []string, entity string) (string, error) {
+	res, err := s.st.Search(ctx, nsID, store.SearchOptions{RegistryName: registry, Page: 1, Size: searchPage,
+		Fields: []store.FieldFilter{{Path: strings.Join(path, "."), Value: entity}}})
+	if err != nil {
+		return "", err
+	}
+	for _, r := range res.Records {
+		if v, ok := directory.DetailsValue(r.Details, path); ok && v == entity {
+			return r.RecordName, nil
+		}
+	}
+	return "", nil
+}
