@@ -1,0 +1,121 @@
+package server_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/svc-directory/svc/internal/storetest"
+)
+
+// Hostile TRQP queries are 400 Problem Details (trqpPost checks the form), never 500; the rest of
+// the API keeps its own error body.
+func TestTRQPHostileInput(t *testing.T) {
+	h := newHarness(t, storetest.Dialects[0])
+	ns := h.must(http.StatusCreated, "POST", "/svc/create-namespace", h.key("gov@example.com"), `{"name":"Board"}`).data()["namespace_id"].(string)
+	big := strings.Repeat("a", 1<<20)
+	valid := `"entity_id":"e","authority_id":"` + ns + `","action":"a","resource":"r"`
+	for _, tc := range []struct{ name, body, detail string }{
+		{"not JSON", `{"entity_id":`, "Invalid input"},
+		{"not an object", `["entity_id"]`, "Invalid input"},
+		{"empty body", ``, "Invalid input"},
+		{"missing field", `{"entity_id":"e","authority_id":"a","action":"a"}`, "Invalid input: resource is missing"},
+		{"empty field", `{"entity_id":"","authority_id":"a","action":"a","resource":"r"}`, "Invalid input: entity_id"},
+		{"wrong type", `{"entity_id":1,"authority_id":"a","action":"a","resource":"r"}`, "Invalid input: entity_id"},
+		{"null field", `{"entity_id":null,"authority_id":"a","action":"a","resource":"r"}`, "Invalid input: entity_id"},
+		{"unknown field", `{` + valid + `,"extra":"x"}`, "Invalid input: extra is not a known field"},
+		{"nested context", `{` + valid + `,"context":{"time":{"at":"now"}}}`, "Invalid input: context"},
+		{"context not an object", `{` + valid + `,"context":"now"}`, "Invalid input: context"},
+		{"context number", `{` + valid + `,"context":{"n":1}}`, "Invalid input: context"},
+		{"time not RFC 3339", `{` + valid + `,"context":{"time":"yesterday"}}`, "Invalid input: context.time"},
+		{"time with an offset", `{` + valid + `,"context":{"time":"2026-01-01T00:00:00+01:00"}}`, "Invalid input: context.time"},
+		{"1 MiB entity", `{"entity_id":"` + big + `","authority_id":"a","action":"a","resource":"r"}`, "Invalid input: entity_id"},
+		{"1 MiB context member", `{` + valid + `,"context":{"x":"` + big + `"}}`, "Invalid input: context"},
+		{"duplicate member", `{` + valid + `,"entity_id":"f"}`, "Invalid input"},
+		{"NUL", `{"entity_id":"\u0000","authority_id":"a","action":"a","resource":"r"}`, "Invalid input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, kind := range []string{"authorization", "recognition"} {
+				status, out, raw := h.trqpPost(kind, tc.body)
+				if status != http.StatusBadRequest {
+					t.Fatalf("%s: status %d, want 400: %.300s", kind, status, raw)
+				}
+				if d, _ := out["detail"].(string); !strings.HasPrefix(d, tc.detail) {
+					t.Fatalf("%s: detail %q, want %q...", kind, d, tc.detail)
+				}
+			}
+		})
+	}
+	// Another media type is a 415 problem; another operation keeps the API's own error body.
+	req := httptest.NewRequest("POST", "/authorization", strings.NewReader(`{`+valid+`}`))
+	req.Header.Set("Content-Type", "text/plain")
+	rec := httptest.NewRecorder()
+	h.e.ServeHTTP(rec, req)
+	if rec.Code != http.StatusUnsupportedMediaType || rec.Header().Get("Content-Type") != "application/problem+json" {
+		t.Fatalf("text/plain: %d %s %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes())
+	}
+	if r := h.do("GET", "/svc/lookup/did:svc:nope", "", nil); r.Status != http.StatusNotFound || r.Body["code"] != "namespace_not_found" {
+		t.Fatalf("a lookup's error changed form: %d %s", r.Status, r.Raw)
+	}
+}
+
+// meta.trqp is checked where it is written: a malformed declaration is a 400 naming what is
+// wrong, a pair two registries of one namespace declare is a 409, and nothing is written.
+func TestTRQPDeclarations(t *testing.T) {
+	eachDialect(t, func(t *testing.T, h *harness) {
+		key := h.key("gov@example.com")
+		ns := h.must(http.StatusCreated, "POST", "/svc/create-namespace", key, `{"name":"Board"}`).data()["namespace_id"].(string)
+		create := func(name, trqp string) resp {
+			return h.do("POST", "/svc/"+ns+"/create-registry", key, `{"registry_name":"`+name+`","schema":{"type":"object"},"meta":{"trqp":`+trqp+`}}`)
+		}
+		for _, tc := range []struct{ trqp, msg string }{
+			{`"x"`, "meta.trqp must be an object"},
+			{`{}`, "meta.trqp declares no pair"},
+			{`{"authorizations":{}}`, "meta.trqp.authorizations must be an array"},
+			{`{"authorizations":[{"action":"a"}]}`, "meta.trqp.authorizations[0] must be an object with exactly action and resource"},
+			{`{"authorizations":[{"action":"","resource":"r"}]}`, "meta.trqp.authorizations[0]: action and resource must be non-empty"},
+			{`{"recognitions":[{"action":"a","resource":"r"},{"action":"a","resource":"r"}]}`, "meta.trqp.recognitions[1]: the pair (a, r) appears twice"},
+			{`{"authorizations":[{"action":"a","resource":"r"}],"polarity":"neutral"}`, "meta.trqp.polarity must be"},
+			{`{"authorizations":[{"action":"a","resource":"r"}],"entity":"details."}`, "meta.trqp.entity must be"},
+			{`{"authorizations":[{"action":"a","resource":"r"}],"entity":"did"}`, "meta.trqp.entity must be"},
+			{`{"authorizations":[{"action":"a","resource":"r"}],"extra":1}`, "meta.trqp.extra is not a known member"},
+			{`{"authorizations":[{"action":"a","resource":"r"}],"governance_framework":"https://x.example"}`, "meta.trqp.governance_framework belongs in the namespace"},
+		} {
+			r := create("bad", tc.trqp)
+			if r.Status != http.StatusBadRequest || !strings.Contains(r.msg(), tc.msg) {
+				t.Fatalf("%s: %d %q, want 400 with %q", tc.trqp, r.Status, r.msg(), tc.msg)
+			}
+		}
+		pair := `{"authorizations":[{"action":"issue","resource":"licence"}]}`
+		if r := create("first", pair); r.Status != http.StatusCreated {
+			t.Fatalf("first: %d %s", r.Status, r.Raw)
+		}
+		if r := create("second", `{"authorizations":[{"action":"verify","resource":"licence"},{"action":"issue","resource":"licence"}]}`); r.Status != http.StatusConflict ||
+			!strings.Contains(r.msg(), "registry first already declares the pair (issue, licence)") {
+			t.Fatalf("second: %d %s", r.Status, r.Raw)
+		}
+		// The same pair as a recognition is another question, and no conflict.
+		if r := create("second", `{"recognitions":[{"action":"issue","resource":"licence"}]}`); r.Status != http.StatusCreated {
+			t.Fatalf("second as recognition: %d %s", r.Status, r.Raw)
+		}
+		// update-registry: the registry's own declaration is no conflict; another's is.
+		h.must(http.StatusOK, "POST", "/svc/"+ns+"/first/update-registry", key, `{"meta":{"trqp":`+pair+`,"note":"again"}}`)
+		if r := h.do("POST", "/svc/"+ns+"/second/update-registry", key, `{"meta":{"trqp":`+pair+`}}`); r.Status != http.StatusConflict {
+			t.Fatalf("update to a taken pair: %d %s", r.Status, r.Raw)
+		}
+		if r := h.do("POST", "/svc/"+ns+"/first/update-registry", key, `{"meta":{"trqp":{"polarity":"negative"}}}`); r.Status != http.StatusBadRequest {
+			t.Fatalf("update to a malformed declaration: %d %s", r.Status, r.Raw)
+		}
+		// update-namespace: the governance framework URL.
+		if r := h.do("POST", "/svc/"+ns+"/update-namespace", key, `{"meta":{"trqp":{"governance_framework":"ftp://x"}}}`); r.Status != http.StatusBadRequest ||
+			!strings.Contains(r.msg(), "meta.trqp.governance_framework must be an http or https URL") {
+			t.Fatalf("bad governance framework: %d %s", r.Status, r.Raw)
+		}
+		h.must(http.StatusOK, "POST", "/svc/"+ns+"/update-namespace", key, `{"meta":{"trqp":{"governance_framework":"https://board.example/egf"}}}`)
+		got := h.must(http.StatusOK, "GET", "/svc/lookup/"+ns+"/first", "", nil).data()["meta"].(map[string]any)
+		if got["note"] != "again" {
+			t.Fatalf("first's meta: %v", got)
+		}
+	})
+}
