@@ -3,7 +3,9 @@ package server_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/svc-directory/svc/internal/storetest"
@@ -116,6 +118,48 @@ func TestTRQPDeclarations(t *testing.T) {
 		got := h.must(http.StatusOK, "GET", "/svc/lookup/"+ns+"/first", "", nil).data()["meta"].(map[string]any)
 		if got["note"] != "again" {
 			t.Fatalf("first's meta: %v", got)
+		}
+	})
+}
+
+// Two registries declaring one pair at once: exactly one is created, the other is a 409.
+func TestTRQPDeclarationRace(t *testing.T) {
+	eachDialect(t, func(t *testing.T, h *harness) {
+		key := h.key("gov@example.com")
+		ns := h.must(http.StatusCreated, "POST", "/svc/create-namespace", key, `{"name":"Board"}`).data()["namespace_id"].(string)
+		h.must(http.StatusCreated, "POST", "/svc/"+ns+"/create-registry", key, `{"registry_name":"existing","schema":{"type":"object"}}`)
+		for round := 0; round < 5; round++ {
+			pair := `{"trqp":{"authorizations":[{"action":"issue","resource":"r` + strconv.Itoa(round) + `"}]}}`
+			statuses := make([]int, 2)
+			var wg sync.WaitGroup
+			for i := range statuses {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if i == 0 {
+						statuses[i] = h.do("POST", "/svc/"+ns+"/create-registry", key,
+							`{"registry_name":"new`+strconv.Itoa(round)+`","schema":{"type":"object"},"meta":`+pair+`}`).Status
+					} else if round == 0 {
+						statuses[i] = h.do("POST", "/svc/"+ns+"/existing/update-registry", key, `{"meta":`+pair+`}`).Status
+					} else {
+						statuses[i] = h.do("POST", "/svc/"+ns+"/create-registry", key,
+							`{"registry_name":"other`+strconv.Itoa(round)+`","schema":{"type":"object"},"meta":`+pair+`}`).Status
+					}
+				}()
+			}
+			wg.Wait()
+			ok, conflict := 0, 0
+			for _, s := range statuses {
+				switch s {
+				case http.StatusCreated, http.StatusOK:
+					ok++
+				case http.StatusConflict:
+					conflict++
+				}
+			}
+			if ok != 1 || conflict != 1 {
+				t.Fatalf("round %d: statuses %v, want one success and one 409", round, statuses)
+			}
 		}
 	})
 }
