@@ -12,9 +12,11 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/proof"
 	"github.com/svc-directory/svc/server"
+	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
 	"github.com/svc-directory/svc/translog/leaf"
 )
@@ -82,4 +84,44 @@ func TestTRQPEvidenceVerifiesOffline(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An origin-hosted registry whose publisher's file carries meta.trqp answers; while the file is
+// stale or withdrawn it answers false with the reason, and true again once it is live.
+func TestTRQPOriginHosted(t *testing.T) {
+	eachDialect(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		st := h.store
+		nsID := originHosted(t, st, []byte("{}"), "ab12", store.OriginLive, time.Now().Add(time.Hour), nil)
+		if _, err := st.UpdateRegistry(ctx, nsID, "keys", "", directory.RegistryPatch{Meta: map[string]any{"trqp": map[string]any{
+			"authorizations": []any{map[string]any{"action": "sign", "resource": "receipts"}}}}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.AddRecords(ctx, nsID, "keys", "did:web:localhost%3A8080", []directory.RecordInput{
+			{RecordName: "k1", Details: map[string]any{"x": 1.0}}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			state   string
+			yes     bool
+			message string
+		}{
+			{store.OriginLive, true, "listed and live"},
+			{store.OriginStale, false, "the registry's publisher file is stale"},
+			{store.OriginWithdrawn, false, "the registry's publisher file is withdrawn"},
+			{store.OriginLive, true, "listed and live"},
+		} {
+			now := time.Now().UTC().Truncate(time.Millisecond)
+			if err := st.InTx(ctx, func(tx *store.Tx) error {
+				return tx.PutDediFile(store.DediFile{Domain: "pub.example", Registry: "keys", URL: "https://pub.example/keys.json", State: tc.state,
+					Bytes: []byte("{}"), SHA256: "ab12", Kid: "k1", FetchedAt: now, UpdatedAt: now, NextUpdate: now.Add(time.Hour)})
+			}); err != nil {
+				t.Fatal(err)
+			}
+			status, out, raw := h.trqpPost("authorization", trqpQuery("k1", "https://pub.example", "sign", "receipts", time.Time{}))
+			if status != 200 || out["authorized"] != tc.yes || out["message"] != tc.message {
+				t.Fatalf("file %s: %d %s", tc.state, status, raw)
+			}
+		}
+	})
 }
