@@ -511,6 +511,8 @@ type TrqpAuthorizationRequest = models.TrqpAuthorizationRequest
 
 type TrqpAuthorizationResponse = models.TrqpAuthorizationResponse
 
+type TrqpPair = models.TrqpPair
+
 type TrqpRecognitionContext = models.TrqpRecognitionContext
 
 type TrqpRecognitionRequest = models.TrqpRecognitionRequest
@@ -641,6 +643,8 @@ type ProblemInternalError = models.ProblemInternalError
 
 type ProblemNotFound = models.ProblemNotFound
 
+type ProblemNotImplemented = models.ProblemNotImplemented
+
 type ProblemPayloadTooLarge = models.ProblemPayloadTooLarge
 
 type ProblemServiceUnavailable = models.ProblemServiceUnavailable
@@ -668,6 +672,8 @@ type UserNotFound = models.UserNotFound
 type VerificationFailed = models.VerificationFailed
 
 type Verified = models.Verified
+
+type TrqpLookupAuthorizationsParams = models.TrqpLookupAuthorizationsParams
 
 type ReadyzParams = models.ReadyzParams
 
@@ -840,9 +846,18 @@ type ServerInterface interface {
 	// TrqpAuthorization TRQP v2 authorization query
 	// (POST /authorization)
 	TrqpAuthorization(ctx echo.Context) error
+	// TrqpEntity Ayra TRQP profile entity (not implemented)
+	// (GET /entities/{entity_id})
+	TrqpEntity(ctx echo.Context, entityId string) error
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx echo.Context) error
+	// TrqpLookupAuthorizations The (action, resource) pairs an authority answers
+	// (GET /lookups/authorizations)
+	TrqpLookupAuthorizations(ctx echo.Context, params TrqpLookupAuthorizationsParams) error
+	// TrqpMetadata Ayra TRQP profile metadata (not implemented)
+	// (GET /metadata)
+	TrqpMetadata(ctx echo.Context) error
 	// Readyz Readiness (the instance can read, or with need=write can write)
 	// (GET /readyz)
 	Readyz(ctx echo.Context, params ReadyzParams) error
@@ -1132,12 +1147,55 @@ func (w *ServerInterfaceWrapper) TrqpAuthorization(ctx echo.Context) error {
 	return err
 }
 
+// TrqpEntity converts echo context to params.
+func (w *ServerInterfaceWrapper) TrqpEntity(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "entity_id" -------------
+	var entityId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "entity_id", ctx.Param("entity_id"), &entityId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter entity_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TrqpEntity(ctx, entityId)
+	return err
+}
+
 // Healthz converts echo context to params.
 func (w *ServerInterfaceWrapper) Healthz(ctx echo.Context) error {
 	var err error
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.Healthz(ctx)
+	return err
+}
+
+// TrqpLookupAuthorizations converts echo context to params.
+func (w *ServerInterfaceWrapper) TrqpLookupAuthorizations(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params TrqpLookupAuthorizationsParams
+	// ------------- Required query parameter "authority_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "authority_id", ctx.QueryParams(), &params.AuthorityId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter authority_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TrqpLookupAuthorizations(ctx, params)
+	return err
+}
+
+// TrqpMetadata converts echo context to params.
+func (w *ServerInterfaceWrapper) TrqpMetadata(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TrqpMetadata(ctx)
 	return err
 }
 
@@ -4159,6 +4217,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/:profile_id/did.json", wrapper.GetDidDocument, options.OperationMiddlewares["getDidDocument"]...)
 	router.POST(options.BaseURL+"/authorization", wrapper.TrqpAuthorization, options.OperationMiddlewares["trqpAuthorization"]...)
 	router.POST(options.BaseURL+"/recognition", wrapper.TrqpRecognition, options.OperationMiddlewares["trqpRecognition"]...)
+	router.GET(options.BaseURL+"/metadata", wrapper.TrqpMetadata, options.OperationMiddlewares["trqpMetadata"]...)
+	router.GET(options.BaseURL+"/entities/:entity_id", wrapper.TrqpEntity, options.OperationMiddlewares["trqpEntity"]...)
+	router.GET(options.BaseURL+"/lookups/authorizations", wrapper.TrqpLookupAuthorizations, options.OperationMiddlewares["trqpLookupAuthorizations"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.Healthz, options.OperationMiddlewares["healthz"]...)
 	router.POST(options.BaseURL+"/svc/watch", wrapper.CreateWatchSubscription, options.OperationMiddlewares["createWatchSubscription"]...)
 	router.GET(options.BaseURL+"/svc/watch/subscriptions", wrapper.ListWatchSubscriptions, options.OperationMiddlewares["listWatchSubscriptions"]...)
@@ -4318,6 +4379,8 @@ type ProblemBadRequestApplicationProblemPlusJSONResponse Problem
 type ProblemInternalErrorApplicationProblemPlusJSONResponse Problem
 
 type ProblemNotFoundApplicationProblemPlusJSONResponse Problem
+
+type ProblemNotImplementedApplicationProblemPlusJSONResponse Problem
 
 type ProblemPayloadTooLargeApplicationProblemPlusJSONResponse Problem
 
@@ -4529,6 +4592,97 @@ func (response TrqpAuthorization503ApplicationProblemPlusJSONResponse) VisitTrqp
 	return err
 }
 
+type TrqpEntityRequestObject struct {
+	EntityId string `json:"entity_id"`
+}
+
+type TrqpEntityResponseObject interface {
+	VisitTrqpEntityResponse(w http.ResponseWriter) error
+}
+
+type TrqpEntity400ApplicationProblemPlusJSONResponse struct {
+	ProblemBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpEntity400ApplicationProblemPlusJSONResponse) VisitTrqpEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpEntity413ApplicationProblemPlusJSONResponse struct {
+	ProblemPayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpEntity413ApplicationProblemPlusJSONResponse) VisitTrqpEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpEntity429ApplicationProblemPlusJSONResponse struct {
+	ProblemTooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpEntity429ApplicationProblemPlusJSONResponse) VisitTrqpEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpEntity500ApplicationProblemPlusJSONResponse struct {
+	ProblemInternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpEntity500ApplicationProblemPlusJSONResponse) VisitTrqpEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpEntity501ApplicationProblemPlusJSONResponse struct {
+	ProblemNotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpEntity501ApplicationProblemPlusJSONResponse) VisitTrqpEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type HealthzRequestObject struct {
 }
 
@@ -4605,6 +4759,220 @@ func (response Healthz500JSONResponse) VisitHealthzResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizationsRequestObject struct {
+	Params TrqpLookupAuthorizationsParams
+}
+
+type TrqpLookupAuthorizationsResponseObject interface {
+	VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error
+}
+
+type TrqpLookupAuthorizations200JSONResponse []TrqpPair
+
+func (response TrqpLookupAuthorizations200JSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizations400ApplicationProblemPlusJSONResponse struct {
+	ProblemBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpLookupAuthorizations400ApplicationProblemPlusJSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizations404ApplicationProblemPlusJSONResponse struct {
+	ProblemNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpLookupAuthorizations404ApplicationProblemPlusJSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizations413ApplicationProblemPlusJSONResponse struct {
+	ProblemPayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpLookupAuthorizations413ApplicationProblemPlusJSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizations429ApplicationProblemPlusJSONResponse struct {
+	ProblemTooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpLookupAuthorizations429ApplicationProblemPlusJSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizations500ApplicationProblemPlusJSONResponse struct {
+	ProblemInternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpLookupAuthorizations500ApplicationProblemPlusJSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizations503ApplicationProblemPlusJSONResponse struct {
+	ProblemServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpLookupAuthorizations503ApplicationProblemPlusJSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpMetadataRequestObject struct {
+}
+
+type TrqpMetadataResponseObject interface {
+	VisitTrqpMetadataResponse(w http.ResponseWriter) error
+}
+
+type TrqpMetadata400ApplicationProblemPlusJSONResponse struct {
+	ProblemBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpMetadata400ApplicationProblemPlusJSONResponse) VisitTrqpMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpMetadata413ApplicationProblemPlusJSONResponse struct {
+	ProblemPayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpMetadata413ApplicationProblemPlusJSONResponse) VisitTrqpMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpMetadata429ApplicationProblemPlusJSONResponse struct {
+	ProblemTooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpMetadata429ApplicationProblemPlusJSONResponse) VisitTrqpMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpMetadata500ApplicationProblemPlusJSONResponse struct {
+	ProblemInternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpMetadata500ApplicationProblemPlusJSONResponse) VisitTrqpMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpMetadata501ApplicationProblemPlusJSONResponse struct {
+	ProblemNotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpMetadata501ApplicationProblemPlusJSONResponse) VisitTrqpMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17937,9 +18305,18 @@ type StrictServerInterface interface {
 	// TrqpAuthorization TRQP v2 authorization query
 	// (POST /authorization)
 	TrqpAuthorization(ctx context.Context, request TrqpAuthorizationRequestObject) (TrqpAuthorizationResponseObject, error)
+	// TrqpEntity Ayra TRQP profile entity (not implemented)
+	// (GET /entities/{entity_id})
+	TrqpEntity(ctx context.Context, request TrqpEntityRequestObject) (TrqpEntityResponseObject, error)
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx context.Context, request HealthzRequestObject) (HealthzResponseObject, error)
+	// TrqpLookupAuthorizations The (action, resource) pairs an authority answers
+	// (GET /lookups/authorizations)
+	TrqpLookupAuthorizations(ctx context.Context, request TrqpLookupAuthorizationsRequestObject) (TrqpLookupAuthorizationsResponseObject, error)
+	// TrqpMetadata Ayra TRQP profile metadata (not implemented)
+	// (GET /metadata)
+	TrqpMetadata(ctx context.Context, request TrqpMetadataRequestObject) (TrqpMetadataResponseObject, error)
 	// Readyz Readiness (the instance can read, or with need=write can write)
 	// (GET /readyz)
 	Readyz(ctx context.Context, request ReadyzRequestObject) (ReadyzResponseObject, error)
@@ -18273,6 +18650,31 @@ func (sh *strictHandler) TrqpAuthorization(ctx echo.Context) error {
 	return nil
 }
 
+// TrqpEntity operation middleware
+func (sh *strictHandler) TrqpEntity(ctx echo.Context, entityId string) error {
+	var request TrqpEntityRequestObject
+
+	request.EntityId = entityId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TrqpEntity(ctx.Request().Context(), request.(TrqpEntityRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TrqpEntity")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TrqpEntityResponseObject); ok {
+		return validResponse.VisitTrqpEntityResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Healthz operation middleware
 func (sh *strictHandler) Healthz(ctx echo.Context) error {
 	var request HealthzRequestObject
@@ -18290,6 +18692,54 @@ func (sh *strictHandler) Healthz(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(HealthzResponseObject); ok {
 		return validResponse.VisitHealthzResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TrqpLookupAuthorizations operation middleware
+func (sh *strictHandler) TrqpLookupAuthorizations(ctx echo.Context, params TrqpLookupAuthorizationsParams) error {
+	var request TrqpLookupAuthorizationsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TrqpLookupAuthorizations(ctx.Request().Context(), request.(TrqpLookupAuthorizationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TrqpLookupAuthorizations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TrqpLookupAuthorizationsResponseObject); ok {
+		return validResponse.VisitTrqpLookupAuthorizationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TrqpMetadata operation middleware
+func (sh *strictHandler) TrqpMetadata(ctx echo.Context) error {
+	var request TrqpMetadataRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TrqpMetadata(ctx.Request().Context(), request.(TrqpMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TrqpMetadata")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TrqpMetadataResponseObject); ok {
+		return validResponse.VisitTrqpMetadataResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -21245,538 +21695,546 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37ctvGljgKv0oXfzNlKhukKOpiiapdM4plJ05sx7HkODuRR2gCTRIR2M2gm6IYj7/6HuK8y/n/PMp5",
-	"klO9VjfQAAESlCjFydbUVLZFAH1ZvXrdL58agRhPBGdcyUbvU2PEaMgS+OczGozYM8FVImL9d8hkkEQT",
-	"FQne6DX8ybQfR4FHxvSmRYfsnxfTTmc3UCqGfzC/3fAaMhixMdUfq/mENXoNqZKIDxufP3uNZ4LLSCrG",
-	"g/m5uGJ8cYrzESOTJBrTZE5CqmifSvZEklkSKUYmQkb6PSJ4wIgaRfZBIMbjSCkWkiYlb4VUw4RJ8uHk",
-	"VfaJnAYjQiXxdw62v959und6uHfoHxPal4wrMhsxTtSIkYT9PmVSkWBE+ZCFhAs1ivjQI5SHROA7bNxn",
-	"YchCcvbjKz27XadHZqMoGJERlYQLkrBJHAVUbrXJGeMhiRTp0+CKRDiKf3YdtByAtAAifroCPBUiBoSS",
-	"mCqWkITR0CNqlIjpcEQon5OIS0V5wDyiBDwmsxFVLmRmiVCsfcFzB8Nu6HgS67NxgNHwGhOqFEv0MfzP",
-	"r53W0UnrBW0NPn7a8Q4/bxd/+I+GV3LAz8/psPxQGVfJ/IkkYTRkUnnk96lQLFyOMJ/1khI6Zsqg54n8",
-	"gS8ZXp9vpIhUQoQE4KAfhBqGAJL3589ISOek6f/rX//6V+v169bpqb/VJm+EIrNIjYh/zRIZCX4ZhYDL",
-	"GaC6ne5Bq7Pb6uw1vEakZ/19ypJ5w2twOtYvUHkp8lAeiGRMVaPXCKlipdBafR1OSJC9Q5R+ydO7pOZ4",
-	"KZczljBAroiTSMlKvEJ86hkspyGJJJEsuWYar+M56c8JTVGZKI1HGpE1FtM5C8mESoU/49RNSgI6HY5U",
-	"azqxuO4RkcAE5gpvtcmHSI3EVJFIeTCtJGM6J31m54ZpzedkOtGIrAfQT6NAX337LKZD0hdTHpI+G0U8",
-	"JM0ukfrzkA3oNFZbbXJCrmk8NYuP9CVUhCLU9J+U7HU6eBfgBBEi2RGWAu6BLs4pC6NTMaZRKRKcstOI",
-	"APGVI5boWwSv5lF0Mu237V9mhxOqRtn+8KOG19AkJkpY2OipZMrcDY7pzSvGh2rU6HX3d73GOOL2753y",
-	"ZcdMsfANHTM5oQF7EcWKJYtb+EFjmDL3NGIyvZLcfkma/TmJwq12xf1KX7yMwkblkvdrLLkKypxEXJ8i",
-	"Uwa8pPny9I0kNGGEBgGbaP6i2YCaJpyFGlMnUz4PRMi28idh/tUOxHgzJ1FjWy8SMT7VhGZhY88NyKcT",
-	"TYiAi4mE0IFmKS5ZLCN4O63OTsWBDBLY3Tr07uXgNVXBqESwuGigKGHoL4oTFw0fyRUyY32FxzRkSK4i",
-	"g0CaiqkojvHFaZJodm6GIU0WS0b2drqFA7podG46O0edQZfu9LvBbrjH9gcHnac7h92jXbrX3w8OwotG",
-	"FZ14OWjhPirO62CvfPNvBGcVADjhRLNOooFKKCeMJnHEEkPfjwklY/0hGTIlyW5nr71kbXqa5Qvc6XRL",
-	"l/id6L8My/nrb6LfLsfl30Qfr2QtXNawWYXKmppUEZK3NFERjT0SUMlaEZeMawHvmgElMVBqUkVipvnV",
-	"rsadhAZagFhKWipB1T3MLXi3asFAm8qgd0Jc0kWafhiFPXkd9Nrttr9lGWb6zhOpsTcaRCwspfL26/1v",
-	"p+zZN+8Pk9e/3Tz/+SZ6Oz3d//q0/IgKtHNzRCfd+Ds2+LJ3vtFtv6VDVoaaQ0b4dNxniYcXeacK4yZ6",
-	"AHcFRoaB+VI6GnF1oMXNMb2JxtOxvrf2/2CN5sd0hZp9DVmSLvEs+qNkmS8VG0syYQnRq1i2wkupByhd",
-	"ZrezYp0rF/iOBSIBwaEMcRJ4CrjhkSmPfp8yK98mbBhJlcwryBF+eWnudPWZ/0eiUbbxf7YzXXgbn8pt",
-	"zTHnsDRcKU5YvVZ8XrraFAErl4sfb3bBoEGWE6OQxWwIcgBetoCCemy0zvyNsyyypXlk62m4x1qHg4NO",
-	"y+WTVduC4dZkDIs37UwkqkRc0BKGTzibaUV5ECVSHRNfT+2DgOZHoU+oDBgPIz48Jr5UVE2lr7UF/U+t",
-	"L2uFX39RdQGknrkU9618w7jG7l/tnziHHcBrRGHjY9mWzsU6YlqfDUTCVslpO93WbpWcpsSaUtpPKDyV",
-	"o4+VrKKQcaVpdYKivNHAXV0aNGK/Cr6Zpt2oi+VmYWgYSJicCC4Z2gWm+jyVQeYXNIoZrD4QXDEOGEQn",
-	"oEbq59u/ScFz6px+M9SrmnI6VSORRH8wva4xkxJofWEGMsApPte+oEkiElx4HqJvhNZZo5CcvH1Jrti8",
-	"rcf8mobmDtffBMAh4jCY/idows7OzKPLiE+mKre1l/iEwJMegXMiqd2FpJygZ5gbGU+l0ho8VWQspCI7",
-	"nQ4gTsZs7zJ/phFqeT+SMuJDfRPYeKLmCMI7wvzcsfNpDQLnB8g/E3wQR4G6FfIE9mN3d5Z76PXHYs6Y",
-	"JDROGA3nhN1EUklrD8ygt5kdGqXJLkrirXS1JCCFpElRdFYUjUtaDaYBiNSWOXlgokGA2cWHLIhCpvV1",
-	"YwbQTEXWgFu9raUjvjP3vGqbYsZBTwpTziYtRXJ4r7vGE635fkgixb7M1Xqpbm4PUdNQx0hfbqeqWKL5",
-	"bnvB1ggrfCGSfhSG+PnaCD9Iv3YxPh2zR+ZiCuYTLtAYi9sXCaHp/hctQZvCfxrHmljROUwfCpymiUbB",
-	"/PQ56IsEaaCmO9aIGMdiZpH9JViJaIyz3wZukRkhz2E4mXJ2M2GB5v5MD05EAHd1E4ymZHjYzWu7gHX2",
-	"ka1aXNVfm52qZHVn0yBgUrorWuuaPsja7usSvhHqhZjy20ksmYrNhbocwDguWqUqOiAyPt/MBUOXS1Pf",
-	"Zi7UiCVwiUICDrMtEgqGlwfYHJzsG6FeixA0/GVeHPSfZT44GaG7j6GNbBhdM82kiJ8zdvkwxVs6jwUN",
-	"z4V4RZN10dqAdIJjXCohLmMYJc/QkRH2RTgnSggCr5BmHI0jRXbI6+jrrQ1BGKaIJM6gGQLllhSRJsx0",
-	"TA71/5CBPoUwbKH2K5FQvdV/8TC6o0w8cYa5NIKvCxB3GiMY90qtsZEkK82um6D+vjXQ+kjWCU2XkHmG",
-	"SCy4BqpZ5LH19JIZRd+pYtxAUfRjNq4lk0/w3X+UADNkikbxorirlQo1v4xCR9zNtMneXqfjNVSkQNf7",
-	"mobELiLV3GhfTFWvH1O+Brkzm6pCPNQBDPP77uyHN6CKJoxeSTjZ83c/vk0lQhyTNN+9eEaeHnaebrlg",
-	"q8ss60BuKYfMQLbvgszOT85Ycs0Sguu4N+CVLbEcMDWIfh2YvBGZ/cmIMkaDVXPjPZBEi/Nw/+SUETD2",
-	"SDFNAk1vhxFnLGnFUcC02Ooi3l4GRa3UvzCs5R7RLl25Z5cskmyxBh2vuJjxCqDWp/51YLuc0neR0jsQ",
-	"29nNIGZWQs6FIK8MD7lHyJVxClhgBaDO0L3+ntNrGsW0H98VVmngwNQZ0r2TDmzM5OR97tV7hE66uFQm",
-	"sX61hEHYCOhb/jv9RwvkTj8Ht5zg57y1KMScASuURAkyo5EqDW/JrOCfswM5F+I15XODcvKOp6Gxbkz5",
-	"3NJo6aJp9yg7Cv2inpe8y168p4N4p7UtuDpaenlY6L7ncjqZiESx8DULI3oO794JxM6QZKzHJHoBPSIZ",
-	"D4EMw5WkkiwIWS7F2M+Owh0QFklglQ9CNvSVgDg4KolfXLBfpCHWpLV5q8/CyKvsKQtWlMw7VLbQezD9",
-	"bG7JD2n3OWM0CUZ3UAocEwZD0a6hcpQ2Ch1CCzbOaJxXpH4EIXNjlvRziBrT2zJjAgqsxeiW+gUcVpXt",
-	"oZTtbWYvVUyrp5WXYoisvsQJo8FILwC1QROmJxLzJ8T8gf7DGQulG6ZHmnqbxDd/Xjqb8SGoNWaEAlSF",
-	"lqEjSaY8ZAmZ0fkW2Ms4i8AA4I7Js1ltCJ+VR5u+OwMGYBZ1ryW8GUP4bsk0rEcNRo/4sAYTqc+bqxEo",
-	"oYpdGu6Xw6BFVn139HFZ7f3y1/euv2yjDjd35B6xSrNIUpcQzXvkFBK3jTvkjIHLeongJ8EJxXDMABAc",
-	"2eKaQsYymKQDXYJocalQEnChc1vpY7OWqeWCA4JFsuROFs6pZEmFcVOPvXG75hWbP5FEz6p3GEZSUynk",
-	"Jj85IRPrMk+4foP0o6J/1I3GKLOyuVOnTPOz17Amo424XC9jIa6mk0vrXHdtUpvzvOovphpzMRcgY3AQ",
-	"vZfGkMPiig7an0yE2G19AjkwSrTsD6bxRhwFencIQJIC0ES03Zv3IF03xkFAmLJhVKdU0XIzu6/FBj+1",
-	"F8FHmYMXmLRe7yQRE5aoCFHXBFZhdEEhasTL4pgqn6cBQaWZQVmM0K/F4KFsYM9ZRBZbI/q/sUDpSXLb",
-	"T+XwUhAYuVQMzPaBo9QIjsrDJDQgXoYwi2fy2bmKq2BhX/RwrtJdhyEG0zn2aRqiPZ7Gb50FD2gsWSU5",
-	"17BIXQg24YnZULzcU9kmJ5g4NYhYrCUGesXSvA3MUMBwKWmTorRwim/Dw3QFGIUgS2DrrnKV+z17FW6l",
-	"1tHlqq++O/vhzQ8pFMds9VHmv3AjDevH56H2z8qC2hI6UL6mfn4cXTP/2PwvJqdholrbjTvT7ze8hn6p",
-	"JNTMaygVr1rY+fkr/SbyCRXF8UKIWMvobXwaG/UJg/hWXeEMNktxVtamUmFoUFGuIFEYCaXYeCUGnIQh",
-	"M+sAeBlDS5LQecWO5IrdbPIKyp7Jh9rpdDp2755+gYWExjEoXoKzjcAhT0E+QzDvS/x2x8Yb2783BKma",
-	"5NkhOrejv3lUyxNfJ44ywy4N4Ia3EcKcoldJRlRKWkEpd/ZJgoRRo7oV9gsC00pyiG999lby7NsRMONM",
-	"rR+uWU0b3CV6dnvZDKVQnUTfs3k5QA2twNCfJ9LqcJoJpWmIkkgWJKyEmxuwX9KVED6PxkwqOp7oBV2x",
-	"SqknplJdTmU6Zn7FH4Cup4KXftnValmIIXuRgvRe/e9Ivz+O+FQx0tQUGXkDZ9csAUv6LUi317hpDUVr",
-	"Ye28NNz93MRKmSgMqhBZMdlqPFFzsDZpmGulWUOXKpGg6xGT+xYmmiRsEN2UT4W6GER4k52uk8yzMBtk",
-	"hhnbDo7IJJmxRI8xUeUzJ+xaXC07nEiBScq8l4I8ihnRXHezIC9cE4NWaTy5AZPnomkBw3I7qr47z3AA",
-	"YFJx/MOg0ft1BQnFK/fZ+1S4MVdlF9Gcm0d8eR1cYkT+3i7pU8kO9qZJ7JziMZEjMeMmo49jhF7G3VcC",
-	"qGSTH73FLCQ2s5TAs1cqowJFsNRlTHgM+OktOVPuNKoYk7VDmWPfCGOCiWuz4DiSynxSvdF6goZFpIIE",
-	"sXzrkgzysQe33/mzEQuuXBtANQw+jFhq085i0sWMm3giN1ENtSVQdEoglCYcLxCgajXQa1w7lg7zsC9E",
-	"zChfsvH0o9LNOxh7d0F1Of6Xc48PI1OVQSN0pM81gXIGGdMmsyiOQTAa8kgyU9dAP48j1MBzeayd1cl6",
-	"LqAq9REEjZPOuBnotHLpX5vSb9dXVe1pOFcrQG9cdabrjlvW4OLirHEHDXO9Y7Au1Y2dQuoU/pKtFuuf",
-	"KkTpXZqA0GoCRvlccAaB8BjX5zqdocAGaB3HxNeyyoK5oUh7vELO4lqmj1om1vwuVVVFGRN3qOiwR/xg",
-	"KpUY+6QJXmg8RXcnW5h1IBXlIdU6Fx3qMxaSkf40ilUr4umADngwT3AqmUSno7W94HRgUx/3WSJH0USj",
-	"AriELrVgYkWxOxlmFhQnF+7V9+cDVcFoU5cHBjub9tO3yswNZl3mqJbty6wNPzinCA6aDJk1DZerGzaJ",
-	"3COOPRijA436SGZ6ZBYeEwsy0A0UHDE8AxeZ1CMMtMAMj31Fh36Bq6xOAfcaMCC65epsGFyB+jPWHwlx",
-	"dTlN4tL7mjDCrvXnkDUzEVLpDY2Umsic05GGYcKkJM1QBHLbjCrb49AjF40PQLnev3uVL11y0SgUwYBh",
-	"e9vb+K1Ts2RbXgcFkHT2DtfjtA6A8tsuQ9tTFkZvbXWb1fVvsAiLpgDKZPBoeT5I6CxeJn1VVcpZONxB",
-	"FLPLQEzRtbSQ5l50hOMH9a1tud2+iDBgpCgPg14npioQVVq4eUhmxjoPMhKVCgFhUCNkYdSC5bXHIcZq",
-	"+DYjsFDhKrU8lIEElpMwalxr5c+NO63S0IELQzOHraejVz2mPBoY/8ptbM9evsBFObSSaBjx1giuVC7b",
-	"iwcQ3KJ1eq3rRzxkN2h7Wz0tu1GXsKtKs3n5N5jjXaF3WdBYsDyRxPno9kCyUYeLVf0wT97H3DjYDwvJ",
-	"nKktj/jiyjBVB7dKT0+/jH5pv4BnpElJLAIaO3rUiDrVPoBnwz3dch0cZl0NryGu9K6tUzzNs/24igql",
-	"dZbS5Pzcvcrjde7i20udO+SVtAtucwn9ckt3pcADlBMD42TLilrk6deAAVszNqp6OHa1zBzpEJVVyFlv",
-	"NsOC1yGYCxLkIrKOaHf/IE+25Yi2uvsHvaPB4UHYOdw5PNwLnoYH+0e0O2CUdoL9fRp2dvbpbn+wN9jp",
-	"d/ud/mG3G4Q7++FBsLPf7ww6Hdo5bFRcDlSRDPKBV81r2FxoxCHgF7NIjcKEznipbLeEtRtrojlR0rxo",
-	"XDRMcB7gQsTjiDOr76b3arUlrFhERK/BbmkB5Q1kEUs8F7/y51842JW4v8KclGfhEk19qHchVbmrbSkv",
-	"RNQ1MRWWtQkbk40ErmBE5SnQlCwxFYBHal23BBtDoHqZ30fEOVSHJekd2YWvpKs4thnJy9a3DBybcY3a",
-	"NWoxfiyumfMDetDwJqQ/g6xoXl14iGmKUwl0Gfa0CPsUjE4hKsb+O1/iLyV5FjA5dWKvHjiXAa+2mzyL",
-	"Lq9ykodu1H7Nm2XwouRSFSWv1fY3pxBZtpSle19OWCpKKiy9UHWs83nQbzhmB+tmbixoIIThsriB1Gat",
-	"Hy4GESwmSyyq9FbULzKyuQcOtayaiBLjvlSCs6y2Aob1gdlsa9Fk26mUIeqjZM6qdD+hCvaIbns2YoIv",
-	"Fw8pk4EtzroWyo2cxK0P4nMlHLISr1VFxXJ6FWlqlTxd0FaqsuN2rM6O35V7D9LJluHBG7doSKV+WkWF",
-	"Guk3H2tsfAkdOoEqSdkhO5C4u1hTAH99yaa4klLnOx1GnNYzV8N4bzH4dSnFyw27BLTldRRRWKYLILWl",
-	"g8GGWwLWiRmthv6RVTes974Sisa13i0ABj/0bMHHbN4lUKmKGMqumYkbutsdW2LNSdIVLM98w8C5Uppa",
-	"62qtDAVbvFcrQ8HWuVRVoX8rbpTlGl/adTJm9YitCVH71aaAiqzsFmC1C/lSITtffimNy+ger2W2ijop",
-	"qZV2glWXM+fCzO/3RcIYUexGGW9oHwLnuS0GZEsC7nWODoqllx3hQz8uOePTKDwVwXRskjpKjAgvT0lo",
-	"3kAh3yhvk0SACaUZRmFvxvpbi4D9b0gXuVE55Ps19YLMZrP2bLctkuE2l9thFG5f7zS87PFuFMJDyYJp",
-	"Eqn59ngaq+iKzfV7H73siix6+wqXgEqpVyX4a6ZGIszdr9Uf57Le1vsWNbR8QeUZ6/fANjsSUv3n7slh",
-	"57DT27v+7ui79zv97757fnTw4sPZd99ffyt/K7uVbppEyXaWR6mGPy1+vSoMOz1F2E7pAhaAtAjyUrQv",
-	"XU9pmCnkAGrsc/HR9OXwXxu88EsCTLGxToxOrgVg3vF8/s8Vm7d2SmkneA2/Z3NYW5/KAgX+4+D11Yj+",
-	"PPz6l9NroU6vXu13958OaPSHir6JnnV/VN+/+mbS5/z5N4p2Q/F9aSiI8YVao5IFw2pjUpRGdnkuhEqX",
-	"XX5wNii6SJq/fnXy/fNuv9XdP7C6kD42XmhGY8NBIk7evXhGDp8e7hMt6PWI37nxyT/IwR6JxYwlAZWM",
-	"jNiN/i5SslAs+ebo6RGjg6PuTr+7c/i0f3RwxHb3O4edw/7gaG+w+5TtsS7dpf0detAZ7AQH3adH/YOD",
-	"/v7+YIfSfUbzjUQ6N792WkfQNuRgr6xriNfItODqOF3A06xEkPWY90jM9FTSM5vBwsnty/9fy/e0iJ1A",
-	"ShToltS8q7+Gl72s9Gv30CHzhS4YtuDpGnFG//PrSesX2vqj0zr6mP1Tr+rjp463031aAQhbXaraRMKu",
-	"WTLHikw9QsloOqa8lTAaQsa8bwQDjFaFOBH985gGo4gz571AhMxvk68TyoMREdz8cgwcfiaSEKrVDpwB",
-	"x3RuyzlACEmRJISsVjrlM/3i57TaQnGrp5DzhKeNjjJTDKE08NmRw0oC9GbQESsRfOiBe2LCxCRm+cMt",
-	"KytY33YOuy67y9lWy8OKI+zmpK+wftOzB0WDREhJEhYzKpkkTckYAQ84vAfe7x7xcxmxPmnudTo90DRN",
-	"sWMv7bqVIOI4Nc+ANNFAoe0+mcZsy4OGUcW03WxcOe2btmTFtNA05RW+n+uR3Ex4GGIHKj3kktHBsboq",
-	"Gd0jflqYFQba7bkBloWCqPr1NLkaXt/rZfW8SXl1x0JxR6wBIUy4fyS4bb41oWoEEywWqXSnysxGOIfx",
-	"gOmvCzPZ1YK+nVDFcuM4hQYNQPpTBR/PWRpHqhLK5YQm0FErFsMnkigt1FJ5hUFBcBi5nHN3DnMSJRni",
-	"nu0Pl8sdZTyciIgreWyABJ+NTNArWP4JxUUNWNICa7YcRRMEil7LGCQRWI2J9YP17PcyIJlK0kitzXHh",
-	"Z3oAxxG/1znKtdRZVR1af15S/1GPtNPtkdtUWoQhixU2YUCDp7a2ANQawcjfcaTwipQVRoBv9/Pf6jNf",
-	"rEegx3ALcegvuxogxRocx0TTj1zREf2tLXrjk+Y+3PDFan/mJqfFTfSbZl9VBV0QxouVV8yn61R78ciq",
-	"Ui9lO8uHNharBpQXJijU7XArQbulGsqr0+ZvsB5tscRDEefduA+voiZpWeHWymIahYosTkGjfLGfkqPR",
-	"rCtjhe66FzgtVokwvR3KnXiZSUZT9rFeK/lN9J9Iy8gTMSuxzeDDS2MVra12ZQsqtdCYflKl3Hc60dB9",
-	"Ikkg4umYS882ORFJiJ7G+rqo6RpV9ioYSbHVwH2ac13I1f5GzyRvYwhOu2SlDbvyi8hPkAeCl+vGUzj3",
-	"Mikqh3R1s3yGTH0n+rlPb+c4XUT5Kssfvpka9jeW5ePieFnDHjHLXzUbElyisbM4ltXOvxLsLSl4Imb6",
-	"zuiRCJXmFmlxoT83N8mR0bNNVAj6H0YmgF/MTG5iuvSSQI9Z+aknYuaRHdJnWpbTo2GGZVZ/DrE0F2tY",
-	"E9H1nHbxnoFf2Rl9w7gWFtn5Te1CJUPzCVE3y8qULCk0ksaa5xyMiy+hlXA5HuqXVmys/tXDT1ohly11",
-	"o7TuwNnMdDM1srQSExKzaxYbJo8P7aehzX3NRRaFWZ8TboB5uztdPK0VuWsGgCWJmPHcWTJuoYnIpxGt",
-	"RqybnbYc9OqUy5WAN32jcmJ6EZooVC0LIanO6ovk5bLkveWgWxFQUxM5MyJZDLmxEbEKbajOUssg6qTi",
-	"VBJBDDcunvUgYaylz9TUD4dBSgndd6Jf3o01o88YzB7Ia63HbyxxH4jUpZau6sb50yieJqycKKd2F71g",
-	"qcRkwsJj7FpEQCObRZKVkmncKAvXWcoS+WklBk0SETApnQkL5QPFTJJQcOYRuzQ0HKac5jYhvneuj/P7",
-	"lE0huNxPppxHfKj/qZfpkyZa9zRPLFmxyXtIVdf0cHxzoD6RdC7JbDTPxZ/jhFpVwPng+vBMBivP7QIx",
-	"bo2TNP3e1kPeKulyodNnPjDYhgQ7i1xAhyI+5u5JdgcKdQicXXwsv+OnpnJy3aIDmiwsVhxAc145XTdl",
-	"IjyIdBMzVMglyFmJmOX0kxUTvxMzU8NuhTvKLKdOGYIcQUurEOCas9W2c9BaT3a/HWvPjqZKTP9O9Dcn",
-	"m2vo1txVfxpfvQdp+d1dCgAhIpVv7SUeSXrTN7I9izzrqB62gkBJBOAyaeHPk/CXyWHfif5axSX0+3cM",
-	"PjGHXCvgRE+3OYR+JYZOYcayQw+yx2SSCI3ZTM0Y40TNBBif04jconF6ESojKkesggC+e/GMHBwddBdn",
-	"9Ez5lRwRTA++P1es2qe7AprPinOtAVSzmQqwvuRBPJWlYSjQrN88NTA1mVQxo4P60AxGLLgC+3w5RGOq",
-	"oMVNNOQsJNnbbQI5jb4+PDDM+FCoVEmi//CMxVUvK5KEDmnEJdaeSoRQxyYxncgxumR8HEGr86kXwks/",
-	"Q21fKNyV1gYTZnyJCydWCzvoNIwUOA4sWph+1WBs1/DDkHE78d2QRg9YAVw9FcQSNVO/OyoLA/D0eSQK",
-	"pWc9Cuk/MCEJo6fBf19e3CkWw0tI5qye/IlJ90xLjCCK1BDayplJHiNLgWPxpaKkQfQHy5CXsTweaZ20",
-	"ic4bi4dPZFou1yBR5sa6DW3PrmYGPnfV5jhTRPPcG1R+jcXVdGKZwXN+zWIxKY1LLLpIIZom/VFNE30D",
-	"oyVFWOtrp4umpeLkzcwDmopqPhyEv+Uh/FmoBUtgpZSHca5ilXDKitZMGqnkL69pcnUSx+8YDesaysY0",
-	"uYIKkeAIqrKU0cEAHFe3MWen365YcV0pQK9YSyqox3Gh3OK7NLyd4FeE3IZzePTwa5/K0hOp0Ncjeak/",
-	"K7cl6SfLkoM3UIkOVEm7iGzGZTBZ99w1597gqd/bkVfFzeTSFLndIHBrqG1n7AtUkRGdTBgv8zWU8hTI",
-	"fL+9RXRp1o6TiaTgBFJOu0h7tXBDmkPGmYSK7EARR+wmM9tuxCRnP+vPNx6qWqjMlC+FRZ6JZCISGy+6",
-	"+PGahVcz6/AinizUjhMJ0be0ED2XSzBdWdzBnEyJ2QxDGPVRGTr0/vxF65Bo8S1VO9IansoeRjG2cbe7",
-	"29nt7h50w92d3Z1uuNvd7e7v7XZ2D3fpbme3g//tMvh3Z5+W2jlX28U3VthspVU0j1vyOujtfztlz755",
-	"f5i8/u3m+c830dvp6f7Xp+UVS7V4t7r1lhjkLKHrVEioLBKO2QY+CIPFjMInTt6Bh6ymP4cYNZCbo9BH",
-	"aoTm9DgasGAexAyM6uQkFw2LL85MEVQbUQP1yHuEZtNkQbSB0PNAtVoK1VEtOcleiRm9ZkBJxFTZCjXw",
-	"CAL08nEopgCD2fCyOlrpUR50Ot69mVzXr3ucfpGdfLrUnfVl89R1Y4y5Rc+OLZ7sYkyOomZUotp4m+2y",
-	"uPr8/TWXdQG78VDsFbF4vJQ1pTk29USG0jTahEklErad/poPCDQ9pdDINhIzG+1lE47g9zSGEnOkI0VG",
-	"WGNMjqDjMujj1TLJZjJY0zTo+i6W6HYRKfksWCf1allSdKmMksUC28u6AbNaOmheg1xZLt6RalCAuZ0U",
-	"mTuWFbtOmAbd9Yb3jS36brNvDPzuOSm00FhHy9lZMnD+KoyxeN4djbDZ2qfjMV0jBTDLsSaVkXQPkd5b",
-	"EisAIVgVMLybhcVkIK6VIrwA4eVivRbjTU/EGCKEtRCvJXdj1zT08Riuin44nYBgoV8BCr45yf5u4vdD",
-	"i9MrRdU/R/C8lSj5QNLO8lIvRmZJZZi8LJEXWRZEikwkWcfnnN4Vs8TaNXSyC2Qmri6msxE1tyKGwE5e",
-	"l4ip+EEQokTHfIMBVeBi9IiIQ9vOorbP3ZGZl/rbc9JstQxbAKCzdoRTLXSpxXo1WcXeYa4WZqe7o+yR",
-	"Q9wq3mlf2rAY4hjjSpmM87y3snMa9ohUIiemODlJUFUf2oTky6KVGK0DJZLLtCjXSkJ+W25VHd0HBXov",
-	"i+muWa1KW98RCNlvRSt5Mdt3PWPvslAArY/VCodYMKAsDRa7D/sy6BjRJNKAXFKmbr1I3sr3sL96yZNN",
-	"RF6ZMCunYWGB8ZUtc3H/Xg6xHT7pYJvdiufc3/TQywz0a7JL50Z/G2l1er6kjEgcLzRbcknCXcM53MXU",
-	"UyY2SvGWSdeul8L4jUcILmNygzQ/tVbE8J9JU77QC77yni1eofJLU89x9QPUh64sRsULBaTRNRyIsdZY",
-	"EzFGcxMUE8VSrko69coxfMR0OsnKnuYrYUeqtGZ3m2hpg93QQBmbPRR1V8T/5vk52ZbXAXyw/Smd7hLh",
-	"8Hn7Uy7887OP5i9fXgdEf2Jyj310Z0OW4LgsRX3tCsRVOAHllU193MUy9FZDE8kQd6T/075ic9n+TZar",
-	"hVdV1b6hvUxaFd2tvqyfgFvOhPRgaFxcHpi9fjnkqq0XDycPAmfrpbWJ01rIizs9+/YEylvkevma4tJP",
-	"JGKMl69e0V5a/7jgb7CdSG0dZFMM3MFtOpdEiq1j4kOBZJ80JxqvfQd4PgZRcOF0XCYJGyRMjrLcWC39",
-	"SRXFMd6PUA+Z1lqG4uQ2kzit79KD88TyrqGHV2/KtUyu/9RHTNUUk2KMC6KfiCvGy10Na9Z6LlCohSN2",
-	"EH6dqsvVFvO3yA9cRrVCSUl585QDa7ovFr0eb/YauJw1rBiV7Dw30hLu/jYR/ZiNSyMJ3714Rp4edp4S",
-	"8xLBeGiZlZrCcCAI0M7Cs36fZAUPJPjLtsqq7aoq9hdxqSivSEHLivWXaPqVEm0qQWRdHfpiqnr9mPLV",
-	"gQQFKTOtmW/2UAFWMagoI2IjCDL/HzT3C0Yi0YRX9JzoNj2wl5WdeILmaRBfhcbfKNT3fRBBwRqsczyJ",
-	"xVwfDrRHUDORXBEbnmArruG0FVYbkVyG91ARa91IgUwxCO9uHzSAuHSiAdZsFGvBXJIVhEUn4byKpY92",
-	"jjqDLt1p9bvBbutpuMdah4ODTuvpzmH3aJfu9feDp0vNmcvnNbWL0M93l0UcLCtclZ/1+4iHKR69P39G",
-	"5owmWt7HvmA55yLF7qP55ZxdBwgxuCLdTvcgX97p7Dpopoae/7Wb/F/8Zgs++rXTOvr4qbT2U/nNzeOS",
-	"l8Nzx0FcxJLSi43cbGMVqg13XF2iGrqa16pQ/cVVjC7CrJ7nrgCZug7mP6vX+Yrm2VYK2ogR8h2jYcRL",
-	"WwpBAgDyT2hhZ150+ruCwJMwKAEja0bb6W/m5ZQKx6lItnGnAry1a9MsLxB8EA2nie3n3OzYQkFs3GfQ",
-	"zd0WdimP2R5HPBprSbVTHgWA817i4hcW+K318eKVGmtFU7+KiivhYkaaiI0RH2rK2mcGjDYqng5JX0x5",
-	"eJvVzZJIofVgWX/VhQI3uCDpESlQXYPyNpIElJO+6dcYlnUnrESydCHOYS4ArxwJq8oxG2ZUL3jSyyos",
-	"YdsyzVxMx0FTEraa2N2Pm6ngki15DmLwegbldeUfBpHk0TW7TFXQ1UWnn9uPzpTpS1FT4smB53bhhhXh",
-	"tLlOhVompeMKo8Iqg7VITVHLFmYMVreIRrT99nOU7/YiXNbMfx0O7Ih+S2sd32HkmviEb6eIdJsWpWtg",
-	"bjrP/btroYqXiuJ4w6bdDYRB3iVWrSrFvTThvYAMLvrncbcYg5AKywYfFqMhs6AESyfTmMg6YZY5T7Zd",
-	"XZEY2mhK5yztfa9mVQXiWJ5oBiwIJWxgYigRUOmG/CITZmGP+NjMNvTt44xZYS06eOoRn91M9Jn57jAQ",
-	"C6y5HSRRZVvxoQrihErJwmNTcMWsBrMo8iZ3p746tmhE+SVnaX8iMxu8R0o7YForJSzQWn+hYiQ1KZp1",
-	"LZdoTXcslAtDllgsSTO3UZRtxDQOTWaQNEHWULHCQnPrmLBYolfBh6Pz2+QlADdkSXTNQAjBqn/R2AAb",
-	"Q7YhKjtLVTMWEXICparNBcAR9aqhBCr0vMZ6OJLFLFDSQRSJS7aLjVTekgraW8OzFlU5lRPGQ+O4AiQB",
-	"JRm2VWpmXR7wjQj+KpKqorjXDzzF6IhDHDrWfLaLb5qH0Ah761HQ+lIFrZyUsjGh48vk0w/PTtdmghmH",
-	"2yBrq2aoyPQAa6rZ3Lpx4ebm3yUoPDOflFoP3llWusE4LBzzR02u6oYvuiTugQMX76BRra5mVdkr9v4L",
-	"hq5rbCvyqRL32P0pQLfRYNatbpqWkForYWUTAVclccUOeizRAOD1VJo3kvpa8aRO36eatVqXGVKdm702",
-	"EYO73ctZyE3jApvxgSL6HaomFQnPcqIn74PqvWODNT0O1iYHNb80CFyLTBR6Oc3FGGlS1cRabCoSudYP",
-	"3881gd0vNr3YvCllzS+XX6zFe5StrvrIVqqcKQpb79lIxKH0jFsNGmPl0klLUlV7xAc1wyfNKVdRXPCg",
-	"aB0PVCit61n9w9eSP0zZx74NqULbHEScxlugb6XJtc18Q9UntdJqPYLLsbmI5uOtW2hIq3WgdXMa8lB/",
-	"6ISGh0btuzDBx7SL+coG83mlIWWq95idkcf6NVMzcLl3zssouXkPm5RheO3tEqatCcRNl85541PaYLKl",
-	"63qi18lFu50gvTotyKiQd3BcbzB1eVm3yExcq+U1/GIsVGsam75Yd9zD5mverysPtIC0P0pFcD8Q6vSK",
-	"VoQGZLZdR6EwkpkJyEFj8pQrFkI45Bzi0CdJdE0V21q3KPQt3I8HSyPIHkRAuJ1HUdGhm9URTKWCJOQx",
-	"0xqjHEWTtNfh5RWbp4LgspInfytz5K29e3VKnmjoOyJKHfulNVCmFU6cO7TMbJm/j/lKKMv4xKlJeKzq",
-	"LmySIYFfVMeI0DC8RQn8iuScYplrm6Rm56iznRVSmt2ZzLeorCt1pJ+vIUsUwF1ilauRDlkgOMsBt0Kp",
-	"zjZRW2JJw2Ez+G1YxsygdBshMxesa6VM/LFOTZ6NFuG5VTmdDbXXXlMQzR3rhuXQlf5S68nPe0zT4khN",
-	"60oIiaLDL813+mVLppdlKWpvEwYJ8bYjpQVqabzYX17KexTa/p4+5KWSWbkf+RbCWKkzeROS2VKKubZv",
-	"2dymu3mXLV9ZxSPuheGv6WM2S/kzvMxZCu3K8h9/FfeyW8hvLWF2qY/59l7dtQoLPoxjN82qXdNn61Q2",
-	"rO+2TT9aeWNuQSQc722+imXRfWtXcTd6UseHm8p690JaKryCJ64rFt2D5e6+kiT0kME/qaNz9FIBJ6Bc",
-	"CzJ9RkBh1eoD9ruGnHKaBKPo2vgEadiCSrc51106pH694CnsaRkJ6gDikBIVGNOArBBMa77Vw5T4FtO9",
-	"1/Eulnj7HR8/iGnjSEq9sKIb0uxlVc67hcsankgceX1fpNnEn+aNfPQqfolexYfxI+Zxdm1PYnpp7+pL",
-	"LLk7D+1NHItr9pNTrq3+BdZf5iu9VV3hJVWP8NGlKd9xOUjEuLQxr6Ppmk+gTMiKCp122PXafNuvsGxX",
-	"Xh5b2eoo1yofW9jXl+jcg3gN3668QKlIVDrx4mYWgbLqEKogXg+f6spGOHlW0rvl7ue296sUuTdcM+wd",
-	"8tg0j//uefILhcxJ85SdRk/klimUg/w4Exwx1C388wLXlonxS2C2scoChVgGB15uVQEDtsqQyNsFJrxj",
-	"g/srJ5ACCjnFJiFlM6lKUcs+rgii/ILiJe8/7rHsXNYtzL6kHLsbk7PhWuzpKqexql2H3QbzfvlF2A3k",
-	"PFMZL73qx6TP5oKbzLqdToc0JWMERUV4t64V2/lkcVUv9F3DhL+xSJiejcNs9kRhoegy0eNgZVsow4a1",
-	"FNaqXVCoFO+urGbd+Bw2LMuaU1i5yRSNr0TFv1Ce3J+Y94ZV9jfZ62iFb/o+kuY20Mj9MS3+ofP4iqp1",
-	"sVdQ3j2TZvetTNYr8bKs7cRxsvsKme3mvpQSMEWVXF7cBvKWMck5YYES1rm5REaROfZ3dIvaO6nUmHV2",
-	"6ux1d3dvMZRrc09H6+6sPdJUsqSwpO6agxTwDEf0XLit0TMIjm65uDSJqdILBCtwJFUU3NKsgmhSJd68",
-	"XZxmE4aU8/NXi9s6Y4HgWh0J2YBOY0UOOp2KAkr0Bg9id2d/98AqEEsO+JwO13LWpfEFlUaae3NAGS96",
-	"egI593lF34u7tbVCF3OJ82eFU8cCta5cnwNsL+tC48TNQOkIqpGNhzSB4JnbYXXuwB/aiZNxzwWIvD9/",
-	"5pHv6DU9gx+Jr8TLsx/OYKrmFvQoHJPmOIrjSMJ1IJOEBZFmH1v5YOxup3vQ2tlpdbvnncNep9PrdNqd",
-	"TucX976sX3X5PKFcDljyw4wj0t1dh1ZmyJawYy4eaRpUWaLJsBmBLz1COWE3xrCsCWweICFj/53vWZTC",
-	"wQZj5tTlvbLy2IxNLqm8DCvjS90abCIOcWkaYeduI45jouUg07S+LxlXNbQXXGUpQiW/T07gHj0TXLGb",
-	"JcexSkcAmMINfAJ19qCZvKExafVOdh2FjAfMg5bYOJJNLFTJ7xOost6oWuhUjUQS/QEmxBrrdQ5lr3N0",
-	"sKoPbQMvS7pmbM95/u7Htz3il83RI5/0iD2zj8/+Vo/4+lL4HtQx3t3dPbKEx/9Fs4CBZIo0WXvYJnDL",
-	"Onutzs45XLFep/PLlucULFTwb7gj0N5AEqgfTJpczNzz3zomfiwCqkTio+dai2CASrgTLFJvi5GDgzQY",
-	"CRbakDeko9mhoW9y9Qnc7gKfEA1Rct1td6ASTzqcYYtNjQbbWvbUVNCSXZQe4dMnUl8NU65vq7QrjRH9",
-	"F85/hRHLLEfZYLl1vw8ylFzKQapQWSvIXN1+/oRJMU3QXbPet0V6ka6iABTPQteZ7GM9XKnsXlKJD0ZA",
-	"Ir6Bq2+QwFKNzBNfQXW8BbIDDRfA4TL30/pDIknNrFCT6jqwfkzf/Ikxc/avWAwvoeyVn/ZwuITEgstp",
-	"EvtFYlbSxCHD0JUoWPXCH1WetnVwMEf3i8hXUk+kuoa8i3klTX/G7JJd03iq9c6azRvsd6bNSP3v7oLK",
-	"C2vNwbsK0d+xQAx59JdmSrdkPAusRr+8EU7jAPXufCbJBvu34jIlmPn34jE5LKnDYVxMeOQvn+4mw2yS",
-	"f8Cx/FEdP/J35S/OzsuQ/D1YbjcY04Cm4FahN/sgYhrzlTCBlKRJFYkZlZAYD+RvHHF3op3F5io5f9HS",
-	"BCDn1Vt7XwoEaKd7WKQ/WYOHi4uzRnUqyFI8P38FR15xMDbyYEOnggTjCziSWzn31j/HugewAU/R0kPc",
-	"VFBHeoxujuVf7G7VSHG7y71xo8BeiWG5/zsWw2Gxe62+zOOJ6pEZlOmlMjXzQmzMbCTGHkinnhOPLafx",
-	"5sp2VPA1TDNaaBjpxu0tJKOWhnAnGf6tU5zVhhHYiU1x5IbXGNAorggXt7Az3v9FlD59eZpvKqohnIK8",
-	"NDkyHbN2D0kXdPnv8ytMt1nwa1qIfVyNaLUD4nNIF4thdUC8fniriFKN9yUOmnuM58nFpN7axV0yiodQ",
-	"qBn5UjyTtQK+Fw7HUARpKpSD1H07n04priwJAC8gyEZdPCWhx6WedkowGlir3Pau9Aglp2/OyPnP52nx",
-	"RcrJt+fnb00ZdpHoHzTkwO0quKadlKMO35QsHrTsYFtZrGHbyVXR71yGENcP/xwpNXHawcJITtByGfGB",
-	"Lc5PYfl3Z7rYObWF0ChkcmUamgGWLYU/0vyDxlMmodi9ZNcsofGyiPnFDqHoCioGSm6yhtG9xv7iKaSq",
-	"hU2zTY9jJcSzEHGk471cR3lTPstcYmV4x3xZkKphB4lDFZbd2nxi8HN+zWIxWRZTWhy/Gir5qtb1QYKX",
-	"zoFHrtB1DWCYyKH7gUTF4MvAkE/BXgcQ+GUOFLm87FrAMIFT9wWOiuErAGIjyorWJVtEJWuciD1Kdw5M",
-	"k2iIPH7//uXp9VOPjNhNwd/eubEVt/rdYDfcY/uDg45bbCvMdyvs3PzaaR3R1uDjp91uWUNCr/GBqmD0",
-	"DEUlIK1x/MOg0ft1Odzgq7Np39UgimVcJAsSVoEDZza44gPrj4S4ktD1V/Nu/Io0ZyPJgksgyn0q2cHe",
-	"lgfFZDjatQUPCoXh8IPXg+9/PEoOv/n+X78n57Pf3r89PXz56u0vL0X3FX1Fz2Yr+a5Z9eLBflw0G3M2",
-	"I9IBQqpO5DfTLsK5brAKSrALsL6d5JI76CqJxZ3GTL8RUQUmP2VxpC8wq91kUQt0hU/vGF/vjjavHWCf",
-	"TV8VY383kFSU+AnNUyu/WvH12sRyFGy5+FJ582HzcH1V1qyhSsGH7soVnYRnjCsySwQfHhM9+RxlqnTE",
-	"UtUQNndZ1SEenj6RZIZkoxWF6I6SdMyI4Caf22y2smP6VF4GImRVXSEDptf3RKI0jB8ck04qEYYRtOR2",
-	"tL0V2lC6p/QcGoUTya/LgtWFfiUKWc57TodVGzLcVNEhocRXdOjnydYM8gXkMbGLBkkXmxxBQgT2eU7Y",
-	"YCrThwzdedKV+O9WbwcJXUVH+wGN4ogPfaD86S0gATRhMmUDUmjZPpjdPTIS00QeE0piqliSXakxvWJQ",
-	"qMy3xQnSGmV2N2mKvZl7yaJdTljC9xGKOZg39RLFFHtXIZ/YXHEus+BLGZlG5RsMmF9eI0sjHKJTmPYE",
-	"T784JnpK0zNMY6MscLWVhWFSQcyEqK4k9e7tqJvb4OCh/sRZY5XDCjN1q6mWBoQFy3HF/j0bm1pKtuDj",
-	"1HK4cvXn+kX9GdLJy2lSEdn4/t0rYprf6n8m05gRrpEljvRVjxShCgUBc0QrpKcCsHILd+G0kNvgrjTL",
-	"aMjZ8PJYXUkQ3ctYV9AYMrVJMasgGdeQtTYrVrhDry9s5b7ehLxVBEctmSu3ig3D57y0efwHk0RXyhpd",
-	"g0XujRGjiVws/uP0vZdECeG5em1ugHzbl+MS0gBpMqZSjRkh7Uqs3/VdsuhbQ1aUZOmWkRWNHHuXGgnJ",
-	"oAW+4Y0RD+JpyMJ8xZnl3glMFihljHihn2s2XR1VbTViakU6QjkXUx5omGttW5Og6QT3mxXXSaE7nkwV",
-	"cxuQKEFUMoWekCWom1adXIy6jnh4N6fMeol+eXC8yxLcq3le+YdlCFcp+VYQAQPYrJ5TOR4fE8kYyZWH",
-	"gsdOMuBWlb/noZPs4DwXuEx1PpxBjVKSgZj5ls5jQcPlRq0Mj1NJE6NwzM+mnamJcisxg4zohN2S87gX",
-	"rq7gUp0l8sG2RU0r/1IJ1KJdL7sjpfMLovzFtNPZDfQBwb9Y23B5HyUjngqOUMwo67UAzVQXvzYpi367",
-	"jGi1MyNG9pv5wrnZzmvpT+5bGr9z78AP9o2Pq/iSFX9SaHslklIFy9InyYJpEqn5mT5pRIg+owlLTqZq",
-	"VKJvcHLy9iW5YvMehoRpwKKXnvTnZG/XWNSmSUyCEU1ooCBEzezPNp3V+EeVSEhTD6KHM2/4cMkB7cAa",
-	"AEvJzh/cPJ/1uiM+ENhqhCuTj2+SbBpjGnFFI84S+d/yOmhHHOI2GjZip6GndF5ajHY9sUWnkdyn2aNt",
-	"8tVXqatCfvUVhOqRr77KSNpXX3kuo06fA43TDykPLzjySxTdAzFmkvRpcGXjYb/6CuLsvvrKpN7zueCM",
-	"BJRnXKl3wS/4TpsoeoU9my1aG05loj2afRaL2RaJuBLQPhnOHeeBYgHx3LBq/MAznFxwdsEJIRNTlbhp",
-	"68hB3GEkiX/RuGj4XlpfDgeWxP/02fewXDAWoDMkVG4dX/Bum0iWRDSO/tBsFZfx7sUzcvj0cJ80vzv7",
-	"4Q15RrngUaDfQccg4mVPo4gkUiQGid6fv2jtHJBAhIxMeaSkBwt+/uz1ick8MxUiNDWRHvH16G28QtFg",
-	"7pvwSsJkQCcRH+r17bbJiEoUffT4h8ZwDuv8+tXJ98+7fQJi3G63pR8RMVWTqQI+NUsixYjfufHJP7Cq",
-	"Q0AlIyN204aVobVETmNF2O9TGkviwym3TdRlW5/oqXt6PUcq9F1e4xEHWz1isq3TO3bZn3sZYcvxIv/4",
-	"gqdiXmHMXH54YQpkA54WCKuG9pC9exe8dD1jpvT3KvaPrTeqav6SxTiZ7N4Fzy3NxIitWhZZsar2BX/J",
-	"ZRQypyc28c1HPgSUxzM6R23W6qwkJboWnZp+VdqirzEsX9/TeKDkSMzAWkSlxZ8Ru8FAEKrMyE+ki5KA",
-	"LM/hqppoLif4wJifKMjA0Xg8VbQfZ6y26Tthv3nsIP8gO57+7IIjBLaOIQcwLcooFZ1DPUoYcSCggV42",
-	"4mUU6kGpvBTc32qT1G6EtOD9+TMS8Qu+Ij20TXx9IhrmESeYJSrbBLcLslAkCRALmz9gVDO8Qye2rzoc",
-	"UU+DxXAsZDaXept7uw532gLI5xKFeuRr4DzESARsjgKB3yZvbTsCGsoL3sRD9DA4O0U+6Zl6KVtIojXt",
-	"nWBUgV6JVsT0guCAI0mAyI41q+kzAswK9aQ4CpjRrg3rOpnQYMRa3Xan4TXA8gI8Ufa2t2ezWZvC47ZI",
-	"htvmW7n96uWz52/OnsM3IJap2DLBAntzhNheY6fdwQ/EhHE6iRq9xm67095FL+AIJIXtXKoUdFsQZa7Z",
-	"U8Ek8d3AZD/NsmLET6OXfVCxNMB8DFv2ieBaBcXIZR+CFm2gfLs0ncT/xT8mxRSR/ypODrV3nOhj3wLx",
-	"E4ZafMZu+2EU9mas33N+RYU6ze3GBxDRAq34XZrmt0nORm5CuzICMAPW62sq1FbJ7xOfhCyIacKQzExo",
-	"lBA6FnyIY+eALX1jXpGe5kmuMK0VcqjWgQ/0f6IxOyY+BLHg5jkRSRhxmsxJt9Oxlpp0QXifiNQUbzaa",
-	"40bSvJksVSGgCcg5uewDmiYv9NxGk003AyFbLEZRhiyIQhaSQSLGnqNz479jMSSQi5AG0rx/98qeBZgW",
-	"YCxgqMXMBPI8SUSCFOhtIvoxG5NTZBo9stfpGJMpEBZ7H7lQSGFEQvoJo1e4Q2SDpDnlV1zMeJoNZY0b",
-	"Wx7Z6+xZTSPFOI8gMmMKBqIyTmXrBttjx1uPwnEk+MtQa4DFJMYszOlrEc6tDGwsIXQyiQ3p2/5N4p2s",
-	"V6K2MrH2c17jUMmUYcQnWP6ADnQ7nftch7ExwkKqrIweZqSLhACWg198D5dVNlu6/G2DE1/TNIAevtyr",
-	"/eUboV6ABVF/t7Nb+zuj858L8YomQ4af79f+/D2X08kEBOLXLIyoNcvvdY9qj3EuxGvKbcg5KEL7a8Ds",
-	"JVcs4TSGG4Yf19/+GUuuo4C95/SaRuiZcfXRRu/Xj1qTHY9pMtcnjclTZcnaaCiUoAwnv08aH/U42yNG",
-	"YzX6Q69nWBYqgnlDEsjfbBTFKPlNEhEwKUky5fIYHLKadWl6oMTUFhOiimott+y2fmtmLb8gywHz2liY",
-	"62JuAWVroV4JztXBl9siSgFDlpzvq+haC9vSOUw5l4qNzXFqeWtefZpnbEITaH110UBNmYYXDWAn5hdQ",
-	"0C4abfIBxATOWPhP/ZaPYVKmJs8WCOKlqIFpqQFq4pIl1wyFwJ5BnEjvJEWOdBBKtH5pvcZqJqxIi2Gw",
-	"WN49YUAu0480X5skom+0T2PSi+kQSwUeEymgeCANSZ/GelUJuWJsAqJkiNUQKaZ7aAbroDeuMtI8VSrD",
-	"K0M2icV8zLhCjulACKDmF4ECYVKLo5pX2mS/s4se/FkkTfQrnITCpt+JMmUwR1MVihl3xQsrc2RVSAqj",
-	"k6avF6UJhr8FQxtzA4oaGTBl/tQiSJwcRMOpdeLna2yidDbWWx0bLQcXrYXJJk4eGVEMj8YrPZutMrLw",
-	"DrFXi84JHTMF5bh+LXUS5RZtdQLQt5QgodD/7eNGIVYx0h9aMmiUBH1yDbc0vUHuRq+hv3NsmeZPOOUy",
-	"U+PHWzH61NH2KXO/wVTo5cDTafS62R+X+FT/ZA83lTTqiQ0awhEQkBIx4R1C6+9LWGuy3jV5bgpTJJE5",
-	"AqgPDCgY3KSMVpCU1m5Vk/I0+3k9lTHNUn1UGWuqjA6oHxXGfyOF0alIcI/qYkl1jD9BWSyrvvCoKj6q",
-	"iov1VsoVRXkdbNNJ1Lpic1mpX6D12RqScympHomja2ZiGaBJEtjQnY45NhwTA2cwIFNmOWKeEXPZILrx",
-	"0khg6xL3oNMOgejYphJW5qRkHPGpYlvuxGXk4FUk1ckk+l7vbkH+LAN/9sr2M8FlJBXjwfxcXDHeuKVA",
-	"WO8ym1WuusT6nG4ty3V2Vn/ynjvllv49BEBHDZfKwe0n0uK8q5jTACNbPn72KqS3144Lyl4aG9ptb41G",
-	"feMF9Elzp7XT6eRCBiDwOqb8agulCT1GpCSLB8Y1pEaRTGMMoUoO6KWaxZ99e9Lq7h+gPzeS5IpNFOqh",
-	"cSSVBJ8bvIhhIDtdZ2bS9PEu+lttcmLzzkciBr2628Hr3pxy28oNfdNDpiTZ6xz1zGWE3uwwvB5FL968",
-	"D3KNnnsqWULCSOpjCLdSfTqSxDBsoAFTHmpBi1q/HhcAVYjA2Ovsll15zMTB63RP7N+dYi3ev7NhclFM",
-	"e6ogGgZkSIuduHjSdBK/RizBILMRo6GpmH12HbQcMthCOlixNPNdCd38/JD0qg4leCGSfhSGjOMXNSjV",
-	"M8EHcRTcTSeuI7XcSVz5wugpoqfrhM6TwVKqWpRKtj9dMa2EfkZCG7OyWMt3QF0kkJ2cfPJEIsUCKgWK",
-	"fCrCOKQmVUnaJI3OM7QVIpQ0PU5fppmPPYvp0qNC1Q8Gtk0OZflSm4Ec0cTWT7A20p47y4zqW2nEJHcG",
-	"SBekwYiRpn/207PLk/fn314+O3n27fPL8/NXmkhrHWpmF23pNQVSaXdug5q1uhaWW+g0+FKaudROZ7gR",
-	"9j5q+ng4aekOzWG2UtPchKpRZpnDVxtFMukauZxs+4O9Vcn2H+/gZzgZKJZ8AMvfgxKnGurS+nrS30P6",
-	"epdJDsUrvFQMswQjGLHgKtcqb/uTa176XKnfnLM4zpvdM5uTmHEtyy0YsCDsbRQFozZ5IQofYeFKlsBL",
-	"tmp4qbnimV6zW25kA1qKt/KbNIrzZXi/Ss3C9lZJKrniMpi5+bDazi2kh8crXXml9cVK7xVdeauc621+",
-	"cG43yBKtXD/UcvXrPOODfYYBxsBc9Y1sV6gLb3JJKfelMSzUkHxgpWGh0MxqtcFJa4q4sS5D4CYEK/4N",
-	"tIVH2f9+ZX/i5nvZ2w0JBnLkXO+QhdG2+dmg0xJTZPqi8cGcstMIqmtJlOshQCEhQUJnsTRpFnoG50Ma",
-	"hj64oSABkoBRMYxkIGACEGOhqKFb0woZEnB1MVWatFivClgpYTpjw6T4Fz5Iy3HrV8eURwPw1egh7V9P",
-	"JPE5u1GXmPrimy76NBjZKXB7aXoi5pPlsyPnpOlrmd/3iG8b2UNFY0Vj5pOJXktuFuO/FMQULBxMY5Kw",
-	"QcLkyCO+fhgmdMZ93JPWKAQfauBZBcVYp7ROY6KwRRINI94aCZlry0tA26IhoYr4cOJIR1IH4na73far",
-	"TLinLIzeZshxjxJLfqZVFDJD2Ef/+rr+dahwqe9tBsSSy+uKBCyMihQjxR57j6pl/BEzvVHTglDu/Stc",
-	"VIh9WXByb7dnLI5b4M6E+dvgZm1rFPMd69p3H848IoVtHpqweK61/wlN1BxCBEBVgbaiyXXahdn441Na",
-	"hSW5SKtl1+gXlP2s+CAUTXGIm0j0ZU33NqNOS4A5U2XX7BsGt+y1heO6eoj+GMsJ3l2lWDy5UATTMeOQ",
-	"JjJgUO7Bg4MEixL8o0kRndJda9oOBRdNmFcYtYCGVvQ3Kr/hDn3G5JO8yPP8vLpchpVw4J3bSzWP6kVN",
-	"gnKSXYAnLpvNUKYuMfmUy8D6vC5NSaUR+0NWdm+RyCiXjZAmhlfAxxGPI85sRnO2H01hApspCIEXW3na",
-	"0yYvTWINUJfZiCpIVXKXYjPSj4n/c0vf3RZkmZsglkgtlyRE4koHBSNkwpAkORtNYUFVuoIlROhFFLM7",
-	"EaDVJhCba4+9ef9GBEt/cWdi5TVcpCjfYV7QK+JVOxeCaSMuYyz7ZDEK69HAWafYVBaI+Ug7H5Z22vsq",
-	"eEYw6tLRmCkWbuc7ClcST/N6piZI14shZlx6BJsgm1fRp9wzvY3FuC+VXmSqFSWMyqzyC35TrVTA5G/c",
-	"Jr73b3t9i0kOtd47i/5g92ugXYDBMo3nhEwoZtsunttjTMp9x6QsvysYtS+VSFbZWfCCOp26V95OW2wp",
-	"L81ETJKmVjzMa2AgdBbnPNoyZpq0alN+3Rg63TQ5C4teFBCJrBvFy/9ZFLG2SgmGt0mCYUoKPQi1KN7P",
-	"F1GsoO7oYlXTeO6ED0vHxW3ErYp0iWJn/Hp0Azpco+z0V6V55hjXI3hpGahHavcw1K6CZKxH6tz+6TWo",
-	"XUreigkIeYKnqZpWdpylRbjQUrJ1/2TJae7+p1KmvyY1sNBblyDY7x5pwsPRhPSG3oIsDBnXN4i1Qi5b",
-	"6kYVgkRSK1AlsfBzPXjG0B/GJyaaLEpYeGzTKGksIV8RKpyAhwnSZCB5Bo29pm5rugK/fcFfiIT4tsWL",
-	"bxUzzFmi8RQyhqjTX8YmNOG6n0hCJ+yGNOV0OISuiuT8/BXZ7XSI3IISuRfcT7vG+CaXF8vRpgZvLPyC",
-	"A2Ltl5zpW14HuTibtrpR/rFeBIfTuOB+riOM3yZfC5Mol7Nc81w9NL30OBazVhxJBWE1F9yvaGrjE0om",
-	"abYvBuYNBYOkX3CPuW10SuDsoUh6wUsCdSD5iQuFbbbI+ShhDPK+oJxWz0R241k0fb13ewRKTEjMrlm8",
-	"5RGKb2BJqARjBdlAJPqbkCoKQNtCP1/GJ8J0N+Ytu3+sLpR+6F1w80dxZ1vlhjVcwymX5zfq4YOMavCT",
-	"zHS32Ggp7+1Ij7Vpb5wH0cuQVIgopa/YVpXIW3J/awu+Ja2hPi+u+eWpXkshusWKE9j5SSNu5h0Fu28l",
-	"rlfupHj4jYpYyrKuSHdLb5Y2Gndo+5u4xqQFbG5A+8gpc0tuZpjd6DVs+5VWvxvstp6Ge6x1ODjotNwe",
-	"LFmdaycKaHUHJ3WjsOJTjmb988fuzSgYPx/Sn18P/3X2Ne93j65efvPu+pdZrnJyvteYvZxA0Q2pwTU5",
-	"cQ6a1bAbbJlWhAxSjSJJKAPPHZft8ocYEsyzWWGFnM2Ki0vJmrue0iGzoW4F38+1M9st4Tq/UWvFDiKc",
-	"TWDmAjr+7WIKHyyM6S8oP1oUytr1LWKKh9nGJsA/151vWVDikKkKMbJSenzH1DThxtSFiZIliJsRiEEx",
-	"uBgbXKBeiNvREgSysa0s7CBSEGnQz7yLoWnEUTde+Tjz6nFQTqnM1lXlvfuT5Iv71BDTba0kQCidm1ZV",
-	"eDiP0ct/5YQEGroBjE8c/C+5tMsIxW+iv9z6lKY6ROOJSBTRH+QzqaGWx1hIRXY6na1iXnUiZgR6G8l2",
-	"qZHoO72Ae7wkevxV90Pv6dFK8mC5yw4mLTWI6Be2P/0m+kv51g8laTk5XE25kskq9jqdjoOWx8sS1X4T",
-	"/XyOWhlv+U70N8NYSjGzImcNwXLvOWubuoNYqqXGRWw/pr19IRf3hDv36AmUVxsmTJr+IOn9qX+Ft7Hn",
-	"fIvx1U6PRMzKk2adq23b00E4fCJmJvoive8BZM9RSaYTfR4sJE1M29cD4m9PJAlEPB1z6REfQ41M+brZ",
-	"aG7rfdgueFiRKJDX7XHokYvGC9gOLPWisWVrYdu3NYSyGgcSItRt4y2N5+uQHdIU1o0K5QlmI5FtSjIo",
-	"6vCb6FdY2DSBwrU+5w/nh/lO9OsZ2L4st0sOUPVcLvpYBhkuPFKwL4aCpUdEC7TMOa5b0692IK83SMOo",
-	"JM/OfrJ24pQ8xXQupqpXSrOMiR5zfOAn4gNRhmhZqG86miNR1NTIoWUe+kSUXSUSUNOdw3h/NfnMU88V",
-	"9O8Z0tuEEc6mKjENBUG3l4rICRQ/HTGmwF8xjam09JDdaIA8gY/b5EV0g/DC8XholoAXLYoZjtkj/Wl8",
-	"1TLPoiEXCRDCMnA0pzzWrKsYaYyV4NJifZQoMWmBowTbfdgBttrkTCUMauNQCEM2aUNrkfEy8nwqZlxv",
-	"oEijn8nrhyTTq0mqYjdq26B8RkoXImLLxDqN1/rcHinjl0IZLdYtI4yGIi2lj7EYYnmDiYh4dY7TCXnW",
-	"PXtLVCyGrex10sRQbY+ohDEioz+YZxpVQS3Qg6ODLkmEUFAwagt6rOP9ozie+YEL5USoxGL4RJLnYXd/",
-	"f+fINBhJ13rF5vou73d2yZSrKLZfwI01w2WqorvUsRgzaJ80UEaClAhkLJ0sq2SvV2L4LANQvVs2iWnE",
-	"j6H4lWTqn1M1aB3mW2XGIqDxSEjVO+wcduz2Lnj3gl/9fhT+wH+cfbh+9cPBtz89nZ7/vvPd12c/RjuD",
-	"8X7y7B+Kn/6y/+40uf7h6p8X/IL/v////4uUD0dO/tgdJnF38q/+s18+HL579fy3w1k8Pwl3/tXtn+7u",
-	"vpGHv/G9qHv0evCP6/j38f4P+/L3b9+O9ubq6+uvf7/q0OfvXyVv1Hf8fPrsWdj549ujH84Hf3z7/c1w",
-	"758ArTXpiDmg7FgKeQTPoAvLM8FVIkq63/rYPswjY3rTokP2zx2/vXwRj6mT66dOmnCyhbOyUpBKKJcT",
-	"mmgupa+eQ1/0XwXaknG0paJWSi6cD0wd2TSZCYiMGACdIb7+2U89pblHSvik6bSvN+9GknSISNJGYUpg",
-	"glEn9xZGpeAgIsH/jSTps7kwNW8NgBwsrqYczvbvycIEWzZHI2LQjhPGqvz6eo9LbU4LTTvHEY/G03Gj",
-	"1ylr4LlqRZzNVqxIiQ2u5z4Vy8JxVpC4Bfx9zN9elwi9hWsPIrdWvuzdLqM9hN0oxkOtZEBoywpahDSt",
-	"VUPgOS+756aIN56ybXnw+1Qk07Fe4CxSnEnJtHpnqGczE5vM0y2vXP7pObKP/pmqacJyTUCtbUyP8sTO",
-	"Aa9tX++QOOIM0jPHdA6tDUgcKRUz0mejiIfELxH3/HRSIqf9sZabYBLOZrldCxCpsu3ZUCgaXA0TLX23",
-	"ydtEXDOsu2Nrn9tWlNnMaYXw7U/mvc//pYnFP9/4HnkDk6SCpNXLIuhu7y5nBFqwlhSQHOMBYLgbtKXW",
-	"+4GTMlpcuvBldBqP4lHSK5X09MQGim2zs7ZIhuQq/Ndob3ZycnLy9eTtuB9c74c//6vz9Mfvg9PO2+HJ",
-	"q1HQPe/f/LR3/Xp3+uzq4Pzn334ebYff7H773dGrk3/tfD/96eD3r990T95982N/+PJgNJKTn29O/nkr",
-	"2TK9c1+8dPmo195CHHUIQHrS/TmhDv3NCGh645fygxJyVE9GpdMwUmRC1chOm3VjjxkdWALpcq7FbTRF",
-	"4tnKHNEfzPcWP6MKaKHNwodx9Pg0L4kuIj4QT58LdQlFiNI23bZjgiXTmEmS0IE6zj4BcSpx2nvbts32",
-	"K7c9Q2T+hEXPmeqh0wV0cBMNZMcTCWk6HEKSbKKs/Dp2cYL4upmwaSrY+MT09iBMo54h/pr2ZRq9hRwC",
-	"1JXt4Yfby/EvLarclxSfQiVkHMLDkwq3cdYOv1pmrtWwf7XsDtBUQoux18xp7xFxz+BFEEfMikUjEWs5",
-	"bEFhNDhMmlqWo/ZqppfYI5LOt9rkFHsp9cpPBoQiLRScVCmI5oSNPphALFzuTpghtKBk2oiomcATL1NL",
-	"9LuNeorIzsMrIhk+VnDDQjOW2xtuH3nV+lpLgcitbzW5YsutJdY4avIAErd7BnLADO9lyldMmewxhZs5",
-	"FDHlQ+hpfLM9FuG2nI7D/jbYYps+5umgeRctIv9IezaDNTf3o7H5Zv2ct9rkHQpeRI7ENA6xl1SkMmuO",
-	"zc3BjgRZHztjlFUjNkdGe2y8NabojKY8geDXjEeMBwxtwcZ/A+A2lbFtpWox1OuqJu22mH9NWb+OcP+P",
-	"IDxgu4N9+o+Tn2edOOnEr17ufydvnj9/9Srqvr3aDf/4+eXefEZP+gdXrPvtH8l330/frS/yusf/aGa4",
-	"jXBZdoHWuqkqitn2J/3fS82nlwuQeDUVlFuk0nGp4E/NEYuGI0UOt0hseuKPoXJ7FvSCHTQcldpvEz+d",
-	"3bdpwgkU/RmkHbpAVEUxyc8v3feIjKkcsax7Vo/4n1593v705vOv7cn2pw+fP5oubdD1Q3+F5e5tIxBM",
-	"Z0af6+H/83+/Mk5oFpI3aTc2dMd82PKgxVwSMZkfP22y35/y0E4QM3rNpHFmU9KPhi3Gw4hysnPQ6keK",
-	"xBANl0nDWjTWN3WrTd7oJWuxUTEwRgwTMZ2YvGst1oTRMNKkkcYx6Zvi+OB3RgjbVpb+jU+a/k2ns7N9",
-	"093d2+4cPAVg7HR39zoHT7fa5EwQ/5vn5yQP1s42fNPd3WtPtnee+rDGkvcsMDqdjg+O9xnI0ppooWyF",
-	"nUePC7IWyMO2NZ0RNTVGaRELzlqyIdSIavqd/+y+0Gv5z+4LWM1/dl/sPPW3sK8KEFw6ts0CsOSmf9OS",
-	"10FL41BLDFqIWGBnA5YGQcuFqVEDgD4qRfSD5TR/mDB+8vYl/pVJxySgXFN/LTtq2V9jInSHGUzjGFGN",
-	"Q4GxYET5kGEsQSSxb0FohNA5o4kG0IQmKqIxNoiBJ9jKqe10l4P5XfWF4ixWl7M3kDS54K2sFtobj3yw",
-	"6s5Ou93d3986znrM4RhWHUlbG8Ou5kyR5jKlw5QdyXZslydVFMd2V0u8k+e3qWlWQy1ZpAIiKb++izSE",
-	"NCVjhPbFNXZ+yThm4WaUKzkpRbtleOyuBofSPKTRa/xP06z5f3/ttI4+ftrxup+3tps3+Nfu5+2tr+w/",
-	"mxcX7cm2fW3389Z//UfjrpG2IlBMtSQEn+Rl/FSj6EMDyJKZSrm+Bk6PfCBNTYAHeeTZyrVoQsq828Wa",
-	"bZ5NWkMa+ySlysTGQwGK3cFgtruzv3vQ6XQ8Eo3HU+wlXFyhRxY+O+ikdobsCj+a3v7sum1AjNBslOPN",
-	"Va6YZkGe2SoKTl5jkbPkLrsjWWEF5zRBpmbWW5rJBmlq0hJbo41Bg1bf/IFp7yIx0WBSCZHWO2A8TKWn",
-	"82ckpHPiU3kpuI9lWvpCaTblDxlnMpK+UfP0jCN2AzoWpI23ie2GH9AkmRP/+Tkd2sbo0FYVQ5X93EXz",
-	"jUFDqdjXfG1MVQDdSf2Xg9YbwVnrtf7FRxa+29krLd8CEHSbDzxg3tw7NqjzvjFF1QsyPpE/1FrEy4EG",
-	"EUDofuOM1215YF9f5ZRY2tJAv2zf/eytWSR4tyb1ey1CqC7wGOz3pVDmTxrx+4wmLDmZaqL568fPOWqt",
-	"cZBMJxVNEZCc5jTXIn2tXZnYpbdp9eH1yK0YWHKqRf1up4OlgU2GBFVY9H9GJXZQ6Jmi5r7EOsJKkCvT",
-	"VjztqpSuJMKubNUk0Zbn/SIpYr528N+dgtrd1iOgbrnBR/r5SD/viX4mGX24A/nUfwciCdciprbk1q1I",
-	"qVds4KIFS5MeUejloqmumQ0at+hn/jWNo/BSRXHsZ8YH60ZzBjdFW4iPVS7BzN5njBN2M9Fqut8mpwkd",
-	"KMwjmSTRNVWsR9L0txWlIQjYDdAlbXd/rEk+5XPBGWGxZHBK2NcCir+a13BGGsf4tdTbAJ+2WSm4GcAb",
-	"npbGcmeBLCOnpIWZwtiJsJcPJtDE0YAF8yBmkEaDu91axnH0QH8LfoNb+XfhTnqvdXmTfveRMz1ypnvl",
-	"TIaOVPKlGrXxUwqRtSTrFUvRIlXVP3iLleYSbC1vyxH5RF82GnFJ/N9974IHVLJWxCXjMlLRNYvnpPme",
-	"R4EIGYmZAqu/EmKrTfz/9D3iXxrfyMWFTyKuBwEyDkYPzBVSIzaWLL4GA+UHU5tET0YY5GtnmjV5x+Q0",
-	"VpJMpsq0T8FxcgV3PWcvUWjr5aoR4xd8KEgfR0RXQ9gm0LMr6BGKnfIlEQBLGsMb1jHBhRpFfFjGBc4Y",
-	"TYLRppsBFPvM3ihngyWn5h5admbN4nEVrPU0GLOKAJnfq0sCHixasv9qWeTpceHp1csjTy11j90LvgDK",
-	"+SLiuZ4G5mKX3o7IpasSjtylq1CxFfFIbgcxowmN4+o+sd9GIZOGOkFrQneAfDK5sfWWTDOKpBLJHMkj",
-	"GEhGYkbG0P1dkRG0SKeDAQsUC7PYUdP1XY7oBFBST9+icbzVJu/5wlqgpc6cNGEK/S9T+HbrGJeod8pC",
-	"IrgpXYu1MJxK5aWdp/VX7xgN37gz3WeJqNc0uTqJYz3nsov6rYVfHgQzlqRb/Rv0nf03SoIGTMtXZihB",
-	"cbhh5jY5tzz3UuVlt99VJkbH8UJ1iNwIHi4J+iaqfN21qrL77r35Nl33/bG6xemW3SIskpOjaDQMEyYl",
-	"C234bQoKNqZRXNj1I0e8xzptdBU+rn0DDEuoV2NwWsZjmlmV3OuSkscyrXlc3awLeLTMd+fZyuNVZqOK",
-	"EhKIKa+8X29xRw/GnsrmW3bDShn14x37MmshlmH82nfMSmnVIqUWcaxIWTJlQajEftgLciMqq6VCmxGh",
-	"CjhKwy9XbLObeZTY/kL3Rx/5ah4F+Lv2Jfrk/gnlvmCYFVeqrLzX4mKW1hjNXcRV5aL0rO4tM5esYBEq",
-	"iR9xvqlIDSvsf53YyYcsJqohsOrOF3dsJfu0A+xf/Mo/2sRX0Ah9LXP3qiZJACNlrcBBbCsmSSDGfaid",
-	"gPVftqHgSx/cfWlSwHQSapkT/tM0qXXXaXCg3DrG4JSp/KdpaE3GjHJJsNP1MZrM/dQYbcJc4zmakBcs",
-	"5no4kShwxPohBL00XfFuy7Mjguk8Cn3SpDIwthuw0eNyfNLsz/HSmIKB+rOtdhrOGEdSyWLvTbS5zyti",
-	"IiE+pzSf6kcN+wduFreux/NFIsanVNWyNJ+L9M2i295EGyGUyQBQiTR9e/qRPfrK/jr4ZWkr67SDtdPM",
-	"mibBKLpmSNOvxRULy7pZ1wNX/X56ZyJR91MAtq4/+CHCjwza1jHw/1k9+R7ZxZ1cqFZpyzfgLI+VxHu6",
-	"hKHUjpS0DIZmlRDSMEUY9TgNaRyYV21P0v7cCeQBWowanSRNn4HNP7pml/hxz5Aawm4g90baSBw7mkd8",
-	"QzN8m5+TOScgxgWAYd7J+h1jmJBZMPqEfVj3JcWiREDnBhQickyc+15n1wnWsYl1K2J+chFDmiNBNV3N",
-	"GcWUKxaCX1gJReNLsyXfW+xeUxFPJLjmp270EJTbxpq6uH0wEGdZioViF4Iv4XUP16/5vkN7NsQYAaCI",
-	"t4jUHhHcjUqzQIdawuUYvZRp1u8kjYt5bgc/g48fmeRtoqDWYpF/Qh/rx+5EfxpHTXvCl4bOFrmpaaO7",
-	"7bRZrDLPfMAcZ2yJqjlcPlDTtuxNR/Lgn1AUStPyKEQeof8NfKFNXmYxsJHJJbbrR/Y6hJ5nRvuZsYR5",
-	"mqmyid6rZn92TtNtNVKQyjVH17nt3Y3zFGMMTBipoleMQ+G8Hr4CznzTPW2vc5SZmLJcNvPpEo/7O4Rq",
-	"sXG2MQAxqb4W4XyDJAFmcxiSub36lPMWp88PEaGT9tleFaMJyw4tGv0drEh/o/aPO/t1ACCnk4lIFAtf",
-	"szCi51r//cu2gAN0LKNkpGna/PN4vrW0erslp4aM3ZKYYs1PIJ5ZI3Q9IJbHgNAFziDECOuxUi5poCAy",
-	"H8VwTRxnIwG1R6E2RZE5uOkHHpmNomBExlOpSJ9hvhboGoOppLEpMJFTUCJl+l5Aj2zzI65YzSINsT3o",
-	"XMcFkdNMsG/udfagX7b52y38YHfa3OscbR0XUwpSvceNnNSf2s8gt+CINM0J4NBonFtNoTO94R7ps5nk",
-	"T6LOZvZb0mb5SJwfifMXQJynE6IE2el0OgXKKGuSZSMQ31XIzUhntdkDS3kau8exobh3km4LEqmbY+tQ",
-	"0LTGU45OOoTRlWXrU8hUlbhXEomz/Gk0Eqd/FGAfaeTfQYAt0f8XaSMG19fy0GLqhQkGzCfEgthaMGGD",
-	"yzjLBTqJYygGl2VlRKnnVev+i6lKx2bIrK7ZMLpmHAVVGKVN/Jzx3wfbeproq/8EJ7IHbUO8C26fomHT",
-	"I/6EDq3bVv/zEqvW0gSuNxS4PCZffYXrgI4G6Cpw1gRhkFCvLOJKED+ExqzS/+qrC970abvfDjJPs33a",
-	"xt+PjXANj4n/P7+etH6hrT86raPL1sd/NC8u2vlftr76D99Dq7kWsNsX/MT0IrcTpNwBQA2Vb0w0jQxo",
-	"TBN0H1Oslg2sApr5zQmLGVSow95+NEno/ILrDTMvS0/SPKjcLR8kzAS+JTkXvYrGjDRfnv1ADg86O1tt",
-	"8pNerrTKxgV//+5Vi/FAhCxskxMu+HwsptJE9KBRCOE+lVC9FHDQNRtVekI0u8CgO8YQky64wc7+VNmk",
-	"5KacygnjIQuNAQq9LpBioYToYfFYLEoJi1YsjrEUJNXYi6kZF3yV34PGUtjVgw0MNlUwf+mV4rqy3Dls",
-	"/zdjUl1wH6EaXlLlu4lyKdZHIRSgFIpi2jgm3aViU4omTaxMmLbbvOCxJpzS1Dc/zspyQ/47lFjsdPCe",
-	"oOcHRs48TtWJdn+qUyZPwN4itfEWQjzMBRQFwUqfaZXvI0d3qlLvdrqHpVEBt1xWqmZXLyqlfXdbkjk0",
-	"vNYM0iUM6mkCokVbU+Nd37MIF5RlKXY73YNWZ6fV2TnvdHrw/+1Op/PL8h5IJYX49IwtPX5jE2s2gvSy",
-	"Re90W7s7593d3v5Rb/+ofXR09MuyNkmbWjJcM+tShvWhd67MF0fegJ0lz8mIFLbUteEwpt0m0NEwdWxL",
-	"ReeWiGoZorreujv8/bv4vqxk01vlmD462h7O0YYHhO1dH9LPhvMuetrKAlcWslb1VaouBJBG1YOc4zm5",
-	"N16Vk6wZcSMhI7VIpZqeFW6cki+2xkpWRsVGcwgesKzOyhbBaogJC5RI5thGok3OTLH3RIzNh4nM2m+Z",
-	"+sdXjE08TYoilUagmDxYqGoMwqAmUnwOcsYxoal52rSHCsR4HClj0TUrrCi1ewbwvE8yoCdYZQWANcrH",
-	"au9rt2eIqQL1RONuJFUUuDY8OZeKjZ3L4yaqtWyi2vYn8y/ILqBBwCaq2rb3gy15pDQU1cpIpZAFUagV",
-	"VxgXmn8b6yAnVGnt10ZC443izuBPMvcK8dHl3HK+kahyanXWRvvCPvQa8jl5UkyToFS6xmX95Lxs8Wpd",
-	"Sdt8V69r9e2vEy7YTLbqWjnAerSrfVF2tb+gaQwxzzHHlye+1khnqEGGEvYbC5aQIY3dJR6CtIxzgThZ",
-	"RyuhthjEil0cuwQlV/zkibTRL6gGTLmNikF3L3xBaKwVkbkhf6ETSnpU7ifQ230YMrQcDV5jJbwTrZmC",
-	"H6fxeMX/ba44ouHGrvi8hTel+hpDZ1K54PsbMs6wgx7YZXsmhlm/dv7zeSq6G7kZJ3kiCZ2wG2PK079/",
-	"e37+9uz/Y+9am9vGsexfQXmnylINpdhpd0+3XVu1nrhnOtnJY+Ok07UzvSEkQhLaFKEmQMuaVP77Fu69",
-	"AEGKevih2E7zSyq2+QBJ4OA+z2EjmYo+e505zvFa7m4ghmoqgtI2l4vEq4JsB5dpkZckkdB+DJImns23",
-	"z85enXvarClfoDLUt8wo9s0BSXZo1sl5LtIFO/qeTVSR6679+wCKtxvrsQEQFmf4EneTNAxvcf2M4R8c",
-	"S9qs2na4gpPM4gpxU12K3K4YWqx2oQaYQqCxBCZ+0faII3AlrLy1i3pWODUhVCXwKRwQhbbggpdh7kH2",
-	"sS+Rx6xDGgjWHREScgzWy+oSOR5glqtw1QbP6qMkId4rjkjYSqnRvmZmMXPUe04IU0de4YmGBxHLMmRA",
-	"aXGEI+5zhKX6ApDPzrgGGhGLUS7TZ63+6QzSDakaj53qE9ZOcK3WQE2N/n+nmLMkNXC34PMzAfrWmBNa",
-	"X2VQbCvsOS3sPDYNJ2+BKO+1yFtUuQ2qlLt5bUUHoBLaMcvQghbFRlw5rSuyWFRwsrEUwagNgXVQcq1M",
-	"LUILWpWkmYwPWtNbNoEtEUjLqnxxGH/sLIcyuyUAVWy8EWTWVyJESCC8U3ioMhW32NBiw42woXlVXgMY",
-	"MP54W2igKGZtGP2ViyzUkNjxMqvKVbQLrV1oN1xozXN8q6Wmietoc/ncz0uS8rrOEtfIPumuTOffRyXN",
-	"F2F2ds+3KTVQ9iS0lA+PrkHVa4OszJu7IzYss61pHzYuu0BMxV1yX5ec8zhPm9em24LucWlel3ngSzC4",
-	"tCv5D7eSG2rNb7iQt5RquuGyptWMDCdVpSJkOrkmkcltlJBW8eGi//iIMOV6QkW7p8do8ecPiD81MZ4G",
-	"9JmDSFXgBw95mg748AKmIZ3w4yVNwk9/Ite1P1DJ4j+ezMVgotTFxyJPP692pt8oABHihNbFwP9xX7Pg",
-	"EgAz2Ogt5ksURxjun5PmDqg9g+RcKrg2ULAXoNu54VnC84R9wMtrRlUv7n49maDGMRThqawabO9G/jgj",
-	"p0IbPp0B1LnfajnOuClyQXJr9HvdnybdPjvNFuzp1ZUTunCk4PISCLV4tgAdHgrzaZYLk7tcJbYlPD3C",
-	"jCKi4UbeVWG/zz7yiax8Jl8fj2+irGou38haNtaNhdsfMFNrn5ZSFnOumX1TIoHG/PeZvGJaDFWW6I2j",
-	"8e/9doO6PCwDowOuxXdHdib99PL0We/8p9On336H2SuZ9P0NYW6zC7FwqRZ4pWKYi83v0M+La436192E",
-	"hGjuEwxeIwpUi4Wtmc24S/zyS8NZEHqGPgOYDBGImNtzv726ihhn31xdIW2Dv3DGDg+YPmG4GrAXOOVG",
-	"5P167dIKgOBVeCAN/lrDHsLPoMrfT9hkL7vCG0MBGlhRuHpBTJ2YGyhWAocETc0hr0MnxiomyBlAk5nr",
-	"DXTsdXaqcWb4mNUuwzoxPNdHO29iFhs+jpnLQ5CZaH8H3BLBbU7CIukpT0Q5ne1d4NU6tr2ke4zQW3ur",
-	"UrOZh+84AOs4oqXNZqRvvIy5eiaGS6zTgsW4mGL68CJh2FJnMbxfvYkn4JgYM7P2pZO/HDqxAdIuITZC",
-	"a3S+f/sPlhcpVI/VwTnAfG7oC7i5TIJC4f4E1duQHM5UPuWp1CJhnYnShqVqLvIh1xbbTM5lClVoypBF",
-	"POJFathM5YYluZrN7GHP31weQSBZIwMI1yw+uPrLqH8Y+0YXJ6Ggu644PVVDIhyJ2L9VJkinJetV3wPa",
-	"zwd9dsqmUmvQ4i+nAuuoHMPXMc6U6szBCWlfHnaTYpx7jgU2ixnVoht+QasGGvWi8pYZK7KLTM2zyj3R",
-	"oj9h3HORqxSK9Q4PDiqvWbOxMCur6Z5B79IHO5jz4KQdxdGDu10rfH54d7Bt743D2NhvH77FqCwMsCvT",
-	"vmhcaKyjJ/bbQDrSLrXuH5GdvG2y31HOAOYr4xluum4fI9ANvA90NWqux5MKDmwn4FM5JWIqTWoBDoWc",
-	"rjKnBaCbI5VLkLLTzpnlu11ncbcijV9OLgf3PV2bGOun8afw8I8y+YxzOBVGLM9mJFNp1vWoTW4P6XMu",
-	"oXIdfD3tTURnvDjxuLUiIBXTZpMICA6yadvd6I+G91mhA1J7XdfRAZnKzDdub60K8qBLW9vg18rVibPQ",
-	"G6O6OhPrazJq3j1eb7fO7LYB1hNsGjdcSU1dmVssojuQV36YC283e+d1ts42kv1QFrNdh1ut4w176xPa",
-	"9aRYbzESH9MhUuPJMBqqHRvTBlyoZs8gQhKk0IbCXnRfQ827U1rpHCBqSMMSCRJ4FOjAgnNsNRGZYfNc",
-	"Nauxe+P0rHzOFjGujxjl69umtdbOihYrHgpW2K9SN26DGO+2CBIm1XmS9Fyuen0vaqFF7ta5JPVS1nEk",
-	"OrC6MzHvQmsYsUS4Ku0yYAy0FEWGZjp1yrhl3uCRnibJmRvcdRd7Q2Xa3UfG3OjuuqrUXVe3Xapt7Om6",
-	"XexJEvaLb01KHsICLuveZiLceFhoo6ZxmFYZ2L2Mcfbi/PUrdg4rhT09eHrQO3zqqmZk7hI5+yUTIuvY",
-	"B4YEmcqInuuEiSt8Syy27yXWRLo4KrRIuicsnorpQOR6ImfA0wgJgI8XYkFsjUjUF7OhmlKuZ1DI1PRk",
-	"RjU+us/eUX4Jf8EycSlyanVdHXwPqG4fIDBVx3hPUft65f0G3VAx95m/lsujhdB7hFBcPc3liuuBE8Ob",
-	"vYpOzqqQJ5GI14sIjZoOtFGZOCZ+cZ93zojAKybm3jiIhWKLbcT4jFhKKX0Pqg8znttlwFI1PmGZCjPZ",
-	"uZiqSyfchslf91dk/8gFT+wrYoMFi+lPyB/6t1xNsb1Z1ey8KBSOcHRkFdh3BQ5HB0d2pOSVYmMFHg6l",
-	"lmJkmCqgsfn3AryWCPL0/gdiSnXlLOLKzkDUv5BUeVPTvlip85OLVHBIZkt/QIVdSUd2U0hTARQIwDg7",
-	"E54yQrOxIkEKJFhOlCjFg6znO+DDiz6zUAfVNHZoMBV4ar90jJ3LccQuxMwEZQluOuAWBVlLmbH47z++",
-	"YzD9aDKU2kw6XqdJ5FifHX9Lx5BjXhK4wCdxrezH1vInaabu6qB4qF70QA31ipn+kCSO/Cdut71223sI",
-	"iYUbSBqFm+BYGB9UWB+NLAvmDcY2XNH8qL6hVDThajqkzbyP3od+OI1wWzr9LYnM48+cN8zTa62fkgqm",
-	"wiWXqvHqFfUqbBIFQ2NTc4qnvHfR3gbJXRPEglGEZsoTsWLRhV2aftT/sIN+iO0pD4tOuv7KtiOWTtUY",
-	"qox2LW5+q+bzPyocvBW8gYDEfrJ1fa1NLeQhPqDPtmXcfhkC8HQdBgkHCwzo1xwHiPkT40p5dDO9o71m",
-	"G6xvg/WtyX09gLDr5tbxeohvjETeg5P1RK7hcXnpS9bFlUTq18bcXmNzKzQtVcNSy7Y6cbKl8kIAhzuU",
-	"xqNBotKEUAijS8GDF1kqtGbxhRCzj1x/dH8IxGMgNhHb0X7MlPkIxJQx5R4V64jMvuGki88z4cQ8D49z",
-	"EiIbN3iIi4GoeVaLw9nDv8Gaf7SHBkVg1zUh4Dv6BK/9F3iQILg0zPuWgd4yORBMxGDytQGTFr3vsyCD",
-	"FlMtygrN/qUa2c0gHTWJelso7iOgV0C5z04xyAxY51h77ZhQgsYUOSHesMhzkZlwQVVx7T2M467Cu5t9",
-	"reejl1CvsisArD3PI4G/FvJ2DXlPt4C8HBq1Zc0BbtFyO7TElbfC7V0Php8wF+Vd3+bo2Dq6ZHR56zZt",
-	"U5avxo/u20pQNwZ7TZclFlwWkAif85KfGcrnDTfiOLxqKvjSgLAb0ZmzHLTRaFTWaecy07Wwnr24SEfg",
-	"o0PVCmX3VrvojQG6nYM6EbzvmNPFPl9VYWI1qn5w7PaUAG9htQ3dNXvmK/ECpd6ddMFKbvd1HFawxrer",
-	"tDutON3grFM1SCovRRyh5losM8SN2JqAoEzv2RRcgr/B7DtBMd/hRF6iqC02qv/g9eB75VXsAvW9+Foh",
-	"gUWgh9tQxktPeUclc3dPO1W1OXfMeredxddWwn1t5t6jFMTChXuTSrglqEsSIqFfU03sS4GlZpc8lSTL",
-	"SyoUjRx9rMPZVGpUvkH2DQvZ1jqzx4+IhgSKkWdK2hfV7bNXUGxKpWi5A1EfgyQZXKlZDFR8MdpdHgQd",
-	"BQsAbIeE1n9oLI86TZK3jnTsS6Lejtxn/zj3VlMckuZvU1Fsj29RtI0T3ntLxhL34E0BVK+xEtOUuJAE",
-	"pGqWil99+emULyyCIbne9+yl/Gt/NXbprwy89D2hVziAbbFLt+DVgtc9gxeixOHBwUEoTaiy64TwGuGM",
-	"tEduWspSlUYtdZK3bVYFi1KOJwZyNhalQf6MZ2NRV2+HC7kBo/OrRixTmN0mztOyJhVITxuLaTjDlrWl",
-	"xDnrzCfKiUfXmBApU91tFoOtH7bSDsXD7qhM54GA+q7Keupvqy3vabHzlr24xK9xe18aI3W3ihq6aJ+P",
-	"HKIHrPIghnhcRRenJGsxpqeylGDQgeSQQ94iVdlY5Na25EmC6RJE1IQVmZEpq4cUgSzTBx+3DFeGEUcK",
-	"VjaiHl62jTy2kcc28viYgBPXbYVJ2sNO98bAOSjSi14xA+7v1aYm1dM8O/8ZtLUdjcm0SI2c8dywkRRp",
-	"wmL7x5h1uGFTpQ377sh60QCJh9HBwUEE5rKa6+4x40S2b39mFb1MO7A48q2g6cL/BYOQiLGJAj1fio+y",
-	"GTcTl2rGHQUItWd4AyJlGoo0BapiTwXdEDwFs3WoL4mln06acMMGYiwzTYPdj9lIpama48Xi/4wjFv/Z",
-	"/tOz//yXHSYzfBABs3GeSz4WVGcEJiuVQ9nrpEoLqsxE0XP7y07ZvbsPGfhpkXKWicLkPJUaUK/br72a",
-	"YM8S05lZMDm1F7DfjjJf9uDIxXDtTmz/c1IWpdJm2Il1obFvGnmgYWux/xVXM2tGxl2inMDtCN6xVkDw",
-	"CmNmOKc8RTsm46cwkZDX2ss0ykuBURicWhrVlgUwXdsZ58oNaL6EsW/8ZvTZfy9EIRLcoUsa+qcHT8vW",
-	"4d/UIGLziRxOgnbh39RAP/n0mxp8lMln91V1n71VcwyFB+Ohi7C8yDTuuUC7AZMY035qzoRd+c4TgVt6",
-	"Omy8IH4VkfTZh4mCuJP1tJzVQH3qZWidL+htnoSrH7kEsRUBPu7qPf+vRXrxHq7wAINXHkSe2EneS7jh",
-	"1Y18ltunMcTjZidJszPs0Mlu0/ZS3Owd7w1kxtGurItABB7RP/Gqv/qj1OA3MdzScXp6Z1bJCzXYZIrA",
-	"bMKJ3lojrSN3j/bIc8AwD1rgMZUWAgh5cDtdb2yZJOJOakG861bx6k4q0hkb/TRwyNyVblI/kjd5Zw3E",
-	"EbwtDGnds9Y9e4xMEfwOS0OINClIbm6gTOIBK44akT4anwpnVWJpXrX6rbOZTAn71rpIH7Qmi3qytfij",
-	"Y7YIHK8yRcBeZ9bbQx8GyOpKL6QC1gPh63rZKRrhJH9T5gngsaVxbsoxFS6SeI2Zy6FgnaODg25EJzp2",
-	"71KN6ejgqBv5G9d4giKnSRmAu9diWlX74lh3vqIUcuWR7ql5hO5+XXahNpHc2tAPgF5oB7lkv4GUhvOq",
-	"HWSbPPK8JOYLgPtavHxrWqADe7oqabdbSrwVdHgRkK9DuAo2tMKlpj24B3yBGOSZWoveviMjsmNkhHFS",
-	"bU5mbT6RqajGdUrqua6n4CPRY0cOCH0yizWMg5u484KMuzQNZHeBfoV98U28eOu2sXtxUr4GQrwwld7y",
-	"4bUb1mPjw7u9h6PmmX2dPc2ns1T0hvpyJYvXaZgqgjKjzKI4nAi/S0QOYZYR8a9uSOtE7F97pwxvDNGq",
-	"f+11j+vpp3rOyWeWhiotphlkllLBRy7Oj/fZ16wMV9ubQpIKklNMZkYxjCyXwp2Q/ULJe54WtMfSmLG/",
-	"UrMOuHOQYtvXlCKix4+cimjEhirTxu7bdEBWTPGakVPYh5/seC3Um8UMSQSnHOVIB3b56BNsucSXiOY7",
-	"3lnjLgGOIG16Ro0F5IwSBVkI15/Q7bP3PvujcePBHAhmeCgnVabpcB+jp5aaxFsjl3AJviZu/kxadw5p",
-	"SKZ8wdxkYtI07lb053N4Zc/05X1sWGs3EiOuzBNaAqsVoBu3hjLr0YqSPBYpfjchGXco5DPrKKobzPhB",
-	"kV5Q+u/GYIsWrwsn9bheC7eBKFJg5lbCKrUqy8gapig+TJUBKV9YkzyoLgAjVlfT6xtAl3SYwZMoa0/p",
-	"Qlwjp3YsRiMBcXk6q9uM1WGhQDWtz5mewTUnQhg2V0WKkiyQwXCJ946s5f9X5fvRc6pl/LuBg+C0T+P9",
-	"mA3ESOWCSeOy0ssvjM/5gnVefzg9fwOzRGZ2A7EfZVzIhGdDC7dnGImy7hB+65LufFNAzsJ9n52bXEC4",
-	"0OE13B2Da056HHap2HpVi48cKx9KJqqALPsbpHupkERtGIW9kftAF8KRtPDM7ioDu3XRh4QAXodPFfay",
-	"TSHuOeul4lKk1bkEZXuV2dR1aRd4KJhJ7oskRe6646h6gb4RlrXY35MFQsp+NBy7WIeF0WHJgZ7Y8zt0",
-	"HShWaIwE/ggHUODqVN9kV/oShKBf/072FbkjX+Vm+SOtpHBT9AEiqBAK9kVApy13xbEwy/0W69m5m7IW",
-	"sPm5noYFm4uc8sfRtkmRFczBS+X2jxcgrtlX0NJ9P3667wp1/Z3U+FfW6/Yc4Kd1TiFr0kU1Q7u/bgE+",
-	"Cubu6xZytEzfLdP3fTJ9N8DBFkTfdUwgBNncBv4GDwwIxhKfv18qjdhY73CMFRZjYfTK1BeREG2Sn/qC",
-	"BQzo7eYCgnX08CsrFeiFfVWlCtVnuqdahfog1md+aIKLxGcH2xRQmwK6R1in6RsWLRCU3LZmgZgs77gF",
-	"3nhyd9/WDtUM1fb1wKekSmYf9/IiD2WqfLUSRD0yupp2sm09b1vP79REbIUi7srRrLdj35qC0neWX5+C",
-	"0jcdhBSUS40RW3BQNgIRPGfba9D2GrS9Bo8K+VBPlzeQRNwC9CxW3Arzyi7hoNMqClqwICkXgOFbcako",
-	"LiA1G0koXjTrKkJBOThTbFTkUHlCzETgxYaKzbVUsUfCznK6GB1wV7+/GZabkdSe3wJpC6QtkD4qILXL",
-	"tkKpASB0czoNzS9d21aP6x54xuv9VzgEchIQiPSUlsdhyYu15qAlNaisBwaHiM1y7DrbstwDCYewxKOM",
-	"LXWqcdSI1eKqVKBeshHzXGxNR8x18Fj7UKViMddRCiPthJnwzNNSIGlxE9Ce80tqNTrVUPTScgh/aQ5h",
-	"+EYtbLdByAdCH4x1egmBwc1gm6TFNhu/z0g4bKmF1R8UsakwPGLGQAapUi63JBXZZx+gmPD5qAcWWowG",
-	"Jxq1UoOuNBZky9FS85A2Mk0ZN5jXcQZ55+jwKWLqXGrRmNpB2aFHYq3uSu/MjereOlavYy23amet2tnX",
-	"o3Z261jFp6DS19UFgcl9Z1VBTiKhoSbI/umrrAjCR2vrh9r6ocdRP1TTjrhB9VAVR6o+742TPielZRpS",
-	"9JGJupL7qVIW8uBssuthwxeKN27vs5aRjlb9po06PpAKGocIt1TBqYJYLmQGaHRbGHNJnJKBKUheo9+9",
-	"no4cH66R+Y518uXMz1LuuuStWsl52pyLoTfQQukuoNRPsBZLWyx9AEYizUbGmUequ0ZUSozfFE4b0+KQ",
-	"Cg+xtTEXjsnslJsy1e0LDF1iyLe0hhR024GzryeinwFe9QQ6oJGwewCFjnAf4FkqMm9K3R1eY+68Betd",
-	"gHU4KVqkbpH6IeTasTfllpn2KkgTkt4CpUO9gwpRdN2iZkWWKKGZNBZ265vOLaziO8LTcxxRC6i7ANT6",
-	"524htYXUe4NUWulVcZc7AlSfEV+Ppy9JGShA1RP44UalQv2VqeqvDst2l9a+dhnRwb1Jkbcp7Tal/bWk",
-	"tDdjr+HjGonFYNEzfLwyR014JKm1m3Frq2YJzxM771x5peFj1olRQVdP5CyOWIwEih8vxKJU74q7TGZl",
-	"wpvawdU8Y5xSbCJhiZpyiRzGuKmoTOiIAY+N0l74zdnMhptCx9R+3oldmb/UcPIJA7K3VI7EcDFMBSqq",
-	"xcNCGzVFgv8iu8jsEOxrg53CCWrBA68oAi2pOaTQf1284+O7yb/XXQX3toM3baGKqDf3jvfKl74X7Ul7",
-	"0oybyV60Z1/I3rGdDHt1/I0CLJ3yq3+IbGwme8ffHUV7U5m5Hw8bBKvWEBJJofedchsRgrLY6944r8F+",
-	"k27fDRWpkvxY8VvuhcMTWTG1cxkvBOf5/7ouDng+8GQC+Sw/5l2a7e/4+H/sI2zZaeBXEZAw2C950/2h",
-	"zdmvZvP6dYkLyENLvhLNGK6TJg6vT7NcjWQqPsrk85NEJn03RxoBM05kcjwXg+NPiUw+TpQ2n4/DK8Qs",
-	"F1qll0KzichFH8jUfdHAS2EmKolZKjVR+tGp+65PXOQiYT8mT7/99vAHdiEW0FoUvyxSIy3Usg6KLqKa",
-	"usqaqy//LsyZTM7UsJjaNbAD5HpXDp11BlyLb78fmGG3il1Hly9+ePH+cPDixY8/fPe3D+cv/vvyJ/1b",
-	"M46Vr3AtnM24sbNq73jv//552PvhtPfTi96rN73/5b2Lae/fv346jI6OPv9p78vCRPiuVyDE2fMzu1PB",
-	"MS0s7BwW6q8cY1w0xwIckInIjD3/1891zsAmwkCRX7olVP3EQN+ptGH2EOT5lLq8eyee8gvB8iKL4Qjg",
-	"RGXAOfj9wfcH3b1or8jTveO9J+C60ejqN3mdCSglWyC4SQNE4GoUMbv3Gu0YdUH6dcEEz1Mp8tADorWG",
-	"DNcNq/qZSlNkftWoRuHhNJQch7uPZGpAazRLoNZNR178wgljLIJbIuAu3/Fnx2kEH2Ik7SXtt8rwSSPr",
-	"w9lnAsLx4HqOqabhksR641r1y/LLqfWNUUoXSVeRDj24Kqp4NFwT/c1qmVjHvo/prLDGeZYw+39rXXL8",
-	"KF3fV5qqsa6OvKwhW77TGVjH1TupUWhTq0uRs7NX5+zdL+/sS2c/vXv3hhQR4dMzi5HW1rLnDhZeB9hf",
-	"IxgNGuMN43iljB+ApgavodRuarhuL2fOVwdMsYfwsbPwek1TLxfc2JUD73LCs7H9oXzsaMVsxGk35RmH",
-	"E0rCy2BrIT9p+aYf7Ixguhj4X+qIzcVgotQFLFFTjSLAo1M1J9FMu6PB8SjvOcc4zPLnDUBJu0RroUWu",
-	"9x08hUP3+NS8A9eJvkoSbfTOyo4NGGt4eC9V49qYUzVecZ8hT1ORY7sfO33zHAyT4Ew+HKrCbn6NZ5+J",
-	"M4mwZy+hZSJoPIlIZA8feZp0WY/69Fz6174TLccZyAOkOAVSvoAVbJDG3P6nBB70TvClypwNcz5Pw7ku",
-	"EtkwxJ8ET82E5hRPZCZ0BRMW2ojpikd7lxfaMBfUY+AssDe5MmqoUnb5tH/AOu/U8zfdY+aiObhC3Awe",
-	"ZxAXcUJClNpp0JkAmxbpsafC8L7Jf5/Fdk2mPMdmoan/yr/P0A1+TTILWjBvH3rFI1CQBuvy7d+esb98",
-	"f/AXO/BBKqbsjGiyO3FoE83wr3+2tlFMZqdzQvPfZ3uff/38/wEAAP//",
+	"7P37ctvGljCKv0oXv5kymQ1SFHWxRNWubxTLTpzYjmPJ29mJMkITaJKIwG4G3RTF+POvfg9x3uX8fx7l",
+	"PMmpXqsbaIAACUqU42Q0NZVtEUBfVq9e98vHRiAmU8EZV7LR/9gYMxqyBP75jAZj9kxwlYhY/x0yGSTR",
+	"VEWCN/oNfzobxFHgkQm9bdMR++flrNvdC5SK4R/M7zS8hgzGbEL1x2oxZY1+Q6ok4qPGp09e45ngMpKK",
+	"8WBxIa4ZX57iYszINIkmNFmQkCo6oJI9kWSeRIqRqZCRfo8IHjCixpF9EIjJJFKKhaRJyVsh1Shhknw4",
+	"fZV9ImfBmFBJ/N3Dna/3nu6fHe0f+SeEDiTjiszHjBM1ZiRhv8+YVCQYUz5iIeFCjSM+8gjlIRH4DpsM",
+	"WBiykJz/+ErPbtfpkfk4CsZkTCXhgiRsGkcBla0OOWc8JJEiAxpckwhH8c9vgrYDkDZAxE9XgKdCxJBQ",
+	"ElPFEpIwGnpEjRMxG40J5QsScakoD5hHlIDHZD6myoXMPBGKdS557mDYLZ1MY302DjAaXmNKlWKJPob/",
+	"/qXbPj5tv6Dt4a8fd72jTzvFH/6j4ZUc8PMLOio/VMZVsngiSRiNmFQe+X0mFAtXI8wnvaSETpgy6Hkq",
+	"f+ArhtfnGykilRAhATjoB6GGIYDk/cUzEtIFafr//ve//91+/bp9dua3OuSNUGQeqTHxb1giI8GvohBw",
+	"OQNUr9s7bHf32t39hteI9Ky/z1iyaHgNTif6BSqvRB7KQ5FMqGr0GyFVrBRa66/DKQmyd4jSL3l6l9Qc",
+	"L+VyzhIGyBVxEilZiVeIT32D5TQkkSSSJTdM43W8IIMFoSkqE6XxSCOyxmK6YCGZUqnwZ5y6SUlAZ6Ox",
+	"as+mFtc9IhKYwFzhVod8iNRYzBSJlAfTSjKhCzJgdm6Y1nxOZlONyHoA/TQK9NW3z2I6IgMx4yEZsHHE",
+	"Q9LsEak/D9mQzmLV6pBTckPjmVl8pC+hIhShpv+kZL/bxbsAJ4gQyY6wFHCf6eKcsTA6ExMalSLBGTuL",
+	"CBBfOWaJvkXwah5Fp7NBx/5ldjilapztDz9qeA1NYqKEhY2+SmbM3eCE3r5ifKTGjX7vYM9rTCJu/94t",
+	"X3bMFAvf0AmTUxqwF1GsWLK8hR80hilzTyMm0yvJ7ZekOViQKGx1Ku5X+uJVFDYql3xQY8lVUOYk4voU",
+	"mTLgJc2XZ28koQkjNAjYVPMXzQbULOEs1Jg6nfFFIELWyp+E+VcnEJPtnESNbb1IxORME5qljT03IJ9N",
+	"NSECLiYSQoeapbhksYzg7ba7uxUHMkxgd5vQu5fD11QF4xLB4rKBooShvyhOXDZ8JFfIjPUVntCQIbmK",
+	"DAJpKqaiOMYXZ0mi2bkZhjRZLBnZ3+0VDuiy0b3t7h53hz26O+gFe+E+Oxgedp/uHvWO9+j+4CA4DC8b",
+	"VXTi5bCN+6g4r8P98s2/EZxVAOCUE806iQYqoZwwmsQRSwx9PyGUTPSHZMSUJHvd/c6KtelpVi9wt9sr",
+	"XeJ3YvAyLOevv4lBpxyXfxMDvJK1cFnDZh0qa2pSRUje0kRFNPZIQCVrR1wyrgW8GwaUxECpSRWJmeZX",
+	"exp3EhpoAWIlaakEVe8ot+C9qgUDbSqD3ilxSRdp+mEU9uVN0O90On7LMsz0nSdSY280jFhYSuXt1wff",
+	"ztizb94fJa9/u33+0230dnZ28PVZ+REVaOf2iE668Xds+GXvfKvbfktHrAw1R4zw2WTAEg8v8m4Vxk31",
+	"AO4KjAwD86V0NOLqUIubE3obTWYTfW/t/8EazY/pCjX7GrEkXeJ59EfJMl8qNpFkyhKiV7FqhVdSD1C6",
+	"zF53zTrXLvAdC0QCgkMZ4iTwFHDDIzMe/T5jVr5N2CiSKllUkCP88src6eoz/49Eo2zjf+1kuvAOPpU7",
+	"mmMuYGm4Upyweq34vHS1KQJWLhc/3u6CQYMsJ0Yhi9kI5AC8bAEF9dhonfkbZ1lkW/PI9tNwn7WPhofd",
+	"tssnq7YFw23IGJZv2rlIVIm4oCUMn3A214ryMEqkOiG+ntoHAc2PQp9QGTAeRnx0QnypqJpJX2sL+p9a",
+	"X9YKv/6i6gJIPXMp7lv5hnGN3b/YP3EOO4DXiMLGr2VbuhCbiGkDNhQJWyen7fbae1VymhIbSmn/QuGp",
+	"HH2sZBWFjCtNqxMU5Y0G7urSoBH7VfDNNO1GXSw3C0PDQMLkVHDJ0C4w0+epDDK/oFHMYPWB4IpxwCA6",
+	"BTVSP9/5TQqeU+f0m6Fe1YzTmRqLJPqD6XVNmJRA6wszkCFO8an2BU0SkeDC8xB9I7TOGoXk9O1Lcs0W",
+	"HT3m1zQ0d7j+JgAOEYfB9D9BE3Z2Zh5dRXw6U7mtvcQnBJ70CZwTSe0uJOUEfcPcyGQmldbgqSITIRXZ",
+	"7XYBcTJme5/5M41Qy/uRlBEf6ZvAJlO1QBDeE+YXjp1PaxA4P0D+meDDOArUnZAnsB+7u7PcQ68/FgvG",
+	"JKFxwmi4IOw2kkpae2AGve3s0ChNdlESb6WrJQEpJE2KorOiaFzSajANQKS2zMkDEw0CzC4+ZEEUMq2v",
+	"GzOAZiqyBtzqbS0d8Z2551XbFHMOelKYcjZpKZLDe901nmrN90MSKfZlrtZLdXN7iJqGOkb6cjtVxRLN",
+	"dztLtkZY4QuRDKIwxM83Rvhh+rWL8emYfbIQMzCfcIHGWNy+SAhN979sCdoW/tM41sSKLmD6UOA0TTQK",
+	"5qfPQV8kSAM13bFGxDgWc4vsL8FKRGOc/S5wi8wIeQ7DyYyz2ykLNPdnenAiArir22A0JcPDbl7bBWyy",
+	"j2zV4rr+2uxUJas7nwUBk9Jd0UbX9LOs7aEu4RuhXogZv5vEkqnYXKirIYzjolWqogMi4/PtXDB0uTT1",
+	"beZCjVkClygk4DBrkVAwvDzA5uBk3wj1WoSg4a/y4qD/LPPByQjdfQxtZKPohmkmRfycscuHKd7SRSxo",
+	"eCHEK5psitYGpFMc40oJcRXDKHmGjoxwIMIFUUIQeIU042gSKbJLXkdft7YEYZgikjiDZgiUW1JEmjDT",
+	"CTnS/0OG+hTCsI3ar0RC9Vb/xcPonjLx1Bnmygi+LkDcaYxg3C+1xkaSrDW7boP6+9ZA6yNZJzRdQuYZ",
+	"IrHgGqhmkSfW00vmFH2ninEDRTGI2aSWTD7Fd/9RAsyQKRrFy+KuVirU4ioKHXE30yb7+92u11CRAl3v",
+	"axoSu4hUc6MDMVP9QUz5BuTObKoK8VAHMMzvu/Mf3oAqmjB6LeFkL979+DaVCHFM0nz34hl5etR92nLB",
+	"VpdZ1oHcSg6ZgezABZmdn5yz5IYlBNfxYMArW2I5YGoQ/ToweSMy+5MRZYwGqxbGeyCJFufh/skZI2Ds",
+	"kWKWBJrejiLOWNKOo4BpsdVFvP0Milqpf2FYywOiXbpyzy5ZJNliDTpeczHn1UB9qUE0YVyx+4NWkSgb",
+	"rU8kYyQUgdxRye/TziSPc7t5aLnLeFCYWVe+Bo1xqZfDpj5nrAOc1Vywh1zQwabdvQw+ZiXkQgjyyvDX",
+	"B4RQGReFBVYA6hxDD95zekOjmA7i+8IqDaqYOUO6uOPAxkxO3udefUDopItL5TXrc0wYhNSALuq/03+0",
+	"QSb3c3DLCcXOW8sC3jmICZIoQeY0UqWhP5mH4FN2IBdCvKZ8YVBO3vM0NNZNKF9Y/iVdNO0dZ0ehX9Tz",
+	"knfZiw90EO+0JgpXp3B9PwN033M5m05Folj4moURvYB37wViZ0gy0WMSvQBNQHkILAquJJVkSQB1KcZB",
+	"dhTugLBIAqv8LGQDCStXEDxYXLBfpCHW3Ld9i9jSyOtsTUsWpsxzVrbQBzCLbW/Jn9Mmds5oEozvoTA5",
+	"5h2GYm9D5ShtFDqEFuy/0SSvZP4IAvjWvAwXEFGnt2XGBBTYiNGt9Jk4rCrbQynb285eqphWXyt2xfBh",
+	"fYkTRoOxXgBqyiaEUSTmTxCiQDfkjIXSDWEkTb1N4ps/r5zN+BDwGzNCAapC6xeRJDMesoTM6aIFtkTO",
+	"IjCOuGPybFYb3mhl9abvzoDBqUW9dAVvxvDGOzIN622E0SM+qsFE6vPmagRKqGJXhvvlMGiZVd8ffVxW",
+	"+7D89b3rS9yqM9IduU+sQUEkqbuM5r2VConb1p2VxvhnPWjwk+CEYqhqAAiObHFDIWMVTNKBrkC0uFIo",
+	"CbjQuav0sV2r3WrBAcEiWXIv6+9MsqTC8KvH3rrN95otnkiiZ9U7DCOpqRRyk3854SSbMk+4fsP0o6Lv",
+	"2I1UKbNAulOnTPOT17DmtK24o69iIa5n0ysbeODa67bnldZfzDTmYp5ExuAgsjGNr4fFFZ3X/zLRc3f1",
+	"l+TAKNHrMZzFW3Gi6N0hAEkKQBPt92CelXTdGCMCIdyGUZ1RRctdEL4WG/zUlgYfZc5vYNJ6vdNETFmi",
+	"IkRdE3SGkReFiBovi/GqfJ4GS5VmTWXxU78UA6uygT1nEVnckRj8xgKlJ8ltP5XDS0Fg5FIxNNsHjlIj",
+	"cCwPk9CAeBXCLJ/JJ+cqroOFfdHDuUp3HYYYaOjY7mmIvgoav3UWPKSxZJXkXMMida/YZDBmwxRzT2WH",
+	"nGJS2TBisZYY6DVLc1owewNDyaRNGNPCKb4ND9MVYISGLIGtu8p1oQnZq3ArtY4u13313fkPb35IoThh",
+	"648y/4UbhVk/dhG1f1YW8JfQofI19fPj6Ib5J+Z/MXEPk/g6bkyefr/hNfRLJWF4XkOpeN3CLi5e6TeR",
+	"T6gojpfC59pGb+Oz2KhPGOC47gpnsFmJs7I2lQpDg4pyDYnCKDHFJmsx4DQMmVkHwMsYWpKELip2JNfs",
+	"ZptXUPZNrthut9u1e/f0CywkNI5B8RKcbQUOeQryCQKdX+K3uzYW2/69JUjVJM8O0bkb/c2jWp74OjGm",
+	"GXZpADe8rRDmFL1KssVS0gpKubNPEiSMGtWtsF8QmNaSQ3zrk7eWZ9+NgBlHc/1Q1mra4C7Rs9vLZiiF",
+	"6jT6ni3KAWpoBYZFPZFWh9NMKE3RlESyIGEl3NyA/YquhfBFNGFS0clUL+iaVUo9MZXqaibTMfMr/gB0",
+	"PRW89MuuVstCDGeMFKQ+639H+v1JxGeKkaamyMgbOLthCVjS70C6vcZteyTaS2vnpakAFyaOzESoUIXI",
+	"iolok6lagLVJw1wrzRq6VIkE3bKY+Lg00TRhw+i2fCrUxSD6nez2nESnpdkga87YdnBEJsmcJXqMqSqf",
+	"OWE34nrV4UQKTFLmvRTkUcyI5rrbBXnhmhi0SmPtDZg8F00LGJbbUfXdeYYDAJOK4x+Gjf4va0goXrlP",
+	"3sfCjbkuu4jm3Dziy5vgCrMV9vfIgEp2uD9LYucUT4gcizk32Y4coxcz7r4WQCWb/NVbztBic0sJPHul",
+	"MipQBEtdxoTHgJ/ekTPlTqOKMVk7lDn2rTAmmLg2C44jqcwn1RutJ2hYRCpIEKu3LskwH5dx950/G7Pg",
+	"2rUBVMPgw5ilNu0sXl/MuYm1cpP4UFsCRacEQmky9hIBqlYDvcaNY+kwDwdCxIzyFRtPPyrdvIOx9xdU",
+	"V+N/Off4MDYVKzRCR/pcEyj1kDFtMo/iGASjEY8kMzUf9PM4Qg08l+PbXZ/I6AKqUh9B0DipntuBTjuX",
+	"Grct/XZzVdWehnO1AvTGVWcB77olHy4vzxv30DA3OwbrUt3aKaRO4S/ZarH5qUIE45UJlq0mYJQvBGeQ",
+	"JIAxj67TGYqPgNZxQnwtqyyZG4q0xyvkc25k+qhlYs3vUlVV2zExmYqO+sQPZlKJiU+a4IXGU3R30sKM",
+	"DKkoD6nWuehIn7GQjAxmUazaEU8HdMCDOZQzySQ6Ha3tBacDm/pkwBI5jqYaFcAldKUFEyuK3csws6Q4",
+	"uXCvvj8fqArG27o8MNj5bJC+VWZuMOsyR7VqX2Zt+MEFRXDQZMSsabhc3bAJ9h5x7MEYOWnURzLXI7Pw",
+	"hFiQgW6g4IjhGbjIpB5hqAVmeOwrOvILXGV9erzXgAHRLVdnw+AK1J+xwViI66tZEpfe14QRdqM/h4yi",
+	"qZBKb2is1FTmnI40DBMmJWlCqKYZVXYmoUcuGx+Acr1/9ypf1uWyUSgQAsP2d3bwW6eey468CQog6e4f",
+	"bcZpHQDlt12GtmcsjN7ayj/rawNhgRpNAZTJbtLyfJDQebxK+qqqIrR0uMMoZleBmKFraakEQNERjh/U",
+	"t7bldvsiwoCRojwMep2YqUBUaeHmIZkb6zzISFQqBIRBjZCFURuW15mEGKvh22zJQvWv1PJQBhJYTsKo",
+	"ca2VPzfutEpDBy4MzRy21pBe9YTyaGj8K3exPXv54h/l0EqiUcTbY7hSuUw4HkBwi9bpta4f8ZDdou1t",
+	"/bTsVl3BrirN5uXfYP57hd5lQWPB8kQS56O7A8lGHS5XPMQaAj7mDcJ+WEgWTLU84otrw1Qd3Co9Pf0y",
+	"+qX9Ap6RJiWxCGjs6FFj6lRCAZ4N97TlOjjMuhpeQ1zrXVuneJqD/Os6KpTWoEoLF+TuVR6vcxffXurc",
+	"Ia+lXXCbS+iXW9YsBR6gnBgaJ1tW8CNPv4YM2JqxUdXDsetV5kiHqKxDznqzGRa8CcFckiCXkXVMeweH",
+	"ebItx7TdOzjsHw+PDsPu0e7R0X7wNDw8OKa9IaO0Gxwc0LC7e0D3BsP94e6gN+gOjnq9INw9CA+D3YNB",
+	"d9jt0u5Ro+JyoIpkkA+8al7D5okjDgG/mEdqHCZ0zktluxWs3VgTzYmS5mXjsmGC8wAXIh5HnFl9N71X",
+	"6y1hxQIreg12S0sobyCLWOK5+JU//8LBrsX9NeakPAuXaOpDvQupyn1tS3khoq6JqbCsbdiYbCRwBSMq",
+	"Tw+nZIWpADxSm7ol2AQC1cv8PiLOoTosSe/ILnwtXcWxzUhetr5V4NiOa9SuUYvxE3HDnB/Qg4Y3If0Z",
+	"ZEXz6tJDTOGcSaDLsKdl2KdgdIp0MfZf+fKHKcmzgMmpE/v1wLkKeLXd5Fl0eZWTPHSj9mveLIMXJZeq",
+	"KHmtt785Rdqypazc+2rCUlFuYuWFqmOdz4N+yzE7WFN0a0EDIQyXxQ2kNmv9cDmIYDlZYlmlt6J+kZEt",
+	"PHCoZZVWlJgMpBKcZXUnMKwPzGatZZNtt1KGqI+SOavSw4Qq2CO669mIKb5cPKRMBrY461oot3ISdz6I",
+	"T5VwyMrfVhVcy+lVpKlV8nRBrVRlx+1YnR2/K/cepJOtwoM3bkGVSv20igo10m9+rbHxFXToFCpIZYfs",
+	"QOL+Yk0B/PUlm+JKSp3vdBRxWs9cDeO9xeDXlRQvN+wK0JbXmERhmS6B1JZVBhtuCVinZrQa+kdW+bHe",
+	"+0ooGtd6twAY/NCzxTCzeVdApSpiKLtmJm7ofndshTUnSVewOvMNA+dKaWqtq7U2FGz5Xq0NBdvkUlWF",
+	"/q25UZZrfGnXyZjVI7YhRO1X2wIqsrI7gNUu5EuF7GL1pTQuowe8ltkq6qSkVtoJ1l3OnAszv98XCWNE",
+	"sVtlvKEDCJzntlCSLZe43z0+LJaldoQP/bjkjM+i8EwEs4lJ6igxIrw8I6F5A4V8o7xNEwEmlGYYhf05",
+	"G7SWAftfkC5yq3LI90vqBZnP5535Xkckox0ud8Io3LnZbXjZ470ohIeSBbMkUoudySxW0TVb6Pd+9bIr",
+	"suztK1wCKqVeleCvmRqLMHe/1n+cy3rb7FvU0PLFpuds0Afb7FhI9Z97p0fdo25//+a74+/e7w6+++75",
+	"8eGLD+fffX/zrfyt7Fa6aRIl21kdpRr+a/nrdWHY6SnCdkoXsASkZZCXon3pekrDTCEHUGOfi4+mZ4n/",
+	"2uCFXxJgik2HYnRyLQHznufzv67Zor1bSjvBa/g9W8DaBlQWKPAfh6+vx/Sn0dc/n90IdXb96qB38HRI",
+	"oz9U9E30rPej+v7VN9MB58+/UbQXiu9LQ0GML9QalSwY1huTojSyy3MhVLrs8oOzQdFF0vz1q9Pvn/cG",
+	"7d7BodWF9LHxQqMeGw4ScfLuxTNy9PTogGhBr0/87q1P/kEO90ks5iwJqGRkzG71d5GShULSt8dPjxkd",
+	"Hvd2B73do6eD48NjtnfQPeoeDYbH+8O9p2yf9egeHezSw+5wNzjsPT0eHB4ODg6Gu5QeMJpvstK9/aXb",
+	"PoaWKof7ZR1VvEamBVfH6QKeZuWTrMe8T2Kmp5Ke2QwWle5c/f/avqdF7ARSokC3pOZd/TW87GVlcXtH",
+	"DpkvdAixxWA3iDP6719O2z/T9h/d9vGv2T/1qn792PV2e08rAGErb1WbSNgNSxZYrapPKBnPJpS3E0ZD",
+	"yJj3jWCA0aoQJ6J/ntBgHHHmvBeIkPkd8nVCeTAmgptfToDDz0USQiXfoTPghC5sOQcIISmShJDVSqd8",
+	"pl/8lFZbKG71DHKe8LTRUWaKIZQGPjtyWEmA3hy6hSWCjzxwT0yZmMYsf7hlJRfr285h12V3OdtqeVhx",
+	"hJ2u9BXWb3r2oGiQCClJwmJGJZOkmdaxgvfA+90nfi4j1ifN/W63D5qmKQTtpR3JEkQcpx4ckCYaKLTd",
+	"J7OYtTxoplVM283GlbOBadlWTAtNU17h+4Ueyc2EhyF2odJDLhkdHKvrktE94qdFa2Ggvb4bYFkoFqtf",
+	"T5Or4fX9flbrnJRXviwUvsQaEMKE+0eC28ZkU6rGMMFyAU93qsxshHMYD5j+ujCTXS3o2wlVLDeOU4TR",
+	"AGQwU/DxgqVxpCqhXE5pAt3GYjF6IonSQi2V1xgUBIeRyzl35zAnUZIh7tneebncUcbDqYi4kicGSPDZ",
+	"2AS9guWfUFzUkCVtsGbLcTRFoOi1TEASgdWYWD9Yz0E/A5Kpso3U2hwXfqYHcBzx+93jXLuhdZWz9ecl",
+	"tTH1SLu9PrlLFUoYslh9FAY0eGprC0CtEYz8nUQKr0hZYQT49iD/rT7z5XoEegy3EIf+sqcBUqzBcQJ1",
+	"8HJFR/S3tuiNT5oHcMOXKyGam5wWN9Fvmn1VFXRBGC9XXjGfblLtxSPrSr2U7Swf2lisGlBemKBQt8Ot",
+	"ku2Waiiv3Ju/wXq05RIPRZx34z68inqtZUVtK4tpFCqyOAWN8sV+So5Gs66MFbrrXuK0WCXC9L0od+Jl",
+	"JhlN2Sd6reQ3MXgiLSNPxLzENoMPr4xVtLbalS2o1EJjem2Vct/ZVEP3iSSBiGcTLj3bAEYkIXoa6+ui",
+	"pqNW2atgJMU2DA9pznUhV/sbPZO8iyE47SCWNjPLLyI/QR4IXq5TUeHcy6SoHNLVzfIZMfWdGOQ+vZvj",
+	"dBnlqyx/+GZq2N9alo+L42XNjMQ8f9VsSHCJxs7iWFY7/0qwt6TgiZjrO6NHIlSaW6TFhcHC3CRHRs82",
+	"USHofxibAH4xN7mJ6dJLAj3m5aeeiLlHdsmAaVlOj4YZlln9OcTSXKxhTUTXc9rFewZ+ZWf0DeNaWGQX",
+	"t7ULlYzMJ0TdripTsqLQSBprnnMwLr+EVsLVeKhfWrOx+lcPP2mHXLbVrdK6A2dz0+nVyNJKTEnMblhs",
+	"mDw+tJ+GNvc1F1kUZj1guAHm3e508bTW5K4ZAJYkYsYLZ8m4hSYin0a0GrFudtpy0KszLtcC3vTUyonp",
+	"RWiiULUqhKQ6qy+SV6uS91aDbk1ATU3kzIhkMeTGRsQqtKE6Sy2DqJOKU0kEMdy4eNbDhLG2PlNTWx0G",
+	"KSV034lBeafajD5jMHsgb7Qev7XEfSBSV1q6qhvnT6N4lrByopzaXfSCpRLTKQtPsKMTAY1sHklWSqZx",
+	"oyzcZCkr5Ke1GDRNRMCkdCYslA8Uc0lCwZlH7NLQcJhymruE+N67Ps7vMzaD4HI/mXEe8ZH+p16mT5po",
+	"3dM8sWTFJu8hVV3Tw/HNgfpE0oUk8/EiF3+OE2pVAeeD68MzGaw8twvEuA1O0vTC2wx5q6TLpS6o+cBg",
+	"GxLsLHIJHYr4mLsn2R0o1CFwdvFr+R0/M5WT6xYd0GRhueIAmvPK6bopE+FBpJuYo0IuQc5KxDynn6yZ",
+	"+J2Ymxp2a9xRZjl1yhDkCFpahQDXnK22k4PWZrL73Vh7djRVYvp3YrA92VxDt+auBrP4+j1Iy+/uUwAI",
+	"Eal8ay/xSNKbvpXtWeTZRPWwFQRKIgBXSQt/noS/Sg77Tgw2Ki6h379n8Ik55FoBJ3q67SH0KzFyCjOW",
+	"HXqQPSbTRGjMZmrOGCdqLsD4nEbkFo3Ty1AZUzlmFQTw3Ytn5PD4sLc8o2fKr+SIYHrwg4Vi1T7dNdB8",
+	"VpxrA6CazVSA9SUP4pksDUPR1NQ+NTA1mVQxo8P60AzGLLgG+3w5RGOqoP1PNOIsJNnbHQI5jb4+PDDM",
+	"+FCoVEmi//CMxVUvK5KEjmjEJdaeSoRQJyYxncgJumR8HEGr86kXwks/Q21fKNyV1gYTZnyJSydWCzvo",
+	"LIwUOA4sWphe3mBs1/DDkHE78f2QRg9YAVw9FcQSNVO/OyoLQ/D0eSQKpWc9Cuk/MCEJo6fBf19e3CkW",
+	"oytI5qye/IlJ90xLjCCK1BDayplJHiNLgWPxpaKkQfQHy5CXsTweaZ20ic4bi4dPZFou1yBR5sa6C23P",
+	"rmYGPnfV5jhTRPPcG1R+jcX1bGqZwXN+w2IxLY1LLLpIIZom/VHNEn0DoxVFWOtrp8umpeLkzcwDmopq",
+	"PhyE3/IQ/izUgiWwUsrDOFexSjhlRWsmjVTyl9c0uT6N43eMhnUNZROaXEOFSHAEVVnK6HAIjqu7mLPT",
+	"b9esuK4UoFesJRXU47hQbvFdGt5N8CtCbss5PHr4jU9l5YlU6OuRvNKflduS9JNVycFbqEQHqqRdRDbj",
+	"Kphseu6ac2/x1B/syKviZnJpitxuELg11LYz9gWqyJhOp4yX+RpKeQpkvt/dIroya8fJRFJwAimnXaa9",
+	"WrghzRHjTEJFdqCIY3abmW23YpKznw0WWw9VLVRmypfCIs9EMhWJjRdd/njDwquZdXgZT5Zqx4mE6Fta",
+	"iJ7LJZiuLe5gTqbEbIYhjPqoDB16f/GifUS0+JaqHWkNT2UPoxjbuNfb6+719g574d7u3m4v3Ovt9Q72",
+	"97p7R3t0r7vXxf/2GPy7e0BL7Zzr7eJbK2y21iqaxy15E/QPvp2xZ9+8P0pe/3b7/Kfb6O3s7ODrs/KK",
+	"pVq8W996SwxzltBNKiRUFgnHbAMfhMFiRuETJ+/AQ1YzWECMGsjNUegjNUJzehwNWbAIYgZGdXKai4bF",
+	"F+emCKqNqIF65H1Cs2myINpA6HmgWi2F6qiWnGSvxIzeMKAkYqZshRp4BAF6+TgUU4DBbHhVHa30KA+7",
+	"Xe/BTK6b1z1Ov8hOPl3q7uayeeq6McbcomfHFk92MSZHUTMqUW28zXZZXH3+/prLuoTdeCj2ilg8Xsma",
+	"0hybeiJDaRptwqQSCdtJf80HBJqeUmhkG4u5jfayCUfwexpDiTnSkSJjrDEmx9CNGvTxaplkOxmsaRp0",
+	"fRdLdLeIlHwWrJN6tSopulRGyWKB7WXdglktHTSvQa4tF+9INSjA3E2KzB3Lml0nTIPuZsv7xhZ9d9k3",
+	"Bn73nRRaaKyj5ewsGTh/FSZYPO+eRths7bPJhG6QApjlWJPKSLrPkd5bEisAIVgVMLyfhcVkIG6UIrwE",
+	"4dVivRbjTU/EGCKEtRCvJXdj1zT08QSuin44m4JgoV8BCr49yf5+4vfnFqfXiqp/juB5J1HyM0k7q0u9",
+	"GJkllWHyskReZFkSKTKRZBOfc3pXzBJr19DJLpCZuLqYzlbU3IoYAjt5XSKm4s+CECU65hsMqAIXo0dE",
+	"HNp2FrV97o7MvNLfnpNmq2XYAgCdtSOcaqFLLdarySr2DnO1MDvdPWWPHOJW8U770pbFEMcYV8pknOf9",
+	"tZ3TsEekEjkxxclJgqr60CYkXxatxGgdKJFcpUW51hLyu3Kr6ug+KNB7VUx3zWpV2vqOQMh+K1rJi9m+",
+	"mxl7V4UCaH2sVjjEkgFlZbDYQ9iXQceIppEG5IoydZtF8la+h/3VS55sI/LKhFk5DQsLjK9smcv793KI",
+	"7fBJB9vsVjzn/qaHXmag35BdOjf620ir04sVZUTieKnZkksS7hvO4S6mnjKxVYq3Srp2vRTGbzxGcBmT",
+	"G6T5qY0ihv9MmvKFXvC192z5CpVfmnqOqx+gPnRlMSpeKCCNruFATLTGmogJmpugmCiWclXSqVeO4SOm",
+	"00lW9jRfCTtSpTW7O0RLG+yWBsrY7KGouyL+N88vyI68CeCDnY/pdFcIh087H3Phn598NH/58iYg+hOT",
+	"e+yjOxuyBCdlKeobVyCuwgkor2zq4y6XobcamkhGuCP9n841W8jOb7JcLbyuqvYN7WXSquhu9WX9BNxy",
+	"JqQHQ+Pi8sDszcshV229eDh5EDhbL61NnNZCXt7p+benUN4i18vXFJd+IhFjvHz1is7K+scFf4PtRGrr",
+	"IJti4A5u04UkUrROiA8Fkn3SnGq89h3g+RhEwYXTcZkkbJgwOc5yY7X0J1UUx3g/Qj1kWmsZipPbTOK0",
+	"vksfzhPLu4YeXr0Z1zK5/lMfMVUzTIoxLohBIq4ZL3c1bFjruUChlo7YQfhNqi5XW8zfIj9wGdUaJSXl",
+	"zTMOrOmhWPRmvNlr4HI2sGJUsvPcSCu4+9tEDGI2KY0kfPfiGXl61H1KzEsE46FlVmoKw4EgQDsLz/p9",
+	"mhU8kOAva5VV21VV7C/iUlFekYKWFesv0fQrJdpUgsi6OgzETPUHMeXrAwkKUmZaM9/soQKsYlhRRsRG",
+	"EGT+P2juF4xFogmv6DvRbXpgLys78QTN0yC+Co2/Uajv+zCCgjVY53gai4U+HGiPoOYiuSY2PMFWXMNp",
+	"K6w2IrkKH6Ai1qaRApliEN7fPmgAceVEA2zYKNaCuSQrCItOwnkVSx/tHneHPbrbHvSCvfbTcJ+1j4aH",
+	"3fbT3aPe8R7dHxwET1eaM1fPa2oXoZ/vPos4XFW4Kj/r9xEPUzx6f/GMLBhNtLyPfcFyzkWK3Ufzyzm/",
+	"CRBicEV63d5hvrzT+U3QTA09/8du8v/gNy346Jdu+/jXj6W1n8pvbh6XvByeOw7iIpaUXmzkZlurUG24",
+	"4/oS1dDVvFaF6i+uYnQRZvU8dwXI1HUw/1m9ztc0z7ZS0FaMkO8YDSNe2lIIEgCQf0ILO/Oi098VBJ6E",
+	"QQkYWTPaTn+zKKdUOE5Fso07FeCtXZtmeYHgw2g0S2w/52bXFgpikwGDbu62sEt5zPYk4tFES6rd8igA",
+	"nPcKF7+0wG+tjxev1EQrmvpVVFwJF3PSRGyM+EhT1gEzYLRR8XREBmLGw7usbp5ECq0Hq/qrLhW4wQVJ",
+	"j0iB6hqUt5EkoJwMTL/GsKw7YSWSpQtxDnMJeOVIWFWO2TCjesGTXlZhCduWaeZiOg6akrDVxO5h3EwF",
+	"l2zJcxCDNzMobyr/MIgkj27YVaqCri86/dx+dK5MX4qaEk8OPHcLN6wIp811KtQyKZ1UGBXWGaxFaopa",
+	"tTBjsLpDNKLtt5+jfHcX4bJm/ptwYEf0W1nr+B4j18QnfDtFpLu0KN0Ac9N5Ht5dC1W8VBTHWzbtbiEM",
+	"8j6xalUp7qUJ7wVkcNE/j7vFGIRUWDb4sBwNmQUlWDqZxkTWCbPMebLt6orE0EZTOmdp73s1qyoQx/JE",
+	"M2BBKGEDE0OJgEo35BeZMAv7xMdmtqFvH2fMCmvRwVOP+Ox2qs/Md4eBWGDN7SCJKtuKD1UQp1RKFp6Y",
+	"gitmNZhFkTe5O/XVsUUjyi85S/sTmdngPVLaAdNaKWGB1voLFSOpSdGsa7lEa7pjoVwassRiSZq5jaJs",
+	"I2ZxaDKDpAmyhooVFpqtE8JiiV4FH47O75CXANyQJdENAyEEq/5FEwNsDNmGqOwsVc1YRMgplKo2FwBH",
+	"1KuGEqjQ8xrr4UgWs0BJB1EkLtkuNlJ5Sypobw3PWlTlTE4ZD43jCpAElGTYVqmZdXXANyL4q0iqiuJe",
+	"P/AUoyMOcehY89kuvmkeQiPs1qOg9aUKWjkpZWtCx5fJpz8/O92YCWYcbousrZqhItMDrKlmc5vGhZub",
+	"f5+g8Mx8Umo9eGdZ6RbjsHDMHzW5qhu+6JK4zxy4eA+Nan01q8pesQ9fMHRTY1uRT5W4xx5OAbqLBrNp",
+	"ddO0hNRGCSvbCLgqiSt20GOFBgCvp9K8kdQ3iid1+j7VrNW6ypDq3OyNiRjc7X7OQm4aF9iMDxTR71E1",
+	"qUh4VhM9+RBU7x0bbuhxsDY5qPmlQeBaZKLQy2kuxkiTqibWYlORyLV5+H6uCexBsenF9k0pG365+mIt",
+	"36NsddVHtlblTFHYes/GIg6lZ9xq0Bgrl05akqraJz6oGT5pzriK4oIHRet4oEJpXc/qH76W/GHKAfZt",
+	"SBXa5jDiNG6BvpUm1zbzDVWf1Eqr9Qgux+Yimo9bd9CQ1utAm+Y05KH+uRMaPjdq34cJPqZdLNY2mM8r",
+	"DSlTfcDsjDzWb5iagcu9d15Gyc37vEkZhtfeLWHamkDcdOmcNz6lDSZbuq4nepNctLsJ0uvTgowKeQ/H",
+	"9RZTl1d1i8zEtVpewy/GQrWhsemLdcd93nzNh3XlgRaQ9kepCO4HQp1e0YrQgMy26ygURjIzATloTJ5x",
+	"xUIIh1xAHPo0iW6oYq1Ni0Lfwf14uDKC7LMICHfzKCo6crM6gplUkIQ8YVpjlONomvY6vLpmi1QQXFXy",
+	"5G9ljryzd69OyRMNfUdEqWO/tAbKtMKJc4dWmS3z9zFfCWUVnzgzCY9V3YVNMiTwi+oYERqGdyiBX5Gc",
+	"UyxzbZPU7Bx1trNGSrM7k/kWlXWljvTzDWSJArhLrHI10iELBGc14NYo1dkmakssaThsBr8ty5gZlO4i",
+	"ZOaCda2UiT/Wqcmz1SI8dyqns6X22hsKorlj3bIcutZfaj35eY9pWhypaV0JIVF09KX5Tr9syfSqLEXt",
+	"bcIgId52pLRALY0X+8tLeY9C29/Th7xSMiv3I99BGCt1Jm9DMltJMTf2LZvbdD/vsuUr63jEgzD8DX3M",
+	"Zil/hpc5S6FdW/7jr+Jedgv5bSTMrvQx392ru1Fhwc/j2E2zajf02TqVDeu7bdOP1t6YOxAJx3ubr2JZ",
+	"dN/aVdyPntTx4aay3oOQlgqv4KnrikX3YLm7ryQJPWTwT+roHP1UwAko14LMgBFQWLX6gP2uIaecJsE4",
+	"ujE+QRq2odJtznWXDqlfL3gK+1pGgjqAOKREBcY0ICsE05pv9TAlvsV073W8iyXefsfHD2LaJJJSL6zo",
+	"hjR7WZfzbuGygScSR97cF2k28ad5Ix+9il+iV/Hz+BHzOLuxJzG9tPf1JZbcnc/tTZyIG/Yvp1xb/Qus",
+	"v8xXequ6wiuqHuGjK1O+42qYiElpY15H0zWfQJmQNRU67bCbtfm2X2HZrrw8trbVUa5VPrawry/RuQfx",
+	"Gr5de4FSkah04uXNLANl3SFUQbwePtWVjXDyrKR3293PXe9XKXJvuWbYO+SxaR7//fPklwqZk+YZO4ue",
+	"yJYplIP8OBMcMdQt/PMC11aJ8StgtrXKAoVYBgdeblUBA7bKkMi7BSa8Y8OHKyeQAgo5xTYhZTOpSlHL",
+	"Pq4IovyC4iUfPu6x7Fw2Lcy+ohy7G5Oz5Vrs6Spnsapdh90G8375RdgN5DxTGS+96idkwBaCm8y63W6X",
+	"NCVjBEVFeLeuFdv5ZHlVL/Rdw4S/iUiYno3DbPZEYaHoMtHjYGVbKMOGtRQ2ql1QqBTvrqxm3fgcNqzK",
+	"mlNYuckUja9Exb9QntyfmPeGVfa32etojW/6IZLmttDI/TEt/nPn8RVV62KvoLx7Js3uW5usV+Jl2diJ",
+	"42T3FTLbzX0pJWCKKrm6uA3kLWOSc8ICJaxzc4WMInPs7/gOtXdSqTHr7NTd7+3t3WEo1+aejtbb3Xik",
+	"mWRJYUm9DQcp4BmO6Llw26BnEBzdanFpGlOlFwhW4EiqKLijWQXRpEq8ebs8zTYMKRcXr5a3dc4CwbU6",
+	"ErIhncWKHHa7FQWU6C0exN7uwd6hVSBWHPAFHW3krEvjCyqNNA/mgDJe9PQEcu7zir4X92trhS7mEufP",
+	"GqeOBWpduT4H2H7WhcaJm4HSEVQjGw9pAsEzd8Pq3IF/bidOxj2XIPL+4plHvqM39Bx+JL4SL89/OIep",
+	"mi3oUTghzUkUx5GE60CmCQsizT5a+WDsXrd32N7dbfd6F92jfrfb73Y73W73Z/e+bF51+SKhXA5Z8sOc",
+	"I9LdX4dWZsi2sGMuH2kaVFmiybA5gS89Qjlht8awrAlsHiAhY/+V71mUwsEGY+bU5f2y8tiMTa+ovAor",
+	"40vdGmwiDnFpGmEXbiOOE6LlINO0fiAZVzW0F1xlKUIlv09P4R49E1yx2xXHsU5HAJjCDXwCdfagmbyh",
+	"MWn1TnYThYwHzIOW2DiSTSxUye9TqLLeqFroTI1FEv0BJsQa63UOZb97fLiuD20DL0u6ZmzPefHux7d9",
+	"4pfN0Scf9Yh9s49PfqtPfH0pfA/qGO/t7R1bwuP/rFnAUDJFmqwz6hC4Zd39dnf3Aq5Yv9v9ueU5BQsV",
+	"/BvuCLQ3kATqB5MmF3P3/FsnxI9FQJVIfPRcaxEMUAl3gkXqbTFycJAGY8FCG/KGdDQ7NPRNrj+Bu13g",
+	"U6IhSm56nS5U4kmHM2yxqdFgR8uemgpasovSI3z6ROqrYcr1tUq70hjRf+n81xixzHKUDZbb9PsgQ8mV",
+	"HKQKlbWCzNXd50+YFLME3TWbfVukF+kqCkDxLHSdyX6thyuV3Usq8cEISMQ3cPUNEliqkXniK6iOt0R2",
+	"oOECOFwWflp/SCSpmRVqUt0E1o/pmz8xZs7+FYvRFZS98tMeDleQWHA1S2K/SMxKmjhkGLoWBate+KPK",
+	"07YJDubofhH5SuqJVNeQdzGvpOnPhF2xGxrPtN5Zs3mD/c60Gan/3X1QeWmtOXhXIfpbGiWlRXGbOINH",
+	"7AQtMqVR4oYfhSyIacLKWGBtnFkB/AIw6l/edywQIx79pRntHZnpEvvUL2+FezpAvT/vTLLB/kdxzhLM",
+	"/HvxzRyW1OGaLiY88syP95PLtskT4Vj+qI6J+bvyTGfnZUj+HqzRW4zTQPN2u9BvfhgxjflKmOBQ0qSK",
+	"xIxKSPYH8jeJuDvR7nLDmJwPbGVSk/PqnT1KBQK02zsq0p+sacXl5XmjOr1lJZ5fvIIjrzgYG02xpVNB",
+	"gvEFHMmdHJabn2PdA9iC92vlIW4rUCU9Rjdv9C92t2qk7d3n3riRba/EqNynH4vRqNiRV1/myVT1yRxK",
+	"D1OZmq4h3mc+FhMPpFPPiTGXs3h7pUgq+BqmTi01wXRjEZcSbEvD0pMM/zYpOGtDI+zEpuBzw2sMaRRX",
+	"hMBb2JmIhmWUPnt5lm+UqiGcgrw04TMds3ZfTBd0+e/zK0y3WfDVWoj9uh7Ragf555AuFqPqIH/98E5R",
+	"shrvS5xODxijlIuzvbPbvmQUD6FQM5qneCYbBbEvHY6hCNJUXQep+25+qlJcWRHUXkCQrbqtSsKpS6MH",
+	"KMEIZ61y27vSJ5ScvTknFz9dpAUlKSffXly8NaXlRaJ/0JADV7LgmnZSjjp8U7J42LaDtbL4yY6Tf6Pf",
+	"uQohVwH+OVZq6rS4hZGcQOwy4gNbXJzB8u/PdLEbbBuhUchOyzQ0Ayxb3n+s+QeNZ0xCAX/JblhC41VZ",
+	"AMtdT9G9VQz+3GZdpgeNZ8ZTSFULmzqcHsdaiGdh70jH+7ku+aYkmLnEyvCOxarAW8MOEocqrLq1+WTn",
+	"5/yGxWK6Kk62OH41VPKVuuuDBC+dA49c8e4awDDRUA8DiYrBV4Ehn1a+CSDwyxwocrnmtYBhgsEeChwV",
+	"w1cAxEbJFa1LtjBM1gwS+67uHprG1xBN/f79y7Obpx4Zs9tCDEH31lYRG/SCvXCfHQwPu24BsTDfgbF7",
+	"+0u3fUzbw18/7vXKmix6jQ9UBeNnKCoBaY3jH4aN/i+r4QZfnc8GrgZRLE0jWZCwChw4twEjH9hgLMS1",
+	"hE7GmnfjV6Q5H0sWXAFRHlDJDvdbHhTI4WjXFjwoFLvDD14Pv//xODn65vt//55czH97//bs6OWrtz+/",
+	"FL1X9BU9n6/lu2bVywf767LZmLM5kQ4QUnUiv5lOEc51A3BQgl2C9d0kl9xBV0ks7jRm+q2IKjD5GYsj",
+	"fYFZ7caRWqArfHrPnAF3tEXtpIFs+qq8gfuBpKJsUWieWvnViq83Jj6lYMvFl8obKpuHm6uyZg1VCj50",
+	"jK7ojjxnXJF5IvjohOjJFyhTpSOWqoawuauqrvfw9IkkcyQb7ShEd5SkE0YENznqZrOVXeBn8ioQIavq",
+	"dBkwvb4nEqVh/OCEdFOJMIygzbij7a3RhtI9pefQKJxIfl0WrC70K1HIct4LOqrakOGmio4IJb6iIz9P",
+	"tuaQAyFPiF00SLrYuAmSPLB3dcKGM5k+ZOjOk67Ef78aQkjoKrr0D2kUR3zkA+VPbwEJoLGUKYWQQsv2",
+	"9uztk7GYJfKEUBJTxZLsSk3oNYPia74tuJDWXbO7ScsGmLlXLNrlhCV8H6GYg3lTL1HMsB8X8ontFRwz",
+	"C76SkWm+vsUkgNV1vzTCITqFaZ/z9IsToqc0fdA0NsoCV1tb7CYVxEzY7VpS796OuvkaDh7qT5w1Vjms",
+	"MPu4mmppQFiwnFTs37PxtqVkCz5OLYdrV3+hX9SfIZ28miUV0Zrv370ipqGv/mcyixnhGlniSF/1SBGq",
+	"UBAwR7RGeioAK7dwF05L+RruSrMsjZwNL4/VlQTRvYx1BY0RU9sUswqScQ1Za7tihTv05sJW7uttyFtF",
+	"cNSSuXKr2DJ8Lkob4n8wiYGlrNE1WOTeGDOayOWCRk4vf0mUEJ6r1+YGyLeyOSkhDZD6Y6rvmBHSTsv6",
+	"Xd8li741ZEVJlkIaWdHIsXepsZAM2vob3hjxIJ6FLMxX0VntncAEiFLGiBf6uWbT1ZHiViOmVqQjlHMx",
+	"44GGuda2NQmaTXG/WcGgFLqT6Uwxt6mKEkQlM+hzWYK6aSXN5UjyiIf3c8pslryYB8e7LGm/mueVf1iG",
+	"cJWSbwURMIDNalSV4/EJkYyRXMkreOwkOLaq/D2fO3EQznOJy1Tn+BnUKCUZiJlv6SIWNFxt1MrwOJU0",
+	"MQrH/GxatJootxIzyJhO2R05j3vh6gou1ZkvH2yr17SaMZVALTr1MlZSOr8kyl/Out29QB8Q/It1DJf3",
+	"UTLiqeAIBZqy/hHQIHb5a5OG6XfKiFYnM2Jkv5kvnJvtvJb+5L6l8Tv3Dvxg3/h1HV+y4k8Kba9EUqpg",
+	"WfokWTBLIrU41yeNCDFgNGHJ6UyNS2NkT9++JNds0ceQMA1Y9NKTwYLs7xmL2iyJSTCmCQ0UhKiZ/dlG",
+	"uhr/qBIJaepB9HDmDR8uOaAdWANgKdn5g5vnk153xIcC26dwZWoMmMShxoRGXNGIs0T+l7wJOhGHuI2G",
+	"jdhp6Cmdl5ajXU9tIW0k92lGbId89VXqqpBffQWheuSrrzKS9tVXnsuo0+dA4/RDysNLjvwSRfdATJgk",
+	"Axpc23jYr76COLuvvjLlBPhCcEYCyjOu1L/kl3y3QxS9xj7UFq0NpzLRHs0Bi8W8RSKuBLSEhnPHeaAA",
+	"QrwwrBo/8AwnF5xdckLI1FRabtraeBB3GEniXzYuG76X1szDgSXxP37yPSyBjEX1DAmVrZNL3usQyZKI",
+	"xtEfmq3iMt69eEaOnh4dkOZ35z+8Ic8oFzwK9DvoGES87GsUkUSKxCDR+4sX7d1DEoiQkRmPlPRgwc+f",
+	"vT412XSm6oWmJtIjvh69g1coGi58E15JmAzoNOIjvb69DhlTiaKPHv/IGM5hnV+/Ov3+eW9AQIzb67X1",
+	"IyJmajpTwKfmSaQY8bu3PvkHVqoIqGRkzG47sDK0lshZrAj7fUZjSXw45Y6JuuzoEz1zT6/vSIW+y2s8",
+	"4mCrR0wGeXrHrgYLLyNsOV7kn1zyVMwrjJnLeS9MgWzA0wJh1dAesnfvkpeuZ8KU/l7F/on1RlXNX7IY",
+	"Jzvfu+S5pZkYsXXLImtW1bnkL7mMQub0+Sa++ciHgPJ4TheozVqdlaRE16JT069KxfQ1huVrlhoPlByL",
+	"OViLqLT4M2a3GAhClRn5iXRREpDlOVxVE83lBB8Y8xMFGTiaTGaKDuKM1TZ9J+w3jx3kH2TX059dcoRA",
+	"6wTyGtNCk1LRBdTYhBGHApoCZiNeRaEelMorwf1Wh6R2I6QF7y+ekYhf8jUprx3i6xPRMI84wcxX2SG4",
+	"XZCFIkmAWNj8AaOa4R06tb3i4Yj6GiyGYyGzudLb3N9zuFMLIJ9LfuqTr4HzECMRsAUKBH6HvLUtFmgo",
+	"L3kTD9HD4OwU+aRnasC0kERr2jvFqAK9Eq2I6QXBAUeSAJGdaFYzYASYFepJcRQwo10b1nU6pcGYtXud",
+	"bsNrgOUFeKLs7+zM5/MOhccdkYx2zLdy59XLZ8/fnD+Hb0AsU7FlggX25gix/cZup4sfiCnjdBo1+o29",
+	"Trezh17AMUgKO7n0L+ggIcpcs2eCSeK7gcl+mjnGiJ9GL/ugYmmA+Ri27BPBtQqKkcs+BC3aQPlOaTqJ",
+	"/7N/QoopIv+7ODnUE3Kij30LxI8YavHJx46WUdifs0Hf+RUV6jRfHR9ARIv+PUfT/A7J2chNaFdGAObA",
+	"en1NhToq+X3qZ8lF+kXMPJoIPsKxc8CWvjGvSE/zJFeY1go5VCDBB/o/0YSdEB+CWHDznIgkjDhNFqTX",
+	"7VpLTbogvE9Eaoo3Hy9wI2neTJaqENAE5Jxc9gFNkxf6bvPMppuBkC0WoyhDFkQhC8kwERPP0bnx37EY",
+	"EchFSANp3r97Zc8CTAswFjDUYmYCeZ4kIkEK9DYRg5hNyBkyjT7Z73aNyRQIi72PXCikMCIhg4TRa9wh",
+	"skHSnPFrLuY8zYayxo2WR/a7+1bTSDHOI4jMmIKBqIxT2VrI9tjx1qNwHAn+MtQaYDExMwtz+lqECysD",
+	"G0sInU5jQ/p2fpN4J+uV3a1MFv6U1zhUMmMY8QmWP6ADvW73IddhbIywkCoro4dZ9iIhgOXgF9/HZZXN",
+	"li5/x+DE1zQNoIcv92t/+UaoF2BB1N/t7tX+zuj8F0K8osmI4ecHtT9/z+VsOgWB+DULI2rN8vu949pj",
+	"XAjxmnIbcg6K0MEGMHvJFUs4jeGG4cf1t3/OkpsoYO85vaERemZcfbTR/+VXrclOJjRZ6JPG5KmyBHQ0",
+	"FEpQhpPfp41f9Tg7wFQiJnc+puzlk17cqCpu5HSRUMzRmiZiGMXsiST4KTD7Djnl9m9gHzavagi1HuAC",
+	"u9UfoRQ5sCRNpJA0DRbE/+b5BdmRN8EOSg47nU7HPyFqHEn8xJAfyZIbpidFsfOgu1uacrVMK57DEoFL",
+	"J3TCFFQz+uVjI9L71Jw704PdrKH8BXdrda9LFf30a4Ea3OPa3fP6/Kmov7sJxXg5mcZswjgEzKxA+yWk",
+	"tCjY1EgSZaO0ym/BmNFYjf+oRHzMnpMgBMzHenyQPBIRMClJMuPyBMIStACnZ1RiZsuEUUUHVLIyPPzW",
+	"zFrOJlbD6LXxs9Sl33fBoDuizl1xpoAsK477VXSjVU7pHKZcSMUm5jiRZsi83C03Jms2HNJKmdKIiZm0",
+	"GmHAIKRLWzmGNCmoZP7bH84vSH4NfsvSQGN/jhJHsO0URFfPseQY2Ugrbal01CmVo3LimSO+V1FCDMA8",
+	"zYOqnC5aPmIIYyGFcgPauDo2+td7yk213KJpgYPl+uel8lPKuwAT/qKC099U6BmzqpIUMn81jC5YzgT0",
+	"PbReno3oRKq62hFI00cbj74o+n+dcfxWh8ibgIyFVBLLStr1RUx6cGvdHqz93A6eyGySSOYLZ5PmktT0",
+	"MX34SS8jozQjcaOPhwfsaqjv+Vwk13plG8tRry3QHqWbzyjdZIhWT77RIvOiWrw5Z5raKybJZQMdKDS8",
+	"bICVwfwCdvvLRod8AOsRZyz8p37Lx+h5U36yBfbZUlkJq5UE6KABqR1tg4a7JpHeayotpYNQMtWavwkm",
+	"VHNhLZ2YHYW6QMKAG6QfGU1iYJwSxtMb0xFWxT4hUkCdbBqSAY31qhJyzdgULIwhFv6mmAUcqZy8h6uM",
+	"tGgglbkhIZvGYqHBj4YUB0IANb8IFIieXx7VvNIhB909DOycR9IkRcFJgG1F0USZiu/jmQrFnLtWJ2uK",
+	"ygruFUYnTV8vSpNUvwVDGy8UCjUZMGX+1CKopzGMRjMb25kvJ49C0ERvdWKM37hoLuakiZNHxkKHR+OV",
+	"nk0pnXmH2Lskk5TEDuUWbU3FYIZXgoRC/3eAG4UUljKpRp9cw5VeDHI3+g39nePiNn/CKZd5oO8mx6Tx",
+	"Vx+zqCyYCoNf8HQa/V72xxU+1T/Zw00NUPWsSRrCEUjUJdLPO4TW31fTqCmcbCiVpDBFEpkjgPrAgILB",
+	"TcpoBUlpbatKt3GK4mzmSUiLlzx6Emp6EhxQP/oR/gf5EZxCVQ/oRSgpmvYn+BDKinI9ehAePQjLZfjK",
+	"NQutbNJp1L5mi2oDGwYl2PiCXKUSj8TRDTMhrtAPFEIrnOaQNksHrWWYpyOz0gGeEXPZMLr10gQxGynp",
+	"QVNJAklTTSWszEnJJOIzxVruxGXk4FUk1ek0+l7vbkn+LAN/9srOM8FlJBXjweJCXDPeuLdha9VlNqtc",
+	"d4n1Od1Zlquj3r7nTmXR/xkCoGOXlsrB7SfS4rxrcaIBBjz/+smrkN5eO5FJ9tLYjD97azTqm+AwnzR3",
+	"27vdbi6SFPLxYsqvWyhN6DEiJVk8NBFD4EqzqSdQPBH0Us3iz789bfcODjHML5Lkmk0V6qFxJJWEUCx4",
+	"EaODd3vOzKTp410Ea5ItRzQWMejVvS5e9+aM267FGLI4YkqS/e5x31xGMIHB8HoUvXjzPsg1eu6ZZAkJ",
+	"I6mPIWyl+jT4BwEbgAbMeKgFLWrDvbgAqEJg7n53r+zKY4I2XqcHYv/uFBvx/t0tk4tiNnwF0TAg8zJH",
+	"ra0R4NQDGLMEcw/GjIamOcz5TdB2yGAb6WDF0sx3JXTz0+ekV3UowQuRDKIwZBy/qEGpngk+jKPgfjpx",
+	"HanlXuLKF0ZPET3d2MQ8GSylqkWpZOfjNUvDGrD9ZFkSj6YuEshOTj55IpFiAZUCRT4VYRxSk6okHZIm",
+	"bRjaCoHrmh6nL9Ms9DIL9dejQjE4BrZNDtWaU5uBHNPEltWyNtK+O8uc6ltpxCR3BqgiQYMxI03//F/P",
+	"rk7fX3x79ez02bfPry4uXmkirXWouV20pdcUSKXduc110+paWG6h0+BLaeZKO53hRtjms+nj4aQV3TSH",
+	"aaWmuXwgBr5a19N4uH9HP2Mtx/vpULHkA1j+PitxqqEuba4n/T2kr3eZ5FC8wivFMEswgjELrnNdoR3/",
+	"2eq4KBbHebN7ZnMSc65luSUDFmRDjKNg3CEvROEjrGfOEnjJNsgpNVc802t2q9BtQUvx1n6TJve8DB9W",
+	"qVna3jpJJVdzEAt6fF5t5w7Sw+OVrrzS+mKl94quvVXO9TY/OLcbZIl2rvV/ufp1kfHBAcO8M2Cu+kZ2",
+	"KtSFN7lc5YfSGJZKi39mpWGp/uB6tcHJdo+4sS5DPg/ksPwNtIVH2f9hZX/ilgGwtxvyTuXYud4hC6Md",
+	"87NBpxWmyPRF44M5Y2cRFF2VKNdDgEJCgoTOY2myb/UMzoc0DH1wQ0FdDAJGxTCSgYAJQIyFWtduqVNk",
+	"SMDVxUxp0mK9KmClhOmMDZPiX/gg7dISYchQNARfjR7S/vVEEp+zW3WFGdE+ChjQrdZMgdtLq1ZgmYF8",
+	"0YwFafpa5vc94kfcVGXyiC8VjZlPpnotuVmM/1IQU8d6OItJwoYJk2OP+PphmNA593FPWqMQfKSBZxUU",
+	"Y52CWBZMzhNJNIp4eyyk3nBG8W3gN1XEz4U4GVchRIhXmXDPWBi9zZDjASWW/EzrKGSGsI/+9Z07RP3B",
+	"vc2AWHJ5XZGAhVGRYqTYY+/RyuA/SAbP6oS6969wUSH2ZcnJvdOZszhugzsT5u+Am7WjUcx3rGvffTj3",
+	"iBS2T37C4oXW/qc0UQsIEQBVBTroJzfMFgcx/viUVmGlVtJu2zX6BWU/q0mNocIZcROJvqzp3ubU6RS1",
+	"YKrsmn3D4Ja9tnDcVA/RH2OV6furFCXRuyKYTRiH7OEhgypgHhwkWJTgH02K6JTuWtN2qMNtwrzCqA00",
+	"tKKVZ/kNd+gz5iTnRZ7nF9VV1KyEA+/cXap5VC9qEpTT7AI8cdlshjJ1icnHXGL+p01pSiqN2B+yaszL",
+	"REa5bIQ0MbwCPo54HHGbaODsR1OYwBaQgMCLVp72dMhLk28N1GU+pgoy2N2l2EJFJ8T/qa3vbhuKD5kg",
+	"lkitliRE4koHBSNkwpAkORtNYUFVuoIVROhFFLN7EaD1JhBbgkmrRH8rgmVi2u9HrLyGixTlO8wLekW8",
+	"6uRCMG3EZYzVQC1GYZlCOOsUm8oCMR9p5+elnfa+unkMdelozBQLd1K5f3XWlnk9UxOk68UQcy49qKwn",
+	"lXkVfcp9VIyUmAyk0otMtaKEUZkVBMRvqpUKmDyrdPRZbK9vMeuv1nvn0R/sYQ20SzBYpfGckinFIizL",
+	"5/YYk/LQMSmr7wpG7UslknV2FrygplZXrdtpa3DmpZmISUxfMa+BgdBZnPOoZcw0aTHP/LoxdLppchaW",
+	"vSggElk3ipf/syhitUoJhrdNgmEqTX4WalG8ny+iWEE5+uVi9/HCCR+WjovbiFsV6RI5UbdRN+HgOU9l",
+	"p78qzTPHuBnBS6uDPlK7z0PtKkjGZqTO0qua1K6YGu4QtWaBqmllx1lahAstJVsPT5bSbf7JlOmvSQ0s",
+	"9DYlCPa7R5rw+WhCekPvQBZGjOsbxNohl211qwpBIqkVqJJY+LnWjBNoG+gTE00WJSw8sWmUNJaQrwiF",
+	"78DDBGkykDyDxl5Tzj9dgd+55C9EQnzb+c+3ihnmLNF4BhlD1Gk7aBOacN1PJKFTdkuacjYaQbNtcnHx",
+	"iux1u0S2oHPCJffTZoK+yeXFLgWpwRvrAeKAWBIwZ/qWN0EuzqajbhVU92EcTuOS+7lGgX6HfC1MolzO",
+	"cs1zZXL10uNYzNtxJBWE1Vxyv6LXoU8omabZvhiYNxIMkn7BPeZ2VyyBs4ci6SUvCdSB5CcuFHZfJRfj",
+	"hDHI+4Iqq30T2Y1n0fT13u0RKDElMbthccsjFN/ASqEJxgqyoUj0NyFVFIDWQj9fxifCdDfmLbt/LEiQ",
+	"fuhdcvNHcWetcsMaruGMy4tb9fmDjGrwk8x0t9x/M+/tSI+1aW+cB9HLkFSIKKWvWKtK5C25v7UF35KO",
+	"oZ+W1/zyTK+lEN2SVpqBhqAacZ3SD0N96atwvXInxcNvVMRSljXLvF96s7TRuCPb9s41Ji1hcwO6is+Y",
+	"W4k9w+xGv2G78rUHvWCv/TTcZ+2j4WG37bbmy9qfOFFA6xt7qluFhUBzNOufP/Zux8Hk+Yj+9Hr07/Ov",
+	"+aB3fP3ym3c3P89zDTXyLWjt5QSKbkgNrsmJc9Csht1iJ90iZJBqFElCGXjuuWyXP8SQYJ7NCivkbF5c",
+	"XErW3PWUDpkNdSf4fqqd2W4J18Wt2ih2EOFsAjOX0PFvF1P42cKY/oLyo0WhrIvzMqZ4mG1sAvxzTZtX",
+	"BSWOmKoQIyulx3dMzRJuTF2YKFmCuBmBGBaDi7HvGeqFuB0tQSAba2VhB5GCSINB5l0MTX+2uvHKJ5lX",
+	"j4NySmW2rirv3Z8kXzykhphuay0BQuncdDDFw3mMXv4rJyTQ0A1gfOLgf8mlXUUofhOD1danNNUhmkxF",
+	"ooj+IJ9JDbU8JkIqstvttop51YmYE2h5KTulRqLv9AIe8JLo8dfdD72nRyvJZ8tddjBppUFEv7Dz8Tcx",
+	"WMm3fihJy8nhasqVTFax1+12HbQ8WZWo9psY5HPUynjLd2KwHcZSipkVOWsIlgfPWdvWHcRSLTUuYucx",
+	"7e0Lubin3LlHT6C82ihh0rSNS+9P/Su8M6RRzMI24+udHomYlyfNOlfbdi2GcPhEzE30RXrfA8ieo5LM",
+	"pvo8WEiamLavB8TfnkgSiHg24dIjPoYamfJ18/HC1vuwzZGxIlEgbzqT0COXjRewHVjqZaNlW6TYtzWE",
+	"shoHEiLUbT9WjeebkB3SFNaNCuUJ5mORbUoyKOrwmxhUWNg0gcK1Puefzw/znRjUM7B9WW6XHKDquVz0",
+	"sQwzXHikYF8MBUuPiBZomXNcd6ZfnUDebJGGUUmenf/L2olT8hTThZipfinNMiZ6zPGBn4gPRBmiZaG+",
+	"6XiBRFFTI4eWeegTUXaVSEBN0zbj/dXkM08919C/Z0hvE0Y4m6nE9JkG3V4qIqdQ/HTMmAJ/xSym0tJD",
+	"dqsB8gQ+7pAX0S3CC8fjoVkCXrQoZjhmnwxm8XXbPItGXCRACMvA0ZzxWLOuYqQxVoJLi/VRosS0DY4S",
+	"7AJnB2h1yLlKGNTGoRCGbNKGNiLjZeT5TMy53kCRRj+TN5+TTK8nqYrdqh2D8hkpXYqILRPrNF7rc3uk",
+	"jF8KZbRYt4owGoq0kj7GYoTlDaYi4tU5TqfkWe/8LVGxGLWz10kTQ7U9ohLGiIz+YJ7pXwq1QA+PD3sk",
+	"EUJBwagWkdGI4/2jOJ75gQvlRKjEYvREkudh7+Bg99j0nUvXes0W+i4fdPfIjKsotl/AjTXDZaqiu9SJ",
+	"mDDoqjlURoKUCGQsnSyrZK9XYvQsA1C9WzaNacRPoPiVZOqfMzVsH+U7qMcioPFYSNU/6h517fYuee+S",
+	"X/9+HP7Af5x/uHn1w+G3/3o6u/h997uvz3+MdoeTg+TZPxQ/+/ng3Vly88P1Py/5Jf9/////Fykfjpz+",
+	"sTdK4t7034NnP384evfq+W9H83hxGu7+uzc429t7I49+4/tR7/j18B838e+Tgx8O5O/fvh3vL9TXN1//",
+	"ft2lz9+/St6o7/jF7NmzsPvHt8c/XAz/+Pb729H+PwFaG9IRc0DZsRTyCJ5Bc75ngqtExCXxEdhV1iMT",
+	"etumI/bPXb+zehGPqZObp06acLKls7JSkEool1OaaC6lr55DX/RfBdqScbSVolZKLpwPTB3ZNJkJiIwY",
+	"Ap0hvv7ZTz2luUdK+KTJJlO1QMZu3o0k6RKRpP1jlcAEo27uLYxKwUFEgv8bSTJgC2Fq3hoAOVhcTTmc",
+	"7T+QhQm2bI5GxKAdJ4xV+fX1HlfanJZ6uU8iHk1mk0a/W9bXfd2KOJuvWZESW1zPQyqWheOsIHFL+PuY",
+	"v70pEXoL1x5Ebq182btdRnsIu1WMh1rJgNCWNbQIaVq7hsBzUXbPsy5PTsuD32cimU30AueR4kxKptU7",
+	"Qz2bmdhknra8cvmn78g++meqZgnL9Ya3tjE9yhM7B7y2c7NL4ogzSM+c0AW0NiBxpFTMyICNIx4Sv0Tc",
+	"89NJiZwNJlpugkk4m+d2LUCkyrZnQ6FocD1KtPTdIW8TccOw7o6tfW47lGczpxXCdz6a9z79b00s/vnG",
+	"98gbmCQVJK1eprVFLtzljEEL1pICkmM8AAx3Exz6d4zwpIwWly58FZ3Go3iU9EolPT2xgWLH7KwjkhG5",
+	"Dv893p+fnp6efj19OxkENwfhT//uPv3x++Cs+3Z0+moc9C4Gt//av3m9N3t2fXjx028/jXfCb/a+/e74",
+	"1em/d7+f/evw96/f9E7fffPjYPTycDyW059uT/95J9kyvXNfvHT5qNfeQRx1CEB60oMFoQ79zQhoeuNX",
+	"8oMSclRPRqWzMFJkStXYTmu+fyJJzOjQEkiXcy1voykSz1bmiP5gvrf8GVVAC20WPoyjx6d5SXQZ8YF4",
+	"+lyoKyhC5NteCLZjgiXTmEmS0KE6yT4BcQpiEcx3GOgTpF+57Rki8ycsesFUH50uoIObaCA7nkhI0+EQ",
+	"kmQTZeXXsYsTxNfNhU1TwcYnprcHYRr1DPHXtC/T6C3kEKCubA8/3F2Of2lR5aGk+BQqIeMQHp5UuI1t",
+	"g/lVMvOaMGP4vobsDtBUQouxN8xp7xFxz+BFEEfMikVjEWs5bElhNDhMmlqWo/ZqppfYI5IuWh1yhr2U",
+	"+uUnA0KRFgpOqxREc8JGH0wgFi53J8wQWlAybUTUXOCJl6kl+t1GPUVk9/MrIhk+VnDDQjOWuxtuH3nV",
+	"5lpLgchtbjW5ZqutJdY4avIAErd7BnLADO9lyldMmewJhZs5EjHlIy3G7dzuTES4I2eTcLADttimj3k6",
+	"aN5Fi8g/8Cc9yJjKce5HY/O9Zgv82W91yDsUvIgci1kcYi+pSGXWHJubgx0Jsj52xiirxmyBjPbEeGtM",
+	"0RlNeQLBbxiPGA8Y2oKN/wbAbSpj20rVYqTXVU3abTH/mrJ+HeH+H0F4yPaGB/Qfpz/Nu3HSjV+9PPhO",
+	"3j5//upV1Ht7vRf+8dPL/cWcng4Or1nv2z+S776fvdtc5HWP/9HMcBfhsuwCbXRTVRSznY/6v1eaT68W",
+	"IPFqKii3SKXjUsGfmmMWjcaKHLVITBcS+yaKmSJZ0At20HBUar9D/HR236YJJ1D0Z5h26AJRFcUkP790",
+	"3yMypnLMsu5ZfeJ/fPVp5+ObT790pjsfP3z61XRpg64f+issd28bgWA6M/pcj/6f//uVcUKzkLxJu7Gh",
+	"O+ZDy4MWc0nEZH58yrVUlyzIYMZDO0HM6A2TxplNySAatRkPI8rJ7mF7ECkSQzRcJg1r0Vjf1FaHvNFL",
+	"1mKjYmCMGCViNjV511qsCaNRpEkjjWMyMMXxwe+MELatLP1bnzT92253d+e2t7e/0z18CsDY7e3tdw+f",
+	"tjrkXBC3ua4Ba3cHvunt7XemO7tPfVhjyXsWGN1u1wfH+xxkaU20ULbCzqMnBVkL5GHbms6ImhqjtIgF",
+	"Zy3ZCGpENf3uf/Ze6LX8Z+8FrOY/ey92n/ot7KsCBJdObLMALLnp37blTdDWONQWwzYiFtjZgKVB0HJh",
+	"atQAoI9KEf1gOc0fpoyfvn2Jf2XSMQko19Rfy45a9teYCN1hhrM4RlTjUGAsGFM+YhhLEEnsWxAaIXTB",
+	"aKIBNKWJimiMDWLgCbZy6jjd5WD+fBt0mMXqcvYGkiYXvJ3VQnvjkQ9W3dntdHoHB62TrMccjmHVkbTX",
+	"P+xqwRRprlI6TNmRbMd2eVJFcWx3tcI7eXGXmmY11JJlKiCS8uu7TENIUzJG6EDcYOeXjGMWbka5kpNS",
+	"tDuGx+5pcCjNQxr9xn83zZr/zy/d9vGvH3e93qfWTvMW/9r7tNP6yv6zeXnZme7Y1/Y+tf73fzTuG2kr",
+	"AsVUW0LwSV7GTzWKATSALJmplOtr4PTJB9LUBHiYR55WrkUTUua9HtZs82zSGtLYJylVJjYeClDsHgaz",
+	"vd2DvcNut+uRaDKZYS/h4go9svTZYTe1M2RX+NH09mfXbQNihGajHG+ucsU0C/JMqyg4eY1lzpK77I5k",
+	"VWxSXy/rLc1kgzQ1aYmt0cagQatv/sC0d5GYaDCphEjrHTAeptLTxTMS0gXxqbwS3McyLQOhNJvyR4wz",
+	"GUnfqHl6xjG7BR0L0sY75NQ01w5okiyI//yCjmxjdGiriqHKfu6i+cagoVTsa742oSqA7qT+y2H7jeCs",
+	"/Vr/4iML3+vul5ZvAQi6zQc+Y97cOzas874xRdULMj6VP9RaxMuhBhFA6GHjjDdteWBfX+eUWNnSQL9s",
+	"3/3kbVgkeK8m9XstQqgu8Bjs96VQ5o8a8QeMJiw5nWmi+cuvn3LUWuMgmU0rmiIgOc1prkX6WrsysUtv",
+	"0+rDm5FbMbTkVIv6vW4XSwObDAmqsOj/nErsoNA3Rc19iXWElSDXpq142lUpXUmEXdmqSaItz/tFUsR8",
+	"7eC/OwW1u61HQN1yg4/085F+PhD9TDL6cA/yqf8ORBJuRExtya07kVKv2MBFC5YmPaLQy0VTXTMbNG7R",
+	"z/wbGkfhlYri2M+MD9aN5gxuirYQH6tcgpl9wBgn7Haq1XS/Q84SOlSYRzJNohuqWJ+k6W9rSkMQsBug",
+	"S9ru/kSTfMoXgjPCYsnglLCvBRR/Na/hjDSO8WuptwE+bbNScDOANzwtjeXOAllGTkkLM4WxE2EvH0yg",
+	"iaMhCxZBzCCNBnfbWsVx9EB/C36DW/mfwp30XuvyJv3uI2d65EwPypkMHankSzVq46cUImtJ1i+WokWq",
+	"qn/wlivNJdha3pYj8om+bDTikvi/+94lD6hk7YhLxmWkohsWL0jzPY8CETISMwVWfyVEq0P8//Q94l8Z",
+	"38jlpU8irgcBMg5GD8wVUmM2kSy+AQPlB1ObRE9GGORrZ5o1ecfkLFaSTGfKtE/BcXIFdz1nL1Fo6+Wq",
+	"MeOXfCTIAEdEV0PYIdCzK+gTip3yJREASxrDG9YxwYUaR3xUxgXOGU2C8babART7zN4qZ4Mlp+YeWnZm",
+	"zeJxFaz1NJiwigCZ36tLAh4uW7L/alnk6XHh6dXLI08tdY/dC74Ayvki4rmeBuZil96OyKWrEo7cpatQ",
+	"sRXxSO4EMaMJjePqPrHfRiGThjpBa0J3gHwyubH1lkwzjqQSyQLJIxhIxmJOJtD9XZExtEinwyELFAuz",
+	"2FHT9V2O6RRQUk/fpnHc6pD3fGkt0FJnQZowhf6XKXzbOsEl6p2ykAhuStdiLQynUnlp52n91TtGwzfu",
+	"TA9ZIuo1Ta5P41jPueqifmvhlwfBnCXpVv8GfWf/ByVBA6blKzOUoDjcMHObnFuee6nystvvKhOj43ip",
+	"OkRuBA+XBH0TVb7uWlXZfffefJuu++FY3fJ0q24RFsnJUTQahgmTkoU2/DYFBZvQKC7s+pEjPmCdNroO",
+	"Hze+AYYl1KsxOCvjMc2sSu5NScljmdY8rm7WBTxa5rvztPJ4ldmoooQEYsYr79db3NFnY09l8626YaWM",
+	"+vGOfZm1EMswfuM7ZqW0apFSizhWpCyZsiBUYj/sJbkRldVSoc2IUAUcpeGXK7bZzTxKbH+h+6OPfD2P",
+	"Avzd+BJ9dP+Ecl8wzJorVVbea3kxK2uM5i7iunJRelb3lplLVrAIlcSPON9UpIYV9r9J7OTnLCaqIbDu",
+	"zhd3bCX7tAPsX/zKP9rE19AIfS1z96omSQAjZa3AQWwrJkkgJgOonYD1X3ag4MsA3H1pUsBsGmqZE/7T",
+	"NKl1N2lwoGydYHDKTP7TNLQmE0a5JNjp+gRN5n5qjDZhrvECTchLFnM9nEgUOGL9EIJemq541/LsiGA6",
+	"j0KfNKkMjO0GbPS4HJ80Bwu8NKZgoP6s1UnDGeNIKlnsvYk290VFTCTE55TmU/2oYf+Zm8Vt6vF8kYjJ",
+	"GVW1LM0XIn2z6LY30UYIZTIEVCJN355+ZI++sr8OflnayjrtYO00s6ZJMI5uGNL0G3HNwrJu1vXAVb+f",
+	"3rlI1MMUgK3rD/4c4UcGbesY+P+snnyP7OJeLlSrtOUbcJbHSuI9XcFQakdKWgZDs0oIaZgijHqShjQO",
+	"zau2J+lg4QTyAC1GjU6Sps/A5h/dsCv8uG9IDWG3kHsjbSSOHc0jvqEZvs3PyZwTEOMCwDDvZP2OMUzI",
+	"LBh9wj6s+4piUSKgc0MKETkmzn2/u+cE69jEujUxP7mIIc2RoJqu5oxixhULwS+shKLxldmS7y13r6mI",
+	"JxJc81M3egjKbWNNXdw+GIizLMVCsQvBV/C6z9ev+aFDe7bEGAGgiLeI1B4R3I1Ks0CHWsLlGL2Sadbv",
+	"JI2LeW4HP4ePH5nkXaKgNmKRf0If68fuRH8aR017wpeGzha5qWmju+O0Wawyz3zAHGdsiao5XD5Q07bs",
+	"TUfy4J9QFErT8ihEHqH/DXyhQ15mMbCRySW260f2OoKeZ0b7mbOEeZqpsqneq2Z/dk7TbTVSkMq1QNe5",
+	"7d2N8xRjDEwYqaLXjEPhvD6+As580z1tv3ucmZiyXDbz6QqP+zuEarFxtjEAMam+FuFiiyQBZnMYkrm9",
+	"+pTzFqdPnyNCJ+2zvS5GE5YdWjT6O1iR/kbtH3cP6gBAzqZTkSgWvmZhRC+0/vuXbQEH6FhGyUjTtPnn",
+	"8aK1snq7JaeGjN2RmGLNTyCeWSN0PSCWx4DQBc4gxAjrsVIuaaAgMh/FcE0c52MBtUehNkWRObjpBx6Z",
+	"j6NgTCYzqciAYb4W6BrDmaSxKTCRU1AiZfpeQI9s8yOuWM0jDbF96FzHBZGzTLBv7nf3oV+2+dst/GB3",
+	"2tzvHrdOiikFqd7jRk7qT+1nkFtwTJrmBHBoNM6tp9CZ3vCA9NlM8idRZzP7HWmzfCTOj8T5CyDOsylR",
+	"gux2u90CZZQ1ybIRiO8r5Gaks9rsgaU8jd3jxFDce0m3BYnUzbF1KGha4ylHJx3C6Mqy9Slkqko8KInE",
+	"Wf40GonTPwqwjzTy7yDAluj/y7QRg+treWgx9cIEA+YTYkFsLZiwwWWc5QKdxjEUg8uyMqLU86p1/+VU",
+	"pRMzZFbXbBTdMI6CKozSIX7O+O+DbT1N9NV/ghPZg7Yh3iW3T9Gw6RF/SkfWbav/eYVVa2kC1xsKXJ6Q",
+	"r77CdUBHA3QVOGuCMEioVxZxJYgfQmNW6X/11SVv+rQz6ASZp9k+7eDvJ0a4hsfE/+9fTts/0/Yf3fbx",
+	"VfvXfzQvLzv5X1pf/YfvodVcC9idS35qepHbCVLuAKCGyjcmmkYGNKYJuo8pVssGVgHN/BaExQwq1GFv",
+	"P5okdHHJ9YaZl6UnaR5U7pYPEmYC35Kci15FE0aaL89/IEeH3d1Wh/xLL1daZeOSv3/3qs14IEIWdsgp",
+	"F3wxETNpInrQKIRwn0moXgo46JqNKj0hml1g0B1jiEmX3GDnYKZsUnJTzuSU8ZCFxgCFXhdIsVBC9LF4",
+	"LBalhEUrFsdYCpJq7MXUjEu+zu9BYyns6sEGBpsqmL/0SnFdWe4ctv+bM6kuuY9QDa+o8t1EuRTroxAK",
+	"UApFMW0ck+5SsSlFkyZWJkzbbV7yWBNOaeqbn2RluSH/HUosdrt4T9DzAyNnHqfqRLs/1SmTJ2Bvkdp4",
+	"SyEe5gKKgmClz7TK95GjO1Wpd7u9o9KogDsuK1WzqxeV0r77LckcGl5rBukSBvU0AdGiranxru9ZhAvK",
+	"shR73d5hu7vb7u5edLt9+P9Ot9v9eXUPpJJCfHrGth6/sY01G0F61aJ3e+293YveXv/guH9w3Dk+Pv55",
+	"VZukbS0Zrpl1KcP60DtX5osjb8DOkudkRApb6tpwGNNuE+homDq2paILS0S1DPH/sXftz23b2Ppfwfju",
+	"jKVZSrFTt9vac2eut+5um7t53NhpOne3N4RESEJNESoBWtZm8r/fwTkHIEhRDz8U2yl/ycQ2HyAJfDjP",
+	"71vNtx5efvcpvsfVbHqrHtM20fb5Em34gVDe9XPm2fC+y5m2psKVpa5Vu5RWEwH4qnqwc6Kg9yZalSTr",
+	"yIwsZEQLb9UcO+MmoHxxHCsljYqr5lDZUJQ8K12GbIi5GBqVL1BGos/Oiew9V1M6Mdel/BbxH18KMYss",
+	"FEnjK1CoDxZYjcEYtCCVLcDOOGHch6dJHmqoplNpKKJLI1xBtXsO73OXMGBvsCkKAGPULdv7jeUZUm7A",
+	"PbFzV2ojh2EMTy+0EdNg8YSNaj3XqPbsI/0Pugv4cChmZnVs77WjPDL2LZqNlUqJGMrEOq5wXRD/puhg",
+	"xrix3q+rhMYVlQUX3y/TKyzGlHMvOEejy2ndWVftC89hx1DtydOqyIeN1jUO6+fgYDevbmpp03nbqVbf",
+	"fjnhgOlmm5ZV8LLauNqjiqs9wdAYzrwgHN/c+LpFO8MWMJSL38RwDQzZ2d2QIfA0zjVwcolWxh0ZxIan",
+	"OAkBpUJ+sq9d9Qu6AUXmqmIw3QtnMJ5aR2RB8JcEpaTfNecJ7ON+HhhaPw1eIhPeqfVMIY+z1y7xP8wS",
+	"x2l4b0t80cOVsnoZgzKpXsr9jUUmUEEP4rLHVMNsD7v45cKb7mQ34032NeMzcU2hPPv7Hy8u3pyzkUxF",
+	"n73OHOd4LXc3EEM1FUFpm8tF4lVBtoPLtMhLkkhoPwZJE8/m22dnr849bdaUL1AZ6mtmFPvqgCQ7NOvk",
+	"PBfpgh19yyaqyHXX/n0AxduN9dgACIszfIm7SRqGt7h5xvAPjiVtVm07XMFJZnGFuKmuRG5XDC1Wu1AD",
+	"TCHQWAITv2h7xBG4Elbe2kU9K5yaEKoS+BQOiEJbcMHLMPcg+9iXyGPWIQ0E644ICTkG62V1iRwPMMtV",
+	"uGqDZ/VRkhDvFUckbKXUaF8zs5g56j0nhKkjr/BEw4OIZRkyoLQ4whH3OcJSfQHIZ2dcA42IxSiX6bNW",
+	"/3QG6YZUjcdO9QlrJ7hWa6CmRv+/U8xZkhq4X/D5mQB9a8wJra8yKLYV9pwWdh6bhpO3QJR3WuQtqtwF",
+	"VcrdvLaiA1AJ7ZhlaEGLYiOunNYVWSwqONlYimDUhsA6KLlWphahBa1K0kzGB63pLZvAlgikZVW+OIw/",
+	"dpZDmd0SgCo23ggy6ysRIiQQ3ik8VJmKW2xoseFW2NC8Km8ADBh/vCs0UBSzNoz+ykUWakjseJlV5Sra",
+	"hdYutFsutOY5vtVS08R1tLl87uclSXldZ4lrZJ90V6bzH6KS5rMwO7vn25QaKHsSWsqHJ9eg6rVBVubN",
+	"3REbltnWtA8bl10gpuIuua9Lznmcp81r021BD7g0b8o88DkYXNqV/IdbyQ215rdcyFtKNd1yWdNqRoaT",
+	"qlIRMp3ckMjkLkpIq/hw0X98QphyM6Gi3dNjtPjzB8SfmhhPA/rMQaQq8IOHPE0HfHgJ05BO+OGKJuHH",
+	"P5Hr2h+oZPEfz+ZiMFHq8kORp59WO9NvFIAIcULrYuD/uK9ZcAmAGWz0FvMliiMM989JcwfUnkFyLhVc",
+	"GyjYC9Dt3PAs4XnC3uPlNaOqF3e/nkxQ4xiK8FRWDbZ3I3+ckVOhDZ/OAOrcb7UcZ9wUuSC5Nfq97k+T",
+	"bp+dZgv2/PraCV04UnB5BYRaPFuADg+F+TTLhcldrhLbEp4fYUYR0XAj76qw32cf+URWPpOvj8c3UVY1",
+	"l29kLRvrxsLt95iptU9LKYs518y+KZFAY/67TF4zLYYqS/TG0fj3frdBXR2WgdEB1+KbIzuTfnx5+n3v",
+	"/MfT519/g9krmfT9DWFus0uxcKkWeKVimIvN79DPixuN+tfdhIRo7hMM3iAKVIuFrZnNuEv88kvDWRB6",
+	"hj4DmAwRiJjbc7++vo4YZ19dXyNtg79wxg4PmD5huBqwFzjlRuT9eu3SCoDgVXggDf5awx7Cz6DK30/Y",
+	"ZC+7whtDARpYUbh6QUydmBsoVgKHBE3NIa9DJ8YqJsgZQJOZ6w107HV2qnFm+JjVLsM6MTzXBztvYhYb",
+	"Po6Zy0OQmWh/B9wSwW1OwiLpKU9EOZ3tXeDVOra9pHuM0Ft7q1KzmYfvOADrOKKlzWakb7yMuXomhkus",
+	"04LFuJhi+vAiYdhSZzG8X72JJ+CYGDOz9qWTvxw6sQHSLiE2Qmt0vnv7D5YXKVSP1cE5wHxu6Au4uUyC",
+	"QuH+BNXbkBzOVD7lqdQiYZ2J0oalai7yIdcW20zOZQpVaMqQRTziRWrYTOWGJbmazexhP725OoJAskYG",
+	"EK5ZfHD9l1H/MPaNLk5CQXddcXqqhkQ4ErF/q0yQTkvWq74HtJ8P+uyUTaXWoMVfTgXWUTmGr2OcKdWZ",
+	"gxPSvjzsJsU49xwLbBYzqkU3/JJWDTTqReUtM1Zkl5maZ5V7okV/wrjnIlcpFOsdHhxUXrNmY2FWVtN9",
+	"D71L7+1gzoOTdhRHD+52o/D54f3Btr03DmNjv334FqOyMMCuTPuicaGxjp7YbwPpSLvUun9EdvK2yX5H",
+	"OQOYr4xnuOm6fYxAN/A+0NWouR7PKjiwnYBP5ZSIqTSpBTgUcrrKnBaAbo5ULkHKTjtnlu92k8XdijR+",
+	"Prkc3Pd0bWKsn8Yfw8M/yOQTzuFUGLE8m5FMpVnXoza5PaTPuYTKdfD1tDcRnfHixOPWioBUTJtNIiA4",
+	"yKZtd6M/Gt5nhQ5I7XXdRAdkKjPfuL21KsijLm1tg18rVyfOQm+M6upMrK/JqHn3eL3dOrPbBlhPsGnc",
+	"ciU1dWVusYjuQV75cS683eydN9k620j2Y1nMdh1utY437K3PaNeTYr3FSHxMh0iNJ8NoqHZsTBtwoZo9",
+	"gwhJkEIbCnvRfQ01705ppXOAqCENSyRI4FGgAwvOsdVEZIbNc9Wsxu6N07PyOVvEuDlilK9vm9ZaOyta",
+	"rHgsWGG/St24DWK82yJImFTnSdJzuer1vaiFFrlb55LUS1nHkejA6s7EvAutYcQS4aq0y4Ax0FIUGZrp",
+	"1CnjlnmDR3qaJGducDdd7A2VafcfGXOju++qUndd3XaptrGnm3axJ0nYL741KXkIC7ise5uJcONhoY2a",
+	"xmFaZWD3MsbZi/PXr9g5rBT2/OD5Qe/wuauakblL5OyXTIisYx8YEmQqI3quEyau8S2x2L6XWBPp4qjQ",
+	"IumesHgqpgOR64mcAU8jJAA+XIoFsTUiUV/MhmpKuZ5BIVPTkxnV+Og+u6D8Ev6CZeJK5NTqujr4HlDd",
+	"PkJgqo7xgaL29cr7DbqhYu4zfy2XRwuhDwihuHqayxXXAyeGN3sVnZxVIU8iEa8XERo1HWijMnFM/OI+",
+	"75wRgVdMzL1xEAvFFtuI8RmxlFL6HlQfZjy3y4ClanzCMhVmsnMxVVdOuA2Tv+6vyP6RC57YV8QGCxbT",
+	"n5A/9G+5mmJ7s6rZeVEoHOHoyCqw7wocjg6O7EjJK8XGCjwcSi3FyDBVQGPz7wV4LRHk6f0PxJTqylnE",
+	"tZ2BqH8hqfKmpn2xUucnF6ngkMyW/oAKu5KO7KaQpgIoEIBxdiY8ZYRmY0WCFEiwnChRigdZz3fAh5d9",
+	"ZqEOqmns0GAq8NR+6Rg7l+OIXYqZCcoS3HTALQqyljJj8d9/uGAw/WgylNpMOl6nSeRYnx1/S8eQY14S",
+	"uMAnca3sx9byJ2mm7uqgeKhe9EgN9YqZ/pgkjvwnbre9dtt7DImFW0gahZvgWBgfVFgfjSwL5g3GNlzR",
+	"/Ki+oVQ04Wo6pM28j96HfjyNcFs6/S2JzNPPnDfM0xutn5IKpsIll6rx6hX1KmwSBUNjU3OKp7x30d4G",
+	"yV0TxIJRhGbKE7Fi0YVdmn7U/7CDfoztKY+LTrr+yrYjlk7VGKqMdi1ufqfm8z8qHLwVvIGAxH6ydX2t",
+	"TS3kIT6gz7Zl3H4ZAvB0HQYJBwsM6NccB4j5E+NKeXQzvaO9Zhusb4P1rcl9M4Cw6+bO8XqIb4xE3oOT",
+	"9USu4XF56UvWxbVE6tfG3F5jcys0LVXDUsu2OnGypfJSAIc7lMajQaLShFAIo0vBgxdZKrRm8aUQsw9c",
+	"f3B/CMRjIDYR29F+yJT5AMSUMeUeFeuIzL7hpIvPM+HEPA+PcxIiGzd4iIuBqHlWi8PZw7/Cmn+0hwZF",
+	"YNc1IeAFfYLX/gs8ShBcGuZDy0BvmRwIJmIw+dqASYveD1mQQYupFmWFZv9Sjex2kI6aRL0tFPcR0Cug",
+	"3GenGGQGrHOsvXZMKEFjipwQb1jkuchMuKCquPYOxnFf4d3NvtZPo5dQr7IrAKw9zxOBvxbydg15z7eA",
+	"vBwatWXNAW7Rcju0xJW3wu1dD4YfMRflXd/m6Ng6umR0ees2bVOWr8aP7ttKUDcGe02XJRZcFpAIn/OS",
+	"nxnK5w034ji8air40oCwG9GZsxy00WhU1mnnMtO1sJ69uEhH4KND1Qpl91a76I0Bup2DOhG875jTxT5f",
+	"VWFiNaq+d+z2lABvYbUN3TV75ivxAqXenXTBSm73dRxWsMa3q7Q7rTjd4KxTNUgqr0QcoeZaLDPEjdia",
+	"gKBM79kUXIK/wew7QTHf4UReoagtNqp/5/Xge+VV7AL1vfhaIYFFoIfbUMZLT3lPJXP3TztVtTl3zHq3",
+	"ncXXVsJ9aebekxTEwoV7m0q4JahLEiKhX1NN7EuBpWZXPJUky0sqFI0cfazD2VRqVL5B9g0L2dY6s8eP",
+	"iIYEipFnStoX1e2zV1BsSqVouQNRH4MkGVypWQxUfDHaXR4EHQULAGyHhNa/ayyPOk2St4507HOi3o7c",
+	"Z/84D1ZTHJLmb1NRbI9vUbSNEz54S8YS9+BtAVSvsRLTlLiQBKRqlopfffnplC8sgiG53rfspfxrfzV2",
+	"6S8MvPQDoVc4gG2xS7fg1YLXA4MXosThwcFBKE2ospuE8BrhjLRHblvKUpVGLXWSt21WBYtSjicGcjYW",
+	"pUH+jGdjUVdvhwu5AaPzq0YsU5jdJs7TsiYVSE8bi2k4w5a1pcQ568wnyolH15gQKVPdbRaDrR+20g7F",
+	"w+6pTOeRgPquynrqb6st72mx8469uMSvcXdfGiN1d4oaumifjxyiB6zyIIZ4XEUXpyRrMaanspRg0IHk",
+	"kEPeIlXZWOTWtuRJgukSRNSEFZmRKauHFIEs0wcftwxXhhFHClY2oh5eto08tpHHNvL4lIAT122FSdrD",
+	"TvfWwDko0steMQPu79WmJtXTfH/+M2hrOxqTaZEaOeO5YSMp0oTF9o8x63DDpkob9s2R9aIBEg+jg4OD",
+	"CMxlNdfdY8aJbN/+zCp6mXZgceRbQdOF/wsGIRFjEwV6vhQfZTNuJi7VjDsKEGrP8AZEyjQUaQpUxZ4K",
+	"uiF4CmbrUF8RSz+dNOGGDcRYZpoGux+zkUpTNceLxf8ZRyz+s/2nZ//5LztMZvggAmbjPJd8LKjOCExW",
+	"Koey10mVFlSZiaLn9pedsnt3HzLw0yLlLBOFyXkqNaBet197NcGeJaYzs2Byai9gvx1lvuzBkYvh2p3Y",
+	"/uekLEqlzbAT60Jj3zTyQMPWYv8rrmfWjIy7RDmB2xG8Y62A4BXGzHBOeYp2TMZPYSIhr7WXaZRXAqMw",
+	"OLU0qi0LYLq2M86VG9B8CWPf+M3os/9eiEIkuEOXNPTPD56XrcO/qUHE5hM5nATtwr+pgX728Tc1+CCT",
+	"T+6r6j57q+YYCg/GQxdheZFp3HOBdgMmMab91JwJu/KdJwK39HTYeEH8KiLps/cTBXEn62k5q4H61MvQ",
+	"Ol/Q2zwJVz9yCWIrAnzc1Xv+X4v08h1c4REGrzyIPLOTvJdww6sb+Sy3T2OIx81OkmZn2KGT3abtpbjZ",
+	"O94byIyjXVkXgQg8on/iVX/1R6nBb2K4peP0/N6skhdqsMkUgdmEE721RlpH7gHtkZ8AwzxogcdUWggg",
+	"5MHtdL21ZZKIe6kF8a5bxas7qUhnbPTTwCFzV7pN/Uje5J01EEfwtjCkdc9a9+wpMkXweywNIdKkILm5",
+	"gTKJB6w4akT6aHwqnFWJpXnV6rfOZjIl7FvrIn3Qmizqydbij47ZInC8yhQBe51Zbw99GCCrK72QClgP",
+	"hK/rZadohJP8TZkngMeWxrkpx1S4SOI1Zi6HgnWODg66EZ3o2L1LNaajg6Nu5G9c4wmKnCZlAO5ei2lV",
+	"7Ytj3fmCUsiVR3qg5hG6+03ZhdpEcmtDPwJ6oR3kkv0GUhrOq3aQbfLI85KYLwDuG/HyrWmBDuzpqqTd",
+	"binxVtDhRUC+DuEq2NAKl5r24B7wBWKQZ2otevuOjMiOkRHGSbU5mbX5RKaiGtcpqee6noKPRI8dOSD0",
+	"ySzWMA5u4s4LMu7SNJDdBfoV9sU38eKt28YexEn5EgjxwlR6y4fXblhPjQ/v7h6Ommf2dfY0n85S0Rvq",
+	"q5UsXqdhqgjKjDKL4nAi/C4ROYRZRsS/uiGtE7F/7Z0yvDFEq/611z2up5/qOSefWRqqtJhmkFlKBR+5",
+	"OD/eZ1+zMlxtbwpJKkhOMZkZxTCyXAp3QvYLJe95WtAeS2PG/krNOuDOQYptX1OKiB4/ciqiERuqTBu7",
+	"b9MBWTHFa0ZOYR9+suO1UG8WMyQRnHKUIx3Y5aNPsOUSXyKa73hnjbsEOIK06Rk1FpAzShRkIVx/QrfP",
+	"3vnsj8aNB3MgmOGhnFSZpsN9jJ5aahJvjVzCJfiauPkzad05pCGZ8gVzk4lJ07hb0Z/P4ZV9r68eYsNa",
+	"u5EYcW2e0RJYrQDduDWUWY9WlOSpSPG7Ccm4QyGfWUdR3WDGD4r0ktJ/twZbtHhdOKnH9Vq4DUSRAjO3",
+	"ElapVVlG1jBF8WGqDEj5wprkQXUBGLG6ml7fALqkwwyeRFl7ShfiGjm1YzEaCYjL01ndZqwOCwWqaX3O",
+	"9AyuORHCsLkqUpRkgQyGS7x3ZC3/vyrfj55TLePfDRwEp30a78dsIEYqF0wal5VefmF8zhes8/r96fkb",
+	"mCUysxuI/SjjQiY8G1q4PcNIlHWH8FuXdOebAnIW7vvs3OQCwoUOr+HuGFxz0uOwS8XWq1p84Fj5UDJR",
+	"BWTZXyHdS4UkasMo7I3cB7oUjqSFZ3ZXGditiz4kBPA6fKqwl20Kcc9ZLxVXIq3OJSjbq8ymrku7wEPB",
+	"THJfJCly1x1H1Qv0jbCsxf6eLBBS9qPh2MU6LIwOSw70xJ7foetAsUJjJPAHOIACV6f6NrvS5yAE/fJ3",
+	"si/IHfkiN8sfaCWFm6IPEEGFULAvAjptuSuOhVnut1jPzt2UtYDNz/U0LNhc5JQ/jrZNiqxgDl4qt3+6",
+	"AHHDvoKW7vvp031XqOvvpca/sl635wA/rXMKWZMuqhna/XUL8Ekwd9+0kKNl+m6Zvh+S6bsBDrYg+q5j",
+	"AiHI5jbwN3hgQDCW+Pz9UmnExnqHY6ywGAujV6a+iIRok/zUZyxgQG83FxCso4dfWalAL+yLKlWoPtMD",
+	"1SrUB7E+80MTXCQ+O9imgNoU0APCOk3fsGiBoOSuNQvEZHnPLfDGk7v7tnaoZqi2rwc+JVUy+7iXF3ko",
+	"U+WrlSDqkdHVtJNt63nben6vJmIrFHFfjma9HfvOFJS+s/zmFJS+6SCkoFxqjNiCg7IRiOA5216Dtteg",
+	"7TV4UsiHerq8gSTiDqBnseJOmFd2CQedVlHQggVJuQAM34orRXEBqdlIQvGiWVcRCsrBmWKjIofKE2Im",
+	"Ai82VGyupYo9EnaW08XogLv6/c2w3Iyk9vwWSFsgbYH0SQGpXbYVSg0AodvTaWh+5dq2elz3wDNe77/C",
+	"IZCTgECkp7Q8DkterDUHLalBZT0wOERslmPX2ZblHkg4hCUeZWypU42jRqwWV6UC9ZKNmOdiazpiroPH",
+	"2ocqFYu5jlIYaSfMhGeelgJJi5uA9pxfUavRqYail5ZD+HNzCMM3amG7DUI+EvpgrNNLCAxuB9skLbbZ",
+	"+P2ehMOWWlj9QRGbCsMjZgxkkCrlcktSkX32HooJfxr1wEKL0eBEo1Zq0JXGgmw5Wmoe0kamKeMG8zrO",
+	"IO8cHT5HTJ1LLRpTOyg79ESs1V3pnblRPVjH6k2s5VbtrFU7+3LUzu4cq/gYVPq6uiAwue+tKshJJDTU",
+	"BNk/fZEVQfhobf1QWz/0NOqHatoRt6gequJI1ee9ddLnpLRMQ4o+MlFXcj9VykIenU12M2z4TPHG7X3W",
+	"MtLRqt+0UcdHUkHjEOGOKjhVEMuFzACN7gpjLolTMjAFyWv0u9fTkePDNTLfsU6+nPlZyl2XvFUrOU+b",
+	"czH0Bloo3QWU+gnWYmmLpY/ASKTZyDjzSHXfiEqJ8dvCaWNaHFLhIbY25sIxmZ1yU6a6fYGhSwz5ltaQ",
+	"gm47cPb1RPQzwKueQAc0EnYPoNAR7gM8S0XmTan7w2vMnbdgvQuwDidFi9QtUj+GXDv2ptwx014FaULS",
+	"O6B0qHdQIYquW9SsyBIlNJPGwm5907mDVXxPeHqOI2oBdReAWv/cLaS2kPpgkEorvSruck+A6jPi6/H0",
+	"JSkDBah6Aj/cqlSovzJV/cVh2e7S2jcuIzp4MCnyNqXdprS/lJT2Zuw1fFwjsRgseoaPV+aoCY8ktXYz",
+	"bm3VLOF5YuedK680fMw6MSro6omcxRGLkUDxw6VYlOpdcZfJrEx4Uzu4mmeMU4pNJCxRUy6Rwxg3FZUJ",
+	"HTHgsVHaC785m9lwU+iY2s87sSvzlxpOPmFA9pbKkRguhqlARbV4WGijpkjwX2SXmR2CfW2wUzhBLXjg",
+	"FUWgJTWHFPqviws+vp/8e91VcG87eNMWqoh6c+94r3zpe9GetCfNuJnsRXv2hewd28mwV8ffKMDSKb/+",
+	"h8jGZrJ3/M1RtDeVmfvxsEGwag0hkRR63ym3ESEoi73ujfMa7Dfp9t1QkSrJjxW/5V44PJEVUzuX8UJw",
+	"nv+v6+KA5wNPJpDP8mPepdl+wcf/Yx9hy04Dv4qAhMF+ydvuD23OfjWb169LXEAeWvKVaMZwnTRxeH2c",
+	"5WokU/FBJp+eJTLpuznSCJhxIpPjuRgcf0xk8mGitPl0HF4hZrnQKr0Smk1ELvpApu6LBl4KM1FJzFKp",
+	"idKPTt13feIiFwn7IXn+9deH37FLsYDWovhlkRppoZZ1UHQR1dRV1lx9+XdhzmRypobF1K6BHSDXRTl0",
+	"1hlwLb7+dmCG3Sp2HV29+O7Fu8PBixc/fPfN396fv/jvqx/1b804Vr7CtXA248bOqr3jvf/752Hvu9Pe",
+	"jy96r970/pf3Lqe9f//68TA6Ovr0p73PCxPhu16BEGc/ndmdCo5pYWHnsFB/5RjjojkW4IBMRGbs+b9+",
+	"qnMGNhEGivzKLaHqJwb6TqUNs4cgz6fU5d078ZRfCpYXWQxHACcqA87Bbw++PejuRXtFnu4d7z0D141G",
+	"V7/J60xAKdkCwU0aIAJXo4jZvddox6gL0q8LJnieSpGHHhCtNWS4bljV36s0ReZXjWoUHk5DyXG4+0im",
+	"BrRGswRq3XTkxS+cMMYiuCUC7vIdf3acRvAhRtJe0n6rDJ80sj6cfSYgHA+u55hqGi5JrDeuVb8sv5xa",
+	"3xildJF0FenQg6uiikfDNdHfrJaJdez7mM4Ka5xnCbP/t9Ylx4/S9X2lqRrr6sjLGrLlO52BdVy9kxqF",
+	"NrW6Ejk7e3XOLn65sC+d/Xhx8YYUEeHTM4uR1tay5w4WXgfYXyMYDRrjDeN4pYwfgKYGr6HUbmq4bi9n",
+	"zlcHTLGH8LGz8HpNUy8X3NiVA+9ywrOx/aF87GjFbMRpN+UZhxNKwstgayE/afmm7+2MYLoY+F/qiM3F",
+	"YKLUJSxRU40iwKNTNSfRTLujwfEo7znHOMzy5w1ASbtEa6FFrvcdPIVD9/jUvAPXib5KEm30zsqODRhr",
+	"eHgvVePamFM1XnGfIU9TkWO7Hzt98xMYJsGZfDhUhd38Gs8+E2cSYc9eQstE0HgSkcgePvI06bIe9em5",
+	"9K99J1qOM5AHSHEKpHwBK9ggjbn9Twk86J3gS5U5G+Z8noZzXSSyYYg/Cp6aCc0pnshM6AomLLQR0xWP",
+	"dpEX2jAX1GPgLLA3uTJqqFJ29bx/wDoX6qc33WPmojm4QtwMHmcQF3FCQpTaadCZAJsW6bGnwvC+yX+f",
+	"xXZNpjzHZqGp/8q/z9ANfk0yC1owbx96xSNQkAbr8u3fvmd/+fbgL3bgg1RM2RnRZHfi0Caa4V//bG2j",
+	"mMxO54Tmv8/2Pv366f8DAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

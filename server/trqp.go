@@ -76,3 +76,34 @@ func (s *Server) trqpAnswer(ctx context.Context, recognition bool, entity, autho
 	}
 	return out, nil
 }
+
+// trqpNotImplemented is the answer of the Ayra profile's reads that svc does not serve.
+func trqpNotImplemented(what string) gen.Problem {
+	return gen.Problem{Type: "about:blank", Title: "Not Implemented", Status: 501,
+		Detail: "Not implemented: " + what + " (docs/trqp.md, What is not served)"}
+}
+
+// TrqpMetadata answers GET /metadata: 501.
+func (s *Server) TrqpMetadata(context.Context, gen.TrqpMetadataRequestObject) (gen.TrqpMetadataResponseObject, error) {
+	return gen.TrqpMetadata501ApplicationProblemPlusJSONResponse{ProblemNotImplementedApplicationProblemPlusJSONResponse: gen.ProblemNotImplementedApplicationProblemPlusJSONResponse(
+		trqpNotImplemented("svc hosts many authorities; an authority's metadata is its namespace, GET /svc/lookup/{namespace}"))}, nil
+}
+
+// TrqpEntity answers GET /entities/{entity_id}: 501.
+func (s *Server) TrqpEntity(context.Context, gen.TrqpEntityRequestObject) (gen.TrqpEntityResponseObject, error) {
+	return gen.TrqpEntity501ApplicationProblemPlusJSONResponse{ProblemNotImplementedApplicationProblemPlusJSONResponse: gen.ProblemNotImplementedApplicationProblemPlusJSONResponse(
+		trqpNotImplemented("an entity is a record of a declared registry, read with its proof by GET /svc/lookup/{namespace}/{registry}/{record}"))}, nil
+}
+
+// TrqpLookupAuthorizations answers GET /lookups/authorizations: the pairs the authority declares.
+func (s *Server) TrqpLookupAuthorizations(ctx context.Context, req gen.TrqpLookupAuthorizationsRequestObject) (gen.TrqpLookupAuthorizationsResponseObject, error) {
+	pairs, err := s.trqp.Authorizations(ctx, req.Params.AuthorityId)
+	if err != nil {
+		return nil, err
+	}
+	out := make(gen.TrqpLookupAuthorizations200JSONResponse, len(pairs))
+	for i, p := range pairs {
+		out[i] = gen.TrqpPair{Action: p.Action, Resource: p.Resource}
+	}
+	return out, nil
+}

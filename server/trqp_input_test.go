@@ -163,3 +163,36 @@ func TestTRQPDeclarationRace(t *testing.T) {
 		}
 	})
 }
+
+// The Ayra profile's reads: the declared authorization pairs of an authority; /metadata and
+// /entities/{entity_id} are 501 Problem Details.
+func TestTRQPAyraReads(t *testing.T) {
+	h := newHarness(t, storetest.Dialects[0])
+	key := h.key("gov@example.com")
+	ns := h.must(http.StatusCreated, "POST", "/svc/create-namespace", key, `{"name":"Board"}`).data()["namespace_id"].(string)
+	for _, c := range []struct{ name, trqp string }{
+		{"b", `{"authorizations":[{"action":"verify","resource":"lic"},{"action":"issue","resource":"lic"}]}`},
+		{"a", `{"authorizations":[{"action":"issue","resource":"badge"}],"recognitions":[{"action":"govern","resource":"lic"}]}`},
+	} {
+		h.must(http.StatusCreated, "POST", "/svc/"+ns+"/create-registry", key, `{"registry_name":"`+c.name+`","schema":{"type":"object"},"meta":{"trqp":`+c.trqp+`}}`)
+	}
+	get := func(path string) (int, string, string) {
+		rec := httptest.NewRecorder()
+		h.e.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		return rec.Code, rec.Header().Get("Content-Type"), strings.TrimSpace(rec.Body.String())
+	}
+	if code, _, body := get("/lookups/authorizations?authority_id=" + ns); code != 200 ||
+		body != `[{"action":"issue","resource":"badge"},{"action":"issue","resource":"lic"},{"action":"verify","resource":"lic"}]` {
+		t.Fatalf("lookup: %d %s", code, body)
+	}
+	for path, want := range map[string]int{
+		"/lookups/authorizations?authority_id=did:web:nobody.example": 404,
+		"/lookups/authorizations":                                     400,
+		"/metadata":                                                   501,
+		"/entities/did:example:alice":                                 501,
+	} {
+		if code, ct, body := get(path); code != want || ct != "application/problem+json" {
+			t.Fatalf("%s: %d %s %s, want %d problem", path, code, ct, body, want)
+		}
+	}
+}

@@ -103,14 +103,7 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 	if q.At != nil {
 		at = *q.At
 	}
-	ref := AuthorityRef(q.AuthorityID)
-	if ref == "" {
-		return Answer{}, &UnknownError{"Unknown authority: authority_id must be https://{domain} or did:web:{domain} of a namespace's verified domain, or a namespace_id"}
-	}
-	nsID, err := s.st.ResolveNamespace(ctx, ref)
-	if errors.Is(err, directory.ErrNotFound) {
-		return Answer{}, &UnknownError{"Unknown authority: no namespace is " + q.AuthorityID}
-	}
+	nsID, err := s.authority(ctx, q.AuthorityID)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -151,6 +144,19 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 		return Answer{}, err
 	}
 	return Answer{Yes: dec.Yes, Message: dec.Message, Evaluated: now, Evidence: ev}, nil
+}
+
+// authority is the id of the namespace an authority_id names (*UnknownError when none).
+func (s *Service) authority(ctx context.Context, id string) (string, error) {
+	ref := AuthorityRef(id)
+	if ref == "" {
+		return "", &UnknownError{"Unknown authority: authority_id must be https://{domain} or did:web:{domain} of a namespace's verified domain, or a namespace_id"}
+	}
+	nsID, err := s.st.ResolveNamespace(ctx, ref)
+	if errors.Is(err, directory.ErrNotFound) {
+		return "", &UnknownError{"Unknown authority: no namespace is " + id}
+	}
+	return nsID, err
 }
 
 // declared finds the namespace's registry whose declaration answers q's pair.
@@ -236,4 +242,35 @@ func (s *Service) nameByDetails(ctx context.Context, nsID, registry string, path
 		}
 	}
 	return "", nil
+}
+
+// Authorizations are the (action, resource) pairs that the registries of the authority declare
+// in their meta.trqp.authorizations, sorted by action then resource; an unknown authority is an
+// *UnknownError.
+func (s *Service) Authorizations(ctx context.Context, authorityID string) ([]directory.TRQPPair, error) {
+	nsID, err := s.authority(ctx, authorityID)
+	if err != nil {
+		return nil, err
+	}
+	metas, err := s.st.RegistryMetasOf(ctx, nsID)
+	if err != nil {
+		return nil, err
+	}
+	out := []directory.TRQPPair{}
+	for _, text := range metas {
+		m, err := directory.DecodeObject(text)
+		if err != nil {
+			return nil, err
+		}
+		if d, err := directory.ParseRegistryTRQP(m); err == nil && d != nil {
+			out = append(out, d.Authorizations...)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Action != out[j].Action {
+			return out[i].Action < out[j].Action
+		}
+		return out[i].Resource < out[j].Resource
+	})
+	return out, nil
 }

@@ -504,6 +504,8 @@ type TrqpAuthorizationRequest = models.TrqpAuthorizationRequest
 
 type TrqpAuthorizationResponse = models.TrqpAuthorizationResponse
 
+type TrqpPair = models.TrqpPair
+
 type TrqpRecognitionContext = models.TrqpRecognitionContext
 
 type TrqpRecognitionRequest = models.TrqpRecognitionRequest
@@ -634,6 +636,8 @@ type ProblemInternalError = models.ProblemInternalError
 
 type ProblemNotFound = models.ProblemNotFound
 
+type ProblemNotImplemented = models.ProblemNotImplemented
+
 type ProblemPayloadTooLarge = models.ProblemPayloadTooLarge
 
 type ProblemServiceUnavailable = models.ProblemServiceUnavailable
@@ -661,6 +665,8 @@ type UserNotFound = models.UserNotFound
 type VerificationFailed = models.VerificationFailed
 
 type Verified = models.Verified
+
+type TrqpLookupAuthorizationsParams = models.TrqpLookupAuthorizationsParams
 
 type ReadyzParams = models.ReadyzParams
 
@@ -920,12 +926,33 @@ type ClientInterface interface {
 	// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
 	TrqpAuthorization(ctx context.Context, body TrqpAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// TrqpEntity Ayra TRQP profile entity (not implemented)
+	//
+	// The Ayra TRQP profile's entity read. An entity is a record of a declared registry, read with its proof by `GET /svc/lookup/...`; this read is not served. Always 501 (docs/trqp.md).
+	//
+	// Corresponds with GET /entities/{entity_id} (the `TrqpEntity` operationId).
+	TrqpEntity(ctx context.Context, entityId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Healthz Liveness
 	//
 	// Answers 200 while the process runs; it does not touch the database.
 	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TrqpLookupAuthorizations The (action, resource) pairs an authority answers
+	//
+	// The Ayra TRQP profile's lookup: the pairs that the registries of the authority (as in `POST /authorization`) declare in their `meta.trqp.authorizations`, sorted by action then resource. 404 for an authority that is not a namespace.
+	//
+	// Corresponds with GET /lookups/authorizations (the `TrqpLookupAuthorizations` operationId).
+	TrqpLookupAuthorizations(ctx context.Context, params *TrqpLookupAuthorizationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TrqpMetadata Ayra TRQP profile metadata (not implemented)
+	//
+	// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`). svc hosts many authorities, not one registry: an authority's metadata is its namespace (`GET /svc/lookup/{namespace}`, `meta.trqp.governance_framework`). Always 501 (docs/trqp.md).
+	//
+	// Corresponds with GET /metadata (the `TrqpMetadata` operationId).
+	TrqpMetadata(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Readyz Readiness (the instance can read, or with need=write can write)
 	//
@@ -1922,6 +1949,23 @@ func (c *Client) TrqpAuthorization(ctx context.Context, body TrqpAuthorizationJS
 	return c.Client.Do(req)
 }
 
+// TrqpEntity Ayra TRQP profile entity (not implemented)
+//
+// The Ayra TRQP profile's entity read. An entity is a record of a declared registry, read with its proof by `GET /svc/lookup/...`; this read is not served. Always 501 (docs/trqp.md).
+//
+// Corresponds with GET /entities/{entity_id} (the `TrqpEntity` operationId).
+func (c *Client) TrqpEntity(ctx context.Context, entityId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrqpEntityRequest(c.Server, entityId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // Healthz Liveness
 //
 // Answers 200 while the process runs; it does not touch the database.
@@ -1929,6 +1973,40 @@ func (c *Client) TrqpAuthorization(ctx context.Context, body TrqpAuthorizationJS
 // Corresponds with GET /healthz (the `Healthz` operationId).
 func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewHealthzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TrqpLookupAuthorizations The (action, resource) pairs an authority answers
+//
+// The Ayra TRQP profile's lookup: the pairs that the registries of the authority (as in `POST /authorization`) declare in their `meta.trqp.authorizations`, sorted by action then resource. 404 for an authority that is not a namespace.
+//
+// Corresponds with GET /lookups/authorizations (the `TrqpLookupAuthorizations` operationId).
+func (c *Client) TrqpLookupAuthorizations(ctx context.Context, params *TrqpLookupAuthorizationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrqpLookupAuthorizationsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TrqpMetadata Ayra TRQP profile metadata (not implemented)
+//
+// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`). svc hosts many authorities, not one registry: an authority's metadata is its namespace (`GET /svc/lookup/{namespace}`, `meta.trqp.governance_framework`). Always 501 (docs/trqp.md).
+//
+// Corresponds with GET /metadata (the `TrqpMetadata` operationId).
+func (c *Client) TrqpMetadata(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrqpMetadataRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -4115,6 +4193,40 @@ func NewTrqpAuthorizationRequestWithBody(server string, contentType string, body
 	return req, nil
 }
 
+// NewTrqpEntityRequest constructs an http.Request for the TrqpEntity method
+func NewTrqpEntityRequest(server string, entityId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entity_id", entityId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/entities/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewHealthzRequest constructs an http.Request for the Healthz method
 func NewHealthzRequest(server string) (*http.Request, error) {
 	var err error
@@ -4125,6 +4237,83 @@ func NewHealthzRequest(server string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/healthz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewTrqpLookupAuthorizationsRequest constructs an http.Request for the TrqpLookupAuthorizations method
+func NewTrqpLookupAuthorizationsRequest(server string, params *TrqpLookupAuthorizationsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/lookups/authorizations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "authority_id", params.AuthorityId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewTrqpMetadataRequest constructs an http.Request for the TrqpMetadata method
+func NewTrqpMetadataRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/metadata")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -9392,6 +9581,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
 	TrqpAuthorizationWithResponse(ctx context.Context, body TrqpAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*TrqpAuthorizationResult, error)
 
+	// TrqpEntityWithResponse Ayra TRQP profile entity (not implemented)
+	//
+	// The Ayra TRQP profile's entity read. An entity is a record of a declared registry, read with its proof by `GET /svc/lookup/...`; this read is not served. Always 501 (docs/trqp.md).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /entities/{entity_id} (the `TrqpEntity` operationId).
+	TrqpEntityWithResponse(ctx context.Context, entityId string, reqEditors ...RequestEditorFn) (*TrqpEntityResult, error)
+
 	// HealthzWithResponse Liveness
 	//
 	// Answers 200 while the process runs; it does not touch the database.
@@ -9400,6 +9598,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzResult, error)
+
+	// TrqpLookupAuthorizationsWithResponse The (action, resource) pairs an authority answers
+	//
+	// The Ayra TRQP profile's lookup: the pairs that the registries of the authority (as in `POST /authorization`) declare in their `meta.trqp.authorizations`, sorted by action then resource. 404 for an authority that is not a namespace.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /lookups/authorizations (the `TrqpLookupAuthorizations` operationId).
+	TrqpLookupAuthorizationsWithResponse(ctx context.Context, params *TrqpLookupAuthorizationsParams, reqEditors ...RequestEditorFn) (*TrqpLookupAuthorizationsResult, error)
+
+	// TrqpMetadataWithResponse Ayra TRQP profile metadata (not implemented)
+	//
+	// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`). svc hosts many authorities, not one registry: an authority's metadata is its namespace (`GET /svc/lookup/{namespace}`, `meta.trqp.governance_framework`). Always 501 (docs/trqp.md).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /metadata (the `TrqpMetadata` operationId).
+	TrqpMetadataWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*TrqpMetadataResult, error)
 
 	// ReadyzWithResponse Readiness (the instance can read, or with need=write can write)
 	//
@@ -10588,6 +10804,82 @@ func (r TrqpAuthorizationResult) ContentType() string {
 	return ""
 }
 
+// TrqpEntityResult429Headers the declared response headers of an HTTP 429 response for TrqpEntity
+type TrqpEntityResult429Headers struct {
+	RetryAfter *int
+}
+
+type TrqpEntityResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemBadRequest
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *ProblemPayloadTooLarge
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *ProblemTooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *ProblemInternalError
+	// ApplicationproblemJSON501 the response for an HTTP 501 `application/problem+json` response
+	ApplicationproblemJSON501 *ProblemNotImplemented
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TrqpEntityResult429Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TrqpEntityResult) GetApplicationproblemJSON400() *ProblemBadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r TrqpEntityResult) GetApplicationproblemJSON413() *ProblemPayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r TrqpEntityResult) GetApplicationproblemJSON429() *ProblemTooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r TrqpEntityResult) GetApplicationproblemJSON500() *ProblemInternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON501 returns the response for an HTTP 501 `application/problem+json` response
+func (r TrqpEntityResult) GetApplicationproblemJSON501() *ProblemNotImplemented {
+	return r.ApplicationproblemJSON501
+}
+
+// GetBody returns the raw response body bytes
+func (r TrqpEntityResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TrqpEntityResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TrqpEntityResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TrqpEntityResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // HealthzResult429Headers the declared response headers of an HTTP 429 response for Healthz
 type HealthzResult429Headers struct {
 	RetryAfter *int
@@ -10658,6 +10950,179 @@ func (r HealthzResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r HealthzResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TrqpLookupAuthorizationsResult429Headers the declared response headers of an HTTP 429 response for TrqpLookupAuthorizations
+type TrqpLookupAuthorizationsResult429Headers struct {
+	RetryAfter *int
+}
+
+// TrqpLookupAuthorizationsResult503Headers the declared response headers of an HTTP 503 response for TrqpLookupAuthorizations
+type TrqpLookupAuthorizationsResult503Headers struct {
+	RetryAfter *int
+}
+
+type TrqpLookupAuthorizationsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]TrqpPair
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemBadRequest
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemNotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *ProblemPayloadTooLarge
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *ProblemTooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *ProblemInternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TrqpLookupAuthorizationsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TrqpLookupAuthorizationsResult503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TrqpLookupAuthorizationsResult) GetJSON200() *[]TrqpPair {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TrqpLookupAuthorizationsResult) GetApplicationproblemJSON400() *ProblemBadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r TrqpLookupAuthorizationsResult) GetApplicationproblemJSON404() *ProblemNotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r TrqpLookupAuthorizationsResult) GetApplicationproblemJSON413() *ProblemPayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r TrqpLookupAuthorizationsResult) GetApplicationproblemJSON429() *ProblemTooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r TrqpLookupAuthorizationsResult) GetApplicationproblemJSON500() *ProblemInternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r TrqpLookupAuthorizationsResult) GetApplicationproblemJSON503() *ProblemServiceUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r TrqpLookupAuthorizationsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TrqpLookupAuthorizationsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TrqpLookupAuthorizationsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TrqpLookupAuthorizationsResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TrqpMetadataResult429Headers the declared response headers of an HTTP 429 response for TrqpMetadata
+type TrqpMetadataResult429Headers struct {
+	RetryAfter *int
+}
+
+type TrqpMetadataResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemBadRequest
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *ProblemPayloadTooLarge
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *ProblemTooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *ProblemInternalError
+	// ApplicationproblemJSON501 the response for an HTTP 501 `application/problem+json` response
+	ApplicationproblemJSON501 *ProblemNotImplemented
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TrqpMetadataResult429Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TrqpMetadataResult) GetApplicationproblemJSON400() *ProblemBadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r TrqpMetadataResult) GetApplicationproblemJSON413() *ProblemPayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r TrqpMetadataResult) GetApplicationproblemJSON429() *ProblemTooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r TrqpMetadataResult) GetApplicationproblemJSON500() *ProblemInternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON501 returns the response for an HTTP 501 `application/problem+json` response
+func (r TrqpMetadataResult) GetApplicationproblemJSON501() *ProblemNotImplemented {
+	return r.ApplicationproblemJSON501
+}
+
+// GetBody returns the raw response body bytes
+func (r TrqpMetadataResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TrqpMetadataResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TrqpMetadataResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TrqpMetadataResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -21065,6 +21530,21 @@ func (c *ClientWithResponses) TrqpAuthorizationWithResponse(ctx context.Context,
 	return ParseTrqpAuthorizationResult(rsp)
 }
 
+// TrqpEntityWithResponse Ayra TRQP profile entity (not implemented)
+//
+// The Ayra TRQP profile's entity read. An entity is a record of a declared registry, read with its proof by `GET /svc/lookup/...`; this read is not served. Always 501 (docs/trqp.md).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /entities/{entity_id} (the `TrqpEntity` operationId).
+func (c *ClientWithResponses) TrqpEntityWithResponse(ctx context.Context, entityId string, reqEditors ...RequestEditorFn) (*TrqpEntityResult, error) {
+	rsp, err := c.TrqpEntity(ctx, entityId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrqpEntityResult(rsp)
+}
+
 // HealthzWithResponse Liveness
 //
 // Answers 200 while the process runs; it does not touch the database.
@@ -21078,6 +21558,36 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 		return nil, err
 	}
 	return ParseHealthzResult(rsp)
+}
+
+// TrqpLookupAuthorizationsWithResponse The (action, resource) pairs an authority answers
+//
+// The Ayra TRQP profile's lookup: the pairs that the registries of the authority (as in `POST /authorization`) declare in their `meta.trqp.authorizations`, sorted by action then resource. 404 for an authority that is not a namespace.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /lookups/authorizations (the `TrqpLookupAuthorizations` operationId).
+func (c *ClientWithResponses) TrqpLookupAuthorizationsWithResponse(ctx context.Context, params *TrqpLookupAuthorizationsParams, reqEditors ...RequestEditorFn) (*TrqpLookupAuthorizationsResult, error) {
+	rsp, err := c.TrqpLookupAuthorizations(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrqpLookupAuthorizationsResult(rsp)
+}
+
+// TrqpMetadataWithResponse Ayra TRQP profile metadata (not implemented)
+//
+// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`). svc hosts many authorities, not one registry: an authority's metadata is its namespace (`GET /svc/lookup/{namespace}`, `meta.trqp.governance_framework`). Always 501 (docs/trqp.md).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /metadata (the `TrqpMetadata` operationId).
+func (c *ClientWithResponses) TrqpMetadataWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*TrqpMetadataResult, error) {
+	rsp, err := c.TrqpMetadata(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrqpMetadataResult(rsp)
 }
 
 // ReadyzWithResponse Readiness (the instance can read, or with need=write can write)
@@ -22968,6 +23478,73 @@ func ParseTrqpAuthorizationResult(rsp *http.Response) (*TrqpAuthorizationResult,
 	return response, nil
 }
 
+// ParseTrqpEntityResult parses an HTTP response from a TrqpEntityWithResponse call
+func ParseTrqpEntityResult(rsp *http.Response) (*TrqpEntityResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TrqpEntityResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ProblemPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ProblemTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ProblemInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest ProblemNotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON501 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers TrqpEntityResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseHealthzResult parses an HTTP response from a HealthzWithResponse call
 func ParseHealthzResult(rsp *http.Response) (*HealthzResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -23022,6 +23599,164 @@ func ParseHealthzResult(rsp *http.Response) (*HealthzResult, error) {
 	switch {
 	case rsp.StatusCode == 429:
 		var headers HealthzResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTrqpLookupAuthorizationsResult parses an HTTP response from a TrqpLookupAuthorizationsWithResponse call
+func ParseTrqpLookupAuthorizationsResult(rsp *http.Response) (*TrqpLookupAuthorizationsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TrqpLookupAuthorizationsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []TrqpPair
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ProblemPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ProblemTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ProblemInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers TrqpLookupAuthorizationsResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers TrqpLookupAuthorizationsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTrqpMetadataResult parses an HTTP response from a TrqpMetadataWithResponse call
+func ParseTrqpMetadataResult(rsp *http.Response) (*TrqpMetadataResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TrqpMetadataResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ProblemPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ProblemTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ProblemInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest ProblemNotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON501 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers TrqpMetadataResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -2475,6 +2475,12 @@ type TrqpAuthorizationResponse struct {
 	TimeRequested *time.Time         `json:"time_requested,omitempty"`
 }
 
+// TrqpPair An (action, resource) pair a registry declares (docs/trqp.md).
+type TrqpPair struct {
+	Action   string `json:"action"`
+	Resource string `json:"resource"`
+}
+
 // TrqpRecognitionContext String members only (TRQP: `additionalProperties: {type: string}`): `time`, RFC 3339 with a `Z` offset, the instant the question is about (now when absent); any other member is accepted and echoed in the answer's context.
 type TrqpRecognitionContext map[string]string
 
@@ -2895,6 +2901,9 @@ type ProblemInternalError = Problem
 // ProblemNotFound An RFC 7807 Problem Details document (the errors of the trqp operations only).
 type ProblemNotFound = Problem
 
+// ProblemNotImplemented An RFC 7807 Problem Details document (the errors of the trqp operations only).
+type ProblemNotImplemented = Problem
+
 // ProblemPayloadTooLarge An RFC 7807 Problem Details document (the errors of the trqp operations only).
 type ProblemPayloadTooLarge = Problem
 
@@ -2936,6 +2945,11 @@ type VerificationFailed = Error
 
 // Verified The body of an answer that only says what happened.
 type Verified = Message
+
+// TrqpLookupAuthorizationsParams defines parameters for TrqpLookupAuthorizations.
+type TrqpLookupAuthorizationsParams struct {
+	AuthorityId string `form:"authority_id" json:"authority_id"`
+}
 
 // ReadyzParams defines parameters for Readyz.
 type ReadyzParams struct {

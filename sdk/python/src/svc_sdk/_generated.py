@@ -71,6 +71,16 @@ TrqpRecognitionResponse = TypedDict(
     total=False,
 )
 
+# An (action, resource) pair a registry declares (docs/trqp.md).
+TrqpPair = TypedDict(
+    'TrqpPair',
+    {
+        'action': Required[str],
+        'resource': Required[str],
+    },
+    total=False,
+)
+
 # An RFC 7807 Problem Details document (the errors of the trqp operations only).
 Problem = TypedDict(
     'Problem',
@@ -3381,6 +3391,72 @@ class Operations:
             {},
             body,
             'application/json',
+        )
+
+    def trqp_metadata(
+        self,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[Any]:
+        """GET /metadata: Ayra TRQP profile metadata (not implemented).
+
+        Answers: 501 application/problem+json, 400 application/problem+json, 413
+        application/problem+json, 429 application/problem+json, 500 application/problem+json.
+        No API key.
+        """
+        return self._call(
+            'GET',
+            '/metadata',
+            {},
+            {**(extra_query or {})},
+            {},
+            None,
+            None,
+        )
+
+    def trqp_entity(
+        self,
+        entity_id: str,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[Any]:
+        """GET /entities/{entity_id}: Ayra TRQP profile entity (not implemented).
+
+        Answers: 501 application/problem+json, 400 application/problem+json, 413
+        application/problem+json, 429 application/problem+json, 500 application/problem+json.
+        No API key.
+        """
+        return self._call(
+            'GET',
+            '/entities/{entity_id}',
+            {'entity_id': entity_id},
+            {**(extra_query or {})},
+            {},
+            None,
+            None,
+        )
+
+    def trqp_lookup_authorizations(
+        self,
+        *,
+        authority_id: str | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[list['TrqpPair']]:
+        """GET /lookups/authorizations: The (action, resource) pairs an authority answers.
+
+        Answers: 200 list['TrqpPair'], 404 application/problem+json, 503
+        application/problem+json, 400 application/problem+json, 413 application/problem+json,
+        429 application/problem+json, 500 application/problem+json.
+        No API key.
+        """
+        return self._call(
+            'GET',
+            '/lookups/authorizations',
+            {},
+            {'authority_id': authority_id, **(extra_query or {})},
+            {},
+            None,
+            None,
         )
 
     def healthz(
