@@ -511,6 +511,8 @@ type TrqpAuthorizationRequest = models.TrqpAuthorizationRequest
 
 type TrqpAuthorizationResponse = models.TrqpAuthorizationResponse
 
+type TrqpMetadata = models.TrqpMetadata
+
 type TrqpPair = models.TrqpPair
 
 type TrqpRecognitionContext = models.TrqpRecognitionContext
@@ -642,8 +644,6 @@ type ProblemBadRequest = models.ProblemBadRequest
 type ProblemInternalError = models.ProblemInternalError
 
 type ProblemNotFound = models.ProblemNotFound
-
-type ProblemNotImplemented = models.ProblemNotImplemented
 
 type ProblemPayloadTooLarge = models.ProblemPayloadTooLarge
 
@@ -846,16 +846,13 @@ type ServerInterface interface {
 	// TrqpAuthorization TRQP v2 authorization query
 	// (POST /authorization)
 	TrqpAuthorization(ctx echo.Context) error
-	// TrqpEntity Ayra TRQP profile entity (not implemented)
-	// (GET /entities/{entity_id})
-	TrqpEntity(ctx echo.Context, entityId string) error
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx echo.Context) error
 	// TrqpLookupAuthorizations The (action, resource) pairs an authority answers
 	// (GET /lookups/authorizations)
 	TrqpLookupAuthorizations(ctx echo.Context, params TrqpLookupAuthorizationsParams) error
-	// TrqpMetadata Ayra TRQP profile metadata (not implemented)
+	// TrqpMetadata Ayra TRQP profile metadata of the service
 	// (GET /metadata)
 	TrqpMetadata(ctx echo.Context) error
 	// Readyz Readiness (the instance can read, or with need=write can write)
@@ -1144,22 +1141,6 @@ func (w *ServerInterfaceWrapper) TrqpAuthorization(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.TrqpAuthorization(ctx)
-	return err
-}
-
-// TrqpEntity converts echo context to params.
-func (w *ServerInterfaceWrapper) TrqpEntity(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "entity_id" -------------
-	var entityId string
-
-	err = runtime.BindStyledParameterWithOptions("simple", "entity_id", ctx.Param("entity_id"), &entityId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter entity_id: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.TrqpEntity(ctx, entityId)
 	return err
 }
 
@@ -4218,7 +4199,6 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/authorization", wrapper.TrqpAuthorization, options.OperationMiddlewares["trqpAuthorization"]...)
 	router.POST(options.BaseURL+"/recognition", wrapper.TrqpRecognition, options.OperationMiddlewares["trqpRecognition"]...)
 	router.GET(options.BaseURL+"/metadata", wrapper.TrqpMetadata, options.OperationMiddlewares["trqpMetadata"]...)
-	router.GET(options.BaseURL+"/entities/:entity_id", wrapper.TrqpEntity, options.OperationMiddlewares["trqpEntity"]...)
 	router.GET(options.BaseURL+"/lookups/authorizations", wrapper.TrqpLookupAuthorizations, options.OperationMiddlewares["trqpLookupAuthorizations"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.Healthz, options.OperationMiddlewares["healthz"]...)
 	router.POST(options.BaseURL+"/svc/watch", wrapper.CreateWatchSubscription, options.OperationMiddlewares["createWatchSubscription"]...)
@@ -4379,8 +4359,6 @@ type ProblemBadRequestApplicationProblemPlusJSONResponse Problem
 type ProblemInternalErrorApplicationProblemPlusJSONResponse Problem
 
 type ProblemNotFoundApplicationProblemPlusJSONResponse Problem
-
-type ProblemNotImplementedApplicationProblemPlusJSONResponse Problem
 
 type ProblemPayloadTooLargeApplicationProblemPlusJSONResponse Problem
 
@@ -4588,97 +4566,6 @@ func (response TrqpAuthorization503ApplicationProblemPlusJSONResponse) VisitTrqp
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type TrqpEntityRequestObject struct {
-	EntityId string `json:"entity_id"`
-}
-
-type TrqpEntityResponseObject interface {
-	VisitTrqpEntityResponse(w http.ResponseWriter) error
-}
-
-type TrqpEntity400ApplicationProblemPlusJSONResponse struct {
-	ProblemBadRequestApplicationProblemPlusJSONResponse
-}
-
-func (response TrqpEntity400ApplicationProblemPlusJSONResponse) VisitTrqpEntityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type TrqpEntity413ApplicationProblemPlusJSONResponse struct {
-	ProblemPayloadTooLargeApplicationProblemPlusJSONResponse
-}
-
-func (response TrqpEntity413ApplicationProblemPlusJSONResponse) VisitTrqpEntityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type TrqpEntity429ApplicationProblemPlusJSONResponse struct {
-	ProblemTooManyRequestsApplicationProblemPlusJSONResponse
-}
-
-func (response TrqpEntity429ApplicationProblemPlusJSONResponse) VisitTrqpEntityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type TrqpEntity500ApplicationProblemPlusJSONResponse struct {
-	ProblemInternalErrorApplicationProblemPlusJSONResponse
-}
-
-func (response TrqpEntity500ApplicationProblemPlusJSONResponse) VisitTrqpEntityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type TrqpEntity501ApplicationProblemPlusJSONResponse struct {
-	ProblemNotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response TrqpEntity501ApplicationProblemPlusJSONResponse) VisitTrqpEntityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4894,6 +4781,20 @@ type TrqpMetadataResponseObject interface {
 	VisitTrqpMetadataResponse(w http.ResponseWriter) error
 }
 
+type TrqpMetadata200JSONResponse TrqpMetadata
+
+func (response TrqpMetadata200JSONResponse) VisitTrqpMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type TrqpMetadata400ApplicationProblemPlusJSONResponse struct {
 	ProblemBadRequestApplicationProblemPlusJSONResponse
 }
@@ -4957,22 +4858,6 @@ func (response TrqpMetadata500ApplicationProblemPlusJSONResponse) VisitTrqpMetad
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type TrqpMetadata501ApplicationProblemPlusJSONResponse struct {
-	ProblemNotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response TrqpMetadata501ApplicationProblemPlusJSONResponse) VisitTrqpMetadataResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18305,16 +18190,13 @@ type StrictServerInterface interface {
 	// TrqpAuthorization TRQP v2 authorization query
 	// (POST /authorization)
 	TrqpAuthorization(ctx context.Context, request TrqpAuthorizationRequestObject) (TrqpAuthorizationResponseObject, error)
-	// TrqpEntity Ayra TRQP profile entity (not implemented)
-	// (GET /entities/{entity_id})
-	TrqpEntity(ctx context.Context, request TrqpEntityRequestObject) (TrqpEntityResponseObject, error)
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx context.Context, request HealthzRequestObject) (HealthzResponseObject, error)
 	// TrqpLookupAuthorizations The (action, resource) pairs an authority answers
 	// (GET /lookups/authorizations)
 	TrqpLookupAuthorizations(ctx context.Context, request TrqpLookupAuthorizationsRequestObject) (TrqpLookupAuthorizationsResponseObject, error)
-	// TrqpMetadata Ayra TRQP profile metadata (not implemented)
+	// TrqpMetadata Ayra TRQP profile metadata of the service
 	// (GET /metadata)
 	TrqpMetadata(ctx context.Context, request TrqpMetadataRequestObject) (TrqpMetadataResponseObject, error)
 	// Readyz Readiness (the instance can read, or with need=write can write)
@@ -18644,31 +18526,6 @@ func (sh *strictHandler) TrqpAuthorization(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(TrqpAuthorizationResponseObject); ok {
 		return validResponse.VisitTrqpAuthorizationResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// TrqpEntity operation middleware
-func (sh *strictHandler) TrqpEntity(ctx echo.Context, entityId string) error {
-	var request TrqpEntityRequestObject
-
-	request.EntityId = entityId
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.TrqpEntity(ctx.Request().Context(), request.(TrqpEntityRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "TrqpEntity")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(TrqpEntityResponseObject); ok {
-		return validResponse.VisitTrqpEntityResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -21737,504 +21594,503 @@ var swaggerSpec = []string{
 	"IrHgGqhmkSfW00vmFH2ninEDRTGI2aSWTD7Fd/9RAsyQKRrFy+KuVirU4ioKHXE30yb7+92u11CRAl3v",
 	"axoSu4hUc6MDMVP9QUz5BuTObKoK8VAHMMzvu/Mf3oAqmjB6LeFkL979+DaVCHFM0nz34hl5etR92nLB",
 	"VpdZ1oHcSg6ZgezABZmdn5yz5IYlBNfxYMArW2I5YGoQ/ToweSMy+5MRZYwGqxbGeyCJFufh/skZI2Ds",
-	"kWKWBJrejiLOWNKOo4BpsdVFvP0Milqpf2FYywOiXbpyzy5ZJNliDTpeczHn1UB9qUE0YVyx+4NWkSgb",
-	"rU8kYyQUgdxRye/TziSPc7t5aLnLeFCYWVe+Bo1xqZfDpj5nrAOc1Vywh1zQwabdvQw+ZiXkQgjyyvDX",
-	"B4RQGReFBVYA6hxDD95zekOjmA7i+8IqDaqYOUO6uOPAxkxO3udefUDopItL5TXrc0wYhNSALuq/03+0",
-	"QSb3c3DLCcXOW8sC3jmICZIoQeY0UqWhP5mH4FN2IBdCvKZ8YVBO3vM0NNZNKF9Y/iVdNO0dZ0ehX9Tz",
-	"knfZiw90EO+0JgpXp3B9PwN033M5m05Folj4moURvYB37wViZ0gy0WMSvQBNQHkILAquJJVkSQB1KcZB",
-	"dhTugLBIAqv8LGQDCStXEDxYXLBfpCHW3Ld9i9jSyOtsTUsWpsxzVrbQBzCLbW/Jn9Mmds5oEozvoTA5",
-	"5h2GYm9D5ShtFDqEFuy/0SSvZP4IAvjWvAwXEFGnt2XGBBTYiNGt9Jk4rCrbQynb285eqphWXyt2xfBh",
-	"fYkTRoOxXgBqyiaEUSTmTxCiQDfkjIXSDWEkTb1N4ps/r5zN+BDwGzNCAapC6xeRJDMesoTM6aIFtkTO",
-	"IjCOuGPybFYb3mhl9abvzoDBqUW9dAVvxvDGOzIN622E0SM+qsFE6vPmagRKqGJXhvvlMGiZVd8ffVxW",
-	"+7D89b3rS9yqM9IduU+sQUEkqbuM5r2VConb1p2VxvhnPWjwk+CEYqhqAAiObHFDIWMVTNKBrkC0uFIo",
-	"CbjQuav0sV2r3WrBAcEiWXIv6+9MsqTC8KvH3rrN95otnkiiZ9U7DCOpqRRyk3854SSbMk+4fsP0o6Lv",
-	"2I1UKbNAulOnTPOT17DmtK24o69iIa5n0ysbeODa67bnldZfzDTmYp5ExuAgsjGNr4fFFZ3X/zLRc3f1",
-	"l+TAKNHrMZzFW3Gi6N0hAEkKQBPt92CelXTdGCMCIdyGUZ1RRctdEL4WG/zUlgYfZc5vYNJ6vdNETFmi",
-	"IkRdE3SGkReFiBovi/GqfJ4GS5VmTWXxU78UA6uygT1nEVnckRj8xgKlJ8ltP5XDS0Fg5FIxNNsHjlIj",
-	"cCwPk9CAeBXCLJ/JJ+cqroOFfdHDuUp3HYYYaOjY7mmIvgoav3UWPKSxZJXkXMMida/YZDBmwxRzT2WH",
-	"nGJS2TBisZYY6DVLc1owewNDyaRNGNPCKb4ND9MVYISGLIGtu8p1oQnZq3ArtY4u13313fkPb35IoThh",
-	"648y/4UbhVk/dhG1f1YW8JfQofI19fPj6Ib5J+Z/MXEPk/g6bkyefr/hNfRLJWF4XkOpeN3CLi5e6TeR",
-	"T6gojpfC59pGb+Oz2KhPGOC47gpnsFmJs7I2lQpDg4pyDYnCKDHFJmsx4DQMmVkHwMsYWpKELip2JNfs",
-	"ZptXUPZNrthut9u1e/f0CywkNI5B8RKcbQUOeQryCQKdX+K3uzYW2/69JUjVJM8O0bkb/c2jWp74OjGm",
-	"GXZpADe8rRDmFL1KssVS0gpKubNPEiSMGtWtsF8QmNaSQ3zrk7eWZ9+NgBlHc/1Q1mra4C7Rs9vLZiiF",
-	"6jT6ni3KAWpoBYZFPZFWh9NMKE3RlESyIGEl3NyA/YquhfBFNGFS0clUL+iaVUo9MZXqaibTMfMr/gB0",
-	"PRW89MuuVstCDGeMFKQ+639H+v1JxGeKkaamyMgbOLthCVjS70C6vcZteyTaS2vnpakAFyaOzESoUIXI",
-	"iolok6lagLVJw1wrzRq6VIkE3bKY+Lg00TRhw+i2fCrUxSD6nez2nESnpdkga87YdnBEJsmcJXqMqSqf",
-	"OWE34nrV4UQKTFLmvRTkUcyI5rrbBXnhmhi0SmPtDZg8F00LGJbbUfXdeYYDAJOK4x+Gjf4va0goXrlP",
-	"3sfCjbkuu4jm3Dziy5vgCrMV9vfIgEp2uD9LYucUT4gcizk32Y4coxcz7r4WQCWb/NVbztBic0sJPHul",
-	"MipQBEtdxoTHgJ/ekTPlTqOKMVk7lDn2rTAmmLg2C44jqcwn1RutJ2hYRCpIEKu3LskwH5dx950/G7Pg",
-	"2rUBVMPgw5ilNu0sXl/MuYm1cpP4UFsCRacEQmky9hIBqlYDvcaNY+kwDwdCxIzyFRtPPyrdvIOx9xdU",
-	"V+N/Off4MDYVKzRCR/pcEyj1kDFtMo/iGASjEY8kMzUf9PM4Qg08l+PbXZ/I6AKqUh9B0DipntuBTjuX",
-	"Grct/XZzVdWehnO1AvTGVWcB77olHy4vzxv30DA3OwbrUt3aKaRO4S/ZarH5qUIE45UJlq0mYJQvBGeQ",
-	"JIAxj67TGYqPgNZxQnwtqyyZG4q0xyvkc25k+qhlYs3vUlVV2zExmYqO+sQPZlKJiU+a4IXGU3R30sKM",
-	"DKkoD6nWuehIn7GQjAxmUazaEU8HdMCDOZQzySQ6Ha3tBacDm/pkwBI5jqYaFcAldKUFEyuK3csws6Q4",
-	"uXCvvj8fqArG27o8MNj5bJC+VWZuMOsyR7VqX2Zt+MEFRXDQZMSsabhc3bAJ9h5x7MEYOWnURzLXI7Pw",
-	"hFiQgW6g4IjhGbjIpB5hqAVmeOwrOvILXGV9erzXgAHRLVdnw+AK1J+xwViI66tZEpfe14QRdqM/h4yi",
-	"qZBKb2is1FTmnI40DBMmJWlCqKYZVXYmoUcuGx+Acr1/9ypf1uWyUSgQAsP2d3bwW6eey468CQog6e4f",
-	"bcZpHQDlt12GtmcsjN7ayj/rawNhgRpNAZTJbtLyfJDQebxK+qqqIrR0uMMoZleBmKFraakEQNERjh/U",
-	"t7bldvsiwoCRojwMep2YqUBUaeHmIZkb6zzISFQqBIRBjZCFURuW15mEGKvh22zJQvWv1PJQBhJYTsKo",
-	"ca2VPzfutEpDBy4MzRy21pBe9YTyaGj8K3exPXv54h/l0EqiUcTbY7hSuUw4HkBwi9bpta4f8ZDdou1t",
-	"/bTsVl3BrirN5uXfYP57hd5lQWPB8kQS56O7A8lGHS5XPMQaAj7mDcJ+WEgWTLU84otrw1Qd3Co9Pf0y",
-	"+qX9Ap6RJiWxCGjs6FFj6lRCAZ4N97TlOjjMuhpeQ1zrXVuneJqD/Os6KpTWoEoLF+TuVR6vcxffXurc",
-	"Ia+lXXCbS+iXW9YsBR6gnBgaJ1tW8CNPv4YM2JqxUdXDsetV5kiHqKxDznqzGRa8CcFckiCXkXVMeweH",
-	"ebItx7TdOzjsHw+PDsPu0e7R0X7wNDw8OKa9IaO0Gxwc0LC7e0D3BsP94e6gN+gOjnq9INw9CA+D3YNB",
-	"d9jt0u5Ro+JyoIpkkA+8al7D5okjDgG/mEdqHCZ0zktluxWs3VgTzYmS5mXjsmGC8wAXIh5HnFl9N71X",
-	"6y1hxQIreg12S0sobyCLWOK5+JU//8LBrsX9NeakPAuXaOpDvQupyn1tS3khoq6JqbCsbdiYbCRwBSMq",
-	"Tw+nZIWpADxSm7ol2AQC1cv8PiLOoTosSe/ILnwtXcWxzUhetr5V4NiOa9SuUYvxE3HDnB/Qg4Y3If0Z",
-	"ZEXz6tJDTOGcSaDLsKdl2KdgdIp0MfZf+fKHKcmzgMmpE/v1wLkKeLXd5Fl0eZWTPHSj9mveLIMXJZeq",
-	"KHmtt785Rdqypazc+2rCUlFuYuWFqmOdz4N+yzE7WFN0a0EDIQyXxQ2kNmv9cDmIYDlZYlmlt6J+kZEt",
-	"PHCoZZVWlJgMpBKcZXUnMKwPzGatZZNtt1KGqI+SOavSw4Qq2CO669mIKb5cPKRMBrY461oot3ISdz6I",
-	"T5VwyMrfVhVcy+lVpKlV8nRBrVRlx+1YnR2/K/cepJOtwoM3bkGVSv20igo10m9+rbHxFXToFCpIZYfs",
-	"QOL+Yk0B/PUlm+JKSp3vdBRxWs9cDeO9xeDXlRQvN+wK0JbXmERhmS6B1JZVBhtuCVinZrQa+kdW+bHe",
-	"+0ooGtd6twAY/NCzxTCzeVdApSpiKLtmJm7ofndshTUnSVewOvMNA+dKaWqtq7U2FGz5Xq0NBdvkUlWF",
-	"/q25UZZrfGnXyZjVI7YhRO1X2wIqsrI7gNUu5EuF7GL1pTQuowe8ltkq6qSkVtoJ1l3OnAszv98XCWNE",
-	"sVtlvKEDCJzntlCSLZe43z0+LJaldoQP/bjkjM+i8EwEs4lJ6igxIrw8I6F5A4V8o7xNEwEmlGYYhf05",
-	"G7SWAftfkC5yq3LI90vqBZnP5535Xkckox0ud8Io3LnZbXjZ470ohIeSBbMkUoudySxW0TVb6Pd+9bIr",
-	"suztK1wCKqVeleCvmRqLMHe/1n+cy3rb7FvU0PLFpuds0Afb7FhI9Z97p0fdo25//+a74+/e7w6+++75",
-	"8eGLD+fffX/zrfyt7Fa6aRIl21kdpRr+a/nrdWHY6SnCdkoXsASkZZCXon3pekrDTCEHUGOfi4+mZ4n/",
-	"2uCFXxJgik2HYnRyLQHznufzv67Zor1bSjvBa/g9W8DaBlQWKPAfh6+vx/Sn0dc/n90IdXb96qB38HRI",
-	"oz9U9E30rPej+v7VN9MB58+/UbQXiu9LQ0GML9QalSwY1huTojSyy3MhVLrs8oOzQdFF0vz1q9Pvn/cG",
-	"7d7BodWF9LHxQqMeGw4ScfLuxTNy9PTogGhBr0/87q1P/kEO90ks5iwJqGRkzG71d5GShULSt8dPjxkd",
-	"Hvd2B73do6eD48NjtnfQPeoeDYbH+8O9p2yf9egeHezSw+5wNzjsPT0eHB4ODg6Gu5QeMJpvstK9/aXb",
-	"PoaWKof7ZR1VvEamBVfH6QKeZuWTrMe8T2Kmp5Ke2QwWle5c/f/avqdF7ARSokC3pOZd/TW87GVlcXtH",
-	"DpkvdAixxWA3iDP6719O2z/T9h/d9vGv2T/1qn792PV2e08rAGErb1WbSNgNSxZYrapPKBnPJpS3E0ZD",
-	"yJj3jWCA0aoQJ6J/ntBgHHHmvBeIkPkd8nVCeTAmgptfToDDz0USQiXfoTPghC5sOQcIISmShJDVSqd8",
-	"pl/8lFZbKG71DHKe8LTRUWaKIZQGPjtyWEmA3hy6hSWCjzxwT0yZmMYsf7hlJRfr285h12V3OdtqeVhx",
-	"hJ2u9BXWb3r2oGiQCClJwmJGJZOkmdaxgvfA+90nfi4j1ifN/W63D5qmKQTtpR3JEkQcpx4ckCYaKLTd",
-	"J7OYtTxoplVM283GlbOBadlWTAtNU17h+4Ueyc2EhyF2odJDLhkdHKvrktE94qdFa2Ggvb4bYFkoFqtf",
-	"T5Or4fX9flbrnJRXviwUvsQaEMKE+0eC28ZkU6rGMMFyAU93qsxshHMYD5j+ujCTXS3o2wlVLDeOU4TR",
-	"AGQwU/DxgqVxpCqhXE5pAt3GYjF6IonSQi2V1xgUBIeRyzl35zAnUZIh7tneebncUcbDqYi4kicGSPDZ",
-	"2AS9guWfUFzUkCVtsGbLcTRFoOi1TEASgdWYWD9Yz0E/A5Kpso3U2hwXfqYHcBzx+93jXLuhdZWz9ecl",
-	"tTH1SLu9PrlLFUoYslh9FAY0eGprC0CtEYz8nUQKr0hZYQT49iD/rT7z5XoEegy3EIf+sqcBUqzBcQJ1",
-	"8HJFR/S3tuiNT5oHcMOXKyGam5wWN9Fvmn1VFXRBGC9XXjGfblLtxSPrSr2U7Swf2lisGlBemKBQt8Ot",
-	"ku2Waiiv3Ju/wXq05RIPRZx34z68inqtZUVtK4tpFCqyOAWN8sV+So5Gs66MFbrrXuK0WCXC9L0od+Jl",
-	"JhlN2Sd6reQ3MXgiLSNPxLzENoMPr4xVtLbalS2o1EJjem2Vct/ZVEP3iSSBiGcTLj3bAEYkIXoa6+ui",
-	"pqNW2atgJMU2DA9pznUhV/sbPZO8iyE47SCWNjPLLyI/QR4IXq5TUeHcy6SoHNLVzfIZMfWdGOQ+vZvj",
-	"dBnlqyx/+GZq2N9alo+L42XNjMQ8f9VsSHCJxs7iWFY7/0qwt6TgiZjrO6NHIlSaW6TFhcHC3CRHRs82",
-	"USHofxibAH4xN7mJ6dJLAj3m5aeeiLlHdsmAaVlOj4YZlln9OcTSXKxhTUTXc9rFewZ+ZWf0DeNaWGQX",
-	"t7ULlYzMJ0TdripTsqLQSBprnnMwLr+EVsLVeKhfWrOx+lcPP2mHXLbVrdK6A2dz0+nVyNJKTEnMblhs",
-	"mDw+tJ+GNvc1F1kUZj1guAHm3e508bTW5K4ZAJYkYsYLZ8m4hSYin0a0GrFudtpy0KszLtcC3vTUyonp",
-	"RWiiULUqhKQ6qy+SV6uS91aDbk1ATU3kzIhkMeTGRsQqtKE6Sy2DqJOKU0kEMdy4eNbDhLG2PlNTWx0G",
-	"KSV034lBeafajD5jMHsgb7Qev7XEfSBSV1q6qhvnT6N4lrByopzaXfSCpRLTKQtPsKMTAY1sHklWSqZx",
-	"oyzcZCkr5Ke1GDRNRMCkdCYslA8Uc0lCwZlH7NLQcJhymruE+N67Ps7vMzaD4HI/mXEe8ZH+p16mT5po",
-	"3dM8sWTFJu8hVV3Tw/HNgfpE0oUk8/EiF3+OE2pVAeeD68MzGaw8twvEuA1O0vTC2wx5q6TLpS6o+cBg",
-	"GxLsLHIJHYr4mLsn2R0o1CFwdvFr+R0/M5WT6xYd0GRhueIAmvPK6bopE+FBpJuYo0IuQc5KxDynn6yZ",
-	"+J2Ymxp2a9xRZjl1yhDkCFpahQDXnK22k4PWZrL73Vh7djRVYvp3YrA92VxDt+auBrP4+j1Iy+/uUwAI",
-	"Eal8ay/xSNKbvpXtWeTZRPWwFQRKIgBXSQt/noS/Sg77Tgw2Ki6h379n8Ik55FoBJ3q67SH0KzFyCjOW",
-	"HXqQPSbTRGjMZmrOGCdqLsD4nEbkFo3Ty1AZUzlmFQTw3Ytn5PD4sLc8o2fKr+SIYHrwg4Vi1T7dNdB8",
-	"VpxrA6CazVSA9SUP4pksDUPR1NQ+NTA1mVQxo8P60AzGLLgG+3w5RGOqoP1PNOIsJNnbHQI5jb4+PDDM",
-	"+FCoVEmi//CMxVUvK5KEjmjEJdaeSoRQJyYxncgJumR8HEGr86kXwks/Q21fKNyV1gYTZnyJSydWCzvo",
-	"LIwUOA4sWphe3mBs1/DDkHE78f2QRg9YAVw9FcQSNVO/OyoLQ/D0eSQKpWc9Cuk/MCEJo6fBf19e3CkW",
-	"oytI5qye/IlJ90xLjCCK1BDayplJHiNLgWPxpaKkQfQHy5CXsTweaZ20ic4bi4dPZFou1yBR5sa6C23P",
-	"rmYGPnfV5jhTRPPcG1R+jcX1bGqZwXN+w2IxLY1LLLpIIZom/VHNEn0DoxVFWOtrp8umpeLkzcwDmopq",
-	"PhyE3/IQ/izUgiWwUsrDOFexSjhlRWsmjVTyl9c0uT6N43eMhnUNZROaXEOFSHAEVVnK6HAIjqu7mLPT",
-	"b9esuK4UoFesJRXU47hQbvFdGt5N8CtCbss5PHr4jU9l5YlU6OuRvNKflduS9JNVycFbqEQHqqRdRDbj",
-	"Kphseu6ac2/x1B/syKviZnJpitxuELg11LYz9gWqyJhOp4yX+RpKeQpkvt/dIroya8fJRFJwAimnXaa9",
-	"WrghzRHjTEJFdqCIY3abmW23YpKznw0WWw9VLVRmypfCIs9EMhWJjRdd/njDwquZdXgZT5Zqx4mE6Fta",
-	"iJ7LJZiuLe5gTqbEbIYhjPqoDB16f/GifUS0+JaqHWkNT2UPoxjbuNfb6+719g574d7u3m4v3Ovt9Q72",
-	"97p7R3t0r7vXxf/2GPy7e0BL7Zzr7eJbK2y21iqaxy15E/QPvp2xZ9+8P0pe/3b7/Kfb6O3s7ODrs/KK",
-	"pVq8W996SwxzltBNKiRUFgnHbAMfhMFiRuETJ+/AQ1YzWECMGsjNUegjNUJzehwNWbAIYgZGdXKai4bF",
-	"F+emCKqNqIF65H1Cs2myINpA6HmgWi2F6qiWnGSvxIzeMKAkYqZshRp4BAF6+TgUU4DBbHhVHa30KA+7",
-	"Xe/BTK6b1z1Ov8hOPl3q7uayeeq6McbcomfHFk92MSZHUTMqUW28zXZZXH3+/prLuoTdeCj2ilg8Xsma",
-	"0hybeiJDaRptwqQSCdtJf80HBJqeUmhkG4u5jfayCUfwexpDiTnSkSJjrDEmx9CNGvTxaplkOxmsaRp0",
-	"fRdLdLeIlHwWrJN6tSopulRGyWKB7WXdglktHTSvQa4tF+9INSjA3E2KzB3Lml0nTIPuZsv7xhZ9d9k3",
-	"Bn73nRRaaKyj5ewsGTh/FSZYPO+eRths7bPJhG6QApjlWJPKSLrPkd5bEisAIVgVMLyfhcVkIG6UIrwE",
-	"4dVivRbjTU/EGCKEtRCvJXdj1zT08QSuin44m4JgoV8BCr49yf5+4vfnFqfXiqp/juB5J1HyM0k7q0u9",
-	"GJkllWHyskReZFkSKTKRZBOfc3pXzBJr19DJLpCZuLqYzlbU3IoYAjt5XSKm4s+CECU65hsMqAIXo0dE",
-	"HNp2FrV97o7MvNLfnpNmq2XYAgCdtSOcaqFLLdarySr2DnO1MDvdPWWPHOJW8U770pbFEMcYV8pknOf9",
-	"tZ3TsEekEjkxxclJgqr60CYkXxatxGgdKJFcpUW51hLyu3Kr6ug+KNB7VUx3zWpV2vqOQMh+K1rJi9m+",
-	"mxl7V4UCaH2sVjjEkgFlZbDYQ9iXQceIppEG5IoydZtF8la+h/3VS55sI/LKhFk5DQsLjK9smcv793KI",
-	"7fBJB9vsVjzn/qaHXmag35BdOjf620ir04sVZUTieKnZkksS7hvO4S6mnjKxVYq3Srp2vRTGbzxGcBmT",
-	"G6T5qY0ihv9MmvKFXvC192z5CpVfmnqOqx+gPnRlMSpeKCCNruFATLTGmogJmpugmCiWclXSqVeO4SOm",
-	"00lW9jRfCTtSpTW7O0RLG+yWBsrY7KGouyL+N88vyI68CeCDnY/pdFcIh087H3Phn598NH/58iYg+hOT",
-	"e+yjOxuyBCdlKeobVyCuwgkor2zq4y6XobcamkhGuCP9n841W8jOb7JcLbyuqvYN7WXSquhu9WX9BNxy",
-	"JqQHQ+Pi8sDszcshV229eDh5EDhbL61NnNZCXt7p+benUN4i18vXFJd+IhFjvHz1is7K+scFf4PtRGrr",
-	"IJti4A5u04UkUrROiA8Fkn3SnGq89h3g+RhEwYXTcZkkbJgwOc5yY7X0J1UUx3g/Qj1kWmsZipPbTOK0",
-	"vksfzhPLu4YeXr0Z1zK5/lMfMVUzTIoxLohBIq4ZL3c1bFjruUChlo7YQfhNqi5XW8zfIj9wGdUaJSXl",
-	"zTMOrOmhWPRmvNlr4HI2sGJUsvPcSCu4+9tEDGI2KY0kfPfiGXl61H1KzEsE46FlVmoKw4EgQDsLz/p9",
-	"mhU8kOAva5VV21VV7C/iUlFekYKWFesv0fQrJdpUgsi6OgzETPUHMeXrAwkKUmZaM9/soQKsYlhRRsRG",
-	"EGT+P2juF4xFogmv6DvRbXpgLys78QTN0yC+Co2/Uajv+zCCgjVY53gai4U+HGiPoOYiuSY2PMFWXMNp",
-	"K6w2IrkKH6Ai1qaRApliEN7fPmgAceVEA2zYKNaCuSQrCItOwnkVSx/tHneHPbrbHvSCvfbTcJ+1j4aH",
-	"3fbT3aPe8R7dHxwET1eaM1fPa2oXoZ/vPos4XFW4Kj/r9xEPUzx6f/GMLBhNtLyPfcFyzkWK3Ufzyzm/",
-	"CRBicEV63d5hvrzT+U3QTA09/8du8v/gNy346Jdu+/jXj6W1n8pvbh6XvByeOw7iIpaUXmzkZlurUG24",
-	"4/oS1dDVvFaF6i+uYnQRZvU8dwXI1HUw/1m9ztc0z7ZS0FaMkO8YDSNe2lIIEgCQf0ILO/Oi098VBJ6E",
-	"QQkYWTPaTn+zKKdUOE5Fso07FeCtXZtmeYHgw2g0S2w/52bXFgpikwGDbu62sEt5zPYk4tFES6rd8igA",
-	"nPcKF7+0wG+tjxev1EQrmvpVVFwJF3PSRGyM+EhT1gEzYLRR8XREBmLGw7usbp5ECq0Hq/qrLhW4wQVJ",
-	"j0iB6hqUt5EkoJwMTL/GsKw7YSWSpQtxDnMJeOVIWFWO2TCjesGTXlZhCduWaeZiOg6akrDVxO5h3EwF",
-	"l2zJcxCDNzMobyr/MIgkj27YVaqCri86/dx+dK5MX4qaEk8OPHcLN6wIp811KtQyKZ1UGBXWGaxFaopa",
-	"tTBjsLpDNKLtt5+jfHcX4bJm/ptwYEf0W1nr+B4j18QnfDtFpLu0KN0Ac9N5Ht5dC1W8VBTHWzbtbiEM",
-	"8j6xalUp7qUJ7wVkcNE/j7vFGIRUWDb4sBwNmQUlWDqZxkTWCbPMebLt6orE0EZTOmdp73s1qyoQx/JE",
-	"M2BBKGEDE0OJgEo35BeZMAv7xMdmtqFvH2fMCmvRwVOP+Ox2qs/Md4eBWGDN7SCJKtuKD1UQp1RKFp6Y",
-	"gitmNZhFkTe5O/XVsUUjyi85S/sTmdngPVLaAdNaKWGB1voLFSOpSdGsa7lEa7pjoVwassRiSZq5jaJs",
-	"I2ZxaDKDpAmyhooVFpqtE8JiiV4FH47O75CXANyQJdENAyEEq/5FEwNsDNmGqOwsVc1YRMgplKo2FwBH",
-	"1KuGEqjQ8xrr4UgWs0BJB1EkLtkuNlJ5Sypobw3PWlTlTE4ZD43jCpAElGTYVqmZdXXANyL4q0iqiuJe",
-	"P/AUoyMOcehY89kuvmkeQiPs1qOg9aUKWjkpZWtCx5fJpz8/O92YCWYcbousrZqhItMDrKlmc5vGhZub",
-	"f5+g8Mx8Umo9eGdZ6RbjsHDMHzW5qhu+6JK4zxy4eA+Nan01q8pesQ9fMHRTY1uRT5W4xx5OAbqLBrNp",
-	"ddO0hNRGCSvbCLgqiSt20GOFBgCvp9K8kdQ3iid1+j7VrNW6ypDq3OyNiRjc7X7OQm4aF9iMDxTR71E1",
-	"qUh4VhM9+RBU7x0bbuhxsDY5qPmlQeBaZKLQy2kuxkiTqibWYlORyLV5+H6uCexBsenF9k0pG365+mIt",
-	"36NsddVHtlblTFHYes/GIg6lZ9xq0Bgrl05akqraJz6oGT5pzriK4oIHRet4oEJpXc/qH76W/GHKAfZt",
-	"SBXa5jDiNG6BvpUm1zbzDVWf1Eqr9Qgux+Yimo9bd9CQ1utAm+Y05KH+uRMaPjdq34cJPqZdLNY2mM8r",
-	"DSlTfcDsjDzWb5iagcu9d15Gyc37vEkZhtfeLWHamkDcdOmcNz6lDSZbuq4nepNctLsJ0uvTgowKeQ/H",
-	"9RZTl1d1i8zEtVpewy/GQrWhsemLdcd93nzNh3XlgRaQ9kepCO4HQp1e0YrQgMy26ygURjIzATloTJ5x",
-	"xUIIh1xAHPo0iW6oYq1Ni0Lfwf14uDKC7LMICHfzKCo6crM6gplUkIQ8YVpjlONomvY6vLpmi1QQXFXy",
-	"5G9ljryzd69OyRMNfUdEqWO/tAbKtMKJc4dWmS3z9zFfCWUVnzgzCY9V3YVNMiTwi+oYERqGdyiBX5Gc",
-	"UyxzbZPU7Bx1trNGSrM7k/kWlXWljvTzDWSJArhLrHI10iELBGc14NYo1dkmakssaThsBr8ty5gZlO4i",
-	"ZOaCda2UiT/Wqcmz1SI8dyqns6X22hsKorlj3bIcutZfaj35eY9pWhypaV0JIVF09KX5Tr9syfSqLEXt",
-	"bcIgId52pLRALY0X+8tLeY9C29/Th7xSMiv3I99BGCt1Jm9DMltJMTf2LZvbdD/vsuUr63jEgzD8DX3M",
-	"Zil/hpc5S6FdW/7jr+Jedgv5bSTMrvQx392ru1Fhwc/j2E2zajf02TqVDeu7bdOP1t6YOxAJx3ubr2JZ",
-	"dN/aVdyPntTx4aay3oOQlgqv4KnrikX3YLm7ryQJPWTwT+roHP1UwAko14LMgBFQWLX6gP2uIaecJsE4",
-	"ujE+QRq2odJtznWXDqlfL3gK+1pGgjqAOKREBcY0ICsE05pv9TAlvsV073W8iyXefsfHD2LaJJJSL6zo",
-	"hjR7WZfzbuGygScSR97cF2k28ad5Ix+9il+iV/Hz+BHzOLuxJzG9tPf1JZbcnc/tTZyIG/Yvp1xb/Qus",
-	"v8xXequ6wiuqHuGjK1O+42qYiElpY15H0zWfQJmQNRU67bCbtfm2X2HZrrw8trbVUa5VPrawry/RuQfx",
-	"Gr5de4FSkah04uXNLANl3SFUQbwePtWVjXDyrKR3293PXe9XKXJvuWbYO+SxaR7//fPklwqZk+YZO4ue",
-	"yJYplIP8OBMcMdQt/PMC11aJ8StgtrXKAoVYBgdeblUBA7bKkMi7BSa8Y8OHKyeQAgo5xTYhZTOpSlHL",
-	"Pq4IovyC4iUfPu6x7Fw2Lcy+ohy7G5Oz5Vrs6Spnsapdh90G8375RdgN5DxTGS+96idkwBaCm8y63W6X",
-	"NCVjBEVFeLeuFdv5ZHlVL/Rdw4S/iUiYno3DbPZEYaHoMtHjYGVbKMOGtRQ2ql1QqBTvrqxm3fgcNqzK",
-	"mlNYuckUja9Exb9QntyfmPeGVfa32etojW/6IZLmttDI/TEt/nPn8RVV62KvoLx7Js3uW5usV+Jl2diJ",
-	"42T3FTLbzX0pJWCKKrm6uA3kLWOSc8ICJaxzc4WMInPs7/gOtXdSqTHr7NTd7+3t3WEo1+aejtbb3Xik",
-	"mWRJYUm9DQcp4BmO6Llw26BnEBzdanFpGlOlFwhW4EiqKLijWQXRpEq8ebs8zTYMKRcXr5a3dc4CwbU6",
-	"ErIhncWKHHa7FQWU6C0exN7uwd6hVSBWHPAFHW3krEvjCyqNNA/mgDJe9PQEcu7zir4X92trhS7mEufP",
-	"GqeOBWpduT4H2H7WhcaJm4HSEVQjGw9pAsEzd8Pq3IF/bidOxj2XIPL+4plHvqM39Bx+JL4SL89/OIep",
-	"mi3oUTghzUkUx5GE60CmCQsizT5a+WDsXrd32N7dbfd6F92jfrfb73Y73W73Z/e+bF51+SKhXA5Z8sOc",
-	"I9LdX4dWZsi2sGMuH2kaVFmiybA5gS89Qjlht8awrAlsHiAhY/+V71mUwsEGY+bU5f2y8tiMTa+ovAor",
-	"40vdGmwiDnFpGmEXbiOOE6LlINO0fiAZVzW0F1xlKUIlv09P4R49E1yx2xXHsU5HAJjCDXwCdfagmbyh",
-	"MWn1TnYThYwHzIOW2DiSTSxUye9TqLLeqFroTI1FEv0BJsQa63UOZb97fLiuD20DL0u6ZmzPefHux7d9",
-	"4pfN0Scf9Yh9s49PfqtPfH0pfA/qGO/t7R1bwuP/rFnAUDJFmqwz6hC4Zd39dnf3Aq5Yv9v9ueU5BQsV",
-	"/BvuCLQ3kATqB5MmF3P3/FsnxI9FQJVIfPRcaxEMUAl3gkXqbTFycJAGY8FCG/KGdDQ7NPRNrj+Bu13g",
-	"U6IhSm56nS5U4kmHM2yxqdFgR8uemgpasovSI3z6ROqrYcr1tUq70hjRf+n81xixzHKUDZbb9PsgQ8mV",
-	"HKQKlbWCzNXd50+YFLME3TWbfVukF+kqCkDxLHSdyX6thyuV3Usq8cEISMQ3cPUNEliqkXniK6iOt0R2",
-	"oOECOFwWflp/SCSpmRVqUt0E1o/pmz8xZs7+FYvRFZS98tMeDleQWHA1S2K/SMxKmjhkGLoWBate+KPK",
-	"07YJDubofhH5SuqJVNeQdzGvpOnPhF2xGxrPtN5Zs3mD/c60Gan/3X1QeWmtOXhXIfpbGiWlRXGbOINH",
-	"7AQtMqVR4oYfhSyIacLKWGBtnFkB/AIw6l/edywQIx79pRntHZnpEvvUL2+FezpAvT/vTLLB/kdxzhLM",
-	"/HvxzRyW1OGaLiY88syP95PLtskT4Vj+qI6J+bvyTGfnZUj+HqzRW4zTQPN2u9BvfhgxjflKmOBQ0qSK",
-	"xIxKSPYH8jeJuDvR7nLDmJwPbGVSk/PqnT1KBQK02zsq0p+sacXl5XmjOr1lJZ5fvIIjrzgYG02xpVNB",
-	"gvEFHMmdHJabn2PdA9iC92vlIW4rUCU9Rjdv9C92t2qk7d3n3riRba/EqNynH4vRqNiRV1/myVT1yRxK",
-	"D1OZmq4h3mc+FhMPpFPPiTGXs3h7pUgq+BqmTi01wXRjEZcSbEvD0pMM/zYpOGtDI+zEpuBzw2sMaRRX",
-	"hMBb2JmIhmWUPnt5lm+UqiGcgrw04TMds3ZfTBd0+e/zK0y3WfDVWoj9uh7Ragf555AuFqPqIH/98E5R",
-	"shrvS5xODxijlIuzvbPbvmQUD6FQM5qneCYbBbEvHY6hCNJUXQep+25+qlJcWRHUXkCQrbqtSsKpS6MH",
-	"KMEIZ61y27vSJ5ScvTknFz9dpAUlKSffXly8NaXlRaJ/0JADV7LgmnZSjjp8U7J42LaDtbL4yY6Tf6Pf",
-	"uQohVwH+OVZq6rS4hZGcQOwy4gNbXJzB8u/PdLEbbBuhUchOyzQ0Ayxb3n+s+QeNZ0xCAX/JblhC41VZ",
-	"AMtdT9G9VQz+3GZdpgeNZ8ZTSFULmzqcHsdaiGdh70jH+7ku+aYkmLnEyvCOxarAW8MOEocqrLq1+WTn",
-	"5/yGxWK6Kk62OH41VPKVuuuDBC+dA49c8e4awDDRUA8DiYrBV4Ehn1a+CSDwyxwocrnmtYBhgsEeChwV",
-	"w1cAxEbJFa1LtjBM1gwS+67uHprG1xBN/f79y7Obpx4Zs9tCDEH31lYRG/SCvXCfHQwPu24BsTDfgbF7",
-	"+0u3fUzbw18/7vXKmix6jQ9UBeNnKCoBaY3jH4aN/i+r4QZfnc8GrgZRLE0jWZCwChw4twEjH9hgLMS1",
-	"hE7GmnfjV6Q5H0sWXAFRHlDJDvdbHhTI4WjXFjwoFLvDD14Pv//xODn65vt//55czH97//bs6OWrtz+/",
-	"FL1X9BU9n6/lu2bVywf767LZmLM5kQ4QUnUiv5lOEc51A3BQgl2C9d0kl9xBV0ks7jRm+q2IKjD5GYsj",
-	"fYFZ7caRWqArfHrPnAF3tEXtpIFs+qq8gfuBpKJsUWieWvnViq83Jj6lYMvFl8obKpuHm6uyZg1VCj50",
-	"jK7ojjxnXJF5IvjohOjJFyhTpSOWqoawuauqrvfw9IkkcyQb7ShEd5SkE0YENznqZrOVXeBn8ioQIavq",
-	"dBkwvb4nEqVh/OCEdFOJMIygzbij7a3RhtI9pefQKJxIfl0WrC70K1HIct4LOqrakOGmio4IJb6iIz9P",
-	"tuaQAyFPiF00SLrYuAmSPLB3dcKGM5k+ZOjOk67Ef78aQkjoKrr0D2kUR3zkA+VPbwEJoLGUKYWQQsv2",
-	"9uztk7GYJfKEUBJTxZLsSk3oNYPia74tuJDWXbO7ScsGmLlXLNrlhCV8H6GYg3lTL1HMsB8X8ontFRwz",
-	"C76SkWm+vsUkgNV1vzTCITqFaZ/z9IsToqc0fdA0NsoCV1tb7CYVxEzY7VpS796OuvkaDh7qT5w1Vjms",
-	"MPu4mmppQFiwnFTs37PxtqVkCz5OLYdrV3+hX9SfIZ28miUV0Zrv370ipqGv/mcyixnhGlniSF/1SBGq",
-	"UBAwR7RGeioAK7dwF05L+RruSrMsjZwNL4/VlQTRvYx1BY0RU9sUswqScQ1Za7tihTv05sJW7uttyFtF",
-	"cNSSuXKr2DJ8Lkob4n8wiYGlrNE1WOTeGDOayOWCRk4vf0mUEJ6r1+YGyLeyOSkhDZD6Y6rvmBHSTsv6",
-	"Xd8li741ZEVJlkIaWdHIsXepsZAM2vob3hjxIJ6FLMxX0VntncAEiFLGiBf6uWbT1ZHiViOmVqQjlHMx",
-	"44GGuda2NQmaTXG/WcGgFLqT6Uwxt6mKEkQlM+hzWYK6aSXN5UjyiIf3c8pslryYB8e7LGm/mueVf1iG",
-	"cJWSbwURMIDNalSV4/EJkYyRXMkreOwkOLaq/D2fO3EQznOJy1Tn+BnUKCUZiJlv6SIWNFxt1MrwOJU0",
-	"MQrH/GxatJootxIzyJhO2R05j3vh6gou1ZkvH2yr17SaMZVALTr1MlZSOr8kyl/Out29QB8Q/It1DJf3",
-	"UTLiqeAIBZqy/hHQIHb5a5OG6XfKiFYnM2Jkv5kvnJvtvJb+5L6l8Tv3Dvxg3/h1HV+y4k8Kba9EUqpg",
-	"WfokWTBLIrU41yeNCDFgNGHJ6UyNS2NkT9++JNds0ceQMA1Y9NKTwYLs7xmL2iyJSTCmCQ0UhKiZ/dlG",
-	"uhr/qBIJaepB9HDmDR8uOaAdWANgKdn5g5vnk153xIcC26dwZWoMmMShxoRGXNGIs0T+l7wJOhGHuI2G",
-	"jdhp6Cmdl5ajXU9tIW0k92lGbId89VXqqpBffQWheuSrrzKS9tVXnsuo0+dA4/RDysNLjvwSRfdATJgk",
-	"Axpc23jYr76COLuvvjLlBPhCcEYCyjOu1L/kl3y3QxS9xj7UFq0NpzLRHs0Bi8W8RSKuBLSEhnPHeaAA",
-	"QrwwrBo/8AwnF5xdckLI1FRabtraeBB3GEniXzYuG76X1szDgSXxP37yPSyBjEX1DAmVrZNL3usQyZKI",
-	"xtEfmq3iMt69eEaOnh4dkOZ35z+8Ic8oFzwK9DvoGES87GsUkUSKxCDR+4sX7d1DEoiQkRmPlPRgwc+f",
-	"vT412XSm6oWmJtIjvh69g1coGi58E15JmAzoNOIjvb69DhlTiaKPHv/IGM5hnV+/Ov3+eW9AQIzb67X1",
-	"IyJmajpTwKfmSaQY8bu3PvkHVqoIqGRkzG47sDK0lshZrAj7fUZjSXw45Y6JuuzoEz1zT6/vSIW+y2s8",
-	"4mCrR0wGeXrHrgYLLyNsOV7kn1zyVMwrjJnLeS9MgWzA0wJh1dAesnfvkpeuZ8KU/l7F/on1RlXNX7IY",
-	"Jzvfu+S5pZkYsXXLImtW1bnkL7mMQub0+Sa++ciHgPJ4TheozVqdlaRE16JT069KxfQ1huVrlhoPlByL",
-	"OViLqLT4M2a3GAhClRn5iXRREpDlOVxVE83lBB8Y8xMFGTiaTGaKDuKM1TZ9J+w3jx3kH2TX059dcoRA",
-	"6wTyGtNCk1LRBdTYhBGHApoCZiNeRaEelMorwf1Wh6R2I6QF7y+ekYhf8jUprx3i6xPRMI84wcxX2SG4",
-	"XZCFIkmAWNj8AaOa4R06tb3i4Yj6GiyGYyGzudLb3N9zuFMLIJ9LfuqTr4HzECMRsAUKBH6HvLUtFmgo",
-	"L3kTD9HD4OwU+aRnasC0kERr2jvFqAK9Eq2I6QXBAUeSAJGdaFYzYASYFepJcRQwo10b1nU6pcGYtXud",
-	"bsNrgOUFeKLs7+zM5/MOhccdkYx2zLdy59XLZ8/fnD+Hb0AsU7FlggX25gix/cZup4sfiCnjdBo1+o29",
-	"Trezh17AMUgKO7n0L+ggIcpcs2eCSeK7gcl+mjnGiJ9GL/ugYmmA+Ri27BPBtQqKkcs+BC3aQPlOaTqJ",
-	"/7N/QoopIv+7ODnUE3Kij30LxI8YavHJx46WUdifs0Hf+RUV6jRfHR9ARIv+PUfT/A7J2chNaFdGAObA",
-	"en1NhToq+X3qZ8lF+kXMPJoIPsKxc8CWvjGvSE/zJFeY1go5VCDBB/o/0YSdEB+CWHDznIgkjDhNFqTX",
-	"7VpLTbogvE9Eaoo3Hy9wI2neTJaqENAE5Jxc9gFNkxf6bvPMppuBkC0WoyhDFkQhC8kwERPP0bnx37EY",
-	"EchFSANp3r97Zc8CTAswFjDUYmYCeZ4kIkEK9DYRg5hNyBkyjT7Z73aNyRQIi72PXCikMCIhg4TRa9wh",
-	"skHSnPFrLuY8zYayxo2WR/a7+1bTSDHOI4jMmIKBqIxT2VrI9tjx1qNwHAn+MtQaYDExMwtz+lqECysD",
-	"G0sInU5jQ/p2fpN4J+uV3a1MFv6U1zhUMmMY8QmWP6ADvW73IddhbIywkCoro4dZ9iIhgOXgF9/HZZXN",
-	"li5/x+DE1zQNoIcv92t/+UaoF2BB1N/t7tX+zuj8F0K8osmI4ecHtT9/z+VsOgWB+DULI2rN8vu949pj",
-	"XAjxmnIbcg6K0MEGMHvJFUs4jeGG4cf1t3/OkpsoYO85vaERemZcfbTR/+VXrclOJjRZ6JPG5KmyBHQ0",
-	"FEpQhpPfp41f9Tg7wFQiJnc+puzlk17cqCpu5HSRUMzRmiZiGMXsiST4KTD7Djnl9m9gHzavagi1HuAC",
-	"u9UfoRQ5sCRNpJA0DRbE/+b5BdmRN8EOSg47nU7HPyFqHEn8xJAfyZIbpidFsfOgu1uacrVMK57DEoFL",
-	"J3TCFFQz+uVjI9L71Jw704PdrKH8BXdrda9LFf30a4Ea3OPa3fP6/Kmov7sJxXg5mcZswjgEzKxA+yWk",
-	"tCjY1EgSZaO0ym/BmNFYjf+oRHzMnpMgBMzHenyQPBIRMClJMuPyBMIStACnZ1RiZsuEUUUHVLIyPPzW",
-	"zFrOJlbD6LXxs9Sl33fBoDuizl1xpoAsK477VXSjVU7pHKZcSMUm5jiRZsi83C03Jms2HNJKmdKIiZm0",
-	"GmHAIKRLWzmGNCmoZP7bH84vSH4NfsvSQGN/jhJHsO0URFfPseQY2Ugrbal01CmVo3LimSO+V1FCDMA8",
-	"zYOqnC5aPmIIYyGFcgPauDo2+td7yk213KJpgYPl+uel8lPKuwAT/qKC099U6BmzqpIUMn81jC5YzgT0",
-	"PbReno3oRKq62hFI00cbj74o+n+dcfxWh8ibgIyFVBLLStr1RUx6cGvdHqz93A6eyGySSOYLZ5PmktT0",
-	"MX34SS8jozQjcaOPhwfsaqjv+Vwk13plG8tRry3QHqWbzyjdZIhWT77RIvOiWrw5Z5raKybJZQMdKDS8",
-	"bICVwfwCdvvLRod8AOsRZyz8p37Lx+h5U36yBfbZUlkJq5UE6KABqR1tg4a7JpHeayotpYNQMtWavwkm",
-	"VHNhLZ2YHYW6QMKAG6QfGU1iYJwSxtMb0xFWxT4hUkCdbBqSAY31qhJyzdgULIwhFv6mmAUcqZy8h6uM",
-	"tGgglbkhIZvGYqHBj4YUB0IANb8IFIieXx7VvNIhB909DOycR9IkRcFJgG1F0USZiu/jmQrFnLtWJ2uK",
-	"ygruFUYnTV8vSpNUvwVDGy8UCjUZMGX+1CKopzGMRjMb25kvJ49C0ERvdWKM37hoLuakiZNHxkKHR+OV",
-	"nk0pnXmH2Lskk5TEDuUWbU3FYIZXgoRC/3eAG4UUljKpRp9cw5VeDHI3+g39nePiNn/CKZd5oO8mx6Tx",
-	"Vx+zqCyYCoNf8HQa/V72xxU+1T/Zw00NUPWsSRrCEUjUJdLPO4TW31fTqCmcbCiVpDBFEpkjgPrAgILB",
-	"TcpoBUlpbatKt3GK4mzmSUiLlzx6Emp6EhxQP/oR/gf5EZxCVQ/oRSgpmvYn+BDKinI9ehAePQjLZfjK",
-	"NQutbNJp1L5mi2oDGwYl2PiCXKUSj8TRDTMhrtAPFEIrnOaQNksHrWWYpyOz0gGeEXPZMLr10gQxGynp",
-	"QVNJAklTTSWszEnJJOIzxVruxGXk4FUk1ek0+l7vbkn+LAN/9srOM8FlJBXjweJCXDPeuLdha9VlNqtc",
-	"d4n1Od1Zlquj3r7nTmXR/xkCoGOXlsrB7SfS4rxrcaIBBjz/+smrkN5eO5FJ9tLYjD97azTqm+AwnzR3",
-	"27vdbi6SFPLxYsqvWyhN6DEiJVk8NBFD4EqzqSdQPBH0Us3iz789bfcODjHML5Lkmk0V6qFxJJWEUCx4",
-	"EaODd3vOzKTp410Ea5ItRzQWMejVvS5e9+aM267FGLI4YkqS/e5x31xGMIHB8HoUvXjzPsg1eu6ZZAkJ",
-	"I6mPIWyl+jT4BwEbgAbMeKgFLWrDvbgAqEJg7n53r+zKY4I2XqcHYv/uFBvx/t0tk4tiNnwF0TAg8zJH",
-	"ra0R4NQDGLMEcw/GjIamOcz5TdB2yGAb6WDF0sx3JXTz0+ekV3UowQuRDKIwZBy/qEGpngk+jKPgfjpx",
-	"HanlXuLKF0ZPET3d2MQ8GSylqkWpZOfjNUvDGrD9ZFkSj6YuEshOTj55IpFiAZUCRT4VYRxSk6okHZIm",
-	"bRjaCoHrmh6nL9Ms9DIL9dejQjE4BrZNDtWaU5uBHNPEltWyNtK+O8uc6ltpxCR3BqgiQYMxI03//F/P",
-	"rk7fX3x79ez02bfPry4uXmkirXWouV20pdcUSKXduc110+paWG6h0+BLaeZKO53hRtjms+nj4aQV3TSH",
-	"aaWmuXwgBr5a19N4uH9HP2Mtx/vpULHkA1j+PitxqqEuba4n/T2kr3eZ5FC8wivFMEswgjELrnNdoR3/",
-	"2eq4KBbHebN7ZnMSc65luSUDFmRDjKNg3CEvROEjrGfOEnjJNsgpNVc802t2q9BtQUvx1n6TJve8DB9W",
-	"qVna3jpJJVdzEAt6fF5t5w7Sw+OVrrzS+mKl94quvVXO9TY/OLcbZIl2rvV/ufp1kfHBAcO8M2Cu+kZ2",
-	"KtSFN7lc5YfSGJZKi39mpWGp/uB6tcHJdo+4sS5DPg/ksPwNtIVH2f9hZX/ilgGwtxvyTuXYud4hC6Md",
-	"87NBpxWmyPRF44M5Y2cRFF2VKNdDgEJCgoTOY2myb/UMzoc0DH1wQ0FdDAJGxTCSgYAJQIyFWtduqVNk",
-	"SMDVxUxp0mK9KmClhOmMDZPiX/gg7dISYchQNARfjR7S/vVEEp+zW3WFGdE+ChjQrdZMgdtLq1ZgmYF8",
-	"0YwFafpa5vc94kfcVGXyiC8VjZlPpnotuVmM/1IQU8d6OItJwoYJk2OP+PphmNA593FPWqMQfKSBZxUU",
-	"Y52CWBZMzhNJNIp4eyyk3nBG8W3gN1XEz4U4GVchRIhXmXDPWBi9zZDjASWW/EzrKGSGsI/+9Z07RP3B",
-	"vc2AWHJ5XZGAhVGRYqTYY+/RyuA/SAbP6oS6969wUSH2ZcnJvdOZszhugzsT5u+Am7WjUcx3rGvffTj3",
-	"iBS2T37C4oXW/qc0UQsIEQBVBTroJzfMFgcx/viUVmGlVtJu2zX6BWU/q0mNocIZcROJvqzp3ubU6RS1",
-	"YKrsmn3D4Ja9tnDcVA/RH2OV6furFCXRuyKYTRiH7OEhgypgHhwkWJTgH02K6JTuWtN2qMNtwrzCqA00",
-	"tKKVZ/kNd+gz5iTnRZ7nF9VV1KyEA+/cXap5VC9qEpTT7AI8cdlshjJ1icnHXGL+p01pSiqN2B+yaszL",
-	"REa5bIQ0MbwCPo54HHGbaODsR1OYwBaQgMCLVp72dMhLk28N1GU+pgoy2N2l2EJFJ8T/qa3vbhuKD5kg",
-	"lkitliRE4koHBSNkwpAkORtNYUFVuoIVROhFFLN7EaD1JhBbgkmrRH8rgmVi2u9HrLyGixTlO8wLekW8",
-	"6uRCMG3EZYzVQC1GYZlCOOsUm8oCMR9p5+elnfa+unkMdelozBQLd1K5f3XWlnk9UxOk68UQcy49qKwn",
-	"lXkVfcp9VIyUmAyk0otMtaKEUZkVBMRvqpUKmDyrdPRZbK9vMeuv1nvn0R/sYQ20SzBYpfGckinFIizL",
-	"5/YYk/LQMSmr7wpG7UslknV2FrygplZXrdtpa3DmpZmISUxfMa+BgdBZnPOoZcw0aTHP/LoxdLppchaW",
-	"vSggElk3ipf/syhitUoJhrdNgmEqTX4WalG8ny+iWEE5+uVi9/HCCR+WjovbiFsV6RI5UbdRN+HgOU9l",
-	"p78qzTPHuBnBS6uDPlK7z0PtKkjGZqTO0qua1K6YGu4QtWaBqmllx1lahAstJVsPT5bSbf7JlOmvSQ0s",
-	"9DYlCPa7R5rw+WhCekPvQBZGjOsbxNohl211qwpBIqkVqJJY+LnWjBNoG+gTE00WJSw8sWmUNJaQrwiF",
-	"78DDBGkykDyDxl5Tzj9dgd+55C9EQnzb+c+3ihnmLNF4BhlD1Gk7aBOacN1PJKFTdkuacjYaQbNtcnHx",
-	"iux1u0S2oHPCJffTZoK+yeXFLgWpwRvrAeKAWBIwZ/qWN0EuzqajbhVU92EcTuOS+7lGgX6HfC1MolzO",
-	"cs1zZXL10uNYzNtxJBWE1Vxyv6LXoU8omabZvhiYNxIMkn7BPeZ2VyyBs4ci6SUvCdSB5CcuFHZfJRfj",
-	"hDHI+4Iqq30T2Y1n0fT13u0RKDElMbthccsjFN/ASqEJxgqyoUj0NyFVFIDWQj9fxifCdDfmLbt/LEiQ",
-	"fuhdcvNHcWetcsMaruGMy4tb9fmDjGrwk8x0t9x/M+/tSI+1aW+cB9HLkFSIKKWvWKtK5C25v7UF35KO",
-	"oZ+W1/zyTK+lEN2SVpqBhqAacZ3SD0N96atwvXInxcNvVMRSljXLvF96s7TRuCPb9s41Ji1hcwO6is+Y",
-	"W4k9w+xGv2G78rUHvWCv/TTcZ+2j4WG37bbmy9qfOFFA6xt7qluFhUBzNOufP/Zux8Hk+Yj+9Hr07/Ov",
-	"+aB3fP3ym3c3P89zDTXyLWjt5QSKbkgNrsmJc9Csht1iJ90iZJBqFElCGXjuuWyXP8SQYJ7NCivkbF5c",
-	"XErW3PWUDpkNdSf4fqqd2W4J18Wt2ih2EOFsAjOX0PFvF1P42cKY/oLyo0WhrIvzMqZ4mG1sAvxzTZtX",
-	"BSWOmKoQIyulx3dMzRJuTF2YKFmCuBmBGBaDi7HvGeqFuB0tQSAba2VhB5GCSINB5l0MTX+2uvHKJ5lX",
-	"j4NySmW2rirv3Z8kXzykhphuay0BQuncdDDFw3mMXv4rJyTQ0A1gfOLgf8mlXUUofhOD1danNNUhmkxF",
-	"ooj+IJ9JDbU8JkIqstvttop51YmYE2h5KTulRqLv9AIe8JLo8dfdD72nRyvJZ8tddjBppUFEv7Dz8Tcx",
-	"WMm3fihJy8nhasqVTFax1+12HbQ8WZWo9psY5HPUynjLd2KwHcZSipkVOWsIlgfPWdvWHcRSLTUuYucx",
-	"7e0Lubin3LlHT6C82ihh0rSNS+9P/Su8M6RRzMI24+udHomYlyfNOlfbdi2GcPhEzE30RXrfA8ieo5LM",
-	"pvo8WEiamLavB8TfnkgSiHg24dIjPoYamfJ18/HC1vuwzZGxIlEgbzqT0COXjRewHVjqZaNlW6TYtzWE",
-	"shoHEiLUbT9WjeebkB3SFNaNCuUJ5mORbUoyKOrwmxhUWNg0gcK1Puefzw/znRjUM7B9WW6XHKDquVz0",
-	"sQwzXHikYF8MBUuPiBZomXNcd6ZfnUDebJGGUUmenf/L2olT8hTThZipfinNMiZ6zPGBn4gPRBmiZaG+",
-	"6XiBRFFTI4eWeegTUXaVSEBN0zbj/dXkM08919C/Z0hvE0Y4m6nE9JkG3V4qIqdQ/HTMmAJ/xSym0tJD",
-	"dqsB8gQ+7pAX0S3CC8fjoVkCXrQoZjhmnwxm8XXbPItGXCRACMvA0ZzxWLOuYqQxVoJLi/VRosS0DY4S",
-	"7AJnB2h1yLlKGNTGoRCGbNKGNiLjZeT5TMy53kCRRj+TN5+TTK8nqYrdqh2D8hkpXYqILRPrNF7rc3uk",
-	"jF8KZbRYt4owGoq0kj7GYoTlDaYi4tU5TqfkWe/8LVGxGLWz10kTQ7U9ohLGiIz+YJ7pXwq1QA+PD3sk",
-	"EUJBwagWkdGI4/2jOJ75gQvlRKjEYvREkudh7+Bg99j0nUvXes0W+i4fdPfIjKsotl/AjTXDZaqiu9SJ",
-	"mDDoqjlURoKUCGQsnSyrZK9XYvQsA1C9WzaNacRPoPiVZOqfMzVsH+U7qMcioPFYSNU/6h517fYuee+S",
-	"X/9+HP7Af5x/uHn1w+G3/3o6u/h997uvz3+MdoeTg+TZPxQ/+/ng3Vly88P1Py/5Jf9/////Fykfjpz+",
-	"sTdK4t7034NnP384evfq+W9H83hxGu7+uzc429t7I49+4/tR7/j18B838e+Tgx8O5O/fvh3vL9TXN1//",
-	"ft2lz9+/St6o7/jF7NmzsPvHt8c/XAz/+Pb729H+PwFaG9IRc0DZsRTyCJ5Bc75ngqtExCXxEdhV1iMT",
-	"etumI/bPXb+zehGPqZObp06acLKls7JSkEool1OaaC6lr55DX/RfBdqScbSVolZKLpwPTB3ZNJkJiIwY",
-	"Ap0hvv7ZTz2luUdK+KTJJlO1QMZu3o0k6RKRpP1jlcAEo27uLYxKwUFEgv8bSTJgC2Fq3hoAOVhcTTmc",
-	"7T+QhQm2bI5GxKAdJ4xV+fX1HlfanJZ6uU8iHk1mk0a/W9bXfd2KOJuvWZESW1zPQyqWheOsIHFL+PuY",
-	"v70pEXoL1x5Ebq182btdRnsIu1WMh1rJgNCWNbQIaVq7hsBzUXbPsy5PTsuD32cimU30AueR4kxKptU7",
-	"Qz2bmdhknra8cvmn78g++meqZgnL9Ya3tjE9yhM7B7y2c7NL4ogzSM+c0AW0NiBxpFTMyICNIx4Sv0Tc",
-	"89NJiZwNJlpugkk4m+d2LUCkyrZnQ6FocD1KtPTdIW8TccOw7o6tfW47lGczpxXCdz6a9z79b00s/vnG",
-	"98gbmCQVJK1eprVFLtzljEEL1pICkmM8AAx3Exz6d4zwpIwWly58FZ3Go3iU9EolPT2xgWLH7KwjkhG5",
-	"Dv893p+fnp6efj19OxkENwfhT//uPv3x++Cs+3Z0+moc9C4Gt//av3m9N3t2fXjx028/jXfCb/a+/e74",
-	"1em/d7+f/evw96/f9E7fffPjYPTycDyW059uT/95J9kyvXNfvHT5qNfeQRx1CEB60oMFoQ79zQhoeuNX",
-	"8oMSclRPRqWzMFJkStXYTmu+fyJJzOjQEkiXcy1voykSz1bmiP5gvrf8GVVAC20WPoyjx6d5SXQZ8YF4",
-	"+lyoKyhC5NteCLZjgiXTmEmS0KE6yT4BcQpiEcx3GOgTpF+57Rki8ycsesFUH50uoIObaCA7nkhI0+EQ",
-	"kmQTZeXXsYsTxNfNhU1TwcYnprcHYRr1DPHXtC/T6C3kEKCubA8/3F2Of2lR5aGk+BQqIeMQHp5UuI1t",
-	"g/lVMvOaMGP4vobsDtBUQouxN8xp7xFxz+BFEEfMikVjEWs5bElhNDhMmlqWo/ZqppfYI5IuWh1yhr2U",
-	"+uUnA0KRFgpOqxREc8JGH0wgFi53J8wQWlAybUTUXOCJl6kl+t1GPUVk9/MrIhk+VnDDQjOWuxtuH3nV",
-	"5lpLgchtbjW5ZqutJdY4avIAErd7BnLADO9lyldMmewJhZs5EjHlIy3G7dzuTES4I2eTcLADttimj3k6",
-	"aN5Fi8g/8Cc9yJjKce5HY/O9Zgv82W91yDsUvIgci1kcYi+pSGXWHJubgx0Jsj52xiirxmyBjPbEeGtM",
-	"0RlNeQLBbxiPGA8Y2oKN/wbAbSpj20rVYqTXVU3abTH/mrJ+HeH+H0F4yPaGB/Qfpz/Nu3HSjV+9PPhO",
-	"3j5//upV1Ht7vRf+8dPL/cWcng4Or1nv2z+S776fvdtc5HWP/9HMcBfhsuwCbXRTVRSznY/6v1eaT68W",
-	"IPFqKii3SKXjUsGfmmMWjcaKHLVITBcS+yaKmSJZ0At20HBUar9D/HR236YJJ1D0Z5h26AJRFcUkP790",
-	"3yMypnLMsu5ZfeJ/fPVp5+ObT790pjsfP3z61XRpg64f+issd28bgWA6M/pcj/6f//uVcUKzkLxJu7Gh",
-	"O+ZDy4MWc0nEZH58yrVUlyzIYMZDO0HM6A2TxplNySAatRkPI8rJ7mF7ECkSQzRcJg1r0Vjf1FaHvNFL",
-	"1mKjYmCMGCViNjV511qsCaNRpEkjjWMyMMXxwe+MELatLP1bnzT92253d+e2t7e/0z18CsDY7e3tdw+f",
-	"tjrkXBC3ua4Ba3cHvunt7XemO7tPfVhjyXsWGN1u1wfH+xxkaU20ULbCzqMnBVkL5GHbms6ImhqjtIgF",
-	"Zy3ZCGpENf3uf/Ze6LX8Z+8FrOY/ey92n/ot7KsCBJdObLMALLnp37blTdDWONQWwzYiFtjZgKVB0HJh",
-	"atQAoI9KEf1gOc0fpoyfvn2Jf2XSMQko19Rfy45a9teYCN1hhrM4RlTjUGAsGFM+YhhLEEnsWxAaIXTB",
-	"aKIBNKWJimiMDWLgCbZy6jjd5WD+fBt0mMXqcvYGkiYXvJ3VQnvjkQ9W3dntdHoHB62TrMccjmHVkbTX",
-	"P+xqwRRprlI6TNmRbMd2eVJFcWx3tcI7eXGXmmY11JJlKiCS8uu7TENIUzJG6EDcYOeXjGMWbka5kpNS",
-	"tDuGx+5pcCjNQxr9xn83zZr/zy/d9vGvH3e93qfWTvMW/9r7tNP6yv6zeXnZme7Y1/Y+tf73fzTuG2kr",
-	"AsVUW0LwSV7GTzWKATSALJmplOtr4PTJB9LUBHiYR55WrkUTUua9HtZs82zSGtLYJylVJjYeClDsHgaz",
-	"vd2DvcNut+uRaDKZYS/h4go9svTZYTe1M2RX+NH09mfXbQNihGajHG+ucsU0C/JMqyg4eY1lzpK77I5k",
-	"VWxSXy/rLc1kgzQ1aYmt0cagQatv/sC0d5GYaDCphEjrHTAeptLTxTMS0gXxqbwS3McyLQOhNJvyR4wz",
-	"GUnfqHl6xjG7BR0L0sY75NQ01w5okiyI//yCjmxjdGiriqHKfu6i+cagoVTsa742oSqA7qT+y2H7jeCs",
-	"/Vr/4iML3+vul5ZvAQi6zQc+Y97cOzas874xRdULMj6VP9RaxMuhBhFA6GHjjDdteWBfX+eUWNnSQL9s",
-	"3/3kbVgkeK8m9XstQqgu8Bjs96VQ5o8a8QeMJiw5nWmi+cuvn3LUWuMgmU0rmiIgOc1prkX6WrsysUtv",
-	"0+rDm5FbMbTkVIv6vW4XSwObDAmqsOj/nErsoNA3Rc19iXWElSDXpq142lUpXUmEXdmqSaItz/tFUsR8",
-	"7eC/OwW1u61HQN1yg4/085F+PhD9TDL6cA/yqf8ORBJuRExtya07kVKv2MBFC5YmPaLQy0VTXTMbNG7R",
-	"z/wbGkfhlYri2M+MD9aN5gxuirYQH6tcgpl9wBgn7Haq1XS/Q84SOlSYRzJNohuqWJ+k6W9rSkMQsBug",
-	"S9ru/kSTfMoXgjPCYsnglLCvBRR/Na/hjDSO8WuptwE+bbNScDOANzwtjeXOAllGTkkLM4WxE2EvH0yg",
-	"iaMhCxZBzCCNBnfbWsVx9EB/C36DW/mfwp30XuvyJv3uI2d65EwPypkMHankSzVq46cUImtJ1i+WokWq",
-	"qn/wlivNJdha3pYj8om+bDTikvi/+94lD6hk7YhLxmWkohsWL0jzPY8CETISMwVWfyVEq0P8//Q94l8Z",
-	"38jlpU8irgcBMg5GD8wVUmM2kSy+AQPlB1ObRE9GGORrZ5o1ecfkLFaSTGfKtE/BcXIFdz1nL1Fo6+Wq",
-	"MeOXfCTIAEdEV0PYIdCzK+gTip3yJREASxrDG9YxwYUaR3xUxgXOGU2C8babART7zN4qZ4Mlp+YeWnZm",
-	"zeJxFaz1NJiwigCZ36tLAh4uW7L/alnk6XHh6dXLI08tdY/dC74Ayvki4rmeBuZil96OyKWrEo7cpatQ",
-	"sRXxSO4EMaMJjePqPrHfRiGThjpBa0J3gHwyubH1lkwzjqQSyQLJIxhIxmJOJtD9XZExtEinwyELFAuz",
-	"2FHT9V2O6RRQUk/fpnHc6pD3fGkt0FJnQZowhf6XKXzbOsEl6p2ykAhuStdiLQynUnlp52n91TtGwzfu",
-	"TA9ZIuo1Ta5P41jPueqifmvhlwfBnCXpVv8GfWf/ByVBA6blKzOUoDjcMHObnFuee6nystvvKhOj43ip",
-	"OkRuBA+XBH0TVb7uWlXZfffefJuu++FY3fJ0q24RFsnJUTQahgmTkoU2/DYFBZvQKC7s+pEjPmCdNroO",
-	"Hze+AYYl1KsxOCvjMc2sSu5NScljmdY8rm7WBTxa5rvztPJ4ldmoooQEYsYr79db3NFnY09l8626YaWM",
-	"+vGOfZm1EMswfuM7ZqW0apFSizhWpCyZsiBUYj/sJbkRldVSoc2IUAUcpeGXK7bZzTxKbH+h+6OPfD2P",
-	"Avzd+BJ9dP+Ecl8wzJorVVbea3kxK2uM5i7iunJRelb3lplLVrAIlcSPON9UpIYV9r9J7OTnLCaqIbDu",
-	"zhd3bCX7tAPsX/zKP9rE19AIfS1z96omSQAjZa3AQWwrJkkgJgOonYD1X3ag4MsA3H1pUsBsGmqZE/7T",
-	"NKl1N2lwoGydYHDKTP7TNLQmE0a5JNjp+gRN5n5qjDZhrvECTchLFnM9nEgUOGL9EIJemq541/LsiGA6",
-	"j0KfNKkMjO0GbPS4HJ80Bwu8NKZgoP6s1UnDGeNIKlnsvYk290VFTCTE55TmU/2oYf+Zm8Vt6vF8kYjJ",
-	"GVW1LM0XIn2z6LY30UYIZTIEVCJN355+ZI++sr8OflnayjrtYO00s6ZJMI5uGNL0G3HNwrJu1vXAVb+f",
-	"3rlI1MMUgK3rD/4c4UcGbesY+P+snnyP7OJeLlSrtOUbcJbHSuI9XcFQakdKWgZDs0oIaZgijHqShjQO",
-	"zau2J+lg4QTyAC1GjU6Sps/A5h/dsCv8uG9IDWG3kHsjbSSOHc0jvqEZvs3PyZwTEOMCwDDvZP2OMUzI",
-	"LBh9wj6s+4piUSKgc0MKETkmzn2/u+cE69jEujUxP7mIIc2RoJqu5oxixhULwS+shKLxldmS7y13r6mI",
-	"JxJc81M3egjKbWNNXdw+GIizLMVCsQvBV/C6z9ev+aFDe7bEGAGgiLeI1B4R3I1Ks0CHWsLlGL2Sadbv",
-	"JI2LeW4HP4ePH5nkXaKgNmKRf0If68fuRH8aR017wpeGzha5qWmju+O0Wawyz3zAHGdsiao5XD5Q07bs",
-	"TUfy4J9QFErT8ihEHqH/DXyhQ15mMbCRySW260f2OoKeZ0b7mbOEeZqpsqneq2Z/dk7TbTVSkMq1QNe5",
-	"7d2N8xRjDEwYqaLXjEPhvD6+As580z1tv3ucmZiyXDbz6QqP+zuEarFxtjEAMam+FuFiiyQBZnMYkrm9",
-	"+pTzFqdPnyNCJ+2zvS5GE5YdWjT6O1iR/kbtH3cP6gBAzqZTkSgWvmZhRC+0/vuXbQEH6FhGyUjTtPnn",
-	"8aK1snq7JaeGjN2RmGLNTyCeWSN0PSCWx4DQBc4gxAjrsVIuaaAgMh/FcE0c52MBtUehNkWRObjpBx6Z",
-	"j6NgTCYzqciAYb4W6BrDmaSxKTCRU1AiZfpeQI9s8yOuWM0jDbF96FzHBZGzTLBv7nf3oV+2+dst/GB3",
-	"2tzvHrdOiikFqd7jRk7qT+1nkFtwTJrmBHBoNM6tp9CZ3vCA9NlM8idRZzP7HWmzfCTOj8T5CyDOsylR",
-	"gux2u90CZZQ1ybIRiO8r5Gaks9rsgaU8jd3jxFDce0m3BYnUzbF1KGha4ylHJx3C6Mqy9Slkqko8KInE",
-	"Wf40GonTPwqwjzTy7yDAluj/y7QRg+treWgx9cIEA+YTYkFsLZiwwWWc5QKdxjEUg8uyMqLU86p1/+VU",
-	"pRMzZFbXbBTdMI6CKozSIX7O+O+DbT1N9NV/ghPZg7Yh3iW3T9Gw6RF/SkfWbav/eYVVa2kC1xsKXJ6Q",
-	"r77CdUBHA3QVOGuCMEioVxZxJYgfQmNW6X/11SVv+rQz6ASZp9k+7eDvJ0a4hsfE/+9fTts/0/Yf3fbx",
-	"VfvXfzQvLzv5X1pf/YfvodVcC9idS35qepHbCVLuAKCGyjcmmkYGNKYJuo8pVssGVgHN/BaExQwq1GFv",
-	"P5okdHHJ9YaZl6UnaR5U7pYPEmYC35Kci15FE0aaL89/IEeH3d1Wh/xLL1daZeOSv3/3qs14IEIWdsgp",
-	"F3wxETNpInrQKIRwn0moXgo46JqNKj0hml1g0B1jiEmX3GDnYKZsUnJTzuSU8ZCFxgCFXhdIsVBC9LF4",
-	"LBalhEUrFsdYCpJq7MXUjEu+zu9BYyns6sEGBpsqmL/0SnFdWe4ctv+bM6kuuY9QDa+o8t1EuRTroxAK",
-	"UApFMW0ck+5SsSlFkyZWJkzbbV7yWBNOaeqbn2RluSH/HUosdrt4T9DzAyNnHqfqRLs/1SmTJ2Bvkdp4",
-	"SyEe5gKKgmClz7TK95GjO1Wpd7u9o9KogDsuK1WzqxeV0r77LckcGl5rBukSBvU0AdGiranxru9ZhAvK",
-	"shR73d5hu7vb7u5edLt9+P9Ot9v9eXUPpJJCfHrGth6/sY01G0F61aJ3e+293YveXv/guH9w3Dk+Pv55",
-	"VZukbS0Zrpl1KcP60DtX5osjb8DOkudkRApb6tpwGNNuE+homDq2paILS0S1DPH/sXftz23b2Ppfwfju",
-	"jKVZSrFTt9vac2eut+5um7t53NhpOne3N4RESEJNESoBWtZm8r/fwTkHIEhRDz8U2yl/ycQ2HyAJfDjP",
-	"71vNtx5efvcpvsfVbHqrHtM20fb5Em34gVDe9XPm2fC+y5m2psKVpa5Vu5RWEwH4qnqwc6Kg9yZalSTr",
-	"yIwsZEQLb9UcO+MmoHxxHCsljYqr5lDZUJQ8K12GbIi5GBqVL1BGos/Oiew9V1M6Mdel/BbxH18KMYss",
-	"FEnjK1CoDxZYjcEYtCCVLcDOOGHch6dJHmqoplNpKKJLI1xBtXsO73OXMGBvsCkKAGPULdv7jeUZUm7A",
-	"PbFzV2ojh2EMTy+0EdNg8YSNaj3XqPbsI/0Pugv4cChmZnVs77WjPDL2LZqNlUqJGMrEOq5wXRD/puhg",
-	"xrix3q+rhMYVlQUX3y/TKyzGlHMvOEejy2ndWVftC89hx1DtydOqyIeN1jUO6+fgYDevbmpp03nbqVbf",
-	"fjnhgOlmm5ZV8LLauNqjiqs9wdAYzrwgHN/c+LpFO8MWMJSL38RwDQzZ2d2QIfA0zjVwcolWxh0ZxIan",
-	"OAkBpUJ+sq9d9Qu6AUXmqmIw3QtnMJ5aR2RB8JcEpaTfNecJ7ON+HhhaPw1eIhPeqfVMIY+z1y7xP8wS",
-	"x2l4b0t80cOVsnoZgzKpXsr9jUUmUEEP4rLHVMNsD7v45cKb7mQ34032NeMzcU2hPPv7Hy8u3pyzkUxF",
-	"n73OHOd4LXc3EEM1FUFpm8tF4lVBtoPLtMhLkkhoPwZJE8/m22dnr849bdaUL1AZ6mtmFPvqgCQ7NOvk",
-	"PBfpgh19yyaqyHXX/n0AxduN9dgACIszfIm7SRqGt7h5xvAPjiVtVm07XMFJZnGFuKmuRG5XDC1Wu1AD",
-	"TCHQWAITv2h7xBG4Elbe2kU9K5yaEKoS+BQOiEJbcMHLMPcg+9iXyGPWIQ0E644ICTkG62V1iRwPMMtV",
-	"uGqDZ/VRkhDvFUckbKXUaF8zs5g56j0nhKkjr/BEw4OIZRkyoLQ4whH3OcJSfQHIZ2dcA42IxSiX6bNW",
-	"/3QG6YZUjcdO9QlrJ7hWa6CmRv+/U8xZkhq4X/D5mQB9a8wJra8yKLYV9pwWdh6bhpO3QJR3WuQtqtwF",
-	"VcrdvLaiA1AJ7ZhlaEGLYiOunNYVWSwqONlYimDUhsA6KLlWphahBa1K0kzGB63pLZvAlgikZVW+OIw/",
-	"dpZDmd0SgCo23ggy6ysRIiQQ3ik8VJmKW2xoseFW2NC8Km8ADBh/vCs0UBSzNoz+ykUWakjseJlV5Sra",
-	"hdYutFsutOY5vtVS08R1tLl87uclSXldZ4lrZJ90V6bzH6KS5rMwO7vn25QaKHsSWsqHJ9eg6rVBVubN",
-	"3REbltnWtA8bl10gpuIuua9Lznmcp81r021BD7g0b8o88DkYXNqV/IdbyQ215rdcyFtKNd1yWdNqRoaT",
-	"qlIRMp3ckMjkLkpIq/hw0X98QphyM6Gi3dNjtPjzB8SfmhhPA/rMQaQq8IOHPE0HfHgJ05BO+OGKJuHH",
-	"P5Hr2h+oZPEfz+ZiMFHq8kORp59WO9NvFIAIcULrYuD/uK9ZcAmAGWz0FvMliiMM989JcwfUnkFyLhVc",
-	"GyjYC9Dt3PAs4XnC3uPlNaOqF3e/nkxQ4xiK8FRWDbZ3I3+ckVOhDZ/OAOrcb7UcZ9wUuSC5Nfq97k+T",
-	"bp+dZgv2/PraCV04UnB5BYRaPFuADg+F+TTLhcldrhLbEp4fYUYR0XAj76qw32cf+URWPpOvj8c3UVY1",
-	"l29kLRvrxsLt95iptU9LKYs518y+KZFAY/67TF4zLYYqS/TG0fj3frdBXR2WgdEB1+KbIzuTfnx5+n3v",
-	"/MfT519/g9krmfT9DWFus0uxcKkWeKVimIvN79DPixuN+tfdhIRo7hMM3iAKVIuFrZnNuEv88kvDWRB6",
-	"hj4DmAwRiJjbc7++vo4YZ19dXyNtg79wxg4PmD5huBqwFzjlRuT9eu3SCoDgVXggDf5awx7Cz6DK30/Y",
-	"ZC+7whtDARpYUbh6QUydmBsoVgKHBE3NIa9DJ8YqJsgZQJOZ6w107HV2qnFm+JjVLsM6MTzXBztvYhYb",
-	"Po6Zy0OQmWh/B9wSwW1OwiLpKU9EOZ3tXeDVOra9pHuM0Ft7q1KzmYfvOADrOKKlzWakb7yMuXomhkus",
-	"04LFuJhi+vAiYdhSZzG8X72JJ+CYGDOz9qWTvxw6sQHSLiE2Qmt0vnv7D5YXKVSP1cE5wHxu6Au4uUyC",
-	"QuH+BNXbkBzOVD7lqdQiYZ2J0oalai7yIdcW20zOZQpVaMqQRTziRWrYTOWGJbmazexhP725OoJAskYG",
-	"EK5ZfHD9l1H/MPaNLk5CQXddcXqqhkQ4ErF/q0yQTkvWq74HtJ8P+uyUTaXWoMVfTgXWUTmGr2OcKdWZ",
-	"gxPSvjzsJsU49xwLbBYzqkU3/JJWDTTqReUtM1Zkl5maZ5V7okV/wrjnIlcpFOsdHhxUXrNmY2FWVtN9",
-	"D71L7+1gzoOTdhRHD+52o/D54f3Btr03DmNjv334FqOyMMCuTPuicaGxjp7YbwPpSLvUun9EdvK2yX5H",
-	"OQOYr4xnuOm6fYxAN/A+0NWouR7PKjiwnYBP5ZSIqTSpBTgUcrrKnBaAbo5ULkHKTjtnlu92k8XdijR+",
-	"Prkc3Pd0bWKsn8Yfw8M/yOQTzuFUGLE8m5FMpVnXoza5PaTPuYTKdfD1tDcRnfHixOPWioBUTJtNIiA4",
-	"yKZtd6M/Gt5nhQ5I7XXdRAdkKjPfuL21KsijLm1tg18rVyfOQm+M6upMrK/JqHn3eL3dOrPbBlhPsGnc",
-	"ciU1dWVusYjuQV75cS683eydN9k620j2Y1nMdh1utY437K3PaNeTYr3FSHxMh0iNJ8NoqHZsTBtwoZo9",
-	"gwhJkEIbCnvRfQ01705ppXOAqCENSyRI4FGgAwvOsdVEZIbNc9Wsxu6N07PyOVvEuDlilK9vm9ZaOyta",
-	"rHgsWGG/St24DWK82yJImFTnSdJzuer1vaiFFrlb55LUS1nHkejA6s7EvAutYcQS4aq0y4Ax0FIUGZrp",
-	"1CnjlnmDR3qaJGducDdd7A2VafcfGXOju++qUndd3XaptrGnm3axJ0nYL741KXkIC7ise5uJcONhoY2a",
-	"xmFaZWD3MsbZi/PXr9g5rBT2/OD5Qe/wuauakblL5OyXTIisYx8YEmQqI3quEyau8S2x2L6XWBPp4qjQ",
-	"IumesHgqpgOR64mcAU8jJAA+XIoFsTUiUV/MhmpKuZ5BIVPTkxnV+Og+u6D8Ev6CZeJK5NTqujr4HlDd",
-	"PkJgqo7xgaL29cr7DbqhYu4zfy2XRwuhDwihuHqayxXXAyeGN3sVnZxVIU8iEa8XERo1HWijMnFM/OI+",
-	"75wRgVdMzL1xEAvFFtuI8RmxlFL6HlQfZjy3y4ClanzCMhVmsnMxVVdOuA2Tv+6vyP6RC57YV8QGCxbT",
-	"n5A/9G+5mmJ7s6rZeVEoHOHoyCqw7wocjg6O7EjJK8XGCjwcSi3FyDBVQGPz7wV4LRHk6f0PxJTqylnE",
-	"tZ2BqH8hqfKmpn2xUucnF6ngkMyW/oAKu5KO7KaQpgIoEIBxdiY8ZYRmY0WCFEiwnChRigdZz3fAh5d9",
-	"ZqEOqmns0GAq8NR+6Rg7l+OIXYqZCcoS3HTALQqyljJj8d9/uGAw/WgylNpMOl6nSeRYnx1/S8eQY14S",
-	"uMAnca3sx9byJ2mm7uqgeKhe9EgN9YqZ/pgkjvwnbre9dtt7DImFW0gahZvgWBgfVFgfjSwL5g3GNlzR",
-	"/Ki+oVQ04Wo6pM28j96HfjyNcFs6/S2JzNPPnDfM0xutn5IKpsIll6rx6hX1KmwSBUNjU3OKp7x30d4G",
-	"yV0TxIJRhGbKE7Fi0YVdmn7U/7CDfoztKY+LTrr+yrYjlk7VGKqMdi1ufqfm8z8qHLwVvIGAxH6ydX2t",
-	"TS3kIT6gz7Zl3H4ZAvB0HQYJBwsM6NccB4j5E+NKeXQzvaO9Zhusb4P1rcl9M4Cw6+bO8XqIb4xE3oOT",
-	"9USu4XF56UvWxbVE6tfG3F5jcys0LVXDUsu2OnGypfJSAIc7lMajQaLShFAIo0vBgxdZKrRm8aUQsw9c",
-	"f3B/CMRjIDYR29F+yJT5AMSUMeUeFeuIzL7hpIvPM+HEPA+PcxIiGzd4iIuBqHlWi8PZw7/Cmn+0hwZF",
-	"YNc1IeAFfYLX/gs8ShBcGuZDy0BvmRwIJmIw+dqASYveD1mQQYupFmWFZv9Sjex2kI6aRL0tFPcR0Cug",
-	"3GenGGQGrHOsvXZMKEFjipwQb1jkuchMuKCquPYOxnFf4d3NvtZPo5dQr7IrAKw9zxOBvxbydg15z7eA",
-	"vBwatWXNAW7Rcju0xJW3wu1dD4YfMRflXd/m6Ng6umR0ees2bVOWr8aP7ttKUDcGe02XJRZcFpAIn/OS",
-	"nxnK5w034ji8air40oCwG9GZsxy00WhU1mnnMtO1sJ69uEhH4KND1Qpl91a76I0Bup2DOhG875jTxT5f",
-	"VWFiNaq+d+z2lABvYbUN3TV75ivxAqXenXTBSm73dRxWsMa3q7Q7rTjd4KxTNUgqr0QcoeZaLDPEjdia",
-	"gKBM79kUXIK/wew7QTHf4UReoagtNqp/5/Xge+VV7AL1vfhaIYFFoIfbUMZLT3lPJXP3TztVtTl3zHq3",
-	"ncXXVsJ9aebekxTEwoV7m0q4JahLEiKhX1NN7EuBpWZXPJUky0sqFI0cfazD2VRqVL5B9g0L2dY6s8eP",
-	"iIYEipFnStoX1e2zV1BsSqVouQNRH4MkGVypWQxUfDHaXR4EHQULAGyHhNa/ayyPOk2St4507HOi3o7c",
-	"Z/84D1ZTHJLmb1NRbI9vUbSNEz54S8YS9+BtAVSvsRLTlLiQBKRqlopfffnplC8sgiG53rfspfxrfzV2",
-	"6S8MvPQDoVc4gG2xS7fg1YLXA4MXosThwcFBKE2ospuE8BrhjLRHblvKUpVGLXWSt21WBYtSjicGcjYW",
-	"pUH+jGdjUVdvhwu5AaPzq0YsU5jdJs7TsiYVSE8bi2k4w5a1pcQ568wnyolH15gQKVPdbRaDrR+20g7F",
-	"w+6pTOeRgPquynrqb6st72mx8469uMSvcXdfGiN1d4oaumifjxyiB6zyIIZ4XEUXpyRrMaanspRg0IHk",
-	"kEPeIlXZWOTWtuRJgukSRNSEFZmRKauHFIEs0wcftwxXhhFHClY2oh5eto08tpHHNvL4lIAT122FSdrD",
-	"TvfWwDko0steMQPu79WmJtXTfH/+M2hrOxqTaZEaOeO5YSMp0oTF9o8x63DDpkob9s2R9aIBEg+jg4OD",
-	"CMxlNdfdY8aJbN/+zCp6mXZgceRbQdOF/wsGIRFjEwV6vhQfZTNuJi7VjDsKEGrP8AZEyjQUaQpUxZ4K",
-	"uiF4CmbrUF8RSz+dNOGGDcRYZpoGux+zkUpTNceLxf8ZRyz+s/2nZ//5LztMZvggAmbjPJd8LKjOCExW",
-	"Koey10mVFlSZiaLn9pedsnt3HzLw0yLlLBOFyXkqNaBet197NcGeJaYzs2Byai9gvx1lvuzBkYvh2p3Y",
-	"/uekLEqlzbAT60Jj3zTyQMPWYv8rrmfWjIy7RDmB2xG8Y62A4BXGzHBOeYp2TMZPYSIhr7WXaZRXAqMw",
-	"OLU0qi0LYLq2M86VG9B8CWPf+M3os/9eiEIkuEOXNPTPD56XrcO/qUHE5hM5nATtwr+pgX728Tc1+CCT",
-	"T+6r6j57q+YYCg/GQxdheZFp3HOBdgMmMab91JwJu/KdJwK39HTYeEH8KiLps/cTBXEn62k5q4H61MvQ",
-	"Ol/Q2zwJVz9yCWIrAnzc1Xv+X4v08h1c4REGrzyIPLOTvJdww6sb+Sy3T2OIx81OkmZn2KGT3abtpbjZ",
-	"O94byIyjXVkXgQg8on/iVX/1R6nBb2K4peP0/N6skhdqsMkUgdmEE721RlpH7gHtkZ8AwzxogcdUWggg",
-	"5MHtdL21ZZKIe6kF8a5bxas7qUhnbPTTwCFzV7pN/Uje5J01EEfwtjCkdc9a9+wpMkXweywNIdKkILm5",
-	"gTKJB6w4akT6aHwqnFWJpXnV6rfOZjIl7FvrIn3Qmizqydbij47ZInC8yhQBe51Zbw99GCCrK72QClgP",
-	"hK/rZadohJP8TZkngMeWxrkpx1S4SOI1Zi6HgnWODg66EZ3o2L1LNaajg6Nu5G9c4wmKnCZlAO5ei2lV",
-	"7Ytj3fmCUsiVR3qg5hG6+03ZhdpEcmtDPwJ6oR3kkv0GUhrOq3aQbfLI85KYLwDuG/HyrWmBDuzpqqTd",
-	"binxVtDhRUC+DuEq2NAKl5r24B7wBWKQZ2otevuOjMiOkRHGSbU5mbX5RKaiGtcpqee6noKPRI8dOSD0",
-	"ySzWMA5u4s4LMu7SNJDdBfoV9sU38eKt28YexEn5EgjxwlR6y4fXblhPjQ/v7h6Ommf2dfY0n85S0Rvq",
-	"q5UsXqdhqgjKjDKL4nAi/C4ROYRZRsS/uiGtE7F/7Z0yvDFEq/611z2up5/qOSefWRqqtJhmkFlKBR+5",
-	"OD/eZ1+zMlxtbwpJKkhOMZkZxTCyXAp3QvYLJe95WtAeS2PG/krNOuDOQYptX1OKiB4/ciqiERuqTBu7",
-	"b9MBWTHFa0ZOYR9+suO1UG8WMyQRnHKUIx3Y5aNPsOUSXyKa73hnjbsEOIK06Rk1FpAzShRkIVx/QrfP",
-	"3vnsj8aNB3MgmOGhnFSZpsN9jJ5aahJvjVzCJfiauPkzad05pCGZ8gVzk4lJ07hb0Z/P4ZV9r68eYsNa",
-	"u5EYcW2e0RJYrQDduDWUWY9WlOSpSPG7Ccm4QyGfWUdR3WDGD4r0ktJ/twZbtHhdOKnH9Vq4DUSRAjO3",
-	"ElapVVlG1jBF8WGqDEj5wprkQXUBGLG6ml7fALqkwwyeRFl7ShfiGjm1YzEaCYjL01ndZqwOCwWqaX3O",
-	"9AyuORHCsLkqUpRkgQyGS7x3ZC3/vyrfj55TLePfDRwEp30a78dsIEYqF0wal5VefmF8zhes8/r96fkb",
-	"mCUysxuI/SjjQiY8G1q4PcNIlHWH8FuXdOebAnIW7vvs3OQCwoUOr+HuGFxz0uOwS8XWq1p84Fj5UDJR",
-	"BWTZXyHdS4UkasMo7I3cB7oUjqSFZ3ZXGditiz4kBPA6fKqwl20Kcc9ZLxVXIq3OJSjbq8ymrku7wEPB",
-	"THJfJCly1x1H1Qv0jbCsxf6eLBBS9qPh2MU6LIwOSw70xJ7foetAsUJjJPAHOIACV6f6NrvS5yAE/fJ3",
-	"si/IHfkiN8sfaCWFm6IPEEGFULAvAjptuSuOhVnut1jPzt2UtYDNz/U0LNhc5JQ/jrZNiqxgDl4qt3+6",
-	"AHHDvoKW7vvp031XqOvvpca/sl635wA/rXMKWZMuqhna/XUL8Ekwd9+0kKNl+m6Zvh+S6bsBDrYg+q5j",
-	"AiHI5jbwN3hgQDCW+Pz9UmnExnqHY6ywGAujV6a+iIRok/zUZyxgQG83FxCso4dfWalAL+yLKlWoPtMD",
-	"1SrUB7E+80MTXCQ+O9imgNoU0APCOk3fsGiBoOSuNQvEZHnPLfDGk7v7tnaoZqi2rwc+JVUy+7iXF3ko",
-	"U+WrlSDqkdHVtJNt63nben6vJmIrFHFfjma9HfvOFJS+s/zmFJS+6SCkoFxqjNiCg7IRiOA5216Dtteg",
-	"7TV4UsiHerq8gSTiDqBnseJOmFd2CQedVlHQggVJuQAM34orRXEBqdlIQvGiWVcRCsrBmWKjIofKE2Im",
-	"Ai82VGyupYo9EnaW08XogLv6/c2w3Iyk9vwWSFsgbYH0SQGpXbYVSg0AodvTaWh+5dq2elz3wDNe77/C",
-	"IZCTgECkp7Q8DkterDUHLalBZT0wOERslmPX2ZblHkg4hCUeZWypU42jRqwWV6UC9ZKNmOdiazpiroPH",
-	"2ocqFYu5jlIYaSfMhGeelgJJi5uA9pxfUavRqYail5ZD+HNzCMM3amG7DUI+EvpgrNNLCAxuB9skLbbZ",
-	"+P2ehMOWWlj9QRGbCsMjZgxkkCrlcktSkX32HooJfxr1wEKL0eBEo1Zq0JXGgmw5Wmoe0kamKeMG8zrO",
-	"IO8cHT5HTJ1LLRpTOyg79ESs1V3pnblRPVjH6k2s5VbtrFU7+3LUzu4cq/gYVPq6uiAwue+tKshJJDTU",
-	"BNk/fZEVQfhobf1QWz/0NOqHatoRt6gequJI1ee9ddLnpLRMQ4o+MlFXcj9VykIenU12M2z4TPHG7X3W",
-	"MtLRqt+0UcdHUkHjEOGOKjhVEMuFzACN7gpjLolTMjAFyWv0u9fTkePDNTLfsU6+nPlZyl2XvFUrOU+b",
-	"czH0Bloo3QWU+gnWYmmLpY/ASKTZyDjzSHXfiEqJ8dvCaWNaHFLhIbY25sIxmZ1yU6a6fYGhSwz5ltaQ",
-	"gm47cPb1RPQzwKueQAc0EnYPoNAR7gM8S0XmTan7w2vMnbdgvQuwDidFi9QtUj+GXDv2ptwx014FaULS",
-	"O6B0qHdQIYquW9SsyBIlNJPGwm5907mDVXxPeHqOI2oBdReAWv/cLaS2kPpgkEorvSruck+A6jPi6/H0",
-	"JSkDBah6Aj/cqlSovzJV/cVh2e7S2jcuIzp4MCnyNqXdprS/lJT2Zuw1fFwjsRgseoaPV+aoCY8ktXYz",
-	"bm3VLOF5YuedK680fMw6MSro6omcxRGLkUDxw6VYlOpdcZfJrEx4Uzu4mmeMU4pNJCxRUy6Rwxg3FZUJ",
-	"HTHgsVHaC785m9lwU+iY2s87sSvzlxpOPmFA9pbKkRguhqlARbV4WGijpkjwX2SXmR2CfW2wUzhBLXjg",
-	"FUWgJTWHFPqviws+vp/8e91VcG87eNMWqoh6c+94r3zpe9GetCfNuJnsRXv2hewd28mwV8ffKMDSKb/+",
-	"h8jGZrJ3/M1RtDeVmfvxsEGwag0hkRR63ym3ESEoi73ujfMa7Dfp9t1QkSrJjxW/5V44PJEVUzuX8UJw",
-	"nv+v6+KA5wNPJpDP8mPepdl+wcf/Yx9hy04Dv4qAhMF+ydvuD23OfjWb169LXEAeWvKVaMZwnTRxeH2c",
-	"5WokU/FBJp+eJTLpuznSCJhxIpPjuRgcf0xk8mGitPl0HF4hZrnQKr0Smk1ELvpApu6LBl4KM1FJzFKp",
-	"idKPTt13feIiFwn7IXn+9deH37FLsYDWovhlkRppoZZ1UHQR1dRV1lx9+XdhzmRypobF1K6BHSDXRTl0",
-	"1hlwLb7+dmCG3Sp2HV29+O7Fu8PBixc/fPfN396fv/jvqx/1b804Vr7CtXA248bOqr3jvf/752Hvu9Pe",
-	"jy96r970/pf3Lqe9f//68TA6Ovr0p73PCxPhu16BEGc/ndmdCo5pYWHnsFB/5RjjojkW4IBMRGbs+b9+",
-	"qnMGNhEGivzKLaHqJwb6TqUNs4cgz6fU5d078ZRfCpYXWQxHACcqA87Bbw++PejuRXtFnu4d7z0D141G",
-	"V7/J60xAKdkCwU0aIAJXo4jZvddox6gL0q8LJnieSpGHHhCtNWS4bljV36s0ReZXjWoUHk5DyXG4+0im",
-	"BrRGswRq3XTkxS+cMMYiuCUC7vIdf3acRvAhRtJe0n6rDJ80sj6cfSYgHA+u55hqGi5JrDeuVb8sv5xa",
-	"3xildJF0FenQg6uiikfDNdHfrJaJdez7mM4Ka5xnCbP/t9Ylx4/S9X2lqRrr6sjLGrLlO52BdVy9kxqF",
-	"NrW6Ejk7e3XOLn65sC+d/Xhx8YYUEeHTM4uR1tay5w4WXgfYXyMYDRrjDeN4pYwfgKYGr6HUbmq4bi9n",
-	"zlcHTLGH8LGz8HpNUy8X3NiVA+9ywrOx/aF87GjFbMRpN+UZhxNKwstgayE/afmm7+2MYLoY+F/qiM3F",
-	"YKLUJSxRU40iwKNTNSfRTLujwfEo7znHOMzy5w1ASbtEa6FFrvcdPIVD9/jUvAPXib5KEm30zsqODRhr",
-	"eHgvVePamFM1XnGfIU9TkWO7Hzt98xMYJsGZfDhUhd38Gs8+E2cSYc9eQstE0HgSkcgePvI06bIe9em5",
-	"9K99J1qOM5AHSHEKpHwBK9ggjbn9Twk86J3gS5U5G+Z8noZzXSSyYYg/Cp6aCc0pnshM6AomLLQR0xWP",
-	"dpEX2jAX1GPgLLA3uTJqqFJ29bx/wDoX6qc33WPmojm4QtwMHmcQF3FCQpTaadCZAJsW6bGnwvC+yX+f",
-	"xXZNpjzHZqGp/8q/z9ANfk0yC1owbx96xSNQkAbr8u3fvmd/+fbgL3bgg1RM2RnRZHfi0Caa4V//bG2j",
-	"mMxO54Tmv8/2Pv366f8DAAD//w==",
+	"kWKWBJrejiLOWNKOo4BpsdVFvP0Milqpf2FYywOiXbpyzy5ZJNliDTpeczHnFUCtT/3rwHY1pe8hpXcg",
+	"truXQcyshFwIQV4ZHvKAkCvjFLDACkCdo3v9Pac3NIrpIL4vrNLAgZkzpHsnHdiYycn73KsPCJ10calM",
+	"Yv1qCYOwEdC3/Hf6jzbInX4ObjnBz3lrWYg5B1YoiRJkTiNVGt6SWcE/ZQdyIcRryhcG5eQ9T0Nj3YTy",
+	"haXR0kXT3nF2FPpFPS95l734QAfxTmtbcHW09PJ5ofuey9l0KhLFwtcsjOgFvHsvEDtDkokek+gF9Ilk",
+	"PAQyDFeSSrIkZLkU4yA7CndAWCSBVX4WsqGvBMTBUUn84oL9Ig2xJq3tW32WRl5nT1myomTeobKFPoDp",
+	"Z3tL/px2n3NGk2B8D6XAMWEwFO0aKkdpo9AhtGDjjCZ5RepHEDK3Zkm/gKgxvS0zJqDARoxupV/AYVXZ",
+	"HkrZ3nb2UsW0+lp5KYbI6kucMBqM9QJQGzRheiIxf0LMH+g/nLFQumF6pKm3SXzz55WzGR+CWmNGKEBV",
+	"aBk6kmTGQ5aQOV20wF7GWQQGAHdMns1qQ/isPNr03RkwALOoe63gzRjCd0emYT1qMHrERzWYSH3eXI1A",
+	"CVXsynC/HAYts+r7o4/Lah+Wv753/WVbdbi5I/eJVZpFkrqEaN4jp5C4bd0hZwxc1ksEPwlOKIZjBoDg",
+	"yBY3FDJWwSQd6ApEiyuFkoALnbtKH9u1TK0WHBAskiX3snDOJEsqjJt67K3bNa/Z4okkela9wzCSmkoh",
+	"N/mXEzKxKfOE6zdMPyr6R91ojDIrmzt1yjQ/eQ1rMtqKy/UqFuJ6Nr2yznXXJrU9z6v+YqYxF3MBMgYH",
+	"0XtpDDksruig/ZeJELurTyAHRomW/eEs3oqjQO8OAUhSAJqItgfzHqTrxjgICFM2jOqMKlpuZve12OCn",
+	"9iL4KHPwApPW650mYsoSFSHqmsAqjC4oRI14WRxT5fM0IKg0MyiLEfqlGDyUDew5i8hia8TgNxYoPUlu",
+	"+6kcXgoCI5eKodk+cJQawVF5mIQGxKsQZvlMPjlXcR0s7IsezlW66zDEYDrHPk1DtMfT+K2z4CGNJask",
+	"5xoWqQvBJjwxG4qXeyo75BQTp4YRi7XEQK9ZmreBGQoYLiVtUpQWTvFteJiuAKMQZAls3VWuc79nr8Kt",
+	"1Dq6XPfVd+c/vPkhheKErT/K/BdupGH9+DzU/llZUFtCh8rX1M+Poxvmn5j/xeQ0TFTruHFn+v2G19Av",
+	"lYSaeQ2l4nULu7h4pd9EPqGiOF4KEWsbvY3PYqM+YRDfuiucwWYlzsraVCoMDSrKNSQKI6EUm6zFgNMw",
+	"ZGYdAC9jaEkSuqjYkVyzm21eQdk3+VC73W7X7t3TL7CQ0DgGxUtwthU45CnIJwjmfYnf7tp4Y/v3liBV",
+	"kzw7ROdu9DePanni68RRZtilAdzwtkKYU/QqyYhKSSso5c4+SZAwalS3wn5BYFpLDvGtT95ann03Amac",
+	"qfXDNatpg7tEz24vm6EUqtPoe7YoB6ihFRj680RaHU4zoTQNURLJgoSVcHMD9iu6FsIX0YRJRSdTvaBr",
+	"Vin1xFSqq5lMx8yv+APQ9VTw0i+7Wi0LMWQvUpDeq/8d6fcnEZ8pRpqaIiNv4OyGJWBJvwPp9hq37ZFo",
+	"L62dl4a7X5hYKROFQRUiKyZbTaZqAdYmDXOtNGvoUiUSdD1ict/SRNOEDaPb8qlQF4MIb7Lbc5J5lmaD",
+	"zDBj28ERmSRzlugxpqp85oTdiOtVhxMpMEmZ91KQRzEjmutuF+SFa2LQKo0nN2DyXDQtYFhuR9V35xkO",
+	"AEwqjn8YNvq/rCGheOU+eR8LN+a67CKac/OIL2+CK4zI398jAyrZ4f4siZ1TPCFyLObcZPRxjNDLuPta",
+	"AJVs8ldvOQuJzS0l8OyVyqhAESx1GRMeA356R86UO40qxmTtUObYt8KYYOLaLDiOpDKfVG+0nqBhEakg",
+	"QazeuiTDfOzB3Xf+bMyCa9cGUA2DD2OW2rSzmHQx5yaeyE1UQ20JFJ0SCKUJx0sEqFoN9Bo3jqXDPBwI",
+	"ETPKV2w8/ah08w7G3l9QXY3/5dzjw9hUZdAIHelzTaCcQca0yTyKYxCMRjySzNQ10M/jCDXwXB5rd32y",
+	"nguoSn0EQeOkM24HOu1c+te29NvNVVV7Gs7VCtAbV53puuuWNbi8PG/cQ8Pc7BisS3Vrp5A6hb9kq8Xm",
+	"pwpRelcmILSagFG+EJxBIDzG9blOZyiwAVrHCfG1rLJkbijSHq+Qs7iR6aOWiTW/S1VVUcbEHSo66hM/",
+	"mEklJj5pghcaT9HdSQuzDqSiPKRa56IjfcZCMjKYRbFqRzwd0AEP5gnOJJPodLS2F5wObOqTAUvkOJpq",
+	"VACX0JUWTKwodi/DzJLi5MK9+v58oCoYb+vywGDns0H6Vpm5wazLHNWqfZm14QcXFMFBkxGzpuFydcMm",
+	"kXvEsQdjdKBRH8lcj8zCE2JBBrqBgiOGZ+Aik3qEoRaY4bGv6MgvcJX1KeBeAwZEt1ydDYMrUH/GBmMh",
+	"rq9mSVx6XxNG2I3+HLJmpkIqvaGxUlOZczrSMEyYlKQZikDumFFlZxJ65LLxASjX+3ev8qVLLhuFIhgw",
+	"bH9nB791apbsyJugAJLu/tFmnNYBUH7bZWh7xsLora1us77+DRZh0RRAmQweLc8HCZ3Hq6Svqko5S4c7",
+	"jGJ2FYgZupaW0tyLjnD8oL61LbfbFxEGjBTlYdDrxEwFokoLNw/J3FjnQUaiUiEgDGqELIzasLzOJMRY",
+	"Dd9mBBYqXKWWhzKQwHISRo1rrfy5cadVGjpwYWjmsPV09KonlEdD41+5i+3Zyxe4KIdWEo0i3h7Dlcpl",
+	"e/EAglu0Tq91/YiH7BZtb+unZbfqCnZVaTYv/wZzvCv0LgsaC5Ynkjgf3R1INupwuaof5sn7mBsH+2Eh",
+	"WTDV8ogvrg1TdXCr9PT0y+iX9gt4RpqUxCKgsaNHjalT7QN4NtzTluvgMOtqeA1xrXdtneJpnu2v66hQ",
+	"WmcpTc7P3as8Xucuvr3UuUNeS7vgNpfQL7d0Vwo8QDkxNE62rKhFnn4NGbA1Y6Oqh2PXq8yRDlFZh5z1",
+	"ZjMseBOCuSRBLiPrmPYODvNkW45pu3dw2D8eHh2G3aPdo6P94Gl4eHBMe0NGaTc4OKBhd/eA7g2G+8Pd",
+	"QW/QHRz1ekG4exAeBrsHg+6w26Xdo0bF5UAVySAfeNW8hs2FRhwCfjGP1DhM6JyXynYrWLuxJpoTJc3L",
+	"xmXDBOcBLkQ8jjiz+m56r9ZbwopFRPQa7JaWUN5AFrHEc/Erf/6Fg12L+2vMSXkWLtHUh3oXUpX72pby",
+	"QkRdE1NhWduwMdlI4ApGVJ4CTckKUwF4pDZ1S7AJBKqX+X1EnEN1WJLekV34WrqKY5uRvGx9q8CxHdeo",
+	"XaMW4yfihjk/oAcNb0L6M8iK5tWlh5imOJNAl2FPy7BPwegUomLsv/Il/lKSZwGTUyf264FzFfBqu8mz",
+	"6PIqJ3noRu3XvFkGL0ouVVHyWm9/cwqRZUtZuffVhKWipMLKC1XHOp8H/ZZjdrBu5taCBkIYLosbSG3W",
+	"+uFyEMFyssSySm9F/SIjW3jgUMuqiSgxGUglOMtqK2BYH5jNWssm226lDFEfJXNWpYcJVbBHdNezEVN8",
+	"uXhImQxscda1UG7lJO58EJ8q4ZCVeK0qKpbTq0hTq+Tpglqpyo7bsTo7flfuPUgnW4UHb9yiIZX6aRUV",
+	"aqTf/Fpj4yvo0ClUScoO2YHE/cWaAvjrSzbFlZQ63+ko4rSeuRrGe4vBryspXm7YFaAtr6OIwjJdAqkt",
+	"HQw23BKwTs1oNfSPrLphvfeVUDSu9W4BMPihZws+ZvOugEpVxFB2zUzc0P3u2AprTpKuYHXmGwbOldLU",
+	"WldrbSjY8r1aGwq2yaWqCv1bc6Ms1/jSrpMxq0dsQ4jar7YFVGRldwCrXciXCtnF6ktpXEYPeC2zVdRJ",
+	"Sa20E6y7nDkXZn6/LxLGiGK3ynhDBxA4z20xIFsScL97fFgsvewIH/pxyRmfReGZCGYTk9RRYkR4eUZC",
+	"8wYK+UZ5myYCTCjNMAr7czZoLQP2vyBd5FblkO+X1Asyn887872OSEY7XO6EUbhzs9vwssd7UQgPJQtm",
+	"SaQWO5NZrKJrttDv/eplV2TZ21e4BFRKvSrBXzM1FmHufq3/OJf1ttm3qKHlCyrP2aAPttmxkOo/906P",
+	"ukfd/v7Nd8ffvd8dfPfd8+PDFx/Ov/v+5lv5W9mtdNMkSrazOko1/Nfy1+vCsNNThO2ULmAJSMsgL0X7",
+	"0vWUhplCDqDGPhcfTV8O/7XBC78kwBQb68To5FoC5j3P539ds0V7t5R2gtfwe7aAtQ2oLFDgPw5fX4/p",
+	"T6Ovfz67Eers+tVB7+DpkEZ/qOib6FnvR/X9q2+mA86ff6NoLxTfl4aCGF+oNSpZMKw3JkVpZJfnQqh0",
+	"2eUHZ4Oii6T561en3z/vDdq9g0OrC+lj44VmNDYcJOLk3Ytn5Ojp0QHRgl6f+N1bn/yDHO6TWMxZElDJ",
+	"yJjd6u8iJQvFkm+Pnx4zOjzu7Q56u0dPB8eHx2zvoHvUPRoMj/eHe0/ZPuvRPTrYpYfd4W5w2Ht6PDg8",
+	"HBwcDHcpPWA030ike/tLt30MbUMO98u6hniNTAuujtMFPM1KBFmPeZ/ETE8lPbMZLJzcufr/tX1Pi9gJ",
+	"pESBbknNu/preNnLSr/2jhwyX+iCYQuebhBn9N+/nLZ/pu0/uu3jX7N/6lX9+rHr7faeVgDCVpeqNpGw",
+	"G5YssCJTn1Aynk0obyeMhpAx7xvBAKNVIU5E/zyhwTjizHkvECHzO+TrhPJgTAQ3v5wAh5+LJIRqtUNn",
+	"wAld2HIOEEJSJAkhq5VO+Uy/+CmttlDc6hnkPOFpo6PMFEMoDXx25LCSAL05dMRKBB954J6YMjGNWf5w",
+	"y8oK1redw67L7nK21fKw4gi7OekrrN/07EHRIBFSkoTFjEomSVMyRsADDu+B97tP/FxGrE+a+91uHzRN",
+	"U+zYS7tuJYg4Ts0zIE00UGi7T2Yxa3nQMKqYtpuNK2cD05asmBaaprzC9ws9kpsJD0PsQqWHXDI6OFbX",
+	"JaN7xE8Ls8JAe303wLJQEFW/niZXw+v7/ayeNymv7lgo7og1IIQJ948Et823plSNYYLlIpXuVJnZCOcw",
+	"HjD9dWEmu1rQtxOqWG4cp9CgAchgpuDjBUvjSFVCuZzSBDpqxWL0RBKlhVoqrzEoCA4jl3PuzmFOoiRD",
+	"3LP94XK5o4yHUxFxJU8MkOCzsQl6Bcs/obioIUvaYM2W42iKQNFrmYAkAqsxsX6wnoN+BiRTSRqptTku",
+	"/EwP4Dji97vHuZY666pD689L6j/qkXZ7fXKXSoswZLHCJgxo8NTWFoBaIxj5O4kUXpGywgjw7UH+W33m",
+	"y/UI9BhuIQ79ZU8DpFiD44Ro+pErOqK/tUVvfNI8gBu+XO3P3OS0uIl+0+yrqqALwni58or5dJNqLx5Z",
+	"V+qlbGf50MZi1YDywgSFuh1uJWi3VEN5ddr8DdajLZd4KOK8G/fhVdQkLSvcWllMo1CRxSlolC/2U3I0",
+	"mnVlrNBd9xKnxSoRprdDuRMvM8loyj7RayW/icETaRl5IuYlthl8eGWsorXVrmxBpRYa00+qlPvOphq6",
+	"TyQJRDybcOnZJiciCdHTWF8XNV2jyl4FIym2GnhIc64Ludrf6JnkXQzBaZestGFXfhH5CfJA8HLdeArn",
+	"XiZF5ZCubpbPiKnvxCD36d0cp8soX2X5wzdTw/7WsnxcHC9r2CPm+atmQ4JLNHYWx7La+VeCvSUFT8Rc",
+	"3xk9EqHS3CItLgwW5iY5Mnq2iQpB/8PYBPCLuclNTJdeEugxLz/1RMw9sksGTMtyejTMsMzqzyGW5mIN",
+	"ayK6ntMu3jPwKzujbxjXwiK7uK1dqGRkPiHqdlWZkhWFRtJY85yDcfkltBKuxkP90pqN1b96+Ek75LKt",
+	"bpXWHTibm26mRpZWYkpidsNiw+Txof00tLmvuciiMOtzwg0w73ani6e1JnfNALAkETNeOEvGLTQR+TSi",
+	"1Yh1s9OWg16dcbkW8KZvVE5ML0IThapVISTVWX2RvFqVvLcadGsCamoiZ0YkiyE3NiJWoQ3VWWoZRJ1U",
+	"nEoiiOHGxbMeJoy19Zma+uEwSCmh+04MyruxZvQZg9kDeaP1+K0l7gORutLSVd04fxrFs4SVE+XU7qIX",
+	"LJWYTll4gl2LCGhk80iyUjKNG2XhJktZIT+txaBpIgImpTNhoXygmEsSCs48YpeGhsOU09wlxPfe9XF+",
+	"n7EZBJf7yYzziI/0P/UyfdJE657miSUrNnkPqeqaHo5vDtQnki4kmY8XufhznFCrCjgfXB+eyWDluV0g",
+	"xm1wkqbf22bIWyVdLnX6zAcG25BgZ5FL6FDEx9w9ye5AoQ6Bs4tfy+/4mamcXLfogCYLyxUH0JxXTtdN",
+	"mQgPIt3EHBVyCXJWIuY5/WTNxO/E3NSwW+OOMsupU4YgR9DSKgS45my1nRy0NpPd78bas6OpEtO/E4Pt",
+	"yeYaujV3NZjF1+9BWn53nwJAiEjlW3uJR5Le9K1szyLPJqqHrSBQEgG4Slr48yT8VXLYd2KwUXEJ/f49",
+	"g0/MIdcKONHTbQ+hX4mRU5ix7NCD7DGZJkJjNlNzxjhRcwHG5zQit2icXobKmMoxqyCA7148I4fHh73l",
+	"GT1TfiVHBNODHywUq/bproHms+JcGwDVbKYCrC95EM9kaRgKNOs3Tw1MTSZVzOiwPjSDMQuuwT5fDtGY",
+	"KmhxE404C0n2dodATqOvDw8MMz4UKlWS6D88Y3HVy4okoSMacYm1pxIh1IlJTCdygi4ZH0fQ6nzqhfDS",
+	"z1DbFwp3pbXBhBlf4tKJ1cIOOgsjBY4DixamXzUY2zX8MGTcTnw/pNEDVgBXTwWxRM3U747KwhA8fR6J",
+	"QulZj0L6D0xIwuhp8N+XF3eKxegKkjmrJ39i0j3TEiOIIjWEtnJmksfIUuBYfKkoaRD9wTLkZSyPR1on",
+	"baLzxuLhE5mWyzVIlLmx7kLbs6uZgc9dtTnOFNE89waVX2NxPZtaZvCc37BYTEvjEosuUoimSX9Us0Tf",
+	"wGhFEdb62umyaak4eTPzgKaimg8H4bc8hD8LtWAJrJTyMM5VrBJOWdGaSSOV/OU1Ta5P4/gdo2FdQ9mE",
+	"JtdQIRIcQVWWMjocguPqLubs9Ns1K64rBegVa0kF9TgulFt8l4Z3E/yKkNtyDo8efuNTWXkiFfp6JK/0",
+	"Z+W2JP1kVXLwFirRgSppF5HNuAomm5675txbPPUHO/KquJlcmiK3GwRuDbXtjH2BKjKm0ynjZb6GUp4C",
+	"me93t4iuzNpxMpEUnEDKaZdprxZuSHPEOJNQkR0o4pjdZmbbrZjk7GeDxdZDVQuVmfKlsMgzkUxFYuNF",
+	"lz/esPBqZh1expOl2nEiIfqWFqLncgmma4s7mJMpMZthCKM+KkOH3l+8aB8RLb6lakdaw1PZwyjGNu71",
+	"9rp7vb3DXri3u7fbC/d6e72D/b3u3tEe3evudfG/PQb/7h7QUjvnerv41gqbrbWK5nFL3gT9g29n7Nk3",
+	"74+S17/dPv/pNno7Ozv4+qy8YqkW79a33hLDnCV0kwoJlUXCMdvAB2GwmFH4xMk78JDVDBYQowZycxT6",
+	"SI3QnB5HQxYsgpiBUZ2c5qJh8cW5KYJqI2qgHnmf0GyaLIg2EHoeqFZLoTqqJSfZKzGjNwwoiZgpW6EG",
+	"HkGAXj4OxRRgMBteVUcrPcrDbtd7MJPr5nWP0y+yk0+Xuru5bJ66bowxt+jZscWTXYzJUdSMSlQbb7Nd",
+	"Flefv7/msi5hNx6KvSIWj1eypjTHpp7IUJpGmzCpRMJ20l/zAYGmpxQa2cZibqO9bMIR/J7GUGKOdKTI",
+	"GGuMyTF0XAZ9vFom2U4Ga5oGXd/FEt0tIiWfBeukXq1Kii6VUbJYYHtZt2BWSwfNa5Bry8U7Ug0KMHeT",
+	"InPHsmbXCdOgu9nyvrFF3132jYHffSeFFhrraDk7SwbOX4UJFs+7pxE2W/tsMqEbpABmOdakMpLuc6T3",
+	"lsQKQAhWBQzvZ2ExGYgbpQgvQXi1WK/FeNMTMYYIYS3Ea8nd2DUNfTyBq6IfzqYgWOhXgIJvT7K/n/j9",
+	"ucXptaLqnyN43kmU/EzSzupSL0ZmSWWYvCyRF1mWRIpMJNnE55zeFbPE2jV0sgtkJq4uprMVNbcihsBO",
+	"XpeIqfizIESJjvkGA6rAxegREYe2nUVtn7sjM6/0t+ek2WoZtgBAZ+0Ip1roUov1arKKvcNcLcxOd0/Z",
+	"I4e4VbzTvrRlMcQxxpUyGed5f23nNOwRqUROTHFykqCqPrQJyZdFKzFaB0okV2lRrrWE/K7cqjq6Dwr0",
+	"XhXTXbNalba+IxCy34pW8mK272bG3lWhAFofqxUOsWRAWRks9hD2ZdAxommkAbmiTN1mkbyV72F/9ZIn",
+	"24i8MmFWTsPCAuMrW+by/r0cYjt80sE2uxXPub/poZcZ6Ddkl86N/jbS6vRiRRmROF5qtuSShPuGc7iL",
+	"qadMbJXirZKuXS+F8RuPEVzG5AZpfmqjiOE/k6Z8oRd87T1bvkLll6ae4+oHqA9dWYyKFwpIo2s4EBOt",
+	"sSZiguYmKCaKpVyVdOqVY/iI6XSSlT3NV8KOVGnN7g7R0ga7pYEyNnso6q6I/83zC7IjbwL4YOdjOt0V",
+	"wuHTzsdc+OcnH81fvrwJiP7E5B776M6GLMFJWYr6xhWIq3ACyiub+rjLZeithiaSEe5I/6dzzRay85ss",
+	"Vwuvq6p9Q3uZtCq6W31ZPwG3nAnpwdC4uDwwe/NyyFVbLx5OHgTO1ktrE6e1kJd3ev7tKZS3yPXyNcWl",
+	"n0jEGC9fvaKzsv5xwd9gO5HaOsimGLiD23QhiRStE+JDgWSfNKcar30HeD4GUXDhdFwmCRsmTI6z3Fgt",
+	"/UkVxTHej1APmdZahuLkNpM4re/Sh/PE8q6hh1dvxrVMrv/UR0zVDJNijAtikIhrxstdDRvWei5QqKUj",
+	"dhB+k6rL1Rbzt8gPXEa1RklJefOMA2t6KBa9GW/2GricDawYlew8N9IK7v42EYOYTUojCd+9eEaeHnWf",
+	"EvMSwXhomZWawnAgCNDOwrN+n2YFDyT4y1pl1XZVFfuLuFSUV6SgZcX6SzT9Sok2lSCyrg4DMVP9QUz5",
+	"+kCCgpSZ1sw3e6gAqxhWlBGxEQSZ/w+a+wVjkWjCK/pOdJse2MvKTjxB8zSIr0LjbxTq+z6MoGAN1jme",
+	"xmKhDwfaI6i5SK6JDU+wFddw2gqrjUiuwgeoiLVppECmGIT3tw8aQFw50QAbNoq1YC7JCsKik3BexdJH",
+	"u8fdYY/utge9YK/9NNxn7aPhYbf9dPeod7xH9wcHwdOV5szV85raRejnu88iDlcVrsrP+n3EwxSP3l88",
+	"IwtGEy3vY1+wnHORYvfR/HLObwKEGFyRXrd3mC/vdH4TNFNDz/+xm/w/+E0LPvql2z7+9WNp7afym5vH",
+	"JS+H546DuIglpRcbudnWKlQb7ri+RDV0Na9VofqLqxhdhFk9z10BMnUdzH9Wr/M1zbOtFLQVI+Q7RsOI",
+	"l7YUggQA5J/Qws686PR3BYEnYVACRtaMttPfLMopFY5TkWzjTgV4a9emWV4g+DAazRLbz7nZtYWC2GTA",
+	"oJu7LexSHrM9iXg00ZJqtzwKAOe9wsUvLfBb6+PFKzXRiqZ+FRVXwsWcNBEbIz7SlHXADBhtVDwdkYGY",
+	"8fAuq5snkULrwar+qksFbnBB0iNSoLoG5W0kCSgnA9OvMSzrTliJZOlCnMNcAl45ElaVYzbMqF7wpJdV",
+	"WMK2ZZq5mI6DpiRsNbF7GDdTwSVb8hzE4M0MypvKPwwiyaMbdpWqoOuLTj+3H50r05eipsSTA8/dwg0r",
+	"wmlznQq1TEonFUaFdQZrkZqiVi3MGKzuEI1o++3nKN/dRbismf8mHNgR/VbWOr7HyDXxCd9OEekuLUo3",
+	"wNx0nod310IVLxXF8ZZNu1sIg7xPrFpVintpwnsBGVz0z+NuMQYhFZYNPixHQ2ZBCZZOpjGRdcIsc55s",
+	"u7oiMbTRlM5Z2vtezaoKxLE80QxYEErYwMRQIqDSDflFJszCPvGxmW3o28cZs8JadPDUIz67neoz891h",
+	"IBZYcztIosq24kMVxCmVkoUnpuCKWQ1mUeRN7k59dWzRiPJLztL+RGY2eI+UdsC0VkpYoLX+QsVIalI0",
+	"61ou0ZruWCiXhiyxWJJmbqMo24hZHJrMIGmCrKFihYVm64SwWKJXwYej8zvkJQA3ZEl0w0AIwap/0cQA",
+	"G0O2ISo7S1UzFhFyCqWqzQXAEfWqoQQq9LzGejiSxSxQ0kEUiUu2i41U3pIK2lvDsxZVOZNTxkPjuAIk",
+	"ASUZtlVqZl0d8I0I/iqSqqK41w88xeiIQxw61ny2i2+ah9AIu/UoaH2pglZOStma0PFl8unPz043ZoIZ",
+	"h9sia6tmqMj0AGuq2dymceHm5t8nKDwzn5RaD95ZVrrFOCwc80dNruqGL7ok7jMHLt5Do1pfzaqyV+zD",
+	"Fwzd1NhW5FMl7rGHU4DuosFsWt00LSG1UcLKNgKuSuKKHfRYoQHA66k0byT1jeJJnb5PNWu1rjKkOjd7",
+	"YyIGd7ufs5CbxgU24wNF9HtUTSoSntVETz4E1XvHhht6HKxNDmp+aRC4Fpko9HKaizHSpKqJtdhUJHJt",
+	"Hr6fawJ7UGx6sX1TyoZfrr5Yy/coW131ka1VOVMUtt6zsYhD6Rm3GjTGyqWTlqSq9okPaoZPmjOuorjg",
+	"QdE6HqhQWtez+oevJX+YcoB9G1KFtjmMOI1boG+lybXNfEPVJ7XSaj2Cy7G5iObj1h00pPU60KY5DXmo",
+	"f+6Ehs+N2vdhgo9pF4u1DebzSkPKVB8wOyOP9RumZuBy752XUXLzPm9ShuG1d0uYtiYQN106541PaYPJ",
+	"lq7rid4kF+1ugvT6tCCjQt7Dcb3F1OVV3SIzca2W1/CLsVBtaGz6Yt1xnzdf82FdeaAFpP1RKoL7gVCn",
+	"V7QiNCCz7ToKhZHMTEAOGpNnXLEQwiEXEIc+TaIbqlhr06LQd3A/Hq6MIPssAsLdPIqKjtysjmAmFSQh",
+	"T5jWGOU4mqa9Dq+u2SIVBFeVPPlbmSPv7N2rU/JEQ98RUerYL62BMq1w4tyhVWbL/H3MV0JZxSfOTMJj",
+	"VXdhkwwJ/KI6RoSG4R1K4Fck5xTLXNskNTtHne2skdLszmS+RWVdqSP9fANZogDuEqtcjXTIAsFZDbg1",
+	"SnW2idoSSxoOm8FvyzJmBqW7CJm5YF0rZeKPdWrybLUIz53K6WypvfaGgmjuWLcsh671l1pPft5jmhZH",
+	"alpXQkgUHX1pvtMvWzK9KktRe5swSIi3HSktUEvjxf7yUt6j0Pb39CGvlMzK/ch3EMZKncnbkMxWUsyN",
+	"fcvmNt3Pu2z5yjoe8SAMf0Mfs1nKn+FlzlJo15b/+Ku4l91CfhsJsyt9zHf36m5UWPDzOHbTrNoNfbZO",
+	"ZcP6btv0o7U35g5EwvHe5qtYFt23dhX3oyd1fLiprPcgpKXCK3jqumLRPVju7itJQg8Z/JM6Okc/FXAC",
+	"yrUgM2AEFFatPmC/a8gpp0kwjm6MT5CGbah0m3PdpUPq1wuewr6WkaAOIA4pUYExDcgKwbTmWz1MiW8x",
+	"3Xsd72KJt9/x8YOYNomk1AsruiHNXtblvFu4bOCJxJE390WaTfxp3shHr+KX6FX8PH7EPM5u7ElML+19",
+	"fYkld+dzexMn4ob9yynXVv8C6y/zld6qrvCKqkf46MqU77gaJmJS2pjX0XTNJ1AmZE2FTjvsZm2+7VdY",
+	"tisvj61tdZRrlY8t7OtLdO5BvIZv116gVCQqnXh5M8tAWXcIVRCvh091ZSOcPCvp3Xb3c9f7VYrcW64Z",
+	"9g55bJrHf/88+aVC5qR5xs6iJ7JlCuUgP84ERwx1C/+8wLVVYvwKmG2tskAhlsGBl1tVwICtMiTyboEJ",
+	"79jw4coJpIBCTrFNSNlMqlLUso8rgii/oHjJh497LDuXTQuzryjH7sbkbLkWe7rKWaxq12G3wbxffhF2",
+	"AznPVMZLr/oJGbCF4CazbrfbJU3JGEFREd6ta8V2Plle1Qt91zDhbyISpmfjMJs9UVgoukz0OFjZFsqw",
+	"YS2FjWoXFCrFuyurWTc+hw2rsuYUVm4yReMrUfEvlCf3J+a9YZX9bfY6WuObfoikuS00cn9Mi//ceXxF",
+	"1brYKyjvnkmz+9Ym65V4WTZ24jjZfYXMdnNfSgmYokquLm4DecuY5JywQAnr3Fwho8gc+zu+Q+2dVGrM",
+	"Ojt193t7e3cYyrW5p6P1djceaSZZUlhSb8NBCniGI3ou3DboGQRHt1pcmsZU6QWCFTiSKgruaFZBNKkS",
+	"b94uT7MNQ8rFxavlbZ2zQHCtjoRsSGexIofdbkUBJXqLB7G3e7B3aBWIFQd8QUcbOevS+IJKI82DOaCM",
+	"Fz09gZz7vKLvxf3aWqGLucT5s8apY4FaV67PAbafdaFx4magdATVyMZDmkDwzN2wOnfgn9uJk3HPJYi8",
+	"v3jmke/oDT2HH4mvxMvzH85hqmYLehROSHMSxXEk4TqQacKCSLOPVj4Yu9ftHbZ3d9u93kX3qN/t9rvd",
+	"Trfb/dm9L5tXXb5IKJdDlvww54h099ehlRmyLeyYy0eaBlWWaDJsTuBLj1BO2K0xLGsCmwdIyNh/5XsW",
+	"pXCwwZg5dXm/rDw2Y9MrKq/CyvhStwabiENcmkbYhduI44RoOcg0rR9IxlUN7QVXWYpQye/TU7hHzwRX",
+	"7HbFcazTEQCmcAOfQJ09aCZvaExavZPdRCHjAfOgJTaOZBMLVfL7FKqsN6oWOlNjkUR/gAmxxnqdQ9nv",
+	"Hh+u60PbwMuSrhnbc168+/Ftn/hlc/TJRz1i3+zjk9/qE19fCt+DOsZ7e3vHlvD4P2sWMJRMkSbrjDoE",
+	"bll3v93dvYAr1u92f255TsFCBf+GOwLtDSSB+sGkycXcPf/WCfFjEVAlEh8911oEA1TCnWCReluMHByk",
+	"wViw0Ia8IR3NDg19k+tP4G4X+JRoiJKbXqcLlXjS4QxbbGo02NGyp6aCluyi9AifPpH6aphyfa3SrjRG",
+	"9F86/zVGLLMcZYPlNv0+yFByJQepQmWtIHN19/kTJsUsQXfNZt8W6UW6igJQPAtdZ7Jf6+FKZfeSSnww",
+	"AhLxDVx9gwSWamSe+Aqq4y2RHWi4AA6XhZ/WHxJJamaFmlQ3gfVj+uZPjJmzf8VidAVlr/y0h8MVJBZc",
+	"zZLYLxKzkiYOGYauRcGqF/6o8rRtgoM5ul9EvpJ6ItU15F3MK2n6M2FX7IbGM6131mzeYL8zbUbqf3cf",
+	"VF5aaw7eVYj+2mn2tMwRTxcJRRSfJsJ0grCdgjwrvEqW3EQBKytZv9oKV7doelVyXc1mLyWRpFXQeEuj",
+	"pLREcBPh7REL7haZ0ihxg7FCFsQ0YWUCQe0btAIVCzurT8resUCMePSXFjvuKFosCRP65a3IEg5Q7y9J",
+	"JNlg/6PkiBLM/HtJETksqSNDuJjwKEF8vJ+Uuk0JAY7lj+oIob+rBOHsvAzJ34NtfotRK2jsbxe67w8j",
+	"pjFfCRMqS5pUkZhRCaUPgPxNIu5OtLtGFlmZ4uW8emf/WoEA7faOivQna+FxeXneqE72WYnnF6/gyCsO",
+	"xsaWbOlUkGB8AUdyJ/ft5udY9wC24AtceYjbCttJj9HNov2L3a0aSYz3uTdunN8rMSqPcIjFaFTsT6wv",
+	"82Sq+mQOhZipTA35EP00H4uJB9Kp50Tcy1m8vcIsFXwNE8mWWoK6kZlL6calQfpJhn+blN+1gSJ2YlP+",
+	"uuE1hjSKKxICLOxMfMcySp+9PMu3jdUQTkFemv6ajlm7S6gLuvz3+RWm2yx4ri3Efl2PaLVTHnJIF4tR",
+	"dcqDfninmGGN9yUuuAeM2MpFHd85iKFkFA+hUDO2qXgmG4X0Lx2OoQjS1KAHqftuXrtSXFkR4l9AkK06",
+	"8UqCy0tjKSjBeG+tctu70ieUnL05Jxc/XaTlNSkn315cvDWF9kWif9CQA8e64Jp2Uo46fFOyeNi2g7Wy",
+	"aNKOk42k37kKIXMD/jlWauo0/IWRnLD0MuIDW1ycwfLvz3SxN24boVHI1cs0NAMs2+xgrPkHjWdMQjsD",
+	"yW5YQuNVORHLPWDR2VcMhd1mlaoHje7GU0hVC5tInR7HWohnSQBIxzX2ZcHwpkCaucTK8I7FqjBkww4S",
+	"hyqsurX51O/n/IbFYroqarg4fjVU8nXL64MEL50Dj1wp8xrAMLFhDwOJisFXgSGfZL8JIPDLHChymfe1",
+	"gGFC4x4KHBXDVwDExgwWrUu2TE7WGhO70O4emjbgEFv+/v3Ls5unHhmz20JERffW1lQb9IK9cJ8dDA+7",
+	"bjm1MN+Psnv7S7d9TNvDXz/u9cpaTnqND1QF42coKgFpjeMfho3+L6vhBl+dzwauBlEs1CNZkLAKHDi3",
+	"4TMf2GAsxLWEvs6ad+NXpDkfSxZcAVEeUMkO91selAviaNcWPCiU/sMPXg+///E4Ofrm+3//nlzMf3v/",
+	"9uzo5au3P78UvVf0FT2fr+W7ZtXLB/vrstmYszmRDhBSdSK/mU4RznXDkVCCXYL13SSX3EFXSSzuNGb6",
+	"rYgqMPkZiyN9gVntNppaoCt8es8MCne0Re0Uimz6qiyK+4GkoohTaJ5a+dWKrzcmWqdgy8WXyttLm4eb",
+	"q7JmDVUKPvTPrugVPWdckXki+OiE6MkXKFOlI5aqhrC50gJLF2A9x+bQcyQb7ShEd5SkE0YENxn7ZrOV",
+	"PfFn8ioQIavq+xkwvb4nEqVh/OCEdFOJMIyg6bqj7a3RhtI9pefQKJxIfl0WrC70K1HIct4LOqrakOGm",
+	"io4IJb6iIz9PtuaQESJPiF00SLrYxgpSXrCTd8KGM5k+ZOjOk67Ef7+KSkjoystK+EMaxREf+UD501tA",
+	"AmizZQpDpNCynU57+2QsZok8IZTEVLEku1ITes2gFJ1vy0+kVejsbtIiCmbuFYt2OWEJ30co5mDe1EsU",
+	"M+xOhnxie+XXzIKvZGRa0W8xJWJ1FTSNcIhOYdr1Pf3ihOgpTVc4jY2ywNXWlv5JBTEThLyW1Lu3o272",
+	"ioOH+hNnjVUOK8zFrqZaGhAWLCcV+/ds9HEp2YKPU8vh2tVf6Bf1Z0gnr2ZJRezq+3eviGlvrP+ZzGJG",
+	"uEaWONJXPVKEKhQEzBGtkZ4KwMot3IXTUvaKu9IsZyVnw8tjdSVBdC9jXUFjxNQ2xayCZFxD1tquWOEO",
+	"vbmwlft6G/JWERy1ZK7cKrYMnwtzj0qEFlrBGl2DRe6NMaOJXC7vZIqlmuKMQniuXpsbIN/Y56SENEAi",
+	"lKlFZEZI+07rd32XLPrWkBUlWUJtZEUjx96lxkIyMqEhM7wx4kE8C1mYrym02juB6SCljBEv9HPNpqvj",
+	"5q1GTK1IRyjnYsYDDXOtbWsSNJvifrPySSl0J9OZYm6LGSWISmbQ9bMEddO6ostx9REP7+eU2SyVMw+O",
+	"d1kJg2qeV/5hGcJVSr4VRMAANqvYVY7HJ0QyRnIFwOCxk+7ZqvL3fO40SjjPJS5TnfFoUKOUZCBmvqWL",
+	"WNBwtVErw+NU0sQoHPOzaVhrotxKzCBjOmV35DzuhasruFTnAX2wjW/T2s5UArXo1MvfSen8kih/Oet2",
+	"9wJ9QPAv1jFc3kfJiKeCI5SryrppQLvc5a9NUqrfKSNancyIkf1mvnButvNa+pP7lsbv3Dvwg33j13V8",
+	"yYo/KbS9EkmpgmXpk2TBLInU4lyfNCLEgNGEJaczNS6NkT19+5Jcs0UfQ8I0YNFLTwYLsr9nLGqzJCbB",
+	"mCY0UBCiZvZn2wpr/KNKJKSpB9HDmTd8uOSAdmANgKVk5w9unk963REfCmwmw5WpuGDSqBoTGnFFI84S",
+	"+V/yJuhEHOI2bIhwv6GndF5ajnY9tWXFkdyn+cEd8tVXqatCfvUVhOqRr77KSNpXX3kuo06fA43TDykP",
+	"LznySxTdAzFhkgxocG3jYb/6CuLsvvrKFFfgC8EZCSjPuFL/kl/y3Q5R9Bq7clu0NpzKRHs0BywW8xaJ",
+	"uBLQIBvOHeeBchDxwrBq/MAznFxwdskJIVNTd7ppKwVC3GEkiX/ZuGz4XlpBEAeWxP/4yfewIDSWGDQk",
+	"VLZOLnmvQyRLIhpHf2i2ist49+IZOXp6dECa353/8IY8o1zwKNDvoGMQ8bKvUUQSKRKDRO8vXrR3D0kg",
+	"QkZmPFLSgwU/f/b61OQWmhogmppIj/h69A5eoWi48E14JWEyoNOIj/T69jpkTCWKPnr8I2M4h3V+/er0",
+	"++e9AQExbq/X1o+ImKnpTAGfmieRYsTv3vrkH1i3I6CSkTG77cDK0FoiZ7Ei7PcZjSXx4ZQ7Juqyo0/0",
+	"zD29viMV+i6v8YiDrR4x+fTpHbsaLLyMsOV4kX9yyVMxrzBmrgJAYQpkA54WCKuG9pC9e5e8dD0TpvT3",
+	"KvZPrDeqav6SxTi1CrxLnluaiRFbtyyyZlWdS/6SyyhkTtdz4puPfAgoj+d0gdqs1VlJSnQtOjX9qsRU",
+	"X2NYvoKr8UDJsZiDtYhKiz9jdouBIFSZkZ9IFyUBWZ7DVTXRXE7wgTE/UZCBo8lkpuggzlht03fCfvPY",
+	"Qf5Bdj392SVHCLROIMszLbspFV1AxVEYcSigRWI24lUU6kGpvBLcb3VIajdCWvD+4hmJ+CVfkwDcIb4+",
+	"EQ3ziBPMA5YdgtsFWSiSBIiFzR8wqhneoVPbOR+OqK/BYjgWMpsrvc39PYc7tQDyuVSwPvkaOA8xEgFb",
+	"oEDgd8hb23CChvKSN/EQPQzOTpFPeqYiTgtJtKa9U4wq0CvRipheEBxwJAkQ2YlmNQNGgFmhnhRHATPa",
+	"tWFdp1MajFm71+k2vAZYXoAnyv7Oznw+71B43BHJaMd8K3devXz2/M35c/gGxDIVWyZYYG+OENtv7Ha6",
+	"+IGYMk6nUaPf2Ot0O3voBRyDpLCTS4aDfhqizDV7JpgkvhuY7Kd5dIz4afSyDyqWBpiPYcs+EVyroBi5",
+	"7EPQog2U75Smk/g/+yekmCLyv4uTQ3UlJ/rYt0D8iKEWn3zs72kylZxfUaFOs/fxAUS06N9zNM3vkJyN",
+	"3IR2ZQRgDqzX11Soo5Lfp36WXKRfxMyjieAjHDsHbOkb84r0NE9yhWmtkEM9Fnyg/xNN2AnxIYgFN8+J",
+	"SMKI02RBet2utdSkC8L7RKSmePPxAjeS5s1kqQoBTUDOyWUf0DR5oe+2Em26GQjZYjGKMmRBFLKQDBMx",
+	"8RydG/8dixGBXIQ0kOb9u1f2LMC0AGMBQy1mJpDnSSISpEBvEzGI2YScIdPok/1u15hMgbDY+8iFQgoj",
+	"EjJIGL3GHSIbJM0Zv+ZiztNsKGvcaHlkv7tvNY0U4zyCyIwpGIjKOJWtDG2PHW89CseR4C9DrQEW01Sz",
+	"MKevRbiwMrCxhNDpNDakb+c3iXeyXhHiytTpT3mNQyUzhhGfYPkDOtDrdh9yHcbGCAupsjJ6WHNAJASw",
+	"HPzi+7isstnS5e8YnPiapgH08OV+7S/fCPUCLIj6u9292t8Znf9CiFc0GTH8/KD25++5nE2nIBC/ZmFE",
+	"rVl+v3dce4wLIV5TbkPOQRE62ABmL7liCacx3DD8uP72zzGd9D2nNzRCz4yrjzb6v/yqNdnJhCYLfdKY",
+	"PFWWjo+GQgnKcPL7tPGrHmdnzGisxn/o9YzKQkUwb0gC+ZuPoxglv2kiAiYlSWZcnoBDVrMuTQ+UmNly",
+	"UVRRreWW3dZvzazlF2Q1YF4bC3NdzC2gbC3UK8G5OvhyV0QpYMiK830V3WhhWzqHKRdSsYk5TpSzZF7i",
+	"kJWnW5XVbAPBLH+VhkFmfDrCUClIFLUUnDQpCKP+2x/OL0h+DX7Lkm9jeYsSh6V3Ckzbc3RYwxW0uJry",
+	"hU4pB8kxJkdwqeIXGHp2mgeVltsSOmEKqn398rERaUDZG2Tky0LyWJ7su/XsN8y6/PWeHKOWQyhN7V6u",
+	"g13KOcy5hYgJf1GW8Tcl92NWlYwv81fDSMHlTGDilD3YiE6kQrsdgTR91G71RdH/64zjtwo1EvoosBv1",
+	"wXdjMsFWBLdZX+gO0WrYWEglsSyh3VfEpAe33e3h2c/t3OSGpwvU+rJbfJk0/W+eX5AdeRMY6rnzMX34",
+	"yfeMvpSRqpG40efLA3Y11IRiLpJrv5UlMiHwcdByclyeFrxMn9JqFA8sR6bzVBAAc1xOtYv7EoG/6mVe",
+	"cRWXrkeGcnmsL7+CCaPholoMO2eaKykmyWUDTdw0vGyAHmh+AcvqZaNDPgC+csbCf+q3fIxvNuUSW2BB",
+	"K5XpsJ5EgCZ0vVaG1hsjBSSR3mgq1aWDUDLVupkJ91JzYW1RmL+CnXcSBviZfgT3JBEDYzY2vriYjrCK",
+	"8wmRAuo605AMaKxXlZBrxqZgAwqxUDXFPE2tGTtyKa4y0iKMVOaehWwai8WEcYWqrgMhgJpfBArENy+P",
+	"al7pkIPuHobezSNp0lbgJOCUFU2UqVA+nqlQzLlrF7DGgqxAXGF00vT1ojTp91swtPEToPCVAVPmTy2C",
+	"igfDaDSz0Xf58ueIhBO91YkxT+KiuZiTJk4eGRsKHo1Xejal1OodYu+S7FQS3ZFbtDXmgaFUCRIK/d8B",
+	"bhSSDMqkL31yDVfKMsjd6Df0d44T0vwJp1zmI7ybvJVGyHzM4mZgKgxPwNNp9HvZH1f4VP9kDzc1EdSj",
+	"0xrCEUj+JUT6HULr76sR1RSiNpSeUpgiicwRQH1gQMHgJmW0gqS0tlWlgzllSzaz9ablJR5tvTVtvQ6o",
+	"Hy29/4MsvU4poQe085aUtfoTrLxlZZMebbyPNt7lQmnlmoVWbOk0al+zRbUhEN3G1gOcqyXhkTi6YSYI",
+	"EfpXgvPbaWZo8yjQqoeZFDJL7vaMmMuG0a2XpvDYWDYPmiASSGtpKmFlTkomEZ8p1nInLiMHryKpTqfR",
+	"93p3S/JnGfizV3aeCS4jqRgPFhfimvHGvQ1wqy6zWeW6S6zP6c6yXHd3/SfvuVMJ83+GAOjYz6VycPuJ",
+	"tDjvWsZogCGpv37yKqS3107siL00NifL3hqN+iZ8xyfN3fZut5uL9YOMqZjy6xZKE3qMSEkWD01MhxpH",
+	"Mk0OgPJ2oJdqFn/+7Wm7d3CIgViRJNdsqlAPjSOpJATLwIsYv7nbc2YmTR/vot/qkFNbMGYsYtCre128",
+	"7s0Zt112MahsxJQk+93jvrmMYHKD4fUoevHmfZBr9NwzyRISRlIfQ9hK9elIEsOwgQbMeKgFLWoDcrgA",
+	"qELo5H53r+zKYwotXqcHYv/uFBvx/t0tk4tivnIF0TAgM9bKLKGNNJ2M7TFLMDp8zGhompmc3wRthwy2",
+	"kQ5WLM18V0I3P31OelWHErwQySAKQ8bxixqU6pngwzgK7qcT15Fa7iWufGH0FNHTjR7Lk8FSqlqUSnY+",
+	"XjOthH5CQhuzsiSJd0BdJJCdnHzyRCLFAioFinwqwjikJlVJOiQNqze0FUKLNT1OX6ZZcFwWjK1HhXJd",
+	"DGybHOrppjYDOaaJLXxkbaR9d5Y51bfSiEnuDJDnT4MxI03//F/Prk7fX3x79ez02bfPry4uXmkirXWo",
+	"uV20pdcUSKXduc1G0upaWG6h0+BLaeZKO53hRtiWsunj4aQ1tzSHaaWmuSlV48wyh6/W9Yge7t/RH1or",
+	"QOB0qFjyASx/n5U41VCXNteT/h7S17tMcihe4ZVimCUYwZgF17kuxo6vzhKQcgcmi+O82T2zOYk517Lc",
+	"kgELfZBRMO6QF6LwEXoVjaPSNnQpNVc802t264RtQUvx1n6Tpl+8DB9WqVna3jpJJVcVDksufF5t5w7S",
+	"w+OVrrzS+mKl94quvVXO9TY/OLcbZIl2rlV9ufp1kfHBAcPMIGCu+kZ2KtSFN7ls0ofSGJaKP39mpWGp",
+	"Qtx6tcHJR464sS5DxgVkGfwNtIVH2f9hZX/iJmrb2w2ZgXLsXO+QhdGO+dmg0wpTZPqi8cGcsbMIymJK",
+	"lOshQCEhQULnsTT5kXoG50Mahj64oaByAQGjYhjJQMAEIMZCNWK3GCUyJODqYqY0abFeFbBSwnTGhknx",
+	"L3yQ9tGIMEQpGoKvRg9p/3oiic/ZrbrCnFUfBQzormqmwO2ldQUwETxf1mBBmr6W+X2P+BE3dXM84ktF",
+	"Y+aTqV5LbhbjvxTEVBoezmKSsGHC5Ngjvn4YJnTOfdyT1igEH2ngWQXFWKdsIAs4yqJRxNtjIfWGM4oP",
+	"2hYNCVXEz4VTGVfhTqfT8atMuGcsjN5myPGAEkt+pnUUMkPYR//6zh2iE+HeZkAsubyuSMDCqEgxUuyx",
+	"92hlkCK2rU8rObr3r3BRIfZlycm905mzOG6DOxPm74CbtaNRzHesa999OPeIFLave8Lihdb+pzRRCwgR",
+	"AFUFOr4nN8yWbzD++JRWYS1N0m7bNfoFZT+rGowhzRlxE4m+rOne5tTp5bNgquyafcPglr22cNxUD9Ef",
+	"Yx3g+6sUJVHGIphNGIf8ziGDOk0eHCRYlOAfTYrolO5a03aolGzCvMKoDTS0ovVk+Q136DNmjeZFnucX",
+	"1XWurIQD79xdqnlUL2oSlNPsAjxx2WyGMnWJycdc6vSnTWlKKo3YH7J6uctERrlshDQxvAI+jngccZsQ",
+	"4exHU5jApvhD4EUrT3s65KXJiAXqMh9TBTnG7lJsKZkT4v/U1ne3DeVhTBBLpFZLEiJxpYOCETJhSJKc",
+	"jaawoCpdwQoi9CKK2b0I0HoTiC2So1WivxXBMrH39yNWXsNFivId5gW9Il51ciGYNuIyxnqNFqOwkByc",
+	"dYpNZYGYj7Tz89JOe1/dvIm6dDRmioU7qdy/OrvMvJ6pCdL1Yog5lx7UPpPKvIo+5T4qRkpMBlLpRaZa",
+	"UcKozEq24TfVSgVMntWi+Sy217eYnVjrvfPoD/awBtolGKzSeE7JlGKZjOVze4xJeeiYlNV3BaP2pRLJ",
+	"OjsLXlBTTanW7bRVEvPSTMQkaWrFw7wGBkJncc6jljHTpOUW8+vG0OmmyVlY9qKASGTdKF7+z6KI1Sol",
+	"GN42CYapBfhZqEXxfr6IYgUFw5fLkccLJ3xYOi5uI25VpEvkRN1G3YSD5zyVnf6qNM8c42YEL63f+Ejt",
+	"Pg+1qyAZm5E6S69qUrtiCrtD1JoFqqaVHWdpES60lGw9PFlKt/knU6a/JjWw0NuUINjvHmnC56MJ6Q29",
+	"A1kYMa5vEGuHXLbVrSoEiaRWoEpi4eea502gsZtPTDRZlLDwxKZR0lhCviKUJgMPE6TJQPIMGntNwfV0",
+	"BX7nkr8QCfFtbzbfKmaYs0TjGWQMUacxnE1ownU/kYRO2S1pytloBO2QycXFK7LX7RLZgtr2l9xP2735",
+	"JpcX68inBm+s2IYDYtG2nOlb3gS5OJuOulX+CRbh0Kdxyf1cKze/Q74WJlEuZ7nmuUKmeulxLObtOJIK",
+	"wmouuV/Rjc4nlEzTbF8MzBsJBkm/mE7t9L8rgbOHIuklLwnUgeQnLhT2xyQX44QxyPuCOph9E9mNZ9H0",
+	"9d7tESgxJTG7YXHLIxTfwFqOCcYKsqFI9DeQJa8/NJUBMj4Rprsxb9n9Y+GE9EPvkps/ijtrlRvWcA1n",
+	"XF7cqs8fZFSDn2Smu+UOiXlvR3qsTXvjPIhehqRCRCl9xVpVIm/J/a0t+Jb0dPy0vOaXZ3otheiWtCIO",
+	"tGzUiOuUmRjqS1+F65U7KR5+oyKWsqyd4f3Sm6WNxh3ZxmSuMWkJmxvQ93nG3FrZGWY3+g3bN6096AV7",
+	"7afhPmsfDQ+7bbd5WtagwokCWt96Ud0qLNWYo1n//LF3Ow4mz0f0p9ejf59/zQe94+uX37y7+Xmea3mQ",
+	"bxJqLydQdENqcE1OnINmNewWe50WIYNUo0gSysBzz2W7/CGGBPNsVlghZ/Pi4lKy5q6ndMhsqDvB91Pt",
+	"zHZLuC5u1UaxgwhnE5i5hI5/u5jCzxbG9BeUHy0KZX12lzHFw2xjE+Cfa6u7KihxxFSFGFkpPb5japZw",
+	"Y+rCRMkSxM0IxLAYXIydqVAvxO1oCQLZWCsLO4gURBoMMu9iaDpo1Y1XPsm8ehyUUyqzdVV57/4k+eIh",
+	"NcR0W2sJEErnptITHs5j9PJfOSGBhm4A4xMH/0su7SpC8ZsYrLY+pakO0WQqEkX0B/lMaqjlMRFSkd1u",
+	"t1XMq07EnEBTQtkpNRJ9pxfwgJdEj7/ufug9PVpJPlvusoNJKw0i+oWdj7+JwUq+9UNJWk4OV1OuZLKK",
+	"vW6366DlyapEtd/EIJ+jVsZbvhOD7TCWUsysyFlDsDx4ztq27iCWaqlxETuPaW9fyMU95c49egLl1UYJ",
+	"k6axV3p/6l/hnSGNYha2GV/v9EjEvDxp1rnatq8shMMnYm6iL9L7HkD2HJVkNtXnwULSxLR9PSD+9kSS",
+	"QMSzCZce8THUyJSvm48Xtt6HbV+LFYkCedOZhB65bLyA7cBSLxst28TCvq0hlNU4kBChbjtmajzfhOyQ",
+	"prBuVChPMB+LbFOSQVGH38SgwsKmCRSu9Tn/fH6Y78SgnoHty3K75ABVz+Wij2WY4cIjBftiKFh6RLRA",
+	"y5zjujP96gTyZos0jEry7Pxf1k6ckqeYLsRM9UtpljHRY44P/ER8IMoQLQv1TccLJIqaGjm0zEOfiLKr",
+	"RAJq2moZ768mn3nquYb+PUN6mzDC2UwlphMw6PZSETmF4qdjxhT4K2YxlZYeslsNkCfwcYe8iG4RXjge",
+	"D80S8KJFMcMx+2Qwi6/b5lk04iIBQlgGjuaMx5p1FSONsRJcWqyPEiWmbXCUYJ8uO0CrQ85VwqA2DpVY",
+	"3hnShjYi42Xk+UzMud5AkUY/kzefk0yvJ6mK3aodg/IZKV2KiC0T6zRe63N7pIxfCmW0WLeKMBqKtJI+",
+	"xmKE5Q2mIuLVOU6n5Fnv/C1RsRi1s9dJE0O1PaISxoiM/mCe6TAJtUAPjw97JBFCQcGoFpHRiOP9ozie",
+	"+YEL5USoxGL0RJLnYe/gYPfYdAZL13rNFvouH3T3yIyrKLZfwI01w2WqorvUiZgw6Hs4VEaCNIWxsXSy",
+	"rJK9XonRswxA9W7ZNKYRP4HiV5Kpf87UsH2U73Edi4DGYyFV/6h71LXbu+S9S379+3H4A/9x/uHm1Q+H",
+	"3/7r6ezi993vvj7/MdodTg6SZ/9Q/Ozng3dnyc0P1/+85Jf8//3//1+kfDhy+sfeKIl7038Pnv384ejd",
+	"q+e/Hc3jxWm4++/e4Gxv7408+o3vR73j18N/3MS/Tw5+OJC/f/t2vL9QX998/ft1lz5//yp5o77jF7Nn",
+	"z8LuH98e/3Ax/OPb729H+/8EaG1IR8wBZcdSyCN4Bu3TngmuElHStt7Hvp8emdDbNh2xf+76ndWLeEyd",
+	"3Dx10oSTLZ2VlYJUQrmc0kRzKX31HPqi/yrQloyjrRS1UnLhfGDqyKbJTEBkxBDoDPH1z37qKc09UsIn",
+	"TTaZqgUydvNuJEmXiCTt8KkEJhh1c29hVAoOIhL830iSAVsIU/PWAMjB4mrK4Wz/gSxMsGVzNCIG7Thh",
+	"rMqvr/e40ua01G17EvFoMps0+t2yztvrVsTZfM2KlNjieh5SsSwcZwWJW8Lfx/ztTYnQW7j2IHJr5cve",
+	"7TLaQ9itYjzUSgaEtqyhRUjT2jUEnouye551o3JaHvw+E8lsohc4jxRnUjKt3hnq2czEJvO05ZXLP31H",
+	"9tE/UzVLWK57t7WN6VGe2DngtZ2bXRJHnEF65oQuoLUBiSOlYkYGbBzxkPgl4p6fTkrkbDDRchNMwtk8",
+	"t2sBIlW2PRsKRYPrUaKl7w55m4gbhnV3bO1z20M6mzmtEL7z0bz36X9rYvHPN75H3sAkqSBp9TKtLXLh",
+	"LmcMWrCWFJAc4wFguJvg0L9jhCdltLh04avoNB7Fo6RXKunpiQ0UO2ZnHZGMyHX47/H+/PT09PTr6dvJ",
+	"ILg5CH/6d/fpj98HZ923o9NX46B3Mbj91/7N673Zs+vDi59++2m8E36z9+13x69O/737/exfh79//aZ3",
+	"+u6bHwejl4fjsZz+dHv6zzvJlumd++Kly0e99g7iqEMA0pMeLAh16G9GQNMbv5IflJCjejIqnYWRIlOq",
+	"xnZa8/0TSWJGh5ZAupxreRtNkdguX5rg+d7yZ1QBLbRZ+DCOHp/mJdFlxAfi6XOhrqAIkW97IdiOCZZM",
+	"YyZJQofqJPsExCmIRTDfYaBPkH7ltmeIzJ+w6AVTfXS6gA5uooHseCIhTYdDSJJNlJVfxy5OEF83FzZN",
+	"BRufmN4ehGnUM8Rf075Mo7eQQ4C6sj38cHc5/qVFlYeS4lOopL3oKtzGtgX4Kpl5TZgxfF9DdgdoKqHF",
+	"2BvmtPeIuGfwIogjZsWisYi1HLakMBocJk0ty1F7NdNL7BFJF60OOcNeSv3ykwGhSAsFp1UKojlhow8m",
+	"EAuXuxNmCC0omTYiai7wxMvUEv1uo54isvv5FZEMHyu4YaEZy90Nt4+8anOtpUDkNreaXLPV1hJrHDV5",
+	"AInbPQM5YIb3MuUrpkz2hMLNHImY8pEW43ZudyYi3JGzSTjYAVts08c8HTTvokXkH/iTHmRM5Tj3o7H5",
+	"XrMF/uy3OuQdCl5EjsUsDrGXVKQya47NzcGOBFkfO2OUVWO2QEZ7Yrw1puiMpjyB4DeMR4wHDG3Bxn8D",
+	"4DaVsW2lajHS66om7baYf01Zv45w/48gPGR7wwP6j9Of5t046cavXh58J2+fP3/1Kuq9vd4L//jp5f5i",
+	"Tk8Hh9es9+0fyXffz95tLvK6x/9oZriLcFl2gTa6qSqK2c5H/d8rzadXC5B4NRWUW6TScangT80xi0Zj",
+	"RY5aJKYLiX0TxUyRLOgFO2g4KrXfIX46u2/ThBMo+jNMO3SBqIpikp9fuu8RGVM5Zln3rD7xP776tPPx",
+	"zadfOtOdjx8+/Wq6tEHXD/0Vlru3jUAwnRl9rkf/z//9yjihWUjepN3Y0B3zoeVBi7kkYjI/PuVaqksW",
+	"ZDDjoZ0gZvSGSePMpmQQjdqMhxHlZPewPYgUiSEaLpOGtWisb2qrQ97oJWuxUTEwRowSMZuavGst1oTR",
+	"KNKkkcYxGZji+OB3RgjbVpb+rU+a/m23u7tz29vb3+kePgVg7Pb29ruHT1sdci6I28jXgLW7A9/09vY7",
+	"053dpz6sseQ9C4xut+uD4x2aD2ucMLIVdh49KchaIA/b1nRG1NQYpUUsOGvJRlAjqul3/7P3Qq/lP3sv",
+	"YDX/2Xux+9RvYV8VILh0YpsFYMlN/7Ytb4K2xqG2GLYRscDOBiwNgpYLU6MGAH1UiugHy2n+MGX89O1L",
+	"/CuTjklAuab+WnbUsr/GROgOM5zFMaIahwJjwZjyEcNYgkhi34LQCKELRhMNoClNVERjbBADT7CVU8fp",
+	"Lgfz59u1wyxWl7M3kDS54O2sFtobj3yw6s5up9M7OGidZD3mcAyrjoTC1CiBXS2YIs1VSocpO5Lt2C5P",
+	"qiiO7a5WeCcv7lLTrIZaskwFRFJ+fZdpCGlKxggdiBvs/JJxzMLNKFdyUop2x/DYPQ0OpXlIo9/476ZZ",
+	"8//5pds+/vXjrtf71Npp3uJfe592Wl/ZfzYvLzvTHfva3qfW//6Pxn0jbUWgmGpLCD7Jy/ipRjGABpAl",
+	"M5VyfQ2cPvlAmpoAD/PI08q1aELKvNfDmm2eTVpDGvskpcrExkMBit3DYLa3e7B32O12PRJNJjPsJVxc",
+	"oUeWPjvspnaG7Ao/mt7+7LptQIzQbJTjzVWumGZBnmkVBSevscxZcpfdkayKDfHrZb2lmWyQpiYtsTXa",
+	"GDRo9c0fmPYuEhMNJpUQab0DxsNUerp4RkK6ID6VV4L7WKZlIJRmU/6IcSYj6Rs1T884ZregY0HaeIec",
+	"mubaAU2SBfGfX9CRbYwObVUxVNnPXTTfGDSUin3N1yZUBdCd1H85bL8RnLVf6198ZOF73f3S8i0AQbf5",
+	"wGfMm3vHhnXeN6aoekHGp/KHWot4OdQgAgg9bJzxpi0P7OvrnBIrWxrol+27n7wNiwTv1aR+r0UI1QUe",
+	"g/2+FMr8USP+gNGEJaczTTR/+fVTjlprHCSzaUVTBCSnOc21SF9rVyZ26W1afXgzciuGlpxqUb/X7WJp",
+	"YJMhQRUW/Z9TiR0U+qaouS+xjrAS5Nq0FU+7KqUribArWzVJtOV5v0iKmK8d/HenoHa39QioW27wkX4+",
+	"0s8Hop9JRh/uQT7134FIwo2IqS25dSdS6hUbuGjB0qRHFHq5aKprZoPGLfqZf0PjKLxSURz7mfHButGc",
+	"wU3RFuJjlUswsw8Y44TdTrWa7nfIWUKHCvNIpkl0QxXrkzT9bU1pCAJ2A3RJ292faJJP+UJwRlgsGZwS",
+	"9rWA4q/mNZyRxjF+LfU2wKdtVgpuBvCGp6Wx3Fkgy8gpaWGmMHYi7OWDCTRxNGTBIogZpNHgblurOI4e",
+	"6G/Bb3Ar/1O4k95rXd6k333kTI+c6UE5k6EjlXypRm38lEJkLcn6xVK0SFX1D95ypbkEW8vbckQ+0ZeN",
+	"RlwS/3ffu+QBlawdccm4jFR0w+IFab7nUSBCRmKmwOqvhGh1iP+fvkf8K+Mbubz0ScT1IEDGweiBuUJq",
+	"zCaSxTdgoPxgapPoyQiDfO1MsybvmJzFSpLpTJn2KThOruCu5+wlCm29XDVm/JKPBBngiOhqCDsEenYF",
+	"fUKxU74kAmBJY3jDOia4UOOIj8q4wDmjSTDedjOAYp/ZW+VssOTU3EPLzqxZPK6CtZ4GE1YRIPN7dUnA",
+	"w2VL9l8tizw9Ljy9ennkqaXusXvBF0A5X0Q819PAXOzS2xG5dFXCkbt0FSq2Ih7JnSBmNKFxXN0n9tso",
+	"ZNJQJ2hN6A6QTyY3tt6SacaRVCJZIHkEA8lYzMkEur8rMoYW6XQ4ZIFiYRY7arq+yzGdAkrq6ds0jlsd",
+	"8p4vrQVa6ixIE6bQ/zKFb1snuES9UxYSwU3pWqyF4VQqL+08rb96x2j4xp3pIUtEvabJ9Wkc6zlXXdRv",
+	"LfzyIJizJN3q36Dv7P+gJGjAtHxlhhIUhxtmbpNzy3MvVV52+11lYnQcL1WHyI3g4ZKgb6LK112rKrvv",
+	"3ptv03U/HKtbnm7VLcIiOTmKRsMwYVKy0IbfpqBgExrFhV0/csQHrNNG1+HjxjfAsIR6NQZnZTymmVXJ",
+	"vSkpeSzTmsfVzbqAR8t8d55WHq8yG1WUkEDMeOX9eos7+mzsqWy+VTeslFE/3rEvsxZiGcZvfMeslFYt",
+	"UmoRx4qUJVMWhErsh70kN6KyWiq0GRGqgKM0/HLFNruZR4ntL3R/9JGv51GAvxtfoo/un1DuC4ZZc6XK",
+	"ynstL2ZljdHcRVxXLkrP6t4yc8kKFqGS+BHnm4rUsML+N4md/JzFRDUE1t354o6tZJ92gP2LX/lHm/ga",
+	"GqGvZe5e1SQJYKSsFTiIbcUkCcRkALUTsP7LDhR8GYC7L00KmE1DLXPCf5omte4mDQ6UrRMMTpnJf5qG",
+	"1mTCKJcEO12foMncT43RJsw1XqAJeclirocTiQJHrB9C0EvTFe9anh0RTOdR6JMmlYGx3YCNHpfjk+Zg",
+	"gZfGFAzUn7U6aThjHEkli7030ea+qIiJhPic0nyqHzXsP3OzuE09ni8SMTmjqpal+UKkbxbd9ibaCKFM",
+	"hoBKpOnb04/s0Vf218EvS1tZpx2snWbWNAnG0Q1Dmn4jrllY1s26Hrjq99M7F4l6mAKwdf3BnyP8yKBt",
+	"HQP/n9WT75Fd3MuFapW2fAPO8lhJvKcrGErtSEnLYGhWCSENU4RRT9KQxqF51fYkHSycQB6gxajRSdL0",
+	"Gdj8oxt2hR/3Dakh7BZyb6SNxLGjecQ3NMO3+TmZcwJiXAAY5p2s3zGGCZkFo0/Yh3VfUSxKBHRuSCEi",
+	"x8S573f3nGAdm1i3JuYnFzGkORJU09WcUcy4YiH4hZVQNL4yW/K95e41FfFEgmt+6kYPQbltrKmL2wcD",
+	"cZalWCh2IfgKXvf5+jU/dGjPlhgjABTxFpHaI4K7UWkW6FBLuByjVzLN+p2kcTHP7eDn8PEjk7xLFNRG",
+	"LPJP6GP92J3oT+OoaU/40tDZIjc1bXR3nDaLVeaZD5jjjC1RNYfLB2ralr3pSB78E4pCaVoehcgj9L+B",
+	"L3TIyywGNjK5xHb9yF5H0PPMaD9zljBPM1U21XvV7M/OabqtRgpSuRboOre9u3GeYoyBCSNV9JpxKJzX",
+	"x1fAmW+6p+13jzMTU5bLZj5d4XF/h1AtNs42BiAm1dciXGyRJMBsDkMyt1efct7i9OlzROikfbbXxWjC",
+	"skOLRn8HK9LfqP3j7kEdAMjZdCoSxcLXLIzohdZ//7It4AAdyygZaZo2/zxetFZWb7fk1JCxOxJTrPkJ",
+	"xDNrhK4HxPIYELrAGYQYYT1WyiUNFETmoxiuieN8LKD2KNSmKDIHN/3AI/NxFIzJZCYVGTDM1wJdYziT",
+	"NDYFJnIKSqRM3wvokW1+xBWreaQhtg+d67ggcpYJ9s397j70yzZ/u4Uf7E6b+93j1kkxpSDVe9zISf2p",
+	"/QxyC45J05wADo3GufUUOtMbHpA+m0n+JOpsZr8jbZaPxPmROH8BxHk2JUqQ3W63W6CMsiZZNgLxfYXc",
+	"jHRWmz2wlKexe5wYinsv6bYgkbo5tg4FTWs85eikQxhdWbY+hUxViQclkTjLn0YjcfpHAfaRRv4dBNgS",
+	"/X+ZNmJwfS0PLaZemGDAfEIsiK0FEza4jLNcoNM4hmJwWVZGlHpete6/nKp0YobM6pqNohvGUVCFUTrE",
+	"zxn/fbCtp4m++k9wInvQNsS75PYpGjY94k/pyLpt9T+vsGotTeB6Q4HLE/LVV7gO6GiArgJnTRAGCfXK",
+	"Iq4E8UNozCr9r7665E2fdgadIPM026cd/P3ECNfwmPj//ctp+2fa/qPbPr5q//qP5uVlJ/9L66v/8D20",
+	"mmsBu3PJT00vcjtByh0A1FD5xkTTyIDGNEH3McVq2cAqoJnfgrCYQYU67O1Hk4QuLrneMPOy9CTNg8rd",
+	"8kHCTOBbknPRq2jCSPPl+Q/k6LC72+qQf+nlSqtsXPL37161GQ9EyMIOOeWCLyZiJk1EDxqFEO4zCdVL",
+	"AQdds1GlJ0SzCwy6Ywwx6ZIb7BzMlE1KbsqZnDIestAYoNDrAikWSog+Fo/FopSwaMXiGEtBUo29mJpx",
+	"ydf5PWgshV092MBgUwXzl14privLncP2f3Mm1SX3EarhFVW+myiXYn0UQgFKoSimjWPSXSo2pWjSxMqE",
+	"abvNSx5rwilNffOTrCw35L9DicVuF+8Jen5g5MzjVJ1o96c6ZfIE7C1SG28pxMNcQFEQrPSZVvk+cnSn",
+	"KvVut3dUGhVwx2Wlanb1olLad78lmUPDa80gXcKgniYgWrQ1Nd71PYtwQVmWYq/bO2x3d9vd3Ytutw//",
+	"3+l2uz+v7oFUUohPz9jW4ze2sWYjSK9a9G6vvbd70dvrHxz3D447x8fHP69qk7StJcM1sy5lWB9658p8",
+	"ceQN2FnynIxIYUtdGw5j2m0CHQ1Tx7ZUdGGJqJYhquutu8M/vIvvy0o2vVOO6aOj7fM52vCAsL3r5/Sz",
+	"4bzLnraywJWlrFV9laoLAaRR9SDneE7ujVflJGtG3EjISC1SqaZvhRun5IutsZKVUbHRHIIHLKuz0iJY",
+	"DTFhgRLJAttIdMi5KfaeiIn5MJFZ+y1T//iasf+PvWt/btvG1v8KxndnLM1Kip263daeO3O9dXfb3M3j",
+	"xk7Tubu9ISRCEmqSUAnQsjaT//0OzjkAQYp6+KHYTvlLJrb5AEngw3l+36xnoUgaX4FCfbDAagzGoAWp",
+	"bAF2xgnjPjxN8lAjlabSUESXRriCavcc3ucuYcDeYFMUAMaoW7b3G8szJNyAe2LnrtRGjsIYnl5oI9Jg",
+	"8YSNan3XqPbsI/0Pugv4aCRmZnVs77WjPDL2LZqNlUqxGMnYOq5wXRD/puhgxrix3q+rhMYVlQUX3y/T",
+	"KyzClHM/OEejy2ndWVftC89hx1DtydOqyEeN1jUO6+fgYDevbmpp03nbqVbffjnhgOlmm5ZV8LLauNqj",
+	"iqs9wdAYzrwgHN/c+LpFO8MWMJSL38RoDQzZ2d2QIfA0zjVwcolWxh0ZxIanOAkBpUJ+sq9d9Qu6AUXm",
+	"qmIw3QtnMJ5YR2RB8BcHpaTfNecJ7ON+HhhaPw1eIhPeqfVMIY+z1y7xP8wSx2l4b0t80ceVsnoZgzKp",
+	"Xsr9TUQmUEEP4rLHVMNsD7v45cKb7mQ34032NeMzcU2hPPv7Hy8u3pyzsUzEgL3OHOd4LXc3FCOViqC0",
+	"zeUi8aog28FlUuQlSSS0H4OkiWfzHbCzV+eeNivlC1SG+poZxb46IMkOzTo5z0WyYEffsqkqct21fx9C",
+	"8XZjPTYAwuIMX+JukobhLW6eMfyDY0mbVdsOV3CSWVwhbqorkdsVQ4vVLtQAUwg0lsDEL9o+cQSuhJW3",
+	"dlHPCqcmhKoEPoUDotAWXPAyzD3IPvYl8oh1SAPBuiNCQo7BelldIscDzHIVrtrgWQOUJMR7RT0StlJq",
+	"vK+ZWcwc9Z4TwtQ9r/BEw4OIZRkyoLQ4whH3OcJSfQHIZ2dcA42IxSiX6bNWfzqDdEOiJhOn+oS1E1yr",
+	"NVBTo//fKeYsSQ3cL/j8TIC+NeaE1lcZFNsKe04LO49Nw8lbIMo7LfIWVe6CKuVuXlvRAaiEdswytKBF",
+	"sRFXTuuKLBYVnGwsRTBqQ2AdlFwrU4vQglYlaSbjg9b0lk1gSwTSsipfHMYfO8uhzG4JQBUbbwyZ9ZUI",
+	"ERII7xQeqkzFLTa02HArbGhelTcABow/3hUaKIpZG8Zg5SILNSR2vMyqchXtQmsX2i0XWvMc32qpaeI6",
+	"2lw+9/OSpLyus8Q1sk+6K9P5D1FJ81mYnd3zbUoNlD0JLeXDk2tQ9dogK/Pm7ogNy2xr2oeNyy4QU3GX",
+	"3Ncl5zzO0+a16bagB1yaN2Ue+BwMLu1K/sOt5IZa81su5C2lmm65rGk1I8NJVakImU5uSGRyFyWkVXy4",
+	"6D8+IUy5mVDR7ukxWvz5A+JPTYynAX3mIFIV+MEjniRDPrqEaUgn/HBFk/Djn8h1HQxVvPiPZ3MxnCp1",
+	"+aHIk0+rnek3CkCEOKF1MfR/3NcsuATADDZ6i/kSxRGG++ekuQNqzyA5lwiuDRTsBeh2bngW8zxm7/Hy",
+	"mlHVi7tfX8aocQxFeCqrBtu7PX+ckanQhqczgDr3Wy0nGTdFLkhujX6vB2ncHbDTbMGeX187oQtHCi6v",
+	"gFCLZwvQ4aEwn2a5MLnLVWJbwvMjzCgiGm7kXRX2++wjn8jKZ/L18fgmyqrm8o2sZWPdWLj9HjO19mkp",
+	"ZTHnmtk3JWJozH+XyWumxUhlsd44Gv/e7zaoq8MyMDrkWnxzZGfSjy9Pv++f/3j6/OtvMHsl44G/Icxt",
+	"dikWLtUCr1SMcrH5Hfp5caNR/7qbkBDNfYLBG0SBarGwNbMZd4lffmk4C0LP0GcAk6EHIub23K+vr3uM",
+	"s6+ur5G2wV84Y4cHTJ8wXA3YC5xwI/JBvXZpBUDwKjyQBn+tYQ/hZ1jl7ydsspdd4Y2hAA2sKFy9IKZO",
+	"zA0UK4FDgqbmkNehE2EVE+QMoMnM9QY69jo71TgzfMJql2GdCJ7rg503EYsMn0TM5SHITLS/A26J4DYn",
+	"YZF0ymNRTmd7F3i1jm0v7h4j9NbeqtRs5uE7CsA66tHSZjPSN17GXD0ToyXWacEiXEwRfXgRM2ypsxg+",
+	"qN7EE3BMjZlZ+9LJX46c2ABplxAboTU63739B8uLBKrH6uAcYD439AXcXCZBoXB/guptSA5nKk95IrWI",
+	"WWeqtGGJmot8xLXFNpNzmUAVmjJkEY95kRg2U7lhca5mM3vYT2+ujiCQrJEBhGsWHVz/ZTw4jHyji5NQ",
+	"0F1XnJ6oERGO9Ni/VSZIpyXrV98D2s8HA3bKUqk1aPGXU4F1VI7h6whnSnXm4IS0Lw+7STHOPccCm8WM",
+	"atENv6RVA416vfKWGSuyy0zNs8o90aI/YdxzkasEivUODw4qr1mziTArq+m+h96l93Yw58FJO4qjB3e7",
+	"Ufj88P5g294bh7Gx3z58i72yMMCuTPuicaGxjp7abwPpSLvUun9EdvK2yX5HOQOYr4xnuOm6fYxAN/A+",
+	"0NWouR7PKjiwnYBP5ZQeU0lcC3Ao5HSVOS0A3RypXIKUnXbOLN/tJou7FWn8fHI5uO/p2sRYP40/hod/",
+	"kPEnnMOJMGJ5NiOZSrOuR21ye0ifcwmV6+DraW8iOuPFicetFQGpmDabREBwkE3b7kZ/NLzPCh2Q2uu6",
+	"iQ5IKjPfuL21KsijLm1tg18rVyfOQm+M6upMrK/JXvPu8Xq7dWa3DbCeYNO45Upq6srcYhHdg7zy41x4",
+	"u9k7b7J1tpHsx7KY7Trcah1v2Fuf0a4nxXqLkfiYDpEaT4bRUO3YmDbgQjV7BhGSIIU2Evai+xpq3p3S",
+	"SucAUUMaFkuQwKNABxacY6uJyAyb56pZjd0bp2flc7aIcXPEKF/fNq21dla0WPFYsMJ+lbpxG8R4t0WQ",
+	"MKnO47jvctXre1ELLXK3ziWpl7KOI9GB1Z2JeRdaw4glwlVplwFjoKUoMjTTqVPGLfMGj/Q0js/c4G66",
+	"2Bsq0+4/MuZGd99Vpe66uu1SbWNPN+1ij+OwX3xrUvIQFnBZ9zcT4UajQhuVRmFaZWj3MsbZi/PXr9g5",
+	"rBT2/OD5Qf/wuauakblL5OyXTIisYx8YEmQqI3quEyau8S2xyL6XSBPp4rjQIu6esCgV6VDkeipnwNMI",
+	"CYAPl2JBbI1I1BexkUop1zMsZGL6MqMaHz1gF5Rfwl+wTFyJnFpdVwffA6rbRwhM1TE+UNS+Xnm/QTdU",
+	"zH3mr+XyaCH0ASEUV09zueJ64MTwZr+ik7Mq5Ekk4vUiQqPSoTYqE8fEL+7zzhkReEXE3BsFsVBsse0x",
+	"PiOWUkrfg+rDjOd2GbBETU5YpsJMdi5SdeWE2zD56/6K7B+54LF9RWy4YBH9CflD/5arFNubVc3O64XC",
+	"EY6OrAL7rsDh6ODIjpS8UmyswMOh1FKMDVMFNDb/XoDX0oM8vf+BmFJdOYu4tjMQ9S8kVd7UtC9W6vzk",
+	"IhEcktnSH1BhV9I9uykkiQAKBGCcnQlPGaHZRJEgBRIsx0qU4kHW8x3y0eWAWaiDaho7NJgKPLFfOsLO",
+	"5ajHLsXMBGUJbjrgFgVZS5mx6O8/XDCYfjQZSm0mHa3TJHKsz46/pWPIMS8JXOCTuFb2Y2v5kzRTd3VQ",
+	"PFQveqSGesVMf0wSR/4Tt9teu+09hsTCLSSNwk1wIowPKqyPRpYF8wZjG65oflzfUCqacDUd0mbeR+9D",
+	"P55GuC2d/pZE5ulnzhvm6Y3WT0kFU+GSS9Rk9Yp6FTaJgqGxqTnFU967aG+D5K4JYsEoQpPyWKxYdGGX",
+	"ph/1P+ygH2N7yuOik66/su2IpRM1gSqjXYub36n5/I8KB28FbyAgsZ9sXV9rUwt5iA/os20Zt1+GADxd",
+	"h0HC4QID+jXHAWL+xLhSHt1M72iv2Qbr22B9a3LfDCDsurlzvB7iG2OR9+FkPZVreFxe+pJ1cS2R+rUx",
+	"t9fY3ApNS9Ww1LKtTpxsibwUwOEOpfFokKgkJhTC6FLw4EWWCK1ZdCnE7APXH9wfAvEYiE1EdrQfMmU+",
+	"ADFlRLlHxTois2847uLzTDkxz8PjnITIxg0e4mIgap7V4nD28K+w5h/toWER2HVNCHhBn+C1/wKPEgSX",
+	"hvnQMtBbJgeCiRhMvjZg0qL3QxZk0GKqRVmh2b9UI7sdpKMmUX8LxX0E9AooD9gpBpkB6xxrrx0TStCY",
+	"IifEGxV5LjITLqgqrr2DcdxXeHezr/XT+CXUq+wKAGvP80Tgr4W8XUPe8y0gL4dGbVlzgFu03A4tceWt",
+	"cHvXg+FHzEV517c5OraOLhld3rpN25Tlq/Gj+7YS1I3BXtNliQWXBSTC57zkZ4byecONOA6vmgi+NCDs",
+	"RnTmLAdtNBqVddq5zHQtrGcvLpIx+OhQtULZvdUuemOAbuegTgTvO+Z0sc9XVZhYjarvHbs9JcBbWG1D",
+	"d82e+Uq8QKl3J12wktt9HYcVrPHtKu1OK043OOtUDZLIKxH1UHMtkhniRmRNQFCm92wKLsHfYPadoJjv",
+	"aCqvUNQWG9W/83rw/fIqdoH6XnytkMAi0MNtKOOlp7ynkrn7p52q2pw7Zr3bzuJrK+G+NHPvSQpi4cK9",
+	"TSXcEtTFMZHQr6km9qXAUrMrnkiS5SUVikaOPtbhLJUalW+QfcNCtrXO7PFjoiGBYuSZkvZFdQfsFRSb",
+	"Uila7kDUxyBJBldqFgEVX4R2lwdBR8ECANshofXvGsujTuP4rSMd+5yotyP32T/Og9UUh6T521QU2+Nb",
+	"FG3jhA/ekrHEPXhbANVrrMQkIS4kAamapeJXX36a8oVFMCTX+5a9lH8drMYu/YWBl34g9AoHsC126Ra8",
+	"WvB6YPBClDg8ODgIpQlVdpMQXiOckfbIbUtZqtKopU7yts2qYFHKydRAzsaiNMif8Wwi6urtcCE3YHR+",
+	"1ZhlCrPbxHla1qQC6WljMQ1n2LK2lDhnnflUOfHoGhMiZaq7zWKw9cNW2qF42D2V6TwSUN9VWU/9bbXl",
+	"PS123rEXl/g17u5LY6TuTlFDF+3zkUP0gFUexBCPq+jilGQtxvRVlhAMOpAccchbJCqbiNzaljyOMV2C",
+	"iBqzIjMyYfWQIpBl+uDjluHKMOJIwcpG1MPLtpHHNvLYRh6fEnDiuq0wSXvY6d4aOIdFctkvZsD9vdrU",
+	"pHqa789/Bm1tR2OSFomRM54bNpYiiVlk/xixDjcsVdqwb46sFw2QeNg7ODjogbms5rp7zDiR7dufWUUv",
+	"0w4s6vlW0GTh/4JBSMTYWIGeL8VH2YybqUs1444ChNozvAGRMo1EkgBVsaeCbgiegtk60lfE0k8nTblh",
+	"QzGRmabB7kdsrJJEzfFi0X9GPRb92f7Tt//8lx0mM3zYA2bjPJd8IqjOCExWKoey10mUFlSZiaLn9ped",
+	"snt3HzLwaZFwlonC5DyRGlCvO6i9mmDPEunMLJhM7QXst6PMlz2452K4die2/zkpi1JpM+xEutDYN408",
+	"0LC12P+K65k1I6MuUU7gdgTvWCsgeIUxM5xTnqIdk/EpTCTktfYyjfJKYBQGp5ZGtWUBTNd2xrlyA5ov",
+	"Yewbvxl99t8LUYgYd+iShv75wfOydfg3Neyx+VSOpkG78G9qqJ99/E0NP8j4k/uqesDeqjmGwoPx0EVY",
+	"XmQa91yg3YBJjGk/NWfCrnznicAtPR02XhC/iogH7P1UQdzJelrOaqA+9TK0zhf0Nk/C1Y9cgtiKAB93",
+	"9Z7/1yK5fAdXeITBKw8iz+wk78fc8OpGPsvt0xjicbOTpNkZduhkt2l7KW72jveGMuNoV9ZFIAKP6J94",
+	"1V/9UWr4mxht6Tg9vzer5IUabjJFYDbhRG+tkdaRe0B75CfAMA9a4DGVFgIIeXA7XW9tmcTiXmpBvOtW",
+	"8epOKtIZG/00cMjclW5TP5I3eWcNxBG8LQxp3bPWPXuKTBH8HktDiDQpSG5uoEziASuOGpM+Gk+Fsyqx",
+	"NK9a/dbZTKaEfWtdpA9ak0U92Vr80TFbBI5XmSJgrzPr7aEPA2R1pRdSAeuh8HW97BSNcJK/KfME8NjS",
+	"ODflmAoXSbzGzOVIsM7RwUG3Ryc6du9Sjeno4Kjb8zeu8QT1nCZlAO5ei2lV7Ytj3fmCUsiVR3qg5hG6",
+	"+03ZhdpEcmtDPwJ6oR3kkv0GUhrOq3aQbfLI85KYLwDuG/HyrWmBDuzpqqTdbinxVtDh9YB8HcJVsKEV",
+	"LjXtwT3gC8QgT2otevuOjMiOkRHGSbU5mbX5VCaiGtcpqee6noKPRI8dOSD0ySzWMA5u4s4LMu7SNJDd",
+	"BfoV9sU38eKt28YexEn5EgjxwlR6y4fXblhPjQ/v7h6Ommf2dfY1T2eJ6I/01UoWr9MwVQRlRplFcTgR",
+	"fheLHMIsY+Jf3ZDW6bF/7Z0yvDFEq/611z2up5/qOSefWRqppEgzyCwlgo9dnB/vs69ZGa62N4UkFSSn",
+	"mMyMYhhZLoU7IfuFkvc8KWiPpTFjf6VmHXDnIMW2rylFRI/fcyqiPTZSmTZ236YDsiLFa/acwj78ZMdr",
+	"od4sZkgimHKUIx3a5aNPsOUSXyKa73hnjbsEOIK06Rk1EZAzihVkIVx/QnfA3vnsj8aNB3MgmOGhnFSZ",
+	"psN9jJ5aahJv7bmES/A1cfNn0rpzSEOS8gVzk4lJ07hb0Z/P4ZV9r68eYsNau5EYcW2e0RJYrQDduDWU",
+	"WY9WlOSpSPG7Ccm4QyGfWUdR3WDGD4vkktJ/twZbtHhdOKnP9Vq4DUSRAjO3ElapVVn2rGGK4sNUGZDw",
+	"hTXJg+oCMGJ1Nb2+AXRJhxk8ibL2lC7ENXJqR2I8FhCXp7O6zVgdFgpU0/qc6RlccyqEYXNVJCjJAhkM",
+	"l3jvyFr+f1W+Hz2nWsa/GzgITvs02o/YUIxVLpg0Liu9/ML4nC9Y5/X70/M3MEtkZjcQ+1EmhYx5NrJw",
+	"e4aRKOsO4bcu6c43BeQs3A/YuckFhAsdXsPdMbjmpMdhl4qsV7X4wLHyoWSiCsiyv0K6lwpJ1IZR2Bu5",
+	"D3QpHEkLz+yuMrRbF31ICOB1eKqwly2FuOesn4grkVTnEpTtVWZT16Vd4KFgJrkvEhe5646j6gX6RljW",
+	"Yn9PFggp+9Fw7GIdFUaHJQd6as/v0HWgWKExEvgDHECBq1N9m13pcxCCfvk72RfkjnyRm+UPtJLCTdEH",
+	"iKBCKNgXAZ223BUnwiz3W6xn527KWsDm53oaFmwucsof97ZNiqxgDl4qt3+6AHHDvoKW7vvp031XqOvv",
+	"pca/sl635wA/rXMKWZOuVzO0B+sW4JNg7r5pIUfL9N0yfT8k03cDHGxB9F3HBEKQzW3gb/DAgGAs9vn7",
+	"pdKIjfUOx1hhMRFGr0x9EQnRJvmpz1jAgN5uLiBYRw+/slKBXtgXVapQfaYHqlWoD2J95ocmuIh9drBN",
+	"AbUpoAeEdZq+YdECQcldaxaIyfKeW+CNJ3f3be1QzVBtXw98Sqpk9nEvL/JQpspXK0HUI6OraSfb1vO2",
+	"9fxeTcRWKOK+HM16O/adKSh9Z/nNKSh900FIQbnUGLEFB2UjEMFztr0Gba9B22vwpJAP9XR5A0nEHUDP",
+	"YsWdMK/sEg46rXpBCxYk5QIwfCuuFMUFpGZjCcWLZl1FKCgHZ4qNixwqT4iZCLzYULG5lir2SNhZThej",
+	"A+7q9zfDcjOS2vNbIG2BtAXSJwWkdtlWKDUAhG5Pp6H5lWvb6nPdB894vf8Kh0BOAgKRntLyOCx5sdYc",
+	"tKQGlfXA4NBjsxy7zrYs90DCISzxKGNLnWoctcdqcVUqUC/ZiHkutqYj5jp4rH2oUrGY6yiFkXbCTHnm",
+	"aSmQtLgJaM/5FbUanWooemk5hD83hzB8oxa22yDkI6EPxjq9mMDgdrBN0mKbjd/vSThsqYXVH9RjqTC8",
+	"x4yBDFKlXG5JKnLA3kMx4U/jPlhoERqcaNRKDbrSWJAtx0vNQ9rIJGHcYF7HGeSdo8PniKlzqUVjagdl",
+	"h56ItborvTM3qgfrWL2JtdyqnbVqZ1+O2tmdYxUfg0pfVxcEJve9VQU5iYSGmiD7py+yIggfra0fauuH",
+	"nkb9UE074hbVQ1Ucqfq8t076nJSWaUjRRybqSu6nSlnIo7PJboYNnyneuL3PWkY6WvWbNur4SCpoHCLc",
+	"UQWnCmK5kBmg0V1hzCVxSgamIHmNfvd6OnJ8uEbmO9bJlzM/S7nrkrdqJedpcy6G3kALpbuAUj/BWixt",
+	"sfQRGIk0GxlnHqnuG1EpMX5bOG1Mi0MqPMTWxlw4JrMTbspUty8wdIkh39IaUtBtB86+noh+BnjVU+iA",
+	"RsLuIRQ6wn2AZ6nIvCl1f3iNufMWrHcB1uGkaJG6RerHkGvH3pQ7ZtqrIE1IegeUDvUOKkTRdYuaFVms",
+	"hGbSWNitbzp3sIrvCU/PcUQtoO4CUOufu4XUFlIfDFJppVfFXe4JUH1GfD2eviRloABVT+CHW5UKDVam",
+	"qr84LNtdWvvGZUQHDyZF3qa025T2l5LS3oy9hk9qJBbDRd/wycocNeGRpNZuxq2tmsU8j+28c+WVhk9Y",
+	"J0IFXT2Vs6jHIiRQ/HApFqV6V9RlMisT3tQOruYZ45RiEzGLVcolchjjpqIyoXsMeGyU9sJvzmY23BQ6",
+	"ovbzTuTK/KWGk08YkL0lcixGi1EiUFEtGhXaqBQJ/ovsMrNDsK8NdgonqAUPvKIItKTmkEL/dXHBJ/eT",
+	"f6+7Cu5tB2/aQhVRb+4d75Uvfa+3J+1JM26me709+0L2ju1k2Kvjby/A0pRf/0NkEzPdO/7mqLeXysz9",
+	"eNggWLWGkEgKve+U24gQlEVe98Z5DfabdAduqEiV5MeK33IvHJ7IitTOZbwQnOf/67o44PnAkwnks/yY",
+	"d2m2X/DJ/9hH2LLTwK8iIGGwX/K2+0Obs1/N5vXrEheQh5Z8JZoxXCdNHF4fZ7kay0R8kPGnZ7GMB26O",
+	"NAJmFMv4eC6Gxx9jGX+YKm0+HYdXiFgutEquhGZTkYsBkKn7ooGXwkxVHLFEaqL0o1P3XZ+4yEXMfoif",
+	"f/314XfsUiygtSh6WSRGWqhlHRRdRDV1lTVXX/5dmDMZn6lRkdo1sAPkuiiHzjpDrsXX3w7NqFvFrqOr",
+	"F9+9eHc4fPHih++++dv78xf/ffWj/q0Zx8pXuBbOZtzYWbV3vPd//zzsf3fa//FF/9Wb/v/y/mXa//ev",
+	"Hw97R0ef/rT3eWEifNcrEOLspzO7U8ExLSzsHBbqrxxjXDTHAhyQsciMPf/XT3XOwCbCQJFfuSVU/cRA",
+	"36m0YfYQ5PmUurx7J0r5pWB5kUVwBHCiMuAc/Pbg24PuXm+vyJO9471n4LrR6Oo3eZ0JKCVbILhJA0Tg",
+	"atxjdu812jHqgvTrggmeJ1LkoQdEaw0ZrhtW9fcqSZD5VaMahYfTUHIc7j6WiQGt0SyGWjfd8+IXThhj",
+	"EdwSAXf5jj87TiP4EGNpL2m/VYZP2rM+nH0mIBwPrueYahouSaw3rlW/LL9MrW+MUrpIuop06MFVUcWj",
+	"4Zrob1bLxDr2faSzwhrnWczs/611yfGjdH1faaImujrysoZs+U5nYB1X76TGoU2trkTOzl6ds4tfLuxL",
+	"Zz9eXLwhRUT49MxipLW17LnDhdcB9tcIRoPGeMM4XinjB6CpwWsktZsartvLmfPVAVPsIXzsLLxe09TL",
+	"BTd25cC7nPJsYn8oH7u3YjbitEt5xuGEkvAy2FrIT1q+6Xs7I5guhv6XusfmYjhV6hKWqKlGEeDRqZqT",
+	"aKbd0eB4lPecYxxm+fMGoKRdorXQItf7Dp7CoXt8at6B60RfJYk2emdlxwaMNTy8n6hJbcyJmqy4z4gn",
+	"icix3Y+dvvkJDJPgTD4aqcJufo1nn4kzibBnL6FlLGg8sYhlHx85jbusT316Lv1r34mWkwzkARKcAglf",
+	"wAo2SGNu/1MCD3on+FJlzkY5nyfhXBexbBjij4InZkpziscyE7qCCQttRLri0S7yQhvmgnoMnAX2JldG",
+	"jVTCrp4PDljnQv30pnvMXDQHV4ibwZMM4iJOSIhSOw06E2DTIj12KgwfmPz3WWTXZMJzbBZK/Vf+fYZu",
+	"8GuSWdCCefvQKx6BgjRYl2//9j37y7cHf7EDHyYiZWdEk92JQptohn/9s7WNIjI7nROa/z7b+/Trp/8P",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -77,22 +77,11 @@ func (s *Server) trqpAnswer(ctx context.Context, recognition bool, entity, autho
 	return out, nil
 }
 
-// trqpNotImplemented is the answer of the Ayra profile's reads that svc does not serve.
-func trqpNotImplemented(what string) gen.Problem {
-	return gen.Problem{Type: "about:blank", Title: "Not Implemented", Status: 501,
-		Detail: "Not implemented: " + what + " (docs/trqp.md, What is not served)"}
-}
-
-// TrqpMetadata answers GET /metadata: 501.
+// TrqpMetadata answers GET /metadata: the service's identifier and what it is.
 func (s *Server) TrqpMetadata(context.Context, gen.TrqpMetadataRequestObject) (gen.TrqpMetadataResponseObject, error) {
-	return gen.TrqpMetadata501ApplicationProblemPlusJSONResponse{ProblemNotImplementedApplicationProblemPlusJSONResponse: gen.ProblemNotImplementedApplicationProblemPlusJSONResponse(
-		trqpNotImplemented("svc hosts many authorities; an authority's metadata is its namespace, GET /svc/lookup/{namespace}"))}, nil
-}
-
-// TrqpEntity answers GET /entities/{entity_id}: 501.
-func (s *Server) TrqpEntity(context.Context, gen.TrqpEntityRequestObject) (gen.TrqpEntityResponseObject, error) {
-	return gen.TrqpEntity501ApplicationProblemPlusJSONResponse{ProblemNotImplementedApplicationProblemPlusJSONResponse: gen.ProblemNotImplementedApplicationProblemPlusJSONResponse(
-		trqpNotImplemented("an entity is a record of a declared registry, read with its proof by GET /svc/lookup/{namespace}/{registry}/{record}"))}, nil
+	return gen.TrqpMetadata200JSONResponse{Id: "did:web:" + s.didHost, Name: "svc trust directory",
+		Description: "A public trust directory: each namespace is a TRQP authority (authority_id: https://{domain}, did:web:{domain} or its namespace_id) " +
+			"answering POST /authorization and POST /recognition from the registries that declare them in meta.trqp, with evidence from the transparency log"}, nil
 }
 
 // TrqpLookupAuthorizations answers GET /lookups/authorizations: the pairs the authority declares.

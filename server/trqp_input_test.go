@@ -164,8 +164,8 @@ func TestTRQPDeclarationRace(t *testing.T) {
 	})
 }
 
-// The Ayra profile's reads: the declared authorization pairs of an authority; /metadata and
-// /entities/{entity_id} are 501 Problem Details.
+// The Ayra profile's reads: the service's metadata and the declared authorization pairs of an
+// authority; /entities/{entity_id} is not served.
 func TestTRQPAyraReads(t *testing.T) {
 	h := newHarness(t, storetest.Dialects[0])
 	key := h.key("gov@example.com")
@@ -181,6 +181,12 @@ func TestTRQPAyraReads(t *testing.T) {
 		h.e.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 		return rec.Code, rec.Header().Get("Content-Type"), strings.TrimSpace(rec.Body.String())
 	}
+	if code, _, body := get("/metadata"); code != 200 || !strings.Contains(body, `"id":"did:web:localhost%3A8080"`) {
+		t.Fatalf("metadata: %d %s", code, body)
+	}
+	if code, _, _ := get("/entities/alice"); code != 404 {
+		t.Fatalf("entities: %d, want 404 (not served)", code)
+	}
 	if code, _, body := get("/lookups/authorizations?authority_id=" + ns); code != 200 ||
 		body != `[{"action":"issue","resource":"badge"},{"action":"issue","resource":"lic"},{"action":"verify","resource":"lic"}]` {
 		t.Fatalf("lookup: %d %s", code, body)
@@ -188,8 +194,6 @@ func TestTRQPAyraReads(t *testing.T) {
 	for path, want := range map[string]int{
 		"/lookups/authorizations?authority_id=did:web:nobody.example": 404,
 		"/lookups/authorizations":                                     400,
-		"/metadata":                                                   501,
-		"/entities/did:example:alice":                                 501,
 	} {
 		if code, ct, body := get(path); code != want || ct != "application/problem+json" {
 			t.Fatalf("%s: %d %s %s, want %d problem", path, code, ct, body, want)

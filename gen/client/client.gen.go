@@ -504,6 +504,8 @@ type TrqpAuthorizationRequest = models.TrqpAuthorizationRequest
 
 type TrqpAuthorizationResponse = models.TrqpAuthorizationResponse
 
+type TrqpMetadata = models.TrqpMetadata
+
 type TrqpPair = models.TrqpPair
 
 type TrqpRecognitionContext = models.TrqpRecognitionContext
@@ -635,8 +637,6 @@ type ProblemBadRequest = models.ProblemBadRequest
 type ProblemInternalError = models.ProblemInternalError
 
 type ProblemNotFound = models.ProblemNotFound
-
-type ProblemNotImplemented = models.ProblemNotImplemented
 
 type ProblemPayloadTooLarge = models.ProblemPayloadTooLarge
 
@@ -926,13 +926,6 @@ type ClientInterface interface {
 	// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
 	TrqpAuthorization(ctx context.Context, body TrqpAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// TrqpEntity Ayra TRQP profile entity (not implemented)
-	//
-	// The Ayra TRQP profile's entity read. An entity is a record of a declared registry, read with its proof by `GET /svc/lookup/...`; this read is not served. Always 501 (docs/trqp.md).
-	//
-	// Corresponds with GET /entities/{entity_id} (the `TrqpEntity` operationId).
-	TrqpEntity(ctx context.Context, entityId string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
 	// Healthz Liveness
 	//
 	// Answers 200 while the process runs; it does not touch the database.
@@ -947,9 +940,9 @@ type ClientInterface interface {
 	// Corresponds with GET /lookups/authorizations (the `TrqpLookupAuthorizations` operationId).
 	TrqpLookupAuthorizations(ctx context.Context, params *TrqpLookupAuthorizationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// TrqpMetadata Ayra TRQP profile metadata (not implemented)
+	// TrqpMetadata Ayra TRQP profile metadata of the service
 	//
-	// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`). svc hosts many authorities, not one registry: an authority's metadata is its namespace (`GET /svc/lookup/{namespace}`, `meta.trqp.governance_framework`). Always 501 (docs/trqp.md).
+	// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`) of the service: its `did:web` identifier and what it is. svc hosts many authorities, not one registry: an authority's own metadata is its namespace (`GET /svc/lookup/{namespace}`, with `meta.trqp.governance_framework`), and its pairs `GET /lookups/authorizations` (docs/trqp.md).
 	//
 	// Corresponds with GET /metadata (the `TrqpMetadata` operationId).
 	TrqpMetadata(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1949,23 +1942,6 @@ func (c *Client) TrqpAuthorization(ctx context.Context, body TrqpAuthorizationJS
 	return c.Client.Do(req)
 }
 
-// TrqpEntity Ayra TRQP profile entity (not implemented)
-//
-// The Ayra TRQP profile's entity read. An entity is a record of a declared registry, read with its proof by `GET /svc/lookup/...`; this read is not served. Always 501 (docs/trqp.md).
-//
-// Corresponds with GET /entities/{entity_id} (the `TrqpEntity` operationId).
-func (c *Client) TrqpEntity(ctx context.Context, entityId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewTrqpEntityRequest(c.Server, entityId)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
 // Healthz Liveness
 //
 // Answers 200 while the process runs; it does not touch the database.
@@ -2000,9 +1976,9 @@ func (c *Client) TrqpLookupAuthorizations(ctx context.Context, params *TrqpLooku
 	return c.Client.Do(req)
 }
 
-// TrqpMetadata Ayra TRQP profile metadata (not implemented)
+// TrqpMetadata Ayra TRQP profile metadata of the service
 //
-// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`). svc hosts many authorities, not one registry: an authority's metadata is its namespace (`GET /svc/lookup/{namespace}`, `meta.trqp.governance_framework`). Always 501 (docs/trqp.md).
+// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`) of the service: its `did:web` identifier and what it is. svc hosts many authorities, not one registry: an authority's own metadata is its namespace (`GET /svc/lookup/{namespace}`, with `meta.trqp.governance_framework`), and its pairs `GET /lookups/authorizations` (docs/trqp.md).
 //
 // Corresponds with GET /metadata (the `TrqpMetadata` operationId).
 func (c *Client) TrqpMetadata(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4189,40 +4165,6 @@ func NewTrqpAuthorizationRequestWithBody(server string, contentType string, body
 	}
 
 	req.Header.Add("Content-Type", contentType)
-
-	return req, nil
-}
-
-// NewTrqpEntityRequest constructs an http.Request for the TrqpEntity method
-func NewTrqpEntityRequest(server string, entityId string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entity_id", entityId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/entities/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
 
 	return req, nil
 }
@@ -9581,15 +9523,6 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
 	TrqpAuthorizationWithResponse(ctx context.Context, body TrqpAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*TrqpAuthorizationResult, error)
 
-	// TrqpEntityWithResponse Ayra TRQP profile entity (not implemented)
-	//
-	// The Ayra TRQP profile's entity read. An entity is a record of a declared registry, read with its proof by `GET /svc/lookup/...`; this read is not served. Always 501 (docs/trqp.md).
-	//
-	// Returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with GET /entities/{entity_id} (the `TrqpEntity` operationId).
-	TrqpEntityWithResponse(ctx context.Context, entityId string, reqEditors ...RequestEditorFn) (*TrqpEntityResult, error)
-
 	// HealthzWithResponse Liveness
 	//
 	// Answers 200 while the process runs; it does not touch the database.
@@ -9608,9 +9541,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /lookups/authorizations (the `TrqpLookupAuthorizations` operationId).
 	TrqpLookupAuthorizationsWithResponse(ctx context.Context, params *TrqpLookupAuthorizationsParams, reqEditors ...RequestEditorFn) (*TrqpLookupAuthorizationsResult, error)
 
-	// TrqpMetadataWithResponse Ayra TRQP profile metadata (not implemented)
+	// TrqpMetadataWithResponse Ayra TRQP profile metadata of the service
 	//
-	// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`). svc hosts many authorities, not one registry: an authority's metadata is its namespace (`GET /svc/lookup/{namespace}`, `meta.trqp.governance_framework`). Always 501 (docs/trqp.md).
+	// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`) of the service: its `did:web` identifier and what it is. svc hosts many authorities, not one registry: an authority's own metadata is its namespace (`GET /svc/lookup/{namespace}`, with `meta.trqp.governance_framework`), and its pairs `GET /lookups/authorizations` (docs/trqp.md).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10804,82 +10737,6 @@ func (r TrqpAuthorizationResult) ContentType() string {
 	return ""
 }
 
-// TrqpEntityResult429Headers the declared response headers of an HTTP 429 response for TrqpEntity
-type TrqpEntityResult429Headers struct {
-	RetryAfter *int
-}
-
-type TrqpEntityResult struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
-	ApplicationproblemJSON400 *ProblemBadRequest
-	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
-	ApplicationproblemJSON413 *ProblemPayloadTooLarge
-	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
-	ApplicationproblemJSON429 *ProblemTooManyRequests
-	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
-	ApplicationproblemJSON500 *ProblemInternalError
-	// ApplicationproblemJSON501 the response for an HTTP 501 `application/problem+json` response
-	ApplicationproblemJSON501 *ProblemNotImplemented
-	// Headers429 the parsed response headers for an HTTP 429 response
-	Headers429 *TrqpEntityResult429Headers
-}
-
-// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
-func (r TrqpEntityResult) GetApplicationproblemJSON400() *ProblemBadRequest {
-	return r.ApplicationproblemJSON400
-}
-
-// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
-func (r TrqpEntityResult) GetApplicationproblemJSON413() *ProblemPayloadTooLarge {
-	return r.ApplicationproblemJSON413
-}
-
-// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
-func (r TrqpEntityResult) GetApplicationproblemJSON429() *ProblemTooManyRequests {
-	return r.ApplicationproblemJSON429
-}
-
-// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
-func (r TrqpEntityResult) GetApplicationproblemJSON500() *ProblemInternalError {
-	return r.ApplicationproblemJSON500
-}
-
-// GetApplicationproblemJSON501 returns the response for an HTTP 501 `application/problem+json` response
-func (r TrqpEntityResult) GetApplicationproblemJSON501() *ProblemNotImplemented {
-	return r.ApplicationproblemJSON501
-}
-
-// GetBody returns the raw response body bytes
-func (r TrqpEntityResult) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r TrqpEntityResult) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r TrqpEntityResult) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r TrqpEntityResult) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
 // HealthzResult429Headers the declared response headers of an HTTP 429 response for Healthz
 type HealthzResult429Headers struct {
 	RetryAfter *int
@@ -11061,6 +10918,8 @@ type TrqpMetadataResult429Headers struct {
 type TrqpMetadataResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TrqpMetadata
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *ProblemBadRequest
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -11069,10 +10928,13 @@ type TrqpMetadataResult struct {
 	ApplicationproblemJSON429 *ProblemTooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *ProblemInternalError
-	// ApplicationproblemJSON501 the response for an HTTP 501 `application/problem+json` response
-	ApplicationproblemJSON501 *ProblemNotImplemented
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *TrqpMetadataResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TrqpMetadataResult) GetJSON200() *TrqpMetadata {
+	return r.JSON200
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -11093,11 +10955,6 @@ func (r TrqpMetadataResult) GetApplicationproblemJSON429() *ProblemTooManyReques
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r TrqpMetadataResult) GetApplicationproblemJSON500() *ProblemInternalError {
 	return r.ApplicationproblemJSON500
-}
-
-// GetApplicationproblemJSON501 returns the response for an HTTP 501 `application/problem+json` response
-func (r TrqpMetadataResult) GetApplicationproblemJSON501() *ProblemNotImplemented {
-	return r.ApplicationproblemJSON501
 }
 
 // GetBody returns the raw response body bytes
@@ -21530,21 +21387,6 @@ func (c *ClientWithResponses) TrqpAuthorizationWithResponse(ctx context.Context,
 	return ParseTrqpAuthorizationResult(rsp)
 }
 
-// TrqpEntityWithResponse Ayra TRQP profile entity (not implemented)
-//
-// The Ayra TRQP profile's entity read. An entity is a record of a declared registry, read with its proof by `GET /svc/lookup/...`; this read is not served. Always 501 (docs/trqp.md).
-//
-// Returns a wrapper object for the known response body format(s).
-//
-// Corresponds with GET /entities/{entity_id} (the `TrqpEntity` operationId).
-func (c *ClientWithResponses) TrqpEntityWithResponse(ctx context.Context, entityId string, reqEditors ...RequestEditorFn) (*TrqpEntityResult, error) {
-	rsp, err := c.TrqpEntity(ctx, entityId, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseTrqpEntityResult(rsp)
-}
-
 // HealthzWithResponse Liveness
 //
 // Answers 200 while the process runs; it does not touch the database.
@@ -21575,9 +21417,9 @@ func (c *ClientWithResponses) TrqpLookupAuthorizationsWithResponse(ctx context.C
 	return ParseTrqpLookupAuthorizationsResult(rsp)
 }
 
-// TrqpMetadataWithResponse Ayra TRQP profile metadata (not implemented)
+// TrqpMetadataWithResponse Ayra TRQP profile metadata of the service
 //
-// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`). svc hosts many authorities, not one registry: an authority's metadata is its namespace (`GET /svc/lookup/{namespace}`, `meta.trqp.governance_framework`). Always 501 (docs/trqp.md).
+// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`) of the service: its `did:web` identifier and what it is. svc hosts many authorities, not one registry: an authority's own metadata is its namespace (`GET /svc/lookup/{namespace}`, with `meta.trqp.governance_framework`), and its pairs `GET /lookups/authorizations` (docs/trqp.md).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -23478,73 +23320,6 @@ func ParseTrqpAuthorizationResult(rsp *http.Response) (*TrqpAuthorizationResult,
 	return response, nil
 }
 
-// ParseTrqpEntityResult parses an HTTP response from a TrqpEntityWithResponse call
-func ParseTrqpEntityResult(rsp *http.Response) (*TrqpEntityResult, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &TrqpEntityResult{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest ProblemBadRequest
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON400 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
-		var dest ProblemPayloadTooLarge
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON413 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest ProblemTooManyRequests
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON429 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
-		var dest ProblemInternalError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest ProblemNotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON501 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 429:
-		var headers TrqpEntityResult429Headers
-		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RetryAfter = &value
-		}
-		response.Headers429 = &headers
-	}
-
-	return response, nil
-}
-
 // ParseHealthzResult parses an HTTP response from a HealthzWithResponse call
 func ParseHealthzResult(rsp *http.Response) (*HealthzResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -23717,6 +23492,13 @@ func ParseTrqpMetadataResult(rsp *http.Response) (*TrqpMetadataResult, error) {
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TrqpMetadata
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ProblemBadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23744,13 +23526,6 @@ func ParseTrqpMetadataResult(rsp *http.Response) (*TrqpMetadataResult, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest ProblemNotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON501 = &dest
 
 	}
 

@@ -2475,6 +2475,15 @@ type TrqpAuthorizationResponse struct {
 	TimeRequested *time.Time         `json:"time_requested,omitempty"`
 }
 
+// TrqpMetadata The Ayra TRQP profile's metadata, of the service.
+type TrqpMetadata struct {
+	Description string `json:"description"`
+
+	// Id Example: did:web:localhost%3A8080
+	Id   string `json:"id"`
+	Name string `json:"name"`
+}
+
 // TrqpPair An (action, resource) pair a registry declares (docs/trqp.md).
 type TrqpPair struct {
 	Action   string `json:"action"`
@@ -2900,9 +2909,6 @@ type ProblemInternalError = Problem
 
 // ProblemNotFound An RFC 7807 Problem Details document (the errors of the trqp operations only).
 type ProblemNotFound = Problem
-
-// ProblemNotImplemented An RFC 7807 Problem Details document (the errors of the trqp operations only).
-type ProblemNotImplemented = Problem
 
 // ProblemPayloadTooLarge An RFC 7807 Problem Details document (the errors of the trqp operations only).
 type ProblemPayloadTooLarge = Problem

@@ -71,6 +71,17 @@ TrqpRecognitionResponse = TypedDict(
     total=False,
 )
 
+# The Ayra TRQP profile's metadata, of the service.
+TrqpMetadata = TypedDict(
+    'TrqpMetadata',
+    {
+        'id': Required[str],
+        'name': Required[str],
+        'description': Required[str],
+    },
+    total=False,
+)
+
 # An (action, resource) pair a registry declares (docs/trqp.md).
 TrqpPair = TypedDict(
     'TrqpPair',
@@ -3397,39 +3408,17 @@ class Operations:
         self,
         *,
         extra_query: Mapping[str, Any] | None = None,
-    ) -> Response[Any]:
-        """GET /metadata: Ayra TRQP profile metadata (not implemented).
+    ) -> Response[TrqpMetadata]:
+        """GET /metadata: Ayra TRQP profile metadata of the service.
 
-        Answers: 501 application/problem+json, 400 application/problem+json, 413
-        application/problem+json, 429 application/problem+json, 500 application/problem+json.
+        Answers: 200 TrqpMetadata, 400 application/problem+json, 413 application/problem+json,
+        429 application/problem+json, 500 application/problem+json.
         No API key.
         """
         return self._call(
             'GET',
             '/metadata',
             {},
-            {**(extra_query or {})},
-            {},
-            None,
-            None,
-        )
-
-    def trqp_entity(
-        self,
-        entity_id: str,
-        *,
-        extra_query: Mapping[str, Any] | None = None,
-    ) -> Response[Any]:
-        """GET /entities/{entity_id}: Ayra TRQP profile entity (not implemented).
-
-        Answers: 501 application/problem+json, 400 application/problem+json, 413
-        application/problem+json, 429 application/problem+json, 500 application/problem+json.
-        No API key.
-        """
-        return self._call(
-            'GET',
-            '/entities/{entity_id}',
-            {'entity_id': entity_id},
             {**(extra_query or {})},
             {},
             None,
