@@ -111,26 +111,42 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	// The version in effect at the instant: made at or before it (as_on's rule, to the millisecond).
-	sel := directory.VersionSel{Before: at.Add(time.Millisecond)}
-	reg, err := s.st.GetRegistry(ctx, nsID, name, sel)
-	var nf *directory.NotFoundError
-	if errors.As(err, &nf) {
-		return Answer{Message: "the registry did not exist yet at that time", Evaluated: now}, nil
-	}
-	if err != nil {
-		return Answer{}, err
-	}
-	origin, hosted, err := s.origin(ctx, nsID, name)
-	if err != nil {
-		return Answer{}, err
+	// The version in effect at the instant: made at or before it (as_on's rule, to the
+	// millisecond); now, that is the latest version, read by the latest reads' faster path.
+	var sel directory.VersionSel
+	if q.At != nil {
+		sel.Before = at.Add(time.Millisecond)
 	}
 	rec, err := s.record(ctx, nsID, name, d, q.EntityID, sel)
 	if err != nil {
 		return Answer{}, err
 	}
+	// The registry as it stood then: a latest record read carries its registry's current state;
+	// otherwise the registry's version in effect is read (its evidence when no record decides).
+	var reg directory.Registry
+	if rec != nil && sel.Latest() {
+		reg.State = rec.RegistryState
+	} else {
+		reg, err = s.st.GetRegistry(ctx, nsID, name, sel)
+		var nf *directory.NotFoundError
+		if errors.As(err, &nf) {
+			return Answer{Message: "the registry did not exist yet at that time", Evaluated: now}, nil
+		}
+		if err != nil {
+			return Answer{}, err
+		}
+	}
+	origin, hosted, err := s.origin(ctx, nsID, name)
+	if err != nil {
+		return Answer{}, err
+	}
 	if rec != nil && hosted && rec.State == directory.StateSuspended {
 		rec = nil // the record left its publisher's file
+		if reg.Version == "" {
+			if reg, err = s.st.GetRegistry(ctx, nsID, name, sel); err != nil {
+				return Answer{}, err
+			}
+		}
 	}
 	dec := directory.DecideTRQP(d, reg.State, origin, rec, at)
 	ev := Evidence{Entry: "registry", Version: reg.Version, Digest: reg.Digest}
