@@ -103,11 +103,11 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 	if q.At != nil {
 		at = *q.At
 	}
-	nsID, err := s.authority(ctx, q.AuthorityID)
+	nsID, metas, err := s.authority(ctx, q.AuthorityID)
 	if err != nil {
 		return Answer{}, err
 	}
-	name, d, err := s.declared(ctx, nsID, q)
+	name, d, err := declared(metas, q)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -162,25 +162,23 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 	return Answer{Yes: dec.Yes, Message: dec.Message, Evaluated: now, Evidence: ev}, nil
 }
 
-// authority is the id of the namespace an authority_id names (*UnknownError when none).
-func (s *Service) authority(ctx context.Context, id string) (string, error) {
+// authority is the id of the namespace an authority_id names (*UnknownError when none) and the
+// metas of its registries, by name.
+func (s *Service) authority(ctx context.Context, id string) (string, map[string]string, error) {
 	ref := AuthorityRef(id)
 	if ref == "" {
-		return "", &UnknownError{"Unknown authority: authority_id must be https://{domain} or did:web:{domain} of a namespace's verified domain, or a namespace_id"}
+		return "", nil, &UnknownError{"Unknown authority: authority_id must be https://{domain} or did:web:{domain} of a namespace's verified domain, or a namespace_id"}
 	}
-	nsID, err := s.st.ResolveNamespace(ctx, ref)
+	nsID, metas, err := s.st.AuthorityMetas(ctx, ref)
 	if errors.Is(err, directory.ErrNotFound) {
-		return "", &UnknownError{"Unknown authority: no namespace is " + id}
+		return "", nil, &UnknownError{"Unknown authority: no namespace is " + id}
 	}
-	return nsID, err
+	return nsID, metas, err
 }
 
-// declared finds the namespace's registry whose declaration answers q's pair.
-func (s *Service) declared(ctx context.Context, nsID string, q Query) (string, directory.TRQPDeclaration, error) {
-	metas, err := s.st.RegistryMetasOf(ctx, nsID)
-	if err != nil {
-		return "", directory.TRQPDeclaration{}, err
-	}
+// declared finds the registry whose declaration answers q's pair among the metas of the
+// authority's registries.
+func declared(metas map[string]string, q Query) (string, directory.TRQPDeclaration, error) {
 	names := make([]string, 0, len(metas))
 	for n := range metas {
 		names = append(names, n)
@@ -264,11 +262,7 @@ func (s *Service) nameByDetails(ctx context.Context, nsID, registry string, path
 // in their meta.trqp.authorizations, sorted by action then resource; an unknown authority is an
 // *UnknownError.
 func (s *Service) Authorizations(ctx context.Context, authorityID string) ([]directory.TRQPPair, error) {
-	nsID, err := s.authority(ctx, authorityID)
-	if err != nil {
-		return nil, err
-	}
-	metas, err := s.st.RegistryMetasOf(ctx, nsID)
+	_, metas, err := s.authority(ctx, authorityID)
 	if err != nil {
 		return nil, err
 	}
