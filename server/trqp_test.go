@@ -245,6 +245,13 @@ func TestTRQPMapping(t *testing.T) {
 						t.Fatalf("context.%s missing: %s", k, raw)
 					}
 				}
+				wantEntry := "record"
+				if strings.HasPrefix(tc.message, "not listed") || strings.HasPrefix(tc.message, "the registry") {
+					wantEntry = "registry"
+				}
+				if ctx["svc_entry"] != wantEntry {
+					t.Fatalf("svc_entry %v, want %s: %s", ctx["svc_entry"], wantEntry, raw)
+				}
 				if !tc.at.IsZero() && out["time_requested"] == nil {
 					t.Fatalf("no time_requested: %s", raw)
 				}

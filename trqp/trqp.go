@@ -142,15 +142,18 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 	}
 	if rec != nil && hosted && rec.State == directory.StateSuspended {
 		rec = nil // the record left its publisher's file
-		if reg.Version == "" {
-			if reg, err = s.st.GetRegistry(ctx, nsID, name, sel); err != nil {
-				return Answer{}, err
-			}
-		}
 	}
 	dec := directory.DecideTRQP(d, reg.State, origin, rec, at)
+	// The evidence is the record version that decided, or else the registry's version (not
+	// listed, or the registry not live or its publisher's file not current).
+	byRegistry := rec == nil || reg.State != directory.StateLive || origin == directory.StateStale || origin == directory.StateWithdrawn
+	if byRegistry && reg.Version == "" {
+		if reg, err = s.st.GetRegistry(ctx, nsID, name, sel); err != nil {
+			return Answer{}, err
+		}
+	}
 	ev := Evidence{Entry: "registry", Version: reg.Version, Digest: reg.Digest}
-	if rec != nil && rec.State != directory.StateDraft {
+	if !byRegistry {
 		ev = Evidence{Entry: "record", Version: rec.Version, Digest: rec.Digest}
 	}
 	switch idx, err := s.st.LogIndex(ctx, ev.Version); {
