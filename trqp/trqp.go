@@ -51,16 +51,25 @@ func (e *UnknownError) Error() string { return e.Message }
 // false for a registry published here).
 type OriginState func(ctx context.Context, namespaceID, registry string) (state string, hosted bool, err error)
 
+// Store is what the queries read of the store (*store.Store).
+type Store interface {
+	AuthorityMetas(ctx context.Context, ref string) (string, map[string]string, error)
+	GetRegistry(ctx context.Context, nsRef, name string, sel directory.VersionSel) (directory.Registry, error)
+	GetRecord(ctx context.Context, nsRef, registryName, recordName string, sel directory.VersionSel) (directory.Record, error)
+	Search(ctx context.Context, namespaceID string, o store.SearchOptions) (store.SearchResult, error)
+	LogIndex(ctx context.Context, version string) (int64, error)
+}
+
 // Service answers queries over the store.
 type Service struct {
-	st     *store.Store
+	st     Store
 	origin OriginState
 	now    func() time.Time
 }
 
 // New is the service over st; origin tells the state of origin-hosted registries' files; now is
 // the clock.
-func New(st *store.Store, origin OriginState, now func() time.Time) *Service {
+func New(st Store, origin OriginState, now func() time.Time) *Service {
 	return &Service{st: st, origin: origin, now: now}
 }
 
