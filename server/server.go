@@ -170,7 +170,9 @@ func NewServer(cfg Config) (*Server, error) {
 	s.trqp = trqp.New(cfg.Store, func(ctx context.Context, namespaceID, registry string) (string, bool, error) {
 		f, hosted, err := s.originFile(ctx, namespaceID, registry)
 		return f.State, hosted, err
-	}, cfg.Now)
+	}, cfg.Now, cfg.LookupCacheTTL)
+	// A committed write empties the TRQP caches too (a declaration, a domain, a log index).
+	cfg.Store.OnCommit(s.trqp.Clear)
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/svc-directory/svc/internal/storetest"
 )
@@ -199,4 +200,31 @@ func TestTRQPAyraReads(t *testing.T) {
 			t.Fatalf("%s: %d %s %s, want %d problem", path, code, ct, body, want)
 		}
 	}
+}
+
+// The authority's declarations are cached between writes: a write that changes them is seen by
+// the next query (the cache is emptied on every commit).
+func TestTRQPDeclarationChangeIsSeen(t *testing.T) {
+	eachDialect(t, func(t *testing.T, h *harness) {
+		key := h.key("gov@example.com")
+		ns := h.must(http.StatusCreated, "POST", "/svc/create-namespace", key, `{"name":"Board"}`).data()["namespace_id"].(string)
+		h.must(http.StatusCreated, "POST", "/svc/"+ns+"/create-registry", key,
+			`{"registry_name":"lic","schema":{"type":"object"},"meta":{"trqp":{"authorizations":[{"action":"issue","resource":"lic"}]}}}`)
+		h.must(http.StatusCreated, "POST", "/svc/"+ns+"/lic/add-record", key, `{"record_name":"alice","details":{}}`)
+		q := trqpQuery("alice", ns, "issue", "lic", time.Time{})
+		for range 2 { // the second from the cache
+			if status, out, raw := h.trqpPost("authorization", q); status != 200 || out["authorized"] != true {
+				t.Fatalf("%d %s", status, raw)
+			}
+		}
+		h.must(http.StatusOK, "POST", "/svc/"+ns+"/lic/update-registry", key,
+			`{"meta":{"trqp":{"authorizations":[{"action":"issue","resource":"lic"}],"polarity":"negative"}}}`)
+		if status, out, raw := h.trqpPost("authorization", q); status != 200 || out["authorized"] != false || out["message"] != "listed as revoked" {
+			t.Fatalf("after the polarity changed: %d %s", status, raw)
+		}
+		h.must(http.StatusOK, "POST", "/svc/"+ns+"/lic/update-registry", key, `{"meta":{}}`)
+		if status, _, raw := h.trqpPost("authorization", q); status != 404 {
+			t.Fatalf("after the declaration was removed: %d %s", status, raw)
+		}
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/cache"
 	"github.com/svc-directory/svc/store"
 )
 
@@ -65,12 +66,33 @@ type Service struct {
 	st     Store
 	origin OriginState
 	now    func() time.Time
+	// authorities caches an authority's namespace id and its registries' metas, and indices the
+	// log index of a version; both are emptied by Clear (every commit of this instance) and
+	// expire after the lookup cache's TTL (the writes of other instances).
+	authorities *cache.Cache[string, authorityEntry]
+	indices     *cache.Cache[string, int64]
+}
+
+type authorityEntry struct {
+	nsID  string
+	metas map[string]string
 }
 
 // New is the service over st; origin tells the state of origin-hosted registries' files; now is
-// the clock.
-func New(st Store, origin OriginState, now func() time.Time) *Service {
-	return &Service{st: st, origin: origin, now: now}
+// the clock; cacheTTL bounds how long a cached authority or log index is used (0: no cache).
+func New(st Store, origin OriginState, now func() time.Time, cacheTTL time.Duration) *Service {
+	s := &Service{st: st, origin: origin, now: now}
+	if cacheTTL > 0 {
+		s.authorities = cache.New[string, authorityEntry](cache.Options{MaxSize: 10_000, TTL: cacheTTL, Now: now})
+		s.indices = cache.New[string, int64](cache.Options{MaxSize: 100_000, TTL: cacheTTL, Now: now})
+	}
+	return s
+}
+
+// Clear empties the caches; the server calls it on every commit of its store.
+func (s *Service) Clear() {
+	s.authorities.Clear()
+	s.indices.Clear()
 }
 
 // ParseTime reads context.time: RFC 3339 with a Z offset (an Invalid refusal otherwise).
@@ -165,11 +187,17 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 	if !byRegistry {
 		ev = Evidence{Entry: "record", Version: rec.Version, Digest: rec.Digest}
 	}
-	switch idx, err := s.st.LogIndex(ctx, ev.Version); {
-	case err == nil:
+	if idx, ok := s.indices.Get(ev.Version); ok {
 		ev.LogIndex, ev.Logged = idx, true
-	case !errors.Is(err, directory.ErrNotFound):
-		return Answer{}, err
+	} else {
+		gen := s.indices.Generation()
+		switch idx, err := s.st.LogIndex(ctx, ev.Version); {
+		case err == nil:
+			ev.LogIndex, ev.Logged = idx, true
+			s.indices.SetIfUnchanged(gen, ev.Version, idx)
+		case !errors.Is(err, directory.ErrNotFound):
+			return Answer{}, err
+		}
 	}
 	return Answer{Yes: dec.Yes, Message: dec.Message, Evaluated: now, Evidence: ev}, nil
 }
@@ -181,9 +209,16 @@ func (s *Service) authority(ctx context.Context, id string) (string, map[string]
 	if ref == "" {
 		return "", nil, &UnknownError{"Unknown authority: authority_id must be https://{domain} or did:web:{domain} of a namespace's verified domain, or a namespace_id"}
 	}
+	if e, ok := s.authorities.Get(ref); ok {
+		return e.nsID, e.metas, nil
+	}
+	gen := s.authorities.Generation()
 	nsID, metas, err := s.st.AuthorityMetas(ctx, ref)
 	if errors.Is(err, directory.ErrNotFound) {
 		return "", nil, &UnknownError{"Unknown authority: no namespace is " + id}
+	}
+	if err == nil {
+		s.authorities.SetIfUnchanged(gen, ref, authorityEntry{nsID, metas})
 	}
 	return nsID, metas, err
 }
