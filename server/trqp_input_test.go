@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/internal/storetest"
+	"github.com/svc-directory/svc/server"
 )
 
 // Hostile TRQP queries are 400 Problem Details (trqpPost checks the form), never 500; the rest of
@@ -227,4 +228,23 @@ func TestTRQPDeclarationChangeIsSeen(t *testing.T) {
 			t.Fatalf("after the declaration was removed: %d %s", status, raw)
 		}
 	})
+}
+
+// The queries are anonymous reads within the rate limits: past the burst, 429 as a Problem
+// Details document with Retry-After.
+func TestTRQPRateLimited(t *testing.T) {
+	h := newHarnessWith(t, storetest.Dialects[0], func(c *server.Config) { c.RateLimit = server.RateLimit{RPS: 0.001, Burst: 2} })
+	body := `{"entity_id":"e","authority_id":"did:web:nobody.example","action":"a","resource":"r"}`
+	for i, want := range []int{404, 404, 429} {
+		req := httptest.NewRequest("POST", "/authorization", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.e.ServeHTTP(rec, req)
+		if rec.Code != want || rec.Header().Get("Content-Type") != "application/problem+json" {
+			t.Fatalf("request %d: %d %s %s, want %d problem", i, rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes(), want)
+		}
+		if want == 429 && rec.Header().Get("Retry-After") == "" {
+			t.Fatalf("429 without Retry-After")
+		}
+	}
 }
