@@ -23,7 +23,7 @@ var floors = [][]string{
 	{"cmd/svc"},
 	{"server"},
 	{"explorer"},
-	{"entries", "ownership", "csvjob", "webhook", "translog", "dedi/ingest"},
+	{"entries", "ownership", "csvjob", "webhook", "translog", "dedi/ingest", "trqp"},
 	{"store"},
 	{"directory", "dedi/fetch", "dedi/discovery"},
 	{"domainverify", "dedi"},

@@ -11,6 +11,9 @@ import (
 func (s *Service) CreateNamespace(ctx context.Context, c Caller, in directory.NamespaceInput) (directory.Namespace, error) {
 	var n directory.SealedNamespace
 	err := s.st.InTx(ctx, func(tx *store.Tx) error {
+		if err := checkNamespaceTRQP(in.Meta); err != nil {
+			return err
+		}
 		var err error
 		if n, err = directory.NewNamespace(c.UserID, c.DID, in, tx.Stamp()); err != nil {
 			return err
@@ -37,6 +40,9 @@ func (s *Service) UpdateNamespace(ctx context.Context, c Caller, ref, ifMatch st
 			return err
 		}
 		if err := stale(ifMatch, a.Version); err != nil {
+			return err
+		}
+		if err := checkNamespaceTRQP(p.Meta); err != nil {
 			return err
 		}
 		out = a

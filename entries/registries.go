@@ -44,6 +44,9 @@ func (s *Service) CreateRegistry(ctx context.Context, c Caller, ref string, in d
 		if in.Tag, in.Schema, err = RegistrySchema(in.Tag, in.Schema); err != nil {
 			return err
 		}
+		if err := checkRegistryTRQP(tx, a.NamespaceID, in.RegistryName, in.Meta); err != nil {
+			return err
+		}
 		g, name, err := tx.CreateRegistry(a.NamespaceID, c.DID, in)
 		if err != nil {
 			return err
@@ -66,6 +69,11 @@ func (s *Service) UpdateRegistry(ctx context.Context, c Caller, ref, name, ifMat
 		}
 		if err := stale(ifMatch, a.Version); err != nil {
 			return err
+		}
+		if p.Meta != nil {
+			if err := checkRegistryTRQP(tx, a.NamespaceID, a.RegistryName, p.Meta); err != nil {
+				return err
+			}
 		}
 		out = a
 		next, changed, err := a.SealedRegistry.Next(p, tx.Stamp())

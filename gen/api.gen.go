@@ -421,6 +421,8 @@ type OriginState = models.OriginState
 
 type PendingNotificationsResponse = models.PendingNotificationsResponse
 
+type Problem = models.Problem
+
 type Proof = models.Proof
 
 type PublishRecordsRequest = models.PublishRecordsRequest
@@ -504,6 +506,24 @@ type TagQueryResponse = models.TagQueryResponse
 type Timestamp = models.Timestamp
 
 type TransferOwnershipRequest = models.TransferOwnershipRequest
+
+type TrqpAnswerContext = models.TrqpAnswerContext
+
+type TrqpAuthorizationContext = models.TrqpAuthorizationContext
+
+type TrqpAuthorizationRequest = models.TrqpAuthorizationRequest
+
+type TrqpAuthorizationResponse = models.TrqpAuthorizationResponse
+
+type TrqpMetadata = models.TrqpMetadata
+
+type TrqpPair = models.TrqpPair
+
+type TrqpRecognitionContext = models.TrqpRecognitionContext
+
+type TrqpRecognitionRequest = models.TrqpRecognitionRequest
+
+type TrqpRecognitionResponse = models.TrqpRecognitionResponse
 
 type UpdateNamespaceRequest = models.UpdateNamespaceRequest
 
@@ -623,6 +643,22 @@ type PayloadTooLarge = models.PayloadTooLarge
 
 type PreconditionFailed = models.PreconditionFailed
 
+type ProblemBadRequest = models.ProblemBadRequest
+
+type ProblemInternalError = models.ProblemInternalError
+
+type ProblemNotFound = models.ProblemNotFound
+
+type ProblemPayloadTooLarge = models.ProblemPayloadTooLarge
+
+type ProblemServiceUnavailable = models.ProblemServiceUnavailable
+
+type ProblemTooManyRequests = models.ProblemTooManyRequests
+
+type ProblemUnauthorized = models.ProblemUnauthorized
+
+type ProblemUnsupportedMediaType = models.ProblemUnsupportedMediaType
+
 type RegistryDelegates = models.RegistryDelegates
 
 type RegistryDelegatesAfterWrite = models.RegistryDelegatesAfterWrite
@@ -642,6 +678,8 @@ type UserNotFound = models.UserNotFound
 type VerificationFailed = models.VerificationFailed
 
 type Verified = models.Verified
+
+type TrqpLookupAuthorizationsParams = models.TrqpLookupAuthorizationsParams
 
 type ReadyzParams = models.ReadyzParams
 
@@ -749,6 +787,10 @@ type GetDidDocumentParams = models.GetDidDocumentParams
 
 type VersionEventParams = models.VersionEventParams
 
+type TrqpAuthorizationJSONRequestBody = models.TrqpAuthorizationJSONRequestBody
+
+type TrqpRecognitionJSONRequestBody = models.TrqpRecognitionJSONRequestBody
+
 type CreateApiKeyJSONRequestBody = models.CreateApiKeyJSONRequestBody
 
 type CreateNamespaceJSONRequestBody = models.CreateNamespaceJSONRequestBody
@@ -807,12 +849,24 @@ type VersionEventJSONRequestBody = models.VersionEventJSONRequestBody
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// TrqpAuthorization TRQP v2 authorization query
+	// (POST /authorization)
+	TrqpAuthorization(ctx echo.Context) error
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx echo.Context) error
+	// TrqpLookupAuthorizations The (action, resource) pairs an authority answers
+	// (GET /lookups/authorizations)
+	TrqpLookupAuthorizations(ctx echo.Context, params TrqpLookupAuthorizationsParams) error
+	// TrqpMetadata Ayra TRQP profile metadata of the service
+	// (GET /metadata)
+	TrqpMetadata(ctx echo.Context) error
 	// Readyz Readiness (the instance can read, or with need=write can write)
 	// (GET /readyz)
 	Readyz(ctx echo.Context, params ReadyzParams) error
+	// TrqpRecognition TRQP v2 recognition query
+	// (POST /recognition)
+	TrqpRecognition(ctx echo.Context) error
 	// ListApiKeys List the caller's API keys
 	// (GET /svc/api-keys)
 	ListApiKeys(ctx echo.Context, params ListApiKeysParams) error
@@ -1090,12 +1144,48 @@ type ServerInterfaceWrapper struct {
 	Handler ServerInterface
 }
 
+// TrqpAuthorization converts echo context to params.
+func (w *ServerInterfaceWrapper) TrqpAuthorization(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TrqpAuthorization(ctx)
+	return err
+}
+
 // Healthz converts echo context to params.
 func (w *ServerInterfaceWrapper) Healthz(ctx echo.Context) error {
 	var err error
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.Healthz(ctx)
+	return err
+}
+
+// TrqpLookupAuthorizations converts echo context to params.
+func (w *ServerInterfaceWrapper) TrqpLookupAuthorizations(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params TrqpLookupAuthorizationsParams
+	// ------------- Required query parameter "authority_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "authority_id", ctx.QueryParams(), &params.AuthorityId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter authority_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TrqpLookupAuthorizations(ctx, params)
+	return err
+}
+
+// TrqpMetadata converts echo context to params.
+func (w *ServerInterfaceWrapper) TrqpMetadata(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TrqpMetadata(ctx)
 	return err
 }
 
@@ -1114,6 +1204,15 @@ func (w *ServerInterfaceWrapper) Readyz(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.Readyz(ctx, params)
+	return err
+}
+
+// TrqpRecognition converts echo context to params.
+func (w *ServerInterfaceWrapper) TrqpRecognition(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TrqpRecognition(ctx)
 	return err
 }
 
@@ -4122,6 +4221,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/svc/restore/registry", wrapper.RestoreDeletedRegistry, options.OperationMiddlewares["restoreDeletedRegistry"]...)
 	router.POST(options.BaseURL+"/svc/restore/records", wrapper.RestoreDeletedRecords, options.OperationMiddlewares["restoreDeletedRecords"]...)
 	router.GET(options.BaseURL+"/:profile_id/did.json", wrapper.GetDidDocument, options.OperationMiddlewares["getDidDocument"]...)
+	router.POST(options.BaseURL+"/authorization", wrapper.TrqpAuthorization, options.OperationMiddlewares["trqpAuthorization"]...)
+	router.POST(options.BaseURL+"/recognition", wrapper.TrqpRecognition, options.OperationMiddlewares["trqpRecognition"]...)
+	router.GET(options.BaseURL+"/metadata", wrapper.TrqpMetadata, options.OperationMiddlewares["trqpMetadata"]...)
+	router.GET(options.BaseURL+"/lookups/authorizations", wrapper.TrqpLookupAuthorizations, options.OperationMiddlewares["trqpLookupAuthorizations"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.Healthz, options.OperationMiddlewares["healthz"]...)
 	router.POST(options.BaseURL+"/svc/watch", wrapper.CreateWatchSubscription, options.OperationMiddlewares["createWatchSubscription"]...)
 	router.GET(options.BaseURL+"/svc/watch/subscriptions", wrapper.ListWatchSubscriptions, options.OperationMiddlewares["listWatchSubscriptions"]...)
@@ -4277,6 +4380,36 @@ type PayloadTooLargeJSONResponse Error
 
 type PreconditionFailedJSONResponse Error
 
+type ProblemBadRequestApplicationProblemPlusJSONResponse Problem
+
+type ProblemInternalErrorApplicationProblemPlusJSONResponse Problem
+
+type ProblemNotFoundApplicationProblemPlusJSONResponse Problem
+
+type ProblemPayloadTooLargeApplicationProblemPlusJSONResponse Problem
+
+type ProblemServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type ProblemServiceUnavailableApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers ProblemServiceUnavailableResponseHeaders
+}
+
+type ProblemTooManyRequestsResponseHeaders struct {
+	RetryAfter *int
+}
+type ProblemTooManyRequestsApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers ProblemTooManyRequestsResponseHeaders
+}
+
+type ProblemUnauthorizedApplicationProblemPlusJSONResponse Problem
+
+type ProblemUnsupportedMediaTypeApplicationProblemPlusJSONResponse Problem
+
 type RegistryDelegatesJSONResponse RegistryDelegatesResponse
 
 type RegistryDelegatesAfterWriteResponseHeaders struct {
@@ -4323,6 +4456,162 @@ type VerifiedJSONResponse struct {
 	Body Message
 
 	Headers VerifiedResponseHeaders
+}
+
+type TrqpAuthorizationRequestObject struct {
+	Body *TrqpAuthorizationJSONRequestBody
+}
+
+type TrqpAuthorizationResponseObject interface {
+	VisitTrqpAuthorizationResponse(w http.ResponseWriter) error
+}
+
+type TrqpAuthorization200JSONResponse TrqpAuthorizationResponse
+
+func (response TrqpAuthorization200JSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization400ApplicationProblemPlusJSONResponse struct {
+	ProblemBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization400ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization401ApplicationProblemPlusJSONResponse struct {
+	ProblemUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization401ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization404ApplicationProblemPlusJSONResponse struct {
+	ProblemNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization404ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization413ApplicationProblemPlusJSONResponse struct {
+	ProblemPayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization413ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization415ApplicationProblemPlusJSONResponse struct {
+	ProblemUnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization415ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization429ApplicationProblemPlusJSONResponse struct {
+	ProblemTooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization429ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization500ApplicationProblemPlusJSONResponse struct {
+	ProblemInternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization500ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpAuthorization503ApplicationProblemPlusJSONResponse struct {
+	ProblemServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpAuthorization503ApplicationProblemPlusJSONResponse) VisitTrqpAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type HealthzRequestObject struct {
@@ -4400,6 +4689,250 @@ func (response Healthz500JSONResponse) VisitHealthzResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizationsRequestObject struct {
+	Params TrqpLookupAuthorizationsParams
+}
+
+type TrqpLookupAuthorizationsResponseObject interface {
+	VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error
+}
+
+type TrqpLookupAuthorizations200JSONResponse []TrqpPair
+
+func (response TrqpLookupAuthorizations200JSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizations400ApplicationProblemPlusJSONResponse struct {
+	ProblemBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpLookupAuthorizations400ApplicationProblemPlusJSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizations401ApplicationProblemPlusJSONResponse struct {
+	ProblemUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpLookupAuthorizations401ApplicationProblemPlusJSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizations404ApplicationProblemPlusJSONResponse struct {
+	ProblemNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpLookupAuthorizations404ApplicationProblemPlusJSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizations413ApplicationProblemPlusJSONResponse struct {
+	ProblemPayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpLookupAuthorizations413ApplicationProblemPlusJSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizations429ApplicationProblemPlusJSONResponse struct {
+	ProblemTooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpLookupAuthorizations429ApplicationProblemPlusJSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizations500ApplicationProblemPlusJSONResponse struct {
+	ProblemInternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpLookupAuthorizations500ApplicationProblemPlusJSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpLookupAuthorizations503ApplicationProblemPlusJSONResponse struct {
+	ProblemServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpLookupAuthorizations503ApplicationProblemPlusJSONResponse) VisitTrqpLookupAuthorizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpMetadataRequestObject struct {
+}
+
+type TrqpMetadataResponseObject interface {
+	VisitTrqpMetadataResponse(w http.ResponseWriter) error
+}
+
+type TrqpMetadata200JSONResponse TrqpMetadata
+
+func (response TrqpMetadata200JSONResponse) VisitTrqpMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpMetadata400ApplicationProblemPlusJSONResponse struct {
+	ProblemBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpMetadata400ApplicationProblemPlusJSONResponse) VisitTrqpMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpMetadata401ApplicationProblemPlusJSONResponse struct {
+	ProblemUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpMetadata401ApplicationProblemPlusJSONResponse) VisitTrqpMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpMetadata413ApplicationProblemPlusJSONResponse struct {
+	ProblemPayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpMetadata413ApplicationProblemPlusJSONResponse) VisitTrqpMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpMetadata429ApplicationProblemPlusJSONResponse struct {
+	ProblemTooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpMetadata429ApplicationProblemPlusJSONResponse) VisitTrqpMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpMetadata500ApplicationProblemPlusJSONResponse struct {
+	ProblemInternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpMetadata500ApplicationProblemPlusJSONResponse) VisitTrqpMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -4495,6 +5028,162 @@ func (response Readyz503JSONResponse) VisitReadyzResponse(w http.ResponseWriter)
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognitionRequestObject struct {
+	Body *TrqpRecognitionJSONRequestBody
+}
+
+type TrqpRecognitionResponseObject interface {
+	VisitTrqpRecognitionResponse(w http.ResponseWriter) error
+}
+
+type TrqpRecognition200JSONResponse TrqpRecognitionResponse
+
+func (response TrqpRecognition200JSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition400ApplicationProblemPlusJSONResponse struct {
+	ProblemBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition400ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition401ApplicationProblemPlusJSONResponse struct {
+	ProblemUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition401ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition404ApplicationProblemPlusJSONResponse struct {
+	ProblemNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition404ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition413ApplicationProblemPlusJSONResponse struct {
+	ProblemPayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition413ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition415ApplicationProblemPlusJSONResponse struct {
+	ProblemUnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition415ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition429ApplicationProblemPlusJSONResponse struct {
+	ProblemTooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition429ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition500ApplicationProblemPlusJSONResponse struct {
+	ProblemInternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition500ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TrqpRecognition503ApplicationProblemPlusJSONResponse struct {
+	ProblemServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response TrqpRecognition503ApplicationProblemPlusJSONResponse) VisitTrqpRecognitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -17884,12 +18573,24 @@ func (response GetDidDocument503JSONResponse) VisitGetDidDocumentResponse(w http
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// TrqpAuthorization TRQP v2 authorization query
+	// (POST /authorization)
+	TrqpAuthorization(ctx context.Context, request TrqpAuthorizationRequestObject) (TrqpAuthorizationResponseObject, error)
 	// Healthz Liveness
 	// (GET /healthz)
 	Healthz(ctx context.Context, request HealthzRequestObject) (HealthzResponseObject, error)
+	// TrqpLookupAuthorizations The (action, resource) pairs an authority answers
+	// (GET /lookups/authorizations)
+	TrqpLookupAuthorizations(ctx context.Context, request TrqpLookupAuthorizationsRequestObject) (TrqpLookupAuthorizationsResponseObject, error)
+	// TrqpMetadata Ayra TRQP profile metadata of the service
+	// (GET /metadata)
+	TrqpMetadata(ctx context.Context, request TrqpMetadataRequestObject) (TrqpMetadataResponseObject, error)
 	// Readyz Readiness (the instance can read, or with need=write can write)
 	// (GET /readyz)
 	Readyz(ctx context.Context, request ReadyzRequestObject) (ReadyzResponseObject, error)
+	// TrqpRecognition TRQP v2 recognition query
+	// (POST /recognition)
+	TrqpRecognition(ctx context.Context, request TrqpRecognitionRequestObject) (TrqpRecognitionResponseObject, error)
 	// ListApiKeys List the caller's API keys
 	// (GET /svc/api-keys)
 	ListApiKeys(ctx context.Context, request ListApiKeysRequestObject) (ListApiKeysResponseObject, error)
@@ -18174,6 +18875,52 @@ type strictHandler struct {
 	middlewares []StrictMiddlewareFunc
 }
 
+// TrqpAuthorization operation middleware
+func (sh *strictHandler) TrqpAuthorization(ctx echo.Context) error {
+	var request TrqpAuthorizationRequestObject
+
+	var body TrqpAuthorizationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TrqpAuthorization(ctx.Request().Context(), request.(TrqpAuthorizationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TrqpAuthorization")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TrqpAuthorizationResponseObject); ok {
+		return validResponse.VisitTrqpAuthorizationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Healthz operation middleware
 func (sh *strictHandler) Healthz(ctx echo.Context) error {
 	var request HealthzRequestObject
@@ -18191,6 +18938,54 @@ func (sh *strictHandler) Healthz(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(HealthzResponseObject); ok {
 		return validResponse.VisitHealthzResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TrqpLookupAuthorizations operation middleware
+func (sh *strictHandler) TrqpLookupAuthorizations(ctx echo.Context, params TrqpLookupAuthorizationsParams) error {
+	var request TrqpLookupAuthorizationsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TrqpLookupAuthorizations(ctx.Request().Context(), request.(TrqpLookupAuthorizationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TrqpLookupAuthorizations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TrqpLookupAuthorizationsResponseObject); ok {
+		return validResponse.VisitTrqpLookupAuthorizationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TrqpMetadata operation middleware
+func (sh *strictHandler) TrqpMetadata(ctx echo.Context) error {
+	var request TrqpMetadataRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TrqpMetadata(ctx.Request().Context(), request.(TrqpMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TrqpMetadata")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TrqpMetadataResponseObject); ok {
+		return validResponse.VisitTrqpMetadataResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -18216,6 +19011,52 @@ func (sh *strictHandler) Readyz(ctx echo.Context, params ReadyzParams) error {
 		return err
 	} else if validResponse, ok := response.(ReadyzResponseObject); ok {
 		return validResponse.VisitReadyzResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TrqpRecognition operation middleware
+func (sh *strictHandler) TrqpRecognition(ctx echo.Context) error {
+	var request TrqpRecognitionRequestObject
+
+	var body TrqpRecognitionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TrqpRecognition(ctx.Request().Context(), request.(TrqpRecognitionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TrqpRecognition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TrqpRecognitionResponseObject); ok {
+		return validResponse.VisitTrqpRecognitionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -21125,533 +21966,568 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37ctvGsjCKv8oUv73LZBZIUdQlNlWrvq34kjixHS9LTrJWlC0MgSE5ETjDYIaiGG//6vcQ5x3OI5z/",
-	"v0c5T3JqumeAAQjwIlGOk6Vdu7IsAphLT3dP3/tDI5KTqRRMaNXof2iMGY1ZCv98SqMxeyqFTmVi/o6Z",
-	"ilI+1VyKRr8RTmeDhEcBmdCbNh2xv1/Mut2DSOsE/sHCExJOU35NNat/h8y5HpPwB5ou+uR0pscy5b9T",
-	"M0NItCSUpOy3GVMa36Pkii3IfMxSRvSYESrUnKVkQhckZlMmYiIFPIhokrCUNM2/UxbJNCaJlFezaavT",
-	"CBoqGrMJNTvSiylr9BtKp1yMGh8/Bo2nUiiuNBPR4lxeMbG87/MxI9OUT2i6IDHVdEAVe6TIPOWakalU",
-	"3LxHpIjMGrl7EMnJhGvNYtKk5K1UepQyRX48fZV/ombRmFBFwv3jva8Ovjx89vjwcXhC6EAxoc2ucW8O",
-	"ItGYihGLiZB6zMUoIDTfP5sMWByzmJz945WZ3a0zIPMxj8ZkTBURkqRsmvCIqlaHnBnocU0GNLoiHEcJ",
-	"z66jtgeQNkAkzFaAqELkkFCSUM1SkjIaB0SPUzkbjQkVC8KF0lRELDDHaR6T+ZhqHzLzVGrWuRCFg2E3",
-	"dDJNzNl4wGgEjSnVmqXmGP775277yWn7BW0Pf/mwHzz+uFf+4T8aQcUBPz+no+pDZUKni0eKxHzElA7I",
-	"bzOpWbwaYT6aJaV0wrSlmVP1vVgxvDlfronSUsYE4GAexAaGAJL3509JTBekGf7zn//8Z/v16/azZ2Gr",
-	"Q95ISwLhNUsVl+KSx6FZWg6oXrd33O4etLuHjaDBzay/zVi6aAQNQSfmBaouZRHKQ5lOqG70GzHVrBJa",
-	"68nhlET5O0SblwKzS2qPF2mUAXJxQbhWtXiF+NS3WE5jwhVRLL1mBq+TBRksCM1QmWiDRwaRDRbTBYvJ",
-	"lCqNP+PUTUoiOhuNdXs2dbgeEJnCBJaEWx3yI9djOdOE6wCmVcBQBszNDdPaz8lsahDZDGCe8siQvnuW",
-	"0BEZyJmIyYCNuYhJs0eU+TxmQzpLdKtDTsk1TWZ28dwQoSYUoWb+pOSw20VagBNEiORHWAm4T0Q4z1jM",
-	"n8kJ5ZVI8Iw94wRuBDVmqaEieLWIotPZoOP+sjucUj3O94cfNYKGYTE8ZXGjr9MZ8zc4oTevmBjpcaPf",
-	"OzoIGhMu3N/71ctOmGbxGzphakoj9oInmqXLW/jeYJi2dMqZykhSuC9Jc7AgPIYrpIq+shcvedyoXfLR",
-	"Bkuug7IgXJhTZNqClzRfPnujCE0ZoVHEpuZ+MdeAnqWCxQZTpzOxiGTMWsWTsP/qRHKym5PYYFsvUjl5",
-	"ZhjN0saeW5DPpoYRwS0mU0KH5krx2WIVw9tvd/drDmSYwu624Xcvh6+pjsYV0s5FA2UXy39RfrlohMiu",
-	"8DI2JDyhMUN2xS0CGS6meZLgi7M0Nde5HYY0WaIYOdzvlQ7ootG96e4/6Q57dH/Qiw7iQ3Y0PO5+uf+4",
-	"9+SAHg6OouP4olHHJ14O27iPmvM6Pqze/BspWA0ATgUxVycxQCVUEEbThLPU8vcTQsnEfEhGTCty0D3s",
-	"rFibmWb1Ave7vcolfisHL+Pq+/VXOehU4/KvcoAkuREuG9isQ2XDTeoYyVuaak6TgERUsTYXigkj4F0z",
-	"4CQWSk2qScLMfXVgcCelkREgVrKWWlD1HhcWfFC3YOBNVdA7JT7rIs0w5nFfXUf9TqcTttyFmb3zSBns",
-	"5UPO4kou774++mbGnn79/nH6+teb5z/d8LezZ0dfPas+ohLv3B3TyTb+jg0/753vdNtv6YhVoeaIETGb",
-	"DFgaICHv12Hc1Azgr8DKMDBfxke50MdG3JzQGz6ZTQzduv+DNdofsxWa62vE0myJZ/z3imW+1GyiyJSl",
-	"xKxi1QovlRmgcpm97pp1rl3gO1Ac38Bsy4hj1UqzmIDMBP9txpx8m7IRVzpd1LAj/PLS0nT9mf9HalC2",
-	"8b/2cgV9D5+qPXNjLmBpuFKcsH6t+LxytRkC1i4XP97tgkGDrGZGMUvYCOQAJLYI7AFO6yxSnLsi2+aO",
-	"bH8ZH7L24+Fxt+3fk3XbguG2vBiWKe1MprpCXDASRkgEmxtFechTpU9IaKYOQUALeRwSqiImYi5GJyRU",
-	"muqZCo22YP5p9GWj8Jsv6ghAmZkrcd/JN0wY7P7Z/YlzuAGCBo8bv1Rt6VxuI6YN2FCmbJ2ctt9rH9TJ",
-	"aVpuKaX9gMJTNfo4yYrHTGjDq1MU5a0G7uvSoBGHdfDNNe3GplhuF4aGgZSpqRSKoV1gZs5TW2R+QXnC",
-	"YPWRFJoJwCA6BTXSPN/7VUlRUOfMm7FZ1UxQayZjZl0TphTw+tIMZIhTfNyYQNNUprjwIkTfSKOz8pic",
-	"vn1JrtiiY8b8isaWhjffBMCBCxjM/BM0YW9n9tElF9OZLmztJT4h8KRP4JxIZnch2U3Qt5cbmcyUNho8",
-	"1WQilSb73S4gTn7Z3mX+XCM08j5XiouRoQQ2meoFgvCOMD/37HxGg8D5AfJPpRgmPNK3Qp7Ifezvzt0e",
-	"Zv2JXDCmCE1SRuMFYTdcaeXsgTn0drNDqzS5RSmkSl9LAlZImhRFZ03RuGTUYBqBSO0up8AzFbvFxyzi",
-	"MTP6ujUDmEtFbQC3zbaWjfjO0nndNuVcgJ4UZzebchzJu3v9NZ4azffHlGv2ea42yHRzd4iGh3qeg2o7",
-	"Vc0S7Xd7S7ZGWOELmQ54HOPnWyP8MPvax/hszD5ZyBmYT4REYyxuX6aEZvtftgTtCv/RSzGhC5g+ljhN",
-	"E42CxekL0Jcp8kDDd5wRMUnk3CH7S7AS0QRnvw3cuB2heMMIMhPsZsoic/szMziREdDqLi6aiuFhN6/d",
-	"ArbZR75qebX52txUFas7m0URU8pf0VZk+knWdl9E+EbqF3Imbiex5Cq2kPpyCOP4aJWp6IDI+Hw3BIYu",
-	"l6ahZiH1mKVARDEBh1mLxJIh8cA1Byf7RurXMgYNf5UXB/1nuQ9OcXT3MbSRjfg1M5cUCQvGrhCmeEsX",
-	"iaTxuZSvaLotWluQTnGMSy3lZQKjFC90vAgHMl4QLSWBV0gz4ROuyT55zb9q7QjCMAVXOIO5EKhwrIg0",
-	"YaYT8tj8DxmaU4jjNmq/ChnVW/OXiPkdZeKpN8ylFXx9gPjTWMG4X2mN5YqsNbvugvuHzkAbIlsnNFtC",
-	"7hkiiRQGqHaRJ87TS+YUfaeaCYCiE+B2L+MsjbxOeliSGXJbSNVC70HQ2d2SP6WUc8ZoGo3vQALehc3w",
-	"1m+YdWfe0pjHKCdgyISR6PmkyDb+AWrVzvTGc/CRmm3ZMQEFztBr+l7Qa8oTOkjYbbXg7Ht/D9l+/Rd2",
-	"s5cclO7aQFj2DamWA0IMBaeMRmOzAOR91iktU/sneLiB2gVjsfKd0qRptgnhM+bPS28zIYRwJIxQgKq8",
-	"NoepyEzELCVzumiBdCgYh+vOH1PkszqHNW5AkWboz4DhBmVOc0JSBgEMQBPhO/NHG+g3RIe1Rxjew+Vb",
-	"9Ax4sSJakjnl2tmPYHQuRpXxFrlZFu1T8jUVC3vNqVshUEo1u4QLsXRXnEtJJlQsnDqpdoA+74wYbyfr",
-	"3B5UG4DmvW8d2ql5yR+5T5xFRKaZAYQW7U8amdvOzU9WnHM2EfhJCkIx+CACBEfh4r1Qs+lUpprFr1nM",
-	"6TkA7FYwyQa6nJiRLgH2RehkrxB4hZhX+kQxEQMVgqBEFVmacbdymGFLEC5GFQnLc6H8+V6x9E7y/Eyx",
-	"tEaUN2PvXIq/YotHiphZzQ5jrgyXwtvkB89BsO3lCeQ3zD4qWwN930OVTOlPnV2aH4OGJYfdGBgvMWrx",
-	"0pmSPYPjDu2M5ouZwVyMfMsvOPBVZxFTsLiyOfIH6w+9rQZcAKNCPXY4S3aiFpvdIQBJBkDrv703XTlb",
-	"N1r9ISjHXlTPqKbVSmVoxIbQyZ8YyZObM+GSNuudpnLKUs0Rda0bEW3pJR9JkHvtap9n7q/KONjcI/Zz",
-	"2VWWDxx4i8g9SXLwK4u0maSw/UwOrwSBlUvl0G4fbpQNXIFFmMQWxKsQZvlMPnqkuA4W7sUA56rcdRyj",
-	"69jzkNAYtU+avPUWPKSJYrXs3MAiU5hdeG8Wz1x4qjrkFMOEh5wlRmKgVyyLUsR4PHQOKhcCbIRTfBse",
-	"ZitAm7uqgK2/ynXG5vxVoEpNeaLWffXt2fdvvs+gOGHrj7L4he9X39wbjW5RVuXCTelQh4b7hQm/hnh2",
-	"+F8Mxcaw7I7vZTXvN4KGeanCsRo0tE7WLez8/JV5E+8JzZNkySHatnqbmCVWfUKX9ToSzmGzEmfVxlwq",
-	"ji0qqjUsCv1+mk3WYsBpHDO7DoAXrpKmKV3U7Eit2c0uSVD1bfTvfrfbdXsPzAssJjRJQPGSgu0EDkUO",
-	"8hFCV17it/suusb9vSNIbciePaZzO/5bRLUi8/WiBnLsMgBuBDthzBl6VcT/ZqwVlHJvnyRKGbWqW2m/",
-	"IDCtZYf41sdg7Z19OwZmTYebByfU8wZ/iYHbXj5DJVSn/Du2qAao5RXo6HqknA5nLqEs6F4RxaKUVdzm",
-	"FuyXdC2Ez/mEKU0nU7OgK1Yr9SRU6cuZysYsrvhH4OuZ4GVe9rVaFqODmmtIZjH/5ub9CRczzUjTcGS8",
-	"GwS7ZikEc96CdQeNm/ZItpfWLiqDu86tZ9D6HKhGZMXQ4slUL8DaZGBulGYDXaqlUaTUjGEo+9JE05QN",
-	"+U31VKiLQTwT2e95oatLs0EctLXt4IhMkTlLzRhTXT1zyq7l1arD4RpMUva9DOQ8YcTcursFeYlMLFpl",
-	"0VMWTIGPpiUMK+yonnae4gBwSSXJ98NG/+c1LBRJ7mPwoUQxV1WEaM8tIKG6ji4x/uzwgAyoYseHszTx",
-	"TvGEqLGcCxu/LtAfnd/uawFUsclfguWYWzZ3nCBwJJVzgTJYNr2Y8Bjw01veTIXTqLuYnB3KHvtOLiaY",
-	"eOMrOOFK20/qN7qZoOEQqSRBrN66Is7yc+edPx2z6Mq3AdTD4Mcxy2zaeQSWnAvrPfPDslFbAkWnAkJZ",
-	"es0SA6pXA4PGtWfpsA8HUiaMihUbzz6q3LyHsXcXVFfjf/Xt8ePY5iAahObmXFNI3vNyaOc8SUAwGgmu",
-	"mM3iM88Tjhp4IWujuz403QdUrT6CoPGC93cDnXYh2HlX+u32qqo7DY+0IvTG1ed17PtJfBcXZ407aJjb",
-	"HYNzqe7sFDKn8Odstdj+VCEm69KGP9QzMCoWUjAI+8JIVt/pDOmkoHWckNDIKkvmhjLvCUoR+luZPjYy",
-	"sRZ3qevyp/F1oumoT8JoprSchJiCb0/R30kLY+yUpiKmRueiI3PGUjEymPFEt7nIBvTAg1HxM8UUOh2d",
-	"7QWnA5v6ZMBSNeZTgwrgEro0gokTxe5kmFlSnHy419PPj1RH410RDwx2Nhtkb1WZG+y67FGt2pddG35w",
-	"ThEcNB0xZxquVjdcylRAPHuwOdJMfSRzMzKLT4gDGegGGo4YnoGLTJkRhkZghsehpqOwdKusT3gKGjAg",
-	"uuU22TC4As1nbDCW8upyliaV9Joywq7N5xAjOpVKmw2NtZ6qgtORxnHKlCLNWEZqz46qOpM4IBeNH4Fz",
-	"vX/3qpioe9EopXzCsP29PfzWy9DdU9dRCSTdw8fb3bQegIrbrkLbZyzmb10u9/psb0w5NhxA23hVI89H",
-	"KZ0nq6SvurzwpcMd8oRdRnKGrqWlpK6yIxw/2NzaVtjtC44BI2V5GPQ6OdORrNPC7UMyt9Z5kJGo0ggI",
-	"ixoxi3kblteZxBirEbr491I9h8zyUAUSWE7KqHWtVT+37rRaQwcuDM0cLnvcrHpCBR9a/8ptbM9BMZ2z",
-	"GlopH3HRHgNJFWKbRQTBLUanN7o+FzG7Qdvb+mnZjb6EXdWazau/wYymGr3LgcaB5ZEi3ke3B5JNx6oo",
-	"rINZYSFGgsN+WEwWTLcCEsore6l6uFV5euZl9EuHJTwjTUoSGdHE06PG1MtthTsb6LTlOzjsuhpBQ16Z",
-	"XTuneJZV8ss6LpRVFchS0Qp0VcTrAuE7oi4c8lreBdRcwb/8QhUZ8ADl5NA62fIUziL/GjK41qyNajMc",
-	"u1pljvSYyjrk3Gw2ewVvwzCXJMhlZB3T3tFxkW2rMW33jo77T4aPj+Pu4/3Hjw+jL+Pjoye0N2SUdqOj",
-	"Ixp394/owWB4ONwf9AbdweNeL4r3j+LjaP9o0B12u7T7uFFDHKgiWeQDr1rQcJk/iENwX8y5HscpnYtK",
-	"2W7F1W6tifZESfOicdGwwXmAC1wkXDCn72Z0td4SVk6ZNWtwW1pCeQtZxJLAx6/i+ZcOdi3urzEnFa9w",
-	"haY+1LuQq9zVtlQUIjY1MZWWtQsbk4sErrmIqhN+KFlhKgCP1LZuCTahPKn2+8ikgOqwJLMjt/C1fBXH",
-	"tiMF+fpWgWM3rlG3RiPGT+Q1835ADxpSQvYzyIr21aWHGJQ/U8CXYU/LsM/A6JVdYOy/igVtMpbnAFNQ",
-	"Jw43A+cq4G3sJs+jy+uc5LEftb8hZVm8qCCqsuS13v7mld3Il7Jy76sZS00C4UqC2sQ6XwT9jmN2sErU",
-	"zoIGYhgujxvIbNbm4XIQwXKyxLJK70T98kW2CMChlufOajkZKC0FyzMJMawPzGatZZNtt1aG2BwlC1al",
-	"+wlVcEd027ORU3y5fEi5DOxw1rdQ7uQkbn0QH2vhkBc0qyuhUdCrSNOo5NmCWpnKjttxOjt+V+09yCZb",
-	"hQdv/BTZWv20jgs1sm9+2WDjK/jQKdQEyA/Zg8TdxZoS+DeXbMorqXS+0xEXdDNzNYz3FoNfV3K8wrAr",
-	"QFtdNQiFZboEUlcoD2y4FWCd2tE20D/yWj6bva+lpslG75YAgx8GrrxRPu8KqNRFDOVkZuOG7kZjK6w5",
-	"abaC1ZlvGDhXyVM3Iq21oWDLdLU2FGwboqoL/VtDUe7W+NzIyZrVOdsSou6rXQEVr7JbgNUt5HOF7GI1",
-	"UVqX0T2SZb6KTVJSa+0E64iz4MIs7vdFyhjR7EZbb+gAAueFS313BXAOu0+Oy4UGPeHDPK4442c8fiaj",
-	"2cQmdVQYEV4+I7F9A4V8q7xNUwkmlGbM4/6cDVrLgP0vSBe50QXk+znzgszn8878oCPT0Z5QezGP9673",
-	"G0H++IDH8FCxaJZyvdibzBLNr9jCvPdLkJPIsrevRARUKbMqKV4zPZZxgb7Wf1zIetvuW9TQiuUD52zQ",
-	"B9vsWCr9nwenj7uPu/3D62+ffPt+f/Dtt8+fHL/48ezb766/Ub9WUaWfJlGxndVRqvEPy1+vC8POThG2",
-	"U7mAJSAtg7wS7SvXUxlmCjmABvt8fLRVqMPXFi/CigBTrG2foJNrCZh3PJ//dcUW7f1K3glew+/YAtY2",
-	"oKrEgX8/fn01pj+NvvrXs2upn129OuodfTmk/HfNv+ZPe//Q3736ejoQ4vnXmvZi+V1lKIj1hTqjkgPD",
-	"emMSzyK7Ah9ClcuuPjgXFF1mzV+9Ov3ueW/Q7h0dO13IHJsolV534SBckHcvnpLHXz4+IkbQ65OwexOS",
-	"v5HjQ5LIOUsjqhgZsxvzHdeqVBrw5smXTxgdPuntD3r7j78cPDl+wg6Ouo+7jwfDJ4fDgy/ZIevRAzrY",
-	"p8fd4X503PvyyeD4eHB0NNyn9IjRYtns7s3P3fYTKJJ9fFhVIzto5FpwfZwu4Gl2N2Ue8z5JmJlKBXYz",
-	"WCawc/n/a4eBEbFTSImybRDwXfM1vBzkhc56jz02X6r57Mp7bRFn9N8/n7b/Rdu/d9tPfsn/aVb1y4du",
-	"sN/7sgYQrvBQvYmEXbN0gVV++oSS8WxCRTtlNIaM+dAKBhitCnEi5ucJjcZcMO+9SMYs7JCvUiqiMZHC",
-	"/nICN/xcpjHUZht6A07owpVzgBCSMkuI2UbplE/Nix+zagvlrT6DnCc8bXSU2WIIlYHPnhxWEaA3h/4P",
-	"qRSjANwTUyanCSseblURnc1t57DrKlrOt1odVsyxd4EhYfNm4A6KRqlUiqQsYVQxRZqKMQIecHgPvN99",
-	"EhYyYkPSPOx2+6Bp2tJ+QdZjIkXEGaSMXtn4RMOaaKTRdp/OEtYKoD1COW03H1fNBrYJRzktNEt5he8X",
-	"ZiQ/Ex6G2IdKD4VkdHCsrktGD0iYlSGDgQ76foBlqfyXeT1LrobXD/t59UpSXcuoVMoIa0BIG+7PpXCt",
-	"JqZUj2GC5ZJM/lS52QjnsB4w83VpJrda0LdTqllhHK+sjgXIYKbh4wXL4kh1SoWa0hT6RyRy9EgRbYRa",
-	"qq4wKAgOo5Bz7s9hT6IiQzxw3VAKuaNMxFPJhVYnFkjw2dgGvYLln1Bc1JClbbBmqzGfIlDMWiYgicBq",
-	"bKwfrOeonwPJ1k1Ebm2PCz8zA3iO+MPuk0IB+XW1EM3nFdWOzEj7vT65TV0hGLJcTwoGtHjqagtArRGM",
-	"/J1wjSRSVRgBvj0qfmvOfLkegRnDL8RhvuwZgJRrcJwQwz8KRUfMt67oTUiaR0DhyxXkLCVnxU3Mm3Zf",
-	"dQVdEMbLlVfsp9tUewnIulIvVTsrhjaWqwZUFyYo1e3w6x76pRqqa7EVKdiMtlzioYzzftxHUFOBq6pM",
-	"WW0xjVJFFq+gUbHYT8XRmKsrvwr9dS/dtFglwlYyrnbi5SYZw9knZq3kVzl4pNxFnsp5hW0GH15aq+jG",
-	"ale+oEoLje2eUHn7zqYGuo8UiWQymwgVuJLeMo3R07i5Lmp7JFS9CkZSLKx7n+ZcH3Ibf2NmUrcxBGc9",
-	"IbL2FMVFFCcoAiEo1J4vnXuVFFVAuk2zfEZMfysHhU9v5zhdRvk6yx++mRn2d5bl4+N4VXl6OS+SmgsJ",
-	"rtDYWZKoeudfBfZWFDyRc0MzZiRClaUiIy4MFpaSPBk930SNoP/j2Abwy7nNTcyWXhHoMa8+9VTOA7JP",
-	"BszIcmY0zLDM688hlhZiDTdEdDOnW3xg4Vd1Rl8zYYRFdn6zcaGSkf2E6JtVZUpWFBrJYs0LDsbll9BK",
-	"uBoPzUtrNrY56eEn7Viotr7RRncQbG57d1lZWsspSdg1S+wljw/dp7HLfS1EFsV5VW9hgXk7mi6f1prc",
-	"NQvAikTMZOEtGbfQROQziLZBrJubthr0+plQawFvuyQUxPQyNFGoWhVCUp/Vx9XlquS91aBbE1CzIXLm",
-	"TLIccuMiYjXaUL2lVkHUS8WpZYIYblw+62HKWNucKTFjEByyktF9KwfVvcdy/ozB7JG6Nnr8zhL3gUld",
-	"Gulq0zh/ypNZyqqZcmZ3MQtWWk6nLD7BGv0ENLI5V6ySTeNGWbzNUlbIT2sxaJrKiCnlTVgqHyjnisRS",
-	"sIC4paHhMLtpbhPie+f6OL/N2AyCy8N0JgQXI/NPs8yQNNG6Z+7EihXbvIdMdc0OJ7QHGhJFF4rMx4tC",
-	"/DlOaFQFnA/IR+QyWHVuF4hxW5yk7W6yHfLWSZdLfa2KgcEuJNhb5BI6lPGxQCc5DZTqEHi7+KWaxtFC",
-	"uXnRAcMWlisOoDmvmq/bMhEBRLrJOSrkCuSsVM4L+smaid/Jua1ht8YdZZezSRmCAkPLqhDgmvPVdgrQ",
-	"2k52v93Vnh9NnZj+rRzsTjY30N1wV4NZcvUepOV3dykAhIhUvbWXeCQZpe9kew55tlE9XAWBigjAVdLC",
-	"Hyfhr5LDvpWDrYpLmPfvGHxiD3mjgBMz3e4Q+pUceYUZ1zUsnqbSYDbTc8YE0XMJxucsIrdsnF6Gypiq",
-	"MathgO9ePCXHT457yzMGtvxKgQlmBz9YaFbv010DzaflubYAqt1MDVhfiiiZqcowFGhNa59amNpMqoTR",
-	"4ebQjMYsugL7fDVEE6qNqqD4SLCY5G93COQ0hubwwDATQqFSrYj5I7AWV7MsrggdUS4U1p5KpdQnNjGd",
-	"qAm6ZEIcwajzmRciyD5DbV9q3JXRBlNmfYlLJ7YRdtBZzDU4Dhxa2O6MYGw38Mu7TpuJ74Y0ZsAa4Jqp",
-	"IJaomfndUVkYgqcvIDxWgfMoZP/AhCSMngb/fXVxp0SOLiGZs37yRzbdMysxgiiygdBWfZkUMbISOA5f",
-	"akoa8N9ZjryMFfHI6KRNdN44PHyksnK5FolyN9ZteHtOmjn4/FXb48wQLfApqIaMz6rl+VObvm2vAlTx",
-	"4Kc2zGuz2c+zPG8oXnHRaPVtqjNQpiN3mrlHIZZhoJiIWGBgB2XKPFLCwRD3DDUxYT0kPnV/tdDMhYXQ",
-	"lOV1IywbrfLkr2ElkbRcpGmI29Wjm3MtjPCtAstkWt46zMYAJaBdI+tkZxKSv2Er1SUEy7IwK8we2KvO",
-	"ohf6MBNGr5nCkMVEjkZY+dbgsGqdkG65FsgGlGFLgpXqhHERryrwBn79JjSpHFp09s6c5H3Qc2LjcXWU",
-	"aKrVNlFx5ZpiXKAjyQxThc+IduukEYf1rwyxZF9d8voLrYZB54n9ObZbZuUzAbwS7samudKXyLcqF1dx",
-	"3bqqTAaPqNKEJQwCM5ulFTs22/JLOe1u0eaKWgPQ/PrMEJ9jMFgiR2ZxPDJUYE6SRp4pcu2CKu8BOPr6",
-	"O2CaMlUZ4epXHLti2PWJFs7cXlDLFsUVB4eEBAfwSJG8Xo09x6ZdDhbIQb7pZEZa5piPVCYQrAVNZsbZ",
-	"hlDgozvQicfcl25KRFLzrHUvNFR7lWI9IHfsjkfn1pjypt1xbny5vqoUsU5XysIgP3FtSXNZMt5AbFsv",
-	"dm0rfvhCByygetfyajZ1+uVzcc0SOa0UMMpRV0hP7kc9S811zFfUdd/c4L3srSpP3syDqjLrTwgHHbYC",
-	"xEQWm6sOtHMq4qRQBFN6lco3zEOtVVlf0/TqNEneMRpv6nub0PQKik5DbEmd840OhxALc5uzz75ds+JN",
-	"DQtmxVyMbOCnkNqv50/j29mSypDbcVqwGX7rU1l5IjUuAK4uzWfV7inzZFW9kR0UtwXpzS0in3EVTLY9",
-	"dynYLk/93o68LhS3UPlAuA2CygLlcq3LgmoyptMpE1XhC5XiCRTTub2TdWUisJfcrOEEMuV9mfcqwjVp",
-	"jphgCpq8AEccs5tc/NqJl899NljsPPulVOyxWF2TPJXpVKYuBWX54y1ruecO52U8WSpHK1NiqLQUkF+o",
-	"WbG2XpQ9mQpPHGZFmKOyfOj9+Yv2Y2LEpMySmZUF1+4wyukSB72D7kHv4LgXH+wf7Pfig95B7+jwoHvw",
-	"+IAedA+6+N8eg393j2il63S9q31ntVLXOlqLuKWuo/7RNzP29Ov3j9PXv948/+mGv509O/rqWbVSYAX4",
-	"VQt9Cy/5ztVtii7V9h3BBEZUvctFCh55qYwBXjWDBYS9gynOaOzAjdB8k/AhixZRwsBPT04LCTb44tzW",
-	"VXdButDipE9oPk2elxNJMw8UwKdQcN2xk/wVa8DgmsiZdkXv4BHE/BdDW21NJ7vhVaU5s6M87naDe/Pi",
-	"bt9KIfsiP/lsqfvbm/uyaBDrHy4Hi7h+DD7GFDhqziXq/cH5LsurL9KvJdYl7MZDyZUixOOVV1OWtruZ",
-	"yFBZmSNlSsuU7WW/FnMMbJtK9NuN5dwFkLscZvg9S8vAsitckzGWLVVjaFkMdsl6mWQ3RTGyyiqbR23w",
-	"2wW5FgtreNncq+qsVMooeXqRI9YdeOqyQYsa5NoONJ5UgwLM7aTIwrGs2XXKDOiud7xv7Pp7m31jLlnf",
-	"q8oBvfqMnJ3XFymSwgTr8d7Rr5uvfTaZ0C2qCuRlW0htcP6nqBiyyg5fAcO7OW1sUYOtqo4sQXi1WG/E",
-	"eNtmOYGkIyPEg/sADb6WP54AqZiHsykIFuYV4OC7k+zvJn5/anF6raj6xwietxIlP5G0s7p6nJVZMhmm",
-	"KEsURZYlkSIXSbYJY8toxS5x47J8OQE591qtxWYnam5NWKKbfFMmppNPghAVOuYbjNGGqKWAyCR2HbI2",
-	"DuPzZOaVdvqCNFsvw5YA6K0d4bQRumx09Rq2iu1IfS3MTXdH2aOAuHV3p3tpx2KIZ4yrvGS85/21zVix",
-	"7bSWBTHFS3OGRj3QeaxYabXCaB1pmV5mdT7XMvLb3lb1CQNQ8/+yXEEjL3/tSkYDI/u1bCUvFxDZzti7",
-	"KrrQ6GMbRVguGVBWxp/fh30ZdAw+5QaQKyrfbpccVPse10k1xHYRzG0jt70eyKWLr2qZy/sPCojt3ZMe",
-	"trmtBB79ZodeZaDf8rr0KPobbtTpxYrKZEmy1L/RZwl3jRD1F7OZMrFTjrdKuva9FNYzPUZwWZMbVA7Q",
-	"WyUh/ZE85TMl8LV0tkxC1USzmePqe2g5UVvfUpR6UqBrOJITo7GmcoLmJqhPjtXhtfJaoGCwmG2elldS",
-	"LzbX4LqyDUiHGGmD3dBIW5s99InRJPz6+TnZU9cRfLD3IZvuEuHwce9DIaPkY4jmr1BdR8R8YsuZhOjO",
-	"hrC6SVWs3NZNDepwAjo22JL7y51tnIYm0xHuyPync8UWqvOrqlYLr3h9oBrhWaMVv6GDeQJuORvfh9H2",
-	"SXWu1/YdFuq2Xj6cIgi8rVcG52TtFZZ3evbNKVTMco23/X4VjxRiTFAsiNVZGQBU8je45uautYLtL+Lh",
-	"Nl0oomTrBOIeoRLG1OB16AEvxCAKIYntOjOcJSRlw5SpcV5uw0h/SvMkQfqIzZBZ+wbod+KKk2Ql4/pw",
-	"nlgxPg6Q9GbCyOTmT3PEVM8wz9a6IAapvGKi2tWwZfuIEodaOmIP4bdp5FBvMX+L94F/Ua1RUrK7eSbg",
-	"arqvK3q7uzlo4HK2sGLUXueFkVbc7m+rY+6ghJZzdeeOKmhsG41lajiE7HuR3WbgIC+59AjtqCBnSQNo",
-	"HhvEHHIo1oY1/qeJXEyYwNZAei7TK+L86K7aKE5bY16Q6WV8D9Ugt3Vp5xJsfHdDlgXEpee23rJJugNz",
-	"RUYsFlyG8yqX/dt/0h326H570IsO2l/Gh6z9eHjcbX+5/7j35IAeDo6iL1fa3VbPa+v2oUPqLos4XlW0",
-	"sTjrd1zEGR69P39KFoymRjDFnpgFLxjFztvF5ZxdRwgxIJFet3dcLG14dh01M4vE/7hN/g9+04KPfu62",
-	"n/zyobLuYbkOA8pkRVwKCnjueTLLWFJJ2Mh2d9adwbLx9e0Z4pQO9UbdGT67bgllmG3mYipBZlNP6Lb7",
-	"P43j+mLfW2yy0ljWy9y77rreibXsHaMxF5Xt9CD5TWkqwDCYuhe93uZwM6cMyp+pDcPCzDeLak6F49Qk",
-	"mvpTAd66tZkrL5JiyEczc+nB4ppdVySPTQbMHEtW1Kw6X2nCBZ8Ykapb7a7GeS9x8UsL/MY5I5GkJkYj",
-	"Mq+ihkWEnJMmYiMXI8NZB8yC0QXc0xEZyJmIb7O6eco1qrmrIv2XirvhglRAlES9Akq7KRJRQQa2V3Fc",
-	"lQZQi2TZQrzDXAJeNRLWtSKwl9FmUX5BXl3Q5XzFrtuuLYdez+zuxx9S8h1WPNeUJ2o7y+e28g+DkGd+",
-	"zS43SpbA03juPsK8umKg3sbguV1cXE3cZ6FLr5FJ6aRG+11nWZWZzWTVwqxl5RZhc1bSK3K+24twMNzW",
-	"BU480W9lnf87jLwhPuHbGSLdpj33FpibzXP/fkWoYGkU/x3bIHcQr3eXoKq68i6VxV5KyOCjfxF3y87y",
-	"TFi2+LActpd7zx2fzIL3NokHLLhc3erKzNCF/Xln6ei9/qoqMccVCXEoYcMlhhIBVX5sKl7CLO6TEBu5",
-	"x6F7nF9WWIcVngYkZDdTc2ahPwwErbpMqzDfSgjJfVOqFItPbLExuxoM9y/ahr3eItieGOWXgkn4kcqN",
-	"xQGp7P7szGmwQGemhGrJ1JYn2NTEhmZfz5S2NGSFaY00CxtF2UbOktimsCgbDQzVmhw0WyeEJQrN35gG",
-	"HXbISwBuzFJ+zUAIwYq3fGKBjbHFED6c51RZiwg5hTYNlgBwRLNqKP/NaDS2teAUS1iklYcoCpfsFst1",
-	"0eQH2lsjcKY/NVNTJmLrYQEkASUZtlVpD1wdmYwI/oorXVPY8nuRYTQXEDCNKa5u8U37EHKqWw+C1ucq",
-	"aBWklJ0JHZ/nPf3pr9OtL8H8htvh1VZ/oeKlB1hTf81tG8BsKf8u0cu5+aTSevDOXaU7DBjCMf9h2NWm",
-	"cXY+i/vEEXZ30KjWV3Ks7ZN+/8WytzW2le+pCj/O/SlAt9Fgtq3snZVP3CqzYheRQRUBsB56rNAA4PVM",
-	"mreS+laBj17Pww3rlK8ypHqUvTUTA9ruFyzktmmPS01AEf0OFQPLjGc101P3wfXeseGWHgdnk4N6lwYE",
-	"vkWGx0FBc7FGmkw1cRabmoyj7ePMCw3Qj8oNn3ZvStnyy9WEtUxH+erqj2ytypmhsPOejWUSq8C61aAp",
-	"ZCHvsSKnsk9CUDNC0pwJzZOSB8XoeKBCGV3P6R+hkfxhygH2LMoU2uaQC5pA5Zc8C7RZbCb+aKP8z4Dg",
-	"clzSnP24dQsNab0OtG3wfRHqnzry/lOj9l0uwYf8gPqmqVXMwLtU7zGNoIj1W+YQ4HLvnEBQQXmfNnvA",
-	"3rW3y+x1JhA/r7fgjc94g03r3dQTvU3S1O0E6fX5K1aFvIPjeoc5tqs6Jefi2kZew8/GQrWlsemzdcd9",
-	"2sTC+3XlgRaQ9QariUIHRl1TEfObPGXf2XY9hcJKZjYgB43JM6FZDLGqCwiYnqb8mmrW2rYhwi3cj8cr",
-	"I8g+iYBwO4+ipiM//SCaKQ3ZsnkZwqzP7yWWyUNBcFVtjr+UOfLW3r1NanMY6Hsiyib2S2egzEpxeDS0",
-	"ymxZpMdiyY5V98Qzm5lX11nfZu3BfVEfI0Lj+BbtX2qySMotHlw2lZtjk+2skdLczlSxPfOmUkf2+Ray",
-	"RAncFVa5DfL2SgxnNeDWKNX5JjaWWLJw2Bx+O5YxcyjdRsgsBOs6KRN/3KR4zE6rxdyq7stiUzyq1ZJu",
-	"I4gWjnXHcuhaf6nz5Bc9plkVn6ZzJcRE09Hn5jv9vCXTy6pcqrdYBjfrxuyAWhkv9qeX8h6Etr+mD3ml",
-	"ZFbtR76FMFbpTN6FZLaSY27tW7bUdDfvsrtX1t0R93Lhb+ljtkv5I7zMea7n2joVfxb3sl9xbithdqWP",
-	"+fZe3a0q4H0ax26W/rmlz9Yrwbe52zb7aC3F3IJJeN7bYrnFsvvWreJu/GQTH24m690La6ntfuO5YtE9",
-	"WO3uq8iWjhn8k3o6Rz8TcCIqjCAzYAQUVqM+RGMqRpj8TNNozK+tT5DGbSjJWnDdZUOa10uewr6RkaBg",
-	"HQ6pUIGxzTdLwbT2WzNMhW8x2/sm3sUKb7/n4wcxbcKVMgsruyHtXtYlZzu4bOGJxJG390XaTfxh3sgH",
-	"r+Ln6FX8NH7EIs5u7UnMiPauvsQK2vnU3sSJvGY/eHXFNidg82WxJFkdCa8oz4OPLm2dicthKieVTek9",
-	"Tdd+AvUs1pSSdMMysY0k477C+lJbtdEC/MsAcjlheiy3cHX6B/Eavl1LQJlIVDnx8maWgbLuEOogvhk+",
-	"bSob4eR57em2v5/b0lclcu+4uNU7vGOzPP6758kvVdwmzWfsGX+kbMs/ex/ngiOGusV/XODaKjF+Bcx2",
-	"VlmgFMvgwcuvKmDBVhsSebvAhHdseH/lBDJA4U2xS0i5TKpK1HKPa4IoP6N4yfuPe6w6l20riK+oG+7H",
-	"5Oy4aHi2ylmiNy4Y7oJ5P/9q4RZygS3hlpH6CRmwhRQ2s26/2yVNxRhBURHe3dSK7X2yvKoXhtYw4W8i",
-	"U2ZmEzCbO1FYKLpMzDhYghXqhWEtha1qF5RKmvsr27DAeQEbVmXNaazcZKub16LinyhP7g/Me8sbpe6q",
-	"Kc8a3/R9JM3dQVt+SIv/o/L4yqp1ualN0T2TZfetTdar8LJs7cTxsvtKme2WXioZmKZarS5uA3nLmOSc",
-	"skhL59xcIaOowvX35Ba1dzKpMW9B1D3sHRzcYijf5p6N1tvfeqSZYmlpSb0tBynhGY4Y+HDborkNHN1q",
-	"cWmaUG0WCFZgrjSPbmlWQTSpE2/eLk+zC0PK+fmr5W2dsUgKo47EbEhniSbH3W5NASV6gwdxsH90cOwU",
-	"iBUHfE5HWznrsviCWiPNvTmgrBc9O4GC+7ymQcPd+i+hi7nC+bPGqeOAuqlcXwBsP2+X4sXNQOkImvfN",
-	"13R0O6wuHPinduLkt+cSRN6fPw3It/SansGPJNTy5dn3ZzBVswXN9CakOeFJwhWQA5mmLOLm+ih1su91",
-	"e8ft/f12r3fefdzvdvvdbqfb7f7Lp5ftywOfp1SoIUu/nwtEurvr0NoO2ZZuzOUjzYIqKzQZNifwZUCo",
-	"IOzGGpYNgy0CJGbsv4rNdTI4uGDMgrp8WFXHmbHpJVWXcW18qV+DTSYxLs0g7MLvGHFCjByE2g50R9cb",
-	"aC+4yiqEeg+SwQ5tZihqtEtN6qDfojJqITrqSJNCq0QFiReAfxMu/In2l2izqI+sDDDzXr1Ty03vVPd7",
-	"j8tGkLyA6MXFWaM+1GglNzl/BadVczDOsrWjU0HJ4DM4klspj9uf46YHsANNZOUh7spomB2jH8P7J6Ot",
-	"DUIo70I3vpfhlRxV21cSORqV2/gYYp5MdR9bWM+pysQIsL3Ox3ISANsNPH+/miW7SwursRVgGNtS54yK",
-	"3pZ5sHNliECa4982xX+cmcpNbItvmVuQ8qQmHMHBzlqXllH62ctnxe4qBsIZyCuDb7MxN26m4YOu+H1x",
-	"hdk2S3qzg9gv6xFt44CLAtIlclQfcGEe3spjafC+QgG4R3txwed5axNKxSgBQmFDy2r5TLYKKFg6HMsR",
-	"lK2AB8Xwb6czVOLKigCDEoLsVIWocG1XWnKobTZJeM4J+4SSZ2/OyPlP51lxDyrIN+fnb22ZP5maHwzk",
-	"QK2XwvBOKiRItk3FkmHbDdbKfVkdLxbKvHMZQ9wI/HOs9dTriwMjeU7xKuYDW1w8g+Xf/dLFFjJthEYp",
-	"UjDI2xsgsFypxbG5P2gyg26vKVHsmqU0WRWRUdfHs+yI22WO7L36lvEUlnocZ8exFuJ5CALy8X5F52NH",
-	"xNreHYtVTlB7HaQeV1hFtcXA8+fimiVyuspnWR6/HirFqmmbgwSJzoNHoZDaBsCwlun7gUTN4KvAUAzx",
-	"3wYQ+GUBFIW4/42AYQ3z9wWOmuFrAKJq+lC6JL28MQc2KNo/tt2ywLP9/v3LZ9dfBmTMbkr2nO6Ny+ge",
-	"9KKD+JAdDY+7fjJ3XOyG0b35udt+QtvDXz4c9KoaXgSNH6mOxk9RVALWmiTfDxv9n1fDDb46mw18DaKc",
-	"JqhYlLIaHDhzxrsf2WAs5ZWC9kfm7savSHM+Viy6BKY8oIodH7YCSFYUELZLpIhKhQfwg9fD7/7xJH38",
-	"9Xf//C09n//6/u2zxy9fvf3XS9l7RV/Rs/nae9euevlgf1muiiXYnCgPCJk6UdxMpwznTY2hKMEuwfp2",
-	"kkvhoOskFn8aO/1ORBWY/BlLuCFgtnETDyPQlT69Y/yGP9rmHd/z6etiOO4GkpoU0tg+dfKrE1+vra2w",
-	"lKmOL3kKlSfW24e36YQOa6hT8FmayrSmU9WcCU3mqRSjE2ImX6BMlY1YqRpiN8S6Vnnw9JEic2QbbR5j",
-	"3ypFJ4xIYfMF7GZrW8fN1GUkY1bXdSRiZn2PFErD+MEJ6WYSYcyhN5mn7a3RhrI9ZefQKJ1IcV0OrD70",
-	"a1HI3bzndFS3IXubajoilISajsIi25pDPIo6IW7RIOliEW0IuME+YikbzlT2kBEQ4JUv8d8tnxMZXU1r",
-	"vyHlCRejEDh/RgUkgiLfNi0lg5brs9I7JGM5S9UJoSShmqU5SU3oFYNE+NAlv2Q58G43WQqHnXvFov2b",
-	"sOLeRygWYN40S5QzrI2O98Tukr/tgi8VFxHbcUDG6hxsg3CITnHWcy774oSYKW1NeoONqnSrrU08zAQx",
-	"6wJdy+p96tg0dsbDQ/OJt8Y13Z1ruRb0X7VgOanZf+B8n5VsCz7OLIdrV39uXjSfIZ90fUyXl/b+3Sti",
-	"myuZf6azhBFhkCXhCtu8Uo2CgD2iNdJTCViFhftwWoqd8VeaR8wUbHhFrK5liD4xbipojJjepZhVkow3",
-	"kLV2K1b4Q28vbBW+3oW8VQbHRjJXYRU7hs95ZXNC216z+mr0DRaFN8aMpmo5udTrq6iIljLw9drCAMWy",
-	"wicVrAHCsGwmpB0h63pl3g19thg6QxZP83Be7kQjz96lx1IxaLFo70YuomQWs7iY0bjaO4HBKJUXIxL0",
-	"c3NN13vtnUZMnUhHqBByJiIDc6NtGxY0m+J+8+TNDLqT6Uwzv8CtlkSnM+g5UoG6WVWTiu7MIr6bU2a7",
-	"QNKqLqCqs6adZ20bzxLCbdM0+TwvHpTnC1fj8QlRjJFC+jE89oJNW3X+nk8dxAnnuXTL1MdbWtSoZBmI",
-	"mW/pIpE0Xm3UyvE4kzQx+dr+bNvl2BI1FWaQMZ2yW948PsFtKrjURyH96NruVDVk3SB6qLYHbHgx63YP",
-	"InNA8C/Wsbd8iJKRyARHSJbNa3lCs57lr21IbNipYlqd3IiR/2a/8Cjbey37yX/L4HfhHfjBvfHLho1k",
-	"c2gHFZJSzZVlTpJFs5TrxZk5aUSIAaMpS09nelzZxPP07UtyxRZ96J9/aQCLXnoyWJDDA2tRm6UJicY0",
-	"pZGGppB2f66pkcE/qmVKmtCE/4ot7BshEDmgHVgDYCn5+YOb56NZNxdDiaVshbb5HjaIqzGhXGjKBUvV",
-	"f6nrqMMFxG00XMROw0zpvbSUx9A4dUXNkN1n0ckd8sUXmatCffEFRCuTL77IWdoXXwT+RZ09Bx5nHlIR",
-	"Xwi8L1F0j+SEKTKg0ZWLPvziCyhA+MUXNrVDLKRg0Eczu5X6F+JC7HeIples0IPb3lQ22qM5YImctwgX",
-	"WkJ7Ljh3nAeSUZKFvarxg8De5FKwC0EImdqqV01Xp0CzG+hhFV40LhphkNUvwIEVCT98DAMsR4UFDiwL",
-	"Va2TC9HrEMVSThP+u7lWcRnvXjwlj798fESa3559/4Y8pUIKHpl30DGIeAnt7RVRMrVI9P78RXv/mEQy",
-	"ZmQmuFYBLPj509enNrLRZiAZbqICEprRO0hCfLgICf6TMBXRKRcjs76DDhlTNbb9o1+0H1vDOazzq1en",
-	"3z3vDQiIcQe9tnlE5ExPZxruKeh2SsLuTUj+hllDEVWMjNlNB1aG1hI1SzRhv81ookgIp9zBEws75kSf",
-	"+afX96TC0L9rAuJha+BaqGc0djlYBDljK9xF4cmFyMS80piF/IPSFHgNBEYgrBs6wOs9uBCV65kwbb7X",
-	"SXjivFF181csxsuUCC5EYWk2RmzdssiaVXUuxEuheMy8nmsktB+FkAuWzOkCtVmns5KM6Tp0aoZ1YbGh",
-	"wbBi/RjrgVJjOQdrEVUOf8bsBgNBqLYjP1I+SgKyPAdStdFcXvCBNT9RkIH5ZDKDJrrZVdt0dUrCIC9Z",
-	"gthB/kb2A/PZhUAItE4gxjQr+qE0XUC9ExhxKKFBQz7iJY/NoFRdShG2OiSzGyEveH/+lHBxIdaEH3dI",
-	"aE7EwJwLglHIqkNwuyALcUWAWVh+GVrVDGno1PXtgyPqG7DYGwsvm0uzzcMD73ZqAeTNdzK1bKdPvoKb",
-	"h1iJgC1QIAg7BDLvZgm7EJCqAnKF5ZpwqcHX2PbPXq0hUQZz5jZyl2siGIvNCeGi8vs2hKYWhqmrC2H4",
-	"9RQjEaCObNMwV2h64X2AkQZZCU5qeDh0gJYj/Ac0V7QP8hyKVmDGj+0SAM+4IsDrJ+bGGzACdyZpHnb3",
-	"0Rg75woCGchMXAnwlaWuWA4M4jS8lgFRskBkx97UJNwbM5ro8e+oQIZ70Lv595A0w5u2uo7a8B60/7Aw",
-	"65OffwlbJJZgf8U+iWPDTmnM0gthuHCSwHk/pZBeCgednQCZ0NQszA6v6IS1hzJtw0G1MZQsdC2r7fHZ",
-	"ADOa8CuG1/QVY1OFZ2lmYe2nUuhUJiFpIsRbZD6WQANUXWU4imEssOYJdRkchGYRbIC1ZvRFDlnStOUc",
-	"DaGgEc/P4cYobwO7rIZsC7HM7SGiabq4EOEPNF30SQGZQxd/Yi56IwgQGybjCOjKFo0s7rLvikiGqLQn",
-	"PGLW1GPlqNMpvN/rdBtBA8yAIKCp/t7efD7vUHjckeloz36r9l69fPr8zdlz+AZ0BJ04iawka3kaVb+x",
-	"3+niB3LKBJ3yRr9x0Ol2DtAlPQax1eGY+feoyjl8akHV63bJfMwTZhuZy4gpRdKZUCfggpEMq2pqOXPp",
-	"abbJOQIiw7KXcaPf+MbOCtGBYAyD1fS63TqlKntv77W1KX0MGoebvP8VzaK8zSf7B+s/sZrluZSvaGqn",
-	"6j1Z/925lK+pcNHIICMfbbLEl0KzVNDkOXiZfA2j0f/5F6ObTCY0XTT6jVf82lyvCu08Cky8C6XZxCgq",
-	"HltwBvsVpIyvmMksZ6nFgTM2pSmUYL5ooERN44sG9qXFX0CQu2h0yI+GOELDqv9u3goxnMLmhrXgwq5E",
-	"KC6UpiJCiR3a3iP/7a/sm08oMXJo1sV/Lt3Vh+FyyE9s8/vsI2ilizy2qv3/CVESkthpTAY0MatKCXI1",
-	"xUSMWfkUw8KNQO4RBa6SK5JIpa2dIWbTRC4mTOjOxPB5D0IAtbAMFAinWB7VvtIhR92D4uViOwTblvup",
-	"tuUYxjMdy7noEM+qXLhTK0YnzdAsykgqYQuGtmoJlkPKgamKp8YViaQY8tHMOfuKtR4wQHditjqx0hAu",
-	"Wsg5aeLkBrD50QSVZ9OqYibvEHsNV0vphGlIC/250phcWLS7tEEu09Lcm1qaH4AcoAyY+RCi6nM92Jxc",
-	"wy+RZpG70W+Y7zybh/0TTrnKJPFLNfczyrk10dIpANvsYO9XJYvBjB9yMz1MhdZQPJ1Gv5f/cYlPzU/u",
-	"cC3tb1rpzUCYA9sBM0LZ4gnQ+uuyY/PVBqs8Y+k1j9h7Qa8pR6/pKk6ewRRZZIEBmgMDDoZduTNeQTJe",
-	"29rtBaCuoz065e0rtlC11wAKak4vKGQYBHn386xJuigU2HPedfSDoH9d5SG/geVGbMhvgiyww1k4AyjM",
-	"RyDYoamlYw2UTLiYadbyJ67iEK+40qdT/p3Z3RKbqDrV/JW9p1IorjQT0eJcXjHRuCXdbkZpdpWZi7CC",
-	"3gw7N+d0a5Lr7q//5L2gVhrG4LR/Azr1ZCylPdx+pBzO+1IXjdBR8cvHoDGVVaG1rz2LgiMaF6njqMag",
-	"vjXqhKS5397vdgsWYIijSai4auE1DjqjViwZWk1fj7nKXMZQPhXEB3OPnn1z2u4dHaN5jityxaYaxYWE",
-	"K63AhAIvolV/v+fNTJoh0mLY6pBTp4QZ3d3c0r0ukntzJlzlVzQ1jphW5LD7pG+JEVRwGN6MYhbvlN+m",
-	"TGHumWIpibkyxxC3MrGHq1zdoorMRGx0QOrMNEICVMGgftg9qCJ5DKxEcspzHL6S8WJntOpPkdFX0dNg",
-	"b9kSu9jfMbsoR7HWMA0LMuTFXpgTaXpxvGOWos8QrQaw4rPrqO2xwTbywZql2e8q+ObHT8mvNuEEL2Q6",
-	"4HHMBH6xAad6KsUw4dHdRJf9o032o2bTKVjuX7OYUxc/9Gfkp4ievk2xyAYruWpZKtn7cMUWlzz+6Joi",
-	"VbnO3wF3UcB2CvLJI4UcC7gUyFuZCOOxGs8alzlbLW8Fh5Phx9nLNDeZ5i46MyokcTJQQQUxyk8m2qkx",
-	"TV06nFNl+/4sc2qo0opJ/gwQ/U2jMSPN8OyHp5en78+/uXx6+vSb55fn568Mkz7sHqLY5KV9jimwSrdz",
-	"F6NCNeFxtSJlwJfxzJXqlL2NsFRiM8TDyTIxzQ3TyjSoKdXjXIHCVxtlNunrIl7y1PHhutypX+5gRDod",
-	"apb+CAraJ2VOh+s/eiP1C4ix+jeTvt7lkkOZhFeKYY5hRGMWXRUq6+598J1mH2v1m3OWJEXrSO52knNh",
-	"ZLms/A0mF6I4BT29O+SFLH1UbYKuFFbMmv3s0R1oKcHabzKn/Mv4fpWape2tk1QKucIYiP9ptZ1bSA8P",
-	"JF1L0oawMrqia6nKI2/7g0fdIEu0C+XTq9Wv8/weHDCMF4HL1VBkp0ZdeFOIMbwvjWGpJNAnVhqW8obX",
-	"qw1elCoXAEfrhwff819AW3iQ/e9X9id++K6jbvAHq7FH3jGL+Z792aLTClNk9iKZg5sW3PZDnjCFcj34",
-	"kVISpXSeKBs1Z2bwPqRxHIKlFeLZsTVkzFUkYQIQY6FGjV+iAC8kuNXlTBvW4kLGwUoJ01kbJsW/8AGN",
-	"IjbVDDNSJ1TwIVMaDZ/ur0eKhILd6EuMZLROaKj4aafA7WXR5hgeXAx2X5AmthIKvFZCAQmVpgkLydSs",
-	"pTCLNTNLYuvPDGcJSdkwZWockNA8jFM6FyHuyWgUUowM8JyCYq1TRqexQTXYEbw9lqpQxZ+AtkVjQjUJ",
-	"4cSRj+x9QAB/3Ot0OmGdCfcZi/nbHDnuUWIpzrSOQ+YI+2CTvS/fyQcj0PpBtj//8rHgTzl3cTv5aVRw",
-	"AV+2YDHPnSabeEiAO2WY6mi2Xp8YM1u2Pasl4NN6iSmAOzR0oSA5PcxZkrQheAjm73ARs5uOQefQs+R9",
-	"++NZQJR0dc1Tliy4GJEpTfUCvEagFkHF8/Q6axCB3+d8Eas5kHbbrTEsGRbyujWQb+sxUpkaxpDtbU5V",
-	"vrUF01Uk/TUDin7t4LitzmM+xko0d1dfKvp2y2g2YQIiDIcMMgUDOEiwXsE/mhQxLtu1uUegVo/1/Me8",
-	"DfwaPP+N5UjySm7i3QUYt1gUr56f12daOmkK3vnEEtSD/nMH5nWaU9IjXzbIcW+HjOtDIVD447b8K5Oy",
-	"lvrcVTA07V+PpIlBevAxFwkXzCXe5Fs23CxyAe0Qstoq8rkOeWkDL4GTzcdUQzShvxSXOHVCwp/ahk+0",
-	"IRnKBpVyvVpCkqkv9ZSMqylD9udtNIMF1Xl//3qG94In7E7Mbr1px6WEYYuCvxBzNF/cmTEGDR8pqndY",
-	"FGDLeNUpRADV95oEhGoEjQybquKAHvj0n5RPO8KXgnndpHbGs6FN1V6xiUMto15qmKZ8T5CcCxUQ7Dth",
-	"X0W/fN+2k3CdWXPNMmVU5cnQ+E29YgaTv/H7Jty//fotRgFv9N4Z/53dr5F7CQartMbTrEfW8rk96JD3",
-	"HdezmlYwQBVayK2xVSGBes1R1lKnqz9QlJw4U6RpFCr7GhhZvcV5j1rW1JUVMiiuG6MEmzY8d9kTBeKX",
-	"c0UFxT/L4lyrkmEEu2QYNsv+k3CLMn2+4ImGUlzLhb6Shd2Qd1g8N6/VRQbX9PndpmPfn5PnZT0ut2F4",
-	"WWWEB273abhdDcvYjtX5LWs24HYZe7O8xWNqzRJXYynzl8ZxoZVs6/7ZktdP5w/lTH9ObuCgty1DcN89",
-	"8IRPxxMyCr0FWxgxYSiItWOh2vpGlwJtMotTLbMIKxp6h8RG5PGUxScuY4gmClJzINsWvHSQzAyZzWjE",
-	"tqXMshWEnQvxQqYkdFXPQ6e7YREVmsyY0dWoV3Kd2BQhXPcjReiU3ZCmmo1GDOwA5+evyEG3S1QLqsZd",
-	"iDArpB7atDWs0JYZ8jEXGgfEdOiCSd9og4Uu4PpGhydmEQJO40KEhSLpYYd8JW1OSMEiLwolQszSk0TO",
-	"2wlXGkKTLkRYU+c9JJRMs8Q2DG4cSQb5beBi9CvLV8A5QJH0QlQEO0GGrJAaO0+Q83HKGCS5QYWJvo2O",
-	"x7Nohmbv7gi0nJKEXbOkFRCKb2CVhBTjLdlQpuabmGoKQGuhrzS/J+JsN/Ytt39MuM8+DC6E/aO8s1a1",
-	"EQ/X8Eyo8xv96QO1NrhPcjPhcu+BohcnO9amo7gAIsDNjWtRypBYq07kraDfjQXfim4JH5fX/PKZWUsp",
-	"QsiJE9gMwSCu10d+aIi+Dtdrd1I+/EZNPGpVo4C7ZfIpF9E8ciW/fXvTEjZjM9EZ86tQ5Zjd6DdcRfL2",
-	"oBcdtL+MD1n78fC42/bLkuelH71IqvVNDfSNxrzzAs/6+z96N+No8nxEf3o9+ufZV2LQe3L18ut31/+a",
-	"F4oJFttvOOIEjm5ZDa7JixUxV43rHleGDHKNMkuoAs8dl+3fDwnkUuazwgoFm5cXl7E1fz2VQ+ZD3Qq+",
-	"HzdO4nSM6/xGbxV/iXC2wa1L6PiXi8v8ZKFgf0L50aFQ3sFmGVMCrHFikyQKDWtWBXaOmK4RI2ulx3dM",
-	"z1JhTV2YbFqBuDmDGJYDtLHmM+qFuB0jQeA11srDKbiGCIpB7smMbW3qTWO+T3IPogDllKp8XXWewj9I",
-	"vrhPDTHb1loGhNK57d6Ah/MQAf5nTuqgcak6T06Xy0S7ilH8KgerrU9ZugifTGWqifmgmI0ObRwnUmmy",
-	"3+22yrnpqZwTKPevOpVGom/NAu6RSMz46+jD7OnBSvLJ8r89TFppEDEv7H34VQ5W3lvfV6Q2FXA1u5Vs",
-	"ZnbQ7XY9tDxZlez3qxwU8/yq7pZv5WA3F0slZtbk/SFY7j3vb1c0+AxqJG5AiJ2H1MHPhHBPhUdHj6CS",
-	"0ChlypbMzuhncxLewzasbSbWOz1SOa9OPPZI23VsgZSCVM5t9EVG7xFkIFJFZlNzHiwmTSx9YAbE3x4p",
-	"EslkNhEqICGGNdlKTfPxwtVMcY1hsAJVpK47kzggF40XsB1Y6kWj5UrvubcNhPI6EQqi/F0vCoPn27Ad",
-	"0pTOjQolHuZjmW9KMSiM8asc1FjYDIPCtT4Xn84P860cbGZg+7zcLgVAbeZygd7WOS48cLDPhoNlR0RL",
-	"vMw7rlvzr06krnfIw6giT89+cHbijD0ldCFnul/Js6yJHvOk4CcSAlOGyFwo5TdeIFM03MjjZQH6RLRb",
-	"JTJQW7Daen8N+yxyzzX87yny25QRwWY6tT12QLdXmqgp1PkbM6bBXzFLqHL8kN0YgDyCjzvkBb9BeOF4",
-	"IrZLsE3kE4Zj9slglly17TM+EjIFRlgFjuZMJObqKkc1A9GTmEUJxY+1nLbBUYIVsN0ArQ450ymD+kIU",
-	"Qp5t6tVWbLyKPT+Tc2E2UObRT9X1p2TT61mqZjd6z6J8zkqXom+rxDqD1+bcHjjj58IZHdatYoyWI63k",
-	"j4kcYYmIqeSiPnfrlDztnb0lOpGjdv46aWJYeEB0yhhR/HcW2N4NUJP/+Mlxj6RSQpPqcQvajiL9URzP",
-	"/iCk9iJUEjl6pMjzuHd0tP/ElrfO1nrFFoaWj7oHZCY0T9wXQLF2uFxV9Jc6kRMGHQWG2kqQCoGMVUJV",
-	"nez1So6e5gDajMqmCeXiBAqIKab/PtPD9uNi96hERjQZS6X7j7uPu257F6J3Ia5+exJ/L/4x//H61ffH",
-	"3/zw5ez8t/1vvzr7B98fTo7Sp3/T4tm/jt49S6+/v/r7hbgQ/+////8i1cOR098PRmnSm/5z8PRfPz5+",
-	"9+r5r4/nyeI03v9nb/Ds4OCNevyrOOS9J6+Hf7tOfpscfX+kfvvm7fhwob+6/uq3qy59/v5V+kZ/K85n",
-	"T5/G3d+/efL9+fD3b767GR3+HaC1JR+xB5QfSylnoVA7uiI+AitmB2RCb9p0xP6+H3ZWL+LBJPQHpp/a",
-	"uLSlQ3filE6pUFOamuvO0LDHqMxfW6UHAB/Lb8+VYl3GmrwPCDTSyJO0gKHJIfA0Epqfw8wrW3ikZUia",
-	"XvdY+y5XpEtkmvXp0BITp7qFtzACBgeRKf4vV2TAFtI2+7cw9Cimnkt5278naxZs2Z6eTEATTxmriyEw",
-	"e1xp31rqmTXhgk9mk0a/W9U/a92KBJuvWZGWO1zPfSqxpeOsYadL+PtgA//DGN5b4B+gJxiN0TGJKj5H",
-	"2I1mIjaaEcTj3J3vIYttbyDInVfxFFy2RoxyVct/m8l0NjF7mHMtmFLMqK2WmTdzcdA+bQXVcl3fk+nM",
-	"z1TPoDtF3u/L2fzMKI/cHPDa3vU+SbhgkOI6oQuoTk4SrnXCyICNOfQBWRZjw2xSomaDiZEHYRLB5oVd",
-	"SxAV8+25EC8aXY1So1V0yNtUXjOsyQSdb7jIuk7lM0OhRAWl1ex7H/+3YUx/fxMG5A1MkgnITt/k0MjW",
-	"X84YtHsKrYnNMvAAMIwPOlCa/cBJWe00W/iqOwGP4kGCrZRgzcQWih27s45MR+Qq/uf4cH56enr61fTt",
-	"ZBBdH8U//bP75T++i551345OX42j3vng5ofD69cHs6dXx+c//frTeC/++uCbb5+8Ov3n/nezH45/++pN",
-	"7/Td1/8YjF4ej8dq+tPN6d9vJTNnNPfXlJoflPwdidkeJ8lQZrAg1GPkOSfOWMdd754K1reZ7E1nMddk",
-	"SvXYrSxv8powOnTM2L9Il3falGngqrbw31kYLH9GNfBdVzUBxjHj06KEvUxkwKhDIfUlFMPKun+63lXu",
-	"SsBsnJQO9Un+CYiJqdc11PXXcl+5fllCalyzuYHNohdM99FxBXYMG1HlxpMpaXq3kSL5RHkbAGz6AjGK",
-	"c+lSfbBPAoSjcU2YwVh70Rg+m1tFHOQQoL7OAj/cXj956VDlvrSTDCoxExBin9a43vMuu/W6wEZ9gNfr",
-	"JABNLY14fs1IRi2Ei8DiRZRw5kQw7AZHl3Rli8OkaURL6qg3o/OAKLpodcgzbL3Srz4ZEMCMAHJap/ja",
-	"E7Z6bgrxhAWasEMYoewKbfF6LvHEq9Qt825jMwVr/9MrWDk+1ty8+Wn9AcrVw724I22sxC3vxfJ0xVZb",
-	"nJwx2+ZtpH7HGLyQcxpT2R1mS8NPKHCBkUyoGEEnvJu9iYz31GwSD/bAdt60XafRHI9Wpb9lbSfB+l74",
-	"0dro85aUrQ55hwIlUWM5S2LsCsx1bhFzuVTYhSNvsWWN6HrMFnipn1jvmi1IZLhcJMU1E5yJiKHt3vrb",
-	"4ERsNXhXnV2OzLrqrxHXwGJDHWYTpeVvUXzMDoZH9G+nP827SdpNXr08+lbdPH/+6hXvvb06iH//6eXh",
-	"Yk5PB8dXrPfN7+m3383ebS/K+8f/YKr5Q4XmKkrcNVeA0kh7H1bWWDcUNGVRFvDrKioRuEqNAF9ocRwG",
-	"JPSaHKPV2HY2Nn82nz1/+vLs5fdvzsj/+b/3D2xxKRixjZUSJzG5wGnzacD5/zJvu6ezZgZWiCgK5EUo",
-	"efGZpQszyGRsnAsWgHFojjk7NmeI3zUTD20j4YTRa6ZI0+Ud4CKUJ9ygNOuSEpCBCAaGKOj554lRWCYE",
-	"IgvcONQuC/6O5GTCtXbtKGCpZhBs6wqv2BxLrrG6qzd4YVG59gV2QLM4MPahZJ7P2FxWPiAXwkUiOKem",
-	"b+gxMp5RNPJuyhiscc1S8/6Ixf28hTMcC4Sd2bawZs8DxZxqY9UZ/MnrhAOZhObHiNmj8lIfsROS+aJP",
-	"hjRRLGydgIpgR+OxgZqQhMePQHuZnCDDBx3tHdPpog1dJsKKbpePlAV8RHU0ZorMpgW3MGmimkLRZQun",
-	"n1nGXNR6BmKDPAumV/h1sd7Zms4epyUKJM3QJQZ2Op2wtY4iKXn//uWzuu4fm0cA97rdTxv0mwGovuma",
-	"QSmLDie24nPOLxzxAw79IUF1nwwMTnbx2GQiRyc51YD6ZystWoCFSD+tzsMFXXVBe9dTztO8Gwm4Xd6w",
-	"HwAsSDRLUyaQM9ifkL/d9S7XPGF7H8x/Lw0Br77RUaTXUJqcKi90Bn9qjhkfjTV53CIJXShsBWtYVx7c",
-	"jN3mPBdD2CFhNnvobpwUCkmi9PL+3Ss0pyGPDItLDwOiEqrGTGVtnfok/PDq496HNx9/7kz3Pvz48ZcQ",
-	"r0XokGe+wjvKNc3DsjUYW/f4//w/r2ywIYvJG2tVcmE3PxqmaIMsi+Nnl9NgJmI3AfJqG7RIyYCP2kzE",
-	"nAqyf9wecMNODAvMLXaGzIyE3+qQN2bJ85RrzcA5M0rlbGrr66SMkZiPuFGpaJKQgW0kBVIAQth15w1v",
-	"oI98t7u/d9M7ONzrHn8JwNjvHRx2j79sdciZJOHXz89JEazdPfimd3DYme7tf2lb0y+/54DR7XZDuLPn",
-	"IP2YewvtP9hM+aRkDwKbHR51dkeBdCMYnrViI6g72gy7/9l7Ydbyn70XsJr/7L3Y/zJsYQ9CkMHoxDXW",
-	"QgHG9rU3ONSWwzYiFrgmQYSDS680Ncps0HOwjH6wnOb3UyZO377Ev/JrlURUGK1xLJPY3N4GE6GT4nCW",
-	"JIhqKMREYypGDGNGucIeX7E1lC0YTQ2ApjTVnCbYTBGeYNvTTi6H4Py+iZXiLM7e7CiQNIUU7by+7puA",
-	"/OhMsvudTu/oqHWSC0s4hhNGsh7vsKsF06S5yjBqy8vlO3bLU5onidvVCmnl/DZ1cjcwnS5zASPCVJHv",
-	"Mg8hTcWMtCivsUtirmmXKKNa+sk42i3ToA6gdb+5pRr9xn837Zr/5+du+8kvH/aD3sfWXvMG/zr4uNf6",
-	"wv2zeXHRme651w4+tv73fzTuKlzJSDPdVhBkXJQuMqvngAsK9tGNrAUGOH3yI2kaBjwsIk+r0M4UOfNB",
-	"D+sAB644AfLYRxlXJi7uHVDsDg7Eg/2jg+NutxsQPpnMsD16eYUBWfrsuJv5QnISfnBF/mVqAQNXQzWw",
-	"cMnXhcE0S4JRq05I86+oEtfYRorDziqZMrdhJYWsOgJYGTIBNJM8qSah/QMNNDK1GQZKS5nV0GIiziS1",
-	"86ckpgsSUnUpRYil/wZSmysxHDHBFFehtVabGcfsBjRpKEXUIafWShPRNF2Q8Pk5HYUoSMV8xJTG9Lew",
-	"QNShdfBonYTmDp0YBZuLEQlfDttvpGDt1+aXEMWFg+5hZUlAgKDfFOwT1mJ4x4abvG9dc5slrp2q7zda",
-	"xMuhARFA6H5z17ZtReZeXxcQsrLVmHnZvfsx2LKhxsGGTPO1jKFi1YMP7U/D0A0Oktm0plkZstNtFeky",
-	"C964+YbPkrMGG9txZDl0HNdoHr1uF7tf2MRcqrFf15wqbH7Wtz2CQoWtMrQkV0LOCw1Rs5VwbKhczzVd",
-	"B4rPkmkW22P81Zms2+1mPNavcv3AYh9Y7D2x2DTnD/fLYc3f4JzYht+6YrC34rZBuT2jEU9t4m6pU6Nh",
-	"zHY2aMtonoXXNOHxpeZJEubmEhec5A1uywmSEOuvg1F+wJgg7GbKUxaH1nmGTrNpyq+pZn2SFWZYU7SM",
-	"gKUDfWlu9yfmVqBiIQUjLFEMDhI7yYG/seCmo0nieeIgUtCuFAIqIMYwK9rqz4LOzLzYmp3CWrawUyem",
-	"did8yKJFlDBI8MbdtlZdSmagv8SVhFv5d7nAzF43vb7Muw+X18Plda+Xl+Uj5asru5c26NqUcYi84XC/",
-	"3CQBuar5IViugZyWHfWG2CgXioS/hcGFiKhibS4UE4prfs2SBWm+FzySMSMJ0+Cn0FK2OiT8zzAg4aX1",
-	"5lxchIQLMwiwcTCdYBa7HrOJYsk1mFR/tPEHZjIbNpLr5+QdU7NEKzKdadtEcGJjHLxWEIG3Fx67Tg56",
-	"zMSFGEkywBHRORJ3CHTkjfqEOle8BFjSBN5wrhQh9ZiLUdUtcMZoGo133aaqxITYjfY2WHFq/qHlZ9Ys",
-	"H1fJv0CjCasJO/6tvlj18bLt/c9W3yg7Ljy9zSocZfa+h75anwHnfMFFoduWJexK6uA+X1Vw5NupBNhu",
-	"AFFN7UUJoylN4NafSlXBh7/hMVOWgUFvcn+AYiUka1SumGbMlZbpAjkomFnGck4mVEBNtjGPSTOkwyGL",
-	"NIvzpB30ThM1plPAWjN9myZJq0Pei6W1QKTkgjRhCvMv27WhhXE3sFMMqkP5Gwu5eW12qljiU/PVO0bj",
-	"N/5M91nf9DVNr06TxMy5ipa/cfArgmDO0myrJSnv7Dpqewy6jRx6nbS3xNEfamjcTwUfwLRiWbEKFAcK",
-	"s9TkMYLCS76cVUWF9VV9kmSptFlhhACXBM3MdbFocF3PKJ9uvsnWfX+34fJ0q6gIKzwWOBqN45QpxWKX",
-	"95SBgk0oT0q7frg077HIMF2Hj1tTgL0SNiuQPau6Y5p5i4frin4dKmvYUd9pFq5xVWwt2SriVW7G4imB",
-	"+Pc6+nqLO/pk11PVfKsorPKifqCxz7OQdxXGb01jTkqrFymNiONEyoopS0IlPF+WG1GfrRTarAhVwlEa",
-	"f75im9vMg8T2J6Ifc+Tr7yjA362J6IP/J9SqhWHWkFRVbdrlxawskF8gxHW1Ts2sPpVZIluZPwOBKt43",
-	"NYkwpf1vExD6KZNiDATW0Xx5x06yB+/XX4DkH8zma3iEIcsCXW3IEsCOuVGEIvbEVSSSkwEUyMKCgntQ",
-	"QXAAHsEs02E2jY3MCf9p2hTN6ywKUbVOMMRlpv5OI82vWUgmjApFwsT8cYJW9TCzV9vY3WSBVuYlo7oZ",
-	"TqYafLVhDKEzTV+8awVuRLCuY46ciqztBsz4uJyQNAcLJBpb7dp81upkcZMJV1qVG8ejWX5RE3wJUT6V",
-	"yeX/MLD/xJ2Ot3WKvkjl5Bmkoq1/91xmb5Y9+zZmCaFMhoBKpBm60+fu6GubQ+KXBSs7E7OJQW0cBL7L",
-	"/knTaMyvGfL0a3nF4sYvt7HDG3Bt3gz6TKb6froXbOoy/hRBTBZtN/EB/FENpR+uizt5WZ3SVuweXx2U",
-	"iXS6lXtg6c7ZOCTT3UE0r1KVxUPCqCdZ7OTQvup67g8WXjgQsGtU+hRphgzcAvyaXeLHfcuNCLuBnCPl",
-	"4nncaJCADWwldHlJuf8CImUAXvadbI0tDDayC0bPcgjrvqRYnBJYISTpZpURDrsHXsiPSyhcEzlUiDsy",
-	"lxZ0izCXp5wJzWLwLmupaXJptxQGy90Za6KSpDBXrh+DBO1ksGcEbh9syHl2ZqkQmRQrrkNYzV8iQGhH",
-	"dycAFPEWkTogUvixbQ7o0CujGqNX3qts44bRuJjnbnCXpP5wj24fS7XVLQo08dB989/k0sULy94gSzG6",
-	"9sLNbtOUKS1Ttue1Ea+z4PyIud3Y8t/ccMVwT+ujzvl/AP+Emp5QayfGO8L8G+6FDnmZR9Jym0Pt1o/X",
-	"6wh6+loFac5SFphLlU3NXs315+bMKt1AWtkCvev2YQvnKUcq2GBUTa+YgALKfXwF/P22O/Bh90luhcrz",
-	"6uynK5zy7xCqz/ANPwHNemG+kvFihywBZvMuJEu95pSLRqmPnyLOx257faQnLDurifFXMDT9hdqb7x9t",
-	"AgA1m05lqln8msWcnhsV+U/b4hjQsYqTkSYKskZ0ba3sTuTYqWVjt2SmWPsdmKdbCw6IZUEgukEwiELC",
-	"0v1UKBppiO9HMdwwx/lYQg16qMlRvhz8JIaAzMc8GpPJTGkyYJgYBrrGcKZoYgtrFBQUrm1fN9XPJUhc",
-	"sZ5zA7FD6MwsJFGzXLBvHnYPW0H+hV/wwu20edh90jopJyZkeo8ff2k+dZ9BhsIT0rQngEOj/W49h871",
-	"hnvkz3aSP4g729lvyZvVA3N+YM6fAXOeTYmWZL/b7ZY4o9qQLVuB+K5Cbs46680eWGbd2j1OLMe9k3Rb",
-	"kkj9ZF6Pg2a1rQp80mOMviy7OYfMVIl7ZZE4yx/GI3H6BwH2gUf+FQTYCv1/mTdiiP5GTlxM4GCF4rG+",
-	"2FoyYYNXOc8oOk0SKIKX53bwzDlrdP/lhKcTO2Rez23Er5lAQRVG6Xi1TMFHG2S1TN2f4GcOoFVdcCHc",
-	"UzRsBiSc0pHz7Jp/XmJHAZoCeUNB8BPyxRe4Dmh+ZQsd52uCSEmo08aFliSMmaY8UeEXX1yIZkg7g06U",
-	"O6Pd0w7+fmKFa3hMwv/++bT9L9r+vdt+ctn+5W/Ni4tO8ZfWF/8RBmg1NwJ250KckmuazFg2QXY7AKih",
-	"Co8NuFERTWiKHmaKnUywIO2QULEgLGFQmQ97V9M0pYsLYTbMgjzJydxB1Z77KGU2Ni4tePE1nzDSfHn2",
-	"PXl83N1vdcgPZrnKKRsX4v27V20mIhmzuENOhRSLiZwpG/SDRiGE+0xBtXfAQd9sVOsJMdcFxuUxhph0",
-	"ISx2DmbapTY31UxNmYhZbA1Q6HWBLAwtZR/r8WPtbVi0ZkmCJTCpwV7M3rgQ6/weNFHSrR5sYLCpkvnL",
-	"rBTXlWfgYcXkOVP6QoQI1fiS6tBPt/Mr+HasbwZggKl7mdiUoUkTKzJm7eQvRGIYp7K9Z07ylilYq5or",
-	"+BzoBD0/MHLucapP1/tDnTJFBvYWuU2wFAViCVCWBCtzpnW+jwLfqUvg2+89rgwcuOWyMjW7flEZ77vb",
-	"kuyhIVkzyKiwqGcYiBFtbf8dQ2ccF5TnOva6veN2d7/d3T/vdvvw/51ut/uv1X03KwoQmhnbZvzGLtZs",
-	"BelVi97vtQ/2z3sH/aMn/aMnnSdPnvxrVWvOXS0ZyMy5lGF96J2r8sWRN2BnKd5kxBWdN7c/3DC2nTzw",
-	"0ThzbCtNF46JGhmivheOP/z9u/g+r5TVW2WqPjjaPp2jDQ/oBbSO/5R+Npx32dNWFdvicl9zSVtTXV9O",
-	"IAu8Bzkn8NJzgjonWZMLKyEjt8ikmr4TbrzCMa5SS16MxUVzSGic4Kq1tAhWZkxZpGW6wBZfHXJmm+Ok",
-	"cmI/TFXeEsPWfb5ibBoYVsTz3hw2VRaqOYMwaJiUWICccUJoZp62bUJtXwvmr7CmxPAZwPM+2YCZYJ0V",
-	"ANb4kJz+B7bOSqgGPccQAVeaR74xUC2UZpPtQsz8vLm2y5vb+2D/BckONIrYVNfbEb93RZq0Ab5eGxUV",
-	"s4jHRkmGcc11YknK6GLaaNouMBupV3iDP8pdOSRE93bb+0ahemtUZxd8DPuAviSFFEElZ2lUKcnjsn7w",
-	"XnY4vK1Ub797Gd/vDY4LtpOtI2EPWA82vM/KhvcnNMMh5nmm/+o83A2yKzZgQyn7lUUr2JDB7gpvRFbh",
-	"usScnFOXUFebYs0uTnyGUijX8ki5SBtUOWbCReCgaxm+IDQxSs/Csr/YC1t9Uu2TMNv9NGxoNRq8xtp9",
-	"0BkKfEaNBxL/tyFxRMOdkfiijZRST8bQDV8t+RlHTDDspAw24L6Nlzavnf90nqkJVkbHSR4pQqfsxpoN",
-	"ze/fnJ+/PSNDnrAO+V64WuslP+GARXLCvDA65/fEUaE1CuXJLM3LWkI2NLSNyUoUd8izN2dZoa8JXWDX",
-	"ziOiJTno2rYoijRTmrJkQQ4fk7Gcpaplng8gULwy9hsYwuIZAvF+HJT+FNt7J//NecmDB28zvoJIZviK",
-	"raZ1zVJDMZZYDaF6PMUyjSVmkhFt21Y1rGUr7wxRT2euYxN2Y8jcRbOBVcRxGOI28gjTJGlImrb3g1FH",
-	"/j/2rv65bRtN/ysY385YmqMUO+v2Wntu5rxNd9vcpsnVyaZzuz0TEiEJNUVoCdCyNpP//Qbv+wIEKerL",
-	"tuKP8pdMbPMDJIEH7+fzCAn5DOuIdYnODzDLVdNqg2f1UZoa7xVHpeDeoWZmMXNkgU4QXZeanDQ8iI6W",
-	"4QlKwY+crqbLxXvVCaDLnXENrCYWo1xW0Vr90xmkNkiczeuC5oJrtQZqarIHe8WcJYmF+wWfvxGgb405",
-	"ofVVBuC2wh7rv9sPu3zyFojyQYu8RZW7oEq5m9dWdAAqoR2zDC1oUWzElfO6Eo1FhYiklCiCURsC66Cs",
-	"XZnGhHa3Kq00GR+0prdsOFuivJa+5JSiKCWYdJbDpt0SgCo23giy+CsRIqQ83is8VLmVW2xoseFW2NC8",
-	"KncABow/3hUaKIpZG0Z/5SILhTH2vMyqGhztQmsX2i0XWvMc32qpaaJe2lyqR4IBVUu6SlrXSIbprkzn",
-	"P0TVzhfhonbPtyk1UPY/tAwUT64Z1quZrMzRuyN2zg8urcStWSg2rsxAIcZd8lCXRPo4lZuXr9ulHnD1",
-	"7kqE8CU4Z9rF/rtb7A2l7/tb61tKVN1y5dOCR06WqkITcrPsSL1yFwWoVSS/6IU+IdjZTaBp/4QeLUT9",
-	"DiGqJkJUApRHnzmIcwXetMWoAR9ewTSkE76/pkn46Q/kAPcHKln824u5GEyUuros8vTzapf8nQIQIaJr",
-	"XQz8Hw81Cy4BMIOt6WK+RMqESYM5aQ2BnDZI7aWCawMlhgG6XRieJTxP2Ee8vGZUO+Pu15MJKkRD2aDK",
-	"qiH7buSPM3IqtOHTGUCd+62W44ybIhckM0e/1/1p0u2z82zBXt7cOPUOx3Qur4ECjGcL0B+iYKFmuTC5",
-	"y3hiI8XLE8xLIhpuJJMV9vscIgPKymfyFf34Jso67PKNrKWY3Vhq/hHzvfZpKfEx55rZNyUSoBL4kMkb",
-	"psVQZYneOBr/3u82qOvjMrw64Fp8fWJn0g9vzr/rXfxw/vKrrzEHJpO+vyHMbXYlFi5hA69UDHOx+R36",
-	"ebHTqH/dT2CJ5j7B4A6xpFpEbc1sxl3il18azoIANnRGwGSIQALenvvVzU3EOPvjzQ0STfgLZ+z4iOkz",
-	"hqsBu5dTbkTer1dArQAIXoUH+8RLe9wFws+gKkpA2GQvu8KnQ1UdWFG4ekGKnrgmKOIChwRt2CETRSfG",
-	"WijIPEBbnOtmdHx7dqpxZviY1S7DOjE816WdNzGLDR/HzGUzyEy0vwM2jOA2Z2FZ95QnopzO9i7wah0/",
-	"YNI9ReitvVWp2czDdxyAdRzR0mYzkn5exlw9E8MlKm3BYlxMMX14kTBsArQY3q/exFOGTIyZWfvSyX4O",
-	"nYICCbIQf6I1Oj/8/FeWFynUoNXBOcB8bugLuLlMKknh/gT15pBizlQ+5anUImGdidKGpWou8iHXFttM",
-	"zmUKtWzKkEU84kVq2EzlhiW5ms3sYT++uz6BcLRGzhKuWXx08x+j/nHsW3OcLoTuunL6VA2JIiVi/1KZ",
-	"IPGZrFd9D2g/H/XZOZtKre1ogqnAOirHIHiMM6U6c3BC2peH/a8YLZ9jmc5iRtXzhl/RqoHWwqi8ZcaK",
-	"7CpT86xyT7Tozxj3BOsqhZK/46OjymvWbCzMypq876Db6qMdzEVw0p6i8cHddgrCH98fbNt74zA2MgSE",
-	"bzEqywvsyrQvGhca6+iJ/TaQ1LRLrft7pFxvaQH2lHmA+cp4hpuu28cIdAPvA12NmuvxooID26kSVU6J",
-	"mEqTWoBDIQutzGkB6OZg5hKk7LXXZ/luuyzutv/ny2kA4b6naxNj/TT+FB5+KZPPOIdTYcTybEb6l2ax",
-	"ktrk9pA+5xLq38HX095EdMaLU8Rbq2xSMW02KZvgIJu23Y3+aHifFeImtde1i7jJVGa+1XxrqZNHXSDb",
-	"Br9Wrk6chd4Y1dWZWF+TUfPu8Xa7dWa3DbCeYNO45Upq6iPdYhHdg6z041x4+9k7d9k620j2Y1nMdh1u",
-	"tY437K0vaNeTYr3FSAxSx0jmJ8NoqHb8URtwoZo9gwhJkEIbCnvRQw2V804+pnOEqCENSyTo+lGgA8vW",
-	"sWFFZIbNc9WsQu+N01flc7aIsTtilK9vmwZdOytarHgsWGG/St24DWK82yJImFTnSdJzuer1Ha2FFrlb",
-	"55IkWVnH0f7A6s7EvAsNZsRr4Wq9y4AxEGkUGZrp1G/jlnmDR3qeJK/c4HZd7A31bfcfGXOju+/aVHdd",
-	"3fa6trGnXXvhkyTsOt+aRj2EBVzWvc3UvfGw0EZN4zCtMrB7GePs9cXbn9gFrBT28ujlUe/4pauakblL",
-	"5ByW3I2sYx8YEmQqI0KxMyZu8C2x2L6XWBNN5KjQIumesXgqpgOR64mcAbMkJAAur8SC+CWRWjBmQzWl",
-	"XM+gkKnpyYxqfHSfvaf8Ev6CZeJa5NQwuzr4HpDzPkJgqo7xgaL29fr9DWKoYu4zfy0jSAuhDwihuHqa",
-	"KxrXAyeGN3sVZZ9VIU+iPa8XERo1HWijMnFKjOg+75wR5VhMXMNxEAvFRt2I8RnxqlL6HnQqZjy3y4Cl",
-	"anzGMhVmsnMxVddOag6Tv+6vyCGSC57YV8QGCxbTn5Dx9M+5mmKTtKrZeVEodeEI1Cqw7wocTo5O7EjJ",
-	"K8X2DDwcSi3FyDBVQHv0PwvwWiLI0/sfiNvVlbOIGzsDUbFDUuVNTa1jpTJRLlLBIZkt/QEVjiYd2U0h",
-	"TQUQKQBH7kx44gnNxookNJASOlGilDuynu+AD6/6zEIdVNPYocFU4Kn90jH2P8cRuxIzE5QluOmAWxRk",
-	"LWXG4r98/57B9KPJUKpJ6XidipLjqXYsMB1DjnlJAwOfxDXEn1rLn8SkuquD4qHe0iM11Ctm+mMSZfKf",
-	"uN322m3vMSQWbiHCFG6CY2F8UGF9NLIsmDcY23BF86P6hlJRsasppzYzVXof+vG0023p9LdUNE8/c94w",
-	"T3daPyWhTIWRLlXj1Svqp7DVFAyNTc0pnqTfRXsbRIJNEAtG2ZwpT8SKRRf2evpR/9UO+jG2pzwuAuz6",
-	"K9uOCjtVY6gy2rdi+51a2H+vcPCz4A00JvaTreuObWpED/EBfbYt4/bLEICn6zBIOFhgQL/mOEDMn3hb",
-	"yqObSSLtNdtgfRusb03u3QDCrps7x+shvjESeQ9O1hO5hg3mjS9ZFzcSCWQbc3uNza3QtFQNSy3b6sTs",
-	"lsorAazzUBqPBolKE0IhjC4FD15kqdCaxVdCzC65vnR/CORuIDYR29FeZspcAr1lTLlHxTois2846eLz",
-	"TDhx5cPjnIXIxg0e4mIgap7V4nD28D9izT/aQ4MisOuaEPA9fYK3/gs8ShBcGuZDC1dvmRwIJmIw+dqA",
-	"SYveD1mQQYupFmWFZv9SP+12kI4qStVMwjpAr4Byn51jkBmwznH/2jGhaI4pckK8YZHnIjPhgqri2gcY",
-	"x32Fdzf7Wj+O3kC9yr4AsPY8TwT+WsjbN+S93ALycmjUljUHuEXL7dASV94Kt3c9GH7CXJR3fZujY+tI",
-	"l9Hlrdu0TVm+Gsu6bytB9RnsNV0WanBZQKKNzkuWZyifN9yI0/CqqeBLA8JuRGfOclBzo1FZp53LTNfC",
-	"evbiIh2Bjw5VK5TdW+2iNwbo9g7qRBO/Z04X+3xVnYrVqPrRceRTAryF1TZ01+yZr8QLFKd3AggrGeLX",
-	"cVjBGt+u0u684nSDs07VIKm8FnGEKnGxzBA3YmsCgpa+Z1NwCf4Gs+8M5YeHE3mNMrzYqP6tV7DvlVex",
-	"C9T34muFBBaBgm9DGS895T2VzN0/7VTV5twzMd52Fl9bCffczL0nKauFC/c2lXBLUJckRGW/pprYlwJL",
-	"za55KklImLQsGjn6WIezqdSon4PsGxayrXVmjx8RDQkUI8+UtC+q22c/QbEplaLlDkR9DJKEe6VmMVDx",
-	"xWh3eRB0FCwAsB2Shv+2sTzqPEl+dqRjXxL19uQ++8d5sJrikHp/m4pie3yLom2c8MFbMpa4B28LoHqN",
-	"lZimxIUkIFWzVPzqy0+nfGERDMn1vmFv5J/6q7FLPzPw0g+EXuEAtsUu3YJXC14PDF6IEsdHR0ehwKHK",
-	"dgnhNcIZKZjctpSlKrBaqi1v26wKFqUcTwzkbCxKg4gaz8airjcPF3IDRudXjVimMLtNnKdlTSqQnjYW",
-	"03CGLWtLiXPWmU+Uk6CuMSFSprrbLClbP2ylHYqH3VOZziMB9X2V9dTfVlve02LnHXtxiV/j7r40Ruru",
-	"FDV00T4fOUQPWOVBDPG0ii5Oj9ZiTE9lKcGgA8khh7xFqrKxyK1tyZME0yWIqAkrMiNTVg8pAlmmDz5u",
-	"Ga4MI44UrGxEPbxsG3lsI49t5PEpASeu2wqTtIed7q2Bc1CkV71iBtzfq01Nqqf57uJvoNDtaEymRWrk",
-	"jOeGjaRIExbbP8asww2bKm3Y1yfWiwZIPI6Ojo4iMJfVXHdPGSeyffszq6hu2oHFkW8FTRf+LxiERIxN",
-	"FKgCU3yUzbiZuFQz7ihAqD3DGxAp01CkKVAVeyrohuApmK1DfU0s/XTShBs2EGOZaRrsYcxGKk3VHC8W",
-	"/2ccsfjf7T89+89/2WEywwcRMBvnueRjQXVGYLJSOZS9Tqq0oMpMlE63v+yU3buHkIGfFilnmShMzlOp",
-	"AfW6/dqrCfYsMZ2ZBZNTewH77SjzZQ+OXAzX7sT2P2dlUSpthp1YFxr7ppEHGrYW+19xM7NmZNwlygnc",
-	"juAdawUErzBmhnPKU7RjMn4KEwl5rb3Yo7wWGIXBqaVRs1kA07Wdca7cgOZLGPvGb0af/Z+FKESCO3RJ",
-	"Q//y6GXZOvybGkRsPpHDSdAu/Jsa6BefflODS5l8dl9V99nPao6h8GA8dBGWF5nGPRdoN2ASY9pPzZmw",
-	"K995InBLT4eNF8SvIpI++zhREHeynpazGqhPvQyt8wW9zbNw9SOXILYiwMddvef/qUivPsAVHmHwyoPI",
-	"CzvJewk3vLqRz3L7NIZ43OwkaXaGHTrZbdpeipuD04OBzDjalXURiMAj+jte9Vd/lBr8JoZbOk4v780q",
-	"ea0Gm0wRmE040VtrpHXkHtAe+REwzIMWeEylhQBCHtxO11tbJom4l1oQ77pVvLqzinTGRj8NHDJ3pdvU",
-	"j+RN3lkDcQRvC0Na96x1z54iUwS/x9IQIk0KkpsbKJN4wIqjRqSPxqfCWZVYmletfutsJlPCvrUu0get",
-	"yaKebS3+6JgtAserTBGwt5n19tCHAbK60gupgPVA+Lpedo5GOMnflHkCeGxpnJtySoWLJF5j5nIoWOfk",
-	"6Kgb0YmO3btUYzo5OulG/sY1nqDIaVIG4O61mFbVvjjWnWeUQq480gM1j9Ddd2UXahPJrQ39COiF9pBL",
-	"9htIaTiv2kG2ySPPS2K+ALh34uVb0wId2NNVSbv9UuKtoMOLgHwdwlWwoRUuNe3BPeALxCDP1Fr09h0Z",
-	"kZ0iI4yTanMya/OJTEU1rlNSz3U9BR+JHjtyQOiTWaxhHNzEnRdk3KVpILsL9Cvsi2/ixVu3jT2Ik/Ic",
-	"CPHCVHrLh9duWE+ND+/uHo6aZ/Z19jSfzlLRG+rrlSxe52GqCMqMMovicCL8LhE5hFlGxL+6Ia0TsX8c",
-	"nDO8MUSr/nHQPa2nn+o5J59ZGqq0mGaQWUoFH7k4P97nULMyXG1vCkkqSE4xmRnFMLJcCndC9gsl73la",
-	"0B5LY8b+Ss064M5Biu1QU4qIHj9yKqIRG6pMG7tv0wFZMcVrRk5hH36y47VQbxYzJBGccpQjHdjlo8+w",
-	"5RJfIprveGeNuwQ4grTpGTUWkDNKFGQhXH9Ct88++OyPxo0HcyCY4aGcVJmmw32MnlpqEm+NXMIl+Jq4",
-	"+TNp3TmkIZnyBXOTiUnTuFvRny/glX2nrx9iw1q7kRhxY17QElitAN24NZRZj1aU5KlI8bsJybhDIZ9Z",
-	"R1HdYMYPivSK0n9NYBsd3PT09dDCqOiNVN6D8EcPlYrI8d4Gj9EodhGnHtdrETnQTQos4UrkpVaIGVnb",
-	"FfWJqXgg5QtrtQcFCGDn6moGfgMuk1QzOBtleSpdiGuk3Y7FaCQgdE9ndZvhPKwlqGb+OdMzuOZECMPm",
-	"qkhRtQWSHC4335G1EoFVJQHoXNWKArqBD+HkUePDmA3ESOWCSeMS18svjM/5gnXefjy/eAcTSWZ2j7Ef",
-	"ZVzIhGdDi8ivMFhlPSb81iUj+qaYnd0R+uzC5AIiig7S4e4Yf3Pq5LCRxdbxWlxyLI4oyaoCPu0/IiNM",
-	"hUdqwyjsjdwHuhKOx4VnduMZ2N2NPiTE+Dp8qrDdbQqh0VkvFdcirc4lqOyrzKauy8zAQ8FMcl8kKXLX",
-	"QEcFDvSNsPLF/p6MFBL/o+HY9TwsjA6rEvTEnt+h60A9Q2Ow8Hs4gGJb5/o2G9eX4Ax9/pvdM/JYnuV+",
-	"+j2tpHDf9DEkKCIKtk5Apy29lLEwyy0Z6wm8mxIbsPm5tocFm4ucUszRtnmTFeTCSxX5Txcgdmw9aBnB",
-	"nz4jeIXd/l7aACrrdXua8PM67ZA16aKaLd5ftwCfBLn3rrUeLRl4Swb+kGTgDXCwBRd4HRMIQTZ3ir/D",
-	"AwMOssSn+JeqJzaWRJxiEcZYGL0yO0Y8RZsUqr5gjQN6u7mAeB49/MpiBnphz6qaofpMD1TOUB/E+uQQ",
-	"TXCR+ARimyVqs0QPCOs0fcO6BoKSu5Y1ENnlPXfJG8//7jvfoeCh2uEe+JRU7OzjXl4HosymrxaLqEdG",
-	"VzNTtt3pbXf6vZqIrZbEfTma9Y7tO7NU+ubz3VkqfV9CyFK51DuxBU1lIxDBc7btCG07QtuO8KSQDyV3",
-	"eQOPxB1Az2LFnTCvbCQOmrGioEsLknIBGP4srhXFBaRmIwn1jWZd0SiIC2eKjYocilOIvAi82FDUuZYq",
-	"9kjYWU4XowPuSvw3w3IzktrzWyBtgbQF0icFpHbZVlg3AIRuz7ih+bXr7Opx3QPPeL3/CodATgICkZ71",
-	"8jQsebHWHHStBsX3QPIQsVmOjWlblnsgJxGWeJSxpU41jhqxWlyVathLwmKei60Zi7kOHusQqlQs5jrW",
-	"YWSmMBOeeeYK5DVuAtoLfk3dSOcail5amuEvTTMM36iF7TYI+UgYhrFOLyEwuB1sk/rYZuP3O9IWW+py",
-	"9QdFbCoMj5gxkEGqlMstqUn22UcoJvxx1AMLLUaDE41aqUF6Gmu25Wipv0gbmaaMG8zrOIO8c3L8EjF1",
-	"LrVoTO2gMtETsVb3JYnmRvVgTa27WMutIForiPZ8BNHuHKv4FFT6urogMLnvrSrIqSg01ATZPz3LiiB8",
-	"tLZ+qK0fehr1QzV5iVtUD1VxpOrz3jrpc1ZapiGLH5moK+mhKmUhj84m2w0bvlC8cXuftYx0tAI5bdTx",
-	"kVTQOES4o1BOFcRyITNAo7vCmEvilCRNQfIa/e71jOX4cI3keKyTL2d+lnLXJbXVSlrU5lwMvYEWSvcB",
-	"pX6CtVjaYukjMBJpNjLOPFLdN6JSYvy2cNqYFodUeIitjblwTGan3JSpbl9g6BJDvqU1ZKnbDpx9PRH9",
-	"DPCqJ9ABjZzeAyh0hPsAFVOReVPq/vAac+ctWO8DrMNJ0SJ1i9SPIdeOvSl3zLRXQZqQ9A4oHUoiVLik",
-	"6xY1K7JECc2ksbBb33TuYBXfE55e4IhaQN0HoNY/dwupLaQ+GKTSSq/qv9wToPqM+Ho8fUPiQQGqnsEP",
-	"tyoV6q9MVT87LNtfWnvnMqKjB1Mrb1PabUr7uaS0N2Ov4eMaicVg0TN8vDJHTXgkqbWbcWurZgnPEzvv",
-	"XHml4WPWiVFkV0/kLI5YjByLl1diUQp8xV0mszLhTe3gap4xTik2kbBETblEmmPcVFQmdMSAx0Zprw3n",
-	"bGbDTaFjaj/vxK7MX2o4+YwB2VsqR2K4GKYCRdfiYaGNmqIGQJFdZXYI9rXBTuE0t+CBVxSBltQcUug/",
-	"Ld7z8f3k3+uugnvbwZu2UEXsnAenB+VLP4gOpD1pxs3kIDqwL+Tg1E6Ggzr+RgGWTvnNX0U2NpOD069P",
-	"ooOpzNyPxw2aVmsIiaTQh07cjThDWeylcZzXYL9Jt++GilRJfqz4LQ/C4YmsmNq5jBeC8/x/XRcHPB94",
-	"MoHClh/zPs3293z8P/YRtuw08KsISBjsl2wpNZ8KBRiQCnmMylfCIsMFVyMD25ZF89MsVyOZikuZfH6R",
-	"yKTv5mMjOMeJTE7nYnD6KZHJ5URp8/k0vELMcqFVei00m4hc9IHb3RcovBFmopKYpVITfSCdeuh60kUu",
-	"EvZ98vKrr46/ZVdiAW1M8ZsiNdLCOuugBiSKu6usudLzL8K8kskrNSymdr3tASXfl0NnnQHX4qtvBmbY",
-	"reLkyfXrb19/OB68fv39t1//+ePF6/++/kH/1oyZ5StcC50zbuxkPDg9+L+/H/e+Pe/98Lr307ve//Le",
-	"1bT3r18/HUcnJ5//cPBlISl81yvQ6NWPr+yuCMe0EPR0IKj+7TAwR5M1wByZiMzYa24HO7VRNA1B5Ndu",
-	"uVanE9CSKm2YPQT5S6UuB9iJp/xKsLzIYjgCuF4ZcCl+c/TNUfcgOijy9OD04AW4pPQA9Zu8zQSUyC0Q",
-	"a6UBDnQ1ipi1KYx2TMGgertgguepFHno2dG6RnLvBgT5TqUpMtpqFOLw6B6qrcPdRzI1ILOaJVDDpyOv",
-	"++E0QRbBLRH/l+/4N8fVBN9qJO0l7efM8Ekj65vaZwKu9eB6joGn4ZLE5uMoCMqy0qn1+VFFGMlkkQk+",
-	"uCoKmDRcE/3oavlbx76P6aywTkeWMPt/azVz/Chd3y+bqrGujrysjVu+0yuw+qt3UqPQV1DXImevfrpg",
-	"7395b186++H9+3ckBgmfnlk8tjakPXew8BLI/hrBaNDJaBjHT8r4AWhqXBtK7aaG62Jzbkp1wBRTCR87",
-	"C6/XNPVywY1dOfAuJzwb2x/Kx45WzEacdlOecTihJPIMtjHy/5Zv+tHOCKaLgf+ljthcDCZKXcESNdXo",
-	"CDw6VakSfbY7Ghyq8p5zjC8tf94At7RLIBda5PrQIVg4dA9hzbt9ncCsJAdHr7PsRIGxhof3UjWujTlV",
-	"4xX3QaDENkZ2/u5HMIKCM/lwqAq70Tae/Uq8kgh79hJaJoLGk4hE9vCRp0mX9aj/0KW17TvRcpyBMkKK",
-	"UyDlC1jBBhnc7X9K4EGvC1+qzNkw5/M0nOsikQ1D/EHw1ExoTvFEZkJXMGGhjZgefP718/8HAAD//w==",
+	"7P37dtu21iiKvwqG9v5GpC5KluVLHHmssT/XTtqkSZrGTtO16mwTIiEJNUWoBGRZzZff+D3EeYfzCOf/",
+	"/SjnSc7AnAAJUqRE2XKa9sv6oysWSVwm5g3z+rERiMlUxCxWstH/2BgzGrIE/nlKgzE7FbFKRKT/DpkM",
+	"Ej5VXMSNfsOfzgYRDzwyobdtOmL/vJx1u3uBUhH8g/nHxJ8m/IYqVv0OmXM1Jv7PNFn0yclMjUXC/6B6",
+	"Bp8oQShJ2O8zJhW+R8k1W5D5mCWMqDEjNJZzlpAJXZCQTVkcEhHDg4BGEUtIU/87YYFIQhIJcT2btjoN",
+	"ryGDMZtQvSO1mLJGvyFVwuNR49Mnr3EqYsmlYnGwuBDXLF7e98WYkWnCJzRZkJAqOqCSPZJknnDFyFRI",
+	"rt8jIg70Grl9EIjJhCvFQtKk5I2QapQwSd6fvMw+kbNgTKgk/u7hzrd7j/fPjvaP/GNCB5LFSu8a92Yh",
+	"EoxpPGIhiYUa83jkEZrtn00GLAxZSM5/eqlnt+v0yHzMgzEZU0liQRI2jXhAZatDzjX0uCIDGlwTjqP4",
+	"5zdB2wFIGyDipytAVCFiSCiJqGIJSRgNPaLGiZiNxoTGC8JjqWgcME8fp35M5mOqXMjME6FY5zLOHQy7",
+	"pZNppM/GAUbDa0ypUizRx/C/f+22n5y0n9H28MPHXe/o007xh//Z8EoO+OkFHZUfKotVsngkSchHTCqP",
+	"/D4TioWrEeaTXlJCJ0wZmjmRP8YrhtfnyxWRSoiQABz0g1DDEEDy7uKUhHRBmv6//vWvf7VfvWqfnfmt",
+	"DnktDAn4NyyRXMRXPPT10jJA9bq9w3Z3r93db3gNrmf9fcaSRcNrxHSiX6DySuShPBTJhKpGvxFSxUqh",
+	"tZ4cTkiQvUOUfsnTu6TmeJFGGSAXjwlXshKvEJ/6BstpSLgkkiU3TON1tCCDBaEpKhOl8UgjssZiumAh",
+	"mVKp8GecuklJQGejsWrPphbXPSISmMCQcKtD3nM1FjNFuPJgWgkMZcDs3DCt+ZzMphqR9QD6KQ806dtn",
+	"ER2RgZjFIRmwMY9D0uwRqT8P2ZDOItXqkBNyQ6OZWTzXRKgIRajpPynZ73aRFuAEESLZEZYC7jMRzhkL",
+	"+ZmYUF6KBGfsjBOQCHLMEk1F8GoeRaezQcf+ZXY4pWqc7Q8/angNzWJ4wsJGXyUz5m5wQm9fsnikxo1+",
+	"72DPa0x4bP/eLV92xBQLX9MJk1MasGc8UixZ3sKPGsOUoVPOZEqSsf2SNAcLwkMQIWX0lb54xcNG5ZIP",
+	"aiy5Csox4bE+RaYMeEnz+dlrSWjCCA0CNtXyRYsBNUtiFmpMnc7iRSBC1sqfhPlXJxCT7ZxEjW09S8Tk",
+	"TDOapY09NSCfTTUjAikmEkKHWqS4bLGM4e22u7sVBzJMYHeb8Lvnw1dUBeMSbeeygbqL4b+ov1w2fGRX",
+	"KIw1CU9oyJBdcYNAmospHkX44ixJtDg3w5AmiyQj+7u9wgFdNrq33d0n3WGP7g56wV64zw6Gh93Hu0e9",
+	"J3t0f3AQHIaXjSo+8XzYxn1UnNfhfvnmX4uYVQDgJCZadBINVEJjwmgScZYY/n5MKJnoD8mIKUn2uvud",
+	"FWvT06xe4G63V7rEF2LwPCyXr7+JQaccl38TAyTJWrisYbMOlTU3qWIkb2iiOI08ElDJ2jyWLNYK3g0D",
+	"TmKg1KSKREzLqz2NOwkNtAKxkrVUgqp3lFvwXtWCgTeVQe+EuKyLNP2Qh315E/Q7nY7fsgIzfeeR1NjL",
+	"h5yFpVzefn3w/YydfvfuKHn12+3TX275m9nZwbdn5UdU4J3bYzrpxt+y4Ze9861u+w0dsTLUHDESzyYD",
+	"lnhIyLtVGDfVA7grMDoMzJfyUR6rQ61uTugtn8wmmm7t/2CN5sd0hVp8jViSLvGc/1GyzOeKTSSZsoTo",
+	"Vaxa4ZXUA5Qus9dds861C3wLF8fXMNsy4phrpV6MR2Yx/33GrH6bsBGXKllUsCP88srQdPWZ/89Eo2zj",
+	"f+xkF/QdfCp3tMRcwNJwpThh9VrxeelqUwSsXC5+vN0Fww2ynBmFLGIj0AOQ2AKwB9hbZ57irIhsaxnZ",
+	"fhzus/bR8LDbduVk1bZguA0FwzKlnYtElagLWsPwSczm+qI85IlUx8TXU/ugoPk89AmVAYtDHo+OiS8V",
+	"VTPp69uC/qe+L+sLv/6iigCknrkU961+w2KN3b/aP3EOO4DX4GHjQ9mWLsQmatqADUXC1ulpu732XpWe",
+	"psSGWtrPqDyVo4/VrHjIYqV5dYKqvLmBu3dpuBH7VfDNbtqNulhuFoaGgYTJqYglQ7vATJ+nMsj8jPKI",
+	"weoDESsWAwbRKVwj9fOd36SIc9c5/WaoVzWLqTGTMb2uCZMSeH1hBjLEKT7VJtAkEQkuPA/R10LfWXlI",
+	"Tt48J9ds0dFjfktDQ8P1NwFw4DEMpv8JN2FnZ+bRFY+nM5Xb2nN8QuBJn8A5kdTuQlJJ0DfCjUxmUukb",
+	"PFVkIqQiu90uIE4mbO8zf3Yj1Po+l5LHI00JbDJVCwThPWF+4dj59A0C5wfIn4p4GPFA3Ql5Avuxuzsr",
+	"PfT6I7FgTBIaJYyGC8JuuVTS2gMz6G1nh+bSZBclkSrdWxKwQtKkqDorisYlfQ2mAajUVjh5jqnYLj5k",
+	"AQ+Zvq8bM4AWKrIG3OptLR3xraHzqm2KeQz3pDCVbNJyJEf2ums80Tff9wlX7MtcrZfeze0hah7qeA7K",
+	"7VQVSzTf7SzZGmGFz0Qy4GGIn2+M8MP0axfj0zH7ZCFmYD6JBRpjcfsiITTd/7IlaFv4j16KCV3A9KHA",
+	"aZpoFMxPn4O+SJAHar5jjYhRJOYW2Z+DlYhGOPtd4MbNCHkJE5NZzG6nLNDSn+nBiQiAVrchaEqGh928",
+	"sgvYZB/ZqsV1/bXZqUpWdz4LAialu6KNyPSzrO2hiPC1UM/ELL6bxpJdsWOhroYwjotW6RUdEBmfb4fA",
+	"0OXS1NQcCzVmCRBRSMBh1iKhYEg8IObgZF8L9UqEcMNf5cVB/1nmg5Mc3X0MbWQjfsO0kCJ+ztjlwxRv",
+	"6CISNLwQ4iVNNkVrA9IpjnGlhLiKYJS8QEdBOBDhgighCLxCmhGfcEV2ySv+bWtLEIYpuMQZtECgsWVF",
+	"pAkzHZMj/X9kqE8hDNt4+5XIqN7ov+KQ31MnnjrDXBnF1wWIO41RjPul1lguyVqz6za4v28NtD6ydULT",
+	"JWSeIRKJWAPVLPLYenrJnKLvVLHYQFEMIjappZNP8d1/lAAzZIryaFnd1ZcKtbjioaPuZrfJ/n636zUU",
+	"V3DX+5aGxC4ivbnRgZip/iCi8QbszmyqCvHwDmCE34vzH1/DVTRh9FrCyV68/elNqhHimKT59tkpeXzU",
+	"fdxywVZXWNaB3EoJmYHswAWZnZ+cs+SGJQTX8WDAK1tiOWBqMP06MHktMvuTUWXMDVYtjPdAEq3OA/3J",
+	"GSNg7JFilgSa3454zFjSjnjAtNrqIt5+BkV9qX9mRMsDol26cs8uWSTZYg06XsdiHlcAtT73rwPb1Zy+",
+	"h5zegdjuXgYxsxJyIQR5aWTIA0KuTFLAAisAdY7u9XcxvaE8ooPovrBKAwdmzpAuTTqwMZOTd7lXHxA6",
+	"6eJSncT61RIGYSNw3/Lf6j/aoHf6ObjlFD/nrWUl5hxEoSRKkDnlqjS8JbOCf8oO5EKIVzReGJST9zwN",
+	"jXUTGi8sj5YumvaeZEehX9TzkrfZiw90EG/1bQtIR2svnxe671yz3v1A6w7Vt7YjzaesqcoY8nKsdDeD",
+	"+Lu8hfGh5BDG8lFJILzNDYjBBTdnMTBSjyTsRlyz0CMTGg1FMtH/FCbuLORSU2dIZpIlLffUCFgzpixB",
+	"e2jMWKiHj5nLZd7FcjadikSx8BULOb2Azd4T/OmQZKLHJBqCfb3NEKQfcEIqyZJu6zLqA/c8sgFhkQRW",
+	"+Vm4tT4OOB8qiV9csF9k3daSuH1j29LI68xYS8arzClXttAHsLhtb8mf09x2zmgSjO9xF3MsRww16obK",
+	"CTgeOvINTMt8kr+//gS6/dYcGBcQrKe3ZcYEFNhIv1jpjnE0hGwPpdrGdvZSpSv09Z2xGJmsiThhNBjr",
+	"BeAl3ERHisT8CaGWwH+RRzrRkaSptwlx3PrPK2czPsQSR4xQgKrQVxcuySwOWULmdNECHh0zDnYXd8w4",
+	"m9VGTtprQNN3Z8C41+KVd4VKhJGTd5TV1pEJo/N4VEN211eJqhEooYpdGaUjh0HLGtL90cfVcB5Wramp",
+	"z9zBz5lXb54vqzc07whVyNy27gc1dsVUwdI/iZhQjIINAMFRLG6oZKyCSTrQFagWVwo1ARc6d9U+tmsQ",
+	"XK04IFgkS+5lWNYqX4VNWY+9dXPyNVs8kqBo6h1azRP28rMTqbKp8ATyG6YfFd3SbhBMmXHTnToVmp+8",
+	"hrXUbcXTfYXpM1c2psE1BW7P4a2/mGnMxRSMTMBB0GQaug+LK/rFfzaBeXd1xeTAKNGhMpxFW/HP6N0h",
+	"AEkKQBNI+GBOm3TdGH4C0eFGUJ1RRcu9G75WG/zUTAcfZX51ENJ6vdNE36sUR9Q18WwY1FEI1vGy8LHK",
+	"52kcVmlCVhaa9WsxZisb2HMWkYU0icFvLFB6ktz2Uz28FARGL9WXS/gIJEqNmLQ8TEID4lUIs3wmnxxS",
+	"XAcL+6KHc5XuOgwxhtFxC9AQ3SA0euMseEgjySrZuYZF6rmxeWZpYl3uqeyQE8xXG3IWaY2BXrM0XQYT",
+	"QzBKTdpcNK2c4tvwMF0BBn/IEti6q1wX9ZC9ClSp7+hy3Vcvzn98/WMKxQlbf5T5L9wAz/phkXj7Z2Wx",
+	"hAkdKl9zPz/iN5BYCf+POYGYH9hxw/30+w2voV8qifDzGkpF6xZ2cfFSv4lyQvEoWorMa5t7WzyLzPUJ",
+	"YyfXkXAGm5U4K2tzqTA0qCjXsCgMQFNsshYDTsKQmXUAvIyhJUnoomJHcs1utkmCsm/S0Ha73a7du6df",
+	"YCGhUQQXLzB0bQEOeQ7yCWKon+O3uzbM2/69JUjVZM8O07kb/82jWp75OuGrGXZpADe8rTDmFL1KEtFS",
+	"1gqXcmefJEgYNVe3wn5BYVrLDvGtT95amX03BmZ82PWjZKt5g7tEz24vm6EUqlP+A1uUA9TwCoy4eiTt",
+	"HU4LoTT7UxLJgoSVSHMD9iu6FsIXfMKkopOpXtA1q9R6IirV1UymY+ZX/B74eqp46ZfdWy0LMVKSK8iq",
+	"1v/m+v0Jj2eKkabmyCgbYnbDEnBg3IF1e43b9ki0l9Yel2YZXJgQNRP8QhUiK+a4TaZqAdYmDXN9aUa7",
+	"vEjQ44s5lUsTTRM25LflU+FdDALryW7PyaFamg0S8oxtB0dkksxZoseYqvKZjceh+nC4ApOUeS8FOY8Y",
+	"0VJ3uyAvkIlBqzSM34DJc9G0gGG5HVXTzikOAEIqin4cNvq/rmGhSHKfvI8FirkuI0Rzbh7x5U1whYkQ",
+	"+3tkQCU73J8lkXOKx0SOxTw2iZQxBkZm0n0tgEo2+WHZAxWzueUEniWpjAsUwVJXMOEx4Kd3lEy506gS",
+	"TNYOZY59K4IJJq4tgiMulfmkeqP1FA2LSAUNYvXWJRnmQz7uvvPTMQuuXRtANQzej1lq085SAcQ8NmFc",
+	"bn4g3pbgolMCoTTPe4kBVV8DvcaNY+kwDwdCRIzGKzaeflS6eQdj76+orsb/cunxfmyKYWiE5vpcE6gi",
+	"4RRzmfMoAsVoFHPJTDkJ/TzieAPPpQ931+dIuoCqvI8gaJws0u1Ap53LutvW/Xbzq6o9DYe0AvTGVScY",
+	"77rVJC4vzxv3uGFudgzWpbq1U0idwl+y1WLzU4XgyCsTh1vNwGi8EDGD/AMMp3SdzlDXBG4dx8TXusqS",
+	"uaHIe7xCquhGpo9aJtb8LlVVIR8T7qnoqE/8YCaVmPhYC8qcoruTFiZ7SEXjkOo7Fx3pMxaSkcGMR6rN",
+	"43RABzyYnjmTTKLT0dpecDqwqU8GLJFjPtWoAC6hKwy6QVXsXoaZpYuTC/dq+nlPVTDeFvHAYOezQfpW",
+	"mbnBrMsc1ap9mbXhBxcUwUGTEbOm4fLrhs3d94hjD8agTHN9JHM9MguPiQUZ3A0UHDE8AxeZ1CMMtcIM",
+	"j31FR35BqqzPvPcaMCC65epsGFyB+jM2GAtxfTVLolJ6TRhhN/pzSFaaCqn0hsZKTWXO6UjDMGFSkmYo",
+	"ArljRpWdSeiRy8Z74Fzv3r7MV4y5bBRqj8Cw/Z0d/NYpFbMjb4ICSLr7R5tJWgdA+W2Xoe0ZC/kbW1Ro",
+	"fdkhrH2jOYAyiVNanw8SOo9WaV9VBYqWDnfII3YViBm6lpaqCxQd4fhBfWtbbrfPOAaMFPVhuNeJmQpE",
+	"1S3cPCRzY50HHYlKhYAwqBGykLdheZ1JiLEavk3ELBQWSy0PZSCB5SSMGtda+XPjTqs0dODC0Mxhyxjp",
+	"VU9ozIfGv3IX27OXrytSDq2Ej3jcHgNJ5ZLs4gCCW/SdXt/1eRyyW7S9rZ+W3aor2FWl2bz8G0ytr7h3",
+	"WdBYsDySxPno7kCyUYfLFR6xPIGPKYmwHxaSBVMtj/ji2ghVB7dKT0+/jH5pv4BnpElJJAIaOfeoMXWK",
+	"rIDMBjptuQ4Os66G1xDXetfWKZ6mN39Yx4XS8lZpTYQcXeXxOkf4lqhzh7yWdwE1l/Avt2JaCjxAOTE0",
+	"Traslkiefw0ZiDVjo6qHY9erzJEOU1mHnPVmMyJ4E4a5pEEuI+uY9g4O82xbjmm7d3DYfzI8Ogy7R7tH",
+	"R/vB4/Dw4AntDRml3eDggIbd3QO6NxjuD3cHvUF3cNTrBeHuQXgY7B4MusNul3aPGhXEgVckg3zgVfMa",
+	"NgUdcQjkxZyrcZjQeVyq260Q7caaaE6UNC8blw0TnAe4wOOIx8zed1O6Wm8JK9Zu0WuwW1pCeQNZxBLP",
+	"xa/8+RcOdi3urzEn5UW4RFMf3ruQq9zXtpRXIuqamArL2oaNyUYCVwii8sxzSlaYCsAjtalbgk0gUL3M",
+	"7yOiHKrDkvSO7MLX8lUc24zkZetbBY7tuEbtGrUaPxE3zPkBPWhICenPoCuaV5ceYnboTAJfhj0twz4F",
+	"o1P/i7H/zFdWTFmeBUzuOrFfD5yrgFfbTZ5Fl1c5yUM3ar8mZRm8KCGqoua13v7m1H/LlrJy76sZS0Ul",
+	"i5UEVcc6nwf9lmN2sFzp1oIGQhguixtIbdb64XIQwXKyxPKV3qr6RUG28MChlhVxUWIykErELCtpgWF9",
+	"YDZrLZtsu5U6RH2UzFmVHiZUwR7RXc9GTPHl4iFlOrDFWddCuZWTuPNBfKqEQ1ZZt6qWW+5eRZr6Sp4u",
+	"qJVe2XE79s6O35V7D9LJVuHBa7dWS+X9tIoLNdJvPtTY+Ao+dALFqbJDdiBxf7WmAP76mk1xJaXOdzri",
+	"Ma1nrobx3mDw60qOlxt2BWjLy1eiskyXQGorNoMNtwSsUzNajftHVlSy3vtKKBrVercAGPzQs3U2s3lX",
+	"QKUqYigjMxM3dD8aW2HNSdIVrM58w8C5Up5ai7TWhoIt09XaULBNiKoq9G8NRVmp8aWRkzGrc7YhRO1X",
+	"2wIqirI7gNUu5EuF7GI1URqX0QOSZbaKOimplXaCdcSZc2Hm9/ssYYwodquMN3QAgfOxrcFkKzHud58c",
+	"FiteO8qHflxyxmc8PBPBbGKSOkqMCM/PSGjeQCXfXN6miQATSjPkYX/OBq1lwP4npIvcqhzy/Zp6Qebz",
+	"eWe+1xHJaCeWOyEPd252G172eI+H8FCyYJZwtdiZzCLFr9lCv/fBy0hk2dtXIAIqpV6ViF8xNRZhjr7W",
+	"f5zLetvsW7yh5etYz9mgD7bZsZDqP/ZOjrpH3f7+zYsnL97tDl68ePrk8Nn78xc/3HwvfyujSjdNomQ7",
+	"q6NUw5+Xv14Xhp2eImyndAFLQFoGeSnal66nNMwUcgA19rn4aNqh+K8MXvglAabYZClCJ9cSMO95Pv/j",
+	"mi3au6W8E7yGP7AFrG1AZYED/3H46npMfxl9+++zG6HOrl8e9A4eDyn/Q/Hv+GnvJ/XDy++mgzh++p2i",
+	"vVD8UBoKYnyh1qhkwbDemMTTyC7PhVDpsssPzgZFF1nzty9PfnjaG7R7B4f2LqSPLS70ALLhIDwmb5+d",
+	"kqPHRwdEK3p94ndvffIPcrhPIjFnSUAlI2N2q7/jShZqVN8+efyE0eGT3u6gt3v0ePDk8AnbO+gedY8G",
+	"wyf7w73HbJ/16B4d7NLD7nA3OOw9fjI4PBwcHAx3KT1gNN+/pXv7a7f9BLq1HO6XNWvxGtktuDpOF/A0",
+	"q8xkPeZ9EjE9lfTMZrBedefq/9f2Pa1iJ5ASZfpx4bv6a3jZyyru9o4cNl9oPmLrzG4QZ/S/fz1p/5u2",
+	"/+i2n3zI/qlX9eFj19vtPa4AhC3qVW0iYTcsWWAhrD6hZDyb0LidMBpCxrxvFAOMVoU4Ef3zhAZjHjPn",
+	"vUCEzO+QbxMaB2MiYvPLMUj4uUhCKBI8dAac0IUt5wAhJEWWELJa6ZSn+sVPabWF4lbPIOcJTxsdZaYY",
+	"Qmngs6OHlQTozaERWSLikQfuiSkT04jlD7esmmN92znsuoyWs62WhxVzbKKlSVi/6dmDokEipCQJixiV",
+	"TJKmZIyABxzeA+93n/i5jFifNPe73T7cNE2NaS9tdpYg4jil5oA10UCh7T6ZRazlQZ+uYtpuNq6cDUw3",
+	"uGJaaJryCt8v9EhuJjwMsQuVHnLJ6OBYXZeM7hE/rYcLA+313QDLQh1a/XqaXA2v7/ezMuqkvKhmoaYm",
+	"1oAQThkeE+Y5pWoMEyzXBnWnysxGOIfxgOmvCzPZ1cJ9O6GK5cZx6jsagAxmCj5esDSOVCU0llOaQCOz",
+	"SIweSaK0UkvlNQYFwWHkcs7dOcxJlGSIe7YtXy53lMXhVPBYyWMDJPhsbIJewfJPKC5qyJI2WLPlmE8R",
+	"KHotE9BEYDUm1g/Wc9DPgGQKeCO3NseFn+kBHEf8fvdJrpPRuqLc+vOSspt6pN1en9ylwCUMWSxsCgMa",
+	"PLW1BaDWCEb+TrhCEikrjADfHuS/1We+XI9Aj+EW4tBf9jRAijU4jonmH7miI/pbW/TGJ80DoPDlIouG",
+	"ktPiJvpNs6+qgi4I4+XKK+bTTaq9eGRdqZeyneVDG4tVA8oLExTqdrgFuN1SDeVFgfMUrEdbLvFQxHk3",
+	"7sOrKAVbVi+3sphGoSKLU9AoX+yn5Gi06MpEobvuJUmLVSJMS41yJ15mktGcfaLXSn4Tg0fSCvJEzEts",
+	"M/jwylhFa1+7sgWVWmhMG69S6Tubaug+kiQQ0WwSS8/2lhFJiJ7G+ndR06yr7FUwkmKHh4c057qQq/2N",
+	"nknexRCcNidL+6TlF5GfIA8EL9cEqXDuZVpUDunqZvmMmHohBrlP7+Y4XUb5Kssfvpka9reW5ePieFmf",
+	"JDHPk5oNCS65sbMoktXOvxLsLSl4IuaaZvRIhEpDRVpdGCwMJTk6eraJCkX//dgE8Iu5yU1Ml14S6DEv",
+	"P/VEzD2ySwZM63J6NMywzOrPIZbmYg1rIrqe0y7eM/ArO6PvWKyVRXZxW7tQych8QtTtqjIlKwqNpLHm",
+	"OQfj8ktoJVyNh/qlNRurT3r4STuMZVvdKn13iNncNJE1urQSUxKxGxYZIY8P7aehzX3NRRaFWXuZ2ADz",
+	"bjRdPK01uWsGgCWJmNHCWTJuoYnIpxGtRqybnbYc9OoslmsBb9p15dT0IjRRqVoVQlKd1cfl1arkvdWg",
+	"WxNQUxM5MyZZDLmxEbEKbajOUssg6qTiVDJBDDcunvUwYaytz9SUbYdBShndCzEob4Kb8WcMZg/kjb7H",
+	"by1xH5jUldau6sb5Ux7NElbOlFO7i16wVGI6ZeExNosicCObc8lK2TRulIWbLGWF/rQWg6aJCJiUzoSF",
+	"8oFiLkkoYuYRuzQ0HKaS5i4hvveuj/P7jM0guNxPZnHM45H+p16mT5po3dMysWTFJu8hvbqmh+ObA/WJ",
+	"pAtJ5uNFLv4cJ9RXBZwPyCfOdLDy3C5Q4zY4SdNmbzPkrdIulxqs5gODbUiws8gldCjiY45OMhoo1CFw",
+	"dvGhnMbPTOXkukUHNFtYrjiA5rxyvm7KRHgQ6SbmeCGXoGclYp67n6yZ+K2Ymxp2a9xRZjl1yhDkGFpa",
+	"hQDXnK22k4PWZrr73UR7djRVavoLMdiebq6hW3NXg1l0/Q605bf3KQCEiFS+ted4JCmlb2V7Fnk2uXrY",
+	"CgIlEYCrtIU/T8NfpYe9EIONikvo9+8ZfGIOuVbAiZ5uewj9Uoycwoxlhx5kj8k0ERqzmZozFhM1F2B8",
+	"TiNyi8bpZaiMqRyzCgb49tkpOXxy2Fue0TPlV3JMMD34wUKxap/uGmieFufaAKhmMxVgfR4H0UyWhqFo",
+	"bmqfGpiaTKqI0WF9aAZjFlyDfb4cohFV0FmIj2IWkuztDoGcRl8fHhhmfChUqiTRf3jG4qqXxSWhI8pj",
+	"ibWnEiHUsUlMJ3KCLhkfR9DX+dQL4aWf4W1fKNyVvg0mzPgSl06sFnbQWcgVOA4sWpg24WBs1/DDkHE7",
+	"8f2QRg9YAVw9FcQSNVO/O14WhuDp8wgPpWc9Cuk/MCEJo6fBf19e3CkSoytI5qye/JFJ90xLjCCK1FDa",
+	"yoVJHiNLgWPxpaKkAf+DZcjLWB6P9J20ic4bi4ePZFou1yBR5sa6C2/PSDMDn7tqc5wponkuBVWQ8Xm5",
+	"Pn9i0reNKMArHvzUhnlNNvtFmucNxSsuG62+SXUGyrTkTlP3KMQyDCSLA+Zp2EGZMoeUcDDEPU1NLDYe",
+	"Epe6v10oZsNCaMKyuhGGjZZ58tewkkAYLtLUxG3r0c25irXyLT3DZFrOOvTGACWgbzjrpGfik39gT/8l",
+	"BEuzMEvMHtg02aAX+jAjRm+YxJDFSIxGWPlW47BsHZNusRZIDcowJcEKdcJ4HK4q8AZ+/SZ0Sx8adHbO",
+	"XCvwPCxUL+BheZRoouQmUXHFmmI8RkeSHqYMnxHt1mkjFutfamJJv7ri1QKtgkFnif0Zthtm5TIBFAn3",
+	"Y9NcqivkW6WLKxG3tiqTxiMqFWERg8DMZmHFls223FJO21u0FlFrAJqJzxTxOQaDRWKkF8cDTQX6JGng",
+	"mCLXLqhUDsDRV8uAacJkaYSrW3HsmmH7UZo7cyOgli2KKw4OCQkO4JEkWb0ac45NsxwskIN80+qMtMgx",
+	"H8lUIVgLmtSMswmhwEf3oBOHuS9JSkRS/az1IDRUKUqxHpA9dsujM2tMcdP2OGsL15elKtbJSl0Y9Ceu",
+	"DGkua8Y11Lb1atem6oerdMACynctrmdTe798Gt+wSExLFYxi1BXSk/1RzRItjvmKuu71Dd7L3qri5M0s",
+	"qCq1/vhw0H7LQ0xkoRZ1cDuncRjlimAKp1J5zTzUyivrK5pcn0TRW0bDur63CU2uoeg0xJZUOd/ocAix",
+	"MHc5+/TbNSuua1jQK+bxyAR+xkK59fxpeDdbUhFyW04L1sNvfCorT6TCBcDllf6s3D2ln6yqN7KF4rag",
+	"vdlFZDOugsmm5y5its1Tf7AjrwrFzVU+iO0G4coC5XKNy4IqMqbTKYvLwhdK1RMopnN3J+vKRGAnuVnB",
+	"CaSX92XeKwlXpDliMZPQ5AU44pjdZurXVrx89rPBYuvZL4Vij/nqmuRUJFOR2BSU5Y83rOWeOZyX8WSp",
+	"HK1IiKbSQkB+rmbF2npR5mRKPHGYFaGPyvChdxfP2kdEq0mpJTMtC67sYRTTJfZ6e9293t5hL9zb3dvt",
+	"hXu9vd7B/l5372iP7nX3uvjfHoN/dw9oqet0vat9a7VS1zpa87glb4L+wfczdvrdu6Pk1W+3T3+55W9m",
+	"ZwffnpVfCowCv6abpxjmnKubFF2q7DuCCYx49S4WKXjkpDJ6KGoGCwh7B1OcvrEDN0LzTcSHLFgEEQM/",
+	"PTnJJdjgi3NTV90G6UKLkz6h2TRZXk4g9DxQAJ9CwXXLTrJXjAGDKyJmyha9g0cQ858PbTU1ncyGV5Xm",
+	"TI/ysNv1HsyLu3krhfSL7OTTpe5ubu5Lo0GMf7gYLGL7MbgYk+OoGZeo9gdnuyyuPk+/hliXsBsPJbsU",
+	"IR6vFE1p2m49laG0MkfCpBIJ20l/zecYmDaV6Lcbi7kNILc5zPB7mpaBZVe4ImMsWyrHYs5CtEtW6yTb",
+	"KYqRVlapH7XB7xbkmi+s4WRzr6qzUqqjZOlFlli34KlLB83fINd2oHG0GlRg7qZF5o5lza4TpkF3s+V9",
+	"Y9ffu+wbc8n6TlUO6NWn9eysvkieFCZYj/eeft1s7bPJhG5QVSAr20Iqg/M/R8WQVXb4Ehjez2ljihps",
+	"VHVkCcKr1Xqtxps2yxEkHWklHtwHaPA1/PEYSEU/nE1BsdCvAAffnmZ/P/X7c6vTa1XVP0fxvJMq+Zm0",
+	"ndXV44zOkuoweV0ir7IsqRSZSrJJGFtKK2aJtcvyZQRk3WuVFputXHMrwhLt5HWZmIo+C0KU3DFfY4w2",
+	"RC15RESh7ZBVO4zP0ZlX2ulz2my1DlsAoLN2hFMtdKklejVbxXak7i3MTndP3SOHuFWy0760ZTXEMcaV",
+	"ChnneX9tM1ZsO61ETk1x0pyhUQ90HstXWi0xWgdKJFdpnc+1jPyu0qo6YQBq/l8VK2hk5a9tyWhgZL8V",
+	"reTFAiKbGXtXRRfq+1itCMslA8rK+POHsC/DHYNPuQbkisq3myUHVb7HVVQOsW0Ec5vIbacHckHwlS1z",
+	"ef9eDrEdOelgm92K59BveuhlBvoNxaVD0d9zfZ1erKhMFkVL/RtdlnDfCFF3MfUuE1vleKu0a9dLYTzT",
+	"YwSXMblB5QC1URLSn8lTvlACX0tnyyRUTjT1HFc/QsuJyvqWcaEnBbqGAzHRN9ZETNDcBPXJsTq8kk4L",
+	"FAwWM83Tskrq+eYaXJW2AekQrW2wWxooY7OHPjGK+N89vSA78iaAD3Y+ptNdIRw+7XzMZZR88tH85cub",
+	"gOhPTDkTH93ZEFY3KYuV27ipQRVOQMcGU3J/ubONvaGJZIQ70v/pXLOF7Pwmy6+F17w6UI3wtNGK29BB",
+	"PwG3nInvw2j7qDzXa/MOC1VbLx5OHgTO1kuDc9L2Css7Pf/+BCpm2cbbbr+KRxIxxssXxOqsDAAq+Bts",
+	"c3PbWsH0F3Fwmy4kkaJ1DHGPUAljqvHad4DnYxBFLIjpOjOcRSRhw4TJcVZuQ2t/UvEoQvoI9ZBp+wbo",
+	"d2KLk6Ql4/pwnlgxPvSQ9Gax1sn1n/qIqZphnq1xQQwScc3iclfDhu0jChxq6YgdhN+kkUO1xfwNygNX",
+	"UK25pKSyeRaDaHooEb2ZbPYauJwNrBiV4jw30grp/iYRg4hNSpMT3j47JY+Puo+JeYlgipXMqldiOBDk",
+	"fGUhWr9PsxpKEvxlrbIC/qpK/PFYKhpXZLVn/X9KbvqVGm2qQWSNogZipvqDiMbrAwkKWmbahsfsoQKs",
+	"ZaGMUJnMRhBk/j/oFxyMRaIZr+g7AfN6YC+rZPUIzdOgvgqNvzzU9D7kUAMPWydMI7HQhwMdl9RcJNfE",
+	"hifYIq44bYXVRiRX4QMU2dw0UiC7GIT3tw8aQFw50QAb9p63YC5JNMY61nBexWqKu0+6wx7dbQ96wV77",
+	"cbjP2kfDw2778e5R78ke3R8cBI9XmjNXz2vKIaKf7z6LOFxVCzM/6w88DlM8endxShaMJlrfx1ajOeci",
+	"xYbm+eWc3wQIMSCRXrd3mK8YeX4TNFNDz3/ZTf4XftOCj37ttp98+FhaTrKccvO45OXw3HEQF7GklLBR",
+	"mm2t6YWRjuu7XoQJHapaTS++uCYURZjV89wVIFPXwbzp/k/CsLqG+gabLLVB9lKvudWCtmKEfMtoyOPS",
+	"LoWQU4jyE7rimhedlvGg8CQMqsrJmtF2+ptFOafCcSryd92pAG/t2rTIC0Q85KOZFnqwuGbX1h5kkwHT",
+	"x5LWiitPA5vwmE+0ptotjwLAea9w8UsL/N76eJGkJvqiqV/FiyuJxZw0ERt5PNKcdcAMGG0eAx2RgZjF",
+	"4V1WN0+4QuvBqgSKpZp5uCDpESnwugYV8yQJaEwGpgV0WJZdUYlk6UKcw1wCXjkSVnV4MMKoXvCklxVt",
+	"tKl0oW1ibKrMVzO7h3EzFVyyJc9BDd7MoLyp/sMgkpzfsKtaOSh4Gk/tR5iumI9/rA2eu4UbVoTT5pof",
+	"a52UTiqMCusM1iI1Ra1amDFY3SEa0Wh6ec53dxUOhtu4boyj+q1sn3CPkWviE76dItJdup5vgLnpPA/v",
+	"roXCoIpH0ZZNu1sIg7xPrFpV1ZzSGjoFZHDRP4+7xRiEVFk2+LAcDZkFJVg+mcZE1gmzzHmy7eqKzNBG",
+	"Uzpnaem9WlQVmOOKPEPUsEGIoUZApRvyi0KYhX3iY3/80LePM2GF5W3hqUd8djvVZ+a7w0AssE1g87Ot",
+	"+JAzOaVSsvDY1HAzq8EsirzJ3WnZgl2fUX/JWdofycwG75HSptrWSgkLtNZfKEJNTdWHupZLtKY7Fsql",
+	"IUsslqSZ2yjqNmIWhSYzSJogayiCZaHZOiYskuhVwOxyv0OeA3BDlvAbBkoIFhLmEwNsDNmGqOwsVc1Y",
+	"RMgJdL8wBIAj6lVDVXVGg7EpsSdZxAIlHUSRuGS7WK7yllS4vTU8a1GVMzllcWgcV4AkcEmGbZWaWVcH",
+	"fCOCv+RSVdQL/TFOMZrHEIeOmcN28U3zEFLVW18VrS9V0cppKVtTOr5MOf35xenGQjCTcFsUbdUCFYUe",
+	"YE21mNs0LtxQ/n2CwjPzSan14K0VpVuMw8Ixf9Lsqm74osviPnPg4j1uVOsLZFa2n3/4GuSbGtuKcqrE",
+	"PfZwF6C73GA2LZieVqXcKGFlGwFXJXHFDnqsuAHA66k2bzT1jeJJnVaSNcu/rzKkOpS9MRMD2u7nLOSm",
+	"F5LN+EAV/R6FGIuMZzXTkw/B9d6y4YYeB2uTgzKiGgSuRYaHXu7mYow06dXEWmwqErk2D9/P9ZU/KPbR",
+	"2r4pZcMvVxPWMh1lq6s+srVXzhSFrfdsLKJQesatBr02c+mkJamqfeLDNcMnzVmseFTwoOg7Hlyh9F3P",
+	"3j98rfnDlANsBZVeaJtDHtMICupkybXNfI/2R7XSaj2Cy7G5iObj1h1uSOvvQJvmNOSh/rkTGj43at9H",
+	"CH5Nu6juRVvGDByh+oDZGXms3zA1A5d777yMEsr7vEkZRtbeLWHamkDcdOmcNz7lDSZbuq4nepNctLsp",
+	"0uvTgswV8h6O6y2mLq9qQJ2pa7W8hl+MhWpDY9MX6477vPmaD+vKg1tA2nKtIrgfGHVFodHvs0oI1rbr",
+	"XCiMZmYCctCYPIsVCyEccgFx6NOE31DFWpv2mbiD+/FwZQTZZ1EQ7uZRVHTkZnUEM6kgCTmr7pi2T77C",
+	"6oOoCK4qefK3Mkfe2btXp+SJhr6jotSxX1oDZVrhxKGhVWbLPD3mK6GskhNnJuGxTF44yZAgL6pjRGgY",
+	"3qGrTkVyTrFzhk1Ss3PU2c4aLc3uTOa7XtfVOtLPN9AlCuAuscrVSIcsMJzVgFtzqc42UVtjScNhM/ht",
+	"WcfMoHQXJTMXrGu1TPyxTk2erRbhuVM5nUVdPKq8Jd1FEc0d65b10LX+UuvJz3tM0+JITetKCImioy/N",
+	"d/pla6ZXZSlqb7C6cNrk2gK1NF7sL6/lfVXa/p4+5JWaWbkf+Q7KWKkzeRua2UqOubFv2VDT/bzLVq6s",
+	"kxEPIvA39DGbpfwZXuYshXZt+Y+/invZLeS3kTK70sd8d6/uRoUFP49jN82q3dBn61Q2rO+2TT9aSzF3",
+	"YBKO9zZfxbLovrWruB8/qePDTXW9B2EtlU2FHFcsugfL3X0lSeghg39S587RTxWcgMZakRkwAhdWfX0I",
+	"xjQeYU45TYIxvzE+QRq2odJtznWXDqlfL3gK+1pHgjqAOKTEC4zpaVoIpjXf6mFKfIvp3ut4F0u8/Y6P",
+	"H9S0CZdSL6zohjR7WZfzbuGygScSR97cF2k28ad5I796Fb9Er+Ln8SPmcXZjT2JKtPf1JZbQzuf2Jk7E",
+	"DfvZKddWn4D1l/lKb1UkvKLqET66MuU7roaJmJT2+nduuuYTKBOypkKnHZbFm2gy9iss27VRdzLAvxQg",
+	"VxOmxmIDV6d7EK/g27UElKpEpRMvb2YZKOsOoQri9fCprm6Ek2clvdvufu5KX6XIveWaYW9RxqZ5/PfP",
+	"k18qZE6aZ+yMP5Kmk6KRx5niiKFu4Z8XuLZKjV8Bs61VFijEMjjwcqsKGLBVhkTeLTDhLRs+XDmBFFAo",
+	"KbYJKZtJVYpa9nFFEOUXFC/58HGPZeeyaWH2FeXY3ZicLddiT1c5i1TtOuw2mPfLL8JuIOeZyngpqR+T",
+	"AVuI2GTW7Xa7pCkZI6gqwrt1rdjOJ8ureqZpDRP+JiJherYYZrMnCgtFl4keByvbQhk2rKWwUe2CQqV4",
+	"d2U168bnsGFV1pzCyk2maHwlKv6F8uT+xLy3rP/stnodrfFNP0TS3D1uy1/T4v+sPL7i1brYKyjvnkmz",
+	"+9Ym65V4WTZ24jjZfYXMdkMvpQxMUSVXF7eBvGVMck5YoIR1bq7QUWRO/D25Q+2dVGvMOjt193t7e3cY",
+	"yrW5p6P1djceaSZZUlhSb8NBCniGI3ou3DboGQRHt1pdmkZU6QWCFZhLxYM7mlUQTarUmzfL02zDkHJx",
+	"8XJ5W+csELG+joRsSGeRIofdbkUBJXqLB7G3e7B3aC8QKw74go42ctal8QWVRpoHc0AZL3p6Ajn3eUXf",
+	"i/u1tUIXc4nzZ41TxwK1rl6fA2w/60LjxM1A6QiqkS0OaQLBM3fD6tyBf24nTiY9lyDy7uLUIy/oDT2H",
+	"H4mvxPPzH89hqmYLehROSHPCo4hLIAcyTVjAtfho5YOxe93eYXt3t93rXXSP+t1uv9vtdLvdf7v0snnV",
+	"5YuExnLIkh/nMSLd/e/QygzZFnbM5SNNgypLbjJsTuBLj9CYsFtjWNYMNg+QkLH/zPcsSuFggzFz1+X9",
+	"svLYjE2vqLwKK+NL3RpsIgpxaRphF24jjmOi9SC87UDTeVXj9oKrLEWo5PfpCdDRqYgVu11xHOvuCABT",
+	"oMBHUGdPj2a75qfVO9kND1kcMA9aYuNINrFQJb9Pocp6o2qhMzUWCf8DTIg11uscyn73yeG6PrQNJJZ0",
+	"zdie8+LtT2/6xC+bo08+6hH7Zh+f/Faf+JoofA/qGO/t7T2xjMf/txYBQ8kUabLOqEOAyrr77e7uBZBY",
+	"v9v9d8tzChYq+DfQCLQ3kATqB5NmLObu+beOiR+JgCqR+Oi51ioYoBLuBIvU22Lk4CANxoKFNuQN+Wh2",
+	"aOibXH8CdyPgE6IhSm56nS5U4kmHM2KxqdFgR+uemgtatovaI3z6SGrSMOX6WqVdaYzqv3T+a4xYZjnK",
+	"Bstt+n2QoeRKCVKFyvqCHKu7z58wKWYJums2+7bIL9JVFIDiWeg6k32ohyuV3Usq8cEoSMQ3cPUNEliu",
+	"kXniK7iOt8R2oOECOFwWflp/SCSpmRVqUt0E1o/pmz8xZs7+FYnRFZS98tMeDleQWHA1SyK/yMxKmjhk",
+	"GLoWBate+KPK07YJDub4fhH5SuqJVNeQdzGvpOnPhF2xGxrN9L2zZvMG+51pM1L/u/ug8tJac/CuQvRX",
+	"TrOnZYl4skgoovg0EaYThO0U5FnlVbLkhgesrGT9aitc3aLpVcl1NZu9lESSVkHjDeVJaYngJsLbIxbc",
+	"LTKlPHGDsUIWRDRhZQpBbQpagYqFndVnZW9ZIEYx/0urHXdULZaUCf3yVnQJB6j31ySSbLD/VnpECWb+",
+	"vbSIHJbU0SFcTPiqQXy8n5a6TQ0BjuWP6gihv6sG4ey8DMnfgW1+i1EraOxvF7rvDznTmK+ECZUlTapI",
+	"xKiE0gfA/iY8difaXaOLrEzxcl69s3+twIB2e0dF/pO18Li8PG9UJ/usxPOLl3DkFQdjY0u2dCrIML6A",
+	"I7mT+3bzc6x7AFvwBa48xG2F7aTH6GbR/sVoq0YS433oxo3zeylG5REOkRiNiv2JNTFPpqpP5lCImcrU",
+	"kA/RT/OxmHignXpOxL2cRdsrzFIh1zCRbKklqBuZuZRuXBqkn2T4t0n5XRsoYic25a8bXmNIeVSREGBh",
+	"Z+I7llH67PlZvm2shnAK8tL013TM2l1CXdDlv8+vMN1mwXNtIfZhPaLVTnnIIV0kRtUpD/rhnWKGNd6X",
+	"uOAeMGIrF3V85yCGklE8hELN2KbimWwU0r90OIYjSFODHrTuu3ntSnFlRYh/AUG26sQrCS4vjaWgBOO9",
+	"9ZXb0kqfUHL2+pxc/HKRltekMfn+4uKNKbQvEv2Dhhw41kWseSeN8Q7flCwatu1grSyatONkI+l3rkLI",
+	"3IB/jpWaOg1/YSQnLL2M+cAWF2ew/PsLXeyN20ZoFHL1shuaAZZtdjDW8oNGMyahnYFkNyyh0aqciOUe",
+	"sOjsK4bCbrNK1YNGd+MppFcLm0idHsdaiGdJAMjHNfZlwfCmQJohYmVkx2JVGLIRB4nDFVZRbT71+2l8",
+	"wyIxXRU1XBy/Gir5uuX1QYJE58AjV8q8BjBMbNjDQKJi8FVgyCfZbwII/DIHilzmfS1gmNC4hwJHxfAV",
+	"ALExg0Xrki2Tk7XGxC60u4emDTjElr979/zs5rFHxuy2EFHRvbU11Qa9YC/cZwfDw65bTi3M96Ps3v7a",
+	"bT+h7eGHj3u9spaTXuM9VcH4FFUlYK1R9OOw0f91Ndzgq/PZwL1BFAv1SBYkrAIHzm34zHs2GAtxLaGv",
+	"s5bd+BVpzseSBVfAlAdUssP9lgflgmK0a4s4KJT+ww9eDX/46Uly9N0P//o9uZj/9u7N2dHzl2/+/Vz0",
+	"XtKX9Hy+Vu6aVS8f7Idls3HM5kQ6QEivE/nNdIpwrhuOhBrsEqzvprnkDrpKY3GnMdNvRVWByc9YxDUB",
+	"s9ptNLVCV/j0nhkU7miL2ikU2fRVWRT3A0lFEafQPLX6q1Vfb0y0TsGWiy+Vt5c2Dze/ypo1VF3woX92",
+	"Ra/oOYsVmSciHh0TPfkCdap0xNKrIWyutMDSBVjPsTn0HNlGm4fojpJ0woiITca+2WxlT/yZvApEyKr6",
+	"fgZMr++RRG0YPzgm3VQjDDk0XXdue2tuQ+me0nNoFE4kvy4LVhf6lShkJe8FHVVtyEhTRUeEEl/RkZ9n",
+	"W3PICJHHxC4aNF1sYwUpL9jJO2HDmUwfMnTnSVfjv19FJWR05WUl/CHlEY9HPnD+lApIAG22TGGIFFq2",
+	"02lvn4zFLJHHhJKIKpZkJDWh1wxK0fm2/ERahc7uJi2iYOZesWhXEpbIfYRiDuZNvUQxw+5kKCe2V37N",
+	"LPhKctOKfospEauroGmEQ3QK067v6RfHRE9pusJpbJQFqba29E+qiJkg5LWs3qWOutkrDh7qT5w1Vjms",
+	"MBe7mmtpQFiwHFfs37PRx6VsCz5OLYdrV3+hX9SfIZ+8miUVsavv3r4kpr2x/mcyixiJNbJEXJM6V4Qq",
+	"VATMEa3RngrAyi3chdNS9oq70ixnJWfDy2N1JUN0ibGuojFiaptqVkEzrqFrbVetcIfeXNnKfb0NfasI",
+	"jlo6V24VW4bPhaGjEqWFVohG12CRe2PMaCKXyzuZYqmmOKMQnnuvzQ2Qb+xzXMIaIBHK1CIyI6R9p/W7",
+	"vssWfWvI4kmWUMutauTYu9RYSEYmNGRGNvI4iGYhC/M1hVZ7JzAdpFQwIkE/1WK6Om7e3oipVekIjWMx",
+	"iwMNc33b1ixoNsX9ZuWTUuhOpjPF3BYzShCVzKDrZwnqpnVFl+PqeRzezymzWSpnHhxvsxIG1TKv/MMy",
+	"hKvUfCuYgAFsVrGrHI+PiWSM5AqAwWMn3bNV5e/53GmUcJ5LUqY649GgRinLQMx8QxeRoOFqo1aGx6mm",
+	"iVE45mfTsNZEuZWYQcZ0yu4oeVyCq6u4VOcBvbeNb9PazlQCt+jUy99J+fySKn8563b3An1A8C/WMVLe",
+	"R80oThVHKFeVddOAdrnLX5ukVL9TxrQ6mREj+8184VC281r6k/uWxu/cO/CDfePDOrlk1Z8U2l6JplQh",
+	"svRJsmCWcLU41yeNCDFgNGHJyUyNS2NkT948J9ds0ceQMA1Y9NKTwYLs7xmL2iyJSDCmCQ0UhKiZ/dm2",
+	"whr/qBIJaepB9HDmDR+IHNAOrAGwlOz8wc3zSa+bx0OBzWRiZSoumDSqxoTyWFEes0T+p7wJOjyGuA0b",
+	"Itxv6Cmdl5ajXU9sWXFk92l+cId8803qqpDffAOheuSbbzKW9s03niuo0+fA4/RDGoeXMcpLVN0DMWGS",
+	"DGhwbeNhv/kG4uy++cYUV4gXImYkoHEmlfqX8WW82yGKXmNXbovWRlKZaI/mgEVi3iI8VgIaZMO54zxQ",
+	"DiJaGFGNH3hGkouYXcaEkKmpO920lQIh7pBL4l82Lhu+l1YQxIEl8T9+8j0sCI0lBg0Lla3jy7jXIZIl",
+	"nEb8Dy1WcRlvn52So8dHB6T54vzH1+SUxiLmgX4HHYOIl32NIpJIkRgkenfxrL17SAIRMjKLuZIeLPjp",
+	"6asTk1toaoBobiI94uvRO0hCfLjwTXglYTKgUx6P9Pr2OmRMJao+evwjYziHdX778uSHp70BATVur9fW",
+	"j4iYqelMgZyaJ1wx4ndvffIPrNsRUMnImN12YGVoLZGzSBH2+4xGkvhwyh0TddnRJ3rmnl7f0Qp9V9Z4",
+	"xMFWj5h8+pTGrgYLL2NsOVnkH1/GqZpXGDNXAaAwBYoBTyuEVUN7KN69y7h0PROm9Pcq8o+tN6pq/pLF",
+	"OLUKvMs4tzQTI7ZuWWTNqjqX8fNY8pA5Xc+Jbz7yIaA8mtMF3mbtnZWkTNeiU9OvSkz1NYblK7gaD5Qc",
+	"izlYi6i0+DNmtxgIQpUZ+ZF0URKQ5SmQqonmcoIPjPmJgg7MJ5OZooMoE7VN3wn7zWMH+QfZ9fRnlzFC",
+	"oHUMWZ5p2U2p6AIqjsKIQwEtErMRr3ioB6XySsR+q0NSuxHygncXp4THl/GaBOAO8fWJaJjzmGAesOwQ",
+	"3C7oQlwSYBY2f8BczZCGTmznfDiivgaLkVgobK70Nvf3HOnUAsjnUsH65FuQPMRoBGyBCoHfIVD7Zhax",
+	"yxjjtLVeYbgmCDX4GhvvG9HqE6kxZ25yZ7kiMWOhPiFcVCZvfWgrqZm6vIw1v55iJAJ0cmlq5gptJ50P",
+	"MNIgbYJBNQ/Xv0RihP84Y2fcPsiqGLQ8PX5olgB4xiUBXj/REm/ACMhM0tzv7qIxds4lBDKQWXwdg68s",
+	"seVqYRB7w2tpEEULRPZpIgZMEn9nzGikxn+YWPIdvaDFHz5p+rdteRO04T2IPDcw65NfP/gtEgqwv0KR",
+	"Wz3emNGQJZex5sJRBOd9SqHAExx0egJkQhO9MDO8pBPWHoqkDQfVxlAy39gnpDk+E2BGI37NUExfMzaV",
+	"eJZ6FtY+FbFKROSTJkK8ReZjATRA5XWKoxjGAmueUFtDgdA0gg2wVo++yCBLmqahgiYUNOK5VdQwz1rD",
+	"Lu3i0kIss3sIaJIsLmP/Z5os+iSHzL6NP9GCXisCxITJWAK6Nm0b8rvs2zYOPl7aIx4wY+oxetTJFN7v",
+	"dboNrwFmQFDQZH9nZz6fdyg87ohktGO+lTsvn58+fX3+FL6BO4KKrEZW0LWcG1W/sdvp4gdiymI65Y1+",
+	"Y6/T7eyhS3oMautOLjMTmruIsjiBM6Ex0o2S99OkTkb8NJTeh/u+VrB8jKH3iYiJb8PofYigtVkbndLc",
+	"Jv/f/jEp5iv9r+LkUOrLCYX3LRA/YtyPoXqbNuf8itadtJQEPoDwKkBaV8D6HZJz2Jg4w0wazQE9fC0S",
+	"Oyr5fepnmW5AyZAGNxHxCMfOAVumtORpBcm92fGYYHEgfKD/wyfsmPgQUYWb17wk5DFNFqTX7VqCSReE",
+	"zN0y0QVuJE3iyvJmNAlws9w0FYammTR9t69t002HyRaLIb0hC3jIQjJMxMRzDED470iMCCTGpFFd796+",
+	"tGcBXBDGAu2umCZDniaJSJDK3yRiELEJOUMNpk/2u11D+iDlLFfWDBDEnUjIIGH0GneIOhlpWnZsU/NS",
+	"PuyR/e6+vfamGOcRRGZk34jKOJUtU26PHak+ZanPw0Z/OWc6i7n7VoQLeyEzZjk6nUZGDu/8JpEm61XE",
+	"rszj/5S//qpkxjD8GMzQwAd63e5DrsMYvGEhVSZvDwtgiIQAlkOQxj4uq2y2dPk7Bie+pWk2B3y5W/vL",
+	"d7GTDAzf7tf+9rVQz8AUrr/b3av9nTFeXQjxkiYjhp8fbLBkOZtO4Wb3ioWcWv/Sfu9J7TEuhHhFY5s7",
+	"ATf6gw3g/TxWLIlpBNSJH9ff/jnmRb+L6Q3l6GJ0DSuN/q8fP3l5q8qvHz598BpyNpnQZKExBzMDy2pN",
+	"oBVcgqUn+X3a+KDHtuqUXuOoLA7qxGgFmp3OxzzCa800EQGTkiSzWB5DtIEWhZq/KDGztdCoogMqWRn1",
+	"f29mLSe41cB6ZdwndSmhQAK10LEED+vg0F2Rp4A1+TPPne9LfqNvktI5TLmQik0aH7yGowFb3/QKrdXw",
+	"PI0EeH+Ueb1HVuJEVaK/jY20Ul4aMZ1pCxyjByF32soR0qRwP/Pf/Hh+QfJr0Io7ChFjjOaJo1h0CqqD",
+	"55h1jGzSN7hUOnVK5VhOPDrqU5XUwmjMkzyotPaY0AlTUADv148NrgFl6c5ouYV8yrzwcVs8bJiI/OGe",
+	"cquWjzStdrBcGr5UfplzCxET/hsKrv9GQmfMqupdyDypGd1+SRTVZVQTp/jIRqwpva3YEUjTRxuTpk39",
+	"/844fqtQqcSYYcy9yXcjo8FiCwxE85AO0ffPsZBKYnFQu3XOpAcMxu2k288Bx1RoSBfIZb4EOmn63z29",
+	"IDvyJjAMe+dj+vCT75mLYsYdR+JGo0UcsKuh5k1zkVz7rSydEM8HBy2XAOXJ+cssMa0J88AKdDpPBc8x",
+	"x+XUnPkz+c5flX9sSP1L5JahcJ6K7kz1aOOrpPlzpmWvYpJcNtC3RcPLBty5zS/gUrlsdMh7IJGYsfCf",
+	"+i0fExtMndQWmM5L9V0sJBOg70xvh6El1Og6CdewSDXedBBKpvoebOI81VxYIzQmrqFlL2FAEulHQJpo",
+	"7bQfjhmJ6AjLtx8TKaCgOw3JgEZ6VQlB+6JkcYgV6ikmaHOV09lxlVwralIZ0g7ZNBKLCYsVmhUcCAHU",
+	"/CJQILFheVTzSoccdPfyZl60fiAiKJoo05pgPFOhmMeuDSZv3S4ZnTR9vSgtpPwWDG0chKhiZsCU+VPj",
+	"UOpkyEczG3ab73uAeDrRW50YvwQuOhZz0sTJubFX4dF4pWdTyiDfIvYuaYglYV25RVvzOXhIlCCh0P8d",
+	"4EYhu6hMx9Qn13B1SYPcjX5Df+dEH5g/4ZTLggPuplWmoXEfs4A5mArjkvB0Gv1e9scVPtU/2cNNzTH1",
+	"RIOGMIdbUYlceIvQ+vveFmuqe+v1vBxXT2GKLDLHAPWBAQcDSsp4BUl5bWu791OnytFm1vi0Gs1Xa3xN",
+	"a7wD6q+2+P9Gtnin8tgDWuJLquD9CXb4siprX63wX63wW7fCL9VpLLfB6xs9nfL2NVtUG10xIsAGoORK",
+	"2Xgk4jfMxEBDHAXE3ji9VG0aF1pQMZFLZrUlPKNssyG/9dIMQhtK60EPVgJZdU0lrOZLyYTHM8Va7sRl",
+	"7OUll+pkyn/Qu1vSgsuOJHtl51TEkkvF4mBxIa5Z3Li3sXMVczCrXMcU9DndWaOsQ/x3MyX8pdVQx8Mh",
+	"lYPbj6TFeddqSAOMiP/wyavQBl85oWuWaGxKqKUajfometAnzd32brebCzWGhM2Ixtct1E4gOElJFg1N",
+	"SJkac5nmJkF1Tbgda5Xh/PuTdu/gEONAuSTXbKrwNhxxqSTE6sGLGD6+23NmJk0fadFvdciJjfYZiwhu",
+	"970ukntzFtsm3xjTOmJKkv3uk74hRrA1wvB6FL14G2XVNJrkTLKEhFzqYwhb6a2eyyyuh0oyi0OtuFEb",
+	"DxgLgCpEbu9398pIHjP4kZweSJ1wp9hIl9jdMrsolkuoYBoGZMZMm+XTkqZTMGLMEkxOwfA0WPH5TdB2",
+	"2GAb+WDF0sx3JXzz0+fkV3U4wTORDHgYshi/qMGpTkU8jHhwv5t5HU3mXirMF8ZPET3d4NU8GyzlqkWt",
+	"ZOfjNdOX2k/IaCNWlqP1FriLBLaT008eSeRYwKXAnJCqMA6rccI+06wew1shs0Hz4/RlmsXmZrkgelSo",
+	"FsjAwhpDOe/UciHHNLF116yltu/OMqeaKo2a5M4AZUZoMGak6Z//fHp18u7i+6vTk9Pvn15dXLzUTFrf",
+	"yeZ20ZZfU2CVduc2GVJf/8JyO6EGX8ozV1oLjTTCrrhNHw8nLfmnJUwrNRBOqRpn9kF8ta73+XD/jr7n",
+	"WiEcJ0PFkvdgf/yszKnGFWrzu9PfQ/t6m2kORRJeqYZZhhGMWXCda6LuOCktAyn33LIoyhv/MxuWmMda",
+	"l1syiKHzlQfjDnkmCh+VxzqXKit6zW6Zwi3cUry136TZX8/Dh73ULG1vnaaSK0qJFV8+723nDtrDV5Ku",
+	"JGlNWCld0bVU5ZC3+cGhbtAlskKJ1cb4i0wODhgmJoJw1RTZqbguvM4lsz/UjWGp9vxnvjQsFahcf21w",
+	"yiHw2FirIeELkpz+BreFr7r/w+r+xK0TYakbEo/k2CHvkIV8x/xs0GmFKTJ90fh0ID9syCPw1UAOWHKj",
+	"dfeEziNp0rP1DM6HNAx9cGtB4RQCRsWQy0DABKDGQjF0txYuCiSQ6mKmNGuxXhqwUsJ0xoZJ8S98kLbx",
+	"4RibxYfg+9FD2r8eSeLH7FZdYcq8yXaC5s5mCtxeWtYE61Dkq6osSNPXOr/vEZ/HpmyXR3ypaMR8MtVr",
+	"yc1ivKiCmELnw1lEEjZMmBx7xNcPw4TOYx/3pG8UIh5p4NkLirFO2YgbcLzxEY/bYyH1hjOOD7ctGhKq",
+	"iJ+LIzOux51Op+NXmXDPWMjfZMjxgBpLfqZ1HDJD2K822YcKDagVAgoMIDuNEi7g6hYs5PUjwFLulGKq",
+	"pdmVkaBQmSArWuvSeoEpQLTPkoN+pzNnUdQGVyzM3wEXcUejs+9Y8l68P/eIFKbKAklYtODxiExpohYQ",
+	"FAHXIkIRGrZSjYklSPkilg0m7bZdo18wLGQF0jFUPWOkItGMId3bnDptyxZMlZH0dwwo+pWF46Z3Hv0x",
+	"ljy///WlJHpcBLMJiyGVfcigJJ0HBwnWK/hHkyLGpbvWcgSKwpvAtpC3gV9XdNkt5yaOLMAE+bx69fSi",
+	"uqSf1abgnc+sQX29/9yDeZ1klPTI1Q0y3Nsi4/qYq0jxaVP+lWpZ9oesDPkyQ1OueCRNDEOBj3kc8dgm",
+	"1Thb1twssJVTIEClledzHfLcZPgDJ5uPqYK0dXcptkLXMfF/aWs+0YaqWybYh6vVGpJIXK2nYFxNGLI/",
+	"Z6MpLKhKV7CC4T3jEbsXs1tv2rG1x/RV72/FHE0yxf0Yo9dwkaJ8h3kFtohXnVyAq41njbAMrsUorM8J",
+	"Z51iU1mY61c+/Rfl05bw3YyaLfLsiCkW7qR3p9XZkOb17KolXU+QmMfSg/KVUplX0S/fx8ulEpOBVHof",
+	"6c0yYVRmVTfxm+qLGUyelRP7LPbrN5iDW+u9c/4He1gj9xIMVt0aT8iUYqWj5XP7eod86Lie1bSC+RdS",
+	"iWSdrQoJ1BTEq0WdttBtXnPiTJKmvlCZ18DI6izOedQypq60Ym5+3RgE3zTZJ8ueKFC/rCvKy/9ZVOda",
+	"pQzD2ybDMOVcPwu3KNLnMx4p6Pmw3FEiWjgh3dIJEzCqXUXiS06tbtRNHXkap3raX5XnmWPcjOGlJXi/",
+	"crvPw+0qWMZmrM7yq5rcrlhywWFqzQJX0xcrZ2kcF1rKth6eLaXb/JM501+TG1jobcoQ7HdfecLn4wkp",
+	"hd6BLYxYrCmItcNYttWtKgTapBanSmbh5/qfTqA3p09MRB5PWHhsE2JpJCHzFMo6gpcOUpcgoQmN2KZn",
+	"RroCv3MZPxMJ8W17Td/e3TCPjEYzyOKiTm9Pm2SG634kCZ2yW9KUs9EIOtqTi4uXZK/bJbIF7UkuYz/t",
+	"2OmbrGxsBZIa8rHoJg6IdTdzJn19G3SB0FG3yj/GojH6NC5jP9eN0++Qb4VJecxZ5ONcLWq99CgS83bE",
+	"pYLQpMvYr2go6hNKpmneNgY3jgSD9G3MnXdamJbA2UOV9DIuCXaChLRYKGxxTC7GCWOQiweljPsmOh7P",
+	"ounrvdsjUGJKInbDopZHKL6B5XgTjLdkQ5Hob6DEgv7QlJXI5ESY7sa8ZfePVTfSD73L2PxR3Fmr3IiH",
+	"aziL5cWt+vyBWjXkSWYmXG5ym/fipMfatBTnQQQ4JHoiSmkSa1WpvCX0W1vxLWnL+2l5zc/P9FoKEUJp",
+	"BSfouqsR16lRMtREX4XrlTspHn6jIh61rCPt/RLVpY1oHtnekq69aQmbG9C6f8bcdgcZZjf6Ddv6sj3o",
+	"BXvtx+E+ax8ND7ttt/9l1mPIiaRa3z1X3SoscJrjWf/8qXc7DiZPR/SXV6N/nX8bD3pPrp9/9/bm3/Nc",
+	"15p8n2dLnMDRDavBNTmxIlrUsFtsV12EDHKNIksoA889l+3KhwhKBWSzwgpjNi8uLmVr7npKh8yGuhN8",
+	"P9WuUWAZ18Wt2ij+EuFsgluX0PFvF5f52ULB/oL6o0WhrFX6MqZ4mAFukiRyndFXBXaOmKpQIyu1x7dM",
+	"zZLYmLow2bQEcTMGMSwGaGNzQbwX4na0BoFirJWFU3AFERSDzJMZmiaIdWO+jzMPYgyXUyqzdVV5Cv8k",
+	"/eIhb4jpttYyINTOTZkwPJyvEeB/5aQOGhbKwGd0uUy0qxjFb2Kw2vqUpovwyVQkiugP8tnoUF9lIqQi",
+	"u91uq5ibnog5gb6yslNqJHqhF/CARKLHX0cfek9frSSfLf/bwaSVBhH9ws7H38Rgpdz6sSS1KYerqVQy",
+	"mdlet9t10PJ4VbLfb2KQz/Mrky0vxGA7gqUUMyvy/hAsD573ty0axPI5NQix8zV18Ash3JPYoaNHUChv",
+	"lDBpejOm9FOfhHeGlEcsbLN4vdMjEfPyxGOHtG1rcEgpSMTcRF+k9B5ABiKVZDbV58FC0sTSB3pA/O2R",
+	"JIGIZpNYesTHsCZTiHA+XtiaKbYDOVaJCuRNZxJ65LLxDLYDS71stGyPF/u2hlBWJ0JClL9teqzxfBO2",
+	"Q5rCulGhxMN8LLJNSQaFMX4TgwoLm2ZQuNan8efzw7wQg3oGti/L7ZIDVD2Xiz6WYYYLXznYF8PB0iOi",
+	"BV7mHNed+VcnkDdb5GFUktPzn62dOGVPEV2ImeqX8ixjosc8KfiJ+MCUITIXKtWOF8gUNTdyeJmHPhFl",
+	"V4kM1HRGNN5fzT7z3HMN/ztFfpswErOZSkwzd7jbS0XkFMrYjhlT4K+YRVRafshuNUAewccd8ozfIrxw",
+	"vDg0S0BC4xHDMftkMIuu2+YZH8UiAUZYBo7mLI606CpGNWN1vrSAIiVKTNvgKMFWi3aAVoecq4RBfSEq",
+	"sTY4pF5txMbL2POZmMd6A0UefSpvPiebXs9SFbtVOwblM1a6FH1bptZpvNbn9pUzfimc0WLdKsZoONJK",
+	"/hiJEZaImAoeV+dunZDT3vkboiIxamevkyaGhXtEJYwRyf9gnmkSDPVZD58c9kgihIKiWy0i+ShG+qM4",
+	"nvkhFsqJUInE6JEkT8PewcHuE9NHMV3rNVtoWj7o7pFZrHhkvwCKNcNlV0V3qRMxYdC6dqiMBmmqoGMR",
+	"bFmle70Uo9MMQPWobBpRHh9DATHJ1D9natg+ytVibkQioNFYSNU/6h517fYu495lfP37k/DH+Kf5+5uX",
+	"Px5+//Pj2cXvuy++Pf+J7w4nB8npP1R89u+Dt2fJzY/X/7yML+P/9///f5Hy4cjJH3ujJOpN/zU4/ff7",
+	"o7cvn/52NI8WJ+Huv3qDs7291/Lot3if9568Gv7jJvp9cvDjgfz9+zfj/YX69ubb36+79Om7l8lr9SK+",
+	"mJ2eht0/vn/y48Xwj+9/uB3t/xOgtSEfMQeUHUshZyHXpLAkPgJbM3pkQm/bdMT+uet3Vi/iq0noT0w/",
+	"NXFpS4du1SmV0FhOaaLFnaZhh1HpvzZKDwA+lknPlWpdypqcD0wd4TRJCxiaGAJPI77+2U+9srlHSvik",
+	"ySZTtUAlwrzLJekSkaQNoZXAxKlu7i2MgMFBRIL/zyUZsIUwNY8NDB2KqeZSzvYfyJoFWzanJyK4iSeM",
+	"VcUQ6D2utG9pLZKqRr/BY3W43wALF5/MJo1+N7VvmS7jZbEQxRXFbL5mRUpscT0PeYktHGcFO13C3682",
+	"8D+N4b0B/gH3BH1jtEyijM8RdqtYHOqbEcTj3J/vIYtt11DkLsp4StYVzmnK8ftMJLOJ3sOcq5hJyfS1",
+	"1TDzZqYOmqctr1yv6zs6nf6Zqhm0QY4iMcdCgdbmp0d5ZOeA13ZudknEYwYprhO6gOYbJOJKRYwM2JhD",
+	"w+llNdZPJyVyNphofRAmidk8t2sBqmK2PRviRYPrUaJvFR3yJhE3DGsy2Tr73DRXzmZOq9HvfDTvffpf",
+	"mjH987XvkdcwSaog2/umvgXHwl3OGG73WgNC1o8HgGF8IoYOMyM8KXM7TRe+SibgUXzVYEs1WD2xgWLH",
+	"7KwjkhG5Dv813p+fnJycfDt9MxkENwfhL//qPv7ph+Cs+2Z08nIc9C4Gtz/v37zam51eH1788tsv453w",
+	"u73vXzx5efKv3R9mPx/+/u3r3snb734ajJ4fjsdy+svtyT/vpDOnNPf31Jq/XvK3pGY7nCRFmcGCUIeR",
+	"Z5w4ZR33lT0lrK+e7k1nIVdkStXYrsx8/0iSiNGhZcauIF3eaVMkts2eZq6+t/wZVcB3bdUEGEePT/Ma",
+	"9jKRAaP2Y6GuoBiWb3t82E4gViRgNk5Ch+o4+wTURIjnMN9hsFSQfuW2HeHmT1j0gqk+Oq7AjmEiqux4",
+	"IiFNRxpJkk2UtQHAnmYQozgXNtUH2wCZnjWEaYw1gkbz2cwqYiGHAHXvLPDD3e8nzy2qPNTtJIVK2gyy",
+	"wvVuXlx5F1gTqg3f17iTADSV0Or5DXPa1vDYM3gRRJxZFWwsIq0WLt2VDQ6TplYtqaXelM49Iumi1SFn",
+	"2FmsX34yoIBpBeSk6uJrTtjccxOIJ8zRhBlCK2WmPY6aCzzxsuuWfrdR74K1+/kvWBk+VkjeQpOhr8bv",
+	"v+RtrMAtH8TydM1WW5ysMdvkbSRuxxgUyBmNyVSGmdLwEwpcYCQiGo+0erpzuzMR4Y6cTcLBDtjOmz7m",
+	"VaE5Hq1K/8Cf9CBjKse5H42N/pot8Ge/1SFvUaEkcixmUYj92LjKLGI2lwq7cGQdJI0RXY3ZAoX6sfGu",
+	"mYJEmssFIr5hMWdxwNB2b/xtcCKmGrytzi5Gel3VYsQ2sKh5h6lzaflHEB6yveEB/cfJL/NulHSjl88P",
+	"Xsjbp09fvuS9N9d74R+/PN9fzOnJ4PCa9b7/I3nxw+zt5qq8e/xfTTV/qtJcRonb5gpQGmnn48oa65qC",
+	"pixIA35tRSXsTqUV+HxzQY/4aV0FaDCQYIfAJIQ/m2dPT5+fP//x9Tn5P//37p4pLgUjtrFS4iQklzht",
+	"Ng04/59nXWVV2szAKBF5hTwPJSc+syAwvVTHxrlgARiHZpmzZXOa+KG2WrQgPpSw9/WkN0ySps07wEVI",
+	"R7lBbdYmJSADiRkYoqClraNGYZkQiCyw41CzLPg7EJMJV8q2o8DGg2JIGBa+1a+YHEuusLqrM3huUdnt",
+	"C+yAenFg7EPNPJuxuXz5gFwIG4lgnZquoUfrePqiYUWaDda4YYl+f8RC6GDOYpWYPGAIO4PLiYQ9Q2fM",
+	"Tq5lIfzkdMKBTEL9Y8DMUTmpj9gJSX/Rx9Z7fus466iodW8NtVgQHj6C28vkGBk+3NHeMpUs2tBlwi9p",
+	"5vxIGsAHVAVjJslsmnMLkyZeUyi6bOH0U8uYjVpPQayRZ8HUCr8u1jtb09njpECBpOnbxMBOp+O31lEk",
+	"Je/ePT+r6v5RPwK41+1+3qDfFEDVTdc0Shl0ODYVnzN+YYkfcOhPCar7bGCwuovDJiMxOs6oBq5/ptKi",
+	"AZiP9NPqfBXQZQLaEU8ZT3MkEnA7ywc9BHBMglmSsBg5g/kJ+dt9ZbniEdv5qP97pQl4tURHlV5BaXIq",
+	"ndAZ/Kk5Znw0VuSoRSK6kNjpXLOuLLgZu805Lga/Q/x0dt9KnAQKSQ7T7rhgTkMe6eeX7ntERlSOWda5",
+	"tk/8jy8/7Xx8/enXznTn4/tPH0yHZOiQp79CGWWb5mHZGoytO/o//89LE2zIQvI67YSMYTfvNVM0QZb5",
+	"8VPhNJjFoZ0AebUJWqRkwEdtFoecxmT3sD3gmp1oFphZ7DSZaQ2/1SGv9ZLnCVeKgXNmlIjZ1NTXSRgj",
+	"IR9xfaWiUUQGppEUaAEIYdt83r/VfP22293due3t7e90Dx8DMHZ7e/vdw8etDjkXxP/u6QXJg7W7A9/0",
+	"9vY7053dxz6sseQ9C4xut+uDzJ6D9qPlFtp/9HUpDo8L9iCw2dm20EZGgXYTMzxryUZQd7Tpd/+j90yv",
+	"5T96z2A1/9F7tvvYb2EPQtDB6MQ21kIFxkcK0DjUFsM2Iha4JkGFA6FXmBp1Nug5WEQ/WE7zxymLT948",
+	"x78ysUoCGutb41hEoZbeGhOhk+JwFkWIaqjEBGMajxjGjHKJPb5CYyhbMJpoAE1pojiNsJkiPMG2px2n",
+	"szPM75pYKc5i7c2WAkkzFnE7q6/72iPvrUl2t9PpHRy0jjNlCcewykgoTC062NWCKdJcZRg15eWyHdvl",
+	"ScWjyO5qhbZycZc6uTVMp8tcQKswZeS7zENIUzKtLYob7JKY3bQLlFGu/aQc7Y5pUHsaHEpLqUa/8b+b",
+	"Zs3/9Wu3/eTDx12v96m107zFv/Y+7bS+sf9sXl52pjv2tb1Prf/1Pxv3Va5EoJhqSwgyzmsXqdVzAM3X",
+	"S2YqVSw0cPrkPWlqBjzMI08r184UOfNeD+sAe7Y4AfLYRylXJjbuHVDsHg7Evd2DvcNut+sRPpnMlJbx",
+	"fnGFHln67LCb+kIyEv7qivzb1AIGrobXwJyQrwqDaRYUo1aVkuaKqALX2ESLw84q6WWuZiWFtDoCWBlS",
+	"BTTVPKkivvkDDTQiMRkGUgmR1tBicZhqahenJKQL4lN5JWIfS/8NhNIi0R+xmEkufWOt1jOO2S3cpKEU",
+	"UYecGCtNQJNkQfynF3TkoyIV8hGTCtPf/BxR+8bBo1Tkaxk60RdsHo+I/3zYfi1i1n6lf/FRXdjr7peW",
+	"BAQIuk3BPmMthrdsWOd945qrl7h2In+stYjnQw0igNDD5q5t2orMvr4uIGRlqzH9sn33k7dhQ429mkzz",
+	"lQihYtVXH9pfhqFrHCSzaUWzMmSnm16kiyy4dvMNlyWnDTY248hiaDmuvnn0ul3sfmESc6nCfl1zKrH5",
+	"Wd/0CPIltspQglzHYp5riJquhGND5WquaTtQfJFMM98e4+/OZO1u6/FYt8r1Vxb7lcU+EItNMv7wsBxW",
+	"/w3OiU34rS0Geydu6xXbM2r11CTuFjo1asZsZoO2jPqZf0MjHl4pHkV+Zi6xwUnO4KacIPGx/joY5QeM",
+	"xYTdTnnCQt84z9BpNk34DVWsT9LCDGuKlhGwdKAvze7+WEsFGi9EzAiLJIODxE5y4G/MueloFDmeOIgU",
+	"NCuFgAqIMUyLtrqzoDMzK7ZmpjCWLezUiandER+yYBFEDBK8cbetVUJJD/S3EEm4lf8uAkzvta740u9+",
+	"FV5fhdeDCi/DR4qiK5VLNbo2pRwiazjcLzZJQK6qf/CWayAnRUe9JjbKY0n8333vMg6oZG0eSxZLrvgN",
+	"ixak+S7mgQgZiZgCP4USotUh/n/4HvGvjDfn8tInPNaDABsH0wlmsasxm0gW3YBJ9b2JP9CTmbCR7H5O",
+	"3jI5i5Qk05kyTQQnJsbBaQXhOXvhoe3koMYsvoxHggxwRHSOhB0CHXmDPqHWFS8AljSCN6wrJRZqzONR",
+	"mRQ4ZzQJxttuU1VgQuxWORssOTX30LIzaxaPq+BfoMGEVYQd/15drPpw2fb+V6tvlB4Xnl69Ckepve9r",
+	"X60vgHM+43Gu25Yh7FLq4C5flXDkm10JsN0AoprcCSJGExqB1J8KWcKHv+chk4aBQW9yd4B8JSRjVC6Z",
+	"ZsylEskCOSiYWcZiTiY0hppsYx6Spk+HQxYoFmZJO+idJnJMp4C1evo2jaJWh7yLl9YCkZIL0oQp9L9M",
+	"14YWxt3ATjGoDvVvLOTmtNkpY4mn+qu3jIav3Zkesr7pK5pcn0SRnnMVLX9v4ZcHwZwl6VYLWt75TdB2",
+	"GHQbOfQ6bW+Jo3+tofEwFXwA0/JlxUpQHCjMUJPDCHIvuXpWGRVWV/WJoqXSZrkRPFwSNDNX+aLBVT2j",
+	"XLr5Pl33w0nD5elWURFWeMxxNBqGCZOShTbvKQUFm1AeFXb9VWg+YJFhug4fN6YAIxLqFcielcmYZtbi",
+	"4aakX4dMG3ZUd5oFMS7zrSVbebzKzFg8IRD/XkVfb3BHn008lc23isJKBfVXGvsyC3mXYfzGNGa1tGqV",
+	"Uqs4VqUsmbKgVMLzZb0R77OlSptRoQo4SsMvV22zm/mqsf2F6Ecf+XoZBfi7MRF9dP+EWrUwzBqSKqtN",
+	"u7yYlQXyc4S4rtapntWlMkNkK/NnIFDF+aYiEaaw/00CQj9nUoyGwDqaL+7Yavbg/fobkPxXs/kaHqHJ",
+	"MkdXNVkC2DFrRShiT1xJAjEZQIEsLCi4AxUEB+ARTDMdZtNQ65zwn6ZJ0bxJoxBl6xhDXGbynzRQ/Ib5",
+	"ZMJoLIkf6T+O0arup/ZqE7sbLdDKvGRU18OJRIGv1g8hdKbpqnctz44I1nXMkZOBsd2AGR+X45PmYIFE",
+	"Y6pd689anTRuMuJSyWLjeDTLLyqCLyHKpzS5/CcN+8/c6XhTp+izREzOIBVt/bsXIn2z6Nk3MUsIZTIE",
+	"VCJN354+t0df2RwSv8xZ2Vk8m2jUxkHgu/SfNAnG/IYhT78R1yxsfLiLHV6Dq34z6HORqIfpXlDXZfw5",
+	"gpgM2tbxAfxZDaW/iot7eVntpS3fPb48KBPpdCP3wJLMqR2SaWUQzapUpfGQMOpxGjs5NK/anvuDhRMO",
+	"BOwaL32SNH0GbgF+w67w477hRoTdQs6RtPE8djRIwAa24tu8pMx/AZEyAC/zTrrGFgYbmQWjZ9mHdV9R",
+	"LE4JrPD/Y+9bnNu2sXf/FYzvzljqUorsOt3YnjtzvU331+RuHjd2mp1uuiYkQhJrilAJ0LI2k//9Ds45",
+	"AEGKevih+FHOdDqOzQdIAh/O8/ugSdcxIxz0vvdKfmxD4ZrKoVLdkdm0QC3CbJ4yT7WIILuspebJOT1S",
+	"GCyqMy6pSpKp2XL9GiSQk0HNCHx8iCEX3ZkVIjKZrtgOYTRPokDojvZOeKE4b3FSB0ymfm2bfemglVE/",
+	"o1fuq2JjwWgczE/24rZJvdlHr19Lda1dFNZEo775J9l0ccOiHWShRpc2XLebZkJpmYlnnoz4sgjOJ+zt",
+	"Rsl/s8OVyz0pR13gfwA/AqcncO1EuEeYn2Ff6LJXRSVtTD3Udvy4vY5A05ccpJnIRGA2VTE1z2q2P3tP",
+	"x3QDbWVzzK7TH9t4n2qlAhWjan4hUiBQPsJDIN9P6sAHvcMiClX01dGpK5LyH/CtvsQj/AY0ysL8XUbz",
+	"O4QEuJu3IdHqNV+5HJT6+i3qfOix11d6wrAdJ8ZTCDQ9IXnzveebvACVT6cy0yJ6I6KYnxkX+dFKHMN0",
+	"rEMy1kJD1piu7ZXqRBZOCcZuCKbI/Q7gaceCF0RaEKhuSAVUISF1P08VH2io70cz3IDjbCyBgx44Oaqb",
+	"g9/EELDZOB6M2SRXmvUFNoaBrzHMFU+IWKPkoMSadN3UUWFB4oj1LDZv7ACUmVPJVF4Y9q2D3kE7KM7w",
+	"CS/sk7YOeoft42pjgvN7/PpLc6o9DToUDlmLvgBeGuN36xG68Bu2iM90k3tCZ7r7DbFZNeDcgPMDAOd8",
+	"yrRke71er4KMakNYJoP4tkZuAZ3Lwx5Is05xj2NC3FtZtxWL1G/m9RDUcVuVcNIDRt+W3RwhnSuxVYjE",
+	"u9wbRuLtGwO2wcinYMDW+P+L2Igl+hslcbGBQ5TIY32ztRLChqxy0VF0kiRAglf0dsQuOWt8/8WGp2O6",
+	"ZMHnNoovRYqGKlyl63GZQo42cFym9p+QZw5Aqi74nNq/YmAzYOGUj2xm1/x4jooCPIPlDYTgx+y773Ac",
+	"IH5FRMfFmKBSEnja4lRLFkZC8zhR4XfffU5bIe/2u4MiGW3/2sXfH5NxDX9m4X/+fdL5lXf+2+scnnd+",
+	"+2vr8+du+Tft7/4SBhg1NwZ293N6wi55kgt3A7c7wKsGFh4quFEDnvAMM8wclUyQkHbIeDpnIhHAzIfa",
+	"1TzL+Pxzah5YBEWTk9mD6jP3g0xQbVxWyuLreCJY69XpO/bih95eu8t+McNV1tn4nH788M+OSAcyElGX",
+	"naQynU9krqjoB4NC+N5zBWzvMAf9sNHSTIjZLrAuTwicSZ9Tmp39XNvW5pbK1VSkkYgoAIVZF+jC0FIe",
+	"IR8/cm/DoLVIEqTA5Gb2YvfG53Rd3oMnStrRQwwMHqoS/jIjxXEVHXjImDwTSn9OQ3yr0TnXod9u5zP4",
+	"dik3A+8AW/ec2eSmSQsZGZ2c/Oc0McCpSHvmuJBMQa7qWMHpsE4w8wNXLjJOy9v17jUpUwaw94g2wUIV",
+	"CC1AWTGszDddlvso4c6yBr69/Re1hQM3HJZzs5cPymHf7YZEHw2XtYCOCpp6BkCMaUv6O2adxTigotdx",
+	"v7f/Q6e31+ntnfV6R/Bft9fr/bpad7OGgNDcsWOuv3MXYyZDetWg9/Y73++d7X9/9Pzw6Plh9/Dw8NdV",
+	"0px3NWRYZjalDOPD7FxdLo69hThLeSdjlnTe7P6ww5CcPOBo5BLbSvO5BVFjQyzXwvEvv/0U38NqWb1R",
+	"p2qTaPt2iTb8QP8A6fhvmWfD+y5m2upqW2zva2Fpa66X0wm4wnuwcwKvPSdYliRrxSlZyIgWzqo5ssaN",
+	"RxxjmVoKMhZbzSFBOMGytbQZMjNmYqBlNkeJry47JXGcTE7oxEwVkhjE+3whxDQwUBQX2hzUKgtszmAM",
+	"GpBK52BnHDPuwtMkE0q6FsIf4RKK4VN4n9uEAXODdVEAGGPTnH6P0lkJ1+DnmEUQKx0P/GCgmistJtcr",
+	"MfP75jq2b+7ZF/oJmh34YCCmenkc8Z0ladLm5eu1VVGRGMSRcZLhumY7oSVlfDFtPG1bmI2rN/Uuvluk",
+	"cliI6e2Od45C99a4zrb4GJ4DdElKLYJK5tmg1pLHYf3iHWzn8HWtejrvVbTdHRwHTDdbt4S9l9XE8B5U",
+	"DO8RhuFw5nmh//o+3A26KzaAoUz8LgYrYMjM7ppshGO4roCTTeoybrkp1jzFsQ8oJbqWXWUrbdDlyFNb",
+	"gYOpZTiD8cQ4PXOCv8grWz2sz0mYx/02MLR6GrxB7j5QhoKc0U6zxP80Sxyn4Z0t8XkHV8ryZQxq+Goh",
+	"zzgSqUAlZYgBH1G9tDns7F9nzk0gGx1vsqsYn4orChua3/98dvb+lA3jRHTZu9RyrVfyhH0xkBPhldHZ",
+	"vCdeFaRReJzkWUFrCd3QIBvjKIq77OXbU0f0NeFzVO18zrRk3/dIFkWxVsYzkczZwQs2lnmm2ubvfSgU",
+	"r639BkCYv8SXuJ0EpX+L62cn/+RY0mTwNsMVnGQGV4hN61JkZsXQYjUL1cMUAo0FMHGLtkOshkth5YNZ",
+	"1NPcKjahGoNLF+V9csTxMsw+yC62SfKQtUj7wbgjIoZ8hnHE2kTnB5hlq2mVxrO6KE2N9wqDQnBvVzE9",
+	"n1qyQCuIrgpNThoeREeL8ASl4IdWV9Pm4p3qBNDlTrkCVhODUTaraKz+yRRSGyTO5nRBM8GVXAE1FdmD",
+	"rWLOgsTC3YLPLwToG2OOb30VAbiNsMf47+bDLp68AaJ8VCJrUOU2qFLs5pUV7YGKb8csQgtaFGtx5aSq",
+	"RGNQISApJYpgVIbAWihrV6Qxod2tTCtNxget6Q0bzhYor2NXckpRlAJMWoth03YBQCUbbwhZ/KUI4VMe",
+	"bxUeytzKDTY02HAjbKhfldcABow/3hYaKIpZGUZ36SLzhTG2vMzKGhzNQmsW2g0XWv0c32ipKaJeWl+q",
+	"R4IBZUu6TFpXS4Zpr0zn30fVzjfhorbPty41UPQ/NAwUj64Z1qmZLM3R2yOunR9cWIkbs1CsXZmeQoy9",
+	"5K4qiPRxKtcvX7tL3ePqvS4RwrfgnGkW+59usdeUvm9vrW8oUXXDlU8LHjlZygpNyM1yTeqV2yhALSP5",
+	"RS/0EcHO9QSatk/o0UDUnxCiKiJEBUA59JmBOJfnTRuM6vPBBUxDOuGnS5qEX/5CDnC3L6P5/3o2E/2x",
+	"lBfneZZ8Xe6Sv5cAIkR0rfK+++OuYt4lAGawNV3MFkiZMGkwI60hkNMGqb1EcKWhxNBDt1PN04hnEfuE",
+	"l1eMamfs/TpxhArRUDYo03LIvh2443Q8EUrzyRSgzv5WxaOU6zwTJDNHv1fdSdTuspN0zvavrqx6h2U6",
+	"jy+BAoync9AfomChYpnQmc14YiPF/gHmJREN15LJCvN9dpEBZekzuYp+fBNFHXbxRlZSzK4tNf+E+V7z",
+	"tJT4mHHFzJsSEVAJfEzjK6bEQKaRWjsa995vN6jLvSK82udK/HBgZtLPb05+7Jz+fLL//AfMgcVR190Q",
+	"5ja7EHObsIFXKgaZWP8O3by41qh/205gieY+weA1YkmViNqK2Yy7xL/+VXMWBLChMwImQwAS8Obc51dX",
+	"AePs+6srJJpwF07ZXo+pY4arAbuXE65F1q1WQC0BCF6GB/PEC3vcKcJPvyxKQNhkLrvEp0NVHVhRuHpB",
+	"ip64JijiAod4bdg+E0UrxFooyDxAW5ztZrR8e2aqcab5iFUuw1ohPNe5mTchCzUfhcxmM8hMNL8DNgzv",
+	"Nsd+WfeER6KYzuYu8GotP2DUPkLorbzVWLGpg+/QA+swoKXNpiT9vIi5aioGC1TagoW4mEL68CJi2ARo",
+	"MLxbvomjDBlrPTX2pZX9HFgFBRJkIf5EY3R+/PBPluUJ1KBVwdnDfK7pC9i5TCpJ/v4E9eaQYk5lNuFJ",
+	"rETEWmOpNEvkTGQDrgy26YzHCdSySU0W8ZDniWZTmWkWZXI6NYe9en95AOFohZwlXLGwd/W3YXcvdK05",
+	"VhdCtW05fSIHRJESsP/KVJD4TNopvwe0n3tddsImsVJmNN5UYC2ZYRA8xJlSnjk4Ic3Lw/5XjJbPsExn",
+	"PqXqec0vaNVAa2FQ3DJleXqRyllauida9MeMO4J1mUDJ316vV3rNio2EXlqT9yN0W30ygzn1TtpSNN67",
+	"27WC8Ht3B9vm3jiMtQwB/lsMivICszLNi8aFxlpqbL4NJDXNUmv/GSnXG1qALWUeYL4ynuKma/cxAl3P",
+	"+0BXo+J6PCvhwGaqRKVTAiaTqBLgkMhCG2e0AFR9MHMBUrba67N4t+ss7qb/59tpAOG+pyoTY/U0/uIf",
+	"fh5HX3EOJ0KLxdmM9C/1YiWVye0gfcZjqH8HX085E9EaL1YRb6WyScm0WadsgoOs23bX+qP+fZaIm1Re",
+	"13XETSZx6lrNN5Y6edAFsk3wa+nqxFnojFFVnonVNRnU7x7vNltnZtsA6wk2jRuupLo+0g0W0R3ISj/M",
+	"hbedvfM6W2cTyX4oi9msw43W8Zq99RnterFYbTESg9QekvnFfjRUWf6oNbhQzp5BhMRLoQ2Eueiugsp5",
+	"Kx/T6iFqxJpFMej6UaADy9axYUWkms0yWa9C74zTl8VzNohxfcQoXt8mDbpmVjRY8VCwwnyVqnHrxXg3",
+	"RRA/qc6jqGNz1as7WnMlMrvOY5JkZS1L+wOrOxWzNjSYEa+FrfUuAsZApJGnaKZTv41d5jUe6UkUvbSD",
+	"u+5ir6lvu/vImB3dXdem2uuqpte1iT1dtxc+ivyu841p1H1YwGXdWU/dGw5ypeUk9NMqfbOXMc5en757",
+	"y05hpbD93n6vs7dvq2bizCZydgvuRtYyDwwJMpkSodgxE1f4llho3kuoiCZymCsRtY9ZOBGTvsjUOJ4C",
+	"syQkAM4vxJz4JZFaMGQDOaFcTz+PE92JU6rxUV12Rvkl/AVLxaXIqGF2efDdI+d9gMBUHuM9Re2r9ftr",
+	"xFDFzGX+GkaQBkLvEUJx9dRXNK4GTgxvdkrKPstCnkR7Xi0i1HLSV1qm4ogY0V3eOSXKsZC4hkMvFoqN",
+	"ugHjU+JVpfQ96FRMeWaWAUvk6Jil0s9kZ2IiL63UHCZ/7V+RQyQTPDKviPXnLKQ/IePpPzI5wSZpWbHz",
+	"Al/qwhKolWDfFjgc9A7MSMkrxfYMPBxKLcVQM5lDe/QfOXgtAeTp3T+I29WWs4grMwNRsSOmypuKWsdS",
+	"ZaJMJIJDMjt2B5Q4mlRgNoUkEUCkABy5U+GIJxQbSZLQQEroSIpC7sh4vn0+uOgyA3VQTWOGBlOBJ+ZL",
+	"h9j/HAbsQky1V5ZgpwNuUZC1jFMW/s9PZwymH02GQk1KhatUlCxPtWWBaWlyzAsaGPgktiH+yFj+JCbV",
+	"Xh4U9/WWHqihXjLTH5Iok/vEzbbXbHsPIbFwAxEmfxMcCe2CCqujkUXBvMbYhi2aH1Y3lJKKXUU5tZ6p",
+	"0vnQD6edbkOnv6GiefyZ85p5eq31UxDKlBjpEjlavqLe+q2mYGisa05xJP022lsjEqy9WDDK5kx4JJYs",
+	"Or/X0436n2bQD7E95WERYFdf2WZU2IkcQZXRthXbb9XC/meFgw+C19CYmE+2qju2rhHdxwf02TaM2y9C",
+	"AJ6u/CBhf44B/YrjADF/4m0pjq4niTTXbIL1TbC+MbmvBxBm3dw6Xg/xjaHIOnCyGscr2GDeuJJ1cRUj",
+	"gWxtbq+2uRWalsphqUVbnZjdkvhCAOs8lMajQSKTiFAIo0veg+dpIpRi4YUQ03Ouzu0fPLkbiE2EZrTn",
+	"qdTnQG8ZUu5RspZIzRuO2vg8Y05c+fA4xz6ycY2H2BiInKWVOJw5/Hus+Ud7qJ97dl0dAp7RJ3jnvsCD",
+	"BMGFYd63cPWGyQFvInqTrwmYNOh9nwUZtJgqUVZo9i/0024G6aiiVM4krAL0Eih32QkGmQHrLPevGROK",
+	"5ug8I8Qb5FkmUu0vqDKufYRx3FV4d72v9Wr4BupVtgWAled5JPDXQN62IW9/A8jLoFE7rjjADVpuhpa4",
+	"8pa4vavB8AvmopzrWx8dW0W6jC5v1aaty/JVWNZdWwmqz2Cv6aJQg80CEm10VrA8Q/m85loc+VdNBF8Y",
+	"EHYjWnOWg5objco47TxOVSWsZy4ukiH46FC1Qtm95S56bYBu66BONPFb5nQxz1fWqViOqp8sRz4lwBtY",
+	"bUJ39Z75UrxAcXorgLCUIX4VhxWs8c0q7U5KTjc461QNksSXIgxQJS6MU8SN0JiAoKXv2BRsgr/G7DtG",
+	"+eHBOL5EGV5sVD90Cvad4ipmgbpefCWRwMJT8K0p46WnvKOSubunnSrbnFsmxtvM4msq4Z6aufcoZbVw",
+	"4d6kEm4B6qKIqOxXVBO7UuBYsUuexCQkTFoWtRx9rMXZJFaon4PsGwayjXVmjh8SDQkUI09lbF5Uu8ve",
+	"QrEplaJlFkRdDJKEe2PFQqDiC9HuciBoKVgAYFskDX9YWx51EkUfLOnYt0S9LbnP7nHurabYp97fpKLY",
+	"HN+gaBMnvPeWjAXuwZsCqFphJSYJcSEJSNUsFL+68tMJnxsEQ3K9F+xN/PfucuxSTwy81D2hlz+ATbFL",
+	"NeDVgNc9gxeixF6v1/MFDmV6nRBeLZyRgslNS1nKAquF2vKmzapgUcajsYacjUFpEFHj6UhU9ebhQnbA",
+	"6PzKIUslZreJ87SoSQXS09piGs6wZW0hcc5as7G0EtQVJkTKVLfrJWWrhy21Q/GwOyrTeSCgvq2ynurb",
+	"asp7Guy8ZS8u8Wvc3pfGSN2tooY22ucih+gBy8yLIR6V0cXq0RqM6cg0IRi0IDngkLdIZDoSmbEteRRh",
+	"ugQRNWJ5quOEVUOKQJbpgo8bhiv9iCMFK2tRDy/bRB6byGMTeXxMwInrtsQk7WCnfWPg7OfJRSefAvf3",
+	"clOT6ml+PP0FFLotjckkT3Q85Zlmw1gkEQvNH0PW4ppNpNLshwPjRQMk7gW9Xi8Ac1nOVPuIcSLbN/9m",
+	"JdVNM7AwcK2gydz9BYOQiLGRBFVgio+yKddjm2rGHQUItad4AyJlGogkAapiRwVdEzwFs3WgLomln04a",
+	"c836YhSniga7G7KhTBI5w4uF/zsMWPhX87+O+d//McNkmvcDYDbOspiPBNUZgclK5VDmOolUgiozUTrd",
+	"/LJVdO/uQgZ+kiecpSLXGU9iBajX7lZejbdniclUz1k8MRcw344yX+bgwMZwzU5sfjguilJpM2yFKlfY",
+	"N4080LC1mB/F1dSYkWGbKCdwO4J3rCQQvMKYGc4pR9GOyfgJTCTktXZij/GlwCgMTi2Fms0CmK7NjLPl",
+	"BjRf/Ng3fjP67H/kIhcR7tAFDf1+b79oHf5d9gM2G8eDsdcu/Lvsq2dffpf98zj6ar+q6rIPcoahcG88",
+	"dBGW5anCPRdoN2ASY9pPzpgwK996InBLR4eNF8SvIqIu+zSWEHcynpa1GqhPvQit8zm9zWN/9SOXILYi",
+	"wMddvuf/PU8uPsIVHmDwyoHIMzPJOxHXvLyRTzPzNJp43MwkqXeGLTqZbdpciuudo51+nHK0K6siEJ5H",
+	"9G+86m/uKNn/XQw2dJz278wqeS3760wRmE040RtrpHHk7tEeeQUY5kALPKbCQgAhD26m640tk0jcSS2I",
+	"c91KXt1xSTpjrZ8GDpm90k3qR7I676yGOII3hSGNe9a4Z4+RKYLfYWkIkSZ5yc01lEncY8WRQ9JH4xNh",
+	"rUoszStXv7XWkylh31ob6YNWZFGPNxZ/tMwWnuNVpAjYu9R4e+jDAFld4YWUwLovXF0vO0EjnORvijwB",
+	"PHasrZtyRIWLJF6jZ/FAsNZBr9cO6ETL7l2oMR30DtqBu3GFJyiwmpQeuDstpmW1L5Z15wmlkEuPdE/N",
+	"I3T367ILNYnkxoZ+APRCW8gluw2kMJyX7SCb5JFnBTGfB9zX4uVb0QLt2dNlSbvtUuItocMLgHwdwlWw",
+	"oeU2Ne3A3eMLxCDPxFj05h1pkR4hI4yVarMya7NxnIhyXKegnms7Cj4SPbbkgNAnM1/BOLiOO8/LuMe6",
+	"huzO068wL76OF2/VNnYvTspTIMTzU+kNH16zYT02PrzbezhylprX2VF8Mk1EZ6Aul7J4nfipIigzSg2K",
+	"w4nwu0hkEGYZEv/qmrROwD7vnDC8MUSrPu+0j6rpp2rOyWWWBjLJJylklhLBhzbOj/fZVawIV5ubQpIK",
+	"klMsTrVkGFkuhDsh+4WS9zzJaY+lMWN/pWItcOcgxbarKEVEjx9YFdGADWSqtNm36YA0n+A1A6uwD/8y",
+	"4zVQr+dTJBGccJQj7Zvlo46x5RJfIprveGeFuwQ4grTpaTkSkDOKJGQhbH9Cu8s+uuyPwo0HcyCY4aGc",
+	"VJGmw32MnjpWJN4a2ISL9zVx82exceeQhmTC58xOJhbr2t2K/nwKr+xHdXkfG9bKjUSLK/2MlsByBeja",
+	"raHIejSiJI9Fit9OSMYtCrnMOorqejO+nycXlP6rA9tg56qjLgcGRkVnKLMOhD86qFREjvcmeIxGsY04",
+	"dbhaiciebpJnCZciL5VCzMDYrqhPTMUDCZ8bq90rQAA7V5Uz8GtwmaSawdkoylPpQlwh7XYohkMBoXs6",
+	"q10P534tQTnzz5mawjXHQmg2k3mCqi2Q5LC5+VZcKRFYVhKAzlWlKKDt+RBWHjXcDVlfDGUmWKxt4nrx",
+	"hfEZn7PWu08np+9hIsWp2WPMRxnlccTTgUHklxisMh4TfuuCEX1dzM7sCF12qjMBEUUL6XB3jL9ZdXLY",
+	"yELjeM3PORZHFGRVHp/298gIU+KRWjMKcyP7gS6E5XHhqdl4+mZ3ow8JMb4Wn0hsd5tAaHTaScSlSMpz",
+	"CSr7SrOpbTMz8FAwk+wXifLMNtBRgQN9I6x8Mb8nI4XE/2g4Zj0Pcq38qgQ1Nue36DpQz1AbLPwJDqDY",
+	"1om6ycb1LThDn/5m94Q8lie5n/5EK8nfN10MCYqIvK0T0GlDL2Uk9GJLxmoC77rEBmx+tu1hzmYioxRz",
+	"sGneZAm58EJF/uMFiGu2HjSM4I+fEbzEbn8nbQCl9bo5TfhJlXbImHRBxRbvrlqAj4Lc+7q1Hg0ZeEMG",
+	"fp9k4DVwsAEXeBUTCEHWd4q/xwM9DrLIpfgXqifWlkQcYRHGSGi1NDtGPEXrFKq+YY0DeruZgHgePfzS",
+	"YgZ6YU+qmqH8TPdUzlAdxOrkEE1wEbkEYpMlarJE9wjrNH39ugaCktuWNRDZ5R13yWvH/+4636Hgodzh",
+	"7vmUVOzs4l5OB6LIpi8Xi6hGRpczUzbd6U13+p2aiI2WxF05mtWO7VuzVLrm8+uzVLq+BJ+lcqF3YgOa",
+	"ylogguds2hGadoSmHeFRIR9K7vIaHolbgJ7BilthXtFI7DVjBV6XFiTlPDD8IC4lxQVixYYx1DfqVUWj",
+	"IC6cSjbMMyhOIfIi8GJ9UedKqtghYWsxXYwOuC3xXw/L9Uhqzm+AtAHSBkgfFZCaZVti3QAQujnjhuKX",
+	"trOrw1UHPOPV/iscAjkJCEQ61ssjv+TFWHPQteoV3wPJQ8CmGTambVjugZxEWOJRxJZa5ThqwCpxVaph",
+	"LwiLeSY2ZizmynusXahSMZhrWYeRmUKPeeqYK5DXuA5oT/kldSOdKCh6aWiGvzXNMHyjBrabIOQDYRjG",
+	"Or2IwOBmsE3qY+uN3x9JW2yhy9UdFLCJ0DxgWkMGqVQut6Am2WWfoJjw1bADFlqIBicatbEC6Wms2Y6H",
+	"C/1FSsdJwrjGvI41yFsHe/uIqbNYidrUDioTPRJrdVuSaHZU99bUeh1ruRFEawTRno4g2q1jFV+8Sl9b",
+	"FwQm951VBVkVhZqaIPOnJ1kRhI/W1A819UOPo36oIi9xg+qhMo6Ufd4bJ32OC8vUZ/EjE3UpPVSpLOTB",
+	"2WTXw4ZvFG/c3GctIh2NQE4TdXwgFTQWEW4plFMGsUzEKaDRbWHMJnEKkiYveY1+92rGcny4WnI81soW",
+	"Mz8LueuC2mopLWp9LobeQAOl24BSN8EaLG2w9AEYiTQbGWcOqe4aUSkxflM4rU2LQyrcx9baXDgmsxOu",
+	"i1S3KzC0iSHX0uqz1G0Gzq6eiP4N8KrG0AGNnN59KHSE+wAVU546U+ru8Bpz5w1YbwOs/UnRIHWD1A8h",
+	"1469KbfMtJdBmpD0FijtSyKUuKSrFjXL00gKxWJtYLe66dzCKr4jPD3FETWAug1ArX7uBlIbSL03SKWV",
+	"XtZ/uSNAdRnx1Xj6hsSDPFQ9hn/cqFSouzRV/eSwbHtp7WuXEfXuTa28SWk3Ke2nktJej72ajyokFv15",
+	"R/PR0hw14VFMrd2MG1s1jXgWmXlnyys1H7FWiCK7ahxPw4CFyLF4fiHmhcBX2GZxWiS8qR1czlLGKcUm",
+	"IhbJCY+R5hg3FZkKFTDgsZHKacNZm1lznauQ2s9boS3zjxWcfMyA7C2Jh2IwHyQCRdfCQa60nKAGQJ5e",
+	"pGYI5rXBTmE1t+CBlxSBFtQcsVB/n5/x0d3k36uugn3b3ps2UEXsnDtHO8VL3wl2YnPSlOvxTrBjXsjO",
+	"kZkMO1X8DTwsnfCrf4p0pMc7Rz8cBDuTOLX/3KvRtFpBSBQLtWvF3YgzlIVOGsd6DeabtLt2qEiV5MaK",
+	"33LHH55I84mZy3ghOM/9aLs44PnAk/EUttyYt2m2n/HR/zOPsGGngVtFQMJgvmRDqflYKMCAVMhhVLYU",
+	"FhkuuAoZ2KYsml+mmRzGiTiPo6/Pojjq2vlYC85hFEdHM9E/+hLF0flYKv31yL9CyDKhZHIpFBuLTHSB",
+	"290VKLwReiyjkCWxIvpAOnXX9qSLTETsp2j/+fO9Q3Yh5tDGFL7JEx0bWGct1IBEcXeZ1ld6/o/QL+Po",
+	"pRzkE7PetoCSZ8XQWavPlXj+oq8H7TJOHly+Pnz9ca//+vVPhz/849Pp6/97+bP6vR4zi1e4EjqnXJvJ",
+	"uHO0859/73UOTzo/v+68fd/5lXcuJp3//vZlLzg4+PqXnW8LSf67XoJGL1+9NLsiHNNA0OOBoOq3w8Ac",
+	"TVYPc+JIpNpcczPYqYyibggiu7TLtTydgJZUKs3MIchfGqtigK1wwi8Ey/I0hCOA65UBl+KL3oteeyfY",
+	"ybNk52jnGbik9ADVm7xLBZTIzRFrYw0c6HIYMGNTaGWZgkH1ds4Ez5JYZL5nR+sayb1rEORHmSTIaKtQ",
+	"iMOhu6+2DncfxokGmdU0gho+FTjdD6sJMvduifi/eMdfLFcTfKthbC5pPmeKTxoY39Q8E3Cte9ezDDw1",
+	"lyQ2H0tBUJSVTozPjyrCSCaLTPDeVVHApOaa6EeXy99a5n1MprlxOtKImZ+N1czxo7Rdv2wiR6o88qI2",
+	"bvFOL8HqL99JDn1fQV6KjL18e8rO/nVmXjr7+ezsPYlBwqdnBo+NDWnO7c+dBLK7hjcadDJqxvFWajcA",
+	"RY1rg1jZqWG72KybUh4wxVT8x07969VNvUxwbVYOvMsxT0fmH8VjB0tmI067CU85nFAQeXrbGPl/izf9",
+	"ZGYEU3nf/VIFbCb6YykvYInqcnQEHp2qVIk+2x4NDlVxzxnGlxY/r4dbyiaQcyUytWsRzB+6g7D63b5K",
+	"YFaQg6PXWXSiwFj9wzuJHFXGnMjRkvsgUGIbIzt5/wqMIO9MPhjI3Gy0tWe/FC9jhD1zCRVHgsYTiSju",
+	"4CNPojbrUP+hTWubd6LiUQrKCAlOgYTPYQVrZHA3PxTAg14XvtQ4Y4OMzxJ/rosorhniz4Inekxzikdx",
+	"KlQJE+ZKi8mSRzvLcqWZDVYycILY+0xqOZAJu9zv9ljrTL563z5i1gTAFWJn8CiFeI/VUKKUVY3EBpjY",
+	"SPs9EZp3dfbHNDRrMuEZNkFN3Ff+Y4ru/TtSmFCCOVvUiT2BeDZYsh/+8SP724ve38zA+4mYsJdE/90K",
+	"fftrin/9q7HDQjJxrXOd/THd+frb1/8fAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

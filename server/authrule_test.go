@@ -30,7 +30,7 @@ var wellFormed = map[string]string{
 	"notification_id": "0190f2a1-b2c3-7d4e-8f60-718293a4b5c6", "request_id": "0190f2a1-b2c3-7d4e-8f60-718293a4b5c6",
 	"key_id": "0190f2a1-b2c3-7d4e-8f60-718293a4b5c6", "job_id": "0190f2a1-b2c3-7d4e-8f60-718293a4b5c6",
 	"subscription_id": "0190f2a1-b2c3-7d4e-8f60-718293a4b5c6", "version": "0x" + strings.Repeat("ab", 16),
-	"tile_path": "0/000.p/1",
+	"tile_path": "0/000.p/1", "id": "0190f2a1-b2c3-7d4e-8f60-718293a4b5c6",
 }
 
 // contractOps is every operation of the contract, read from it: an operation added to the

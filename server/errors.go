@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"github.com/svc-directory/svc/gen"
 	"github.com/svc-directory/svc/ownership"
 	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/trqp"
 )
 
 // Messages the specification fixes.
@@ -178,9 +180,12 @@ func answer(err error, r *http.Request) *apiError {
 	var se *directory.Error
 	var nf *directory.NotFoundError
 	var he *echo.HTTPError
+	var ue *trqp.UnknownError
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &ue):
+		return problem(http.StatusNotFound, ue.Message)
 	case store.Unavailable(err):
 		return errNoPrimary
 	case errors.As(err, &nf):
@@ -232,8 +237,19 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		_ = c.NoContent(a.Status)
 		return
 	}
+	if op := s.ops[opKey{c.Request().Method, c.Path()}]; op != nil && op.problem {
+		// The TRQP operations answer RFC 7807 Problem Details (their binding's error form).
+		body, err := json.Marshal(gen.Problem{Type: "about:blank", Title: http.StatusText(a.Status), Status: a.Status, Detail: a.Message})
+		if err == nil {
+			_ = c.Blob(a.Status, problemJSON, body)
+			return
+		}
+	}
 	_ = c.JSON(a.Status, gen.Error{Message: a.Message, Code: a.Code})
 }
+
+// problemJSON is the media type of RFC 7807 Problem Details.
+const problemJSON = "application/problem+json"
 
 func requestID(c echo.Context) string {
 	if id := c.Response().Header().Get(echo.HeaderXRequestID); id != "" {

@@ -24,6 +24,10 @@ const (
 	maxUploadBody  = csvjob.MaxFile + 1<<20 // the file and its multipart framing
 	maxJSONDepth   = 64
 	verificationTg = "verification"
+	// trqpTag: the TRQP operations, which answer errors as Problem Details and take bodies of up
+	// to maxTRQPBody (a 1 MiB string is refused by the contract's maxLength, 400, not 413).
+	trqpTag     = "trqp"
+	maxTRQPBody = 2 << 20
 )
 
 // bulkOperation is the operation id of add-records as the embedded contract carries it, which
@@ -56,6 +60,8 @@ type operation struct {
 	bodyLimit    int64
 	// multipart: the body is multipart/form-data (bulk-upload), read by the handler, not JSON.
 	multipart bool
+	// problem: errors are answered as RFC 7807 Problem Details (the trqp tag).
+	problem bool
 	// fast is the quick check of its parameters (validatefast.go); nil: the full check only.
 	fast *fastParams
 	// sameForEveryCaller: the contract declares (sameAnswerExt) that the answer does not
@@ -108,6 +114,9 @@ func loadOperations(doc *openapi3.T) (map[opKey]*operation, error) {
 				o.multipart, o.bodyLimit = true, maxUploadBody
 			}
 			o.verification = hasTag(op, verificationTg)
+			if hasTag(op, trqpTag) {
+				o.problem, o.bodyLimit = true, maxTRQPBody
+			}
 			sec := doc.Security
 			if op.Security != nil {
 				sec = *op.Security

@@ -28,6 +28,7 @@ import (
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/trqp"
 )
 
 // Config is what the server needs; the binary fills it from its own configuration.
@@ -88,6 +89,7 @@ type Server struct {
 	entries         *entries.Service
 	cache           *cache.Cache[string, cachedLookup]
 	domains         *ownership.Service
+	trqp            *trqp.Service
 	echo            *echo.Echo
 	metrics         *metrics
 	limiter         *limiter
@@ -169,6 +171,12 @@ func NewServer(cfg Config) (*Server, error) {
 		vcfg.Checker = cfg.Checker
 	}
 	s.domains = ownership.New(vcfg)
+	s.trqp = trqp.New(cfg.Store, func(ctx context.Context, namespaceID, registry string) (string, bool, error) {
+		f, hosted, err := s.originFile(ctx, namespaceID, registry)
+		return f.State, hosted, err
+	}, cfg.Now, cfg.LookupCacheTTL)
+	// A committed write empties the TRQP caches too (a declaration, a domain, a log index).
+	cfg.Store.OnCommit(s.trqp.Clear)
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 
 	"github.com/svc-directory/svc/directory"
 )
@@ -87,4 +89,48 @@ func (s *Store) RegistryVersions(ctx context.Context, registryID string) ([]stri
 	err := s.rdb(ctx).Model(&regVersionRow{}).Where("registry_id = ?", registryID).
 		Order("version_count DESC").Pluck("version", &out).Error
 	return out, translate(err, "registry versions")
+}
+
+// RegistryMetas returns the meta (canonical text) of each registry of the namespace but the
+// deleted ones, by name, read in the transaction (the TRQP declarations' uniqueness reads them
+// after locking the namespace).
+func (t *Tx) RegistryMetas(namespaceID string) (map[string]string, error) {
+	var rows []RowRegistry
+	if err := t.db.Model(&regHeadRow{}).Select("registry_name, meta").
+		Where("namespace_id = ? AND state <> ?", namespaceID, directory.StateDeleted).Find(&rows).Error; err != nil {
+		return nil, translate(err, "registry metas")
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.RegistryName] = r.Meta
+	}
+	return out, nil
+}
+
+// AuthorityMetas resolves a namespace reference (a namespace_id or a verified domain) and
+// returns its id with the meta (canonical text) of each of its registries but the deleted ones,
+// by name, in one statement from the read database (a TRQP query finds its registry by its
+// declaration); directory.ErrNotFound when no namespace is ref.
+func (s *Store) AuthorityMetas(ctx context.Context, ref string) (string, map[string]string, error) {
+	cond, arg := namespaceRefClause(ref)
+	var rows []struct {
+		NamespaceID  string         `gorm:"column:namespace_id"`
+		RegistryName sql.NullString `gorm:"column:registry_name"`
+		Meta         sql.NullString `gorm:"column:meta"`
+	}
+	if err := s.rdb(ctx).Raw(`SELECT n.namespace_id, r.registry_name, r.meta FROM namespaces n
+		LEFT JOIN registries r ON r.namespace_id = n.namespace_id AND r.state <> ?
+		WHERE `+cond+` AND n.state <> ?`, directory.StateDeleted, arg, directory.StateDeleted).Scan(&rows).Error; err != nil {
+		return "", nil, translate(err, "authority metas")
+	}
+	if len(rows) == 0 {
+		return "", nil, fmt.Errorf("namespace %q: %w", ref, directory.ErrNotFound)
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		if r.RegistryName.Valid {
+			out[r.RegistryName.String] = r.Meta.String
+		}
+	}
+	return rows[0].NamespaceID, out, nil
 }

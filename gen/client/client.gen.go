@@ -414,6 +414,8 @@ type OriginState = models.OriginState
 
 type PendingNotificationsResponse = models.PendingNotificationsResponse
 
+type Problem = models.Problem
+
 type Proof = models.Proof
 
 type PublishRecordsRequest = models.PublishRecordsRequest
@@ -497,6 +499,24 @@ type TagQueryResponse = models.TagQueryResponse
 type Timestamp = models.Timestamp
 
 type TransferOwnershipRequest = models.TransferOwnershipRequest
+
+type TrqpAnswerContext = models.TrqpAnswerContext
+
+type TrqpAuthorizationContext = models.TrqpAuthorizationContext
+
+type TrqpAuthorizationRequest = models.TrqpAuthorizationRequest
+
+type TrqpAuthorizationResponse = models.TrqpAuthorizationResponse
+
+type TrqpMetadata = models.TrqpMetadata
+
+type TrqpPair = models.TrqpPair
+
+type TrqpRecognitionContext = models.TrqpRecognitionContext
+
+type TrqpRecognitionRequest = models.TrqpRecognitionRequest
+
+type TrqpRecognitionResponse = models.TrqpRecognitionResponse
 
 type UpdateNamespaceRequest = models.UpdateNamespaceRequest
 
@@ -616,6 +636,22 @@ type PayloadTooLarge = models.PayloadTooLarge
 
 type PreconditionFailed = models.PreconditionFailed
 
+type ProblemBadRequest = models.ProblemBadRequest
+
+type ProblemInternalError = models.ProblemInternalError
+
+type ProblemNotFound = models.ProblemNotFound
+
+type ProblemPayloadTooLarge = models.ProblemPayloadTooLarge
+
+type ProblemServiceUnavailable = models.ProblemServiceUnavailable
+
+type ProblemTooManyRequests = models.ProblemTooManyRequests
+
+type ProblemUnauthorized = models.ProblemUnauthorized
+
+type ProblemUnsupportedMediaType = models.ProblemUnsupportedMediaType
+
 type RegistryDelegates = models.RegistryDelegates
 
 type RegistryDelegatesAfterWrite = models.RegistryDelegatesAfterWrite
@@ -635,6 +671,8 @@ type UserNotFound = models.UserNotFound
 type VerificationFailed = models.VerificationFailed
 
 type Verified = models.Verified
+
+type TrqpLookupAuthorizationsParams = models.TrqpLookupAuthorizationsParams
 
 type ReadyzParams = models.ReadyzParams
 
@@ -741,6 +779,10 @@ type GetRegistriesByTagParamsStatus = models.GetRegistriesByTagParamsStatus
 type GetDidDocumentParams = models.GetDidDocumentParams
 
 type VersionEventParams = models.VersionEventParams
+
+type TrqpAuthorizationJSONRequestBody = models.TrqpAuthorizationJSONRequestBody
+
+type TrqpRecognitionJSONRequestBody = models.TrqpRecognitionJSONRequestBody
 
 type CreateApiKeyJSONRequestBody = models.CreateApiKeyJSONRequestBody
 
@@ -872,6 +914,24 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// TrqpAuthorizationWithBody TRQP v2 authorization query
+	//
+	// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+	TrqpAuthorizationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TrqpAuthorization TRQP v2 authorization query
+	//
+	// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+	TrqpAuthorization(ctx context.Context, body TrqpAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Healthz Liveness
 	//
 	// Answers 200 while the process runs; it does not touch the database.
@@ -879,12 +939,44 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// TrqpLookupAuthorizations The (action, resource) pairs an authority answers
+	//
+	// The Ayra TRQP profile's lookup: the pairs that the registries of the authority (as in `POST /authorization`) declare in their `meta.trqp.authorizations`, sorted by action then resource. 404 for an authority that is not a namespace.
+	//
+	// Corresponds with GET /lookups/authorizations (the `TrqpLookupAuthorizations` operationId).
+	TrqpLookupAuthorizations(ctx context.Context, params *TrqpLookupAuthorizationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TrqpMetadata Ayra TRQP profile metadata of the service
+	//
+	// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`) of the service: its `did:web` identifier and what it is. svc hosts many authorities, not one registry: an authority's own metadata is its namespace (`GET /svc/lookup/{namespace}`, with `meta.trqp.governance_framework`), and its pairs `GET /lookups/authorizations` (docs/trqp.md).
+	//
+	// Corresponds with GET /metadata (the `TrqpMetadata` operationId).
+	TrqpMetadata(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Readyz Readiness (the instance can read, or with need=write can write)
 	//
 	// Separates "can read" from "can write". With `need=read` (the default) it answers 200 while the instance can serve reads: the primary database answers a ping within two seconds, or a read replica answers its probes within the lag bound; so a load balancer keeps sending reads to it while the primary is lost (docs/deployment.md). With `need=write` it answers 200 only while the primary answers. 503 otherwise, and from the start of a shutdown. The answer says whether the primary answers (`writable`) and counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound).
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TrqpRecognitionWithBody TRQP v2 recognition query
+	//
+	// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+	TrqpRecognitionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TrqpRecognition TRQP v2 recognition query
+	//
+	// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+	TrqpRecognition(ctx context.Context, body TrqpRecognitionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListApiKeys List the caller's API keys
 	//
@@ -1825,6 +1917,44 @@ type ClientInterface interface {
 	GetDidDocument(ctx context.Context, profileId string, params *GetDidDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
+// TrqpAuthorizationWithBody TRQP v2 authorization query
+//
+// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+func (c *Client) TrqpAuthorizationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrqpAuthorizationRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TrqpAuthorization TRQP v2 authorization query
+//
+// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+func (c *Client) TrqpAuthorization(ctx context.Context, body TrqpAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrqpAuthorizationRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // Healthz Liveness
 //
 // Answers 200 while the process runs; it does not touch the database.
@@ -1842,6 +1972,40 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 	return c.Client.Do(req)
 }
 
+// TrqpLookupAuthorizations The (action, resource) pairs an authority answers
+//
+// The Ayra TRQP profile's lookup: the pairs that the registries of the authority (as in `POST /authorization`) declare in their `meta.trqp.authorizations`, sorted by action then resource. 404 for an authority that is not a namespace.
+//
+// Corresponds with GET /lookups/authorizations (the `TrqpLookupAuthorizations` operationId).
+func (c *Client) TrqpLookupAuthorizations(ctx context.Context, params *TrqpLookupAuthorizationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrqpLookupAuthorizationsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TrqpMetadata Ayra TRQP profile metadata of the service
+//
+// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`) of the service: its `did:web` identifier and what it is. svc hosts many authorities, not one registry: an authority's own metadata is its namespace (`GET /svc/lookup/{namespace}`, with `meta.trqp.governance_framework`), and its pairs `GET /lookups/authorizations` (docs/trqp.md).
+//
+// Corresponds with GET /metadata (the `TrqpMetadata` operationId).
+func (c *Client) TrqpMetadata(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrqpMetadataRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // Readyz Readiness (the instance can read, or with need=write can write)
 //
 // Separates "can read" from "can write". With `need=read` (the default) it answers 200 while the instance can serve reads: the primary database answers a ping within two seconds, or a read replica answers its probes within the lag bound; so a load balancer keeps sending reads to it while the primary is lost (docs/deployment.md). With `need=write` it answers 200 only while the primary answers. 503 otherwise, and from the start of a shutdown. The answer says whether the primary answers (`writable`) and counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound).
@@ -1849,6 +2013,44 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadyzRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TrqpRecognitionWithBody TRQP v2 recognition query
+//
+// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+func (c *Client) TrqpRecognitionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrqpRecognitionRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TrqpRecognition TRQP v2 recognition query
+//
+// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+func (c *Client) TrqpRecognition(ctx context.Context, body TrqpRecognitionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrqpRecognitionRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3957,6 +4159,46 @@ func (c *Client) GetDidDocument(ctx context.Context, profileId string, params *G
 	return c.Client.Do(req)
 }
 
+// NewTrqpAuthorizationRequest calls the generic TrqpAuthorization builder with application/json body
+func NewTrqpAuthorizationRequest(server string, body TrqpAuthorizationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTrqpAuthorizationRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewTrqpAuthorizationRequestWithBody constructs an http.Request for the TrqpAuthorization method, with any body, and a specified content type
+func NewTrqpAuthorizationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/authorization")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewHealthzRequest constructs an http.Request for the Healthz method
 func NewHealthzRequest(server string) (*http.Request, error) {
 	var err error
@@ -3967,6 +4209,83 @@ func NewHealthzRequest(server string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/healthz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewTrqpLookupAuthorizationsRequest constructs an http.Request for the TrqpLookupAuthorizations method
+func NewTrqpLookupAuthorizationsRequest(server string, params *TrqpLookupAuthorizationsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/lookups/authorizations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "authority_id", params.AuthorityId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewTrqpMetadataRequest constructs an http.Request for the TrqpMetadata method
+func NewTrqpMetadataRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/metadata")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -4034,6 +4353,46 @@ func NewReadyzRequest(server string, params *ReadyzParams) (*http.Request, error
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewTrqpRecognitionRequest calls the generic TrqpRecognition builder with application/json body
+func NewTrqpRecognitionRequest(server string, body TrqpRecognitionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTrqpRecognitionRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewTrqpRecognitionRequestWithBody constructs an http.Request for the TrqpRecognition method, with any body, and a specified content type
+func NewTrqpRecognitionRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/recognition")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -9210,6 +9569,24 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// TrqpAuthorizationWithBodyWithResponse TRQP v2 authorization query
+	//
+	// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+	TrqpAuthorizationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TrqpAuthorizationResult, error)
+
+	// TrqpAuthorizationWithResponse TRQP v2 authorization query
+	//
+	// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+	TrqpAuthorizationWithResponse(ctx context.Context, body TrqpAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*TrqpAuthorizationResult, error)
+
 	// HealthzWithResponse Liveness
 	//
 	// Answers 200 while the process runs; it does not touch the database.
@@ -9219,6 +9596,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzResult, error)
 
+	// TrqpLookupAuthorizationsWithResponse The (action, resource) pairs an authority answers
+	//
+	// The Ayra TRQP profile's lookup: the pairs that the registries of the authority (as in `POST /authorization`) declare in their `meta.trqp.authorizations`, sorted by action then resource. 404 for an authority that is not a namespace.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /lookups/authorizations (the `TrqpLookupAuthorizations` operationId).
+	TrqpLookupAuthorizationsWithResponse(ctx context.Context, params *TrqpLookupAuthorizationsParams, reqEditors ...RequestEditorFn) (*TrqpLookupAuthorizationsResult, error)
+
+	// TrqpMetadataWithResponse Ayra TRQP profile metadata of the service
+	//
+	// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`) of the service: its `did:web` identifier and what it is. svc hosts many authorities, not one registry: an authority's own metadata is its namespace (`GET /svc/lookup/{namespace}`, with `meta.trqp.governance_framework`), and its pairs `GET /lookups/authorizations` (docs/trqp.md).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /metadata (the `TrqpMetadata` operationId).
+	TrqpMetadataWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*TrqpMetadataResult, error)
+
 	// ReadyzWithResponse Readiness (the instance can read, or with need=write can write)
 	//
 	// Separates "can read" from "can write". With `need=read` (the default) it answers 200 while the instance can serve reads: the primary database answers a ping within two seconds, or a read replica answers its probes within the lag bound; so a load balancer keeps sending reads to it while the primary is lost (docs/deployment.md). With `need=write` it answers 200 only while the primary answers. 503 otherwise, and from the start of a shutdown. The answer says whether the primary answers (`writable`) and counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound).
@@ -9227,6 +9622,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	ReadyzWithResponse(ctx context.Context, params *ReadyzParams, reqEditors ...RequestEditorFn) (*ReadyzResult, error)
+
+	// TrqpRecognitionWithBodyWithResponse TRQP v2 recognition query
+	//
+	// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+	TrqpRecognitionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TrqpRecognitionResult, error)
+
+	// TrqpRecognitionWithResponse TRQP v2 recognition query
+	//
+	// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+	TrqpRecognitionWithResponse(ctx context.Context, body TrqpRecognitionJSONRequestBody, reqEditors ...RequestEditorFn) (*TrqpRecognitionResult, error)
 
 	// ListApiKeysWithResponse List the caller's API keys
 	//
@@ -10293,6 +10706,117 @@ type ClientWithResponsesInterface interface {
 	GetDidDocumentWithResponse(ctx context.Context, profileId string, params *GetDidDocumentParams, reqEditors ...RequestEditorFn) (*GetDidDocumentResult, error)
 }
 
+// TrqpAuthorizationResult429Headers the declared response headers of an HTTP 429 response for TrqpAuthorization
+type TrqpAuthorizationResult429Headers struct {
+	RetryAfter *int
+}
+
+// TrqpAuthorizationResult503Headers the declared response headers of an HTTP 503 response for TrqpAuthorization
+type TrqpAuthorizationResult503Headers struct {
+	RetryAfter *int
+}
+
+type TrqpAuthorizationResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TrqpAuthorizationResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemBadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemUnauthorized
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemNotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *ProblemPayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *ProblemUnsupportedMediaType
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *ProblemTooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *ProblemInternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TrqpAuthorizationResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TrqpAuthorizationResult503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TrqpAuthorizationResult) GetJSON200() *TrqpAuthorizationResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON400() *ProblemBadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON401() *ProblemUnauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON404() *ProblemNotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON413() *ProblemPayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON415() *ProblemUnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON429() *ProblemTooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON500() *ProblemInternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r TrqpAuthorizationResult) GetApplicationproblemJSON503() *ProblemServiceUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r TrqpAuthorizationResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TrqpAuthorizationResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TrqpAuthorizationResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TrqpAuthorizationResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // HealthzResult429Headers the declared response headers of an HTTP 429 response for Healthz
 type HealthzResult429Headers struct {
 	RetryAfter *int
@@ -10363,6 +10887,193 @@ func (r HealthzResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r HealthzResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TrqpLookupAuthorizationsResult429Headers the declared response headers of an HTTP 429 response for TrqpLookupAuthorizations
+type TrqpLookupAuthorizationsResult429Headers struct {
+	RetryAfter *int
+}
+
+// TrqpLookupAuthorizationsResult503Headers the declared response headers of an HTTP 503 response for TrqpLookupAuthorizations
+type TrqpLookupAuthorizationsResult503Headers struct {
+	RetryAfter *int
+}
+
+type TrqpLookupAuthorizationsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]TrqpPair
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemBadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemUnauthorized
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemNotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *ProblemPayloadTooLarge
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *ProblemTooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *ProblemInternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TrqpLookupAuthorizationsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TrqpLookupAuthorizationsResult503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TrqpLookupAuthorizationsResult) GetJSON200() *[]TrqpPair {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TrqpLookupAuthorizationsResult) GetApplicationproblemJSON400() *ProblemBadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r TrqpLookupAuthorizationsResult) GetApplicationproblemJSON401() *ProblemUnauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r TrqpLookupAuthorizationsResult) GetApplicationproblemJSON404() *ProblemNotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r TrqpLookupAuthorizationsResult) GetApplicationproblemJSON413() *ProblemPayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r TrqpLookupAuthorizationsResult) GetApplicationproblemJSON429() *ProblemTooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r TrqpLookupAuthorizationsResult) GetApplicationproblemJSON500() *ProblemInternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r TrqpLookupAuthorizationsResult) GetApplicationproblemJSON503() *ProblemServiceUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r TrqpLookupAuthorizationsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TrqpLookupAuthorizationsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TrqpLookupAuthorizationsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TrqpLookupAuthorizationsResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TrqpMetadataResult429Headers the declared response headers of an HTTP 429 response for TrqpMetadata
+type TrqpMetadataResult429Headers struct {
+	RetryAfter *int
+}
+
+type TrqpMetadataResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TrqpMetadata
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemBadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemUnauthorized
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *ProblemPayloadTooLarge
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *ProblemTooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *ProblemInternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TrqpMetadataResult429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TrqpMetadataResult) GetJSON200() *TrqpMetadata {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TrqpMetadataResult) GetApplicationproblemJSON400() *ProblemBadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r TrqpMetadataResult) GetApplicationproblemJSON401() *ProblemUnauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r TrqpMetadataResult) GetApplicationproblemJSON413() *ProblemPayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r TrqpMetadataResult) GetApplicationproblemJSON429() *ProblemTooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r TrqpMetadataResult) GetApplicationproblemJSON500() *ProblemInternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r TrqpMetadataResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TrqpMetadataResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TrqpMetadataResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TrqpMetadataResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10453,6 +11164,117 @@ func (r ReadyzResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ReadyzResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TrqpRecognitionResult429Headers the declared response headers of an HTTP 429 response for TrqpRecognition
+type TrqpRecognitionResult429Headers struct {
+	RetryAfter *int
+}
+
+// TrqpRecognitionResult503Headers the declared response headers of an HTTP 503 response for TrqpRecognition
+type TrqpRecognitionResult503Headers struct {
+	RetryAfter *int
+}
+
+type TrqpRecognitionResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TrqpRecognitionResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemBadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemUnauthorized
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemNotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *ProblemPayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *ProblemUnsupportedMediaType
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *ProblemTooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *ProblemInternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TrqpRecognitionResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TrqpRecognitionResult503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TrqpRecognitionResult) GetJSON200() *TrqpRecognitionResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON400() *ProblemBadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON401() *ProblemUnauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON404() *ProblemNotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON413() *ProblemPayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON415() *ProblemUnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON429() *ProblemTooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON500() *ProblemInternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r TrqpRecognitionResult) GetApplicationproblemJSON503() *ProblemServiceUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r TrqpRecognitionResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TrqpRecognitionResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TrqpRecognitionResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TrqpRecognitionResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -20824,6 +21646,36 @@ func (r GetDidDocumentResult) ContentType() string {
 	return ""
 }
 
+// TrqpAuthorizationWithBodyWithResponse TRQP v2 authorization query
+//
+// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+func (c *ClientWithResponses) TrqpAuthorizationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TrqpAuthorizationResult, error) {
+	rsp, err := c.TrqpAuthorizationWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrqpAuthorizationResult(rsp)
+}
+
+// TrqpAuthorizationWithResponse TRQP v2 authorization query
+//
+// Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /authorization (the `TrqpAuthorization` operationId).
+func (c *ClientWithResponses) TrqpAuthorizationWithResponse(ctx context.Context, body TrqpAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*TrqpAuthorizationResult, error) {
+	rsp, err := c.TrqpAuthorization(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrqpAuthorizationResult(rsp)
+}
+
 // HealthzWithResponse Liveness
 //
 // Answers 200 while the process runs; it does not touch the database.
@@ -20839,6 +21691,36 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 	return ParseHealthzResult(rsp)
 }
 
+// TrqpLookupAuthorizationsWithResponse The (action, resource) pairs an authority answers
+//
+// The Ayra TRQP profile's lookup: the pairs that the registries of the authority (as in `POST /authorization`) declare in their `meta.trqp.authorizations`, sorted by action then resource. 404 for an authority that is not a namespace.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /lookups/authorizations (the `TrqpLookupAuthorizations` operationId).
+func (c *ClientWithResponses) TrqpLookupAuthorizationsWithResponse(ctx context.Context, params *TrqpLookupAuthorizationsParams, reqEditors ...RequestEditorFn) (*TrqpLookupAuthorizationsResult, error) {
+	rsp, err := c.TrqpLookupAuthorizations(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrqpLookupAuthorizationsResult(rsp)
+}
+
+// TrqpMetadataWithResponse Ayra TRQP profile metadata of the service
+//
+// The Ayra TRQP profile's registry metadata (`id`, `name`, `description`) of the service: its `did:web` identifier and what it is. svc hosts many authorities, not one registry: an authority's own metadata is its namespace (`GET /svc/lookup/{namespace}`, with `meta.trqp.governance_framework`), and its pairs `GET /lookups/authorizations` (docs/trqp.md).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /metadata (the `TrqpMetadata` operationId).
+func (c *ClientWithResponses) TrqpMetadataWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*TrqpMetadataResult, error) {
+	rsp, err := c.TrqpMetadata(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrqpMetadataResult(rsp)
+}
+
 // ReadyzWithResponse Readiness (the instance can read, or with need=write can write)
 //
 // Separates "can read" from "can write". With `need=read` (the default) it answers 200 while the instance can serve reads: the primary database answers a ping within two seconds, or a read replica answers its probes within the lag bound; so a load balancer keeps sending reads to it while the primary is lost (docs/deployment.md). With `need=write` it answers 200 only while the primary answers. 503 otherwise, and from the start of a shutdown. The answer says whether the primary answers (`writable`) and counts the read replicas the instance is configured with and how many of them it may read from now (answering its probes, within the lag bound).
@@ -20852,6 +21734,36 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, params *Re
 		return nil, err
 	}
 	return ParseReadyzResult(rsp)
+}
+
+// TrqpRecognitionWithBodyWithResponse TRQP v2 recognition query
+//
+// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+func (c *ClientWithResponses) TrqpRecognitionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TrqpRecognitionResult, error) {
+	rsp, err := c.TrqpRecognitionWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrqpRecognitionResult(rsp)
+}
+
+// TrqpRecognitionWithResponse TRQP v2 recognition query
+//
+// Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /recognition (the `TrqpRecognition` operationId).
+func (c *ClientWithResponses) TrqpRecognitionWithResponse(ctx context.Context, body TrqpRecognitionJSONRequestBody, reqEditors ...RequestEditorFn) (*TrqpRecognitionResult, error) {
+	rsp, err := c.TrqpRecognition(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrqpRecognitionResult(rsp)
 }
 
 // ListApiKeysWithResponse List the caller's API keys
@@ -22614,6 +23526,111 @@ func (c *ClientWithResponses) GetDidDocumentWithResponse(ctx context.Context, pr
 	return ParseGetDidDocumentResult(rsp)
 }
 
+// ParseTrqpAuthorizationResult parses an HTTP response from a TrqpAuthorizationWithResponse call
+func ParseTrqpAuthorizationResult(rsp *http.Response) (*TrqpAuthorizationResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TrqpAuthorizationResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TrqpAuthorizationResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ProblemPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ProblemUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ProblemTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ProblemInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers TrqpAuthorizationResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers TrqpAuthorizationResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseHealthzResult parses an HTTP response from a HealthzWithResponse call
 func ParseHealthzResult(rsp *http.Response) (*HealthzResult, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -22668,6 +23685,178 @@ func ParseHealthzResult(rsp *http.Response) (*HealthzResult, error) {
 	switch {
 	case rsp.StatusCode == 429:
 		var headers HealthzResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTrqpLookupAuthorizationsResult parses an HTTP response from a TrqpLookupAuthorizationsWithResponse call
+func ParseTrqpLookupAuthorizationsResult(rsp *http.Response) (*TrqpLookupAuthorizationsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TrqpLookupAuthorizationsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []TrqpPair
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ProblemPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ProblemTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ProblemInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers TrqpLookupAuthorizationsResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers TrqpLookupAuthorizationsResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTrqpMetadataResult parses an HTTP response from a TrqpMetadataWithResponse call
+func ParseTrqpMetadataResult(rsp *http.Response) (*TrqpMetadataResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TrqpMetadataResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TrqpMetadata
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ProblemPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ProblemTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ProblemInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers TrqpMetadataResult429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -22752,6 +23941,111 @@ func ParseReadyzResult(rsp *http.Response) (*ReadyzResult, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ReadyzResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTrqpRecognitionResult parses an HTTP response from a TrqpRecognitionWithResponse call
+func ParseTrqpRecognitionResult(rsp *http.Response) (*TrqpRecognitionResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TrqpRecognitionResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TrqpRecognitionResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ProblemPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ProblemUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ProblemTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ProblemInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers TrqpRecognitionResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers TrqpRecognitionResult503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

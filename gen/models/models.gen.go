@@ -1757,6 +1757,17 @@ type PendingNotificationsResponse struct {
 	UnreadCount int64          `json:"unread_count"`
 }
 
+// Problem An RFC 7807 Problem Details document (the errors of the trqp operations only).
+type Problem struct {
+	Detail   string  `json:"detail"`
+	Instance *string `json:"instance,omitempty"`
+	Status   int     `json:"status"`
+	Title    string  `json:"title"`
+
+	// Type Example: about:blank
+	Type string `json:"type"`
+}
+
 // Proof What a lookup's digest is anchored to: the proof type, the entry's and creator's identifiers, the deployment's network genesis and the digest.
 type Proof struct {
 	// CreatorDid Example: did:web:localhost%3A8080:4vJ9JU1bJJE96FWSJKvHsj
@@ -2482,6 +2493,82 @@ type TransferOwnershipRequest struct {
 	KeepAsDelegate *bool `json:"keep_as_delegate,omitempty"`
 }
 
+// TrqpAnswerContext The query's context members and the evidence, all strings (docs/trqp.md).
+type TrqpAnswerContext map[string]string
+
+// TrqpAuthorizationContext String members only (TRQP: `additionalProperties: {type: string}`): `time`, RFC 3339 with a `Z` offset (e.g. 2026-04-01T00:00:00Z), the instant the question is about (now when absent); `locator` and any other member are accepted and echoed in the answer's context.
+type TrqpAuthorizationContext map[string]string
+
+// TrqpAuthorizationRequest A TRQP v2.0 authorization query (trqp/testdata/schemas holds TRQP's own schema).
+type TrqpAuthorizationRequest struct {
+	Action      string `json:"action"`
+	AuthorityId string `json:"authority_id"`
+
+	// Context String members only (TRQP: `additionalProperties: {type: string}`): `time`, RFC 3339 with a `Z` offset (e.g. 2026-04-01T00:00:00Z), the instant the question is about (now when absent); `locator` and any other member are accepted and echoed in the answer's context.
+	Context  *TrqpAuthorizationContext `json:"context,omitempty"`
+	EntityId string                    `json:"entity_id"`
+	Resource string                    `json:"resource"`
+}
+
+// TrqpAuthorizationResponse A TRQP v2.0 authorization answer. `context` holds strings only: the query's context members, and the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index` and `svc_proof_url` (docs/trqp.md).
+type TrqpAuthorizationResponse struct {
+	Action      string `json:"action"`
+	AuthorityId string `json:"authority_id"`
+	Authorized  bool   `json:"authorized"`
+
+	// Context The query's context members and the evidence, all strings (docs/trqp.md).
+	Context       *TrqpAnswerContext `json:"context,omitempty"`
+	EntityId      string             `json:"entity_id"`
+	Message       *string            `json:"message,omitempty"`
+	Resource      string             `json:"resource"`
+	TimeEvaluated time.Time          `json:"time_evaluated"`
+	TimeRequested *time.Time         `json:"time_requested,omitempty"`
+}
+
+// TrqpMetadata The Ayra TRQP profile's metadata, of the service.
+type TrqpMetadata struct {
+	Description string `json:"description"`
+
+	// Id Example: did:web:localhost%3A8080
+	Id   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// TrqpPair An (action, resource) pair a registry declares (docs/trqp.md).
+type TrqpPair struct {
+	Action   string `json:"action"`
+	Resource string `json:"resource"`
+}
+
+// TrqpRecognitionContext String members only (TRQP: `additionalProperties: {type: string}`): `time`, RFC 3339 with a `Z` offset, the instant the question is about (now when absent); any other member is accepted and echoed in the answer's context.
+type TrqpRecognitionContext map[string]string
+
+// TrqpRecognitionRequest A TRQP v2.0 recognition query (trqp/testdata/schemas holds TRQP's own schema).
+type TrqpRecognitionRequest struct {
+	Action      string `json:"action"`
+	AuthorityId string `json:"authority_id"`
+
+	// Context String members only (TRQP: `additionalProperties: {type: string}`): `time`, RFC 3339 with a `Z` offset, the instant the question is about (now when absent); any other member is accepted and echoed in the answer's context.
+	Context  *TrqpRecognitionContext `json:"context,omitempty"`
+	EntityId string                  `json:"entity_id"`
+	Resource string                  `json:"resource"`
+}
+
+// TrqpRecognitionResponse A TRQP v2.0 recognition answer. `context` holds strings only: the query's context members, and the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index` and `svc_proof_url` (docs/trqp.md).
+type TrqpRecognitionResponse struct {
+	Action      string `json:"action"`
+	AuthorityId string `json:"authority_id"`
+
+	// Context The query's context members and the evidence, all strings (docs/trqp.md).
+	Context       *TrqpAnswerContext `json:"context,omitempty"`
+	EntityId      string             `json:"entity_id"`
+	Message       *string            `json:"message,omitempty"`
+	Recognized    bool               `json:"recognized"`
+	Resource      string             `json:"resource"`
+	TimeEvaluated time.Time          `json:"time_evaluated"`
+	TimeRequested *time.Time         `json:"time_requested,omitempty"`
+}
+
 // UpdateNamespaceRequest The body of update-namespace: the fields to change (at least one).
 type UpdateNamespaceRequest struct {
 	// Description Free text describing an entry (at most 4096 characters).
@@ -2864,6 +2951,30 @@ type PayloadTooLarge = Error
 // PreconditionFailed The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type PreconditionFailed = Error
 
+// ProblemBadRequest An RFC 7807 Problem Details document (the errors of the trqp operations only).
+type ProblemBadRequest = Problem
+
+// ProblemInternalError An RFC 7807 Problem Details document (the errors of the trqp operations only).
+type ProblemInternalError = Problem
+
+// ProblemNotFound An RFC 7807 Problem Details document (the errors of the trqp operations only).
+type ProblemNotFound = Problem
+
+// ProblemPayloadTooLarge An RFC 7807 Problem Details document (the errors of the trqp operations only).
+type ProblemPayloadTooLarge = Problem
+
+// ProblemServiceUnavailable An RFC 7807 Problem Details document (the errors of the trqp operations only).
+type ProblemServiceUnavailable = Problem
+
+// ProblemTooManyRequests An RFC 7807 Problem Details document (the errors of the trqp operations only).
+type ProblemTooManyRequests = Problem
+
+// ProblemUnauthorized An RFC 7807 Problem Details document (the errors of the trqp operations only).
+type ProblemUnauthorized = Problem
+
+// ProblemUnsupportedMediaType An RFC 7807 Problem Details document (the errors of the trqp operations only).
+type ProblemUnsupportedMediaType = Problem
+
 // RegistryDelegates The delegates of a registry.
 type RegistryDelegates = RegistryDelegatesResponse
 
@@ -2893,6 +3004,11 @@ type VerificationFailed = Error
 
 // Verified The body of an answer that only says what happened.
 type Verified = Message
+
+// TrqpLookupAuthorizationsParams defines parameters for TrqpLookupAuthorizations.
+type TrqpLookupAuthorizationsParams struct {
+	AuthorityId string `form:"authority_id" json:"authority_id"`
+}
 
 // ReadyzParams defines parameters for Readyz.
 type ReadyzParams struct {
@@ -3376,6 +3492,12 @@ type VersionEventParams struct {
 	// WebhookSignature v1, and the base64 of HMAC-SHA256 over id.timestamp.body keyed with the secret.
 	WebhookSignature string `json:"webhook-signature"`
 }
+
+// TrqpAuthorizationJSONRequestBody defines body for TrqpAuthorization for application/json ContentType.
+type TrqpAuthorizationJSONRequestBody = TrqpAuthorizationRequest
+
+// TrqpRecognitionJSONRequestBody defines body for TrqpRecognition for application/json ContentType.
+type TrqpRecognitionJSONRequestBody = TrqpRecognitionRequest
 
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = CreateApiKeyRequest

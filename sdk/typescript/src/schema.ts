@@ -1364,6 +1364,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * TRQP v2 authorization query
+         * @description Does `authority_id` authorize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `authorizations` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+         */
+        post: operations["trqpAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recognition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * TRQP v2 recognition query
+         * @description Does `authority_id` recognize `entity_id` to take `action` on `resource` (at `context.time`, RFC 3339 with `Z`; now when absent)? `authority_id` is a namespace: `https://{domain}` or `did:web:{domain}` of its verified domain, or its `namespace_id`. The registry of the namespace whose `meta.trqp` declares the pair among its `recognitions` answers, at the version in effect at that time; `false` is an ordinary 200 answer whose `message` says why. The answer's `context` carries the evidence as strings: the record (or registry) version it was decided from, its digest, its log index and the URL of its inclusion proof (docs/trqp.md). Errors are Problem Details: 400 for a body that is not JSON or breaks the schema (unknown members included), 404 for an authority, action or resource that nothing declares.
+         */
+        post: operations["trqpRecognition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ayra TRQP profile metadata of the service
+         * @description The Ayra TRQP profile's registry metadata (`id`, `name`, `description`) of the service: its `did:web` identifier and what it is. svc hosts many authorities, not one registry: an authority's own metadata is its namespace (`GET /svc/lookup/{namespace}`, with `meta.trqp.governance_framework`), and its pairs `GET /lookups/authorizations` (docs/trqp.md).
+         */
+        get: operations["trqpMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lookups/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The (action, resource) pairs an authority answers
+         * @description The Ayra TRQP profile's lookup: the pairs that the registries of the authority (as in `POST /authorization`) declare in their `meta.trqp.authorizations`, sorted by action then resource. 404 for an authority that is not a namespace.
+         */
+        get: operations["trqpLookupAuthorizations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1836,6 +1916,83 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A TRQP v2.0 authorization query (trqp/testdata/schemas holds TRQP's own schema). */
+        TrqpAuthorizationRequest: {
+            entity_id: string;
+            authority_id: string;
+            action: string;
+            resource: string;
+            context?: components["schemas"]["TrqpAuthorizationContext"];
+        };
+        /** @description A TRQP v2.0 authorization answer. `context` holds strings only: the query's context members, and the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index` and `svc_proof_url` (docs/trqp.md). */
+        TrqpAuthorizationResponse: {
+            entity_id: string;
+            authority_id: string;
+            action: string;
+            resource: string;
+            authorized: boolean;
+            /** Format: date-time */
+            time_requested?: string;
+            /** Format: date-time */
+            time_evaluated: string;
+            message?: string;
+            context?: components["schemas"]["TrqpAnswerContext"];
+        };
+        /** @description A TRQP v2.0 recognition query (trqp/testdata/schemas holds TRQP's own schema). */
+        TrqpRecognitionRequest: {
+            entity_id: string;
+            authority_id: string;
+            action: string;
+            resource: string;
+            context?: components["schemas"]["TrqpRecognitionContext"];
+        };
+        /** @description A TRQP v2.0 recognition answer. `context` holds strings only: the query's context members, and the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index` and `svc_proof_url` (docs/trqp.md). */
+        TrqpRecognitionResponse: {
+            entity_id: string;
+            authority_id: string;
+            action: string;
+            resource: string;
+            recognized: boolean;
+            /** Format: date-time */
+            time_requested?: string;
+            /** Format: date-time */
+            time_evaluated: string;
+            message?: string;
+            context?: components["schemas"]["TrqpAnswerContext"];
+        };
+        /** @description String members only (TRQP: `additionalProperties: {type: string}`): `time`, RFC 3339 with a `Z` offset (e.g. 2026-04-01T00:00:00Z), the instant the question is about (now when absent); `locator` and any other member are accepted and echoed in the answer's context. */
+        TrqpAuthorizationContext: {
+            [key: string]: string;
+        };
+        /** @description String members only (TRQP: `additionalProperties: {type: string}`): `time`, RFC 3339 with a `Z` offset, the instant the question is about (now when absent); any other member is accepted and echoed in the answer's context. */
+        TrqpRecognitionContext: {
+            [key: string]: string;
+        };
+        /** @description The query's context members and the evidence, all strings (docs/trqp.md). */
+        TrqpAnswerContext: {
+            [key: string]: string;
+        };
+        /** @description The Ayra TRQP profile's metadata, of the service. */
+        TrqpMetadata: {
+            /** @example did:web:localhost%3A8080 */
+            id: string;
+            name: string;
+            description: string;
+        };
+        /** @description An (action, resource) pair a registry declares (docs/trqp.md). */
+        TrqpPair: {
+            action: string;
+            resource: string;
+        };
+        /** @description An RFC 7807 Problem Details document (the errors of the trqp operations only). */
+        Problem: {
+            /** @example about:blank */
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            instance?: string;
+        };
         /** @description The body of createApiKey. */
         CreateApiKeyRequest: {
             /** @description What the key is for, as the caller will recognise it in the list. */
@@ -3222,6 +3379,146 @@ export interface components {
         };
     };
     responses: {
+        /** @description The query is not JSON or breaks the TRQP request schema (RFC 7807). */
+        ProblemBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "detail": "Invalid input: entity_id is missing"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A key was sent that is not valid (unknown, revoked, malformed, or of a disabled user) (RFC 7807). The operation needs none. */
+        ProblemUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Unauthorized",
+                 *       "status": 401,
+                 *       "detail": "Unauthorized: invalid or missing API key"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The authority, action or resource is not known (RFC 7807). */
+        ProblemNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Not Found",
+                 *       "status": 404,
+                 *       "detail": "No registry of the authority answers action issue on resource engineer-license"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is larger than 2 MiB (RFC 7807). */
+        ProblemPayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Payload Too Large",
+                 *       "status": 413,
+                 *       "detail": "Request body too large (limit 2 MiB)"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is not sent as `application/json` (RFC 7807). */
+        ProblemUnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Unsupported Media Type",
+                 *       "status": 415,
+                 *       "detail": "Unsupported media type: send the body as application/json"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Rate limited (RFC 7807). */
+        ProblemTooManyRequests: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Too Many Requests",
+                 *       "status": 429,
+                 *       "detail": "Too many requests"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description An unexpected error (RFC 7807). */
+        ProblemInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Internal Server Error",
+                 *       "status": 500,
+                 *       "detail": "An unexpected error occurred"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The database does not answer; retry after `Retry-After` (RFC 7807). */
+        ProblemServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Service Unavailable",
+                 *       "status": 503,
+                 *       "detail": "database unavailable"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Success. */
         Message: {
             headers: {
@@ -6269,6 +6566,124 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    trqpAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrqpAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer, true or false. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrqpAuthorizationResponse"];
+                };
+            };
+            400: components["responses"]["ProblemBadRequest"];
+            401: components["responses"]["ProblemUnauthorized"];
+            404: components["responses"]["ProblemNotFound"];
+            413: components["responses"]["ProblemPayloadTooLarge"];
+            415: components["responses"]["ProblemUnsupportedMediaType"];
+            429: components["responses"]["ProblemTooManyRequests"];
+            500: components["responses"]["ProblemInternalError"];
+            503: components["responses"]["ProblemServiceUnavailable"];
+        };
+    };
+    trqpRecognition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrqpRecognitionRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer, true or false. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrqpRecognitionResponse"];
+                };
+            };
+            400: components["responses"]["ProblemBadRequest"];
+            401: components["responses"]["ProblemUnauthorized"];
+            404: components["responses"]["ProblemNotFound"];
+            413: components["responses"]["ProblemPayloadTooLarge"];
+            415: components["responses"]["ProblemUnsupportedMediaType"];
+            429: components["responses"]["ProblemTooManyRequests"];
+            500: components["responses"]["ProblemInternalError"];
+            503: components["responses"]["ProblemServiceUnavailable"];
+        };
+    };
+    trqpMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service's metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrqpMetadata"];
+                };
+            };
+            400: components["responses"]["ProblemBadRequest"];
+            401: components["responses"]["ProblemUnauthorized"];
+            413: components["responses"]["ProblemPayloadTooLarge"];
+            429: components["responses"]["ProblemTooManyRequests"];
+            500: components["responses"]["ProblemInternalError"];
+        };
+    };
+    trqpLookupAuthorizations: {
+        parameters: {
+            query: {
+                authority_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The declared pairs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrqpPair"][];
+                };
+            };
+            400: components["responses"]["ProblemBadRequest"];
+            401: components["responses"]["ProblemUnauthorized"];
+            404: components["responses"]["ProblemNotFound"];
+            413: components["responses"]["ProblemPayloadTooLarge"];
+            429: components["responses"]["ProblemTooManyRequests"];
+            500: components["responses"]["ProblemInternalError"];
+            503: components["responses"]["ProblemServiceUnavailable"];
         };
     };
     healthz: {

@@ -7,6 +7,104 @@ from typing import Any, Literal, Mapping, NotRequired, Optional, Required, Typed
 
 from .response import Response
 
+# A TRQP v2.0 authorization query (trqp/testdata/schemas holds TRQP's own schema).
+TrqpAuthorizationRequest = TypedDict(
+    'TrqpAuthorizationRequest',
+    {
+        'entity_id': Required[str],
+        'authority_id': Required[str],
+        'action': Required[str],
+        'resource': Required[str],
+        'context': NotRequired['TrqpAuthorizationContext'],
+    },
+    total=False,
+)
+
+# A TRQP v2.0 authorization answer. `context` holds strings only: the query's context members, and
+# the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index` and
+# `svc_proof_url` (docs/trqp.md).
+TrqpAuthorizationResponse = TypedDict(
+    'TrqpAuthorizationResponse',
+    {
+        'entity_id': Required[str],
+        'authority_id': Required[str],
+        'action': Required[str],
+        'resource': Required[str],
+        'authorized': Required[bool],
+        'time_requested': NotRequired[str],
+        'time_evaluated': Required[str],
+        'message': NotRequired[str],
+        'context': NotRequired['TrqpAnswerContext'],
+    },
+    total=False,
+)
+
+# A TRQP v2.0 recognition query (trqp/testdata/schemas holds TRQP's own schema).
+TrqpRecognitionRequest = TypedDict(
+    'TrqpRecognitionRequest',
+    {
+        'entity_id': Required[str],
+        'authority_id': Required[str],
+        'action': Required[str],
+        'resource': Required[str],
+        'context': NotRequired['TrqpRecognitionContext'],
+    },
+    total=False,
+)
+
+# A TRQP v2.0 recognition answer. `context` holds strings only: the query's context members, and
+# the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index` and
+# `svc_proof_url` (docs/trqp.md).
+TrqpRecognitionResponse = TypedDict(
+    'TrqpRecognitionResponse',
+    {
+        'entity_id': Required[str],
+        'authority_id': Required[str],
+        'action': Required[str],
+        'resource': Required[str],
+        'recognized': Required[bool],
+        'time_requested': NotRequired[str],
+        'time_evaluated': Required[str],
+        'message': NotRequired[str],
+        'context': NotRequired['TrqpAnswerContext'],
+    },
+    total=False,
+)
+
+# The Ayra TRQP profile's metadata, of the service.
+TrqpMetadata = TypedDict(
+    'TrqpMetadata',
+    {
+        'id': Required[str],
+        'name': Required[str],
+        'description': Required[str],
+    },
+    total=False,
+)
+
+# An (action, resource) pair a registry declares (docs/trqp.md).
+TrqpPair = TypedDict(
+    'TrqpPair',
+    {
+        'action': Required[str],
+        'resource': Required[str],
+    },
+    total=False,
+)
+
+# An RFC 7807 Problem Details document (the errors of the trqp operations only).
+Problem = TypedDict(
+    'Problem',
+    {
+        'type': Required[str],
+        'title': Required[str],
+        'status': Required[int],
+        'detail': Required[str],
+        'instance': NotRequired[str],
+    },
+    total=False,
+)
+
 # The body of createApiKey.
 CreateApiKeyRequest = TypedDict(
     'CreateApiKeyRequest',
@@ -1568,6 +1666,19 @@ DelegatesData = TypedDict(
     },
     total=False,
 )
+
+# String members only (TRQP: `additionalProperties: {type: string}`): `time`, RFC 3339 with a `Z`
+# offset (e.g. 2026-04-01T00:00:00Z), the instant the question is about (now when absent);
+# `locator` and any other member are accepted and echoed in the answer's context.
+TrqpAuthorizationContext = dict[str, str]
+
+# String members only (TRQP: `additionalProperties: {type: string}`): `time`, RFC 3339 with a `Z`
+# offset, the instant the question is about (now when absent); any other member is accepted and
+# echoed in the answer's context.
+TrqpRecognitionContext = dict[str, str]
+
+# The query's context members and the evidence, all strings (docs/trqp.md).
+TrqpAnswerContext = dict[str, str]
 
 # The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a
 # parameter, header or body breaks the contract or a rule), `verification_failed` (400: a
@@ -3273,6 +3384,100 @@ class Operations:
             {'profile_id': profile_id},
             {**(extra_query or {})},
             {'Svc-Consistency-Token': svc_consistency_token},
+            None,
+            None,
+        )
+
+    def trqp_authorization(
+        self,
+        body: TrqpAuthorizationRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[TrqpAuthorizationResponse]:
+        """POST /authorization: TRQP v2 authorization query.
+
+        Answers: 200 TrqpAuthorizationResponse, 400 application/problem+json, 401
+        application/problem+json, 404 application/problem+json, 413 application/problem+json,
+        415 application/problem+json, 429 application/problem+json, 500
+        application/problem+json, 503 application/problem+json.
+        API key optional.
+        """
+        return self._call(
+            'POST',
+            '/authorization',
+            {},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def trqp_recognition(
+        self,
+        body: TrqpRecognitionRequest,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[TrqpRecognitionResponse]:
+        """POST /recognition: TRQP v2 recognition query.
+
+        Answers: 200 TrqpRecognitionResponse, 400 application/problem+json, 401
+        application/problem+json, 404 application/problem+json, 413 application/problem+json,
+        415 application/problem+json, 429 application/problem+json, 500
+        application/problem+json, 503 application/problem+json.
+        API key optional.
+        """
+        return self._call(
+            'POST',
+            '/recognition',
+            {},
+            {**(extra_query or {})},
+            {},
+            body,
+            'application/json',
+        )
+
+    def trqp_metadata(
+        self,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[TrqpMetadata]:
+        """GET /metadata: Ayra TRQP profile metadata of the service.
+
+        Answers: 200 TrqpMetadata, 400 application/problem+json, 401 application/problem+json,
+        413 application/problem+json, 429 application/problem+json, 500
+        application/problem+json.
+        API key optional.
+        """
+        return self._call(
+            'GET',
+            '/metadata',
+            {},
+            {**(extra_query or {})},
+            {},
+            None,
+            None,
+        )
+
+    def trqp_lookup_authorizations(
+        self,
+        *,
+        authority_id: str | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[list['TrqpPair']]:
+        """GET /lookups/authorizations: The (action, resource) pairs an authority answers.
+
+        Answers: 200 list['TrqpPair'], 401 application/problem+json, 404
+        application/problem+json, 503 application/problem+json, 400 application/problem+json,
+        413 application/problem+json, 429 application/problem+json, 500
+        application/problem+json.
+        API key optional.
+        """
+        return self._call(
+            'GET',
+            '/lookups/authorizations',
+            {},
+            {'authority_id': authority_id, **(extra_query or {})},
+            {},
             None,
             None,
         )

@@ -1,0 +1,333 @@
+// Package trqp answers the Trust Registry Query Protocol v2.0's queries (POST /authorization,
+// POST /recognition) from the registries whose meta.trqp declares them (docs/trqp.md). It
+// resolves the authority and the declared registry, reads the registry and the entity's record
+// at the version in effect at the query's instant, and leaves the decision to
+// directory.DecideTRQP (pure).
+package trqp
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/svc-directory/svc/directory"
+	"github.com/svc-directory/svc/internal/cache"
+	"github.com/svc-directory/svc/store"
+)
+
+// Query is one TRQP query.
+type Query struct {
+	Recognition                             bool // POST /recognition; else /authorization
+	EntityID, AuthorityID, Action, Resource string
+	// At is context.time (nil: now).
+	At *time.Time
+}
+
+// Evidence names what the answer was decided from: the record version (or, when the registry
+// does not list the entity, the registry version), its digest and, once integrated, its log index.
+type Evidence struct {
+	Entry           string // "record" or "registry"
+	Version, Digest string
+	LogIndex        int64
+	Logged          bool // LogIndex is known
+}
+
+// Answer is the answer to a Query.
+type Answer struct {
+	Yes       bool
+	Message   string
+	Evaluated time.Time // the server time the query was evaluated at
+	Evidence  Evidence
+}
+
+// UnknownError is a query naming an authority, action or resource that svc does not know (404).
+type UnknownError struct{ Message string }
+
+func (e *UnknownError) Error() string { return e.Message }
+
+// OriginState reports the state of the publisher's file of an origin-hosted registry (hosted
+// false for a registry published here).
+type OriginState func(ctx context.Context, namespaceID, registry string) (state string, hosted bool, err error)
+
+// Store is what the queries read of the store (*store.Store).
+type Store interface {
+	AuthorityMetas(ctx context.Context, ref string) (string, map[string]string, error)
+	GetRegistry(ctx context.Context, nsRef, name string, sel directory.VersionSel) (directory.Registry, error)
+	GetRecord(ctx context.Context, nsRef, registryName, recordName string, sel directory.VersionSel) (directory.Record, error)
+	Search(ctx context.Context, namespaceID string, o store.SearchOptions) (store.SearchResult, error)
+	LogIndex(ctx context.Context, version string) (int64, error)
+}
+
+// Service answers queries over the store.
+type Service struct {
+	st     Store
+	origin OriginState
+	now    func() time.Time
+	// authorities caches an authority's namespace id and its registries' metas, and indices the
+	// log index of a version; both are emptied by Clear (every commit of this instance) and
+	// expire after the lookup cache's TTL (the writes of other instances).
+	authorities *cache.Cache[string, authorityEntry]
+	indices     *cache.Cache[string, int64]
+}
+
+type authorityEntry struct {
+	nsID  string
+	metas map[string]string
+}
+
+// New is the service over st; origin tells the state of origin-hosted registries' files; now is
+// the clock; cacheTTL bounds how long a cached authority or log index is used (0: no cache).
+func New(st Store, origin OriginState, now func() time.Time, cacheTTL time.Duration) *Service {
+	s := &Service{st: st, origin: origin, now: now}
+	if cacheTTL > 0 {
+		s.authorities = cache.New[string, authorityEntry](cache.Options{MaxSize: 10_000, TTL: cacheTTL, Now: now})
+		s.indices = cache.New[string, int64](cache.Options{MaxSize: 100_000, TTL: cacheTTL, Now: now})
+	}
+	return s
+}
+
+// Clear empties the caches; the server calls it on every commit of its store.
+func (s *Service) Clear() {
+	s.authorities.Clear()
+	s.indices.Clear()
+}
+
+// ParseTime reads context.time: RFC 3339 with a Z offset (an Invalid refusal otherwise).
+func ParseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || !strings.HasSuffix(s, "Z") {
+		return time.Time{}, directory.Invalid.With("context.time must be an RFC 3339 date-time with a Z offset, such as 2026-04-01T00:00:00Z")
+	}
+	return t.UTC(), nil
+}
+
+// AuthorityRef is the namespace reference (a verified domain or a namespace_id) that an
+// authority_id names: https://{domain}, did:web:{domain} or the namespace_id; "" when it names none.
+func AuthorityRef(id string) string {
+	switch {
+	case strings.HasPrefix(id, directory.NamespaceIDPrefix):
+		return id
+	case strings.HasPrefix(id, "did:web:"):
+		host, err := url.PathUnescape(strings.TrimPrefix(id, "did:web:"))
+		if err != nil || host == "" || strings.ContainsAny(host, ":/?#@") {
+			return ""
+		}
+		return strings.ToLower(host)
+	case strings.HasPrefix(id, "https://"):
+		u, err := url.Parse(id)
+		if err != nil || u.Host == "" || u.Port() != "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			return ""
+		}
+		return strings.ToLower(u.Hostname())
+	}
+	return ""
+}
+
+// Answer answers q: a false answer is an answer; an unknown authority, action or resource is an
+// *UnknownError.
+func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
+	now := s.now().UTC()
+	at := now
+	if q.At != nil {
+		at = *q.At
+	}
+	nsID, metas, err := s.authority(ctx, q.AuthorityID)
+	if err != nil {
+		return Answer{}, err
+	}
+	name, d, err := declared(metas, q)
+	if err != nil {
+		return Answer{}, err
+	}
+	// The version in effect at the instant: made at or before it (as_on's rule, to the
+	// millisecond); now, that is the latest version, read by the latest reads' faster path.
+	var sel directory.VersionSel
+	if q.At != nil {
+		sel.Before = at.Add(time.Millisecond)
+	}
+	rec, err := s.record(ctx, nsID, name, d, q.EntityID, sel)
+	if err != nil {
+		return Answer{}, err
+	}
+	// The registry as it stood then: a latest record read carries its registry's current state;
+	// otherwise the registry's version in effect is read (its evidence when no record decides).
+	var reg directory.Registry
+	if rec != nil && sel.Latest() {
+		reg.State = rec.RegistryState
+	} else {
+		reg, err = s.st.GetRegistry(ctx, nsID, name, sel)
+		var nf *directory.NotFoundError
+		if errors.As(err, &nf) {
+			return Answer{Message: "the registry did not exist yet at that time", Evaluated: now}, nil
+		}
+		if err != nil {
+			return Answer{}, err
+		}
+	}
+	origin, hosted, err := s.origin(ctx, nsID, name)
+	if err != nil {
+		return Answer{}, err
+	}
+	if rec != nil && hosted && rec.State == directory.StateSuspended {
+		rec = nil // the record left its publisher's file
+	}
+	dec := directory.DecideTRQP(d, reg.State, origin, rec, at)
+	// The evidence is the record version that decided, or else the registry's version (not
+	// listed, or the registry not live or its publisher's file not current).
+	byRegistry := rec == nil || reg.State != directory.StateLive || origin == directory.StateStale || origin == directory.StateWithdrawn
+	if byRegistry && reg.Version == "" {
+		if reg, err = s.st.GetRegistry(ctx, nsID, name, sel); err != nil {
+			return Answer{}, err
+		}
+	}
+	ev := Evidence{Entry: "registry", Version: reg.Version, Digest: reg.Digest}
+	if !byRegistry {
+		ev = Evidence{Entry: "record", Version: rec.Version, Digest: rec.Digest}
+	}
+	if idx, ok := s.indices.Get(ev.Version); ok {
+		ev.LogIndex, ev.Logged = idx, true
+	} else {
+		gen := s.indices.Generation()
+		switch idx, err := s.st.LogIndex(ctx, ev.Version); {
+		case err == nil:
+			ev.LogIndex, ev.Logged = idx, true
+			s.indices.SetIfUnchanged(gen, ev.Version, idx)
+		case !errors.Is(err, directory.ErrNotFound):
+			return Answer{}, err
+		}
+	}
+	return Answer{Yes: dec.Yes, Message: dec.Message, Evaluated: now, Evidence: ev}, nil
+}
+
+// authority is the id of the namespace an authority_id names (*UnknownError when none) and the
+// metas of its registries, by name.
+func (s *Service) authority(ctx context.Context, id string) (string, map[string]string, error) {
+	ref := AuthorityRef(id)
+	if ref == "" {
+		return "", nil, &UnknownError{"Unknown authority: authority_id must be https://{domain} or did:web:{domain} of a namespace's verified domain, or a namespace_id"}
+	}
+	if e, ok := s.authorities.Get(ref); ok {
+		return e.nsID, e.metas, nil
+	}
+	gen := s.authorities.Generation()
+	nsID, metas, err := s.st.AuthorityMetas(ctx, ref)
+	if errors.Is(err, directory.ErrNotFound) {
+		return "", nil, &UnknownError{"Unknown authority: no namespace is " + id}
+	}
+	if err == nil {
+		s.authorities.SetIfUnchanged(gen, ref, authorityEntry{nsID, metas})
+	}
+	return nsID, metas, err
+}
+
+// declared finds the registry whose declaration answers q's pair among the metas of the
+// authority's registries.
+func declared(metas map[string]string, q Query) (string, directory.TRQPDeclaration, error) {
+	names := make([]string, 0, len(metas))
+	for n := range metas {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	action, resource := false, false
+	for _, n := range names {
+		m, err := directory.DecodeObject(metas[n])
+		if err != nil {
+			return "", directory.TRQPDeclaration{}, err
+		}
+		d, err := directory.ParseRegistryTRQP(m)
+		if err != nil || d == nil {
+			continue // an origin-hosted file's malformed declaration declares nothing
+		}
+		for _, p := range d.Pairs(q.Recognition) {
+			action = action || p.Action == q.Action
+			resource = resource || p.Resource == q.Resource
+			if p.Action == q.Action && p.Resource == q.Resource {
+				return n, *d, nil
+			}
+		}
+	}
+	kind := "authorization"
+	if q.Recognition {
+		kind = "recognition"
+	}
+	switch {
+	case !action:
+		return "", directory.TRQPDeclaration{}, &UnknownError{"Unknown action: no registry of " + q.AuthorityID + " answers " + kind + " queries for action " + q.Action}
+	case !resource:
+		return "", directory.TRQPDeclaration{}, &UnknownError{"Unknown resource: no registry of " + q.AuthorityID + " answers " + kind + " queries for resource " + q.Resource}
+	}
+	return "", directory.TRQPDeclaration{}, &UnknownError{"Unknown action and resource: no registry of " + q.AuthorityID + " answers " + kind + " queries for action " + q.Action + " on resource " + q.Resource}
+}
+
+// record is the entity's record version in effect at sel in the registry (nil: not listed then,
+// or a draft, which anonymous callers do not see).
+func (s *Service) record(ctx context.Context, nsID, registry string, d directory.TRQPDeclaration, entity string, sel directory.VersionSel) (*directory.Record, error) {
+	name := entity
+	if path := d.DetailsPath(); path != nil {
+		var err error
+		if name, err = s.nameByDetails(ctx, nsID, registry, path, entity); err != nil || name == "" {
+			return nil, err
+		}
+	}
+	rec, err := s.st.GetRecord(ctx, nsID, registry, name, sel)
+	var nf *directory.NotFoundError
+	switch {
+	case errors.As(err, &nf):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case rec.State == directory.StateDraft:
+		return nil, nil
+	}
+	return &rec, nil
+}
+
+// searchPage bounds the records a details match reads; a value shared by more records than
+// this matches the newest of those whose value is exactly the entity.
+const searchPage = 100
+
+// nameByDetails is the name of the registry's (latest, public) record whose details hold
+// entity at path; "" when none does.
+func (s *Service) nameByDetails(ctx context.Context, nsID, registry string, path []string, entity string) (string, error) {
+	res, err := s.st.Search(ctx, nsID, store.SearchOptions{RegistryName: registry, Page: 1, Size: searchPage,
+		Fields: []store.FieldFilter{{Path: strings.Join(path, "."), Value: entity}}})
+	if err != nil {
+		return "", err
+	}
+	for _, r := range res.Records {
+		if v, ok := directory.DetailsValue(r.Details, path); ok && v == entity {
+			return r.RecordName, nil
+		}
+	}
+	return "", nil
+}
+
+// Authorizations are the (action, resource) pairs that the registries of the authority declare
+// in their meta.trqp.authorizations, sorted by action then resource; an unknown authority is an
+// *UnknownError.
+func (s *Service) Authorizations(ctx context.Context, authorityID string) ([]directory.TRQPPair, error) {
+	_, metas, err := s.authority(ctx, authorityID)
+	if err != nil {
+		return nil, err
+	}
+	out := []directory.TRQPPair{}
+	for _, text := range metas {
+		m, err := directory.DecodeObject(text)
+		if err != nil {
+			return nil, err
+		}
+		if d, err := directory.ParseRegistryTRQP(m); err == nil && d != nil {
+			out = append(out, d.Authorizations...)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Action != out[j].Action {
+			return out[i].Action < out[j].Action
+		}
+		return out[i].Resource < out[j].Resource
+	})
+	return out, nil
+}
