@@ -27,7 +27,7 @@ func TestLogMonitorDomainLeaves(t *testing.T) {
 		return svc(t, "log", "monitor", "--url", l.srv.URL, "--log-key", l.vkey, "--state", state)
 	}
 	code, out, errs := monitor()
-	if code != 0 || !strings.HasPrefix(out, "OK: log example.test/svc/log size 7 (7 new leaves)\n") ||
+	if code != 0 || !strings.HasPrefix(out, "OK: log example.test/svc/log size 7 (7 new leaves);") ||
 		!strings.Contains(out, "domain bound.example gained by "+first+" at leaf 6 (self_dns, ") {
 		t.Fatalf("first run: exit %d %q %q", code, out, errs)
 	}
@@ -47,7 +47,7 @@ func TestLogMonitorDomainLeaves(t *testing.T) {
 	}
 	l.integrate()
 	code, out, errs = monitor()
-	if code != 0 || !strings.HasPrefix(out, "OK: log example.test/svc/log size 9 (2 new leaves)\n") ||
+	if code != 0 || !strings.HasPrefix(out, "OK: log example.test/svc/log size 9 (2 new leaves);") ||
 		!strings.Contains(out, "domain bound.example lost by "+first+" at leaf 7 (self_dns, ") ||
 		!strings.Contains(out, "domain bound.example gained by "+second+" at leaf 8 (self_http, ") {
 		t.Fatalf("second run: exit %d %q %q", code, out, errs)
