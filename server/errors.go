@@ -196,6 +196,10 @@ func answer(err error, r *http.Request) *apiError {
 		return problem(storeStatus[se.Kind], se.Message)
 	case errors.As(err, &he):
 		switch status := he.Code; {
+		case status == http.StatusNotFound && r.URL.Path == stateQueryPrefix:
+			// The state query with its {id} empty: the id is missing (its 404 is an absence
+			// proof, never "no such operation").
+			return problem(http.StatusBadRequest, "Invalid input: id is missing or empty: give a namespace_id, registry_id or record_id")
 		case status == http.StatusNotFound:
 			return problem(status, "Not found: no operation at "+r.URL.Path)
 		case status == http.StatusMethodNotAllowed:
@@ -239,7 +243,12 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	}
 	if op := s.ops[opKey{c.Request().Method, c.Path()}]; op != nil && op.problem {
 		// The TRQP operations answer RFC 7807 Problem Details (their binding's error form).
-		body, err := json.Marshal(gen.Problem{Type: "about:blank", Title: http.StatusText(a.Status), Status: a.Status, Detail: a.Message})
+		p := gen.Problem{Type: "about:blank", Title: http.StatusText(a.Status), Status: a.Status, Detail: a.Message}
+		if a.Code != "" {
+			code := a.Code
+			p.Code = &code
+		}
+		body, err := json.Marshal(p)
 		if err == nil {
 			_ = c.Blob(a.Status, problemJSON, body)
 			return

@@ -41,3 +41,6 @@ func (s *Server) GetLogState(ctx context.Context, req gen.GetLogStateRequestObje
 	out.LatestInclusion, out.ListRoot, out.ListProof = &a.LatestInclusion, &a.ListRoot, &a.ListProof
 	return gen.GetLogState200JSONResponse(out), nil
 }
+
+// stateQueryPrefix is the state query's path with its {id} empty (errors.go answers it 400).
+const stateQueryPrefix = "/svc/log/state/"

@@ -87,7 +87,7 @@ func TestVerifyCurrent(t *testing.T) {
 	}
 	ns := l.populate("n")
 	l.publish(ss)
-	for _, bad := range []string{"people", "did:svc:0OIl", "0193A1B2-0000-7000-8000-000000000001", url.PathEscape("did:web:example.org")} {
+	for _, bad := range []string{"", "people", "did:svc:0OIl", "0193A1B2-0000-7000-8000-000000000001", url.PathEscape("did:web:example.org")} {
 		if code, _, body := get(t, l.srv.URL+"/svc/log/state/"+bad); code != 400 || !strings.Contains(string(body), "namespace_id") {
 			t.Errorf("state of %q: %d %s", bad, code, body)
 		}

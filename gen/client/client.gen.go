@@ -11002,6 +11002,11 @@ type TrqpMetadataResult429Headers struct {
 	RetryAfter *int
 }
 
+// TrqpMetadataResult503Headers the declared response headers of an HTTP 503 response for TrqpMetadata
+type TrqpMetadataResult503Headers struct {
+	RetryAfter *int
+}
+
 type TrqpMetadataResult struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11017,8 +11022,12 @@ type TrqpMetadataResult struct {
 	ApplicationproblemJSON429 *ProblemTooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *ProblemInternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemServiceUnavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *TrqpMetadataResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TrqpMetadataResult503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11049,6 +11058,11 @@ func (r TrqpMetadataResult) GetApplicationproblemJSON429() *ProblemTooManyReques
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r TrqpMetadataResult) GetApplicationproblemJSON500() *ProblemInternalError {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r TrqpMetadataResult) GetApplicationproblemJSON503() *ProblemServiceUnavailable {
+	return r.ApplicationproblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -23852,6 +23866,13 @@ func ParseTrqpMetadataResult(rsp *http.Response) (*TrqpMetadataResult, error) {
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -23865,6 +23886,16 @@ func ParseTrqpMetadataResult(rsp *http.Response) (*TrqpMetadataResult, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers TrqpMetadataResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

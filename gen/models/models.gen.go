@@ -1759,10 +1759,12 @@ type PendingNotificationsResponse struct {
 
 // Problem An RFC 7807 Problem Details document (the errors of the trqp operations only).
 type Problem struct {
-	Detail   string  `json:"detail"`
-	Instance *string `json:"instance,omitempty"`
-	Status   int     `json:"status"`
-	Title    string  `json:"title"`
+	// Code An RFC 7807 extension member: the same stable kind of error as the `code` of the other operations' error bodies (such as `primary_unavailable`).
+	Code     *ErrorCode `json:"code,omitempty"`
+	Detail   string     `json:"detail"`
+	Instance *string    `json:"instance,omitempty"`
+	Status   int        `json:"status"`
+	Title    string     `json:"title"`
 
 	// Type Example: about:blank
 	Type string `json:"type"`

@@ -1992,6 +1992,8 @@ export interface components {
             status: number;
             detail: string;
             instance?: string;
+            /** @description An RFC 7807 extension member: the same stable kind of error as the `code` of the other operations' error bodies (such as `primary_unavailable`). */
+            code?: components["schemas"]["ErrorCode"];
         };
         /** @description The body of createApiKey. */
         CreateApiKeyRequest: {
@@ -6655,6 +6657,7 @@ export interface operations {
             413: components["responses"]["ProblemPayloadTooLarge"];
             429: components["responses"]["ProblemTooManyRequests"];
             500: components["responses"]["ProblemInternalError"];
+            503: components["responses"]["ProblemServiceUnavailable"];
         };
     };
     trqpLookupAuthorizations: {

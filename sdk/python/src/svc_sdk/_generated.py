@@ -101,6 +101,7 @@ Problem = TypedDict(
         'status': Required[int],
         'detail': Required[str],
         'instance': NotRequired[str],
+        'code': NotRequired[Any],
     },
     total=False,
 )
@@ -3445,7 +3446,7 @@ class Operations:
 
         Answers: 200 TrqpMetadata, 400 application/problem+json, 401 application/problem+json,
         413 application/problem+json, 429 application/problem+json, 500
-        application/problem+json.
+        application/problem+json, 503 application/problem+json.
         API key optional.
         """
         return self._call(
