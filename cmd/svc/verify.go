@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -211,6 +212,12 @@ func verifyLogged(ctx context.Context, kind string, data map[string]any, logKey,
 // httpGet fetches path under the service's base URL; anything but 200 is an error naming the
 // status and the service's message.
 func httpGet(ctx context.Context, baseURL, path string) ([]byte, error) {
+	return httpGetAnswer(ctx, baseURL, path, 64<<20, http.StatusOK)
+}
+
+// httpGetAnswer fetches path under the service's base URL, reading at most limit bytes; a
+// status not among ok is an error naming the status and the service's message.
+func httpGetAnswer(ctx context.Context, baseURL, path string, limit int64, ok ...int) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	u := strings.TrimRight(baseURL, "/") + "/" + path
@@ -223,11 +230,11 @@ func httpGet(ctx context.Context, baseURL, path string) ([]byte, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit))
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", u, err)
 	}
-	if resp.StatusCode != http.StatusOK {
+	if !slices.Contains(ok, resp.StatusCode) {
 		var m struct {
 			Message string `json:"message"`
 		}

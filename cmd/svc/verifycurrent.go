@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -136,28 +135,5 @@ func laterCheckpoint(ctx context.Context, baseURL, logKey string, cp leaf.Checkp
 
 // getState fetches a state answer: a 200, or a 404 that holds one (an absence proof).
 func getState(ctx context.Context, baseURL, path string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	u := strings.TrimRight(baseURL, "/") + "/" + path
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", u, err)
-	}
-	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNotFound {
-		var m struct {
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(body, &m)
-		return nil, fmt.Errorf("GET %s: %s %s", u, resp.Status, m.Message)
-	}
-	return body, nil
+	return httpGetAnswer(ctx, baseURL, path, 16<<20, http.StatusOK, http.StatusNotFound)
 }
