@@ -144,6 +144,11 @@ func (o *origins) get(ctx context.Context, s *Server) (map[string]string, error)
 	}
 	m, err := s.store.OriginNamespaces(ctx)
 	if err != nil {
+		if c != nil && store.Unavailable(err) {
+			// The database is lost (a failover may be under way): nothing can be indexed
+			// meanwhile, so the set read last is still the set; reads go on with it.
+			return c.m, nil
+		}
 		return nil, err
 	}
 	prev := o.cur.Swap(&originsSnap{m: m, at: now, gen: gen})
