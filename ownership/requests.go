@@ -48,7 +48,7 @@ func (v *Service) requestAttestation(ctx context.Context, in Generate, txt strin
 	}
 	var out Generated
 	err = v.store.InTx(ctx, func(tx *store.Tx) error {
-		if err := stillMember(tx, in.NamespaceID, principal(in.By)); err != nil {
+		if err := stillMember(tx, in.NamespaceID, in.By.Principal()); err != nil {
 			return err
 		}
 		// Refusals of the rule are 400 like the other unmet conditions of generate-dns-txt.
@@ -202,7 +202,7 @@ func (v *Service) Accept(ctx context.Context, requestID string, by store.User, b
 			return err
 		}
 		// The decider's role, read after checkDelegation locked the target namespace.
-		if err := stillMember(tx, r.TargetNamespaceID, principal(by)); err != nil {
+		if err := stillMember(tx, r.TargetNamespaceID, by.Principal()); err != nil {
 			return err
 		}
 		var reg directory.SealedRegistry
@@ -258,7 +258,7 @@ func (v *Service) Reject(ctx context.Context, requestID string, by store.User) (
 		if err != nil {
 			return err
 		}
-		if err := stillMember(tx, r.TargetNamespaceID, principal(by)); err != nil {
+		if err := stillMember(tx, r.TargetNamespaceID, by.Principal()); err != nil {
 			return err
 		}
 		if err := tx.DecideRequest(requestID, store.RequestRejected, by.ID, "", ""); err != nil {
@@ -287,6 +287,3 @@ func stillMember(tx *store.Tx, namespaceID string, by store.Principal) error {
 	}
 	return a.WriteNamespace(false)
 }
-
-// principal is the user a request acts for, with the key it authenticated with.
-func principal(u store.User) store.Principal { return store.Principal{UserID: u.ID, KeyID: u.KeyID} }

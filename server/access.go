@@ -67,7 +67,7 @@ func principalOf(ctx context.Context) store.Principal {
 	if u == nil {
 		return store.Principal{}
 	}
-	return store.Principal{UserID: u.ID, KeyID: u.KeyID}
+	return u.Principal()
 }
 
 // authorizeWrite requires the caller to be the owner or a delegate of the namespace (ownerOnly:

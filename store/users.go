@@ -44,6 +44,9 @@ type userRow struct {
 
 func (userRow) TableName() string { return "users" }
 
+// Principal is the user as a write's authorization knows it: its id and the key it presented.
+func (u User) Principal() Principal { return Principal{UserID: u.ID, KeyID: u.KeyID} }
+
 func (r userRow) user() User {
 	return User{ID: r.ID, Email: r.Email, ProfileID: r.ProfileID, Disabled: r.Disabled, CreatedAt: time.UnixMilli(r.CreatedAt).UTC()}
 }
