@@ -222,8 +222,12 @@ func (s *Store) Commit(ov *stateindex.Overlay, m Meta) error {
 // slogger passes the database's messages to a slog.Logger.
 type slogger struct{ l *slog.Logger }
 
-func (l slogger) Infof(format string, args ...any)  { l.l.Debug("state index store: " + fmt.Sprintf(format, args...)) }
-func (l slogger) Errorf(format string, args ...any) { l.l.Error("state index store: " + fmt.Sprintf(format, args...)) }
+func (l slogger) Infof(format string, args ...any) {
+	l.l.Debug("state index store: " + fmt.Sprintf(format, args...))
+}
+func (l slogger) Errorf(format string, args ...any) {
+	l.l.Error("state index store: " + fmt.Sprintf(format, args...))
+}
 func (l slogger) Fatalf(format string, args ...any) {
 	msg := "state index store: " + fmt.Sprintf(format, args...)
 	l.l.Error(msg)
