@@ -97,7 +97,7 @@ func (s *Store) open() error {
 	defer cache.Unref()
 	db, err := pebble.Open(s.dir, &pebble.Options{Cache: cache, Logger: slogger{s.opts.Log}})
 	if err != nil {
-		return fmt.Errorf("indexstore: open %s: %w", s.dir, err)
+		return fmt.Errorf("state index: cannot open %s (another svc serve may be using it: each instance needs its own SVC_STATE_INDEX_DIR): %w", s.dir, err)
 	}
 	s.db = db
 	return nil
