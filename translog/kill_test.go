@@ -118,7 +118,7 @@ func TestKill9DuringIntegration(t *testing.T) {
 			var trees []tlog.Tree
 			idxDir := t.TempDir()
 			resumed := uint64(0) // the largest size a start found its index at
-			midway := 0 // kills made while the child was inside an integration
+			midway := 0          // kills made while the child was inside an integration
 			const kills = 6
 			for run := range kills {
 				cmd := exec.Command(os.Args[0], "-test.run=^$")

@@ -56,7 +56,9 @@ func openStateIndexes(cfg Config, log *slog.Logger) (*stateIndexes, error) {
 }
 
 // stores are the two as the log's IndexStores.
-func (x *stateIndexes) stores() (integrator, serving translog.IndexStore) { return x.integrator, x.serving }
+func (x *stateIndexes) stores() (integrator, serving translog.IndexStore) {
+	return x.integrator, x.serving
+}
 
 // close closes both, and removes a temporary directory.
 func (x *stateIndexes) close() {
