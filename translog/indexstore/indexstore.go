@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -48,7 +49,17 @@ type Store struct {
 	opts Options
 	meta Meta
 	has  bool
+
+	// top holds every node of depth at most topDepth, read once at open and written through
+	// by Commit: the levels every path crosses are read from memory, and an absent one is an
+	// empty subtree without a read of the database.
+	mu  sync.RWMutex
+	top map[stateindex.NodeID]stateindex.Node
 }
+
+// topDepth bounds the nodes kept in memory: at most 2^(topDepth+1) - 1 of them (about 20 MiB
+// at 16), however many keys the index holds.
+const topDepth = 16
 
 // Options size the store's memory.
 type Options struct {
@@ -100,6 +111,35 @@ func (s *Store) open() error {
 		return fmt.Errorf("state index: cannot open %s (another svc serve may be using it: each instance needs its own SVC_STATE_INDEX_DIR): %w", s.dir, err)
 	}
 	s.db = db
+	return s.loadTop()
+}
+
+// loadTop reads the nodes of depth at most topDepth (one range of keys: 'n' and the depth
+// come first in a node's key).
+func (s *Store) loadTop() error {
+	top := map[stateindex.NodeID]stateindex.Node{}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: nodeKey(stateindex.NodeID{}), UpperBound: nodeKey(stateindex.NodeID{Depth: topDepth + 1})})
+	if err != nil {
+		return fmt.Errorf("indexstore: %w", err)
+	}
+	for it.First(); it.Valid(); it.Next() {
+		k := it.Key()
+		var id stateindex.NodeID
+		id.Depth = binary.BigEndian.Uint16(k[1:3])
+		copy(id.Prefix[:], k[3:])
+		n, _, err := decodeNode(it.Value())
+		if err != nil {
+			_ = it.Close()
+			return err
+		}
+		top[id] = n
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("indexstore: %w", err)
+	}
+	s.mu.Lock()
+	s.top = top
+	s.mu.Unlock()
 	return nil
 }
 
@@ -163,6 +203,12 @@ func (s *Store) get(k []byte) ([]byte, bool, error) {
 
 // Node returns the node at id (stateindex.Store).
 func (s *Store) Node(id stateindex.NodeID) (stateindex.Node, bool, error) {
+	if id.Depth <= topDepth {
+		s.mu.RLock()
+		n, ok := s.top[id]
+		s.mu.RUnlock()
+		return n, ok, nil
+	}
 	v, ok, err := s.get(nodeKey(id))
 	if err != nil || !ok {
 		return stateindex.Node{}, false, err
@@ -214,6 +260,13 @@ func (s *Store) Commit(ov *stateindex.Overlay, m Meta) error {
 	if err := b.Commit(pebble.Sync); err != nil {
 		return fmt.Errorf("indexstore: commit: %w", err)
 	}
+	s.mu.Lock()
+	for id, n := range nodes {
+		if id.Depth <= topDepth {
+			s.top[id] = n
+		}
+	}
+	s.mu.Unlock()
 	s.meta, s.has = m, true
 	ov.Discard()
 	return nil
