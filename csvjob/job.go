@@ -22,7 +22,6 @@ const (
 	MaxRows = 1_000_000
 )
 
-
 func newReader(content []byte) *csv.Reader {
 	r := csv.NewReader(bytes.NewReader(content))
 	r.ReuseRecord = true
