@@ -145,3 +145,72 @@ func TestAnyNameAtItsAddress(t *testing.T) {
 		h.must(http.StatusNotFound, "GET", "/svc/lookup/"+ns+"/"+reg, "", nil)
 	})
 }
+
+// TestAnyNameInPages: the explorer's pages of the hostile names (issue 42 §3): each record's
+// page is reached by its link from the registry's page and shows its name as text, with the
+// right-to-left override and the invisible characters as visible escapes, no markup of a name
+// anywhere; the registry's page flags admin and аdmin as look-alikes and аdmin as mixing
+// scripts, and аdmin's page names admin as the record it looks like.
+func TestAnyNameInPages(t *testing.T) {
+	eachDialect(t, func(t *testing.T, h *harness) {
+		originHostedNames(t, h.store, hostileRecordNames)
+		reg := url.PathEscape(hostileRegistry)
+		page := func(path string) string {
+			t.Helper()
+			rec := h.rawGet(path)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("%s: %d %.300s", path, rec.Code, rec.Body.String())
+			}
+			body := rec.Body.String()
+			for _, bad := range []string{"<img", "<svg", "onerror=alert"} {
+				if strings.Contains(body, bad) && !(bad == "onerror=alert" && strings.Contains(body, "&lt;img src=x onerror=alert(1)&gt;")) {
+					t.Errorf("%s: the page holds %q", path, bad)
+				}
+			}
+			// The lookup's bytes ride in the verify button's data-lookup attribute as served
+			// (the browser hashes them): outside it, no override nor zero-width space is left raw.
+			shown := body
+			if i := strings.Index(shown, `data-lookup="`); i >= 0 {
+				j := strings.Index(shown[i+13:], `"`)
+				shown = shown[:i] + shown[i+13+j:]
+			}
+			if strings.ContainsAny(shown, "\u202e\u200b") {
+				t.Errorf("%s: a raw right-to-left override or zero-width space in the page", path)
+			}
+			return body
+		}
+		regPage := page("/explore/n/pub.example/" + reg + "?page=1")
+		if !strings.Contains(regPage, "&lt;svg onload=alert(1)&gt;") {
+			t.Errorf("the registry's name is not shown as text")
+		}
+		for _, name := range hostileRecordNames {
+			link := "/explore/n/pub.example/" + reg + "/" + url.PathEscape(name)
+			if !strings.Contains(regPage, `href="`+strings.ReplaceAll(link, "&", "&amp;")+`"`) {
+				t.Errorf("the registry's page has no link %s", link)
+			}
+			body := page(link)
+			if !strings.Contains(body, "Record lookup") {
+				t.Errorf("%.40q: not the record's page", name)
+			}
+		}
+		if !strings.Contains(regPage, `id="name-flags"`) || strings.Count(regPage, `class="flag flag-looks"`) != 2 || !strings.Contains(regPage, "mixes scripts (Cyrillic, Latin)") {
+			t.Errorf("the registry's page does not flag the look-alikes")
+		}
+		rlo := page("/explore/n/pub.example/" + reg + "/" + url.PathEscape("ad\u202emin"))
+		if !strings.Contains(rlo, `<h1><bdi>ad<span class="esc" title="U+202E RIGHT-TO-LEFT OVERRIDE: a bidirectional control, shown as its escape">\u202e</span>min</bdi></h1>`) ||
+			!strings.Contains(rlo, `<title>ad\u202emin · svc explorer</title>`) {
+			t.Errorf("the override is not shown as its escape")
+		}
+		spaced := page("/explore/n/pub.example/" + reg + "/" + url.PathEscape(" spaced "))
+		if !strings.Contains(spaced, `<h1><bdi><span class="esc" title="U+0020 SPACE: a space at an end of the text or beside another, shown as its escape">\u0020</span>spaced<span`) {
+			t.Errorf("the spaces of \" spaced \" are not shown")
+		}
+		cyr := page("/explore/n/pub.example/" + reg + "/" + url.PathEscape("\u0430dmin"))
+		if !strings.Contains(cyr, `id="mixed-scripts"`) || !strings.Contains(cyr, `id="looks-like"`) || !strings.Contains(cyr, `href="/explore/n/pub.example/`+reg+`/admin"`) {
+			t.Errorf("аdmin's page does not warn of admin")
+		}
+		if admin := page("/explore/n/pub.example/" + reg + "/admin"); strings.Contains(admin, `id="mixed-scripts"`) || strings.Contains(admin, `id="looks-like"`) {
+			t.Errorf("admin's page warns of itself")
+		}
+	})
+}
