@@ -59,12 +59,17 @@ func CheckNativeName(name string) error {
 }
 
 // CheckOriginName refuses a name that an origin-hosted namespace cannot hold: empty, longer
-// than MaxOriginName characters or MaxOriginNameBytes bytes, not UTF-8, or holding U+0000 (no
-// database text holds it). Every other name is stored as it is and served at its exact address.
+// than MaxOriginName characters or MaxOriginNameBytes bytes, not UTF-8, holding U+0000 (no
+// database text holds it), or `.` or `..` (a URL's path segment of these, even
+// percent-encoded, is removed by every URL parser that follows RFC 3986 or the WHATWG URL
+// standard, browsers and fetch included: no address reaches it). Every other name is stored as
+// it is and served at its exact address.
 func CheckOriginName(name string) error {
 	switch n := utf8.RuneCountInString(name); {
 	case name == "":
 		return Invalid.With("the name is empty")
+	case name == "." || name == "..":
+		return Invalid.With("the name %q is a dot segment, which URLs remove (even as %%2E): no address could reach it", name)
 	case n > MaxOriginName:
 		return Invalid.With("the name is %d characters long; at most %d are allowed", n, MaxOriginName)
 	case len(name) > MaxOriginNameBytes:

@@ -14,7 +14,7 @@ import (
 // DeDi draft allows, so an origin-hosted namespace holds it, and none is a native name.
 var hostileNames = []string{"<img src=x onerror=alert(1)>", "../../etc/passwd", "a/b?c#d", " spaced ", "ad\u202emin",
 	"\u0430dmin", "<svg onload=alert(1)>", "a%2Fb", "100%", "é", "adm\u200bin", "a b", ".hidden", "-x", "~x", "_x",
-	"\u202e", "\ufeff", "a\tb", "a\nb", "日本語"}
+	"\u202e", "\ufeff", "a\tb", "a\nb", "日本語", "...", ".a", "%2E%2E"}
 
 // TestCheckNativeNameIsTheContractsPattern: the native rule is the pattern every write of the
 // contract applies (EntryName), character for character, on hostile names and the edges.
@@ -57,6 +57,8 @@ func TestCheckOriginName(t *testing.T) {
 		strings.Repeat("😀", 513):  "2052 bytes",
 		"a\x00b":                  "U+0000",
 		"a\xffb":                  "not UTF-8",
+		".":                       "dot segment",
+		"..":                      "dot segment",
 		strings.Repeat("x", 2049): "2049 characters",
 	} {
 		err := directory.CheckOriginName(n)

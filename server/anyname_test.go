@@ -15,7 +15,7 @@ import (
 // The names of a hostile publisher's DeDi file (issue 42 §3): each is a name the draft allows,
 // and a DeDi server must serve it at exactly its triple.
 var hostileRecordNames = []string{"<img src=x onerror=alert(1)>", "../../etc/passwd", "a/b?c#d", " spaced ", "ad\u202emin",
-	"\u0430dmin", "admin", "100%", "100%41", "a%2Fb", "..", ".", "日本語 名前", "zero\u200bwidth", strings.Repeat("\U0001F600", 512)}
+	"\u0430dmin", "admin", "100%", "100%41", "a%2Fb", "...", "%2E%2E", "日本語 名前", "zero\u200bwidth", strings.Repeat("\U0001F600", 512)}
 
 const hostileRegistry = "<svg onload=alert(1)>"
 

@@ -83,7 +83,7 @@ func TestIngestRefusedFileIsItsOutcome(t *testing.T) {
 // registry, a registry's name in the namespace, the longest names the store holds (1,024
 // characters, 2,048 bytes of four-byte characters: Postgres's index rows) too. A look-alike
 // of a name is a name of its own. Only a name that the store cannot hold (over 2,048
-// bytes) refuses its file as invalid, with the name and the rule (a name over 1,024
+// bytes) or no URL can address (`..`) refuses its file as invalid, with the name and the rule (a name over 1,024
 // characters is not a DeDi file's, and one with U+0000 not JSON the verifier reads: neither
 // reaches the index).
 func TestIngestStoresEveryDeDiName(t *testing.T) {
@@ -100,6 +100,7 @@ func TestIngestStoresEveryDeDiName(t *testing.T) {
 	}
 	refused := map[string]string{ // registry → record name, and what the reason says
 		"toowide": strings.Repeat("\U0001F600", 513),
+		"dotdot":  "..",
 	}
 	bigRegistry := strings.Repeat("\u65e5", 682) // 2,046 bytes
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
@@ -161,7 +162,7 @@ func TestIngestStoresEveryDeDiName(t *testing.T) {
 			t.Fatalf("the look-alike of admin: %+v, %v", a, err)
 		}
 		pub, _ := s.DediPublisher(ctx, "pub.test")
-		if pub.Status != store.DediFailed || !strings.Contains(pub.LastReason, "1 of the 13 files") {
+		if pub.Status != store.DediFailed || !strings.Contains(pub.LastReason, "2 of the 14 files") {
 			t.Fatalf("publisher: %s %s %q", pub.Status, pub.LastOutcome, pub.LastReason)
 		}
 	})
