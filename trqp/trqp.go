@@ -27,13 +27,25 @@ type Query struct {
 }
 
 // Evidence names what the answer was decided from: the record version (or, when the registry
-// does not list the entity, the registry version), its digest and, once integrated, its log index.
+// does not list the entity, the registry version), its digest and, once integrated, its log
+// index; and the key whose state proof shows that what decided is current (docs/trqp.md,
+// Evidence).
 type Evidence struct {
 	Entry           string // "record" or "registry"
 	Version, Digest string
 	LogIndex        int64
 	Logged          bool // LogIndex is known
+	// NamespaceID, RegistryName and RecordName ("" for a registry) name the version's lookup;
+	// ID is the entry's id (record_id or registry_id), the key of its state proof.
+	NamespaceID, RegistryName, RecordName, ID string
+	// Absent, when set, is the record name whose absence decided: a "not listed" of a registry
+	// matching entities by record name (the state query's name form proves it). A "not listed"
+	// of a details match has no key that proves it, and Absent is nil.
+	Absent *Name
 }
+
+// Name is a record's name in its registry and namespace.
+type Name struct{ NamespaceID, Registry, Record string }
 
 // Answer is the answer to a Query.
 type Answer struct {
@@ -171,6 +183,7 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
+	left := rec
 	if rec != nil && hosted && rec.State == directory.StateSuspended {
 		rec = nil // the record left its publisher's file
 	}
@@ -183,9 +196,17 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 			return Answer{}, err
 		}
 	}
-	ev := Evidence{Entry: "registry", Version: reg.Version, Digest: reg.Digest}
-	if !byRegistry {
-		ev = Evidence{Entry: "record", Version: rec.Version, Digest: rec.Digest}
+	// A "not listed" is proven by the record version that left its publisher's file (suspended),
+	// or, matched by record name, by the name's absence; a details match has no key to prove it.
+	registryLive := reg.State == directory.StateLive && origin != directory.StateStale && origin != directory.StateWithdrawn
+	ev := Evidence{Entry: "registry", Version: reg.Version, Digest: reg.Digest, NamespaceID: nsID, RegistryName: name, ID: reg.RegistryID}
+	switch {
+	case !byRegistry:
+		ev = recordEvidence(nsID, name, rec)
+	case registryLive && left != nil:
+		ev = recordEvidence(nsID, name, left)
+	case registryLive && d.DetailsPath() == nil:
+		ev.Absent = &Name{NamespaceID: nsID, Registry: name, Record: q.EntityID}
 	}
 	if idx, ok := s.indices.Get(ev.Version); ok {
 		ev.LogIndex, ev.Logged = idx, true
@@ -200,6 +221,12 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 		}
 	}
 	return Answer{Yes: dec.Yes, Message: dec.Message, Evaluated: now, Evidence: ev}, nil
+}
+
+// recordEvidence is the evidence of a record version.
+func recordEvidence(nsID, registry string, rec *directory.Record) Evidence {
+	return Evidence{Entry: "record", Version: rec.Version, Digest: rec.Digest, NamespaceID: nsID, RegistryName: registry,
+		RecordName: rec.RecordName, ID: rec.RecordID}
 }
 
 // authority is the id of the namespace an authority_id names (*UnknownError when none) and the
