@@ -57,7 +57,7 @@ type TRQPAnswer struct {
 // TRQPProblem is a TRQP error answer (RFC 7807 Problem Details), such as a 404 for an
 // authority, action or resource the service does not know.
 type TRQPProblem struct {
-	Status                     int
+	Status                    int
 	Type, Title, Detail, Code string
 }
 

@@ -29,8 +29,8 @@ import (
 // mallory listed), each record's versions integrated and in the served state index.
 type trqpService struct {
 	URL, LogKey, NS string
-	liveAt         time.Time // frank was live then
-	bobLive        map[string]string
+	liveAt          time.Time // frank was live then
+	bobLive         map[string]string
 }
 
 func startTRQPService(t *testing.T) trqpService {
