@@ -12,28 +12,38 @@ import (
 
 // A TRQP answer (trqp/, docs/trqp.md) names the record version that decided it and that
 // version's log index. GetLatestRecordLogged reads both in one statement: the latest-record
-// read of lookupbatch.go joined to the version's log position (logentry.go's runs and old
-// entries), grouped on Postgres and prepared once on SQLite like the lookup, where two
-// statements (the record, then its log entry) cost an answer a second round trip.
+// read of lookupbatch.go joined to the version's log position (logentry.go's runs), grouped on
+// Postgres and prepared once on SQLite like the lookup, where two statements (the record, then
+// its log entry) cost an answer a second round trip.
 
-// loggedJoins join the latest version's row and its log position to a latest-record read
-// (records r): the run that holds its queue position, or its old log_entries row.
-const loggedJoins = `
+// The log position of the latest version's row (records r): its queue position and the run
+// that holds it. A version integrated before migration 0013 has no queue position and a
+// log_entries row instead; GetLatestRecordLogged reads its index apart (logentry.go), so that
+// the hot statement does not join a third table for them. Postgres takes the run in one index
+// probe (LATERAL); SQLite, which has no LATERAL, by the greatest start not after the position.
+const (
+	loggedJoinsPostgres = `
 	LEFT JOIN record_versions v ON v.version = r.version AND v.state <> 'draft'
-	LEFT JOIN log_runs lr ON lr.seq_start = (SELECT MAX(seq_start) FROM log_runs WHERE seq_start <= v.log_seq)
-	LEFT JOIN log_entries e ON v.log_seq IS NULL AND e.version = v.version`
+	LEFT JOIN LATERAL (SELECT seq_start, seq_end, idx_start FROM log_runs
+		WHERE seq_start <= v.log_seq ORDER BY seq_start DESC LIMIT 1) lr ON true`
+	loggedJoinsSQLite = `
+	LEFT JOIN record_versions v ON v.version = r.version AND v.state <> 'draft'
+	LEFT JOIN log_runs lr ON lr.seq_start = (SELECT MAX(seq_start) FROM log_runs WHERE seq_start <= v.log_seq)`
+)
 
-// loggedCols are the columns of a logged read: the latest-record read's, then the log position's.
-const loggedCols = recordHeadCols + `, v.log_seq, lr.seq_start, lr.seq_end, lr.idx_start, e.idx`
+// loggedCols are the columns of a logged read: the latest-record read's, then the version row's
+// (v.version: NULL for a draft) and its log position.
+const loggedCols = recordHeadCols + `, v.version IS NOT NULL, v.log_seq, lr.seq_start, lr.seq_end, lr.idx_start`
 
 // loggedRead is a record read with its log position.
 type loggedRead struct {
-	rec recRead
-	log logEntryRead
+	rec    recRead
+	public bool // the version has a public version row (a draft has none to log)
+	log    logEntryRead
 }
 
 func (r *loggedRead) scanDest() []any {
-	return append(r.rec.scanDest(), &r.log.logSeq, &r.log.seqStart, &r.log.seqEnd, &r.log.idxStart, &r.log.legacyIdx)
+	return append(r.rec.scanDest(), &r.public, &r.log.logSeq, &r.log.seqStart, &r.log.seqEnd, &r.log.idxStart)
 }
 
 // loggedLookups are the grouped logged reads (Postgres).
@@ -60,9 +70,18 @@ func (s *Store) GetLatestRecordLogged(ctx context.Context, namespaceID, registry
 	if m := directory.DeletedLevel(r.rec.NamespaceState, r.rec.RegistryState, r.rec.State); m != "" {
 		return directory.Record{}, 0, false, directory.NotFound(m, []string{namespaceID, registryName, recordName}[levelIndex(m)])
 	}
-	rec, err = r.rec.record()
+	if rec, err = r.rec.record(); err != nil {
+		return directory.Record{}, 0, false, err
+	}
+	if r.public && r.log.logSeq == nil { // integrated before migration 0013, or a row without a position
+		idx, err = s.LogIndex(ctx, rec.Version)
+		if errors.Is(err, directory.ErrNotFound) {
+			return rec, 0, false, nil
+		}
+		return rec, idx, err == nil, err
+	}
 	idx, logged = r.log.index()
-	return rec, idx, logged, err
+	return rec, idx, logged, nil
 }
 
 // readLoggedGroup reads a group of logged reads in one statement (Postgres).
@@ -76,7 +95,7 @@ func readLoggedGroup(ctx context.Context, db *sql.DB, keys []lookupKey, found fu
 		FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS q(ns, reg, rec, i)
 		JOIN namespaces n ON n.namespace_id = q.ns
 		JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = q.reg
-		JOIN records r ON r.registry_id = g.registry_id AND r.record_name = q.rec`+loggedJoins, ns, regs, recs)
+		JOIN records r ON r.registry_id = g.registry_id AND r.record_name = q.rec`+loggedJoinsPostgres, ns, regs, recs)
 		if err != nil {
 			return err
 		}
@@ -100,7 +119,7 @@ func readLoggedGroup(ctx context.Context, db *sql.DB, keys []lookupKey, found fu
 const loggedRecordSQLiteQuery = `SELECT ` + loggedCols + `
 	FROM namespaces n
 	JOIN registries g ON g.namespace_id = n.namespace_id AND g.registry_name = CAST(? AS TEXT)
-	JOIN records r ON r.registry_id = g.registry_id AND r.record_name = CAST(? AS TEXT)` + loggedJoins + `
+	JOIN records r ON r.registry_id = g.registry_id AND r.record_name = CAST(? AS TEXT)` + loggedJoinsSQLite + `
 	WHERE n.namespace_id = CAST(? AS TEXT)`
 
 // loggedRecordSQLite is the logged read on SQLite, through a statement prepared once on each
