@@ -210,6 +210,10 @@ const (
 )
 
 const (
+	ProveCurrentCurrent = models.ProveCurrentCurrent
+)
+
+const (
 	SortDate   = models.SortDate
 	SortId     = models.SortId
 	SortName   = models.SortName
@@ -219,6 +223,18 @@ const (
 const (
 	Read  = models.Read
 	Write = models.Write
+)
+
+const (
+	LookupNamespaceParamsProveCurrent = models.LookupNamespaceParamsProveCurrent
+)
+
+const (
+	LookupRegistryParamsProveCurrent = models.LookupRegistryParamsProveCurrent
+)
+
+const (
+	LookupRecordParamsProveCurrent = models.LookupRecordParamsProveCurrent
 )
 
 const (
@@ -368,6 +384,8 @@ type JobResponse = models.JobResponse
 type JobRowError = models.JobRowError
 
 type JobsResponse = models.JobsResponse
+
+type LatestLogged = models.LatestLogged
 
 type LogConsistency = models.LogConsistency
 
@@ -609,6 +627,8 @@ type Page = models.Page
 
 type PageSize = models.PageSize
 
+type ProveCurrent = models.ProveCurrent
+
 type RecordName = models.RecordName
 
 type RegistryName = models.RegistryName
@@ -709,13 +729,21 @@ type GetLogConsistencyParams = models.GetLogConsistencyParams
 
 type GetLogInclusionParams = models.GetLogInclusionParams
 
+type GetLogProofParams = models.GetLogProofParams
+
 type GetLogTileParams = models.GetLogTileParams
 
 type LookupNamespaceParams = models.LookupNamespaceParams
 
+type LookupNamespaceParamsProve = models.LookupNamespaceParamsProve
+
 type LookupRegistryParams = models.LookupRegistryParams
 
+type LookupRegistryParamsProve = models.LookupRegistryParamsProve
+
 type LookupRecordParams = models.LookupRecordParams
+
+type LookupRecordParamsProve = models.LookupRecordParamsProve
 
 type SearchNamespacesParams = models.SearchNamespacesParams
 
@@ -933,6 +961,12 @@ type ServerInterface interface {
 	// GetLogKey The verifier key of the transparency log
 	// (GET /svc/log/key)
 	GetLogKey(ctx echo.Context) error
+	// GetLogPolicy The log's verification policy, as a C2SP tlog-policy
+	// (GET /svc/log/policy)
+	GetLogPolicy(ctx echo.Context) error
+	// GetLogProof A version's offline proof, as a C2SP tlog-proof
+	// (GET /svc/log/proof/{version})
+	GetLogProof(ctx echo.Context, version Version, params GetLogProofParams) error
 	// GetLogState The state query: an entry's latest logged version, proven current, or proven absent
 	// (GET /svc/log/state/{id})
 	GetLogState(ctx echo.Context, id string) error
@@ -1845,6 +1879,51 @@ func (w *ServerInterfaceWrapper) GetLogKey(ctx echo.Context) error {
 	return err
 }
 
+// GetLogPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLogPolicy(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLogPolicy(ctx)
+	return err
+}
+
+// GetLogProof converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLogProof(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "version" -------------
+	var version Version
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version", ctx.Param("version"), &version, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetLogProofParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLogProof(ctx, version, params)
+	return err
+}
+
 // GetLogState converts echo context to params.
 func (w *ServerInterfaceWrapper) GetLogState(ctx echo.Context) error {
 	var err error
@@ -1924,6 +2003,13 @@ func (w *ServerInterfaceWrapper) LookupNamespace(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter as_on: %s", err))
 	}
 
+	// ------------- Optional query parameter "prove" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prove", ctx.QueryParams(), &params.Prove, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prove: %s", err))
+	}
+
 	headers := ctx.Request().Header
 	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
 	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
@@ -1994,6 +2080,13 @@ func (w *ServerInterfaceWrapper) LookupRegistry(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "as_on", ctx.QueryParams(), &params.AsOn, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter as_on: %s", err))
+	}
+
+	// ------------- Optional query parameter "prove" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prove", ctx.QueryParams(), &params.Prove, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prove: %s", err))
 	}
 
 	headers := ctx.Request().Header
@@ -2074,6 +2167,13 @@ func (w *ServerInterfaceWrapper) LookupRecord(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "as_on", ctx.QueryParams(), &params.AsOn, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter as_on: %s", err))
+	}
+
+	// ------------- Optional query parameter "prove" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prove", ctx.QueryParams(), &params.Prove, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prove: %s", err))
 	}
 
 	headers := ctx.Request().Header
@@ -4244,6 +4344,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/svc/log/cosigned-checkpoint", wrapper.GetLogCosignedCheckpoint, options.OperationMiddlewares["getLogCosignedCheckpoint"]...)
 	router.GET(options.BaseURL+"/svc/log/key", wrapper.GetLogKey, options.OperationMiddlewares["getLogKey"]...)
 	router.GET(options.BaseURL+"/svc/log/inclusion/:version", wrapper.GetLogInclusion, options.OperationMiddlewares["getLogInclusion"]...)
+	router.GET(options.BaseURL+"/svc/log/proof/:version", wrapper.GetLogProof, options.OperationMiddlewares["getLogProof"]...)
+	router.GET(options.BaseURL+"/svc/log/policy", wrapper.GetLogPolicy, options.OperationMiddlewares["getLogPolicy"]...)
 	router.GET(options.BaseURL+"/svc/log/state/:id", wrapper.GetLogState, options.OperationMiddlewares["getLogState"]...)
 	router.GET(options.BaseURL+"/svc/log/consistency", wrapper.GetLogConsistency, options.OperationMiddlewares["getLogConsistency"]...)
 	router.GET(options.BaseURL+"/svc/log/tile/:tile_path", wrapper.GetLogTile, options.OperationMiddlewares["getLogTile"]...)
@@ -8027,6 +8129,264 @@ func (response GetLogKey500JSONResponse) VisitGetLogKeyResponse(w http.ResponseW
 type GetLogKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetLogKey503JSONResponse) VisitGetLogKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogPolicyRequestObject struct {
+}
+
+type GetLogPolicyResponseObject interface {
+	VisitGetLogPolicyResponse(w http.ResponseWriter) error
+}
+
+type GetLogPolicy200TextplainCharsetUtf8Response struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetLogPolicy200TextplainCharsetUtf8Response) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetLogPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLogPolicy400JSONResponse) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogPolicy401JSONResponse) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogPolicy413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetLogPolicy413JSONResponse) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogPolicy429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLogPolicy429JSONResponse) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogPolicy500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLogPolicy500JSONResponse) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogPolicy503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetLogPolicy503JSONResponse) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProofRequestObject struct {
+	Version Version `json:"version"`
+	Params  GetLogProofParams
+}
+
+type GetLogProofResponseObject interface {
+	VisitGetLogProofResponse(w http.ResponseWriter) error
+}
+
+type GetLogProof200ResponseHeaders struct {
+	CacheControl *string
+}
+
+type GetLogProof200TextplainCharsetUtf8Response struct {
+	Body          io.Reader
+	Headers       GetLogProof200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetLogProof200TextplainCharsetUtf8Response) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetLogProof400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLogProof400JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProof401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogProof401JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProof404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetLogProof404JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProof413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetLogProof413JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProof429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLogProof429JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProof500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLogProof500JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProof503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetLogProof503JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -18676,6 +19036,12 @@ type StrictServerInterface interface {
 	// GetLogKey The verifier key of the transparency log
 	// (GET /svc/log/key)
 	GetLogKey(ctx context.Context, request GetLogKeyRequestObject) (GetLogKeyResponseObject, error)
+	// GetLogPolicy The log's verification policy, as a C2SP tlog-policy
+	// (GET /svc/log/policy)
+	GetLogPolicy(ctx context.Context, request GetLogPolicyRequestObject) (GetLogPolicyResponseObject, error)
+	// GetLogProof A version's offline proof, as a C2SP tlog-proof
+	// (GET /svc/log/proof/{version})
+	GetLogProof(ctx context.Context, request GetLogProofRequestObject) (GetLogProofResponseObject, error)
 	// GetLogState The state query: an entry's latest logged version, proven current, or proven absent
 	// (GET /svc/log/state/{id})
 	GetLogState(ctx context.Context, request GetLogStateRequestObject) (GetLogStateResponseObject, error)
@@ -19667,6 +20033,55 @@ func (sh *strictHandler) GetLogKey(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(GetLogKeyResponseObject); ok {
 		return validResponse.VisitGetLogKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLogPolicy operation middleware
+func (sh *strictHandler) GetLogPolicy(ctx echo.Context) error {
+	var request GetLogPolicyRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLogPolicy(ctx.Request().Context(), request.(GetLogPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLogPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLogPolicyResponseObject); ok {
+		return validResponse.VisitGetLogPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLogProof operation middleware
+func (sh *strictHandler) GetLogProof(ctx echo.Context, version Version, params GetLogProofParams) error {
+	var request GetLogProofRequestObject
+
+	request.Version = version
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLogProof(ctx.Request().Context(), request.(GetLogProofRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLogProof")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLogProofResponseObject); ok {
+		return validResponse.VisitGetLogProofResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -21985,569 +22400,597 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37dtu21iiKvwqG9v5GpC5KluVLHHmssT/XTtqkSZrGTtO16mwTIiEJNUWoBGRZzZff+D3EeYfzCOf/",
-	"/SjnSc7AnAAJUqRE2XKa9sv6oysWSVwm5g3z+rERiMlUxCxWstH/2BgzGrIE/nlKgzE7FbFKRKT/DpkM",
-	"Ej5VXMSNfsOfzgYRDzwyobdtOmL/vJx1u3uBUhH8g/nHxJ8m/IYqVv0OmXM1Jv7PNFn0yclMjUXC/6B6",
-	"Bp8oQShJ2O8zJhW+R8k1W5D5mCWMqDEjNJZzlpAJXZCQTVkcEhHDg4BGEUtIU/87YYFIQhIJcT2btjoN",
-	"ryGDMZtQvSO1mLJGvyFVwuNR49Mnr3EqYsmlYnGwuBDXLF7e98WYkWnCJzRZkJAqOqCSPZJknnDFyFRI",
-	"rt8jIg70Grl9EIjJhCvFQtKk5I2QapQwSd6fvMw+kbNgTKgk/u7hzrd7j/fPjvaP/GNCB5LFSu8a92Yh",
-	"EoxpPGIhiYUa83jkEZrtn00GLAxZSM5/eqlnt+v0yHzMgzEZU0liQRI2jXhAZatDzjX0uCIDGlwTjqP4",
-	"5zdB2wFIGyDipytAVCFiSCiJqGIJSRgNPaLGiZiNxoTGC8JjqWgcME8fp35M5mOqXMjME6FY5zLOHQy7",
-	"pZNppM/GAUbDa0ypUizRx/C/f+22n5y0n9H28MPHXe/o007xh//Z8EoO+OkFHZUfKotVsngkSchHTCqP",
-	"/D4TioWrEeaTXlJCJ0wZmjmRP8YrhtfnyxWRSoiQABz0g1DDEEDy7uKUhHRBmv6//vWvf7VfvWqfnfmt",
-	"DnktDAn4NyyRXMRXPPT10jJA9bq9w3Z3r93db3gNrmf9fcaSRcNrxHSiX6DySuShPBTJhKpGvxFSxUqh",
-	"tZ4cTkiQvUOUfsnTu6TmeJFGGSAXjwlXshKvEJ/6BstpSLgkkiU3TON1tCCDBaEpKhOl8UgjssZiumAh",
-	"mVKp8GecuklJQGejsWrPphbXPSISmMCQcKtD3nM1FjNFuPJgWgkMZcDs3DCt+ZzMphqR9QD6KQ806dtn",
-	"ER2RgZjFIRmwMY9D0uwRqT8P2ZDOItXqkBNyQ6OZWTzXRKgIRajpPynZ73aRFuAEESLZEZYC7jMRzhkL",
-	"+ZmYUF6KBGfsjBOQCHLMEk1F8GoeRaezQcf+ZXY4pWqc7Q8/angNzWJ4wsJGXyUz5m5wQm9fsnikxo1+",
-	"72DPa0x4bP/eLV92xBQLX9MJk1MasGc8UixZ3sKPGsOUoVPOZEqSsf2SNAcLwkMQIWX0lb54xcNG5ZIP",
-	"aiy5Csox4bE+RaYMeEnz+dlrSWjCCA0CNtXyRYsBNUtiFmpMnc7iRSBC1sqfhPlXJxCT7ZxEjW09S8Tk",
-	"TDOapY09NSCfTTUjAikmEkKHWqS4bLGM4e22u7sVBzJMYHeb8Lvnw1dUBeMSbeeygbqL4b+ov1w2fGRX",
-	"KIw1CU9oyJBdcYNAmospHkX44ixJtDg3w5AmiyQj+7u9wgFdNrq33d0n3WGP7g56wV64zw6Gh93Hu0e9",
-	"J3t0f3AQHIaXjSo+8XzYxn1UnNfhfvnmX4uYVQDgJCZadBINVEJjwmgScZYY/n5MKJnoD8mIKUn2uvud",
-	"FWvT06xe4G63V7rEF2LwPCyXr7+JQaccl38TAyTJWrisYbMOlTU3qWIkb2iiOI08ElDJ2jyWLNYK3g0D",
-	"TmKg1KSKREzLqz2NOwkNtAKxkrVUgqp3lFvwXtWCgTeVQe+EuKyLNP2Qh315E/Q7nY7fsgIzfeeR1NjL",
-	"h5yFpVzefn3w/YydfvfuKHn12+3TX275m9nZwbdn5UdU4J3bYzrpxt+y4Ze9861u+w0dsTLUHDESzyYD",
-	"lnhIyLtVGDfVA7grMDoMzJfyUR6rQ61uTugtn8wmmm7t/2CN5sd0hVp8jViSLvGc/1GyzOeKTSSZsoTo",
-	"Vaxa4ZXUA5Qus9dds861C3wLF8fXMNsy4phrpV6MR2Yx/33GrH6bsBGXKllUsCP88srQdPWZ/89Eo2zj",
-	"f+xkF/QdfCp3tMRcwNJwpThh9VrxeelqUwSsXC5+vN0Fww2ynBmFLGIj0AOQ2AKwB9hbZ57irIhsaxnZ",
-	"fhzus/bR8LDbduVk1bZguA0FwzKlnYtElagLWsPwSczm+qI85IlUx8TXU/ugoPk89AmVAYtDHo+OiS8V",
-	"VTPp69uC/qe+L+sLv/6iigCknrkU961+w2KN3b/aP3EOO4DX4GHjQ9mWLsQmatqADUXC1ulpu732XpWe",
-	"psSGWtrPqDyVo4/VrHjIYqV5dYKqvLmBu3dpuBH7VfDNbtqNulhuFoaGgYTJqYglQ7vATJ+nMsj8jPKI",
-	"weoDESsWAwbRKVwj9fOd36SIc9c5/WaoVzWLqTGTMb2uCZMSeH1hBjLEKT7VJtAkEQkuPA/R10LfWXlI",
-	"Tt48J9ds0dFjfktDQ8P1NwFw4DEMpv8JN2FnZ+bRFY+nM5Xb2nN8QuBJn8A5kdTuQlJJ0DfCjUxmUukb",
-	"PFVkIqQiu90uIE4mbO8zf3Yj1Po+l5LHI00JbDJVCwThPWF+4dj59A0C5wfIn4p4GPFA3Ql5Avuxuzsr",
-	"PfT6I7FgTBIaJYyGC8JuuVTS2gMz6G1nh+bSZBclkSrdWxKwQtKkqDorisYlfQ2mAajUVjh5jqnYLj5k",
-	"AQ+Zvq8bM4AWKrIG3OptLR3xraHzqm2KeQz3pDCVbNJyJEf2ums80Tff9wlX7MtcrZfeze0hah7qeA7K",
-	"7VQVSzTf7SzZGmGFz0Qy4GGIn2+M8MP0axfj0zH7ZCFmYD6JBRpjcfsiITTd/7IlaFv4j16KCV3A9KHA",
-	"aZpoFMxPn4O+SJAHar5jjYhRJOYW2Z+DlYhGOPtd4MbNCHkJE5NZzG6nLNDSn+nBiQiAVrchaEqGh928",
-	"sgvYZB/ZqsV1/bXZqUpWdz4LAialu6KNyPSzrO2hiPC1UM/ELL6bxpJdsWOhroYwjotW6RUdEBmfb4fA",
-	"0OXS1NQcCzVmCRBRSMBh1iKhYEg8IObgZF8L9UqEcMNf5cVB/1nmg5Mc3X0MbWQjfsO0kCJ+ztjlwxRv",
-	"6CISNLwQ4iVNNkVrA9IpjnGlhLiKYJS8QEdBOBDhgighCLxCmhGfcEV2ySv+bWtLEIYpuMQZtECgsWVF",
-	"pAkzHZMj/X9kqE8hDNt4+5XIqN7ov+KQ31MnnjrDXBnF1wWIO41RjPul1lguyVqz6za4v28NtD6ydULT",
-	"JWSeIRKJWAPVLPLYenrJnKLvVLHYQFEMIjappZNP8d1/lAAzZIryaFnd1ZcKtbjioaPuZrfJ/n636zUU",
-	"V3DX+5aGxC4ivbnRgZip/iCi8QbszmyqCvHwDmCE34vzH1/DVTRh9FrCyV68/elNqhHimKT59tkpeXzU",
-	"fdxywVZXWNaB3EoJmYHswAWZnZ+cs+SGJQTX8WDAK1tiOWBqMP06MHktMvuTUWXMDVYtjPdAEq3OA/3J",
-	"GSNg7JFilgSa3454zFjSjnjAtNrqIt5+BkV9qX9mRMsDol26cs8uWSTZYg06XsdiHlcAtT73rwPb1Zy+",
-	"h5zegdjuXgYxsxJyIQR5aWTIA0KuTFLAAisAdY7u9XcxvaE8ooPovrBKAwdmzpAuTTqwMZOTd7lXHxA6",
-	"6eJSncT61RIGYSNw3/Lf6j/aoHf6ObjlFD/nrWUl5hxEoSRKkDnlqjS8JbOCf8oO5EKIVzReGJST9zwN",
-	"jXUTGi8sj5YumvaeZEehX9TzkrfZiw90EG/1bQtIR2svnxe671yz3v1A6w7Vt7YjzaesqcoY8nKsdDeD",
-	"+Lu8hfGh5BDG8lFJILzNDYjBBTdnMTBSjyTsRlyz0CMTGg1FMtH/FCbuLORSU2dIZpIlLffUCFgzpixB",
-	"e2jMWKiHj5nLZd7FcjadikSx8BULOb2Azd4T/OmQZKLHJBqCfb3NEKQfcEIqyZJu6zLqA/c8sgFhkQRW",
-	"+Vm4tT4OOB8qiV9csF9k3daSuH1j29LI68xYS8arzClXttAHsLhtb8mf09x2zmgSjO9xF3MsRww16obK",
-	"CTgeOvINTMt8kr+//gS6/dYcGBcQrKe3ZcYEFNhIv1jpjnE0hGwPpdrGdvZSpSv09Z2xGJmsiThhNBjr",
-	"BeAl3ERHisT8CaGWwH+RRzrRkaSptwlx3PrPK2czPsQSR4xQgKrQVxcuySwOWULmdNECHh0zDnYXd8w4",
-	"m9VGTtprQNN3Z8C41+KVd4VKhJGTd5TV1pEJo/N4VEN211eJqhEooYpdGaUjh0HLGtL90cfVcB5Wramp",
-	"z9zBz5lXb54vqzc07whVyNy27gc1dsVUwdI/iZhQjIINAMFRLG6oZKyCSTrQFagWVwo1ARc6d9U+tmsQ",
-	"XK04IFgkS+5lWNYqX4VNWY+9dXPyNVs8kqBo6h1azRP28rMTqbKp8ATyG6YfFd3SbhBMmXHTnToVmp+8",
-	"hrXUbcXTfYXpM1c2psE1BW7P4a2/mGnMxRSMTMBB0GQaug+LK/rFfzaBeXd1xeTAKNGhMpxFW/HP6N0h",
-	"AEkKQBNI+GBOm3TdGH4C0eFGUJ1RRcu9G75WG/zUTAcfZX51ENJ6vdNE36sUR9Q18WwY1FEI1vGy8LHK",
-	"52kcVmlCVhaa9WsxZisb2HMWkYU0icFvLFB6ktz2Uz28FARGL9WXS/gIJEqNmLQ8TEID4lUIs3wmnxxS",
-	"XAcL+6KHc5XuOgwxhtFxC9AQ3SA0euMseEgjySrZuYZF6rmxeWZpYl3uqeyQE8xXG3IWaY2BXrM0XQYT",
-	"QzBKTdpcNK2c4tvwMF0BBn/IEti6q1wX9ZC9ClSp7+hy3Vcvzn98/WMKxQlbf5T5L9wAz/phkXj7Z2Wx",
-	"hAkdKl9zPz/iN5BYCf+POYGYH9hxw/30+w2voV8qifDzGkpF6xZ2cfFSv4lyQvEoWorMa5t7WzyLzPUJ",
-	"YyfXkXAGm5U4K2tzqTA0qCjXsCgMQFNsshYDTsKQmXUAvIyhJUnoomJHcs1utkmCsm/S0Ha73a7du6df",
-	"YCGhUQQXLzB0bQEOeQ7yCWKon+O3uzbM2/69JUjVZM8O07kb/82jWp75OuGrGXZpADe8rTDmFL1KEtFS",
-	"1gqXcmefJEgYNVe3wn5BYVrLDvGtT95amX03BmZ82PWjZKt5g7tEz24vm6EUqlP+A1uUA9TwCoy4eiTt",
-	"HU4LoTT7UxLJgoSVSHMD9iu6FsIXfMKkopOpXtA1q9R6IirV1UymY+ZX/B74eqp46ZfdWy0LMVKSK8iq",
-	"1v/m+v0Jj2eKkabmyCgbYnbDEnBg3IF1e43b9ki0l9Yel2YZXJgQNRP8QhUiK+a4TaZqAdYmDXN9aUa7",
-	"vEjQ44s5lUsTTRM25LflU+FdDALryW7PyaFamg0S8oxtB0dkksxZoseYqvKZjceh+nC4ApOUeS8FOY8Y",
-	"0VJ3uyAvkIlBqzSM34DJc9G0gGG5HVXTzikOAEIqin4cNvq/rmGhSHKfvI8FirkuI0Rzbh7x5U1whYkQ",
-	"+3tkQCU73J8lkXOKx0SOxTw2iZQxBkZm0n0tgEo2+WHZAxWzueUEniWpjAsUwVJXMOEx4Kd3lEy506gS",
-	"TNYOZY59K4IJJq4tgiMulfmkeqP1FA2LSAUNYvXWJRnmQz7uvvPTMQuuXRtANQzej1lq085SAcQ8NmFc",
-	"bn4g3pbgolMCoTTPe4kBVV8DvcaNY+kwDwdCRIzGKzaeflS6eQdj76+orsb/cunxfmyKYWiE5vpcE6gi",
-	"4RRzmfMoAsVoFHPJTDkJ/TzieAPPpQ931+dIuoCqvI8gaJws0u1Ap53LutvW/Xbzq6o9DYe0AvTGVScY",
-	"77rVJC4vzxv3uGFudgzWpbq1U0idwl+y1WLzU4XgyCsTh1vNwGi8EDGD/AMMp3SdzlDXBG4dx8TXusqS",
-	"uaHIe7xCquhGpo9aJtb8LlVVIR8T7qnoqE/8YCaVmPhYC8qcoruTFiZ7SEXjkOo7Fx3pMxaSkcGMR6rN",
-	"43RABzyYnjmTTKLT0dpecDqwqU8GLJFjPtWoAC6hKwy6QVXsXoaZpYuTC/dq+nlPVTDeFvHAYOezQfpW",
-	"mbnBrMsc1ap9mbXhBxcUwUGTEbOm4fLrhs3d94hjD8agTHN9JHM9MguPiQUZ3A0UHDE8AxeZ1CMMtcIM",
-	"j31FR35BqqzPvPcaMCC65epsGFyB+jM2GAtxfTVLolJ6TRhhN/pzSFaaCqn0hsZKTWXO6UjDMGFSkmYo",
-	"ArljRpWdSeiRy8Z74Fzv3r7MV4y5bBRqj8Cw/Z0d/NYpFbMjb4ICSLr7R5tJWgdA+W2Xoe0ZC/kbW1Ro",
-	"fdkhrH2jOYAyiVNanw8SOo9WaV9VBYqWDnfII3YViBm6lpaqCxQd4fhBfWtbbrfPOAaMFPVhuNeJmQpE",
-	"1S3cPCRzY50HHYlKhYAwqBGykLdheZ1JiLEavk3ELBQWSy0PZSCB5SSMGtda+XPjTqs0dODC0Mxhyxjp",
-	"VU9ozIfGv3IX27OXrytSDq2Ej3jcHgNJ5ZLs4gCCW/SdXt/1eRyyW7S9rZ+W3aor2FWl2bz8G0ytr7h3",
-	"WdBYsDySxPno7kCyUYfLFR6xPIGPKYmwHxaSBVMtj/ji2ghVB7dKT0+/jH5pv4BnpElJJAIaOfeoMXWK",
-	"rIDMBjptuQ4Os66G1xDXetfWKZ6mN39Yx4XS8lZpTYQcXeXxOkf4lqhzh7yWdwE1l/Avt2JaCjxAOTE0",
-	"Traslkiefw0ZiDVjo6qHY9erzJEOU1mHnPVmMyJ4E4a5pEEuI+uY9g4O82xbjmm7d3DYfzI8Ogy7R7tH",
-	"R/vB4/Dw4AntDRml3eDggIbd3QO6NxjuD3cHvUF3cNTrBeHuQXgY7B4MusNul3aPGhXEgVckg3zgVfMa",
-	"NgUdcQjkxZyrcZjQeVyq260Q7caaaE6UNC8blw0TnAe4wOOIx8zed1O6Wm8JK9Zu0WuwW1pCeQNZxBLP",
-	"xa/8+RcOdi3urzEn5UW4RFMf3ruQq9zXtpRXIuqamArL2oaNyUYCVwii8sxzSlaYCsAjtalbgk0gUL3M",
-	"7yOiHKrDkvSO7MLX8lUc24zkZetbBY7tuEbtGrUaPxE3zPkBPWhICenPoCuaV5ceYnboTAJfhj0twz4F",
-	"o1P/i7H/zFdWTFmeBUzuOrFfD5yrgFfbTZ5Fl1c5yUM3ar8mZRm8KCGqoua13v7m1H/LlrJy76sZS0Ul",
-	"i5UEVcc6nwf9lmN2sFzp1oIGQhguixtIbdb64XIQwXKyxPKV3qr6RUG28MChlhVxUWIykErELCtpgWF9",
-	"YDZrLZtsu5U6RH2UzFmVHiZUwR7RXc9GTPHl4iFlOrDFWddCuZWTuPNBfKqEQ1ZZt6qWW+5eRZr6Sp4u",
-	"qJVe2XE79s6O35V7D9LJVuHBa7dWS+X9tIoLNdJvPtTY+Ao+dALFqbJDdiBxf7WmAP76mk1xJaXOdzri",
-	"Ma1nrobx3mDw60qOlxt2BWjLy1eiskyXQGorNoMNtwSsUzNajftHVlSy3vtKKBrVercAGPzQs3U2s3lX",
-	"QKUqYigjMxM3dD8aW2HNSdIVrM58w8C5Up5ai7TWhoIt09XaULBNiKoq9G8NRVmp8aWRkzGrc7YhRO1X",
-	"2wIqirI7gNUu5EuF7GI1URqX0QOSZbaKOimplXaCdcSZc2Hm9/ssYYwodquMN3QAgfOxrcFkKzHud58c",
-	"FiteO8qHflxyxmc8PBPBbGKSOkqMCM/PSGjeQCXfXN6miQATSjPkYX/OBq1lwP4npIvcqhzy/Zp6Qebz",
-	"eWe+1xHJaCeWOyEPd252G172eI+H8FCyYJZwtdiZzCLFr9lCv/fBy0hk2dtXIAIqpV6ViF8xNRZhjr7W",
-	"f5zLetvsW7yh5etYz9mgD7bZsZDqP/ZOjrpH3f7+zYsnL97tDl68ePrk8Nn78xc/3HwvfyujSjdNomQ7",
-	"q6NUw5+Xv14Xhp2eImyndAFLQFoGeSnal66nNMwUcgA19rn4aNqh+K8MXvglAabYZClCJ9cSMO95Pv/j",
-	"mi3au6W8E7yGP7AFrG1AZYED/3H46npMfxl9+++zG6HOrl8e9A4eDyn/Q/Hv+GnvJ/XDy++mgzh++p2i",
-	"vVD8UBoKYnyh1qhkwbDemMTTyC7PhVDpsssPzgZFF1nzty9PfnjaG7R7B4f2LqSPLS70ALLhIDwmb5+d",
-	"kqPHRwdEK3p94ndvffIPcrhPIjFnSUAlI2N2q7/jShZqVN8+efyE0eGT3u6gt3v0ePDk8AnbO+gedY8G",
-	"wyf7w73HbJ/16B4d7NLD7nA3OOw9fjI4PBwcHAx3KT1gNN+/pXv7a7f9BLq1HO6XNWvxGtktuDpOF/A0",
-	"q8xkPeZ9EjE9lfTMZrBedefq/9f2Pa1iJ5ASZfpx4bv6a3jZyyru9o4cNl9oPmLrzG4QZ/S/fz1p/5u2",
-	"/+i2n3zI/qlX9eFj19vtPa4AhC3qVW0iYTcsWWAhrD6hZDyb0LidMBpCxrxvFAOMVoU4Ef3zhAZjHjPn",
-	"vUCEzO+QbxMaB2MiYvPLMUj4uUhCKBI8dAac0IUt5wAhJEWWELJa6ZSn+sVPabWF4lbPIOcJTxsdZaYY",
-	"Qmngs6OHlQTozaERWSLikQfuiSkT04jlD7esmmN92znsuoyWs62WhxVzbKKlSVi/6dmDokEipCQJixiV",
-	"TJKmZIyABxzeA+93n/i5jFifNPe73T7cNE2NaS9tdpYg4jil5oA10UCh7T6ZRazlQZ+uYtpuNq6cDUw3",
-	"uGJaaJryCt8v9EhuJjwMsQuVHnLJ6OBYXZeM7hE/rYcLA+313QDLQh1a/XqaXA2v7/ezMuqkvKhmoaYm",
-	"1oAQThkeE+Y5pWoMEyzXBnWnysxGOIfxgOmvCzPZ1cJ9O6GK5cZx6jsagAxmCj5esDSOVCU0llOaQCOz",
-	"SIweSaK0UkvlNQYFwWHkcs7dOcxJlGSIe7YtXy53lMXhVPBYyWMDJPhsbIJewfJPKC5qyJI2WLPlmE8R",
-	"KHotE9BEYDUm1g/Wc9DPgGQKeCO3NseFn+kBHEf8fvdJrpPRuqLc+vOSspt6pN1en9ylwCUMWSxsCgMa",
-	"PLW1BaDWCEb+TrhCEikrjADfHuS/1We+XI9Aj+EW4tBf9jRAijU4jonmH7miI/pbW/TGJ80DoPDlIouG",
-	"ktPiJvpNs6+qgi4I4+XKK+bTTaq9eGRdqZeyneVDG4tVA8oLExTqdrgFuN1SDeVFgfMUrEdbLvFQxHk3",
-	"7sOrKAVbVi+3sphGoSKLU9AoX+yn5Gi06MpEobvuJUmLVSJMS41yJ15mktGcfaLXSn4Tg0fSCvJEzEts",
-	"M/jwylhFa1+7sgWVWmhMG69S6Tubaug+kiQQ0WwSS8/2lhFJiJ7G+ndR06yr7FUwkmKHh4c057qQq/2N",
-	"nknexRCcNidL+6TlF5GfIA8EL9cEqXDuZVpUDunqZvmMmHohBrlP7+Y4XUb5Kssfvpka9reW5ePieFmf",
-	"JDHPk5oNCS65sbMoktXOvxLsLSl4IuaaZvRIhEpDRVpdGCwMJTk6eraJCkX//dgE8Iu5yU1Ml14S6DEv",
-	"P/VEzD2ySwZM63J6NMywzOrPIZbmYg1rIrqe0y7eM/ArO6PvWKyVRXZxW7tQych8QtTtqjIlKwqNpLHm",
-	"OQfj8ktoJVyNh/qlNRurT3r4STuMZVvdKn13iNncNJE1urQSUxKxGxYZIY8P7aehzX3NRRaFWXuZ2ADz",
-	"bjRdPK01uWsGgCWJmNHCWTJuoYnIpxGtRqybnbYc9OoslmsBb9p15dT0IjRRqVoVQlKd1cfl1arkvdWg",
-	"WxNQUxM5MyZZDLmxEbEKbajOUssg6qTiVDJBDDcunvUwYaytz9SUbYdBShndCzEob4Kb8WcMZg/kjb7H",
-	"by1xH5jUldau6sb5Ux7NElbOlFO7i16wVGI6ZeExNosicCObc8lK2TRulIWbLGWF/rQWg6aJCJiUzoSF",
-	"8oFiLkkoYuYRuzQ0HKaS5i4hvveuj/P7jM0guNxPZnHM45H+p16mT5po3dMysWTFJu8hvbqmh+ObA/WJ",
-	"pAtJ5uNFLv4cJ9RXBZwPyCfOdLDy3C5Q4zY4SdNmbzPkrdIulxqs5gODbUiws8gldCjiY45OMhoo1CFw",
-	"dvGhnMbPTOXkukUHNFtYrjiA5rxyvm7KRHgQ6SbmeCGXoGclYp67n6yZ+K2Ymxp2a9xRZjl1yhDkGFpa",
-	"hQDXnK22k4PWZrr73UR7djRVavoLMdiebq6hW3NXg1l0/Q605bf3KQCEiFS+ted4JCmlb2V7Fnk2uXrY",
-	"CgIlEYCrtIU/T8NfpYe9EIONikvo9+8ZfGIOuVbAiZ5uewj9Uoycwoxlhx5kj8k0ERqzmZozFhM1F2B8",
-	"TiNyi8bpZaiMqRyzCgb49tkpOXxy2Fue0TPlV3JMMD34wUKxap/uGmieFufaAKhmMxVgfR4H0UyWhqFo",
-	"bmqfGpiaTKqI0WF9aAZjFlyDfb4cohFV0FmIj2IWkuztDoGcRl8fHhhmfChUqiTRf3jG4qqXxSWhI8pj",
-	"ibWnEiHUsUlMJ3KCLhkfR9DX+dQL4aWf4W1fKNyVvg0mzPgSl06sFnbQWcgVOA4sWpg24WBs1/DDkHE7",
-	"8f2QRg9YAVw9FcQSNVO/O14WhuDp8wgPpWc9Cuk/MCEJo6fBf19e3CkSoytI5qye/JFJ90xLjCCK1FDa",
-	"yoVJHiNLgWPxpaKkAf+DZcjLWB6P9J20ic4bi4ePZFou1yBR5sa6C2/PSDMDn7tqc5wponkuBVWQ8Xm5",
-	"Pn9i0reNKMArHvzUhnlNNvtFmucNxSsuG62+SXUGyrTkTlP3KMQyDCSLA+Zp2EGZMoeUcDDEPU1NLDYe",
-	"Epe6v10oZsNCaMKyuhGGjZZ58tewkkAYLtLUxG3r0c25irXyLT3DZFrOOvTGACWgbzjrpGfik39gT/8l",
-	"BEuzMEvMHtg02aAX+jAjRm+YxJDFSIxGWPlW47BsHZNusRZIDcowJcEKdcJ4HK4q8AZ+/SZ0Sx8adHbO",
-	"XCvwPCxUL+BheZRoouQmUXHFmmI8RkeSHqYMnxHt1mkjFutfamJJv7ri1QKtgkFnif0Zthtm5TIBFAn3",
-	"Y9NcqivkW6WLKxG3tiqTxiMqFWERg8DMZmHFls223FJO21u0FlFrAJqJzxTxOQaDRWKkF8cDTQX6JGng",
-	"mCLXLqhUDsDRV8uAacJkaYSrW3HsmmH7UZo7cyOgli2KKw4OCQkO4JEkWb0ac45NsxwskIN80+qMtMgx",
-	"H8lUIVgLmtSMswmhwEf3oBOHuS9JSkRS/az1IDRUKUqxHpA9dsujM2tMcdP2OGsL15elKtbJSl0Y9Ceu",
-	"DGkua8Y11Lb1atem6oerdMACynctrmdTe798Gt+wSExLFYxi1BXSk/1RzRItjvmKuu71Dd7L3qri5M0s",
-	"qCq1/vhw0H7LQ0xkoRZ1cDuncRjlimAKp1J5zTzUyivrK5pcn0TRW0bDur63CU2uoeg0xJZUOd/ocAix",
-	"MHc5+/TbNSuua1jQK+bxyAR+xkK59fxpeDdbUhFyW04L1sNvfCorT6TCBcDllf6s3D2ln6yqN7KF4rag",
-	"vdlFZDOugsmm5y5its1Tf7AjrwrFzVU+iO0G4coC5XKNy4IqMqbTKYvLwhdK1RMopnN3J+vKRGAnuVnB",
-	"CaSX92XeKwlXpDliMZPQ5AU44pjdZurXVrx89rPBYuvZL4Vij/nqmuRUJFOR2BSU5Y83rOWeOZyX8WSp",
-	"HK1IiKbSQkB+rmbF2npR5mRKPHGYFaGPyvChdxfP2kdEq0mpJTMtC67sYRTTJfZ6e9293t5hL9zb3dvt",
-	"hXu9vd7B/l5372iP7nX3uvjfHoN/dw9oqet0vat9a7VS1zpa87glb4L+wfczdvrdu6Pk1W+3T3+55W9m",
-	"ZwffnpVfCowCv6abpxjmnKubFF2q7DuCCYx49S4WKXjkpDJ6KGoGCwh7B1OcvrEDN0LzTcSHLFgEEQM/",
-	"PTnJJdjgi3NTV90G6UKLkz6h2TRZXk4g9DxQAJ9CwXXLTrJXjAGDKyJmyha9g0cQ858PbTU1ncyGV5Xm",
-	"TI/ysNv1HsyLu3krhfSL7OTTpe5ubu5Lo0GMf7gYLGL7MbgYk+OoGZeo9gdnuyyuPk+/hliXsBsPJbsU",
-	"IR6vFE1p2m49laG0MkfCpBIJ20l/zecYmDaV6Lcbi7kNILc5zPB7mpaBZVe4ImMsWyrHYs5CtEtW6yTb",
-	"KYqRVlapH7XB7xbkmi+s4WRzr6qzUqqjZOlFlli34KlLB83fINd2oHG0GlRg7qZF5o5lza4TpkF3s+V9",
-	"Y9ffu+wbc8n6TlUO6NWn9eysvkieFCZYj/eeft1s7bPJhG5QVSAr20Iqg/M/R8WQVXb4Ehjez2ljihps",
-	"VHVkCcKr1Xqtxps2yxEkHWklHtwHaPA1/PEYSEU/nE1BsdCvAAffnmZ/P/X7c6vTa1XVP0fxvJMq+Zm0",
-	"ndXV44zOkuoweV0ir7IsqRSZSrJJGFtKK2aJtcvyZQRk3WuVFputXHMrwhLt5HWZmIo+C0KU3DFfY4w2",
-	"RC15RESh7ZBVO4zP0ZlX2ulz2my1DlsAoLN2hFMtdKklejVbxXak7i3MTndP3SOHuFWy0760ZTXEMcaV",
-	"ChnneX9tM1ZsO61ETk1x0pyhUQ90HstXWi0xWgdKJFdpnc+1jPyu0qo6YQBq/l8VK2hk5a9tyWhgZL8V",
-	"reTFAiKbGXtXRRfq+1itCMslA8rK+POHsC/DHYNPuQbkisq3myUHVb7HVVQOsW0Ec5vIbacHckHwlS1z",
-	"ef9eDrEdOelgm92K59BveuhlBvoNxaVD0d9zfZ1erKhMFkVL/RtdlnDfCFF3MfUuE1vleKu0a9dLYTzT",
-	"YwSXMblB5QC1URLSn8lTvlACX0tnyyRUTjT1HFc/QsuJyvqWcaEnBbqGAzHRN9ZETNDcBPXJsTq8kk4L",
-	"FAwWM83Tskrq+eYaXJW2AekQrW2wWxooY7OHPjGK+N89vSA78iaAD3Y+ptNdIRw+7XzMZZR88tH85cub",
-	"gOhPTDkTH93ZEFY3KYuV27ipQRVOQMcGU3J/ubONvaGJZIQ70v/pXLOF7Pwmy6+F17w6UI3wtNGK29BB",
-	"PwG3nInvw2j7qDzXa/MOC1VbLx5OHgTO1kuDc9L2Css7Pf/+BCpm2cbbbr+KRxIxxssXxOqsDAAq+Bts",
-	"c3PbWsH0F3Fwmy4kkaJ1DHGPUAljqvHad4DnYxBFLIjpOjOcRSRhw4TJcVZuQ2t/UvEoQvoI9ZBp+wbo",
-	"d2KLk6Ql4/pwnlgxPvSQ9Gax1sn1n/qIqZphnq1xQQwScc3iclfDhu0jChxq6YgdhN+kkUO1xfwNygNX",
-	"UK25pKSyeRaDaHooEb2ZbPYauJwNrBiV4jw30grp/iYRg4hNSpMT3j47JY+Puo+JeYlgipXMqldiOBDk",
-	"fGUhWr9PsxpKEvxlZdYyUx6rXhqdUzysLCctXSi7VSwGzwaGCCIRSTphtsaWLb4Fi7ZdO7H8md0BVh7K",
-	"tvDIvDwQIYeqXLNgrL8srXcDFARmPVUl3nksFY0rsvaz/kYlloxKjT3VkLJGWAMxU/1BROP1gRIFLTpt",
-	"M2T2UIE2ZaGaUHnNRkhk/k3ohxyMRaIFi+g7CQF6YC+r1PUIze+gngtNnzzU/GzIocYftoaYRmKhkQ86",
-	"Sqm5SK6JDb+wRWpx2gqrlEiuwgcoIrppJER28Qnvb/80gLhyoh027K1vwVySSI11uuG8itUid590hz26",
-	"2x70gr3243CftY+Gh932492j3pM9uj84CB6vNNeunteUe0Q/5n0Wcbiq1md+1h80f7B49O7ilCwYTfR9",
-	"Blup5pynFBu255dzfhMgxIBEet3eYb4i5vlN0EwNWf9lN/lf+E0LPvq1237y4WNpucxyys3jkpfDc8cB",
-	"XsSSUsJGab21ph5G+q/v6hEmdKhqNfX44ppsFGFWzzNZgExdB/qm+z8Jw+oa8RtsstTG2kujAqyWtxUj",
-	"61tGQx6XdmGEnEmUn9D117zotMQHhS5hUDVP1owm1N8syjkVjlORn+xOBXhr16ZFXiDiIR/NtNCDxTW7",
-	"trai1k30saS18MrT3CY85hOtiXfLoxxw3itc/NICv7c+bCSpib5I61fxYk5iMSdNxEYejzRnHTADRpun",
-	"QUdkIGZxeJfVzROu0DqyKkFkqSYgLkh6RAq8jkJFQEkCGpOBaXEdlmWPVCJZuhDnMJeAV46EVR0sjDCq",
-	"FxzqZUUpbapgaJs0myr61czuYdxoBZdzyXNQ8zczmG+q/zCIlOc37KpWjg2exlP7EaZj5uM7a4PnbuGU",
-	"FeHCuebOWielkwqjyTqDvEhNbasWZgxyd4i2NJpenvPdXYWD4Taui+OofivbQ9xj5Jr4hG+niHSXru4b",
-	"YG46z8O7o6HwqeJRtGXT9RbCPO8Ti1dVFai0RlABGVz0z+NuMcYiVZYNPixHe2ZBF5ZPpjGfdcJIc556",
-	"u7oiM7TRos5ZWnqvFlUF5rgijxI1bBBiqBFQ6YY0oxBmYZ/42P8/9O3jTFhh+V546hGf3U71mfnuMBDr",
-	"bBP0/GwrPuSETqmULDw2NerMajBLJO9ScFrSYFdr1F9ynoRHMvMxeKS0abi1wsICrXUbimxTU9WirmUW",
-	"vQWOBXZpyBKLLGnmNoq6jZhFocl8kiaIHIp8WWi2jgmLJHpNMHve75DnANyQJfyGgRKChZL5xAAbQ9Ih",
-	"6jxLxTMWEXIC3T0MAeCIetVQNZ7RYGxKCEoWsUBJB1EkLtkulqu8pRhubw3PWozlTE5ZHBrHHCAJXJJh",
-	"W6Vm5NUB7YjgL7lUFfVQf4xTjOYxxNljZrRdfNM8hFT81ldF60tVtHJaytaUji9TTn9+cbqxEMwk3BZF",
-	"W7VARaEHWFMt5jaNezeUf5+g98x8Umo9eGtF6RbjzHDMnzS7qhue6bK4zxyYeY8b1foCoJXt9R++xvqm",
-	"xrainCpx/z3cBeguN5hNC8KnVTc3SsjZRkBZSdy0gx4rbgDweqrNG019o3hZp1VmzfL2qwypDmVvzMSA",
-	"tvs5C7np9WQzWlBFv0ehySLjWc305ENwvbdsuKHHwdrkoEyqBoFrkeGhl7u5GCNNejWxFpuKRLXN0xNy",
-	"ffMPin3Ctm9K2fDL1YS1TEfZ6qqPbO2VM0Vh6z0biyiUnnGrQS/RXLpsSSpun/hwzfBJcxYrHhU8KPqO",
-	"B1cofdez9w9fa/4w5QBbXaUX2uaQxzSCgkFZ8nAz34P+Ua20YY/gcmyupfm4dYcb0vo70KY5G3mof+6E",
-	"jc+N2vcRgl/TSqp77ZYxA0eoPmD2SR7rN0w9weXeO++khPI+b9KJkbV3Swi3JhA3HTznjU95g8kGr+uJ",
-	"3iTX7m6K9Pq0J3OFvIfjeoup2asabGfqWi2v4RdjodrQ2PTFuuM+bz7qw7ry4BaQtpSrSF4ARl1RSPX7",
-	"rNKDte06FwqjmZmAHDQmz2LFQgj3XECc/TThN1Sx1qZ9NO7gfjxcGUH2WRSEu3kUFR25WSvBTCpIss6q",
-	"V6btoa+wuiIqgqtKuvytzJF39u7VKemioe+oKHXsl9ZAmVZwcWholdkyT4/5Si+r5MSZSegskxdOsifI",
-	"i+oYERqGd+gaVJF8VOwMYpPw7Bx1trNGS7M7k/mu3nW1jvTzDXSJArhLrHI10j0LDGc14NZcqrNN1NZY",
-	"0nDYDH5b1jEzKN1FycwF61otE3+sU3Noq0WG7lQuaFEXjypvSXdRRHPHumU9dK2/1Hry8x7TtPhT07oS",
-	"QqLo6EvznX7ZmulVWQreG6yenDbxtkAtjRf7y2t5X5W2v6cPeaVmVu5HvoMyVupM3oZmtpJjbuxbNtR0",
-	"P++ylSvrZMSDCPwNfcxmKX+GlzlLEV5b3uSv4l52CxVupMyu9DHf3au7UeHEz+PYTbOGN/TZOpUb67tt",
-	"04/WUswdmITjvc1X6Sy6b+0q7sdP6vhwU13vQVhLZdMkxxWL7sFyd19Jkn3I4J/UuXP0UwUnoLFWZAaM",
-	"wIVVXx+CMY1HmDNPk2DMb4xPkIZtqOSbc92lQ+rXC57CvtaRoM4hDinxAmN6thaCac23epgS32K69zre",
-	"xRJvv+PjBzVtwqXUCyu6Ic1e1uX0W7hs4InEkTf3RZpN/GneyK9exS/Rq/h5/Ih5nN3Yk5gS7X19iSW0",
-	"87m9iRNxw352ytHVJ2D9Zb6SXRUJr6jqhI+uTHmSq2EiJlc5l87yTdd8AmVQ1lQgtcOyeBNNxn6FZck2",
-	"6r4G+JcC5GrC1Fhs4Op0D+IVfLuWgFKVqHTi5c0sA2XdIVRBvB4+1dWNcPKsZHnb3c9d6asUubdcE+0t",
-	"ytg0j//+efJLhdpJ84yd8UfSdIo08jhTHDHULfzzAtdWqfErYLa1ygKFWAYHXm5VAQO2ypDIuwUmvGXD",
-	"hysnkAIKJcU2IWUzqUpRyz6uCKL8guIlHz7usexcNi08v6LcvBuTs+Va8+kqZ5GqXWfeBvN++UXmDeQ8",
-	"U/kvJfVjMmALEZvMut1ulzQlYwRVRXi3rhXb+WR5Vc80rWHC30QkTM8Ww2z2RGGh6DLR42DlXigzh7UU",
-	"NqpdUKiE766sZl38HDasyppTWLnJFMWvRMW/UJ7cn5j3lvXX3VYvpzW+6YdImrvHbflrWvyflcdXvFoX",
-	"eyHl3TNpdt/aZL0SL8vGThwnu6+Q2W7opZSBKark6uI2kLeMSc4JC5Swzs0VOorMib8nd6i9k2qNWeeq",
-	"7n5vb+8OQ7k293S03u7GI80kSwpL6m04SAHPcETPhdsGPZHg6FarS9OIKr1AsAJzqXhwR7MKokmVevNm",
-	"eZptGFIuLl4ub+ucBSLW15GQDeksUuSw260ooERv8SD2dg/2Du0FYsUBX9DRRs66NL6g0kjzYA4o40VP",
-	"TyDnPq/o63G/tl3oYi5x/qxx6lig1tXrc4DtZ112nLgZKB1BNbLFIU0geOZuWJ078M/txMmk5xJE3l2c",
-	"euQFvaHn8CPxlXh+/uM5TNVsQQ/GCWlOeBRxCeRApgkLuBYfrXwwdq/bO2zv7rZ7vYvuUb/b7Xe7nW63",
-	"+2+XXjavKn2R0FgOWfLjPEaku/8dWpkh28KOuXykaVBlyU2GzQl86REaE3ZrDMuaweYBEjL2n/meTCkc",
-	"bDBm7rq8X1b+m7HpFZVXYWV8qVuDTUQhLk0j7MJtNHJMtB6Etx1oqq9q3F5wlaUIlfw+PQE6OhWxYrcr",
-	"jmPdHQFgChT4COrs6dFMyd+sCiy74SGLA+ZBy28cySYWquT3KVSRb1QtdKbGIuF/gAmxxnqdQ9nvPjlc",
-	"12e3gcSSrhnbj168/elNn/hlc/TJRz1i3+zjk9/qE18The9B+eO9vb0nlvH4/9YiYCiZIk3WGXUIUFl3",
-	"v93dvQAS63e7/255TsFCBf8GGoH2DZJA/WDSjMXcPf/WMfEjEVAlEh8911oFA1TCnWARfltsHRykwViw",
-	"0Ia8IR/NDg19k+tP4G4EfEI0RMlNr9OFSjzpcEYsNjUa7GjdU3NBy3ZRe4RPH0lNGqZcX6u0645R/ZfO",
-	"f40RyyxH2WC5Tb8PMpRcKUGqUFlfkGN19/kTJsUsQXfNZt8W+UW6igJQPAtdZ7IP9XClsjtLJT4YBYn4",
-	"Bq6+QQLLNTJPfAXX8ZbYDjSUAIfLwk/rD4kkNbNCTaqbwPoxffMnxszZvyIxuoKyV37ao+IKEguuZknk",
-	"F5lZSZOKDEPXomDVC39Uedo2wcEc3y8iX0k9keoa+S7mlTQ1mrArdkOjmb531mxOYb8zbVTqf3cfVF5a",
-	"aw7eVYj+ymlmtSwRTxYJRRSfJsJ0urCdkDyrvEqW3PCgxIK/zgpXt2h6VXJdzWY2JZGkVdB4Q3lSWiK4",
-	"ifD2iAV3i0wpT9xgrJAFEU1YmUJQm4JWoGJhZ/VZ2VsWiFHM/9Jqxx1ViyVlQr+8FV3CAer9NYkkG+y/",
-	"lR5Rgpl/Ly0ihyV1dAgXE75qEB/vp6VuU0OAY/mjOkLo76pBODsvQ/J3YJvfYtQKGvuzAJ6+KYPKNOYr",
-	"YUJlSZMqEjEqofQBsL8Jj92JdtfoIitTvJxX7+xfKzCg3d5Rkf9kLTwuL88b1ck+K/H84iUcecXB2NiS",
-	"LZ0KMowv4Eju5L7d/BzrHsAWfIErD3FbYTvpMbpZtH8x2qqRxHgfunHj/F6KUXmEQyRGo2L/ZU3Mk6nq",
-	"kzkUYqYyNeRD9NN8LCYeaKeeE3EvZ9H2CrNUyDVMJFtqeepGZi6lG5cG6ScZ/m1SftcGitiJTfnrhtcY",
-	"Uh5VJARY2Jn4jmWUPnt+lm+LqyGcgrw0/TUds3YXVBd0+e/zK0y3WfBcW4h9WI9otVMeckgXiVF1yoN+",
-	"eKeYYY33JS64B4zYykUd3zmIoWQUD6FQM7apeCYbhfQvHY7hCNLUoAet+25eu1JcWRHiX0CQrTrxSoLL",
-	"S2MpKMF4b33ltrTSJ5ScvT4nF79cpOU1aUy+v7h4Ywrti0T/oCEHjnURa95JY7zDNyWLhm07WCuLJu04",
-	"2Uj6nasQMjfgn2Olpk5DYxjJCUsvYz6wxcUZLP/+Qhd7/7YRGoVcveyGZoBlmx2Mtfyg0YxJaGcg2Q1L",
-	"aLQqJ2K5xy06+4qhsNusUvWg0d14CunVwiZSp8exFuJZEgDycY19WTC8KZBmiFgZ2bFYFYZsxEHicIVV",
-	"VJtP/X4a37BITFdFDRfHr4ZKvm55fZAg0TnwyJUyrwEMExv2MJCoGHwVGPJJ9psAAr/MgSKXeV8LGCY0",
-	"7qHAUTF8BUBszGDRumTL5GStMbHL7u6haXMOseXv3j0/u3nskTG7LURUdG9tTbVBL9gL99nB8LDrllML",
-	"8/0ou7e/dttPaHv44eNer6zlpNd4T1UwPkVVqX7PXvjqfDZwbxDFQj2SBQmrwIFzGz7zng3GQlxL6Fut",
-	"ZTd+RZrzsWTBFTDlAZXscL/lQbmgGO3aIg4Kpf/wg1fDH356khx998O/fk8u5r+9e3N29Pzlm38/F72X",
-	"9CU9n6+Vu2bVywe73JsYAj+kA4T0OpHfTKcI57rhSKjBLsH6bppL7qCrNBZ3GjP9VlQVmPyMRVwTMKvd",
-	"RlMrdIVP75lB4Y62qJ1CkU1flUVxP5BUFHEKzVOrv1r19cZE6xRsufhSeXtp83Dzq6xZQ9UFH7pnV/SK",
-	"nrNYkXki4tEx0ZMvUKdKRyy9GsLmSgssXYD1HJtDz5FttHnoZV3ARWwy9s1mK3v+z+SVbVFe1vczYHp9",
-	"jyRqw/jBMemmGmHIoam8c9tbcxtK95SeQ6NwIvl1WbC60K9EISt5L+ioakNGmio6IpT4io78PNuaQ0aI",
-	"PCZ20aDpYhsrSHnBTt4JG85k+tD0Upeuxn+/ikrI6MrLSvhDyiMej3zg/CkVkADabJnCECm0bKfT3j4Z",
-	"i1kijwklEVUsyUhqQq8ZlKLzbfmJtAqd3U1aRMHMvWLRriQskfsIxRzMm3qJYobdyVBObK/8mlnwleSm",
-	"Ff0WUyJWV0HTCIfoFKZd39Mvjome0nSF09goC1JtbemfVBEzQchrWb1LHXWzVxw81J84a6xyWGEudjXX",
-	"0oCwYDmu2L9no49L2RZ8nFoO167+Qr+oP0M+eTVLKmJX3719SUx7Y/3PZBYxEmtkibgmda4IVagImCNa",
-	"oz0VgJVbuAunpewVd6VZzkrOhpfH6kqG6BJjXUVjxNQ21ayCZlxD19quWuEOvbmylft6G/pWERy1dK7c",
-	"KrYMnwtDRyVKC60Qja7BIvfGmNFELpd3MsVSTXFGITz3XpsbIN/Y57iENUAilKlFZEZI+07rd32XLfrW",
-	"kMWTLKGWW9XIsXepsZCMTGjIjGzkcRDNQhbmawqt9k5gOkipYESCfqrFdHXcvL0RU6vSERrHYhYHGub6",
-	"tq1Z0GyK+83KJ6XQnUxnirktZpQgKplB188S1E3rii7H1fM4vJ9TZrNUzjw43mYlDKplXvmHZQhXqflW",
-	"MAED2KxiVzkeHxPJGMkVAIPHTrpnq8rf87nTKOE8l6RMdcajQY1SloGY+YYuIkHD1UatDI9TTROjcMzP",
-	"pmGtiXIrMYOM6ZTdUfK4BFdXcanOA3pvG9+mtZ2pBG7RqZe/k/L5JVX+ctbt7gX6gOBfrGOkvI+aUZwq",
-	"jlCuKuumAe1yl782Sal+p4xpdTIjRvab+cKhbOe19Cf3LY3fuXfgB/vGh3Vyyao/KbS9Ek2pQmTpk2TB",
-	"LOFqca5PGhFiwGjCkpOZGpfGyJ68eU6u2aKPIWEasOilJ4MF2d8zFrVZEpFgTBMaKAhRM/uzbYU1/lEl",
-	"EtLUg+jhzBs+EDmgHVgDYCnZ+YOb55NeN4+HApvJxMpUXDBpVI0J5bGiPGaJ/E95E3R4DHEbNkS439BT",
-	"Oi8tR7ue2LLiyO7T/OAO+eab1FUhv/kGQvXIN99kLO2bbzxXUKfPgcfphzQOL2OUl6i6B2LCJBnQ4NrG",
-	"w37zDcTZffONKa4QL0TMSEDjTCr1L+PLeLdDFL3GrtwWrY2kMtEezQGLxLxFeKwENMiGc8d5oBxEtDCi",
-	"Gj/wjCQXMbuMCSFTU3e6aSsFQtwhl8S/bFw2fC+tIIgDS+J//OR7WBAaSwwaFipbx5dxr0MkSziN+B9a",
-	"rOIy3j47JUePjw5I88X5j6/JKY1FzAP9DjoGES/7GkUkkSIxSPTu4ll795AEImRkFnMlPVjw09NXJya3",
-	"0NQA0dxEesTXo3eQhPhw4ZvwSsJkQKc8Hun17XXImEpUffT4R8ZwDuv89uXJD097AwJq3F6vrR8RMVPT",
-	"mQI5NU+4YsTv3vrkH1i3I6CSkTG77cDK0FoiZ5Ei7PcZjSTx4ZQ7Juqyo0/0zD29vqMV+q6s8YiDrR4x",
-	"+fQpjV0NFl7G2HKyyD++jFM1rzBmrgJAYQoUA55WCKuG9lC8e5dx6XomTOnvVeQfW29U1fwli3FqFXiX",
-	"cW5pJkZs3bLImlV1LuPnseQhc7qeE9985ENAeTSnC7zN2jsrSZmuRaemX5WY6msMy1dwNR4oORZzsBZR",
-	"afFnzG4xEIQqM/Ij6aIkIMtTIFUTzeUEHxjzEwUdmE8mM0UHUSZqm74T9pvHDvIPsuvpzy5jhEDrGLI8",
-	"07KbUtEFVByFEYcCWiRmI17xUA9K5ZWI/VaHpHYj5AXvLk4Jjy/jNQnAHeLrE9Ew5zHBPGDZIbhd0IW4",
-	"JMAsbP6AuZohDZ3YzvlwRH0NFiOxUNhc6W3u7znSqQWQz6WC9cm3IHmI0QjYAhUCv0Og9s0sYpcxxmlr",
-	"vcJwTRBq8DU23jei1SdSY87c5M5yRWLGQn1CuKhM3vrQVlIzdXkZa349xUgE6OTS1MwV2k46H2CkQdoE",
-	"g2oern+JxAj/ccbOuH2QVTFoeXr80CwB8IxLArx+oiXegBGQmaS5391FY+ycSwhkILP4OgZfWWLL1cIg",
-	"9obX0iCKFojs00QMmCT+zpjRSI3/MLHkO3pBiz980vRv2/ImaMN7EHluYNYnv37wWyQUYH+FIrd6vDGj",
-	"IUsuY82FowjO+5RCgSc46PQEyIQmemFmeEknrD0USRsOqo2hZL6xT0hzfCbAjEb8mqGYvmZsKvEs9Sys",
-	"fSpilYjIJ02EeIvMxwJogMrrFEcxjAXWPKG2hgKhaQQbYK0efZFBljRNQwVNKGjEc6uoYZ61hl3axaWF",
-	"WGb3ENAkWVzG/s80WfRJDpl9G3+iBb1WBIgJk7EEdG3aNuR32bdtHHy8tEc8YMbUY/Sokym83+t0G14D",
-	"zICgoMn+zs58Pu9QeNwRyWjHfCt3Xj4/ffr6/Cl8A3cEFVmNrKBrOTeqfmO308UPxJTFdMob/cZep9vZ",
-	"Q5f0GNTWnVxmJjR3EWVxAmdCY6QbJe+nSZ2M+GkovQ/3fa1g+RhD7xMRE9+G0fsQQWuzNjqluU3+v/1j",
-	"UsxX+l/FyaHUlxMK71sgfsS4H0P1Nm3O+RWtO2kpCXwA4VWAtK6A9Tsk57AxcYaZNJoDevhaJHZU8vvU",
-	"zzLdgJIhDW4i4hGOnQO2TGnJ0wqSe7PjMcHiQPhA/4dP2DHxIaIKN695SchjmixIr9u1BJMuCJm7ZaIL",
-	"3EiaxJXlzWgS4Ga5aSoMTTNp+m5f26abDpMtFkN6QxbwkIVkmIiJ5xiA8N+RGBFIjEmjut69fWnPArgg",
-	"jAXaXTFNhjxNEpEglb9JxCBiE3KGGkyf7He7hvRBylmurBkgiDuRkEHC6DXuEHUy0rTs2KbmpXzYI/vd",
-	"fXvtTTHOI4jMyL4RlXEqW6bcHjtSfcpSn4eN/nLOdBZz960IF/ZCZsxydDqNjBze+U0iTdariF2Zx/8p",
-	"f/1VyYxh+DGYoYEP9Lrdh1yHMXjDQqpM3h4WwBAJASyHII19XFbZbOnydwxOfEvTbA74crf2l+9iJxkY",
-	"vt2v/e1roZ6BKVx/t7tX+ztjvLoQ4iVNRgw/P9hgyXI2ncLN7hULObX+pf3ek9pjXAjxisY2dwJu9Acb",
-	"wPt5rFgS0wioEz+uv/1zzIt+F9MbytHF6BpWGv1fP37y8laVXz98+uA15GwyoclCYw5mBpbVmkAruARL",
-	"T/L7tPFBj23VKb3GUVkc1InRCjQ7nY95hNeaaSICJiVJZrE8hmgDLQo1f1FiZmuhUUUHVLIy6v/ezFpO",
-	"cKuB9cq4T+pSQoEEaqFjCR7WwaG7Ik8Ba/Jnnjvfl/xG3ySlc5hyIRWbND54DUcDtr7pFVqr4XkaCfD+",
-	"KPN6j6zEiapEfxsbaaW8NGI60xY4Rg9C7rSVI6RJ4X7mv/nx/ILk16AVdxQixhjNE0ex6BRUB88x6xjZ",
-	"pG9wqXTqlMqxnHh01KcqqYXRmCd5UGntMaETpqAA3q8fG1wDytKd0XIL+ZR54eO2eNgwEfnDPeVWLR9p",
-	"Wu1guTR8qfwy5xYiJvw3FFz/jYTOmFXVu5B5UjO6/ZIoqsuoJk7xkY1YU3pbsSOQpo82Jk2b+v+dcfxW",
-	"oVKJMcOYe5PvRkaDxRYYiOYhHaLvn2MhlcTioHbrnEkPGIzbSbefA46p0JAukMt8CXTS9L97ekF25E1g",
-	"GPbOx/ThJ98zF8WMO47EjUaLOGBXQ82b5iK59ltZOiGeDw5aLgHKk/OXWWJaE+aBFeh0ngqeY47LqTnz",
-	"Z/Kdr/yjJv9YItiMCPJ0eGe+gVbCSq5xzrT0VkySywZ6x2h42YBbu/kFnDKXjQ55D0QWMxb+U7/lY2qE",
-	"qbTaAuN7qcaMpWgC9L7p7TC0pRptKeEaFqnOnA5CyVTfpE2kqJoLa8bG1De0DSYMiCr9CIgb7aX2wzEj",
-	"ER1hAfhjIgWUhKchGdBIryohaKGULA6xxj3FFG+uclo/rpJrVU8qwxxCNo3EYsJihYYJB0IANb8IFEiN",
-	"WB7VvNIhB929vKEY7SeICIomyjQ3GM9UKOaxa8XJ28dLRidNXy9Ko6nfgqGNixGV1AyYMn9qHIqlDPlo",
-	"ZgN3850TEE8neqsT49nARcdiTpo4OTcWLzwar/RsSlnsW8TeJR2zJDAst2hrgAcfixIkFPq/A9wo5CeV",
-	"aan65BquNmqQu9Fv6O+c+AXzJ5xyWXjB3fTSNLjuYxZyB1NhZBOeTqPfy/64wqf6J3u4qUGnnnDREOZw",
-	"ryqRLG8RWn/f+2ZNhr+e0+e4egpTZJE5BqgPDDgYUFLGK0jKa1vbveE6dZI2s+en9Wy+2vNr2vMdUH+1",
-	"5v83suY7tcse0JZfUkfvT7Dkl9Vp+2rH/2rH37odf6nSY7kVX94EO3TK29dsUW22xZgCG8KSK4bjkYjf",
-	"MBNFDZEYEL3jdGO1iWBog8VUMJlVp/CMss2G/NZLcxBtMK4HXVwJ5OU1lbCaLyUTHs8Ua7kTl7GXl1yq",
-	"kyn/Qe9uSQsuO5LslZ1TEUsuFYuDxYW4ZnHj3ubSVczBrHIdU9DndGeNsg7x380Y8ZdWQx0fiVQObj+S",
-	"FudduyMNMKb+wyevQht85QS/WaKxSaWWajTqm/hDnzR327vdbi5YGVI+Ixpft1A7gfAmJVk0NEFpasxl",
-	"mt0E9TnhdqxVhvPvT9q9g0OMJOWSXLOpwttwxKWSEO0HL2IA+m7PmZk0faRFv9UhJzZeaCwiuN33ukju",
-	"zVls24RjVOyIKUn2u0/6hhjBWgnD61H04m2cVtNokjPJEhJyqY8hbKW3ei6zyCAqySwOteJGbURhLACq",
-	"EPu9390rI3msAYDk9EDqhDvFRrrE7pbZRbHgQgXTMCAzht4sI5c0nZITY5ZgegsGuMGKz2+CtsMG28gH",
-	"K5Zmvivhm58+J7+qwwmeiWTAw5DF+EUNTnUq4mHEg/vdzOtoMvdSYb4wforo6Ya/5tlgKVctaiU7H6+Z",
-	"vtR+QkYbsbIsr7fAXSSwnZx+8kgixwIuBeaEVIVxWI0TOJrmBRneCrkRmh+nL9MsujfLJtGjQr1BBhbW",
-	"GAqCp5YLOaaJrdxmLbV9d5Y51VRp1CR3BihUQoMxI03//OfTq5N3F99fnZ6cfv/06uLipWbS+k42t4u2",
-	"/JoCq7Q7t+mU+voXltsJNfhSnrnSWmikEfbVbfp4OGnRQC1hWqmBcErVOLMP4qt1/deH+3f0XtcKAjkZ",
-	"Kpa8B/vjZ2VONa5Qm9+d/h7a19tMcyiS8Eo1zDKMYMyC61wbdsfNaRlIue+XRVHe+J/ZsMQ81rrckkEM",
-	"3bc8GHfIM1H4qDxaulRZ0Wt2Cx1u4Zbirf0mzR97Hj7spWZpe+s0lVxZS6wZ83lvO3fQHr6SdCVJa8JK",
-	"6YqupSqHvM0PDnWDLpGVWqw2xl9kcnDAMLURhKumyE7FdeF1Lh3+oW4MS9XrP/OlYanE5fprg1NQgcfG",
-	"Wg0pY5Am9Te4LXzV/R9W9ydupQlL3ZC6JMcOeYcs5DvmZ4NOK0yR6YvGpwMZZkMega8GssiSG627J3Qe",
-	"SZPgrWdwPqRh6INbC0qvEDAqhlwGAiYANRbKqbvVdFEggVQXM6VZi/XSgJUSpjM2TIp/4YO0ERDH6C4+",
-	"BN+PHtL+9UgSP2a36gqT7k2+FLSHNlPg9tLCKFjJIl+XZUGavtb5fY/4PDaFvzziS0Uj5pOpXktuFuNF",
-	"FcSUSh/OIpKwYcLk2CO+fhgmdB77uCd9oxDxSAPPXlCMdcpG3IDjjY943B4LqTeccXy4bdGQUEX8XCSa",
-	"cT3udDodv8qEe8ZC/iZDjgfUWPIzreOQGcJ+tck+VGhArSBSYADZaZRwAVe3YCGvHwGWcqcUUy3Nrowl",
-	"hdoGWdlbl9YLTAGifZYc9DudOYuiNrhiYf4OuIg7Gp19x5L34v25R6QwdRpIwqIFj0dkShO1gKAIuBYR",
-	"itCwtW5MLEHKF7HwMGm37Rr9gmEhK7GOwe4ZIxWJZgzp3ubUaXy2YKqMpL9jQNGvLBw3vfPoj7Fo+v2v",
-	"LyXx5yKYTVgMyfBDBkXtPDhIsF7BP5oUMS7dtZYjUFbeBLaFvA38uqJPbzk3cWQBptjn1aunF9VFAa02",
-	"Be98Zg3q6/3nPhGsGSU9cnWDDPe2yLg+5mpafNqUf6Valv0hK2S+zNCUKx5JE8NQ4GMeRzy2aTnOljU3",
-	"C2ztFQhQaeX5XIc8NzUCgJPNx1RB4ru7FFvj65j4v7Q1n2hD3S4T7MPVag1JJK7WUzCuJgzZn7PRFBZU",
-	"pStYwfCe8Yjdi9mtN+3Y6mX6qve3Yo4mHeN+jNFruEhRvsO8AlvEq04uwNXGs0ZYSNdiFFb4hLNOsaks",
-	"zPUrn/6L8mlL+G5OzhZ5dsQUC3fSu9PqfErzenbVkq4nSMxj6UEBTKnMq+iX7+PlUonJQCq9j/RmmTAq",
-	"s7qd+E31xQwmzwqSfRb79RvM4q313jn/gz2skXsJBqtujSdkSrFW0vK5fb1DPnRcz2pawfwLqUSyzlaF",
-	"BGpK6tWiTlsqN685cSZJU1+ozGtgZHUW5zxqGVNXWnM3v24Mgm+a7JNlTxSoX9YV5eX/LKpzrVKG4W2T",
-	"YZiCsJ+FWxTp8xmPFHSNWO5JES2ckG7phAkY1a4i8SWnVjfqpo48jVM97a/K88wxbsbw0iK+X7nd5+F2",
-	"FSxjM1Zn+VVNblcs2uAwtWaBq+mLlbM0jgstZVsPz5bSbf7JnOmvyQ0s9DZlCPa7rzzh8/GElELvwBZG",
-	"LNYUxNphLNvqVhUCbVKLUyWz8HMdVCfQ3dMnJiKPJyw8tgmxNJKQeQqFIcFLB6lLkNCERmzTdSNdgd+5",
-	"jJ+JhPi2Qadv726YR0ajGWRxUac7qE0yw3U/koRO2S1pytloBD3xycXFS7LX7RLZggYnl7Gf9vz0TVY2",
-	"NhNJDflYthMHxMqdOZO+vg26QOioW+UfY9kZfRqXsZ/r5+l3yLfCpDzmLPJxrpq1XnoUiXk74lJBaNJl",
-	"7Fe0JPUJJdM0bxuDG0eCQfo25s47TVBL4OyhSnoZlwQ7QUJaLBQ2SSYX44QxyMWDYsh9Ex2PZ9H09d7t",
-	"ESgxJRG7YVHLIxTfwIK+CcZbsqFI9DdQpEF/aApTZHIiTHdj3rL7x7od6YfeZWz+KO6sVW7EwzWcxfLi",
-	"Vn3+QK0a8iQzEy63yc17cdJjbVqK8yACHBI9EaU0ibWqVN4S+q2t+JY09v20vObnZ3othQihtAYU9O3V",
-	"iOtUORlqoq/C9cqdFA+/URGPWtbT9n6J6tJGNI9sd0rX3rSEzQ1o/j9jbsOEDLMb/YZtntke9IK99uNw",
-	"n7WPhofdtttBM+tS5ERSre+/q24VlkjN8ax//tS7HQeTpyP6y6vRv86/jQe9J9fPv3t78+95ru9NvlO0",
-	"JU7g6IbV4JqcWBEtatgtNrwuQga5RpEllIHnnst25UMEpQKyWWGFMZsXF5eyNXc9pUNmQ90Jvp9q1yiw",
-	"jOviVm0Uf4lwNsGtS+j4t4vL/GyhYH9B/dGiUNZsfRlTPMwAN0kSud7qqwI7R0xVqJGV2uNbpmZJbExd",
-	"mGxagrgZgxgWA7SxPSHeC3E7WoNAMdbKwim4ggiKQebJDE0bxbox38eZBzGGyymV2bqqPIV/kn7xkDfE",
-	"dFtrGRBq56bQGB7O1wjwv3JSBw0LheQzulwm2lWM4jcxWG19StNF+GQqEkX0B/lsdKivMhFSkd1ut1XM",
-	"TU/EnEBnWtkpNRK90At4QCLR46+jD72nr1aSz5b/7WDSSoOIfmHn429isFJu/ViS2pTD1VQqmcxsr9vt",
-	"Omh5vCrZ7zcxyOf5lcmWF2KwHcFSipkVeX8IlgfP+9sWDWL5nBqE2PmaOviFEO5J7NDRIyiUN0qYNN0d",
-	"U/qpT8I7Q8ojFrZZvN7pkYh5eeKxQ9q2uTikFCRibqIvUnoPIAORSjKb6vNgIWli6QM9IP72SJJARLNJ",
-	"LD3iY1iTKUQ4Hy9szRTbwxyrRAXypjMJPXLZeAbbgaVeNlq2S4x9W0MoqxMhIcrftk3WeL4J2yFNYd2o",
-	"UOJhPhbZpiSDwhi/iUGFhU0zKFzr0/jz+WFeiEE9A9uX5XbJAaqey0UfyzDDha8c7IvhYOkR0QIvc47r",
-	"zvyrE8ibLfIwKsnp+c/WTpyyp4guxEz1S3mWMdFjnhT8RHxgyhCZC5VqxwtkipobObzMQ5+IsqtEBmp6",
-	"Kxrvr2afee65hv+dIr9NGInZTCWmHTzc7aUicgplbMeMKfBXzCIqLT9ktxogj+DjDnnGbxFeOF4cmiUg",
-	"ofGI4Zh9MphF123zjI9ikQAjLANHcxZHWnQVo5qxOl9aQJESJaZtcJRgs0Y7QKtDzlXCoL4QlVhdHFKv",
-	"NmLjZez5TMxjvYEijz6VN5+TTa9nqYrdqh2D8hkrXYq+LVPrNF7rc/vKGb8UzmixbhVjNBxpJX+MxAhL",
-	"REwFj6tzt07Iae/8DVGRGLWz10kTw8I9ohLGiOR/MM+0GYb6rIdPDnskEUJB0a0WkXwUI/1RHM/8EAvl",
-	"RKhEYvRIkqdh7+Bg94npxJiu9ZotNC0fdPfILFY8sl8AxZrhsquiu9SJmDBofjtURoM0VdCxCLas0r1e",
-	"itFpBqB6VDaNKI+PoYCYZOqfMzVsH+VqMTciEdBoLKTqH3WPunZ7l3HvMr7+/Un4Y/zT/P3Nyx8Pv//5",
-	"8ezi990X357/xHeHk4Pk9B8qPvv3wduz5ObH639expfx//v//79I+XDk5I+9URL1pv8anP77/dHbl09/",
-	"O5pHi5Nw91+9wdne3mt59Fu8z3tPXg3/cRP9Pjn48UD+/v2b8f5CfXvz7e/XXfr03cvktXoRX8xOT8Pu",
-	"H98/+fFi+Mf3P9yO9v8J0NqQj5gDyo6lkLOQa3NYEh+BzR09MqG3bTpi/9z1O6sX8dUk9Cemn5q4tKVD",
-	"t+qUSmgspzTR4k7TsMOo9F8bpQcAH8uk50q1LmVNzgemjnCapAUMTQyBpxFf/+ynXtncIyV80mSTqVqg",
-	"EmHe5ZJ0iUjSltJKYOJUN/cWRsDgICLB/+eSDNhCmJrHBoYOxVRzKWf7D2TNgi2b0xMR3MQTxqpiCPQe",
-	"V9q3tBZJVaPf4LE63G+AhYtPZpNGv5vat0yf8rJYiOKKYjZfsyIltrieh7zEFo6zgp0u4e9XG/ifxvDe",
-	"AP+Ae4K+MVomUcbnCLtVLA71zQjice7P95DFtmsochdlPCXrK+c05fh9JpLZRO9hzlXMpGT62mqYeTNT",
-	"B83Tlleu1/UdnU7/TNUMGilHkZhjoUBr89OjPLJzwGs7N7sk4jGDFNcJXUDzDRJxpSJGBmzMoWX1shrr",
-	"p5MSORtMtD4Ik8Rsntu1AFUx254N8aLB9SjRt4oOeZOIG4Y1mWydfW7aM2czp9Xodz6a9z79L82Y/vna",
-	"98hrmCRVkO19U9+CY+EuZwy3e60BIevHA8AwPhFDh5kRnpS5naYLXyUT8Ci+arClGqye2ECxY3bWEcmI",
-	"XIf/Gu/PT05OTr6dvpkMgpuD8Jd/dR//9ENw1n0zOnk5DnoXg9uf929e7c1Orw8vfvntl/FO+N3e9y+e",
-	"vDz51+4Ps58Pf//2de/k7Xc/DUbPD8djOf3l9uSfd9KZU5r7e2rNXy/5W1KzHU6SosxgQajDyDNOnLKO",
-	"+8qeEtZXT/ems5ArMqVqbFdmvn8kScTo0DJjV5Au77QpEtuoTzNX31v+jCrgu7ZqAoyjx6d5DXuZyIBR",
-	"+7FQV1AMy7c9PmwnECsSMBsnoUN1nH0CaiLEc5jvMFgqSL9y245w8ycsesFUHx1XYMcwEVV2PJGQpiON",
-	"JMkmytoAYE8ziFGcC5vqg22ATM8awjTGGkGj+WxmFbGQQ4C6dxb44e73k+cWVR7qdpJCJW0nWeF6Ny+u",
-	"vAusCdWG72vcSQCaSmj1/IY5bWt47Bm8CCLOrAo2FpFWC5fuygaHSVOrltRSb0rnHpF00eqQM+ws1i8/",
-	"GVDAtAJyUnXxNSds7rkJxBPmaMIMoZUy0x5HzQWeeNl1S7/bqHfB2v38F6wMHyskb6HJ0Ffj91/yNlbg",
-	"lg9iebpmqy1O1pht8jYSt2MMCuSMxmQqw0xp+AkFLjASEY1HWj3dud2ZiHBHzibhYAds500f86rQHI9W",
-	"pX/gT3qQMZXj3I/GRn/NFviz3+qQt6hQEjkWsyjEfmxcZRYxm0uFXTiyDpLGiK7GbIFC/dh410xBIs3l",
-	"AhHfsJizOGBouzf+NjgRUw3eVmcXI72uajFiG1jUvMPUubT8IwgP2d7wgP7j5Jd5N0q60cvnBy/k7dOn",
-	"L1/y3pvrvfCPX57vL+b0ZHB4zXrf/5G8+GH2dnNV3j3+r6aaP1VpLqPEbXMFKI2083FljXVNQVMWpAG/",
-	"tqISdqfSCny+uaBH/LSuAjQYSLBDYBLCn82zp6fPz5//+Pqc/J//e3fPFJeCEdtYKXESkkucNpsGnP/P",
-	"s66yKm1mYJSIvEKeh5ITn1kQmF6qY+NcsACMQ7PM2bI5TfxQWy1aEB9K2Pt60hsmSdPmHeAipKPcoDZr",
-	"kxKQgcQMDFHQ0tZRo7BMCEQW2HGoWRb8HYjJhCtl21Fg40ExJAwL3+pXTI4lV1jd1Rk8t6js9gV2QL04",
-	"MPahZp7N2Fy+fEAuhI1EsE5N19CjdTx90bAizQZr3LBEvz9iIfRAZ7FKTB4whJ3B5UTCnqEzZifXshB+",
-	"cjrhQCah/jFg5qic1EfshKS/6GPrPb91nHVU1Lq3hlosCA8fwe1lcowMH+5ob5lKFm3oMuGXNHN+JA3g",
-	"A6qCMZNkNs25hUkTrykUXbZw+qllzEatpyDWyLNgaoVfF+udrenscVKgQNL0bWJgp9PxW+sokpJ3756f",
-	"VXX/qB8B3Ot2P2/Qbwqg6qZrGqUMOhybis8Zv7DEDzj0pwTVfTYwWN3FYZORGB1nVAPXP1Np0QDMR/pp",
-	"db4K6DIB7YinjKc5Egm4neWDHgI4JsEsSViMnMH8hPztvrJc8YjtfNT/vdIEvFqio0qvoDQ5lU7oDP7U",
-	"HDM+Gity1CIRXUjsdK5ZVxbcjN3mHBeD3yF+OrtvJU4ChSSHaXdcMKchj/TzS/c9IiMqxyzrXNsn/seX",
-	"n3Y+vv70a2e68/H9pw+mQzJ0yNNfoYyyTfOwbA3G1h39n//npQk2ZCF5nXZCxrCb95opmiDL/PipcBrM",
-	"4tBOgLzaBC1SMuCjNotDTmOye9gecM1ONAvMLHaazLSG3+qQ13rJ84QrxcA5M0rEbGrq6ySMkZCPuL5S",
-	"0SgiA9NICrQAhLBtPu/far5+2+3u7tz29vZ3uoePARi7vb397uHjVoecC+J/9/SC5MHa3YFvenv7nenO",
-	"7mMf1ljyngVGt9v1QWbPQfvRcgvtP/q6FIfHBXsQ2OxsW2gjo0C7iRmetWQjqDva9Lv/0Xum1/IfvWew",
-	"mv/oPdt97LewByHoYHRiG2uhAuMjBWgcaothGxELXJOgwoHQK0yNOhv0HCyiHyyn+eOUxSdvnuNfmVgl",
-	"AY31rXEsolBLb42J0ElxOIsiRDVUYoIxjUcMY0a5xB5foTGULRhNNICmNFGcRthMEZ5g29OO09kZ5ndN",
-	"rBRnsfZmS4GkGYu4ndXXfe2R99Yku9vp9A4OWseZsoRjWGUkFKYWHexqwRRprjKMmvJy2Y7t8qTiUWR3",
-	"tUJbubhLndwaptNlLqBVmDLyXeYhpCmZ1hbFDXZJzG7aBcoo135SjnbHNKg9DQ6lpVSj3/jfTbPm//q1",
-	"237y4eOu1/vU2mne4l97n3Za39h/Ni8vO9Md+9rep9b/+p+N+ypXIlBMtSUEGee1i9TqOYDm6yUzlSoW",
-	"Gjh98p40NQMe5pGnlWtnipx5r4d1gD1bnAB57KOUKxMb9w4odg8H4t7uwd5ht9v1CJ9MZkrLeL+4Qo8s",
-	"fXbYTX0hGQl/dUX+bWoBA1fDa2BOyFeFwTQLilGrSklzRVSBa2yixWFnlfQyV7OSQlodAawMqQKaap5U",
-	"Ed/8gQYakZgMA6mESGtosThMNbWLUxLSBfGpvBKxj6X/BkJpkeiPWMwkl76xVusZx+wWbtJQiqhDToyV",
-	"JqBJsiD+0ws68lGRCvmISYXpb36OqH3j4FEq8rUMnegLNo9HxH8+bL8WMWu/0r/4qC7sdfdLSwICBN2m",
-	"YJ+xFsNbNqzzvnHN1UtcO5E/1lrE86EGEUDoYXPXNm1FZl9fFxCystWYftm++8nbsKHGXk2m+UqEULHq",
-	"qw/tL8PQNQ6S2bSiWRmy000v0kUWXLv5hsuS0wYbm3FkMbQcV988et0udr8wiblUYb+uOZXY/KxvegT5",
-	"EltlKEGuYzHPNURNV8KxoXI117QdKL5Ipplvj/F3Z7J2t/V4rFvl+iuL/cpiH4jFJhl/eFgOq/8G58Qm",
-	"/NYWg70Tt/WK7Rm1emoSdwudGjVjNrNBW0b9zL+hEQ+vFI8iPzOX2OAkZ3BTTpD4WH8djPIDxmLCbqc8",
-	"YaFvnGfoNJsm/IYq1idpYYY1RcsIWDrQl2Z3f6ylAo0XImaERZLBQWInOfA35tx0NIocTxxECpqVQkAF",
-	"xBimRVvdWdCZmRVbM1MYyxZ26sTU7ogPWbAIIgYJ3rjb1iqhpAf6W4gk3Mp/FwGm91pXfOl3vwqvr8Lr",
-	"QYWX4SNF0ZXKpRpdm1IOkTUc7hebJCBX1T94yzWQk6KjXhMb5bEk/u++dxkHVLI2jyWLJVf8hkUL0nwX",
-	"80CEjERMgZ9CCdHqEP8/fI/4V8abc3npEx7rQYCNg+kEs9jVmE0ki27ApPrexB/oyUzYSHY/J2+ZnEVK",
-	"kulMmSaCExPj4LSC8Jy98NB2clBjFl/GI0EGOCI6R8IOgY68QZ9Q64oXAEsawRvWlRILNebxqEwKnDOa",
-	"BONtt6kqMCF2q5wNlpyae2jZmTWLx1XwL9BgwirCjn+vLlZ9uGx7/6vVN0qPC0+vXoWj1N73ta/WF8A5",
-	"n/E4123LEHYpdXCXr0o48s2uBNhuAFFN7gQRowmNQOpPhSzhw9/zkEnDwKA3uTtAvhKSMSqXTDPmUolk",
-	"gRwUzCxjMScTGkNNtjEPSdOnwyELFAuzpB30ThM5plPAWj19m0ZRq0PexUtrgUjJBWnCFPpfpmtDC+Nu",
-	"YKcYVIf6NxZyc9rslLHEU/3VW0bD1+5MD1nf9BVNrk+iSM+5ipa/t/DLg2DOknSrBS3v/CZoOwy6jRx6",
-	"nba3xNG/1tB4mAo+gGn5smIlKA4UZqjJYQS5l1w9q4wKq6v6RNFSabPcCB4uCZqZq3zR4KqeUS7dfJ+u",
-	"++Gk4fJ0q6gIKzzmOBoNw4RJyUKb95SCgk0ojwq7/io0H7DIMF2HjxtTgBEJ9Qpkz8pkTDNr8XBT0q9D",
-	"pg07qjvNghiX+daSrTxeZWYsnhCIf6+irze4o88mnsrmW0VhpYL6K419mYW8yzB+YxqzWlq1SqlVHKtS",
-	"lkxZUCrh+bLeiPfZUqXNqFAFHKXhl6u22c181dj+QvSjj3y9jAL83ZiIPrp/Qq1aGGYNSZXVpl1ezMoC",
-	"+TlCXFfrVM/qUpkhspX5MxCo4nxTkQhT2P8mAaGfMylGQ2AdzRd3bDV78H79DUj+q9l8DY/QZJmjq5os",
-	"AeyYtSIUsSeuJIGYDKBAFhYU3IEKggPwCKaZDrNpqHVO+E/TpGjepFGIsnWMIS4z+U8aKH7DfDJhNJbE",
-	"j/Qfx2hV91N7tYndjRZoZV4yquvhRKLAV+uHEDrTdNW7lmdHBOs65sjJwNhuwIyPy/FJc7BAojHVrvVn",
-	"rU4aNxlxqWSxcTya5RcVwZcQ5VOaXP6Thv1n7nS8qVP0WSImZ5CKtv7dC5G+WfTsm5glhDIZAiqRpm9P",
-	"n9ujr2wOiV/mrOwsnk00auMg8F36T5oEY37DkKffiGsWNj7cxQ6vwVW/GfS5SNTDdC+o6zL+HEFMBm3r",
-	"+AD+rIbSX8XFvbys9tKW7x5fHpSJdLqRe2BJ5tQOybQyiGZVqtJ4SBj1OI2dHJpXbc/9wcIJBwJ2jZc+",
-	"SZo+A7cAv2FX+HHfcCPCbiHnSNp4HjsaJGADW/FtXlLmv/j/2PsW57Zt7N1/BeO7M5a6lCK7Tje2585c",
-	"b9P9Nbmbx42dZqebrgmJkMSaIlQCtKzN5H+/g3MOQJCiHn4ofpQznY5j8wGSwIfz/D6olIH3Rce4Mbax",
-	"2IgGjJnlEMZ9zpGcEqAQmnQdM8JB73uv5Mc2FK6pHCrVHZlNC9QizOYp81SLCLLLWmqenNMjhcGiOuOS",
-	"qiSZmi3Xr0ECORnUjMDHhxhy0Z1ZISKT6YrtEEbzJAqE7mjvhBeK8xYndcBk6te22ZcOWhn1M3rlvio2",
-	"FozGwfxkL26b1Jt99Pq1VNfaRWFNNOqbf5JNFzcs2kEWanRpw3W7aSaUlpl45smIL4vgfMLebpT8Nztc",
-	"udyTctQF/gfwI3B6AtdOhHuE+Rn2hS57VVTSxtRDbceP2+sINH3JQZqJTARmUxVT86xm+7P3dEw30FY2",
-	"x+w6/bGN96lWKlAxquYXIgUC5SM8BPL9pA580DssolBFXx2duiIp/wHf6ks8wm9AoyzM32U0v0NIgLt5",
-	"GxKtXvOVy0Gpr9+izocee32lJwzbcWI8hUDTE5I333u+yQtQ+XQqMy2iNyKK+ZlxkR+txDFMxzokYy00",
-	"ZI3p2l6pTmThlGDshmCK3O8AnnYseEGkBYHqhlRAFRJS9/NU8YGG+n40ww04zsYSOOiBk6O6OfhNDAGb",
-	"jePBmE1ypVlfYGMY+BrDXPGEiDVKDkqsSddNHRUWJI5Yz2Lzxg5AmTmVTOWFYd866B20g+IMn/DCPmnr",
-	"oHfYPq42Jji/x6+/NKfa06BD4ZC16AvgpTF+tx6hC79hi/hMN7kndKa73xCbVQPODTg/AHDOp0xLttfr",
-	"9SrIqDaEZTKIb2vkFtC5POyBNOsU9zgmxL2VdVuxSP1mXg9BHbdVCSc9YPRt2c0R0rkSW4VIvMu9YSTe",
-	"vjFgG4x8CgZsjf+/iI1Yor9REhcbOESJPNY3WyshbMgqFx1FJ0kCJHhFb0fskrPG919seDqmSxZ8bqP4",
-	"UqRoqMJVuh6XKeRoA8dlav8JeeYApOqCz6n9KwY2AxZO+chmds2P56gowDNY3kAIfsy++w7HAeJXRHRc",
-	"jAkqJYGnLU61ZGEkNI8TFX733ee0FfJuvzsoktH2r138/TEZ1/BnFv7n3yedX3nnv73O4Xnnt7+2Pn/u",
-	"ln/T/u4vYYBRc2Ngdz+nJ+ySJ7lwN3C7A7xqYOGhghs14AnPMMPMUckECWmHjKdzJhIBzHyoXc2zjM8/",
-	"p+aBRVA0OZk9qD5zP8gE1cZlpSy+jieCtV6dvmMvfujttbvsFzNcZZ2Nz+nHD//siHQgIxF12Ukq0/lE",
-	"5oqKfjAohO89V8D2DnPQDxstzYSY7QLr8oTAmfQ5pdnZz7VtbW6pXE1FGomIAlCYdYEuDC3lEfLxI/c2",
-	"DFqLJEEKTG5mL3ZvfE7X5T14oqQdPcTA4KEq4S8zUhxX0YGHjMkzofTnNMS3Gp1zHfrtdj6Db5dyM/AO",
-	"sHXPmU1umrSQkdHJyX9OEwOcirRnjgvJFOSqjhWcDusEMz9w5SLjtLxd716TMmUAe49oEyxUgdAClBXD",
-	"ynzTZbmPEu4sa+Db239RWzhww2E5N3v5oBz23W5I9NFwWQvoqKCpZwDEmLakv2PWWYwDKnod93v7P3R6",
-	"e53e3lmvdwT/dXu93q+rdTdrCAjNHTvm+jt3MWYypFcNem+/8/3e2f73R88Pj54fdg8PD39dJc15V0OG",
-	"ZWZTyjA+zM7V5eLYW4izlHcyZknnze4POwzJyQOORi6xrTSfWxA1NsRyLRz/8ttP8T2sltUbdao2ibZv",
-	"l2jDD/QPkI7/lnk2vO9ipq2utsX2vhaWtuZ6OZ2AK7wHOyfw2nOCZUmyVpyShYxo4ayaI2vceMQxlqml",
-	"IGOx1RwShBMsW0ubITNjJgZaZnOU+OqyUxLHyeSETsxUIYlBvM8XQkwDA0Vxoc1BrbLA5gzGoAGpdA52",
-	"xjHjLjxNMqGkayH8ES6hGD6F97lNGDA3WBcFgDE2zen3KJ2VcA1+jlkEsdLxwA8GqrnSYnK9EjO/b65j",
-	"++aefaGfoNmBDwZiqpfHEd9ZkiZtXr5eWxUViUEcGScZrmu2E1pSxhfTxtO2hdm4elPv4rtFKoeFmN7u",
-	"eOcodG+N62yLj+E5QJek1CKoZJ4Nai15HNYv3sF2Dl/XqqfzXkXb3cFxwHSzdUvYe1lNDO9BxfAeYRgO",
-	"Z54X+q/vw92gu2IDGMrE72KwAobM7K7JRjiG6wo42aQu45abYs1THPuAUqJr2VW20gZdjjy1FTiYWoYz",
-	"GE+M0zMn+Iu8stXD+pyEedxvA0Orp8Eb5O4DZSjIGe00S/xPs8RxGt7ZEp93cKUsX8aghq8W8owjkQpU",
-	"UoYY8BHVS5vDzv515twEstHxJruK8am4orCh+f3PZ2fvT9kwTkSXvUst13olT9gXAzkRXhmdzXviVUEa",
-	"hcdJnhW0ltANDbIxjqK4y16+PXVEXxM+R9XO50xL9n2PZFEUa2U8E8mcHbxgY5lnqm3+3odC8drabwCE",
-	"+Ut8idtJUPq3uH528k+OJU0GbzNcwUlmcIXYtC5FZlYMLVazUD1MIdBYABO3aDvEargUVj6YRT3NrWIT",
-	"qjG4dFHeJ0ccL8Psg+ximyQPWYu0H4w7ImLIZxhHrE10foBZtppWaTyri9LUeK8wKAT3dhXT86klC7SC",
-	"6KrQ5KThQXS0CE9QCn5odTVtLt6pTgBd7pQrYDUxGGWzisbqn0whtUHibE4XNBNcyRVQU5E92CrmLEgs",
-	"3C34/EKAvjHm+NZXEYDbCHuM/24+7OLJGyDKRyWyBlVugyrFbl5Z0R6o+HbMIrSgRbEWV06qSjQGFQKS",
-	"UqIIRmUIrIWydkUaE9rdyrTSZHzQmt6w4WyB8jp2JacURSnApLUYNm0XAFSy8YaQxV+KED7l8Vbhocyt",
-	"3GBDgw03wob6VXkNYMD4422hgaKYlWF0ly4yXxhjy8usrMHRLLRmod1wodXP8Y2WmiLqpfWleiQYULak",
-	"y6R1tWSY9sp0/n1U7XwTLmr7fOtSA0X/Q8NA8eiaYZ2aydIcvT3i2vnBhZW4MQvF2pXpKcTYS+6qgkgf",
-	"p3L98rW71D2u3usSIXwLzplmsf/pFntN6fv21vqGElU3XPm04JGTpazQhNws16ReuY0C1DKSX/RCHxHs",
-	"XE+gafuEHg1E/QkhqiJCVACUQ58ZiHN53rTBqD4fXMA0pBN+uqRJ+OUv5AB3+zKa/69nM9EfS3lxnmfJ",
-	"1+Uu+XsJIEJE1yrvuz/uKuZdAmAGW9PFbIGUCZMGM9IaAjltkNpLBFcaSgw9dDvVPI14FrFPeHnFqHbG",
-	"3q8TR6gQDWWDMi2H7NuBO07HE6E0n0wB6uxvVTxKuc4zQTJz9HvVnUTtLjtJ52z/6sqqd1im8/gSKMB4",
-	"Ogf9IQoWKpYJndmMJzZS7B9gXhLRcC2ZrDDfZxcZUJY+k6voxzdR1GEXb2QlxezaUvNPmO81T0uJjxlX",
-	"zLwpEQGVwMc0vmJKDGQaqbWjce/9doO63CvCq32uxA8HZib9/Obkx87pzyf7z3/AHFgcdd0NYW6zCzG3",
-	"CRt4pWKQifXv0M2La436t+0ElmjuEwxeI5ZUiaitmM24S/zrXzVnQQAbOiNgMgQgAW/OfX51FTDOvr+6",
-	"QqIJd+GU7fWYOma4GrB7OeFaZN1qBdQSgOBleDBPvLDHnSL89MuiBIRN5rJLfDpU1YEVhasXpOiJa4Ii",
-	"LnCI14btM1G0QqyFgswDtMXZbkbLt2emGmeaj1jlMqwVwnOdm3kTslDzUchsNoPMRPM7YMPwbnPsl3VP",
-	"eCSK6WzuAq/W8gNG7SOE3spbjRWbOvgOPbAOA1rabErSz4uYq6ZisEClLViIiymkDy8ihk2ABsO75Zs4",
-	"ypCx1lNjX1rZz4FVUCBBFuJPNEbnxw//ZFmeQA1aFZw9zOeavoCdy6SS5O9PUG8OKeZUZhOexEpErDWW",
-	"SrNEzkQ24Mpgm854nEAtm9RkEQ95nmg2lZlmUSanU3PYq/eXBxCOVshZwhULe1d/G3b3QteaY3UhVNuW",
-	"0ydyQBQpAfuvTAWJz6Sd8ntA+7nXZSdsEitlRuNNBdaSGQbBQ5wp5ZmDE9K8POx/xWj5DMt05lOqntf8",
-	"glYNtBYGxS1TlqcXqZylpXuiRX/MuCNYlwmU/O31eqXXrNhI6KU1eT9Ct9UnM5hT76QtReO9u10rCL93",
-	"d7Bt7o3DWMsQ4L/FoCgvMCvTvGhcaKylxubbQFLTLLX2n5FyvaEF2FLmAeYr4yluunYfI9D1vA90NSqu",
-	"x7MSDmymSlQ6JWAyiSoBDokstHFGC0DVBzMXIGWrvT6Ld7vO4m76f76dBhDue6oyMVZP4y/+4edx9BXn",
-	"cCK0WJzNSP9SL1ZSmdwO0mc8hvp38PWUMxGt8WIV8VYqm5RMm3XKJjjIum13rT/q32eJuEnldV1H3GQS",
-	"p67VfGOpkwddINsEv5auTpyFzhhV5ZlYXZNB/e7xbrN1ZrYNsJ5g07jhSqrrI91gEd2BrPTDXHjb2Tuv",
-	"s3U2keyHspjNOtxoHa/ZW5/RrheL1RYjMUjtIZlf7EdDleWPWoML5ewZREi8FNpAmIvuKqict/IxrR6i",
-	"RqxZFIOuHwU6sGwdG1ZEqtksk/Uq9M44fVk8Z4MY10eM4vVt0qBrZkWDFQ8FK8xXqRq3Xox3UwTxk+o8",
-	"ijo2V726ozVXIrPrPCZJVtaytD+wulMxa0ODGfFa2FrvImAMRBp5imY69dvYZV7jkZ5E0Us7uOsu9pr6",
-	"truPjNnR3XVtqr2uanpdm9jTdXvho8jvOt+YRt2HBVzWnfXUveEgV1pOQj+t0jd7GePs9em7t+wUVgrb",
-	"7+33Onv7tmomzmwiZ7fgbmQt88CQIJMpEYodM3GFb4mF5r2Eimgih7kSUfuYhRMx6YtMjeMpMEtCAuD8",
-	"QsyJXxKpBUM2kBPK9fTzONGdOKUaH9VlZ5Rfwl+wVFyKjBpmlwffPXLeBwhM5THeU9S+Wr+/RgxVzFzm",
-	"r2EEaSD0HiEUV099ReNq4MTwZqek7LMs5Em059UiQi0nfaVlKo6IEd3lnVOiHAuJazj0YqHYqBswPiVe",
-	"VUrfg07FlGdmGbBEjo5ZKv1MdiYm8tJKzWHy1/4VOUQywSPzilh/zkL6EzKe/iOTE2ySlhU7L/ClLiyB",
-	"Wgn2bYHDQe/AjJS8UmzPwMOh1FIMNZM5tEf/kYPXEkCe3v2DuF1tOYu4MjMQFTtiqrypqHUsVSbKRCI4",
-	"JLNjd0CJo0kFZlNIEgFECsCROxWOeEKxkSQJDaSEjqQo5I6M59vng4suM1AH1TRmaDAVeGK+dIj9z2HA",
-	"LsRUe2UJdjrgFgVZyzhl4f/8dMZg+tFkKNSkVLhKRcnyVFsWmJYmx7yggYFPYhvij4zlT2JS7eVBcV9v",
-	"6YEa6iUz/SGJMrlP3Gx7zbb3EBILNxBh8jfBkdAuqLA6GlkUzGuMbdii+WF1Qymp2FWUU+uZKp0P/XDa",
-	"6TZ0+hsqmsefOa+Zp9daPwWhTImRLpGj5Svqrd9qCobGuuYUR9Jvo701IsHaiwWjbM6ER2LJovN7Pd2o",
-	"/2kG/RDbUx4WAXb1lW1GhZ3IEVQZbVux/VYt7H9WOPggeA2Niflkq7pj6xrRfXxAn23DuP0iBODpyg8S",
-	"9ucY0K84DhDzJ96W4uh6kkhzzSZY3wTrG5P7egBh1s2t4/UQ3xiKrAMnq3G8gg3mjStZF1cxEsjW5vZq",
-	"m1uhaakcllq01YnZLYkvBLDOQ2k8GiQyiQiFMLrkPXieJkIpFl4IMT3n6tz+wZO7gdhEaEZ7nkp9DvSW",
-	"IeUeJWuJ1LzhqI3PM+bElQ+Pc+wjG9d4iI2ByFlaicOZw7/Hmn+0h/q5Z9fVIeAZfYJ37gs8SBBcGOZ9",
-	"C1dvmBzwJqI3+ZqASYPe91mQQYupEmWFZv9CP+1mkI4qSuVMwipAL4Fyl51gkBmwznL/mjGhaI7OM0K8",
-	"QZ5lItX+girj2kcYx12Fd9f7Wq+Gb6BeZVsAWHmeRwJ/DeRtG/L2N4C8DBq144oD3KDlZmiJK2+J27sa",
-	"DL9gLsq5vvXRsVWky+jyVm3auixfhWXdtZWg+gz2mi4KNdgsINFGZwXLM5TPa67FkX/VRPCFAWE3ojVn",
-	"Oai50aiM087jVFXCeubiIhmCjw5VK5TdW+6i1wbotg7qRBO/ZU4X83xlnYrlqPrJcuRTAryB1SZ0V++Z",
-	"L8ULFKe3AghLGeJXcVjBGt+s0u6k5HSDs07VIEl8KcIAVeLCOEXcCI0JCFr6jk3BJvhrzL5jlB8ejONL",
-	"lOHFRvVDp2DfKa5iFqjrxVcSCSw8Bd+aMl56yjsqmbt72qmyzbllYrzNLL6mEu6pmXuPUlYLF+5NKuEW",
-	"oC6KiMp+RTWxKwWOFbvkSUxCwqRlUcvRx1qcTWKF+jnIvmEg21hn5vgh0ZBAMfJUxuZFtbvsLRSbUila",
-	"ZkHUxSBJuDdWLAQqvhDtLgeCloIFALZF0vCHteVRJ1H0wZKOfUvU25L77B7n3mqKfer9TSqKzfENijZx",
-	"wntvyVjgHrwpgKoVVmKSEBeSgFTNQvGrKz+d8LlBMCTXe8HexH/vLscu9cTAS90TevkD2BS7VANeDXjd",
-	"M3ghSuz1ej1f4FCm1wnh1cIZKZjctJSlLLBaqC1v2qwKFmU8GmvI2RiUBhE1no5EVW8eLmQHjM6vHLJU",
-	"YnabOE+LmlQgPa0tpuEMW9YWEuesNRtLK0FdYUKkTHW7XlK2ethSOxQPu6MynQcC6tsq66m+raa8p8HO",
-	"W/biEr/G7X1pjNTdKmpoo30ucogesMy8GOJRGV2sHq3BmI5ME4JBC5IDDnmLRKYjkRnbkkcRpksQUSOW",
-	"pzpOWDWkCGSZLvi4YbjSjzhSsLIW9fCyTeSxiTw2kcfHBJy4bktM0g522jcGzn6eXHTyKXB/Lzc1qZ7m",
-	"x9NfQKHb0phM8kTHU55pNoxFErHQ/DFkLa7ZRCrNfjgwXjRA4l7Q6/UCMJflTLWPGCeyffNvVlLdNAML",
-	"A9cKmszdXzAIiRgbSVAFpvgom3I9tqlm3FGAUHuKNyBSpoFIEqAqdlTQNcFTMFsH6pJY+umkMdesL0Zx",
-	"qmiwuyEbyiSRM7xY+L/DgIV/Nf/rmP/9HzNMpnk/AGbjLIv5SFCdEZisVA5lrpNIJagyE6XTzS9bRffu",
-	"LmTgJ3nCWSpynfEkVoB67W7l1Xh7lphM9ZzFE3MB8+0o82UODmwM1+zE5ofjoiiVNsNWqHKFfdPIAw1b",
-	"i/lRXE2NGRm2iXICtyN4x0oCwSuMmeGcchTtmIyfwERCXmsn9hhfCozC4NRSqNksgOnazDhbbkDzxY99",
-	"4zejz/5HLnIR4Q5d0NDv9/aL1uHfZT9gs3E8GHvtwr/Lvnr25XfZP4+jr/arqi77IGcYCvfGQxdhWZ4q",
-	"3HOBdgMmMab95IwJs/KtJwK3dHTYeEH8KiLqsk9jCXEn42lZq4H61IvQOp/T2zz2Vz9yCWIrAnzc5Xv+",
-	"3/Pk4iNc4QEGrxyIPDOTvBNxzcsb+TQzT6OJx81Mknpn2KKT2abNpbjeOdrpxylHu7IqAuF5RP/Gq/7m",
-	"jpL938VgQ8dp/86skteyv84UgdmEE72xRhpH7h7tkVeAYQ60wGMqLAQQ8uBmut7YMonEndSCONet5NUd",
-	"l6Qz1vpp4JDZK92kfiSr885qiCN4UxjSuGeNe/YYmSL4HZaGEGmSl9xcQ5nEPVYcOSR9ND4R1qrE0rxy",
-	"9VtrPZkS9q21kT5oRRb1eGPxR8ts4TleRYqAvUuNt4c+DJDVFV5ICaz7wtX1shM0wkn+psgTwGPH2rop",
-	"R1S4SOI1ehYPBGsd9HrtgE607N6FGtNB76AduBtXeIICq0npgbvTYlpW+2JZd55QCrn0SPfUPEJ3vy67",
-	"UJNIbmzoB0AvtIVcsttACsN52Q6ySR55VhDzecB9LV6+FS3Qnj1dlrTbLiXeEjq8AMjXIVwFG1puU9MO",
-	"3D2+QAzyTIxFb96RFukRMsJYqTYrszYbx4kox3UK6rm2o+Aj0WNLDgh9MvMVjIPruPO8jHusa8juPP0K",
-	"8+LrePFWbWP34qQ8BUI8P5Xe8OE1G9Zj48O7vYcjZ6l5nR3FJ9NEdAbqcimL14mfKoIyo9SgOJwIv4tE",
-	"BmGWIfGvrknrBOzzzgnDG0O06vNO+6iafqrmnFxmaSCTfJJCZikRfGjj/HifXcWKcLW5KSSpIDnF4lRL",
-	"hpHlQrgTsl8oec+TnPZYGjP2VyrWAncOUmy7ilJE9PiBVREN2ECmSpt9mw5I8wleM7AK+/AvM14D9Xo+",
-	"RRLBCUc50r5ZPuoYWy7xJaL5jndWuEuAI0ibnpYjATmjSEIWwvYntLvso8v+KNx4MAeCGR7KSRVpOtzH",
-	"6KljReKtgU24eF8TN38WG3cOaUgmfM7sZGKxrt2t6M+n8Mp+VJf3sWGt3Ei0uNLPaAksV4Cu3RqKrEcj",
-	"SvJYpPjthGTcopDLrKOorjfj+3lyQem/OrANdq466nJgYFR0hjLrQPijg0pF5HhvgsdoFNuIU4erlYjs",
-	"6SZ5lnAp8lIpxAyM7Yr6xFQ8kPC5sdq9AgSwc1U5A78Gl0mqGZyNojyVLsQV0m6HYjgUELqns9r1cO7X",
-	"EpQz/5ypKVxzLIRmM5knqNoCSQ6bm2/FlRKBZSUB6FxVigLang9h5VHD3ZD1xVBmgsXaJq4XXxif8Tlr",
-	"vft0cvoeJlKcmj3GfJRRHkc8HRhEfonBKuMx4bcuGNHXxezMjtBlpzoTEFG0kA53x/ibVSeHjSw0jtf8",
-	"nGNxREFW5fFpf4+MMCUeqTWjMDeyH+hCWB4XnpqNp292N/qQEONr8YnEdrcJhEannURciqQ8l6CyrzSb",
-	"2jYzAw8FM8l+kSjPbAMdFTjQN8LKF/N7MlJI/I+GY9bzINfKr0pQY3N+i64D9Qy1wcKf4ACKbZ2om2xc",
-	"34Iz9Olvdk/IY3mS++lPtJL8fdPFkKCIyNs6AZ029FJGQi+2ZKwm8K5LbMDmZ9se5mwmMkoxB5vmTZaQ",
-	"Cy9U5D9egLhm60HDCP74GcFL7PZ30gZQWq+b04SfVGmHjEkXVGzx7qoF+CjIva9b69GQgTdk4PdJBl4D",
-	"BxtwgVcxgRBkfaf4ezzQ4yCLXIp/oXpibUnEERZhjIRWS7NjxFO0TqHqG9Y4oLebCYjn0cMvLWagF/ak",
-	"qhnKz3RP5QzVQaxODtEEF5FLIDZZoiZLdI+wTtPXr2sgKLltWQORXd5xl7x2/O+u8x0KHsod7p5PScXO",
-	"Lu7ldCCKbPpysYhqZHQ5M2XTnd50p9+pidhoSdyVo1nt2L41S6VrPr8+S6XrS/BZKhd6JzagqawFInjO",
-	"ph2haUdo2hEeFfKh5C6v4ZG4BegZrLgV5hWNxF4zVuB1aUFSzgPDD+JSUlwgVmwYQ32jXlU0CuLCqWTD",
-	"PIPiFCIvAi/WF3WupIodErYW08XogNsS//WwXI+k5vwGSBsgbYD0UQGpWbYl1g0AoZszbih+aTu7Olx1",
-	"wDNe7b/CIZCTgECkY7088ktejDUHXate8T2QPARsmmFj2oblHshJhCUeRWypVY6jBqwSV6Ua9oKwmGdi",
-	"Y8ZirrzH2oUqFYO5lnUYmSn0mKeOuQJ5jeuA9pRfUjfSiYKil4Zm+FvTDMM3amC7CUI+EIZhrNOLCAxu",
-	"BtukPrbe+P2RtMUWulzdQQGbCM0DpjVkkErlcgtqkl32CYoJXw07YKGFaHCiURsrkJ7Gmu14uNBfpHSc",
-	"JIxrzOtYg7x1sLePmDqLlahN7aAy0SOxVrcliWZHdW9NrdexlhtBtEYQ7ekIot06VvHFq/S1dUFgct9Z",
-	"VZBVUaipCTJ/epIVQfhoTf1QUz/0OOqHKvISN6geKuNI2ee9cdLnuLBMfRY/MlGX0kOVykIenE12PWz4",
-	"RvHGzX3WItLRCOQ0UccHUkFjEeGWQjllEMtEnAIa3RbGbBKnIGnyktfod69mLMeHqyXHY61sMfOzkLsu",
-	"qK2W0qLW52LoDTRQug0odROswdIGSx+AkUizkXHmkOquEZUS4zeF09q0OKTCfWytzYVjMjvhukh1uwJD",
-	"mxhyLa0+S91m4OzqiejfAK9qDB3QyOndh0JHuA9QMeWpM6XuDq8xd96A9TbA2p8UDVI3SP0Qcu3Ym3LL",
-	"THsZpAlJb4HSviRCiUu6alGzPI2kUCzWBnarm84trOI7wtNTHFEDqNsA1OrnbiC1gdR7g1Ra6WX9lzsC",
-	"VJcRX42nb0g8yEPVY/jHjUqFuktT1U8Oy7aX1r52GVHv3tTKm5R2k9J+Kint9dir+ahCYtGfdzQfLc1R",
-	"Ex7F1NrNuLFV04hnkZl3trxS8xFrhSiyq8bxNAxYiByL5xdiXgh8hW0Wp0XCm9rB5SxlnFJsImKRnPAY",
-	"aY5xU5GpUAEDHhupnDactZk117kKqf28Fdoy/1jByccMyN6SeCgG80EiUHQtHORKywlqAOTpRWqGYF4b",
-	"7BRWcwseeEkRaEHNEQv19/kZH91N/r3qKti37b1pA1XEzrlztFO89J1gJzYnTbke7wQ75oXsHJnJsFPF",
-	"38DD0gm/+qdIR3q8c/TDQbAziVP7z70aTasVhESxULtW3I04Q1nopHGs12C+Sbtrh4pUSW6s+C13/OGJ",
-	"NJ+YuYwXgvPcj7aLA54PPBlPYcuNeZtm+xkf/T/zCBt2GrhVBCQM5ks2lJqPhQIMSIUcRmVLYZHhgquQ",
-	"gW3KovllmslhnIjzOPr6LIqjrp2PteAcRnF0NBP9oy9RHJ2PpdJfj/wrhCwTSiaXQrGxyEQXuN1dgcIb",
-	"occyClkSK6IPpFN3bU+6yETEfor2nz/fO2QXYg5tTOGbPNGxgXXWQg1IFHeXaX2l5/8I/TKOXspBPjHr",
-	"bQsoeVYMnbX6XInnL/p60C7j5MHl68PXH/f6r1//dPjDPz6dvv6/lz+r3+sxs3iFK6FzyrWZjDtHO//5",
-	"917n8KTz8+vO2/edX3nnYtL5729f9oKDg69/2fm2kOS/6yVo9PLVS7MrwjENBD0eCKp+OwzM0WT1MCeO",
-	"RKrNNTeDncoo6oYgsku7XMvTCWhJpdLMHIL8pbEqBtgKJ/xCsCxPQzgCuF4ZcCm+6L3otXeCnTxLdo52",
-	"noFLSg9Qvcm7VECJ3ByxNtbAgS6HATM2hVaWKRhUb+dM8CyJReZ7drSukdy7BkF+lEmCjLYKhTgcuvtq",
-	"63D3YZxokFlNI6jhU4HT/bCaIHPvloj/i3f8xXI1wbcaxuaS5nOm+KSB8U3NMwHXunc9y8BTc0li87EU",
-	"BEVZ6cT4/KgijGSyyATvXRUFTGquiX50ufytZd7HZJobpyONmPnZWM0cP0rb9csmcqTKIy9q4xbv9BKs",
-	"/vKd5ND3FeSlyNjLt6fs7F9n5qWzn8/O3pMYJHx6ZvDY2JDm3P7cSSC7a3ijQSejZhxvpXYDUNS4NoiV",
-	"nRq2i826KeUBU0zFf+zUv17d1MsE12blwLsc83Rk/lE8drBkNuK0m/CUwwkFkae3jZH/t3jTT2ZGMJX3",
-	"3S9VwGaiP5byApaoLkdH4NGpSpXos+3R4FAV95xhfGnx83q4pWwCOVciU7sWwfyhOwir3+2rBGYFOTh6",
-	"nUUnCozVP7yTyFFlzIkcLbkPAiW2MbKT96/ACPLO5IOBzM1GW3v2S/EyRtgzl1BxJGg8kYjiDj7yJGqz",
-	"DvUf2rS2eScqHqWgjJDgFEj4HFawRgZ380MBPOh14UuNMzbI+Czx57qI4poh/ix4osc0p3gUp0KVMGGu",
-	"tJgsebSzLFea2WAlAyeIvc+klgOZsMv9bo+1zuSr9+0jZk0AXCF2Bo9SiPdYDSVKWdVIbICJjbTfE6F5",
-	"V2d/TEOzJhOeYRPUxH3lP6bo3r8jhQklmLNFndgTiGeDJfvhHz+yv73o/c0MvJ+ICXtJ9N+t0Le/pvjX",
-	"vxo7LCQT1zrX2R/Tna+/ff3/AQAA//8=",
+	"7P37dtu21iiKvwqG9v5GpFVKluVLHHmssT/HTtq0uTV2mq7W3SZEQhJqilAJyLKSL7/xe4jzDucRzv/7",
+	"Uc6TnIE5ARKkSImy5bRdX9YfXbFI4jIxMe+XT41ATKYiZrGSjf6nxpjRkCXwz1MajNmpiFUiIv13yGSQ",
+	"8KniIm70G/50Noh44JEJvW3TEfvn5azb3QuUiuAfzD8m/jThN1Sx6nfInKsx8X+iyaJPTmZqLBL+keoZ",
+	"fKIEoSRhf8yYVPgeJddsQeZjljCixozQWM5ZQiZ0QUI2ZXFIRAwPAhpFLCFN/e+EBSIJSSTE9Wza6jS8",
+	"hgzGbEL1jtRiyhr9hlQJj0eNz5+9xqmIJZeKxcHiQlyzeHnfF2NGpgmf0GRBQqrogEr2SJJ5whUjUyG5",
+	"fo+IONBr5PZBICYTrhQLSZOSt0KqUcIk+XDyMvtEzoIxoZL4u4c7T/ce758d7R/5x4QOJIuV3jXuzUIk",
+	"GNN4xEISCzXm8cgjNNs/mwxYGLKQnP/4Us9u1+mR+ZgHYzKmksSCJGwa8YDKVoeca+hxRQY0uCYcR/HP",
+	"b4K2A5A2QMRPV4CoQsSQUBJRxRKSMBp6RI0TMRuNCY0XhMdS0Thgnj5O/ZjMx1S5kJknQrHOZZw7GHZL",
+	"J9NIn40DjIbXmFKlWKKP4X//2m0/OWk/p+3hb592vaPPO8Uf/mfDKzngZxd0VH6oLFbJ4pEkIR8xqTzy",
+	"x0woFq5GmM96SQmdMGXuzIl8E68YXp8vV0QqIUICcNAPQg1DAMn7i1MS0gVp+v/617/+1X71qn125rc6",
+	"5LUwV8C/YYnkIr7ioa+XlgGq1+0dtrt77e5+w2twPesfM5YsGl4jphP9ApVXIg/loUgmVDX6jZAqVgqt",
+	"9dfhhATZO0Tplzy9S2qOF+8oA+TiMeFKVuIV4lPfYDkNCZdEsuSGabyOFmSwIDRFZaI0HmlE1lhMFywk",
+	"UyoV/oxTNykJ6Gw0Vu3Z1OK6R0QCE5gr3OqQD1yNxUwRrjyYVgJBGTA7N0xrPiezqUZkPYB+ygN99e2z",
+	"iI7IQMzikAzYmMchafaI1J+HbEhnkWp1yAm5odHMLJ7rS6gIRajpPynZ73bxLsAJIkSyIywF3Be6OGcs",
+	"5GdiQnkpEpyxM06AI8gxS/QtglfzKDqdDTr2L7PDKVXjbH/4UcNraBLDExY2+iqZMXeDE3r7ksUjNW70",
+	"ewd7XmPCY/v3bvmyI6ZY+JpOmJzSgD3nkWLJ8hbeaAxT5p5yJtMrGdsvSXOwIDwEFlJ2v9IXr3jYqFzy",
+	"QY0lV0E5JjzWp8iUAS9pvjh7LQlNGKFBwKaav2g2oGZJzEKNqdNZvAhEyFr5kzD/6gRisp2TqLGt54mY",
+	"nGlCs7SxZwbks6kmRMDFRELoULMUlyyWEbzddne34kCGCexuE3r3YviKqmBcIu1cNlB2MfQX5ZfLho/k",
+	"CpmxvsITGjIkV9wgkKZiikcRvjhLEs3OzTCkySLJyP5ur3BAl43ubXf3SXfYo7uDXrAX7rOD4WH38e5R",
+	"78ke3R8cBIfhZaOKTrwYtnEfFed1uF+++dciZhUAOImJZp1EA5XQmDCaRJwlhr4fE0om+kMyYkqSve5+",
+	"Z8Xa9DSrF7jb7ZUu8XsxeBGW89ffxaBTjsu/iwFeyVq4rGGzDpU1NakiJG9pojiNPBJQydo8lizWAt4N",
+	"A0pioNSkikRM86s9jTsJDbQAsZK0VIKqd5Rb8F7VgoE2lUHvhLikizT9kId9eRP0O52O37IMM33nkdTY",
+	"y4echaVU3n598N2MnX77/ih59fvts59v+dvZ2cHTs/IjKtDO7RGddOPv2PCvvfOtbvstHbEy1BwxEs8m",
+	"A5Z4eJF3qzBuqgdwV2BkGJgvpaM8Voda3JzQWz6ZTfS9tf+DNZof0xVq9jViSbrEc/6xZJkvFJtIMmUJ",
+	"0atYtcIrqQcoXWavu2ad6xeYiBt2ivS6hCEYSu73yVS/CJhiqboci3lM6Ihq9ceImwzUuGYoArkjFVWa",
+	"NoTstjMJPXLZMPMYNVVeNlodcpGpuEprfzSSggQ0AV7pwxhX00SIoe+hRKp/sV+A+JIpNRq74R1Ng8Tg",
+	"dxYoLaXrn3rdLhmIcKE/8b99dkF25E2wE4kRLnPnEw8/+32Q3LWWJ/UiR1rzjBgderh7VBjNYypRJwyE",
+	"5CMthwRjFlxPBY+NeM7iUGplgJol64FaHvG5vMIhfNKcj5ka484LYOUSR7GL0R+D1OPjL1e4PF9vGMns",
+	"EC+uHsOz/7gKxCxW8F0kRgTOouURKbQyC4egJXdX3dLkwAclyjd6ApXksmEXd603HV82OuQnTSMW5tiF",
+	"GJKmL28CJB0L0m5bzMFTOz/7QbY80AT0n8OIjmSHnIMxILanqeVQdsMSq5PA5QWQ41IDGoyZlyJHLIiv",
+	"ubXvET6KRaLxJcd3fdg4l/hhSIZa3iKSBSIGvXQipCJNHyxAbWMC6qdWnF3fs8iTHW2rQw66e0ZLfcdU",
+	"smifaAnOJ/Mxj/B+WGvAI2lOHsBOAr0kkP/wc9zYiDS15Er8WUxvKI/oIGJ+CxS4bMQl1ECrFBnMFIB0",
+	"wZQ1Zxh8ySGjXQGAVdoJY6GugBIkWhwF3IehEdP1EnlsgAWorq8GqJytY63AGWiGCR0q0sRzQ5xsObpd",
+	"kZzpwfOqXKxp068Ngy6N38oI/Tuwbr2GMZa5m7F96Sk8Mov5HzNmlfCEjbhUyaJCZsIvr4zgUc2Y/mei",
+	"+Wrjf+xkVsQdfCp3tFi/gKXhSnHC6rXi89LVplyycrn48XYXDGaucokpZBEbgbKCEkEARktrGsuLBVaO",
+	"b2tBvv043Gfto+Fht+0K81XbguE2lF6XseRcJGUsTKtBPonZXN+LIU+kOia+nhrJg6+JHpUBi0Mej46R",
+	"5cykrwkjXF8P+ZL+oopLSz1zKYO2SphFc/MnzmEH8Bo8LEf8C7GJLjlgQ5Gwdcrkbq+9V6VMKrGhKvkT",
+	"UqZy9LFki4csVlqgzDNs1+CHHKcKvhl/atTFcrMwtF4mTE5FLBkaL2f6PJVB5ueURwxWH4hYGSGITsHW",
+	"pZ/v/C5FnLM56TdDvapZTI0tn+l1TZiUIJAWZiBDnOJz7QuaJCLBhech+lqQGxrxkJy8fUGu2aKjx3xK",
+	"Q3OH628C4MBjGEz/E8x1zs7MoyseT2cqt7UX+ITAkz6BcyKpcZik4mrfSOBkMpOKDFjKbne7XUCcTCO4",
+	"z/yZ2YpLMuFS8nikbwKbTNUCQXhPmF84zgiu5TmYHyB/KuJhxAN1J+QJ7Mfu7iz30OuPxIIxSWikpbAF",
+	"YbdcKmm5fAa97ezQWHbsomQmoVhTDkoyTYr6vaJoAY8Jj2kAer9lTp7jz7KLD1nAQy0YNIytUjMVWQNu",
+	"9baWjvjO3POqbYp5DMacMOVs0lIkh/e6awTh7oOWev6aq/VSA6I9RE1DHfdmuTG9Yonmu50lhwis8LlI",
+	"BjwM8fONEX6Yfu1ifDpmnyzEDGy8VkfA7aOQafa/bK7eFv6jK3VCFzB9KHCaJnou8tPnoC8SpIGa7lhP",
+	"RxSJuUX2F2DKphHOfhe4cTNCnsPEZBaz2ykLNPdnenAiArir22A0JcPDbl7ZBWyyj2zV4rr+2uxUJas7",
+	"nwUBk9Jd0UbX9Ius7aEu4WuhnotZfDeJJbMDauVvCOO4aJXaEQGR8fl2Lhj6hZv6NscCTB56LSEBr36L",
+	"hILh5QE2Byf7WqhXIgQz5CpXMzr5s0AByTEmgaEhf8S1MsvjomUApnhLF5Gg4YUQL2myKVobkE5xjCsl",
+	"xFUEo+QZOjJCsDwpIQi8QpoRn3BFdskr/rS1JQjDFFziDJoh0NiSItKEmY7Jkf4/VNzDsI3ar0RC9TYB",
+	"TZ/fUyaeOsNcGcHXBYg7jRGM+6UuIy7JWt/QNqi/b71IPpJ1QtMlZO5rEolYA9Us8tiGo5A5RZuIYrGB",
+	"ohhEbFJLJp/iu9+UADNkivJoWdzVSoVaXPHQEXczbbK/3+16DcUV6HpPaUjsIlLNjQ7ETPUHEY03IHdm",
+	"U1WIhzqAYX7fn795Dapowug1Gs8u3v34NpUIcUzSfPf8lDw+6j5uuWCryyzrQG4lh8xAduCCzM5Pzlly",
+	"wxKC63gw4JUtsRwwNYh+HZi8Fpn9yYgyRoNVC2ODlUSL83D/5IwRMPZIMUsCTW9HPGYsaUc8YFpsdRFv",
+	"P4OiVuqfG9bygGiXrtyzSxZJtliDjtexmMcVQK1P/evAdjWl7yGldyC2u5dBzKyEXAhBXhoe8oCQK+MU",
+	"sMAKQJ1jDND7zEB9T1il0U2OzTt3Jx3YmMnJ+9yrDwiddHGpTGKd/wmD2DbQt/K2fxduOcHPeWtZiDk3",
+	"tnUlyJxyVRqDl7nqPmcHciHEKxovDMrJe56GxroJjReWRksXTXtPsqPQL+p5ybvsxQc6iHfgMNNXR0sv",
+	"Xxa6712z3v1A6w7Vt7YjTaesqcoY8nKkdDeD+Pu8hfGh+BAGHFNJwHnrRu3hgpuzGAipRxJ2I65Z6JEJ",
+	"jYYimeh/ChMcG3Kpb2dIZpIlLffUwMcrpixBe2jMWKiHj5lLZd7HcjadikSx8BULOb2Azd4T/OmQZKLH",
+	"JBqCfb3NELgfUEIqyZJs6xLqA/c8sgFhkQRW+UWotT4OOB8qiV9csF8k3daSuH1j29LI68xYS8arzClX",
+	"ttAHsLhtb8lf0tx2zmgSjO+hizmWI4YSdUPlGBwPHf4GpmU+yeuvP4JsvzUHxgVEFOttmTEBBTaSL1a6",
+	"YxwJIdtDqbSxnb1UyQp9rTMW0yf0JU4YDcZ6AcZ7jiHcIjF/Qjw40F+kkU4It/Xamz+v3HABz4QKUICq",
+	"uMFQilkcsoTM6QKjCWLG01ATO2aczWrDu60a0MwHJICvrqjyrhCJMATgjrzaOjJhdB6PavDu+iJRNQIl",
+	"VLErI3TkMGhZQro/+rgSzsOKNTXlmTv4OfPizYtl8YbmHaEKidvW/aDGrpgKWPonERNqw2Q0giNb3FDI",
+	"WAWTdKArEC2uFEoCLnTuKn1s1yC4WnBAsEiW3MuwrEW+CpuyHnvr5uRrtngkQdDUO7SSJ+zlJydSZVPm",
+	"CddvmH5UdEu7QTBlxk136pRpfvYa1lK3FU/3FQbDXdmYBtcUuD2Ht/5ipjEX88QyBgeR3Wl+ESyu6Bf/",
+	"yUQP39UVkwOjRIfKcBZtxT9zkUUTpgA00c4P5rRJ143hJ5DCYhjVGVW03Lvha7HBT8108FHmVwcmrdc7",
+	"TbRepTiirolnw6COQrCOl4WPVT5P47BKs0az0KxfizFb2cCes4gspAljcfUkue2ncngpCLIYX9w+cJQa",
+	"MWl5mIQGxKsQZvlMPjtXcR0s7IsezlW66zDEGEbHLUBDdIPQ6K2z4CGNJKsk5xoWqefGJsOm2b+5p7JD",
+	"TjCpdshZpCUGes3SnD7MXsMoNWkTZrVwim/Dw3QFGPwhS2DrrnJd1EP2KtxKraPLdV99f/7m9ZsUihO2",
+	"/ijzX7gBnvXDIlH7Z2WxhAkdKoyRjvgNZH/D/2PiMiYxd9xwP/1+w2vol0oi/LyGUtG6hV1cvNRvIp9Q",
+	"PIqWIvPaRm+LZ5FRnzB2ct0VzmCzEmdlbSoVhgYV5RoShQFoik3WYsBJGDKzDoCXMbQkCV1U7Eiu2c02",
+	"r6Dsm1zZ3W63a/fu6RdYSGgUgeIFhq4twCFPQT5DoscL/HbX5qLYv7cEqZrk2SE6d6O/eVTLE18nfDXD",
+	"Lg3ghrcVwpyiV0m2bEpaQSl39kmChFGjuhX2CwLTWnKIb3321vLsuxEw48OuHyVbTRvcJXp2e9kMpVCd",
+	"8h/YohyghlZgxNUjaXU4zYTSFHVJJAsSVsLNDdiv6FoIX/AJk4pOpnpB16xS6omoVFczmY6ZX/EHoOup",
+	"4KVfdrVaFmKkJFdQ+sEkTVAy4fFMMdLUFBl5AyRIgAPjDqTba9y2R6K9tPa4NMvgwoSomeAXqhBZMRF3",
+	"MlULsDZpmGulGe3yIkGPLyZ+L000TdiQ35ZPhboYBNaT3Z6T6Lk0G2QNG9sOjsgkmbNEjzFV5TMbj0P1",
+	"4XAFJinzXgpyHjGiue52QV64Jgat0jB+AybPRdMChuV2VH13TnEAYFJR9GbY6P+6hoTilfvsfSrcmOuy",
+	"i2jOzSO+vAmuMBFif48MqGSH+7Mkck7x2GQdYbZ3jIGRGXdfC6CSTf627IGK2dxSAs9eqYwKFMFSlzHh",
+	"MeCnd+RMudOoYkzWDmWOfSuMCSauzYIjLpX5pHqj9QQNi0gFCWL11iUZ5kM+7r7z0zELrl0bQDUMPjjp",
+	"k1kqgJjHJozLTWJGbQkUnRIIpcUolghQtRroNW4cS4d5OBAiYjResfH0o9LNOxh7f0F1Nf6Xc48PY1Ox",
+	"RyM01+eaZHmQGCY951EEgtEo5pKZmjeQfMhRA8/VOOiuT+R2AVWpjyBonFT37UCnncu625Z+u7mqak/D",
+	"uVoBeuOqqyDsuiVvLi/PG/fQMDc7ButS3doppE7hv7LVYvNTheDIKxOHW03AaLwQMYP8AwyndJ3OUHwJ",
+	"tI5j4mtZZcncUKQ9XiFVdCPTRy0Ta36XqqramAn3VHTUJ34wk0pMfEzRN6fo7qSFyR5S0TikWueiI33G",
+	"QjIymPFItXmcDuiAB9MzZ5JJdDpmGcV6OrCpTwYskWM+1agALqErDLpBUexehpklxcmFe/X9+UBVMN7W",
+	"5YHBzmeD9K0yc4NZlzmqVfsya8MPLiiCgyYjZk3D5eqGLTDiEccejEGZRn0kc0iBD4+JBRnoBgqOGJ6B",
+	"i0zqEYZaYIbHvqIjv8BV1pcH8RowILrl6mwYXIH6MzYYC3F9NUui0vuaMMJu9OeQrDQVUukNjZWaypzT",
+	"kYZhwqQ0tTDMqNIUwvgAlOv9u5f5slaXjUKBJBi2v7OD3zr1rHbkTVAASXf/aDNO6wAov+0ytD1jIX9r",
+	"K5+tr42GBbrSch2mfECQ0Hm0SvqqqqK2dLhDHjEsbpGzhtoSKEVHOH5Q39qW2+1zjgEjRXkY9DoxU4Go",
+	"0sLNQzI31nks0CAVAsKgRshC3obldSYhxmr4NhGzUP0wtTyUgQSWkzBqXGvlz407rdLQgQtDM4ettaZX",
+	"PaExHxr/yl1sz16++FE5tBI+4nF7DFcql2QXBxDconV6retDNQu0va2flt2qK9hVpdm8/BtMra/Quyxo",
+	"LFgeSeJ8dHcg2ajD5TK0WJ7Ax5RE2A8LyYKplkd8cW2YqoNbpaenX0a/tF/AM9KkJBIBjRw9akydSlDA",
+	"s+GetlwHh1lXw2uIa71r6xRP05t/W0eF0hp8aU2E3L3K43Xu4ttLnTvktbQLbnMJ/XLLOqbAA5QTQ+Nk",
+	"y2qJ5OnXkAFbMzaqejh2vcoc6RCVdchZbzbDgjchmEsS5DKyjmnv4DBPtuWYtnsHh/0nw6PDsHu0e3S0",
+	"HzwODw+e0N6QUdoNDg5o2N09oHuD4f5wd9AbdAdHvV4Q7h6Eh8HuwaA77HZp96hRcTmYWzMGvGpew6ag",
+	"Iw4Bv5hzNQ4TOo9LZbsVrN1YE82JkuZl47JhgvMAF3gc8ZhZfTe9V+stYcXaLXoNdktLKG8gi1jiufiV",
+	"P//Cwa7F/TXmpDwLl2jqQ70Lqcp9bUt5IaKuiamwrG3YmGwkcAUjKs88p2SFqQA8Upu6JdgEAtXL/D4i",
+	"yqE6LEnvyC58LV3Fsc1IXra+VeDYjmvUrlGL8RNxw5wf0IOGNyH9GWRF8+rSQ8wOnUmgy7CnZdinYHSK",
+	"FDL2n/nyrynJs4DJqRP79cC5Cni13eRZdHmVkzx0o/Zr3iyDFyWXqih5rbe/OUUqs6Ws3PtqwlJRyWLl",
+	"hapjnc+DfssxO1hTeWtBAyEMl8UNpDZr/XA5iGA5WWJZpbeifpGRLTxwqGVFXJSYDKQSMctKWmBYH5jN",
+	"Wssm226lDFEfJXNWpYcJVbBHdNezEVN8uXhImQxscda1UG7lJO58EJ8r4ZCV/66q5ZbTq0hTq+Tpglqp",
+	"yo7bsTo7flfuPUgnW4UHr91aLZX6aRUVaqTf/FZj4yvo0AkUp8oO2YHE/cWaAvjrSzbFlZQ63+mIx7Se",
+	"uRrGe4vBryspXm7YFaAtr7GLwjJdAqktKw823BKwTs1oNfSPrPJtvfeVUDSq9W4BMPihZ4sBZ/OugEpV",
+	"xFB2zUzc0P3u2AprTpKuYHXmGwbOldLUWldrbSjY8r1aGwq2yaWqCv1bc6Ms1/irXSdjVudsQ4jar7YF",
+	"VGRldwCrXchfFbKL1ZfSuIwe8Fpmq6iTklppJ1h3OXMuzPx+nyeMEcVulfGGDiBwPrY1mGwlxv3uk8Ni",
+	"WX5H+NCPS874jIdnIphNSsuFgxHhxRkJzRso5BvlbZoIMKE0Qx7252zQWgbsf0K6yK3KId+vqRdkPp93",
+	"5nsdkYx2YrkT8nDnZrfhZY/3eAgPJQtmCVeLncksUvyaLfR7v3nZFVn29hUuAZVSr0rEr5gaizB3v9Z/",
+	"nMt62+xb1NDyxfbnbNAH2+xYSPUfeydH3aNuf//m+yffv98dfP/9syeHzz+cf//DzXfy97Jb6aZJlGxn",
+	"dZRq+NPy1+vCsNNThO2ULmAJSMsgL0X70vWUhplCDqDGPhcfTc8m/5XBC78kwBTLgEfo5FoC5j3P539c",
+	"s0V7t5R2gtfwB7aAtQ2oLFDgj4evrsf059HTX85uhDq7fnnQO3g8pPyj4t/y096P6oeX304HcfzsW0V7",
+	"ofihNBTE+EKtUcmCYb0xiaeRXZ4LodJllx+cDYoukuanL09+eNYbtHsHh1YX0scWFxqV2XAQHpN3z0/J",
+	"0eOjA6IFvT7xu7c++YYc7pNIzFkSUMnImN3q77iShRrVt08eP2F0+KS3O+jtHj0ePDl8wvYOukfdo8Hw",
+	"yf5w7zHbZz26Rwe79LA73A0Oe4+fDA4PBwcHw11KDxjNN5nq3v7abT+BllKH+2UdpbxGpgVXx+kCnmaV",
+	"mazHvE8ipqeSntkM1qvuXP3/2r6nRewEUqJM00B8V38NL3tZxd3ekUPmCx2SbJ3ZDeKM/vevJ+1faPtj",
+	"t/3kt+yfelW/fep6u73HFYCwRb2qTSTshiULLITVJ5SMZxMatxNGQ8iY941ggNGqECeif57QYMxj5rwX",
+	"iJD5HfI0oXEwJiI2vxwDh5+LJIQiwUNnwAld2HIOEEJSJAkhq5VOeapf/JxWWyhu9QxynvC00VFmiiGU",
+	"Bj47clhJgN4cuiUmIh554J6YMjGNWP5wy6o51redw67L7nK21fKwYo6d/vQV1m969qBokAgpScIiRiWT",
+	"pCkZI+ABh/fA+90nfi4j1ifN/W63D5qmqTHtpR0ZE0Qcp9QckCYaKLTdJ7OItTzoblFM283GlbOBaVlZ",
+	"TAtNU16xpYUeyc2EhyF2odJDLhkdHKvrktE94qf1cGGgvb4bYFmoQ6tfT5Or4fX9flZGnZQX1SzU1MQa",
+	"EMIpw2PCPKdUjWGC5dqg7lSZ2QjnMB4w/XVhJrtap7eEM45T37G6iYVKaCynNIFui5EYPZJEaaGWymsM",
+	"CjqGLhwAVnNsWEYe+kv8M2taU9o8ozBZoVWG27IDG2Z4RGNqrrwFIEMu593do8GEkgx1z/YuzeWusjiE",
+	"+eWxOST4bGyCbsHzQCgCZciSNljT5ZhP8VD0WiYgCcFqTKwhrOegnx2SKSCO3MKgC36mB3ACAfa7T3Lt",
+	"3tYVBdefl5T91CPt9vrkLgU2YchiYVUY0NwTW9sAap1g5PGEK7yiZYUZ4NuD/LcaDZbrIegx3EIg+sue",
+	"BkixBshxOVbYojs+aR4AhVku8mgoSVpcRb9p9lVVUAZhvFz5xXy6SbUZj6wrNVO2s3xoZbFqQXlhhELd",
+	"ELcAuFsqorwocZ6C6NGWS0wUcd6NO/EqStGW1eutLOZRqAjjFFTKFxsqORrNOjNW7K57idNjlQrT0qPc",
+	"iZiZhDRnmei1kt/F4JG0gkQi5iW2IXx4ZayytdW+bEGlFiLT67CU+8+mGrqPJAlENJvE0rO9bUQSoqez",
+	"vi5sOhqWvQpGWuww8ZDmZBdytb/RM8m7GKLTDo5pM8n8IvIT5IHg5TrFFc69TIrLIV3dLKMRU9+LQe7T",
+	"uzlul1G+yvKIb6aOha1lGbk4XtanSczzV82GJJdYDFgUyWrnYwn2lhRcEXN9Z/RIhEpzi7S4MFiYm+To",
+	"CNkmKhSND2OTQCDmJjcyXXpJoMm8/NQTMffILhkwLUtCzzbI8Mzq3yGW5mIdayK6ntMu3jPwKzujb1ms",
+	"hVV2cVu7UMrIfELU7aoyKSsKnaSx7jkH5/JLaKVcjYf6pTUbq3/18JN2GMu2ulVad4nZ3HTaNrK8ElMS",
+	"sRsWGSaPD+2noc29zUU2hVl7m9gA8253unhaa3LnDABLEkGjhbNk3EITkU8jWo1YOzttOejVWSzXAt60",
+	"C8uJ6UVoolC1KoSlOquQy6tVyYOrQbcmoKcmcmZEshjyYyNyFdpwnaWWQdRJBaokghjuXDzrYcJYW5+p",
+	"KRsPg5QSuu/FoLxTeEafMZg+kDedSdjaWuEAIFJXWrqqm2dAeTRLWDlRTu0+esFSiemUhcfYrIqARjbn",
+	"kpWSadwoCzdZygr5aS0GTRMRMCmdCQvlC8VcklDEzCN2aWi4TDnNXUKM712f548Zm0Fwu5/M4pjHI/1P",
+	"vUyfNNG6qHliyYpN3kWquqaH45sD9YmkC0nm40Uu/h0n1KoCzgfXJ85ksPLcMhDjNjhJ0+ZvM+Stki6X",
+	"ulDnA5NtSLKzyCV0KOJj7p5kd6BQB8HZxW/ld/zMVG6uW/RAk4XligdoTiyn66ZMhQeRdmKOCrkEOSsR",
+	"85x+smbid2JuauitcYeZ5dQpg5AjaGkVBFxzttpODlqbye53Y+3Z0VSJ6d+LwfZkcw3dmrsazKLr9yAt",
+	"v7tPASJEpPKtvcAjSW/6VrZnkWcT1cNWMCiJQFwlLfx5Ev4qOex7MdiouIV+/57BL+aQawW86Om2h9Av",
+	"oSnzS+iOXCIZVJqurQ8035Hcmk9pGiSMNmtow63VyNSg7aGZD/pou63UO6YB+XG5gdz+4Oe6iPsYFoMZ",
+	"224Xcy4JRNiW+c4iMboCW3r5GTvdzR+ZvL60loQY1RQjVMIy005JDjr/mFWdKrP1Y/tyLm0r+5rTblpi",
+	"K/1iRRrWmmb9LtrZ6YvDeg7MXdiU4qUYOQVLy4hRkD02cBowNWcsJmouwCmTImHRabN8W8dUjlkFY373",
+	"/JQcPjnsLc/ombJEOeacQm6wUKw61mHNLT8tzrXBZTebqQDriziIZrI0PEtzefvUwNRkGOprUB+aGS6v",
+	"vFuSj2IWOpjfIZDr66eoATcYyi3xj9jteulKYDN1IdSxKdhA5ARdlT6OMKcy88556WdohRIKd0UVYAzS",
+	"iaUTq4UddBZyBQ4tixYekjcgGRp+mEphJ74f0ugBK4Crp4IYu2Yaj4JK7BA84B7hofQsJU3/gXcUswog",
+	"rqW86Nk6qnkvclku5OQxshQ49cksOGtzeDQUCaYoZ3j4SKZlpA0SpQjUuovMkV3NcgJojjNFNM+9QRXX",
+	"+LxczzwxnMOIKGh6gJ/aMK+p8nCRshgo6nLZaPVNCYCU62E0iA0bgBifgWRxwDwCAkGcu0o4GOKevk0s",
+	"Np4793Y/XShmw6VowrJ6KoaMlkW4rCElgTBUpKkvt63TOOcq1kqh9AyRabn8VQwRJVDu6KRn4pNvyG4p",
+	"1qdsscQch83EDXqhbz1i9IZJDOXNS0aydUy6xRo5NW6GKZVXqJ/H43BV4UOId2n6PPRNMZPcmWvFkoeF",
+	"qh48LI+eTpTcJFq0WGuPx+jg1MOU4TOi3Tp5xWL9S31Z0q+ueDVDqyDQWcGLDNuXQi5MZMc9yTSXCgXb",
+	"8sWVsFtbrQyEa6kIixgELDdVuVTackucbW/RmkWtAWjGPlPE5xgkGYmRXhwP9C3QJ0kDx0S+dkGlfOA8",
+	"k4gr6oDK0shvtxLfNcO2vDR35oZBLVu6VxycE4vzSJKsjpM5x6ZZDhaOQrppZUZapJiPZCoQrAVNal7c",
+	"5KKgfnX3e+IQ9yVOiUiqn7Ue5A5VslKsk2WP3dLozEpY3LQ9ztrM9WWpiHWyUhYG+UmTfWS2y0rnerFt",
+	"vdi1qfjhCh2wgPJdi+vZ1No9nsU3LBLTUgGjGI2I98n+qGaJZsd8Rb+D+o6YZS9qcfJmFmyYWiV9OGi/",
+	"5SEmslCzOrAa0TiMcsVhhVPBv2Z+dqUp5RVNrk+i6B2jYV2f8IQm11CMHYwhVU5hOhxCjNZdzj79ds2K",
+	"6xq89Ip5PDIB0bFQbp8LGt7NxlmE3JbT5fXwG5/KyhOpcE1xeaU/K3eb6ier6vBsoegzSG92EdmMq2Cy",
+	"6bmLmG3z1B/syKtC1HMVQWK7QVBZoIy0caVRRcZ0OmVxWVhNqXgCRabu7vxfmSDvJP0rOIFUeV+mvZJw",
+	"RZojFjMJzY+AIo7ZbSZ+bcX7bD8bLLaeFVYogpqvOktORTIViU3NWv54wx4HWSDEMp4slWkWCdG3tJCo",
+	"kqvlsraOmjmZEg8xZgvpozJ06P3F8/YR0WJSaslMy+UrexjFNKK93l53r7d32Av3dvd2e+Feb693sL/X",
+	"3Tvao3vdvS7+t8fg390DWurSXx8CsrUawmsDAPK4JW+C/sF3M3b67fuj5NXvt89+vuVvZ2cHT8/KlQIj",
+	"wK/pciuGOaf/JsXIKvvxYGIvqt7F4h2PnBRf4wkZLDKnhtbYgRqh+SbiQxYsgohB/Ag5ySWe4Ytz02/A",
+	"Bo9D658+odk0Wb5aIPQ80BiCQiMCS06yV4wBgysiZsoWg4RHkAuTD7k2tc7MhleVrE2P8rDb9R4sumAr",
+	"/o90qbubm/vSKCUTt1AMYrJ9SlyMyVHUjEpUxyl4K9ws7v01l3UJu/FQMqUI8Xgla0rT2euJDKUVaxIm",
+	"lUjYTvprPhPGtG9Ff/JYzG1ig83th9/TdCUsR8QVGWM5XzkWcxaiXbJaJtlOsZi04lD9aCJ+t+DrfMEZ",
+	"p8rBqvpDpTJKlnZnL+sWPMjpoHkNcm1nJkeqQQHmblJk7lhS129dV/bcMQ4tOZvr+rld/7Wf83KTZubl",
+	"Tp0OxyZtz3VDKMmiYSvnfnLYrTF0RqmXfqXxx/Xor8eEhGl0umFhpbXpqhYXTV0S90EhbCx+FxTCdNW+",
+	"U/gH2oFqlSUrYZSnKhMs+X3P0I1s7bPJhG5QuCSrDEUq82++RFGiVS6NEhjez/9l6qZsVNhoCcKrNSSt",
+	"EZlO7hHkFWp9CDwxeIXN3T0GqqMfzqYgo+lXANO3pyTdT5P50prJWqn/z5Hh7ySVfyHBcXWBSiP+peJg",
+	"XizLS39L0lkm3W0SqZreFbPE2pU/swtkPZWVxq+tWAwqIo/t5HWJmIq+CEKUqOuvMQ0DAhM9IqLQNuGr",
+	"HanrqB8rXR45xaBaHSgA0Fk7wqkWutRivZqsYsdjV6G1091TjMshbhXvtC+tkl7uIIY4ds1SJuM876/t",
+	"94yd7ZXIiSlOJQXoBQbNDfPFnEvs/4ESyVVaSngtIb8rt6rOCYK2IlfFIj1ZhX1blR4I2e9Fh0OxRtFm",
+	"dvNVAcRata0VRL1ki1qZYvIQpnpQ1/iUa0CuKK69Wf5f5XtcReUQ20a+hknOcNqsFxhf2TKX9+/lENvh",
+	"kw622a14zv1ND73M17Ehu3Ru9HdcKpEsVhQ/jKKlFrEuSbhvELi7mHrKxFYp3irp2nX4GCf/GMFlrJdQ",
+	"HERtlGf4Z9KUv+gFX3vPlq9Q+aWp5wN8A11tKkvoxoW2N+hlD8REa6yJmKDlDlogYAMKJZ0uSxh3Z/oz",
+	"Zs0a8v17uCrtNNQhWtpgtzRQxv0BragU8b99dkF25E0AH+x8Sqe7Qjh83vmUSxr77KMl0Zc3AdGfGNOL",
+	"jzYaMPFMysION+6bUoUT0BTGdPVYbp5lNTSRjHBH+j+da7aQnd9luVp4zatj/ghPezm5PWP0E/BwmlBJ",
+	"TKiJytM5N2/iUrX14uHkQeBsvdTylHZwWd7p+XcnUJTP9vZ3W+I8kogxXr7mXmdlLFXBdQPOk2Pi2+4t",
+	"poWRg9t0IYkUrWMw/UGxm6nGa98Bno/xKLEgprHVcBaRhA0TJsdZRR0t/UnFowjvR6iHTDvEQEslW38o",
+	"rUrZh/PEphShh1dvFmuZXP+pj5iqGabSG2/OIBHXLC732mzYoaZAoZaO2EH4TXrFVDsf3iI/cBnVGiUl",
+	"5c2zGFjTQ7HozXiz18DlbGDFqGTnuZFWcPe3iRhEbFKa5/Hu+Sl5fNR9TMxLBLMoZVYgFyOrIK0zi3b7",
+	"Y5qVaZPgeiyzlpkKfPUyZZ36hGVpp+lC2a1iMVjdMdoSL5GkE2bL+Nn6frBo2xgYKyzaHWBxsWwLj8zL",
+	"AxFyKPw3C8b6y9KSVnCDwKynqtg7j6WicUVhjqyFWoklo1JiTyWkrNfeQMxUfxDReH3MSUGKTjuZmT1U",
+	"oE1Z1CsUd7TBJpmrGFquB2ORaMYi+o5TQw/s5ZwomhWDeC70/eShpmdDDmVEsfvMNBILjXzQtE7NRXJN",
+	"bCSLrYON01ZYpURyFT5AneJNg0oyxSe8v/3TAOLKCRypt4q0uakFc0mtBGwFAOdVLEi7+6Q77NHd9qAX",
+	"7LUfh/usfTQ87LYf7x71nuzR/cFB8HiluXb1vKaiLLqE77OIw1XlhPOz/qDpg8Wj9xenZMFoovUZ7Nac",
+	"80NTSSY0LJQtPb8JEGJwRXrd3mG+6O75TdBMDVn/ZTf5X/hNCz76tdt+8tun0oq85Tc3j0teDs+dWIIi",
+	"lpRebOTWW+sbZLj/+sZBYUKHqlbfoL9cH58izOp5JguQqRuLsOn+T8Kwug3FBpsstbH20gALK+Vtxcj6",
+	"jtGQx6WNXiH9FPknNBY3L3pZZDcIdAmDwpiyZmCm/mZRTqlwnIoSBO5UgLd2bZrlBSIe8tFMMz1YXLNr",
+	"y6dq2UQfS1rusjxjME2n7pYHjOC8V7j4pQV+Z33YeKUmWpHWr6JiTmIxJ03ERh6PNGUdMANGm/JCR2Qg",
+	"ZnF4l9XNE67QOrIq12ap7CcuSHpEClRHoeinJAGNycB00Q/LEnEqkSxdiHOYS8ArR8KqJjmGGdWLs/Wy",
+	"urM26zK0feBNo45qYvcwbrSCy7nkOYj5mxnMN5V/GCQd8Bt2VStdCU/jmf3IhJHkQmVrg+dukakVkde5",
+	"/vFaJqWTCqPJOoO8SE1tqxZmDHJ3CFw1kl6e8t1dhIPhNi595Yh+KzvQ3GPkmviEb6eIhA82Q4sNMDed",
+	"5+Hd0VDbWPEo2rLp+iEqhmwQ1lhV+Ku0DFgBGVz0z+NuMcYiFZYNPiwHzmZBF5ZOpuGzdSJyc556u7oi",
+	"MbSBt85Z2vtezaoKxHFFSipK2MDEUCKg0o0ORybMwj7xE3Yjrlno28cZs8IK3fDUIz67neoz891hIGzc",
+	"5jr62VZ8SK+dUilZeGzKUJrVYMJN3qXgdL3Cxvkov+Q8CY9k5mPwSIm3wEutsLBAa92GOv7UFAipa5lF",
+	"b4FjgV0assQiS5q5jaJsI2ZRaJLIpInHhzp+FpqtY8IiiV4TDCD1O+QFADdkCb9hIIRgLXQ+McDG6H4I",
+	"4M+yGo1FhJxAAyFzAXBEvWpoTMFoMDZVQiWLWKCkgygSl2wXy1XeUgzaW8OzFmM5k1MWh8YxB0gCSjJs",
+	"q9SMvDo3ABH8JZeqouTxmzjFaA5tFUySuV180zyEqgatr4LWX1XQykkpWxM6/pp8+suz042ZYMbhtsja",
+	"qhkqMj3Ammo2t2kKgbn598kfyMwnX5MHaiYPvLPixZ+fOYBL+VFT/rqRri63+MIxrvdQTteXS7aU80/o",
+	"SLGp3bLI8ks8qQ+nS95FGdy0fUZao3ijNLFtxOaVhKA76LFCmYLXU8XIKD0bhR47jY1rNgNZZZN2bvbG",
+	"/ADudj/nbDCd+WxyEGo79yjLWyQ8q2nllgOVcdB3bLih88aaN6GotAaBa9zioZdTAo29K9XyrPGrIn1y",
+	"80wPp6tj7+Cg2NVx+1apDb9cfbGW71G2uuojW6u9pyhshYSxiELpGQ8ldH7OJXGXJIj3iQ8am0+as1jx",
+	"qOCM0uoyaKNabbaqnK9lDZhygI0JU9tAc8hjGkEZqyylvWlSe80NelQrmd0juBybAWw+bt1B2VyvTm6a",
+	"/pKH+pfOffnSqH0fJvg1Q6e6M3oZMXCY6gMm8uSxfsMsHlzuvVN4Sm7el83fMbz2bmUKrDXJLVKQC2xI",
+	"aYOpUVDXqb9J2uLdBOn1GWRGG79HDMAWCwZY90y5+9WKa7UcsH8ZY9+Gdru/rGfzy6b2PqxXFLSAtAFn",
+	"RR4IEOqK8r7fZfVHrJncUSiMZGZim9AuP4sVCyFydgEpC9OE31DFWpt2HbqDJ/dwZTDeFxEQ7uacVXTk",
+	"JgAFM6kgXz2rqZo287/Cmp8oCK4qNPRvZdm9s6O0TqEhDX1HRKljCra23rSukHOHVlmA8/cxX39oFZ84",
+	"M7mxZfzCyZsFflEdbkPD8A491iryuIp9lGw+o52jznbWSGl2Z9JaNqo2Vi51pJ9vIEsUwF1ilauROVsg",
+	"OKsBt0apzjZRW2JJI4sz+G1ZxsygdBchMxf3bKVM/LFOJaytlr66UxGrRV08qtSS7iKI5o51y3LoWtez",
+	"DYrIO5/TkmRN60oIiaKjv5ob+q8tmV6VZTO+xZreNtM4BWpp6N3fXsr7KrT9e7rjV0pm5S75OwhjpX75",
+	"bUhmKynmxm56c5vu56i3fOWrq34DV72B/F/DWY+L2dBdb3bwZzjss8T1tUV3/i6eercS6UZ6wUp3/d0d",
+	"5BtVRv0yPvI0l31D97dTmrW+Bzz9aO2NuQO9dRzh+TK8RU+4XcX9SHMdd3gqNj+IWlbZFc3xaqOntdxz",
+	"WlL6IWTwT+qob/1UVgxorGXCASOg+2tNLBjTeISVHGgSjPmNca/SsA2lunNe0HRI/XrB6drX4iZU38Qh",
+	"JeqCpll4IcTbfKuHKXHTpnuv46gtCZxwwiVA4p1wKfXCih5ds5d1lSYsXDZw6uLIm7t1zSb+NMfuVwft",
+	"X9FB+2Vcsnmc3dgpm17a+7plS+7Ol3bMTsQN+8kpklj/Ausv8/UVq67wilpj+OjKFM250nL6Vc47tiyL",
+	"m0+gOM+aurh2WK1D1Jdk7FdYLG+j9oqAfylAriZMjcUGXmP3IF7Bt2svUCoSlU68vJlloKw7hCqI18On",
+	"urIRTp71JGi7+7nr/SpF7i1X6nuHPDatLnH/6g1LnRhI84yd8UfStII1/DgTHDFqMPzzYgBXifErYLa1",
+	"eheFsBAHXm6tCwO2yujSu8V4vGPDhytykQIKOcU2IWXz+0pRyz6uiEf9C4WePnwIadm5bNoOYUUTBDe8",
+	"acsdENJVziJVu/uBjYv+67c+MJDzTD3K9KofkwFbiNjke+52u6QpGSMoKsK7dR0CzifLq3qu7xqmoU5E",
+	"wvRsMcxmTxQWit4nPQ7Wk4bih1jhY6OKGoX+DO7KanZryGHDqlxOhfXETKuGSlT8G2Vv/onZmJk1fFvN",
+	"2ta4+R8ilfMe2vLXYg1/VnZpUbUuNjvLe7rSnNO1KaQlDquN/WFOzmmh3oK5L6UETFElV5dcgmx6TL1P",
+	"WKCE9ROvkFFkjv09uUNFqFRqzFrTdfd7e3t3GMq1uaej9XY3HmkmWVJYUm/DQQp4hiN6Ltw2aHoGR7da",
+	"XJpGVOkFghWYS8WDO5pVEE2qxJu3y9Nsw5BycfFyeVvnLBCxVkdCNqSzSJHDbreirBe9xYPY2z3YO7QK",
+	"xIoDvqCjjZx1aahGpZHmwRxQJiAhPYFcJEJFt5n79eVDb32J82eNU8cCta5cnwNsP+v95IQgQUETqpEt",
+	"DmkCcUh3w+rcgX9pJ07GPZcg8v7i1CPf0xt6Dj8SX4kX52/OYapmC5qsTkhzwqOIS7gOZJqwgGv20crH",
+	"tfe6vcP27m6717voHvW73X632+l2u7+492XzWucXCY3lkCVv5jEi3f11aGWGbAs75vKRpvGpJZoMmxP4",
+	"0iM0JuzWGJY1gc0DJGTsP/OdwlI42LjWnLq8X1aUnrHpFZVXYWWorlsZUEQhLk0j7MJtf3NMtByE2g4d",
+	"SBarGtoLrrIUoZI/pidwj05FrNjtiuNYpyMATOEGPoLqj3o0U4g6q03MbnjI4oB50NMfR7I5mir5Ywq9",
+	"DRpVC52psUj4RzAh1livcyj73SeH6xppN/CypGvG/sIX73582yd+2Rx98kmP2Df7+Oy3+sTXl8L3oCj3",
+	"3t7eE0t4/F80CxhKpkiTdUYdAresu9/u7l7AFet3u7+0PKeMpoJ/wx2BpiKSQFVr0ozF3D3/1jHxIxFQ",
+	"JRIfPddaBANUwp1gawjbAgAcpMFYsNBGDyIdzQ4tF3uz4gTudoFPiIYouel1ulAfKh3OsMWmRoMdLXtq",
+	"KmjJLkqP8Okjqa+GKSLZKu0FZUT/pfNfY8Qyy1E27nDT74MMJVdykCpU1gpyrO4+f8KkmCXortns2yK9",
+	"SFdRAIpnoetM9ls9XKnsGVSJD0ZAIr6Bq2+QwFKNzBNfQXW8JbIDbU7A4bLw06pYIknNrFAp7Sawfkzf",
+	"/Inhh/avSIyuoBibn3ZOwciwq1kS+UViVtI6JcPQtShY9cLHKk/bJjiYo/tF5CspzVLducHFvJJWWxN2",
+	"xW5oNNN6Z82WKfY709yn/nf3QeWltebgXYXor5wWa8sc8WSRUETxaSJM/xXbn8uzwqtkyQ0PSiz466xw",
+	"dUv5V+Up1myxVBKUWwWNt5QnpYWrmwhvj1hwt8iU8sQNxgpZENGElQkEtW/QClQs7Kw+KXvHAjGK+d9a",
+	"7LijaLEkTOiXtyJLOEC9vySRZIP9t5IjSjDz30uKyGFJHRnCxYSvEsSn+0mp25QQ4Fg+VkcI/btKEM7O",
+	"y5D8Pdjmtxi1gsb+LICnb4rzMo35SphQWdKkikSMSqgiAeRvwmN3ot01ssjKbDnn1Tv71woEaLd3VKQ/",
+	"WWOZy8vzRnXe1Eo8v3gJR15xMDa2ZEunggTjL3Akd3Lfbn6OdQ9gC77AlYe4rbCd9BjdhOS/2d2qkQ96",
+	"n3vjxvm9FKPyCIcse8yJWlWKTaaqT+ZQHpzK1JAP0U/zsZh4IJ16TsS9nEXbq3FTwdcwJ2+pEa8bmbmU",
+	"uV0apJ9k+LdJUWgbKGInNkXZG15jSHlUkRBgYWfiO5ZR+uzFWb5Zs4ZwCvLSTOJ0zNq9eV3Q5b/PrzDd",
+	"ZsFzbSH223pEq53ykEO6SIyqUx70wzvFDGu8L3HBPWDEVi7q+M5BDCWjeAiFmrFNxTPZKKR/6XAMRZCm",
+	"MwJI3Xfz2pXiyooQ/wKCbNWJVxJcXhpLQQnGe2uV296VPqHk7PU5ufj5Iq1USmPy3cXFW9P+QST6Bw05",
+	"cKyLWNNOGqMO35QsGrbtYK0smrTjZCPpd65CyNyAf46VmjpttmEkJyy9jPjAFhdnsPz7M11MEm4jNAq5",
+	"epmGZoBlW3CMNf+g0YxJaLIh2Q1LaLQqJ2K58zI6+4qhsNss+PWg0d14CqlqYXPS0+NYC/EsCQDpuMa+",
+	"LBje1Jozl1gZ3rFYFYZs2EHiUIXVqdRuFv2z+IZFYroqarg4fjVU8tX064MEL50Dj1yB/RrAMLFhDwOJ",
+	"isFXgSFfr2ATQOCXOVDkihjUAoYJjXsocFQMXwEQGzNYtC7ZIgdZw1bs/bx7aJrvQ2z5+/cvzm4ee2TM",
+	"bgsRFd1bW55u0Av2wn12MDzsupXpwnyX1O7tr932E9oe/vZpr1fWCNVrfKAqGJ+iqFS/kzR8dT4buBpE",
+	"seaRZEHCKnDg3IbPfGCDsRDXErqpa96NX5HmfCxZcAVEeUAlO9xveaaMBNi1RRwUqijiB6+GP/z4JDn6",
+	"9od//ZFczH9///bs6MXLt7+8EL2X9CU9n6/lu2bVywe73DEbAj+kA4RUnchvplOEc91wJJRgl2B9N8kl",
+	"d9BVEos7jZl+K6IKTH7GIq4vMKvd3FULdIVP75lB4Y62qJ1CkU1flUVxP5BU1MMKzVMrv1rx9cZE6xRs",
+	"ufhSedNz83BzVdasoUrBh57uFR3M5yxWZJ6IeHRM9OQLlKnSEUtVQ9hcaa2qC7CeY8vyOZKNNg+9rDe9",
+	"iE3Gvtlsp6oAy0xe2cb5Zd1oA6bX90iiNIwfHJNuKhGGPITyVJm2t0YbSveUnkOjcCL5dVmwutCvRCHL",
+	"eS/oqGpDhpsqOiKU+IqO/DzZmkNGiDwmdtEg6WJzNUh5wf7yCRvOZPrQdPiXrsR/v+JUSOjKy0r4Q8oj",
+	"Ho98oPzpLSABNH8zhSFSaNn+u719MhazRB4TCuWGkuxKTeg1g6p+vi0/kRb0s7tJiyiYuVcs2uWEJXwf",
+	"oZiDeVMvUcywZx7yie1VsjMLvpI8DtiWUyJWF5TTCIfoFKaFntIvjome0vQq1NgoC1xtbemfVBAzQchr",
+	"Sb17O+pmrzh4qD9x1ljlsMJc7GqqpQFhwXJcsX/PRh+Xki34OLUcrl39hX5Rf4Z08mqWVMSuvn/3kpim",
+	"2/qfySxiJNbIEnF91bkiVKEgYI5ojfRUAFZu4S6clrJX3JVmOSs5G14eqysJonsZ6woaI6a2KWYVJOMa",
+	"stZ2xQp36M2FrdzX25C3iuCoJXPlVrFl+FyYe1QitNAK1ugaLHJvjBlN5HJ5J1N31tS5FMJz9drcAPke",
+	"ScclpAESoUwtIjNC2g1dv+u7ZNG3hiyeZAm13IpGjr1LjYVkZEJDZngjj4NoFrIwX1NotXcC00FKGSNe",
+	"6GeaTVfHzadl/6xIR2gci1kcaJhrbVuToNkU95uVT0qhO5nOFHO79ShBVDKDXrQlqJuWaF2Oq+dxeD+n",
+	"zGapnHlwvMtKGFTzvPIPyxCuUvKtIAIGsFnFrnI8PiaSMZIrAAaPnXTPVpW/50unUcJ5LnGZ6oxHgxql",
+	"JAMx8y1dRIKGq41aGR6nkiZG4ZifTRtlE+VWYgYZ0ym7I+dxL1xdwaU6D+iDbceclsmmEqhFp17+Tkrn",
+	"l0T5y1m3uxfoA4J/sY7h8j5KRnEqOEK5qqwxCTRxXv7aJKX6nTKi1cmMGNlv5gvnZjuvpT+5b2n8zr0D",
+	"P9g3flvHl6z4k0LbK5GUKliWPkkWzBKuFuf6pBEhBowmLDmZqXFpjOzJ2xfkmi36GBKmAYteejJYkP09",
+	"Y1GbJREJxjShgYIQNbM/2+xa4x9VIiFNPYgezrzhwyUHtANrACwlO39w83zW6+bxUGBfnliZigsmjaox",
+	"oTxWlMcskf8pb4IOjyFuw4YI9xt6Suel5WjXE1uhHcl9mh/cIf/4R+qqkP/4B4TqkX/8IyNp//iH5zLq",
+	"9DnQOP2QxuFljPwSRfdATJgkAxpc23jYf/wD4uz+8Q9TXCFeiJiRgMYZV+pfxpfxbocoes1yhW8NpzLR",
+	"Hs0Bi8S8RXisBLRth3PHeaAcRLQwrBo/8AwnFzG7jAkhU1PCu2krBULcIZfEv2xcNnwvrSCIA0vif/rs",
+	"e1hbG0sMGhIqW8eXca9DJEs4jfhHzVZxGe+en5Kjx0cHpPn9+ZvX5JTGIuaBfgcdg4iXfY0ikkiRGCR6",
+	"f/G8vXtIAhEyMou5kh4s+NnpqxOTW2hqgGhqIj3i69E7eIX4cOGb8ErCZECnPB7p9e11yJhKFH30+EfG",
+	"cA7rfPry5IdnvQEBMW6v19aPiJip6UwBn5onXDHid2998g3W7QioZGTMbjuwMrSWyFmkCPtjRiMJ1Y3F",
+	"sGOiLjv6RM/c0+s7UqHv8hqPONjqEZNPn96xq8HCywhbjhf5x5dxKuYVxsxVAChMgWzA0wJh1dAesnfv",
+	"Mi5dz4Qp/b2K/GPrjaqav2QxTq0C7zLOLc3EiK1bFlmzqs5l/CKWPGROL37im498CCiP5nSB2qzVWUlK",
+	"dC06Nf2qxFRfY1i+gqvxQMmxmIO1iEqLP2N2i4EgVJmRH0kXJQFZnsFVNdFcTvCBMT9RkIH5ZDJTdBBl",
+	"rLbpO2G/eewg35BdT392GSMEWseQ5ZmW3ZSKLqDiKIw4FNBtMhvxiod6UCqvROy3OiS1GyEteH9xSnh8",
+	"Ga9JAO4QX5+IhjmPCeYByw7B7YIsxCUBYmHzB4xqhndI8y0WKxO70NdgMRwLmc2V3ub+nsOdWgD5XCpY",
+	"nzwFzkOMRMAWKBD4HQK1b2YRu4wxTlvLFYZqAlODr7XS4FvW6hOpMccWL+eKxIyF+oRwURm/9aFDpybq",
+	"8jLW9HqKkQjQFKepiSt08HQ+wEiDtJ8I1TRc/xKJEf7jjJ1x+yCrYtDy9PihWQLgGZcEaP1Ec7wBI8Az",
+	"SXO/u4vG2DmXEMhAZvF1DL6yxJarhUGshtfSIIoWiOzTRAyYJP7OmNFIjT+aWPIdvaDFR580/du2vAna",
+	"8B5EnhuY9cmvv/ktEgqwv0KRWz3emNGQJZexpsJRBOd9SqHAExx0egJkQhO9MDO8pBPWHoqkDQfVxlAy",
+	"39gnpDk+E2BGI37NkE1fMzaVeJZ6FtY+FbFKROSTJkK8ReZjAXeAyusURzGMBdY8obaGAqFpBBtgrR59",
+	"kUGWNE1vCn1R0IjnVlHDPGsNu7QhTguxzO4hoEmyuIz9n2iy6JMcMvs2/kQzei0IEBMmYy/QtemAkd9l",
+	"33bE8FFpj3jAjKnHyFEnU3i/1+k2vAaYAUFAk/2dnfl83qHwuCOS0Y75Vu68fHH67PX5M/gGdAQVWYms",
+	"IGs5GlW/sdvp4gdiymI65Y1+Y6/T7eyhS3oMYutOLjMT+uSIsjiBM6Ex0o2S99OkTkb8NJTeB31fC1g+",
+	"xtD7RMTEt2H0PkTQ2qyNTmluk/+Lf0yK+Ur/qzg5lPpyQuF9C8RPGPdjbr1Nm3N+RetOWkoCH0B4FSCt",
+	"y2D9Dsk5bEycYcaN5oAevmaJHZX8MfWzTDe4yZAGNxHxCMfOAVumd8nTApKr2fGYYHEgfKD/wyfsmPgQ",
+	"UYWb17Qk5DFNFqTX7doLky4IibslogvcSJrEleXN6CvAzXLTVBiaZtL03RbBTTcdJlsshvSGLOAhw0YQ",
+	"nmMAwn9HYkQgMSaN6nr/7qU9C6CCMBa2iiikyZBnSSISvOVvEzGI2IScoQTTJ/vdrrn6wOUsVdYEENid",
+	"SMggYfQad4gyGWlacmxT81I67JH97r5Ve1OM8wgiM5JvRGWcypYpt8eOtz4lqS/CRn85ZzqLuXsqwoVV",
+	"yIxZjk6nkeHDO79LvJP1KmJX5vF/zqu/KpkxDD8GMzTQgV63+5DrMAZvWEiVydvDAhgiIYDlEKSxj8sq",
+	"my1d/o7Biac0zeaAL3drf/k+dpKB4dv92t++Fuo5mML1d7t7tb8zxqsLIV7SZMTw84MNlixn0ylodq9Y",
+	"yKn1L+33ntQe40KIVzS2uROg0R9sAO8XsWJJTCO4nfhx/e2fY170+5jeUI4uRtew0uj/+umzl7eq/Prb",
+	"59+8hpxNJjRZaMzBzMCyWhNoBZdg6Un+mDZ+02NbcUqvcVQWB3VipAJNTudjHjHbvSZgUpJkFstjiDbQ",
+	"rFDTFyVmthYaVXRAJSu7/d+ZWcsv3GpgvTLuk7o3oXAFaqFjCR7WwaG7Ik8Ba/Jnnjvfl/xGa5LSOUy5",
+	"kIpNGr95DUcCtr7pFVKroXkaCVB/lHm5R1biRFWiv42NtFxeGjadSQscowchd9ryEdKkoJ/5b9+cX5D8",
+	"GrTgjkzEGKN54ggWnYLo4DlmHcObtAaXcqdOKR/LsUdHfKriWhiNeZIHlZYeEzphCgrg/fqpwTWg7L0z",
+	"Um4hnzLPfNwWDxsmIv92T75Vy0eaVjtYLg1fyr/MuYWICf8NGdd/I6YzZlX1LmT+qhnZfokV1SVUE6f4",
+	"yEakKdVW7Aik6aONSd9N/f/OOH6rUKnEmGGM3uS7kdFgsQUComlIh2j9cyykklgc1G6dM+kBgXGbEvdz",
+	"wDEVGtIFcpkvgU6a/rfPLsiOvAkMwd75lD787HtGUcyo40jcaLSIA3Y11LRpLpJrv5WlE+L54KDlHKA8",
+	"OX+ZJKY1YR5YgE7nqaA55ricmjN/Jt35Sj9q0o+lC5tdgvw9vDPdQCthJdU4Z5p7KybJZQO9YzS8bGD7",
+	"RvwFnDKXjQ7BdpIxY+E/9Vs+pkaYSqstML6XSsxYiiZA75veDkNbqpGWEq5hkcrM6SCUTLUmbSJF1VxY",
+	"MzamvqFtMGFwqdKP4HKjvdR+OGYkoiMsAH9MpICS8DQkAxrpVSUELZSSxSHWuKeY4s1VTurHVXIt6kll",
+	"iEPIppFYTFis0DDhQAig5heBAqkRy6OaVzrkoLuXNxQ7jTSlookyzQ3GMxWKeexacfL28ZLRSdPXi9Jo",
+	"6rdgaONiRCE1A6bMnxqHYilDPprZwN185wTE04ne6sR4NnDRsZiTJk7OjcULj8YrPZtSEvsOsXdJxiwJ",
+	"DMst2hrgwceiBAmF/u8ANwr5SWVSqj65hiuNGuRu9Bv6Oyd+wfwJp1wWXnA3uTQNrvuUhdzBVBjZhKfT",
+	"6PeyP67wqf7JHm5q0KnHXDSEOehVJZzlHULr31ffrEnw11P6HFVPYYokMkcA9YEBBYOblNEKktLa1nY1",
+	"XKdO0mb2/LSezVd7fk17vgPqr9b8/0bWfKd22QPa8kvq6P0JlvyyOm1f7fhf7fhbt+MvVXost+LLm2CH",
+	"Tnn7mi2qzbYYU2BDWHLFcDwS8RtmoqghEgOid5xurDYRDG2wmAoms+oUnhG22ZDfemkOog3G9aCLK4G8",
+	"vKYSVvKlZMLjmWItd+Iy8vKSS3Uy5T/o3S1JwWVHkr2ycypiyaVicbC4ENcsbtzbXLqKOJhVriMK+pzu",
+	"LFHWufx3M0b8rcVQx0cilYPbj6TFedfuSAOMqf/ts1chDb5ygt/spbFJpfbWaNQ38Yc+ae62d7vdXLAy",
+	"pHxGNL5uoXQC4U1KsmhogtLUmMs0uwnqc4J2rEWG8+9O2r2DQ4wk5ZJcs6lCbTjiUkmI9oMXMQB9t+fM",
+	"TJo+3kW/1SEnNl5oLCLQ7ntdvO7NWWzbhGNU7IgpSfa7T/rmMoK1EobXo+jF2zitppEkZ5IlJORSH0PY",
+	"SrV6LrPIICrJLA614EZtRGEsAKoQ+73f3Su78lgDAK/TA4kT7hQbyRK7WyYXxYILFUTDgMwYerOMXNJ0",
+	"Sk6MWYLpLRjgBis+vwnaDhlsIx2sWJr5roRufv6S9KoOJXgukgEPQxbjFzUo1amIhxEP7qeZ15Fk7iXC",
+	"/MXoKaKnG/6aJ4OlVLUolex8umZaqf2MhDZiZVle74C6SCA7OfnkkUSKBVQKzAmpCOOQGidwNM0LMrQV",
+	"ciM0PU5fpll0b5ZNokeFeoMMLKwxFARPLRdyTBNbuc1aavvuLHOqb6URk9wZoFAJDcaMNP3zn06vTt5f",
+	"fHd1enL63bOri4uXmkhrnWxuF23pNQVSaXdu0ym1+heW2wk1+FKaudJaaLgR9tVt+ng4adFAzWFaqYFw",
+	"StU4sw/iq3X914f7d/Re1woCORkqlnwA++MXJU41VKjNdad/D+nrXSY5FK/wSjHMEoxgzILrXBt2x81p",
+	"CUi575dFUd74n9mwxDzWstySQQzdtzwYd8hzUfioPFq6VFjRa3YLHW5BS/HWfpPmj70IH1apWdreOkkl",
+	"V9YSa8Z8WW3nDtLD1ytdeaX1xUrvFV17q5zrbX5wbjfIElmpxWpj/EXGBwcMUxuBueob2alQF17n0uEf",
+	"SmNYql7/hZWGpRKX69UGp6ACj421GlLGIE3q30Bb+Cr7P6zsT9xKE/Z2Q+qSHDvXO2Qh3zE/G3RaYYpM",
+	"XzQ+HcgwG/IIfDWQRZbcaNk9ofNImgRvPYPzIQ1DH9xaUHqFgFEx5DIQMAGIsVBO3a2miwwJuLqYKU1a",
+	"rJcGrJQwnbFhUvwLH6SNgDhGd/Eh+H70kPavR5L4MbtVV5h0b/KloD20mQK3lxZGwUoW+bosC9L0tczv",
+	"e8TnsSn85RFfKhoxn0z1WnKzGC+qIKZU+nAWkYQNEybHHvH1wzCh89jHPWmNQsQjDTyroBjrlI24Accb",
+	"H/G4PRZSbzij+KBt0ZBQRfxcJJpxPe50Oh2/yoR7xkL+NkOOB5RY8jOto5AZwn61yT5UaECtIFIgANlp",
+	"lFABV7ZgIa8fAZZSpxRT7Z1dGUsKtQ2ysrfuXS8QBYj2WXLQ73TmLIra4IqF+TvgIu5odPYdS973H849",
+	"IoWp00ASFi14PCJTmqgFBEWAWkQoQsPWujGxBCldxMLDpN22a/QLhoWsxDoGu2eEVCSaMKR7m1On8dmC",
+	"qbIr/S2DG/3KwnFTnUd/jEXT76++lMSfi2A2YTEkww8ZFLXz4CDBegX/aFLEuHTXmo9AWXkT2BbyNtDr",
+	"ij695dTE4QWYYp8Xr55dVBcFtNIUvPOFJaiv+s99Ilizm/TIlQ0y3Nsi4fqUq2nxeVP6lUpZ9oeskPky",
+	"QVMueyRNDEOBj3kc8dim5Thb1tQssLVXIEClladzHfLC1AgASjYfUwWJ7+5SbI2vY+L/3NZ0og11u0yw",
+	"D1erJSSRuFJPwbiaMCR/zkZTWFCVrmAFwXvOI3YvYrfetGOrl2lV79+KOJp0jPsRRq/hIkX5DvMCbBGv",
+	"OrkAVxvPGmEhXYtRWOETzjrFprIw1690+m9Kp+3Fd3NytkizI6ZYuJPqTqvzKc3rmaolXU+QmMfSgwKY",
+	"UplX0S/fR+VSiclAKr2PVLNMGJVZ3U78ploxg8mzgmRfxH79FrN4a713zj+yhzVyL8FgldZ4QqYUayUt",
+	"n9tXHfKh43pW3xXMv5BKJOtsVXhBTUm9WrfTlsrNS06cSdLUCpV5DYyszuKcRy1j6kpr7ubXjUHwTZN9",
+	"suyJAvHLuqK8/J9Fca5VSjC8bRIMUxD2i1CL4v18ziMFXSOWe1JECyekWzphAka0q0h8yYnVjbqpI8/i",
+	"VE77u9I8c4ybEby0iO9XavdlqF0FydiM1Fl6VZPaFYs2OEStWaBqWrFylsZxoaVk6+HJUrrNP5ky/T2p",
+	"gYXepgTBfveVJnw5mpDe0DuQhRGL9Q1i7TCWbXWrCoE2qcWpklj4uQ6qE+ju6RMTkccTFh7bhFgaScg8",
+	"hcKQ4KWD1CVIaEIjtum6ka7A71zGz0VCfNug07e6G+aR0WgGWVzU6Q5qk8xw3Y8koVN2S5pyNhpBT3xy",
+	"cfGS7HW7RLagwcll7Kc9P32TlY3NRFJDPpbtxAGxcmfOpK+1QRcIHXWr/GMsO6NP4zL2c/08/Q55KkzK",
+	"Y84iH+eqWeulR5GYtyMuFYQmXcZ+RUtSn1AyTfO2MbhxJBikb2PuvNMEtQTOHoqkl3FJsBMkpMVCYZNk",
+	"cjFOGINcPCiG3DfR8XgWTV/v3R6BElMSsRsWtTxC8Q0s6JtgvCUbikR/A0Ua9IemMEXGJ8J0N+Ytu3+s",
+	"25F+6F3G5o/izlrlRjxcw1ksL27Vlw/UqsFPMjPhcpvcvBcnPdamvXEeRIBDoieilL5irSqRt+T+1hZ8",
+	"Sxr7fl5e84szvZZChFBaAwr69mrEdaqcDPWlr8L1yp0UD79REY9a1tP2fonq0kY0j2x3StfetITNDWj+",
+	"P2Nuw4QMsxv9hm2e2R70gr3243CftY+Gh92220Ez61LkRFKt77+rbhWWSM3RrH/+2LsdB5NnI/rzq9G/",
+	"zp/Gg96T6xffvrv5ZZ7re5PvFG0vJ1B0Q2pwTU6siGY17BYbXhchg1SjSBLKwHPPZbv8IYJSAdmssMKY",
+	"zYuLS8mau57SIbOh7gTfz7VrFFjCdXGrNoq/RDib4NYldPy3i8v8YqFgf0P50aJQ1mx9GVM8zAA3SRK5",
+	"3uqrAjtHTFWIkZXS4zumZklsTF2YbFqCuBmBGBYDtLE9IeqFuB0tQSAba2XhFFxBBMUg82SGpo1i3Zjv",
+	"48yDGINySmW2ripP4Z8kXzykhphuay0BQuncFBrDw/kaAf53TuqgYaGQfHYvly/tKkLxuxistj6l6SJ8",
+	"MhWJIvqDfDY61FeZCKnIbrfbKuamJ2JOoDOt7JQaib7XC3jAS6LHX3c/9J6+Wkm+WP63g0krDSL6hZ1P",
+	"v4vBSr71piS1KYerKVcymdlet9t10PJ4VbLf72KQz/Mr4y3fi8F2GEspZlbk/SFYHjzvb1t3EMvn1LiI",
+	"na+pg3+Ri3sSO/foERTKGyVMmu6O6f2pf4V3hpRHLGyzeL3TIxHz8sRj52rb5uKQUpCIuYm+SO97ABmI",
+	"VJLZVJ8HC0kTSx/oAfG3R5IEIppNYukRH8OaTCHC+Xhha6bYHuZYJSqQN51J6JHLxnPYDiz1stGyXWLs",
+	"2xpCWZ0ICVH+tm2yxvNNyA5pCutGhRIP87HINiUZFMb4XQwqLGyaQOFan8Vfzg/zvRjUM7D9tdwuOUDV",
+	"c7noYxlmuPCVgv1lKFh6RLRAy5zjujP96gTyZos0jEpyev6TtROn5CmiCzFT/VKaZUz0mCcFPxEfiDJE",
+	"5kKl2vECiaKmRg4t89AnouwqkYCa3orG+6vJZ556rqF/p0hvE0ZiNlOJaQcPur1URE6hjO2YMQX+illE",
+	"paWH7FYD5BF83CHP+S3CC8eLQ7MEvGg8Yjhmnwxm0XXbPOOjWCRACMvA0ZzFkWZdxahmrM6XFlCkRIlp",
+	"Gxwl2KzRDtDqkHOVMKgvRCVWF4fUq43IeBl5PhPzWG+gSKNP5c2XJNPrSapit2rHoHxGSpeib8vEOo3X",
+	"+ty+Usa/CmW0WLeKMBqKtJI+RmKEJSKmgsfVuVsn5LR3/paoSIza2eukiWHhHlEJY0Tyj8wzbYahPuvh",
+	"k8MeSYRQUHSrRSQfxXj/KI5nfoiFciJUIjF6JMmzsHdwsPvEdGJM13rNFvouH3T3yCxWPLJfwI01w2Wq",
+	"orvUiZgwaH47VEaCNFXQsQi2rJK9XorRaQagerdsGlEeH0MBMcnUP2dq2D7K1WJuRCKg0VhI1T/qHnXt",
+	"9i7j3mV8/ceT8E384/zDzcs3h9/99Hh28cfu90/Pf+S7w8lBcvqNis9+OXh3lty8uf7nZXwZ/7////+L",
+	"lA9HTj7ujZKoN/3X4PSXD0fvXj77/WgeLU7C3X/1Bmd7e6/l0e/xPu89eTX85ib6Y3Lw5kD+8d3b8f5C",
+	"Pb15+sd1lz57/zJ5rb6PL2anp2H343dP3lwMP373w+1o/58ArQ3piDmg7FgKOQu5Nocl8RHY3NEjE3rb",
+	"piP2z12/s3oRX01Cf2L6qYlLWzp0K06phMZyShPN7vQddgiV/muj9ACgYxn3XCnWpaTJ+cDUEU6TtICg",
+	"iSHQNOLrn/3UK5t7pIRPmmwyVQsUIsy7XJIuEUnaUloJTJzq5t7CCBgcRCT4/1ySAVsIU/PYwNC5MdVU",
+	"ytn+A1mzYMvm9EQEmnjCWFUMgd7jSvuWliKpavQbPFaH+w2wcPHJbNLod1P7lulTXhYLUVxRzOZrVqTE",
+	"FtfzkEps4TgryOkS/n61gf9pBO8t0A/QE7TGaIlEGZ0j7FaxONSaEcTj3J/uIYlt1xDkLspoStZXzmnK",
+	"8cdMJLOJ3sOcq5hJybTaaoh5MxMHzdOWVy7X9R2ZTv9M1QwaKUeRmGOhQGvz06M8snPAazs3uyTiMYMU",
+	"1wldQPMNEnGlIkYGbMyhZfWyGOunkxI5G0y0PAiTxGye27UAUTHbng3xosH1KNFaRYe8TcQNw5pMts4+",
+	"N+2Zs5nTavQ7n8x7n/+XJkz/fO175DVMkgrIVt/UWnAs3OWMQbvXEhCSfjwADOMTMXSYGeFJGe00Xfgq",
+	"noBH8VWCLZVg9cQGih2zs45IRuQ6/Nd4f35ycnLydPp2MghuDsKf/9V9/OMPwVn37ejk5TjoXQxuf9q/",
+	"ebU3O70+vPj595/HO+G3e999/+Tlyb92f5j9dPjH09e9k3ff/jgYvTgcj+X059uTf95JZk7v3L+n1PxV",
+	"yd+SmO1QkhRlBgtCHUKeUeKUdNyX95SQvnqyN52FXJEpVWO7MvP9I0kiRoeWGLuMdHmnTZHYRn2auPre",
+	"8mdUAd21VRNgHD0+zUvYy5cMCLUfC3UFxbB82+PDdgKxLAGzcRI6VMfZJyAmQjyH+Q6DpYL0K7ftCDd/",
+	"wqIXTPXRcQV2DBNRZccTCWk63EiSbKKsDQD2NIMYxbmwqT7YBsj0rCFMY6xhNJrOZlYRCzkEqKuzwA93",
+	"109eWFR5KO0khUraTrLC9W5eXKkLrAnVhu9r6CQATSW0eH7DnLY1PPYMXgQRZ1YEG4tIi4VLurLBYdLU",
+	"oiW1tze95x6RdNHqkDPsLNYvPxkQwLQAclKl+JoTNnpuAvGEuTthhtBCmWmPo+YCT7xM3dLvNuopWLtf",
+	"XsHK8LGC8xaaDH01fv8ttbECtXwQy9M1W21xssZsk7eRuB1jkCFnd0ymPMyUhp9QoAIjEdF4pMXTndud",
+	"iQh35GwSDnbAdt70Ma8KzfFoVfoGf9KDjKkc5340NvprtsCf/VaHvEOBksixmEUh9mPjKrOI2Vwq7MKR",
+	"dZA0RnQ1Zgtk6sfGu2YKEmkqF4j4hsWcxQFD273xt8GJmGrwtjq7GOl1VbMR28Cipg5TR2n5JggP2d7w",
+	"gH5z8vO8GyXd6OWLg+/l7bNnL1/y3tvrvfDjzy/2F3N6Mji8Zr3vPibf/zB7t7ko7x7/V1PNnyo0l93E",
+	"bVOFqYj4GlM0WEt8sKPg2z5p2lTJoCencN2dx62sPHSSFmJACgI8SkImJGQS+pEY+WA+KbrW3L17+k0j",
+	"T5i39YXF+IFch1ZsPQlhWXkLTX44bOGT9X94hC23TTqi/tFHhcQYaUxyuh5dr2WUiNk0jbcos0apMZuA",
+	"FOvHImZ+5rq3XsCcZYS85NeM5P2H3koC1V+qF5mniJLgUdSmjFwhXZT3Jn1vEaG2ZcH5H6QMxS5jvY5t",
+	"EsrL2KLPfNeaWZx/fkOPjmhwsHf0zdNv6TfD319Jdv3+46ukF57GT57I5z/v3rIj+vSP3mTwC/8YP6ZP",
+	"z54Fh86gvWzQ9J/f7O3tP6Hh7vCbpyfq3Rs16V5fn/y0GF2fPv6R/fju9Rv58+Dx6atvj76NXsx/7InD",
+	"3v7BkbqMEf8ykyCNotyq0wkuY4OS6bt3Me4gyL/ygj/XgOJQRZN2gefimrSdG3JvvqApdU17SWYUcVmF",
+	"HuA/b3armYV+oYUEFg2FQNo1DSY+u1UJNbTetjBDszcIheXWGE1SSFOiZjiYxWEEcRPgxYhErOk7dKuF",
+	"cry+lWAjMcLfU7PPUuNWTf/NzNCZjZqVpmRUTw965yDSK51NgZUQdLnCJixjyTk0mJmASxvAVqEW56xl",
+	"+o30Qj+yXGeJxaSveIRFkpXYkUTMOuQnrB9sHQYZBzYcxIlrMdy/1cfyw2nlYdiEj1XRz89+kGmn20xU",
+	"aUdiZAL63gyHABEjC1jAGMLeaD2wTUuzvwXL7FmuoQ4g4MBNn3sKebQ+mWjtbJq+7c7fOk679koxYdhA",
+	"17WgOUpeSJoUpLpgTOMRZCAmWYLmgENlh0e217DptKyFir7RYRKG1prYiQbgEVsVIATq5r+RWeu3bYkY",
+	"JWTpP292L2OgQYQtvr+mH8Io2PuRv+Ev5ux0f/aSf//kMsbGzweXMRN/xN1X05+PXp28Cj58vP4pEmc7",
+	"I/Vu9+DDTvL6/c5iSBcv3/9yMn4R/PMyPlv09n/sHX735OW3L7757uO7o7PXh/PBQffni9tg71+/HCWD",
+	"N0+++Tg5/fbHfXA8Vfmwdvcu48OLkyfvvv0gHz95dT2d/kCP1OG3JyKUz8Q3g52bp5PH18mPvV35RH48",
+	"+buFYRlz1j2dSKZcCUvcez7iNyx1bGcTfXU2/VtUe82EAuFymmU5ydDDe4lJUFl459PKFmVazZqyIBXc",
+	"bEFibO6sOXq+N79H/LQsIfTnS7DBfhLCn82zZ6cvzl+8eX1O/s//vbtnajPDiG1sNDAJySVOm00DjPWF",
+	"sr35Hc3XyAR5f1beyOCkNxZko0xjxrlgAVbRz0I2jIEPS5NHC+JDBzhfT6qvYtOm7eMipCOroDPI5vSj",
+	"EgpCItSny3khsMomBObbcahZFvwdiMmEK2VFSSTfYkgY9o3Rr5gSRVxhcxRn8NyiMqEAwmj04iBWBh1b",
+	"2YzNUplrtTWg1SFnWqaxeGxzHW60fCxGIy1xaNEyVokpowVZWyAHSdjzQDLrGbQd/+Enp5EsFOLRPwap",
+	"CJpVDsJGwvqLPnau9x3RhoL0IoZ6zTx8BM6/yTEaDcDF+Y6pZNGGJo1+2huYpXaER9IAPqAqGDNJUJNN",
+	"BU/SRDmLYsQznH4aWGKTvlMQa+RZMLVC6sFy4WsaY54UbiBp+rauTqfT8VvrbiQl79+/OKtqnlk/gbbX",
+	"7X7ZnNkUQNU9yzVKGXQ4Ng2TMnqRCu8gy/8ZzqcvBgZr/3LIZCRGx9mtAXncNCowAPPx/rQ6X/l0mU3D",
+	"YU8ZTXM4ElA7Swc9q/AEsyRhMVIG8xPSt/vycq1A7XzS/73SF3g1R0cdGXQuSGFJxQr8qTlmfDRW5KhF",
+	"IroA3jGBJsFZbjA2a3fMvn6H+OnsvuU4CfRhQHvH+3cvMRoFaaSfX7rvERlROWYy7YrcJ/6nl593Pr3+",
+	"/GtnuvPpw+fffGSLYMbQXyGPsj3nseorpqYd/Z//56XJ1WMheW2CMmzWygdNFE2OYn78lDkZC0zTGEhu",
+	"wBJBgzGhZMBHbRaHnMZk97A94JqcaBKYBbxYe06rQ17rJc8TrhSD2EYwf5rytAljWknmSnpgBh2YPswg",
+	"BSCEmW2ZdKvp+m23u7tz29vb3+kePgZg7Pb29ruHj1sdci6I/+2zC5IHa3cHvunt7XemO7uPfVhjyXsW",
+	"GN1u1weePQfpR/MtDJ+QRLI4PC6EU0DICx51yqNAutGCqz5ryUbQtqPpd/+j91yv5T96z2E1/9F7vvvY",
+	"b2ELf5DB6MT2pUYBxscboHGoLYZtRCyI7EVbiGZ6halRZoOW/UX0g+U030xZfPL2Bf6VsVUS0DgWGB6i",
+	"ubfGxFaHnJDhLIoQ1VCIQZMHGn64xBbZobHVLBhNNICmNFGcRgAEfDLh8UyxTiaH4Px5+wrMYsO17A0k",
+	"zVjE7aw9zWuPfLARTbudTu/goHWcCUs4hhVGQmFKucOuFkyR5qq4IlOdPduxXZ5UPIrsrlZIKxd3aTNT",
+	"w0SzTAW0CFN2fZdpCGlKpqVFccNAwskMJ4WbUS79pBTtjlVE9jQ4lOZSjX7jfzfNmv/r1277yW+fdr3e",
+	"59ZO8xb/2vu80/qH/Wfz8rIz3bGv7X1u/a//2bivcCUCxVRbQo5uXrpIg4YGPKYQXlTLyKGB0ycfSFMT",
+	"4GEeeVrk/LuTdp4y7/WwjY5na/shjX2UUmVi08YBxe5hOvn/2Psa5rZtrN2/gvHdO5F2KUVO3G5jz85c",
+	"b9K+Te+myRu7zc5u+pqQCFmoKUIlIMnaTv77OzjnAAQp6su2YjvlTKcT2/wASeA5B+fjeZ4ffvX8616v",
+	"FzE5Hk+NtfFxdYQRWzrt654PuxZLuAmufDHBFUA13AaWjPyqLpJWxTFqr3LSQhNVQY1dvDgUJvWbuS2J",
+	"CD25IEQZvAPqPU9uWEw/YIBG5dSgr41SnoJaZIn31M5fsoQvWMz1hcpiZM7vK2NNYnwpMqGljqnYy95x",
+	"JK5hJw1Mvl12SlGaAc/zBYu/PeeXMTpSmBFA9pi4tKhjqo80Jo2tDR3bDbbMLln8etj5UWWi88b+JkZ3",
+	"4XnvqMs+gF8ETvTfyK2OMTYA90cGbzsGRzaOHjtGDKryAKwVw58vXDoolvoC36T9Af91gU59fMKsUSl5",
+	"HrVmEeWuQ43vz0it+F4MtzmeUhLb8dCc6rfbCSXZj/ISv8k2x78e2k8MX3i/1DW7KpG7wzeF8tcqjduD",
+	"3bGfoh31NJ9vCfpvVAKE1U0J7aMxSHYOsulkhVY5moNdAwFVE7K19mZoUry+5m4WRQ2dxbA7p2e9Hopf",
+	"Ei8XNyjXPecatc+PSSIYgReK4q8yNWfzkYDUVmkkUrNUzsQNUL+qpOjKInaBcKdu+SARvCy92SB+GfHd",
+	"29kO8EPFrQbvG7zfE97nBZ7sF+7tz5Dp2QX8nTDNjaA/yNEh3Fpfn0jEqE/OLzJ26u424RrvF894KpML",
+	"I9M0LmJPrlEquDhJG7AYteAgw9EXImPieiJzkcSUidRUbiRn3Ihj5kkiNxCog4dPBVru6U+sieLZQmUC",
+	"i9K4V7WH5G0p58nTNEhrQoUXjRRKmKE2zAvIhHfBzHBB/E63oDAhnEglaqkcisFikAqoTcOnbd/IQto7",
+	"bLaPJ26oUSmjG7ngad+XdbWOer215tTe8IswpvgojemtN7323WxreO2xjdltzO5ezS7hTtXoeou6hfa1",
+	"RxSWSD1QM8j/VqQm0R7YX0TLSlJ5tV7DLjYuM83i3+LoYzbgWnRkpkWmpZEzkS5Y66dMDlQiWCoMpKuM",
+	"Uu0ui/9vHLH4gpJ6Hz9CVXj8GybwIIKGXIBmJMZapDOIrH+gMhR7M6oeKsIc7L3Q09RoNpkarHei65QE",
+	"NaPgWWTi9DDNSGQfs0vF+nhFzJElXfYOwuzHjLuKDAXvkqdwhMuoZQqKjuusxpng+WB012LfFRAS1yZ4",
+	"wJqvFn604pu1qp+rkmbig7FY0bz922rJr6+XUzCPjSXafy78etvxRPuwb6NO/gCQ8zuZlTTLaWHXrg4Z",
+	"4qqGT77bZgZFG3Gq6aeDVPCcp2D1J0rX4PD3MhGaACwXPGHhBcp80pRbqLnNSGqj8gUiKESrRmrOxjyD",
+	"npKRTFgr5sOhGBiRFNQn5EjrEZ/ArLW37/A0bXfZT9nSWMCvXrAW3ML+i7Qv21h+BU+KtZW4c0A6/ECs",
+	"uA4SX9qz3gue/BjeaZ8qMW94fnWapvae69by9+79lV/BXOT+USte3tls0AkAuoMIvcnbW0L0hol0PzzI",
+	"MNPK5Ow1UxxWGK2mAAhKB4V+Vt0qXM2NnKZLBPGlK0Q4JGuklSlLL61S3g7Xzfd+3Puzhsu3W7eKUCej",
+	"hGg8SXKhtUgce4x/FWLMZVp56sZo7lGqiW+ajzuvADIJ28mMTetsTKsQypzVqJ5qL3sa2PPAQqp5Bm18",
+	"UF/pLsXUsF2eV0UATuYM2iBWra93+ESfzTzV3W/dCqs11M0ae5hyaHUzfuc15ry01S6ldXGcS1lzy4pT",
+	"CX9f9htxP1vrtJELVZmjPHm4bpt7mMZje0Trx37yzTYK5u/Oi+j38EdQ/IHLbFhSdQo/y4NZKzNYWoib",
+	"FGPsXcNVRotsbRsV1PsE56zoh6o8/y51wZ+zN8q+gU1rvvrEzrOHNNAXsOSbsPkGjLDLsrSutoQEiGNu",
+	"Vaj6nUyxvUKN+0AzjrIMT0GHoQ+5TN/wMp0k1ueE/7WoU3fmi1F1+wQrhab6b3xg5EzEbCx4plmc2h9O",
+	"MKoe+3g1lXCnC4wyLwXV7eVUbiDLHCdQgdQK3bt25K4I0XVsldQDit1AGB+HE7NWf4GLhjTDgI6r68tn",
+	"U6lNqRZJCifrtVhRgwvFUrU8Vf9t3/17f50HmUT9LlfjV9CRuPnYc+WPrNYkUOkXvmU2hKnEWrH7+tJ9",
+	"+vYqMQo8sxRlF9l0bKc2XgTO8//k+WAkZwIxfaauRHLwy03i8PZ14cTf5gWcqdzsRwNy2xTz5yi/omm7",
+	"TQ6gWCQNH+wjyrK6TVuAcVDJUlfbiut0p/TAks3ZurLV2SBecH37slK46okvQR3SoZgo1o6vCutiAK5x",
+	"06dZKxaQFpAzcYEnHxMaMXENrWfaVSK5q0EfPsBK7NrTivwF1PjA+6Jj/BjbWCZFA8bMcgzjvuAo8QFQ",
+	"CL3aniDjqPc8KFZyfaUbap5KFVPWaIHmpjWeapoZkUB22SjD0wt6pDjyr3RTPZXKrMkNq6dAlBeVN/Hx",
+	"IYZcNOlWqK9UtsYcwmi+iIKiO7Kd8EJx3uKkjpjKwqo899JBcbR+Rq+1q2Xa8c1lQN+6izuugsaO7l5L",
+	"tZMVhTXxmU3oFrbmO5X3ZZLAamuM7p0ZXTRYZEGWqovJ4HprmgttVC6KeqfVEZwP2OIPTGTQg1EuVKUc",
+	"dYH/AUExUC4laCPsv8EudNnrogZYUiu9Gz+a10suM79BmotcRNaoiol9Vmv+3D094RF0Fy4wu05/bON9",
+	"qpUKVEZr+JXIQIbq2DFBSoM37rKj3osiClV0CNKpa5Ly7/GtvsIjwr4/ysL8XSWLO4QEuFtgkGj12q9c",
+	"Dkp9+hx1PvTYmys9YdieGuVLCDTtH/Z6W8DXS5UNUzkwt8LJw6+2eQF6Opmo3IjkjUgkP7db5EcaCKNV",
+	"VIdkrIWOrHVd22s1nh2cEozdEExRQQ/A040FL4jsMFDdkAmoQkIBRJ5pPjDQmYBuuAXH+UiBkh9Qs1SN",
+	"Q9h+EbH5SA5GbDzVULuP/XWnqH/PU+JXKW1QpCF1fH1ceJA4YjOX9o0d9XrtiGWK6Wnh2LeOekftqDgj",
+	"5D1xT9o66r2ADoNSS4Xf94T1l/ZUdxr0VrxgLfoCeGmM321G6GLfsEd8ppvcEzrT3W+IzboB5wacHwA4",
+	"TyfMKHbY6/UqyKi3hGVyiG/r5BbQuTrsgVzYFPc4IcS9lXdb8UjDnugAQT3FWQknA2AMfdntEdJvJfYK",
+	"kXiXe8NIvH3jwDYY+SU4sDX7/2VsxBL9rZK42MAhShzCodtaCWFDVrnoKDpNU9S28L0d0idn7d5/ueHp",
+	"hC5Z0PpdypnI0FGFq3QDSlvI0Uae0tb9CHnmCAT/o4+Z+ysGNiMWT/ily+zaf16gLiPPYXmDatEJ+/Of",
+	"cRzItI5818WYoFIS6PpkZhSLE2G4THX85z9/zFox7/a7gyIZ7f7axd+fkHMNf2bx//z7tPMv3vlPr/Pi",
+	"ovPLX1ofP3bLv2n/+U8xCWFQZ+0pm/F0KvwNvHWAVw1kTFRwowc85TlmmDnqwSIv8ZDxbMFEKoCgEX5k",
+	"PM/54mNmH1hERZOTtUH1mftBLqg2Li9l8Y0cC9Z6ffaWffN177DdZT/b4Wq32fiY/fT+Hx2RDVQiki47",
+	"zVS2GKuppqIfDArhe59q0MyDORiGjVZmQqy5wLo8IXAmfcxodvanxjVlt/RUT0SWiIQCUJh1gS4Mo9Rx",
+	"KAMGgzbCTuSRGDNuZy92b3zMNuU9oNuaRg8xMHioSvjLjhTHVXTgIXH2XGjzMYvxrSYX3MRhu11I5Nyl",
+	"3Ay8A2zd826TnyYtJOa8dOVYH7PUAqcmBd+TQngWKculhtNhnWDmB65cZJxWt+vda1KmDGDvEG2ipSoQ",
+	"WoCq4ljZb7oq91HCnVUNfIfPvqktHLjhsPw2e/WgPPbdbkj00XBZC+iooKlnAcS6tqRibNeZxAEVvY7P",
+	"es++7vQOO73D817vGP7r9nq9f60YtQWUevFae8eOvf7BXYyZHOl1gz581nl+eP7s+fFXL46/etF98eLF",
+	"qkEbdYdDhmXmUsowPszO1eXi2I8QZylbMua0B6z1BwvDhlKkCeJo4hPb2vCFA1HrQ6xWFA4vv/8U38Nq",
+	"Wb1Rp2qTaPt8iTb8QN9xmeJ7+Fx5NrzvcqatrrbF9b4WnrbhZjWdgC+8Bz8nCtpzolVJspbMyENGtPBe",
+	"zbFzbgLKG8cxU9DIuGoOBfoZjmemzZCgMxcDo/IFCqV32RkpeOZqTCfmulBGIfrvKyEmkYUiWUi0UKss",
+	"kHqDM2hBKluAn3HCuA9Pc9RFIXkTEY5wBdP0GbzPfcKAvcGmKACMsWlOv0cB8pQb2OfYRSC1kYMwGKgX",
+	"2ojxbiVmYd9cx/XNPf2d/gXNDnwwEBOzOo741tFLGfvyzcaqqEQMZGI3yXBda05oSdm9mLE7bVeYjas3",
+	"Cy7+pEjlsBjT253gHI3bW5QLQ+SC5wB5mlKLoFbTfFDryeOwfg4OdnN4V6+eznud7NeC44DpZpuWcPCy",
+	"mhjeg4rhPcIwHM68IPRf34e7RXfFFjCUi1/FYA0M2dldk43wROcVcHJJXcYdN8WGpzgJAaVE1/JEu0ob",
+	"3HJMM1eBg6llOIPx1G56FgR/SVC2+qI+J2Ef9/PA0Ppp8AZZB0EgDHJGB80S/8MscZyGd7bEFx1cKauX",
+	"8cuRGFzppTzjpchEjrfn6VQcU720Pez8n+d+m0A+Ot7kiWZ8Iq4pbGh///35+bszNpSp6LK3maPcr+QJ",
+	"+2KgxiIoo3N5T7wqKORwmU7zgpATuqFBPcgzPXfZqx/PPNHXmC9Q6f8rZhR73iN1HM1aOc9FumBH37CR",
+	"mua6bf/eh0Lx2tpvFH9+hS9xPwnK8Ba7Zyf/4FjSZPC2wxUSMfcK2momcrtiaLHahRpgCoHGEpj4Rdsh",
+	"VsOVsPLeLurJ1Al3kUy3SxdN+7QRx8sw9yBPsE2Sx6xFEiB2OyIk5DPsRqxNdH6AWa6aVhs8q4tCxXgv",
+	"UluHXz3RzCwmjizQ6W/rQpqVhgfR0SI8QSn4oZNXdbl4Lz4CRL8TroHVxGKUyypar388gdQGafR5edhc",
+	"cK3WQE1FPWKvmLOkVHG34PMzAfrWmBN6X0UAbivssft3+2GXT94CUX7SIm9Q5TaoUljzyooOQCX0Y5ah",
+	"BT2KjbhyWhUksqgQkaIWRTAqQ2AtVDcs0pjQ7lYmxCbng9b0lg1nS2Td0pecUhSlAJPWcti0XQBQyccb",
+	"QhZ/JUKElMd7hYcyt3KDDQ023Agb6lflDsCA8cfbQgNFMSvD6K5cZKGkx56XWVk9pFlozUK74UKrn+Nb",
+	"LTVN1EubS/VIYKDsSZdJ62rJMN2V6fz7qNr5LFzU7vk2pQaK/oeGgeLRNcN6HZaVOXp3xM75waWVuDUL",
+	"xcaVGWjbBJJlnkgfp3L98nVW6h5X765ECJ+Dc6ZZ7H+4xV5T+r6/tb6luNYNVz4teORkKWtLITfLjtQr",
+	"t9GuWkXyi7vQRwQ7uwk67Z/Qo4GoPyBEVUSICoDy6DMHca5gN20xqs8HVzAN6YRvZzQJf/8TbYC7fZUs",
+	"/s/TueiPlLq6mObpp9Vb8ncKQISIrvW07//4RLPgEgAz2Jou5kukTJg0mJPWEKiqg0hgKrg2UGIYoNuZ",
+	"4VnC84R9wMtrRrUz7n4dmaBQOJQNqqwcsm9H/jgjx0IbPp4A1LnfanmZcTPNBQnk0e91d5y0u+w0W7Bn",
+	"19dOvcMxncsZUIDxbAH6QxQs1CwXJncZT2ykeHaEeUlEw41kssJ+nyfIgLLymXxFP76Jog67eCNrKWY3",
+	"lpp/wHyvfVpKfMy5ZvZNiQSoBH7K5DXTYqCyRG8cjX/vtxvU7LAIr/a5Fl8f2Zn0/ZvTl52z70+fffU1",
+	"5sBk0vU3hLnNrsTCJWzglYpBLja/Qz8vdhr1L/sJLNHcJxjcIZZUiaitmc1oJf75z5qzIIANnREwGSLG",
+	"NZ771fV1xDh7fn2NRBP+whk77DF9wnA1YPdyyo3Iu9UKqBUAwcvwYJ94ycadIfz0y6IEhE32siv2dKiq",
+	"AysKV6/MmDTENUERFzgkaMMOmShaMdZCQeYB2uJcN6Pj27NTjTPDL1nlMqwVw3Nd2HkTs9jwy5i5bAa5",
+	"ifZ3wIYR3OYkLOse80QU09neBV6t4wdM2scIvZW3KjWbePiOA7COI1rabEIK2suYqydisESlLViMiymm",
+	"Dy8Shk2AFsO75Zt4ypCRMRPrXzrB0oFTUCBBFuJPtE7nT+//wfJpCjVoVXAOMJ8b+gJuLpNKUmifoN4c",
+	"UsyZysc8lVokrDVS2rBUzUU+4Npim8m5TKGWTRnyiId8mho2UblhSa4mE3vY63ezIwhHa+Qs4ZrFveu/",
+	"DruHsW/NcboQuu3K6VM1IIqUiP1HZYLEZ7JO+T2g/9zrslM2llrb0QRTgbVUjkHwGGdKeebghLQvD/tf",
+	"MVo+xzKdxYSq5w2/olUDrYVRccuMTbOrTM2z0j3Roz9h3BOsqxRK/g57vdJr1uxSmJU1eS+h2+qDHcxZ",
+	"cNKeovHB3XYKwh/eHWzbe+MwNjIEhG8xKsoL7Mq0LxoXGmvpkf02kNS0S639R6Rcb2gB9pR5gPnKeIZG",
+	"19kxAt1g94FbjcrW42kJB7ZTJSqdEjGVJpUAh0IWWpnTAtD1wcwlSNlrr8/y3XZZ3E3/z+fTAEK7pysT",
+	"Y/00/j08/EImn3AOp8KI5dmM9C/1YiWVye0hfc4l1L/DXk97F9E5L04Rb62yScm12aRsgoOsM7sb96Ph",
+	"fVaIm1Re1y7iJmOZ+VbzraVOHnSBbBP8Wrk6cRZ6Z1SXZ2J1TUb11uPtduvMmg3wnsBo3HAl1fWRbrGI",
+	"7kBW+mEuvP3Yzl1MZxPJfiiL2a7DrdbxBtv6lKyeFOs9RmKQOkQyPxlGQ7Xjj9qAC+XsGURIghTaQNiL",
+	"PtFQOe/kY1o9RA1pWCJB148CHVi2jg0rIjNsnqt6FXrvnL4qnrNBjN0Ro3h92zTo2lnRYMVDwQr7VarO",
+	"bRDj3RZBwqQ6T5KOy1Wv72idapG7dS5JkpW1HO0PrO5MzNvQYEa8Fq7WuwgYA5HGNEM3nfpt3DKv2ZGe",
+	"JskrN7hdF3tNfdvdR8bc6O66NtVdVze9rk3sadde+CQJu863plEPYQGXdWczdW88mGqjxnGYVulbW8Y4",
+	"++Hs7Y/sDFYKe9Z71uscPnNVMzJ3iZwnBXcja9kHhgSZyohQ7ISJa3xLLLbvJdZEEzmcapG0T1g8FuO+",
+	"yPVIToBZEhIAF1diQfySSC0Ys4EaU66nP5Wp6ciManx0l51Tfgl/wTIxEzk1zK4OvgfkvA8QmMpjvKeo",
+	"fbV+f4MYqpj7zF/DCNJA6D1CKK6e+orG9cCJ4c1OSdlnVciTaM+rRYRGjfvaqEwcEyO6zztnRDkWE9dw",
+	"HMRCsVE3YnxCvKqUvgedignP7TJgqbo8YZkKM9m5GKuZk5rD5K/7K3KI5IIn9hWx/oLF9CdkPP0uV2Ns",
+	"klYVPy8KpS4cgVoJ9l2Bw1HvyI6UdqXYnoGHQ6mlGBqmptAe/dsUdi0R5On9D8Tt6spZxLWdgajYIany",
+	"pqLWsVKZKBep4JDMlv6AEkeTjqxRSFMBRArAkTsRnnhCs0tFEhpICZ0oUcgd2Z1vnw+uusxCHVTT2KHB",
+	"VOCp/dIx9j/HEbsSExOUJbjpgCYKspYyY/F/fXvOYPrRZCjUpHS8TkXJ8VQ7FpiWoY15QQMDn8Q1xB9b",
+	"z5/EpNqrg+Kh3tIDddRLbvpDEmXyn7gxe43ZewiJhRuIMIVG8FIYH1RYH40sCuYNxjZc0fywalBKKnYV",
+	"5dR6pkq/h3447XRbbvobKprHnzmvmac7rZ+CUKbESJeqy9Ur6sew1RQcjU3NKZ6k30V7a0SCTRALRtmc",
+	"MU/EikUX9nr6Uf/DDvohtqc8LALs6ivbjgo7VZdQZbRvxfZbtbD/UeHgveA1NCb2k63rjq1rRA/xAfds",
+	"W8btlyEAT9dhkLC/wIB+ZeMAMX/ibSmOrieJtNdsgvVNsL5xuXcDCLtubh2vh/jGUOQdOFmP5Bo2mDe+",
+	"ZF1cSySQrc3t1Ta3QtNSOSy17KsTs1sqrwSwzkNpPDokKk0IhTC6FDz4NEuF1iy+EmJywfWF+0MgdwOx",
+	"idiO9iJT5gLoLWPKPSrWEpl9w0kbn2fEiSsfHuckRDZu8BAXA1HzrBKHs4c/x5p/9If608Cvq0PAc/oE",
+	"b/0XeJAguDTM+xau3jI5EEzEYPI1AZMGve+zIIMWUyXKCs3+hX7azSAdVZTKmYR1gF4C5S47xSAzYJ3j",
+	"/rVjQtEcM80J8QbTPBeZCRdUGdd+gnHcVXh3817r9fAN1KvsCwArz/NI4K+BvH1D3rMtIC+HRm1Z2QA3",
+	"aLkdWuLKW7HtXQ+Gv2Muym9966Nj60iXcctb9WnrsnwVlnXfVoLqM9hruizU4LKARBudFyzPUD5vuBHH",
+	"4VVTwZcGhN2Izp3loOZGo7Kbdi4zXQnr2YuLdAh7dKhaoeze6i16bYBu76BONPF75nSxz1fWqViNqh8c",
+	"Rz4lwBtYbUJ39TvzlXiB4vROAGElQ/w6DitY49tV2p2WNt2wWadqkFTORByhSlwsM8SN2LqAoKXv2RRc",
+	"gr/G7TtB+eHBSM5Qhhcb1V94BftOcRW7QH0vvlZIYBEo+NaU8dJT3lHJ3N3TTpV9zj0T423n8TWVcF+a",
+	"u/coZbVw4d6kEm4J6pKEqOzXVBP7UmCp2YynkoSEScuilqOPtTgbS436Oci+YSHbemf2+CHRkEAx8kRJ",
+	"+6LaXfYjFJtSKVruQNTHIEm4V2oWAxVfjH6XB0FHwQIA2yJp+Be15VGnSfLekY59TtTb0/bZP8691RSH",
+	"1PvbVBTb4xsUbeKE996SscQ9eFMA1Wu8xDQlLiQBqZql4ldffjrmC4tgSK73DXsj/95djV36CwMvfU/o",
+	"FQ5gW+zSDXg14HXP4IUocdjr9UKBQ5XtEsKrhTNSMLlpKUtZYLVQW962WRU8Snk5MpCzsSgNImo8uxRV",
+	"vXm4kBswbn7VkGUKs9vEeVrUpALpaW0xDWfYsraUOGet+Ug5CeoKEyJlqtv1krLVw1b6oXjYHZXpPBBQ",
+	"31dZT/VtNeU9DXbesheX+DVuv5fGSN2tooYu2ucjh7gDVnkQQzwuo4vTo7UY01FZSjDoQHLAIW+RquxS",
+	"5Na35EmC6RJE1IRNMyNTVg0pAlmmDz5uGa4MI44UrKxFPbxsE3lsIo9N5PExASeu2xKTtIed9o2Bsz9N",
+	"rzrTCXB/r3Y1qZ7m5dnPoNDtaEzG09TICc8NG0qRJiy2f4xZixs2Vtqwr4/sLhog8TDq9XoRuMtqrtvH",
+	"jBPZvv2ZlVQ37cDiyLeCpgv/FwxCIsYmClSBKT7KJtyMXKoZLQoQak/wBkTKNBBpClTFngq6JngKbutA",
+	"z4iln04accP64lJmmgb7JGZDlaZqjheL/xZHLP6L/V/H/u//2WEyw/sRMBvnueSXguqMwGWlcih7nVRp",
+	"QZWZKJ1uf9kqunefQAZ+PE05y8TU5DyVGlCv3a28msBmifHELJgc2wvYb0eZL3tw5GK41hLbf5wURalk",
+	"DFuxnmrsm0YeaDAt9p/iemLdyLhNlBNojuAdawUErzBmhnPKU7RjMn4MEwl5rb3Yo5wJjMLg1NKo2SyA",
+	"6drOOFduQPMljH3jN6PP/ttUTEWCFrqgoX/We1a0Dv+q+hGbj+RgFLQL/6r6+unvv6r+hUw+ua+qu+y9",
+	"mmMoPBgPXYTl00yjzQXaDZjEmPZTcybsync7Ebilp8PGC+JXEUmXfRgpiDvZnZbzGqhPvQit8wW9zZNw",
+	"9SOXILYiwMddbfP/Pk2vfoIrPMDglQeRp3aSdxJueNmQT3L7NIZ43Owkqd8MO3SyZtpeipuD44O+zDj6",
+	"lVURiGBH9G+86i/+KNX/VQy23Dg9uzOv5AfV3+SKwGzCid54I81G7h79kdeAYR60YMdUeAgg5MHtdL2x",
+	"Z5KIO6kF8Vu30q7upCSdsXGfBhsyd6Wb1I/kdbuzGuII3hSGNNuzZnv2GJki+B2WhhBpUpDc3ECZxANW",
+	"HDUkfTQ+Fs6rxNK8cvVbazOZEvattZE+aE0W9WRr8UfHbBFsvIoUAXub2d0e7mGArK7YhZTAui98XS87",
+	"RSec5G+KPAE8tjRum3JMhYskXmPmciBY66jXa0d0omP3LtSYjnpH7cjfuMITFDlNygDcvRbTqtoXx7rz",
+	"BaWQS490T80jdPdd2YWaRHLjQz8AeqE95JK9ASkc51UWZJs88rwg5guAeydevjUt0IE/XZa02y8l3go6",
+	"vAjI1yFcBQZt6lLTHtwDvkAM8oytR2/fkRHZMTLCOKk2J7M2H8lUlOM6BfVc21PwkeixIweEPpnFGsbB",
+	"Tdx5QcZdmhqyu0C/wr74Ol68dWbsXjYpXwIhXphKb/jwGoP12Pjwbr/DUfPMvs6O5uNJKjoDPVvJ4nUa",
+	"poqgzCizKA4nwu8SkUOYZUj8qxvSOhH7eHDK8MYQrfp40D6upp+qOSefWRqodDrOILOUCj50cX68zxPN",
+	"inC1vSkkqSA5xWRmFMPIciHcCdkvlLzn6ZRsLI0Z+ys1a8F2DlJsTzSliOjxI6ciGrGByrSxdpsOyKZj",
+	"vGbkFPbhJzteC/VmMUESwTFHOdK+XT76BFsu8SWi+4531mglYCNIRs+oSwE5o0RBFsL1J7S77Cef/dFo",
+	"eDAHghkeykkVaTq0Y/TUUpN4a+QSLsHXROPPpN3OIQ3JmC+Ym0xMmlprRX8+g1f2Us/uw2CtNSRGXJun",
+	"tARWK0DXmoYi69GIkjwWKX43IRl3KOQz6yiqG8z4/jS9ovRfHdhGB9cdPRtYGBWdoco7EP7ooFIRbby3",
+	"wWN0il3EqcP1WkQOdJMCT7gUeakUYkbWd0V9YioeSPnCeu1BAQL4ubqcgd+AyyTVDJuNojyVLsQ10m7H",
+	"YjgUELqns9r1cB7WEpQz/5zpCVxzJIRhczVNUbUFkhwuN9+SlRKBVSUBuLmqFAW0gz2Ek0eNn8SsL4Yq",
+	"F0wal7hefmF8zhes9fbD6dk7mEgyszbGfpTLqUx4NrCI/AqDVXbHhN+6YETfFLOzFqHLzkwuIKLoIB3u",
+	"jvE3p04Ohiy2G6/FBcfiiIKsKuDTfo6MMCUeqQ2jsDdyH+hKOB4XnlnD07fWjT4kxPhafKyw3W0ModFJ",
+	"JxUzkZbnElT2lWZT22Vm4KFgJrkvkkxz10BHBQ70jbDyxf6enBQS/6Ph2PU8mBodViXokT2/RdeBeoba",
+	"YOG3cADFtk71TQzX5+AM/fKN3Re0Y/ki7em3tJJCu+ljSFBEFJhOQKctdymXwiy3ZKwn8K5LbIDxc20P",
+	"CzYXOaWYo23zJivIhZcq8h8vQOzYetAwgj9+RvASu/2dtAGU1uv2NOGnVdoh69JFFV+8u24BPgpy711r",
+	"PRoy8IYM/D7JwGvgYAsu8ComEIJs7hR/hwcGHGSJT/EvVU9sLIk4xiKMS2H0yuwY8RRtUqj6jDUOuNvN",
+	"BcTz6OFXFjPQC/uiqhnKz3RP5QzVQaxPDtEEF4lPIDZZoiZLdI+wTtM3rGsgKLltWQORXd5xl7zx/O++",
+	"8x0KHsod7sGekoqdfdzL60AU2fTVYhHVyOhqZsqmO73pTr9TF7HRkrirjWa1Y/vWLJW++Xx3lkrflxCy",
+	"VC71TmxBU1kLRPCcTTtC047QtCM8KuRDyV1ewyNxC9CzWHErzCsaiYNmrCjo0oKkXACG78VMUVxAajaU",
+	"UN9o1hWNgrhwpthwmkNxCpEXwS42FHWupIo9EraW08W4AXcl/pthuR5J7fkNkDZA2gDpowJSu2xLrBsA",
+	"Qjdn3NB85jq7Olx3YGe8fv8Kh0BOAgKRnvXyOCx5sd4cdK0GxfdA8hCxSY6NaVuWeyAnEZZ4FLGlVjmO",
+	"GrFKXJVq2AvCYp6LrRmLuQ4e6wlUqVjMdazDyExhRjzzzBXIa1wHtGd8Rt1IpxqKXhqa4c9NMwzfqIHt",
+	"Jgj5QBiGsU4vITC4GWyT+thm5/claYstdbn6gyI2FoZHzBjIIJXK5ZbUJLvsAxQTvh52wEOL0eFEp1Zq",
+	"kJ7Gmm05XOov0kamKeMG8zrOIW8dHT5DTJ1LLWpTO6hM9Ei81X1JorlR3VtT6y7eciOI1giifTmCaLeO",
+	"VfweVPq6uiBwue+sKsipKNTUBNk/fZEVQfhoTf1QUz/0OOqHKvISN6geKuNIec9746TPSeGZhix+5KKu",
+	"pIcqlYU8OJ9sN2z4TPHG7fesRaSjEchpoo4PpILGIcIthXLKIJYLmQEa3RbGXBKnIGkKkte4717PWI4P",
+	"V0uOx1r5cuZnKXddUFutpEWtz8XQG2igdB9Q6idYg6UNlj4AJ5FmI+PMI9VdIyolxm8Kp7VpcUiFh9ha",
+	"mwvHZHbKTZHq9gWGLjHkW1pDlrrtwNnXE9HPAK96BB3QyOndh0JHuA9QMU0z70rdHV5j7rwB632AdTgp",
+	"GqRukPoh5NqxN+WWmfYySBOS3gKlQ0mEEpd01aNm0yxRQjNpLOxWjc4tvOI7wtMzHFEDqPsA1OrnbiC1",
+	"gdR7g1Ra6WX9lzsCVJ8RX4+nb0g8KEDVE/jhRqVC3ZWp6i8Oy/aX1t65jKh3b2rlTUq7SWl/KSntzdhr",
+	"+GWFxKK/6Bh+uTJHTXgkqbWbceurZgnPEzvvXHml4ZesFaPIrh7JSRyxGDkWL67EohD4ittMZkXCm9rB",
+	"1TxjnFJsImGJGnOJNMdoVFQmdMSAx0Zprw3nfGbDzVTH1H7eil2Zv9Rw8gkDsrdUDsVgMUgFiq7Fg6k2",
+	"aowaANPsKrNDsK8NLIXT3IIHXlEEWlBzSKH/vjjnl3eTf69uFdzbDt60hSpi5zw4Pihe+kF0IO1JE25G",
+	"B9GBfSEHx3YyHFTxNwqwdMyv/yGySzM6OP76KDoYy8z9eFijabWGkEgK/cSJuxFnKIu9NI7bNdhv0u66",
+	"oSJVkh8rfsuDcHgim47tXMYLwXn+n66LA54PdjKBwpYf8z7d9nN++d/2EbbsNPCrCEgY7JdsKDUfCwUY",
+	"kAp5jMpXwiLDBVchA9uWRfP3Sa6GMhUXMvn0NJFJ183HWnCOE5kcz0X/+PdEJhcjpc2n4/AKMcuFVulM",
+	"aDYSuegCt7svUHgjzEglMUulJvpAOvWJ60kXuUjYt8mzr746fMGuxALamOI309RIC+ushRqQKO6usvpK",
+	"z/8S5pVMXqnBdGzX2x5Q8rwYOmv1uRZffdM3g3YZJ49mP7z44afD/g8/fPvi6+8+nP3w/2ff61/rMbN4",
+	"hWuhc8KNnYwHxwf/8+/DzovTzvc/dH581/kX71yNO//55ffD6Ojo058OPi8khe96BRq9ev3KWkU4poGg",
+	"xwNB1W+HgTmarAHmyERkxl5zO9ipjKJuCCKfueVank5AS6q0YfYQ5C+VuhhgKx7zK8HyaRbDEcD1yoBL",
+	"8ZveN732QXQwzdOD44OnsCWlB6je5G0moERugVgrDXCgq2HErE9htGMKBtXbBRM8T6XIw50drWsk965B",
+	"kJcqTZHRVqMQh0f3UG0d7j6UqQGZ1SyBGj4ded0PpwmyCG6J+L98x58dVxN8q6G0l7SfM8Mnjeze1D4T",
+	"cK0H13MMPDWXJDYfR0FQlJWO7Z4fVYSRTBaZ4IOrooBJzTVxH10uf2vZ9zGeTO2mI0uY/bf1mjl+lLbv",
+	"l03VpS6PvKiNW77TK/D6y3dSw3CvoGYiZ69+PGPn/zy3L519f37+jsQg4dMzi8fWh7Tn9hdeAtlfIxgN",
+	"bjJqxvGjMn4AmhrXBlK7qeG62Nw2pTxgiqmEj52F16uberngxq4ceJcjnl3aH4rHjlbMRpx2Y55xOKEg",
+	"8gzMGO3/lm/6wc4Ipqd9/0sdsbnoj5S6giVqytEReHSqUiX6bHc0bKiKe84xvrT8eQPc0i6BPNUi108c",
+	"goVD9xBWb+2rBGYFOTjuOotOFBhreHgnVZeVMafqcsV9ECixjZGdvnsNTlBwJh8M1NQa2tqzX4lXEmHP",
+	"XkLLRNB4EpHIDj7yOGmzDvUfurS2fSdaXmagjJDiFEj5AlawQQZ3+48CeHDXhS9V5myQ83kaznWRyJoh",
+	"fi94akY0p3giM6FLmLDQRoxXPNp5PtWGuWAlg00Qe5crowYqZbNn3R5rnavX79rHzLkAuELcDL7MIN7j",
+	"NJQoZVUjsQEuNtJ+j4XhXZP/Nontmkx5jk1QY/+Vf5vg9v4tKUxowbwv6sWeQDwbPNn3371kf/2m91c7",
+	"8H4qxuwV0X+34tD/muBf/2L9sJhcXLe5zn+bHHz65dP/BgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

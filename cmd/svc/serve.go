@@ -161,8 +161,8 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 		CORSOrigins:           cfg.CORSOrigins,
 		LogVerifierKey:        logKey.VerifierKey,
 		LogState:              stateServer,
-		ExplorerWitnessKeys:   witnessKeys(cfg.LogWitnesses),
-		ExplorerWitnessQuorum: cfg.LogWitnessQuorum,
+		LogWitnessKeys:   witnessKeys(cfg.LogWitnesses),
+		LogWitnessQuorum: cfg.LogWitnessQuorum,
 		Collectors:            append(append(append(logMetrics.Collectors(), webhookMetrics.Collectors()...), replicaMetrics.Collectors()...), dediMetrics.Collectors()...),
 		WebhookInsecure:       cfg.WebhookInsecure,
 	})
