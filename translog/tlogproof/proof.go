@@ -157,7 +157,7 @@ type Error struct {
 	Reason string
 }
 
-func (e *Error) Error() string { return "tlog-proof: " + e.Reason }
+func (e *Error) Error() string { return e.Reason }
 
 func refuse(stage, format string, args ...any) error {
 	return &Error{Stage: stage, Reason: fmt.Sprintf(format, args...)}
