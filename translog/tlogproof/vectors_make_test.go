@@ -57,8 +57,8 @@ type proofCase struct {
 	// Stage is where a refused proof fails (parse, checkpoint, inclusion, leaf).
 	Stage string `json:"stage,omitempty"`
 	// What an accepted proof proves.
-	Index      int64    `json:"index,omitempty"`
-	Size       int64    `json:"size,omitempty"`
+	Index      *int64   `json:"index,omitempty"`
+	Size       *int64   `json:"size,omitempty"`
 	Origin     string   `json:"origin,omitempty"`
 	ProvenLeaf string   `json:"proven_leaf,omitempty"`
 	Witnesses  []string `json:"witnesses,omitempty"`
@@ -201,7 +201,7 @@ func makeVectors(t testing.TB) vectorsFile {
 
 	l := func(i int) *string { s := string(leaves[i]); return &s }
 	ok := func(name, proof, policy string, want *string, idx, n int64, proven int, ws []string, at int64) proofCase {
-		return proofCase{Name: name, Proof: proof, Policy: policy, Leaf: want, OK: true, Index: idx, Size: n, Origin: origin,
+		return proofCase{Name: name, Proof: proof, Policy: policy, Leaf: want, OK: true, Index: &idx, Size: &n, Origin: origin,
 			ProvenLeaf: string(leaves[proven]), Witnesses: ws, CosignedAt: at}
 	}
 	bad := func(name, stage, proof, policy string, want *string) proofCase {

@@ -92,7 +92,7 @@ func checkVectors(t *testing.T, f vectorsFile) {
 			t.Errorf("proof %q accepted, want refused at %s", c.Name, c.Stage)
 		case !c.OK && stage != c.Stage:
 			t.Errorf("proof %q refused at %s (%v), want at %s", c.Name, stage, err, c.Stage)
-		case c.OK && (v.Index != c.Index || v.Checkpoint.Size != c.Size || v.Checkpoint.Origin != c.Origin || string(v.Leaf) != c.ProvenLeaf ||
+		case c.OK && (v.Index != *c.Index || v.Checkpoint.Size != *c.Size || v.Checkpoint.Origin != c.Origin || string(v.Leaf) != c.ProvenLeaf ||
 			!slices.Equal(v.Witnesses, c.Witnesses) || cosignedAt(v) != c.CosignedAt):
 			t.Errorf("proof %q proves %+v", c.Name, v)
 		case c.OK && err == nil && !bytes.Equal(p.Format(), []byte(c.Proof)):

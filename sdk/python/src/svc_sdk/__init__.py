@@ -6,7 +6,10 @@
 - ``verify_checkpoint``, ``verify_inclusion``, ``verify_consistency`` and
   ``verify_cosigned_checkpoint``: the transparency log's signed checkpoints (Ed25519) and proofs;
 - ``verify_membership``, ``verify_absence``, ``verify_extension``, ``verify_latest`` and
-  ``keys_of``: the state index's proofs (a key's latest leaf, or its absence).
+  ``keys_of``: the state index's proofs (a key's latest leaf, or its absence);
+- ``verify_tlog_proof``, ``parse_tlog_proof``, ``parse_tlog_policy`` and
+  ``verify_checkpoint_with_policy``: C2SP tlog-proof bundles (``GET /svc/log/proof/{version}``)
+  and tlog-policy texts (``GET /svc/log/policy``).
 """
 
 from ._generated import *  # noqa: F401,F403  (the schema types)
@@ -44,6 +47,18 @@ from .stateindex import (
     verify_extension,
     verify_latest,
     verify_membership,
+)
+from .tlogproof import (
+    TLOG_PROOF_HEADER,
+    PolicyGroup,
+    PolicyWitness,
+    TlogPolicy,
+    TlogProof,
+    TlogProofResult,
+    parse_tlog_policy,
+    parse_tlog_proof,
+    verify_checkpoint_with_policy,
+    verify_tlog_proof,
 )
 from .response import Response, SvcError
 from .verify import FIRST_PROOF_YEAR, MAX_DEPTH, VerifyResult, genesis_hex, proof_type, recompute_digest, verify_lookup
@@ -103,4 +118,14 @@ __all__ = [
     "parse_domain_leaf",
     "parse_state_leaf",
     "is_normal_domain",
+    "TLOG_PROOF_HEADER",
+    "TlogProof",
+    "TlogPolicy",
+    "PolicyGroup",
+    "PolicyWitness",
+    "TlogProofResult",
+    "parse_tlog_proof",
+    "parse_tlog_policy",
+    "verify_checkpoint_with_policy",
+    "verify_tlog_proof",
 ]
