@@ -1,8 +1,9 @@
 // @svc-directory/sdk: a typed client of the svc trust directory, an offline verifier of its
 // lookups, verifiers of its transparency log's checkpoints and inclusion proofs, and of its
-// state index's proofs (the latest leaf of a key, or its absence).
+// state index's proofs (the latest leaf of a key, or its absence), and readers of the log's
+// C2SP tlog-proof bundles and tlog-policy texts.
 
-export { createSvcClient, consistencyHeader, tokenPosition, getCheckpoint, getCosignedCheckpoint, getLogKey, SvcTextError } from "./client.js";
+export { createSvcClient, consistencyHeader, tokenPosition, getCheckpoint, getCosignedCheckpoint, getLogKey, getLogPolicy, getLogProof, SvcTextError } from "./client.js";
 export type { SvcClient, SvcClientOptions, NamespaceLookupResponse, RegistryLookupResponse, RecordLookupResponse } from "./client.js";
 export { verifyLookup, recomputeDigest, digestOf, proofType, genesisHex, FIRST_PROOF_YEAR, MAX_DEPTH } from "./verify.js";
 export type { LookupKind, VerifyResult, VerifyOptions } from "./verify.js";
@@ -32,3 +33,5 @@ export {
 export type { StateKey, StateKeyKind, StateProof, StateIndexResult } from "./stateindex.js";
 export { keysOf, domainLeaf, parseDomainLeaf, parseStateLeaf, isNormalDomain } from "./statekeys.js";
 export type { DomainLeaf } from "./statekeys.js";
+export { TLOG_PROOF_HEADER, parseTlogProof, parseTlogPolicy, verifyCheckpointWithPolicy, verifyTlogProof } from "./tlogproof.js";
+export type { TlogProof, TlogPolicy, TlogProofStage, TlogProofResult, PolicyCheckpointResult } from "./tlogproof.js";
