@@ -195,4 +195,3 @@ func TestLookupProveCurrent(t *testing.T) {
 		})
 	}
 }
-
