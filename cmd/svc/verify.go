@@ -77,6 +77,8 @@ func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	switch {
 	case *proofFile != "" && (*inclusionFile != "" || *baseURL != "" || w.checkpointFile != "" || *current):
 		return fmt.Errorf("%w: --proof holds the inclusion proof and its checkpoint: not with --inclusion, --url, --checkpoint or --current", errUsage)
+	case *proofFile == "-" && fs.Arg(0) == "-":
+		return fmt.Errorf("%w: --proof - and FILE - cannot both be standard input", errUsage)
 	case *proofFile != "" && !tr.set():
 		return fmt.Errorf("%w: --proof needs --log-key or --policy", errUsage)
 	case len(w.keys) > 0 && *logKey == "":
