@@ -193,4 +193,18 @@ func TestVerifyProofWitnessed(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "cosigned by at least 1 of 1 witnesses") {
 		t.Fatalf("with --witness-key: %d %q", code, out)
 	}
+	// --policy with --url: the inclusion proof in the cosigned checkpoint's tree.
+	code, out, errs = svc(t, "verify", "--kind", "record", "--policy", save("p", policy), "--url", l.srv.URL, save("l.json", lookup))
+	if code != 0 || !strings.Contains(out, "cosigned to the policy's quorum w1.example") {
+		t.Fatalf("--policy --url: %d %q %q", code, out, errs)
+	}
+	// A policy of another witness refuses the cosigned checkpoint.
+	w2 := witnesstest.New(t, "w2.example", vkey)
+	other, err := tlogproof.NewPolicy(vkey, []string{w2.VerifierKey}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := svc(t, "verify", "--kind", "record", "--policy", save("o", other.Format()), "--url", l.srv.URL, save("l.json", lookup)); code != 1 || !strings.HasPrefix(out, "FAILED: ") {
+		t.Fatalf("another witness's policy with --url: %d %q", code, out)
+	}
 }
