@@ -95,6 +95,9 @@ func TestLogProofAndPolicy(t *testing.T) {
 					t.Errorf("%s: %d %s", missing, code, body)
 				}
 			}
+			if code, _, body := h.raw("/svc/log/proof/"); code >= 500 || code == 200 {
+				t.Errorf("an empty version: %d %s", code, body)
+			}
 			for _, bad := range []string{"nope", "0x0190", "0X0190F2A1B2C3D4E5F60718293A4B5C6D", "%00"} {
 				if code, _, body := h.raw("/svc/log/proof/" + bad); code != 400 || !strings.Contains(body, "invalid_input") {
 					t.Errorf("%q: %d %s", bad, code, body)
