@@ -30,6 +30,7 @@ func verifyProofOf(t *testing.T, h *harness, policy tlogproof.Policy, kind strin
 		t.Fatal(err)
 	}
 	text, _ := want.Canonical()
+	t.Logf("the tlog-proof of a %s (leaf %d, %d hashes): %d bytes", kind, p.Index, len(p.Hashes), len(body))
 	v, err := tlogproof.Verify(p, policy, text)
 	if err != nil {
 		t.Fatalf("the proof of %s does not verify: %v\n%s", want.Version, err, body)

@@ -135,6 +135,7 @@ func TestLookupProveCurrent(t *testing.T) {
 				t.Errorf("keyed Cache-Control %q", cc)
 			}
 			plain := p.must(200, "GET", rec, "", nil)
+			t.Logf("a record lookup: %d bytes; with prove=current: %d bytes", len(plain.Raw), len(p.must(200, "GET", rec+"?prove=current", "", nil).Raw))
 			if _, ok := plain.Body["state_proof"]; ok || plain.Header.Get("ETag") == "" {
 				t.Fatalf("the plain lookup: %s", plain.Raw)
 			}
