@@ -116,7 +116,7 @@ func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	kinds := map[string]proof.Kind{"namespace": proof.KindNamespace, "registry": proof.KindRegistry, "record": proof.KindRecord}
 	kind, ok := kinds[*kindName]
-	if !ok && !(*current && *kindName == "") {
+	if !ok && !((*current || *proofFile != "") && *kindName == "") {
 		return fmt.Errorf("%w: --kind must be namespace, registry or record", errUsage)
 	}
 	var raw []byte
@@ -134,7 +134,7 @@ func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintln(stdout, "FAILED:", err)
 		return errMismatch
 	}
-	if !ok { // --current without --kind: the lookup's ids say it
+	if !ok { // --current or --proof without --kind: the lookup's ids say it
 		for _, k := range []string{"record", "registry", "namespace"} {
 			if d := lookupData(v, k); d != nil {
 				*kindName = kindOfLookup(d)

@@ -77,6 +77,9 @@ func TestVerifyProofAndPolicy(t *testing.T) {
 			t.Fatalf("%v --proof alone: %d %q", trust, code, out)
 		}
 	}
+	if code, out := run("--policy", pol, "--proof", p1, v1); code != 0 || !strings.HasPrefix(out, "OK: record ") {
+		t.Fatalf("--proof without --kind: %d %q", code, out)
+	}
 	if code, out := run("--kind", "record", "--policy", pol, "--url", l.srv.URL, v1); code != 0 || !strings.HasPrefix(out, "OK: ") {
 		t.Fatalf("--policy --url: %d %q", code, out)
 	}
