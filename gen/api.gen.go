@@ -281,6 +281,8 @@ type AddRecordsResponse = models.AddRecordsResponse
 
 type AddedRecord = models.AddedRecord
 
+type AnyEntryName = models.AnyEntryName
+
 type ApiKey = models.ApiKey
 
 type ApiKeyCreated = models.ApiKeyCreated
@@ -622,6 +624,10 @@ type NameFilter = models.NameFilter
 type NamespaceId = models.NamespaceId
 
 type NamespaceRef = models.NamespaceRef
+
+type NativeRecordName = models.NativeRecordName
+
+type NativeRegistryName = models.NativeRegistryName
 
 type Page = models.Page
 
@@ -1092,31 +1098,31 @@ type ServerInterface interface {
 	RemoveNamespaceVerification(ctx echo.Context, namespace NamespaceRef, domain Domain) error
 	// ActivateRegistry Activate a registry
 	// (POST /svc/{namespace}/{registry_name}/activate-registry)
-	ActivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ActivateRegistryParams) error
+	ActivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params ActivateRegistryParams) error
 	// AddRecord Add a record
 	// (POST /svc/{namespace}/{registry_name}/add-record)
-	AddRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	AddRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// AddRecords Add up to 1000 records at once
 	// (POST /svc/{namespace}/{registry_name}/add-records)
-	AddRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	AddRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// AddRegistryDelegate Add a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/add-registry-delegate)
-	AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// ArchiveRegistry Archive a registry (read-only)
 	// (POST /svc/{namespace}/{registry_name}/archive-registry)
-	ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ArchiveRegistryParams) error
+	ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params ArchiveRegistryParams) error
 	// BulkUploadRecords Import records from a CSV file, as a job
 	// (POST /svc/{namespace}/{registry_name}/bulk-upload)
-	BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// DeactivateRegistry Deactivate a registry
 	// (POST /svc/{namespace}/{registry_name}/deactivate-registry)
-	DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error
+	DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params DeactivateRegistryParams) error
 	// DeleteRecords Delete up to 1000 records at once
 	// (DELETE /svc/{namespace}/{registry_name}/delete-records)
-	DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// DeleteRegistry Delete a registry
 	// (DELETE /svc/{namespace}/{registry_name}/delete-registry)
-	DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// DownloadSampleCsv Download a sample CSV file for a registry's bulk upload
 	// (GET /svc/{namespace}/{registry_name}/download-sample-csv)
 	DownloadSampleCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
@@ -1131,40 +1137,40 @@ type ServerInterface interface {
 	GetRegistryVerificationLogs(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params GetRegistryVerificationLogsParams) error
 	// PublishRecords Publish up to 1000 drafts at once
 	// (POST /svc/{namespace}/{registry_name}/publish-records)
-	PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// RemoveRegistryDelegate Remove a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/remove-registry-delegate)
-	RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// RestoreRegistry Restore an archived registry
 	// (POST /svc/{namespace}/{registry_name}/restore-registry)
-	RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RestoreRegistryParams) error
+	RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params RestoreRegistryParams) error
 	// RevokeRegistry Revoke a registry (final)
 	// (POST /svc/{namespace}/{registry_name}/revoke-registry)
-	RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RevokeRegistryParams) error
+	RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params RevokeRegistryParams) error
 	// SaveRecordAsDraft Add a record as a draft
 	// (POST /svc/{namespace}/{registry_name}/save-record-as-draft)
-	SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// UpdateRegistry Update a registry
 	// (POST /svc/{namespace}/{registry_name}/update-registry)
-	UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params UpdateRegistryParams) error
+	UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params UpdateRegistryParams) error
 	// GetRecordVerificationLogs Read the verification log of a record
 	// (GET /svc/{namespace}/{registry_name}/{record_name}/get-record-verification-logs)
 	GetRecordVerificationLogs(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params GetRecordVerificationLogsParams) error
 	// PublishRecord Publish a draft record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/publish-record)
-	PublishRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params PublishRecordParams) error
+	PublishRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params PublishRecordParams) error
 	// ReinstateRecord Reinstate a suspended record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record)
-	ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params ReinstateRecordParams) error
+	ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params ReinstateRecordParams) error
 	// RevokeRecord Revoke a record (final)
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record)
-	RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params RevokeRecordParams) error
+	RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params RevokeRecordParams) error
 	// SuspendRecord Suspend a live record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record)
-	SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params SuspendRecordParams) error
+	SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params SuspendRecordParams) error
 	// UpdateRecord Update a record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/update-record)
-	UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params UpdateRecordParams) error
+	UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params UpdateRecordParams) error
 	// GetRegistriesByTag List verified registries with a standard tag
 	// (GET /svc/{tag}/get-registry-by-tag)
 	GetRegistriesByTag(ctx echo.Context, tag string, params GetRegistriesByTagParams) error
@@ -3167,7 +3173,7 @@ func (w *ServerInterfaceWrapper) ActivateRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3211,7 +3217,7 @@ func (w *ServerInterfaceWrapper) AddRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3235,7 +3241,7 @@ func (w *ServerInterfaceWrapper) AddRecords(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3259,7 +3265,7 @@ func (w *ServerInterfaceWrapper) AddRegistryDelegate(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3283,7 +3289,7 @@ func (w *ServerInterfaceWrapper) ArchiveRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3327,7 +3333,7 @@ func (w *ServerInterfaceWrapper) BulkUploadRecords(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3351,7 +3357,7 @@ func (w *ServerInterfaceWrapper) DeactivateRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3395,7 +3401,7 @@ func (w *ServerInterfaceWrapper) DeleteRecords(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3419,7 +3425,7 @@ func (w *ServerInterfaceWrapper) DeleteRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3612,7 +3618,7 @@ func (w *ServerInterfaceWrapper) PublishRecords(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3636,7 +3642,7 @@ func (w *ServerInterfaceWrapper) RemoveRegistryDelegate(ctx echo.Context) error 
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3660,7 +3666,7 @@ func (w *ServerInterfaceWrapper) RestoreRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3704,7 +3710,7 @@ func (w *ServerInterfaceWrapper) RevokeRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3748,7 +3754,7 @@ func (w *ServerInterfaceWrapper) SaveRecordAsDraft(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3772,7 +3778,7 @@ func (w *ServerInterfaceWrapper) UpdateRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3881,7 +3887,7 @@ func (w *ServerInterfaceWrapper) PublishRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3889,7 +3895,7 @@ func (w *ServerInterfaceWrapper) PublishRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3933,7 +3939,7 @@ func (w *ServerInterfaceWrapper) ReinstateRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3941,7 +3947,7 @@ func (w *ServerInterfaceWrapper) ReinstateRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3985,7 +3991,7 @@ func (w *ServerInterfaceWrapper) RevokeRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3993,7 +3999,7 @@ func (w *ServerInterfaceWrapper) RevokeRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -4037,7 +4043,7 @@ func (w *ServerInterfaceWrapper) SuspendRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -4045,7 +4051,7 @@ func (w *ServerInterfaceWrapper) SuspendRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -4089,7 +4095,7 @@ func (w *ServerInterfaceWrapper) UpdateRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -4097,7 +4103,7 @@ func (w *ServerInterfaceWrapper) UpdateRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -14366,8 +14372,8 @@ func (response RemoveNamespaceVerification503JSONResponse) VisitRemoveNamespaceV
 }
 
 type ActivateRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       ActivateRegistryParams
 }
 
@@ -14546,8 +14552,8 @@ func (response ActivateRegistry503JSONResponse) VisitActivateRegistryResponse(w 
 }
 
 type AddRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *AddRecordJSONRequestBody
 }
 
@@ -14728,8 +14734,8 @@ func (response AddRecord503JSONResponse) VisitAddRecordResponse(w http.ResponseW
 }
 
 type AddRecordsRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *AddRecordsJSONRequestBody
 }
 
@@ -14910,8 +14916,8 @@ func (response AddRecords503JSONResponse) VisitAddRecordsResponse(w http.Respons
 }
 
 type AddRegistryDelegateRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *AddRegistryDelegateJSONRequestBody
 }
 
@@ -15087,8 +15093,8 @@ func (response AddRegistryDelegate503JSONResponse) VisitAddRegistryDelegateRespo
 }
 
 type ArchiveRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       ArchiveRegistryParams
 }
 
@@ -15267,8 +15273,8 @@ func (response ArchiveRegistry503JSONResponse) VisitArchiveRegistryResponse(w ht
 }
 
 type BulkUploadRecordsRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *multipart.Reader
 }
 
@@ -15449,8 +15455,8 @@ func (response BulkUploadRecords503JSONResponse) VisitBulkUploadRecordsResponse(
 }
 
 type DeactivateRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       DeactivateRegistryParams
 }
 
@@ -15629,8 +15635,8 @@ func (response DeactivateRegistry503JSONResponse) VisitDeactivateRegistryRespons
 }
 
 type DeleteRecordsRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *DeleteRecordsJSONRequestBody
 }
 
@@ -15811,8 +15817,8 @@ func (response DeleteRecords503JSONResponse) VisitDeleteRecordsResponse(w http.R
 }
 
 type DeleteRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *DeleteRegistryJSONRequestBody
 }
 
@@ -16560,8 +16566,8 @@ func (response GetRegistryVerificationLogs503JSONResponse) VisitGetRegistryVerif
 }
 
 type PublishRecordsRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *PublishRecordsJSONRequestBody
 }
 
@@ -16742,8 +16748,8 @@ func (response PublishRecords503JSONResponse) VisitPublishRecordsResponse(w http
 }
 
 type RemoveRegistryDelegateRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *RemoveRegistryDelegateJSONRequestBody
 }
 
@@ -16905,8 +16911,8 @@ func (response RemoveRegistryDelegate503JSONResponse) VisitRemoveRegistryDelegat
 }
 
 type RestoreRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       RestoreRegistryParams
 }
 
@@ -17085,8 +17091,8 @@ func (response RestoreRegistry503JSONResponse) VisitRestoreRegistryResponse(w ht
 }
 
 type RevokeRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       RevokeRegistryParams
 }
 
@@ -17265,8 +17271,8 @@ func (response RevokeRegistry503JSONResponse) VisitRevokeRegistryResponse(w http
 }
 
 type SaveRecordAsDraftRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *SaveRecordAsDraftJSONRequestBody
 }
 
@@ -17447,8 +17453,8 @@ func (response SaveRecordAsDraft503JSONResponse) VisitSaveRecordAsDraftResponse(
 }
 
 type UpdateRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       UpdateRegistryParams
 	Body         *UpdateRegistryJSONRequestBody
 }
@@ -17775,9 +17781,9 @@ func (response GetRecordVerificationLogs503JSONResponse) VisitGetRecordVerificat
 }
 
 type PublishRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       PublishRecordParams
 }
 
@@ -17956,9 +17962,9 @@ func (response PublishRecord503JSONResponse) VisitPublishRecordResponse(w http.R
 }
 
 type ReinstateRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       ReinstateRecordParams
 }
 
@@ -18137,9 +18143,9 @@ func (response ReinstateRecord503JSONResponse) VisitReinstateRecordResponse(w ht
 }
 
 type RevokeRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       RevokeRecordParams
 }
 
@@ -18318,9 +18324,9 @@ func (response RevokeRecord503JSONResponse) VisitRevokeRecordResponse(w http.Res
 }
 
 type SuspendRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       SuspendRecordParams
 }
 
@@ -18499,9 +18505,9 @@ func (response SuspendRecord503JSONResponse) VisitSuspendRecordResponse(w http.R
 }
 
 type UpdateRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       UpdateRecordParams
 	Body         *UpdateRecordJSONRequestBody
 }
@@ -21434,7 +21440,7 @@ func (sh *strictHandler) RemoveNamespaceVerification(ctx echo.Context, namespace
 }
 
 // ActivateRegistry operation middleware
-func (sh *strictHandler) ActivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ActivateRegistryParams) error {
+func (sh *strictHandler) ActivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params ActivateRegistryParams) error {
 	var request ActivateRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21461,7 +21467,7 @@ func (sh *strictHandler) ActivateRegistry(ctx echo.Context, namespace NamespaceR
 }
 
 // AddRecord operation middleware
-func (sh *strictHandler) AddRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) AddRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request AddRecordRequestObject
 
 	request.Namespace = namespace
@@ -21510,7 +21516,7 @@ func (sh *strictHandler) AddRecord(ctx echo.Context, namespace NamespaceRef, reg
 }
 
 // AddRecords operation middleware
-func (sh *strictHandler) AddRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) AddRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request AddRecordsRequestObject
 
 	request.Namespace = namespace
@@ -21559,7 +21565,7 @@ func (sh *strictHandler) AddRecords(ctx echo.Context, namespace NamespaceRef, re
 }
 
 // AddRegistryDelegate operation middleware
-func (sh *strictHandler) AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request AddRegistryDelegateRequestObject
 
 	request.Namespace = namespace
@@ -21608,7 +21614,7 @@ func (sh *strictHandler) AddRegistryDelegate(ctx echo.Context, namespace Namespa
 }
 
 // ArchiveRegistry operation middleware
-func (sh *strictHandler) ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ArchiveRegistryParams) error {
+func (sh *strictHandler) ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params ArchiveRegistryParams) error {
 	var request ArchiveRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21635,7 +21641,7 @@ func (sh *strictHandler) ArchiveRegistry(ctx echo.Context, namespace NamespaceRe
 }
 
 // BulkUploadRecords operation middleware
-func (sh *strictHandler) BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request BulkUploadRecordsRequestObject
 
 	request.Namespace = namespace
@@ -21667,7 +21673,7 @@ func (sh *strictHandler) BulkUploadRecords(ctx echo.Context, namespace Namespace
 }
 
 // DeactivateRegistry operation middleware
-func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error {
+func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params DeactivateRegistryParams) error {
 	var request DeactivateRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21694,7 +21700,7 @@ func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace Namespac
 }
 
 // DeleteRecords operation middleware
-func (sh *strictHandler) DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request DeleteRecordsRequestObject
 
 	request.Namespace = namespace
@@ -21743,7 +21749,7 @@ func (sh *strictHandler) DeleteRecords(ctx echo.Context, namespace NamespaceRef,
 }
 
 // DeleteRegistry operation middleware
-func (sh *strictHandler) DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request DeleteRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21902,7 +21908,7 @@ func (sh *strictHandler) GetRegistryVerificationLogs(ctx echo.Context, namespace
 }
 
 // PublishRecords operation middleware
-func (sh *strictHandler) PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request PublishRecordsRequestObject
 
 	request.Namespace = namespace
@@ -21951,7 +21957,7 @@ func (sh *strictHandler) PublishRecords(ctx echo.Context, namespace NamespaceRef
 }
 
 // RemoveRegistryDelegate operation middleware
-func (sh *strictHandler) RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request RemoveRegistryDelegateRequestObject
 
 	request.Namespace = namespace
@@ -22000,7 +22006,7 @@ func (sh *strictHandler) RemoveRegistryDelegate(ctx echo.Context, namespace Name
 }
 
 // RestoreRegistry operation middleware
-func (sh *strictHandler) RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RestoreRegistryParams) error {
+func (sh *strictHandler) RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params RestoreRegistryParams) error {
 	var request RestoreRegistryRequestObject
 
 	request.Namespace = namespace
@@ -22027,7 +22033,7 @@ func (sh *strictHandler) RestoreRegistry(ctx echo.Context, namespace NamespaceRe
 }
 
 // RevokeRegistry operation middleware
-func (sh *strictHandler) RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RevokeRegistryParams) error {
+func (sh *strictHandler) RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params RevokeRegistryParams) error {
 	var request RevokeRegistryRequestObject
 
 	request.Namespace = namespace
@@ -22054,7 +22060,7 @@ func (sh *strictHandler) RevokeRegistry(ctx echo.Context, namespace NamespaceRef
 }
 
 // SaveRecordAsDraft operation middleware
-func (sh *strictHandler) SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request SaveRecordAsDraftRequestObject
 
 	request.Namespace = namespace
@@ -22103,7 +22109,7 @@ func (sh *strictHandler) SaveRecordAsDraft(ctx echo.Context, namespace Namespace
 }
 
 // UpdateRegistry operation middleware
-func (sh *strictHandler) UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params UpdateRegistryParams) error {
+func (sh *strictHandler) UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params UpdateRegistryParams) error {
 	var request UpdateRegistryRequestObject
 
 	request.Namespace = namespace
@@ -22181,7 +22187,7 @@ func (sh *strictHandler) GetRecordVerificationLogs(ctx echo.Context, namespace N
 }
 
 // PublishRecord operation middleware
-func (sh *strictHandler) PublishRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params PublishRecordParams) error {
+func (sh *strictHandler) PublishRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params PublishRecordParams) error {
 	var request PublishRecordRequestObject
 
 	request.Namespace = namespace
@@ -22209,7 +22215,7 @@ func (sh *strictHandler) PublishRecord(ctx echo.Context, namespace NamespaceRef,
 }
 
 // ReinstateRecord operation middleware
-func (sh *strictHandler) ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params ReinstateRecordParams) error {
+func (sh *strictHandler) ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params ReinstateRecordParams) error {
 	var request ReinstateRecordRequestObject
 
 	request.Namespace = namespace
@@ -22237,7 +22243,7 @@ func (sh *strictHandler) ReinstateRecord(ctx echo.Context, namespace NamespaceRe
 }
 
 // RevokeRecord operation middleware
-func (sh *strictHandler) RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params RevokeRecordParams) error {
+func (sh *strictHandler) RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params RevokeRecordParams) error {
 	var request RevokeRecordRequestObject
 
 	request.Namespace = namespace
@@ -22265,7 +22271,7 @@ func (sh *strictHandler) RevokeRecord(ctx echo.Context, namespace NamespaceRef, 
 }
 
 // SuspendRecord operation middleware
-func (sh *strictHandler) SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params SuspendRecordParams) error {
+func (sh *strictHandler) SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params SuspendRecordParams) error {
 	var request SuspendRecordRequestObject
 
 	request.Namespace = namespace
@@ -22293,7 +22299,7 @@ func (sh *strictHandler) SuspendRecord(ctx echo.Context, namespace NamespaceRef,
 }
 
 // UpdateRecord operation middleware
-func (sh *strictHandler) UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params UpdateRecordParams) error {
+func (sh *strictHandler) UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params UpdateRecordParams) error {
 	var request UpdateRecordRequestObject
 
 	request.Namespace = namespace
@@ -22400,597 +22406,607 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37dtu21iiKvwqG9v5GpFVKluVLHHmssT/HTtq0uTV2mq7W3SZEQhJqilAJyLKSL7/xe4jzDucRzv/7",
+	"7P37dtu21iiKvwqGvv2NSKuULMuXOPJYY3+OnbRJc2vstF2tu02IhCTUFKESkGUlO7/xe4jzDucRzv/7",
 	"Uc6TnIE5ARKkSImy5bRdX9YfXbFI4jIxMe+XT41ATKYiZrGSjf6nxpjRkCXwz1MajNmpiFUiIv13yGSQ",
-	"8KniIm70G/50Noh44JEJvW3TEfvn5azb3QuUiuAfzD8m/jThN1Sx6nfInKsx8X+iyaJPTmZqLBL+keoZ",
+	"8KniIm70G/50Noh44JEJvW3TEfvn5azb3QuUiuAfzD8m/jThN1Sx6nfInKsx8X+kyaJPTmZqLBL+keoZ",
 	"fKIEoSRhf8yYVPgeJddsQeZjljCixozQWM5ZQiZ0QUI2ZXFIRAwPAhpFLCFN/e+EBSIJSSTE9Wza6jS8",
 	"hgzGbEL1jtRiyhr9hlQJj0eNz5+9xqmIJZeKxcHiQlyzeHnfF2NGpgmf0GRBQqrogEr2SJJ5whUjUyG5",
-	"fo+IONBr5PZBICYTrhQLSZOSt0KqUcIk+XDyMvtEzoIxoZL4u4c7T/ce758d7R/5x4QOJIuV3jXuzUIk",
-	"GNN4xEISCzXm8cgjNNs/mwxYGLKQnP/4Us9u1+mR+ZgHYzKmksSCJGwa8YDKVoeca+hxRQY0uCYcR/HP",
-	"b4K2A5A2QMRPV4CoQsSQUBJRxRKSMBp6RI0TMRuNCY0XhMdS0Thgnj5O/ZjMx1S5kJknQrHOZZw7GHZL",
-	"J9NIn40DjIbXmFKlWKKP4X//2m0/OWk/p+3hb592vaPPO8Uf/mfDKzngZxd0VH6oLFbJ4pEkIR8xqTzy",
-	"x0woFq5GmM96SQmdMGXuzIl8E68YXp8vV0QqIUICcNAPQg1DAMn7i1MS0gVp+v/617/+1X71qn125rc6",
-	"5LUwV8C/YYnkIr7ioa+XlgGq1+0dtrt77e5+w2twPesfM5YsGl4jphP9ApVXIg/loUgmVDX6jZAqVgqt",
-	"9dfhhATZO0Tplzy9S2qOF+8oA+TiMeFKVuIV4lPfYDkNCZdEsuSGabyOFmSwIDRFZaI0HmlE1lhMFywk",
-	"UyoV/oxTNykJ6Gw0Vu3Z1OK6R0QCE5gr3OqQD1yNxUwRrjyYVgJBGTA7N0xrPiezqUZkPYB+ygN99e2z",
-	"iI7IQMzikAzYmMchafaI1J+HbEhnkWp1yAm5odHMLJ7rS6gIRajpPynZ73bxLsAJIkSyIywF3Be6OGcs",
-	"5GdiQnkpEpyxM06AI8gxS/QtglfzKDqdDTr2L7PDKVXjbH/4UcNraBLDExY2+iqZMXeDE3r7ksUjNW70",
-	"ewd7XmPCY/v3bvmyI6ZY+JpOmJzSgD3nkWLJ8hbeaAxT5p5yJtMrGdsvSXOwIDwEFlJ2v9IXr3jYqFzy",
-	"QY0lV0E5JjzWp8iUAS9pvjh7LQlNGKFBwKaav2g2oGZJzEKNqdNZvAhEyFr5kzD/6gRisp2TqLGt54mY",
-	"nGlCs7SxZwbks6kmRMDFRELoULMUlyyWEbzddne34kCGCexuE3r3YviKqmBcIu1cNlB2MfQX5ZfLho/k",
-	"CpmxvsITGjIkV9wgkKZiikcRvjhLEs3OzTCkySLJyP5ur3BAl43ubXf3SXfYo7uDXrAX7rOD4WH38e5R",
-	"78ke3R8cBIfhZaOKTrwYtnEfFed1uF+++dciZhUAOImJZp1EA5XQmDCaRJwlhr4fE0om+kMyYkqSve5+",
-	"Z8Xa9DSrF7jb7ZUu8XsxeBGW89ffxaBTjsu/iwFeyVq4rGGzDpU1NakiJG9pojiNPBJQydo8lizWAt4N",
-	"A0pioNSkikRM86s9jTsJDbQAsZK0VIKqd5Rb8F7VgoE2lUHvhLikizT9kId9eRP0O52O37IMM33nkdTY",
-	"y4echaVU3n598N2MnX77/ih59fvts59v+dvZ2cHTs/IjKtDO7RGddOPv2PCvvfOtbvstHbEy1BwxEs8m",
-	"A5Z4eJF3qzBuqgdwV2BkGJgvpaM8Voda3JzQWz6ZTfS9tf+DNZof0xVq9jViSbrEc/6xZJkvFJtIMmUJ",
-	"0atYtcIrqQcoXWavu2ad6xeYiBt2ivS6hCEYSu73yVS/CJhiqboci3lM6Ihq9ceImwzUuGYoArkjFVWa",
-	"NoTstjMJPXLZMPMYNVVeNlodcpGpuEprfzSSggQ0AV7pwxhX00SIoe+hRKp/sV+A+JIpNRq74R1Ng8Tg",
-	"dxYoLaXrn3rdLhmIcKE/8b99dkF25E2wE4kRLnPnEw8/+32Q3LWWJ/UiR1rzjBgderh7VBjNYypRJwyE",
-	"5CMthwRjFlxPBY+NeM7iUGplgJol64FaHvG5vMIhfNKcj5ka484LYOUSR7GL0R+D1OPjL1e4PF9vGMns",
-	"EC+uHsOz/7gKxCxW8F0kRgTOouURKbQyC4egJXdX3dLkwAclyjd6ApXksmEXd603HV82OuQnTSMW5tiF",
-	"GJKmL28CJB0L0m5bzMFTOz/7QbY80AT0n8OIjmSHnIMxILanqeVQdsMSq5PA5QWQ41IDGoyZlyJHLIiv",
-	"ubXvET6KRaLxJcd3fdg4l/hhSIZa3iKSBSIGvXQipCJNHyxAbWMC6qdWnF3fs8iTHW2rQw66e0ZLfcdU",
-	"smifaAnOJ/Mxj/B+WGvAI2lOHsBOAr0kkP/wc9zYiDS15Er8WUxvKI/oIGJ+CxS4bMQl1ECrFBnMFIB0",
-	"wZQ1Zxh8ySGjXQGAVdoJY6GugBIkWhwF3IehEdP1EnlsgAWorq8GqJytY63AGWiGCR0q0sRzQ5xsObpd",
-	"kZzpwfOqXKxp068Ngy6N38oI/Tuwbr2GMZa5m7F96Sk8Mov5HzNmlfCEjbhUyaJCZsIvr4zgUc2Y/mei",
-	"+Wrjf+xkVsQdfCp3tFi/gKXhSnHC6rXi89LVplyycrn48XYXDGaucokpZBEbgbKCEkEARktrGsuLBVaO",
-	"b2tBvv043Gfto+Fht+0K81XbguE2lF6XseRcJGUsTKtBPonZXN+LIU+kOia+nhrJg6+JHpUBi0Mej46R",
-	"5cykrwkjXF8P+ZL+oopLSz1zKYO2SphFc/MnzmEH8Bo8LEf8C7GJLjlgQ5Gwdcrkbq+9V6VMKrGhKvkT",
-	"UqZy9LFki4csVlqgzDNs1+CHHKcKvhl/atTFcrMwtF4mTE5FLBkaL2f6PJVB5ueURwxWH4hYGSGITsHW",
-	"pZ/v/C5FnLM56TdDvapZTI0tn+l1TZiUIJAWZiBDnOJz7QuaJCLBhech+lqQGxrxkJy8fUGu2aKjx3xK",
-	"Q3OH628C4MBjGEz/E8x1zs7MoyseT2cqt7UX+ITAkz6BcyKpcZik4mrfSOBkMpOKDFjKbne7XUCcTCO4",
-	"z/yZ2YpLMuFS8nikbwKbTNUCQXhPmF84zgiu5TmYHyB/KuJhxAN1J+QJ7Mfu7iz30OuPxIIxSWikpbAF",
-	"YbdcKmm5fAa97ezQWHbsomQmoVhTDkoyTYr6vaJoAY8Jj2kAer9lTp7jz7KLD1nAQy0YNIytUjMVWQNu",
-	"9baWjvjO3POqbYp5DMacMOVs0lIkh/e6awTh7oOWev6aq/VSA6I9RE1DHfdmuTG9Yonmu50lhwis8LlI",
-	"BjwM8fONEX6Yfu1ifDpmnyzEDGy8VkfA7aOQafa/bK7eFv6jK3VCFzB9KHCaJnou8tPnoC8SpIGa7lhP",
-	"RxSJuUX2F2DKphHOfhe4cTNCnsPEZBaz2ykLNPdnenAiArir22A0JcPDbl7ZBWyyj2zV4rr+2uxUJas7",
-	"nwUBk9Jd0UbX9Ius7aEu4WuhnotZfDeJJbMDauVvCOO4aJXaEQGR8fl2Lhj6hZv6NscCTB56LSEBr36L",
-	"hILh5QE2Byf7WqhXIgQz5CpXMzr5s0AByTEmgaEhf8S1MsvjomUApnhLF5Gg4YUQL2myKVobkE5xjCsl",
-	"xFUEo+QZOjJCsDwpIQi8QpoRn3BFdskr/rS1JQjDFFziDJoh0NiSItKEmY7Jkf4/VNzDsI3ar0RC9TYB",
-	"TZ/fUyaeOsNcGcHXBYg7jRGM+6UuIy7JWt/QNqi/b71IPpJ1QtMlZO5rEolYA9Us8tiGo5A5RZuIYrGB",
-	"ohhEbFJLJp/iu9+UADNkivJoWdzVSoVaXPHQEXczbbK/3+16DcUV6HpPaUjsIlLNjQ7ETPUHEY03IHdm",
-	"U1WIhzqAYX7fn795Dapowug1Gs8u3v34NpUIcUzSfPf8lDw+6j5uuWCryyzrQG4lh8xAduCCzM5Pzlly",
-	"wxKC63gw4JUtsRwwNYh+HZi8Fpn9yYgyRoNVC2ODlUSL83D/5IwRMPZIMUsCTW9HPGYsaUc8YFpsdRFv",
-	"P4OiVuqfG9bygGiXrtyzSxZJtliDjtexmMcVQK1P/evAdjWl7yGldyC2u5dBzKyEXAhBXhoe8oCQK+MU",
-	"sMAKQJ1jDND7zEB9T1il0U2OzTt3Jx3YmMnJ+9yrDwiddHGpTGKd/wmD2DbQt/K2fxduOcHPeWtZiDk3",
-	"tnUlyJxyVRqDl7nqPmcHciHEKxovDMrJe56GxroJjReWRksXTXtPsqPQL+p5ybvsxQc6iHfgMNNXR0sv",
-	"Xxa6712z3v1A6w7Vt7YjTaesqcoY8nKkdDeD+Pu8hfGh+BAGHFNJwHnrRu3hgpuzGAipRxJ2I65Z6JEJ",
-	"jYYimeh/ChMcG3Kpb2dIZpIlLffUwMcrpixBe2jMWKiHj5lLZd7HcjadikSx8BULOb2Azd4T/OmQZKLH",
-	"JBqCfb3NELgfUEIqyZJs6xLqA/c8sgFhkQRW+UWotT4OOB8qiV9csF8k3daSuH1j29LI68xYS8arzClX",
-	"ttAHsLhtb8lf0tx2zmgSjO+hizmWI4YSdUPlGBwPHf4GpmU+yeuvP4JsvzUHxgVEFOttmTEBBTaSL1a6",
-	"YxwJIdtDqbSxnb1UyQp9rTMW0yf0JU4YDcZ6AcZ7jiHcIjF/Qjw40F+kkU4It/Xamz+v3HABz4QKUICq",
-	"uMFQilkcsoTM6QKjCWLG01ATO2aczWrDu60a0MwHJICvrqjyrhCJMATgjrzaOjJhdB6PavDu+iJRNQIl",
-	"VLErI3TkMGhZQro/+rgSzsOKNTXlmTv4OfPizYtl8YbmHaEKidvW/aDGrpgKWPonERNqw2Q0giNb3FDI",
-	"WAWTdKArEC2uFEoCLnTuKn1s1yC4WnBAsEiW3MuwrEW+CpuyHnvr5uRrtngkQdDUO7SSJ+zlJydSZVPm",
-	"CddvmH5UdEu7QTBlxk136pRpfvYa1lK3FU/3FQbDXdmYBtcUuD2Ht/5ipjEX88QyBgeR3Wl+ESyu6Bf/",
-	"yUQP39UVkwOjRIfKcBZtxT9zkUUTpgA00c4P5rRJ143hJ5DCYhjVGVW03Lvha7HBT8108FHmVwcmrdc7",
-	"TbRepTiirolnw6COQrCOl4WPVT5P47BKs0az0KxfizFb2cCes4gspAljcfUkue2ncngpCLIYX9w+cJQa",
-	"MWl5mIQGxKsQZvlMPjtXcR0s7IsezlW66zDEGEbHLUBDdIPQ6K2z4CGNJKsk5xoWqefGJsOm2b+5p7JD",
-	"TjCpdshZpCUGes3SnD7MXsMoNWkTZrVwim/Dw3QFGPwhS2DrrnJd1EP2KtxKraPLdV99f/7m9ZsUihO2",
-	"/ijzX7gBnvXDIlH7Z2WxhAkdKoyRjvgNZH/D/2PiMiYxd9xwP/1+w2vol0oi/LyGUtG6hV1cvNRvIp9Q",
-	"PIqWIvPaRm+LZ5FRnzB2ct0VzmCzEmdlbSoVhgYV5RoShQFoik3WYsBJGDKzDoCXMbQkCV1U7Eiu2c02",
-	"r6Dsm1zZ3W63a/fu6RdYSGgUgeIFhq4twCFPQT5DoscL/HbX5qLYv7cEqZrk2SE6d6O/eVTLE18nfDXD",
-	"Lg3ghrcVwpyiV0m2bEpaQSl39kmChFGjuhX2CwLTWnKIb3321vLsuxEw48OuHyVbTRvcJXp2e9kMpVCd",
-	"8h/YohyghlZgxNUjaXU4zYTSFHVJJAsSVsLNDdiv6FoIX/AJk4pOpnpB16xS6omoVFczmY6ZX/EHoOup",
-	"4KVfdrVaFmKkJFdQ+sEkTVAy4fFMMdLUFBl5AyRIgAPjDqTba9y2R6K9tPa4NMvgwoSomeAXqhBZMRF3",
-	"MlULsDZpmGulGe3yIkGPLyZ+L000TdiQ35ZPhboYBNaT3Z6T6Lk0G2QNG9sOjsgkmbNEjzFV5TMbj0P1",
-	"4XAFJinzXgpyHjGiue52QV64Jgat0jB+AybPRdMChuV2VH13TnEAYFJR9GbY6P+6hoTilfvsfSrcmOuy",
-	"i2jOzSO+vAmuMBFif48MqGSH+7Mkck7x2GQdYbZ3jIGRGXdfC6CSTf627IGK2dxSAs9eqYwKFMFSlzHh",
-	"MeCnd+RMudOoYkzWDmWOfSuMCSauzYIjLpX5pHqj9QQNi0gFCWL11iUZ5kM+7r7z0zELrl0bQDUMPjjp",
-	"k1kqgJjHJozLTWJGbQkUnRIIpcUolghQtRroNW4cS4d5OBAiYjResfH0o9LNOxh7f0F1Nf6Xc48PY1Ox",
-	"RyM01+eaZHmQGCY951EEgtEo5pKZmjeQfMhRA8/VOOiuT+R2AVWpjyBonFT37UCnncu625Z+u7mqak/D",
-	"uVoBeuOqqyDsuiVvLi/PG/fQMDc7ButS3doppE7hv7LVYvNTheDIKxOHW03AaLwQMYP8AwyndJ3OUHwJ",
-	"tI5j4mtZZcncUKQ9XiFVdCPTRy0Ta36XqqramAn3VHTUJ34wk0pMfEzRN6fo7qSFyR5S0TikWueiI33G",
-	"QjIymPFItXmcDuiAB9MzZ5JJdDpmGcV6OrCpTwYskWM+1agALqErDLpBUexehpklxcmFe/X9+UBVMN7W",
-	"5YHBzmeD9K0yc4NZlzmqVfsya8MPLiiCgyYjZk3D5eqGLTDiEccejEGZRn0kc0iBD4+JBRnoBgqOGJ6B",
-	"i0zqEYZaYIbHvqIjv8BV1pcH8RowILrl6mwYXIH6MzYYC3F9NUui0vuaMMJu9OeQrDQVUukNjZWaypzT",
-	"kYZhwqQ0tTDMqNIUwvgAlOv9u5f5slaXjUKBJBi2v7OD3zr1rHbkTVAASXf/aDNO6wAov+0ytD1jIX9r",
-	"K5+tr42GBbrSch2mfECQ0Hm0SvqqqqK2dLhDHjEsbpGzhtoSKEVHOH5Q39qW2+1zjgEjRXkY9DoxU4Go",
-	"0sLNQzI31nks0CAVAsKgRshC3obldSYhxmr4NhGzUP0wtTyUgQSWkzBqXGvlz407rdLQgQtDM4ettaZX",
-	"PaExHxr/yl1sz16++FE5tBI+4nF7DFcql2QXBxDconV6retDNQu0va2flt2qK9hVpdm8/BtMra/Quyxo",
-	"LFgeSeJ8dHcg2ajD5TK0WJ7Ax5RE2A8LyYKplkd8cW2YqoNbpaenX0a/tF/AM9KkJBIBjRw9akydSlDA",
-	"s+GetlwHh1lXw2uIa71r6xRP05t/W0eF0hp8aU2E3L3K43Xu4ttLnTvktbQLbnMJ/XLLOqbAA5QTQ+Nk",
-	"y2qJ5OnXkAFbMzaqejh2vcoc6RCVdchZbzbDgjchmEsS5DKyjmnv4DBPtuWYtnsHh/0nw6PDsHu0e3S0",
-	"HzwODw+e0N6QUdoNDg5o2N09oHuD4f5wd9AbdAdHvV4Q7h6Eh8HuwaA77HZp96hRcTmYWzMGvGpew6ag",
-	"Iw4Bv5hzNQ4TOo9LZbsVrN1YE82JkuZl47JhgvMAF3gc8ZhZfTe9V+stYcXaLXoNdktLKG8gi1jiufiV",
-	"P//Cwa7F/TXmpDwLl2jqQ70Lqcp9bUt5IaKuiamwrG3YmGwkcAUjKs88p2SFqQA8Upu6JdgEAtXL/D4i",
-	"yqE6LEnvyC58LV3Fsc1IXra+VeDYjmvUrlGL8RNxw5wf0IOGNyH9GWRF8+rSQ8wOnUmgy7CnZdinYHSK",
-	"FDL2n/nyrynJs4DJqRP79cC5Cni13eRZdHmVkzx0o/Zr3iyDFyWXqih5rbe/OUUqs6Ws3PtqwlJRyWLl",
-	"hapjnc+DfssxO1hTeWtBAyEMl8UNpDZr/XA5iGA5WWJZpbeifpGRLTxwqGVFXJSYDKQSMctKWmBYH5jN",
-	"Wssm226lDFEfJXNWpYcJVbBHdNezEVN8uXhImQxscda1UG7lJO58EJ8r4ZCV/66q5ZbTq0hTq+Tpglqp",
-	"yo7bsTo7flfuPUgnW4UHr91aLZX6aRUVaqTf/FZj4yvo0AkUp8oO2YHE/cWaAvjrSzbFlZQ63+mIx7Se",
-	"uRrGe4vBryspXm7YFaAtr7GLwjJdAqktKw823BKwTs1oNfSPrPJtvfeVUDSq9W4BMPihZ4sBZ/OugEpV",
-	"xFB2zUzc0P3u2AprTpKuYHXmGwbOldLUWldrbSjY8r1aGwq2yaWqCv1bc6Ms1/irXSdjVudsQ4jar7YF",
-	"VGRldwCrXchfFbKL1ZfSuIwe8Fpmq6iTklppJ1h3OXMuzPx+nyeMEcVulfGGDiBwPrY1mGwlxv3uk8Ni",
-	"WX5H+NCPS874jIdnIphNSsuFgxHhxRkJzRso5BvlbZoIMKE0Qx7252zQWgbsf0K6yK3KId+vqRdkPp93",
-	"5nsdkYx2YrkT8nDnZrfhZY/3eAgPJQtmCVeLncksUvyaLfR7v3nZFVn29hUuAZVSr0rEr5gaizB3v9Z/",
-	"nMt62+xb1NDyxfbnbNAH2+xYSPUfeydH3aNuf//m+yffv98dfP/9syeHzz+cf//DzXfy97Jb6aZJlGxn",
-	"dZRq+NPy1+vCsNNThO2ULmAJSMsgL0X70vWUhplCDqDGPhcfTc8m/5XBC78kwBTLgEfo5FoC5j3P539c",
-	"s0V7t5R2gtfwB7aAtQ2oLFDgj4evrsf059HTX85uhDq7fnnQO3g8pPyj4t/y096P6oeX304HcfzsW0V7",
-	"ofihNBTE+EKtUcmCYb0xiaeRXZ4LodJllx+cDYoukuanL09+eNYbtHsHh1YX0scWFxqV2XAQHpN3z0/J",
-	"0eOjA6IFvT7xu7c++YYc7pNIzFkSUMnImN3q77iShRrVt08eP2F0+KS3O+jtHj0ePDl8wvYOukfdo8Hw",
-	"yf5w7zHbZz26Rwe79LA73A0Oe4+fDA4PBwcHw11KDxjNN5nq3v7abT+BllKH+2UdpbxGpgVXx+kCnmaV",
-	"mazHvE8ipqeSntkM1qvuXP3/2r6nRewEUqJM00B8V38NL3tZxd3ekUPmCx2SbJ3ZDeKM/vevJ+1faPtj",
-	"t/3kt+yfelW/fep6u73HFYCwRb2qTSTshiULLITVJ5SMZxMatxNGQ8iY941ggNGqECeif57QYMxj5rwX",
-	"iJD5HfI0oXEwJiI2vxwDh5+LJIQiwUNnwAld2HIOEEJSJAkhq5VOeapf/JxWWyhu9QxynvC00VFmiiGU",
-	"Bj47clhJgN4cuiUmIh554J6YMjGNWP5wy6o51redw67L7nK21fKwYo6d/vQV1m969qBokAgpScIiRiWT",
-	"pCkZI+ABh/fA+90nfi4j1ifN/W63D5qmqTHtpR0ZE0Qcp9QckCYaKLTdJ7OItTzoblFM283GlbOBaVlZ",
-	"TAtNU16xpYUeyc2EhyF2odJDLhkdHKvrktE94qf1cGGgvb4bYFmoQ6tfT5Or4fX9flZGnZQX1SzU1MQa",
-	"EMIpw2PCPKdUjWGC5dqg7lSZ2QjnMB4w/XVhJrtap7eEM45T37G6iYVKaCynNIFui5EYPZJEaaGWymsM",
-	"CjqGLhwAVnNsWEYe+kv8M2taU9o8ozBZoVWG27IDG2Z4RGNqrrwFIEMu593do8GEkgx1z/YuzeWusjiE",
-	"+eWxOST4bGyCbsHzQCgCZciSNljT5ZhP8VD0WiYgCcFqTKwhrOegnx2SKSCO3MKgC36mB3ACAfa7T3Lt",
-	"3tYVBdefl5T91CPt9vrkLgU2YchiYVUY0NwTW9sAap1g5PGEK7yiZYUZ4NuD/LcaDZbrIegx3EIg+sue",
-	"BkixBshxOVbYojs+aR4AhVku8mgoSVpcRb9p9lVVUAZhvFz5xXy6SbUZj6wrNVO2s3xoZbFqQXlhhELd",
-	"ELcAuFsqorwocZ6C6NGWS0wUcd6NO/EqStGW1eutLOZRqAjjFFTKFxsqORrNOjNW7K57idNjlQrT0qPc",
-	"iZiZhDRnmei1kt/F4JG0gkQi5iW2IXx4ZayytdW+bEGlFiLT67CU+8+mGrqPJAlENJvE0rO9bUQSoqez",
-	"vi5sOhqWvQpGWuww8ZDmZBdytb/RM8m7GKLTDo5pM8n8IvIT5IHg5TrFFc69TIrLIV3dLKMRU9+LQe7T",
-	"uzlul1G+yvKIb6aOha1lGbk4XtanSczzV82GJJdYDFgUyWrnYwn2lhRcEXN9Z/RIhEpzi7S4MFiYm+To",
-	"CNkmKhSND2OTQCDmJjcyXXpJoMm8/NQTMffILhkwLUtCzzbI8Mzq3yGW5mIdayK6ntMu3jPwKzujb1ms",
-	"hVV2cVu7UMrIfELU7aoyKSsKnaSx7jkH5/JLaKVcjYf6pTUbq3/18JN2GMu2ulVad4nZ3HTaNrK8ElMS",
-	"sRsWGSaPD+2noc29zUU2hVl7m9gA8253unhaa3LnDABLEkGjhbNk3EITkU8jWo1YOzttOejVWSzXAt60",
-	"C8uJ6UVoolC1KoSlOquQy6tVyYOrQbcmoKcmcmZEshjyYyNyFdpwnaWWQdRJBaokghjuXDzrYcJYW5+p",
-	"KRsPg5QSuu/FoLxTeEafMZg+kDedSdjaWuEAIFJXWrqqm2dAeTRLWDlRTu0+esFSiemUhcfYrIqARjbn",
-	"kpWSadwoCzdZygr5aS0GTRMRMCmdCQvlC8VcklDEzCN2aWi4TDnNXUKM712f548Zm0Fwu5/M4pjHI/1P",
-	"vUyfNNG6qHliyYpN3kWquqaH45sD9YmkC0nm40Uu/h0n1KoCzgfXJ85ksPLcMhDjNjhJ0+ZvM+Stki6X",
-	"ulDnA5NtSLKzyCV0KOJj7p5kd6BQB8HZxW/ld/zMVG6uW/RAk4XligdoTiyn66ZMhQeRdmKOCrkEOSsR",
-	"85x+smbid2JuauitcYeZ5dQpg5AjaGkVBFxzttpODlqbye53Y+3Z0VSJ6d+LwfZkcw3dmrsazKLr9yAt",
-	"v7tPASJEpPKtvcAjSW/6VrZnkWcT1cNWMCiJQFwlLfx5Ev4qOex7MdiouIV+/57BL+aQawW86Om2h9Av",
-	"oSnzS+iOXCIZVJqurQ8035Hcmk9pGiSMNmtow63VyNSg7aGZD/pou63UO6YB+XG5gdz+4Oe6iPsYFoMZ",
-	"224Xcy4JRNiW+c4iMboCW3r5GTvdzR+ZvL60loQY1RQjVMIy005JDjr/mFWdKrP1Y/tyLm0r+5rTblpi",
-	"K/1iRRrWmmb9LtrZ6YvDeg7MXdiU4qUYOQVLy4hRkD02cBowNWcsJmouwCmTImHRabN8W8dUjlkFY373",
-	"/JQcPjnsLc/ombJEOeacQm6wUKw61mHNLT8tzrXBZTebqQDriziIZrI0PEtzefvUwNRkGOprUB+aGS6v",
-	"vFuSj2IWOpjfIZDr66eoATcYyi3xj9jteulKYDN1IdSxKdhA5ARdlT6OMKcy88556WdohRIKd0UVYAzS",
-	"iaUTq4UddBZyBQ4tixYekjcgGRp+mEphJ74f0ugBK4Crp4IYu2Yaj4JK7BA84B7hofQsJU3/gXcUswog",
-	"rqW86Nk6qnkvclku5OQxshQ49cksOGtzeDQUCaYoZ3j4SKZlpA0SpQjUuovMkV3NcgJojjNFNM+9QRXX",
-	"+LxczzwxnMOIKGh6gJ/aMK+p8nCRshgo6nLZaPVNCYCU62E0iA0bgBifgWRxwDwCAkGcu0o4GOKevk0s",
-	"Np4793Y/XShmw6VowrJ6KoaMlkW4rCElgTBUpKkvt63TOOcq1kqh9AyRabn8VQwRJVDu6KRn4pNvyG4p",
-	"1qdsscQch83EDXqhbz1i9IZJDOXNS0aydUy6xRo5NW6GKZVXqJ/H43BV4UOId2n6PPRNMZPcmWvFkoeF",
-	"qh48LI+eTpTcJFq0WGuPx+jg1MOU4TOi3Tp5xWL9S31Z0q+ueDVDqyDQWcGLDNuXQi5MZMc9yTSXCgXb",
-	"8sWVsFtbrQyEa6kIixgELDdVuVTackucbW/RmkWtAWjGPlPE5xgkGYmRXhwP9C3QJ0kDx0S+dkGlfOA8",
-	"k4gr6oDK0shvtxLfNcO2vDR35oZBLVu6VxycE4vzSJKsjpM5x6ZZDhaOQrppZUZapJiPZCoQrAVNal7c",
-	"5KKgfnX3e+IQ9yVOiUiqn7Ue5A5VslKsk2WP3dLozEpY3LQ9ztrM9WWpiHWyUhYG+UmTfWS2y0rnerFt",
-	"vdi1qfjhCh2wgPJdi+vZ1No9nsU3LBLTUgGjGI2I98n+qGaJZsd8Rb+D+o6YZS9qcfJmFmyYWiV9OGi/",
-	"5SEmslCzOrAa0TiMcsVhhVPBv2Z+dqUp5RVNrk+i6B2jYV2f8IQm11CMHYwhVU5hOhxCjNZdzj79ds2K",
-	"6xq89Ip5PDIB0bFQbp8LGt7NxlmE3JbT5fXwG5/KyhOpcE1xeaU/K3eb6ier6vBsoegzSG92EdmMq2Cy",
-	"6bmLmG3z1B/syKtC1HMVQWK7QVBZoIy0caVRRcZ0OmVxWVhNqXgCRabu7vxfmSDvJP0rOIFUeV+mvZJw",
-	"RZojFjMJzY+AIo7ZbSZ+bcX7bD8bLLaeFVYogpqvOktORTIViU3NWv54wx4HWSDEMp4slWkWCdG3tJCo",
-	"kqvlsraOmjmZEg8xZgvpozJ06P3F8/YR0WJSaslMy+UrexjFNKK93l53r7d32Av3dvd2e+Feb693sL/X",
-	"3Tvao3vdvS7+t8fg390DWurSXx8CsrUawmsDAPK4JW+C/sF3M3b67fuj5NXvt89+vuVvZ2cHT8/KlQIj",
-	"wK/pciuGOaf/JsXIKvvxYGIvqt7F4h2PnBRf4wkZLDKnhtbYgRqh+SbiQxYsgohB/Ag5ySWe4Ytz02/A",
-	"Bo9D658+odk0Wb5aIPQ80BiCQiMCS06yV4wBgysiZsoWg4RHkAuTD7k2tc7MhleVrE2P8rDb9R4sumAr",
-	"/o90qbubm/vSKCUTt1AMYrJ9SlyMyVHUjEpUxyl4K9ws7v01l3UJu/FQMqUI8Xgla0rT2euJDKUVaxIm",
-	"lUjYTvprPhPGtG9Ff/JYzG1ig83th9/TdCUsR8QVGWM5XzkWcxaiXbJaJtlOsZi04lD9aCJ+t+DrfMEZ",
-	"p8rBqvpDpTJKlnZnL+sWPMjpoHkNcm1nJkeqQQHmblJk7lhS129dV/bcMQ4tOZvr+rld/7Wf83KTZubl",
-	"Tp0OxyZtz3VDKMmiYSvnfnLYrTF0RqmXfqXxx/Xor8eEhGl0umFhpbXpqhYXTV0S90EhbCx+FxTCdNW+",
-	"U/gH2oFqlSUrYZSnKhMs+X3P0I1s7bPJhG5QuCSrDEUq82++RFGiVS6NEhjez/9l6qZsVNhoCcKrNSSt",
-	"EZlO7hHkFWp9CDwxeIXN3T0GqqMfzqYgo+lXANO3pyTdT5P50prJWqn/z5Hh7ySVfyHBcXWBSiP+peJg",
-	"XizLS39L0lkm3W0SqZreFbPE2pU/swtkPZWVxq+tWAwqIo/t5HWJmIq+CEKUqOuvMQ0DAhM9IqLQNuGr",
-	"HanrqB8rXR45xaBaHSgA0Fk7wqkWutRivZqsYsdjV6G1091TjMshbhXvtC+tkl7uIIY4ds1SJuM876/t",
-	"94yd7ZXIiSlOJQXoBQbNDfPFnEvs/4ESyVVaSngtIb8rt6rOCYK2IlfFIj1ZhX1blR4I2e9Fh0OxRtFm",
-	"dvNVAcRata0VRL1ki1qZYvIQpnpQ1/iUa0CuKK69Wf5f5XtcReUQ20a+hknOcNqsFxhf2TKX9+/lENvh",
-	"kw622a14zv1ND73M17Ehu3Ru9HdcKpEsVhQ/jKKlFrEuSbhvELi7mHrKxFYp3irp2nX4GCf/GMFlrJdQ",
-	"HERtlGf4Z9KUv+gFX3vPlq9Q+aWp5wN8A11tKkvoxoW2N+hlD8REa6yJmKDlDlogYAMKJZ0uSxh3Z/oz",
-	"Zs0a8v17uCrtNNQhWtpgtzRQxv0BragU8b99dkF25E0AH+x8Sqe7Qjh83vmUSxr77KMl0Zc3AdGfGNOL",
-	"jzYaMPFMysION+6bUoUT0BTGdPVYbp5lNTSRjHBH+j+da7aQnd9luVp4zatj/ghPezm5PWP0E/BwmlBJ",
-	"TKiJytM5N2/iUrX14uHkQeBsvdTylHZwWd7p+XcnUJTP9vZ3W+I8kogxXr7mXmdlLFXBdQPOk2Pi2+4t",
-	"poWRg9t0IYkUrWMw/UGxm6nGa98Bno/xKLEgprHVcBaRhA0TJsdZRR0t/UnFowjvR6iHTDvEQEslW38o",
-	"rUrZh/PEphShh1dvFmuZXP+pj5iqGabSG2/OIBHXLC732mzYoaZAoZaO2EH4TXrFVDsf3iI/cBnVGiUl",
-	"5c2zGFjTQ7HozXiz18DlbGDFqGTnuZFWcPe3iRhEbFKa5/Hu+Sl5fNR9TMxLBLMoZVYgFyOrIK0zi3b7",
-	"Y5qVaZPgeiyzlpkKfPUyZZ36hGVpp+lC2a1iMVjdMdoSL5GkE2bL+Nn6frBo2xgYKyzaHWBxsWwLj8zL",
-	"AxFyKPw3C8b6y9KSVnCDwKynqtg7j6WicUVhjqyFWoklo1JiTyWkrNfeQMxUfxDReH3MSUGKTjuZmT1U",
-	"oE1Z1CsUd7TBJpmrGFquB2ORaMYi+o5TQw/s5ZwomhWDeC70/eShpmdDDmVEsfvMNBILjXzQtE7NRXJN",
-	"bCSLrYON01ZYpURyFT5AneJNg0oyxSe8v/3TAOLKCRypt4q0uakFc0mtBGwFAOdVLEi7+6Q77NHd9qAX",
-	"7LUfh/usfTQ87LYf7x71nuzR/cFB8HiluXb1vKaiLLqE77OIw1XlhPOz/qDpg8Wj9xenZMFoovUZ7Nac",
-	"80NTSSY0LJQtPb8JEGJwRXrd3mG+6O75TdBMDVn/ZTf5X/hNCz76tdt+8tun0oq85Tc3j0teDs+dWIIi",
-	"lpRebOTWW+sbZLj/+sZBYUKHqlbfoL9cH58izOp5JguQqRuLsOn+T8Kwug3FBpsstbH20gALK+Vtxcj6",
-	"jtGQx6WNXiH9FPknNBY3L3pZZDcIdAmDwpiyZmCm/mZRTqlwnIoSBO5UgLd2bZrlBSIe8tFMMz1YXLNr",
-	"y6dq2UQfS1rusjxjME2n7pYHjOC8V7j4pQV+Z33YeKUmWpHWr6JiTmIxJ03ERh6PNGUdMANGm/JCR2Qg",
-	"ZnF4l9XNE67QOrIq12ap7CcuSHpEClRHoeinJAGNycB00Q/LEnEqkSxdiHOYS8ArR8KqJjmGGdWLs/Wy",
-	"urM26zK0feBNo45qYvcwbrSCy7nkOYj5mxnMN5V/GCQd8Bt2VStdCU/jmf3IhJHkQmVrg+dukakVkde5",
-	"/vFaJqWTCqPJOoO8SE1tqxZmDHJ3CFw1kl6e8t1dhIPhNi595Yh+KzvQ3GPkmviEb6eIhA82Q4sNMDed",
-	"5+Hd0VDbWPEo2rLp+iEqhmwQ1lhV+Ku0DFgBGVz0z+NuMcYiFZYNPiwHzmZBF5ZOpuGzdSJyc556u7oi",
-	"MbSBt85Z2vtezaoKxHFFSipK2MDEUCKg0o0ORybMwj7xE3Yjrlno28cZs8IK3fDUIz67neoz891hIGzc",
-	"5jr62VZ8SK+dUilZeGzKUJrVYMJN3qXgdL3Cxvkov+Q8CY9k5mPwSIm3wEutsLBAa92GOv7UFAipa5lF",
-	"b4FjgV0assQiS5q5jaJsI2ZRaJLIpInHhzp+FpqtY8IiiV4TDCD1O+QFADdkCb9hIIRgLXQ+McDG6H4I",
-	"4M+yGo1FhJxAAyFzAXBEvWpoTMFoMDZVQiWLWKCkgygSl2wXy1XeUgzaW8OzFmM5k1MWh8YxB0gCSjJs",
-	"q9SMvDo3ABH8JZeqouTxmzjFaA5tFUySuV180zyEqgatr4LWX1XQykkpWxM6/pp8+suz042ZYMbhtsja",
-	"qhkqMj3Ammo2t2kKgbn598kfyMwnX5MHaiYPvLPixZ+fOYBL+VFT/rqRri63+MIxrvdQTteXS7aU80/o",
-	"SLGp3bLI8ks8qQ+nS95FGdy0fUZao3ijNLFtxOaVhKA76LFCmYLXU8XIKD0bhR47jY1rNgNZZZN2bvbG",
-	"/ADudj/nbDCd+WxyEGo79yjLWyQ8q2nllgOVcdB3bLih88aaN6GotAaBa9zioZdTAo29K9XyrPGrIn1y",
-	"80wPp6tj7+Cg2NVx+1apDb9cfbGW71G2uuojW6u9pyhshYSxiELpGQ8ldH7OJXGXJIj3iQ8am0+as1jx",
-	"qOCM0uoyaKNabbaqnK9lDZhygI0JU9tAc8hjGkEZqyylvWlSe80NelQrmd0juBybAWw+bt1B2VyvTm6a",
-	"/pKH+pfOffnSqH0fJvg1Q6e6M3oZMXCY6gMm8uSxfsMsHlzuvVN4Sm7el83fMbz2bmUKrDXJLVKQC2xI",
-	"aYOpUVDXqb9J2uLdBOn1GWRGG79HDMAWCwZY90y5+9WKa7UcsH8ZY9+Gdru/rGfzy6b2PqxXFLSAtAFn",
-	"RR4IEOqK8r7fZfVHrJncUSiMZGZim9AuP4sVCyFydgEpC9OE31DFWpt2HbqDJ/dwZTDeFxEQ7uacVXTk",
-	"JgAFM6kgXz2rqZo287/Cmp8oCK4qNPRvZdm9s6O0TqEhDX1HRKljCra23rSukHOHVlmA8/cxX39oFZ84",
-	"M7mxZfzCyZsFflEdbkPD8A491iryuIp9lGw+o52jznbWSGl2Z9JaNqo2Vi51pJ9vIEsUwF1ilauROVsg",
-	"OKsBt0apzjZRW2JJI4sz+G1ZxsygdBchMxf3bKVM/LFOJaytlr66UxGrRV08qtSS7iKI5o51y3LoWtez",
-	"DYrIO5/TkmRN60oIiaKjv5ob+q8tmV6VZTO+xZreNtM4BWpp6N3fXsr7KrT9e7rjV0pm5S75OwhjpX75",
-	"bUhmKynmxm56c5vu56i3fOWrq34DV72B/F/DWY+L2dBdb3bwZzjss8T1tUV3/i6eercS6UZ6wUp3/d0d",
-	"5BtVRv0yPvI0l31D97dTmrW+Bzz9aO2NuQO9dRzh+TK8RU+4XcX9SHMdd3gqNj+IWlbZFc3xaqOntdxz",
-	"WlL6IWTwT+qob/1UVgxorGXCASOg+2tNLBjTeISVHGgSjPmNca/SsA2lunNe0HRI/XrB6drX4iZU38Qh",
-	"JeqCpll4IcTbfKuHKXHTpnuv46gtCZxwwiVA4p1wKfXCih5ds5d1lSYsXDZw6uLIm7t1zSb+NMfuVwft",
-	"X9FB+2Vcsnmc3dgpm17a+7plS+7Ol3bMTsQN+8kpklj/Ausv8/UVq67wilpj+OjKFM250nL6Vc47tiyL",
-	"m0+gOM+aurh2WK1D1Jdk7FdYLG+j9oqAfylAriZMjcUGXmP3IF7Bt2svUCoSlU68vJlloKw7hCqI18On",
-	"urIRTp71JGi7+7nr/SpF7i1X6nuHPDatLnH/6g1LnRhI84yd8UfStII1/DgTHDFqMPzzYgBXifErYLa1",
-	"eheFsBAHXm6tCwO2yujSu8V4vGPDhytykQIKOcU2IWXz+0pRyz6uiEf9C4WePnwIadm5bNoOYUUTBDe8",
-	"acsdENJVziJVu/uBjYv+67c+MJDzTD3K9KofkwFbiNjke+52u6QpGSMoKsK7dR0CzifLq3qu7xqmoU5E",
-	"wvRsMcxmTxQWit4nPQ7Wk4bih1jhY6OKGoX+DO7KanZryGHDqlxOhfXETKuGSlT8G2Vv/onZmJk1fFvN",
-	"2ta4+R8ilfMe2vLXYg1/VnZpUbUuNjvLe7rSnNO1KaQlDquN/WFOzmmh3oK5L6UETFElV5dcgmx6TL1P",
-	"WKCE9ROvkFFkjv09uUNFqFRqzFrTdfd7e3t3GMq1uaej9XY3HmkmWVJYUm/DQQp4hiN6Ltw2aHoGR7da",
-	"XJpGVOkFghWYS8WDO5pVEE2qxJu3y9Nsw5BycfFyeVvnLBCxVkdCNqSzSJHDbreirBe9xYPY2z3YO7QK",
-	"xIoDvqCjjZx1aahGpZHmwRxQJiAhPYFcJEJFt5n79eVDb32J82eNU8cCta5cnwNsP+v95IQgQUETqpEt",
-	"DmkCcUh3w+rcgX9pJ07GPZcg8v7i1CPf0xt6Dj8SX4kX52/OYapmC5qsTkhzwqOIS7gOZJqwgGv20crH",
-	"tfe6vcP27m6717voHvW73X632+l2u7+492XzWucXCY3lkCVv5jEi3f11aGWGbAs75vKRpvGpJZoMmxP4",
-	"0iM0JuzWGJY1gc0DJGTsP/OdwlI42LjWnLq8X1aUnrHpFZVXYWWorlsZUEQhLk0j7MJtf3NMtByE2g4d",
-	"SBarGtoLrrIUoZI/pidwj05FrNjtiuNYpyMATOEGPoLqj3o0U4g6q03MbnjI4oB50NMfR7I5mir5Ywq9",
-	"DRpVC52psUj4RzAh1livcyj73SeH6xppN/CypGvG/sIX73582yd+2Rx98kmP2Df7+Oy3+sTXl8L3oCj3",
-	"3t7eE0t4/F80CxhKpkiTdUYdAresu9/u7l7AFet3u7+0PKeMpoJ/wx2BpiKSQFVr0ozF3D3/1jHxIxFQ",
-	"JRIfPddaBANUwp1gawjbAgAcpMFYsNBGDyIdzQ4tF3uz4gTudoFPiIYouel1ulAfKh3OsMWmRoMdLXtq",
-	"KmjJLkqP8Okjqa+GKSLZKu0FZUT/pfNfY8Qyy1E27nDT74MMJVdykCpU1gpyrO4+f8KkmCXortns2yK9",
-	"SFdRAIpnoetM9ls9XKnsGVSJD0ZAIr6Bq2+QwFKNzBNfQXW8JbIDbU7A4bLw06pYIknNrFAp7Sawfkzf",
-	"/Inhh/avSIyuoBibn3ZOwciwq1kS+UViVtI6JcPQtShY9cLHKk/bJjiYo/tF5CspzVLducHFvJJWWxN2",
-	"xW5oNNN6Z82WKfY709yn/nf3QeWltebgXYXor5wWa8sc8WSRUETxaSJM/xXbn8uzwqtkyQ0PSiz466xw",
-	"dUv5V+Up1myxVBKUWwWNt5QnpYWrmwhvj1hwt8iU8sQNxgpZENGElQkEtW/QClQs7Kw+KXvHAjGK+d9a",
-	"7LijaLEkTOiXtyJLOEC9vySRZIP9t5IjSjDz30uKyGFJHRnCxYSvEsSn+0mp25QQ4Fg+VkcI/btKEM7O",
-	"y5D8Pdjmtxi1gsb+LICnb4rzMo35SphQWdKkikSMSqgiAeRvwmN3ot01ssjKbDnn1Tv71woEaLd3VKQ/",
-	"WWOZy8vzRnXe1Eo8v3gJR15xMDa2ZEunggTjL3Akd3Lfbn6OdQ9gC77AlYe4rbCd9BjdhOS/2d2qkQ96",
-	"n3vjxvm9FKPyCIcse8yJWlWKTaaqT+ZQHpzK1JAP0U/zsZh4IJ16TsS9nEXbq3FTwdcwJ2+pEa8bmbmU",
-	"uV0apJ9k+LdJUWgbKGInNkXZG15jSHlUkRBgYWfiO5ZR+uzFWb5Zs4ZwCvLSTOJ0zNq9eV3Q5b/PrzDd",
-	"ZsFzbSH223pEq53ykEO6SIyqUx70wzvFDGu8L3HBPWDEVi7q+M5BDCWjeAiFmrFNxTPZKKR/6XAMRZCm",
-	"MwJI3Xfz2pXiyooQ/wKCbNWJVxJcXhpLQQnGe2uV296VPqHk7PU5ufj5Iq1USmPy3cXFW9P+QST6Bw05",
-	"cKyLWNNOGqMO35QsGrbtYK0smrTjZCPpd65CyNyAf46VmjpttmEkJyy9jPjAFhdnsPz7M11MEm4jNAq5",
-	"epmGZoBlW3CMNf+g0YxJaLIh2Q1LaLQqJ2K58zI6+4qhsNss+PWg0d14CqlqYXPS0+NYC/EsCQDpuMa+",
-	"LBje1Jozl1gZ3rFYFYZs2EHiUIXVqdRuFv2z+IZFYroqarg4fjVU8tX064MEL50Dj1yB/RrAMLFhDwOJ",
-	"isFXgSFfr2ATQOCXOVDkihjUAoYJjXsocFQMXwEQGzNYtC7ZIgdZw1bs/bx7aJrvQ2z5+/cvzm4ee2TM",
-	"bgsRFd1bW55u0Av2wn12MDzsupXpwnyX1O7tr932E9oe/vZpr1fWCNVrfKAqGJ+iqFS/kzR8dT4buBpE",
-	"seaRZEHCKnDg3IbPfGCDsRDXErqpa96NX5HmfCxZcAVEeUAlO9xveaaMBNi1RRwUqijiB6+GP/z4JDn6",
-	"9od//ZFczH9///bs6MXLt7+8EL2X9CU9n6/lu2bVywe73DEbAj+kA4RUnchvplOEc91wJJRgl2B9N8kl",
-	"d9BVEos7jZl+K6IKTH7GIq4vMKvd3FULdIVP75lB4Y62qJ1CkU1flUVxP5BU1MMKzVMrv1rx9cZE6xRs",
-	"ufhSedNz83BzVdasoUrBh57uFR3M5yxWZJ6IeHRM9OQLlKnSEUtVQ9hcaa2qC7CeY8vyOZKNNg+9rDe9",
-	"iE3Gvtlsp6oAy0xe2cb5Zd1oA6bX90iiNIwfHJNuKhGGPITyVJm2t0YbSveUnkOjcCL5dVmwutCvRCHL",
-	"eS/oqGpDhpsqOiKU+IqO/DzZmkNGiDwmdtEg6WJzNUh5wf7yCRvOZPrQdPiXrsR/v+JUSOjKy0r4Q8oj",
-	"Ho98oPzpLSABNH8zhSFSaNn+u719MhazRB4TCuWGkuxKTeg1g6p+vi0/kRb0s7tJiyiYuVcs2uWEJXwf",
-	"oZiDeVMvUcywZx7yie1VsjMLvpI8DtiWUyJWF5TTCIfoFKaFntIvjome0vQq1NgoC1xtbemfVBAzQchr",
-	"Sb17O+pmrzh4qD9x1ljlsMJc7GqqpQFhwXJcsX/PRh+Xki34OLUcrl39hX5Rf4Z08mqWVMSuvn/3kpim",
-	"2/qfySxiJNbIEnF91bkiVKEgYI5ojfRUAFZu4S6clrJX3JVmOSs5G14eqysJonsZ6woaI6a2KWYVJOMa",
-	"stZ2xQp36M2FrdzX25C3iuCoJXPlVrFl+FyYe1QitNAK1ugaLHJvjBlN5HJ5J1N31tS5FMJz9drcAPke",
-	"ScclpAESoUwtIjNC2g1dv+u7ZNG3hiyeZAm13IpGjr1LjYVkZEJDZngjj4NoFrIwX1NotXcC00FKGSNe",
-	"6GeaTVfHzadl/6xIR2gci1kcaJhrbVuToNkU95uVT0qhO5nOFHO79ShBVDKDXrQlqJuWaF2Oq+dxeD+n",
-	"zGapnHlwvMtKGFTzvPIPyxCuUvKtIAIGsFnFrnI8PiaSMZIrAAaPnXTPVpW/50unUcJ5LnGZ6oxHgxql",
-	"JAMx8y1dRIKGq41aGR6nkiZG4ZifTRtlE+VWYgYZ0ym7I+dxL1xdwaU6D+iDbceclsmmEqhFp17+Tkrn",
-	"l0T5y1m3uxfoA4J/sY7h8j5KRnEqOEK5qqwxCTRxXv7aJKX6nTKi1cmMGNlv5gvnZjuvpT+5b2n8zr0D",
-	"P9g3flvHl6z4k0LbK5GUKliWPkkWzBKuFuf6pBEhBowmLDmZqXFpjOzJ2xfkmi36GBKmAYteejJYkP09",
-	"Y1GbJREJxjShgYIQNbM/2+xa4x9VIiFNPYgezrzhwyUHtANrACwlO39w83zW6+bxUGBfnliZigsmjaox",
-	"oTxWlMcskf8pb4IOjyFuw4YI9xt6Suel5WjXE1uhHcl9mh/cIf/4R+qqkP/4B4TqkX/8IyNp//iH5zLq",
-	"9DnQOP2QxuFljPwSRfdATJgkAxpc23jYf/wD4uz+8Q9TXCFeiJiRgMYZV+pfxpfxbocoes1yhW8NpzLR",
-	"Hs0Bi8S8RXisBLRth3PHeaAcRLQwrBo/8AwnFzG7jAkhU1PCu2krBULcIZfEv2xcNnwvrSCIA0vif/rs",
-	"e1hbG0sMGhIqW8eXca9DJEs4jfhHzVZxGe+en5Kjx0cHpPn9+ZvX5JTGIuaBfgcdg4iXfY0ikkiRGCR6",
-	"f/G8vXtIAhEyMou5kh4s+NnpqxOTW2hqgGhqIj3i69E7eIX4cOGb8ErCZECnPB7p9e11yJhKFH30+EfG",
-	"cA7rfPry5IdnvQEBMW6v19aPiJip6UwBn5onXDHid2998g3W7QioZGTMbjuwMrSWyFmkCPtjRiMJ1Y3F",
-	"sGOiLjv6RM/c0+s7UqHv8hqPONjqEZNPn96xq8HCywhbjhf5x5dxKuYVxsxVAChMgWzA0wJh1dAesnfv",
-	"Mi5dz4Qp/b2K/GPrjaqav2QxTq0C7zLOLc3EiK1bFlmzqs5l/CKWPGROL37im498CCiP5nSB2qzVWUlK",
-	"dC06Nf2qxFRfY1i+gqvxQMmxmIO1iEqLP2N2i4EgVJmRH0kXJQFZnsFVNdFcTvCBMT9RkIH5ZDJTdBBl",
-	"rLbpO2G/eewg35BdT392GSMEWseQ5ZmW3ZSKLqDiKIw4FNBtMhvxiod6UCqvROy3OiS1GyEteH9xSnh8",
-	"Ga9JAO4QX5+IhjmPCeYByw7B7YIsxCUBYmHzB4xqhndI8y0WKxO70NdgMRwLmc2V3ub+nsOdWgD5XCpY",
-	"nzwFzkOMRMAWKBD4HQK1b2YRu4wxTlvLFYZqAlODr7XS4FvW6hOpMccWL+eKxIyF+oRwURm/9aFDpybq",
-	"8jLW9HqKkQjQFKepiSt08HQ+wEiDtJ8I1TRc/xKJEf7jjJ1x+yCrYtDy9PihWQLgGZcEaP1Ec7wBI8Az",
-	"SXO/u4vG2DmXEMhAZvF1DL6yxJarhUGshtfSIIoWiOzTRAyYJP7OmNFIjT+aWPIdvaDFR580/du2vAna",
-	"8B5EnhuY9cmvv/ktEgqwv0KRWz3emNGQJZexpsJRBOd9SqHAExx0egJkQhO9MDO8pBPWHoqkDQfVxlAy",
-	"39gnpDk+E2BGI37NkE1fMzaVeJZ6FtY+FbFKROSTJkK8ReZjAXeAyusURzGMBdY8obaGAqFpBBtgrR59",
-	"kUGWNE1vCn1R0IjnVlHDPGsNu7QhTguxzO4hoEmyuIz9n2iy6JMcMvs2/kQzei0IEBMmYy/QtemAkd9l",
-	"33bE8FFpj3jAjKnHyFEnU3i/1+k2vAaYAUFAk/2dnfl83qHwuCOS0Y75Vu68fHH67PX5M/gGdAQVWYms",
-	"IGs5GlW/sdvp4gdiymI65Y1+Y6/T7eyhS3oMYutOLjMT+uSIsjiBM6Ex0o2S99OkTkb8NJTeB31fC1g+",
-	"xtD7RMTEt2H0PkTQ2qyNTmluk/+Lf0yK+Ur/qzg5lPpyQuF9C8RPGPdjbr1Nm3N+RetOWkoCH0B4FSCt",
-	"y2D9Dsk5bEycYcaN5oAevmaJHZX8MfWzTDe4yZAGNxHxCMfOAVumd8nTApKr2fGYYHEgfKD/wyfsmPgQ",
-	"UYWb17Qk5DFNFqTX7doLky4IibslogvcSJrEleXN6CvAzXLTVBiaZtL03RbBTTcdJlsshvSGLOAhw0YQ",
-	"nmMAwn9HYkQgMSaN6nr/7qU9C6CCMBa2iiikyZBnSSISvOVvEzGI2IScoQTTJ/vdrrn6wOUsVdYEENid",
-	"SMggYfQad4gyGWlacmxT81I67JH97r5Ve1OM8wgiM5JvRGWcypYpt8eOtz4lqS/CRn85ZzqLuXsqwoVV",
-	"yIxZjk6nkeHDO79LvJP1KmJX5vF/zqu/KpkxDD8GMzTQgV63+5DrMAZvWEiVydvDAhgiIYDlEKSxj8sq",
-	"my1d/o7Biac0zeaAL3drf/k+dpKB4dv92t++Fuo5mML1d7t7tb8zxqsLIV7SZMTw84MNlixn0ylodq9Y",
-	"yKn1L+33ntQe40KIVzS2uROg0R9sAO8XsWJJTCO4nfhx/e2fY170+5jeUI4uRtew0uj/+umzl7eq/Prb",
-	"59+8hpxNJjRZaMzBzMCyWhNoBZdg6Un+mDZ+02NbcUqvcVQWB3VipAJNTudjHjHbvSZgUpJkFstjiDbQ",
-	"rFDTFyVmthYaVXRAJSu7/d+ZWcsv3GpgvTLuk7o3oXAFaqFjCR7WwaG7Ik8Ba/Jnnjvfl/xGa5LSOUy5",
-	"kIpNGr95DUcCtr7pFVKroXkaCVB/lHm5R1biRFWiv42NtFxeGjadSQscowchd9ryEdKkoJ/5b9+cX5D8",
-	"GrTgjkzEGKN54ggWnYLo4DlmHcObtAaXcqdOKR/LsUdHfKriWhiNeZIHlZYeEzphCgrg/fqpwTWg7L0z",
-	"Um4hnzLPfNwWDxsmIv92T75Vy0eaVjtYLg1fyr/MuYWICf8NGdd/I6YzZlX1LmT+qhnZfokV1SVUE6f4",
-	"yEakKdVW7Aik6aONSd9N/f/OOH6rUKnEmGGM3uS7kdFgsQUComlIh2j9cyykklgc1G6dM+kBgXGbEvdz",
-	"wDEVGtIFcpkvgU6a/rfPLsiOvAkMwd75lD787HtGUcyo40jcaLSIA3Y11LRpLpJrv5WlE+L54KDlHKA8",
-	"OX+ZJKY1YR5YgE7nqaA55ricmjN/Jt35Sj9q0o+lC5tdgvw9vDPdQCthJdU4Z5p7KybJZQO9YzS8bGD7",
-	"RvwFnDKXjQ7BdpIxY+E/9Vs+pkaYSqstML6XSsxYiiZA75veDkNbqpGWEq5hkcrM6SCUTLUmbSJF1VxY",
-	"MzamvqFtMGFwqdKP4HKjvdR+OGYkoiMsAH9MpICS8DQkAxrpVSUELZSSxSHWuKeY4s1VTurHVXIt6kll",
-	"iEPIppFYTFis0DDhQAig5heBAqkRy6OaVzrkoLuXNxQ7jTSlookyzQ3GMxWKeexacfL28ZLRSdPXi9Jo",
-	"6rdgaONiRCE1A6bMnxqHYilDPprZwN185wTE04ne6sR4NnDRsZiTJk7OjcULj8YrPZtSEvsOsXdJxiwJ",
-	"DMst2hrgwceiBAmF/u8ANwr5SWVSqj65hiuNGuRu9Bv6Oyd+wfwJp1wWXnA3uTQNrvuUhdzBVBjZhKfT",
-	"6PeyP67wqf7JHm5q0KnHXDSEOehVJZzlHULr31ffrEnw11P6HFVPYYokMkcA9YEBBYOblNEKktLa1nY1",
-	"XKdO0mb2/LSezVd7fk17vgPqr9b8/0bWfKd22QPa8kvq6P0JlvyyOm1f7fhf7fhbt+MvVXost+LLm2CH",
-	"Tnn7mi2qzbYYU2BDWHLFcDwS8RtmoqghEgOid5xurDYRDG2wmAoms+oUnhG22ZDfemkOog3G9aCLK4G8",
-	"vKYSVvKlZMLjmWItd+Iy8vKSS3Uy5T/o3S1JwWVHkr2ycypiyaVicbC4ENcsbtzbXLqKOJhVriMK+pzu",
-	"LFHWufx3M0b8rcVQx0cilYPbj6TFedfuSAOMqf/ts1chDb5ygt/spbFJpfbWaNQ38Yc+ae62d7vdXLAy",
-	"pHxGNL5uoXQC4U1KsmhogtLUmMs0uwnqc4J2rEWG8+9O2r2DQ4wk5ZJcs6lCbTjiUkmI9oMXMQB9t+fM",
-	"TJo+3kW/1SEnNl5oLCLQ7ntdvO7NWWzbhGNU7IgpSfa7T/rmMoK1EobXo+jF2zitppEkZ5IlJORSH0PY",
-	"SrV6LrPIICrJLA614EZtRGEsAKoQ+73f3Su78lgDAK/TA4kT7hQbyRK7WyYXxYILFUTDgMwYerOMXNJ0",
-	"Sk6MWYLpLRjgBis+vwnaDhlsIx2sWJr5roRufv6S9KoOJXgukgEPQxbjFzUo1amIhxEP7qeZ15Fk7iXC",
-	"/MXoKaKnG/6aJ4OlVLUolex8umZaqf2MhDZiZVle74C6SCA7OfnkkUSKBVQKzAmpCOOQGidwNM0LMrQV",
-	"ciM0PU5fpll0b5ZNokeFeoMMLKwxFARPLRdyTBNbuc1aavvuLHOqb6URk9wZoFAJDcaMNP3zn06vTt5f",
-	"fHd1enL63bOri4uXmkhrnWxuF23pNQVSaXdu0ym1+heW2wk1+FKaudJaaLgR9tVt+ng4adFAzWFaqYFw",
-	"StU4sw/iq3X914f7d/Re1woCORkqlnwA++MXJU41VKjNdad/D+nrXSY5FK/wSjHMEoxgzILrXBt2x81p",
-	"CUi575dFUd74n9mwxDzWstySQQzdtzwYd8hzUfioPFq6VFjRa3YLHW5BS/HWfpPmj70IH1apWdreOkkl",
-	"V9YSa8Z8WW3nDtLD1ytdeaX1xUrvFV17q5zrbX5wbjfIElmpxWpj/EXGBwcMUxuBueob2alQF17n0uEf",
-	"SmNYql7/hZWGpRKX69UGp6ACj421GlLGIE3q30Bb+Cr7P6zsT9xKE/Z2Q+qSHDvXO2Qh3zE/G3RaYYpM",
-	"XzQ+HcgwG/IIfDWQRZbcaNk9ofNImgRvPYPzIQ1DH9xaUHqFgFEx5DIQMAGIsVBO3a2miwwJuLqYKU1a",
-	"rJcGrJQwnbFhUvwLH6SNgDhGd/Eh+H70kPavR5L4MbtVV5h0b/KloD20mQK3lxZGwUoW+bosC9L0tczv",
-	"e8TnsSn85RFfKhoxn0z1WnKzGC+qIKZU+nAWkYQNEybHHvH1wzCh89jHPWmNQsQjDTyroBjrlI24Accb",
-	"H/G4PRZSbzij+KBt0ZBQRfxcJJpxPe50Oh2/yoR7xkL+NkOOB5RY8jOto5AZwn61yT5UaECtIFIgANlp",
-	"lFABV7ZgIa8fAZZSpxRT7Z1dGUsKtQ2ysrfuXS8QBYj2WXLQ73TmLIra4IqF+TvgIu5odPYdS973H849",
-	"IoWp00ASFi14PCJTmqgFBEWAWkQoQsPWujGxBCldxMLDpN22a/QLhoWsxDoGu2eEVCSaMKR7m1On8dmC",
-	"qbIr/S2DG/3KwnFTnUd/jEXT76++lMSfi2A2YTEkww8ZFLXz4CDBegX/aFLEuHTXmo9AWXkT2BbyNtDr",
-	"ij695dTE4QWYYp8Xr55dVBcFtNIUvPOFJaiv+s99Ilizm/TIlQ0y3Nsi4fqUq2nxeVP6lUpZ9oeskPky",
-	"QVMueyRNDEOBj3kc8dim5Thb1tQssLVXIEClladzHfLC1AgASjYfUwWJ7+5SbI2vY+L/3NZ0og11u0yw",
-	"D1erJSSRuFJPwbiaMCR/zkZTWFCVrmAFwXvOI3YvYrfetGOrl2lV79+KOJp0jPsRRq/hIkX5DvMCbBGv",
-	"OrkAVxvPGmEhXYtRWOETzjrFprIw1690+m9Kp+3Fd3NytkizI6ZYuJPqTqvzKc3rmaolXU+QmMfSgwKY",
-	"UplX0S/fR+VSiclAKr2PVLNMGJVZ3U78ploxg8mzgmRfxH79FrN4a713zj+yhzVyL8FgldZ4QqYUayUt",
-	"n9tXHfKh43pW3xXMv5BKJOtsVXhBTUm9WrfTlsrNS06cSdLUCpV5DYyszuKcRy1j6kpr7ubXjUHwTZN9",
-	"suyJAvHLuqK8/J9Fca5VSjC8bRIMUxD2i1CL4v18ziMFXSOWe1JECyekWzphAka0q0h8yYnVjbqpI8/i",
-	"VE77u9I8c4ybEby0iO9XavdlqF0FydiM1Fl6VZPaFYs2OEStWaBqWrFylsZxoaVk6+HJUrrNP5ky/T2p",
-	"gYXepgTBfveVJnw5mpDe0DuQhRGL9Q1i7TCWbXWrCoE2qcWpklj4uQ6qE+ju6RMTkccTFh7bhFgaScg8",
-	"hcKQ4KWD1CVIaEIjtum6ka7A71zGz0VCfNug07e6G+aR0WgGWVzU6Q5qk8xw3Y8koVN2S5pyNhpBT3xy",
-	"cfGS7HW7RLagwcll7Kc9P32TlY3NRFJDPpbtxAGxcmfOpK+1QRcIHXWr/GMsO6NP4zL2c/08/Q55KkzK",
-	"Y84iH+eqWeulR5GYtyMuFYQmXcZ+RUtSn1AyTfO2MbhxJBikb2PuvNMEtQTOHoqkl3FJsBMkpMVCYZNk",
-	"cjFOGINcPCiG3DfR8XgWTV/v3R6BElMSsRsWtTxC8Q0s6JtgvCUbikR/A0Ua9IemMEXGJ8J0N+Ytu3+s",
-	"25F+6F3G5o/izlrlRjxcw1ksL27Vlw/UqsFPMjPhcpvcvBcnPdamvXEeRIBDoieilL5irSqRt+T+1hZ8",
-	"Sxr7fl5e84szvZZChFBaAwr69mrEdaqcDPWlr8L1yp0UD79REY9a1tP2fonq0kY0j2x3StfetITNDWj+",
-	"P2Nuw4QMsxv9hm2e2R70gr3243CftY+Gh92220Ez61LkRFKt77+rbhWWSM3RrH/+2LsdB5NnI/rzq9G/",
-	"zp/Gg96T6xffvrv5ZZ7re5PvFG0vJ1B0Q2pwTU6siGY17BYbXhchg1SjSBLKwHPPZbv8IYJSAdmssMKY",
-	"zYuLS8mau57SIbOh7gTfz7VrFFjCdXGrNoq/RDib4NYldPy3i8v8YqFgf0P50aJQ1mx9GVM8zAA3SRK5",
-	"3uqrAjtHTFWIkZXS4zumZklsTF2YbFqCuBmBGBYDtLE9IeqFuB0tQSAba2XhFFxBBMUg82SGpo1i3Zjv",
-	"48yDGINySmW2ripP4Z8kXzykhphuay0BQuncFBrDw/kaAf53TuqgYaGQfHYvly/tKkLxuxistj6l6SJ8",
-	"MhWJIvqDfDY61FeZCKnIbrfbKuamJ2JOoDOt7JQaib7XC3jAS6LHX3c/9J6+Wkm+WP63g0krDSL6hZ1P",
-	"v4vBSr71piS1KYerKVcymdlet9t10PJ4VbLf72KQz/Mr4y3fi8F2GEspZlbk/SFYHjzvb1t3EMvn1LiI",
-	"na+pg3+Ri3sSO/foERTKGyVMmu6O6f2pf4V3hpRHLGyzeL3TIxHz8sRj52rb5uKQUpCIuYm+SO97ABmI",
-	"VJLZVJ8HC0kTSx/oAfG3R5IEIppNYukRH8OaTCHC+Xhha6bYHuZYJSqQN51J6JHLxnPYDiz1stGyXWLs",
-	"2xpCWZ0ICVH+tm2yxvNNyA5pCutGhRIP87HINiUZFMb4XQwqLGyaQOFan8Vfzg/zvRjUM7D9tdwuOUDV",
-	"c7noYxlmuPCVgv1lKFh6RLRAy5zjujP96gTyZos0jEpyev6TtROn5CmiCzFT/VKaZUz0mCcFPxEfiDJE",
-	"5kKl2vECiaKmRg4t89AnouwqkYCa3orG+6vJZ556rqF/p0hvE0ZiNlOJaQcPur1URE6hjO2YMQX+illE",
-	"paWH7FYD5BF83CHP+S3CC8eLQ7MEvGg8Yjhmnwxm0XXbPOOjWCRACMvA0ZzFkWZdxahmrM6XFlCkRIlp",
-	"Gxwl2KzRDtDqkHOVMKgvRCVWF4fUq43IeBl5PhPzWG+gSKNP5c2XJNPrSapit2rHoHxGSpeib8vEOo3X",
-	"+ty+Usa/CmW0WLeKMBqKtJI+RmKEJSKmgsfVuVsn5LR3/paoSIza2eukiWHhHlEJY0Tyj8wzbYahPuvh",
-	"k8MeSYRQUHSrRSQfxXj/KI5nfoiFciJUIjF6JMmzsHdwsPvEdGJM13rNFvouH3T3yCxWPLJfwI01w2Wq",
-	"orvUiZgwaH47VEaCNFXQsQi2rJK9XorRaQagerdsGlEeH0MBMcnUP2dq2D7K1WJuRCKg0VhI1T/qHnXt",
-	"9i7j3mV8/ceT8E384/zDzcs3h9/99Hh28cfu90/Pf+S7w8lBcvqNis9+OXh3lty8uf7nZXwZ/7////+L",
-	"lA9HTj7ujZKoN/3X4PSXD0fvXj77/WgeLU7C3X/1Bmd7e6/l0e/xPu89eTX85ib6Y3Lw5kD+8d3b8f5C",
-	"Pb15+sd1lz57/zJ5rb6PL2anp2H343dP3lwMP373w+1o/58ArQ3piDmg7FgKOQu5Nocl8RHY3NEjE3rb",
-	"piP2z12/s3oRX01Cf2L6qYlLWzp0K06phMZyShPN7vQddgiV/muj9ACgYxn3XCnWpaTJ+cDUEU6TtICg",
-	"iSHQNOLrn/3UK5t7pIRPmmwyVQsUIsy7XJIuEUnaUloJTJzq5t7CCBgcRCT4/1ySAVsIU/PYwNC5MdVU",
-	"ytn+A1mzYMvm9EQEmnjCWFUMgd7jSvuWliKpavQbPFaH+w2wcPHJbNLod1P7lulTXhYLUVxRzOZrVqTE",
-	"FtfzkEps4TgryOkS/n61gf9pBO8t0A/QE7TGaIlEGZ0j7FaxONSaEcTj3J/uIYlt1xDkLspoStZXzmnK",
-	"8cdMJLOJ3sOcq5hJybTaaoh5MxMHzdOWVy7X9R2ZTv9M1QwaKUeRmGOhQGvz06M8snPAazs3uyTiMYMU",
-	"1wldQPMNEnGlIkYGbMyhZfWyGOunkxI5G0y0PAiTxGye27UAUTHbng3xosH1KNFaRYe8TcQNw5pMts4+",
-	"N+2Zs5nTavQ7n8x7n/+XJkz/fO175DVMkgrIVt/UWnAs3OWMQbvXEhCSfjwADOMTMXSYGeFJGe00Xfgq",
-	"noBH8VWCLZVg9cQGih2zs45IRuQ6/Nd4f35ycnLydPp2MghuDsKf/9V9/OMPwVn37ejk5TjoXQxuf9q/",
-	"ebU3O70+vPj595/HO+G3e999/+Tlyb92f5j9dPjH09e9k3ff/jgYvTgcj+X059uTf95JZk7v3L+n1PxV",
-	"yd+SmO1QkhRlBgtCHUKeUeKUdNyX95SQvnqyN52FXJEpVWO7MvP9I0kiRoeWGLuMdHmnTZHYRn2auPre",
-	"8mdUAd21VRNgHD0+zUvYy5cMCLUfC3UFxbB82+PDdgKxLAGzcRI6VMfZJyAmQjyH+Q6DpYL0K7ftCDd/",
-	"wqIXTPXRcQV2DBNRZccTCWk63EiSbKKsDQD2NIMYxbmwqT7YBsj0rCFMY6xhNJrOZlYRCzkEqKuzwA93",
-	"109eWFR5KO0khUraTrLC9W5eXKkLrAnVhu9r6CQATSW0eH7DnLY1PPYMXgQRZ1YEG4tIi4VLurLBYdLU",
-	"oiW1tze95x6RdNHqkDPsLNYvPxkQwLQAclKl+JoTNnpuAvGEuTthhtBCmWmPo+YCT7xM3dLvNuopWLtf",
-	"XsHK8LGC8xaaDH01fv8ttbECtXwQy9M1W21xssZsk7eRuB1jkCFnd0ymPMyUhp9QoAIjEdF4pMXTndud",
-	"iQh35GwSDnbAdt70Ma8KzfFoVfoGf9KDjKkc5340NvprtsCf/VaHvEOBksixmEUh9mPjKrOI2Vwq7MKR",
-	"dZA0RnQ1Zgtk6sfGu2YKEmkqF4j4hsWcxQFD273xt8GJmGrwtjq7GOl1VbMR28Cipg5TR2n5JggP2d7w",
-	"gH5z8vO8GyXd6OWLg+/l7bNnL1/y3tvrvfDjzy/2F3N6Mji8Zr3vPibf/zB7t7ko7x7/V1PNnyo0l93E",
-	"bVOFqYj4GlM0WEt8sKPg2z5p2lTJoCencN2dx62sPHSSFmJACgI8SkImJGQS+pEY+WA+KbrW3L17+k0j",
-	"T5i39YXF+IFch1ZsPQlhWXkLTX44bOGT9X94hC23TTqi/tFHhcQYaUxyuh5dr2WUiNk0jbcos0apMZuA",
-	"FOvHImZ+5rq3XsCcZYS85NeM5P2H3koC1V+qF5mniJLgUdSmjFwhXZT3Jn1vEaG2ZcH5H6QMxS5jvY5t",
-	"EsrL2KLPfNeaWZx/fkOPjmhwsHf0zdNv6TfD319Jdv3+46ukF57GT57I5z/v3rIj+vSP3mTwC/8YP6ZP",
-	"z54Fh86gvWzQ9J/f7O3tP6Hh7vCbpyfq3Rs16V5fn/y0GF2fPv6R/fju9Rv58+Dx6atvj76NXsx/7InD",
-	"3v7BkbqMEf8ykyCNotyq0wkuY4OS6bt3Me4gyL/ygj/XgOJQRZN2gefimrSdG3JvvqApdU17SWYUcVmF",
-	"HuA/b3armYV+oYUEFg2FQNo1DSY+u1UJNbTetjBDszcIheXWGE1SSFOiZjiYxWEEcRPgxYhErOk7dKuF",
-	"cry+lWAjMcLfU7PPUuNWTf/NzNCZjZqVpmRUTw965yDSK51NgZUQdLnCJixjyTk0mJmASxvAVqEW56xl",
-	"+o30Qj+yXGeJxaSveIRFkpXYkUTMOuQnrB9sHQYZBzYcxIlrMdy/1cfyw2nlYdiEj1XRz89+kGmn20xU",
-	"aUdiZAL63gyHABEjC1jAGMLeaD2wTUuzvwXL7FmuoQ4g4MBNn3sKebQ+mWjtbJq+7c7fOk679koxYdhA",
-	"17WgOUpeSJoUpLpgTOMRZCAmWYLmgENlh0e217DptKyFir7RYRKG1prYiQbgEVsVIATq5r+RWeu3bYkY",
-	"JWTpP292L2OgQYQtvr+mH8Io2PuRv+Ev5ux0f/aSf//kMsbGzweXMRN/xN1X05+PXp28Cj58vP4pEmc7",
-	"I/Vu9+DDTvL6/c5iSBcv3/9yMn4R/PMyPlv09n/sHX735OW3L7757uO7o7PXh/PBQffni9tg71+/HCWD",
-	"N0+++Tg5/fbHfXA8Vfmwdvcu48OLkyfvvv0gHz95dT2d/kCP1OG3JyKUz8Q3g52bp5PH18mPvV35RH48",
-	"+buFYRlz1j2dSKZcCUvcez7iNyx1bGcTfXU2/VtUe82EAuFymmU5ydDDe4lJUFl459PKFmVazZqyIBXc",
-	"bEFibO6sOXq+N79H/LQsIfTnS7DBfhLCn82zZ6cvzl+8eX1O/s//vbtnajPDiG1sNDAJySVOm00DjPWF",
-	"sr35Hc3XyAR5f1beyOCkNxZko0xjxrlgAVbRz0I2jIEPS5NHC+JDBzhfT6qvYtOm7eMipCOroDPI5vSj",
-	"EgpCItSny3khsMomBObbcahZFvwdiMmEK2VFSSTfYkgY9o3Rr5gSRVxhcxRn8NyiMqEAwmj04iBWBh1b",
-	"2YzNUplrtTWg1SFnWqaxeGxzHW60fCxGIy1xaNEyVokpowVZWyAHSdjzQDLrGbQd/+Enp5EsFOLRPwap",
-	"CJpVDsJGwvqLPnau9x3RhoL0IoZ6zTx8BM6/yTEaDcDF+Y6pZNGGJo1+2huYpXaER9IAPqAqGDNJUJNN",
-	"BU/SRDmLYsQznH4aWGKTvlMQa+RZMLVC6sFy4WsaY54UbiBp+rauTqfT8VvrbiQl79+/OKtqnlk/gbbX",
-	"7X7ZnNkUQNU9yzVKGXQ4Ng2TMnqRCu8gy/8ZzqcvBgZr/3LIZCRGx9mtAXncNCowAPPx/rQ6X/l0mU3D",
-	"YU8ZTXM4ElA7Swc9q/AEsyRhMVIG8xPSt/vycq1A7XzS/73SF3g1R0cdGXQuSGFJxQr8qTlmfDRW5KhF",
-	"IroA3jGBJsFZbjA2a3fMvn6H+OnsvuU4CfRhQHvH+3cvMRoFaaSfX7rvERlROWYy7YrcJ/6nl593Pr3+",
-	"/GtnuvPpw+fffGSLYMbQXyGPsj3nseorpqYd/Z//56XJ1WMheW2CMmzWygdNFE2OYn78lDkZC0zTGEhu",
-	"wBJBgzGhZMBHbRaHnMZk97A94JqcaBKYBbxYe06rQ17rJc8TrhSD2EYwf5rytAljWknmSnpgBh2YPswg",
-	"BSCEmW2ZdKvp+m23u7tz29vb3+kePgZg7Pb29ruHj1sdci6I/+2zC5IHa3cHvunt7XemO7uPfVhjyXsW",
-	"GN1u1weePQfpR/MtDJ+QRLI4PC6EU0DICx51yqNAutGCqz5ryUbQtqPpd/+j91yv5T96z2E1/9F7vvvY",
-	"b2ELf5DB6MT2pUYBxscboHGoLYZtRCyI7EVbiGZ6halRZoOW/UX0g+U030xZfPL2Bf6VsVUS0DgWGB6i",
-	"ubfGxFaHnJDhLIoQ1VCIQZMHGn64xBbZobHVLBhNNICmNFGcRgAEfDLh8UyxTiaH4Px5+wrMYsO17A0k",
-	"zVjE7aw9zWuPfLARTbudTu/goHWcCUs4hhVGQmFKucOuFkyR5qq4IlOdPduxXZ5UPIrsrlZIKxd3aTNT",
-	"w0SzTAW0CFN2fZdpCGlKpqVFccNAwskMJ4WbUS79pBTtjlVE9jQ4lOZSjX7jfzfNmv/r1277yW+fdr3e",
-	"59ZO8xb/2vu80/qH/Wfz8rIz3bGv7X1u/a//2bivcCUCxVRbQo5uXrpIg4YGPKYQXlTLyKGB0ycfSFMT",
-	"4GEeeVrk/LuTdp4y7/WwjY5na/shjX2UUmVi08YBxe5hOvn/2Psa5rZtrN2/gvHdO5F2KUVO3G5jz85c",
-	"b9K+Te+myRu7zc5u+pqQCFmoKUIlIMnaTv77OzjnAAQp6su2YjvlTKcT2/wASeA5B+fjeZ4ffvX8616v",
-	"FzE5Hk+NtfFxdYQRWzrt654PuxZLuAmufDHBFUA13AaWjPyqLpJWxTFqr3LSQhNVQY1dvDgUJvWbuS2J",
-	"CD25IEQZvAPqPU9uWEw/YIBG5dSgr41SnoJaZIn31M5fsoQvWMz1hcpiZM7vK2NNYnwpMqGljqnYy95x",
-	"JK5hJw1Mvl12SlGaAc/zBYu/PeeXMTpSmBFA9pi4tKhjqo80Jo2tDR3bDbbMLln8etj5UWWi88b+JkZ3",
-	"4XnvqMs+gF8ETvTfyK2OMTYA90cGbzsGRzaOHjtGDKryAKwVw58vXDoolvoC36T9Af91gU59fMKsUSl5",
-	"HrVmEeWuQ43vz0it+F4MtzmeUhLb8dCc6rfbCSXZj/ISv8k2x78e2k8MX3i/1DW7KpG7wzeF8tcqjduD",
-	"3bGfoh31NJ9vCfpvVAKE1U0J7aMxSHYOsulkhVY5moNdAwFVE7K19mZoUry+5m4WRQ2dxbA7p2e9Hopf",
-	"Ei8XNyjXPecatc+PSSIYgReK4q8yNWfzkYDUVmkkUrNUzsQNUL+qpOjKInaBcKdu+SARvCy92SB+GfHd",
-	"29kO8EPFrQbvG7zfE97nBZ7sF+7tz5Dp2QX8nTDNjaA/yNEh3Fpfn0jEqE/OLzJ26u424RrvF894KpML",
-	"I9M0LmJPrlEquDhJG7AYteAgw9EXImPieiJzkcSUidRUbiRn3Ihj5kkiNxCog4dPBVru6U+sieLZQmUC",
-	"i9K4V7WH5G0p58nTNEhrQoUXjRRKmKE2zAvIhHfBzHBB/E63oDAhnEglaqkcisFikAqoTcOnbd/IQto7",
-	"bLaPJ26oUSmjG7ngad+XdbWOer215tTe8IswpvgojemtN7323WxreO2xjdltzO5ezS7hTtXoeou6hfa1",
-	"RxSWSD1QM8j/VqQm0R7YX0TLSlJ5tV7DLjYuM83i3+LoYzbgWnRkpkWmpZEzkS5Y66dMDlQiWCoMpKuM",
-	"Uu0ui/9vHLH4gpJ6Hz9CVXj8GybwIIKGXIBmJMZapDOIrH+gMhR7M6oeKsIc7L3Q09RoNpkarHei65QE",
-	"NaPgWWTi9DDNSGQfs0vF+nhFzJElXfYOwuzHjLuKDAXvkqdwhMuoZQqKjuusxpng+WB012LfFRAS1yZ4",
-	"wJqvFn604pu1qp+rkmbig7FY0bz922rJr6+XUzCPjSXafy78etvxRPuwb6NO/gCQ8zuZlTTLaWHXrg4Z",
-	"4qqGT77bZgZFG3Gq6aeDVPCcp2D1J0rX4PD3MhGaACwXPGHhBcp80pRbqLnNSGqj8gUiKESrRmrOxjyD",
-	"npKRTFgr5sOhGBiRFNQn5EjrEZ/ArLW37/A0bXfZT9nSWMCvXrAW3ML+i7Qv21h+BU+KtZW4c0A6/ECs",
-	"uA4SX9qz3gue/BjeaZ8qMW94fnWapvae69by9+79lV/BXOT+USte3tls0AkAuoMIvcnbW0L0hol0PzzI",
-	"MNPK5Ow1UxxWGK2mAAhKB4V+Vt0qXM2NnKZLBPGlK0Q4JGuklSlLL61S3g7Xzfd+3Puzhsu3W7eKUCej",
-	"hGg8SXKhtUgce4x/FWLMZVp56sZo7lGqiW+ajzuvADIJ28mMTetsTKsQypzVqJ5qL3sa2PPAQqp5Bm18",
-	"UF/pLsXUsF2eV0UATuYM2iBWra93+ESfzTzV3W/dCqs11M0ae5hyaHUzfuc15ry01S6ldXGcS1lzy4pT",
-	"CX9f9htxP1vrtJELVZmjPHm4bpt7mMZje0Trx37yzTYK5u/Oi+j38EdQ/IHLbFhSdQo/y4NZKzNYWoib",
-	"FGPsXcNVRotsbRsV1PsE56zoh6o8/y51wZ+zN8q+gU1rvvrEzrOHNNAXsOSbsPkGjLDLsrSutoQEiGNu",
-	"Vaj6nUyxvUKN+0AzjrIMT0GHoQ+5TN/wMp0k1ueE/7WoU3fmi1F1+wQrhab6b3xg5EzEbCx4plmc2h9O",
-	"MKoe+3g1lXCnC4wyLwXV7eVUbiDLHCdQgdQK3bt25K4I0XVsldQDit1AGB+HE7NWf4GLhjTDgI6r68tn",
-	"U6lNqRZJCifrtVhRgwvFUrU8Vf9t3/17f50HmUT9LlfjV9CRuPnYc+WPrNYkUOkXvmU2hKnEWrH7+tJ9",
-	"+vYqMQo8sxRlF9l0bKc2XgTO8//k+WAkZwIxfaauRHLwy03i8PZ14cTf5gWcqdzsRwNy2xTz5yi/omm7",
-	"TQ6gWCQNH+wjyrK6TVuAcVDJUlfbiut0p/TAks3ZurLV2SBecH37slK46okvQR3SoZgo1o6vCutiAK5x",
-	"06dZKxaQFpAzcYEnHxMaMXENrWfaVSK5q0EfPsBK7NrTivwF1PjA+6Jj/BjbWCZFA8bMcgzjvuAo8QFQ",
-	"CL3aniDjqPc8KFZyfaUbap5KFVPWaIHmpjWeapoZkUB22SjD0wt6pDjyr3RTPZXKrMkNq6dAlBeVN/Hx",
-	"IYZcNOlWqK9UtsYcwmi+iIKiO7Kd8EJx3uKkjpjKwqo899JBcbR+Rq+1q2Xa8c1lQN+6izuugsaO7l5L",
-	"tZMVhTXxmU3oFrbmO5X3ZZLAamuM7p0ZXTRYZEGWqovJ4HprmgttVC6KeqfVEZwP2OIPTGTQg1EuVKUc",
-	"dYH/AUExUC4laCPsv8EudNnrogZYUiu9Gz+a10suM79BmotcRNaoiol9Vmv+3D094RF0Fy4wu05/bON9",
-	"qpUKVEZr+JXIQIbq2DFBSoM37rKj3osiClV0CNKpa5Ly7/GtvsIjwr4/ysL8XSWLO4QEuFtgkGj12q9c",
-	"Dkp9+hx1PvTYmys9YdieGuVLCDTtH/Z6W8DXS5UNUzkwt8LJw6+2eQF6Opmo3IjkjUgkP7db5EcaCKNV",
-	"VIdkrIWOrHVd22s1nh2cEozdEExRQQ/A040FL4jsMFDdkAmoQkIBRJ5pPjDQmYBuuAXH+UiBkh9Qs1SN",
-	"Q9h+EbH5SA5GbDzVULuP/XWnqH/PU+JXKW1QpCF1fH1ceJA4YjOX9o0d9XrtiGWK6Wnh2LeOekftqDgj",
-	"5D1xT9o66r2ADoNSS4Xf94T1l/ZUdxr0VrxgLfoCeGmM321G6GLfsEd8ppvcEzrT3W+IzboB5wacHwA4",
-	"TyfMKHbY6/UqyKi3hGVyiG/r5BbQuTrsgVzYFPc4IcS9lXdb8UjDnugAQT3FWQknA2AMfdntEdJvJfYK",
-	"kXiXe8NIvH3jwDYY+SU4sDX7/2VsxBL9rZK42MAhShzCodtaCWFDVrnoKDpNU9S28L0d0idn7d5/ueHp",
-	"hC5Z0PpdypnI0FGFq3QDSlvI0Uae0tb9CHnmCAT/o4+Z+ysGNiMWT/ily+zaf16gLiPPYXmDatEJ+/Of",
-	"cRzItI5818WYoFIS6PpkZhSLE2G4THX85z9/zFox7/a7gyIZ7f7axd+fkHMNf2bx//z7tPMv3vlPr/Pi",
-	"ovPLX1ofP3bLv2n/+U8xCWFQZ+0pm/F0KvwNvHWAVw1kTFRwowc85TlmmDnqwSIv8ZDxbMFEKoCgEX5k",
-	"PM/54mNmH1hERZOTtUH1mftBLqg2Li9l8Y0cC9Z6ffaWffN177DdZT/b4Wq32fiY/fT+Hx2RDVQiki47",
-	"zVS2GKuppqIfDArhe59q0MyDORiGjVZmQqy5wLo8IXAmfcxodvanxjVlt/RUT0SWiIQCUJh1gS4Mo9Rx",
-	"KAMGgzbCTuSRGDNuZy92b3zMNuU9oNuaRg8xMHioSvjLjhTHVXTgIXH2XGjzMYvxrSYX3MRhu11I5Nyl",
-	"3Ay8A2zd826TnyYtJOa8dOVYH7PUAqcmBd+TQngWKculhtNhnWDmB65cZJxWt+vda1KmDGDvEG2ipSoQ",
-	"WoCq4ljZb7oq91HCnVUNfIfPvqktHLjhsPw2e/WgPPbdbkj00XBZC+iooKlnAcS6tqRibNeZxAEVvY7P",
-	"es++7vQOO73D817vGP7r9nq9f60YtQWUevFae8eOvf7BXYyZHOl1gz581nl+eP7s+fFXL46/etF98eLF",
-	"qkEbdYdDhmXmUsowPszO1eXi2I8QZylbMua0B6z1BwvDhlKkCeJo4hPb2vCFA1HrQ6xWFA4vv/8U38Nq",
-	"Wb1Rp2qTaPt8iTb8QN9xmeJ7+Fx5NrzvcqatrrbF9b4WnrbhZjWdgC+8Bz8nCtpzolVJspbMyENGtPBe",
-	"zbFzbgLKG8cxU9DIuGoOBfoZjmemzZCgMxcDo/IFCqV32RkpeOZqTCfmulBGIfrvKyEmkYUiWUi0UKss",
-	"kHqDM2hBKluAn3HCuA9Pc9RFIXkTEY5wBdP0GbzPfcKAvcGmKACMsWlOv0cB8pQb2OfYRSC1kYMwGKgX",
-	"2ojxbiVmYd9cx/XNPf2d/gXNDnwwEBOzOo741tFLGfvyzcaqqEQMZGI3yXBda05oSdm9mLE7bVeYjas3",
-	"Cy7+pEjlsBjT253gHI3bW5QLQ+SC5wB5mlKLoFbTfFDryeOwfg4OdnN4V6+eznud7NeC44DpZpuWcPCy",
-	"mhjeg4rhPcIwHM68IPRf34e7RXfFFjCUi1/FYA0M2dldk43wROcVcHJJXcYdN8WGpzgJAaVE1/JEu0ob",
-	"3HJMM1eBg6llOIPx1G56FgR/SVC2+qI+J2Ef9/PA0Ppp8AZZB0EgDHJGB80S/8MscZyGd7bEFx1cKauX",
-	"8cuRGFzppTzjpchEjrfn6VQcU720Pez8n+d+m0A+Ot7kiWZ8Iq4pbGh///35+bszNpSp6LK3maPcr+QJ",
-	"+2KgxiIoo3N5T7wqKORwmU7zgpATuqFBPcgzPXfZqx/PPNHXmC9Q6f8rZhR73iN1HM1aOc9FumBH37CR",
-	"mua6bf/eh0Lx2tpvFH9+hS9xPwnK8Ba7Zyf/4FjSZPC2wxUSMfcK2momcrtiaLHahRpgCoHGEpj4Rdsh",
-	"VsOVsPLeLurJ1Al3kUy3SxdN+7QRx8sw9yBPsE2Sx6xFEiB2OyIk5DPsRqxNdH6AWa6aVhs8q4tCxXgv",
-	"UluHXz3RzCwmjizQ6W/rQpqVhgfR0SI8QSn4oZNXdbl4Lz4CRL8TroHVxGKUyypar388gdQGafR5edhc",
-	"cK3WQE1FPWKvmLOkVHG34PMzAfrWmBN6X0UAbivssft3+2GXT94CUX7SIm9Q5TaoUljzyooOQCX0Y5ah",
-	"BT2KjbhyWhUksqgQkaIWRTAqQ2AtVDcs0pjQ7lYmxCbng9b0lg1nS2Td0pecUhSlAJPWcti0XQBQyccb",
-	"QhZ/JUKElMd7hYcyt3KDDQ023Agb6lflDsCA8cfbQgNFMSvD6K5cZKGkx56XWVk9pFlozUK74UKrn+Nb",
-	"LTVN1EubS/VIYKDsSZdJ62rJMN2V6fz7qNr5LFzU7vk2pQaK/oeGgeLRNcN6HZaVOXp3xM75waWVuDUL",
-	"xcaVGWjbBJJlnkgfp3L98nVW6h5X765ECJ+Dc6ZZ7H+4xV5T+r6/tb6luNYNVz4teORkKWtLITfLjtQr",
-	"t9GuWkXyi7vQRwQ7uwk67Z/Qo4GoPyBEVUSICoDy6DMHca5gN20xqs8HVzAN6YRvZzQJf/8TbYC7fZUs",
-	"/s/TueiPlLq6mObpp9Vb8ncKQISIrvW07//4RLPgEgAz2Jou5kukTJg0mJPWEKiqg0hgKrg2UGIYoNuZ",
-	"4VnC84R9wMtrRrUz7n4dmaBQOJQNqqwcsm9H/jgjx0IbPp4A1LnfanmZcTPNBQnk0e91d5y0u+w0W7Bn",
-	"19dOvcMxncsZUIDxbAH6QxQs1CwXJncZT2ykeHaEeUlEw41kssJ+nyfIgLLymXxFP76Jog67eCNrKWY3",
-	"lpp/wHyvfVpKfMy5ZvZNiQSoBH7K5DXTYqCyRG8cjX/vtxvU7LAIr/a5Fl8f2Zn0/ZvTl52z70+fffU1",
-	"5sBk0vU3hLnNrsTCJWzglYpBLja/Qz8vdhr1L/sJLNHcJxjcIZZUiaitmc1oJf75z5qzIIANnREwGSLG",
-	"NZ771fV1xDh7fn2NRBP+whk77DF9wnA1YPdyyo3Iu9UKqBUAwcvwYJ94ycadIfz0y6IEhE32siv2dKiq",
-	"AysKV6/MmDTENUERFzgkaMMOmShaMdZCQeYB2uJcN6Pj27NTjTPDL1nlMqwVw3Nd2HkTs9jwy5i5bAa5",
-	"ifZ3wIYR3OYkLOse80QU09neBV6t4wdM2scIvZW3KjWbePiOA7COI1rabEIK2suYqydisESlLViMiymm",
-	"Dy8Shk2AFsO75Zt4ypCRMRPrXzrB0oFTUCBBFuJPtE7nT+//wfJpCjVoVXAOMJ8b+gJuLpNKUmifoN4c",
-	"UsyZysc8lVokrDVS2rBUzUU+4Npim8m5TKGWTRnyiId8mho2UblhSa4mE3vY63ezIwhHa+Qs4ZrFveu/",
-	"DruHsW/NcboQuu3K6VM1IIqUiP1HZYLEZ7JO+T2g/9zrslM2llrb0QRTgbVUjkHwGGdKeebghLQvD/tf",
-	"MVo+xzKdxYSq5w2/olUDrYVRccuMTbOrTM2z0j3Roz9h3BOsqxRK/g57vdJr1uxSmJU1eS+h2+qDHcxZ",
-	"cNKeovHB3XYKwh/eHWzbe+MwNjIEhG8xKsoL7Mq0LxoXGmvpkf02kNS0S639R6Rcb2gB9pR5gPnKeIZG",
-	"19kxAt1g94FbjcrW42kJB7ZTJSqdEjGVJpUAh0IWWpnTAtD1wcwlSNlrr8/y3XZZ3E3/z+fTAEK7pysT",
-	"Y/00/j08/EImn3AOp8KI5dmM9C/1YiWVye0hfc4l1L/DXk97F9E5L04Rb62yScm12aRsgoOsM7sb96Ph",
-	"fVaIm1Re1y7iJmOZ+VbzraVOHnSBbBP8Wrk6cRZ6Z1SXZ2J1TUb11uPtduvMmg3wnsBo3HAl1fWRbrGI",
-	"7kBW+mEuvP3Yzl1MZxPJfiiL2a7DrdbxBtv6lKyeFOs9RmKQOkQyPxlGQ7Xjj9qAC+XsGURIghTaQNiL",
-	"PtFQOe/kY1o9RA1pWCJB148CHVi2jg0rIjNsnqt6FXrvnL4qnrNBjN0Ro3h92zTo2lnRYMVDwQr7VarO",
-	"bRDj3RZBwqQ6T5KOy1Wv72idapG7dS5JkpW1HO0PrO5MzNvQYEa8Fq7WuwgYA5HGNEM3nfpt3DKv2ZGe",
-	"JskrN7hdF3tNfdvdR8bc6O66NtVdVze9rk3sadde+CQJu863plEPYQGXdWczdW88mGqjxnGYVulbW8Y4",
-	"++Hs7Y/sDFYKe9Z71uscPnNVMzJ3iZwnBXcja9kHhgSZyohQ7ISJa3xLLLbvJdZEEzmcapG0T1g8FuO+",
-	"yPVIToBZEhIAF1diQfySSC0Ys4EaU66nP5Wp6ciManx0l51Tfgl/wTIxEzk1zK4OvgfkvA8QmMpjvKeo",
-	"fbV+f4MYqpj7zF/DCNJA6D1CKK6e+orG9cCJ4c1OSdlnVciTaM+rRYRGjfvaqEwcEyO6zztnRDkWE9dw",
-	"HMRCsVE3YnxCvKqUvgedignP7TJgqbo8YZkKM9m5GKuZk5rD5K/7K3KI5IIn9hWx/oLF9CdkPP0uV2Ns",
-	"klYVPy8KpS4cgVoJ9l2Bw1HvyI6UdqXYnoGHQ6mlGBqmptAe/dsUdi0R5On9D8Tt6spZxLWdgajYIany",
-	"pqLWsVKZKBep4JDMlv6AEkeTjqxRSFMBRArAkTsRnnhCs0tFEhpICZ0oUcgd2Z1vnw+uusxCHVTT2KHB",
-	"VOCp/dIx9j/HEbsSExOUJbjpgCYKspYyY/F/fXvOYPrRZCjUpHS8TkXJ8VQ7FpiWoY15QQMDn8Q1xB9b",
-	"z5/EpNqrg+Kh3tIDddRLbvpDEmXyn7gxe43ZewiJhRuIMIVG8FIYH1RYH40sCuYNxjZc0fywalBKKnYV",
-	"5dR6pkq/h3447XRbbvobKprHnzmvmac7rZ+CUKbESJeqy9Ur6sew1RQcjU3NKZ6k30V7a0SCTRALRtmc",
-	"MU/EikUX9nr6Uf/DDvohtqc8LALs6ivbjgo7VZdQZbRvxfZbtbD/UeHgveA1NCb2k63rjq1rRA/xAfds",
-	"W8btlyEAT9dhkLC/wIB+ZeMAMX/ibSmOrieJtNdsgvVNsL5xuXcDCLtubh2vh/jGUOQdOFmP5Bo2mDe+",
-	"ZF1cSySQrc3t1Ta3QtNSOSy17KsTs1sqrwSwzkNpPDokKk0IhTC6FDz4NEuF1iy+EmJywfWF+0MgdwOx",
-	"idiO9iJT5gLoLWPKPSrWEpl9w0kbn2fEiSsfHuckRDZu8BAXA1HzrBKHs4c/x5p/9If608Cvq0PAc/oE",
-	"b/0XeJAguDTM+xau3jI5EEzEYPI1AZMGve+zIIMWUyXKCs3+hX7azSAdVZTKmYR1gF4C5S47xSAzYJ3j",
-	"/rVjQtEcM80J8QbTPBeZCRdUGdd+gnHcVXh3817r9fAN1KvsCwArz/NI4K+BvH1D3rMtIC+HRm1Z2QA3",
-	"aLkdWuLKW7HtXQ+Gv2Muym9966Nj60iXcctb9WnrsnwVlnXfVoLqM9hruizU4LKARBudFyzPUD5vuBHH",
-	"4VVTwZcGhN2Izp3loOZGo7Kbdi4zXQnr2YuLdAh7dKhaoeze6i16bYBu76BONPF75nSxz1fWqViNqh8c",
-	"Rz4lwBtYbUJ39TvzlXiB4vROAGElQ/w6DitY49tV2p2WNt2wWadqkFTORByhSlwsM8SN2LqAoKXv2RRc",
-	"gr/G7TtB+eHBSM5Qhhcb1V94BftOcRW7QH0vvlZIYBEo+NaU8dJT3lHJ3N3TTpV9zj0T423n8TWVcF+a",
-	"u/coZbVw4d6kEm4J6pKEqOzXVBP7UmCp2YynkoSEScuilqOPtTgbS436Oci+YSHbemf2+CHRkEAx8kRJ",
-	"+6LaXfYjFJtSKVruQNTHIEm4V2oWAxVfjH6XB0FHwQIA2yJp+Be15VGnSfLekY59TtTb0/bZP8691RSH",
-	"1PvbVBTb4xsUbeKE996SscQ9eFMA1Wu8xDQlLiQBqZql4ldffjrmC4tgSK73DXsj/95djV36CwMvfU/o",
-	"FQ5gW+zSDXg14HXP4IUocdjr9UKBQ5XtEsKrhTNSMLlpKUtZYLVQW962WRU8Snk5MpCzsSgNImo8uxRV",
-	"vXm4kBswbn7VkGUKs9vEeVrUpALpaW0xDWfYsraUOGet+Ug5CeoKEyJlqtv1krLVw1b6oXjYHZXpPBBQ",
-	"31dZT/VtNeU9DXbesheX+DVuv5fGSN2tooYu2ucjh7gDVnkQQzwuo4vTo7UY01FZSjDoQHLAIW+RquxS",
-	"5Na35EmC6RJE1IRNMyNTVg0pAlmmDz5uGa4MI44UrKxFPbxsE3lsIo9N5PExASeu2xKTtIed9o2Bsz9N",
-	"rzrTCXB/r3Y1qZ7m5dnPoNDtaEzG09TICc8NG0qRJiy2f4xZixs2Vtqwr4/sLhog8TDq9XoRuMtqrtvH",
-	"jBPZvv2ZlVQ37cDiyLeCpgv/FwxCIsYmClSBKT7KJtyMXKoZLQoQak/wBkTKNBBpClTFngq6JngKbutA",
-	"z4iln04accP64lJmmgb7JGZDlaZqjheL/xZHLP6L/V/H/u//2WEyw/sRMBvnueSXguqMwGWlcih7nVRp",
-	"QZWZKJ1uf9kqunefQAZ+PE05y8TU5DyVGlCv3a28msBmifHELJgc2wvYb0eZL3tw5GK41hLbf5wURalk",
-	"DFuxnmrsm0YeaDAt9p/iemLdyLhNlBNojuAdawUErzBmhnPKU7RjMn4MEwl5rb3Yo5wJjMLg1NKo2SyA",
-	"6drOOFduQPMljH3jN6PP/ttUTEWCFrqgoX/We1a0Dv+q+hGbj+RgFLQL/6r6+unvv6r+hUw+ua+qu+y9",
-	"mmMoPBgPXYTl00yjzQXaDZjEmPZTcybsync7Ebilp8PGC+JXEUmXfRgpiDvZnZbzGqhPvQit8wW9zZNw",
-	"9SOXILYiwMddbfP/Pk2vfoIrPMDglQeRp3aSdxJueNmQT3L7NIZ43Owkqd8MO3SyZtpeipuD44O+zDj6",
-	"lVURiGBH9G+86i/+KNX/VQy23Dg9uzOv5AfV3+SKwGzCid54I81G7h79kdeAYR60YMdUeAgg5MHtdL2x",
-	"Z5KIO6kF8Vu30q7upCSdsXGfBhsyd6Wb1I/kdbuzGuII3hSGNNuzZnv2GJki+B2WhhBpUpDc3ECZxANW",
-	"HDUkfTQ+Fs6rxNK8cvVbazOZEvattZE+aE0W9WRr8UfHbBFsvIoUAXub2d0e7mGArK7YhZTAui98XS87",
-	"RSec5G+KPAE8tjRum3JMhYskXmPmciBY66jXa0d0omP3LtSYjnpH7cjfuMITFDlNygDcvRbTqtoXx7rz",
-	"BaWQS490T80jdPdd2YWaRHLjQz8AeqE95JK9ASkc51UWZJs88rwg5guAeydevjUt0IE/XZa02y8l3go6",
-	"vAjI1yFcBQZt6lLTHtwDvkAM8oytR2/fkRHZMTLCOKk2J7M2H8lUlOM6BfVc21PwkeixIweEPpnFGsbB",
-	"Tdx5QcZdmhqyu0C/wr74Ol68dWbsXjYpXwIhXphKb/jwGoP12Pjwbr/DUfPMvs6O5uNJKjoDPVvJ4nUa",
-	"poqgzCizKA4nwu8SkUOYZUj8qxvSOhH7eHDK8MYQrfp40D6upp+qOSefWRqodDrOILOUCj50cX68zxPN",
-	"inC1vSkkqSA5xWRmFMPIciHcCdkvlLzn6ZRsLI0Z+ys1a8F2DlJsTzSliOjxI6ciGrGByrSxdpsOyKZj",
-	"vGbkFPbhJzteC/VmMUESwTFHOdK+XT76BFsu8SWi+4531mglYCNIRs+oSwE5o0RBFsL1J7S77Cef/dFo",
-	"eDAHghkeykkVaTq0Y/TUUpN4a+QSLsHXROPPpN3OIQ3JmC+Ym0xMmlprRX8+g1f2Us/uw2CtNSRGXJun",
-	"tARWK0DXmoYi69GIkjwWKX43IRl3KOQz6yiqG8z4/jS9ovRfHdhGB9cdPRtYGBWdoco7EP7ooFIRbby3",
-	"wWN0il3EqcP1WkQOdJMCT7gUeakUYkbWd0V9YioeSPnCeu1BAQL4ubqcgd+AyyTVDJuNojyVLsQ10m7H",
-	"YjgUELqns9r1cB7WEpQz/5zpCVxzJIRhczVNUbUFkhwuN9+SlRKBVSUBuLmqFAW0gz2Ek0eNn8SsL4Yq",
-	"F0wal7hefmF8zhes9fbD6dk7mEgyszbGfpTLqUx4NrCI/AqDVXbHhN+6YETfFLOzFqHLzkwuIKLoIB3u",
-	"jvE3p04Ohiy2G6/FBcfiiIKsKuDTfo6MMCUeqQ2jsDdyH+hKOB4XnlnD07fWjT4kxPhafKyw3W0ModFJ",
-	"JxUzkZbnElT2lWZT22Vm4KFgJrkvkkxz10BHBQ70jbDyxf6enBQS/6Ph2PU8mBodViXokT2/RdeBeoba",
-	"YOG3cADFtk71TQzX5+AM/fKN3Re0Y/ki7em3tJJCu+ljSFBEFJhOQKctdymXwiy3ZKwn8K5LbIDxc20P",
-	"CzYXOaWYo23zJivIhZcq8h8vQOzYetAwgj9+RvASu/2dtAGU1uv2NOGnVdoh69JFFV+8u24BPgpy711r",
-	"PRoy8IYM/D7JwGvgYAsu8ComEIJs7hR/hwcGHGSJT/EvVU9sLIk4xiKMS2H0yuwY8RRtUqj6jDUOuNvN",
-	"BcTz6OFXFjPQC/uiqhnKz3RP5QzVQaxPDtEEF4lPIDZZoiZLdI+wTtM3rGsgKLltWQORXd5xl7zx/O++",
-	"8x0KHsod7sGekoqdfdzL60AU2fTVYhHVyOhqZsqmO73pTr9TF7HRkrirjWa1Y/vWLJW++Xx3lkrflxCy",
-	"VC71TmxBU1kLRPCcTTtC047QtCM8KuRDyV1ewyNxC9CzWHErzCsaiYNmrCjo0oKkXACG78VMUVxAajaU",
-	"UN9o1hWNgrhwpthwmkNxCpEXwS42FHWupIo9EraW08W4AXcl/pthuR5J7fkNkDZA2gDpowJSu2xLrBsA",
-	"Qjdn3NB85jq7Olx3YGe8fv8Kh0BOAgKRnvXyOCx5sd4cdK0GxfdA8hCxSY6NaVuWeyAnEZZ4FLGlVjmO",
-	"GrFKXJVq2AvCYp6LrRmLuQ4e6wlUqVjMdazDyExhRjzzzBXIa1wHtGd8Rt1IpxqKXhqa4c9NMwzfqIHt",
-	"Jgj5QBiGsU4vITC4GWyT+thm5/claYstdbn6gyI2FoZHzBjIIJXK5ZbUJLvsAxQTvh52wEOL0eFEp1Zq",
-	"kJ7Gmm05XOov0kamKeMG8zrOIW8dHT5DTJ1LLWpTO6hM9Ei81X1JorlR3VtT6y7eciOI1giifTmCaLeO",
-	"VfweVPq6uiBwue+sKsipKNTUBNk/fZEVQfhoTf1QUz/0OOqHKvISN6geKuNIec9746TPSeGZhix+5KKu",
-	"pIcqlYU8OJ9sN2z4TPHG7fesRaSjEchpoo4PpILGIcIthXLKIJYLmQEa3RbGXBKnIGkKkte4717PWI4P",
-	"V0uOx1r5cuZnKXddUFutpEWtz8XQG2igdB9Q6idYg6UNlj4AJ5FmI+PMI9VdIyolxm8Kp7VpcUiFh9ha",
-	"mwvHZHbKTZHq9gWGLjHkW1pDlrrtwNnXE9HPAK96BB3QyOndh0JHuA9QMU0z70rdHV5j7rwB632AdTgp",
-	"GqRukPoh5NqxN+WWmfYySBOS3gKlQ0mEEpd01aNm0yxRQjNpLOxWjc4tvOI7wtMzHFEDqPsA1OrnbiC1",
-	"gdR7g1Ra6WX9lzsCVJ8RX4+nb0g8KEDVE/jhRqVC3ZWp6i8Oy/aX1t65jKh3b2rlTUq7SWl/KSntzdhr",
-	"+GWFxKK/6Bh+uTJHTXgkqbWbceurZgnPEzvvXHml4ZesFaPIrh7JSRyxGDkWL67EohD4ittMZkXCm9rB",
-	"1TxjnFJsImGJGnOJNMdoVFQmdMSAx0Zprw3nfGbDzVTH1H7eil2Zv9Rw8gkDsrdUDsVgMUgFiq7Fg6k2",
-	"aowaANPsKrNDsK8NLIXT3IIHXlEEWlBzSKH/vjjnl3eTf69uFdzbDt60hSpi5zw4Pihe+kF0IO1JE25G",
-	"B9GBfSEHx3YyHFTxNwqwdMyv/yGySzM6OP76KDoYy8z9eFijabWGkEgK/cSJuxFnKIu9NI7bNdhv0u66",
-	"oSJVkh8rfsuDcHgim47tXMYLwXn+n66LA54PdjKBwpYf8z7d9nN++d/2EbbsNPCrCEgY7JdsKDUfCwUY",
-	"kAp5jMpXwiLDBVchA9uWRfP3Sa6GMhUXMvn0NJFJ183HWnCOE5kcz0X/+PdEJhcjpc2n4/AKMcuFVulM",
-	"aDYSuegCt7svUHgjzEglMUulJvpAOvWJ60kXuUjYt8mzr746fMGuxALamOI309RIC+ushRqQKO6usvpK",
-	"z/8S5pVMXqnBdGzX2x5Q8rwYOmv1uRZffdM3g3YZJ49mP7z44afD/g8/fPvi6+8+nP3w/2ff61/rMbN4",
-	"hWuhc8KNnYwHxwf/8+/DzovTzvc/dH581/kX71yNO//55ffD6Ojo058OPi8khe96BRq9ev3KWkU4poGg",
-	"xwNB1W+HgTmarAHmyERkxl5zO9ipjKJuCCKfueVank5AS6q0YfYQ5C+VuhhgKx7zK8HyaRbDEcD1yoBL",
-	"8ZveN732QXQwzdOD44OnsCWlB6je5G0moERugVgrDXCgq2HErE9htGMKBtXbBRM8T6XIw50drWsk965B",
-	"kJcqTZHRVqMQh0f3UG0d7j6UqQGZ1SyBGj4ded0PpwmyCG6J+L98x58dVxN8q6G0l7SfM8Mnjeze1D4T",
-	"cK0H13MMPDWXJDYfR0FQlJWO7Z4fVYSRTBaZ4IOrooBJzTVxH10uf2vZ9zGeTO2mI0uY/bf1mjl+lLbv",
-	"l03VpS6PvKiNW77TK/D6y3dSw3CvoGYiZ69+PGPn/zy3L519f37+jsQg4dMzi8fWh7Tn9hdeAtlfIxgN",
-	"bjJqxvGjMn4AmhrXBlK7qeG62Nw2pTxgiqmEj52F16uberngxq4ceJcjnl3aH4rHjlbMRpx2Y55xOKEg",
-	"8gzMGO3/lm/6wc4Ipqd9/0sdsbnoj5S6giVqytEReHSqUiX6bHc0bKiKe84xvrT8eQPc0i6BPNUi108c",
-	"goVD9xBWb+2rBGYFOTjuOotOFBhreHgnVZeVMafqcsV9ECixjZGdvnsNTlBwJh8M1NQa2tqzX4lXEmHP",
-	"XkLLRNB4EpHIDj7yOGmzDvUfurS2fSdaXmagjJDiFEj5AlawQQZ3+48CeHDXhS9V5myQ83kaznWRyJoh",
-	"fi94akY0p3giM6FLmLDQRoxXPNp5PtWGuWAlg00Qe5crowYqZbNn3R5rnavX79rHzLkAuELcDL7MIN7j",
-	"NJQoZVUjsQEuNtJ+j4XhXZP/Nontmkx5jk1QY/+Vf5vg9v4tKUxowbwv6sWeQDwbPNn3371kf/2m91c7",
-	"8H4qxuwV0X+34tD/muBf/2L9sJhcXLe5zn+bHHz65dP/BgAA//8=",
+	"fo+IONBr5PZBICYTrhQLSZOSd0KqUcIk+enkVfaJnAVjQiXxdw93nu493j872j/yjwkdSBYrvWvcm4VI",
+	"MKbxiIUkFmrM45FHaLZ/NhmwMGQhOf/hlZ7drtMj8zEPxmRMJYkFSdg04gGVrQ4519DjigxocE04juKf",
+	"3wRtByBtgIifrgBRhYghoSSiiiUkYTT0iBonYjYaExovCI+lonHAPH2c+jGZj6lyITNPhGKdyzh3MOyW",
+	"TqaRPhsHGA2vMaVKsUQfw//6tdt+ctJ+TtvD3z7tekefd4o//I+GV3LAzy7oqPxQWaySxSNJQj5iUnnk",
+	"j5lQLFyNMJ/1khI6YcrcmRP5Nl4xvD5frohUQoQE4KAfhBqGAJIPF6ckpAvS9P/1r3/9q/36dfvszG91",
+	"yBthroB/wxLJRXzFQ18vLQNUr9s7bHf32t39htfgetY/ZixZNLxGTCf6BSqvRB7KQ5FMqGr0GyFVrBRa",
+	"66/DCQmyd4jSL3l6l9QcL95RBsjFY8KVrMQrxKe+wXIaEi6JZMkN03gdLchgQWiKykRpPNKIrLGYLlhI",
+	"plQq/BmnblIS0NlorNqzqcV1j4gEJjBXuNUhP3E1FjNFuPJgWgkEZcDs3DCt+ZzMphqR9QD6KQ/01bfP",
+	"IjoiAzGLQzJgYx6HpNkjUn8esiGdRarVISfkhkYzs3iuL6EiFKGm/6Rkv9vFuwAniBDJjrAUcF/o4pyx",
+	"kJ+JCeWlSHDGzjgBjiDHLNG3CF7No+h0NujYv8wOp1SNs/3hRw2voUkMT1jY6KtkxtwNTujtKxaP1LjR",
+	"7x3seY0Jj+3fu+XLjphi4Rs6YXJKA/acR4oly1t4qzFMmXvKmUyvZGy/JM3BgvAQWEjZ/UpfvOJho3LJ",
+	"BzWWXAXlmPBYnyJTBryk+eLsjSQ0YYQGAZtq/qLZgJolMQs1pk5n8SIQIWvlT8L8qxOIyXZOosa2nidi",
+	"cqYJzdLGnhmQz6aaEAEXEwmhQ81SXLJYRvB2293digMZJrC7Tejdi+FrqoJxibRz2UDZxdBflF8uGz6S",
+	"K2TG+gpPaMiQXHGDQJqKKR5F+OIsSTQ7N8OQJoskI/u7vcIBXTa6t93dJ91hj+4OesFeuM8Ohofdx7tH",
+	"vSd7dH9wEByGl40qOvFi2MZ9VJzX4X755t+ImFUA4CQmmnUSDVRCY8JoEnGWGPp+TCiZ6A/JiClJ9rr7",
+	"nRVr09OsXuBut1e6xJdi8CIs56+/i0GnHJd/FwO8krVwWcNmHSpralJFSN7RRHEaeSSgkrV5LFmsBbwb",
+	"BpTEQKlJFYmY5ld7GncSGmgB4hhEJv2aR07ihb4WCz3VSpKzGoTOTvaqdgJEqwysJ8SlaaTphzzsy5ug",
+	"3+l0/JblpOk7j6RGaz7kLCwl//brg+9m7PTbD0fJ699vn/18y9/Nzg6enpWfXYGobo8apRt/z4Z/7Z1v",
+	"edsaFd+DTvQGJlreutGYEA9nMf9jxqzolrARlypZHKOIJYmi1xoOKX5L0ixB2/zOcPwrg7zVe/sfiT6a",
+	"xn/sZBrqDj6VO+kkuV3h4qr3hc9Ld5aCu0N+wq3BdS1IBO5O9csSSX2Tao7FRzxuj4XULCyTGrgEqbKt",
+	"X2xpBUxIC6qhiCIxJ+leHMmvCDFc+TZh9o6OWBn1GjESzyYDlnhI63eriM9UD+DObcRcwLyU1fJYHWqN",
+	"ZEJv+WQ20XTJ/g+w1fyY4qqWcEYsSZd4zj+WLPOFYhNJpiwhehWrVngl9QCly+x116xz/QITccNOkaWX",
+	"yAyG2ft9MtUvAjJZxi/HYh4TOqJaQzYaCQNNvxmKQO5IRZVmHyG77UxCj1w2zDzGkiEvG60OucisIGrM",
+	"YkIjKUhAE8BXH8a4miZCDH0PlRb9i/0CJNxM79V0Dt7ReC8Gv7NAaUVO/9TrdslAhAv9if/tswuyI2+C",
+	"nUiMcJk7n3j42e/DPYqoYlIvcjRioeZxQw93jzYF85hKNBsEQvKRFlWDMQuup4LHRoNjcSj11aRmyXqg",
+	"lkd8Lq9wCJ8052OmxrjzAli5xFHsYvTHIBj7+MsVLs/XG0ZOPEQSrsfw7D+uAjGLFXwXiRGBs2h5RApC",
+	"zSFo5c7VyDVj8EHP9o0qSSW5bNjFXQMJuWx0yI+aWyzMsQsxJE1f3gTIRBak3baYg6d2fva9bHmgLOo/",
+	"hxEdyQ45B3tRbE9TqyrshiVWbYXLCyDHpQY0GDMvRY5YEF8LdL5H+CgWicaXnGjmw8a5xA9DMtQiOZEs",
+	"EDGYLiZCKtL0wUjYNlbCfmro2/U9izzZ0bY65KC7ZwwZ75lKFu0TLeT7ZD7mEd4PazB6JM3JA9hJoJcE",
+	"KgJ+jhsbkaZWbog/i+kN5REdRMxvgY6fjbiEGmi4JIOZApAumLIWL4MvOWS0KwCwSjthLNQVUIJEayyA",
+	"+zA0YrpeIo8NsADV9dUAltk61jq+gWaY0KEiTTw3xMmWwwSK5EwPntf2Y02bfm0YdGn8Vsby783sPU1o",
+	"AxarNov17kO072gWRSQbTYBo0ex94FKtDnkPNwAkBCvXguYAhrCAxmRMbxhp5iXdahZ4f6HBncmAZhsS",
+	"Qy34+Ds+GHf/s/fc94j/P81fe/DXf9hne/qv/7R/HehLRFCMwF+6vkcEEL1Ma7D3zP/Pn3/2DVHnCflw",
+	"8bx9RAYLxeQdz6JP6JLA80hWyC4eqZaBHqGJIhWZ7YVw7UVgQBryiEkPWEO8cLb4wIJRCV6AhbtcJwpZ",
+	"xEZgp0CZPwB/hbWK5wV/q8K3tQ7ffhzus/bR8LDbdvX4qp3BcBsqrsu3/1wkZaJJSBXzSczmmt4NeSLV",
+	"MfH11Ej2fc3MqAxYHPJ4dIyixEz6muEBWfZQ3tBfVElfUs9cKnhZ+4slX+ZPnMMO4DV4WE7QLsQmZqQB",
+	"G4qErbMj7fbae1V2JCU2tCL9iBynHH0sO+Ihi5VWGfOCmGvrR0miCr6Z3NGoi+hmYei4SJicilgy9FvM",
+	"9Hkqg8zPKY8YrD4QsTLCLZ2CmVs/3/ldijhnbtZvhnpVs5gaNx7T65owKUHRKMxAhjjF59rKS5KIBBee",
+	"h+gbQW5oxENy8u4FuWaLjh7zKQ3NHa6/CYADj2Ew/U+w1Ds7M4+ueDydqdzWXuATAk/6BM6JpH4hkqoh",
+	"faNZkclMKjJgqRi12+0C4mQ6/33mz+meEy4lj0f6JrDJVC0QhPeE+YXjh+RaTof5AfKnIh5GPFB3Qp7A",
+	"fuzuzjJpvf5ILBiThEZaul4QdsulklZ6y6C3nR0ao65dlMwkT2vFRQm1SY2tgKLzKyY8pgHwzUyEylzZ",
+	"dvEhC3ioBb6GcVNopiJrwK3e1tIR35t7XrVNMY/BjhumnE1aipQZRXJrBKEdrCR/zdV6qe/AHqKmoU5k",
+	"Q7kfrWKJ5rudJV8orPC5SAY8DPHzjRF+mH7tYnw6Zp8sxAxkJ6v74fZReTD7X/ZUbQv/MYpiQhcwfShw",
+	"miY6LfPT56AvEqSBmu5YJ6eWFi2yvwAvFo1w9rvAjZsR8hwmJrOY3U5ZoLk/04MTEcBd3QajKRkedvPa",
+	"LmCTfWSrFtf112anKlnd+SwImJTuija6pl9kbQ91Cd8I9VzM4rtJLJmlXyv1QxjHRavUUwCIjM+3c8FQ",
+	"+2rq2xyjVqfXEhII6GmRUDC8PMDm4GTfCPVahOBoWBVlgvE9WYyQ5BiOxNCHN+I3TDOposUHpnhHF5Gg",
+	"4YUQr2iyKVobkE5xjCslxFUEo+QZOjJCsCgqIQi8QpoRn3BFdslr/rS1JQjDFFziDJoh0NiSItKEmY7J",
+	"kf4/NMiEYRvtDBIJ1bsELDj8njLx1Bnmygi+LkDcaYxg3C/1FnNJ1rqFt0H9fetA9o3CTtMlZJErJBKx",
+	"BqpZ5LGNRCNzirYuxWIDRTGI2KSWTD7Fd78pAWbIFOXRsrirlQq1uOKhI+5m2mR/v9v1Goor0PWe0pDY",
+	"RaSaGx2ImeoPIhpvQO7MpqoQD3UAw/xenr99A6powug1Gmsu3v/wLpUIcUzSfP/8lDw+6j5uuWCryyzr",
+	"QG4lh8xAduCCzM5PzllywxKC63gw4JUtsRwwNYh+HZi8EZmZz4gyRoNVC2Nbl0SL83D/5IwRMPZIMUsC",
+	"TW9HPGYsaUc8YFpsdRFvP4OiVuqfG9bygGiXrtyzSxZJtliDjtexmMcVQK1P/evAdjWl7yGldyC2u5dB",
+	"zKyEXAhBXhke8oCQK+MUsMAKQJ1j+N+HzPFwT1ilgY2OLyN3Jx3YmMnJh9yrDwiddHGpTGLjfhIGYa2g",
+	"b+V9Oi7ccoKf89ayEHNufCZKkDnlqjT8NnPBfs4O5EKI1zReGJST9zwNjXUTGi8sjZYumvaeZEehX9Tz",
+	"kvfZiw90EO/BEaqvjpZevix0P7hmvfuB1h2qb21Hmk5ZU5Ux5OVI6W4G8Q95C+ND8SHMNaCSgFPeDdjF",
+	"BTdnMRBSjyTsRlyz0CMTGg1FMtH/FCYuPuRS386QzCRLWu6pge9eTFmC9tCYsVAPHzOXynyI5Ww6FYli",
+	"4WsWcnoBm70n+NMhyUSPSTQE+3qbIXA/oIRUkiXZ1iXUB+55ZAPCIgms8otQa30ccD5UEr+4YL9Iuq0l",
+	"cfvGtqWR15mxloxXVgYpX+gDWNy2t+QvaW47ZzQJxvfQxRzLEUOJuqFyDI6HDn8D0zKf5PXXH0C235oD",
+	"4wKSCfS2zJiAAhvJFyvdMY6EkO2hVNrYzl6qZIW+1hmLmVMmPC4Y6wWYqAjM3hCJ+RNSQYD+Io10sjds",
+	"NIb588oNA/FMCAgFqIobDJGZxSFLyJwuMEokZjwNIbJjxtmsNrPDqgHNfKAJ+OqKKu8KkQjd2Hfk1daR",
+	"CaPzeFSDd9cXiaoRKKGKXRmhI4dByxLS/dHHlXAeVqypKc/cwc+ZF29eLIs3NO8IVUjctu4HNXbFVMDS",
+	"P4mYUBv+pBEc2eKGQsYqmKQDXYFocaVQEnChc1fpY7sGwdWCA4JFsuRehmUt8lXYlPXYWzcnX7PFIwmC",
+	"pt6hlTxhLz86kSqbMk+4fsP0o6Jb2g2CKTNuulOnTPOz17CWuq14uq8wyPHKxjS4psDtObz1FzONuZgi",
+	"mjE4SOpIUwthcUW/+I8mP+CurpgcGCU6VIazaCv+mYssSjQFoMlneDCnTbpuDD+B7DXDqM6oouXeDV+L",
+	"DX5qpoOPMr86MGm93mmi9SrFEXVN5CAGdRSCdbwsgqzyeRqHVZownoVm/VqM2coG9pxFZCFNGGOtJ8lt",
+	"P5XDS0GQxW7j9oGj1IhJy8MkNCBeGRW3dCafnau4Dhb2RQ/nKt11GGJsquMWoCG6QWj0zlnwkEaSVZJz",
+	"DYvUc2Pz4NPE/9xT2SEnmE8/5CyyEZE2nRcTVzFKTdpceS2c4tvwMF0BBn/IEti6q1wX9ZC9CrdS6+hy",
+	"3Vcvz9++eZtCccLWH2X+CzeUtn7KCGr/rCyWMKFDhbHvEb+Bwg/w/1izAOsXdNxwP/1+w2vol0oi/LyG",
+	"UtG6hV1cvNJvIp9QPIqWIvPaRm+LZ5FRnzB2ct0VzmCzEmdlbSoVhgYV5RoShQFoik3WYsBJGDKzDoCX",
+	"MbQkCV1U7Eiu2c02r6DsmzT53W63a/fu6RdYSGgUgeIFhq4twCFPQT5DAs8L/HbX5hjZv7cEqZrk2SE6",
+	"d6O/eVTLE18nfDXDLg3ghrcVwpyiV0mifEpaQSl39kmChFGjuhX2CwLTWnKIb3321vLsuxEw48OuHyVb",
+	"TRvcJXp2e9kMpVB1o8xLkQeiCMFsnHkkEwtsKk1KkQniD1MTlSoE6rspmB7GiqUjV8boW3anxday0HyT",
+	"MRBCONhYRGEhRB9zx+BVzGqRTEGUQPqK/qXVJ7tAGbxub98N8Adr+CwGjyXSTTUXmMfFpXGQeyaOhd0w",
+	"SMnINswlcHwxrBr9pGzfmJkvEltfBNgV5vHYwNye1903SRSExyanoukaDB9JrPmB+WUaMLDrD990u93u",
+	"MaawQSaISRDKZ4p0yPlYzPUzKolitwoSiVIQT2hyPZt6ZMBDnrAAqTIJMNlKelrB4JIPIpZLB4mx2lGb",
+	"RvwarbVZcJE06YUhC3kb0i1MdiFEOV02TAKOUynCBt1ibmRldvluCR8/mfLv2aKchJhTxhjDR9JaLbTY",
+	"ldZjkUSyIGEl8qshNFd0LU254BMmFZ1M9YKuWaWcH1GprmYyHTO/4p9AkklVDf2ya8dhIcYGcwV1jkz6",
+	"FyUTHs8UI00tgyB6QaoXuOzuIKx4jdv2SLSX1h6vpigY7kUVkmesOjGZqgXYVzXMgSyAJ0okGOOAVU6W",
+	"JpombMhvy6dC6wOkkpDdXo4yFGaDEhnGmokjMknmLNFjTFX5zMbHVn04XIER1ryXgpxHjGg5c7sgLzAG",
+	"g1Zp4ooBk+eiaQHDcjsq5RZwd05xABDLoujtsNH/dY3QgFfus/epcGOuyy6iOTeP+PImuMLUn/09ouna",
+	"4f4siXK1KTB/EkubxEiXM3l2LYBKNvnbss81ZnNLCTx7pTIqUARLXVEMjwE/vaMsljuNKlHMWl7NsW9F",
+	"FIOJawudEZfKfFK90XqitUWkgsy8euuSDPNBTnff+emYBdeu1asaBj85ieBZ8ouYxyZw0S3MgfYBkHVK",
+	"IJRWXloiQNWGD69x49j2zMOBEBGj8YqNpx+Vbt7B2PurZqvxv5x7/DQ25ek0QnN9rkmW0Y2JAXMeRSCd",
+	"jmIumSnwBmnUHG1OOXmhu744iQuoSg0cQeOUb9kOdNpOrsv2LDqbG2fsaThXK0D/swPM3lERmFl9t8vL",
+	"88Y9bCqbHYMNItjaKaRhEH9lO93mpwrhwFcm8ryagNF4ofUYLf9jALEbZgGVBkHPPia+llWWDGxF2uMV",
+	"8qM3MvbVcirkd6mqSmuaAGdFR33iBzOpxMQ3ahSeoruTFqqsUtE4pEmov7JlcwYzHqk2j9MBHfBgQvJM",
+	"MpMtntVG0NOBF2kyYIkc86lGBXCCXmGYGYpi9zJFLpkKXLhX35+fqArG27o8MNj5bJC+VWZgM+syR7Vq",
+	"X2Zt+MEFRXDQZMSsM6Rc3bBFszzieEAyO4b+Yw7FPMJjYkEGuoGCI4Zn4BSWeoShFpjhsa/oyC9wlfUl",
+	"r7wGDIiO6DobBue3/owNxkJcX82SqPS+JmCHiBWWNpiCVeGYjJWaypybnYZhwqRVu82oVun+CSjXh/ev",
+	"8jUctRqeU8Jh2P7ODn7rFG/ckTdBASTd/aPNOK0DoPy2y9D2jIX8nbUNrS8EitUo08JDpu5DkNB5tEr6",
+	"qioZunS4Qx4xLNOTs//bYk7F0A/8oL59Obfb5xxDpIryMOh1YqYCUaWFm4dkbvxRWGpGKgREmUUG7Xa+",
+	"TT0ulPpNLQ9lIIHlJIwaZ3L5c+NArjR04MLQzGELi+pVT2jMh8ajeBdvi5cv6FcOrSoDJdTUplAkBHR9",
+	"qMuD1ub107JbdQW7qnQUlX+DxSQq9C4LGguWR5I4H90dSDbOdrnmOhbk8DEJF/bDQrJgquURX1wbpurg",
+	"Vunp6ZcxEsMv4BlpUhKJgEaOHjWmTnVD4NlwT1uuS8+sq+E1xLXetQ0DSRP6f1tHhdKCs2kVkNy9yuN1",
+	"7uLbS5075LW0C25zCf1yDd8p8ADlxNC4lW2gbpF+DRmwNWOjqodj16vMkQ5RWYec9WYzLHgTgrkkQS4j",
+	"65j2Dg7zZFuOabt3cNh/Mjw6DLtHu0dH+8Hj8PDgCe0NGaXd4OCAht3dA7o3GO4Pdwe9QXdw1OsF4e5B",
+	"eBjsHgy6w26Xdo8aFZeDudWvwI/sNWzRBcQh4BdzrsZhQudxqWy3grUba6I5UdK8bFw2TDgq4AKPIx4z",
+	"q++m92q9JaxYsEivwW5pCeUNZBFLPBe/8udfONi1uL/GnJRn4dYFg9l/cLvua1vKCxF1TUyFZW3DxmRj",
+	"3ysYUXmtBUpWmArAB7upW4JNIDWjzNMpohyqw5L0juzC19JVHNuM5GXrWwWO7QQD2DVqMX4ibpjzA/qM",
+	"8SakP4OsaF5deoj50DMJdBn2tAz7FIxO4V3G/itf6zwleRYwOXVivx44VwGvdmBIlk9RFRYSunkqNW+W",
+	"wYuSS1WUvNbb35zCy9lSVu59NWGpqN2y8kLVsc7nQb/lKDVsILC1MJkQhssiZXJF8ZbDZpbTg5ZVeivq",
+	"FxnZwgOHWla2SInJQCoRs6yICwaygtmstWyy7VbKEPVRMmdVepjgHHtEdz0bMTWe9cIhZTKwxVnXQrmV",
+	"k7jzQXyuhEPW66KqemG+QHVTq+Tpglqpyo7bsTo7flfuPUgnW4UHb9zqRJX6aRUVaqTf/FZj4yvo0AmU",
+	"Y8sO2YHE/cWaAvjrSzbFlZQ63+mIx7SeuRrGe4fh3ispXm7YFaAtrxaOwjJdAqmtmA423BKwTs1oNfSP",
+	"rIZ3vfeVUDSq9W4BMPihZ8uaZ/OugEpVjFx2zUzw1v3u2AprTpKuYHWuJ4aKltLUWldrbfDj8r1aG/y4",
+	"yaWqCnZdc6Ms1/irXSdjVudsQ4jar7YFVGRldwCrXchfFbKL1ZfSuIwe8Fpmq6iThF1pJ1h3OXMuzPx+",
+	"nyeMQUyh8YYOIFXE1nxu2hDH/e6TQyfOpyh86MclZ3zGwzMRzCaljQ/AiPDijITmDRTyjfI2TQSYUJoh",
+	"D/tzNmgtA/a/IEHqVuWQ79fUCzKfzzvzvY5IRjux3Al5uHOz2/Cyx3s8hIeSBbOEq8XOZBYpfs0W+r3f",
+	"vOyKLHv7CpeASqlXJeLXTI1FmLtf6z/O5Xlu9i1qaPkGMnM26INtdiyk+s+9k6PuUbe/f/PyycsPu4OX",
+	"L589OXz+0/nL72++k7+X3Uo3MahkO6vjssMfl79el3iQniJsp3QBS0BaBnkp2peupzTMFLJeNfa5+Gga",
+	"FPqvDV74JQGmGGMboZNrCZj3PJ//uGaL9m4p7QSv4fdsAWsbUFmgwB8PX1+P6c+jp7+c3Qh1dv3qoHfw",
+	"eEj5R8W/5ae9H9T3r76dDuL42beK9kLxfWkoiPGFWqOSBcN6YxJPI7s8F0Klyy4/OJsGUCTNT1+dfP+s",
+	"N2j3Dg6tLoTh6vmunDYchMfk/fNTcvT46IBoQa9P/O6tT74hh/skEnOWBFQyMma3+juuZKEq++2Tx08Y",
+	"HT7p7Q56u0ePB08On7C9g+5R92gwfLI/3HvM9lmP7tHBLj3sDneDw97jJ4PDw8HBwXCX0gNG8x0Vu7e/",
+	"dttPoH/i4X5Z+0SvsSLy/yQXyl4V/t/MDAUYz2u7rIJ19uTdCwxsw9h4qKDwSLb6JGJ6ldIzcMDi7p2r",
+	"/1/b97R0nkD+oGmui+/qOeFlLytP3TtaKsa/PkJ8VZDS//r1pP0LbX/stp/8lv1Tr+u3T11vt/e4Aoq2",
+	"Bl61fQUBAKU9+oSS8WxC43bCaAgFJnwjVWCoKwSZ6J8nNBjzmDnvBSJkfoc8TWgcjImIzS/HIB7MRRJC",
+	"Te2hM+CELmz1EwBQkZ6ErFb28al+8XNanKS41TNIEUQsQS+bqR1SGjXtCHEl0X1z6CuciHjkgW9jysQ0",
+	"YvmrUlb8tL7hHXZdRgiyrZbHJHPsiavvv37TswdFg0RISRIWMSqZJE3JGAH3ObwHrvM+8XMJ5D5p7ne7",
+	"fVBTTUl2L+1dnCDiOJUZga7RQKHhP5lFrOVBk59ilns2rpwNTHPnYhZ1miGOnX30SG7hCBhiFwqj5Go3",
+	"YNbOmtoNHvHT8tEw0F7fjc4slG3Wr6e1COD1/X7WdYCU16AtlKDFkinCqVplYkSnVI1hguVSuu5Umc0J",
+	"5zDuM0iPyc9kV+u02HHGccqhVvfyUQmN5ZQm0Jc4EqNHkigtEVN5jRFFx9CMCMBqjg27LkCbnX9mvbtK",
+	"ewgVJit0DHI7F2HfII9oTM1VgwFkyJWIcPdoMKGkoINnu3znUr1ZHML88tgcEnw2NhG74LYgFIEyZEkb",
+	"TPFyzKd4KHotExCjYDUmUBHWc9DPDsnU20d+YdAFP9MDOFEE+90nucao62ro689LquTqkXZ7fXKXerQw",
+	"ZLEOMQxo7oktBQKlgTBsecIVXtGyOibw7UH+W40Gy+VD9Bhu3Rz9ZU8DpFgy57gcK2yNKp80D4DCLNdE",
+	"NZQkrUWk3zT7qqq/hDBeLpRkPt2kOJPJKlxRmalsZ/m4zGKRj/I6IoUyO269fLeySnkN7zwF0aMtV2Qp",
+	"4rwbtOJVVG4uK29dWfumUEDJqT+Wr81VcjSadWas2F33EqfHoi6mA065BzKzJ2nOMtFrJb+LwSNpBYlE",
+	"zEsMS/jwyph0a+uM2YJKzUumK3Ap959NNXQfSRKIaDaJIc8RDDEiCdFNWl+RNr1/y14FCy82ZHlIW7QL",
+	"udrf6JnkXazYaa/jtO1yfhH5CfJA8HINMwvnXibF5ZCuborSiKmXYpD79G5e32WUrzJb4pupV2JrKUou",
+	"jpd1jxPz/FWz8cwl5gYWRbLac1mCvSX1icRc3xk9EqHS3CItLgwW5iY5OkK2iQpF46exyT4Qc5NYmS69",
+	"JEplXn7qiZh7ZJcMmJYloXUlpIdm5SIRS3OBkjURXc9pF+8Z+JWd0bcs1sIqu7itXVdoZD4h6nZVVaEV",
+	"dYHSQPmcd3T5JTRxrsZD/dKajdW/evhJO4xlW91i3QA2J1B/y8rySkxJxG5YZJg8PrSfhjZxNxcWFWbd",
+	"oGIDzLvd6eJprUm8MwAsySKNFs6ScQtNRD6NaDUC9ey05aBXZ7FcC3jTXS8nphehOUzLM1TFv1SnJHJ5",
+	"tSrzcDXo1kQD1UTOjEgW44VsOK9CA7Cz1DKIOnlElUQQY6WLZz1MGGvrMzVdFmCQUkL3UgxKkCVHnzES",
+	"P5A3nUnY2lrVASBSV1q6qpukQHk0S1g5UU7tPnrBUonplIXH2NsN6zzMuWSlZBo3ysJNlrJCflqLQdNE",
+	"BExKZ8JCtU8xlyQUMfOIXRoaPFNOc5f45HuXs/pjxmYQGe8nszjm8Uj/Uy/TJ020LmqeWLJik7SRqq7p",
+	"4fjmQH0i6UKS+XiRC57HCbWqgPPB9YkzGaw8MQ3EuA1O0nTF3Ax5q6TLwm0vRjXbeGZnkUvoUMTH3D3J",
+	"7kChiIKzi9/K7/iZKXRet2KCJgvL5RLQnFhO102NCw/C9MQcFXIJclYi5jn9ZM3E78XclJxc40szy6lT",
+	"QyFH0NISCrjmbLWdHLQ2k93vxtqzo6kS01+KwfZkcw3dmrsazKLrDyAtv79PvS5EpPKtvcAjSW/6VrZn",
+	"kWcT1cOWPygJX1wlLfx5Ev4qOeylGGxUGUO/f8/IGXPItaJl9HTbQ+hX0Jv+FTSJL5EMKk3X1oFqettj",
+	"l/nUfErTCGO0WU8TIYZajUwN2h6a+YaJmGAbaHYFL3VwQOMSWzKQ2x9826YYclN8jKnBdG+fyyszCFSY",
+	"oJEs9Z1FYnQFtvTyM7YbY1QvHI3uthCFGNUUI1TCMtNOSQI7/5iVrCqz9QNIoHLYiPK4kCBZPe2mFenS",
+	"L1bkcE14zCdasthde8Xs9MVhPQfmLmxK8VKMnPq+ZcQoyB4bOA2YmjMWQ403PXqKhEWnzfJtHVM5ZhWM",
+	"+f3zU3L45LC3PKNnahrlmHMKucFCsepAiTW3/LQ41waX3WymAqwv4iCaydLYLs3l7VMDU5OeqK9BfWhm",
+	"uLzybkk+ilnoYH6HQKKwn6KGbwsH6j884wnIXwl4nAihjk21ByIn6Kr0cYQ5lZl3zks/QyuUULgrqgBj",
+	"kE4snVgt7KCzkCtwaFm08JC8AcnQ8MM8DDvx/ZBGD1gBXD0VBOg102AWVGKH4AH3CA+lZylp+g+8o5iS",
+	"AEEx5RXT1lHNe5HLciEnj5GlwKlPZsFZm8OjoUgwDCbDw0cyrbpukChFoNZdZI7sapYTQHOcKaJ57g2q",
+	"uMbn5XrmieEcRkRB0wP81IZ5TYmIi5TFQEWYy0arb+oHpFwPo0Fs2ABE+QwkiwPmERAI4txVwsEQ9/Rt",
+	"YrHx3Lm3++lCMRtrRROWFWMxZLQswmUNKQmEoSJNfbltkcc5V7FWCqVniEzL5a9iiCiBckcnPROffEN2",
+	"S7E+ZYsl5jjsvW/QC33rEaM3TGIccF4ykq1j0i0W2KlxM0ydvULxPR6Hq6omQrxL0+ehbyqh5M5cK5Y8",
+	"LJQE4WF56HWi5CahpsVCfTxGB6cepgyfEe3WySsW61/py5J+dcWrGVoFgc6qZWTYvhRyYSI77kmmuVQo",
+	"2JYvroTd2lJnIFxLRVjEINq5qcql0pZbH217i9Ysag1AM/aZIj7HCMtIjPTieKBvgT5JGjgm8rULKuUD",
+	"55lEXFFEVJaGjbtl/K4ZdrGmuTM3DGrZ0r3i4JxYnEeSZEWgzDk2zXKw6hTSTSsz0iLFfCRTgWAtaFLz",
+	"4iYXBfWru98Th7gvcUpEUv2s9SB3qJKVYpEte+yWRmdWwuKm7XHWZq6vSkWsk5WyMMhPmuwjs11WOteL",
+	"bevFrk3FD1fogAWU71pcz6bW7vEsvmGRmJYKGMVoRLxP9kc1SzQ75ivag9R3xCx7UYuTN7Ngw9Qq6cNB",
+	"+y0PMZGFmtWB1YjGYZSrLCuchhc1k7srTSmvaXJ9EkXvGQ3r+oQnNLmG3gVgDKlyCtPhEGK07nL26bdr",
+	"VlzX4KVXzOORrZYulNsWhoZ3s3EWIbflXHs9/MansvJEKlxTXF7pz8rdpvrJqiI+W6gYDdKbXUQ24yqY",
+	"bHruImbbPPUHO/KqEPVcOZHYbhBUFqhBbVxpVJExnU5ZXBZWUyqeQIWquzv/V2bXOxUDFJxAqrwv015J",
+	"uCLNEYuZhF5hQBHH7DYTv7bifbafDRZbTykrVFDNl6wlpyKZisTmdS1/vGFLkCwQYhlPlmo8i4ToW5pX",
+	"mfKFYNYWYTMnU+IhxlQjfVSGDmFfCGwTYa3Etta+sodRzEHa6+1193p7h71wb3dvtxfu9fZ6B/t73b2j",
+	"PbrX3evif3sM/t09oKUu/fUhIFsrQLw2ACCPW/Im6B98N2On3344Sl7/fvvs51v+bnZ28PSsXCkwAvya",
+	"ptBimHP6b1LJrLJ9FWYFo+pdrPzxyMkPNp6QwSJzamiNHagRmm8iPmTBIogYxI+Qk1zW2lKTEQgeh05Z",
+	"fUKzabJkt0DoeaCrBIUuBpacZK8YAwZXRMyUrSQJjyAXJh9ybQqlmQ2vqnebHuVht+s9WHTBVvwf6VJ3",
+	"Nzf3pVFKJm6hGMRk2/q4GJOjqBmVqI5T8Fa4Wdz7ay7rEnbjoWRKEeLxStaU5sLXExlKy90kDHrj7KS/",
+	"5jNhTLdjz7S9mdvEBlsYAH5P05WwlhFXZIy1gOVYzFmIdslqmWQ7lWbSckX1o4n43YKv89VqnBIJq4oX",
+	"lcooWdqdvaxb8CCng+Y1yLWNzBypBgWYu0mRuWNJXb91Xdlzxzi05Gyu6+d2/dd+zstNmpmXO3U6HJu0",
+	"PdcNoSSLhq2c+8lht8bQGaVe+pXGH9ejvx4TEqbR6YaFldamq1pcNHVJ3AeFsA//XVAI01X7TtUg6J6r",
+	"VZas/lGeqkywXvg9Qzeytc8mE7pB1ZOsrBSpzL/5EhWNVrk0SmB4P/+XKbqyUVWkJQiv1pC0RoTYAOZo",
+	"1IfAE4NX2NzdY6A6+uFsCjIa9KfTmL49Jel+msyX1kzWSv1/jgx/J6n8CwmOq6tbGvEvFQfzYlle+luS",
+	"zjLpbpNI1fSumCXWLhuaXSDrqaw0fm3FYlAReWwnr0vEVPRFEKJEXX+DaRgQmOgREYW2g1/tSF1H/Vjp",
+	"8sgpBtXqQAGAztoRTrXQpRbr1WQVG4S7Cq2d7p5iXA5xq3infWmV9HIHMcSxa5YyGed5f217dAKNhpTI",
+	"iSlOJQVoJAadEfOVoEvs/4ESyVVah3gtIb8rt6rOCYKeJFfFCj9ZeX5b0h4I2e9Fh0OxwNFmdvNVAcRa",
+	"ta0VRL1ki1qZYvIQpnpQ1/iUa0CuqMy9Wf5f5XtcReUQ20a+hknOSFe6ZOEoW+by/r0cYjt80sE2uxXP",
+	"ub/poZf5OjZkl86N/o5LJZLFisqJUbTUX9YlCfcNAncXU0+Z2CrFWyVduw4f4+QfI7iM9RKKg6iN8gz/",
+	"TJryF73ga+/Z8hUqvzT1fIBvoSVOZf3dYnNr9LIHYqI11kRM0HIH/ROwe4Xb4NvE3Znmjlmnh3zzH65K",
+	"2xRh3252SwNl3B/Qx0oR/9tnF2RH3gTwwc6ndLorhMPnnU+5pLHPPloSfXkTEP2JMb34aKMBE8+kLOxw",
+	"46YrVTgBHWVMS5DlzltWQxPJCHek/9O5ZgvZ+V2Wq4XXvDrmj/C0EZTbcEY/AQ+nCZXEhJqoPJ1z8w4w",
+	"VVsvHk4eBM7WSy1PafuX5Z2ef3cCFf3MVnP9dB5JxBgvX7CvszKWquC6AefJMfFt6xfT/8jBbbqQRIrW",
+	"MZj+oNjNVOO17wDPx3iUWBDTFWs4i0jChgmT46yiDjaL51GE9yPUQ6btZaAfk60/lJa07MN5YkeL0MOr",
+	"N4u1TK7/1EdM1QxT6Y03Z5CIaxaXe202bG9ToFBLR+wg/CaNZqqdD++QH7iMao2SkvLmWQys6aFY9Ga8",
+	"2WvgcjawYlSy89xIK7j7u0QMIjYpzfN4//yUPD7qPibmJYJZlDKrrouRVZDWmUW7/THNyrRJcD2WWctM",
+	"Bb56mbJOfcKytNN0oexWsRis7hhtiZdI0gmzZfxsfT9YtO0qjBUW7Q6wuFi2hUfm5YEIORT+mwVj/WVp",
+	"SSu4QWDWU1XsncdS0biiMEfWf63EklEpsacSUtaobyBmqj+IaLw+5qQgRadt0MweKtCmLOoVijvaYJPM",
+	"VQz92oOxSDRjEX3HqaEH9nJOFM2KQTwX+n7yUNOzIYdCoti6ZhqJhUY+6Hin5iK5JjaSxRbRxmkrrFIi",
+	"uQofoMjxpkElmeIT3t/+aQBx5QSO1FtF2hnVgrmkVgJWgYXzKlaz3X3SHfbobnvQC/baj8N91j4aHnbb",
+	"j3ePek/26P7gIHi80ly7el5TiRZdwvdZxOGqWsT5Wb/X9MHi0YeLU7JgNNH6DLZ6zvmhqSQTGhbKlp7f",
+	"BAgxuCK9bu8wX7H3/CZopoas/203+b/xmxZ89Gu3/eS3T6XlfMtvbh6XvByeO7EERSwpvdjIrbfWdMhw",
+	"//Vdh8KEDlWtpkN/uSZARZjV80wWIFM3FmHT/Z+EYXUPiw02WWpj7aUBFlbK24qR9T2jIY9Lu8RC+iny",
+	"T+hKbl70sshuEOgSBoUxZc3ATP3NopxS4TgVJQjcqQBv7do0ywtEPOSjmWZ6sLhm15ZP1bKJPpa03GV5",
+	"xmCaTt0tDxjBea9w8UsL/M76sPFKTbQirV9FxZzEYk6aiI08HmnKOmAGjDblhY7IQMzi8C6rmydcoXVk",
+	"Va7NUtlPXJD0iBSojkLRT0kCGpOBacEfliXiVCJZuhDnMJeAV46EVR12DDOqF2frZXVnbdZlaJvImy4f",
+	"1cTuYdxoBZdzyXMQ8zczmG8q/zBIOuA37KpWuhKexjP7kQkjyYXK1gbP3SJTKyKvc83ntUxKJxVGk3UG",
+	"eZGa2lYtzBjk7hC4aiS9POW7uwgHw9UpfXUSL3JM2JH+Vnawud/gNbEK307RCR9shhwb4G86z8M7paHC",
+	"seJRtGUD9kPUDdkguLGq/FdpMbACMriXII/BxUiLVGQ2+LAcPpuFXlhqmQbR1onLzfnr7eqKJNGG3zpn",
+	"aW99NcMqkMgViakoZwMrQ7mASjdGHFkxC/vET9iNuGahbx9nLAvrdMNTj/jsdqrPzHeHgeBxm/HoZ1vx",
+	"Icl2SqVk4bEpRmlWg2k3eceC0zgLe++jFJPzJzySmafBIyU+Ay+1xcICrY0bqvlTUyakrn0WfQaOHXZp",
+	"yBK7LGnmNooSjphFoUklkyYqH6r5WWi2jgmLJPpOMIzU75AXANyQJfyGgSiCFdH5xAAbY/whjD/LbTR2",
+	"EXICPYjMBcAR9aqhPQWjwdjUCpUsYoGSDqJIXLJdLFd5ezHocA3P2o3lTE5ZHBr3HCAJqMqwrVJj8uoM",
+	"AUTwV1yqisLHb+MUozk0VzCp5nbxTfMQahu0vopbf1VxKyerbFP0+Guy6i/PUTfmgxmT2yJ3q+apyPcA",
+	"cao53aa5BOby3yeRILOjfM0iqJlF8N5KGH9+CgEu5QdN/OuGvLoM4wsHu95DS11fN9kSzz+hNcWmBswi",
+	"1y9xqT6oRnkXlXDTVhppveKNUsa2EadXEo7uYMgKlQpeT9Ujo/psFIbsdEiu2RhklX3audwbswS43v2c",
+	"48F06bOJQqjz3KNEb5H2rCaXWw5axkHfs+GGjhxr6oQC0xoErqGLh15OFTS2r1TXs4awilTKzbM+nA6P",
+	"vYODYofH+4iJ5RakDb9cfbGW71G2uuojW6vDpyhs5YSxiELpGW8ltJDOJXSXJIv3iQ96m0+as1jxqOCY",
+	"0koz6KRaebYKna/FDZhygE0KUwtBc8hjGkFJqyy9vWnSfM0NelQrsd0juBybDWw+bt1B5VyvVG6aCpOH",
+	"+pfOg9mG8fXLssKvOTvVjdbLSILDWh8wtSeP+xvm9eBy753UU3L/vmxGj+G4dytcYC1LbtmCXKhDSiFM",
+	"1YK6bv5NEhnvJlGvzykzavk9ogK2WELAumrKHbJWaKvlkv3LGP42tOH9ZX2dXzbZ92H9pKALpC05KzJD",
+	"gFBXFPz9LqtIYk3mjlph5DMT7YQ2+lmsGLZZX0ASwzThN1Sx1qZ9iO7g2z1cGZ73pWSEu/lqFR25WUHB",
+	"TCpIYs8KrTZMgkFwhYVAUSJcVX3o38rKe2e/aZ3qQxr6jpRSxyxs7b5psSHnGq2yBuevZL4o0SpWcWYS",
+	"ZstYhpNMCyyjOgaHhuEdGq9VJHcVmyvZJEc7R53trBHU7M6kNXFUbaxc8Eg/30CcKIC7xEJXI522QHNW",
+	"A26Ndp1torbQkoYbZ/DbspiZQekucmYuGNoKmvhjnfJYW62HdafKVou6eFSpKN1FFs0d65ZF0bWeaBsj",
+	"kfdFp3XKmtatEBJFR381r/RfWzi9KktxfIeFvm36cQrU0ni8v72g91Vu+7f1zq8Uzso99HeQx0rd9NsQ",
+	"zlYSzY299uZC3c9vb1nLV8/9Bp57A/m/hu8eF7Oh997s4M/w32cJ7WuL8fxdHPduhdKNVIOV3vu7O8s3",
+	"qpj6ZfzlaY77hq5wp2RrfW94+tHaG3MHeus4xfPleYtecbuK+5HmOq7xVHJ+EM2sslua4+FGr2u5F7Wk",
+	"JETI4J/U0eD6qbgY0FiLhQNGQP3XylgwpvEIKzzQJBjzG+NqpWEbSnjnPKLpkPr1ggO2ryVOqMqJQ0pU",
+	"B00T8ULQt/lWD1Pisk33XsdpWxJE4YROgNA74VLqhRW9u2Yv6ypQWLhs4ODFkTd38ZpN/GlO3q+e2r+o",
+	"p/bL+GbzaLuxdza9t/f1z5Zcny/toZ2IG/ajUz+x/h3WX+ZLL1bd4hVlyPDRlamnc6VF9aucm2xZHDef",
+	"QN2eNSVz7bBajagvzNivsI7eRp0XAf9SgFxNmBqLDdzH7kG8hm/XXqBUKiqdeHkzy0BZdwhVEK+HT3XF",
+	"I5w8a1fQdvdz1/tVitxbLuL3HtlsWnji/oUdlpo0kOYZO+OPpOkSa1hyJjtiEGH454UErpLkV8Bsa6Uw",
+	"CvEhDrzcMhgGbJXBpncL9njPhg9X/yIFFHKKbULKJv2VopZ9XBGe+heKRH34iNKyc9m0U8KK/ghunNOW",
+	"myOkq5xFqnZjBBsm/dfvimAg55lSlelVPyYDthCxSQLd7XZJUzJGUFSEd+u6BZxPllf1XN81zE2diITp",
+	"2WKYzZ4oLBR9UHocLDUNdRGx+MdGxTYKrRvcldVs5JDDhlUJngpLjZkuDpWo+DdK6fwTUzQzg/i2+rit",
+	"cfY/UH7n/XTmr3Uc/qys06KCXeyGlnd5pbmoa1NLSzxXGzvGnFzUQikGc2tKyZiiSq6uyQSJ9piVn7BA",
+	"CeszXiGpyBwTfHKHklGp7Jj1ruvu9/b27jCUa3xPR+vtbjzSTLKksKTehoMU8AxH9Fy4bdAVDY5utdA0",
+	"jajSCwRzMJeKB3c0riCaVAk575an2YY55eLi1fK2zlkgYq2UhGxIZ5Eih91uRd0veosHsbd7sHdo1YgV",
+	"B3xBRxt57dKwjUpTzYN5okxkQnoCuZCEinY092vch277Ei/QGu+OBWpd6T4H2H7WHMoJR4JaJ1QjWxzS",
+	"BGKS7obVuQP/0t6cjHsuQeTDxalHXtIbeg4/El+JF+dvz2GqZgu6sE5Ic8KjiEu4DmSasIBr9tHKh7n3",
+	"ur3D9u5uu9e76B71u91+t9vpdru/uPdl82LoFwmN5ZAlb+cxIt39NWllhmwLO+bykaaxqiX6DJsT+NIj",
+	"NCbs1piXNYHNAyRk7L/yrcRSONgY15zSvF9WtZ6x6RWVV2Fl2K5bOlBEIS5NI+zC7Y9zTLQchDoPHUgW",
+	"qxo6DK6yFKGSP6YncI9ORazY7YrjWKcpAEzhBj6C8pB6NFOpOitezG54yOKAedD0H0eyiZsq+WMKzQ8a",
+	"VQudqbFI+EcwJNZYr3Mo+90nh+s6bTfwsqRrxgbEF+9/eNcnftkcffJJj9g3+/jst/rE15fC96Bq997e",
+	"3hNLePxfNAsYSqZIk3VGHQK3rLvf7u5ewBXrd7u/tDynzqaCf8Mdga4jkkDZa9KMxdw9/9Yx8SMRUCUS",
+	"H13YWgQDVMKdYO8I2yMAPKXBWLDQRhIiHc0OLReEs+IE7naBT4iGKLnpdbpQOiodzrDFpkaDHS17aipo",
+	"yS5Kj/DpI6mvhqky2SptFmVE/6XzX2PKMstRNgZx0++DDCVXcpAqVNZqcqzuPn/CpJgl6LTZ7NsivUhX",
+	"UQCKZ6HrTPZbPVypbCpUiQ9GQCK+gatvkMBSjcwlX0F1vCWyA31QwO2y8NOCWSJJja1QRO0msN5M3/yJ",
+	"cYj2r0iMrqBOm5+2VsEQsatZEvlFYlbSWyXD0LUoWPXCxyp/2yY4mKP7ReQrKdlS3drBxbySXlwTdsVu",
+	"aDTTemfNnir2O9P9p/5390HlpbXm4F2F6K+dHmzLHPFkkVBE8WkiTIMW28DLs8KrZMkND0rs+OtscXVr",
+	"/VelLdbswVQSnVsFjXeUJ6WVrZsIb49YcLfIlPLEjcoKWRDRhJUJBLVv0ApULOysPil7zwIxivnfWuy4",
+	"o2ixJEzol7ciSzhAvb8kkWSD/beSI0ow899LishhSR0ZwsWErxLEp/tJqduUEOBYPlbHCf27ShDOzsuQ",
+	"/APY5rcYu4LG/iyMp2/q9jKN+UqYmFnSpIpEjEooKgHkb8Jjd6LdNbLIysw559U7e9kKBGi3d1SkP1nn",
+	"mcvL80Z1AtVKPL94BUdecTA2wmRLp4IE4y9wJHdy4m5+jnUPYAu+wJWHuK3gnfQY3eTkv9ndqpEbep97",
+	"40b7vRKj8jiHLI3MiV1Vik2mqk/mUDmcytSQDzFQ87GYeCCdek7ovZxF2yt5U8HXMDlvqVOvG5+5lMVd",
+	"Gq2fZPi3Sb1oGy5iJzb12hteY0h5VJEZYGFnojyWUfrsxVm+m7OGcAry0qzidMzazXtd0OW/z68w3WbB",
+	"c20h9tt6RKud+5BDukiMqnMf9MM7RQ5rvC9xwT1g3FYu9vjOQQwlo3gIhZoRTsUz2Siwf+lwDEWQpmkC",
+	"SN1389qV4sqKQP8CgmzViVcSYl4aS0EJRn1rldvelT6h5OzNObn4+SItX0pj8t3FxTvTGUIk+gcNOXCs",
+	"i1jTThqjDt+ULBq27WCtLKa046Ql6XeuQsjfgH+OlZo6fbhhJCc4vYz4wBYXZ7D8+zNdzBZuIzQKSXuZ",
+	"hmaAZbtzjDX/oNGMSei/IdkNS2i0KjNiuTUzOvuKAbHbrP/1oDHeeAqpamGT09PjWAvxLBUA6bjGviwk",
+	"3pSeM5dYGd6xWBWMbNhB4lCF1TnVbjr9s/iGRWK6Kna4OH41VPJV9uuDBC+dA49c4f0awDCxYQ8DiYrB",
+	"V4EhX7hgE0DglzlQ5KoZ1AKGCY17KHBUDF8BEBszWLQu2WoHWUdXbA69e2i680OE+YcPL85uHntkzG4L",
+	"ERXdW1utbtAL9sJ9djA87LqF6sJ8G9Xu7a/d9hPaHv72aa9X1inVa/xEVTA+RVGpfqtp+Op8NnA1iGL9",
+	"I8mChFXgwLkNn/mJDcZCXEtot655N35FmvOxZMEVEOUBlexwv+WZehJg1xZxUCiqiB+8Hn7/w5Pk6Nvv",
+	"//VHcjH//cO7s6MXr9798kL0XtFX9Hy+lu+aVS8f7HJLbQj8kA4QUnUiv5lOEc51w5FQgl2C9d0kl9xB",
+	"V0ks7jRm+q2IKjD5GYu4vsCsdvdXLdAVPr1nHoU72qJ2IkU2fVUuxf1AUlEbKzRPrfxqxdcbE61TsOXi",
+	"S+Vd0c3DzVVZs4YqBR+avle0OJ+zWJF5IuLRMdGTL1CmSkcsVQ1hc6V1qy7Aeo49zedINto89LLm9SI2",
+	"qftms52qSiwzeWU765e1qw2YXt8jidIwfnBMuqlEGPIQSlVl2t4abSjdU3oOjcKJ5NdlwepCvxKFLOe9",
+	"oKOqDRluquiIUOIrOvLzZGsOeSHymNhFg6SLfdcg8QUb0CdsOJPpQ4buPOlK/PerUoWErry+hD+kPOLx",
+	"yAfKn94CEkBfOFMhIoWWbdDb2ydjMUvkMaFQdyjJrtSEXjOo8OfbOhRpcT+7m7Sagpl7xaJdTljC9xGK",
+	"OZg39RLFDNvpIZ/YXlU7s+AryeOAbTklYnVxOY1wiE5hWvEp/eKY6ClNG0ONjbLA1dbWAEoFMROEvJbU",
+	"u7ejbvaKg4f6E2eNVQ4rzMiuploaEBYsxxX792z0cSnZgo9Ty+Ha1V/oF/VnSCevZklF7OqH96+I6cqt",
+	"/5nMIkZijSwR11edK0IVCgLmiNZITwVg5Rbuwmkpe8VdaZazkrPh5bG6kiC6l7GuoDFiaptiVkEyriFr",
+	"bVescIfeXNjKfb0NeasIjloyV24VW4bPhblHJUILrWCNrsEi98aY0UQu13kyNWhNzUshPFevzQ2Qb5x0",
+	"XEIaIBHKFCUyI6Tt0vW7vksWfWvI4kmWVsutaOTYu9RYSEYmNGSGN/I4iGYhC/PFhVZ7JzAdpJQx4oV+",
+	"ptl0ddx8Wv/PinSExrGYxYGGuda2NQmaTXG/WR2lFLqT6Uwxt4WPEkQlM2hTW4K6abnW5bh6Hof3c8ps",
+	"ltCZB8f7rJBBNc8r/7AM4Sol3woiYACble4qx+NjIhkjuUpg8NhJ92xV+Xu+dBolnOcSl6nOeDSoUUoy",
+	"EDPf0UUkaLjaqJXhcSppYhSO+dl0WDZRbiVmkDGdsjtyHvfC1RVcqvOAfrKdmtOS2VQCtejUy99J6fyS",
+	"KH8563b3An1A8C/WMVzeR8koTgVHKFqV9SmB/s7LX5ukVL9TRrQ6mREj+8184dxs57X0J/ctjd+5d+AH",
+	"+8Zv6/iSFX9SaHslklIFy9InyYJZwtXiXJ80IsSA0YQlJzM1Lo2RPXn3glyzRR9DwjRg0UtPBguyv2cs",
+	"arMkIsGYJjRQEKJm9mf7YGv8o0okpKkH0cOZN3y45IB2YA2ApWTnD26ez3rdPB4KbNMTK1N3waRRNSaU",
+	"x4rymCXyv+RN0OExxG3YEOF+Q0/pvLQc7Xpiq7UjuU/zgzvkH/9IXRXyH/+AUD3yj39kJO0f//BcRp0+",
+	"BxqnH9I4vIyRX6LoHogJk2RAg2sbD/uPf0Cc3T/+YUosxAsRMxLQOONK/cv4Mt7tEEWvWa4CruFUJtqj",
+	"OWCRmLcIj5WAju5w7jgPFIWIFoZV4wee4eQiZpcxIWRqynk3bclAiDvkkviXjcuG76WlBHFgSfxPn30P",
+	"62xjrUFDQmXr+DLudYhkCacR/6jZKi7j/fNTcvT46IA0X56/fUNOaSxiHuh30DGIeNnXKCKJFIlBog8X",
+	"z9u7hyQQISOzmCvpwYKfnb4+MbmFphKIpibSI74evYNXiA8XvgmvJEwGdMrjkV7fXoeMqUTRR49/ZAzn",
+	"sM6nr06+f9YbEBDj9npt/YiImZrOFPCpecIVI3731iffYPWOgEpGxuy2AytDa4mcRYqwP2Y0klDmWAw7",
+	"Juqyo0/0zD29viMV+i6v8YiDrR4x+fTpHbsaLLyMsOV4kX98GadiXmHMXAWAwhTIBjwtEFYN7SF79y7j",
+	"0vVMmNLfq8g/tt6oqvlLFuPUKvAu49zSTIzYumWRNavqXMYvYslD5rTpJ775yIeA8mhOF6jNWp2VpETX",
+	"olPTr0pM9TWG5Uu5Gg+UHIs5WIuotPgzZrcYCEKVGfmRdFESkOUZXFUTzeUEHxjzEwUZmE8mM0UHUcZq",
+	"m74T9pvHDvIN2fX0Z5cxQqB1DFmeaf1NqegCSo/CiEMBLSizEa94qAel8krEfqtDUrsR0oIPF6eEx5fx",
+	"mgTgDvH1iWiY85hgHrDsENwuyEJcEiAWNn/AqGZ4hzTfYrEysQt9DRbDsZDZXOlt7u853KkFkM+lgvXJ",
+	"U+A8xEgEbIECgd8hUAFnFrHLGOO0tVxhqCYwNfhaKw2+Za0+kRpzbBVzrkjMWKhPCBeV8Vsf2nZqoi4v",
+	"Y02vpxiJAA1ympq4QltP5wOMNEh7i1BNw/UvkRjhP87YGbcPsioGLU+PH5olAJ5xSYDWTzTHGzACPJM0",
+	"97u7aIydcwmBDGQWX8fgK0ts3VoYxGp4LQ2iaIHIPk3EgEni74wZjdT4o4kl39ELWnz0SdO/bcuboA3v",
+	"QeS5gVmf/Pqb3yKhAPsrVLvV440ZDVlyGWsqHEVw3qcUyjzBQacnQCY00Qszw0s6Ye2hSNpwUG0MJfON",
+	"fUKa4zMBZjTi1wzZ9DVjU4lnqWdh7VMRq0REPmkixFtkPhZwB6i8TnEUw1hgzRNqaygQmkawAdbq0RcZ",
+	"ZEnT9KnQFwWNeG4tNcyz1rBLm+O0EMvsHgKaJIvL2P+RJos+ySGzb+NPNKPXggAxYTL2Al2bbhj5XfZt",
+	"dwwflfaIB8yYeowcdTKF93udbsNrgBkQBDTZ39mZz+cdCo87IhntmG/lzqsXp8/enD+Db0BHUJGVyAqy",
+	"lqNR9Ru7nS5+IKYsplPe6Df2Ot3OHrqkxyC27uQyM6FnjiiLEzgTGiPdKHk/TepkxE9D6X3Q97WA5WMM",
+	"vU9ETHwbRu9DBK3N2uiU5jb5v/jHpJiv9D+Lk0PBLycU3rdA/IRxP+bW27Q551e07qSlJPABhFcB0roM",
+	"1u+QnMPGxBlm3GgO6OFrlthRyR9TP8t0g5sMaXATEY9w7BywZXqXPC0guZodjwkWB8IH+j98wo6JDxFV",
+	"uHlNS0Ie02RBet2uvTDpgpC4WyK6wI2kSVxZ3oy+AtwsN02FoWkmTd/tG9x002GyxWJIb8gCHjLsCOE5",
+	"BiD8dyRGBBJj0qiuD+9f2bMAKghjYc+IQpoMeZYkIsFb/i4Rg4hNyBlKMH2y3+2aqw9czlJlTQCB3YmE",
+	"DBJGr3GHKJORpiXHNjUvpcMe2e/uW7U3xTiPIDIj+UZUxqlsvXJ77HjrU5L6Imz0l3Oms5i7pyJcWIXM",
+	"mOXodBoZPrzzu8Q7Wa8udmUe/+e8+quSGcPwYzBDAx3odbsPuQ5j8IaFVJm8PSyAIRICWA5BGvu4rLLZ",
+	"0uXvGJx4StNsDvhyt/aXH2InGRi+3a/97RuhnoMpXH+3u1f7O2O8uhDiFU1GDD8/2GDJcjadgmb3moWc",
+	"Wv/Sfu9J7TEuhHhNY5s7ARr9wQbwfhErlsQ0gtuJH9ff/jnmRX+I6Q3l6GJ0DSuN/q+fPnt5q8qvv33+",
+	"zWvI2WRCk4XGHMwMLKs1gVZwCZae5I9p4zc9thWn9BpHZXFQJ0Yq0OR0PuYRs21sAiYlSWaxPIZoA80K",
+	"NX1RYmZroVFFB1Systv/nZm1/MKtBtZr4z6pexMKV6AWOpbgYR0cuivyFLAmf+a5833Fb7QmKZ3DlAup",
+	"2KTxm9dwJGDrm14htRqap5EA9UeZl3tkJU5UJfrb2EjL5aVh05m0wDF6EHKnLR8hTQr6mf/u7fkFya9B",
+	"C+7IRIwxmieOYNEpiA6eY9YxvElrcCl36pTysRx7dMSnKq6F0ZgneVBp6TGhE6agAN6vnxpcA8reOyPl",
+	"FvIp88zHbfSwYSLyb/fkW7V8pGm1g+UC8aX8y5xbiJjw35Bx/TdiOmNWVe9C5q+ake2XWFFdQjVxio9s",
+	"RJpSbcWOQJo+2pj03dT/74zjtwqVSowZxuhNvhsZDRZbICCahnSI1j/HQiqJxUHt1jmTHhAYt0FxPwcc",
+	"U6EhXSCX+ULopOl/++yC7MibwBDsnU/pw8++ZxTFjDqOxI1GizhgV0NNm+YiufZbWTohng8OWs4BypPz",
+	"l0liWhPmgQXodJ4KmmOOy6k582fSna/0oyb9WLqw2SXI38M70w20ElZSjXOmubdiklw20DtGw8sG9nHE",
+	"X8Apc9noEOwrGTMW/lO/5WNqhKm02gLje6nEjKVoAvS+6e0wtKUaaSnhGhapzJwOQslUa9ImUlTNhTVj",
+	"Y+ob2gYTBpcq/QguN9pL7YdjRiI6wjLwx0QKKAxPQzKgkV5VQtBCKVkcYqV7iineXOWkflwl16KeVIY4",
+	"hGwaicWExQoNEw6EAGp+ESiQGrE8qnmlQw66e3lDsdNRUyqaKNPiYDxToZjHrhUnbx8vGZ00fb0ojaZ+",
+	"C4Y2LkYUUjNgyvypcSiWMuSjmQ3czfdPQDyd6K1OjGcDFx2LOWni5NxYvPBovNKzKSWx7xF7l2TMksCw",
+	"3KKtAR58LEqQUOj/DnCjkJ9UJqXqk2u40qhB7ka/ob9z4hfMn3DKZeEFd5NL0+C6T1nIHUyFkU14Oo1+",
+	"L/vjCp/qn+zhpgadesxFQ5iDXlXCWd4jtP599c2aBH89pc9R9RSmSCJzBFAfGFAwuEkZrSAprW1tV8N1",
+	"6iRtZs9P69l8tefXtOc7oP5qzf9vZM13apc9oC2/pI7en2DJL6vT9tWO/9WOv3U7/lKlx3IrvrwJduiU",
+	"t6/ZotpsizEFNoQlVwzHIxG/YSaKGiIxIHrH6clqE8HQBoupYDKrTuEZYZsN+a2X5iDaYFwPerkSyMtr",
+	"KmElX0omPJ4p1nInLiMvr7hUJ1P+vd7dkhRcdiTZKzunIpZcKhYHiwtxzeLGvc2lKxsR4SrXEQV9TneW",
+	"KOtc/rsZI/7WYqjjI5HKwe1H0uK8a3ekAcbU//bZq5AGXzvBb/bS2KRSe2s06pv4Q580d9u73W4uWBlS",
+	"PiMaX7dQOoHwJiVZNDRBaWrMZZrdBPU5QTvWIsP5dyft3sEhRpJySa7ZVKE2HHGpJET7wYsYgL7bc2Ym",
+	"TR/vot/qkBMbLzQWEWj3vS5e9+Ystv3CMSp2xJQk+90nfXMZwVoJw+tR9OJtnFbTSJIzyRIScqmPIWyl",
+	"Wj2XWWQQlWQWh1pwozaiMBYAVYj93u/ulV15rAGA1+mBxAl3io1kid0tk4tiwYUKomFAZgy9WUYuaTol",
+	"J8YswfQWDHCDFZ/fBG2HDLaRDlYszXxXQjc/f0l6VYcSPBfJgIchi/GLGpTqVMTDiAf308zrSDL3EmH+",
+	"YvQU0dMNf82TwVKqWpRKdj5dM63UfkZCG7GyLK/3QF0kkJ2cfPJIIsUCKgXmhFSEcUiNEzia5gUZ2gq5",
+	"EZoepy/TLLo3yybRo0K9QQYW1hgKgqeWCzmmia3cZi21fXeWOdW30ohJ7gxQqIQGY0aa/vmPp1cnHy6+",
+	"uzo9Of3u2dXFxStNpLVONreLtvSaAqm0O7fplFr9C8vthBp8Kc1caS003Ai76zZ9PJy0aKDmMK3UQDil",
+	"apzZB/HVuv7rw/07eq9rBYGcDBVLfgL74xclTjVUqM11p38P6et9JjkUr/BKMcwSjGDMgutcM3bHzWkJ",
+	"SLnvl0VR3vif2bDEPNay3JJBDN23PBh3yHNR+Kg8WrpUWNFrdgsdbkFL8dZ+k+aPvQgfVqlZ2t46SSVX",
+	"1hJrxnxZbecO0sPXK115pfXFSu8VXXurnOttfnBuN8gSWanFamP8RcYHBwxTG4G56hvZqVAX3uTS4R9K",
+	"Y1iqXv+FlYalEpfr1QanoAKPjbUaUsYgTerfQFv4Kvs/rOxP3EoT9nZD6pIcO9c7ZCHfMT8bdFphikxf",
+	"ND4dyDAb8gh8NZBFltxo2T2h80iaBG89g/MhDUMf3FpQeoWAUTHkMhAwAYixUE7draaLDAm4upgpTVqs",
+	"lwaslDCdsWFS/AsfpI2AOEZ38SH4fvSQ9q9Hkvgxu1VXmHRv8qWgPbSZAreXFkbBShb5uiwL0vS1zO97",
+	"xOexKfzlEV8qGjGfTPVacrMYL6ogplT6cBaRhA0TJsce8fXDMKHz2Mc9aY1CxCMNPKugGOuUjbgBxxsf",
+	"8bg9FlJvOKP4oG3RkFBF/FwkmnE97nQ6Hb/KhHvGQv4uQ44HlFjyM62jkBnCfrXJPlRoQK0gUiAA2WmU",
+	"UAFXtmAhrx8BllKnFFPtnV0ZSwq1DbKyt+5dLxAFiPZZctDvdOYsitrgioX5O+Ai7mh09h1L3sufzj0i",
+	"hanTQBIWLXg8IlOaqAUERYBaRChCw9a6MbEEKV3EwsOk3bZr9AuGhazEOga7Z4RUJJowpHubU6fx2YKp",
+	"siv9LYMb/drCcVOdR3+MRdPvr76UxJ+LYDZhMSTDDxkUtfPgIMF6Bf9oUsS4dNeaj0BZeRPYFvI20OuK",
+	"Pr3l1MThBZhinxevnl1UFwW00hS884UlqK/6z30iWLOb9MiVDTLc2yLh+pSrafF5U/qVSln2h6yQ+TJB",
+	"Uy57JE0MQ4GPeRzx2KblOFvW1CywtVcgQKWVp3Md8sLUCABKNh9TBYnv7lJsja9j4v/c1nSiDXW7TLAP",
+	"V6slJJG4Uk/BuJowJH/ORlNYUJWuYAXBe84jdi9it960Y6uXaVXv34o4mnSM+xFGr+EiRfkO8wJsEa86",
+	"uQBXG88aYSFdi1FY4RPOOsWmsjDXr3T6b0qn7cV3c3K2SLMjpli4k+pOq/MpzeuZqiVdT5CYx9KDAphS",
+	"mVfRL99H5VKJyUAqvY9Us0wYlVndTvymWjGDybOCZF/Efv0Os3hrvXfOP7KHNXIvwWCV1nhCphRrJS2f",
+	"21cd8qHjelbfFcy/kEok62xVeEFNSb1at9OWys1LTpxJ0tQKlXkNjKzO4pxHLWPqSmvu5teNQfBNk32y",
+	"7IkC8cu6orz8n0VxrlVKMLxtEgxTEPaLUIvi/XzOIwVdI5Z7UkQLJ6RbOmECRrSrSHzJidWNuqkjz+JU",
+	"Tvu70jxzjJsRvLSI71dq92WoXQXJ2IzUWXpVk9oVizY4RK1ZoGpasXKWxnGhpWTr4clSus0/mTL9PamB",
+	"hd6mBMF+95UmfDmakN7QO5CFEYv1DWLtMJZtdasKgTapxamSWPi5DqoT6O7pExORxxMWHtuEWBpJyDyF",
+	"wpDgpYPUJUhoQiO26bqRrsDvXMbPRUJ826DTt7ob5pHRaAZZXNTpDmqTzHDdjyShU3ZLmnI2GkFPfHJx",
+	"8YrsdbtEtqDByWXspz0/fZOVjc1EUkM+lu3EAbFyZ86kr7VBFwgddav8Yyw7o0/jMvZz/Tz9DnkqTMpj",
+	"ziIf56pZ66VHkZi3Iy4VhCZdxn5FS1KfUDJN87YxuHEkGKRvY+680wS1BM4eiqSXcUmwEySkxUJhk2Ry",
+	"MU4Yg1w8KIbcN9HxeBZNX+/dHoESUxKxGxa1PELxDSzom2C8JRuKRH8DRRr0h6YwRcYnwnQ35i27f6zb",
+	"kX7oXcbmj+LOWuVGPFzDWSwvbtWXD9SqwU8yM+Fym9y8Fyc91qa9cR5EgEOiJ6KUvmKtKpG35P7WFnxL",
+	"Gvt+Xl7zizO9lkKEUFoDCvr2asR1qpwM9aWvwvXKnRQPv1ERj1rW0/Z+ierSRjSPbHdK1960hM0NaP4/",
+	"Y27DhAyzG/2GbZ7ZHvSCvfbjcJ+1j4aH3bbbQTPrUuREUq3vv6tuFZZIzdGsf/7Qux0Hk2cj+vPr0b/O",
+	"n8aD3pPrF9++v/llnut7k+8UbS8nUHRDanBNTqyIZjXsFhteFyGDVKNIEsrAc89lu/whglIB2aywwpjN",
+	"i4tLyZq7ntIhs6HuBN/PtWsUWMJ1cas2ir9EOJvg1iV0/LeLy/xioWB/Q/nRolDWbH0ZUzzMADdJErne",
+	"6qsCO0dMVYiRldLje6ZmSWxMXZhsWoK4GYEYFgO0sT0h6oW4HS1BIBtrZeEUXEEExSDzZIamjWLdmO/j",
+	"zIMYg3JKZbauKk/hnyRfPKSGmG5rLQFC6dwUGsPD+RoB/ndO6qBhoZB8di+XL+0qQvG7GKy2PqXpInwy",
+	"FYki+oN8NjrUV5kIqchut9sq5qYnYk6gM63slBqJXuoFPOAl0eOvux96T1+tJF8s/9vBpJUGEf3Czqff",
+	"xWAl33pbktqUw9WUK5nMbK/b7Tpoebwq2e93Mcjn+ZXxlpdisB3GUoqZFXl/CJYHz/vb1h3E8jk1LmLn",
+	"a+rgX+TinsTOPXoEhfJGCZOmu2N6f+pf4Z0h5REL2yxe7/RIxLw88di52ra5OKQUJGJuoi/S+x5ABiKV",
+	"ZDbV58FC0sTSB3pA/O2RJIGIZpNYesTHsCZTiHA+XtiaKbaHOVaJCuRNZxJ65LLxHLYDS71stGyXGPu2",
+	"hlBWJ0JClL9tm6zxfBOyQ5rCulGhxMN8LLJNSQaFMX4XgwoLmyZQuNZn8Zfzw7wUg3oGtr+W2yUHqHou",
+	"F30swwwXvlKwvwwFS4+IFmiZc1x3pl+dQN5skYZRSU7Pf7R24pQ8RXQhZqpfSrOMiR7zpOAn4gNRhshc",
+	"qFQ7XiBR1NTIoWUe+kSUXSUSUNNb0Xh/NfnMU8819O8U6W3CSMxmKjHt4EG3l4rIKZSxHTOmwF8xi6i0",
+	"9JDdaoA8go875Dm/RXjheHFoloAXjUcMx+yTwSy6bptnfBSLBAhhGTiaszjSrKsY1YzV+dICipQoMW2D",
+	"owSbNdoBWh1yrhIG9YWoxOrikHq1ERkvI89nYh7rDRRp9Km8+ZJkej1JVexW7RiUz0jpUvRtmVin8Vqf",
+	"21fK+FehjBbrVhFGQ5FW0sdIjLBExFTwuDp364Sc9s7fERWJUTt7nTQxLNwjKmGMSP6ReabNMNRnPXxy",
+	"2COJEAqKbrWI5KMY7x/F8cwPsVBOhEokRo8keRb2Dg52n5hOjOlar9lC3+WD7h6ZxYpH9gu4sWa4TFV0",
+	"lzoREwbNb4fKSJCmCjoWwZZVstcrMTrNAFTvlk0jyuNjKCAmmfrnTA3bR7lazI1IBDQaC6n6R92jrt3e",
+	"Zdy7jK//eBK+jX+Y/3Tz6u3hdz8+nl38sfvy6fkPfHc4OUhOv1Hx2S8H78+Sm7fX/7yML+P/9///f5Hy",
+	"4cjJx71REvWm/xqc/vLT0ftXz34/mkeLk3D3X73B2d7eG3n0e7zPe09eD7+5if6YHLw9kH989268v1BP",
+	"b57+cd2lzz68St6ol/HF7PQ07H787snbi+HH776/He3/E6C1IR0xB5QdSyFnIdfmsCQ+Aps7emRCb9t0",
+	"xP6563dWL+KrSehPTD81cWlLh27FKZXQWE5potmdvsMOodJ/bZQeAHQs454rxbqUNDkfmDrCaZIWEDQx",
+	"BJpGfP2zn3plc4+U8EmTTaZqgUKEeZdL0iUiSVtKK4GJU93cWxgBg4OIBP+fSzJgC2FqHhsYOjemmko5",
+	"238gaxZs2ZyeiEATTxiriiHQe1xp39JSJFWNfoPH6nC/ARYuPplNGv1uat8yfcrLYiGKK4rZfM2KlNji",
+	"eh5SiS0cZwU5XcLfrzbwP43gvQP6AXqC1hgtkSijc4TdKhaHWjOCeJz70z0kse0agtxFGU3J+so5TTn+",
+	"mIlkNtF7mHMVMymZVlsNMW9m4qB52vLK5bq+I9Ppn6maQSPlKBJzLBRobX56lEd2Dnht52aXRDxmkOI6",
+	"oQtovkEirlTEyICNObSsXhZj/XRSImeDiZYHYZKYzXO7FiAqZtuzIV40uB4lWqvokHeJuGFYk8nW2eem",
+	"PXM2c1qNfueTee/z/9SE6Z9vfI+8gUlSAdnqm1oLjoW7nDFo91oCQtKPB4BhfCKGDjMjPCmjnaYLX8UT",
+	"8Ci+SrClEqye2ECxY3bWEcmIXIf/Gu/PT05OTp5O300Gwc1B+PO/uo9/+D44674bnbwaB72Lwe2P+zev",
+	"92an14cXP//+83gn/Hbvu5dPXp38a/f72Y+Hfzx90zt5/+0Pg9GLw/FYTn++PfnnnWTm9M79e0rNX5X8",
+	"LYnZDiVJUWawINQh5BklTknHfXlPCemrJ3vTWcgVmVI1tisz3z+SJGJ0aImxy0iXd9oUiW3Up4mr7y1/",
+	"RhXQXVs1AcbR49O8hL18yYBQ+7FQV1AMy7c9PmwnEMsSMBsnoUN1nH0CYiLEc5jvMFgqSL9y245w8ycs",
+	"esFUHx1XYMcwEVV2PJGQpsONJMkmytoAYE8ziFGcC5vqg22ATM8awjTGGkaj6WxmFbGQQ4C6Ogv8cHf9",
+	"5IVFlYfSTlKopO0kK1zv5sWVusCaUG34voZOAtBUQovnN8xpW8Njz+BFEHFmRbCxiLRYuKQrGxwmTS1a",
+	"Unt703vuEUkXrQ45w85i/fKTAQFMCyAnVYqvOWGj5yYQT5i7E2YILZSZ9jhqLvDEy9Qt/W6jnoK1++UV",
+	"rAwfKzhvocnQV+P331IbK1DLB7E8XbPVFidrzDZ5G4nbMQYZcnbHZMrDTGn4CQUqMBIRjUdaPN253ZmI",
+	"cEfOJuFgB2znTR/zqtAcj1alb/AnPciYynHuR2Ojv2YL/Nlvdch7FCiJHItZFGI/Nq4yi5jNpcIuHFkH",
+	"SWNEV2O2QKZ+bLxrpiCRpnKBiG9YzFkcMLTdG38bnIipBm+rs4uRXlc1G7ENLGrqMHWUlm+C8JDtDQ/o",
+	"Nyc/z7tR0o1evTh4KW+fPXv1ivfeXe+FH39+sb+Y05PB4TXrffcxefn97P3morx7/F9NNX+q0Fx2E7dN",
+	"FaYi4mtM0WAt8cGOgm/7pGlTJYOenMJ1dx63svLQSVqIASkI8CgJmZCQSehHYuSD+aToWnP37uk3jTxh",
+	"3tYXFuMHch1asfUkhGXlLTT54bCFT9b/4RG23DbpiPpHHxUSY6Qxyel6dL2WUSJm0zTeoswapcZsAlKs",
+	"H4uY+Znr3noBc5YR8opfM5L3H3orCVR/qV5kniJKgkdRmzJyhXRR3pv0vUOE2pYF5z9IGYpdxnod2ySU",
+	"l7FFn/muNbM4//yGHh3R4GDv6Jun39Jvhr+/luz6w8fXSS88jZ88kc9/3r1lR/TpH73J4Bf+MX5Mn549",
+	"Cw6dQXvZoOk/v9nb239Cw93hN09P1Pu3atK9vj75cTG6Pn38A/vh/Zu38ufB49PX3x59G72Y/9ATh739",
+	"gyN1GSP+ZSZBGkW5VacTXMYGJdN372LcQZB/5QV/rgHFoYom7QLPxTVpOzfk3nxBU+qa9pLMKOKyCj3A",
+	"f93sVjML/UILCSwaCoG0axpMfHarEmpovW1hhmZvEArLrTGapJCmRM1wMIvDCOImwIsRiVjTd+hWC+V4",
+	"fSvBRmKEv6dmn6XGrZr+m5mhMxs1K03JqJ4e9M5BpFc6mwIrIehyhU1YxpJzaDAzAZc2gK1CLc5Zy/Qb",
+	"6YV+ZLnOEotJX/EIiyQrsSOJmHXIj1g/2DoMMg5sOIgT12K4f6uP5YfTysOwCR+rop+ffS/TTreZqNKO",
+	"xMgE9L0dDgEiRhawgDGEvdF6YJuWZn8LltmzXEMdQMCBmz73FPJofTLR2tk0fdudv3Wcdu2VYsKwga5r",
+	"QXOUvJA0KUh1wZjGI8hATLIEzQGHyg6PbK9h02lZCxV9o8MkDK01sRMNwCO2KkAI1M1/I7PWb9sSMUrI",
+	"0n/d7F7GQIMIW7y8pj+FUbD3A3/LX8zZ6f7sFX/55DLGxs8HlzETf8Td19Ofj16fvA5++nj9YyTOdkbq",
+	"/e7BTzvJmw87iyFdvPrwy8n4RfDPy/hs0dv/oXf43ZNX37745ruP74/O3hzOBwfdny9ug71//XKUDN4+",
+	"+ebj5PTbH/bB8VTlw9rdu4wPL06evP/2J/n4yevr6fR7eqQOvz0RoXwmvhns3DydPL5Ofujtyify48nf",
+	"LQzLmLPu6UQy5UpY4t7zEb9hqWM7m+irs+nfotprJhQIl9Msy0mGHt5LTILKwjufVrYo02rWlAWp4GYL",
+	"EmNzZ83R8735PeKnZQmhP1+CDfaTEP5snj07fXH+4u2bc/J//u/dPVObGUZsY6OBSUgucdpsGmCsL5Tt",
+	"ze9ovkYmyPuz8kYGJ72xIBtlGjPOBQuwin4WsmEMfFiaPFoQHzrA+XpSfRWbNm0fFyEdWQWdQTanH5VQ",
+	"EBKhPl3OC4FVNiEw345DzbLg70BMJlwpK0oi+RZDwrBvjH7FlCjiCpujOIPnFpUJBRBGoxcHsTLo2Mpm",
+	"bJbKXKutAa0OOdMyjcVjm+two+VjMRppiUOLlrFKTBktyNoCOUjCngeSWc+g7fgPPzmNZKEQj/4xSEXQ",
+	"rHIQNhLWX/Sxc73viDYUpBcx1Gvm4SNw/k2O0WgALs73TCWLNjRp9NPewCy1IzySBvABVcGYSYKabCp4",
+	"kibKWRQjnuH008ASm/Sdglgjz4KpFVIPlgtf0xjzpHADSdO3dXU6nY7fWncjKfnw4cVZVfPM+gm0vW73",
+	"y+bMpgCq7lmuUcqgw7FpmJTRi1R4B1n+z3A+fTEwWPuXQyYjMTrObg3I46ZRgQGYj/en1fnKp8tsGg57",
+	"ymiaw5GA2lk66FmFJ5glCYuRMpifkL7dl5drBWrnk/7vlb7Aqzk66sigc0EKSypW4E/NMeOjsSJHLRLR",
+	"BfCOCTQJznKDsVm7Y/b1O8RPZ/ctx0mgDwPaOz68f4XRKEgj/fzSfY/IiMoxk2lX5D7xP736vPPpzedf",
+	"O9OdTz99/s1HtghmDP0V8ijbcx6rvmJq2tH/+X9emVw9FpI3JijDZq38pImiyVHMj58yJ2OBaRoDyQ1Y",
+	"ImgwJpQM+KjN4pDTmOwetgdckxNNArOAF2vPaXXIG73kecKVYhDbCOZPU542YUwryfz/Y+9bnNvGrXf/",
+	"FYxvO5G2lCI7TnZjT+deN48me5vHL3Y2nTZbExIhCWuK0BKgZDU3//sdnAOAIEXqYVuxneXMzk5skwQI",
+	"Ah8OzuP7lAzADdo3OsxgBeAIMyuZdKlx/bLX2394efDo8GHvyY8wGPsHjw57T35sd8mpIOHfX5yR4rD2",
+	"HsI9B48Ou9OH+z+G0MeK6+xg9Hq9EPbsOVg/et/C9AlJJEui41I6BaS84Kd2exRYN9pw1d9ashHIdrTC",
+	"3p8PXuq+/PngJfTmzwcv938M2yjhDzYYnVhdajRgQlwBeg51xLCDEwsye9EXoje9UtNos4Fkf3n6QXda",
+	"76YsOXn/Gn/Kt1UyoEkiMD1E7956Jra75IQMszjGqYZGDLo80PHDJUpkR8ZXs2A01QM0paniNIZBwL9M",
+	"eJIp1s3tEGy/6F+BVmy6ll2BpJWIpJPL07wNyCeb0bTf7R48ftw+zo0lfIY1RiJhqNzhrRZMkdaqvCLD",
+	"zp6/se2eVDyO7VutsFbOriIzs4GLZhkFtAlTtXyXMYS0JNPWopgxsHByx0lpZVRbPw7Rrsgi8kgPh9K7",
+	"1N7R3n9aps//79+9ztNfv+wHB1/bD1uX+NOjrw/bP9h/tj5/7k4f2ssefW3/7z/tXde4EgPFVEdCjW7R",
+	"unBJQ32eUEgv2sjJoQfniHwiLQ3Aw+LkaZPTVyedIjI/OkAZncBy+yHGPnCoTGzZOEyxa7hOHu0/fvSk",
+	"1+sFhE8mmdJ7fFjuYUCWbnvSc27XfAk3zpXvxrkCqIbHwMImX1dF0ioZRu06I83fokqosY0Vh8Kk7jC3",
+	"IRGhIxcEL4MzQJ3lSRUJzQ/ooBGpKdCXSghHQc2SyFlqZ89IRBckpPJcJCEy5/eF0ltiOGIJk1yGJtlL",
+	"tzhml3CSBibfLjkxXpoBTdMFCV+c0VGIhhRGBJA9Jiws6tDkRyoVh3oPnegDNk9GJHw97LwVCeu80b8J",
+	"0Vx41Dvskk9gF4ER/VdjVofoG4D2kcFb98GSjaPFjh6DsjwAaYXw53MbDgq5PMeR1D/gv87RqA+Pid5U",
+	"CpZH5baIcte+xvc3pFb8wIabXG9CEpvx0JzId5sJJemP8gy/ySbXvx7qTwxfeLfUNdsqkdvL17nyVyqN",
+	"64vttV+DLfU0H20I+m9EBITVTQrtvdmQ9Bwk2bRGqxy3g20dAeUtZGPtTX9Lcfqa2+0oYmh3DH1yOuj1",
+	"UPzS8HJRhXLdcypR+/zISAQj8EJS/EUi5mQ+ZhDaKvSESxLzGbsC6peVFG1axDYQbtUt7ySCF6U3G8Qv",
+	"Ir4dnc0A31fcavC+wfsd4X2a48lu4V7/DJGebcDfCtNcCfq9GB3Crbb1DYmYqZNzi4yc2NamVGJ74YzG",
+	"PDpXPI7D3PdkC6W8hxtpAxKiFhxEOPqMJYRdTnnKotBEIqVJN+IzqtgRcSSRawjUwcI3CVr27Y/1FkWT",
+	"hUgYJqVRp2oPwdtCzJPGsRfWhAwv01NIYYbcMCcg47eCkeGc+N00YdyEcKNJUYv5kA0Wg5hBbhq+bftK",
+	"O6RuYf3+eGy7GhQiuoF1nvZdWlfrsNdbuZ3qBr+LzRRfpdl6q7dePTabbrz62mbbbbbdnW67BnfKm67b",
+	"UTfQvnaIQiIuB2IG8d+S1CTuB/oXwbKSVFrO19CLjfJEkvD3MPicDKhkHZ5Ilkiu+IzFC9L6mPCBiBiJ",
+	"mYJwlRKi3SXhn8OAhOcmqPf5M2SFh79jAA88aMgFqMZsIlk8A8/6J5OGohsz2UO5m4N8YDKLlSTTTGG+",
+	"k3lOQVAz8N6FR1YPU41Z8jkZCdLHJ2KMLOqS9+BmPyLUZmQIGEsawxU2opYISDqu2jVOGU0H45sW+y6B",
+	"ELtU3gtWfDX/o+XfrFX+XKUwEx1MWE3x9u/1kl9PlkMw940l2n0u/Hqb8UQ7t2+jTn4HkPMlTwqa5WZh",
+	"V64O7uOqhE++3WEGRRtxqsmHg5jRlMaw60+FrMDhVzxi0gBYymhE/AcU+aRNbKGimTGXSqQLRFDwVo3F",
+	"nExoAjUlYx6RVkiHQzZQLMqpT4whLcd0CrNWN9+hcdzuko/JUl/Arl6QFjSh/2W0L9uYfgVvirmVeHJA",
+	"OnxPrLgKEp/puz4wGr31W9qlSswbml6cxLFuc9VafmXHrzgEc5a6Vy1ZeaezQccD6A4i9DprbwnRGybS",
+	"3fAgw0wrkrNXTHFYYWY1eUBQuMi3s6pWYT03chwvEcQXnhBgl/QmLVRReqlOedtfN69cv3e3Gy43t2oV",
+	"oU5GAdFoFKVMShZZ9hg3FGxCeVx662bT3KFUE103H7deAWZL2ExmLKvaY1q5UOasQvVUOtlTbz/3dkgx",
+	"T6CMD/Ir7aOIGLaL8yp3wPGUQBlE3fp6j2/0zbanqvZWrbDKjbpZY3dTDq1qxm+9xqyVVm9SahPHmpQV",
+	"TZaMSvj7st2I59lKo82YUKU5SqO7a7bZl2kstnu0fvQnX79HwfzdehF98X8ExR94zJolVaXws9yZlTKD",
+	"hYW4TjFGt+qvMrPIVpZRQb6Pd09NPVTp/bfJC/6WtVF6BNat+fIbW8sewkDfwZJv3OZrMEIvy8K62hAS",
+	"wI+5UaLqSx5jeYWY9IFmHGUZHoIOQx9ima7gJZtG2uaE/7VMpe7MJaPK9jFmCmXyr3Sg+IyFZMJoIkkY",
+	"6x+O0aseOn+1SeGOF+hlXnKq68eJVEGUOYwgA6nlm3ftwD4RvOtYKikHxncDbnzsTkha/QUuGqMZBnRc",
+	"XZc+G3OpCrlInFlZr0VNDi4kS1XyVP2PHvsP7jl3Moj6MhWT51CRuP7aM+GuLOckmNQvHGUyhKlEWqH9",
+	"+tx++nadGAXeWfCysySb6KmND4H73D9pOhjzGUNMn4kLFu39ehU/vB4unPibDMCpSNVuNCA3DTF/i/Qr",
+	"M203iQHki6Thg71HUVZ7aPMwDjJZqnJbcZ1uFR5Y2nM2zmy1exDNub5dWik89diloA7NpRgolpavCvNi",
+	"AK7x0CdJK2QQFuAzdo43Hxk0IuwSSs+kzUSyT4M6fICV0Jan5fELyPGB8TLXuD62MU3KdBgjyyH0+5yi",
+	"xAdAIdRqO4KMw94jL1nJ1pWuyXkqZEzpTQs0N/XmKbJEsQiiy0ooGp+bVwoDN6Tr8qlEordcP3sKRHlR",
+	"eRNfH3zIeZFuifpKJCu2Q+jNd5FQdEN7Jwwozluc1AERiZ+VZwcdFEerZ/TKfbVIO74+DeiFfbjlKmj2",
+	"0e1zqbbaRWFNfOMtdIO95qVI+zyKYLU1m+6Nbbq4YZkdZCm72Gy4bjdNmVQiZXm+U70H5xOW+AMTGdRg",
+	"FBNVTYw6x3+PoBgolyLcI/S/YV/oktd5DjA3pfS2/7i9jihP3AFpzlIW6E2VTfW76u3PtukIj6C6cIHR",
+	"dfPHNrZTzlQwabSKXrAEZKiOLBMkV9hwlxz2nuZeqLxC0Ny6Iij/AUf1OV7h1/2ZKMzfRLS4QUiA1rwN",
+	"yaxe/ZWLTqmv3yLPx7z2+kxP6LajRvkeHE27h73eBvD1TCTDmA/UtXBy//EmAyCz6VSkikVvWMTpmT4i",
+	"31NHmFlFVUhGWmjIatO1vVLj2cKpgbErgikq6AF42r7gA5EdBrIbEgZZSCiASBNJBwoqE9AM1+A4HwtQ",
+	"8gNqlvLm4JdfBGQ+5oMxmWQScvexvu4E9e9pbPhVCgcUrow6vjzKLUjssZpzPWKHvV47IIkgMssN+9Zh",
+	"77Ad5Hf4vCf2TVuHvadQYVAoqXDnHj//Ut9qb4PaiqekZb4APhr9d+sROj837BCfTSO3hM6m9Stis2zA",
+	"uQHnOwDO2ZQoQfZ7vV4JGeWGsGwM4usauTl01rs9kAvb+D2ODeJey7otWaR+TbSHoI7irICTHjD6tuzm",
+	"COmOEjuFSGzl1jASm28M2AYjvwcDtuL8v4yNmKK/URAXCzhYgUPYN1tLLmyIKucVRSdxjNoWrraDu+Cs",
+	"PvsvFzwdm0fmtH4jPmMJGqrwlK5HaQsx2sBR2tofIc4cgOB/8Dmxf0XHZkDCKR3ZyK7+5znqMtIUljeo",
+	"Fh2TH37AfiDTOvJd532CTEmg6+OJEiSMmKI8luEPP3xOWiHt9ruDPBht/9rF3x8b4xr+TML//Puk8y/a",
+	"+W+v8/S88+tfWp8/d4u/af/wp9AIYZjK2hMyo3HGXANud4ChBjImk3AjBzSmKUaYKerBIi/xkNBkQVjM",
+	"gKARfiQ0Tenic6JfmAV5kZPeg6oj94OUmdy4tBDFV3zCSOv16Tvy05PefrtLftHdlfaw8Tn5+OEfHZYM",
+	"RMSiLjlJRLKYiEyapB90CuG4ZxI082AO+m6j2kiI3i4wL48xnEmfEzM7+5myRdktmckpSyIWGQcURl2g",
+	"CkMJceTLgEGnFdMTecwmhOrZi9Ubn5N1cQ+otja9Bx8YvFTJ/aV7iv3KK/CQOHvOpPqchDiq0TlVoV9u",
+	"5xM5d01sBsYAS/ec2eSmSQuJOUc2HetzEmvglEbB9zgXnkXKci7hdlgnGPmBJ+cRp/pyvVsNyhQB7D2i",
+	"TbCUBWIWoCgZVlC92IJsSCh3OkkWLxITw6kNihQAqa6yb793cFiZUnDFDrsD+BW66+Dymp01HxqhgEEV",
+	"hpmuGnS0OWyUj/Xa5BNWrI886B086fT2O739s17vCP7r9nq9f9V0W4NQteCtbrGjn793E302xveqTu8f",
+	"dB7tnx08Onr89Ojx0+7Tp0/rOq3EDXYZlqYNQ0P/MKJXFb8jb8E3U9z9iNUr0BYD7EpkyFkcIfZGLhgu",
+	"FV1Y4NV2R70Ksf/43YcF71aZ65WqW5vg3LcLzuEHekl5jOPwrWJz2O5ydK4qH8bWy+bWuaKqnoLAJeuD",
+	"bRR4JT1BXWCtxRNjVSNaOEvoyBpEHk2O5aXJqWdsBogAzQ3LTdMmSOqZsoES6QLF1bvk1Kh+pmJibkxl",
+	"rqZiKMMvGJsGGop4LutiymuBCBwMSA1SyQJsk2NCnUubopaKkURhfg9r2KlPYTx3CQO6gXWeA+hjU9B+",
+	"i6LlMVVwNtKLgEvFB74DUS6kYpPt0tL8WruOrbV7+MX8Cwok6GDApqre9/jOUlIpPfhqbSZVxAY80gdr",
+	"eK7eTsyS0uc3pU/nNpkbV2/iPfxBHv4hIYbEO949Eo/EKDGGyAXvAZI2hbJCKbJ0UGn9Y7d+8S62c3jb",
+	"k4C573W02x0cO2waW7eEvcFq/H53yu93D113OPO8cEF17e4GFRkbwFDKfmODFTCkZ3dFBMORo5fAyQaC",
+	"CbV8Fmve4tgHlALFywNps3PwyJElNmsHw9FwB6GxPvQsDPxFXqrr0+o4hn7dbwNDq6fBG2QqBFExiDPt",
+	"NUv8D7PEcRre2BJfdHCl1C/jZ2M2uJBLsckRS1iKzdM4Y0cmx1pfdvbPM3dMMDY6NvJAEjpll8bVqH//",
+	"6uzs/SkZ8ph1ybvE0vSXYot9NhAT5qXe2VgpPhVUdSiPszQn8YQKalAccuzQXfL87akjB5vQBeTskcdE",
+	"CfKoZxR1JGmlNGXxghz+RMYiS2Vb/70PyeWV+eIoGP0cB3E3QU2/ie0jmn9wLGmifpvhihE+d6rbYsZS",
+	"vWLMYtUL1cMUAxpLYOIWbccwIdbCyge9qKeZFfsy0t42xJT1zUEcH0PsizzA0koakpaRDdHHEcYhBqIP",
+	"Ym1DAQiYZTNwpcK7uihujG0ZhXb41QNJ1GJqCQatZrfM5VxN98A7mrsnTNh+aCVZbfzeCZYAOfCUSmBC",
+	"0RhlI5Ha6p9MIRxidP2cpGzKqBQroKakOLFTzFlSt7hZ8PnFAPrGmONbX7kDbiPs0ed3/WGXb94AUT5K",
+	"ljaoch1UyXfz0or2QMW3Y5ahBS2KtbhyUhYx0qgQGBUu48EodYG0UBExD31CiVyRRNsYH2ZNb1iktkTw",
+	"zV2aqvGi5GDSWnabtnMAKth4Q4j81yKET5O8U3go8jE32NBgw5WwoXpVbgEM6H+8LjQYL2apG93aRebL",
+	"gOx4mRUVR5qF1iy0Ky606jm+0VKThq5pfXqfESUoWtJFortKAk37ZHP/bWT6fBP+avt+60IDec1Ew1px",
+	"7wponXZLbYzeXrF1fHBpJW7MXLF2ZXp6OJ7MmSPfx6lcvXztLnWLq3db8oRvwVPTLPY/3GKvSJff3Vrf",
+	"UJDriivfLHjkcSnqUSGfy5Z0LdfRu6ojBsZT6D2Cne1EoHZPAtJA1B8QokrCRTlAOfSZg6CXd5rWGNWn",
+	"gwuYhuaGFzMzCb/8yRyAu30RLf7Xwznrj4W4OM/S+Gv9kfy9ABAx5Ngy67s/PpDEewTADJazs/kSkRMG",
+	"DeZGnwiU2EFYMGZUKkgx9NDtVNEkomlEPuHjJTG5M7a9Do9QXBzSBkVSdNm3A3ed4hMmFZ1MAersbyUf",
+	"JVRlKTOieub3sjuJ2l1ykizIweWlVfyw7Oh8BrRhNFmAZpFxFkqSMpXaiCcWXxwcYlwS0XAtAS3T3+cB",
+	"sqbUvpNL6ceRyPOw8xFZSUu7NtX8E8Z79duawMecSqJHikVAP/Ax4ZdEsoFIIrm2N27cr9ep2X7uXu1T",
+	"yZ4c6pn06s3Js87pq5ODx08wBsajrmsQ5ja5YAsbsIEhZYOUrR9DNy+26vWvu3EsmblvYHALX1LJo7Zi",
+	"NuMu8c9/VtwFDmyojIDJEBAq8d7Hl5cBoeTR5SWSU7gHJ2S/R+QxwdWAFc8xVSztljOgagCCFuFBv/HS",
+	"HneK8NMvChkYbNKPrTnToRIPrChcvTwhXBl+CuNxgUu80m2fvaIVYi4URB6glM5WQFqOPj3VKFF0REqP",
+	"Ia0Q3utcz5uQhIqOQmKjGcZM1L8DBg2vmWM/rXtCI5ZPZ90KDK3lFIzaRwi9pVHlkkwdfIceWIeBWdpk",
+	"alS3lzFXTtlgiX6bkRAXU2g+PIsIFg5qDO8WG3E0I2Olptq+tCKnA6u6YERcDOeiNjo/fvgHSbMYctDK",
+	"4OxhPlXmC9i5bJSV/P0J8s0hxJyIdEJjLllEWmMhFYnFnKUDKjW2qZTyGHLZhDIW8ZBmsSJTkSoSpWI6",
+	"1Ze9fj87BHe0RJ4TKknYu/xx2N0PXWmO1ZKQbZtOH4uBoVUJyH9FwoxgTdIpjgPaz70uOSETLqXujTcV",
+	"SEuk6AQPcaYUZw5OSD14WDOL3vI5pukspiZ7XtELs2qgHDHIm0xIllwkYp4U2kSL/phQR8ouYkj52+/1",
+	"CsMsyYip2py8Z1Bt9Ul35tS7aUfeeK+1rZzw+zcH27pt7MZaVgF/FIM8vUCvTD3QuNBIS471t4Ggpl5q",
+	"7T8iTXtDJbCjyAPMV0IT3HTtPmZA1zt94FGjdPR4WMCBzZSMCrcERMRRycEhkLmWp2YByGpn5hKk7LTW",
+	"Z7m1bRZ3U//z7XSDcN+TpYmxehp/8S8/59FXnMMxU2x5NiNlTLXASWlyO0ifUw7573DWk85EtMaLVdFb",
+	"qYZSMG3WqaFgJ6u23bXnUb+dGkGU0nBtI4gy4YmrNd9YHuVOJ8g2zq/a1Ymz0BmjsjgTy2syqN493m22",
+	"zvS2AdYTbBpXXElVdaQbLKIbkKK+mwtvN3vnNltn48m+K4tZr8ON1vGavfWh2fU4W20xGtapfSQA5L43",
+	"VFrOqTW4UIyegYfEC6ENmH7oAwmZ81ZyptVD1OCKRBy0AI2jA9PWsWCFJYrMU1GtXO+M0+f5ezaIsT1i",
+	"5MO3SYGunhUNVtwVrNBfpWzcej7eTRHED6rTKOrYWPXqitZMstSuc25kXEnL0v7A6k7YvA0FZobXwuZ6",
+	"5w5jINLIEjTTTb2NXeYVJ9KTKHpuO7ftYq/Ib7t5z5jt3U3nptrnyqbWtfE9bVsLH0V+1fnG1Os+LOCy",
+	"7qyn+w0HmVRiEvphlb7eywglP5++e0tOYaWQg95Br7N/YLNmeGoDOQ9yvkfS0i8MATKRGEKxY8IucZRI",
+	"qMcllIZacphJFrWPSThhkz5L5ZhPgY0SAgDnF2xhOCmRjjAkAzExsZ5+xmPV4YnJ8ZFdcmbiS/gLkrAZ",
+	"S03BbL3z3SP0vYPAVOzjLXnty/n7awRU2dxF/hpGkAZCbxFCcfVUZzSuBk50b3YKakB1Lk9DlV5OIlRi",
+	"0pdKJOzIsKi7uHNiKMdCw08cer5QLNQNCJ0aLlYTvgdtiylN9TIgsRgdk0T4keyUTcTMytNh8Nf+FTlE",
+	"UkYjPUSkvyCh+ROypL5MxQSLpEXJzgt8eQxLoFaAfZvgcNg71D01p1Isz8DLIdWSDRURGZRH/57BqSWA",
+	"OL37wfDB2nQWdqlnIKp8cJN5U1L4qFUzSlnMKASzubugwNEkA70pxDEDIgXg1Z0yRzwhyUgY2Q2kkY4E",
+	"yyWS9Mm3TwcXXaKhDrJpdNdgKtBYf+kQ65/DgFywqfLSEux0wC0KopY8IeHfX5wRmH5mMuQKVDJcpbxk",
+	"ua0tC0xLmYN5TgMDn8QWxB9py98IULXrneK+RtMdNdQLZvpdEnJyn7jZ9ppt7y4EFq4g3ORvgiOmnFNh",
+	"tTcyT5hX6NuwSfPD8oZSUL4rqa1WM1W6M/TdKafb8NDfUNHc/8h5xTzdav3khDIFRrpYjOpX1Fu/1BQM",
+	"jXXFKY7Y33p7K4SFlecLRqmdCY1YzaLzaz1dr/+hO30Xy1PuFgF2ecg2o8KOxQiyjHat8n6tEvY/Khx8",
+	"YLSCxkR/slXVsVWF6D4+4JltQ7/9MgTg7dJ3EvYX6NAvHRzA5294W/Krq0ki9TMbZ33jrG9M7u0AQq+b",
+	"a/vrwb8xZGkHbpZjvoIN5o1LWWeXHAlkK2N7lcWtULRUdEst2+qG2S3mFwxY5yE1Hg0SEUcGhdC75L14",
+	"lsRMShJeMDY9p/Lc/sGTyAHfRKh7e54IdQ70lqGJPQrSYoke4aiN7zOmhisfXufYRzaq8BLrAxHzpOSH",
+	"05c/wpx/tIf6mWfXVSHgmfkE79wXuJMguNTN2xa73jA44E1Eb/I1DpMGvW8zIcMsppKXFYr9c821q0E6",
+	"qigVIwmrAL0Ayl1ygk5mwDrL/av7hKI5KksN4g2yNGWJ8hdUEdc+Qj9uyr27/qz1evgG8lV2BYCl97kn",
+	"8NdA3q4h72ADyEuhUJuXDsANWm6Glrjyao69q8HwC8ai3NG32ju2inQZj7xlm7YqyldiWXdlJag+g7Wm",
+	"y0INNgpoaKPTnOUZ0ucVVezIf2rM6FKHsBrRmrMU1NxMr/ShnfJEltx6+uEsHsIZHbJWTHSv/ohe6aDb",
+	"Oagbmvgdc7ro9yvqVNSj6ifLkW8C4A2sNq676pN5LV6goL0VQKhliF/FYQVrfLNMu5PCoRsO6yYbJOYz",
+	"FgaoEhfyBHEj1CYg6O87NgUb4K8w+45Rsngw5jOU7sVC9adO9b6TP0UvUFeLLwUSWHiqvxVpvOYtbyhl",
+	"bpM4gB6CbcmnipbnjunxNrP7mny4783ou5fiWrh8r5IPtwR4UWQI7VfkFLuEYC7JjMbcyAkbRYtKpj7S",
+	"omTCJaroIAeHBm5to+nrh4aMBFKSp4LrgWp3yVtIOTUJaamFUueJNPK9XJIQCPlCtL4cFFoiFoDZlhGV",
+	"f1qZJHUSRR8s9di3x74dHaXdS91afrFPw79JdrG+vsHSxmd46+UZSzyEV4VRucJijGPDi8QgbLOUCOtS",
+	"USd0oXEMifZ+Im/437r1CCa/SwiTt4Rhfgc2RTDZQFgDYbcMYYgV+71ez5c8FMk2Tr1KUDOaJldNbilK",
+	"rub6y5uWr4J1yUdjBVEcjdUgq0aTESsr0MODbIfxOCyGJBEY7zYsqHmWKtCgVqbXUIJFbEuhdNKaj4UV",
+	"pS5xI5rYdbtaZLZ8Wa1NipfdUOLOnYL2XaX7lMesSftpEPSaNbqGd+P6p2v04F3Lm2i9gM6jiGdikXq+",
+	"xaMixlidWo00HZHEBgwtVA4oxDNikYxYqu1MGkUYRkFcjUiWKB6TsqsRSDSdU3JDN6bviTROzErsw8c2",
+	"HsnGI9l4JO8ffOLqLfBMO/BpXxk++1l80cmmwAxeb3aabJtnp7+AfrclOZlkseJTmioy5CyOSKj/GJIW",
+	"VWQipCJPDvW5GoBxP+j1egGYzmIu20eEGip+/TMpaHLqjoWBKxSNF+4v6JxEpI0EaAYbvymZUjW2gWjc",
+	"V4Bue4oNGMqmAYtjIDJ2RNEVTlUwYQdyZjj8zU1jqkifjXgiTWcfhGQo4ljM8WHhX8OAhH/R/+vo//0f",
+	"3U2iaD8A3uM05XTETBYSmK8mWUo/JxaSmbxNFFbXv2zltb0PID4/yWJKEpaplMZcAuq1u6Wh8XYuNpmq",
+	"BeET/QD97UxcTF8cWN+u3o/1P47zlFWzJbZCmUmsqkaWaNhg9D/Z5VQbk2HbEFLgpgRjLAXQv0KfCc4p",
+	"R+COofoJTCRkvXZSkHzG0C+DU0uiojMDHmw942wygpkvvk8cv5n57L9nLGMR7tM5Sf1B7yAvLP5N9AMy",
+	"H/PB2Csm/k305cMvv4n+OY++2q8qu+SDmKOL3OuPeQhJs0TizgukHDCJMSgo5oTplW9PJdCkI8vGB+JX",
+	"YVGXfBoL8ETpU5e1HUwVe+5ypwszmsf+6kemQSxUgI9bv/P/LYsvPsIT7qw7y0HJQz3VOxFVtLidT1P9",
+	"TspwvempUn08thilN2v9KKr2jvb6PKFoY5aFIrzT0b/xqb+6q0T/NzbY8BB1cGO2yc+iv84ggTmF072x",
+	"SZpD3S1aJa8ByRx0wekptxNA7IPq6Xpl+yRiN5Iv4o5xhRPecUFeY+2ZDQ5n9klXyTFJq05qFeQStEke",
+	"aY5qzVHt/nJK0BtMHzH0Sl7ocw25EvX4c8TQKKnRCbMWJibxFfPkWutpl7DCrY1EQytirMcby0RaDgzv",
+	"EJaHDsi7RJ/88DwDtHb5iaQA2X3mMoDJCRrkRignjx/Aa3NljyxHJsXRyNyoOR8w0jrs9dqBudHygOe6",
+	"TYe9w3bgGi4xCgVWvdKDeKfaVJcfY/l5vrsAc+HFbqnYxLS+LRtRE2Zu7Ok7QEe0g0iz20ZyI7puH9kk",
+	"yjzPifw8+N6Kx29FybRnWxcl8HZLoVdDnxcAWTs4sGBby2zg2kG8xy+Ibp+Jtu71GCmWHCGDjJV2s7Js",
+	"8zGPWdHTk1PVtR1lnxFJtmSCUFezWMFQuI5rz4vHc1VBjufpXeiBr+LRW7WZ3eKB5Xug0fMD7Q2LXrNt",
+	"3TcWveufdsQ80cPZkXQyjVlnIGe13F8nfggJUpESjeVwI/wuYik4XoaGtXVNuCcgn/dOCDYM/qvPe+2j",
+	"cliqHItyEaeBiLNJAhGnmNGh9f9jOw8kyR3YulEIXkHQivBECYK+5lzuE6JiKJRP48zstKbPWJUpSQuO",
+	"dhB6eyBN6Mi8fmC1RwMyEIlUevc2FyTZBJ8ZWF1++En3VwO+WkyRenBCUcS0r5ePPMZCTRxENOKxZYl7",
+	"BRwKzdanxIhBLCkSEJ2w9QztLvnookIStx+MjWDkx8Sq8vAd7mbmrbk0kq+BDcR4XxNNAML10Q7JSyZ0",
+	"QexkIlxV7lnmz6cwZM/kbOfbVsWGtXIjUexSPTRLoF43unJryOMgjZTJfRHwtxOSUItCLuKOUrzejO9n",
+	"8YUJC1aBbbB32ZGzgYZR1hmKtAOukA7qG5nj9yZ4jKax9T51qFyJyJ7akmcPF7wwpWTNQFuwqGpskgpi",
+	"utC2u5eYANauLEbm1+CyEXiGI0eewmoeRCWSdYdsOGTgzDd3tavh3M8xKGYEUCKn8MwxY4rMRRaj1guE",
+	"PWzMvsVLqQN1qQJ4xColC7S9k4QVVQ0fhKTPhiJlhCsb0F4eMDqnC9J69+nk9D1MJJ7oPUZ/lFHGI5oM",
+	"NCI/R8eVPjfht8551Nf57/SO0CWnKmXgXbSQDq2jL85qmsNGFurj1+KcYtJETnHlsXA/Qh6ZAvvUml7o",
+	"huwHumCW/YUmeuPp693NfEjw97XoRGB53ATcpNNOzGYsLs4lyPsrzKa2jdXAS8FMsl8kylJbcGcSH8w3",
+	"wowY/XtjpBjJQNMdvZ4HmZJ+toIc6/tb5jmQ51DpOHwBFxgP14m8ysb1LZhGv//N7js6sXyX++kLs5L8",
+	"fdN5kiC5yNs6AZ02PKWMmFou21hN+10V5IDNz5ZGLMicpSboHGwaQ6mhJF7K17+/ALFlYULDI37/ecQL",
+	"nPg3UiRQWK+bk4uflMmKtEkXlGzx7qoFeC8owbfN+2goxBsK8dukEK+Agw0YxMuYYBBkfU35e7zQYy6L",
+	"XLh/KZNibXrEESZkjJiStTEyw260TtfqG+Y74Gk3ZeDPMy9fm9hgBuw7zGwovtktpTaUO7E6RGSmOYtc",
+	"MLGJFTWxolsEdzN9/RwHAyjXTXEwRJk3XE+vHHe8q5GH5IdiLbx3sjRJ0M775TQk8sh6vdBE2T9az2rZ",
+	"1LE3dew7MBcbNYqbOnSWa7uvzXPpytS357l0VQs+z+VSZcUGRJeVcATv2RQrNMUKTbHCPcQ/lO6lFbwT",
+	"14A+jRjXQr685Ngr2Aq8Si4I03mQ+IHNhPEUcEmGHPIe1apkUhApTgQZZimkqxjKIzjX+uLQpeCxw8PW",
+	"cgAZj+S2AGA9OFfjqb6/gdMGThs4vYdwqhdvgaUDoOjqDB2Szmz1V4fKDpyVV59o4RKIVYCD0vFmHvmp",
+	"MNqyg/pWLzUfSCECMk2xeG3DNBBkMsLUj9zb1Cr6VwNS8reaDPec+JimbGPmYyq913oA2SsaeS17MTJZ",
+	"qDFNHNMF8iNXwe0pnZlapRMJyTANXfHt0BXDl2rAu3FO3hGmYsziiwwkXA28jaLZekP4mdErW6qHdRcF",
+	"ZMIUDYhSEF8qJNMtKVR2ySdINXw97ICdFqLxiQYulyBnjRndfLhUgyQVj2NCFUZ9rHHeOtw/QGSdc8kq",
+	"Az+odnSvLNddia3ZXt1a+es2lnMjtdZIrX0/UmvX9l588bKBbe4QmN83ljlkNRkq8ob0n77LrCF8tSbH",
+	"qMkxuh85RiWxiitkGBVxpHj+vXIw6Di3T30GQGOo1pJKFZJG7qhlZu/aBie+kR9y81Ns7gFppHcab+Qd",
+	"ybWx6HBNCZ4ioKWMJ4BM14U0G+LJCZ68ADeexFfzn+PLVdLrkVa6HBdaim/ntFi19KrVkRozAg2s7hpW",
+	"3WRrcLXB1TtgPJrZSChxqHXT6GpC6FeF1soAOgTNfZytjJpj2DumKg+Ku7REGzxy5bA+291mQO3yj8zP",
+	"ALVyDNXTyBPeh/RIaAfInLLEmVU3h90YZW+Ae9fA7U+QBrUb1L4LsXmscblmZL4I2AZVr4HYvuRCgaW6",
+	"bGmTLIkEk4QrDcHlDega1vINYesp9qgB112Da/nTN/DawOutwatZ9UWtmRsCVxdHX42tb4xQkYewx/DD",
+	"ldKMurUB7u8a13YXEt86Eal3a7rpTTi8CYd/L+Hw9Tis6KhEktFfdBQd1ca3DSpxUzpOqLZhk4imkZ53",
+	"Nk1T0RFphSj0K8d8GgYkRA7H8wu2yIXFwjbhSR4sN+XmYp4QasJzLCKRmFCOZMq4wYiEyYAAT46QTpPO",
+	"2tKKqkyGpry9FdqiAS7h5mMCZHIxH7LBYhAzFHsLB5lUYoJ6A1lykegu6GGDXcNqfcEL1yST5tQfnMm/",
+	"Lc7o6GZi9+UjhB1tb6Q1VBn2z72jvXzQ94I9rm+aUjXeC/b0gOwd6cmwV8bfwMPSCb38B0tGarx39OQw",
+	"2JvwxP64X6GitYLwiDP5wIrKGU5SEjoxHnua0N+k3bVdRSom11f8lnt+91iSTfRcxgfBfe6ftiYE3g9O",
+	"OJ6ml+vzLk34Mzr6H/0KG1YsuFUEJA/6SzaUnfeFYgxIixxGpbWwSHDBlcjGNmXp/DJNxZDH7JxHXx9G",
+	"POra+VgJzmHEo6M56x99iXh0PhZSfT3ynxCSlEkRz5gkY5ayLjDIu+SGN0yNRRSSmEtDT2hufWCr3VnK",
+	"IvIiOnj8eP8puWALKIoK32Sx4hrWSQu1J1FgXiTVuaJ/Z+o5j56LQTbR620HKHmWd520+lSyxz/11aBd",
+	"xMnD2c9Pf/643//55xdPn7z8dPrz/529kr9VY2Y+hCuhc0qVnox7R3v/+fd+5+lJ59XPnbfvO/+inYtJ",
+	"57+/ftkPDg+//mnv20KSP9Y1aPT89XO9K8I1DQTdHwgqfzt02JnJ6mEOj1ii9DM3g51SL6q6wNKZXa7F",
+	"6QS0p0Iqoi9BflQu8w62wgm9YCTNkhCuAC5ZAlyNP/V+6rX3gr0sjfeO9h7CkdS8QLmRdwmD9LoFYi1X",
+	"wLEuhgHRNoWSlokY1HYXhNE05iz1T3ZmXSN5eAWCPBNxjIy5EuU+HLr7Wu/Q+pDHCuRdkwjy/2Tg1EWs",
+	"8sjCaxLxf7nFXywXFHyrIdeP1J8zwTcN9NlUvxNwuXvPs9w+FY80PEGW1iBPSZ3oMz+qFyNZLTLNe09F",
+	"mZSKZ+I5upg619LjMZlm+tCRRET/W1vNFD9K21XfxmIkiz3P8+qWW3oOVn+xJTH0zwpixlLy/O0pOfvn",
+	"mR508urs7L2Rn4RPTzQeaxtS39tfOOll9wyvN3jIqOjHW6FcB6QpgBtwaaeGrYazx5Rih41PxX/txH9e",
+	"1dRLGVV65cBYjmky0j/krx3UzEacdhOaULghJwr1tjFz/ltu9JOeEURmffdLGZA564+FuIAlqoreEXh1",
+	"k+Fq6Lnt1XCgytuco39p+fN6uCVtkDmTLJUPLIL5XXcQVr3blwnScvJxPHXmtSzQV//yTixGpT7HYlTT",
+	"DgIllkOSk/evwQjy7qSDgcj0Rlt593P2nCPs6UdIHjHTn4hFvIOvPInapGPqGG3oW4+J5KMElBdinAIx",
+	"XcAKVsgQr/+RAw+eunBQeUoGKZ3H/lxnEa/o4itGYzU2c4pGPGGygAkLqdik5tXO0kwqYl2WBA5B5H0q",
+	"lBiImMwOuj3SOhOv37ePiDUBcIXYGTxKwN9jlZpMKKtCwgNMbKQVnzBFuyr9fRrqNRnTFMuoJu4r/z7F",
+	"4/07o2AhGXG2qJOUAtFusGQ/vHxGfvyp96PueD9mE/Lc0Iu3Qt/+muJf/6LtsNCYuPZwnf4+3fv669f/",
+	"HwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -274,6 +274,8 @@ type AddRecordsResponse = models.AddRecordsResponse
 
 type AddedRecord = models.AddedRecord
 
+type AnyEntryName = models.AnyEntryName
+
 type ApiKey = models.ApiKey
 
 type ApiKeyCreated = models.ApiKeyCreated
@@ -615,6 +617,10 @@ type NameFilter = models.NameFilter
 type NamespaceId = models.NamespaceId
 
 type NamespaceRef = models.NamespaceRef
+
+type NativeRecordName = models.NativeRecordName
+
+type NativeRegistryName = models.NativeRegistryName
 
 type Page = models.Page
 
@@ -1662,7 +1668,7 @@ type ClientInterface interface {
 	// A new version with state `live`, from `inactive`. A live registry answers the current version; an archived one is 409 (restore-registry applies), and so is a revoked one.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/activate-registry (the `ActivateRegistry` operationId).
-	ActivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ActivateRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddRecordWithBody Add a record
 	//
@@ -1671,7 +1677,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-	AddRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddRecord Add a record
 	//
@@ -1680,7 +1686,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-	AddRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddRecordsWithBody Add up to 1000 records at once
 	//
@@ -1689,7 +1695,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-	AddRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddRecords Add up to 1000 records at once
 	//
@@ -1698,7 +1704,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-	AddRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddRecords(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddRegistryDelegateWithBody Add a delegate of one registry
 	//
@@ -1707,7 +1713,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-	AddRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddRegistryDelegate Add a delegate of one registry
 	//
@@ -1716,14 +1722,14 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-	AddRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ArchiveRegistry Archive a registry (read-only)
 	//
 	// A new version with state `archived`, from `live` or `inactive`: the registry becomes read-only, and records can no longer be added or changed until restore-registry. An archived registry answers the current version; a revoked one is 409.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/archive-registry (the `ArchiveRegistry` operationId).
-	ArchiveRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ArchiveRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// BulkUploadRecordsWithBody Import records from a CSV file, as a job
 	//
@@ -1732,14 +1738,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/bulk-upload (the `BulkUploadRecords` operationId).
-	BulkUploadRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	BulkUploadRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeactivateRegistry Deactivate a registry
 	//
 	// A new version with state `inactive`, from `live`; its records can no longer be added or changed. An inactive registry answers the current version; an archived or revoked one is 409.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
-	DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteRecordsWithBody Delete up to 1000 records at once
 	//
@@ -1748,7 +1754,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-	DeleteRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteRecords Delete up to 1000 records at once
 	//
@@ -1757,7 +1763,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-	DeleteRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteRecords(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteRegistryWithBody Delete a registry
 	//
@@ -1766,7 +1772,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-	DeleteRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteRegistry Delete a registry
 	//
@@ -1775,7 +1781,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-	DeleteRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DownloadSampleCsv Download a sample CSV file for a registry's bulk upload
 	//
@@ -1812,7 +1818,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-	PublishRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PublishRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PublishRecords Publish up to 1000 drafts at once
 	//
@@ -1821,7 +1827,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-	PublishRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PublishRecords(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RemoveRegistryDelegateWithBody Remove a delegate of one registry
 	//
@@ -1830,7 +1836,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-	RemoveRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RemoveRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RemoveRegistryDelegate Remove a delegate of one registry
 	//
@@ -1839,21 +1845,21 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-	RemoveRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RemoveRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RestoreRegistry Restore an archived registry
 	//
 	// A new version with state `live`, from `archived`. A live registry answers the current version; an inactive one is 409 (activate-registry applies), and so is a revoked one.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/restore-registry (the `RestoreRegistry` operationId).
-	RestoreRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RestoreRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RevokeRegistry Revoke a registry (final)
 	//
 	// A new version with state `revoked`, from `live`, `inactive` or `archived`. Revocation is final: the registry and its records take no further change (409), and every record reads as revoked (`effective_state`). A revoked registry answers the current version.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
-	RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SaveRecordAsDraftWithBody Add a record as a draft
 	//
@@ -1862,7 +1868,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-	SaveRecordAsDraftWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SaveRecordAsDraftWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SaveRecordAsDraft Add a record as a draft
 	//
@@ -1871,7 +1877,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-	SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRegistryWithBody Update a registry
 	//
@@ -1880,7 +1886,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-	UpdateRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRegistry Update a registry
 	//
@@ -1889,7 +1895,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-	UpdateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRecordVerificationLogs Read the verification log of a record
 	//
@@ -1903,28 +1909,28 @@ type ClientInterface interface {
 	// A new version with state `live`; a record that is not a draft is 409.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/publish-record (the `PublishRecord` operationId).
-	PublishRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PublishRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReinstateRecord Reinstate a suspended record
 	//
 	// A new version with state `live`, from `suspended`. A live record answers the current version; a draft or revoked one is 409 (revocation is final), and so is a record of a registry that is not live.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record (the `ReinstateRecord` operationId).
-	ReinstateRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ReinstateRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RevokeRecord Revoke a record (final)
 	//
 	// A new version with state `revoked`, from `live` or `suspended`. Revocation is final: every later change of the record is 409. A revoked record answers the current version; a draft is 409 (a draft that should never be used is left unpublished), and so is a record of a registry that is not live.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record (the `RevokeRecord` operationId).
-	RevokeRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RevokeRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SuspendRecord Suspend a live record
 	//
 	// A new version with state `suspended`, from `live`; reinstate-record undoes it. A suspended record answers the current version; a draft or revoked one is 409, and so is a record of a registry that is not live.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record (the `SuspendRecord` operationId).
-	SuspendRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SuspendRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRecordWithBody Update a record
 	//
@@ -1933,7 +1939,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-	UpdateRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRecord Update a record
 	//
@@ -1942,7 +1948,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-	UpdateRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRegistriesByTag List verified registries with a standard tag
 	//
@@ -3569,7 +3575,7 @@ func (c *Client) RemoveNamespaceVerification(ctx context.Context, namespace Name
 // A new version with state `live`, from `inactive`. A live registry answers the current version; an archived one is 409 (restore-registry applies), and so is a revoked one.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/activate-registry (the `ActivateRegistry` operationId).
-func (c *Client) ActivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) ActivateRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewActivateRegistryRequest(c.Server, namespace, registryName, params)
 	if err != nil {
 		return nil, err
@@ -3588,7 +3594,7 @@ func (c *Client) ActivateRegistry(ctx context.Context, namespace NamespaceRef, r
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-func (c *Client) AddRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) AddRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddRecordRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3607,7 +3613,7 @@ func (c *Client) AddRecordWithBody(ctx context.Context, namespace NamespaceRef, 
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-func (c *Client) AddRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) AddRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddRecordRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3626,7 +3632,7 @@ func (c *Client) AddRecord(ctx context.Context, namespace NamespaceRef, registry
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-func (c *Client) AddRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) AddRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddRecordsRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3645,7 +3651,7 @@ func (c *Client) AddRecordsWithBody(ctx context.Context, namespace NamespaceRef,
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-func (c *Client) AddRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) AddRecords(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddRecordsRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3664,7 +3670,7 @@ func (c *Client) AddRecords(ctx context.Context, namespace NamespaceRef, registr
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-func (c *Client) AddRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) AddRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddRegistryDelegateRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3683,7 +3689,7 @@ func (c *Client) AddRegistryDelegateWithBody(ctx context.Context, namespace Name
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-func (c *Client) AddRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) AddRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddRegistryDelegateRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3700,7 +3706,7 @@ func (c *Client) AddRegistryDelegate(ctx context.Context, namespace NamespaceRef
 // A new version with state `archived`, from `live` or `inactive`: the registry becomes read-only, and records can no longer be added or changed until restore-registry. An archived registry answers the current version; a revoked one is 409.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/archive-registry (the `ArchiveRegistry` operationId).
-func (c *Client) ArchiveRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) ArchiveRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewArchiveRegistryRequest(c.Server, namespace, registryName, params)
 	if err != nil {
 		return nil, err
@@ -3719,7 +3725,7 @@ func (c *Client) ArchiveRegistry(ctx context.Context, namespace NamespaceRef, re
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/bulk-upload (the `BulkUploadRecords` operationId).
-func (c *Client) BulkUploadRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) BulkUploadRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewBulkUploadRecordsRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3736,7 +3742,7 @@ func (c *Client) BulkUploadRecordsWithBody(ctx context.Context, namespace Namesp
 // A new version with state `inactive`, from `live`; its records can no longer be added or changed. An inactive registry answers the current version; an archived or revoked one is 409.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
-func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeactivateRegistryRequest(c.Server, namespace, registryName, params)
 	if err != nil {
 		return nil, err
@@ -3755,7 +3761,7 @@ func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef,
 // Takes any type of body and a specified content type.
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-func (c *Client) DeleteRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) DeleteRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteRecordsRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3774,7 +3780,7 @@ func (c *Client) DeleteRecordsWithBody(ctx context.Context, namespace NamespaceR
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-func (c *Client) DeleteRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) DeleteRecords(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteRecordsRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3793,7 +3799,7 @@ func (c *Client) DeleteRecords(ctx context.Context, namespace NamespaceRef, regi
 // Takes any type of body and a specified content type.
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-func (c *Client) DeleteRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) DeleteRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteRegistryRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3812,7 +3818,7 @@ func (c *Client) DeleteRegistryWithBody(ctx context.Context, namespace Namespace
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-func (c *Client) DeleteRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) DeleteRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteRegistryRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3899,7 +3905,7 @@ func (c *Client) GetRegistryVerificationLogs(ctx context.Context, namespace Name
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-func (c *Client) PublishRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) PublishRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPublishRecordsRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3918,7 +3924,7 @@ func (c *Client) PublishRecordsWithBody(ctx context.Context, namespace Namespace
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-func (c *Client) PublishRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) PublishRecords(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPublishRecordsRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3937,7 +3943,7 @@ func (c *Client) PublishRecords(ctx context.Context, namespace NamespaceRef, reg
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-func (c *Client) RemoveRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) RemoveRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRemoveRegistryDelegateRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3956,7 +3962,7 @@ func (c *Client) RemoveRegistryDelegateWithBody(ctx context.Context, namespace N
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-func (c *Client) RemoveRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) RemoveRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRemoveRegistryDelegateRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3973,7 +3979,7 @@ func (c *Client) RemoveRegistryDelegate(ctx context.Context, namespace Namespace
 // A new version with state `live`, from `archived`. A live registry answers the current version; an inactive one is 409 (activate-registry applies), and so is a revoked one.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/restore-registry (the `RestoreRegistry` operationId).
-func (c *Client) RestoreRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) RestoreRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRestoreRegistryRequest(c.Server, namespace, registryName, params)
 	if err != nil {
 		return nil, err
@@ -3990,7 +3996,7 @@ func (c *Client) RestoreRegistry(ctx context.Context, namespace NamespaceRef, re
 // A new version with state `revoked`, from `live`, `inactive` or `archived`. Revocation is final: the registry and its records take no further change (409), and every record reads as revoked (`effective_state`). A revoked registry answers the current version.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
-func (c *Client) RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRevokeRegistryRequest(c.Server, namespace, registryName, params)
 	if err != nil {
 		return nil, err
@@ -4009,7 +4015,7 @@ func (c *Client) RevokeRegistry(ctx context.Context, namespace NamespaceRef, reg
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-func (c *Client) SaveRecordAsDraftWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) SaveRecordAsDraftWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSaveRecordAsDraftRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -4028,7 +4034,7 @@ func (c *Client) SaveRecordAsDraftWithBody(ctx context.Context, namespace Namesp
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-func (c *Client) SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSaveRecordAsDraftRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -4047,7 +4053,7 @@ func (c *Client) SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, 
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-func (c *Client) UpdateRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) UpdateRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateRegistryRequestWithBody(c.Server, namespace, registryName, params, contentType, body)
 	if err != nil {
 		return nil, err
@@ -4066,7 +4072,7 @@ func (c *Client) UpdateRegistryWithBody(ctx context.Context, namespace Namespace
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-func (c *Client) UpdateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) UpdateRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateRegistryRequest(c.Server, namespace, registryName, params, body)
 	if err != nil {
 		return nil, err
@@ -4100,7 +4106,7 @@ func (c *Client) GetRecordVerificationLogs(ctx context.Context, namespace Namesp
 // A new version with state `live`; a record that is not a draft is 409.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/publish-record (the `PublishRecord` operationId).
-func (c *Client) PublishRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) PublishRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPublishRecordRequest(c.Server, namespace, registryName, recordName, params)
 	if err != nil {
 		return nil, err
@@ -4117,7 +4123,7 @@ func (c *Client) PublishRecord(ctx context.Context, namespace NamespaceRef, regi
 // A new version with state `live`, from `suspended`. A live record answers the current version; a draft or revoked one is 409 (revocation is final), and so is a record of a registry that is not live.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record (the `ReinstateRecord` operationId).
-func (c *Client) ReinstateRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) ReinstateRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReinstateRecordRequest(c.Server, namespace, registryName, recordName, params)
 	if err != nil {
 		return nil, err
@@ -4134,7 +4140,7 @@ func (c *Client) ReinstateRecord(ctx context.Context, namespace NamespaceRef, re
 // A new version with state `revoked`, from `live` or `suspended`. Revocation is final: every later change of the record is 409. A revoked record answers the current version; a draft is 409 (a draft that should never be used is left unpublished), and so is a record of a registry that is not live.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record (the `RevokeRecord` operationId).
-func (c *Client) RevokeRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) RevokeRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRevokeRecordRequest(c.Server, namespace, registryName, recordName, params)
 	if err != nil {
 		return nil, err
@@ -4151,7 +4157,7 @@ func (c *Client) RevokeRecord(ctx context.Context, namespace NamespaceRef, regis
 // A new version with state `suspended`, from `live`; reinstate-record undoes it. A suspended record answers the current version; a draft or revoked one is 409, and so is a record of a registry that is not live.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record (the `SuspendRecord` operationId).
-func (c *Client) SuspendRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) SuspendRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSuspendRecordRequest(c.Server, namespace, registryName, recordName, params)
 	if err != nil {
 		return nil, err
@@ -4170,7 +4176,7 @@ func (c *Client) SuspendRecord(ctx context.Context, namespace NamespaceRef, regi
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-func (c *Client) UpdateRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) UpdateRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateRecordRequestWithBody(c.Server, namespace, registryName, recordName, params, contentType, body)
 	if err != nil {
 		return nil, err
@@ -4189,7 +4195,7 @@ func (c *Client) UpdateRecordWithBody(ctx context.Context, namespace NamespaceRe
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-func (c *Client) UpdateRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) UpdateRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateRecordRequest(c.Server, namespace, registryName, recordName, params, body)
 	if err != nil {
 		return nil, err
@@ -8087,7 +8093,7 @@ func NewRemoveNamespaceVerificationRequest(server string, namespace NamespaceRef
 }
 
 // NewActivateRegistryRequest constructs an http.Request for the ActivateRegistry method
-func NewActivateRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *ActivateRegistryParams) (*http.Request, error) {
+func NewActivateRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, params *ActivateRegistryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8143,7 +8149,7 @@ func NewActivateRegistryRequest(server string, namespace NamespaceRef, registryN
 }
 
 // NewAddRecordRequest calls the generic AddRecord builder with application/json body
-func NewAddRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, body AddRecordJSONRequestBody) (*http.Request, error) {
+func NewAddRecordRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8154,7 +8160,7 @@ func NewAddRecordRequest(server string, namespace NamespaceRef, registryName Reg
 }
 
 // NewAddRecordRequestWithBody constructs an http.Request for the AddRecord method, with any body, and a specified content type
-func NewAddRecordRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewAddRecordRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8197,7 +8203,7 @@ func NewAddRecordRequestWithBody(server string, namespace NamespaceRef, registry
 }
 
 // NewAddRecordsRequest calls the generic AddRecords builder with application/json body
-func NewAddRecordsRequest(server string, namespace NamespaceRef, registryName RegistryName, body AddRecordsJSONRequestBody) (*http.Request, error) {
+func NewAddRecordsRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8208,7 +8214,7 @@ func NewAddRecordsRequest(server string, namespace NamespaceRef, registryName Re
 }
 
 // NewAddRecordsRequestWithBody constructs an http.Request for the AddRecords method, with any body, and a specified content type
-func NewAddRecordsRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewAddRecordsRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8251,7 +8257,7 @@ func NewAddRecordsRequestWithBody(server string, namespace NamespaceRef, registr
 }
 
 // NewAddRegistryDelegateRequest calls the generic AddRegistryDelegate builder with application/json body
-func NewAddRegistryDelegateRequest(server string, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody) (*http.Request, error) {
+func NewAddRegistryDelegateRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body AddRegistryDelegateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8262,7 +8268,7 @@ func NewAddRegistryDelegateRequest(server string, namespace NamespaceRef, regist
 }
 
 // NewAddRegistryDelegateRequestWithBody constructs an http.Request for the AddRegistryDelegate method, with any body, and a specified content type
-func NewAddRegistryDelegateRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewAddRegistryDelegateRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8305,7 +8311,7 @@ func NewAddRegistryDelegateRequestWithBody(server string, namespace NamespaceRef
 }
 
 // NewArchiveRegistryRequest constructs an http.Request for the ArchiveRegistry method
-func NewArchiveRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams) (*http.Request, error) {
+func NewArchiveRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, params *ArchiveRegistryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8361,7 +8367,7 @@ func NewArchiveRegistryRequest(server string, namespace NamespaceRef, registryNa
 }
 
 // NewBulkUploadRecordsRequestWithBody constructs an http.Request for the BulkUploadRecords method, with any body, and a specified content type
-func NewBulkUploadRecordsRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewBulkUploadRecordsRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8404,7 +8410,7 @@ func NewBulkUploadRecordsRequestWithBody(server string, namespace NamespaceRef, 
 }
 
 // NewDeactivateRegistryRequest constructs an http.Request for the DeactivateRegistry method
-func NewDeactivateRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams) (*http.Request, error) {
+func NewDeactivateRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, params *DeactivateRegistryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8460,7 +8466,7 @@ func NewDeactivateRegistryRequest(server string, namespace NamespaceRef, registr
 }
 
 // NewDeleteRecordsRequest calls the generic DeleteRecords builder with application/json body
-func NewDeleteRecordsRequest(server string, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody) (*http.Request, error) {
+func NewDeleteRecordsRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRecordsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8471,7 +8477,7 @@ func NewDeleteRecordsRequest(server string, namespace NamespaceRef, registryName
 }
 
 // NewDeleteRecordsRequestWithBody constructs an http.Request for the DeleteRecords method, with any body, and a specified content type
-func NewDeleteRecordsRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewDeleteRecordsRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8514,7 +8520,7 @@ func NewDeleteRecordsRequestWithBody(server string, namespace NamespaceRef, regi
 }
 
 // NewDeleteRegistryRequest calls the generic DeleteRegistry builder with application/json body
-func NewDeleteRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody) (*http.Request, error) {
+func NewDeleteRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRegistryJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8525,7 +8531,7 @@ func NewDeleteRegistryRequest(server string, namespace NamespaceRef, registryNam
 }
 
 // NewDeleteRegistryRequestWithBody constructs an http.Request for the DeleteRegistry method, with any body, and a specified content type
-func NewDeleteRegistryRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewDeleteRegistryRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8816,7 +8822,7 @@ func NewGetRegistryVerificationLogsRequest(server string, namespace NamespaceRef
 }
 
 // NewPublishRecordsRequest calls the generic PublishRecords builder with application/json body
-func NewPublishRecordsRequest(server string, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody) (*http.Request, error) {
+func NewPublishRecordsRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body PublishRecordsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8827,7 +8833,7 @@ func NewPublishRecordsRequest(server string, namespace NamespaceRef, registryNam
 }
 
 // NewPublishRecordsRequestWithBody constructs an http.Request for the PublishRecords method, with any body, and a specified content type
-func NewPublishRecordsRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewPublishRecordsRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8870,7 +8876,7 @@ func NewPublishRecordsRequestWithBody(server string, namespace NamespaceRef, reg
 }
 
 // NewRemoveRegistryDelegateRequest calls the generic RemoveRegistryDelegate builder with application/json body
-func NewRemoveRegistryDelegateRequest(server string, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody) (*http.Request, error) {
+func NewRemoveRegistryDelegateRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body RemoveRegistryDelegateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8881,7 +8887,7 @@ func NewRemoveRegistryDelegateRequest(server string, namespace NamespaceRef, reg
 }
 
 // NewRemoveRegistryDelegateRequestWithBody constructs an http.Request for the RemoveRegistryDelegate method, with any body, and a specified content type
-func NewRemoveRegistryDelegateRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewRemoveRegistryDelegateRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8924,7 +8930,7 @@ func NewRemoveRegistryDelegateRequestWithBody(server string, namespace Namespace
 }
 
 // NewRestoreRegistryRequest constructs an http.Request for the RestoreRegistry method
-func NewRestoreRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams) (*http.Request, error) {
+func NewRestoreRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, params *RestoreRegistryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8980,7 +8986,7 @@ func NewRestoreRegistryRequest(server string, namespace NamespaceRef, registryNa
 }
 
 // NewRevokeRegistryRequest constructs an http.Request for the RevokeRegistry method
-func NewRevokeRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams) (*http.Request, error) {
+func NewRevokeRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, params *RevokeRegistryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -9036,7 +9042,7 @@ func NewRevokeRegistryRequest(server string, namespace NamespaceRef, registryNam
 }
 
 // NewSaveRecordAsDraftRequest calls the generic SaveRecordAsDraft builder with application/json body
-func NewSaveRecordAsDraftRequest(server string, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody) (*http.Request, error) {
+func NewSaveRecordAsDraftRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body SaveRecordAsDraftJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -9047,7 +9053,7 @@ func NewSaveRecordAsDraftRequest(server string, namespace NamespaceRef, registry
 }
 
 // NewSaveRecordAsDraftRequestWithBody constructs an http.Request for the SaveRecordAsDraft method, with any body, and a specified content type
-func NewSaveRecordAsDraftRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewSaveRecordAsDraftRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -9090,7 +9096,7 @@ func NewSaveRecordAsDraftRequestWithBody(server string, namespace NamespaceRef, 
 }
 
 // NewUpdateRegistryRequest calls the generic UpdateRegistry builder with application/json body
-func NewUpdateRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody) (*http.Request, error) {
+func NewUpdateRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -9101,7 +9107,7 @@ func NewUpdateRegistryRequest(server string, namespace NamespaceRef, registryNam
 }
 
 // NewUpdateRegistryRequestWithBody constructs an http.Request for the UpdateRegistry method, with any body, and a specified content type
-func NewUpdateRegistryRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateRegistryRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -9261,7 +9267,7 @@ func NewGetRecordVerificationLogsRequest(server string, namespace NamespaceRef, 
 }
 
 // NewPublishRecordRequest constructs an http.Request for the PublishRecord method
-func NewPublishRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *PublishRecordParams) (*http.Request, error) {
+func NewPublishRecordRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *PublishRecordParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -9324,7 +9330,7 @@ func NewPublishRecordRequest(server string, namespace NamespaceRef, registryName
 }
 
 // NewReinstateRecordRequest constructs an http.Request for the ReinstateRecord method
-func NewReinstateRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams) (*http.Request, error) {
+func NewReinstateRecordRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *ReinstateRecordParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -9387,7 +9393,7 @@ func NewReinstateRecordRequest(server string, namespace NamespaceRef, registryNa
 }
 
 // NewRevokeRecordRequest constructs an http.Request for the RevokeRecord method
-func NewRevokeRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams) (*http.Request, error) {
+func NewRevokeRecordRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *RevokeRecordParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -9450,7 +9456,7 @@ func NewRevokeRecordRequest(server string, namespace NamespaceRef, registryName 
 }
 
 // NewSuspendRecordRequest constructs an http.Request for the SuspendRecord method
-func NewSuspendRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams) (*http.Request, error) {
+func NewSuspendRecordRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *SuspendRecordParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -9513,7 +9519,7 @@ func NewSuspendRecordRequest(server string, namespace NamespaceRef, registryName
 }
 
 // NewUpdateRecordRequest calls the generic UpdateRecord builder with application/json body
-func NewUpdateRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody) (*http.Request, error) {
+func NewUpdateRecordRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -9524,7 +9530,7 @@ func NewUpdateRecordRequest(server string, namespace NamespaceRef, registryName 
 }
 
 // NewUpdateRecordRequestWithBody constructs an http.Request for the UpdateRecord method, with any body, and a specified content type
-func NewUpdateRecordRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateRecordRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -10585,7 +10591,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/activate-registry (the `ActivateRegistry` operationId).
-	ActivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*ActivateRegistryResult, error)
+	ActivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*ActivateRegistryResult, error)
 
 	// AddRecordWithBodyWithResponse Add a record
 	//
@@ -10594,7 +10600,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-	AddRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordResult, error)
+	AddRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordResult, error)
 
 	// AddRecordWithResponse Add a record
 	//
@@ -10603,7 +10609,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-	AddRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordResult, error)
+	AddRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordResult, error)
 
 	// AddRecordsWithBodyWithResponse Add up to 1000 records at once
 	//
@@ -10612,7 +10618,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-	AddRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordsResult, error)
+	AddRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordsResult, error)
 
 	// AddRecordsWithResponse Add up to 1000 records at once
 	//
@@ -10621,7 +10627,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-	AddRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordsResult, error)
+	AddRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordsResult, error)
 
 	// AddRegistryDelegateWithBodyWithResponse Add a delegate of one registry
 	//
@@ -10630,7 +10636,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-	AddRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error)
+	AddRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error)
 
 	// AddRegistryDelegateWithResponse Add a delegate of one registry
 	//
@@ -10639,7 +10645,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-	AddRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error)
+	AddRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error)
 
 	// ArchiveRegistryWithResponse Archive a registry (read-only)
 	//
@@ -10648,7 +10654,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/archive-registry (the `ArchiveRegistry` operationId).
-	ArchiveRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*ArchiveRegistryResult, error)
+	ArchiveRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*ArchiveRegistryResult, error)
 
 	// BulkUploadRecordsWithBodyWithResponse Import records from a CSV file, as a job
 	//
@@ -10657,7 +10663,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/bulk-upload (the `BulkUploadRecords` operationId).
-	BulkUploadRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BulkUploadRecordsResult, error)
+	BulkUploadRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BulkUploadRecordsResult, error)
 
 	// DeactivateRegistryWithResponse Deactivate a registry
 	//
@@ -10666,7 +10672,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
-	DeactivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*DeactivateRegistryResult, error)
+	DeactivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*DeactivateRegistryResult, error)
 
 	// DeleteRecordsWithBodyWithResponse Delete up to 1000 records at once
 	//
@@ -10675,7 +10681,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-	DeleteRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error)
+	DeleteRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error)
 
 	// DeleteRecordsWithResponse Delete up to 1000 records at once
 	//
@@ -10684,7 +10690,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-	DeleteRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error)
+	DeleteRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error)
 
 	// DeleteRegistryWithBodyWithResponse Delete a registry
 	//
@@ -10693,7 +10699,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-	DeleteRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error)
+	DeleteRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error)
 
 	// DeleteRegistryWithResponse Delete a registry
 	//
@@ -10702,7 +10708,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-	DeleteRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error)
+	DeleteRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error)
 
 	// DownloadSampleCsvWithResponse Download a sample CSV file for a registry's bulk upload
 	//
@@ -10747,7 +10753,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-	PublishRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error)
+	PublishRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error)
 
 	// PublishRecordsWithResponse Publish up to 1000 drafts at once
 	//
@@ -10756,7 +10762,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-	PublishRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error)
+	PublishRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error)
 
 	// RemoveRegistryDelegateWithBodyWithResponse Remove a delegate of one registry
 	//
@@ -10765,7 +10771,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-	RemoveRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error)
+	RemoveRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error)
 
 	// RemoveRegistryDelegateWithResponse Remove a delegate of one registry
 	//
@@ -10774,7 +10780,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-	RemoveRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error)
+	RemoveRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error)
 
 	// RestoreRegistryWithResponse Restore an archived registry
 	//
@@ -10783,7 +10789,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/restore-registry (the `RestoreRegistry` operationId).
-	RestoreRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*RestoreRegistryResult, error)
+	RestoreRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*RestoreRegistryResult, error)
 
 	// RevokeRegistryWithResponse Revoke a registry (final)
 	//
@@ -10792,7 +10798,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
-	RevokeRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*RevokeRegistryResult, error)
+	RevokeRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*RevokeRegistryResult, error)
 
 	// SaveRecordAsDraftWithBodyWithResponse Add a record as a draft
 	//
@@ -10801,7 +10807,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-	SaveRecordAsDraftWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error)
+	SaveRecordAsDraftWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error)
 
 	// SaveRecordAsDraftWithResponse Add a record as a draft
 	//
@@ -10810,7 +10816,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-	SaveRecordAsDraftWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error)
+	SaveRecordAsDraftWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error)
 
 	// UpdateRegistryWithBodyWithResponse Update a registry
 	//
@@ -10819,7 +10825,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-	UpdateRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error)
+	UpdateRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error)
 
 	// UpdateRegistryWithResponse Update a registry
 	//
@@ -10828,7 +10834,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-	UpdateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error)
+	UpdateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error)
 
 	// GetRecordVerificationLogsWithResponse Read the verification log of a record
 	//
@@ -10846,7 +10852,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/publish-record (the `PublishRecord` operationId).
-	PublishRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*PublishRecordResult, error)
+	PublishRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*PublishRecordResult, error)
 
 	// ReinstateRecordWithResponse Reinstate a suspended record
 	//
@@ -10855,7 +10861,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record (the `ReinstateRecord` operationId).
-	ReinstateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*ReinstateRecordResult, error)
+	ReinstateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*ReinstateRecordResult, error)
 
 	// RevokeRecordWithResponse Revoke a record (final)
 	//
@@ -10864,7 +10870,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record (the `RevokeRecord` operationId).
-	RevokeRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*RevokeRecordResult, error)
+	RevokeRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*RevokeRecordResult, error)
 
 	// SuspendRecordWithResponse Suspend a live record
 	//
@@ -10873,7 +10879,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record (the `SuspendRecord` operationId).
-	SuspendRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*SuspendRecordResult, error)
+	SuspendRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*SuspendRecordResult, error)
 
 	// UpdateRecordWithBodyWithResponse Update a record
 	//
@@ -10882,7 +10888,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-	UpdateRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error)
+	UpdateRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error)
 
 	// UpdateRecordWithResponse Update a record
 	//
@@ -10891,7 +10897,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-	UpdateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error)
+	UpdateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error)
 
 	// GetRegistriesByTagWithResponse List verified registries with a standard tag
 	//
@@ -23422,7 +23428,7 @@ func (c *ClientWithResponses) RemoveNamespaceVerificationWithResponse(ctx contex
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/activate-registry (the `ActivateRegistry` operationId).
-func (c *ClientWithResponses) ActivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*ActivateRegistryResult, error) {
+func (c *ClientWithResponses) ActivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*ActivateRegistryResult, error) {
 	rsp, err := c.ActivateRegistry(ctx, namespace, registryName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23437,7 +23443,7 @@ func (c *ClientWithResponses) ActivateRegistryWithResponse(ctx context.Context, 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-func (c *ClientWithResponses) AddRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordResult, error) {
+func (c *ClientWithResponses) AddRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordResult, error) {
 	rsp, err := c.AddRecordWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23452,7 +23458,7 @@ func (c *ClientWithResponses) AddRecordWithBodyWithResponse(ctx context.Context,
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-func (c *ClientWithResponses) AddRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordResult, error) {
+func (c *ClientWithResponses) AddRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordResult, error) {
 	rsp, err := c.AddRecord(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23467,7 +23473,7 @@ func (c *ClientWithResponses) AddRecordWithResponse(ctx context.Context, namespa
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-func (c *ClientWithResponses) AddRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordsResult, error) {
+func (c *ClientWithResponses) AddRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordsResult, error) {
 	rsp, err := c.AddRecordsWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23482,7 +23488,7 @@ func (c *ClientWithResponses) AddRecordsWithBodyWithResponse(ctx context.Context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-func (c *ClientWithResponses) AddRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordsResult, error) {
+func (c *ClientWithResponses) AddRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordsResult, error) {
 	rsp, err := c.AddRecords(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23497,7 +23503,7 @@ func (c *ClientWithResponses) AddRecordsWithResponse(ctx context.Context, namesp
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-func (c *ClientWithResponses) AddRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error) {
+func (c *ClientWithResponses) AddRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error) {
 	rsp, err := c.AddRegistryDelegateWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23512,7 +23518,7 @@ func (c *ClientWithResponses) AddRegistryDelegateWithBodyWithResponse(ctx contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-func (c *ClientWithResponses) AddRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error) {
+func (c *ClientWithResponses) AddRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error) {
 	rsp, err := c.AddRegistryDelegate(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23527,7 +23533,7 @@ func (c *ClientWithResponses) AddRegistryDelegateWithResponse(ctx context.Contex
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/archive-registry (the `ArchiveRegistry` operationId).
-func (c *ClientWithResponses) ArchiveRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*ArchiveRegistryResult, error) {
+func (c *ClientWithResponses) ArchiveRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*ArchiveRegistryResult, error) {
 	rsp, err := c.ArchiveRegistry(ctx, namespace, registryName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23542,7 +23548,7 @@ func (c *ClientWithResponses) ArchiveRegistryWithResponse(ctx context.Context, n
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/bulk-upload (the `BulkUploadRecords` operationId).
-func (c *ClientWithResponses) BulkUploadRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BulkUploadRecordsResult, error) {
+func (c *ClientWithResponses) BulkUploadRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BulkUploadRecordsResult, error) {
 	rsp, err := c.BulkUploadRecordsWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23557,7 +23563,7 @@ func (c *ClientWithResponses) BulkUploadRecordsWithBodyWithResponse(ctx context.
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
-func (c *ClientWithResponses) DeactivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*DeactivateRegistryResult, error) {
+func (c *ClientWithResponses) DeactivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*DeactivateRegistryResult, error) {
 	rsp, err := c.DeactivateRegistry(ctx, namespace, registryName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23572,7 +23578,7 @@ func (c *ClientWithResponses) DeactivateRegistryWithResponse(ctx context.Context
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-func (c *ClientWithResponses) DeleteRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error) {
+func (c *ClientWithResponses) DeleteRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error) {
 	rsp, err := c.DeleteRecordsWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23587,7 +23593,7 @@ func (c *ClientWithResponses) DeleteRecordsWithBodyWithResponse(ctx context.Cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-func (c *ClientWithResponses) DeleteRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error) {
+func (c *ClientWithResponses) DeleteRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error) {
 	rsp, err := c.DeleteRecords(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23602,7 +23608,7 @@ func (c *ClientWithResponses) DeleteRecordsWithResponse(ctx context.Context, nam
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-func (c *ClientWithResponses) DeleteRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error) {
+func (c *ClientWithResponses) DeleteRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error) {
 	rsp, err := c.DeleteRegistryWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23617,7 +23623,7 @@ func (c *ClientWithResponses) DeleteRegistryWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-func (c *ClientWithResponses) DeleteRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error) {
+func (c *ClientWithResponses) DeleteRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error) {
 	rsp, err := c.DeleteRegistry(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23692,7 +23698,7 @@ func (c *ClientWithResponses) GetRegistryVerificationLogsWithResponse(ctx contex
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-func (c *ClientWithResponses) PublishRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error) {
+func (c *ClientWithResponses) PublishRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error) {
 	rsp, err := c.PublishRecordsWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23707,7 +23713,7 @@ func (c *ClientWithResponses) PublishRecordsWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-func (c *ClientWithResponses) PublishRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error) {
+func (c *ClientWithResponses) PublishRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error) {
 	rsp, err := c.PublishRecords(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23722,7 +23728,7 @@ func (c *ClientWithResponses) PublishRecordsWithResponse(ctx context.Context, na
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-func (c *ClientWithResponses) RemoveRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error) {
+func (c *ClientWithResponses) RemoveRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error) {
 	rsp, err := c.RemoveRegistryDelegateWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23737,7 +23743,7 @@ func (c *ClientWithResponses) RemoveRegistryDelegateWithBodyWithResponse(ctx con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-func (c *ClientWithResponses) RemoveRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error) {
+func (c *ClientWithResponses) RemoveRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error) {
 	rsp, err := c.RemoveRegistryDelegate(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23752,7 +23758,7 @@ func (c *ClientWithResponses) RemoveRegistryDelegateWithResponse(ctx context.Con
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/restore-registry (the `RestoreRegistry` operationId).
-func (c *ClientWithResponses) RestoreRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*RestoreRegistryResult, error) {
+func (c *ClientWithResponses) RestoreRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*RestoreRegistryResult, error) {
 	rsp, err := c.RestoreRegistry(ctx, namespace, registryName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23767,7 +23773,7 @@ func (c *ClientWithResponses) RestoreRegistryWithResponse(ctx context.Context, n
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
-func (c *ClientWithResponses) RevokeRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*RevokeRegistryResult, error) {
+func (c *ClientWithResponses) RevokeRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*RevokeRegistryResult, error) {
 	rsp, err := c.RevokeRegistry(ctx, namespace, registryName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23782,7 +23788,7 @@ func (c *ClientWithResponses) RevokeRegistryWithResponse(ctx context.Context, na
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-func (c *ClientWithResponses) SaveRecordAsDraftWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error) {
+func (c *ClientWithResponses) SaveRecordAsDraftWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error) {
 	rsp, err := c.SaveRecordAsDraftWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23797,7 +23803,7 @@ func (c *ClientWithResponses) SaveRecordAsDraftWithBodyWithResponse(ctx context.
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-func (c *ClientWithResponses) SaveRecordAsDraftWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error) {
+func (c *ClientWithResponses) SaveRecordAsDraftWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error) {
 	rsp, err := c.SaveRecordAsDraft(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23812,7 +23818,7 @@ func (c *ClientWithResponses) SaveRecordAsDraftWithResponse(ctx context.Context,
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-func (c *ClientWithResponses) UpdateRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error) {
+func (c *ClientWithResponses) UpdateRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error) {
 	rsp, err := c.UpdateRegistryWithBody(ctx, namespace, registryName, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23827,7 +23833,7 @@ func (c *ClientWithResponses) UpdateRegistryWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-func (c *ClientWithResponses) UpdateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error) {
+func (c *ClientWithResponses) UpdateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error) {
 	rsp, err := c.UpdateRegistry(ctx, namespace, registryName, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23857,7 +23863,7 @@ func (c *ClientWithResponses) GetRecordVerificationLogsWithResponse(ctx context.
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/publish-record (the `PublishRecord` operationId).
-func (c *ClientWithResponses) PublishRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*PublishRecordResult, error) {
+func (c *ClientWithResponses) PublishRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*PublishRecordResult, error) {
 	rsp, err := c.PublishRecord(ctx, namespace, registryName, recordName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23872,7 +23878,7 @@ func (c *ClientWithResponses) PublishRecordWithResponse(ctx context.Context, nam
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record (the `ReinstateRecord` operationId).
-func (c *ClientWithResponses) ReinstateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*ReinstateRecordResult, error) {
+func (c *ClientWithResponses) ReinstateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*ReinstateRecordResult, error) {
 	rsp, err := c.ReinstateRecord(ctx, namespace, registryName, recordName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23887,7 +23893,7 @@ func (c *ClientWithResponses) ReinstateRecordWithResponse(ctx context.Context, n
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record (the `RevokeRecord` operationId).
-func (c *ClientWithResponses) RevokeRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*RevokeRecordResult, error) {
+func (c *ClientWithResponses) RevokeRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*RevokeRecordResult, error) {
 	rsp, err := c.RevokeRecord(ctx, namespace, registryName, recordName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23902,7 +23908,7 @@ func (c *ClientWithResponses) RevokeRecordWithResponse(ctx context.Context, name
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record (the `SuspendRecord` operationId).
-func (c *ClientWithResponses) SuspendRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*SuspendRecordResult, error) {
+func (c *ClientWithResponses) SuspendRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*SuspendRecordResult, error) {
 	rsp, err := c.SuspendRecord(ctx, namespace, registryName, recordName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23917,7 +23923,7 @@ func (c *ClientWithResponses) SuspendRecordWithResponse(ctx context.Context, nam
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-func (c *ClientWithResponses) UpdateRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error) {
+func (c *ClientWithResponses) UpdateRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error) {
 	rsp, err := c.UpdateRecordWithBody(ctx, namespace, registryName, recordName, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23932,7 +23938,7 @@ func (c *ClientWithResponses) UpdateRecordWithBodyWithResponse(ctx context.Conte
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-func (c *ClientWithResponses) UpdateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error) {
+func (c *ClientWithResponses) UpdateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error) {
 	rsp, err := c.UpdateRecord(ctx, namespace, registryName, recordName, params, body, reqEditors...)
 	if err != nil {
 		return nil, err

@@ -2397,10 +2397,15 @@ export interface components {
          */
         ErrorCode: "invalid_input" | "verification_failed" | "unauthorized" | "forbidden" | "not_found" | "namespace_not_found" | "not_integrated" | "user_not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal" | "unavailable" | "primary_unavailable";
         /**
-         * @description The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+         * @description A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
          * @example employees
          */
         EntryName: string;
+        /**
+         * @description The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+         * @example employees
+         */
+        AnyEntryName: string;
         /**
          * @description A version identifier (the 16 bytes of a UUIDv7, hex).
          * @example 0x0190f2a1b2c3d4e5f60718293a4b5c6d
@@ -2506,7 +2511,7 @@ export interface components {
             namespace_id: string;
             /** @example 0190f2a1-b2c3-7d4e-8f60-718293a4b5c6 */
             registry_id: string;
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             digest: components["schemas"]["Digest"];
             description: string;
             created_by: string;
@@ -2538,11 +2543,11 @@ export interface components {
             namespace: string;
             namespace_id: string;
             registry_id: string;
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             registry_state: components["schemas"]["RegistryState"];
             /** @example 0190f2a1-b2c3-7d4e-8f60-718293a4b5c7 */
             record_id: string;
-            record_name: components["schemas"]["EntryName"];
+            record_name: components["schemas"]["AnyEntryName"];
             description: string;
             digest: components["schemas"]["Digest"];
             schema: components["schemas"]["JSONObject"];
@@ -2599,7 +2604,7 @@ export interface components {
             /** @description Present in the tag query. */
             namespace_id?: string;
             registry_id: string;
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             description: string;
             digest: components["schemas"]["Digest"];
             /** @enum {string} */
@@ -2626,7 +2631,7 @@ export interface components {
         /** @description One record in a list of records (record query). */
         RecordListEntry: {
             record_id: string;
-            record_name: components["schemas"]["EntryName"];
+            record_name: components["schemas"]["AnyEntryName"];
             description: string;
             digest: components["schemas"]["Digest"];
             details: components["schemas"]["JSONObject"];
@@ -2682,8 +2687,8 @@ export interface components {
         /** @description One record that a search matched. */
         SearchResult: {
             record_id: string;
-            record_name: components["schemas"]["EntryName"];
-            registry_name: components["schemas"]["EntryName"];
+            record_name: components["schemas"]["AnyEntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             namespace_id: string;
             description: string;
             details: components["schemas"]["JSONObject"];
@@ -3328,7 +3333,7 @@ export interface components {
         RecordQueryData: {
             namespace_id: string;
             namespace_name: string;
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             registry_id: string;
             schema: components["schemas"]["JSONObject"];
             meta: components["schemas"]["JSONObject"];
@@ -3367,7 +3372,7 @@ export interface components {
         };
         /** @description The `data` of the registry versions answer. */
         RegistryVersionsData: {
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             schema: components["schemas"]["JSONObject"];
             created_by: string;
             created_at: components["schemas"]["Timestamp"];
@@ -3381,8 +3386,8 @@ export interface components {
         };
         /** @description The `data` of the record versions answer. */
         RecordVersionsData: {
-            registry_name: components["schemas"]["EntryName"];
-            record_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
+            record_name: components["schemas"]["AnyEntryName"];
             schema: components["schemas"]["JSONObject"];
             created_by: string;
             created_at: components["schemas"]["Timestamp"];
@@ -3917,10 +3922,14 @@ export interface components {
         NamespaceId: string;
         /** @description Only the entries of this namespace (by id). */
         DeletedNamespaceFilter: string;
-        /** @description A registry name, unique in its namespace. */
-        RegistryName: components["schemas"]["EntryName"];
-        /** @description A record name, unique in its registry. */
-        RecordName: components["schemas"]["EntryName"];
+        /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
+        RegistryName: components["schemas"]["AnyEntryName"];
+        /** @description A record name, unique in its registry, percent-encoded as a path segment (as registry_name). Reads take any name an entry can have (AnyEntryName). */
+        RecordName: components["schemas"]["AnyEntryName"];
+        /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+        NativeRegistryName: components["schemas"]["EntryName"];
+        /** @description A record name, unique in its registry; writes take native names (EntryName). */
+        NativeRecordName: components["schemas"]["EntryName"];
         /**
          * @description An internet domain (IDNs are accepted and turned to punycode).
          * @example example.com
@@ -3957,7 +3966,7 @@ export interface components {
          * @example 2026-12-31
          */
         ToDate: string;
-        /** @description Partial, case-insensitive name match (at least 3 characters). */
+        /** @description Partial, case-insensitive name match (at least 3 characters; any name, AnyEntryName). */
         NameFilter: string;
         /** @description `date` newest first; `name` and `id` ascending; `status` by state, then name. */
         Sort: "date" | "status" | "name" | "id";
@@ -4057,7 +4066,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -4110,9 +4119,9 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
+                /** @description A record name, unique in its registry, percent-encoded as a path segment (as registry_name). Reads take any name an entry can have (AnyEntryName). */
                 record_name: components["parameters"]["RecordName"];
             };
             cookie?: never;
@@ -4155,7 +4164,7 @@ export interface operations {
                 to?: components["parameters"]["ToDate"];
                 /** @description Registry status filter (`active` is `live`). */
                 status?: "active" | "inactive" | "archived" | "revoked";
-                /** @description Partial, case-insensitive name match (at least 3 characters). */
+                /** @description Partial, case-insensitive name match (at least 3 characters; any name, AnyEntryName). */
                 name?: components["parameters"]["NameFilter"];
                 /** @description `date` newest first; `name` and `id` ascending; `status` by state, then name. */
                 sort?: components["parameters"]["Sort"];
@@ -4217,7 +4226,7 @@ export interface operations {
                 to?: components["parameters"]["ToDate"];
                 /** @description Record state filter, on the state a record reads as (`effective_state`). */
                 state?: components["schemas"]["RecordEffectiveState"];
-                /** @description Partial, case-insensitive name match (at least 3 characters). */
+                /** @description Partial, case-insensitive name match (at least 3 characters; any name, AnyEntryName). */
                 name?: components["parameters"]["NameFilter"];
                 /** @description `date` newest first; `name` and `id` ascending; `status` by state, then name. */
                 sort?: components["parameters"]["Sort"];
@@ -4241,7 +4250,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -4355,7 +4364,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -4393,9 +4402,9 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
+                /** @description A record name, unique in its registry, percent-encoded as a path segment (as registry_name). Reads take any name an entry can have (AnyEntryName). */
                 record_name: components["parameters"]["RecordName"];
             };
             cookie?: never;
@@ -4423,9 +4432,9 @@ export interface operations {
     searchRecords: {
         parameters: {
             query?: {
-                /** @description Partial, case-insensitive match on the registry name. */
+                /** @description Partial, case-insensitive match on the registry name (any name, AnyEntryName). */
                 registry_name?: string;
-                /** @description Partial, case-insensitive match on the record name. */
+                /** @description Partial, case-insensitive match on the record name (any name, AnyEntryName). */
                 record_name?: string;
                 /**
                  * @description Records created or updated at or after this time.
@@ -4648,7 +4657,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -4691,9 +4700,9 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
+                /** @description A record name, unique in its registry, percent-encoded as a path segment (as registry_name). Reads take any name an entry can have (AnyEntryName). */
                 record_name: components["parameters"]["RecordName"];
             };
             cookie?: never;
@@ -5237,8 +5246,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5271,8 +5280,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5307,7 +5316,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -5341,8 +5350,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5391,8 +5400,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5436,8 +5445,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5481,8 +5490,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5526,8 +5535,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5571,8 +5580,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5610,8 +5619,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5662,7 +5671,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -5699,7 +5708,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -5734,8 +5743,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5777,8 +5786,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5826,10 +5835,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -5878,10 +5887,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -5925,10 +5934,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -5972,10 +5981,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -6019,10 +6028,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -6194,8 +6203,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -6237,8 +6246,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -6321,8 +6330,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -6364,8 +6373,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -7603,7 +7612,7 @@ export interface operations {
                  * @example pub.example
                  */
                 domain: components["parameters"]["DediDomain"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
