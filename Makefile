@@ -92,7 +92,7 @@ GO_FLOOR := $(shell sed -n 's/^go \([0-9.]*\)$$/\1/p' go.mod)
 go-floor: conformance
 	GOTOOLCHAIN=go$(GO_FLOOR) $(GO) version
 	GOTOOLCHAIN=go$(GO_FLOOR) $(GO) vet ./...
-	GOTOOLCHAIN=go$(GO_FLOOR) $(GO) test -count=1 ./proof/... ./translog/leaf ./directory ./dedi ./recordschema ./client
+	GOTOOLCHAIN=go$(GO_FLOOR) $(GO) test -count=1 ./proof/... ./translog/leaf ./translog/tlogproof ./directory ./dedi ./recordschema ./client
 
 node-tools: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json

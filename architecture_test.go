@@ -27,13 +27,14 @@ var floors = [][]string{
 	{"store", "translog/indexstore"},
 	{"directory", "dedi/fetch", "dedi/discovery"},
 	{"domainverify", "dedi"},
-	{"recordschema", "proof", "translog/logstore", "translog/leaf", "translog/stateindex", "trqp/schemas"},
+	{"recordschema", "proof", "translog/logstore", "translog/leaf", "translog/stateindex", "translog/tlogproof", "trqp/schemas"},
 	{"internal/cache", "internal/groupread", "internal/jsonlog"},
 }
 
 // sameFloor lists the imports allowed within a floor: the state index is a function of the
-// log's leaves, so it reads them with their own parser.
-var sameFloor = map[string][]string{"translog/stateindex": {"translog/leaf"}}
+// log's leaves, so it reads them with their own parser; the offline proofs open checkpoints
+// and hash leaves as the leaf package does.
+var sameFloor = map[string][]string{"translog/stateindex": {"translog/leaf"}, "translog/tlogproof": {"translog/leaf"}}
 
 // aside are the module's packages that stand beside the floors: the contract and its generated
 // code, the Go SDK, and the helpers of tests.
@@ -56,7 +57,7 @@ func isDatabasePackage(p string) bool {
 }
 
 // pure packages import no database, HTTP or generated package, directly or through others.
-var pure = []string{"directory", "dedi", "translog/leaf", "translog/logstore", "translog/stateindex", "proof", "trqp/schemas"}
+var pure = []string{"directory", "dedi", "translog/leaf", "translog/logstore", "translog/stateindex", "translog/tlogproof", "proof", "trqp/schemas"}
 
 type pkgInfo struct{ imports, deps []string }
 

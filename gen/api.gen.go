@@ -210,6 +210,10 @@ const (
 )
 
 const (
+	ProveCurrentCurrent = models.ProveCurrentCurrent
+)
+
+const (
 	SortDate   = models.SortDate
 	SortId     = models.SortId
 	SortName   = models.SortName
@@ -219,6 +223,18 @@ const (
 const (
 	Read  = models.Read
 	Write = models.Write
+)
+
+const (
+	LookupNamespaceParamsProveCurrent = models.LookupNamespaceParamsProveCurrent
+)
+
+const (
+	LookupRegistryParamsProveCurrent = models.LookupRegistryParamsProveCurrent
+)
+
+const (
+	LookupRecordParamsProveCurrent = models.LookupRecordParamsProveCurrent
 )
 
 const (
@@ -370,6 +386,8 @@ type JobResponse = models.JobResponse
 type JobRowError = models.JobRowError
 
 type JobsResponse = models.JobsResponse
+
+type LatestLogged = models.LatestLogged
 
 type LogConsistency = models.LogConsistency
 
@@ -615,6 +633,8 @@ type Page = models.Page
 
 type PageSize = models.PageSize
 
+type ProveCurrent = models.ProveCurrent
+
 type RecordName = models.RecordName
 
 type RegistryName = models.RegistryName
@@ -715,13 +735,21 @@ type GetLogConsistencyParams = models.GetLogConsistencyParams
 
 type GetLogInclusionParams = models.GetLogInclusionParams
 
+type GetLogProofParams = models.GetLogProofParams
+
 type GetLogTileParams = models.GetLogTileParams
 
 type LookupNamespaceParams = models.LookupNamespaceParams
 
+type LookupNamespaceParamsProve = models.LookupNamespaceParamsProve
+
 type LookupRegistryParams = models.LookupRegistryParams
 
+type LookupRegistryParamsProve = models.LookupRegistryParamsProve
+
 type LookupRecordParams = models.LookupRecordParams
+
+type LookupRecordParamsProve = models.LookupRecordParamsProve
 
 type SearchNamespacesParams = models.SearchNamespacesParams
 
@@ -939,6 +967,12 @@ type ServerInterface interface {
 	// GetLogKey The verifier key of the transparency log
 	// (GET /svc/log/key)
 	GetLogKey(ctx echo.Context) error
+	// GetLogPolicy The log's verification policy, as a C2SP tlog-policy
+	// (GET /svc/log/policy)
+	GetLogPolicy(ctx echo.Context) error
+	// GetLogProof A version's offline proof, as a C2SP tlog-proof
+	// (GET /svc/log/proof/{version})
+	GetLogProof(ctx echo.Context, version Version, params GetLogProofParams) error
 	// GetLogState The state query: an entry's latest logged version, proven current, or proven absent
 	// (GET /svc/log/state/{id})
 	GetLogState(ctx echo.Context, id string) error
@@ -1851,6 +1885,51 @@ func (w *ServerInterfaceWrapper) GetLogKey(ctx echo.Context) error {
 	return err
 }
 
+// GetLogPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLogPolicy(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLogPolicy(ctx)
+	return err
+}
+
+// GetLogProof converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLogProof(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "version" -------------
+	var version Version
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version", ctx.Param("version"), &version, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetLogProofParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
+		var SvcConsistencyToken ConsistencyToken
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Svc-Consistency-Token, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Svc-Consistency-Token", valueList[0], &SvcConsistencyToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Svc-Consistency-Token: %s", err))
+		}
+
+		params.SvcConsistencyToken = &SvcConsistencyToken
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLogProof(ctx, version, params)
+	return err
+}
+
 // GetLogState converts echo context to params.
 func (w *ServerInterfaceWrapper) GetLogState(ctx echo.Context) error {
 	var err error
@@ -1930,6 +2009,13 @@ func (w *ServerInterfaceWrapper) LookupNamespace(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter as_on: %s", err))
 	}
 
+	// ------------- Optional query parameter "prove" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prove", ctx.QueryParams(), &params.Prove, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prove: %s", err))
+	}
+
 	headers := ctx.Request().Header
 	// ------------- Optional header parameter "Svc-Consistency-Token" -------------
 	if valueList, found := headers[http.CanonicalHeaderKey("Svc-Consistency-Token")]; found {
@@ -2000,6 +2086,13 @@ func (w *ServerInterfaceWrapper) LookupRegistry(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "as_on", ctx.QueryParams(), &params.AsOn, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter as_on: %s", err))
+	}
+
+	// ------------- Optional query parameter "prove" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prove", ctx.QueryParams(), &params.Prove, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prove: %s", err))
 	}
 
 	headers := ctx.Request().Header
@@ -2080,6 +2173,13 @@ func (w *ServerInterfaceWrapper) LookupRecord(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "as_on", ctx.QueryParams(), &params.AsOn, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter as_on: %s", err))
+	}
+
+	// ------------- Optional query parameter "prove" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prove", ctx.QueryParams(), &params.Prove, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prove: %s", err))
 	}
 
 	headers := ctx.Request().Header
@@ -4250,6 +4350,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/svc/log/cosigned-checkpoint", wrapper.GetLogCosignedCheckpoint, options.OperationMiddlewares["getLogCosignedCheckpoint"]...)
 	router.GET(options.BaseURL+"/svc/log/key", wrapper.GetLogKey, options.OperationMiddlewares["getLogKey"]...)
 	router.GET(options.BaseURL+"/svc/log/inclusion/:version", wrapper.GetLogInclusion, options.OperationMiddlewares["getLogInclusion"]...)
+	router.GET(options.BaseURL+"/svc/log/proof/:version", wrapper.GetLogProof, options.OperationMiddlewares["getLogProof"]...)
+	router.GET(options.BaseURL+"/svc/log/policy", wrapper.GetLogPolicy, options.OperationMiddlewares["getLogPolicy"]...)
 	router.GET(options.BaseURL+"/svc/log/state/:id", wrapper.GetLogState, options.OperationMiddlewares["getLogState"]...)
 	router.GET(options.BaseURL+"/svc/log/consistency", wrapper.GetLogConsistency, options.OperationMiddlewares["getLogConsistency"]...)
 	router.GET(options.BaseURL+"/svc/log/tile/:tile_path", wrapper.GetLogTile, options.OperationMiddlewares["getLogTile"]...)
@@ -8033,6 +8135,264 @@ func (response GetLogKey500JSONResponse) VisitGetLogKeyResponse(w http.ResponseW
 type GetLogKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetLogKey503JSONResponse) VisitGetLogKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogPolicyRequestObject struct {
+}
+
+type GetLogPolicyResponseObject interface {
+	VisitGetLogPolicyResponse(w http.ResponseWriter) error
+}
+
+type GetLogPolicy200TextplainCharsetUtf8Response struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetLogPolicy200TextplainCharsetUtf8Response) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetLogPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLogPolicy400JSONResponse) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogPolicy401JSONResponse) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogPolicy413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetLogPolicy413JSONResponse) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogPolicy429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLogPolicy429JSONResponse) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogPolicy500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLogPolicy500JSONResponse) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogPolicy503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetLogPolicy503JSONResponse) VisitGetLogPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProofRequestObject struct {
+	Version Version `json:"version"`
+	Params  GetLogProofParams
+}
+
+type GetLogProofResponseObject interface {
+	VisitGetLogProofResponse(w http.ResponseWriter) error
+}
+
+type GetLogProof200ResponseHeaders struct {
+	CacheControl *string
+}
+
+type GetLogProof200TextplainCharsetUtf8Response struct {
+	Body          io.Reader
+	Headers       GetLogProof200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetLogProof200TextplainCharsetUtf8Response) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetLogProof400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLogProof400JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProof401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLogProof401JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProof404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetLogProof404JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProof413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetLogProof413JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProof429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLogProof429JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProof500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLogProof500JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLogProof503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetLogProof503JSONResponse) VisitGetLogProofResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -18682,6 +19042,12 @@ type StrictServerInterface interface {
 	// GetLogKey The verifier key of the transparency log
 	// (GET /svc/log/key)
 	GetLogKey(ctx context.Context, request GetLogKeyRequestObject) (GetLogKeyResponseObject, error)
+	// GetLogPolicy The log's verification policy, as a C2SP tlog-policy
+	// (GET /svc/log/policy)
+	GetLogPolicy(ctx context.Context, request GetLogPolicyRequestObject) (GetLogPolicyResponseObject, error)
+	// GetLogProof A version's offline proof, as a C2SP tlog-proof
+	// (GET /svc/log/proof/{version})
+	GetLogProof(ctx context.Context, request GetLogProofRequestObject) (GetLogProofResponseObject, error)
 	// GetLogState The state query: an entry's latest logged version, proven current, or proven absent
 	// (GET /svc/log/state/{id})
 	GetLogState(ctx context.Context, request GetLogStateRequestObject) (GetLogStateResponseObject, error)
@@ -19673,6 +20039,55 @@ func (sh *strictHandler) GetLogKey(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(GetLogKeyResponseObject); ok {
 		return validResponse.VisitGetLogKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLogPolicy operation middleware
+func (sh *strictHandler) GetLogPolicy(ctx echo.Context) error {
+	var request GetLogPolicyRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLogPolicy(ctx.Request().Context(), request.(GetLogPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLogPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLogPolicyResponseObject); ok {
+		return validResponse.VisitGetLogPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLogProof operation middleware
+func (sh *strictHandler) GetLogProof(ctx echo.Context, version Version, params GetLogProofParams) error {
+	var request GetLogProofRequestObject
+
+	request.Version = version
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLogProof(ctx.Request().Context(), request.(GetLogProofRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLogProof")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLogProofResponseObject); ok {
+		return validResponse.VisitGetLogProofResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -21991,579 +22406,608 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3rdttGtigKv0oN7t3DZBqkKOpimRo91lIkO7FjO25LjtMdeQlFoEhWBKIYVFEU4+VvfA9x3uE8wvm/",
-	"H+U8yRk1ZxVQAAESlCjHyXL/SFsEUJdZ81bz+rERiMlUxCxWstH/2BgzGrIE/nlKgzE7FbFKRKT/DpkM",
-	"Ej5VXMSNfsOfzgYRDzwyobdtOmL/uJx1u3uBUhH8g/nHxJ8m/IYqVv0OmXM1Jv5PNFn0yclMjUXCf6d6",
-	"Bp8oQShJ2G8zJhW+R8k1W5D5mCWMqDEjNJZzlpAJXZCQTVkcEhHDg4BGEUtIU/87YYFIQhIJcT2btjoN",
-	"ryGDMZtQvSO1mLJGvyFVwuNR49Mnr3EqYsmlYnGwuBDXLF7e98WYkWnCJzRZkJAqOqCSPZJknnDFyFRI",
-	"rt8jIg70Grl9EIjJhCvFQtKk5I2QapQwSd6fvMw+kbNgTKgk/u7hzrd7j/fPjvaP/GNCB5LFSu8a92Yh",
-	"EoxpPGIhiYUa83jkEZrtn00GLAxZSM7/+VLPbtfpkfmYB2MyppLEgiRsGvGAylaHnGvocUUGNLgmHEfx",
-	"z2+CtgOQNkDET1eAqELEkFASUcUSkjAaekSNEzEbjQmNF4THUtE4YJ4+Tv2YzMdUuZCZJ0KxzmWcOxh2",
-	"SyfTSJ+NA4yG15hSpViij+G/fum2n5y0n9H28MPHXe/o007xh//d8EoO+OkFHZUfKotVsngkSchHTCqP",
-	"/DYTioWrEeaTXlJCJ0wZmjmRP8YrhtfnyxWRSoiQABz0g1DDEEDy7uKUhHRBmv6//vWvf7VfvWqfnfmt",
-	"DnktDAn4NyyRXMRXPPT10jJA9bq9w3Z3r93db3gNrmf9bcaSRcNrxHSiX6DySuShPBTJhKpGvxFSxUqh",
-	"tZ4cTkiQvUOUfsnTu6TmeJFGGSAXjwlXshKvEJ/6BstpSLgkkiU3TON1tCCDBaEpKhOl8UgjssZiumAh",
-	"mVKp8GecuklJQGejsWrPphbXPSISmMCQcKtD3nM1FjNFuPJgWgkMZcDs3DCt+ZzMphqR9QD6KQ806dtn",
-	"ER2RgZjFIRmwMY9D0uwRqT8P2ZDOItXqkBNyQ6OZWTzXRKgIRajpPynZ73aRFuAEESLZEZYC7jMRzhkL",
-	"+ZmYUF6KBGfsjBOQCHLMEk1F8GoeRaezQcf+ZXY4pWqc7Q8/angNzWJ4wsJGXyUz5m5wQm9fsnikxo1+",
-	"72DPa0x4bP/eLV92xBQLX9MJk1MasGc8UixZ3sKPGsOUoVPOZEqSsf2SNAcLwkMQIWX0lb54xcNG5ZIP",
-	"aiy5Csox4bE+RaYMeEnz+dlrSWjCCA0CNtXyRYsBNUtiFmpMnc7iRSBC1sqfhPlXJxCT7ZxEjW09S8Tk",
-	"TDOapY09NSCfTTUjAikmEkKHWqS4bLGM4e22u7sVBzJMYHeb8Lvnw1dUBeMSbeeygbqL4b+ov1w2fGRX",
-	"KIw1CU9oyJBdcYNAmospHkX44ixJtDg3w5AmiyQj+7u9wgFdNrq33d0n3WGP7g56wV64zw6Gh93Hu0e9",
-	"J3t0f3AQHIaXjSo+8XzYxn1UnNfhfvnmX4uYVQDgJCZadBINVEJjwmgScZYY/n5MKJnoD8mIKUn2uvud",
-	"FWvT06xe4G63V7rEF2LwPCyXr7+KQaccl38VAyTJWrisYbMOlTU3qWIkb2iiOI08ElDJ2jyWLNYK3g0D",
-	"TmKg1KSKREzLqz2NOwkNtAJxDCqTfs0jJ/FCk8VCT7WS5awGobOTvaqdANMqA+sJcXkaafohD/vyJuh3",
-	"Oh2/ZSVp+s4jqdGaDzkLS9m//frg+xk7/e7dUfLq19unP9/yN7Ozg2/Pys+uwFS3x43Sjb9lwy9751ve",
-	"tkbFt3Aneg0TLW/d3JgQD2cx/23GrOqWsBGXKlkco4oliaLXGg4pfkvSLEHb/M5w/CuDvNV7+9+JPprG",
-	"/9rJbqg7+FTupJPkdoWLq94XPi/dWQruDnmPWwNyLWgE7k71yxJZfZNqicVHPG6PhdQiLNMauAStsq1f",
-	"bOkLmJAWVEMRRWJO0r04ml8RYrjybcLsDR2xMu41YiSeTQYs8ZDX71Yxn6kewJ3bqLmAeamo5bE61DeS",
-	"Cb3lk9lE8yX7P8BW82OKq1rDGbEkXeI5/71kmc8Vm0gyZQnRq1i1wiupByhdZq+7Zp1rF3hvOvL0HgIW",
-	"qzaLtZoW4tVJnz6RbDTRqkKTZu8DArQ65C3cU4D4rMgAoQx3zIDGZExvGGnmhUg1dt2fHt2ZDGi2QYy1",
-	"4OPv+GA3+Vvvme8R/z/MX3vw1/+yz/b0X3+zfx34HqEEKRR/6foeEWrMEkcg60dgCfnbzz/7eCNgPCHv",
-	"Lp61j8hgoZi841n0CV3iJY9kBVvwSDV7eYTafyqN9CI1BN2rGNzNhjxi0gNjTbxwtvjAPKcEL8B4VK5u",
-	"hCxiI7gCoDgNwBRoDU55mWq147ZWj9uPw33WPhoedtuuily1MxhuQ51wWZaei0SV3BT05cInMZszqciQ",
-	"J1IdE19P7cPdzOehRsKAxSGPR8fEl4qqmfTJYEH0P5mnTzOG46xibFLPXMrT7NWGxZpr/WL/xDnsAF6D",
-	"h40PZVu6EJvc0AZsKBK27oq222vvVV3RlNjwgvYT3pvK0cdeqnjIYqW1scTQLBKja0YDY5hfBd/MyNao",
-	"i+hmYWgTTJicilgyNAnO9Hkqg8zPKI8YrD4QsWIxYBCdggVJP9/5VYo4Z8nRb4Z6VbOYGgs50+uaMClB",
-	"hhdmIEOc4lNtvSBJRIILz0P0tSA3NOIhOXnznFyzRUeP+S0NDQ3X3wTAgccwmP4nGMGcnZlHVzyezlRu",
-	"a8/xCYEnfQLnRFKTK0klfN8oLWQyk4oMGKGKTIRUZLfbBcTJ1On7zJ9T6yZcSh6PNCWwyVQtEIT3hPmF",
-	"Y+LnkpiVAeRPRTyMeKDuhDyB/djdnRXSev2RWDAmCY20trog7JZLJa0rIIPednZo7CV2URKp0jWQACsk",
-	"TWrUcIp25ZjwmAYgNzMVKvMS2cWHLOAhC1sAtjMjVGQNuNXbWjriW0PnVdsU8xhMJGEq2aTlSNl9I7fG",
-	"k6FiCVxAvszVeqlZzh6i5qGO07DcRF2xRPPdzpKbAVb4TCQDHob4+cYIP0y/djE+HbNPFmIGulMs0A+D",
-	"2xcJoen+l43A28J/dFBO6AKmDwVO00R/QH76HPRFgjxQ8x3rP9DaokX252AgphHOfhe4cTNCXsLEZBaz",
-	"2ykLtPRnenAiAqDVbQiakuFhN6/sAjbZR7ZqcV1/bXaqktWdz4KASemuaCMy/SxreygifC3UMzGL76ax",
-	"ZEa0WKirIYzjolVqhANExufbITC8fTU1Ncd4q9NrCQn4ylskFAyJB8QcnOxroV6JEGx4qxy46DrP3O+S",
-	"o6efoXl8xG+YFlLEz9m5fZjiDV1EgoYXQrykyaZobUA6xTGulBBXEYySF+goCAciXBAlBIFXSDPiE67I",
-	"LnnFv21tCcIwBZc4gxYINLasiDRhpmNypP+PDPUphGEb7QwSGdUb/Vcc8nvqxFNnmCuj+LoAcacxinG/",
-	"1BHDJVnrcdkG9/etb8Y3F3aaLiFzCpNIxBqoZpHHNsiDzCmGTSgWGyiKQcQmtXTyKb779xJghkxRHi2r",
-	"u/pSoRZXPHTU3ew22d/vdr2G4gruet/SkNhFpDc3OhAz1R9ENN6A3ZlNVSEe3gGM8Htx/uNruIomjF6j",
-	"sebi7T/fpBohjkmab5+dksdH3cctF2x1hWUdyK2UkBnIDlyQ2fnJOUtuWEJwHQ8GvLIllgOmBtOvA5PX",
-	"IjPzGVXG3GDVwjgOJdHqPNCfnDECxh4pZkmg+e2Ix4wl7YgHTKutLuLtZ1DUl/pnRrQ8INqlK/fskkWS",
-	"Ldag43Us5nEFUOtz/zqwXc3pe8jpHYjt7mUQMyshF0KQl0aGPCDkyiQFLLACUOcYWfMupjeUR3QQ3RdW",
-	"aczQzBnSpUkHNmZy8i736gNCJ11cqpNYl3rCIGIM7lv+W/1HG/ROPwe3nOLnvLWsxJyDKJRECTKnXJVG",
-	"tmXejU/ZgVwI8YrGC4Ny8p6nobFuQuOF5dHSRdPek+wo9It6XvI2e/GBDuKtvm0B6Wjt5fNC951r1rsf",
-	"aN2h+tZ2pPmUNVUZQ16Ole5mEH+XtzA+lBzCMF4qCUS2urFwuODmLAZG6pGE3YhrFnpkQqOhSCb6n8KE",
-	"nIZcauoMyUyypOWeGgFrxpQlaA+NGQv18DFzucy7WM6mU5EoFr5iIacXsNl7gj8dkkz0mERDsK+3GYL0",
-	"A05IJVnSbV1GfeCeRzYgLJLAKj8Lt9bHAedDJfGLC/aLrNtaErdvbFsaeZ0Za8l4ZXWQ8oU+gMVte0v+",
-	"nOa2c0aTYHyPu5hjOWKoUTdUTsDx0JFvYFrmk/z99Z+g22/NgXEBcbp6W2ZMQIGN9IuV7hhHQ8j2UKpt",
-	"bGcvVbpCX98Zi0kJJvIkGOsF4CXcBEaLxPwJUdbAf5FHOoHRpKm3CSkc+s8rZzM+pBFEjFCAqtBXFy7J",
-	"LA5ZQuZ00QIeHTMOdhd3zDib1QZN22tA03dnwJD34pV3hUqEbuw7ymrryITReTyqIbvrq0TVCJRQxa6M",
-	"0pHDoGUN6f7o42o4D6vW1NRn7uDnzKs3z5fVG5p3hCpkblv3gxq7Yqpg6Z9ETChGXQSA4CgWN1QyVsEk",
-	"HegKVIsrhZqAC527ah/bNQiuVhwQLJIl9zIsa5Wvwqasx966OfmaLR5JUDT1Dq3mCXv5yYlU2VR4AvkN",
-	"04+Kbmk3CKbMuOlOnQrNT17DWuq24um+wsy5KxvT4JoCt+fw1l/MNOZi9lUm4CBeOs3agcUV/eI/mdDb",
-	"u7picmCU6FAZzqKt+Gf07hCAJAWgCRV+MKdNum4MP4HEECOozqii5d4NX6sNfmqmg48yvzoIab3eaaLv",
-	"VYoj6prIQQzqKATreFkEWeXzNA6rNBczC836pRizlQ3sOYvIQprE4FcWKD1JbvupHl4KAqOX6sslfAQS",
-	"pUZMWh4moQHxyqi4pTP55JDiOljYFz2cq3TXYYixqY5bgIboBqHRG2fBQxpJVsnONSxSz41NMU1zanNP",
-	"ZYecYKrqkLPIRkTaTDnMCcMoNWnTULVyim/Dw3QFGPwhS2DrrnJd1EP2KlClvqPLdV+9OP/x9Y8pFCds",
-	"/VHmv3BDaetHY+Ptn5XFEiZ0qHzN/fyI30BONfw/pgNjanDHDffT7ze8hn6pJMLPaygVrVvYxcVL/SbK",
-	"CcWjaCkyr23ubfEsMtcnjJ1cR8IZbFbirKzNpcLQoKJcw6IwAE2xyVoMOAlDZtYB8DKGliShi4odyTW7",
-	"2SYJyr7JQN3tdrt2755+gYWERhFcvMDQtQU45DnIJ4iNf47f7trwffv3liBVkz07TOdu/DePannm64Sv",
-	"ZtilAdzwtsKYU/QqyUFNWStcyp19kiBh1FzdCvsFhWktO8S3PnlrZfbdGJjxYdePkq3mDe4SPbu9bIZS",
-	"qLpR5qXIA1GEYDbOPJKJBTaVJvHbBPGHqYlKFQL13ewmD2PF0pErY/StuNNqa1lovskYCCEcbCyisBCi",
-	"j3Us4FXg70QyBVEC6Sv6l1af7AJn8Lq9fTfAH6zhsxg8lsg31VzoxUDIGZ6MZ+JY2A2DlIxsw1yCxBfD",
-	"qtFPyvaNSa8isan7IK44aO42MLfndfdNEgXhscmpaLoGw0cS0+lbABwNGNj1u793u93usf7IZILgwIVM",
-	"kQ45H4u5fkYlUexW9fW/UxBPaHI9m3pkwEOesAC5Mgmw2on09AWDSz6IWC4dJMZCIm0a8Wu01mbBRZI0",
-	"QxHInZCFvA3pFp1J6JFLjHK6bJgEHCcJ2wbdYtpRZeLmbokcP5nyH9iinIWYU8YYw0fSWi202pWWOpBE",
-	"siBhJfqrYTRXdC1PueATJhWdTPWCrlmlnh9Rqa5mMh0zv+L3oMmkVw39smvHYSHGBnMFJUT0v+HgJzye",
-	"KUaaWgdB9Io18oLL7g7Kite4bY9Ee2nt8WqOguFeVCF7xoTuyVQtwL6qYQ5sATxRIsEYBywgsDTRNGFD",
-	"fls+FVofIJWE7PZynKEwG2SfG2smjsgkmbNEjzFV5TMbH1v14XAFRljzXgpyHjGi9cztgrwgGAxapYkr",
-	"Bkyei6YFDMvtqFRaAO2c4gCglkXRj8NG/5c1SgOS3CfvY4FirssI0ZybR3x5E1xh6s/+HtF87XB/lkS5",
-	"tG85FvPYVA2IkS9n+uxaAJVs8sOyzzVmc8sJPEtSGRcogqWuKobHgJ/eURfLnUaVKmYtr+bYt6KKwcS1",
-	"lc6IS2U+qd5oPdXaIlJBZ169dUmG+SCnu+/8dMyCa9fqVQ2D92OWenGy5Bcxj03gopvzjvYB0HVKIJQW",
-	"NVliQNWGD69x49j2zMOBEBGj8YqNpx+Vbt7B2PtfzVbjf7n0eD82lZ80QnN9rolnM01NYsCcRxFop6OY",
-	"S2ZqJ+nnEUebU05f6K7P+3cBVXkDR9A4lRG2A522k+uyPYvO5sYZexoOaQXof3aA2TsqAjMrnXR5ed64",
-	"h01ls2OwQQRbO4U0DOJLttNtfqoQDnxlIs+rGRiNF/oeo/V/DCB2wyygiBfcs4+Jr3WVJQNbkfd4hfzo",
-	"jYx9tZwK+V2qqqp1JsBZ0VGf+MFMKjHxzTUKT9HdSQuvrFLROKRJqL+yFSkGMx6pNo/TAR3wYELyTDKT",
-	"LW6tjTgdeJEmA5bIMZ9qVAAn6BWGmaEqdi9T5JKpwIV7Nf28pyoYb4t4YLDz2SB9q8zAZtZljmrVvsza",
-	"8IMLiuCgyYhZZ0j5dcPWo/GI4wHJ7Bj6j7kemYXHxIIM7gYKjhiegVNY6hGGWmGGx76iI78gVdZXk/Ea",
-	"MCA6outsGJzf+jM2GAtxfTVLolJ6TcAOESssbTAFq8IxGSs1lTk3Ow3DhEl77Taj2kv3e+Bc796+zJdH",
-	"09fw3CUchu3v7OC3Tl20HXkTFEDS3T/aTNI6AMpvuwxtz1jI31jb0Poae1joTXMAZVIFtT4fJHQerdK+",
-	"qqrxLR3ukEfsKhAzdKYu1Ukphn7gB/Xty7ndPuMYIlXUh+FeJ2YqEFW3cPOQzI0/CnQkKhUCoswig3Y7",
-	"36YeF6poppaHMpDAchJGjTO5/LlxIFcaOnBhaOawNfv0qic05kPjUbyLt8XL18oqh1aVgRLK1VIoEgJ3",
-	"fR6H7BatzeunZbfqCnZV6Sgq/waLSVTcuyxoLFgeSeJ8dHcg2Tjb5XLGWJDDxyRc2A8LyYKplkd8cW2E",
-	"qoNbpaenX8ZIDL+AZ6RJSSQCGjn3qDF1CoeBzAY6bbkuPbOuhtcQ13rXNgwkTej/sI4LpbUc0yogObrK",
-	"43WO8C1R5w55Le8Cai7hX67hOwUeoJwYGreyDdQt8q8hA7FmbFT1cOx6lTnSYSrrkLPebEYEb8IwlzTI",
-	"ZWQd097BYZ5tyzFt9w4O+0+GR4dh92j36Gg/eBweHjyhvSGjtBscHNCwu3tA9wbD/eHuoDfoDo56vSDc",
-	"PQgPg92DQXfY7dLuUaOCOPCKZJAP/MhewxZdQBwCeTHnahwmdB6X6nYrRLuxJpoTJc3LxmXDhKMCLvA4",
-	"4jGz992UrtZbwooFi/Qa7JaWUN5AFrHEc/Erf/6Fg12L+2vMSXkRbl0wmP0H1HVf21JeiahrYiosaxs2",
-	"Jhv7XiGIymstULLCVAA+2E3dEmwCqRllnk4R5VAdlqR3ZBe+lq/i2GYkL1vfKnBsJxjArlGr8RNxw5wf",
-	"0GeMlJD+DLqieXXpIeZDzyTwZdjTMuxTMDo1LRn7z3wZ4ZTlWcDkrhP79cC5Cni1A0OyfIqqsJDQzVOp",
-	"SVkGL0qIqqh5rbe/OTVNs6Ws3PtqxlJRu2UlQdWxzudBv+UoNazNvbUwmRCGyyJlckXxlsNmltODlq/0",
-	"VtUvCrKFBw61rGyREpOBVCJmWREXDGQFs1lr2WTbrdQh6qNkzqr0MME59ojuejZiajzrhUPKdGCLs66F",
-	"cisnceeD+FQJh6yMfFX1wnzt16a+kqcLaqVXdtyOvbPjd+Xeg3SyVXjw2q1OVHk/reJCjfSbDzU2voIP",
-	"nUA5tuyQHUjcX60pgL++ZlNcSanznY54TOuZq2G8NxjuvZLj5YZdAdryQryoLNMlkNpixGDDLQHr1IxW",
-	"4/6Rlcet974Sika13i0ABj/0bMXgbN4VUKmKkcvIzARv3Y/GVlhzknQFq3M9MVS0lKfWIq21wY/LdLU2",
-	"+HEToqoKdl1DUVZqfGnkZMzqnG0IUfvVtoCKouwOYLUL+VIhu1hNlMZl9IBkma2iThJ2pZ1gHXHmXJj5",
-	"/T5LGIOYQuMNHUCqiK353LQhjvvdJ4dOnE9R+dCPS874jIdnIphNTBpTiRHh+RkJzRuo5JvL2zQRYEJp",
-	"hjzsz9mgtQzY/4QEqVuVQ75fUi/IfD7vzPc6IhntxHIn5OHOzW7Dyx7v8RAeShbMEq4WO5NZpPg1W+j3",
-	"PngZiSx7+wpEQKXUqxLxK6bGIszR1/qPc3mem32LN7R8b4Y5G/TBNjsWUv1t7+Soe9Tt79+8ePLi3e7g",
-	"xYunTw6fvT9/8cPN9/LXMqp0E4NKtrM6Ljv8afnrdYkH6SnCdkoXsASkZZCXon3pekrDTCHrVWOfi4+m",
-	"95f/yuCFXxJgijG2ETq5loB5z/P5X9ds0d4t5Z3gNfyBLWBtAyoLHPj3w1fXY/rz6Nt/n90IdXb98qB3",
-	"8HhI+e+Kf8dPe/9UP7z8bjqI46ffKdoLxQ+loSDGF2qNShYM641JPI3s8lwIlS67/OBsGkCRNX/78uSH",
-	"p71Bu3dwaO9CGK6eb3hnw0F4TN4+OyVHj48OiFb0+sTv3vrk7+Rwn0RizpKASkbG7FZ/x5UsVGW/ffL4",
-	"CaPDJ73dQW/36PHgyeETtnfQPeoeDYZP9od7j9k+69E9Otilh93hbnDYe/xkcHg4ODgY7lJ6wGi+WVn3",
-	"9pdu+wm0JjvcL+tM5jVWRP6f5ELZq8L/m5mhAON5bQNDsM6evHmOgW0YGw8VFB7JVp9ETK9SegYOWNy9",
-	"c/X/a/ue1s4TyB80fSvxXT0nvOxl5al7R0vF+NdHiK8KUvqvX07a/6bt37vtJx+yf+p1ffjY9XZ7jyug",
-	"aGvgVdtXEABQ2qNPKBnPJjRuJ4yGUGDCN1oFhrpCkIn+eUKDMY+Z814gQuZ3yLcJjYMxEbH55RjUg7lI",
-	"QqipPXQGnNCFrX4CACryk5DVyj4+1S9+SouTFLd6BimCiCXoZTO1Q0qjph0lriS6bw4tOxMRjzzwbUyZ",
-	"mEYsTyplxU/rG95h12WMINtqeUwyx3aTmv71m549KBokQkqSsIhRySRpSsYIuM/hPXCd94mfSyD3SXO/",
-	"2+3DNdWUZPfStqAJIo5TmRH4Gg0UGv6TWcRaHnS0LGa5Z+PK2cD0TS1mUacZ4vD9Qo/kFo6AIXahMEqu",
-	"dgNm7ayp3eARPy0fDQPt9d3ozELZZv16WosAXt/vZ10HSHkN2kIJWiyZIpyqVSZGdErVGCZYLqXrTpXZ",
-	"nHAO4z6D9Jj8THa1cFlPqGK5cZxyqAYgg5mCjxcsDUJVCY3llCbQ8jMSo0eSKK0RU3mNEUVwGLkSDe4c",
-	"5iRKCip4toFtLtWaxeFU8FjJYwMk+GxsImbBbUAoLmrIkjaYwuWYTxEoei0TUGNgNSZQENZz0M+AZOrd",
-	"I782x4Wf6QEcL/5+90mu59+6Gvb685IqtXqk3V6f3KUeLAxZrAMMAxo8taU4oDQPhg1PuEISKasjAt8e",
-	"5L/VZ75cvkOP4dat0V/2NECKJWuOieYfuRo9+ltbI8onzQOg8OWapIaS01pA+k2zr6r6Rwjj5UJF5tNN",
-	"iiOZrL4VlZHKdpaPiywW2Siv41Eoc+PWq3crm5TX0M5TsB5tuSJKEefdoBGvonJyWXnpytozhQJGTv2v",
-	"fG2skqPRoisThe66lyQtFlUxHWjKPYCZPUdz9oleK/lVDB5JK8gTMS8x7ODDK2NSrX1nyxZUat4xDS9L",
-	"pe9sqqH7SJJARLNJDHmGYAgRSYhuyvoXWdPWsuxVsLBiQ5SHtAW7kKv9jZ5J3sWKnLbxTDuK5heRnyAP",
-	"BC/XC65w7mVaVA7p6qYIjZh6IQa5T+/mdV1G+SqzIb6ZegW2liLk4nhZ9zYxz5OajScuue6zKJLVnsMS",
-	"7C2pDyTmmmb0SIRKQ0VaXRgsDCU5Onq2iQpF//3YRP+LuUlsTJdeEiUyLz/1RMw9sksGTOtyejRMz8zK",
-	"NSKW5gIVayK6ntMu3jPwKzuj71islUV2cVu7rs/IfELU7aqqPivq8qSB6jnv5PJLaGJcjYf6pTUbq096",
-	"+Ek7jGVb3WLePpubdutGl1ZiSiJ2wyIj5PGh/TS0ibO5sKQw68YUG2DejaaLp7Um8c0AsCSLM1o4S8Yt",
-	"NBH5NKLVCJSz05aDXp3Fci3gTXe7nJpehOYwLY9QFX9SnRLI5dWqzL/VoFsTjVMTOTMmWYzXseG0Cg2w",
-	"zlLLIOrk8VQyQYxVLp71MGGsrc/UdDmAQUoZ3QsxKG8Xn/FnjIQP5I2+x28t6x+Y1JXWruomCVAezRJW",
-	"zpRTu4tesFRiOmXhMfZWwzoLcy5ZKZvGjbJwk6Ws0J/WYtA0EQGT0pmwUG1TzCUJRcw8YpeGBsdU0twl",
-	"Pvje5aR+m7EZRKb7ySyOeTzS/9TL9EkTrXtaJpas2CRNpFfX9HB8c6A+kXQhyXy8yAWv44T6qoDzAfnE",
-	"mQ5WnhgGatwGJ2m6Um6GvFXa5VLH8XxUsY0ndha5hA5FfMzRSUYDhSIGzi4+lNP4mSk0XrdigWYLy+UK",
-	"0JxXztdNjQkPwuTEHC/kEvSsRMxz95M1E78Vc1PycY0vyyynTg2DHENLSxjgmrPVdnLQ2kx3v5toz46m",
-	"Sk1/IQbb0801dGvuajCLrt+Btvz2PvWyEJHKt/YcjySl9K1szyLPJlcPW36gJHxwlbbwx2n4q/SwF2Kw",
-	"UWUK/f49I1fMIdeKVtHTbQ+hX4qRU8e07NCD7DGZJkJjNlNzxmKoZaUSlpXOLxqnl6EypnLMKhjg22en",
-	"5PDJYW95Rs/UbskxwfTgBwvFqh3Ca6B5WpxrA6CazVSA9XkcRDNZGsOiual9amBq0rAiRof1oRmMWXAN",
-	"9vlyiEZUQSMuPopZSLK3OwQSIn19eGCY8W2BNP2HZyyuellcEjqiPJZYuCoRQh2brHYiJ+iS8XEEfZ1P",
-	"vRBe+hne9oXCXenbYMKML3HpxGphB52FXIHjwKKFR4aJmKCxXcMP483txPdDGj1gBXD1VBCI1Eyd9nhZ",
-	"GIKnzyM8lJ71KKT/wGwmDL0G5395ZahIjK4gE7R68kcmVzStT4IoUkNpKxcmeYwsBY7Fl4p6CPx3liEv",
-	"Y3k80nfSJjpvLB4+kml1aYNEmRvrLrw9I80MfO6qzXGmiOa5FFRBxufl+vyJyf02ogCvePBTG+Y1qfAX",
-	"aZI4VL64bLT6Jk8aKNOSO03doxDNMJAsDpinYQc1zhxSwsEQ9zQ1sdh4SFzq/nahmI0poQnLik4YNlrm",
-	"yV/DSgJhuEhTE7ctZjfnKtbKt/QMk2k569AbA5SANvusk56JT/5OdkuxPk3hLDF7YI9xg17ow4wYvWES",
-	"4x0jMRphoWiNw7J1TLrFQiI1KMPUEysUGeNxuKo6HPj1mz4PfVPxIXfmWoHnYaH0AQ/LQ0wTJTcJqSsW",
-	"JOMxOpL0MGX4jGi3ThuxWP9SE0v61RWvFmgVDDqrCpBhu2FWLhNAkXA/Ns2lukK+Vbq4EnFrSzppPKJS",
-	"ERYxiOpsFlZs2WzLrQO1vUVrEbUGoJn4TBGfYyRZJEZ6cTzQVKBPkgaOKXLtgkrlABx9tQyYJkyWhse6",
-	"5cquGXbrpbkzNwJq2aK44uCQkOAAHkmSFbsx59g0y8HqOsg3rc5IixzzkUwVgrWgSc04mxAKfHQPOnGY",
-	"+5KkRCTVz1oPQkOVohSLCdljtzw6s8YUN22Ps7ZwfVmqYp2s1IVBf9JsH4XtkjirobatV7s2VT9cpQMW",
-	"UL5rcT2b2vvl0/iGRWJaqmAUo66QnuyPapZoccxXtEGob/Be9lYVJ29mQVWp9ceHg/ZbHmIiC7Wog9s5",
-	"jcMoV0FTOIX9ayaxVl5ZX9Hk+iSK3jIa1vW9TWhyDTXaIbakyvlGh0OIhbnL2affrllxXcOCXjGPR7Yq",
-	"tFBu+wsa3s2WVITclnOK9fAbn8rKE6lwAXB5pT8rd0/pJ6uKlWyhMi5ob3YR2YyrYLLpuYuYbfPUH+zI",
-	"q0Jxc2UTYrtBuLJArV3jsqCKjOl0yuKy8IVS9QQq8dzdyboyi9jJjFZwAunlfZn3SsIVaY5YzCT0RAKO",
-	"OGa3mfq1FS+f/Wyw2HrqTKFSZL40JzkVyVQkNn9l+eMNWx9kDudlPFmqZSsSoqk0f2XKF7xYW2zKnEyJ",
-	"Jw5TKvRRGT6E9e+xHL4t4G5riit7GMVci73eXnevt3fYC/d293Z74V5vr3ewv9fdO9qje929Lv63x+Df",
-	"3QNa6jpd72rfWqHVtY7WPG7Jm6B/8P2MnX737ih59evt059v+ZvZ2cG3Z+WXAqPAr2l+K4Y55+omFZsq",
-	"2/Rg9iNevYsVDh45eZAeiprBAsLewRSnb+zAjdB8E/EhCxZBxMBPT05y2TlLzRQgSBc6AvUJzabJknoC",
-	"oeeB6vkUqrVbdpK9YgwYXBExU7ZiHjyCmP98aKspCGU2vKquZ3qUh92u92Be3M07j6RfZCefLnV3c3Nf",
-	"Gg1i/MPFYBHbvsTFmBxHzbhEtT8422Vx9Xn6NcS6hN14KNmlCPF4pWhKc37rqQylZT0SBj1AdtJf8zkG",
-	"pqurZ9p7zG0AuU2Aht/TtAys2cIVGWPNUzkWcxaiXbJaJ9lORY20LEv9qA1+tyDXfFUOJxV8VZGWUh0l",
-	"Sy+yxLoFT106aP4GubZhk6PVoAJzNy0ydyxrdp0wDbqbLe8bm2TfZd+YS9Z3SnpAa0utZ2fFSfKkMMFi",
-	"vvf062Zrn00mdIOSBFnNF1IZnP85yo2sssOXwPB+ThtTEWGjkiVLEF6t1ms13nQljyDpSCvx4D5Ag6/h",
-	"j8dAKvrhbAqKBTSP0hx8e5r9/dTvz61Or1VV/xjF806q5GfSdlaXnjM6S6rD5HWJvMqypFJkKskmYWwp",
-	"rZgl1q7plxGQda9VWmy2cs2tCEu0k9dlYir6LAhRcsd8jTHaELXkERGFtr1W7TA+R2deaafPabPVOmwB",
-	"gM7aEU610KWW6NVsFbv3urcwO909dY8c4lbJTvvSltUQxxhXKmSc5/21vYuxS7sSOTXFSXOGLj/Qtixf",
-	"prXEaB0okVylRULXMvK7SqvqhAFoGHBVLL+R1c629aaBkf1atJIXq49sZuxdFV2o72O1IiyXDCgr488f",
-	"wr4Mdww+5RqQK8rmbpYcVPkeV1E5xLYRzG0it52W4QXBV7bM5f17OcR25KSDbXYrnkO/6aGXGeg3FJcO",
-	"RX/P9XV6saKsWRQtNX90WcJ9I0TdxdS7TGyV463Srl0vhfFMjxFcxuQGlQPURklIfyRP+UIJfC2dLZNQ",
-	"OdHUc1z9CP0qKotjFjvPoms4EBN9Y03EBM1NUNwcS8u73XdNsJjpvJaVYc935uCqtIcINtVltzRQxmYP",
-	"TWYU8b97ekF25E0AH+x8TKe7Qjh82vmYyyj55KP5y5c3AdGfmHImPrqzIaxuUhYrt3FHhCqcgHYPpl7/",
-	"clsce0MTyQh3pP/TuWYL2flVll8Lr3l1oBrhaZcWtxuEfgJuORPfh9H2UXmu1+btGaq2XjycPAicrZcG",
-	"56S9GZZ3ev79CZTbsn3q3WYXjyRijJevptVZGQBU8DeAxf+Y+LYvg2lO4uA2XUgiResY4h6hEsZU47Xv",
-	"AM/HIIpYENOyZjiLSMKGCZPjrNwGdnLmUYT0Eeoh094P0CzFFidJ68314Tyx3HzoIenNYq2T6z/1EVM1",
-	"wzxb44IYJOKaxeWuhg17TxQ41NIROwi/SReIaov5G5QHrqBac0lJZfMsBtH0UCJ6M9nsNXA5G1gxKsV5",
-	"bqQV0v1NIgYRm5QmJ7x9dkoeH3UfE/MSwRQrmZW+xHAgyPnKQrR+m2Y1lCT4y8qsZaY8Vr00Oqd4WFlO",
-	"WrpQdqtYDJ4NDBFEIpJ0wmyNLVt8CxZtW35i+TO7A6w8lG3hkXl5IEIOVblmwVh/WVrvBigIzHqqSrzz",
-	"WCoaV2TtZ82RSiwZlRp7qiFlXbQGYqb6g4jG6wMlClp02qPI7KECbcpCNaHymo2QyPyb0Ew5GEMzeiX6",
-	"TkKAHtjLKnU9QvM7qOdC0ycPNT8bcqjyh30lppFYaOSDdlRqLpJrYsMvbIVbnLbCKiWSq/ABKpBuGgmR",
-	"XXzC+9s/DSCunGiHeqtI2xZaMJckUmOJRjivYqnJ3SfdYY/utge9YK/9ONxn7aPhYbf9ePeo92SP7g8O",
-	"gscrzbWr5zVlItGPeZ9FHK4qFJqf9QfNHywevbs4JQtGE32fwT6sOecpxW7v+eWc3wQIMSCRXrd3mC+n",
-	"eX4TNFND1n/bTf43ftOCj37ptp98+Fhaa7OccvO45OXw3HGAF7GklLBRWm+tI4iR/utbgoQJHapaHUG+",
-	"uA4dRZjV80wWIFPXgb7p/k/CsLrA/AabLLWx9tKoAKvlbcXI+pbRkMelLRwhZxLlJ7QMNi86/fRBoUsY",
-	"VM2TNaMJ9TeLck6F41TkJ7tTAd7atWmRF4h4yEczLfRgcc2ura2odRN9LGktvPI0twmP+URr4t3yKAec",
-	"9woXv7TA760PG0lqoi/S+lW8mJNYzEkTsZHHI81ZB8yA0eZp0BEZiFkc3mV184QrtI6sShBZqgmIC5Ie",
-	"kQKvo1ARUJKAxmRg+mOHZdkjlUiWLsQ5zCXglSNhVfsLI4zqBYd6WVFKmyoY2g7PpgR/NbN7GDdaweVc",
-	"8hzU/M0M5pvqPwwi5fkNu6qVY4On8dR+hOmY+fjO2uC5WzhlRbhwrjO01knppMJoss4gL1JT26qFGYPc",
-	"HaItjaaX53x3V+FguDp1cU7iRU4IO9rfyvYS9xu8Jlbh2yk63aUx/Ab4m87z8E5pKH+qeBRt2YC9hWDP",
-	"+0TkVdUGKq0UVEAGlwjyGFyMtEhVZoMPyzGfWeiF5ZZp5GedYNKcv96ursgSbcyoc5aW6qsFVoFFrsim",
-	"RD0bRBnqBVS6gc0oilnYJ37CbsQ1C337OBNZWMQXnnrEZ7dTfWa+OwxEPNs0PT/big+ZoVMqJQuPTaU6",
-	"sxrMFck7FpyuNtgYG7WYnD/hkcw8DR4p7TtubbGwQGvjhlLb1NS2qGufRZ+BY4ddGrLELkuauY2ihiNm",
-	"UWjyn6QJJYdSXxaarWPCIom+E8yh9zvkOQA3ZAm/YaCKYLlkPjHAxsB0iD3PEvKMXYScQIMQQwA4ol41",
-	"1I5nNBibQoKSRSxQ0kEUiUu2i+Uqby+GO1zDs3ZjOZNTFofGPQdIAldl2FapMXl1WDsi+EsuVUVV1B/j",
-	"FKN5DNH2mB9tF980DyEhv/VV3fpS1a2crrJN1ePLFNWfX6JuLAczIbdF6VYtU1HuAeJUS7pNA+AN8d8n",
-	"+j2zo5SaEd5aabrFgDMc85+aY9WN03S53GeO0LzH1Wp9JdDKJv0PX2x9U6tbUVSV+AEf9Bp0l3vMpsXh",
-	"0wqcGyXnbCO4rCSG2sGQFfcAeD3V6Y2+vlHsrNNzs2ap+1VGVYe4N+ZjQN79nLXc9H2y2S2oqN+j6GSR",
-	"96zme/IhGN9bNtzQ+2Dtc1AyVYPAtc7w0MvdX4zBJr2gWOtNRdLa5qkKuQb8B8WeYffRbcrNHht+uZqw",
-	"lukoW131ka29eKYobD1pYxGF0jMuNmhKmkudLUnL7RMfLhs+ac5ixaOCN0Xf9OAipW989hbia/0fphxg",
-	"26v0Wtsc8phGUDwoSyRu5pvZP6qVQuwRXI7NuzQft+5wT1p/E9o0fyMP9c+dvLENi+HnFYVfE02qW/eW",
-	"sQRHtD5gPkoe9zdMRsHl3jsTpYT+Pm8aipG4d0sRt+YQN0E8559POYTJD6/rm94k++5uGvX6RChzl7yH",
-	"K3uLydqr+nVnSlstP+IXY63a0PD0xTroPm+G6sM69+AukDaZq0hnAEZdUVr1+6z2g7XzOtcKo5+ZEB00",
-	"LM9ixbBx7wIi76cJv6GKtTbtrHEHh+Thypiyz6Uj3M3BqOjITWUJZlJB5nVW0jJtOH2FJRdRI1xV5+Uv",
-	"ZZq8s7OvTp0XDX1HS6ljy7TGyrSsi0NGq0yYeZLMl39ZJSrOTJZnmchwMkBBZFQHjtAwvEMroYqMpGK7",
-	"EJuZZ+eos501iprdmcy3CK+reKSfb6BOFMBdYqGrkQNa4DmrAbfmdp1torbSksbIZvDbspqZQekuemYu",
-	"gtcqmvhjnUJEW608dKcaQou6eFR5UbqLLpo71i2romvdp9axn3egphWhmtatEBJFR1+aK/XLVk6vyvLy",
-	"3mBJ5bSztwVqaRDZn17R+6q3/WVdyiuVs3K38h30sVLf8jaUs5VMc2NXsyGo+zmbrWhZJyYeROZv6HI2",
-	"S/kjnM5Z6vDasid/Fm+zW8BwI312pcv57h7ejQoqfh4nb5pNvKH/1qnoWN+Fm360lmLuwCQcT26+emfR",
-	"lWtXcT9+Usefm6p7D8JaKpspOW5ZdBWWu/5Kku9DBv+kzrWjn+o4AY21LjNgBO6s+gYRjGk8wlx6mgRj",
-	"fmP8gzRsQ4XfnBsvHVK/XvAa9rWaBPUPcUiJdxjTy7UQXmu+1cOU+BnTvdfxNJZ4/h1/P2hqEy6lXljR",
-	"JWn2si7X38JlA68kjry5X9Js4g/zTH51L36h7sXP41DMo+3GLsWUbu/rVCwhn8/tVpyIG/aTU6muPg3r",
-	"L/NF7qqoeEXBJ3x0ZSqXXA0TMbnK+XaW77vmE6iQsqY4qR2WxZsoM/YrrFi2UWM2wL8UIFcTpsZiA5+n",
-	"exCv4Nu1BJRqRaUTL29mGSjrDqEK4vXwqa56hJNn1czb7n7uSl+lyL3lcmlvUcymKf73T6FfquFOmmfs",
-	"jD+SpomkEcmZ7oiRb+EfF8e2SpNfAbOtFR0oBDU48HILDhiwVUZI3i1C4S0bPlylgRRQKCm2CSmbXlWK",
-	"WvZxRUzlFxQ++fBhkGXnsmlN+hWV6N3gnC2XoU9XOYtU7RL0Nrb3y68/byDnmaKAKakfkwFbiNik2+12",
-	"u6QpGSOoKsK7dW3ZzifLq3qmaQ2zACciYXq2GGazJwoLRceJHgeL+kIFOiyzsFFZg0KRfHdlNUvm57Bh",
-	"VSqdwqJOpl5+JSr+iZLn/sBkuKz17rbaPK3xUD9QJt397sxfM+b/qPy+4gW72Cwp76dJs/7WJvGVuFs2",
-	"9uY4WX+FpHdDNaVsTFElV1e/gZRmzH9OWKCEdXSu0FRkTgg+uUNxnlR3zFpbdfd7e3t3GMo1vqej9XY3",
-	"HmkmWVJYUm/DQQp4hiN6Ltw2aJoER7daaZpGVOkFgjmYS8WDOxpXEE2qlJw3y9Nsw5xycfFyeVvnLBCx",
-	"vpSEbEhnkSKH3W5FhSV6iwext3uwd2ivESsO+IKONvLapbEGlaaaB/NEGXd6egI5P3pF44/79fVCX3OJ",
-	"F2iNd8cCta52nwNsP2vD48TQQFUJqpEtDmkCgTR3w+rcgX9ub04mPZcg8u7i1CMv6A09hx+Jr8Tz8x/P",
-	"YapmC5o0TkhzwqOISyAHMk1YwLX4aOVjs3vd3mF7d7fd6110j/rdbr/b7XS73X+79LJ52emLhMZyyJIf",
-	"5zEi3f1v0soM2RZ2zOUjTQMsS+4zbE7gS4/QmLBbY17WDDYPkJCx/8w3bUrhYAMzc5fm/bL64IxNr6i8",
-	"CitjTd0ibSIKcWkaYRduJ5JjovUgvPNA131V4w6DqyxFqOS36QnQ0amIFbtdcRzrbgoAU6DAR1CIT49m",
-	"agJnZWLZDQ9ZHDAPeoLjSDbbUCW/TaHMfKNqoTM1Fgn/HQyJNdbrHMp+98nhuka8DSSWdM3Yn/Ti7T/f",
-	"9IlfNkeffNQj9s0+PvmtPvE1Ufge1Efe29t7YhmP/28tAoaSKdJknVGHAJV199vd3QsgsX63+++W51Q0",
-	"VPBvoBHo7yAJFBgmzVjM3fNvHRM/EgFVIvHRha1VMEAl3AlW6bfV2MFTGowFC234G/LR7NDQSbn+BO5G",
-	"wCdEQ5Tc9DpdKNKTDmfEYlOjgeW2qDTCF4+kpghTxq9V2o3HaPxLx77GgmVWoWy83KbfBxkmrhQcVRis",
-	"b8exuvv8CZNilqCvZrNvi2wiXUUBKJ6FrjPZh3ooUtm1pRINjF5EfANX3yCBZRaZJ76C2XhL3AYaTYC3",
-	"ZeGnFYlEktpYoUrVTWCdmL75E2Pm7F+RGF1BIazsB3E9m17Nksh0IjAJZKCQ0LSjoR0c8hDM21xJwuMg",
-	"mkEkNrY3TDti4D3PGRfjMrB6txhi7/aQBTxkYT9XyDvfShHaDwKBaz4RsFwpA0jBh2WaulXYqeCY5Flx",
-	"SQ+OjNDWUlLVC79XeQs3IaWc1CrSUEmVlOoWAC4BlfRsmrArdkOjmb411+y9Yb8zXWLqf3cfilxaaw7e",
-	"VfT6yunVtSzPTxYJRUqdJsI08rCNnjyrekuW3PCgxAuxzpJYtyZ8VaZgzV49JQGxVdB4Q3lSWgG5ifD2",
-	"iAV3i0wpT9yYspAFEU1YmTpTm4JWoGJhZ/U58lsWiFHM/9RK0x0VoyVVSL+8FU3IAer99aAkG+x/ghZU",
-	"gpB/LR0ohxx1NCAXAb7qP39d/eeP0m8Au36vjtH6q+o/zs7LaPUd+EW2GDeEjpYshKpvqtMyTcBKmHhl",
-	"0qSKRIxKqEIBXHzCY3ei3TWa1MpUO+fVO3s4C3x0t3dUZKNZf5XLy/NGdcbVSjy/eAlHXnEwNrpnS6eC",
-	"lP8FHMmdHOibn2PdA9iCH3blIW4rcCo9Rjeb+U9GWzWSSe9DN26k5UsxKo8xicRoVGyOrYl5MlV9FK5z",
-	"KlMnCsSfzcdi4oFu7TlpD3IWba9GToVcM0pGsR+tGxu7lPZdmimRZPi3SVVkG6pjJzZVyRteY0h5VJGV",
-	"YWFnImyWUfrs+Vm+Z7GGcAry0jTkdMzaLWpd0OW/z68w3WYhasBC7MN6RKudd5JDukiMqvNO9MM7RW1r",
-	"vC9xfz5gzFwu7vvOASQlo3gIhZrRZcUz2SipYulwDEeQpjUAqNh385iW4sqKJIsCgmzVgVoS3l8ax0IJ",
-	"Rtzr24GllT6h5Oz1Obn4+SKtd0pj8v3FxRvT/0Ak+gcNOQhqELHmnTRGC0RTsmjYtoO1snjejpMSpt+5",
-	"CiF3Bv45VmrqdJuGkZzEgDLmA1tcnMHy7y90sTFzG6FRSJjMLpoGWLYHxVjLDxrNmIQuE5LdsIRGq7JS",
-	"lhsQo6O1GIy8zYJhDxpfj6eQXi1sNnt6HGshnqVhIB/X2JelI5irtiFiZWTHYlUguBEHicMVVlFtPv/+",
-	"aXzDIjFdFbddHL8aKvla8vVBgkTnwCNXXr4GMExc3sNAomLwVWDIVzrYBBD4ZQ4UufIHtYBhwhIfChwV",
-	"w1cAxMZrFo1ktlxR1rcUjUK7h6YHPVh13r17fnbz2CNjdluIZune2vJ2g16wF+6zg+Fh161sF+abhXZv",
-	"f+m2n9D28MPHvV5ZP1Cv8Z6qYHyKqlL9hsrw1fls4N4gigWTJAsSVoED5zZ06T0bjIW4ltBUXMtu/Io0",
-	"52PJgitgygMq2eF+y4OyTTFa5UUcFKow4gevhj/880ly9N0P//otuZj/+u7N2dHzl2/+/Vz0XtKX9Hy+",
-	"Vu6aVS8f7HLjaAi6kQ4Q0utEfjOdIpzrhoKhBrsE67tpLrmDrtJY3GnM9FtRVWDyMxZxTcCsdo9TrdAV",
-	"Pr1nDos72qJ2Eks2fVUey/1AUlFMKzRPrf5q1dcbEylVsOXiS+W9v83Dza+yZg1VF3xobV7RyHvOYkXm",
-	"iYhHx0RPvkCdKh2x9GoImystdHUBTgDs3D1HttHmoZe1aBexKZtgNls6PnYnv7L948uasgZMr++RRG0Y",
-	"Pzgm3VQjDDl0/Hdue2tuQ+me0nNoFE4kvy4LVhf6lShkJe8FHVVtyEhTRUeEEl/RkZ9nW3PIyZHHxC4a",
-	"NF3sLgZJR9hmPWHDmUwfmkb30tX471fWChldeW0Pf0h5xOORD5w/pQISQPczU50jhZZtQ9vbJ2MxS+Qx",
-	"oeBPSTKSmtBrBiUBfVsDJK0GaHeTVrIwc69YtCsJS+Q+QjEH86Zeophh0ziUE9srg2cWfCV5HLAtp6Os",
-	"rkanEQ7RKUw9WekXx0RPaZr1aWyUBam2tv5SqoiZAPC1rN6ljrqZQw4e6k+cNVY5rDAbvppraUBYsBxX",
-	"7N+zkd+lbAs+Ti2Ha1d/oV/UnyGfvJolFXHD796+JKb3tP5nMosYiTWyRFyTOleEKlQEzBGt0Z4KwMot",
-	"3IXTUuaQu9IsXyhnw8tjdSVDdImxrqIxYmqbalZBM66ha21XrXCH3lzZyn29DX2rCI5aOlduFVuGz4Wh",
-	"oxKlhVaIRtdgkXtjzGgil2tsmaK1pkimEJ57r80NkO+0dFzCGiAJzRSEMiOkTcH1u77LFn1ryOJJltLM",
-	"rWrk2LvUWEhGJjRkRjZCEEPIwnxhp9XeCUzFKRWMSNBPtZiuzlmwN2JqVTpC41jM4kDDXN+2NQuaTXG/",
-	"WQ2rFLqT6Uwxt+ePEkQlM2jGWoK6aX3X5ZwGHof3c8pslkybB8fbrIhEtcwr/7AM4So13womYACblU0r",
-	"x+NjIhkjuSps8NhJtW1V+Xs+dwornOeSlKnONjWoUcoyEDPf0EUkaLjaqJXhcappYgSl+dn0ETYxeiVm",
-	"kDGdsjtKHpfg6iou1TlY720/4rTGNpXALTr1cqdSPr+kyl/Out29QB8Q/It1jJT3UTOKU8URCoZlEVDQ",
-	"xXj5a5MQ7HfKmFYnM2Jkv5kvHMp2Xkt/ct/S+J17B36wb3xYJ5es+pNC2yvRlCpElj5JFswSrhbn+qQR",
-	"IQaMJiw5malxaYTvyZvn5Jot+hiDpgGLXnoyWJD9PWNRmyURCcY0oYGCSDuzP9vtWeMfVSIhTT2IHs68",
-	"4QORA9qBNQCWkp0/uHk+6XXzeCiwr0+sTM0Lk8LWmFAeK8pjlsj/lDdBh8cQt2EDnPsNPaXz0nKs7okt",
-	"747sPs3N7pBvvkldFfKbbyDikHzzTcbSvvnGcwV1+hx4nH5I4/AyRnmJqnsgJkySAQ2ubTTvN99ACN83",
-	"35jyFvFCxIwENM6kUv8yvox3O0TRa5aL7DOSykR7NAcsEvMW4bES0Lcczh3ngYIc0cKIavzAM5JcxOwy",
-	"JoRMTf3vpi3XCOGTXBL/snHZ8L20jCMOLIn/8ZPvYWFurPNoWKhsHV/GvQ6RLOE04r9rsYrLePvslBw9",
-	"PjogzRfnP74mpzQWMQ/0O+gYRLzsaxSRRIrEING7i2ft3UMSiJCRWcyV9GDBT09fnZi8TlOFRXMT6RFf",
-	"j95BEuLDhW+iRAmTAZ3yeKTXt9chYypR9dHjHxnDOazz25cnPzztDQiocXu9tn5ExExNZwrk1DzhihG/",
-	"e+uTv2PllIBKRsbstgMrQ2uJnEWKsN9mNJLEh1PumODRjj7RM/f0+o5W6LuyxiMOtnrE1DJIaexqsPAy",
-	"xpaTRf7xZZyqeYUxc9UXClOgGPC0Qlg1tIfi3buMS9czYUp/ryL/2HqjquYvWYxTJ8K7jHNLMzFi65ZF",
-	"1qyqcxk/jyUPmdOMnvjmIx/C4aM5XeBt1t5ZScp0LTo1/aqkYF9jWL6MrvFAybGYg7WISos/Y3abRgfj",
-	"yI+ki5KALE+BVE00lxN8YMxPFHRgPpnMFB1Emaht+k70ch47yN/Jrqc/u4wRAq1jyLBNa59KRRdQ9hVG",
-	"HAroWZmNeMVDPSiVVyL2Wx2S2o2QF7y7OCU8vozXJF93iK9PRMOcxwRzsGWH4HZBF+KSALOw2Q/maoY0",
-	"pOUWi5WJXehrsBiJhcLmSm9zf8+RTi2AfC4fr0++BclDjEbAFqgQ+B0C1YdmEbuMMdxc6xWGa4JQg6/1",
-	"pcG3otUnUmPO3OQtc0VixkJ9QrioTN760OdTM3V5GWt+PcVIBOio09TMFfqAOh9gpEHajIRqHo4h5iP8",
-	"xxk74/ZBVkGi5enxQ7MEG94NvH6iJd6AEZCZpLnf3UVj7JxLCGQgs/g6Bl9ZYmsGwyD2htfSIIoWiOzT",
-	"RAyYJP7OmNFIjX/HC6S/oxe0+N0nTf+2LW+CNrwH8fIGZn3yywe/RUIB9leoNKzHGzMasuQy1lw4iuC8",
-	"TymU2IKDTk+ATGiiF2aGl3TC2kORtOGg2hhK5hv7hDTHZwLMaMSvGYrpa8amEs9Sz8LapyJWiYh80kSI",
-	"t8h8LIAGqLxOcRTDWGDNE2rrVxCaRrAB1urRFxlkSdM0ttCEgkY8t44d5rhr2KXddFqIZXYPAU2SxWXs",
-	"/0STRZ/kkNm38Sda0GtFgJgwGUtA16Z9Rn6XfdtOw8dLe8QDZkw9Ro86mcL7vU634TXADAgKmuzv7Mzn",
-	"8w6Fxx2RjHbMt3Ln5fPTp6/Pn8I3cEdQkdXICrqWc6PqN3Y7XfxATFlMp7zRb+x1up09dEmPQW3dyaXH",
-	"QpMdURYncCY0RrpR8n6aWcuIn4bS+3Df1wqWjzH0PhEx8W0YvQ8RtDb5pFOameX/2z8mxWyr/yhODsXW",
-	"nFB43wLxI8b9GKq3SX/Or2jdSct44AMIrwKkdQWs3yE5h42JM8yk0RzQw9cisaOS36Z+lqcHlAxJfBMR",
-	"j3DsHLBlSkueVpDcmx2PCRZmwgf6P3zCjokPEVW4ec1LQh7TZEF63a4lmHRByNwtE13gRtIUtCz9R5MA",
-	"N8tNM3pomhDUdxsNN92snmyxGNJrcmbIMBETzzEA4b8jMSKQ35NGdb17+9KeRSFZp5jiSJ4miUiQyt8k",
-	"YhCxCTlDDaZP9rtdQ/og5dykGxB3IiGDhNFr3CHqZKRp2bFNLEz5sEf2u/v22ptinEcQmZF9IyrjVLZW",
-	"vD12pPqUpT4PG/3lxPUs5u5bES7shcyY5eh0Ghk5vPOrRJqsV5O8sobCp/z1VyUzhuHHYIYGPtDrdh9y",
-	"HcbgDQupMnl7WHxEJASwHII09nFZZbOly98xOPEtTbM54Mvd2l++i51UZvh2v/a3r4V6BqZw/d3uXu3v",
-	"jPHqQoiXNBkx/PxggyXL2XQKN7tXLOTU+pf2e09qj3EhxCsa29wJuNEfbADv57FiSUwjoE78uP72zzGr",
-	"+11MbyhHF6NrWGn0f/n4yctbVX758OmD15CzyYQmC405mOBYVucDreASLD3Jb9PGBz22Vaf0GkdlcVAn",
-	"RivQ7HQ+5hFea6aJCJiUJJnF8hiiDbQo1PxFiZmtQ0cVHVDJyqj/ezNrOcGtBtYr4z6pSwkFEqiFjiV4",
-	"WAeH7oo8BazJn3nufF/yG32TlM5hyoVUbNL44DUcDdj6pldorYbnaSTA+6PM6z2yEieqyhTY2Egr5aUR",
-	"05m2wDF6EFJErRwhTQr3M//Nj+cXJL8GrbijEDHGaJ44ikWnoDp4jlnHyCZ9g0ulU6dUjuXEo6M+VUkt",
-	"jMY8yYNKa48JnTAFxQd/+djgGlCW7oyWW8inzAsft8nGhvnUH+4pt2r5SNNaDcvF+Uvllzm3EDHhf6Dg",
-	"+h8kdMasqlqHzJOa0e2XRFFdRjVxSqdsxJrS24odgTR9tDFp2tT/74zjtwp1VowZxtybfDcyGiy2wEA0",
-	"D+kQff8cC6kkFma1W+dMesBg3I7G/RxwTKGJdIFc5ovQk6b/3dMLsiNvAsOwdz6mDz/5nrkoZtxxJG40",
-	"WsQBuxpq3jQXybXfytIJ8Xxw0HIJ4BdvHRUsMa1o88AKdDpPBc8xx+VUzPkj+c5X/lGTfywRbEYEeTq8",
-	"M99AK2El1zhnWnorJsllA71jNLxswK3d/AJOmctGh7wHIosZC/+h3zL1MkyV2xYY30s1ZiykE6D3TW+H",
-	"oS3VaEsJ17BIdeZ0EEqm+iZtIkXVXFgzNqa+oW0wYUBU6UdA3GgvtR+OGYnoCEvwHxMpoCg/DcmARnpV",
-	"CUELpWRxiF0GKKZ4c5XT+nGVXKt6UhnmELJpJBYTFis0TDgQAqj5RaBAasTyqOaVDjno7uUNxWg/IaYw",
-	"SaJMe4nxTIViHrtWnLx9vGR00vT1ojSa+lj/xLgYUUnNgCnzp8ah5suQj2Y2cDffuwLxdKK3OjGeDVx0",
-	"LOakiZNzY/HCo/FKz6aUxb5F7F3SMUsCw3KLtgZ48LEoQUKh/zvAjUJ+UpmWqk+u4WqjBrkb/Yb+zolf",
-	"MH/CKZeFF9xNL02D6z5mIXcwFUY24ek0+r3sjyt8qn+yh5sadOoJFw1hDveqEsnyFqH1171v1mT46zl9",
-	"jqunMEUWmWOA+sCAgwElZbyCpLy2td0brlPuaTN7flrP5qs9v6Y93wH1V2v+/yBrvlOC7QFt+SVVAP8A",
-	"S35Zubmvdvyvdvyt2/GX6lSWW/HlTbBDp7x9zRbVZluMKbAhLLliOB6J+A0zUdQQiQHRO04/XJsIhjZY",
-	"TAWTWXUKzyjbbMhvvTQH0QbjetBHl0BeXlMJq/lSMuHxTLGWO3EZe3nJpTqZ8h/07pa04LIjyV7ZORWx",
-	"5FKxOFhciGsWN+5tLl3ZBApXuY4p6HO6s0ZZh/jvZoz4U6uhjo9EKge3H0mL867dkQYYU//hk1ehDb5y",
-	"gt8s0dikUks1GvVN/KFPmrvt3W43F6wMKZ8Rja9bqJ1AeJOSLBqaoDQ15jLNboIyo3A71irD+fcn7d7B",
-	"IUaSckmu2VThbTjiUkmI9oMXMQB9t+fMTJo+0qLf6pATGy80FhHc7ntdJPfmLLa92jEqdsSUJPvdJ31D",
-	"jGCthOH1KHrxNk6raTTJmWQJCbnUxxC20ls9l1lkEJVkFodacaM2ojAWAFWI/d7v7pWRPNYAQHJ6IHXC",
-	"nWIjXWJ3y+yiWHChgmkYkBlDb5aRS5pOyYkxSzC9BQPcYMXnN0HbYYNt5IMVSzPflfDNT5+TX9XhBM9E",
-	"MuBhyGL8oganOhXxMOLB/W7mdTSZe6kwXxg/RfR0w1/zbLCUqxa1kp2P10xfaj8ho41YWZbXW+AuEthO",
-	"Tj95JJFjAZcCc0KqwjisxgkcTfOCDG+F3AjNj9OXaRbdm2WT6FGh3iADC2sM5cxTy4Uc08RWbrOW2r47",
-	"y5xqqjRqkjsDFCqhwZiRpn/+0+nVybuL769OT06/f3p1cfFSM2l9J5vbRVt+TYFV2p3bdEp9/QvL7YQa",
-	"fCnPXGktNNIIOxs3fTyctGigljCt1EA4pWqc2Qfx1br+68P9O3qvawWBnAwVS96D/fGzMqcaV6jN705/",
-	"De3rbaY5FEl4pRpmGUYwZsF1rhG+4+a0DKTc98uiKG/8z2xYYh5rXW7JIIbuWx6MO+SZKHxUHi1dqqzo",
-	"NbuFDrdwS/HWfpPmjz0PH/ZSs7S9dZpKrqwl1oz5vLedO2gPX0m6kqQ1YaV0RddSlUPe5geHukGXyEot",
-	"VhvjLzI5OGCY2gjCVVNkp+K68DqXDv9QN4al6vWf+dKwVOJy/bXBKajAY2OthpQxSJP6C9wWvur+D6v7",
-	"E7fShKVuSF2SY4e8QxbyHfOzQacVpsj0RePTgQyzIY/AVwNZZMmN1t0TOo+kSfDWMzgf0jD0wa0FpVcI",
-	"GBVDLgMBE4AaC+XU3Wq6KJBAqouZ0qzFemnASgnTGRsmxb/wQdrGiGN0Fx+C70cPaf96JIkfs1t1hUn3",
-	"Jl8KWnObKXB7aWEUrGSRr8uyIE1f6/y+R3wem8JfHvGlohHzyVSvJTeL8aIKYkqlD2cRSdgwYXLsEV8/",
-	"DBM6j33ck75RiHikgWcvKMY6ZSNuwPHGRzxuj4XUG844Pty2aEioIn4uEs24Hnc6nY5fZcI9YyF/kyHH",
-	"A2os+ZnWccgMYb/aZB8qNKBWECkwgOw0SriAq1uwkNePAEu5U4qplmZXxpJCbYOs7K1L6wWmANE+Sw76",
-	"nc6cRVEbXLEwfwdcxB2Nzr5jyXvx/twjUpg6DSRh0YLHIzKliVpAUARciwhFaNhaNyaWIOWLWHiYtNt2",
-	"jX7BsJCVWMdg94yRikQzhnRvc+q0bVswVUbS3zGg6FcWjpveefTHWDT9/teXkvhzEcwmLIZk+CGDonYe",
-	"HCRYr+AfTYoYl+5ayxEoK28C20LeBn5d0SO5nJs4sgBT7PPq1dOL6qKAVpuCdz6zBvX1/nOfCNaMkh65",
-	"ukGGe1tkXB9zNS0+bcq/Ui3L/pAVMl9maMoVj6SJYSjwMY8jHtu0HGfLmpsFtvYKBKi08nyuQ56bGgHA",
-	"yeZjqiDx3V2KrfF1TPyf25pPtKFulwn24Wq1hiQSV+spGFcThuzP2WgKC6rSFaxgeM94xO7F7Nabdmz1",
-	"Mn3V+0sxR5OOcT/G6DVcpCjfYV6BLeJVJxfgauNZIyykazEKK3zCWafYVBbm+pVP/0n5tCV8Nydnizw7",
-	"YoqFO+ndaXU+pXk9u2pJ1xMk5rH0bLNNfBX98n28XCoxGUil95HeLBNGZVa3E7+pvpjB5FlBss9iv36D",
-	"Wby13jvnv7OHNXIvwWDVrfGETCnWSlo+t693yIeO61lNK5h/IZVI1tmqkEBNSb1a1GlL5eY1J84kaeoL",
-	"lXkNjKzO4pxHLWPqSmvu5teNQfBNk32y7IkC9cu6orz8n0V1rlXKMLxtMgxTEPazcIsifT7jkYKuEcs9",
-	"KaKFE9ItnTABo9pVJL7k1OpG3dSRp3Gqp/1ZeZ45xs0YXlrE9yu3+zzcroJlbMbqLL+qye2KRRscptYs",
-	"cDV9sXKWxnGhpWzr4dlSus0/mDP9ObmBhd6mDMF+95UnfD6ekFLoHdjCiMWaglg7jGVb3apCoE1qcapk",
-	"Fn6ug+oEunv6xETk8YSFxzYhlkYSMk+hMCR46SB1CRKa0Ihtum6kK/A7l/EzkRDfNuj07d0N88hoNIMs",
-	"Lup0B7VJZrjuR5LQKbslTTkbjaAnPrm4eEn2ul0iW9Dg5DL2056fvsnKxmYiqSEfy3bigFi5M2fS17dB",
-	"Fwgddav8Yyw7o0/jMvZz/Tz9DvlWmJTHnEU+zlWz1kuPIjFvR1wqCE26jP2KlqQ+oWSa5m1jcONIMEjf",
-	"xtx5pwlqCZw9VEkv45JgJ0hIi4XCJsnkYpwwBrl4UAy5b6Lj8Syavt67PQIlpiRiNyxqeYTiG1jQN8F4",
-	"SzYUif4GijToD01hikxOhOluzFt2/1i3I/3Qu4zNH8WdtcqNeLiGs1he3KrPH6hVQ55kZsLlNrl5L056",
-	"rE1LcR5EgEOiJ6KUJrFWlcpbQr+1Fd+Sxr6fltf8/EyvpRAhlNaAgr69GnGdKidDTfRVuF65k+LhNyri",
-	"Uct62t4vUV3aiOaR7U7p2puWsLkBzf9nzG2YkGF2o9+wzTPbg16w134c7rP20fCw23Y7aGZdipxIqvX9",
-	"d9WtwhKpOZ71j3/2bsfB5OmI/vxq9K/zb+NB78n18+/e3vx7nut7k+8UbYkTOLphNbgmJ1ZEixp2iw2v",
-	"i5BBrlFkCWXgueeyXfkQQamAbFZYYczmxcWlbM1dT+mQ2VB3gu+n2jUKLOO6uFUbxV8inE1w6xI6/uXi",
-	"Mj9bKNifUH+0KJQ1W1/GFA8zwE2SRK63+qrAzhFTFWpkpfb4lqlZEhtTFyabliBuxiCGxQBtbE+I90Lc",
-	"jtYgUIy1snAKriCCYpB5MkPTRrFuzPdx5kGM4XJKZbauKk/hH6RfPOQNMd3WWgaE2rkpNIaH8zUC/M+c",
-	"1EHDQiH5jC6XiXYVo/hVDFZbn9J0ET6ZikQR/UE+Gx3qq0yEVGS3220Vc9MTMSfQmVZ2So1EL/QCHpBI",
-	"9Pjr6EPv6auV5LPlfzuYtNIgol/Y+firGKyUWz+WpDblcDWVSiYz2+t2uw5aHq9K9vtVDPJ5fmWy5YUY",
-	"bEewlGJmRd4fguXB8/62RYNYPqcGIXa+pg5+IYR7Ejt09AgK5Y0SJk13x5R+6pPwzpDyiIVtFq93eiRi",
-	"Xp547JC2bS4OKQWJmJvoi5TeA8hApJLMpvo8WEiaWPpAD4i/PZIkENFsEkuP+BjWZAoRzscLWzPF9jDH",
-	"KlGBvOlMQo9cNp7BdmCpl42W7RJj39YQyupESIjyt22TNZ5vwnZIU1g3KpR4mI9FtinJoDDGr2JQYWHT",
-	"DArX+jT+fH6YF2JQz8D2ZbldcoCq53LRxzLMcOErB/tiOFh6RLTAy5zjujP/6gTyZos8jEpyev6TtROn",
-	"7CmiCzFT/VKeZUz0mCcFPxEfmDJE5kKl2vECmaLmRg4v89AnouwqkYGa3orG+6vZZ557ruF/p8hvE0Zi",
-	"NlOJaQcPd3upiJxCGdsxYwr8FbOISssP2a0GyCP4uEOe8VuEF44Xh2YJSGg8Yjhmnwxm0XXbPOOjWCTA",
-	"CMvA0ZzFkRZdxahmrM6XFlCkRIlpGxwl2KzRDtDqkHOVMKgvRCVWF4fUq43YeBl7PhPzWG+gyKNP5c3n",
-	"ZNPrWapit2rHoHzGSpeib8vUOo3X+ty+csYvhTNarFvFGA1HWskfIzHCEhFTwePq3K0Tcto7f0NUJEbt",
-	"7HXSxLBwj6iEMSL578wzbYahPuvhk8MeSYRQUHSrRSQfxUh/FMczP8RCOREqkRg9kuRp2Ds42H1iOjGm",
-	"a71mC03LB909MosVj+wXQLFmuOyq6C51IiYMmt8OldEgTRV0LIItq3Svl2J0mgGoHpVNI8rjYyggJpn6",
-	"x0wN20e5WsyNSAQ0Ggup+kfdo67d3mXcu4yvf3sS/hj/c/7+5uWPh9//9Hh28dvui2/P/8l3h5OD5PTv",
-	"Kj7798Hbs+Tmx+t/XMaX8f/7//+/SPlw5OT3vVES9ab/Gpz++/3R25dPfz2aR4uTcPdfvcHZ3t5refRr",
-	"vM97T14N/34T/TY5+PFA/vb9m/H+Qn178+1v11369N3L5LV6EV/MTk/D7u/fP/nxYvj79z/cjvb/AdDa",
-	"kI+YA8qOpZCzkGtzWBIfgc0dPTKht206Yv/Y9TurF/HVJPQHpp+auLSlQ7fqlEpoLKc00eJO07DDqPRf",
-	"G6UHAB/LpOdKtS5lTc4Hpo5wmqQFDE0MgacRX//sp17Z3CMlfNJkk6laoBJh3uWSdIlI0pbSSmDiVDf3",
-	"FkbA4CAiwf/nkgzYQpiaxwaGDsVUcyln+w9kzYItm9MTEdzEE8aqYgj0Hlfat7QWSVWj3+CxOtxvgIWL",
-	"T2aTRr+b2rdMn/KyWIjiimI2X7MiJba4noe8xBaOs4KdLuHvVxv4H8bw3gD/gHuCvjFaJlHG5wi7VSwO",
-	"9c0I4nHuz/eQxbZrKHIXZTwl6yvnNOX4bSaS2UTvYc5VzKRk+tpqmHkzUwfN05ZXrtf1HZ1O/0zVDBop",
-	"R5GYY6FAa/PTozyyc8BrOze7JOIxgxTXCV1A8w0ScaUiRgZszKFl9bIa66eTEjkbTLQ+CJPEbJ7btQBV",
-	"MdueDfGiwfUo0beKDnmTiBuGNZlsnX1u2jNnM6fV6Hc+mvc+/YdmTP947XvkNUySKsj2vqlvwbFwlzOG",
-	"273WgJD14wFgGJ+IocPMCE/K3E7Tha+SCXgUXzXYUg1WT2yg2DE764hkRK7Df4335ycnJyffTt9MBsHN",
-	"Qfjzv7qP//lDcNZ9Mzp5OQ56F4Pbn/ZvXu3NTq8PL37+9efxTvjd3vcvnrw8+dfuD7OfDn/79nXv5O13",
-	"/xyMnh+Ox3L68+3JP+6kM6c099fUmr9e8rekZjucJEWZwYJQh5FnnDhlHfeVPSWsr57uTWchV2RK1diu",
-	"zHz/SJKI0aFlxq4gXd5pUyS2UZ9mrr63/BlVwHdt1QQYR49P8xr2MpEBo/Zjoa6gGJZve3zYTiBWJGA2",
-	"TkKH6jj7BNREiOcw32GwVJB+5bYd4eZPWPSCqT46rsCOYSKq7HgiIU1HGkmSTZS1AcCeZhCjOBc21Qfb",
-	"AJmeNYRpjDWCRvPZzCpiIYcAde8s8MPd7yfPLao81O0khUraTrLC9W5eXHkXWBOqDd/XuJMANJXQ6vkN",
-	"c9rW8NgzeBFEnFkVbCwirRYu3ZUNDpOmVi2ppd6Uzj0i6aLVIWfYWaxffjKggGkF5KTq4mtO2NxzE4gn",
-	"zNGEGUIrZaY9jpoLPPGy65Z+t1HvgrX7+S9YGT5WSN5Ck6Gvxu8/5W2swC0fxPJ0zVZbnKwx2+RtJG7H",
-	"GBTIGY3JVIaZ0vATClxgJCIaj7R6unO7MxHhjpxNwsEO2M6bPuZVoTkerUp/x5/0IGMqx7kfjY3+mi3w",
-	"Z7/VIW9RoSRyLGZRiP3YuMosYjaXCrtwZB0kjRFdjdkChfqx8a6ZgkSaywUivmExZ3HA0HZv/G1wIqYa",
-	"vK3OLkZ6XdVixDawqHmHqXNp+XsQHrK94QH9+8nP826UdKOXzw9eyNunT1++5L0313vh7z8/31/M6cng",
-	"8Jr1vv89efHD7O3mqrx7/F9NNX+o0lxGidvmClAaaefjyhrrmoKmLEgDfm1FJexOpRX4fHNBj/hpXQVo",
-	"MJBgh8AkhD+bZ09Pn58///H1Ofk///funikuBSO2sVLiJCSXOG02DTj/n2ddZVXazMAoEXmFPA8lJz6z",
-	"IDC9VMfGuWABGIdmmbNlc5r4obZatCA+lLD39aQ3TJKmzTvARUhHuUFt1iYlIAOJGRiioKWto0ZhmRCI",
-	"LLDjULMs+DsQkwlXyrajwMaDYkgYFr7Vr5gcS66wuqszeG5R2e0L7IB6cWDsQ808m7G5fPmAXAgbiWCd",
-	"mq6hR+t4+qJhRZoN1rhhiX5/xELogc5ilZg8YAg7g8uJhD1DZ8xOrmUh/OR0woFMQv1jwMxROamP2AlJ",
-	"f9HH1nt+6zjrqKh1bw21WBAePoLby+QYGT7c0d4ylSza0GXCL2nm/EgawAdUBWMmyWyacwuTJl5TKLps",
-	"4fRTy5iNWk9BrJFnwdQKvy7WO1vT2eOkQIGk6dvEwE6n47fWUSQl7949P6vq/lE/ArjX7X7eoN8UQNVN",
-	"1zRKGXQ4NhWfM35hiR9w6A8JqvtsYLC6i8MmIzE6zqgGrn+m0qIBmI/00+p8FdBlAtoRTxlPcyQScDvL",
-	"Bz0EcEyCWZKwGDmD+Qn5231lueIR2/mo/3ulCXi1REeVXkFpciqd0Bn8qTlmfDRW5KhFIrqQ2Olcs64s",
-	"uBm7zTkuBr9D/HR230qcBApJDtPuuGBOQx7p55fue0RGVI5Z1rm2T/yPLz/tfHz96ZfOdOfj+08fTIdk",
-	"6JCnv0IZZZvmYdkajK07+j//z0sTbMhC8jrthIxhN+81UzRBlvnxU+E0mMWhnQB5tQlapGTAR20Wh5zG",
-	"ZPewPeCanWgWmFnsNJlpDb/VIa/1kucJV4qBc2aUiNnU1NdJGCMhH3F9paJRRAamkRRoAQhh23zev9V8",
-	"/bbb3d257e3t73QPHwMwdnt7+93Dx60OORfE/+7pBcmDtbsD3/T29jvTnd3HPqyx5D0LjG6364PMnoP2",
-	"o+UW2n/0dSkOjwv2ILDZ2bbQRkaBdhMzPGvJRlB3tOl3/9Z7ptfyt94zWM3fes92H/st7EEIOhid2MZa",
-	"qMD4SAEah9pi2EbEAtckqHAg9ApTo84GPQeL6AfLaf44ZfHJm+f4VyZWSUBjfWsciyjU0ltjInRSHM6i",
-	"CFENlZhgTOMRw5hRLrHHV2gMZQtGEw2gKU0UpxE2U4Qn2Pa043R2hvldEyvFWay92VIgacYibmf1dV97",
-	"5L01ye52Or2Dg9ZxpizhGFYZCYWpRQe7WjBFmqsMo6a8XLZjuzypeBTZXa3QVi7uUie3hul0mQtoFaaM",
-	"fJd5CGlKprVFcYNdErObdoEyyrWflKPdMQ1qT4NDaSnV6Df+q2nW/N+/dNtPPnzc9XqfWjvNW/xr79NO",
-	"6xv7z+blZWe6Y1/b+9T6j//duK9yJQLFVFtCkHFeu0itngNovl4yU6lioYHTJ+9JUzPgYR55Wrl2psiZ",
-	"93pYB9izxQmQxz5KuTKxce+AYvdwIO7tHuwddrtdj/DJZKa0jPeLK/TI0meH3dQXkpHwV1fkX6YWMHA1",
-	"vAbmhHxVGEyzoBi1qpQ0V0QVuMYmWhx2VkkvczUrKaTVEcDKkCqgqeZJFfHNH2igEYnJMJBKiLSGFovD",
-	"VFO7OCUhXRCfyisR+1j6byCUFon+iMVMcukba7Weccxu4SYNpYg65MRYaQKaJAviP72gIx8VqZCPmFSY",
-	"/ubniNo3Dh6lIl/L0Im+YPN4RPznw/ZrEbP2K/2Lj+rCXne/tCQgQNBtCvYZazG8ZcM67xvXXL3EtRP5",
-	"Y61FPB9qEAGEHjZ3bdNWZPb1dQEhK1uN6Zftu5+8DRtq7NVkmq9ECBWrvvrQ/jQMXeMgmU0rmpUhO930",
-	"Il1kwbWbb7gsOW2wsRlHFkPLcfXNo9ftYvcLk5hLFfbrmlOJzc/6pkeQL7FVhhLkOhbzXEPUdCUcGypX",
-	"c03bgeKLZJr59hh/dSZrd1uPx7pVrr+y2K8s9oFYbJLxh4flsPpvcE5swm9tMdg7cVuv2J5Rq6cmcbfQ",
-	"qVEzZjMbtGXUz/wbGvHwSvEo8jNziQ1OcgY35QSJj/XXwSg/YCwm7HbKExb6xnmGTrNpwm+oYn2SFmZY",
-	"U7SMgKUDfWl298daKtB4IWJGWCQZHCR2kgN/Y85NR6PI8cRBpKBZKQRUQIxhWrTVnQWdmVmxNTOFsWxh",
-	"p05M7Y74kAWLIGKQ4I27ba0SSnqgv4RIwq38TxFgeq91xZd+96vw+iq8HlR4GT5SFF2pXKrRtSnlEFnD",
-	"4X6xSQJyVf2Dt1wDOSk66jWxUR5L4v/me5dxQCVr81iyWHLFb1i0IM13MQ9EyEjEFPgplBCtDvH/5nvE",
-	"vzLenMtLn/BYDwJsHEwnmMWuxmwiWXQDJtX3Jv5AT2bCRrL7OXnL5CxSkkxnyjQRnJgYB6cVhOfshYe2",
-	"k4Mas/gyHgkywBHRORJ2CHTkDfqEWle8AFjSCN6wrpRYqDGPR2VS4JzRJBhvu01VgQmxW+VssOTU3EPL",
-	"zqxZPK6Cf4EGE1YRdvxbdbHqw2Xb+5+tvlF6XHh69Socpfa+r321vgDO+YzHuW5bhrBLqYO7fFXCkW92",
-	"JcB2A4hqcieIGE1oBFJ/KmQJH/6eh0waBga9yd0B8pWQjFG5ZJoxl0okC+SgYGYZizmZ0Bhqso15SJo+",
-	"HQ5ZoFiYJe2gd5rIMZ0C1urp2zSKWh3yLl5aC0RKLkgTptD/Ml0bWhh3AzvFoDrUv7GQm9Nmp4wlnuqv",
-	"3jIavnZnesj6pq9ocn0SRXrOVbT8vYVfHgRzlqRbLWh5/x9738Lcto22+1cwPjtjqUspsut0G3u+meNt",
-	"2q/p2TT5YrfZ2U0/ExIhmzVFqAQoRZvJfz+D930BghSpi23Fl3Km04ltXkASePBen+dsNup5AN1DhF5n",
-	"7S0hesuhsRsGH5hpZVqxmikOK4xWkwcEpYN8O6tuFTaz+iTJErVZ6QoBDgnEzHWZNLhJM8pfNz+6ce9u",
-	"N1y+3apVhAyPJUTjUZQJpURk+57cqxATHieVp243zR2SDPN183HrFUBbwmYE2XndHtMpJB5mNXodygl2",
-	"NCvNwjauytKS3fK8KsJYccag/r1pfb3FJ/pi21Pd/VatsNqNul1jD5PIu27Gb73GrJXWbFIaE8ealDW3",
-	"rBiV8PdluxH92VqjjUyoyhzl0cM12+zDtBbbI1o/5pOv36Ng/m69iD75PwJXLVxmzZKq46ZdHsxKgvzS",
-	"QlzHdWru6q8yWmQr+2egUMU7p6ERpvL82xSEfsmmGPMG1q356hNbyx6yX09gybdh8zUYYZZlaV1tCAkQ",
-	"x9yoQhE1cRUbyckQCLKQUPAZMAgOISPoOh3yaWRsTvhfh1o0Z64KUXVPsMQlV//FRzqeiZBNBE8VCxPz",
-	"wwlG1UMXr6ba3WSBUealoLq5nMw05GrDCEpnOr551w3sFSG6jj1yakSxGwjj43BC1hkucNEQ27U5rdt3",
-	"dZNJrLSqCsdjWH7RUHwJVT61zeX/Y979F1Y63jYp+kMmJy+hFW39sefSHVnN7FPNEr5lNoapxDqh/fqx",
-	"/fSN4pB4ZinKLtJ8YqY2XgTOc//k2egqngnE9Jm8FtHebzeJw5vXtbkY9JnM9G7UCzZNGX+JIiaatpvk",
-	"AO5LULrdLm6VZbVOW1k9vr4oE9fpVumBpT1n45JMuwfxgqXK1UPCVU9c7eSYDrWa+8OFVw4EcI1On2Kd",
-	"UEBaIJ6JCzz5mNCIiY/Qc6RsPY+9GjRgA6yEti+pyF9ApQy8LzrGjbGLxUY0YMwshzDuC47klACF0KTr",
-	"mBGOBl97JT+2oXBN5VCp7shsWqAWYTZPmadaRJBd1lLz5IIeKQyW1RkbqpJkarZcvwYJ5GRQMwIfH2LI",
-	"RXdmhYhMpiu2QxjNkygQuqO9E14ozluc1AGTqV/bZl86aGXUz+iV+6rYWDAaB/O9vbhtUm/30e1rqbba",
-	"RWFNtOqbf5JNFzcs2kGWanRpw3W7aSaUlpl45smIN0Vw3mNvN0r+mx2uXO5JOeoC/wP4J3B6AtdOhHuE",
-	"+TfsC332qqikjamH2o4ft9dL0PQlB2kuMhGYTVVMzbOa7c/e0zHdQFvZArPr9Mcu3qdaqUDFqJpfixQI",
-	"lI/xEMj3kzrw0eBFEYUq+uro1BVJ+Xf4Vl/iEX4DGmVh/i6jxR1CAtzN25Bo9ZqvXA5Kff4SdT702Osr",
-	"PWHYjhPjKQSanpC8+cHzTV6AyqdTmWkRvRZRzM+Ni/xoJY5hOtYhGeugIWtM1+5KdSILpwRjNwRT5H4H",
-	"8LRjwQsiLQhUN6QCqpCQup+nio801PejGW7AcX4lgYMeODmqm4PfxBCw+VU8umKTXGk2FNgYBr7GOFc8",
-	"IWKNkoMSa9J1U8eFBYkj1vPYvLEjUGZOJVN5Ydh3jgZH3aA4wye8sE/aORq86J5UGxOc3+PXX5pT7WnQ",
-	"ofCCdegL4KUxfrceoQu/YYf4TDe5J3Smu98Qm1ULzi04PwBwzqdMS3YwGAwqyKg2hGUyiG9r5BbQ2Rz2",
-	"QJp1inucEOLeyrqtWKR+M6+HoI7bqoSTHjD6tuzmCOlciZ1CJN7l3jASb98asC1GPgUDtsb/X8ZGLNHf",
-	"KImLDRyiRB7rm62VEDZklYuOotMkARK8orcjdslZ4/svNzyd0CULPrfLeCZSNFThKn2PyxRytIHjMrU/",
-	"Qp45AKm64ENq/4qBzYCFU35pM7vmnxeoKMAzWN5ACH7CvvoKxwHiV0R0XIwJKiWBpy1OtWRhJDSPExV+",
-	"9dWHtBPy/rA/KpLR9q99/P0JGdfwZxb+779Pe//ivf8Mei8uer/9tfPhQ7/8m+5XfwkDjJobA7v/IT1l",
-	"M57kwt3A7Q7wqoGFhwpu1IgnPMMMM0clEySkHTOeLphIBDDzoXY1zzK++JCaBxZB0eRk9qD6zP0oE1Qb",
-	"l5Wy+DqeCNZ5dfaGffvN4KDbZ7+a4SrrbHxIf3n3j55IRzISUZ+dpjJdTGSuqOgHg0L43nMFbO8wB/2w",
-	"UWMmxGwXWJcnBM6kDynNzmGubWtzR+VqKtJIRBSAwqwLdGFoKY+Rjx+5t2HQWiQJUmByM3uxe+NDui7v",
-	"wRMl7eghBgYPVQl/mZHiuIoOPGRMngulP6QhvtXoguvQb7fzGXz7lJuBd4Cte85sctOkg4yMTk7+Q5oY",
-	"4FSkPXNSSKYgV3Ws4HRYJ5j5gSsXGafmdr17TcqUAewtok2wVAVCC1BWDCvoXuxANSS0O52mi+9TyuE0",
-	"JkVKgNTU2XcwODyqLSm44YCdA36D4Tq4vOVg6UMjFAjowqDpakDHmMOk2WPWZjwR5f7Iw8HhN73BQW9w",
-	"cD4YHMN//cFg8K/VWp01pIXmjj1z/b27GDMZ36sGfXDY+/rg/PDr4+cvjp+/6L948eJfq+Q872rIsDRt",
-	"GhrGhxm9uvwd+xliM+Xdj1miemMxwK5EEvSAvZFLhivNFxZ4jd3RrJ/jX373acGH1eZ6o+7WNjn35ZJz",
-	"+IF+ALn5L5mbw/suZ+fq6mFsv2xhnWuumykIXLE+2EaB19ITNCXWOnFKVjWihbOEjq1B5JHNWHaXgsDF",
-	"VoBIEFuwDC9dhmyOmRhpmS1QFqzPzkhQJ5MTOjFThYwGcUVfCzENDBTFhZ4HtdcCAzQYkAak0gXYJieM",
-	"u5A2SYuSFobwR9hAS3wG73OXMGBusC5yAGNsG9rvUW4r4Rp8I7MIYqXjkR9AVAulxWS7sjS/165ne+2e",
-	"faJ/QYMEH43EVDfHHt9YYidtXr5eW0kViVEcGccarmu2E1pSxn/Txju3xdy4elPv4vtF+oeFmBLveeco",
-	"dImNu20LluE5QMuk1FaoZJ6Naq1/HNav3sF2Dm/rCdB5r6Ld7uA4YLrZuiXsvaw27veg4n6PMHSHM89L",
-	"F9T37m7QkbEBDGXidzFaAUNmdtdkMBwrdgWcbCKYcctnseYpTnxAKVG87CtbnYMuR57aqh1MR8MZjCfG",
-	"6VkQ/EVeqeuL+jyGedwvA0Orp8Fr5PsDNSnIM+21S/xPs8RxGt7ZEl/0cKU0L2NQ0FdLuclLkQpUX4a4",
-	"8THVWJvDzv957twEstHxJvuK8an4SKFG8/sfz8/fnrFxnIg+e5NafvZKbnEoRnIivNI7myvFq4KcCo+T",
-	"PCuoMKGDGqRmHK1xn738+cyRg034ApU+nzMt2dcDklJRrJPxTCQLdvQtu5J5prrm70MoLq+tFwdAWLzE",
-	"l7ibpKZ/i+0zmn9yLGmzfpvhCk4ygyvEwDUTmVkxtFjNQvUwhUBjCUzcou0RE2IjrLwzi3qaW5UnVHBw",
-	"KaZ8SI44XobZB9nH1koesg7pRRh3RMSQAzGOWJcoAAGzbAWu0nhWH+Ws8V5hUIj07SumF1NLMGhF1FWh",
-	"40nDg+hoEZ6gtP3YanHa/L1TqgCK3SlXwIRiMMpmIo3VP5lCOoQE3ZyWaCa4kiugpiKVsFPMWZJluFvw",
-	"+ZUAfWPM8a2vIgC3EfYY/9182OWTN0CUX5TIWlS5DaoUu3llRXug4tsxy9CCFsVaXDmtqtcYVAhIfoki",
-	"GJUhsA5K4RWpT2iRK1NRk/FBa3rDJrUlmuzYlalSFKUAk85y2LRbAFDJxhtD5r8RIXya5J3CQ5mPucWG",
-	"FhtuhA31q3ILYMD4422hgaKYlWH0GxeZL6ax42VW1u1oF1q70G640Orn+EZLTRFd0/ryPhIZKFvSZaK7",
-	"WgJNe2U6/z4qfb4If7V9vnWpgaJnomWteHQNtE4BpTFHb4/YOj+4tBI3Zq5YuzI9VRl7yX1VkO/jVK5f",
-	"vnaXusfVuy15wpfgqWkX+59usdeUy+9urW8oa3XDlU8LHnlcyqpOyOeyJV3LbVSjmoiB0Qt9RLCznajT",
-	"7klAWoj6E0JURbioACiHPnMQ9PK8aYNRQz66hmlIJ3w/o0n46S/kAPeHMlr8n2dzMbyS8voiz5LPzS75",
-	"WwkgQuTYKh+6P+4r5l0CYAbb2cV8icgJkwZz0icCCW6Q50sEVxpKDD10O9M8jXgWsfd4ecWodsberxdH",
-	"qCoNZYMyLYfsu4E7TscToTSfTAHq7G9VfJlynWeCpOno96o/ibp9dpou2OHHj1bxw7KjxzOgDePpAjSL",
-	"KFioWCZ0ZjOe2HxxeIR5SUTDtQS0wnyffWRNaXwmV9KPb6Kowy7eyEpa2rWl5u8x32uelhIfc66YeVMi",
-	"AvqBX9L4I1NiJNNIrR2Ne++3G9TsoAivDrkS3xyZmfTj69Pvemc/nh4+/wZzYHHUdzeEuc2uxcImbOCV",
-	"ilEm1r9DNy+2GvVvuwks0dwnGNwillSJqK2YzbhL/POfNWdBABs6I2AyBCAbb859/vFjwDj7+uNHJKdw",
-	"F07ZwYCpE4arATueE65F1q9WQDUABC/Dg3nipT3uDOFnWBYyIGwyl23w6VCJB1YUrl6Qryd+Coq4wCFe",
-	"67bPXtEJsRYKMg/QSmc7IC1Hn5lqnGl+ySqXYZ0QnuvCzJuQhZpfhsxmM8hMNL8DBg3vNid+WfeER6KY",
-	"zuYu8Gotp2DUPUborbzVWLGpg+/QA+swoKXNpiQXvYy5aipGS/TbgoW4mEL68CJi2DhoMLxfvomjGbnS",
-	"emrsSysVOrKqCyTiQpyLxuj85d0/WJYnUINWBWcP87mmL2DnMikr+fsT1JtDijmV2YQnsRIR61xJpVki",
-	"5yIbcWWwTWc8TqCWTWqyiMc8TzSbykyzKJPTqTns1dvZEYSjFfKccMXCwce/jfsHoWvNsVoSqmvL6RM5",
-	"IlqVgP1HpoIEa9Je+T2g/Tzos1M2iZUyo/GmAuvIDIPgIc6U8szBCWleHvbMYrR8jmU6iylVz2t+TasG",
-	"2hGD4pYpy9PrVM7T0j3Roj9h3JGyywRK/g4Gg9JrVuxS6MaavO+g2+q9GcyZd9KOovHe3bYKwh/cHWyb",
-	"e+Mw1rIK+G8xKMoLzMo0LxoXGuuoK/NtIKlpllr3z0jT3lIJ7CjzAPOV8RQ3XbuPEeh63ge6GhXX41kJ",
-	"BzZTMiqdEjCZRJUAh0Tm2jijBaDqg5lLkLLTXp/lu22zuNv+ny+nG4T7nqpMjNXT+JN/+EUcfcY5nAgt",
-	"lmczUsbUC5xUJreD9DmPof4dfD3lTERrvFgVvZVqKCXTZp0aCg6ybttd64/692kQRKm8rm0EUSZx6nrN",
-	"N5ZHedAFsm3wq3F14ix0xqgqz8Tqmgzqd483m60zs22A9QSbxg1XUl0f6QaL6A6kqB/mwtvN3rnN1tlG",
-	"sh/KYjbrcKN1vGZvfUa7XixWW4zEOnWABICxHw1VlnNqDS6Us2cQIfFSaCNhLrqvoHLeSs50BogasWZR",
-	"DFqAFOjAsnVsWBGpZvNM1ivXO+P0ZfGcLWJsjxjF69ukQdfMihYrHgpWmK9SNW69GO+mCOIn1XkU9Wyu",
-	"enVHa65EZtd5TDKurGNpf2B1p2LehQYz4rWwtd5FwBiINPIUzXTqt7HLvMYjPY2il3Zw2y72mvq2u4+M",
-	"2dHddW2qva5qe13b2NO2vfBR5Hedb0y97sMCLuveerrfcJQrLSehn1YZmr2McfbT2Zuf2RmsFHY4OBz0",
-	"Dg5t1Uyc2UTOfsH3yDrmgSFBJlMiFDth4iO+JRaa9xIqopYc50pE3RMWTsRkKDJ1FU+BjRISABfXYkGc",
-	"lEhHGLKRnFCuZ5jHie7FKdX4qD47p/wS/oKlYiYyaphtDr57hL4PEJjKY7ynqH21fn+NgKqYu8xfywjS",
-	"Qug9QiiunvqKxtXAieHNXkkNqCnkSVTp1SJCLSdDpWUqjolF3eWdU6IcC4mfOPRiodioGzA+JS5WSt+D",
-	"tsWUZ2YZsERenrBU+pnsTEzkzMrTYfLX/hU5RDLBI/OK2HDBQvoTsqT+kMkJNknLip0X+PIYlkCtBPu2",
-	"wOFocGRGSl4ptmfg4VBqKcaayRzao//IwWsJIE/vfiA+WFvOIj6aGYgqHzFV3lQUPhrVjDKRCA7J7Ngd",
-	"UOJoUoHZFJJEAJEC8OpOhSOeUOxSkuwG0khHUhQSScbzHfLRdZ8ZqINqGjM0mAo8MV86xP7nMGDXYqq9",
-	"sgQ7HXCLgqxlnLLwv78/ZzD9aDIUClQqXKW8ZLmtLQtMR5NjXtDAwCexDfHHxvInAapuc1Dc12h6oIZ6",
-	"yUx/SEJO7hO321677T2ExMINhJv8TfBSaBdUWB2NLArmNcY2bNH8uLqhlJTvKmqr9UyVzod+OO10Gzr9",
-	"LRXN48+c18zTrdZPQShTYqRL5GXzivrZbzUFQ2Ndc4oj9rfR3hphYe3FglFqZ8Ij0bDo/F5PN+p/mEE/",
-	"xPaUh0WAXX1lm1FhJ/ISqox2rfJ+qxb2PyscvBO8hsbEfLJV3bF1jeg+PqDPtmHcfhkC8HTlBwmHCwzo",
-	"VxwHiPkTb0txdD1JpLlmG6xvg/Wtyb0dQJh1c+t4PcQ3xiLrwcnqKl7BBvPalayLjzESyNbm9mqbW6Fp",
-	"qRyWWrbVidktia8FsM5DaTwaJDKJCIUwuuQ9eJ4mQikWXgsxveDqwv7Bk8iB2ERoRnuRSn0B9JYh5R4l",
-	"64jUvOGoi89zxYkrHx7nxEc2rvEQGwOR87QShzOHf401/2gPDXPPrqtDwHP6BG/cF3iQILg0zPsWu94w",
-	"OeBNRG/ytQGTFr3vsyCDFlMlygrN/oXm2s0gHVWUypmEVYBeAuU+O8UgM2Cd5f41Y0LRHJ1nhHijPMtE",
-	"qv0FVca1X2AcdxXeXe9rvRq/hnqVXQFg5XkeCfy1kLdryDvcAPIyaNSOKw5wi5aboSWuvAa3dzUYfsJc",
-	"lHN966Njq0iX0eWt2rR1Wb4Ky7prK0H1Gew1XRZqsFlAoo3OCpZnKJ/XXItj/6qJ4EsDwm5Ea85yUHOj",
-	"URmnncepqoT1zMVFMgYfHapWKLvX7KLXBuh2DupEE79jThfzfGWdimZUfW858ikB3sJqG7qr98wb8QIF",
-	"7a0AQiND/CoOK1jjm1XanZacbnDWqRokiWciDFAlLoxTxI3QmICgv+/YFGyCv8bsO0HJ4tFVPEPpXmxU",
-	"f+FU73vFVcwCdb34SiKBhaf6W1PGS095RyVzm+QBzCvYlnyqbHnumB5vM7uvrYd7akbfoxTXwuV7k3q4",
-	"JcCLIiK0X1FT7AqCY8VmPIlJTpgULWqZ+liHs0msUEUHOTgMcBsbzRw/JjISKEmeyti8qG6f/Qwlp1SQ",
-	"llkodZFIku+NFQuBkC9E68tBoSViAZjtkKj8i9oiqdMoemepx7489u3IlXYPdW/1xT4N/ybVxeb4Fkvb",
-	"mOG9t2cs8RDeFEbVCosxSYgXSUDaZqkQ1pWiTvjC4BgS7X3LXsd/7zcjmHqSEKbuCcP8AWyKYKqFsBbC",
-	"7hnCECsOBoOBL3ko022CerWgRpomNy1uKUuuFvrLm7avgnUZX15pyOIYrAZZNZ5eiqoCPVzIDhjdYTlm",
-	"qcR8N7GgFlWqQINaW17DGTaxLaXSWWd+Ja0odYUbkXLX3XqR2ephjTYpHnZHhTsPCtp3Ve5TfWdt2U+L",
-	"oLfs0SXejdt71xjBu1U00UYBXUQRfWKZebHF4zLGWJ1agzQ9mSYEhhYqRxzyGYlML0Vm7EweRZhGQVyN",
-	"WJ7qOGHVUCOQaLqg5IZhTD8SSUHMWuzDy7YRyTYi2UYkHx984uot8Uw78OneGD6HeXLdy6fADN5sdlK1",
-	"zXdnv4J+tyU5meSJjqc802wciyRiofljyDpcs4lUmn1zZPxqAMaDYDAYBGA6y7nqHjNOVPzmZ1bS5DQD",
-	"CwPXKJos3F8wOIlIG0nQDKa4KZtyfWUT0bivAN32FG9AlE0jkSRAZOyIomuCqmDCjtSMOPzppCuu2VBc",
-	"xqmiwe6HbCyTRM7xYuF/hQEL/2r+1zP/+79mmEzzYQC8x1kW80tBVUhgvlKxlLlOIpWguk0UVje/7BS9",
-	"vfuQn5/kCWepyHXGk1gB6nX7lVfj7VxiMtULFk/MBcy3o7yYOTiwsV2zH5t/nBQlq7QldkKVK+yqRpZo",
-	"2GDMP8XHqTEmwy4RUuCmBO9YSaB/hTEznFOOwB1T9ROYSMh67aQg45nAuAxOLYWKzgJ4sM2Ms8UINF/8",
-	"mDh+M/rsf+QiFxHu0wVJ/eHgsGgs/l0OAza/ikdXXjPx73Konn36XQ4v4uiz/aqqz97JOYbIvfHQRViW",
-	"pwp3XiDlgEmMSUE5Z8KsfOuVwC0dWTZeEL+KiPrs/ZWESJTxuqztQF3sRcidL+htnvirH5kGsVEBPm7z",
-	"zv/3PLn+Ba7wYMNZDkqemanei7jm5e18mpln0sT1ZqZKvXtsMcps1uZSXO8d7w3jlKONWRWK8Lyjf+NV",
-	"f3NHyeHvYrShE3V4Z7bJT3K4ziCBOYXTvbVJWqfuHq2SV4BkDrrAeyrsBBD74Ga63tg+icSd1Is4N67k",
-	"4Z2U5DXW+mzgnNkr3aTGJKvz1GrIJXhbPNK6aq2r9ng5Jfgdlo8QvZKX+lxDrsQ9/hw5JiU1PhHWwsQi",
-	"vnKdXGc97RJ2uHWRaGhFjvVkY5lIy4HhOWFF6oC9SY3nh/4M0NoVHkkJsofCVQCzUzTISSinyB/AY8fa",
-	"uizHVOJIMjd6Ho8E6xwNBt2ATrQ84IVu09HgqBu4G1cYhQKrXulBvFNtaqqPsfw8Ty7BXHqwe2o2obtv",
-	"y0bUpplbe/oB0BHtINPstpHCiG7aRzbJMs8LIj8Pvrfi8VvRMu3Z1mUJvN1S6DXQ5wVA1g4BLNjWcpu4",
-	"dhDv8Qti2GdirHvzjrRIj5FBxkq7WVm2+VWciHKkp6Cq6zrKPhJJtmSC0FezWMFQuI5rz8vHx7qGHM/T",
-	"uzAvvo5Hb9Vmdo8Oy1Og0fMT7S2LXrttPTYWvdt7O3KemtfZU3wyTURvpGaN3F+nfgoJSpFSg+VwIvwu",
-	"EhkEXsbE2rom3ROwD3unDG8M8asPe93jalqqmotyGaeRTPJJChmnRPCxjf/jffYVKwLY5qaQvIKkFYtT",
-	"LRnGmgu5T8iKoVA+T3LaaWnM2JWpWAdcO0i97StKHdHjB1Z7NGAjmSptdm86IM0neM3A6vLDT2a8BvD1",
-	"YorUgxOOIqZDs3zUCTZq4ktEIx7vrHCvAKeQtj4tLwXkkiIJ2Qnbz9Dts19cVkjh9oO5Ecz8UK6qSN/h",
-	"bkZPHSuSfA1sIsb7mmgCsNi4dkheMuELZicTi3XtnkV/PoNX9p2a7XzbqtmwVm4kWnzUz2gJNOtG124N",
-	"RR6klTJ5LAL+dkIyblHIZdxRiteb8cM8uaa0YB3YBnsfe2o2MjAqemOZ9SAU0kN9I3K/N8FjNI1t9KnH",
-	"1UpE9tSWPHu4FIWpFGsGxoJFVWMqKkj4wtjuXmECWLuqnJlfg8sk8AwuR1HCShfiCsm6QzEeCwjm01nd",
-	"ejj3awzKFQGcqSlc80oIzeYyT1DrBdIeNmffiSulA02lAuhiVYoFup4nYUVVw/2QDcVYZoLF2ia0l18Y",
-	"n/MF67x5f3r2FiZSnJo9xnyUyzyOeDoyiPwSA1fGb8JvXfCor4vfmR2hz850JiC6aCEd7o6xOKtpDhtZ",
-	"aNyvxQXHoomC4spj4f4aeWRK7FNrRmFuZD/QtbDsLzw1G8/Q7G70ISHe1+ETie1xEwiTTnuJmImkPJeg",
-	"7q80m7o2VwMPBTPJfpEoz2zDHRU+0DfCihjzezJSSDKQhmPW8yjXyq9WUFfm/A5dB+ocagOH38MBFOE6",
-	"VTfZuL4E0+jT3+yekMfyJPfT72kl+fumiyRBcZG3dQI6beilXAq93Laxmva7LskBm59tjViwucgo6Rxs",
-	"mkNpoCReqtd/vACxZWNCyyP++HnES5z4d9IkUFqvm5OLn1bJioxJF1Rs8f6qBfgoKMG3rftoKcRbCvH7",
-	"pBCvgYMNGMSrmEAIsr6n/C0e6DGXRS7dv1RJsbY84hgLMi6FVo05MmI3Wqdr9QXrHdDbzQTE8+jhGwsb",
-	"6IU9wcqG8pPdU2lDdRCrU0Q0zUXkkoltrqjNFd0juNP09WscCFBuW+JARJl33E+vHXe865GH4odyL7zn",
-	"WVIRtIt+OQ2JIrPeLDRRjY82s1q2fextH/sOzMVWjeKunM5qb/eteS5dm/r2PJeua8HnuVzqrNiA6LIW",
-	"juA522aFtlmhbVZ4hPiH0r28hnfiFtBnEONWyFe0HHsNW4HXyQVpOg8S34mZpEhBrNg4hrpHvaqYFESK",
-	"U8nGeQblKkR5BH6tLw5dSR47POwsJ5DRJbcNAOvBuR5PzfktnLZw2sLpI4RTs3hLLB0ARTdn6FB8Zru/",
-	"elz1wFde7dHCIZCrgACl48089kthjGUH/a1eaT6QQgRsmmHz2oZlIMhkhKUfRbSpU46vBqwSb6UK94L4",
-	"mGdiY+ZjrrzH2ofqFYO8lr0YmSz0FU8d0wXyI9fB7RmfUa/SqYJimJau+H7oiuFLteDdBicfCFMxVvFF",
-	"BAk3A29SNFtvCH9HemVL/bDuoIBNhOYB0xryS6ViuiWFyj57D6WGr8Y9sNNCND7RwI0VyFljRXc8XupB",
-	"UjpOEsY1Zn2scd45OjhEZJ3HStQmflDt6FFZrrsSW7Ojurf2120s51ZqrZVaezpSa7eOXnzyqoFt7RCY",
-	"33dWOWQ1GWrqhsyfnmTVED5aW2PU1hg9jhqjiljFDSqMyjhS9n9vnAw6KexTnwGQDNVGUqlS0cgDtczs",
-	"WdvgxBeKQ27uxRYRkFZ6p41GPpBaG4sOt5TgKQNaJuIUkOm2kGZTPAXBk5fgRk98Nf85PlwtvR7rZMt5",
-	"oaX8dkGL1UivWp+poTfQwuquYdVNthZXW1x9AMYjzUbGmUOtu0ZXSqHfFFprE+iQNPdxtjZrjmnvhOsi",
-	"Ke7KEm3yyLXD+mx3mwG1qz+inwFq1RV0TyNP+BDKI+E+QOaUp86sujvsxix7C9y7Bm5/grSo3aL2Q8jN",
-	"Y4/LLTPzZcAmVL0FYvuSCyWW6qqlzfI0kkKxWBsIrm5At7CW7whbz3BELbjuGlyrn76F1xZe7w1eadWX",
-	"tWbuCFxdHn01tr4moSIPYU/ghxuVGfUbE9xPGtd2lxLfuhBpcG+66W06vE2HP5V0+Hoc1vyyQpIxXPQ0",
-	"v2zMbxMqxdQ6zrixYdOIZ5GZd7ZMU/NL1glR6FddxdMwYCFyOF5ci0UhLBZ2WZwWyXJqN5fzlHFKz4mI",
-	"RXLCYyRTxg1GpkIFDHhypHKadNaW1lznKqT29k5omwZiBSefMCCTS+KxGC1GiUCxt3CUKy0nqDeQp9ep",
-	"GYJ5bbBrWK0veOCGYtKC+iMW6u+Lc355N7n7qgth37b3pg1UEfvn3vFe8dL3gr3YnDTl+mov2DMvZO/Y",
-	"TIa9Kv4GHpZO+Md/iPRSX+0df3MU7E3i1P54UKOitYLwKBZq34rKEScpC50Yj/UmzDfp9u1QkYrJjRW/",
-	"5Z4/PJHmEzOX8UJwnvun7QmB5wMPx9P0cmPepQl/zi//xzzChh0LbhUByYP5ki1l52OhGAPSIodRWSMs",
-	"MlxwFbKxTVk6P00zOY4TcRFHn59FcdS387EWnMMojo7nYnj8KYqjiyup9Odj/wohy4SSyUwodiUy0QcG",
-	"eVfc8FroKxmFLIkV0RPSqfu2211kImLfR4fPnx+8YNdiAU1R4es80bGBddZB7UkUmJdpfa3ofwv9Mo5e",
-	"ylE+MettByh5XgyddYZcieffDvWoW8bJo9lPL3765WD400/fv/jmh/dnP/2/2Y/q93rMLF7hSuiccm0m",
-	"497x3v/++6D34rT340+9n9/2/sV715Pef377dBAcHX3+y96XhST/XTeg0ctXL82uCMe0EPR4IKj67TBg",
-	"R5PVw5w4Eqk219wMdiqjqBuCyGZ2uZanE9CeSqWZOQT5UWNVDLATTvi1YFmehnAEcMky4Gr8dvDtoLsX",
-	"7OVZsne89wxcUnqA6k3epALK6xaItbEGjnU5DpixKbSyTMSgtrtggmdJLDLfs6N1jeThNQjynUwSZMxV",
-	"KPfh0N3Xeoe7j+NEg7xrGkH9nwqcuohVHll4t0T8X77jr5YLCr7VODaXNJ8zxScNjG9qngm43L3rWW6f",
-	"mksST5ClNShKUifG50f1YiSrRaZ576ook1JzTfSjy6VzHfM+JtPcOB1pxMy/jdXM8aN0XfdtIi9VeeRF",
-	"Xd3ynV6C1V++kxz7voKciYy9/PmMnf/z3Lx09uP5+VuSn4RPzwweGxvSnDtcOOlldw1vNOhk1IzjZ6nd",
-	"ABQ1wI1iZaeG7Yazbkp5wBRT8R879a9XN/UywbVZOfAur3h6aX4oHjtomI047SY85XBCQRTqbWPk/y3f",
-	"9L2ZEUzlQ/dLFbC5GF5JeQ1LVJejI/DoVOFK9Nz2aHCoinvOMb60/Hk93FI2yZwrkal9i2D+0B2E1e/2",
-	"VYK0gnwcvc6ilwXG6h/eS+RlZcyJvGy4DwIltkOy07evwAjyzuSjkczNRlt79kvxMkbYM5dQcSRoPJGI",
-	"4h4+8iTqsh71MdrUt3knKr5MQXkhwSmQ8AWsYI0M8eYfBfCg14UvNc7YKOPzxJ/rIoprhvij4Im+ojnF",
-	"ozgVqoQJC6XFpOHRzrNcaWZDlgycIPY2k1qOZMJmh/0B65zLV2+7x8yaALhC7Ay+TCHeY5WaKJVVI+EB",
-	"JjbSik+E5n2d/TENzZpMeIZtVBP3lf+Yonv/hhQslGDOFnWSUiDaDZbsux++Y3/7dvA3M/BhIibsJdGL",
-	"d0Lf/priX/9q7LCQTFzrXGd/TPc+//b5/wcAAP//",
+	"7P1rdtu4tigKdwVD++wRaRUly/IjjjzWONuxk6qkklQqdurpOiZEQhLKFKEiIMtKTr7xNeL24Tbh/j9N",
+	"uS25A3MCJEiREmXLqcfO+lErFkk8Jibm+/GxEYjJVMQsVrLR/9gYMxqyBP55SoMxOxWxSkSk/w6ZDBI+",
+	"VVzEjX7Dn84GEQ88MqG3bTpi/76cdbt7gVIR/IP5x8SfJvyGKlb9DplzNSb+DzRZ9MnJTI1Fwj9QPYNP",
+	"lCCUJOyPGZMK36Pkmi3IfMwSRtSYERrLOUvIhC5IyKYsDomI4UFAo4glpKn/nbBAJCGJhLieTVudhteQ",
+	"wZhNqN6RWkxZo9+QKuHxqPHpk9c4FbHkUrE4WFyIaxYv7/tizMg04ROaLEhIFR1QyR5JMk+4YmQqJNfv",
+	"EREHeo3cPgjEZMKVYiFpUvJWSDVKmCQ/nrzKPpGzYEyoJP7u4c7Tvcf7Z0f7R/4xoQPJYqV3jXuzEAnG",
+	"NB6xkMRCjXk88gjN9s8mAxaGLCTn37/Ss9t1emQ+5sGYjKkksSAJm0Y8oLLVIecaelyRAQ2uCcdR/POb",
+	"oO0ApA0Q8dMVIKoQMSSURFSxhCSMhh5R40TMRmNC4wXhsVQ0Dpinj1M/JvMxVS5k5olQrHMZ5w6G3dLJ",
+	"NNJn4wCj4TWmVCmW6GP4X792209O2s9pe/jbx13v6NNO8Yf/0fBKDvjZBR2VHyqLVbJ4JEnIR0wqj/wx",
+	"E4qFqxHmk15SQidMmTtzIr+LVwyvz5crIpUQIQE46AehhiGA5P3FKQnpgjT9n3/++ef269ftszO/1SFv",
+	"hLkC/g1LJBfxFQ99vbQMUL1u77Dd3Wt39xteg+tZ/5ixZNHwGjGd6BeovBJ5KA9FMqGq0W+EVLFSaK2/",
+	"DickyN4hSr/k6V1Sc7x4RxkgF48JV7ISrxCf+gbLaUi4JJIlN0zjdbQggwWhKSoTpfFII7LGYrpgIZlS",
+	"qfBnnLpJSUBno7Fqz6YW1z0iEpjAXOFWh/zI1VjMFOHKg2klEJQBs3PDtOZzMptqRNYD6Kc80FffPovo",
+	"iAzELA7JgI15HJJmj0j9eciGdBapVoeckBsazcziub6EilCEmv6Tkv1uF+8CnCBCJDvCUsB9potzxkJ+",
+	"JiaUlyLBGTvjBDiCHLNE3yJ4NY+i09mgY/8yO5xSNc72hx81vIYmMTxhYaOvkhlzNziht69YPFLjRr93",
+	"sOc1Jjy2f++WLztiioVv6ITJKQ3Ycx4plixv4TuNYcrcU85keiVj+yVpDhaEh8BCyu5X+uIVDxuVSz6o",
+	"seQqKMeEx/oUmTLgJc0XZ28koQkjNAjYVPMXzQbULIlZqDF1OosXgQhZK38S5l+dQEy2cxI1tvU8EZMz",
+	"TWiWNvbMgHw21YQIuJhICB1qluKSxTKCt9vu7lYcyDCB3W1C714MX1MVjEukncsGyi6G/qL8ctnwkVwh",
+	"M9ZXeEJDhuSKGwTSVEzxKMIXZ0mi2bkZhjRZJBnZ3+0VDuiy0b3t7j7pDnt0d9AL9sJ9djA87D7ePeo9",
+	"2aP7g4PgMLxsVNGJF8M27qPivA73yzf/RsSsAgAnMdGsk2igEhoTRpOIs8TQ92NCyUR/SEZMSbLX3e+s",
+	"WJueZvUCd7u90iW+FIMXYTl//V0MOuW4/LsY4JWshcsaNutQWVOTKkLyliaK08gjAZWszWPJYi3g3TCg",
+	"JAZKTapIxDS/2tO4k9BACxDHIDLp1zxyEi/0tVjoqVaSnNUgdHayV7UTIFplYD0hLk0jTT/kYV/eBP1O",
+	"p+O3LCdN33kkNVrzIWdhKfm3Xx98M2OnX78/Sl7/fvvsp1v+dnZ28PSs/OwKRHV71Cjd+Ds2/GvvfMvb",
+	"1qj4DnSiNzDR8taNxoR4OIv5HzNmRbeEjbhUyeIYRSxJFL3WcEjxW5JmCdrmd4bjXxnkrd7b/0j00TT+",
+	"YyfTUHfwqdxJJ8ntChdXvS98XrqzFNwd8iNuDa5rQSJwd6pflkjqm1RzLD7icXsspGZhmdTAJUiVbf1i",
+	"SytgQlpQDUUUiTlJ9+JIfkWI4cq3CbO3dMTKqNeIkXg2GbDEQ1q/W0V8pnoAd24j5gLmpayWx+pQayQT",
+	"essns4mmS/Z/gK3mxxRXtYQzYkm6xHP+oWSZLxSbSDJlCdGrWLXCK6kHKF1mr7tmnesXmIgbdoosvURm",
+	"MMze75OpfhGQyTJ+ORbzmNAR1Rqy0UgYaPrNUARyRyqqNPsI2W1nEnrksmHmMZYMedlodchFZgVRYxYT",
+	"GklBApoAvvowxtU0EWLoe6i06F/sFyDhZnqvpnPwjsZ7MfidBUorcvqnXrdLBiJc6E/8r59dkB15E+xE",
+	"YoTL3PnIw09+H+5RRBWTepGjEQs1jxt6uHu0KZjHVKLZIBCSj7SoGoxZcD0VPDYaHItDqa8mNUvWA7U8",
+	"4nN5hUP4pDkfMzXGnRfAyiWOYhejPwbB2MdfrnB5vt4wcuIhknA9hmf/cRWIWazgu0iMCJxFyyNSEGoO",
+	"QSt3rkauGYMPerZvVEkqyWXDLu4aSMhlo0N+0NxiYY5diCFp+vImQCayIO22xRw8tfOzb2XLA2VR/zmM",
+	"6Eh2yDnYi2J7mlpVYTcssWorXF4AOS41oMGYeSlyxIL4WqDzPcJHsUg0vuREMx82ziV+GJKhFsmJZIGI",
+	"wXQxEVKRpg9GwraxEvZTQ9+u71nkyY621SEH3T1jyHjHVLJon2gh3yfzMY/wfliD0SNpTh7ATgK9JFAR",
+	"8HPc2Ig0tXJD/FlMbyiP6CBifgt0/GzEJdRAwyUZzBSAdMGUtXgZfMkho10BgFXaCWOhroASJFpjAdyH",
+	"oRHT9RJ5bIAFqK6vBrDM1rHW8Q00w4QOFWniuSFOthwmUCRnevC8th9r2vRrw6BL47cyln9vZu9pQhuw",
+	"WLVZrHcfon1Hsygi2WgCRItm7wOXanXIO7gBICFYuRY0BzCEBTQmY3rDSDMv6VazwPsLDe5MBjTbkBhq",
+	"wcff8cG4+5+9575H/P9p/tqDv/7DPtvTf/2n/etAXyKCYgT+0vU9IoDoZVqDvWf+f/70k2+IOk/I+4vn",
+	"7SMyWCgm73gWfUKXBJ5HskJ28Ui1DPQITRSpyGwvhGsvAgPSkEdMesAa4oWzxQcWjErwAizc5TpRyCI2",
+	"AjsFyvwB+CusVTwv+FsVvq11+PbjcJ+1j4aH3barx1ftDIbbUHFdvv3nIikTTUKqmE9iNtf0bsgTqY6J",
+	"r6dGsu9rZkZlwOKQx6NjFCVm0tcMD8iyh/KG/qJK+pJ65lLBy9pfLPkyf+IcdgCvwcNygnYhNjEjDdhQ",
+	"JGydHWm3196rsiMpsaEV6QfkOOXoY9kRD1mstMqYF8RcWz9KElXwzeSORl1ENwtDx0XC5FTEkqHfYqbP",
+	"Uxlkfk55xGD1gYiVEW7pFMzc+vnO71LEOXOzfjPUq5rF1LjxmF7XhEkJikZhBjLEKT7VVl6SRCS48DxE",
+	"3whyQyMekpO3L8g1W3T0mE9paO5w/U0AHHgMg+l/gqXe2Zl5dMXj6UzltvYCnxB40idwTiT1C5FUDekb",
+	"zYpMZlKRAUvFqN1uFxAn0/nvM39O95xwKXk80jeBTaZqgSC8J8wvHD8k13I6zA+QPxXxMOKBuhPyBPZj",
+	"d3eWSev1R2LBmCQ00tL1grBbLpW00lsGve3s0Bh17aJkJnlaKy5KqE1qbAUUnV8x4TENgG9mIlTmyraL",
+	"D1nAQy3wNYybQjMVWQNu9baWjvjO3POqbYp5DHbcMOVs0lKkzCiSWyMI7WAl+Wuu1kt9B/YQNQ11IhvK",
+	"/WgVSzTf7Sz5QmGFz0Uy4GGIn2+M8MP0axfj0zH7ZCFmIDtZ3Q+3j8qD2f+yp2pb+I9RFBO6gOlDgdM0",
+	"0WmZnz4HfZEgDdR0xzo5tbRokf0FeLFohLPfBW7cjJDnMDGZxex2ygLN/ZkenIgA7uo2GE3J8LCb13YB",
+	"m+wjW7W4rr82O1XJ6s5nQcCkdFe00TX9LGt7qEv4RqjnYhbfTWLJLP1aqR/COC5apZ4CQGR8vp0LhtpX",
+	"U9/mGLU6vZaQQEBPi4SC4eUBNgcn+0ao1yIER8OqKBOM78lihCTHcCSGPrwRv2GaSRUtPjDFW7qIBA0v",
+	"hHhFk03R2oB0imNcKSGuIhglz9CREYJFUQlB4BXSjPiEK7JLXvOnrS1BGKbgEmfQDIHGlhSRJsx0TI70",
+	"/6FBJgzbaGeQSKjeJmDB4feUiafOMFdG8HUB4k5jBON+qbeYS7LWLbwN6u9bB7JvFHaaLiGLXCGRiDVQ",
+	"zSKPbSQamVO0dSkWGyiKQcQmtWTyKb77VQkwQ6Yoj5bFXa1UqMUVDx1xN9Mm+/vdrtdQXIGu95SGxC4i",
+	"1dzoQMxUfxDReANyZzZVhXioAxjm9/L8uzegiiaMXqOx5uLd929TiRDHJM13z0/J46Pu45YLtrrMsg7k",
+	"VnLIDGQHLsjs/OScJTcsIbiOBwNe2RLLAVOD6NeByRuRmfmMKGM0WLUwtnVJtDgP90/OGAFjjxSzJND0",
+	"dsRjxpJ2xAOmxVYX8fYzKGql/rlhLQ+IdunKPbtkkWSLNeh4HYt5XAHU+tS/DmxXU/oeUnoHYrt7GcTM",
+	"SsiFEOSV4SEPCLkyTgELrADUOYb/vc8cD/eEVRrY6PgycnfSgY2ZnLzPvfqA0EkXl8okNu4nYRDWCvpW",
+	"3qfjwi0n+DlvLQsx58ZnogSZU65Kw28zF+yn7EAuhHhN44VBOXnP09BYN6HxwtJo6aJp70l2FPpFPS95",
+	"l734QAfxDhyh+upo6eXzQve9a9a7H2jdofrWdqTplDVVGUNejpTuZhB/n7cwPhQfwlwDKgk45d2AXVxw",
+	"cxYDIfVIwm7ENQs9MqHRUCQT/U9h4uJDLvXtDMlMsqTlnhr47sWUJWgPjRkL9fAxc6nM+1jOplORKBa+",
+	"ZiGnF7DZe4I/HZJM9JhEQ7CvtxkC9wNKSCVZkm1dQn3gnkc2ICySwCo/C7XWxwHnQyXxiwv2i6TbWhK3",
+	"b2xbGnmdGWvJeGVlkPKFPoDFbXtL/pzmtnNGk2B8D13MsRwxlKgbKsfgeOjwNzAt80lef/0eZPutOTAu",
+	"IJlAb8uMCSiwkXyx0h3jSAjZHkqlje3spUpW6GudsZg5ZcLjgrFegImKwOwNkZg/IRUE6C/SSCd7w0Zj",
+	"mD+v3DAQz4SAUICquMEQmVkcsoTM6QKjRGLG0xAiO2aczWozO6wa0MwHmoCvrqjyrhCJ0I19R15tHZkw",
+	"Oo9HNXh3fZGoGoESqtiVETpyGLQsId0ffVwJ52HFmpryzB38nHnx5sWyeEPzjlCFxG3rflBjV0wFLP2T",
+	"iAm14U8awZEtbihkrIJJOtAViBZXCiUBFzp3lT62axBcLTggWCRL7mVY1iJfhU1Zj711c/I1WzySIGjq",
+	"HVrJE/bygxOpsinzhOs3TD8quqXdIJgy46Y7dco0P3kNa6nbiqf7CoMcr2xMg2sK3J7DW38x05iLKaIZ",
+	"g4OkjjS1EBZX9Iv/YPID7uqKyYFRokNlOIu24p+5yKJEUwCafIYHc9qk68bwE8heM4zqjCpa7t3wtdjg",
+	"p2Y6+CjzqwOT1uudJlqvUhxR10QOYlBHIVjHyyLIKp+ncVilCeNZaNavxZitbGDPWUQW0oQx1nqS3PZT",
+	"ObwUBFnsNm4fOEqNmLQ8TEID4pVRcUtn8sm5iutgYV/0cK7SXYchxqY6bgEaohuERm+dBQ9pJFklOdew",
+	"SD03Ng8+TfzPPZUdcoL59EPOIhsRadN5MXEVo9SkzZXXwim+DQ/TFWDwhyyBrbvKdVEP2atwK7WOLtd9",
+	"9fL8uzffpVCcsPVHmf/CDaWtnzKC2j8riyVM6FBh7HvEb6DwA/w/1izA+gUdN9xPv9/wGvqlkgg/r6FU",
+	"tG5hFxev9JvIJxSPoqXIvLbR2+JZZNQnjJ1cd4Uz2KzEWVmbSoWhQUW5hkRhAJpik7UYcBKGzKwD4GUM",
+	"LUlCFxU7kmt2s80rKPsmTX632+3avXv6BRYSGkWgeIGhawtwyFOQT5DA8wK/3bU5RvbvLUGqJnl2iM7d",
+	"6G8e1fLE1wlfzbBLA7jhbYUwp+hVkiifklZQyp19kiBh1Khuhf2CwLSWHOJbn7y1PPtuBMz4sOtHyVbT",
+	"BneJnt1eNkMpVN0o81LkgShCMBtnHsnEAptKk1JkgvjD1ESlCoH6bgqmh7Fi6ciVMfqW3WmxtSw032QM",
+	"hBAONhZRWAjRx9wxeBWzWiRTECWQvqJ/afXJLlAGr9vbdwP8wRo+i8FjiXRTzQXmcXFpHOSeiWNhNwxS",
+	"MrINcwkcXwyrRj8p2zdm5ovE1hcBdoV5PDYwt+d1900SBeGxyalougbDRxJrfmB+mQYM7Pr9V91ut3uM",
+	"KWyQCWIShPKZIh1yPhZz/YxKotitgkSiFMQTmlzPph4Z8JAnLECqTAJMtpKeVjC45IOI5dJBYqx21KYR",
+	"v0ZrbRZcJE16YchC3oZ0C5NdCFFOlw2TgONUirBBt5gbWZldvlvCx0+m/Fu2KCch5pQxxvCRtFYLLXal",
+	"9VgkkSxIWIn8agjNFV1LUy74hElFJ1O9oGtWKedHVKqrmUzHzK/4R5BkUlVDv+zacViIscFcQZ0jk/5F",
+	"yYTHM8VIU8sgiF6Q6gUuuzsIK17jtj0S7aW1x6spCoZ7UYXkGatOTKZqAfZVDXMgC+CJEgnGOGCVk6WJ",
+	"pgkb8tvyqdD6AKkkZLeXowyF2aBEhrFm4ohMkjlL9BhTVT6z8bFVHw5XYIQ176Ug5xEjWs7cLsgLjMGg",
+	"VZq4YsDkuWhawLDcjkq5BdydUxwAxLIo+m7Y6P+6RmjAK/fJ+1i4MddlF9Gcm0d8eRNcYerP/h7RdO1w",
+	"f5ZEudoUmD+JpU1ipMuZPLsWQCWb/G3Z5xqzuaUEnr1SGRUogqWuKIbHgJ/eURbLnUaVKGYtr+bYtyKK",
+	"wcS1hc6IS2U+qd5oPdHaIlJBZl69dUmG+SCnu+/8dMyCa9fqVQ2DH51E8Cz5RcxjE7joFuZA+wDIOiUQ",
+	"SisvLRGgasOH17hxbHvm4UCIiNF4xcbTj0o372Ds/VWz1fhfzj1+HJvydBqhuT7XJMvoxsSAOY8ikE5H",
+	"MZfMFHiDNGqONqecvNBdX5zEBVSlBo6gccq3bAc6bSfXZXsWnc2NM/Y0nKsVoP/ZAWbvqAjMrL7b5eV5",
+	"4x42lc2OwQYRbO0U0jCIv7KdbvNThXDgKxN5Xk3AaLzQeoyW/zGA2A2zgEqDoGcfE1/LKksGtiLt8Qr5",
+	"0RsZ+2o5FfK7VFWlNU2As6KjPvGDmVRi4hs1Ck/R3UkLVVapaBzSJNRf2bI5gxmPVJvH6YAOeDAheSaZ",
+	"yRbPaiPo6cCLNBmwRI75VKMCOEGvMMwMRbF7mSKXTAUu3Kvvz49UBeNtXR4Y7Hw2SN8qM7CZdZmjWrUv",
+	"szb84IIiOGgyYtYZUq5u2KJZHnE8IJkdQ/8xh2Ie4TGxIAPdQMERwzNwCks9wlALzPDYV3TkF7jK+pJX",
+	"XgMGREd0nQ2D81t/xgZjIa6vZklUel8TsEPECksbTMGqcEzGSk1lzs1OwzBh0qrdZlSrdP8IlOv9u1f5",
+	"Go5aDc8p4TBsf2cHv3WKN+7Im6AAku7+0Wac1gFQfttlaHvGQv7W2obWFwLFapRp4SFT9yFI6DxaJX1V",
+	"lQxdOtwhjxiW6cnZ/20xp2LoB35Q376c2+1zjiFSRXkY9DoxU4Go0sLNQzI3/igsNSMVAqLMIoN2O9+m",
+	"HhdK/aaWhzKQwHISRo0zufy5cSBXGjpwYWjmsIVF9aonNOZD41G8i7fFyxf0K4dWlYESampTKBICuj7U",
+	"5UFr8/pp2a26gl1VOorKv8FiEhV6lwWNBcsjSZyP7g4kG2e7XHMdC3L4mIQL+2EhWTDV8ogvrg1TdXCr",
+	"9PT0yxiJ4RfwjDQpiURAI0ePGlOnuiHwbLinLdelZ9bV8BriWu/ahoGkCf2/raNCacHZtApI7l7l8Tp3",
+	"8e2lzh3yWtoFt7mEfrmG7xR4gHJiaNzKNlC3SL+GDNiasVHVw7HrVeZIh6isQ856sxkWvAnBXJIgl5F1",
+	"THsHh3myLce03Ts47D8ZHh2G3aPdo6P94HF4ePCE9oaM0m5wcEDD7u4B3RsM94e7g96gOzjq9YJw9yA8",
+	"DHYPBt1ht0u7R42Ky8Hc6lfgR/YatugC4hDwizlX4zCh87hUtlvB2o010ZwoaV42LhsmHBVwgccRj5nV",
+	"d9N7td4SVixYpNdgt7SE8gayiCWei1/58y8c7FrcX2NOyrNw64LB7D+4Xfe1LeWFiLompsKytmFjsrHv",
+	"FYyovNYCJStMBeCD3dQtwSaQmlHm6RRRDtVhSXpHduFr6SqObUbysvWtAsd2ggHsGrUYPxE3zPkBfcZ4",
+	"E9KfQVY0ry49xHzomQS6DHtahn0KRqfwLmP/la91npI8C5icOrFfD5yrgFc7MCTLp6gKCwndPJWaN8vg",
+	"RcmlKkpe6+1vTuHlbCkr976asFTUbll5oepY5/Og33KUGjYQ2FqYTAjDZZEyuaJ4y2Ezy+lByyq9FfWL",
+	"jGzhgUMtK1ukxGQglYhZVsQFA1nBbNZaNtl2K2WI+iiZsyo9THCOPaK7no2YGs964ZAyGdjirGuh3MpJ",
+	"3PkgPlXCIet1UVW9MF+guqlV8nRBrVRlx+1YnR2/K/cepJOtwoM3bnWiSv20igo10m9+q7HxFXToBMqx",
+	"ZYfsQOL+Yk0B/PUlm+JKSp3vdMRjWs9cDeO9xXDvlRQvN+wK0JZXC0dhmS6B1FZMBxtuCVinZrQa+kdW",
+	"w7ve+0ooGtV6twAY/NCzZc2zeVdApSpGLrtmJnjrfndshTUnSVewOtcTQ0VLaWqtq7U2+HH5Xq0Nftzk",
+	"UlUFu665UZZr/NWukzGrc7YhRO1X2wIqsrI7gNUu5K8K2cXqS2lcRg94LbNV1EnCrrQTrLucORdmfr/P",
+	"E8YgptB4QweQKmJrPjdtiON+98mhE+dTFD7045IzPuPhmQhmk9LGB2BEeHFGQvMGCvlGeZsmAkwozZCH",
+	"/TkbtJYB+1+QIHWrcsj3a+oFmc/nnfleRySjnVjuhDzcudlteNnjPR7CQ8mCWcLVYmcyixS/Zgv93m9e",
+	"dkWWvX2FS0Cl1KsS8WumxiLM3a/1H+fyPDf7FjW0fAOZORv0wTY7FlL9597JUfeo29+/efnk5fvdwcuX",
+	"z54cPv/x/OW3N9/I38tupZsYVLKd1XHZ4Q/LX69LPEhPEbZTuoAlIC2DvBTtS9dTGmYKWa8a+1x8NA0K",
+	"/dcGL/ySAFOMsY3QybUEzHuez39cs0V7t5R2gtfwW7aAtQ2oLFDgD4evr8f0p9HTX85uhDq7fnXQO3g8",
+	"pPyD4l/z09736ttXX08Hcfzsa0V7ofi2NBTE+EKtUcmCYb0xiaeRXZ4LodJllx+cTQMokuanr06+fdYb",
+	"tHsHh1YXwnD1fFdOGw7CY/Lu+Sk5enx0QLSg1yd+99YnX5HDfRKJOUsCKhkZs1v9HVeyUJX99snjJ4wO",
+	"n/R2B73do8eDJ4dP2N5B96h7NBg+2R/uPWb7rEf36GCXHnaHu8Fh7/GTweHh4OBguEvpAaP5jord21+7",
+	"7SfQP/Fwv6x9otdYEfl/kgtlrwr/b2aGAozntV1WwTp78vYFBrZhbDxUUHgkW30SMb1K6Rk4YHH3ztX/",
+	"r+17WjpPIH/QNNfFd/Wc8LKXlafuHS0V418fIb4qSOl//XrS/oW2P3TbT37L/qnX9dvHrrfbe1wBRVsD",
+	"r9q+ggCA0h59Qsl4NqFxO2E0hAITvpEqMNQVgkz0zxMajHnMnPcCETK/Q54mNA7GRMTml2MQD+YiCaGm",
+	"9tAZcEIXtvoJAKhIT0JWK/v4VL/4KS1OUtzqGaQIIpagl83UDimNmnaEuJLovjn0FU5EPPLAtzFlYhqx",
+	"/FUpK35a3/AOuy4jBNlWy2OSOfbE1fdfv+nZg6JBIqQkCYsYlUySpmSMgPsc3gPXeZ/4uQRynzT3u90+",
+	"qKmmJLuX9i5OEHGcyoxA12ig0PCfzCLW8qDJTzHLPRtXzgamuXMxizrNEMfOPnokt3AEDLELhVFytRsw",
+	"a2dN7QaP+Gn5aBhor+9GZxbKNuvX01oE8Pp+P+s6QMpr0BZK0GLJFOFUrTIxolOqxjDBcildd6rM5oRz",
+	"GPcZpMfkZ7KrdVrsOOM45VCre/mohMZyShPoSxyJ0SNJlJaIqbzGiKJjaEYEYDXHhl0XoM3Ov7PeXaU9",
+	"hAqTFToGuZ2LsG+QRzSm5qrBADLkSkS4ezSYUFLQwbNdvnOp3iwOYX55bA4JPhubiF1wWxCKQBmypA2m",
+	"eDnmUzwUvZYJiFGwGhOoCOs56GeHZOrtI78w6IKf6QGcKIL97pNcY9R1NfT15yVVcvVIu70+uUs9Whiy",
+	"WIcYBjT3xJYCgdJAGLY84QqvaFkdE/j2IP+tRoPl8iF6DLdujv6ypwFSLJlzXI4VtkaVT5oHQGGWa6Ia",
+	"SpLWItJvmn1V1V9CGC8XSjKfblKcyWQVrqjMVLazfFxmschHeR2RQpkdt16+W1mlvIZ3noLo0ZYrshRx",
+	"3g1a8SoqN5eVt66sfVMooOTUH8vX5io5Gs06M1bsrnuJ02NRF9MBp9wDmdmTNGeZ6LWS38XgkbSCRCLm",
+	"JYYlfHhlTLq1dcZsQaXmJdMVuJT7z6Yauo8kCUQ0m8SQ5wiGGJGE6Catr0ib3r9lr4KFFxuyPKQt2oVc",
+	"7W/0TPIuVuy013Hadjm/iPwEeSB4uYaZhXMvk+JySFc3RWnE1EsxyH16N6/vMspXmS3xzdQrsbUUJRfH",
+	"y7rHiXn+qtl45hJzA4siWe25LMHekvpEYq7vjB6JUGlukRYXBgtzkxwdIdtEhaLx49hkH4i5SaxMl14S",
+	"pTIvP/VEzD2ySwZMy5LQuhLSQ7NykYiluUDJmoiu57SL9wz8ys7oaxZrYZVd3NauKzQynxB1u6qq0Iq6",
+	"QGmgfM47uvwSmjhX46F+ac3G6l89/KQdxrKtbrFuAJsTqL9lZXklpiRiNywyTB4f2k9Dm7ibC4sKs25Q",
+	"sQHm3e508bTWJN4ZAJZkkUYLZ8m4hSYin0a0GoF6dtpy0KuzWK4FvOmulxPTi9AcpuUZquJfqlMSubxa",
+	"lXm4GnRrooFqImdGJIvxQjacV6EB2FlqGUSdPKJKIoix0sWzHiaMtfWZmi4LMEgpoXspBiXIkqPPGIkf",
+	"yJvOJGxtreoAEKkrLV3VTVKgPJolrJwop3YfvWCpxHTKwmPs7YZ1HuZcslIyjRtl4SZLWSE/rcWgaSIC",
+	"JqUzYaHap5hLEoqYecQuDQ2eKae5S3zyvctZ/TFjM4iM95NZHPN4pP+pl+mTJloXNU8sWbFJ2khV1/Rw",
+	"fHOgPpF0Icl8vMgFz+OEWlXA+eD6xJkMVp6YBmLcBidpumJuhrxV0mXhthejmm08s7PIJXQo4mPunmR3",
+	"oFBEwdnFb+V3/MwUOq9bMUGTheVyCWhOLKfrpsaFB2F6Yo4KuQQ5KxHznH6yZuJ3Ym5KTq7xpZnl1Kmh",
+	"kCNoaQkFXHO22k4OWpvJ7ndj7dnRVInpL8Vge7K5hm7NXQ1m0fV7kJbf3adeFyJS+dZe4JGkN30r27PI",
+	"s4nqYcsflIQvrpIW/jwJf5Uc9lIMNqqMod+/Z+SMOeRa0TJ6uu0h9CvoTf8KmsSXSAaVpmvrQDW97bHL",
+	"fGo+pWmEMdqsp4kQQ61GpgZtD818w0RMsA00u4KXOjigcYktGcjtD75tUwy5KT7G1GC6t8/llRkEKkzQ",
+	"SJb6ziIxugJbevkZ240xqheORndbiEKMaooRKmGZaackgZ1/yEpWldn6ASRQOWxEeVxIkKyedtOKdOkX",
+	"K3K4JjzmEy1Z7K69Ynb64rCeA3MXNqV4KUZOfd8yYhRkjw2cBkzNGYuhxpsePUXCotNm+baOqRyzCsb8",
+	"7vkpOXxy2Fue0TM1jXLMOYXcYKFYdaDEmlt+Wpxrg8tuNlMB1hdxEM1kaWyX5vL2qYGpSU/U16A+NDNc",
+	"Xnm3JB/FLHQwv0MgUdhPUcO3hQP1H57xBOSvBDxOhFDHptoDkRN0Vfo4wpzKzDvnpZ+hFUoo3BVVgDFI",
+	"J5ZOrBZ20FnIFTi0LFp4SN6AZGj4YR6Gnfh+SKMHrACungoC9JppMAsqsUPwgHuEh9KzlDT9B95RTEmA",
+	"oJjyimnrqOa9yGW5kJPHyFLg1Cez4KzN4dFQJBgGk+HhI5lWXTdIlCJQ6y4yR3Y1ywmgOc4U0Tz3BlVc",
+	"4/NyPfPEcA4joqDpAX5qw7ymRMRFymKgIsxlo9U39QNSrofRIDZsAKJ8BpLFAfMICARx7irhYIh7+jax",
+	"2Hju3Nv9dKGYjbWiCcuKsRgyWhbhsoaUBMJQkaa+3LbI45yrWCuF0jNEpuXyVzFElEC5o5OeiU++Irul",
+	"WJ+yxRJzHPbeN+iFvvWI0RsmMQ44LxnJ1jHpFgvs1LgZps5eofgej8NVVRMh3qXp89A3lVByZ64VSx4W",
+	"SoLwsDz0OlFyk1DTYqE+HqODUw9Ths+IduvkFYv1r/RlSb+64tUMrYJAZ9UyMmxfCrkwkR33JNNcKhRs",
+	"yxdXwm5tqTMQrqUiLGIQ7dxU5VJpy62Ptr1Faxa1BqAZ+0wRn2OEZSRGenE80LdAnyQNHBP52gWV8oHz",
+	"TCKuKCIqS8PG3TJ+1wy7WNPcmRsGtWzpXnFwTizOI0myIlDmHJtmOVh1CummlRlpkWI+kqlAsBY0qXlx",
+	"k4uC+tXd74lD3Jc4JSKpftZ6kDtUyUqxyJY9dkujMythcdP2OGsz11elItbJSlkY5CdN9pHZLiud68W2",
+	"9WLXpuKHK3TAAsp3La5nU2v3eBbfsEhMSwWMYjQi3if7o5olmh3zFe1B6jtilr2oxcmbWbBhapX04aD9",
+	"loeYyELN6sBqROMwylWWFU7Di5rJ3ZWmlNc0uT6JoneMhnV9whOaXEPvAjCGVDmF6XAIMVp3Ofv02zUr",
+	"rmvw0ivm8chWSxfKbQtDw7vZOIuQ23KuvR5+41NZeSIVrikur/Rn5W5T/WRVEZ8tVIwG6c0uIptxFUw2",
+	"PXcRs22e+oMdeVWIeq6cSGw3CCoL1KA2rjSqyJhOpywuC6spFU+gQtXdnf8rs+udigEKTiBV3pdpryRc",
+	"keaIxUxCrzCgiGN2m4lfW/E+288Gi62nlBUqqOZL1pJTkUxFYvO6lj/esCVIFgixjCdLNZ5FQvQtzatM",
+	"+UIwa4uwmZMp8RBjqpE+KkOHsC8EtomwVmJba1/ZwyjmIO319rp7vb3DXri3u7fbC/d6e72D/b3u3tEe",
+	"3evudfG/PQb/7h7QUpf++hCQrRUgXhsAkMcteRP0D76ZsdOv3x8lr3+/ffbTLX87Ozt4elauFBgBfk1T",
+	"aDHMOf03qWRW2b4Ks4JR9S5W/njk5AcbT8hgkTk1tMYO1AjNNxEfsmARRAziR8hJLmttqckIBI9Dp6w+",
+	"odk0WbJbIPQ80FWCQhcDS06yV4wBgysiZspWkoRHkAuTD7k2hdLMhlfVu02P8rDb9R4sumAr/o90qbub",
+	"m/vSKCUTt1AMYrJtfVyMyVHUjEpUxyl4K9ws7v01l3UJu/FQMqUI8Xgla0pz4euJDKXlbhIGvXF20l/z",
+	"mTCm27Fn2t7MbWKDLQwAv6fpSljLiCsyxlrAcizmLES7ZLVMsp1KM2m5ovrRRPxuwdf5ajVOiYRVxYtK",
+	"ZZQs7c5e1i14kNNB8xrk2kZmjlSDAszdpMjcsaSu37qu7LljHFpyNtf1c7v+az/n5SbNzMudOh2OTdqe",
+	"64ZQkkXDVs795LBbY+iMUi/9SuOP69FfjwkJ0+h0w8JKa9NVLS6auiTug0LYh/8uKITpqn2nahB0z9Uq",
+	"S1b/KE9VJlgv/J6hG9naZ5MJ3aDqSVZWilTm33yOikarXBolMLyf/8sUXdmoKtIShFdrSFojQmwAczTq",
+	"Q+CJwSts7u4xUB39cDYFGQ3602lM356SdD9N5nNrJmul/j9Hhr+TVP6ZBMfV1S2N+JeKg3mxLC/9LUln",
+	"mXS3SaRqelfMEmuXDc0ukPVUVhq/tmIxqIg8tpPXJWIq+iwIUaKuv8E0DAhM9IiIQtvBr3akrqN+rHR5",
+	"5BSDanWgAEBn7QinWuhSi/VqsooNwl2F1k53TzEuh7hVvNO+tEp6uYMY4tg1S5mM87y/tj06gUZDSuTE",
+	"FKeSAjQSg86I+UrQJfb/QInkKq1DvJaQ35VbVecEQU+Sq2KFn6w8vy1pD4Ts96LDoVjgaDO7+aoAYq3a",
+	"1gqiXrJFrUwxeQhTPahrfMo1IFdU5t4s/6/yPa6icohtI1/DJGekK12ycJQtc3n/Xg6xHT7pYJvdiufc",
+	"3/TQy3wdG7JL50Z/w6USyWJF5cQoWuov65KE+waBu4upp0xsleKtkq5dh49x8o8RXMZ6CcVB1EZ5hn8m",
+	"TfmLXvC192z5CpVfmno+wO+gJU5l/d1ic2v0sgdiojXWREzQcgf9E7B7hdvg28TdmeaOWaeHfPMfrkrb",
+	"FGHfbnZLA2XcH9DHShH/62cXZEfeBPDBzsd0uiuEw6edj7mksU8+WhJ9eRMQ/YkxvfhoowETz6Qs7HDj",
+	"pitVOAEdZUxLkOXOW1ZDE8kId6T/07lmC9n5XZarhde8OuaP8LQRlNtwRj8BD6cJlcSEmqg8nXPzDjBV",
+	"Wy8eTh4EztZLLU9p+5flnZ5/cwIV/cxWc/10HknEGC9fsK+zMpaq4LoB58kx8W3rF9P/yMFtupBEitYx",
+	"mP6g2M1U47XvAM/HeJRYENMVaziLSMKGCZPjrKIONovnUYT3I9RDpu1loB+TrT+UlrTsw3liR4vQw6s3",
+	"i7VMrv/UR0zVDFPpjTdnkIhrFpd7bTZsb1OgUEtH7CD8Jo1mqp0Pb5EfuIxqjZKS8uZZDKzpoVj0ZrzZ",
+	"a+ByNrBiVLLz3EgruPvbRAwiNinN83j3/JQ8Puo+JuYlglmUMquui5FVkNaZRbv9Mc3KtElwPZZZy0wF",
+	"vnqZsk59wrK003Sh7FaxGKzuGG2Jl0jSCbNl/Gx9P1i07SqMFRbtDrC4WLaFR+blgQg5FP6bBWP9ZWlJ",
+	"K7hBYNZTVeydx1LRuKIwR9Z/rcSSUSmxpxJS1qhvIGaqP4hovD7mpCBFp23QzB4q0KYs6hWKO9pgk8xV",
+	"DP3ag7FINGMRfcepoQf2ck4UzYpBPBf6fvJQ07Mhh0Ki2LpmGomFRj7oeKfmIrkmNpLFFtHGaSusUiK5",
+	"Ch+gyPGmQSWZ4hPe3/5pAHHlBI7UW0XaGdWCuaRWAlaBhfMqVrPdfdId9uhue9AL9tqPw33WPhoedtuP",
+	"d496T/bo/uAgeLzSXLt6XlOJFl3C91nE4apaxPlZv9X0weLR+4tTsmA00foMtnrO+aGpJBMaFsqWnt8E",
+	"CDG4Ir1u7zBfsff8Jmimhqz/bTf5v/GbFnz0a7f95LePpeV8y29uHpe8HJ47sQRFLCm92Mitt9Z0yHD/",
+	"9V2HwoQOVa2mQ3+5JkBFmNXzTBYgUzcWYdP9n4RhdQ+LDTZZamPtpQEWVsrbipH1HaMhj0u7xEL6KfJP",
+	"6EpuXvSyyG4Q6BIGhTFlzcBM/c2inFLhOBUlCNypAG/t2jTLC0Q85KOZZnqwuGbXlk/Vsok+lrTcZXnG",
+	"YJpO3S0PGMF5r3DxSwv8xvqw8UpNtCKtX0XFnMRiTpqIjTweaco6YAaMNuWFjshAzOLwLqubJ1yhdWRV",
+	"rs1S2U9ckPSIFKiOQtFPSQIak4FpwR+WJeJUIlm6EOcwl4BXjoRVHXYMM6oXZ+tldWdt1mVom8ibLh/V",
+	"xO5h3GgFl3PJcxDzNzOYbyr/MEg64Dfsqla6Ep7GM/uRCSPJhcrWBs/dIlMrIq9zzee1TEonFUaTdQZ5",
+	"kZraVi3MGOTuELhqJL085bu7CAfD1Sl9dRIvckzYkf5WdrC53+A1sQrfTtEJH2yGHBvgbzrPwzulocKx",
+	"4lG0ZQP2Q9QN2SC4sar8V2kxsAIyuJcgj8HFSItUZDb4sBw+m4VeWGqZBtHWicvN+evt6ook0YbfOmdp",
+	"b301wyqQyBWJqShnAytDuYBKN0YcWTEL+8RP2I24ZqFvH2csC+t0w1OP+Ox2qs/Md4eB4HGb8ehnW/Eh",
+	"yXZKpWThsSlGaVaDaTd5x4LTOAt776MUk/MnPJKZp8EjJT4DL7XFwgKtjRuq+VNTJqSufRZ9Bo4ddmnI",
+	"ErssaeY2ihKOmEWhSSWTJiofqvlZaLaOCYsk+k4wjNTvkBcA3JAl/IaBKIIV0fnEABtj/CGMP8ttNHYR",
+	"cgI9iMwFwBH1qqE9BaPB2NQKlSxigZIOokhcsl0sV3l7MehwDc/ajeVMTlkcGvccIAmoyrCtUmPy6gwB",
+	"RPBXXKqKwsffxSlGc2iuYFLN7eKb5iHUNmh9Ebf+quJWTlbZpujx12TVn5+jbswHMya3Re5WzVOR7wHi",
+	"VHO6TXMJzOW/TyJBZkf5kkVQM4vgnZUw/vwUAlzK95r41w15dRnGZw52vYeWur5usiWef0Jrik0NmEWu",
+	"X+JSfVCN8i4q4aatNNJ6xRuljG0jTq8kHN3BkBUqFbyeqkdG9dkoDNnpkFyzMcgq+7RzuTdmCXC9+znH",
+	"g+nSZxOFUOe5R4neIu1ZTS63HLSMg75jww0dOdbUCQWmNQhcQxcPvZwqaGxfqa5nDWEVqZSbZ304HR57",
+	"BwfFDo/3ERPLLUgbfrn6Yi3fo2x11Ue2VodPUdjKCWMRhdIz3kpoIZ1L6C5JFu8TH/Q2nzRnseJRwTGl",
+	"lWbQSbXybBU6X4sbMOUAmxSmFoLmkMc0gpJWWXp706T5mhv0qFZiu0dwOTYb2HzcuoPKuV6p3DQVJg/1",
+	"z50Hsw3j6+dlhV9ydqobrZeRBIe1PmBqTx73N8zrweXeO6mn5P593owew3HvVrjAWpbcsgW5UIeUQpiq",
+	"BXXd/JskMt5Nol6fU2bU8ntEBWyxhIB11ZQ7ZK3QVssl+5cx/G1ow/vL+jo/b7Lvw/pJQRdIW3JWZIYA",
+	"oa4o+PtNVpHEmswdtcLIZybaCW30s1gxbLO+gCSGacJvqGKtTfsQ3cG3e7gyPO9zyQh389UqOnKzgoKZ",
+	"VJDEnhVabZgEg+AKC4GiRLiq+tA/ysp7Z79pnepDGvqOlFLHLGztvmmxIecarbIG569kvijRKlZxZhJm",
+	"y1iGk0wLLKM6BoeG4R0ar1UkdxWbK9kkRztHne2sEdTszqQ1cVRtrFzwSD/fQJwogLvEQlcjnbZAc1YD",
+	"bo12nW2ittCShhtn8NuymJlB6S5yZi4Y2gqa+GOd8lhbrYd1p8pWi7p4VKko3UUWzR3rlkXRtZ5oGyOR",
+	"90Wndcqa1q0QEkVHfzWv9F9bOL0qS3F8i4W+bfpxCtTSeLy/vaD3RW77x3rnVwpn5R76O8hjpW76bQhn",
+	"K4nmxl57c6Hu57e3rOWL534Dz72B/F/Dd4+L2dB7b3bwZ/jvs4T2tcV4/i6Oe7dC6UaqwUrv/d2d5RtV",
+	"TP08/vI0x31DV7hTsrW+Nzz9aO2NuQO9dZzi+fK8Ra+4XcX9SHMd13gqOT+IZlbZLc3xcKPXtdyLWlIS",
+	"ImTwT+pocP1UXAxorMXCASOg/mtlLBjTeIQVHmgSjPmNcbXSsA0lvHMe0XRI/XrBAdvXEidU5cQhJaqD",
+	"pol4IejbfKuHKXHZpnuv47QtCaJwQidA6J1wKfXCit5ds5d1FSgsXDZw8OLIm7t4zSb+NCfvF0/tX9RT",
+	"+3l8s3m03dg7m97b+/pnS67P5/bQTsQN+8Gpn1j/Dusv86UXq27xijJk+OjK1NO50qL6Vc5NtiyOm0+g",
+	"bs+akrl2WK1G1Bdm7FdYR2+jzouAfylAriZMjcUG7mP3IF7Dt2svUCoVlU68vJlloKw7hCqI18OnuuIR",
+	"Tp61K2i7+7nr/SpF7i0X8XuHbDYtPHH/wg5LTRpI84yd8UfSdIk1LDmTHTGIMPzzQgJXSfIrYLa1UhiF",
+	"+BAHXm4ZDAO2ymDTuwV7vGPDh6t/kQIKOcU2IWWT/kpRyz6uCE/9C0WiPnxEadm5bNopYUV/BDfOacvN",
+	"EdJVziJVuzGCDZP+63dFMJDzTKnK9KofkwFbiNgkge52u6QpGSMoKsK7dd0CzifLq3qu7xrmpk5EwvRs",
+	"McxmTxQWij4oPQ6Wmoa6iFj8Y6NiG4XWDe7KajZyyGHDqgRPhaXGTBeHSlT8G6V0/okpmplBfFt93NY4",
+	"+x8ov/N+OvOXOg5/VtZpUcEudkPLu7zSXNS1qaUlnquNHWNOLmqhFIO5NaVkTFElV9dkgkR7zMpPWKCE",
+	"9RmvkFRkjgk+uUPJqFR2zHrXdfd7e3t3GMo1vqej9XY3HmkmWVJYUm/DQQp4hiN6Ltw26IoGR7daaJpG",
+	"VOkFgjmYS8WDOxpXEE2qhJy3y9Nsw5xycfFqeVvnLBCxVkpCNqSzSJHDbrei7he9xYPY2z3YO7RqxIoD",
+	"vqCjjbx2adhGpanmwTxRJjIhPYFcSEJFO5r7Ne5Dt32JF2iNd8cCta50nwNsP2sO5YQjQa0TqpEtDmkC",
+	"MUl3w+rcgX9ub07GPZcg8v7i1CMv6Q09hx+Jr8SL8+/OYapmC7qwTkhzwqOIS7gOZJqwgGv20cqHufe6",
+	"vcP27m6717voHvW73X632+l2u7+492XzYugXCY3lkCXfzWNEuvtr0soM2RZ2zOUjTWNVS/QZNifwpUdo",
+	"TNitMS9rApsHSMjYf+VbiaVwsDGuOaV5v6xqPWPTKyqvwsqwXbd0oIhCXJpG2IXbH+eYaDkIdR46kCxW",
+	"NXQYXGUpQiV/TE/gHp2KWLHbFcexTlMAmMINfATlIfVoplJ1VryY3fCQxQHzoOk/jmQTN1XyxxSaHzSq",
+	"FjpTY5HwD2BIrLFe51D2u08O13XabuBlSdeMDYgv3n3/tk/8sjn65KMesW/28clv9YmvL4XvQdXuvb29",
+	"J5bw+L9oFjCUTJEm64w6BG5Zd7/d3b2AK9bvdn9peU6dTQX/hjsCXUckgbLXpBmLuXv+rWPiRyKgSiQ+",
+	"urC1CAaohDvB3hG2RwB4SoOxYKGNJEQ6mh1aLghnxQnc7QKfEA1RctPrdKF0VDqcYYtNjQaW2qLQCF88",
+	"kvpGmOKSrdIeUUbiXzr2NRYsswplQw83/T7IMHEl46jCYK0dx+ru8ydMilmCvprNvi2SiXQVBaB4FrrO",
+	"ZL/VQ5HKXkKVaGDkIuIbuPoGCSyxyDzxFcTGW6I20P4EvC0LP62TJZLUxgq1024C68T0zZ8Yfmj/isTo",
+	"CsqzZT+I69n0apZEpj+GycUDgYSmfTbt4BBFZt7mShIeB9EMguiw6WbapwX1PGdcjMvAQDkxJHM9eMgC",
+	"HrKwXxajl2YICuQmQCcClqsKAdUMYJmmmhr2zzgmeVJc0hkmu2hrb1LVCx+qvIWbXKUc1yreoZKCM9WN",
+	"KdwLVNJJbMKu2A2NZlprrtkRxn5nehfV/+4+N3JprTl4V93X104HuWV+frJIKN7UaSJMexnbfsyzordk",
+	"yQ0PSrwQ6yyJdTsVVCVd1uwgVRJbXAWNt5QnpXW5mwhvj1hwt8iU8sSNKQtZENGElYkztW/QClQs7Kw+",
+	"RX7HAjGK+d9aaLqjYLQkCumXtyIJOUC9vxyUZIP9d5CCShDynyUD5ZCjjgTkIsAX+eefK//8WfINYNeH",
+	"6hitf6r84+y87K6+B7/IFuOG0NGShVD1Tc1kpi+wEiZemTSpIhGjEgp6ABWf8NidaHeNJLUya9F59c4e",
+	"zgId3e0dFclo1vXn8vK8UZ28thLPL17BkVccjI3u2dKp4M3/CxzJnRzom59j3QPYgh925SFuK3AqPUY3",
+	"Mfxvdrdq5OXe5964kZavxKg8xiRL4XPihpVik6nqI3OdU5k6USD+bD4WEw9ka89Je5CzaHvlhir4mhEy",
+	"il2S3djYpQz60kyJJMO/TWp121AdO7Gpld/wGkPKo4qsDAs7E2GzjNJnL87ynbQ1hFOQl2Z0p2PWbpzs",
+	"gi7/fX6F6TYLUQMWYr+tR7TaeSc5pIvEqDrvRD+8U9S2xvsS9+cDxszl4r7vHEBSMoqHUKgZXVY8k42S",
+	"KpYOx1AEaRpWgIh9N49pKa6sSLIoIMhWHagl4f2lcSyUYMS91g7sXekTSs7enJOLny7S0rE0Jt9cXLw1",
+	"XTlEon/QkIOgBhFr2kljtEA0JYuGbTtYK4vn7TgpYfqdqxByZ+CfY6WmTg90GMlJDCgjPrDFxRks//5M",
+	"FzO12wiNQsJkpmgaYNnOKGPNP2g0YxJ6n0h2wxIarcpKWW6LjY7WYjDyNmuvPWh8PZ5CqlrYwgDpcayF",
+	"eJaGgXRcY1+WjmBUbXOJleEdi1WB4IYdJA5VWJ3P7pYyeBbfsEhMV8VtF8evhkq+w0F9kOClc+CRa3pQ",
+	"AxgmLu9hIFEx+Cow5ItGbAII/DIHilwliVrAMGGJDwWOiuErAGLjNYtGMltpIuumi0ah3UPsc49Wnffv",
+	"X5zdPPbImN0Wolm6t7ZS4KAX7IX77GB42HWLBIb5Frbd21+77Se0Pfzt416vrEut1/iRqmB8iqJS/Tbf",
+	"8NX5bOBqEMXaU5IFCavAgXMbuvQjG4yFuJbQ6l7zbvyKNOdjyYIrIMoDKtnhfssztTzAKi/ioFDQEj94",
+	"Pfz2+yfJ0dff/vxHcjH//f3bs6MXr97+8kL0XtFX9Hy+lu+aVS8f7HI7cwi6kQ4QUnUiv5lOEc51Q8FQ",
+	"gl2C9d0kl9xBV0ks7jRm+q2IKjD5GYu4vsCsduddLdAVPr1nDos72qJ2Eks2fVUey/1AUlGXLDRPrfxq",
+	"xdcbEylVsOXiS+Ud6c3DzVVZs4YqBR8a7le0l5+zWJF5IuLRMdGTL1CmSkcsVQ1hc6U1wy7ACYD95OdI",
+	"Nto8RGeapBNGRGzKJpjNdqqq4MzkVSBCVtUqOGB6fY8kSsP4wTHpphJhyEOwsmfa3hptKN1Teg6Nwonk",
+	"12XB6kK/EoUs572go6oNGW6q6IhQ4is68vNkaw45OfKY2EWDpIs97yDpCJv/J2w4k+lDhs5I6Ur896sQ",
+	"hoSuvLaHP6Q84vHIB8qf3gISQE8+U50jhZZtjtzbJ2MxS+QxoeBPSbIrNaHXDKor+rYGSFpY0e4mrWRh",
+	"5l6xaJcTlvB9hGIO5k29RDHDVobIJ7ZXUdAs+EryOGBbTkdZXdhPIxyiU5h6stIvjome0rSQ1NgoC1xt",
+	"bf2lVBAzAeBrSb17O+pmDjl4qD9x1ljlsMJs+GqqpQFhwXJcsX/PRn6Xki34OLUcrl39hX5Rf4Z08mqW",
+	"VMQNv3/3ipiO6PqfySxiJNbIEnF91bkiVKEgYI5ojfRUAFZu4S6cljKH3JVm+UI5G14eqysJonsZ6woa",
+	"I6a2KWYVJOMastZ2xQp36M2FrdzX25C3iuCoJXPlVrFl+FyYe1QitNAK1ugaLHJvjBlN5HKNLVP/19Qb",
+	"FcJz9drcAPmmVcclpAGS0ExBKDNC2qpev+u7ZNG3hiyeZCnN3IpGjr1LjYVkZEJDZngjBDGELMwXdlrt",
+	"ncBUnFLGiBf6mWbT1TkLae1FK9IRGsdiFgca5lrb1iRoNsX9ZjWsUuhOpjPF3PZJShCVzKBFcAnqpqVy",
+	"l3MaeBzezymzWTJtHhzvsiIS1Tyv/MMyhKuUfCuIgAFsVjatHI+PiWSM5KqwwWMn1bZV5e/53CmscJ5L",
+	"XKY629SgRinJQMx8SxeRoOFqo1aGx6mkiRGU5mfT3drE6JWYQcZ0yu7IedwLV1dwqc7B+tF2yU7LlVMJ",
+	"1KJTL3cqpfNLovzlrNvdC/QBwb9Yx3B5HyWjOBUcoWBYFgEFvbWXvzYJwX6njGh1MiNG9pv5wrnZzmvp",
+	"T+5bGr9z78AP9o3f1vElK/6k0PZKJKUKlqVPkgWzhKvFuT5pRIgBowlLTmZqXBrhe/L2Bblmiz7GoGnA",
+	"opeeDBZkf89Y1GZJRIIxTWigINLO7M/2INf4R5VISFMPooczb/hwyQHtwBoAS8nOH9w8n/S6eTwU2CIp",
+	"VqbmhUlha0wojxXlMUvkf8mboMNjiNuwAc79hp7SeWk5VvfEVspHcp/mZnfIv/6Vuirkv/4FEYfkX//K",
+	"SNq//uW5jDp9DjROP6RxeBkjv0TRPRATJsmABtc2mvdf/4IQvn/9y5S3iBciZiSgccaV+pfxZbzbIYpe",
+	"s1xkn+FUJtqjOWCRmLcIj5WAbvpw7jgPFOSIFoZV4wee4eQiZpcxIWRqSqk3bblGCJ/kkviXjcuG76Vl",
+	"HHFgSfyPn3wPa5xjnUdDQmXr+DLudYhkCacR/6DZKi7j3fNTcvT46IA0X55/94ac0ljEPNDvoGMQ8bKv",
+	"UUQSKRKDRO8vnrd3D0kgQkZmMVfSgwU/O319YvI6TRUWTU2kR3w9egevEB8ufBMlSpgM6JTHI72+vQ4Z",
+	"U4mijx7/yBjOYZ1PX518+6w3ICDG7fXa+hERMzWdKeBT84QrRvzurU++wsopAZWMjNltB1aG1hI5ixRh",
+	"f8xoJKHEtBh2TPBoR5/omXt6fUcq9F1e4xEHWz1iahmkd+xqsPAywpbjRf7xZZyKeYUxc9UXClMgG/C0",
+	"QFg1tIfs3buMS9czYUp/ryL/2HqjquYvWYxTJ8K7jHNLMzFi65ZF1qyqcxm/iCUPmSnGAOfgm498CIeP",
+	"5nSB2qzVWUlKdC06Nf2qpGBfY1i+jK7xQMmxmIO1iEqLP2N2m0YH48iPpIuSgCzP4KqaaC4n+MCYnyjI",
+	"wHwymSk6iDJW2/Sd6OU8dpCvyK6nP7uMEQKtY8iwTWufSkUXUPYVRhwKaP+ZjXjFQz0olVci9lsdktqN",
+	"kBa8vzglPL6M1yRfd4ivT0TDnMcEc7Blh+B2QRbikgCxsNkPRjXDO6T5FouViV3oa7AYjoXM5kpvc3/P",
+	"4U4tgHwuH69PngLnIUYiYAsUCPwOgepDs4hdxhhuruUKQzWBqcHXWmnwLWv1idSYYyvIc0VixkJ9Qrio",
+	"jN/60DJVE3V5GWt6PcVIBGhO1NTEFVqqOh9gpEHa14VqGo4h5iP8xxk74/ZBVkGi5enxQ7MEG94NtH6i",
+	"Od6AEeCZpLnf3UVj7JxLCGQgs/g6Bl9ZYmsGwyBWw2tpEEULRPZpIgZMEn9nzGikxh9QgfR39IIWH3zS",
+	"9G/b8iZow3sQL29g1ie//ua3SCjA/gqVhvV4Y0ZDllzGmgpHEZz3KYUSW3DQ6QmQCU30wszwkk5YeyiS",
+	"NhxUG0PJfGOfkOb4TIAZjfg1QzZ9zdhU4lnqWVj7VMQqEZFPmgjxFpmPBdwBKq9THMUwFljzhNr6FYSm",
+	"EWyAtXr0RQZZ0jQ9QvRFQSOeW8cOc9w17NLGRC3EMruHgCbJ4jL2f6DJok9yyOzb+BPN6LUgQEyYjL1A",
+	"16YTSX6XfduZxEelPeIBM6YeI0edTOH9Xqfb8BpgBgQBTfZ3dubzeYfC445IRjvmW7nz6sXpszfnz+Ab",
+	"0BFUZCWygqzlaFT9xm6nix+IKYvplDf6jb1Ot7OHLukxiK07ufRY6FckyuIEzoTGSDdK3k8zaxnx01B6",
+	"H/R9LWD5GEPvExET34bR+xBBa5NPOqWZWf4v/jEpZlv9z+LkUGzNCYX3LRA/YtyPufU26c/5Fa07aRkP",
+	"fADhVYC0LoP1OyTnsDFxhhk3mgN6+JoldlTyx9TP8vTgJkMS30TEIxw7B2yZ3iVPC0iuZsdjgoWZ8IH+",
+	"D5+wY+JDRBVuXtOSkMc0WZBet2svTLogJO6WiC5wI2kKWpb+o68AN8tNM3pomhDUd3s2N92snmyxGNJr",
+	"cmagG4fnGIDw35EYEcjvSaO63r97Zc+ikKxTTHEkz5JEJHjL3yZiELEJOUMJpk/2u11z9YHLuUk3wO5E",
+	"QgYJo9e4Q5TJSNOSY5tYmNJhj+x3963am2KcRxCZkXwjKuNUtla8PXa89SlJfRE2+suJ61nM3VMRLqxC",
+	"ZsxydDqNDB/e+V3inaxXk7yyhsKnvPqrkhnD8GMwQwMd6HW7D7kOY/CGhVSZvD0sPiISAlgOQRr7uKyy",
+	"2dLl7xiceErTbA74crf2l+9jJ5UZvt2v/e0boZ6DKVx/t7tX+ztjvLoQ4hVNRgw/P9hgyXI2nYJm95qF",
+	"nFr/0n7vSe0xLoR4TWObOwEa/cEG8H4RK5bENILbiR/X3/45ZnW/j+kN5ehidA0rjf6vHz95eavKr799",
+	"+s1ryNlkQpOFxhxMcCyr84FWcAmWnuSPaeM3PbYVp/QaR2VxUCdGKtDkdD7mEbMthAImJUlmsTyGaAPN",
+	"CjV9UWJm69BRRQdUsrLb/42ZtfzCrQbWa+M+qXsTClegFjqW4GEdHLor8hSwJn/mufN9xW+0Jimdw5QL",
+	"qdik8ZvXcCRg65teIbUamqeRAPVHmZd7ZCVOVJUpsLGRlstLw6YzaYFj9CCkiFo+QpoU9DP/7XfnFyS/",
+	"Bi24IxMxxmieOIJFpyA6eI5Zx/AmrcGl3KlTysdy7NERn6q4FkZjnuRBpaXHhE6YguKDv35scA0oe++M",
+	"lFvIp8wzH7fJxob51L/dk2/V8pGmtRqWi/OX8i9zbiFiwn9DxvXfiOmMWVW1Dpm/aka2X2JFdQnVxCmd",
+	"shFpSrUVOwJp+mhj0ndT/78zjt8q1FkxZhijN/luZDRYbIGAaBrSIVr/HAupJBZmtVvnTHpAYNzm0P0c",
+	"cEyhiXSBXOaL0JOm//WzC7IjbwJDsHc+pg8/+Z5RFDPqOBI3Gi3igF0NNW2ai+Tab2XphHg+OGg5B/CL",
+	"WkcFSUwr2jywAJ3OU0FzzHE5FXP+TLrzhX7UpB9LFza7BPl7eGe6gVbCSqpxzjT3VkySywZ6x2h42cAe",
+	"mvgLOGUuGx2CPT1jxsJ/67dMvQxT5bYFxvdSiRkL6QTofdPbYWhLNdJSwjUsUpk5HYSSqdakTaSomgtr",
+	"xsbUN7QNJgwuVfoRXG60l9oPx4xEdIQl+I+JFFCUn4ZkQCO9qoSghVKyOMQuAxRTvLnKSf24Sq5FPakM",
+	"cQjZNBKLCYsVGiYcCAHU/CJQIDVieVTzSoccdPfyhmKnm6lUNFGmvcR4pkIxj10rTt4+XjI6afp6URpN",
+	"fax/YlyMKKRmwJT5U+NQ82XIRzMbuJvvXYF4OtFbnRjPBi46FnPSxMm5sXjh0XilZ1NKYt8h9i7JmCWB",
+	"YblFWwM8+FiUIKHQ/x3gRiE/qUxK1SfXcKVRg9yNfkN/58QvmD/hlMvCC+4ml6bBdR+zkDuYCiOb8HQa",
+	"/V72xxU+1T/Zw00NOvWYi4YwB72qhLO8Q2j9c/XNmgR/PaXPUfUUpkgicwRQHxhQMLhJGa0gKa1tbVfD",
+	"dco9bWbPT+vZfLHn17TnO6D+Ys3/b2TNd0qwPaAtv6QK4J9gyS8rN/fFjv/Fjr91O/5SncpyK768CXbo",
+	"lLev2aLabIsxBTaEJVcMxyMRv2EmihoiMSB6x+mHaxPB0AaLqWAyq07hGWGbDfmtl+Yg2mBcD/roEsjL",
+	"ayphJV9KJjyeKdZyJy4jL6+4VCdT/q3e3ZIUXHYk2Ss7pyKWXCoWB4sLcc3ixr3NpSubQOEq1xEFfU53",
+	"lijrXP67GSP+1mKo4yORysHtR9LivGt3pAHG1P/2yauQBl87wW/20tikUntrNOqb+EOfNHfbu91uLlgZ",
+	"Uj4jGl+3UDqB8CYlWTQ0QWlqzGWa3QRlRkE71iLD+Tcn7d7BIUaSckmu2VShNhxxqSRE+8GLGIC+23Nm",
+	"Jk0f76Lf6pATGy80FhFo970uXvfmLLa92jEqdsSUJPvdJ31zGcFaCcPrUfTibZxW00iSM8kSEnKpjyFs",
+	"pVo9l1lkEJVkFodacKM2ojAWAFWI/d7v7pVdeawBgNfpgcQJd4qNZIndLZOLYsGFCqJhQGYMvVlGLmk6",
+	"JSfGLMH0FgxwgxWf3wRthwy2kQ5WLM18V0I3P31OelWHEjwXyYCHIYvxixqU6lTEw4gH99PM60gy9xJh",
+	"/mL0FNHTDX/Nk8FSqlqUSnY+XjOt1H5CQhuxsiyvd0BdJJCdnHzySCLFAioF5oRUhHFIjRM4muYFGdoK",
+	"uRGaHqcv0yy6N8sm0aNCvUEGFtYYypmnlgs5pomt3GYttX13ljnVt9KISe4MUKiEBmNGmv75D6dXJ+8v",
+	"vrk6PTn95tnVxcUrTaS1Tja3i7b0mgKptDu36ZRa/QvL7YQafCnNXGktNNwIOxs3fTyctGig5jCt1EA4",
+	"pWqc2Qfx1br+68P9O3qvawWBnAwVS34E++NnJU41VKjNdad/hvT1LpMcild4pRhmCUYwZsF1rhG+4+a0",
+	"BKTc98uiKG/8z2xYYh5rWW7JIIbuWx6MO+S5KHxUHi1dKqzoNbuFDregpXhrv0nzx16ED6vULG1vnaSS",
+	"K2uJNWM+r7ZzB+nhy5WuvNL6YqX3iq69Vc71Nj84txtkiazUYrUx/iLjgwOGqY3AXPWN7FSoC29y6fAP",
+	"pTEsVa//zErDUonL9WqDU1CBx8ZaDSljkCb1D9AWvsj+Dyv7E7fShL3dkLokx871DlnId8zPBp1WmCLT",
+	"F41PBzLMhjwCXw1kkSU3WnZP6DySJsFbz+B8SMPQB7cWlF4hYFQMuQwETABiLJRTd6vpIkMCri5mSpMW",
+	"66UBKyVMZ2yYFP/CB2kbI47RXXwIvh89pP3rkSR+zG7VFSbdm3wpaM1tpsDtpYVRsJJFvi7LgjR9LfP7",
+	"HvF5bAp/ecSXikbMJ1O9ltwsxosqiCmVPpxFJGHDhMmxR3z9MEzoPPZxT1qjEPFIA88qKMY6ZSNuwPHG",
+	"Rzxuj4XUG84oPmhbNCRUET8XiWZcjzudTsevMuGesZC/zZDjASWW/EzrKGSGsF9ssg8VGlAriBQIQHYa",
+	"JVTAlS1YyOtHgKXUKcVUe2dXxpJCbYOs7K171wtEAaJ9lhz0O505i6I2uGJh/g64iDsanX3Hkvfyx3OP",
+	"SGHqNJCERQsej8iUJmoBQRGgFhGK0LC1bkwsQUoXsfAwabftGv2CYSErsY7B7hkhFYkmDOne5tRp27Zg",
+	"quxKf83gRr+2cNxU59EfY9H0+6svJfHnIphNWAzJ8EMGRe08OEiwXsE/mhQxLt215iNQVt4EtoW8DfS6",
+	"okdyOTVxeAGm2OfFq2cX1UUBrTQF73xmCeqL/nOfCNbsJj1yZYMM97ZIuD7malp82pR+pVKW/SErZL5M",
+	"0JTLHkkTw1DgYx5HPLZpOc6WNTULbO0VCFBp5elch7wwNQKAks3HVEHiu7sUW+PrmPg/tTWdaEPdLhPs",
+	"w9VqCUkkrtRTMK4mDMmfs9EUFlSlK1hB8J7ziN2L2K037djqZVrV+0cRR5OOcT/C6DVcpCjfYV6ALeJV",
+	"JxfgauNZIyykazEKK3zCWafYVBbm+oVO/03ptL34bk7OFml2xBQLd1LdaXU+pXk9U7Wk6wkS81h6ttkm",
+	"vop++T4ql0pMBlLpfaSaZcKozOp24jfVihlMnhUk+yz267eYxVvrvXP+gT2skXsJBqu0xhMypVgrafnc",
+	"vuiQDx3Xs/quYP6FVCJZZ6vCC2pK6tW6nbZUbl5y4kySplaozGtgZHUW5zxqGVNXWnM3v24Mgm+a7JNl",
+	"TxSIX9YV5eX/LIpzrVKC4W2TYJiCsJ+FWhTv53MeKegasdyTIlo4Id3SCRMwol1F4ktOrG7UTR15Fqdy",
+	"2t+V5plj3IzgpUV8v1C7z0PtKkjGZqTO0qua1K5YtMEhas0CVdOKlbM0jgstJVsPT5bSbf7JlOnvSQ0s",
+	"9DYlCPa7LzTh89GE9IbegSyMWKxvEGuHsWyrW1UItEktTpXEws91UJ1Ad0+fmIg8nrDw2CbE0khC5ikU",
+	"hgQvHaQuQUITGrFN1410BX7nMn4uEuLbBp2+1d0wj4xGM8jiok53UJtkhut+JAmdslvSlLPRCHrik4uL",
+	"V2Sv2yWyBQ1OLmM/7fnpm6xsbCaSGvKxbCcOiJU7cyZ9rQ26QOioW+UfY9kZfRqXsZ/r5+l3yFNhUh5z",
+	"Fvk4V81aLz2KxLwdcakgNOky9itakvqEkmmat43BjSPBIH0bc+edJqglcPZQJL2MS4KdICEtFgqbJJOL",
+	"ccIY5OJBMeS+iY7Hs2j6eu/2CJSYkojdsKjlEYpvYEHfBOMt2VAk+hso0qA/NIUpMj4Rprsxb9n9Y92O",
+	"9EPvMjZ/FHfWKjfi4RrOYnlxqz5/oFYNfpKZCZfb5Oa9OOmxNu2N8yACHBI9EaX0FWtVibwl97e24FvS",
+	"2PfT8ppfnOm1FCKE0hpQ0LdXI65T5WSoL30VrlfupHj4jYp41LKetvdLVJc2onlku1O69qYlbG5A8/8Z",
+	"cxsmZJjd6Dds88z2oBfstR+H+6x9NDzstt0OmlmXIieSan3/XXWrsERqjmb9+/ve7TiYPBvRn16Pfj5/",
+	"Gg96T65ffP3u5pd5ru9NvlO0vZxA0Q2pwTU5sSKa1bBbbHhdhAxSjSJJKAPPPZft8ocISgVks8IKYzYv",
+	"Li4la+56SofMhroTfD/VrlFgCdfFrdoo/hLhbIJbl9DxHxeX+dlCwf6G8qNFoazZ+jKmeJgBbpIkcr3V",
+	"VwV2jpiqECMrpcd3TM2S2Ji6MNm0BHEzAjEsBmhje0LUC3E7WoJANtbKwim4ggiKQebJDE0bxbox38eZ",
+	"BzEG5ZTKbF1VnsI/Sb54SA0x3dZaAoTSuSk0hofzJQL875zUQcNCIfnsXi5f2lWE4ncxWG19StNF+GQq",
+	"EkX0B/lsdKivMhFSkd1ut1XMTU/EnEBnWtkpNRK91At4wEuix193P/SevlhJPlv+t4NJKw0i+oWdj7+L",
+	"wUq+9V1JalMOV1OuZDKzvW6366Dl8apkv9/FIJ/nV8ZbXorBdhhLKWZW5P0hWB48729bdxDL59S4iJ0v",
+	"qYN/kYt7Ejv36BEUyhslTJrujun9qX+Fd4aURyxss3i90yMR8/LEY+dq2+bikFKQiLmJvkjvewAZiFSS",
+	"2VSfBwtJE0sf6AHxt0eSBCKaTWLpER/Dmkwhwvl4YWum2B7mWCUqkDedSeiRy8Zz2A4s9bLRsl1i7Nsa",
+	"QlmdCAlR/rZtssbzTcgOaQrrRoUSD/OxyDYlGRTG+F0MKixsmkDhWp/Fn88P81IM6hnY/lpulxyg6rlc",
+	"9LEMM1z4QsH+MhQsPSJaoGXOcd2ZfnUCebNFGkYlOT3/wdqJU/IU0YWYqX4pzTImesyTgp+ID0QZInOh",
+	"Uu14gURRUyOHlnnoE1F2lUhATW9F4/3V5DNPPdfQv1OktwkjMZupxLSDB91eKiKnUMZ2zJgCf8UsotLS",
+	"Q3arAfIIPu6Q5/wW4YXjxaFZAl40HjEcs08Gs+i6bZ7xUSwSIIRl4GjO4kizrmJUM1bnSwsoUqLEtA2O",
+	"EmzWaAdodci5ShjUF6ISq4tD6tVGZLyMPJ+Jeaw3UKTRp/Lmc5Lp9SRVsVu1Y1A+I6VL0bdlYp3Ga31u",
+	"XyjjX4UyWqxbRRgNRVpJHyMxwhIRU8Hj6tytE3LaO39LVCRG7ex10sSwcI+ohDEi+QfmmTbDUJ/18Mlh",
+	"jyRCKCi61SKSj2K8fxTHMz/EQjkRKpEYPZLkWdg7ONh9Yjoxpmu9Zgt9lw+6e2QWKx7ZL+DGmuEyVdFd",
+	"6kRMGDS/HSojQZoq6FgEW1bJXq/E6DQDUL1bNo0oj4+hgJhk6t8zNWwf5WoxNyIR0GgspOofdY+6dnuX",
+	"ce8yvv7jSfhd/P38x5tX3x1+88Pj2cUfuy+fnn/Pd4eTg+T0KxWf/XLw7iy5+e7635fxZfz//v//L1I+",
+	"HDn5sDdKot7058HpLz8evXv17PejebQ4CXd/7g3O9vbeyKPf433ee/J6+NVN9Mfk4LsD+cc3b8f7C/X0",
+	"5ukf11367P2r5I16GV/MTk/D7odvnnx3Mfzwzbe3o/1/A7Q2pCPmgLJjKeQs5NoclsRHYHNHj0zobZuO",
+	"2L93/c7qRXwxCf2J6acmLm3p0K04pRIayylNNLvTd9ghVPqvjdIDgI5l3HOlWJeSJucDU0c4TdICgiaG",
+	"QNOIr3/2U69s7pESPmmyyVQtUIgw73JJukQkaUtpJTBxqpt7CyNgcBCR4P9zSQZsIUzNYwND58ZUUyln",
+	"+w9kzYItm9MTEWjiCWNVMQR6jyvtW1qKpKrRb/BYHe43wMLFJ7NJo99N7VumT3lZLERxRTGbr1mREltc",
+	"z0MqsYXjrCCnS/j7xQb+pxG8t0A/QE/QGqMlEmV0jrBbxeJQa0YQj3N/uocktl1DkLsooylZXzmnKccf",
+	"M5HMJnoPc65iJiXTaqsh5s1MHDRPW165XNd3ZDr9M1UzaKQcRWKOhQKtzU+P8sjOAa/t3OySiMcMUlwn",
+	"dAHNN0jElYoYGbAxh5bVy2Ksn05K5Gww0fIgTBKzeW7XAkTFbHs2xIsG16NEaxUd8jYRNwxrMtk6+9y0",
+	"Z85mTqvR73w07336n5ow/fuN75E3MEkqIFt9U2vBsXCXMwbtXktASPrxADCMT8TQYWaEJ2W003Thq3gC",
+	"HsUXCbZUgtUTGyh2zM46IhmR6/Dn8f785OTk5On07WQQ3ByEP/3cffz9t8FZ9+3o5NU46F0Mbn/Yv3m9",
+	"Nzu9Prz46fefxjvh13vfvHzy6uTn3W9nPxz+8fRN7+Td198PRi8Ox2M5/en25N93kpnTO/fPlJq/KPlb",
+	"ErMdSpKizGBBqEPIM0qcko778p4S0ldP9qazkCsypWpsV2a+fyRJxOjQEmOXkS7vtCkS26hPE1ffW/6M",
+	"KqC7tmoCjKPHp3kJe/mSAaH2Y6GuoBiWb3t82E4gliVgNk5Ch+o4+wTERIjnMN9hsFSQfuW2HeHmT1j0",
+	"gqk+Oq7AjmEiqux4IiFNhxtJkk2UtQHAnmYQozgXNtUH2wCZnjWEaYw1jEbT2cwqYiGHAHV1Fvjh7vrJ",
+	"C4sqD6WdpFBJ20lWuN7Niyt1gTWh2vB9DZ0EoKmEFs9vmNO2hseewYsg4syKYGMRabFwSVc2OEyaWrSk",
+	"9vam99wjki5aHXKGncX65ScDApgWQE6qFF9zwkbPTSCeMHcnzBBaKDPtcdRc4ImXqVv63UY9BWv38ytY",
+	"GT5WcN5Ck6Evxu+/pTZWoJYPYnm6ZqstTtaYbfI2ErdjDDLk7I7JlIeZ0vATClRgJCIaj7R4unO7MxHh",
+	"jpxNwsEO2M6bPuZVoTkerUpf4U96kDGV49yPxkZ/zRb4s9/qkHcoUBI5FrMoxH5sXGUWMZtLhV04sg6S",
+	"xoiuxmyBTP3YeNdMQSJN5QIR37CYszhgaLs3/jY4EVMN3lZnFyO9rmo2YhtY1NRh6igtXwXhIdsbHtCv",
+	"Tn6ad6OkG716cfBS3j579uoV77293gs//PRifzGnJ4PDa9b75kPy8tvZu81Feff4v5hq/lShuewmbpsq",
+	"TEXE15iiwVrigx0F3/ZJ06ZKBj05hevuPG5l5aGTtBADUhDgURIyISGT0I/EyAfzSdG15u7d028aecK8",
+	"rS8sxg/kOrRi60kIy8pbaPLDYQufrP/DI2y5bdIR9Y8+KiTGSGOS0/Xoei2jRMymabxFmTVKjdkEpFg/",
+	"FjHzM9e99QLmLCPkFb9mJO8/9FYSqP5Svcg8RZQEj6I2ZeQK6aK8N+l7iwi1LQvOf5AyFLuM9Tq2SSgv",
+	"Y4s+811rZnH++RU9OqLBwd7RV0+/pl8Nf38t2fX7D6+TXngaP3kin/+0e8uO6NM/epPBL/xD/Jg+PXsW",
+	"HDqD9rJB039+tbe3/4SGu8Ovnp6od9+pSff6+uSHxej69PH37Pt3b76TPw0en77++ujr6MX8+5447O0f",
+	"HKnLGPEvMwnSKMqtOp3gMjYomb57F+MOgvwLL/hzDSgOVTRpF3gurknbuSH35guaUte0l2RGEZdV6AH+",
+	"62a3mlnoF1pIYNFQCKRd02Dis1uVUEPrbQszNHuDUFhujdEkhTQlaoaDWRxGEDcBXoxIxJq+Q7daKMfr",
+	"Wwk2EiP8PTX7LDVu1fTfzAyd2ahZaUpG9fSgdw4ivdLZFFgJQZcrbMIylpxDg5kJuLQBbBVqcc5apt9I",
+	"L/Qjy3WWWEz6ikdYJFmJHUnErEN+wPrB1mGQcWDDQZy4FsP9W30sP5xWHoZN+FgV/fzsW5l2us1ElXYk",
+	"Riag77vhECBiZAELGEPYG60Htmlp9rdgmT3LNdQBBBy46XNPIY/WJxOtnU3Tt935W8dp114pJgwb6LoW",
+	"NEfJC0mTglQXjGk8ggzEJEvQHHCo7PDI9ho2nZa1UNE3OkzC0FoTO9EAPGKrAoRA3fwHmbV+25aIUUKW",
+	"/utm9zIGGkTY4uU1/TGMgr3v+Xf8xZyd7s9e8ZdPLmNs/HxwGTPxR9x9Pf3p6PXJ6+DHD9c/ROJsZ6Te",
+	"7R78uJO8eb+zGNLFq/e/nIxfBP++jM8Wvf3ve4ffPHn19Yuvvvnw7ujszeF8cND96eI22Pv5l6Nk8N2T",
+	"rz5MTr/+fh8cT1U+rN29y/jw4uTJu69/lI+fvL6eTr+lR+rw6xMRymfiq8HOzdPJ4+vk+96ufCI/nPzd",
+	"wrCMOeueTiRTroQl7j0f8RuWOrazib44m/4R1V4zoUC4nGZZTjL08F5iElQW3vm4skWZVrOmLEgFN1uQ",
+	"GJs7a46e783vET8tSwj9+RJssJ+E8Gfz7Nnpi/MX3705J//n/97dM7WZYcQ2NhqYhOQSp82mAcb6Qtne",
+	"/I7ma2SCvD8rb2Rw0hsLslGmMeNcsACr6GchG8bAh6XJowXxoQOcryfVV7Fp0/ZxEdKRVdAZZHP6UQkF",
+	"IRHq0+W8EFhlEwLz7TjULAv+DsRkwpWyoiSSbzEkDPvG6FdMiSKusDmKM3huUZlQAGE0enEQK4OOrWzG",
+	"ZqnMtdoa0OqQMy3TWDy2uQ43Wj4Wo5GWOLRoGavElNGCrC2QgyTseSCZ9QwayQl/chrJQiEe/WOQiqBZ",
+	"5SBsJKy/6GPnet8RbShIL2Ko18zDR+D8mxyj0QBcnO+YShZtaNLop72BWWpHeCQN4AOqgjGTBDXZVPAk",
+	"TZSzKEY8w+mngSU26TsFsUaeBVMrpB4sF76mMeZJ4QaSpm/r6nQ6Hb+17kZS8v79i7Oq5pn1E2h73e7n",
+	"zZlNAVTds1yjlEGHY9MwKaMXqfAOsvyf4Xz6bGCw9i+HTEZidJzdGpDHTaMCAzAf70+r84VPl9k0HPaU",
+	"0TSHIwG1s3TQswpPMEsSFiNlMD8hfbsvL9cK1M5H/d8rfYFXc3TUkUHnghSWVKzAn5pjxkdjRY5aJKIL",
+	"4B0TaBKc5QZjs3bH7Ot3iJ/O7luOk0AfBrR3vH/3CqNRkEb6+aX7HpERlWMm067IfeJ/fPVp5+ObT792",
+	"pjsff/z0m49sEcwY+ivkUbbnPFZ9xdS0o//z/7wyuXosJG9MUIbNWvlRE0WTo5gfP2VOxgLTNAaSG7BE",
+	"0GBMKBnwUZvF/x973+LcNm69+69gfNuJtKUU2XGyG3s697p5NNnbPH6xs+m02ZqQCElYU4SWACWrufnf",
+	"7+AcAAQpUg/biu0sZ3Z2YpskQBD4cHAe3xdxmpD9J50+13CiITBPeLH+nHaXvNVdnqdcKQa5jeD+NPS0",
+	"KWP6kMyVDMAN2jc6zGAF4AgzK5l0qXH9stfbf3h58OjwYe/JjzAY+wePDntPfmx3yakg4d9fnJHisPYe",
+	"wj0Hjw6704f7P4bQx4rr7GD0er0Q9uw5WD9638L0CUkkS6LjUjoFpLzgp3Z7FFg32nDV31qyEch2tMLe",
+	"nw9e6r78+eAl9ObPBy/3fwzbKOEPNhidWF1qNGBCXAF6DnXEsIMTCzJ70ReiN71S02izgWR/efpBd1rv",
+	"piw5ef8af8q3VTKgSSIwPUTv3nomtrvkhAyzOMaphkYMujzQ8cMlSmRHxlezYDTVAzSlqeI0hkHAv0x4",
+	"kinWze0QbL/oX4FWbLqWXYGklYikk8vTvA3IJ5vRtN/tHjx+3D7OjSV8hjVGImGo3OGtFkyR1qq8IsPO",
+	"nr+x7Z5UPI7tW62wVs6uIjOzgYtmGQW0CVO1fJcxhLQk09aimDGwcHLHSWllVFs/DtGuyCLySA+H0rvU",
+	"3tHef1qmz//v373O01+/7AcHX9sPW5f406OvD9s/2H+2Pn/uTh/ayx59bf/vP+1d17gSA8VUR0KNbtG6",
+	"cElDfZ5QSC/ayMmhB+eIfCItDcDD4uRpk9NXJ50iMj86QBmdwHL7IcY+cKhMbNk4TLFruE4e7T9+9KTX",
+	"6wWETyaZ0nt8WO5hQJZue9Jzbtd8CTfOle/GuQKohsfAwiZfV0XSKhlG7Tojzd+iSqixjRWHwqTuMLch",
+	"EaEjFwQvgzNAneVJFQnND+igEakp0JdKCEdBzZLIWWpnz0hEFySk8lwkITLn94XSW2I4YgmTXIYm2Uu3",
+	"OGaXcJIGJt8uOTFemgFN0wUJX5zRUYiGFEYEkD0mLCzq0ORHKhWHeg+d6AM2T0YkfD3svBUJ67zRvwnR",
+	"XHjUO+yST2AXgRH9V2NWh+gbgPaRwVv3wZKNo8WOHoOyPABphfDncxsOCrk8x5HUP+C/ztGoD4+J3lQK",
+	"lkfltohy177G9zekVvzAhptcb0ISm/HQnMh3mwkl6Y/yDL/JJte/HupPDF94t9Q12yqR28vXufJXKo3r",
+	"i+21X4Mt9TQfbQj6b0QEhNVNCu292ZD0HCTZtEarHLeDbR0B5S1kY+1Nf0tx+prb7ShiaHcMfXI66PVQ",
+	"/NLwclGFct1zKlH7/MhIBCPwQlL8RSLmZD5mENoq9IRLEvMZuwLql5UUbVrENhBu1S3vJIIXpTcbxC8i",
+	"vh2dzQDfV9xq8L7B+x3hfZrjyW7hXv8MkZ5twN8K01wJ+r0YHcKttvUNiZipk3OLjJzY1qZUYnvhjMY8",
+	"Olc8jsPc92QLpbyHG2kDEqIWHEQ4+owlhF1Oecqi0EQipUk34jOq2BFxJJFrCNTBwjcJWvbtj/UWRZOF",
+	"SBgmpVGnag/B20LMk8axF9aEDC/TU0hhhtwwJyDjt4KR4Zz43TRh3IRwo0lRi/mQDRaDmEFuGr5t+0o7",
+	"pG5h/f54bLsaFCK6gXWe9l1aV+uw11u5neoGv4vNFF+l2Xqrt149NptuvPraZttttt2dbrsGd8qbrttR",
+	"N9C+dohCIi4HYgbx35LUJO4H+hfBspJUWs7X0IuN8kSS8Pcw+JwMqGQdnkiWSK74jMUL0vqY8IGIGImZ",
+	"gnCVEqLdJeGfw4CE5yao9/kzZIWHv2MADzxoyAWoxmwiWTwDz/onk4aiGzPZQ7mbg3xgMouVJNNMYb6T",
+	"eU5BUDPw3oVHVg9TjVnyORkJ0scnYows6pL34GY/ItRmZAgYSxrDFTailghIOq7aNU4ZTQfjmxb7LoEQ",
+	"u1TeC1Z8Nf+j5d+sVf5cpTATHUxYTfH27/WSX0+WQzD3jSXafS78epvxRDu3b6NOfgeQ8yVPCprlZmFX",
+	"rg7u46qET77dYQZFG3GqyYeDmNGUxrDrT4WswOFXPGLSAFjKaET8BxT5pE1soaKZMZdKpAtEUPBWjcWc",
+	"TGgCNSVjHpFWSIdDNlAsyqlPjCEtx3QKs1Y336Fx3O6Sj8lSX8CuXpAWNKH/ZbQv25h+BW+KuZV4ckA6",
+	"fE+suAoSn+m7PjAavfVb2qVKzBuaXpzEsW5z1Vp+ZcevOARzlrpXLVl5p7NBxwPoDiL0OmtvCdEbJtLd",
+	"8CDDTCuSs1dMcVhhZjV5QFC4yLezqlZhPTdyHC8RxBeeEGCX9CYtVFF6qU552183r1y/d7cbLje3ahWh",
+	"TkYB0WgUpUxKFln2GDcUbEJ5XHrrZtPcoVQTXTcft14BZkvYTGYsq9pjWrlQ5qxC9VQ62VNvP/d2SDFP",
+	"oIwP8ivto4gYtovzKnfA8ZRAGUTd+nqPb/TNtqeq9latsMqNulljd1MOrWrGb73GrJVWb1JqE8ealBVN",
+	"loxK+Puy3Yjn2UqjzZhQpTlKo7trttmXaSy2e7R+9Cdfv0fB/N16EX3xfwTFH3jMmiVVpfCz3JmVMoOF",
+	"hbhOMUa36q8ys8hWllFBvo93T009VOn9t8kL/pa1UXoE1q358htbyx7CQN/Bkm/c5mswQi/LwrraEBLA",
+	"j7lRoupLHmN5hZj0gWYcZRkegg5DH2KZruAlm0ba5oT/tUyl7swlo8r2MWYKZfKvdKD4jIVkwmgiSRjr",
+	"H47Rqx46f7VJ4Y4X6GVecqrrx4lUQZQ5jCADqeWbd+3APhG861gqKQfGdwNufOxOSFr9BS4aoxkGdFxd",
+	"lz4bc6kKuUicWVmvRU0OLiRLVfJU/Y8e+w/uOXcyiPoyFZPnUJG4/toz4a4s5ySY1C8cZTKEqURaof36",
+	"3H76dp0YBd5Z8LKzJJvoqY0PgfvcP2k6GPMZQ0yfiQsW7f16FT+8Hi6c+JsMwKlI1W40IDcNMX+L9Csz",
+	"bTeJAeSLpOGDvUdRVnto8zAOMlmqcltxnW4VHljaczbObLV7EM25vl1aKTz12KWgDs2lGCiWlq8K82IA",
+	"rvHQJ0krZBAW4DN2jjcfGTQi7BJKz6TNRLJPgzp8gJXQlqfl8QvI8YHxMte4PrYxTcp0GCPLIfT7nKLE",
+	"B0Ah1Go7gozD3iMvWcnWla7JeSpkTOlNCzQ39eYpskSxCKLLSigan5tXCgM3pOvyqUSit1w/ewpEeVF5",
+	"E18ffMh5kW6J+kokK7ZD6M13kVB0Q3snDCjOW5zUARGJn5VnBx0UR6tn9Mp9tUg7vj4N6IV9uOUqaPbR",
+	"7XOpttpFYU184y10g73mpUj7PIpgtTWb7o1turhhmR1kKbvYbLhuN02ZVCJleb5TvQfnE5b4AxMZ1GAU",
+	"E1VNjDrHf4+gGCiXItwj9L9hX+iS13kOMDel9Lb/uL2OKE/cAWnOUhboTZVN9bvq7c+26QiPoLpwgdF1",
+	"88c2tlPOVDBptIpesARkqI4sEyRX2HCXHPae5l6ovELQ3LoiKP8BR/U5XuHX/ZkozN9EtLhBSIDWvA3J",
+	"rF79lYtOqa/fIs/HvPb6TE/otqNG+R4cTbuHvd4G8PVMJMOYD9S1cHL/8SYDILPpVKSKRW9YxOmZPiLf",
+	"U0eYWUVVSEZaaMhq07W9UuPZwqmBsSuCKSroAXjavuADkR0GshsSBllIKIBIE0kHCioT0AzX4DgfC1Dy",
+	"A2qW8ubgl18EZD7mgzGZZBJy97G+7gT172ls+FUKBxSujDq+PMotSOyxmnM9Yoe9XjsgiSAyyw371mHv",
+	"sB3kd/i8J/ZNW4e9p1BhUCipcOceP/9S32pvg9qKp6RlvgA+Gv136xE6PzfsEJ9NI7eEzqb1K2KzbMC5",
+	"Aec7AM7ZlChB9nu9XgkZ5YawbAzi6xq5OXTWuz2QC9v4PY4N4l7Lui1ZpH5NtIegjuKsgJMeMPq27OYI",
+	"6Y4SO4VIbOXWMBKbbwzYBiO/BwO24vy/jI2Yor9REBcLOFiBQ9g3W0subIgq5xVFJ3GM2hautoO74Kw+",
+	"+y8XPB2bR+a0fiM+YwkaqvCUrkdpCzHawFHa2h8hzhyA4H/wObF/RcdmQMIpHdnIrv7nOeoy0hSWN6gW",
+	"HZMffsB+INM68l3nfYJMSaDr44kSJIyYojyW4Q8/fE5aIe32u4M8GG3/2sXfHxvjGv5Mwv/8+6TzL9r5",
+	"b6/z9Lzz619anz93i79p//Cn0AhhmMraEzKjccZcA253gKEGMiaTcCMHNKYpRpgp6sEiL/GQ0GRBWMyA",
+	"oBF+JDRN6eJzol+YBXmRk96DqiP3g5SZ3Li0EMVXfMJI6/XpO/LTk95+u0t+0d2V9rDxOfn44R8dlgxE",
+	"xKIuOUlEspiITJqkH3QK4bhnEjTzYA76bqPaSIjeLjAvjzGcSZ8TMzv7mbJF2S2ZySlLIhYZBxRGXaAK",
+	"Qwlx5MuAQacV0xN5zCaE6tmL1Rufk3VxD6i2Nr0HHxi8VMn9pXuK/cor8JA4e86k+pyEOKrROVWhX27n",
+	"Ezl3TWwGxgBL95zZ5KZJC4k5RzYd63MSa+CURsH3OBeeRcpyLuF2WCcY+YEn5xGn+nK9Ww3KFAHsPaJN",
+	"sJQFYhagKBlWUL3YgmxIKHc6SRYvEhPDqQ2KFACprrJvv3dwWJlScMUOuwP4Fbrr4PKanTUfGqGAQRWG",
+	"ma4adLQ5bJSP9drkE1asjzzoHTzp9PY7vf2zXu8I/uv2er1/1XRbg1C14K1usaOfv3cTfTbG96pO7x90",
+	"Hu2fHTw6evz06PHT7tOnT+s6rcQNdhmWpg1DQ/8wolcVvyNvwTdT3P2I1SvQFgPsSmTIWRwh9kYuGC4V",
+	"XVjg1XZHvQqx//jdhwXvVpnrlapbm+DctwvO4Qd6SXmM4/CtYnPY7nJ0riofxtbL5ta5oqqegsAl64Nt",
+	"FHglPUFdYK3FE2NVI1o4S+jIGkQeTY7lpcmpZ2wGiADNDctN0yZI6pmygRLpAsXVu+TUqH6mYmJuTGWu",
+	"pmIowy8YmwYaingu62LKa4EIHAxIDVLJAmyTY0KdS5uiloqRRGF+D2vYqU9hPHcJA7qBdZ4D6GNT0H6L",
+	"ouUxVXA20ouAS8UHvgNRLqRik+3S0vxau46ttXv4xfwLCiToYMCmqt73+M5SUik9+GptJlXEBjzSB2t4",
+	"rt5OzJLS5zelT+c2mRtXb+I9/EEe/iEhhsQ73j0Sj8QoMYbIBe8BkjaFskIpsnRQaf1jt37xLrZzeNuT",
+	"gLnvdbTbHRw7bBpbt4S9wWr8fnfK73cPXXc487xwQXXt7gYVGRvAUMp+Y4MVMKRnd0UEw5Gjl8DJBoIJ",
+	"tXwWa97i2AeUAsXLA2mzc/DIkSU2awfD0XAHobE+9CwM/EVequvT6jiGft1vA0Orp8EbZCoEUTGIM+01",
+	"S/wPs8RxGt7YEl90cKXUL+NnYza4kEuxyRFLWIrN0zhjRybHWl929s8zd0wwNjo28kASOmWXxtWof//q",
+	"7Oz9KRnymHXJu8TS9Jdii302EBPmpd7ZWCk+FVR1KI+zNCfxhApqUBxy7NBd8vztqSMHm9AF5OyRx0QJ",
+	"8qhnFHUkaaU0ZfGCHP5ExiJLZVv/vQ/J5ZX54igY/RwHcTdBTb+J7SOaf3AsaaJ+m+GKET53qttixlK9",
+	"Ysxi1QvVwxQDGktg4hZtxzAh1sLKB72op5kV+zLS3jbElPXNQRwfQ+yLPMDSShqSlpEN0ccRxiEGog9i",
+	"bUMBCJhlM3Clwru6KG6MbRmFdvjVA0nUYmoJBq1mt8zlXE33wDuauydM2H5oJVlt/N4JlgA58JRKYELR",
+	"GGUjkdrqn0whHGJ0/ZykbMqoFCugpqQ4sVPMWVK3uFnw+cUA+saY41tfuQNuI+zR53f9YZdv3gBRPkqW",
+	"NqhyHVTJd/PSivZAxbdjlqEFLYq1uHJSFjHSqBAYFS7jwSh1gbRQETEPfUKJXJFE2xgfZk1vWKS2RPDN",
+	"XZqq8aLkYNJadpu2cwAq2HhDiPzXIoRPk7xTeCjyMTfY0GDDlbChelVuAQzof7wuNBgvZqkb3dpF5suA",
+	"7HiZFRVHmoXWLLQrLrTqOb7RUpOGrml9ep8RJSha0kWiu0oCTftkc/9tZPp8E/5q+37rQgN5zUTDWnHv",
+	"CmiddkttjN5esXV8cGklbsxcsXZleno4nsyZI9/HqVy9fO0udYurd1vyhG/BU9Ms9j/cYq9Il9/dWt9Q",
+	"kOuKK98seORxKepRIZ/LlnQt19G7qiMGxlPoPYKd7USgdk8C0kDUHxCiSsJFOUA59JmDoJd3mtYY1aeD",
+	"C5iG5oYXMzMJv/zJHIC7fREt/tfDOeuPhbg4z9L4a/2R/L0AEDHk2DLruz8+kMR7BMAMlrOz+RKREwYN",
+	"5kafCJTYQVgwZlQqSDH00O1U0SSiaUQ+4eMlMbkztr0Oj1BcHNIGRVJ02bcDd53iEyYVnUwB6uxvJR8l",
+	"VGUpM6J65veyO4naXXKSLMjB5aVV/LDs6HwGtGE0WYBmkXEWSpIyldqIJxZfHBxiXBLRcC0BLdPf5wGy",
+	"ptS+k0vpx5HI87DzEVlJS7s21fwTxnv125rAx5xKokeKRUA/8DHhl0SygUgiubY3btyv16nZfu5e7VPJ",
+	"nhzqmfTqzcmzzumrk4PHTzAGxqOuaxDmNrlgCxuwgSFlg5StH0M3L7bq9a+7cSyZuW9gcAtfUsmjtmI2",
+	"4y7xz39W3AUObKiMgMkQECrx3seXlwGh5NHlJZJTuAcnZL9H5DHB1YAVzzFVLO2WM6BqAIIW4UG/8dIe",
+	"d4rw0y8KGRhs0o+tOdOhEg+sKFy9PCFcGX4K43GBS7zSbZ+9ohViLhREHqCUzlZAWo4+PdUoUXRESo8h",
+	"rRDe61zPm5CEio5CYqMZxkzUvwMGDa+ZYz+te0Ijlk9n3QoMreUUjNpHCL2lUeWSTB18hx5Yh4FZ2mRq",
+	"VLeXMVdO2WCJfpuREBdTaD48iwgWDmoM7xYbcTQjY6Wm2r60IqcDq7pgRFwM56I2Oj9++AdJsxhy0Mrg",
+	"7GE+VeYL2LlslJX8/QnyzSHEnIh0QmMuWURaYyEVicWcpQMqNbaplPIYctmEMhbxkGaxIlORKhKlYjrV",
+	"l71+PzsEd7REnhMqSdi7/HHY3Q9daY7VkpBtm04fi4GhVQnIf0XCjGBN0imOA9rPvS45IRMupe6NNxVI",
+	"S6ToBA9xphRnDk5IPXhYM4ve8jmm6SymJnte0QuzaqAcMcibTEiWXCRinhTaRIv+mFBHyi5iSPnb7/UK",
+	"wyzJiKnanLxnUG31SXfm1LtpR954r7WtnPD7Nwfbum3sxlpWAX8Ugzy9QK9MPdC40EhLjvW3gaCmXmrt",
+	"PyJNe0MlsKPIA8xXQhPcdO0+ZkDXO33gUaN09HhYwIHNlIwKtwRExFHJwSGQuZanZgHIamfmEqTstNZn",
+	"ubVtFndT//PtdINw35OlibF6Gn/xLz/n0VecwzFTbHk2I2VMtcBJaXI7SJ9TDvnvcNaTzkS0xotV0Vup",
+	"hlIwbdapoWAnq7bdtedRv50aQZTScG0jiDLhias131ge5U4nyDbOr9rVibPQGaOyOBPLazKo3j3ebbbO",
+	"9LYB1hNsGldcSVV1pBssohuQor6bC283e+c2W2fjyb4ri1mvw43W8Zq99aHZ9ThbbTEa1ql9JADkvjdU",
+	"Ws6pNbhQjJ6Bh8QLoQ2YfugDCZnzVnKm1UPU4IpEHLQAjaMD09axYIUlisxTUa1c74zT5/l7NoixPWLk",
+	"w7dJga6eFQ1W3BWs0F+lbNx6Pt5NEcQPqtMo6thY9eqK1kyy1K5zbmRcScvS/sDqTti8DQVmhtfC5nrn",
+	"DmMg0sgSNNNNvY1d5hUn0pMoem47t+1ir8hvu3nPmO3dTeem2ufKpta18T1tWwsfRX7V+cbU6z4s4LLu",
+	"rKf7DQeZVGIS+mGVvt7LCCU/n757S05hpZCD3kGvs39gs2Z4agM5D3K+R9LSLwwBMpEYQrFjwi5xlEio",
+	"xyWUhlpymEkWtY9JOGGTPkvlmE+BjRICAOcXbGE4KZGOMCQDMTGxnn7GY9XhicnxkV1yZuJL+AuSsBlL",
+	"TcFsvfPdI/S9g8BU7OMtee3L+ftrBFTZ3EX+GkaQBkJvEUJx9VRnNK4GTnRvdgpqQHUuT0OVXk4iVGLS",
+	"l0ok7MiwqLu4c2Iox0LDTxx6vlAs1A0InRouVhO+B22LKU31MiCxGB2TRPiR7JRNxMzK02Hw1/4VOURS",
+	"RiM9RKS/IKH5E7KkvkzFBIukRcnOC3x5DEugVoB9m+Bw2DvUPTWnUizPwMsh1ZINFREZlEf/nsGpJYA4",
+	"vfvB8MHadBZ2qWcgqnxwk3lTUvioVTNKWcwoBLO5u6DA0SQDvSnEMQMiBeDVnTJHPCHJSBjZDaSRjgTL",
+	"JZL0ybdPBxddoqEOsml012Aq0Fh/6RDrn8OAXLCp8tIS7HTALQqiljwh4d9fnBGYfmYy5ApUMlylvGS5",
+	"rS0LTEuZg3lOAwOfxBbEH2nL3whQteud4r5G0x011Atm+l0ScnKfuNn2mm3vLgQWriDc5G+CI6acU2G1",
+	"NzJPmFfo27BJ88PyhlJQviuprVYzVboz9N0pp9vw0N9Q0dz/yHnFPN1q/eSEMgVGuliM6lfUW7/UFAyN",
+	"dcUpjtjfensrhIWV5wtGqZ0JjVjNovNrPV2v/6E7fRfLU+4WAXZ5yDajwo7FCLKMdq3yfq0S9j8qHHxg",
+	"tILGRH+yVdWxVYXoPj7gmW1Dv/0yBODt0ncS9hfo0C8dHMDnb3hb8qurSSL1MxtnfeOsb0zu7QBCr5tr",
+	"++vBvzFkaQdulmO+gg3mjUtZZ5ccCWQrY3uVxa1QtFR0Sy3b6obZLeYXDFjnITUeDRIRRwaF0LvkvXiW",
+	"xExKEl4wNj2n8tz+wZPIAd9EqHt7ngh1DvSWoYk9CtJiiR7hqI3vM6aGKx9e59hHNqrwEusDEfOk5IfT",
+	"lz/CnH+0h/qZZ9dVIeCZ+QTv3Be4kyC41M3bFrveMDjgTURv8jUOkwa9bzMhwyymkpcViv1zzbWrQTqq",
+	"KBUjCasAvQDKXXKCTmbAOsv9q/uEojkqSw3iDbI0ZYnyF1QR1z5CP27Kvbv+rPV6+AbyVXYFgKX3uSfw",
+	"10DeriHvYAPIS6FQm5cOwA1aboaWuPJqjr2rwfALxqLc0bfaO7aKdBmPvGWbtirKV2JZd2UlqD6DtabL",
+	"Qg02Cmhoo9Oc5RnS5xVV7Mh/aszoUoewGtGasxTU3Eyv9KGd8kSW3Hr64SwewhkdslZMdK/+iF7poNs5",
+	"qBua+B1zuuj3K+pU1KPqJ8uRbwLgDaw2rrvqk3ktXqCgvRVAqGWIX8VhBWt8s0y7k8KhGw7rJhsk5jMW",
+	"BqgSF/IEcSPUJiDo7zs2BRvgrzD7jlGyeDDmM5TuxUL1p071vpM/RS9QV4svBRJYeKq/FWm85i1vKGVu",
+	"kziAHoJtyaeKlueO6fE2s/uafLjvzei7l+JauHyvkg+3BHhRZAjtV+QUu4RgLsmMxtzICRtFi0qmPtKi",
+	"ZMIlquggB4cGbm2j6euHhowEUpKnguuBanfJW0g5NQlpqYVS54k08r1ckhAI+UK0vhwUWiIWgNmWEZV/",
+	"WpkkdRJFHyz12LfHvh0dpd1L3Vp+sU/Dv0l2sb6+wdLGZ3jr5RlLPIRXhVG5wmKMY8OLxCBss5QI61JR",
+	"J3ShcQyJ9n4ib/jfuvUIJr9LCJO3hGF+BzZFMNlAWANhtwxhiBX7vV7PlzwUyTZOvUpQM5omV01uKUqu",
+	"5vrLm5avgnXJR2MFURyN1SCrRpMRKyvQw4Nsh/E4LIYkERjvNiyoeZYq0KBWptdQgkVsS6F00pqPhRWl",
+	"LnEjmth1u1pktnxZrU2Kl91Q4s6dgvZdpfuUx6xJ+2kQ9Jo1uoZ34/qna/TgXcubaL2AzqOIZ2KRer7F",
+	"oyLGWJ1ajTQdkcQGDC1UDijEM2KRjFiq7UwaRRhGQVyNSJYoHpOyqxFINJ1TckM3pu+JNE7MSuzDxzYe",
+	"ycYj2Xgk7x984uot8Ew78GlfGT77WXzRyabADF5vdppsm2env4B+tyU5mWSx4lOaKjLkLI5IqP8YkhZV",
+	"ZCKkIk8O9bkagHE/6PV6AZjOYi7bR4QaKn79MylocuqOhYErFI0X7i/onESkjQRoBhu/KZlSNbaBaNxX",
+	"gG57ig0YyqYBi2MgMnZE0RVOVTBhB3JmOPzNTWOqSJ+NeCJNZx+EZCjiWMzxYeFfw4CEf9H/6+j//R/d",
+	"TaJoPwDe4zTldMRMFhKYryZZSj8nFpKZvE0UVte/bOW1vQ8gPj/JYkoSlqmUxlwC6rW7paHxdi42maoF",
+	"4RP9AP3tTFxMXxxY367ej/U/jvOUVbMltkKZSayqRpZo2GD0P9nlVBuTYdsQUuCmBGMsBdC/Qp8JzilH",
+	"4I6h+glMJGS9dlKQfMbQL4NTS6KiMwMebD3jbDKCmS++Txy/mfnsv2csYxHu0zlJ/UHvIC8s/k30AzIf",
+	"88HYKyb+TfTlwy+/if45j77aryq75IOYo4vc6495CEmzROLOC6QcMIkxKCjmhOmVb08l0KQjy8YH4ldh",
+	"UZd8GgvwROlTl7UdTBV77nKnCzOax/7qR6ZBLFSAj1u/8/8tiy8+whPurDvLQclDPdU7EVW0uJ1PU/1O",
+	"ynC96alSfTy2GKU3a/0oqvaO9vo8oWhjloUivNPRv/Gpv7qrRP83NtjwEHVwY7bJz6K/ziCBOYXTvbFJ",
+	"mkPdLVolrwHJHHTB6Sm3E0Dsg+rpemX7JGI3ki/ijnGFE95xQV5j7ZkNDmf2SVfJMUmrTmoV5BK0SR5p",
+	"jmrNUe3+ckrQG0wfMfRKXuhzDbkS9fhzxNAoqdEJsxYmJvEV8+Ra62mXsMKtjURDK2KsxxvLRFoODO8Q",
+	"locOyLtEn/zwPAO0dvmJpADZfeYygMkJGuRGKCePH8Brc2WPLEcmxdHI3Kg5HzDSOuz12oG50fKA57pN",
+	"h73DduAaLjEKBVa90oN4p9pUlx9j+Xm+uwBz4cVuqdjEtL4tG1ETZm7s6TtAR7SDSLPbRnIjum4f2STK",
+	"PM+J/Dz43orHb0XJtGdbFyXwdkuhV0OfFwBZOziwYFvLbODaQbzHL4hun4m27vUYKZYcIYOMlXazsmzz",
+	"MY9Z0dOTU9W1HWWfEUm2ZIJQV7NYwVC4jmvPi8dzVUGO5+ld6IGv4tFbtZnd4oHle6DR8wPtDYtes23d",
+	"Nxa96592xDzRw9mRdDKNWWcgZ7XcXyd+CAlSkRKN5XAj/C5iKThehoa1dU24JyCf904INgz+q8977aNy",
+	"WKoci3IRp4GIs0kCEaeY0aH1/2M7DyTJHdi6UQheQdCK8EQJgr7mXO4TomIolE/jzOy0ps9YlSlJC452",
+	"EHp7IE3oyLx+YLVHAzIQiVR69zYXJNkEnxlYXX74SfdXA75aTJF6cEJRxLSvl488xkJNHEQ04rFliXsF",
+	"HArN1qfEiEEsKRIQnbD1DO0u+eiiQhK3H4yNYOTHxKry8B3uZuatuTSSr4ENxHhfE00AwvXRDslLJnRB",
+	"7GQiXFXuWebPpzBkz+Rs59tWxYa1ciNR7FI9NEugXje6cmvI4yCNlMl9EfC3E5JQi0Iu4o5SvN6M72fx",
+	"hQkLVoFtsHfZkbOBhlHWGYq0A66QDuobmeP3JniMprH1PnWoXInIntqSZw8XvDClZM1AW7CoamySCmK6",
+	"0La7l5gA1q4sRubX4LIReIYjR57Cah5EJZJ1h2w4ZODMN3e1q+HczzEoZgRQIqfwzDFjisxFFqPWC4Q9",
+	"bMy+xUupA3WpAnjEKiULtL2ThBVVDR+EpM+GImWEKxvQXh4wOqcL0nr36eT0PUwknug9Rn+UUcYjmgw0",
+	"Ij9Hx5U+N+G3znnU1/nv9I7QJacqZeBdtJAOraMvzmqaw0YW6uPX4pxi0kROceWxcD9CHpkC+9SaXuiG",
+	"7Ae6YJb9hSZ64+nr3c18SPD3tehEYHncBNyk007MZiwuziXI+yvMpraN1cBLwUyyXyTKUltwZxIfzDfC",
+	"jBj9e2OkGMlA0x29ngeZkn62ghzr+1vmOZDnUOk4fAEXGA/XibzKxvUtmEa//83uOzqxfJf76Quzkvx9",
+	"03mSILnI2zoBnTY8pYyYWi7bWE37XRXkgM3PlkYsyJylJugcbBpDqaEkXsrXv78AsWVhQsMjfv95xAuc",
+	"+DdSJFBYr5uTi5+UyYq0SReUbPHuqgV4LyjBt837aCjEGwrx26QQr4CDDRjEy5hgEGR9Tfl7vNBjLotc",
+	"uH8pk2JtesQRJmSMmJK1MTLDbrRO1+ob5jvgaTdl4M8zL1+b2GAG7DvMbCi+2S2lNpQ7sTpEZKY5i1ww",
+	"sYkVNbGiWwR3M339HAcDKNdNcTBEmTdcT68cd7yrkYfkh2ItvHeyNEnQzvvlNCTyyHq90ETZP1rPatnU",
+	"sTd17DswFxs1ips6dJZru6/Nc+nK1LfnuXRVCz7P5VJlxQZEl5VwBO/ZFCs0xQpNscI9xD+U7qUVvBPX",
+	"gD6NGNdCvrzk2CvYCrxKLgjTeZD4gc2E8RRwSYYc8h7VqmRSEClOBBlmKaSrGMojONf64tCl4LHDw9Zy",
+	"ABmP5LYAYD04V+Opvr+B0wZOGzi9h3CqF2+BpQOg6OoMHZLObPVXh8oOnJVXn2jhEohVgIPS8WYe+akw",
+	"2rKD+lYvNR9IIQIyTbF4bcM0EGQywtSP3NvUKvpXA1Lyt5oM95z4mKZsY+ZjKr3XegDZKxp5LXsxMlmo",
+	"MU0c0wXyI1fB7SmdmVqlEwnJMA1d8e3QFcOXasC7cU7eEaZizOKLDCRcDbyNotl6Q/iZ0Stbqod1FwVk",
+	"whQNiFIQXyok0y0pVHbJJ0g1fD3sgJ0WovGJBi6XIGeNGd18uFSDJBWPY0IVRn2scd463D9AZJ1zySoD",
+	"P6h2dK8s112Jrdle3Vr56zaWcyO11kitfT9Sa9f2XnzxsoFt7hCY3zeWOWQ1GSryhvSfvsusIXy1Jseo",
+	"yTG6HzlGJbGKK2QYFXGkeP69cjDoOLdPfQZAY6jWkkoVkkbuqGVm79oGJ76RH3LzU2zuAWmkdxpv5B3J",
+	"tbHocE0JniKgpYwngEzXhTQb4skJnrwAN57EV/Of48tV0uuRVrocF1qKb+e0WLX0qtWRGjMCDazuGlbd",
+	"ZGtwtcHVO2A8mtlIKHGoddPoakLoV4XWygA6BM19nK2MmmPYO6YqD4q7tEQbPHLlsD7b3WZA7fKPzM8A",
+	"tXIM1dPIE96H9EhoB8icssSZVTeH3Rhlb4B718DtT5AGtRvUvguxeaxxuWZkvgjYBlWvgdi+5EKBpbps",
+	"aZMsiQSThCsNweUN6BrW8g1h6yn2qAHXXYNr+dM38NrA663Bq1n1Ra2ZGwJXF0dfja1vjFCRh7DH8MOV",
+	"0oy6tQHu7xrXdhcS3zoRqXdruulNOLwJh38v4fD1OKzoqESS0V90FB3VxrcNKnFTOk6otmGTiKaRnnc2",
+	"TVPREWmFKPQrx3waBiREDsfzC7bIhcXCNuFJHiw35eZinhBqwnMsIpGYUI5kyrjBiITJgABPjpBOk87a",
+	"0oqqTIamvL0V2qIBLuHmYwJkcjEfssFiEDMUewsHmVRignoDWXKR6C7oYYNdw2p9wQvXJJPm1B+cyb8t",
+	"zujoZmL35SOEHW1vpDVUGfbPvaO9fND3gj2ub5pSNd4L9vSA7B3pybBXxt/Aw9IJvfwHS0ZqvHf05DDY",
+	"m/DE/rhfoaK1gvCIM/nAisoZTlISOjEee5rQ36TdtV1FKibXV/yWe373WJJN9FzGB8F97p+2JgTeD044",
+	"nqaX6/MuTfgzOvof/QobViy4VQQkD/pLNpSd94ViDEiLHEaltbBIcMGVyMY2Zen8Mk3FkMfsnEdfH0Y8",
+	"6tr5WAnOYcSjoznrH32JeHQ+FlJ9PfKfEJKUSRHPmCRjlrIuMMi75IY3TI1FFJKYS0NPaG59YKvdWcoi",
+	"8iI6ePx4/ym5YAsoigrfZLHiGtZJC7UnUWBeJNW5on9n6jmPnotBNtHrbQcoeZZ3nbT6VLLHP/XVoF3E",
+	"ycPZz09//rjf//nnF0+fvPx0+vP/nb2Sv1VjZj6EK6FzSpWejHtHe//5937n6Unn1c+dt+87/6Kdi0nn",
+	"v79+2Q8OD7/+ae/bQpI/1jVo9Pz1c70rwjUNBN0fCCp/O3TYmcnqYQ6PWKL0MzeDnVIvqrrA0pldrsXp",
+	"BLSnQiqiL0F+VC7zDrbCCb1gJM2SEK4ALlkCXI0/9X7qtfeCvSyN9472HsKR1LxAuZF3CYP0ugViLVfA",
+	"sS6GAdE2hZKWiRjUdheE0TTmLPVPdmZdI3l4BYI8E3GMjLkS5T4cuvta79D6kMcK5F2TCPL/ZODURazy",
+	"yMJrEvF/ucVfLBcUfKsh14/UnzPBNw302VS/E3C5e8+z3D4VjzQ8QZbWIE9JnegzP6oXI1ktMs17T0WZ",
+	"lIpn4jm6mDrX0uMxmWb60JFERP9bW80UP0rbVd/GYiSLPc/z6pZbeg5Wf7ElMfTPCmLGUvL87Sk5++eZ",
+	"HnTy6uzsvZGfhE9PNB5rG1Lf21846WX3DK83eMio6MdboVwHpCmAG3Bpp4athrPHlGKHjU/Ff+3Ef17V",
+	"1EsZVXrlwFiOaTLSP+SvHdTMRpx2E5pQuCEnCvW2MXP+W270k54RRGZ990sZkDnrj4W4gCWqit4ReHWT",
+	"4Wroue3VcKDK25yjf2n583q4JW2QOZMslQ8sgvlddxBWvduXCdJy8nE8dea1LNBX//JOLEalPsdiVNMO",
+	"AiWWQ5KT96/BCPLupIOByPRGW3n3c/acI+zpR0geMdOfiEW8g688idqkY+oYbehbj4nkowSUF2KcAjFd",
+	"wApWyBCv/5EDD566cFB5SgYpncf+XGcRr+jiK0ZjNTZzikY8YbKACQup2KTm1c7STCpiXZYEDkHkfSqU",
+	"GIiYzA66PdI6E6/ft4+INQFwhdgZPErA32OVmkwoq0LCA0xspBWfMEW7Kv19Guo1GdMUy6gm7iv/PsXj",
+	"/TujYCEZcbaok5QC0W6wZD+8fEZ+/Kn3o+54P2YT8tzQi7dC3/6a4l//ou2w0Ji49nCd/j7d+/rr1/8f",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

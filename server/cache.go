@@ -43,7 +43,9 @@ func render(v any, digest string, ttl int64) (cachedLookup, error) {
 func (e cachedLookup) write(w http.ResponseWriter) error {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("ETag", e.etag)
+	if e.etag != "" { // none on a lookup with prove=current
+		h.Set("ETag", e.etag)
+	}
 	h.Set("Cache-Control", e.cc)
 	w.WriteHeader(http.StatusOK)
 	_, err := w.Write(e.body)

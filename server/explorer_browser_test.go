@@ -164,7 +164,7 @@ func witnessedExplorerSite(t *testing.T) (*harness, string, *witnesstest.Witness
 	lk, vkey := newLogKey(t)
 	w := witnesstest.New(t, "witness.example", vkey)
 	h := newHarnessWith(t, "sqlite", func(c *server.Config) {
-		c.LogVerifierKey, c.ExplorerWitnessKeys, c.ExplorerWitnessQuorum = vkey, []string{w.VerifierKey}, 1
+		c.LogVerifierKey, c.LogWitnessKeys, c.LogWitnessQuorum = vkey, []string{w.VerifierKey}, 1
 	})
 	id := publish(t, h, h.key("owner@example.com"))
 	if _, err := translog.NewIntegrator(h.store, lk, nil, nil).IntegrateOnce(ctx); err != nil {

@@ -141,7 +141,7 @@ func eachDialectOf(t *testing.T, fn func(t *testing.T, d string)) {
 // checkpoint); without them the button's step says it is skipped.
 func TestExplorerNamesTheWitnesses(t *testing.T) {
 	h := newHarnessWith(t, "sqlite", func(c *server.Config) {
-		c.ExplorerWitnessKeys, c.ExplorerWitnessQuorum = []string{"witness.example+0a0b0c0d+AAAA"}, 1
+		c.LogWitnessKeys, c.LogWitnessQuorum = []string{"witness.example+0a0b0c0d+AAAA"}, 1
 	})
 	id := publish(t, h, h.key("owner@example.com"))
 	if body := getPage(t, h, "/explore/log").Body.String(); !strings.Contains(body, "witness.example") || !strings.Contains(body, "cosignatures of 1 of these witnesses") {

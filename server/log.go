@@ -102,22 +102,8 @@ func (s *Server) GetLogInclusion(ctx context.Context, req gen.GetLogInclusionReq
 		size = *req.Params.Size
 	}
 	p, err := s.logReader.Inclusion(ctx, req.Version, size)
-	switch {
-	case errors.Is(err, translog.ErrNotLogged):
-		return nil, problem(http.StatusNotFound,
-			"Version "+req.Version+" is not in the transparency log: no such version, or a draft")
-	case errors.Is(err, translog.ErrNotIntegrated):
-		msg := "Version " + req.Version + " is not in the transparency log yet: it is waiting to be integrated (retry in a second)"
-		if size > 0 {
-			msg = fmt.Sprintf("Version %s is not in the transparency log's tree of size %d: it entered the log after that tree, or is waiting to be integrated", req.Version, size)
-		}
-		return nil, &apiError{Status: http.StatusNotFound, Code: gen.ErrorCodeNotIntegrated, Message: msg}
-	case errors.Is(err, translog.ErrBadSize):
-		return nil, problem(http.StatusBadRequest, "Invalid input: query parameter size: "+strings.TrimPrefix(err.Error(), translog.ErrBadSize.Error()+": "))
-	case errors.Is(err, translog.ErrNoCheckpoint):
-		return gen.GetLogInclusion503JSONResponse{ServiceUnavailableJSONResponse: unavailableBody("The transparency log has not signed its first checkpoint yet")}, nil
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, inclusionRefusal(err, req.Version, size)
 	}
 	out := gen.GetLogInclusion200JSONResponse{Message: "Inclusion proof", LogIndex: p.Index, TreeSize: p.TreeSize, Leaf: string(p.Leaf),
 		Checkpoint: p.Checkpoint, Hashes: make([][]byte, len(p.Hashes))}
@@ -125,6 +111,28 @@ func (s *Server) GetLogInclusion(ctx context.Context, req gen.GetLogInclusionReq
 		out.Hashes[i] = h[:]
 	}
 	return out, nil
+}
+
+// inclusionRefusal is the answer to a failed proof of a version's inclusion (in the tree of
+// size, 0: the latest), for GET /svc/log/inclusion/{version} and /svc/log/proof/{version}.
+func inclusionRefusal(err error, version string, size int64) error {
+	switch {
+	case errors.Is(err, translog.ErrNotLogged):
+		return problem(http.StatusNotFound,
+			"Version "+version+" is not in the transparency log: no such version, or a draft")
+	case errors.Is(err, translog.ErrNotIntegrated):
+		msg := "Version " + version + " is not in the transparency log yet: it is waiting to be integrated (retry in a second)"
+		if size > 0 {
+			msg = fmt.Sprintf("Version %s is not in the transparency log's tree of size %d: it entered the log after that tree, or is waiting to be integrated", version, size)
+		}
+		return &apiError{Status: http.StatusNotFound, Code: gen.ErrorCodeNotIntegrated, Message: msg}
+	case errors.Is(err, translog.ErrBadSize):
+		return problem(http.StatusBadRequest, "Invalid input: query parameter size: "+strings.TrimPrefix(err.Error(), translog.ErrBadSize.Error()+": "))
+	case errors.Is(err, translog.ErrNoCheckpoint):
+		return &apiError{Status: http.StatusServiceUnavailable, Code: gen.ErrorCodeUnavailable, RetryAfter: retryAfterSeconds,
+			Message: "The transparency log has not signed its first checkpoint yet"}
+	}
+	return err
 }
 
 func (s *Server) GetLogConsistency(ctx context.Context, req gen.GetLogConsistencyRequestObject) (gen.GetLogConsistencyResponseObject, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/gen"
+	"github.com/svc-directory/svc/translog/leaf"
 )
 
 // versionSel turns version_id / as_on into a store selection (not both: 400).
@@ -59,12 +60,21 @@ type lookupAnswer interface {
 }
 
 // found is what a lookup read: the answer's body, the entry's digest and ttl, and whether the
-// answer may be kept in the lookup cache.
+// answer may be kept in the lookup cache; for prove=current (lookup_current.go), the version's
+// log leaf (nil: a draft, never logged), its entry's id and how to add the proof to the body.
 type found struct {
 	body      any
 	digest    string
 	ttl       int64
 	cacheable bool
+	leaf      *leaf.Leaf
+	id        string
+	prove     func(currentProof)
+}
+
+// proofSetter adds a current proof to a lookup answer's three members.
+func proofSetter(state **gen.LogState, isLatest **bool, latest **gen.LatestLogged) func(currentProof) {
+	return func(c currentProof) { *state, *isLatest, *latest = &c.state, &c.isLatest, &c.latest }
 }
 
 // lookup is the one path of the three lookups. A latest lookup (latest) is answered from the
@@ -104,13 +114,20 @@ func (s *Server) lookup(key string, latest, fresh bool, ifNoneMatch *string, rea
 // LookupNamespace returns a namespace with its proof.
 func (s *Server) LookupNamespace(ctx context.Context, req gen.LookupNamespaceRequestObject) (gen.LookupNamespaceResponseObject, error) {
 	p := req.Params
-	return s.lookup("n\x00"+req.Namespace, p.VersionId == nil && p.AsOn == nil, p.SvcConsistencyToken != nil, p.IfNoneMatch, func() (found, error) {
+	read := func() (found, error) {
 		ns, err := s.lookupNamespace(ctx, req)
 		if err != nil {
 			return found{}, err
 		}
-		return found{gen.NamespaceLookupResponse{Message: "Namespace found", Data: s.namespaceOut(ns)}, ns.Digest, ns.TTL, true}, nil
-	})
+		out := &gen.NamespaceLookupResponse{Message: "Namespace found", Data: s.namespaceOut(ns)}
+		l := leaf.Leaf{Kind: leaf.KindNamespace, NamespaceID: ns.NamespaceID, Version: ns.Version, VersionCount: ns.VersionCount, Digest: ns.Digest}
+		return found{body: out, digest: ns.Digest, ttl: ns.TTL, cacheable: true, leaf: &l, id: ns.NamespaceID,
+			prove: proofSetter(&out.StateProof, &out.IsLatest, &out.LatestLogged)}, nil
+	}
+	if p.Prove != nil {
+		return s.provenLookup(ctx, read)
+	}
+	return s.lookup("n\x00"+req.Namespace, p.VersionId == nil && p.AsOn == nil, p.SvcConsistencyToken != nil, p.IfNoneMatch, read)
 }
 
 func (s *Server) lookupNamespace(ctx context.Context, req gen.LookupNamespaceRequestObject) (directory.Namespace, error) {
@@ -124,21 +141,28 @@ func (s *Server) lookupNamespace(ctx context.Context, req gen.LookupNamespaceReq
 // LookupRegistry returns a registry with its proof.
 func (s *Server) LookupRegistry(ctx context.Context, req gen.LookupRegistryRequestObject) (gen.LookupRegistryResponseObject, error) {
 	p := req.Params
-	return s.lookup("g\x00"+req.Namespace+"\x00"+req.RegistryName, p.VersionId == nil && p.AsOn == nil, p.SvcConsistencyToken != nil, p.IfNoneMatch, func() (found, error) {
+	read := func() (found, error) {
 		reg, err := s.lookupRegistry(ctx, req.Namespace, req.RegistryName, p.VersionId, p.AsOn)
 		if err != nil {
 			return found{}, err
 		}
-		out := s.registryOut(reg)
+		out := &gen.RegistryLookupResponse{Message: "Registry found", Data: s.registryOut(reg)}
 		f, hosted, err := s.originFile(ctx, reg.NamespaceID, reg.RegistryName)
 		if err != nil {
 			return found{}, err
 		}
 		if hosted {
-			out.Origin = originOut(f)
+			out.Data.Origin = originOut(f)
 		}
-		return found{gen.RegistryLookupResponse{Message: "Registry found", Data: out}, reg.Digest, reg.TTL, true}, nil
-	})
+		l := leaf.Leaf{Kind: leaf.KindRegistry, NamespaceID: reg.NamespaceID, RegistryID: reg.RegistryID, Version: reg.Version,
+			VersionCount: reg.VersionCount, Digest: reg.Digest}
+		return found{body: out, digest: reg.Digest, ttl: reg.TTL, cacheable: true, leaf: &l, id: reg.RegistryID,
+			prove: proofSetter(&out.StateProof, &out.IsLatest, &out.LatestLogged)}, nil
+	}
+	if p.Prove != nil {
+		return s.provenLookup(ctx, read)
+	}
+	return s.lookup("g\x00"+req.Namespace+"\x00"+req.RegistryName, p.VersionId == nil && p.AsOn == nil, p.SvcConsistencyToken != nil, p.IfNoneMatch, read)
 }
 
 // lookupRegistry reads a registry; a miss says which level was missing (errors.go maps it).
@@ -158,7 +182,7 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 	p := req.Params
 	key := "r\x00" + req.Namespace + "\x00" + req.RegistryName + "\x00" + req.RecordName
 	latest := p.VersionId == nil && p.AsOn == nil
-	return s.lookup(key, latest, p.SvcConsistencyToken != nil, p.IfNoneMatch, func() (found, error) {
+	read := func() (found, error) {
 		rec, err := s.lookupRecord(ctx, req.Namespace, req.RegistryName, req.RecordName, p.VersionId, p.AsOn)
 		if err != nil {
 			return found{}, err
@@ -177,13 +201,22 @@ func (s *Server) LookupRecord(ctx context.Context, req gen.LookupRecordRequestOb
 		}
 		// A record with valid_till changes its message with time, and a draft is for its
 		// namespace's owner and delegates only: neither is cached.
-		out := s.recordOut(rec)
+		out := &gen.RecordLookupResponse{Message: msg, Data: s.recordOut(rec)}
 		if hosted {
-			out.Origin = originOut(f)
+			out.Data.Origin = originOut(f)
 		}
-		return found{gen.RecordLookupResponse{Message: msg, Data: out}, rec.Digest, rec.TTL,
-			rec.ValidTill == nil && rec.State != directory.StateDraft}, nil
-	})
+		fd := found{body: out, digest: rec.Digest, ttl: rec.TTL, cacheable: rec.ValidTill == nil && rec.State != directory.StateDraft,
+			id: rec.RecordID, prove: proofSetter(&out.StateProof, &out.IsLatest, &out.LatestLogged)}
+		if rec.State != directory.StateDraft {
+			fd.leaf = &leaf.Leaf{Kind: leaf.KindRecord, NamespaceID: rec.NamespaceID, RegistryID: rec.RegistryID, RecordID: rec.RecordID,
+				Version: rec.Version, VersionCount: rec.VersionCount, Digest: rec.Digest}
+		}
+		return fd, nil
+	}
+	if p.Prove != nil {
+		return s.provenLookup(ctx, read)
+	}
+	return s.lookup(key, latest, p.SvcConsistencyToken != nil, p.IfNoneMatch, read)
 }
 
 // lookupRecord reads a record as the caller may see it: a miss says which level was missing,

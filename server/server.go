@@ -28,6 +28,7 @@ import (
 	"github.com/svc-directory/svc/recordschema"
 	"github.com/svc-directory/svc/store"
 	"github.com/svc-directory/svc/translog"
+	"github.com/svc-directory/svc/translog/tlogproof"
 	"github.com/svc-directory/svc/trqp"
 )
 
@@ -59,10 +60,12 @@ type Config struct {
 	// LogState is the instance's serving state index (GET /svc/log/state/{id}); nil: the
 	// state query answers 503.
 	LogState *translog.StateServer
-	// ExplorerWitnessKeys are the verifier keys of the log's witnesses that the explorer's
-	// verify button checks cosignatures of, ExplorerWitnessQuorum of them (docs/explorer.md).
-	ExplorerWitnessKeys   []string
-	ExplorerWitnessQuorum int
+	// LogWitnessKeys are the verifier keys of the log's witnesses, LogWitnessQuorum of whom
+	// must cosign a checkpoint: the explorer's verify button checks their cosignatures
+	// (docs/explorer.md), GET /svc/log/policy names them, and GET /svc/log/proof/{version}
+	// proves against the cosigned checkpoint when there are any.
+	LogWitnessKeys   []string
+	LogWitnessQuorum int
 	// WebhookInsecure (TESTS ONLY, SVC_WEBHOOK_INSECURE) lets watch subscriptions name plain
 	// http and loopback webhook URLs.
 	WebhookInsecure bool
@@ -101,6 +104,10 @@ type Server struct {
 	logReader *translog.Reader
 	logState  *translog.StateServer
 	logKey    string
+	// logPolicy is GET /svc/log/policy's text (nil without a log key); logWitnessed: the log
+	// has witnesses, so its offline proofs are against the cosigned checkpoint.
+	logPolicy    []byte
+	logWitnessed bool
 	// replicaReads: the store has replicas, which GETs' reads may go to (consistency.go).
 	replicaReads bool
 	// healthz is /healthz's answer, encoded once.
@@ -148,6 +155,13 @@ func NewServer(cfg Config) (*Server, error) {
 	s := &Server{store: cfg.Store, log: cfg.Logger, didHost: cfg.DIDHost, now: cfg.Now, ops: ops, spec: svc.OpenAPI,
 		entries: entries.New(cfg.Store, recordschema.NewCache(4096)), networkGenesis: genesis, cache: newLookupCache(cfg.LookupCacheTTL, 100_000, cfg.Now),
 		logReader: translog.NewReader(cfg.Store), logKey: cfg.LogVerifierKey, webhookInsecure: cfg.WebhookInsecure, logState: cfg.LogState}
+	if cfg.LogVerifierKey != "" {
+		p, err := tlogproof.NewPolicy(cfg.LogVerifierKey, cfg.LogWitnessKeys, cfg.LogWitnessQuorum)
+		if err != nil {
+			return nil, fmt.Errorf("server: the log's policy: %w", err)
+		}
+		s.logPolicy, s.logWitnessed = p.Format(), len(cfg.LogWitnessKeys) > 0
+	}
 	s.access, _ = cfg.Logger.Handler().(accessWriter)
 	s.replicaReads = cfg.Store.HasReplicas()
 	healthz, err := newHealthzOK()
@@ -228,7 +242,7 @@ func NewServer(cfg Config) (*Server, error) {
 		e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
 	}
 	s.registerDocs(e)
-	if err := s.registerExplorer(e, cfg.ExplorerWitnessKeys, cfg.ExplorerWitnessQuorum); err != nil {
+	if err := s.registerExplorer(e, cfg.LogWitnessKeys, cfg.LogWitnessQuorum); err != nil {
 		return nil, err
 	}
 	s.echo = e

@@ -72,13 +72,19 @@ exist; a bad line stops the import with its line number (only the batches before
 	"log key create": {"--origin ORIGIN --out FILE", `Creates FILE (mode 0600; an existing file is refused) holding a new Ed25519 signer key for
 the transparency log of that origin, and prints its verifier key alone on stdout. Give the file
 to every instance as SVC_LOG_KEY_FILE and the verifier key to the log's readers.`},
-	"verify": {"--kind namespace|registry|record [--log-key VKEY (--inclusion PROOF | --url URL)] FILE", `Recomputes the digest of a saved lookup response (FILE, - for stdin) offline, trusting only
+	"verify": {"[--kind namespace|registry|record] [(--log-key VKEY [--witness-key WKEY... --witness-quorum Q] | --policy POLICY) (--inclusion PROOF | --proof TLOGPROOF | --url URL | --current ...)] FILE", `Recomputes the digest of a saved lookup response (FILE, - for stdin) offline, trusting only
 the proof package. With --log-key it also checks that the lookup's version is in the
 transparency log: the inclusion proof (GET /svc/log/inclusion/{version}, saved in PROOF or
 fetched from the service at URL) must carry a checkpoint signed by VKEY, its leaf must be the
 leaf of the lookup (kind, ids, version, version_count, digest), and its audit path must lead to
-the checkpoint's root hash. Exit status 0 when it verifies, 1 with a one-line reason when it
-does not.`},
+the checkpoint's root hash. --proof TLOGPROOF takes a saved C2SP tlog-proof (GET
+/svc/log/proof/{version}) instead; without FILE, svc verify --proof checks the proof alone and
+prints the leaf it proves. --policy POLICY (a C2SP tlog-policy: GET /svc/log/policy, or the
+operator's) stands for --log-key, --witness-key and --witness-quorum. With --current
+[--max-age D] it checks that the version is the entry's latest logged one, from the state
+answer of --state FILE, of the service at --url, or carried by a lookup made with
+prove=current, and prints current, superseded, absent, stale_checkpoint, bad_proof or fork.
+Exit status 0 when it verifies (current), 1 with a one-line reason when it does not.`},
 	"log restart": {"--origin ORIGIN --yes [--database-url URL]", `Starts a new, empty transparency log under ORIGIN in place of the database's log, as a
 database restored from a backup must (extending its old log would fork it). Removes the old
 log's tiles, bundles and checkpoints, queues every public version again in creation order, and

@@ -157,20 +157,20 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}).WithMetrics(webhookMetrics)
 	dediMetrics := ingest.NewMetrics(st)
 	srvr, err := server.NewServer(server.Config{
-		Store:                 st,
-		Logger:                log,
-		DIDHost:               cfg.DIDHost,
-		LookupCacheTTL:        cfg.LookupCacheTTL,
-		Checker:               checker,
-		Reverify:              server.ReverifyConfig{Interval: cfg.ReverifyInterval, Grace: cfg.ReverifyGrace, Sweep: cfg.ReverifySweep},
-		RateLimit:             server.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
-		CORSOrigins:           cfg.CORSOrigins,
-		LogVerifierKey:        logKey.VerifierKey,
-		LogState:              stateServer,
-		ExplorerWitnessKeys:   witnessKeys(cfg.LogWitnesses),
-		ExplorerWitnessQuorum: cfg.LogWitnessQuorum,
-		Collectors:            append(append(append(logMetrics.Collectors(), webhookMetrics.Collectors()...), replicaMetrics.Collectors()...), dediMetrics.Collectors()...),
-		WebhookInsecure:       cfg.WebhookInsecure,
+		Store:            st,
+		Logger:           log,
+		DIDHost:          cfg.DIDHost,
+		LookupCacheTTL:   cfg.LookupCacheTTL,
+		Checker:          checker,
+		Reverify:         server.ReverifyConfig{Interval: cfg.ReverifyInterval, Grace: cfg.ReverifyGrace, Sweep: cfg.ReverifySweep},
+		RateLimit:        server.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
+		CORSOrigins:      cfg.CORSOrigins,
+		LogVerifierKey:   logKey.VerifierKey,
+		LogState:         stateServer,
+		LogWitnessKeys:   witnessKeys(cfg.LogWitnesses),
+		LogWitnessQuorum: cfg.LogWitnessQuorum,
+		Collectors:       append(append(append(logMetrics.Collectors(), webhookMetrics.Collectors()...), replicaMetrics.Collectors()...), dediMetrics.Collectors()...),
+		WebhookInsecure:  cfg.WebhookInsecure,
 	})
 	if err != nil {
 		return err

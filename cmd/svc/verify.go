@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/svc-directory/svc/proof"
-	"github.com/svc-directory/svc/translog"
 	"github.com/svc-directory/svc/translog/leaf"
 )
 
@@ -29,7 +28,10 @@ var errMismatch = fmt.Errorf("verification failed")
 // inclusion proof of --inclusion FILE or fetched from the service at --url; with --witness-key
 // the checkpoint must also be cosigned by --witness-quorum of those witnesses (the cosigned
 // checkpoint of --checkpoint FILE, or fetched with the proof in its tree from --url). With
-// --current (verifycurrent.go) it checks that the version is the entry's latest.
+// --current (verifycurrent.go) it checks that the version is the entry's latest. --policy FILE
+// (a C2SP tlog-policy) stands for --log-key, --witness-key and --witness-quorum, and --proof
+// FILE (a C2SP tlog-proof, GET /svc/log/proof/{version}) for --inclusion; --proof without a
+// lookup FILE checks the proof alone (verifyproof.go).
 func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -47,28 +49,57 @@ func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	stateFile := fs.String("state", "", "with --current: the saved state answer (GET /svc/log/state/{id})")
 	maxAge := fs.Duration("max-age", 0, "with --current: the largest age of the answer's checkpoint accepted (by the witnesses' cosignature time, or the log's when no witness key is given)")
 	fs.StringVar(&w.checkpointFile, "checkpoint", "", "with --witness-key and --inclusion: the saved cosigned checkpoint (GET /svc/log/cosigned-checkpoint) the proof is for")
-	if err := parseFlags(fs, args, 1); err != nil {
+	policyFile := fs.String("policy", "", "a C2SP tlog-policy file (GET /svc/log/policy, or the operator's): the log's key, its witnesses and their quorum, in place of --log-key, --witness-key and --witness-quorum")
+	proofFile := fs.String("proof", "", "a C2SP tlog-proof file (GET /svc/log/proof/{version}; - for stdin), in place of --inclusion; without a lookup FILE, the proof alone is checked")
+	if err := parseCommandFlags(fs, args); err != nil {
 		return err
+	}
+	if want := 1; fs.NArg() != want && !(*proofFile != "" && fs.NArg() == 0) {
+		return fmt.Errorf("%w: verify takes %d argument(s), got %q", errUsage, want, fs.Args())
+	}
+	if *policyFile != "" && (*logKey != "" || len(w.keys) > 0 || w.quorum != 0) {
+		return fmt.Errorf("%w: --policy stands for --log-key, --witness-key and --witness-quorum: give one or the other", errUsage)
+	}
+	tr := trust{logKey: *logKey}
+	if *policyFile != "" {
+		p, err := readPolicy(*policyFile)
+		if err != nil {
+			return err
+		}
+		tr.policy = p
+		if w.checkpointFile != "" && !tr.witnessed() {
+			return fmt.Errorf("%w: --checkpoint goes with a policy that requires witnesses", errUsage)
+		}
 	}
 	if w.quorum == 0 {
 		w.quorum = len(w.keys)
 	}
 	switch {
+	case *proofFile != "" && (*inclusionFile != "" || *baseURL != "" || w.checkpointFile != "" || *current):
+		return fmt.Errorf("%w: --proof holds the inclusion proof and its checkpoint: not with --inclusion, --url, --checkpoint or --current", errUsage)
+	case *proofFile == "-" && fs.Arg(0) == "-":
+		return fmt.Errorf("%w: --proof - and FILE - cannot both be standard input", errUsage)
+	case *proofFile != "" && !tr.set():
+		return fmt.Errorf("%w: --proof needs --log-key or --policy", errUsage)
 	case len(w.keys) > 0 && *logKey == "":
 		return fmt.Errorf("%w: --witness-key needs --log-key", errUsage)
-	case len(w.keys) == 0 && (w.checkpointFile != "" || w.quorum != 0):
+	case len(w.keys) == 0 && tr.policy == nil && (w.checkpointFile != "" || w.quorum != 0):
 		return fmt.Errorf("%w: --checkpoint and --witness-quorum need --witness-key", errUsage)
 	case w.quorum < 1 && len(w.keys) > 0, w.quorum > len(w.keys):
 		return fmt.Errorf("%w: --witness-quorum must be between 1 and the %d witness keys given", errUsage, len(w.keys))
 	case w.checkpointFile != "" && *baseURL != "":
 		return fmt.Errorf("%w: --checkpoint goes with --inclusion, not --url (which fetches the cosigned checkpoint)", errUsage)
 	}
+	tr.w = w
+	if *proofFile != "" && fs.NArg() == 0 {
+		return cmdVerifyProofAlone(*proofFile, stdin, stdout, tr)
+	}
 	if *current {
 		switch {
-		case *logKey == "":
-			return fmt.Errorf("%w: --current needs --log-key", errUsage)
-		case (*stateFile == "") == (*baseURL == ""):
-			return fmt.Errorf("%w: --current needs exactly one of --state FILE and --url URL", errUsage)
+		case !tr.set():
+			return fmt.Errorf("%w: --current needs --log-key or --policy", errUsage)
+		case *stateFile != "" && *baseURL != "":
+			return fmt.Errorf("%w: --current takes the state answer from --state FILE, --url URL or the lookup's own state_proof (prove=current), not two of them", errUsage)
 		case *inclusionFile != "" || w.checkpointFile != "":
 			return fmt.Errorf("%w: --current takes its proofs from the state answer, not --inclusion or --checkpoint", errUsage)
 		case *maxAge < 0:
@@ -77,15 +108,15 @@ func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	} else if *stateFile != "" || *maxAge != 0 {
 		return fmt.Errorf("%w: --state and --max-age go with --current", errUsage)
 	}
-	if *logKey == "" && (*inclusionFile != "" || *baseURL != "") {
-		return fmt.Errorf("%w: --inclusion and --url need --log-key", errUsage)
+	if !tr.set() && (*inclusionFile != "" || *baseURL != "") {
+		return fmt.Errorf("%w: --inclusion and --url need --log-key or --policy", errUsage)
 	}
-	if *logKey != "" && !*current && (*inclusionFile == "") == (*baseURL == "") {
-		return fmt.Errorf("%w: --log-key needs exactly one of --inclusion FILE and --url URL", errUsage)
+	if tr.set() && !*current && *proofFile == "" && (*inclusionFile == "") == (*baseURL == "") {
+		return fmt.Errorf("%w: --log-key and --policy need exactly one of --inclusion FILE, --proof FILE and --url URL", errUsage)
 	}
 	kinds := map[string]proof.Kind{"namespace": proof.KindNamespace, "registry": proof.KindRegistry, "record": proof.KindRecord}
 	kind, ok := kinds[*kindName]
-	if !ok && !(*current && *kindName == "") {
+	if !ok && !((*current || *proofFile != "") && *kindName == "") {
 		return fmt.Errorf("%w: --kind must be namespace, registry or record", errUsage)
 	}
 	var raw []byte
@@ -103,7 +134,7 @@ func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintln(stdout, "FAILED:", err)
 		return errMismatch
 	}
-	if !ok { // --current without --kind: the lookup's ids say it
+	if !ok { // --current or --proof without --kind: the lookup's ids say it
 		for _, k := range []string{"record", "registry", "namespace"} {
 			if d := lookupData(v, k); d != nil {
 				*kindName = kindOfLookup(d)
@@ -129,19 +160,24 @@ func cmdVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	version, _ := data["version"].(string)
 	p, _ := data["proof"].(map[string]any)
 	if *current {
-		return verifyCurrent(ctx, stdout, kind, *kindName, data, currentCheck{logKey: *logKey, baseURL: *baseURL, stateFile: *stateFile, maxAge: *maxAge, w: w})
+		return verifyCurrent(ctx, stdout, kind, *kindName, v, data, currentCheck{tr: tr, baseURL: *baseURL, stateFile: *stateFile, maxAge: *maxAge})
 	}
 	logged := ""
-	if *logKey != "" {
-		c, err := verifyLogged(ctx, *kindName, data, *logKey, *inclusionFile, *baseURL, w)
+	if tr.set() {
+		var c leaf.Checkpoint
+		if *proofFile != "" {
+			c, err = verifyLoggedProof(*kindName, data, *proofFile, stdin, tr)
+		} else {
+			c, err = verifyLogged(ctx, *kindName, data, tr, *inclusionFile, *baseURL)
+		}
+		if errors.Is(err, errUsage) {
+			return err
+		}
 		if err != nil {
 			fmt.Fprintln(stdout, "FAILED:", oneLine(err))
 			return errMismatch
 		}
-		logged = fmt.Sprintf(", in log %s at tree size %d", c.Origin, c.Size)
-		if len(w.keys) > 0 {
-			logged += fmt.Sprintf(" (cosigned by at least %d of %d witnesses)", w.quorum, len(w.keys))
-		}
+		logged = fmt.Sprintf(", in log %s at tree size %d%s", c.Origin, c.Size, tr.describe())
 	}
 	fmt.Fprintf(stdout, "OK: %s %s version %s digest %v%s\n", kind, id, version, p["digest"], logged)
 	return nil
@@ -159,13 +195,14 @@ type witnessCheck struct {
 // inclusion proof read from file or fetched from the service at baseURL; with witness keys the
 // checkpoint must be cosigned by their quorum (the cosigned checkpoint, and the proof in its
 // tree).
-func verifyLogged(ctx context.Context, kind string, data map[string]any, logKey, file, baseURL string, w witnessCheck) (leaf.Checkpoint, error) {
+func verifyLogged(ctx context.Context, kind string, data map[string]any, tr trust, file, baseURL string) (leaf.Checkpoint, error) {
 	want, err := leaf.FromLookup(kind, data)
 	if err != nil {
 		return leaf.Checkpoint{}, err
 	}
+	w := tr.w
 	var cosigned []byte
-	if len(w.keys) > 0 {
+	if tr.witnessed() {
 		switch {
 		case w.checkpointFile != "":
 			cosigned, err = os.ReadFile(w.checkpointFile)
@@ -178,7 +215,7 @@ func verifyLogged(ctx context.Context, kind string, data map[string]any, logKey,
 	}
 	path := "svc/log/inclusion/" + url.PathEscape(want.Version)
 	if cosigned != nil {
-		c, err := translog.VerifyCosigned(cosigned, logKey, w.keys, w.quorum)
+		c, _, _, err := tr.open(cosigned)
 		if err != nil {
 			return leaf.Checkpoint{}, err
 		}
@@ -197,16 +234,35 @@ func verifyLogged(ctx context.Context, kind string, data map[string]any, logKey,
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return leaf.Checkpoint{}, fmt.Errorf("inclusion proof: %w", err)
 	}
-	if len(w.keys) > 0 {
+	if tr.witnessed() {
 		if cosigned == nil { // the inclusion file's own checkpoint must be the cosigned one
 			cosigned = []byte(p.Checkpoint)
-			if _, err := translog.VerifyCosigned(cosigned, logKey, w.keys, w.quorum); err != nil {
+			if _, _, _, err := tr.open(cosigned); err != nil {
 				return leaf.Checkpoint{}, err
 			}
 		}
 		p.Checkpoint = string(cosigned)
 	}
+	// The log's key: the flag's, or the policy's log that signed the checkpoint.
+	_, _, logKey, err := tr.open([]byte(p.Checkpoint))
+	if err != nil {
+		return leaf.Checkpoint{}, err
+	}
 	return leaf.VerifyInclusion(p, logKey, want)
+}
+
+// verifyLoggedProof checks that the lookup's version is what the tlog-proof file proves.
+func verifyLoggedProof(kind string, data map[string]any, file string, stdin io.Reader, tr trust) (leaf.Checkpoint, error) {
+	want, err := leaf.FromLookup(kind, data)
+	if err != nil {
+		return leaf.Checkpoint{}, err
+	}
+	text, err := want.Canonical()
+	if err != nil {
+		return leaf.Checkpoint{}, err
+	}
+	v, err := verifyProofFile(file, stdin, tr, text)
+	return v.Checkpoint, err
 }
 
 // httpGet fetches path under the service's base URL; anything but 200 is an error naming the

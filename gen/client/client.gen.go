@@ -203,6 +203,10 @@ const (
 )
 
 const (
+	ProveCurrentCurrent = models.ProveCurrentCurrent
+)
+
+const (
 	SortDate   = models.SortDate
 	SortId     = models.SortId
 	SortName   = models.SortName
@@ -212,6 +216,18 @@ const (
 const (
 	Read  = models.Read
 	Write = models.Write
+)
+
+const (
+	LookupNamespaceParamsProveCurrent = models.LookupNamespaceParamsProveCurrent
+)
+
+const (
+	LookupRegistryParamsProveCurrent = models.LookupRegistryParamsProveCurrent
+)
+
+const (
+	LookupRecordParamsProveCurrent = models.LookupRecordParamsProveCurrent
 )
 
 const (
@@ -363,6 +379,8 @@ type JobResponse = models.JobResponse
 type JobRowError = models.JobRowError
 
 type JobsResponse = models.JobsResponse
+
+type LatestLogged = models.LatestLogged
 
 type LogConsistency = models.LogConsistency
 
@@ -608,6 +626,8 @@ type Page = models.Page
 
 type PageSize = models.PageSize
 
+type ProveCurrent = models.ProveCurrent
+
 type RecordName = models.RecordName
 
 type RegistryName = models.RegistryName
@@ -708,13 +728,21 @@ type GetLogConsistencyParams = models.GetLogConsistencyParams
 
 type GetLogInclusionParams = models.GetLogInclusionParams
 
+type GetLogProofParams = models.GetLogProofParams
+
 type GetLogTileParams = models.GetLogTileParams
 
 type LookupNamespaceParams = models.LookupNamespaceParams
 
+type LookupNamespaceParamsProve = models.LookupNamespaceParamsProve
+
 type LookupRegistryParams = models.LookupRegistryParams
 
+type LookupRegistryParamsProve = models.LookupRegistryParamsProve
+
 type LookupRecordParams = models.LookupRecordParams
+
+type LookupRecordParamsProve = models.LookupRecordParamsProve
 
 type SearchNamespacesParams = models.SearchNamespacesParams
 
@@ -1167,6 +1195,20 @@ type ClientInterface interface {
 	// Corresponds with GET /svc/log/key (the `GetLogKey` operationId).
 	GetLogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetLogPolicy The log's verification policy, as a C2SP tlog-policy
+	//
+	// The C2SP `tlog-policy` (https://c2sp.org/tlog-policy) a verifier of this log's proofs needs: a `log` line with the log's verifier key, a `witness` line for each configured witness (its cosignature/v1 verifier key, named by the key's name), and the `quorum`: the one witness, a group of the configured quorum of them, or `none` when the log has no witnesses. Like `/svc/log/key`, it is served for convenience: a relying party should take its policy from the operator, not from the service it audits. 503 when this instance has no log key.
+	//
+	// Corresponds with GET /svc/log/policy (the `GetLogPolicy` operationId).
+	GetLogPolicy(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetLogProof A version's offline proof, as a C2SP tlog-proof
+	//
+	// The version's C2SP `tlog-proof@v1` (https://c2sp.org/tlog-proof): the header line, an `extra` line holding the base64 of the version's leaf text (so the bundle stands alone), its `index` in the log, its RFC 6962 inclusion proof (one base64 hash a line, from the leaf's sibling up), an empty line and the checkpoint the proof is against: the latest checkpoint cosigned by the witnesses' quorum when the log has witnesses, else the latest signed one. Verify it with the log's policy (`/svc/log/policy`): `svc verify --proof`, the SDKs (docs/transparency-log.md, "Offline proofs and the policy"). 404 `not_found` for an unknown version or a draft; 404 `not_integrated` for a public version not yet in that checkpoint (with witnesses, one cosigned after it was integrated: seconds); 400 for something that is not a version id (a key change's or a domain binding's digest among them: they are proven from the tiles).
+	//
+	// Corresponds with GET /svc/log/proof/{version} (the `GetLogProof` operationId).
+	GetLogProof(ctx context.Context, version Version, params *GetLogProofParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetLogState The state query: an entry's latest logged version, proven current, or proven absent
 	//
 	// The specification's state query by `namespace_id`, `registry_id` or `record_id` (DECISIONS §13, docs/state-index.md "The state query"). It answers the key's latest leaf in the transparency log, with its inclusion proof, and the state index's proof that the key has exactly `count` leaves (so that leaf is the latest), or that it has none, as of a checkpoint whose last leaf is a state leaf committing the index of every leaf before it. The checkpoint is the latest cosigned one that ends in a state leaf (the latest signed one when the log has no witnesses). Draft versions are never logged: an entry with only drafts is absent. 404 for an absent key, with the absence proof in the body (`present: false`); 400 for an id of no id's form; 503 with `Retry-After` while the instance's index catches up with the log (after a start, or on a log without state leaves yet).
@@ -1183,21 +1225,21 @@ type ClientInterface interface {
 
 	// LookupNamespace Look up a namespace
 	//
-	// Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304.
+	// Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304. With `prove=current` the answer also carries the state proof of the namespace (`state_proof`, `is_latest`, `latest_logged`; see the parameter).
 	//
 	// Corresponds with GET /svc/lookup/{namespace} (the `LookupNamespace` operationId).
 	LookupNamespace(ctx context.Context, namespace NamespaceRef, params *LookupNamespaceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// LookupRegistry Look up a registry
 	//
-	// Returns the registry at its latest version, at `version_id`, or as of `as_on`. A 200 says only that data was found: check `state` to know whether the registry is live.
+	// Returns the registry at its latest version, at `version_id`, or as of `as_on`. A 200 says only that data was found: check `state` to know whether the registry is live. With `prove=current` the answer also carries the registry's state proof (see the parameter).
 	//
 	// Corresponds with GET /svc/lookup/{namespace}/{registry_name} (the `LookupRegistry` operationId).
 	LookupRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *LookupRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// LookupRecord Look up a record
 	//
-	// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
+	// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts). With `prove=current` the answer also carries the record's state proof (see the parameter); a draft, never logged, cannot be proven (400).
 	//
 	// Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 	LookupRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2490,6 +2532,40 @@ func (c *Client) GetLogKey(ctx context.Context, reqEditors ...RequestEditorFn) (
 	return c.Client.Do(req)
 }
 
+// GetLogPolicy The log's verification policy, as a C2SP tlog-policy
+//
+// The C2SP `tlog-policy` (https://c2sp.org/tlog-policy) a verifier of this log's proofs needs: a `log` line with the log's verifier key, a `witness` line for each configured witness (its cosignature/v1 verifier key, named by the key's name), and the `quorum`: the one witness, a group of the configured quorum of them, or `none` when the log has no witnesses. Like `/svc/log/key`, it is served for convenience: a relying party should take its policy from the operator, not from the service it audits. 503 when this instance has no log key.
+//
+// Corresponds with GET /svc/log/policy (the `GetLogPolicy` operationId).
+func (c *Client) GetLogPolicy(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLogPolicyRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLogProof A version's offline proof, as a C2SP tlog-proof
+//
+// The version's C2SP `tlog-proof@v1` (https://c2sp.org/tlog-proof): the header line, an `extra` line holding the base64 of the version's leaf text (so the bundle stands alone), its `index` in the log, its RFC 6962 inclusion proof (one base64 hash a line, from the leaf's sibling up), an empty line and the checkpoint the proof is against: the latest checkpoint cosigned by the witnesses' quorum when the log has witnesses, else the latest signed one. Verify it with the log's policy (`/svc/log/policy`): `svc verify --proof`, the SDKs (docs/transparency-log.md, "Offline proofs and the policy"). 404 `not_found` for an unknown version or a draft; 404 `not_integrated` for a public version not yet in that checkpoint (with witnesses, one cosigned after it was integrated: seconds); 400 for something that is not a version id (a key change's or a domain binding's digest among them: they are proven from the tiles).
+//
+// Corresponds with GET /svc/log/proof/{version} (the `GetLogProof` operationId).
+func (c *Client) GetLogProof(ctx context.Context, version Version, params *GetLogProofParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLogProofRequest(c.Server, version, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetLogState The state query: an entry's latest logged version, proven current, or proven absent
 //
 // The specification's state query by `namespace_id`, `registry_id` or `record_id` (DECISIONS §13, docs/state-index.md "The state query"). It answers the key's latest leaf in the transparency log, with its inclusion proof, and the state index's proof that the key has exactly `count` leaves (so that leaf is the latest), or that it has none, as of a checkpoint whose last leaf is a state leaf committing the index of every leaf before it. The checkpoint is the latest cosigned one that ends in a state leaf (the latest signed one when the log has no witnesses). Draft versions are never logged: an entry with only drafts is absent. 404 for an absent key, with the absence proof in the body (`present: false`); 400 for an id of no id's form; 503 with `Retry-After` while the instance's index catches up with the log (after a start, or on a log without state leaves yet).
@@ -2526,7 +2602,7 @@ func (c *Client) GetLogTile(ctx context.Context, tilePath string, params *GetLog
 
 // LookupNamespace Look up a namespace
 //
-// Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304.
+// Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304. With `prove=current` the answer also carries the state proof of the namespace (`state_proof`, `is_latest`, `latest_logged`; see the parameter).
 //
 // Corresponds with GET /svc/lookup/{namespace} (the `LookupNamespace` operationId).
 func (c *Client) LookupNamespace(ctx context.Context, namespace NamespaceRef, params *LookupNamespaceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2543,7 +2619,7 @@ func (c *Client) LookupNamespace(ctx context.Context, namespace NamespaceRef, pa
 
 // LookupRegistry Look up a registry
 //
-// Returns the registry at its latest version, at `version_id`, or as of `as_on`. A 200 says only that data was found: check `state` to know whether the registry is live.
+// Returns the registry at its latest version, at `version_id`, or as of `as_on`. A 200 says only that data was found: check `state` to know whether the registry is live. With `prove=current` the answer also carries the registry's state proof (see the parameter).
 //
 // Corresponds with GET /svc/lookup/{namespace}/{registry_name} (the `LookupRegistry` operationId).
 func (c *Client) LookupRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *LookupRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2560,7 +2636,7 @@ func (c *Client) LookupRegistry(ctx context.Context, namespace NamespaceRef, reg
 
 // LookupRecord Look up a record
 //
-// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
+// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts). With `prove=current` the answer also carries the record's state proof (see the parameter); a draft, never logged, cannot be proven (400).
 //
 // Corresponds with GET /svc/lookup/{namespace}/{registry_name}/{record_name} (the `LookupRecord` operationId).
 func (c *Client) LookupRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *LookupRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5576,6 +5652,82 @@ func NewGetLogKeyRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetLogPolicyRequest constructs an http.Request for the GetLogPolicy method
+func NewGetLogPolicyRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/log/policy")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetLogProofRequest constructs an http.Request for the GetLogProof method
+func NewGetLogProofRequest(server string, version Version, params *GetLogProofParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "version", version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/log/proof/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.SvcConsistencyToken != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Svc-Consistency-Token", *params.SvcConsistencyToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Svc-Consistency-Token", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetLogStateRequest constructs an http.Request for the GetLogState method
 func NewGetLogStateRequest(server string, id string) (*http.Request, error) {
 	var err error
@@ -5718,6 +5870,18 @@ func NewLookupNamespaceRequest(server string, namespace NamespaceRef, params *Lo
 
 		}
 
+		if params.Prove != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prove", *params.Prove, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -5815,6 +5979,18 @@ func NewLookupRegistryRequest(server string, namespace NamespaceRef, registryNam
 		if params.AsOn != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "as_on", *params.AsOn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Prove != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prove", *params.Prove, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5928,6 +6104,18 @@ func NewLookupRecordRequest(server string, namespace NamespaceRef, registryName 
 		if params.AsOn != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "as_on", *params.AsOn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Prove != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prove", *params.Prove, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -9870,6 +10058,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/log/key (the `GetLogKey` operationId).
 	GetLogKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLogKeyResult, error)
 
+	// GetLogPolicyWithResponse The log's verification policy, as a C2SP tlog-policy
+	//
+	// The C2SP `tlog-policy` (https://c2sp.org/tlog-policy) a verifier of this log's proofs needs: a `log` line with the log's verifier key, a `witness` line for each configured witness (its cosignature/v1 verifier key, named by the key's name), and the `quorum`: the one witness, a group of the configured quorum of them, or `none` when the log has no witnesses. Like `/svc/log/key`, it is served for convenience: a relying party should take its policy from the operator, not from the service it audits. 503 when this instance has no log key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/log/policy (the `GetLogPolicy` operationId).
+	GetLogPolicyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLogPolicyResult, error)
+
+	// GetLogProofWithResponse A version's offline proof, as a C2SP tlog-proof
+	//
+	// The version's C2SP `tlog-proof@v1` (https://c2sp.org/tlog-proof): the header line, an `extra` line holding the base64 of the version's leaf text (so the bundle stands alone), its `index` in the log, its RFC 6962 inclusion proof (one base64 hash a line, from the leaf's sibling up), an empty line and the checkpoint the proof is against: the latest checkpoint cosigned by the witnesses' quorum when the log has witnesses, else the latest signed one. Verify it with the log's policy (`/svc/log/policy`): `svc verify --proof`, the SDKs (docs/transparency-log.md, "Offline proofs and the policy"). 404 `not_found` for an unknown version or a draft; 404 `not_integrated` for a public version not yet in that checkpoint (with witnesses, one cosigned after it was integrated: seconds); 400 for something that is not a version id (a key change's or a domain binding's digest among them: they are proven from the tiles).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/log/proof/{version} (the `GetLogProof` operationId).
+	GetLogProofWithResponse(ctx context.Context, version Version, params *GetLogProofParams, reqEditors ...RequestEditorFn) (*GetLogProofResult, error)
+
 	// GetLogStateWithResponse The state query: an entry's latest logged version, proven current, or proven absent
 	//
 	// The specification's state query by `namespace_id`, `registry_id` or `record_id` (DECISIONS §13, docs/state-index.md "The state query"). It answers the key's latest leaf in the transparency log, with its inclusion proof, and the state index's proof that the key has exactly `count` leaves (so that leaf is the latest), or that it has none, as of a checkpoint whose last leaf is a state leaf committing the index of every leaf before it. The checkpoint is the latest cosigned one that ends in a state leaf (the latest signed one when the log has no witnesses). Draft versions are never logged: an entry with only drafts is absent. 404 for an absent key, with the absence proof in the body (`present: false`); 400 for an id of no id's form; 503 with `Retry-After` while the instance's index catches up with the log (after a start, or on a log without state leaves yet).
@@ -9890,7 +10096,7 @@ type ClientWithResponsesInterface interface {
 
 	// LookupNamespaceWithResponse Look up a namespace
 	//
-	// Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304.
+	// Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304. With `prove=current` the answer also carries the state proof of the namespace (`state_proof`, `is_latest`, `latest_logged`; see the parameter).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9899,7 +10105,7 @@ type ClientWithResponsesInterface interface {
 
 	// LookupRegistryWithResponse Look up a registry
 	//
-	// Returns the registry at its latest version, at `version_id`, or as of `as_on`. A 200 says only that data was found: check `state` to know whether the registry is live.
+	// Returns the registry at its latest version, at `version_id`, or as of `as_on`. A 200 says only that data was found: check `state` to know whether the registry is live. With `prove=current` the answer also carries the registry's state proof (see the parameter).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9908,7 +10114,7 @@ type ClientWithResponsesInterface interface {
 
 	// LookupRecordWithResponse Look up a record
 	//
-	// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
+	// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts). With `prove=current` the answer also carries the record's state proof (see the parameter); a draft, never logged, cannot be proven (400).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13591,6 +13797,200 @@ func (r GetLogKeyResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetLogKeyResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLogPolicyResult429Headers the declared response headers of an HTTP 429 response for GetLogPolicy
+type GetLogPolicyResult429Headers struct {
+	RetryAfter *int
+}
+
+// GetLogPolicyResult503Headers the declared response headers of an HTTP 503 response for GetLogPolicy
+type GetLogPolicyResult503Headers struct {
+	RetryAfter *int
+}
+
+type GetLogPolicyResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLogPolicyResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogPolicyResult503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLogPolicyResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetLogPolicyResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetLogPolicyResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLogPolicyResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLogPolicyResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLogPolicyResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLogPolicyResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLogPolicyResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLogPolicyResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLogPolicyResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLogProofResult200Headers the declared response headers of an HTTP 200 response for GetLogProof
+type GetLogProofResult200Headers struct {
+	CacheControl *string
+}
+
+// GetLogProofResult429Headers the declared response headers of an HTTP 429 response for GetLogProof
+type GetLogProofResult429Headers struct {
+	RetryAfter *int
+}
+
+// GetLogProofResult503Headers the declared response headers of an HTTP 503 response for GetLogProof
+type GetLogProofResult503Headers struct {
+	RetryAfter *int
+}
+
+type GetLogProofResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetLogProofResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLogProofResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLogProofResult503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLogProofResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetLogProofResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetLogProofResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetLogProofResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLogProofResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLogProofResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLogProofResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLogProofResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLogProofResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLogProofResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLogProofResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -22153,6 +22553,36 @@ func (c *ClientWithResponses) GetLogKeyWithResponse(ctx context.Context, reqEdit
 	return ParseGetLogKeyResult(rsp)
 }
 
+// GetLogPolicyWithResponse The log's verification policy, as a C2SP tlog-policy
+//
+// The C2SP `tlog-policy` (https://c2sp.org/tlog-policy) a verifier of this log's proofs needs: a `log` line with the log's verifier key, a `witness` line for each configured witness (its cosignature/v1 verifier key, named by the key's name), and the `quorum`: the one witness, a group of the configured quorum of them, or `none` when the log has no witnesses. Like `/svc/log/key`, it is served for convenience: a relying party should take its policy from the operator, not from the service it audits. 503 when this instance has no log key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/log/policy (the `GetLogPolicy` operationId).
+func (c *ClientWithResponses) GetLogPolicyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLogPolicyResult, error) {
+	rsp, err := c.GetLogPolicy(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLogPolicyResult(rsp)
+}
+
+// GetLogProofWithResponse A version's offline proof, as a C2SP tlog-proof
+//
+// The version's C2SP `tlog-proof@v1` (https://c2sp.org/tlog-proof): the header line, an `extra` line holding the base64 of the version's leaf text (so the bundle stands alone), its `index` in the log, its RFC 6962 inclusion proof (one base64 hash a line, from the leaf's sibling up), an empty line and the checkpoint the proof is against: the latest checkpoint cosigned by the witnesses' quorum when the log has witnesses, else the latest signed one. Verify it with the log's policy (`/svc/log/policy`): `svc verify --proof`, the SDKs (docs/transparency-log.md, "Offline proofs and the policy"). 404 `not_found` for an unknown version or a draft; 404 `not_integrated` for a public version not yet in that checkpoint (with witnesses, one cosigned after it was integrated: seconds); 400 for something that is not a version id (a key change's or a domain binding's digest among them: they are proven from the tiles).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/log/proof/{version} (the `GetLogProof` operationId).
+func (c *ClientWithResponses) GetLogProofWithResponse(ctx context.Context, version Version, params *GetLogProofParams, reqEditors ...RequestEditorFn) (*GetLogProofResult, error) {
+	rsp, err := c.GetLogProof(ctx, version, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLogProofResult(rsp)
+}
+
 // GetLogStateWithResponse The state query: an entry's latest logged version, proven current, or proven absent
 //
 // The specification's state query by `namespace_id`, `registry_id` or `record_id` (DECISIONS §13, docs/state-index.md "The state query"). It answers the key's latest leaf in the transparency log, with its inclusion proof, and the state index's proof that the key has exactly `count` leaves (so that leaf is the latest), or that it has none, as of a checkpoint whose last leaf is a state leaf committing the index of every leaf before it. The checkpoint is the latest cosigned one that ends in a state leaf (the latest signed one when the log has no witnesses). Draft versions are never logged: an entry with only drafts is absent. 404 for an absent key, with the absence proof in the body (`present: false`); 400 for an id of no id's form; 503 with `Retry-After` while the instance's index catches up with the log (after a start, or on a log without state leaves yet).
@@ -22185,7 +22615,7 @@ func (c *ClientWithResponses) GetLogTileWithResponse(ctx context.Context, tilePa
 
 // LookupNamespaceWithResponse Look up a namespace
 //
-// Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304.
+// Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304. With `prove=current` the answer also carries the state proof of the namespace (`state_proof`, `is_latest`, `latest_logged`; see the parameter).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -22200,7 +22630,7 @@ func (c *ClientWithResponses) LookupNamespaceWithResponse(ctx context.Context, n
 
 // LookupRegistryWithResponse Look up a registry
 //
-// Returns the registry at its latest version, at `version_id`, or as of `as_on`. A 200 says only that data was found: check `state` to know whether the registry is live.
+// Returns the registry at its latest version, at `version_id`, or as of `as_on`. A 200 says only that data was found: check `state` to know whether the registry is live. With `prove=current` the answer also carries the registry's state proof (see the parameter).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -22215,7 +22645,7 @@ func (c *ClientWithResponses) LookupRegistryWithResponse(ctx context.Context, na
 
 // LookupRecordWithResponse Look up a record
 //
-// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
+// Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts). With `prove=current` the answer also carries the record's state proof (see the parameter); a draft, never logged, cannot be proven (400).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26274,6 +26704,191 @@ func ParseGetLogKeyResult(rsp *http.Response) (*GetLogKeyResult, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetLogKeyResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLogPolicyResult parses an HTTP response from a GetLogPolicyWithResponse call
+func ParseGetLogPolicyResult(rsp *http.Response) (*GetLogPolicyResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLogPolicyResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetLogPolicyResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogPolicyResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLogProofResult parses an HTTP response from a GetLogProofWithResponse call
+func ParseGetLogProofResult(rsp *http.Response) (*GetLogProofResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLogProofResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetLogProofResult200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetLogProofResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLogProofResult503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

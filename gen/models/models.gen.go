@@ -642,6 +642,21 @@ func (e WebhookPayloadType) Valid() bool {
 	}
 }
 
+// Defines values for ProveCurrent.
+const (
+	ProveCurrentCurrent ProveCurrent = "current"
+)
+
+// Valid indicates whether the value is a known member of the ProveCurrent enum.
+func (e ProveCurrent) Valid() bool {
+	switch e {
+	case ProveCurrentCurrent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Sort.
 const (
 	SortDate   Sort = "date"
@@ -678,6 +693,51 @@ func (e ReadyzParamsNeed) Valid() bool {
 	case Read:
 		return true
 	case Write:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LookupNamespaceParamsProve.
+const (
+	LookupNamespaceParamsProveCurrent LookupNamespaceParamsProve = "current"
+)
+
+// Valid indicates whether the value is a known member of the LookupNamespaceParamsProve enum.
+func (e LookupNamespaceParamsProve) Valid() bool {
+	switch e {
+	case LookupNamespaceParamsProveCurrent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LookupRegistryParamsProve.
+const (
+	LookupRegistryParamsProveCurrent LookupRegistryParamsProve = "current"
+)
+
+// Valid indicates whether the value is a known member of the LookupRegistryParamsProve enum.
+func (e LookupRegistryParamsProve) Valid() bool {
+	switch e {
+	case LookupRegistryParamsProveCurrent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LookupRecordParamsProve.
+const (
+	LookupRecordParamsProveCurrent LookupRecordParamsProve = "current"
+)
+
+// Valid indicates whether the value is a known member of the LookupRecordParamsProve enum.
+func (e LookupRecordParamsProve) Valid() bool {
+	switch e {
+	case LookupRecordParamsProveCurrent:
 		return true
 	default:
 		return false
@@ -1211,7 +1271,7 @@ type EntryName = string
 
 // Error The body of every error: a human-readable `message` and a stable machine-readable `code`. Branch on `code`; the wording of `message` may change.
 type Error struct {
-	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer), `primary_unavailable` (503: no primary database is reachable for a write, or a read that needs the primary; see `Retry-After`).
+	// Code The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for; 503 on a lookup with `prove=current`: the version shown is not yet in the checkpoint the state index serves, see `Retry-After`), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer), `primary_unavailable` (503: no primary database is reachable for a write, or a read that needs the primary; see `Retry-After`).
 	//
 	//
 	// Example: not_found
@@ -1226,7 +1286,7 @@ type Error struct {
 	Message string `json:"message"`
 }
 
-// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer), `primary_unavailable` (503: no primary database is reachable for a write, or a read that needs the primary; see `Retry-After`).
+// ErrorCode The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for; 503 on a lookup with `prove=current`: the version shown is not yet in the checkpoint the state index serves, see `Retry-After`), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer), `primary_unavailable` (503: no primary database is reachable for a write, or a read that needs the primary; see `Retry-After`).
 //
 // Example: not_found
 type ErrorCode string
@@ -1401,6 +1461,21 @@ type JobsResponse struct {
 
 	// Message Example: Jobs found
 	Message string `json:"message"`
+}
+
+// LatestLogged With `prove=current`: the entry's latest logged version as of the state proof's checkpoint, read from `state_proof.latest`; the version shown is version `version_count` of it when `is_latest` is false.
+type LatestLogged struct {
+	// LogIndex The latest leaf's index in the log.
+	LogIndex int64 `json:"log_index"`
+
+	// TreeSize The size of the checkpoint the state proof is against.
+	TreeSize int64 `json:"tree_size"`
+
+	// Version A version identifier (the 16 bytes of a UUIDv7, hex).
+	//
+	// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
+	Version      Version `json:"version"`
+	VersionCount int64   `json:"version_count"`
 }
 
 // LogConsistency A consistency proof between two trees of the transparency log.
@@ -1605,8 +1680,17 @@ type NamespaceLookupResponse struct {
 	// Data A namespace at one version, as a lookup returns it (genesis in its hex form).
 	Data Namespace `json:"data"`
 
+	// IsLatest With `prove=current`: whether the version shown is the entry's latest logged version as of `state_proof`'s checkpoint (read from the proof; verify the proof itself).
+	IsLatest *bool `json:"is_latest,omitempty"`
+
+	// LatestLogged With `prove=current`: the entry's latest logged version as of the state proof's checkpoint, read from `state_proof.latest`; the version shown is version `version_count` of it when `is_latest` is false.
+	LatestLogged *LatestLogged `json:"latest_logged,omitempty"`
+
 	// Message Example: Namespace retrieved
 	Message string `json:"message"`
+
+	// StateProof A state answer (docs/state-index.md, "The state query"): the latest leaf of a key, or its absence, proven against the state leaf that ends the checkpoint. Byte fields are standard base64.
+	StateProof *LogState `json:"state_proof,omitempty"`
 }
 
 // NamespaceSearchResponse The answer of a namespace search: a page of matching namespaces and how many matched.
@@ -1980,8 +2064,17 @@ type RecordLookupResponse struct {
 	// Data A record at one version, as a lookup returns it, with the state and schema of its registry.
 	Data Record `json:"data"`
 
+	// IsLatest With `prove=current`: whether the version shown is the entry's latest logged version as of `state_proof`'s checkpoint (read from the proof; verify the proof itself).
+	IsLatest *bool `json:"is_latest,omitempty"`
+
+	// LatestLogged With `prove=current`: the entry's latest logged version as of the state proof's checkpoint, read from `state_proof.latest`; the version shown is version `version_count` of it when `is_latest` is false.
+	LatestLogged *LatestLogged `json:"latest_logged,omitempty"`
+
 	// Message Example: Record retrieved
 	Message string `json:"message"`
+
+	// StateProof A state answer (docs/state-index.md, "The state query"): the latest leaf of a key, or its absence, proven against the state leaf that ends the checkpoint. Byte fields are standard base64.
+	StateProof *LogState `json:"state_proof,omitempty"`
 }
 
 // RecordQueryData The `data` of the record query answer.
@@ -2272,8 +2365,17 @@ type RegistryLookupResponse struct {
 	// Data A registry at one version, as a lookup returns it.
 	Data Registry `json:"data"`
 
+	// IsLatest With `prove=current`: whether the version shown is the entry's latest logged version as of `state_proof`'s checkpoint (read from the proof; verify the proof itself).
+	IsLatest *bool `json:"is_latest,omitempty"`
+
+	// LatestLogged With `prove=current`: the entry's latest logged version as of the state proof's checkpoint, read from `state_proof.latest`; the version shown is version `version_count` of it when `is_latest` is false.
+	LatestLogged *LatestLogged `json:"latest_logged,omitempty"`
+
 	// Message Example: Registry retrieved
 	Message string `json:"message"`
+
+	// StateProof A state answer (docs/state-index.md, "The state query"): the latest leaf of a key, or its absence, proven against the state leaf that ends the checkpoint. Byte fields are standard base64.
+	StateProof *LogState `json:"state_proof,omitempty"`
 }
 
 // RegistryQueryData The `data` of the registry query answer.
@@ -2930,6 +3032,9 @@ type Page = int64
 // PageSize defines model for PageSize.
 type PageSize = int64
 
+// ProveCurrent defines model for ProveCurrent.
+type ProveCurrent string
+
 // RecordName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
 //
 // Example: employees
@@ -3175,6 +3280,12 @@ type GetLogInclusionParams struct {
 	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 }
 
+// GetLogProofParams defines parameters for GetLogProof.
+type GetLogProofParams struct {
+	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
+	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
+}
+
 // GetLogTileParams defines parameters for GetLogTile.
 type GetLogTileParams struct {
 	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
@@ -3189,12 +3300,18 @@ type LookupNamespaceParams struct {
 	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
 
+	// Prove `current`: prove the version shown against the present (docs/state-index.md, "Current lookups"). The answer then also carries `state_proof`, the state answer of the entry's id (the same object as the 200 body of `GET /svc/log/state/{id}`: its latest logged leaf, proven the latest as of a cosigned checkpoint that ends in a state leaf), `is_latest` (whether the version shown is that latest leaf) and `latest_logged` (that leaf's version, version_count and log index), so a lookup by `version_id` or `as_on` reads as "version k of n". Verify the proof (`svc verify --current`, the SDKs), not the flags. Such an answer is never served from the lookup cache, carries no `ETag`, ignores `If-None-Match` and is cached for a second at most (`Cache-Control: max-age=1`, as the checkpoint). 503 with `Retry-After` while the instance's state index catches up with the log (code `unavailable`), or while the version shown is public but not yet in the latest checkpoint the index serves (code `not_integrated`: it is proven within seconds of its write); 400 for a draft (never logged).
+	Prove *LookupNamespaceParamsProve `form:"prove,omitempty" json:"prove,omitempty"`
+
 	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
 	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 
 	// IfNoneMatch An ETag from an earlier answer; a match gets 304.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
+
+// LookupNamespaceParamsProve defines parameters for LookupNamespace.
+type LookupNamespaceParamsProve string
 
 // LookupRegistryParams defines parameters for LookupRegistry.
 type LookupRegistryParams struct {
@@ -3204,12 +3321,18 @@ type LookupRegistryParams struct {
 	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
 
+	// Prove `current`: prove the version shown against the present (docs/state-index.md, "Current lookups"). The answer then also carries `state_proof`, the state answer of the entry's id (the same object as the 200 body of `GET /svc/log/state/{id}`: its latest logged leaf, proven the latest as of a cosigned checkpoint that ends in a state leaf), `is_latest` (whether the version shown is that latest leaf) and `latest_logged` (that leaf's version, version_count and log index), so a lookup by `version_id` or `as_on` reads as "version k of n". Verify the proof (`svc verify --current`, the SDKs), not the flags. Such an answer is never served from the lookup cache, carries no `ETag`, ignores `If-None-Match` and is cached for a second at most (`Cache-Control: max-age=1`, as the checkpoint). 503 with `Retry-After` while the instance's state index catches up with the log (code `unavailable`), or while the version shown is public but not yet in the latest checkpoint the index serves (code `not_integrated`: it is proven within seconds of its write); 400 for a draft (never logged).
+	Prove *LookupRegistryParamsProve `form:"prove,omitempty" json:"prove,omitempty"`
+
 	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
 	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 
 	// IfNoneMatch An ETag from an earlier answer; a match gets 304.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
+
+// LookupRegistryParamsProve defines parameters for LookupRegistry.
+type LookupRegistryParamsProve string
 
 // LookupRecordParams defines parameters for LookupRecord.
 type LookupRecordParams struct {
@@ -3219,12 +3342,18 @@ type LookupRecordParams struct {
 	// AsOn The entry as it stood at the end of this UTC day (`YYYY-MM-DD`). Not with `version_id`.
 	AsOn *AsOn `form:"as_on,omitempty" json:"as_on,omitempty"`
 
+	// Prove `current`: prove the version shown against the present (docs/state-index.md, "Current lookups"). The answer then also carries `state_proof`, the state answer of the entry's id (the same object as the 200 body of `GET /svc/log/state/{id}`: its latest logged leaf, proven the latest as of a cosigned checkpoint that ends in a state leaf), `is_latest` (whether the version shown is that latest leaf) and `latest_logged` (that leaf's version, version_count and log index), so a lookup by `version_id` or `as_on` reads as "version k of n". Verify the proof (`svc verify --current`, the SDKs), not the flags. Such an answer is never served from the lookup cache, carries no `ETag`, ignores `If-None-Match` and is cached for a second at most (`Cache-Control: max-age=1`, as the checkpoint). 503 with `Retry-After` while the instance's state index catches up with the log (code `unavailable`), or while the version shown is public but not yet in the latest checkpoint the index serves (code `not_integrated`: it is proven within seconds of its write); 400 for a draft (never logged).
+	Prove *LookupRecordParamsProve `form:"prove,omitempty" json:"prove,omitempty"`
+
 	// SvcConsistencyToken A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400.
 	SvcConsistencyToken *ConsistencyToken `json:"Svc-Consistency-Token,omitempty"`
 
 	// IfNoneMatch An ETag from an earlier answer; a match gets 304.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
+
+// LookupRecordParamsProve defines parameters for LookupRecord.
+type LookupRecordParamsProve string
 
 // SearchNamespacesParams defines parameters for SearchNamespaces.
 type SearchNamespacesParams struct {

@@ -334,6 +334,18 @@ await send("getLogInclusion", "GET", `/svc/log/inclusion/${regVersion}`);
 await send("getLogInclusion", "GET", `/svc/log/inclusion/${regVersion}?size=${logSize}`); // 200, or 404 not_integrated if written after that tree
 await send("getLogInclusion", "GET", `/svc/log/inclusion/${oldVersion}?size=1`); // 404 not_integrated (the first leaf is the namespace's)
 await send("getLogInclusion", "GET", `/svc/log/inclusion/${regVersion}?size=${logSize + 100000}`); // beyond the log: 400
+await send("getLogPolicy", "GET", "/svc/log/policy");
+await send("getLogProof", "GET", `/svc/log/proof/${regVersion}`); // 200, or 404 not_integrated if just written
+await send("getLogProof", "GET", `/svc/log/proof/${oldVersion}`);
+await send("getLogProof", "GET", "/svc/log/proof/0x0190f2a1b2c3d4e5f60718293a4b5c6d"); // 404
+await send("getLogProof", "GET", "/svc/log/proof/nope"); // 400
+// Current lookups: 200 with the state proof, or 503 while the index catches up or the version
+// shown is not yet in the checkpoint it serves.
+await send("lookupNamespace", "GET", `/svc/lookup/${N}?prove=current`);
+await send("lookupRegistry", "GET", `/svc/lookup/${N}/employees?prove=current`);
+await send("lookupRecord", "GET", `/svc/lookup/${N}/employees/alice?prove=current`);
+await send("lookupRecord", "GET", `/svc/lookup/${N}/employees/alice?prove=current&version_id=${oldVersion}`);
+await send("lookupRecord", "GET", `/svc/lookup/${N}/employees/alice?prove=maybe`); // 400
 
 await send("getDidDocument", "GET", `/${profileId}/did.json`);
 await send("getDidDocument", "GET", `/4vJ9JU1bJJE96FWSJKvHsj/did.json`);

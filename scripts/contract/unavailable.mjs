@@ -5,7 +5,7 @@
 // primary"), and Prism must find no response violation: the declared 503s are checked against
 // real answers. /readyz answers 503 too, with the code unavailable (it can neither write nor
 // read: there is no replica either). The operations that need no database answer as usual:
-// healthz, and the log's verifier key (held in memory).
+// healthz, and the log's verifier key and policy (held in memory).
 //
 // usage: node unavailable.mjs OPENAPI_YAML PROXY_URL KEY
 import fs from "node:fs";
@@ -47,7 +47,7 @@ const values = {
 // Values for the required query parameters.
 const queries = { from: "1", to: "2" };
 // The operations that declare 503 but need no database, and the code /readyz answers.
-const noDatabase = new Set(["getLogKey"]);
+const noDatabase = new Set(["getLogKey", "getLogPolicy"]);
 const codeOf = (id) => (id === "readyz" ? "unavailable" : "primary_unavailable");
 
 const ops = [];

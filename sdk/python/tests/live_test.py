@@ -15,10 +15,13 @@ from svc_sdk import (
     Client,
     SvcError,
     log_leaf,
+    parse_tlog_policy,
     verify_checkpoint,
+    verify_checkpoint_with_policy,
     verify_consistency,
     verify_inclusion,
     verify_lookup,
+    verify_tlog_proof,
 )
 
 BASE = os.environ.get("SVC_SDK_BASE_URL", "")
@@ -88,6 +91,29 @@ class Live(unittest.TestCase):
         with self.assertRaises(SvcError) as caught:
             missing.raise_for_status()
         self.assertTrue(caught.exception.code, "an error has a code")
+
+    def test_tlog_proof_and_current_lookup(self) -> None:
+        self.assertTrue(LOG_KEY, "SVC_SDK_LOG_KEY")
+        policy = parse_tlog_policy(self.anyone.get_log_policy().raise_for_status().text)
+        self.assertEqual((policy.logs, policy.quorum), ((LOG_KEY,), "none"))
+        res = self.anyone.lookup_record(self.ns, "employees", "alice").raise_for_status()
+        data = res.json()["data"]
+        proof = wait_for(lambda: (lambda r: r if r.status == 200 else None)(self.anyone.get_log_proof(data["version"])), "the record's tlog-proof")
+        self.assertTrue(proof.content_type.startswith("text/plain"))
+        got = verify_tlog_proof(proof.text, policy, log_leaf("record", data))
+        self.assertTrue(got.ok, got.reason)
+        self.assertEqual(verify_tlog_proof(proof.text, policy).leaf, log_leaf("record", data))
+        reg = self.anyone.lookup_registry(self.ns, "employees").json()["data"]
+        self.assertEqual(verify_tlog_proof(proof.text, policy, log_leaf("registry", reg)).stage, "leaf")
+        # A lookup with prove=current carries the state proof of the record; its checkpoint
+        # verifies under the policy.
+        cur = wait_for(lambda: (lambda r: r if r.status == 200 else None)(self.anyone.lookup_record(self.ns, "employees", "alice", prove="current")),
+                       "the record's state proof")
+        body = cur.json()
+        self.assertTrue(body["is_latest"])
+        self.assertEqual(body["latest_logged"]["version"], data["version"])
+        cp = verify_checkpoint_with_policy(body["state_proof"]["checkpoint"], policy)
+        self.assertTrue(cp.ok, cp.reason)
 
     def test_log(self) -> None:
         self.assertTrue(LOG_KEY, "SVC_SDK_LOG_KEY")

@@ -64,7 +64,7 @@ function parseVerifierKey(vkey: string): VerifierKey | string {
 }
 
 // keyHash is the first 4 bytes, big-endian, of SHA-256(name || "\n" || 0x01 || public key).
-function keyHash(name: string, key: Uint8Array): number {
+export function keyHash(name: string, key: Uint8Array): number {
   const n = encoder.encode(name + "\n");
   const buf = new Uint8Array(n.length + key.length);
   buf.set(n);
@@ -192,7 +192,7 @@ export type CosignedCheckpointResult =
     }
   | { ok: false; reason: string };
 
-interface WitnessKey {
+export interface WitnessKey {
   name: string;
   /** The key hash of the cosignature/v1 key (type 0x04). */
   hash: number;
@@ -202,7 +202,7 @@ interface WitnessKey {
 // parseWitnessKey reads a witness's verifier key: "<name>+<hash>+<base64(0x04 || key)>" (a
 // cosignature/v1 key), or an Ed25519 note key (0x01), which signs cosignatures under the
 // cosignature/v1 key of the same public key (as transparency-dev/formats does).
-function parseWitnessKey(vkey: string): WitnessKey | string {
+export function parseWitnessKey(vkey: string): WitnessKey | string {
   const text = vkey.trim();
   const parts = splitKey(text);
   if (parts === undefined) {

@@ -97,7 +97,7 @@ export class SvcTextError extends Error {
 // (parseAs: "text"), and a checkpoint is not JSON.
 async function getText(
   client: SvcClient,
-  path: "/svc/log/checkpoint" | "/svc/log/cosigned-checkpoint" | "/svc/log/key",
+  path: "/svc/log/checkpoint" | "/svc/log/cosigned-checkpoint" | "/svc/log/key" | "/svc/log/policy",
   signal?: AbortSignal,
 ): Promise<string> {
   const { data, error, response } = await client.GET(path, { parseAs: "text", ...(signal ? { signal } : {}) });
@@ -131,4 +131,31 @@ export function getCosignedCheckpoint(client: SvcClient, options: { signal?: Abo
  */
 export async function getLogKey(client: SvcClient, options: { signal?: AbortSignal } = {}): Promise<string> {
   return (await getText(client, "/svc/log/key", options.signal)).trim();
+}
+
+/**
+ * The log's C2SP tlog-policy as the service serves it (GET /svc/log/policy), for
+ * parseTlogPolicy(). A relying party takes its policy from the operator, not from the service it
+ * audits; this is for comparing the two. Throws SvcTextError for an answer outside 2xx.
+ */
+export function getLogPolicy(client: SvcClient, options: { signal?: AbortSignal } = {}): Promise<string> {
+  return getText(client, "/svc/log/policy", options.signal);
+}
+
+/**
+ * A version's C2SP tlog-proof (GET /svc/log/proof/{version}), for verifyTlogProof(). Throws
+ * SvcTextError for an answer outside 2xx (404 for an unknown version or a draft, or one not yet
+ * in the checkpoint).
+ */
+export async function getLogProof(client: SvcClient, version: string, options: { signal?: AbortSignal } = {}): Promise<string> {
+  const path = "/svc/log/proof/{version}";
+  const { data, error, response } = await client.GET(path, {
+    params: { path: { version } },
+    parseAs: "text",
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  if (!response.ok || typeof data !== "string") {
+    throw new SvcTextError(response.status, typeof error === "string" ? error : JSON.stringify(error ?? ""), path);
+  }
+  return data;
 }

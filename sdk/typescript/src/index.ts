@@ -1,9 +1,10 @@
 // @svc-directory/sdk: a typed client of the svc trust directory, an offline verifier of its
 // lookups, verifiers of its transparency log's checkpoints and inclusion proofs, and of its
-// state index's proofs (the latest leaf of a key, or its absence), and trqp(), which asks a
-// Trust Registry Query Protocol query and checks the answer and its evidence.
+// state index's proofs (the latest leaf of a key, or its absence), readers of the log's C2SP
+// tlog-proof bundles and tlog-policy texts, and trqp(), which asks a Trust Registry Query
+// Protocol query and checks the answer and its evidence.
 
-export { createSvcClient, consistencyHeader, tokenPosition, getCheckpoint, getCosignedCheckpoint, getLogKey, SvcTextError } from "./client.js";
+export { createSvcClient, consistencyHeader, tokenPosition, getCheckpoint, getCosignedCheckpoint, getLogKey, getLogPolicy, getLogProof, SvcTextError } from "./client.js";
 export type { SvcClient, SvcClientOptions, NamespaceLookupResponse, RegistryLookupResponse, RecordLookupResponse } from "./client.js";
 export { verifyLookup, recomputeDigest, digestOf, proofType, genesisHex, FIRST_PROOF_YEAR, MAX_DEPTH } from "./verify.js";
 export type { LookupKind, VerifyResult, VerifyOptions } from "./verify.js";
@@ -37,3 +38,5 @@ export { trqp } from "./trqp.js";
 export type { TrqpQuery, TrqpOptions, TrqpResult, TrqpEvidence, StateCheck, StateVerdict } from "./trqp.js";
 export { checkTrqpDocument, isDateTime } from "./trqpshape.js";
 export type { TrqpKind, TrqpShapeResult } from "./trqpshape.js";
+export { TLOG_PROOF_HEADER, parseTlogProof, parseTlogPolicy, verifyCheckpointWithPolicy, verifyTlogProof } from "./tlogproof.js";
+export type { TlogProof, TlogPolicy, TlogProofStage, TlogProofResult, PolicyCheckpointResult } from "./tlogproof.js";

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Look up a namespace
-         * @description Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304.
+         * @description Returns the namespace at its latest version, at `version_id`, or as it stood at the end of the UTC day `as_on` (not both). `genesis` is in its hex form here. Answers carry `ETag` (the digest) and `Cache-Control` from `ttl`; a matching `If-None-Match` gets 304. With `prove=current` the answer also carries the state proof of the namespace (`state_proof`, `is_latest`, `latest_logged`; see the parameter).
          */
         get: operations["lookupNamespace"];
         put?: never;
@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Look up a registry
-         * @description Returns the registry at its latest version, at `version_id`, or as of `as_on`. A 200 says only that data was found: check `state` to know whether the registry is live.
+         * @description Returns the registry at its latest version, at `version_id`, or as of `as_on`. A 200 says only that data was found: check `state` to know whether the registry is live. With `prove=current` the answer also carries the registry's state proof (see the parameter).
          */
         get: operations["lookupRegistry"];
         put?: never;
@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Look up a record
-         * @description Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts).
+         * @description Returns the record at its latest version, at `version_id`, or as of `as_on`, with the state and schema of its registry. A record past its `valid_till` is still returned, with the message `Record has been expired`. Drafts are private: only the namespace's owner and delegates see a draft version; to anyone else a record whose versions are all drafts is 404 `Record not found`, and a draft version of a published record is not found (docs/lifecycle.md, Drafts). With `prove=current` the answer also carries the record's state proof (see the parameter); a draft, never logged, cannot be proven (400).
          */
         get: operations["lookupRecord"];
         put?: never;
@@ -1792,6 +1792,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/log/proof/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A version's offline proof, as a C2SP tlog-proof
+         * @description The version's C2SP `tlog-proof@v1` (https://c2sp.org/tlog-proof): the header line, an `extra` line holding the base64 of the version's leaf text (so the bundle stands alone), its `index` in the log, its RFC 6962 inclusion proof (one base64 hash a line, from the leaf's sibling up), an empty line and the checkpoint the proof is against: the latest checkpoint cosigned by the witnesses' quorum when the log has witnesses, else the latest signed one. Verify it with the log's policy (`/svc/log/policy`): `svc verify --proof`, the SDKs (docs/transparency-log.md, "Offline proofs and the policy"). 404 `not_found` for an unknown version or a draft; 404 `not_integrated` for a public version not yet in that checkpoint (with witnesses, one cosigned after it was integrated: seconds); 400 for something that is not a version id (a key change's or a domain binding's digest among them: they are proven from the tiles).
+         */
+        get: operations["getLogProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/log/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The log's verification policy, as a C2SP tlog-policy
+         * @description The C2SP `tlog-policy` (https://c2sp.org/tlog-policy) a verifier of this log's proofs needs: a `log` line with the log's verifier key, a `witness` line for each configured witness (its cosignature/v1 verifier key, named by the key's name), and the `quorum`: the one witness, a group of the configured quorum of them, or `none` when the log has no witnesses. Like `/svc/log/key`, it is served for convenience: a relying party should take its policy from the operator, not from the service it audits. 503 when this instance has no log key.
+         */
+        get: operations["getLogPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/log/state/{id}": {
         parameters: {
             query?: never;
@@ -2309,6 +2349,22 @@ export interface components {
             /** @description The cosigned (or, without witnesses, signed) checkpoint of size `state.log_index` + 1. */
             checkpoint: string;
         };
+        /** @description With `prove=current`: the entry's latest logged version as of the state proof's checkpoint, read from `state_proof.latest`; the version shown is version `version_count` of it when `is_latest` is false. */
+        LatestLogged: {
+            version: components["schemas"]["Version"];
+            /** Format: int64 */
+            version_count: number;
+            /**
+             * Format: int64
+             * @description The latest leaf's index in the log.
+             */
+            log_index: number;
+            /**
+             * Format: int64
+             * @description The size of the checkpoint the state proof is against.
+             */
+            tree_size: number;
+        };
         /** @description A leaf of the transparency log and its index. */
         LogStateLeaf: {
             /** Format: int64 */
@@ -2335,7 +2391,7 @@ export interface components {
             error?: string;
         };
         /**
-         * @description The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer), `primary_unavailable` (503: no primary database is reachable for a write, or a read that needs the primary; see `Retry-After`).
+         * @description The kind of an error, stable across releases (see docs/errors.md): `invalid_input` (400: a parameter, header or body breaks the contract or a rule), `verification_failed` (400: a submitted lookup response does not verify), `unauthorized` (401: no valid API key, or an invalid key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the entry or another named thing does not exist, or no operation at the path), `namespace_not_found` (404: the namespace named in the path does not exist), `not_integrated` (404: the version is public but not yet in the transparency log's tree asked for; 503 on a lookup with `prove=current`: the version shown is not yet in the checkpoint the state index serves, see `Retry-After`), `user_not_found` (404: the API key's user is disabled, on the verification endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the path exists with another method), `conflict` (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names a version that is no longer current), `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503: the database does not answer), `primary_unavailable` (503: no primary database is reachable for a write, or a read that needs the primary; see `Retry-After`).
          * @example not_found
          * @enum {string}
          */
@@ -2518,18 +2574,30 @@ export interface components {
             /** @example Namespace retrieved */
             message: string;
             data: components["schemas"]["Namespace"];
+            state_proof?: components["schemas"]["LogState"];
+            /** @description With `prove=current`: whether the version shown is the entry's latest logged version as of `state_proof`'s checkpoint (read from the proof; verify the proof itself). */
+            is_latest?: boolean;
+            latest_logged?: components["schemas"]["LatestLogged"];
         };
         /** @description The answer of a registry lookup. */
         RegistryLookupResponse: {
             /** @example Registry retrieved */
             message: string;
             data: components["schemas"]["Registry"];
+            state_proof?: components["schemas"]["LogState"];
+            /** @description With `prove=current`: whether the version shown is the entry's latest logged version as of `state_proof`'s checkpoint (read from the proof; verify the proof itself). */
+            is_latest?: boolean;
+            latest_logged?: components["schemas"]["LatestLogged"];
         };
         /** @description The answer of a record lookup. */
         RecordLookupResponse: {
             /** @example Record retrieved */
             message: string;
             data: components["schemas"]["Record"];
+            state_proof?: components["schemas"]["LogState"];
+            /** @description With `prove=current`: whether the version shown is the entry's latest logged version as of `state_proof`'s checkpoint (read from the proof; verify the proof itself). */
+            is_latest?: boolean;
+            latest_logged?: components["schemas"]["LatestLogged"];
         };
         /** @description One registry in a list of registries (query and tag query). */
         RegistryListEntry: {
@@ -3879,6 +3947,8 @@ export interface components {
          * @example 2026-03-04
          */
         AsOn: string;
+        /** @description `current`: prove the version shown against the present (docs/state-index.md, "Current lookups"). The answer then also carries `state_proof`, the state answer of the entry's id (the same object as the 200 body of `GET /svc/log/state/{id}`: its latest logged leaf, proven the latest as of a cosigned checkpoint that ends in a state leaf), `is_latest` (whether the version shown is that latest leaf) and `latest_logged` (that leaf's version, version_count and log index), so a lookup by `version_id` or `as_on` reads as "version k of n". Verify the proof (`svc verify --current`, the SDKs), not the flags. Such an answer is never served from the lookup cache, carries no `ETag`, ignores `If-None-Match` and is cached for a second at most (`Cache-Control: max-age=1`, as the checkpoint). 503 with `Retry-After` while the instance's state index catches up with the log (code `unavailable`), or while the version shown is public but not yet in the latest checkpoint the index serves (code `not_integrated`: it is proven within seconds of its write); 400 for a draft (never logged). */
+        ProveCurrent: "current";
         /** @description An ETag from an earlier answer; a match gets 304. */
         IfNoneMatch: string;
         /**
@@ -3930,6 +4000,8 @@ export interface operations {
                  * @example 2026-03-04
                  */
                 as_on?: components["parameters"]["AsOn"];
+                /** @description `current`: prove the version shown against the present (docs/state-index.md, "Current lookups"). The answer then also carries `state_proof`, the state answer of the entry's id (the same object as the 200 body of `GET /svc/log/state/{id}`: its latest logged leaf, proven the latest as of a cosigned checkpoint that ends in a state leaf), `is_latest` (whether the version shown is that latest leaf) and `latest_logged` (that leaf's version, version_count and log index), so a lookup by `version_id` or `as_on` reads as "version k of n". Verify the proof (`svc verify --current`, the SDKs), not the flags. Such an answer is never served from the lookup cache, carries no `ETag`, ignores `If-None-Match` and is cached for a second at most (`Cache-Control: max-age=1`, as the checkpoint). 503 with `Retry-After` while the instance's state index catches up with the log (code `unavailable`), or while the version shown is public but not yet in the latest checkpoint the index serves (code `not_integrated`: it is proven within seconds of its write); 400 for a draft (never logged). */
+                prove?: components["parameters"]["ProveCurrent"];
             };
             header?: {
                 /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
@@ -3979,6 +4051,8 @@ export interface operations {
                  * @example 2026-03-04
                  */
                 as_on?: components["parameters"]["AsOn"];
+                /** @description `current`: prove the version shown against the present (docs/state-index.md, "Current lookups"). The answer then also carries `state_proof`, the state answer of the entry's id (the same object as the 200 body of `GET /svc/log/state/{id}`: its latest logged leaf, proven the latest as of a cosigned checkpoint that ends in a state leaf), `is_latest` (whether the version shown is that latest leaf) and `latest_logged` (that leaf's version, version_count and log index), so a lookup by `version_id` or `as_on` reads as "version k of n". Verify the proof (`svc verify --current`, the SDKs), not the flags. Such an answer is never served from the lookup cache, carries no `ETag`, ignores `If-None-Match` and is cached for a second at most (`Cache-Control: max-age=1`, as the checkpoint). 503 with `Retry-After` while the instance's state index catches up with the log (code `unavailable`), or while the version shown is public but not yet in the latest checkpoint the index serves (code `not_integrated`: it is proven within seconds of its write); 400 for a draft (never logged). */
+                prove?: components["parameters"]["ProveCurrent"];
             };
             header?: {
                 /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
@@ -4030,6 +4104,8 @@ export interface operations {
                  * @example 2026-03-04
                  */
                 as_on?: components["parameters"]["AsOn"];
+                /** @description `current`: prove the version shown against the present (docs/state-index.md, "Current lookups"). The answer then also carries `state_proof`, the state answer of the entry's id (the same object as the 200 body of `GET /svc/log/state/{id}`: its latest logged leaf, proven the latest as of a cosigned checkpoint that ends in a state leaf), `is_latest` (whether the version shown is that latest leaf) and `latest_logged` (that leaf's version, version_count and log index), so a lookup by `version_id` or `as_on` reads as "version k of n". Verify the proof (`svc verify --current`, the SDKs), not the flags. Such an answer is never served from the lookup cache, carries no `ETag`, ignores `If-None-Match` and is cached for a second at most (`Cache-Control: max-age=1`, as the checkpoint). 503 with `Retry-After` while the instance's state index catches up with the log (code `unavailable`), or while the version shown is public but not yet in the latest checkpoint the index serves (code `not_integrated`: it is proven within seconds of its write); 400 for a draft (never logged). */
+                prove?: components["parameters"]["ProveCurrent"];
             };
             header?: {
                 /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
@@ -7268,6 +7344,88 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLogProof: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A consistency token, as a write answered it in its `Svc-Consistency-Token` header: the read is served only by a database that has replayed past that write (a caught-up replica, or the primary). Without it, reads may be served by a replica up to the service's replica lag bound behind (2 s by default). A value that is not a token is a 400. */
+                "Svc-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
+            path: {
+                /** @description The version identifier. */
+                version: components["schemas"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=1`: a newer checkpoint gives another proof. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example c2sp.org/tlog-proof@v1
+                     *     extra eyJkaWdlc3QiOiIweC4uLiJ9
+                     *     index 5
+                     *     eoqn0MpX8MAMcWzkVloD/gtR15W/rNU/yfayLUZAhIc=
+                     *     Dy24Q26H9LGI+HzR8DN6wb50XTxc3YZ8rbO9+zmCGQ4=
+                     *
+                     *     localhost:8080/svc/log
+                     *     13
+                     *     6TA9RGWs79MkppKa8t6GAodsEo+b/vBm7krQ21s9szA=
+                     *
+                     *     — localhost:8080/svc/log Az3grl2pYbCZW8RLEj8wlyAd1Y2bD33Ns8jn4i29Mf+vlqm5O5sqHPh4ytBvBqk0aEULrNtJnTuCCd0zH9OTfzHKxg4=
+                     */
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLogPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # c2sp.org/tlog-policy
+                     *     log localhost:8080/svc/log+cd6e3f5a+AXw0lr0lLI5JsxEELLi2Pk3dzXI4ywaAb6ke2HzrJKuR
+                     *     witness w1.example w1.example+a88ac538+BGa+fjMsekUzMr2dCn99sFX1xe8aBq2mbZizn7aBDEc6
+                     *     witness w2.example w2.example+3349ad1f+BAtROtm0kkAVygkC7QeQRNOsXb7CMG8GlIwQ2o62458t
+                     *     group witnesses all w1.example w2.example
+                     *     quorum witnesses
+                     */
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

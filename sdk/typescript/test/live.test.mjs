@@ -5,7 +5,7 @@
 // record's version is in the log). Without SVC_SDK_BASE_URL it is skipped.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createSvcClient, getCheckpoint, getLogKey, verifyLookup, proofType, verifyCheckpoint, verifyCosignedCheckpoint, verifyInclusion, verifyConsistencyProof, rootFromInclusionProof, leafHash } from "../dist/index.js";
+import { createSvcClient, getCheckpoint, getLogKey, verifyLookup, proofType, verifyCheckpoint, verifyCosignedCheckpoint, verifyInclusion, verifyConsistencyProof, rootFromInclusionProof, leafHash, getLogPolicy, getLogProof, parseTlogPolicy, verifyTlogProof, logLeaf, SvcTextError } from "../dist/index.js";
 
 const env = process.env;
 const live = env.SVC_SDK_BASE_URL
@@ -118,6 +118,28 @@ test("inclusion proofs of every kind verify against the log's key and the lookup
     assert.equal(verifyInclusion(JSON.stringify(proof), vkey).ok, true);
   }
   assert.equal(seen.size, 3, "three versions at three indices");
+});
+
+test("the tlog-proof of every kind verifies under the served policy, for its lookup and alone", live, async () => {
+  const client = createSvcClient({ baseUrl: need("SVC_SDK_BASE_URL") });
+  const vkey = need("SVC_SDK_LOG_KEY");
+  const policy = parseTlogPolicy(await getLogPolicy(client));
+  assert.deepEqual(policy.logs.map((l) => l.key), [vkey]);
+  assert.equal(policy.quorum, "none");
+  const lookups = await lookUpAll(client);
+  for (const [kind, body] of Object.entries(lookups)) {
+    const proof = await getLogProof(client, body.data.version);
+    const leaf = logLeaf(kind, body.data);
+    const got = verifyTlogProof(proof, policy, leaf);
+    assert.equal(got.ok, true, `${kind}: ${got.reason}`);
+    assert.equal(got.leaf, leaf);
+    const alone = verifyTlogProof(proof, policy);
+    assert.ok(alone.ok && alone.leaf === leaf, `${kind} alone`);
+    // Another kind's leaf is not what it proves.
+    const other = kind === "namespace" ? logLeaf("registry", lookups.registry.data) : logLeaf("namespace", lookups.namespace.data);
+    assert.equal(verifyTlogProof(proof, policy, other).stage, "leaf");
+  }
+  await assert.rejects(getLogProof(client, "0x0190f2a1b2c3d4e5f60718293a4b5c6d"), (e) => e instanceof SvcTextError && e.status === 404);
 });
 
 test("a consistency proof links the smallest tree holding a version to the latest checkpoint", live, async () => {

@@ -8,7 +8,10 @@
 - ``verify_membership``, ``verify_absence``, ``verify_extension``, ``verify_latest`` and
   ``keys_of``: the state index's proofs (a key's latest leaf, or its absence);
 - ``trqp``: asks a Trust Registry Query Protocol query and checks the answer's shape
-  (``check_trqp_document``) and its evidence.
+  (``check_trqp_document``) and its evidence;
+- ``verify_tlog_proof``, ``parse_tlog_proof``, ``parse_tlog_policy`` and
+  ``verify_checkpoint_with_policy``: C2SP tlog-proof bundles (``GET /svc/log/proof/{version}``)
+  and tlog-policy texts (``GET /svc/log/policy``).
 """
 
 from ._generated import *  # noqa: F401,F403  (the schema types)
@@ -46,6 +49,18 @@ from .stateindex import (
     verify_extension,
     verify_latest,
     verify_membership,
+)
+from .tlogproof import (
+    TLOG_PROOF_HEADER,
+    PolicyGroup,
+    PolicyWitness,
+    TlogPolicy,
+    TlogProof,
+    TlogProofResult,
+    parse_tlog_policy,
+    parse_tlog_proof,
+    verify_checkpoint_with_policy,
+    verify_tlog_proof,
 )
 from .response import Response, SvcError
 from .trqp import StateCheck, StateVerdict, TrqpEvidence, TrqpResult, trqp
@@ -114,4 +129,14 @@ __all__ = [
     "parse_domain_leaf",
     "parse_state_leaf",
     "is_normal_domain",
+    "TLOG_PROOF_HEADER",
+    "TlogProof",
+    "TlogPolicy",
+    "PolicyGroup",
+    "PolicyWitness",
+    "TlogProofResult",
+    "parse_tlog_proof",
+    "parse_tlog_policy",
+    "verify_checkpoint_with_policy",
+    "verify_tlog_proof",
 ]

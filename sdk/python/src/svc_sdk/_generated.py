@@ -463,6 +463,20 @@ LogState = TypedDict(
     total=False,
 )
 
+# With `prove=current`: the entry's latest logged version as of the state proof's checkpoint, read
+# from `state_proof.latest`; the version shown is version `version_count` of it when `is_latest`
+# is false.
+LatestLogged = TypedDict(
+    'LatestLogged',
+    {
+        'version': Required['Version'],
+        'version_count': Required[int],
+        'log_index': Required[int],
+        'tree_size': Required[int],
+    },
+    total=False,
+)
+
 # A leaf of the transparency log and its index.
 LogStateLeaf = TypedDict(
     'LogStateLeaf',
@@ -603,6 +617,9 @@ NamespaceLookupResponse = TypedDict(
     {
         'message': Required[str],
         'data': Required['Namespace'],
+        'state_proof': NotRequired['LogState'],
+        'is_latest': NotRequired[bool],
+        'latest_logged': NotRequired['LatestLogged'],
     },
     total=False,
 )
@@ -613,6 +630,9 @@ RegistryLookupResponse = TypedDict(
     {
         'message': Required[str],
         'data': Required['Registry'],
+        'state_proof': NotRequired['LogState'],
+        'is_latest': NotRequired[bool],
+        'latest_logged': NotRequired['LatestLogged'],
     },
     total=False,
 )
@@ -623,6 +643,9 @@ RecordLookupResponse = TypedDict(
     {
         'message': Required[str],
         'data': Required['Record'],
+        'state_proof': NotRequired['LogState'],
+        'is_latest': NotRequired[bool],
+        'latest_logged': NotRequired['LatestLogged'],
     },
     total=False,
 )
@@ -1691,15 +1714,17 @@ TrqpAnswerContext = dict[str, str]
 # key on a public read), `forbidden` (403: the caller may not do this), `not_found` (404: the
 # entry or another named thing does not exist, or no operation at the path), `namespace_not_found`
 # (404: the namespace named in the path does not exist), `not_integrated` (404: the version is
-# public but not yet in the transparency log's tree asked for), `user_not_found` (404: the API
-# key's user is disabled, on the verification endpoints; or no user has the email a transfer-
-# ownership names), `method_not_allowed` (405: the path exists with another method), `conflict`
-# (409: the change conflicts with the current state), `precondition_failed` (412: `If-Match` names
-# a version that is no longer current), `payload_too_large` (413: the body is over the limit),
-# `unsupported_media_type` (415: the body is not `application/json`), `rate_limited` (429: too
-# many requests; see `Retry-After`), `internal` (500: an unexpected error), `unavailable` (503:
-# the database does not answer), `primary_unavailable` (503: no primary database is reachable for
-# a write, or a read that needs the primary; see `Retry-After`).
+# public but not yet in the transparency log's tree asked for; 503 on a lookup with
+# `prove=current`: the version shown is not yet in the checkpoint the state index serves, see
+# `Retry-After`), `user_not_found` (404: the API key's user is disabled, on the verification
+# endpoints; or no user has the email a transfer-ownership names), `method_not_allowed` (405: the
+# path exists with another method), `conflict` (409: the change conflicts with the current state),
+# `precondition_failed` (412: `If-Match` names a version that is no longer current),
+# `payload_too_large` (413: the body is over the limit), `unsupported_media_type` (415: the body
+# is not `application/json`), `rate_limited` (429: too many requests; see `Retry-After`),
+# `internal` (500: an unexpected error), `unavailable` (503: the database does not answer),
+# `primary_unavailable` (503: no primary database is reachable for a write, or a read that needs
+# the primary; see `Retry-After`).
 ErrorCode = Literal['invalid_input', 'verification_failed', 'unauthorized', 'forbidden', 'not_found', 'namespace_not_found', 'not_integrated', 'user_not_found', 'method_not_allowed', 'conflict', 'precondition_failed', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal', 'unavailable', 'primary_unavailable']
 
 # A native name of a registry or record (the names given through this API, and every write's):
@@ -1797,6 +1822,7 @@ class Operations:
         svc_consistency_token: str | None = None,
         version_id: str | None = None,
         as_on: str | None = None,
+        prove: Literal['current'] | None = None,
         if_none_match: str | None = None,
         extra_query: Mapping[str, Any] | None = None,
     ) -> Response[NamespaceLookupResponse]:
@@ -1810,7 +1836,7 @@ class Operations:
             'GET',
             '/svc/lookup/{namespace}',
             {'namespace': namespace},
-            {'version_id': version_id, 'as_on': as_on, **(extra_query or {})},
+            {'version_id': version_id, 'as_on': as_on, 'prove': prove, **(extra_query or {})},
             {'Svc-Consistency-Token': svc_consistency_token, 'If-None-Match': if_none_match},
             None,
             None,
@@ -1824,6 +1850,7 @@ class Operations:
         svc_consistency_token: str | None = None,
         version_id: str | None = None,
         as_on: str | None = None,
+        prove: Literal['current'] | None = None,
         if_none_match: str | None = None,
         extra_query: Mapping[str, Any] | None = None,
     ) -> Response[RegistryLookupResponse]:
@@ -1837,7 +1864,7 @@ class Operations:
             'GET',
             '/svc/lookup/{namespace}/{registry_name}',
             {'namespace': namespace, 'registry_name': registry_name},
-            {'version_id': version_id, 'as_on': as_on, **(extra_query or {})},
+            {'version_id': version_id, 'as_on': as_on, 'prove': prove, **(extra_query or {})},
             {'Svc-Consistency-Token': svc_consistency_token, 'If-None-Match': if_none_match},
             None,
             None,
@@ -1852,6 +1879,7 @@ class Operations:
         svc_consistency_token: str | None = None,
         version_id: str | None = None,
         as_on: str | None = None,
+        prove: Literal['current'] | None = None,
         if_none_match: str | None = None,
         extra_query: Mapping[str, Any] | None = None,
     ) -> Response[RecordLookupResponse]:
@@ -1865,7 +1893,7 @@ class Operations:
             'GET',
             '/svc/lookup/{namespace}/{registry_name}/{record_name}',
             {'namespace': namespace, 'registry_name': registry_name, 'record_name': record_name},
-            {'version_id': version_id, 'as_on': as_on, **(extra_query or {})},
+            {'version_id': version_id, 'as_on': as_on, 'prove': prove, **(extra_query or {})},
             {'Svc-Consistency-Token': svc_consistency_token, 'If-None-Match': if_none_match},
             None,
             None,
@@ -3910,6 +3938,50 @@ class Operations:
             {'version': version},
             {'size': size, **(extra_query or {})},
             {'Svc-Consistency-Token': svc_consistency_token},
+            None,
+            None,
+        )
+
+    def get_log_proof(
+        self,
+        version: str,
+        *,
+        svc_consistency_token: str | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[str]:
+        """GET /svc/log/proof/{version}: A version's offline proof, as a C2SP tlog-proof.
+
+        Answers: 200 text/plain; charset=utf-8, 400 Error, 401 Error, 404 Error, 413 Error, 429
+        Error, 500 Error, 503 Error.
+        API key optional.
+        """
+        return self._call(
+            'GET',
+            '/svc/log/proof/{version}',
+            {'version': version},
+            {**(extra_query or {})},
+            {'Svc-Consistency-Token': svc_consistency_token},
+            None,
+            None,
+        )
+
+    def get_log_policy(
+        self,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[str]:
+        """GET /svc/log/policy: The log's verification policy, as a C2SP tlog-policy.
+
+        Answers: 200 text/plain; charset=utf-8, 400 Error, 401 Error, 413 Error, 429 Error, 500
+        Error, 503 Error.
+        API key optional.
+        """
+        return self._call(
+            'GET',
+            '/svc/log/policy',
+            {},
+            {**(extra_query or {})},
+            {},
             None,
             None,
         )
