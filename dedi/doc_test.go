@@ -13,7 +13,7 @@ func TestDocHoldsTheSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range []string{"file", "manifest"} {
+	for _, kind := range []string{"file", "manifest", "digests"} {
 		block := "```json\n" + strings.TrimRight(string(SchemaText(kind)), "\n") + "\n```"
 		if !strings.Contains(string(doc), block) {
 			t.Errorf("docs/dedi-files.md does not show dedi/schemas/dedi-%s.schema.json as it is", kind)
