@@ -33,11 +33,11 @@ type Input struct {
 	// Digests is the digests document's bytes as fetched from the manifest's digests URL; nil
 	// when the manifest names none or it could not be fetched (then Accepted.Digests stands in
 	// while fresh, else a referenced file is DigestsUnavailable).
-	Digests []byte
-	Now     time.Time
-	Accepted    Accepted
-	Schemas     *Schemas // resolves registry schemas named by URL (nil: SchemaUnavailable)
-	Limits      Limits
+	Digests  []byte
+	Now      time.Time
+	Accepted Accepted
+	Schemas  *Schemas // resolves registry schemas named by URL (nil: SchemaUnavailable)
+	Limits   Limits
 }
 
 // Result is the outcome of a verification and what it found on the way.
