@@ -265,6 +265,8 @@ type AddRecordsResponse = models.AddRecordsResponse
 
 type AddedRecord = models.AddedRecord
 
+type AnyEntryName = models.AnyEntryName
+
 type ApiKey = models.ApiKey
 
 type ApiKeyCreated = models.ApiKeyCreated
@@ -606,6 +608,10 @@ type NameFilter = models.NameFilter
 type NamespaceId = models.NamespaceId
 
 type NamespaceRef = models.NamespaceRef
+
+type NativeRecordName = models.NativeRecordName
+
+type NativeRegistryName = models.NativeRegistryName
 
 type Page = models.Page
 
@@ -1063,31 +1069,31 @@ type ServerInterface interface {
 	RemoveNamespaceVerification(ctx echo.Context, namespace NamespaceRef, domain Domain) error
 	// ActivateRegistry Activate a registry
 	// (POST /svc/{namespace}/{registry_name}/activate-registry)
-	ActivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ActivateRegistryParams) error
+	ActivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params ActivateRegistryParams) error
 	// AddRecord Add a record
 	// (POST /svc/{namespace}/{registry_name}/add-record)
-	AddRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	AddRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// AddRecords Add up to 1000 records at once
 	// (POST /svc/{namespace}/{registry_name}/add-records)
-	AddRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	AddRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// AddRegistryDelegate Add a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/add-registry-delegate)
-	AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// ArchiveRegistry Archive a registry (read-only)
 	// (POST /svc/{namespace}/{registry_name}/archive-registry)
-	ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ArchiveRegistryParams) error
+	ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params ArchiveRegistryParams) error
 	// BulkUploadRecords Import records from a CSV file, as a job
 	// (POST /svc/{namespace}/{registry_name}/bulk-upload)
-	BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// DeactivateRegistry Deactivate a registry
 	// (POST /svc/{namespace}/{registry_name}/deactivate-registry)
-	DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error
+	DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params DeactivateRegistryParams) error
 	// DeleteRecords Delete up to 1000 records at once
 	// (DELETE /svc/{namespace}/{registry_name}/delete-records)
-	DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// DeleteRegistry Delete a registry
 	// (DELETE /svc/{namespace}/{registry_name}/delete-registry)
-	DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// DownloadSampleCsv Download a sample CSV file for a registry's bulk upload
 	// (GET /svc/{namespace}/{registry_name}/download-sample-csv)
 	DownloadSampleCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
@@ -1102,40 +1108,40 @@ type ServerInterface interface {
 	GetRegistryVerificationLogs(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params GetRegistryVerificationLogsParams) error
 	// PublishRecords Publish up to 1000 drafts at once
 	// (POST /svc/{namespace}/{registry_name}/publish-records)
-	PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// RemoveRegistryDelegate Remove a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/remove-registry-delegate)
-	RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// RestoreRegistry Restore an archived registry
 	// (POST /svc/{namespace}/{registry_name}/restore-registry)
-	RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RestoreRegistryParams) error
+	RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params RestoreRegistryParams) error
 	// RevokeRegistry Revoke a registry (final)
 	// (POST /svc/{namespace}/{registry_name}/revoke-registry)
-	RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RevokeRegistryParams) error
+	RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params RevokeRegistryParams) error
 	// SaveRecordAsDraft Add a record as a draft
 	// (POST /svc/{namespace}/{registry_name}/save-record-as-draft)
-	SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// UpdateRegistry Update a registry
 	// (POST /svc/{namespace}/{registry_name}/update-registry)
-	UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params UpdateRegistryParams) error
+	UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params UpdateRegistryParams) error
 	// GetRecordVerificationLogs Read the verification log of a record
 	// (GET /svc/{namespace}/{registry_name}/{record_name}/get-record-verification-logs)
 	GetRecordVerificationLogs(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params GetRecordVerificationLogsParams) error
 	// PublishRecord Publish a draft record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/publish-record)
-	PublishRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params PublishRecordParams) error
+	PublishRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params PublishRecordParams) error
 	// ReinstateRecord Reinstate a suspended record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record)
-	ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params ReinstateRecordParams) error
+	ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params ReinstateRecordParams) error
 	// RevokeRecord Revoke a record (final)
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record)
-	RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params RevokeRecordParams) error
+	RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params RevokeRecordParams) error
 	// SuspendRecord Suspend a live record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record)
-	SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params SuspendRecordParams) error
+	SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params SuspendRecordParams) error
 	// UpdateRecord Update a record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/update-record)
-	UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params UpdateRecordParams) error
+	UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params UpdateRecordParams) error
 	// GetRegistriesByTag List verified registries with a standard tag
 	// (GET /svc/{tag}/get-registry-by-tag)
 	GetRegistriesByTag(ctx echo.Context, tag string, params GetRegistriesByTagParams) error
@@ -3088,7 +3094,7 @@ func (w *ServerInterfaceWrapper) ActivateRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3132,7 +3138,7 @@ func (w *ServerInterfaceWrapper) AddRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3156,7 +3162,7 @@ func (w *ServerInterfaceWrapper) AddRecords(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3180,7 +3186,7 @@ func (w *ServerInterfaceWrapper) AddRegistryDelegate(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3204,7 +3210,7 @@ func (w *ServerInterfaceWrapper) ArchiveRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3248,7 +3254,7 @@ func (w *ServerInterfaceWrapper) BulkUploadRecords(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3272,7 +3278,7 @@ func (w *ServerInterfaceWrapper) DeactivateRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3316,7 +3322,7 @@ func (w *ServerInterfaceWrapper) DeleteRecords(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3340,7 +3346,7 @@ func (w *ServerInterfaceWrapper) DeleteRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3533,7 +3539,7 @@ func (w *ServerInterfaceWrapper) PublishRecords(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3557,7 +3563,7 @@ func (w *ServerInterfaceWrapper) RemoveRegistryDelegate(ctx echo.Context) error 
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3581,7 +3587,7 @@ func (w *ServerInterfaceWrapper) RestoreRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3625,7 +3631,7 @@ func (w *ServerInterfaceWrapper) RevokeRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3669,7 +3675,7 @@ func (w *ServerInterfaceWrapper) SaveRecordAsDraft(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3693,7 +3699,7 @@ func (w *ServerInterfaceWrapper) UpdateRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3802,7 +3808,7 @@ func (w *ServerInterfaceWrapper) PublishRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3810,7 +3816,7 @@ func (w *ServerInterfaceWrapper) PublishRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3854,7 +3860,7 @@ func (w *ServerInterfaceWrapper) ReinstateRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3862,7 +3868,7 @@ func (w *ServerInterfaceWrapper) ReinstateRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3906,7 +3912,7 @@ func (w *ServerInterfaceWrapper) RevokeRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3914,7 +3920,7 @@ func (w *ServerInterfaceWrapper) RevokeRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3958,7 +3964,7 @@ func (w *ServerInterfaceWrapper) SuspendRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3966,7 +3972,7 @@ func (w *ServerInterfaceWrapper) SuspendRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -4010,7 +4016,7 @@ func (w *ServerInterfaceWrapper) UpdateRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -4018,7 +4024,7 @@ func (w *ServerInterfaceWrapper) UpdateRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -14164,8 +14170,8 @@ func (response RemoveNamespaceVerification503JSONResponse) VisitRemoveNamespaceV
 }
 
 type ActivateRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       ActivateRegistryParams
 }
 
@@ -14344,8 +14350,8 @@ func (response ActivateRegistry503JSONResponse) VisitActivateRegistryResponse(w 
 }
 
 type AddRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *AddRecordJSONRequestBody
 }
 
@@ -14526,8 +14532,8 @@ func (response AddRecord503JSONResponse) VisitAddRecordResponse(w http.ResponseW
 }
 
 type AddRecordsRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *AddRecordsJSONRequestBody
 }
 
@@ -14708,8 +14714,8 @@ func (response AddRecords503JSONResponse) VisitAddRecordsResponse(w http.Respons
 }
 
 type AddRegistryDelegateRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *AddRegistryDelegateJSONRequestBody
 }
 
@@ -14885,8 +14891,8 @@ func (response AddRegistryDelegate503JSONResponse) VisitAddRegistryDelegateRespo
 }
 
 type ArchiveRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       ArchiveRegistryParams
 }
 
@@ -15065,8 +15071,8 @@ func (response ArchiveRegistry503JSONResponse) VisitArchiveRegistryResponse(w ht
 }
 
 type BulkUploadRecordsRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *multipart.Reader
 }
 
@@ -15247,8 +15253,8 @@ func (response BulkUploadRecords503JSONResponse) VisitBulkUploadRecordsResponse(
 }
 
 type DeactivateRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       DeactivateRegistryParams
 }
 
@@ -15427,8 +15433,8 @@ func (response DeactivateRegistry503JSONResponse) VisitDeactivateRegistryRespons
 }
 
 type DeleteRecordsRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *DeleteRecordsJSONRequestBody
 }
 
@@ -15609,8 +15615,8 @@ func (response DeleteRecords503JSONResponse) VisitDeleteRecordsResponse(w http.R
 }
 
 type DeleteRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *DeleteRegistryJSONRequestBody
 }
 
@@ -16358,8 +16364,8 @@ func (response GetRegistryVerificationLogs503JSONResponse) VisitGetRegistryVerif
 }
 
 type PublishRecordsRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *PublishRecordsJSONRequestBody
 }
 
@@ -16540,8 +16546,8 @@ func (response PublishRecords503JSONResponse) VisitPublishRecordsResponse(w http
 }
 
 type RemoveRegistryDelegateRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *RemoveRegistryDelegateJSONRequestBody
 }
 
@@ -16703,8 +16709,8 @@ func (response RemoveRegistryDelegate503JSONResponse) VisitRemoveRegistryDelegat
 }
 
 type RestoreRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       RestoreRegistryParams
 }
 
@@ -16883,8 +16889,8 @@ func (response RestoreRegistry503JSONResponse) VisitRestoreRegistryResponse(w ht
 }
 
 type RevokeRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       RevokeRegistryParams
 }
 
@@ -17063,8 +17069,8 @@ func (response RevokeRegistry503JSONResponse) VisitRevokeRegistryResponse(w http
 }
 
 type SaveRecordAsDraftRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *SaveRecordAsDraftJSONRequestBody
 }
 
@@ -17245,8 +17251,8 @@ func (response SaveRecordAsDraft503JSONResponse) VisitSaveRecordAsDraftResponse(
 }
 
 type UpdateRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       UpdateRegistryParams
 	Body         *UpdateRegistryJSONRequestBody
 }
@@ -17573,9 +17579,9 @@ func (response GetRecordVerificationLogs503JSONResponse) VisitGetRecordVerificat
 }
 
 type PublishRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       PublishRecordParams
 }
 
@@ -17754,9 +17760,9 @@ func (response PublishRecord503JSONResponse) VisitPublishRecordResponse(w http.R
 }
 
 type ReinstateRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       ReinstateRecordParams
 }
 
@@ -17935,9 +17941,9 @@ func (response ReinstateRecord503JSONResponse) VisitReinstateRecordResponse(w ht
 }
 
 type RevokeRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       RevokeRecordParams
 }
 
@@ -18116,9 +18122,9 @@ func (response RevokeRecord503JSONResponse) VisitRevokeRecordResponse(w http.Res
 }
 
 type SuspendRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       SuspendRecordParams
 }
 
@@ -18297,9 +18303,9 @@ func (response SuspendRecord503JSONResponse) VisitSuspendRecordResponse(w http.R
 }
 
 type UpdateRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       UpdateRecordParams
 	Body         *UpdateRecordJSONRequestBody
 }
@@ -21205,7 +21211,7 @@ func (sh *strictHandler) RemoveNamespaceVerification(ctx echo.Context, namespace
 }
 
 // ActivateRegistry operation middleware
-func (sh *strictHandler) ActivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ActivateRegistryParams) error {
+func (sh *strictHandler) ActivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params ActivateRegistryParams) error {
 	var request ActivateRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21232,7 +21238,7 @@ func (sh *strictHandler) ActivateRegistry(ctx echo.Context, namespace NamespaceR
 }
 
 // AddRecord operation middleware
-func (sh *strictHandler) AddRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) AddRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request AddRecordRequestObject
 
 	request.Namespace = namespace
@@ -21281,7 +21287,7 @@ func (sh *strictHandler) AddRecord(ctx echo.Context, namespace NamespaceRef, reg
 }
 
 // AddRecords operation middleware
-func (sh *strictHandler) AddRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) AddRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request AddRecordsRequestObject
 
 	request.Namespace = namespace
@@ -21330,7 +21336,7 @@ func (sh *strictHandler) AddRecords(ctx echo.Context, namespace NamespaceRef, re
 }
 
 // AddRegistryDelegate operation middleware
-func (sh *strictHandler) AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request AddRegistryDelegateRequestObject
 
 	request.Namespace = namespace
@@ -21379,7 +21385,7 @@ func (sh *strictHandler) AddRegistryDelegate(ctx echo.Context, namespace Namespa
 }
 
 // ArchiveRegistry operation middleware
-func (sh *strictHandler) ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ArchiveRegistryParams) error {
+func (sh *strictHandler) ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params ArchiveRegistryParams) error {
 	var request ArchiveRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21406,7 +21412,7 @@ func (sh *strictHandler) ArchiveRegistry(ctx echo.Context, namespace NamespaceRe
 }
 
 // BulkUploadRecords operation middleware
-func (sh *strictHandler) BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request BulkUploadRecordsRequestObject
 
 	request.Namespace = namespace
@@ -21438,7 +21444,7 @@ func (sh *strictHandler) BulkUploadRecords(ctx echo.Context, namespace Namespace
 }
 
 // DeactivateRegistry operation middleware
-func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error {
+func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params DeactivateRegistryParams) error {
 	var request DeactivateRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21465,7 +21471,7 @@ func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace Namespac
 }
 
 // DeleteRecords operation middleware
-func (sh *strictHandler) DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request DeleteRecordsRequestObject
 
 	request.Namespace = namespace
@@ -21514,7 +21520,7 @@ func (sh *strictHandler) DeleteRecords(ctx echo.Context, namespace NamespaceRef,
 }
 
 // DeleteRegistry operation middleware
-func (sh *strictHandler) DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request DeleteRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21673,7 +21679,7 @@ func (sh *strictHandler) GetRegistryVerificationLogs(ctx echo.Context, namespace
 }
 
 // PublishRecords operation middleware
-func (sh *strictHandler) PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request PublishRecordsRequestObject
 
 	request.Namespace = namespace
@@ -21722,7 +21728,7 @@ func (sh *strictHandler) PublishRecords(ctx echo.Context, namespace NamespaceRef
 }
 
 // RemoveRegistryDelegate operation middleware
-func (sh *strictHandler) RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request RemoveRegistryDelegateRequestObject
 
 	request.Namespace = namespace
@@ -21771,7 +21777,7 @@ func (sh *strictHandler) RemoveRegistryDelegate(ctx echo.Context, namespace Name
 }
 
 // RestoreRegistry operation middleware
-func (sh *strictHandler) RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RestoreRegistryParams) error {
+func (sh *strictHandler) RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params RestoreRegistryParams) error {
 	var request RestoreRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21798,7 +21804,7 @@ func (sh *strictHandler) RestoreRegistry(ctx echo.Context, namespace NamespaceRe
 }
 
 // RevokeRegistry operation middleware
-func (sh *strictHandler) RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RevokeRegistryParams) error {
+func (sh *strictHandler) RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params RevokeRegistryParams) error {
 	var request RevokeRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21825,7 +21831,7 @@ func (sh *strictHandler) RevokeRegistry(ctx echo.Context, namespace NamespaceRef
 }
 
 // SaveRecordAsDraft operation middleware
-func (sh *strictHandler) SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request SaveRecordAsDraftRequestObject
 
 	request.Namespace = namespace
@@ -21874,7 +21880,7 @@ func (sh *strictHandler) SaveRecordAsDraft(ctx echo.Context, namespace Namespace
 }
 
 // UpdateRegistry operation middleware
-func (sh *strictHandler) UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params UpdateRegistryParams) error {
+func (sh *strictHandler) UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params UpdateRegistryParams) error {
 	var request UpdateRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21952,7 +21958,7 @@ func (sh *strictHandler) GetRecordVerificationLogs(ctx echo.Context, namespace N
 }
 
 // PublishRecord operation middleware
-func (sh *strictHandler) PublishRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params PublishRecordParams) error {
+func (sh *strictHandler) PublishRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params PublishRecordParams) error {
 	var request PublishRecordRequestObject
 
 	request.Namespace = namespace
@@ -21980,7 +21986,7 @@ func (sh *strictHandler) PublishRecord(ctx echo.Context, namespace NamespaceRef,
 }
 
 // ReinstateRecord operation middleware
-func (sh *strictHandler) ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params ReinstateRecordParams) error {
+func (sh *strictHandler) ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params ReinstateRecordParams) error {
 	var request ReinstateRecordRequestObject
 
 	request.Namespace = namespace
@@ -22008,7 +22014,7 @@ func (sh *strictHandler) ReinstateRecord(ctx echo.Context, namespace NamespaceRe
 }
 
 // RevokeRecord operation middleware
-func (sh *strictHandler) RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params RevokeRecordParams) error {
+func (sh *strictHandler) RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params RevokeRecordParams) error {
 	var request RevokeRecordRequestObject
 
 	request.Namespace = namespace
@@ -22036,7 +22042,7 @@ func (sh *strictHandler) RevokeRecord(ctx echo.Context, namespace NamespaceRef, 
 }
 
 // SuspendRecord operation middleware
-func (sh *strictHandler) SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params SuspendRecordParams) error {
+func (sh *strictHandler) SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params SuspendRecordParams) error {
 	var request SuspendRecordRequestObject
 
 	request.Namespace = namespace
@@ -22064,7 +22070,7 @@ func (sh *strictHandler) SuspendRecord(ctx echo.Context, namespace NamespaceRef,
 }
 
 // UpdateRecord operation middleware
-func (sh *strictHandler) UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params UpdateRecordParams) error {
+func (sh *strictHandler) UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params UpdateRecordParams) error {
 	var request UpdateRecordRequestObject
 
 	request.Namespace = namespace
@@ -22171,576 +22177,585 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3rdttGtigKv0oN7r2GqTRIUVfb1Oixl2LZiRPbcVtyJ91RtlAEimRFYBWDKopivPyN7yHOO5xHOP/3",
-	"o5wnOaPmrAIKIECCEuU4We4faYsA6jJr3mpeP7QiOZlKwYRWrf6H1pjRmKXwz2c0GrNnUuhUJubvmKko",
-	"5VPNpWj1W+F0Nkh4FJAJve3QEfv75azXO4i0TuAfLDwh4TTlN1Sz+nfInOsxCf9J00WfnM70WKb8d2pm",
-	"CImWhJKU/TZjSuN7lFyzBZmPWcqIHjNChZqzlEzogsRsykRMpIAHEU0SlpK2+XfKIpnGJJHyejbd6baC",
-	"lorGbELNjvRiylr9ltIpF6PWx49B65kUiivNRLS4kNdMLO/7YszINOUTmi5ITDUdUMUeKTJPuWZkKhU3",
-	"7xEpIrNG7h5EcjLhWrOYtCl5K5UepUyRH09f5Z+oWTQmVJFw73j364PHh2dPDp+EJ4QOFBPa7Br35iAS",
-	"jakYsZgIqcdcjAJC8/2zyYDFMYvJ+T9emdndOgMyH/NoTMZUESFJyqYJj6ja6ZJzAz2uyYBG14TjKOH5",
-	"TdTxANIBiITZChBViBwSShKqWUpSRuOA6HEqZ6MxoWJBuFCaiogF5jjNYzIfU+1DZp5KzbqXonAw7JZO",
-	"pok5Gw8YraA1pVqz1BzD//6513l62nlBO8NfPuwFTz7uln/4n62g4oCfX9BR9aEyodPFI0ViPmJKB+S3",
-	"mdQsXo0wH82SUjph2tLMqfpBrBjenC/XRGkpYwJwMA9iA0MAyfuLZySmC9IO//Wvf/2r8/p15+ws3OmS",
-	"N9KSQHjDUsWluOJxaJaWA2q/t3/c6R10eoetoMXNrL/NWLpoBS1BJ+YFqq5kEcpDmU6obvVbMdWsElrr",
-	"yeGURPk7RJuXArNLao8XaZQBcnFBuFa1eIX41LdYTmPCFVEsvWEGr5MFGSwIzVCZaINHBpENFtMFi8mU",
-	"Ko0/49RtSiI6G411ZzZ1uB4QmcIEloR3uuRHrsdypgnXAUyrgKEMmJsbprWfk9nUILIZwDzlkSF99yyh",
-	"IzKQMxGTARtzEZP2PlHm85gN6SzRO11ySm5oMrOL54YINaEINfMnJYe9HtICnCBCJD/CSsB9IsI5YzE/",
-	"kxPKK5HgjJ1xAhJBjVlqqAheLaLodDbour/sDqdUj/P94UetoGVYDE9Z3OrrdMb8DU7o7SsmRnrc6u8f",
-	"HQStCRfu773qZSdMs/gNnTA1pRF7wRPN0uUt/GAwTFs65UxlJCncl6Q9WBAegwipoq/sxSset2qXfNRg",
-	"yXVQFoQLc4pMW/CS9suzN4rQlBEaRWxq5IsRA3qWChYbTJ3OxCKSMdspnoT9VzeSk+2cRINtvUjl5Mww",
-	"mqWNPbcgn00NIwIpJlNCh0ak+GyxiuHtdXp7NQcyTGF3m/C7l8PXVEfjCm3nsoW6i+W/qL9ctkJkVyiM",
-	"DQlPaMyQXXGLQIaLaZ4k+OIsTY04t8OQNksUI4d7+6UDumz1bnt7T3vDfbo32I8O4kN2NDzuPd57sv/0",
-	"gB4OjqLj+LJVxydeDju4j5rzOj6s3vwbKVgNAE4FMaKTGKASKgijacJZavn7CaFkYj4kI6YVOegddles",
-	"zUyzeoF7vf3KJX4nBy/javn6qxx0q3H5VzlAkmyEywY261DZcJM6RvKWpprTJCARVazDhWLCKHg3DDiJ",
-	"hVKbapIwI68ODO6kNDIKxErWUguq/SeFBR/ULRh4UxX0TonPukg7jHncVzdRv9vthjtOYGbvPFIGe/mQ",
-	"s7iSy7uvj76dsWffvH+Svv719vlPt/zt7Ozo67PqIyrxzu0xnWzj79jw8975Vrf9lo5YFWqOGBGzyYCl",
-	"ARLyXh3GTc0A/gqsDgPzZXyUC31s1M0JveWT2cTQrfsfrNH+mK3QiK8RS7MlnvPfK5b5UrOJIlOWErOK",
-	"VSu8UmaAymXu99asc+0C38HF8Q3Mtow49lppFhOQmeC/zZjTb1M24kqnixp2hF9eWZquP/P/mRqUbf2P",
-	"3fyCvotP1a6RmAtYGq4UJ6xfKz6vXG2GgLXLxY+3u2C4QVYzo5glbAR6ABJbBPYAd+ssUpwTkR0jIzuP",
-	"40PWeTI87nV8OVm3LRhuQ8GwTGnnMtUV6oLRMEIi2NxclIc8VfqEhGbqEBS0kMchoSpiIuZidEJCpame",
-	"qdDcFsw/zX3ZXPjNF3UEoMzMlbjv9BsmDHb/7P7EOdwAQYvHrV+qtnQhN1HTBmwoU7ZOT9vb7xzU6Wla",
-	"bqil/ROVp2r0cZoVj5nQhlenqMrbG7h/l4YbcVgH3/ym3WqK5XZhaBhImZpKoRjaBWbmPLVF5heUJwxW",
-	"H0mhmQAMolO4Rprnu78qKQrXOfNmbFY1E9SayZhZ14QpBby+NAMZ4hQfGxNomsoUF16E6Btp7qw8Jqdv",
-	"X5JrtuiaMb+msaXh5psAOHABg5l/wk3Y25l9dMXFdKYLW3uJTwg86RM4J5LZXUgmCfpWuJHJTGlzg6ea",
-	"TKTSZK/XA8TJhe195s9vhEbf50pxMTKUwCZTvUAQ3hPmF56dz9wgcH6A/DMphgmP9J2QJ3If+7tz0sOs",
-	"P5ELxhShScpovCDsliutnD0wh952dmgvTW5RCqnSvyUBKyRtiqqzpmhcMtdgGoFK7YRT4JmK3eJjFvGY",
-	"mfu6NQMYoaIawK3Z1rIR31k6r9umnAu4J8WZZFOOI3my11/jqbn5/phyzT7P1QbZ3dwdouGhnueg2k5V",
-	"s0T73e6SrRFW+EKmAx7H+PnGCD/MvvYxPhuzTxZyBuYTIdEYi9uXKaHZ/pctQdvCf/RSTOgCpo8lTtNG",
-	"o2Bx+gL0ZYo80PAdZ0RMEjl3yP4SrEQ0wdnvAjduRyhKGEFmgt1OWWSkPzODExkBrW5D0FQMD7t57Raw",
-	"yT7yVcvr5mtzU1Ws7nwWRUwpf0UbkeknWdtDEeEbqV/ImbibxpJfsYXUV0MYx0er7IoOiIzPt0Ng6HJp",
-	"G2oWUo9ZCkQUE3CY7ZBYMiQeEHNwsm+kfi1juOGv8uKg/yz3wSmO7j6GNrIRv2FGSJGwYOwKYYq3dJFI",
-	"Gl9I+Yqmm6K1BekUx7jSUl4lMEpRoKMgHMh4QbSUBF4h7YRPuCZ75DX/emdLEIYpuMIZjECgwrEi0oaZ",
-	"TsgT839kaE4hjjt4+1XIqN6av0TM76kTT71hrqzi6wPEn8Yqxv1KayxXZK3ZdRvcP3QG2hDZOqHZEnLP",
-	"EEmkMEC1izxxnl4yp+g71UxYKMpBwiaNdPIpvvu3CmDGTFOeLKu75lKhF1c89tTd/DbZP+z1gpbmGu56",
-	"X9OYuEVkNzc6kDPdHyRUbMDu7KbqEA/vAFb4fXf+wxu4iqaMXis42Yt3/3ibaYQ4Jmm/e/GMPH7Se7zj",
-	"g62psGwCuZUSMgfZkQ8yNz85Z+kNSwmu48GAV7XEasA0YPpNYPJG5vYnq8rYG6xeWO+BIkadB/pTM0bA",
-	"2KPkLI0Mvx1xwVjaSXjEjNrqI95hDkVzqX9hRcsDol228sAtWab5Yi06Xgs5FzVAbc79m8B2NaffR07v",
-	"QWzvIIeYXQm5kJK8sjLkASFXJSlggTWAOkf3+ntBbyhP6CC5L6yywIGZN6RPkx5s7OTkfeHVB4ROtrhM",
-	"J3F+tZRB2Ajct8J35o8O6J1hAW4Fxc97a1mJOQdRqIiWZE65rgxvya3gH/MDuZDyNRULi3LqnqdhsG5C",
-	"xcLxaOWj6f7T/CjMi2Ze8i5/8YEO4p25bQHpGO3l00L3vW/Wux9o/aH6znZk+JQzVVlDXoGV7uUQf1+0",
-	"MD6UHMJYPqoIhLf5ATG44PZMACMNSMpu5DWLAzKhyVCmE/NPaePOYq4MdcZkpli6458aAWvGlKVoDxWM",
-	"xWZ4wXwu816o2XQqU83i1yzm9AI2e0/wZ0OSiRmTGAj2zTZjkH7ACakiS7qtz6iP/PPIB4RFEljlJ+HW",
-	"5jjgfKgiYXnBYZl1O0vi9o1tSyOvM2MtGa9yp1zVQh/A4ra9JX9Kc9s5o2k0vsddzLMcMdSoW7og4Hjs",
-	"yTcwLfNJ8f76D9Dtt+bAuIBgPbMtOyagwEb6xUp3jKch5Huo1Da2s5c6XaFv7ozlyGRDxCmj0dgsAC/h",
-	"NjpSpvZPCLUE/os80ouOJG2zTYjjNn9eeZsJIZY4YYQCVKW5unBFZiJmKZnTxQ7waME42F38MUU+q4uc",
-	"dNeAdujPgHGv5SvvCpUIIyfvKKudIxNG52LUQHY3V4nqESilml1ZpaOAQcsa0v3Rx9dwHlataajP3MHP",
-	"WVRvXi6rN7ToCNXI3LbuB7V2xUzBMj9JQShGwUaA4CgWN1QyVsEkG+gKVIsrjZqAD527ah/bNQiuVhwQ",
-	"LIql9zIsG5WvxqZsxt66OfmaLR4pUDTNDp3mCXv5pxepsqnwBPIbZh+V3dJ+EEyVcdOfOhOaH4OWs9Rt",
-	"xdN9hekzVy6mwTcFbs/hbb6YGczFFIxcwEHQZBa6D4sr+8X/aQPz7uqKKYBRoUNlOEu24p8xu0MAkgyA",
-	"NpDwwZw22box/ASiw62gOqOaVns3QqM2hJmZDj7K/eogpM16p6m5V2mOqGvj2TCooxSsE+ThY7XPszis",
-	"yoSsPDTr53LMVj5w4C0iD2mSg19ZpM0khe1nenglCKxeai6X8BFIlAYxaUWYxBbEqxBm+Uw+eqS4Dhbu",
-	"xQDnqtx1HGMMo+cWoDG6QWjy1lvwkCaK1bJzA4vMc+PyzLLEusJT1SWnmK825CwxGgO9Zlm6DCaGYJSa",
-	"crloRjnFt+FhtgIM/lAVsPVXuS7qIX8VqNLc0dW6r747/+HNDxkUJ2z9URa/8AM8m4dF4u2fVcUSpnSo",
-	"Q8P9woTfQGIl/D/mBGJ+YNcP9zPvt4KWeakiwi9oaZ2sW9jFxSvzJsoJzZNkKTKvY+9tYpbY6xPGTq4j",
-	"4Rw2K3FWNeZScWxRUa1hURiAptlkLQacxjGz6wB4WUNLmtJFzY7Umt1skwRV36ah7fV6Pbf3wLzAYkKT",
-	"BC5eYOjaAhyKHOQjxFC/xG/3XJi3+3tLkGrInj2mczf+W0S1IvP1wldz7DIAbgVbYcwZelUkomWsFS7l",
-	"3j5JlDJqr26l/YLCtJYd4lsfg7Uy+24MzPqwm0fJ1vMGf4mB214+QyVUp/x7tqgGqOUVGHH1SLk7nBFC",
-	"WfanIopFKauQ5hbsV3QthC/4hClNJ1OzoGtWq/UkVOmrmcrGLK74R+DrmeJlXvZvtSzGSEmuIava/Jub",
-	"9ydczDQjbcORUTYIdsNScGDcgXUHrdvOSHaW1i4qswwubIiaDX6hGpEVc9wmU70Aa5OBubk0o11epujx",
-	"xZzKpYmmKRvy2+qp8C4GgfVkb9/LoVqaDRLyrG0HR2SKzFlqxpjq6pmtx6H+cLgGk5R9LwM5TxgxUne7",
-	"IC+RiUWrLIzfginw0bSEYYUd1dPOMxwAhFSS/DBs9X9ew0KR5D4GH0oUc11FiPbcAhKqm+gKEyEOD8iA",
-	"KnZ8OEsT7xRPiBrLubCJlAIDI3PpvhZAFZv8ZdkDJdjccYLAkVTOBcpgaSqY8Bjw0ztKpsJp1AkmZ4ey",
-	"x74VwQQTNxbBCVfaflK/0WaKhkOkkgaxeuuKDIshH3ff+bMxi659G0A9DH4cs8ymnacCyLmwYVx+fiDe",
-	"luCiUwGhLM97iQHVXwOD1o1n6bAPB1ImjIoVG88+qty8h7H3V1RX43+19PhxbIthGITm5lxTqCLhFXOZ",
-	"8yQBxWgkuGK2nIR5nnC8gRfSh3vrcyR9QNXeRxA0XhbpdqDTKWTdbet+u/lV1Z2GR1oReuPqE4z3/GoS",
-	"l5fnrXvcMDc7BudS3dopZE7hz9lqsfmpQnDklY3DrWdgVCykYJB/gOGUvtMZ6prAreOEhEZXWTI3lHlP",
-	"UEoV3cj00cjEWtylrivkY8M9NR31SRjNlJaTEGtB2VP0d7KDyR5KUxFTc+eiI3PGUjEymPFEd7jIBvTA",
-	"g+mZM8UUOh2d7QWnA5v6ZMBSNeZTgwrgErrCoBtUxe5lmFm6OPlwr6efH6mOxtsiHhjsfDbI3qoyN9h1",
-	"2aNatS+7NvzggiI4aDpizjRcfd1wufsB8ezBGJRpr49kbkZm8QlxIIO7gYYjhmfgIlNmhKFRmOFxqOko",
-	"LEmV9Zn3QQsGRLdckw2DK9B8xgZjKa+vZmlSSa8pI+zGfA7JSlOptNnQWOupKjgdaRynTCnSjmWkdu2o",
-	"qjuJA3LZ+hE41/t3r4oVYy5bpdojMGx/dxe/9UrF7KqbqASS3uGTzSStB6DitqvQFmoOwd1fnVcbRyEg",
-	"At8gsYxmE8PF8cLsCuJAoQMIQHDliUjb6PmDhWbKXFTDb55fELO33ZjFfPcD6mUfd+244U6xCJv5dkIF",
-	"H5q7OYbvC8NHrdUNLoZucmQOZUkQ8yvPVOJls3f3qoTpdR0BGGUJbESKjwSU2ArAMm+tHW6Rj1TlJVew",
-	"W32Fudy1xt2lj9SY7h8dF5etxrSzf3Tcfzp8chz3nuw9eXIYPY6Pj57S/SGjtBcdHdG4t3dEDwbDw+He",
-	"YH/QGzzZ34/ivaP4ONo7GvSGvR7tPamaz+aa25t4szWuICJ7bx8yYAnrr5JmqGzTeBKFNRWhGBTPtg6j",
-	"3zo8XF9IC6s5GZmmbSqgwb4opfOkuxaxqizn3iuh5+RjcY7SMYsSmrK4S9RNZCuisRujH4S97i2UKABJ",
-	"OEswVK3X3bP8xozeGfKEGY6zc0IuW5ctZ3qh+QTLBLKWBCwprtecSvzCfJrdsuoKkS3NZrZwFcmZKCKd",
-	"qyJSDnjBD5pb1Qs48IJjYFj53gv2GznTkayzttmHZG69cHAXMpwP0KPySMCFHrqE61IBwczCWAUSWE7K",
-	"qHWhVz+3bvNagyYurMidfUZ1R6uZn9hfqyzIlI+46IxBdBaSaUUEQWw8QdbNRcxukTesn9YQP+yqOXcq",
-	"sd0K+0qZIh8p4n10dyC56OLlSq5YhiTE1GPYD4vJgumdgITy2irPHm5Vnp55GeNPwhKekTYliYxo4tlL",
-	"xtQrpgS6OdDpju/ItOtqBS15bXbtgl+yMga/rOPfWRm7rPZJga6KeF0gfEfUhUNey9GBmiu4ul8ZMVdM",
-	"DMrJoXWm5zWDtsnVYQ7H0UkbODKGfcKT7D3LpZHjG80Z1ImSYljDnK003UhGX69yjHhsbztai70MbMLS",
-	"l+6yf7gqlIUHOPIA/37QcsUwEMtBos25HscpnYvKW2Zj/WgZX7hIuGDO8pZR/npFqlxFyipWGtWmElGW",
-	"9C0Pv8r6VuFg11LnGsN2UfVS6HRACxDyvftauYvKX1Njd2lZ27B2u5yEGlFZXQODkhVGS/CNb+ogZRNI",
-	"manyQMukgOqwJNCv7cLXcn4c244U5OtbBY7tBGm4NQYkZRN5w7wf0JePlJD9DDq+fXXpIeapzxRIDtjT",
-	"MuwzMHqVCBn7z2KN14zlOcAUDBuHzcC5CniNA3byPJe6cJ3Yzx9qSFkWLyqIqqwbrvcEeJUo86Ws3Ptq",
-	"xlJTU2clQTXxExZBv+XoQSycvLXwpRiGyyOYMu+ZebgczrSctrVsXHSXkbIgWwTg2s/LSWk5GSgtBcuL",
-	"62CAMRjwd5adR71aHaI5Shbs2w8TNOWO6K5nI6f4cvmQci3d4azvK9nKSdz5ID7WwiGv8V1XVbJw80Mj",
-	"YLagnczUgttxthb8rtqPmU22Cg/e+FWjam/QdVyolX3zS4ONr+BDp1AmLz9kDxL3V2tK4G+u2ZRXUhkG",
-	"REdc0GaOMxjvLYbhr+R4hWFXgLa6kC4qy3QJpK52PHiTKsA6taM1uH/k5W2bva+lpkmjd0uAwQ8DV/E3",
-	"n3cFVOpiF3MysxGM96OxFfamNFvB6hxcDOGt5KmNSGttUOoyXa0NSt2EqOqCkNdQlJManxs5WQcfZxtC",
-	"1H21LaCiKLsDWN1CPlfILlYTpXVePyBZ5qtokhxfaydYR5yFYIrifl+kjBHNbrWNyxhACo9w1eBcTdjD",
-	"3tPjcu19T/kwjyvO+IzHZ9bNWGNEeHmWOyJBybeXt2kqwYTSjnncn7PBzjJg/xMS1251Afl+zvyx8/m8",
-	"Oz/oynS0K9RuzOPdm71WkD8+4DE8VCyapVwvdiezRPNrtjDv/RLkJLIcd1AiAqqUWZUUr5key7hAX+s/",
-	"LuTfbvYt3tCKFfXnbNAH6/FYKv0fB6dPek96/cOb755+935v8N13z58ev/jx/Lvvb75Vv1ZRpZ+wVbGd",
-	"1fHy8T+Xv16XEJKdImyncgFLQFoGeSXaV66nMuAdspEN9vn4aBszha8tXoQVoe7Y7i1B5+QSMO95Pv/j",
-	"mi06lTZkjF/4ni1gbQOqShz49+PX12P60+jrf5/dSH12/epo/+jxkPLfNf+GP9v/h/7+1TfTgRDPv9F0",
-	"P5bfVwal2agMZ1RyYFhvTOJZjGngQ6hy2dUH59Izyqz561en3z/fH3T2j47dXcgcmyh1I3OBaVyQdy+e",
-	"kSePnxwRo+j1Sdi7DcnfyPEhSeScpRFVjIzZrfmOa1Wy398+ffyU0eHT/b3B/t6Tx4Onx0/ZwVHvSe/J",
-	"YPj0cHjwmB2yfXpAB3v0uDfci473Hz8dHB8Pjo6Ge5QeMVrsJNW7/bnXeQp9o44Pq9pGBa38FlyfMQB4",
-	"mteIc7E7fZIwM5UK7Gawcn736v/XCQOjYqeQnGk7A+K75mt4Ochrf+8/8dh8qQ2Sq3i9QcTj//75tPNv",
-	"2vm913n6S/5Ps6pfPvSCvf3HNYBw5QXrTSToZIeqKX1CyXg2oaKTMhpD7Y7QKgYYNw8Ra+bnCY3GXDDv",
-	"vUjGLOySr1MqojGRwv5yAhJ+LtMYypUPvQEndOEKy1TEq2DSeIPE7mfmxY9Z3ZfyVs8g+xJPG115tixL",
-	"ZXSKp4dVhArPIRonlWIUgHtiyuQ0YcXDraor29x2DruuouV8q9UxORzb+RkSNm8G7qBolEqlSMoSRhVT",
-	"pK0YI+Cjh/fAP98nYSE3PyTtw16vDzdNW+0+yNoupog4XtFLYE000mi7T2cJ2wmgY2C5gEA+rpoNbF/K",
-	"coJ6lnwP3y/MSH5NDhhiD2rOFMpigOt3XVmMgIRZZW4Y6KDvh3qXKmKb17MyD/D6YT9v6ECqy/uWqvti",
-	"NRrpFQSzAedTqscwwXKVYn+q3GyEc1gPmPm6NJNbLdy3U6pZYRyv0qwFyGCm4eMFyyLadUqFmtIUWiom",
-	"cvRIEW2UWqquMTwRDqNQ/cKfw55ERa2KwDUILWSxMxFPJRdanVggwWdjG34Pln9CcVFDlnbAmq3GfIpA",
-	"MWuZgCYCq7FRx7Ceo34OJNtKALm1PS78zAzghQoc9p4Weqqtaw9gPq8oAGxG2tvvk7uU2oUhyyWWYUCL",
-	"p67KCVQ9whyECddIIlUlWuDbo+K35syXK6OYMfySQObLfQOQcjWgE2L4R6H8kfnWld8KSfsIKHy53Kul",
-	"5KzMknnT7quutBTCeLkGlP10k7pTAVlXdKpqZ8Ug63L9kuoSKaUKQn4rAL9oTHV58iIFm9GWi82Ucd6P",
-	"TAlqilJXVe6uLetTqg3llVYrlh2rOBojunJR6K97SdJivRrb3KfaiZebZAxnn5i1kl/l4JFygjyV8wrb",
-	"DD68slbRxteufEGVFhrbULBS+s6mBrqPFIlkMpsIFbguVzKN0dPY/C5q2wZWvQpGUuw185DmXB9yjb8x",
-	"M6m7GIKzNolZx8biIooTFIEQFNqxlc69SosqIF3TfMMR09/JQeHTuzlOl1G+zvKHb2aG/a3lG/o4XtWx",
-	"Tc6LpOaSEypu7CxJVL3zrwJ7K0ovybmhGTMSocpSkVEXBgtLSZ6Onm+iRtH/cWwjhOXcZklnS68I9JhX",
-	"n3oq5wHZIwNmdDkzGuZ655UwEUsL0ZANEd3M6RYfWPhVndE3TBhlkV3cNi6ZNLKfEH27qmDSipJHWdZL",
-	"wcG4/BJaCVfjoXlpzcaakx5+0omF6uhbbe4Ogs1tO2urS2s5JQm7YYkV8vjQfZoFGRYii+K80ZWwwLwb",
-	"TZdPa00WrQVgRUp4svCWjFtoI/IZRGsQ6+amrQa9PhNqLeBt48CCml6GJipVq0JI6vOLubpalUa8GnRr",
-	"AmoaImfOJMshNy5mV6MN1VtqFUS9pMBaJogB0eWzHqaMdcyZ2gYSMEglo/tODqrbcef8GcPtI3Vj7vFb",
-	"KyECTOrKaFdNMxEoT2Ypq2bKmd3FLFhpOZ2y+ATb1hG4kc25YpVsGjfK4k2WskJ/WotB01RGTClvwlIh",
-	"UzlXJJaCBcQtDQ2HmaS5S4jvvSt1/TZjMwh/D9OZEFyMzD/NMkPSRuuekYkVK7aZGdnVNTuc0B5oSBRd",
-	"KDIfLwoR8jihuSrgfEA+ItfBqrNMQY3b4CSLSVgNkbdOu1xq9VwMDHYhwd4il9ChjI8FOslpoFQRxdvF",
-	"L9U0fmZruDctf2LYwnLtEzTnVfN1W7AmgEg3OccLuQI9K5Xzwv1kzcTv5NxW01zjjrLLaVIQpcDQsnoo",
-	"uOZ8td0CtDbT3e8m2vOjqVPTv5OD7enmBroNdzWYJdfvQVt+d59SZIhI1Vt7iUeSUfpWtueQZ5Orh6tl",
-	"UhEBuEpb+OM0/FV62HdysFGZG/P+PYNP7CE3Cjgx020PoV/JkVciturQo/wxmabSYDbTc8YE0XMJxucs",
-	"IrdsnF6GypiqMathgO9ePCPHT4/3l2cMbCGoAhPMDn6w0Kzep7sGms/Kc20AVLuZGrC+FFEyq87MMtzU",
-	"PbUwtbleCaPD5tCMxiy6Bvt8NUQTqqHHGaaA5293CWRdhubwwDATQslkrYj5I7AWV7MsrggdUS4UVsFL",
-	"pdQntkQGURN0yYQ4AqTuOi9EkH2Gt32pcVfmNpgy60tcOrFG2EFnMdfgOHBoEeR5/AA/DBl3E98PacyA",
-	"NcA1U0EsUTvzu+NlYQievoDwWAXOo5D9AxOSMHoa/PfVZeYSObqCdNP6yR/ZhNSs2BGiSAOlrVqYFDGy",
-	"EjgOX2qKq/DfWY68jBXxyNxJ2+i8cXj4SGWFuy0S5W6su/D2nDRz8PmrtseZIVrgU1ANGdcUlzi1afdW",
-	"FOAVD37qwLy2rsZFlp8PZXQuWzt9m4wNlOnInWbuUYhlGCgmIhYY2EHBRI+UcDDEPUNNTFgPiU/dXy80",
-	"c2EhNGV5BRvLRqs8+WtYSSQtF2kb4naVMedcC6N8q8AymR1vHWZjgBIhLLqbnUlI/kb2KrE+y8KsMHtg",
-	"+3aLXujDTBi9YQpDFhM5GmENboPDaueE9MpViRpQhi1OWKpYyEW8qtQk+PXbIY9DWz6mcOZGgedxKV2W",
-	"x9VRoqlWm0TFlasbcoGOJDNMFT4j2q3TRhzWvzLEkn11xesFWg2DzksP5NhumZXPBFAk3I9Nc6WvkG9V",
-	"Lq5C3Lr6cAaPqNKEJQwCM9ulFTs2u+MXldveoo2IWgPQXHxmiM8xGCyRI7M4HhkqMCdJI88UuXZBlXIA",
-	"jr5eBkxTpiojXP3ah9cMGyHTwplbAbVsUVxxcEhIcACPFMkrZ9lzbNvlYKku5JtOZ6RljvlIZQrBWtBk",
-	"ZpxNCAU+ugedeMx9SVIikppnOw9CQ7WiFCuTuWN3PDq3xpQ37Y6zsXB9Valina7UhUF/Mmwfhe2SOGug",
-	"tq1XuzZVP3ylAxZQvWt5PZu6++VzccMSOa1UMMpRV0hP7kc9S7GuU/3Vs7nBe9lbVZ68nQdVZdafEA46",
-	"3AkQE1ns6v+MqYiTQjle6fVMaJiHWntlfU3T69Mkecdo3NT3NqHpNZS/h9iSOucbHQ4hFuYuZ599u2bF",
-	"TQ0LZsVcjGzgp5Da7yxC47vZksqQ23JasBl+41NZeSI1LgCursxn1e4p82RVvZEtlNkG7c0tIp9xFUw2",
-	"PXcp2DZP/cGOvC4Ut1D5QLgNwpUFCndblwXVZEynUyaqwhcq1RMo93N3J+vKRGAvuVnDCWSX92XeqwjX",
-	"pD1igiloNwUcccxuc/VrK14+99lgsfXsl1LZ2WKdX/JMplOZuhSUmqprzbtK5A7nZTxZKowtU2KotBSQ",
-	"X6hZsbailT2ZCk8cZkWYo7J86P3Fi84TW/PRdYNwDQq0O4xyusTB/kHvYP/geD8+2DvY248P9g/2jw4P",
-	"egdPDuhB76CH/91n8O/eEa10na53tW+tavNaR2sRt9RN1D/6dsaeffP+Sfr619vnP93yt7Ozo6/Pqi8F",
-	"VoFf01dYDgvO1U2KLtV2QMIERrx6l4sUPPJSGQMUNYMFhL2DKc7c2IEbofkm4UMWLaKEgZ+enBYSbPBF",
-	"W+UzC9KFZkt9QvNp8rycSJp5oPImhdYPjp3kr1gDBtdEzrQry4dFCmENhdBWW9PJbnhVkeDsKI97veDB",
-	"vLibN3XJvshPPlvq3ubmviwaxPqHy8EirjOMjzEFjppziXp/cL7L8uqL9GuJdQm78VDySxHi8UrRlKXt",
-	"NlMZKitzpExpmbLd7NdijoFtmIt+u7GcuwByl8MMv2dpGVh2hWsyxgLKaiznLEa7ZL1Osp2iGFllleZR",
-	"G/xuQa7FwhpeNveqOiuVOkqeXuSIdQueumzQ4g1ybS8sT6tBBeZuWmThWNbsOmUGdDdb3jf2H7/LvjGX",
-	"rO9V5YCuoUbPzuuLFElhQrMywPfw6+Zrn00mdIOqAnnZFlIbnP8pKoasssNXwPB+Thtb1GCjqiNLEF6t",
-	"1hs13jZ8TyDpyCjx4D5Ag6/ljydAKubhbAqKhXkFOPj2NPv7qd+fWp1eq6r+MYrnnVTJT6TtrK4eZ3WW",
-	"TIcp6hJFlWVJpchVkk3C2DJasUtsXJYvJyDnXqu12GzlmlsTlugmb8rEdPJJEKLijvkGY7QhaikgMold",
-	"r77GYXyezrzSTl/QZut12BIAvbUjnBqhSyPRa9gqNkb2b2FuunvqHgXErZOd7qUtqyGeMa5SyHjP+2vb",
-	"QmMDfC0LaoqX5gwtw6AHYrHSaoXROtIyvcrqfK5l5HeVVvUJA9B95KpcQSMv0O0KSQMj+7VsJS8XENnM",
-	"2LsqutDcxxpFWC4ZUFbGnz+EfRnuGHzKDSBXVL7dLDmo9j2uk2qIbSOY20Zue93YS4KvapnL+w8KiO3J",
-	"SQ/b3FYCj36zQ68y0G8oLj2K/pab6/RiRWWyJFnqJOuzhPtGiPqLaXaZ2CrHW6Vd+14K65keI7isyQ0q",
-	"B+iNkpD+SJ7ymRL4WjpbJqFqomnmuPoBmmLU1rcUpa4Z6BqO5MTcWFM5QXMT1CfH6vBaea1rMFjMtnHM",
-	"K6kX239wXdmopEuMtsFuaaRdn6aUVfVqyqa7cl2bPhQySj6GaP4K1U1EzCe2nEmI7mwIq5tUxcpt3NSg",
-	"Diegp4Qtub/cY8vd0GQ6wh2Z/3Sv2UJ1f1XV18KV7aB41grGbzlRbhSF0fYJ21JfqLqtlw+nCAJv66s7",
-	"TS3v9PzbU6iYZbda6HbxyHb2CooFsborA4BK/gaw+J+Q0LVWsB1QPNymC0WU3DmBuEeohDE1eB16wAsx",
-	"iEJIYvviDGcJSdkwZWqcl9sw2p/SPEmQPmIzZNa+ATqyuOIkWcm4PpwnVoyPAyS9mTA6ufnTHDHVM8yz",
-	"tS6IQSqvmah2NWzYPqLEoZaO2EP4TRo51FvM36I88AXVmktKJptnAkTTQ4nozWRz0MLlbGDFqBXnhZFW",
-	"SPe3qRwkbFKZnPDuxTPy+EnvMbEvEUyx8troYTgQ5HzlIVq/TfMaSgr8ZVXWMlseq1kanVc8rConLVso",
-	"u9VMgGcDQwSRiBSdMFdjyxXfgkW7/sFY/sztACsP5Vt4ZF8eyJhDVa5ZNDZfVta7AQoCs56uE+9cKE1F",
-	"TdZ+3oGpwpJRq7FnGlLeqmsgZ7o/SKhYHyhR0qKzRkh2DzVoUxWqCZXXXIRE7t+EzuzRWKZGsMi+lxBg",
-	"Bg7ySl2P0PwO6rk09Mljw8+GHGr8YWuIaSIXBvmg55Wey/SauPALV6QWp62xSsn0Kn6AIqKbRkLkF5/4",
-	"/vZPC4grL9qh2SqyHqgOzBWJ1FinG86rXC1y72lvuE/3OoP96KDzOD5knSfD417n8d6T/acH9HBwFD1e",
-	"aa5dPa8t94h+zPss4nhVrc/irN8b/uDw6P3FM7JgNDX3GWzqXHCeUkUmNC7VFDy/iRBiQCL7vf3jYkXM",
-	"85uonRmy/stt8r/wmx346Ode5+kvHyrLZVZTbhGXggKeew7wMpZUEjZK66019bDSf31XjzilQ92oqcdn",
-	"12SjDLNmnskSZJo60Dfd/2kc19eI32CTlTbW/SwqwGl5WzGyvmM05qKyTyTkTKL8hP7j9sUgD0cGhS5l",
-	"UDVPNYwmNN8sqjkVjlOTn+xPBXjr1mZEXiTFkI9mRujB4to9V1vR6CbmWLJaeNVpbhMu+MRo4r3qKAec",
-	"9woXv7TAb50PG0lqYi7S2KoV0iSFnJM2YiMXI8NZB8yC0eVp0BEZyJmI77K6eco1WkdWJYgs1QTEBamA",
-	"KInXUagIqEhEBRnYZvtxVfZILZJlC/EOcwl41UhY18HCCqNmwaFBXpTSpQrGrl28raJfz+wexo1WcjlX",
-	"PAc1fzOD+ab6D4NIeX7Drhrl2OBpPHcfZb17G2o8BfDcLZyyJly40Gbe6KR0UmM0WWeQl5mpbdXCrEHu",
-	"DtGWVtMrNRS/swoHw21cF8dT/Va2h7jHyA3xCd/OEAkfbIYWG2BuNs/Du6Oh8KnmSbJl0/UWwjzvE4tX",
-	"VxWoskZQCRl89C/ibjnGIlOWLT4sR3vmQReOT2Yxn03CSAueere6MjN00aLeWTp6rxdVJea4Io8SNWwQ",
-	"YqgRUOWHNKMQZnGfhCm7kdcsDt3jXFhh+V54GpCQ3U7NmYX+MBDr7BL0wnwrIeSETqlSLD6xNersajBL",
-	"pOhS8FrSYN9t1F8KnoRHKvcxBKSyrbmzwsICnXUbimxTW9WiqWUWvQWeBXZpyAqLLGkXNoq6jZwlsc18",
-	"UjaIHIp8OWjunBCWKPSaYPZ82CUvAbgxS/kNAyUECyXziQU2hqRD1HmeimctIuQUuntYAsARzaqhajyj",
-	"0diWEFQsYZFWHqIoXLJbLNdFSzHc3lqBsxirmZoyEVvHHCAJXJJhW5Vm5NUB7Yjgr7jSNfVQfxAZRnMB",
-	"cfaYGe0W37YPIRV/54ui9bkqWgUtZWtKx+cppz+9ON1YCOYSbouirV6gotADrKkXc5vGvVvKv0/Qe24+",
-	"qbQevHOidItxZjjmPwy7ahqe6bO4TxyYeY8b1foCoLXt9R++xvqmxraynKpw/z3cBeguN5hNC8JnVTc3",
-	"SsjZRkBZRdy0hx4rbgDweqbNW019o3hZr1Vmw/L2qwypHmVvzMSAtvsFC7nt9eQyWlBFv0ehyTLjWc30",
-	"1ENwvXdsuKHHwdnkoEyqAYFvkeFxULi5WCNNdjVxFpuaRLXN0xMKffOPyn3Ctm9K2fDL1YS1TEf56uqP",
-	"bO2VM0Nh5z0byyRWgXWrQS/RQrpsRSpun4RwzQhJeyY0T0oeFHPHgyuUueu5+0doNH+YcoCtrrILbXvI",
-	"BU2gYFCePNwu9qB/1ChtOCC4HJdraT/eucMNaf0daNOcjSLUP3XCxqdG7fsIwS9pJfW9dquYgSdUHzD7",
-	"pIj1G6ae4HLvnXdSQXmfNunEytq7JYQ7E4ifDl7wxme8wWaDN/VEb5JrdzdFen3ak71C3sNxvcXU7FUN",
-	"tnN1rZHX8LOxUG1obPps3XGfNh/1YV15cAvIWsrVJC8Ao64ppPptXunB2Xa9C4XVzGxADhqTZ0KzGMI9",
-	"FxBnP035DdVsZ9M+GndwPx6vjCD7JArC3TyKmo78rJVopjQkWefVK7P20FdYXREVwVUlXf5S5sg7e/ea",
-	"lHQx0PdUlCb2S2egzCq4eDS0ymxZpMdipZdVcuLMJnRWyQsv2RPkRX2MCI3jO3QNqkk+KncGcUl4bo4m",
-	"21mjpbmdqWJX76ZaR/b5BrpECdwVVrkG6Z4lhrMacGsu1fkmGmssWThsDr8t65g5lO6iZBaCdZ2WiT82",
-	"qTm01SJDdyoXtGiKR7W3pLsoooVj3bIeutZf6jz5RY9pVvyp7VwJMdF09Ln5Tj9vzfSqKgXvLVZPzpp4",
-	"O6BWxov96bW8L0rbX9OHvFIzq/Yj30EZq3Qmb0MzW8kxN/YtW2q6n3fZyZV1MuJBBP6GPma7lD/Cy5yn",
-	"CK8tb/JncS/7hQo3UmZX+pjv7tXdqHDip3HsZlnDG/psvcqNzd222UdrKeYOTMLz3hardJbdt24V9+Mn",
-	"TXy4ma73IKyltmmS54pF92C1u68iyT5m8E/q3Tn6mYITUWEUmQEjcGE114doTMUIc+ZpGo35jfUJ0rgD",
-	"lXwLrrtsSPN6yVPYNzoS1DnEIRVeYGzP1lIwrf3WDFPhW8z23sS7WOHt93z8oKZNuFJmYWU3pN3Lupx+",
-	"B5cNPJE48ua+SLuJP8wb+cWr+Dl6FT+NH7GIsxt7EjOiva8vsYJ2PrU3cSJv2D+9cnTNCdh8WaxkV0fC",
-	"K6o64aMrW57kapjKyVXBpbN807WfQBmUNRVI3bBMbKLJuK+wLNlG3dcA/zKAXE2YHssNXJ3+QbyGb9cS",
-	"UKYSVU68vJlloKw7hDqIN8OnproRTp6XLO/4+7krfVUi95Zror1DGZvl8d8/T36pUDtpn7Ez/kjZTpFW",
-	"HueKI4a6xX9c4NoqNX4FzLZWWaAUy+DBy68qYMFWGxJ5t8CEd2z4cOUEMkChpNgmpFwmVSVqucc1QZSf",
-	"Ubzkw8c9Vp3LpoXnV5Sb92NytlxrPlvlLNGN68y7YN7Pv8i8hVxgK/9lpH5CBmwhhc2s2+v1SFsxRlBV",
-	"hHebWrG9T5ZX9cLQGib8TWTKzGwCZnMnCgtFl4kZByv3Qpk5rKWwUe2CUiV8f2UN6+IXsGFV1pzGyk22",
-	"KH4tKv6J8uT+wLy3vL/utno5rfFNP0TS3D1uy1/S4v+oPL7y1brcC6nonsmy+9Ym61V4WTZ24njZfaXM",
-	"dksvlQxMU61WF7eBvGVMck5ZpKVzbq7QUVRB/D29Q+2dTGvMO1f1DvcPDu4wlG9zz0bb39t4pJliaWlJ",
-	"+xsOUsIzHDHw4bZBTyQ4utXq0jSh2iwQrMBcaR7d0ayCaFKn3rxdnmYbhpSLi1fL2zpnkRTmOhKzIZ0l",
-	"mhz3ejUFlOgtHsTB3tHBsbtArDjgCzrayFmXxRfUGmkezAFlvejZCRTc5zV9Pe7XtgtdzBXOnzVOHQfU",
-	"pnp9AbD9vMuOFzcDpSOoQTYR0xSCZ+6G1YUD/9ROnFx6LkHk/cWzgHxHb+g5/EhCLV+e/3AOU7V3oAfj",
-	"hLQnPEm4AnIg05RF3IiPnWIw9n5v/7izt9fZ37/oPen3ev1er9vr9f7t08vmVaUvUirUkKU/zAUi3f3v",
-	"0NoO2ZFuzOUjzYIqK24ybE7gy4BQQditNSwbBlsESMzYfxZ7MmVwcMGYhevyYVX5b8amV1RdxbXxpX4N",
-	"NpnEuDSDsAu/0cgJMXoQ3nagqb5ucHvBVVYiVPrb9BTo6JkUmt2uOI51dwSAKVDgI6izZ0azJX/zKrDs",
-	"hsdMRCyAlt84kkss1OlvU6gi36pb6EyPZcp/BxNig/V6h3LYe3q8rs9uC4klWzO2H71494+3fRJWzdEn",
-	"H8yIfbuPj+FOn4SGKMIAyh8fHBw8dYwn/LcRAUPFNGmz7qhLgMp6h53e3gWQWL/X+/dO4BUs1PBvoBFo",
-	"36AI1A8mbSHn/vnvnJAwkRHVMg3Rc21UMEAl3AkW4XfF1sFBGo0li13IG/LR/NDQN7n+BO5GwKfEQJTc",
-	"7Hd7UIknG86KxbZBg12jexou6Nguao/w6SNlSMOW69up7LpjVf+l819jxLLL0S5YbtPvoxwlV0qQOlQ2",
-	"F2Sh7z5/ypScpeiu2ezbMr/IVlECSuCg6032SzNcqe3OUosPVkEioYVraJHAcY3cE1/DdYIltgMNJcDh",
-	"sgiz+kMyzcysUJPqJnJ+zND+iTFz7q9Ejq6g7FWY9ai4gsSCq1mahGVmVtGkIsfQtShY98LvdZ62TXCw",
-	"wPfLyFdRT6S+Rr6PeRVNjSbsit3QZGbunQ2bU7jvbBuV5t/dB5WX1lqAdx2iv/aaWS1LxNNFShHFp6m0",
-	"nS5cJ6TAKa+KpTc8qrDgr7PCNS2aXpdc17CZTUUkaR003lKeVpYIbiO8A+LAvUOmlKd+MFbMooSmrEoh",
-	"aExBK1CxtLPmrOwdi+RI8D+12nFH1WJJmTAvb0WX8IB6f00izQf7b6VHVGDmX0uLKGBJEx3Cx4QvGsSH",
-	"+2mp29QQ4Fh+r48Q+qtqEN7Oq5D8Pdjmtxi1gsb+PICnb8ugMoP5WtpQWdKmmiSMKih9AOxvwoU/0d4a",
-	"XWRlipf36p39ayUGtLf/pMx/8hYel5fnrfpkn5V4fvEKjrzmYFxsyZZOBRnGZ3Akd3Lfbn6OTQ9gC77A",
-	"lYe4rbCd7Bj9LNo/GW01SGK8D934cX6v5Kg6wiGRo1G5/7Ih5slU98kcCjFTlRnyIfppPpaTALTTwIu4",
-	"V7Nke4VZauQaJpIttTz1IzOX0o0rg/TTHP82Kb/rAkXcxLb8dStoDSlPahICHOxsfMcySp+9PCu2xTUQ",
-	"zkBemf6ajdm4C6oPuuL3xRVm2yx5rh3EflmPaI1THgpIl8hRfcqDeXinmGGD9xUuuAeM2CpEHd85iKFi",
-	"lACh0DC2qXwmG4X0Lx2O5QjK1qAHrftuXrtKXFkR4l9CkK068SqCyytjKSjBeG9z5Xa00ieUnL05Jxc/",
-	"XWTlNakg315cvLWF9mVqfjCQA8e6FIZ3UoF3+LZiybDjBtvJo0m7XjaSeecqhswN+OdY66nX0BhG8sLS",
-	"q5gPbHFxBsu/v9DF3r8dhEYpVy+/oVlguWYHYyM/aDJjCtoZKHbDUpqsyolY7nGLzr5yKOw2q1Q9aHQ3",
-	"nkJ2tXCJ1NlxrIV4ngSAfNxgXx4MbwukWSLWVnYsVoUhW3GQelxhFdUWU7+fixuWyOmqqOHy+PVQKdYt",
-	"bw4SJDoPHoVS5g2AYWPDHgYSNYOvAkMxyX4TQOCXBVAUMu8bAcOGxj0UOGqGrwGIixksW5dcmZy8NSZ2",
-	"2d07tm3OIbb8/fuXZzePAzJmt6WIit6tq6k22I8O4kN2NDzu+eXU4mI/yt7tz73OU9oZ/vLhYL+q5WTQ",
-	"+pHqaPwMVaXmPXvhq/PZwL9BlAv1KBalrAYHzl34zI9sMJbyWkHfaiO78SvSno8Vi66AKQ+oYseHOwGU",
-	"CxJo15YiKpX+ww9eD7//x9P0yTff/+u39GL+6/u3Z09evnr775dy/xV9Rc/na+WuXfXywS73JobAD+UB",
-	"IbtOFDfTLcO5aTgSarBLsL6b5lI46DqNxZ/GTr8VVQUmP2MJNwTMGrfRNApd6dN7ZlD4oy0ap1Dk09dl",
-	"UdwPJDVFnGL71OmvTn29sdE6JVsuvlTdXto+3Pwqa9dQd8GH7tk1vaLnTGgyT6UYnRAz+QJ1qmzEyqsh",
-	"bK6ywNIFWM+xOfQc2UaHx0HeBVwKm7FvN1vb83+mrlyL8qq+nxEz63ukUBvGD05IL9MIYw5N5b3b3prb",
-	"ULan7BxapRMprsuB1Yd+LQo5yXtBR3UbstJU0xGhJNR0FBbZ1hwyQtQJcYsGTRfbWEHKC3byTtlwprKH",
-	"tpe68jX++1VUQkZXXVYiHFKecDEKgfNnVEAiaLNlC0Nk0HKdTvcPyVjOUnVCKEmoZmlOUhN6zaAUXejK",
-	"T2RV6NxusiIKdu4Vi/YlYYXcRygWYN42S5Qz7E6GcmJ75dfsgq8Ut63ot5gSsboKmkE4RKc46/qefXFC",
-	"zJS2K5zBRlWSamtL/2SKmA1CXsvqfepomr3i4aH5xFtjncMKc7HruZYBhAPLSc3+Axd9XMm24OPMcrh2",
-	"9RfmRfMZ8smrWVoTu/r+3Sti2xubf6azhBFhkCXhhtS5JlSjImCPaI32VAJWYeE+nJayV/yV5jkrBRte",
-	"EatrGaJPjE0VjRHT21SzSppxA11ru2qFP/Tmylbh623oW2VwNNK5CqvYMnwuLB1VKC20RjT6BovCG2NG",
-	"U7Vc3skWS7XFGaUM/HttYYBiY5+TCtYAiVC2FpEdIes7bd4NfbYYOkMWT/OEWu5UI8/epcdSMTKhMbOy",
-	"kYsomcUsLtYUWu2dwHSQSsGIBP3ciOn6uHl3I6ZOpSNUCDkTkYG5uW0bFjSb4n7z8kkZdCfTmWZ+ixkt",
-	"iU5n0PWzAnWzuqLLcfVcxPdzymyWylkEx7u8hEG9zKv+sArhajXfGiZgAZtX7KrG4xOiGCOFAmDw2Ev3",
-	"3Knz93zqNEo4zyUpU5/xaFGjkmUgZr6li0TSeLVRK8fjTNPEKBz7s21Ya6PcKswgYzpld5Q8PsE1VVzq",
-	"84B+dI1vs9rOVAG36DbL38n4/JIqfznr9Q4ic0DwL9a1Uj5EzUhkiiOUq8q7aUC73OWvbVJq2K1iWt3c",
-	"iJH/Zr/wKNt7LfvJf8vgd+Ed+MG98cs6ueTUnwzaQYWmVCOyzEmyaJZyvTg3J40IMWA0ZenpTI8rY2RP",
-	"374k12zRx5AwA1j00pPBghweWIvaLE1INKYpjTSEqNn9ubbCBv+olilpm0HMcPaNEIgc0A6sAbCU/PzB",
-	"zfPRrJuLocRmMkLbigs2jao1oVxoygVL1X+qm6jLBcRtuBDhfstM6b20HO166sqKI7vP8oO75KuvMleF",
-	"+uorCNUjX32Vs7Svvgp8QZ09Bx5nHlIRXwqUl6i6R3LCFBnQ6NrFw371FcTZffWVLa4gFlIwElGRS6X+",
-	"pbgUe12i6TV25XZobSWVjfZoD1gi5zuECy2hQTacO84D5SCShRXV+EFgJbkU7FIQQqa27nTbVQqEuEOu",
-	"SHjZumyFQVZBEAdWJPzwMQywIDSWGLQsVO2cXIr9LlEs5TThvxuxist49+IZefL4yRFpf3f+wxvyjAop",
-	"eGTeQccg4mXfoIgiSqYWid5fvOjsHZNIxozMBNcqgAU/f/b61OYW2hoghpuogIRm9C6SEB8uQhteSZiK",
-	"6JSLkVnfQZeMqULVx4z/xBrOYZ1fvzr9/vn+gIAad7DfMY+InOnpTIOcmqdcMxL2bkPyN6zbEVHFyJjd",
-	"dmFlaC1Rs0QT9tuMJoqEcMpdG3XZNSd65p9e39MKQ1/WBMTD1oDYfPqMxq4GiyBnbAVZFJ5cikzNK41Z",
-	"qABQmgLFQGAUwrqhAxTvwaWoXM+EafO9TsIT542qm79iMV6tguBSFJZmY8TWLYusWVX3UrwUisfM63pO",
-	"QvtRCAHlyZwu8Dbr7qwkY7oOndphXWJqaDCsWMHVeqDUWM7BWkSVw58xu8VAEKrtyI+Uj5KALM+BVG00",
-	"lxd8YM1PFHRgPpnMNB0kuahth17YbxE7yN/IXmA+uxQIgZ0TyPLMym4qTRdQcRRGHEpokZiPeMVjMyhV",
-	"V1KEO12S2Y2QF7y/eEa4uBRrEoC7JDQnYmDOBcE8YNUluF3QhbgiwCxc/oC9miENnbrO+XBEfQMWK7FQ",
-	"2FyZbR4eeNJpByBfSAXrk69B8hCrEbAFKgRhl0Dtm1nCLgXGaRu9wnJNEGrwNTbet6I1JMpgztzmznJN",
-	"BGOxOSFcVC5vQ2graZi6uhSGX08xEgE6ubQNc4W2k94HGGmQNcGghoebXxI5wn+csTPuHuRVDHYCM35s",
-	"lwB4xhUBXj8xEm/ACMhM0j7s7aExds4VBDKQmbgW4CtLXblaGMTd8HYMiJIFIvs0lQOmSLg7ZjTR499t",
-	"LPmuWdDi95C0w9uOuok68B5EnluY9cnPv4Q7JJZgf4Uit2a8MaMxSy+F4cJJAuf9jEKBJzjo7ATIhKZm",
-	"YXZ4RSesM5RpBw6qg6FkobVPKHt8NsCMJvyaoZi+Zmyq8CzNLKzzTAqdyiQkbYT4DpmPJdAAVdcZjmIY",
-	"C6x5Ql0NBUKzCDbAWjP6IocsaduGCoZQ0IjnV1HDPGsDu6yLyw5imdtDRNN0cSnCf9J00ScFZA5d/IkR",
-	"9EYRIDZMxhHQtW3bUNxl37VxCPHSnvCIWVOP1aNOp/D+frfXClpgBgQFTfV3d+fzeZfC465MR7v2W7X7",
-	"6uWz52/On8M3cEfQidPISrqWd6Pqt/a6PfxATpmgU97qtw66ve4BuqTHoLbuFjIzobmLrIoTOJMGI/0o",
-	"+TBL6mQkzELpQ7jvGwUrxBj6kEhBQhdGH0IErcva6FbmNoX/Dk9IOV/pf5Unh1JfXih86ID4AeN+LNW7",
-	"tDnvV7TuZKUk8AGEVwHS+gI27JKCw8bGGebSaA7oERqR2NXpb9Mwz3QDSoY0uIkUIxy7AGyV0VJgFCT/",
-	"ZscFweJA+MD8h0/YCQkhogo3b3hJzAVNF2S/13MEky0ImbtjogvcSJbElefNGBLgdrlZKgzNMmn6fl/b",
-	"tp8Oky8WQ3pjFvGYxWSYykngGYDw34kcEUiMyaK63r975c4CuCCMBdpdOU2GPE9TmSKVv03lIGETcoYa",
-	"TJ8c9nqW9EHKOa5sGCCIO5mSQcroNe4QdTLSduzYpeZlfDggh71Dd+3NMC4giMzIvhGVcSpXptwdO1J9",
-	"xlJfxq3+cs50HnP3tYwX7kJmzXJ0Ok2sHN79VSFNNquIXZvH/7F4/dXpjGH4MZihgQ/s93oPuQ5r8IaF",
-	"1Jm8AyyAIVMCWA5BGoe4rKrZsuXvWpz4mmbZHPDlXuMv3wsvGRi+PWz87RupX4Ap3Hy3d9D4O2u8upDy",
-	"FU1HDD8/2mDJajadws3uNYs5df6lw/2njce4kPI1FS53Am70RxvA+6XQLBU0AerEj5tv/xzzot8LekM5",
-	"uhh9w0qr//OHj0HRqvLzLx9/CVpqNpnQdGEwBzMDq2pNoBVcgaUn/W3a+sWM7dQps8ZRVRzUqdUKDDud",
-	"j3mC15ppKiOmFElnQp1AtIERhYa/aDlztdCopgOqWBX1f2tnrSa41cB6bd0nTSmhRAKN0LECD5vg0F2R",
-	"p4Q1xTMvnO8rfmNukso7TLVQmk1avwQtTwN2vukVWqvleQYJ8P6oinqPqsWJukR/FxvppLyyYjrXFjhG",
-	"D0LutJMjpE3hfha+/eH8ghTXYBR3FCLWGM1TT7HollSHwDPrWNlkbnCZdOpWyrGCePTUpzqphdGYp0VQ",
-	"Ge0xpROmoQDezx9a3ADK0Z3Vckv5lEXh47d42DAR+Zd7yq1GPtKs2sFyafhK+WXPLUZM+G8ouP4bCZ0x",
-	"q6t3oYqkZnX7JVHUlFFNvOIjG7Gm7LbiRiDtEG1MhjbN/3vjhDulSiXWDGPvTaEfGQ0WW2Aghod0ibl/",
-	"jqXSCouDuq1zpgJgMH4n3X4BOLZCQ7ZArool0Ek7/Ob5BdlVN5Fl2Lsfsocfw8BeFHPuOJI3Bi1ExK6G",
-	"hjfNZXod7uTphHg+OGi1BKhOzl9miVlNmAdWoLN5aniOPS6v5swfyXe+8I+G/GOJYHMiKNLhnfkGWglr",
-	"ucY5M9JbM0UuW+gdo/FlC27t9hdwyly2uuRHIDLBWPx381aIqRG20uoOGN8rNWYsRROh981sh6Et1WpL",
-	"KTewyHTmbBBKpuYmbSNF9Vw6MzamvqFtMGVAVNlHQNxoL3UfjhlJ6AgLwJ8QJaEkPI3JgCZmVSlBC6Vi",
-	"IsYa9xRTvLkuaP24Sm5UPaUtc4jZNJGLCRMaDRMehABqYRkokBqxPKp9pUuOegdFQzHaTxARNE21bW4w",
-	"nulYzoVvxSnaxytGJ+3QLMqgabgDQ1sXIyqpOTBV8dQ4FEsZ8tHMBe4WOycgnk7MVifWs4GLFnJO2jg5",
-	"txYvPJqg8mwqWew7xN4lHbMiMKywaGeABx+LliSW5r8D3CjkJ1VpqebkWr42apG71W+Z77z4BfsnnHJV",
-	"eMHd9NIsuO5DHnIHU2FkE55Oq7+f/3GFT81P7nAzg04z4WIgzOFeVSFZ3iG0/rr3zYYMfz2nL3D1DKbI",
-	"IgsM0BwYcDCgpJxXkIzX7mz3huvVSdrMnp/Vs/liz29oz/dA/cWa/9/Imu/VLntAW35FHb0/wJJfVaft",
-	"ix3/ix1/63b8pUqP1VZ8dRPt0invXLNFvdkWYwpcCEuhGE5AEn7DbBQ1RGJA9I7XjdUlgqENFlPBVF6d",
-	"IrDKNhvy2yDLQXTBuAF0cSWQl9fW0mm+lEy4mGm2409cxV5ecaVPp/x7s7slLbjqSPJXdp9JobjSTESL",
-	"C3nNROve5tJVzMGuch1TMOd0Z42yCfHfzRjxp1ZDPR+J0h5uP1IO5327I40wpv6Xj0GNNvjaC35zROOS",
-	"Sh3VGNS38Ychae919nq9QrAypHwmVFzvoHYC4U1asWRog9L0mKssuwnqc8Lt2KgM59+edvaPjjGSlCty",
-	"zaYab8MJV1pBtB+8iAHoe/vezKQdIi2GO11y6uKFxjKB2/1+D8m9PROuTThGxY6YVuSw97RviRGslTC8",
-	"GcUs3sVpta0mOVMsJTFX5hjinexWz1UeGUQVmYnYKG7URRQKCVCF2O/D3kEVyWMNACSnB1In/Ck20iX2",
-	"tswuygUXapiGBZk19OYZuaTtlZwYsxTTWzDADVZ8fhN1PDbYQT5YszT7XQXf/Pgp+VUTTvBCpgMex0zg",
-	"Fw041TMphgmP7nczb6LJ3EuF+cz4KaKnH/5aZIOVXLWslex+uGbmUvsRGW3CqrK83gF3UcB2CvrJI4Uc",
-	"C7gUmBMyFcZjNV7gaJYXZHkr5EYYfpy9TPPo3jybxIwK9QYZWFgFFATPLBdqTFNXuc1Zavv+LHNqqNKq",
-	"Sf4MUKiERmNG2uH5P59dnb6/+Pbq2emzb59fXVy8Mkza3MnmbtGOX1NglW7nLp3SXP/iajuhAV/GM1da",
-	"C600wr667RAPJysaaCTMTmYgnFI9zu2D+GpT//Xx4R29142CQE6HmqU/gv3xkzKnBleoze9Ofw3t612u",
-	"OZRJeKUa5hhGNGbRdaENu+fmdAyk2vfLkqRo/M9tWHIujC63ZBBD9y2Pxl3yQpY+qo6WrlRWzJr9Qodb",
-	"uKUEa7/J8sdexg97qVna3jpNpVDWEmvGfNrbzh20hy8kXUvShrAyuqJrqcojb/uDR92gS+SlFuuN8Re5",
-	"HBwwTG0E4WoosltzXXhTSId/qBvDUvX6T3xpWCpxuf7a4BVU4MJaqyFlDNKk/gK3hS+6/8Pq/sSvNOGo",
-	"G1KX1Ngj75jFfNf+bNFphSkye9H6dCDDbMgT8NVAFll6Y3T3lM4TZRO8zQzehzSOQ3BrQekVAkbFmKtI",
-	"wgSgxkI5db+aLgokkOpypg1rcV4asFLCdNaGSfEvfJA1AuIY3cWH4PsxQ7q/HikSCnarrzDp3uZLQXto",
-	"OwVuLyuMgpUsinVZFqQdGp0/DEjIhS38FZBQaZqwkEzNWgqzWC+qJLZU+nCWkJQNU6bGAQnNwzilcxHi",
-	"nsyNQoqRAZ67oFjrlIu4AccbH3HRGUtlNpxzfLht0ZhQTcJCJJp1Pe52u92wzoR7xmL+NkeOB9RYijOt",
-	"45A5wn6xyT5UaECjIFJgAPlpVHABX7dgMW8eAZZxpwxT0Xe7OsodShvkVW+BYvlIGFUHvyaxjGYTJnSJ",
-	"RWQBS+/fvcoTa82uHuW8A+nKSeTQDhm63mPQb2kyYSJmluBgA+Y/NtdfdQ1ZhDueSfC7H8+Ry0WzNDXr",
-	"shnorku93YW/nJQNWcpEZJZtuFNg2TETGLAPkQ7TlEUMXeeGt5a5npwLEsLXP/+SFSIgpyRlyYKLEZnS",
-	"VC8I3O0UhK0ldGHnswERGXPH6snkxctXz0mnk8Hq9embly+en1+QTsfB/uzlN8/PL87DkvUkryOPEf3Z",
-	"XrP4h9IBCLl0nPCqMJfYOfVawC2YrmJu3zDgbWcWoza9/MG3qCnf+x5XEYjvMJQqMmRQ3S8AlAYzHvyj",
-	"TZH0lqFgI/xi3oHDrWlYXJMBUBrtkbI1B4r65vOL+iqJTr2Edz6xSvnlQnifkN4Ch1nGqxwXt8jRHVlv",
-	"ytIzdlDBw5dCrna7c5YkHQiuQV4MQT/IiYuMOCBK2so7ZUZIBTJDQlG+ueplNcww54ONmR0ysHxvG/Cx",
-	"1w6Of1pGlu3a3AygUch9GJkn574wsP+WDCy/7T0I4/pQqFL0cVP+ld2b3Q95a4pqpTRnEm0MLISPuUi4",
-	"cImW3pYNN4tcNS0IOSwpnF3y0lZ9AU42H1PNnI7oluKqNp6Q8KeO4RMdqMRowze5Xn3nlal/jy25y1KG",
-	"7M/baAYLqrMVrGB4L3jC7sXs1hvrXT3KN3TC/lLM0SbY3Y8xBi0fKap3WDRJlPGqW0hZcBkKCZZGdxiF",
-	"NZvhrDNsqkpc+MKn/6R82hG+n2W5RZ6dMM3i3cwattp2YF/PjWfK9+3LuVABlDRW2r6KkVZ9vKdrORko",
-	"DRdQZytMGVV5JWb8pt7UBpPnJSY/iUfyLdZlaPTeOf+dPazbcgkGq+yAp2RKsfrd8rl9sQo+dKTmalrB",
-	"jDqlZbrO+4AEaoukNqJOV/y8qDlxpkjbXKjsa+A28xbnPdqx1rKsinpx3ZjW1Lb5hMuxBaB+ueCCoPhn",
-	"WZ3bqWQYwTYZhi3x/Um4RZk+X/BEQx+g5S5DycJL0lFe4JdV7WpSGQtqdatpMuBzkelpf1aeZ49xM4aX",
-	"lWX/wu0+DberYRmbsTrHrxpyu3IZHo+ptUtczVysvKVxXGgl23p4tpRt8w/mTH9ObuCgtylDcN994Qmf",
-	"jidkFHoHtjBiwlAQ68RCdfStLoVOZhanWmYRFnpiT6Bfc0hsjDVPWXziShzQREEtASj1C3EXkIwKKapo",
-	"xLZ9lLIVhN1L8UKmJHQtl0N3d8PMYJrMIC+Xev2eXdowrvuRInTKbklbzUYjBnaAi4tX5KDXI2oHWlZd",
-	"ijDr4hzaOhvYHioz5GMhZhwQazEXTPrmNugDoatvdXiChcTMaVyKsNChOeySr6VNYi9Y5EWhP4FZepLI",
-	"eSfhSkOw6aUIa5pMh4SSaVaJA8PVR5JBQQ6shuK1ta6As3XgXoqK8FVIMRZSY9t7cjFOGYPsaihv37f5",
-	"TngW7dDs3R2BllOSsBuW7ASE4htYoj3FCHo2lKn5BsrumA9tqaFcTsTZbuxbbv9YiSn7MLgU9o/yznaq",
-	"jXi4hjOhLm71pw+9bSBPcjPhcuPzohcnO9a2o7gAcnrAdY0oZUhsp07lraDfxopvRav2j8trfnlm1lKK",
-	"+cyq+kEndoO4Xt2qoSH6Olyv3Un58Fs1GQZVXcrvV3pEuRyVkes37NublrC5FbSAGvwWODlmt/ot1w65",
-	"M9iPDjqP40PWeTI87nX8nsh53zkvNnZ9R3V9q7HodYFn/f0f+7fjaPJ8RH96PfrX+ddisP/0+uU3727+",
-	"PS90Miv2/nfECRzdshpckxf9Z0QNu+VwxmXIINcos4Qq8Nxz2b58SKD4Sz4rrFCweXlxGVvz11M5ZD7U",
-	"neD7sXHVGce4Lm71RhH1CGebrrCEjn+5SPtPFtz7J9QfHQoZKYuMeBlTAqzpYdPehOXRLk+lNlR/xHSN",
-	"GlmrPb5jepYKa+rC8gEViJsziGE55QYbzuK9ELdjNAgUYzt5OAXXEEExyD2ZsW2M2zSL5yT3IGZRXtm6",
-	"6jyFf5B+8ZA3xGxbaxkQaue2dCQezpecnj9zmh6NS61BcrpcJtpVjOJXOVhtfcoSAPlkKlNNzAfF+iJQ",
-	"MWsilSZ7vd5OudpIKucEeo2rbqWR6DuzgAckEjP+Ovowe/piJflkFT08TFppEDEv7H74VQ5Wyq0fKpJV",
-	"C7iaSSVbayPo9XoeWp6sSt/+VQ6KmdtVsuU7OdiOYKnEzJpMbgTLg2dyb4sGsSBaA0LsfkkG/0wI91R4",
-	"dPQISp+OUqZsv96MfpqT8O6Q8oTFHZubsFLspHJeXUrCI22SsuFMYayU+cBGX2T0HkFOOVVkNjXnwWLS",
-	"xmI2ZkD87ZEikUxmE6ECEmJYky0tOx8vXBUsO42t+xepm+4kDshl6wVsB5Z62dpxfb/c2wZCeeUfBXlb",
-	"rhG+wfNN2A5pS+dGhaI987HMN6UYlDr6VQ5qLGyGQeFan4tP54f5Tg6aGdg+L7dLAVDNXC7mWIY5Lnzh",
-	"YJ8NB8uOiJZ4mXdcd+Zf3UjdbJGHUUWenf/T2Ykz9pTQhZzpfiXPsiZ6zHyFn0gITBkic6H2+HiBTNFw",
-	"I4+XBegT0W6VyEBtt1zr/TXss8g91/C/Z8hvU0YEm+mUJly5u73SRE2hMPmYMQ3+illCleOH7NYA5BF8",
-	"3CUv+C3CC8cTsV0CEhpPGI7ZJ4NZct2xz/hIyBQYYRU42jORGNFVjmrGeqtZSVxKtJx2wFGC7XfdADtd",
-	"cq5TBhXjqMJ+EZBMuxEbr2LPZ3IuzAbKPPqZuvmUbHo9S9XsVu9alM9Z6VL0bZVaZ/DanNsXzvi5cEaH",
-	"dasYo+VIK/ljIkdY9GcquajP3Tolz/bP3xKdyFEnf520MSw8IDpljCj+Owts43iouH389HifpFJqKKO4",
-	"47J3wcsM49kfhNRehEoiR48UeR7vHx3tPbW9dbO1XrOFoeWj3gGZCc0T9wVQrB0uvyr6S53ICYN25kNt",
-	"NUjb1wLbGqg63euVHD3LAdSMyqYJ5eIESkIqpv8+08POk0J1/VYiI5qMpdL9J70nPbe9S7F/Ka5/exr/",
-	"IP4x//Hm1Q/H3/7z8ezit73vvj7/B98bTo7SZ3/T4uzfR+/O0psfrv9+KS7F//v//79I9XDk9PeDUZrs",
-	"T/81ePbvH5+8e/X81yfzZHEa7/1rf3B2cPBGPflVHPL9p6+Hf7tJfpsc/XCkfvv27fhwob+++fq36x59",
-	"/v5V+kZ/Jy5mz57Fvd+/ffrDxfD3b7+/HR3+HaC1IR+xB5QfSylnodC4tiI+Atv1BmRCbzt0xP6+F3ZX",
-	"L+KLSegPLChg49KWDt2pUzqlQk1pasSdoWGPUZm/NkoPAD6WS8+Val3GmrwPbGX4LEkLGJocAk8jofk5",
-	"zLyyhUdahqTNJlO9QCXCvssV6RGZEvbbjCYKXoPEqV7hLYyAwUFkiv/PFRmwhbRV7C0MPYqp51Le9h/I",
-	"mgVbtqcnE7iJp4zVxRCYPa60bxktkupWv8WFPj5sgYWLT2aTVr+X2be40GzE0qpYiPKKBJuvWZGWW1zP",
-	"Q15iS8dZw06X8PeLDfwPY3hvgX/APcHcGB2TqOJzhN1qJmJzM4J4nPvzPWSxnQaK3EUVT8k7hXptln6b",
-	"yXQ2MXuYcy2YUsxcWy0zb+fqoH26E1TrdX1PpzM/Uz2D1vhJIudY+tXZ/Mwoj9wc8NruzR5JuGCQ4jqh",
-	"C2inRBKudcLIgI25iElYocaG2aREzQYTow/CJILNC7uWoCrm23MhXjS6HqXmVtElb1N5w7DKnuucwm3D",
-	"/XzmrL/I7gf73sf/ZRjT39+EAXkDk2QKsrtvmluwkP5yxnC7NxoQsn48AAzjkwJ6ho3wpOztNFv4KpmA",
-	"R/FFg63UYM3EFopdu7OuTEfkOv7X+HB+enp6+vX07WQQ3RzFP/2r9/gf30dnvbej01fjaP9icPvPw5vX",
-	"B7Nn18cXP/3603g3/ubg2++evjr91973s38e//b1m/3Td9/8YzB6eTweq+lPt6d/v5POnNHcX1Nr/nLJ",
-	"35Ka7XGSDGUGC0I9Rp5z4ox13Ff2VLC+Zro3ncVckynVWVUs+/0jRRJGh44Z+4J0eadtmbrWq4a5hsHy",
-	"Z1QD33VVE2AcMz4tatjLRAaMOhRSX0F5w9B1bXK9nZxIwGyclA71Sf4JqIkQz2G/w2CpKPvKbyTF7Z+w",
-	"6AXTfXRcgR3DRlS58WRK2p40UiSfKG/sgl0qIUZxLl2qDzZ2s1W4CDMYawWN4bO5VcRBDgHq31ngh7vf",
-	"T146VHmo20kGlaxBcI3r3b648i6wJlQbvm9wJwFoamnU8xvmNSLjIrB4ESWcORVsLBOjFi7dlS0Ok7ZR",
-	"Lamj3ozOA6LoYqdLzrBXZL/6ZEABMwrIad3F156wveemEE9YoAk7hFHKbMMzPZd44lXXLfNuq9kFa+/T",
-	"X7ByfKyRvKW2cV+M33/K21iJWz6I5emarbY4OWO2zdtI/R5gKJBzGlOZDLPNPiYUuMBIJlSMjHq6e7s7",
-	"kfGumk3iwS7Yztsh5lWhOR6tSn/Dn8wgY6rGhR+tjf6aLfDncKdL3qFCSdRYzpIY605ynVvEXC4V9lXK",
-	"ewJbI7oeswUK9RPrXbMFiQyXi6S4YYIzETG03Vt/G5yI7e/h+m3IkVlXvRhxLYka3mGaXFr+FsXH7GB4",
-	"RP92+tO8l6S95NXLo+/U7fPnr17x/bfXB/HvP708XMzp6eD4mu1/+3v63fezd5ur8v7xfzHV/KFKcxUl",
-	"bpsrQGmk3Q8ru2YYCpqyKAv4dRWVsN+gUeCL7WIDEmZ1FaBlTIo9X9MY/myfPX/28vzlD2/Oyf/5v/cO",
-	"bHEpGLGDlRInMbnEafNpwPn/Mu8TrrP2NFaJKCrkRSh58ZklgRlkOjbOBQvAODTHnB2bM8QPtdWSBQmh",
-	"KUloJr1hirRd3gEuQnnKDWqzLikBGYhgYIiCJuWeGoVlQiCywI1D7bLg70hOJlxr12AIW8nKIWFYyty8",
-	"YnMsucZ63d7ghUXlty+wA5rFgbEPNfN8xvby5QNyIVwkgnNq+oYeo+OZi4YTaS5Y44al5v0Ri/vmhsKE",
-	"Tm0eMISdweVEwZ6h13G30IQWfvJ6m0EmofkxYvaovNRH7G1nvuhjM9Vw5yTvkWt0bwM1IQmPH8HtZXKC",
-	"DB/uaO+YThcd6BsUVrTnf6Qs4COqozFTZDYtuIVJG68pFF22cPqZZcxFrWcgNsizYHqFXxfrna3p1XRa",
-	"okDSDl1iYLfbDXfWUSQl79+/PKvr59Q8Ani/1/u0Qb8ZgOrbaBqUsuhwYmv45/zCET/g0B8SVPfJwOB0",
-	"F49NJnJ0klMNXP9spUULsBDpZ6f7RUBXCWhPPOU8zZNIwO0cHwwQwMLVXQfOYH9C/nZfWa55wnY/mP9e",
-	"GQJeLdFRpdfQbIIqL3QGf2qPGR+NNXmyQxK6ANkxgb51eXAz9g/1XAxhl4TZ7KGTOKktLu9q3YM5DXlk",
-	"WFx6GBCVUDVmeS/yPgk/vPq4++HNx5+7090PP378xfa8h56n5iuUUa4NKpatwdi6J//n/3llgw1ZTN5k",
-	"td0x7OZHwxRtkGVx/Ew4DWYidhMgr7ZBi5QM+KjDRMypIHvHnQE37MSwwNxiZ8jMaPg7XfLGLHmecq0Z",
-	"OGdGqZxNbX2dlEEZdG6uVDRJyMC2BgQtACHMXM3nW8PXb3u9vd3b/YPD3d7xYwDG3v7BYe/48U6XnEsS",
-	"fvP8ghTB2tuFb/YPDrvT3b3HIayx4j0HjF6vF4LMnoP2Y+QW2n/MdUnEJyV7ENjsXKN/K6NAuxEMz1qx",
-	"EdQdbYe9/9h/YdbyH/svYDX/sf9i73G4g11lQQejE9cqERWYECnA4FBHDjuIWOCaBBUOq/MXp0adDbrI",
-	"ltEPltP+YcrE6duX+FcuVklEhbk1jmUSG+ltMBF64w5nSYKohkpMNKZixDBmlCvs2hhbQ9mC0dQAaEpT",
-	"zWmC7XHhCTay7nq9+mF+38RKcRZnb3YUSNpCik5eX/dNQH50Jtm9bnf/6GjnJFeWcAynjMTS1qKDXS2Y",
-	"Ju1VhlFbXi7fsVue0jxJ3K5WaCsXd6mT28B0uswFjApTRb7LPIS0FTPaorzBvrf5TbtEGdXaT8bR7pgG",
-	"dWDAoY2UavVb/7tt1/xfP/c6T3/5sBfsf9zZbd/iXwcfd3e+cv9sX152p7vutYOPO//rf7buq1zJSDPd",
-	"URBkXNQuMqvngAuKTeSbWAsMcPrkR9I2DHhYRJ6dQoNq5MwH+1gHOHDFCZDHPsq4suspgih2Dwfiwd7R",
-	"wXGv1wsIn0xm2sj4sLzCgCx9dtzLfCE5CX9xRf5lagEDV8NrYEHI14XBtEuK0U6dkuaLqBLX2ESLw15Z",
-	"2WWuYSWFrDoCWBkyBTTTPKkmof0DDTQytRkGSkuZ1dBiIs40tYtnJKYLElJ1JUWIpf8GUhuRGI6YYIqr",
-	"0FqrzYxjdgs3aShF1CWn1koT0TRdkPD5BR2FqEhhpw9MfwsLRB1aB4/WSWhk6MRcsLkYkfDlsPNGCtZ5",
-	"bX4JUV046B1WlgQECPptHj9hLYZ3bNjkfeuaa5a4dqp+aLSIl0MDIoDQw+aubdpc0r2+LiBkZfNI87J7",
-	"92OwYUONg4ZM87WMoWLVFx/an4ahGxwks2lN+0lkp5tepMssuHHzDZ8lZw02NuPIcug4rrl57Pd62P3C",
-	"JuZSjR0Y51RhO8u+7REUKmyVoSW5FnJeaHGdrYRji/x6ruk6UHyWTLPYHuOvzmTdbpvxWL/K9RcW+4XF",
-	"PhCLTXP+8LAc1vwNzolN+K0rBnsnbhuUG+4a9dQm7pZ672LTSpgNGu1CZ84bmvD4SvMkCXNziQtO8ga3",
-	"5QRJiPXXwSg/YEwQdjvlKYtD6zxDp9k05TdUsz7JCjOsKVpGwNKBvjS3+xMjFahYSMEISxSDg8ROcuBv",
-	"LLjpaJJ4njiIFLQrhYAKiDHMirb6s6AzMy+2Zqewli3svYyp3QkfsmgRJQwSvHG3O6uEkhnoLyGScCv/",
-	"XQSY2WtT8WXe/SK8vgivBxVelo+URVcmlxp0bco4RN5Cvl9ukoBc1fwQLNdATsuOekNslAtFwt/C4FJE",
-	"VLEOF4oJxTW/YcmCtN8LHsmYkYRp8FNoKXe6JPyPMCDhlfXmXF6GhAszCLBxMJ1gFrses4liyQ2YVH+0",
-	"8QdmMhs2kt/PyTumZolWZDrTtongxMY4eK0gAm8vPHadHPSYiUsxkmSAI6JzJO4S6LEe9Ql1rngJsKQJ",
-	"vOFcKULqMRejKilwzmgajbfdpqrEhNit9jZYcWr+oeVn1i4fV8m/QKMJqwk7/q2+WPXxsu39z1bfKDsu",
-	"PL1mFY4ye9+XvlqfAed8wUWh25Yl7Erq4D5fVXDkm10JsN0AoprajRJGU5qA1J9KVcGHv+UxU5aBpYzG",
-	"xB+gWAnJGpUrphlzpWW6QA4KZpaxnJMJFVCTbcxj0g7pcMgizeI8aQe900SN6RSw1kzfoUmy0yXvxdJa",
-	"IFJyQdowhfmX7dqwg3E3sFMMqkP9Gwu5eW12qljiM/PVO0bjN/5MD1nf9DVNr0+TxMy5ipa/dfArgmDO",
-	"0myrJS3v/CbqeAy6gxx6nba3xNG/1NB4mAo+gGnFsmIVKA4UZqnJYwSFl3w9q4oK66v6JMlSabPCCAEu",
-	"CZqZ62LR4LqeUT7dfJut++Gk4fJ0q6gIKzwWOBqN45QpxWKX95SBgk0oT0q7/iI0H7DIMF2HjxtTgBUJ",
-	"zQpkz6pkTDtv8XBT0a9DZQ076jvNghhXxdaSO0W8ys1YPCUQ/15HX29xR59MPFXNt4rCKgX1Fxr7PAt5",
-	"V2H8xjTmtLR6ldKoOE6l/P/Y+xbmtm203b+C8dkZS11KkV2n29jzzRxv035Nz6bJF7vNzm76mZAISawp",
-	"QiVAy9pM/vsZvO8LEKSom235Vs50OrHNC0gCD97r89TcsmJUwt8X7Ub0Z2uNNjKhKnOUR4/XbLMP01hs",
-	"T2j9mE++fo+C+bv1Ivrs/whctXCZNUuqjpt2cTArCfJLC3Ed16m5q7/KaJGt7J+BQhXvnCWNMJXn36Yg",
-	"9D6bYswbWLfmq09sLXvIfj2DJd+EzddghFmWpXW1ISRAHHOjCkXUxFVsICd9IMhCQsEXwCDYh4yg63TI",
-	"p5GxOeF/LWrRvHJViKp9giUuufovPtDxlQjZRPBUsTAxP5xgVD108Wqq3U3mGGVeCKqby8lMQ642jKB0",
-	"puWbd+3AXhGi69gjpwYUu4EwPg4nZK3+HBcNsV2b09pdVzeZxEqrqnA8huXnS4ovocqntrn8f8y7v2el",
-	"422Toj9kcvIaWtHWH3su3ZHVzD7VLOFbZkOYSqwV2q8f20+/VBwSzyxF2UWaT8zUxovAee6fPBuM4yuB",
-	"mH4lL0W099tN4vDmdW0uBn0mM70b9YJNU8b3UcRE03aTHMBDCUo328WtsqzWaSurx9cXZeI63So9sLDn",
-	"bFySafcgXrBUuXpIuOqJq50c0qFWc78/98qBAK7R6VOsFQpIC8RX4gJPPiY0YuIaeo6UreexV4MGbICV",
-	"0PYlFfkLqJSB90XHuDG2sdiIBoyZ5RDGfcGRnBKgEJp0HTPCUe9rr+THNhSuqRwq1R2ZTQvUIszmKfNU",
-	"iwiyy1pqnlzQI4XBojrjkqokmZot169BAjkZ1IzAx4cYctGdWSEik+mK7RBG8ywKhO5o74QXivMWJ3XA",
-	"ZOrXttmXDloZ9TN65b4qNhaMxsF8by9um9SbfXT7WqqtdlFYE4365p9k08UNi3aQhRpd2nDdbpoJpWUm",
-	"Xngy4ssiOB+xtxsl/80OVy73pBx1gf8B/BM4PYFrJ8I9wvwb9oUue1NU0sbUQ23Hj9vrCDR9yUGaiUwE",
-	"ZlMVU/OsZvuz93RMN9BWNsfsOv2xjfepVipQMarmlyIFAuVjPATy/aQOfNR7VUShir46OnVFUv4DvtXX",
-	"eITfgEZZmL/LaH6HkAB38zYkWr3mK5eDUl/uo86HHnt9pScM23FiPIdA0zOSNz94uckLUPl0KjMtorci",
-	"ivm5cZGfrMQxTMc6JGMtNGSN6dpeqU5k4ZRg7IZgitzvAJ52LHhBpAWB6oZUQBUSUvfzVPGBhvp+NMMN",
-	"OM7GEjjogZOjujn4TQwBm43jwZhNcqVZX2BjGPgaw1zxhIg1Sg5KrEnXTR0XFiSOWM9i88aOQJk5lUzl",
-	"hWHfOuodtYPiDJ/wwj5p66j3qn1SbUxwfo9ff2lOtadBh8Ir1qIvgJfG+N16hC78hh3iM93kgdCZ7n5D",
-	"bFYNODfg/AjAOZ8yLdlBr9erIKPaEJbJIL6tkVtA5/KwB9KsU9zjhBD3VtZtxSL1m3k9BHXcViWc9IDR",
-	"t2U3R0jnSuwUIvEuD4aRePvGgG0w8jkYsDX+/yI2Yon+RklcbOAQJfJY32ythLAhq1x0FJ0mCZDgFb0d",
-	"sUvOGt9/seHphC5Z8LmN4iuRoqEKV+l6XKaQow0cl6n9EfLMAUjVBZ9S+1cMbAYsnPKRzeyaf16gogDP",
-	"YHkDIfgJ++orHAeIXxHRcTEmqJQEnrY41ZKFkdA8TlT41Vef0lbIu/3uoEhG27928fcnZFzDn1n4v/8+",
-	"7fyLd/7T67y66Pz219anT93yb9pf/SUMMGpuDOzup/SUXfEkF+4GbneAVw0sPFRwowY84RlmmDkqmSAh",
-	"7ZDxdM5EIoCZD7WreZbx+afUPLAIiiYnswfVZ+4HmaDauKyUxdfxRLDWm7N37NtvegftLvvVDFdZZ+NT",
-	"+suHf3REOpCRiLrsNJXpfCJzRUU/GBTC954rYHuHOeiHjZZmQsx2gXV5QuBM+pTS7Ozn2rY2t1SupiKN",
-	"REQBKMy6QBeGlvIY+fiRexsGrUWSIAUmN7MXuzc+pevyHjxR0o4eYmDwUJXwlxkpjqvowEPG5JlQ+lMa",
-	"4luNLrgO/XY7n8G3S7kZeAfYuufMJjdNWsjI6OTkP6WJAU5F2jMnhWQKclXHCk6HdYKZH7hykXFa3q73",
-	"oEmZMoC9R7QJFqpAaAHKimFlvumy3EcJd5Y18B0cfltbOHDDYTk3e/mgHPbdbkj00XBZC+iooKlnAMSY",
-	"tqS/Y9ZZjAMqeh0Pe4ffdHoHnd7Bea93DP91e73ev1brbtYQEJo7dsz19+5izGRIrxr0wWHn64Pzw6+P",
-	"X746fvmq++rVq3+tkua8qyHDMrMpZRgfZufqcnHsZ4izlHcyZknnze4POwzJyQOORi6xrTSfWxA1NsRy",
-	"LRz/8rtP8T2ultUbdao2ibb7S7ThB/oBpOPvM8+G913MtNXVttje18LS1lwvpxNwhfdg5wRee06wLEnW",
-	"ilOykBEtnFVzbI0bjzjGMrUUZCy2mkOCcIJla2kzZGbMxEDLbI4SX112RuI4mZzQiZkqJDGI9/lSiGlg",
-	"oCgutDmoVRbYnMEYNCCVzsHOOGHchadJJpR0LYQ/wiUUw2fwPncJA+YG66IAMMamOf0BpbMSrsHPMYsg",
-	"Vjoe+MFANVdaTLYrMfP75jq2b+7FZ/oXNDvwwUBM9fI44jtL0qTNy9drq6IiMYgj4yTDdc12QkvK+GLa",
-	"eNq2MBtXb+pdfL9I5bAQ09sd7xyF7q1xnW3xMTwH6JKUWgSVzLNBrSWPw/rVO9jO4W2tejrvTbTbHRwH",
-	"TDdbt4S9l9XE8B5VDO8JhuFw5nmh//o+3A26KzaAoUz8LgYrYMjM7ppshGO4roCTTeoybrkp1jzFiQ8o",
-	"JbqWfWUrbdDlyFNbgYOpZTiD8cQ4PXOCv8grW31Vn5Mwj3s/MLR6GrxF7j5QhoKc0V6zxP80Sxyn4Z0t",
-	"8XkHV8ryZQxq+GohzzgSqUAlZYgBH1O9tDns/J/nzk0gGx1vsq8Yn4prChua3/94fv7+jA3jRHTZu9Ry",
-	"rVfyhH0xkBPhldHZvCdeFaRReJzkWUFrCd3QIBvjKIq77PXPZ47oa8LnqNr5kmnJvu6RLIpirYxnIpmz",
-	"o2/ZWOaZapu/96FQvLb2GwBh/hpf4m4SlP4tts9O/smxpMngbYYrOMkMrhCb1pXIzIqhxWoWqocpBBoL",
-	"YOIWbYdYDZfCygezqKe5VWxCNQaXLsr75IjjZZh9kH1sk+Qha5H2g3FHRAz5DOOItYnODzDLVtMqjWd1",
-	"UZoa7xUGheDevmJ6PrVkgVYQXRWanDQ8iI4W4QlKwQ+trqbNxTvVCaDLnXIFrCYGo2xW0Vj9kymkNkic",
-	"zemCZoIruQJqKrIHO8WcBYmFuwWfXwnQN8Yc3/oqAnAbYY/x382HXTx5A0T5RYmsQZXboEqxm1dWtAcq",
-	"vh2zCC1oUazFldOqEo1BhYCklCiCURkCa6GsXZHGhHa3Mq00GR+0pjdsOFugvI5dySlFUQowaS2GTdsF",
-	"AJVsvCFk8ZcihE95vFN4KHMrN9jQYMONsKF+VW4BDBh/vC00UBSzMozu0kXmC2PseJmVNTiahdYstBsu",
-	"tPo5vtFSU0S9tL5UjwQDypZ0mbSulgzTXpnOf4iqnXvhorbPty41UPQ/NAwUT64Z1qmZLM3R2yO2zg8u",
-	"rMSNWSjWrkxPIcZecl8VRPo4leuXr92lHnD1bkuEcB+cM81i/9Mt9prS992t9Q0lqm648mnBIydLWaEJ",
-	"uVm2pF65jQLUMpJf9EKfEOxsJ9C0e0KPBqL+hBBVESEqAMqhzwzEuTxv2mBUnw8uYRrSCd9f0ST8/Bdy",
-	"gLt9Gc3/z4uZ6I+lvLzIs+TLcpf8vQQQIaJrlffdH/cV8y4BMIOt6WK2QMqESYMZaQ2BnDZI7SWCKw0l",
-	"hh66nWmeRjyL2Ee8vGJUO2Pv14kjVIiGskGZlkP27cAdp+OJUJpPpgB19rcqHqVc55kgmTn6vepOonaX",
-	"naZzdnh9bdU7LNN5fAUUYDydg/4QBQsVy4TObMYTGykOjzAviWi4lkxWmO+zjwwoS5/JVfTjmyjqsIs3",
-	"spJidm2p+UfM95qnpcTHjCtm3pSIgErglzS+ZkoMZBqptaNx7/12g7o6KMKrfa7EN0dmJv349vS7ztmP",
-	"p4cvv8EcWBx13Q1hbrNLMbcJG3ilYpCJ9e/QzYutRv3bbgJLNPcJBreIJVUiaitmM+4S//xnzVkQwIbO",
-	"CJgMAUjAm3NfXl8HjLOvr6+RaMJdOGUHPaZOGK4G7F5OuBZZt1oBtQQgeBkezBMv7HFnCD/9sigBYZO5",
-	"7BKfDlV1YEXh6gUpeuKaoIgLHOK1YftMFK0Qa6Eg8wBtcbab0fLtmanGmeYjVrkMa4XwXBdm3oQs1HwU",
-	"MpvNIDPR/A7YMLzbnPhl3RMeiWI6m7vAq7X8gFH7GKG38lZjxaYOvkMPrMOAljabkvTzIuaqqRgsUGkL",
-	"FuJiCunDi4hhE6DB8G75Jo4yZKz11NiXVvZzYBUUSJCF+BON0fnLh3+wLE+gBq0Kzh7mc01fwM5lUkny",
-	"9yeoN4cUcyqzCU9iJSLWGkulWSJnIhtwZbBNZzxOoJZNarKIhzxPNJvKTLMok9OpOezN+6sjCEcr5Czh",
-	"ioW9678Nuweha82xuhCqbcvpEzkgipSA/UemgsRn0k75PaD93OuyUzaJlTKj8aYCa8kMg+AhzpTyzMEJ",
-	"aV4e9r9itHyGZTrzKVXPa35JqwZaC4PilinL08tUztLSPdGiP2HcEazLBEr+Dnq90mtWbCT00pq876Db",
-	"6qMZzJl30o6i8d7dtgrCH9wdbJt74zDWMgT4bzEoygvMyjQvGhcaa6mx+TaQ1DRLrf1npFxvaAF2lHmA",
-	"+cp4ipuu3ccIdD3vA12NiuvxooQDm6kSlU4JmEyiSoBDIgttnNECUPXBzAVI2Wmvz+LdtlncTf/P/WkA",
-	"4b6nKhNj9TT+7B9+EUdfcA4nQovF2Yz0L/ViJZXJ7SB9xmOofwdfTzkT0RovVhFvpbJJybRZp2yCg6zb",
-	"dtf6o/59loibVF7XNuImkzh1reYbS5086gLZJvi1dHXiLHTGqCrPxOqaDOp3j3ebrTOzbYD1BJvGDVdS",
-	"XR/pBovoDmSlH+fC283euc3W2USyH8tiNutwo3W8Zm99QbteLFZbjMQgdYBkfrEfDVWWP2oNLpSzZxAh",
-	"8VJoA2Euuq+gct7Kx7R6iBqxZlEMun4U6MCydWxYEalms0zWq9A74/R18ZwNYmyPGMXr26RB18yKBise",
-	"C1aYr1I1br0Y76YI4ifVeRR1bK56dUdrrkRm13lMkqysZWl/YHWnYtaGBjPitbC13kXAGIg08hTNdOq3",
-	"scu8xiM9jaLXdnDbLvaa+ra7j4zZ0d11baq9rmp6XZvY07a98FHkd51vTKPuwwIu68566t5wkCstJ6Gf",
-	"VumbvYxx9tPZu5/ZGawUdtg77HUODm3VTJzZRM5+wd3IWuaBIUEmUyIUO2HiGt8SC817CRXRRA5zJaL2",
-	"CQsnYtIXmRrHU2CWhATAxaWYE78kUguGbCAnlOvp53GiO3FKNT6qy84pv4S/YKm4Ehk1zC4PvnvkvI8Q",
-	"mMpjfKCofbV+f40Yqpi5zF/DCNJA6ANCKK6e+orG1cCJ4c1OSdlnWciTaM+rRYRaTvpKy1QcEyO6yzun",
-	"RDkWEtdw6MVCsVE3YHxKvKqUvgediinPzDJgiRydsFT6mexMTOSVlZrD5K/9K3KIZIJH5hWx/pyF9Cdk",
-	"PP0hkxNskpYVOy/wpS4sgVoJ9m2Bw1HvyIyUvFJsz8DDodRSDDWTObRH/5GD1xJAnt79QNyutpxFXJsZ",
-	"iIodMVXeVNQ6lioTZSIRHJLZsTugxNGkArMpJIkAIgXgyJ0KRzyh2EiShAZSQkdSFHJHxvPt88Fllxmo",
-	"g2oaMzSYCjwxXzrE/ucwYJdiqr2yBDsdcIuCrGWcsvC/vz9nMP1oMhRqUipcpaJkeaotC0xLk2Ne0MDA",
-	"J7EN8cfG8icxqfbyoLivt/RIDfWSmf6YRJncJ262vWbbewyJhRuIMPmb4EhoF1RYHY0sCuY1xjZs0fyw",
-	"uqGUVOwqyqn1TJXOh3487XQbOv0NFc3Tz5zXzNOt1k9BKFNipEvkaPmK+tlvNQVDY11ziiPpt9HeGpFg",
-	"7cWCUTZnwiOxZNH5vZ5u1P8wg36M7SmPiwC7+so2o8JO5AiqjHat2H6rFvY/Kxx8ELyGxsR8slXdsXWN",
-	"6D4+oM+2Ydx+EQLwdOUHCftzDOhXHAeI+RNvS3F0PUmkuWYTrG+C9Y3JvR1AmHVz63g9xDeGIuvAyWoc",
-	"r2CDeetK1sV1jASytbm92uZWaFoqh6UWbXVidkviSwGs81AajwaJTCJCIYwueQ+ep4lQioWXQkwvuLqw",
-	"f/DkbiA2EZrRXqRSXwC9ZUi5R8laIjVvOGrj84w5ceXD45z4yMY1HmJjIHKWVuJw5vCvseYf7aF+7tl1",
-	"dQh4Tp/gnfsCjxIEF4b50MLVGyYHvInoTb4mYNKg90MWZNBiqkRZodm/0E+7GaSjilI5k7AK0Eug3GWn",
-	"GGQGrLPcv2ZMKJqj84wQb5BnmUi1v6DKuPYLjOOuwrvrfa03w7dQr7IrAKw8zxOBvwbydg15hxtAXgaN",
-	"2nHFAW7QcjO0xJW3xO1dDYafMRflXN/66Ngq0mV0eas2bV2Wr8Ky7tpKUH0Ge00XhRpsFpBoo7OC5RnK",
-	"5zXX4ti/aiL4woCwG9GasxzU3GhUxmnncaoqYT1zcZEMwUeHqhXK7i130WsDdDsHdaKJ3zGni3m+sk7F",
-	"clT9aDnyKQHewGoTuqv3zJfiBYrTWwGEpQzxqzisYI1vVml3WnK6wVmnapAkvhJhgCpxYZwiboTGBAQt",
-	"fcemYBP8NWbfCcoPD8bxFcrwYqP6K6dg3ymuYhao68VXEgksPAXfmjJeeso7Kpm7e9qpss25Y2K8zSy+",
-	"phLuuZl7T1JWCxfuTSrhFqAuiojKfkU1sSsFjhW74klMQsKkZVHL0cdanE1ihfo5yL5hINtYZ+b4IdGQ",
-	"QDHyVMbmRbW77GcoNqVStMyCqItBknBvrFgIVHwh2l0OBC0FCwBsi6ThX9WWR51G0QdLOnafqLcj99k9",
-	"zoPVFPvU+5tUFJvjGxRt4oQP3pKxwD14UwBVK6zEJCEuJAGpmoXiV1d+OuFzg2BIrvctexv/vbscu9Qz",
-	"Ay/1QOjlD2BT7FINeDXg9cDghShx0Ov1fIFDmW4TwquFM1IwuWkpS1lgtVBb3rRZFSzKeDTWkLMxKA0i",
-	"ajwdiarePFzIDhidXzlkqcTsNnGeFjWpQHpaW0zDGbasLSTOWWs2llaCusKESJnqdr2kbPWwpXYoHnZH",
-	"ZTqPBNR3VdZTfVtNeU+DnbfsxSV+jdv70hipu1XU0Eb7XOQQPWCZeTHE4zK6WD1agzEdmSYEgxYkBxzy",
-	"FolMRyIztiWPIkyXIKJGLE91nLBqSBHIMl3wccNwpR9xpGBlLerhZZvIYxN5bCKPTwk4cd2WmKQd7LRv",
-	"DJz9PLns5FPg/l5ualI9zXdnv4JCt6UxmeSJjqc802wYiyRiofljyFpcs4lUmn1zZLxogMSDoNfrBWAu",
-	"y5lqHzNOZPvmZ1ZS3TQDCwPXCprM3V8wCIkYG0lQBab4KJtyPbapZtxRgFB7ijcgUqaBSBKgKnZU0DXB",
-	"UzBbB+qKWPrppDHXrC9GcaposPshG8okkTO8WPhfYcDCv5r/dcz//q8ZJtO8HwCzcZbFfCSozghMViqH",
-	"MtdJpBJUmYnS6eaXraJ7dx8y8JM84SwVuc54EitAvXa38mq8PUtMpnrO4om5gPl2lPkyBwc2hmt2YvOP",
-	"k6IolTbDVqhyhX3TyAMNW4v5p7ieGjMybBPlBG5H8I6VBIJXGDPDOeUo2jEZP4GJhLzWTuwxvhIYhcGp",
-	"pVCzWQDTtZlxttyA5osf+8ZvRp/9j1zkIsIduqChP+wdFq3Dv8t+wGbjeDD22oV/l3314vPvsn8RR1/s",
-	"V1Vd9kHOMBTujYcuwrI8VbjnAu0GTGJM+8kZE2blW08EbunosPGC+FVE1GUfxxLiTsbTslYD9akXoXU+",
-	"p7d54q9+5BLEVgT4uMv3/L/nyeUvcIVHGLxyIPLCTPJOxDUvb+TTzDyNJh43M0nqnWGLTmabNpfieu94",
-	"rx+nHO3KqgiE5xH9G6/6mztK9n8Xgw0dp8M7s0p+kv11pgjMJpzojTXSOHIPaI+8AQxzoAUeU2EhgJAH",
-	"N9P1xpZJJO6kFsS5biWv7qQknbHWTwOHzF7pJvUjWZ13VkMcwZvCkMY9a9yzp8gUwe+wNIRIk7zk5hrK",
-	"JO6x4sgh6aPxibBWJZbmlavfWuvJlLBvrY30QSuyqCcbiz9aZgvP8SpSBOxdarw99GGArK7wQkpg3Reu",
-	"rpedohFO8jdFngAeO9bWTTmmwkUSr9GzeCBY66jXawd0omX3LtSYjnpH7cDduMITFFhNSg/cnRbTstoX",
-	"y7rzjFLIpUd6oOYRuvu27EJNIrmxoR8BvdAOcsluAykM52U7yCZ55FlBzOcB91a8fCtaoD17uixpt1tK",
-	"vCV0eAGQr0O4Cja03KamHbh7fIEY5JkYi968Iy3SY2SEsVJtVmZtNo4TUY7rFNRzbUfBR6LHlhwQ+mTm",
-	"KxgH13HneRn3WNeQ3Xn6FebF1/HirdrGHsRJeQ6EeH4qveHDazasp8aHd3sPR85S8zo7ik+miegM1NVS",
-	"Fq9TP1UEZUapQXE4EX4XiQzCLEPiX12T1gnYp71ThjeGaNWnvfZxNf1UzTm5zNJAJvkkhcxSIvjQxvnx",
-	"PvuKFeFqc1NIUkFyisWplgwjy4VwJ2S/UPKeJzntsTRm7K9UrAXuHKTY9hWliOjxA6siGrCBTJU2+zYd",
-	"kOYTvGZgFfbhJzNeA/V6PkUSwQlHOdK+WT7qBFsu8SWi+Y53VrhLgCNIm56WIwE5o0hCFsL2J7S77BeX",
-	"/VG48WAOBDM8lJMq0nS4j9FTx4rEWwObcPG+Jm7+LDbuHNKQTPic2cnEYl27W9Gfz+CVfaeuHmLDWrmR",
-	"aHGtX9ASWK4AXbs1FFmPRpTkqUjx2wnJuEUhl1lHUV1vxvfz5JLSf3VgG+xdd9TVwMCo6Axl1oHwRweV",
-	"isjx3gSP0Si2EacOVysR2dNN8izhUuSlUogZGNsV9YmpeCDhc2O1ewUIYOeqcgZ+DS6TVDM4G0V5Kl2I",
-	"K6TdDsVwKCB0T2e16+HcryUoZ/45U1O45lgIzWYyT1C1BZIcNjffiislAstKAtC5qhQFtD0fwsqjhvsh",
-	"64uhzASLtU1cL74wPuNz1nr38fTsPUykODV7jPkoozyOeDowiPwag1XGY8JvXTCir4vZmR2hy850JiCi",
-	"aCEd7o7xN6tODhtZaByv+QXH4oiCrMrj0/4aGWFKPFJrRmFuZD/QpbA8Ljw1G0/f7G70ISHG1+ITie1u",
-	"EwiNTjuJuBJJeS5BZV9pNrVtZgYeCmaS/SJRntkGOipwoG+ElS/m92SkkPgfDces50GulV+VoMbm/BZd",
-	"B+oZaoOF38MBFNs6VTfZuO6DM/T5b3bPyGN5lvvp97SS/H3TxZCgiMjbOgGdNvRSRkIvtmSsJvCuS2zA",
-	"5mfbHuZsJjJKMQeb5k2WkAsvVOQ/XYDYsvWgYQR/+ozgJXb7O2kDKK3XzWnCT6u0Q8akCyq2eHfVAnwS",
-	"5N7b1no0ZOANGfhDkoHXwMEGXOBVTCAEWd8p/h4P9DjIIpfiX6ieWFsScYxFGCOh1dLsGPEUrVOousca",
-	"B/R2MwHxPHr4pcUM9MKeVTVD+ZkeqJyhOojVySGa4CJyCcQmS9RkiR4Q1mn6+nUNBCW3LWsgsss77pLX",
-	"jv/ddb5DwUO5w93zKanY2cW9nA5EkU1fLhZRjYwuZ6ZsutOb7vQ7NREbLYm7cjSrHdu3Zql0zefbs1S6",
-	"vgSfpXKhd2IDmspaIILnbNoRmnaEph3hSSEfSu7yGh6JW4CewYpbYV7RSOw1YwVelxYk5Tww/CCuJMUF",
-	"YsWGMdQ36lVFoyAunEo2zDMoTiHyIvBifVHnSqrYIWFrMV2MDrgt8V8Py/VIas5vgLQB0gZInxSQmmVb",
-	"Yt0AELo544biV7azq8NVBzzj1f4rHAI5CQhEOtbLY7/kxVhz0LXqFd8DyUPAphk2pm1Y7oGcRFjiUcSW",
-	"WuU4asAqcVWqYS8Ii3kmNmYs5sp7rH2oUjGYa1mHkZlCj3nqmCuQ17gOaM/4FXUjnSooemlohu+bZhi+",
-	"UQPbTRDykTAMY51eRGBwM9gm9bH1xu93pC220OXqDgrYRGgeMK0hg1Qql1tQk+yyj1BM+GbYAQstRIMT",
-	"jdpYgfQ01mzHw4X+IqXjJGFcY17HGuSto4NDxNRZrERtageViZ6ItborSTQ7qgdrat3GWm4E0RpBtOcj",
-	"iHbrWMVnr9LX1gWByX1nVUFWRaGmJsj86VlWBOGjNfVDTf3Q06gfqshL3KB6qIwjZZ/3xkmfk8Iy9Vn8",
-	"yERdSg9VKgt5dDbZdthwT/HGzX3WItLRCOQ0UcdHUkFjEeGWQjllEMtEnAIa3RbGbBKnIGnyktfod69m",
-	"LMeHqyXHY61sMfOzkLsuqK2W0qLW52LoDTRQugsodROswdIGSx+BkUizkXHmkOquEZUS4zeF09q0OKTC",
-	"fWytzYVjMjvhukh1uwJDmxhyLa0+S91m4OzqiehngFc1hg5o5PTuQ6Ej3AeomPLUmVJ3h9eYO2/Aehdg",
-	"7U+KBqkbpH4MuXbsTbllpr0M0oSkt0BpXxKhxCVdtahZnkZSKBZrA7vVTecWVvEd4ekZjqgB1F0AavVz",
-	"N5DaQOqDQSqt9LL+yx0BqsuIr8bTtyQe5KHqCfxwo1Kh7tJU9bPDst2ltbcuI+o9mFp5k9JuUtrPJaW9",
-	"Hns1H1VILPrzjuajpTlqwqOYWrsZN7ZqGvEsMvPOlldqPmKtEEV21TiehgELkWPx4lLMC4GvsM3itEh4",
-	"Uzu4nKWMU4pNRCySEx4jzTFuKjIVKmDAYyOV04azNrPmOlchtZ+3QlvmHys4+YQB2VsSD8VgPkgEiq6F",
-	"g1xpOUENgDy9TM0QzGuDncJqbsEDLykCLag5YqH+Pj/no7vJv1ddBfu2vTdtoIrYOfeO94qXvhfsxeak",
-	"KdfjvWDPvJC9YzMZ9qr4G3hYOuHX/xDpSI/3jr85CvYmcWp/PKjRtFpBSBQLtW/F3YgzlIVOGsd6Deab",
-	"tLt2qEiV5MaK33LPH55I84mZy3ghOM/903ZxwPOBJ+MpbLkx79JsP+ej/zGPsGGngVtFQMJgvmRDqflU",
-	"KMCAVMhhVLYUFhkuuAoZ2KYsmp+nmRzGibiIoy8vojjq2vlYC85hFEfHM9E//hzF0cVYKv3l2L9CyDKh",
-	"ZHIlFBuLTHSB290VKLwVeiyjkCWxIvpAOnXf9qSLTETs++jw5cuDV+xSzKGNKXybJzo2sM5aqAGJ4u4y",
-	"ra/0/G+hX8fRaznIJ2a97QAlz4uhs1afK/Hy274etMs4eXT106uffjno//TT96+++eHj2U//7+pH9Xs9",
-	"ZhavcCV0Trk2k3HveO9//33QeXXa+fGnzs/vO//inctJ5z+/fT4Ijo6+/GXvfiHJf9dL0Oj1m9dmV4Rj",
-	"Ggh6OhBU/XYYmKPJ6mFOHIlUm2tuBjuVUdQNQWRXdrmWpxPQkkqlmTkE+UtjVQywFU74pWBZnoZwBHC9",
-	"MuBS/Lb3ba+9F+zlWbJ3vPcCXFJ6gOpN3qUCSuTmiLWxBg50OQyYsSm0skzBoHo7Z4JnSSwy37OjdY3k",
-	"3jUI8p1MEmS0VSjE4dDdV1uHuw/jRIPMahpBDZ8KnO6H1QSZe7dE/F+846+Wqwm+1TA2lzSfM8UnDYxv",
-	"ap4JuNa961kGnppLEpuPpSAoykonxudHFWEkk0UmeO+qKGBSc030o8vlby3zPibT3DgdacTMv43VzPGj",
-	"tF2/bCJHqjzyojZu8U6vweov30kOfV9BXomMvf75jJ3/89y8dPbj+fl7EoOET88MHhsb0pzbnzsJZHcN",
-	"bzToZNSM42ep3QAUNa4NYmWnhu1is25KecAUU/EfO/WvVzf1MsG1WTnwLsc8HZkfiscOlsxGnHYTnnI4",
-	"oSDy9LYx8v8Wb/rRzAim8r77pQrYTPTHUl7CEtXl6Ag8OlWpEn22PRocquKeM4wvLX5eD7eUTSDnSmRq",
-	"3yKYP3QHYfW7fZXArCAHR6+z6ESBsfqHdxI5qow5kaMl90GgxDZGdvr+DRhB3pl8MJC52Whrz34tXscI",
-	"e+YSKo4EjScSUdzBR55Ebdah/kOb1jbvRMWjFJQREpwCCZ/DCtbI4G7+UQAPel34UuOMDTI+S/y5LqK4",
-	"Zog/Cp7oMc0pHsWpUCVMmCstJkse7TzLlWY2WMnACWLvM6nlQCbs6rDbY61z+eZ9+5hZEwBXiJ3BoxTi",
-	"PVZDiVJWNRIbYGIj7fdEaN7V2R/T0KzJhGfYBDVxX/mPKbr370hhQgnmbFEn9gTi2WDJfvjhO/a3b3t/",
-	"MwPvJ2LCXhP9dyv07a8p/vWvxg4LycS1znX2x3Tvy29f/n8AAAD//w==",
+	"7P3tdtu2tj8K3wqG9l4jUhcly/JLHHmssbdrJ23aJE1jp+ladbYJkZCEmiJUArKsZucZz0WceziXcL7/",
+	"L+VcyRmYEyBBipQoW07TrqwPXbFI4mViYmJivvzmh0YgJlMRs1jJRv9DY8xoyBL45ykNxuxUxCoRkf47",
+	"ZDJI+FRxETf6DX86G0Q88MiE3rbpiP3jctbt7gVKRfAP5h8Tf5rwG6pY9TtkztWY+D/RZNEnJzM1Fgn/",
+	"neoefKIEoSRhv82YVPgeJddsQeZjljCixozQWM5ZQiZ0QUI2ZXFIRAwPAhpFLCFN/e+EBSIJSSTE9Wza",
+	"6jS8hgzGbEL1jNRiyhr9hlQJj0eNjx+9xqmIJZeKxcHiQlyzeHneF2NGpgmf0GRBQqrogEr2SJJ5whUj",
+	"UyG5fo+IONBj5PZBICYTrhQLSZOS10KqUcIkeXfyIvtEzoIxoZL4u4c7X+893j872j/yjwkdSBYrPWuc",
+	"m6VIMKbxiIUkFmrM45FHaDZ/NhmwMGQhOf/xhe7djtMj8zEPxmRMJYkFSdg04gGVrQ4519TjigxocE04",
+	"tuKf3wRthyBtoIifjgBZhYghoSSiiiUkYTT0iBonYjYaExovCI+lonHAPL2c+jGZj6lyKTNPhGKdyzi3",
+	"MOyWTqaRXhuHGA2vMaVKsUQvw//80m0/OWk/o+3h+w+73tHHneIP/9nwShb46QUdlS8qi1WyeCRJyEdM",
+	"Ko/8NhOKhasZ5qMeUkInTJk9cyJ/iFc0r9eXKyKVECEBOugHoaYhkOTtxSkJ6YI0/X/+85//bL982T47",
+	"81sd8kqYLeDfsERyEV/x0NdDywjV6/YO2929dne/4TW47vW3GUsWDa8R04l+gcorkafyUCQTqhr9RkgV",
+	"K6XW+u1wQoLsHaL0S56eJTXLi3uUAXPxmHAlK/kK+alvuJyGhEsiWXLDNF9HCzJYEJqyMlGajzQjay6m",
+	"CxaSKZUKf8aum5QEdDYaq/ZsanndIyKBDswWbnXIO67GYqYIVx50K0GgDJjtG7o1n5PZVDOybkA/5YHe",
+	"+vZZREdkIGZxSAZszOOQNHtE6s9DNqSzSLU65ITc0GhmBs/1JlSEItX0n5Tsd7u4F2AFkSLZEpYS7hNt",
+	"nDMW8jMxobyUCc7YGSdwIsgxS/QuglfzLDqdDTr2LzPDKVXjbH74UcNraBHDExY2+iqZMXeCE3r7gsUj",
+	"NW70ewd7XmPCY/v3bvmwI6ZY+IpOmJzSgD3jkWLJ8hR+0BymzD7lTKZbMrZfkuZgQXgIR0jZ/kpfvOJh",
+	"o3LIBzWGXEXlmPBYryJThryk+fzslSQ0YYQGAZvq80UfA2qWxCzUnDqdxYtAhKyVXwnzr04gJttZiRrT",
+	"epaIyZkWNEsTe2pIPptqQQSnmEgIHeojxRWLZQJvt93drViQYQKz20TePR++pCoYl2g7lw3UXYz8Rf3l",
+	"suGjuMLDWG/hCQ0ZiituGEhLMcWjCF+cJYk+zk0zpMkiycj+bq+wQJeN7m1390l32KO7g16wF+6zg+Fh",
+	"9/HuUe/JHt0fHASH4WWjSk48H7ZxHhXrdbhfPvlXImYVBDiJiT46iSYqoTFhNIk4S4x8PyaUTPSHZMSU",
+	"JHvd/c6KseluVg9wt9srHeJ3YvA8LD9ffxWDTjkv/yoGuCVr8bKmzTpW1tKkSpC8poniNPJIQCVr81iy",
+	"WCt4NwwkiaFSkyoSMX1e7WneSWigFYhjUJn0ax45iRd6Wyx0VytFzmoSOjPZq5oJCK0ysp4QV6aRph/y",
+	"sC9vgn6n0/Fb9iRN33kkNVvzIWdhqfi3Xx98O2On37w9Sl7+evv051v+enZ28PVZ+doVhOr2pFE68Tds",
+	"+HnPfMvT1qz4Bu5Er6Cj5ambGxPy4Szmv82YVd0SNuJSJYtjVLEkUfRa0yHlb0maJWybnxm2f2WYt3pu",
+	"/5nopWn8x052Q93Bp3In7SQ3Kxxc9bzweenMUnJ3yDucGmzXgkbgzlS/LFHUN6k+sfiIx+2xkPoIy7QG",
+	"LkGrbOsXW/oCJqQl1VBEkZiTdC6O5lekGI58mzR7TUesTHqNGIlnkwFLPJT1u1XCZ6obcPs2ai5wXnrU",
+	"8lgd6hvJhN7yyWyi5ZL9H3Cr+THlVa3hjFiSDvGc/14yzOeKTSSZsoToUawa4ZXUDZQOs9ddM861A7z3",
+	"PvL0HAIWqzaLtZoW4tVJrz6RbDTRqkKTZu8DA7Q65A3cU2Dz2SMDDmW4YwY0JmN6w0gzf4hUc9f996Pb",
+	"kyHNNjZjLfr4Oz7YTf7We+Z7xP8v89ce/PUf9tme/utv9q8D3yOU4A7FX7q+R4Qas8Q5kPUjsIT87eef",
+	"fbwRMJ6QtxfP2kdksFBM3nEt+oQuyZJHskIseKRavDxC7T89jfQgNQXdqxjczYY8YtIDY028cKb4wDKn",
+	"hC/AeFSuboQsYiO4AuBxGoAp0Bqc8meq1Y7bWj1uPw73WftoeNhtuypy1cyguQ11wuWz9FwkquSmoC8X",
+	"PonZnElFhjyR6pj4umsf7mY+DzUTBiwOeTw6Jr5UVM2kTwYLov/JPL2aMSxnlWCTuudSmWavNizWUusX",
+	"+yf2YRvwGjxsvC+b0oXY5IY2YEORsHVXtN1ee6/qiqbEhhe0n/DeVM4+9lLFQxYrrY0lZs/iZnTNaGAM",
+	"86vomxnZGnUZ3QwMbYIJk1MRS4YmwZleT2WY+RnlEYPRByJWLAYOolOwIOnnO79KEecsOfrNUI9qFlNj",
+	"IWd6XBMmJZzhhR7IELv4WFsvSBKR4MDzFH0lyA2NeEhOXj8n12zR0W1+TUOzh+tPAujAY2hM/xOMYM7M",
+	"zKMrHk9nKje15/iEwJM+gXUiqcmVpCd83ygtZDKTigwYoYpMhFRkt9sFxsnU6fv0n1PrJlxKHo/0TmCT",
+	"qVogCe9J8wvHxM8lMSMDyp+KeBjxQN2JeQL7sTs7e0jr8UdiwZgkNNLa6oKwWy6VtK6AjHrbmaGxl9hB",
+	"SdyVroEERCFpUqOGU7Qrx4THNIBzM1OhMi+RHXzIAh6ysAVkOzOHiqxBt3pTS1t8Y/Z51TTFPAYTSZie",
+	"bNJKpOy+kRvjyVCxBC4gn+dovdQsZxdRy1DHaVhuoq4YovluZ8nNACN8JpIBD0P8fGOGH6Zfuxyfttkn",
+	"CzED3SkW6IfB6YuE0HT+y0bgbfE/OigndAHdhwK7aaI/IN99jvoiQRmo5Y71H2ht0TL7czAQ0wh7vwvd",
+	"uGkhf8LEZBaz2ykL9OnPdONEBLBXt3HQlDQPs3lpB7DJPLJRi+v6Y7NdlYzufBYETEp3RBtt008ytofa",
+	"hK+EeiZm8d00lsyIFgt1NYR2XLZKjXDAyPh8OxsMb19NvZtjvNXpsYQEfOUtEgqGmweOOVjZV0K9FCHY",
+	"8FY5cNF1nrnfJUdPP0Pz+IjfMH1IET9n5/ahi9d0EQkaXgjxgiabsrUh6RTbuFJCXEXQSv5Ax4NwIMIF",
+	"UUIQeIU0Iz7hiuySl/zr1pYoDF1wiT3oA4HGVhSRJvR0TI70/5GhXoUwbKOdQaKgeq3/ikN+T5146jRz",
+	"ZRRflyBuN0Yx7pc6Yrgkaz0u25D+vvXN+ObCTtMhZE5hEolYE9UM8tgGeZA5xbAJxWJDRTGI2KSWTj7F",
+	"d/9eQsyQKcqjZXVXXyrU4oqHjrqb3Sb7+92u11BcwV3vaxoSO4j05kYHYqb6g4jGG4g7M6kqxsM7gDn8",
+	"vjv/4RVcRRNGr9FYc/Hmx9epRohtkuabZ6fk8VH3ccslW93Dsg7lVp6QGckOXJLZ/sk5S25YQnAcD0a8",
+	"siGWE6aG0K9Dk1ciM/MZVcbcYNXCOA4l0eo87D85YwSMPVLMkkDL2xGPGUvaEQ+YVltdxtvPqKgv9c/M",
+	"0fKAbJeO3LNDFkk2WMOO17GYxxVErS/969B2taTvoaR3KLa7l1HMjIRcCEFemDPkASlXdlLAACsIdY6R",
+	"NW9jekN5RAfRfWmVxgzNnCbdPenQxnRO3uZefUDqpINLdRLrUk8YRIzBfct/o/9og97p5+iWU/yct5aV",
+	"mHM4CiVRgswpV6WRbZl342O2IBdCvKTxwrCcvOdqaK6b0HhhZbR02bT3JFsK/aLul7zJXnyghXijb1uw",
+	"dbT28mmp+9Y1692PtG5TfWs70nLKmqqMIS8nSnczir/NWxgf6hzCMF4qCUS2urFwOODmLAZB6pGE3Yhr",
+	"FnpkQqOhSCb6n8KEnIZc6t0ZkplkSctdNQLWjClL0B4aMxbq5mPmSpm3sZxNpyJRLHzJQk4vYLL3JH/a",
+	"JJnoNommYF9PM4TTDyQhlWRJt3UF9YG7HlmDMEgCo/wk0lovB6wPlcQvDtgvim5rSdy+sW2p5XVmrCXj",
+	"ldVBygf6ABa37Q35U5rbzhlNgvE97mKO5YihRt1QuQOOh875BqZlPsnfX38E3X5rDowLiNPV0zJtAgts",
+	"pF+sdMc4GkI2h1JtYztzqdIV+vrOWExKMJEnwVgPAC/hJjBaJOZPiLIG+Ysy0gmMJk09TUjh0H9eOZPx",
+	"IY0gYoQCVYW+unBJZnHIEjKnixbI6JhxsLu4bcZZrzZo2l4Dmr7bA4a8F6+8K1QidGPf8ay2jkxoncej",
+	"Gmd3fZWomoESqtiVUTpyHLSsId2ffVwN52HVmpr6zB38nHn15vmyekPzjlCFwm3rflBjV0wVLP2TiAnF",
+	"qIsAGByPxQ2VjFU0SRu6AtXiSqEm4FLnrtrHdg2CqxUHJItkyb0My1rlq7Ap67a3bk6+ZotHEhRNPUOr",
+	"ecJcfnIiVTY9PGH7DdOPim5pNwimzLjpdp0emh+9hrXUbcXTfYWZc1c2psE1BW7P4a2/mGnOxeyr7ICD",
+	"eOk0awcGV/SL/2RCb+/qismRUaJDZTiLtuKf0bNDApKUgCZU+MGcNum4MfwEEkPMQXVGFS33bvhabfBT",
+	"Mx18lPnV4ZDW450m+l6lOLKuiRzEoI5CsI6XRZBVPk/jsEpzMbPQrF+KMVtZw54ziCykSQx+ZYHSneSm",
+	"n+rhpSQweqm+XMJHcKLUiEnL0yQ0JF4ZFbe0Jh+drbiOFvZFD/sqnXUYYmyq4xagIbpBaPTaGfCQRpJV",
+	"inNNi9RzY1NM05za3FPZISeYqjrkLLIRkTZTDnPCMEpN2jRUrZzi2/AwHQEGf8gS2rqjXBf1kL0Ku1Lf",
+	"0eW6r747/+HVDykVJ2z9Uua/cENp60dj4+2flcUSJnSofC39/IjfQE41/D+mA2NqcMcN99PvN7yGfqkk",
+	"ws9rKBWtG9jFxQv9Jp4TikfRUmRe29zb4llkrk8YO7luC2e0WcmzsraUCkPDinKNiMIANMUmazngJAyZ",
+	"GQfQyxhakoQuKmYk18xmm1tQ9k0G6m6327Vz9/QLLCQ0iuDiBYauLdAhL0E+Qmz8c/x214bv27+3RKma",
+	"4tkROneTv3lWywtfJ3w14y5N4Ia3FcGcsldJDmoqWuFS7syTBAmj5upWmC8oTGvFIb710Vt7Zt9NgBkf",
+	"dv0o2WrZ4A7Rs9PLeiilqhtlXso8EEUIZuPMI5lYYlNpEr9NEH+YmqhUIVDfzW7yMFYsbbkyRt8ed1pt",
+	"LQvNNxkDIYSDjUUUFkL0EccCXgX5TiRTECWQvqJ/afXJLkgGr9vbdwP8wRo+i8FjiXJTzYUeDISc4cp4",
+	"Jo6F3TBIycgmzCWc+GJY1fpJ2bwx6VUkNnUfjisOmrsNzO153X2TREF4bHIqmq7B8JHEdPoWEEcTBmb9",
+	"9u/dbrd7rD8ymSDYcCFTpEPOx2Kun1FJFLtVff3vlMQTmlzPph4Z8JAnLECpTAJEO5GevmBwyQcRy6WD",
+	"xAgk0qYRv0ZrbRZcJEkzFIHcCVnI25Bu0ZmEHrnEKKfLhknAcZKwbdAtph1VJm7ulpzjJ1P+PVuUixCz",
+	"yhhj+Ehaq4VWu1KoA0kkCxJWor8aQXNF18qUCz5hUtHJVA/omlXq+RGV6mom0zbzI34Hmkx61dAvu3Yc",
+	"FmJsMFcAIaL/DQs/4fFMMdLUOgiyV6yZF1x2d1BWvMZteyTaS2OPV0sUDPeiCsUzJnRPpmoB9lVNcxAL",
+	"4IkSCcY4IIDAUkfThA35bXlXaH2AVBKy28tJhkJvkH1urJnYIpNkzhLdxlSV92x8bNWLwxUYYc17Kcl5",
+	"xIjWM7dL8sLBYNgqTVwxZPJcNi1wWG5GpacF7J1TbADUsij6Ydjo/7JGacAt99H7UNgx12Ub0aybR3x5",
+	"E1xh6s/+HtFy7XB/lkS5tG85FvPYoAbEKJczfXYtgUom+X7Z5xqzuZUEnt1SmRQokqWuKobLgJ/eURfL",
+	"rUaVKmYtr2bZt6KKQce1lc6IS2U+qZ5oPdXaMlJBZ149dUmG+SCnu8/8dMyCa9fqVU2Dd2OWenGy5Bcx",
+	"j03gopvzjvYB0HVKKJSCmiwJoGrDh9e4cWx75uFAiIjReMXE049KJ+9w7P2vZqv5v/z0eDc2yE+aoble",
+	"18SzmaYmMWDOowi001HMJTPYSfp5xNHmlNMXuuvz/l1CVd7AkTQOMsJ2qNN2cl22Z9HZ3DhjV8PZWgH6",
+	"nx1i9o6KxMygky4vzxv3sKlstgw2iGBrq5CGQXzOdrrNVxXCga9M5Hm1AKPxQt9jtP6PAcRumAWAeME9",
+	"+5j4WldZMrAVZY9XyI/eyNhXy6mQn6WqQq0zAc6KjvrED2ZSiYlvrlG4iu5MWnhllYrGIU1C/ZVFpBjM",
+	"eKTaPE4bdMiDCckzyUy2uLU2YnfgRZoMWCLHfKpZAZygVxhmhqrYvUyRS6YCl+7V++cdVcF4W5sHGjuf",
+	"DdK3ygxsZlxmqVbNy4wNP7igSA6ajJh1hpRfNywejUccD0hmx9B/zHXLLDwmlmRwN1CwxPAMnMJStzDU",
+	"CjM89hUd+YVTZT2ajNeABtERXWfC4PzWn7HBWIjrq1kSle7XBOwQsUJogylYFY7JWKmpzLnZaRgmTNpr",
+	"t2nVXrrfgeR6++ZFHh5NX8Nzl3Botr+zg986uGg78iYokKS7f7TZSesQKD/tMrYFgD2wdsnzcncAhADh",
+	"GyQUwQzgL/DCbNHfALIFQm6slYk0tZ6PdhaqiP/N0wui5wZ2ip0PqJd93DHt+q084qj+dkJjPtR3c7Ry",
+	"xGAPQjszXAxt5ygciidByK8c46CD39DZLTtMr6s2gFaWwCoq+SgGPEnPWqb0fO0gH8nSS27MbtUVohdU",
+	"ujOWPpJj2js4zA9bjmm7d3DYfzI8Ogy7R7tHR/vB4/Dw4AntDRml3eDggIbd3QO6NxjuD3cHvUF3cNTr",
+	"BeHuQXgY7B4MusNul3aPyvoz6ArmJl5vjCs2kbm3DxmIhPVXSd1UOmlcidyY8lT08mtbxdGvLR+uR41E",
+	"6EJ9pimT/Kq5L0joPOqsZawyX5Hziu+4tVmYsXTIgogmLOwQeRMYKzAaQf1u5xZAOeAknEVo7ut2dsvM",
+	"fK1jctm4bFjTC806WN4ga7eA2YrrNaeCvNCfpresKtTNpd70FK4CMYvzTGfxkIohXvhBfT9SjgeecQyF",
+	"LN57wX4jZioQVdY285DMjd8Z7kJa8gF7lC4J2Od9CzFQQMtNLYxlJIHhJIyaoJHy5yZQpNKgiQPLS2dX",
+	"UN3RauZCWVQqC5WOCIClpgAGBJzJ45DdomxY363e/DCr+tKpIHZL7CvFHflIEuejuxPJxtMvw5Yj8I6P",
+	"yfYwHxaSBVMtj/ji2ijPDm+Vrp5+GSOu/AKfkSYlkQho5NhLxtQBCATdHPZpy3Xdm3E1vIa41rO24V4p",
+	"cMf7dfI7xWxN0X5y+yrP17mNbzd1bpHXSnTYzSVS3XVwZYqJZjkxNOEjNiB/u1Id+rASnTRBImOgMzxJ",
+	"3zNSGiW+1pxBnSgohhXC2ZymG53R16scI47Y247WYi4Dm4j0pbvsH64KpQExdntARIvXsPAvyOVwos25",
+	"GocJncelt8za+tEyv/A44jGzlrd0569XpIrQaUaxUqg2FTZlQd9y+Kuob+UWdu3uXGPYzqte1hmMeciw",
+	"/+9r5c4rf3WN3YVhbcPabbNwKo7KctQXSlYYLSEaZFMHKZtAklhZzIWIcqwOQwL92gx8reTHtk1LXja+",
+	"VeTYTliSHaNHEjYRN8z5AaNXcCekP4OOb15deojIDDMJJwfMaZn2KRkddF3G/jsPaJ6KPEuYnGFjvx45",
+	"VxGvdohaltlVFaAWuhlzNXeW4YuSTVXUDdd7Ahx05WwoK+e+WrBUoEit3FB1/IR50m85XharBGwtYC+E",
+	"5rKYvRw853IA33Ki4rJx0V5GigfZwgPXfgagpsRkIJWIWQYnhSH1YMBvLTuPupU6RH2WzNm3HyZM0C7R",
+	"XddGTE2MT2GRMi3d8qzrK9nKStx5IT5W0iEraFGFo5pHoQYjYDqgVmpqwelYWwt+V+7HTDtbxQevXJy0",
+	"yht0lRRqpN+8rzHxFXLoBIAhs0V2KHF/taZA/vqaTXEkpWFAdMRjWs9xBu29xsSTlRIv1+wK0pZDgqOy",
+	"TJdIamHRwZtUQtapaa3G/SMD6q73vhKKRrXeLRAGP/QsdnnW7wqqVEXrZtvMhJHeb4+tsDcl6QhWZ51j",
+	"0HqpTK21tdaGYS/vq7Vh2Jtsqqqw+zU7yp4an9t2Mg4+zjakqP1qW0TFo+wOZLUD+Vwpu1i9KY3z+gG3",
+	"ZTaKOnAQlXaCdZszF0yRn++zhDGIbjZxGQNIWrPo800bbL3ffXLoRBwWlQ/9uGSNz3h4ZtyMFUaE52eZ",
+	"IxKUfHN5myYCTCjNkIf9ORu0lgn735CqeatyzPdL6o+dz+ed+V5HJKOdWO6EPNy52W142eM9HsJDyYJZ",
+	"wtViZzKLFL9mC/3eey/bIstxB4VNQKXUoxLxS6bGIsztr/Uf5zLON/sWb2j5KjFzNuiD9XgspPrb3slR",
+	"96jb37/57sl3b3cH33339Mnhs3fn331/8638tWxXuimKJdNZnSES/rT89boUqHQVYTqlA1gi0jLJS9m+",
+	"dDylAe+Qf6+5z+VHU4XQf2n4wi8Jdcdo/widk0vEvOf6/Mc1W7RLbcgYv/A9W8DYBlQWJPDvhy+vx/Tn",
+	"0df/OrsR6uz6xUHv4PGQ8t8V/4af9n5U37/4ZjqI46ffKNoLxfelQWkmKsMalSwZ1huTeBpj6rkUKh12",
+	"+cLZhKSiaP76xcn3T3uDdu/g0N6FMHEmX3rTBqbxmLx5dkqOHh8dEK3o9YnfvfXJ38nhPonEnCUBlYyM",
+	"2a3+jitZsN/fPnn8hNHhk97uoLd79Hjw5PAJ2zvoHnWPBsMn+8O9x2yf9egeHezSw+5wNzjsPX4yODwc",
+	"HBwMdyk9YDRfNrF7+0u3/QSKJB7ul9VI9BorcpBOckk1VYlIzcxQgJkFtpQqWGdPXj/HEFt0UAOWyyPZ",
+	"6pOI6VFKz9ABy0x0rv5/bd/T2nkCmcymgi6+q/uEl70MKL93tFQWZH2uyqpwyf/55aT9L9r+vdt+8j77",
+	"px7X+w9db7f3uIKKFo2z2r6CBACQoT6hZDyb0LidMBoC1I1vtAoMuodwN/3zhAZjHjPnvUCEzO+QrxMa",
+	"B2MiYvPLMagHc5GEgO4/dBqc0IXFYSoJdkGMhRo4CKf6xY8pTFJxqmeQrIxcgn5Ag2JUGtriKHElccZz",
+	"COVJRDzywLcxZWIasfxWKYNhrm94h1mXCYJsquUBPRwL3+r9r9/07ELRIBFSkoRFjEomSVMyRsDBD++B",
+	"c79P/ByUhU+a+91uH66ppjiElxYoTpBxHIxYkGs0UGj4T2YRa3lQW7eIt5G1K2cDU8G5iOeQYlXA9wvd",
+	"kgthA03sAkRTDkUG8wfXoMh4xE+B7KGhvb4bJ14AkNevp6go8Pp+P6t/QsrRsAtg2AjeJBz8PBOtPqVq",
+	"DB0sg3q7XWU2J+zDuM8gUS/fkx0tXNYTqliuHQeY2RBkMFPw8YKl4fAqobGc0gSKD0di9EgSpTViKq8x",
+	"thEWIwcW4/ZhVqIE2sWzpbRzoA8sDqeCx0oeGyLBZ2MTuw9uA0JxUEOWtMEULsd8ikTRY5mAGgOjMSHL",
+	"MJ6DfkYkU3kD5bVZLvxMN+DEGex3n+Sqj66rpqE/L8HL1i3t9vrkLsjU0GQRkRwaNHxqQYEAJAwTGCZc",
+	"4RYpQzSCbw/y3+o1XwYS0m24CFr6y54mSBE865ho+ZFDC9PfWrQ6nzQPYIcvoyObnZyikuk3zbyqkNiQ",
+	"xsuQaebTTWDaTH7xCoy2spnlI7SLcD/liEIFwC23coaLsVSO5p/fwbq1ZWymIs+7YS1eBYZ7GdB9JQpW",
+	"AUrNQSLMo/SVLI0+urKj0B330kmL8E6mFla5BzCz52jJPtFjJb+KwSNpD/JEzEsMO/jwyphUa9/ZsgGV",
+	"mndM6d3S03c21dR9JEkgotkkhoxnMISIJEQ3Zf2LrCmwW/YqWFixNNND2oJdytX+Rvck72JFTgsKp7WN",
+	"84PId5AngperSllY9zItKsd0dZMVR0x9Jwa5T+/mdV1m+SqzIb6ZegW2lqzo8nhZHUkxz281m9lQct1n",
+	"USSrPYcl3FuCVCbmes/olgiVZhdpdWGwMDvJ0dGzSVQo+u/GJrxYzE2KdTr0kiiRefmqJ2LukV0yYFqX",
+	"061hongGHItcmgulrMnouk87eM/Qr2yNvmGxVhbZxW1thLGR+YSo21X4YisQwtKUmZx3cvklNDGu5kP9",
+	"0pqJ1d96+Ek7jGVb3SKCCJsTQOKzurQSUxKxGxaZQx4f2k/TCMVcWFKY1YWLDTHvtqeLq7UmBdcQsCSf",
+	"PFo4Q8YpNJH5NKPVCJSz3ZaTXp3Fci3hTZ3NnJpepOYwBWqpij+pTk7m8mpVDvJq0q2JxqnJnJmQLMbr",
+	"2IBfhQZYZ6hlFHUyCiuFIEZTF9d6mDDW1mtq6q1AI6WC7jsxKGGWnHzGWP1A3uh7/NbwR0BIXWntqm4a",
+	"A+XRLGHlQjm1u+gBSyWmUxYeY5VHRHyZc8lKxTROlIWbDGWF/rSWg6aJCJiUTocF3F8xlyQUMfOIHRoa",
+	"HNOT5i7xwfcGtvttxmYQO+8nszjm8Uj/Uw/TJ0207ukzsWTEJq0jvbqmi+ObBfWJpAtJ5uNFLrweO9RX",
+	"BewPtk+c6WDlKaqgxm2wkvkMrprMW6VdFnZ7MarYxhM7g1xihyI/5vZJtgcKcCrOLN6X7/EzU/KgLnaK",
+	"FgvLwCloziuX6wbtxoMwOTHHC7kEPSsR89z9ZE3Hb8TcgM+u8WWZ4dRBU8kJtBRMBcecjbaTo9Zmuvvd",
+	"jvZsaarU9O/EYHu6uaZuzVkNZtH1W9CW39wHuQ8ZqXxqz3FJ0p2+lelZ5tnk6mGBUErCB1dpC3+chr9K",
+	"D/tODDbCyNHv3zNyxSxyrWgV3d32GPqFGDmIymWLHmSPyTQRmrOZmjMWA6qeSlhWxKNonF6mypjKMasQ",
+	"gG+enZLDJ4e95R49gyKVE4Lpwg8WilU7hNdQ87TY1wZENZOpIOvzOIhm5WldWprap4amJlEsYnRYn5rB",
+	"mAXXYJ8vp2hEFZQExPzx7O0OgZRNXy8eGGZ8C9Wo//CMxVUPi0tCR5THEiH0EiHUscHXIHKCLhkfW4C8",
+	"X+uF8NLP8LYvFM5K3wYTZnyJSytWizvoLOQKHAeWLbwMBADoh/HmtuP7MY1usIK4uisIRGqmTnu8LAzB",
+	"0+cRHkrPehTSf2A2E4Zeg/O/HKMuEqMryFWt7vyRyWZNkZKQRWoobeWHSZ4jS4lj+aUCmYX/zjLmZSzP",
+	"R/pO2kTnjeXDRzLFuTdMlLmx7iLbs62Zkc8dtVnOlNE8dwdVbOMKZIoTk7NvjgK84sFPbejXgHJcpMn9",
+	"gMFz2Wj1TSY37Ey73WnqHoVohoFkccA8TTtAW3S2EjaGvKd3E4uNh8Td3V8vFLMxJTRhGfyNEaNlnvw1",
+	"oiQQRoo09ea2sJpzrmKtfEvPCJmWMw49MWAJHwbdSdfEJ38nu6Vcn6Zwlpg9wJps2Qt9mBGjN0xivGMk",
+	"RiOErNc8LFvHpFuENKqxMwyyYQHukMfhKpxK8Os3fR76Bnsmt+ZagedhIdeWh+UhpomSm4TUFaEReYyO",
+	"JN1MGT8j263TRizXv9CbJf3qilcfaBUCOsMtyLjdCCtXCOCRcD8xzaW6QrlVOriS49aCy2k+olIRFjGI",
+	"6mwWRmzFbMtFpNveoPURtYag2fGZMj7HSLJIjPTgeKB3gV5JGjimyLUDKj0HYOmrz4BpwmRpeKwLnHjN",
+	"sG44za25OaCWLYorFg43EizAI0ky2C2zjk0zHMT5QrlpdUZalJiPZKoQrCVNasbZZKPAR/fYJ45wXzop",
+	"kUn1s9aD7KHKoxRhzeyyWxmdWWOKk7bLWftwfVGqYp2s1IVBf9JiHw/bpeOshtq2Xu3aVP1wlQ4YQPms",
+	"xfVsau+XT+MbFolpqYJRjLrC/WR/VLMEQaGqr571Dd7L3qpi580sqCq1/viw0H7LQ05koQUPGtM4jHJY",
+	"vsIpMVIzibXyyvqSJtcnUfSG0bCu721Ck2uoFgGxJVXONzocQizMXdY+/XbNiOsaFvSIeTyy+PRCuYV4",
+	"aHg3W1KRclvOKdbNb7wqK1ekwgXA5ZX+rNw9pZ+sAivZAkY3aG92EFmPq2iy6bqLmG1z1R9syatCcXOw",
+	"CbGdIFxZAPXbuCyoImM6nbK4LHyhVD0BrKC7O1lXZhE7mdEKViC9vC/LXkm4Is0Ri5mE6mwgEcfsNlO/",
+	"tuLls58NFltPnSlg1uZBgsmpSKYisfkrFZBt9YuwZA7nZT5ZQtUWCdG7NH9lygNerIXDMitT4onDlAq9",
+	"VEYOYSUOBIy0pSRsdQNlF6OYa7HX2+vu9fYOe+He7t5uL9zr7fUO9ve6e0d7dK+718X/9hj8u3tAS12n",
+	"613tW4N8XutozfOWvAn6B9/O2Ok3b4+Sl7/ePv35lr+enR18fVZ+KTAK/Joy3GKYc65ugthUWTAMsx/x",
+	"6l1EOHjk5EF6eNQMFhD2DqY4fWMHaYTmm4gPWbAIIgZ+enKSy85ZKusCQbpQm6xPaNZNltQTCN0PwHZS",
+	"qBthxUn2ijFgcEXETFlMP0Q4hDHkQlsNIJSZ8CqE4XQpD7td78G8uJvXQEq/yFY+Heru5ua+NBrE+IeL",
+	"wSK2kJLLMTmJmkmJan9wNsvi6PP712zWJe7GRckuRcjHK4+mNOe3nspQCuuRMKhGtJP+ms8xMPWlPVNo",
+	"aG4DyG0CNPyepmUgZgtXZIzoy3Is5ixEu2S1TrIdRI0UlqV+1Aa/W5BrHpXDSQVfBdJSqqNk6UV2s27B",
+	"U5c2mr9Bri0d52g1qMDcTYvMLcuaWSdMk+5my/PGcv13mTfmkvUdSA8osqv17AycJL8VJjTFEL6HXzcb",
+	"+2wyoRtAEmSYL6QyOP9TwI2sssOX0PB+ThuDiLARZMkShVer9VqNR24AGyoq8eA+QIOvkY/HsFX0w9kU",
+	"FAsoY6cl+PY0+/up359anV6rqv4xiuedVMlPpO2shp4zOkuqw+R1ibzKsqRSZCrJJmFs6V4xQ6yN6Zdt",
+	"IOteq7TYbOWaWxGWaDuvK8RU9EkYouSO+QpjtCFqySMiCm2hv9phfI7OvNJOn9Nmq3XYAgGdsSOdarFL",
+	"raNXi1WsI+7ewmx399Q9coxbdXbal7ashjjGuNJDxnneX1tFnUDBCSVyaoqT5gz1xqCAYh6mtcRoHSiR",
+	"XKUgoWsF+V1Pq+qEAShdclWE38jQvS0KNQiyX4tW8iL6yGbG3lXRhfo+VivCcsmAsjL+/CHsy3DH4FOu",
+	"CbkCNnez5KDK97iKyim2jWBuE7mdjnTpWl42zOX5eznGds5Jh9vsVDxn/6aLXmag3/C4dHb0t1xfpxcr",
+	"YM2iaKkMrSsS7hsh6g6m3mViqxJvlXbteimMZ3qM5DImN0AOUBslIf2RMuUz3eBr99nyFirfNPUcVz9A",
+	"RY1KcMxiDWx0DQdiom+siZiguQnAzRFa3q0DboLFTA3IDIY9XzuEq9IqJ1jem93SQNkiTwkrK/SUdndl",
+	"Sz59yGWUfPTR/OXLm4DoTwyciY/ubAirm5TFym1cEaGKJ6AghcHrXy7QZW9oIhnhjPR/OtdsITu/yvJr",
+	"4cpaUjytI+PWqyhWmcJo+4htqahU1dSLi5MngTP11WWqlmd6/u0JwG2ZqeZKZTwyZcG8PJpWZ2UAUMHf",
+	"ABb/Y+LbugymfIrD23QhiRStY4h7BCSMqeZr3yGej0EUsSCmqM5wFpGEDRMmxxncBtaU51GE+yPUTaa1",
+	"H6CciwUnSfHm+rCeCDcferj1ZrHWyfWfeompmmGerXFBDBJxzeJyV8OGtScKEmppiR2G36QKRLXF/DWe",
+	"B+5BteaSkp7NsxiOpoc6ojc7m70GDmcDK0blcZ5racXp/joRg4hNSpMT3jw7JY+Puo+JeYlgipVTgw/D",
+	"gSDnKwvR+m2aYShJ8JeVWcsMPFa9NDoHPKwsJy0dKLtVLAbPBoYI4iaSdMIsxpYF34JB2+LDCH9mZ4DI",
+	"Q9kUHpmXByLkgMo1C8b6y1K8G9hBYNZTVcc7j6WicUXWfla+qcSSUamxpxpSVudrIGaqP4hovD5QoqBF",
+	"p1WUzBwq2KYsVBOQ12yERObfhLLuwVgk+mARfSchQDfsZUhdj9D8Duq50PuTh1qeDTmg/GFdiWkkFpr5",
+	"oGCWmovkmtjwC4twi91WWKVEchU+AALpppEQ2cUnvL/90xDiyol2qDeKtICqJXNJIjVCNMJ6FaEmd590",
+	"hz262x70gr3243CftY+Gh932492j3pM9uj84CB6vNNeu7tfARKIf8z6DOFwFFJrv9XstHywfvb04JQtG",
+	"E32fwYrQOecplWRCwwKm4PlNgBSDLdLr9g7zcJrnN0EzNWT9r53k/+I3Lfjol277yfsPpVib5Ts3z0te",
+	"js8dB3iRS0o3Np7WW6sIYk7/9SVBwoQOVa2KIJ9dhY4izep5JguUqetA33T+J2FYDTC/wSRLbay9NCrA",
+	"anlbMbK+YTTkcWmRSciZxPMTipebF70sHBkUuoQBap6sGU2ov1mUSypspyI/2e0K+NaOTR95gYiHfDTT",
+	"hx4Mrtm12IpaN9HLkmLhlae5TXjMJ1oT75ZHOWC/Vzj4pQF+a33YuKUm+iKNdV4hTTIWc9JEbuTxSEvW",
+	"ATNktHkadEQGYhaHdxndPOEKrSOrEkSWMAFxQNIjUuB1FBABJQloTAamUn9Ylj1SyWTpQJzFXCJeORNW",
+	"lb8wh1G94FAvA6W0qYKhrTVvIPirhd3DuNEKLueS56Dmb2Yw31T/YRApz2/YVa0cG1yNp/ajtPBvTY0n",
+	"R567hVNWhAvnatRrnZROKowm6wzyIjW1rRqYMcjdIdrSaHqFauR3VuGguTq4OCfxIncIO9rfyvIS92u8",
+	"Jlfh2yk74YPNmGMD/k37eXinNMCfKh5FWzZgbyHY8z4ReVXYQKVIQQVmcDdBnoOLkRapymz4YTnmMwu9",
+	"sNIyjfysE0ya89fb0RVFoo0ZddbS7vrqA6sgIldkU6KeDUcZ6gVUuoHNeBSzsE/8hN2Iaxb69nF2ZCGI",
+	"Lzz1iM9up3rNfLcZiHi2aXp+NhUfMkOnVEoWHhukOjMazBXJOxacqjZYuhu1mJw/4ZHMPA0eKa2Mbm2x",
+	"MEBr4waobWqwLeraZ9Fn4Nhhl5osscuSZm6iqOGIWRSa/CdpQskB6stSs3VMWCTRd4I59H6HPAfihizh",
+	"NwxUEYRL5hNDbAxMh9jzLCHP2EXICRQIMRsAW9SjBux4RoOxARKULGKBkg6jSByyHSxXeXsx3OEanrUb",
+	"y5mcsjg07jlgErgqw7RKjcmrw9qRwV9wqSpQUX+IU47mMUTbY360HXzTPISE/NYXdetzVbdyuso2VY/P",
+	"86j+9Cfqxudgdsht8XSrPlPx3APGqT7pNg2AN5v/PtHvmR2l1Izwxp6mWww4wzZ/1BKrbpymK+U+cYTm",
+	"Pa5W65FAK4v0PzzY+qZWt+JRVeIHfNBr0F3uMZuCw6cInBsl52wjuKwkhtrhkBX3AHg91emNvr5R7KxT",
+	"c7Mm1P0qo6qzuTeWY7C9+zlruan7ZLNbUFG/B+hkUfaslnvyIQTfGzbc0Ptg7XMAmapJ4FpneOjl7i/G",
+	"YJNeUKz1piJpbfNUhVwB/oNizbD76DblZo8Nv1y9sZb3UTa66iVbe/FMWdh60sYiCqVnXGxQlDSXOluS",
+	"ltsnPlw2fNKcxYpHBW+KvunBRUrf+OwtxNf6P3Q5wLJX6bW2OeQxjQA8KEskbuaL2T+qlULsERyOzbs0",
+	"H7fucE9afxPaNH8jT/VPnbyxDYvhpz0KvySaVJfuLRMJztH6gPkoed7fMBkFh3vvTJSS/fdp01DMiXu3",
+	"FHFrDnETxHP++VRCmPzwur7pTbLv7qZRr0+EMnfJe7iyt5isvaped6a01fIjfjbWqg0NT5+tg+7TZqg+",
+	"rHMP7gJpkbmKdAYQ1BXQqt9m2A/WzutcK4x+ZkJ00LA8ixXDwr0LiLyfJvyGKtbatLLGHRyShytjyj6V",
+	"jnA3B6OiIzeVJZhJBZnXGaRlWnD6CiEXUSNchfPylzJN3tnZVwfnRVPf0VLq2DKtsTKFdXG20SoTZn5L",
+	"5uFfVh0VZybLs+zIcDJA4cioDhyhYXiHUkIVGUnFciE2M8/2UWc6axQ1OzOZLxFeV/FIP99AnSiQu8RC",
+	"VyMHtCBzVhNuze06m0RtpSWNkc3ot2U1M6PSXfTMXASvVTTxxzpARFtFHroThtCiLh9VXpTuoovmlnXL",
+	"quha96l17OcdqCkiVNO6FUKi6Ohzc6V+3srpVVle3muEVE4re1uilgaR/ekVvS9621/WpbxSOSt3K99B",
+	"Hyv1LW9DOVspNDd2NZsNdT9nsz1a1h0TD3Lmb+hyNkP5I5zOWerwWtiTP4u32QUw3EifXelyvruHdyNA",
+	"xU/j5E2ziTf03zqIjvVduOlHa3fMHYSE48nNo3cWXbl2FPeTJ3X8uam69yCipbKYkuOWRVdhueuvJPk+",
+	"ZPBP6lw7+qmOE9BY6zIDRuDOqm8QwZjGI8ylp0kw5jfGP0jDNiD85tx4aZP69YLXsK/VJMA/xCYl3mFM",
+	"LddCeK35VjdT4mdM517H01ji+Xf8/aCpTbiUemBFl6SZy7pcf0uXDbyS2PLmfkkziT/MM/nFvfiZuhc/",
+	"jUMxz7YbuxTTfXtfp2LJ9vnUbsWJuGE/OUh19few/jIPcle1i1cAPuGjK4NccjVMxOQq59tZvu+aTwAh",
+	"ZQ04qW2WxZsoM/YrRCzbqDAb8F9KkKsJU2Oxgc/TXYiX8O3aDZRqRaUdL09mmSjrFqGK4vX4qa56hJ1n",
+	"aOZtdz533V+lzL1luLQ3eMymKf73T6FfwnAnzTN2xh9JU0TSHMmZ7oiRb+EfF8e2SpNfQbOtgQ4Ughoc",
+	"ermAA4ZslRGSd4tQeMOGD4c0kBIKT4ptUsqmV5Wyln1cEVP5GYVPPnwYZNm6bIpJvwKJ3g3O2TIMfTrK",
+	"WaRqQ9Db2N7PH3/eUM4zoIDpVj8mA7YQsUm32+12SVMyRlBVhHfr2rKdT5ZH9UzvNcwCnIiE6d5i6M2u",
+	"KAwUHSe6HQT1BQQ6hFnYCNagAJLvjqwmZH6OG1al0ikEdTJ4+ZWs+CdKnvsDk+Gy0rvbKvO0xkP9QJl0",
+	"97szf8mY/6Py+4oX7GKxpLyfJs36W5vEV+Ju2dib42T9FZLeza4pFWOKKrka/QZSmjH/OWGBEtbRuUJT",
+	"kblD8MkdwHlS3TErbdXd7+3t3aEp1/iettbb3bilmWRJYUi9DRsp8Bm26Ll026BoEizdaqVpGlGlBwjm",
+	"YC4VD+5oXEE2qVJyXi93sw1zysXFi+VpnbNAxPpSErIhnUWKHHa7FQhL9BYXYm/3YO/QXiNWLPAFHW3k",
+	"tUtjDSpNNQ/miTLu9HQFcn70isIf96vrhb7mEi/QGu+OJWpd7T5H2H5WhseJoQFUCaqZLQ5pAoE0d+Pq",
+	"3IJ/am9OdnouUeTtxalHvqM39Bx+JL4Sz89/OIeumi0o0jghzQmPIi5hO5BpwgKuj49WPja71+0dtnd3",
+	"273eRfeo3+32u91Ot9v9l7tfNoedvkhoLIcs+WEeI9Pd/yatTJNtYdtcXtI0wLLkPsPmBL70CI0JuzXm",
+	"ZS1g8wQJGfvvfNGmlA42MDN3ad4vwwdnbHpF5VVYGWvqgrSJKMShaYZduJVIjonWg/DOA1X3VY07DI6y",
+	"lKGS36YnsI9ORazY7YrlWHdTAJrCDnwEQHy6NYMJnMHEshsesjhgHtQEx5ZstqFKfpsCzHyjaqAzNRYJ",
+	"/x0MiTXG6yzKfvfJ4bpCvA3cLOmYsT7pxZsfX/eJX9ZHn3zQLfbNPD76rT7x9abwPcBH3tvbe2IFj/8v",
+	"fQQMJVOkyTqjDoFd1t1vd3cvYIv1u91/tTwH0VDBv2GPQH0HSQBgmDRjMXfXv3VM/EgEVInERxe2VsGA",
+	"lXAmiNJv0djBUxqMBQtt+BvK0WzR0Em5fgXutoFPiKYouel1ugDSkzZnjsWmZoMdrXtqKWjFLmqP8Okj",
+	"qbeGwfNrlZblMar/0vqvMWWZ4SgbOLfp90HGkitPkCpW1tfkWN29/4RJMUvQabPZt0V5kY6iQBTPUtfp",
+	"7H09Xqks31LJD0ZBIr6hq2+YwEqNzCVfIXW8JbEDFSfA7bLwU2gikaTGVoCrugmsN9M3f2LwnP0rEqMr",
+	"QMTy0yIWV5BkcDVLIr8ozEqqWGQcupYFq174vcrftgkP5uR+kflKcEaqQfRdziupejRhV+yGRjN976xZ",
+	"vcJ+Z+qs1P/uPqy8NNYcvasY/aVT7Wr5RDxZJBRZfJoIUwrDlkryrPIqWXLDgxI7/jpbXF1U9apcu5rV",
+	"bkpCSquo8ZrypBRDuIn09ogld4tMKU/cqKyQBRFNWJlCUHsHrWDFwszqi7I3LBCjmP+p1Y47qhZLyoR+",
+	"eSu6hEPU+2sSSdbYv5UeUcKZfy0tIscldXQIlxO+aBAf7qelblNDgGX5vTpO6K+qQTgzL2Pyt2Cb32Ls",
+	"Chr7szCevkFIZZrzlTAxs6RJFYkYlYCEAOJvwmO3o901usjKdC/n1Tt72QoCaLd3VJQ/WY2Py8vzRnXW",
+	"z0o+v3gBS16xMDbCZEurggLjM1iSOzlxN1/HuguwBV/gykXcVvBOuoxuRu2fbG/VSGi8z75xo/1eiFF5",
+	"nEMkRqNigWa9mSdT1SdzwGimMjXkQwzUfCwmHminnhN6L2fR9nBaKs41zChbqonqxmcupR6XRusnGf9t",
+	"gsxrw0VsxwYZu+E1hpRHFZkBlnYmymOZpc+en+Xr5moKpyQvTYVN26xdJtUlXf77/AjTaRY815Zi79cz",
+	"Wu3chxzTRWJUnfugH94pcljzfYkL7gHjtnKxx3cOYihpxUMq1IxwKq7JRoH9S4tjJII08PSgdd/Na1fK",
+	"KysC/QsMslUnXkmIeWksBSUY9a2v3Hav9AklZ6/OycXPFynmJo3JtxcXrw0Gv0j0D5py4FgXsZadNMY7",
+	"fFOyaNi2jbWymNKOk5ak37kKIX8D/jlWaupUPIaWnOD0MuEDU1ycwfDvf+hiceA2UqOQtJfd0AyxbB2E",
+	"sT4/aDRjEiodSHbDEhqtyoxYLoKLzr5iQOw2QaseNMYbVyG9WtiM6nQ51lI8SwVAOa65LwuJN3hpZhMr",
+	"c3YsVgUjm+MgcaTCql2bzwF/Gt+wSExXxQ4X26+mSh7PvD5JcNM59MhBnNcghokNexhKVDS+igz5bPtN",
+	"CIFf5kiRS8GvRQwTGvdQ5KhovoIgNmawaF2ykDlZ7Uwsw7t7aOqgQ4T527fPz24ee2TMbgsRFd1bC7E2",
+	"6AV74T47GB52XXS1MF+wsnv7S7f9hLaH7z/s9cpqUnqNd1QF41NUleoX9YWvzmcD9wZRBO2RLEhYBQ+c",
+	"2/CZd2wwFuJaQmFrfXbjV6Q5H0sWXIFQHlDJDvdbHkAHxWjXFnFQQALED14Ov//xSXL0zff//C25mP/6",
+	"9vXZ0fMXr//1XPRe0Bf0fL723DWjXl7Y5eLFEPghHSKk14n8ZDpFOtcNR0INdonWd9NccgtdpbG43Zju",
+	"t6KqQOdnLOJ6A7PadTa1Qlf49J55FG5ri9qJFFn3VbkU9yNJBaBTaJ5a/dWqrzcmWqdgy8WXyutPm4eb",
+	"X2XNGKou+FBeu6KY9JzFiswTEY+Oie58gTpV2mLp1RAmVwq2dAHWc6wePUex0eahl5UJF7FJ3TeTLW0f",
+	"K2Rf2RrmZYVBA6bH90iiNowfHJNuqhGGHKrOO7e9NbehdE7pOjQKK5IflyWrS/1KFrIn7wUdVU3InKaK",
+	"jgglvqIjPy+25pAXIo+JHTRouljhChJfsNR3woYzmT40xdalq/HfD1oJBV05voQ/pDzi8cgHyZ/uAhJA",
+	"BS6DEJFSy5ZC7e2TsZgl8phQElHFkmxLTeg1A1g63+JQpIh0djYpmoLpe8Wg3ZOw5NxHKuZo3tRDFDMs",
+	"XIbnxPag2MyAryQ3teq3mBKxGhFNMxyyU5iWhU+/OCa6S1MwTnOjLJxqazGAUkXMBCGvFfXu7qibveLw",
+	"of7EGWOVwwozsqulliaEJctxxfw9G31cKrbg49RyuHb0F/pF/RnKyatZUhG7+vbNC2LqH+t/JrOIkVgz",
+	"S8T1VueKUIWKgFmiNdpTgVi5gbt0WspecUea5azkbHh5rq4UiO5mrKtojJjapppV0Ixr6FrbVSvcpjdX",
+	"tnJfb0PfKpKjls6VG8WW6XNh9lGJ0kIrjkbXYJF7Y8xoIpdxngxwqgFqFMJz77W5BvLVfo5LRAMkQhlQ",
+	"ItNCWphav+u7YtG3hiyeZGm13KpGjr1LjYVkZEJDZs5GHgfRLGRhHlxotXcC00FKD0bc0E/1MV0dN29v",
+	"xNSqdITGsZjFgaa5vm1rETSb4nwzHKWUupPpTDG37owSRCUzKAhawropxuhyXD2Pw/s5ZTZL6MyT400G",
+	"ZFB95pV/WMZwlZpvhRAwhM2gu8r5+JhIxkgOCQweO+merSp/z6dOo4T1XDplqjMeDWuUigzkzNd0EQka",
+	"rjZqZXycapoYhWN+NrVsTZRbiRlkTKfsjiePu+HqKi7VeUDvbE3cFOeZSpAWnXr5O6mcX1LlL2fd7l6g",
+	"Fwj+xTrmlPdRM4pTxRFAq7LiGlBJd/lrk5Tqd8qEViczYmS/mS+cne28lv7kvqX5O/cO/GDfeL/uXLLq",
+	"T0ptr0RTqjiy9EqyYJZwtTjXK40MMWA0YcnJTI1LY2RPXj8n12zRx5AwTVj00pPBguzvGYvaLIlIMKYJ",
+	"DRSEqJn52YrDmv+oEglp6kZ0c+YNHzY5sB1YA2Ao2fqDm+ejHjePhwJry8TK4C6YNKrGhPJYUR6zRP63",
+	"vAk6PIa4DRsi3G/oLp2XlqNdTyzEOIr7ND+4Q776KnVVyK++glA98tVXmUj76ivPPajT5yDj9EMah5cx",
+	"npeougdiwiQZ0ODaxsN+9RXE2X31lYFYiBciZiSgcXYq9S/jy3i3QxS9xoLdlq3NSWWiPZoDFol5i/BY",
+	"CaidDeuO/QAoRLQwRzV+4JmTXMTsMiaETA0GddNCBkLcIZfEv2xcNnwvhRLEhiXxP3z0PQSHRqxBI0Jl",
+	"6/gy7nWIZAmnEf9dH6s4jDfPTsnR46MD0vzu/IdX5JTGIuaBfgcdg8iXfc0ikkiRGCZ6e/GsvXtIAhEy",
+	"Mou5kh4M+OnpyxOTW2iQQLQ0kR7xdesd3EJ8uPBNeCVhMqBTHo/0+PY6ZEwlqj66/SNjOIdxfv3i5Pun",
+	"vQEBNW6v19aPiJip6UzBOTVPuGLE79765O+I3hFQyciY3XZgZGgtkbNIEfbbjEaS+LDKHRN12dEreuau",
+	"Xt/RCn33rPGIw60eMfn06R67Giy8TLDlziL/+DJO1bxCmzkEgEIXeAx4WiGsatrD4927jEvHM2FKf68i",
+	"/9h6o6r6LxmMg1XgXca5oZkYsXXDImtG1bmMn8eSh8wpiE5885EPAeXRnC7wNmvvrCQVupadmn5VYqqv",
+	"OSwP5Wo8UHIs5mAtotLyz5jdYiAIVablR9JlSWCWp7BVTTSXE3xgzE8UdGA+mcwUHUTZUdv0nbDfPHeQ",
+	"v5NdT392GSMFWseQ5Znib0pFFwA9Ci0OBdRNzFq84qFulMorEfutDkntRigL3l6cEh5fxmsSgDvE1yui",
+	"ac5jgnnAskNwuqALcUlAWNj8AXM1wz10YovqwxL1NVnMiYWHzZWe5v6eczq1gPK5VLA++RpOHmI0ArZA",
+	"hcDvEEDAmUXsMsY4ba1XGKkJhxp8jTX5zdHqE6k5Z25yZ7kiMWOhXiEcVHbe+lBrUgt1eRlreT3FSASo",
+	"6tLUwhVqUTofYKRBWhCDahmuf4nECP9xxs64fZChGLQ83X5ohgB8xiUBWT/RJ96AETgzSXO/u4vG2DmX",
+	"EMhAZvF1DL6yxOLWQiP2htfSJIoWyOzTRAyYJP7OmNFIjX83seQ7ekCL333S9G/b8iZow3sQeW5o1ie/",
+	"vPdbJBRgfwW0W93emNGQJZexlsJRBOt9SgHmCRY6XQEyoYkemGle0glrD0XShoVqYyiZb+wT0iyfCTCj",
+	"Eb9meExfMzaVuJa6F9Y+FbFKROSTJlK8ReZjAXuAyuuURzGMBcY8oRZDgdA0gg24Vre+yChLmqa4gt4o",
+	"aMRzsdQwz1rTLq3o0kIus3MIaJIsLmP/J5os+iTHzL6NP9EHvVYEiAmTsRvo2pRwyM+yb0s6+Hhpj3jA",
+	"jKnH6FEnU3i/1+k2vAaYAUFBk/2dnfl83qHwuCOS0Y75Vu68eH769NX5U/gG7ggqshpZQddyblT9xm6n",
+	"ix+IKYvplDf6jb1Ot7OHLukxqK07ucxMKPQiyuIEzoTmSDdK3k+TOhnx01B6H+77WsHyMYbeJyImvg2j",
+	"9yGC1mZtdEpzm/x/+cekmK/0X8XOAfDLCYX3LRE/YNyP2fU2bc75Fa07KZQEPoDwKmBa94D1OyTnsDFx",
+	"htlpNAf28PWR2FHJb1M/y3SDnQxpcBMRj7DtHLFlupc8rSC5NzseEwQHwgf6P3zCjokPEVU4eS1LQh7T",
+	"ZEF63a7dMOmAULhbIbrAiaRJXFnejN4C3Aw3TYWhaSZN3y1223TTYbLBYkhvyAIespAMEzHxHAMQ/jsS",
+	"IwKJMWlU19s3L+xagBSEtkC7K6bJkKdJIhLc5a8TMYjYhJyhBtMn+92u2fpwylmprAUgHHciIYOE0Wuc",
+	"IepkpGnFsU3NS+WwR/a7+/bam3KcR5CZUXwjK2NXFq/cLjvu+lSkPg8b/eWc6Szm7msRLuyFzJjl6HQa",
+	"mXN451eJe7IeLnZlHv/H/PVXJTOG4cdghgY50Ot2H3IcxuANA6kyeXsIgCESAlwOQRr7OKyy3tLh7xie",
+	"+Jqm2Rzw5W7tL9/GTjIwfLtf+9tXQj0DU7j+bnev9nfGeHUhxAuajBh+frDBkOVsOoWb3UsWcmr9S/u9",
+	"J7XbuBDiJY1t7gTc6A82oPfzWLEkphHsTvy4/vTPMS/6bUxvKEcXo2tYafR/+fDRy1tVfnn/8b3XkLPJ",
+	"hCYLzTmYGViGNYFWcAmWnuS3aeO9btuqU3qMo7I4qBOjFWhxOh/zCK8100QETEqSzGJ5DNEG+ijU8kWJ",
+	"mcVCo4oOqGRlu/9b02v5hltNrJfGfVJ3JxS2QC12LOHDOjx0V+YpcE1+zXPr+4Lf6JukdBZTLqRik8Z7",
+	"r+FowNY3vUJrNTJPMwHeH2Ve75GVPFGV6G9jI+0pL80xnWkLHKMHIXfaniOkSeF+5r/+4fyC5MegFXc8",
+	"RIwxmieOYtEpqA6eY9YxZ5O+waWnU6f0HMsdj476VHVqYTTmSZ5UWntM6IQpAMD75UODa0LZfWe03EI+",
+	"Zf7wcQs9bJiI/P6e51YtH2mKdrAMEF96fpl1C5ET/g0Prn+jQ2fMqvAuZH6rGd1+6SiqK6gmDvjIRqIp",
+	"va3YFkjTRxuT3pv6/512/FYBqcSYYcy9yXcjo8FiCwJEy5AO0ffPsZBKIjionTpn0gMB41bV7eeIYxAa",
+	"0gFymQdCJ03/m6cXZEfeBEZg73xIH370PXNRzKTjSNxotogDdjXUsmkukmu/laUT4vpgo+UnQHly/rJI",
+	"TDFhHliBTvupkDlmuRzMmT9S7nyRHzXlx9KGzTZBfh/eWW6glbBSapwzfXorJsllA71jNLxswK3d/AJO",
+	"mctGh7yDTRYzFv5Dv+VjaoRBWm2B8b1UY0YomgC9b3o6DG2pRltKuKZFqjOnjVAy1TdpEymq5sKasTH1",
+	"DW2DCYNNlX4EmxvtpfbDMSMRHSEM/DGRAoDhaUgGNNKjSghaKCWLQ0S6p5jizVVO68dRcq3qSWWEQ8im",
+	"kVhMWKzQMOFQCKjmF4kCqRHLrZpXOuSgu5c3FKP9BBlB0USZEgfjmQrFPHatOHn7eEnrpOnrQWk29VvQ",
+	"tHExopKaEVPmV40DWMqQj2Y2cDdfPwH5dKKnOjGeDRx0LOakiZ1zY/HCpfFK16ZUxL5B7l3SMUsCw3KD",
+	"tgZ48LEoQUKh/zvAiUJ+UpmWqleu4Wqjhrkb/Yb+zolfMH/CKpeFF9xNL02D6z5kIXfQFUY24eo0+r3s",
+	"jyt8qn+yi5sadOodLprCHO5VJSfLG6TWX/e+WVPgr5f0Oame0hRFZE4A6gUDCQY7KZMVJJW1re3ecB2c",
+	"pM3s+SmezRd7fk17vkPqL9b8fyNrvoNd9oC2/BIcvT/Akl+G0/bFjv/Fjr91O/4S0mO5FV/eBDt0ytvX",
+	"bFFttsWYAhvCkgPD8UjEb5iJooZIDIjecWqy2kQwtMFiKpjM0Ck8o2yzIb/10hxEG4zrQS1XAnl5TSWs",
+	"5kvJhMczxVpux2Xi5QWX6mTKv9ezW9KCy5Yke2XnVMSSS8XiYHEhrlncuLe5dGUhIhzlOqGg1+nOGmWd",
+	"zX83Y8SfWg11fCRSObz9SFqed+2ONMCY+vcfvQpt8KUT/GY3jU0qtbtGs76JP/RJc7e92+3mgpUh5TOi",
+	"8XULtRMIb1KSRUMTlKbGXKbZTYDPCbdjrTKcf3vS7h0cYiQpl+SaTRXehiMulYRoP3gRA9B3e07PpOnj",
+	"XvRbHXJi44XGIoLbfa+L2705i229cIyKHTElyX73Sd9sRrBWQvO6FT14G6fVNJrkTLKEhFzqZQhb6a2e",
+	"yywyiEoyi0OtuFEbURgLoCrEfu9398q2PGIA4HZ6IHXC7WIjXWJ3y+KiCLhQITQMyYyhN8vIJU0HcmLM",
+	"EkxvwQA3GPH5TdB2xGAb5WDF0Mx3JXLz46eUV3UkwTORDHgYshi/qCGpTkU8jHhwv5t5HU3mXirMZyZP",
+	"kT3d8Ne8GCyVqkWtZOfDNdOX2o8oaCNWluX1BqSLBLGT008eSZRYIKXAnJCqMI6ocQJH07wgI1shN0LL",
+	"4/RlmkX3ZtkkulXAG2RgYY0BEDy1XMgxTSxym7XU9t1e5lTvSqMmuT0AUAkNxow0/fOfTq9O3l58e3V6",
+	"cvrt06uLixdaSOs72dwO2sprCqLSztymU+rrX1huJ9TkS2XmSmuhOY2wum7Tx8VJQQP1CdNKDYRTqsaZ",
+	"fRBfreu/Pty/o/e6VhDIyVCx5B3YHz+pcKpxhdr87vTX0L7eZJpDcQuvVMOswAjGLLjOFWN33JxWgJT7",
+	"flkU5Y3/mQ1LzGOtyy0ZxNB9y4NxhzwThY/Ko6VLlRU9ZhfocAu3FG/tN2n+2PPwYS81S9Nbp6nkYC0R",
+	"M+bT3nbuoD182dKVW1pvrHRf0bW7ytne5gdnd4MukUEtVhvjL7JzcMAwtREOV70jOxXXhVe5dPiHujEs",
+	"odd/4kvDEsTl+muDA6jAY2OthpQxSJP6C9wWvuj+D6v7Exdpwu5uSF2SY2d7hyzkO+Znw04rTJHpi8an",
+	"AxlmQx6BrwayyJIbrbsndB5Jk+Cte3A+pGHog1sLoFcIGBVDLgMBHYAaC3DqLpouHkhwqouZ0qLFemnA",
+	"SgndGRsmxb/wQVoIiGN0Fx+C70c3af96JIkfs1t1hUn3Jl8KykObLnB6KTAKIlnkcVkWpOlrnd/3iM9j",
+	"A/zlEV8qGjGfTPVYcr0YL6ogBip9OItIwoYJk2OP+PphmNB57OOc9I1CxCNNPHtBMdYpG3EDjjc+4nF7",
+	"LKSecCbx4bZFQ0IV8XORaMb1uNPpdPwqE+4ZC/nrjDkeUGPJ97ROQmYM+8Um+1ChAbWCSEEAZKtRIgVc",
+	"3YKFvH4EWCqdUk5F3+3qKHeANshQb2HH8lGsVR38moQimE1YrAoiIg1YevvmRZZYq2f1KJMduK/sieyb",
+	"Jn1bewzqLU0mLA6Z2XAwAf0fk+svO3pb+C3HJPjdu3OUcsEsSfS4TAa6rVJvZuEOJ2FDlrA40MPW0skz",
+	"4pjFGLAPkQ7ThAUMXedathalnpjHxIevf3mfAhGQE5KwaMHjEZnSRC0I3O0khK1FdGH6MwERqXBH9GTy",
+	"7PmLp6TdTmn18uTV82dPzy9Iu21pf/b8m6fnF+d+wXqS4chjRH861zT+obAAsVhaTng11pfYOXVKwC2Y",
+	"KhNu3zCQbWeGoza9/MG3qCnf+x5XEohvOZRKMmSA7ucBS4MZD/7RpLj1lqlgIvxC3obFrShYXJEBUGjt",
+	"kTSYA3l98+lFNUqiVS/hnU+sUn65EN4npDcnYZb5KuPFLUp0u603FempOCiR4UshVzudOYuiNgTXoCyG",
+	"oB+UxHlB7BEpDPJOURDSGIUhoXi+WfSyCmGYycHawg4FWDa3DeTYS0vHP60gS2etbwZQKOQ+gsw5574I",
+	"sH9LAZbd9h5EcH3IoRR93FR+pfdm+0NWmqJcKc2ERBMDC+FjHkc8tomWzpS1NAssmhaEHBYUzg55blBf",
+	"QJLNx1QxqyPaoVjUxmPi/9zWcqINSIwmfJOr1Xdekbj32IK7LGEo/pyJprSgKh3BCoH3jEfsXsJuvbHe",
+	"4lG+ohP2lxKOJsHufoLRa7hMUT7DvEmiyFedXMqCzVCIEBrdchRiNsNap9xUlrjwRU7/SeW03fhuluUW",
+	"ZXbEFAt3UmvYatuBeT0znknXty/msfQA0lgq8ypGWvXxnq7EZCAVXECtrTBhVGZIzPhNtakNOs8gJj+J",
+	"R/I14jLUeu+c/84e1m25RINVdsATMqWIfre8bl+sgg8dqbl6r2BGnVQiWed9wA1qQFJr7U4Lfp7XnDiT",
+	"pKkvVOY1cJs5g3MetYy1LEVRz48b05qaJp9wObYA1C8bXODl/yyqc61SgeFtU2AYiO9PIi2K+/MZjxTU",
+	"AVquMhQtnCQd6QR+GdWuIpUxp1Y36iYDPo1TPe3PKvPMMm4m8FJY9i/S7tNIuwqRsZmos/KqprQrwvA4",
+	"Qq1ZkGr6YuUMjeNAS8XWw4uldJp/sGT6c0oDS71NBYL97otM+HQyId2hdxALIxbrHcTaYSzb6lYVQidT",
+	"i1OlsPBzNbEnUK/ZJybGmicsPLYQBzSSgCUAUL8QdwHJqJCiikZsU0cpHYHfuYyfiYT4tuSyb+9umBlM",
+	"oxnk5VKn3rNNG8ZxP5KETtktacrZaMTADnBx8YLsdbtEtqBk1WXsp1WcfYOzgeWhUkM+AjFjg4jFnDPp",
+	"69ugS4SOulX+MQKJ6dW4jP1chWa/Q74WJok9Z5GPc/UJ9NCjSMzbEZcKgk0vY7+iyLRPKJmmSBwYrj4S",
+	"DAA5EA3FKWtdQmfjwL2MS8JXIcU4FgrL3pOLccIYZFcDvH3f5DvhWjR9PXe7BEpMScRuWNTyCMU3EKI9",
+	"wQh6NhSJ/gZgd/SHBmooOyfCdDbmLTt/RGJKP/QuY/NHcWatciMejuEslhe36tOH3tY4TzIz4XLh87wX",
+	"J13Wpt1xHuT0gOsaWUpvsVaVyluyf2srviWl2j8uj/n5mR5LIeYzRfWDSuyacR3cqqHe9FW8XjmT4uI3",
+	"KjIMyqqU3w96RNoclZGtN+zam5a4ueE1YDe4JXAyzm70G7YccnvQC/baj8N91j4aHnbbbk3krO6cExu7",
+	"vqK6ulUIep2TWf/4sXc7DiZPR/Tnl6N/nn8dD3pPrp9/8+bmX/NcJbN87X+7OUGiG1GDY3Ki//RRw245",
+	"rHGRMig1iiKhjDz3HLZ7PkQA/pL1CiOM2bw4uFSsueMpbTJr6k70/VgbdcYKrotbtVFEPdLZpCssseNf",
+	"LtL+kwX3/gn1R8tC+pRFQbzMKR5iepi0t9jIaJunUhmqP2KqQo2s1B7fMDVLYmPqQviAEsbNBMSwmHKD",
+	"BWfxXojT0RoEHmOtLJyCK4igGGSezNAUxq2bxXOceRDTKK90XFWewj9Iv3jIG2I6rbUCCLVzAx2Ji/Ml",
+	"p+fPnKZHw0JpkGxfLm/aVYLiVzFYbX1KEwD5ZCoSRfQHeXwRQMyaCKnIbrfbKqKNJGJOoNa47JQaib7T",
+	"A3jATaLbX7c/9Jy+WEk+GaKHw0krDSL6hZ0Pv4rBynPrh5Jk1RyvpqeSwdrwut2uw5bHq9K3fxWDfOZ2",
+	"2dnynRhs52Ap5cyKTG4ky4Nncm9rDyIgWo2N2PmSDP6ZbNyT2NlHjwD6dJQwaer1pvun/hbeGVIesbBt",
+	"chNWHjuJmJdDSThbmyRsOJMYK6U/MNEX6X4PIKecSjKb6vVgIWkimI1uEH97JEkgotkklh7xMazJQMvO",
+	"xwuLgmW6Mbh/gbzpTEKPXDaewXRgqJeNlq37Zd/WFMqQfyTkbdlC+JrPNxE7pCmsGxVAe+ZjkU1KMoA6",
+	"+lUMKixsWkDhWJ/Gn84P850Y1DOwfV5ulxyh6rlc9LIMM174IsE+GwmWLhEtyDJnue4svzqBvNmiDKOS",
+	"nJ7/ZO3EqXiK6ELMVL9UZhkTPWa+wk/EB6EMkbmAPT5eoFDU0siRZR76RJQdJQpQUy3XeH+1+MxLzzXy",
+	"7xTlbcJIzGYqoRGX9m4vFZFTACYfM6bAXzGLqLTykN1qgjyCjzvkGb9FemF7cWiGgBuNRwzb7JPBLLpu",
+	"m2d8FIsEBGEZOZqzONJHVzGqGfFWU0hcSpSYtsFRguV3bQOtDjlXCQPEOCqxXgQk024kxsvE85mYx3oC",
+	"RRl9Km8+pZheL1IVu1U7huUzUboUfVum1mm+1uv2RTJ+LpLRct0qwWgk0kr5GIkRgv5MBY+rc7dOyGnv",
+	"/DVRkRi1s9dJE8PCPaISxojkvzPPFI4HxO3DJ4c9kgihAEaxZbN3wcsM7ZkfYqGcCJVIjB5J8jTsHRzs",
+	"PjG1ddOxXrOF3ssH3T0yixWP7BewY01z2VXRHepETBiUMx8qo0GauhZY1kBW6V4vxOg0I1C9XTaNKI+P",
+	"ARJSMvWPmRq2j3Lo+o1IBDQaC6n6R92jrp3eZdy7jK9/exL+EP84f3fz4ofDb396PLv4bfe7r89/5LvD",
+	"yUFy+ncVn/3r4M1ZcvPD9T8u48v4//3//1+kvDly8vveKIl6038OTv/17ujNi6e/Hs2jxUm4+8/e4Gxv",
+	"75U8+jXe570nL4d/v4l+mxz8cCB/+/b1eH+hvr75+rfrLn369kXySn0XX8xOT8Pu798++eFi+Pu339+O",
+	"9v8B1NpQjpgFypalkLOQK1xbEh+B5Xo9MqG3bTpi/9j1O6sH8cUk9AcCCpi4tKVFt+qUSmgspzTRx53e",
+	"w46g0n9tlB4Aciw7PVeqdalocj4wyPBpkhYINDEEmUZ8/bOfemVzj5TwSZNNpmqBSoR5l0vSJSIh7LcZ",
+	"jSS8BolT3dxbGAGDjYgE/59LMmALYVDsDQ2dHVMtpZzpP5A1C6ZsVk9EcBNPGKuKIdBzXGnf0lokVY1+",
+	"g8fqcL8BFi4+mU0a/W5q3+KxYiOWlMVCFEcUs/maESmxxfE85CW2sJwV4nSJf7/YwP8wgfca5AfcE/SN",
+	"0QqJMjlH2K1icahvRhCPc3+5hyK2XUORuyiTKVmlUKfM0m8zkcwmeg5zrmImJdPXViPMm5k6aJ62vHK9",
+	"ru/odPpnqmZQGj+KxByhX63NT7fyyPYBr+3c7JKIxwxSXCd0AeWUSMSVihgZsDGPQ+KXqLF+2imRs8FE",
+	"64PQSczmuVkLUBWz6dkQLxpcjxJ9q+iQ14m4YYiyZyuncFNwP+s5rS+y88G89/G/tGD6xyvfI6+gk1RB",
+	"tvdNfQuOhTucMdzutQaEoh8XAMP4RAw1w0a4UuZ2mg581ZmAS/FFgy3VYHXHhoodM7OOSEbkOvzneH9+",
+	"cnJy8vX09WQQ3ByEP/+z+/jH74Oz7uvRyYtx0LsY3P60f/Nyb3Z6fXjx868/j3fCb/a+/e7Ji5N/7n4/",
+	"++nwt69f9U7efPPjYPT8cDyW059vT/5xJ5053XN/Ta35yyV/S2q2I0lSlhksCHUEeSaJU9Fx37OnRPTV",
+	"073pLOSKTKlKUbHM948kiRgdWmHsHqTLM22KxJZe1cLV95Y/owrkrkVNgHZ0+zSvYS9vMhDUfizUFcAb",
+	"+rZqk63tZI8EzMZJ6FAdZ5+AmgjxHOY7DJYK0q/cQlLc/AmDXjDVR8cV2DFMRJVtTySk6ZxGkmQdZYVd",
+	"sEolxCjOhU31wcJuBoWLMM2x5qDRcjaziljKIUHdOwv8cPf7yXPLKg91O0mpkhYIrnC9mxdX3gXWhGrD",
+	"9zXuJEBNJbR6fsOcQmQ89gxfBBFnVgUbi0irhUt3ZcPDpKlVS2p3b7rPPSLpotUhZ1grsl++MqCAaQXk",
+	"pOria1bY3HMTiCfM7QnThFbKTMEzNRe44mXXLf1uo94Fa/fTX7Ayfqw4eQtl474Yv/+Ut7GCtHwQy9M1",
+	"W21xssZsk7eRuDXA8EDO9phMzzBT7GNCQQqMRETjkVZPd253JiLckbNJONgB23nTx7wqNMejVenv+JNu",
+	"ZEzlOPejsdFfswX+7Lc65A0qlESOxSwKEXeSq8wiZnOpsK5SVhPYGNHVmC3wUD823jUDSKSlXCDiGxZz",
+	"FgcMbffG3wYrYup72HobYqTHVX2M2JJENe8wdS4tfw/CQ7Y3PKB/P/l53o2SbvTi+cF38vbp0xcveO/1",
+	"9V74+8/P9xdzejI4vGa9b39Pvvt+9mZzVd5d/i+mmj9UaS7biduWCgCNtPNhZdUMvYOmLEgDfi2iEtYb",
+	"1Ap8vlysR/wUVwFKxiRY8zUJ4c/m2dPT5+fPf3h1Tv7P/727Z8CloMU2IiVOQnKJ3WbdgPP/eVYnXKXl",
+	"aYwSkVfI81Ry4jMLB6aX6tjYFwwA49CscLZiTm9+wFaLFsSHoiS+7vSGSdK0eQc4COkoN6jN2qQEFCAx",
+	"A0MUFCl31CiECYHIAtsONcOCvwMxmXClbIEhLCUrhoQhlLl+xeRYcoV43U7juUFlty+wA+rBgbEPNfOs",
+	"x+by5QNyIWwkgnVquoYerePpi4Y90mywxg1L9PsjFvb1DYXFKjF5wBB2BpcTCXOGWsedXBFa+MmpbQaZ",
+	"hPrHgJmlclIfsbad/qKPxVT91nFWI1fr3ppqsSA8fAS3l8kxCny4o71hKlm0oW6QX1Ke/5E0hA+oCsZM",
+	"ktk05xYmTbymUHTZwuqnljEbtZ6SWDPPgqkVfl3EO1tTq+mksANJ07eJgZ1Ox2+t25GUvH37/KyqnlP9",
+	"COBet/tpg35TAlWX0dQsZdjh2GD4Z/LCbn7goT8kqO6TkcHqLo6YjMToONs1cP0zSIuGYD7un1bnywFd",
+	"dkA7x1Mm05wTCaSdlYMeEji2uOsgGcxPKN/ue5YrHrGdD/q/V3oDrz7RUaVXUGyCSid0Bn9qjhkfjRU5",
+	"apGILuDsmEDduiy4GeuHOi4Gv0P8tHffnjiJAZe3WPdgTkMZ6eeH7ntERlSOWVaLvE/8Dy8+7nx49fGX",
+	"znTnw7uP703Ne6h5qr/CM8qWQUXYGoytO/o//88LE2zIQvIqxXbHsJt3WiiaIMt8++nhNJjFoe0AZbUJ",
+	"WqRkwEdtFoecxmT3sD3gWpxoEZhZ7PQ20xp+q0Ne6SHPE64UA+fMKBGzqcHXSRjAoHN9paJRRAamNCBo",
+	"AUhhZjGfb7Vcv+12d3due3v7O93Dx0CM3d7efvfwcatDzgXxv3l6QfJk7e7AN729/c50Z/exD2Msec8S",
+	"o9vt+nBmz0H70ecW2n/0dSkOjwv2ILDZ2UL/5owC7SZmuNaSjQB3tOl3/9Z7psfyt94zGM3fes92H/st",
+	"rCoLOhid2FKJqMD4uAM0D7XFsI2MBa5JUOEQnT/fNepsUEW2yH4wnOYPUxafvH6Of2XHKglorG+NYxGF",
+	"+vTWnAi1cYezKEJWQyUmGNN4xDBmlEus2hgaQ9mC0UQTaEoTxWmE5XHhCRay7ji1+qF/18RKsRdrb7Y7",
+	"kDRjEbczfN1XHnlnTbK7nU7v4KB1nClL2IZVRkJhsOhgVgumSHOVYdTAy2UztsOTikeRndUKbeXiLji5",
+	"NUyny1JAqzBl23dZhpCmZFpbFDdY9za7aRd2Rrn2k0q0O6ZB7WlyKH1KNfqN/2maMf/vL932k/cfdr3e",
+	"x9ZO8xb/2vu40/rK/rN5edmZ7tjX9j62/us/G/dVrkSgmGpLCDLOaxep1XPAY4pF5OtYCzRx+uQdaWoB",
+	"PMwzTytXoBol814PcYA9C06AMvZRKpVtTRFksXs4EPd2D/YOu92uR/hkMlP6jPeLI/TI0meH3dQXkm3h",
+	"L67IvwwWMEg1vAbmDvmqMJhmQTFqVSlp7hFVkBqbaHFYKyu9zNVEUkjREcDKkCqgqeZJFfHNH2igEYnJ",
+	"MJBKiBRDi8VhqqldnJKQLohP5ZWIfYT+Gwilj0R/xGImufSNtVr3OGa3cJMGKKIOOTFWmoAmyYL4Ty/o",
+	"yEdFCit9YPqbn9vUvnHwKBX5+gyd6As2j0fEfz5svxIxa7/Uv/ioLux190shAYGCbpnHT4jF8IYN67xv",
+	"XHP1EtdO5A+1BvF8qEkEFHrY3LVNi0va19cFhKwsHqlftu9+9DYsqLFXU2i+FCEgVn3xof1pBLrmQTKb",
+	"VpSfRHG66UW6KIJrF99wRXJaYGMziSyGVuLqm0ev28XqFyYxlyqswDinEstZ9k2NIF9iqQwlyHUs5rkS",
+	"1+lIOJbIr5aatgLFZyk08+Ux/upC1s62nox1Ua6/iNgvIvaBRGySyYeHlbD6b3BObCJvLRjsnaStVyy4",
+	"q9VTk7hbqL2LRSuhNyi0C5U5b2jEwyvFo8jPzCU2OMlp3MAJEh/x18EoP2AsJux2yhMW+sZ5hk6zacJv",
+	"qGJ9kgIzrAEtI2DpQF+anf2xPhVovBAxIyySDBYSK8mBvzHnpqNR5HjiIFLQjBQCKiDGMAVtdXtBZ2YG",
+	"tma6MJYtrL2Mqd0RH7JgEUQMErxxtq1Vh5Ju6C9xJOFU/l0OMD3XuseXfvfL4fXl8HrQw8vIkeLRlZ5L",
+	"Nao2pRIiKyHfLxZJQKmqf/CWMZCToqNebzbKY0n833zvMg6oZG0eSxZLrvgNixak+TbmgQgZiZgCP4US",
+	"otUh/t98j/hXxptzeekTHutGQIyD6QSz2NWYTSSLbsCk+s7EH+jO/j/2vse5bRtb91/B+O2MpS6lyKnb",
+	"bey5M8/btDfp2zS5sdvs7KbXhERIYk0RKgFa0Wbyv7/BOQcgSJH6YVuxnXKm03FsEgRB4MPB+fF9lDZS",
+	"nM/ZW6HyRCs2zzWJCM4ox8GTggi8d4kjq+SgpyJ9n04kG2KLGByJ+gw01kcnjNtQvISx5AlcYUMpqdTT",
+	"OJ3U7QLngmej6V3LVFVASHzQ3gvWfDX/oxXfrFP9XJX4Ah/NREPa8R/NZNXfrvreHxu/kftc+PW2Yzhy",
+	"/r5WV+sBIOePcVpS26KFXbs6Yh9XFXzy3Y4EKDeAU009GSWCZzyBXX8uVQ0Ov4gjoQjAMsEj5jdQZkIi",
+	"p3LNY6ax0jJbIoKCm2UqF2zGU+Bkm8YR64R8PBYjLaKiaAej00xN+RxmrXl8jydJt89+SVf6ApmSS9aB",
+	"R5ifSLWhi3k38KaYVIf2NxK5eTI7dZD4vbnrreDRz/6T9slv+opnV2dJYp65bi2/sONXHoKFyNyrVqy8",
+	"8+tRzwPoHiL0JmtvBdFbDo39MPjATCvTitVMcVhhtJo8IChd5NtZdauwmdUnSVaozUotBNglEDPXZdLg",
+	"Js0of928cP3e3264+rh1qwgZHkuIxqMoE0qJyNY9uaEQMx4nlbduN809kgzzTfNx5xVAW8J2BNl53R7T",
+	"KSQermv0OpQT7GhWmoVtXJWlJbvleVW4seKMQf570/p6g2/02banuuetW2G1G3W7xh4mkXfdjN95jVkr",
+	"rdmkNCaONSlrHlkxKuHvq3YjnmdrjTYyoSpzlEcP12yzL9NabI9o/ZhPvnmPgvm78yL66P8TuGqhmQ1L",
+	"qo6bdrUzawnySwtxE9epeaq/ymiRra2fgUQV756GQpjK+++SEPo5i2LMCGxa89U3tpY9RL++gCXfus03",
+	"YIRZlqV1tSUkgB9zqwxF1MRVbCRnQyDIQkLBJ8AgOISIoKt0yOeRsTnhfx0q0bx2WYiqe4opLrn6Lz7S",
+	"8bUI2UzwVLEwMf84Ra966PzVlLubLNHLvOJUN83JTEOsNowgdabjm3fdwLYI3nWskVMj8t2AGx+7E7LO",
+	"cImLhtiuzW3dvsubTGKlVVU4Ht3yy4bkS8jyqS0u/x8z9p9Z6XjXoOiPmZw9h1K0zddeSHdlNbJPOUs4",
+	"ymwMU4l1Qvv1Y/vpG8Uh8c6Sl12k+cxMbWwE7nM/8mw0ja8FYvq1vBLRwW838cOb4dpeDPpcZno/6gXb",
+	"how/RxITTdttYgD3JSjdbhe3irLaQ1tZPb4+KRPX6U7hgZU9Z+uUTLsH8YKlyuVDQqunLndyTJdazf3h",
+	"0ksHArjGQ59inVBAWCC+Fpd48wmhERMfoOZI2Xwe2xoUYAOshLYuqYhfQKYMjBdd4/rYxWQj6jBGlkPo",
+	"9yVHckqAQijSdcwIx4OvvZQfW1C4IXOolHdkNi1QizCbp8xTLSKILmupeXJJrxQGq+qMDVlJMjVbrp+D",
+	"BHIyqBmBrw8+5KI6s0JEJtM12yH05otIELqjvRMGFOctTuqAydTPbbODDloZ9TN67b4qthaMxs78YBu3",
+	"RertPrp7LtVOuyisiVZ980+y6eKGRTvISo4ubbhuN82E0jITTzwZ8SYPzjus7UbJf7PDldM9KUZd4H8A",
+	"PwKnJ3DtRLhHmJ9hX+izl0UmbUw11Lb/uL1OQNOXDkgLkYnAbKpibt7VbH/2mY7pBsrKlhhdpz928TnV",
+	"TAVKRtX8SqRAoHyCl0C8n9SBjwfPCi9UUVdHt64Jyr/FUX2OV/gFaBSF+buMlncICfA0b0Oi1Wu+ctkp",
+	"9elz5PnQa2/O9IRuO06ML8HR9AXJmx99s80AqHw+l5kW0SsRxfzCHJEfrcQxTMc6JGMdNGSN6dpdq05k",
+	"4ZRg7IZgitzvAJ62L9gg0oJAdkMqIAsJqft5qvhIQ34/muEGHBdTCRz0wMlR3Rz8IoaALabxaMpmudJs",
+	"KLAwDM4a41zxhIg1SgeUWJOumzopLEjssV7EZsSOQZk5lUzlhWHfOR4cd4PiDp/wwr5p53jwrHtaLUxw",
+	"5x4//9Lcam+DCoVnrENfAJtG/91mhC7ODXvEZ3rIPaEzPf2G2KxacG7B+QGAcz5nWrKjwWBQQUa1JSyT",
+	"QXxbI7eAzma3B9Ksk9/jlBD3VtZtxSL1i3k9BHXcViWc9IDRt2W3R0h3lNgrROJT7g0j8fGtAdti5Jdg",
+	"wNac/1exEVP0twriYgGHKJHH+mZrxYUNUeWiougsSYAEr6jtiF1w1pz9VwueTqnJgs9tEl+LFA1VaKXv",
+	"cZlCjDZwXKb2nxBnDkCqLnif2r+iYzNg4ZxPbGTX/HiJigI8g+UNhOCn7KuvsB8gfkVEx0WfIFMSeNri",
+	"VEsWRkLzOFHhV1+9Tzsh7w/7oyIYbf/ax9+fknENf2bh//77rPcv3vvPoPfssvfbXzvv3/fLv+l+9Zcw",
+	"QK+5MbD779Mzds2TXLgHuN0BhhpYeCjhRo14wjOMMHNUMkFC2jHj6ZKJRAAzH2pX8yzjy/epeWERFEVO",
+	"Zg+qj9yPMkG5cVkpiq/jmWCdl+ev2XffDo66ffar6a6yh4336S9v/9ET6UhGIuqzs1Smy5nMFSX9oFMI",
+	"xz1XwPYOc9B3GzVGQsx2gXl5QuBMep/S7Bzm2pY2d1Su5iKNREQOKIy6QBWGlvIE+fiRexs6rUWSIAUm",
+	"N7MXqzfep5viHjxR0vYefGDwUhX3l+kp9quowEPG5IVQ+n0a4qhGl1yHfrmdz+Dbp9gMjAGW7jmzyU2T",
+	"DjIyOjn592ligFOR9sxpIZmCXNWxgtthnWDkB1ouIk7N5Xr3GpQpA9gbRJtgJQuEFqCsGFZQvdiBbEgo",
+	"dzpLlz+kFMNpDIqUAKmpsu9o8PS4NqXghh12B/AbdNfB5S07Sx8aoUBAFQZNVwM6xhwmzR6zNuOZKNdH",
+	"Ph08/bY3OOoNji4GgxP4rz8YDP61XquzhrTQPLFn2j+4iz6T8b2u00dPe18fXTz9+uSbZyffPOs/e/bs",
+	"X+vkPO+qy7A0bRga+ocRvbr4HfsZfDPl3Y9ZonpjMcCuRBL0gL2RC4YrzZcWeI3d0ayf4ze//7Dgwypz",
+	"vVF1axuc+3zBOfxAP4Lc/OeMzeFzV6Nzdfkwtl62sM41180UBC5ZH2yjwCvpCZoCa504Jasa0cJZQifW",
+	"IPLIZiy7S0HgYjNAJIgtWIaXLkM2x0yMtMyWKAvWZ+ckqJPJGd2YqUJGg7iir4SYBwaK4kLPg8prgQEa",
+	"DEgDUukSbJNTxp1Lm6RFSQtD+D1soCU+h/HcJwyYB2zyHEAf24L2e5TbSriGs5FZBLHS8ch3IKql0mK2",
+	"W1qaX2vXs7V2Tz7ST1AgwUcjMdfNvsfXlthJm8HXGzOpIjGKI3OwhnbNdkJLypzftDmd22RuXL2p1/hh",
+	"Ef5hIYbEe949Co/E5rhtE5bhPUDLpFRWqGSejWqtf+zWr97Fdg7vehKg+15G+93BscP0sE1L2Bus1u/3",
+	"oPx+j9B1hzPPCxfU1+5uUZGxBQxl4ncxWgNDZnbXRDAcK3YFnGwgmHHLZ7HhLU59QClRvBwqm52DR448",
+	"tVk7GI6GOxhPzKFnSfAXeamuz+rjGOZ1Pw8MrZ8Gr5DvD9SkIM500C7xP80Sx2l4Z0t82cOV0ryMQUFf",
+	"rcQmJyIVqL4MfuMTyrE2l13888IdE8hGx4ccKsbn4gO5Gs3vX1xcvDln4zgRffY6tfzsldjiUIzkTHip",
+	"dzZWiq2CnAqPkzwrqDChghqkZhytcZ89//nckYPN+BKVPr9hWrKvBySlolgn45lIluz4OzaVeaa65u9D",
+	"SC6vzRcHQFg+x0HcT1DTf8TuEc0/OZa0Ub/tcAUnmcEVYuC6FplZMbRYzUL1MIVAYwVM3KLtERNiI6y8",
+	"NYt6nluVJ1RwcCGmfEgHcWyG2Rc5xNJKHrIO6UWY44iIIQZiDmJdogAEzLIZuErjXX2Us8ZnhUEh0neo",
+	"mF7OLcGgFVFXhY4ndQ+8o4V7gsL2Y6vFaeP3TqkCKHbnXAETisEoG4k0Vv9sDuEQEnRzWqKZ4EqugZqK",
+	"VMJeMWdFluFuwedXAvStMce3vgoH3FbYY87v5sOu3rwFovyiRNaiym1QpdjNKyvaAxXfjlmFFrQoNuLK",
+	"WVW9xqBCQPJL5MGodIF1UAqvCH1CiVyZipqMD1rTWxaprdBkxy5NlbwoBZh0Vt2m3QKASjbeGCL/jQjh",
+	"0yTvFR7KfMwtNrTYcCNsqF+VOwAD+h9vCw3kxax0o9+4yHwxjT0vs7JuR7vQ2oV2w4VWP8e3WmqK6Jo2",
+	"p/eRyEDZki4T3dUSaNqW6f77yPT5LPzV9v02hQaKmomWteLRFdA6BZTGGL29Yuf44MpK3Jq5YuPK9FRl",
+	"bJOHqiDfx6lcv3ztLnWPq3dX8oTPwVPTLvY/3WKvSZff31rfUtbqhiufFjzyuJRVnZDPZUe6ltuoRjUR",
+	"A+Mp9BHBzm6iTvsnAWkh6k8IURXhogKgHPosQNDLO00bjBry0RVMQ7rhh2uahB//Qgfg/lBGy//zZCGG",
+	"UymvLvMs+dR8JH8jAUSIHFvlQ/fHQ8W8JgBmsJxdLFaInDBosCB9IpDgBnm+RHClIcXQQ7dzzdOIZxF7",
+	"h80rRrkz9nm9OEJVaUgblGnZZd8N3HU6ngml+WwOUGd/q+JJynWeCZKmo9+r/izq9tlZumRPP3ywih+W",
+	"HT2+Btowni5Bs4ichYplQmc24onFF0+PMS6JaLiRgFaY73OIrCmN7+RS+nEkijzsYkTW0tJuTDV/h/Fe",
+	"87YU+FhwxcxIiQjoB35J4w9MiZFMI7WxN27cb9ep66PCvTrkSnx7bGbSi1dn3/fOX5w9/eZbjIHFUd89",
+	"EOY2uxJLG7CBIRWjTGweQzcvdur1b/txLNHcJxjcwZdU8aitmc24S/zznzV3gQMbKiNgMgQgG2/u/ebD",
+	"h4Bx9vWHD0hO4RpO2dGAqVOGqwErnhOuRdavZkA1AAQvw4N545U97hzhZ1gWMiBsMs02nOlQiQdWFK5e",
+	"kK8nfgryuMAlXum2z17RCTEXCiIPUEpnKyAtR5+ZapxpPmGVZlgnhPe6NPMmZKHmk5DZaAaZieZ3wKDh",
+	"PebUT+ue8UgU09k8BYbWcgpG3ROE3sqoxorNHXyHHliHAS1tNie56FXMVXMxWqHfFizExRTShxcRw8JB",
+	"g+H98kMczchU67mxL61U6MiqLpCIC3EuGqPzl7f/YFmeQA5aFZw9zOeavoCdy6Ss5O9PkG8OIeZUZjOe",
+	"xEpErDOVSrNELkQ24spgm854nEAum9RkEY95nmg2l5lmUSbnc3PZyzfXx+COVshzwhULBx/+Nu4fha40",
+	"x2pJqK5Np0/kiGhVAvYfmQoSrEl75XFA+3nQZ2dsFitleuNNBdaRGTrBQ5wp5ZmDE9IMHtbMord8gWk6",
+	"yzllz2t+RasGyhGD4pEpy9OrVC7S0jPRoj9l3JGyywRS/o4Gg9IwKzYRujEn73uotnpnOnPu3bQnb7z3",
+	"tJ2c8Ed3B9vm2diNjawC/igGRXqBWZlmoHGhsY6amm8DQU2z1Lp/Rpr2lkpgT5EHmK+Mp7jp2n2MQNc7",
+	"feBRo3L0eFLCge2UjEq3BEwmUcXBIZG5Ns5oAah6Z+YKpOy11mf1abss7rb+5/PpBuG+pyoTY/00/uhf",
+	"fhlHn3AOJ0KL1dmMlDH1AieVye0gfcFjyH+Hs55yJqI1XqyK3lo1lJJps0kNBTtZt+1uPI/6z2kQRKkM",
+	"1y6CKLM4dbXmW8ujPOgE2db51bg6cRY6Y1SVZ2J1TQb1u8fr7daZ2TbAeoJN44Yrqa6OdItFdAdS1A9z",
+	"4e1n79xl62w92Q9lMZt1uNU63rC3PqFdLxbrLUZinTpCAsDY94Yqyzm1ARfK0TPwkHghtJEwjR4qyJy3",
+	"kjOdAaJGrFkUgxYgOTowbR0LVkSq2SKT9cr1zjh9Xrxnixi7I0YxfNsU6JpZ0WLFQ8EK81Wqxq3n490W",
+	"QfygOo+ino1Vr69ozZXI7DqPScaVdSztD6zuVCy6UGBGvBY217twGAORRp6imU71NnaZ15xIz6Loue3c",
+	"rou9Jr/t7j1jtnd3nZtq21VtrWvre9q1Fj6K/KrzranXfVjAZd3bTPcbjnKl5Sz0wypDs5cxzn46f/0z",
+	"O4eVwp4Ong56R09t1kyc2UDOYcH3yDrmhSFAJlMiFDtl4gOOEgvNuISKqCXHuRJR95SFMzEbikxN4zmw",
+	"UUIA4PJKLImTEukIQzaSM4r1DPM40b04pRwf1WcXFF/CX7BUXIuMCmabne8eoe8DBKZyH+/Ja1/N398g",
+	"oCoWLvLXMoK0EHqPEIqrpz6jcT1wonuzV1IDanJ5ElV6NYlQy9lQaZmKE2JRd3HnlCjHQuInDj1fKBbq",
+	"BozPiYuVwvegbTHnmVkGLJGTU5ZKP5KdiZm8tvJ0GPy1f0UOkUzwyAwRGy5ZSH9CltQfMznDImlZsfMC",
+	"Xx7DEqiVYN8mOBwPjk1P6VSK5Rl4OaRairFmMofy6D9yOLUEEKd3/yA+WJvOIj6YGYgqHzFl3lQUPhrV",
+	"jDKRCA7B7NhdUOJoUoHZFJJEAJEC8OrOhSOeUGwiSXYDaaQjKQqJJHPyHfLRVZ8ZqINsGtM1mAo8MV86",
+	"xPrnMGBXYq69tAQ7HXCLgqhlnLLwv3+4YDD9aDIUClQqXKe8ZLmtLQtMR9PBvKCBgU9iC+JPjOVPAlTd",
+	"Zqe4r9H0QA31kpn+kISc3Cdut71223sIgYUbCDf5m+BEaOdUWO+NLBLmNfo2bNL8uLqhlJTvKmqr9UyV",
+	"7gz9cMrptjz0t1Q0jz9yXjNPd1o/BaFMiZEukZPmFfWzX2oKhsam4hRH7G+9vTXCwtrzBaPUzoxHomHR",
+	"+bWertf/MJ1+iOUpD4sAuzpk21FhJ3ICWUb7Vnm/VQn7nxUO3gpeQ2NiPtm66ti6QnQfH/DMtqXffhUC",
+	"8HblOwmHS3ToVw4O4PMn3pbi6nqSSNNm66xvnfWtyb0bQJh1c2t/Pfg3xiLrwc1qGq9hg3nlUtbFhxgJ",
+	"ZGtje7XFrVC0VHZLrdrqxOyWxFcCWOchNR4NEplEhELoXfJePE8ToRQLr4SYX3J1af/gSeSAbyI0vb1M",
+	"pb4EesuQYo+SdURqRjjq4vtMOXHlw+uc+sjGNV5ifSBykVb8cObyrzHnH+2hYe7ZdXUIeEGf4LX7Ag8S",
+	"BFe6ed9i11sGB7yJ6E2+1mHSovd9JmTQYqp4WaHYv9Bcuxmko4pSOZKwDtBLoNxnZ+hkBqyz3L+mTyia",
+	"o/OMEG+UZ5lItb+gyrj2C/Tjrty7m89aL8evIF9lXwBYeZ9HAn8t5O0b8p5uAXkZFGrHlQNwi5bboSWu",
+	"vIZj73ow/IixKHf0rfeOrSNdxiNv1aati/JVWNZdWQmqz2Ct6apQg40CEm10VrA8Q/q85lqc+K0mgq90",
+	"CKsRrTnLQc2NemUO7TxOVcWtZxoXyRjO6JC1QtG95iN6rYNu76BONPF75nQx71fWqWhG1XeWI58C4C2s",
+	"tq67+pN5I16goL0VQGhkiF/HYQVrfLtMu7PSoRsO65QNksTXIgxQJS6MU8SN0JiAoL/v2BRsgL/G7DtF",
+	"yeLRNL5G6V4sVH/mVO97RStmgbpafCWRwMJT/a1J46W3vKOUuW3iAGYIdiWfKluee6bH287ua/PhvjSj",
+	"71GKa+HyvUk+3ArgRRER2q/JKXYJwbFi1zyJSU6YFC1qmfpYh7NZrFBFBzk4DHAbG81cPyYyEkhJnsvY",
+	"DFS3z36GlFNKSMsslDpPJMn3xoqFQMgXovXloNASsQDMdkhU/lltktRZFL211GOfH/v2dJR2L3Vv+cU+",
+	"Df822cXm+hZLW5/hvZdnrPAQ3hRG1RqLMUmIF0lA2GYlEdalos740uAYEu19x17Ff+83I5j6IiFM3ROG",
+	"+R3YFsFUC2EthN0zhCFWHA0GA1/yUKa7OPVqQY00TW6a3FKWXC30l7ctXwXrMp5MNURxDFaDrBpPJ6Kq",
+	"QA8N2Q7jcViOWSox3k0sqEWWKtCg1qbXcIZFbCuhdNZZTKUVpa5wI1LsulsvMlu9rNEmxcvuKHHnQUH7",
+	"vtJ9qmPWpv20CHrLGl3i3bj96Ro9eLfyJlovoPMo4plYZp5v8aSMMVan1iBNT6YJgaGFyhGHeEYi04nI",
+	"jJ3JowjDKIirEctTHSes6moEEk3nlNzSjel7IsmJWYt92GzrkWw9kq1H8vHBJ67eEs+0A5/ujeFzmCdX",
+	"vXwOzODNZidl23x//ivod1uSk1me6HjOM83GsUgiFpo/hqzDNZtJpdm3x+ZcDcB4FAwGgwBMZ7lQ3RPG",
+	"iYrf/JuVNDlNx8LAFYomS/cXdE4i0kYSNIPJb8rmXE9tIBr3FaDbnuMDiLJpJJIEiIwdUXSNUxVM2JG6",
+	"Jg5/umnKNRuKSZwq6uxhyMYySeQCGwv/KwxY+Ffzv5753/813WSaDwPgPc6ymE8EZSGB+UrJUqadRCpB",
+	"eZsorG5+2Slqew8hPj/LE85SkeuMJ7EC1Ov2K0Pj7VxiNtdLFs9MA+bbUVzMXBxY367Zj80Pp0XKKm2J",
+	"nVDlCquqkSUaNhjzo/gwN8Zk2CVCCtyUYIyVBPpX6DPDOeUI3DFUP4OJhKzXTgoyvhbol8GppVDRWQAP",
+	"tplxNhmB5ovvE8dvRp/9j1zkIsJ9uiCpfzp4WhQW/y6HAVtM49HUKyb+XQ7Vk4+/y+FlHH2yX1X12Vu5",
+	"QBe51x9qhGV5qnDnBVIOmMQYFJQLJszKt6cSeKQjy8YG8auIqM/eTSV4osypy9oOVMVeuNz5kkbz1F/9",
+	"yDSIhQrwcZt3/r/nydUv0MKDdWc5KHlipnov4pqXt/N5Zt5JE9ebmSr1x2OLUWazNk1xfXByMIxTjjZm",
+	"VSjCOx39G1v9zV0lh7+L0ZaHqKd3Zpv8JIebDBKYUzjdW5ukPdTdo1XyEpDMQRecngo7AcQ+uJmuN7ZP",
+	"InEn+SLuGFc64Z2W5DU2ntngcGZbukmOSVZ3Uqshl+Bt8kh7VGuPao+XU4LfYfoI0St5oc8N5Erc48+R",
+	"Y1JS4zNhLUxM4ivnyXU20y5hhVsXiYbWxFhPt5aJtBwY3iGsCB2w16k5+eF5BmjtihNJCbKHwmUAszM0",
+	"yEkop4gfwGvH2h5ZTijFkWRu9CIeCdY5Hgy6Ad1oecAL3abjwXE3cA+uMAoFVr3Sg3in2tSUH2P5eb64",
+	"AHPpxe6p2ISevisbURtmbu3pB0BHtIdIs9tGCiO6aR/ZJsq8KIj8PPjeicdvTcm0Z1uXJfD2S6HXQJ8X",
+	"AFk7OLBgW8tt4NpBvMcviG6fmbHuzRhpkZ4gg4yVdrOybItpnIiyp6egqus6yj4SSbZkglBXs1zDULiJ",
+	"a8+Lx8e6hhzP07swA1/Ho7duM7vHA8uXQKPnB9pbFr1223psLHq3P+3IRWqGs6f4bJ6I3khdN3J/nfkh",
+	"JEhFSg2Ww43wu0hk4HgZE2vrhnBPwN4fnDF8MPiv3h90T6phqWosykWcRjLJZylEnBLBx9b/j885VKxw",
+	"YJuHQvAKglYsTrVk6Gsu5D4hKoZC+TzJaaelPmNVpmIdONpB6O1QUeiIXj+w2qMBG8lUabN70wVpPsM2",
+	"A6vLD/8y/TWAr5dzpB6ccRQxHZrlo06xUBMHEY14fLLCvQIOhbT1aTkREEuKJEQnbD1Dt89+cVEhhdsP",
+	"xkYw8kOxqiJ8h7sZvXWsSPI1sIEY72uiCcBic7RD8pIZXzI7mVisa/cs+vM5DNn36nrv21bNhrV2I9Hi",
+	"g35CS6BZN7p2ayjiIK2UyWMR8LcTknGLQi7ijlK83owf5skVhQXrwDY4+NBT1yMDo6I3llkPXCE91Dei",
+	"4/c2eIymsfU+9bhai8ie2pJnD5e8MJVkzcBYsKhqTEkFCV8a291LTABrV5Uj8xtwmQSe4chRpLBSQ1wh",
+	"WXcoxmMBzny6q1sP536OQTkjgDM1hzanQmi2kHmCWi8Q9rAx+05cSR1oShXAI1YlWaDrnSSsqGp4GLKh",
+	"GMtMsFjbgPbqgPEFX7LO63dn529gIsWp2WPMR5nkccTTkUHk5+i4Mucm/NYFj/om/53ZEfrsXGcCvIsW",
+	"0uHp6IuzmuawkYXm+LW85Jg0UVBceSzcXyOPTIl9akMvzIPsB7oSlv2Fp2bjGZrdjT4k+Ps6fCaxPG4G",
+	"btJ5LxHXIinPJcj7K82mro3VwEvBTLJfJMozW3BHiQ/0jTAjxvyejBSSDKTumPU8yrXysxXU1NzfoXYg",
+	"z6HWcfgDXEAerjN1k43rczCNfvmb3Rd0Yvki99MfaCX5+6bzJEFykbd1AjpteUqZCL1atrGe9rsuyAGb",
+	"ny2NWLKFyCjoHGwbQ2mgJF7J13+8ALFjYULLI/74ecRLnPh3UiRQWq/bk4ufVcmKjEkXVGzx/roF+Cgo",
+	"wXfN+2gpxFsK8fukEK+Bgy0YxKuYQAiyuab8DV7oMZdFLty/kkmxMT3iBBMyJkKrxhgZsRtt0rX6jPkO",
+	"eNrNBPjz6OUbExtowL7AzIbym91TakO1E+tDRDTNReSCiW2sqI0V3SO40/T1cxwIUG6b4kBEmXdcT68d",
+	"d7yrkYfkh3ItvHeypCRo5/1yGhJFZL1ZaKLqH21mtWzr2Ns69j2Yi60axV0dOqu13bfmuXRl6rvzXLqq",
+	"BZ/ncqWyYguiy1o4gvdsixXaYoW2WOER4h9K9/Ia3olbQJ9BjFshX1Fy7BVsBV4lF4TpPEh8K64leQpi",
+	"xcYx5D3qdcmkIFKcSjbOM0hXIcojONf64tCV4LHDw85qABmP5LYAYDM41+Opub+F0xZOWzh9hHBqFm+J",
+	"pQOg6OYMHYpf2+qvHlc9OCuvP9HCJRCrAAel48088VNhjGUH9a1eaj6QQgRsnmHx2pZpIMhkhKkfhbep",
+	"U/avBqzib6UM94L4mGdia+ZjrrzXOoTsFYO8lr0YmSz0lKeO6QL5kevg9pxfU63SmYJkmJau+H7oiuFL",
+	"teDdOicfCFMxZvFFBAk3A29SNNtsCH9PemUr9bDuooDNhOYB0xriS6VkuhWFyj57B6mGL8c9sNNCND7R",
+	"wI0VyFljRnc8XqlBUjpOEsY1Rn2scd45PnqKyLqIlagN/KDa0aOyXPcltmZ7dW/lr7tYzq3UWiu19uVI",
+	"rd3ae/HRywa2uUNgft9Z5pDVZKjJGzJ/+iKzhvDV2hyjNsfoceQYVcQqbpBhVMaR8vn3xsGg08I+9RkA",
+	"yVBtJJUqJY08UMvM3rULTnwmP+T2p9jCA9JK77TeyAeSa2PR4ZYSPGVAy0ScAjLdFtJsiKcgePIC3HgS",
+	"X89/ji9XS6/HOtlqXGglvl3QYjXSq9ZHamgEWljdN6y6ydbiaourD8B4pNnIOHOoddfoSiH0m0JrbQAd",
+	"guY+ztZGzTHsnXBdBMVdWqINHrlyWJ/tbjugdvlH9G+AWjWF6mnkCR9CeiQ8B8ic8tSZVXeH3Rhlb4F7",
+	"38DtT5AWtVvUfgixeaxxuWVkvgzYhKq3QGxfcqHEUl21tFmeRlIoFmsDwdUN6BbW8h1h6zn2qAXXfYNr",
+	"9dO38NrC673BK636stbMHYGri6Ovx9ZXJFTkIewp/ONGaUb9xgD3F41r+wuJ75yINLg33fQ2HN6Gw7+U",
+	"cPhmHNZ8UiHJGC57mk8a49uESjGVjjNubNg04llk5p1N09R8wjohCv2qaTwPAxYih+PllVgWwmJhl8Vp",
+	"ESyncnO5SBmn8JyIWCRnPEYyZdxgZCpUwIAnRyqnSWdtac11rkIqb++EtmggVnDzKQMyuSQei9FylAgU",
+	"ewtHudJyhnoDeXqVmi6YYYNdw2p9wQs3JJMW1B+xUH9fXvDJ3cTuq0cIO9reSBuoIvbPg5ODYtAPgoPY",
+	"3DTnenoQHJgBOTgxk+Ggir+Bh6Uz/uEfIp3o6cHJt8fBwSxO7T+PalS01hAexUIdWlE54iRloRPjsacJ",
+	"8026fdtVpGJyfcVveeB3T6T5zMxlbAjucz/amhB4PzjheJpers/7NOEv+OR/zCtsWbHgVhGQPJgv2VJ2",
+	"PhaKMSAtchiVNcIiwwVXIRvblqXz4zyT4zgRl3H06UkUR307H2vBOYzi6GQhhicfozi6nEqlP534LYQs",
+	"E0om10KxqchEHxjkXXLDK6GnMgpZEiuiJ6RbD221u8hExH6Inn7zzdEzdiWWUBQVvsoTHRtYZx3UnkSB",
+	"eZnW54r+t9DP4+i5HOUzs972gJIXRddZZ8iV+Oa7oR51yzh5fP3Ts59+ORr+9NMPz7798d35T//v+oX6",
+	"vR4ziyFcC51zrs1kPDg5+N9/H/WenfVe/NT7+U3vX7x3Nev957ePR8Hx8ae/HHxeSPLHugGNnr98bnZF",
+	"uKaFoMcDQdVvhw47mqwe5sSRSLVpczvYqfSirgsiu7bLtTydgPZUKs3MJciPGquig51wxq8Ey/I0hCuA",
+	"S5YBV+N3g+8G3YPgIM+Sg5ODJ3AkpReoPuR1KiC9bolYG2vgWJfjgBmbQivLRAxqu0smeJbEIvNPdrSu",
+	"kTy8BkG+l0mCjLkK5T4cuvta7/D0cZxokHdNI8j/U4FTF7HKI0vvkYj/q0/81XJBwbcax6ZJ8zlTfNPA",
+	"nE3NOwGXu9ee5fapaZJ4giytQZGSOjNnflQvRrJaZJr3WkWZlJo28RxdTp3rmPGYzXNz6EgjZn42VjPH",
+	"j9J11beJnKhyz4u8utUnPQerv/wkOfbPCvJaZOz5z+fs4p8XZtDZi4uLNyQ/CZ+eGTw2NqS5d7h00suu",
+	"Da83eMio6cfPUrsOKCqAG8XKTg1bDWePKeUOk0/Ff+3Ub69u6mWCa7NyYCynPJ2YfxSvHTTMRpx2M55y",
+	"uKEgCvW2MTr/rT70nZkRTOVD90sVsIUYTqW8giWqy94ReHXKcCV6bns1HKiKZy7Qv7T6eT3cUjbInCuR",
+	"qUOLYH7XHYTV7/ZVgrSCfBxPnUUtC/TVv7yXyEmlz4mcNDwHgRLLIdnZm5dgBHl38tFI5majrb37uXge",
+	"I+yZJlQcCepPJKK4h688i7qsR3WMNvRtxkTFkxSUFxKcAglfwgrWyBBvfiiAB09dOKhxxkYZXyT+XBdR",
+	"XNPFF4InekpzikdxKlQJE5ZKi1nDq11kudLMuiwZHILYm0xqOZIJu37aH7DOhXz5pnvCrAmAK8TO4EkK",
+	"/h6r1EShrBoJDzCxkVZ8JjTv6+yPeWjWZMIzLKOaua/8xxyP969JwUIJ5mxRJykFot1gyb798Xv2t+8G",
+	"fzMdHyZixp4TvXgn9O2vOf71r8YOC8nEtYfr7I/5waffPv3/AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

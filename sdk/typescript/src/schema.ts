@@ -2387,10 +2387,15 @@ export interface components {
          */
         ErrorCode: "invalid_input" | "verification_failed" | "unauthorized" | "forbidden" | "not_found" | "namespace_not_found" | "not_integrated" | "user_not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal" | "unavailable" | "primary_unavailable";
         /**
-         * @description The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+         * @description A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
          * @example employees
          */
         EntryName: string;
+        /**
+         * @description The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+         * @example employees
+         */
+        AnyEntryName: string;
         /**
          * @description A version identifier (the 16 bytes of a UUIDv7, hex).
          * @example 0x0190f2a1b2c3d4e5f60718293a4b5c6d
@@ -2496,7 +2501,7 @@ export interface components {
             namespace_id: string;
             /** @example 0190f2a1-b2c3-7d4e-8f60-718293a4b5c6 */
             registry_id: string;
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             digest: components["schemas"]["Digest"];
             description: string;
             created_by: string;
@@ -2528,11 +2533,11 @@ export interface components {
             namespace: string;
             namespace_id: string;
             registry_id: string;
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             registry_state: components["schemas"]["RegistryState"];
             /** @example 0190f2a1-b2c3-7d4e-8f60-718293a4b5c7 */
             record_id: string;
-            record_name: components["schemas"]["EntryName"];
+            record_name: components["schemas"]["AnyEntryName"];
             description: string;
             digest: components["schemas"]["Digest"];
             schema: components["schemas"]["JSONObject"];
@@ -2577,7 +2582,7 @@ export interface components {
             /** @description Present in the tag query. */
             namespace_id?: string;
             registry_id: string;
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             description: string;
             digest: components["schemas"]["Digest"];
             /** @enum {string} */
@@ -2604,7 +2609,7 @@ export interface components {
         /** @description One record in a list of records (record query). */
         RecordListEntry: {
             record_id: string;
-            record_name: components["schemas"]["EntryName"];
+            record_name: components["schemas"]["AnyEntryName"];
             description: string;
             digest: components["schemas"]["Digest"];
             details: components["schemas"]["JSONObject"];
@@ -2660,8 +2665,8 @@ export interface components {
         /** @description One record that a search matched. */
         SearchResult: {
             record_id: string;
-            record_name: components["schemas"]["EntryName"];
-            registry_name: components["schemas"]["EntryName"];
+            record_name: components["schemas"]["AnyEntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             namespace_id: string;
             description: string;
             details: components["schemas"]["JSONObject"];
@@ -3306,7 +3311,7 @@ export interface components {
         RecordQueryData: {
             namespace_id: string;
             namespace_name: string;
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             registry_id: string;
             schema: components["schemas"]["JSONObject"];
             meta: components["schemas"]["JSONObject"];
@@ -3345,7 +3350,7 @@ export interface components {
         };
         /** @description The `data` of the registry versions answer. */
         RegistryVersionsData: {
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             schema: components["schemas"]["JSONObject"];
             created_by: string;
             created_at: components["schemas"]["Timestamp"];
@@ -3359,8 +3364,8 @@ export interface components {
         };
         /** @description The `data` of the record versions answer. */
         RecordVersionsData: {
-            registry_name: components["schemas"]["EntryName"];
-            record_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
+            record_name: components["schemas"]["AnyEntryName"];
             schema: components["schemas"]["JSONObject"];
             created_by: string;
             created_at: components["schemas"]["Timestamp"];
@@ -3895,10 +3900,14 @@ export interface components {
         NamespaceId: string;
         /** @description Only the entries of this namespace (by id). */
         DeletedNamespaceFilter: string;
-        /** @description A registry name, unique in its namespace. */
-        RegistryName: components["schemas"]["EntryName"];
-        /** @description A record name, unique in its registry. */
-        RecordName: components["schemas"]["EntryName"];
+        /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
+        RegistryName: components["schemas"]["AnyEntryName"];
+        /** @description A record name, unique in its registry, percent-encoded as a path segment (as registry_name). Reads take any name an entry can have (AnyEntryName). */
+        RecordName: components["schemas"]["AnyEntryName"];
+        /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+        NativeRegistryName: components["schemas"]["EntryName"];
+        /** @description A record name, unique in its registry; writes take native names (EntryName). */
+        NativeRecordName: components["schemas"]["EntryName"];
         /**
          * @description An internet domain (IDNs are accepted and turned to punycode).
          * @example example.com
@@ -3933,7 +3942,7 @@ export interface components {
          * @example 2026-12-31
          */
         ToDate: string;
-        /** @description Partial, case-insensitive name match (at least 3 characters). */
+        /** @description Partial, case-insensitive name match (at least 3 characters; any name, AnyEntryName). */
         NameFilter: string;
         /** @description `date` newest first; `name` and `id` ascending; `status` by state, then name. */
         Sort: "date" | "status" | "name" | "id";
@@ -4029,7 +4038,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -4080,9 +4089,9 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
+                /** @description A record name, unique in its registry, percent-encoded as a path segment (as registry_name). Reads take any name an entry can have (AnyEntryName). */
                 record_name: components["parameters"]["RecordName"];
             };
             cookie?: never;
@@ -4125,7 +4134,7 @@ export interface operations {
                 to?: components["parameters"]["ToDate"];
                 /** @description Registry status filter (`active` is `live`). */
                 status?: "active" | "inactive" | "archived" | "revoked";
-                /** @description Partial, case-insensitive name match (at least 3 characters). */
+                /** @description Partial, case-insensitive name match (at least 3 characters; any name, AnyEntryName). */
                 name?: components["parameters"]["NameFilter"];
                 /** @description `date` newest first; `name` and `id` ascending; `status` by state, then name. */
                 sort?: components["parameters"]["Sort"];
@@ -4187,7 +4196,7 @@ export interface operations {
                 to?: components["parameters"]["ToDate"];
                 /** @description Record state filter, on the state a record reads as (`effective_state`). */
                 state?: components["schemas"]["RecordEffectiveState"];
-                /** @description Partial, case-insensitive name match (at least 3 characters). */
+                /** @description Partial, case-insensitive name match (at least 3 characters; any name, AnyEntryName). */
                 name?: components["parameters"]["NameFilter"];
                 /** @description `date` newest first; `name` and `id` ascending; `status` by state, then name. */
                 sort?: components["parameters"]["Sort"];
@@ -4211,7 +4220,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -4325,7 +4334,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -4363,9 +4372,9 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
+                /** @description A record name, unique in its registry, percent-encoded as a path segment (as registry_name). Reads take any name an entry can have (AnyEntryName). */
                 record_name: components["parameters"]["RecordName"];
             };
             cookie?: never;
@@ -4393,9 +4402,9 @@ export interface operations {
     searchRecords: {
         parameters: {
             query?: {
-                /** @description Partial, case-insensitive match on the registry name. */
+                /** @description Partial, case-insensitive match on the registry name (any name, AnyEntryName). */
                 registry_name?: string;
-                /** @description Partial, case-insensitive match on the record name. */
+                /** @description Partial, case-insensitive match on the record name (any name, AnyEntryName). */
                 record_name?: string;
                 /**
                  * @description Records created or updated at or after this time.
@@ -4618,7 +4627,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -4661,9 +4670,9 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
+                /** @description A record name, unique in its registry, percent-encoded as a path segment (as registry_name). Reads take any name an entry can have (AnyEntryName). */
                 record_name: components["parameters"]["RecordName"];
             };
             cookie?: never;
@@ -5207,8 +5216,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5241,8 +5250,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5277,7 +5286,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -5311,8 +5320,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5361,8 +5370,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5406,8 +5415,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5451,8 +5460,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5496,8 +5505,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5541,8 +5550,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5580,8 +5589,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5632,7 +5641,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -5669,7 +5678,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -5704,8 +5713,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5747,8 +5756,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5796,10 +5805,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -5848,10 +5857,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -5895,10 +5904,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -5942,10 +5951,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -5989,10 +5998,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -6164,8 +6173,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -6207,8 +6216,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -6291,8 +6300,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -6334,8 +6343,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -7525,7 +7534,7 @@ export interface operations {
                  * @example pub.example
                  */
                 domain: components["parameters"]["DediDomain"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
