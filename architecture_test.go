@@ -27,7 +27,7 @@ var floors = [][]string{
 	{"store", "translog/indexstore"},
 	{"directory", "dedi/fetch", "dedi/discovery"},
 	{"domainverify", "dedi"},
-	{"recordschema", "proof", "translog/logstore", "translog/leaf", "translog/stateindex"},
+	{"recordschema", "proof", "translog/logstore", "translog/leaf", "translog/stateindex", "trqp/schemas"},
 	{"internal/cache", "internal/groupread", "internal/jsonlog"},
 }
 
@@ -56,7 +56,7 @@ func isDatabasePackage(p string) bool {
 }
 
 // pure packages import no database, HTTP or generated package, directly or through others.
-var pure = []string{"directory", "dedi", "translog/leaf", "translog/logstore", "translog/stateindex", "proof"}
+var pure = []string{"directory", "dedi", "translog/leaf", "translog/logstore", "translog/stateindex", "proof", "trqp/schemas"}
 
 type pkgInfo struct{ imports, deps []string }
 

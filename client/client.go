@@ -4,8 +4,10 @@
 // (every operation as a method, typed request bodies and responses); this package only adds what
 // every integrator writes first: a constructor that sends the API key, Ptr for the optional
 // fields of request bodies, and the offline check of a lookup response, which recomputes its
-// digest without trusting the service (the Go twin of the TypeScript SDK's verifyLookup). The
-// examples run against an in-process service in `go test`.
+// digest without trusting the service (the Go twin of the TypeScript SDK's verifyLookup), and
+// TRQP, which asks a Trust Registry Query Protocol query and checks the answer against TRQP's
+// schemas and its evidence against the log's key (trqp.go, docs/trqp.md). The examples run
+// against an in-process service in `go test`.
 //
 //	c, err := client.New("https://directory.example.com", os.Getenv("SVC_API_KEY"))
 //	res, err := c.LookupRecordWithResponse(ctx, namespaceID, "employees", "alice", nil)

@@ -30,6 +30,13 @@ func (s *Server) GetLogState(ctx context.Context, req gen.GetLogStateRequestObje
 	case err != nil:
 		return nil, err
 	}
+	// A list of one leaf has an empty list proof, a tree of one leaf empty inclusions: the
+	// contract's arrays, never null.
+	for _, p := range []*[][]byte{&a.ListProof, &a.LatestInclusion, &a.StateInclusion} {
+		if *p == nil {
+			*p = [][]byte{}
+		}
+	}
 	out := gen.LogState{Message: "State proof", Present: a.Present, Count: int64(a.Count), Proof: a.Proof, Checkpoint: a.Checkpoint,
 		State: gen.LogStateLeaf{LogIndex: a.State.LogIndex, Leaf: a.State.Leaf}, StateInclusion: a.StateInclusion}
 	out.Key.Kind, out.Key.Parts = a.Key.Kind, a.Key.Parts

@@ -84,25 +84,33 @@ func TestTypeScriptSDK(t *testing.T) {
 	dir := sdkDir(t)
 	requireSDKBuilt(t, dir)
 
-	// A transparency log with its integrator running, as `svc serve` has it.
+	// A transparency log with its integrator and its state index running, as `svc serve` has it.
 	lk, vkey := newLogKey(t)
-	h := newHarnessWith(t, store.DialectSQLite, func(c *server.Config) { c.LogVerifierKey = vkey })
+	var states *translog.StateServer
+	h := newHarnessWith(t, store.DialectSQLite, func(c *server.Config) {
+		c.LogVerifierKey = vkey
+		states = translog.NewStateServer(translog.NewReader(c.Store), c.Store, nil, nil)
+		c.LogState = states
+	})
 	srv := httptest.NewServer(h.e)
 	defer srv.Close()
 	key := h.key("sdk@example.com")
 	ns := publish(t, h, key)
+	version := h.must(http.StatusOK, "GET", "/svc/lookup/"+ns+"/employees/alice", "", nil).data()["version"].(string)
+	trqpNS, lastID, lastVersion := publishTRQP(t, h, key)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	integrated := make(chan struct{})
+	integrated := make(chan struct{}, 2)
 	go func() {
-		defer close(integrated)
-		translog.NewIntegrator(h.store, lk, slog.New(slog.DiscardHandler), nil).Run(ctx, 20*time.Millisecond)
+		defer func() { integrated <- struct{}{} }()
+		translog.NewIntegrator(h.store, lk, slog.New(slog.DiscardHandler), nil).WithStateIndex().Run(ctx, 20*time.Millisecond)
 	}()
-	defer func() { cancel(); <-integrated }()
-	// The record's version is the last published: once it is integrated, so are the namespace's
-	// and the registry's.
-	version := h.must(http.StatusOK, "GET", "/svc/lookup/"+ns+"/employees/alice", "", nil).data()["version"].(string)
+	go func() {
+		defer func() { integrated <- struct{}{} }()
+		states.Run(ctx, 20*time.Millisecond)
+	}()
+	defer func() { cancel(); <-integrated; <-integrated }()
 	get := func(path string) (int, string) {
 		t.Helper()
 		r, err := http.Get(srv.URL + path)
@@ -125,6 +133,16 @@ func TestTypeScriptSDK(t *testing.T) {
 			t.Fatalf("inclusion of %s: %d %s", version, code, body)
 		}
 	}
+	// The state index serves the last version published (so every other one too).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		code, body := get("/svc/log/state/" + lastID)
+		if code == http.StatusOK && strings.Contains(body, lastVersion) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("state of %s: %d %s", lastID, code, body)
+		}
+	}
 	// A witness cosigns the log's checkpoint.
 	w := witnesstest.New(t, "witness.example", vkey)
 	wt, err := translog.NewWitnesser(h.store, vkey, []translog.WitnessConfig{{Key: w.VerifierKey, URL: w.URL}}, 1, nil)
@@ -138,11 +156,11 @@ func TestTypeScriptSDK(t *testing.T) {
 	if code != http.StatusOK || strings.TrimSpace(servedKey) != vkey {
 		t.Fatalf("/svc/log/key: %d %q", code, servedKey)
 	}
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=tap", filepath.Join("test", "live.test.mjs"))
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=tap", filepath.Join("test", "live.test.mjs"), filepath.Join("test", "livetrqp.test.mjs"))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
 		"SVC_SDK_BASE_URL="+srv.URL, "SVC_SDK_API_KEY="+key,
-		"SVC_SDK_NAMESPACE="+ns, "SVC_SDK_REGISTRY=employees", "SVC_SDK_RECORD=alice",
+		"SVC_SDK_NAMESPACE="+ns, "SVC_SDK_REGISTRY=employees", "SVC_SDK_RECORD=alice", "SVC_SDK_TRQP_NAMESPACE="+trqpNS,
 		"SVC_SDK_LOG_KEY="+strings.TrimSpace(servedKey), "SVC_SDK_WITNESS_KEY="+w.VerifierKey)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -161,6 +179,26 @@ func TestTypeScriptSDK(t *testing.T) {
 		t.Fatalf("node test: %d passed, %d failed, %d skipped\n%s", pass, fail, skip, out)
 	}
 	t.Logf("node test/live.test.mjs: %d passed", count("pass"))
+}
+
+// publishTRQP publishes docs/trqp.md's worked examples through the API: the namespace "Board"
+// whose registry "licences" answers (issue, engineer-license) by record name (alice live, carol
+// revoked) and whose registry "revocations" answers (present, engineer-license), negative, by
+// details.did (did:example:mallory listed). It returns the namespace, and the record id and
+// version of the last version it published.
+func publishTRQP(t *testing.T, h *harness, key string) (ns, lastID, lastVersion string) {
+	t.Helper()
+	ns = h.must(http.StatusCreated, "POST", "/svc/create-namespace", key,
+		`{"name":"Board","meta":{"trqp":{"governance_framework":"https://board.example/egf"}}}`).data()["namespace_id"].(string)
+	h.must(http.StatusCreated, "POST", "/svc/"+ns+"/create-registry", key, `{"registry_name":"licences","schema":{"type":"object"},
+		"meta":{"trqp":{"authorizations":[{"action":"issue","resource":"engineer-license"}]}}}`)
+	h.must(http.StatusCreated, "POST", "/svc/"+ns+"/create-registry", key, `{"registry_name":"revocations","schema":{"type":"object"},
+		"meta":{"trqp":{"authorizations":[{"action":"present","resource":"engineer-license"}],"polarity":"negative","entity":"details.did"}}}`)
+	h.must(http.StatusCreated, "POST", "/svc/"+ns+"/revocations/add-record", key, `{"record_name":"r-2026-001","details":{"did":"did:example:mallory"}}`)
+	h.must(http.StatusCreated, "POST", "/svc/"+ns+"/licences/add-record", key, `{"record_name":"alice","details":{"licence":"A-1"}}`)
+	h.must(http.StatusCreated, "POST", "/svc/"+ns+"/licences/add-record", key, `{"record_name":"carol","details":{"licence":"C-1"}}`)
+	carol := h.must(http.StatusOK, "POST", "/svc/"+ns+"/licences/carol/revoke-record", key, nil).data()
+	return ns, carol["record_id"].(string), carol["version"].(string)
 }
 
 // sdkVectors is the file sdk/typescript/test/vectors.json.

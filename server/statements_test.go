@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/server"
@@ -75,6 +76,19 @@ func TestStatementCounts(t *testing.T) {
 	missRegistryLookup := measure("registry lookup, no such registry", func() {
 		h.must(http.StatusNotFound, "GET", "/svc/lookup/"+ns+"/nothing", "", nil)
 	})
+	// A TRQP answer (docs/trqp.md, Cost): the authority's declarations (cached when the lookup
+	// cache is on; here it is off) and the record with its log index, in one statement.
+	h.must(http.StatusCreated, "POST", "/svc/"+ns+"/create-registry", key, map[string]any{
+		"registry_name": "licences", "schema": map[string]any{"type": "object"},
+		"meta": map[string]any{"trqp": map[string]any{"authorizations": []any{map[string]any{"action": "issue", "resource": "lic"}}}}})
+	h.must(http.StatusCreated, "POST", "/svc/"+ns+"/licences/add-record", key, map[string]any{"record_name": "alice", "details": map[string]any{}})
+	ask := func() {
+		if status, _, raw := h.trqpPost("authorization", trqpQuery("alice", ns, "issue", "lic", time.Time{})); status != http.StatusOK {
+			t.Fatalf("%d %s", status, raw)
+		}
+	}
+	ask() // prepares the statements
+	trqpAnswer := measure("TRQP authorization", ask)
 	for _, c := range []struct {
 		name      string
 		got       count
@@ -90,6 +104,7 @@ func TestStatementCounts(t *testing.T) {
 		{"record lookup, no such registry", missRegistry, 2, 2},
 		{"record lookup, no such version", missVersion, 1, 1},
 		{"registry lookup, no such registry", missRegistryLookup, 1, 1},
+		{"TRQP authorization, its authority not cached", trqpAnswer, 2, 2},
 	} {
 		if c.got.statements > c.max || c.got.registryReads > c.maxRegRds {
 			t.Errorf("%s: %s", c.name, fmt.Sprintf("%d statements (at most %d), %d registry reads (at most %d)", c.got.statements, c.max, c.got.registryReads, c.maxRegRds))

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -69,12 +70,32 @@ func (s *Server) trqpAnswer(ctx context.Context, recognition bool, entity, autho
 		out.context["svc_entry"] = ev.Entry
 		out.context["svc_version"] = ev.Version
 		out.context["svc_digest"] = ev.Digest
+		out.context["svc_lookup_url"] = evidenceLookupURL(ev)
 		out.context["svc_proof_url"] = "/svc/log/inclusion/" + ev.Version
+		out.context["svc_state_url"] = evidenceStateURL(ev)
 		if ev.Logged {
 			out.context["svc_log_index"] = strconv.FormatInt(ev.LogIndex, 10)
 		}
 	}
 	return out, nil
+}
+
+// evidenceLookupURL is the lookup of the version that decided (docs/trqp.md, Evidence).
+func evidenceLookupURL(ev trqp.Evidence) string {
+	u := "/svc/lookup/" + url.PathEscape(ev.NamespaceID) + "/" + url.PathEscape(ev.RegistryName)
+	if ev.RecordName != "" {
+		u += "/" + url.PathEscape(ev.RecordName)
+	}
+	return u + "?version_id=" + url.QueryEscape(ev.Version)
+}
+
+// evidenceStateURL is the state proof of what decided: the entry by its id, or the absence of
+// the record name that is not listed (the state query's name form).
+func evidenceStateURL(ev trqp.Evidence) string {
+	if n := ev.Absent; n != nil {
+		return stateQueryPrefix + url.PathEscape(n.NamespaceID) + "/" + url.PathEscape(n.Registry) + "/" + url.PathEscape(n.Record)
+	}
+	return stateQueryPrefix + url.PathEscape(ev.ID)
 }
 
 // TrqpMetadata answers GET /metadata: the service's identifier and what it is.

@@ -5,18 +5,18 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/svc-directory/svc/trqp/schemas"
 )
 
 // The Trust Registry Query Protocol v2.0 (docs/trqp.md): every answer of the tests is checked
-// against TRQP's own four schemas (trqp/testdata/schemas, byte-exact copies with provenance).
+// against TRQP's own four schemas (trqp/schemas, byte-exact copies with provenance).
 
 var (
 	trqpSchemaOnce sync.Once
@@ -30,28 +30,9 @@ func trqpSchema(t *testing.T, kind, side string) *jsonschema.Schema {
 	t.Helper()
 	trqpSchemaOnce.Do(func() {
 		trqpSchemas = map[string]*jsonschema.Schema{}
-		for _, k := range []string{"authorization", "recognition"} {
-			for _, s := range []string{"request", "response"} {
-				name := "trqp_" + k + "_" + s + ".schema.json"
-				f, err := os.Open(filepath.Join("..", "trqp", "testdata", "schemas", name))
-				if err != nil {
-					trqpSchemaErr = err
-					return
-				}
-				doc, err := jsonschema.UnmarshalJSON(f)
-				f.Close()
-				if err != nil {
-					trqpSchemaErr = err
-					return
-				}
-				c := jsonschema.NewCompiler()
-				c.AssertFormat()
-				if err := c.AddResource(name, doc); err != nil {
-					trqpSchemaErr = err
-					return
-				}
-				if trqpSchemas[k+"/"+s], err = c.Compile(name); err != nil {
-					trqpSchemaErr = err
+		for _, k := range schemas.Kinds {
+			for _, s := range schemas.Sides {
+				if trqpSchemas[k+"/"+s], trqpSchemaErr = schemas.Compile(k, s); trqpSchemaErr != nil {
 					return
 				}
 			}
@@ -240,7 +221,7 @@ func TestTRQPMapping(t *testing.T) {
 					t.Fatalf("%s %v (%v), want %v (%s)", flag, out[flag], out["message"], tc.yes, tc.message)
 				}
 				ctx, _ := out["context"].(map[string]any)
-				for _, k := range []string{"svc_entry", "svc_version", "svc_digest", "svc_proof_url"} {
+				for _, k := range []string{"svc_entry", "svc_version", "svc_digest", "svc_lookup_url", "svc_proof_url", "svc_state_url"} {
 					if s, _ := ctx[k].(string); s == "" {
 						t.Fatalf("context.%s missing: %s", k, raw)
 					}
@@ -251,6 +232,22 @@ func TestTRQPMapping(t *testing.T) {
 				}
 				if ctx["svc_entry"] != wantEntry {
 					t.Fatalf("svc_entry %v, want %s: %s", ctx["svc_entry"], wantEntry, raw)
+				}
+				// The lookup names the version that decided; the state proof is of that entry's id,
+				// or, for an entity a registry matching by record name does not list, of the name.
+				data := h.must(http.StatusOK, "GET", ctx["svc_lookup_url"].(string), "", nil).data()
+				if data["version"] != ctx["svc_version"] || data["proof"].(map[string]any)["digest"] != ctx["svc_digest"] {
+					t.Fatalf("svc_lookup_url %v is not the version %v (%v): %v", ctx["svc_lookup_url"], ctx["svc_version"], ctx["svc_digest"], data)
+				}
+				if ctx["svc_proof_url"] != "/svc/log/inclusion/"+ctx["svc_version"].(string) {
+					t.Fatalf("svc_proof_url %v", ctx["svc_proof_url"])
+				}
+				wantState := "/svc/log/state/" + data[wantEntry+"_id"].(string)
+				if tc.message == "not listed" && tc.resource == lic && tc.action == "issue" { // licences: by record name
+					wantState = "/svc/log/state/" + ns + "/licences/" + tc.entity
+				}
+				if ctx["svc_state_url"] != wantState {
+					t.Fatalf("svc_state_url %v, want %s", ctx["svc_state_url"], wantState)
 				}
 				if !tc.at.IsZero() && out["time_requested"] == nil {
 					t.Fatalf("no time_requested: %s", raw)

@@ -56,6 +56,7 @@ var layers = []struct {
 	{"composition", map[string][]string{
 		"open":   {"open.go", "migrate.go", "dialect_open.go", "dialect_sqlite.go", "dialect_postgres.go"},
 		"writes": {"writes.go", "publishbatch.go", "transfer.go", "dediindex.go", "importbatch.go", "deleted.go"},
+		"reads":  {"lookuplogged.go"},
 	}},
 }
 

@@ -20,11 +20,12 @@ import (
 // stay in version order even if the clock went back between them), then namespaces before
 // registries before records, then version_count and version. It reads the fields of each
 // version's leaf; the leaf itself is written in Go (translog/leaf), as every write queues it.
-// The key changes of DeDi publishers (dedikeys.go) are numbered among them by the time they
-// were logged, after the versions of the same millisecond (their crawl indexed its files
-// first), in the order they were logged; their leaf texts are kept and queued as they are,
-// under their digest. So are the changes of domain bindings (domainleaves.go), after the key
-// changes of the same millisecond.
+// The key changes of DeDi publishers (dedikeys.go) and the changes of domain bindings
+// (domainleaves.go) are numbered among them by the time they were logged, after the versions
+// of the same millisecond (their transaction wrote its versions first), and among themselves
+// in the order they were queued (log_seq: a crawl's domain change and its key change, two
+// transactions, can share a millisecond); their leaf texts are kept and queued as they are,
+// under their digest.
 const logRestartOrderSQL = `
 	INSERT INTO log_restart (n, kind, namespace_id, registry_id, record_id, version, version_count, digest, leaf)
 	SELECT ROW_NUMBER() OVER (ORDER BY t, rank, version_count, version),
@@ -41,10 +42,10 @@ const logRestartOrderSQL = `
 	           3, version_count, 'record', namespace_id, registry_id, record_id, digest, ''
 	      FROM record_versions WHERE state <> 'draft'
 	    UNION ALL
-	    SELECT digest, created_at, 4, seq, 'dedi-keys', '', '', '', digest, leaf
+	    SELECT digest, created_at, 4, log_seq, 'dedi-keys', '', '', '', digest, leaf
 	      FROM dedi_key_changes
 	    UNION ALL
-	    SELECT digest, created_at, 5, seq, 'domain', '', '', '', digest, leaf
+	    SELECT digest, created_at, 4, log_seq, 'domain', '', '', '', digest, leaf
 	      FROM domain_changes
 	) AS v`
 

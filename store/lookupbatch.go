@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 
@@ -79,33 +80,39 @@ const latestRecordSQLiteQuery = `SELECT ` + recordHeadCols + `
 
 // latestRecordSQLite reads the latest version of a record on SQLite through a statement that
 // database/sql prepares once on each pooled connection and keeps: compiling the three-table
-// join cost more CPU than running it. The statement is prepared on first use (Open does not
-// migrate, so the tables may not exist before); a failed preparation is retried by the next
-// lookup.
+// join cost more CPU than running it (prepared).
 func (s *Store) latestRecordSQLite(ctx context.Context, namespaceID, registry, record string) (recRead, error) {
-	stmt := s.latestStmt.Load()
-	if stmt == nil {
-		s.latestStmtMu.Lock()
-		if stmt = s.latestStmt.Load(); stmt == nil {
-			var err error
-			if stmt, err = s.sqlDB.PrepareContext(ctx, latestRecordSQLiteQuery); err != nil {
-				s.latestStmtMu.Unlock()
-				return recRead{}, err
-			}
-			s.latestStmt.Store(stmt)
-		}
-		s.latestStmtMu.Unlock()
-	}
-	if err := ctx.Err(); err != nil {
+	stmt, err := s.prepared(ctx, &s.latestStmt, latestRecordSQLiteQuery)
+	if err != nil {
 		return recRead{}, err
 	}
 	// The read runs under a context that is never cancelled: it finds one row by unique keys
 	// in microseconds, and watching a cancellable context costs more than the read (the driver
 	// and database/sql would each start a goroutine per query to watch it).
 	var r recRead
-	err := stmt.QueryRowContext(context.WithoutCancel(ctx), registry, record, namespaceID).Scan(r.scanDest()...)
+	err = stmt.QueryRowContext(context.WithoutCancel(ctx), registry, record, namespaceID).Scan(r.scanDest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return recRead{}, directory.ErrNotFound
 	}
 	return r, err
+}
+
+// prepared is the statement q kept in p, prepared on first use (Open does not migrate, so the
+// tables may not exist before); a failed preparation is retried by the next read. It fails
+// when ctx is done: the read that follows runs under a context that is never cancelled.
+func (s *Store) prepared(ctx context.Context, p *atomic.Pointer[sql.Stmt], q string) (*sql.Stmt, error) {
+	stmt := p.Load()
+	if stmt == nil {
+		s.stmtMu.Lock()
+		if stmt = p.Load(); stmt == nil {
+			var err error
+			if stmt, err = s.sqlDB.PrepareContext(ctx, q); err != nil {
+				s.stmtMu.Unlock()
+				return nil, err
+			}
+			p.Store(stmt)
+		}
+		s.stmtMu.Unlock()
+	}
+	return stmt, ctx.Err()
 }

@@ -26,6 +26,7 @@ var directSQLFiles = map[string]string{
 	"replicapool.go":      "the failover pool under the replicas' GORM handle",
 	"lookupbatch.go":      "the record lookup's fast paths (grouped pgx reads, a prepared SQLite statement): BenchmarkGetRecord*, server's BenchmarkLookupRecord*",
 	"logentry.go":         "the inclusion proof's log-entry read, grouped through pgx like the lookups (no benchmark of its own yet)",
+	"lookuplogged.go":     "a TRQP answer's record read with its log index, the lookup's fast paths joined to the log position: server's BenchmarkTRQPAuthorizationVsLookup100k",
 }
 
 // TestOneWayIntoTheDatabase holds the rule that the store's SQL goes through GORM, apart from

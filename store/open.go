@@ -106,6 +106,9 @@ func (s *Store) Close() error {
 	if stmt := s.latestStmt.Load(); stmt != nil {
 		_ = stmt.Close()
 	}
+	if stmt := s.loggedStmt.Load(); stmt != nil {
+		_ = stmt.Close()
+	}
 	if s.replicas != nil {
 		s.replicas.close()
 	}

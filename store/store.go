@@ -43,9 +43,10 @@ type Store struct {
 	// the reads of requests marked with ReplicaReads (nil: no replicas).
 	primary  readTarget
 	replicas *replicaSet
-	// The prepared latest-record read on SQLite (lookupbatch.go), made on first use.
-	latestStmt   atomic.Pointer[sql.Stmt]
-	latestStmtMu sync.Mutex
+	// The prepared latest-record reads on SQLite (lookupbatch.go, lookuplogged.go), made on
+	// first use under stmtMu.
+	latestStmt, loggedStmt atomic.Pointer[sql.Stmt]
+	stmtMu                 sync.Mutex
 	// Planner statistics refreshed after large writes (analyze.go); recordsWritten is told of
 	// the records each transaction wrote, once it committed.
 	stats          statsKeeper

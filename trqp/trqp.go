@@ -27,13 +27,25 @@ type Query struct {
 }
 
 // Evidence names what the answer was decided from: the record version (or, when the registry
-// does not list the entity, the registry version), its digest and, once integrated, its log index.
+// does not list the entity, the registry version), its digest and, once integrated, its log
+// index; and the key whose state proof shows that what decided is current (docs/trqp.md,
+// Evidence).
 type Evidence struct {
 	Entry           string // "record" or "registry"
 	Version, Digest string
 	LogIndex        int64
 	Logged          bool // LogIndex is known
+	// NamespaceID, RegistryName and RecordName ("" for a registry) name the version's lookup;
+	// ID is the entry's id (record_id or registry_id), the key of its state proof.
+	NamespaceID, RegistryName, RecordName, ID string
+	// Absent, when set, is the record name whose absence decided: a "not listed" of a registry
+	// matching entities by record name (the state query's name form proves it). A "not listed"
+	// of a details match has no key that proves it, and Absent is nil.
+	Absent *Name
 }
+
+// Name is a record's name in its registry and namespace.
+type Name struct{ NamespaceID, Registry, Record string }
 
 // Answer is the answer to a Query.
 type Answer struct {
@@ -57,6 +69,7 @@ type Store interface {
 	AuthorityMetas(ctx context.Context, ref string) (string, map[string]string, error)
 	GetRegistry(ctx context.Context, nsRef, name string, sel directory.VersionSel) (directory.Registry, error)
 	GetRecord(ctx context.Context, nsRef, registryName, recordName string, sel directory.VersionSel) (directory.Record, error)
+	GetLatestRecordLogged(ctx context.Context, namespaceID, registryName, recordName string) (directory.Record, int64, bool, error)
 	Search(ctx context.Context, namespaceID string, o store.SearchOptions) (store.SearchResult, error)
 	LogIndex(ctx context.Context, version string) (int64, error)
 }
@@ -75,7 +88,7 @@ type Service struct {
 
 type authorityEntry struct {
 	nsID  string
-	metas map[string]string
+	decls map[string]*directory.TRQPDeclaration // by registry name; nil: declares nothing
 }
 
 // New is the service over st; origin tells the state of origin-hosted registries' files; now is
@@ -134,11 +147,11 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 	if q.At != nil {
 		at = *q.At
 	}
-	nsID, metas, err := s.authority(ctx, q.AuthorityID)
+	nsID, decls, err := s.authority(ctx, q.AuthorityID)
 	if err != nil {
 		return Answer{}, err
 	}
-	name, d, err := declared(metas, q)
+	name, d, err := declared(decls, q)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -148,7 +161,7 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 	if q.At != nil {
 		sel.Before = at.Add(time.Millisecond)
 	}
-	rec, err := s.record(ctx, nsID, name, d, q.EntityID, sel)
+	rec, recLog, err := s.record(ctx, nsID, name, d, q.EntityID, sel)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -171,6 +184,7 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
+	left := rec
 	if rec != nil && hosted && rec.State == directory.StateSuspended {
 		rec = nil // the record left its publisher's file
 	}
@@ -183,11 +197,21 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 			return Answer{}, err
 		}
 	}
-	ev := Evidence{Entry: "registry", Version: reg.Version, Digest: reg.Digest}
-	if !byRegistry {
-		ev = Evidence{Entry: "record", Version: rec.Version, Digest: rec.Digest}
+	// A "not listed" is proven by the record version that left its publisher's file (suspended),
+	// or, matched by record name, by the name's absence; a details match has no key to prove it.
+	registryLive := reg.State == directory.StateLive && origin != directory.StateStale && origin != directory.StateWithdrawn
+	ev := Evidence{Entry: "registry", Version: reg.Version, Digest: reg.Digest, NamespaceID: nsID, RegistryName: name, ID: reg.RegistryID}
+	switch {
+	case !byRegistry:
+		ev = recordEvidence(nsID, name, rec)
+	case registryLive && left != nil:
+		ev = recordEvidence(nsID, name, left)
+	case registryLive && d.DetailsPath() == nil:
+		ev.Absent = &Name{NamespaceID: nsID, Registry: name, Record: q.EntityID}
 	}
-	if idx, ok := s.indices.Get(ev.Version); ok {
+	if left != nil && recLog.read && ev.Version == left.Version {
+		ev.LogIndex, ev.Logged = recLog.idx, recLog.logged
+	} else if idx, ok := s.indices.Get(ev.Version); ok {
 		ev.LogIndex, ev.Logged = idx, true
 	} else {
 		gen := s.indices.Generation()
@@ -202,44 +226,58 @@ func (s *Service) Answer(ctx context.Context, q Query) (Answer, error) {
 	return Answer{Yes: dec.Yes, Message: dec.Message, Evaluated: now, Evidence: ev}, nil
 }
 
+// recordEvidence is the evidence of a record version.
+func recordEvidence(nsID, registry string, rec *directory.Record) Evidence {
+	return Evidence{Entry: "record", Version: rec.Version, Digest: rec.Digest, NamespaceID: nsID, RegistryName: registry,
+		RecordName: rec.RecordName, ID: rec.RecordID}
+}
+
 // authority is the id of the namespace an authority_id names (*UnknownError when none) and the
-// metas of its registries, by name.
-func (s *Service) authority(ctx context.Context, id string) (string, map[string]string, error) {
+// declarations of its registries, by name, parsed once for as long as they are cached.
+func (s *Service) authority(ctx context.Context, id string) (string, map[string]*directory.TRQPDeclaration, error) {
 	ref := AuthorityRef(id)
 	if ref == "" {
 		return "", nil, &UnknownError{"Unknown authority: authority_id must be https://{domain} or did:web:{domain} of a namespace's verified domain, or a namespace_id"}
 	}
 	if e, ok := s.authorities.Get(ref); ok {
-		return e.nsID, e.metas, nil
+		return e.nsID, e.decls, nil
 	}
 	gen := s.authorities.Generation()
 	nsID, metas, err := s.st.AuthorityMetas(ctx, ref)
 	if errors.Is(err, directory.ErrNotFound) {
 		return "", nil, &UnknownError{"Unknown authority: no namespace is " + id}
 	}
-	if err == nil {
-		s.authorities.SetIfUnchanged(gen, ref, authorityEntry{nsID, metas})
+	if err != nil {
+		return "", nil, err
 	}
-	return nsID, metas, err
+	decls := make(map[string]*directory.TRQPDeclaration, len(metas))
+	for n, text := range metas {
+		m, err := directory.DecodeObject(text)
+		if err != nil {
+			return "", nil, err
+		}
+		// An origin-hosted file's malformed declaration declares nothing.
+		if d, err := directory.ParseRegistryTRQP(m); err == nil {
+			decls[n] = d
+		}
+	}
+	s.authorities.SetIfUnchanged(gen, ref, authorityEntry{nsID, decls})
+	return nsID, decls, nil
 }
 
-// declared finds the registry whose declaration answers q's pair among the metas of the
+// declared finds the registry whose declaration answers q's pair among the declarations of the
 // authority's registries.
-func declared(metas map[string]string, q Query) (string, directory.TRQPDeclaration, error) {
-	names := make([]string, 0, len(metas))
-	for n := range metas {
+func declared(decls map[string]*directory.TRQPDeclaration, q Query) (string, directory.TRQPDeclaration, error) {
+	names := make([]string, 0, len(decls))
+	for n := range decls {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	action, resource := false, false
 	for _, n := range names {
-		m, err := directory.DecodeObject(metas[n])
-		if err != nil {
-			return "", directory.TRQPDeclaration{}, err
-		}
-		d, err := directory.ParseRegistryTRQP(m)
-		if err != nil || d == nil {
-			continue // an origin-hosted file's malformed declaration declares nothing
+		d := decls[n]
+		if d == nil {
+			continue
 		}
 		for _, p := range d.Pairs(q.Recognition) {
 			action = action || p.Action == q.Action
@@ -262,27 +300,42 @@ func declared(metas map[string]string, q Query) (string, directory.TRQPDeclarati
 	return "", directory.TRQPDeclaration{}, &UnknownError{"Unknown action and resource: no registry of " + q.AuthorityID + " answers " + kind + " queries for action " + q.Action + " on resource " + q.Resource}
 }
 
+// logPos is the log index a latest record read gave with the record (read: it was read).
+type logPos struct {
+	idx          int64
+	logged, read bool
+}
+
 // record is the entity's record version in effect at sel in the registry (nil: not listed then,
-// or a draft, which anonymous callers do not see).
-func (s *Service) record(ctx context.Context, nsID, registry string, d directory.TRQPDeclaration, entity string, sel directory.VersionSel) (*directory.Record, error) {
+// or a draft, which anonymous callers do not see); a latest read gives its log index with it,
+// in the same statement.
+func (s *Service) record(ctx context.Context, nsID, registry string, d directory.TRQPDeclaration, entity string, sel directory.VersionSel) (*directory.Record, logPos, error) {
 	name := entity
 	if path := d.DetailsPath(); path != nil {
 		var err error
 		if name, err = s.nameByDetails(ctx, nsID, registry, path, entity); err != nil || name == "" {
-			return nil, err
+			return nil, logPos{}, err
 		}
 	}
-	rec, err := s.st.GetRecord(ctx, nsID, registry, name, sel)
+	var rec directory.Record
+	var pos logPos
+	var err error
+	if sel.Latest() {
+		rec, pos.idx, pos.logged, err = s.st.GetLatestRecordLogged(ctx, nsID, registry, name)
+		pos.read = err == nil
+	} else {
+		rec, err = s.st.GetRecord(ctx, nsID, registry, name, sel)
+	}
 	var nf *directory.NotFoundError
 	switch {
 	case errors.As(err, &nf):
-		return nil, nil
+		return nil, logPos{}, nil
 	case err != nil:
-		return nil, err
+		return nil, logPos{}, err
 	case rec.State == directory.StateDraft:
-		return nil, nil
+		return nil, logPos{}, nil
 	}
-	return &rec, nil
+	return &rec, pos, nil
 }
 
 // searchPage bounds the records a details match reads; a value shared by more records than
@@ -309,17 +362,13 @@ func (s *Service) nameByDetails(ctx context.Context, nsID, registry string, path
 // in their meta.trqp.authorizations, sorted by action then resource; an unknown authority is an
 // *UnknownError.
 func (s *Service) Authorizations(ctx context.Context, authorityID string) ([]directory.TRQPPair, error) {
-	_, metas, err := s.authority(ctx, authorityID)
+	_, decls, err := s.authority(ctx, authorityID)
 	if err != nil {
 		return nil, err
 	}
 	out := []directory.TRQPPair{}
-	for _, text := range metas {
-		m, err := directory.DecodeObject(text)
-		if err != nil {
-			return nil, err
-		}
-		if d, err := directory.ParseRegistryTRQP(m); err == nil && d != nil {
+	for _, d := range decls {
+		if d != nil {
 			out = append(out, d.Authorizations...)
 		}
 	}

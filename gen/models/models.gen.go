@@ -2555,7 +2555,7 @@ type TrqpAnswerContext map[string]string
 // TrqpAuthorizationContext String members only (TRQP: `additionalProperties: {type: string}`): `time`, RFC 3339 with a `Z` offset (e.g. 2026-04-01T00:00:00Z), the instant the question is about (now when absent); `locator` and any other member are accepted and echoed in the answer's context.
 type TrqpAuthorizationContext map[string]string
 
-// TrqpAuthorizationRequest A TRQP v2.0 authorization query (trqp/testdata/schemas holds TRQP's own schema).
+// TrqpAuthorizationRequest A TRQP v2.0 authorization query (trqp/schemas holds TRQP's own schema).
 type TrqpAuthorizationRequest struct {
 	Action      string `json:"action"`
 	AuthorityId string `json:"authority_id"`
@@ -2566,7 +2566,7 @@ type TrqpAuthorizationRequest struct {
 	Resource string                    `json:"resource"`
 }
 
-// TrqpAuthorizationResponse A TRQP v2.0 authorization answer. `context` holds strings only: the query's context members, and the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index` and `svc_proof_url` (docs/trqp.md).
+// TrqpAuthorizationResponse A TRQP v2.0 authorization answer. `context` holds strings only: the query's context members, and the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index`, `svc_lookup_url` (the lookup of that version), `svc_proof_url` (its inclusion proof) and `svc_state_url` (the state proof of what decided: the entry's latest version, or the absence of a record name that is not listed; docs/trqp.md).
 type TrqpAuthorizationResponse struct {
 	Action      string `json:"action"`
 	AuthorityId string `json:"authority_id"`
@@ -2599,7 +2599,7 @@ type TrqpPair struct {
 // TrqpRecognitionContext String members only (TRQP: `additionalProperties: {type: string}`): `time`, RFC 3339 with a `Z` offset, the instant the question is about (now when absent); any other member is accepted and echoed in the answer's context.
 type TrqpRecognitionContext map[string]string
 
-// TrqpRecognitionRequest A TRQP v2.0 recognition query (trqp/testdata/schemas holds TRQP's own schema).
+// TrqpRecognitionRequest A TRQP v2.0 recognition query (trqp/schemas holds TRQP's own schema).
 type TrqpRecognitionRequest struct {
 	Action      string `json:"action"`
 	AuthorityId string `json:"authority_id"`
@@ -2610,7 +2610,7 @@ type TrqpRecognitionRequest struct {
 	Resource string                  `json:"resource"`
 }
 
-// TrqpRecognitionResponse A TRQP v2.0 recognition answer. `context` holds strings only: the query's context members, and the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index` and `svc_proof_url` (docs/trqp.md).
+// TrqpRecognitionResponse A TRQP v2.0 recognition answer. `context` holds strings only: the query's context members, and the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index`, `svc_lookup_url` (the lookup of that version), `svc_proof_url` (its inclusion proof) and `svc_state_url` (the state proof of what decided: the entry's latest version, or the absence of a record name that is not listed; docs/trqp.md).
 type TrqpRecognitionResponse struct {
 	Action      string `json:"action"`
 	AuthorityId string `json:"authority_id"`

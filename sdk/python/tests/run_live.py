@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs tests/live_test.py against a real `svc serve` on a temporary SQLite database.
+"""Runs tests/live_test.py and tests/live_trqp_test.py against a real `svc serve` on a temporary SQLite database.
 
     python3 sdk/python/tests/run_live.py [--svc bin/svc]
 
@@ -72,7 +72,7 @@ def main() -> int:
             ).stdout.strip()
             os.environ.update(SVC_SDK_BASE_URL=base, SVC_SDK_API_KEY=api_key, SVC_SDK_LOG_KEY=log_key)
             sys.path.insert(0, str(HERE))
-            suite = unittest.defaultTestLoader.loadTestsFromName("live_test")
+            suite = unittest.defaultTestLoader.loadTestsFromNames(["live_test", "live_trqp_test"])
             result = unittest.TextTestRunner(verbosity=2).run(suite)
             if result.skipped:
                 print(f"{len(result.skipped)} live tests skipped: every one must run here", file=sys.stderr)

@@ -1,6 +1,7 @@
 // @svc-directory/sdk: a typed client of the svc trust directory, an offline verifier of its
 // lookups, verifiers of its transparency log's checkpoints and inclusion proofs, and of its
-// state index's proofs (the latest leaf of a key, or its absence).
+// state index's proofs (the latest leaf of a key, or its absence), and trqp(), which asks a
+// Trust Registry Query Protocol query and checks the answer and its evidence.
 
 export { createSvcClient, consistencyHeader, tokenPosition, getCheckpoint, getCosignedCheckpoint, getLogKey, SvcTextError } from "./client.js";
 export type { SvcClient, SvcClientOptions, NamespaceLookupResponse, RegistryLookupResponse, RecordLookupResponse } from "./client.js";
@@ -32,3 +33,7 @@ export {
 export type { StateKey, StateKeyKind, StateProof, StateIndexResult } from "./stateindex.js";
 export { keysOf, domainLeaf, parseDomainLeaf, parseStateLeaf, isNormalDomain } from "./statekeys.js";
 export type { DomainLeaf } from "./statekeys.js";
+export { trqp } from "./trqp.js";
+export type { TrqpQuery, TrqpOptions, TrqpResult, TrqpEvidence, StateCheck, StateVerdict } from "./trqp.js";
+export { checkTrqpDocument, isDateTime } from "./trqpshape.js";
+export type { TrqpKind, TrqpShapeResult } from "./trqpshape.js";

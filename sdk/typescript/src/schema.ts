@@ -1936,7 +1936,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description A TRQP v2.0 authorization query (trqp/testdata/schemas holds TRQP's own schema). */
+        /** @description A TRQP v2.0 authorization query (trqp/schemas holds TRQP's own schema). */
         TrqpAuthorizationRequest: {
             entity_id: string;
             authority_id: string;
@@ -1944,7 +1944,7 @@ export interface components {
             resource: string;
             context?: components["schemas"]["TrqpAuthorizationContext"];
         };
-        /** @description A TRQP v2.0 authorization answer. `context` holds strings only: the query's context members, and the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index` and `svc_proof_url` (docs/trqp.md). */
+        /** @description A TRQP v2.0 authorization answer. `context` holds strings only: the query's context members, and the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index`, `svc_lookup_url` (the lookup of that version), `svc_proof_url` (its inclusion proof) and `svc_state_url` (the state proof of what decided: the entry's latest version, or the absence of a record name that is not listed; docs/trqp.md). */
         TrqpAuthorizationResponse: {
             entity_id: string;
             authority_id: string;
@@ -1958,7 +1958,7 @@ export interface components {
             message?: string;
             context?: components["schemas"]["TrqpAnswerContext"];
         };
-        /** @description A TRQP v2.0 recognition query (trqp/testdata/schemas holds TRQP's own schema). */
+        /** @description A TRQP v2.0 recognition query (trqp/schemas holds TRQP's own schema). */
         TrqpRecognitionRequest: {
             entity_id: string;
             authority_id: string;
@@ -1966,7 +1966,7 @@ export interface components {
             resource: string;
             context?: components["schemas"]["TrqpRecognitionContext"];
         };
-        /** @description A TRQP v2.0 recognition answer. `context` holds strings only: the query's context members, and the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index` and `svc_proof_url` (docs/trqp.md). */
+        /** @description A TRQP v2.0 recognition answer. `context` holds strings only: the query's context members, and the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index`, `svc_lookup_url` (the lookup of that version), `svc_proof_url` (its inclusion proof) and `svc_state_url` (the state proof of what decided: the entry's latest version, or the absence of a record name that is not listed; docs/trqp.md). */
         TrqpRecognitionResponse: {
             entity_id: string;
             authority_id: string;

@@ -6,7 +6,9 @@
 - ``verify_checkpoint``, ``verify_inclusion``, ``verify_consistency`` and
   ``verify_cosigned_checkpoint``: the transparency log's signed checkpoints (Ed25519) and proofs;
 - ``verify_membership``, ``verify_absence``, ``verify_extension``, ``verify_latest`` and
-  ``keys_of``: the state index's proofs (a key's latest leaf, or its absence).
+  ``keys_of``: the state index's proofs (a key's latest leaf, or its absence);
+- ``trqp``: asks a Trust Registry Query Protocol query and checks the answer's shape
+  (``check_trqp_document``) and its evidence.
 """
 
 from ._generated import *  # noqa: F401,F403  (the schema types)
@@ -46,11 +48,20 @@ from .stateindex import (
     verify_membership,
 )
 from .response import Response, SvcError
+from .trqp import StateCheck, StateVerdict, TrqpEvidence, TrqpResult, trqp
+from .trqpshape import check_trqp_document, is_date_time
 from .verify import FIRST_PROOF_YEAR, MAX_DEPTH, VerifyResult, genesis_hex, proof_type, recompute_digest, verify_lookup
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "trqp",
+    "TrqpResult",
+    "TrqpEvidence",
+    "StateCheck",
+    "StateVerdict",
+    "check_trqp_document",
+    "is_date_time",
     "Client",
     "Response",
     "SvcError",

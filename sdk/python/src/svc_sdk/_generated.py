@@ -7,7 +7,7 @@ from typing import Any, Literal, Mapping, NotRequired, Optional, Required, Typed
 
 from .response import Response
 
-# A TRQP v2.0 authorization query (trqp/testdata/schemas holds TRQP's own schema).
+# A TRQP v2.0 authorization query (trqp/schemas holds TRQP's own schema).
 TrqpAuthorizationRequest = TypedDict(
     'TrqpAuthorizationRequest',
     {
@@ -21,8 +21,10 @@ TrqpAuthorizationRequest = TypedDict(
 )
 
 # A TRQP v2.0 authorization answer. `context` holds strings only: the query's context members, and
-# the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index` and
-# `svc_proof_url` (docs/trqp.md).
+# the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index`,
+# `svc_lookup_url` (the lookup of that version), `svc_proof_url` (its inclusion proof) and
+# `svc_state_url` (the state proof of what decided: the entry's latest version, or the absence of
+# a record name that is not listed; docs/trqp.md).
 TrqpAuthorizationResponse = TypedDict(
     'TrqpAuthorizationResponse',
     {
@@ -39,7 +41,7 @@ TrqpAuthorizationResponse = TypedDict(
     total=False,
 )
 
-# A TRQP v2.0 recognition query (trqp/testdata/schemas holds TRQP's own schema).
+# A TRQP v2.0 recognition query (trqp/schemas holds TRQP's own schema).
 TrqpRecognitionRequest = TypedDict(
     'TrqpRecognitionRequest',
     {
@@ -53,8 +55,10 @@ TrqpRecognitionRequest = TypedDict(
 )
 
 # A TRQP v2.0 recognition answer. `context` holds strings only: the query's context members, and
-# the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index` and
-# `svc_proof_url` (docs/trqp.md).
+# the evidence `svc_entry` (record or registry), `svc_version`, `svc_digest`, `svc_log_index`,
+# `svc_lookup_url` (the lookup of that version), `svc_proof_url` (its inclusion proof) and
+# `svc_state_url` (the state proof of what decided: the entry's latest version, or the absence of
+# a record name that is not listed; docs/trqp.md).
 TrqpRecognitionResponse = TypedDict(
     'TrqpRecognitionResponse',
     {
