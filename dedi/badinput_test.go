@@ -90,8 +90,8 @@ func TestBadInput(t *testing.T) {
 			})
 			relist(t, fx, in)
 		}, Invalid, "/publisher/key"},
-		{"non-https source_url", func(t *testing.T, fx *fixture, in *Input) {
-			in.File = resignFile(t, in.File, fx.key, func(d map[string]any) { d["source_url"] = "http://pub.example/x.json" })
+		{"source_url not a URI", func(t *testing.T, fx *fixture, in *Input) {
+			in.File = resignFile(t, in.File, fx.key, func(d map[string]any) { d["source_url"] = "pub example x.json" })
 			relist(t, fx, in)
 		}, Invalid, "/source_url"},
 		{"proof names another key", func(t *testing.T, fx *fixture, in *Input) {

@@ -54,13 +54,23 @@ type (
 		Keys        []Key      `json:"keys"`
 		UpdatedAt   string     `json:"updated_at"`
 		NextUpdate  string     `json:"next_update"`
+		Digests     string     `json:"digests,omitempty"`
 		Files       []any      `json:"files"`
 		Proof       *proofJSON `json:"proof,omitempty"`
 	}
 	referenceJSON struct {
 		Registry string `json:"registry"`
 		URL      string `json:"url"`
-		Digest   string `json:"digest"`
+		Digest   string `json:"digest,omitempty"`
+	}
+	digestsJSON struct {
+		DediVersion string            `json:"dedi_version"`
+		Type        string            `json:"type"`
+		Domain      string            `json:"domain"`
+		UpdatedAt   string            `json:"updated_at"`
+		NextUpdate  string            `json:"next_update"`
+		Digests     map[string]string `json:"digests"`
+		Proof       *proofJSON        `json:"proof,omitempty"`
 	}
 )
 
@@ -103,10 +113,11 @@ func SignFile(f *File, key PrivateKey) ([]byte, error) {
 
 // SignManifest writes m as a signed manifest, signed by key: version 0.1, type dedi-manifest,
 // m's domain, name, description, keys (key's public key is added when absent), times and
-// files (an Entry with Inline text embeds that file; others are references).
+// files (an Entry with Inline text embeds that file; others are references, with their digest
+// when they have one), and its digests URL when it has one.
 func SignManifest(m *Manifest, key PrivateKey) ([]byte, error) {
 	doc := manifestJSON{DediVersion: "0.1", Type: "dedi-manifest", Domain: m.Domain, Name: m.Name, Description: m.Description,
-		Keys: append([]Key(nil), m.Keys...), UpdatedAt: stamp(m.UpdatedAt), NextUpdate: stamp(m.NextUpdate), Files: []any{}}
+		Keys: append([]Key(nil), m.Keys...), UpdatedAt: stamp(m.UpdatedAt), NextUpdate: stamp(m.NextUpdate), Digests: m.DigestsURL, Files: []any{}}
 	if !containsKey(doc.Keys, key.Public()) {
 		doc.Keys = append(doc.Keys, key.Public())
 	}
@@ -127,6 +138,29 @@ func SignManifest(m *Manifest, key PrivateKey) ([]byte, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the signed manifest does not verify: %w", err)
+	}
+	return out, nil
+}
+
+// SignDigests writes d as a signed digests document (type dedi-digests, version 0.1), signed by
+// key: d's domain, times and digests. It is parsed and its signature checked again before it is
+// returned.
+func SignDigests(d *Digests, key PrivateKey) ([]byte, error) {
+	doc := digestsJSON{DediVersion: "0.1", Type: "dedi-digests", Domain: d.Domain, UpdatedAt: stamp(d.UpdatedAt), NextUpdate: stamp(d.NextUpdate),
+		Digests: d.Digests}
+	if doc.Digests == nil {
+		doc.Digests = map[string]string{}
+	}
+	out, err := sign(&doc, func(p *proofJSON) { doc.Proof = p }, key)
+	if err != nil {
+		return nil, err
+	}
+	g, err := ParseDigests(out, Limits{MaxManifestBytes: 1 << 40})
+	if err == nil {
+		err = VerifyJWS(g.Proof.JWS, g.doc, key.Public())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the signed digests document does not verify: %w", err)
 	}
 	return out, nil
 }

@@ -103,11 +103,14 @@ type File struct {
 	canon []byte
 }
 
-// Entry is one of a manifest's files: a reference (URL and Digest) or an inline file.
+// Entry is one of a manifest's files: a reference (URL, and optionally Digest) or an inline file.
 type Entry struct {
 	Registry string
 	URL      string // "" for an inline file
-	Digest   string // "sha-256:<hex>"; "" for an inline file
+	// Digest is the manifest's own commitment to a referenced file ("sha-256:<hex>"): "" for
+	// an inline file and for a reference without one. The digests document's entry, when
+	// there is one, takes precedence (Commitment).
+	Digest string
 	// Inline is the canonical JSON (RFC 8785) of an inline file, to give to Verify or
 	// CheckFile as the file's bytes; nil for a reference.
 	Inline []byte
@@ -122,9 +125,12 @@ type Manifest struct {
 	Keys        []Key
 	UpdatedAt   time.Time
 	NextUpdate  time.Time
-	Files       []Entry
-	Proof       Proof
-	doc         map[string]any
+	// DigestsURL is where the publisher's signed digests document is ("" when the manifest
+	// names none): its entries take precedence over the entries' own digests.
+	DigestsURL string
+	Files      []Entry
+	Proof      Proof
+	doc        map[string]any
 }
 
 // Entry returns the manifest's entry for a registry, or nil.
@@ -177,10 +183,7 @@ func parseAndCheckFile(raw []byte, lim Limits) (*File, error) {
 	}
 	err = verifyJWS(f.Proof.JWS, f.doc, f.Publisher.Key, compactSize(raw))
 	f.canon = nil // a verified file is held while it is indexed: only its text and spans stay
-	if err != nil {
-		return f, fail(BadSignature, "%v", err)
-	}
-	return f, nil
+	return f, signatureError(err, BadSignature, "")
 }
 
 func fileFromValue(v any) (*File, error) {
@@ -210,7 +213,7 @@ func envelopeOf(doc map[string]any) *File {
 	f.SourceURL = doc["source_url"].(string)
 	f.NextUpdate = timeOf(doc["next_update"])
 	pub := doc["publisher"].(map[string]any)
-	f.Publisher = Publisher{Domain: pub["domain"].(string), Key: keyOf(pub["key"])}
+	f.Publisher = Publisher{Domain: strings.ToLower(pub["domain"].(string)), Key: keyOf(pub["key"])}
 	f.Namespace = doc["namespace"].(string)
 	reg := doc["registry"].(map[string]any)
 	f.Registry = Registry{Name: reg["name"].(string), Schema: reg["schema"], State: reg["state"].(string),
@@ -257,7 +260,8 @@ func ParseManifest(raw []byte, lim Limits) (*Manifest, error) {
 	doc := v.(map[string]any)
 	m := &Manifest{doc: doc}
 	m.Version = doc["dedi_version"].(string)
-	m.Domain = doc["domain"].(string)
+	m.Domain = strings.ToLower(doc["domain"].(string))
+	m.DigestsURL, _ = doc["digests"].(string)
 	m.Name, _ = doc["name"].(string)
 	m.Description, _ = doc["description"].(string)
 	for _, k := range doc["keys"].([]any) {
@@ -271,7 +275,8 @@ func ParseManifest(raw []byte, lim Limits) (*Manifest, error) {
 		em := e.(map[string]any)
 		var entry Entry
 		if url, ok := em["url"].(string); ok {
-			entry = Entry{Registry: em["registry"].(string), URL: url, Digest: em["digest"].(string)}
+			entry = Entry{Registry: em["registry"].(string), URL: url}
+			entry.Digest, _ = em["digest"].(string)
 		} else {
 			f, err := fileFromValue(em)
 			if err != nil {
@@ -304,10 +309,19 @@ func ParseManifest(raw []byte, lim Limits) (*Manifest, error) {
 
 // CheckSignature verifies the file's JWS against its embedded key (BadSignature).
 func (f *File) CheckSignature() error {
-	if err := VerifyJWS(f.Proof.JWS, f.doc, f.Publisher.Key); err != nil {
-		return fail(BadSignature, "%v", err)
+	return signatureError(VerifyJWS(f.Proof.JWS, f.doc, f.Publisher.Key), BadSignature, "")
+}
+
+// signatureError is the outcome of a failed signature check: UnsupportedKey when the key is
+// of a type svc cannot check (the reason prefixed by what), else o.
+func signatureError(err error, o Outcome, what string) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	if e, ok := err.(*Error); ok && e.Outcome == UnsupportedKey {
+		return fail(UnsupportedKey, "%s%s", what, e.Reason)
+	}
+	return fail(o, "%s%v", what, err)
 }
 
 // CheckSignature verifies the manifest's JWS with the key of its own keys that
@@ -317,10 +331,7 @@ func (m *Manifest) CheckSignature() error {
 	if k == nil {
 		return fail(NotAuthenticated, "the manifest is signed by %q, which is not among its keys", shorten(m.Proof.VerificationMethod, 80))
 	}
-	if err := VerifyJWS(m.Proof.JWS, m.doc, *k); err != nil {
-		return fail(NotAuthenticated, "the manifest's signature: %v", err)
-	}
-	return nil
+	return signatureError(VerifyJWS(m.Proof.JWS, m.doc, *k), NotAuthenticated, "the manifest's signature: ")
 }
 
 // Document is the parsed JSON of the file (read-only), for a caller that relays or re-indexes
@@ -360,9 +371,17 @@ func checkTimes(ts ...time.Time) error {
 	return nil
 }
 
+// keyOf reads a JWK the schema admitted: an Ed25519 key has its x checked by the schema; a key
+// of another type keeps all its members, to be compared.
 func keyOf(v any) Key {
 	m := v.(map[string]any)
-	return Key{Kid: m["kid"].(string), Kty: m["kty"].(string), Crv: m["crv"].(string), X: m["x"].(string)}
+	k := Key{Kid: m["kid"].(string), Kty: m["kty"].(string)}
+	k.Crv, _ = m["crv"].(string)
+	k.X, _ = m["x"].(string)
+	if !k.Supported() {
+		k.members = m
+	}
+	return k
 }
 
 func proofOf(v any) Proof {

@@ -8,21 +8,39 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/svc-directory/svc/proof"
 )
 
-// Key is a public Ed25519 key as a JWK (RFC 7517, RFC 8037): kty "OKP", crv "Ed25519", x the
-// base64url (unpadded) of the 32 key bytes, and the kid a proof names it by.
+// Key is a public key as a JWK (RFC 7517) and the kid a proof names it by. svc checks
+// signatures by Ed25519 keys (RFC 8037): kty "OKP", crv "Ed25519", x the base64url (unpadded)
+// of the 32 key bytes. A manifest may list keys of other types too ("algorithm matching the
+// key"): they are read, kept and compared, but a document signed by one is UnsupportedKey.
 type Key struct {
 	Kid string `json:"kid"`
 	Kty string `json:"kty"`
-	Crv string `json:"crv"`
-	X   string `json:"x"`
+	Crv string `json:"crv,omitempty"`
+	X   string `json:"x,omitempty"`
+	// members is the JWK as read (every member), for a key of another type: what tells two
+	// such keys apart. Nil for an Ed25519 key and for a key a caller built.
+	members map[string]any
+}
+
+// Supported reports whether svc can check signatures by the key: an Ed25519 JWK.
+func (k Key) Supported() bool { return k.Kty == "OKP" && k.Crv == "Ed25519" }
+
+// Type names the key's type for a reason: its kty, and its crv when it has one.
+func (k Key) Type() string {
+	if k.Crv != "" {
+		return k.Kty + "/" + k.Crv
+	}
+	return k.Kty
 }
 
 // PublicKey decodes the key's bytes.
 func (k Key) PublicKey() (ed25519.PublicKey, error) {
-	if k.Kty != "OKP" || k.Crv != "Ed25519" {
-		return nil, fmt.Errorf("key %q is not an Ed25519 JWK (kty %q, crv %q)", k.Kid, k.Kty, k.Crv)
+	if !k.Supported() {
+		return nil, fail(UnsupportedKey, "key %q is of type %s: svc checks Ed25519 signatures only", shorten(k.Kid, 80), shorten(k.Type(), 40))
 	}
 	b, err := base64.RawURLEncoding.Strict().DecodeString(k.X)
 	if err != nil || len(b) != ed25519.PublicKeySize {
@@ -34,9 +52,32 @@ func (k Key) PublicKey() (ed25519.PublicKey, error) {
 // Same reports whether two JWKs are the same key under the same kid: what a manifest must list
 // for a file's key to count.
 func (k Key) Same(o Key) bool {
+	if !k.Supported() || !o.Supported() {
+		if k.Supported() != o.Supported() || k.Kid != o.Kid {
+			return false
+		}
+		a, errA := proof.Canonicalize(k.jwk())
+		b, errB := proof.Canonicalize(o.jwk())
+		return errA == nil && errB == nil && bytes.Equal(a, b)
+	}
 	a, errA := k.PublicKey()
 	b, errB := o.PublicKey()
 	return errA == nil && errB == nil && k.Kid == o.Kid && bytes.Equal(a, b)
+}
+
+// jwk is the key's members: as read, or those of the struct.
+func (k Key) jwk() map[string]any {
+	if k.members != nil {
+		return k.members
+	}
+	m := map[string]any{"kid": k.Kid, "kty": k.Kty}
+	if k.Crv != "" {
+		m["crv"] = k.Crv
+	}
+	if k.X != "" {
+		m["x"] = k.X
+	}
+	return m
 }
 
 // SameKeys reports whether two key sets hold the same keys (kid and x), in any order: a

@@ -12,6 +12,9 @@ import (
 func (m *Manifest) KeysLeaf() (leaf.KeysLeaf, error) {
 	l := leaf.KeysLeaf{Domain: m.Domain, UpdatedAt: m.UpdatedAt.UTC().Format(isoMillis)}
 	for _, k := range m.Keys {
+		if !k.Supported() {
+			continue // it authorizes nothing here (UnsupportedKey): not part of the key set logged
+		}
 		l.Keys = append(l.Keys, leaf.Key{Kid: k.Kid, Kty: k.Kty, Crv: k.Crv, X: k.X})
 	}
 	l.Keys = leaf.SortKeys(l.Keys)

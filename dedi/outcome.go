@@ -43,10 +43,33 @@ const (
 	SchemaUnavailable Outcome = "schema_unavailable"
 	// UnavailableAuthority: the manifest cannot be fetched and no cached copy is still fresh.
 	UnavailableAuthority Outcome = "unavailable_authority"
+	// UnsupportedKey: the document (the file, the manifest or the digests document) is signed
+	// by a key of a type svc cannot check (not Ed25519). It is the outcome of that document
+	// only: the manifest may list such keys beside Ed25519 ones.
+	UnsupportedKey Outcome = "unsupported_key"
+)
+
+// The outcomes of the digests document (digests.go). A referenced file whose manifest names a
+// digests document takes the document's outcome when the document fails: the file cannot be
+// checked against the digest its publisher commits to.
+const (
+	// DigestsInvalid: the digests document is not JSON, too large, or not of its schema.
+	DigestsInvalid Outcome = "digests_invalid"
+	// DigestsNotAuthenticated: the digests document is not signed by a key the manifest
+	// lists, its signature does not verify, or its domain is not the manifest's.
+	DigestsNotAuthenticated Outcome = "digests_not_authenticated"
+	// DigestsStale: now is after the digests document's next_update.
+	DigestsStale Outcome = "digests_stale"
+	// DigestsRollback: the digests document is older (updated_at) than the one accepted before.
+	DigestsRollback Outcome = "digests_rollback"
+	// DigestsUnavailable: the manifest names a digests document that cannot be had, and no
+	// accepted copy is still fresh.
+	DigestsUnavailable Outcome = "digests_unavailable"
 )
 
 // Outcomes lists every outcome, success first.
-var Outcomes = []Outcome{Authentic, Invalid, BadSignature, NotAuthenticated, DigestMismatch, Stale, Inactive, Rollback, SchemaUnavailable, UnavailableAuthority}
+var Outcomes = []Outcome{Authentic, Invalid, BadSignature, NotAuthenticated, DigestMismatch, Stale, Inactive, Rollback, SchemaUnavailable,
+	UnavailableAuthority, UnsupportedKey, DigestsInvalid, DigestsNotAuthenticated, DigestsStale, DigestsRollback, DigestsUnavailable}
 
 // Error is a failed step: its outcome and a one-line reason.
 type Error struct {

@@ -39,9 +39,16 @@ func NewSchemas(f SchemaFetcher, max int, ttl time.Duration, now func() time.Tim
 	return &Schemas{fetch: f, cache: cache.New[string, *recordschema.Schema](cache.Options{MaxSize: max, TTL: ttl, Now: now})}
 }
 
-// Get returns the compiled schema at url, fetching it on a miss. Any failure (fetch, size, not
-// JSON, not a JSON Schema that stands alone) is SchemaUnavailable: the file waits for it.
+// Get returns the compiled schema at url: the pinned copy for a URL that names a core schema
+// (CoreSchemaFor; never fetched, so it works offline and on a nil *Schemas), else the fetched
+// one, fetching it on a miss. Any failure (fetch, size, not JSON, not a JSON Schema that stands
+// alone) is SchemaUnavailable: the file waits for it.
 func (s *Schemas) Get(ctx context.Context, url string) (*recordschema.Schema, error) {
+	if c := CoreSchemaFor(url); c != nil {
+		if cs := c.compiled(); cs != nil {
+			return cs, nil
+		}
+	}
 	if s == nil || s.fetch == nil {
 		return nil, fail(SchemaUnavailable, "the registry's schema %s cannot be fetched here", shorten(url, 200))
 	}

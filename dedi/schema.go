@@ -16,18 +16,20 @@ import (
 
 // The JSON Schemas of the two documents, as written down in docs/dedi-files.md.
 //
-//go:embed schemas/dedi-file.schema.json schemas/dedi-manifest.schema.json
+//go:embed schemas/dedi-file.schema.json schemas/dedi-manifest.schema.json schemas/dedi-digests.schema.json
 var schemaFS embed.FS
 
 // Schema identifiers ($id) of the embedded schemas.
 const (
 	FileSchemaID     = "urn:svc:dedi:file"
 	ManifestSchemaID = "urn:svc:dedi:manifest"
+	DigestsSchemaID  = "urn:svc:dedi:digests"
 	// recordSchemaID is the file schema's definition of one record.
 	recordSchemaID = FileSchemaID + "#/$defs/record"
 )
 
-// SchemaText returns the embedded JSON Schema of a document kind ("file" or "manifest").
+// SchemaText returns the embedded JSON Schema of a document kind ("file", "manifest" or
+// "digests").
 func SchemaText(kind string) []byte {
 	b, err := schemaFS.ReadFile("schemas/dedi-" + kind + ".schema.json")
 	if err != nil {
@@ -41,7 +43,7 @@ var compiled = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.UseLoader(refuseLoader{})
-	for id, kind := range map[string]string{FileSchemaID: "file", ManifestSchemaID: "manifest"} {
+	for id, kind := range map[string]string{FileSchemaID: "file", ManifestSchemaID: "manifest", DigestsSchemaID: "digests"} {
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(SchemaText(kind)))
 		if err != nil {
 			return nil, err
@@ -51,7 +53,7 @@ var compiled = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 		}
 	}
 	out := map[string]*jsonschema.Schema{}
-	for _, id := range []string{FileSchemaID, ManifestSchemaID, recordSchemaID} {
+	for _, id := range []string{FileSchemaID, ManifestSchemaID, DigestsSchemaID, recordSchemaID} {
 		s, err := c.Compile(id)
 		if err != nil {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/svc-directory/svc/proof"
@@ -17,6 +18,9 @@ type Accepted struct {
 	Manifest *Manifest
 	// FileUpdatedAt is registry.updated_at of the last accepted copy of this registry's file.
 	FileUpdatedAt time.Time
+	// Digests is the last accepted digests document: a newer one may not be older, and it
+	// stands in, while fresh, for one that cannot be fetched.
+	Digests *Digests
 }
 
 // Input is everything a verification depends on.
@@ -26,10 +30,14 @@ type Input struct {
 	// fetched (then Accepted.Manifest stands in while fresh, else UnavailableAuthority).
 	Manifest    []byte
 	ManifestURL string
-	Now         time.Time
-	Accepted    Accepted
-	Schemas     *Schemas // resolves registry schemas named by URL (nil: SchemaUnavailable)
-	Limits      Limits
+	// Digests is the digests document's bytes as fetched from the manifest's digests URL; nil
+	// when the manifest names none or it could not be fetched (then Accepted.Digests stands in
+	// while fresh, else a referenced file is DigestsUnavailable).
+	Digests  []byte
+	Now      time.Time
+	Accepted Accepted
+	Schemas  *Schemas // resolves registry schemas named by URL (nil: SchemaUnavailable)
+	Limits   Limits
 }
 
 // Result is the outcome of a verification and what it found on the way.
@@ -41,6 +49,13 @@ type Result struct {
 	Entry    *Entry    // the manifest's entry for the file, once found
 	Digest   string    // "sha-256:<hex>" of the file's bytes
 	Cached   bool      // the manifest could not be fetched and the accepted one stood in
+	// Digests is the digests document the file was checked against (nil when the manifest
+	// names none, or it failed); DigestsCached says the accepted one stood in for it.
+	Digests       *Digests
+	DigestsCached bool
+	// DigestFrom says where the commitment the file met came from (FromDigests, FromManifest,
+	// FromNone); "" for an inline file or when the check was not reached.
+	DigestFrom string
 }
 
 // Verify runs the steps of docs/dedi-files.md in order and stops at the first that fails:
@@ -70,7 +85,12 @@ func Verify(ctx context.Context, in Input) Result {
 	if cached {
 		accepted = nil // the accepted manifest stands in for itself
 	}
-	err = fileSteps(ctx, &res, in.File, accepted, FileCheck{Now: in.Now, AcceptedUpdatedAt: in.Accepted.FileUpdatedAt, Schemas: in.Schemas})
+	d, dcached, derr := DigestsAuthority(in.Digests, m, in.Now, in.Accepted.Digests, in.Limits)
+	if derr == nil {
+		res.Digests, res.DigestsCached = d, dcached
+	}
+	err = fileSteps(ctx, &res, in.File, accepted, FileCheck{Now: in.Now, AcceptedUpdatedAt: in.Accepted.FileUpdatedAt, Schemas: in.Schemas,
+		Digests: d, DigestsErr: derr})
 	return res.end(err)
 }
 
@@ -80,6 +100,11 @@ type FileCheck struct {
 	AcceptedUpdatedAt time.Time // registry.updated_at of the last accepted copy of this file
 	Schemas           *Schemas
 	Limits            Limits
+	// Digests and DigestsErr are what DigestsAuthority gave for the manifest: the digests
+	// document whose entries take precedence, or why it failed (then a referenced file of a
+	// manifest that names one takes that outcome).
+	Digests    *Digests
+	DigestsErr error
 }
 
 // VerifyFile is Verify for a crawler that has already authenticated the manifest m (Authority,
@@ -88,7 +113,7 @@ type FileCheck struct {
 // text. cached says m is the accepted copy standing in for one that could not be fetched.
 // The steps and outcomes are Verify's, but for the manifest's own.
 func VerifyFile(ctx context.Context, raw []byte, m *Manifest, cached bool, c FileCheck) Result {
-	res := Result{Digest: Digest(raw), Manifest: m, Cached: cached}
+	res := Result{Digest: Digest(raw), Manifest: m, Cached: cached, Digests: c.Digests}
 	f, err := parseAndCheckFile(raw, c.Limits)
 	res.File = f
 	if err != nil {
@@ -102,7 +127,7 @@ func VerifyFile(ctx context.Context, raw []byte, m *Manifest, cached bool, c Fil
 // the manifest accepted before, for step 6.
 func fileSteps(ctx context.Context, res *Result, raw []byte, acceptedManifest *Manifest, c FileCheck) error {
 	f, m := res.File, res.Manifest
-	entry, err := CheckListed(f, raw, m)
+	entry, err := checkListed(f, raw, m, c.Digests, c.DigestsErr, &res.DigestFrom)
 	res.Entry = entry
 	if err != nil {
 		return err
@@ -166,7 +191,7 @@ func CheckManifest(m *Manifest, manifestURL string) error {
 	if err != nil || u.Scheme != "https" || u.Path != WellKnownPath || u.RawQuery != "" || u.User != nil || u.Port() != "" {
 		return fail(NotAuthenticated, "the manifest did not come from a well-known URL (https://{domain}%s): %s", WellKnownPath, shorten(manifestURL, 200))
 	}
-	if u.Hostname() != m.Domain {
+	if strings.ToLower(u.Hostname()) != m.Domain {
 		return fail(NotAuthenticated, "the manifest names domain %s but was served by %s", m.Domain, shorten(u.Hostname(), 200))
 	}
 	return m.CheckSignature()
@@ -174,13 +199,21 @@ func CheckManifest(m *Manifest, manifestURL string) error {
 
 // CheckListed is the rest of step 3: the manifest has the file's publisher domain and
 // namespace, lists its key (same kid and x) and has an entry for its registry
-// (NotAuthenticated); a referenced file's bytes have the entry's digest, an inline entry is
-// the same document (DigestMismatch). It returns the entry.
-func CheckListed(f *File, raw []byte, m *Manifest) (*Entry, error) {
+// (NotAuthenticated); a referenced file's bytes have the digest the publisher commits to
+// (Commitment: the digests document d first, then the entry's own; none at all leaves the
+// file resting on its signature and domain binding), an inline entry is the same document
+// (DigestMismatch). A reference of a manifest that names a digests document needs d
+// (DigestsUnavailable without it). It returns the entry.
+func CheckListed(f *File, raw []byte, m *Manifest, d *Digests) (*Entry, error) {
+	var from string
+	return checkListed(f, raw, m, d, nil, &from)
+}
+
+func checkListed(f *File, raw []byte, m *Manifest, d *Digests, derr error, from *string) (*Entry, error) {
 	if f.Publisher.Domain != m.Domain {
 		return nil, fail(NotAuthenticated, "the file's publisher domain %s is not the manifest's domain %s", f.Publisher.Domain, m.Domain)
 	}
-	if f.Namespace != m.Domain {
+	if !strings.EqualFold(f.Namespace, m.Domain) {
 		return nil, fail(NotAuthenticated, "the file's namespace %q is not the manifest's domain %s", shorten(f.Namespace, 80), m.Domain)
 	}
 	listed := false
@@ -198,10 +231,20 @@ func CheckListed(f *File, raw []byte, m *Manifest) (*Entry, error) {
 		return nil, fail(NotAuthenticated, "the manifest does not list registry %q", shorten(f.Registry.Name, 80))
 	}
 	if e.Inline == nil {
-		if d := Digest(raw); d != e.Digest {
-			return e, fail(DigestMismatch, "the file's digest is %s, the manifest lists %s", d, e.Digest)
+		if m.DigestsURL != "" {
+			if derr != nil {
+				return e, derr
+			}
+			if d == nil {
+				return e, fail(DigestsUnavailable, "the manifest names the digests document %s, which was not given", shorten(m.DigestsURL, 200))
+			}
 		}
-		return e, nil
+		c, src := Commitment(e, d)
+		*from = src
+		if src == FromNone {
+			return e, nil
+		}
+		return e, checkDigest(raw, c, src)
 	}
 	canon, err := proof.Canonicalize(f.doc)
 	if err != nil || !bytes.Equal(canon, e.Inline) {

@@ -43,9 +43,14 @@ func (s *Server) ListDediPublishers(ctx context.Context, _ gen.ListDediPublisher
 			nu := p.Manifest.NextUpdate
 			g.NextUpdate = &nu
 		}
+		g.DediVersion = &p.Manifest.DediVersion
+		if d := p.Digests; d.SHA256 != "" {
+			g.Digests = &gen.DediDigestsState{Url: d.URL, Sha256: d.SHA256, Kid: d.Kid, UpdatedAt: d.UpdatedAt, NextUpdate: d.NextUpdate, DediVersion: d.DediVersion}
+		}
 		for j, f := range files {
 			g.Files[j] = gen.DediPublisherFile{RegistryName: f.Registry, Url: f.URL, State: gen.DediPublisherFileState(f.State),
-				LastOutcome: f.LastOutcome, Sha256: f.SHA256, Kid: f.Kid, FetchedAt: f.FetchedAt, NextUpdate: f.NextUpdate, RecordCount: f.RecordCount}
+				LastOutcome: f.LastOutcome, Sha256: f.SHA256, Kid: f.Kid, FetchedAt: f.FetchedAt, NextUpdate: f.NextUpdate, RecordCount: f.RecordCount,
+				DediVersion: &f.DediVersion}
 		}
 		out[i] = g
 	}
@@ -72,6 +77,7 @@ func (r rawDocument) write(w http.ResponseWriter) error {
 
 func (r rawDocument) VisitGetDediManifestResponse(w http.ResponseWriter) error { return r.write(w) }
 func (r rawDocument) VisitGetDediFileResponse(w http.ResponseWriter) error     { return r.write(w) }
+func (r rawDocument) VisitGetDediDigestsResponse(w http.ResponseWriter) error  { return r.write(w) }
 
 func (s *Server) GetDediManifest(ctx context.Context, req gen.GetDediManifestRequestObject) (gen.GetDediManifestResponseObject, error) {
 	d := dediDomain(req.Domain)
@@ -86,6 +92,21 @@ func (s *Server) GetDediManifest(ctx context.Context, req gen.GetDediManifestReq
 		return nil, problem(http.StatusNotFound, "No manifest of DeDi publisher "+d+" has been accepted yet")
 	}
 	return rawDocument{body: p.Manifest.Bytes, etag: p.Manifest.SHA256}, nil
+}
+
+func (s *Server) GetDediDigests(ctx context.Context, req gen.GetDediDigestsRequestObject) (gen.GetDediDigestsResponseObject, error) {
+	d := dediDomain(req.Domain)
+	p, err := s.store.DediPublisher(ctx, d)
+	if errors.Is(err, directory.ErrNotFound) {
+		return nil, problem(http.StatusNotFound, "DeDi publisher "+d+" not found: this server does not crawl it")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.Digests.Bytes == nil {
+		return nil, problem(http.StatusNotFound, "No digests document of DeDi publisher "+d+" has been accepted: its manifest names none, or none could be verified yet")
+	}
+	return rawDocument{body: p.Digests.Bytes, etag: p.Digests.SHA256}, nil
 }
 
 func (s *Server) GetDediFile(ctx context.Context, req gen.GetDediFileRequestObject) (gen.GetDediFileResponseObject, error) {

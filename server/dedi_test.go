@@ -196,3 +196,44 @@ func TestOriginHostedLookups(t *testing.T) {
 		}
 	})
 }
+
+// TestDediDigestsRelay: the digests document is relayed byte for byte, shown in the
+// publishers' list with the versions declared, 404 when none was accepted, and forgotten when
+// the manifest stops naming one.
+func TestDediDigestsRelay(t *testing.T) {
+	eachDialect(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		st := h.store
+		originHosted(t, st, []byte("{}"), "sha-256:f", store.OriginLive, time.Now().Add(time.Hour), []byte("{}"))
+		h.must(http.StatusNotFound, "GET", "/svc/dedi/pub.example/digests", "", nil)
+		h.must(http.StatusNotFound, "GET", "/svc/dedi/other.example/digests", "", nil)
+
+		digests := []byte("{\"type\": \"dedi-digests\",\n  \"digests\": {}}\n")
+		now := time.Now().UTC().Truncate(time.Second)
+		if err := st.RecordDediCrawl(ctx, "pub.example", store.DediCrawl{Status: store.DediOK, Outcome: "authentic", Success: true,
+			NextCrawl: now.Add(time.Hour), Manifest: &store.DediManifest{Bytes: []byte("{}"), SHA256: "sha-256:m", FetchedAt: now, UpdatedAt: now,
+				NextUpdate: now.Add(time.Hour), DediVersion: "0.2"},
+			Digests: &store.DediManifest{URL: "https://pub.example/dedi/dedi.digests.json", Bytes: digests, SHA256: "sha-256:d", Kid: "k1",
+				FetchedAt: now, UpdatedAt: now, NextUpdate: now.Add(time.Hour), DediVersion: "0.1"}}); err != nil {
+			t.Fatal(err)
+		}
+		if rec := h.rawGet("/svc/dedi/Pub.Example/digests"); rec.Code != http.StatusOK || rec.Body.String() != string(digests) || rec.Header().Get("ETag") != `"sha-256:d"` {
+			t.Fatalf("digests: %d %q %v", rec.Code, rec.Body.String(), rec.Header())
+		}
+		p := h.must(http.StatusOK, "GET", "/svc/dedi/publishers", "", nil).Body["data"].([]any)[0].(map[string]any)
+		d, _ := p["digests"].(map[string]any)
+		if p["dedi_version"] != "0.2" || d["sha256"] != "sha-256:d" || d["kid"] != "k1" || d["dedi_version"] != "0.1" || d["url"] != "https://pub.example/dedi/dedi.digests.json" {
+			t.Fatalf("publisher: %v", p)
+		}
+
+		if err := st.RecordDediCrawl(ctx, "pub.example", store.DediCrawl{Status: store.DediOK, Outcome: "authentic", Success: true,
+			NextCrawl: now.Add(time.Hour), ClearDigests: true}); err != nil {
+			t.Fatal(err)
+		}
+		h.must(http.StatusNotFound, "GET", "/svc/dedi/pub.example/digests", "", nil)
+		p = h.must(http.StatusOK, "GET", "/svc/dedi/publishers", "", nil).Body["data"].([]any)[0].(map[string]any)
+		if p["digests"] != nil {
+			t.Fatalf("a forgotten digests document is still shown: %v", p)
+		}
+	})
+}

@@ -32,6 +32,7 @@ type DediFile struct {
 	FetchedAt, UpdatedAt    time.Time
 	NextUpdate              time.Time
 	RecordCount             int64
+	DediVersion             string // the dedi_version the accepted file declared
 }
 
 type dediFileRow struct {
@@ -50,6 +51,7 @@ type dediFileRow struct {
 	UpdatedAt    int64  `gorm:"column:updated_at;autoUpdateTime:false"`
 	NextUpdate   int64  `gorm:"column:next_update"`
 	RecordCount  int64  `gorm:"column:record_count"`
+	DediVersion  string `gorm:"column:dedi_version"`
 }
 
 func (dediFileRow) TableName() string { return "dedi_files" }
@@ -57,7 +59,8 @@ func (dediFileRow) TableName() string { return "dedi_files" }
 func (r dediFileRow) file() DediFile {
 	return DediFile{Domain: r.Domain, Registry: r.RegistryName, URL: r.URL, State: r.State, LastOutcome: r.LastOutcome,
 		LastReason: r.LastReason, ETag: r.ETag, LastModified: r.LastModified, Bytes: r.Bytes, SHA256: r.SHA256, Kid: r.Kid,
-		FetchedAt: msTime(r.FetchedAt), UpdatedAt: msTime(r.UpdatedAt), NextUpdate: msTime(r.NextUpdate), RecordCount: r.RecordCount}
+		FetchedAt: msTime(r.FetchedAt), UpdatedAt: msTime(r.UpdatedAt), NextUpdate: msTime(r.NextUpdate), RecordCount: r.RecordCount,
+		DediVersion: r.DediVersion}
 }
 
 // DediFiles reads the accepted files of a publisher, by registry name.
@@ -118,7 +121,8 @@ func (s *Store) dediFile(ctx context.Context, domain, registry string, withBytes
 func (t *Tx) PutDediFile(f DediFile) error {
 	row := dediFileRow{Domain: f.Domain, RegistryName: f.Registry, URL: f.URL, State: f.State, LastOutcome: f.LastOutcome,
 		LastReason: f.LastReason, ETag: f.ETag, LastModified: f.LastModified, Bytes: f.Bytes, SHA256: f.SHA256, Kid: f.Kid,
-		FetchedAt: f.FetchedAt.UnixMilli(), UpdatedAt: f.UpdatedAt.UnixMilli(), NextUpdate: f.NextUpdate.UnixMilli(), RecordCount: f.RecordCount}
+		FetchedAt: f.FetchedAt.UnixMilli(), UpdatedAt: f.UpdatedAt.UnixMilli(), NextUpdate: f.NextUpdate.UnixMilli(), RecordCount: f.RecordCount,
+		DediVersion: f.DediVersion}
 	return translate(t.db.Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "domain"}, {Name: "registry_name"}},
 		UpdateAll: true,

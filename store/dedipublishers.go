@@ -34,16 +34,21 @@ type DediPublisher struct {
 	LastReason  string
 	NextCrawl   time.Time
 	Manifest    DediManifest
-	FileCount   int64
+	// Digests is the last digests document accepted from the publisher (Bytes nil when its
+	// manifest names none, or none was accepted yet).
+	Digests   DediManifest
+	FileCount int64
 }
 
-// DediManifest is the last manifest accepted from a publisher, as fetched.
+// DediManifest is the last manifest (or digests document) accepted from a publisher, as
+// fetched.
 type DediManifest struct {
 	URL, ETag, LastModified string
 	Bytes                   []byte // nil when none was accepted yet
 	SHA256, Kid             string
 	FetchedAt, UpdatedAt    time.Time
 	NextUpdate              time.Time
+	DediVersion             string // the dedi_version it declared
 }
 
 type dediPublisherRow struct {
@@ -63,6 +68,17 @@ type dediPublisherRow struct {
 	ManifestFetchedAt  *int64  `gorm:"column:manifest_fetched_at"`
 	ManifestUpdatedAt  *int64  `gorm:"column:manifest_updated_at"`
 	ManifestNextUpdate *int64  `gorm:"column:manifest_next_update"`
+	ManifestVersion    string  `gorm:"column:manifest_dedi_version"`
+	DigestsURL         string  `gorm:"column:digests_url"`
+	DigestsETag        string  `gorm:"column:digests_etag"`
+	DigestsModified    string  `gorm:"column:digests_modified"`
+	DigestsBytes       []byte  `gorm:"column:digests_bytes"`
+	DigestsSHA256      string  `gorm:"column:digests_sha256"`
+	DigestsKid         string  `gorm:"column:digests_kid"`
+	DigestsFetchedAt   *int64  `gorm:"column:digests_fetched_at"`
+	DigestsUpdatedAt   *int64  `gorm:"column:digests_updated_at"`
+	DigestsNextUpdate  *int64  `gorm:"column:digests_next_update"`
+	DigestsVersion     string  `gorm:"column:digests_dedi_version"`
 	CreatedAt          int64   `gorm:"column:created_at;autoCreateTime:false"`
 }
 
@@ -80,7 +96,10 @@ func (r dediPublisherRow) publisher() DediPublisher {
 		LastOutcome: r.LastOutcome, LastReason: r.LastReason, NextCrawl: msTime(r.NextCrawlAt),
 		Manifest: DediManifest{URL: r.ManifestURL, ETag: r.ManifestETag, LastModified: r.ManifestModified, Bytes: r.ManifestBytes,
 			SHA256: r.ManifestSHA256, Kid: r.ManifestKid, FetchedAt: msOr0(r.ManifestFetchedAt), UpdatedAt: msOr0(r.ManifestUpdatedAt),
-			NextUpdate: msOr0(r.ManifestNextUpdate)}}
+			NextUpdate: msOr0(r.ManifestNextUpdate), DediVersion: r.ManifestVersion},
+		Digests: DediManifest{URL: r.DigestsURL, ETag: r.DigestsETag, LastModified: r.DigestsModified, Bytes: r.DigestsBytes,
+			SHA256: r.DigestsSHA256, Kid: r.DigestsKid, FetchedAt: msOr0(r.DigestsFetchedAt), UpdatedAt: msOr0(r.DigestsUpdatedAt),
+			NextUpdate: msOr0(r.DigestsNextUpdate), DediVersion: r.DigestsVersion}}
 }
 
 // AddDediPublisher adds a publisher, due for its first crawl now; it reports whether it was
@@ -128,7 +147,7 @@ func (s *Store) DediPublisher(ctx context.Context, domain string) (DediPublisher
 // manifests' bytes).
 func (s *Store) DediPublishers(ctx context.Context) ([]DediPublisher, error) {
 	var rows []dediPublisherRow
-	if err := s.db.WithContext(ctx).Omit("manifest_bytes").Order("domain").Find(&rows).Error; err != nil {
+	if err := s.db.WithContext(ctx).Omit("manifest_bytes", "digests_bytes").Order("domain").Find(&rows).Error; err != nil {
 		return nil, translate(err, "publishers")
 	}
 	type count struct {
@@ -206,7 +225,11 @@ type DediCrawl struct {
 	Success                 bool          // the manifest was accepted (last success moves to now)
 	NextCrawl               time.Time     // when it is due again
 	Manifest                *DediManifest // a newly accepted manifest, else nil (the old one stays)
-	NamespaceID             string        // the origin-hosted namespace, when known
+	// Digests is a newly accepted digests document, else nil (the old one stays);
+	// ClearDigests forgets the one kept (the accepted manifest names none any more).
+	Digests      *DediManifest
+	ClearDigests bool
+	NamespaceID  string // the origin-hosted namespace, when known
 	// Keys is the key set of the manifest the crawl accepted (nil when it accepted none): a
 	// key change when it differs from the last logged (dedikeys.go).
 	Keys *leaf.KeysLeaf
@@ -226,7 +249,20 @@ func (s *Store) RecordDediCrawl(ctx context.Context, domain string, c DediCrawl)
 		set["manifest_url"], set["manifest_etag"], set["manifest_modified"] = m.URL, m.ETag, m.LastModified
 		set["manifest_bytes"], set["manifest_sha256"], set["manifest_kid"] = m.Bytes, m.SHA256, m.Kid
 		set["manifest_fetched_at"], set["manifest_updated_at"] = m.FetchedAt.UnixMilli(), m.UpdatedAt.UnixMilli()
-		set["manifest_next_update"] = m.NextUpdate.UnixMilli()
+		set["manifest_next_update"], set["manifest_dedi_version"] = m.NextUpdate.UnixMilli(), m.DediVersion
+	}
+	if c.ClearDigests {
+		c.Digests = &DediManifest{}
+	}
+	if d := c.Digests; d != nil {
+		var fetched, updated, next *int64
+		if d.Bytes != nil {
+			fetched, updated, next = msPtr(d.FetchedAt), msPtr(d.UpdatedAt), msPtr(d.NextUpdate)
+		}
+		set["digests_url"], set["digests_etag"], set["digests_modified"] = d.URL, d.ETag, d.LastModified
+		set["digests_bytes"], set["digests_sha256"], set["digests_kid"] = d.Bytes, d.SHA256, d.Kid
+		set["digests_fetched_at"], set["digests_updated_at"], set["digests_next_update"] = fetched, updated, next
+		set["digests_dedi_version"] = d.DediVersion
 	}
 	return s.tx(ctx, func(tx *gorm.DB) error {
 		if err := tx.Model(&dediPublisherRow{}).Where("domain = ?", domain).Updates(set).Error; err != nil {
@@ -241,6 +277,11 @@ func (s *Store) RecordDediCrawl(ctx context.Context, domain string, c DediCrawl)
 		_, err := logKeyChange(tx, s.nowMS(), *c.Keys)
 		return err
 	})
+}
+
+func msPtr(t time.Time) *int64 {
+	v := t.UnixMilli()
+	return &v
 }
 
 // TouchDediManifest keeps the validators of a manifest answered 304 (they may change).

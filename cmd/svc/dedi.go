@@ -50,7 +50,8 @@ func fetchOptions() (fetch.Options, error) {
 	return fetch.Options{DNSServer: envOr("SVC_DNS_SERVER", ""), Port: port, Insecure: insecure}, nil
 }
 
-// cmdDediVerify checks a DeDi file: svc dedi verify FILE (--manifest M | --fetch) [--at T].
+// cmdDediVerify checks a DeDi file: svc dedi verify FILE (--manifest M [--digests D] | --fetch)
+// [--at T].
 // It prints the outcome word alone on stdout, the reason on stderr, and exits 0 only for
 // authentic.
 func cmdDediVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -59,6 +60,7 @@ func cmdDediVerify(ctx context.Context, args []string, stdout, stderr io.Writer)
 	manifestFile := fs.String("manifest", "", "the publisher's manifest, saved (taken as served from https://{its domain}/.well-known/dedi.index.json)")
 	fetchIt := fs.Bool("fetch", false, "fetch the manifest from https://{publisher.domain}/.well-known/dedi.index.json (and FILE when it is an https URL)")
 	at := fs.String("at", "", "evaluate freshness at this RFC 3339 time (default now)")
+	digestsFile := fs.String("digests", "", "the publisher's digests document, saved, when its manifest names one (with --manifest; --fetch fetches it)")
 	stateFile := fs.String("state", "", "what was accepted before (created when missing): refuse rollbacks, and stand in for a manifest --fetch cannot get while it is fresh")
 	pos, err := parseInterleaved(fs, args, 1)
 	if err != nil {
@@ -66,6 +68,9 @@ func cmdDediVerify(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if (*manifestFile == "") == !*fetchIt {
 		return fmt.Errorf("%w: dedi verify needs exactly one of --manifest FILE and --fetch", errUsage)
+	}
+	if *digestsFile != "" && *fetchIt {
+		return fmt.Errorf("%w: --digests goes with --manifest (--fetch fetches the digests document the manifest names)", errUsage)
 	}
 	now := time.Now()
 	if *at != "" {
@@ -106,7 +111,12 @@ func cmdDediVerify(ctx context.Context, args []string, stdout, stderr io.Writer)
 			Domain string `json:"domain"`
 		}
 		_ = json.Unmarshal(in.Manifest, &head)
-		in.ManifestURL = dedi.WellKnownURL(head.Domain)
+		in.ManifestURL = dedi.WellKnownURL(strings.ToLower(head.Domain))
+		if *digestsFile != "" {
+			if in.Digests, err = readCapped(*digestsFile, dedi.DefaultMaxManifestBytes); err != nil {
+				return err
+			}
+		}
 	} else {
 		parsed, perr := dedi.ParseFile(in.File, in.Limits)
 		if perr != nil {
@@ -117,12 +127,18 @@ func cmdDediVerify(ctx context.Context, args []string, stdout, stderr io.Writer)
 			fmt.Fprintf(stderr, "the manifest cannot be fetched: %v\n", ferr)
 		} else {
 			in.Manifest, in.ManifestURL = res.Body, res.URL
+			in.Digests = fetchDigests(ctx, f, in.Manifest, stderr)
 		}
 	}
 	if *stateFile != "" {
 		st.accepted(&in)
 	}
 	res := dedi.Verify(ctx, in)
+	if f != nil && res.Outcome == dedi.DigestMismatch && res.DigestFrom == dedi.FromDigests {
+		// The publisher may have updated between the two fetches: the digests document once more.
+		in.Digests = fetchDigests(ctx, f, in.Manifest, stderr)
+		res = dedi.Verify(ctx, in)
+	}
 	if res.Outcome == dedi.Authentic && *stateFile != "" {
 		if err := st.accept(*stateFile, in, res); err != nil {
 			return err
@@ -131,15 +147,31 @@ func cmdDediVerify(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return dediOutcome(stdout, stderr, res)
 }
 
+// fetchDigests fetches the digests document a fetched manifest names (nil when it names none or
+// it cannot be had: then the verification says digests_unavailable, unless --state has one).
+func fetchDigests(ctx context.Context, f *fetch.Fetcher, manifest []byte, stderr io.Writer) []byte {
+	m, err := dedi.ParseManifest(manifest, f.Limits())
+	if err != nil || m.DigestsURL == "" {
+		return nil
+	}
+	res, err := f.Digests(ctx, m.DigestsURL, "", "")
+	if err != nil {
+		fmt.Fprintf(stderr, "the digests document cannot be fetched: %v\n", err)
+		return nil
+	}
+	return res.Body
+}
+
 // verifyState is what svc dedi verify --state keeps between runs: the last accepted manifest
-// of each domain, as received, and the updated_at of each accepted file.
+// and digests document of each domain, as received, and the updated_at of each accepted file.
 type verifyState struct {
-	Manifests map[string]json.RawMessage `json:"manifests"` // by domain
-	Files     map[string]time.Time       `json:"files"`     // by "domain/registry"
+	Manifests map[string]json.RawMessage `json:"manifests"`         // by domain
+	Digests   map[string]json.RawMessage `json:"digests,omitempty"` // by domain
+	Files     map[string]time.Time       `json:"files"`             // by "domain/registry"
 }
 
 func loadVerifyState(name string) (*verifyState, error) {
-	st := &verifyState{Manifests: map[string]json.RawMessage{}, Files: map[string]time.Time{}}
+	st := &verifyState{Manifests: map[string]json.RawMessage{}, Digests: map[string]json.RawMessage{}, Files: map[string]time.Time{}}
 	if name == "" {
 		return st, nil
 	}
@@ -169,16 +201,26 @@ func (st *verifyState) accepted(in *dedi.Input) {
 	if json.Unmarshal(in.File, &head) != nil {
 		return
 	}
-	if raw, ok := st.Manifests[head.Publisher.Domain]; ok {
+	domain := strings.ToLower(head.Publisher.Domain)
+	if raw, ok := st.Manifests[domain]; ok {
 		in.Accepted.Manifest, _ = dedi.ParseManifest(raw, dedi.Limits{})
 	}
-	in.Accepted.FileUpdatedAt = st.Files[head.Publisher.Domain+"/"+head.Registry.Name]
+	if raw, ok := st.Digests[domain]; ok {
+		in.Accepted.Digests, _ = dedi.ParseDigests(raw, dedi.Limits{})
+	}
+	in.Accepted.FileUpdatedAt = st.Files[domain+"/"+head.Registry.Name]
 }
 
 // accept records an authentic file and the manifest it was checked against.
 func (st *verifyState) accept(name string, in dedi.Input, res dedi.Result) error {
 	if !res.Cached {
 		st.Manifests[res.Manifest.Domain] = json.RawMessage(in.Manifest)
+	}
+	if res.Digests != nil && !res.DigestsCached {
+		if st.Digests == nil {
+			st.Digests = map[string]json.RawMessage{}
+		}
+		st.Digests[res.Manifest.Domain] = json.RawMessage(in.Digests)
 	}
 	st.Files[res.File.Publisher.Domain+"/"+res.File.Registry.Name] = res.File.Registry.UpdatedAt
 	b, err := json.MarshalIndent(st, "", "  ")
@@ -197,10 +239,27 @@ func dediOutcome(stdout, stderr io.Writer, res dedi.Result) error {
 		return errMismatch
 	}
 	f, m := res.File, res.Manifest
+	fresh := earliest(f.NextUpdate, m.NextUpdate)
+	if res.Digests != nil {
+		fresh = earliest(fresh, res.Digests.NextUpdate)
+	}
 	fmt.Fprintf(stderr, "%s/%s: %d record(s), signed by %s (listed by the manifest of %s), fresh until %s\n",
-		f.Namespace, f.Registry.Name, f.RecordCount(), f.Publisher.Key.Kid, m.Domain,
-		earliest(f.NextUpdate, m.NextUpdate).UTC().Format(time.RFC3339))
+		f.Namespace, f.Registry.Name, f.RecordCount(), f.Publisher.Key.Kid, m.Domain, fresh.UTC().Format(time.RFC3339))
+	fmt.Fprintf(stderr, "dedi_version %s (manifest %s); digest: %s\n", f.Version, m.Version, digestText(res))
 	return nil
+}
+
+// digestText says what the file's bytes were checked against.
+func digestText(res dedi.Result) string {
+	switch res.DigestFrom {
+	case dedi.FromDigests:
+		return "as the digests document lists (signed by " + res.Digests.Proof.VerificationMethod + ")"
+	case dedi.FromManifest:
+		return "as the manifest lists"
+	case dedi.FromNone:
+		return "none listed: the file rests on its signature and domain binding"
+	}
+	return "inline in the manifest"
 }
 
 func earliest(a, b time.Time) time.Time {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -18,7 +17,6 @@ import (
 	"github.com/svc-directory/svc/dedi"
 	"github.com/svc-directory/svc/domainverify"
 	"github.com/svc-directory/svc/gen/client"
-	"github.com/svc-directory/svc/proof"
 )
 
 // cmdDediExport writes a namespace as signed DeDi files and their manifest (see the help of
@@ -44,6 +42,12 @@ type exporter struct {
 	previous  *dedi.Manifest // the manifest of the last export into dir, if any
 	// previousContent is manifestContent of previous, taken before the files are replaced.
 	previousContent string
+	// digests: the files' digests go into a signed digests document (dedi.digests.json) that
+	// the manifest names (digests.go); manifestValidFor is the manifest's freshness then.
+	digests          bool
+	manifestValidFor time.Duration
+	previousDigests  *dedi.Digests
+	fileDigests      map[string]string // registry → digest of the file written, for the digests document
 }
 
 // exportWith is cmdDediExport with the clock now.
@@ -58,6 +62,8 @@ func exportWith(ctx context.Context, args []string, stdout, stderr io.Writer, no
 	out := fs.String("out", "", "the directory to write (required)")
 	domain := fs.String("domain", "", "the publisher domain and namespace of the files (default: the host of --base-url)")
 	inlineMax := fs.Int("inline-max", 0, "embed a registry of at most this many records in the manifest (0: never)")
+	withDigests := fs.Bool("digests", false, "write the files' digests into a signed digests document (dedi.digests.json) that the manifest names")
+	manifestValidFor := fs.Duration("manifest-valid-for", 0, "with --digests: how long the manifest stays fresh (default --valid-for)")
 	var extra []string
 	fs.Func("extra-key", "a public JWK file whose key the manifest also lists (repeat for more)", func(s string) error {
 		extra = append(extra, s)
@@ -66,8 +72,14 @@ func exportWith(ctx context.Context, args []string, stdout, stderr io.Writer, no
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
-	if *ns == "" || *keyFile == "" || *fileBase == "" || *validFor <= 0 || *out == "" || *inlineMax < 0 {
+	if *ns == "" || *keyFile == "" || *fileBase == "" || *validFor <= 0 || *out == "" || *inlineMax < 0 || *manifestValidFor < 0 {
 		return fmt.Errorf("%w: dedi export needs --namespace, --key, --base-url, a positive --valid-for, --out and an --inline-max of 0 or more", errUsage)
+	}
+	if *manifestValidFor > 0 && !*withDigests {
+		return fmt.Errorf("%w: --manifest-valid-for goes with --digests", errUsage)
+	}
+	if *manifestValidFor == 0 {
+		*manifestValidFor = *validFor
 	}
 	base, err := url.Parse(*fileBase)
 	if err != nil || base.Scheme != "https" || base.Host == "" || base.User != nil || base.RawQuery != "" || base.Fragment != "" {
@@ -92,7 +104,8 @@ func exportWith(ctx context.Context, args []string, stdout, stderr io.Writer, no
 		return fmt.Errorf("%s: %v", *keyFile, err)
 	}
 	e := &exporter{ns: *ns, key: key, baseURL: base.String(), domain: d, validFor: *validFor, dir: *out,
-		inlineMax: *inlineMax, now: now().UTC().Truncate(time.Second), stdout: stdout, stderr: stderr}
+		inlineMax: *inlineMax, now: now().UTC().Truncate(time.Second), stdout: stdout, stderr: stderr,
+		digests: *withDigests, manifestValidFor: *manifestValidFor, fileDigests: map[string]string{}}
 	for _, name := range extra {
 		b, err := os.ReadFile(name)
 		if err != nil {
@@ -111,6 +124,9 @@ func exportWith(ctx context.Context, args []string, stdout, stderr io.Writer, no
 		if e.previous, _ = dedi.ParseManifest(b, dedi.Limits{}); e.previous != nil {
 			e.previousContent = manifestContent(e.previous, e.dir)
 		}
+	}
+	if b, err := os.ReadFile(filepath.Join(e.dir, digestsName)); err == nil {
+		e.previousDigests, _ = dedi.ParseDigests(b, dedi.Limits{})
 	}
 	return e.run(ctx)
 }
@@ -133,6 +149,12 @@ func (e *exporter) run(ctx context.Context) error {
 	next := e.now.Add(e.validFor)
 	m := &dedi.Manifest{Domain: e.domain, Name: nsRes.JSON200.Data.Name, Description: nsRes.JSON200.Data.Description,
 		Keys: append([]dedi.Key{e.key.Public()}, e.extraKeys...), NextUpdate: next}
+	if e.digests {
+		m.DigestsURL, m.NextUpdate = e.baseURL+digestsName, e.now.Add(e.manifestValidFor)
+		if slices.ContainsFunc(regs, func(r client.RegistryListEntry) bool { return "dedi."+r.RegistryName+".json" == digestsName }) {
+			return fmt.Errorf("registry digests would be written over the digests document %s: export it without --digests", digestsName)
+		}
+	}
 	for _, r := range regs {
 		entry, err := e.exportRegistry(ctx, r, next)
 		if errors.Is(err, errSkipped) {
@@ -147,6 +169,16 @@ func (e *exporter) run(ctx context.Context) error {
 	if e.previous != nil && e.previousContent == manifestContent(m, e.dir) {
 		m.UpdatedAt = e.previous.UpdatedAt
 	}
+	if e.digests {
+		if err := e.writeDigests(next); err != nil {
+			return err
+		}
+		if e.keepManifest(m) {
+			fmt.Fprintf(e.stdout, ".well-known/dedi.index.json: %d file(s), unchanged (next_update %s)\n",
+				len(m.Files), e.previous.NextUpdate.Format(time.RFC3339))
+			return nil
+		}
+	}
 	b, err := dedi.SignManifest(m, e.key)
 	if err != nil {
 		return err
@@ -155,7 +187,7 @@ func (e *exporter) run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, ".well-known/dedi.index.json: %d file(s), updated_at %s, next_update %s\n",
-		len(m.Files), m.UpdatedAt.Format(time.RFC3339), next.Format(time.RFC3339))
+		len(m.Files), m.UpdatedAt.Format(time.RFC3339), m.NextUpdate.Format(time.RFC3339))
 	return nil
 }
 
@@ -243,8 +275,23 @@ func (e *exporter) exportRegistry(ctx context.Context, r client.RegistryListEntr
 	if inline {
 		f.SourceURL = dedi.WellKnownURL(e.domain)
 	}
-	if prev := e.previousFile(r.RegistryName); prev != nil && fileContent(prev) == fileContent(f) {
+	if c := dedi.CoreSchemaMatching(f.Registry.Schema); c != nil {
+		f.Registry.Schema = c.URL() // a core schema: named by its pinned URL, as the draft wants
+	}
+	prev, prevBytes := e.previousFile(r.RegistryName)
+	same := prev != nil && fileContent(prev) == fileContent(f)
+	if same {
 		f.Registry.UpdatedAt = prev.Registry.UpdatedAt
+	}
+	if e.keepFile(inline, same, prev, f) {
+		// Unchanged and still fresh for half its validity: its bytes stay (no re-signing).
+		if err := writeAtomic(filepath.Join(e.dir, name), prevBytes); err != nil {
+			return dedi.Entry{}, err
+		}
+		e.fileDigests[r.RegistryName] = dedi.Digest(prevBytes)
+		fmt.Fprintf(e.stdout, "%s: %d record(s), unchanged since %s, kept (next_update %s)\n", name, len(recs),
+			f.Registry.UpdatedAt.Format(time.RFC3339), prev.NextUpdate.Format(time.RFC3339))
+		return dedi.Entry{Registry: r.RegistryName, URL: f.SourceURL}, nil
 	}
 	b, err := dedi.SignFile(f, e.key)
 	if err != nil {
@@ -270,77 +317,11 @@ func (e *exporter) exportRegistry(ctx context.Context, r client.RegistryListEntr
 		return dedi.Entry{}, err
 	}
 	fmt.Fprintf(e.stdout, "%s: %d record(s), %s\n", name, len(recs), changed)
+	if e.digests {
+		e.fileDigests[r.RegistryName] = dedi.Digest(b)
+		return dedi.Entry{Registry: r.RegistryName, URL: f.SourceURL}, nil
+	}
 	return dedi.Entry{Registry: r.RegistryName, URL: f.SourceURL, Digest: dedi.Digest(b)}, nil
-}
-
-// previousFile is the registry's file of the last export (in dir, or inline in its manifest).
-func (e *exporter) previousFile(registry string) *dedi.File {
-	if e.previous == nil {
-		return nil
-	}
-	entry := e.previous.Entry(registry)
-	if entry == nil {
-		return nil
-	}
-	raw := entry.Inline
-	if raw == nil {
-		var err error
-		if raw, err = os.ReadFile(filepath.Join(e.dir, "dedi."+registry+".json")); err != nil {
-			return nil
-		}
-	}
-	f, err := dedi.ParseFile(raw, dedi.Limits{MaxFileBytes: 1 << 40})
-	if err != nil {
-		return nil
-	}
-	return f
-}
-
-// fileContent is what a registry's updated_at tracks: the namespace, the registry but its
-// updated_at, and the records, canonical. The publisher, source_url and next_update are
-// re-issue, not content.
-func fileContent(f *dedi.File) string {
-	recs := make([]any, len(f.Records))
-	for i, r := range f.Records {
-		recs[i] = map[string]any{"n": r.Name, "d": r.Details, "s": r.Description, "m": nonEmpty(r.Meta)}
-	}
-	reg := f.Registry
-	b, err := proof.Canonicalize(map[string]any{"ns": f.Namespace, "name": reg.Name, "schema": reg.Schema, "state": reg.State,
-		"description": reg.Description, "meta": nonEmpty(reg.Meta), "records": recs})
-	if err != nil {
-		return "" // never equal to another: updated_at moves
-	}
-	return string(b)
-}
-
-// manifestContent is what the manifest's updated_at tracks: its domain, name, description,
-// keys, and which registries it lists, where, and their updated_at.
-func manifestContent(m *dedi.Manifest, dir string) string {
-	keys := make([]string, len(m.Keys))
-	for i, k := range m.Keys {
-		keys[i] = k.Kid + "=" + k.X
-	}
-	slices.Sort(keys)
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n%s\n%s\n%s\n", m.Domain, m.Name, m.Description, strings.Join(keys, ","))
-	for _, e := range m.Files {
-		raw := e.Inline
-		if raw == nil {
-			raw, _ = os.ReadFile(filepath.Join(dir, path(e.URL)))
-		}
-		updated := ""
-		if f, err := dedi.ParseFile(raw, dedi.Limits{MaxFileBytes: 1 << 40}); err == nil {
-			updated = f.Registry.UpdatedAt.String()
-		}
-		fmt.Fprintf(&b, "%s %s %t %s\n", e.Registry, e.URL, e.Inline != nil, updated)
-	}
-	return b.String()
-}
-
-// path is the file name a file URL of this export has in its directory.
-func path(fileURL string) string {
-	i := strings.LastIndex(fileURL, "/")
-	return fileURL[i+1:]
 }
 
 // writeAtomic replaces name with b, so that a server reading the directory never sees half a

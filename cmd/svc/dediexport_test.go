@@ -320,30 +320,48 @@ import { join } from "node:path";
 const [sdk, dir] = process.argv.slice(1);
 const { verifyDediFile } = await import(join(sdk, "dist", "index.js"));
 const manifestText = readFileSync(join(dir, ".well-known", "dedi.index.json"));
+let digests;
+try { digests = readFileSync(join(dir, "dedi.digests.json")); } catch {}
 const out = {};
-for (const name of readdirSync(dir).filter((n) => n.startsWith("dedi.") && n.endsWith(".json"))) {
-  out[name] = verifyDediFile(readFileSync(join(dir, name)), manifestText).outcome;
+for (const name of readdirSync(dir).filter((n) => n.startsWith("dedi.") && n.endsWith(".json") && n !== "dedi.digests.json")) {
+  out[name] = verifyDediFile(readFileSync(join(dir, name)), manifestText, { digests }).outcome;
 }
 for (const entry of JSON.parse(manifestText).files.filter((e) => e.url === undefined)) {
-  out["inline " + entry.registry.name] = verifyDediFile(entry, manifestText).outcome;
+  out["inline " + entry.registry.name] = verifyDediFile(entry, manifestText, { digests }).outcome;
 }
 const tampered = readFileSync(join(dir, "dedi.keys.json"), "utf8").replace('"b"', '"B"');
-out["tampered"] = verifyDediFile(tampered, manifestText).outcome;
+out["tampered"] = verifyDediFile(tampered, manifestText, { digests }).outcome;
 console.log(JSON.stringify(out));
 `
-	cmd := exec.Command("node", "--input-type=module", "-e", script, sdk, dir)
-	outb, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, outb)
-	}
-	var got map[string]string
-	if err := json.Unmarshal(outb, &got); err != nil {
-		t.Fatalf("node said %s", outb)
+	verify := func(dir string) map[string]string {
+		t.Helper()
+		cmd := exec.Command("node", "--input-type=module", "-e", script, sdk, dir)
+		outb, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("node: %v\n%s", err, outb)
+		}
+		var got map[string]string
+		if err := json.Unmarshal(outb, &got); err != nil {
+			t.Fatalf("node said %s", outb)
+		}
+		return got
 	}
 	// --inline-max 1: the registries of one record are in the manifest.
 	want := map[string]string{"dedi.keys.json": "authentic", "inline revocations": "authentic", "inline retired": "inactive",
 		"inline tiny": "authentic", "tampered": "bad_signature"}
-	if !reflect.DeepEqual(got, want) {
+	if got := verify(dir); !reflect.DeepEqual(got, want) {
 		t.Fatalf("the TypeScript verifier: %v, want %v", got, want)
+	}
+	// --digests: the files' digests in the signed digests document the manifest names.
+	dir2 := t.TempDir()
+	args = []string{"--url", s.url, "--namespace", s.ns, "--key", keyFile, "--base-url", "https://example.org/dedi/", "--valid-for", "168h",
+		"--out", dir2, "--digests"}
+	if err := exportWith(context.Background(), args, &stdout, &stderr, time.Now); err != nil {
+		t.Fatalf("export --digests: %v %s", err, stderr.String())
+	}
+	want = map[string]string{"dedi.keys.json": "authentic", "dedi.revocations.json": "authentic", "dedi.retired.json": "inactive",
+		"dedi.tiny.json": "authentic", "tampered": "bad_signature"}
+	if got := verify(dir2); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the TypeScript verifier, --digests: %v, want %v", got, want)
 	}
 }

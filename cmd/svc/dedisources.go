@@ -139,7 +139,11 @@ func cmdDediCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			}
 			continue
 		}
-		fmt.Fprintf(stdout, "%s %s %s requests=%d new_versions=%d\n", d, rep.Status, rep.Outcome, rep.Requests, rep.NewVersions)
+		digests := ""
+		if rep.Digests != "" {
+			digests = " digests=" + rep.Digests // the digests document's outcome, when the manifest names one
+		}
+		fmt.Fprintf(stdout, "%s %s %s requests=%d new_versions=%d%s\n", d, rep.Status, rep.Outcome, rep.Requests, rep.NewVersions, digests)
 		names := make([]string, 0, len(rep.Files))
 		for n := range rep.Files {
 			names = append(names, n)

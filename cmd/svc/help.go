@@ -102,24 +102,27 @@ an API key, so that the key's own rate limit applies. Exit status 0 when all hol
 "FAILED:" naming the first inconsistency; 2 with "ERROR:" and the reason when the log could not
 be read (or FILE could not be read or written): nothing was concluded. FILE is left as it was
 unless the run passes.`},
-	"dedi verify": {"FILE (--manifest MANIFEST | --fetch) [--at RFC3339] [--state STATE]", `Verifies a DeDi file (docs/dedi-files.md): its shape, its signature by its embedded key, that
-the publisher's manifest is authentic and lists the file's key, registry and digest, that both
-are fresh at --at (default now), that the registry is live and that every record conforms to
-the registry's schema. Prints the outcome word alone on stdout (authentic, invalid,
-bad_signature, not_authenticated, digest_mismatch, stale, inactive, rollback,
-schema_unavailable or unavailable_authority) and the reason on stderr; exit status 0 only for
-authentic. --manifest takes a saved manifest as served from its own domain's well-known URL;
---fetch gets it from https://{publisher.domain}/.well-known/dedi.index.json under the fetch
+	"dedi verify": {"FILE (--manifest MANIFEST [--digests DIGESTS] | --fetch) [--at RFC3339] [--state STATE]", `Verifies a DeDi file (docs/dedi-files.md): its shape, its signature by its embedded key, that
+the publisher's manifest is authentic and lists the file's key and registry, that its bytes have
+the digest the publisher commits to (the digests document's, which takes precedence, or the
+manifest's), that all are fresh at --at (default now), that the registry is live and that every
+record conforms to the registry's schema. Prints the outcome word alone on stdout (authentic,
+invalid, bad_signature, not_authenticated, digest_mismatch, stale, inactive, rollback,
+schema_unavailable, unavailable_authority, unsupported_key or a digests_* word) and the reason
+on stderr; exit status 0 only for authentic. --manifest takes a saved manifest as served from
+its own domain's well-known URL, and --digests the saved digests document it names, if any;
+--fetch gets both from https://{publisher.domain}/.well-known/dedi.index.json under the fetch
 rules of domain verification (SVC_DNS_SERVER, SVC_VERIFY_HTTP_PORT, SVC_VERIFY_INSECURE), and
-with --fetch FILE may be an https URL. Offline, a registry schema given by URL cannot be had:
-schema_unavailable. --state keeps, in STATE, the last accepted manifest of each domain and the
+with --fetch FILE may be an https URL (the digests document is fetched once more when the file
+does not have the digest it lists). Offline, a registry schema given by URL cannot be had
+(schema_unavailable), except the seven core schemas, which are pinned in the binary. --state keeps, in STATE, the last accepted manifest of each domain and the
 updated_at of each accepted file: an older manifest or file is then a rollback, and when --fetch
 cannot get the manifest the kept one stands in until its next_update (then
 unavailable_authority).`},
 	"dedi key create": {"--kid KID --out FILE", `Creates FILE (mode 0600; an existing file is refused) holding a new private Ed25519 JWK named
 KID, for signing DeDi files with svc dedi export, and prints its public JWK alone on stdout.
 The private key never leaves this machine.`},
-	"dedi export": {"--url URL --namespace NS --key FILE --base-url URL --valid-for DURATION --out DIR [--domain D] [--inline-max N] [--extra-key PUBLIC_JWK_FILE]...", `Reads a namespace through the service's public API at --url (anonymously: only what anyone
+	"dedi export": {"--url URL --namespace NS --key FILE --base-url URL --valid-for DURATION --out DIR [--domain D] [--inline-max N] [--extra-key PUBLIC_JWK_FILE]... [--digests [--manifest-valid-for DURATION]]", `Reads a namespace through the service's public API at --url (anonymously: only what anyone
 may read) and writes, signed locally with the private JWK of --key, one DeDi file per registry,
 DIR/dedi.<registry>.json, holding the registry's live records, and the manifest
 DIR/.well-known/dedi.index.json listing them by URL (--base-url + dedi.<registry>.json) and
@@ -128,8 +131,13 @@ SHA-256. The publisher domain, also the files' namespace, is --domain or the hos
 (0, the default, never). Both expire --valid-for after now. Exporting again into the same DIR
 keeps a registry's updated_at (and the manifest's) when its content did not change, so that
 only next_update moves. --extra-key lists further public keys in the manifest (a key
-rotation's overlap). Serve DIR's dedi.*.json files at --base-url and
-DIR/.well-known/dedi.index.json at https://{domain}/.well-known/dedi.index.json.`},
+rotation's overlap). With --digests, the files' digests go into a signed digests document,
+DIR/dedi.digests.json (at --base-url + dedi.digests.json), that the manifest names instead of
+listing them: a content change then re-signs that document and the changed files only, and the
+manifest keeps its bytes until its keys or registries change or half of --manifest-valid-for
+(default --valid-for) is left; an unchanged file keeps its bytes until half of --valid-for is
+left. Serve DIR's dedi.*.json files at --base-url and DIR/.well-known/dedi.index.json at
+https://{domain}/.well-known/dedi.index.json.`},
 	"dedi publisher add": {"DOMAIN [--database-url URL]", `Adds DOMAIN to the DeDi publishers this server crawls (docs/dedi-files.md, "The server's side"):
 svc serve fetches https://DOMAIN/.well-known/dedi.index.json and the files it lists, verifies
 them end to end and serves them as the read-only namespace DOMAIN. A domain that a local
@@ -152,7 +160,7 @@ var groupHelp = map[string]string{
 	"key":    "usage: svc key create --email EMAIL | svc key revoke --key KEY\n",
 	"user":   "usage: svc user disable --email EMAIL | svc user add-key --email EMAIL --multibase z6Mk...\n",
 	"domain": "usage: svc domain allow DOMAIN | svc domain disallow DOMAIN\n",
-	"dedi":   "usage: svc dedi verify FILE (--manifest M | --fetch) [--at T] | svc dedi key create --kid K --out FILE | svc dedi export --url URL --namespace NS --key FILE --base-url URL --valid-for D --out DIR | svc dedi publisher add|remove DOMAIN | svc dedi list add|remove URL | svc dedi crawl [DOMAIN]\n",
+	"dedi":   "usage: svc dedi verify FILE (--manifest M [--digests D] | --fetch) [--at T] | svc dedi key create --kid K --out FILE | svc dedi export --url URL --namespace NS --key FILE --base-url URL --valid-for D --out DIR | svc dedi publisher add|remove DOMAIN | svc dedi list add|remove URL | svc dedi crawl [DOMAIN]\n",
 	"log":    "usage: svc log key create --origin ORIGIN --out FILE | svc log monitor --url URL --log-key VKEY --state FILE [--key KEY] | svc log restart --origin ORIGIN --yes\n",
 }
 

@@ -290,6 +290,12 @@ func (f *Fetcher) File(ctx context.Context, url, etag, lastModified string) (Res
 	return f.Fetch(ctx, Request{URL: url, MaxBytes: f.o.MaxFileBytes, ETag: etag, LastModified: lastModified})
 }
 
+// Digests fetches a publisher's digests document, capped as a manifest (1 MiB),
+// conditionally on the validators given.
+func (f *Fetcher) Digests(ctx context.Context, url, etag, lastModified string) (Response, error) {
+	return f.Fetch(ctx, Request{URL: url, MaxBytes: dedi.DefaultMaxManifestBytes, ETag: etag, LastModified: lastModified})
+}
+
 // FetchSchema implements dedi.SchemaFetcher: a registry schema, capped at 1 MiB.
 func (f *Fetcher) FetchSchema(ctx context.Context, url string) ([]byte, error) {
 	res, err := f.Fetch(ctx, Request{URL: url, MaxBytes: dedi.MaxSchemaBytes})

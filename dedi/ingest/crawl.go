@@ -35,6 +35,7 @@ type Report struct {
 	Status, Outcome string
 	Reason          string
 	Manifest        string // the manifest's outcome (authentic when it was accepted), or conflict
+	Digests         string // the digests document's outcome ("" when the manifest names none)
 	Requests        int    // HTTP requests made (a 304 counts as one)
 	NewVersions     int
 	Files           map[string]FileReport
@@ -53,6 +54,7 @@ type crawl struct {
 	lim      dedi.Limits
 	accepted *dedi.Manifest
 	keys     *leaf.KeysLeaf // the key set of the manifest this crawl accepted, for the log
+	dg       digestsState   // the digests document (digests.go)
 	// fctx is ctx bounded by the publisher's budget: the fetches use it, the store does not.
 	fctx context.Context
 }
@@ -136,7 +138,7 @@ func (s *Service) crawl(ctx context.Context, domain string, lease time.Time) (Re
 	var saved *store.DediManifest
 	if fetched {
 		saved = &store.DediManifest{URL: resp.URL, ETag: resp.ETag, LastModified: resp.LastModified, Bytes: raw, SHA256: dedi.Digest(raw),
-			Kid: m.Proof.VerificationMethod, FetchedAt: c.now, UpdatedAt: m.UpdatedAt, NextUpdate: m.NextUpdate}
+			Kid: m.Proof.VerificationMethod, FetchedAt: c.now, UpdatedAt: m.UpdatedAt, NextUpdate: m.NextUpdate, DediVersion: m.Version}
 	}
 	if !cached {
 		// Logged by the store when it is a key change (docs/dedi-files.md).
@@ -147,6 +149,7 @@ func (s *Service) crawl(ctx context.Context, domain string, lease time.Time) (Re
 		c.keys = &kl
 	}
 	c.due(m.NextUpdate)
+	c.digests(ctx, m, cached)
 	listed := map[string]bool{}
 	for i := range m.Files {
 		e := &m.Files[i]
@@ -229,7 +232,7 @@ func (c *crawl) file(ctx context.Context, m *dedi.Manifest, cached bool, e *dedi
 	if had {
 		acceptedAt = old.UpdatedAt
 	}
-	res := dedi.VerifyFile(c.fctx, raw, m, cached, dedi.FileCheck{Now: c.now, AcceptedUpdatedAt: acceptedAt, Schemas: c.s.schemas, Limits: c.lim})
+	res := c.verifyFile(ctx, raw, m, cached, acceptedAt)
 	if res.File != nil {
 		c.due(res.File.NextUpdate)
 	}
@@ -246,7 +249,8 @@ func (c *crawl) file(ctx context.Context, m *dedi.Manifest, cached bool, e *dedi
 		}
 		df := store.DediFile{Domain: c.domain, Registry: e.Registry, URL: e.URL, State: state, LastOutcome: outcome, LastReason: res.Reason,
 			ETag: etag, LastModified: lastModified, Bytes: raw, SHA256: res.Digest, Kid: res.File.Publisher.Key.Kid, FetchedAt: c.now,
-			UpdatedAt: res.File.Registry.UpdatedAt, NextUpdate: res.File.NextUpdate, RecordCount: int64(res.File.RecordCount())}
+			UpdatedAt: res.File.Registry.UpdatedAt, NextUpdate: res.File.NextUpdate, RecordCount: int64(res.File.RecordCount()),
+			DediVersion: res.File.Version}
 		n, nsID, err := c.s.index(ctx, c.domain, res.File, df)
 		if errors.Is(err, store.ErrOriginConflict) {
 			c.mark(ctx, e.Registry, "", OutcomeConflict, err.Error(), "", "")
@@ -266,6 +270,9 @@ func (c *crawl) file(ctx context.Context, m *dedi.Manifest, cached bool, e *dedi
 		c.rep.Files[e.Registry] = FileReport{Outcome: outcome, State: state, NewVersions: n}
 	case dedi.Stale:
 		c.mark(ctx, e.Registry, c.keep(old, had, store.OriginStale), outcome, res.Reason, "", "")
+	case dedi.DigestsInvalid, dedi.DigestsNotAuthenticated, dedi.DigestsStale, dedi.DigestsRollback, dedi.DigestsUnavailable, dedi.UnsupportedKey:
+		// It could not be checked: the accepted copy keeps its state, stale past its next_update.
+		c.mark(ctx, e.Registry, c.unreachableState(old, had), outcome, res.Reason, "", "")
 	case dedi.NotAuthenticated, dedi.DigestMismatch, dedi.BadSignature:
 		c.mark(ctx, e.Registry, c.keep(old, had, store.OriginWithdrawn), outcome, res.Reason, "", "")
 	default: // invalid, rollback, schema_unavailable: refused, the accepted copy stays as it was
@@ -366,7 +373,8 @@ func (c *crawl) end(ctx context.Context, status, outcome, reason string, success
 	c.s.cfg.Metrics.crawled(c.rep)
 	c.due(c.nextDue)
 	err := c.s.cfg.Store.RecordDediCrawl(ctx, c.domain, store.DediCrawl{Status: status, Outcome: outcome, Reason: reason,
-		Success: success, NextCrawl: c.nextDue, Manifest: m, NamespaceID: c.nsID, Keys: c.keysIf(success)})
+		Success: success, NextCrawl: c.nextDue, Manifest: m, NamespaceID: c.nsID, Keys: c.keysIf(success),
+		Digests: c.dg.saved, ClearDigests: c.dg.clear})
 	if status != store.DediOK {
 		c.s.log.InfoContext(ctx, "dedi crawl", "domain", c.domain, "status", status, "outcome", outcome, "reason", reason)
 	}

@@ -35,7 +35,7 @@ func (s *Service) index(ctx context.Context, domain string, f *dedi.File, df sto
 		}
 		desc := f.Registry.Description
 		if !found {
-			if g, _, err = tx.CreateRegistry(nsID, creator, directory.RegistryInput{RegistryName: f.Registry.Name, Tag: "custom",
+			if g, _, err = tx.CreateRegistry(nsID, creator, directory.RegistryInput{RegistryName: f.Registry.Name, Tag: registryTag(f.Registry),
 				Description: desc, Schema: registrySchema(f.Registry), Meta: f.Registry.Meta}); err != nil {
 				return err
 			}
@@ -166,13 +166,27 @@ func indexRecords(tx *store.Tx, g directory.SealedRegistry, creator string, f *d
 }
 
 // registrySchema is the registry's schema as the directory keeps it: an inline schema as it
-// is; a schema named by URL (already applied by the verification) as a schema that says where
-// it is.
+// is; a URL that names a core schema as the pinned copy (the one its records were checked
+// against); another schema named by URL (already applied by the verification) as a schema
+// that says where it is.
 func registrySchema(r dedi.Registry) map[string]any {
 	if m, ok := r.Schema.(map[string]any); ok {
 		return m
 	}
+	if c := dedi.CoreSchemaFor(r.SchemaURL); c != nil {
+		return c.Document()
+	}
 	return map[string]any{"type": "object", "description": "The publisher's schema is at " + r.SchemaURL}
+}
+
+// registryTag is the tag a new origin-hosted registry reads as: the svc tag of the core schema
+// its schema is (Public_key, Revoke, Membership: public_key, revoke, membership), by URL or
+// inline, else custom.
+func registryTag(r dedi.Registry) string {
+	if c := dedi.CoreSchemaMatching(r.Schema); c != nil && c.Tag != "" {
+		return c.Tag
+	}
+	return directory.TagCustom
 }
 
 // deactivate makes the registry of an origin-hosted namespace inactive (a withdrawn file).

@@ -36,6 +36,7 @@ type Store interface {
 type Fetcher interface {
 	Manifest(ctx context.Context, domain, etag, lastModified string) (fetch.Response, error)
 	File(ctx context.Context, url, etag, lastModified string) (fetch.Response, error)
+	Digests(ctx context.Context, url, etag, lastModified string) (fetch.Response, error)
 	FetchSchema(ctx context.Context, url string) ([]byte, error)
 	Limits() dedi.Limits
 }

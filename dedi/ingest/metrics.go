@@ -26,7 +26,7 @@ func NewMetrics(s PublisherLister) *Metrics {
 	return &Metrics{
 		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "svc_dedi_fetches_total",
-			Help: "DeDi documents crawled by this instance, by document (manifest, file) and outcome (an outcome word of docs/dedi-files.md, unreachable or conflict).",
+			Help: "DeDi documents crawled by this instance, by document (manifest, digests, file) and outcome (an outcome word of docs/dedi-files.md, unreachable or conflict).",
 		}, []string{"document", "outcome"}),
 		publishers: &publisherGauge{s: s, desc: prometheus.NewDesc("svc_dedi_publishers",
 			"DeDi publishers by the status of their last crawl (pending, ok, failed, conflict).", []string{"status"}, nil)},
@@ -44,6 +44,9 @@ func (m *Metrics) crawled(rep Report) {
 		return
 	}
 	m.fetches.WithLabelValues("manifest", rep.Manifest).Inc()
+	if rep.Digests != "" {
+		m.fetches.WithLabelValues("digests", rep.Digests).Inc()
+	}
 	for _, f := range rep.Files {
 		m.fetches.WithLabelValues("file", f.Outcome).Inc()
 	}

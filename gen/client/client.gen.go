@@ -296,6 +296,8 @@ type CreateRegistryRequestTag = models.CreateRegistryRequestTag
 
 type CreateWatchRequest = models.CreateWatchRequest
 
+type DediDigestsState = models.DediDigestsState
+
 type DediPublisher = models.DediPublisher
 
 type DediPublisherStatus = models.DediPublisherStatus
@@ -1075,6 +1077,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /svc/dedi/publishers (the `ListDediPublishers` operationId).
 	ListDediPublishers(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetDediDigests A publisher's digests document, as fetched
+	//
+	// The exact bytes of the signed digests document last accepted from the URL the publisher's manifest names in its `digests` member (recommended at `/dedi/dedi.digests.json`), with its JWS: the current digest of each of the publisher's referenced files, whose entries take precedence over the manifest's own `files[].digest`. A relying party checks a relayed file with `svc dedi verify FILE --manifest MANIFEST --digests DIGESTS`. 404 when the domain is not a publisher, or its manifest names no digests document, or none was accepted yet.
+	//
+	// Corresponds with GET /svc/dedi/{domain}/digests (the `GetDediDigests` operationId).
+	GetDediDigests(ctx context.Context, domain DediDomain, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetDediManifest A publisher's manifest, as fetched
 	//
@@ -2243,6 +2252,23 @@ func (c *Client) CreateNamespace(ctx context.Context, body CreateNamespaceJSONRe
 // Corresponds with GET /svc/dedi/publishers (the `ListDediPublishers` operationId).
 func (c *Client) ListDediPublishers(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListDediPublishersRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDediDigests A publisher's digests document, as fetched
+//
+// The exact bytes of the signed digests document last accepted from the URL the publisher's manifest names in its `digests` member (recommended at `/dedi/dedi.digests.json`), with its JWS: the current digest of each of the publisher's referenced files, whose entries take precedence over the manifest's own `files[].digest`. A relying party checks a relayed file with `svc dedi verify FILE --manifest MANIFEST --digests DIGESTS`. 404 when the domain is not a publisher, or its manifest names no digests document, or none was accepted yet.
+//
+// Corresponds with GET /svc/dedi/{domain}/digests (the `GetDediDigests` operationId).
+func (c *Client) GetDediDigests(ctx context.Context, domain DediDomain, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDediDigestsRequest(c.Server, domain)
 	if err != nil {
 		return nil, err
 	}
@@ -4694,6 +4720,40 @@ func NewListDediPublishersRequest(server string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/svc/dedi/publishers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetDediDigestsRequest constructs an http.Request for the GetDediDigests method
+func NewGetDediDigestsRequest(server string, domain DediDomain) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "domain", domain, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/svc/dedi/%s/digests", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -9907,6 +9967,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /svc/dedi/publishers (the `ListDediPublishers` operationId).
 	ListDediPublishersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListDediPublishersResult, error)
 
+	// GetDediDigestsWithResponse A publisher's digests document, as fetched
+	//
+	// The exact bytes of the signed digests document last accepted from the URL the publisher's manifest names in its `digests` member (recommended at `/dedi/dedi.digests.json`), with its JWS: the current digest of each of the publisher's referenced files, whose entries take precedence over the manifest's own `files[].digest`. A relying party checks a relayed file with `svc dedi verify FILE --manifest MANIFEST --digests DIGESTS`. 404 when the domain is not a publisher, or its manifest names no digests document, or none was accepted yet.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /svc/dedi/{domain}/digests (the `GetDediDigests` operationId).
+	GetDediDigestsWithResponse(ctx context.Context, domain DediDomain, reqEditors ...RequestEditorFn) (*GetDediDigestsResult, error)
+
 	// GetDediManifestWithResponse A publisher's manifest, as fetched
 	//
 	// The exact bytes of the manifest last accepted from `https://{domain}/.well-known/dedi.index.json`, with its JWS, so that a relying party can check a served record with `svc dedi verify --manifest`. 404 when the domain is not a publisher or no manifest was accepted yet.
@@ -12160,6 +12229,117 @@ func (r ListDediPublishersResult) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListDediPublishersResult) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetDediDigestsResult200Headers the declared response headers of an HTTP 200 response for GetDediDigests
+type GetDediDigestsResult200Headers struct {
+	ETag *string
+}
+
+// GetDediDigestsResult429Headers the declared response headers of an HTTP 429 response for GetDediDigests
+type GetDediDigestsResult429Headers struct {
+	RetryAfter *int
+}
+
+// GetDediDigestsResult503Headers the declared response headers of an HTTP 503 response for GetDediDigests
+type GetDediDigestsResult503Headers struct {
+	RetryAfter *int
+}
+
+type GetDediDigestsResult struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *map[string]interface{}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetDediDigestsResult200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDediDigestsResult429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDediDigestsResult503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetDediDigestsResult) GetJSON200() *map[string]interface{} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetDediDigestsResult) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetDediDigestsResult) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetDediDigestsResult) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetDediDigestsResult) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetDediDigestsResult) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetDediDigestsResult) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDediDigestsResult) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDediDigestsResult) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDediDigestsResult) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDediDigestsResult) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDediDigestsResult) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -22306,6 +22486,21 @@ func (c *ClientWithResponses) ListDediPublishersWithResponse(ctx context.Context
 	return ParseListDediPublishersResult(rsp)
 }
 
+// GetDediDigestsWithResponse A publisher's digests document, as fetched
+//
+// The exact bytes of the signed digests document last accepted from the URL the publisher's manifest names in its `digests` member (recommended at `/dedi/dedi.digests.json`), with its JWS: the current digest of each of the publisher's referenced files, whose entries take precedence over the manifest's own `files[].digest`. A relying party checks a relayed file with `svc dedi verify FILE --manifest MANIFEST --digests DIGESTS`. 404 when the domain is not a publisher, or its manifest names no digests document, or none was accepted yet.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /svc/dedi/{domain}/digests (the `GetDediDigests` operationId).
+func (c *ClientWithResponses) GetDediDigestsWithResponse(ctx context.Context, domain DediDomain, reqEditors ...RequestEditorFn) (*GetDediDigestsResult, error) {
+	rsp, err := c.GetDediDigests(ctx, domain, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDediDigestsResult(rsp)
+}
+
 // GetDediManifestWithResponse A publisher's manifest, as fetched
 //
 // The exact bytes of the manifest last accepted from `https://{domain}/.well-known/dedi.index.json`, with its JWS, so that a relying party can check a served record with `svc dedi verify --manifest`. 404 when the domain is not a publisher or no manifest was accepted yet.
@@ -25145,6 +25340,114 @@ func ParseListDediPublishersResult(rsp *http.Response) (*ListDediPublishersResul
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListDediPublishersResult503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetDediDigestsResult parses an HTTP response from a GetDediDigestsWithResponse call
+func ParseGetDediDigestsResult(rsp *http.Response) (*GetDediDigestsResult, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDediDigestsResult{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest map[string]interface{}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetDediDigestsResult200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetDediDigestsResult429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDediDigestsResult503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

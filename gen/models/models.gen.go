@@ -1063,8 +1063,34 @@ type CreateWatchRequest struct {
 	WebhookUrl string `json:"webhook_url"`
 }
 
+// DediDigestsState The digests document last accepted from the publisher (its bytes at `GET /svc/dedi/{domain}/digests`); absent when its manifest names none or none was accepted.
+type DediDigestsState struct {
+	// DediVersion Example: 0.1
+	DediVersion string `json:"dedi_version"`
+
+	// Kid The key that signed it, one of the manifest's.
+	Kid        string    `json:"kid"`
+	NextUpdate time.Time `json:"next_update"`
+
+	// Sha256 Example: sha-256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Sha256    string    `json:"sha256"`
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Url Where it was fetched.
+	Url string `json:"url"`
+}
+
 // DediPublisher A DeDi publisher and the state of its crawl.
 type DediPublisher struct {
+	// DediVersion The `dedi_version` the accepted manifest declared. svc reads every `0.x` by the rules of 0.1 (docs/dedi-files.md); "" before a manifest was accepted.
+	//
+	//
+	// Example: 0.1
+	DediVersion *string `json:"dedi_version,omitempty"`
+
+	// Digests The digests document last accepted from the publisher (its bytes at `GET /svc/dedi/{domain}/digests`); absent when its manifest names none or none was accepted.
+	Digests *DediDigestsState `json:"digests,omitempty"`
+
 	// Domain Example: pub.example
 	Domain    string              `json:"domain"`
 	FileCount int64               `json:"file_count"`
@@ -1095,6 +1121,10 @@ type DediPublisherStatus string
 
 // DediPublisherFile A publisher's accepted file of one registry.
 type DediPublisherFile struct {
+	// DediVersion The `dedi_version` the accepted file declared ("" for a file accepted before svc recorded it).
+	//
+	// Example: 0.1
+	DediVersion  *string   `json:"dedi_version,omitempty"`
 	FetchedAt    time.Time `json:"fetched_at"`
 	Kid          string    `json:"kid"`
 	LastOutcome  string    `json:"last_outcome"`

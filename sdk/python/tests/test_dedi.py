@@ -181,5 +181,94 @@ class BadInput(unittest.TestCase):
         self.assertEqual(verify_dedi_file(ok["file_text"], mt, validate_record=needs_id, **now).outcome, "authentic")
 
 
+def sha(text: str) -> str:
+    return "sha-256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def with_digests(**o: Any) -> dict[str, Any]:
+    """The publisher's manifest names a digests document and lists the file without a digest
+    (unless manifest_digest is given); the digests document commits to the file."""
+    p = publisher()
+    key = key_of("key-1")
+    entry = {"registry": "keys", "url": p["file"]["source_url"]}
+    if "manifest_digest" in o:
+        entry["digest"] = o["manifest_digest"]
+    manifest = sign({"dedi_version": "0.1", "type": "dedi-manifest", "domain": "pub.example", "keys": [key["pub"]] + o.get("extra_keys", []),
+                     "updated_at": "2026-08-20T00:00:00Z", "next_update": "2026-09-01T00:00:00Z",
+                     "digests": "https://pub.example/dedi/dedi.digests.json", "files": [entry]}, key)
+    digests = sign({"dedi_version": "0.1", "type": "dedi-digests", "domain": o.get("digests_domain", "pub.example"),
+                    "updated_at": o.get("digests_updated", "2026-08-21T00:00:00Z"), "next_update": "2026-08-23T00:00:00Z",
+                    "digests": o.get("digests", {"keys": sha(p["file_text"])})}, o.get("digests_key", key))
+    return dict(p, manifest_text=json.dumps(manifest), digests_text=json.dumps(digests))
+
+
+class DigestsDocument(unittest.TestCase):
+    def test_each_word(self) -> None:
+        def v(p: dict[str, Any], **kw: Any) -> Any:
+            kw.setdefault("now", EVALUATION)
+            kw.setdefault("digests", p["digests_text"])
+            return verify_dedi_file(p["file_text"], p["manifest_text"], **kw)
+
+        p = with_digests()
+        got = v(p)
+        self.assertEqual((got.outcome, got.digest_from), ("authentic", "digests"), got.reason)
+        self.assertEqual(v(with_digests(manifest_digest="sha-256:" + "0" * 64)).outcome, "authentic")
+        mism = v(with_digests(manifest_digest=sha(p["file_text"]), digests={"keys": "sha-256:" + "a" * 64}))
+        self.assertEqual((mism.outcome, mism.digest_from), ("digest_mismatch", "digests"))
+        self.assertEqual(v(with_digests(manifest_digest=sha(p["file_text"]), digests={})).digest_from, "manifest")
+        none = with_digests(digests={})
+        self.assertEqual((v(none).outcome, v(none).digest_from), ("authentic", "none"))
+        self.assertEqual(v(none, accepted_file_updated_at="2026-08-21T00:00:00Z").outcome, "rollback")
+        self.assertEqual(v(p, digests=None).outcome, "digests_unavailable")
+        self.assertEqual(v(p, digests=None, accepted_digests=p["digests_text"]).outcome, "authentic")
+        self.assertEqual(v(p, digests=None, accepted_digests=p["digests_text"], now=when("2026-08-23T00:00:01Z")).outcome, "digests_unavailable")
+        self.assertEqual(v(p, now=when("2026-08-23T00:00:01Z")).outcome, "digests_stale")
+        self.assertEqual(v(p, now=when("2026-08-23T00:00:00Z")).outcome, "authentic")
+        self.assertEqual(v(p, accepted_digests=with_digests(digests_updated="2026-08-22T00:00:00Z")["digests_text"]).outcome, "digests_rollback")
+        self.assertEqual(v(with_digests(digests_key=key_of("stranger"))).outcome, "digests_not_authenticated")
+        self.assertEqual(v(with_digests(digests_key=key_of("key-2"), extra_keys=[key_of("key-2")["pub"]])).outcome, "authentic")
+        self.assertEqual(v(with_digests(digests_domain="evil.example")).outcome, "digests_not_authenticated")
+        self.assertEqual(v(with_digests(digests_domain="PUB.Example")).outcome, "authentic")
+        self.assertEqual(v(p, digests=p["digests_text"].replace("2026-08-21", "2026-08-22")).outcome, "digests_not_authenticated")
+        self.assertEqual(v(p, digests=p["digests_text"].replace('"type": "dedi-digests"', '"type": "dedi-digests", "x": 1')).outcome, "digests_invalid")
+        self.assertEqual(v(p, digests="{").outcome, "digests_invalid")
+        self.assertEqual(v(with_digests(digests={"keys": "sha-512:abcd"})).outcome, "digest_mismatch")
+
+
+class AcceptWhatTheProtocolAccepts(unittest.TestCase):
+    def test_keys_versions_capitals_source_url(self) -> None:
+        now = {"now": EVALUATION}
+        rsa = {"kid": "rsa-1", "kty": "RSA", "n": "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc", "e": "AQAB"}
+        p = publisher()
+        key = key_of("key-1")
+
+        def resign_manifest(change: Any) -> str:
+            m = {k: v for k, v in p["manifest"].items() if k != "proof"}
+            m = copy.deepcopy(m)
+            change(m)
+            return json.dumps(sign(m, key))
+
+        self.assertEqual(verify_dedi_file(p["file_text"], resign_manifest(lambda m: m["keys"].append(rsa)), **now).outcome, "authentic")
+        rsa_file = json.dumps(dict(p["file"], publisher=dict(p["file"]["publisher"], key=rsa), proof=dict(p["file"]["proof"], verification_method="rsa-1")))
+
+        def list_rsa(m: dict[str, Any]) -> None:
+            m["keys"].append(rsa)
+            m["files"][0]["digest"] = sha(rsa_file)
+
+        self.assertEqual(verify_dedi_file(rsa_file, resign_manifest(list_rsa), **now).outcome, "unsupported_key")
+        self.assertEqual(verify_dedi_file(p["file_text"], resign_manifest(lambda m: m["keys"].append(dict(rsa, p="secret"))), **now).outcome,
+                         "not_authenticated")
+        f2 = json.dumps(sign(dict(p["file"], dedi_version="0.2", source_url="http://pub.example/dedi/dedi.keys.json",
+                                  publisher=dict(p["file"]["publisher"], domain="Pub.EXAMPLE")), key))
+
+        def caps(m: dict[str, Any]) -> None:
+            m.update(domain="PUB.example", dedi_version="0.3.1")
+            m["files"][0]["digest"] = sha(f2)
+
+        self.assertEqual(verify_dedi_file(f2, resign_manifest(caps), **now).outcome, "authentic")
+        f3 = json.dumps(sign(dict(p["file"], dedi_version="1.0"), key))
+        self.assertEqual(verify_dedi_file(f3, resign_manifest(lambda m: m["files"][0].update(digest=sha(f3))), **now).outcome, "invalid")
+
+
 if __name__ == "__main__":
     unittest.main()

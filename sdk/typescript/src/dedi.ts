@@ -9,7 +9,7 @@ import * as ed from "@noble/ed25519";
 import { sha256, sha512 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { Failure, fail, type DediOutcome, type Obj } from "./dedioutcome.js";
-import { checkFile, checkManifest, time } from "./dedishape.js";
+import { checkDigests, checkFile, checkManifest, isEd25519, time } from "./dedishape.js";
 
 export type { DediOutcome } from "./dedioutcome.js";
 
@@ -22,6 +22,14 @@ export interface DediVerifyResult {
   reason?: string;
   /** The manifest could not be had and `accepted.manifest` stood in for it. */
   cached?: boolean;
+  /**
+   * Where the digest the file's bytes met came from: `digests` (the digests document, which
+   * takes precedence), `manifest` (its `files[].digest`) or `none` (no digest anywhere: the file
+   * rests on its signature and domain binding). Absent for an inline file. On a `digest_mismatch`
+   * whose digest came from the digests document, fetch that document again and verify once more
+   * before refusing the file (the publisher may have updated between the two fetches).
+   */
+  digestFrom?: "digests" | "manifest" | "none";
 }
 
 export interface DediVerifyOptions {
@@ -38,7 +46,15 @@ export interface DediVerifyOptions {
     manifest?: string | Uint8Array | Record<string, unknown>;
     /** registry.updated_at of the last accepted copy of this file. */
     fileUpdatedAt?: string | Date;
+    /** The last accepted digests document: an older one is `digests_rollback`; it stands in, while fresh, for a `null` `digests`. */
+    digests?: string | Uint8Array | Record<string, unknown>;
   };
+  /**
+   * The digests document the manifest names in its `digests` member (text, bytes or parsed), as
+   * received; null or absent when it could not be fetched (then `accepted.digests` stands in while
+   * fresh, else a referenced file is `digests_unavailable`). Ignored when the manifest names none.
+   */
+  digests?: string | Uint8Array | Record<string, unknown> | null;
   /**
    * Step 7, records against the registry's schema. This SDK holds no JSON Schema validator:
    * give one (e.g. Ajv) that returns "" when `details` conform to `schema` and a reason when
@@ -71,6 +87,7 @@ const MAX_MANIFEST_BYTES = 1024 * 1024;
  */
 export function verifyDediFile(file: string | Uint8Array | Obj, manifest: string | Uint8Array | Obj | null, options: DediVerifyOptions = {}): DediVerifyResult {
   let cached = false;
+  const from: { digestFrom?: "digests" | "manifest" | "none" } = {};
   try {
     const now = options.now ?? new Date();
     const fileBytes = typeof file === "object" && !(file instanceof Uint8Array) ? undefined : bytesOf(file, MAX_FILE_BYTES, "file");
@@ -88,7 +105,7 @@ export function verifyDediFile(file: string | Uint8Array | Obj, manifest: string
     } else {
       m = authenticManifest(manifest, options.manifestUrl);
     }
-    checkListed(f, fileBytes, m);
+    checkListed(f, fileBytes, m, () => digestsOf(m, options, now), from);
     for (const [what, d] of [["manifest", m], ["file", f]] as const) {
       if (now.getTime() > time(d["next_update"])) fail("stale", `the ${what} expired at ${d["next_update"]}`);
     }
@@ -104,11 +121,61 @@ export function verifyDediFile(file: string | Uint8Array | Obj, manifest: string
       if (time(reg["updated_at"]) < prev) fail("rollback", `the file's updated_at ${reg["updated_at"]} is older than the accepted one`);
     }
     if (options.validateRecord !== undefined) checkRecords(f, options.validateRecord);
-    return cached ? { outcome: "authentic", cached } : { outcome: "authentic" };
+    return { outcome: "authentic", ...(cached ? { cached } : {}), ...from };
   } catch (e) {
-    if (e instanceof Failure) return cached ? { outcome: e.outcome, reason: e.message, cached } : { outcome: e.outcome, reason: e.message };
+    if (e instanceof Failure) return { outcome: e.outcome, reason: e.message, ...(cached ? { cached } : {}), ...from };
     return { outcome: "invalid", reason: e instanceof Error ? e.message : String(e) };
   }
+}
+
+/** A digests document given as text, bytes or parsed, shape-checked (`digests_invalid`). */
+function digestsDoc(v: string | Uint8Array | Obj): Obj {
+  if (v instanceof Uint8Array || typeof v === "string") {
+    const b = typeof v === "string" ? new TextEncoder().encode(v) : v;
+    if (b.length > MAX_MANIFEST_BYTES) fail("digests_invalid", `the digests document is larger than ${MAX_MANIFEST_BYTES} bytes`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(b));
+    } catch (e) {
+      return fail("digests_invalid", `the digests document is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return checkDigests(parsed);
+  }
+  return checkDigests(v);
+}
+
+/**
+ * The digests document of the manifest m, checked: its domain is the manifest's, it is signed by
+ * a key the manifest lists (`digests_not_authenticated`, `unsupported_key`), fresh
+ * (`digests_stale`) and not older than the accepted one (`digests_rollback`); when it is not
+ * given, the accepted one while fresh (`digests_unavailable` after). Undefined when m names none.
+ */
+function digestsOf(m: Obj, options: DediVerifyOptions, now: Date): Obj | undefined {
+  if (typeof m["digests"] !== "string") return undefined;
+  const acc = options.accepted?.digests;
+  const accepted = acc === undefined ? undefined : digestsDoc(acc);
+  let d: Obj;
+  const given = options.digests;
+  if (given === undefined || given === null) {
+    if (accepted === undefined) return fail("digests_unavailable", `the manifest names the digests document ${m["digests"]}, which cannot be had, and none was accepted before`);
+    if (now.getTime() > time(accepted["next_update"])) return fail("digests_unavailable", `the digests document ${m["digests"]} cannot be had and the accepted copy expired at ${accepted["next_update"]}`);
+    d = accepted;
+  } else {
+    d = digestsDoc(given);
+  }
+  if (String(d["domain"]).toLowerCase() !== String(m["domain"]).toLowerCase()) {
+    fail("digests_not_authenticated", `the digests document names domain ${d["domain"]}, the manifest ${m["domain"]}`);
+  }
+  const vm = (d["proof"] as Obj)["verification_method"];
+  const signer = (m["keys"] as Obj[]).find((k) => k["kid"] === vm);
+  if (signer === undefined) fail("digests_not_authenticated", `the digests document is signed by ${JSON.stringify(vm)}, which is not among the manifest's keys`);
+  verifySignature(d, { key: signer }, "digests_not_authenticated");
+  if (d === accepted) return d;
+  if (now.getTime() > time(d["next_update"])) fail("digests_stale", `the digests document expired at ${d["next_update"]}`);
+  if (accepted !== undefined && time(d["updated_at"]) < time(accepted["updated_at"])) {
+    fail("digests_rollback", `the digests document's updated_at ${d["updated_at"]} is older than the accepted ${accepted["updated_at"]}`);
+  }
+  return d;
 }
 
 function bytesOf(v: string | Uint8Array, max: number, what: string): Uint8Array {
@@ -148,7 +215,7 @@ function authenticManifest(manifest: string | Uint8Array | Obj, manifestUrl: str
   if (u.protocol !== "https:" || u.pathname !== WELL_KNOWN || u.search !== "" || u.port !== "" || u.username !== "" || u.password !== "") {
     fail("not_authenticated", `the manifest did not come from a well-known URL (https://{domain}${WELL_KNOWN}): ${href}`);
   }
-  if (u.hostname !== m["domain"]) fail("not_authenticated", `the manifest names domain ${m["domain"]} but was served by ${u.hostname}`);
+  if (u.hostname.toLowerCase() !== String(m["domain"]).toLowerCase()) fail("not_authenticated", `the manifest names domain ${m["domain"]} but was served by ${u.hostname}`);
   const proof = m["proof"] as Obj;
   const signer = (m["keys"] as Obj[]).find((k) => k["kid"] === proof["verification_method"]);
   if (signer === undefined) fail("not_authenticated", `the manifest is signed by ${JSON.stringify(proof["verification_method"])}, which is not among its keys`);
@@ -156,20 +223,32 @@ function authenticManifest(manifest: string | Uint8Array | Obj, manifestUrl: str
   return m;
 }
 
-function checkListed(f: Obj, fileBytes: Uint8Array | undefined, m: Obj): void {
+function checkListed(f: Obj, fileBytes: Uint8Array | undefined, m: Obj, digests: () => Obj | undefined, from: { digestFrom?: "digests" | "manifest" | "none" }): void {
   const pub = f["publisher"] as Obj;
   const key = pub["key"] as Obj;
-  if (pub["domain"] !== m["domain"]) fail("not_authenticated", `the file's publisher domain ${pub["domain"]} is not the manifest's domain ${m["domain"]}`);
-  if (f["namespace"] !== m["domain"]) fail("not_authenticated", `the file's namespace ${JSON.stringify(f["namespace"])} is not the manifest's domain ${m["domain"]}`);
-  const sameKey = (k: Obj) => k["kid"] === key["kid"] && bytesToHex(b64url(String(k["x"]))) === bytesToHex(b64url(String(key["x"])));
+  const domain = String(m["domain"]).toLowerCase();
+  if (String(pub["domain"]).toLowerCase() !== domain) fail("not_authenticated", `the file's publisher domain ${pub["domain"]} is not the manifest's domain ${m["domain"]}`);
+  if (String(f["namespace"]).toLowerCase() !== domain) fail("not_authenticated", `the file's namespace ${JSON.stringify(f["namespace"])} is not the manifest's domain ${m["domain"]}`);
+  const sameKey = (k: Obj) => k["kid"] === key["kid"] && isEd25519(k) && bytesToHex(b64url(String(k["x"]))) === bytesToHex(b64url(String(key["x"])));
   if (!(m["keys"] as Obj[]).some(sameKey)) fail("not_authenticated", `the file's key ${JSON.stringify(key["kid"])} is not among the manifest's keys`);
   const name = (f["registry"] as Obj)["name"];
   const entry = (m["files"] as Obj[]).find((e) => (typeof e["url"] === "string" ? e["registry"] : (e["registry"] as Obj)["name"]) === name);
   if (entry === undefined) return fail("not_authenticated", `the manifest does not list registry ${JSON.stringify(name)}`);
   if (typeof entry["url"] === "string") {
-    if (fileBytes === undefined) return fail("digest_mismatch", "the manifest lists the file by digest: give the file's bytes");
+    // The digests document's entry takes precedence over the manifest's own; none anywhere
+    // leaves the file resting on its signature and domain binding.
+    const d = digests();
+    let commitment: unknown = entry["digest"];
+    let where = "manifest";
+    const listed = d === undefined ? undefined : (d["digests"] as Obj)[String(name)];
+    if (listed !== undefined) [commitment, where] = [listed, "digests document"];
+    from.digestFrom = listed !== undefined ? "digests" : commitment !== undefined ? "manifest" : "none";
+    if (commitment === undefined) return;
+    if (fileBytes === undefined) return fail("digest_mismatch", `the ${where} lists the file by digest: give the file's bytes`);
+    const [alg, value] = String(commitment).split(/:(.*)/s) as [string, string];
+    if (alg !== "sha-256") return fail("digest_mismatch", `the ${where} commits to the file by a ${alg} digest; this verifier checks sha-256 digests only`);
     const digest = "sha-256:" + bytesToHex(sha256(fileBytes));
-    if (digest !== entry["digest"]) fail("digest_mismatch", `the file's digest is ${digest}, the manifest lists ${entry["digest"]}`);
+    if (digest !== "sha-256:" + value.toLowerCase()) fail("digest_mismatch", `the file's digest is ${digest}, the ${where} lists ${commitment}`);
   } else if (canonicalize(entry) !== canonicalize(f)) {
     fail("digest_mismatch", `the file is not the manifest's inline copy of registry ${JSON.stringify(name)}`);
   }
@@ -208,9 +287,10 @@ function b64url(s: string): Uint8Array {
   return out;
 }
 
-/** Verifies doc's detached JWS with holder.key; a failure is `outcome`. */
+/** Verifies doc's detached JWS with holder.key; a failure is `outcome` (`unsupported_key` for a key that is not Ed25519). */
 function verifySignature(doc: Obj, holder: Obj, outcome: DediOutcome): void {
   const key = holder["key"] as Obj;
+  if (!isEd25519(key)) fail("unsupported_key", `key ${JSON.stringify(key["kid"])} is of type ${key["kty"]}${key["crv"] ? "/" + key["crv"] : ""}: this verifier checks Ed25519 signatures only`);
   const jws = String((doc["proof"] as Obj)["jws"]);
   const parts = jws.split(".");
   if (parts.length !== 3 || parts[1] !== "") fail(outcome, "the jws is not a detached JWS (header..signature)");

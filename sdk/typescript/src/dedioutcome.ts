@@ -12,7 +12,13 @@ export type DediOutcome =
   | "inactive"
   | "rollback"
   | "schema_unavailable"
-  | "unavailable_authority";
+  | "unavailable_authority"
+  | "unsupported_key"
+  | "digests_invalid"
+  | "digests_not_authenticated"
+  | "digests_stale"
+  | "digests_rollback"
+  | "digests_unavailable";
 
 export type Obj = Record<string, unknown>;
 

@@ -1932,6 +1932,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/dedi/{domain}/digests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A publisher's digests document, as fetched
+         * @description The exact bytes of the signed digests document last accepted from the URL the publisher's manifest names in its `digests` member (recommended at `/dedi/dedi.digests.json`), with its JWS: the current digest of each of the publisher's referenced files, whose entries take precedence over the manifest's own `files[].digest`. A relying party checks a relayed file with `svc dedi verify FILE --manifest MANIFEST --digests DIGESTS`. 404 when the domain is not a publisher, or its manifest names no digests document, or none was accepted yet.
+         */
+        get: operations["getDediDigests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/dedi/{domain}/{registry_name}": {
         parameters: {
             query?: never;
@@ -2242,6 +2262,12 @@ export interface components {
              * @description The accepted manifest's next_update.
              */
             next_update?: string | null;
+            /**
+             * @description The `dedi_version` the accepted manifest declared. svc reads every `0.x` by the rules of 0.1 (docs/dedi-files.md); "" before a manifest was accepted.
+             * @example 0.1
+             */
+            dedi_version?: string;
+            digests?: components["schemas"]["DediDigestsState"];
             /** Format: date-time */
             next_crawl: string;
             /** Format: int64 */
@@ -2265,6 +2291,26 @@ export interface components {
             next_update: string;
             /** Format: int64 */
             record_count: number;
+            /**
+             * @description The `dedi_version` the accepted file declared ("" for a file accepted before svc recorded it).
+             * @example 0.1
+             */
+            dedi_version?: string;
+        };
+        /** @description The digests document last accepted from the publisher (its bytes at `GET /svc/dedi/{domain}/digests`); absent when its manifest names none or none was accepted. */
+        DediDigestsState: {
+            /** @description Where it was fetched. */
+            url: string;
+            /** @example sha-256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+            sha256: string;
+            /** @description The key that signed it, one of the manifest's. */
+            kid: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            next_update: string;
+            /** @example 0.1 */
+            dedi_version: string;
         };
         /** @description An instance's readiness, with its read replicas. */
         Readiness: {
@@ -7584,6 +7630,40 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The manifest's bytes. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDediDigests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A DeDi publisher's domain.
+                 * @example pub.example
+                 */
+                domain: components["parameters"]["DediDomain"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The digests document's bytes. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];

@@ -20,7 +20,7 @@ const evaluation = new Date(lifecycle.evaluation_time);
 test("the published vectors", () => {
   const valid = vector("valid-file.json");
   const manifest = vector("valid-manifest.json");
-  assert.deepEqual(verifyDediFile(valid, manifest, { now: evaluation }), { outcome: "authentic" });
+  assert.deepEqual(verifyDediFile(valid, manifest, { now: evaluation }), { outcome: "authentic", digestFrom: "manifest" });
   assert.equal(verifyDediFile(valid.toString("utf8"), manifest.toString("utf8"), { now: evaluation }).outcome, "authentic");
   assert.equal(verifyDediFile(vector("tampered-file.json"), manifest, { now: evaluation }).outcome, "bad_signature");
   assert.equal(verifyDediFile(valid, vector("removed-key-manifest.json"), { now: evaluation }).outcome, "not_authenticated");
@@ -135,4 +135,85 @@ test("bad input", () => {
   const noId = publisher({ records: [{ record_name: "a", details: {} }] });
   assert.equal(verifyDediFile(noId.fileText, noId.manifestText, { ...now, validateRecord: schema }).outcome, "invalid");
   assert.equal(verifyDediFile(noId.fileText, noId.manifestText, { ...now, validateRecord: () => { throw new Error("HTTP 404"); } }).outcome, "schema_unavailable");
+});
+
+// ---- the digests document (upstream PR #38) and what the protocol accepts ----
+
+// withDigests: the publisher's manifest names a digests document and lists the file without a
+// digest (unless manifestDigest is given); the digests document commits to the file.
+const withDigests = (o = {}) => {
+  const p = publisher(o);
+  const key = keyOf("key-1");
+  const keys = [key.pub, ...(o.extraKeys ?? [])];
+  const manifest = sign({
+    dedi_version: "0.1", type: "dedi-manifest", domain: "pub.example", keys, updated_at: "2026-08-20T00:00:00Z",
+    next_update: "2026-09-01T00:00:00Z", digests: "https://pub.example/dedi/dedi.digests.json",
+    files: [{ registry: "keys", url: p.file.source_url, ...(o.manifestDigest ? { digest: o.manifestDigest } : {}) }],
+  }, key);
+  const digestsKey = o.digestsKey ?? key;
+  const digests = sign({
+    dedi_version: "0.1", type: "dedi-digests", domain: o.digestsDomain ?? "pub.example", updated_at: o.digestsUpdated ?? "2026-08-21T00:00:00Z",
+    next_update: o.digestsNext ?? "2026-08-23T00:00:00Z", digests: o.digests ?? { keys: digest(p.fileText) },
+  }, digestsKey);
+  return { ...p, manifestText: JSON.stringify(manifest), digestsText: JSON.stringify(digests), digestsKeyPub: digestsKey.pub };
+};
+
+test("the digests document", () => {
+  const now = evaluation;
+  const v = (p, extra = {}) => verifyDediFile(p.fileText, p.manifestText, { now, digests: p.digestsText, ...extra });
+  let p = withDigests();
+  assert.deepEqual(v(p), { outcome: "authentic", digestFrom: "digests" });
+  // precedence over files[].digest
+  p = withDigests({ manifestDigest: "sha-256:" + "0".repeat(64) });
+  assert.equal(v(p).outcome, "authentic");
+  p = withDigests({ manifestDigest: digest(publisher().fileText), digests: { keys: "sha-256:" + "a".repeat(64) } });
+  assert.deepEqual([v(p).outcome, v(p).digestFrom], ["digest_mismatch", "digests"]);
+  // a registry the document leaves out falls back to the manifest's digest; none at all rests on the signature
+  p = withDigests({ manifestDigest: digest(publisher().fileText), digests: {} });
+  assert.equal(v(p).digestFrom, "manifest");
+  p = withDigests({ digests: {} });
+  assert.deepEqual(v(p), { outcome: "authentic", digestFrom: "none" });
+  assert.equal(v(p, { accepted: { fileUpdatedAt: "2026-08-21T00:00:00Z" } }).outcome, "rollback");
+  p = withDigests();
+  assert.equal(verifyDediFile(p.fileText, p.manifestText, { now }).outcome, "digests_unavailable");
+  assert.equal(verifyDediFile(p.fileText, p.manifestText, { now, digests: null, accepted: { digests: p.digestsText } }).outcome, "authentic");
+  assert.equal(verifyDediFile(p.fileText, p.manifestText, { now: new Date("2026-08-23T00:00:01Z"), digests: null, accepted: { digests: p.digestsText } }).outcome, "digests_unavailable");
+  assert.equal(v(p, { now: new Date("2026-08-23T00:00:01Z") }).outcome, "digests_stale");
+  assert.equal(v(p, { now: new Date("2026-08-23T00:00:00Z") }).outcome, "authentic");
+  assert.equal(v(p, { accepted: { digests: withDigests({ digestsUpdated: "2026-08-22T00:00:00Z" }).digestsText } }).outcome, "digests_rollback");
+  assert.equal(v(withDigests({ digestsKey: keyOf("stranger") })).outcome, "digests_not_authenticated");
+  assert.equal(v(withDigests({ digestsKey: keyOf("key-2"), extraKeys: [keyOf("key-2").pub] })).outcome, "authentic");
+  assert.equal(v(withDigests({ digestsDomain: "evil.example" })).outcome, "digests_not_authenticated");
+  assert.equal(v(withDigests({ digestsDomain: "PUB.Example" })).outcome, "authentic");
+  assert.equal(v(p, { digests: p.digestsText.replace("2026-08-21", "2026-08-22") }).outcome, "digests_not_authenticated");
+  assert.equal(v(p, { digests: p.digestsText.replace('"type":"dedi-digests"', '"type":"dedi-digests","x":1') }).outcome, "digests_invalid");
+  assert.equal(v(p, { digests: "{" }).outcome, "digests_invalid");
+  assert.equal(v(withDigests({ digests: { keys: "sha-512:abcd" } })).outcome, "digest_mismatch");
+});
+
+test("keys of any type, 0.x versions, capitals, source_url over http", () => {
+  const now = { now: evaluation };
+  const rsa = { kid: "rsa-1", kty: "RSA", n: "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw", e: "AQAB" };
+  const p = publisher();
+  const key = keyOf("key-1");
+  const resignManifest = (change) => {
+    const { proof, ...m } = JSON.parse(p.manifestText);
+    change(m);
+    return JSON.stringify(sign(m, key));
+  };
+  // a manifest that also lists an RSA key
+  assert.equal(verifyDediFile(p.fileText, resignManifest((m) => m.keys.push(rsa)), now).outcome, "authentic");
+  // a file signed by that RSA key: unsupported_key, for that file only
+  const rsaFile = { ...p.file, publisher: { ...p.file.publisher, key: rsa }, proof: { ...p.file.proof, verification_method: "rsa-1" } };
+  const rsaText = JSON.stringify(rsaFile);
+  assert.equal(verifyDediFile(rsaText, resignManifest((m) => { m.keys.push(rsa); m.files[0].digest = digest(rsaText); }), now).outcome, "unsupported_key");
+  // a private member
+  assert.equal(verifyDediFile(p.fileText, resignManifest((m) => m.keys.push({ ...rsa, p: "secret" })), now).outcome, "not_authenticated");
+  // capitals, dedi_version 0.2, http source_url
+  const f2 = sign({ ...p.file, dedi_version: "0.2", source_url: "http://pub.example/dedi/dedi.keys.json", publisher: { ...p.file.publisher, domain: "Pub.EXAMPLE" } }, key);
+  const f2Text = JSON.stringify(f2);
+  const m2 = resignManifest((m) => { m.domain = "PUB.example"; m.dedi_version = "0.3.1"; m.files[0].digest = digest(f2Text); });
+  assert.equal(verifyDediFile(f2Text, m2, now).outcome, "authentic");
+  const f3 = JSON.stringify(sign({ ...p.file, dedi_version: "1.0" }, key));
+  assert.equal(verifyDediFile(f3, resignManifest((m) => { m.files[0].digest = digest(f3); }), now).outcome, "invalid");
 });

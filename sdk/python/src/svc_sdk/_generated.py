@@ -382,6 +382,8 @@ DediPublisher = TypedDict(
         'last_outcome': Required[str],
         'last_reason': Required[str],
         'next_update': NotRequired[Optional[str]],
+        'dedi_version': NotRequired[str],
+        'digests': NotRequired['DediDigestsState'],
         'next_crawl': Required[str],
         'file_count': Required[int],
         'files': Required[list['DediPublisherFile']],
@@ -402,6 +404,22 @@ DediPublisherFile = TypedDict(
         'fetched_at': Required[str],
         'next_update': Required[str],
         'record_count': Required[int],
+        'dedi_version': NotRequired[str],
+    },
+    total=False,
+)
+
+# The digests document last accepted from the publisher (its bytes at `GET
+# /svc/dedi/{domain}/digests`); absent when its manifest names none or none was accepted.
+DediDigestsState = TypedDict(
+    'DediDigestsState',
+    {
+        'url': Required[str],
+        'sha256': Required[str],
+        'kid': Required[str],
+        'updated_at': Required[str],
+        'next_update': Required[str],
+        'dedi_version': Required[str],
     },
     total=False,
 )
@@ -4091,6 +4109,28 @@ class Operations:
         return self._call(
             'GET',
             '/svc/dedi/{domain}/manifest',
+            {'domain': domain},
+            {**(extra_query or {})},
+            {},
+            None,
+            None,
+        )
+
+    def get_dedi_digests(
+        self,
+        domain: str,
+        *,
+        extra_query: Mapping[str, Any] | None = None,
+    ) -> Response[dict[str, Any]]:
+        """GET /svc/dedi/{domain}/digests: A publisher's digests document, as fetched.
+
+        Answers: 200 dict[str, Any], 400 Error, 401 Error, 404 Error, 413 Error, 429 Error, 500
+        Error, 503 Error.
+        API key optional.
+        """
+        return self._call(
+            'GET',
+            '/svc/dedi/{domain}/digests',
             {'domain': domain},
             {**(extra_query or {})},
             {},

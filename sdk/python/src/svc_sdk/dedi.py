@@ -24,9 +24,15 @@ _WELL_KNOWN = "/.well-known/dedi.index.json"
 _MAX_FILE_BYTES = 64 * 1024 * 1024
 _MAX_MANIFEST_BYTES = 1024 * 1024
 
-_DOMAIN = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+_DOMAIN = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$", re.IGNORECASE)
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$")
-_HTTPS = re.compile(r"^https://\S+$")
+# An absolute URI (a source_url, a file's or a schema's URL): information, or fetched only over https.
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
+# A 0.x version of the format: read by the rules of 0.1.
+_VERSION = re.compile(r"^0\.[0-9]+(?:\.[0-9]+)*$")
+_DIGEST = re.compile(r"^[a-z0-9-]+:\S+$")
+# The members of a private JWK (RFC 7518): refused in a public key.
+_PRIVATE = ("d", "p", "q", "dp", "dq", "qi", "oth", "k")
 _B64URL = re.compile(r"^[A-Za-z0-9_-]*$")
 
 
@@ -38,6 +44,12 @@ class DediVerifyResult:
     outcome: str
     reason: str = ""
     cached: bool = False
+    #: Where the digest the file's bytes met came from: "digests" (the digests document, which
+    #: takes precedence), "manifest" (its files[].digest) or "none" (no digest anywhere: the file
+    #: rests on its signature and domain binding); "" for an inline file. On a digest_mismatch
+    #: whose digest came from the digests document, fetch that document again and verify once
+    #: more before refusing the file.
+    digest_from: str = ""
 
 
 class _Failure(Exception):
@@ -59,6 +71,8 @@ def verify_dedi_file(
     accepted_manifest: str | bytes | dict[str, Any] | None = None,
     accepted_file_updated_at: str | None = None,
     validate_record: Callable[[Any, dict[str, Any]], str] | None = None,
+    digests: str | bytes | dict[str, Any] | None = None,
+    accepted_digests: str | bytes | dict[str, Any] | None = None,
 ) -> DediVerifyResult:
     """Verifies a DeDi file against its publisher's manifest, in the steps of docs/dedi-files.md:
     shape (``invalid``), signature by the embedded key (``bad_signature``), the manifest's
@@ -74,8 +88,12 @@ def verify_dedi_file(
     of a file the manifest embeds inline. ``manifest`` is the manifest as received, or None when
     it could not be fetched: then ``accepted_manifest`` stands in while fresh, else the outcome is
     ``unavailable_authority``. ``manifest_url`` defaults to https://{its domain}/.well-known/
-    dedi.index.json (the caller vouches that it came from there). It never raises."""
+    dedi.index.json (the caller vouches that it came from there). ``digests`` is the digests
+    document the manifest names in its ``digests`` member, as received (None when it could not be
+    fetched: then ``accepted_digests`` stands in while fresh, else a referenced file is
+    ``digests_unavailable``); its entries take precedence over ``files[].digest``. It never raises."""
     cached = False
+    frm: list[str] = [""]
     try:
         file_bytes = None if isinstance(file, dict) else _bytes_of(file, _MAX_FILE_BYTES, "file")
         f = _check_file(file if file_bytes is None else _parse(file_bytes, "file"))
@@ -91,7 +109,7 @@ def verify_dedi_file(
                 )
         else:
             m = _authentic_manifest(manifest, manifest_url)
-        _check_listed(f, file_bytes, m)
+        _check_listed(f, file_bytes, m, lambda: _digests_of(m, digests, accepted_digests, now), frm)
         for what, d in (("manifest", m), ("file", f)):
             if now > _time(d["next_update"]):
                 _fail("stale", f"the {what} expired at {d['next_update']}")
@@ -106,9 +124,9 @@ def verify_dedi_file(
             _fail("rollback", f"the file's updated_at {reg['updated_at']} is older than the accepted one")
         if validate_record is not None:
             _check_records(f, validate_record)
-        return DediVerifyResult("authentic", "", cached)
+        return DediVerifyResult("authentic", "", cached, frm[0])
     except _Failure as e:
-        return DediVerifyResult(e.outcome, str(e), cached)
+        return DediVerifyResult(e.outcome, str(e), cached, frm[0])
     except Exception as e:  # noqa: BLE001 (a verifier answers, it does not raise)
         return DediVerifyResult("invalid", str(e), cached)
 
@@ -166,7 +184,7 @@ def _authentic_manifest(manifest: str | bytes | dict[str, Any], manifest_url: st
         return _fail("not_authenticated", f"the manifest URL {href} is not a URL")
     if u.scheme != "https" or u.path != _WELL_KNOWN or u.query or port is not None or u.username or u.password:
         _fail("not_authenticated", f"the manifest did not come from a well-known URL (https://{{domain}}{_WELL_KNOWN}): {href}")
-    if u.hostname != m["domain"]:
+    if (u.hostname or "").lower() != str(m["domain"]).lower():
         _fail("not_authenticated", f"the manifest names domain {m['domain']} but was served by {u.hostname}")
     method = m["proof"]["verification_method"]
     signer = next((k for k in m["keys"] if k["kid"] == method), None)
@@ -176,15 +194,60 @@ def _authentic_manifest(manifest: str | bytes | dict[str, Any], manifest_url: st
     return m
 
 
-def _check_listed(f: dict[str, Any], file_bytes: bytes | None, m: dict[str, Any]) -> None:
+def _digests_doc(v: str | bytes | dict[str, Any]) -> dict[str, Any]:
+    if isinstance(v, dict):
+        return _check_digests(v)
+    b = v.encode("utf-8") if isinstance(v, str) else bytes(v)
+    if len(b) > _MAX_MANIFEST_BYTES:
+        _fail("digests_invalid", f"the digests document is larger than {_MAX_MANIFEST_BYTES} bytes")
+    try:
+        return _check_digests(json.loads(b.decode("utf-8")))
+    except (ValueError, UnicodeDecodeError) as e:
+        return _fail("digests_invalid", f"the digests document is not JSON: {e}")
+
+
+def _digests_of(m: dict[str, Any], given: Any, acc: Any, now: datetime) -> dict[str, Any] | None:
+    """The digests document of the manifest m, checked: its domain, its signature by a key m lists,
+    freshness, rollback; or the accepted one while fresh. None when m names none."""
+    if not isinstance(m.get("digests"), str):
+        return None
+    accepted = None if acc is None else _digests_doc(acc)
+    if given is None:
+        if accepted is None:
+            _fail("digests_unavailable", f"the manifest names the digests document {m['digests']}, which cannot be had, and none was accepted before")
+        if now > _time(accepted["next_update"]):
+            _fail("digests_unavailable", f"the digests document {m['digests']} cannot be had and the accepted copy expired at {accepted['next_update']}")
+        d = accepted
+    else:
+        d = _digests_doc(given)
+    if str(d["domain"]).lower() != str(m["domain"]).lower():
+        _fail("digests_not_authenticated", f"the digests document names domain {d['domain']}, the manifest {m['domain']}")
+    method = d["proof"]["verification_method"]
+    signer = next((k for k in m["keys"] if k["kid"] == method), None)
+    if signer is None:
+        _fail("digests_not_authenticated", f"the digests document is signed by {json.dumps(method)}, which is not among the manifest's keys")
+    _verify_signature(d, signer, "digests_not_authenticated")
+    if d is accepted:
+        return d
+    if now > _time(d["next_update"]):
+        _fail("digests_stale", f"the digests document expired at {d['next_update']}")
+    if accepted is not None and _time(d["updated_at"]) < _time(accepted["updated_at"]):
+        _fail("digests_rollback", f"the digests document's updated_at {d['updated_at']} is older than the accepted {accepted['updated_at']}")
+    return d
+
+
+def _check_listed(f: dict[str, Any], file_bytes: bytes | None, m: dict[str, Any], digests: Callable[[], dict[str, Any] | None],
+                  frm: list[str]) -> None:
     pub, key = f["publisher"], f["publisher"]["key"]
-    if pub["domain"] != m["domain"]:
+    domain = str(m["domain"]).lower()
+    if str(pub["domain"]).lower() != domain:
         _fail("not_authenticated", f"the file's publisher domain {pub['domain']} is not the manifest's domain {m['domain']}")
-    if f["namespace"] != m["domain"]:
+    if str(f["namespace"]).lower() != domain:
         _fail("not_authenticated", f"the file's namespace {json.dumps(f['namespace'])} is not the manifest's domain {m['domain']}")
 
     def same_key(k: dict[str, Any]) -> bool:
-        return k["kid"] == key["kid"] and _b64url(str(k["x"]), "not_authenticated") == _b64url(str(key["x"]), "not_authenticated")
+        return (k["kid"] == key["kid"] and _is_ed25519(k)
+                and _b64url(str(k["x"]), "not_authenticated") == _b64url(str(key["x"]), "not_authenticated"))
 
     if not any(same_key(k) for k in m["keys"]):
         _fail("not_authenticated", f"the file's key {json.dumps(key['kid'])} is not among the manifest's keys")
@@ -193,11 +256,22 @@ def _check_listed(f: dict[str, Any], file_bytes: bytes | None, m: dict[str, Any]
     if entry is None:
         _fail("not_authenticated", f"the manifest does not list registry {json.dumps(name)}")
     if isinstance(entry.get("url"), str):
+        # The digests document's entry takes precedence over the manifest's own; none anywhere
+        # leaves the file resting on its signature and domain binding.
+        d = digests()
+        listed = None if d is None else d["digests"].get(name)
+        commitment, where = (listed, "digests document") if listed is not None else (entry.get("digest"), "manifest")
+        frm[0] = "digests" if listed is not None else ("manifest" if commitment is not None else "none")
+        if commitment is None:
+            return
         if file_bytes is None:
-            _fail("digest_mismatch", "the manifest lists the file by digest: give the file's bytes")
+            _fail("digest_mismatch", f"the {where} lists the file by digest: give the file's bytes")
+        alg, _, value = str(commitment).partition(":")
+        if alg != "sha-256":
+            _fail("digest_mismatch", f"the {where} commits to the file by a {alg} digest; this verifier checks sha-256 digests only")
         digest = "sha-256:" + hashlib.sha256(file_bytes or b"").hexdigest()
-        if digest != entry["digest"]:
-            _fail("digest_mismatch", f"the file's digest is {digest}, the manifest lists {entry['digest']}")
+        if digest != "sha-256:" + value.lower():
+            _fail("digest_mismatch", f"the file's digest is {digest}, the {where} lists {commitment}")
     elif canonicalize(entry) != canonicalize(f):
         _fail("digest_mismatch", f"the file is not the manifest's inline copy of registry {json.dumps(name)}")
 
@@ -213,7 +287,14 @@ def _check_records(f: dict[str, Any], validate: Callable[[Any, dict[str, Any]], 
             _fail("invalid", f"record {json.dumps(r['record_name'])} (/records/{i}): {problem}")
 
 
+def _is_ed25519(k: dict[str, Any]) -> bool:
+    return k.get("kty") == "OKP" and k.get("crv") == "Ed25519"
+
+
 def _verify_signature(doc: dict[str, Any], key: dict[str, Any], outcome: str) -> None:
+    if not _is_ed25519(key):
+        kind = str(key.get("kty")) + ("/" + str(key["crv"]) if key.get("crv") else "")
+        _fail("unsupported_key", f"key {json.dumps(key.get('kid'))} is of type {kind}: this verifier checks Ed25519 signatures only")
     parts = str(doc["proof"]["jws"]).split(".")
     if len(parts) != 3 or parts[1] != "":
         _fail(outcome, "the jws is not a detached JWS (header..signature)")
@@ -250,9 +331,12 @@ def _is_obj(v: Any) -> bool:
     return isinstance(v, dict)
 
 
+_fail_with = ["invalid"]
+
+
 def _shape(ok: bool, where: str, what: str) -> None:
     if not ok:
-        _fail("invalid", f"at {where}: {what}")
+        _fail(_fail_with[0], f"at {where}: {what}")
 
 
 def _only(o: dict[str, Any], where: str, allowed: tuple[str, ...]) -> None:
@@ -269,9 +353,10 @@ def _str(o: dict[str, Any], k: str, where: str, pattern: re.Pattern[str] | None 
 def _check_key(k: Any, where: str) -> None:
     _shape(_is_obj(k), where, "not an object")
     _str(k, "kid", where, None, 1, 256)
-    _shape(k.get("kty") == "OKP" and k.get("crv") == "Ed25519", where, "not an Ed25519 JWK")
-    _str(k, "x", where, re.compile(r"^[A-Za-z0-9_-]{43}$"))
-    _shape("d" not in k, where, "a private key")
+    _str(k, "kty", where, None, 1)
+    if _is_ed25519(k):
+        _str(k, "x", where, re.compile(r"^[A-Za-z0-9_-]{43}$"))
+    _shape(not any(p in k for p in _PRIVATE), where, "a private key")
 
 
 def _check_proof(p: Any, where: str) -> None:
@@ -299,9 +384,9 @@ def _check_file(v: Any, where: str = "") -> dict[str, Any]:
     _only(f, where, _FILE_MEMBERS)
     for k in _FILE_MEMBERS:
         _shape(k in f, where or "the top level", f"missing {k}")
-    _shape(f["dedi_version"] == "0.1", f"{where}/dedi_version", 'not "0.1"')
+    _str(f, "dedi_version", where, _VERSION)
     _shape(f["type"] == "dedi-file", f"{where}/type", 'not "dedi-file"')
-    _str(f, "source_url", where, _HTTPS, 0, 2048)
+    _str(f, "source_url", where, _URI, 0, 2048)
     _check_time(f, "next_update", where)
     pub = f["publisher"]
     _shape(_is_obj(pub), f"{where}/publisher", "not an object")
@@ -314,8 +399,8 @@ def _check_file(v: Any, where: str = "") -> dict[str, Any]:
     _only(reg, f"{where}/registry", ("name", "schema", "state", "updated_at", "description", "meta"))
     _str(reg, "name", f"{where}/registry", None, 1, 1024)
     schema = reg.get("schema")
-    _shape(_is_obj(schema) or (isinstance(schema, str) and _HTTPS.match(schema) is not None), f"{where}/registry/schema",
-           "neither an https URL nor an object")
+    _shape(_is_obj(schema) or (isinstance(schema, str) and len(schema) <= 2048 and _URI.match(schema) is not None),
+           f"{where}/registry/schema", "neither a URL nor an object")
     _shape(reg.get("state") in ("live", "inactive"), f"{where}/registry/state", "not live or inactive")
     _check_time(reg, "updated_at", f"{where}/registry")
     if "description" in reg:
@@ -343,7 +428,8 @@ def _check_file(v: Any, where: str = "") -> dict[str, Any]:
     return f
 
 
-_MANIFEST_MEMBERS = ("dedi_version", "type", "domain", "name", "description", "keys", "updated_at", "next_update", "files", "proof")
+_MANIFEST_MEMBERS = ("dedi_version", "type", "domain", "name", "description", "keys", "updated_at", "next_update", "digests", "files",
+                     "proof")
 
 
 def _check_manifest(v: Any) -> dict[str, Any]:
@@ -352,7 +438,9 @@ def _check_manifest(v: Any) -> dict[str, Any]:
     _only(m, "", _MANIFEST_MEMBERS)
     for k in ("dedi_version", "domain", "keys", "updated_at", "next_update", "files", "proof"):
         _shape(k in m, "the top level", f"missing {k}")
-    _shape(m["dedi_version"] == "0.1", "/dedi_version", 'not "0.1"')
+    _str(m, "dedi_version", "", _VERSION)
+    if "digests" in m:
+        _str(m, "digests", "", _URI, 0, 2048)
     if "type" in m:
         _shape(m["type"] == "dedi-manifest", "/type", 'not "dedi-manifest"')
     _str(m, "domain", "", _DOMAIN, 0, 253)
@@ -377,8 +465,9 @@ def _check_manifest(v: Any) -> dict[str, Any]:
         if "url" in e:
             _only(e, at, ("registry", "url", "digest", "schema", "state"))
             _str(e, "registry", at, None, 1, 1024)
-            _str(e, "url", at, _HTTPS, 0, 2048)
-            _str(e, "digest", at, re.compile(r"^sha-256:[0-9a-f]{64}$"))
+            _str(e, "url", at, _URI, 0, 2048)
+            if "digest" in e:
+                _str(e, "digest", at, _DIGEST, 0, 1024)
             name = e["registry"]
         else:
             _check_file(e, at)
@@ -387,3 +476,30 @@ def _check_manifest(v: Any) -> dict[str, Any]:
         registries.add(name)
     _check_proof(m["proof"], "/proof")
     return m
+
+
+_DIGESTS_MEMBERS = ("dedi_version", "type", "domain", "updated_at", "next_update", "digests", "proof")
+
+
+def _check_digests(v: Any) -> dict[str, Any]:
+    """A digests document's shape; a failure is digests_invalid."""
+    _fail_with[0] = "digests_invalid"
+    try:
+        _shape(_is_obj(v), "the top level", "not an object")
+        d: dict[str, Any] = v
+        _only(d, "", _DIGESTS_MEMBERS)
+        for k in _DIGESTS_MEMBERS:
+            _shape(k in d, "the top level", f"missing {k}")
+        _str(d, "dedi_version", "", _VERSION)
+        _shape(d["type"] == "dedi-digests", "/type", 'not "dedi-digests"')
+        _str(d, "domain", "", _DOMAIN, 0, 253)
+        _check_time(d, "updated_at", "")
+        _check_time(d, "next_update", "")
+        _shape(_is_obj(d["digests"]) and len(d["digests"]) <= 10000, "/digests", "not an object of at most 10000 members")
+        for name, dg in d["digests"].items():
+            _shape(1 <= len(name) <= 1024, "/digests", f"registry name {json.dumps(name[:40])}")
+            _shape(isinstance(dg, str) and len(dg) <= 1024 and _DIGEST.match(dg) is not None, f"/digests/{name}", "not a digest")
+        _check_proof(d["proof"], "/proof")
+        return d
+    finally:
+        _fail_with[0] = "invalid"
