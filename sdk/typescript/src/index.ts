@@ -1,6 +1,8 @@
 // @svc-directory/sdk: a typed client of the svc trust directory, an offline verifier of its
 // lookups, verifiers of its transparency log's checkpoints and inclusion proofs, and of its
-// state index's proofs (the latest leaf of a key, or its absence).
+// state index's proofs (the latest leaf of a key, or its absence), and the check that a version
+// is still the latest (checkStateAnswer, verifyStateAnswer, verifyCurrent: current, superseded,
+// absent, stale_checkpoint, bad_proof or fork).
 
 export { createSvcClient, consistencyHeader, tokenPosition, getCheckpoint, getCosignedCheckpoint, getLogKey, SvcTextError } from "./client.js";
 export type { SvcClient, SvcClientOptions, NamespaceLookupResponse, RegistryLookupResponse, RecordLookupResponse } from "./client.js";
@@ -32,3 +34,7 @@ export {
 export type { StateKey, StateKeyKind, StateProof, StateIndexResult } from "./stateindex.js";
 export { keysOf, domainLeaf, parseDomainLeaf, parseStateLeaf, isNormalDomain } from "./statekeys.js";
 export type { DomainLeaf } from "./statekeys.js";
+export { checkStateAnswer, verifyStateAnswer, stateAnswerCheckpoint } from "./current.js";
+export type { CurrentOutcome, CurrentVerdict, StateCheck, OpenedCheckpoint, LaterCheckpoint, VerifyCurrentOptions, VersionLeaf } from "./current.js";
+export { verifyCurrent } from "./clientcurrent.js";
+export type { VerifyCurrentFetchOptions } from "./clientcurrent.js";
