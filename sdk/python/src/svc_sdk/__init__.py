@@ -6,7 +6,9 @@
 - ``verify_checkpoint``, ``verify_inclusion``, ``verify_consistency`` and
   ``verify_cosigned_checkpoint``: the transparency log's signed checkpoints (Ed25519) and proofs;
 - ``verify_membership``, ``verify_absence``, ``verify_extension``, ``verify_latest`` and
-  ``keys_of``: the state index's proofs (a key's latest leaf, or its absence).
+  ``keys_of``: the state index's proofs (a key's latest leaf, or its absence);
+- ``check_state_answer``, ``verify_state_answer`` and ``verify_current``: is a version still the
+  latest (``current``, ``superseded``, ``absent``, ``stale_checkpoint``, ``bad_proof``, ``fork``).
 """
 
 from ._generated import *  # noqa: F401,F403  (the schema types)
@@ -46,6 +48,7 @@ from .stateindex import (
     verify_membership,
 )
 from .response import Response, SvcError
+from .current import CurrentVerdict, OpenedCheckpoint, check_state_answer, verify_current, verify_state_answer
 from .verify import FIRST_PROOF_YEAR, MAX_DEPTH, VerifyResult, genesis_hex, proof_type, recompute_digest, verify_lookup
 
 __version__ = "0.1.0"
@@ -103,4 +106,9 @@ __all__ = [
     "parse_domain_leaf",
     "parse_state_leaf",
     "is_normal_domain",
+    "CurrentVerdict",
+    "OpenedCheckpoint",
+    "check_state_answer",
+    "verify_state_answer",
+    "verify_current",
 ]
