@@ -133,7 +133,7 @@ func (x *Explorer) registryPage(w http.ResponseWriter, r *http.Request, ns, reg 
 		d.Pager = newPager(r, n, d.Total, recordsPerPage)
 		links = append(links, link{"Records", q.Path})
 	}
-	links = append(links, link{"Verifier key", "/svc/log/key"})
+	links = append(links, d.StateLink, link{"Verifier key", "/svc/log/key"})
 	x.render(w, r, status, "registry", page{Title: reg, Data: d, JSON: links})
 }
 

@@ -31,16 +31,26 @@ func (s *Server) GetLogState(ctx context.Context, req gen.GetLogStateRequestObje
 		return nil, err
 	}
 	out := gen.LogState{Message: "State proof", Present: a.Present, Count: int64(a.Count), Proof: a.Proof, Checkpoint: a.Checkpoint,
-		State: gen.LogStateLeaf{LogIndex: a.State.LogIndex, Leaf: a.State.Leaf}, StateInclusion: a.StateInclusion}
+		State: gen.LogStateLeaf{LogIndex: a.State.LogIndex, Leaf: a.State.Leaf}, StateInclusion: *nonNil(a.StateInclusion)}
 	out.Key.Kind, out.Key.Parts = a.Key.Kind, a.Key.Parts
 	if !a.Present {
 		out.Message = "Absence proof: " + req.Id + " has no leaf in the transparency log"
 		return gen.GetLogState404JSONResponse(out), nil
 	}
 	out.Latest = &gen.LogStateLeaf{LogIndex: a.Latest.LogIndex, Leaf: a.Latest.Leaf}
-	out.LatestInclusion, out.ListRoot, out.ListProof = &a.LatestInclusion, &a.ListRoot, &a.ListProof
+	// A list of one element has no list proof, and a tree of one leaf no audit path: they are
+	// empty lists (the contract's arrays are not nullable), never null.
+	out.LatestInclusion, out.ListRoot, out.ListProof = nonNil(a.LatestInclusion), &a.ListRoot, nonNil(a.ListProof)
 	return gen.GetLogState200JSONResponse(out), nil
 }
 
 // stateQueryPrefix is the state query's path with its {id} empty (errors.go answers it 400).
 const stateQueryPrefix = "/svc/log/state/"
+
+// nonNil is hashes, an empty list rather than nil (which JSON writes as null).
+func nonNil(hashes [][]byte) *[][]byte {
+	if hashes == nil {
+		hashes = [][]byte{}
+	}
+	return &hashes
+}

@@ -86,7 +86,13 @@ func TestTypeScriptSDK(t *testing.T) {
 
 	// A transparency log with its integrator running, as `svc serve` has it.
 	lk, vkey := newLogKey(t)
-	h := newHarnessWith(t, store.DialectSQLite, func(c *server.Config) { c.LogVerifierKey = vkey })
+	var ss *translog.StateServer
+	h := newHarnessWith(t, store.DialectSQLite, func(c *server.Config) {
+		// The serving state index follows the signed checkpoint, as svc serve has it for a log
+		// without witnesses in the state query (the witness below cosigns once).
+		ss = translog.NewStateServer(translog.NewReader(c.Store), c.Store, nil, nil)
+		c.LogVerifierKey, c.LogState = vkey, ss
+	})
 	srv := httptest.NewServer(h.e)
 	defer srv.Close()
 	key := h.key("sdk@example.com")
@@ -94,12 +100,16 @@ func TestTypeScriptSDK(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	integrated := make(chan struct{})
+	integrated := make(chan struct{}, 2)
 	go func() {
-		defer close(integrated)
-		translog.NewIntegrator(h.store, lk, slog.New(slog.DiscardHandler), nil).Run(ctx, 20*time.Millisecond)
+		defer func() { integrated <- struct{}{} }()
+		translog.NewIntegrator(h.store, lk, slog.New(slog.DiscardHandler), nil).WithStateIndex().Run(ctx, 20*time.Millisecond)
 	}()
-	defer func() { cancel(); <-integrated }()
+	go func() {
+		defer func() { integrated <- struct{}{} }()
+		ss.Run(ctx, 20*time.Millisecond)
+	}()
+	defer func() { cancel(); <-integrated; <-integrated }()
 	// The record's version is the last published: once it is integrated, so are the namespace's
 	// and the registry's.
 	version := h.must(http.StatusOK, "GET", "/svc/lookup/"+ns+"/employees/alice", "", nil).data()["version"].(string)
