@@ -113,6 +113,8 @@ type homeData struct {
 	Pager      pager
 	Stats      map[string]any
 	Checkpoint *checkpoint
+	// The namespaces and registries of the log's latest versions, newest first (recent.go).
+	RecentNamespaces, RecentRegistries []recentEntry
 }
 
 func (x *Explorer) home(w http.ResponseWriter, r *http.Request) {
@@ -138,6 +140,9 @@ func (x *Explorer) home(w http.ResponseWriter, r *http.Request) {
 	if a := x.get(r, "/svc/log/checkpoint"); a.Status == http.StatusOK {
 		if cp, ok := parseCheckpoint(a.Text); ok {
 			d.Checkpoint = &cp
+			if size, err := strconv.ParseInt(cp.Size, 10, 64); err == nil && !d.Searched {
+				d.RecentNamespaces, d.RecentRegistries = x.recent(r, size)
+			}
 		}
 		links = append(links, link{"Checkpoint", a.Path})
 	}

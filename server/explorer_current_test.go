@@ -176,4 +176,22 @@ func TestExplorerDetails(t *testing.T) {
 		t.Errorf("a record without a description shows the label")
 	}
 	wantIn(t, "a record with a description", pageText(t, s.harness, "/explore/n/"+url.PathEscape(s.id)+"/employees/alice"), "<dt>Description</dt><dd><bdi>Alice</bdi>")
+
+	// The home page lists the namespaces and registries whose versions were logged last,
+	// newest first: a second namespace comes before the first.
+	beta := s.must(http.StatusCreated, "POST", "/svc/create-namespace", s.key, `{"name":"Beta","description":"b"}`).data()["namespace_id"].(string)
+	s.must(http.StatusCreated, "POST", "/svc/"+beta+"/create-registry", s.key, `{"registry_name":"keys","schema":{"type":"object"}}`)
+	s.publish()
+	home = pageText(t, s.harness, "/explore")
+	nsList := regexp.MustCompile(`(?s)<ul class="results" id="recent-namespaces">(.*?)</ul>`).FindStringSubmatch(home)
+	regList := regexp.MustCompile(`(?s)<ul class="results" id="recent-registries">(.*?)</ul>`).FindStringSubmatch(home)
+	if nsList == nil || regList == nil {
+		t.Fatalf("the home page lists no recent namespaces or registries")
+	}
+	if b, a := strings.Index(nsList[1], "<bdi>Beta</bdi>"), strings.Index(nsList[1], "<bdi>Acme</bdi>"); b < 0 || a < b {
+		t.Errorf("recent namespaces: %s", nsList[1])
+	}
+	if k, e := strings.Index(regList[1], `/`+beta+`/keys"`), strings.Index(regList[1], `/employees"`); k < 0 || e < k {
+		t.Errorf("recent registries: %s", regList[1])
+	}
 }
