@@ -119,7 +119,7 @@ type homeData struct {
 
 func (x *Explorer) home(w http.ResponseWriter, r *http.Request) {
 	d := homeData{Q: r.URL.Query().Get("q")}
-	var links []link
+	var links, read []link
 	_, d.Searched = r.URL.Query()["q"]
 	if d.Searched {
 		n := pageNum(r)
@@ -141,10 +141,11 @@ func (x *Explorer) home(w http.ResponseWriter, r *http.Request) {
 		if cp, ok := parseCheckpoint(a.Text); ok {
 			d.Checkpoint = &cp
 			if size, err := strconv.ParseInt(cp.Size, 10, 64); err == nil && !d.Searched {
-				d.RecentNamespaces, d.RecentRegistries = x.recent(r, size)
+				d.RecentNamespaces, d.RecentRegistries, read = x.recent(r, size)
 			}
 		}
 		links = append(links, link{"Checkpoint", a.Path})
+		links = append(links, read...)
 	}
 	x.render(w, r, http.StatusOK, "home", page{Title: "Trust directory explorer", JSON: links, Data: d})
 }

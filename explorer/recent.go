@@ -42,8 +42,9 @@ func bundlePath(n int64, w int) string {
 }
 
 // latestLeaves reads the leaves of the last entry bundles of a log of size leaves, newest first.
-func (x *Explorer) latestLeaves(r *http.Request, size int64) [][]byte {
+func (x *Explorer) latestLeaves(r *http.Request, size int64) ([][]byte, []link) {
 	var out [][]byte
+	var links []link
 	for n, read := size/256, 0; n >= 0 && read < 2; n, read = n-1, read+1 {
 		w := 256
 		if n == size/256 {
@@ -57,6 +58,7 @@ func (x *Explorer) latestLeaves(r *http.Request, size int64) [][]byte {
 		if a.Status != http.StatusOK {
 			break
 		}
+		links = append(links, link{"Latest log entries", a.Path})
 		var leaves [][]byte
 		for b := []byte(a.Text); len(b) >= 2; {
 			l := int(binary.BigEndian.Uint16(b))
@@ -69,16 +71,17 @@ func (x *Explorer) latestLeaves(r *http.Request, size int64) [][]byte {
 			out = append(out, leaves[i])
 		}
 	}
-	return out
+	return out, links
 }
 
 // recent lists the namespaces and the registries of the log's latest versions, newest first.
-func (x *Explorer) recent(r *http.Request, size int64) (namespaces, registries []recentEntry) {
+func (x *Explorer) recent(r *http.Request, size int64) (namespaces, registries []recentEntry, links []link) {
 	type reg struct{ ns, id string }
 	var nsIDs []string
 	var regs []reg
 	seenNS, seenReg := map[string]bool{}, map[reg]bool{}
-	for _, text := range x.latestLeaves(r, size) {
+	leaves, links := x.latestLeaves(r, size)
+	for _, text := range leaves {
 		var l struct {
 			Kind        string `json:"kind"`
 			NamespaceID string `json:"namespace_id"`
@@ -112,6 +115,7 @@ func (x *Explorer) recent(r *http.Request, size int64) (namespaces, registries [
 		}
 		n := named{regs: map[string]recentEntry{}}
 		if a := x.get(r, "/svc/query/"+apiSeg(id)+"?sort=date&page_size=50"); a.Status == http.StatusOK {
+			links = append(links, link{"Registries of a recent namespace", a.Path})
 			d := a.data()
 			n.ok, n.ns = true, recentEntry{NS: id, Name: str(d["namespace_name"]), Domain: str(d["domain"]), Count: num(d["total_registries"])}
 			for _, g := range list(d["registries"]) {
@@ -131,5 +135,5 @@ func (x *Explorer) recent(r *http.Request, size int64) (namespaces, registries [
 			registries = append(registries, e)
 		}
 	}
-	return namespaces, registries
+	return namespaces, registries, links
 }

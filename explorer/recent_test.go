@@ -58,7 +58,10 @@ func TestRecent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns, regs := x.recent(httptest.NewRequest("GET", "/explore", nil), 260)
+	ns, regs, links := x.recent(httptest.NewRequest("GET", "/explore", nil), 260)
+	if len(links) != 4 { // two bundles, two namespaces' queries (the third answered 404)
+		t.Errorf("links: %v", links)
+	}
 	var got []string
 	for _, e := range ns {
 		got = append(got, e.Name)

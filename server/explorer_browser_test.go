@@ -277,7 +277,7 @@ func TestExplorerInChromium(t *testing.T) {
 	}
 
 	pages := []struct{ name, path string }{
-		{"home", "/explore?q=acme"}, {"namespace", ns}, {"registry", ns + "/employees"},
+		{"home", "/explore?q=acme"}, {"home-recent", "/explore"}, {"namespace", ns}, {"registry", ns + "/employees"},
 		{"record", ns + "/employees/alice"}, {"log", "/explore/log"},
 	}
 	for _, p := range pages {
