@@ -4,7 +4,9 @@
 // (every operation as a method, typed request bodies and responses); this package only adds what
 // every integrator writes first: a constructor that sends the API key, Ptr for the optional
 // fields of request bodies, and the offline check of a lookup response, which recomputes its
-// digest without trusting the service (the Go twin of the TypeScript SDK's verifyLookup). The
+// digest without trusting the service (the Go twin of the TypeScript SDK's verifyLookup), and
+// VerifyCurrent, which asks the service's state query whether a lookup's version is still the
+// entry's latest and checks the answer with stateindex.CheckAnswer (svc verify --current). The
 // examples run against an in-process service in `go test`.
 //
 //	c, err := client.New("https://directory.example.com", os.Getenv("SVC_API_KEY"))
