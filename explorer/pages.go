@@ -236,16 +236,24 @@ func (x *Explorer) recordPage(w http.ResponseWriter, r *http.Request, ns, reg, r
 	links := []link{{"Record lookup", a.Path}}
 	// The record's latest version: its state (revoked, suspended) and its number (m).
 	latest := d.Data
+	var gone string // why the record's latest version cannot be read (deleted since, say)
 	if p != base {
-		if l := x.get(r, base); l.Status == http.StatusOK {
+		switch l := x.get(r, base); l.Status {
+		case http.StatusOK:
 			latest = l.data()
 			links = append(links, link{"Latest version", l.Path})
 			if m := num(latest["version_count"]); m > d.Present.Total {
 				d.Present.Total = m
 			}
+		case http.StatusNotFound:
+			latest, gone = nil, l.message()
+			links = append(links, link{"Latest version", l.Path})
 		}
 	}
 	d.Notice = recordNotice(latest, shown)
+	if gone != "" {
+		d.Notice = notice{Kind: "gone", When: gone}
+	}
 	if d.Present.Superseded || d.Present.Current {
 		d.Present.LatestHref = Prefix + "/n/" + apiSeg(ns) + "/" + apiSeg(reg) + "/" + apiSeg(rec)
 	}

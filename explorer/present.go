@@ -85,8 +85,8 @@ func (x *Explorer) stateOf(r *http.Request, id, version string, shown, total int
 
 // notice is what a person must know of an entry's latest state, in plain words ("" kind: none).
 type notice struct {
-	Kind string // revoked, suspended, registry-revoked
-	When string // the time of the version that made it so
+	Kind string // revoked, suspended, registry-revoked, gone (the latest cannot be read)
+	When string // the time of the version that made it so (gone: the API's message)
 	Old  bool   // the page shows an older version than the one that made it so
 	Reg  string // the registry's name (registry-revoked)
 }

@@ -135,9 +135,16 @@ func TestExplorerCurrentOrSuperseded(t *testing.T) {
 		s.must(http.StatusOK, "POST", "/svc/"+s.id+"/employees/bob/suspend-record", s.key, nil)
 		s.publish()
 		wantIn(t, "the suspended record's page", pageText(t, s.harness, ns+"/employees/bob"), "<strong>This record is suspended</strong> since ", "it is not in force for now")
+		// Deleted: a past version's page says the record is gone, and superseded by its tombstone.
+		bobV := s.must(http.StatusOK, "GET", "/svc/lookup/"+s.id+"/employees/bob", "", nil).data()["version"].(string)
+		s.must(http.StatusOK, "DELETE", "/svc/"+s.id+"/employees/delete-records", s.key, `{"records":["bob"]}`)
+		s.publish()
+		wantIn(t, "a deleted record's past version", pageText(t, s.harness, ns+"/employees/bob?version="+url.QueryEscape(bobV)),
+			"<strong>This record is no longer in the directory:</strong>", "superseded by")
+		s.must(http.StatusCreated, "POST", "/svc/"+s.id+"/employees/add-record", s.key, `{"record_name":"erin","details":{"email":"erin@example.com"}}`)
 		s.must(http.StatusOK, "POST", "/svc/"+s.id+"/employees/revoke-registry", s.key, nil)
 		s.publish()
-		wantIn(t, "a record of the revoked registry", pageText(t, s.harness, ns+"/employees/bob"), "its registry, <bdi>employees</bdi>, has been revoked")
+		wantIn(t, "a record of the revoked registry", pageText(t, s.harness, ns+"/employees/erin"), "its registry, <bdi>employees</bdi>, has been revoked")
 		wantIn(t, "the revoked registry's page", pageText(t, s.harness, ns+"/employees"), "<strong>This registry has been revoked</strong>")
 	})
 }
